@@ -1,0 +1,49 @@
+#!/bin/sh
+# build.sh — one entry point that installs what is missing, builds, and runs: `./build.sh run prog.tfs` or `./build.sh test`.
+set -eu
+cd "$(dirname "$0")"
+
+PKGS="gcc libc6-dev pkg-config python3 meson ninja-build libtree-sitter-dev tcc libtcc-dev libopenblas-dev check"
+
+install_missing() {
+  missing=""
+  for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+  done
+  [ -z "$missing" ] && return 0
+  echo "build.sh: installing$missing" >&2
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >&2
+}
+
+# build DIR [meson options...]: configure once, then rebuild incrementally.
+build() {
+  dir=$1; shift
+  [ -f "$dir/build.ninja" ] || meson setup "$dir" "$@" >&2
+  ninja -C "$dir" >&2
+}
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case "$cmd" in
+  run)
+    install_missing
+    build build
+    exec build/compiler/tfs run "$@"
+    ;;
+  test)
+    install_missing
+    build build
+    meson test -C build --print-errorlogs
+    # The same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+    build build-asan -Db_sanitize=address,undefined -Db_lundef=false
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+      meson test -C build-asan --print-errorlogs
+    ;;
+  *)
+    echo "usage: ./build.sh run prog.tfs [args...] | ./build.sh test" >&2
+    exit 2
+    ;;
+esac

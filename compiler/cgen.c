@@ -1,0 +1,1078 @@
+/* cgen.c — AST -> C glue: every expression becomes runtime calls on owned temporaries, with #line mapping.
+ *
+ * Conventions of the emitted code (see runtime/abi.h for the ABI):
+ *  - every temporary `tN` holds an OWNED reference, released right after use;
+ *  - locals `L_x` own their value; captured locals live in cells `C_x`;
+ *    free variables are cells `F_x` fetched from the function object;
+ *  - module globals are slots `G<m>[i]`; constants, builtins and cached
+ *    builtin-module attributes are slots `K[i]`, filled once at start-up;
+ *  - `rt_cur_loc = N` precedes each operation that may fail, so runtime
+ *    errors point at the user's line and column.
+ */
+#include "cgen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A constant slot: strings, builtins, attributes of builtin modules. */
+typedef struct Const {
+  int kind;                   /* 0 str, 1 builtin, 2 attribute of another const */
+  const char *s;              /* str bytes / builtin name / attribute name */
+  size_t len;
+  int base;                   /* kind 2: const index of the object */
+} Const;
+
+typedef struct Cg {
+  Program *p;
+  StrBuf decls, funcs;
+  Const *consts;
+  int nconsts, cconsts;
+  RtLoc *locs;
+  int nlocs, clocs;
+  bool ok;
+} Cg;
+
+typedef struct Loop { int id; struct Loop *up; } Loop;
+
+/* Per-C-function state. */
+typedef struct Fg {
+  Cg *cg;
+  ProgModule *m;
+  Scope *scope;
+  StrBuf body;
+  int ntemps, nits, nlabels;
+  Loop *loop;
+  int depth;                  /* indentation */
+} Fg;
+
+/* ---- small emit helpers ---------------------------------------------------- */
+
+static void ind(Fg *g) {
+  for (int i = 0; i < g->depth + 1; i++) sb_puts(&g->body, "  ");
+}
+
+__attribute__((format(printf, 2, 3))) static void emit(Fg *g, const char *fmt, ...) {
+  ind(g);
+  va_list ap;
+  va_start(ap, fmt);
+  sb_vprintf(&g->body, fmt, ap);
+  va_end(ap);
+  sb_putc(&g->body, '\n');
+}
+
+static int tmp(Fg *g) { return ++g->ntemps; }
+
+static void error_at(Cg *cg, ProgModule *m, Ast *n, const char *msg) {
+  diag_add(&cg->p->diags, m->path, m->source, n->line, n->col, "%s", msg);
+  cg->ok = false;
+}
+
+static int add_loc(Cg *cg, ProgModule *m, int line, int col) {
+  if (cg->nlocs && cg->locs[cg->nlocs - 1].file == m->index && cg->locs[cg->nlocs - 1].line == line &&
+      cg->locs[cg->nlocs - 1].col == col)
+    return cg->nlocs - 1;
+  if (cg->nlocs == cg->clocs) {
+    cg->clocs = cg->clocs ? cg->clocs * 2 : 256;
+    cg->locs = realloc(cg->locs, sizeof *cg->locs * (size_t)cg->clocs);
+    if (!cg->locs) abort();
+  }
+  cg->locs[cg->nlocs] = (RtLoc){m->index, line, col};
+  return cg->nlocs++;
+}
+
+static void set_loc(Fg *g, Ast *n) { emit(g, "rt_cur_loc = %d;", add_loc(g->cg, g->m, n->line, n->col)); }
+
+static int add_const(Cg *cg, Const c) {
+  for (int i = 0; i < cg->nconsts; i++) {
+    Const *k = &cg->consts[i];
+    if (k->kind == c.kind && k->len == c.len && k->base == c.base && memcmp(k->s, c.s, c.len) == 0) return i;
+  }
+  if (cg->nconsts == cg->cconsts) {
+    cg->cconsts = cg->cconsts ? cg->cconsts * 2 : 64;
+    cg->consts = realloc(cg->consts, sizeof *cg->consts * (size_t)cg->cconsts);
+    if (!cg->consts) abort();
+  }
+  cg->consts[cg->nconsts] = c;
+  return cg->nconsts++;
+}
+
+/* Write a C string literal for arbitrary bytes. */
+static void c_string(StrBuf *b, const char *s, size_t n) {
+  sb_putc(b, '"');
+  for (size_t i = 0; i < n; i++) {
+    unsigned char ch = (unsigned char)s[i];
+    if (ch == '"' || ch == '\\') {
+      sb_putc(b, '\\');
+      sb_putc(b, (char)ch);
+    } else if (ch == '\n') {
+      sb_puts(b, "\\n\"\n\"");
+    } else if (ch < 32 || ch >= 127 || ch == '?') {
+      sb_printf(b, "\\%03o", ch); /* octal escapes never swallow following digits beyond 3 */
+    } else {
+      sb_putc(b, (char)ch);
+    }
+  }
+  sb_putc(b, '"');
+}
+
+/* ---- names ------------------------------------------------------------------ */
+
+static Sym *sym_of(Fg *g, const char *name) {
+  Sym *y = scope_lookup(g->scope, name);
+  if (!y) {
+    /* Names introduced by the compiler itself resolve as builtins. */
+    return NULL;
+  }
+  return y;
+}
+
+static int load_name(Fg *g, Ast *n) {
+  int t = tmp(g);
+  Sym *y = sym_of(g, n->name);
+  if (!y || y->kind == SYM_BUILTIN) {
+    int k = add_const(g->cg, (Const){1, n->name, strlen(n->name), -1});
+    emit(g, "t%d = K[%d]; TFS_INCREF(t%d);", t, k, t);
+    return t;
+  }
+  switch (y->kind) {
+  case SYM_LOCAL:
+    emit(g, "if (L_%s.tag == VT_UNDEF) { rt_cur_loc = %d; rt_unbound_local(\"%s\"); }", n->name,
+         add_loc(g->cg, g->m, n->line, n->col), n->name);
+    emit(g, "t%d = L_%s; TFS_INCREF(t%d);", t, n->name, t);
+    break;
+  case SYM_CELL:
+    set_loc(g, n);
+    emit(g, "t%d = rt_cell_get(C_%s, \"%s\");", t, n->name, n->name);
+    break;
+  case SYM_FREE:
+    set_loc(g, n);
+    emit(g, "t%d = rt_cell_get(F_%s, \"%s\");", t, n->name, n->name);
+    break;
+  case SYM_GLOBAL:
+    emit(g, "if (G%d[%d].tag == VT_UNDEF) { rt_cur_loc = %d; rt_unbound_global(\"%s\"); }", g->m->index, y->index,
+         add_loc(g->cg, g->m, n->line, n->col), n->name);
+    emit(g, "t%d = G%d[%d]; TFS_INCREF(t%d);", t, g->m->index, y->index, t);
+    break;
+  default: break;
+  }
+  return t;
+}
+
+/* Store borrowed temp `t` into a name (the store takes its own reference). */
+static void store_name(Fg *g, const char *name, int t) {
+  Sym *y = sym_of(g, name);
+  if (!y) return;
+  switch (y->kind) {
+  case SYM_LOCAL:
+    emit(g, "{ Val o_ = L_%s; L_%s = t%d; TFS_INCREF(L_%s); TFS_DECREF(o_); }", name, name, t, name);
+    break;
+  case SYM_CELL: emit(g, "rt_cell_set(C_%s, t%d);", name, t); break;
+  case SYM_FREE: emit(g, "rt_cell_set(F_%s, t%d);", name, t); break;
+  case SYM_GLOBAL:
+    emit(g, "{ Val o_ = G%d[%d]; G%d[%d] = t%d; TFS_INCREF(G%d[%d]); TFS_DECREF(o_); }", g->m->index, y->index,
+         g->m->index, y->index, t, g->m->index, y->index);
+    break;
+  default: break;
+  }
+}
+
+static void del_name(Fg *g, Ast *n) {
+  Sym *y = sym_of(g, n->name);
+  if (!y) return;
+  int t = load_name(g, n); /* raises if unbound, as Python does */
+  emit(g, "TFS_DECREF(t%d);", t);
+  switch (y->kind) {
+  case SYM_LOCAL: emit(g, "{ Val o_ = L_%s; L_%s.tag = VT_UNDEF; TFS_DECREF(o_); }", n->name, n->name); break;
+  case SYM_GLOBAL:
+    emit(g, "{ Val o_ = G%d[%d]; G%d[%d].tag = VT_UNDEF; TFS_DECREF(o_); }", g->m->index, y->index, g->m->index,
+         y->index);
+    break;
+  default: emit(g, "rt_cell_set(%s_%s, (Val){VT_UNDEF, {0}});", y->kind == SYM_CELL ? "C" : "F", n->name); break;
+  }
+}
+
+/* ---- expressions ----------------------------------------------------------- */
+
+static int expr(Fg *g, Ast *e);
+static void stmts(Fg *g, AstList *l);
+static int function_value(Fg *g, Ast *fn);
+
+static void release(Fg *g, int t) { emit(g, "TFS_DECREF(t%d);", t); }
+
+static int constant(Fg *g, Ast *e) {
+  int t = tmp(g);
+  switch (e->const_kind) {
+  case C_NONE: emit(g, "t%d = (Val){VT_NONE, {0}};", t); break;
+  case C_TRUE: emit(g, "t%d = (Val){VT_BOOL, {1}};", t); break;
+  case C_FALSE: emit(g, "t%d = (Val){VT_BOOL, {0}};", t); break;
+  case C_INT:
+    if (e->ival == INT64_MIN) emit(g, "t%d = (Val){VT_INT, {.i = -9223372036854775807LL - 1}};", t);
+    else emit(g, "t%d = (Val){VT_INT, {.i = %lldLL}};", t, (long long)e->ival);
+    break;
+  case C_FLOAT: {
+    /* Exact bits: tcc's decimal float parser is not guaranteed correctly rounded. */
+    union { double d; long long i; } u;
+    u.d = e->fval;
+    emit(g, "t%d = (Val){VT_FLOAT, {.i = %lldLL}}; /* %.17g */", t, u.i, e->fval);
+    break;
+  }
+  case C_STR: {
+    int k = add_const(g->cg, (Const){0, e->str, e->slen, -1});
+    emit(g, "t%d = K[%d]; TFS_INCREF(t%d);", t, k, t);
+    break;
+  }
+  case C_ELLIPSIS: emit(g, "t%d = rt_ellipsis();", t); break;
+  }
+  return t;
+}
+
+/* Emit `Val av[n] = {...}` items as temps; returns first temp id. */
+static void seq_items(Fg *g, AstList *l, int *ts) {
+  for (int i = 0; i < l->n; i++) ts[i] = expr(g, l->items[i]);
+}
+
+static void emit_array(Fg *g, const char *name, int n, const int *ts) {
+  ind(g);
+  sb_printf(&g->body, "Val %s[%d] = {", name, n > 0 ? n : 1);
+  for (int i = 0; i < n; i++) sb_printf(&g->body, "%st%d", i ? ", " : "", ts[i]);
+  if (n == 0) sb_puts(&g->body, "{0}");
+  sb_puts(&g->body, "};\n");
+}
+
+static bool has_star(AstList *l) {
+  for (int i = 0; i < l->n; i++)
+    if (l->items[i]->kind == A_STARRED) return true;
+  return false;
+}
+
+static int build_seq(Fg *g, Ast *e, const char *ctor) {
+  int n = e->elts.n;
+  int *ts = malloc(sizeof(int) * (size_t)(n + 1));
+  seq_items(g, &e->elts, ts);
+  int t = tmp(g);
+  emit(g, "{");
+  g->depth++;
+  emit_array(g, "a_", n, ts);
+  emit(g, "t%d = %s(%d, a_);", t, ctor, n);
+  g->depth--;
+  emit(g, "}");
+  for (int i = 0; i < n; i++) release(g, ts[i]);
+  free(ts);
+  return t;
+}
+
+/* Lists/tuples with *x: build a list by extension, then convert. */
+static int build_starred(Fg *g, Ast *e, bool tuple) {
+  int t = tmp(g);
+  emit(g, "t%d = rt_list(0, 0);", t);
+  for (int i = 0; i < e->elts.n; i++) {
+    Ast *it = e->elts.items[i];
+    if (it->kind == A_STARRED) {
+      int v = expr(g, it->value);
+      int ext = tmp(g);
+      set_loc(g, it);
+      emit(g, "t%d = rt_getattr(t%d, \"extend\");", ext, t);
+      int r = tmp(g);
+      emit(g, "t%d = rt_call(t%d, 1, &t%d, 0);", r, ext, v);
+      release(g, r);
+      release(g, ext);
+      release(g, v);
+    } else {
+      int v = expr(g, it);
+      int ap = tmp(g);
+      emit(g, "t%d = rt_getattr(t%d, \"append\");", ap, t);
+      int r = tmp(g);
+      emit(g, "t%d = rt_call(t%d, 1, &t%d, 0);", r, ap, v);
+      release(g, r);
+      release(g, ap);
+      release(g, v);
+    }
+  }
+  if (tuple) {
+    int tt = tmp(g);
+    int k = add_const(g->cg, (Const){1, "tuple", 5, -1});
+    emit(g, "t%d = rt_call(K[%d], 1, &t%d, 0);", tt, k, t);
+    release(g, t);
+    return tt;
+  }
+  return t;
+}
+
+static int call_expr(Fg *g, Ast *e) {
+  int f = expr(g, e->func);
+  bool star = has_star(&e->args);
+  bool kwstar = false;
+  for (int i = 0; i < e->keywords.n; i++)
+    if (!e->keywords.items[i]->name) kwstar = true;
+  int r = tmp(g);
+  if (star || kwstar) {
+    /* f(*a, k=v, **kw): positional list -> tuple, keywords -> dict. */
+    Ast fake = *e;
+    fake.kind = A_TUPLE;
+    fake.elts = e->args;
+    int pos = build_starred(g, &fake, true);
+    int d = tmp(g);
+    emit(g, "t%d = rt_dict(0, 0, 0);", d);
+    for (int i = 0; i < e->keywords.n; i++) {
+      Ast *kw = e->keywords.items[i];
+      int v = expr(g, kw->value);
+      if (kw->name) {
+        int k = add_const(g->cg, (Const){0, kw->name, strlen(kw->name), -1});
+        emit(g, "rt_setitem(t%d, K[%d], t%d);", d, k, v);
+      } else {
+        int up = tmp(g);
+        set_loc(g, kw);
+        emit(g, "t%d = rt_getattr(t%d, \"update\");", up, d);
+        int rr = tmp(g);
+        emit(g, "t%d = rt_call(t%d, 1, &t%d, 0);", rr, up, v);
+        release(g, rr);
+        release(g, up);
+      }
+      release(g, v);
+    }
+    set_loc(g, e);
+    emit(g, "t%d = rt_call_star(t%d, t%d, t%d);", r, f, pos, d);
+    release(g, pos);
+    release(g, d);
+    release(g, f);
+    return r;
+  }
+  int n = e->args.n, nk = e->keywords.n;
+  int *ts = malloc(sizeof(int) * (size_t)(n + nk + 1));
+  seq_items(g, &e->args, ts);
+  for (int i = 0; i < nk; i++) ts[n + i] = expr(g, e->keywords.items[i]->value);
+  emit(g, "{");
+  g->depth++;
+  emit_array(g, "a_", n, ts);
+  if (nk) {
+    ind(g);
+    sb_printf(&g->body, "static const char *const kn_[%d] = {", nk);
+    for (int i = 0; i < nk; i++) sb_printf(&g->body, "%s\"%s\"", i ? ", " : "", e->keywords.items[i]->name);
+    sb_puts(&g->body, "};\n");
+    emit_array(g, "kv_", nk, ts + n);
+    emit(g, "Kw kw_ = {%d, kn_, kv_};", nk);
+  }
+  set_loc(g, e);
+  emit(g, "t%d = rt_call(t%d, %d, a_, %s);", r, f, n, nk ? "&kw_" : "0");
+  g->depth--;
+  emit(g, "}");
+  for (int i = 0; i < n + nk; i++) release(g, ts[i]);
+  release(g, f);
+  free(ts);
+  return r;
+}
+
+/* `tf.a.b` on the builtin `tf`/`ag` module resolves once, at start-up. */
+static int const_attr_chain(Fg *g, Ast *e) {
+  if (e->kind == A_NAME) {
+    Sym *y = sym_of(g, e->name);
+    if ((!y || y->kind == SYM_BUILTIN) && (strcmp(e->name, "tf") == 0 || strcmp(e->name, "ag") == 0))
+      return add_const(g->cg, (Const){1, e->name, strlen(e->name), -1});
+    return -1;
+  }
+  if (e->kind != A_ATTRIBUTE) return -1;
+  int base = const_attr_chain(g, e->value);
+  if (base < 0) return -1;
+  return add_const(g->cg, (Const){2, e->name, strlen(e->name), base});
+}
+
+static int boolop(Fg *g, Ast *e) {
+  int r = tmp(g);
+  int first = expr(g, e->values.items[0]);
+  emit(g, "t%d = t%d;", r, first);
+  int opens = 0;
+  for (int i = 1; i < e->values.n; i++) {
+    set_loc(g, e->values.items[i - 1]);
+    emit(g, "if (%srt_truthy(t%d)) {", e->op == BOOL_AND ? "" : "!", r);
+    g->depth++;
+    opens++;
+    release(g, r);
+    int v = expr(g, e->values.items[i]);
+    emit(g, "t%d = t%d;", r, v);
+  }
+  while (opens--) {
+    g->depth--;
+    emit(g, "}");
+  }
+  return r;
+}
+
+/* a < b < c: each right operand is evaluated once, later ones only while the
+ * chain holds; every operand is released on both paths. */
+static int compare(Fg *g, Ast *e) {
+  int r = tmp(g);
+  int n = e->comparators.n;
+  int *pending = malloc(sizeof(int) * (size_t)(n + 1));
+  int left = expr(g, e->left);
+  for (int i = 0; i < n; i++) {
+    int right = expr(g, e->comparators.items[i]);
+    set_loc(g, e);
+    emit(g, "t%d = rt_compare(%d, t%d, t%d);", r, e->ops[i], left, right);
+    release(g, left);
+    left = right;
+    if (i + 1 < n) {
+      emit(g, "if (rt_truthy(t%d)) {", r);
+      g->depth++;
+      release(g, r);
+      pending[i] = right;
+    }
+  }
+  release(g, left);
+  for (int i = n - 2; i >= 0; i--) {
+    g->depth--;
+    emit(g, "} else { TFS_DECREF(t%d); }", pending[i]);
+  }
+  free(pending);
+  return r;
+}
+
+static int subscript_key(Fg *g, Ast *s);
+
+static int slice_value(Fg *g, Ast *s) {
+  int parts[3];
+  Ast *ps[3] = {s->lower, s->upper, s->step};
+  for (int i = 0; i < 3; i++) {
+    if (ps[i]) parts[i] = expr(g, ps[i]);
+    else {
+      parts[i] = tmp(g);
+      emit(g, "t%d = (Val){VT_NONE, {0}};", parts[i]);
+    }
+  }
+  int t = tmp(g);
+  emit(g, "t%d = rt_slice(t%d, t%d, t%d);", t, parts[0], parts[1], parts[2]);
+  for (int i = 0; i < 3; i++) release(g, parts[i]);
+  return t;
+}
+
+static int subscript_key(Fg *g, Ast *s) {
+  if (s->kind == A_SLICE) return slice_value(g, s);
+  if (s->kind == A_TUPLE && !s->parenthesized) {
+    int n = s->elts.n;
+    int *ts = malloc(sizeof(int) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) ts[i] = subscript_key(g, s->elts.items[i]);
+    int t = tmp(g);
+    emit(g, "{");
+    g->depth++;
+    emit_array(g, "a_", n, ts);
+    emit(g, "t%d = rt_tuple(%d, a_);", t, n);
+    g->depth--;
+    emit(g, "}");
+    for (int i = 0; i < n; i++) release(g, ts[i]);
+    free(ts);
+    return t;
+  }
+  return expr(g, s);
+}
+
+static int joinedstr(Fg *g, Ast *e) {
+  int n = e->values.n;
+  int *ts = malloc(sizeof(int) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) {
+    Ast *p = e->values.items[i];
+    if (p->kind == A_FORMATTEDVALUE) {
+      int v = expr(g, p->value);
+      int spec;
+      if (p->format_spec) spec = expr(g, p->format_spec);
+      else {
+        spec = tmp(g);
+        emit(g, "t%d = (Val){VT_NONE, {0}};", spec);
+      }
+      ts[i] = tmp(g);
+      set_loc(g, p);
+      char conv[2] = {(char)p->op, 0};
+      emit(g, "t%d = rt_format(t%d, \"%s\", t%d);", ts[i], v, p->op ? conv : "", spec);
+      release(g, v);
+      release(g, spec);
+    } else {
+      ts[i] = expr(g, p);
+    }
+  }
+  int t = tmp(g);
+  emit(g, "{");
+  g->depth++;
+  emit_array(g, "a_", n, ts);
+  emit(g, "t%d = rt_fstring(%d, a_);", t, n);
+  g->depth--;
+  emit(g, "}");
+  for (int i = 0; i < n; i++) release(g, ts[i]);
+  free(ts);
+  return t;
+}
+
+static int expr(Fg *g, Ast *e) {
+  switch (e->kind) {
+  case A_CONSTANT: return constant(g, e);
+  case A_NAME: return load_name(g, e);
+  case A_BINOP: {
+    int a = expr(g, e->left), b = expr(g, e->right), t = tmp(g);
+    set_loc(g, e);
+    emit(g, "t%d = rt_binop(%d, t%d, t%d);", t, e->op, a, b);
+    release(g, a);
+    release(g, b);
+    return t;
+  }
+  case A_UNARYOP: {
+    int a = expr(g, e->operand), t = tmp(g);
+    set_loc(g, e);
+    if (e->op == UN_NOT) emit(g, "t%d = (Val){VT_BOOL, {.i = !rt_truthy(t%d)}};", t, a);
+    else emit(g, "t%d = rt_unop(%d, t%d);", t, e->op, a);
+    release(g, a);
+    return t;
+  }
+  case A_BOOLOP: return boolop(g, e);
+  case A_COMPARE: return compare(g, e);
+  case A_IFEXP: {
+    int r = tmp(g);
+    int c = expr(g, e->test);
+    set_loc(g, e->test);
+    emit(g, "{ int c_ = rt_truthy(t%d); TFS_DECREF(t%d); if (c_) {", c, c);
+    g->depth++;
+    int a = expr(g, e->left);
+    emit(g, "t%d = t%d;", r, a);
+    g->depth--;
+    emit(g, "} else {");
+    g->depth++;
+    int b = expr(g, e->right);
+    emit(g, "t%d = t%d;", r, b);
+    g->depth--;
+    emit(g, "} }");
+    return r;
+  }
+  case A_CALL: return call_expr(g, e);
+  case A_ATTRIBUTE: {
+    int k = const_attr_chain(g, e);
+    int t = tmp(g);
+    if (k >= 0) {
+      emit(g, "t%d = K[%d]; TFS_INCREF(t%d);", t, k, t);
+      return t;
+    }
+    int o = expr(g, e->value);
+    set_loc(g, e);
+    emit(g, "t%d = rt_getattr(t%d, \"%s\");", t, o, e->name);
+    release(g, o);
+    return t;
+  }
+  case A_SUBSCRIPT: {
+    int o = expr(g, e->value);
+    int k = subscript_key(g, e->slice);
+    int t = tmp(g);
+    set_loc(g, e);
+    emit(g, "t%d = rt_getitem(t%d, t%d);", t, o, k);
+    release(g, o);
+    release(g, k);
+    return t;
+  }
+  case A_LIST: return has_star(&e->elts) ? build_starred(g, e, false) : build_seq(g, e, "rt_list");
+  case A_TUPLE: return has_star(&e->elts) ? build_starred(g, e, true) : build_seq(g, e, "rt_tuple");
+  case A_DICT: {
+    int n = e->keys.n;
+    int *ks = malloc(sizeof(int) * (size_t)(2 * n + 1));
+    for (int i = 0; i < n; i++) {
+      ks[i] = expr(g, e->keys.items[i]);
+      ks[n + i] = expr(g, e->values.items[i]);
+    }
+    int t = tmp(g);
+    emit(g, "{");
+    g->depth++;
+    emit_array(g, "k_", n, ks);
+    emit_array(g, "v_", n, ks + n);
+    set_loc(g, e);
+    emit(g, "t%d = rt_dict(%d, k_, v_);", t, n);
+    g->depth--;
+    emit(g, "}");
+    for (int i = 0; i < 2 * n; i++) release(g, ks[i]);
+    free(ks);
+    return t;
+  }
+  case A_SLICE: return slice_value(g, e);
+  case A_JOINEDSTR: return joinedstr(g, e);
+  case A_LAMBDA: return function_value(g, e);
+  case A_STARRED:
+    error_at(g->cg, g->m, e, "can't use starred expression here");
+    return constant(g, &(Ast){.kind = A_CONSTANT, .const_kind = C_NONE});
+  default:
+    error_at(g->cg, g->m, e, "unsupported expression");
+    return constant(g, &(Ast){.kind = A_CONSTANT, .const_kind = C_NONE});
+  }
+}
+
+/* ---- assignment ---------------------------------------------------------- */
+
+static void assign(Fg *g, Ast *target, int t) {
+  switch (target->kind) {
+  case A_NAME: store_name(g, target->name, t); break;
+  case A_TUPLE:
+  case A_LIST: {
+    int n = target->elts.n;
+    for (int i = 0; i < n; i++)
+      if (target->elts.items[i]->kind == A_STARRED) {
+        error_at(g->cg, g->m, target->elts.items[i], "starred assignment targets are not supported");
+        return;
+      }
+    int base = g->ntemps + 1;
+    g->ntemps += n;
+    emit(g, "{");
+    g->depth++;
+    emit(g, "Val u_[%d];", n ? n : 1);
+    set_loc(g, target);
+    emit(g, "rt_unpack(t%d, %d, u_);", t, n);
+    for (int i = 0; i < n; i++) emit(g, "t%d = u_[%d];", base + i, i);
+    g->depth--;
+    emit(g, "}");
+    for (int i = 0; i < n; i++) {
+      assign(g, target->elts.items[i], base + i);
+      release(g, base + i);
+    }
+    break;
+  }
+  case A_SUBSCRIPT: {
+    int o = expr(g, target->value);
+    int k = subscript_key(g, target->slice);
+    set_loc(g, target);
+    emit(g, "rt_setitem(t%d, t%d, t%d);", o, k, t);
+    release(g, o);
+    release(g, k);
+    break;
+  }
+  case A_ATTRIBUTE: {
+    int o = expr(g, target->value);
+    set_loc(g, target);
+    emit(g, "rt_setattr(t%d, \"%s\", t%d);", o, target->name, t);
+    release(g, o);
+    break;
+  }
+  default: error_at(g->cg, g->m, target, "cannot assign to expression"); break;
+  }
+}
+
+static void augassign(Fg *g, Ast *st) {
+  Ast *tg = st->target;
+  if (tg->kind == A_NAME) {
+    int cur = load_name(g, tg);
+    int v = expr(g, st->value);
+    int r = tmp(g);
+    set_loc(g, st);
+    emit(g, "t%d = rt_inplace(%d, t%d, t%d);", r, st->op, cur, v);
+    release(g, cur);
+    release(g, v);
+    store_name(g, tg->name, r);
+    release(g, r);
+  } else if (tg->kind == A_SUBSCRIPT || tg->kind == A_ATTRIBUTE) {
+    int o = expr(g, tg->value);
+    int k = tg->kind == A_SUBSCRIPT ? subscript_key(g, tg->slice) : -1;
+    int cur = tmp(g);
+    set_loc(g, tg);
+    if (k >= 0) emit(g, "t%d = rt_getitem(t%d, t%d);", cur, o, k);
+    else emit(g, "t%d = rt_getattr(t%d, \"%s\");", cur, o, tg->name);
+    int v = expr(g, st->value);
+    int r = tmp(g);
+    set_loc(g, st);
+    emit(g, "t%d = rt_inplace(%d, t%d, t%d);", r, st->op, cur, v);
+    if (k >= 0) emit(g, "rt_setitem(t%d, t%d, t%d);", o, k, r);
+    else emit(g, "rt_setattr(t%d, \"%s\", t%d);", o, tg->name, r);
+    release(g, cur);
+    release(g, v);
+    release(g, r);
+    release(g, o);
+    if (k >= 0) release(g, k);
+  } else {
+    error_at(g->cg, g->m, tg, "illegal expression for augmented assignment");
+  }
+}
+
+/* ---- functions ------------------------------------------------------------- */
+
+static void gen_function(Cg *cg, ProgModule *m, Ast *fn, Scope *s);
+
+/* Create the function object for a def/lambda in the current scope. */
+static int function_value(Fg *g, Ast *fn) {
+  Scope *s = scope_of(&g->m->scopes, fn);
+  gen_function(g->cg, g->m, fn, s);
+  int nd = 0;
+  for (int i = 0; i < fn->args.n; i++)
+    if (fn->args.items[i]->deflt) nd++;
+  int *ds = malloc(sizeof(int) * (size_t)(nd + 1));
+  for (int i = 0, j = 0; i < fn->args.n; i++)
+    if (fn->args.items[i]->deflt) ds[j++] = expr(g, fn->args.items[i]->deflt);
+  int t = tmp(g);
+  emit(g, "{");
+  g->depth++;
+  emit_array(g, "d_", nd, ds);
+  ind(g);
+  sb_printf(&g->body, "Obj *c_[%d] = {", s->nfrees ? s->nfrees : 1);
+  for (int i = 0; i < s->nfrees; i++) {
+    Sym *here = scope_lookup(g->scope, s->frees[i]->name);
+    sb_printf(&g->body, "%s%s_%s", i ? ", " : "", here && here->kind == SYM_CELL ? "C" : "F", s->frees[i]->name);
+  }
+  if (!s->nfrees) sb_puts(&g->body, "0");
+  sb_puts(&g->body, "};\n");
+  emit(g, "t%d = rt_func_new(&FI%d_%d, %d, d_, %d, c_);", t, g->m->index, s->id, nd, s->nfrees);
+  g->depth--;
+  emit(g, "}");
+  for (int i = 0; i < nd; i++) release(g, ds[i]);
+  free(ds);
+  return t;
+}
+
+static void declare_locals(Fg *g, StrBuf *head, Scope *s) {
+  for (int i = 0; i < s->nsyms; i++) {
+    Sym *y = s->syms[i];
+    if (y->kind == SYM_LOCAL) sb_printf(head, "  Val L_%s = {VT_UNDEF, {0}};\n", y->name);
+    else if (y->kind == SYM_CELL) sb_printf(head, "  Obj *C_%s = rt_cell_new((Val){VT_UNDEF, {0}});\n", y->name);
+  }
+  for (int i = 0; i < s->nfrees; i++)
+    sb_printf(head, "  Obj *F_%s = rt_func_cell(self, %d);\n", s->frees[i]->name, i);
+}
+
+static void release_locals(StrBuf *tail, Scope *s) {
+  for (int i = 0; i < s->nsyms; i++) {
+    Sym *y = s->syms[i];
+    if (y->kind == SYM_LOCAL) sb_printf(tail, "  TFS_DECREF(L_%s);\n", y->name);
+    else if (y->kind == SYM_CELL) sb_printf(tail, "  { Val c_ = {VT_OBJ, {.o = C_%s}}; TFS_DECREF(c_); }\n", y->name);
+  }
+}
+
+static void finish_function(Fg *g, StrBuf *head, StrBuf *tail) {
+  for (int i = 1; i <= g->ntemps; i++) sb_printf(head, "  Val t%d;\n", i);
+  for (int i = 1; i <= g->nits; i++) sb_printf(head, "  Val I%d = {VT_UNDEF, {0}};\n", i);
+  sb_putn(head, g->body.data, g->body.len);
+  sb_putn(head, tail->data, tail->len);
+  for (int i = 1; i <= g->nits; i++) sb_printf(head, "  TFS_DECREF(I%d);\n", i);
+}
+
+static void gen_function(Cg *cg, ProgModule *m, Ast *fn, Scope *s) {
+  Fg g = {cg, m, s, {0}, 0, 0, 0, NULL, 0};
+  sb_init(&g.body);
+  const char *name = fn->kind == A_LAMBDA ? "<lambda>" : fn->name;
+  /* static description */
+  sb_printf(&cg->decls, "static Val F%d_%d(struct Func *self, Val *args); /* %s */\n", m->index, s->id, name);
+  sb_printf(&cg->decls, "static const char *const P%d_%d[%d] = {", m->index, s->id, fn->args.n ? fn->args.n : 1);
+  for (int i = 0; i < fn->args.n; i++) sb_printf(&cg->decls, "%s\"%s\"", i ? ", " : "", fn->args.items[i]->name);
+  if (!fn->args.n) sb_puts(&cg->decls, "0");
+  sb_puts(&cg->decls, "};\n");
+  sb_printf(&cg->decls, "static const FuncInfo FI%d_%d = {\"%s\", %d, P%d_%d, F%d_%d, %d, %d, 0};\n", m->index, s->id,
+            name, fn->args.n, m->index, s->id, m->index, s->id, add_loc(cg, m, fn->line, fn->col), m->index);
+  for (int i = 0; i < fn->args.n; i++)
+    if (fn->args.items[i]->is_star) error_at(cg, m, fn->args.items[i], "*args and **kwargs parameters are not supported yet");
+  /* body */
+  for (int i = 0; i < fn->args.n; i++) {
+    Sym *y = scope_lookup(s, fn->args.items[i]->name);
+    if (y->kind == SYM_CELL) emit(&g, "rt_cell_set(C_%s, args[%d]);", y->name, i);
+    else emit(&g, "L_%s = args[%d]; TFS_INCREF(L_%s);", y->name, i, y->name);
+  }
+  emit(&g, "Val R = {VT_NONE, {0}};");
+  if (fn->kind == A_LAMBDA) {
+    int t = expr(&g, fn->value);
+    emit(&g, "R = t%d;", t);
+  } else {
+    stmts(&g, &fn->body);
+  }
+  emit(&g, "goto out_;");
+  StrBuf head, tail;
+  sb_init(&head);
+  sb_init(&tail);
+  sb_printf(&head, "static Val F%d_%d(struct Func *self, Val *args) { /* %s */\n", m->index, s->id, name);
+  declare_locals(&g, &head, s);
+  sb_puts(&tail, "out_:\n");
+  release_locals(&tail, s);
+  finish_function(&g, &head, &tail);
+  sb_puts(&head, "  return R;\n}\n\n");
+  sb_putn(&cg->funcs, head.data, head.len);
+  sb_free(&head);
+  sb_free(&tail);
+  sb_free(&g.body);
+}
+
+/* ---- statements -------------------------------------------------------------- */
+
+static void cond_jump(Fg *g, Ast *test, const char *fmt_open) {
+  int c = expr(g, test);
+  set_loc(g, test);
+  emit(g, "{ int c_ = rt_truthy(t%d); TFS_DECREF(t%d); %s", c, c, fmt_open);
+}
+
+static void stmt(Fg *g, Ast *st) {
+  sb_printf(&g->body, "#line %d \"%s\"\n", st->line, g->m->path);
+  switch (st->kind) {
+  case A_EXPR: {
+    int t = expr(g, st->value);
+    release(g, t);
+    break;
+  }
+  case A_ASSIGN: {
+    int t = expr(g, st->value);
+    for (int i = 0; i < st->targets.n; i++) assign(g, st->targets.items[i], t);
+    release(g, t);
+    break;
+  }
+  case A_AUGASSIGN: augassign(g, st); break;
+  case A_PASS: break;
+  case A_RETURN: {
+    if (g->scope->is_module) {
+      error_at(g->cg, g->m, st, "'return' outside function");
+      break;
+    }
+    int t;
+    if (st->value) t = expr(g, st->value);
+    else {
+      t = tmp(g);
+      emit(g, "t%d = (Val){VT_NONE, {0}};", t);
+    }
+    emit(g, "TFS_DECREF(R); R = t%d; goto out_;", t);
+    break;
+  }
+  case A_IF: {
+    cond_jump(g, st->test, "if (c_) {");
+    g->depth++;
+    stmts(g, &st->body);
+    g->depth--;
+    if (st->orelse.n) {
+      emit(g, "} else {");
+      g->depth++;
+      stmts(g, &st->orelse);
+      g->depth--;
+    }
+    emit(g, "} }");
+    break;
+  }
+  case A_WHILE: {
+    Loop lp = {++g->nlabels, g->loop};
+    g->loop = &lp;
+    emit(g, "for (;;) {");
+    g->depth++;
+    cond_jump(g, st->test, "if (!c_) break; }");
+    stmts(g, &st->body);
+    emit(g, "cont_%d:;", lp.id);
+    g->depth--;
+    emit(g, "}");
+    g->loop = lp.up;
+    stmts(g, &st->orelse);
+    emit(g, "brk_%d:;", lp.id);
+    break;
+  }
+  case A_FOR: {
+    Loop lp = {++g->nlabels, g->loop};
+    int it = ++g->nits;
+    int src = expr(g, st->iter);
+    set_loc(g, st->iter);
+    emit(g, "I%d = rt_iter(t%d);", it, src);
+    release(g, src);
+    g->loop = &lp;
+    int x = tmp(g);
+    emit(g, "for (;;) {");
+    g->depth++;
+    set_loc(g, st->iter);
+    emit(g, "if (!rt_next(I%d, &t%d)) break;", it, x);
+    assign(g, st->target, x);
+    release(g, x);
+    stmts(g, &st->body);
+    emit(g, "cont_%d:;", lp.id);
+    g->depth--;
+    emit(g, "}");
+    g->loop = lp.up;
+    stmts(g, &st->orelse);
+    emit(g, "brk_%d:;", lp.id);
+    emit(g, "TFS_DECREF(I%d); I%d.tag = VT_UNDEF;", it, it);
+    break;
+  }
+  case A_BREAK:
+  case A_CONTINUE:
+    if (!g->loop) {
+      error_at(g->cg, g->m, st, st->kind == A_BREAK ? "'break' outside loop" : "'continue' not properly in loop");
+      break;
+    }
+    emit(g, "goto %s_%d;", st->kind == A_BREAK ? "brk" : "cont", g->loop->id);
+    break;
+  case A_FUNCDEF: {
+    int f = function_value(g, st);
+    for (int i = st->decorators.n - 1; i >= 0; i--) {
+      Ast *d = st->decorators.items[i];
+      int dv = expr(g, d);
+      int r = tmp(g);
+      set_loc(g, d);
+      emit(g, "t%d = rt_call(t%d, 1, &t%d, 0);", r, dv, f);
+      release(g, dv);
+      release(g, f);
+      f = r;
+    }
+    store_name(g, st->name, f);
+    release(g, f);
+    break;
+  }
+  case A_ASSERT: {
+    cond_jump(g, st->test, "if (!c_) {");
+    g->depth++;
+    int m;
+    if (st->msg) m = expr(g, st->msg);
+    else {
+      m = tmp(g);
+      emit(g, "t%d = (Val){VT_UNDEF, {0}};", m);
+    }
+    set_loc(g, st);
+    emit(g, "rt_assert_fail(t%d);", m);
+    g->depth--;
+    emit(g, "} }");
+    break;
+  }
+  case A_IMPORT:
+    for (int i = 0; i < st->names.n; i++) {
+      Ast *al = st->names.items[i];
+      int t = tmp(g);
+      set_loc(g, al);
+      if (al->id > 0) emit(g, "t%d = rt_import(%d);", t, al->id - 1);
+      else emit(g, "t%d = rt_native_module(\"%s\");", t, al->name);
+      store_name(g, al->asname ? al->asname : al->name, t);
+      release(g, t);
+    }
+    break;
+  case A_IMPORTFROM: {
+    int t = tmp(g);
+    set_loc(g, st);
+    if (st->id > 0) emit(g, "t%d = rt_import(%d);", t, st->id - 1);
+    else emit(g, "t%d = rt_native_module(\"%s\");", t, st->name);
+    for (int i = 0; i < st->names.n; i++) {
+      Ast *al = st->names.items[i];
+      int v = tmp(g);
+      set_loc(g, al);
+      emit(g, "t%d = rt_module_attr(t%d, \"%s\");", v, t, al->name);
+      store_name(g, al->asname ? al->asname : al->name, v);
+      release(g, v);
+    }
+    release(g, t);
+    break;
+  }
+  case A_GLOBAL:
+  case A_NONLOCAL: break;
+  case A_DELETE:
+    for (int i = 0; i < st->targets.n; i++) {
+      Ast *tg = st->targets.items[i];
+      if (tg->kind == A_NAME) {
+        del_name(g, tg);
+      } else if (tg->kind == A_SUBSCRIPT) {
+        int o = expr(g, tg->value), k = subscript_key(g, tg->slice);
+        set_loc(g, tg);
+        emit(g, "rt_delitem(t%d, t%d);", o, k);
+        release(g, o);
+        release(g, k);
+      } else {
+        error_at(g->cg, g->m, tg, "cannot delete this expression");
+      }
+    }
+    break;
+  case A_RAISE: {
+    int t;
+    if (st->exc) t = expr(g, st->exc);
+    else {
+      t = tmp(g);
+      emit(g, "t%d = (Val){VT_NONE, {0}};", t);
+    }
+    set_loc(g, st);
+    emit(g, "rt_raise(t%d);", t);
+    break;
+  }
+  case A_CLASSDEF: error_at(g->cg, g->m, st, "class definitions are not supported yet"); break;
+  case A_TRY: error_at(g->cg, g->m, st, "try statements are not supported yet"); break;
+  case A_WITH: error_at(g->cg, g->m, st, "with statements are not supported yet"); break;
+  default: error_at(g->cg, g->m, st, "unsupported statement"); break;
+  }
+}
+
+static void stmts(Fg *g, AstList *l) {
+  for (int i = 0; i < l->n; i++) stmt(g, l->items[i]);
+}
+
+/* ---- modules and the program ------------------------------------------------- */
+
+static void gen_module(Cg *cg, ProgModule *m) {
+  Scope *s = m->scopes.module;
+  Fg g = {cg, m, s, {0}, 0, 0, 0, NULL, 0};
+  sb_init(&g.body);
+  int ng = m->scopes.nglobals;
+  sb_printf(&cg->decls, "static Val G%d[%d];\n", m->index, ng ? ng : 1);
+  sb_printf(&cg->decls, "static const char *const GN%d[%d] = {", m->index, ng ? ng : 1);
+  for (int i = 0; i < ng; i++) sb_printf(&cg->decls, "%s\"%s\"", i ? ", " : "", m->scopes.globals[i]);
+  if (!ng) sb_puts(&cg->decls, "0");
+  sb_puts(&cg->decls, "};\n");
+  stmts(&g, &m->ast->body);
+  StrBuf head, tail;
+  sb_init(&head);
+  sb_init(&tail);
+  sb_printf(&head, "static void M%d_init(Val module) { /* %s */\n", m->index, m->path);
+  finish_function(&g, &head, &tail);
+  sb_puts(&head, "}\n\n");
+  sb_putn(&cg->funcs, head.data, head.len);
+  sb_free(&head);
+  sb_free(&tail);
+  sb_free(&g.body);
+}
+
+bool cgen_program(Program *p, StrBuf *out, bool with_main) {
+  Cg cg = {p, {0}, {0}, NULL, 0, 0, NULL, 0, 0, true};
+  sb_init(&cg.decls);
+  sb_init(&cg.funcs);
+  add_loc(&cg, p->mods[0], 0, 0); /* loc 0: unknown */
+  for (int i = 0; i < p->nmods; i++) gen_module(&cg, p->mods[i]);
+
+  sb_puts(out, "/* generated by tfsc: C glue for the tfs runtime */\n");
+  sb_puts(out, tfs_abi_text);
+  sb_puts(out, "\n");
+  sb_printf(out, "static Val K[%d];\n", cg.nconsts ? cg.nconsts : 1);
+  sb_putn(out, cg.decls.data, cg.decls.len);
+  sb_putn(out, "\n", 1);
+  sb_putn(out, cg.funcs.data, cg.funcs.len);
+
+  sb_printf(out, "static const RtFile FILES[%d] = {\n", p->nmods);
+  for (int i = 0; i < p->nmods; i++) {
+    sb_puts(out, "  {");
+    c_string(out, p->mods[i]->path, strlen(p->mods[i]->path));
+    sb_puts(out, ", ");
+    c_string(out, p->mods[i]->source, p->mods[i]->len);
+    sb_puts(out, "},\n");
+  }
+  sb_puts(out, "};\n");
+  sb_printf(out, "static const RtLoc LOCS[%d] = {\n", cg.nlocs);
+  for (int i = 0; i < cg.nlocs; i++)
+    sb_printf(out, "  {%d, %d, %d},\n", cg.locs[i].file, cg.locs[i].line, cg.locs[i].col);
+  sb_puts(out, "};\n\n");
+
+  sb_puts(out, "void tfs_program_main(void) {\n");
+  sb_printf(out, "  rt_register_program(%d, FILES, %d, LOCS);\n", p->nmods, cg.nlocs);
+  for (int i = 0; i < p->nmods; i++) {
+    ProgModule *m = p->mods[i];
+    sb_printf(out, "  rt_register_module(%d, ", i);
+    c_string(out, m->name, strlen(m->name));
+    sb_printf(out, ", M%d_init, %d, GN%d, G%d);\n", i, m->scopes.nglobals, i, i);
+  }
+  for (int i = 0; i < cg.nconsts; i++) {
+    Const *k = &cg.consts[i];
+    sb_printf(out, "  K[%d] = ", i);
+    if (k->kind == 0) {
+      sb_puts(out, "rt_str(");
+      c_string(out, k->s, k->len);
+      sb_printf(out, ", %zu);\n", k->len);
+    } else if (k->kind == 1) {
+      sb_printf(out, "rt_builtin(\"%s\");\n", k->s);
+    } else {
+      sb_printf(out, "rt_getattr(K[%d], \"%s\");\n", k->base, k->s);
+    }
+  }
+  sb_puts(out, "  Val m = rt_import(0);\n  TFS_DECREF(m);\n}\n\n");
+  sb_puts(out, "void tfs_program_exit(void) {\n");
+  for (int i = 0; i < p->nmods; i++) {
+    int ng = p->mods[i]->scopes.nglobals;
+    if (ng) sb_printf(out, "  for (int i = 0; i < %d; i++) { Val v = G%d[i]; G%d[i].tag = VT_UNDEF; TFS_DECREF(v); }\n", ng, i, i);
+  }
+  if (cg.nconsts)
+    sb_printf(out, "  for (int i = 0; i < %d; i++) { Val v = K[i]; K[i].tag = VT_UNDEF; TFS_DECREF(v); }\n", cg.nconsts);
+  sb_puts(out, "}\n");
+  if (with_main) {
+    sb_puts(out, "\nint rt_main(int argc, char **argv, void (*entry)(void), void (*leave)(void));\n");
+    sb_puts(out, "int main(int argc, char **argv) { return rt_main(argc, argv, tfs_program_main, tfs_program_exit); }\n");
+  }
+  free(cg.consts);
+  free(cg.locs);
+  sb_free(&cg.decls);
+  sb_free(&cg.funcs);
+  return cg.ok;
+}

@@ -1,0 +1,17 @@
+/* cgen.h — C code generation: a loaded program (modules + scopes) -> one C translation unit of runtime glue. */
+#ifndef TFS_CGEN_H
+#define TFS_CGEN_H
+
+#include "program.h"
+#include "../runtime/value.h"
+
+/* Emit the whole program as C.  The unit defines `void tfs_program_main(void)`
+ * (registers files/locations/modules, runs the main module) and
+ * `void tfs_program_exit(void)` (releases module globals and constants).  With
+ * `with_main`, it also defines `int main(int, char **)` for standalone
+ * executables.  Returns false (with diagnostics) on unsupported constructs. */
+bool cgen_program(Program *p, StrBuf *out, bool with_main);
+
+extern const char tfs_abi_text[];   /* runtime/abi.h, embedded by the build */
+
+#endif

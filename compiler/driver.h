@@ -1,0 +1,18 @@
+/* driver.h — the pipeline behind the command-line tools: load, analyse, generate C, JIT or link, run. */
+#ifndef TFS_DRIVER_H
+#define TFS_DRIVER_H
+
+#include <stdbool.h>
+
+typedef struct DriverOpts {
+  bool eager;                 /* tfs run --eager: tf.config.run_functions_eagerly(True) at start */
+  const char *dump_graphs;    /* tfs run --dump-graphs DIR */
+} DriverOpts;
+
+/* Each returns the process exit status (0 ok, 1 compile/runtime error). */
+int driver_run(const char *path, int argc, char **argv, const DriverOpts *opts);
+int driver_check(const char *path);
+int driver_emit_c(const char *path, const char *out_path);   /* out_path NULL: stdout */
+int driver_build_exe(const char *path, const char *out_path);
+
+#endif

@@ -1,0 +1,103 @@
+/* jit.c — libtcc in-process: bind the runtime ABI by name, relocate into memory, or link an executable. */
+#include "jit.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libtcc.h>
+
+struct Jit { TCCState *s; };
+
+/* libtcc keeps process-wide state: one compilation at a time. */
+static pthread_mutex_t tcc_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void on_error(void *opaque, const char *msg) {
+  StrBuf *b = opaque;
+  if (b) {
+    sb_puts(b, msg);
+    sb_putc(b, '\n');
+  }
+}
+
+static void bind_runtime(TCCState *s) {
+#define BIND(ret, name, params) tcc_add_symbol(s, #name, (const void *)name);
+  TFS_RT_API(BIND)
+#undef BIND
+  tcc_add_symbol(s, "rt_cur_loc", &rt_cur_loc);
+  /* tcc lowers struct copies and compound literals to these. */
+  tcc_add_symbol(s, "memset", (const void *)memset);
+  tcc_add_symbol(s, "memcpy", (const void *)memcpy);
+  tcc_add_symbol(s, "memmove", (const void *)memmove);
+}
+
+Jit *jit_compile(const char *csrc, StrBuf *err) {
+  pthread_mutex_lock(&tcc_lock);
+  TCCState *s = tcc_new();
+  if (!s) {
+    pthread_mutex_unlock(&tcc_lock);
+    sb_puts(err, "cannot create a tcc state\n");
+    return NULL;
+  }
+  tcc_set_error_func(s, err, on_error);
+  tcc_set_options(s, "-nostdlib -nostdinc");
+  tcc_set_output_type(s, TCC_OUTPUT_MEMORY);
+  if (tcc_compile_string(s, csrc) != 0) goto fail;
+  bind_runtime(s);
+  if (tcc_relocate(s, TCC_RELOCATE_AUTO) < 0) goto fail;
+  pthread_mutex_unlock(&tcc_lock);
+  Jit *j = malloc(sizeof *j);
+  if (!j) abort();
+  j->s = s;
+  return j;
+fail:
+  tcc_delete(s);
+  pthread_mutex_unlock(&tcc_lock);
+  return NULL;
+}
+
+void *jit_symbol(Jit *j, const char *name) { return tcc_get_symbol(j->s, name); }
+
+void jit_free(Jit *j) {
+  if (!j) return;
+  pthread_mutex_lock(&tcc_lock);
+  tcc_delete(j->s);
+  pthread_mutex_unlock(&tcc_lock);
+  free(j);
+}
+
+/* The runtime archive: $TFS_RTLIB, the build tree, then the install prefix. */
+static const char *runtime_archive(void) {
+  const char *env = getenv("TFS_RTLIB");
+  if (env && *env) return env;
+  if (access(TFS_BUILD_RTLIB, R_OK) == 0) return TFS_BUILD_RTLIB;
+  if (access(TFS_INSTALL_RTLIB, R_OK) == 0) return TFS_INSTALL_RTLIB;
+  return NULL;
+}
+
+bool jit_output_exe(const char *csrc, const char *out_path, StrBuf *err) {
+  const char *rtlib = runtime_archive();
+  if (!rtlib) {
+    sb_puts(err, "cannot find the tfs runtime library (libtfsrt.a); set TFS_RTLIB\n");
+    return false;
+  }
+  pthread_mutex_lock(&tcc_lock);
+  TCCState *s = tcc_new();
+  bool ok = false;
+  if (!s) goto done;
+  tcc_set_error_func(s, err, on_error);
+  tcc_set_lib_path(s, TFS_TCC_LIBDIR);
+  tcc_set_options(s, "-nostdinc");
+  tcc_set_output_type(s, TCC_OUTPUT_EXE);
+  if (tcc_compile_string(s, csrc) != 0) goto done;
+  tcc_add_library_path(s, TFS_SYS_LIBDIR);
+  if (tcc_add_file(s, rtlib) < 0) goto done;
+  if (tcc_add_library(s, "openblas") < 0 || tcc_add_library(s, "m") < 0 || tcc_add_library(s, "pthread") < 0)
+    goto done;
+  ok = tcc_output_file(s, out_path) == 0;
+done:
+  if (s) tcc_delete(s);
+  pthread_mutex_unlock(&tcc_lock);
+  return ok;
+}

@@ -1,0 +1,21 @@
+/* jit.h — compile generated C with libtcc: in memory (tfs run) or to a standalone executable (tfsc -o). */
+#ifndef TFS_JIT_H
+#define TFS_JIT_H
+
+#include <stdbool.h>
+
+#include "../runtime/value.h"
+
+typedef struct Jit Jit;
+
+/* Compile `csrc` in memory with every runtime symbol bound.  On failure
+ * returns NULL and appends tcc's messages to `err`. */
+Jit *jit_compile(const char *csrc, StrBuf *err);
+void *jit_symbol(Jit *j, const char *name);
+void jit_free(Jit *j);
+
+/* Compile and link `csrc` (which must define main) with the runtime archive
+ * into the executable `out_path`. */
+bool jit_output_exe(const char *csrc, const char *out_path, StrBuf *err);
+
+#endif

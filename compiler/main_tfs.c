@@ -1,0 +1,32 @@
+/* main_tfs.c — `tfs run [--eager] [--dump-graphs DIR] prog.tfs [args...]`. */
+#include <stdio.h>
+#include <string.h>
+
+#include "driver.h"
+
+static int usage(void) {
+  fputs("usage: tfs run [--eager] [--dump-graphs DIR] prog.tfs [args...]\n", stderr);
+  return 2;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) return usage();
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    fputs("usage: tfs run [--eager] [--dump-graphs DIR] prog.tfs [args...]\n", stdout);
+    return 0;
+  }
+  if (strcmp(argv[1], "run") != 0) return usage();
+  DriverOpts opts = {0};
+  int i = 2;
+  for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+    if (strcmp(argv[i], "--eager") == 0) opts.eager = true;
+    else if (strcmp(argv[i], "--dump-graphs") == 0 && i + 1 < argc) opts.dump_graphs = argv[++i];
+    else {
+      fprintf(stderr, "tfs: unknown option '%s'\n", argv[i]);
+      return usage();
+    }
+  }
+  if (i >= argc) return usage();
+  /* The program sees argv as Python's sys.argv: script first. */
+  return driver_run(argv[i], argc - i, argv + i, &opts);
+}

@@ -1,0 +1,217 @@
+/* program.c — load the main file and its imports (search order of LANGUAGE.md §3), parse and analyse each. */
+#include "program.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "parse.h"
+#include "../runtime/object.h"
+#include "../stdlib/modules.h"
+
+#ifndef TFS_STDLIB_DIR
+#define TFS_STDLIB_DIR "stdlib"
+#endif
+
+static bool is_builtin_name(const char *name) {
+  if (strcmp(name, "tf") == 0 || strcmp(name, "ag") == 0) return true;
+  Val v = builtins_lookup(name);
+  bool ok = !val_is_undef(v);
+  val_decref(v);
+  return ok;
+}
+
+static char *read_file(Arena *a, const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  struct stat st;
+  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+    fclose(f);
+    errno = EISDIR;
+    return NULL;
+  }
+  size_t cap = (size_t)st.st_size;
+  char *buf = arena_alloc(a, cap + 1);
+  size_t n = fread(buf, 1, cap, f);
+  fclose(f);
+  buf[n] = 0;
+  *len = n;
+  return buf;
+}
+
+static ProgModule *add_module(Program *p, const char *name, const char *path, char *src, size_t len) {
+  if (p->nmods == p->cap) {
+    p->cap = p->cap ? p->cap * 2 : 4;
+    ProgModule **n = arena_alloc(&p->arena, sizeof *n * (size_t)p->cap);
+    if (p->nmods) memcpy(n, p->mods, sizeof *n * (size_t)p->nmods);
+    p->mods = n;
+  }
+  ProgModule *m = arena_alloc(&p->arena, sizeof *m);
+  m->index = p->nmods;
+  m->name = arena_strdup(&p->arena, name);
+  m->path = arena_strdup(&p->arena, path);
+  m->source = src;
+  m->len = len;
+  p->mods[p->nmods++] = m;
+  return m;
+}
+
+static bool file_exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static char *dir_of(Arena *a, const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) return arena_strdup(a, ".");
+  return arena_strndup(a, path, (size_t)(slash - path));
+}
+
+/* Resolve `name` to a .tfs path: importer's directory, $TFS_PATH, stdlib. */
+static char *find_module_file(Program *p, const ProgModule *from, const char *name) {
+  char *cand = arena_printf(&p->arena, "%s/%s.tfs", dir_of(&p->arena, from->path), name);
+  if (file_exists(cand)) return cand;
+  const char *tp = getenv("TFS_PATH");
+  if (tp && *tp) {
+    const char *s = tp;
+    while (*s) {
+      const char *e = strchr(s, ':');
+      size_t n = e ? (size_t)(e - s) : strlen(s);
+      if (n) {
+        cand = arena_printf(&p->arena, "%.*s/%s.tfs", (int)n, s, name);
+        if (file_exists(cand)) return cand;
+      }
+      s += n + (e ? 1 : 0);
+    }
+  }
+  const char *sd = p->stdlib_dir ? p->stdlib_dir : TFS_STDLIB_DIR;
+  cand = arena_printf(&p->arena, "%s/%s.tfs", sd, name);
+  if (file_exists(cand)) return cand;
+  return NULL;
+}
+
+int program_find_module(Program *p, const ProgModule *from, const char *name) {
+  char *path = find_module_file(p, from, name);
+  if (path) {
+    for (int i = 0; i < p->nmods; i++)
+      if (strcmp(p->mods[i]->path, path) == 0) return i;
+    return p->nmods; /* not loaded yet: the caller loads it */
+  }
+  Val m = stdlib_native_module(name);
+  bool native = !val_is_undef(m);
+  val_decref(m);
+  return native ? -1 : -2;
+}
+
+static bool load_module(Program *p, ProgModule *m);
+
+/* Resolve one import name; record the module index (+1) or -1 (native) in *slot. */
+static bool resolve_import(Program *p, ProgModule *m, Ast *at, const char *name, int *slot) {
+  if (strchr(name, '.')) {
+    diag_add(&p->diags, m->path, m->source, at->line, at->col, "No module named '%s' (packages are not supported)", name);
+    return false;
+  }
+  char *path = find_module_file(p, m, name);
+  if (!path) {
+    Val nm = stdlib_native_module(name);
+    bool native = !val_is_undef(nm);
+    val_decref(nm);
+    if (native) {
+      *slot = -1;
+      return true;
+    }
+    diag_add(&p->diags, m->path, m->source, at->line, at->col, "No module named '%s'", name);
+    return false;
+  }
+  for (int i = 0; i < p->nmods; i++)
+    if (strcmp(p->mods[i]->path, path) == 0) {
+      *slot = i + 1;
+      return true;
+    }
+  size_t len = 0;
+  char *src = read_file(&p->arena, path, &len);
+  if (!src) {
+    diag_add(&p->diags, m->path, m->source, at->line, at->col, "cannot read module '%s': %s", path, strerror(errno));
+    return false;
+  }
+  ProgModule *nm = add_module(p, name, path, src, len);
+  *slot = nm->index + 1;
+  return load_module(p, nm);
+}
+
+static bool scan_imports(Program *p, ProgModule *m, AstList *body);
+
+static bool scan_stmt(Program *p, ProgModule *m, Ast *st) {
+  bool ok = true;
+  switch (st->kind) {
+  case A_IMPORT:
+    for (int i = 0; i < st->names.n; i++) {
+      Ast *al = st->names.items[i];
+      ok &= resolve_import(p, m, al, al->name, &al->id);
+    }
+    break;
+  case A_IMPORTFROM: ok &= resolve_import(p, m, st, st->name, &st->id); break;
+  case A_FUNCDEF:
+  case A_CLASSDEF:
+  case A_WHILE:
+  case A_FOR:
+  case A_IF:
+  case A_WITH:
+    ok &= scan_imports(p, m, &st->body);
+    ok &= scan_imports(p, m, &st->orelse);
+    break;
+  case A_TRY:
+    ok &= scan_imports(p, m, &st->body);
+    for (int i = 0; i < st->handlers.n; i++) ok &= scan_imports(p, m, &st->handlers.items[i]->body);
+    ok &= scan_imports(p, m, &st->orelse);
+    ok &= scan_imports(p, m, &st->finalbody);
+    break;
+  default: break;
+  }
+  return ok;
+}
+
+static bool scan_imports(Program *p, ProgModule *m, AstList *body) {
+  bool ok = true;
+  for (int i = 0; i < body->n; i++) ok &= scan_stmt(p, m, body->items[i]);
+  return ok;
+}
+
+static bool load_module(Program *p, ProgModule *m) {
+  m->ast = parse_source(&p->arena, m->path, m->source, m->len, &p->diags);
+  if (!m->ast) return false;
+  bool ok = scope_analyze(&m->scopes, &p->arena, m->ast, m->path, m->source, &p->diags, is_builtin_name);
+  /* Keep going after scope errors so import errors are reported too. */
+  ok &= scan_imports(p, m, &m->ast->body);
+  return ok;
+}
+
+bool program_load_source(Program *p, const char *path, const char *src, size_t len) {
+  memset(p, 0, sizeof *p);
+  arena_init(&p->arena);
+  diag_init(&p->diags);
+  char *copy = arena_strndup(&p->arena, src, len);
+  ProgModule *m = add_module(p, "__main__", path, copy, len);
+  return load_module(p, m);
+}
+
+bool program_load(Program *p, const char *path) {
+  memset(p, 0, sizeof *p);
+  arena_init(&p->arena);
+  diag_init(&p->diags);
+  size_t len = 0;
+  char *src = read_file(&p->arena, path, &len);
+  if (!src) {
+    diag_add(&p->diags, path, NULL, 0, 0, "cannot open '%s': %s", path, strerror(errno));
+    return false;
+  }
+  ProgModule *m = add_module(p, "__main__", path, src, len);
+  return load_module(p, m);
+}
+
+void program_free(Program *p) {
+  diag_free(&p->diags);
+  arena_free(&p->arena);
+}

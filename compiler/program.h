@@ -1,0 +1,42 @@
+/* program.h — a whole program: the main file and every .tfs module it imports, parsed and analysed. */
+#ifndef TFS_PROGRAM_H
+#define TFS_PROGRAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "arena.h"
+#include "ast.h"
+#include "diag.h"
+#include "scope.h"
+
+typedef struct ProgModule {
+  int index;                  /* 0 is the main module */
+  const char *name;           /* '__main__' or the import name */
+  const char *path;           /* file path as resolved */
+  char *source;               /* file text (arena) */
+  size_t len;
+  Ast *ast;
+  ScopeInfo scopes;
+} ProgModule;
+
+typedef struct Program {
+  Arena arena;
+  ProgModule **mods;
+  int nmods, cap;
+  DiagList diags;
+  const char *stdlib_dir;     /* installed/source stdlib directory for imports */
+} Program;
+
+/* Load `path` and, transitively, every module it imports (LANGUAGE.md §3
+ * search order).  Returns false with diagnostics in p->diags on any error. */
+bool program_load(Program *p, const char *path);
+/* The same from a source string (tests, `-c`). */
+bool program_load_source(Program *p, const char *path, const char *src, size_t len);
+void program_free(Program *p);
+
+/* Module index for an import of `name` from module `from`; -1 when the name
+ * is a native stdlib module (time, timeit), -2 when not found. */
+int program_find_module(Program *p, const ProgModule *from, const char *name);
+
+#endif

@@ -1,0 +1,353 @@
+/* scope.c — Python's scoping rules over the AST: collect bindings per scope, then resolve every name. */
+#include "scope.h"
+
+#include <string.h>
+
+typedef struct Ctx {
+  ScopeInfo *si;
+  const char *path, *source;
+  DiagList *diags;
+  bool (*is_builtin)(const char *name);
+  bool ok;
+} Ctx;
+
+Sym *scope_lookup(Scope *s, const char *name) {
+  for (int i = 0; i < s->nsyms; i++)
+    if (strcmp(s->syms[i]->name, name) == 0) return s->syms[i];
+  return NULL;
+}
+
+static Sym *sym_get(Ctx *c, Scope *s, const char *name) {
+  Sym *y = scope_lookup(s, name);
+  if (y) return y;
+  if (s->nsyms == s->cap) {
+    int cap = s->cap ? s->cap * 2 : 8;
+    Sym **n = arena_alloc(c->si->arena, sizeof *n * (size_t)cap);
+    if (s->nsyms) memcpy(n, s->syms, sizeof *n * (size_t)s->nsyms);
+    s->syms = n;
+    s->cap = cap;
+  }
+  y = arena_alloc(c->si->arena, sizeof *y);
+  s->syms[s->nsyms++] = y;
+  y->name = name;
+  y->kind = SYM_LOCAL;
+  return y;
+}
+
+static Scope *scope_new(Ctx *c, Ast *node, Scope *parent) {
+  ScopeInfo *si = c->si;
+  Scope *s = arena_alloc(si->arena, sizeof *s);
+  s->node = node;
+  s->parent = parent;
+  s->is_module = node->kind == A_MODULE;
+  s->id = si->n;
+  if (si->n == si->cap) {
+    int cap = si->cap ? si->cap * 2 : 8;
+    Scope **n = arena_alloc(si->arena, sizeof *n * (size_t)cap);
+    if (si->n) memcpy(n, si->all, sizeof *n * (size_t)si->n);
+    si->all = n;
+    si->cap = cap;
+  }
+  si->all[si->n++] = s;
+  node->id = s->id + 1;
+  return s;
+}
+
+Scope *scope_of(ScopeInfo *si, const Ast *node) {
+  return node->id > 0 && node->id <= si->n ? si->all[node->id - 1] : NULL;
+}
+
+/* ---- pass 1: bindings and uses ------------------------------------------- */
+
+static void collect_expr(Ctx *c, Scope *s, Ast *e);
+static void collect_stmts(Ctx *c, Scope *s, AstList *l);
+
+static void bind(Ctx *c, Scope *s, const char *name) { sym_get(c, s, name)->bound = true; }
+
+static void use(Ctx *c, Scope *s, const char *name) { sym_get(c, s, name); }
+
+static void bind_target(Ctx *c, Scope *s, Ast *t) {
+  switch (t->kind) {
+  case A_NAME: bind(c, s, t->name); break;
+  case A_TUPLE:
+  case A_LIST:
+    for (int i = 0; i < t->elts.n; i++) bind_target(c, s, t->elts.items[i]);
+    break;
+  case A_STARRED: bind_target(c, s, t->value); break;
+  default: collect_expr(c, s, t); break; /* subscript/attribute: their parts are reads */
+  }
+}
+
+static void collect_list(Ctx *c, Scope *s, AstList *l) {
+  for (int i = 0; i < l->n; i++) collect_expr(c, s, l->items[i]);
+}
+
+/* A def or lambda: defaults and decorators belong to the enclosing scope. */
+static void collect_function(Ctx *c, Scope *s, Ast *fn) {
+  for (int i = 0; i < fn->args.n; i++)
+    if (fn->args.items[i]->deflt) collect_expr(c, s, fn->args.items[i]->deflt);
+  collect_list(c, s, &fn->decorators);
+  Scope *inner = scope_new(c, fn, s);
+  for (int i = 0; i < fn->args.n; i++) {
+    Sym *y = sym_get(c, inner, fn->args.items[i]->name);
+    y->bound = y->param = true;
+  }
+  if (fn->kind == A_LAMBDA)
+    collect_expr(c, inner, fn->value);
+  else
+    collect_stmts(c, inner, &fn->body);
+}
+
+static void collect_expr(Ctx *c, Scope *s, Ast *e) {
+  if (!e) return;
+  switch (e->kind) {
+  case A_NAME: use(c, s, e->name); break;
+  case A_LAMBDA: collect_function(c, s, e); break;
+  case A_BOOLOP: collect_list(c, s, &e->values); break;
+  case A_BINOP: collect_expr(c, s, e->left); collect_expr(c, s, e->right); break;
+  case A_UNARYOP: collect_expr(c, s, e->operand); break;
+  case A_IFEXP: collect_expr(c, s, e->test); collect_expr(c, s, e->left); collect_expr(c, s, e->right); break;
+  case A_DICT: collect_list(c, s, &e->keys); collect_list(c, s, &e->values); break;
+  case A_COMPARE: collect_expr(c, s, e->left); collect_list(c, s, &e->comparators); break;
+  case A_CALL:
+    collect_expr(c, s, e->func);
+    collect_list(c, s, &e->args);
+    for (int i = 0; i < e->keywords.n; i++) collect_expr(c, s, e->keywords.items[i]->value);
+    break;
+  case A_JOINEDSTR: collect_list(c, s, &e->values); break;
+  case A_FORMATTEDVALUE: collect_expr(c, s, e->value); collect_expr(c, s, e->format_spec); break;
+  case A_ATTRIBUTE: collect_expr(c, s, e->value); break;
+  case A_SUBSCRIPT: collect_expr(c, s, e->value); collect_expr(c, s, e->slice); break;
+  case A_STARRED: collect_expr(c, s, e->value); break;
+  case A_LIST:
+  case A_TUPLE: collect_list(c, s, &e->elts); break;
+  case A_SLICE: collect_expr(c, s, e->lower); collect_expr(c, s, e->upper); collect_expr(c, s, e->step); break;
+  default: break;
+  }
+}
+
+static void declare(Ctx *c, Scope *s, Ast *st, bool global) {
+  for (int i = 0; i < st->names.n; i++) {
+    Ast *n = st->names.items[i];
+    Sym *y = sym_get(c, s, n->name);
+    if (global) y->is_global_decl = true;
+    else y->is_nonlocal_decl = true;
+    y->decl_line = n->line;
+    y->decl_col = n->col;
+    if (!global && s->is_module) {
+      diag_add(c->diags, c->path, c->source, st->line, st->col, "nonlocal declaration not allowed at module level");
+      c->ok = false;
+    }
+  }
+}
+
+static const char *import_binding(Ast *alias) {
+  if (alias->asname) return alias->asname;
+  return alias->name;
+}
+
+static void collect_stmt(Ctx *c, Scope *s, Ast *st) {
+  switch (st->kind) {
+  case A_FUNCDEF:
+    collect_function(c, s, st);
+    bind(c, s, st->name);
+    break;
+  case A_CLASSDEF:
+    collect_list(c, s, &st->bases);
+    collect_list(c, s, &st->decorators);
+    bind(c, s, st->name);
+    break;
+  case A_RETURN: collect_expr(c, s, st->value); break;
+  case A_DELETE:
+    for (int i = 0; i < st->targets.n; i++) bind_target(c, s, st->targets.items[i]);
+    break;
+  case A_ASSIGN:
+    collect_expr(c, s, st->value);
+    for (int i = 0; i < st->targets.n; i++) bind_target(c, s, st->targets.items[i]);
+    break;
+  case A_AUGASSIGN:
+    collect_expr(c, s, st->value);
+    collect_expr(c, s, st->target);
+    bind_target(c, s, st->target);
+    break;
+  case A_FOR:
+    collect_expr(c, s, st->iter);
+    bind_target(c, s, st->target);
+    collect_stmts(c, s, &st->body);
+    collect_stmts(c, s, &st->orelse);
+    break;
+  case A_WHILE:
+  case A_IF:
+    collect_expr(c, s, st->test);
+    collect_stmts(c, s, &st->body);
+    collect_stmts(c, s, &st->orelse);
+    break;
+  case A_WITH:
+    for (int i = 0; i < st->items.n; i++) {
+      Ast *it = st->items.items[i];
+      collect_expr(c, s, it->context_expr);
+      if (it->optional_vars) bind_target(c, s, it->optional_vars);
+    }
+    collect_stmts(c, s, &st->body);
+    break;
+  case A_RAISE: collect_expr(c, s, st->exc); break;
+  case A_TRY:
+    collect_stmts(c, s, &st->body);
+    for (int i = 0; i < st->handlers.n; i++) {
+      Ast *h = st->handlers.items[i];
+      collect_expr(c, s, h->type);
+      if (h->name) bind(c, s, h->name);
+      collect_stmts(c, s, &h->body);
+    }
+    collect_stmts(c, s, &st->orelse);
+    collect_stmts(c, s, &st->finalbody);
+    break;
+  case A_ASSERT: collect_expr(c, s, st->test); collect_expr(c, s, st->msg); break;
+  case A_IMPORT:
+  case A_IMPORTFROM:
+    for (int i = 0; i < st->names.n; i++) bind(c, s, import_binding(st->names.items[i]));
+    break;
+  case A_GLOBAL: declare(c, s, st, true); break;
+  case A_NONLOCAL: declare(c, s, st, false); break;
+  case A_EXPR: collect_expr(c, s, st->value); break;
+  default: break;
+  }
+}
+
+static void collect_stmts(Ctx *c, Scope *s, AstList *l) {
+  for (int i = 0; i < l->n; i++) collect_stmt(c, s, l->items[i]);
+}
+
+/* ---- pass 2: resolution --------------------------------------------------- */
+
+static int global_slot(Ctx *c, const char *name) {
+  ScopeInfo *si = c->si;
+  for (int i = 0; i < si->nglobals; i++)
+    if (strcmp(si->globals[i], name) == 0) return i;
+  const char **n = arena_alloc(si->arena, sizeof *n * (size_t)(si->nglobals + 1));
+  if (si->nglobals) memcpy(n, si->globals, sizeof *n * (size_t)si->nglobals);
+  n[si->nglobals] = name;
+  si->globals = n;
+  return si->nglobals++;
+}
+
+static bool module_binds(Ctx *c, const char *name) {
+  for (int i = 0; i < c->si->nglobals; i++)
+    if (strcmp(c->si->globals[i], name) == 0) return true;
+  return false;
+}
+
+static void add_free(Ctx *c, Scope *s, Sym *y) {
+  if (y->kind == SYM_FREE) return;
+  y->kind = SYM_FREE;
+  Sym **n = arena_alloc(c->si->arena, sizeof *n * (size_t)(s->nfrees + 1));
+  if (s->nfrees) memcpy(n, s->frees, sizeof *n * (size_t)s->nfrees);
+  n[s->nfrees] = y;
+  y->index = s->nfrees;
+  s->frees = n;
+  s->nfrees++;
+}
+
+/* Find `name` bound as a local in an enclosing function; mark the path. */
+static bool capture(Ctx *c, Scope *s, Sym *y) {
+  Scope *p = s->parent;
+  if (!p || p->is_module) return false;
+  Sym *py = scope_lookup(p, y->name);
+  if (py && py->is_global_decl) return false;
+  if (py && py->bound && !py->is_nonlocal_decl) {
+    if (py->kind == SYM_LOCAL) py->kind = SYM_CELL;
+    add_free(c, s, y);
+    return true;
+  }
+  if (!py) py = sym_get(c, p, y->name);
+  if (capture(c, p, py)) {
+    add_free(c, s, y);
+    return true;
+  }
+  return false;
+}
+
+static void resolve_scope(Ctx *c, Scope *s) {
+  for (int i = 0; i < s->nsyms; i++) {
+    Sym *y = s->syms[i];
+    if (s->is_module || y->is_global_decl) {
+      if (y->bound || y->is_global_decl) {
+        y->kind = SYM_GLOBAL;
+        y->index = global_slot(c, y->name);
+      }
+    }
+  }
+}
+
+static void resolve_refs(Ctx *c, Scope *s) {
+  /* Iterate by index: capture() may append symbols to enclosing scopes only. */
+  for (int i = 0; i < s->nsyms; i++) {
+    Sym *y = s->syms[i];
+    if (y->kind == SYM_GLOBAL || y->kind == SYM_FREE || y->kind == SYM_CELL) continue;
+    if (y->is_nonlocal_decl) {
+      y->bound = false; /* the binding belongs to the enclosing function */
+      if (!capture(c, s, y)) {
+        diag_add(c->diags, c->path, c->source, y->decl_line, y->decl_col, "no binding for nonlocal '%s' found", y->name);
+        c->ok = false;
+      }
+      continue;
+    }
+    if (y->bound && !s->is_module) continue; /* plain local */
+    if (!s->is_module && capture(c, s, y)) continue;
+    if (module_binds(c, y->name)) {
+      y->kind = SYM_GLOBAL;
+      y->index = global_slot(c, y->name);
+    } else if (c->is_builtin(y->name)) {
+      y->kind = SYM_BUILTIN;
+    } else {
+      y->kind = SYM_BUILTIN; /* reported below, at each use */
+      y->index = -1;
+    }
+  }
+}
+
+/* Report each use of an unknown name at its own location. */
+static void report_unknown(Ctx *c, Scope *s, Ast *e);
+static void report_list(Ctx *c, Scope *s, AstList *l) {
+  for (int i = 0; i < l->n; i++) report_unknown(c, s, l->items[i]);
+}
+static void report_unknown(Ctx *c, Scope *s, Ast *e) {
+  if (!e) return;
+  if (e->kind == A_NAME) {
+    Sym *y = scope_lookup(s, e->name);
+    if (y && y->kind == SYM_BUILTIN && y->index == -1) {
+      diag_add(c->diags, c->path, c->source, e->line, e->col, "name '%s' is not defined", e->name);
+      c->ok = false;
+    }
+    return;
+  }
+  if (e->kind == A_FUNCDEF || e->kind == A_LAMBDA) {
+    for (int i = 0; i < e->args.n; i++) report_unknown(c, s, e->args.items[i]->deflt);
+    report_list(c, s, &e->decorators);
+    Scope *inner = scope_of(c->si, e);
+    if (e->kind == A_LAMBDA) report_unknown(c, inner, e->value);
+    else report_list(c, inner, &e->body);
+    return;
+  }
+  Ast *kids[] = {e->value, e->target, e->test, e->left, e->right, e->iter, e->func, e->slice, e->lower,
+                 e->upper, e->step, e->msg, e->exc, e->deflt, e->type, e->context_expr, e->optional_vars,
+                 e->format_spec, e->operand};
+  for (size_t i = 0; i < sizeof kids / sizeof *kids; i++) report_unknown(c, s, kids[i]);
+  AstList *lists[] = {&e->body, &e->orelse, &e->finalbody, &e->handlers, &e->targets, &e->args, &e->keywords,
+                      &e->decorators, &e->bases, &e->values, &e->keys, &e->elts, &e->comparators, &e->items};
+  for (size_t i = 0; i < sizeof lists / sizeof *lists; i++) report_list(c, s, lists[i]);
+}
+
+bool scope_analyze(ScopeInfo *si, Arena *arena, Ast *module, const char *path, const char *source, DiagList *diags,
+                   bool (*is_builtin)(const char *name)) {
+  memset(si, 0, sizeof *si);
+  si->arena = arena;
+  Ctx c = {si, path, source, diags, is_builtin, true};
+  si->module = scope_new(&c, module, NULL);
+  collect_stmts(&c, si->module, &module->body);
+  /* Module slots first (so `global x` in a function finds them), then refs. */
+  for (int i = 0; i < si->n; i++) resolve_scope(&c, si->all[i]);
+  for (int i = 0; i < si->n; i++) resolve_refs(&c, si->all[i]);
+  report_list(&c, si->module, &module->body);
+  return c.ok;
+}

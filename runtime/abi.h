@@ -1,0 +1,131 @@
+/* abi.h — the contract between generated C and the runtime: value layout, refcount macros, entry points.
+ *
+ * This header is compiled twice: by gcc as part of the runtime, and (embedded as
+ * text by the build) as the prelude of every C unit the compiler emits for
+ * libtcc.  It therefore includes no system header and uses only plain C types.
+ * Ownership rule for every entry point below: arguments are BORROWED, a
+ * returned Val is OWNED by the caller (it must be released with TFS_DECREF).
+ */
+#ifndef TFS_ABI_H
+#define TFS_ABI_H
+
+typedef long long tfs_i64;
+typedef unsigned long long tfs_u64;
+
+/* Val tags.  Immediates carry their payload inline; VT_OBJ points at an Obj.
+ * VT_UNDEF is internal: "no value" (missing argument, unbound local, attribute
+ * not found); it never reaches user code as a value.  ORDER VT */
+enum { VT_UNDEF = 0, VT_NONE, VT_BOOL, VT_INT, VT_FLOAT, VT_OBJ };
+
+struct Type;
+typedef struct Obj {
+  tfs_i64 rc;                 /* reference count; freed when it drops to 0 */
+  const struct Type *type;    /* vtable: name, free, repr, call, ... (value.h) */
+} Obj;
+
+typedef struct Val {
+  unsigned tag;               /* VT_* */
+  union { tfs_i64 i; double f; Obj *o; } u;
+} Val;
+
+/* Keyword arguments of a call: names are NUL-terminated identifiers. */
+typedef struct Kw {
+  int n;
+  const char *const *names;
+  const Val *vals;
+} Kw;
+
+/* A source location the generated code can point at (index into a table). */
+typedef struct RtLoc {
+  int file;                   /* index into the program's RtFile table */
+  int line, col;              /* 1-based */
+} RtLoc;
+
+typedef struct RtFile {
+  const char *path;           /* as given on the command line / import */
+  const char *source;         /* full text, for the caret line of errors */
+} RtFile;
+
+/* Static description of a compiled .tfs function; the code pointer receives the
+ * function object (for its cells) and exactly nparams bound, borrowed args. */
+struct Func;
+typedef Val (*FuncCode)(struct Func *self, Val *args);
+typedef struct FuncInfo {
+  const char *name;           /* 'f', or '<lambda>' */
+  int nparams;
+  const char *const *params;  /* parameter names, in order */
+  FuncCode code;
+  int loc;                    /* location of the def, for errors */
+  int module;                 /* index of the defining module */
+  const char *source;         /* the def's source text (for to_code), or 0 */
+} FuncInfo;
+
+/* Binary operators (rt_binop) and comparisons (rt_compare).  ORDER BINOP */
+enum {
+  BIN_ADD, BIN_SUB, BIN_MUL, BIN_DIV, BIN_FLOORDIV, BIN_MOD, BIN_POW, BIN_MATMUL,
+  BIN_LSHIFT, BIN_RSHIFT, BIN_BITAND, BIN_BITOR, BIN_BITXOR, BIN__COUNT
+};
+enum { CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_EQ, CMP_NE, CMP_IS, CMP_ISNOT, CMP_IN, CMP_NOTIN };
+enum { UN_NEG, UN_POS, UN_INVERT, UN_NOT };
+
+#define TFS_IS_OBJ(v) ((v).tag == VT_OBJ)
+#define TFS_INCREF(v) do { if ((v).tag == VT_OBJ) (v).u.o->rc++; } while (0)
+#define TFS_DECREF(v) do { if ((v).tag == VT_OBJ && --(v).u.o->rc == 0) rt_free_obj((v).u.o); } while (0)
+
+/* Every runtime function generated code may call: X(return type, name, params).
+ * The JIT binds each with tcc_add_symbol; the emitter prints the prototypes. */
+#define TFS_RT_API(X) \
+  X(void, rt_free_obj, (Obj *o)) \
+  X(Val, rt_none, (void)) \
+  X(Val, rt_bool, (int b)) \
+  X(Val, rt_int, (tfs_i64 i)) \
+  X(Val, rt_float, (double f)) \
+  X(Val, rt_str, (const char *s, tfs_i64 len)) \
+  X(Val, rt_list, (int n, const Val *items)) \
+  X(Val, rt_tuple, (int n, const Val *items)) \
+  X(Val, rt_dict, (int n, const Val *keys, const Val *vals)) \
+  X(Val, rt_slice, (Val lo, Val hi, Val step)) \
+  X(Val, rt_ellipsis, (void)) \
+  X(Val, rt_fstring, (int n, const Val *parts)) \
+  X(Val, rt_format, (Val v, const char *conv, Val spec)) \
+  X(Val, rt_binop, (int op, Val a, Val b)) \
+  X(Val, rt_inplace, (int op, Val a, Val b)) \
+  X(Val, rt_unop, (int op, Val a)) \
+  X(Val, rt_compare, (int op, Val a, Val b)) \
+  X(int, rt_truthy, (Val v)) \
+  X(Val, rt_getattr, (Val o, const char *name)) \
+  X(void, rt_setattr, (Val o, const char *name, Val v)) \
+  X(Val, rt_getitem, (Val o, Val key)) \
+  X(void, rt_setitem, (Val o, Val key, Val v)) \
+  X(void, rt_delitem, (Val o, Val key)) \
+  X(Val, rt_call, (Val f, int n, const Val *args, const Kw *kw)) \
+  X(Val, rt_call_star, (Val f, Val args, Val kwargs)) \
+  X(Val, rt_iter, (Val o)) \
+  X(int, rt_next, (Val it, Val *out)) \
+  X(void, rt_unpack, (Val v, int n, Val *out)) \
+  X(Val, rt_func_new, (const FuncInfo *info, int ndefaults, const Val *defaults, int ncells, Obj *const *cells)) \
+  X(Obj *, rt_cell_new, (Val v)) \
+  X(Val, rt_cell_get, (Obj *cell, const char *name)) \
+  X(void, rt_cell_set, (Obj *cell, Val v)) \
+  X(Obj *, rt_func_cell, (struct Func *f, int i)) \
+  X(void, rt_unbound_local, (const char *name)) \
+  X(void, rt_unbound_global, (const char *name)) \
+  X(Val, rt_builtin, (const char *name)) \
+  X(Val, rt_import, (int module)) \
+  X(Val, rt_module_attr, (Val module, const char *name)) \
+  X(Val, rt_native_module, (const char *name)) \
+  X(void, rt_assert_fail, (Val msg)) \
+  X(void, rt_raise, (Val exc)) \
+  X(void, rt_set_loc, (int loc)) \
+  X(void, rt_register_program, (int nfiles, const RtFile *files, int nlocs, const RtLoc *locs)) \
+  X(void, rt_register_module, (int index, const char *name, void (*init)(Val module), int nglobals, const char *const *names, Val *globals))
+
+/* Current source location: generated code stores a loc index here before each
+ * operation that may fail, so the error printer can point at the user's line. */
+extern int rt_cur_loc;
+
+#define TFS_RT_PROTO(ret, name, params) ret name params;
+TFS_RT_API(TFS_RT_PROTO)
+#undef TFS_RT_PROTO
+
+#endif

@@ -1,0 +1,164 @@
+/* object.h — the host object kinds (str, list, tuple, dict, range, functions, cells, modules, builtins). */
+#ifndef TFS_OBJECT_H
+#define TFS_OBJECT_H
+
+#include "value.h"
+
+extern const Type str_type, list_type, tuple_type, dict_type, range_type, slice_type, ellipsis_type;
+extern const Type func_type, cell_type, module_type, builtin_type, bound_type, iter_type;
+
+typedef struct Str {
+  Obj hdr;
+  tfs_i64 len;                /* bytes, excluding the NUL */
+  tfs_u64 hash;               /* 0: not computed yet */
+  char data[];                /* NUL-terminated UTF-8 */
+} Str;
+
+typedef struct List {
+  Obj hdr;
+  tfs_i64 len, cap;
+  Val *items;                 /* owned references */
+} List;
+
+typedef struct Tuple {
+  Obj hdr;
+  tfs_i64 len;
+  Val items[];                /* owned references */
+} Tuple;
+
+typedef struct Dict {         /* insertion-ordered hash map (L2) */
+  Obj hdr;
+  tfs_i64 len, cap;           /* entries in use / capacity of keys/vals */
+  Val *keys, *vals;           /* dense, insertion order; VT_UNDEF key = deleted */
+  tfs_i64 *index;             /* open-addressing table into keys/vals, -1 = empty */
+  tfs_i64 index_cap, used;    /* used counts deleted slots too */
+} Dict;
+
+typedef struct Range { Obj hdr; tfs_i64 start, stop, step; } Range;
+typedef struct Slice { Obj hdr; Val lo, hi, step; } Slice;   /* VT_NONE for omitted parts */
+
+typedef struct Cell { Obj hdr; Val v; } Cell;                /* VT_UNDEF: not yet bound */
+
+typedef struct Func {
+  Obj hdr;
+  const FuncInfo *info;
+  int ndefaults, ncells;
+  Val *defaults;              /* owned */
+  Obj **cells;                /* owned references to Cell objects */
+  Val dict;                   /* attributes set on the function (VT_UNDEF until used) */
+} Func;
+
+/* A builtin function implemented in C.  `self` is the bound receiver for
+ * methods ('abc'.upper) or VT_UNDEF for plain functions. */
+typedef Val (*BuiltinFn)(Val self, int n, const Val *args, const Kw *kw);
+typedef struct Builtin {
+  Obj hdr;
+  const char *name;           /* 'print', 'str.upper', 'tf.add' */
+  BuiltinFn fn;
+  Val self;                   /* owned; VT_UNDEF when unbound */
+  const void *data;           /* extra static data (e.g. the OpDef of a tf op) */
+} Builtin;
+
+typedef struct Module {
+  Obj hdr;
+  const char *name;           /* 'tf', 'math', or the .tfs module name */
+  int nglobals;
+  const char *const *names;   /* compiled modules: global names, in slot order */
+  Val *globals;               /* compiled modules: the generated code's slots (borrowed storage) */
+  Val (*getattr)(const char *name);   /* native modules (tf, ag, time): attribute lookup */
+  void (*init)(Val module);   /* compiled modules: top-level code; NULL once run */
+} Module;
+
+/* A method bound to its receiver (L2 classes): calling it prepends self. */
+typedef struct Bound { Obj hdr; Val fn, self; } Bound;       /* both owned */
+
+/* The one iterator object kind: `step` produces the next item (owned) from
+ * the state below, returning false when exhausted. */
+typedef struct Iter {
+  Obj hdr;
+  const char *kind;           /* 'list_iterator', for repr */
+  bool (*step)(struct Iter *it, Val *out);
+  Val src, aux;               /* owned (VT_UNDEF when unused) */
+  tfs_i64 i, n;               /* position / end, meaning is up to step */
+} Iter;
+
+/* Type objects: `int`, `str`, type(x), isinstance's second argument.  Calling
+ * one constructs a value (`ctor`), or an exception when it is an exception class. */
+extern const Type type_type;
+typedef struct TypeObj {
+  Obj hdr;
+  const char *name;           /* 'int', 'tf.Tensor', 'ValueError' */
+  const Type *type;           /* object types: the instances' vtable */
+  int tag;                    /* immediates: their VT_* tag (bool: VT_BOOL); objects: VT_OBJ */
+  BuiltinFn ctor;             /* NULL: not callable */
+  int errkind;                /* exception classes: their ErrKind; else -1 */
+} TypeObj;
+
+/* An exception instance (raise ValueError("msg")). */
+extern const Type exc_type;
+typedef struct Exc { Obj hdr; int kind; Val msg; } Exc;      /* msg: owned str */
+
+/* Constructors (owned results). */
+Val str_new(const char *s, tfs_i64 len);
+Val str_from_cstr(const char *s);
+Val str_take(char *s, tfs_i64 len);   /* adopts a malloc'd NUL-terminated buffer's bytes */
+Val list_new(tfs_i64 cap);
+void list_append(Val list, Val item);            /* borrows item (increfs) */
+Val tuple_new(tfs_i64 len);                      /* items VT_NONE until filled */
+Val tuple_pack(int n, ...);                      /* borrowed Vals, increfed */
+Val builtin_new(const char *name, BuiltinFn fn, Val self, const void *data);
+Val dict_new(void);
+Val dict_get(Val d, Val key);                    /* VT_UNDEF when missing; owned otherwise */
+void dict_set(Val d, Val key, Val v);
+
+static inline const char *str_cstr(Val v) { return ((Str *)v.u.o)->data; }
+static inline tfs_i64 str_len(Val v) { return ((Str *)v.u.o)->len; }
+
+/* More constructors and helpers shared by the runtime and the modules. */
+Val str_of(Val v);                               /* str(v) as a str value */
+Val repr_of(Val v);                              /* repr(v) as a str value */
+Val list_from_iterable(Val it);                  /* list(it) */
+void list_extend(Val list, Val iterable);
+Val dict_keys_list(Val d);                       /* list(d) */
+bool dict_del(Val d, Val key);                   /* false when missing */
+Val range_new(tfs_i64 start, tfs_i64 stop, tfs_i64 step);
+Val iter_new(const char *kind, bool (*step)(Iter *it, Val *out), Val src, Val aux, tfs_i64 i, tfs_i64 n);
+Val bound_new(Val fn, Val self);
+Val exc_new(int kind, Val msg);
+/* Python's slice.indices(len): clamps and fills start/stop/step, returns the
+ * slice length.  Raises for a zero step or non-integer parts. */
+tfs_i64 slice_indices(Val slice, tfs_i64 len, tfs_i64 *start, tfs_i64 *stop, tfs_i64 *step);
+/* The type object of v (type(v)), and of an object type (for isinstance). */
+Val typeobj_of(Val v);
+Val typeobj_for(const Type *t);
+/* Code point count and code point -> byte offset of a UTF-8 str. */
+tfs_i64 str_nchars(Val s);
+
+/* Formatting: format(v, spec) appended to b (spec need not be NUL-terminated),
+ * and printf-style `fmt % args`. */
+void format_into(StrBuf *b, Val v, const char *spec, size_t speclen);
+Val format_percent(Val fmt, Val args);
+
+/* Runtime-internal plumbing shared by the host object files. */
+#define TFS_IMMORTAL_RC ((tfs_i64)1 << 60)       /* statically allocated objects: never freed */
+extern int rt_call_depth;                        /* active .tfs function calls (RecursionError) */
+bool repr_enter(Obj *o);                         /* false: o is already being repr'd (cycle) */
+void repr_leave(Obj *o);
+tfs_u64 obj_identity_hash(Val v);                /* hash slot for identity-hashed objects */
+bool seq_items(Val v, tfs_i64 *n, const Val **items);   /* list/tuple: borrowed item array */
+void list_delitem(Val list, Val key);            /* del l[k], del l[i:j] */
+void dict_delitem(Val d, Val key);               /* del d[k] (KeyError when missing) */
+bool contains(Val container, Val x);             /* x in container */
+int num_cmp(Val a, Val b);                       /* host numbers: -1, 0, 1, or 2 when unordered (NaN) */
+
+/* Native modules register their attribute tables here. */
+Val module_native(const char *name, Val (*getattr)(const char *name));
+
+/* Builtins scope: returns the builtin named `name` (owned) or VT_UNDEF. */
+Val builtins_lookup(const char *name);
+
+/* Write `s` exactly to stdout (buffered; flushed at exit and before errors). */
+void rt_write_stdout(const char *s, size_t n);
+void rt_flush(void);
+
+#endif

@@ -1,0 +1,137 @@
+/* tensor.h — dense n-d tensors: dtypes, shapes, strided views over reference-counted buffers. */
+#ifndef TFS_TENSOR_H
+#define TFS_TENSOR_H
+
+#include "value.h"
+
+#define TFS_MAX_RANK 8
+
+typedef enum DType {          /* ORDER DTYPE: dtype_info[] in tensor.c follows it */
+  DT_FLOAT32, DT_FLOAT64, DT_INT32, DT_INT64, DT_BOOL, DT_STRING, DT__COUNT
+} DType;
+
+typedef struct DTypeInfo {
+  const char *name;           /* 'float32' */
+  int size;                   /* bytes per element (string: sizeof(Str *)) */
+  bool is_float, is_int;
+} DTypeInfo;
+extern const DTypeInfo dtype_info[DT__COUNT];
+
+/* A buffer owns the bytes; tensors are views on it.  String tensors store one
+ * owned `Str *` per element. */
+typedef struct Buffer {
+  tfs_i64 rc;
+  DType dtype;
+  int kind;                   /* BUF_*: how the memory is owned (tensor.c) */
+  tfs_i64 nelem;
+  void *data;                 /* points into `inline_data` for small buffers */
+  _Alignas(64) unsigned char inline_data[];
+} Buffer;
+
+typedef struct Tensor {
+  Obj hdr;
+  DType dtype;
+  int rank;
+  tfs_i64 size;               /* number of elements */
+  tfs_i64 shape[TFS_MAX_RANK];
+  tfs_i64 strides[TFS_MAX_RANK];   /* in elements */
+  tfs_i64 offset;             /* in elements, into buf */
+  Buffer *buf;                /* owned reference */
+  void *sym;                  /* graph mode: the symbolic node this stands for (NULL when eager) */
+} Tensor;
+
+extern const Type tensor_type, dtype_type;
+
+static inline bool val_is_tensor(Val v) { return val_is(v, &tensor_type); }
+static inline Tensor *val_tensor(Val v) { return (Tensor *)v.u.o; }
+
+/* New contiguous tensor with uninitialised (string: NULL) elements. */
+Tensor *tensor_new(DType dt, int rank, const tfs_i64 *shape);
+/* View sharing t's buffer with another shape/strides/offset. */
+Tensor *tensor_view(Tensor *t, int rank, const tfs_i64 *shape, const tfs_i64 *strides, tfs_i64 offset);
+bool tensor_is_contiguous(const Tensor *t);
+Tensor *tensor_contiguous(Tensor *t);            /* owned: t itself (increfed) or a packed copy */
+static inline void *tensor_data(const Tensor *t) {
+  return (char *)t->buf->data + t->offset * dtype_info[t->dtype].size;
+}
+
+/* dtype objects (tf.float32 ...) as host values. */
+Val dtype_val(DType dt);
+bool val_as_dtype(Val v, DType *out);
+
+/* Host value -> tensor per LANGUAGE.md §6 (nested lists give the shape; ragged
+ * is an error).  `want` is the dtype to convert to, or -1 for the defaults. */
+Tensor *tensor_from_val(Val v, int want);
+
+/* shape=(2, 3) text as printed inside tf.Tensor(...) */
+void shape_format(StrBuf *b, int rank, const tfs_i64 *shape);
+
+/* ---- additions (tensor.c, ndarray.c) ------------------------------------ */
+
+/* Bit masks of dtypes, for op signatures. */
+#define DTM(dt) (1u << (dt))
+#define DTM_FLOAT (DTM(DT_FLOAT32) | DTM(DT_FLOAT64))
+#define DTM_INT (DTM(DT_INT32) | DTM(DT_INT64))
+#define DTM_NUM (DTM_FLOAT | DTM_INT)
+#define DTM_NUMBOOL (DTM_NUM | DTM(DT_BOOL))
+#define DTM_ALL ((1u << DT__COUNT) - 1)
+
+const char *dtype_short_name(DType dt);          /* TF's 'float', 'double', 'int32' (error texts) */
+
+/* Scalar tensors and values. */
+Tensor *tensor_scalar(DType dt);                 /* 0-d, uninitialised */
+Tensor *tensor_copy(Tensor *t);                  /* packed copy (owned) */
+static inline void tensor_release(Tensor *t) { Val v = val_obj(t); TFS_DECREF(v); }
+static inline Tensor *tensor_retain(Tensor *t) { t->hdr.rc++; return t; }
+static inline Val tensor_val(Tensor *t) { return val_obj(t); }  /* adopts the reference */
+/* Element i (row-major over the view) as double / int64. */
+double tensor_get_f(const Tensor *t, tfs_i64 i);
+tfs_i64 tensor_get_i(const Tensor *t, tfs_i64 i);
+/* Byte offset (in elements) of row-major element i of a strided view. */
+tfs_i64 tensor_elem_offset(const Tensor *t, tfs_i64 i);
+/* Element i of a tensor as a host value (int/float/bool/str), owned. */
+Val tensor_item(const Tensor *t, tfs_i64 i);
+/* The tensor a value stands for (tensor, Variable, ndarray): borrowed, or NULL. */
+Tensor *val_as_tensor(Val v);
+/* Graph mode: release hook for Tensor.sym (set by the graph module). */
+extern void (*tensor_sym_free)(void *sym);
+
+/* Host list of dims from a shape-like value (list/tuple of ints, TensorShape,
+ * 1-d int tensor, or an int for rank 1); -1 for None when allow_unknown.
+ * Returns the rank; raises TypeError/ValueError naming `what`. */
+int val_to_dims(Val v, tfs_i64 *dims, bool allow_unknown, const char *what);
+
+/* TensorShape host values: rank -1 is an unknown rank, dims -1 unknown. */
+typedef struct TShape { Obj hdr; int rank; tfs_i64 dims[TFS_MAX_RANK]; } TShape;
+extern const Type tshape_type;
+Val tshape_new(int rank, const tfs_i64 *dims);
+/* TensorShape, list/tuple of int/None, or None (unknown rank) -> rank/dims. */
+bool val_as_tshape(Val v, int *rank, tfs_i64 *dims);
+
+/* Variables: mutable storage holding the current value tensor. */
+typedef struct Variable {
+  Obj hdr;
+  Tensor *value;              /* owned; replaced or written in place on assign */
+  char *name;                 /* 'Variable:0' (malloc'd) */
+  bool trainable;
+  void *sym;                  /* graph mode: the resource node (NULL when eager) */
+} Variable;
+extern const Type variable_type;
+Val variable_new(Val initial, Val name, bool trainable, Val dtype);
+/* Replace the variable's value with v converted to its dtype; mode 0 assign, 1 add, 2 sub. */
+void variable_assign(Variable *var, Val v, int mode);
+
+/* ndarray host values (t.numpy()): an immutable view on a tensor. */
+typedef struct NdArray { Obj hdr; Tensor *t; } NdArray;
+extern const Type ndarray_type, npdtype_type;
+Val ndarray_new(Tensor *t);                      /* borrows t; 0-d gives a host scalar */
+/* numpy repr of a tensor's values ('array([1., 2.], dtype=float32)', '12.0') */
+void ndarray_repr_tensor(StrBuf *b, const Tensor *t);
+/* numpy str() of a tensor's values, including string tensors */
+void ndarray_str_tensor(StrBuf *b, const Tensor *t);
+
+/* numpy-exact printing (tprint.c). */
+void tprint_numpy(StrBuf *b, const Tensor *t);
+void tprint_tfprint(StrBuf *b, const Tensor *t);
+
+#endif

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""golden.py — run every NAME.tfs in a directory and compare stdout/stderr/exit status with NAME.out/.err/.status.
+
+Each program runs as `tfs run NAME.tfs [args]` from its own directory (so
+diagnostics say `NAME.tfs:line:col`), and again as a standalone executable
+built by `tfsc NAME.tfs -o ...` unless NAME.noexe exists.  Optional files:
+NAME.args (one argument per line), NAME.err (expected stderr; default empty),
+NAME.status (expected exit status; default 0).
+"""
+import argparse
+import difflib
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def read(path, default=None):
+    if not os.path.exists(path):
+        return default
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def run(cmd, cwd, timeout):
+    try:
+        p = subprocess.run(cmd, cwd=cwd, capture_output=True, timeout=timeout)
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        return "timeout", b"", b"timed out after %d s\n" % timeout
+
+
+def diff(what, want, got):
+    lines = difflib.unified_diff(want.decode("utf-8", "replace").splitlines(True),
+                                 got.decode("utf-8", "replace").splitlines(True),
+                                 "expected " + what, "actual " + what)
+    return "".join(lines)
+
+
+def check(name, label, result, want_out, want_err, want_status):
+    status, out, err = result
+    problems = []
+    if status != want_status:
+        problems.append("exit status %s, expected %s" % (status, want_status))
+    if out != want_out:
+        problems.append(diff("stdout", want_out, out))
+    if err != want_err:
+        problems.append(diff("stderr", want_err, err))
+    if problems:
+        print("FAIL %s (%s)\n%s" % (name, label, "\n".join(problems)))
+        return False
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tfs", required=True)
+    ap.add_argument("--tfsc", required=True)
+    ap.add_argument("--timeout", type=int, default=120)
+    ap.add_argument("--only", help="run only programs whose name contains this")
+    ap.add_argument("--no-exe", action="store_true",
+                    help="skip the standalone-executable pass (sanitizer builds: tcc cannot link them)")
+    ap.add_argument("dir")
+    a = ap.parse_args()
+    tfs, tfsc = os.path.abspath(a.tfs), os.path.abspath(a.tfsc)
+    names = sorted(f[:-4] for f in os.listdir(a.dir) if f.endswith(".tfs"))
+    if a.only:
+        names = [n for n in names if a.only in n]
+    failed = 0
+    ran = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in names:
+            base = os.path.join(a.dir, name)
+            want_out = read(base + ".out")
+            if want_out is None:
+                print("FAIL %s: no %s.out beside it" % (name, name))
+                failed += 1
+                continue
+            want_err = read(base + ".err", b"")
+            want_status = int(read(base + ".status", b"0").decode().strip() or "0")
+            args = [l for l in read(base + ".args", b"").decode().splitlines() if l]
+            ran += 1
+            ok = check(name, "tfs run", run([tfs, "run", name + ".tfs"] + args, a.dir, a.timeout),
+                       want_out, want_err, want_status)
+            if ok and not a.no_exe and not os.path.exists(base + ".noexe"):
+                exe = os.path.join(tmp, name)
+                st, out, err = run([tfsc, name + ".tfs", "-o", exe], a.dir, a.timeout)
+                if want_status != 0 and st != 0:
+                    # A compile-time error: tfsc must report exactly what tfs run reported.
+                    ok = check(name, "tfsc -o", (st, out, err), b"", want_err, want_status)
+                elif st != 0:
+                    print("FAIL %s (tfsc -o): status %s\n%s" % (name, st, err.decode("utf-8", "replace")))
+                    ok = False
+                else:
+                    ok = check(name, "standalone executable", run([exe] + args, a.dir, a.timeout),
+                               want_out, want_err, want_status)
+            if not ok:
+                failed += 1
+    print("%d of %d programs passed in %s" % (ran - failed, ran, a.dir))
+    return 1 if failed or ran == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
