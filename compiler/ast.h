@@ -86,6 +86,7 @@ struct Ast {
   AstList values, keys, elts, comparators, names, items;
   int *ops;                  /* COMPARE: comparators.n operators */
   bool is_star;              /* ARG: *args; KEYWORD: **kwargs (arg NULL) */
+  bool is_kwstar;            /* ARG: **kwargs (is_star false).  ARG with is_star and name NULL: a bare '*' */
   bool parenthesized;        /* TUPLE written with parentheses */
   int level;                 /* IMPORTFROM: leading dots (unused: always 0) */
   int id;                    /* scratch for passes (e.g. scope analysis) */

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <libtcc.h>
@@ -76,28 +77,58 @@ static const char *runtime_archive(void) {
   return NULL;
 }
 
+/* Run argv[0] with argv; true when it exits 0.  Its stderr is the user's. */
+static bool run_tool(char *const *argv, StrBuf *err) {
+  pid_t pid = fork();
+  if (pid < 0) {
+    sb_puts(err, "cannot start the linker\n");
+    return false;
+  }
+  if (pid == 0) {
+    execvp(argv[0], argv);
+    _exit(127);
+  }
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0) {
+  }
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 127) sb_printf(err, "cannot run '%s'\n", argv[0]);
+  return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* libtcc compiles the program to an object file in-process; the system
+ * linker then joins it with the runtime archive.  (The gcc-built runtime uses
+ * thread-local storage and CPU-dispatched kernels, which tcc's own linker
+ * cannot relocate.) */
 bool jit_output_exe(const char *csrc, const char *out_path, StrBuf *err) {
   const char *rtlib = runtime_archive();
   if (!rtlib) {
     sb_puts(err, "cannot find the tfs runtime library (libtfsrt.a); set TFS_RTLIB\n");
     return false;
   }
+  char obj[] = "/tmp/tfsc-XXXXXX.o";
+  int fd = mkstemps(obj, 2);
+  if (fd < 0) {
+    sb_puts(err, "cannot create a temporary object file\n");
+    return false;
+  }
+  close(fd);
   pthread_mutex_lock(&tcc_lock);
   TCCState *s = tcc_new();
   bool ok = false;
-  if (!s) goto done;
-  tcc_set_error_func(s, err, on_error);
-  tcc_set_lib_path(s, TFS_TCC_LIBDIR);
-  tcc_set_options(s, "-nostdinc");
-  tcc_set_output_type(s, TCC_OUTPUT_EXE);
-  if (tcc_compile_string(s, csrc) != 0) goto done;
-  tcc_add_library_path(s, TFS_SYS_LIBDIR);
-  if (tcc_add_file(s, rtlib) < 0) goto done;
-  if (tcc_add_library(s, "openblas") < 0 || tcc_add_library(s, "m") < 0 || tcc_add_library(s, "pthread") < 0)
-    goto done;
-  ok = tcc_output_file(s, out_path) == 0;
-done:
-  if (s) tcc_delete(s);
+  if (s) {
+    tcc_set_error_func(s, err, on_error);
+    tcc_set_options(s, "-nostdinc");
+    tcc_set_output_type(s, TCC_OUTPUT_OBJ);
+    ok = tcc_compile_string(s, csrc) == 0 && tcc_output_file(s, obj) == 0;
+    tcc_delete(s);
+  }
   pthread_mutex_unlock(&tcc_lock);
+  if (ok) {
+    const char *cc = getenv("CC");
+    char *argv[] = {(char *)(cc && *cc ? cc : "cc"), "-no-pie", "-o", (char *)out_path, obj, (char *)rtlib,
+                    "-lopenblas", "-lm", "-lpthread", NULL};
+    ok = run_tool(argv, err);
+  }
+  unlink(obj);
   return ok;
 }

@@ -57,7 +57,11 @@ typedef struct FuncInfo {
   FuncCode code;
   int loc;                    /* location of the def, for errors */
   int module;                 /* index of the defining module */
-  const char *source;         /* the def's source text (for to_code), or 0 */
+  const char *source;         /* the converted code as .tfs text (tf.autograph.to_code), or 0 */
+  /* AutoGraph: the converted version of this function (same parameters), used
+   * while tracing; its free variable i is this function's cell cellmap[i]. */
+  const struct FuncInfo *converted;
+  const int *cellmap;
 } FuncInfo;
 
 /* Binary operators (rt_binop) and comparisons (rt_compare).  ORDER BINOP */

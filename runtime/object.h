@@ -96,7 +96,12 @@ typedef struct TypeObj {
 
 /* An exception instance (raise ValueError("msg")). */
 extern const Type exc_type;
-typedef struct Exc { Obj hdr; int kind; Val msg; } Exc;      /* msg: owned str */
+typedef struct Exc {
+  Obj hdr;
+  int kind;                   /* ErrKind it is raised as */
+  const char *cls;            /* class name printed in reports ('Exception') */
+  Val msg;                    /* owned str */
+} Exc;
 
 /* Constructors (owned results). */
 Val str_new(const char *s, tfs_i64 len);
@@ -121,10 +126,11 @@ Val list_from_iterable(Val it);                  /* list(it) */
 void list_extend(Val list, Val iterable);
 Val dict_keys_list(Val d);                       /* list(d) */
 bool dict_del(Val d, Val key);                   /* false when missing */
+Val dict_view_new(Val d, int kind);              /* d.keys() (0), d.values() (1), d.items() (2) */
 Val range_new(tfs_i64 start, tfs_i64 stop, tfs_i64 step);
 Val iter_new(const char *kind, bool (*step)(Iter *it, Val *out), Val src, Val aux, tfs_i64 i, tfs_i64 n);
 Val bound_new(Val fn, Val self);
-Val exc_new(int kind, Val msg);
+Val exc_new(int kind, const char *cls, Val msg);
 /* Python's slice.indices(len): clamps and fills start/stop/step, returns the
  * slice length.  Raises for a zero step or non-integer parts. */
 tfs_i64 slice_indices(Val slice, tfs_i64 len, tfs_i64 *start, tfs_i64 *stop, tfs_i64 *step);
@@ -133,6 +139,7 @@ Val typeobj_of(Val v);
 Val typeobj_for(const Type *t);
 /* Code point count and code point -> byte offset of a UTF-8 str. */
 tfs_i64 str_nchars(Val s);
+void str_repr_into(StrBuf *b, const char *s, tfs_i64 n);   /* Python's quoted, escaped form */
 
 /* Formatting: format(v, spec) appended to b (spec need not be NUL-terminated),
  * and printf-style `fmt % args`. */
@@ -144,6 +151,8 @@ Val format_percent(Val fmt, Val args);
 extern int rt_call_depth;                        /* active .tfs function calls (RecursionError) */
 bool repr_enter(Obj *o);                         /* false: o is already being repr'd (cycle) */
 void repr_leave(Obj *o);
+int repr_depth_get(void);                        /* for RtTry: the guard's depth, saved and restored */
+void repr_depth_set(int depth);
 tfs_u64 obj_identity_hash(Val v);                /* hash slot for identity-hashed objects */
 bool seq_items(Val v, tfs_i64 *n, const Val **items);   /* list/tuple: borrowed item array */
 void list_delitem(Val list, Val key);            /* del l[k], del l[i:j] */

@@ -97,6 +97,8 @@ typedef struct RtTry {
   struct RtTry *prev;
   jmp_buf jb;
   int depth;                  /* call depth at push; restored on unwind */
+  int repr_depth;             /* repr cycle-guard depth at push; restored on unwind */
+  int hold_mark;              /* rt_hold stack height at push; entries above are released on unwind */
   ErrKind kind;               /* caught: error kind */
   char *msg;                  /* caught: malloc'd message (rt_try_clear frees) */
   int loc;                    /* caught: rt_cur_loc of the throw */
@@ -106,6 +108,18 @@ void rt_try_push(RtTry *t);
 void rt_try_pop(RtTry *t);                            /* body finished normally */
 void rt_try_clear(RtTry *t);                          /* release what a catch received */
 _Noreturn void rt_rethrow(RtTry *t);                  /* re-raise a caught error (consumes it) */
+/* Temporaries of runtime C code that an error must not leak: push them, then
+ * rt_unhold(mark) once they are released normally.  When an error unwinds to
+ * a handler, everything held since its rt_try_push is released (a Val is
+ * decref'd, memory freed, a StrBuf emptied, an array of *n Vals decref'd and
+ * freed, a variable's current Val decref'd).  Each push returns the mark to unhold back to. */
+int rt_hold_val(Val v);
+int rt_hold_mem(void *p);
+int rt_hold_sb(StrBuf *b);
+int rt_hold_vals(Val *const *items, const tfs_i64 *n);   /* *items may be realloc'd meanwhile */
+int rt_hold_ref(Val *slot);                               /* decref *slot (a variable updated meanwhile) */
+void rt_unhold(int mark);
+
 /* Raise with a prebuilt message and optional exception object (owned). */
 _Noreturn void rt_throw_msg(int loc, ErrKind kind, const char *msg, Val exc);
 /* Print "path:line:col: error: <Kind>: msg" (§11) for an error at loc, to stderr. */

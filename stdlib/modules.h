@@ -1,12 +1,27 @@
-/* modules.h — the native modules the runtime provides: tf, ag, and stdlib modules such as time/timeit. */
+/* modules.h — what the runtime needs from the stdlib: the tf/ag modules, native modules, builtin methods. */
 #ifndef TFS_MODULES_H
 #define TFS_MODULES_H
 
-#include "../runtime/value.h"
+#include "object.h"
 
-Val tf_module(void);                          /* the `tf` module (owned reference) */
-Val ag_module(void);                          /* the AutoGraph runtime `ag` (owned reference) */
-/* A native stdlib module by import name ('time', 'timeit'), or VT_UNDEF. */
+/* The `tf` and `ag` modules (owned references), provided by their own files. */
+Val tf_module(void);
+Val ag_module(void);
+
+/* Native stdlib modules (`time`, `timeit`) for imports with no .tfs file of
+ * that name; VT_UNDEF when unknown. */
 Val stdlib_native_module(const char *name);
+
+/* Bound methods of host values ('abc'.upper); VT_UNDEF when no such method. */
+Val strmethods_get(Val self, const char *name);
+Val listmethods_get(Val self, const char *name);
+Val dictmethods_get(Val self, const char *name);
+
+/* Builtin type objects and exception classes by name (int, str, ValueError, ...);
+ * borrowed immortal objects, or VT_UNDEF. */
+Val types_lookup(const char *name);
+bool types_isinstance(Val x, Val cls);           /* cls: one type object */
+void types_dict_merge(Val d, Val src);           /* d.update(src): a dict or an iterable of pairs */
+void list_sort(Val list, Val key, bool reverse);  /* stable; key may be VT_NONE */
 
 #endif

@@ -1,0 +1,288 @@
+/* k_matmul.c — matrix products (small-shape loops, OpenBLAS above a measured size, batched with broadcasting), transpose, bias_add. */
+#pragma GCC optimize("O3")
+
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ops.h"
+
+/* Below this many multiply-adds our own loops beat OpenBLAS, whose fixed
+ * cost is several microseconds per call (measured with bench/eager_ops). */
+#define MATMUL_BLAS_MIN_FLOPS (48 * 48 * 48)
+
+static void blas_init(void) {
+  static bool done;
+  if (done) return;
+  done = true;
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  openblas_set_num_threads(n > 0 ? (int)n : 1);
+}
+
+/* C[M,N] = op(A) op(B); A is [M,K] (or [K,M] when ta), B is [K,N] (or [N,K] when tb).
+ * Without tb, rows of C accumulate rows of B four at a time (B rows are reused
+ * from registers/L1); with tb, each element is a dot product of two rows.
+ * Integer products wrap (unsigned arithmetic), as TF's do.  Cloned for AVX2 /
+ * AVX-512 so that the vector loops use the machine's full width. */
+#define MM_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define MMKERNEL(name, T, U)                                                                  \
+  MM_CLONES static void name(T *restrict C, const T *restrict A, const T *restrict B, tfs_i64 M, \
+                             tfs_i64 N, tfs_i64 K, bool ta, bool tb) {                        \
+    tfs_i64 as_i = ta ? 1 : K, as_k = ta ? M : 1;   /* A(i,k) = A[i*as_i + k*as_k] */          \
+    if (!tb && N <= 16 && K <= 256) {                                                         \
+      /* narrow C: B's rows padded to one or two 8-lane vectors (GCC vector             \
+       * extensions, so every clone gets whole-vector arithmetic and no tail loop) */    \
+      typedef U V __attribute__((vector_size(8 * sizeof(U))));                                \
+      int nv = N <= 8 ? 1 : 2;                                                                \
+      V bp[K * nv]; /* VLA: stack pages are touched only as far as needed */                   \
+      for (tfs_i64 k = 0; k < K; k++) {                                                       \
+        U row[16] = {0};                                                                      \
+        for (tfs_i64 j = 0; j < N; j++) row[j] = (U)B[k * N + j];                             \
+        memcpy(&bp[k * nv], row, sizeof(V) * (size_t)nv);                                     \
+      }                                                                                       \
+      for (tfs_i64 i = 0; i < M; i++) {                                                       \
+        V acc0 = {0}, acc1 = {0};                                                             \
+        if (nv == 1)                                                                          \
+          for (tfs_i64 k = 0; k < K; k++) acc0 += (U)A[i * as_i + k * as_k] * bp[k];          \
+        else                                                                                  \
+          for (tfs_i64 k = 0; k < K; k++) {                                                   \
+            U a = (U)A[i * as_i + k * as_k];                                                  \
+            acc0 += a * bp[2 * k];                                                            \
+            acc1 += a * bp[2 * k + 1];                                                        \
+          }                                                                                   \
+        U out[16];                                                                            \
+        memcpy(out, &acc0, sizeof(V));                                                        \
+        memcpy(out + 8, &acc1, sizeof(V));                                                    \
+        for (tfs_i64 j = 0; j < N; j++) C[i * N + j] = (T)out[j];                             \
+      }                                                                                       \
+    } else if (!tb) {                                                                         \
+      tfs_i64 i = 0;                                                                          \
+      for (; i + 4 <= M; i += 4) {                                                            \
+        U *restrict c0 = (U *)(C + i * N), *restrict c1 = (U *)(C + (i + 1) * N);             \
+        U *restrict c2 = (U *)(C + (i + 2) * N), *restrict c3 = (U *)(C + (i + 3) * N);       \
+        for (tfs_i64 j = 0; j < N; j++) c0[j] = c1[j] = c2[j] = c3[j] = 0;                    \
+        for (tfs_i64 k = 0; k < K; k++) {                                                     \
+          const T *restrict b = B + k * N;                                                    \
+          U a0 = (U)A[i * as_i + k * as_k], a1 = (U)A[(i + 1) * as_i + k * as_k];             \
+          U a2 = (U)A[(i + 2) * as_i + k * as_k], a3 = (U)A[(i + 3) * as_i + k * as_k];       \
+          for (tfs_i64 j = 0; j < N; j++) {                                                   \
+            U bj = (U)b[j];                                                                   \
+            c0[j] += a0 * bj;                                                                 \
+            c1[j] += a1 * bj;                                                                 \
+            c2[j] += a2 * bj;                                                                 \
+            c3[j] += a3 * bj;                                                                 \
+          }                                                                                   \
+        }                                                                                     \
+      }                                                                                       \
+      for (; i < M; i++) {                                                                    \
+        U *restrict crow = (U *)(C + i * N);                                                  \
+        for (tfs_i64 j = 0; j < N; j++) crow[j] = 0;                                          \
+        for (tfs_i64 k = 0; k < K; k++) {                                                     \
+          U aik = (U)A[i * as_i + k * as_k];                                                  \
+          const T *restrict brow = B + k * N;                                                 \
+          for (tfs_i64 j = 0; j < N; j++) crow[j] += aik * (U)brow[j];                        \
+        }                                                                                     \
+      }                                                                                       \
+    } else {                                                                                  \
+      for (tfs_i64 i = 0; i < M; i++)                                                         \
+        for (tfs_i64 j = 0; j < N; j++) {                                                     \
+          const T *restrict brow = B + j * K;                                                 \
+          U acc = 0;                                                                          \
+          for (tfs_i64 k = 0; k < K; k++) acc += (U)A[i * as_i + k * as_k] * (U)brow[k];      \
+          C[i * N + j] = (T)acc;                                                              \
+        }                                                                                     \
+    }                                                                                         \
+  }
+MMKERNEL(mm_f32, float, float)
+MMKERNEL(mm_f64, double, double)
+MMKERNEL(mm_i32, int32_t, uint32_t)
+MMKERNEL(mm_i64, int64_t, uint64_t)
+
+static void mm_one(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb) {
+  bool blas = M * N * K >= MATMUL_BLAS_MIN_FLOPS && (dt == DT_FLOAT32 || dt == DT_FLOAT64);
+  if (blas) {
+    blas_init();
+    enum CBLAS_TRANSPOSE tA = ta ? CblasTrans : CblasNoTrans, tB = tb ? CblasTrans : CblasNoTrans;
+    blasint lda = (blasint)(ta ? M : K), ldb = (blasint)(tb ? K : N);
+    if (dt == DT_FLOAT32)
+      cblas_sgemm(CblasRowMajor, tA, tB, (blasint)M, (blasint)N, (blasint)K, 1.0f, A, lda, B, ldb, 0.0f, C, (blasint)N);
+    else
+      cblas_dgemm(CblasRowMajor, tA, tB, (blasint)M, (blasint)N, (blasint)K, 1.0, A, lda, B, ldb, 0.0, C, (blasint)N);
+    return;
+  }
+  switch (dt) {
+  case DT_FLOAT32: mm_f32(C, A, B, M, N, K, ta, tb); break;
+  case DT_FLOAT64: mm_f64(C, A, B, M, N, K, ta, tb); break;
+  case DT_INT32: mm_i32(C, A, B, M, N, K, ta, tb); break;
+  case DT_INT64: mm_i64(C, A, B, M, N, K, ta, tb); break;
+  default: break;
+  }
+}
+
+static void mm_flags(OpCall *c, bool *ta, bool *tb) {
+  *ta = op_attr_bool(c, 0, false) || op_attr_bool(c, 2, false);
+  *tb = op_attr_bool(c, 1, false) || op_attr_bool(c, 3, false);
+}
+
+void meta_matmul(OpCall *c) {
+  const TMeta *a = &c->inm[0], *b = &c->inm[1];
+  TMeta *o = &c->outm[0];
+  o->dtype = a->dtype;
+  if (a->rank < 0 || b->rank < 0) { o->rank = -1; return; }
+  if (a->rank < 2 || b->rank < 2) {
+    StrBuf s;
+    sb_init(&s);
+    sb_puts(&s, "In[0] and In[1] has different ndims or ndims < 2: ");
+    op_shape_text(&s, a->rank, a->shape);
+    sb_puts(&s, " vs. ");
+    op_shape_text(&s, b->rank, b->shape);
+    char *m = sb_steal(&s);
+    op_fail(c, ERR_INVALID_ARGUMENT, "%s", m);
+  }
+  bool ta, tb;
+  mm_flags(c, &ta, &tb);
+  tfs_i64 M = a->shape[a->rank - (ta ? 1 : 2)], K = a->shape[a->rank - (ta ? 2 : 1)];
+  tfs_i64 Kb = b->shape[b->rank - (tb ? 1 : 2)], N = b->shape[b->rank - (tb ? 2 : 1)];
+  /* batch dims broadcast (BatchMatMulV2) */
+  TMeta ba = *a, bb = *b;
+  ba.rank -= 2;
+  bb.rank -= 2;
+  bool batch_ok = true;
+  int r = ba.rank > bb.rank ? ba.rank : bb.rank;
+  for (int i = 0; i < r; i++) {
+    int ia = i - (r - ba.rank), ib = i - (r - bb.rank);
+    tfs_i64 da = ia >= 0 ? ba.shape[ia] : 1, db = ib >= 0 ? bb.shape[ib] : 1;
+    if (da != db && da != 1 && db != 1 && da >= 0 && db >= 0) batch_ok = false;
+  }
+  if (!batch_ok || (K >= 0 && Kb >= 0 && K != Kb)) {
+    StrBuf s;
+    sb_init(&s);
+    sb_puts(&s, batch_ok ? "Matrix size-incompatible: In[0]: " : "In[0] and In[1] must have compatible batch dimensions: ");
+    op_shape_text(&s, a->rank, a->shape);
+    sb_puts(&s, batch_ok ? ", In[1]: " : " vs. ");
+    op_shape_text(&s, b->rank, b->shape);
+    char *m = sb_steal(&s);
+    op_fail(c, ERR_INVALID_ARGUMENT, "%s", m);
+  }
+  op_broadcast_meta(c, &ba, &bb, o);
+  o->shape[o->rank++] = M;
+  o->shape[o->rank++] = N;
+  o->dtype = a->dtype;
+}
+
+void k_matmul(OpCall *c) {
+  Tensor *a = tensor_contiguous(c->in[0]), *b = tensor_contiguous(c->in[1]), *o = c->out[0];
+  bool ta, tb;
+  mm_flags(c, &ta, &tb);
+  int ra = a->rank, rb = b->rank, ro = o->rank;
+  tfs_i64 M = o->shape[ro - 2], N = o->shape[ro - 1];
+  tfs_i64 K = a->shape[ra - (ta ? 2 : 1)];
+  size_t esz = (size_t)dtype_info[o->dtype].size;
+  tfs_i64 amat = a->shape[ra - 1] * a->shape[ra - 2], bmat = b->shape[rb - 1] * b->shape[rb - 2];
+  tfs_i64 nbatch = o->size / (M * N > 0 ? M * N : 1);
+  if (M * N == 0) nbatch = 0;
+  if (K == 0) memset(tensor_data(o), 0, (size_t)o->size * esz);
+  else if (ro == 2) {
+    mm_one(o->dtype, tensor_data(o), tensor_data(a), tensor_data(b), M, N, K, ta, tb);
+  } else {
+    /* batch index -> matrix index of a and b, with broadcasting */
+    int nb = ro - 2;
+    tfs_i64 idx[TFS_MAX_RANK] = {0};
+    for (tfs_i64 bi = 0; bi < nbatch; bi++) {
+      tfs_i64 ia = 0, ib = 0, sa = 1, sb = 1;
+      for (int d = nb - 1; d >= 0; d--) {
+        int da = d - (nb - (ra - 2)), db = d - (nb - (rb - 2));
+        if (da >= 0) {
+          tfs_i64 n = a->shape[da];
+          ia += (n == 1 ? 0 : idx[d]) * sa;
+          sa *= n;
+        }
+        if (db >= 0) {
+          tfs_i64 n = b->shape[db];
+          ib += (n == 1 ? 0 : idx[d]) * sb;
+          sb *= n;
+        }
+      }
+      mm_one(o->dtype, (char *)tensor_data(o) + (size_t)(bi * M * N) * esz,
+             (char *)tensor_data(a) + (size_t)(ia * amat) * esz, (char *)tensor_data(b) + (size_t)(ib * bmat) * esz, M,
+             N, K, ta, tb);
+      for (int d = nb - 1; d >= 0; d--) {
+        if (++idx[d] < o->shape[d]) break;
+        idx[d] = 0;
+      }
+    }
+  }
+  tensor_release(a);
+  tensor_release(b);
+}
+
+/* ---- transpose ------------------------------------------------------------------------------ */
+
+void meta_transpose(OpCall *c) {
+  const TMeta *a = &c->inm[0];
+  TMeta *o = &c->outm[0];
+  o->dtype = a->dtype;
+  o->rank = a->rank;
+  if (a->rank < 0) return;
+  int r = a->rank;
+  tfs_i64 *perm = c->iscr;
+  Val pv = op_attr(c, 0);
+  if (pv.tag == VT_NONE || pv.tag == VT_UNDEF) {
+    for (int i = 0; i < r; i++) perm[i] = r - 1 - i;
+  } else {
+    tfs_i64 p[TFS_MAX_RANK];
+    int n = val_to_dims(pv, p, false, "tf.transpose perm");
+    if (n != r) op_fail(c, ERR_INVALID_ARGUMENT, "transpose expects a vector of size %d. But input(1) is a vector of size %d", r, n);
+    bool seen[TFS_MAX_RANK] = {0};
+    for (int i = 0; i < r; i++) {
+      tfs_i64 q = p[i] < 0 ? p[i] + r : p[i];
+      if (q < 0 || q >= r || seen[q]) op_fail(c, ERR_INVALID_ARGUMENT, "%lld is missing from 'perm' argument.", (long long)i);
+      seen[q] = true;
+      perm[i] = q;
+    }
+  }
+  for (int i = 0; i < r; i++) o->shape[i] = a->shape[perm[i]];
+}
+
+void k_transpose(OpCall *c) {
+  Tensor *a = c->in[0];
+  tfs_i64 shape[TFS_MAX_RANK], strides[TFS_MAX_RANK];
+  for (int i = 0; i < a->rank; i++) {
+    shape[i] = a->shape[c->iscr[i]];
+    strides[i] = a->strides[c->iscr[i]];
+  }
+  Tensor *v = tensor_view(a, a->rank, shape, strides, a->offset);
+  ew_cast(c->out[0], v);
+  tensor_release(v);
+}
+
+/* ---- bias_add ------------------------------------------------------------------------------- */
+
+void meta_bias_add(OpCall *c) {
+  const TMeta *v = &c->inm[0], *b = &c->inm[1];
+  Val fmt = op_attr(c, 0);
+  if (fmt.tag == VT_OBJ) {
+    StrBuf s;
+    sb_init(&s);
+    val_str(&s, fmt);
+    bool nhwc = s.len == 0 || s.data[s.len - 1] == 'C';
+    sb_free(&s);
+    if (!nhwc) op_fail(c, ERR_UNIMPLEMENTED, "bias_add: only channels-last data_format is supported");
+  }
+  if (b->rank != 1) op_fail(c, ERR_INVALID_ARGUMENT, "Biases must be 1D: %s", "");
+  if (v->rank >= 0 && v->rank < 2) op_fail(c, ERR_INVALID_ARGUMENT, "Input tensor must be at least 2D: %s", "");
+  if (v->rank > 0 && v->shape[v->rank - 1] >= 0 && b->shape[0] >= 0 && v->shape[v->rank - 1] != b->shape[0]) {
+    StrBuf s;
+    sb_init(&s);
+    sb_puts(&s, "Must provide as many biases as the last dimension of the input tensor: ");
+    op_shape_text(&s, b->rank, b->shape);
+    sb_puts(&s, " vs. ");
+    op_shape_text(&s, v->rank, v->shape);
+    char *m = sb_steal(&s);
+    op_fail(c, ERR_INVALID_ARGUMENT, "%s", m);
+  }
+  c->outm[0] = *v;
+}
+
+void k_bias_add(OpCall *c) { ew_binary(OP_ADD, c->out[0], c->in[0], c->in[1]); }

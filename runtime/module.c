@@ -1,0 +1,122 @@
+/* module.c — module objects (compiled .tfs modules with global slots, native modules with a lookup hook),
+ * the module table and imports, and the builtins scope seen by generated code. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "modules.h"
+#include "object.h"
+#include "value.h"
+
+/* Until the ag module is linked in, this weak stub makes `ag` an undefined
+ * name instead of a link error.  (Drop it once ag_module exists: in an archive
+ * link a weak definition here would keep the real one from being pulled in.) */
+__attribute__((weak)) Val ag_module(void) { return val_undef(); }
+
+static Module **mod_table;   /* index -> compiled module (one reference each, kept for the program's life) */
+static int mod_count;
+
+static Module *module_alloc(const char *name) {
+  Module *m = obj_new(&module_type, sizeof(Module));
+  m->name = name;
+  m->nglobals = 0;
+  m->names = NULL;
+  m->globals = NULL;
+  m->getattr = NULL;
+  m->init = NULL;
+  return m;
+}
+
+Val module_native(const char *name, Val (*getattr)(const char *name)) {
+  Module *m = module_alloc(name);
+  m->getattr = getattr;
+  return val_obj(m);
+}
+
+void rt_register_module(int index, const char *name, void (*init)(Val module), int nglobals,
+                        const char *const *names, Val *globals) {
+  if (index < 0) rt_throw(ERR_IMPORT, "bad module index %d", index);
+  if (index >= mod_count) {
+    Module **t = realloc(mod_table, sizeof(Module *) * (size_t)(index + 1));
+    if (!t) rt_throw(ERR_MEMORY, "out of memory");
+    for (int i = mod_count; i <= index; i++) t[i] = NULL;
+    mod_table = t;
+    mod_count = index + 1;
+  }
+  Module *m = module_alloc(name);
+  m->init = init;
+  m->nglobals = nglobals;
+  m->names = names;
+  m->globals = globals;
+  if (mod_table[index]) val_decref(val_obj(mod_table[index]));
+  mod_table[index] = m;
+}
+
+Val rt_import(int index) {
+  if (index < 0 || index >= mod_count || !mod_table[index]) rt_throw(ERR_IMPORT, "no module with index %d", index);
+  Module *m = mod_table[index];
+  if (m->init) {   /* cleared first: a circular import sees the partly initialised module */
+    void (*init)(Val) = m->init;
+    m->init = NULL;
+    init(val_obj(m));
+  }
+  return val_incref(val_obj(m));
+}
+
+static void module_free(Obj *o) { free(o); }   /* globals belong to the generated code */
+
+static void module_repr(StrBuf *b, Val v) {
+  Module *m = (Module *)v.u.o;
+  if (m->getattr) sb_printf(b, "<module '%s' (built-in)>", m->name);
+  else sb_printf(b, "<module '%s'>", m->name);
+}
+
+static Val module_getattr(Val self, const char *name) {
+  Module *m = (Module *)self.u.o;
+  if (m->getattr) {
+    Val v = m->getattr(name);
+    if (!val_is_undef(v)) return v;
+  }
+  for (int i = 0; i < m->nglobals; i++)
+    if (!strcmp(m->names[i], name)) return val_incref(m->globals[i]);   /* VT_UNDEF when unbound */
+  if (!strcmp(name, "__name__")) return str_from_cstr(m->name);
+  return val_undef();
+}
+
+static void module_setattr(Val self, const char *name, Val v) {
+  Module *m = (Module *)self.u.o;
+  for (int i = 0; i < m->nglobals; i++) {
+    if (!strcmp(m->names[i], name)) {
+      Val old = m->globals[i];
+      m->globals[i] = val_incref(v);
+      val_decref(old);
+      return;
+    }
+  }
+  rt_throw(ERR_ATTRIBUTE, "module '%s' has no attribute '%s'", m->name, name);
+}
+
+const Type module_type = {
+  .name = "module",
+  .free = module_free,
+  .repr = module_repr,
+  .getattr = module_getattr,
+  .setattr = module_setattr,
+  .hash = obj_identity_hash,
+};
+
+Val rt_module_attr(Val module, const char *name) {
+  if (!val_is(module, &module_type)) return rt_getattr(module, name);
+  Val v = module_getattr(module, name);
+  if (val_is_undef(v)) rt_throw(ERR_IMPORT, "cannot import name '%s' from '%s'", name, ((Module *)module.u.o)->name);
+  return v;
+}
+
+Val rt_builtin(const char *name) {
+  Val v = builtins_lookup(name);
+  if (val_is_undef(v)) {
+    if (!strcmp(name, "tf")) v = tf_module();
+    else if (!strcmp(name, "ag")) v = ag_module();
+  }
+  if (val_is_undef(v)) rt_throw(ERR_NAME, "name '%s' is not defined", name);
+  return v;
+}

@@ -1,0 +1,1139 @@
+/* tensor.c — tensors: allocation (inline small buffers + free lists), views, host conversion, dtypes, TensorShape, Variable, the tensor Type. */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "object.h"
+#include "ops.h"
+#include "tensor.h"
+
+/* ORDER DTYPE */
+const DTypeInfo dtype_info[DT__COUNT] = {
+  {"float32", 4, true, false},
+  {"float64", 8, true, false},
+  {"int32", 4, false, true},
+  {"int64", 8, false, true},
+  {"bool", 1, false, false},
+  {"string", sizeof(Str *), false, false},
+};
+
+const char *dtype_short_name(DType dt) {
+  static const char *const names[DT__COUNT] = {"float", "double", "int32", "int64", "bool", "string"};
+  return (unsigned)dt < DT__COUNT ? names[dt] : "?";
+}
+
+void (*tensor_sym_free)(void *sym);
+
+/* ---- allocation ---------------------------------------------------------------
+ * A tensor and a small buffer share one 64-byte-aligned block (TBlock), so a
+ * scalar result costs one allocation, usually a free-list pop.  When such a
+ * tensor dies while views still use its buffer, the block lives on until the
+ * buffer's last reference goes.  Large buffers are allocated apart. */
+
+typedef struct TBlock {
+  Tensor t;
+  Buffer b;                   /* b.inline_data follows */
+} TBlock;
+
+enum { BUF_SMALL0, BUF_SMALL1, BUF_HEAP };   /* Buffer.kind */
+static const size_t small_cap[2] = {64, 512};
+#define FREE_LIST_MAX 1024    /* bounded memory kept per list */
+
+typedef struct FreeList { void *head; int n; } FreeList;
+static __thread FreeList fl_block[2] __attribute__((tls_model("initial-exec")));
+static __thread FreeList fl_view __attribute__((tls_model("initial-exec")));
+
+static inline void *fl_pop(FreeList *f) {
+  void *p = f->head;
+  if (p) { f->head = *(void **)p; f->n--; }
+  return p;
+}
+static inline bool fl_push(FreeList *f, void *p) {
+  if (f->n >= FREE_LIST_MAX) return false;
+  *(void **)p = f->head;
+  f->head = p;
+  f->n++;
+  return true;
+}
+
+static _Noreturn void oom(tfs_i64 bytes) {
+  rt_throw(ERR_MEMORY, "OOM when allocating tensor of %lld bytes", (long long)bytes);
+}
+
+static void block_free(TBlock *blk, int cls) {
+  if (!fl_push(&fl_block[cls], blk)) free(blk);
+}
+
+static void view_free(Tensor *t) {
+  if (!fl_push(&fl_view, t)) free(t);
+}
+
+static void buffer_clear_strings(Buffer *b) {
+  if (b->dtype != DT_STRING) return;
+  Str **s = b->data;
+  for (tfs_i64 i = 0; i < b->nelem; i++)
+    if (s[i]) { Val v = val_obj(s[i]); TFS_DECREF(v); }
+}
+
+static void buffer_release(Buffer *b) {
+  if (--b->rc) return;
+  buffer_clear_strings(b);
+  if (b->kind == BUF_HEAP) free(b);
+  else block_free((TBlock *)((char *)b - offsetof(TBlock, b)), b->kind);
+}
+
+static void tensor_free(Obj *o) {
+  Tensor *t = (Tensor *)o;
+  if (t->sym && tensor_sym_free) tensor_sym_free(t->sym);
+  Buffer *b = t->buf;
+  if (b && b->kind != BUF_HEAP && b == &((TBlock *)t)->b) {
+    /* the buffer lives in this block: the block goes with the buffer */
+    if (--b->rc == 0) {
+      buffer_clear_strings(b);
+      block_free((TBlock *)t, b->kind);
+    }
+    return;
+  }
+  if (b) buffer_release(b);
+  view_free(t);
+}
+
+static inline void set_contig_strides(Tensor *t) {
+  tfs_i64 s = 1;
+  for (int i = t->rank - 1; i >= 0; i--) {
+    t->strides[i] = s;
+    s *= t->shape[i];
+  }
+}
+
+static Tensor *view_alloc(void) {
+  Tensor *t = fl_pop(&fl_view);
+  if (!t && !(t = malloc(sizeof(Tensor)))) oom(sizeof(Tensor));
+  return t;
+}
+
+Tensor *tensor_new(DType dt, int rank, const tfs_i64 *shape) {
+  tfs_i64 size = 1;
+  for (int i = 0; i < rank; i++) {
+    if (shape[i] < 0) rt_throw(ERR_INVALID_ARGUMENT, "Dimension %d must be >= 0", i);
+    if (shape[i] && size > ((tfs_i64)1 << 56) / shape[i]) oom(-1);
+    size *= shape[i];
+  }
+  size_t esz = (size_t)dtype_info[dt].size;
+  size_t nbytes = (size_t)size * esz;
+  Tensor *t;
+  Buffer *b;
+  if (nbytes <= small_cap[1]) {
+    int cls = nbytes <= small_cap[0] ? 0 : 1;
+    TBlock *blk = fl_pop(&fl_block[cls]);
+    if (!blk && !(blk = aligned_alloc(64, sizeof(TBlock) + small_cap[cls]))) oom((tfs_i64)nbytes);
+    t = &blk->t;
+    b = &blk->b;
+    b->kind = cls;
+  } else {
+    size_t alloc = (sizeof(Buffer) + nbytes + 63) & ~(size_t)63;
+    b = aligned_alloc(64, alloc);
+    if (!b) oom((tfs_i64)nbytes);
+    b->kind = BUF_HEAP;
+    t = fl_pop(&fl_view);
+    if (!t && !(t = malloc(sizeof(Tensor)))) { free(b); oom(sizeof(Tensor)); }
+  }
+  b->rc = 1;
+  b->dtype = dt;
+  b->nelem = size;
+  b->data = b->inline_data;
+  if (dt == DT_STRING) memset(b->data, 0, nbytes);
+  t->hdr.rc = 1;
+  t->hdr.type = &tensor_type;
+  t->dtype = dt;
+  t->rank = rank;
+  t->size = size;
+  for (int i = 0; i < rank; i++) t->shape[i] = shape[i];
+  set_contig_strides(t);
+  t->offset = 0;
+  t->buf = b;
+  t->sym = NULL;
+  return t;
+}
+
+Tensor *tensor_scalar(DType dt) { return tensor_new(dt, 0, NULL); }
+
+Tensor *tensor_view(Tensor *src, int rank, const tfs_i64 *shape, const tfs_i64 *strides, tfs_i64 offset) {
+  Tensor *t = view_alloc();
+  t->hdr.rc = 1;
+  t->hdr.type = &tensor_type;
+  t->dtype = src->dtype;
+  t->rank = rank;
+  t->size = 1;
+  for (int i = 0; i < rank; i++) {
+    t->shape[i] = shape[i];
+    t->strides[i] = strides[i];
+    t->size *= shape[i];
+  }
+  t->offset = offset;
+  t->buf = src->buf;
+  t->buf->rc++;
+  t->sym = NULL;
+  return t;
+}
+
+bool tensor_is_contiguous(const Tensor *t) {
+  tfs_i64 s = 1;
+  for (int i = t->rank - 1; i >= 0; i--) {
+    if (t->shape[i] != 1 && t->strides[i] != s) return false;
+    s *= t->shape[i];
+  }
+  return true;
+}
+
+tfs_i64 tensor_elem_offset(const Tensor *t, tfs_i64 i) {
+  tfs_i64 off = t->offset;
+  for (int d = t->rank - 1; d >= 0; d--) {
+    tfs_i64 n = t->shape[d];
+    off += (i % n) * t->strides[d];
+    i /= n;
+  }
+  return off;
+}
+
+/* Copy a strided view into a contiguous tensor of the same shape and dtype. */
+static void copy_into(Tensor *dst, const Tensor *src) {
+  size_t esz = (size_t)dtype_info[src->dtype].size;
+  char *o = tensor_data(dst);
+  if (src->size == 0) return;
+  if (tensor_is_contiguous(src)) {
+    memcpy(o, tensor_data(src), (size_t)src->size * esz);
+  } else {
+    int r = src->rank;
+    tfs_i64 idx[TFS_MAX_RANK] = {0};
+    tfs_i64 inner = r ? src->shape[r - 1] : 1, is = r ? src->strides[r - 1] : 0;
+    const char *base = (const char *)src->buf->data;
+    for (tfs_i64 done = 0; done < src->size; done += inner) {
+      tfs_i64 off = src->offset;
+      for (int d = 0; d < r - 1; d++) off += idx[d] * src->strides[d];
+      const char *p = base + off * (tfs_i64)esz;
+      if (is == 1) {
+        memcpy(o, p, (size_t)inner * esz);
+        o += inner * (tfs_i64)esz;
+      } else if (esz == 4) {
+        for (tfs_i64 k = 0; k < inner; k++, o += 4) memcpy(o, p + k * is * 4, 4);
+      } else if (esz == 8) {
+        for (tfs_i64 k = 0; k < inner; k++, o += 8) memcpy(o, p + k * is * 8, 8);
+      } else {
+        for (tfs_i64 k = 0; k < inner; k++, o += esz) memcpy(o, p + k * is * (tfs_i64)esz, esz);
+      }
+      for (int d = r - 2; d >= 0; d--) {
+        if (++idx[d] < src->shape[d]) break;
+        idx[d] = 0;
+      }
+    }
+  }
+  if (src->dtype == DT_STRING) {
+    Str **s = tensor_data(dst);
+    for (tfs_i64 i = 0; i < dst->size; i++)
+      if (s[i]) s[i]->hdr.rc++;
+  }
+}
+
+Tensor *tensor_copy(Tensor *t) {
+  Tensor *c = tensor_new(t->dtype, t->rank, t->shape);
+  copy_into(c, t);
+  return c;
+}
+
+Tensor *tensor_contiguous(Tensor *t) {
+  if (tensor_is_contiguous(t)) return tensor_retain(t);
+  return tensor_copy(t);
+}
+
+double tensor_get_f(const Tensor *t, tfs_i64 i) {
+  const char *p = (const char *)t->buf->data + tensor_elem_offset(t, i) * dtype_info[t->dtype].size;
+  switch (t->dtype) {
+  case DT_FLOAT32: return *(const float *)p;
+  case DT_FLOAT64: return *(const double *)p;
+  case DT_INT32: return *(const int32_t *)p;
+  case DT_INT64: return (double)*(const int64_t *)p;
+  case DT_BOOL: return *(const bool *)p;
+  default: return 0;
+  }
+}
+
+tfs_i64 tensor_get_i(const Tensor *t, tfs_i64 i) {
+  const char *p = (const char *)t->buf->data + tensor_elem_offset(t, i) * dtype_info[t->dtype].size;
+  switch (t->dtype) {
+  case DT_FLOAT32: return (tfs_i64)*(const float *)p;
+  case DT_FLOAT64: return (tfs_i64)*(const double *)p;
+  case DT_INT32: return *(const int32_t *)p;
+  case DT_INT64: return *(const int64_t *)p;
+  case DT_BOOL: return *(const bool *)p;
+  default: return 0;
+  }
+}
+
+Val tensor_item(const Tensor *t, tfs_i64 i) {
+  switch (t->dtype) {
+  case DT_FLOAT32: case DT_FLOAT64: return val_float(tensor_get_f(t, i));
+  case DT_INT32: case DT_INT64: return val_int(tensor_get_i(t, i));
+  case DT_BOOL: return val_bool(tensor_get_i(t, i) != 0);
+  case DT_STRING: {
+    Str *s = ((Str **)t->buf->data)[tensor_elem_offset(t, i)];
+    return s ? val_incref(val_obj(s)) : str_new("", 0);
+  }
+  default: return val_none();
+  }
+}
+
+Tensor *val_as_tensor(Val v) {
+  if (v.tag != VT_OBJ) return NULL;
+  const Type *ty = v.u.o->type;
+  if (ty == &tensor_type) return (Tensor *)v.u.o;
+  if (ty == &variable_type) return ((Variable *)v.u.o)->value;
+  if (ty == &ndarray_type) return ((NdArray *)v.u.o)->t;
+  return NULL;
+}
+
+/* ---- dtype objects ------------------------------------------------------------ */
+
+typedef struct DTypeObj { Obj hdr; DType dt; } DTypeObj;
+
+static void dtype_repr(StrBuf *b, Val v) {
+  sb_printf(b, "<dtype: '%s'>", dtype_info[((DTypeObj *)v.u.o)->dt].name);
+}
+
+static bool dtype_eq(Val a, Val b) {
+  return val_is(a, &dtype_type) && val_is(b, &dtype_type) && ((DTypeObj *)a.u.o)->dt == ((DTypeObj *)b.u.o)->dt;
+}
+
+static tfs_u64 dtype_hash(Val v) { return 0x9e3779b97f4a7c15ULL * (tfs_u64)(((DTypeObj *)v.u.o)->dt + 1); }
+
+static Val dtype_compare(int op, Val a, Val b) {
+  if (op != CMP_EQ && op != CMP_NE) return val_undef();
+  bool eq = dtype_eq(a, b);
+  return val_bool(op == CMP_EQ ? eq : !eq);
+}
+
+static Val dtype_getattr(Val self, const char *name) {
+  DType dt = ((DTypeObj *)self.u.o)->dt;
+  const DTypeInfo *di = &dtype_info[dt];
+  if (!strcmp(name, "name")) return str_from_cstr(di->name);
+  if (!strcmp(name, "is_floating")) return val_bool(di->is_float);
+  if (!strcmp(name, "is_integer")) return val_bool(di->is_int);
+  if (!strcmp(name, "is_bool")) return val_bool(dt == DT_BOOL);
+  if (!strcmp(name, "size")) return val_int(dt == DT_STRING ? 8 : di->size);
+  if (!strcmp(name, "as_numpy_dtype")) return val_incref(self);
+  if (!strcmp(name, "base_dtype")) return val_incref(self);
+  if (!strcmp(name, "max") || !strcmp(name, "min")) {
+    bool mx = name[1] == 'a';
+    switch (dt) {
+    case DT_FLOAT32: return val_float(mx ? 3.4028234663852886e38 : -3.4028234663852886e38);
+    case DT_FLOAT64: return val_float(mx ? 1.7976931348623157e308 : -1.7976931348623157e308);
+    case DT_INT32: return val_int(mx ? INT32_MAX : INT32_MIN);
+    case DT_INT64: return val_int(mx ? INT64_MAX : INT64_MIN);
+    case DT_BOOL: return val_bool(mx);
+    default: break;
+    }
+  }
+  return val_undef();
+}
+
+const Type dtype_type = {
+  .name = "DType", .repr = dtype_repr, .getattr = dtype_getattr, .compare = dtype_compare,
+  .eq = dtype_eq, .hash = dtype_hash,
+};
+
+/* Immortal singletons: the refcount never reaches zero. */
+#define IMMORTAL ((tfs_i64)1 << 60)
+static DTypeObj dtype_objs[DT__COUNT] = {
+  {{IMMORTAL, &dtype_type}, DT_FLOAT32}, {{IMMORTAL, &dtype_type}, DT_FLOAT64},
+  {{IMMORTAL, &dtype_type}, DT_INT32},   {{IMMORTAL, &dtype_type}, DT_INT64},
+  {{IMMORTAL, &dtype_type}, DT_BOOL},    {{IMMORTAL, &dtype_type}, DT_STRING},
+};
+
+Val dtype_val(DType dt) { return val_obj(&dtype_objs[dt]); }
+
+bool val_as_dtype(Val v, DType *out) {
+  if (val_is(v, &dtype_type)) { *out = ((DTypeObj *)v.u.o)->dt; return true; }
+  if (val_is(v, &npdtype_type)) { *out = ((DTypeObj *)v.u.o)->dt; return true; }
+  if (val_is(v, &str_type)) {
+    const char *s = str_cstr(v);
+    for (int d = 0; d < DT__COUNT; d++)
+      if (!strcmp(s, dtype_info[d].name)) { *out = (DType)d; return true; }
+    if (!strcmp(s, "float")) { *out = DT_FLOAT32; return true; }
+    if (!strcmp(s, "double")) { *out = DT_FLOAT64; return true; }
+  }
+  return false;
+}
+
+/* ---- conversion of host values (LANGUAGE.md §6) ---------------------------------- */
+
+typedef struct Scan {
+  int rank;                   /* rank of the result */
+  tfs_i64 shape[TFS_MAX_RANK];
+  int lrank;                  /* nesting depth of host lists */
+  bool has_float, has_int, has_bool, has_str, int64;
+  int tdt;                    /* dtype of the first tensor leaf, -1 none */
+} Scan;
+
+static _Noreturn void fail_unsupported(Val v) {
+  StrBuf b;
+  sb_init(&b);
+  val_repr(&b, v);
+  char *r = sb_steal(&b);
+  static char msg[512];
+  snprintf(msg, sizeof msg, "%s", r);
+  free(r);
+  rt_throw(ERR_VALUE, "Attempt to convert a value (%s) with an unsupported type (<class '%s'>) to a Tensor.", msg,
+           val_type_name(v));
+}
+
+static _Noreturn void fail_convert(Val v, int want) {
+  StrBuf b;
+  sb_init(&b);
+  val_repr(&b, v);
+  char *r = sb_steal(&b);
+  static char msg[512];
+  snprintf(msg, sizeof msg, "%s", r);
+  free(r);
+  if (want >= 0) rt_throw(ERR_TYPE, "Cannot convert %s to EagerTensor of dtype %s", msg, dtype_info[want].name);
+  rt_throw(ERR_TYPE, "Failed to convert elements of %s to Tensor.", msg);
+}
+
+static void scan_shape(Scan *s, Val v) {
+  s->rank = s->lrank = 0;
+  s->tdt = -1;
+  for (;;) {
+    tfs_i64 n;
+    const Val *items;
+    if (seq_items(v, &n, &items)) {
+      if (s->rank >= TFS_MAX_RANK) rt_throw(ERR_VALUE, "tensors of rank > %d are not supported", TFS_MAX_RANK);
+      s->shape[s->rank++] = n;
+      s->lrank++;
+      if (n == 0) return;
+      v = items[0];
+      continue;
+    }
+    Tensor *t = val_as_tensor(v);
+    if (t) {
+      if (s->rank + t->rank > TFS_MAX_RANK) rt_throw(ERR_VALUE, "tensors of rank > %d are not supported", TFS_MAX_RANK);
+      for (int i = 0; i < t->rank; i++) s->shape[s->rank++] = t->shape[i];
+    }
+    return;
+  }
+}
+
+static void scan_check(Scan *s, Val v, int depth, Val whole) {
+  if (depth < s->lrank) {
+    tfs_i64 n;
+    const Val *items;
+    if (!seq_items(v, &n, &items) || n != s->shape[depth])
+      rt_throw(ERR_VALUE, "Can't convert non-rectangular Python sequence to Tensor.");
+    for (tfs_i64 i = 0; i < n; i++) scan_check(s, items[i], depth + 1, whole);
+    return;
+  }
+  tfs_i64 n;
+  const Val *items;
+  if (seq_items(v, &n, &items)) rt_throw(ERR_VALUE, "Can't convert non-rectangular Python sequence to Tensor.");
+  Tensor *t = val_as_tensor(v);
+  if (t) {
+    if (t->sym) rt_throw(ERR_TYPE, "a symbolic tensor cannot be packed into a constant");
+    if (t->rank != s->rank - depth) rt_throw(ERR_VALUE, "Can't convert non-rectangular Python sequence to Tensor.");
+    for (int i = 0; i < t->rank; i++)
+      if (t->shape[i] != s->shape[depth + i]) rt_throw(ERR_VALUE, "Can't convert non-rectangular Python sequence to Tensor.");
+    if (s->tdt < 0) s->tdt = t->dtype;
+    else if (s->tdt != (int)t->dtype) fail_convert(whole, -1);
+    return;
+  }
+  if (depth != s->rank) rt_throw(ERR_VALUE, "Can't convert non-rectangular Python sequence to Tensor.");
+  switch (v.tag) {
+  case VT_BOOL: s->has_bool = true; break;
+  case VT_INT:
+    s->has_int = true;
+    if (v.u.i < INT32_MIN || v.u.i > INT32_MAX) s->int64 = true;
+    break;
+  case VT_FLOAT: s->has_float = true; break;
+  default:
+    if (val_is(v, &str_type)) { s->has_str = true; break; }
+    fail_unsupported(v);
+  }
+}
+
+/* Write leaf values in row-major order. */
+static void fill_from(Val v, int depth, int lrank, DType dt, char **p, Val whole) {
+  if (depth < lrank) {
+    tfs_i64 n;
+    const Val *items;
+    seq_items(v, &n, &items);
+    for (tfs_i64 i = 0; i < n; i++) fill_from(items[i], depth + 1, lrank, dt, p, whole);
+    return;
+  }
+  Tensor *t = val_as_tensor(v);
+  size_t esz = (size_t)dtype_info[dt].size;
+  if (t) {
+    Tensor tmp = *t;  /* contiguous copy of the leaf into place */
+    Tensor *c = tensor_new(dt, t->rank, t->shape);
+    copy_into(c, &tmp);
+    memcpy(*p, tensor_data(c), (size_t)c->size * esz);
+    if (dt == DT_STRING) {  /* ownership of the element refs moves to the destination */
+      Str **s = tensor_data(c);
+      for (tfs_i64 i = 0; i < c->size; i++) s[i] = NULL;
+    }
+    *p += c->size * (tfs_i64)esz;
+    tensor_release(c);
+    return;
+  }
+  switch (dt) {
+  case DT_FLOAT32:
+    if (v.tag == VT_FLOAT) *(float *)*p = (float)v.u.f;
+    else if (v.tag == VT_INT) *(float *)*p = (float)v.u.i;
+    else fail_convert(whole, dt);
+    break;
+  case DT_FLOAT64:
+    if (v.tag == VT_FLOAT) *(double *)*p = v.u.f;
+    else if (v.tag == VT_INT) *(double *)*p = (double)v.u.i;
+    else fail_convert(whole, dt);
+    break;
+  case DT_INT32:
+    if (v.tag != VT_INT || v.u.i < INT32_MIN || v.u.i > INT32_MAX) fail_convert(whole, dt);
+    *(int32_t *)*p = (int32_t)v.u.i;
+    break;
+  case DT_INT64:
+    if (v.tag != VT_INT) fail_convert(whole, dt);
+    *(int64_t *)*p = v.u.i;
+    break;
+  case DT_BOOL:
+    if (v.tag != VT_BOOL) fail_convert(whole, dt);
+    *(bool *)*p = v.u.i != 0;
+    break;
+  case DT_STRING:
+    if (!val_is(v, &str_type)) fail_convert(whole, dt);
+    v.u.o->rc++;
+    *(Str **)*p = (Str *)v.u.o;
+    break;
+  default:
+    break;
+  }
+  *p += esz;
+}
+
+Tensor *tensor_from_val(Val v, int want) {
+  /* fast paths: host scalars */
+  switch (v.tag) {
+  case VT_INT:
+    if (want < 0) want = (v.u.i < INT32_MIN || v.u.i > INT32_MAX) ? DT_INT64 : DT_INT32;
+    break;
+  case VT_FLOAT:
+    if (want < 0) want = DT_FLOAT32;
+    break;
+  case VT_BOOL:
+    if (want < 0) want = DT_BOOL;
+    break;
+  default: {
+    Tensor *t = val_as_tensor(v);
+    if (t) {
+      if (want >= 0 && (int)t->dtype != want) {
+        rt_throw(ERR_TYPE, "Expected tensor with dtype %s, but got dtype %s", dtype_info[want].name,
+                 dtype_info[t->dtype].name);
+      }
+      if (val_is(v, &variable_type)) return tensor_retain(t);
+      return tensor_retain(t);
+    }
+    if (!val_is(v, &list_type) && !val_is(v, &tuple_type) && !val_is(v, &str_type)) fail_unsupported(v);
+    Scan s = {0};
+    scan_shape(&s, v);
+    scan_check(&s, v, 0, v);
+    if (want < 0) {
+      if (s.tdt >= 0) want = s.tdt;
+      else if (s.has_str) want = DT_STRING;
+      else if (s.has_float) want = DT_FLOAT32;
+      else if (s.has_int) want = s.int64 ? DT_INT64 : DT_INT32;
+      else if (s.has_bool) want = DT_BOOL;
+      else want = DT_FLOAT32;  /* [] */
+      if ((s.has_str && (s.has_float || s.has_int || s.has_bool)) || (s.has_bool && (s.has_int || s.has_float)))
+        fail_convert(v, -1);
+    }
+    if (s.tdt >= 0 && s.tdt != want) fail_convert(v, want);
+    Tensor *t2 = tensor_new((DType)want, s.rank, s.shape);
+    char *p = tensor_data(t2);
+    fill_from(v, 0, s.lrank, (DType)want, &p, v);
+    return t2;
+  }
+  }
+  Tensor *t = tensor_scalar((DType)want);
+  char *p = tensor_data(t);
+  fill_from(v, 0, 0, (DType)want, &p, v);
+  return t;
+}
+
+int val_to_dims(Val v, tfs_i64 *dims, bool allow_unknown, const char *what) {
+  tfs_i64 n;
+  const Val *items;
+  if (v.tag == VT_INT) {
+    if (v.u.i < 0) rt_throw(ERR_INVALID_ARGUMENT, "%s: dimension %lld must be >= 0", what, (long long)v.u.i);
+    dims[0] = v.u.i;
+    return 1;
+  }
+  if (val_is(v, &tshape_type)) {
+    TShape *s = (TShape *)v.u.o;
+    if (s->rank < 0) rt_throw(ERR_VALUE, "%s: shape of unknown rank", what);
+    for (int i = 0; i < s->rank; i++) {
+      if (s->dims[i] < 0 && !allow_unknown) rt_throw(ERR_VALUE, "%s: shape must be fully defined, got (None)", what);
+      dims[i] = s->dims[i];
+    }
+    return s->rank;
+  }
+  if (seq_items(v, &n, &items)) {
+    if (n > TFS_MAX_RANK) rt_throw(ERR_VALUE, "%s: tensors of rank > %d are not supported", what, TFS_MAX_RANK);
+    for (tfs_i64 i = 0; i < n; i++) {
+      Val d = items[i];
+      Tensor *dt = val_as_tensor(d);
+      if (d.tag == VT_INT) dims[i] = d.u.i;
+      else if (dt && dt->size == 1 && dtype_info[dt->dtype].is_int && !dt->sym) dims[i] = tensor_get_i(dt, 0);
+      else if (d.tag == VT_NONE && allow_unknown) dims[i] = -1;
+      else rt_throw(ERR_TYPE, "%s: expected a list of integers for the shape, got %s", what, val_type_name(d));
+      if (dims[i] < -1 || (dims[i] == -1 && !allow_unknown))
+        rt_throw(ERR_INVALID_ARGUMENT, "%s: dimension %lld must be >= 0", what, (long long)dims[i]);
+    }
+    return (int)n;
+  }
+  Tensor *t = val_as_tensor(v);
+  if (t && !t->sym && dtype_info[t->dtype].is_int && t->rank <= 1) {
+    if (t->size > TFS_MAX_RANK) rt_throw(ERR_VALUE, "%s: tensors of rank > %d are not supported", what, TFS_MAX_RANK);
+    for (tfs_i64 i = 0; i < t->size; i++) {
+      dims[i] = tensor_get_i(t, i);
+      if (dims[i] < -1 || (dims[i] == -1 && !allow_unknown))
+        rt_throw(ERR_INVALID_ARGUMENT, "%s: dimension %lld must be >= 0", what, (long long)dims[i]);
+    }
+    return t->rank == 0 ? (dims[0] = tensor_get_i(t, 0), 1) : (int)t->size;
+  }
+  rt_throw(ERR_TYPE, "%s: expected a shape (list of integers), got %s", what, val_type_name(v));
+}
+
+/* ---- shapes ----------------------------------------------------------------------- */
+
+void shape_format(StrBuf *b, int rank, const tfs_i64 *shape) {
+  if (rank < 0) { sb_puts(b, "<unknown>"); return; }
+  sb_putc(b, '(');
+  for (int i = 0; i < rank; i++) {
+    if (i) sb_puts(b, ", ");
+    if (shape[i] < 0) sb_puts(b, "None");
+    else sb_printf(b, "%lld", (long long)shape[i]);
+  }
+  if (rank == 1) sb_putc(b, ',');
+  sb_putc(b, ')');
+}
+
+Val tshape_new(int rank, const tfs_i64 *dims) {
+  TShape *s = obj_new(&tshape_type, sizeof(TShape));
+  s->rank = rank;
+  for (int i = 0; i < rank; i++) s->dims[i] = dims[i] < 0 ? -1 : dims[i];
+  return val_obj(s);
+}
+
+bool val_as_tshape(Val v, int *rank, tfs_i64 *dims) {
+  if (val_is(v, &tshape_type)) {
+    TShape *s = (TShape *)v.u.o;
+    *rank = s->rank;
+    for (int i = 0; i < s->rank; i++) dims[i] = s->dims[i];
+    return true;
+  }
+  if (v.tag == VT_NONE) { *rank = -1; return true; }
+  tfs_i64 n;
+  const Val *items;
+  if (seq_items(v, &n, &items)) {
+    if (n > TFS_MAX_RANK) return false;
+    for (tfs_i64 i = 0; i < n; i++) {
+      if (items[i].tag == VT_INT && items[i].u.i >= 0) dims[i] = items[i].u.i;
+      else if (items[i].tag == VT_NONE) dims[i] = -1;
+      else return false;
+    }
+    *rank = (int)n;
+    return true;
+  }
+  return false;
+}
+
+static Val dim_val(tfs_i64 d) { return d < 0 ? val_none() : val_int(d); }
+
+static void tshape_str(StrBuf *b, Val v) {
+  TShape *s = (TShape *)v.u.o;
+  shape_format(b, s->rank, s->dims);
+}
+
+static void tshape_repr(StrBuf *b, Val v) {
+  TShape *s = (TShape *)v.u.o;
+  if (s->rank < 0) { sb_puts(b, "TensorShape(None)"); return; }
+  sb_puts(b, "TensorShape([");
+  for (int i = 0; i < s->rank; i++) {
+    if (i) sb_puts(b, ", ");
+    if (s->dims[i] < 0) sb_puts(b, "None");
+    else sb_printf(b, "%lld", (long long)s->dims[i]);
+  }
+  sb_puts(b, "])");
+}
+
+static Val tshape_as_list(Val self, int n, const Val *args, const Kw *kw) {
+  TShape *s = (TShape *)self.u.o;
+  (void)n; (void)args; (void)kw;
+  if (s->rank < 0) rt_throw(ERR_VALUE, "as_list() is not defined on an unknown TensorShape.");
+  Val l = list_new(s->rank);
+  for (int i = 0; i < s->rank; i++) list_append(l, dim_val(s->dims[i]));
+  return l;
+}
+
+static Val tshape_is_fully_defined(Val self, int n, const Val *args, const Kw *kw) {
+  TShape *s = (TShape *)self.u.o;
+  (void)n; (void)args; (void)kw;
+  if (s->rank < 0) return val_bool(false);
+  for (int i = 0; i < s->rank; i++)
+    if (s->dims[i] < 0) return val_bool(false);
+  return val_bool(true);
+}
+
+static Val tshape_num_elements(Val self, int n, const Val *args, const Kw *kw) {
+  TShape *s = (TShape *)self.u.o;
+  (void)n; (void)args; (void)kw;
+  if (s->rank < 0) return val_none();
+  tfs_i64 e = 1;
+  for (int i = 0; i < s->rank; i++) {
+    if (s->dims[i] < 0) return val_none();
+    e *= s->dims[i];
+  }
+  return val_int(e);
+}
+
+static Val tshape_getattr(Val self, const char *name) {
+  TShape *s = (TShape *)self.u.o;
+  if (!strcmp(name, "rank") || !strcmp(name, "ndims")) return s->rank < 0 ? val_none() : val_int(s->rank);
+  if (!strcmp(name, "as_list")) return builtin_new("TensorShape.as_list", tshape_as_list, self, NULL);
+  if (!strcmp(name, "is_fully_defined")) return builtin_new("TensorShape.is_fully_defined", tshape_is_fully_defined, self, NULL);
+  if (!strcmp(name, "num_elements")) return builtin_new("TensorShape.num_elements", tshape_num_elements, self, NULL);
+  if (!strcmp(name, "dims")) {
+    if (s->rank < 0) return val_none();
+    Val l = list_new(s->rank);
+    for (int i = 0; i < s->rank; i++) list_append(l, dim_val(s->dims[i]));
+    return l;
+  }
+  return val_undef();
+}
+
+static tfs_i64 tshape_len(Val self) {
+  TShape *s = (TShape *)self.u.o;
+  if (s->rank < 0) rt_throw(ERR_VALUE, "Cannot take the length of shape with unknown rank.");
+  return s->rank;
+}
+
+static Val tshape_getitem(Val self, Val key) {
+  TShape *s = (TShape *)self.u.o;
+  if (s->rank < 0) return val_none();
+  if (val_is(key, &slice_type)) {
+    Slice *sl = (Slice *)key.u.o;
+    tfs_i64 step = sl->step.tag == VT_NONE ? 1 : val_to_index(sl->step, "slice step");
+    if (step == 0) rt_throw(ERR_VALUE, "slice step cannot be zero");
+    tfs_i64 n = s->rank, lo, hi;
+    if (step > 0) {
+      lo = sl->lo.tag == VT_NONE ? 0 : val_to_index(sl->lo, "slice index");
+      hi = sl->hi.tag == VT_NONE ? n : val_to_index(sl->hi, "slice index");
+      if (lo < 0) lo += n;
+      if (hi < 0) hi += n;
+      lo = lo < 0 ? 0 : lo > n ? n : lo;
+      hi = hi < 0 ? 0 : hi > n ? n : hi;
+    } else {
+      lo = sl->lo.tag == VT_NONE ? n - 1 : val_to_index(sl->lo, "slice index");
+      hi = sl->hi.tag == VT_NONE ? -1 : val_to_index(sl->hi, "slice index");
+      if (sl->lo.tag != VT_NONE && lo < 0) lo += n;
+      if (sl->hi.tag != VT_NONE && hi < 0) hi += n;
+      lo = lo < -1 ? -1 : lo > n - 1 ? n - 1 : lo;
+      hi = hi < -1 ? -1 : hi > n - 1 ? n - 1 : hi;
+    }
+    tfs_i64 dims[TFS_MAX_RANK];
+    int r = 0;
+    for (tfs_i64 i = lo; step > 0 ? i < hi : i > hi; i += step) dims[r++] = s->dims[i];
+    return tshape_new(r, dims);
+  }
+  tfs_i64 i = val_to_index(key, "TensorShape index");
+  if (i < 0) i += s->rank;
+  if (i < 0 || i >= s->rank) rt_throw(ERR_INDEX, "list index out of range");
+  return dim_val(s->dims[i]);
+}
+
+static Val tshape_iter(Val self) {
+  TShape *s = (TShape *)self.u.o;
+  if (s->rank < 0) rt_throw(ERR_VALUE, "Cannot iterate over a shape with unknown rank.");
+  Val l = tshape_as_list(self, 0, NULL, NULL);
+  Val it = rt_iter(l);
+  TFS_DECREF(l);
+  return it;
+}
+
+static bool tshape_eq(Val a, Val b) {
+  int ra, rb;
+  tfs_i64 da[TFS_MAX_RANK], db[TFS_MAX_RANK];
+  if (!val_as_tshape(a, &ra, da) || !val_as_tshape(b, &rb, db)) return false;
+  if (ra != rb) return false;
+  for (int i = 0; i < ra; i++)
+    if (da[i] != db[i]) return false;
+  return true;
+}
+
+static Val tshape_compare(int op, Val a, Val b) {
+  if (op != CMP_EQ && op != CMP_NE) return val_undef();
+  bool eq = tshape_eq(a, b);
+  return val_bool(op == CMP_EQ ? eq : !eq);
+}
+
+static void plain_free(Obj *o) { free(o); }
+
+const Type tshape_type = {
+  .name = "TensorShape", .free = plain_free, .repr = tshape_repr, .str = tshape_str, .getattr = tshape_getattr,
+  .getitem = tshape_getitem, .iter = tshape_iter, .len = tshape_len, .compare = tshape_compare, .eq = tshape_eq,
+};
+
+/* ---- the tensor type ----------------------------------------------------------------- */
+
+void (*tensor_sym_repr)(StrBuf *b, const Tensor *t);
+
+static void tensor_str(StrBuf *b, Val v) {
+  Tensor *t = val_tensor(v);
+  if (t->sym && tensor_sym_repr) { tensor_sym_repr(b, t); return; }
+  StrBuf s;
+  sb_init(&s);
+  ndarray_str_tensor(&s, t);
+  sb_puts(b, "tf.Tensor(");
+  if (s.len && memchr(s.data, '\n', s.len)) sb_putc(b, '\n');
+  sb_putn(b, s.data, s.len);
+  sb_free(&s);
+  sb_puts(b, ", shape=");
+  shape_format(b, t->rank, t->shape);
+  sb_printf(b, ", dtype=%s)", dtype_info[t->dtype].name);
+}
+
+static void tensor_repr(StrBuf *b, Val v) {
+  Tensor *t = val_tensor(v);
+  if (t->sym && tensor_sym_repr) { tensor_sym_repr(b, t); return; }
+  sb_puts(b, "<tf.Tensor: shape=");
+  shape_format(b, t->rank, t->shape);
+  sb_printf(b, ", dtype=%s, numpy=", dtype_info[t->dtype].name);
+  ndarray_repr_tensor(b, t);
+  sb_putc(b, '>');
+}
+
+static Tensor *self_tensor(Val self) {
+  Tensor *t = val_as_tensor(self);
+  if (!t) rt_throw(ERR_TYPE, "expected a tensor");
+  return t;
+}
+
+static Val tensor_numpy_m(Val self, int n, const Val *args, const Kw *kw) {
+  (void)n; (void)args; (void)kw;
+  Tensor *t = self_tensor(self);
+  if (t->sym) rt_throw(ERR_ATTRIBUTE, "'SymbolicTensor' object has no attribute 'numpy'");
+  return ndarray_new(t);
+}
+
+static Val tensor_get_shape_m(Val self, int n, const Val *args, const Kw *kw) {
+  (void)n; (void)args; (void)kw;
+  Tensor *t = self_tensor(self);
+  return tshape_new(t->rank, t->shape);
+}
+
+static Val tensor_getattr(Val self, const char *name) {
+  Tensor *t = val_tensor(self);
+  switch (name[0]) {
+  case 's':
+    if (!strcmp(name, "shape")) return tshape_new(t->rank, t->shape);
+    break;
+  case 'd':
+    if (!strcmp(name, "dtype")) return dtype_val(t->dtype);
+    break;
+  case 'n':
+    if (!strcmp(name, "ndim")) return val_int(t->rank);
+    if (!strcmp(name, "numpy")) return builtin_new("Tensor.numpy", tensor_numpy_m, self, NULL);
+    if (!strcmp(name, "name") && !t->sym)
+      rt_throw(ERR_ATTRIBUTE, "Tensor.name is undefined when eager execution is enabled.");
+    break;
+  case 'g':
+    if (!strcmp(name, "get_shape")) return builtin_new("Tensor.get_shape", tensor_get_shape_m, self, NULL);
+    break;
+  }
+  return val_undef();
+}
+
+/* Operators: the op each Python operator maps to (ORDER BINOP). */
+static const int binop_ops[BIN__COUNT] = {
+  [BIN_ADD] = OP_ADD, [BIN_SUB] = OP_SUB, [BIN_MUL] = OP_MUL, [BIN_DIV] = OP_DIV,
+  [BIN_FLOORDIV] = OP_FLOORDIV, [BIN_MOD] = OP_MOD, [BIN_POW] = OP_POW, [BIN_MATMUL] = OP_MATMUL,
+  [BIN_LSHIFT] = -1, [BIN_RSHIFT] = -1,
+  [BIN_BITAND] = OP_LOGICAL_AND, [BIN_BITOR] = OP_LOGICAL_OR, [BIN_BITXOR] = OP_LOGICAL_XOR,
+};
+
+static Val tensor_binop(int op, Val a, Val b) {
+  if (op < 0 || op >= BIN__COUNT || binop_ops[op] < 0) return val_undef();
+  return op_apply2((OpId)binop_ops[op], a, b);
+}
+
+/* Can host value v be converted to dtype dt without error? (== and != answer
+ * False instead of raising for such values, as TF does.) */
+static bool host_convertible(Val v, DType dt) {
+  switch (v.tag) {
+  case VT_INT: return dt == DT_FLOAT32 || dt == DT_FLOAT64 || dt == DT_INT64 || (dt == DT_INT32 && v.u.i >= INT32_MIN && v.u.i <= INT32_MAX);
+  case VT_FLOAT: return dtype_info[dt].is_float;
+  case VT_BOOL: return dt == DT_BOOL;
+  case VT_OBJ:
+    if (val_is(v, &str_type)) return dt == DT_STRING;
+    if (val_is(v, &list_type) || val_is(v, &tuple_type)) {
+      tfs_i64 n;
+      const Val *items;
+      seq_items(v, &n, &items);
+      for (tfs_i64 i = 0; i < n; i++)
+        if (!host_convertible(items[i], dt)) return false;
+      return true;
+    }
+    return false;
+  default: return false;
+  }
+}
+
+static Val tensor_compare(int op, Val a, Val b) {
+  static const int cmp_ops[] = {OP_LESS, OP_LESS_EQUAL, OP_GREATER, OP_GREATER_EQUAL, OP_EQUAL, OP_NOT_EQUAL};
+  if (op < CMP_LT || op > CMP_NE) return val_undef();
+  if (op == CMP_EQ || op == CMP_NE) {
+    Tensor *ta = val_as_tensor(a), *tb = val_as_tensor(b);
+    Tensor *t = ta ? ta : tb;
+    Val other = ta ? b : a;
+    if (!(ta && tb) && !(t->sym) && !host_convertible(other, t->dtype)) return val_bool(op == CMP_NE);
+    if (ta && tb && !ta->sym && !tb->sym) {
+      /* incompatible shapes compare unequal instead of raising */
+      int r = ta->rank > tb->rank ? ta->rank : tb->rank;
+      for (int i = 0; i < r; i++) {
+        int ia = i - (r - ta->rank), ib = i - (r - tb->rank);
+        tfs_i64 da = ia >= 0 ? ta->shape[ia] : 1, db = ib >= 0 ? tb->shape[ib] : 1;
+        if (da != db && da != 1 && db != 1) {
+          Tensor *res = tensor_scalar(DT_BOOL);
+          *(bool *)tensor_data(res) = op == CMP_NE;
+          return val_obj(res);
+        }
+      }
+    }
+  }
+  return op_apply2((OpId)cmp_ops[op], a, b);
+}
+
+static Val tensor_unop(int op, Val a) {
+  Tensor *t = val_as_tensor(a);
+  switch (op) {
+  case UN_NEG: return op_apply1(OP_NEG, a);
+  case UN_POS: return op_apply1(OP_IDENTITY, a);
+  case UN_INVERT:
+    if (t && t->dtype == DT_BOOL) return op_apply1(OP_LOGICAL_NOT, a);
+    rt_throw(ERR_TYPE, "bad operand type for unary ~: '%s' tensor", dtype_info[t ? t->dtype : 0].name);
+  default: return val_undef();
+  }
+}
+
+static int tensor_truthy(Val v) {
+  Tensor *t = val_as_tensor(v);
+  if (t->sym) rt_throw(ERR_TYPE, "using a symbolic tensor as a Python bool is not allowed");
+  if (t->size != 1)
+    rt_throw(ERR_VALUE, "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
+  if (t->dtype == DT_STRING) {
+    Str *s = ((Str **)t->buf->data)[t->offset];
+    return s && s->len;
+  }
+  return tensor_get_f(t, 0) != 0;
+}
+
+static tfs_i64 tensor_len(Val v) {
+  Tensor *t = val_as_tensor(v);
+  if (t->rank == 0) rt_throw(ERR_TYPE, "len() of unsized object");
+  if (t->shape[0] < 0) rt_throw(ERR_TYPE, "len is not well defined for a symbolic tensor of unknown length");
+  return t->shape[0];
+}
+
+static Val tensor_getitem(Val self, Val key) {
+  OpAttrs at = {1, {key}};
+  return op_apply(&op_defs[OP_STRIDED_SLICE], 1, &self, &at);
+}
+
+/* Iteration over dim 0 (views). */
+typedef struct TIter { Obj hdr; Val t; tfs_i64 i; } TIter;
+static void titer_free(Obj *o) { TFS_DECREF(((TIter *)o)->t); free(o); }
+static void titer_repr(StrBuf *b, Val v) { (void)v; sb_puts(b, "<tensor_iterator>"); }
+static bool titer_next(Val it, Val *out) {
+  TIter *ti = (TIter *)it.u.o;
+  Tensor *t = val_as_tensor(ti->t);
+  if (ti->i >= t->shape[0]) return false;
+  Val k = val_int(ti->i++);
+  *out = tensor_getitem(ti->t, k);
+  return true;
+}
+static Val titer_iter(Val self) { return val_incref(self); }
+static const Type titer_type = {
+  .name = "tensor_iterator", .free = titer_free, .repr = titer_repr, .iter = titer_iter, .next = titer_next,
+};
+
+static Val tensor_iter(Val self) {
+  Tensor *t = val_as_tensor(self);
+  if (t->rank == 0) rt_throw(ERR_TYPE, "Cannot iterate over a scalar tensor.");
+  if (t->sym) rt_throw(ERR_TYPE, "Iterating over a symbolic tensor is not allowed");
+  TIter *it = obj_new(&titer_type, sizeof(TIter));
+  it->t = val_incref(self);
+  it->i = 0;
+  return val_obj(it);
+}
+
+static bool tensor_eq(Val a, Val b) {
+  if (a.tag == VT_OBJ && b.tag == VT_OBJ && a.u.o == b.u.o) return true;
+  Val r = tensor_compare(CMP_EQ, a, b);
+  bool res = rt_truthy(r);
+  TFS_DECREF(r);
+  return res;
+}
+
+const Type tensor_type = {
+  .name = "tf.Tensor", .free = tensor_free, .repr = tensor_repr, .str = tensor_str, .getattr = tensor_getattr,
+  .getitem = tensor_getitem, .iter = tensor_iter, .len = tensor_len, .binop = tensor_binop, .unop = tensor_unop,
+  .compare = tensor_compare, .truthy = tensor_truthy, .eq = tensor_eq,
+};
+
+/* ---- variables ---------------------------------------------------------------------------- */
+
+static void variable_free(Obj *o) {
+  Variable *v = (Variable *)o;
+  if (v->value) tensor_release(v->value);
+  free(v->name);
+  free(v);
+}
+
+static void variable_repr(StrBuf *b, Val self) {
+  Variable *v = (Variable *)self.u.o;
+  Tensor *t = v->value;
+  sb_printf(b, "<tf.Variable '%s' shape=", v->name);
+  shape_format(b, t->rank, t->shape);
+  sb_printf(b, " dtype=%s", dtype_info[t->dtype].name);
+  if (!t->sym) {
+    sb_puts(b, ", numpy=");
+    ndarray_repr_tensor(b, t);
+  }
+  sb_putc(b, '>');
+}
+
+void variable_assign(Variable *var, Val v, int mode) {
+  Tensor *cur = var->value;
+  Tensor *nv = tensor_from_val(v, cur->dtype);
+  if (mode) {
+    Val sum = op_apply2(mode == 1 ? OP_ADD : OP_SUB, val_obj(cur), val_obj(nv));
+    tensor_release(nv);
+    nv = val_tensor(sum);
+  }
+  bool same = nv->rank == cur->rank;
+  for (int i = 0; same && i < cur->rank; i++) same = nv->shape[i] == cur->shape[i];
+  if (!same) {
+    StrBuf a, b2;
+    sb_init(&a);
+    sb_init(&b2);
+    shape_format(&a, cur->rank, cur->shape);
+    shape_format(&b2, nv->rank, nv->shape);
+    char *sa = sb_steal(&a), *sb2 = sb_steal(&b2);
+    static char m1[128], m2[128];
+    snprintf(m1, sizeof m1, "%s", sa);
+    snprintf(m2, sizeof m2, "%s", sb2);
+    free(sa);
+    free(sb2);
+    tensor_release(nv);
+    rt_throw(ERR_VALUE, "Cannot assign value to variable ' %s': Shape mismatch.The variable shape %s, and the assigned value shape %s are incompatible.",
+             var->name, m1, m2);
+  }
+  /* Write in place when nobody else sees the current value; else swap. */
+  if (cur->hdr.rc == 1 && cur->buf->rc == 1 && tensor_is_contiguous(cur) && cur->dtype != DT_STRING) {
+    copy_into(cur, nv);
+    tensor_release(nv);
+  } else {
+    Tensor *c = tensor_is_contiguous(nv) && nv->buf->rc == 1 && nv->hdr.rc == 1 ? nv : tensor_copy(nv);
+    if (c != nv) tensor_release(nv);
+    var->value = c;
+    tensor_release(cur);
+  }
+}
+
+Val variable_new(Val initial, Val name, bool trainable, Val dtype) {
+  int want = -1;
+  DType dt;
+  if (dtype.tag != VT_NONE && dtype.tag != VT_UNDEF) {
+    if (!val_as_dtype(dtype, &dt)) rt_throw(ERR_TYPE, "tf.Variable: dtype must be a tf.DType, got %s", val_type_name(dtype));
+    want = dt;
+  }
+  Tensor *src = val_as_tensor(initial);
+  Tensor *init;
+  if (src && want >= 0 && (int)src->dtype != want) {
+    Val dv = dtype_val((DType)want);
+    OpAttrs at = {1, {dv}};
+    Val c = op_apply(&op_defs[OP_CAST], 1, &initial, &at);
+    init = val_tensor(c);
+  } else {
+    init = tensor_from_val(initial, want);
+  }
+  if (init->sym) rt_throw(ERR_VALUE, "tf.Variable: the initial value must be an eager tensor here");
+  Variable *v = obj_new(&variable_type, sizeof(Variable));
+  v->value = tensor_copy(init);  /* own storage, so assignments never alias the initial value */
+  tensor_release(init);
+  const char *nm = "Variable";
+  if (name.tag == VT_OBJ && val_is(name, &str_type)) nm = str_cstr(name);
+  size_t len = strlen(nm) + 3;
+  v->name = malloc(len);
+  if (!v->name) rt_throw(ERR_MEMORY, "out of memory");
+  snprintf(v->name, len, "%s:0", nm);
+  v->trainable = trainable;
+  v->sym = NULL;
+  return val_obj(v);
+}
+
+static Val var_method(Val self, int n, const Val *args, const Kw *kw, int mode) {
+  static ArgSpec spec = {.what = "assign", .sig = "value, use_locking=False, name=None, read_value=True"};
+  Val a[4];
+  args_parse(&spec, n, args, kw, a);
+  Variable *v = (Variable *)self.u.o;
+  if (v->sym || (val_is_tensor(a[0]) && val_tensor(a[0])->sym)) {
+    if (op_graph_hook) {
+      Val in[2] = {self, a[0]};
+      static const OpId ids[3] = {OP_ASSIGN_VARIABLE, OP_ASSIGN_ADD_VARIABLE, OP_ASSIGN_SUB_VARIABLE};
+      Val r = op_graph_hook(&op_defs[ids[mode]], 2, in, NULL);
+      TFS_DECREF(r);
+      return val_incref(self);
+    }
+  }
+  variable_assign(v, a[0], mode);
+  return val_incref(self);
+}
+static Val var_assign_m(Val self, int n, const Val *args, const Kw *kw) { return var_method(self, n, args, kw, 0); }
+static Val var_assign_add_m(Val self, int n, const Val *args, const Kw *kw) { return var_method(self, n, args, kw, 1); }
+static Val var_assign_sub_m(Val self, int n, const Val *args, const Kw *kw) { return var_method(self, n, args, kw, 2); }
+static Val var_read_m(Val self, int n, const Val *args, const Kw *kw) {
+  (void)n; (void)args; (void)kw;
+  return op_apply1(OP_READ_VARIABLE, self);
+}
+
+static Val variable_getattr(Val self, const char *name) {
+  Variable *v = (Variable *)self.u.o;
+  Tensor *t = v->value;
+  if (!strcmp(name, "shape")) return tshape_new(t->rank, t->shape);
+  if (!strcmp(name, "dtype")) return dtype_val(t->dtype);
+  if (!strcmp(name, "ndim")) return val_int(t->rank);
+  if (!strcmp(name, "name")) return str_from_cstr(v->name);
+  if (!strcmp(name, "trainable")) return val_bool(v->trainable);
+  if (!strcmp(name, "numpy")) return builtin_new("Variable.numpy", tensor_numpy_m, self, NULL);
+  if (!strcmp(name, "get_shape")) return builtin_new("Variable.get_shape", tensor_get_shape_m, self, NULL);
+  if (!strcmp(name, "assign")) return builtin_new("Variable.assign", var_assign_m, self, NULL);
+  if (!strcmp(name, "assign_add")) return builtin_new("Variable.assign_add", var_assign_add_m, self, NULL);
+  if (!strcmp(name, "assign_sub")) return builtin_new("Variable.assign_sub", var_assign_sub_m, self, NULL);
+  if (!strcmp(name, "read_value") || !strcmp(name, "value"))
+    return builtin_new("Variable.read_value", var_read_m, self, NULL);
+  return val_undef();
+}
+
+const Type variable_type = {
+  .name = "tf.Variable", .free = variable_free, .repr = variable_repr, .getattr = variable_getattr,
+  .getitem = tensor_getitem, .iter = tensor_iter, .len = tensor_len, .binop = tensor_binop, .unop = tensor_unop,
+  .compare = tensor_compare, .truthy = tensor_truthy,
+};

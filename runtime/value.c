@@ -1,0 +1,492 @@
+/* value.c — generic value machinery: allocation, string buffers, repr/str, truthiness, equality, hashing,
+ * conversions, and the vtable-dispatching entry points (attributes, items, calls, iteration, unpacking). */
+#include "value.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "numfmt.h"
+#include "object.h"
+#include "tensor.h"
+
+/* ---- allocation -------------------------------------------------------------- */
+
+void *obj_new(const Type *type, size_t size) {
+  Obj *o = malloc(size);
+  if (!o) rt_throw(ERR_MEMORY, "out of memory");
+  o->rc = 1;
+  o->type = type;
+  return o;
+}
+
+void rt_free_obj(Obj *o) {
+  if (o->rc >= TFS_IMMORTAL_RC / 2) return;   /* static objects: a stray decref must not free them */
+  o->type->free(o);
+}
+
+const char *val_type_name(Val v) {
+  switch (v.tag) {
+    case VT_NONE: return "NoneType";
+    case VT_BOOL: return "bool";
+    case VT_INT: return "int";
+    case VT_FLOAT: return "float";
+    case VT_OBJ: return v.u.o->type->name;
+    default: return "<undefined>";
+  }
+}
+
+/* ---- StrBuf -------------------------------------------------------------------- */
+
+void sb_init(StrBuf *b) { b->data = NULL; b->len = b->cap = 0; }
+
+void sb_free(StrBuf *b) {
+  free(b->data);
+  sb_init(b);
+}
+
+/* Make room for n more bytes plus the NUL terminator. */
+static void sb_reserve(StrBuf *b, size_t n) {
+  if (b->len + n + 1 <= b->cap) return;
+  size_t cap = b->cap ? b->cap : 64;
+  while (cap < b->len + n + 1) cap *= 2;
+  char *d = realloc(b->data, cap);
+  if (!d) rt_throw(ERR_MEMORY, "out of memory");
+  b->data = d;
+  b->cap = cap;
+}
+
+void sb_putn(StrBuf *b, const char *s, size_t n) {
+  sb_reserve(b, n);
+  if (n) memcpy(b->data + b->len, s, n);
+  b->len += n;
+  b->data[b->len] = 0;
+}
+
+void sb_putc(StrBuf *b, char c) { sb_putn(b, &c, 1); }
+void sb_puts(StrBuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
+
+void sb_vprintf(StrBuf *b, const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap2);
+  va_end(ap2);
+  if (n <= 0) {
+    sb_reserve(b, 0);
+    return;
+  }
+  sb_reserve(b, (size_t)n);
+  vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+  b->len += (size_t)n;
+}
+
+void sb_printf(StrBuf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  sb_vprintf(b, fmt, ap);
+  va_end(ap);
+}
+
+char *sb_steal(StrBuf *b) {
+  sb_reserve(b, 0);
+  char *s = b->data;
+  sb_init(b);
+  return s;
+}
+
+/* ---- repr / str ------------------------------------------------------------------ */
+
+void val_repr(StrBuf *b, Val v) {
+  switch (v.tag) {
+    case VT_NONE: sb_puts(b, "None"); break;
+    case VT_BOOL: sb_puts(b, v.u.i ? "True" : "False"); break;
+    case VT_INT: sb_printf(b, "%lld", (long long)v.u.i); break;
+    case VT_FLOAT: numfmt_repr_double(b, v.u.f); break;
+    case VT_OBJ: v.u.o->type->repr(b, v); break;
+    default: sb_puts(b, "<undefined>"); break;
+  }
+}
+
+void val_str(StrBuf *b, Val v) {
+  if (v.tag == VT_OBJ && v.u.o->type->str) v.u.o->type->str(b, v);
+  else val_repr(b, v);
+}
+
+Val str_of(Val v) {
+  if (val_is(v, &str_type)) return val_incref(v);
+  StrBuf b;
+  sb_init(&b);
+  val_str(&b, v);
+  size_t n = b.len;
+  return str_take(sb_steal(&b), (tfs_i64)n);
+}
+
+Val repr_of(Val v) {
+  StrBuf b;
+  sb_init(&b);
+  val_repr(&b, v);
+  size_t n = b.len;
+  return str_take(sb_steal(&b), (tfs_i64)n);
+}
+
+/* Containers being repr'd right now, so a list that contains itself prints [...]. */
+enum { REPR_MAX = 256 };
+static Obj *repr_stack[REPR_MAX];
+static int repr_depth;
+
+bool repr_enter(Obj *o) {
+  for (int i = 0; i < repr_depth && i < REPR_MAX; i++)
+    if (repr_stack[i] == o) return false;
+  if (repr_depth >= REPR_MAX) return false;
+  repr_stack[repr_depth++] = o;
+  return true;
+}
+
+void repr_leave(Obj *o) {
+  if (repr_depth > 0 && repr_stack[repr_depth - 1] == o) repr_depth--;
+}
+
+int repr_depth_get(void) { return repr_depth; }
+void repr_depth_set(int depth) { repr_depth = depth; }
+
+/* ---- immediates and literal constructors --------------------------------------------- */
+
+Val rt_none(void) { return val_none(); }
+Val rt_bool(int b) { return val_bool(b != 0); }
+Val rt_int(tfs_i64 i) { return val_int(i); }
+Val rt_float(double f) { return val_float(f); }
+Val rt_str(const char *s, tfs_i64 len) { return str_new(s, len); }
+
+Val rt_list(int n, const Val *items) {
+  Val l = list_new(n);
+  for (int i = 0; i < n; i++) list_append(l, items[i]);
+  return l;
+}
+
+Val rt_tuple(int n, const Val *items) {
+  Val t = tuple_new(n);
+  Tuple *tp = (Tuple *)t.u.o;
+  for (int i = 0; i < n; i++) tp->items[i] = val_incref(items[i]);
+  return t;
+}
+
+Val rt_dict(int n, const Val *keys, const Val *vals) {
+  Val d = dict_new();
+  for (int i = 0; i < n; i++) dict_set(d, keys[i], vals[i]);
+  return d;
+}
+
+/* ---- truthiness, equality, hashing ------------------------------------------------- */
+
+int rt_truthy(Val v) {
+  switch (v.tag) {
+    case VT_NONE: return 0;
+    case VT_BOOL:
+    case VT_INT: return v.u.i != 0;
+    case VT_FLOAT: return v.u.f != 0.0;
+    case VT_OBJ: {
+      const Type *t = v.u.o->type;
+      if (t->truthy) return t->truthy(v);
+      if (t->len) {
+        tfs_i64 n = t->len(v);
+        if (n >= 0) return n != 0;
+      }
+      return 1;
+    }
+    default: return 0;
+  }
+}
+
+static bool val_is_num(Val v) { return v.tag == VT_BOOL || v.tag == VT_INT || v.tag == VT_FLOAT; }
+
+/* Exact comparison of an int with a double: -1, 0, 1, or 2 when f is NaN. */
+static int num_cmp_int_float(int64_t i, double f) {
+  if (isnan(f)) return 2;
+  if (f >= 9223372036854775808.0) return -1;
+  if (f < -9223372036854775808.0) return 1;
+  double fl = floor(f);
+  int64_t fi = (int64_t)fl;   /* in range: exact */
+  if (i < fi) return -1;
+  if (i > fi) return 1;
+  return fl == f ? 0 : -1;    /* i == floor(f) < f */
+}
+
+/* Numeric comparison of two host numbers: -1, 0, 1, or 2 (unordered: NaN). */
+int num_cmp(Val a, Val b) {
+  if (a.tag != VT_FLOAT && b.tag != VT_FLOAT) return a.u.i < b.u.i ? -1 : a.u.i > b.u.i;
+  if (a.tag == VT_FLOAT && b.tag == VT_FLOAT) {
+    if (isnan(a.u.f) || isnan(b.u.f)) return 2;
+    return a.u.f < b.u.f ? -1 : a.u.f > b.u.f;
+  }
+  if (a.tag == VT_FLOAT) {
+    int c = num_cmp_int_float(b.u.i, a.u.f);
+    return c == 2 ? 2 : -c;
+  }
+  return num_cmp_int_float(a.u.i, b.u.f);
+}
+
+bool val_eq(Val a, Val b) {
+  if (val_is_num(a) && val_is_num(b)) return num_cmp(a, b) == 0;
+  if (a.tag != b.tag) return false;
+  if (a.tag == VT_NONE) return true;
+  if (a.tag != VT_OBJ) return false;
+  if (a.u.o == b.u.o) return true;
+  const Type *t = a.u.o->type;
+  if (t != b.u.o->type) return false;
+  if (t->eq) return t->eq(a, b);
+  return false;
+}
+
+static tfs_u64 hash_mix(tfs_u64 x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+tfs_u64 obj_identity_hash(Val v) { return hash_mix((tfs_u64)(uintptr_t)v.u.o); }
+
+tfs_u64 val_hash(Val v) {
+  switch (v.tag) {
+    case VT_NONE: return 0x9e3779b97f4a7c15ULL;
+    case VT_BOOL:
+    case VT_INT: return hash_mix((tfs_u64)v.u.i);
+    case VT_FLOAT: {
+      double f = v.u.f;
+      /* equal numbers hash alike: 2.0 like 2 */
+      if (f == floor(f) && f >= -9223372036854775808.0 && f < 9223372036854775808.0)
+        return hash_mix((tfs_u64)(int64_t)f);
+      uint64_t bits;
+      memcpy(&bits, &f, sizeof bits);
+      return hash_mix(bits ^ 0x5bd1e995ULL);
+    }
+    case VT_OBJ: {
+      const Type *t = v.u.o->type;
+      if (!t->hash) rt_throw(ERR_TYPE, "unhashable type: '%s'", t->name);
+      return t->hash(v);
+    }
+    default: return 0;
+  }
+}
+
+/* ---- conversions ------------------------------------------------------------------- */
+
+/* The scalar of an eager 0-d tensor, if v is one. */
+static bool val_tensor_scalar(Val v, bool *is_int, int64_t *i, double *f) {
+  if (!val_is_tensor(v)) return false;
+  Tensor *t = val_tensor(v);
+  if (t->rank != 0 || t->sym || !t->buf) return false;
+  const void *p = tensor_data(t);
+  *is_int = true;
+  switch (t->dtype) {
+    case DT_FLOAT32: *f = *(const float *)p; *is_int = false; break;
+    case DT_FLOAT64: *f = *(const double *)p; *is_int = false; break;
+    case DT_INT32: *i = *(const int32_t *)p; break;
+    case DT_INT64: *i = *(const int64_t *)p; break;
+    case DT_BOOL: *i = *(const bool *)p ? 1 : 0; break;
+    default: return false;
+  }
+  if (*is_int) *f = (double)*i;
+  return true;
+}
+
+bool val_as_int(Val v, int64_t *out) {
+  if (v.tag == VT_INT || v.tag == VT_BOOL) {
+    *out = v.u.i;
+    return true;
+  }
+  bool is_int;
+  int64_t i;
+  double f;
+  if (val_tensor_scalar(v, &is_int, &i, &f) && is_int) {
+    *out = i;
+    return true;
+  }
+  return false;
+}
+
+bool val_as_float(Val v, double *out) {
+  if (v.tag == VT_FLOAT) {
+    *out = v.u.f;
+    return true;
+  }
+  if (v.tag == VT_INT || v.tag == VT_BOOL) {
+    *out = (double)v.u.i;
+    return true;
+  }
+  bool is_int;
+  int64_t i;
+  double f;
+  if (val_tensor_scalar(v, &is_int, &i, &f)) {
+    *out = f;
+    return true;
+  }
+  return false;
+}
+
+int64_t val_to_index(Val v, const char *what) {
+  int64_t i;
+  if (val_as_int(v, &i)) return i;
+  if (what) rt_throw(ERR_TYPE, "%s must be integers or slices, not %s", what, val_type_name(v));
+  rt_throw(ERR_TYPE, "'%s' object cannot be interpreted as an integer", val_type_name(v));
+}
+
+/* ---- attributes ---------------------------------------------------------------------- */
+
+static _Noreturn void no_attribute(Val o, const char *name) {
+  if (val_is(o, &module_type))
+    rt_throw(ERR_ATTRIBUTE, "module '%s' has no attribute '%s'", ((Module *)o.u.o)->name, name);
+  rt_throw(ERR_ATTRIBUTE, "'%s' object has no attribute '%s'", val_type_name(o), name);
+}
+
+Val rt_getattr(Val o, const char *name) {
+  if (o.tag == VT_OBJ && o.u.o->type->getattr) {
+    Val r = o.u.o->type->getattr(o, name);
+    if (!val_is_undef(r)) return r;
+  }
+  no_attribute(o, name);
+}
+
+void rt_setattr(Val o, const char *name, Val v) {
+  if (o.tag == VT_OBJ && o.u.o->type->setattr) {
+    o.u.o->type->setattr(o, name, v);
+    return;
+  }
+  no_attribute(o, name);
+}
+
+/* ---- items ----------------------------------------------------------------------------- */
+
+Val rt_getitem(Val o, Val key) {
+  if (o.tag == VT_OBJ && o.u.o->type->getitem) return o.u.o->type->getitem(o, key);
+  rt_throw(ERR_TYPE, "'%s' object is not subscriptable", val_type_name(o));
+}
+
+void rt_setitem(Val o, Val key, Val v) {
+  if (o.tag == VT_OBJ && o.u.o->type->setitem) {
+    o.u.o->type->setitem(o, key, v);
+    return;
+  }
+  rt_throw(ERR_TYPE, "'%s' object does not support item assignment", val_type_name(o));
+}
+
+void rt_delitem(Val o, Val key) {
+  if (val_is(o, &list_type)) list_delitem(o, key);
+  else if (val_is(o, &dict_type)) dict_delitem(o, key);
+  else rt_throw(ERR_TYPE, "'%s' object doesn't support item deletion", val_type_name(o));
+}
+
+/* ---- calls ------------------------------------------------------------------------------ */
+
+Val rt_call(Val f, int n, const Val *args, const Kw *kw) {
+  if (f.tag == VT_OBJ && f.u.o->type->call) return f.u.o->type->call(f, n, args, kw);
+  rt_throw(ERR_TYPE, "'%s' object is not callable", val_type_name(f));
+}
+
+/* A short name for f in "f() argument after * ..." messages. */
+static void call_what(StrBuf *b, Val f) {
+  if (val_is(f, &func_type)) sb_printf(b, "%s()", ((Func *)f.u.o)->info->name);
+  else if (val_is(f, &builtin_type)) {
+    const char *nm = ((Builtin *)f.u.o)->name;
+    const char *dot = strrchr(nm, '.');
+    sb_printf(b, "%s()", dot ? dot + 1 : nm);
+  } else sb_printf(b, "%s object", val_type_name(f));
+}
+
+Val rt_call_star(Val f, Val args, Val kwargs) {
+  Val pos;   /* owned; released if the call raises */
+  if (val_is_undef(args) || args.tag == VT_NONE) pos = tuple_new(0);
+  else if (val_is(args, &tuple_type) || val_is(args, &list_type)) pos = val_incref(args);
+  else if (args.tag == VT_OBJ && args.u.o->type->iter) pos = list_from_iterable(args);
+  else {
+    StrBuf b;
+    sb_init(&b);
+    call_what(&b, f);
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s argument after * must be an iterable, not %s", b.data, val_type_name(args));
+    sb_free(&b);
+    rt_throw(ERR_TYPE, "%s", msg);
+  }
+  tfs_i64 n;
+  const Val *items;
+  seq_items(pos, &n, &items);
+  int mark = rt_hold_val(pos);
+  Val r;
+  if (val_is_undef(kwargs) || kwargs.tag == VT_NONE) {
+    r = rt_call(f, (int)n, items, NULL);
+  } else {
+    if (!val_is(kwargs, &dict_type)) {
+      rt_unhold(mark);
+      val_decref(pos);
+      StrBuf b;
+      sb_init(&b);
+      call_what(&b, f);
+      char msg[256];
+      snprintf(msg, sizeof msg, "%s argument after ** must be a mapping, not %s", b.data, val_type_name(kwargs));
+      sb_free(&b);
+      rt_throw(ERR_TYPE, "%s", msg);
+    }
+    Dict *d = (Dict *)kwargs.u.o;
+    int nk = 0;
+    const char *names[d->len + 1];   /* on the stack: nothing to free if the call raises */
+    Val vals[d->len + 1];
+    for (tfs_i64 i = 0; i < d->used; i++) {
+      if (val_is_undef(d->keys[i])) continue;
+      if (!val_is(d->keys[i], &str_type)) rt_throw(ERR_TYPE, "keywords must be strings");
+      names[nk] = str_cstr(d->keys[i]);
+      vals[nk++] = d->vals[i];
+    }
+    Kw kw = {nk, names, vals};
+    r = rt_call(f, (int)n, items, &kw);
+  }
+  rt_unhold(mark);
+  val_decref(pos);
+  return r;
+}
+
+/* ---- iteration and unpacking ---------------------------------------------------------------- */
+
+Val rt_iter(Val o) {
+  if (o.tag == VT_OBJ && o.u.o->type->iter) return o.u.o->type->iter(o);
+  rt_throw(ERR_TYPE, "'%s' object is not iterable", val_type_name(o));
+}
+
+int rt_next(Val it, Val *out) {
+  if (it.tag == VT_OBJ && it.u.o->type->next) return it.u.o->type->next(it, out) ? 1 : 0;
+  rt_throw(ERR_TYPE, "'%s' object is not an iterator", val_type_name(it));
+}
+
+void rt_unpack(Val v, int n, Val *out) {
+  tfs_i64 len;
+  const Val *items;
+  if (seq_items(v, &len, &items)) {
+    if (len < n) rt_throw(ERR_VALUE, "not enough values to unpack (expected %d, got %lld)", n, (long long)len);
+    if (len > n) rt_throw(ERR_VALUE, "too many values to unpack (expected %d)", n);
+    for (int i = 0; i < n; i++) out[i] = val_incref(items[i]);
+    return;
+  }
+  if (v.tag != VT_OBJ || !v.u.o->type->iter)
+    rt_throw(ERR_TYPE, "cannot unpack non-iterable %s object", val_type_name(v));
+  Val it = rt_iter(v);
+  int got = 0, mark = rt_hold_val(it);
+  for (; got < n; got++) {
+    if (!rt_next(it, &out[got])) {
+      for (int i = 0; i < got; i++) val_decref(out[i]);
+      rt_unhold(mark);
+      val_decref(it);
+      rt_throw(ERR_VALUE, "not enough values to unpack (expected %d, got %d)", n, got);
+    }
+  }
+  Val extra;
+  bool more = rt_next(it, &extra);
+  rt_unhold(mark);
+  val_decref(it);
+  if (more) {
+    val_decref(extra);
+    for (int i = 0; i < n; i++) val_decref(out[i]);
+    rt_throw(ERR_VALUE, "too many values to unpack (expected %d)", n);
+  }
+}

@@ -1,0 +1,1493 @@
+/* tffunction.c — tf.function: function objects, the trace cache keyed by call signature, concrete functions, TensorSpec. */
+#include "tffunction.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec.h"
+#include "object.h"
+#include "tensor.h"
+#include "tfmod.h"
+#include "trace.h"
+
+/* ---- TensorSpec ------------------------------------------------------------------------ */
+
+static void tffn_spec_free(Obj *o) {
+  val_decref(((TensorSpecObj *)o)->name);
+  free(o);
+}
+
+static void tffn_spec_repr(StrBuf *b, Val v) {
+  const TensorSpecObj *s = (const TensorSpecObj *)v.u.o;
+  sb_puts(b, "TensorSpec(shape=");
+  if (s->rank < 0) sb_puts(b, "<unknown>");
+  else graph_shape_text(b, s->rank, s->dims);
+  sb_printf(b, ", dtype=tf.%s, name=", dtype_info[s->dtype].name);
+  val_repr(b, s->name);
+  sb_putc(b, ')');
+}
+
+static bool tffn_spec_eq(Val a, Val b) {
+  if (!val_is(a, &tffn_spec_type) || !val_is(b, &tffn_spec_type)) return false;
+  const TensorSpecObj *x = (const TensorSpecObj *)a.u.o, *y = (const TensorSpecObj *)b.u.o;
+  if (x->rank != y->rank || x->dtype != y->dtype || !val_eq(x->name, y->name)) return false;
+  for (int i = 0; i < x->rank; i++)
+    if (x->dims[i] != y->dims[i]) return false;
+  return true;
+}
+
+static tfs_u64 tffn_spec_hash(Val v) {
+  const TensorSpecObj *s = (const TensorSpecObj *)v.u.o;
+  tfs_u64 h = (tfs_u64)s->dtype * 31 + (tfs_u64)(s->rank + 1);
+  for (int i = 0; i < s->rank; i++) h = h * 1000003 + (tfs_u64)s->dims[i];
+  return h;
+}
+
+static Val tffn_spec_compare(int op, Val a, Val b) {
+  if (op != CMP_EQ && op != CMP_NE) return val_undef();
+  bool eq = tffn_spec_eq(a, b);
+  return val_bool(op == CMP_EQ ? eq : !eq);
+}
+
+/* spec.is_compatible_with(tensor or spec) */
+static bool tffn_spec_accepts(const TensorSpecObj *s, int dtype, int rank, const tfs_i64 *dims) {
+  if (dtype != s->dtype) return false;
+  if (s->rank < 0) return true;
+  if (rank != s->rank) return false;
+  for (int i = 0; i < rank; i++)
+    if (s->dims[i] >= 0 && dims[i] != s->dims[i]) return false;
+  return true;
+}
+
+static Val tffn_spec_compatible_m(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "TensorSpec.is_compatible_with", .sig = "spec_or_tensor"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  const TensorSpecObj *s = (const TensorSpecObj *)self.u.o;
+  if (val_is(a[0], &tffn_spec_type)) {
+    const TensorSpecObj *o = (const TensorSpecObj *)a[0].u.o;
+    if (o->rank < 0) return val_bool(s->rank < 0 && o->dtype == s->dtype);
+    return val_bool(tffn_spec_accepts(s, o->dtype, o->rank, o->dims));
+  }
+  Tensor *t = val_as_tensor(a[0]);
+  if (!t) return val_bool(false);
+  return val_bool(tffn_spec_accepts(s, t->dtype, t->rank, t->shape));
+}
+
+static Val tffn_spec_getattr(Val self, const char *name) {
+  const TensorSpecObj *s = (const TensorSpecObj *)self.u.o;
+  if (!strcmp(name, "shape")) return tshape_new(s->rank, s->dims);
+  if (!strcmp(name, "dtype")) return dtype_val((DType)s->dtype);
+  if (!strcmp(name, "name")) return val_incref(s->name);
+  if (!strcmp(name, "is_compatible_with"))
+    return builtin_new("TensorSpec.is_compatible_with", tffn_spec_compatible_m, self, NULL);
+  return val_undef();
+}
+
+const Type tffn_spec_type = {
+  .name = "TensorSpec", .free = tffn_spec_free, .repr = tffn_spec_repr, .getattr = tffn_spec_getattr,
+  .compare = tffn_spec_compare, .eq = tffn_spec_eq, .hash = tffn_spec_hash,
+};
+
+Val tffn_spec_new(int rank, const tfs_i64 *dims, int dtype, Val name) {
+  TensorSpecObj *s = obj_new(&tffn_spec_type, sizeof(TensorSpecObj));
+  s->rank = rank;
+  for (int i = 0; i < rank; i++) s->dims[i] = dims[i] < 0 ? -1 : dims[i];
+  s->dtype = dtype;
+  s->name = val_incref(name);
+  return val_obj(s);
+}
+
+static Val tffn_tensorspec(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "tf.TensorSpec", .sig = "shape, dtype=float32, name=None"};
+  Val a[3];
+  args_parse(&spec, n, args, kw, a);
+  int rank;
+  tfs_i64 dims[TFS_MAX_RANK];
+  if (a[0].tag == VT_INT) {
+    rank = 1;
+    dims[0] = a[0].u.i;
+  } else if (!val_as_tshape(a[0], &rank, dims)) {
+    rt_throw(ERR_TYPE, "tf.TensorSpec: shape must be a list of dimensions (int or None), a TensorShape or None, got %s",
+             val_type_name(a[0]));
+  }
+  DType dt;
+  if (!val_as_dtype(a[1], &dt)) rt_throw(ERR_TYPE, "tf.TensorSpec: dtype must be a tf.DType, got %s", val_type_name(a[1]));
+  if (a[2].tag != VT_NONE && !val_is(a[2], &str_type))
+    rt_throw(ERR_TYPE, "tf.TensorSpec: name must be a string or None, got %s", val_type_name(a[2]));
+  return tffn_spec_new(rank, dims, dt, a[2]);
+}
+
+/* ---- signature keys ----------------------------------------------------------------------
+ * A call's signature is serialized into bytes: equal bytes = same trace.  Atoms:
+ *   'T' dtype rank dims...    tensor (rank 0xFF unknown; dims -1 unknown: relaxed)
+ *   'N' None  'b' bool  'i' int  'f' float  's' len bytes  'V' variable  'O' ptr type
+ *   'L'/'U'/'D' count items   list / tuple / dict (key, value pairs)
+ * Host objects without value semantics are keyed by identity; the concrete
+ * function keeps them alive through its argument template. */
+
+typedef struct KeyBuf {
+  unsigned char *p;
+  size_t len, cap;
+  unsigned char inl[192];
+} KeyBuf;
+
+static void kb_init(KeyBuf *k) {
+  k->p = k->inl;
+  k->len = 0;
+  k->cap = sizeof k->inl;
+}
+
+static void kb_free(KeyBuf *k) {
+  if (k->p != k->inl) free(k->p);
+}
+
+static void kb_put(KeyBuf *k, const void *d, size_t n) {
+  if (k->len + n > k->cap) {
+    size_t cap = k->cap * 2;
+    while (cap < k->len + n) cap *= 2;
+    unsigned char *p = k->p == k->inl ? malloc(cap) : realloc(k->p, cap);
+    if (!p) rt_throw(ERR_MEMORY, "out of memory");
+    if (k->p == k->inl) memcpy(p, k->inl, k->len);
+    k->p = p;
+    k->cap = cap;
+  }
+  memcpy(k->p + k->len, d, n);
+  k->len += n;
+}
+
+static inline void kb_byte(KeyBuf *k, unsigned char c) {
+  if (k->len < k->cap) k->p[k->len++] = c;
+  else kb_put(k, &c, 1);
+}
+
+static inline void kb_i64(KeyBuf *k, tfs_i64 v) { kb_put(k, &v, sizeof v); }
+
+/* Tensor leaves of a call: the tensors (NULL for a TensorSpec leaf). */
+typedef struct Leaves {
+  Tensor **t;
+  int n, cap;
+  Tensor *inl[16];
+} Leaves;
+
+static void lv_init(Leaves *lv) {
+  lv->t = lv->inl;
+  lv->n = 0;
+  lv->cap = 16;
+}
+
+static void lv_free(Leaves *lv) {
+  if (lv->t != lv->inl) free(lv->t);
+}
+
+static void lv_push(Leaves *lv, Tensor *t) {
+  if (lv->n == lv->cap) {
+    int cap = lv->cap * 2;
+    Tensor **p = lv->t == lv->inl ? malloc(sizeof(Tensor *) * (size_t)cap) : realloc(lv->t, sizeof(Tensor *) * (size_t)cap);
+    if (!p) rt_throw(ERR_MEMORY, "out of memory");
+    if (lv->t == lv->inl) memcpy(p, lv->inl, sizeof lv->inl);
+    lv->t = p;
+    lv->cap = cap;
+  }
+  lv->t[lv->n++] = t;
+}
+
+static void key_tensor(KeyBuf *k, int dtype, int rank, const tfs_i64 *dims) {
+  kb_byte(k, 'T');
+  kb_byte(k, (unsigned char)dtype);
+  kb_byte(k, rank < 0 ? 0xFF : (unsigned char)rank);
+  if (rank > 0) kb_put(k, dims, sizeof(tfs_i64) * (size_t)rank);
+}
+
+static void key_arg(KeyBuf *k, Val v, Leaves *lv, bool allow_spec) {
+  switch (v.tag) {
+    case VT_NONE: kb_byte(k, 'N'); return;
+    case VT_BOOL: kb_byte(k, 'b'); kb_byte(k, (unsigned char)(v.u.i != 0)); return;
+    case VT_INT: kb_byte(k, 'i'); kb_i64(k, v.u.i); return;
+    case VT_FLOAT: {
+      double f = v.u.f == 0 ? 0.0 : v.u.f;   /* -0.0 == 0.0 */
+      kb_byte(k, 'f');
+      kb_put(k, &f, sizeof f);
+      return;
+    }
+    case VT_OBJ: break;
+    default: kb_byte(k, '?'); return;
+  }
+  const Type *ty = v.u.o->type;
+  if (ty == &tensor_type || ty == &ndarray_type) {
+    Tensor *t = val_as_tensor(v);
+    if (t->sym) rt_throw(ERR_TYPE, "a symbolic tensor cannot be passed to a tf.function outside of tracing");
+    key_tensor(k, t->dtype, t->rank, t->shape);
+    lv_push(lv, t);
+  } else if (ty == &str_type) {
+    kb_byte(k, 's');
+    kb_i64(k, str_len(v));
+    kb_put(k, str_cstr(v), (size_t)str_len(v));
+  } else if (ty == &list_type || ty == &tuple_type) {
+    tfs_i64 n;
+    const Val *items;
+    seq_items(v, &n, &items);
+    kb_byte(k, ty == &list_type ? 'L' : 'U');
+    kb_i64(k, n);
+    for (tfs_i64 i = 0; i < n; i++) key_arg(k, items[i], lv, allow_spec);
+  } else if (ty == &dict_type) {
+    Dict *d = (Dict *)v.u.o;
+    kb_byte(k, 'D');
+    kb_i64(k, d->len);
+    for (tfs_i64 i = 0; i < d->used; i++) {
+      if (val_is_undef(d->keys[i])) continue;
+      key_arg(k, d->keys[i], lv, false);
+      key_arg(k, d->vals[i], lv, allow_spec);
+    }
+  } else if (allow_spec && ty == &tffn_spec_type) {
+    const TensorSpecObj *s = (const TensorSpecObj *)v.u.o;
+    key_tensor(k, s->dtype, s->rank, s->dims);
+    lv_push(lv, NULL);
+  } else {
+    kb_byte(k, ty == &variable_type ? 'V' : 'O');
+    const void *o = v.u.o;
+    kb_put(k, &o, sizeof o);
+    kb_put(k, &ty, sizeof ty);
+  }
+}
+
+static tfs_i64 key_i64(const unsigned char *p) {
+  tfs_i64 v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/* The end of the atom at p. */
+static const unsigned char *key_skip(const unsigned char *p) {
+  switch (*p++) {
+    case 'T': {
+      int rank = p[1] == 0xFF ? 0 : p[1];
+      return p + 2 + 8 * (size_t)rank;
+    }
+    case 'N': return p;
+    case 'b': return p + 1;
+    case 'i': case 'f': return p + 8;
+    case 's': return p + 8 + key_i64(p);
+    case 'V': case 'O': return p + 2 * sizeof(void *);
+    case 'L': case 'U': {
+      tfs_i64 n = key_i64(p);
+      p += 8;
+      for (tfs_i64 i = 0; i < n; i++) p = key_skip(p);
+      return p;
+    }
+    case 'D': {
+      tfs_i64 n = key_i64(p);
+      p += 8;
+      for (tfs_i64 i = 0; i < 2 * n; i++) p = key_skip(p);
+      return p;
+    }
+    default: return p;
+  }
+}
+
+/* Human text of one atom: float32[3], int32[], 2, 'a', [1, 2]. */
+static const unsigned char *key_desc(StrBuf *b, const unsigned char *p) {
+  const unsigned char *q = p + 1;
+  switch (*p) {
+    case 'T': {
+      int rank = q[1] == 0xFF ? -1 : q[1];
+      sb_printf(b, "%s[", dtype_info[q[0]].name);
+      if (rank < 0) sb_puts(b, "...");
+      for (int i = 0; i < rank; i++) {
+        tfs_i64 d = key_i64(q + 2 + 8 * i);
+        if (i) sb_putc(b, ',');
+        if (d < 0) sb_puts(b, "None");
+        else sb_printf(b, "%lld", (long long)d);
+      }
+      sb_putc(b, ']');
+      break;
+    }
+    case 'N': sb_puts(b, "None"); break;
+    case 'b': sb_puts(b, q[0] ? "True" : "False"); break;
+    case 'i': sb_printf(b, "%lld", (long long)key_i64(q)); break;
+    case 'f': {
+      double f;
+      memcpy(&f, q, sizeof f);
+      val_repr(b, val_float(f));
+      break;
+    }
+    case 's': str_repr_into(b, (const char *)q + 8, key_i64(q)); break;
+    case 'V': sb_puts(b, "<tf.Variable>"); break;
+    case 'O': {
+      const Type *ty;
+      memcpy(&ty, q + sizeof(void *), sizeof ty);
+      sb_printf(b, "<%s object>", ty->name);
+      break;
+    }
+    case 'L': case 'U': case 'D': {
+      tfs_i64 n = key_i64(q);
+      const unsigned char *r = q + 8;
+      sb_putc(b, *p == 'L' ? '[' : *p == 'U' ? '(' : '{');
+      for (tfs_i64 i = 0; i < n; i++) {
+        if (i) sb_puts(b, ", ");
+        r = key_desc(b, r);
+        if (*p == 'D') {
+          sb_puts(b, ": ");
+          r = key_desc(b, r);
+        }
+      }
+      if (*p == 'U' && n == 1) sb_putc(b, ',');
+      sb_putc(b, *p == 'L' ? ']' : *p == 'U' ? ')' : '}');
+      break;
+    }
+    default: break;
+  }
+  return key_skip(p);
+}
+
+/* Does relaxed key c (dims -1, rank unknown) accept call key k? */
+static bool key_accepts(const unsigned char *c, const unsigned char *k) {
+  if (*c != *k) return false;
+  switch (*c) {
+    case 'T': {
+      if (c[1] != k[1]) return false;
+      if (c[2] == 0xFF) return true;
+      if (c[2] != k[2]) return false;
+      for (int i = 0; i < c[2]; i++) {
+        tfs_i64 cd = key_i64(c + 3 + 8 * i), kd = key_i64(k + 3 + 8 * i);
+        if (cd >= 0 && cd != kd) return false;
+      }
+      return true;
+    }
+    case 'L': case 'U': case 'D': {
+      tfs_i64 n = key_i64(c + 1);
+      if (n != key_i64(k + 1)) return false;
+      if (*c == 'D') n *= 2;
+      c += 9;
+      k += 9;
+      for (tfs_i64 i = 0; i < n; i++) {
+        if (!key_accepts(c, k)) return false;
+        c = key_skip(c);
+        k = key_skip(k);
+      }
+      return true;
+    }
+    default: {
+      const unsigned char *ce = key_skip(c), *ke = key_skip(k);
+      return ce - c == ke - k && !memcmp(c, k, (size_t)(ce - c));
+    }
+  }
+}
+
+/* reduce_retracing: k with the dims where it differs from c made unknown, if
+ * c and k differ in dims only.  Appends to out; false when they differ more. */
+static bool key_relax(const unsigned char *c, const unsigned char *k, KeyBuf *out) {
+  if (*c != *k) return false;
+  switch (*c) {
+    case 'T': {
+      if (c[1] != k[1] || c[2] != k[2]) return false;
+      int rank = c[2] == 0xFF ? -1 : c[2];
+      kb_put(out, c, 3);
+      for (int i = 0; i < rank; i++) {
+        tfs_i64 cd = key_i64(c + 3 + 8 * i), kd = key_i64(k + 3 + 8 * i);
+        kb_i64(out, cd == kd ? cd : -1);
+      }
+      return true;
+    }
+    case 'L': case 'U': case 'D': {
+      tfs_i64 n = key_i64(c + 1);
+      if (n != key_i64(k + 1)) return false;
+      kb_put(out, c, 9);
+      if (*c == 'D') n *= 2;
+      c += 9;
+      k += 9;
+      for (tfs_i64 i = 0; i < n; i++) {
+        if (!key_relax(c, k, out)) return false;
+        c = key_skip(c);
+        k = key_skip(k);
+      }
+      return true;
+    }
+    default: {
+      const unsigned char *ce = key_skip(c), *ke = key_skip(k);
+      if (ce - c != ke - k || memcmp(c, k, (size_t)(ce - c))) return false;
+      kb_put(out, c, (size_t)(ce - c));
+      return true;
+    }
+  }
+}
+
+/* The metas of the tensor atoms of a key, in order. */
+static void key_leaf_metas(const unsigned char *p, const unsigned char *end, TMeta *out, int *n) {
+  while (p < end) {
+    switch (*p) {
+      case 'T': {
+        TMeta *m = &out[(*n)++];
+        m->dtype = (DType)p[1];
+        m->rank = p[2] == 0xFF ? -1 : p[2];
+        for (int i = 0; i < m->rank; i++) m->shape[i] = key_i64(p + 3 + 8 * i);
+        p = key_skip(p);
+        break;
+      }
+      case 'L': case 'U': case 'D': p += 9; break;   /* descend: items follow */
+      default: p = key_skip(p); break;
+    }
+  }
+}
+
+static tfs_u64 key_hash(const unsigned char *p, size_t n) {
+  tfs_u64 h = 1469598103934665603ULL;
+  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ULL;
+  return h;
+}
+
+/* ---- function objects and concrete functions ------------------------------------------------ */
+
+typedef struct TfFunction TfFunction;
+
+typedef struct Concrete {
+  Obj hdr;
+  Val fn;                     /* the Python function (owned), for calls while tracing */
+  char *name;
+  int nparams;
+  char **params;              /* parameter names (owned copies) */
+  Graph *g;
+  ExecPlan *plan;
+  unsigned char *key;
+  size_t keylen;
+  size_t *off;                /* nparams + 1 offsets of each argument in key */
+  tfs_u64 hash;
+  bool relaxed;               /* key has unknown dims: matched by key_accepts */
+  int nleaves;
+  TMeta *leafm;               /* the placeholders' metas, in leaf order */
+  Val args_tmpl;              /* tuple: bound arguments, tensor leaves replaced by markers */
+  Val out_tmpl;               /* result template; VT_UNDEF: the single output 0 */
+  Val defaults;               /* tuple of the parameters' defaults (VT_UNDEF items: none) */
+} Concrete;
+
+struct TfFunction {
+  Obj hdr;
+  Val fn;                     /* the Python function (owned) */
+  char *name;
+  Val sig;                    /* input_signature: tuple (owned) or VT_UNDEF */
+  bool reduce_retracing;
+  Val jit_compile;
+  Concrete **conc;            /* in tracing order (owned references) */
+  int nconc, capc;
+  Concrete *last;             /* the concrete function of the previous call */
+  int ntraces;
+  bool has_relaxed;
+  unsigned hist;              /* bit i: call i-back traced (most recent in bit 0) */
+  int nhist;
+  int nwarn;
+  /* signature of the previous call, for naming what changed */
+  bool prev_is_last;          /* it equals last->key */
+  KeyBuf prev;
+  size_t *prevoff;
+  int nprevoff;
+};
+
+static const Type tffn_type, tffn_conc_type, tffn_graph_type;
+
+static void tffn_conc_free(Obj *o) {
+  Concrete *c = (Concrete *)o;
+  val_decref(c->fn);
+  free(c->name);
+  for (int i = 0; i < c->nparams; i++) free(c->params[i]);
+  free(c->params);
+  exec_plan_free(c->plan);
+  graph_release(c->g);
+  free(c->key);
+  free(c->off);
+  free(c->leafm);
+  val_decref(c->args_tmpl);
+  val_decref(c->out_tmpl);
+  val_decref(c->defaults);
+  free(c);
+}
+
+static void tffn_free(Obj *o) {
+  TfFunction *f = (TfFunction *)o;
+  val_decref(f->fn);
+  free(f->name);
+  val_decref(f->sig);
+  val_decref(f->jit_compile);
+  for (int i = 0; i < f->nconc; i++) val_decref(val_obj(f->conc[i]));
+  free(f->conc);
+  if (f->prev.p && f->prev.p != f->prev.inl) free(f->prev.p);
+  free(f->prevoff);
+  free(f);
+}
+
+/* Parameters of the wrapped callable: a compiled function's, else positional. */
+static int tffn_params(Val fn, const char *const **params) {
+  if (val_is(fn, &func_type)) {
+    const FuncInfo *info = ((Func *)fn.u.o)->info;
+    *params = info->params;
+    return info->nparams;
+  }
+  *params = NULL;
+  return -1;
+}
+
+/* ---- tracing ------------------------------------------------------------------------------------- */
+
+/* Replace the tensor leaves of v by placeholders (in leaf order); the
+ * template gets markers for them. */
+static Val tffn_build_arg(Graph *g, Val v, const char *pname, const TMeta *leafm, int *leaf, Val *tmpl) {
+  if (v.tag == VT_OBJ) {
+    const Type *ty = v.u.o->type;
+    if (ty == &tensor_type || ty == &ndarray_type || ty == &tffn_spec_type) {
+      const char *nm = pname;
+      if (ty == &tffn_spec_type && val_is(((TensorSpecObj *)v.u.o)->name, &str_type))
+        nm = str_cstr(((TensorSpecObj *)v.u.o)->name);
+      Val ph = trace_placeholder(g, nm, &leafm[*leaf]);
+      *tmpl = trace_leaf(*leaf);
+      (*leaf)++;
+      return ph;
+    }
+    if (ty == &list_type || ty == &tuple_type) {
+      tfs_i64 n;
+      const Val *items;
+      seq_items(v, &n, &items);
+      bool list = ty == &list_type;
+      Val res = list ? list_new(n) : tuple_new(n);
+      Val tm = list ? list_new(n) : tuple_new(n);
+      for (tfs_i64 i = 0; i < n; i++) {
+        Val t;
+        Val e = tffn_build_arg(g, items[i], pname, leafm, leaf, &t);
+        if (list) {
+          list_append(res, e);
+          list_append(tm, t);
+          val_decref(e);
+          val_decref(t);
+        } else {
+          ((Tuple *)res.u.o)->items[i] = e;
+          ((Tuple *)tm.u.o)->items[i] = t;
+        }
+      }
+      *tmpl = tm;
+      return res;
+    }
+    if (ty == &dict_type) {
+      Dict *d = (Dict *)v.u.o;
+      Val res = dict_new(), tm = dict_new();
+      for (tfs_i64 i = 0; i < d->used; i++) {
+        if (val_is_undef(d->keys[i])) continue;
+        Val t;
+        Val e = tffn_build_arg(g, d->vals[i], pname, leafm, leaf, &t);
+        dict_set(res, d->keys[i], e);
+        dict_set(tm, d->keys[i], t);
+        val_decref(e);
+        val_decref(t);
+      }
+      *tmpl = tm;
+      return res;
+    }
+  }
+  *tmpl = val_incref(v);
+  return val_incref(v);
+}
+
+/* Trace fn for bound arguments whose signature is key (leaf metas from the
+ * key, so relaxed keys give relaxed placeholders). */
+static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsigned char *key, size_t keylen,
+                            const size_t *off) {
+  Concrete *c = obj_new(&tffn_conc_type, sizeof(Concrete));
+  memset((char *)c + sizeof(Obj), 0, sizeof(Concrete) - sizeof(Obj));
+  c->fn = val_incref(f->fn);
+  c->args_tmpl = val_undef();
+  c->out_tmpl = val_undef();
+  c->defaults = val_undef();
+  c->name = strdup(f->name);
+  c->key = malloc(keylen ? keylen : 1);
+  c->off = malloc(sizeof(size_t) * (size_t)(nb + 1));
+  c->leafm = malloc(sizeof(TMeta) * (keylen / 3 + 1));
+  c->params = calloc((size_t)nb + 1, sizeof(char *));
+  if (!c->name || !c->key || !c->off || !c->leafm || !c->params) rt_throw(ERR_MEMORY, "out of memory");
+  memcpy(c->key, key, keylen);
+  c->keylen = keylen;
+  memcpy(c->off, off, sizeof(size_t) * (size_t)(nb + 1));
+  c->hash = key_hash(key, keylen);
+  c->nparams = nb;
+  const char *const *params;
+  int np = tffn_params(f->fn, &params);
+  for (int i = 0; i < nb; i++) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "arg%d", i);
+    c->params[i] = strdup(np == nb ? params[i] : buf);
+    if (!c->params[i]) rt_throw(ERR_MEMORY, "out of memory");
+  }
+  c->defaults = tuple_new(nb);
+  for (int i = 0; i < nb; i++) ((Tuple *)c->defaults.u.o)->items[i] = val_undef();
+  if (val_is(f->fn, &func_type) && np == nb) {
+    Func *fn = (Func *)f->fn.u.o;
+    for (int i = 0; i < fn->ndefaults; i++)
+      ((Tuple *)c->defaults.u.o)->items[nb - fn->ndefaults + i] = val_incref(fn->defaults[i]);
+  }
+  key_leaf_metas(key, key + keylen, c->leafm, &c->nleaves);
+  for (size_t i = 0; i < keylen && !c->relaxed;) {
+    /* relaxed when any tensor atom has an unknown rank or dim */
+    const unsigned char *p = key + i;
+    if (*p == 'T') {
+      if (p[2] == 0xFF) c->relaxed = true;
+      for (int d = 0; p[2] != 0xFF && d < p[2]; d++)
+        if (key_i64(p + 3 + 8 * d) < 0) c->relaxed = true;
+      i = (size_t)(key_skip(p) - key);
+    } else if (*p == 'L' || *p == 'U' || *p == 'D') {
+      i += 9;
+    } else {
+      i = (size_t)(key_skip(p) - key);
+    }
+  }
+
+  Graph *g = graph_new(f->name, f->name, NULL);
+  TraceCtx *cx = trace_push(g, f->ntraces == 0, false);
+  Val *targs = calloc((size_t)nb + 1, sizeof(Val));
+  if (!targs) rt_throw(ERR_MEMORY, "out of memory");
+  RtTry t;
+  rt_try_push(&t);
+  if (setjmp(t.jb) == 0) {
+    c->args_tmpl = tuple_new(nb);
+    int leaf = 0;
+    for (int i = 0; i < nb; i++)
+      targs[i] = tffn_build_arg(g, bound[i], c->params[i], c->leafm, &leaf, &((Tuple *)c->args_tmpl.u.o)->items[i]);
+    Val r = rt_call(f->fn, nb, targs, NULL);
+    GraphRefVec outs = {0};
+    Val tmpl = trace_flatten(cx, r, &outs);
+    val_decref(r);
+    for (int i = 0; i < outs.n; i++) graph_add_output(g, outs.v[i]);
+    int idx;
+    if (outs.n == 1 && trace_is_leaf(tmpl, &idx)) val_decref(tmpl);
+    else c->out_tmpl = tmpl;
+    free(outs.v);
+    rt_try_pop(&t);
+  } else {
+    trace_abort(cx);
+    graph_release(g);
+    for (int i = 0; i < nb; i++) val_decref(targs[i]);
+    free(targs);
+    val_decref(val_obj(c));
+    rt_rethrow(&t);
+  }
+  trace_pop(cx);
+  for (int i = 0; i < nb; i++) val_decref(targs[i]);
+  free(targs);
+  c->g = g;
+  c->plan = exec_plan_new(g);
+  graph_dump(g);
+  f->ntraces++;
+  if (f->nconc == f->capc) {
+    int cap = f->capc ? f->capc * 2 : 4;
+    Concrete **cc = realloc(f->conc, sizeof(Concrete *) * (size_t)cap);
+    if (!cc) rt_throw(ERR_MEMORY, "out of memory");
+    f->conc = cc;
+    f->capc = cap;
+  }
+  f->conc[f->nconc++] = c;   /* the function's reference */
+  if (c->relaxed) f->has_relaxed = true;
+  return c;
+}
+
+/* ---- calling ---------------------------------------------------------------------------------------- */
+
+static Val tffn_run(Concrete *c, Tensor **leaves) {
+  int no = c->g->noutputs;
+  Tensor *ob[8], **outs = no <= 8 ? ob : malloc(sizeof(Tensor *) * (size_t)no);
+  if (!outs) rt_throw(ERR_MEMORY, "out of memory");
+  exec_run(c->plan, leaves, outs);
+  Val r;
+  if (val_is_undef(c->out_tmpl)) {
+    r = val_obj(outs[0]);
+  } else {
+    Val vb[8], *vals = no <= 8 ? vb : malloc(sizeof(Val) * (size_t)no);
+    if (!vals) rt_throw(ERR_MEMORY, "out of memory");
+    for (int i = 0; i < no; i++) vals[i] = val_obj(outs[i]);
+    r = trace_unflatten(c->out_tmpl, vals);
+    for (int i = 0; i < no; i++) tensor_release(outs[i]);
+    if (vals != vb) free(vals);
+  }
+  if (outs != ob) free(outs);
+  return r;
+}
+
+/* Bind call arguments to the wrapped function's parameters (borrowed). */
+static int tffn_bind(TfFunction *f, int n, const Val *args, const Kw *kw, Val *buf, int bufn, Val **out) {
+  const char *const *params;
+  int np = tffn_params(f->fn, &params);
+  if (np < 0) {
+    if (kw && kw->n) rt_throw(ERR_TYPE, "tf.function '%s': keyword arguments need a compiled .tfs function", f->name);
+    *out = (Val *)args;
+    return n;
+  }
+  if ((!kw || !kw->n) && n == np) {
+    *out = (Val *)args;
+    return n;
+  }
+  Val *b = np <= bufn ? buf : malloc(sizeof(Val) * (size_t)np);
+  if (!b) rt_throw(ERR_MEMORY, "out of memory");
+  Func *fn = (Func *)f->fn.u.o;
+  args_bind(fn->info->name, np, params, fn->ndefaults, fn->defaults, n, args, kw, b);
+  *out = b;
+  return np;
+}
+
+static Concrete *tffn_find(TfFunction *f, const KeyBuf *k) {
+  tfs_u64 h = key_hash(k->p, k->len);
+  for (int i = f->nconc - 1; i >= 0; i--) {
+    Concrete *c = f->conc[i];
+    if (c->hash == h && c->keylen == k->len && !memcmp(c->key, k->p, k->len)) return c;
+  }
+  if (f->has_relaxed)
+    for (int i = f->nconc - 1; i >= 0; i--)
+      if (f->conc[i]->relaxed && key_accepts(f->conc[i]->key, k->p)) return f->conc[i];
+  return NULL;
+}
+
+static void tffn_remember_call(TfFunction *f, Concrete *c, bool exact_last, const KeyBuf *k, const size_t *off, int nb) {
+  f->last = c;
+  f->prev_is_last = exact_last;
+  if (exact_last) return;
+  if (!f->prev.p) kb_init(&f->prev);
+  f->prev.len = 0;
+  kb_put(&f->prev, k->p, k->len);
+  if (f->nprevoff < nb + 1) {
+    size_t *po = realloc(f->prevoff, sizeof(size_t) * (size_t)(nb + 1));
+    if (!po) rt_throw(ERR_MEMORY, "out of memory");
+    f->prevoff = po;
+    f->nprevoff = nb + 1;
+  }
+  memcpy(f->prevoff, off, sizeof(size_t) * (size_t)(nb + 1));
+}
+
+/* §8: warn when 5 of the last 10 calls traced, naming what changed. */
+static void tffn_history(TfFunction *f, bool traced, const KeyBuf *k, const size_t *off, int nb) {
+  f->hist = (f->hist << 1) | (traced ? 1u : 0u);
+  if (f->nhist < 10) f->nhist++;
+  if (!traced) return;
+  int count = __builtin_popcount(f->hist & ((1u << f->nhist) - 1));
+  if (count < 5) return;
+  StrBuf b;
+  sb_init(&b);
+  sb_printf(&b, "warning: %d out of the last %d calls to <tf.function %s> triggered retracing; ", count, f->nhist,
+            f->name);
+  /* the previous call's signature */
+  const unsigned char *pk = NULL;
+  const size_t *po = NULL;
+  if (f->last && f->prev_is_last) {
+    pk = f->last->key;
+    po = f->last->off;
+  } else if (f->prev.p && f->nprevoff == nb + 1) {
+    pk = f->prev.p;
+    po = f->prevoff;
+  }
+  bool named = false;
+  if (pk && po) {
+    for (int i = 0; i < nb; i++) {
+      size_t la = po[i + 1] - po[i], lb = off[i + 1] - off[i];
+      if (la == lb && !memcmp(pk + po[i], k->p + off[i], la)) continue;
+      const char *const *params;
+      int np = tffn_params(f->fn, &params);
+      char pn[32];
+      snprintf(pn, sizeof pn, "arg%d", i);
+      sb_printf(&b, "the signature changed in argument '%s': ", np == nb ? params[i] : pn);
+      key_desc(&b, pk + po[i]);
+      sb_puts(&b, " -> ");
+      key_desc(&b, k->p + off[i]);
+      sb_puts(&b, ". ");
+      named = true;
+      break;
+    }
+  }
+  if (!named) sb_puts(&b, "the call signature changed. ");
+  sb_puts(&b, "Pass tensors of one shape, use input_signature, or reduce_retracing=True.\n");
+  rt_flush();
+  fwrite(b.data, 1, b.len, stderr);
+  fflush(stderr);
+  sb_free(&b);
+  f->hist = 0;
+  f->nhist = 0;
+  f->nwarn++;
+}
+
+/* input_signature: check one argument against its spec structure, collecting leaves. */
+static void tffn_sig_check(TfFunction *f, const char *pname, Val spec, Val v, Leaves *lv) {
+  if (val_is(spec, &tffn_spec_type)) {
+    const TensorSpecObj *s = (const TensorSpecObj *)spec.u.o;
+    Tensor *t = val_as_tensor(v);
+    const char *why = NULL;
+    char wbuf[128];
+    if (!t || val_is(v, &variable_type)) {
+      why = "not a tensor";
+    } else if ((int)t->dtype != s->dtype) {
+      snprintf(wbuf, sizeof wbuf, "dtype %s is not %s", dtype_info[t->dtype].name, dtype_info[s->dtype].name);
+      why = wbuf;
+    } else if (s->rank >= 0 && t->rank != s->rank) {
+      snprintf(wbuf, sizeof wbuf, "rank %d is not %d", t->rank, s->rank);
+      why = wbuf;
+    } else {
+      for (int i = 0; s->rank >= 0 && i < t->rank && !why; i++)
+        if (s->dims[i] >= 0 && t->shape[i] != s->dims[i]) {
+          snprintf(wbuf, sizeof wbuf, "dimension %d is %lld, not %lld", i, (long long)t->shape[i], (long long)s->dims[i]);
+          why = wbuf;
+        }
+    }
+    if (why) {
+      StrBuf b;
+      sb_init(&b);
+      sb_printf(&b, "tf.function '%s' got an argument incompatible with its input_signature: argument '%s' must match ",
+                f->name, pname);
+      val_repr(&b, spec);
+      sb_puts(&b, ", but received ");
+      val_str(&b, v);
+      sb_printf(&b, " (%s)", why);
+      char msg[1024];
+      snprintf(msg, sizeof msg, "%s", b.data);
+      sb_free(&b);
+      rt_throw(ERR_TYPE, "%s", msg);
+    }
+    lv_push(lv, t);
+    return;
+  }
+  tfs_i64 ns, nv;
+  const Val *is, *iv;
+  seq_items(spec, &ns, &is);
+  if (!seq_items(v, &nv, &iv) || nv != ns)
+    rt_throw(ERR_TYPE, "tf.function '%s' got an argument incompatible with its input_signature: argument '%s' must be a "
+             "sequence of %lld tensors, but received %s", f->name, pname, (long long)ns, val_type_name(v));
+  for (tfs_i64 i = 0; i < ns; i++) tffn_sig_check(f, pname, is[i], iv[i], lv);
+}
+
+/* The one concrete function of an input_signature. */
+static Concrete *tffn_sig_concrete(TfFunction *f, int nb) {
+  if (f->nconc) return f->conc[0];
+  Tuple *sig = (Tuple *)f->sig.u.o;
+  KeyBuf k;
+  kb_init(&k);
+  Leaves lv;
+  lv_init(&lv);
+  size_t offb[17], *off = nb < 16 ? offb : malloc(sizeof(size_t) * (size_t)(nb + 1));
+  Val *specs = sig->items;
+  for (int i = 0; i < nb; i++) {
+    off[i] = k.len;
+    key_arg(&k, specs[i], &lv, true);
+  }
+  off[nb] = k.len;
+  Concrete *c = tffn_trace(f, nb, specs, k.p, k.len, off);
+  if (off != offb) free(off);
+  lv_free(&lv);
+  kb_free(&k);
+  return c;
+}
+
+static void tffn_sig_arity(TfFunction *f, int nb) {
+  tfs_i64 ns = ((Tuple *)f->sig.u.o)->len;
+  if (ns != nb)
+    rt_throw(ERR_TYPE, "tf.function '%s' takes %d argument%s but its input_signature has %lld entr%s", f->name, nb,
+             nb == 1 ? "" : "s", (long long)ns, ns == 1 ? "y" : "ies");
+}
+
+static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
+  TfFunction *f = (TfFunction *)self.u.o;
+  /* run_functions_eagerly, and calls while tracing: plain Python semantics
+   * (while tracing, the callee is traced into the caller's graph) */
+  if (tfmod_run_eagerly || trace_active()) return rt_call(f->fn, n, args, kw);
+  Val bbuf[8], *bound;
+  int nb = tffn_bind(f, n, args, kw, bbuf, 8, &bound);
+  Leaves lv;
+  lv_init(&lv);
+  Concrete *c;
+  Val r;
+  if (!val_is_undef(f->sig)) {
+    tffn_sig_arity(f, nb);
+    Tuple *sig = (Tuple *)f->sig.u.o;
+    for (int i = 0; i < nb; i++) {
+      const char *const *params;
+      int np = tffn_params(f->fn, &params);
+      char pn[32];
+      snprintf(pn, sizeof pn, "arg%d", i);
+      tffn_sig_check(f, np == nb ? params[i] : pn, sig->items[i], bound[i], &lv);
+    }
+    c = tffn_sig_concrete(f, nb);
+    r = tffn_run(c, lv.t);
+  } else {
+    KeyBuf k;
+    kb_init(&k);
+    size_t offb[17], *off = nb < 16 ? offb : malloc(sizeof(size_t) * (size_t)(nb + 1));
+    if (!off) rt_throw(ERR_MEMORY, "out of memory");
+    for (int i = 0; i < nb; i++) {
+      off[i] = k.len;
+      key_arg(&k, bound[i], &lv, false);
+    }
+    off[nb] = k.len;
+    c = f->last;
+    bool fast = c && !c->relaxed && c->keylen == k.len && !memcmp(c->key, k.p, k.len);
+    bool traced = false;
+    if (!fast) {
+      c = tffn_find(f, &k);
+      if (!c) {
+        KeyBuf rk;
+        kb_init(&rk);
+        bool relaxed = false;
+        if (f->reduce_retracing)
+          for (int i = f->nconc - 1; i >= 0 && !relaxed; i--) {
+            rk.len = 0;
+            relaxed = f->conc[i]->keylen > 0 && key_relax(f->conc[i]->key, k.p, &rk) && rk.len > 0;
+          }
+        if (relaxed) {
+          /* the relaxed key's offsets: same structure, so recompute by walking */
+          size_t roffb[17], *roff = nb < 16 ? roffb : malloc(sizeof(size_t) * (size_t)(nb + 1));
+          const unsigned char *p = rk.p;
+          for (int i = 0; i < nb; i++) {
+            roff[i] = (size_t)(p - rk.p);
+            p = key_skip(p);
+          }
+          roff[nb] = rk.len;
+          c = tffn_find(f, &rk);
+          if (!c) c = tffn_trace(f, nb, bound, rk.p, rk.len, roff);
+          if (roff != roffb) free(roff);
+        } else {
+          c = tffn_trace(f, nb, bound, k.p, k.len, off);
+        }
+        kb_free(&rk);
+        traced = true;
+      }
+    }
+    tffn_history(f, traced, &k, off, nb);
+    tffn_remember_call(f, c, fast || (!c->relaxed && c->keylen == k.len && !memcmp(c->key, k.p, k.len)), &k, off, nb);
+    val_incref(val_obj(c));   /* the call keeps it alive even if the program drops the function */
+    if (off != offb) free(off);
+    kb_free(&k);
+    r = tffn_run(c, lv.t);
+    val_decref(val_obj(c));
+  }
+  f->last = c;
+  lv_free(&lv);
+  if (bound != args && bound != bbuf) free(bound);
+  return r;
+}
+
+/* ---- concrete function objects -------------------------------------------------------------------- */
+
+/* Match a value against an argument template for a concrete call, collecting
+ * (converted) leaves: tensors must have the traced dtype and a compatible shape. */
+static void tffn_conc_match(Concrete *c, Val tmpl, Val v, Leaves *lv, Val *owned, int *nowned) {
+  int idx;
+  if (trace_is_leaf(tmpl, &idx)) {
+    const TMeta *m = &c->leafm[idx];
+    Tensor *t = val_as_tensor(v);
+    if (!t) {
+      t = tensor_from_val(v, m->dtype);
+      owned[(*nowned)++] = val_obj(t);
+    }
+    if (t->dtype != m->dtype)
+      rt_throw(ERR_INVALID_ARGUMENT,
+               "cannot compute %s as input #%d(zero-based) was expected to be a %s tensor but is a %s tensor", c->name,
+               idx, dtype_short_name(m->dtype), dtype_short_name(t->dtype));
+    bool ok = m->rank < 0 || m->rank == t->rank;
+    for (int i = 0; ok && m->rank >= 0 && i < m->rank; i++) ok = m->shape[i] < 0 || m->shape[i] == t->shape[i];
+    if (!ok) {
+      StrBuf a, b;
+      sb_init(&a);
+      sb_init(&b);
+      graph_shape_text(&a, m->rank, m->shape);
+      graph_shape_text(&b, t->rank, t->shape);
+      char msg[512];
+      snprintf(msg, sizeof msg,
+               "cannot compute %s as input #%d(zero-based) was expected to be a tensor of shape %s but has shape %s",
+               c->name, idx, a.data, b.data);
+      sb_free(&a);
+      sb_free(&b);
+      rt_throw(ERR_INVALID_ARGUMENT, "%s", msg);
+    }
+    lv_push(lv, t);
+    return;
+  }
+  tfs_i64 nt, nv;
+  const Val *it, *iv;
+  if (seq_items(tmpl, &nt, &it)) {
+    if (!seq_items(v, &nv, &iv) || nv != nt)
+      rt_throw(ERR_TYPE, "%s: expected a sequence of %lld values matching the traced signature, got %s", c->name,
+               (long long)nt, val_type_name(v));
+    for (tfs_i64 i = 0; i < nt; i++) tffn_conc_match(c, it[i], iv[i], lv, owned, nowned);
+    return;
+  }
+  if (val_is(tmpl, &dict_type)) {
+    if (!val_is(v, &dict_type)) rt_throw(ERR_TYPE, "%s: expected a dict, got %s", c->name, val_type_name(v));
+    Dict *d = (Dict *)tmpl.u.o;
+    for (tfs_i64 i = 0; i < d->used; i++) {
+      if (val_is_undef(d->keys[i])) continue;
+      Val e = dict_get(v, d->keys[i]);
+      if (val_is_undef(e)) rt_throw(ERR_KEY, "%s: missing key in argument", c->name);
+      tffn_conc_match(c, d->vals[i], e, lv, owned, nowned);
+      val_decref(e);
+    }
+  }
+}
+
+static bool tffn_has_leaf(Val tmpl) {
+  int idx;
+  if (trace_is_leaf(tmpl, &idx)) return true;
+  tfs_i64 n;
+  const Val *items;
+  if (seq_items(tmpl, &n, &items)) {
+    for (tfs_i64 i = 0; i < n; i++)
+      if (tffn_has_leaf(items[i])) return true;
+    return false;
+  }
+  if (val_is(tmpl, &dict_type)) {
+    Dict *d = (Dict *)tmpl.u.o;
+    for (tfs_i64 i = 0; i < d->used; i++)
+      if (!val_is_undef(d->keys[i]) && tffn_has_leaf(d->vals[i])) return true;
+  }
+  return false;
+}
+
+/* A concrete function takes the parameters that hold tensors (host arguments
+ * are baked into its graph), positionally or by name. */
+static Val tffn_conc_call(Val self, int n, const Val *args, const Kw *kw) {
+  Concrete *c = (Concrete *)self.u.o;
+  if (trace_active()) return rt_call(c->fn, n, args, kw);
+  Tuple *tm = (Tuple *)c->args_tmpl.u.o;
+  int np = 0;
+  const char *pb[16], **pn = c->nparams <= 16 ? pb : malloc(sizeof(char *) * (size_t)c->nparams);
+  int ib[16], *pi = c->nparams <= 16 ? ib : malloc(sizeof(int) * (size_t)c->nparams);
+  if (!pn || !pi) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < c->nparams; i++)
+    if (tffn_has_leaf(tm->items[i])) {
+      pn[np] = c->params[i];
+      pi[np++] = i;
+    }
+  Val vb[16], *vals = np <= 16 ? vb : malloc(sizeof(Val) * (size_t)(np ? np : 1));
+  if (!vals) rt_throw(ERR_MEMORY, "out of memory");
+  args_bind(c->name, np, pn, 0, NULL, n, args, kw, vals);
+  Leaves lv;
+  lv_init(&lv);
+  Val ob[16], *owned = c->nleaves <= 16 ? ob : malloc(sizeof(Val) * (size_t)c->nleaves);
+  int nowned = 0;
+  for (int i = 0; i < np; i++) tffn_conc_match(c, tm->items[pi[i]], vals[i], &lv, owned, &nowned);
+  val_incref(self);
+  Val r = tffn_run(c, lv.t);
+  val_decref(self);
+  for (int i = 0; i < nowned; i++) val_decref(owned[i]);
+  if (owned != ob) free(owned);
+  lv_free(&lv);
+  if (vals != vb) free(vals);
+  if (pn != pb) free(pn);
+  if (pi != ib) free(pi);
+  return r;
+}
+
+/* pretty_printed_signature: TF's layout. */
+static void tffn_pp_leafspec(StrBuf *b, const TMeta *m) {
+  sb_printf(b, "%s Tensor, shape=", dtype_info[m->dtype].name);
+  graph_shape_text(b, m->rank, m->shape);
+}
+
+/* Structure text with <k> markers for every leaf; leaves collected in order. */
+static void tffn_pp_struct(StrBuf *b, Val tmpl, Val *leaves, int *nleaves) {
+  tfs_i64 n;
+  const Val *items;
+  if (seq_items(tmpl, &n, &items)) {
+    bool list = val_is(tmpl, &list_type);
+    sb_putc(b, list ? '[' : '(');
+    for (tfs_i64 i = 0; i < n; i++) {
+      if (i) sb_puts(b, ", ");
+      tffn_pp_struct(b, items[i], leaves, nleaves);
+    }
+    if (!list && n == 1) sb_putc(b, ',');
+    sb_putc(b, list ? ']' : ')');
+    return;
+  }
+  if (val_is(tmpl, &dict_type)) {
+    Dict *d = (Dict *)tmpl.u.o;
+    sb_putc(b, '{');
+    bool first = true;
+    for (tfs_i64 i = 0; i < d->used; i++) {
+      if (val_is_undef(d->keys[i])) continue;
+      if (!first) sb_puts(b, ", ");
+      first = false;
+      val_repr(b, d->keys[i]);
+      sb_puts(b, ": ");
+      tffn_pp_struct(b, d->vals[i], leaves, nleaves);
+    }
+    sb_putc(b, '}');
+    return;
+  }
+  leaves[*nleaves] = tmpl;
+  sb_printf(b, "<%d>", ++*nleaves);
+}
+
+static int tffn_count_leaves(Val tmpl) {
+  tfs_i64 n;
+  const Val *items;
+  if (seq_items(tmpl, &n, &items)) {
+    int k = 0;
+    for (tfs_i64 i = 0; i < n; i++) k += tffn_count_leaves(items[i]);
+    return k;
+  }
+  if (val_is(tmpl, &dict_type)) {
+    Dict *d = (Dict *)tmpl.u.o;
+    int k = 0;
+    for (tfs_i64 i = 0; i < d->used; i++)
+      if (!val_is_undef(d->keys[i])) k += tffn_count_leaves(d->vals[i]);
+    return k;
+  }
+  return 1;
+}
+
+static void tffn_pp_value(StrBuf *b, Val tmpl, const TMeta *metas) {
+  int idx;
+  if (trace_is_leaf(tmpl, &idx)) {
+    tffn_pp_leafspec(b, &metas[idx]);
+    return;
+  }
+  if (!tffn_has_leaf(tmpl)) {
+    val_repr(b, tmpl);
+    return;
+  }
+  int n = tffn_count_leaves(tmpl);
+  Val *leaves = malloc(sizeof(Val) * (size_t)(n + 1));
+  if (!leaves) rt_throw(ERR_MEMORY, "out of memory");
+  int k = 0;
+  tffn_pp_struct(b, tmpl, leaves, &k);
+  for (int i = 0; i < k; i++) {
+    sb_printf(b, "\n      <%d>: ", i + 1);
+    if (trace_is_leaf(leaves[i], &idx)) tffn_pp_leafspec(b, &metas[idx]);
+    else val_repr(b, leaves[i]);
+  }
+  free(leaves);
+}
+
+static void tffn_pp_concrete(StrBuf *b, const Concrete *c) {
+  sb_printf(b, "%s(", c->name);
+  Tuple *defs = (Tuple *)c->defaults.u.o;
+  for (int i = 0; i < c->nparams; i++) {
+    if (i) sb_puts(b, ", ");
+    sb_puts(b, c->params[i]);
+    if (!val_is_undef(defs->items[i])) {
+      sb_putc(b, '=');
+      val_repr(b, defs->items[i]);
+    }
+  }
+  sb_puts(b, ")\n");
+  Tuple *tm = (Tuple *)c->args_tmpl.u.o;
+  if (c->nparams) sb_puts(b, "  Args:\n");
+  for (int i = 0; i < c->nparams; i++) {
+    sb_printf(b, "    %s: ", c->params[i]);
+    tffn_pp_value(b, tm->items[i], c->leafm);
+    sb_putc(b, '\n');
+  }
+  sb_puts(b, "  Returns:\n    ");
+  /* output metas are the graph outputs' */
+  int no = c->g->noutputs;
+  TMeta *om = malloc(sizeof(TMeta) * (size_t)(no + 1));
+  if (!om) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < no; i++) om[i] = *graph_meta(c->g, c->g->outputs[i]);
+  if (val_is_undef(c->out_tmpl)) tffn_pp_leafspec(b, &om[0]);
+  else tffn_pp_value(b, c->out_tmpl, om);
+  free(om);
+}
+
+static Val tffn_conc_pp_m(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "pretty_printed_signature", .sig = "verbose=True"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  StrBuf b;
+  sb_init(&b);
+  tffn_pp_concrete(&b, (Concrete *)self.u.o);
+  size_t len = b.len;
+  return str_take(sb_steal(&b), (tfs_i64)len);
+}
+
+/* concrete.graph: a FuncGraph value. */
+typedef struct GraphObj { Obj hdr; Graph *g; } GraphObj;
+
+static void tffn_graph_free(Obj *o) {
+  graph_release(((GraphObj *)o)->g);
+  free(o);
+}
+
+static void tffn_graph_repr(StrBuf *b, Val v) { sb_printf(b, "<FuncGraph name=%s>", ((GraphObj *)v.u.o)->g->name); }
+
+static Val tffn_graph_def_m(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "as_graph_def", .sig = "add_shapes=False"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  StrBuf b;
+  sb_init(&b);
+  graph_text(&b, ((GraphObj *)self.u.o)->g);
+  size_t len = b.len;
+  return str_take(sb_steal(&b), (tfs_i64)len);
+}
+
+static Val tffn_graph_dot_m(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "as_dot", .sig = ""};
+  args_parse(&spec, n, args, kw, NULL);
+  StrBuf b;
+  sb_init(&b);
+  graph_dot(&b, ((GraphObj *)self.u.o)->g);
+  size_t len = b.len;
+  return str_take(sb_steal(&b), (tfs_i64)len);
+}
+
+static Val tffn_refs_list(Graph *g, int n, const GraphRef *refs, const int *ids) {
+  Val l = list_new(n);
+  for (int i = 0; i < n; i++) {
+    Val t = trace_sym(g, refs ? refs[i] : (GraphRef){ids[i], 0});
+    list_append(l, t);
+    val_decref(t);
+  }
+  return l;
+}
+
+static Val tffn_graph_getattr(Val self, const char *name) {
+  Graph *g = ((GraphObj *)self.u.o)->g;
+  if (!strcmp(name, "as_graph_def")) return builtin_new("FuncGraph.as_graph_def", tffn_graph_def_m, self, NULL);
+  if (!strcmp(name, "as_dot")) return builtin_new("FuncGraph.as_dot", tffn_graph_dot_m, self, NULL);
+  if (!strcmp(name, "name")) return str_from_cstr(g->name);
+  if (!strcmp(name, "inputs")) return tffn_refs_list(g, g->ninputs, NULL, g->inputs);
+  if (!strcmp(name, "outputs")) return tffn_refs_list(g, g->noutputs, g->outputs, NULL);
+  return val_undef();
+}
+
+static const Type tffn_graph_type = {
+  .name = "FuncGraph", .free = tffn_graph_free, .repr = tffn_graph_repr, .getattr = tffn_graph_getattr,
+  .hash = obj_identity_hash,
+};
+
+static void tffn_conc_repr(StrBuf *b, Val v) {
+  const Concrete *c = (const Concrete *)v.u.o;
+  sb_printf(b, "<ConcreteFunction %s(", c->name);
+  for (int i = 0; i < c->nparams; i++) sb_printf(b, "%s%s", i ? ", " : "", c->params[i]);
+  sb_puts(b, ")>");
+}
+
+static Val tffn_conc_getattr(Val self, const char *name) {
+  Concrete *c = (Concrete *)self.u.o;
+  if (!strcmp(name, "graph")) {
+    GraphObj *go = obj_new(&tffn_graph_type, sizeof(GraphObj));
+    go->g = graph_retain(c->g);
+    return val_obj(go);
+  }
+  if (!strcmp(name, "pretty_printed_signature"))
+    return builtin_new("ConcreteFunction.pretty_printed_signature", tffn_conc_pp_m, self, NULL);
+  if (!strcmp(name, "name") || !strcmp(name, "__name__")) return str_from_cstr(c->name);
+  if (!strcmp(name, "inputs")) return tffn_refs_list(c->g, c->g->ninputs, NULL, c->g->inputs);
+  if (!strcmp(name, "outputs")) return tffn_refs_list(c->g, c->g->noutputs, c->g->outputs, NULL);
+  return val_undef();
+}
+
+static const Type tffn_conc_type = {
+  .name = "ConcreteFunction", .free = tffn_conc_free, .repr = tffn_conc_repr, .getattr = tffn_conc_getattr,
+  .call = tffn_conc_call, .hash = obj_identity_hash,
+};
+
+/* ---- function object methods ---------------------------------------------------------------------- */
+
+static Val tffn_get_concrete_m(Val self, int n, const Val *args, const Kw *kw) {
+  TfFunction *f = (TfFunction *)self.u.o;
+  Val bbuf[8], *bound;
+  int nb = tffn_bind(f, n, args, kw, bbuf, 8, &bound);
+  Concrete *c;
+  if (!val_is_undef(f->sig)) {
+    tffn_sig_arity(f, nb);
+    c = tffn_sig_concrete(f, nb);
+  } else {
+    KeyBuf k;
+    kb_init(&k);
+    Leaves lv;
+    lv_init(&lv);
+    size_t offb[17], *off = nb < 16 ? offb : malloc(sizeof(size_t) * (size_t)(nb + 1));
+    if (!off) rt_throw(ERR_MEMORY, "out of memory");
+    for (int i = 0; i < nb; i++) {
+      off[i] = k.len;
+      key_arg(&k, bound[i], &lv, true);
+    }
+    off[nb] = k.len;
+    c = tffn_find(f, &k);
+    if (!c) c = tffn_trace(f, nb, bound, k.p, k.len, off);
+    if (off != offb) free(off);
+    lv_free(&lv);
+    kb_free(&k);
+  }
+  if (bound != args && bound != bbuf) free(bound);
+  return val_incref(val_obj(c));
+}
+
+static Val tffn_pp_all_m(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "pretty_printed_concrete_signatures", .sig = "verbose=True"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  TfFunction *f = (TfFunction *)self.u.o;
+  StrBuf b;
+  sb_init(&b);
+  for (int i = 0; i < f->nconc; i++) {
+    if (i) sb_puts(&b, "\n\n");
+    tffn_pp_concrete(&b, f->conc[i]);
+  }
+  size_t len = b.len;
+  if (!b.data) return str_new("", 0);
+  return str_take(sb_steal(&b), (tfs_i64)len);
+}
+
+static Val tffn_tracing_count_m(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "experimental_get_tracing_count", .sig = ""};
+  args_parse(&spec, n, args, kw, NULL);
+  return val_int(((TfFunction *)self.u.o)->ntraces);
+}
+
+static Val tffn_getattr(Val self, const char *name) {
+  TfFunction *f = (TfFunction *)self.u.o;
+  if (!strcmp(name, "get_concrete_function"))
+    return builtin_new("Function.get_concrete_function", tffn_get_concrete_m, self, NULL);
+  if (!strcmp(name, "pretty_printed_concrete_signatures"))
+    return builtin_new("Function.pretty_printed_concrete_signatures", tffn_pp_all_m, self, NULL);
+  if (!strcmp(name, "experimental_get_tracing_count"))
+    return builtin_new("Function.experimental_get_tracing_count", tffn_tracing_count_m, self, NULL);
+  if (!strcmp(name, "python_function")) return val_incref(f->fn);
+  if (!strcmp(name, "__name__") || !strcmp(name, "name")) return str_from_cstr(f->name);
+  if (!strcmp(name, "input_signature")) return val_is_undef(f->sig) ? val_none() : val_incref(f->sig);
+  return val_undef();
+}
+
+static void tffn_repr(StrBuf *b, Val v) { sb_printf(b, "<tf.function %s>", ((TfFunction *)v.u.o)->name); }
+
+static const Type tffn_type = {
+  .name = "Function", .free = tffn_free, .repr = tffn_repr, .getattr = tffn_getattr, .call = tffn_call,
+  .hash = obj_identity_hash,
+};
+
+/* ---- tf.function ---------------------------------------------------------------------------------- */
+
+static void tffn_check_sig(Val v) {
+  if (val_is(v, &tffn_spec_type)) return;
+  tfs_i64 n;
+  const Val *items;
+  if (!seq_items(v, &n, &items))
+    rt_throw(ERR_TYPE, "input_signature must be a list of tf.TensorSpec, got an item of type %s", val_type_name(v));
+  for (tfs_i64 i = 0; i < n; i++) tffn_check_sig(items[i]);
+}
+
+static Val tffn_make(Val fn, Val sig, Val reduce, Val jit) {
+  if (fn.tag != VT_OBJ || !fn.u.o->type->call) rt_throw(ERR_TYPE, "tf.function: expected a function, got %s", val_type_name(fn));
+  TfFunction *f = obj_new(&tffn_type, sizeof(TfFunction));
+  memset((char *)f + sizeof(Obj), 0, sizeof(TfFunction) - sizeof(Obj));
+  f->fn = val_incref(fn);
+  const char *nm = "function";
+  if (val_is(fn, &func_type)) nm = ((Func *)fn.u.o)->info->name;
+  else if (val_is(fn, &tffn_type)) nm = ((TfFunction *)fn.u.o)->name;
+  else if (val_is(fn, &builtin_type)) nm = ((Builtin *)fn.u.o)->name;
+  f->name = strdup(nm);
+  if (!f->name) rt_throw(ERR_MEMORY, "out of memory");
+  f->sig = val_undef();
+  f->jit_compile = val_incref(jit);
+  if (sig.tag != VT_NONE && sig.tag != VT_UNDEF) {
+    tfs_i64 n;
+    const Val *items;
+    if (!seq_items(sig, &n, &items))
+      rt_throw(ERR_TYPE, "input_signature must be a list or tuple of tf.TensorSpec, got %s", val_type_name(sig));
+    for (tfs_i64 i = 0; i < n; i++) tffn_check_sig(items[i]);
+    f->sig = rt_tuple((int)n, items);
+  }
+  f->reduce_retracing = rt_truthy(reduce);
+  return val_obj(f);
+}
+
+static ArgSpec tffn_spec_fn = {
+  .what = "tf.function",
+  .sig = "func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False, "
+         "experimental_relax_shapes=None, experimental_compile=None, name=None"};
+
+/* @tf.function(input_signature=...): the decorator remembers its options. */
+static Val tffn_decorator(Val self, int n, const Val *args, const Kw *kw) {
+  if (n != 1 || (kw && kw->n)) rt_throw(ERR_TYPE, "tf.function decorator takes exactly one function");
+  Tuple *o = (Tuple *)self.u.o;
+  return tffn_make(args[0], o->items[0], o->items[1], o->items[2]);
+}
+
+static Val tffn_function(Val self, int n, const Val *args, const Kw *kw) {
+  Val a[8];
+  args_parse(&tffn_spec_fn, n, args, kw, a);
+  Val reduce = a[4];
+  if (!rt_truthy(reduce) && a[5].tag != VT_NONE && a[5].tag != VT_UNDEF) reduce = a[5];
+  if (a[1].tag != VT_NONE && a[1].tag != VT_UNDEF && !seq_items(a[1], &(tfs_i64){0}, &(const Val *){0}))
+    rt_throw(ERR_TYPE, "input_signature must be a list or tuple of tf.TensorSpec, got %s", val_type_name(a[1]));
+  if (a[0].tag == VT_NONE || a[0].tag == VT_UNDEF) {
+    Val opts = tuple_pack(3, a[1], reduce, a[3]);
+    Val d = builtin_new("tf.function.<decorator>", tffn_decorator, opts, NULL);
+    val_decref(opts);
+    return d;
+  }
+  return tffn_make(a[0], a[1], reduce, a[3]);
+}
+
+/* tf.autograph.to_code(f) */
+static Val tffn_to_code(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "tf.autograph.to_code", .sig = "entity, recursive=True, experimental_optional_features=None"};
+  Val a[3];
+  args_parse(&spec, n, args, kw, a);
+  Val fn = a[0];
+  if (val_is(fn, &tffn_type)) fn = ((TfFunction *)fn.u.o)->fn;
+  if (!val_is(fn, &func_type)) rt_throw(ERR_TYPE, "tf.autograph.to_code: expected a function, got %s", val_type_name(fn));
+  const FuncInfo *info = ((Func *)fn.u.o)->info;
+  const char *src = info->source ? info->source : info->converted ? info->converted->source : NULL;
+  if (!src) rt_throw(ERR_VALUE, "tf.autograph.to_code: no converted code is available for '%s'", info->name);
+  return str_from_cstr(src);
+}
+
+/* tf.autograph.experimental.set_loop_options: the converter reads its
+ * arguments; at run time it does nothing, as in TF. */
+static Val tffn_set_loop_options(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "tf.autograph.experimental.set_loop_options",
+                         .sig = "parallel_iterations=None, swap_memory=None, maximum_iterations=None, shape_invariants=None"};
+  Val a[4];
+  args_parse(&spec, n, args, kw, a);
+  return val_none();
+}
+
+static Val tffn_ag_exp_attr(const char *name) {
+  if (!strcmp(name, "set_loop_options"))
+    return builtin_new("tf.autograph.experimental.set_loop_options", tffn_set_loop_options, val_undef(), NULL);
+  return val_undef();
+}
+
+static Val tffn_ag_attr(const char *name) {
+  if (!strcmp(name, "to_code")) return builtin_new("tf.autograph.to_code", tffn_to_code, val_undef(), NULL);
+  if (!strcmp(name, "experimental")) return module_native("tf.autograph.experimental", tffn_ag_exp_attr);
+  return val_undef();
+}
+
+/* ---- tf.Variable inside a trace -------------------------------------------------------------------- */
+
+static Val tffn_variable_hook(Val initial, Val name, bool trainable, Val dtype) {
+  if (!trace_active()) return val_undef();
+  void *tok = trace_enter_init_scope(&initial);
+  Val v = variable_new(initial, name, trainable, dtype);
+  trace_leave_init_scope(tok);
+  return v;
+}
+
+/* ---- registration ------------------------------------------------------------------------------------ */
+
+void tffn_set_eager(bool on) { tfmod_run_eagerly = on; }
+
+void tffn_init(void) {
+  static bool done;
+  if (done) return;
+  done = true;
+  static const struct { const char *name; BuiltinFn fn; } fns[] = {
+    {"function", tffn_function},
+    {"TensorSpec", tffn_tensorspec},
+  };
+  for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+    char q[64];
+    snprintf(q, sizeof q, "tf.%s", fns[i].name);
+    Val b = builtin_new(strdup(q), fns[i].fn, val_undef(), NULL);
+    tfmod_register(fns[i].name, b);
+    val_decref(b);
+  }
+  Val ag = module_native("tf.autograph", tffn_ag_attr);
+  tfmod_register("autograph", ag);
+  val_decref(ag);
+  tfmod_variable_hook = tffn_variable_hook;
+}
+
+__attribute__((constructor)) static void tffn_ctor(void) { tffn_init(); }

@@ -1,0 +1,303 @@
+/* tfmod.c — the `tf` module and its submodules (math, nn, random, dtypes, linalg, config, debugging) as native modules. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "object.h"
+#include "ops.h"
+#include "tfmod.h"
+
+/* ---- attribute cache: qualified name ("math.add") -> value ----------------------
+ * Attribute lookups run on every `tf.add` the program evaluates, so they are a
+ * hash probe; values are built on first use and live for the whole run. */
+
+#define TF_HT_SIZE 1024
+typedef struct TfEntry { char *name; Val v; } TfEntry;
+static TfEntry tf_ht[TF_HT_SIZE];
+
+static unsigned tf_hash(const char *s) {
+  unsigned h = 2166136261u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
+
+static TfEntry *tf_slot(const char *name) {
+  unsigned i = tf_hash(name) & (TF_HT_SIZE - 1);
+  while (tf_ht[i].name && strcmp(tf_ht[i].name, name)) i = (i + 1) & (TF_HT_SIZE - 1);
+  return &tf_ht[i];
+}
+
+void tfmod_register(const char *qualname, Val v) {
+  TfEntry *e = tf_slot(qualname);
+  if (e->name) {
+    TFS_DECREF(e->v);
+  } else {
+    e->name = strdup(qualname);
+    if (!e->name) rt_throw(ERR_MEMORY, "out of memory");
+  }
+  e->v = val_incref(v);
+}
+
+/* ---- functions that are not table ops ------------------------------------------- */
+
+static Val tf_constant(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.constant", .sig = "value, dtype=None, shape=None, name=None"};
+  Val a[4];
+  args_parse(&spec, n, args, kw, a);
+  int want = -1;
+  DType dt;
+  if (a[1].tag != VT_NONE && a[1].tag != VT_UNDEF) {
+    if (!val_as_dtype(a[1], &dt)) rt_throw(ERR_TYPE, "tf.constant: dtype must be a tf.DType, got %s", val_type_name(a[1]));
+    want = dt;
+  }
+  Tensor *src = val_as_tensor(a[0]);
+  Tensor *t;
+  if (src && src->sym) {
+    if (want >= 0 && (int)src->dtype != want)
+      rt_throw(ERR_TYPE, "Expected tensor with dtype %s, but got dtype %s", dtype_info[want].name, dtype_info[src->dtype].name);
+    t = tensor_retain(src);
+  } else if (val_is(a[0], &ndarray_type) && want >= 0 && (int)src->dtype != want) {
+    /* numpy arrays convert with a cast, as np.asarray(v, dtype) does */
+    Val dv = dtype_val((DType)want);
+    OpAttrs at = {1, {dv}};
+    Val c = op_apply(&op_defs[OP_CAST], 1, &a[0], &at);
+    t = val_tensor(c);
+  } else {
+    t = tensor_from_val(a[0], want);
+  }
+  if (a[2].tag != VT_NONE && a[2].tag != VT_UNDEF) {
+    tfs_i64 dims[TFS_MAX_RANK];
+    int r = val_to_dims(a[2], dims, false, "tf.constant");
+    tfs_i64 size = 1;
+    for (int i = 0; i < r; i++) size *= dims[i];
+    Val tv = val_obj(t);
+    Val res;
+    if (t->size == 1 && size != 1) {
+      Val sh = a[2];
+      OpAttrs at = {1, {sh}};
+      res = op_apply(&op_defs[OP_BROADCAST_TO], 1, &tv, &at);
+    } else if (t->size == size) {
+      OpAttrs at = {1, {a[2]}};
+      res = op_apply(&op_defs[OP_RESHAPE], 1, &tv, &at);
+    } else {
+      StrBuf b1, b2;
+      sb_init(&b1);
+      sb_init(&b2);
+      shape_format(&b1, t->rank, t->shape);
+      shape_format(&b2, r, dims);
+      static char m1[256], m2[256];
+      snprintf(m1, sizeof m1, "%.*s", (int)b1.len, b1.data);
+      snprintf(m2, sizeof m2, "%.*s", (int)b2.len, b2.data);
+      sb_free(&b1);
+      sb_free(&b2);
+      tensor_release(t);
+      rt_throw(ERR_TYPE, "Eager execution of tf.constant with unsupported shape. Tried to convert tensor of shape %s to tensor of shape %s.", m1, m2);
+    }
+    tensor_release(t);
+    return res;
+  }
+  return val_obj(t);
+}
+
+static Val tf_convert_to_tensor(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.convert_to_tensor", .sig = "value, dtype=None, dtype_hint=None, name=None"};
+  Val a[4];
+  args_parse(&spec, n, args, kw, a);
+  Tensor *t = val_as_tensor(a[0]);
+  DType dt;
+  int want = -1;
+  if (a[1].tag != VT_NONE && a[1].tag != VT_UNDEF) {
+    if (!val_as_dtype(a[1], &dt)) rt_throw(ERR_TYPE, "tf.convert_to_tensor: dtype must be a tf.DType");
+    want = dt;
+  }
+  if (t && val_is_tensor(a[0])) {
+    if (want >= 0 && (int)t->dtype != want)
+      rt_throw(ERR_VALUE, "Tensor conversion requested dtype %s for Tensor with dtype %s", dtype_info[want].name, dtype_info[t->dtype].name);
+    return val_incref(a[0]);
+  }
+  if (want < 0 && a[2].tag != VT_NONE && a[2].tag != VT_UNDEF && val_as_dtype(a[2], &dt)) {
+    /* dtype_hint: used only when the default conversion allows it */
+    if (!(a[0].tag == VT_FLOAT && !dtype_info[dt].is_float)) want = dt;
+  }
+  if (t && val_is(a[0], &variable_type)) return op_apply1(OP_READ_VARIABLE, a[0]);
+  return val_obj(tensor_from_val(a[0], want));
+}
+
+static Val tf_variable(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.Variable",
+                         .sig = "initial_value=None, trainable=None, validate_shape=True, caching_device=None, name=None, "
+                                "variable_def=None, dtype=None, import_scope=None, constraint=None, "
+                                "synchronization=None, aggregation=None, shape=None"};
+  Val a[12];
+  args_parse(&spec, n, args, kw, a);
+  if (a[0].tag == VT_NONE || a[0].tag == VT_UNDEF) rt_throw(ERR_VALUE, "initial_value must be specified.");
+  bool trainable = !(a[1].tag == VT_BOOL && !a[1].u.i);
+  /* tf.function tracing may create variables through this hook */
+  if (tfmod_variable_hook) {
+    Val r = tfmod_variable_hook(a[0], a[4], trainable, a[6]);
+    if (r.tag != VT_UNDEF) return r;
+  }
+  return variable_new(a[0], a[4], trainable, a[6]);
+}
+Val (*tfmod_variable_hook)(Val initial, Val name, bool trainable, Val dtype);
+
+static Val tf_is_tensor(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.is_tensor", .sig = "x"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  return val_bool(val_is_tensor(a[0]) || val_is(a[0], &variable_type));
+}
+
+static Val tf_tensorshape(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.TensorShape", .sig = "dims"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  int rank;
+  tfs_i64 dims[TFS_MAX_RANK];
+  if (a[0].tag == VT_INT) {
+    dims[0] = a[0].u.i;
+    return tshape_new(1, dims);
+  }
+  if (!val_as_tshape(a[0], &rank, dims)) {
+    Tensor *t = val_as_tensor(a[0]);
+    if (t) return tshape_new(t->rank, t->shape);
+    rt_throw(ERR_TYPE, "tf.TensorShape: expected a list of dimensions, got %s", val_type_name(a[0]));
+  }
+  return tshape_new(rank, dims);
+}
+
+static Val tf_print(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  Val sep = str_from_cstr(" "), end = str_from_cstr("\n"), stream = str_from_cstr("stdout"), summarize = val_int(3);
+  for (int i = 0; kw && i < kw->n; i++) {
+    const char *k = kw->names[i];
+    Val v = kw->vals[i];
+    Val *dst = !strcmp(k, "sep") ? &sep : !strcmp(k, "end") ? &end : !strcmp(k, "output_stream") ? &stream
+             : !strcmp(k, "summarize") ? &summarize : NULL;
+    if (!strcmp(k, "name")) continue;
+    if (!dst) {
+      TFS_DECREF(sep); TFS_DECREF(end); TFS_DECREF(stream);
+      rt_throw(ERR_TYPE, "tf.print() got an unexpected keyword argument '%s'", k);
+    }
+    TFS_DECREF(*dst);
+    *dst = val_incref(v);
+  }
+  OpAttrs at = {4, {stream, sep, end, summarize}};
+  Val r = op_apply(&op_defs[OP_PRINT], n, args, &at);
+  TFS_DECREF(sep);
+  TFS_DECREF(end);
+  TFS_DECREF(stream);
+  TFS_DECREF(summarize);
+  return r;
+}
+
+static Val tf_set_seed(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.random.set_seed", .sig = "seed"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  if (a[0].tag == VT_NONE) random_set_seed(false, 0);
+  else random_set_seed(true, val_to_index(a[0], "seed"));
+  return val_none();
+}
+
+bool tfmod_run_eagerly;
+
+static Val tf_run_eagerly(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.config.run_functions_eagerly", .sig = "run_eagerly"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  tfmod_run_eagerly = rt_truthy(a[0]);
+  return val_none();
+}
+
+static Val tf_functions_run_eagerly(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.config.functions_run_eagerly", .sig = ""};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  return val_bool(tfmod_run_eagerly);
+}
+
+static Val tf_as_dtype(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.dtypes.as_dtype", .sig = "type_value"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  DType dt;
+  if (!val_as_dtype(a[0], &dt)) rt_throw(ERR_TYPE, "Cannot convert value %s to a TensorFlow DType.", val_type_name(a[0]));
+  return dtype_val(dt);
+}
+
+typedef struct TfFunc { const char *name; BuiltinFn fn; } TfFunc;
+static const TfFunc tf_funcs[] = {
+  {"constant", tf_constant},
+  {"convert_to_tensor", tf_convert_to_tensor},
+  {"Variable", tf_variable},
+  {"is_tensor", tf_is_tensor},
+  {"TensorShape", tf_tensorshape},
+  {"print", tf_print},
+  {"random.set_seed", tf_set_seed},
+  {"config.run_functions_eagerly", tf_run_eagerly},
+  {"config.functions_run_eagerly", tf_functions_run_eagerly},
+  {"dtypes.as_dtype", tf_as_dtype},
+  {"as_dtype", tf_as_dtype},
+};
+
+/* ---- module objects --------------------------------------------------------------- */
+
+static Val tf_lookup(const char *qual);
+
+#define SUBMODULES(X) X(math) X(nn) X(random) X(dtypes) X(linalg) X(config) X(debugging)
+#define SUB_GETATTR(m)                                     \
+  static Val sub_##m(const char *name) {                   \
+    char q[128];                                           \
+    snprintf(q, sizeof q, "%s.%s", #m, name);              \
+    return tf_lookup(q);                                   \
+  }
+SUBMODULES(SUB_GETATTR)
+
+static Val make_attr(const char *qual) {
+#define SUB_MAKE(m) if (!strcmp(qual, #m)) return module_native("tf." #m, sub_##m);
+  SUBMODULES(SUB_MAKE)
+#undef SUB_MAKE
+  const char *base = qual;
+  if (!strncmp(qual, "dtypes.", 7)) base = qual + 7;
+  for (int d = 0; d < DT__COUNT; d++)
+    if (!strcmp(base, dtype_info[d].name)) return dtype_val((DType)d);
+  if (!strcmp(base, "double")) return dtype_val(DT_FLOAT64);
+  if (!strcmp(qual, "newaxis")) return val_none();
+  if (!strcmp(qual, "DType") || !strcmp(qual, "dtypes.DType")) return val_undef();
+  for (size_t i = 0; i < sizeof tf_funcs / sizeof tf_funcs[0]; i++)
+    if (!strcmp(qual, tf_funcs[i].name)) {
+      char q[96];
+      snprintf(q, sizeof q, "tf.%s", qual);
+      return builtin_new(strdup(q), tf_funcs[i].fn, val_undef(), NULL);
+    }
+  OpId id = op_lookup_api(qual);
+  if (id != OP__COUNT) {
+    char q[96];
+    snprintf(q, sizeof q, "tf.%s", qual);
+    return op_builtin(id, strdup(q));
+  }
+  return val_undef();
+}
+
+static Val tf_lookup(const char *qual) {
+  TfEntry *e = tf_slot(qual);
+  if (e->name) return val_incref(e->v);
+  Val v = make_attr(qual);
+  if (v.tag == VT_UNDEF) return v;
+  tfmod_register(qual, v);
+  return v;   /* the table took its own reference */
+}
+
+static Val tf_getattr(const char *name) { return tf_lookup(name); }
+
+Val tf_module(void) { return module_native("tf", tf_getattr); }
