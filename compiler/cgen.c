@@ -248,7 +248,7 @@ static bool has_star(AstList *l) {
 
 static int build_seq(Fg *g, Ast *e, const char *ctor) {
   int n = e->elts.n;
-  int *ts = malloc(sizeof(int) * (size_t)(n + 1));
+  int *ts = calloc((size_t)n + 1, sizeof(int));
   seq_items(g, &e->elts, ts);
   int t = tmp(g);
   emit(g, "{");
@@ -339,7 +339,7 @@ static int call_expr(Fg *g, Ast *e) {
     return r;
   }
   int n = e->args.n, nk = e->keywords.n;
-  int *ts = malloc(sizeof(int) * (size_t)(n + nk + 1));
+  int *ts = calloc((size_t)(n + nk) + 1, sizeof(int));
   seq_items(g, &e->args, ts);
   for (int i = 0; i < nk; i++) ts[n + i] = expr(g, e->keywords.items[i]->value);
   emit(g, "{");
@@ -449,7 +449,7 @@ static int subscript_key(Fg *g, Ast *s) {
   if (s->kind == A_SLICE) return slice_value(g, s);
   if (s->kind == A_TUPLE && !s->parenthesized) {
     int n = s->elts.n;
-    int *ts = malloc(sizeof(int) * (size_t)(n + 1));
+    int *ts = calloc((size_t)n + 1, sizeof(int));
     for (int i = 0; i < n; i++) ts[i] = subscript_key(g, s->elts.items[i]);
     int t = tmp(g);
     emit(g, "{");
@@ -467,7 +467,7 @@ static int subscript_key(Fg *g, Ast *s) {
 
 static int joinedstr(Fg *g, Ast *e) {
   int n = e->values.n;
-  int *ts = malloc(sizeof(int) * (size_t)(n + 1));
+  int *ts = calloc((size_t)n + 1, sizeof(int));
   for (int i = 0; i < n; i++) {
     Ast *p = e->values.items[i];
     if (p->kind == A_FORMATTEDVALUE) {
@@ -567,7 +567,7 @@ static int expr(Fg *g, Ast *e) {
   case A_TUPLE: return has_star(&e->elts) ? build_starred(g, e, true) : build_seq(g, e, "rt_tuple");
   case A_DICT: {
     int n = e->keys.n;
-    int *ks = malloc(sizeof(int) * (size_t)(2 * n + 1));
+    int *ks = calloc((size_t)(2 * n) + 1, sizeof(int));
     for (int i = 0; i < n; i++) {
       ks[i] = expr(g, e->keys.items[i]);
       ks[n + i] = expr(g, e->values.items[i]);
@@ -692,7 +692,7 @@ static int function_value(Fg *g, Ast *fn) {
   int nd = 0;
   for (int i = 0; i < fn->args.n; i++)
     if (fn->args.items[i]->deflt) nd++;
-  int *ds = malloc(sizeof(int) * (size_t)(nd + 1));
+  int *ds = calloc((size_t)nd + 1, sizeof(int));
   for (int i = 0, j = 0; i < fn->args.n; i++)
     if (fn->args.items[i]->deflt) ds[j++] = expr(g, fn->args.items[i]->deflt);
   int t = tmp(g);

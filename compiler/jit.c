@@ -11,6 +11,8 @@
 
 struct Jit { TCCState *s; };
 
+int rt_main(int argc, char **argv, void (*entry)(void), void (*leave)(void));
+
 /* libtcc keeps process-wide state: one compilation at a time. */
 static pthread_mutex_t tcc_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -27,6 +29,7 @@ static void bind_runtime(TCCState *s) {
   TFS_RT_API(BIND)
 #undef BIND
   tcc_add_symbol(s, "rt_cur_loc", &rt_cur_loc);
+  tcc_add_symbol(s, "rt_main", (const void *)rt_main); /* referenced by units built with a main() */
   /* tcc lowers struct copies and compound literals to these. */
   tcc_add_symbol(s, "memset", (const void *)memset);
   tcc_add_symbol(s, "memcpy", (const void *)memcpy);

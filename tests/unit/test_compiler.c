@@ -1,0 +1,186 @@
+/* test_compiler.c — Check tests for scope analysis, C generation and the libtcc JIT. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgen.h"
+#include "jit.h"
+#include "program.h"
+
+/* Load `src` as prog.tfs; the program must analyse cleanly. */
+static void load_ok(Program *p, const char *src) {
+  bool ok = program_load_source(p, "prog.tfs", src, strlen(src));
+  if (!ok) diag_print(&p->diags, stderr);
+  ck_assert(ok);
+}
+
+static Sym *sym_in(Program *p, int scope, const char *name) {
+  ck_assert_int_lt(scope, p->mods[0]->scopes.n);
+  Sym *y = scope_lookup(p->mods[0]->scopes.all[scope], name);
+  ck_assert_msg(y != NULL, "no symbol %s in scope %d", name, scope);
+  return y;
+}
+
+START_TEST(scope_kinds) {
+  Program p;
+  load_ok(&p, "g = 1\n"
+              "def outer(a):\n"
+              "    b = a\n"
+              "    c = 2\n"
+              "    def inner():\n"
+              "        nonlocal b\n"
+              "        b = b + g\n"
+              "        return len([b])\n"
+              "    return inner\n");
+  /* scope 0: module, 1: outer, 2: inner */
+  ck_assert_int_eq(sym_in(&p, 0, "g")->kind, SYM_GLOBAL);
+  ck_assert_int_eq(sym_in(&p, 0, "outer")->kind, SYM_GLOBAL);
+  ck_assert_int_eq(sym_in(&p, 1, "a")->kind, SYM_LOCAL);
+  ck_assert(sym_in(&p, 1, "a")->param);
+  ck_assert_int_eq(sym_in(&p, 1, "b")->kind, SYM_CELL);
+  ck_assert_int_eq(sym_in(&p, 1, "c")->kind, SYM_LOCAL);
+  ck_assert_int_eq(sym_in(&p, 2, "b")->kind, SYM_FREE);
+  ck_assert_int_eq(sym_in(&p, 2, "g")->kind, SYM_GLOBAL);
+  ck_assert_int_eq(sym_in(&p, 2, "len")->kind, SYM_BUILTIN);
+  ck_assert_int_eq(p.mods[0]->scopes.all[2]->nfrees, 1);
+  program_free(&p);
+}
+END_TEST
+
+START_TEST(scope_free_through_intermediate) {
+  Program p;
+  load_ok(&p, "def a():\n"
+              "    x = 1\n"
+              "    def b():\n"
+              "        def c():\n"
+              "            return x\n"
+              "        return c\n"
+              "    return b\n");
+  ck_assert_int_eq(sym_in(&p, 1, "x")->kind, SYM_CELL);
+  ck_assert_int_eq(sym_in(&p, 2, "x")->kind, SYM_FREE); /* b passes the cell through */
+  ck_assert_int_eq(sym_in(&p, 3, "x")->kind, SYM_FREE);
+  program_free(&p);
+}
+END_TEST
+
+START_TEST(scope_global_decl) {
+  Program p;
+  load_ok(&p, "def f():\n    global counter\n    counter = 1\nf()\nprint(counter)\n");
+  ck_assert_int_eq(sym_in(&p, 1, "counter")->kind, SYM_GLOBAL);
+  ck_assert_int_eq(sym_in(&p, 0, "counter")->kind, SYM_GLOBAL);
+  ck_assert_int_eq(sym_in(&p, 0, "counter")->index, sym_in(&p, 1, "counter")->index);
+  program_free(&p);
+}
+END_TEST
+
+static void expect_error(const char *src, const char *msg, int line, int col) {
+  Program p;
+  bool ok = program_load_source(&p, "prog.tfs", src, strlen(src));
+  ck_assert(!ok);
+  ck_assert_int_ge(p.diags.n, 1);
+  bool found = false;
+  for (int i = 0; i < p.diags.n; i++)
+    if (strcmp(p.diags.items[i].msg, msg) == 0 && p.diags.items[i].line == line && p.diags.items[i].col == col)
+      found = true;
+  ck_assert_msg(found, "expected '%s' at %d:%d, got '%s' at %d:%d", msg, line, col, p.diags.items[0].msg,
+                p.diags.items[0].line, p.diags.items[0].col);
+  program_free(&p);
+}
+
+START_TEST(scope_errors) {
+  expect_error("x = 1\nprint(y)\n", "name 'y' is not defined", 2, 7);
+  expect_error("def f():\n    nonlocal q\n    q = 1\n", "no binding for nonlocal 'q' found", 2, 14);
+  /* Several unknown names are all reported. */
+  Program p;
+  const char *src = "print(a)\nprint(b)\n";
+  ck_assert(!program_load_source(&p, "prog.tfs", src, strlen(src)));
+  ck_assert_int_eq(p.diags.n, 2);
+  program_free(&p);
+}
+END_TEST
+
+START_TEST(import_errors) { expect_error("import no_such_module_here\n", "No module named 'no_such_module_here'", 1, 8); }
+END_TEST
+
+/* Generated C compiles with libtcc and defines the program entry points. */
+START_TEST(cgen_jit_compiles) {
+  Program p;
+  load_ok(&p, "def f(x, y=2):\n"
+              "    s = 0\n"
+              "    for i in range(x):\n"
+              "        if i % 2 == 0 and i > y:\n"
+              "            continue\n"
+              "        s += i\n"
+              "    while s > 100:\n"
+              "        s -= 1\n"
+              "        break\n"
+              "    return (s, [1, 2], {'k': f'{s:3d}'}, lambda q: q + s)\n"
+              "a, b = 1, 2\n"
+              "print(f(10), a < b <= 3, not a, a if b else 0)\n");
+  StrBuf c, err;
+  sb_init(&c);
+  sb_init(&err);
+  ck_assert(cgen_program(&p, &c, false));
+  ck_assert_ptr_nonnull(strstr(c.data, "#line 4 \"prog.tfs\""));
+  Jit *j = jit_compile(c.data, &err);
+  ck_assert_msg(j != NULL, "tcc: %s", err.data ? err.data : "");
+  ck_assert_ptr_nonnull(jit_symbol(j, "tfs_program_main"));
+  ck_assert_ptr_nonnull(jit_symbol(j, "tfs_program_exit"));
+  ck_assert_ptr_null(jit_symbol(j, "main"));
+  jit_free(j);
+  sb_free(&c);
+  sb_free(&err);
+  program_free(&p);
+}
+END_TEST
+
+START_TEST(cgen_with_main) {
+  Program p;
+  load_ok(&p, "print(1)\n");
+  StrBuf c, err;
+  sb_init(&c);
+  sb_init(&err);
+  ck_assert(cgen_program(&p, &c, true));
+  Jit *j = jit_compile(c.data, &err);
+  ck_assert_ptr_nonnull(j);
+  ck_assert_ptr_nonnull(jit_symbol(j, "main"));
+  jit_free(j);
+  sb_free(&c);
+  sb_free(&err);
+  program_free(&p);
+}
+END_TEST
+
+START_TEST(cgen_unsupported_is_diagnosed) {
+  Program p;
+  load_ok(&p, "def f(*args):\n    return args\n");
+  StrBuf c;
+  sb_init(&c);
+  ck_assert(!cgen_program(&p, &c, false));
+  ck_assert_int_eq(p.diags.n, 1);
+  ck_assert_int_eq(p.diags.items[0].line, 1);
+  sb_free(&c);
+  program_free(&p);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("compiler");
+  TCase *tc = tcase_create("scope");
+  tcase_add_test(tc, scope_kinds);
+  tcase_add_test(tc, scope_free_through_intermediate);
+  tcase_add_test(tc, scope_global_decl);
+  tcase_add_test(tc, scope_errors);
+  tcase_add_test(tc, import_errors);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("cgen");
+  tcase_add_test(tc, cgen_jit_compiles);
+  tcase_add_test(tc, cgen_with_main);
+  tcase_add_test(tc, cgen_unsupported_is_diagnosed);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
