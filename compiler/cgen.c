@@ -11,6 +11,8 @@
  */
 #include "cgen.h"
 
+#include "unparse.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +25,17 @@ typedef struct Const {
   int base;                   /* kind 2: const index of the object */
 } Const;
 
+/* A converted (AutoGraph) function, found again from its original by position. */
+typedef struct ConvFn {
+  int module, line, col;
+  const char *name;
+  Scope *scope;               /* in the converted module's ScopeInfo */
+} ConvFn;
+
 typedef struct Cg {
   Program *p;
+  ConvFn *conv;
+  int nconv, cconv;
   StrBuf decls, funcs;
   Const *consts;
   int nconsts, cconsts;
@@ -39,6 +50,8 @@ typedef struct Loop { int id; struct Loop *up; } Loop;
 typedef struct Fg {
   Cg *cg;
   ProgModule *m;
+  ScopeInfo *si;              /* the original or the converted module's scopes */
+  const char *tag;            /* "" for original code, "C" for converted code */
   Scope *scope;
   StrBuf body;
   int ntemps, nits, nlabels;
@@ -683,12 +696,12 @@ static void augassign(Fg *g, Ast *st) {
 
 /* ---- functions ------------------------------------------------------------- */
 
-static void gen_function(Cg *cg, ProgModule *m, Ast *fn, Scope *s);
+static void gen_function(Cg *cg, ProgModule *m, ScopeInfo *si, const char *tag, Ast *fn, Scope *s);
 
 /* Create the function object for a def/lambda in the current scope. */
 static int function_value(Fg *g, Ast *fn) {
-  Scope *s = scope_of(&g->m->scopes, fn);
-  gen_function(g->cg, g->m, fn, s);
+  Scope *s = scope_of(g->si, fn);
+  gen_function(g->cg, g->m, g->si, g->tag, fn, s);
   int nd = 0;
   for (int i = 0; i < fn->args.n; i++)
     if (fn->args.items[i]->deflt) nd++;
@@ -707,7 +720,7 @@ static int function_value(Fg *g, Ast *fn) {
   }
   if (!s->nfrees) sb_puts(&g->body, "0");
   sb_puts(&g->body, "};\n");
-  emit(g, "t%d = rt_func_new(&FI%d_%d, %d, d_, %d, c_);", t, g->m->index, s->id, nd, s->nfrees);
+  emit(g, "t%d = rt_func_new(&FI%s%d_%d, %d, d_, %d, c_);", t, g->tag, g->m->index, s->id, nd, s->nfrees);
   g->depth--;
   emit(g, "}");
   for (int i = 0; i < nd; i++) release(g, ds[i]);
@@ -741,18 +754,66 @@ static void finish_function(Fg *g, StrBuf *head, StrBuf *tail) {
   for (int i = 1; i <= g->nits; i++) sb_printf(head, "  TFS_DECREF(I%d);\n", i);
 }
 
-static void gen_function(Cg *cg, ProgModule *m, Ast *fn, Scope *s) {
-  Fg g = {cg, m, s, {0}, 0, 0, 0, NULL, 0};
+static ConvFn *find_conv(Cg *cg, ProgModule *m, Ast *fn) {
+  if (fn->kind != A_FUNCDEF) return NULL;
+  for (int i = 0; i < cg->nconv; i++) {
+    ConvFn *c = &cg->conv[i];
+    if (c->module == m->index && c->line == fn->line && c->col == fn->col && strcmp(c->name, fn->name) == 0) return c;
+  }
+  return NULL;
+}
+
+static void record_conv(Cg *cg, ProgModule *m, Ast *fn, Scope *s) {
+  if (fn->kind != A_FUNCDEF) return;
+  if (cg->nconv == cg->cconv) {
+    cg->cconv = cg->cconv ? cg->cconv * 2 : 16;
+    cg->conv = realloc(cg->conv, sizeof *cg->conv * (size_t)cg->cconv);
+    if (!cg->conv) abort();
+  }
+  cg->conv[cg->nconv++] = (ConvFn){m->index, fn->line, fn->col, fn->name, s};
+}
+
+/* FuncInfo tail for an original function: its to_code text, its converted
+ * twin and the map from the twin's free variables to this function's cells. */
+static void conv_link(Cg *cg, ProgModule *m, Ast *fn, Scope *s, StrBuf *out) {
+  ConvFn *c = find_conv(cg, m, fn);
+  if (!c) {
+    sb_puts(out, "0, 0, 0");
+    return;
+  }
+  const Ast *conv_fn = c->scope->node;
+  char *text = unparse_function(conv_fn, true);
+  sb_printf(&cg->decls, "static const int CM%d_%d[%d] = {", m->index, s->id, c->scope->nfrees ? c->scope->nfrees : 1);
+  for (int i = 0; i < c->scope->nfrees; i++) {
+    int j = -1;
+    for (int k = 0; k < s->nfrees; k++)
+      if (strcmp(s->frees[k]->name, c->scope->frees[i]->name) == 0) j = k;
+    sb_printf(&cg->decls, "%s%d", i ? ", " : "", j);
+  }
+  sb_puts(&cg->decls, c->scope->nfrees ? "};\n" : "0};\n");
+  c_string(out, text, strlen(text));
+  sb_printf(out, ", &FIC%d_%d, CM%d_%d", m->index, c->scope->id, m->index, s->id);
+  free(text);
+}
+
+static void gen_function(Cg *cg, ProgModule *m, ScopeInfo *si, const char *tag, Ast *fn, Scope *s) {
+  Fg g = {cg, m, si, tag, s, {0}, 0, 0, 0, NULL, 0};
   sb_init(&g.body);
   const char *name = fn->kind == A_LAMBDA ? "<lambda>" : fn->name;
   /* static description */
-  sb_printf(&cg->decls, "static Val F%d_%d(struct Func *self, Val *args); /* %s */\n", m->index, s->id, name);
-  sb_printf(&cg->decls, "static const char *const P%d_%d[%d] = {", m->index, s->id, fn->args.n ? fn->args.n : 1);
+  sb_printf(&cg->decls, "static Val F%s%d_%d(struct Func *self, Val *args); /* %s */\n", tag, m->index, s->id, name);
+  sb_printf(&cg->decls, "static const char *const P%s%d_%d[%d] = {", tag, m->index, s->id, fn->args.n ? fn->args.n : 1);
   for (int i = 0; i < fn->args.n; i++) sb_printf(&cg->decls, "%s\"%s\"", i ? ", " : "", fn->args.items[i]->name);
   if (!fn->args.n) sb_puts(&cg->decls, "0");
   sb_puts(&cg->decls, "};\n");
-  sb_printf(&cg->decls, "static const FuncInfo FI%d_%d = {\"%s\", %d, P%d_%d, F%d_%d, %d, %d, 0};\n", m->index, s->id,
-            name, fn->args.n, m->index, s->id, m->index, s->id, add_loc(cg, m, fn->line, fn->col), m->index);
+  StrBuf tail_info;
+  sb_init(&tail_info);
+  if (*tag) record_conv(cg, m, fn, s);
+  else conv_link(cg, m, fn, s, &tail_info);
+  sb_printf(&cg->decls, "static const FuncInfo FI%s%d_%d = {\"%s\", %d, P%s%d_%d, F%s%d_%d, %d, %d, %s};\n", tag,
+            m->index, s->id, name, fn->args.n, tag, m->index, s->id, tag, m->index, s->id,
+            add_loc(cg, m, fn->line, fn->col), m->index, *tag ? "0, 0, 0" : tail_info.data);
+  sb_free(&tail_info);
   for (int i = 0; i < fn->args.n; i++)
     if (fn->args.items[i]->is_star) error_at(cg, m, fn->args.items[i], "*args and **kwargs parameters are not supported yet");
   /* body */
@@ -772,7 +833,7 @@ static void gen_function(Cg *cg, ProgModule *m, Ast *fn, Scope *s) {
   StrBuf head, tail;
   sb_init(&head);
   sb_init(&tail);
-  sb_printf(&head, "static Val F%d_%d(struct Func *self, Val *args) { /* %s */\n", m->index, s->id, name);
+  sb_printf(&head, "static Val F%s%d_%d(struct Func *self, Val *args) { /* %s */\n", tag, m->index, s->id, name);
   declare_locals(&g, &head, s);
   sb_puts(&tail, "out_:\n");
   release_locals(&tail, s);
@@ -984,9 +1045,24 @@ static void stmts(Fg *g, AstList *l) {
 
 /* ---- modules and the program ------------------------------------------------- */
 
+/* Converted code: only the C functions of converted user functions (found at
+ * any statement depth outside function bodies); nested ones follow. */
+static void gen_converted(Cg *cg, ProgModule *m, AstList *body) {
+  for (int i = 0; i < body->n; i++) {
+    Ast *st = body->items[i];
+    if (st->kind == A_FUNCDEF) {
+      gen_function(cg, m, &m->conv_scopes, "C", st, scope_of(&m->conv_scopes, st));
+      continue;
+    }
+    AstList *subs[] = {&st->body, &st->orelse, &st->finalbody};
+    for (int k = 0; k < 3; k++) gen_converted(cg, m, subs[k]);
+    for (int k = 0; k < st->handlers.n; k++) gen_converted(cg, m, &st->handlers.items[k]->body);
+  }
+}
+
 static void gen_module(Cg *cg, ProgModule *m) {
   Scope *s = m->scopes.module;
-  Fg g = {cg, m, s, {0}, 0, 0, 0, NULL, 0};
+  Fg g = {cg, m, &m->scopes, "", s, {0}, 0, 0, 0, NULL, 0};
   sb_init(&g.body);
   int ng = m->scopes.nglobals;
   sb_printf(&cg->decls, "static Val G%d[%d];\n", m->index, ng ? ng : 1);
@@ -1008,10 +1084,12 @@ static void gen_module(Cg *cg, ProgModule *m) {
 }
 
 bool cgen_program(Program *p, StrBuf *out, bool with_main) {
-  Cg cg = {p, {0}, {0}, NULL, 0, 0, NULL, 0, 0, true};
+  Cg cg = {p, NULL, 0, 0, {0}, {0}, NULL, 0, 0, NULL, 0, 0, true};
   sb_init(&cg.decls);
   sb_init(&cg.funcs);
   add_loc(&cg, p->mods[0], 0, 0); /* loc 0: unknown */
+  for (int i = 0; i < p->nmods; i++)
+    if (p->mods[i]->conv) gen_converted(&cg, p->mods[i], &p->mods[i]->conv->body);
   for (int i = 0; i < p->nmods; i++) gen_module(&cg, p->mods[i]);
 
   sb_puts(out, "/* generated by tfsc: C glue for the tfs runtime */\n");
@@ -1072,6 +1150,7 @@ bool cgen_program(Program *p, StrBuf *out, bool with_main) {
   }
   free(cg.consts);
   free(cg.locs);
+  free(cg.conv);
   sb_free(&cg.decls);
   sb_free(&cg.funcs);
   return cg.ok;

@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "autograph.h"
 #include "cgen.h"
 #include "jit.h"
 #include "program.h"
+#include "unparse.h"
 
 int rt_main(int argc, char **argv, void (*entry)(void), void (*leave)(void));
 
@@ -90,6 +92,56 @@ int driver_run(const char *path, int argc, char **argv, const DriverOpts *opts) 
   }
   sb_free(&c);
   sb_free(&err);
+  program_free(&p);
+  return rc;
+}
+
+/* The first definition of `name`: top level first, then nested (breadth-first). */
+static Ast *find_function(AstList *body, const char *name) {
+  for (int i = 0; i < body->n; i++) {
+    Ast *st = body->items[i];
+    if (st->kind == A_FUNCDEF && strcmp(st->name, name) == 0) return st;
+  }
+  for (int i = 0; i < body->n; i++) {
+    Ast *st = body->items[i];
+    AstList *subs[] = {&st->body, &st->orelse, &st->finalbody};
+    for (int k = 0; k < 3; k++) {
+      Ast *f = find_function(subs[k], name);
+      if (f) return f;
+    }
+  }
+  return NULL;
+}
+
+int driver_to_code(const char *path, const char *function) {
+  Program p;
+  int rc = 1;
+  if (!program_load(&p, path)) {
+    fflush(stdout);
+    diag_print(&p.diags, stderr);
+    program_free(&p);
+    return 1;
+  }
+  ProgModule *m = p.mods[0];
+  char *text = NULL;
+  if (function) {
+    Ast *fn = find_function(&m->ast->body, function);
+    if (!fn) {
+      fprintf(stderr, "%s: error: no function named '%s'\n", path, function);
+    } else {
+      Ast *conv = ag_convert_function(&p.arena, fn, m->path, m->source, &p.diags);
+      if (conv && p.diags.n == 0) text = unparse_function(conv, true);
+    }
+  } else {
+    Ast *conv = m->conv ? m->conv : ag_convert_module(&p.arena, m->ast, m->path, m->source, &p.diags);
+    if (conv && p.diags.n == 0) text = unparse_module(conv);
+  }
+  if (p.diags.n) diag_print(&p.diags, stderr);
+  if (text) {
+    fputs(text, stdout);
+    rc = fflush(stdout) == 0 ? 0 : 1;
+    free(text);
+  }
   program_free(&p);
   return rc;
 }

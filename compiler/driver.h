@@ -14,5 +14,7 @@ int driver_run(const char *path, int argc, char **argv, const DriverOpts *opts);
 int driver_check(const char *path);
 int driver_emit_c(const char *path, const char *out_path);   /* out_path NULL: stdout */
 int driver_build_exe(const char *path, const char *out_path);
+/* tfsc --to-code: the whole module converted, or one function as tf__NAME. */
+int driver_to_code(const char *path, const char *function);
 
 #endif

@@ -44,6 +44,5 @@ int main(int argc, char **argv) {
   if (!mode) return out ? driver_build_exe(in, out) : usage();
   if (strcmp(mode, "--check") == 0) return out ? usage() : driver_check(in);
   if (strcmp(mode, "--emit-c") == 0) return driver_emit_c(in, out);
-  fputs("tfsc: --to-code is not available yet\n", stderr);
-  return 2;
+  return out ? usage() : driver_to_code(in, fn);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "autograph.h"
 #include "parse.h"
 #include "../runtime/object.h"
 #include "../stdlib/modules.h"
@@ -188,13 +189,61 @@ static bool load_module(Program *p, ProgModule *m) {
   return ok;
 }
 
+/* Map the converted module's global slots onto the original module's. */
+static bool remap_globals(Program *p, ProgModule *m) {
+  ScopeInfo *ci = &m->conv_scopes;
+  bool ok = true;
+  for (int s = 0; s < ci->n; s++)
+    for (int i = 0; i < ci->all[s]->nsyms; i++) {
+      Sym *y = ci->all[s]->syms[i];
+      if (y->kind != SYM_GLOBAL) continue;
+      int slot = -1;
+      for (int g = 0; g < m->scopes.nglobals; g++)
+        if (strcmp(m->scopes.globals[g], y->name) == 0) slot = g;
+      if (slot < 0) {
+        diag_add(&p->diags, m->path, m->source, 1, 1, "internal error: converted code introduces global '%s'", y->name);
+        ok = false;
+      }
+      y->index = slot;
+    }
+  return ok;
+}
+
+bool program_convert(Program *p) {
+  bool ok = true;
+  for (int i = 0; i < p->nmods; i++) {
+    ProgModule *m = p->mods[i];
+    m->conv = ag_convert_module(&p->arena, m->ast, m->path, m->source, &p->diags);
+    if (!m->conv) {
+      ok = false;
+      continue;
+    }
+    bool sok = scope_analyze(&m->conv_scopes, &p->arena, m->conv, m->path, m->source, &p->diags, is_builtin_name);
+    ok &= sok && remap_globals(p, m);
+  }
+  return ok && p->diags.n == 0;
+}
+
+/* tf.function anywhere in the program: every function may be traced. */
+static bool uses_tf_function(Program *p) {
+  for (int i = 0; i < p->nmods; i++)
+    if (strstr(p->mods[i]->source, "function") || strstr(p->mods[i]->source, "autograph")) return true;
+  return false;
+}
+
+static bool load_main(Program *p, ProgModule *m) {
+  if (!load_module(p, m)) return false;
+  p->autograph = uses_tf_function(p);
+  return p->autograph ? program_convert(p) : true;
+}
+
 bool program_load_source(Program *p, const char *path, const char *src, size_t len) {
   memset(p, 0, sizeof *p);
   arena_init(&p->arena);
   diag_init(&p->diags);
   char *copy = arena_strndup(&p->arena, src, len);
   ProgModule *m = add_module(p, "__main__", path, copy, len);
-  return load_module(p, m);
+  return load_main(p, m);
 }
 
 bool program_load(Program *p, const char *path) {
@@ -208,7 +257,7 @@ bool program_load(Program *p, const char *path) {
     return false;
   }
   ProgModule *m = add_module(p, "__main__", path, src, len);
-  return load_module(p, m);
+  return load_main(p, m);
 }
 
 void program_free(Program *p) {

@@ -18,6 +18,8 @@ typedef struct ProgModule {
   size_t len;
   Ast *ast;
   ScopeInfo scopes;
+  Ast *conv;                  /* AutoGraph-converted module (NULL when not converted) */
+  ScopeInfo conv_scopes;      /* its scopes; GLOBAL slots are the original module's */
 } ProgModule;
 
 typedef struct Program {
@@ -26,7 +28,12 @@ typedef struct Program {
   int nmods, cap;
   DiagList diags;
   const char *stdlib_dir;     /* installed/source stdlib directory for imports */
+  bool autograph;             /* convert functions (the program uses tf.function) */
 } Program;
+
+/* Convert every module with AutoGraph and analyse the result (program_load
+ * does this when any module mentions tf.function). */
+bool program_convert(Program *p);
 
 /* Load `path` and, transitively, every module it imports (LANGUAGE.md §3
  * search order).  Returns false with diagnostics in p->diags on any error. */

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""cli.py — checks of the tfs/tfsc command lines: exit statuses, --to-code, --check, --emit-c, usage errors."""
+import os
+import subprocess
+import sys
+import tempfile
+
+failures = 0
+
+
+def run(cmd, cwd):
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, timeout=120)
+    return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+
+def expect(name, cond, detail=""):
+    global failures
+    if not cond:
+        failures += 1
+        print("FAIL %s %s" % (name, detail))
+
+
+def main():
+    tfs, tfsc, here = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), sys.argv[3]
+    with open(os.path.join(here, "seed9.to_code")) as f:
+        seed = f.read()
+    # §9: the converted seed, byte-exact.
+    rc, out, err = run([tfsc, "--to-code", "seed9.tfs", "--function", "my_function"], here)
+    expect("to-code --function", rc == 0 and out == seed, "rc=%d\n%s%s" % (rc, out, err))
+    # Whole program: decorator kept, function converted under its own name.
+    rc, out, err = run([tfsc, "--to-code", "seed9.tfs"], here)
+    expect("to-code module", rc == 0 and out.startswith("@tf.function\ndef my_function(x):\n    do_return = False\n"),
+           out + err)
+    # Idempotence: converting the converted program changes nothing.
+    with tempfile.TemporaryDirectory() as tmp:
+        conv = os.path.join(tmp, "conv.tfs")
+        with open(conv, "w") as f:
+            f.write(out)
+        rc2, out2, err2 = run([tfsc, "--to-code", conv], here)
+        expect("to-code idempotent", rc2 == 0 and out2 == out, out2 + err2)
+        # --emit-c to a file, with #line directives that name the .tfs file.
+        cfile = os.path.join(tmp, "p.c")
+        rc, out, err = run([tfsc, "--emit-c", "seed9.tfs", "-o", cfile], here)
+        with open(cfile) as f:
+            c = f.read()
+        expect("emit-c", rc == 0 and '#line 3 "seed9.tfs"' in c and "int main(" in c, err)
+        bad = os.path.join(tmp, "bad.tfs")
+        with open(bad, "w") as f:
+            f.write("def f(:\n    pass\n")
+        rc, out, err = run([tfsc, "--check", bad], here)
+        expect("check bad", rc == 1 and "bad.tfs:1:6: error: " in err, "rc=%d %s" % (rc, err))
+    rc, out, err = run([tfsc, "--check", "seed9.tfs"], here)
+    expect("check good", rc == 0 and out == "" and err == "", "rc=%d %s" % (rc, err))
+    rc, out, err = run([tfsc, "--to-code", "seed9.tfs", "--function", "nope"], here)
+    expect("to-code unknown function", rc == 1 and "no function named 'nope'" in err, err)
+    # Usage errors exit 2; --help exits 0.
+    for cmd in ([tfsc], [tfsc, "--bogus", "x.tfs"], [tfsc, "a.tfs", "b.tfs"], [tfsc, "x.tfs"], [tfs],
+                [tfs, "walk", "x.tfs"], [tfs, "run"], [tfs, "run", "--nope", "x.tfs"]):
+        rc, out, err = run(cmd, here)
+        expect("usage %s" % cmd[1:], rc == 2 and "usage" in err, "rc=%d %s" % (rc, err))
+    for cmd in ([tfsc, "--help"], [tfs, "--help"]):
+        rc, out, err = run(cmd, here)
+        expect("help %s" % cmd[0], rc == 0 and "usage" in out)
+    rc, out, err = run([tfs, "run", "missing.tfs"], here)
+    expect("missing file", rc == 1 and err == "missing.tfs: error: cannot open 'missing.tfs': No such file or directory\n", err)
+    # argv: the script name first, then the arguments.
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "a.tfs"), "w") as f:
+            f.write("print(argv)\n")
+        rc, out, err = run([tfs, "run", "a.tfs", "x", "--y"], tmp)
+        expect("argv", rc == 0 and out == "['a.tfs', 'x', '--y']\n", out + err)
+    print("cli: %d failure(s)" % failures)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
