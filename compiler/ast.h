@@ -31,8 +31,8 @@ typedef enum AstKind {
   A_ASSERT,          /* test, msg (may be NULL) */
   A_IMPORT,          /* names (A_ALIAS list) */
   A_IMPORTFROM,      /* module (str), names (A_ALIAS list) */
-  A_GLOBAL,          /* names (identifiers in `strs`) */
-  A_NONLOCAL,        /* names (identifiers in `strs`) */
+  A_GLOBAL,          /* names (A_NAME nodes, id in `name`) */
+  A_NONLOCAL,        /* names (A_NAME nodes, id in `name`) */
   A_EXPR,            /* value */
   A_PASS, A_BREAK, A_CONTINUE,
   /* expressions */
@@ -41,7 +41,7 @@ typedef enum AstKind {
   A_UNARYOP,         /* op (UN_*), operand */
   A_LAMBDA,          /* args, body (single expression in `value`) */
   A_IFEXP,           /* test, body (in `left`), orelse (in `right`) */
-  A_DICT,            /* keys, values */
+  A_DICT,            /* keys (NULL item for `**d`), values */
   A_COMPARE,         /* left, ops (CMP_* in `ops`), comparators */
   A_CALL,            /* func, args, keywords (A_KEYWORD list) */
   A_JOINEDSTR,       /* values: A_CONSTANT str parts and A_FORMATTEDVALUE */
@@ -86,7 +86,7 @@ struct Ast {
   AstList values, keys, elts, comparators, names, items;
   int *ops;                  /* COMPARE: comparators.n operators */
   bool is_star;              /* ARG: *args; KEYWORD: **kwargs (arg NULL) */
-  bool is_kwstar;            /* ARG: **kwargs (is_star false).  ARG with is_star and name NULL: a bare '*' */
+  bool is_kwstar;            /* ARG: **kwargs (is_star is set too).  ARG with is_star and name NULL: a bare '*' */
   bool parenthesized;        /* TUPLE written with parentheses */
   int level;                 /* IMPORTFROM: leading dots (unused: always 0) */
   int id;                    /* scratch for passes (e.g. scope analysis) */

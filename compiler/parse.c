@@ -75,6 +75,7 @@ typedef struct P {
   Tok *toks; int ntok, captok;
   LexErr *lerrs; int nlerrs, caplerrs;
   int nllines;
+  bool too_nested;            /* brackets past MAX_PAREN: tree-sitter is not asked (it mishandles such depth) */
   unsigned char *lldone;      /* per logical line: an error was reported there */
   /* checker */
   int k;                      /* current token */
@@ -329,6 +330,8 @@ static size_t lex_fexpr(Lx *L, size_t i, bool triple) {
   bool in_spec = false;
   while (i < n) {
     char c = s[i];
+    if (c == '\r' && (i + 1 >= n || s[i + 1] != '\n'))
+      lex_err(L, L->line, lx_col(L, i), LE_ALWAYS, "invalid non-printable character U+000D");
     if (c == '\n') {
       if (!triple) return i;
       lx_newline(L, i + 1);
@@ -379,6 +382,9 @@ static size_t lex_string_body(Lx *L, size_t q, bool fstr, int sline, int scol) {
       if (i + 1 < n && s[i + 1] == '\n') lx_newline(L, i + 2);
       else if (i + 2 < n && s[i + 1] == '\r' && s[i + 2] == '\n') lx_newline(L, i + 3), i++;
       i += 2;
+    } else if (c == '\r' && (i + 1 >= n || s[i + 1] != '\n')) {
+      lex_err(L, L->line, lx_col(L, i), LE_ALWAYS, "invalid non-printable character U+000D");
+      i++;
     } else if (c == '\n') {
       if (!triple) {
         lex_err(L, sline, scol, LE_OTHER, "unterminated string literal");
@@ -474,7 +480,7 @@ static void lex(P *p) {
     }
     size_t i = L->i;
     unsigned char c = (unsigned char)s[i];
-    if (c == ' ' || c == '\t' || c == '\f' || c == '\r') {
+    if (c == ' ' || c == '\t' || c == '\f' || (c == '\r' && i + 1 < n && s[i + 1] == '\n')) {
       L->i++;
       continue;
     }
@@ -569,6 +575,8 @@ static void lex(P *p) {
     if (ol == 1 && strchr("([{", c)) {
       if (L->np >= MAX_PAREN) {
         lex_err(L, L->line, col, LE_ALWAYS, "too many nested parentheses");
+        p->too_nested = true;
+        break; /* nothing after this is parsed */
       } else {
         L->pch[L->np] = (char)c;
         L->pline[L->np] = L->line;
@@ -595,7 +603,7 @@ static void lex(P *p) {
     emit(L, T_OP, i, i + ol, L->line, col);
     L->i = i + ol;
   }
-  if (L->np > 0) {
+  if (L->np > 0 && !p->too_nested) {
     int k = L->np - 1;
     lex_err(L, L->pline[k], L->pcol[k], LE_OTHER, "'%c' was never closed", L->pch[k]);
   }
@@ -2003,6 +2011,15 @@ static Ast *cv_strings(P *p, TSNode whole, TSNode *parts, int n) {
   size_t total = 0;
   for (int i = 0; i < n; i++) {
     StrLit l = str_parts(p, parts[i]);
+    size_t len;
+    const char *t = ntext(p, parts[i], &len);
+    size_t np = 0;
+    bool f;
+    while (np < len && isalpha((unsigned char)t[np])) np++;
+    if (np && !string_prefix(t, np, &f)) {
+      cv_err(p, parts[i], "invalid string prefix '%.*s'", (int)np, t);
+      return bad_node(p, whole);
+    }
     if (l.bytes) {
       cv_err(p, parts[i], "bytes literals are not supported");
       return bad_node(p, whole);
@@ -2272,7 +2289,7 @@ static void cv_params(P *p, TSNode params, AstList *out) {
       bare_star = false;
       arg->is_star = true;
     } else if (t == NK_DICTIONARY_SPLAT_PATTERN) {
-      arg->is_kwstar = true;
+      arg->is_star = arg->is_kwstar = true;
       seen_kwstar = true;
       if (bare_star) cv_err(p, bare, "named arguments must follow bare *");
       bare_star = false;
@@ -2453,6 +2470,14 @@ static Ast *cv_expr_inner(P *p, TSNode n) {
   }
   case NK_TUPLE: case NK_TUPLE_PATTERN: {
     Ast *a = cv_list_like(p, n, A_TUPLE);
+    bool comma = false;
+    Kids all = kids(p, n);
+    for (int i = 0; i < all.n; i++) comma |= !ts_node_is_named(all.v[i]) && ntype_is(all.v[i], ",");
+    if (a->elts.n == 1 && !comma) {
+      /* `(*x)`: a starred expression in parentheses is no tuple */
+      ast_err(p, a->elts.items[0], "cannot use starred expression here");
+      return bad_node(p, n);
+    }
     a->parenthesized = true;
     return a;
   }
@@ -2789,6 +2814,12 @@ static Ast *cv_funcdef(P *p, TSNode n, AstList *decorators) {
   a->name = ts_node_is_null(name) ? "?" : cv_ident(p, name);
   if (decorators) a->decorators = *decorators;
   cv_params(p, field(n, "parameters"), &a->args);
+  TSNode ret = field(n, "return_type");
+  if (!ts_node_is_null(ret)) {
+    /* a return annotation is only checked: .tfs gives it no meaning */
+    Kids rk = named(p, ret);
+    for (int i = 0; i < rk.n; i++) cv_expr(p, rk.v[i]);
+  }
   for (uint32_t i = 0; i < ts_node_child_count(n); i++)
     if (ntype_is(ts_node_child(n, i), "async")) cv_err(p, n, "'async' functions are not supported");
   int scope = p->scope, loops = p->loops;
@@ -3153,6 +3184,7 @@ static void cv_stmt(P *p, TSNode n, AstList *out) {
 typedef struct Region {
   int first, last;            /* 1-based lines */
   TSNode node;
+  TSNode hdr;                 /* R_EMPTY: the statement or clause that owns the block */
   int kind;                   /* R_ERROR, R_MISSING, R_EMPTY (an empty block) */
 } Region;
 
@@ -3160,39 +3192,75 @@ enum { R_ERROR, R_MISSING, R_EMPTY };
 
 typedef struct Regions { Region *v; int n, cap; } Regions;
 
-static void region_add(Regions *r, TSNode n, int kind, int first, int last) {
+static void region_add(Regions *r, TSNode n, TSNode hdr, int kind, int first, int last) {
   if (r->n == r->cap) {
     r->cap = r->cap ? r->cap * 2 : 16;
     r->v = realloc(r->v, sizeof *r->v * (size_t)r->cap);
     if (!r->v) abort();
   }
-  r->v[r->n++] = (Region){first, last, n, kind};
+  r->v[r->n++] = (Region){first, last, n, hdr, kind};
 }
 
+/* Does statement `n` begin where Python begins one: at one of the lexer's
+ * tokens, after a line end, a ';' or a suite's ':'?  (tree-sitter sometimes
+ * splits `1ff` into two statements with nothing between them.) */
+static bool stmt_starts_line(P *p, TSNode n) {
+  uint32_t off = ts_node_start_byte(n);
+  int lo = 0, hi = p->ntok - 1;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (p->toks[mid].off < off) lo = mid + 1; else hi = mid;
+  }
+  while (lo < p->ntok && p->toks[lo].off == off && (p->toks[lo].kind == T_INDENT || p->toks[lo].kind == T_DEDENT)) lo++;
+  if (lo >= p->ntok || p->toks[lo].off != off || p->toks[lo].kind == T_EOF) return false;
+  int k = lo - 1;
+  while (k >= 0 && (p->toks[k].kind == T_INDENT || p->toks[k].kind == T_DEDENT)) k--;
+  if (k < 0) return true;
+  const Tok *prev = &p->toks[k];
+  return prev->kind == T_NEWLINE || tok_is(p, prev, ";") || tok_is(p, prev, ":");
+}
+
+/* ERROR and MISSING nodes, and empty blocks in statements that are otherwise
+ * whole (one inside a broken statement is an artifact of error recovery). */
 static void collect_regions(P *p, TSNode root, Regions *r) {
+  int cap = 64, depth = 0;
+  TSNode *stack = malloc(sizeof *stack * (size_t)cap); /* ancestors of the cursor's node */
+  if (!stack) abort();
   TSTreeCursor c = ts_tree_cursor_new(root);
   for (;;) {
     TSNode n = ts_tree_cursor_current_node(&c);
     int first = (int)ts_node_start_point(n).row + 1, last = (int)ts_node_end_point(n).row + 1;
     bool descend = true;
     if (nk(p, n) == NK_ERROR) {
-      region_add(r, n, R_ERROR, first, last);
+      region_add(r, n, n, R_ERROR, first, last);
       descend = false;
     } else if (ts_node_is_missing(n)) {
-      region_add(r, n, R_MISSING, first, last);
+      region_add(r, n, n, R_MISSING, first, last);
       descend = false;
-    } else if (nk(p, n) == NK_BLOCK && ts_node_named_child_count(n) == 0) {
+    } else if (nk(p, n) == NK_BLOCK && ts_node_named_child_count(n) == 0 && depth > 0 &&
+               !ts_node_has_error(stack[depth - 1])) {
       const Tok *t = tok_at(p, ts_node_start_byte(n));
-      region_add(r, n, R_EMPTY, first, t->line > last ? t->line : last);
-    } else if (!ts_node_has_error(n)) {
-      /* a subtree without errors may still hold an empty block */
+      region_add(r, n, stack[depth - 1], R_EMPTY, first, t->line > last ? t->line : last);
+    } else if (depth > 0 && (nk(p, stack[depth - 1]) == NK_MODULE || nk(p, stack[depth - 1]) == NK_BLOCK) &&
+               ts_node_is_named(n) && !ts_node_is_extra(n) && !stmt_starts_line(p, n)) {
+      region_add(r, n, n, R_ERROR, first, last);
     }
-    if (descend && ts_tree_cursor_goto_first_child(&c)) continue;
+    if (descend && ts_tree_cursor_goto_first_child(&c)) {
+      if (depth == cap) {
+        cap *= 2;
+        stack = realloc(stack, sizeof *stack * (size_t)cap);
+        if (!stack) abort();
+      }
+      stack[depth++] = n;
+      continue;
+    }
     while (!ts_tree_cursor_goto_next_sibling(&c)) {
       if (!ts_tree_cursor_goto_parent(&c)) {
         ts_tree_cursor_delete(&c);
+        free(stack);
         return;
       }
+      depth--;
     }
   }
 }
@@ -3252,7 +3320,7 @@ static void fallback(P *p, const Region *r) {
     return;
   }
   if (r->kind == R_EMPTY) {
-    TSNode hdr = ts_node_parent(r->node);
+    TSNode hdr = r->hdr;
     const Tok *t = tok_at(p, ts_node_start_byte(r->node));
     int line = t->line, col = t->col;
     if (ts_node_is_null(hdr)) perr(p, line, col, "expected an indented block");
@@ -3312,7 +3380,7 @@ static int check_line_ends(P *p, TSNode root, Regions *r) {
     while (!ts_node_is_null(ts_node_parent(st)) && nk(p, ts_node_parent(st)) != NK_BLOCK &&
            nk(p, ts_node_parent(st)) != NK_MODULE)
       st = ts_node_parent(st);
-    region_add(r, st, R_ERROR, (int)ts_node_start_point(st).row + 1, (int)ts_node_end_point(st).row + 1);
+    region_add(r, st, st, R_ERROR, (int)ts_node_start_point(st).row + 1, (int)ts_node_end_point(st).row + 1);
     found++;
   }
   return found;
@@ -3424,7 +3492,9 @@ Ast *parse_source(Arena *arena, const char *path, const char *src, size_t len, D
   Ast *mod = NULL;
   TSParser *ts = ts_parser_new();
   TSTree *tree = NULL;
-  if (!ts_parser_set_language(ts, p.lang)) {
+  if (p.too_nested) {
+    for (int i = 0; i < p.nlerrs; i++) perr(&p, p.lerrs[i].line, p.lerrs[i].col, "%s", p.lerrs[i].msg);
+  } else if (!ts_parser_set_language(ts, p.lang)) {
     perr(&p, 1, 1, "internal error: the tfs grammar does not match the tree-sitter library version");
   } else if (len > UINT32_MAX || !(tree = ts_parser_parse_string(ts, NULL, src, (uint32_t)len))) {
     perr(&p, 1, 1, "internal error: the source could not be parsed");

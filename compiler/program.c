@@ -227,7 +227,7 @@ bool program_convert(Program *p) {
 /* tf.function anywhere in the program: every function may be traced. */
 static bool uses_tf_function(Program *p) {
   for (int i = 0; i < p->nmods; i++)
-    if (strstr(p->mods[i]->source, "function") || strstr(p->mods[i]->source, "autograph")) return true;
+    if (strstr(p->mods[i]->source, "tf.function") || strstr(p->mods[i]->source, "autograph")) return true;
   return false;
 }
 

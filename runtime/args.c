@@ -1,5 +1,4 @@
-/* args.c — Python's argument binding (positional, keyword, defaults) with CPython's exact TypeError texts,
- * and builtin signature strings ("x, y=None") parsed once into an ArgSpec. */
+/* args.c — Python argument binding with CPython's TypeError texts, and builtin signature strings (ArgSpec). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

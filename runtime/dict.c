@@ -1,5 +1,4 @@
-/* dict.c — the insertion-ordered dict (dense entry arrays plus an open-addressing index), and its
- * keys()/values()/items() views. */
+/* dict.c — the insertion-ordered dict (dense entries + open-addressing index) and its keys/values/items views. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

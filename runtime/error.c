@@ -1,5 +1,4 @@
-/* error.c — runtime errors: kinds and their names, the location table, throwing to a try handler or
- * reporting in the §11 diagnostic format and exiting, and the error entry points of generated code. */
+/* error.c — runtime errors: kind names, locations, try handlers, §11 reports, and generated code's error calls. */
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>

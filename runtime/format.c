@@ -1,5 +1,4 @@
-/* format.c — format(v, spec) with Python's format-spec mini-language for int/float/str/bool, f-string
- * assembly, and printf-style `str % args`. */
+/* format.c — format(v, spec) (Python's format-spec mini-language), f-string assembly, and `str % args`. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -427,8 +426,14 @@ Val format_percent(Val fmt, Val args) {
       else if (next >= nargs) rt_throw(ERR_TYPE, "not enough arguments for format string");
       else arg = argv[next++];
     }
-    if (align) spec[sl++] = align;
-    else if (zero && strchr("diouxXeEfFgG", c)) spec[sl++] = '0';
+    if (align) {   /* printf pads on the left unless '-'; '0' pads after the sign */
+      spec[sl++] = align;
+    } else if (zero && strchr("diouxXeEfFgG", c)) {
+      spec[sl++] = '0';
+      spec[sl++] = '=';
+    } else {
+      spec[sl++] = '>';
+    }
     if (sign && strchr("diueEfFgG", c)) spec[sl++] = sign;
     if (alt && strchr("oxXeEfFgG", c)) spec[sl++] = '#';
     if (width >= 0) sl += (size_t)snprintf(spec + sl, sizeof spec - sl, "%d", width);

@@ -1,5 +1,4 @@
-/* func.c — callables and their plumbing: compiled .tfs functions (with closure cells and the recursion
- * limit), builtin C functions and bound methods, and the generic iterator object. */
+/* func.c — callables: compiled functions (cells, recursion limit), builtins, bound methods; the iterator object. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,4 @@
-/* hostops.c — Python operators on host values (int, float, bool, str, list, tuple), with dispatch to objects'
- * own operator slots (tensors) first, the way Python tries __op__ then __rop__. */
+/* hostops.c — Python operators on host values, after the operands' own slots (tensors), like __op__/__rop__. */
 #define _GNU_SOURCE   /* memmem */
 #include <math.h>
 #include <stdlib.h>
@@ -9,44 +8,44 @@
 #include "value.h"
 
 /* ORDER BINOP */
-static const char *const ops_sym[BIN__COUNT] = {"+", "-", "*", "/", "//", "%", "**", "@", "<<", ">>", "&", "|", "^"};
-static const char *const ops_isym[BIN__COUNT] = {"+=", "-=", "*=", "/=", "//=", "%=", "**=", "@=", "<<=", ">>=", "&=", "|=", "^="};
+static const char *const hop_sym[BIN__COUNT] = {"+", "-", "*", "/", "//", "%", "**", "@", "<<", ">>", "&", "|", "^"};
+static const char *const hop_isym[BIN__COUNT] = {"+=", "-=", "*=", "/=", "//=", "%=", "**=", "@=", "<<=", ">>=", "&=", "|=", "^="};
 /* ORDER CMP */
-static const char *const ops_cmpsym[] = {"<", "<=", ">", ">=", "==", "!="};
+static const char *const hop_cmpsym[] = {"<", "<=", ">", ">=", "==", "!="};
 
-static _Noreturn void ops_overflow(void) { rt_throw(ERR_OVERFLOW, "integer overflow"); }
+static _Noreturn void hop_overflow(void) { rt_throw(ERR_OVERFLOW, "integer overflow"); }
 
 /* ---- int -------------------------------------------------------------------- */
 
-static int64_t ops_ipow(int64_t a, int64_t b) {
+static int64_t hop_ipow(int64_t a, int64_t b) {
   int64_t r = 1;
   while (b > 0) {
     if (b & 1)
-      if (__builtin_mul_overflow(r, a, &r)) ops_overflow();
+      if (__builtin_mul_overflow(r, a, &r)) hop_overflow();
     b >>= 1;
-    if (b && __builtin_mul_overflow(a, a, &a)) ops_overflow();
+    if (b && __builtin_mul_overflow(a, a, &a)) hop_overflow();
   }
   return r;
 }
 
-static Val ops_int(int op, int64_t a, int64_t b) {
+static Val hop_int(int op, int64_t a, int64_t b) {
   int64_t r;
   switch (op) {
     case BIN_ADD:
-      if (__builtin_add_overflow(a, b, &r)) ops_overflow();
+      if (__builtin_add_overflow(a, b, &r)) hop_overflow();
       return val_int(r);
     case BIN_SUB:
-      if (__builtin_sub_overflow(a, b, &r)) ops_overflow();
+      if (__builtin_sub_overflow(a, b, &r)) hop_overflow();
       return val_int(r);
     case BIN_MUL:
-      if (__builtin_mul_overflow(a, b, &r)) ops_overflow();
+      if (__builtin_mul_overflow(a, b, &r)) hop_overflow();
       return val_int(r);
     case BIN_DIV:
       if (b == 0) rt_throw(ERR_ZERODIV, "division by zero");
       return val_float((double)a / (double)b);
     case BIN_FLOORDIV: {
       if (b == 0) rt_throw(ERR_ZERODIV, "integer division or modulo by zero");
-      if (a == INT64_MIN && b == -1) ops_overflow();
+      if (a == INT64_MIN && b == -1) hop_overflow();
       int64_t q = a / b;
       if (a % b != 0 && ((a < 0) != (b < 0))) q--;
       return val_int(q);
@@ -63,13 +62,13 @@ static Val ops_int(int op, int64_t a, int64_t b) {
         if (a == 0) rt_throw(ERR_ZERODIV, "0.0 cannot be raised to a negative power");
         return val_float(pow((double)a, (double)b));
       }
-      return val_int(ops_ipow(a, b));
+      return val_int(hop_ipow(a, b));
     case BIN_LSHIFT:
       if (b < 0) rt_throw(ERR_VALUE, "negative shift count");
       if (a == 0) return val_int(0);
-      if (b >= 64) ops_overflow();
+      if (b >= 64) hop_overflow();
       r = (int64_t)((uint64_t)a << b);
-      if ((r >> b) != a) ops_overflow();
+      if ((r >> b) != a) hop_overflow();
       return val_int(r);
     case BIN_RSHIFT:
       if (b < 0) rt_throw(ERR_VALUE, "negative shift count");
@@ -84,7 +83,7 @@ static Val ops_int(int op, int64_t a, int64_t b) {
 
 /* ---- float (Python's float_floor_div / float_rem / float_pow) ---------------- */
 
-static Val ops_float(int op, double a, double b) {
+static Val hop_float(int op, double a, double b) {
   switch (op) {
     case BIN_ADD: return val_float(a + b);
     case BIN_SUB: return val_float(a - b);
@@ -129,9 +128,9 @@ static Val ops_float(int op, double a, double b) {
 
 /* ---- sequences ------------------------------------------------------------------ */
 
-static bool ops_is_intlike(Val v) { return v.tag == VT_INT || v.tag == VT_BOOL; }
+static bool hop_is_intlike(Val v) { return v.tag == VT_INT || v.tag == VT_BOOL; }
 
-static Val ops_concat(Val a, Val b) {
+static Val hop_concat(Val a, Val b) {
   if (val_is(a, &str_type)) {
     tfs_i64 na = str_len(a), nb = str_len(b);
     char *s = malloc((size_t)(na + nb + 1));
@@ -157,7 +156,7 @@ static Val ops_concat(Val a, Val b) {
   return t;
 }
 
-static Val ops_repeat(Val seq, int64_t n) {
+static Val hop_repeat(Val seq, int64_t n) {
   if (n < 0) n = 0;
   if (val_is(seq, &str_type)) {
     tfs_i64 len = str_len(seq), total;
@@ -185,14 +184,14 @@ static Val ops_repeat(Val seq, int64_t n) {
   return t;
 }
 
-static bool ops_is_seq(Val v) {
+static bool hop_is_seq(Val v) {
   return val_is(v, &str_type) || val_is(v, &list_type) || val_is(v, &tuple_type);
 }
 
 /* ---- dispatch ----------------------------------------------------------------------- */
 
 /* Try the operand objects' own slots, left then right. */
-static Val ops_slot_binop(int op, Val a, Val b) {
+static Val hop_slot_binop(int op, Val a, Val b) {
   if (a.tag == VT_OBJ && a.u.o->type->binop) {
     Val r = a.u.o->type->binop(op, a, b);
     if (!val_is_undef(r)) return r;
@@ -204,7 +203,7 @@ static Val ops_slot_binop(int op, Val a, Val b) {
   return val_undef();
 }
 
-static Val ops_host_binop(int op, Val a, Val b, const char *sym) {
+static Val hop_host_binop(int op, Val a, Val b, const char *sym) {
   bool na = a.tag == VT_INT || a.tag == VT_BOOL || a.tag == VT_FLOAT;
   bool nb = b.tag == VT_INT || b.tag == VT_BOOL || b.tag == VT_FLOAT;
   if (na && nb) {
@@ -213,20 +212,20 @@ static Val ops_host_binop(int op, Val a, Val b, const char *sym) {
       return val_bool(r != 0);
     }
     if (op == BIN_MATMUL) return val_undef();
-    if (a.tag != VT_FLOAT && b.tag != VT_FLOAT) return ops_int(op, a.u.i, b.u.i);
+    if (a.tag != VT_FLOAT && b.tag != VT_FLOAT) return hop_int(op, a.u.i, b.u.i);
     double x = a.tag == VT_FLOAT ? a.u.f : (double)a.u.i;
     double y = b.tag == VT_FLOAT ? b.u.f : (double)b.u.i;
-    return ops_float(op, x, y);
+    return hop_float(op, x, y);
   }
-  if (op == BIN_ADD && ops_is_seq(a)) {
-    if (b.tag == VT_OBJ && b.u.o->type == a.u.o->type) return ops_concat(a, b);
+  if (op == BIN_ADD && hop_is_seq(a)) {
+    if (b.tag == VT_OBJ && b.u.o->type == a.u.o->type) return hop_concat(a, b);
     rt_throw(ERR_TYPE, "can only concatenate %s (not \"%s\") to %s", val_type_name(a), val_type_name(b),
              val_type_name(a));
   }
-  if (op == BIN_MUL && (ops_is_seq(a) || ops_is_seq(b))) {
-    Val seq = ops_is_seq(a) ? a : b, n = ops_is_seq(a) ? b : a;
-    if (ops_is_intlike(n)) return ops_repeat(seq, n.u.i);
-    if (ops_is_seq(a) || !nb)
+  if (op == BIN_MUL && (hop_is_seq(a) || hop_is_seq(b))) {
+    Val seq = hop_is_seq(a) ? a : b, n = hop_is_seq(a) ? b : a;
+    if (hop_is_intlike(n)) return hop_repeat(seq, n.u.i);
+    if (hop_is_seq(a) || !nb)
       rt_throw(ERR_TYPE, "can't multiply sequence by non-int of type '%s'", val_type_name(n));
   }
   if (op == BIN_MOD && val_is(a, &str_type)) return format_percent(a, b);
@@ -237,17 +236,17 @@ static Val ops_host_binop(int op, Val a, Val b, const char *sym) {
 }
 
 Val rt_binop(int op, Val a, Val b) {
-  if (a.tag == VT_INT && b.tag == VT_INT && op != BIN_MATMUL) return ops_int(op, a.u.i, b.u.i);
+  if (a.tag == VT_INT && b.tag == VT_INT && op != BIN_MATMUL) return hop_int(op, a.u.i, b.u.i);
   if (a.tag == VT_FLOAT && b.tag == VT_FLOAT) {
-    Val r = ops_float(op, a.u.f, b.u.f);
+    Val r = hop_float(op, a.u.f, b.u.f);
     if (!val_is_undef(r)) return r;
   }
   if (op < 0 || op >= BIN__COUNT) rt_throw(ERR_RUNTIME, "bad binary operator %d", op);
-  Val r = ops_slot_binop(op, a, b);
+  Val r = hop_slot_binop(op, a, b);
   if (!val_is_undef(r)) return r;
-  r = ops_host_binop(op, a, b, ops_sym[op]);
+  r = hop_host_binop(op, a, b, hop_sym[op]);
   if (val_is_undef(r))
-    rt_throw(ERR_TYPE, "unsupported operand type(s) for %s: '%s' and '%s'", ops_sym[op], val_type_name(a),
+    rt_throw(ERR_TYPE, "unsupported operand type(s) for %s: '%s' and '%s'", hop_sym[op], val_type_name(a),
              val_type_name(b));
   return r;
 }
@@ -259,7 +258,7 @@ Val rt_inplace(int op, Val a, Val b) {
       list_extend(a, b);
       return val_incref(a);
     }
-    if (op == BIN_MUL && ops_is_intlike(b)) {
+    if (op == BIN_MUL && hop_is_intlike(b)) {
       List *l = (List *)a.u.o;
       tfs_i64 len = l->len, n = b.u.i < 0 ? 0 : b.u.i;
       if (n == 0) {
@@ -271,12 +270,12 @@ Val rt_inplace(int op, Val a, Val b) {
       return val_incref(a);
     }
   }
-  if (a.tag == VT_INT && b.tag == VT_INT && op != BIN_MATMUL) return ops_int(op, a.u.i, b.u.i);
-  Val r = ops_slot_binop(op, a, b);
+  if (a.tag == VT_INT && b.tag == VT_INT && op != BIN_MATMUL) return hop_int(op, a.u.i, b.u.i);
+  Val r = hop_slot_binop(op, a, b);
   if (!val_is_undef(r)) return r;
-  r = ops_host_binop(op, a, b, ops_isym[op]);
+  r = hop_host_binop(op, a, b, hop_isym[op]);
   if (val_is_undef(r))
-    rt_throw(ERR_TYPE, "unsupported operand type(s) for %s: '%s' and '%s'", ops_isym[op], val_type_name(a),
+    rt_throw(ERR_TYPE, "unsupported operand type(s) for %s: '%s' and '%s'", hop_isym[op], val_type_name(a),
              val_type_name(b));
   return r;
 }
@@ -289,7 +288,7 @@ Val rt_unop(int op, Val a) {
     case VT_BOOL:
     case VT_INT:
       if (op == UN_NEG) {
-        if (a.u.i == INT64_MIN) ops_overflow();
+        if (a.u.i == INT64_MIN) hop_overflow();
         return val_int(-a.u.i);
       }
       if (op == UN_POS) return val_int(a.u.i);
@@ -311,7 +310,7 @@ Val rt_unop(int op, Val a) {
 
 /* ---- comparisons ------------------------------------------------------------------------ */
 
-static bool ops_cmp_result(int op, int c) {
+static bool hop_cmp_result(int op, int c) {
   switch (op) {
     case CMP_LT: return c < 0;
     case CMP_LE: return c <= 0;
@@ -322,13 +321,13 @@ static bool ops_cmp_result(int op, int c) {
   }
 }
 
-static int ops_memcmp(const char *a, tfs_i64 na, const char *b, tfs_i64 nb) {
+static int hop_memcmp(const char *a, tfs_i64 na, const char *b, tfs_i64 nb) {
   int c = memcmp(a, b, (size_t)(na < nb ? na : nb));
   if (c) return c < 0 ? -1 : 1;
   return na < nb ? -1 : na > nb;
 }
 
-static bool ops_identical(Val a, Val b) {
+static bool hop_identical(Val a, Val b) {
   if (a.tag != b.tag) return false;
   if (a.tag == VT_OBJ) return a.u.o == b.u.o;
   if (a.tag == VT_FLOAT) return memcmp(&a.u.f, &b.u.f, sizeof(double)) == 0;
@@ -337,8 +336,8 @@ static bool ops_identical(Val a, Val b) {
 
 Val rt_compare(int op, Val a, Val b) {
   switch (op) {
-    case CMP_IS: return val_bool(ops_identical(a, b));
-    case CMP_ISNOT: return val_bool(!ops_identical(a, b));
+    case CMP_IS: return val_bool(hop_identical(a, b));
+    case CMP_ISNOT: return val_bool(!hop_identical(a, b));
     case CMP_IN: return val_bool(contains(b, a));
     case CMP_NOTIN: return val_bool(!contains(b, a));
     default: break;
@@ -349,7 +348,7 @@ Val rt_compare(int op, Val a, Val b) {
   if (na && nb) {
     int c = num_cmp(a, b);
     if (c == 2) return val_bool(op == CMP_NE);
-    return val_bool(ops_cmp_result(op, c));
+    return val_bool(hop_cmp_result(op, c));
   }
   if (a.tag == VT_OBJ && a.u.o->type->compare) {
     Val r = a.u.o->type->compare(op, a, b);
@@ -360,7 +359,7 @@ Val rt_compare(int op, Val a, Val b) {
     if (!val_is_undef(r)) return r;
   }
   if (val_is(a, &str_type) && val_is(b, &str_type))
-    return val_bool(ops_cmp_result(op, ops_memcmp(str_cstr(a), str_len(a), str_cstr(b), str_len(b))));
+    return val_bool(hop_cmp_result(op, hop_memcmp(str_cstr(a), str_len(a), str_cstr(b), str_len(b))));
   if ((val_is(a, &list_type) || val_is(a, &tuple_type)) && b.tag == VT_OBJ && b.u.o->type == a.u.o->type) {
     tfs_i64 n1, n2;
     const Val *i1, *i2;
@@ -368,7 +367,7 @@ Val rt_compare(int op, Val a, Val b) {
     seq_items(b, &n2, &i2);
     tfs_i64 i = 0;
     while (i < n1 && i < n2 && val_eq(i1[i], i2[i])) i++;
-    if (i >= n1 || i >= n2) return val_bool(ops_cmp_result(op, n1 < n2 ? -1 : n1 > n2));
+    if (i >= n1 || i >= n2) return val_bool(hop_cmp_result(op, n1 < n2 ? -1 : n1 > n2));
     if (op == CMP_EQ) return val_bool(false);
     if (op == CMP_NE) return val_bool(true);
     Val x = i1[i], y = i2[i];   /* the items stay alive: the containers hold them */
@@ -376,7 +375,7 @@ Val rt_compare(int op, Val a, Val b) {
   }
   if (op == CMP_EQ) return val_bool(val_eq(a, b));
   if (op == CMP_NE) return val_bool(!val_eq(a, b));
-  rt_throw(ERR_TYPE, "'%s' not supported between instances of '%s' and '%s'", ops_cmpsym[op], val_type_name(a),
+  rt_throw(ERR_TYPE, "'%s' not supported between instances of '%s' and '%s'", hop_cmpsym[op], val_type_name(a),
            val_type_name(b));
 }
 

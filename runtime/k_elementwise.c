@@ -309,13 +309,14 @@ static inline float softplusf_(float x) { return x > 0 ? x + log1pf(expf(-x)) : 
 static inline double softplus_(double x) { return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)); }
 static inline float signf_(float x) { return x > 0 ? 1.0f : x < 0 ? -1.0f : x; }
 static inline double sign_(double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : x; }
+/* gelu as TF writes it: the exact form through erfc (no cancellation for x < 0). */
 static inline float geluf_(float x, double approx) {
   if (approx != 0) return 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
-  return 0.5f * x * (1.0f + erff(x * 0.7071067811865476f));
+  return 0.5f * x * erfcf(-x * 0.7071067811865476f);
 }
 static inline double gelu_(double x, double approx) {
   if (approx != 0) return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
-  return 0.5 * x * (1.0 + erf(x * 0.7071067811865476));
+  return 0.5 * x * erfc(-x * 0.7071067811865476);
 }
 
 UNLOOPS_F(neg, -x, -x)
@@ -572,8 +573,7 @@ void meta_add_n(OpCall *c) {
       op_shape_text(&b, c->inm[0].rank, c->inm[0].shape);
       sb_puts(&b, " and ");
       op_shape_text(&b, c->inm[i].rank, c->inm[i].shape);
-      char *m = sb_steal(&b);
-      op_fail(c, ERR_INVALID_ARGUMENT, "%s", m);
+      op_fail_sb(c, ERR_INVALID_ARGUMENT, &b);
     }
   }
 }

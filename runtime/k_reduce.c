@@ -244,11 +244,7 @@ void meta_argminmax(OpCall *c) {
     sb_init(&s);
     sb_printf(&s, "Reduction axis %d is empty in shape ", ax);
     op_shape_text(&s, a->rank, a->shape);
-    char *m = sb_steal(&s);
-    static char msg[256];
-    snprintf(msg, sizeof msg, "%s", m);
-    free(m);
-    op_fail(c, ERR_INVALID_ARGUMENT, "%s", msg);
+    op_fail_sb(c, ERR_INVALID_ARGUMENT, &s);
   }
   c->iscr[0] = ax;
   int r = 0;
@@ -359,11 +355,7 @@ static _Noreturn void xent_shape_fail(OpCall *c, const TMeta *l, const TMeta *g)
   sb_puts(&s, ") should equal the shape of logits except for the last dimension (received ");
   shape_format(&s, g->rank, g->shape);
   sb_puts(&s, ").");
-  char *m = sb_steal(&s);
-  static char msg[512];
-  snprintf(msg, sizeof msg, "%s", m);
-  free(m);
-  op_fail(c, ERR_VALUE, "%s", msg);
+  op_fail_sb(c, ERR_VALUE, &s);
 }
 
 void meta_sparse_xent(OpCall *c) {
@@ -392,11 +384,7 @@ void k_sparse_xent(OpCall *c) {
       sb_printf(&s, "Received a label value of %lld which is outside the valid range of [0, %lld).  Label values:", (long long)k, (long long)C);
       for (tfs_i64 j = 0; j < B; j++) sb_printf(&s, " %lld", (long long)tensor_get_i(lab, j));
       tensor_release(x);
-      char *m = sb_steal(&s);
-      static char msg[1024];
-      snprintf(msg, sizeof msg, "%s", m);
-      free(m);
-      op_fail(c, ERR_INVALID_ARGUMENT, "%s", msg);
+      op_fail_sb(c, ERR_INVALID_ARGUMENT, &s);
     }
   }
   for (tfs_i64 b = 0; b < B; b++) {

@@ -1,5 +1,4 @@
-/* list.c — the list (mutable) and tuple (immutable) sequence types: indexing, slicing with steps, slice
- * assignment, deletion, repr, equality, hashing and iteration. */
+/* list.c — the list and tuple types: indexing, slicing with steps, slice assignment, deletion, repr, iteration. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,4 @@
-/* module.c — module objects (compiled .tfs modules with global slots, native modules with a lookup hook),
- * the module table and imports, and the builtins scope seen by generated code. */
+/* module.c — module objects (compiled and native), the module table and imports, and the builtins scope. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -60,7 +60,23 @@ int numfmt_shortest(double x, int is_f32, char *digits, int *decpt) {
     return 1;
   }
   char buf[64], cand[NUMFMT_MAXDIGITS + 2];
-  int maxp = is_f32 ? 9 : 17;
+  int maxp = is_f32 ? 9 : 17, e2;
+  if (frexp(x, &e2) != 0.5) {
+    /* Not a power of two: the read-back interval is symmetric about x, so the
+     * nearest p-digit decimal is the best p-digit candidate and reading back
+     * is monotone in p; bisect for the shortest p. */
+    int lo = 1, hi = maxp;
+    while (lo < hi) {
+      int mid = (lo + hi) / 2, dp;
+      snprintf(buf, sizeof buf, "%.*e", mid - 1, x);
+      numfmt_split(buf, digits, &dp);
+      if (numfmt_roundtrips(x, is_f32, digits, dp)) hi = mid;
+      else lo = mid + 1;
+    }
+    snprintf(buf, sizeof buf, "%.*e", lo - 1, x);
+    int n = numfmt_split(buf, digits, decpt);
+    return numfmt_trim(digits, n);
+  }
   for (int p = 1; p <= maxp; p++) {
     snprintf(buf, sizeof buf, "%.*e", p - 1, x);
     int dp, n = numfmt_split(buf, digits, &dp);

@@ -33,6 +33,13 @@ void op_fail(const OpCall *c, ErrKind k, const char *fmt, ...) {
   rt_throw(k, "%s", last);
 }
 
+void op_fail_sb(const OpCall *c, ErrKind k, StrBuf *msg) {
+  static char text[2048];
+  snprintf(text, sizeof text, "%.*s", (int)msg->len, msg->data ? msg->data : "");
+  sb_free(msg);
+  op_fail(c, k, "%s", text);
+}
+
 void op_shape_text(StrBuf *b, int rank, const tfs_i64 *shape) {
   sb_putc(b, '[');
   for (int i = 0; i < rank; i++) {
@@ -83,8 +90,7 @@ void op_broadcast_meta(const OpCall *c, const TMeta *a, const TMeta *b, TMeta *o
       op_shape_text(&s, a->rank, a->shape);
       sb_puts(&s, " vs. ");
       op_shape_text(&s, b->rank, b->shape);
-      char *m = sb_steal(&s);
-      op_fail(c, ERR_INVALID_ARGUMENT, "%s", m);
+      op_fail_sb(c, ERR_INVALID_ARGUMENT, &s);
     }
     out->shape[i] = d;
   }
@@ -261,7 +267,7 @@ const char *op_attr_name(const OpDef *op, int i) {
 
 static const OpAttrs no_attrs;
 
-static bool val_is_symbolic(Val v) {
+static __attribute__((unused)) bool val_is_symbolic(Val v) {
   if (v.tag != VT_OBJ) return false;
   if (v.u.o->type == &tensor_type) return ((Tensor *)v.u.o)->sym != NULL;
   if (v.u.o->type == &variable_type) return ((Variable *)v.u.o)->sym != NULL;
@@ -331,11 +337,11 @@ Val op_apply(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) 
   if (!attrs) attrs = &no_attrs;
   OpApi *a = api_of(op);
 
-  /* GRAPH HOOK: a symbolic input (tracing a tf.function) means the op is
-   * recorded into the graph under construction instead of running now. */
+  /* GRAPH HOOK: while a tf.function is traced every op is recorded into the
+   * graph under construction (trace.c); VT_UNDEF means: run it now. */
   if (op_graph_hook) {
-    for (int i = 0; i < nin; i++)
-      if (val_is_symbolic(inputs[i])) return op_graph_hook(op, nin, inputs, attrs);
+    Val r = op_graph_hook(op, nin, inputs, attrs);
+    if (!val_is_undef(r)) return r;
   }
 
   /* A list input (concat, stack, add_n) expands into its elements. */

@@ -1,5 +1,4 @@
-/* str.c — the immutable UTF-8 str type: construction, repr with Python's quoting, indexing and slicing by
- * code point (ASCII strings take a byte fast path), iteration, hashing. */
+/* str.c — the immutable UTF-8 str type: Python's repr quoting, code-point indexing and slicing, iteration. */
 #include <stdlib.h>
 #include <string.h>
 

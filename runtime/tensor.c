@@ -1094,11 +1094,11 @@ static Val var_method(Val self, int n, const Val *args, const Kw *kw, int mode) 
   Val a[4];
   args_parse(&spec, n, args, kw, a);
   Variable *v = (Variable *)self.u.o;
-  if (v->sym || (val_is_tensor(a[0]) && val_tensor(a[0])->sym)) {
-    if (op_graph_hook) {
-      Val in[2] = {self, a[0]};
-      static const OpId ids[3] = {OP_ASSIGN_VARIABLE, OP_ASSIGN_ADD_VARIABLE, OP_ASSIGN_SUB_VARIABLE};
-      Val r = op_graph_hook(&op_defs[ids[mode]], 2, in, NULL);
+  if (op_graph_hook) {   /* tracing: recorded as a graph op (VT_UNDEF: assign now) */
+    Val in[2] = {self, a[0]};
+    static const OpId ids[3] = {OP_ASSIGN_VARIABLE, OP_ASSIGN_ADD_VARIABLE, OP_ASSIGN_SUB_VARIABLE};
+    Val r = op_graph_hook(&op_defs[ids[mode]], 2, in, NULL);
+    if (!val_is_undef(r)) {
       TFS_DECREF(r);
       return val_incref(self);
     }

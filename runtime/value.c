@@ -1,5 +1,4 @@
-/* value.c — generic value machinery: allocation, string buffers, repr/str, truthiness, equality, hashing,
- * conversions, and the vtable-dispatching entry points (attributes, items, calls, iteration, unpacking). */
+/* value.c — generic value machinery: allocation, StrBuf, repr/str, truth, equality, hashing, and vtable dispatch. */
 #include "value.h"
 
 #include <math.h>
@@ -21,10 +20,8 @@ void *obj_new(const Type *type, size_t size) {
   return o;
 }
 
-void rt_free_obj(Obj *o) {
-  if (o->rc >= TFS_IMMORTAL_RC / 2) return;   /* static objects: a stray decref must not free them */
-  o->type->free(o);
-}
+/* Called when o's count drops to 0 (static objects start at TFS_IMMORTAL_RC and never get here). */
+void rt_free_obj(Obj *o) { o->type->free(o); }
 
 const char *val_type_name(Val v) {
   switch (v.tag) {

@@ -33,7 +33,8 @@ typedef struct Type {
    * not handle the pair (Python's NotImplemented). */
   Val (*binop)(int op, Val a, Val b);
   Val (*unop)(int op, Val a);                         /* VT_UNDEF: unsupported */
-  Val (*compare)(int op, Val a, Val b);               /* CMP_LT..CMP_NE; VT_UNDEF: unsupported */
+  /* a op b with self on either side (op as written, not reflected); CMP_LT..CMP_NE; VT_UNDEF: unsupported */
+  Val (*compare)(int op, Val a, Val b);
   int (*truthy)(Val v);                               /* NULL: always true */
   bool (*eq)(Val a, Val b);                           /* host equality (for ==, in, dict keys) */
   tfs_u64 (*hash)(Val v);                             /* NULL: unhashable */

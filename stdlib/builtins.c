@@ -1,5 +1,4 @@
-/* builtins.c — the Python builtin functions of LANGUAGE.md §10 (print, len, min, sorted, ...), the argv
- * list, and builtins_lookup, the builtins scope of generated code. */
+/* builtins.c — the builtin functions of LANGUAGE.md §10 (print, len, min, sorted, ...), argv, builtins_lookup. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -342,7 +341,9 @@ static bool bi_zip_step(Iter *it, Val *out) {
 
 static Val bi_iters(int n, const Val *args) {
   Val t = tuple_new(n);
+  int mark = rt_hold_val(t);
   for (int i = 0; i < n; i++) ((Tuple *)t.u.o)->items[i] = rt_iter(args[i]);
+  rt_unhold(mark);
   return t;
 }
 
@@ -440,7 +441,9 @@ static Val bi_sorted(Val self, int n, const Val *args, const Kw *kw) {
   bi_kwargs("sorted", kw, 2, names, kv);
   if (n != 1) rt_throw(ERR_TYPE, "sorted expected 1 argument, got %d", n);
   Val l = list_from_iterable(args[0]);
+  int mark = rt_hold_val(l);
   list_sort(l, val_is_undef(kv[0]) ? val_none() : kv[0], !val_is_undef(kv[1]) && rt_truthy(kv[1]));
+  rt_unhold(mark);
   return l;
 }
 

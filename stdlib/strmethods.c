@@ -1,5 +1,7 @@
-/* strmethods.c — methods of str (join split format strip replace find ...), indexing by code point.
- * Case mapping and character classes cover ASCII only; other characters pass through unchanged. */
+/* strmethods.c — methods of str (join split format strip replace find ...), by code point.
+ *
+ * Case mapping covers ASCII, Latin-1, Latin Extended-A, Greek and Cyrillic one-to-one pairs (no 'ß' -> 'SS');
+ * character classes (isdigit, ...) cover ASCII only. */
 #define _GNU_SOURCE   /* memmem */
 #include <ctype.h>
 #include <stdio.h>
@@ -88,54 +90,93 @@ static bool sm_is_space(unsigned char c) { return c == ' ' || (c >= '\t' && c <=
 
 /* ---- case and classes ------------------------------------------------------------------------ */
 
-static Val sm_map(Val self, int (*f)(int)) {
-  Val r = str_new(str_cstr(self), str_len(self));
-  Str *s = (Str *)r.u.o;
-  for (tfs_i64 i = 0; i < s->len; i++)
-    if ((unsigned char)s->data[i] < 0x80) s->data[i] = (char)f((unsigned char)s->data[i]);
-  return r;
+/* 0: caseless, 'u' upper, 'l' lower; *other gets the opposite case. */
+static int sm_case(uint32_t c, uint32_t *other) {
+  if (c < 0x80) {
+    if (c >= 'a' && c <= 'z') return *other = c - 32, 'l';
+    if (c >= 'A' && c <= 'Z') return *other = c + 32, 'u';
+    return 0;
+  }
+  if (c >= 0xE0 && c <= 0xFE && c != 0xF7) return *other = c - 32, 'l';
+  if (c >= 0xC0 && c <= 0xDE && c != 0xD7) return *other = c + 32, 'u';
+  if (c == 0xFF) return *other = 0x178, 'l';
+  if (c == 0x178) return *other = 0xFF, 'u';
+  if ((c >= 0x100 && c <= 0x137) || (c >= 0x14A && c <= 0x177))   /* even upper, odd lower */
+    return (c & 1) ? (*other = c - 1, 'l') : (*other = c + 1, 'u');
+  if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E))   /* odd upper, even lower */
+    return (c & 1) ? (*other = c + 1, 'u') : (*other = c - 1, 'l');
+  if (c >= 0x3B1 && c <= 0x3C9 && c != 0x3C2) return *other = c - 32, 'l';
+  if (c == 0x3C2) return *other = 0x3A3, 'l';
+  if (c >= 0x391 && c <= 0x3A9 && c != 0x3A2) return *other = c + 32, 'u';
+  if (c >= 0x430 && c <= 0x44F) return *other = c - 32, 'l';
+  if (c >= 0x410 && c <= 0x42F) return *other = c + 32, 'u';
+  if (c >= 0x450 && c <= 0x45F) return *other = c - 80, 'l';
+  if (c >= 0x400 && c <= 0x40F) return *other = c + 80, 'u';
+  return 0;
+}
+
+static void sm_put_cp(StrBuf *b, uint32_t c) {
+  char e[4];
+  int n = 0;
+  if (c < 0x80) e[n++] = (char)c;
+  else if (c < 0x800) e[n++] = (char)(0xC0 | c >> 6), e[n++] = (char)(0x80 | (c & 0x3F));
+  else e[n++] = (char)(0xE0 | c >> 12), e[n++] = (char)(0x80 | ((c >> 6) & 0x3F)), e[n++] = (char)(0x80 | (c & 0x3F));
+  sb_putn(b, e, (size_t)n);
+}
+
+/* Rewrite each code point: mode 'u' upper, 'l' lower, 's' swap, 't' title, 'c' capitalize. */
+static Val sm_map(Val self, int mode) {
+  const unsigned char *p = (const unsigned char *)str_cstr(self);
+  tfs_i64 n = str_len(self);
+  StrBuf b;
+  sb_init(&b);
+  bool prev_cased = false;
+  for (tfs_i64 i = 0; i < n;) {
+    int len = sm_cplen(p[i]);
+    if (len > n - i) len = (int)(n - i);
+    uint32_t c = len == 1 ? p[i] : (uint32_t)(p[i] & (0x3F >> (len - 1)));
+    for (int k = 1; k < len; k++) c = (c << 6) | (p[i + k] & 0x3F);
+    uint32_t o = 0;
+    int cs = sm_case(c, &o);
+    bool flip = false;
+    switch (mode) {
+      case 'u': flip = cs == 'l'; break;
+      case 'l': flip = cs == 'u'; break;
+      case 's': flip = cs != 0; break;
+      case 't': flip = prev_cased ? cs == 'u' : cs == 'l'; break;
+      default: flip = i == 0 ? cs == 'l' : cs == 'u'; break;
+    }
+    prev_cased = cs != 0;
+    if (flip) sm_put_cp(&b, o);
+    else sb_putn(&b, (const char *)p + i, (size_t)len);
+    i += len;
+  }
+  return sm_result(&b);
 }
 
 static Val sm_upper(Val self, int n, const Val *args, const Kw *kw) {
   sm_range("upper", n, kw, 0, 0);
-  return sm_map(self, toupper);
+  return sm_map(self, 'u');
 }
 
 static Val sm_lower(Val self, int n, const Val *args, const Kw *kw) {
   sm_range("lower", n, kw, 0, 0);
-  return sm_map(self, tolower);
+  return sm_map(self, 'l');
 }
-
-static int sm_swap(int c) { return isupper(c) ? tolower(c) : toupper(c); }
 
 static Val sm_swapcase(Val self, int n, const Val *args, const Kw *kw) {
   sm_range("swapcase", n, kw, 0, 0);
-  return sm_map(self, sm_swap);
+  return sm_map(self, 's');
 }
 
 static Val sm_capitalize(Val self, int n, const Val *args, const Kw *kw) {
   sm_range("capitalize", n, kw, 0, 0);
-  Val r = sm_map(self, tolower);
-  Str *s = (Str *)r.u.o;
-  if (s->len && (unsigned char)s->data[0] < 0x80) s->data[0] = (char)toupper((unsigned char)s->data[0]);
-  return r;
+  return sm_map(self, 'c');
 }
 
 static Val sm_title(Val self, int n, const Val *args, const Kw *kw) {
   sm_range("title", n, kw, 0, 0);
-  Val r = str_new(str_cstr(self), str_len(self));
-  Str *s = (Str *)r.u.o;
-  bool prev_cased = false;
-  for (tfs_i64 i = 0; i < s->len; i++) {
-    unsigned char c = (unsigned char)s->data[i];
-    if (c >= 0x80) {
-      prev_cased = false;
-      continue;
-    }
-    s->data[i] = (char)(prev_cased ? tolower(c) : toupper(c));
-    prev_cased = isalpha(c);
-  }
-  return r;
+  return sm_map(self, 't');
 }
 
 /* is*(): true when non-empty and every (ASCII) character passes. */
@@ -345,10 +386,8 @@ static Val sm_split_impl(const char *what, Val self, int n, const Val *args, con
       for (;;) {
         while (i < len && sm_is_space((unsigned char)s[i])) i++;
         if (i >= len) break;
-        if (max >= 0 && ((List *)out.u.o)->len >= max) {
-          tfs_i64 e = len;
-          while (e > i && sm_is_space((unsigned char)s[e - 1])) e--;
-          sm_push(out, s + i, e - i);
+        if (max >= 0 && ((List *)out.u.o)->len >= max) {   /* the rest, trailing blanks kept */
+          sm_push(out, s + i, len - i);
           break;
         }
         tfs_i64 j = i;
@@ -361,10 +400,8 @@ static Val sm_split_impl(const char *what, Val self, int n, const Val *args, con
       for (;;) {
         while (i > 0 && sm_is_space((unsigned char)s[i - 1])) i--;
         if (i <= 0) break;
-        if (max >= 0 && ((List *)out.u.o)->len >= max) {
-          tfs_i64 b = 0;
-          while (b < i && sm_is_space((unsigned char)s[b])) b++;
-          sm_push(out, s + b, i - b);
+        if (max >= 0 && ((List *)out.u.o)->len >= max) {   /* the rest, leading blanks kept */
+          sm_push(out, s, i);
           break;
         }
         tfs_i64 j = i;

@@ -135,6 +135,7 @@ typedef struct KeyBuf {
 } KeyBuf;
 
 static void kb_init(KeyBuf *k) {
+  k->inl[0] = 0;
   k->p = k->inl;
   k->len = 0;
   k->cap = sizeof k->inl;
@@ -836,8 +837,14 @@ static void tffn_sig_check(TfFunction *f, const char *pname, Val spec, Val v, Le
                 f->name, pname);
       val_repr(&b, spec);
       sb_puts(&b, ", but received ");
-      val_str(&b, v);
-      sb_printf(&b, " (%s)", why);
+      if (t && !val_is(v, &variable_type)) {
+        sb_printf(&b, "a %s tensor of shape ", dtype_info[t->dtype].name);
+        graph_shape_text(&b, t->rank, t->shape);
+        sb_printf(&b, " (%s)", why);
+      } else {
+        val_repr(&b, v);
+        sb_printf(&b, " (%s, %s)", val_type_name(v), why);
+      }
       char msg[1024];
       snprintf(msg, sizeof msg, "%s", b.data);
       sb_free(&b);
@@ -855,6 +862,29 @@ static void tffn_sig_check(TfFunction *f, const char *pname, Val spec, Val v, Le
   for (tfs_i64 i = 0; i < ns; i++) tffn_sig_check(f, pname, is[i], iv[i], lv);
 }
 
+/* get_concrete_function(args) of a signature function: specs equal to the
+ * signature's, or tensors it accepts. */
+static bool tffn_equal_spec(Val spec, Val v) {
+  if (val_is(spec, &tffn_spec_type)) {
+    const TensorSpecObj *s = (const TensorSpecObj *)spec.u.o;
+    if (val_is(v, &tffn_spec_type)) {
+      const TensorSpecObj *o = (const TensorSpecObj *)v.u.o;
+      if (o->dtype != s->dtype || o->rank != s->rank) return false;
+      for (int i = 0; i < s->rank; i++)
+        if (o->dims[i] != s->dims[i]) return false;
+      return true;
+    }
+    Tensor *t = val_as_tensor(v);
+    return t && tffn_spec_accepts(s, t->dtype, t->rank, t->shape);
+  }
+  tfs_i64 ns, nv;
+  const Val *is, *iv;
+  if (!seq_items(spec, &ns, &is) || !seq_items(v, &nv, &iv) || ns != nv) return false;
+  for (tfs_i64 i = 0; i < ns; i++)
+    if (!tffn_equal_spec(is[i], iv[i])) return false;
+  return true;
+}
+
 /* The one concrete function of an input_signature. */
 static Concrete *tffn_sig_concrete(TfFunction *f, int nb) {
   if (f->nconc) return f->conc[0];
@@ -864,6 +894,7 @@ static Concrete *tffn_sig_concrete(TfFunction *f, int nb) {
   Leaves lv;
   lv_init(&lv);
   size_t offb[17], *off = nb < 16 ? offb : malloc(sizeof(size_t) * (size_t)(nb + 1));
+  if (!off) rt_throw(ERR_MEMORY, "out of memory");
   Val *specs = sig->items;
   for (int i = 0; i < nb; i++) {
     off[i] = k.len;
@@ -934,6 +965,7 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
         if (relaxed) {
           /* the relaxed key's offsets: same structure, so recompute by walking */
           size_t roffb[17], *roff = nb < 16 ? roffb : malloc(sizeof(size_t) * (size_t)(nb + 1));
+          if (!roff) rt_throw(ERR_MEMORY, "out of memory");
           const unsigned char *p = rk.p;
           for (int i = 0; i < nb; i++) {
             roff[i] = (size_t)(p - rk.p);
@@ -1284,13 +1316,24 @@ static const Type tffn_conc_type = {
 
 static Val tffn_get_concrete_m(Val self, int n, const Val *args, const Kw *kw) {
   TfFunction *f = (TfFunction *)self.u.o;
-  Val bbuf[8], *bound;
-  int nb = tffn_bind(f, n, args, kw, bbuf, 8, &bound);
+  Val bbuf[8], *bound = bbuf;
   Concrete *c;
+  int nb = 0;
   if (!val_is_undef(f->sig)) {
-    tffn_sig_arity(f, nb);
+    /* the signature's one concrete function; arguments, if any, must fit it */
+    nb = (int)((Tuple *)f->sig.u.o)->len;
+    if (n || (kw && kw->n)) {
+      nb = tffn_bind(f, n, args, kw, bbuf, 8, &bound);
+      tffn_sig_arity(f, nb);
+      Tuple *sig = (Tuple *)f->sig.u.o;
+      for (int i = 0; i < nb; i++)
+        if (!tffn_equal_spec(sig->items[i], bound[i]))
+          rt_throw(ERR_VALUE, "tf.function '%s': get_concrete_function arguments do not match its input_signature",
+                   f->name);
+    }
     c = tffn_sig_concrete(f, nb);
   } else {
+    nb = tffn_bind(f, n, args, kw, bbuf, 8, &bound);
     KeyBuf k;
     kb_init(&k);
     Leaves lv;

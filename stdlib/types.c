@@ -1,5 +1,4 @@
-/* types.c — type objects (int, float, str, list, ... as callables and isinstance targets), the type()
- * of any value, and the exception classes with their instances. */
+/* types.c — type objects (int, str, ... as constructors and isinstance targets), type(), exception classes. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -201,7 +200,7 @@ static Val ty_tuple(Val self, int n, const Val *args, const Kw *kw) {
   ty_max_args("tuple", n, 1);
   if (n == 0) return tuple_new(0);
   if (val_is(args[0], &tuple_type)) return val_incref(args[0]);
-  Val l = list_from_iterable(args[0]);
+  Val l = list_from_iterable(args[0]);   /* raises before owning anything */
   List *lp = (List *)l.u.o;
   Val t = rt_tuple((int)lp->len, lp->items);
   val_decref(l);
@@ -217,27 +216,32 @@ void types_dict_merge(Val d, Val src) {
     return;
   }
   Val it = rt_iter(src), item;
+  int mark = rt_hold_val(it);
   for (tfs_i64 k = 0; rt_next(it, &item); k++) {
     tfs_i64 n;
     const Val *kv;
     if (!seq_items(item, &n, &kv) || n != 2) {
       tfs_i64 len = seq_items(item, &n, &kv) ? n : -1;
       val_decref(item);
-      val_decref(it);
       if (len < 0) rt_throw(ERR_TYPE, "cannot convert dictionary update sequence element #%lld to a sequence", (long long)k);
       rt_throw(ERR_VALUE, "dictionary update sequence element #%lld has length %lld; 2 is required", (long long)k,
                (long long)len);
     }
+    int im = rt_hold_val(item);
     dict_set(d, kv[0], kv[1]);
+    rt_unhold(im);
     val_decref(item);
   }
+  rt_unhold(mark);
   val_decref(it);
 }
 
 static Val ty_dict(Val self, int n, const Val *args, const Kw *kw) {
   ty_max_args("dict", n, 1);
   Val d = dict_new();
+  int mark = rt_hold_val(d);
   if (n) types_dict_merge(d, args[0]);
+  rt_unhold(mark);
   for (int i = 0; kw && i < kw->n; i++) {
     Val k = str_from_cstr(kw->names[i]);
     dict_set(d, k, kw->vals[i]);

@@ -1,0 +1,281 @@
+/* ag_control.c — AutoGraph pass: if/while/for become ag.if_stmt / ag.while_stmt / ag.for_stmt over nested functions.
+ *
+ *     if x > 0:                      def get_state():
+ *         y = x                          return (y,)
+ *     else:              ->
+ *         y = -x                     def set_state(vars_):
+ *                                        nonlocal y
+ *                                        (y,) = vars_
+ *
+ *                                    def if_body():
+ *                                        nonlocal y
+ *                                        y = x
+ *
+ *                                    def else_body():
+ *                                        nonlocal y
+ *                                        y = -x
+ *                                    y = ag.Undefined('y')
+ *                                    ag.if_stmt(x > 0, if_body, else_body, get_state, set_state, ('y',), 1)
+ *
+ *     while n > 1:        ->   get_state/set_state, def loop_body(): ..., def loop_test(): return n > 1,
+ *         n = n - 1            ag.while_stmt(loop_test, loop_body, get_state, set_state, ('n',), {})
+ *
+ *     for i in r:         ->   get_state/set_state, def loop_body(itr): ... i = itr ...,
+ *         s = s + i            [def extra_test(): ...], undefined assigns,
+ *                              ag.for_stmt(r, None, loop_body, get_state, set_state, ('s',), {'iterate_names': 'i'})
+ *
+ * The state variables of a construct are the simple names it binds that are
+ * live into it (read by the construct, or by a later iteration) or out of it,
+ * or that the function declares nonlocal/global; those live out come first
+ * (an if's nouts counts them), each group sorted by name.  Names the
+ * construct binds that no path defines before it start as ag.Undefined.
+ * Inner constructs are converted first, so they take the first helper
+ * names (get_state, then get_state_1 for the construct around them), as in
+ * AutoGraph.  The analysis runs once on the lowered code before any
+ * rewrite; the records stay attached to the original statements. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ag_int.h"
+#include "unparse.h"
+
+/* AutoGraph's parameter names for set_state (with and without state). */
+#define STATE_PARAM "vars_"
+#define EMPTY_STATE_PARAM "block_vars"
+
+typedef struct Vars {
+  const char **v;     /* state variables in output order: live-out first, then input-only */
+  int n, nouts;
+  NameSet undefined;  /* sorted */
+} Vars;
+
+static const Ast *extra_test_of(void *ud, const Ast *loop) {
+  AgLoop *l = ag_loop(ud, loop, false);
+  return l ? l->extra_test : NULL;
+}
+
+/* AutoGraph's _get_block_vars. */
+static Vars block_vars(AgCtx *c, const ActFunc *scope, const ActStmt *r) {
+  Arena *a = &c->scratch;
+  Vars v = {0};
+  NameSet outs = {0}, ins = {0};
+  for (int i = 0; i < r->modified.n; i++) {
+    const char *s = r->modified.v[i];
+    bool declared = activity_set_has(&scope->nonlocals, s) || activity_set_has(&scope->globals, s);
+    bool in = activity_set_has(&r->live_in, s), out = activity_set_has(&r->live_out, s);
+    if (!in && !out && !declared) continue; /* local to the construct */
+    if (in && !out) activity_set_add(a, &ins, s);
+    else activity_set_add(a, &outs, s);
+  }
+  v.n = outs.n + ins.n;
+  v.nouts = outs.n;
+  v.v = arena_alloc(a, sizeof *v.v * (size_t)(v.n + 1));
+  for (int i = 0; i < outs.n; i++) v.v[i] = outs.v[i];
+  for (int i = 0; i < ins.n; i++) v.v[outs.n + i] = ins.v[i];
+  for (int i = 0; i < r->modified.n; i++) {
+    const char *s = r->modified.v[i];
+    if (activity_set_has(&r->defined_in, s) || activity_set_has(&scope->globals, s) ||
+        activity_set_has(&scope->nonlocals, s))
+      continue;
+    activity_set_add(a, &v.undefined, s);
+  }
+  return v;
+}
+
+/* `global g` / `nonlocal a, b` for the state variables (fresh nodes for each helper). */
+static void push_decls(AgCtx *c, const Ast *at, const ActFunc *scope, const Vars *v, AstList *out) {
+  Ast *g = ast_new(c->arena, A_GLOBAL, at->line, at->col), *nl = ast_new(c->arena, A_NONLOCAL, at->line, at->col);
+  for (int i = 0; i < v->n; i++)
+    ag_push(c, activity_set_has(&scope->globals, v->v[i]) ? &g->names : &nl->names, ag_name(c, at, v->v[i]));
+  if (g->names.n) ag_push(c, out, g);
+  if (nl->names.n) ag_push(c, out, nl);
+}
+
+static Ast *names_tuple(AgCtx *c, const Ast *at, const Vars *v, bool as_strings) {
+  Ast *t = ag_tuple(c, at);
+  for (int i = 0; i < v->n; i++) ag_push(c, &t->elts, as_strings ? ag_str(c, at, v->v[i]) : ag_name(c, at, v->v[i]));
+  return t;
+}
+
+/* def get_state(): return (a, b)    def set_state(vars_): nonlocal a, b; (a, b) = vars_ */
+static void push_state_functions(AgCtx *c, const Ast *at, const ActFunc *scope, const Vars *v, const char *getter,
+                                 const char *setter, AstList *out) {
+  Ast *get = ag_def(c, at, getter, NULL);
+  ag_push(c, &get->body, ag_return_stmt(c, at, names_tuple(c, at, v, false)));
+  ag_push(c, out, get);
+  Ast *set = ag_def(c, at, setter, v->n ? STATE_PARAM : EMPTY_STATE_PARAM);
+  if (v->n) {
+    push_decls(c, at, scope, v, &set->body);
+    ag_push(c, &set->body, ag_assign(c, at, names_tuple(c, at, v, false), ag_name(c, at, STATE_PARAM)));
+  } else {
+    ag_push(c, &set->body, ast_new(c->arena, A_PASS, at->line, at->col));
+  }
+  ag_push(c, out, set);
+}
+
+/* def name(param): <declarations> <prefix> <body or pass> */
+static Ast *helper(AgCtx *c, const Ast *at, const char *name, const char *param, const ActFunc *scope, const Vars *v,
+                   Ast *prefix, const AstList *body) {
+  Ast *d = ag_def(c, at, name, param);
+  push_decls(c, at, scope, v, &d->body);
+  ag_push(c, &d->body, prefix);
+  ag_push_all(c, &d->body, body);
+  if (!prefix && !body->n) ag_push(c, &d->body, ast_new(c->arena, A_PASS, at->line, at->col));
+  return d;
+}
+
+static void push_undefined(AgCtx *c, const Ast *at, const Vars *v, AstList *out) {
+  for (int i = 0; i < v->undefined.n; i++) {
+    const char *s = v->undefined.v[i];
+    ag_push(c, out, ag_assign(c, at, ag_name(c, at, s), ag_rt(c, at, "Undefined", 1, ag_str(c, at, s))));
+  }
+}
+
+static void emit_if(AgCtx *c, const ActFunc *scope, const ActStmt *r, Ast *s, AstList *out) {
+  Vars v = block_vars(c, scope, r);
+  const char *getter = ag_new_symbol(c, "get_state"), *setter = ag_new_symbol(c, "set_state");
+  push_state_functions(c, s, scope, &v, getter, setter, out);
+  const char *body_name = ag_new_symbol(c, "if_body"), *else_name = ag_new_symbol(c, "else_body");
+  ag_push(c, out, helper(c, s, body_name, NULL, scope, &v, NULL, &s->body));
+  ag_push(c, out, helper(c, s, else_name, NULL, scope, &v, NULL, &s->orelse));
+  push_undefined(c, s, &v, out);
+  Ast *call = ag_rt(c, s, "if_stmt", 7, s->test, ag_name(c, s, body_name), ag_name(c, s, else_name),
+                    ag_name(c, s, getter), ag_name(c, s, setter), names_tuple(c, s, &v, true), ag_int(c, s, v.nouts));
+  ag_push(c, out, ag_expr_stmt(c, s, call));
+}
+
+/* The loop's options: its set_loop_options arguments, plus more keys for `for`. */
+static Ast *loop_opts(AgCtx *c, const Ast *s) {
+  AgLoop *info = ag_loop(c, s, false);
+  if (info && info->opts) return info->opts;
+  return ast_new(c->arena, A_DICT, s->line, s->col);
+}
+
+static void emit_while(AgCtx *c, const ActFunc *scope, const ActStmt *r, Ast *s, AstList *out) {
+  Vars v = block_vars(c, scope, r);
+  const char *getter = ag_new_symbol(c, "get_state"), *setter = ag_new_symbol(c, "set_state");
+  push_state_functions(c, s, scope, &v, getter, setter, out);
+  const char *body_name = ag_new_symbol(c, "loop_body"), *test_name = ag_new_symbol(c, "loop_test");
+  ag_push(c, out, helper(c, s, body_name, NULL, scope, &v, NULL, &s->body));
+  Ast *test = ag_def(c, s, test_name, NULL);
+  ag_push(c, &test->body, ag_return_stmt(c, s->test, s->test));
+  ag_push(c, out, test);
+  push_undefined(c, s, &v, out);
+  Ast *call = ag_rt(c, s, "while_stmt", 6, ag_name(c, s, test_name), ag_name(c, s, body_name), ag_name(c, s, getter),
+                    ag_name(c, s, setter), names_tuple(c, s, &v, true), loop_opts(c, s));
+  ag_push(c, out, ag_expr_stmt(c, s, call));
+}
+
+static void emit_for(AgCtx *c, const ActFunc *scope, const ActStmt *r, Ast *s, AstList *out) {
+  Vars v = block_vars(c, scope, r);
+  const char *getter = ag_new_symbol(c, "get_state"), *setter = ag_new_symbol(c, "set_state");
+  push_state_functions(c, s, scope, &v, getter, setter, out);
+  Ast *opts = loop_opts(c, s);
+  char *iterates = unparse_expr(s->target);
+  ag_push(c, &opts->keys, ag_str(c, s, "iterate_names"));
+  ag_push(c, &opts->values, ag_str(c, s->target, iterates));
+  free(iterates);
+  AgLoop *info = ag_loop(c, s, false);
+  Ast *extra_def = NULL, *extra_arg;
+  if (info && info->extra_test) {
+    const char *extra_name = ag_new_symbol(c, "extra_test");
+    AstList ret = {0};
+    ag_push(c, &ret, ag_return_stmt(c, s, info->extra_test));
+    extra_def = helper(c, s, extra_name, NULL, scope, &v, NULL, &ret);
+    extra_arg = ag_name(c, s, extra_name);
+  } else {
+    extra_arg = ag_const(c, s, C_NONE);
+  }
+  const char *itr = ag_new_symbol(c, "itr");
+  const char *body_name = ag_new_symbol(c, "loop_body");
+  Ast *unpack = ag_assign(c, s->target, s->target, ag_name(c, s->target, itr));
+  ag_push(c, out, helper(c, s, body_name, itr, scope, &v, unpack, &s->body));
+  ag_push(c, out, extra_def);
+  push_undefined(c, s, &v, out);
+  Ast *call = ag_rt(c, s, "for_stmt", 7, s->iter, extra_arg, ag_name(c, s, body_name), ag_name(c, s, getter),
+                    ag_name(c, s, setter), names_tuple(c, s, &v, true), opts);
+  ag_push(c, out, ag_expr_stmt(c, s, call));
+}
+
+static void convert_function(AgCtx *c, const Activity *act, Ast *fn);
+
+static void convert_block(AgCtx *c, const Activity *act, const ActFunc *scope, AstList *l) {
+  AstList out = {0};
+  for (int i = 0; i < l->n; i++) {
+    Ast *s = l->items[i];
+    if (!s) continue;
+    const ActStmt *r = activity_stmt(act, s);
+    switch (s->kind) {
+    case A_FUNCDEF: convert_function(c, act, s); break;
+    case A_CLASSDEF: /* methods only: a class body is not a function scope */
+      for (int j = 0; j < s->body.n; j++)
+        if (s->body.items[j] && s->body.items[j]->kind == A_FUNCDEF) convert_function(c, act, s->body.items[j]);
+      break;
+    case A_IF:
+      convert_block(c, act, scope, &s->body);
+      convert_block(c, act, scope, &s->orelse);
+      if (r) {
+        emit_if(c, scope, r, s, &out);
+        continue;
+      }
+      break;
+    case A_WHILE:
+    case A_FOR:
+      convert_block(c, act, scope, &s->body);
+      convert_block(c, act, scope, &s->orelse);
+      if (r) {
+        AstList lowered = {0};
+        if (s->kind == A_WHILE) emit_while(c, scope, r, s, &lowered);
+        else emit_for(c, scope, r, s, &lowered);
+        ag_push_all(c, &out, &lowered);
+        ag_push_all(c, &out, &s->orelse); /* only when break lowering did not run: it moves else blocks */
+        continue;
+      }
+      break;
+    default:
+      convert_block(c, act, scope, &s->body);
+      convert_block(c, act, scope, &s->orelse);
+      convert_block(c, act, scope, &s->finalbody);
+      for (int j = 0; j < s->handlers.n; j++)
+        if (s->handlers.items[j]) convert_block(c, act, scope, &s->handlers.items[j]->body);
+      break;
+    }
+    ag_push(c, &out, s);
+  }
+  *l = out;
+}
+
+static void convert_function(AgCtx *c, const Activity *act, Ast *fn) {
+  const ActFunc *scope = activity_func(act, fn);
+  if (scope) convert_block(c, act, scope, &fn->body);
+}
+
+/* Analyze every function of the tree before rewriting any of it. */
+static void analyze_all(Activity *act, const Ast *fn);
+
+static void analyze_defs_in(Activity *act, const AstList *l) {
+  for (int i = 0; i < l->n; i++) {
+    const Ast *s = l->items[i];
+    if (!s) continue;
+    if (s->kind == A_FUNCDEF) {
+      analyze_all(act, s);
+      continue;
+    }
+    analyze_defs_in(act, &s->body);
+    analyze_defs_in(act, &s->orelse);
+    analyze_defs_in(act, &s->finalbody);
+    for (int j = 0; j < s->handlers.n; j++)
+      if (s->handlers.items[j]) analyze_defs_in(act, &s->handlers.items[j]->body);
+  }
+}
+
+static void analyze_all(Activity *act, const Ast *fn) {
+  activity_analyze(act, fn);
+  analyze_defs_in(act, &fn->body);
+}
+
+void ag_control(AgCtx *c, Ast *fn) {
+  Activity *act = activity_new(&c->scratch, extra_test_of, c);
+  analyze_all(act, fn);
+  convert_function(c, act, fn);
+}

@@ -1,0 +1,172 @@
+/* ag_convert.c — AutoGraph entry points: copy a function, check it, run the passes in AutoGraph's order; whole modules.
+ *
+ * Pass order (AutoGraph's): directives, break, assert, continue, return,
+ * control flow, conditional expressions, logical expressions.  Lowering
+ * break/continue/return first leaves only if/while/for for the control-flow
+ * pass; the expression passes run last, so they also convert the tests
+ * the lowering introduced (`not do_return` -> `ag.not_(do_return)`). */
+#include <string.h>
+
+#include "ag_int.h"
+
+/* --- already converted? --- */
+
+static void find_rt_call(const Ast *n, void *ud) {
+  if (ag_is_rt_call(n, NULL)) *(bool *)ud = true;
+}
+
+bool ag_is_converted(const Ast *fn) {
+  bool found = false;
+  ag_visit(fn, find_rt_call, &found);
+  return found;
+}
+
+/* --- static checks --- */
+
+/* The binding scopes of the functions around the one being checked. */
+typedef struct Scope {
+  const struct Scope *up;
+  NameSet locals, nonlocals;
+} Scope;
+
+static void nonlocal_stmts(AgCtx *c, const AstList *l, const Scope *up, bool unknown_outside);
+static void check_function(AgCtx *c, const Ast *fn, const Scope *up, bool unknown_outside);
+
+/* Names a function body declares global (into outer) or nonlocal (into both). */
+static void declarations(AgCtx *c, const AstList *l, NameSet *outer, NameSet *nonlocals) {
+  for (int i = 0; i < l->n; i++) {
+    const Ast *s = l->items[i];
+    if (!s || s->kind == A_FUNCDEF || s->kind == A_CLASSDEF) continue;
+    if (s->kind == A_GLOBAL || s->kind == A_NONLOCAL)
+      for (int j = 0; j < s->names.n; j++) {
+        if (!s->names.items[j]) continue;
+        activity_set_add(&c->scratch, outer, s->names.items[j]->name);
+        if (s->kind == A_NONLOCAL) activity_set_add(&c->scratch, nonlocals, s->names.items[j]->name);
+      }
+    declarations(c, &s->body, outer, nonlocals);
+    declarations(c, &s->orelse, outer, nonlocals);
+    declarations(c, &s->finalbody, outer, nonlocals);
+    for (int j = 0; j < s->handlers.n; j++)
+      if (s->handlers.items[j]) declarations(c, &s->handlers.items[j]->body, outer, nonlocals);
+  }
+}
+
+/* Check the definitions nested in a block (methods of classes included: a class body is not a scope for them). */
+static void check_nested(AgCtx *c, const AstList *l, const Scope *me, bool unknown_outside) {
+  for (int i = 0; i < l->n; i++) {
+    const Ast *s = l->items[i];
+    if (!s) continue;
+    if (s->kind == A_FUNCDEF) {
+      check_function(c, s, me, unknown_outside);
+      continue;
+    }
+    check_nested(c, &s->body, me, unknown_outside);
+    check_nested(c, &s->orelse, me, unknown_outside);
+    check_nested(c, &s->finalbody, me, unknown_outside);
+    for (int j = 0; j < s->handlers.n; j++)
+      if (s->handlers.items[j]) check_nested(c, &s->handlers.items[j]->body, me, unknown_outside);
+  }
+}
+
+static void check_function(AgCtx *c, const Ast *fn, const Scope *up, bool unknown_outside) {
+  Arena *a = &c->scratch;
+  Scope me = {up, {0}, {0}};
+  NameSet bound = {0}, outer = {0};
+  for (int i = 0; i < fn->body.n; i++) activity_stmt_binds(a, fn->body.items[i], &bound);
+  for (int i = 0; i < fn->args.n; i++)
+    if (fn->args.items[i]) activity_set_add(a, &bound, fn->args.items[i]->name);
+  declarations(c, &fn->body, &outer, &me.nonlocals);
+  for (int i = 0; i < bound.n; i++)
+    if (!activity_set_has(&outer, bound.v[i])) activity_set_add(a, &me.locals, bound.v[i]);
+  /* this function's own `nonlocal`s resolve in the functions around it */
+  nonlocal_stmts(c, &fn->body, up, unknown_outside);
+  check_nested(c, &fn->body, &me, unknown_outside);
+}
+
+/* Report `nonlocal x` statements of one function body whose x no enclosing function binds. */
+static void nonlocal_stmts(AgCtx *c, const AstList *l, const Scope *up, bool unknown_outside) {
+  for (int i = 0; i < l->n; i++) {
+    const Ast *s = l->items[i];
+    if (!s || s->kind == A_FUNCDEF || s->kind == A_CLASSDEF) continue;
+    if (s->kind == A_NONLOCAL)
+      for (int j = 0; j < s->names.n; j++) {
+        const Ast *n = s->names.items[j];
+        if (!n || !n->name) continue;
+        bool found = false;
+        for (const Scope *k = up; k && !found; k = k->up)
+          found = activity_set_has(&k->locals, n->name) || activity_set_has(&k->nonlocals, n->name);
+        /* beyond the converted function lies code we cannot see */
+        if (!found && !unknown_outside) ag_error(c, s, "no binding for nonlocal '%s' found", n->name);
+      }
+    nonlocal_stmts(c, &s->body, up, unknown_outside);
+    nonlocal_stmts(c, &s->orelse, up, unknown_outside);
+    nonlocal_stmts(c, &s->finalbody, up, unknown_outside);
+    for (int j = 0; j < s->handlers.n; j++)
+      if (s->handlers.items[j]) nonlocal_stmts(c, &s->handlers.items[j]->body, up, unknown_outside);
+  }
+}
+
+/* --- conversion --- */
+
+static void reserve_names(const Ast *n, void *ud) {
+  AgCtx *c = ud;
+  if (n->name) activity_set_add(&c->scratch, &c->reserved, n->name);
+  if (n->asname) activity_set_add(&c->scratch, &c->reserved, n->asname);
+}
+
+/* unknown_outside: fn may be nested in functions we do not see. */
+static Ast *convert(Arena *arena, const Ast *fn, const char *path, const char *source, DiagList *diags,
+                    bool unknown_outside) {
+  if (!fn || fn->kind != A_FUNCDEF) return NULL;
+  Ast *out = ag_copy(arena, fn);
+  if (ag_is_converted(fn)) return out;
+  AgCtx c = {0};
+  c.arena = arena;
+  arena_init(&c.scratch);
+  c.path = path;
+  c.source = source;
+  c.diags = diags;
+  ag_visit(out, reserve_names, &c);
+  check_function(&c, out, NULL, unknown_outside);
+  ag_directives(&c, out);
+  ag_break(&c, out);
+  ag_assert(&c, out);
+  ag_continue(&c, out);
+  ag_return(&c, out);
+  ag_control(&c, out);
+  ag_ifexp(&c, out);
+  ag_logical(&c, out);
+  arena_free(&c.scratch);
+  return out;
+}
+
+Ast *ag_convert_function(Arena *arena, const Ast *fn, const char *path, const char *source, DiagList *diags) {
+  return convert(arena, fn, path, source, diags, true);
+}
+
+/* Replace, in a deep copy of module statements, every function definition by its conversion. */
+static void convert_defs(Arena *arena, const AstList *orig, AstList *copy, const char *path, const char *source,
+                         DiagList *diags) {
+  for (int i = 0; i < orig->n && i < copy->n; i++) {
+    const Ast *s = orig->items[i];
+    Ast *t = copy->items[i];
+    if (!s || !t) continue;
+    if (s->kind == A_FUNCDEF) {
+      copy->items[i] = convert(arena, s, path, source, diags, false);
+      continue;
+    }
+    convert_defs(arena, &s->body, &t->body, path, source, diags);
+    convert_defs(arena, &s->orelse, &t->orelse, path, source, diags);
+    convert_defs(arena, &s->finalbody, &t->finalbody, path, source, diags);
+    for (int j = 0; j < s->handlers.n && j < t->handlers.n; j++)
+      if (s->handlers.items[j] && t->handlers.items[j])
+        convert_defs(arena, &s->handlers.items[j]->body, &t->handlers.items[j]->body, path, source, diags);
+  }
+}
+
+Ast *ag_convert_module(Arena *arena, const Ast *module, const char *path, const char *source, DiagList *diags) {
+  if (!module) return NULL;
+  Ast *out = ag_copy(arena, module);
+  convert_defs(arena, &module->body, &out->body, path, source, diags);
+  return out;
+}

@@ -1,0 +1,35 @@
+/* exec.h — the graph executor: plans a traced graph once (prune, fold, CSE, order, lifetimes), then runs it.
+ *
+ * exec_plan_new() turns an immutable Graph into an ExecPlan:
+ *   - pruning: only nodes reaching an output or a side effect are kept (TF's
+ *     non-strict semantics: an unused failing op never runs);
+ *   - constant folding of pure ops whose inputs are constants (an op that
+ *     fails to fold is kept, so its error happens at run time, if reached);
+ *   - common subexpression elimination of pure ops;
+ *   - a flat step list in creation order (a topological order that keeps the
+ *     program order of side effects) with one value slot per live tensor and,
+ *     per step, the slots whose last use it is (released right after it).
+ * exec_run() then costs one op_run per step and nothing else per node.
+ */
+#ifndef TFS_EXEC_H
+#define TFS_EXEC_H
+
+#include "graph.h"
+
+typedef struct ExecPlan ExecPlan;
+
+ExecPlan *exec_plan_new(Graph *g);                    /* retains g */
+void exec_plan_free(ExecPlan *p);
+
+/* Run the plan: args[i] is the tensor for graph input i (borrowed); outs[i]
+ * receives graph output i (owned).  Errors raised by an op are re-raised at
+ * the op's .tfs location with "(node N in tf.function 'f')" appended. */
+void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs);
+
+/* Plan statistics (tests, dumps). */
+typedef struct ExecStats { int nodes, steps, pruned, folded, cse, slots; } ExecStats;
+void exec_plan_stats(const ExecPlan *p, ExecStats *st);
+/* Whether graph node `id` runs (false: pruned, folded or merged away). */
+bool exec_plan_runs(const ExecPlan *p, int id);
+
+#endif

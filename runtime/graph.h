@@ -1,0 +1,103 @@
+/* graph.h — the dataflow graph IR of a traced tf.function: typed nodes from the op table, text form, DOT.
+ *
+ * A Graph is what tracing records (trace.c) and what the executor runs
+ * (exec.c).  Nodes live in one array and are only appended; a node's inputs
+ * always refer to earlier nodes, so creation order is a topological order and
+ * also the program order of side effects.  Graphs are immutable once traced:
+ * optimization (pruning, constant folding, CSE) happens when the executor
+ * plans a graph, so as_graph_def() shows what was traced, as TF does.
+ *
+ * Node kinds:
+ *   GN_OP           an op of the op table (op_defs[]) with its attributes;
+ *   GN_PLACEHOLDER  a graph input (a tensor argument, or a captured value of an
+ *                   enclosing graph inside a cond/while body);
+ *   GN_CONST        an eager tensor baked into the graph (host values met by
+ *                   an op, eager tensors captured from outside);
+ *   GN_VARHANDLE    a captured tf.Variable, by reference (read at run time);
+ *   GN_COND         graph `cond` (phase 2): inputs pred + captures, two bodies;
+ *   GN_WHILE        graph `while` (phase 2): loop vars + captures, cond/body.
+ */
+#ifndef TFS_GRAPH_H
+#define TFS_GRAPH_H
+
+#include "ops.h"
+
+typedef enum GraphNodeKind { GN_OP, GN_PLACEHOLDER, GN_CONST, GN_VARHANDLE, GN_COND, GN_WHILE } GraphNodeKind;
+
+enum {
+  GNF_STATEFUL = 1,           /* a side effect: never pruned, runs in program order */
+  GNF_LIST = 2,               /* the op's one 'L' input was a list: inputs are its elements */
+};
+
+/* One value of the graph: output `out` of node `node` (node -1: none). */
+typedef struct GraphRef { int node, out; } GraphRef;
+
+struct Graph;
+
+typedef struct GraphNode {
+  GraphNodeKind kind;
+  const OpDef *op;            /* GN_OP */
+  char *name;                 /* unique in its graph: 'x', 'AddV2', 'AddV2_1' */
+  int nin;
+  GraphRef *in;               /* nin data inputs; node -1 for a host input kept in raw[i] */
+  Val *raw;                   /* nin host values (owned; VT_UNDEF: absent) or NULL */
+  OpAttrs attrs;              /* owned references */
+  int nout;
+  TMeta *outm;                /* static dtype/shape of each output (-1 dims unknown) */
+  int nctrl;
+  int *ctrl;                  /* control dependencies: nodes that run first */
+  int loc;                    /* rt_cur_loc when created: the user's .tfs line */
+  unsigned flags;             /* GNF_* */
+  Tensor *value;              /* GN_CONST: owned */
+  Variable *var;              /* GN_VARHANDLE: owned reference */
+  int param;                  /* GN_PLACEHOLDER: index in Graph.inputs */
+  struct Graph *sub[2];       /* GN_COND: then/else; GN_WHILE: cond/body (owned) */
+  Val aux;                    /* GN_COND/GN_WHILE: construct options (owned, VT_UNDEF) */
+} GraphNode;
+
+typedef struct Graph {
+  int rc;
+  char *name;                 /* the function ('f') or body ('f/cond_true') */
+  char *fname;                /* the tf.function the graph belongs to, for errors */
+  GraphNode *nodes;
+  int nnodes, cap;
+  int *inputs;                /* placeholder node ids, in argument order */
+  int ninputs;
+  GraphRef *outputs;
+  int noutputs;
+  struct Graph *parent;       /* enclosing graph of a cond/while body (borrowed) */
+  void *names;                /* name -> use count, for unique node names */
+} Graph;
+
+Graph *graph_new(const char *name, const char *fname, Graph *parent);
+static inline Graph *graph_retain(Graph *g) { g->rc++; return g; }
+void graph_release(Graph *g);
+
+/* Append a node; returns its id.  `base` is the name it gets if free ('AddV2'),
+ * else base_1, base_2 ...  nout metas are copied (may be NULL when nout is 0). */
+int graph_add_node(Graph *g, GraphNodeKind kind, const OpDef *op, const char *base, int nout, const TMeta *outm);
+int graph_add_placeholder(Graph *g, const char *name, const TMeta *m);
+int graph_add_const(Graph *g, Tensor *value);          /* retains value */
+int graph_add_varhandle(Graph *g, Variable *var);      /* retains var */
+void graph_set_inputs(Graph *g, int node, int nin, const GraphRef *in, const Val *raw);   /* raw may be NULL */
+void graph_add_ctrl(Graph *g, int node, int dep);
+void graph_add_output(Graph *g, GraphRef r);
+static inline GraphNode *graph_node(const Graph *g, int id) { return &g->nodes[id]; }
+static inline const TMeta *graph_meta(const Graph *g, GraphRef r) { return &g->nodes[r.node].outm[r.out]; }
+
+/* Text forms.  graph_text: one node per line,
+ *   name = Op(input, input:1, ^ctrl) -> dtype shape, ... attr=value ...
+ * then `return a, b`; bodies of cond/while nodes follow, indented.
+ * graph_dot: Graphviz digraph of the same. */
+void graph_text(StrBuf *b, const Graph *g);
+void graph_dot(StrBuf *b, const Graph *g);
+/* "float32 (None, 3)" pieces used by the text forms and signatures. */
+void graph_meta_text(StrBuf *b, const TMeta *m);
+void graph_shape_text(StrBuf *b, int rank, const tfs_i64 *shape);   /* (None, 3) */
+
+/* tfs run --dump-graphs DIR: from this call on, every finished concrete
+ * function graph is also written to DIR as NAME_N.txt and NAME_N.dot. */
+void graph_set_dump_dir(const char *dir);
+void graph_dump(const Graph *g);                      /* no-op unless a dump dir is set */
+
+#endif

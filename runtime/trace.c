@@ -1,0 +1,878 @@
+/* trace.c — tracing contexts, symbolic tensors, the op_graph_hook recording ops into graphs, captures, init scope. */
+#include "trace.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "object.h"
+
+/* tensor.c's printing hook for symbolic tensors (declared here until tensor.h has it). */
+extern void (*tensor_sym_repr)(StrBuf *b, const Tensor *t);
+
+/* What a symbolic tensor's `sym` points at: one value of one graph.  The
+ * graph is retained, so a symbolic tensor that escapes its function (stored
+ * in a global list) stays printable and is detected when used. */
+typedef struct TraceSym {
+  Graph *g;
+  GraphRef r;
+} TraceSym;
+
+/* Eager objects already captured in a context: Obj* -> node. */
+typedef struct TraceKey { const void *obj; int node; } TraceKey;
+
+static TraceCtx *trace_cur;
+
+bool trace_active(void) { return trace_cur != NULL; }
+TraceCtx *trace_current(void) { return trace_cur; }
+
+/* ---- symbolic tensors ---------------------------------------------------------- */
+
+static void trace_sym_free(void *p) {
+  TraceSym *s = p;
+  graph_release(s->g);
+  free(s);
+}
+
+static void trace_sym_repr(StrBuf *b, const Tensor *t) {
+  const TraceSym *s = t->sym;
+  const GraphNode *n = &s->g->nodes[s->r.node];
+  sb_printf(b, "Tensor(\"%s:%d\", shape=", n->name, s->r.out);
+  graph_shape_text(b, t->rank, t->shape);
+  sb_printf(b, ", dtype=%s)", dtype_info[t->dtype].name);
+}
+
+Val trace_sym(Graph *g, GraphRef r) {
+  const TMeta *m = graph_meta(g, r);
+  TraceSym *s = malloc(sizeof *s);
+  if (!s) rt_throw(ERR_MEMORY, "out of memory");
+  Tensor *t = obj_new(&tensor_type, sizeof(Tensor));
+  s->g = graph_retain(g);
+  s->r = r;
+  t->dtype = m->dtype;
+  t->rank = m->rank;
+  t->size = m->rank < 0 ? -1 : 1;
+  for (int i = 0; i < m->rank; i++) {
+    t->shape[i] = m->shape[i];
+    t->strides[i] = 0;
+    if (m->shape[i] < 0) t->size = -1;
+    else if (t->size >= 0) t->size *= m->shape[i];
+  }
+  t->offset = 0;
+  t->buf = NULL;
+  t->sym = s;
+  return val_obj(t);
+}
+
+Val trace_placeholder(Graph *g, const char *name, const TMeta *m) {
+  int id = graph_add_placeholder(g, name, m);
+  return trace_sym(g, (GraphRef){id, 0});
+}
+
+bool trace_sym_ref(const Tensor *t, Graph **g, GraphRef *r) {
+  if (!t->sym) return false;
+  const TraceSym *s = t->sym;
+  *g = s->g;
+  *r = s->r;
+  return true;
+}
+
+bool trace_val_symbolic(Val v) {
+  if (v.tag != VT_OBJ) return false;
+  const Type *ty = v.u.o->type;
+  if (ty == &tensor_type) return ((Tensor *)v.u.o)->sym != NULL;
+  if (ty == &variable_type) return ((Variable *)v.u.o)->sym != NULL;
+  if (ty == &list_type || ty == &tuple_type) {
+    tfs_i64 n;
+    const Val *items;
+    seq_items(v, &n, &items);
+    for (tfs_i64 i = 0; i < n; i++)
+      if (trace_val_symbolic(items[i])) return true;
+  }
+  return false;
+}
+
+_Noreturn void trace_error_symbolic_bool(void) {
+  rt_throw(ERR_TYPE, "using a symbolic tensor as a Python bool is not allowed");
+}
+
+/* A symbolic tensor used where its graph is not being built. */
+static _Noreturn void trace_error_foreign(const Tensor *t) {
+  StrBuf b;
+  sb_init(&b);
+  trace_sym_repr(&b, t);
+  const TraceSym *s = t->sym;
+  char msg[640];
+  snprintf(msg, sizeof msg,
+           "%s is a symbolic tensor of tf.function '%s' and cannot be used outside of it; return it from the "
+           "function instead",
+           b.data, s->g->fname);
+  sb_free(&b);
+  rt_throw(ERR_TYPE, "%s", msg);
+}
+
+/* ---- contexts ------------------------------------------------------------------- */
+
+TraceCtx *trace_push(Graph *g, bool allow_vars, bool body) {
+  trace_install();
+  TraceCtx *cx = calloc(1, sizeof *cx);
+  if (!cx) rt_throw(ERR_MEMORY, "out of memory");
+  cx->outer = trace_cur;
+  cx->g = g;
+  cx->allow_vars = allow_vars;
+  cx->body = body;
+  cx->last_effect = -1;
+  cx->saved_loc = rt_cur_loc;
+  trace_cur = cx;
+  return cx;
+}
+
+static void trace_scratch_free(TraceCtx *cx, TraceScratch *sc);
+
+static void trace_ctx_free(TraceCtx *cx) {
+  while (cx->scratch) trace_scratch_free(cx, cx->scratch);
+  free(cx->caps);
+  free(cx->keys);
+  free(cx);
+}
+
+void trace_pop(TraceCtx *cx) {
+  trace_cur = cx->outer;
+  rt_cur_loc = cx->saved_loc;
+  trace_ctx_free(cx);
+}
+
+void trace_abort(TraceCtx *cx) { trace_pop(cx); }
+
+static int trace_key_find(const TraceCtx *cx, const void *obj) {
+  for (int i = cx->nkeys - 1; i >= 0; i--)
+    if (cx->keys[i].obj == obj) return cx->keys[i].node;
+  return -1;
+}
+
+static void trace_key_add(TraceCtx *cx, const void *obj, int node) {
+  if (cx->nkeys == cx->keycap) {
+    int cap = cx->keycap ? cx->keycap * 2 : 8;
+    TraceKey *k = realloc(cx->keys, sizeof(TraceKey) * (size_t)cap);
+    if (!k) rt_throw(ERR_MEMORY, "out of memory");
+    cx->keys = k;
+    cx->keycap = cap;
+  }
+  cx->keys[cx->nkeys++] = (TraceKey){obj, node};
+}
+
+void trace_refvec_push(GraphRefVec *rv, GraphRef r) {
+  if (rv->n == rv->cap) {
+    int cap = rv->cap ? rv->cap * 2 : 8;
+    GraphRef *v = realloc(rv->v, sizeof(GraphRef) * (size_t)cap);
+    if (!v) rt_throw(ERR_MEMORY, "out of memory");
+    rv->v = v;
+    rv->cap = cap;
+  }
+  rv->v[rv->n++] = r;
+}
+
+/* ---- references to values in the current graph ------------------------------------ */
+
+static GraphRef trace_const_capture(TraceCtx *cx, Tensor *t) {
+  int id = trace_key_find(cx, t);
+  if (id < 0) {
+    id = graph_add_const(cx->g, t);
+    trace_key_add(cx, t, id);
+  }
+  return (GraphRef){id, 0};
+}
+
+static int trace_varhandle(TraceCtx *cx, Variable *var) {
+  int id = trace_key_find(cx, var);
+  if (id < 0) {
+    id = graph_add_varhandle(cx->g, var);
+    trace_key_add(cx, var, id);
+  }
+  return id;
+}
+
+GraphRef trace_read_var(TraceCtx *cx, Variable *var) {
+  int h = trace_varhandle(cx, var);
+  TMeta m;
+  meta_set(&m, var->value->dtype, var->value->rank, var->value->shape);
+  int id = graph_add_node(cx->g, GN_OP, &op_defs[OP_READ_VARIABLE], "ReadVariableOp", 1, &m);
+  GraphRef in = {h, 0};
+  graph_set_inputs(cx->g, id, 1, &in, NULL);
+  return (GraphRef){id, 0};
+}
+
+/* The value s stands for, seen from context cx (capturing through bodies). */
+static GraphRef trace_sym_in(TraceCtx *cx, const Tensor *t) {
+  const TraceSym *s = t->sym;
+  if (s->g == cx->g) return s->r;
+  bool ancestor = false;
+  if (cx->body)
+    for (Graph *p = cx->g->parent; p; p = p->parent)
+      if (p == s->g) ancestor = true;
+  if (!ancestor || !cx->outer) trace_error_foreign(t);
+  GraphRef o = trace_sym_in(cx->outer, t);
+  for (int i = 0; i < cx->ncaps; i++)
+    if (cx->caps[i].outer.node == o.node && cx->caps[i].outer.out == o.out) return (GraphRef){cx->caps[i].inner, 0};
+  Graph *pg = cx->outer->g;
+  int id = graph_add_placeholder(cx->g, pg->nodes[o.node].name, graph_meta(pg, o));
+  if (cx->ncaps == cx->capcap) {
+    int cap = cx->capcap ? cx->capcap * 2 : 8;
+    TraceCap *c = realloc(cx->caps, sizeof(TraceCap) * (size_t)cap);
+    if (!c) rt_throw(ERR_MEMORY, "out of memory");
+    cx->caps = c;
+    cx->capcap = cap;
+  }
+  cx->caps[cx->ncaps++] = (TraceCap){o, id};
+  return (GraphRef){id, 0};
+}
+
+bool trace_ref(TraceCtx *cx, Val v, GraphRef *out) {
+  if (v.tag != VT_OBJ) return false;
+  const Type *ty = v.u.o->type;
+  if (ty == &tensor_type) {
+    Tensor *t = (Tensor *)v.u.o;
+    *out = t->sym ? trace_sym_in(cx, t) : trace_const_capture(cx, t);
+    return true;
+  }
+  if (ty == &variable_type) {
+    *out = trace_read_var(cx, (Variable *)v.u.o);
+    return true;
+  }
+  if (ty == &ndarray_type) {
+    *out = trace_const_capture(cx, ((NdArray *)v.u.o)->t);
+    return true;
+  }
+  return false;
+}
+
+/* ---- static values (constant subgraphs, known shapes) ------------------------------ */
+
+/* The shape ops answer from metas when the input's shape is fully known. */
+static Tensor *trace_static_shape_op(const Graph *g, const GraphNode *n) {
+  if (n->nin < 1 || n->in[0].node < 0) return NULL;
+  const TMeta *im = graph_meta(g, n->in[0]);
+  DType odt = n->outm[0].dtype;
+  if (im->rank < 0) return NULL;
+  if (n->op->id == OP_RANK) {
+    Tensor *t = tensor_scalar(DT_INT32);
+    *(int32_t *)tensor_data(t) = im->rank;
+    return t;
+  }
+  tfs_i64 size = 1;
+  for (int i = 0; i < im->rank; i++) {
+    if (im->shape[i] < 0) return NULL;
+    size *= im->shape[i];
+  }
+  Tensor *t;
+  if (n->op->id == OP_SIZE) {
+    t = tensor_scalar(odt);
+    if (odt == DT_INT64) *(int64_t *)tensor_data(t) = size;
+    else *(int32_t *)tensor_data(t) = (int32_t)size;
+    return t;
+  }
+  tfs_i64 r = im->rank;
+  t = tensor_new(odt, 1, &r);
+  for (int i = 0; i < im->rank; i++) {
+    if (odt == DT_INT64) ((int64_t *)tensor_data(t))[i] = im->shape[i];
+    else ((int32_t *)tensor_data(t))[i] = (int32_t)im->shape[i];
+  }
+  return t;
+}
+
+/* Run one pure op on static inputs; NULL when it fails (the error then
+ * happens, if ever, when the graph runs). */
+static Tensor **trace_static_run(const GraphNode *n, Tensor **in, int *nres) {
+  Val rawbuf[16], *raw = n->nin <= 16 ? rawbuf : malloc(sizeof(Val) * (size_t)n->nin);
+  if (!raw) return NULL;
+  for (int i = 0; i < n->nin; i++)
+    raw[i] = in[i] ? val_obj(in[i]) : n->raw ? n->raw[i] : val_undef();
+  Tensor **volatile res = NULL;
+  volatile int nr = 0;
+  RtTry t;
+  rt_try_push(&t);
+  if (setjmp(t.jb) == 0) {
+    Tensor **r;
+    nr = op_run(n->op, n->nin, in, raw, &n->attrs, &r);
+    res = r;
+    rt_try_pop(&t);
+  } else {
+    rt_try_clear(&t);
+    res = NULL;
+  }
+  if (raw != rawbuf) free(raw);
+  *nres = nr;
+  return res;
+}
+
+Tensor *trace_static_value(Graph *g, GraphRef target) {
+  int n = target.node + 1;
+  unsigned char *need = calloc((size_t)n, 1);
+  Tensor ***vals = calloc((size_t)n, sizeof(Tensor **));
+  int *nvals = calloc((size_t)n, sizeof(int));
+  int *stack = malloc(sizeof(int) * (size_t)n);
+  if (!need || !vals || !nvals || !stack) rt_throw(ERR_MEMORY, "out of memory");
+  /* the ancestors of target, then a forward pass over them */
+  int sp = 0;
+  stack[sp++] = target.node;
+  need[target.node] = 1;
+  while (sp) {
+    const GraphNode *nd = &g->nodes[stack[--sp]];
+    if (nd->kind == GN_OP && (nd->op->id == OP_SHAPE || nd->op->id == OP_SIZE || nd->op->id == OP_RANK)) continue;
+    for (int i = 0; i < nd->nin; i++) {
+      int k = nd->in[i].node;
+      if (k >= 0 && !need[k]) { need[k] = 1; stack[sp++] = k; }
+    }
+  }
+  bool ok = true;
+  for (int id = 0; id < n && ok; id++) {
+    if (!need[id]) continue;
+    const GraphNode *nd = &g->nodes[id];
+    if (nd->kind == GN_CONST) {
+      vals[id] = malloc(sizeof(Tensor *));
+      if (!vals[id]) { ok = false; break; }
+      vals[id][0] = tensor_retain(nd->value);
+      nvals[id] = 1;
+      continue;
+    }
+    if (nd->kind != GN_OP || (nd->op->flags & OPF_STATEFUL)) { ok = false; break; }
+    if (nd->op->id == OP_SHAPE || nd->op->id == OP_SIZE || nd->op->id == OP_RANK) {
+      Tensor *t = trace_static_shape_op(g, nd);
+      if (!t) { ok = false; break; }
+      vals[id] = malloc(sizeof(Tensor *));
+      if (!vals[id]) { tensor_release(t); ok = false; break; }
+      vals[id][0] = t;
+      nvals[id] = 1;
+      continue;
+    }
+    Tensor *inbuf[16], **in = nd->nin <= 16 ? inbuf : malloc(sizeof(Tensor *) * (size_t)nd->nin);
+    if (!in) { ok = false; break; }
+    for (int i = 0; i < nd->nin; i++) {
+      GraphRef r = nd->in[i];
+      in[i] = r.node >= 0 && r.out < nvals[r.node] ? vals[r.node][r.out] : NULL;
+      if (r.node >= 0 && !in[i]) ok = false;
+    }
+    if (ok) {
+      int nr;
+      vals[id] = trace_static_run(nd, in, &nr);
+      nvals[id] = nr;
+      if (!vals[id]) ok = false;
+    }
+    if (in != inbuf) free(in);
+  }
+  Tensor *res = NULL;
+  if (ok && target.out < nvals[target.node]) res = tensor_retain(vals[target.node][target.out]);
+  for (int id = 0; id < n; id++) {
+    for (int k = 0; k < nvals[id]; k++) tensor_release(vals[id][k]);
+    free(vals[id]);
+  }
+  free(need);
+  free(vals);
+  free(nvals);
+  free(stack);
+  return res;
+}
+
+/* ---- recording ops (the op_graph_hook) ----------------------------------------------- */
+
+/* The working arrays of one trace_record call.  The context owns them until
+ * the call returns, so an error unwinding through it leaks nothing: trace_pop
+ * frees what is left. */
+struct TraceScratch {
+  struct TraceScratch *next;
+  int ntemps;
+  GraphRef *ref;
+  Val *raw;
+  Tensor **tin;
+  TMeta *inm;
+  Val *temps;                 /* owned references, released with the scratch */
+};
+
+static TraceScratch *trace_scratch_new(TraceCtx *cx, int cap) {
+  size_t n = (size_t)cap;
+  TraceScratch *sc = malloc(sizeof(TraceScratch) + n * (sizeof(GraphRef) + sizeof(Val) + sizeof(Tensor *) + sizeof(TMeta)) +
+                            (n + OP_MAX_ATTRS) * sizeof(Val));
+  if (!sc) rt_throw(ERR_MEMORY, "out of memory");
+  char *p = (char *)(sc + 1);
+  sc->inm = (TMeta *)p;
+  p += n * sizeof(TMeta);
+  sc->raw = (Val *)p;
+  p += n * sizeof(Val);
+  sc->temps = (Val *)p;
+  p += (n + OP_MAX_ATTRS) * sizeof(Val);
+  sc->ref = (GraphRef *)p;
+  p += n * sizeof(GraphRef);
+  sc->tin = (Tensor **)p;
+  sc->ntemps = 0;
+  sc->next = cx->scratch;
+  cx->scratch = sc;
+  return sc;
+}
+
+static void trace_scratch_free(TraceCtx *cx, TraceScratch *sc) {
+  for (TraceScratch **pp = &cx->scratch; *pp; pp = &(*pp)->next)
+    if (*pp == sc) {
+      *pp = sc->next;
+      break;
+    }
+  for (int i = 0; i < sc->ntemps; i++) val_decref(sc->temps[i]);
+  free(sc);
+}
+
+/* The input kinds of an op: its kinds string without the attributes ('.'). */
+static const char *trace_input_kinds(const OpDef *op) {
+  static char kinds[OP__COUNT][OP_MAX_ARGS + 1];
+  static bool ready[OP__COUNT];
+  if (!ready[op->id]) {
+    int k = 0;
+    for (const char *s = op->kinds; *s && k < OP_MAX_ARGS; s++)
+      if (*s != '.') kinds[op->id][k++] = *s;
+    kinds[op->id][k] = 0;
+    ready[op->id] = true;
+  }
+  return kinds[op->id];
+}
+
+static const char *trace_op_what(const OpDef *op, char *buf, size_t n) {
+  const char *api = op->api;
+  int len = 0;
+  while (api[len] && api[len] != ' ') len++;
+  if (len) snprintf(buf, n, "tf.%.*s", len, api);
+  else snprintf(buf, n, "%s", op->graph_name);
+  return buf;
+}
+
+static _Noreturn void trace_fail_dtype(const OpDef *op, int i, DType want, DType got) {
+  rt_throw(ERR_INVALID_ARGUMENT,
+           "cannot compute %s as input #%d(zero-based) was expected to be a %s tensor but is a %s tensor",
+           op->graph_name, i, dtype_short_name(want), dtype_short_name(got));
+}
+
+static _Noreturn void trace_fail_attr(const OpDef *op, const char *attr, DType got, unsigned mask) {
+  char buf[128];
+  size_t len = 0;
+  buf[0] = 0;
+  for (int d = 0; d < DT__COUNT; d++)
+    if (mask & DTM(d)) len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", len ? ", " : "", dtype_short_name(d));
+  rt_throw(ERR_INVALID_ARGUMENT,
+           "Value for attr '%s' of %s is not in the list of allowed values: %s ; NodeDef: {{node %s}}", attr,
+           dtype_short_name(got), buf, op->graph_name);
+}
+
+/* An attribute holding symbolic tensors gets their static values, or fails. */
+static Val trace_attr_static(TraceCtx *cx, const OpDef *op, int ai, Val v) {
+  if (v.tag != VT_OBJ) return v;
+  if (val_is(v, &tensor_type) && val_tensor(v)->sym) {
+    Tensor *t = val_tensor(v);
+    GraphRef r = trace_sym_in(cx, t);
+    Tensor *st = trace_static_value(cx->g, r);
+    if (!st) {
+      char what[64];
+      StrBuf b;
+      sb_init(&b);
+      trace_sym_repr(&b, t);
+      char msg[512];
+      snprintf(msg, sizeof msg,
+               "%s: argument '%s' must be known while tracing, but %s is computed from the inputs of tf.function '%s'",
+               trace_op_what(op, what, sizeof what), op_attr_name(op, ai), b.data, cx->g->fname);
+      sb_free(&b);
+      rt_throw(ERR_VALUE, "%s", msg);
+    }
+    return val_obj(st);
+  }
+  if ((val_is(v, &list_type) || val_is(v, &tuple_type)) && trace_val_symbolic(v)) {
+    tfs_i64 n;
+    const Val *items;
+    seq_items(v, &n, &items);
+    Val out = val_is(v, &list_type) ? list_new(n) : tuple_new(n);
+    for (tfs_i64 i = 0; i < n; i++) {
+      Val e = trace_attr_static(cx, op, ai, items[i]);
+      if (val_is(out, &list_type)) {
+        list_append(out, e);
+        val_decref(e);
+      } else {
+        ((Tuple *)out.u.o)->items[i] = e;
+      }
+    }
+    return out;
+  }
+  return v;
+}
+
+static bool trace_tensorlike(Val v) {
+  return val_is(v, &tensor_type) || val_is(v, &variable_type) || val_is(v, &ndarray_type);
+}
+
+enum { TR_MAX_TEMPS = 8 };
+
+/* Record one op application into the current graph; the result is like
+ * op_apply's, with symbolic tensors. */
+static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) {
+  static const OpAttrs no_attrs;
+  if (!attrs) attrs = &no_attrs;
+  const char *kinds = trace_input_kinds(op);
+  int nk = (int)strlen(kinds);
+  char what[64];
+  Graph *g = cx->g;
+
+  if (op->id == OP_READ_VARIABLE) {
+    if (nin != 1 || !val_is(inputs[0], &variable_type))
+      rt_throw(ERR_TYPE, "%s: expected a tf.Variable, got %s", op->graph_name, val_type_name(inputs[0]));
+    return trace_sym(g, trace_read_var(cx, (Variable *)inputs[0].u.o));
+  }
+
+  /* A list input (concat, stack, add_n) expands into its elements. */
+  const Val *vin = inputs;
+  bool is_list = false;
+  if (nk == 1 && kinds[0] == 'L') {
+    Val l = inputs[0];
+    if (val_is(l, &list_type) || val_is(l, &tuple_type)) {
+      tfs_i64 n;
+      seq_items(l, &n, &vin);
+      nin = (int)n;
+      is_list = true;
+    } else if (trace_tensorlike(l) && val_as_tensor(l)->rank > 0 && op->id != OP_CONCAT) {
+      Val rows = op_apply1(OP_UNSTACK, l);
+      Val r = trace_record(cx, op, 1, &rows, attrs);
+      val_decref(rows);
+      return r;
+    } else {
+      rt_throw(ERR_TYPE, "%s: expected a list of tensors, got %s", trace_op_what(op, what, sizeof what),
+               val_type_name(l));
+    }
+    if (nin == 0) rt_throw(ERR_INVALID_ARGUMENT, "%s: expected a non-empty list of tensors", trace_op_what(op, what, sizeof what));
+  } else if (!(op->flags & OPF_VARIADIC) && nin != nk) {
+    rt_throw(ERR_RUNTIME, "%s: internal: %d inputs given, %d expected", op->graph_name, nin, nk);
+  }
+
+  int cap = nin > 0 ? nin : 1;
+  TraceScratch *sc = trace_scratch_new(cx, cap);
+  GraphRef *ref = sc->ref;
+  Val *raw = sc->raw;
+  Tensor **tin = sc->tin;
+  TMeta *inm = sc->inm;
+  Val *temps = sc->temps;   /* owned: tensors made here (reads, conversions), attribute copies */
+#define ntemps sc->ntemps
+  bool any_raw = false;
+
+  /* Pass 1: inputs that are tensors already; the group dtype. */
+  int gdt = -1, vardt = -1;
+  for (int i = 0; i < nin; i++) {
+    char k = (op->flags & OPF_VARIADIC) || is_list ? (is_list ? 'T' : kinds[0]) : kinds[i];
+    Val v = vin[i];
+    ref[i] = (GraphRef){-1, 0};
+    raw[i] = val_undef();
+    tin[i] = NULL;
+    if (k == 'R') {
+      if (!val_is(v, &variable_type))
+        rt_throw(ERR_TYPE, "%s: expected a tf.Variable, got %s", op->graph_name, val_type_name(v));
+      ref[i] = (GraphRef){trace_varhandle(cx, (Variable *)v.u.o), 0};
+      vardt = (int)((Variable *)v.u.o)->value->dtype;   /* the assigned value converts to it */
+      continue;
+    }
+    if (k >= 'a' && k <= 'z' && (v.tag == VT_NONE || v.tag == VT_UNDEF)) continue;   /* absent optional */
+    if (!trace_tensorlike(v)) {
+      if (k == 'H') {
+        if (trace_val_symbolic(v))
+          rt_throw(ERR_TYPE, "%s: a list holding symbolic tensors cannot be passed here; pass the tensors directly",
+                   trace_op_what(op, what, sizeof what));
+        raw[i] = v;
+        any_raw = true;
+      }
+      continue;
+    }
+    trace_ref(cx, v, &ref[i]);
+    if (val_is(v, &tensor_type) && val_tensor(v)->sym && ((const TraceSym *)val_tensor(v)->sym)->g == g) {
+      tin[i] = val_tensor(v);
+    } else {
+      temps[ntemps] = trace_sym(g, ref[i]);
+      tin[i] = val_tensor(temps[ntemps++]);
+    }
+    if (gdt < 0 && (k == 'T' || k == 't' || k == 'F' || k == 'f')) gdt = tin[i]->dtype;
+  }
+
+  /* Pass 2: host values become Const nodes. */
+  for (int i = 0; i < nin; i++) {
+    if (ref[i].node >= 0 || !val_is_undef(raw[i])) continue;
+    char k = (op->flags & OPF_VARIADIC) || is_list ? (is_list ? 'T' : kinds[0]) : kinds[i];
+    Val v = vin[i];
+    if (k == 'R' || k == 'H' || ((k >= 'a' && k <= 'z') && (v.tag == VT_NONE || v.tag == VT_UNDEF))) continue;
+    int want = -1;
+    if (k == 'T' || k == 't' || k == 'F' || k == 'f') {
+      if (gdt >= 0) want = gdt;
+      else if ((k == 'F' || k == 'f') && v.tag == VT_INT) want = DT_FLOAT32;
+    } else if (k == 'A' && vardt >= 0) {
+      want = vardt;   /* v.assign(host value): the variable's dtype */
+    }
+    Tensor *t = tensor_from_val(v, want);
+    temps[ntemps++] = val_obj(t);
+    if ((k == 'T' || k == 't' || k == 'F' || k == 'f') && gdt < 0) gdt = t->dtype;
+    ref[i] = (GraphRef){graph_add_const(g, t), 0};
+    tin[i] = t;
+  }
+
+  /* Pass 3: dtype checks (op_apply's texts). */
+  for (int i = 0; i < nin; i++) {
+    Tensor *t = tin[i];
+    if (!t) continue;
+    char k = (op->flags & OPF_VARIADIC) || is_list ? (is_list ? 'T' : kinds[0]) : kinds[i];
+    switch (k) {
+      case 'T': case 't': case 'F': case 'f':
+        if ((int)t->dtype != gdt) trace_fail_dtype(op, i, (DType)gdt, t->dtype);
+        if (!(op->dtypes & DTM(t->dtype))) trace_fail_attr(op, "T", t->dtype, op->dtypes);
+        break;
+      case 'A':
+        if (vardt >= 0 && (int)t->dtype != vardt) trace_fail_dtype(op, i, (DType)vardt, t->dtype);
+        if (!(op->dtypes & DTM(t->dtype))) trace_fail_attr(op, "T", t->dtype, op->dtypes);
+        break;
+      case 'B': case 'b':
+        if (t->dtype != DT_BOOL) trace_fail_dtype(op, i, DT_BOOL, t->dtype);
+        break;
+      case 'I': case 'i':
+        if (!(DTM(t->dtype) & DTM_INT)) trace_fail_attr(op, "Tindices", t->dtype, DTM_INT);
+        break;
+      default:
+        break;
+    }
+    meta_set(&inm[i], t->dtype, t->rank, t->shape);
+  }
+
+  /* v.assign(x): a statically wrong shape fails now, as it would eagerly. */
+  if (vardt >= 0 && nin == 2 && tin[1] && ref[0].node >= 0) {
+    Variable *var = g->nodes[ref[0].node].var;
+    const Tensor *cur = var->value, *nv = tin[1];
+    bool bad = nv->rank >= 0 && nv->rank != cur->rank;
+    for (int d = 0; !bad && nv->rank >= 0 && d < cur->rank; d++) bad = nv->shape[d] >= 0 && nv->shape[d] != cur->shape[d];
+    if (bad) {
+      StrBuf a, b2;
+      sb_init(&a);
+      sb_init(&b2);
+      graph_shape_text(&a, cur->rank, cur->shape);
+      graph_shape_text(&b2, nv->rank, nv->shape);
+      char msg[512];
+      snprintf(msg, sizeof msg,
+               "Cannot assign value to variable ' %s': Shape mismatch.The variable shape %s, and the assigned value "
+               "shape %s are incompatible.",
+               var->name, a.data, b2.data);
+      sb_free(&a);
+      sb_free(&b2);
+      rt_throw(ERR_VALUE, "%s", msg);
+    }
+  }
+
+  /* Attributes: owned copies, symbolic ones replaced by static values. */
+  OpAttrs at;
+  at.n = attrs->n;
+  for (int i = 0; i < attrs->n; i++) {
+    Val v = trace_attr_static(cx, op, i, attrs->v[i]);
+    at.v[i] = v.u.o == attrs->v[i].u.o && v.tag == attrs->v[i].tag ? val_incref(v) : v;
+    temps[ntemps++] = at.v[i];
+  }
+
+  /* Shape/dtype rule. */
+  OpCall c;
+  memset(&c, 0, sizeof c);
+  c.op = op;
+  c.nin = nin;
+  c.args = vin;
+  c.in = tin;
+  c.inm = inm;
+  c.attrs = &at;
+  c.outm = c.outm_buf;
+  c.out = c.out_buf;
+  c.nout = 1;
+  op->meta(&c);
+  int nout = (op->flags & OPF_NOOUT) ? 0 : c.nout;
+
+  int id = graph_add_node(g, GN_OP, op, op->graph_name, nout, c.outm);
+  if (c.out != c.out_buf) {
+    free(c.out);
+    free(c.outm);
+  }
+  GraphNode *node = &g->nodes[id];
+  node->attrs = at;
+  for (int i = 0; i < at.n; i++) val_incref(at.v[i]);
+  graph_set_inputs(g, id, nin, ref, any_raw ? raw : NULL);
+  if (is_list) g->nodes[id].flags |= GNF_LIST;
+  if (op->flags & OPF_STATEFUL) {
+    g->nodes[id].flags |= GNF_STATEFUL;
+    if (cx->last_effect >= 0) graph_add_ctrl(g, id, cx->last_effect);
+    cx->last_effect = id;
+    cx->neffects++;
+  }
+#undef ntemps
+  trace_scratch_free(cx, sc);
+
+  if (op->flags & OPF_NOOUT) return val_none();
+  if (op->flags & OPF_MULTI) {
+    Val l = list_new(nout);
+    for (int i = 0; i < nout; i++) {
+      Val t = trace_sym(g, (GraphRef){id, i});
+      list_append(l, t);
+      val_decref(t);
+    }
+    return l;
+  }
+  return trace_sym(g, (GraphRef){id, 0});
+}
+
+static Val trace_hook(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) {
+  TraceCtx *cx = trace_cur;
+  if (!cx) {
+    /* not tracing: eager, unless a symbolic tensor escaped its function */
+    for (int i = 0; i < nin; i++) {
+      Val v = inputs[i];
+      if (!trace_val_symbolic(v)) continue;
+      if (val_is(v, &tensor_type)) trace_error_foreign(val_tensor(v));
+      tfs_i64 n;
+      const Val *items;
+      if (seq_items(v, &n, &items))
+        for (tfs_i64 k = 0; k < n; k++)
+          if (val_is(items[k], &tensor_type) && val_tensor(items[k])->sym) trace_error_foreign(val_tensor(items[k]));
+      rt_throw(ERR_TYPE, "a symbolic tensor cannot be used outside of its tf.function");
+    }
+    if (attrs)
+      for (int i = 0; i < attrs->n; i++)
+        if (val_is(attrs->v[i], &tensor_type) && val_tensor(attrs->v[i])->sym) trace_error_foreign(val_tensor(attrs->v[i]));
+    return val_undef();
+  }
+  return trace_record(cx, op, nin, inputs, attrs);
+}
+
+/* ---- structures of values -------------------------------------------------------- */
+
+typedef struct TraceLeaf { Obj hdr; int index; } TraceLeaf;
+
+static void trace_leaf_free(Obj *o) { free(o); }
+static void trace_leaf_repr(StrBuf *b, Val v) { sb_printf(b, "<%d>", ((TraceLeaf *)v.u.o)->index + 1); }
+
+const Type trace_leaf_type = {.name = "leaf", .free = trace_leaf_free, .repr = trace_leaf_repr};
+
+Val trace_leaf(int index) {
+  TraceLeaf *l = obj_new(&trace_leaf_type, sizeof(TraceLeaf));
+  l->index = index;
+  return val_obj(l);
+}
+
+bool trace_is_leaf(Val tmpl, int *index) {
+  if (!val_is(tmpl, &trace_leaf_type)) return false;
+  *index = ((TraceLeaf *)tmpl.u.o)->index;
+  return true;
+}
+
+Val trace_flatten(TraceCtx *cx, Val v, GraphRefVec *out) {
+  GraphRef r;
+  if (trace_ref(cx, v, &r)) {
+    trace_refvec_push(out, r);
+    return trace_leaf(out->n - 1);
+  }
+  if (val_is(v, &list_type) || val_is(v, &tuple_type)) {
+    tfs_i64 n;
+    const Val *items;
+    seq_items(v, &n, &items);
+    bool list = val_is(v, &list_type);
+    Val res = list ? list_new(n) : tuple_new(n);
+    for (tfs_i64 i = 0; i < n; i++) {
+      Val e = trace_flatten(cx, items[i], out);
+      if (list) {
+        list_append(res, e);
+        val_decref(e);
+      } else {
+        ((Tuple *)res.u.o)->items[i] = e;
+      }
+    }
+    return res;
+  }
+  if (val_is(v, &dict_type)) {
+    Dict *d = (Dict *)v.u.o;
+    Val res = dict_new();
+    for (tfs_i64 i = 0; i < d->used; i++) {
+      if (val_is_undef(d->keys[i])) continue;
+      Val e = trace_flatten(cx, d->vals[i], out);
+      dict_set(res, d->keys[i], e);
+      val_decref(e);
+    }
+    return res;
+  }
+  return val_incref(v);
+}
+
+Val trace_unflatten(Val tmpl, const Val *leaves) {
+  int idx;
+  if (trace_is_leaf(tmpl, &idx)) return val_incref(leaves[idx]);
+  if (val_is(tmpl, &list_type) || val_is(tmpl, &tuple_type)) {
+    tfs_i64 n;
+    const Val *items;
+    seq_items(tmpl, &n, &items);
+    bool list = val_is(tmpl, &list_type);
+    Val res = list ? list_new(n) : tuple_new(n);
+    for (tfs_i64 i = 0; i < n; i++) {
+      Val e = trace_unflatten(items[i], leaves);
+      if (list) {
+        list_append(res, e);
+        val_decref(e);
+      } else {
+        ((Tuple *)res.u.o)->items[i] = e;
+      }
+    }
+    return res;
+  }
+  if (val_is(tmpl, &dict_type)) {
+    Dict *d = (Dict *)tmpl.u.o;
+    Val res = dict_new();
+    for (tfs_i64 i = 0; i < d->used; i++) {
+      if (val_is_undef(d->keys[i])) continue;
+      Val e = trace_unflatten(d->vals[i], leaves);
+      dict_set(res, d->keys[i], e);
+      val_decref(e);
+    }
+    return res;
+  }
+  return val_incref(tmpl);
+}
+
+/* ---- tf.Variable creation inside a trace (init scope) ------------------------------- */
+
+static Val trace_lifted = {VT_UNDEF, {0}};   /* owned lifted initial value of the creation in progress */
+
+void *trace_enter_init_scope(Val *initial) {
+  TraceCtx *cx = trace_cur;
+  if (!cx) return NULL;
+  if (!cx->allow_vars)
+    rt_throw(ERR_VALUE, "tf.function only supports singleton tf.Variables created on the first call");
+  if (val_is(*initial, &tensor_type) && val_tensor(*initial)->sym) {
+    Tensor *t = val_tensor(*initial);
+    Graph *sg;
+    GraphRef r;
+    trace_sym_ref(t, &sg, &r);
+    Tensor *st = sg == cx->g ? trace_static_value(sg, r) : NULL;
+    if (!st)
+      rt_throw(ERR_VALUE,
+               "tf.Variable: the initial value depends on the inputs of tf.function '%s'; create the variable from "
+               "constants, or outside the function",
+               cx->g->fname);
+    val_decref(trace_lifted);
+    trace_lifted = val_obj(st);
+    *initial = trace_lifted;
+  } else if (trace_val_symbolic(*initial)) {
+    rt_throw(ERR_VALUE, "tf.Variable: the initial value depends on the inputs of tf.function '%s'", cx->g->fname);
+  }
+  trace_cur = NULL;   /* the creation runs eagerly, as under TF's init_scope */
+  return cx;
+}
+
+void trace_leave_init_scope(void *token) {
+  if (!token) return;
+  trace_cur = token;
+  val_decref(trace_lifted);
+  trace_lifted = val_undef();
+}
+
+/* ---- installation -------------------------------------------------------------------- */
+
+void trace_install(void) {
+  op_graph_hook = trace_hook;
+  tensor_sym_free = trace_sym_free;
+  tensor_sym_repr = trace_sym_repr;
+}

@@ -1,0 +1,342 @@
+/* test_ops.c — kernel conformance: every case of tests/fixtures/ops/*.txt (numpy references) run through the tf.* builtins. */
+#include <check.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "object.h"
+#include "ops.h"
+#include "tfmod.h"
+
+static char fixture_dir[1024];
+
+static void find_fixtures(void) {
+  const char *env = getenv("TFS_OP_FIXTURES");
+  if (env) { snprintf(fixture_dir, sizeof fixture_dir, "%s", env); return; }
+  /* tests/unit/test_ops.c -> tests/fixtures/ops */
+  snprintf(fixture_dir, sizeof fixture_dir, "%s", __FILE__);
+  char *slash = strrchr(fixture_dir, '/');
+  if (slash) *slash = 0;
+  else snprintf(fixture_dir, sizeof fixture_dir, ".");
+  strncat(fixture_dir, "/../fixtures/ops", sizeof fixture_dir - strlen(fixture_dir) - 1);
+}
+
+/* ---- parsing ------------------------------------------------------------------------- */
+
+static int dtype_by_name(const char *s) {
+  for (int d = 0; d < DT__COUNT; d++)
+    if (!strcmp(s, dtype_info[d].name)) return d;
+  return -1;
+}
+
+/* "in float32 2 2 3 : v v v ..." -> tensor */
+static Tensor *parse_tensor(char *p) {
+  char *save = NULL;
+  char *tok = strtok_r(p, " ", &save);
+  int dt = dtype_by_name(tok);
+  ck_assert_msg(dt >= 0, "bad dtype %s", tok);
+  int rank = atoi(strtok_r(NULL, " ", &save));
+  tfs_i64 shape[TFS_MAX_RANK];
+  for (int i = 0; i < rank; i++) shape[i] = atoll(strtok_r(NULL, " ", &save));
+  strtok_r(NULL, " ", &save);   /* ':' */
+  Tensor *t = tensor_new((DType)dt, rank, shape);
+  for (tfs_i64 i = 0; i < t->size; i++) {
+    tok = strtok_r(NULL, " \n", &save);
+    ck_assert_msg(tok != NULL, "missing value");
+    switch (dt) {
+    case DT_FLOAT32: ((float *)tensor_data(t))[i] = (float)strtod(tok, NULL); break;
+    case DT_FLOAT64: ((double *)tensor_data(t))[i] = strtod(tok, NULL); break;
+    case DT_INT32: ((int32_t *)tensor_data(t))[i] = (int32_t)strtoll(tok, NULL, 10); break;
+    case DT_INT64: ((int64_t *)tensor_data(t))[i] = strtoll(tok, NULL, 10); break;
+    case DT_BOOL: ((bool *)tensor_data(t))[i] = atoi(tok) != 0; break;
+    default: break;
+    }
+  }
+  return t;
+}
+
+static Val parse_value(const char **s) {
+  while (**s == ' ') (*s)++;
+  if (**s == '[') {
+    (*s)++;
+    Val l = list_new(4);
+    while (**s && **s != ']') {
+      Val e = parse_value(s);
+      list_append(l, e);
+      TFS_DECREF(e);
+      if (**s == ',') (*s)++;
+    }
+    if (**s == ']') (*s)++;
+    return l;
+  }
+  if (**s == '\'') {
+    const char *e = strchr(*s + 1, '\'');
+    Val v = str_new(*s + 1, e - *s - 1);
+    *s = e + 1;
+    return v;
+  }
+  char word[64];
+  int n = 0;
+  while (**s && **s != ',' && **s != ']' && **s != ' ' && **s != '\n' && n < 63) word[n++] = *(*s)++;
+  word[n] = 0;
+  if (!strcmp(word, "True")) return val_bool(true);
+  if (!strcmp(word, "False")) return val_bool(false);
+  if (!strcmp(word, "None")) return val_none();
+  int dt = dtype_by_name(word);
+  if (dt >= 0) return dtype_val((DType)dt);
+  if (strpbrk(word, ".eEn")) return val_float(strtod(word, NULL));
+  return val_int(strtoll(word, NULL, 10));
+}
+
+/* ---- comparison ------------------------------------------------------------------------- */
+
+static int64_t ord32(float f) {
+  int32_t i;
+  memcpy(&i, &f, 4);
+  return i < 0 ? (int64_t)INT32_MIN - i : i;
+}
+static int64_t ord64(double f) {
+  int64_t i;
+  memcpy(&i, &f, 8);
+  return i < 0 ? INT64_MIN - i : i;
+}
+
+static bool same_tensor(const Tensor *got, const Tensor *want, int ulps, char *why, size_t n) {
+  if (got->dtype != want->dtype) {
+    snprintf(why, n, "dtype %s, want %s", dtype_info[got->dtype].name, dtype_info[want->dtype].name);
+    return false;
+  }
+  if (got->rank != want->rank) { snprintf(why, n, "rank %d, want %d", got->rank, want->rank); return false; }
+  for (int d = 0; d < got->rank; d++)
+    if (got->shape[d] != want->shape[d]) {
+      snprintf(why, n, "dim %d is %lld, want %lld", d, (long long)got->shape[d], (long long)want->shape[d]);
+      return false;
+    }
+  /* ulps > 0: error bound is ulps units of the largest expected magnitude */
+  double wmax = 0;
+  for (tfs_i64 i = 0; i < want->size; i++) {
+    double w = fabs(tensor_get_f(want, i));
+    if (isfinite(w) && w > wmax) wmax = w;
+  }
+  double eps = got->dtype == DT_FLOAT32 ? 1.1920928955078125e-07 : 2.220446049250313e-16;
+  double abs_tol = ulps > 0 ? ulps * eps * wmax : 0;
+  for (tfs_i64 i = 0; i < want->size; i++) {
+    double g = tensor_get_f(got, i), w = tensor_get_f(want, i);
+    bool ok;
+    if (got->dtype == DT_FLOAT32 || got->dtype == DT_FLOAT64) {
+      if (isnan(w)) ok = isnan(g);
+      else if (isinf(w)) ok = g == w;
+      else if (w == 0) ok = g == 0 || fabs(g) <= abs_tol;
+      else {
+        int64_t d = got->dtype == DT_FLOAT32 ? ord32((float)g) - ord32((float)w) : ord64(g) - ord64(w);
+        ok = llabs(d) <= 1 || fabs(g - w) <= abs_tol;
+      }
+    } else {
+      ok = tensor_get_i(got, i) == tensor_get_i(want, i);
+    }
+    if (!ok) {
+      snprintf(why, n, "element %lld is %.17g, want %.17g", (long long)i, g, w);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* ---- running a fixture file ----------------------------------------------------------------- */
+
+typedef struct Case {
+  char api[96];
+  int ulps;
+  int nargs;
+  Val args[8];
+  int nkw;
+  const char *kwnames[8];
+  char kwbuf[8][32];
+  Val kwvals[8];
+  Val list;                   /* VT_UNDEF unless a 'list' line opened one */
+  int nout;
+  Tensor *out[8];
+  char err_kind[48], err_msg[512];
+  int line;
+} Case;
+
+static void case_free(Case *c) {
+  for (int i = 0; i < c->nargs; i++) TFS_DECREF(c->args[i]);
+  for (int i = 0; i < c->nkw; i++) TFS_DECREF(c->kwvals[i]);
+  for (int i = 0; i < c->nout; i++) tensor_release(c->out[i]);
+  if (c->list.tag != VT_UNDEF) TFS_DECREF(c->list);
+  memset(c, 0, sizeof *c);
+}
+
+static Val tf_attr(Val tf, const char *api) {
+  char buf[96];
+  snprintf(buf, sizeof buf, "%s", api);
+  Val cur = val_incref(tf);
+  char *save = NULL;
+  for (char *part = strtok_r(buf, ".", &save); part; part = strtok_r(NULL, ".", &save)) {
+    Val next = rt_getattr(cur, part);
+    TFS_DECREF(cur);
+    cur = next;
+  }
+  return cur;
+}
+
+/* Returns true when the case passed; prints why not. */
+static bool run_case(Val tf, Case *c, const char *file) {
+  Val fn = tf_attr(tf, c->api);
+  Kw kw = {c->nkw, c->kwnames, c->kwvals};
+  Val args[9];
+  int n = 0;
+  if (c->list.tag != VT_UNDEF) args[n++] = c->list;
+  for (int i = 0; i < c->nargs; i++) args[n++] = c->args[i];
+  char why[600] = "";
+  volatile bool ok = true;
+  RtTry t;
+  rt_try_push(&t);
+  if (setjmp(t.jb) == 0) {
+    Val r = rt_call(fn, n, args, &kw);
+    rt_try_pop(&t);
+    if (c->err_kind[0]) {
+      snprintf(why, sizeof why, "expected %s, got a result", c->err_kind);
+      ok = false;
+    } else if (c->nout == 1 && val_is_tensor(r)) {
+      ok = same_tensor(val_tensor(r), c->out[0], c->ulps, why, sizeof why);
+    } else if (val_is(r, &list_type) && ((List *)r.u.o)->len == c->nout) {
+      for (int i = 0; ok && i < c->nout; i++) {
+        Val e = ((List *)r.u.o)->items[i];
+        ok = val_is_tensor(e) && same_tensor(val_tensor(e), c->out[i], c->ulps, why, sizeof why);
+      }
+    } else {
+      snprintf(why, sizeof why, "unexpected result type %s", val_type_name(r));
+      ok = false;
+    }
+    TFS_DECREF(r);
+  } else {
+    const char *kind = err_kind_name(t.kind);
+    if (!c->err_kind[0]) {
+      snprintf(why, sizeof why, "raised %s: %s", kind, t.msg ? t.msg : "");
+      ok = false;
+    } else if (strcmp(kind, c->err_kind) || !t.msg || strncmp(t.msg, c->err_msg, strlen(c->err_msg))) {
+      snprintf(why, sizeof why, "raised %s: %s; want %s: %s", kind, t.msg ? t.msg : "", c->err_kind, c->err_msg);
+      ok = false;
+    }
+    rt_try_clear(&t);
+  }
+  TFS_DECREF(fn);
+  if (!ok) fprintf(stderr, "%s:%d: %s: %s\n", file, c->line, c->api, why);
+  return ok;
+}
+
+static int run_file(const char *name) {
+  char path[1200];
+  snprintf(path, sizeof path, "%s/%s", fixture_dir, name);
+  FILE *f = fopen(path, "r");
+  ck_assert_msg(f != NULL, "cannot open %s (set TFS_OP_FIXTURES)", path);
+  Val tf = tf_module();
+  static char line[1 << 16];
+  Case c;
+  memset(&c, 0, sizeof c);
+  int failures = 0, cases = 0, lineno = 0;
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    line[strcspn(line, "\n")] = 0;
+    if (!strncmp(line, "case ", 5)) {
+      case_free(&c);
+      sscanf(line + 5, "%95s %d", c.api, &c.ulps);
+      c.line = lineno;
+      c.list = val_undef();
+    } else if (!strncmp(line, "attr ", 5)) {
+      char *name = line + 5, *sp = strchr(name, ' ');
+      *sp = 0;
+      snprintf(c.kwbuf[c.nkw], sizeof c.kwbuf[0], "%s", name);
+      c.kwnames[c.nkw] = c.kwbuf[c.nkw];
+      const char *v = sp + 1;
+      c.kwvals[c.nkw++] = parse_value(&v);
+    } else if (!strncmp(line, "list ", 5)) {
+      c.list = list_new(4);
+    } else if (!strncmp(line, "in ", 3)) {
+      Tensor *t = parse_tensor(line + 3);
+      if (c.list.tag != VT_UNDEF) {
+        Val tv = val_obj(t);
+        list_append(c.list, tv);
+        TFS_DECREF(tv);
+      } else {
+        c.args[c.nargs++] = val_obj(t);
+      }
+    } else if (!strncmp(line, "out ", 4)) {
+      c.out[c.nout++] = parse_tensor(line + 4);
+    } else if (!strncmp(line, "err ", 4)) {
+      char *kind = line + 4, *sp = strchr(kind, ' ');
+      *sp = 0;
+      snprintf(c.err_kind, sizeof c.err_kind, "%s", kind);
+      snprintf(c.err_msg, sizeof c.err_msg, "%s", sp + 1);
+    } else if (!strcmp(line, "end")) {
+      cases++;
+      if (!run_case(tf, &c, name)) failures++;
+      case_free(&c);
+    }
+  }
+  fclose(f);
+  TFS_DECREF(tf);
+  fprintf(stderr, "%s: %d cases, %d failures\n", name, cases, failures);
+  ck_assert_msg(cases > 0, "no cases in %s", name);
+  return failures;
+}
+
+START_TEST(test_binary) { ck_assert_int_eq(run_file("binary.txt"), 0); }
+END_TEST
+START_TEST(test_unary) { ck_assert_int_eq(run_file("unary.txt"), 0); }
+END_TEST
+START_TEST(test_reduce) { ck_assert_int_eq(run_file("reduce.txt"), 0); }
+END_TEST
+START_TEST(test_matmul) { ck_assert_int_eq(run_file("matmul.txt"), 0); }
+END_TEST
+START_TEST(test_shape) { ck_assert_int_eq(run_file("shape.txt"), 0); }
+END_TEST
+
+/* Every op of the table is reachable from `tf` under each of its API names. */
+START_TEST(test_api_names) {
+  Val tf = tf_module();
+  for (int i = 0; i < OP__COUNT; i++) {
+    const char *s = op_defs[i].api;
+    while (*s) {
+      char name[64];
+      int len = 0;
+      while (s[len] && s[len] != ' ') len++;
+      snprintf(name, sizeof name, "%.*s", len, s);
+      Val f = tf_attr(tf, name);
+      ck_assert_msg(f.tag == VT_OBJ, "tf.%s missing", name);
+      TFS_DECREF(f);
+      s += len;
+      while (*s == ' ') s++;
+    }
+  }
+  TFS_DECREF(tf);
+}
+END_TEST
+
+static Suite *ops_suite(void) {
+  Suite *s = suite_create("ops");
+  TCase *tc = tcase_create("fixtures");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_binary);
+  tcase_add_test(tc, test_unary);
+  tcase_add_test(tc, test_reduce);
+  tcase_add_test(tc, test_matmul);
+  tcase_add_test(tc, test_shape);
+  tcase_add_test(tc, test_api_names);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  find_fixtures();
+  SRunner *sr = srunner_create(ops_suite());
+  srunner_set_fork_status(sr, CK_NOFORK);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
