@@ -778,7 +778,7 @@ static void record_conv(Cg *cg, ProgModule *m, Ast *fn, Scope *s) {
 static void conv_link(Cg *cg, ProgModule *m, Ast *fn, Scope *s, StrBuf *out) {
   ConvFn *c = find_conv(cg, m, fn);
   if (!c) {
-    sb_puts(out, "0, 0, 0");
+    sb_puts(out, "0, 0, 0, 0");
     return;
   }
   const Ast *conv_fn = c->scope->node;
@@ -792,7 +792,7 @@ static void conv_link(Cg *cg, ProgModule *m, Ast *fn, Scope *s, StrBuf *out) {
   }
   sb_puts(&cg->decls, c->scope->nfrees ? "};\n" : "0};\n");
   c_string(out, text, strlen(text));
-  sb_printf(out, ", &FIC%d_%d, CM%d_%d", m->index, c->scope->id, m->index, s->id);
+  sb_printf(out, ", &FIC%d_%d, CM%d_%d, %d", m->index, c->scope->id, m->index, s->id, c->scope->nfrees);
   free(text);
 }
 
@@ -812,7 +812,7 @@ static void gen_function(Cg *cg, ProgModule *m, ScopeInfo *si, const char *tag, 
   else conv_link(cg, m, fn, s, &tail_info);
   sb_printf(&cg->decls, "static const FuncInfo FI%s%d_%d = {\"%s\", %d, P%s%d_%d, F%s%d_%d, %d, %d, %s};\n", tag,
             m->index, s->id, name, fn->args.n, tag, m->index, s->id, tag, m->index, s->id,
-            add_loc(cg, m, fn->line, fn->col), m->index, *tag ? "0, 0, 0" : tail_info.data);
+            add_loc(cg, m, fn->line, fn->col), m->index, *tag ? "0, 0, 0, 0" : tail_info.data);
   sb_free(&tail_info);
   for (int i = 0; i < fn->args.n; i++)
     if (fn->args.items[i]->is_star) error_at(cg, m, fn->args.items[i], "*args and **kwargs parameters are not supported yet");

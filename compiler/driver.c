@@ -7,6 +7,8 @@
 
 #include "autograph.h"
 #include "cgen.h"
+#include "graph.h"
+#include "tffunction.h"
 #include "jit.h"
 #include "program.h"
 #include "unparse.h"
@@ -85,7 +87,8 @@ int driver_run(const char *path, int argc, char **argv, const DriverOpts *opts) 
     } else {
       void (*entry)(void) = (void (*)(void))jit_symbol(j, "tfs_program_main");
       void (*leave)(void) = (void (*)(void))jit_symbol(j, "tfs_program_exit");
-      (void)opts;
+      if (opts && opts->eager) tffn_set_eager(true);
+      if (opts && opts->dump_graphs) graph_set_dump_dir(opts->dump_graphs);
       rc = rt_main(argc, argv, entry, leave);
       jit_free(j);
     }

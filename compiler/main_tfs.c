@@ -1,6 +1,8 @@
 /* main_tfs.c — `tfs run [--eager] [--dump-graphs DIR] prog.tfs [args...]`. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "driver.h"
 
@@ -27,6 +29,10 @@ int main(int argc, char **argv) {
     }
   }
   if (i >= argc) return usage();
+  if (opts.dump_graphs && mkdir(opts.dump_graphs, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "tfs: error: cannot create '%s': %s\n", opts.dump_graphs, strerror(errno));
+    return 1;
+  }
   /* The program sees argv as Python's sys.argv: script first. */
   return driver_run(argv[i], argc - i, argv + i, &opts);
 }

@@ -62,6 +62,7 @@ typedef struct FuncInfo {
    * while tracing; its free variable i is this function's cell cellmap[i]. */
   const struct FuncInfo *converted;
   const int *cellmap;
+  int ncellmap;
 } FuncInfo;
 
 /* Binary operators (rt_binop) and comparisons (rt_compare).  ORDER BINOP */

@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 
 #include "object.h"
+#include "trace.h"
 #include "value.h"
 
 int rt_call_depth;
@@ -43,6 +44,7 @@ Val rt_func_new(const FuncInfo *info, int ndefaults, const Val *defaults, int nc
   f->defaults = ndefaults ? malloc(sizeof(Val) * (size_t)ndefaults) : NULL;
   f->cells = ncells ? malloc(sizeof(Obj *) * (size_t)ncells) : NULL;
   f->dict = val_undef();
+  f->conv = NULL;
   if ((ndefaults && !f->defaults) || (ncells && !f->cells)) rt_throw(ERR_MEMORY, "out of memory");
   for (int i = 0; i < ndefaults; i++) f->defaults[i] = val_incref(defaults[i]);
   for (int i = 0; i < ncells; i++) {
@@ -57,6 +59,7 @@ static void func_free(Obj *o) {
   for (int i = 0; i < f->ndefaults; i++) val_decref(f->defaults[i]);
   for (int i = 0; i < f->ncells; i++) val_decref(val_obj(f->cells[i]));
   val_decref(f->dict);
+  if (f->conv) val_decref(val_obj(f->conv));
   free(f->defaults);
   free(f->cells);
   free(f);
@@ -64,6 +67,32 @@ static void func_free(Obj *o) {
 
 static void func_repr(StrBuf *b, Val v) {
   sb_printf(b, "<function %s at %p>", ((Func *)v.u.o)->info->name, (void *)v.u.o);
+}
+
+/* While tracing, a function runs as its AutoGraph-converted twin (LANGUAGE.md
+ * §9: every function reached from a tf.function is converted).  The twin's
+ * free variable i is this function's cell info->cellmap[i]. */
+static Func *func_converted(Func *f) {
+  if (f->conv) return f->conv;
+  const FuncInfo *ci = f->info->converted;
+  Func *c = obj_new(&func_type, sizeof *c);
+  c->info = ci;
+  c->dict = val_undef();
+  c->conv = NULL;
+  c->ndefaults = 0;
+  c->defaults = NULL;
+  int nc = f->info->ncellmap;
+  c->ncells = nc;
+  c->cells = nc ? calloc((size_t)nc, sizeof *c->cells) : NULL;
+  for (int i = 0; i < nc; i++) {
+    int j = f->info->cellmap[i];
+    if (j < 0 || j >= f->ncells) rt_throw(ERR_RUNTIME, "internal error: converted '%s' has an unknown free variable", ci->name);
+    c->cells[i] = f->cells[j];
+    c->cells[i]->rc++;
+  }
+  /* Defaults are bound by the original before the call: the twin needs none. */
+  f->conv = c;
+  return c;
 }
 
 static Val func_call(Val self, int n, const Val *args, const Kw *kw) {
@@ -76,7 +105,7 @@ static Val func_call(Val self, int n, const Val *args, const Kw *kw) {
   if (rt_call_depth >= FUNC_MAX_DEPTH || func_stack_low())
     rt_throw(ERR_RECURSION, "maximum recursion depth exceeded");
   rt_call_depth++;
-  Val r = info->code(f, argv);
+  Val r = info->converted && trace_active() ? info->converted->code(func_converted(f), argv) : info->code(f, argv);
   rt_call_depth--;
   return r;
 }

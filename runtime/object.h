@@ -46,6 +46,7 @@ typedef struct Func {
   Val *defaults;              /* owned */
   Obj **cells;                /* owned references to Cell objects */
   Val dict;                   /* attributes set on the function (VT_UNDEF until used) */
+  struct Func *conv;          /* AutoGraph twin sharing this function's cells (made on first trace) */
 } Func;
 
 /* A builtin function implemented in C.  `self` is the bound receiver for

@@ -1,10 +1,10 @@
 /* rtmain.c — process entry for compiled programs (JIT or standalone): argv, run, tear down, flush. */
 #include "object.h"
-
-void rt_set_argv(int argc, char **argv);
+#include "../stdlib/tffunction.h"
 
 int rt_main(int argc, char **argv, void (*entry)(void), void (*leave)(void)) {
   rt_set_argv(argc, argv);
+  tffn_init(); /* also pulls tf.function into archive-linked executables */
   entry();
   leave();
   rt_flush();

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""seed_torch.py — the seed workloads in PyTorch eager and TorchScript (frozen), timed like bench/seed.tfs."""
+import sys
+import time
+
+import torch
+
+def timed(fn, number):
+    fn()
+    best = 1e30
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / number)
+    return best * 1e6
+
+
+def power(x, n: int):
+    r = x
+    for _ in range(n - 1):
+        r = torch.matmul(r, x)
+    return r
+
+
+def dense_stack(x, ws: list[torch.Tensor], bs: list[torch.Tensor]):
+    for i in range(len(ws)):
+        x = torch.relu(torch.matmul(x, ws[i]) + bs[i])
+    return x
+
+
+def get_mse(y_true, y_pred):
+    sq_diff = torch.pow(y_true - y_pred, 2)
+    # integer mean truncates, as tf.reduce_mean does on int32
+    return torch.div(torch.sum(sq_diff), sq_diff.numel(), rounding_mode="trunc")
+
+
+def scalar_add(a, b):
+    return a + b
+
+
+torch.manual_seed(1)
+px = torch.randint(0, 3, (10, 10), dtype=torch.int32)
+dx = torch.randn(20, 28, 28)
+ws = [torch.randn(28, 64) * 0.1] + [torch.randn(64, 64) * 0.1 for _ in range(99)]
+bs = [torch.zeros(64) for _ in range(100)]
+ya = torch.tensor([1, 2, 3, 4, 5], dtype=torch.int32)
+yb = torch.tensor([2, 2, 1, 4, 8], dtype=torch.int32)
+s0, s1 = ya[0], ya[1]
+
+modes = sys.argv[1:] or ["eager"]
+with torch.no_grad():
+    for mode in modes:
+        if mode == "graph":  # TorchScript: the peer of a traced tf.function
+            fpower = torch.jit.script(power)
+            fdense = torch.jit.script(dense_stack)
+            fmse = torch.jit.script(get_mse)
+            fadd = torch.jit.script(scalar_add)
+        else:
+            fpower, fdense, fmse, fadd = power, dense_stack, get_mse, scalar_add
+        print("power", mode, round(timed(lambda: fpower(px, 100), 200), 2))
+        print("dense", mode, round(timed(lambda: fdense(dx, ws, bs), 20), 2))
+        print("mse", mode, round(timed(lambda: fmse(ya, yb), 20000), 3))
+        print("scalar_add", mode, round(timed(lambda: fadd(s0, s1), 20000), 3))
