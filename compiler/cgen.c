@@ -145,14 +145,14 @@ static int load_name(Fg *g, Ast *n) {
   Sym *y = sym_of(g, n->name);
   if (!y || y->kind == SYM_BUILTIN) {
     int k = add_const(g->cg, (Const){1, n->name, strlen(n->name), -1});
-    emit(g, "t%d = K[%d]; TFS_INCREF(t%d);", t, k, t);
+    emit(g, "TFS_COPY(t%d, K[%d]); TFS_INCREF(t%d);", t, k, t);
     return t;
   }
   switch (y->kind) {
   case SYM_LOCAL:
     emit(g, "if (L_%s.tag == VT_UNDEF) { rt_cur_loc = %d; rt_unbound_local(\"%s\"); }", n->name,
          add_loc(g->cg, g->m, n->line, n->col), n->name);
-    emit(g, "t%d = L_%s; TFS_INCREF(t%d);", t, n->name, t);
+    emit(g, "TFS_COPY(t%d, L_%s); TFS_INCREF(t%d);", t, n->name, t);
     break;
   case SYM_CELL:
     set_loc(g, n);
@@ -165,7 +165,7 @@ static int load_name(Fg *g, Ast *n) {
   case SYM_GLOBAL:
     emit(g, "if (G%d[%d].tag == VT_UNDEF) { rt_cur_loc = %d; rt_unbound_global(\"%s\"); }", g->m->index, y->index,
          add_loc(g->cg, g->m, n->line, n->col), n->name);
-    emit(g, "t%d = G%d[%d]; TFS_INCREF(t%d);", t, g->m->index, y->index, t);
+    emit(g, "TFS_COPY(t%d, G%d[%d]); TFS_INCREF(t%d);", t, g->m->index, y->index, t);
     break;
   default: break;
   }
@@ -178,12 +178,12 @@ static void store_name(Fg *g, const char *name, int t) {
   if (!y) return;
   switch (y->kind) {
   case SYM_LOCAL:
-    emit(g, "{ Val o_ = L_%s; L_%s = t%d; TFS_INCREF(L_%s); TFS_DECREF(o_); }", name, name, t, name);
+    emit(g, "{ Val o_; TFS_COPY(o_, L_%s); TFS_COPY(L_%s, t%d); TFS_INCREF(L_%s); TFS_DECREF(o_); }", name, name, t, name);
     break;
   case SYM_CELL: emit(g, "rt_cell_set(C_%s, t%d);", name, t); break;
   case SYM_FREE: emit(g, "rt_cell_set(F_%s, t%d);", name, t); break;
   case SYM_GLOBAL:
-    emit(g, "{ Val o_ = G%d[%d]; G%d[%d] = t%d; TFS_INCREF(G%d[%d]); TFS_DECREF(o_); }", g->m->index, y->index,
+    emit(g, "{ Val o_; TFS_COPY(o_, G%d[%d]); TFS_COPY(G%d[%d], t%d); TFS_INCREF(G%d[%d]); TFS_DECREF(o_); }", g->m->index, y->index,
          g->m->index, y->index, t, g->m->index, y->index);
     break;
   default: break;
@@ -216,23 +216,23 @@ static void release(Fg *g, int t) { emit(g, "TFS_DECREF(t%d);", t); }
 static int constant(Fg *g, Ast *e) {
   int t = tmp(g);
   switch (e->const_kind) {
-  case C_NONE: emit(g, "t%d = (Val){VT_NONE, {0}};", t); break;
-  case C_TRUE: emit(g, "t%d = (Val){VT_BOOL, {1}};", t); break;
-  case C_FALSE: emit(g, "t%d = (Val){VT_BOOL, {0}};", t); break;
+  case C_NONE: emit(g, "TFS_SET(t%d, VT_NONE, 0);", t); break;
+  case C_TRUE: emit(g, "TFS_SET(t%d, VT_BOOL, 1);", t); break;
+  case C_FALSE: emit(g, "TFS_SET(t%d, VT_BOOL, 0);", t); break;
   case C_INT:
-    if (e->ival == INT64_MIN) emit(g, "t%d = (Val){VT_INT, {.i = -9223372036854775807LL - 1}};", t);
-    else emit(g, "t%d = (Val){VT_INT, {.i = %lldLL}};", t, (long long)e->ival);
+    if (e->ival == INT64_MIN) emit(g, "TFS_SET(t%d, VT_INT, -9223372036854775807LL - 1);", t);
+    else emit(g, "TFS_SET(t%d, VT_INT, %lldLL);", t, (long long)e->ival);
     break;
   case C_FLOAT: {
     /* Exact bits: tcc's decimal float parser is not guaranteed correctly rounded. */
     union { double d; long long i; } u;
     u.d = e->fval;
-    emit(g, "t%d = (Val){VT_FLOAT, {.i = %lldLL}}; /* %.17g */", t, u.i, e->fval);
+    emit(g, "TFS_SET(t%d, VT_FLOAT, %lldLL); /* %.17g */", t, u.i, e->fval);
     break;
   }
   case C_STR: {
     int k = add_const(g->cg, (Const){0, e->str, e->slen, -1});
-    emit(g, "t%d = K[%d]; TFS_INCREF(t%d);", t, k, t);
+    emit(g, "TFS_COPY(t%d, K[%d]); TFS_INCREF(t%d);", t, k, t);
     break;
   }
   case C_ELLIPSIS: emit(g, "t%d = rt_ellipsis();", t); break;
@@ -247,10 +247,9 @@ static void seq_items(Fg *g, AstList *l, int *ts) {
 
 static void emit_array(Fg *g, const char *name, int n, const int *ts) {
   ind(g);
-  sb_printf(&g->body, "Val %s[%d] = {", name, n > 0 ? n : 1);
-  for (int i = 0; i < n; i++) sb_printf(&g->body, "%st%d", i ? ", " : "", ts[i]);
-  if (n == 0) sb_puts(&g->body, "{0}");
-  sb_puts(&g->body, "};\n");
+  sb_printf(&g->body, "Val %s[%d];", name, n > 0 ? n : 1);
+  for (int i = 0; i < n; i++) sb_printf(&g->body, " TFS_COPY(%s[%d], t%d);", name, i, ts[i]);
+  sb_putc(&g->body, '\n');
 }
 
 static bool has_star(AstList *l) {
@@ -390,10 +389,22 @@ static int const_attr_chain(Fg *g, Ast *e) {
   return add_const(g->cg, (Const){2, e->name, strlen(e->name), base});
 }
 
+/* Attributes of builtin modules are looked up once, at their first use (so a
+ * missing one fails where it is used, and untaken code costs nothing). */
+static void ensure_const(Fg *g, int k, Ast *at) {
+  Const *c = &g->cg->consts[k];
+  if (c->kind != 2) return;
+  int base = c->base;
+  const char *name = c->s;
+  ensure_const(g, base, at);
+  emit(g, "if (K[%d].tag == VT_UNDEF) { rt_cur_loc = %d; K[%d] = rt_getattr(K[%d], \"%s\"); }", k,
+       add_loc(g->cg, g->m, at->line, at->col), k, base, name);
+}
+
 static int boolop(Fg *g, Ast *e) {
   int r = tmp(g);
   int first = expr(g, e->values.items[0]);
-  emit(g, "t%d = t%d;", r, first);
+  emit(g, "TFS_COPY(t%d, t%d);", r, first);
   int opens = 0;
   for (int i = 1; i < e->values.n; i++) {
     set_loc(g, e->values.items[i - 1]);
@@ -402,7 +413,7 @@ static int boolop(Fg *g, Ast *e) {
     opens++;
     release(g, r);
     int v = expr(g, e->values.items[i]);
-    emit(g, "t%d = t%d;", r, v);
+    emit(g, "TFS_COPY(t%d, t%d);", r, v);
   }
   while (opens--) {
     g->depth--;
@@ -449,7 +460,7 @@ static int slice_value(Fg *g, Ast *s) {
     if (ps[i]) parts[i] = expr(g, ps[i]);
     else {
       parts[i] = tmp(g);
-      emit(g, "t%d = (Val){VT_NONE, {0}};", parts[i]);
+      emit(g, "TFS_SET(t%d, VT_NONE, 0);", parts[i]);
     }
   }
   int t = tmp(g);
@@ -489,7 +500,7 @@ static int joinedstr(Fg *g, Ast *e) {
       if (p->format_spec) spec = expr(g, p->format_spec);
       else {
         spec = tmp(g);
-        emit(g, "t%d = (Val){VT_NONE, {0}};", spec);
+        emit(g, "TFS_SET(t%d, VT_NONE, 0);", spec);
       }
       ts[i] = tmp(g);
       set_loc(g, p);
@@ -528,7 +539,7 @@ static int expr(Fg *g, Ast *e) {
   case A_UNARYOP: {
     int a = expr(g, e->operand), t = tmp(g);
     set_loc(g, e);
-    if (e->op == UN_NOT) emit(g, "t%d = (Val){VT_BOOL, {.i = !rt_truthy(t%d)}};", t, a);
+    if (e->op == UN_NOT) emit(g, "TFS_SET(t%d, VT_BOOL, !rt_truthy(t%d));", t, a);
     else emit(g, "t%d = rt_unop(%d, t%d);", t, e->op, a);
     release(g, a);
     return t;
@@ -542,12 +553,12 @@ static int expr(Fg *g, Ast *e) {
     emit(g, "{ int c_ = rt_truthy(t%d); TFS_DECREF(t%d); if (c_) {", c, c);
     g->depth++;
     int a = expr(g, e->left);
-    emit(g, "t%d = t%d;", r, a);
+    emit(g, "TFS_COPY(t%d, t%d);", r, a);
     g->depth--;
     emit(g, "} else {");
     g->depth++;
     int b = expr(g, e->right);
-    emit(g, "t%d = t%d;", r, b);
+    emit(g, "TFS_COPY(t%d, t%d);", r, b);
     g->depth--;
     emit(g, "} }");
     return r;
@@ -557,7 +568,8 @@ static int expr(Fg *g, Ast *e) {
     int k = const_attr_chain(g, e);
     int t = tmp(g);
     if (k >= 0) {
-      emit(g, "t%d = K[%d]; TFS_INCREF(t%d);", t, k, t);
+      ensure_const(g, k, e);
+      emit(g, "TFS_COPY(t%d, K[%d]); TFS_INCREF(t%d);", t, k, t);
       return t;
     }
     int o = expr(g, e->value);
@@ -630,7 +642,7 @@ static void assign(Fg *g, Ast *target, int t) {
     emit(g, "Val u_[%d];", n ? n : 1);
     set_loc(g, target);
     emit(g, "rt_unpack(t%d, %d, u_);", t, n);
-    for (int i = 0; i < n; i++) emit(g, "t%d = u_[%d];", base + i, i);
+    for (int i = 0; i < n; i++) emit(g, "TFS_COPY(t%d, u_[%d]);", base + i, i);
     g->depth--;
     emit(g, "}");
     for (int i = 0; i < n; i++) {
@@ -820,12 +832,12 @@ static void gen_function(Cg *cg, ProgModule *m, ScopeInfo *si, const char *tag, 
   for (int i = 0; i < fn->args.n; i++) {
     Sym *y = scope_lookup(s, fn->args.items[i]->name);
     if (y->kind == SYM_CELL) emit(&g, "rt_cell_set(C_%s, args[%d]);", y->name, i);
-    else emit(&g, "L_%s = args[%d]; TFS_INCREF(L_%s);", y->name, i, y->name);
+    else emit(&g, "TFS_COPY(L_%s, args[%d]); TFS_INCREF(L_%s);", y->name, i, y->name);
   }
   emit(&g, "Val R = {VT_NONE, {0}};");
   if (fn->kind == A_LAMBDA) {
     int t = expr(&g, fn->value);
-    emit(&g, "R = t%d;", t);
+    emit(&g, "TFS_COPY(R, t%d);", t);
   } else {
     stmts(&g, &fn->body);
   }
@@ -878,9 +890,9 @@ static void stmt(Fg *g, Ast *st) {
     if (st->value) t = expr(g, st->value);
     else {
       t = tmp(g);
-      emit(g, "t%d = (Val){VT_NONE, {0}};", t);
+      emit(g, "TFS_SET(t%d, VT_NONE, 0);", t);
     }
-    emit(g, "TFS_DECREF(R); R = t%d; goto out_;", t);
+    emit(g, "TFS_DECREF(R); TFS_COPY(R, t%d); goto out_;", t);
     break;
   }
   case A_IF: {
@@ -968,7 +980,7 @@ static void stmt(Fg *g, Ast *st) {
     if (st->msg) m = expr(g, st->msg);
     else {
       m = tmp(g);
-      emit(g, "t%d = (Val){VT_UNDEF, {0}};", m);
+      emit(g, "TFS_SET(t%d, VT_UNDEF, 0);", m);
     }
     set_loc(g, st);
     emit(g, "rt_assert_fail(t%d);", m);
@@ -1026,7 +1038,7 @@ static void stmt(Fg *g, Ast *st) {
     if (st->exc) t = expr(g, st->exc);
     else {
       t = tmp(g);
-      emit(g, "t%d = (Val){VT_NONE, {0}};", t);
+      emit(g, "TFS_SET(t%d, VT_NONE, 0);", t);
     }
     set_loc(g, st);
     emit(g, "rt_raise(t%d);", t);
@@ -1132,7 +1144,7 @@ bool cgen_program(Program *p, StrBuf *out, bool with_main) {
     } else if (k->kind == 1) {
       sb_printf(out, "rt_builtin(\"%s\");\n", k->s);
     } else {
-      sb_printf(out, "rt_getattr(K[%d], \"%s\");\n", k->base, k->s);
+      sb_puts(out, "(Val){VT_UNDEF, {0}}; /* resolved at first use */\n");
     }
   }
   sb_puts(out, "  Val m = rt_import(0);\n  TFS_DECREF(m);\n}\n\n");

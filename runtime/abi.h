@@ -74,6 +74,9 @@ enum { CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_EQ, CMP_NE, CMP_IS, CMP_ISNOT, CMP_IN
 enum { UN_NEG, UN_POS, UN_INVERT, UN_NOT };
 
 #define TFS_IS_OBJ(v) ((v).tag == VT_OBJ)
+/* Field-wise copies: tcc turns a struct assignment into a memmove call. */
+#define TFS_COPY(d, s) ((d).tag = (s).tag, (d).u.i = (s).u.i)
+#define TFS_SET(d, t, x) ((d).tag = (t), (d).u.i = (x))
 #define TFS_INCREF(v) do { if ((v).tag == VT_OBJ) (v).u.o->rc++; } while (0)
 #define TFS_DECREF(v) do { if ((v).tag == VT_OBJ && --(v).u.o->rc == 0) rt_free_obj((v).u.o); } while (0)
 

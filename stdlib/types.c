@@ -129,11 +129,11 @@ static bool ty_parse_float(const char *s, size_t n, double *out) {
   size_t wl = n - j;
   const char *w = s + j;
   if ((wl == 3 && !strncasecmp(w, "inf", 3)) || (wl == 8 && !strncasecmp(w, "infinity", 8))) {
-    *out = buf[0] == '-' ? -INFINITY : INFINITY;
+    *out = k && buf[0] == '-' ? -INFINITY : INFINITY;
     return true;
   }
   if (wl == 3 && !strncasecmp(w, "nan", 3)) {
-    *out = buf[0] == '-' ? -NAN : NAN;
+    *out = k && buf[0] == '-' ? -NAN : NAN;
     return true;
   }
   bool digits = false;
@@ -254,6 +254,8 @@ static Val ty_range(Val self, int n, const Val *args, const Kw *kw) {
   ty_no_kw("range", kw);
   if (n == 0) rt_throw(ERR_TYPE, "range expected at least 1 argument, got 0");
   ty_max_args("range", n, 3);
+  Val tr = ag_range_tensor(n, args);   /* range(t) while tracing: tf.range */
+  if (!val_is_undef(tr)) return tr;
   int64_t a = val_to_index(args[0], NULL);
   if (n == 1) return range_new(0, a, 1);
   int64_t b = val_to_index(args[1], NULL), c = n == 3 ? val_to_index(args[2], NULL) : 1;
