@@ -231,12 +231,10 @@ static OpApi *api_of(const OpDef *op) {
     while (s[len] && s[len] != ',' && s[len] != '=' && s[len] != ' ') len++;
     if (p < OP_MAX_ARGS) {
       snprintf(a->pname[p], sizeof a->pname[p], "%.*s", len, s);
-      if (strcmp(a->pname[p], "name") != 0 || op->kinds[k] == 0) {
-        if (!(strcmp(a->pname[p], "name") == 0)) {
-          char kc = op->kinds[k++];
-          if (kc == '.') a->pattr[a->nattr++] = (signed char)p;
-          else { a->kin[a->nin] = kc; a->pin[a->nin++] = (signed char)p; }
-        }
+      if (strcmp(a->pname[p], "name") != 0 && op->kinds[k]) {   /* `name` is neither input nor attribute */
+        char kc = op->kinds[k++];
+        if (kc == '.') a->pattr[a->nattr++] = (signed char)p;
+        else { a->kin[a->nin] = kc; a->pin[a->nin++] = (signed char)p; }
       }
     }
     p++;
@@ -306,8 +304,18 @@ static void op_exec(OpCall *c) {
   c->nscr = 0;
   op->meta(c);
   if (!(op->flags & OPF_VIEW)) {
+    /* Outputs are held until the kernel returns: a kernel error (integer
+     * division by zero, gather out of range) must not leak them. */
+    int mark = -1;
     for (int i = 0; i < c->nout; i++) c->out[i] = NULL;
-    for (int i = 0; i < c->nout; i++) c->out[i] = tensor_new(c->outm[i].dtype, c->outm[i].rank, c->outm[i].shape);
+    for (int i = 0; i < c->nout; i++) {
+      c->out[i] = tensor_new(c->outm[i].dtype, c->outm[i].rank, c->outm[i].shape);
+      int m = rt_hold_val(val_obj(c->out[i]));
+      if (mark < 0) mark = m;
+    }
+    op->kernel(c);
+    if (mark >= 0) rt_unhold(mark);
+    return;
   }
   op->kernel(c);
 }
@@ -351,7 +359,8 @@ Val op_apply(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) 
     Tensor *lt = val_as_tensor(l);
     if (val_is(l, &list_type)) { nin = (int)((List *)l.u.o)->len; vin = ((List *)l.u.o)->items; }
     else if (val_is(l, &tuple_type)) { nin = (int)((Tuple *)l.u.o)->len; vin = ((Tuple *)l.u.o)->items; }
-    else if (lt && lt->rank > 0 && op->id != OP_CONCAT) {
+    else if (lt && op->id == OP_CONCAT) { nin = 1; vin = inputs; }   /* tf.concat(t, axis): [t] */
+    else if (lt && lt->rank > 0) {
       /* a tensor acts as the list of its rows: unstack it first */
       Val rows = op_apply1(OP_UNSTACK, l);
       Val r = op_apply(op, 1, &rows, attrs);
@@ -392,6 +401,7 @@ Val op_apply(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) 
     tin[i] = t;
   }
   /* Pass 2: convert host values. */
+  int hold_mark = -1;
   for (int i = 0; i < nin; i++) {
     if (tin[i]) continue;
     char k = kind_at(a, op, i);
@@ -400,17 +410,24 @@ Val op_apply(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) 
     int want = -1;
     if (k == 'T' || k == 't' || k == 'F' || k == 'f') {
       if (gdt >= 0) want = gdt;
-      else if ((k == 'F' || k == 'f') && (v.tag == VT_INT)) want = DT_FLOAT32;
+      else if ((k == 'F' || k == 'f') && (v.tag == VT_INT)) want = DT_FLOAT64;   /* TF: int / int steps give float64 */
     }
     Tensor *t = tensor_from_val(v, want);
     if ((k == 'T' || k == 't' || k == 'F' || k == 'f') && gdt < 0) gdt = t->dtype;
     tin[i] = t;
     owned[i / 32] |= 1u << (i % 32);
+    /* Converted host values are released if the op fails (dtype check, kernel error). */
+    int m = rt_hold_val(val_obj(t));
+    if (hold_mark < 0) hold_mark = m;
   }
   /* Pass 3: dtype checks. */
   for (int i = 0; i < nin; i++) {
     Tensor *t = tin[i];
-    if (!t) continue;
+    if (!t) {
+      inm[i].rank = TMETA_ABSENT;   /* absent optional, or a host value passed through (H/R) */
+      inm[i].dtype = DT_FLOAT32;
+      continue;
+    }
     char k = kind_at(a, op, i);
     switch (k) {
     case 'T': case 't': case 'F': case 'f':
@@ -441,6 +458,7 @@ Val op_apply(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) 
   c.attrs = attrs;
   op_exec(&c);
 
+  if (hold_mark >= 0) rt_unhold(hold_mark);
   for (int i = 0; i < nin; i++)
     if (owned[i / 32] & (1u << (i % 32))) tensor_release(tin[i]);
   if (tin != tin_buf) { free(tin); free(inm); free(owned); }
@@ -449,8 +467,10 @@ Val op_apply(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) 
 
 int op_run(const OpDef *op, int nin, Tensor **in, const Val *raw, const OpAttrs *attrs, Tensor ***out) {
   TMeta inm_buf[8], *inm = nin > 8 ? malloc(sizeof(TMeta) * (size_t)nin) : inm_buf;
-  for (int i = 0; i < nin; i++)
+  for (int i = 0; i < nin; i++) {
     if (in[i]) meta_of(&inm[i], in[i]);
+    else inm[i].rank = TMETA_ABSENT, inm[i].dtype = DT_FLOAT32;
+  }
   OpCall c;
   c.op = op;
   c.nin = nin;

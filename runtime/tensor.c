@@ -50,8 +50,13 @@ static inline void *fl_pop(FreeList *f) {
   if (p) { f->head = *(void **)p; f->n--; }
   return p;
 }
+#if defined(__SANITIZE_ADDRESS__)
+#define FL_DISABLED 1         /* ASan must see every free: use-after-free and exact leak sites */
+#else
+#define FL_DISABLED 0
+#endif
 static inline bool fl_push(FreeList *f, void *p) {
-  if (f->n >= FREE_LIST_MAX) return false;
+  if (FL_DISABLED || f->n >= FREE_LIST_MAX) return false;
   *(void **)p = f->head;
   f->head = p;
   f->n++;
@@ -556,13 +561,17 @@ Tensor *tensor_from_val(Val v, int want) {
     if (s.tdt >= 0 && s.tdt != want) fail_convert(v, want);
     Tensor *t2 = tensor_new((DType)want, s.rank, s.shape);
     char *p = tensor_data(t2);
+    int mark = rt_hold_val(val_obj(t2)); /* fill_from raises on values the dtype cannot hold */
     fill_from(v, 0, s.lrank, (DType)want, &p, v);
+    rt_unhold(mark);
     return t2;
   }
   }
   Tensor *t = tensor_scalar((DType)want);
   char *p = tensor_data(t);
+  int mark = rt_hold_val(val_obj(t));
   fill_from(v, 0, 0, (DType)want, &p, v);
+  rt_unhold(mark);
   return t;
 }
 

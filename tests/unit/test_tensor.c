@@ -54,7 +54,9 @@ static const char *repr_text(Val v) {
 /* v.name(args...) and str(v.name), releasing the bound method / attribute */
 static Val method(Val v, const char *name, int n, const Val *args) {
   Val m = rt_getattr(v, name);
+  int mark = rt_hold_val(m); /* released by the unwind if the call raises */
   Val r = rt_call(m, n, args, NULL);
+  rt_unhold(mark);
   TFS_DECREF(m);
   return r;
 }
@@ -422,6 +424,22 @@ START_TEST(test_refcounts) {
 }
 END_TEST
 
+START_TEST(test_where_forms) {
+  Val bl[3] = {val_bool(true), val_bool(false), val_bool(true)};
+  Val l = rt_list(3, bl);
+  Val c = call1("constant", l);
+  Val r = call1("where", c);   /* coordinates of the true elements */
+  ck_assert_str_eq(str_text(r), "tf.Tensor(\n[[0]\n [2]], shape=(2, 1), dtype=int64)");
+  TFS_DECREF(r);
+  Val x[3] = {c, val_int(1), val_int(0)};
+  r = call("where", 3, x, 0, NULL, NULL);
+  ck_assert_str_eq(str_text(r), "tf.Tensor([1 0 1], shape=(3,), dtype=int32)");
+  TFS_DECREF(r);
+  TFS_DECREF(c);
+  TFS_DECREF(l);
+}
+END_TEST
+
 START_TEST(test_keyword_errors_and_seeds) {
   const char *kn[1] = {"foo"};
   Val kv[1] = {val_int(1)};
@@ -466,6 +484,7 @@ static Suite *tensor_suite(void) {
   tcase_add_test(tc, test_printing_and_attrs);
   tcase_add_test(tc, test_variables);
   tcase_add_test(tc, test_refcounts);
+  tcase_add_test(tc, test_where_forms);
   tcase_add_test(tc, test_keyword_errors_and_seeds);
   suite_add_tcase(s, tc);
   return s;
