@@ -329,30 +329,128 @@ void activity_free_reads(Arena *a, const Ast *fn, NameSet *out) {
 
 /* --- the analysis --- */
 
-typedef struct FuncRec {
+/* Sets of the names a function binds, as bit vectors over its sorted
+ * "universe" of such names: unions and differences cost a few words even
+ * for functions with thousands of names. */
+typedef uint64_t Word;
+
+typedef struct FnRec {
   const Ast *fn;
   ActFunc info;
-} FuncRec;
+  const char **names;  /* the universe, sorted: bit i is names[i] */
+  int n, w;            /* names, words per set */
+} FnRec;
+
+struct ActStmt {
+  const FnRec *f;
+  Word *sets[4];          /* ActSet order: modified, live_in, live_out, defined_in */
+  /* what the statement itself does, computed once */
+  Word *gen;              /* names read (for a loop: read at its head; `for`: iterable and extra test) */
+  Word *kill;             /* names bound (for a `for`: its target) */
+  Word *clo;              /* a def's free variables */
+  Word *decl;             /* global/nonlocal: the names declared (they count as defined) */
+  /* dataflow state */
+  Word *closure_in;       /* free variables of nested defs that reach here: always live */
+  Word *fwd_head, *clo_head, *bwd_head;  /* loops: head states, grown to a fixpoint */
+};
+
+typedef struct FuncSlot {
+  const Ast *fn;
+  FnRec *rec;
+} FuncSlot;
 
 struct Activity {
-  Arena *a;
+  Arena *a;               /* records and results */
+  Arena tmp;              /* one pass's temporaries */
   ActExtraTest extra_test;
   void *ud;
-  const Ast **keys;      /* open-addressing map: statement -> record */
+  const Ast **keys;       /* open-addressing map: statement -> record */
   ActStmt **vals;
   int cap, n;
-  FuncRec *funcs;
+  FuncSlot *funcs;
   int nfuncs, capfuncs;
-  bool changed;          /* a loop head grew during this pass */
+  const FnRec *cur;       /* the function being analyzed */
+  bool changed;           /* a loop head grew during this pass */
 };
 
 Activity *activity_new(Arena *scratch, ActExtraTest extra_test, void *ud) {
   Activity *act = arena_alloc(scratch, sizeof *act);
   act->a = scratch;
+  arena_init(&act->tmp);
   act->extra_test = extra_test;
   act->ud = ud;
   return act;
 }
+
+/* bit vectors */
+
+static Word *bs_new(Activity *act, Arena *a) { return arena_alloc(a, sizeof(Word) * (size_t)(act->cur->w ? act->cur->w : 1)); }
+static Word *bs_tmp(Activity *act) { return bs_new(act, &act->tmp); }
+
+static Word *bs_dup(Activity *act, const Word *s) {
+  Word *d = bs_tmp(act);
+  memcpy(d, s, sizeof(Word) * (size_t)act->cur->w);
+  return d;
+}
+
+static void bs_or(const Activity *act, Word *d, const Word *s) {
+  for (int i = 0; i < act->cur->w; i++) d[i] |= s[i];
+}
+
+static void bs_andnot(const Activity *act, Word *d, const Word *s) {
+  for (int i = 0; i < act->cur->w; i++) d[i] &= ~s[i];
+}
+
+static bool bs_subset(const Activity *act, const Word *a, const Word *b) {
+  for (int i = 0; i < act->cur->w; i++)
+    if (a[i] & ~b[i]) return false;
+  return true;
+}
+
+/* Store s into a record field, allocating it the first time. */
+static void bs_store(Activity *act, Word **field, const Word *s) {
+  if (!*field) *field = bs_new(act, act->a);
+  memcpy(*field, s, sizeof(Word) * (size_t)act->cur->w);
+}
+
+static int name_index(const FnRec *f, const char *name) {
+  if (!name) return -1; /* a bare `*` parameter */
+  int lo = 0, hi = f->n;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    int c = strcmp(f->names[mid], name);
+    if (c == 0) return mid;
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return -1;
+}
+
+/* The names of ns that are in the universe, as bits (a fresh record-lifetime vector). */
+static Word *bs_of(Activity *act, const NameSet *ns) {
+  Word *d = bs_new(act, act->a);
+  for (int i = 0; i < ns->n; i++) {
+    int k = name_index(act->cur, ns->v[i]);
+    if (k >= 0) d[k / 64] |= (Word)1 << (k % 64);
+  }
+  return d;
+}
+
+bool activity_has(const ActStmt *r, ActSet set, const char *name) {
+  if (!r || !name || set < 0 || set > ACT_DEFINED_IN || !r->sets[set]) return false;
+  int k = name_index(r->f, name);
+  return k >= 0 && (r->sets[set][k / 64] >> (k % 64) & 1);
+}
+
+NameSet activity_names(Arena *a, const ActStmt *r, ActSet set) {
+  NameSet ns = {0};
+  if (!r || set < 0 || set > ACT_DEFINED_IN || !r->sets[set]) return ns;
+  for (int k = 0; k < r->f->n; k++)
+    if (r->sets[set][k / 64] >> (k % 64) & 1) activity_set_add(a, &ns, r->f->names[k]);
+  return ns;
+}
+
+/* the statement map */
 
 static size_t ptr_hash(const void *p) {
   uintptr_t x = (uintptr_t)p;
@@ -362,14 +460,15 @@ static size_t ptr_hash(const void *p) {
   return (size_t)x;
 }
 
-static ActStmt *rec_get(Activity *act, const Ast *s, bool create) {
-  if (act->cap) {
-    for (size_t i = ptr_hash(s) & (size_t)(act->cap - 1);; i = (i + 1) & (size_t)(act->cap - 1)) {
-      if (act->keys[i] == s) return act->vals[i];
-      if (!act->keys[i]) break;
-    }
+static ActStmt *rec_find(const Activity *act, const Ast *s) {
+  if (!act->cap) return NULL;
+  for (size_t i = ptr_hash(s) & (size_t)(act->cap - 1);; i = (i + 1) & (size_t)(act->cap - 1)) {
+    if (act->keys[i] == s) return act->vals[i];
+    if (!act->keys[i]) return NULL;
   }
-  if (!create) return NULL;
+}
+
+static void rec_insert(Activity *act, const Ast *s, ActStmt *r) {
   if ((act->n + 1) * 2 > act->cap) {
     int ocap = act->cap;
     const Ast **okeys = act->keys;
@@ -377,100 +476,146 @@ static ActStmt *rec_get(Activity *act, const Ast *s, bool create) {
     act->cap = ocap ? ocap * 2 : 64;
     act->keys = arena_alloc(act->a, sizeof *act->keys * (size_t)act->cap);
     act->vals = arena_alloc(act->a, sizeof *act->vals * (size_t)act->cap);
-    for (int j = 0; j < ocap; j++) {
-      if (!okeys[j]) continue;
-      size_t i = ptr_hash(okeys[j]) & (size_t)(act->cap - 1);
-      while (act->keys[i]) i = (i + 1) & (size_t)(act->cap - 1);
-      act->keys[i] = okeys[j];
-      act->vals[i] = ovals[j];
-    }
+    act->n = 0;
+    for (int j = 0; j < ocap; j++)
+      if (okeys[j]) rec_insert(act, okeys[j], ovals[j]);
   }
   size_t i = ptr_hash(s) & (size_t)(act->cap - 1);
   while (act->keys[i]) i = (i + 1) & (size_t)(act->cap - 1);
-  ActStmt *r = arena_alloc(act->a, sizeof *r);
   act->keys[i] = s;
   act->vals[i] = r;
   act->n++;
-  return r;
 }
 
-const ActStmt *activity_stmt(const Activity *act, const Ast *stmt) {
-  return act && stmt ? rec_get((Activity *)act, stmt, false) : NULL;
-}
+const ActStmt *activity_stmt(const Activity *act, const Ast *stmt) { return act && stmt ? rec_find(act, stmt) : NULL; }
 
 const ActFunc *activity_func(const Activity *act, const Ast *fn) {
   if (!act) return NULL;
   for (int i = 0; i < act->nfuncs; i++)
-    if (act->funcs[i].fn == fn) return &act->funcs[i].info;
+    if (act->funcs[i].fn == fn) return &act->funcs[i].rec->info;
   return NULL;
+}
+
+/* The record of s, with what s itself reads and binds (computed on first sight). */
+static ActStmt *rec_get(Activity *act, const Ast *s) {
+  ActStmt *r = rec_find(act, s);
+  if (r) return r;
+  r = arena_alloc(act->a, sizeof *r);
+  r->f = act->cur;
+  Arena *a = act->a;
+  NameSet gen = {0}, kill = {0}, clo = {0}, decl = {0}, mod = {0};
+  switch (s->kind) {
+  case A_IF:
+  case A_WHILE:
+    activity_expr_reads(a, s->test, &gen);
+    activity_stmt_binds(a, s, &mod);
+    break;
+  case A_FOR:
+    activity_expr_reads(a, s->iter, &gen);
+    if (act->extra_test) activity_expr_reads(a, act->extra_test(act->ud, s), &gen);
+    target_reads(a, s->target, &gen);
+    target_binds(a, s->target, &kill);
+    activity_set_union(a, &mod, &kill);
+    block_binds(a, &s->body, &mod);
+    break;
+  case A_WITH:
+    for (int i = 0; i < s->items.n; i++)
+      if (s->items.items[i]) {
+        activity_expr_reads(a, s->items.items[i]->context_expr, &gen);
+        target_reads(a, s->items.items[i]->optional_vars, &gen);
+        target_binds(a, s->items.items[i]->optional_vars, &kill);
+      }
+    break;
+  case A_TRY:
+    for (int i = 0; i < s->handlers.n; i++)
+      if (s->handlers.items[i]) activity_expr_reads(a, s->handlers.items[i]->type, &gen);
+    break;
+  case A_RETURN: activity_expr_reads(a, s->value, &gen); break;
+  case A_RAISE: activity_expr_reads(a, s->exc, &gen); break;
+  case A_DELETE:
+    for (int i = 0; i < s->targets.n; i++) target_binds(a, s->targets.items[i], &kill);
+    simple_reads(a, s, &gen);
+    break;
+  case A_GLOBAL:
+  case A_NONLOCAL: /* no effect on liveness; they define their names (forward) */
+    for (int i = 0; i < s->names.n; i++)
+      if (s->names.items[i]) activity_set_add(a, &decl, s->names.items[i]->name);
+    break;
+  case A_FUNCDEF:
+    simple_reads(a, s, &gen);
+    activity_set_add(a, &kill, s->name);
+    activity_free_reads(a, s, &clo);
+    break;
+  default:
+    simple_reads(a, s, &gen);
+    activity_stmt_binds(a, s, &kill);
+    break;
+  }
+  r->gen = bs_of(act, &gen);
+  r->kill = bs_of(act, &kill);
+  r->clo = bs_of(act, &clo);
+  r->decl = bs_of(act, &decl);
+  r->sets[ACT_MODIFIED] = bs_of(act, &mod);
+  rec_insert(act, s, r);
+  return r;
+}
+
+/* Grow a loop's stored head to now; note the change so the pass repeats. */
+static void grow_head(Activity *act, Word **stored, const Word *now) {
+  if (*stored && bs_subset(act, now, *stored)) return;
+  bs_store(act, stored, now);
+  act->changed = true;
 }
 
 /* Forward state: names possibly defined, and free variables of the nested defs that reach. */
 typedef struct Fwd {
-  NameSet def, clo;
+  Word *def, *clo;
 } Fwd;
 
-static Fwd fwd_copy(Arena *a, const Fwd *f) { return (Fwd){activity_set_copy(a, &f->def), activity_set_copy(a, &f->clo)}; }
+static Fwd fwd_dup(Activity *act, const Fwd *f) { return (Fwd){bs_dup(act, f->def), bs_dup(act, f->clo)}; }
 
-static void fwd_join(Arena *a, Fwd *dst, const Fwd *src) {
-  activity_set_union(a, &dst->def, &src->def);
-  activity_set_union(a, &dst->clo, &src->clo);
+static void fwd_join(Activity *act, Fwd *dst, const Fwd *src) {
+  bs_or(act, dst->def, src->def);
+  bs_or(act, dst->clo, src->clo);
 }
 
 static Fwd fwd_stmt(Activity *act, const Ast *s, const Fwd *in);
 
 static Fwd fwd_block(Activity *act, const AstList *l, const Fwd *in) {
-  Fwd cur = fwd_copy(act->a, in);
+  Fwd cur = fwd_dup(act, in);
   for (int i = 0; i < l->n; i++)
     if (l->items[i]) cur = fwd_stmt(act, l->items[i], &cur);
   return cur;
 }
 
-/* Grow a loop's stored head; note the change so the pass repeats. */
-static void grow_head(Activity *act, NameSet *stored, const NameSet *now) {
-  if (now->n != stored->n) {
-    *stored = activity_set_copy(act->a, now);
-    act->changed = true;
-  }
-}
-
 static Fwd fwd_loop(Activity *act, ActStmt *r, const Ast *s, const Fwd *in) {
-  Arena *a = act->a;
-  Fwd head = fwd_copy(a, in);
-  activity_set_union(a, &head.def, &r->fwd_head);
-  activity_set_union(a, &head.clo, &r->clo_head);
-  Fwd body_in = fwd_copy(a, &head);
-  if (s->kind == A_FOR) target_binds(a, s->target, &body_in.def);
+  Fwd head = fwd_dup(act, in);
+  if (r->fwd_head) bs_or(act, head.def, r->fwd_head);
+  if (r->clo_head) bs_or(act, head.clo, r->clo_head);
+  Fwd body_in = fwd_dup(act, &head);
+  bs_or(act, body_in.def, r->kill); /* a for's target */
   Fwd body_out = fwd_block(act, &s->body, &body_in);
-  fwd_join(a, &head, &body_out);
-  grow_head(act, &r->fwd_head, &head.def);
-  grow_head(act, &r->clo_head, &head.clo);
+  fwd_join(act, &head, &body_out);
+  grow_head(act, &r->fwd_head, head.def);
+  grow_head(act, &r->clo_head, head.clo);
   return fwd_block(act, &s->orelse, &head);
 }
 
 static Fwd fwd_stmt(Activity *act, const Ast *s, const Fwd *in) {
-  Arena *a = act->a;
-  ActStmt *r = rec_get(act, s, true);
-  r->defined_in = activity_set_copy(a, &in->def);
-  r->closure_in = activity_set_copy(a, &in->clo);
+  ActStmt *r = rec_get(act, s);
+  bs_store(act, &r->sets[ACT_DEFINED_IN], in->def);
+  bs_store(act, &r->closure_in, in->clo);
   switch (s->kind) {
   case A_IF: {
-    if (!r->modified.n) activity_stmt_binds(a, s, &r->modified);
     Fwd t = fwd_block(act, &s->body, in), e = fwd_block(act, &s->orelse, in);
-    fwd_join(a, &t, &e);
+    fwd_join(act, &t, &e);
     return t;
   }
   case A_WHILE:
-  case A_FOR:
-    if (!r->modified.n) {
-      if (s->kind == A_FOR) target_binds(a, s->target, &r->modified);
-      block_binds(a, &s->body, &r->modified);
-    }
-    return fwd_loop(act, r, s, in);
+  case A_FOR: return fwd_loop(act, r, s, in);
   case A_WITH: {
-    Fwd x = fwd_copy(a, in);
-    for (int i = 0; i < s->items.n; i++)
-      if (s->items.items[i]) target_binds(a, s->items.items[i]->optional_vars, &x.def);
+    Fwd x = fwd_dup(act, in);
+    bs_or(act, x.def, r->kill);
     return fwd_block(act, &s->body, &x);
   }
   case A_TRY: {
@@ -479,138 +624,130 @@ static Fwd fwd_stmt(Activity *act, const Ast *s, const Fwd *in) {
     for (int i = 0; i < s->handlers.n; i++) {
       const Ast *h = s->handlers.items[i];
       if (!h) continue;
-      Fwd hin = fwd_copy(a, &b); /* an exception may come after any part of the body */
-      activity_set_add(a, &hin.def, h->name);
+      Fwd hin = fwd_dup(act, &b); /* an exception may come after any part of the body */
+      NameSet nm = {0};
+      activity_set_add(act->a, &nm, h->name);
+      bs_or(act, hin.def, bs_of(act, &nm));
       Fwd hout = fwd_block(act, &h->body, &hin);
-      fwd_join(a, &out, &hout);
+      fwd_join(act, &out, &hout);
     }
     return fwd_block(act, &s->finalbody, &out);
   }
-  case A_FUNCDEF: {
-    Fwd out = fwd_copy(a, in);
-    activity_set_add(a, &out.def, s->name);
-    activity_free_reads(a, s, &out.clo);
-    return out;
-  }
   case A_GLOBAL:
   case A_NONLOCAL: {
-    Fwd out = fwd_copy(a, in);
-    for (int i = 0; i < s->names.n; i++)
-      if (s->names.items[i]) activity_set_add(a, &out.def, s->names.items[i]->name);
+    Fwd out = fwd_dup(act, in);
+    bs_or(act, out.def, r->decl);
+    return out;
+  }
+  case A_FUNCDEF: {
+    Fwd out = fwd_dup(act, in);
+    bs_or(act, out.def, r->kill);
+    bs_or(act, out.clo, r->clo);
     return out;
   }
   default: {
-    Fwd out = fwd_copy(a, in);
-    activity_stmt_binds(a, s, &out.def);
+    Fwd out = fwd_dup(act, in);
+    if (s->kind != A_DELETE) bs_or(act, out.def, r->kill);
     return out;
   }
   }
 }
 
-static NameSet bwd_stmt(Activity *act, const Ast *s, const NameSet *out);
+static Word *bwd_stmt(Activity *act, const Ast *s, const Word *out);
 
-static NameSet bwd_block(Activity *act, const AstList *l, const NameSet *out) {
-  NameSet cur = activity_set_copy(act->a, out);
+static Word *bwd_block(Activity *act, const AstList *l, const Word *out) {
+  Word *cur = bs_dup(act, out);
   for (int i = l->n - 1; i >= 0; i--)
-    if (l->items[i]) cur = bwd_stmt(act, l->items[i], &cur);
+    if (l->items[i]) cur = bwd_stmt(act, l->items[i], cur);
   return cur;
 }
 
-static NameSet bwd_stmt(Activity *act, const Ast *s, const NameSet *out) {
-  Arena *a = act->a;
-  ActStmt *r = rec_get(act, s, true);
-  r->live_out = activity_set_copy(a, out);
-  NameSet in = {0};
+static Word *bwd_stmt(Activity *act, const Ast *s, const Word *out) {
+  ActStmt *r = rec_get(act, s);
+  bs_store(act, &r->sets[ACT_LIVE_OUT], out);
+  Word *in;
   switch (s->kind) {
-  case A_IF: {
-    activity_expr_reads(a, s->test, &in);
-    NameSet t = bwd_block(act, &s->body, out), e = bwd_block(act, &s->orelse, out);
-    activity_set_union(a, &in, &t);
-    activity_set_union(a, &in, &e);
+  case A_IF:
+    in = bwd_block(act, &s->body, out);
+    bs_or(act, in, bwd_block(act, &s->orelse, out));
+    bs_or(act, in, r->gen);
     break;
-  }
   case A_WHILE: {
     /* head = test reads | after | body(head) */
-    NameSet head = bwd_block(act, &s->orelse, out);
-    activity_set_union(a, &head, &r->bwd_head);
-    activity_expr_reads(a, s->test, &head);
-    NameSet b = bwd_block(act, &s->body, &head);
-    activity_set_union(a, &head, &b);
-    grow_head(act, &r->bwd_head, &head);
+    Word *head = bwd_block(act, &s->orelse, out);
+    if (r->bwd_head) bs_or(act, head, r->bwd_head);
+    bs_or(act, head, r->gen);
+    bs_or(act, head, bwd_block(act, &s->body, head));
+    grow_head(act, &r->bwd_head, head);
     in = head;
     break;
   }
   case A_FOR: {
-    /* head = iter reads | extra test reads | ((body(head) | after) - target), as at AutoGraph's iterate node */
-    NameSet head = activity_set_copy(a, &r->bwd_head);
-    activity_expr_reads(a, s->iter, &head);
-    if (act->extra_test) activity_expr_reads(a, act->extra_test(act->ud, s), &head);
-    NameSet rest = bwd_block(act, &s->orelse, out);
-    NameSet b = bwd_block(act, &s->body, &head);
-    activity_set_union(a, &rest, &b);
-    NameSet tgt = {0};
-    target_binds(a, s->target, &tgt);
-    rest = set_minus(a, &rest, &tgt);
-    target_reads(a, s->target, &head);
-    activity_set_union(a, &head, &rest);
-    grow_head(act, &r->bwd_head, &head);
+    /* head = iterable and extra-test reads | ((body(head) | after) - target), as at AutoGraph's iterate node */
+    Word *head = bs_dup(act, r->gen);
+    if (r->bwd_head) bs_or(act, head, r->bwd_head);
+    Word *rest = bwd_block(act, &s->orelse, out);
+    bs_or(act, rest, bwd_block(act, &s->body, head));
+    bs_andnot(act, rest, r->kill);
+    bs_or(act, head, rest);
+    grow_head(act, &r->bwd_head, head);
     in = head;
     break;
   }
-  case A_WITH: {
-    NameSet b = bwd_block(act, &s->body, out), tgt = {0};
-    for (int i = 0; i < s->items.n; i++)
-      if (s->items.items[i]) target_binds(a, s->items.items[i]->optional_vars, &tgt);
-    in = set_minus(a, &b, &tgt);
-    for (int i = 0; i < s->items.n; i++)
-      if (s->items.items[i]) {
-        activity_expr_reads(a, s->items.items[i]->context_expr, &in);
-        target_reads(a, s->items.items[i]->optional_vars, &in);
-      }
+  case A_WITH:
+    in = bwd_block(act, &s->body, out);
+    bs_andnot(act, in, r->kill);
+    bs_or(act, in, r->gen);
     break;
-  }
   case A_TRY: {
-    NameSet fin = bwd_block(act, &s->finalbody, out);
-    NameSet body_out = bwd_block(act, &s->orelse, &fin), hs = {0};
+    Word *fin = bwd_block(act, &s->finalbody, out);
+    Word *body_out = bwd_block(act, &s->orelse, fin), *hs = bs_tmp(act);
     for (int i = 0; i < s->handlers.n; i++) {
       const Ast *h = s->handlers.items[i];
       if (!h) continue;
-      NameSet hb = bwd_block(act, &h->body, &fin), nm = {0};
-      activity_set_add(a, &nm, h->name);
-      hb = set_minus(a, &hb, &nm);
-      activity_set_union(a, &hs, &hb);
-      activity_expr_reads(a, h->type, &hs);
+      Word *hb = bwd_block(act, &h->body, fin);
+      NameSet nm = {0};
+      activity_set_add(act->a, &nm, h->name);
+      bs_andnot(act, hb, bs_of(act, &nm));
+      bs_or(act, hs, hb);
     }
-    activity_set_union(a, &body_out, &hs);
-    in = bwd_block(act, &s->body, &body_out);
-    activity_set_union(a, &in, &hs);
+    bs_or(act, hs, r->gen);
+    bs_or(act, body_out, hs);
+    in = bwd_block(act, &s->body, body_out);
+    bs_or(act, in, hs);
     break;
   }
-  case A_RETURN: activity_expr_reads(a, s->value, &in); break;
-  case A_RAISE: activity_expr_reads(a, s->exc, &in); break;
-  case A_DELETE: {
-    NameSet gone = {0};
-    for (int i = 0; i < s->targets.n; i++) target_binds(a, s->targets.items[i], &gone);
-    in = set_minus(a, out, &gone);
-    simple_reads(a, s, &in);
+  case A_RETURN:
+  case A_RAISE: /* nothing after it runs */
+    in = bs_dup(act, r->gen);
+    break;
+  default:
+    in = bs_dup(act, out);
+    bs_andnot(act, in, r->kill);
+    bs_or(act, in, r->gen);
     break;
   }
-  default: {
-    NameSet kill = {0};
-    activity_stmt_binds(a, s, &kill);
-    in = set_minus(a, out, &kill);
-    simple_reads(a, s, &in);
-    break;
-  }
-  }
-  activity_set_union(a, &in, &r->closure_in);
-  r->live_in = activity_set_copy(a, &in);
+  bs_or(act, in, r->closure_in);
+  bs_store(act, &r->sets[ACT_LIVE_IN], in);
   return in;
 }
 
+/* The universe of fn: every name it binds (parameters, assignments and
+ * other bindings in nested blocks, global/nonlocal declarations). */
+static void universe(Activity *act, FnRec *f) {
+  NameSet all = {0};
+  for (int i = 0; i < f->fn->args.n; i++)
+    if (f->fn->args.items[i]) activity_set_add(act->a, &all, f->fn->args.items[i]->name);
+  block_binds(act->a, &f->fn->body, &all);
+  activity_set_union(act->a, &all, &f->info.globals);
+  activity_set_union(act->a, &all, &f->info.nonlocals);
+  f->names = all.v;
+  f->n = all.n;
+  f->w = (all.n + 63) / 64;
+}
+
 /* Repeat whole-function passes until no loop head grows; the bound only
- * guards against a bug turning into a hang (heads grow at most once per
- * name and loop). */
+ * guards against a bug turning into a hang (heads only grow). */
 #define MAX_PASSES 10000
 
 void activity_analyze(Activity *act, const Ast *fn) {
@@ -618,29 +755,37 @@ void activity_analyze(Activity *act, const Ast *fn) {
   Arena *a = act->a;
   if (act->nfuncs == act->capfuncs) {
     int cap = act->capfuncs ? act->capfuncs * 2 : 8;
-    FuncRec *f = arena_alloc(a, sizeof *f * (size_t)cap);
+    FuncSlot *f = arena_alloc(a, sizeof *f * (size_t)cap);
     if (act->nfuncs) memcpy(f, act->funcs, sizeof *f * (size_t)act->nfuncs);
     act->funcs = f;
     act->capfuncs = cap;
   }
-  FuncRec *fr = &act->funcs[act->nfuncs++];
-  memset(fr, 0, sizeof *fr);
-  fr->fn = fn;
-  declared(a, &fn->body, A_GLOBAL, &fr->info.globals);
-  declared(a, &fn->body, A_NONLOCAL, &fr->info.nonlocals);
+  FnRec *f = arena_alloc(a, sizeof *f);
+  f->fn = fn;
+  declared(a, &fn->body, A_GLOBAL, &f->info.globals);
+  declared(a, &fn->body, A_NONLOCAL, &f->info.nonlocals);
+  act->funcs[act->nfuncs++] = (FuncSlot){fn, f};
+  universe(act, f);
+  act->cur = f;
 
-  Fwd entry = {0};
+  Fwd entry = {bs_new(act, a), bs_new(act, a)};
   for (int i = 0; i < fn->args.n; i++)
-    if (fn->args.items[i]) activity_set_add(a, &entry.def, fn->args.items[i]->name);
+    if (fn->args.items[i]) {
+      int k = name_index(f, fn->args.items[i]->name);
+      if (k >= 0) entry.def[k / 64] |= (Word)1 << (k % 64);
+    }
   for (int pass = 0; pass < MAX_PASSES; pass++) {
     act->changed = false;
     fwd_block(act, &fn->body, &entry);
+    arena_free(&act->tmp);
     if (!act->changed) break;
   }
-  NameSet none = {0};
+  Word *none = bs_new(act, a);
   for (int pass = 0; pass < MAX_PASSES; pass++) {
     act->changed = false;
-    bwd_block(act, &fn->body, &none);
+    bwd_block(act, &fn->body, none);
+    arena_free(&act->tmp);
     if (!act->changed) break;
   }
+  act->cur = NULL;
 }

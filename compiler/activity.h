@@ -19,21 +19,25 @@ bool activity_set_has(const NameSet *s, const char *name);
 void activity_set_union(Arena *a, NameSet *dst, const NameSet *src);
 NameSet activity_set_copy(Arena *a, const NameSet *s);
 
-/* What the analysis knows about one statement of an analyzed function.
- * Like AutoGraph's annotations: live_in of a loop is taken at its head (so it
- * holds what a later iteration reads), live_out after the statement,
- * defined_in holds the names that some path defines before the statement
- * (a loop's own back edge excluded), modified the simple names bound inside
- * an if/while/for (a for's target included; nested function bodies and
- * subscript/attribute targets excluded). */
-typedef struct ActStmt {
-  NameSet modified;
-  NameSet live_in, live_out;
-  NameSet defined_in;
-  /* private to the analysis */
-  NameSet closure_in;          /* free variables of nested defs that reach here: always live */
-  NameSet fwd_head, clo_head, bwd_head;  /* loops: the state at the head, grown to a fixpoint */
-} ActStmt;
+/* What the analysis knows about one statement of an analyzed function,
+ * like AutoGraph's annotations:
+ *   ACT_MODIFIED   simple names bound inside an if/while/for (a for's target
+ *                  included; nested function bodies and subscript/attribute
+ *                  targets excluded);
+ *   ACT_LIVE_IN    names read before being written, from the statement on (a
+ *                  loop's is taken at its head, so it holds what a later
+ *                  iteration reads);
+ *   ACT_LIVE_OUT   names read after the statement;
+ *   ACT_DEFINED_IN names some path defines before the statement (a loop's own
+ *                  back edge excluded).
+ * Only names the function binds (parameters, assignments, declarations) are
+ * tracked: the others can never be state. */
+typedef enum ActSet { ACT_MODIFIED, ACT_LIVE_IN, ACT_LIVE_OUT, ACT_DEFINED_IN } ActSet;
+typedef struct ActStmt ActStmt;
+
+bool activity_has(const ActStmt *r, ActSet set, const char *name);
+/* The set as sorted names, allocated in a. */
+NameSet activity_names(Arena *a, const ActStmt *r, ActSet set);
 
 /* Names a function declares `global` / `nonlocal` in its own body. */
 typedef struct ActFunc {

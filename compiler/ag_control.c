@@ -58,11 +58,13 @@ static const Ast *extra_test_of(void *ud, const Ast *loop) {
 static Vars block_vars(AgCtx *c, const ActFunc *scope, const ActStmt *r) {
   Arena *a = &c->scratch;
   Vars v = {0};
-  NameSet outs = {0}, ins = {0};
-  for (int i = 0; i < r->modified.n; i++) {
-    const char *s = r->modified.v[i];
+  NameSet modified = activity_names(a, r, ACT_MODIFIED), outs = {0}, ins = {0};
+  for (int i = 0; i < modified.n; i++) {
+    const char *s = modified.v[i];
     bool declared = activity_set_has(&scope->nonlocals, s) || activity_set_has(&scope->globals, s);
-    bool in = activity_set_has(&r->live_in, s), out = activity_set_has(&r->live_out, s);
+    bool in = activity_has(r, ACT_LIVE_IN, s), out = activity_has(r, ACT_LIVE_OUT, s);
+    /* every name bound here that no path defines before starts as ag.Undefined, state or not */
+    if (!activity_has(r, ACT_DEFINED_IN, s) && !declared) activity_set_add(a, &v.undefined, s);
     if (!in && !out && !declared) continue; /* local to the construct */
     if (in && !out) activity_set_add(a, &ins, s);
     else activity_set_add(a, &outs, s);
@@ -72,13 +74,6 @@ static Vars block_vars(AgCtx *c, const ActFunc *scope, const ActStmt *r) {
   v.v = arena_alloc(a, sizeof *v.v * (size_t)(v.n + 1));
   for (int i = 0; i < outs.n; i++) v.v[i] = outs.v[i];
   for (int i = 0; i < ins.n; i++) v.v[outs.n + i] = ins.v[i];
-  for (int i = 0; i < r->modified.n; i++) {
-    const char *s = r->modified.v[i];
-    if (activity_set_has(&r->defined_in, s) || activity_set_has(&scope->globals, s) ||
-        activity_set_has(&scope->nonlocals, s))
-      continue;
-    activity_set_add(a, &v.undefined, s);
-  }
   return v;
 }
 
@@ -103,10 +98,14 @@ static void push_state_functions(AgCtx *c, const Ast *at, const ActFunc *scope, 
   Ast *get = ag_def(c, at, getter, NULL);
   ag_push(c, &get->body, ag_return_stmt(c, at, names_tuple(c, at, v, false)));
   ag_push(c, out, get);
-  Ast *set = ag_def(c, at, setter, v->n ? STATE_PARAM : EMPTY_STATE_PARAM);
+  /* a user variable called vars_ would clash with the parameter (AutoGraph does not guard this) */
+  const char *param = !v->n ? EMPTY_STATE_PARAM
+                      : activity_set_has(&c->reserved, STATE_PARAM) ? ag_new_symbol(c, STATE_PARAM)
+                                                                     : STATE_PARAM;
+  Ast *set = ag_def(c, at, setter, param);
   if (v->n) {
     push_decls(c, at, scope, v, &set->body);
-    ag_push(c, &set->body, ag_assign(c, at, names_tuple(c, at, v, false), ag_name(c, at, STATE_PARAM)));
+    ag_push(c, &set->body, ag_assign(c, at, names_tuple(c, at, v, false), ag_name(c, at, param)));
   } else {
     ag_push(c, &set->body, ast_new(c->arena, A_PASS, at->line, at->col));
   }

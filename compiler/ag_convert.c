@@ -29,8 +29,8 @@ typedef struct Scope {
   NameSet locals, nonlocals;
 } Scope;
 
-static void nonlocal_stmts(AgCtx *c, const AstList *l, const Scope *up, bool unknown_outside);
-static void check_function(AgCtx *c, const Ast *fn, const Scope *up, bool unknown_outside);
+static void nonlocal_stmts(AgCtx *c, const AstList *l, const Scope *up);
+static void check_function(AgCtx *c, const Ast *fn, const Scope *up);
 
 /* Names a function body declares global (into outer) or nonlocal (into both). */
 static void declarations(AgCtx *c, const AstList *l, NameSet *outer, NameSet *nonlocals) {
@@ -52,23 +52,23 @@ static void declarations(AgCtx *c, const AstList *l, NameSet *outer, NameSet *no
 }
 
 /* Check the definitions nested in a block (methods of classes included: a class body is not a scope for them). */
-static void check_nested(AgCtx *c, const AstList *l, const Scope *me, bool unknown_outside) {
+static void check_nested(AgCtx *c, const AstList *l, const Scope *me) {
   for (int i = 0; i < l->n; i++) {
     const Ast *s = l->items[i];
     if (!s) continue;
     if (s->kind == A_FUNCDEF) {
-      check_function(c, s, me, unknown_outside);
+      check_function(c, s, me);
       continue;
     }
-    check_nested(c, &s->body, me, unknown_outside);
-    check_nested(c, &s->orelse, me, unknown_outside);
-    check_nested(c, &s->finalbody, me, unknown_outside);
+    check_nested(c, &s->body, me);
+    check_nested(c, &s->orelse, me);
+    check_nested(c, &s->finalbody, me);
     for (int j = 0; j < s->handlers.n; j++)
-      if (s->handlers.items[j]) check_nested(c, &s->handlers.items[j]->body, me, unknown_outside);
+      if (s->handlers.items[j]) check_nested(c, &s->handlers.items[j]->body, me);
   }
 }
 
-static void check_function(AgCtx *c, const Ast *fn, const Scope *up, bool unknown_outside) {
+static void check_function(AgCtx *c, const Ast *fn, const Scope *up) {
   Arena *a = &c->scratch;
   Scope me = {up, {0}, {0}};
   NameSet bound = {0}, outer = {0};
@@ -79,12 +79,12 @@ static void check_function(AgCtx *c, const Ast *fn, const Scope *up, bool unknow
   for (int i = 0; i < bound.n; i++)
     if (!activity_set_has(&outer, bound.v[i])) activity_set_add(a, &me.locals, bound.v[i]);
   /* this function's own `nonlocal`s resolve in the functions around it */
-  nonlocal_stmts(c, &fn->body, up, unknown_outside);
-  check_nested(c, &fn->body, &me, unknown_outside);
+  nonlocal_stmts(c, &fn->body, up);
+  check_nested(c, &fn->body, &me);
 }
 
 /* Report `nonlocal x` statements of one function body whose x no enclosing function binds. */
-static void nonlocal_stmts(AgCtx *c, const AstList *l, const Scope *up, bool unknown_outside) {
+static void nonlocal_stmts(AgCtx *c, const AstList *l, const Scope *up) {
   for (int i = 0; i < l->n; i++) {
     const Ast *s = l->items[i];
     if (!s || s->kind == A_FUNCDEF || s->kind == A_CLASSDEF) continue;
@@ -95,14 +95,13 @@ static void nonlocal_stmts(AgCtx *c, const AstList *l, const Scope *up, bool unk
         bool found = false;
         for (const Scope *k = up; k && !found; k = k->up)
           found = activity_set_has(&k->locals, n->name) || activity_set_has(&k->nonlocals, n->name);
-        /* beyond the converted function lies code we cannot see */
-        if (!found && !unknown_outside) ag_error(c, s, "no binding for nonlocal '%s' found", n->name);
+        if (!found) ag_error(c, s, "no binding for nonlocal '%s' found", n->name);
       }
-    nonlocal_stmts(c, &s->body, up, unknown_outside);
-    nonlocal_stmts(c, &s->orelse, up, unknown_outside);
-    nonlocal_stmts(c, &s->finalbody, up, unknown_outside);
+    nonlocal_stmts(c, &s->body, up);
+    nonlocal_stmts(c, &s->orelse, up);
+    nonlocal_stmts(c, &s->finalbody, up);
     for (int j = 0; j < s->handlers.n; j++)
-      if (s->handlers.items[j]) nonlocal_stmts(c, &s->handlers.items[j]->body, up, unknown_outside);
+      if (s->handlers.items[j]) nonlocal_stmts(c, &s->handlers.items[j]->body, up);
   }
 }
 
@@ -114,7 +113,7 @@ static void reserve_names(const Ast *n, void *ud) {
   if (n->asname) activity_set_add(&c->scratch, &c->reserved, n->asname);
 }
 
-/* unknown_outside: fn may be nested in functions we do not see. */
+/* unknown_outside: fn may be nested in functions we do not see, so its `nonlocal`s cannot be checked. */
 static Ast *convert(Arena *arena, const Ast *fn, const char *path, const char *source, DiagList *diags,
                     bool unknown_outside) {
   if (!fn || fn->kind != A_FUNCDEF) return NULL;
@@ -127,7 +126,7 @@ static Ast *convert(Arena *arena, const Ast *fn, const char *path, const char *s
   c.source = source;
   c.diags = diags;
   ag_visit(out, reserve_names, &c);
-  check_function(&c, out, NULL, unknown_outside);
+  if (!unknown_outside) check_function(&c, out, NULL);
   ag_directives(&c, out);
   ag_break(&c, out);
   ag_assert(&c, out);

@@ -15,6 +15,12 @@ typedef struct AgLoop {
   Ast *extra_test;    /* `for`: the test break/return lowering added (AutoGraph's EXTRA_LOOP_TEST), or NULL */
 } AgLoop;
 
+struct AgRoot {
+  const char *base;
+  bool used;          /* base itself was handed out */
+  int last;           /* the last number handed out (0: none) */
+};
+
 /* One conversion: one top-level function with everything nested in it. */
 typedef struct AgCtx {
   Arena *arena;       /* the output: every node and string the passes make */
@@ -23,6 +29,8 @@ typedef struct AgCtx {
   DiagList *diags;    /* may be NULL */
   NameSet reserved;   /* identifiers the user's code uses: generated names avoid them */
   NameSet generated;  /* names handed out so far (AutoGraph's namer is per converted entity) */
+  struct AgRoot *roots; /* per root, the last number handed out: the search resumes there */
+  int nroots, caproots;
   AgLoop *loops;
   int nloops, caploops;
 } AgCtx;

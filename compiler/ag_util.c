@@ -22,9 +22,30 @@ const char *ag_new_symbol(AgCtx *c, const char *root) {
     }
   }
   const char *base = arena_strndup(c->arena, root, base_len);
+  /* Names taken only accumulate, so the smallest free number is past the
+   * last one handed out for this base: resume there (same result, linear). */
+  struct AgRoot *hint = NULL;
+  for (int i = 0; i < c->nroots && !hint; i++)
+    if (strcmp(c->roots[i].base, base) == 0) hint = &c->roots[i];
+  if (!hint) {
+    if (c->nroots == c->caproots) {
+      int cap = c->caproots ? c->caproots * 2 : 16;
+      struct AgRoot *r = arena_alloc(&c->scratch, sizeof *r * (size_t)cap);
+      if (c->nroots) memcpy(r, c->roots, sizeof *r * (size_t)c->nroots);
+      c->roots = r;
+      c->caproots = cap;
+    }
+    hint = &c->roots[c->nroots++];
+    hint->base = base;
+  }
   const char *name = base;
-  while (activity_set_has(&c->reserved, name) || activity_set_has(&c->generated, name))
-    name = arena_printf(c->arena, "%s_%d", base, ++n);
+  if (hint->used || activity_set_has(&c->reserved, base) || activity_set_has(&c->generated, base)) {
+    if (n < hint->last) n = hint->last;
+    do name = arena_printf(c->arena, "%s_%d", base, ++n);
+    while (activity_set_has(&c->reserved, name) || activity_set_has(&c->generated, name));
+    hint->last = n;
+  }
+  hint->used = true;
   activity_set_add(&c->scratch, &c->generated, name);
   return name;
 }

@@ -1,17 +1,22 @@
 /* parse.c — the front end: .tfs text -> tree-sitter CST -> AST, with Python's syntax diagnostics.
  *
- * Three parts, run in this order by parse_source():
+ * parse_source() runs:
  *   1. A lexer in the manner of CPython's tokenizer.  It always runs: it owns
- *      the indentation rules tree-sitter cannot judge (tab size 8 vs 1, an
- *      unindent to no outer level), and its token stream serves part 2.
- *   2. tree-sitter parses.  When the tree has ERROR or MISSING nodes, a small
- *      recursive-descent checker over the tokens re-reads the file and says
- *      what was expected where, one error per logical line, Python-style
- *      ("expected ':'", "'(' was never closed", ...).  Every tree-sitter error
- *      the checker did not explain gets a message built from the CST.
- *   3. On a clean tree, the converter builds the AST (ast.h) and reports the
- *      errors Python gives at compile time ('return' outside function,
- *      cannot assign to literal, keyword argument repeated, ...).
+ *      what tree-sitter cannot judge (tab size 8 vs 1, an unindent to no outer
+ *      level, an unexpected indent, stray characters), and its tokens
+ *      (NEWLINE/INDENT/DEDENT included) serve the other parts.
+ *   2. tree-sitter parses.  The regions that need a diagnosis are its ERROR
+ *      and MISSING nodes, empty blocks, and statements whose extent disagrees
+ *      with the lexer's logical lines (tree-sitter reads a line end as blank
+ *      space wherever no NEWLINE may follow).
+ *   3. If there are regions, a small recursive-descent checker re-reads the
+ *      tokens and says what was expected where, Python-style ("expected ':'",
+ *      "'(' was never closed"): one error per logical line, near a region
+ *      only.  A region it did not explain gets a message built from the CST.
+ *      Statements clear of every region still get the checks of part 4.
+ *   4. Else the converter builds the AST (ast.h) and reports what Python
+ *      reports at compile time ('return' outside function, cannot assign to
+ *      literal, keyword argument repeated, ...).
  * Nothing here prints or aborts; every problem goes to the DiagList.
  */
 #include "parse.h"
@@ -76,7 +81,7 @@ typedef struct P {
   LexErr *lerrs; int nlerrs, caplerrs;
   int nllines;
   bool too_nested;            /* brackets past MAX_PAREN: tree-sitter is not asked (it mishandles such depth) */
-  unsigned char *lldone;      /* per logical line: an error was reported there */
+  unsigned char *lldone;      /* per logical line: reported there, or not the checker's to judge */
   /* checker */
   int k;                      /* current token */
   jmp_buf *jb;                /* where a failing line unwinds to */
@@ -158,7 +163,9 @@ static const char *number_error(const char *s, size_t n) {
   size_t i = 0;
   if (n >= 2 && s[0] == '0' && strchr("xXoObB", s[1])) {
     int base = (s[1] == 'x' || s[1] == 'X') ? 16 : (s[1] == 'o' || s[1] == 'O') ? 8 : 2;
-    const char *msg = base == 16 ? "invalid hexadecimal literal" : base == 8 ? "invalid octal literal" : "invalid binary literal";
+    const char *msg = base == 16  ? "invalid hexadecimal literal"
+                      : base == 8 ? "invalid octal literal"
+                                  : "invalid binary literal";
     i = 2;
     if (i < n && s[i] == '_') i++;
     if (digitpart(s, n, &i, base) != 1 || i != n) return msg;
@@ -374,7 +381,7 @@ static size_t lex_string_body(Lx *L, size_t q, bool fstr, int sline, int scol) {
   size_t i = q + (triple ? 3 : 1);
   for (;;) {
     if (i >= n) {
-      lex_err(L, sline, scol, LE_OTHER, triple ? "unterminated triple-quoted string literal" : "unterminated string literal");
+      lex_err(L, sline, scol, LE_OTHER, "unterminated %sstring literal", triple ? "triple-quoted " : "");
       return n;
     }
     char c = s[i];
@@ -459,10 +466,8 @@ static unsigned utf8_decode(const unsigned char *s, size_t n, size_t *len) {
 }
 
 static void lex(P *p) {
-  static Lx Lz;
-  Lx *L = malloc(sizeof *L);
+  Lx *L = calloc(1, sizeof *L); /* large (bracket and indent stacks): not on the stack */
   if (!L) abort();
-  *L = Lz;
   L->p = p;
   L->line = 1;
   L->nind = 1;
@@ -485,7 +490,7 @@ static void lex(P *p) {
       continue;
     }
     if (c == '#') {
-      while (L->i < n && s[L->i] != '\n') L->i++;
+      while (L->i < n && s[L->i] != '\n' && !(s[L->i] == '\r' && (L->i + 1 >= n || s[L->i + 1] != '\n'))) L->i++;
       continue;
     }
     if (c == '\n') {
@@ -505,11 +510,12 @@ static void lex(P *p) {
       size_t j = i + 1;
       if (j < n && s[j] == '\r') j++;
       if (j < n && s[j] == '\n') {
+        if (j + 1 >= n) lex_err(L, L->line, col, LE_ALWAYS, "unexpected EOF while parsing");
         L->i = j + 1;
         lx_newline(L, L->i);
-        if (L->i >= n) lex_err(L, L->line, 1, LE_ALWAYS, "unexpected EOF while parsing");
       } else {
-        lex_err(L, L->line, col, LE_OTHER, j >= n ? "unexpected EOF while parsing" : "unexpected character after line continuation character");
+        lex_err(L, L->line, col, LE_OTHER,
+                j >= n ? "unexpected EOF while parsing" : "unexpected character after line continuation character");
         L->i++;
       }
       continue;
@@ -593,10 +599,12 @@ static void lex(P *p) {
       char want = open == '(' ? ')' : open == '[' ? ']' : '}';
       if (c != want) {
         if (L->pline[L->np - 1] != L->line)
-          lex_err(L, L->line, col, LE_OTHER, "closing parenthesis '%c' does not match opening parenthesis '%c' on line %d", c, open,
+          lex_err(L, L->line, col, LE_OTHER,
+                  "closing parenthesis '%c' does not match opening parenthesis '%c' on line %d", c, open,
                   L->pline[L->np - 1]);
         else
-          lex_err(L, L->line, col, LE_OTHER, "closing parenthesis '%c' does not match opening parenthesis '%c'", c, open);
+          lex_err(L, L->line, col, LE_OTHER, "closing parenthesis '%c' does not match opening parenthesis '%c'", c,
+                  open);
       }
       L->np--;
     }
@@ -626,17 +634,20 @@ static void lex(P *p) {
 /* (longjmp) to its statement, which skips to the line's end.              */
 
 static const char *const keywords[] = {
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else",
-    "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
-    "return", "try", "while", "with", "yield", NULL};
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
+    "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
+    "not", "or", "pass", "raise", "return", "try", "while", "with", "yield", NULL
+};
 
 /* Target classes: what an expression is, for "cannot assign to ...". */
 enum { X_NAME, X_ATTR, X_SUB, X_TUPLE, X_LIST, X_STAR, X_LIT, X_CALL, X_OP, X_CMP, X_COND, X_LAMBDA, X_NONE, X_TRUE,
        X_FALSE, X_ELLIPSIS, X_DICT, X_SET, X_FSTR, X_COMP, X_GEN, X_YIELD, X_NAMED };
-static const char *const xdesc[] = {"name", "attribute", "subscript", "tuple", "list", "starred", "literal", "function call",
-                                    "expression", "comparison", "conditional expression", "lambda", "None", "True", "False",
-                                    "ellipsis", "dict literal", "set display", "f-string expression", "comprehension",
-                                    "generator expression", "yield expression", "named expression"};
+static const char *const xdesc[] = {
+    "name", "attribute", "subscript", "tuple", "list", "starred", "literal", "function call", "expression",
+    "comparison", "conditional expression", "lambda", "None", "True", "False", "ellipsis", "dict literal",
+    "set display", "f-string expression", "comprehension", "generator expression", "yield expression",
+    "named expression"
+};
 
 typedef struct Info {
   int cls;                    /* X_* */
@@ -774,27 +785,9 @@ static Info ck_namedexpr(P *p) {
   return e;
 }
 
-/* comp_for: ('for' targets 'in' or_test ('if' or_test)*)+ -- Python's, not .tfs's: `what` says which. */
-static void ck_comp_for(P *p, const char *what) {
-  if (what) ck_fail(p, ck_tok(p), "%s not supported", what);
-  while (at(p, "for") || at(p, "async")) {
-    if (at(p, "async")) ck_adv(p);
-    ck_expect(p, "for");
-    do {
-      if (at(p, "in")) break;
-      Info t = at(p, "*") ? ck_star_or_test(p) : ck_bitor(p);
-      if (t.bad >= 0) ck_fail(p, &p->toks[t.badtok], "cannot assign to %s", xdesc[t.bad]);
-      if (!at(p, ",")) break;
-      ck_adv(p);
-    } while (1);
-    ck_expect(p, "in");
-    ck_or(p);
-    while (at(p, "if")) {
-      ck_adv(p);
-      ck_or(p);
-    }
-  }
-}
+/* A comprehension's 'for': Python has them, .tfs does not; `what` says which kind. */
+static void ck_comp_for(P *p, const char *what) __attribute__((noreturn));
+static void ck_comp_for(P *p, const char *what) { ck_fail(p, ck_tok(p), "%s not supported", what); }
 
 /* After an element of a bracketed list: ',' or the closer. */
 static bool ck_list_sep(P *p, const char *close) {
@@ -960,7 +953,8 @@ static void ck_call_args(P *p) {
       int start = p->k;
       Info e = ck_namedexpr(p);
       if (at(p, "=")) {
-        if (e.cls != X_NAME) ck_fail(p, &p->toks[start], "expression cannot contain assignment, perhaps you meant \"==\"?");
+        if (e.cls != X_NAME)
+          ck_fail(p, &p->toks[start], "expression cannot contain assignment, perhaps you meant \"==\"?");
         ck_adv(p);
         ck_test(p);
       } else if (at(p, "for") || at(p, "async")) {
@@ -1212,6 +1206,7 @@ static Info ck_yield(P *p) {
 }
 
 static void ck_target(P *p, Info e, const char *verb) {
+  if (e.cls == X_STAR && !strcmp(verb, "delete")) ck_fail(p, &p->toks[e.tok], "cannot delete starred");
   if (e.cls == X_STAR) ck_fail(p, &p->toks[e.tok], "starred assignment target must be in a list or tuple");
   if (e.bad >= 0) ck_fail(p, &p->toks[e.badtok], "cannot %s %s", verb, xdesc[e.bad]);
 }
@@ -1237,7 +1232,8 @@ static bool at_end_small(P *p) {
 }
 
 static bool at_augassign(P *p) {
-  static const char *const aug[] = {"+=", "-=", "*=", "/=", "//=", "%=", "**=", "@=", "&=", "|=", "^=", "<<=", ">>=", NULL};
+  static const char *const aug[] = {"+=", "-=", "*=", "/=",  "//=", "%=",  "**=",
+                                    "@=", "&=", "|=", "^=", "<<=", ">>=", NULL};
   for (int i = 0; aug[i]; i++)
     if (at(p, aug[i])) return true;
   return false;
@@ -1486,7 +1482,8 @@ static void ck_compound_or_simple(P *p) {
     ck_def(p);
   } else if (at(p, "class")) {
     ck_class(p);
-  } else if (at(p, "async") && (tok_is(p, ck_peek(p, 1), "def") || tok_is(p, ck_peek(p, 1), "for") || tok_is(p, ck_peek(p, 1), "with"))) {
+  } else if (at(p, "async") && (tok_is(p, ck_peek(p, 1), "def") || tok_is(p, ck_peek(p, 1), "for") ||
+                                 tok_is(p, ck_peek(p, 1), "with"))) {
     ck_fail(p, ck_tok(p), "'async' is not supported");
   } else if (at(p, "@")) {
     while (at(p, "@")) {
@@ -1555,19 +1552,21 @@ static void check_file(P *p) {
 
 /* Named node types we read.  ORDER NK: nk_names follows this enum. */
 enum {
-  NK_OTHER, NK_ERROR, NK_MODULE, NK_BLOCK, NK_EXPRESSION_STATEMENT, NK_ASSIGNMENT, NK_AUGMENTED_ASSIGNMENT, NK_IF_STATEMENT,
+  NK_OTHER, NK_ERROR, NK_MODULE, NK_BLOCK, NK_EXPRESSION_STATEMENT, NK_ASSIGNMENT, NK_AUGMENTED_ASSIGNMENT,
+  NK_IF_STATEMENT,
   NK_ELIF_CLAUSE, NK_ELSE_CLAUSE, NK_WHILE_STATEMENT, NK_FOR_STATEMENT, NK_FUNCTION_DEFINITION, NK_PARAMETERS,
   NK_LAMBDA_PARAMETERS, NK_DEFAULT_PARAMETER, NK_TYPED_PARAMETER, NK_TYPED_DEFAULT_PARAMETER, NK_LIST_SPLAT_PATTERN,
-  NK_DICTIONARY_SPLAT_PATTERN, NK_KEYWORD_SEPARATOR, NK_POSITIONAL_SEPARATOR, NK_DECORATED_DEFINITION, NK_DECORATOR, NK_LAMBDA,
-  NK_CLASS_DEFINITION, NK_CALL, NK_ARGUMENT_LIST, NK_KEYWORD_ARGUMENT, NK_ATTRIBUTE, NK_SUBSCRIPT, NK_SLICE,
-  NK_BINARY_OPERATOR, NK_UNARY_OPERATOR, NK_NOT_OPERATOR, NK_BOOLEAN_OPERATOR, NK_COMPARISON_OPERATOR,
-  NK_CONDITIONAL_EXPRESSION, NK_PARENTHESIZED_EXPRESSION, NK_TUPLE, NK_LIST, NK_DICTIONARY, NK_PAIR, NK_DICTIONARY_SPLAT,
-  NK_LIST_SPLAT, NK_EXPRESSION_LIST, NK_PATTERN_LIST, NK_TUPLE_PATTERN, NK_LIST_PATTERN, NK_STRING, NK_CONCATENATED_STRING,
-  NK_INTERPOLATION, NK_FORMAT_EXPRESSION, NK_FORMAT_SPECIFIER, NK_TYPE_CONVERSION, NK_INTEGER, NK_FLOAT, NK_TRUE, NK_FALSE,
-  NK_NONE, NK_IDENTIFIER, NK_KEYWORD_IDENTIFIER, NK_ELLIPSIS, NK_RETURN_STATEMENT, NK_PASS_STATEMENT, NK_BREAK_STATEMENT,
-  NK_CONTINUE_STATEMENT, NK_DELETE_STATEMENT, NK_RAISE_STATEMENT, NK_GLOBAL_STATEMENT, NK_NONLOCAL_STATEMENT,
-  NK_ASSERT_STATEMENT, NK_IMPORT_STATEMENT, NK_IMPORT_FROM_STATEMENT, NK_ALIASED_IMPORT, NK_DOTTED_NAME, NK_RELATIVE_IMPORT,
-  NK_WILDCARD_IMPORT, NK_TRY_STATEMENT, NK_EXCEPT_CLAUSE, NK_FINALLY_CLAUSE, NK_WITH_STATEMENT, NK_WITH_CLAUSE, NK_WITH_ITEM,
+  NK_DICTIONARY_SPLAT_PATTERN, NK_KEYWORD_SEPARATOR, NK_POSITIONAL_SEPARATOR, NK_DECORATED_DEFINITION, NK_DECORATOR,
+  NK_LAMBDA, NK_CLASS_DEFINITION, NK_CALL, NK_ARGUMENT_LIST, NK_KEYWORD_ARGUMENT, NK_ATTRIBUTE, NK_SUBSCRIPT,
+  NK_SLICE, NK_BINARY_OPERATOR, NK_UNARY_OPERATOR, NK_NOT_OPERATOR, NK_BOOLEAN_OPERATOR, NK_COMPARISON_OPERATOR,
+  NK_CONDITIONAL_EXPRESSION, NK_PARENTHESIZED_EXPRESSION, NK_TUPLE, NK_LIST, NK_DICTIONARY, NK_PAIR,
+  NK_DICTIONARY_SPLAT, NK_LIST_SPLAT, NK_EXPRESSION_LIST, NK_PATTERN_LIST, NK_TUPLE_PATTERN, NK_LIST_PATTERN,
+  NK_STRING, NK_CONCATENATED_STRING, NK_INTERPOLATION, NK_FORMAT_EXPRESSION, NK_FORMAT_SPECIFIER, NK_TYPE_CONVERSION,
+  NK_INTEGER, NK_FLOAT, NK_TRUE, NK_FALSE, NK_NONE, NK_IDENTIFIER, NK_KEYWORD_IDENTIFIER, NK_ELLIPSIS,
+  NK_RETURN_STATEMENT, NK_PASS_STATEMENT, NK_BREAK_STATEMENT, NK_CONTINUE_STATEMENT, NK_DELETE_STATEMENT,
+  NK_RAISE_STATEMENT, NK_GLOBAL_STATEMENT, NK_NONLOCAL_STATEMENT, NK_ASSERT_STATEMENT, NK_IMPORT_STATEMENT,
+  NK_IMPORT_FROM_STATEMENT, NK_ALIASED_IMPORT, NK_DOTTED_NAME, NK_RELATIVE_IMPORT, NK_WILDCARD_IMPORT,
+  NK_TRY_STATEMENT, NK_EXCEPT_CLAUSE, NK_FINALLY_CLAUSE, NK_WITH_STATEMENT, NK_WITH_CLAUSE, NK_WITH_ITEM,
   NK_AS_PATTERN, NK_AS_PATTERN_TARGET, NK_TYPE, NK_COMMENT, NK_PRINT_STATEMENT,
   NK__COUNT
 };
@@ -1576,17 +1575,17 @@ static const char *const nk_names[NK__COUNT] = {
     "", "ERROR", "module", "block", "expression_statement", "assignment", "augmented_assignment", "if_statement",
     "elif_clause", "else_clause", "while_statement", "for_statement", "function_definition", "parameters",
     "lambda_parameters", "default_parameter", "typed_parameter", "typed_default_parameter", "list_splat_pattern",
-    "dictionary_splat_pattern", "keyword_separator", "positional_separator", "decorated_definition", "decorator", "lambda",
-    "class_definition", "call", "argument_list", "keyword_argument", "attribute", "subscript", "slice", "binary_operator",
-    "unary_operator", "not_operator", "boolean_operator", "comparison_operator", "conditional_expression",
-    "parenthesized_expression", "tuple", "list", "dictionary", "pair", "dictionary_splat", "list_splat", "expression_list",
-    "pattern_list", "tuple_pattern", "list_pattern", "string", "concatenated_string", "interpolation", "format_expression",
-    "format_specifier", "type_conversion", "integer", "float", "true", "false", "none", "identifier", "keyword_identifier",
-    "ellipsis", "return_statement", "pass_statement", "break_statement", "continue_statement", "delete_statement",
-    "raise_statement", "global_statement", "nonlocal_statement", "assert_statement", "import_statement",
-    "import_from_statement", "aliased_import", "dotted_name", "relative_import", "wildcard_import", "try_statement",
-    "except_clause", "finally_clause", "with_statement", "with_clause", "with_item", "as_pattern", "as_pattern_target", "type",
-    "comment", "print_statement",
+    "dictionary_splat_pattern", "keyword_separator", "positional_separator", "decorated_definition", "decorator",
+    "lambda", "class_definition", "call", "argument_list", "keyword_argument", "attribute", "subscript", "slice",
+    "binary_operator", "unary_operator", "not_operator", "boolean_operator", "comparison_operator",
+    "conditional_expression", "parenthesized_expression", "tuple", "list", "dictionary", "pair", "dictionary_splat",
+    "list_splat", "expression_list", "pattern_list", "tuple_pattern", "list_pattern", "string", "concatenated_string",
+    "interpolation", "format_expression", "format_specifier", "type_conversion", "integer", "float", "true", "false",
+    "none", "identifier", "keyword_identifier", "ellipsis", "return_statement", "pass_statement", "break_statement",
+    "continue_statement", "delete_statement", "raise_statement", "global_statement", "nonlocal_statement",
+    "assert_statement", "import_statement", "import_from_statement", "aliased_import", "dotted_name",
+    "relative_import", "wildcard_import", "try_statement", "except_clause", "finally_clause", "with_statement",
+    "with_clause", "with_item", "as_pattern", "as_pattern_target", "type", "comment", "print_statement",
 };
 
 /* Constructs a Python grammar may produce that .tfs does not have. */
@@ -1730,7 +1729,7 @@ static Ast *bad_node(P *p, TSNode n) {
 }
 
 static Ast *cv_expr(P *p, TSNode n);
-static void cv_block(P *p, TSNode blk, AstList *out, const char *what, TSNode hdr);
+static void cv_block(P *p, TSNode blk, AstList *out, TSNode hdr);
 static void cv_stmt(P *p, TSNode n, AstList *out);
 
 static const char *unsupported_what(TSNode n) {
@@ -1882,7 +1881,8 @@ static size_t decode(P *p, size_t off, size_t n, bool raw, bool fmt, char *out) 
     if (digits) {
       unsigned v = 0;
       int k = 0;
-      for (; k < digits && i < n && hexval((unsigned char)s[i]) >= 0; k++) v = v * 16 + (unsigned)hexval((unsigned char)s[i++]);
+      for (; k < digits && i < n && hexval((unsigned char)s[i]) >= 0; k++)
+        v = v * 16 + (unsigned)hexval((unsigned char)s[i++]);
       int l, col;
       pos_of(p, off + start, &l, &col);
       if (k < digits)
@@ -1991,7 +1991,8 @@ static Ast *cv_interpolation(P *p, TSNode in, AstList *vals, TSNode loc, bool ra
     size_t len;
     const char *c = ntext(p, conv, &len);
     char ch = len >= 2 ? c[1] : 0;
-    if (ch != 'r' && ch != 's' && ch != 'a') cv_err(p, conv, "f-string: invalid conversion character: expected 's', 'r', or 'a'");
+    if (ch != 'r' && ch != 's' && ch != 'a')
+      cv_err(p, conv, "f-string: invalid conversion character: expected 's', 'r', or 'a'");
     fv->op = ch;
   }
   if (!ts_node_is_null(spec)) {
@@ -2057,9 +2058,9 @@ static Ast *cv_strings(P *p, TSNode whole, TSNode *parts, int n) {
 /* --- expressions --- */
 
 static const struct { const char *text; int op; } binops[] = {
-    {"+", BIN_ADD}, {"-", BIN_SUB}, {"*", BIN_MUL}, {"/", BIN_DIV}, {"//", BIN_FLOORDIV}, {"%", BIN_MOD}, {"**", BIN_POW},
-    {"@", BIN_MATMUL}, {"<<", BIN_LSHIFT}, {">>", BIN_RSHIFT}, {"&", BIN_BITAND}, {"|", BIN_BITOR}, {"^", BIN_BITXOR},
-    {NULL, 0},
+    {"+", BIN_ADD},     {"-", BIN_SUB},     {"*", BIN_MUL},      {"/", BIN_DIV},     {"//", BIN_FLOORDIV},
+    {"%", BIN_MOD},     {"**", BIN_POW},    {"@", BIN_MATMUL},   {"<<", BIN_LSHIFT}, {">>", BIN_RSHIFT},
+    {"&", BIN_BITAND},  {"|", BIN_BITOR},   {"^", BIN_BITXOR},   {NULL, 0},
 };
 
 static int binop_of(const char *t, size_t n) {
@@ -2072,12 +2073,6 @@ static Ast *cv_list_like(P *p, TSNode n, AstKind kind) {
   Ast *a = mk(p, kind, n);
   Kids k = named(p, n);
   for (int i = 0; i < k.n; i++) ast_list_push(p->a, &a->elts, cv_expr(p, k.v[i]));
-  return a;
-}
-
-/* Tuple for a bare comma list: located from its first to its last element. */
-static Ast *cv_bare_tuple(P *p, TSNode n) {
-  Ast *a = cv_list_like(p, n, A_TUPLE);
   return a;
 }
 
@@ -2279,7 +2274,7 @@ static void cv_params(P *p, TSNode params, AstList *out) {
       continue;
     }
     arg->name = cv_ident(p, name);
-    set_loc(arg, c);
+    set_loc(arg, name); /* the name alone, as in Python */
     for (int j = 0; j < out->n; j++)
       if (out->items[j]->name && !strcmp(out->items[j]->name, arg->name))
         cv_err(p, name, "duplicate argument '%s' in function definition", arg->name);
@@ -2319,17 +2314,11 @@ static void check_lone_comma(P *p, TSNode list) {
     }
 }
 
-static Ast *cv_call(P *p, TSNode n) {
-  Ast *a = mk(p, A_CALL, n);
-  TSNode fn = field(n, "function"), args = field(n, "arguments");
-  a->func = ts_node_is_null(fn) ? bad_node(p, n) : cv_expr(p, fn);
-  if (ts_node_is_null(args)) return a;
-  if (nk(p, args) != NK_ARGUMENT_LIST) {
-    cv_unsupported(p, args);
-    return a;
-  }
-  check_lone_comma(p, args);
-  Kids k = named(p, args);
+/* Arguments of a call or a class's bases: positional into `args`, keywords
+ * (and `**d`, arg NULL) into `kws`, with Python's ordering checks. */
+static void cv_arguments(P *p, TSNode list, AstList *args, AstList *kws) {
+  check_lone_comma(p, list);
+  Kids k = named(p, list);
   bool kw = false, kwstar = false;
   for (int i = 0; i < k.n; i++) {
     TSNode c = k.v[i];
@@ -2339,27 +2328,36 @@ static Ast *cv_call(P *p, TSNode n) {
       TSNode name = field(c, "name"), val = field(c, "value");
       kwn->name = ts_node_is_null(name) ? "?" : cv_ident(p, name);
       kwn->value = ts_node_is_null(val) ? bad_node(p, c) : cv_expr(p, val);
-      for (int j = 0; j < a->keywords.n; j++)
-        if (a->keywords.items[j]->name && !strcmp(a->keywords.items[j]->name, kwn->name))
+      for (int j = 0; j < kws->n; j++)
+        if (kws->items[j]->name && !strcmp(kws->items[j]->name, kwn->name))
           cv_err(p, c, "keyword argument repeated: %s", kwn->name);
-      ast_list_push(p->a, &a->keywords, kwn);
+      ast_list_push(p->a, kws, kwn);
       kw = true;
     } else if (t == NK_DICTIONARY_SPLAT) {
       Ast *kwn = mk(p, A_KEYWORD, c);
       Kids sk = named(p, c);
       kwn->value = sk.n ? cv_expr(p, sk.v[0]) : bad_node(p, c);
       kwn->is_star = true;
-      ast_list_push(p->a, &a->keywords, kwn);
+      ast_list_push(p->a, kws, kwn);
       kwstar = true;
     } else if (t == NK_LIST_SPLAT) {
       if (kwstar) cv_err(p, c, "iterable argument unpacking follows keyword argument unpacking");
-      ast_list_push(p->a, &a->args, cv_expr(p, c));
+      ast_list_push(p->a, args, cv_expr(p, c));
     } else {
       if (kwstar) cv_err(p, c, "positional argument follows keyword argument unpacking");
       else if (kw) cv_err(p, c, "positional argument follows keyword argument");
-      ast_list_push(p->a, &a->args, cv_expr(p, c));
+      ast_list_push(p->a, args, cv_expr(p, c));
     }
   }
+}
+
+static Ast *cv_call(P *p, TSNode n) {
+  Ast *a = mk(p, A_CALL, n);
+  TSNode fn = field(n, "function"), args = field(n, "arguments");
+  a->func = ts_node_is_null(fn) ? bad_node(p, n) : cv_expr(p, fn);
+  if (ts_node_is_null(args)) return a;
+  if (nk(p, args) != NK_ARGUMENT_LIST) cv_unsupported(p, args);
+  else cv_arguments(p, args, &a->args, &a->keywords);
   return a;
 }
 
@@ -2393,12 +2391,14 @@ static Ast *cv_subscript(P *p, TSNode n) {
   Kids k = kids(p, n);
   AstList idx = {NULL, 0, 0};
   bool comma = false, open = false;
+  TSNode last_comma;
+  memset(&last_comma, 0, sizeof last_comma);
   for (int i = 0; i < k.n; i++) {
     if (k.f[i] && !strcmp(k.f[i], "value")) {
       a->value = cv_expr(p, k.v[i]);
     } else if (!ts_node_is_named(k.v[i])) {
       if (ntype_is(k.v[i], "[")) open = true;
-      else if (open && ntype_is(k.v[i], ",")) comma = true;
+      else if (open && ntype_is(k.v[i], ",")) comma = true, last_comma = k.v[i];
     } else if (open) {
       ast_list_push(p->a, &idx, nk(p, k.v[i]) == NK_SLICE ? cv_slice(p, k.v[i]) : cv_expr(p, k.v[i]));
     }
@@ -2413,6 +2413,14 @@ static Ast *cv_subscript(P *p, TSNode n) {
     Ast *t = ast_new(p->a, A_TUPLE, idx.items[0]->line, idx.items[0]->col);
     t->elts = idx;
     set_end(t, idx.items[idx.n - 1]);
+    if (!ts_node_is_null(last_comma)) {
+      /* `x[a,]`: the tuple ends at its trailing comma, as in Python */
+      TSPoint e = ts_node_end_point(last_comma);
+      if ((int)e.row + 1 > t->end_line || ((int)e.row + 1 == t->end_line && (int)e.column + 1 > t->end_col)) {
+        t->end_line = (int)e.row + 1;
+        t->end_col = (int)e.column + 1;
+      }
+    }
     a->slice = t;
   }
   return a;
@@ -2482,7 +2490,7 @@ static Ast *cv_expr_inner(P *p, TSNode n) {
     return a;
   }
   case NK_LIST: case NK_LIST_PATTERN: return cv_list_like(p, n, A_LIST);
-  case NK_EXPRESSION_LIST: case NK_PATTERN_LIST: return cv_bare_tuple(p, n);
+  case NK_EXPRESSION_LIST: case NK_PATTERN_LIST: return cv_list_like(p, n, A_TUPLE); /* a bare `a, b` */
   case NK_LIST_SPLAT: case NK_LIST_SPLAT_PATTERN: {
     Ast *a = mk(p, A_STARRED, n);
     Kids k = named(p, n);
@@ -2581,16 +2589,17 @@ static Ast *cv_expr(P *p, TSNode n) {
 /* --- targets --- */
 
 /* What cannot be assigned to in `e` (NULL if all can), and where. */
-static const char *target_problem(const Ast *e, const Ast **where, bool in_seq) {
+/* `star_ok`: a starred element may stand here (in a tuple or list being assigned, not deleted). */
+static const char *target_problem(const Ast *e, const Ast **where, bool star_ok, bool del) {
   *where = e;
   switch (e->kind) {
   case A_NAME: case A_ATTRIBUTE: case A_SUBSCRIPT: return NULL;
   case A_STARRED:
-    if (!in_seq) return "starred";
-    return target_problem(e->value, where, false) ? target_problem(e->value, where, false) : NULL;
+    if (!star_ok) return "starred";
+    return target_problem(e->value, where, false, del);
   case A_TUPLE: case A_LIST:
     for (int i = 0; i < e->elts.n; i++) {
-      const char *w = target_problem(e->elts.items[i], where, true);
+      const char *w = target_problem(e->elts.items[i], where, !del, del);
       if (w) return w;
     }
     *where = e;
@@ -2616,7 +2625,7 @@ static const char *target_problem(const Ast *e, const Ast **where, bool in_seq) 
 /* Validate an assignment (verb "assign to") or del ("delete") target. */
 static void check_target(P *p, const Ast *e, const char *verb) {
   const Ast *where;
-  const char *w = target_problem(e, &where, false);
+  const char *w = target_problem(e, &where, false, !strcmp(verb, "delete"));
   if (!w) return;
   if (!strcmp(w, "starred")) {
     if (!strcmp(verb, "delete")) ast_err(p, where, "cannot delete starred");
@@ -2645,17 +2654,16 @@ static Ast *cv_assignment(P *p, TSNode stmt, TSNode n) {
     /* an annotation is only checked: .tfs gives it no meaning */
     Kids tk = named(p, type);
     for (int i = 0; i < tk.n; i++) cv_expr(p, tk.v[i]);
-  }
-  if (ts_node_is_null(right)) {
-    /* `x: T` declares only: nothing runs */
     TSNode left = field(n, "left");
     if (!ts_node_is_null(left)) {
       Ast *t = cv_expr(p, left);
-      if (t->kind == A_TUPLE) ast_err(p, t, "only single target (not tuple) can be annotated");
-      else check_target(p, t, "assign to");
+      if (t->kind == A_TUPLE || t->kind == A_LIST)
+        ast_err(p, t, "only single target (not %s) can be annotated", t->kind == A_TUPLE ? "tuple" : "list");
+      else if (t->kind != A_NAME && t->kind != A_ATTRIBUTE && t->kind != A_SUBSCRIPT)
+        ast_err(p, t, "illegal target for annotation");
     }
-    return mk(p, A_PASS, stmt);
   }
+  if (ts_node_is_null(right)) return mk(p, A_PASS, stmt); /* `x: T` declares only: nothing runs */
   Ast *a = mk(p, A_ASSIGN, stmt);
   TSNode cur = n;
   for (;;) {
@@ -2688,7 +2696,7 @@ static Ast *cv_augassign(P *p, TSNode stmt, TSNode n) {
   AstKind k = a->target->kind;
   if (k != A_NAME && k != A_ATTRIBUTE && k != A_SUBSCRIPT) {
     const Ast *where;
-    const char *w = target_problem(a->target, &where, false);
+    const char *w = target_problem(a->target, &where, false, false);
     if (k == A_TUPLE) w = "tuple";
     else if (k == A_LIST) w = "list";
     else if (k == A_STARRED) w = "starred";
@@ -2735,22 +2743,22 @@ static const Tok *tok_at(P *p, uint32_t off) {
     int mid = (lo + hi) / 2;
     if (p->toks[mid].off < off) lo = mid + 1; else hi = mid;
   }
-  while (lo < p->ntok - 1 && (p->toks[lo].kind == T_NEWLINE || p->toks[lo].kind == T_INDENT || p->toks[lo].kind == T_DEDENT)) lo++;
+  while (lo < p->ntok - 1 &&
+         (p->toks[lo].kind == T_NEWLINE || p->toks[lo].kind == T_INDENT || p->toks[lo].kind == T_DEDENT))
+    lo++;
   return &p->toks[lo];
 }
 
-static void cv_block(P *p, TSNode blk, AstList *out, const char *what, TSNode hdr) {
-  (void)what;
+/* The statements of a block; an empty one is Python's "expected an indented block". */
+static void cv_block(P *p, TSNode blk, AstList *out, TSNode hdr) {
   if (!ts_node_is_null(blk)) {
     Kids k = named(p, blk);
     for (int i = 0; i < k.n; i++) cv_stmt(p, k.v[i], out);
   }
-  if (out->n == 0) {
-    uint32_t off = ts_node_is_null(blk) ? ts_node_end_byte(hdr) : ts_node_start_byte(blk);
-    const Tok *t = tok_at(p, off);
-    int line = t->line, col = t->col;
-    if (p->errtree) return; /* the checker reported it */
-    perr(p, line, col, "expected an indented block after %s on line %d", block_owner(p, hdr),
+  /* (collect_regions sends files with empty blocks to the checker first: this is a safety net) */
+  if (out->n == 0 && !p->errtree) {
+    const Tok *t = tok_at(p, ts_node_is_null(blk) ? ts_node_end_byte(hdr) : ts_node_start_byte(blk));
+    perr(p, t->line, t->col, "expected an indented block after %s on line %d", block_owner(p, hdr),
          (int)ts_node_start_point(hdr).row + 1);
   }
 }
@@ -2767,9 +2775,20 @@ static TSNode clause_block(P *p, TSNode c) {
   return b;
 }
 
+/* A compound statement ends where its last statement ends, as in Python (the
+ * CST's range may run on over trailing comments). */
+static void fix_end(Ast *a) {
+  const AstList *ls[] = {&a->finalbody, &a->orelse, &a->handlers, &a->body};
+  for (int i = 0; i < 4; i++)
+    if (ls[i]->n) {
+      set_end(a, ls[i]->items[ls[i]->n - 1]);
+      return;
+    }
+}
+
 static void cv_loop_body(P *p, TSNode blk, AstList *out, TSNode hdr) {
   p->loops++;
-  cv_block(p, blk, out, NULL, hdr);
+  cv_block(p, blk, out, hdr);
   p->loops--;
 }
 
@@ -2780,31 +2799,35 @@ static void cv_else(P *p, TSNode stmt, AstList *out) {
     for (int i = 0; i < k.n; i++)
       if (nk(p, k.v[i]) == NK_ELSE_CLAUSE) alt = k.v[i];
   }
-  if (!ts_node_is_null(alt)) cv_block(p, clause_block(p, alt), out, NULL, alt);
+  if (!ts_node_is_null(alt)) cv_block(p, clause_block(p, alt), out, alt);
 }
 
 static Ast *cv_if(P *p, TSNode n) {
   Ast *top = mk(p, A_IF, n);
   TSNode cond = field(n, "condition");
   top->test = ts_node_is_null(cond) ? bad_node(p, n) : cv_expr(p, cond);
-  cv_block(p, field(n, "consequence"), &top->body, NULL, n);
+  cv_block(p, field(n, "consequence"), &top->body, n);
   Kids k = named(p, n);
   Ast *cur = top;
+  Ast **chain = arena_alloc(p->a, sizeof *chain * (size_t)(k.n + 1));
+  int nchain = 0;
+  chain[nchain++] = top;
   for (int i = 0; i < k.n; i++) {
     int t = nk(p, k.v[i]);
     if (t == NK_ELIF_CLAUSE) {
       Ast *e = mk(p, A_IF, k.v[i]);
-      e->end_line = top->end_line;
-      e->end_col = top->end_col;
+      chain[nchain++] = e;
       TSNode c = field(k.v[i], "condition");
       e->test = ts_node_is_null(c) ? bad_node(p, k.v[i]) : cv_expr(p, c);
-      cv_block(p, clause_block(p, k.v[i]), &e->body, NULL, k.v[i]);
+      cv_block(p, clause_block(p, k.v[i]), &e->body, k.v[i]);
       ast_list_push(p->a, &cur->orelse, e);
       cur = e;
     } else if (t == NK_ELSE_CLAUSE) {
-      cv_block(p, clause_block(p, k.v[i]), &cur->orelse, NULL, k.v[i]);
+      cv_block(p, clause_block(p, k.v[i]), &cur->orelse, k.v[i]);
     }
   }
+  /* each elif's If runs to the end of the whole statement: innermost first */
+  for (int i = nchain - 1; i >= 0; i--) fix_end(chain[i]);
   return top;
 }
 
@@ -2825,7 +2848,7 @@ static Ast *cv_funcdef(P *p, TSNode n, AstList *decorators) {
   int scope = p->scope, loops = p->loops;
   p->scope = S_FUNC;
   p->loops = 0;
-  cv_block(p, field(n, "body"), &a->body, NULL, n);
+  cv_block(p, field(n, "body"), &a->body, n);
   p->scope = scope;
   p->loops = loops;
   return a;
@@ -2836,41 +2859,11 @@ static Ast *cv_classdef(P *p, TSNode n, AstList *decorators) {
   TSNode name = field(n, "name"), sup = field(n, "superclasses");
   a->name = ts_node_is_null(name) ? "?" : cv_ident(p, name);
   if (decorators) a->decorators = *decorators;
-  if (!ts_node_is_null(sup)) {
-    /* the base list reads like call arguments */
-    check_lone_comma(p, sup);
-    Kids k = named(p, sup);
-    bool kw = false;
-    for (int i = 0; i < k.n; i++) {
-      TSNode c = k.v[i];
-      int t = nk(p, c);
-      if (t == NK_KEYWORD_ARGUMENT) {
-        Ast *kwn = mk(p, A_KEYWORD, c);
-        TSNode kn = field(c, "name"), kv = field(c, "value");
-        kwn->name = ts_node_is_null(kn) ? "?" : cv_ident(p, kn);
-        kwn->value = ts_node_is_null(kv) ? bad_node(p, c) : cv_expr(p, kv);
-        for (int j = 0; j < a->keywords.n; j++)
-          if (a->keywords.items[j]->name && !strcmp(a->keywords.items[j]->name, kwn->name))
-            cv_err(p, c, "keyword argument repeated: %s", kwn->name);
-        ast_list_push(p->a, &a->keywords, kwn);
-        kw = true;
-      } else if (t == NK_DICTIONARY_SPLAT) {
-        Ast *kwn = mk(p, A_KEYWORD, c);
-        Kids sk = named(p, c);
-        kwn->value = sk.n ? cv_expr(p, sk.v[0]) : bad_node(p, c);
-        kwn->is_star = true;
-        ast_list_push(p->a, &a->keywords, kwn);
-        kw = true;
-      } else {
-        if (kw) cv_err(p, c, "positional argument follows keyword argument");
-        ast_list_push(p->a, &a->bases, cv_expr(p, c));
-      }
-    }
-  }
+  if (!ts_node_is_null(sup)) cv_arguments(p, sup, &a->bases, &a->keywords); /* bases read like call arguments */
   int scope = p->scope, loops = p->loops;
   p->scope = S_CLASS;
   p->loops = 0;
-  cv_block(p, field(n, "body"), &a->body, NULL, n);
+  cv_block(p, field(n, "body"), &a->body, n);
   p->scope = scope;
   p->loops = loops;
   return a;
@@ -2878,7 +2871,7 @@ static Ast *cv_classdef(P *p, TSNode n, AstList *decorators) {
 
 static Ast *cv_try(P *p, TSNode n) {
   Ast *a = mk(p, A_TRY, n);
-  cv_block(p, field(n, "body"), &a->body, NULL, n);
+  cv_block(p, field(n, "body"), &a->body, n);
   Kids k = named(p, n);
   for (int i = 0; i < k.n; i++) {
     TSNode c = k.v[i];
@@ -2910,12 +2903,13 @@ static Ast *cv_try(P *p, TSNode n) {
           h->type = cv_expr(p, v);
         }
       }
-      cv_block(p, clause_block(p, c), &h->body, NULL, c);
+      cv_block(p, clause_block(p, c), &h->body, c);
+      fix_end(h);
       ast_list_push(p->a, &a->handlers, h);
       break;
     }
-    case NK_ELSE_CLAUSE: cv_block(p, clause_block(p, c), &a->orelse, NULL, c); break;
-    case NK_FINALLY_CLAUSE: cv_block(p, clause_block(p, c), &a->finalbody, NULL, c); break;
+    case NK_ELSE_CLAUSE: cv_block(p, clause_block(p, c), &a->orelse, c); break;
+    case NK_FINALLY_CLAUSE: cv_block(p, clause_block(p, c), &a->finalbody, c); break;
     case NK_BLOCK: break;
     default:
       if (unsupported_what(c)) cv_unsupported(p, c);
@@ -2963,7 +2957,7 @@ static Ast *cv_with(P *p, TSNode n) {
       ast_list_push(p->a, &a->items, wi);
     }
   }
-  cv_block(p, field(n, "body"), &a->body, NULL, n);
+  cv_block(p, field(n, "body"), &a->body, n);
   return a;
 }
 
@@ -3087,7 +3081,8 @@ static Ast *cv_simple(P *p, TSNode n) {
     TSNode cause = field(n, "cause");
     if (!ts_node_is_null(cause)) cv_err(p, cause, "'raise ... from ...' is not supported");
     TSNode e = first_named(p, n, "cause");
-    if (!ts_node_is_null(e) && nk(p, e) == NK_EXPRESSION_LIST) cv_err(p, e, "invalid syntax: raise takes one exception");
+    if (!ts_node_is_null(e) && nk(p, e) == NK_EXPRESSION_LIST)
+      cv_err(p, e, "invalid syntax: raise takes one exception");
     a->exc = cv_value(p, e);
     return a;
   }
@@ -3174,6 +3169,9 @@ static void cv_stmt(P *p, TSNode n, AstList *out) {
       return;
     }
   }
+  if (a->kind == A_IF || a->kind == A_WHILE || a->kind == A_FOR || a->kind == A_FUNCDEF || a->kind == A_CLASSDEF ||
+      a->kind == A_TRY || a->kind == A_WITH)
+    fix_end(a);
   ast_list_push(p->a, out, a);
 }
 
@@ -3324,7 +3322,9 @@ static void fallback(P *p, const Region *r) {
     const Tok *t = tok_at(p, ts_node_start_byte(r->node));
     int line = t->line, col = t->col;
     if (ts_node_is_null(hdr)) perr(p, line, col, "expected an indented block");
-    else perr(p, line, col, "expected an indented block after %s on line %d", block_owner(p, hdr), (int)ts_node_start_point(hdr).row + 1);
+    else
+      perr(p, line, col, "expected an indented block after %s on line %d", block_owner(p, hdr),
+           (int)ts_node_start_point(hdr).row + 1);
     return;
   }
   TSNode m;
@@ -3337,7 +3337,9 @@ static void fallback(P *p, const Region *r) {
   size_t len;
   const char *tx = ntext(p, leaf, &len);
   if (len == 0) perr(p, (int)s.row + 1, (int)s.column + 1, "invalid syntax");
-  else perr(p, (int)s.row + 1, (int)s.column + 1, "invalid syntax: unexpected '%s'", snippet(p, (size_t)(tx - p->src), len));
+  else
+    perr(p, (int)s.row + 1, (int)s.column + 1, "invalid syntax: unexpected '%s'",
+         snippet(p, (size_t)(tx - p->src), len));
 }
 
 /* tree-sitter treats a line end as blank space wherever a NEWLINE token
@@ -3468,6 +3470,10 @@ Ast *parse_source(Arena *arena, const char *path, const char *src, size_t len, D
   p.len = len;
   p.d = diags;
   p.lang = tree_sitter_tfs();
+  if (len >= UINT32_MAX) { /* offsets are 32-bit here and in tree-sitter */
+    perr(&p, 1, 1, "source file too large");
+    return NULL;
+  }
 
   /* line table */
   int cap = 64;
@@ -3496,7 +3502,7 @@ Ast *parse_source(Arena *arena, const char *path, const char *src, size_t len, D
     for (int i = 0; i < p.nlerrs; i++) perr(&p, p.lerrs[i].line, p.lerrs[i].col, "%s", p.lerrs[i].msg);
   } else if (!ts_parser_set_language(ts, p.lang)) {
     perr(&p, 1, 1, "internal error: the tfs grammar does not match the tree-sitter library version");
-  } else if (len > UINT32_MAX || !(tree = ts_parser_parse_string(ts, NULL, src, (uint32_t)len))) {
+  } else if (!(tree = ts_parser_parse_string(ts, NULL, src, (uint32_t)len))) {
     perr(&p, 1, 1, "internal error: the source could not be parsed");
   } else {
     TSNode root = ts_tree_root_node(tree);
@@ -3509,7 +3515,8 @@ Ast *parse_source(Arena *arena, const char *path, const char *src, size_t len, D
       convert_clean_statements(&p, root, &r);
     } else {
       for (int i = 0; i < p.nlerrs; i++)
-        if (p.lerrs[i].cls != LE_NUMBER && p.lerrs[i].cls != LE_OTHER) perr(&p, p.lerrs[i].line, p.lerrs[i].col, "%s", p.lerrs[i].msg);
+        if (p.lerrs[i].cls != LE_NUMBER && p.lerrs[i].cls != LE_OTHER)
+          perr(&p, p.lerrs[i].line, p.lerrs[i].col, "%s", p.lerrs[i].msg);
       mod = mk(&p, A_MODULE, root);
       mod->line = mod->col = 1;
       p.scope = S_MODULE;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "object.h"
+#include "trace.h"
 
 typedef enum ExecKind { ES_OP, ES_COND, ES_WHILE } ExecKind;
 
@@ -15,7 +16,9 @@ typedef struct ExecStep {
   const OpDef *op;
   const GraphNode *node;      /* for errors (borrowed from the plan's graph) */
   int nin;
-  const int *in;              /* slot of each input; -1: host value / variable / absent (raw) */
+  const int *in;              /* slot of each input; -1: host value / variable / absent (raw); then ndyn */
+  int ndyn;                   /* dynamic attributes: attrs->v[dyn_attr[k]] is slot in[nin + k] */
+  const int *dyn_attr;
   const Val *raw;             /* per input when in[i] < 0 (borrowed); NULL when every input is a slot */
   const OpAttrs *attrs;
   int nout;
@@ -126,7 +129,7 @@ static void plan_mark(Planner *pl) {
     int id = stack[--sp];
     const GraphNode *n = &g->nodes[id];
     if (pl->konst[id]) continue;   /* a constant needs nothing */
-    for (int i = 0; i < n->nin; i++)
+    for (int i = 0; i < n->nin + n->ndyn; i++)
       if (n->in[i].node >= 0) PUSH(plan_resolve(pl, n->in[i]).node);
     for (int i = 0; i < n->nctrl; i++) PUSH(pl->canon[n->ctrl[i]]);
   }
@@ -157,6 +160,12 @@ static bool plan_fold(Planner *pl, int id) {
     in[i] = pl->konst[r.node][r.out];
     raw[i] = val_obj(in[i]);
   }
+  OpAttrs at = n->attrs;
+  for (int k = 0; k < n->ndyn && ok; k++) {
+    GraphRef r = plan_resolve(pl, n->in[n->nin + k]);
+    if (!pl->konst[r.node]) ok = false;
+    else at.v[n->dyn_attr[k]] = val_obj(pl->konst[r.node][r.out]);
+  }
   if (ok) {
     Tensor **volatile res = NULL;
     volatile int nr = 0;
@@ -164,7 +173,7 @@ static bool plan_fold(Planner *pl, int id) {
     rt_try_push(&t);
     if (setjmp(t.jb) == 0) {
       Tensor **r;
-      nr = op_run(n->op, n->nin, in, raw, &n->attrs, &r);
+      nr = op_run(n->op, n->nin, in, raw, &at, &r);
       res = r;
       rt_try_pop(&t);
     } else {
@@ -192,7 +201,7 @@ static bool plan_fold(Planner *pl, int id) {
 static tfs_u64 plan_hash(const Planner *pl, const GraphNode *n) {
   tfs_u64 h = exec_mix(0, (tfs_u64)n->op->id);
   h = exec_mix(h, (tfs_u64)n->nin);
-  for (int i = 0; i < n->nin; i++) {
+  for (int i = 0; i < n->nin + n->ndyn; i++) {
     GraphRef r = plan_resolve(pl, n->in[i]);
     h = exec_mix(h, ((tfs_u64)(unsigned)r.node << 8) ^ (tfs_u64)r.out);
   }
@@ -205,7 +214,12 @@ static tfs_u64 plan_hash(const Planner *pl, const GraphNode *n) {
 }
 
 static bool plan_same(const Planner *pl, const GraphNode *a, const GraphNode *b) {
-  if (a->op != b->op || a->nin != b->nin || a->attrs.n != b->attrs.n || a->nout != b->nout) return false;
+  if (a->op != b->op || a->nin != b->nin || a->ndyn != b->ndyn || a->attrs.n != b->attrs.n || a->nout != b->nout)
+    return false;
+  for (int k = 0; k < a->ndyn; k++) {
+    GraphRef ra = plan_resolve(pl, a->in[a->nin + k]), rb = plan_resolve(pl, b->in[b->nin + k]);
+    if (a->dyn_attr[k] != b->dyn_attr[k] || ra.node != rb.node || ra.out != rb.out) return false;
+  }
   if ((a->flags & GNF_LIST) != (b->flags & GNF_LIST)) return false;
   for (int i = 0; i < a->nin; i++) {
     GraphRef ra = plan_resolve(pl, a->in[i]), rb = plan_resolve(pl, b->in[i]);
@@ -220,7 +234,16 @@ static bool plan_same(const Planner *pl, const GraphNode *a, const GraphNode *b)
 
 /* ---- planning ----------------------------------------------------------------------- */
 
+static ExecPlan *exec_plan_build(Graph *g);
+
 ExecPlan *exec_plan_new(Graph *g) {
+  TraceCtx *saved = trace_suspend();   /* folding runs kernels */
+  ExecPlan *p = exec_plan_build(g);
+  trace_resume(saved);
+  return p;
+}
+
+static ExecPlan *exec_plan_build(Graph *g) {
   int n = g->nnodes;
   Planner pl;
   pl.g = g;
@@ -256,7 +279,7 @@ ExecPlan *exec_plan_new(Graph *g) {
     if (!pl.live[id] || nd->kind != GN_OP || (nd->flags & GNF_STATEFUL) || (nd->op->flags & OPF_STATEFUL)) continue;
     if (nd->op->id == OP_IDENTITY) continue;   /* forwarded by plan_resolve */
     bool all_const = true;
-    for (int i = 0; i < nd->nin; i++) {
+    for (int i = 0; i < nd->nin + nd->ndyn; i++) {
       GraphRef r = plan_resolve(&pl, nd->in[i]);
       if (r.node >= 0 && !pl.konst[r.node]) all_const = false;
     }
@@ -327,7 +350,7 @@ ExecPlan *exec_plan_new(Graph *g) {
     if (nd->kind != GN_OP && nd->kind != GN_COND && nd->kind != GN_WHILE) continue;
     if (nd->kind == GN_OP && nd->op->id == OP_IDENTITY && plan_resolve(&pl, (GraphRef){id, 0}).node != id) continue;
     nsteps++;
-    nints += 2 * nd->nin + nd->nout + nd->nin + nd->nout;   /* in, out, rel (bounded) */
+    nints += 2 * (nd->nin + nd->ndyn) + 2 * nd->nout;   /* in, out, rel (bounded) */
     nraws += nd->nin;
   }
   p->nsteps = nsteps;
@@ -351,7 +374,7 @@ ExecPlan *exec_plan_new(Graph *g) {
     st->attrs = &nd->attrs;
     st->max_iter = -1;
     int *in = p->ints + ip;
-    ip += nd->nin;
+    ip += nd->nin + nd->ndyn;
     Val *raw = p->raws + rp;
     rp += nd->nin;
     bool need_raw = false;
@@ -369,6 +392,13 @@ ExecPlan *exec_plan_new(Graph *g) {
         need_raw = true;
       }
     }
+    for (int d = 0; d < nd->ndyn; d++) {
+      GraphRef r = plan_resolve(&pl, nd->in[nd->nin + d]);
+      in[nd->nin + d] = base[r.node] + r.out;
+      lastuse[in[nd->nin + d]] = k;
+    }
+    st->ndyn = nd->ndyn;
+    st->dyn_attr = nd->dyn_attr;
     st->in = in;
     st->raw = need_raw ? raw : NULL;
     st->nout = nd->nout;
@@ -412,7 +442,7 @@ ExecPlan *exec_plan_new(Graph *g) {
     ExecStep *st = &p->steps[s];
     int *rel = p->ints + ip;
     int nrel = 0;
-    for (int i = 0; i < st->nin; i++) {
+    for (int i = 0; i < st->nin + st->ndyn; i++) {
       int sl = st->in[i];
       if (sl < 0 || !p->produced[sl] || lastuse[sl] != s) continue;
       bool dup = false;
@@ -499,8 +529,15 @@ static void exec_op(const ExecStep *st, Tensor **s) {
       raw[i] = st->raw ? st->raw[i] : val_undef();
     }
   }
+  const OpAttrs *attrs = st->attrs;
+  OpAttrs dyn;
+  if (st->ndyn) {
+    dyn = *st->attrs;
+    for (int k = 0; k < st->ndyn; k++) dyn.v[st->dyn_attr[k]] = val_obj(s[st->in[st->nin + k]]);
+    attrs = &dyn;
+  }
   Tensor **res;
-  int nr = op_run(st->op, st->nin, in, raw, st->attrs, &res);
+  int nr = op_run(st->op, st->nin, in, raw, attrs, &res);
   if (in != inb) free(in);
   if (raw != rawb) free(raw);
   for (int o = 0; o < nr; o++) {
@@ -566,10 +603,12 @@ void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs) {
   for (int i = 0; i < p->ninputs; i++)
     if (p->input_slot[i] >= 0) s[p->input_slot[i]] = args[i];
   volatile int k = 0;
+  TraceCtx *saved = trace_suspend();   /* kernels applying ops must run them, not record them */
   exec_depth++;
   RtTry t;
   rt_try_push(&t);
   if (setjmp(t.jb) != 0) {
+    trace_resume(saved);
     /* release what this run produced, then re-raise at the failing op's line */
     for (int i = 0; i < p->nslots; i++)
       if (p->produced[i] && s[i]) tensor_release(s[i]);
@@ -615,6 +654,7 @@ void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs) {
   }
   rt_try_pop(&t);
   exec_depth--;
+  trace_resume(saved);
   for (int i = 0; i < p->noutputs; i++) {
     int sl = p->output_slot[i];
     outs[i] = p->output_move[i] ? s[sl] : tensor_retain(s[sl]);

@@ -100,6 +100,7 @@ Graph *graph_new(const char *name, const char *fname, Graph *parent) {
 static void node_clear(GraphNode *n) {
   free(n->name);
   free(n->in);
+  free(n->dyn_attr);
   if (n->raw) {
     for (int i = 0; i < n->nin; i++) val_decref(n->raw[i]);
     free(n->raw);
@@ -196,6 +197,17 @@ void graph_set_inputs(Graph *g, int node, int nin, const GraphRef *in, const Val
     if (!n->raw) rt_throw(ERR_MEMORY, "out of memory");
     for (int i = 0; i < nin; i++) n->raw[i] = val_incref(raw[i]);
   }
+}
+
+void graph_add_dyn_attr(Graph *g, int node, int attr, GraphRef r) {
+  GraphNode *n = &g->nodes[node];
+  GraphRef *in = realloc(n->in, sizeof(GraphRef) * (size_t)(n->nin + n->ndyn + 1));
+  int *da = realloc(n->dyn_attr, sizeof(int) * (size_t)(n->ndyn + 1));
+  if (!in || !da) rt_throw(ERR_MEMORY, "out of memory");
+  n->in = in;
+  n->dyn_attr = da;
+  n->in[n->nin + n->ndyn] = r;
+  n->dyn_attr[n->ndyn++] = attr;
 }
 
 void graph_add_ctrl(Graph *g, int node, int dep) {
@@ -314,9 +326,13 @@ static void graph_text_indent(StrBuf *b, const Graph *g, int indent) {
     }
     if (n->kind == GN_OP) {
       for (int i = 0; i < n->attrs.n; i++) {
-        if (val_is_undef(n->attrs.v[i])) continue;
+        int dyn = -1;
+        for (int k = 0; k < n->ndyn; k++)
+          if (n->dyn_attr[k] == i) dyn = k;
+        if (dyn < 0 && val_is_undef(n->attrs.v[i])) continue;
         sb_printf(b, " %s=", op_attr_name(n->op, i));
-        graph_val_text(b, n->attrs.v[i]);
+        if (dyn >= 0) graph_ref_text(b, g, n->in[n->nin + dyn]);
+        else graph_val_text(b, n->attrs.v[i]);
       }
     }
     if (n->kind == GN_COND || n->kind == GN_WHILE) {
@@ -376,7 +392,7 @@ static void graph_dot_body(StrBuf *b, const Graph *g, const char *prefix) {
     }
     sb_puts(b, "];\n");
     sb_free(&label);
-    for (int i = 0; i < n->nin; i++)
+    for (int i = 0; i < n->nin + n->ndyn; i++)
       if (n->in[i].node >= 0) {
         sb_printf(b, "  \"%s%d\" -> \"%s%d\"", prefix, n->in[i].node, prefix, id);
         if (n->in[i].out) sb_printf(b, " [label=\"%d\"]", n->in[i].out);

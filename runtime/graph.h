@@ -39,7 +39,9 @@ typedef struct GraphNode {
   const OpDef *op;            /* GN_OP */
   char *name;                 /* unique in its graph: 'x', 'AddV2', 'AddV2_1' */
   int nin;
-  GraphRef *in;               /* nin data inputs; node -1 for a host input kept in raw[i] */
+  GraphRef *in;               /* nin data inputs (node -1: a host input kept in raw[i]), then ndyn more */
+  int ndyn;                   /* dynamic attributes: attribute dyn_attr[k] is the graph value in[nin + k] */
+  int *dyn_attr;
   Val *raw;                   /* nin host values (owned; VT_UNDEF: absent) or NULL */
   OpAttrs attrs;              /* owned references */
   int nout;
@@ -67,6 +69,7 @@ typedef struct Graph {
   int noutputs;
   struct Graph *parent;       /* enclosing graph of a cond/while body (borrowed) */
   void *names;                /* name -> use count, for unique node names */
+  int nsym;                   /* live symbolic tensors standing for values of this graph */
 } Graph;
 
 Graph *graph_new(const char *name, const char *fname, Graph *parent);
@@ -80,6 +83,8 @@ int graph_add_placeholder(Graph *g, const char *name, const TMeta *m);
 int graph_add_const(Graph *g, Tensor *value);          /* retains value */
 int graph_add_varhandle(Graph *g, Variable *var);      /* retains var */
 void graph_set_inputs(Graph *g, int node, int nin, const GraphRef *in, const Val *raw);   /* raw may be NULL */
+/* Make attribute `attr` of a node a graph value (after graph_set_inputs). */
+void graph_add_dyn_attr(Graph *g, int node, int attr, GraphRef r);
 void graph_add_ctrl(Graph *g, int node, int dep);
 void graph_add_output(Graph *g, GraphRef r);
 static inline GraphNode *graph_node(const Graph *g, int id) { return &g->nodes[id]; }

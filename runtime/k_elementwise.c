@@ -483,8 +483,7 @@ static void sel_body(void *ctx, char *o, char *const *p, tfs_i64 len, const tfs_
 }
 
 void meta_select(OpCall *c) {
-  bool hx = c->in[1] != NULL || (c->nin > 1 && c->args[1].tag != VT_NONE && c->args[1].tag != VT_UNDEF);
-  bool hy = c->in[2] != NULL || (c->nin > 2 && c->args[2].tag != VT_NONE && c->args[2].tag != VT_UNDEF);
+  bool hx = c->inm[1].rank != TMETA_ABSENT, hy = c->inm[2].rank != TMETA_ABSENT;
   if (hx != hy) op_fail(c, ERR_VALUE, "x and y must both be non-None or both be None.");
   if (!hx) {
     tfs_i64 shape[2] = {-1, c->inm[0].rank};
@@ -499,7 +498,7 @@ void meta_select(OpCall *c) {
 
 void k_select(OpCall *c) {
   Tensor *cond = c->in[0];
-  if (!c->in[1]) {
+  if (c->inm[1].rank == TMETA_ABSENT) {
     /* tf.where(cond): coordinates of true elements, int64 [n, rank] */
     tfs_i64 n = 0;
     for (tfs_i64 i = 0; i < cond->size; i++) n += tensor_get_i(cond, i) != 0;

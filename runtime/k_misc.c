@@ -179,8 +179,9 @@ void k_print(OpCall *c) {
   Val sep = op_attr(c, 1), end = op_attr(c, 2), stream = op_attr(c, 0);
   for (int i = 0; i < c->nin; i++) {
     if (i && sep.tag == VT_OBJ) val_str(&b, sep);
-    Val v = c->args[i];
-    Tensor *t = val_as_tensor(v);
+    /* a tensor input arrives in in[] (graph execution keeps only host values in args) */
+    Val v = c->args ? c->args[i] : val_undef();
+    Tensor *t = c->in[i] ? c->in[i] : val_as_tensor(v);
     if (t) tprint_tfprint(&b, t);
     else val_str(&b, v);
   }
@@ -232,5 +233,5 @@ void k_read_var(OpCall *c) {
 void k_assign_var(OpCall *c) {
   Variable *v = (Variable *)c->args[0].u.o;
   int mode = c->op->id == OP_ASSIGN_VARIABLE ? 0 : c->op->id == OP_ASSIGN_ADD_VARIABLE ? 1 : 2;
-  variable_assign(v, c->args[1], mode);
+  variable_assign(v, c->in[1] ? val_obj(c->in[1]) : c->args[1], mode);
 }

@@ -67,7 +67,9 @@ void meta_expand_dims(OpCall *c) {
   tfs_i64 axis = op_attr_int(c, 0, 0);
   Val av = op_attr(c, 0);
   if (av.tag == VT_UNDEF || av.tag == VT_NONE) op_fail(c, ERR_TYPE, "tf.expand_dims: axis is required");
+  if (a->rank < 0) { meta_set(&c->outm[0], a->dtype, 0, NULL); c->outm[0].rank = -1; return; }
   int r = a->rank;
+  if (r + 1 > TFS_MAX_RANK) op_fail(c, ERR_INVALID_ARGUMENT, "tensors of rank > %d are not supported", TFS_MAX_RANK);
   if (axis < -r - 1 || axis > r)
     op_fail(c, ERR_INVALID_ARGUMENT, "Tried to expand dim index %lld for tensor with %d dimensions.", (long long)axis, r);
   int ax = (int)(axis < 0 ? axis + r + 1 : axis);
@@ -232,7 +234,7 @@ void meta_slice(OpCall *c) {
   o->dtype = a->dtype;
   o->rank = nb;
   for (int i = 0; i < nb; i++) {
-    tfs_i64 dim = a->shape[i];
+    tfs_i64 dim = a->rank < 0 ? -1 : a->shape[i];
     c->iscr[i] = begin[i];
     if (size[i] < 0) size[i] = dim < 0 ? -1 : dim - begin[i];
     if (dim >= 0 && (begin[i] < 0 || begin[i] > dim || size[i] < 0 || begin[i] + size[i] > dim))
@@ -254,6 +256,8 @@ void meta_concat(OpCall *c) {
   const TMeta *a = &c->inm[0];
   TMeta *o = &c->outm[0];
   *o = *a;
+  for (int i = 0; i < c->nin; i++)
+    if (c->inm[i].rank < 0) { o->rank = -1; return; }   /* unknown rank (tracing) */
   if (a->rank == 0) op_fail(c, ERR_INVALID_ARGUMENT, "Can't concatenate scalars (use tf.stack instead)");
   Val av = op_attr(c, 0);
   if (av.tag == VT_UNDEF) op_fail(c, ERR_TYPE, "tf.concat() missing required argument 'axis'");
@@ -315,6 +319,10 @@ void meta_stack(OpCall *c) {
   TMeta *o = &c->outm[0];
   tfs_i64 axis = op_attr_int(c, 0, 0);
   int r = a->rank;
+  o->dtype = a->dtype;
+  for (int i = 0; i < c->nin; i++)
+    if (c->inm[i].rank < 0) { o->rank = -1; return; }
+  if (r + 1 > TFS_MAX_RANK) op_fail(c, ERR_INVALID_ARGUMENT, "tensors of rank > %d are not supported", TFS_MAX_RANK);
   if (axis < -r - 1 || axis > r)
     op_fail(c, ERR_INVALID_ARGUMENT, "Argument `axis` = %lld not in range [%d, %d)", (long long)axis, -r - 1, r + 1);
   int ax = (int)(axis < 0 ? axis + r + 1 : axis);
@@ -343,7 +351,8 @@ void k_stack(OpCall *c) { concat_into(c->out[0], c->nin, c->in, (int)c->iscr[0],
 
 void meta_unstack(OpCall *c) {
   const TMeta *a = &c->inm[0];
-  if (a->rank <= 0) op_fail(c, ERR_VALUE, "Input shape axis 0 must equal num, got shape ()");
+  if (a->rank < 0) op_fail(c, ERR_VALUE, "Cannot infer argument `num` from shape <unknown>");
+  if (a->rank == 0) op_fail(c, ERR_VALUE, "Input shape axis 0 must equal num, got shape ()");
   tfs_i64 axis = op_attr_int(c, 1, 0);
   if (axis < -a->rank || axis >= a->rank)
     op_fail(c, ERR_VALUE, "axis = %lld not in [%d, %d)", (long long)axis, -a->rank, a->rank);
@@ -383,6 +392,8 @@ void meta_gather(OpCall *c) {
   TMeta *o = &c->outm[0];
   if (op_attr_int(c, 2, 0) != 0) op_fail(c, ERR_UNIMPLEMENTED, "tf.gather: batch_dims is not supported");
   tfs_i64 axis = op_attr_int(c, 1, 0);
+  o->dtype = p->dtype;
+  if (p->rank < 0 || ix->rank < 0) { o->rank = -1; return; }
   if (p->rank == 0) op_fail(c, ERR_INVALID_ARGUMENT, "params must be at least 1 dimensional");
   if (axis < -p->rank || axis >= p->rank)
     op_fail(c, ERR_INVALID_ARGUMENT, "Expected axis in the range [%d, %d), but got %lld", -p->rank, p->rank, (long long)axis);
@@ -446,7 +457,7 @@ void meta_tile(OpCall *c) {
   o->rank = n;
   for (int i = 0; i < n; i++) {
     c->iscr[i] = m[i];
-    o->shape[i] = a->shape[i] < 0 ? -1 : a->shape[i] * m[i];
+    o->shape[i] = (a->rank < 0 || a->shape[i] < 0) ? -1 : a->shape[i] * m[i];
   }
 }
 
@@ -525,6 +536,8 @@ void meta_one_hot(OpCall *c) {
   }
   tfs_i64 axis = op_attr_int(c, 3, -1);
   int r = ix->rank;
+  if (r < 0) { o->dtype = (DType)dt; o->rank = -1; return; }
+  if (r + 1 > TFS_MAX_RANK) op_fail(c, ERR_INVALID_ARGUMENT, "tensors of rank > %d are not supported", TFS_MAX_RANK);
   if (axis < -1 || axis > r) op_fail(c, ERR_INVALID_ARGUMENT, "Expected axis to be -1 or between [0, %d).  But received: %lld", r + 1, (long long)axis);
   int ax = (int)(axis < 0 ? r : axis);
   c->iscr[0] = ax;

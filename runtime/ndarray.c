@@ -491,7 +491,30 @@ static Val ndarray_unop(int op, Val a) {
   return val_undef();
 }
 
+/* numpy's IndexError for integer indices out of range (checked before the
+ * shared strided-slice op, whose error text is TF's). */
+static void np_check_index(const Tensor *t, Val key) {
+  const Val *items = &key;
+  tfs_i64 n = 1;
+  if (val_is(key, &tuple_type)) seq_items(key, &n, &items);
+  int axis = 0;
+  for (tfs_i64 k = 0; k < n; k++) {
+    Val it = items[k];
+    if (val_is(it, &ellipsis_type)) return;   /* positions after ... are not simple */
+    if (it.tag == VT_NONE) continue;
+    if (axis >= t->rank)
+      rt_throw(ERR_INDEX, "too many indices for array: array is %d-dimensional, but %lld were indexed", t->rank, (long long)n);
+    if (it.tag == VT_INT) {
+      tfs_i64 d = t->shape[axis];
+      if (it.u.i < -d || it.u.i >= d)
+        rt_throw(ERR_INDEX, "index %lld is out of bounds for axis %d with size %lld", (long long)it.u.i, axis, (long long)d);
+    }
+    axis++;
+  }
+}
+
 static Val ndarray_getitem(Val self, Val key) {
+  np_check_index(((NdArray *)self.u.o)->t, key);
   OpAttrs at = {1, {key}};
   return wrap(op_apply(&op_defs[OP_STRIDED_SLICE], 1, &self, &at));
 }

@@ -10,7 +10,7 @@
  *                  for an attribute (a host value kept as-is):
  *                    T  input of the op's dtype group: all T inputs share one
  *                       dtype; host values convert to it (first by default rules)
- *                    F  like T, but host ints default to float32 (linspace)
+ *                    F  like T, but host ints default to float64 (linspace: TF divides ints)
  *                    B  bool tensor          I  int32/int64 tensor (indices)
  *                    A  any dtype, converted alone by default rules
  *                    L  a list/tuple of T inputs (concat, stack, add_n)
@@ -49,7 +49,9 @@ enum {
 #define OP_MAX_ARGS 16
 #define OP_MAX_ATTRS 10
 
-/* Static shape and dtype of a value: dims -1 unknown, rank -1 unknown. */
+/* Static shape and dtype of a value: dims -1 unknown, rank -1 unknown;
+ * rank TMETA_ABSENT marks an optional input that was not given (tf.where(c)). */
+#define TMETA_ABSENT (-2)
 typedef struct TMeta {
   DType dtype;
   int rank;

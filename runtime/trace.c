@@ -27,10 +27,19 @@ static TraceCtx *trace_cur;
 bool trace_active(void) { return trace_cur != NULL; }
 TraceCtx *trace_current(void) { return trace_cur; }
 
+TraceCtx *trace_suspend(void) {
+  TraceCtx *cx = trace_cur;
+  trace_cur = NULL;
+  return cx;
+}
+
+void trace_resume(TraceCtx *cx) { trace_cur = cx; }
+
 /* ---- symbolic tensors ---------------------------------------------------------- */
 
 static void trace_sym_free(void *p) {
   TraceSym *s = p;
+  s->g->nsym--;
   graph_release(s->g);
   free(s);
 }
@@ -50,6 +59,7 @@ Val trace_sym(Graph *g, GraphRef r) {
   Tensor *t = obj_new(&tensor_type, sizeof(Tensor));
   s->g = graph_retain(g);
   s->r = r;
+  g->nsym++;
   t->dtype = m->dtype;
   t->rank = m->rank;
   t->size = m->rank < 0 ? -1 : 1;
@@ -283,24 +293,27 @@ static Tensor *trace_static_shape_op(const Graph *g, const GraphNode *n) {
 
 /* Run one pure op on static inputs; NULL when it fails (the error then
  * happens, if ever, when the graph runs). */
-static Tensor **trace_static_run(const GraphNode *n, Tensor **in, int *nres) {
+static Tensor **trace_static_run(const GraphNode *n, Tensor **in, const OpAttrs *attrs, int *nres) {
   Val rawbuf[16], *raw = n->nin <= 16 ? rawbuf : malloc(sizeof(Val) * (size_t)n->nin);
   if (!raw) return NULL;
   for (int i = 0; i < n->nin; i++)
     raw[i] = in[i] ? val_obj(in[i]) : n->raw ? n->raw[i] : val_undef();
   Tensor **volatile res = NULL;
   volatile int nr = 0;
+  TraceCtx *saved = trace_cur;
+  trace_cur = NULL;   /* a kernel applying ops itself must not record them */
   RtTry t;
   rt_try_push(&t);
   if (setjmp(t.jb) == 0) {
     Tensor **r;
-    nr = op_run(n->op, n->nin, in, raw, &n->attrs, &r);
+    nr = op_run(n->op, n->nin, in, raw, attrs, &r);
     res = r;
     rt_try_pop(&t);
   } else {
     rt_try_clear(&t);
     res = NULL;
   }
+  trace_cur = saved;
   if (raw != rawbuf) free(raw);
   *nres = nr;
   return res;
@@ -320,7 +333,7 @@ Tensor *trace_static_value(Graph *g, GraphRef target) {
   while (sp) {
     const GraphNode *nd = &g->nodes[stack[--sp]];
     if (nd->kind == GN_OP && (nd->op->id == OP_SHAPE || nd->op->id == OP_SIZE || nd->op->id == OP_RANK)) continue;
-    for (int i = 0; i < nd->nin; i++) {
+    for (int i = 0; i < nd->nin + nd->ndyn; i++) {
       int k = nd->in[i].node;
       if (k >= 0 && !need[k]) { need[k] = 1; stack[sp++] = k; }
     }
@@ -353,9 +366,15 @@ Tensor *trace_static_value(Graph *g, GraphRef target) {
       in[i] = r.node >= 0 && r.out < nvals[r.node] ? vals[r.node][r.out] : NULL;
       if (r.node >= 0 && !in[i]) ok = false;
     }
+    OpAttrs at = nd->attrs;
+    for (int k = 0; k < nd->ndyn && ok; k++) {
+      GraphRef r = nd->in[nd->nin + k];
+      if (r.out >= nvals[r.node]) ok = false;
+      else at.v[nd->dyn_attr[k]] = val_obj(vals[r.node][r.out]);
+    }
     if (ok) {
       int nr;
-      vals[id] = trace_static_run(nd, in, &nr);
+      vals[id] = trace_static_run(nd, in, &at, &nr);
       nvals[id] = nr;
       if (!vals[id]) ok = false;
     }
@@ -460,44 +479,82 @@ static _Noreturn void trace_fail_attr(const OpDef *op, const char *attr, DType g
            dtype_short_name(got), buf, op->graph_name);
 }
 
-/* An attribute holding symbolic tensors gets their static values, or fails. */
-static Val trace_attr_static(TraceCtx *cx, const OpDef *op, int ai, Val v) {
+/* Attributes an op can also take as graph values (shapes, range bounds): the
+ * executor substitutes the run-time tensor before calling the kernel. */
+static bool trace_dyn_allowed(const OpDef *op, int ai) {
+  switch (op->id) {
+    case OP_RANGE: return ai <= 2;
+    case OP_ZEROS: case OP_ONES: case OP_FILL: case OP_RESHAPE: case OP_BROADCAST_TO: case OP_TILE:
+    case OP_RANDOM_UNIFORM: case OP_RANDOM_NORMAL: case OP_TRUNC_NORMAL:
+      return ai == 0;
+    default: return false;
+  }
+}
+
+static _Noreturn void trace_fail_not_static(TraceCtx *cx, const OpDef *op, int ai, const Tensor *t) {
+  char what[64];
+  StrBuf b;
+  sb_init(&b);
+  trace_sym_repr(&b, t);
+  char msg[512];
+  snprintf(msg, sizeof msg,
+           "%s: argument '%s' must be known while tracing, but %s is computed from the inputs of tf.function '%s'",
+           trace_op_what(op, what, sizeof what), op_attr_name(op, ai), b.data, cx->g->fname);
+  sb_free(&b);
+  rt_throw(ERR_VALUE, "%s", msg);
+}
+
+/* The value of attribute ai (owned): symbolic tensors are replaced by their
+ * static values.  When there is none and the op accepts a graph value there,
+ * returns VT_UNDEF with *dyn set (lists holding symbolic scalars are packed
+ * into one tensor first, as TF does). */
+static Val trace_attr_value(TraceCtx *cx, const OpDef *op, int ai, Val v, GraphRef *dyn) {
+  dyn->node = -1;
   if (v.tag != VT_OBJ) return v;
   if (val_is(v, &tensor_type) && val_tensor(v)->sym) {
     Tensor *t = val_tensor(v);
     GraphRef r = trace_sym_in(cx, t);
     Tensor *st = trace_static_value(cx->g, r);
-    if (!st) {
-      char what[64];
-      StrBuf b;
-      sb_init(&b);
-      trace_sym_repr(&b, t);
-      char msg[512];
-      snprintf(msg, sizeof msg,
-               "%s: argument '%s' must be known while tracing, but %s is computed from the inputs of tf.function '%s'",
-               trace_op_what(op, what, sizeof what), op_attr_name(op, ai), b.data, cx->g->fname);
-      sb_free(&b);
-      rt_throw(ERR_VALUE, "%s", msg);
-    }
-    return val_obj(st);
+    if (st) return val_obj(st);
+    if (!trace_dyn_allowed(op, ai)) trace_fail_not_static(cx, op, ai, t);
+    *dyn = r;
+    return val_undef();
   }
   if ((val_is(v, &list_type) || val_is(v, &tuple_type)) && trace_val_symbolic(v)) {
     tfs_i64 n;
     const Val *items;
     seq_items(v, &n, &items);
-    Val out = val_is(v, &list_type) ? list_new(n) : tuple_new(n);
-    for (tfs_i64 i = 0; i < n; i++) {
-      Val e = trace_attr_static(cx, op, ai, items[i]);
-      if (val_is(out, &list_type)) {
+    bool list = val_is(v, &list_type);
+    Val out = list ? list_new(n) : tuple_new(n);
+    const Tensor *missing = NULL;
+    for (tfs_i64 i = 0; i < n && !missing; i++) {
+      Val e;
+      if (val_is(items[i], &tensor_type) && val_tensor(items[i])->sym) {
+        Tensor *st = trace_static_value(cx->g, trace_sym_in(cx, val_tensor(items[i])));
+        if (!st) {
+          missing = val_tensor(items[i]);
+          break;
+        }
+        e = val_obj(st);
+      } else {
+        e = val_incref(items[i]);
+      }
+      if (list) {
         list_append(out, e);
         val_decref(e);
       } else {
         ((Tuple *)out.u.o)->items[i] = e;
       }
     }
-    return out;
+    if (!missing) return out;
+    val_decref(out);
+    if (!trace_dyn_allowed(op, ai)) trace_fail_not_static(cx, op, ai, missing);
+    Val packed = op_apply1(OP_STACK, v);   /* recorded: [n, -1] becomes Pack(n, -1) */
+    *dyn = trace_sym_in(cx, val_tensor(packed));
+    val_decref(packed);
+    return val_undef();
   }
-  return v;
+  return val_incref(v);
 }
 
 static bool trace_tensorlike(Val v) {
@@ -505,6 +562,66 @@ static bool trace_tensorlike(Val v) {
 }
 
 enum { TR_MAX_TEMPS = 8 };
+
+/* The output meta of an op whose attributes include graph values: the op's
+ * own rule needs their values, so the dims it would compute are unknown. */
+static void trace_dyn_meta(const OpDef *op, const OpAttrs *at, const bool *isdyn, const GraphRef *dref, Graph *g,
+                           Tensor **tin, TMeta *out) {
+  int rank = -1;
+  if (isdyn[0]) {
+    const TMeta *m = graph_meta(g, dref[0]);
+    if (m->rank == 1 && m->shape[0] >= 0) rank = (int)m->shape[0];
+    else if (m->rank == 0) rank = 1;
+  } else {
+    tfs_i64 dims[TFS_MAX_RANK];
+    rank = val_to_dims(at->v[0], dims, true, op->graph_name);
+  }
+  DType dt = DT_FLOAT32, d;
+  switch (op->id) {
+    case OP_RANGE: {
+      int k = 0;   /* int32 < float32 < float64, int64 */
+      for (int i = 0; i < 3 && i < at->n; i++) {
+        int q = 0;
+        DType idt = DT_INT32;
+        bool known = false;
+        Val v = at->v[i];   /* graph-valued ones are VT_UNDEF here: counted below */
+        Tensor *t = val_as_tensor(v);
+        if (t) { idt = t->dtype; known = true; }
+        else if (v.tag == VT_FLOAT) { idt = DT_FLOAT32; known = true; }
+        else if (v.tag == VT_INT) { idt = DT_INT32; known = true; }
+        if (known) q = idt == DT_FLOAT32 ? 2 : idt == DT_FLOAT64 ? 3 : idt == DT_INT64 ? 4 : 1;
+        if (q > k) k = q;
+      }
+      int nd = 0;
+      for (int i = 0; i < 3 && i < at->n; i++)
+        if (isdyn[i]) {
+          DType idt = graph_meta(g, dref[nd++])->dtype;
+          int q = idt == DT_FLOAT32 ? 2 : idt == DT_FLOAT64 ? 3 : idt == DT_INT64 ? 4 : 1;
+          if (q > k) k = q;
+        }
+      dt = k == 2 ? DT_FLOAT32 : k == 3 ? DT_FLOAT64 : k == 4 ? DT_INT64 : DT_INT32;
+      if (at->n > 3 && val_as_dtype(at->v[3], &d)) dt = d;
+      rank = 1;
+      break;
+    }
+    case OP_ZEROS: case OP_ONES:
+      if (at->n > 1 && val_as_dtype(at->v[1], &d)) dt = d;
+      break;
+    case OP_RANDOM_UNIFORM: case OP_RANDOM_NORMAL: case OP_TRUNC_NORMAL:
+      if (at->n > 3 && val_as_dtype(at->v[3], &d)) dt = d;
+      break;
+    case OP_TILE:
+      dt = tin[0]->dtype;
+      rank = tin[0]->rank;
+      break;
+    default:   /* FILL, RESHAPE, BROADCAST_TO: the data input's dtype */
+      dt = tin[0]->dtype;
+      break;
+  }
+  out->dtype = dt;
+  out->rank = rank;
+  for (int i = 0; i < rank && i < TFS_MAX_RANK; i++) out->shape[i] = -1;
+}
 
 /* Record one op application into the current graph; the result is like
  * op_apply's, with symbolic tensors. */
@@ -515,6 +632,20 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
   int nk = (int)strlen(kinds);
   char what[64];
   Graph *g = cx->g;
+
+  /* x[i] with a traced scalar i: a gather along axis 0 */
+  if (op->id == OP_STRIDED_SLICE && attrs && attrs->n >= 1 && val_is(attrs->v[0], &tensor_type) &&
+      val_tensor(attrs->v[0])->sym && val_tensor(attrs->v[0])->rank == 0 &&
+      dtype_info[val_tensor(attrs->v[0])->dtype].is_int) {
+    Tensor *st = trace_static_value(g, trace_sym_in(cx, val_tensor(attrs->v[0])));
+    if (st) {
+      tensor_release(st);
+    } else {
+      Val in2[2] = {inputs[0], attrs->v[0]};
+      OpAttrs ga = {3, {val_none(), val_none(), val_int(0)}};
+      return trace_record(cx, &op_defs[OP_GATHER], 2, in2, &ga);
+    }
+  }
 
   if (op->id == OP_READ_VARIABLE) {
     if (nin != 1 || !val_is(inputs[0], &variable_type))
@@ -661,13 +792,22 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
     }
   }
 
-  /* Attributes: owned copies, symbolic ones replaced by static values. */
+  /* Attributes: owned copies; symbolic ones get their static values or
+   * become graph inputs (dynamic attributes). */
   OpAttrs at;
   at.n = attrs->n;
+  int ndyn = 0, dyn_attr[OP_MAX_ATTRS];
+  bool isdyn[OP_MAX_ATTRS] = {0};
+  GraphRef dyn_ref[OP_MAX_ATTRS];
   for (int i = 0; i < attrs->n; i++) {
-    Val v = trace_attr_static(cx, op, i, attrs->v[i]);
-    at.v[i] = v.u.o == attrs->v[i].u.o && v.tag == attrs->v[i].tag ? val_incref(v) : v;
+    GraphRef d;
+    at.v[i] = trace_attr_value(cx, op, i, attrs->v[i], &d);
     temps[ntemps++] = at.v[i];
+    if (d.node >= 0) {
+      isdyn[i] = true;
+      dyn_attr[ndyn] = i;
+      dyn_ref[ndyn++] = d;
+    }
   }
 
   /* Shape/dtype rule. */
@@ -682,7 +822,8 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
   c.outm = c.outm_buf;
   c.out = c.out_buf;
   c.nout = 1;
-  op->meta(&c);
+  if (ndyn) trace_dyn_meta(op, &at, isdyn, dyn_ref, g, tin, &c.outm[0]);
+  else op->meta(&c);
   int nout = (op->flags & OPF_NOOUT) ? 0 : c.nout;
 
   int id = graph_add_node(g, GN_OP, op, op->graph_name, nout, c.outm);
@@ -694,6 +835,7 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
   node->attrs = at;
   for (int i = 0; i < at.n; i++) val_incref(at.v[i]);
   graph_set_inputs(g, id, nin, ref, any_raw ? raw : NULL);
+  for (int k = 0; k < ndyn; k++) graph_add_dyn_attr(g, id, dyn_attr[k], dyn_ref[k]);
   if (is_list) g->nodes[id].flags |= GNF_LIST;
   if (op->flags & OPF_STATEFUL) {
     g->nodes[id].flags |= GNF_STATEFUL;

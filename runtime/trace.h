@@ -47,6 +47,10 @@ TraceCtx *trace_push(Graph *g, bool allow_vars, bool body);
 void trace_pop(TraceCtx *cx);
 void trace_abort(TraceCtx *cx);
 TraceCtx *trace_current(void);
+/* Run code eagerly in the middle of a trace (executor, folding): suspend
+ * returns the active context, resume reinstates it. */
+TraceCtx *trace_suspend(void);
+void trace_resume(TraceCtx *cx);
 
 /* A new symbolic tensor for value r of graph g (owned). */
 Val trace_sym(Graph *g, GraphRef r);

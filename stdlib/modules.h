@@ -7,6 +7,8 @@
 /* The `tf` and `ag` modules (owned references), provided by their own files. */
 Val tf_module(void);
 Val ag_module(void);
+/* range(t) with a traced tensor t: tf.range(...) (agmod.c); VT_UNDEF when no argument is traced. */
+Val ag_range_tensor(int n, const Val *args);
 
 /* Native stdlib modules (`time`, `timeit`) for imports with no .tfs file of
  * that name; VT_UNDEF when unknown. */

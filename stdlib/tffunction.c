@@ -838,7 +838,8 @@ static void tffn_sig_check(TfFunction *f, const char *pname, Val spec, Val v, Le
       val_repr(&b, spec);
       sb_puts(&b, ", but received ");
       if (t && !val_is(v, &variable_type)) {
-        sb_printf(&b, "a %s tensor of shape ", dtype_info[t->dtype].name);
+        const char *dn = dtype_info[t->dtype].name;
+        sb_printf(&b, "%s %s tensor of shape ", dn[0] == 'i' ? "an" : "a", dn);
         graph_shape_text(&b, t->rank, t->shape);
         sb_printf(&b, " (%s)", why);
       } else {
@@ -886,33 +887,66 @@ static bool tffn_equal_spec(Val spec, Val v) {
 }
 
 /* The one concrete function of an input_signature. */
+/* The default of parameter i beyond the input_signature (VT_UNDEF: none). */
+static Val tffn_default(TfFunction *f, int i) {
+  if (!val_is(f->fn, &func_type)) return val_undef();
+  Func *fn = (Func *)f->fn.u.o;
+  int first = fn->info->nparams - fn->ndefaults;
+  return i >= first && i < fn->info->nparams ? fn->defaults[i - first] : val_undef();
+}
+
 static Concrete *tffn_sig_concrete(TfFunction *f, int nb) {
   if (f->nconc) return f->conc[0];
   Tuple *sig = (Tuple *)f->sig.u.o;
+  const char *const *params;
+  int np = tffn_params(f->fn, &params);
+  if (np > nb) nb = np;   /* parameters after the signature take their defaults */
   KeyBuf k;
   kb_init(&k);
   Leaves lv;
   lv_init(&lv);
   size_t offb[17], *off = nb < 16 ? offb : malloc(sizeof(size_t) * (size_t)(nb + 1));
-  if (!off) rt_throw(ERR_MEMORY, "out of memory");
-  Val *specs = sig->items;
+  Val *args = malloc(sizeof(Val) * (size_t)(nb + 1));
+  if (!off || !args) rt_throw(ERR_MEMORY, "out of memory");
   for (int i = 0; i < nb; i++) {
+    args[i] = i < sig->len ? sig->items[i] : tffn_default(f, i);
     off[i] = k.len;
-    key_arg(&k, specs[i], &lv, true);
+    key_arg(&k, args[i], &lv, true);
   }
   off[nb] = k.len;
-  Concrete *c = tffn_trace(f, nb, specs, k.p, k.len, off);
+  Concrete *c = tffn_trace(f, nb, args, k.p, k.len, off);
+  free(args);
   if (off != offb) free(off);
   lv_free(&lv);
   kb_free(&k);
   return c;
 }
 
+/* The input_signature covers the leading parameters; the rest keep their defaults. */
 static void tffn_sig_arity(TfFunction *f, int nb) {
   tfs_i64 ns = ((Tuple *)f->sig.u.o)->len;
-  if (ns != nb)
+  bool ok = ns == nb;
+  if (ns < nb) {
+    ok = true;
+    for (int i = (int)ns; i < nb; i++)
+      if (val_is_undef(tffn_default(f, i))) ok = false;
+  }
+  if (!ok)
     rt_throw(ERR_TYPE, "tf.function '%s' takes %d argument%s but its input_signature has %lld entr%s", f->name, nb,
              nb == 1 ? "" : "s", (long long)ns, ns == 1 ? "y" : "ies");
+}
+
+/* Arguments beyond the input_signature must be their defaults (baked into the graph). */
+static void tffn_sig_extra(TfFunction *f, int nb, const Val *bound) {
+  const char *const *params;
+  int np = tffn_params(f->fn, &params);
+  for (int i = (int)((Tuple *)f->sig.u.o)->len; i < nb; i++) {
+    Val d = tffn_default(f, i);
+    bool same = d.tag == bound[i].tag && (d.tag != VT_OBJ ? val_eq(d, bound[i]) : d.u.o == bound[i].u.o);
+    if (!same)
+      rt_throw(ERR_TYPE, "tf.function '%s': argument '%s' is not in its input_signature, so it must keep its default value",
+               f->name, np == nb ? params[i] : "?");
+  }
 }
 
 static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
@@ -928,8 +962,9 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
   Val r;
   if (!val_is_undef(f->sig)) {
     tffn_sig_arity(f, nb);
+    tffn_sig_extra(f, nb, bound);
     Tuple *sig = (Tuple *)f->sig.u.o;
-    for (int i = 0; i < nb; i++) {
+    for (int i = 0; i < sig->len; i++) {
       const char *const *params;
       int np = tffn_params(f->fn, &params);
       char pn[32];
@@ -1325,8 +1360,9 @@ static Val tffn_get_concrete_m(Val self, int n, const Val *args, const Kw *kw) {
     if (n || (kw && kw->n)) {
       nb = tffn_bind(f, n, args, kw, bbuf, 8, &bound);
       tffn_sig_arity(f, nb);
+      tffn_sig_extra(f, nb, bound);
       Tuple *sig = (Tuple *)f->sig.u.o;
-      for (int i = 0; i < nb; i++)
+      for (int i = 0; i < sig->len; i++)
         if (!tffn_equal_spec(sig->items[i], bound[i]))
           rt_throw(ERR_VALUE, "tf.function '%s': get_concrete_function arguments do not match its input_signature",
                    f->name);

@@ -273,7 +273,9 @@ static Val make_attr(const char *qual) {
     if (!strcmp(base, dtype_info[d].name)) return dtype_val((DType)d);
   if (!strcmp(base, "double")) return dtype_val(DT_FLOAT64);
   if (!strcmp(qual, "newaxis")) return val_none();
-  if (!strcmp(qual, "DType") || !strcmp(qual, "dtypes.DType")) return val_undef();
+  /* type objects, for isinstance(x, tf.Tensor) */
+  if (!strcmp(qual, "Tensor")) return typeobj_for(&tensor_type);
+  if (!strcmp(qual, "DType") || !strcmp(qual, "dtypes.DType")) return typeobj_for(&dtype_type);
   for (size_t i = 0; i < sizeof tf_funcs / sizeof tf_funcs[0]; i++)
     if (!strcmp(qual, tf_funcs[i].name)) {
       char q[96];

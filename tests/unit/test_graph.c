@@ -301,6 +301,110 @@ START_TEST(test_output_aliasing) {
 }
 END_TEST
 
+
+/* Graph cond and while nodes run their bodies' plans. */
+static Tensor *scalar_i(int32_t v) {
+  Tensor *t = tensor_scalar(DT_INT32);
+  *(int32_t *)tensor_data(t) = v;
+  return t;
+}
+
+static int add_const_i(Graph *g, int32_t v) {
+  Tensor *t = scalar_i(v);
+  int id = graph_add_const(g, t);
+  tensor_release(t);
+  return id;
+}
+
+START_TEST(test_exec_cond) {
+  TMeta mb = {DT_BOOL, 0, {0}}, mf = {DT_FLOAT32, 0, {0}};
+  Graph *g = graph_new("f", "f", NULL);
+  int p = graph_add_placeholder(g, "p", &mb);
+  int x = graph_add_placeholder(g, "x", &mf);
+  Graph *then = graph_new("then", "f", g), *els = graph_new("else", "f", g);
+  int tx = graph_add_placeholder(then, "x", &mf);
+  GraphRef txx[2] = {{tx, 0}, {tx, 0}};
+  int tm = add_op(then, OP_ADD, 2, txx, &mf);
+  graph_add_output(then, (GraphRef){tm, 0});
+  int ex = graph_add_placeholder(els, "x", &mf);
+  int en = add_op(els, OP_NEG, 1, &(GraphRef){ex, 0}, &mf);
+  graph_add_output(els, (GraphRef){en, 0});
+  int c = graph_add_node(g, GN_COND, NULL, "cond", 1, &mf);
+  GraphRef cin[2] = {{p, 0}, {x, 0}};
+  graph_set_inputs(g, c, 2, cin, NULL);
+  graph_node(g, c)->sub[0] = then;
+  graph_node(g, c)->sub[1] = els;
+  graph_add_output(g, (GraphRef){c, 0});
+  char *t = text_of(g);
+  ck_assert_ptr_nonnull(strstr(t, "cond = If(p, x) -> float32 ()\n  then_branch {\n"));
+  free(t);
+  ExecPlan *pl = exec_plan_new(g);
+  for (int b = 0; b < 2; b++) {
+    Tensor *pt = tensor_scalar(DT_BOOL);
+    *(bool *)tensor_data(pt) = b;
+    Tensor *xt = scalar_f(3.0f), *args[2] = {pt, xt}, *out;
+    exec_run(pl, args, &out);
+    ck_assert(elem_f(out, 0) == (b ? 6.0f : -3.0f));
+    tensor_release(out);
+    tensor_release(pt);
+    tensor_release(xt);
+  }
+  exec_plan_free(pl);
+  graph_release(g);
+}
+END_TEST
+
+START_TEST(test_exec_while) {
+  TMeta mi = {DT_INT32, 0, {0}}, mb = {DT_BOOL, 0, {0}};
+  Graph *g = graph_new("f", "f", NULL);
+  int n = graph_add_placeholder(g, "n", &mi);
+  int i0 = add_const_i(g, 0), s0 = add_const_i(g, 0);
+  Graph *cg = graph_new("cond", "f", g), *bg = graph_new("body", "f", g);
+  int ci = graph_add_placeholder(cg, "i", &mi);
+  graph_add_placeholder(cg, "s", &mi);
+  int cn = graph_add_placeholder(cg, "n", &mi);
+  GraphRef lt[2] = {{ci, 0}, {cn, 0}};
+  int less = add_op(cg, OP_LESS, 2, lt, &mb);
+  graph_add_output(cg, (GraphRef){less, 0});
+  int bi = graph_add_placeholder(bg, "i", &mi);
+  int bs = graph_add_placeholder(bg, "s", &mi);
+  graph_add_placeholder(bg, "n", &mi);
+  int one = add_const_i(bg, 1);
+  GraphRef inc[2] = {{bi, 0}, {one, 0}}, acc[2] = {{bs, 0}, {bi, 0}};
+  int ni = add_op(bg, OP_ADD, 2, inc, &mi);
+  int ns = add_op(bg, OP_ADD, 2, acc, &mi);
+  graph_add_output(bg, (GraphRef){ni, 0});
+  graph_add_output(bg, (GraphRef){ns, 0});
+  TMeta outm[2] = {mi, mi};
+  int w = graph_add_node(g, GN_WHILE, NULL, "while", 2, outm);
+  GraphRef win[3] = {{i0, 0}, {s0, 0}, {n, 0}};
+  graph_set_inputs(g, w, 3, win, NULL);
+  graph_node(g, w)->sub[0] = cg;
+  graph_node(g, w)->sub[1] = bg;
+  graph_add_output(g, (GraphRef){w, 1});
+  ExecPlan *pl = exec_plan_new(g);
+  int32_t ns_[3] = {0, 1, 10}, want[3] = {0, 0, 45};
+  for (int k = 0; k < 3; k++) {
+    Tensor *nt = scalar_i(ns_[k]), *out;
+    exec_run(pl, &nt, &out);
+    ck_assert_int_eq(tensor_get_i(out, 0), want[k]);
+    tensor_release(out);
+    tensor_release(nt);
+  }
+  /* maximum_iterations */
+  exec_plan_free(pl);
+  graph_node(g, w)->aux = val_int(3);
+  pl = exec_plan_new(g);
+  Tensor *nt = scalar_i(10), *out;
+  exec_run(pl, &nt, &out);
+  ck_assert_int_eq(tensor_get_i(out, 0), 3);
+  tensor_release(out);
+  tensor_release(nt);
+  exec_plan_free(pl);
+  graph_release(g);
+}
+END_TEST
+
 static Suite *graph_suite(void) {
   Suite *s = suite_create("graph");
   TCase *tc = tcase_create("core");
@@ -312,6 +416,8 @@ static Suite *graph_suite(void) {
   tcase_add_test(tc, test_prune_fold_cse);
   tcase_add_test(tc, test_nonstrict_and_error_location);
   tcase_add_test(tc, test_output_aliasing);
+  tcase_add_test(tc, test_exec_cond);
+  tcase_add_test(tc, test_exec_while);
   suite_add_tcase(s, tc);
   return s;
 }

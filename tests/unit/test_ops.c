@@ -1,4 +1,4 @@
-/* test_ops.c — kernel conformance: every case of tests/fixtures/ops/*.txt (numpy references) run through the tf.* builtins. */
+/* test_ops.c — kernel conformance: every case of tests/fixtures/ops/<family>.txt (numpy references) run through the tf.* builtins. */
 #include <check.h>
 #include <math.h>
 #include <setjmp.h>
@@ -250,7 +250,7 @@ static int run_file(const char *name) {
     } else if (!strncmp(line, "attr ", 5)) {
       char *name = line + 5, *sp = strchr(name, ' ');
       *sp = 0;
-      snprintf(c.kwbuf[c.nkw], sizeof c.kwbuf[0], "%s", name);
+      snprintf(c.kwbuf[c.nkw], sizeof c.kwbuf[0], "%.31s", name);
       c.kwnames[c.nkw] = c.kwbuf[c.nkw];
       const char *v = sp + 1;
       c.kwvals[c.nkw++] = parse_value(&v);
@@ -270,8 +270,8 @@ static int run_file(const char *name) {
     } else if (!strncmp(line, "err ", 4)) {
       char *kind = line + 4, *sp = strchr(kind, ' ');
       *sp = 0;
-      snprintf(c.err_kind, sizeof c.err_kind, "%s", kind);
-      snprintf(c.err_msg, sizeof c.err_msg, "%s", sp + 1);
+      snprintf(c.err_kind, sizeof c.err_kind, "%.47s", kind);
+      snprintf(c.err_msg, sizeof c.err_msg, "%.511s", sp + 1);
     } else if (!strcmp(line, "end")) {
       cases++;
       if (!run_case(tf, &c, name)) failures++;

@@ -1,4 +1,4 @@
-/* test_parse.c — the front end (parse.c): every construct to its AST dump, locations, literals, f-strings, syntax errors. */
+/* test_parse.c — the front end (parse.c): constructs to AST dumps, locations, literals, f-strings, syntax errors. */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -562,6 +562,9 @@ static const Case error_cases[] = {
     {"del_literal",
      "del 1\n",
      "1:5: cannot delete literal\n"},
+    {"del_starred",
+     "del [*a, b]\n",
+     "1:6: cannot delete starred\n"},
     {"augassign_call",
      "f() += 1\n",
      "1:1: 'function call' is an illegal expression for augmented assignment\n"},
@@ -688,6 +691,48 @@ static const Case error_cases[] = {
     {"default_except_not_last",
      "try:\n    pass\nexcept:\n    pass\nexcept E:\n    pass\n",
      "3:1: default 'except:' must be last\n"},
+    {"statements_glued",
+     "x = 1\ny()v\n",
+     "2:4: invalid syntax: unexpected 'v'\n"},
+    {"number_glued_to_name",
+     "x = 1\n1ff\n",
+     "2:1: invalid decimal literal\n"},
+    {"lone_comma_call",
+     "f(,)\n",
+     "1:3: invalid syntax: unexpected ','\n"},
+    {"lone_comma_dict",
+     "d = {,}\n",
+     "1:6: invalid syntax: unexpected ','\n"},
+    {"trailing_comma_import_stmt",
+     "import a,\n",
+     "1:9: trailing comma not allowed without surrounding parentheses\n"},
+    {"param_after_kwargs",
+     "def f(**k, a):\n    pass\n",
+     "1:12: arguments cannot follow var-keyword argument\n"},
+    {"starred_in_parens",
+     "x = (*a)\n",
+     "1:6: cannot use starred expression here\n"},
+    {"bad_string_prefix",
+     "x = ff'a'\n",
+     "1:5: invalid string prefix 'ff'\n"},
+    {"continuation_at_eof",
+     "x = 1 + \\\n",
+     "1:9: unexpected EOF while parsing\n"},
+    {"keyword_as_attribute",
+     "x.pass = 1\n",
+     "1:3: invalid syntax: unexpected 'pass'\n"},
+    {"keyword_in_return_annotation",
+     "def f() -> in:\n    pass\n",
+     "1:12: invalid syntax: unexpected 'in'\n"},
+    {"keyword_in_annotation",
+     "x: in = 3\n",
+     "1:4: invalid syntax: unexpected 'in'\n"},
+    {"lone_carriage_return",
+     "a = 1\r b = 2\n",
+     "1:6: invalid non-printable character U+000D\n"},
+    {"lone_carriage_return_in_comment",
+     "a = 1  # c\rb = 2\n",
+     "1:11: invalid non-printable character U+000D\n"},
     {"several_errors",
      "if x > 0\n    print(x)\ny = 1 +\nwhile True:\npass\nz = \"abc\nw = 1)\n",
      "1:9: expected ':'\n3:8: expected an expression\n"
@@ -762,10 +807,10 @@ START_TEST(test_locations) {
   ck_assert_int_eq(f->kind, A_FUNCDEF);
   ASSERT_LOC(f, 7, 1, 8, 21); /* the def line, not the decorator's */
   ASSERT_LOC(f->decorators.items[0], 6, 2, 6, 6);
-  ASSERT_LOC(f->args.items[0], 7, 7, 7, 8);
-  ASSERT_LOC(f->args.items[1], 7, 10, 7, 13);
-  ASSERT_LOC(f->args.items[2], 7, 15, 7, 17);
-  ASSERT_LOC(f->args.items[3], 7, 19, 7, 22);
+  ASSERT_LOC(f->args.items[0], 7, 7, 7, 8); /* parameters: their names, as in Python */
+  ASSERT_LOC(f->args.items[1], 7, 10, 7, 11);
+  ASSERT_LOC(f->args.items[2], 7, 16, 7, 17);
+  ASSERT_LOC(f->args.items[3], 7, 21, 7, 22);
   Ast *sub = f->body.items[0]->value;
   ASSERT_LOC(sub, 8, 12, 8, 21);
   ck_assert_int_eq(sub->slice->kind, A_TUPLE);
@@ -997,6 +1042,25 @@ START_TEST(test_edge_inputs) {
   s = parse_text("");
   ck_assert_str_eq(s, "Module()");
   free(s);
+  /* Python's limits: 200 nested brackets, 100 indentation levels */
+  char nest[512] = "x = ";
+  for (int i = 0; i < 201; i++) strcat(nest, "(");
+  strcat(nest, "1");
+  for (int i = 0; i < 201; i++) strcat(nest, ")");
+  s = parse_text(nest);
+  ck_assert_str_eq(s, "ERRORS\n1:205: too many nested parentheses\n");
+  free(s);
+  char *ind = calloc(110 * 110, 1);
+  for (int i = 0; i < 102; i++) {
+    memset(ind + strlen(ind), ' ', (size_t)i);
+    strcat(ind, "if x:\n");
+  }
+  memset(ind + strlen(ind), ' ', 102);
+  strcat(ind, "pass\n");
+  s = parse_text(ind);
+  ck_assert_str_eq(s, "ERRORS\n102:102: too many levels of indentation\n");
+  free(s);
+  free(ind);
   /* deep nesting is refused, not a stack overflow */
   size_t n = 100000;
   char *deep = calloc(n + 16, 1);

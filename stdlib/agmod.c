@@ -1,0 +1,1481 @@
+/* agmod.c — the AutoGraph runtime `ag` (and tf.cond / tf.while_loop): Python semantics, or graph cond/while nodes.
+ *
+ * Converted code calls these with its control flow turned into functions:
+ *   ag.if_stmt(cond, if_body, else_body, get_state, set_state, names, nouts)
+ *   ag.while_stmt(test, body, get_state, set_state, names, opts)
+ *   ag.for_stmt(iter, extra_test, body, get_state, set_state, names, opts)
+ * With a host condition (or outside tracing) they run the Python statement.
+ * With a symbolic tensor they trace the branches / the loop body into
+ * subgraphs (child tracing contexts whose graphs have the current graph as
+ * parent) and record one GN_COND / GN_WHILE node.  Values of the enclosing
+ * graphs used in a body are captured (TraceCtx.caps) and become extra inputs
+ * of the node; the bodies' placeholders are ordered to match.
+ */
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modules.h"
+#include "object.h"
+#include "tensor.h"
+#include "tfmod.h"
+#include "trace.h"
+
+/* AutoGraph staging errors print their text alone (§11's example), at the
+ * construct's location. */
+static _Noreturn void ag_fail(int loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static _Noreturn void ag_fail(int loc, const char *fmt, ...) {
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  rt_throw_at(loc, ERR_INVALID_ARGUMENT, "%s", msg);
+}
+
+/* > 0 while a loop iteration is staged only to learn the types of variables
+ * first bound inside the loop: conds then accept a branch that leaves a
+ * variable unset (that graph is discarded). */
+static int ag_probe_depth;
+
+static Val ag_call0(Val f) { return rt_call(f, 0, NULL, NULL); }
+static Val ag_call1(Val f, Val a) { return rt_call(f, 1, &a, NULL); }
+static void ag_call0_void(Val f) { val_decref(ag_call0(f)); }
+
+/* ---- Undefined and UndefinedReturnValue ------------------------------------------------ */
+
+typedef struct AgUndef { Obj hdr; Val name; } AgUndef;
+
+static void ag_undef_free(Obj *o) {
+  val_decref(((AgUndef *)o)->name);
+  free(o);
+}
+
+static void ag_undef_repr(StrBuf *b, Val v) {
+  sb_puts(b, "ag.Undefined(");
+  val_repr(b, ((AgUndef *)v.u.o)->name);
+  sb_putc(b, ')');
+}
+
+static _Noreturn void ag_undef_use(Val v) {
+  Val n = ((AgUndef *)v.u.o)->name;
+  rt_throw(ERR_UNBOUND, "cannot access local variable '%s' where it is not associated with a value",
+           val_is(n, &str_type) ? str_cstr(n) : "?");
+}
+
+static int ag_undef_truthy(Val v) { ag_undef_use(v); }
+static Val ag_undef_getattr(Val v, const char *name) { (void)name; ag_undef_use(v); }
+static const Type ag_undef_type;
+static Val ag_undef_binop(int op, Val a, Val b) {
+  (void)op;
+  ag_undef_use(val_is(a, &ag_undef_type) ? a : b);
+}
+static Val ag_undef_unop(int op, Val a) { (void)op; ag_undef_use(a); }
+static Val ag_undef_iter(Val v) { ag_undef_use(v); }
+static Val ag_undef_call(Val v, int n, const Val *args, const Kw *kw) { (void)n; (void)args; (void)kw; ag_undef_use(v); }
+
+static const Type ag_undef_type = {
+  .name = "Undefined", .free = ag_undef_free, .repr = ag_undef_repr, .getattr = ag_undef_getattr,
+  .call = ag_undef_call, .iter = ag_undef_iter, .binop = ag_undef_binop, .unop = ag_undef_unop,
+  .truthy = ag_undef_truthy, .hash = obj_identity_hash,
+};
+
+static void ag_retval_repr(StrBuf *b, Val v) { (void)v; sb_puts(b, "ag.UndefinedReturnValue()"); }
+static void ag_static_free(Obj *o) { (void)o; }
+static const Type ag_retval_type = {.name = "UndefinedReturnValue", .free = ag_static_free, .repr = ag_retval_repr,
+                                    .hash = obj_identity_hash};
+static Obj ag_retval_obj = {TFS_IMMORTAL_RC, &ag_retval_type};
+
+static bool ag_is_undef(Val v) { return val_is(v, &ag_undef_type); }
+static bool ag_is_retval(Val v) { return val_is(v, &ag_retval_type); }
+
+static Val ag_Undefined(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "ag.Undefined", .sig = "symbol_name"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  AgUndef *u = obj_new(&ag_undef_type, sizeof(AgUndef));
+  u->name = val_incref(a[0]);
+  return val_obj(u);
+}
+
+static Val ag_UndefinedReturnValue(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "ag.UndefinedReturnValue", .sig = ""};
+  args_parse(&spec, n, args, kw, NULL);
+  return val_obj(&ag_retval_obj);
+}
+
+static Val ag_ret(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "ag.ret", .sig = "retval_, do_return=None"};
+  Val a[2];
+  args_parse(&spec, n, args, kw, a);
+  if (ag_is_retval(a[0])) return val_none();
+  return val_incref(a[0]);
+}
+
+/* ---- conditions ------------------------------------------------------------------------------ */
+
+/* A value to stage as a graph condition: a symbolic tensor (or a Variable,
+ * read) while tracing.  Host values and eager tensors decide in Python. */
+static bool ag_staged(Val v) {
+  if (!trace_active()) return false;
+  if (val_is(v, &tensor_type)) return val_tensor(v)->sym != NULL;
+  return val_is(v, &variable_type);
+}
+
+/* The condition as a scalar bool graph value of the current graph. */
+static GraphRef ag_condition(TraceCtx *cx, Val cond, const char *what, int loc) {
+  Val owned = val_undef();
+  if (val_is(cond, &variable_type)) cond = owned = op_apply1(OP_READ_VARIABLE, cond);
+  Tensor *t = val_as_tensor(cond);
+  if (!t || t->dtype != DT_BOOL) {
+    StrBuf b;
+    sb_init(&b);
+    val_repr(&b, cond);
+    char msg[512];
+    snprintf(msg, sizeof msg, "%.400s", b.data);
+    sb_free(&b);
+    ag_fail(loc, "condition of %s expected to be `tf.bool` scalar, got %s; to use as boolean Tensor, use `tf.cast`",
+            what, msg);
+  }
+  tfs_i64 known = 1;
+  for (int i = 0; i < t->rank; i++)
+    if (t->shape[i] >= 0) known *= t->shape[i];
+  if (t->rank != 0) {
+    if (t->rank > 0 && known > 1) {
+      StrBuf b;
+      sb_init(&b);
+      val_repr(&b, cond);
+      char msg[512];
+      snprintf(msg, sizeof msg, "%.400s", b.data);
+      sb_free(&b);
+      ag_fail(loc, "condition of %s expected to be `tf.bool` scalar, got %s", what, msg);
+    }
+    Val shape = list_new(0);
+    OpAttrs at = {1, {shape}};
+    Val r = op_apply(&op_defs[OP_RESHAPE], 1, &cond, &at);
+    val_decref(shape);
+    val_decref(owned);
+    owned = r;
+    cond = r;
+  }
+  GraphRef ref;
+  trace_ref(cx, cond, &ref);
+  val_decref(owned);
+  return ref;
+}
+
+/* ---- tracing bodies -------------------------------------------------------------------------- */
+
+/* One traced body (a cond branch, a loop cond or body). */
+typedef struct AgBody {
+  Graph *g;                   /* owned until handed to the node */
+  Val tmpl;                   /* result template (owned); markers index refs */
+  GraphRefVec refs;           /* result tensor leaves in g */
+  TraceCap *caps;             /* captured enclosing values (copied) */
+  int ncaps;
+  int neffects;
+} AgBody;
+
+static void ag_body_free(AgBody *b) {
+  if (b->g) graph_release(b->g);
+  val_decref(b->tmpl);
+  free(b->refs.v);
+  free(b->caps);
+  memset(b, 0, sizeof *b);
+  b->tmpl = val_undef();
+}
+
+typedef Val (*AgRunFn)(void *ud, TraceCtx *bx);
+
+/* Trace run(ud) into a new child graph of cx's; its result is flattened
+ * with host leaves kept (ag_merge / the loop code decide about them). */
+enum { AG_MAX_NESTING = 64 };
+
+static void ag_trace_body(TraceCtx *cx, const char *name, AgRunFn run, void *ud, AgBody *out) {
+  memset(out, 0, sizeof *out);
+  out->tmpl = val_undef();
+  int depth = 0;
+  for (TraceCtx *c = cx; c && c->body; c = c->outer) depth++;
+  if (depth >= AG_MAX_NESTING)
+    ag_fail(rt_cur_loc,
+            "graph control flow nested more than %d levels deep while tracing tf.function '%s': recursion whose depth "
+            "depends on a tensor value is not supported (recursion depth must be decided by Python values)",
+            AG_MAX_NESTING, cx->g->fname);
+  Graph *g = graph_new(name, cx->g->fname, cx->g);
+  TraceCtx *bx = trace_push(g, cx->allow_vars, true);
+  RtTry t;
+  rt_try_push(&t);
+  if (setjmp(t.jb) == 0) {
+    Val r = run(ud, bx);
+    out->tmpl = trace_flatten(bx, r, &out->refs);
+    val_decref(r);
+    rt_try_pop(&t);
+  } else {
+    trace_abort(bx);
+    graph_release(g);
+    rt_rethrow(&t);
+  }
+  out->g = g;
+  out->neffects = bx->neffects;
+  out->ncaps = bx->ncaps;
+  out->caps = malloc(sizeof(TraceCap) * (size_t)(bx->ncaps + 1));
+  if (!out->caps) rt_throw(ERR_MEMORY, "out of memory");
+  memcpy(out->caps, bx->caps, sizeof(TraceCap) * (size_t)bx->ncaps);
+  trace_pop(bx);
+}
+
+/* The union of the bodies' captures, and each body's inputs reordered to
+ * [its first nfixed placeholders, then one per union entry]. */
+static int ag_union_caps(AgBody **bodies, int nb, GraphRef **out) {
+  int n = 0, cap = 8;
+  GraphRef *u = malloc(sizeof(GraphRef) * (size_t)cap);
+  if (!u) rt_throw(ERR_MEMORY, "out of memory");
+  for (int k = 0; k < nb; k++)
+    for (int i = 0; i < bodies[k]->ncaps; i++) {
+      GraphRef o = bodies[k]->caps[i].outer;
+      bool seen = false;
+      for (int j = 0; j < n && !seen; j++) seen = u[j].node == o.node && u[j].out == o.out;
+      if (seen) continue;
+      if (n == cap) {
+        cap *= 2;
+        GraphRef *nu = realloc(u, sizeof(GraphRef) * (size_t)cap);
+        if (!nu) rt_throw(ERR_MEMORY, "out of memory");
+        u = nu;
+      }
+      u[n++] = o;
+    }
+  *out = u;
+  return n;
+}
+
+static void ag_align_inputs(AgBody *b, int nfixed, const GraphRef *u, int nu, Graph *outer) {
+  Graph *g = b->g;
+  int *inputs = malloc(sizeof(int) * (size_t)(nfixed + nu + 1));
+  if (!inputs) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < nfixed; i++) inputs[i] = g->inputs[i];
+  for (int j = 0; j < nu; j++) {
+    int node = -1;
+    for (int i = 0; i < b->ncaps && node < 0; i++)
+      if (b->caps[i].outer.node == u[j].node && b->caps[i].outer.out == u[j].out) node = b->caps[i].inner;
+    if (node < 0) {   /* the other body's capture: an unused input here */
+      node = graph_add_placeholder(g, outer->nodes[u[j].node].name, graph_meta(outer, u[j]));
+    }
+    inputs[nfixed + j] = node;
+  }
+  free(g->inputs);
+  g->inputs = inputs;
+  g->ninputs = nfixed + nu;
+  for (int i = 0; i < g->ninputs; i++) g->nodes[inputs[i]].param = i;
+}
+
+/* Record the control-flow node in cx's graph and make it a side effect when
+ * a body has some. */
+static int ag_add_node(TraceCtx *cx, GraphNodeKind kind, const char *base, int nout, const TMeta *outm, int nin,
+                       const GraphRef *in, AgBody *a, AgBody *b, Val aux) {
+  Graph *g = cx->g;
+  int id = graph_add_node(g, kind, NULL, base, nout, outm);
+  graph_set_inputs(g, id, nin, in, NULL);
+  GraphNode *n = &g->nodes[id];
+  n->sub[0] = a->g;
+  n->sub[1] = b->g;
+  a->g = b->g = NULL;
+  n->aux = val_incref(aux);
+  if (a->neffects || b->neffects) {
+    n->flags |= GNF_STATEFUL;
+    if (cx->last_effect >= 0) graph_add_ctrl(g, id, cx->last_effect);
+    cx->last_effect = id;
+    cx->neffects++;
+  }
+  return id;
+}
+
+/* ---- merging the two branches of a cond ---------------------------------------------------- */
+
+typedef struct AgMerge {
+  AgBody *a, *b;
+  GraphRefVec oa, ob;         /* output pairs */
+  int loc;
+  bool stmt;                  /* if statement (names) vs tf.cond / if_exp */
+} AgMerge;
+
+static bool ag_is_struct(Val v) { return val_is(v, &list_type) || val_is(v, &tuple_type) || val_is(v, &dict_type); }
+
+static bool ag_same_host(Val x, Val y) {
+  if (x.tag != y.tag) return false;
+  if (x.tag != VT_OBJ) return val_eq(x, y);
+  if (x.u.o == y.u.o) return true;
+  if (val_is(x, &str_type) && val_is(y, &str_type)) return val_eq(x, y);
+  return false;
+}
+
+static bool ag_convertible(Val v) {
+  return v.tag == VT_BOOL || v.tag == VT_INT || v.tag == VT_FLOAT || val_is(v, &str_type);
+}
+
+static _Noreturn void ag_fail_structure(AgMerge *m, const char *noun) {
+  if (m->stmt) ag_fail(m->loc, "%s must have the same nested structure in the main and else branches", noun);
+  ag_fail(m->loc, "%s must have the same nested structure in true_fn and false_fn", noun);
+}
+
+static GraphRef ag_leaf_ref(AgMerge *m, AgBody *b, Val t, const char *noun) {
+  int idx;
+  if (trace_is_leaf(t, &idx)) return b->refs.v[idx];
+  if (!ag_convertible(t)) ag_fail_structure(m, noun);
+  Tensor *c = tensor_from_val(t, -1);
+  int id = graph_add_const(b->g, c);
+  tensor_release(c);
+  return (GraphRef){id, 0};
+}
+
+static Val ag_merge_val(AgMerge *m, Val ta, Val tb, const char *noun) {
+  if (ag_is_struct(ta) || ag_is_struct(tb)) {
+    if (ta.tag != VT_OBJ || tb.tag != VT_OBJ || ta.u.o->type != tb.u.o->type) ag_fail_structure(m, noun);
+    if (val_is(ta, &dict_type)) {
+      Dict *da = (Dict *)ta.u.o, *db = (Dict *)tb.u.o;
+      if (da->len != db->len) ag_fail_structure(m, noun);
+      Val r = dict_new();
+      for (tfs_i64 i = 0; i < da->used; i++) {
+        if (val_is_undef(da->keys[i])) continue;
+        Val eb = dict_get(tb, da->keys[i]);
+        if (val_is_undef(eb)) ag_fail_structure(m, noun);
+        Val e = ag_merge_val(m, da->vals[i], eb, noun);
+        val_decref(eb);
+        dict_set(r, da->keys[i], e);
+        val_decref(e);
+      }
+      return r;
+    }
+    tfs_i64 na, nb;
+    const Val *ia, *ib;
+    seq_items(ta, &na, &ia);
+    seq_items(tb, &nb, &ib);
+    if (na != nb) ag_fail_structure(m, noun);
+    bool list = val_is(ta, &list_type);
+    Val r = list ? list_new(na) : tuple_new(na);
+    for (tfs_i64 i = 0; i < na; i++) {
+      Val e = ag_merge_val(m, ia[i], ib[i], noun);
+      if (list) {
+        list_append(r, e);
+        val_decref(e);
+      } else {
+        ((Tuple *)r.u.o)->items[i] = e;
+      }
+    }
+    return r;
+  }
+  int ia, ib;
+  bool la = trace_is_leaf(ta, &ia), lb = trace_is_leaf(tb, &ib);
+  if (!la && !lb && ag_same_host(ta, tb)) return val_incref(ta);   /* the same in both: stays a host value */
+  if (ag_probe_depth && (ag_is_undef(ta) || ag_is_retval(ta) || ag_is_undef(tb) || ag_is_retval(tb))) {
+    /* probing: the defined side gives the type; the other side gets zeros */
+    bool a_undef = ag_is_undef(ta) || ag_is_retval(ta);
+    if (a_undef && (ag_is_undef(tb) || ag_is_retval(tb))) return val_incref(ta);
+    AgBody *def = a_undef ? m->b : m->a, *und = a_undef ? m->a : m->b;
+    GraphRef rd = ag_leaf_ref(m, def, a_undef ? tb : ta, noun);
+    const TMeta *dm = graph_meta(def->g, rd);
+    tfs_i64 dims[TFS_MAX_RANK];
+    int rank = dm->rank < 0 ? 0 : dm->rank;
+    for (int d = 0; d < rank; d++) dims[d] = dm->shape[d] < 0 ? 0 : dm->shape[d];
+    Tensor *z = tensor_new(dm->dtype, rank, dims);
+    ew_fill(z, 0, 0);
+    GraphRef ru = {graph_add_const(und->g, z), 0};
+    tensor_release(z);
+    trace_refvec_push(&m->oa, a_undef ? ru : rd);
+    trace_refvec_push(&m->ob, a_undef ? rd : ru);
+    return trace_leaf(m->oa.n - 1);
+  }
+  GraphRef ra = ag_leaf_ref(m, m->a, ta, noun), rb = ag_leaf_ref(m, m->b, tb, noun);
+  DType da = graph_meta(m->a->g, ra)->dtype, db = graph_meta(m->b->g, rb)->dtype;
+  if (da != db) {
+    if (m->stmt)
+      ag_fail(m->loc, "%s has dtype %s in the main branch, but dtype %s in the else branch", noun, dtype_info[da].name,
+              dtype_info[db].name);
+    ag_fail(m->loc, "%s has dtype %s in true_fn, but dtype %s in false_fn", noun, dtype_info[da].name,
+            dtype_info[db].name);
+  }
+  trace_refvec_push(&m->oa, ra);
+  trace_refvec_push(&m->ob, rb);
+  return trace_leaf(m->oa.n - 1);
+}
+
+/* The most specific shape both branches satisfy. */
+static void ag_meta_join(TMeta *out, const TMeta *a, const TMeta *b) {
+  *out = *a;
+  if (a->rank != b->rank) {
+    out->rank = -1;
+    return;
+  }
+  for (int i = 0; i < a->rank; i++)
+    if (a->shape[i] != b->shape[i]) out->shape[i] = -1;
+}
+
+/* Build the cond node from two traced branches whose templates are merged
+ * element by element (names[i] names element i of a tuple template, or NULL
+ * for a single result); returns the merged value with symbolic outputs. */
+static Val ag_build_cond(TraceCtx *cx, GraphRef pred, AgBody *a, AgBody *b, Val names, int loc) {
+  AgMerge m = {a, b, {0}, {0}, loc, !val_is_undef(names)};
+  Val tmpl;
+  if (m.stmt) {
+    tfs_i64 n, nn;
+    const Val *ia, *ib, *in;
+    seq_items(a->tmpl, &n, &ia);
+    seq_items(b->tmpl, &n, &ib);
+    seq_items(names, &nn, &in);
+    tmpl = tuple_new(n);
+    for (tfs_i64 i = 0; i < n; i++) {
+      char noun[160];
+      snprintf(noun, sizeof noun, "'%s'", i < nn && val_is(in[i], &str_type) ? str_cstr(in[i]) : "?");
+      ((Tuple *)tmpl.u.o)->items[i] = ag_merge_val(&m, ia[i], ib[i], noun);
+    }
+  } else {
+    tmpl = ag_merge_val(&m, a->tmpl, b->tmpl, "the result");
+  }
+  int nout = m.oa.n;
+  TMeta *outm = malloc(sizeof(TMeta) * (size_t)(nout + 1));
+  if (!outm) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < nout; i++) {
+    ag_meta_join(&outm[i], graph_meta(a->g, m.oa.v[i]), graph_meta(b->g, m.ob.v[i]));
+    graph_add_output(a->g, m.oa.v[i]);
+    graph_add_output(b->g, m.ob.v[i]);
+  }
+  AgBody *bodies[2] = {a, b};
+  GraphRef *u;
+  int nu = ag_union_caps(bodies, 2, &u);
+  ag_align_inputs(a, 0, u, nu, cx->g);
+  ag_align_inputs(b, 0, u, nu, cx->g);
+  GraphRef *in = malloc(sizeof(GraphRef) * (size_t)(nu + 1));
+  if (!in) rt_throw(ERR_MEMORY, "out of memory");
+  in[0] = pred;
+  memcpy(in + 1, u, sizeof(GraphRef) * (size_t)nu);
+  int id = ag_add_node(cx, GN_COND, "cond", nout, outm, nu + 1, in, a, b, val_undef());
+  free(in);
+  free(u);
+  free(outm);
+  free(m.oa.v);
+  free(m.ob.v);
+  Val *outs = malloc(sizeof(Val) * (size_t)(nout + 1));
+  if (!outs) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < nout; i++) outs[i] = trace_sym(cx->g, (GraphRef){id, i});
+  Val r = trace_unflatten(tmpl, outs);
+  for (int i = 0; i < nout; i++) val_decref(outs[i]);
+  free(outs);
+  val_decref(tmpl);
+  return r;
+}
+
+/* ---- if statements ------------------------------------------------------------------------------ */
+
+typedef struct AgIf {
+  Val fn, get_state, set_state, init, names;
+  int nouts, loc;
+  const char *branch;         /* 'main' / 'else' */
+} AgIf;
+
+static Val ag_if_run(void *ud, TraceCtx *bx) {
+  (void)bx;
+  AgIf *s = ud;
+  val_decref(ag_call1(s->set_state, s->init));
+  ag_call0_void(s->fn);
+  Val st = ag_call0(s->get_state);
+  tfs_i64 n, nn;
+  const Val *items, *names;
+  if (!seq_items(st, &n, &items)) rt_throw(ERR_TYPE, "ag.if_stmt: get_state must return a tuple");
+  seq_items(s->names, &nn, &names);
+  int nouts = s->nouts < n ? s->nouts : (int)n;
+  for (int i = 0; i < nouts; i++) {
+    const char *nm = i < nn && val_is(names[i], &str_type) ? str_cstr(names[i]) : "?";
+    if (ag_probe_depth) continue;
+    if (ag_is_undef(items[i])) ag_fail(s->loc, "'%s' must also be initialized in the %s branch", nm, s->branch);
+    if (ag_is_retval(items[i])) ag_fail(s->loc, "the %s branch must also have a return statement", s->branch);
+  }
+  Val r = rt_tuple(nouts, items);
+  val_decref(st);
+  return r;
+}
+
+static Val ag_if_stmt(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "ag.if_stmt", .sig = "cond, body, orelse, get_state, set_state, symbol_names, nouts"};
+  Val a[7];
+  args_parse(&spec, n, args, kw, a);
+  if (!ag_staged(a[0])) {
+    ag_call0_void(rt_truthy(a[0]) ? a[1] : a[2]);
+    return val_none();
+  }
+  int loc = rt_cur_loc;
+  TraceCtx *cx = trace_current();
+  GraphRef pred = ag_condition(cx, a[0], "if statement", loc);
+  int64_t nouts = 0;
+  if (!val_as_int(a[6], &nouts)) rt_throw(ERR_TYPE, "ag.if_stmt: nouts must be an int");
+  Val init = ag_call0(a[3]);
+  tfs_i64 ninit;
+  const Val *iitems;
+  if (!seq_items(init, &ninit, &iitems)) rt_throw(ERR_TYPE, "ag.if_stmt: get_state must return a tuple");
+  AgIf s = {a[1], a[3], a[4], init, a[5], (int)nouts, loc, "main"};
+  AgBody ba, bb;
+  ag_trace_body(cx, "cond_true", ag_if_run, &s, &ba);
+  s.fn = a[2];
+  s.branch = "else";
+  ag_trace_body(cx, "cond_false", ag_if_run, &s, &bb);
+  Val merged = ag_build_cond(cx, pred, &ba, &bb, a[5], loc);
+  ag_body_free(&ba);
+  ag_body_free(&bb);
+  /* the state after the if: merged outputs, then the input-only variables */
+  tfs_i64 nm;
+  const Val *mitems;
+  seq_items(merged, &nm, &mitems);
+  Val fin = tuple_new(ninit);
+  for (tfs_i64 i = 0; i < ninit; i++) ((Tuple *)fin.u.o)->items[i] = val_incref(i < nm ? mitems[i] : iitems[i]);
+  val_decref(ag_call1(a[4], fin));
+  val_decref(fin);
+  val_decref(merged);
+  val_decref(init);
+  rt_cur_loc = loc;
+  return val_none();
+}
+
+/* tf.cond / ag.if_exp / lazy and/or: branches are thunks returning values. */
+typedef struct AgThunk { Val fn; Val value; } AgThunk;
+
+static Val ag_thunk_run(void *ud, TraceCtx *bx) {
+  (void)bx;
+  AgThunk *t = ud;
+  if (!val_is_undef(t->fn)) return ag_call0(t->fn);
+  return val_incref(t->value);
+}
+
+/* cond(pred, a, b) where each side is a thunk (fn) or a value (fn undefined). */
+static Val ag_cond_thunks(Val pred, AgThunk *ta, AgThunk *tb, const char *what) {
+  int loc = rt_cur_loc;
+  TraceCtx *cx = trace_current();
+  GraphRef p = ag_condition(cx, pred, what, loc);
+  AgBody ba, bb;
+  ag_trace_body(cx, "cond_true", ag_thunk_run, ta, &ba);
+  ag_trace_body(cx, "cond_false", ag_thunk_run, tb, &bb);
+  Val r = ag_build_cond(cx, p, &ba, &bb, val_undef(), loc);
+  ag_body_free(&ba);
+  ag_body_free(&bb);
+  rt_cur_loc = loc;
+  return r;
+}
+
+static Val ag_if_exp(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "ag.if_exp", .sig = "cond, if_true, if_false, expr_repr=None"};
+  Val a[4];
+  args_parse(&spec, n, args, kw, a);
+  if (!ag_staged(a[0])) return ag_call0(rt_truthy(a[0]) ? a[1] : a[2]);
+  AgThunk ta = {a[1], val_undef()}, tb = {a[2], val_undef()};
+  return ag_cond_thunks(a[0], &ta, &tb, "if expression");
+}
+
+static Val tf_cond_fn(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "tf.cond", .sig = "pred, true_fn=None, false_fn=None, name=None"};
+  Val a[4];
+  args_parse(&spec, n, args, kw, a);
+  if (a[1].tag == VT_NONE || a[2].tag == VT_NONE) rt_throw(ERR_TYPE, "tf.cond: true_fn and false_fn are required");
+  if (!ag_staged(a[0])) {
+    Tensor *t = val_as_tensor(a[0]);
+    if (t && t->size != 1) rt_throw(ERR_INVALID_ARGUMENT, "tf.cond: the predicate must be a scalar");
+    return ag_call0(rt_truthy(a[0]) ? a[1] : a[2]);
+  }
+  AgThunk ta = {a[1], val_undef()}, tb = {a[2], val_undef()};
+  return ag_cond_thunks(a[0], &ta, &tb, "tf.cond");
+}
+
+/* and_/or_: the first operand decides lazily; on tensors, a graph cond. */
+static Val ag_and_or(const char *what, bool is_and, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec_and = {.what = "ag.and_", .sig = "a, b"}, spec_or = {.what = "ag.or_", .sig = "a, b"};
+  Val a[2];
+  args_parse(is_and ? &spec_and : &spec_or, n, args, kw, a);
+  Val x = ag_call0(a[0]);
+  if (!ag_staged(x)) {
+    if (rt_truthy(x) == is_and) {
+      val_decref(x);
+      return ag_call0(a[1]);
+    }
+    return x;
+  }
+  AgThunk other = {a[1], val_undef()}, self = {val_undef(), x};
+  Val r = is_and ? ag_cond_thunks(x, &other, &self, what) : ag_cond_thunks(x, &self, &other, what);
+  val_decref(x);
+  return r;
+}
+
+static Val ag_and(Val self, int n, const Val *args, const Kw *kw) { return ag_and_or("and", true, n, args, kw); }
+static Val ag_or(Val self, int n, const Val *args, const Kw *kw) { return ag_and_or("or", false, n, args, kw); }
+
+static Val ag_not(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "ag.not_", .sig = "a"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  if (ag_staged(a[0])) return op_apply1(OP_LOGICAL_NOT, a[0]);
+  return val_bool(!rt_truthy(a[0]));
+}
+
+static Val ag_assert_stmt(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "ag.assert_stmt", .sig = "expression1, expression2=None"};
+  Val a[2];
+  args_parse(&spec, n, args, kw, a);
+  if (!ag_staged(a[0])) {
+    if (rt_truthy(a[0])) return val_none();
+    Val msg = a[1].tag == VT_NONE || a[1].tag == VT_UNDEF ? val_undef() : ag_call0(a[1]);
+    rt_assert_fail(msg);
+  }
+  /* a graph assert: fails when the graph runs */
+  Val msg = a[1].tag == VT_NONE || a[1].tag == VT_UNDEF ? str_from_cstr("Assertion error") : ag_call0(a[1]);
+  Val smsg = str_of(msg);
+  val_decref(msg);
+  Val in[2] = {a[0], val_bool(true)};
+  OpAttrs at = {2, {smsg, val_none()}};
+  Val r = op_apply(&op_defs[OP_ASSERT_EQUAL], 2, in, &at);
+  val_decref(smsg);
+  val_decref(r);
+  return val_none();
+}
+
+/* ---- loops ------------------------------------------------------------------------------------------ */
+
+/* A loop, abstracted over where its state lives (ag's get/set_state, or
+ * tf.while_loop's loop_vars) and what it iterates. */
+typedef struct AgLoop {
+  Val (*get)(struct AgLoop *l);               /* the state: a tuple (owned) */
+  void (*set)(struct AgLoop *l, Val state);   /* borrowed */
+  Val (*test)(struct AgLoop *l);              /* while: the condition (owned); NULL for for-loops */
+  Val (*extra)(struct AgLoop *l);             /* for: the extra test (owned) or NULL */
+  void (*body)(struct AgLoop *l, Val elem);   /* elem: the for element (VT_UNDEF for while) */
+  Val fget, fset, ftest, fextra, fbody;       /* the Python functions behind them */
+  Val box;                                    /* tf.while_loop: a list holding the loop vars */
+  Val names;                                  /* tuple of state names (for errors), or VT_UNDEF */
+  Val opts;                                   /* dict of loop options, or VT_UNDEF */
+  Val shape_invariants;                       /* tf.while_loop: per loop var (positional), or VT_UNDEF */
+  Val iter;                                   /* for over a tensor: the tensor */
+  int loc;
+} AgLoop;
+
+/* The name of state variable i, for errors. */
+static const char *ag_loop_name(AgLoop *l, int i, char *buf, size_t n) {
+  tfs_i64 nn;
+  const Val *names;
+  if (!val_is_undef(l->names) && seq_items(l->names, &nn, &names) && i < nn && val_is(names[i], &str_type))
+    return str_cstr(names[i]);
+  snprintf(buf, n, "loop_vars[%d]", i);
+  return buf;
+}
+
+/* One leaf of the loop state: a tensor carried by the loop, or a host value
+ * that must stay the same. */
+typedef struct AgLeaf {
+  GraphRef init;              /* in the enclosing graph */
+  TMeta m;                    /* the invariant meta */
+  int var;                    /* state variable it belongs to */
+  Val orig;                   /* the initial value (borrowed from the initial state) */
+} AgLeaf;
+
+typedef struct AgLeaves { AgLeaf *v; int n, cap; } AgLeaves;
+
+static void ag_leaves_push(AgLeaves *lv, AgLeaf x) {
+  if (lv->n == lv->cap) {
+    int cap = lv->cap ? lv->cap * 2 : 8;
+    AgLeaf *v = realloc(lv->v, sizeof(AgLeaf) * (size_t)cap);
+    if (!v) rt_throw(ERR_MEMORY, "out of memory");
+    lv->v = v;
+    lv->cap = cap;
+  }
+  lv->v[lv->n++] = x;
+}
+
+/* Flatten the initial state: tensors and host numbers become carried
+ * tensors (numbers converted, as TF's while_loop does); other host values
+ * stay in the template and must not change. */
+static Val ag_loop_flatten_init(TraceCtx *cx, AgLoop *l, Val v, int var, AgLeaves *lv) {
+  char nb[32];
+  if (ag_is_undef(v) || ag_is_retval(v))
+    ag_fail(l->loc, "'%s' must be defined before the loop", ag_loop_name(l, var, nb, sizeof nb));
+  GraphRef r;
+  bool t = trace_ref(cx, v, &r);
+  if (!t && ag_convertible(v)) {
+    Tensor *c = tensor_from_val(v, -1);
+    r = (GraphRef){graph_add_const(cx->g, c), 0};
+    tensor_release(c);
+    t = true;
+  }
+  if (t) {
+    AgLeaf leaf = {r, *graph_meta(cx->g, r), var, v};
+    ag_leaves_push(lv, leaf);
+    return trace_leaf(lv->n - 1);
+  }
+  if (val_is(v, &list_type) || val_is(v, &tuple_type)) {
+    tfs_i64 n;
+    const Val *items;
+    seq_items(v, &n, &items);
+    bool list = val_is(v, &list_type);
+    Val res = list ? list_new(n) : tuple_new(n);
+    for (tfs_i64 i = 0; i < n; i++) {
+      Val e = ag_loop_flatten_init(cx, l, items[i], var, lv);
+      if (list) {
+        list_append(res, e);
+        val_decref(e);
+      } else {
+        ((Tuple *)res.u.o)->items[i] = e;
+      }
+    }
+    return res;
+  }
+  if (val_is(v, &dict_type)) {
+    Dict *d = (Dict *)v.u.o;
+    Val res = dict_new();
+    for (tfs_i64 i = 0; i < d->used; i++) {
+      if (val_is_undef(d->keys[i])) continue;
+      Val e = ag_loop_flatten_init(cx, l, d->vals[i], var, lv);
+      dict_set(res, d->keys[i], e);
+      val_decref(e);
+    }
+    return res;
+  }
+  return val_incref(v);
+}
+
+/* Shape invariants: set_loop_options(shape_invariants=[(v, shape)]) names
+ * values by identity; tf.while_loop gives them by position. */
+static void ag_apply_invariant(AgLoop *l, AgLeaf *leaf, Val shape) {
+  int rank;
+  tfs_i64 dims[TFS_MAX_RANK];
+  if (!val_as_tshape(shape, &rank, dims))
+    rt_throw(ERR_TYPE, "shape_invariants: expected a TensorShape or a list of dimensions, got %s", val_type_name(shape));
+  bool ok = rank < 0 || rank == leaf->m.rank;
+  for (int i = 0; ok && rank >= 0 && i < rank; i++) ok = dims[i] < 0 || dims[i] == leaf->m.shape[i];
+  if (!ok) {
+    char nb[32];
+    StrBuf a, b;
+    sb_init(&a);
+    sb_init(&b);
+    graph_shape_text(&a, leaf->m.rank, leaf->m.shape);
+    graph_shape_text(&b, rank, dims);
+    char msg[512];
+    snprintf(msg, sizeof msg, "'%s' has shape %s before the loop, which is not compatible with the shape invariant %s",
+             ag_loop_name(l, leaf->var, nb, sizeof nb), a.data, b.data);
+    sb_free(&a);
+    sb_free(&b);
+    ag_fail(l->loc, "%s", msg);
+  }
+  leaf->m.rank = rank;
+  for (int i = 0; i < rank; i++) leaf->m.shape[i] = dims[i];
+}
+
+static void ag_loop_invariants(AgLoop *l, AgLeaves *lv) {
+  if (!val_is_undef(l->shape_invariants) && l->shape_invariants.tag != VT_NONE) {
+    tfs_i64 n;
+    const Val *items;
+    if (!seq_items(l->shape_invariants, &n, &items)) items = &l->shape_invariants, n = 1;
+    for (int i = 0; i < lv->n && i < n; i++)
+      if (items[i].tag != VT_NONE) ag_apply_invariant(l, &lv->v[i], items[i]);
+  }
+  if (val_is_undef(l->opts) || !val_is(l->opts, &dict_type)) return;
+  Val key = str_from_cstr("shape_invariants");
+  Val inv = dict_get(l->opts, key);
+  val_decref(key);
+  if (val_is_undef(inv)) return;
+  tfs_i64 n;
+  const Val *pairs;
+  if (seq_items(inv, &n, &pairs))
+    for (tfs_i64 i = 0; i < n; i++) {
+      tfs_i64 np;
+      const Val *pv;
+      if (!seq_items(pairs[i], &np, &pv) || np != 2)
+        rt_throw(ERR_TYPE, "shape_invariants must be a list of (variable, shape) pairs");
+      for (int k = 0; k < lv->n; k++)
+        if (pv[0].tag == VT_OBJ && lv->v[k].orig.tag == VT_OBJ && pv[0].u.o == lv->v[k].orig.u.o)
+          ag_apply_invariant(l, &lv->v[k], pv[1]);
+    }
+  val_decref(inv);
+}
+
+static tfs_i64 ag_loop_max_iter(AgLoop *l, Val given) {
+  Val v = given;
+  bool owned = false;
+  if ((v.tag == VT_UNDEF || v.tag == VT_NONE) && val_is(l->opts, &dict_type)) {
+    Val key = str_from_cstr("maximum_iterations");
+    v = dict_get(l->opts, key);
+    val_decref(key);
+    owned = true;
+  }
+  int64_t mi = -1;
+  if (v.tag != VT_UNDEF && v.tag != VT_NONE) {
+    Tensor *t = val_as_tensor(v);
+    if (t && t->sym) {
+      Graph *g;
+      GraphRef r;
+      trace_sym_ref(t, &g, &r);
+      Tensor *st = trace_static_value(g, r);
+      if (!st) ag_fail(l->loc, "maximum_iterations must be known while tracing");
+      mi = tensor_get_i(st, 0);
+      tensor_release(st);
+    } else if (!val_as_int(v, &mi)) {
+      rt_throw(ERR_TYPE, "maximum_iterations must be an int, got %s", val_type_name(v));
+    }
+  }
+  if (owned) val_decref(v);
+  return mi;
+}
+
+typedef struct AgLoopTrace {
+  AgLoop *l;
+  Val tmpl;                   /* initial state template (markers: leaf indexes) */
+  AgLeaves *lv;
+  bool is_for;                /* iterating a tensor: index < n is the test */
+  bool has_index;             /* an iteration index is input 0 of the bodies (for-loops, undefined inits) */
+  int nfixed;                 /* placeholders: index (for) + leaves */
+  GraphRef n_iter;            /* for: the iteration count, in the enclosing graph */
+} AgLoopTrace;
+
+/* The bodies' placeholders and the state they stand for. */
+static Val ag_loop_enter(AgLoopTrace *lt, TraceCtx *bx, Val *index) {
+  AgLeaves *lv = lt->lv;
+  Val *ph = malloc(sizeof(Val) * (size_t)(lv->n + 1));
+  if (!ph) rt_throw(ERR_MEMORY, "out of memory");
+  if (lt->has_index) {
+    TMeta im = {DT_INT32, 0, {0}};
+    *index = trace_placeholder(bx->g, "iteration", &im);
+  }
+  for (int i = 0; i < lv->n; i++) {
+    char nb[32];
+    ph[i] = trace_placeholder(bx->g, ag_loop_name(lt->l, lv->v[i].var, nb, sizeof nb), &lv->v[i].m);
+  }
+  Val state = trace_unflatten(lt->tmpl, ph);
+  for (int i = 0; i < lv->n; i++) val_decref(ph[i]);
+  free(ph);
+  return state;
+}
+
+static Val ag_loop_cond_run(void *ud, TraceCtx *bx) {
+  AgLoopTrace *lt = ud;
+  AgLoop *l = lt->l;
+  Val index = val_undef();
+  Val state = ag_loop_enter(lt, bx, &index);
+  l->set(l, state);
+  val_decref(state);
+  Val c;
+  if (lt->is_for) {
+    /* index < n (n captured from the enclosing graph) */
+    Graph *og = bx->g->parent;
+    Val nv = trace_sym(og, lt->n_iter);
+    c = op_apply2(OP_LESS, index, nv);
+    val_decref(nv);
+    if (l->extra) {
+      Val e = l->extra(l);
+      if (ag_staged(e) || val_is_tensor(e)) {
+        Val both = op_apply2(OP_LOGICAL_AND, c, e);
+        val_decref(c);
+        c = both;
+      } else if (!rt_truthy(e)) {
+        val_decref(c);
+        c = val_obj(tensor_from_val(val_bool(false), DT_BOOL));
+      }
+      val_decref(e);
+    }
+  } else {
+    c = l->test(l);
+    if (!val_is_tensor(c) && !val_is(c, &variable_type)) {
+      Tensor *t = tensor_from_val(val_bool(rt_truthy(c)), DT_BOOL);
+      val_decref(c);
+      c = val_obj(t);
+    }
+  }
+  GraphRef r = ag_condition(bx, c, "while loop", l->loc);
+  val_decref(c);
+  val_decref(index);
+  return trace_sym(bx->g, r);
+}
+
+static Val ag_loop_body_run(void *ud, TraceCtx *bx) {
+  AgLoopTrace *lt = ud;
+  AgLoop *l = lt->l;
+  Val index = val_undef();
+  Val state = ag_loop_enter(lt, bx, &index);
+  l->set(l, state);
+  val_decref(state);
+  Val elem = val_undef();
+  if (lt->is_for) {
+    Val in[2] = {l->iter, index};
+    OpAttrs ga = {3, {val_none(), val_none(), val_int(0)}};
+    elem = op_apply(&op_defs[OP_GATHER], 2, in, &ga);
+  }
+  l->body(l, elem);
+  val_decref(elem);
+  Val st = l->get(l);
+  Val next = val_undef();
+  if (lt->has_index) next = op_apply2(OP_ADD, index, val_int(1));
+  Val res = tuple_pack(2, st, next);
+  val_decref(st);
+  val_decref(next);
+  val_decref(index);
+  return res;
+}
+
+/* Check one carried value after an iteration against its invariant. */
+static void ag_check_leaf(AgLoop *l, const AgLeaf *leaf, const TMeta *exit) {
+  char nb[32];
+  const char *nm = ag_loop_name(l, leaf->var, nb, sizeof nb);
+  if (exit->dtype != leaf->m.dtype)
+    ag_fail(l->loc, "'%s' has dtype %s before the loop, but dtype %s after one iteration", nm,
+            dtype_info[leaf->m.dtype].name, dtype_info[exit->dtype].name);
+  bool ok = leaf->m.rank < 0 || leaf->m.rank == exit->rank;
+  for (int i = 0; ok && leaf->m.rank >= 0 && i < leaf->m.rank; i++)
+    ok = leaf->m.shape[i] < 0 || leaf->m.shape[i] == exit->shape[i];
+  if (!ok) {
+    StrBuf a, b;
+    sb_init(&a);
+    sb_init(&b);
+    graph_shape_text(&a, leaf->m.rank, leaf->m.shape);
+    graph_shape_text(&b, exit->rank, exit->shape);
+    char msg[600];
+    snprintf(msg, sizeof msg,
+             "'%s' has shape %s before the loop, but shape %s after one iteration; use "
+             "tf.autograph.experimental.set_loop_options to set shape invariants",
+             nm, a.data, b.data);
+    sb_free(&a);
+    sb_free(&b);
+    ag_fail(l->loc, "%s", msg);
+  }
+}
+
+/* Match the state after an iteration (template `after`, leaves in body
+ * refs) against the initial template; returns the body's output refs. */
+static void ag_match_state(AgLoop *l, AgBody *body, Val init, Val after, int var, AgLeaves *lv, GraphRef *outs) {
+  char nb[32];
+  int idx, ia;
+  if (trace_is_leaf(init, &idx)) {
+    GraphRef r;
+    if (trace_is_leaf(after, &ia)) r = body->refs.v[ia];
+    else if (ag_convertible(after)) {
+      Tensor *c = tensor_from_val(after, -1);
+      r = (GraphRef){graph_add_const(body->g, c), 0};
+      tensor_release(c);
+    } else {
+      ag_fail(l->loc, "'%s' must have the same nested structure before the loop and after one iteration",
+              ag_loop_name(l, var, nb, sizeof nb));
+    }
+    ag_check_leaf(l, &lv->v[idx], graph_meta(body->g, r));
+    outs[idx] = r;
+    return;
+  }
+  if (ag_is_struct(init)) {
+    tfs_i64 n0, n1;
+    const Val *i0, *i1;
+    if (val_is(init, &list_type) && val_is(after, &list_type) && seq_items(init, &n0, &i0) && seq_items(after, &n1, &i1) &&
+        n0 != n1)
+      ag_fail(l->loc, "'%s' is a Python list appended to inside a TensorFlow loop; use tf.TensorArray or tf.concat to "
+              "accumulate values", ag_loop_name(l, var, nb, sizeof nb));
+    if (after.tag != VT_OBJ || after.u.o->type != init.u.o->type)
+      ag_fail(l->loc, "'%s' must have the same nested structure before the loop and after one iteration",
+              ag_loop_name(l, var, nb, sizeof nb));
+    if (val_is(init, &dict_type)) {
+      Dict *d = (Dict *)init.u.o;
+      if (((Dict *)after.u.o)->len != d->len)
+        ag_fail(l->loc, "'%s' must have the same nested structure before the loop and after one iteration",
+                ag_loop_name(l, var, nb, sizeof nb));
+      for (tfs_i64 i = 0; i < d->used; i++) {
+        if (val_is_undef(d->keys[i])) continue;
+        Val e = dict_get(after, d->keys[i]);
+        if (val_is_undef(e))
+          ag_fail(l->loc, "'%s' must have the same nested structure before the loop and after one iteration",
+                  ag_loop_name(l, var, nb, sizeof nb));
+        ag_match_state(l, body, d->vals[i], e, var, lv, outs);
+        val_decref(e);
+      }
+      return;
+    }
+    seq_items(init, &n0, &i0);
+    seq_items(after, &n1, &i1);
+    if (n0 != n1)
+      ag_fail(l->loc, "'%s' must have the same nested structure before the loop and after one iteration",
+              ag_loop_name(l, var, nb, sizeof nb));
+    for (tfs_i64 i = 0; i < n0; i++) ag_match_state(l, body, i0[i], i1[i], var, lv, outs);
+    return;
+  }
+  if (!(after.tag == init.tag && (after.tag != VT_OBJ ? val_eq(after, init) : after.u.o == init.u.o)))
+    ag_fail(l->loc, "'%s' is a Python value that changes inside a TensorFlow loop; make it a tensor before the loop",
+            ag_loop_name(l, var, nb, sizeof nb));
+}
+
+/* One iteration staged apart, to learn what the variables first bound in
+ * the loop become (TF's _try_handling_undefineds). */
+typedef struct AgProbeRun { AgLoop *l; Val init; } AgProbeRun;
+
+static Val ag_loop_probe_run(void *ud, TraceCtx *bx) {
+  (void)bx;
+  AgProbeRun *p = ud;
+  AgLoop *l = p->l;
+  l->set(l, p->init);
+  Val elem = val_undef();
+  if (l->test == NULL) {
+    Val in[2] = {l->iter, val_int(0)};
+    OpAttrs ga = {3, {val_none(), val_none(), val_int(0)}};
+    elem = op_apply(&op_defs[OP_GATHER], 2, in, &ga);
+  }
+  l->body(l, elem);
+  val_decref(elem);
+  return l->get(l);
+}
+
+static Val ag_loop_fill_undefined(TraceCtx *cx, AgLoop *l, Val init, TMeta *inv, bool *has_inv, char *msg, size_t msgn) {
+  AgProbeRun p = {l, init};
+  AgBody pb;
+  ag_probe_depth++;
+  RtTry t;
+  rt_try_push(&t);
+  if (setjmp(t.jb) == 0) {
+    ag_trace_body(cx, "probe", ag_loop_probe_run, &p, &pb);
+    rt_try_pop(&t);
+  } else {
+    ag_probe_depth--;
+    if (t.kind == ERR_UNBOUND) {   /* a variable read before the loop binds it */
+      tfs_i64 n0;
+      const Val *v0;
+      seq_items(init, &n0, &v0);
+      for (tfs_i64 i = 0; i < n0; i++) {
+        Val nm = ag_is_undef(v0[i]) ? ((AgUndef *)v0[i].u.o)->name : val_undef();
+        if (val_is(nm, &str_type) && t.msg && strstr(t.msg, str_cstr(nm))) {
+          char msg[300];
+          snprintf(msg, sizeof msg, "'%s' must be defined before the loop", str_cstr(nm));
+          rt_try_clear(&t);
+          l->set(l, init);
+          ag_fail(l->loc, "%s", msg);
+        }
+      }
+    }
+    rt_rethrow(&t);
+  }
+  ag_probe_depth--;
+  tfs_i64 n, na;
+  const Val *iv, *av;
+  seq_items(init, &n, &iv);
+  seq_items(pb.tmpl, &na, &av);
+  Val out = tuple_new(n);
+  size_t used = 0;
+  for (tfs_i64 i = 0; i < n; i++) {
+    Val v = iv[i], r;
+    char nb[32];
+    const char *nm = ag_loop_name(l, (int)i, nb, sizeof nb);
+    int idx;
+    bool null = ag_is_undef(v) || ag_is_retval(v) || v.tag == VT_NONE;
+    if (!null || i >= na) {
+      r = val_incref(v);
+    } else if (trace_is_leaf(av[i], &idx)) {
+      /* zeros of its dtype; unknown dims start at 0 and stay unknown */
+      const TMeta *m = graph_meta(pb.g, pb.refs.v[idx]);
+      tfs_i64 dims[TFS_MAX_RANK];
+      int rank = m->rank < 0 ? 0 : m->rank;
+      for (int d = 0; d < rank; d++) dims[d] = m->shape[d] < 0 ? 0 : m->shape[d];
+      Tensor *z = tensor_new(m->dtype, rank, dims);
+      ew_fill(z, 0, 0);
+      r = val_obj(z);
+      inv[i] = *m;
+      has_inv[i] = true;
+    } else if (av[i].tag == VT_INT || av[i].tag == VT_BOOL || av[i].tag == VT_FLOAT) {
+      r = av[i].tag == VT_INT ? val_int(0) : av[i].tag == VT_BOOL ? val_bool(false) : val_float(0);
+    } else if (v.tag == VT_NONE && av[i].tag == VT_NONE) {
+      r = val_none();
+      null = false;
+    } else {
+      ag_fail(l->loc, "'%s' must be defined before the loop", nm);
+    }
+    if (null)
+      used += (size_t)snprintf(msg + used, used < msgn ? msgn - used : 0, "%s%s", used ? ", " : "loop must iterate at least once to initialize ",
+                               ag_is_retval(v) ? "the function return value" : nm);
+    ((Tuple *)out.u.o)->items[i] = r;
+  }
+  ag_body_free(&pb);
+  l->set(l, out);
+  return out;
+}
+
+/* Stage the loop as a graph while. */
+static void ag_tf_loop(AgLoop *l, Val max_iter) {
+  TraceCtx *cx = trace_current();
+  int loc = l->loc;
+  Val init = l->get(l);
+  tfs_i64 nvars;
+  const Val *vars;
+  if (!seq_items(init, &nvars, &vars)) rt_throw(ERR_TYPE, "ag: get_state must return a tuple");
+  /* variables first bound inside the loop get a placeholder initial value,
+   * and the loop must then run at least once (TF's rule) */
+  TMeta *inv = calloc((size_t)nvars + 1, sizeof(TMeta));
+  bool *has_inv = calloc((size_t)nvars + 1, sizeof(bool));
+  if (!inv || !has_inv) rt_throw(ERR_MEMORY, "out of memory");
+  char once_msg[256] = "";
+  bool require_one = false;
+  for (tfs_i64 i = 0; i < nvars; i++)
+    if (ag_is_undef(vars[i]) || ag_is_retval(vars[i]) || vars[i].tag == VT_NONE) require_one = true;
+  if (require_one) {
+    Val filled = ag_loop_fill_undefined(cx, l, init, inv, has_inv, once_msg, sizeof once_msg);
+    val_decref(init);
+    init = filled;
+    seq_items(init, &nvars, &vars);
+    require_one = once_msg[0] != 0;
+  }
+  AgLeaves lv = {0};
+  Val tmpl = tuple_new(nvars);
+  for (tfs_i64 i = 0; i < nvars; i++) ((Tuple *)tmpl.u.o)->items[i] = ag_loop_flatten_init(cx, l, vars[i], (int)i, &lv);
+  for (int i = 0; i < lv.n; i++)
+    if (has_inv[lv.v[i].var]) lv.v[i].m = inv[lv.v[i].var];
+  free(inv);
+  free(has_inv);
+  ag_loop_invariants(l, &lv);
+  tfs_i64 mi = ag_loop_max_iter(l, max_iter);
+  AgLoopTrace lt = {l, tmpl, &lv, l->test == NULL, l->test == NULL || require_one, 0, {-1, 0}};
+  GraphRef idx0 = {-1, 0};
+  if (lt.has_index) {
+    Tensor *z = tensor_from_val(val_int(0), DT_INT32);
+    idx0 = (GraphRef){graph_add_const(cx->g, z), 0};
+    tensor_release(z);
+  }
+  if (lt.is_for) {
+    /* iterations: dim 0 of the tensor, static when known */
+    Tensor *it = val_as_tensor(l->iter);
+    if (!it || it->rank < 1) ag_fail(loc, "cannot iterate over a scalar tensor");
+    Val n;
+    if (it->shape[0] >= 0) {
+      n = val_obj(tensor_from_val(val_int(it->shape[0]), DT_INT32));
+    } else {
+      Val shp = op_apply1(OP_SHAPE, l->iter);
+      Val key = val_int(0);
+      OpAttrs at = {1, {key}};
+      n = op_apply(&op_defs[OP_STRIDED_SLICE], 1, &shp, &at);
+      val_decref(shp);
+    }
+    trace_ref(cx, n, &lt.n_iter);
+    val_decref(n);
+  }
+  AgBody bc, bb;
+  ag_trace_body(cx, "while_cond", ag_loop_cond_run, &lt, &bc);
+  graph_add_output(bc.g, bc.refs.v[0]);
+  ag_trace_body(cx, "while_body", ag_loop_body_run, &lt, &bb);
+  /* body result: (state, index) */
+  const Val *pair;
+  tfs_i64 np;
+  seq_items(bb.tmpl, &np, &pair);
+  GraphRef *outs = malloc(sizeof(GraphRef) * (size_t)(lv.n + 1));
+  if (!outs) rt_throw(ERR_MEMORY, "out of memory");
+  tfs_i64 na;
+  const Val *after;
+  if (!seq_items(pair[0], &na, &after) || na != nvars) rt_throw(ERR_TYPE, "ag: get_state changed its length");
+  for (tfs_i64 i = 0; i < nvars; i++) ag_match_state(l, &bb, ((Tuple *)tmpl.u.o)->items[i], after[i], (int)i, &lv, outs);
+  if (lt.has_index) {   /* the next index */
+    int k;
+    trace_is_leaf(pair[1], &k);
+    graph_add_output(bb.g, bb.refs.v[k]);
+  }
+  for (int i = 0; i < lv.n; i++) graph_add_output(bb.g, outs[i]);
+  free(outs);
+  /* inputs: [index], carried leaves, then the captures of both bodies */
+  int nfixed = lv.n + (lt.has_index ? 1 : 0);
+  AgBody *bodies[2] = {&bc, &bb};
+  GraphRef *u;
+  int nu = ag_union_caps(bodies, 2, &u);
+  ag_align_inputs(&bc, nfixed, u, nu, cx->g);
+  ag_align_inputs(&bb, nfixed, u, nu, cx->g);
+  GraphRef *in = malloc(sizeof(GraphRef) * (size_t)(nfixed + nu + 1));
+  TMeta *outm = malloc(sizeof(TMeta) * (size_t)(nfixed + 1));
+  if (!in || !outm) rt_throw(ERR_MEMORY, "out of memory");
+  int k = 0;
+  if (lt.has_index) {
+    in[k] = idx0;
+    outm[k++] = (TMeta){DT_INT32, 0, {0}};
+  }
+  for (int i = 0; i < lv.n; i++) {
+    in[k] = lv.v[i].init;
+    outm[k++] = lv.v[i].m;
+  }
+  memcpy(in + nfixed, u, sizeof(GraphRef) * (size_t)nu);
+  Val aux = mi >= 0 ? val_int(mi) : val_undef();
+  Graph *bodies_g[2] = {graph_retain(bc.g), graph_retain(bb.g)};
+  int id = ag_add_node(cx, GN_WHILE, "while", nfixed, outm, nfixed + nu, in, &bc, &bb, aux);
+  free(in);
+  free(outm);
+  free(u);
+  ag_body_free(&bc);
+  ag_body_free(&bb);
+  /* the state after the loop */
+  Val *leaves = malloc(sizeof(Val) * (size_t)(lv.n + 1));
+  if (!leaves) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < lv.n; i++) leaves[i] = trace_sym(cx->g, (GraphRef){id, i + (lt.has_index ? 1 : 0)});
+  Val fin = trace_unflatten(tmpl, leaves);
+  for (int i = 0; i < lv.n; i++) val_decref(leaves[i]);
+  free(leaves);
+  if (require_one) {   /* the placeholder initial values must never be seen */
+    Val iters = trace_sym(cx->g, (GraphRef){id, 0});
+    Val msg = str_from_cstr(once_msg);
+    Val in2[2] = {iters, val_int(0)};
+    OpAttrs at = {2, {msg, val_none()}};
+    int saved = rt_cur_loc;
+    rt_cur_loc = loc;
+    val_decref(op_apply(&op_defs[OP_ASSERT_GREATER], 2, in2, &at));
+    rt_cur_loc = saved;
+    val_decref(msg);
+    val_decref(iters);
+  }
+  l->set(l, fin);
+  val_decref(fin);
+  val_decref(tmpl);
+  val_decref(init);
+  free(lv.v);
+  rt_cur_loc = loc;
+  /* a body tensor still referenced now was kept in a Python value */
+  bool leaked = bodies_g[0]->nsym > 0 || bodies_g[1]->nsym > 0;
+  graph_release(bodies_g[0]);
+  graph_release(bodies_g[1]);
+  if (leaked)
+    ag_fail(loc, "a tensor computed inside this TensorFlow loop was kept in a Python value (such as a list appended "
+            "to in the loop); use tf.TensorArray or tf.concat to accumulate values across iterations");
+}
+
+/* ---- ag.while_stmt / ag.for_stmt / tf.while_loop ------------------------------------------------- */
+
+static Val ag_py_get(AgLoop *l) { return ag_call0(l->fget); }
+static void ag_py_set(AgLoop *l, Val s) { val_decref(ag_call1(l->fset, s)); }
+static Val ag_py_test(AgLoop *l) { return ag_call0(l->ftest); }
+static Val ag_py_extra(AgLoop *l) { return ag_call0(l->fextra); }
+static void ag_py_body(AgLoop *l, Val elem) {
+  if (val_is_undef(elem)) ag_call0_void(l->fbody);
+  else val_decref(ag_call1(l->fbody, elem));
+}
+
+/* Evaluate a loop test in a throwaway graph: does it stage a tensor loop?
+ * (TF evaluates the first test apart, so the test's ops do not linger.) */
+static Val ag_probe(Val (*fn)(AgLoop *), AgLoop *l, bool *staged) {
+  TraceCtx *cx = trace_current();
+  Graph *g = graph_new("probe", cx->g->fname, cx->g);
+  TraceCtx *bx = trace_push(g, cx->allow_vars, true);
+  Val r = val_undef();
+  RtTry t;
+  rt_try_push(&t);
+  if (setjmp(t.jb) == 0) {
+    r = fn(l);
+    rt_try_pop(&t);
+  } else {
+    trace_abort(bx);
+    graph_release(g);
+    rt_rethrow(&t);
+  }
+  trace_pop(bx);
+  *staged = val_is_tensor(r) || val_is(r, &variable_type);
+  if (*staged) {   /* the value belongs to the discarded graph */
+    val_decref(r);
+    r = val_undef();
+  }
+  graph_release(g);
+  return r;
+}
+
+static bool ag_py_truthy(Val v, const char *what, int loc) {
+  if (ag_staged(v))
+    ag_fail(loc, "the %s started as a Python value, then became a tensor: a loop variable changed type inside the "
+            "loop, or a break or return depends on a tensor; make it a tensor loop from the start", what);
+  bool b = rt_truthy(v);
+  val_decref(v);
+  return b;
+}
+
+static Val ag_while_stmt(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "ag.while_stmt", .sig = "test, body, get_state, set_state, symbol_names, opts=None"};
+  Val a[6];
+  args_parse(&spec, n, args, kw, a);
+  AgLoop l = {ag_py_get, ag_py_set, ag_py_test, NULL, ag_py_body, a[2], a[3], a[0], val_undef(), a[1], val_undef(),
+              a[4], a[5], val_undef(), val_undef(), rt_cur_loc};
+  if (!trace_active()) {
+    while (ag_py_truthy(ag_call0(a[0]), "while loop condition", l.loc)) ag_call0_void(a[1]);
+    return val_none();
+  }
+  bool staged;
+  Val first = ag_probe(ag_py_test, &l, &staged);
+  if (staged) {
+    ag_tf_loop(&l, val_undef());
+    return val_none();
+  }
+  /* a Python loop, unrolled while tracing (the first test is consumed); when
+   * the loop variables become tensors, the rest of it is a graph loop */
+  if (!ag_py_truthy(first, "while loop condition", l.loc)) return val_none();
+  ag_call0_void(a[1]);
+  for (;;) {
+    Val t = ag_call0(a[0]);
+    if (ag_staged(t)) {
+      val_decref(t);
+      ag_tf_loop(&l, val_undef());
+      break;
+    }
+    if (!ag_py_truthy(t, "while loop condition", l.loc)) break;
+    ag_call0_void(a[1]);
+  }
+  return val_none();
+}
+
+static Val ag_for_stmt(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "ag.for_stmt",
+                         .sig = "iter_, extra_test, body, get_state, set_state, symbol_names, opts=None"};
+  Val a[7];
+  args_parse(&spec, n, args, kw, a);
+  bool has_extra = a[1].tag != VT_NONE && a[1].tag != VT_UNDEF;
+  int loc = rt_cur_loc;
+  Val iter = a[0];
+  if (trace_active() && (val_is_tensor(iter) || val_is(iter, &variable_type))) {
+    Val owned = val_undef();
+    if (val_is(iter, &variable_type)) iter = owned = op_apply1(OP_READ_VARIABLE, iter);
+    AgLoop l = {ag_py_get, ag_py_set, NULL, has_extra ? ag_py_extra : NULL, ag_py_body, a[3], a[4], val_undef(), a[1],
+                a[2], val_undef(), a[5], a[6], val_undef(), iter, loc};
+    ag_tf_loop(&l, val_undef());
+    val_decref(owned);
+    return val_none();
+  }
+  /* Python iteration (unrolled while tracing) */
+  if (has_extra && !ag_py_truthy(ag_call0(a[1]), "loop's break or return condition", loc)) return val_none();
+  Val it = rt_iter(iter);
+  Val x;
+  while (rt_next(it, &x)) {
+    Val r = ag_call1(a[2], x);
+    val_decref(r);
+    val_decref(x);
+    if (has_extra && !ag_py_truthy(ag_call0(a[1]), "loop's break or return condition", loc)) break;
+  }
+  val_decref(it);
+  return val_none();
+}
+
+/* tf.while_loop(cond, body, loop_vars): the state is the loop_vars list. */
+static Val ag_box_get(AgLoop *l) {
+  tfs_i64 n;
+  const Val *items;
+  seq_items(l->box, &n, &items);
+  return rt_tuple((int)n, items);
+}
+
+static void ag_box_set(AgLoop *l, Val s) {
+  tfs_i64 n;
+  const Val *items;
+  seq_items(s, &n, &items);
+  List *b = (List *)l->box.u.o;
+  for (tfs_i64 i = 0; i < n && i < b->len; i++) {
+    Val old = b->items[i];
+    b->items[i] = val_incref(items[i]);
+    val_decref(old);
+  }
+}
+
+static Val ag_box_test(AgLoop *l) {
+  List *b = (List *)l->box.u.o;
+  return rt_call(l->ftest, (int)b->len, b->items, NULL);
+}
+
+static void ag_box_body(AgLoop *l, Val elem) {
+  (void)elem;
+  List *b = (List *)l->box.u.o;
+  Val r = rt_call(l->fbody, (int)b->len, b->items, NULL);
+  tfs_i64 n;
+  const Val *items;
+  if (b->len == 1 && !(val_is(r, &list_type) || val_is(r, &tuple_type))) {
+    Val old = b->items[0];
+    b->items[0] = r;
+    val_decref(old);
+    return;
+  }
+  if (!seq_items(r, &n, &items) || n != b->len)
+    rt_throw(ERR_VALUE, "tf.while_loop: body must return as many values as loop_vars (%lld)", (long long)b->len);
+  ag_box_set(l, r);
+  val_decref(r);
+}
+
+static Val tf_while_loop_fn(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "tf.while_loop",
+                         .sig = "cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, back_prop=True, "
+                                "swap_memory=False, maximum_iterations=None, name=None"};
+  Val a[9];
+  args_parse(&spec, n, args, kw, a);
+  tfs_i64 nv;
+  const Val *items;
+  bool seq = seq_items(a[2], &nv, &items);
+  if (!seq) {
+    items = &a[2];
+    nv = 1;
+  }
+  Val box = list_new(nv);
+  for (tfs_i64 i = 0; i < nv; i++) list_append(box, items[i]);
+  AgLoop l = {ag_box_get, ag_box_set, ag_box_test, NULL, ag_box_body, val_undef(), val_undef(), a[0], val_undef(), a[1],
+              box, val_undef(), val_undef(), a[3], val_undef(), rt_cur_loc};
+  bool staged = false;
+  Val first = val_undef();
+  if (trace_active()) first = ag_probe(ag_box_test, &l, &staged);
+  if (staged) {
+    ag_tf_loop(&l, a[7]);
+  } else {
+    int64_t mi = -1;
+    if (a[7].tag != VT_NONE && !val_as_int(a[7], &mi)) rt_throw(ERR_TYPE, "tf.while_loop: maximum_iterations must be an int");
+    bool go = val_is_undef(first) ? ag_py_truthy(ag_box_test(&l), "while loop condition", l.loc)
+                                  : ag_py_truthy(first, "while loop condition", l.loc);
+    for (int64_t it = 0; go && (mi < 0 || it < mi); it++) {
+      ag_box_body(&l, val_undef());
+      Val t = ag_box_test(&l);
+      if (ag_staged(t) && mi < 0) {   /* the loop variables became tensors: the rest is a graph loop */
+        val_decref(t);
+        ag_tf_loop(&l, val_undef());
+        break;
+      }
+      go = ag_py_truthy(t, "while loop condition", l.loc);
+    }
+  }
+  Val r;
+  if (!seq) r = val_incref(((List *)box.u.o)->items[0]);
+  else if (val_is(a[2], &tuple_type)) r = rt_tuple((int)nv, ((List *)box.u.o)->items);
+  else r = val_incref(box);
+  val_decref(box);
+  return r;
+}
+
+/* range(t) with a traced t: tf.range (builtins' range calls this first). */
+Val ag_range_tensor(int n, const Val *args) {
+  bool sym = false;
+  for (int i = 0; i < n; i++)
+    if (val_is(args[i], &tensor_type) && val_tensor(args[i])->sym) sym = true;
+  if (!sym || n < 1 || n > 3) return val_undef();
+  OpAttrs at = {4, {args[0], n > 1 ? args[1] : val_none(), n > 2 ? args[2] : val_int(1), val_none()}};
+  return op_apply(&op_defs[OP_RANGE], 0, NULL, &at);
+}
+
+/* ---- the module ---------------------------------------------------------------------------------- */
+
+typedef struct AgEntry { const char *name; BuiltinFn fn; } AgEntry;
+static const AgEntry ag_entries[] = {
+  {"if_stmt", ag_if_stmt}, {"while_stmt", ag_while_stmt}, {"for_stmt", ag_for_stmt}, {"if_exp", ag_if_exp},
+  {"and_", ag_and}, {"or_", ag_or}, {"not_", ag_not}, {"Undefined", ag_Undefined},
+  {"UndefinedReturnValue", ag_UndefinedReturnValue}, {"ret", ag_ret}, {"assert_stmt", ag_assert_stmt},
+};
+#define AG_N (sizeof ag_entries / sizeof ag_entries[0])
+static Val ag_cache[AG_N];
+
+static Val ag_getattr(const char *name) {
+  for (size_t i = 0; i < AG_N; i++)
+    if (!strcmp(name, ag_entries[i].name)) {
+      if (val_is_undef(ag_cache[i])) {
+        char q[64];
+        snprintf(q, sizeof q, "ag.%s", name);
+        ag_cache[i] = builtin_new(strdup(q), ag_entries[i].fn, val_undef(), NULL);
+      }
+      return val_incref(ag_cache[i]);
+    }
+  return val_undef();
+}
+
+Val ag_module(void) {
+  static bool registered;
+  if (!registered) {
+    registered = true;
+    Val c = builtin_new("tf.cond", tf_cond_fn, val_undef(), NULL);
+    tfmod_register("cond", c);
+    val_decref(c);
+    Val w = builtin_new("tf.while_loop", tf_while_loop_fn, val_undef(), NULL);
+    tfmod_register("while_loop", w);
+    val_decref(w);
+  }
+  return module_native("ag", ag_getattr);
+}
+
+__attribute__((constructor)) static void ag_ctor(void) { val_decref(ag_module()); }
