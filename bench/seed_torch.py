@@ -35,6 +35,15 @@ def get_mse(y_true, y_pred):
     return torch.div(torch.sum(sq_diff), sq_diff.numel(), rounding_mode="trunc")
 
 
+def count_loop(n):
+    i = torch.tensor(0)
+    s = torch.tensor(0)
+    while bool(i < n):
+        s = s + i
+        i = i + 1
+    return s
+
+
 def scalar_add(a, b):
     return a + b
 
@@ -56,9 +65,12 @@ with torch.no_grad():
             fdense = torch.jit.script(dense_stack)
             fmse = torch.jit.script(get_mse)
             fadd = torch.jit.script(scalar_add)
+            floop = torch.jit.script(count_loop)
         else:
-            fpower, fdense, fmse, fadd = power, dense_stack, get_mse, scalar_add
+            fpower, fdense, fmse, fadd, floop = power, dense_stack, get_mse, scalar_add, count_loop
         print("power", mode, round(timed(lambda: fpower(px, 100), 200), 2))
         print("dense", mode, round(timed(lambda: fdense(dx, ws, bs), 20), 2))
         print("mse", mode, round(timed(lambda: fmse(ya, yb), 20000), 3))
         print("scalar_add", mode, round(timed(lambda: fadd(s0, s1), 20000), 3))
+        nloop = torch.tensor(10000)
+        print("while_iter_ns", mode, round(timed(lambda: floop(nloop), 3 if mode == "eager" else 20) * 1000 / 10000, 2))
