@@ -14,61 +14,16 @@
 #include "numfmt.h"
 #include "object.h"
 #include "value.h"
+#include "valtest.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
 static Val S(const char *s) { return str_from_cstr(s); }
 
-/* repr of an owned value, released; the text lives until eight more calls. */
-static const char *R(Val v) {
-  static char bufs[8][1024];
-  static int k;
-  StrBuf b;
-  sb_init(&b);
-  val_repr(&b, v);
-  val_decref(v);
-  char *o = bufs[k++ % 8];
-  snprintf(o, 1024, "%s", b.data ? b.data : "");
-  sb_free(&b);
-  return o;
-}
 
-/* str() of an owned value, released. */
-static const char *STR(Val v) {
-  static char bufs[8][1024];
-  static int k;
-  StrBuf b;
-  sb_init(&b);
-  val_str(&b, v);
-  val_decref(v);
-  char *o = bufs[k++ % 8];
-  snprintf(o, 1024, "%s", b.data ? b.data : "");
-  sb_free(&b);
-  return o;
-}
 
-#define EQ(expr, text) ck_assert_str_eq(R(expr), text)
 
-/* Evaluate expr (an owned Val) and require it to raise kind with exactly msg. */
-#define ERR(kind_, msg_, expr_)                                                                    \
-  do {                                                                                             \
-    RtTry t_;                                                                                      \
-    rt_try_push(&t_);                                                                              \
-    if (setjmp(t_.jb) == 0) {                                                                      \
-      Val r_ = (expr_);                                                                            \
-      rt_try_pop(&t_);                                                                             \
-      val_decref(r_);                                                                              \
-      ck_abort_msg("no error from %s", #expr_);                                                    \
-    } else {                                                                                       \
-      ck_assert_msg(t_.kind == (kind_), "%s raised %s: %s", #expr_, err_kind_name(t_.kind), t_.msg); \
-      ck_assert_str_eq(t_.msg, msg_);                                                              \
-      rt_try_clear(&t_);                                                                           \
-    }                                                                                              \
-  } while (0)
 
-static Val I(int64_t i) { return val_int(i); }
-static Val F(double f) { return val_float(f); }
-static Val B(bool b) { return val_bool(b); }
 static Val bin(int op, Val a, Val b) { return rt_binop(op, a, b); }
 static Val cmp(int op, Val a, Val b) { return rt_compare(op, a, b); }
 
