@@ -35,7 +35,11 @@ static bool has_own_break(const AstList *l) {
       for (int j = 0; j < s->handlers.n; j++)
         if (s->handlers.items[j] && has_own_break(&s->handlers.items[j]->body)) return true;
       break;
-    default: break; /* loops and definitions own their breaks */
+    case A_WHILE:
+    case A_FOR: /* their bodies own their breaks, but an else block breaks out of this loop */
+      if (has_own_break(&s->orelse)) return true;
+      break;
+    default: break; /* definitions own their breaks */
     }
   }
   return false;

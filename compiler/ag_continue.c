@@ -39,6 +39,10 @@ static bool has_own_continue(const AstList *l) {
       for (int j = 0; j < s->handlers.n; j++)
         if (s->handlers.items[j] && has_own_continue(&s->handlers.items[j]->body)) return true;
       break;
+    case A_WHILE:
+    case A_FOR: /* an else block continues this loop */
+      if (has_own_continue(&s->orelse)) return true;
+      break;
     default: break;
     }
   }

@@ -38,7 +38,7 @@ enum {
   MAX_PAREN = 200,   /* nested brackets (CPython's MAXLEVEL) */
   MAX_INDENT = 100,  /* indentation levels (CPython's MAXINDENT) */
   MAX_CHECK_DEPTH = 400,
-  MAX_CONV_DEPTH = 2000,
+  MAX_CONV_DEPTH = 1000,       /* every later pass recurses this deep too: keep sanitizer stacks safe */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -2578,7 +2578,7 @@ static Ast *cv_expr_inner(P *p, TSNode n) {
 static Ast *cv_expr(P *p, TSNode n) {
   if (++p->depth > MAX_CONV_DEPTH) {
     p->depth--;
-    if (p->depth == MAX_CONV_DEPTH - 1 || 1) cv_err(p, n, "too many nested expressions");
+    cv_err(p, n, "too many nested expressions");
     return bad_node(p, n);
   }
   Ast *a = cv_expr_inner(p, n);
@@ -2664,6 +2664,18 @@ static Ast *cv_assignment(P *p, TSNode stmt, TSNode n) {
     }
   }
   if (ts_node_is_null(right)) return mk(p, A_PASS, stmt); /* `x: T` declares only: nothing runs */
+  if (!ts_node_is_null(type) && (nk(p, right) == NK_ASSIGNMENT || nk(p, right) == NK_AUGMENTED_ASSIGNMENT)) {
+    /* `x: T = y = 1`: an annotated assignment has one target */
+    Kids rk = kids(p, right);
+    TSNode at = right;
+    for (int i = 0; i < rk.n; i++)
+      if (!ts_node_is_named(rk.v[i])) {
+        at = rk.v[i];
+        break;
+      }
+    cv_err(p, at, "invalid syntax: unexpected '%s'", ts_node_type(at));
+    return bad_node(p, stmt);
+  }
   Ast *a = mk(p, A_ASSIGN, stmt);
   TSNode cur = n;
   for (;;) {

@@ -2,6 +2,7 @@
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "object.h"
@@ -186,7 +187,12 @@ static _Noreturn void err_unwind(int loc, ErrKind kind, char *msg, Val exc) {
   }
   err_report(loc, kind, val_is(exc, &exc_type) ? ((Exc *)exc.u.o)->cls : NULL, msg);
   free(msg);
-  exit(1);
+  /* An uncaught error ends the program at once.  Frames it unwound through
+   * (generated code, tracing) still own values; running exit handlers would
+   * only report those as leaks of a process that is going away. */
+  rt_flush();
+  fflush(stderr);
+  _exit(1);
 }
 
 static char *err_strdup(const char *s) {

@@ -227,6 +227,74 @@ void graph_add_output(Graph *g, GraphRef r) {
   g->outputs[g->noutputs++] = r;
 }
 
+void graph_inline(Graph *dst, const Graph *src, const GraphRef *args, GraphRef *outs, int *last_effect, int *neffects) {
+  int *map = malloc(sizeof(int) * (size_t)(src->nnodes + 1));
+  if (!map) rt_throw(ERR_MEMORY, "out of memory");
+  /* a placeholder maps to its argument: remember the ref per node */
+  GraphRef *pref = malloc(sizeof(GraphRef) * (size_t)(src->nnodes + 1));
+  if (!pref) rt_throw(ERR_MEMORY, "out of memory");
+  for (int id = 0; id < src->nnodes; id++) {
+    const GraphNode *n = &src->nodes[id];
+    map[id] = -1;
+    if (n->kind == GN_PLACEHOLDER) {
+      pref[id] = args[n->param];
+      continue;
+    }
+    /* the base name: src's name without a _N suffix TF-style uniquing added */
+    char base[128];
+    snprintf(base, sizeof base, "%s", n->name);
+    int nid = graph_add_node(dst, n->kind, n->op, base, n->nout, n->outm);
+    GraphNode *d = &dst->nodes[nid];
+    d->loc = n->loc;
+    d->flags = n->flags;
+    d->param = -1;
+    int ntot = n->nin + n->ndyn;
+    d->nin = n->nin;
+    d->ndyn = n->ndyn;
+    d->in = malloc(sizeof(GraphRef) * (size_t)(ntot + 1));
+    if (!d->in) rt_throw(ERR_MEMORY, "out of memory");
+    for (int i = 0; i < ntot; i++) {
+      GraphRef r = n->in[i];
+      if (r.node >= 0) r = map[r.node] >= 0 ? (GraphRef){map[r.node], r.out} : pref[r.node];
+      d->in[i] = r;
+    }
+    if (n->ndyn) {
+      d->dyn_attr = malloc(sizeof(int) * (size_t)n->ndyn);
+      if (!d->dyn_attr) rt_throw(ERR_MEMORY, "out of memory");
+      memcpy(d->dyn_attr, n->dyn_attr, sizeof(int) * (size_t)n->ndyn);
+    }
+    if (n->raw) {
+      d->raw = malloc(sizeof(Val) * (size_t)(n->nin ? n->nin : 1));
+      if (!d->raw) rt_throw(ERR_MEMORY, "out of memory");
+      for (int i = 0; i < n->nin; i++) d->raw[i] = val_incref(n->raw[i]);
+    }
+    d->attrs = n->attrs;
+    for (int i = 0; i < n->attrs.n; i++) val_incref(n->attrs.v[i]);
+    for (int i = 0; i < n->nctrl; i++)
+      if (map[n->ctrl[i]] >= 0) graph_add_ctrl(dst, nid, map[n->ctrl[i]]);
+    if (n->value) d->value = tensor_retain(n->value);
+    if (n->var) {
+      d->var = n->var;
+      n->var->hdr.rc++;
+    }
+    for (int k = 0; k < 2; k++)
+      if (n->sub[k]) d->sub[k] = graph_retain(n->sub[k]);
+    d->aux = val_incref(n->aux);
+    if (n->flags & GNF_STATEFUL) {
+      if (*last_effect >= 0) graph_add_ctrl(dst, nid, *last_effect);
+      *last_effect = nid;
+      (*neffects)++;
+    }
+    map[id] = nid;
+  }
+  for (int i = 0; i < src->noutputs; i++) {
+    GraphRef r = src->outputs[i];
+    outs[i] = map[r.node] >= 0 ? (GraphRef){map[r.node], r.out} : pref[r.node];
+  }
+  free(map);
+  free(pref);
+}
+
 /* ---- text form ------------------------------------------------------------------ */
 
 void graph_shape_text(StrBuf *b, int rank, const tfs_i64 *shape) {

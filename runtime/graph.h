@@ -90,6 +90,11 @@ void graph_add_output(Graph *g, GraphRef r);
 static inline GraphNode *graph_node(const Graph *g, int id) { return &g->nodes[id]; }
 static inline const TMeta *graph_meta(const Graph *g, GraphRef r) { return &g->nodes[r.node].outm[r.out]; }
 
+/* Copy src's nodes into dst (a call of one traced function from another):
+ * src's inputs are args (values of dst), its outputs come back in outs.
+ * Side effects are chained after *last_effect (updated; -1: none). */
+void graph_inline(Graph *dst, const Graph *src, const GraphRef *args, GraphRef *outs, int *last_effect, int *neffects);
+
 /* Text forms.  graph_text: one node per line,
  *   name = Op(input, input:1, ^ctrl) -> dtype shape, ... attr=value ...
  * then `return a, b`; bodies of cond/while nodes follow, indented.

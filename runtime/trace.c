@@ -561,8 +561,6 @@ static bool trace_tensorlike(Val v) {
   return val_is(v, &tensor_type) || val_is(v, &variable_type) || val_is(v, &ndarray_type);
 }
 
-enum { TR_MAX_TEMPS = 8 };
-
 /* The output meta of an op whose attributes include graph values: the op's
  * own rule needs their values, so the dims it would compute are unknown. */
 static void trace_dyn_meta(const OpDef *op, const OpAttrs *at, const bool *isdyn, const GraphRef *dref, Graph *g,
@@ -684,7 +682,6 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
   Tensor **tin = sc->tin;
   TMeta *inm = sc->inm;
   Val *temps = sc->temps;   /* owned: tensors made here (reads, conversions), attribute copies */
-#define ntemps sc->ntemps
   bool any_raw = false;
 
   /* Pass 1: inputs that are tensors already; the group dtype. */
@@ -717,8 +714,8 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
     if (val_is(v, &tensor_type) && val_tensor(v)->sym && ((const TraceSym *)val_tensor(v)->sym)->g == g) {
       tin[i] = val_tensor(v);
     } else {
-      temps[ntemps] = trace_sym(g, ref[i]);
-      tin[i] = val_tensor(temps[ntemps++]);
+      temps[sc->ntemps] = trace_sym(g, ref[i]);
+      tin[i] = val_tensor(temps[sc->ntemps++]);
     }
     if (gdt < 0 && (k == 'T' || k == 't' || k == 'F' || k == 'f')) gdt = tin[i]->dtype;
   }
@@ -737,7 +734,7 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
       want = vardt;   /* v.assign(host value): the variable's dtype */
     }
     Tensor *t = tensor_from_val(v, want);
-    temps[ntemps++] = val_obj(t);
+    temps[sc->ntemps++] = val_obj(t);
     if ((k == 'T' || k == 't' || k == 'F' || k == 'f') && gdt < 0) gdt = t->dtype;
     ref[i] = (GraphRef){graph_add_const(g, t), 0};
     tin[i] = t;
@@ -802,7 +799,7 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
   for (int i = 0; i < attrs->n; i++) {
     GraphRef d;
     at.v[i] = trace_attr_value(cx, op, i, attrs->v[i], &d);
-    temps[ntemps++] = at.v[i];
+    temps[sc->ntemps++] = at.v[i];
     if (d.node >= 0) {
       isdyn[i] = true;
       dyn_attr[ndyn] = i;
@@ -843,7 +840,6 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
     cx->last_effect = id;
     cx->neffects++;
   }
-#undef ntemps
   trace_scratch_free(cx, sc);
 
   if (op->flags & OPF_NOOUT) return val_none();

@@ -221,7 +221,7 @@ static void ag_trace_body(TraceCtx *cx, const char *name, AgRunFn run, void *ud,
   out->ncaps = bx->ncaps;
   out->caps = malloc(sizeof(TraceCap) * (size_t)(bx->ncaps + 1));
   if (!out->caps) rt_throw(ERR_MEMORY, "out of memory");
-  memcpy(out->caps, bx->caps, sizeof(TraceCap) * (size_t)bx->ncaps);
+  if (bx->ncaps) memcpy(out->caps, bx->caps, sizeof(TraceCap) * (size_t)bx->ncaps);
   trace_pop(bx);
 }
 
@@ -447,7 +447,7 @@ static Val ag_build_cond(TraceCtx *cx, GraphRef pred, AgBody *a, AgBody *b, Val 
   GraphRef *in = malloc(sizeof(GraphRef) * (size_t)(nu + 1));
   if (!in) rt_throw(ERR_MEMORY, "out of memory");
   in[0] = pred;
-  memcpy(in + 1, u, sizeof(GraphRef) * (size_t)nu);
+  if (nu) memcpy(in + 1, u, sizeof(GraphRef) * (size_t)nu);
   int id = ag_add_node(cx, GN_COND, "cond", nout, outm, nu + 1, in, a, b, val_undef());
   free(in);
   free(u);
@@ -1187,7 +1187,7 @@ static void ag_tf_loop(AgLoop *l, Val max_iter) {
     in[k] = lv.v[i].init;
     outm[k++] = lv.v[i].m;
   }
-  memcpy(in + nfixed, u, sizeof(GraphRef) * (size_t)nu);
+  if (nu) memcpy(in + nfixed, u, sizeof(GraphRef) * (size_t)nu);
   Val aux = mi >= 0 ? val_int(mi) : val_undef();
   Graph *bodies_g[2] = {graph_retain(bc.g), graph_retain(bb.g)};
   int id = ag_add_node(cx, GN_WHILE, "while", nfixed, outm, nfixed + nu, in, &bc, &bb, aux);

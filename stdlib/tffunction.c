@@ -202,7 +202,9 @@ static void key_tensor(KeyBuf *k, int dtype, int rank, const tfs_i64 *dims) {
   if (rank > 0) kb_put(k, dims, sizeof(tfs_i64) * (size_t)rank);
 }
 
-static void key_arg(KeyBuf *k, Val v, Leaves *lv, bool allow_spec) {
+enum { KEY_SPECS = 1, KEY_SYMBOLIC = 2 };   /* key_arg flags: TensorSpec leaves; symbolic tensors (by meta) */
+
+static void key_arg(KeyBuf *k, Val v, Leaves *lv, int flags) {
   switch (v.tag) {
     case VT_NONE: kb_byte(k, 'N'); return;
     case VT_BOOL: kb_byte(k, 'b'); kb_byte(k, (unsigned char)(v.u.i != 0)); return;
@@ -219,7 +221,8 @@ static void key_arg(KeyBuf *k, Val v, Leaves *lv, bool allow_spec) {
   const Type *ty = v.u.o->type;
   if (ty == &tensor_type || ty == &ndarray_type) {
     Tensor *t = val_as_tensor(v);
-    if (t->sym) rt_throw(ERR_TYPE, "a symbolic tensor cannot be passed to a tf.function outside of tracing");
+    if (t->sym && !(flags & KEY_SYMBOLIC))
+      rt_throw(ERR_TYPE, "a symbolic tensor cannot be passed to a tf.function outside of tracing");
     key_tensor(k, t->dtype, t->rank, t->shape);
     lv_push(lv, t);
   } else if (ty == &str_type) {
@@ -232,17 +235,17 @@ static void key_arg(KeyBuf *k, Val v, Leaves *lv, bool allow_spec) {
     seq_items(v, &n, &items);
     kb_byte(k, ty == &list_type ? 'L' : 'U');
     kb_i64(k, n);
-    for (tfs_i64 i = 0; i < n; i++) key_arg(k, items[i], lv, allow_spec);
+    for (tfs_i64 i = 0; i < n; i++) key_arg(k, items[i], lv, flags);
   } else if (ty == &dict_type) {
     Dict *d = (Dict *)v.u.o;
     kb_byte(k, 'D');
     kb_i64(k, d->len);
     for (tfs_i64 i = 0; i < d->used; i++) {
       if (val_is_undef(d->keys[i])) continue;
-      key_arg(k, d->keys[i], lv, false);
-      key_arg(k, d->vals[i], lv, allow_spec);
+      key_arg(k, d->keys[i], lv, 0);
+      key_arg(k, d->vals[i], lv, flags);
     }
-  } else if (allow_spec && ty == &tffn_spec_type) {
+  } else if ((flags & KEY_SPECS) && ty == &tffn_spec_type) {
     const TensorSpecObj *s = (const TensorSpecObj *)v.u.o;
     key_tensor(k, s->dtype, s->rank, s->dims);
     lv_push(lv, NULL);
@@ -478,6 +481,11 @@ struct TfFunction {
   unsigned hist;              /* bit i: call i-back traced (most recent in bit 0) */
   int nhist;
   int nwarn;
+  /* traces in progress (innermost last): a call with one of these keys from
+   * inside the trace is a recursion that cannot end */
+  const unsigned char *busy_key[8];
+  size_t busy_len[8];
+  int nbusy;
   /* signature of the previous call, for naming what changed */
   bool prev_is_last;          /* it equals last->key */
   KeyBuf prev;
@@ -641,6 +649,12 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
 
   Graph *g = graph_new(f->name, f->name, NULL);
   TraceCtx *cx = trace_push(g, f->ntraces == 0, false);
+  int busy = f->nbusy;
+  if (busy < 8) {
+    f->busy_key[busy] = c->key;
+    f->busy_len[busy] = c->keylen;
+    f->nbusy = busy + 1;
+  }
   Val *targs = calloc((size_t)nb + 1, sizeof(Val));
   if (!targs) rt_throw(ERR_MEMORY, "out of memory");
   RtTry t;
@@ -661,6 +675,7 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
     free(outs.v);
     rt_try_pop(&t);
   } else {
+    f->nbusy = busy;
     trace_abort(cx);
     graph_release(g);
     for (int i = 0; i < nb; i++) val_decref(targs[i]);
@@ -668,6 +683,7 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
     val_decref(val_obj(c));
     rt_rethrow(&t);
   }
+  f->nbusy = busy;
   trace_pop(cx);
   for (int i = 0; i < nb; i++) val_decref(targs[i]);
   free(targs);
@@ -911,7 +927,7 @@ static Concrete *tffn_sig_concrete(TfFunction *f, int nb) {
   for (int i = 0; i < nb; i++) {
     args[i] = i < sig->len ? sig->items[i] : tffn_default(f, i);
     off[i] = k.len;
-    key_arg(&k, args[i], &lv, true);
+    key_arg(&k, args[i], &lv, KEY_SPECS);
   }
   off[nb] = k.len;
   Concrete *c = tffn_trace(f, nb, args, k.p, k.len, off);
@@ -949,11 +965,76 @@ static void tffn_sig_extra(TfFunction *f, int nb, const Val *bound) {
   }
 }
 
+/* A tf.function called while another is traced: it is traced on its own
+ * (cached by signature, symbolic arguments by dtype and shape, as TF does)
+ * and its graph is inlined into the caller's. */
+static Val tffn_call_traced(TfFunction *f, int n, const Val *args, const Kw *kw) {
+  TraceCtx *cx = trace_current();
+  Val bbuf[8], *bound;
+  int nb = tffn_bind(f, n, args, kw, bbuf, 8, &bound);
+  Leaves lv;
+  lv_init(&lv);
+  KeyBuf k;
+  kb_init(&k);
+  size_t offb[17], *off = nb < 16 ? offb : malloc(sizeof(size_t) * (size_t)(nb + 1));
+  if (!off) rt_throw(ERR_MEMORY, "out of memory");
+  Concrete *c;
+  if (!val_is_undef(f->sig)) {
+    tffn_sig_arity(f, nb);
+    tffn_sig_extra(f, nb, bound);
+    Tuple *sig = (Tuple *)f->sig.u.o;
+    for (int i = 0; i < sig->len; i++) {
+      Tensor *st = val_is_tensor(bound[i]) ? val_tensor(bound[i]) : NULL;
+      bool sym_ok = st && st->sym && val_is(sig->items[i], &tffn_spec_type) &&
+                    ((TensorSpecObj *)sig->items[i].u.o)->dtype == (int)st->dtype &&
+                    (((TensorSpecObj *)sig->items[i].u.o)->rank < 0 || ((TensorSpecObj *)sig->items[i].u.o)->rank == st->rank);
+      if (!sym_ok && !tffn_equal_spec(sig->items[i], bound[i])) {
+        const char *const *params;
+        int np = tffn_params(f->fn, &params);
+        tffn_sig_check(f, np == nb ? params[i] : "?", sig->items[i], bound[i], &lv);
+      }
+      key_arg(&k, bound[i], &lv, KEY_SYMBOLIC);
+    }
+    c = tffn_sig_concrete(f, nb);
+  } else {
+    for (int i = 0; i < nb; i++) {
+      off[i] = k.len;
+      key_arg(&k, bound[i], &lv, KEY_SYMBOLIC);
+    }
+    off[nb] = k.len;
+    for (int i = 0; i < f->nbusy; i++)
+      if (f->busy_len[i] == k.len && !memcmp(f->busy_key[i], k.p, k.len))
+        rt_throw(ERR_RECURSION,
+                 "tf.function '%s' calls itself with the same signature while it is being traced: recursion whose "
+                 "depth depends on a tensor value is not supported (recursion depth must be decided by Python values)",
+                 f->name);
+    c = tffn_find(f, &k);
+    if (!c) c = tffn_trace(f, nb, bound, k.p, k.len, off);
+  }
+  if (off != offb) free(off);
+  kb_free(&k);
+  if (lv.n != c->g->ninputs) rt_throw(ERR_RUNTIME, "tf.function '%s': internal: %d inputs for %d placeholders", f->name, lv.n, c->g->ninputs);
+  GraphRef *in = malloc(sizeof(GraphRef) * (size_t)(lv.n + 1));
+  GraphRef *outs = malloc(sizeof(GraphRef) * (size_t)(c->g->noutputs + 1));
+  Val *vals = malloc(sizeof(Val) * (size_t)(c->g->noutputs + 1));
+  if (!in || !outs || !vals) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < lv.n; i++) trace_ref(cx, val_obj(lv.t[i]), &in[i]);
+  graph_inline(cx->g, c->g, in, outs, &cx->last_effect, &cx->neffects);
+  for (int i = 0; i < c->g->noutputs; i++) vals[i] = trace_sym(cx->g, outs[i]);
+  Val r = val_is_undef(c->out_tmpl) ? val_incref(vals[0]) : trace_unflatten(c->out_tmpl, vals);
+  for (int i = 0; i < c->g->noutputs; i++) val_decref(vals[i]);
+  free(vals);
+  free(outs);
+  free(in);
+  lv_free(&lv);
+  if (bound != args && bound != bbuf) free(bound);
+  return r;
+}
+
 static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
   TfFunction *f = (TfFunction *)self.u.o;
-  /* run_functions_eagerly, and calls while tracing: plain Python semantics
-   * (while tracing, the callee is traced into the caller's graph) */
-  if (tfmod_run_eagerly || trace_active()) return rt_call(f->fn, n, args, kw);
+  if (tfmod_run_eagerly) return rt_call(f->fn, n, args, kw);
+  if (trace_active()) return tffn_call_traced(f, n, args, kw);
   Val bbuf[8], *bound;
   int nb = tffn_bind(f, n, args, kw, bbuf, 8, &bound);
   Leaves lv;
@@ -980,7 +1061,7 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
     if (!off) rt_throw(ERR_MEMORY, "out of memory");
     for (int i = 0; i < nb; i++) {
       off[i] = k.len;
-      key_arg(&k, bound[i], &lv, false);
+      key_arg(&k, bound[i], &lv, 0);
     }
     off[nb] = k.len;
     c = f->last;
@@ -1378,7 +1459,7 @@ static Val tffn_get_concrete_m(Val self, int n, const Val *args, const Kw *kw) {
     if (!off) rt_throw(ERR_MEMORY, "out of memory");
     for (int i = 0; i < nb; i++) {
       off[i] = k.len;
-      key_arg(&k, bound[i], &lv, true);
+      key_arg(&k, bound[i], &lv, KEY_SPECS);
     }
     off[nb] = k.len;
     c = tffn_find(f, &k);
