@@ -6,6 +6,11 @@ diagnostics say `NAME.tfs:line:col`), and again as a standalone executable
 built by `tfsc NAME.tfs -o ...` unless NAME.noexe exists.  Optional files:
 NAME.args (one argument per line), NAME.err (expected stderr; default empty),
 NAME.status (expected exit status; default 0).
+
+With --eager-too, every program also runs as `tfs run --eager` (functions run
+eagerly, as tf.config.run_functions_eagerly(True)) and must give the same
+results, except where tracing differs by contract: then NAME.eager.out /
+NAME.eager.err / NAME.eager.status hold the eager expectations.
 """
 import argparse
 import difflib
@@ -58,6 +63,7 @@ def main():
     ap.add_argument("--tfsc", required=True)
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--only", help="run only programs whose name contains this")
+    ap.add_argument("--eager-too", action="store_true", help="differential pass with tfs run --eager")
     ap.add_argument("--no-exe", action="store_true",
                     help="skip the standalone-executable pass (sanitizer builds: tcc cannot link them)")
     ap.add_argument("dir")
@@ -94,6 +100,13 @@ def main():
                 else:
                     ok = check(name, "standalone executable", run([exe] + args, a.dir, a.timeout),
                                want_out, want_err, want_status)
+            if ok and a.eager_too:
+                own = os.path.exists(base + ".eager.out")  # eager expectations stand alone
+                e_out = read(base + ".eager.out", want_out)
+                e_err = read(base + ".eager.err", b"" if own else want_err)
+                e_status = int(read(base + ".eager.status", b"0" if own else str(want_status).encode()).decode().strip() or "0")
+                ok = check(name, "tfs run --eager", run([tfs, "run", "--eager", name + ".tfs"] + args, a.dir, a.timeout),
+                           e_out, e_err, e_status)
             if not ok:
                 failed += 1
     print("%d of %d programs passed in %s" % (ran - failed, ran, a.dir))
