@@ -56,19 +56,27 @@ static void rw_stmt(AgCtx *c, Ast *s, bool *block_dr, bool *body_dr, bool *orels
 }
 
 static void rw_block(AgCtx *c, AstList *l, bool *returns) {
-  bool dr = false;
+  bool dr = false, moved = false;
   AstList out = {0}, *dest = &out;
   for (int i = 0; i < l->n; i++) {
     Ast *s = l->items[i];
     if (!s) continue;
     bool body_dr = false, orelse_dr = false;
-    rw_stmt(c, s, &dr, &body_dr, &orelse_dr);
+    if (dest == &out) rw_stmt(c, s, &dr, &body_dr, &orelse_dr);
+    else moved = true;
     ag_push(c, dest, s);
     /* the rest of the block runs only on the path that did not return */
-    if (s->kind == A_IF && body_dr) dest = &s->orelse;
-    else if (s->kind == A_IF && orelse_dr) dest = &s->body;
+    if (dest == &out && s->kind == A_IF && body_dr) dest = &s->orelse;
+    else if (dest == &out && s->kind == A_IF && orelse_dr) dest = &s->body;
   }
   *l = out;
+  /* Statements moved into a branch were not analysed there: an `elif` (an
+   * `if` at the end of that branch) must in turn move them into its own else.
+   * Each pass moves statements deeper, so this ends. */
+  if (moved) {
+    rw_block(c, l, returns);
+    return;
+  }
   *returns = dr;
 }
 
