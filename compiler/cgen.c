@@ -809,6 +809,15 @@ static void conv_link(Cg *cg, ProgModule *m, Ast *fn, Scope *s, StrBuf *out) {
 }
 
 static void gen_function(Cg *cg, ProgModule *m, ScopeInfo *si, const char *tag, Ast *fn, Scope *s) {
+  for (int i = 0; i < fn->args.n; i++)
+    if (fn->args.items[i]->is_star) {
+      /* Only the original reports it: the converted twin has the same parameters. */
+      if (!*tag)
+        error_at(cg, m, fn->args.items[i],
+                 fn->args.items[i]->name ? "*args and **kwargs parameters are not supported yet"
+                                         : "keyword-only parameters are not supported yet");
+      return;
+    }
   Fg g = {cg, m, si, tag, s, {0}, 0, 0, 0, NULL, 0};
   sb_init(&g.body);
   const char *name = fn->kind == A_LAMBDA ? "<lambda>" : fn->name;
@@ -826,8 +835,6 @@ static void gen_function(Cg *cg, ProgModule *m, ScopeInfo *si, const char *tag, 
             m->index, s->id, name, fn->args.n, tag, m->index, s->id, tag, m->index, s->id,
             add_loc(cg, m, fn->line, fn->col), m->index, *tag ? "0, 0, 0, 0" : tail_info.data);
   sb_free(&tail_info);
-  for (int i = 0; i < fn->args.n; i++)
-    if (fn->args.items[i]->is_star) error_at(cg, m, fn->args.items[i], "*args and **kwargs parameters are not supported yet");
   /* body */
   for (int i = 0; i < fn->args.n; i++) {
     Sym *y = scope_lookup(s, fn->args.items[i]->name);
@@ -1066,6 +1073,7 @@ static void gen_converted(Cg *cg, ProgModule *m, AstList *body) {
       gen_function(cg, m, &m->conv_scopes, "C", st, scope_of(&m->conv_scopes, st));
       continue;
     }
+    if (st->kind == A_CLASSDEF) continue; /* methods: classes are not compiled yet (reported by gen_module) */
     AstList *subs[] = {&st->body, &st->orelse, &st->finalbody};
     for (int k = 0; k < 3; k++) gen_converted(cg, m, subs[k]);
     for (int k = 0; k < st->handlers.n; k++) gen_converted(cg, m, &st->handlers.items[k]->body);

@@ -89,6 +89,7 @@ static void collect_function(Ctx *c, Scope *s, Ast *fn) {
   collect_list(c, s, &fn->decorators);
   Scope *inner = scope_new(c, fn, s);
   for (int i = 0; i < fn->args.n; i++) {
+    if (!fn->args.items[i]->name) continue; /* a bare `*` separator */
     Sym *y = sym_get(c, inner, fn->args.items[i]->name);
     y->bound = y->param = true;
   }
@@ -319,6 +320,13 @@ static void report_unknown(Ctx *c, Scope *s, Ast *e) {
       diag_add(c->diags, c->path, c->source, e->line, e->col, "name '%s' is not defined", e->name);
       c->ok = false;
     }
+    return;
+  }
+  if (e->kind == A_CLASSDEF) {
+    /* Class bodies get no scope yet (classes are L2: code generation reports
+     * them); only what the enclosing scope evaluates is checked. */
+    report_list(c, s, &e->bases);
+    report_list(c, s, &e->decorators);
     return;
   }
   if (e->kind == A_FUNCDEF || e->kind == A_LAMBDA) {
