@@ -27,6 +27,11 @@ typedef struct ExecStep {
   const int *rel;             /* slots whose last use is this step */
   struct ExecPlan *sub[2];    /* ES_COND: then/else; ES_WHILE: cond/body */
   tfs_i64 max_iter;           /* ES_WHILE: maximum_iterations, -1 none */
+  /* ES_OP on 0-d operands: the scalar kernel chosen at plan time (NULL: op_run) */
+  OpScalarFn sk;
+  DType sk_in, sk_out;        /* its operand and result dtypes */
+  int donor;                  /* input slot dying here whose 0-d tensor may take the result in place; -1 none */
+  struct SLoop *loop;         /* ES_WHILE compiled to a scalar register program, or NULL */
 } ExecStep;
 
 struct ExecPlan {
@@ -45,6 +50,7 @@ struct ExecPlan {
   int *ints;                  /* storage of the steps' int arrays */
   Val *raws;                  /* storage of the steps' raw arrays */
   unsigned char *runs;        /* per graph node: runs as a step */
+  OpAttrs *fattrs;            /* attributes of the fused steps (_FusedMatMul) */
   ExecStats stats;
 };
 
@@ -232,6 +238,166 @@ static bool plan_same(const Planner *pl, const GraphNode *a, const GraphNode *b)
   return true;
 }
 
+/* ---- scalar fast paths (chosen at plan time) ------------------------------------------
+ * A step whose operands and result are statically 0-d and whose op has a
+ * scalar kernel for their dtypes (op_scalar_kernel: the op table's elementwise
+ * rows) skips op_run: no meta, no broadcasting, no result array, and its
+ * result reuses a dying operand's tensor when nobody else holds it.
+ *
+ * A graph while whose cond and body consist only of such steps and of nested
+ * cond/while nodes made of them, with 0-d loop variables and captures, is
+ * compiled into an SLoop: a register program over unboxed scalars (one 8-byte
+ * register per value; conds and loops become jumps), run without any tensor,
+ * allocation or reference count per iteration.  Constants are loaded once; the
+ * loop variables are boxed into tensors when the loop ends. */
+
+typedef union SReg {
+  float f32;
+  double f64;
+  int32_t i32;
+  int64_t i64;
+  bool b;
+  unsigned char bytes[8];
+} SReg;
+
+typedef enum SKind {
+  SI_OP,                      /* r[dst] = fn(r[a], r[b]) */
+  SI_JMPF,                    /* if r[a] (dtype dt) is false: go to dst */
+  SI_JMP,                     /* go to dst */
+  SI_MOV,                     /* r[dst] = r[a] */
+  SI_ZERO,                    /* r[dst].i64 = 0 (an iteration counter) */
+  SI_COUNT,                   /* if r[a].i64 >= max: go to dst; else r[a].i64++ (maximum_iterations) */
+  SI_END,                     /* the program's last instruction */
+} SKind;
+
+typedef struct SInstr {
+  unsigned char kind;         /* SKind */
+  unsigned char dt;           /* SI_JMPF: dtype of the condition */
+  int dst, a, b;              /* registers, or dst a jump target (b == a for unary ops) */
+  OpScalarFn fn;              /* SI_OP */
+  const struct ExecStep *step;   /* SI_OP: its step (generic fallback, error location) */
+  tfs_i64 max;                /* SI_COUNT */
+} SInstr;
+
+typedef struct SLoop {
+  int nregs;                  /* [0, nin): the while's inputs (and loop variables); then the rest */
+  int nin, nv;
+  SReg *init;                 /* nregs initial values (constants; zero elsewhere) */
+  unsigned char *rdt;         /* dtype of each register */
+  unsigned char *load;        /* per while input: read into its register at entry */
+  int ncode;
+  SInstr *code;
+} SLoop;
+
+static bool sreg_meta_ok(const TMeta *m) { return m->rank == 0 && m->dtype != DT_STRING && (unsigned)m->dtype < DT__COUNT; }
+
+/* The scalar kernel of an op step, if its operands and result are statically
+ * 0-d values of one dtype (sm: the plan's slot metas). */
+static OpScalarFn plan_scalar_kernel(const GraphNode *nd, const int *in, const Val *raw, const TMeta *sm, DType *din) {
+  if (nd->kind != GN_OP || nd->ndyn || nd->nout != 1 || nd->nin < 1 || nd->nin > 2) return NULL;
+  if ((nd->flags & (GNF_STATEFUL | GNF_LIST)) ||
+      (nd->op->flags & (OPF_VIEW | OPF_STATEFUL | OPF_VARIADIC | OPF_MULTI | OPF_NOOUT | OPF_PASS0)))
+    return NULL;
+  if (raw) return NULL;
+  for (int i = 0; i < nd->nin; i++) {
+    if (in[i] < 0 || !sreg_meta_ok(&sm[in[i]]) || sm[in[i]].dtype != sm[in[0]].dtype) return NULL;
+  }
+  if (!sreg_meta_ok(&nd->outm[0])) return NULL;
+  OpScalarFn f = op_scalar_kernel(nd->op->id, sm[in[0]].dtype, nd->outm[0].dtype);
+  /* arity: the table's unary rows belong to one-input ops, binary rows to two-input ones */
+  if (f && op_num_inputs(nd->op) != nd->nin) return NULL;
+  *din = sm[in[0]].dtype;
+  return f;
+}
+
+static SLoop *sloop_compile(const GraphNode *nd, const ExecStep *st, const TMeta *sm);
+static void sloop_free(SLoop *L);
+
+/* ---- fusion: MatMul -> bias add -> Relu as one _FusedMatMul step -------------------------
+ * As TF's remapper does for graphs: a product whose only consumer adds a [N]
+ * bias (AddV2 either way round, or BiasAdd), optionally followed by a Relu
+ * that is the add's only consumer, runs as one step.  The bias add and the
+ * activation then happen on each product block while it is in cache, and the
+ * intermediates are never allocated.  Results are the unfused ones exactly
+ * (k_matmul.c's epilogue); the graph text still shows what was traced. */
+
+typedef struct FuseInfo {
+  int mm;                     /* the MatMul node (its inputs, attributes and line) */
+  GraphRef bias;
+  bool relu;
+} FuseInfo;
+
+/* Whether node id is a pure op `op` with all inputs graph values. */
+static bool fuse_is(const Planner *pl, int id, OpId op) {
+  const GraphNode *n = &pl->g->nodes[id];
+  if (n->kind != GN_OP || n->op->id != op || (n->flags & GNF_STATEFUL) || n->ndyn || pl->konst[id] || n->nout != 1)
+    return false;
+  for (int i = 0; i < n->nin; i++)
+    if (n->in[i].node < 0) return false;
+  return true;
+}
+
+/* Find the fusable chains among live nodes: fuse[root] indexes fi[], absorbed
+ * nodes (the MatMul and, under a Relu, the add) get no step.  Returns the count. */
+static int plan_fuse(const Planner *pl, int *fuse, unsigned char *absorbed, FuseInfo *fi) {
+  const Graph *g = pl->g;
+  int n = pl->n, nf = 0;
+  int *uses = calloc((size_t)n + 1, sizeof(int));
+  if (!uses) rt_throw(ERR_MEMORY, "out of memory");
+  for (int id = 0; id < n; id++) {
+    fuse[id] = -1;
+    absorbed[id] = 0;
+    const GraphNode *nd = &g->nodes[id];
+    if (!pl->live[id] || pl->canon[id] != id || pl->konst[id]) continue;
+    for (int i = 0; i < nd->nin + nd->ndyn; i++) {
+      GraphRef r = plan_resolve(pl, nd->in[i]);
+      if (r.node >= 0) uses[r.node]++;
+    }
+    for (int i = 0; i < nd->nctrl; i++) uses[pl->canon[nd->ctrl[i]]] += 2;   /* ordering: keep it a step */
+  }
+  for (int i = 0; i < g->noutputs; i++) {
+    GraphRef r = plan_resolve(pl, g->outputs[i]);
+    if (r.node >= 0) uses[r.node] += 2;
+  }
+  /* pass 0: chains ending in a Relu; pass 1: the remaining adds */
+  for (int pass = 0; pass < 2; pass++)
+  for (int id = 0; id < n; id++) {
+    if (!pl->live[id] || pl->canon[id] != id) continue;
+    int add = id;
+    bool relu = false;
+    if (pass == 0) {
+      if (!fuse_is(pl, id, OP_RELU) || g->nodes[id].nin != 1) continue;
+      GraphRef r = plan_resolve(pl, g->nodes[id].in[0]);
+      if (r.node < 0 || uses[r.node] != 1) continue;
+      add = r.node;
+      relu = true;
+    }
+    bool is_add = fuse_is(pl, add, OP_ADD), is_bias = fuse_is(pl, add, OP_BIAS_ADD);
+    if (!(is_add || is_bias) || g->nodes[add].nin != 2 || absorbed[add] || fuse[add] >= 0) continue;
+    const GraphNode *an = &g->nodes[add];
+    for (int side = 0; side < (is_add ? 2 : 1); side++) {
+      GraphRef mr = plan_resolve(pl, an->in[side]), br = plan_resolve(pl, an->in[1 - side]);
+      if (mr.node < 0 || br.node < 0 || mr.out != 0 || uses[mr.node] != 1 || !fuse_is(pl, mr.node, OP_MATMUL)) continue;
+      const GraphNode *mn = &g->nodes[mr.node];
+      const TMeta *mo = &mn->outm[0], *bm = &g->nodes[br.node].outm[br.out], *ao = &an->outm[0];
+      /* a [N] bias of the product's dtype, statically the product's last dim; no broadcast beyond it */
+      if (mn->nin != 2 || mo->rank < 2 || bm->rank != 1 || bm->dtype != mo->dtype || !(DTM(mo->dtype) & DTM_NUM)) continue;
+      tfs_i64 N = mo->shape[mo->rank - 1];
+      if (N < 0 || bm->shape[0] != N || ao->rank != mo->rank || ao->dtype != mo->dtype) continue;
+      bool same = true;
+      for (int d = 0; d < mo->rank; d++) same = same && ao->shape[d] == mo->shape[d];
+      if (!same) continue;
+      fi[nf] = (FuseInfo){mr.node, br, relu};
+      fuse[id] = nf++;
+      absorbed[mr.node] = 1;
+      if (relu) absorbed[add] = 1;
+      break;
+    }
+  }
+  free(uses);
+  return nf;
+}
+
 /* ---- planning ----------------------------------------------------------------------- */
 
 static ExecPlan *exec_plan_build(Graph *g);
@@ -341,17 +507,41 @@ static ExecPlan *exec_plan_build(Graph *g) {
     int id = g->inputs[i];
     p->input_slot[i] = base[id] >= 0 && pl.canon[id] == id ? base[id] : -1;
   }
+  /* static metas of the slots (constants: their actual values), for the scalar fast paths */
+  TMeta *sm = malloc(sizeof(TMeta) * (size_t)(nslots + 1));
+  if (!sm) rt_throw(ERR_MEMORY, "out of memory");
+  for (int id = 0; id < n; id++) {
+    if (base[id] < 0) continue;
+    for (int o = 0; o < g->nodes[id].nout; o++) {
+      Tensor *t = p->init[base[id] + o];
+      if (t) {
+        sm[base[id] + o].dtype = t->dtype;
+        sm[base[id] + o].rank = t->rank;
+        for (int d = 0; d < t->rank; d++) sm[base[id] + o].shape[d] = t->shape[d];
+      } else {
+        sm[base[id] + o] = g->nodes[id].outm[o];
+      }
+    }
+  }
 
-  /* 5. steps, in creation order */
+  /* 5. steps, in creation order (fused chains: one step, at the last node) */
+  int *fuse = malloc(sizeof(int) * (size_t)(n + 1));
+  unsigned char *absorbed = malloc((size_t)n + 1);
+  FuseInfo *fi = malloc(sizeof(FuseInfo) * (size_t)(n + 1));
+  if (!fuse || !absorbed || !fi) rt_throw(ERR_MEMORY, "out of memory");
+  int nfused = plan_fuse(&pl, fuse, absorbed, fi);
+  p->fattrs = calloc((size_t)nfused + 1, sizeof(OpAttrs));
+  if (!p->fattrs) rt_throw(ERR_MEMORY, "out of memory");
   int nsteps = 0, nints = 0, nraws = 0;
   for (int id = 0; id < n; id++) {
     const GraphNode *nd = &g->nodes[id];
-    if (!pl.live[id] || pl.canon[id] != id || pl.konst[id]) continue;
+    if (!pl.live[id] || pl.canon[id] != id || pl.konst[id] || absorbed[id]) continue;
     if (nd->kind != GN_OP && nd->kind != GN_COND && nd->kind != GN_WHILE) continue;
     if (nd->kind == GN_OP && nd->op->id == OP_IDENTITY && plan_resolve(&pl, (GraphRef){id, 0}).node != id) continue;
+    int nin = fuse[id] >= 0 ? 3 : nd->nin;
     nsteps++;
-    nints += 2 * (nd->nin + nd->ndyn) + 2 * nd->nout;   /* in, out, rel (bounded) */
-    nraws += nd->nin;
+    nints += 2 * (nin + nd->ndyn) + 2 * nd->nout;   /* in, out, rel (bounded) */
+    nraws += nin;
   }
   p->nsteps = nsteps;
   p->steps = calloc((size_t)nsteps + 1, sizeof(ExecStep));
@@ -363,24 +553,44 @@ static ExecPlan *exec_plan_build(Graph *g) {
   int ip = 0, rp = 0, k = 0;
   for (int id = 0; id < n; id++) {
     const GraphNode *nd = &g->nodes[id];
-    if (!pl.live[id] || pl.canon[id] != id || pl.konst[id]) continue;
+    if (!pl.live[id] || pl.canon[id] != id || pl.konst[id] || absorbed[id]) continue;
     if (nd->kind != GN_OP && nd->kind != GN_COND && nd->kind != GN_WHILE) continue;
     if (nd->kind == GN_OP && nd->op->id == OP_IDENTITY && plan_resolve(&pl, (GraphRef){id, 0}).node != id) continue;
     ExecStep *st = &p->steps[k];
+    const FuseInfo *f = fuse[id] >= 0 ? &fi[fuse[id]] : NULL;
+    const GraphNode *src = f ? &g->nodes[f->mm] : nd;   /* inputs, attributes, error location */
+    GraphRef fref[3];
+    const GraphRef *refs = nd->in;
+    int nin = nd->nin, ndyn = nd->ndyn;
     st->kind = nd->kind == GN_OP ? ES_OP : nd->kind == GN_COND ? ES_COND : ES_WHILE;
     st->op = nd->op;
     st->node = nd;
-    st->nin = nd->nin;
     st->attrs = &nd->attrs;
+    if (f) {
+      OpAttrs *fa = &p->fattrs[p->stats.fused++];
+      fa->n = 5;
+      for (int a = 0; a < 4; a++) fa->v[a] = a < src->attrs.n ? src->attrs.v[a] : val_undef();
+      fa->v[4] = val_int(f->relu ? 1 : 0);
+      st->op = &op_defs[OP_FUSED_MATMUL];
+      st->node = src;
+      st->attrs = fa;
+      fref[0] = src->in[0];
+      fref[1] = src->in[1];
+      fref[2] = f->bias;
+      refs = fref;
+      nin = 3;
+      ndyn = 0;
+    }
+    st->nin = nin;
     st->max_iter = -1;
     int *in = p->ints + ip;
-    ip += nd->nin + nd->ndyn;
+    ip += nin + ndyn;
     Val *raw = p->raws + rp;
-    rp += nd->nin;
+    rp += nin;
     bool need_raw = false;
-    for (int i = 0; i < nd->nin; i++) {
-      GraphRef r = plan_resolve(&pl, nd->in[i]);
-      raw[i] = nd->raw ? nd->raw[i] : val_undef();
+    for (int i = 0; i < nin; i++) {
+      GraphRef r = plan_resolve(&pl, refs[i]);
+      raw[i] = !f && nd->raw ? nd->raw[i] : val_undef();
       in[i] = -1;
       if (r.node >= 0 && g->nodes[r.node].kind == GN_VARHANDLE) {
         raw[i] = val_obj(g->nodes[r.node].var);
@@ -392,12 +602,12 @@ static ExecPlan *exec_plan_build(Graph *g) {
         need_raw = true;
       }
     }
-    for (int d = 0; d < nd->ndyn; d++) {
+    for (int d = 0; d < ndyn; d++) {
       GraphRef r = plan_resolve(&pl, nd->in[nd->nin + d]);
       in[nd->nin + d] = base[r.node] + r.out;
       lastuse[in[nd->nin + d]] = k;
     }
-    st->ndyn = nd->ndyn;
+    st->ndyn = ndyn;
     st->dyn_attr = nd->dyn_attr;
     st->in = in;
     st->raw = need_raw ? raw : NULL;
@@ -409,12 +619,18 @@ static ExecPlan *exec_plan_build(Graph *g) {
       p->produced[out[o]] = 1;
     }
     st->out = out;
+    st->donor = -1;
+    if (st->kind == ES_OP && !f) st->sk = plan_scalar_kernel(nd, in, st->raw, sm, &st->sk_in);
+    if (st->sk) st->sk_out = nd->outm[0].dtype;
     if (nd->kind == GN_COND || nd->kind == GN_WHILE) {
       st->sub[0] = exec_plan_new(nd->sub[0]);
       st->sub[1] = exec_plan_new(nd->sub[1]);
       int64_t mi;
       if (nd->kind == GN_WHILE && val_as_int(nd->aux, &mi)) st->max_iter = mi;
+      if (nd->kind == GN_WHILE) st->loop = sloop_compile(nd, st, sm);
     }
+    if (st->sk) p->stats.scalar++;
+    if (st->loop) p->stats.loops++;
     p->runs[id] = 1;
     k++;
   }
@@ -453,7 +669,12 @@ static ExecPlan *exec_plan_build(Graph *g) {
     ip += nrel;
     st->rel = rel;
     st->nrel = nrel;
+    /* a scalar step's result may take over a dying operand of its own dtype */
+    if (st->sk)
+      for (int j = 0; j < nrel && st->donor < 0; j++)
+        if (sm[rel[j]].dtype == st->sk_out) st->donor = rel[j];
   }
+  free(sm);
   p->stats.steps = nsteps;
   p->stats.slots = nslots;
   for (int id = 0; id < n; id++)
@@ -466,6 +687,9 @@ static ExecPlan *exec_plan_build(Graph *g) {
       free(pl.konst[id]);
     }
   }
+  free(fuse);
+  free(absorbed);
+  free(fi);
   free(lastuse);
   free(base);
   free(pl.canon);
@@ -483,6 +707,7 @@ void exec_plan_free(ExecPlan *p) {
   for (int s = 0; s < p->nsteps; s++) {
     exec_plan_free(p->steps[s].sub[0]);
     exec_plan_free(p->steps[s].sub[1]);
+    sloop_free(p->steps[s].loop);
   }
   graph_release(p->g);
   free(p->init);
@@ -495,7 +720,299 @@ void exec_plan_free(ExecPlan *p) {
   free(p->steps);
   free(p->ints);
   free(p->raws);
+  free(p->fattrs);
   free(p);
+}
+
+/* ---- while loops as scalar register programs ----------------------------------------- */
+
+static void sloop_free(SLoop *L) {
+  if (!L) return;
+  free(L->init);
+  free(L->rdt);
+  free(L->load);
+  free(L->code);
+  free(L);
+}
+
+typedef struct SComp {
+  SLoop *L;
+  int capregs, capcode;
+  bool ok;
+} SComp;
+
+#define SREG_NONE 0xff        /* rdt of a register that holds no usable value */
+
+static int sc_reg(SComp *c, int dt) {
+  SLoop *L = c->L;
+  if (L->nregs == c->capregs) {
+    int cap = c->capregs ? 2 * c->capregs : 32;
+    SReg *ni = realloc(L->init, sizeof(SReg) * (size_t)cap);
+    if (ni) L->init = ni;
+    unsigned char *nd = realloc(L->rdt, (size_t)cap);
+    if (nd) L->rdt = nd;
+    if (!ni || !nd) rt_throw(ERR_MEMORY, "out of memory");
+    c->capregs = cap;
+  }
+  memset(&L->init[L->nregs], 0, sizeof(SReg));
+  L->rdt[L->nregs] = (unsigned char)dt;
+  return L->nregs++;
+}
+
+static int sc_emit(SComp *c, SKind kind, int dst, int a, int b) {
+  SLoop *L = c->L;
+  if (L->ncode == c->capcode) {
+    int cap = c->capcode ? 2 * c->capcode : 32;
+    SInstr *n = realloc(L->code, sizeof(SInstr) * (size_t)cap);
+    if (!n) rt_throw(ERR_MEMORY, "out of memory");
+    L->code = n;
+    c->capcode = cap;
+  }
+  SInstr *in = &L->code[L->ncode];
+  memset(in, 0, sizeof *in);
+  in->kind = (unsigned char)kind;
+  in->dst = dst;
+  in->a = a;
+  in->b = b;
+  return L->ncode++;
+}
+
+static int sc_dt(const SComp *c, int r) { return r < 0 ? SREG_NONE : c->L->rdt[r]; }
+
+static void sc_while(SComp *c, const ExecStep *st, const int *inreg, int *outreg, bool root);
+
+/* Emit a body plan's steps; inreg[i]: register of plan input i (-1: not a 0-d
+ * value); outreg receives the register of each output. */
+static void sc_plan(SComp *c, const ExecPlan *P, const int *inreg, int *outreg) {
+  int *reg = malloc(sizeof(int) * (size_t)(P->nslots + 1));
+  if (!reg) rt_throw(ERR_MEMORY, "out of memory");
+  for (int sl = 0; sl < P->nslots; sl++) reg[sl] = -1;
+  for (int i = 0; i < P->ninputs; i++)
+    if (P->input_slot[i] >= 0) reg[P->input_slot[i]] = inreg[i];
+  for (int sl = 0; sl < P->nslots; sl++) {
+    Tensor *t = P->init[sl];
+    if (!t || reg[sl] >= 0 || t->rank != 0 || t->dtype == DT_STRING) continue;
+    reg[sl] = sc_reg(c, t->dtype);
+    memcpy(&c->L->init[reg[sl]], tensor_data(t), (size_t)dtype_info[t->dtype].size);
+  }
+  for (int k = 0; k < P->nsteps && c->ok; k++) {
+    const ExecStep *st = &P->steps[k];
+    int ib[8], *in = st->nin <= 8 ? ib : malloc(sizeof(int) * (size_t)st->nin);
+    int ob[8], *out = st->nout <= 8 ? ob : malloc(sizeof(int) * (size_t)st->nout);
+    if (!in || !out) rt_throw(ERR_MEMORY, "out of memory");
+    for (int i = 0; i < st->nin; i++) in[i] = st->in[i] >= 0 ? reg[st->in[i]] : -1;
+    switch (st->kind) {
+      case ES_OP: {
+        if (!st->sk || st->nin < 1 || st->nin > 2 || st->nout != 1 || sc_dt(c, in[0]) != (int)st->sk_in ||
+            sc_dt(c, in[st->nin - 1]) != (int)st->sk_in) {
+          c->ok = false;
+          break;
+        }
+        int d = sc_reg(c, st->sk_out);
+        int at = sc_emit(c, SI_OP, d, in[0], in[st->nin - 1]);
+        c->L->code[at].fn = st->sk;
+        c->L->code[at].step = st;
+        out[0] = d;
+        break;
+      }
+      case ES_COND: {
+        int dt = sc_dt(c, in[0]);
+        if (dt == SREG_NONE) { c->ok = false; break; }
+        int jf = sc_emit(c, SI_JMPF, -1, in[0], in[0]);
+        c->L->code[jf].dt = (unsigned char)dt;
+        int tb[8], eb[8];
+        int *to = st->nout <= 8 ? tb : malloc(sizeof(int) * (size_t)st->nout);
+        int *eo = st->nout <= 8 ? eb : malloc(sizeof(int) * (size_t)st->nout);
+        if (!to || !eo) rt_throw(ERR_MEMORY, "out of memory");
+        if (st->sub[0]->noutputs != st->nout || st->sub[1]->noutputs != st->nout) c->ok = false;
+        if (c->ok) sc_plan(c, st->sub[0], in + 1, to);
+        for (int o = 0; o < st->nout && c->ok; o++) {
+          out[o] = sc_reg(c, sc_dt(c, to[o]));
+          if (sc_dt(c, to[o]) == SREG_NONE) c->ok = false;
+          else sc_emit(c, SI_MOV, out[o], to[o], to[o]);
+        }
+        int jend = c->ok ? sc_emit(c, SI_JMP, -1, 0, 0) : -1;
+        if (c->ok) c->L->code[jf].dst = c->L->ncode;
+        if (c->ok) sc_plan(c, st->sub[1], in + 1, eo);
+        for (int o = 0; o < st->nout && c->ok; o++) {
+          if (sc_dt(c, eo[o]) != sc_dt(c, out[o])) c->ok = false;
+          else sc_emit(c, SI_MOV, out[o], eo[o], eo[o]);
+        }
+        if (c->ok) c->L->code[jend].dst = c->L->ncode;
+        if (to != tb) free(to);
+        if (eo != eb) free(eo);
+        break;
+      }
+      case ES_WHILE:
+        sc_while(c, st, in, out, false);
+        break;
+    }
+    for (int o = 0; o < st->nout && c->ok; o++)
+      if (st->out[o] >= 0) reg[st->out[o]] = out[o];
+    if (in != ib) free(in);
+    if (out != ob) free(out);
+  }
+  for (int i = 0; i < P->noutputs && c->ok; i++) {
+    int sl = P->output_slot[i];
+    outreg[i] = sl >= 0 ? reg[sl] : -1;
+    if (sc_dt(c, outreg[i]) == SREG_NONE) c->ok = false;
+  }
+  free(reg);
+}
+
+static bool sc_reads(const SInstr *in, int r) {
+  switch (in->kind) {
+    case SI_OP: return in->a == r || in->b == r;
+    case SI_JMPF: case SI_MOV: case SI_COUNT: return in->a == r;
+    default: return false;
+  }
+}
+
+static bool sc_writes(const SInstr *in, int r) {
+  return (in->kind == SI_OP || in->kind == SI_MOV || in->kind == SI_ZERO) && in->dst == r;
+}
+
+/* Let a body instruction write loop variable V[i] directly when its old value
+ * is not read after it (by later instructions, or by the end-of-body copies of
+ * other variables) and the instruction runs exactly once per iteration (not
+ * inside a nested cond or loop): that variable then needs no copy. */
+static void sc_in_place(SComp *c, int bs, int nv, const int *V, int *bout) {
+  SLoop *L = c->L;
+  int be = L->ncode;
+  for (int i = 0; i < nv; i++) {
+    int R = bout[i];
+    bool read_at_end = false, is_var = false;
+    for (int j = 0; j < nv; j++) {
+      if (j != i && bout[j] == V[i]) read_at_end = true;
+      if (R == V[j]) is_var = true;
+    }
+    if (read_at_end || is_var) continue;
+    int k = -1, nw = 0;
+    for (int j = 0; j < be; j++)
+      if (sc_writes(&L->code[j], R)) { k = j; nw++; }
+    if (nw != 1 || k < bs || L->code[k].kind != SI_OP) continue;
+    bool ok = true;
+    for (int j = bs; j < be && ok; j++) {
+      SKind kd = (SKind)L->code[j].kind;
+      if (kd == SI_JMPF || kd == SI_JMP || kd == SI_COUNT) {
+        int t = L->code[j].dst, lo = t < j ? t : j, hi = t < j ? j : t;
+        if (lo <= k && k <= hi) ok = false;   /* conditional or repeated */
+      }
+      if (j > k && sc_reads(&L->code[j], V[i])) ok = false;
+    }
+    if (!ok) continue;
+    L->code[k].dst = V[i];
+    for (int j = k + 1; j < be; j++) {
+      SInstr *in = &L->code[j];
+      if (in->kind == SI_OP && in->b == R) in->b = V[i];
+      if (sc_reads(in, R)) in->a = in->a == R ? V[i] : in->a;
+    }
+    for (int j = 0; j < nv; j++)
+      if (bout[j] == R) bout[j] = V[i];
+  }
+}
+
+/* A while loop: loop variables in registers V (the inputs themselves at the
+ * root, fresh copies inside another program), then
+ *   [ZERO cnt] head: [COUNT cnt] cond... JMPF end; body...; copies; JMP head; end: */
+static void sc_while(SComp *c, const ExecStep *st, const int *inreg, int *outreg, bool root) {
+  const ExecPlan *pc = st->sub[0], *pb = st->sub[1];
+  const GraphNode *nd = st->node;
+  int nv = st->nout, nin = st->nin;
+  if (st->ndyn || nin < nv || pc->noutputs != 1 || pb->noutputs != nv || pc->ninputs != nin || pb->ninputs != nin) {
+    c->ok = false;
+    return;
+  }
+  int *V = malloc(sizeof(int) * (size_t)(nin + 1));
+  int *bout = malloc(sizeof(int) * (size_t)(nv + 1));
+  int *tmp = malloc(sizeof(int) * (size_t)(nv + 1));
+  if (!V || !bout || !tmp) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < nin; i++) V[i] = inreg[i];
+  for (int i = 0; i < nv && c->ok; i++) {
+    int dt = sc_dt(c, inreg[i]);
+    if (dt == SREG_NONE || !sreg_meta_ok(&nd->outm[i]) || nd->outm[i].dtype != (DType)dt) c->ok = false;
+    else if (!root) {
+      V[i] = sc_reg(c, dt);
+      sc_emit(c, SI_MOV, V[i], inreg[i], inreg[i]);
+    }
+  }
+  int cnt = -1, head = 0, jcount = -1, jf = -1, cout = -1;
+  if (c->ok && st->max_iter >= 0) {
+    cnt = sc_reg(c, DT_INT64);
+    sc_emit(c, SI_ZERO, cnt, cnt, cnt);
+  }
+  head = c->L->ncode;
+  if (c->ok && cnt >= 0) {
+    jcount = sc_emit(c, SI_COUNT, -1, cnt, cnt);
+    c->L->code[jcount].max = st->max_iter;
+  }
+  if (c->ok) sc_plan(c, pc, V, &cout);
+  if (c->ok) {
+    jf = sc_emit(c, SI_JMPF, -1, cout, cout);
+    c->L->code[jf].dt = (unsigned char)sc_dt(c, cout);
+  }
+  int bs = c->L->ncode;
+  if (c->ok) sc_plan(c, pb, V, bout);
+  for (int i = 0; i < nv && c->ok; i++)
+    if (sc_dt(c, bout[i]) != sc_dt(c, V[i])) c->ok = false;
+  if (c->ok) {
+    sc_in_place(c, bs, nv, V, bout);
+    /* the remaining copies happen in parallel: through temporaries when several */
+    int nc = 0, last = -1;
+    for (int i = 0; i < nv; i++)
+      if (bout[i] != V[i]) { nc++; last = i; }
+    if (nc == 1) {
+      sc_emit(c, SI_MOV, V[last], bout[last], bout[last]);
+    } else if (nc > 1) {
+      for (int i = 0; i < nv; i++)
+        if (bout[i] != V[i]) {
+          tmp[i] = sc_reg(c, sc_dt(c, V[i]));
+          sc_emit(c, SI_MOV, tmp[i], bout[i], bout[i]);
+        }
+      for (int i = 0; i < nv; i++)
+        if (bout[i] != V[i]) sc_emit(c, SI_MOV, V[i], tmp[i], tmp[i]);
+    }
+    sc_emit(c, SI_JMP, head, 0, 0);
+    c->L->code[jf].dst = c->L->ncode;
+    if (jcount >= 0) c->L->code[jcount].dst = c->L->ncode;
+    for (int i = 0; i < nv; i++) outreg[i] = V[i];
+  }
+  free(V);
+  free(bout);
+  free(tmp);
+}
+
+/* Compile a while step (its body plans already built) into a register
+ * program, or return NULL (the step then runs its plans per iteration).
+ * sm: the metas of the enclosing plan's slots. */
+static SLoop *sloop_compile(const GraphNode *nd, const ExecStep *st, const TMeta *sm) {
+  (void)nd;
+  SLoop *L = calloc(1, sizeof(SLoop));
+  if (!L) rt_throw(ERR_MEMORY, "out of memory");
+  SComp c = {L, 0, 0, true};
+  int nin = st->nin, nv = st->nout;
+  L->nin = nin;
+  L->nv = nv;
+  L->load = calloc((size_t)nin + 1, 1);
+  int *inreg = malloc(sizeof(int) * (size_t)(nin + 1));
+  int *outreg = malloc(sizeof(int) * (size_t)(nv + 1));
+  if (!L->load || !inreg || !outreg) rt_throw(ERR_MEMORY, "out of memory");
+  /* registers [0, nin): the while's inputs, loaded when they are 0-d values */
+  for (int i = 0; i < nin; i++) {
+    bool scalar = st->in[i] >= 0 && sreg_meta_ok(&sm[st->in[i]]);
+    sc_reg(&c, scalar ? (int)sm[st->in[i]].dtype : SREG_NONE);
+    inreg[i] = scalar ? i : -1;
+    L->load[i] = scalar;
+  }
+  sc_while(&c, st, inreg, outreg, true);
+  if (c.ok) sc_emit(&c, SI_END, 0, 0, 0);
+  free(inreg);
+  free(outreg);
+  if (!c.ok) {
+    sloop_free(L);
+    return NULL;
+  }
+  return L;
 }
 
 void exec_plan_stats(const ExecPlan *p, ExecStats *st) { *st = p->stats; }
@@ -515,7 +1032,58 @@ static bool exec_truthy(const Tensor *t) {
   return tensor_get_f(t, 0) != 0;
 }
 
+/* A 0-d tensor holding register value r of dtype dt. */
+static Tensor *sreg_box(const SReg *r, DType dt) {
+  Tensor *t = tensor_scalar(dt);
+  memcpy(tensor_data(t), r, (size_t)dtype_info[dt].size);
+  return t;
+}
+
+/* A scalar kernel declined (the generic kernel raises the op's error, or
+ * computes what the fast path does not): run the step's op on boxed operands. */
+static void exec_scalar_generic(const ExecStep *st, Tensor *const *in, void *dst) {
+  const GraphNode *saved = exec_fail_node;
+  exec_fail_node = st->node;   /* an error here is this step's, even inside a compiled loop */
+  Tensor *res[2], **heap;
+  Tensor *ins[2] = {in[0], st->nin > 1 ? in[1] : NULL};
+  int nr = op_run_into(st->op, st->nin, ins, NULL, st->attrs, res, 2, &heap);
+  exec_fail_node = saved;
+  Tensor **r = heap ? heap : res;
+  bool ok = nr >= 1 && r[0]->rank == 0 && r[0]->dtype == st->sk_out;
+  if (ok) memcpy(dst, tensor_data(r[0]), (size_t)dtype_info[st->sk_out].size);
+  for (int i = 0; i < nr; i++) tensor_release(r[i]);
+  free(heap);
+  if (!ok) rt_throw(ERR_RUNTIME, "%s: internal: scalar step produced an unexpected result", st->op->graph_name);
+}
+
+/* One step through its scalar kernel; false when the operands are not what the
+ * plan expected (then the generic path runs). */
+static inline bool exec_scalar(const ExecStep *st, Tensor **s) {
+  Tensor *a = s[st->in[0]], *b = st->nin > 1 ? s[st->in[1]] : a;
+  if (a->rank != 0 || b->rank != 0 || a->dtype != st->sk_in || b->dtype != st->sk_in) return false;
+  Tensor *o = NULL;
+  int dn = st->donor;
+  if (dn >= 0) {
+    Tensor *d = s[dn];
+    if (d->hdr.rc == 1 && d->buf->rc == 1 && d->rank == 0 && d->dtype == st->sk_out) {
+      o = d;
+      s[dn] = NULL;   /* moved: the release list skips it */
+    }
+  }
+  if (!o) o = tensor_scalar(st->sk_out);
+  if (!st->sk(tensor_data(o), tensor_data(a), tensor_data(b))) {
+    int mark = rt_hold_val(val_obj(o));
+    Tensor *ab[2] = {a, b};
+    exec_scalar_generic(st, ab, tensor_data(o));
+    rt_unhold(mark);
+  }
+  if (st->out[0] >= 0) s[st->out[0]] = o;
+  else tensor_release(o);
+  return true;
+}
+
 static void exec_op(const ExecStep *st, Tensor **s) {
+  if (st->sk && exec_scalar(st, s)) return;
   Tensor *inb[EXEC_STACK_IN], **in = st->nin <= EXEC_STACK_IN ? inb : malloc(sizeof(Tensor *) * (size_t)st->nin);
   Val rawb[EXEC_STACK_IN], *raw = st->nin <= EXEC_STACK_IN ? rawb : malloc(sizeof(Val) * (size_t)st->nin);
   if (!in || !raw) rt_throw(ERR_MEMORY, "out of memory");
@@ -536,15 +1104,16 @@ static void exec_op(const ExecStep *st, Tensor **s) {
     for (int k = 0; k < st->ndyn; k++) dyn.v[st->dyn_attr[k]] = val_obj(s[st->in[st->nin + k]]);
     attrs = &dyn;
   }
-  Tensor **res;
-  int nr = op_run(st->op, st->nin, in, raw, attrs, &res);
+  Tensor *resb[EXEC_STACK_IN], **heap;
+  int nr = op_run_into(st->op, st->nin, in, raw, attrs, resb, EXEC_STACK_IN, &heap);
+  Tensor **res = heap ? heap : resb;
   if (in != inb) free(in);
   if (raw != rawb) free(raw);
   for (int o = 0; o < nr; o++) {
     if (o < st->nout && st->out[o] >= 0) s[st->out[o]] = res[o];
     else tensor_release(res[o]);
   }
-  free(res);
+  free(heap);
   if (nr < st->nout)
     for (int o = nr; o < st->nout; o++)
       if (st->out[o] >= 0)
@@ -568,7 +1137,92 @@ static void exec_cond(const ExecStep *st, Tensor **s) {
   if (outs != ob) free(outs);
 }
 
+static inline bool sreg_truthy(const SReg *r, int dt) {
+  switch (dt) {
+    case DT_BOOL: return r->b;
+    case DT_INT32: return r->i32 != 0;
+    case DT_INT64: return r->i64 != 0;
+    case DT_FLOAT32: return r->f32 != 0;
+    default: return r->f64 != 0;
+  }
+}
+
+static void sloop_slow(const SLoop *L, const SInstr *c, SReg *r) {
+  const ExecStep *st = c->step;
+  Tensor *in[2];
+  in[0] = sreg_box(&r[c->a], (DType)L->rdt[c->a]);
+  int mark = rt_hold_val(val_obj(in[0]));
+  in[1] = st->nin > 1 ? sreg_box(&r[c->b], (DType)L->rdt[c->b]) : NULL;
+  if (in[1]) rt_hold_val(val_obj(in[1]));
+  exec_scalar_generic(st, in, &r[c->dst]);
+  rt_unhold(mark);
+  tensor_release(in[0]);
+  if (in[1]) tensor_release(in[1]);
+}
+
+enum { SLOOP_STACK_REGS = 64 };
+
+/* Run a compiled while loop; false (before doing anything) when the inputs
+ * are not the 0-d values it was compiled for. */
+static bool sloop_run(const ExecStep *st, Tensor **s) {
+  const SLoop *L = st->loop;
+  for (int i = 0; i < L->nin; i++) {
+    if (!L->load[i]) continue;
+    const Tensor *t = s[st->in[i]];
+    if (t->rank != 0 || t->dtype != (DType)L->rdt[i]) return false;
+  }
+  SReg rb[SLOOP_STACK_REGS], *r = L->nregs <= SLOOP_STACK_REGS ? rb : malloc(sizeof(SReg) * (size_t)L->nregs);
+  if (!r) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = r != rb ? rt_hold_mem(r) : -1;
+  memcpy(r, L->init, sizeof(SReg) * (size_t)L->nregs);
+  for (int i = 0; i < L->nin; i++)
+    if (L->load[i]) memcpy(&r[i], tensor_data(s[st->in[i]]), (size_t)dtype_info[L->rdt[i]].size);
+  /* threaded dispatch (GCC labels as values): each instruction jumps straight
+   * to the next one's handler, so the branch predictor sees each site apart */
+  static const void *const disp[] = {[SI_OP] = &&op, [SI_JMPF] = &&jmpf, [SI_JMP] = &&jmp, [SI_MOV] = &&mov,
+                                     [SI_ZERO] = &&zero, [SI_COUNT] = &&count, [SI_END] = &&done};
+  const SInstr *code = L->code, *c = code;
+#define SNEXT() goto *disp[c->kind]
+  SNEXT();
+op:
+  if (__builtin_expect(!c->fn(&r[c->dst], &r[c->a], &r[c->b]), 0)) sloop_slow(L, c, r);
+  c++;
+  SNEXT();
+jmpf:
+  c = sreg_truthy(&r[c->a], c->dt) ? c + 1 : code + c->dst;
+  SNEXT();
+jmp:
+  c = code + c->dst;
+  SNEXT();
+mov:
+  r[c->dst] = r[c->a];
+  c++;
+  SNEXT();
+zero:
+  r[c->dst].i64 = 0;
+  c++;
+  SNEXT();
+count:
+  if (r[c->a].i64 >= c->max) {
+    c = code + c->dst;
+  } else {
+    r[c->a].i64++;
+    c++;
+  }
+  SNEXT();
+#undef SNEXT
+done:
+  for (int o = 0; o < L->nv; o++)
+    if (st->out[o] >= 0) s[st->out[o]] = sreg_box(&r[o], (DType)L->rdt[o]);
+  if (mark >= 0) {
+    rt_unhold(mark);
+    free(r);
+  }
+  return true;
+}
+
 static void exec_while(const ExecStep *st, Tensor **s) {
+  if (st->loop && sloop_run(st, s)) return;
   int nv = st->nout, na = st->nin;
   Tensor **args = malloc(sizeof(Tensor *) * (size_t)(na + 1));
   Tensor **next = malloc(sizeof(Tensor *) * (size_t)(nv + 1));
@@ -648,7 +1302,8 @@ void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs) {
       case ES_WHILE: exec_while(st, s); break;
     }
     for (int r = 0; r < st->nrel; r++) {
-      tensor_release(s[st->rel[r]]);
+      Tensor *t = s[st->rel[r]];
+      if (t) tensor_release(t);   /* NULL: handed to this step's result in place */
       s[st->rel[r]] = NULL;
     }
   }

@@ -27,7 +27,9 @@ void exec_plan_free(ExecPlan *p);
 void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs);
 
 /* Plan statistics (tests, dumps). */
-typedef struct ExecStats { int nodes, steps, pruned, folded, cse, slots; } ExecStats;
+/* scalar: steps with a 0-d scalar kernel; loops: while steps compiled to register programs;
+ * fused: MatMul + bias add (+ Relu) chains run as one _FusedMatMul step. */
+typedef struct ExecStats { int nodes, steps, pruned, folded, cse, slots, scalar, loops, fused; } ExecStats;
 void exec_plan_stats(const ExecPlan *p, ExecStats *st);
 /* Whether graph node `id` runs (false: pruned, folded or merged away). */
 bool exec_plan_runs(const ExecPlan *p, int id);

@@ -151,62 +151,76 @@ static inline float minf_nan(float x, float y) { return (x != x || y != y) ? NAN
 static inline double maxd_nan(double x, double y) { return (x != x || y != y) ? NAN : (x > y ? x : y); }
 static inline double mind_nan(double x, double y) { return (x != x || y != y) ? NAN : (x < y ? x : y); }
 
-BINLOOP(add_f32, float, float, x + y)
-BINLOOP(add_f64, double, double, x + y)
-BINLOOP(add_i32, int32_t, int32_t, WRAP(int32_t, uint32_t, (uint32_t)x + (uint32_t)y))
-BINLOOP(add_i64, int64_t, int64_t, WRAP(int64_t, uint64_t, (uint64_t)x + (uint64_t)y))
-BINLOOP(sub_f32, float, float, x - y)
-BINLOOP(sub_f64, double, double, x - y)
-BINLOOP(sub_i32, int32_t, int32_t, WRAP(int32_t, uint32_t, (uint32_t)x - (uint32_t)y))
-BINLOOP(sub_i64, int64_t, int64_t, WRAP(int64_t, uint64_t, (uint64_t)x - (uint64_t)y))
-BINLOOP(mul_f32, float, float, x * y)
-BINLOOP(mul_f64, double, double, x * y)
-BINLOOP(mul_i32, int32_t, int32_t, WRAP(int32_t, uint32_t, (uint32_t)x * (uint32_t)y))
-BINLOOP(mul_i64, int64_t, int64_t, WRAP(int64_t, uint64_t, (uint64_t)x * (uint64_t)y))
-BINLOOP(div_f32, float, float, x / y)
-BINLOOP(div_f64, double, double, x / y)
-BINLOOP(div_i32, int32_t, double, (double)x / (double)y)
-BINLOOP(div_i64, int64_t, double, (double)x / (double)y)
-BINLOOP(fdiv_f32_, float, float, floorf(x / y))
-BINLOOP(fdiv_f64_, double, double, floor(x / y))
-BINLOOP(fdiv_i32_, int32_t, int32_t, fdiv_i32(x, y))
-BINLOOP(fdiv_i64_, int64_t, int64_t, fdiv_i64(x, y))
-BINLOOP(mod_f32, float, float, fmod_f32(x, y))
-BINLOOP(mod_f64, double, double, fmod_f64(x, y))
-BINLOOP(mod_i32, int32_t, int32_t, fmod_i32(x, y))
-BINLOOP(mod_i64, int64_t, int64_t, fmod_i64(x, y))
-BINLOOP(pow_f32, float, float, powf(x, y))
-BINLOOP(pow_f64, double, double, pow(x, y))
-BINLOOP(pow_i32, int32_t, int32_t, (int32_t)ipow64(x, y))
-BINLOOP(pow_i64, int64_t, int64_t, ipow64(x, y))
-BINLOOP(max_f32, float, float, maxf_nan(x, y))
-BINLOOP(max_f64, double, double, maxd_nan(x, y))
-BINLOOP(max_i32, int32_t, int32_t, x > y ? x : y)
-BINLOOP(max_i64, int64_t, int64_t, x > y ? x : y)
-BINLOOP(min_f32, float, float, minf_nan(x, y))
-BINLOOP(min_f64, double, double, mind_nan(x, y))
-BINLOOP(min_i32, int32_t, int32_t, x < y ? x : y)
-BINLOOP(min_i64, int64_t, int64_t, x < y ? x : y)
-BINLOOP(sqd_f32, float, float, (x - y) * (x - y))
-BINLOOP(sqd_f64, double, double, (x - y) * (x - y))
-BINLOOP(sqd_i32, int32_t, int32_t, WRAP(int32_t, uint32_t, ((uint32_t)x - (uint32_t)y) * ((uint32_t)x - (uint32_t)y)))
-BINLOOP(sqd_i64, int64_t, int64_t, WRAP(int64_t, uint64_t, ((uint64_t)x - (uint64_t)y) * ((uint64_t)x - (uint64_t)y)))
+/* The binary functions once, as an X-list: BINLOOP makes the strided loops,
+ * BINSCALAR the 0-d kernels of the graph executor's scalar fast path, so both
+ * compute exactly the same expression. */
+#define CMPS(X, nm, OPR)                 \
+  X(nm##_f32, float, bool, x OPR y)      \
+  X(nm##_f64, double, bool, x OPR y)     \
+  X(nm##_i32, int32_t, bool, x OPR y)    \
+  X(nm##_i64, int64_t, bool, x OPR y)    \
+  X(nm##_b, bool, bool, x OPR y)
+#define BIN_FNS(X) \
+  X(add_f32, float, float, x + y) \
+  X(add_f64, double, double, x + y) \
+  X(add_i32, int32_t, int32_t, WRAP(int32_t, uint32_t, (uint32_t)x + (uint32_t)y)) \
+  X(add_i64, int64_t, int64_t, WRAP(int64_t, uint64_t, (uint64_t)x + (uint64_t)y)) \
+  X(sub_f32, float, float, x - y) \
+  X(sub_f64, double, double, x - y) \
+  X(sub_i32, int32_t, int32_t, WRAP(int32_t, uint32_t, (uint32_t)x - (uint32_t)y)) \
+  X(sub_i64, int64_t, int64_t, WRAP(int64_t, uint64_t, (uint64_t)x - (uint64_t)y)) \
+  X(mul_f32, float, float, x * y) \
+  X(mul_f64, double, double, x * y) \
+  X(mul_i32, int32_t, int32_t, WRAP(int32_t, uint32_t, (uint32_t)x * (uint32_t)y)) \
+  X(mul_i64, int64_t, int64_t, WRAP(int64_t, uint64_t, (uint64_t)x * (uint64_t)y)) \
+  X(div_f32, float, float, x / y) \
+  X(div_f64, double, double, x / y) \
+  X(div_i32, int32_t, double, (double)x / (double)y) \
+  X(div_i64, int64_t, double, (double)x / (double)y) \
+  X(fdiv_f32_, float, float, floorf(x / y)) \
+  X(fdiv_f64_, double, double, floor(x / y)) \
+  X(fdiv_i32_, int32_t, int32_t, fdiv_i32(x, y)) \
+  X(fdiv_i64_, int64_t, int64_t, fdiv_i64(x, y)) \
+  X(mod_f32, float, float, fmod_f32(x, y)) \
+  X(mod_f64, double, double, fmod_f64(x, y)) \
+  X(mod_i32, int32_t, int32_t, fmod_i32(x, y)) \
+  X(mod_i64, int64_t, int64_t, fmod_i64(x, y)) \
+  X(pow_f32, float, float, powf(x, y)) \
+  X(pow_f64, double, double, pow(x, y)) \
+  X(pow_i32, int32_t, int32_t, (int32_t)ipow64(x, y)) \
+  X(pow_i64, int64_t, int64_t, ipow64(x, y)) \
+  X(max_f32, float, float, maxf_nan(x, y)) \
+  X(max_f64, double, double, maxd_nan(x, y)) \
+  X(max_i32, int32_t, int32_t, x > y ? x : y) \
+  X(max_i64, int64_t, int64_t, x > y ? x : y) \
+  X(min_f32, float, float, minf_nan(x, y)) \
+  X(min_f64, double, double, mind_nan(x, y)) \
+  X(min_i32, int32_t, int32_t, x < y ? x : y) \
+  X(min_i64, int64_t, int64_t, x < y ? x : y) \
+  X(sqd_f32, float, float, (x - y) * (x - y)) \
+  X(sqd_f64, double, double, (x - y) * (x - y)) \
+  X(sqd_i32, int32_t, int32_t, WRAP(int32_t, uint32_t, ((uint32_t)x - (uint32_t)y) * ((uint32_t)x - (uint32_t)y))) \
+  X(sqd_i64, int64_t, int64_t, WRAP(int64_t, uint64_t, ((uint64_t)x - (uint64_t)y) * ((uint64_t)x - (uint64_t)y))) \
+  CMPS(X, eq, ==) \
+  CMPS(X, ne, !=) \
+  CMPS(X, lt, <) \
+  CMPS(X, le, <=) \
+  CMPS(X, gt, >) \
+  CMPS(X, ge, >=) \
+  X(and_b, bool, bool, x && y) \
+  X(or_b, bool, bool, x || y) \
+  X(xor_b, bool, bool, x != y)
+BIN_FNS(BINLOOP)
 
-#define CMPLOOPS(nm, OPR)                          \
-  BINLOOP(nm##_f32, float, bool, x OPR y)          \
-  BINLOOP(nm##_f64, double, bool, x OPR y)         \
-  BINLOOP(nm##_i32, int32_t, bool, x OPR y)        \
-  BINLOOP(nm##_i64, int64_t, bool, x OPR y)        \
-  BINLOOP(nm##_b, bool, bool, x OPR y)
-CMPLOOPS(eq, ==)
-CMPLOOPS(ne, !=)
-CMPLOOPS(lt, <)
-CMPLOOPS(le, <=)
-CMPLOOPS(gt, >)
-CMPLOOPS(ge, >=)
-BINLOOP(and_b, bool, bool, x && y)
-BINLOOP(or_b, bool, bool, x || y)
-BINLOOP(xor_b, bool, bool, x != y)
+/* Scalar kernels: one element, operands read before the result is written (so
+ * the output may alias an input, as the executor's in-place reuse needs). */
+#define BINSCALAR(name, T, TO, EXPR)                                          \
+  static __attribute__((unused)) bool s_##name(void *o_, const void *a_, const void *b_) { \
+    T x = *(const T *)a_, y = *(const T *)b_;                                 \
+    *(TO *)o_ = (EXPR);                                                       \
+    return true;                                                              \
+  }
+BIN_FNS(BINSCALAR)
 
 static inline bool str_equal(const Str *x, const Str *y) {
   if (x == y) return true;
@@ -291,6 +305,8 @@ void ew_binary(OpId id, Tensor *o, Tensor *a, Tensor *b) {
 
 typedef void (*UnLoop)(char *o, const char *a, tfs_i64 n, tfs_i64 sa, double prm);
 
+/* Each unary function also gets its scalar kernel s_<name> (see BINSCALAR);
+ * those whose EXPR reads `prm` (an attribute) are left out of the scalar table. */
 #define UNLOOP(name, T, TO, EXPR)                                                          \
   static void name(char *o_, const char *a_, tfs_i64 n, tfs_i64 sa, double prm) {          \
     TO *restrict o = (TO *)o_;                                                             \
@@ -298,27 +314,47 @@ typedef void (*UnLoop)(char *o, const char *a, tfs_i64 n, tfs_i64 sa, double prm
     (void)prm;                                                                             \
     if (sa == 1) for (tfs_i64 i = 0; i < n; i++) { T x = a[i]; o[i] = (EXPR); }            \
     else for (tfs_i64 i = 0; i < n; i++) { T x = a[i * sa]; o[i] = (EXPR); }               \
+  }                                                                                        \
+  static __attribute__((unused)) bool s_##name(void *o_, const void *a_, const void *b_) { \
+    const double prm = 0;                                                                  \
+    (void)prm;                                                                             \
+    (void)b_;                                                                              \
+    T x = *(const T *)a_;                                                                  \
+    *(TO *)o_ = (EXPR);                                                                    \
+    return true;                                                                           \
   }
 
 #define UNLOOPS_F(nm, EF, ED) UNLOOP(nm##_f32, float, float, EF) UNLOOP(nm##_f64, double, double, ED)
 #define UNLOOPS_I(nm, EI, EL) UNLOOP(nm##_i32, int32_t, int32_t, EI) UNLOOP(nm##_i64, int64_t, int64_t, EL)
 
-static inline float sigmoidf_(float x) { return 1.0f / (1.0f + expf(-x)); }
+/* float sigmoid through double: one rounding, so it is correctly rounded (0.8807971, not 0.880797) */
+static inline float sigmoidf_(float x) { return (float)(1.0 / (1.0 + exp(-(double)x))); }
 static inline double sigmoid_(double x) { return 1.0 / (1.0 + exp(-x)); }
-static inline float softplusf_(float x) { return x > 0 ? x + log1pf(expf(-x)) : log1pf(expf(x)); }
-static inline double softplus_(double x) { return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)); }
+/* softplus as TF's kernel: x above -(log(eps) + 2), exp(x) below log(eps) + 2, else log1p(exp(x)). */
+static inline float softplusf_(float x) {
+  float e = (float)exp((double)x);
+  return x > 13.942385f ? x : x < -13.942385f ? e : (float)log1p((double)e);
+}
+static inline double softplus_(double x) { return x > 34.04365338911715 ? x : x < -34.04365338911715 ? exp(x) : log1p(exp(x)); }
 static inline float signf_(float x) { return x > 0 ? 1.0f : x < 0 ? -1.0f : x; }
 static inline double sign_(double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : x; }
-/* gelu as TF writes it: the exact form through erfc (no cancellation for x < 0). */
+/* gelu as TF composes it from ops in the dtype: 0.5 * x * (1 + erf(x / sqrt(2))), or
+ * 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * pow(x, 3)))); each step rounded. */
 static inline float geluf_(float x, double approx) {
-  if (approx != 0) return 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
-  return 0.5f * x * erfcf(-x * 0.7071067811865476f);
+  if (approx != 0) {
+    float inner = 0.7978845608028654f * (x + 0.044715f * (float)pow((double)x, 3.0));
+    return 0.5f * x * (1.0f + (float)tanh((double)inner));
+  }
+  return 0.5f * x * (1.0f + (float)erf((double)(x / 1.4142135623730951f)));
 }
 static inline double gelu_(double x, double approx) {
-  if (approx != 0) return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
-  return 0.5 * x * erfc(-x * 0.7071067811865476);
+  if (approx != 0) return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * pow(x, 3.0))));
+  return 0.5 * x * (1.0 + erf(x / 1.4142135623730951));
 }
 
+/* tanh, log1p and expm1 (elu) of float32 go through double and round once: glibc's tanhf,
+ * log1pf and expm1f are an ulp off for 4-18% of inputs; expf, logf, sinf, cosf are nearly
+ * always correctly rounded already (and faster). */
 UNLOOPS_F(neg, -x, -x)
 UNLOOPS_I(neg, WRAP(int32_t, uint32_t, 0u - (uint32_t)x), WRAP(int64_t, uint64_t, 0ull - (uint64_t)x))
 UNLOOPS_F(abs, fabsf(x), fabs(x))
@@ -331,10 +367,10 @@ UNLOOPS_F(sqrt, sqrtf(x), sqrt(x))
 UNLOOPS_F(rsqrt, 1.0f / sqrtf(x), 1.0 / sqrt(x))
 UNLOOPS_F(exp, expf(x), exp(x))
 UNLOOPS_F(log, logf(x), log(x))
-UNLOOPS_F(log1p, log1pf(x), log1p(x))
+UNLOOPS_F(log1p, (float)log1p((double)x), log1p(x))
 UNLOOPS_F(sin, sinf(x), sin(x))
 UNLOOPS_F(cos, cosf(x), cos(x))
-UNLOOPS_F(tanh, tanhf(x), tanh(x))
+UNLOOPS_F(tanh, (float)tanh((double)x), tanh(x))
 UNLOOPS_F(sigmoid, sigmoidf_(x), sigmoid_(x))
 UNLOOPS_F(floor, floorf(x), floor(x))
 UNLOOPS_F(ceil, ceilf(x), ceil(x))
@@ -346,7 +382,7 @@ UNLOOPS_F(relu, x > 0 ? x : (x != x ? x : 0.0f), x > 0 ? x : (x != x ? x : 0.0))
 UNLOOPS_I(relu, x > 0 ? x : 0, x > 0 ? x : 0)
 UNLOOPS_F(relu6, x != x ? x : (x > 6.0f ? 6.0f : x > 0 ? x : 0.0f), x != x ? x : (x > 6.0 ? 6.0 : x > 0 ? x : 0.0))
 UNLOOPS_I(relu6, x > 6 ? 6 : x > 0 ? x : 0, x > 6 ? 6 : x > 0 ? x : 0)
-UNLOOPS_F(elu, x > 0 ? x : expm1f(x), x > 0 ? x : expm1(x))
+UNLOOPS_F(elu, x > 0 ? x : (float)expm1((double)x), x > 0 ? x : expm1(x))
 UNLOOPS_F(leaky, x > 0 ? x : (float)prm * x, x > 0 ? x : prm * x)
 UNLOOPS_F(gelu, geluf_(x, prm), gelu_(x, prm))
 UNLOOP(isnan_f32, float, bool, x != x)
@@ -422,6 +458,69 @@ CASTLOOP(cast_b_i64, bool, int64_t, x)
 
 #define CROW(s) {cast_##s##_f32, cast_##s##_f64, cast_##s##_i32, cast_##s##_i64, cast_##s##_b}
 static const UnLoop cast_loops[DT_STRING][DT_STRING] = {CROW(f32), CROW(f64), CROW(i32), CROW(i64), CROW(b)};
+
+/* ---- scalar kernels: the graph executor's 0-d fast path ---------------------------------------
+ * Keyed by op id and input dtype, like bin_loops/un_loops; exec.c picks one per
+ * graph step at plan time through op_scalar_kernel().  Integer FloorDiv/FloorMod
+ * by zero and integer Pow with a negative exponent return false: the executor
+ * then runs the generic kernel, which raises TF's error. */
+#define SK_CHECKED(name, T, bad)                                        \
+  static bool sc_##name(void *o, const void *a, const void *b) {        \
+    T y = *(const T *)b;                                                \
+    if (bad) return false;                                              \
+    return s_##name(o, a, b);                                           \
+  }
+SK_CHECKED(fdiv_i32_, int32_t, y == 0)
+SK_CHECKED(fdiv_i64_, int64_t, y == 0)
+SK_CHECKED(mod_i32, int32_t, y == 0)
+SK_CHECKED(mod_i64, int64_t, y == 0)
+SK_CHECKED(pow_i32, int32_t, y < 0)
+SK_CHECKED(pow_i64, int64_t, y < 0)
+
+#define SROW_NUM(a) {[DT_FLOAT32] = s_##a##_f32, [DT_FLOAT64] = s_##a##_f64, [DT_INT32] = s_##a##_i32, [DT_INT64] = s_##a##_i64}
+#define SROW_CMP(a) {[DT_FLOAT32] = s_##a##_f32, [DT_FLOAT64] = s_##a##_f64, [DT_INT32] = s_##a##_i32, [DT_INT64] = s_##a##_i64, [DT_BOOL] = s_##a##_b}
+#define SROW_F(a) {[DT_FLOAT32] = s_##a##_f32, [DT_FLOAT64] = s_##a##_f64}
+static const OpScalarFn scalar_fns[OP__COUNT][DT__COUNT] = {
+  [OP_ADD] = SROW_NUM(add), [OP_SUB] = SROW_NUM(sub), [OP_MUL] = SROW_NUM(mul), [OP_DIV] = SROW_NUM(div),
+  [OP_FLOORDIV] = {s_fdiv_f32_, s_fdiv_f64_, sc_fdiv_i32_, sc_fdiv_i64_},
+  [OP_MOD] = {s_mod_f32, s_mod_f64, sc_mod_i32, sc_mod_i64},
+  [OP_POW] = {s_pow_f32, s_pow_f64, sc_pow_i32, sc_pow_i64},
+  [OP_MAXIMUM] = SROW_NUM(max), [OP_MINIMUM] = SROW_NUM(min), [OP_SQDIFF] = SROW_NUM(sqd),
+  [OP_EQUAL] = SROW_CMP(eq), [OP_NOT_EQUAL] = SROW_CMP(ne), [OP_LESS] = SROW_CMP(lt), [OP_LESS_EQUAL] = SROW_CMP(le),
+  [OP_GREATER] = SROW_CMP(gt), [OP_GREATER_EQUAL] = SROW_CMP(ge),
+  [OP_LOGICAL_AND] = {[DT_BOOL] = s_and_b}, [OP_LOGICAL_OR] = {[DT_BOOL] = s_or_b}, [OP_LOGICAL_XOR] = {[DT_BOOL] = s_xor_b},
+  [OP_NEG] = SROW_NUM(neg), [OP_ABS] = SROW_NUM(abs), [OP_SIGN] = SROW_NUM(sign), [OP_SQUARE] = SROW_NUM(square),
+  [OP_SQRT] = SROW_F(sqrt), [OP_RSQRT] = SROW_F(rsqrt), [OP_EXP] = SROW_F(exp), [OP_LOG] = SROW_F(log),
+  [OP_LOG1P] = SROW_F(log1p), [OP_SIN] = SROW_F(sin), [OP_COS] = SROW_F(cos), [OP_TANH] = SROW_F(tanh),
+  [OP_SIGMOID] = SROW_F(sigmoid), [OP_FLOOR] = SROW_F(floor), [OP_CEIL] = SROW_F(ceil), [OP_ROUND] = SROW_NUM(round),
+  [OP_RECIPROCAL] = SROW_F(recip), [OP_SOFTPLUS] = SROW_F(softplus), [OP_RELU] = SROW_NUM(relu),
+  [OP_RELU6] = SROW_NUM(relu6), [OP_ELU] = SROW_F(elu),
+  [OP_IS_NAN] = SROW_F(isnan), [OP_IS_INF] = SROW_F(isinf), [OP_IS_FINITE] = SROW_F(isfin),
+  [OP_LOGICAL_NOT] = {[DT_BOOL] = s_not_b},
+};
+#define SCROW(s) {s_cast_##s##_f32, s_cast_##s##_f64, s_cast_##s##_i32, s_cast_##s##_i64, s_cast_##s##_b}
+static const OpScalarFn scalar_casts[DT_STRING][DT_STRING] = {SCROW(f32), SCROW(f64), SCROW(i32), SCROW(i64), SCROW(b)};
+
+OpScalarFn op_scalar_kernel(OpId id, DType in, DType out) {
+  if ((unsigned)id >= OP__COUNT || (unsigned)in >= DT__COUNT || (unsigned)out >= DT__COUNT) return NULL;
+  if (id == OP_CAST) return in < DT_STRING && out < DT_STRING ? scalar_casts[in][out] : NULL;
+  OpScalarFn f = scalar_fns[id][in];
+  if (!f) return NULL;
+  /* the output dtype the generic meta function gives (meta_binary, meta_unary) */
+  DType want = in;
+  switch (id) {
+  case OP_EQUAL: case OP_NOT_EQUAL: case OP_LESS: case OP_LESS_EQUAL: case OP_GREATER: case OP_GREATER_EQUAL:
+  case OP_IS_NAN: case OP_IS_INF: case OP_IS_FINITE:
+    want = DT_BOOL;
+    break;
+  case OP_DIV:
+    if (dtype_info[in].is_int) want = DT_FLOAT64;
+    break;
+  default:
+    break;
+  }
+  return want == out ? f : NULL;
+}
 
 void ew_cast(Tensor *dst, const Tensor *src) {
   if (src->dtype == DT_STRING || dst->dtype == DT_STRING) {

@@ -107,9 +107,13 @@ MMKERNEL(mm_f64, double, double)
 MMKERNEL(mm_i32, int32_t, uint32_t)
 MMKERNEL(mm_i64, int64_t, uint64_t)
 
+static inline bool mm_uses_blas(DType dt, tfs_i64 M, tfs_i64 N, tfs_i64 K) {
+  return M * N * K >= MATMUL_BLAS_MIN_FLOPS && (dt == DT_FLOAT32 || dt == DT_FLOAT64);
+}
+
+/* C = op(A) op(B). */
 static void mm_one(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb) {
-  bool blas = M * N * K >= MATMUL_BLAS_MIN_FLOPS && (dt == DT_FLOAT32 || dt == DT_FLOAT64);
-  if (blas) {
+  if (mm_uses_blas(dt, M, N, K)) {
     blas_init();
     enum CBLAS_TRANSPOSE tA = ta ? CblasTrans : CblasNoTrans, tB = tb ? CblasTrans : CblasNoTrans;
     blasint lda = (blasint)(ta ? M : K), ldb = (blasint)(tb ? K : N);
@@ -128,9 +132,56 @@ static void mm_one(DType dt, void *C, const void *A, const void *B, tfs_i64 M, t
   }
 }
 
+/* ---- fused epilogue (graph _FusedMatMul): bias add and activation on a block in cache ---------
+ * Each element gets exactly what the unfused AddV2 and Relu kernels compute
+ * (the same expressions, one rounding each), so graph results equal eager ones. */
+#define MM_EPI(T, U, RELU)                                                                         \
+  static void epi_##T(T *C, const T *bias, tfs_i64 M, tfs_i64 N, bool add, bool act) {             \
+    for (tfs_i64 i = 0; i < M; i++) {                                                              \
+      T *restrict row = C + i * N;                                                                 \
+      if (add && act)                                                                              \
+        for (tfs_i64 j = 0; j < N; j++) { T x = (T)((U)row[j] + (U)bias[j]); row[j] = RELU; }      \
+      else if (add)                                                                                \
+        for (tfs_i64 j = 0; j < N; j++) row[j] = (T)((U)row[j] + (U)bias[j]);                      \
+      else                                                                                         \
+        for (tfs_i64 j = 0; j < N; j++) { T x = row[j]; row[j] = RELU; }                           \
+    }                                                                                              \
+  }
+MM_EPI(float, float, x > 0 ? x : (x != x ? x : 0.0f))
+MM_EPI(double, double, x > 0 ? x : (x != x ? x : 0.0))
+MM_EPI(int32_t, uint32_t, x > 0 ? x : 0)
+MM_EPI(int64_t, uint64_t, x > 0 ? x : 0)
+
+static void mm_epilogue(DType dt, void *C, const void *bias, tfs_i64 M, tfs_i64 N, bool add, bool act) {
+  switch (dt) {
+  case DT_FLOAT32: epi_float(C, bias, M, N, add, act); break;
+  case DT_FLOAT64: epi_double(C, bias, M, N, add, act); break;
+  case DT_INT32: epi_int32_t(C, bias, M, N, add, act); break;
+  case DT_INT64: epi_int64_t(C, bias, M, N, add, act); break;
+  default: break;
+  }
+}
+
+/* One matrix of a (fused) product: C = op(A) op(B) [+ bias] [relu].  The
+ * epilogue runs right after the product, while the block is in cache.  (Letting
+ * the GEMM add a bias prefilled into C, beta = 1, measured no faster here, and
+ * its rounding would depend on how the BLAS splits K.) */
+static void mm_block(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb,
+                     const void *bias, bool act) {
+  mm_one(dt, C, A, B, M, N, K, ta, tb);
+  if (bias || act) mm_epilogue(dt, C, bias, M, N, bias != NULL, act);
+}
+
+static inline bool mm_attr_flag(const OpCall *c, int i) {
+  Val v = op_attr(c, i);
+  if (v.tag == VT_UNDEF || v.tag == VT_NONE) return false;
+  if (v.tag == VT_BOOL || v.tag == VT_INT) return v.u.i != 0;
+  return op_attr_bool(c, i, false);
+}
+
 static void mm_flags(OpCall *c, bool *ta, bool *tb) {
-  *ta = op_attr_bool(c, 0, false) || op_attr_bool(c, 2, false);
-  *tb = op_attr_bool(c, 1, false) || op_attr_bool(c, 3, false);
+  *ta = mm_attr_flag(c, 0) || mm_attr_flag(c, 2);
+  *tb = mm_attr_flag(c, 1) || mm_attr_flag(c, 3);
 }
 
 void meta_matmul(OpCall *c) {
@@ -149,6 +200,8 @@ void meta_matmul(OpCall *c) {
   }
   bool ta, tb;
   mm_flags(c, &ta, &tb);
+  c->iscr[0] = ta;   /* for the kernel of this call */
+  c->iscr[1] = tb;
   tfs_i64 M = a->shape[a->rank - (ta ? 1 : 2)], K = a->shape[a->rank - (ta ? 2 : 1)];
   tfs_i64 Kb = b->shape[b->rank - (tb ? 1 : 2)], N = b->shape[b->rank - (tb ? 2 : 1)];
   /* batch dims broadcast (BatchMatMulV2) */
@@ -177,10 +230,11 @@ void meta_matmul(OpCall *c) {
   o->dtype = a->dtype;
 }
 
-void k_matmul(OpCall *c) {
+/* The (batched, broadcasting) product of c->in[0] and c->in[1] into c->out[0],
+ * each matrix followed by the fused epilogue when bias/act are given. */
+static void mm_batched(OpCall *c, const void *bias, bool act) {
   Tensor *a = tensor_contiguous(c->in[0]), *b = tensor_contiguous(c->in[1]), *o = c->out[0];
-  bool ta, tb;
-  mm_flags(c, &ta, &tb);
+  bool ta = c->iscr[0] != 0, tb = c->iscr[1] != 0;
   int ra = a->rank, rb = b->rank, ro = o->rank;
   tfs_i64 M = o->shape[ro - 2], N = o->shape[ro - 1];
   tfs_i64 K = a->shape[ra - (ta ? 2 : 1)];
@@ -188,9 +242,13 @@ void k_matmul(OpCall *c) {
   tfs_i64 amat = a->shape[ra - 1] * a->shape[ra - 2], bmat = b->shape[rb - 1] * b->shape[rb - 2];
   tfs_i64 nbatch = o->size / (M * N > 0 ? M * N : 1);
   if (M * N == 0) nbatch = 0;
-  if (K == 0) memset(tensor_data(o), 0, (size_t)o->size * esz);
-  else if (ro == 2) {
-    mm_one(o->dtype, tensor_data(o), tensor_data(a), tensor_data(b), M, N, K, ta, tb);
+  if (K == 0) {
+    memset(tensor_data(o), 0, (size_t)o->size * esz);
+    if (bias || act)
+      for (tfs_i64 bi = 0; bi < nbatch; bi++)
+        mm_epilogue(o->dtype, (char *)tensor_data(o) + (size_t)(bi * M * N) * esz, bias, M, N, bias != NULL, act);
+  } else if (ro == 2) {
+    mm_block(o->dtype, tensor_data(o), tensor_data(a), tensor_data(b), M, N, K, ta, tb, bias, act);
   } else {
     /* batch index -> matrix index of a and b, with broadcasting */
     int nb = ro - 2;
@@ -210,9 +268,9 @@ void k_matmul(OpCall *c) {
           sb *= n;
         }
       }
-      mm_one(o->dtype, (char *)tensor_data(o) + (size_t)(bi * M * N) * esz,
-             (char *)tensor_data(a) + (size_t)(ia * amat) * esz, (char *)tensor_data(b) + (size_t)(ib * bmat) * esz, M,
-             N, K, ta, tb);
+      mm_block(o->dtype, (char *)tensor_data(o) + (size_t)(bi * M * N) * esz,
+               (char *)tensor_data(a) + (size_t)(ia * amat) * esz, (char *)tensor_data(b) + (size_t)(ib * bmat) * esz,
+               M, N, K, ta, tb, bias, act);
       for (int d = nb - 1; d >= 0; d--) {
         if (++idx[d] < o->shape[d]) break;
         idx[d] = 0;
@@ -221,6 +279,31 @@ void k_matmul(OpCall *c) {
   }
   tensor_release(a);
   tensor_release(b);
+}
+
+void k_matmul(OpCall *c) { mm_batched(c, NULL, false); }
+
+/* _FusedMatMul(a, b, bias): the planner only fuses a [N] bias of the product's
+ * dtype whose size it knows to match, but the checks stay for direct callers. */
+void meta_fused_matmul(OpCall *c) {
+  meta_matmul(c);
+  const TMeta *o = &c->outm[0], *bm = &c->inm[2];
+  if (bm->rank != 1 || bm->dtype != o->dtype || (o->rank >= 0 && bm->shape[0] >= 0 && o->shape[o->rank - 1] >= 0 &&
+                                                  bm->shape[0] != o->shape[o->rank - 1])) {
+    StrBuf s;
+    sb_init(&s);
+    sb_puts(&s, "_FusedMatMul: bias must be a vector of the product's last dimension: ");
+    op_shape_text(&s, bm->rank, bm->shape);
+    op_fail_sb(c, ERR_INVALID_ARGUMENT, &s);
+  }
+}
+
+void k_fused_matmul(OpCall *c) {
+  Tensor *bias = tensor_contiguous(c->in[2]);
+  int mark = rt_hold_val(val_obj(bias));
+  mm_batched(c, tensor_data(bias), op_attr_int(c, 4, 0) == 1);
+  rt_unhold(mark);
+  tensor_release(bias);
 }
 
 /* ---- transpose ------------------------------------------------------------------------------ */

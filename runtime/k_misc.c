@@ -173,17 +173,41 @@ void k_assert(OpCall *c) {
 
 /* ---- tf.print --------------------------------------------------------------------------------- */
 
+/* A host argument of tf.print: TF formats it with pprint, tensors nested in
+ * lists and tuples printed in place (as tf.print prints them), strings at the
+ * top level as themselves. */
+static void print_host(StrBuf *b, Val v, bool top, tfs_i64 summarize) {
+  Tensor *t = val_as_tensor(v);
+  if (t && !val_is(v, &ndarray_type)) { tprint_tfprint_n(b, t, summarize); return; }
+  bool is_list = val_is(v, &list_type);
+  if (is_list || val_is(v, &tuple_type)) {
+    tfs_i64 n = is_list ? ((List *)v.u.o)->len : ((Tuple *)v.u.o)->len;
+    Val *it = is_list ? ((List *)v.u.o)->items : ((Tuple *)v.u.o)->items;
+    sb_putc(b, is_list ? '[' : '(');
+    for (tfs_i64 i = 0; i < n; i++) {
+      if (i) sb_puts(b, ", ");
+      print_host(b, it[i], false, summarize);
+    }
+    if (!is_list && n == 1) sb_putc(b, ',');
+    sb_putc(b, is_list ? ']' : ')');
+    return;
+  }
+  if (top) val_str(b, v);
+  else val_repr(b, v);
+}
+
 void k_print(OpCall *c) {
   StrBuf b;
   sb_init(&b);
   Val sep = op_attr(c, 1), end = op_attr(c, 2), stream = op_attr(c, 0);
+  tfs_i64 summarize = op_attr_int(c, 3, 3);   /* None: 3 */
   for (int i = 0; i < c->nin; i++) {
     if (i && sep.tag == VT_OBJ) val_str(&b, sep);
     /* a tensor input arrives in in[] (graph execution keeps only host values in args) */
     Val v = c->args ? c->args[i] : val_undef();
     Tensor *t = c->in[i] ? c->in[i] : val_as_tensor(v);
-    if (t) tprint_tfprint(&b, t);
-    else val_str(&b, v);
+    if (t) tprint_tfprint_n(&b, t, summarize);
+    else print_host(&b, v, true, summarize);
   }
   if (end.tag == VT_OBJ) val_str(&b, end);
   const char *dest = val_is(stream, &str_type) ? str_cstr(stream) : "stdout";

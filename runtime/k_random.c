@@ -90,7 +90,7 @@ void meta_random(OpCall *c) {
   if (!(c->op->dtypes & DTM(dt)))
     op_fail(c, ERR_INVALID_ARGUMENT, "Value for attr 'dtype' of %s is not in the list of allowed values", dtype_short_name((DType)dt));
   if (c->op->id == OP_RANDOM_UNIFORM && dtype_info[dt].is_int) {
-    if (!op_attr_given(c, 2)) op_fail(c, ERR_VALUE, "Must specify maxval for integer dtype %s", dtype_info[dt].name);
+    if (!op_attr_given(c, 2)) op_fail(c, ERR_VALUE, "Must specify maxval for integer dtype tf.%s", dtype_info[dt].name);
     tfs_i64 lo = op_attr_int(c, 1, 0), hi = op_attr_int(c, 2, 0);
     if (lo >= hi) op_fail(c, ERR_INVALID_ARGUMENT, "Need minval < maxval: %lld >= %lld", (long long)lo, (long long)hi);
   }

@@ -421,12 +421,13 @@ void k_gather(OpCall *c) {
     if (k < 0 || k >= n) {
       StrBuf s;
       sb_init(&s);
-      sb_puts(&s, "indices[");
+      sb_puts(&s, "indices");
       tfs_i64 r = j;
       tfs_i64 idx[TFS_MAX_RANK];
       for (int d = ix->rank - 1; d >= 0; d--) { idx[d] = r % ix->shape[d]; r /= ix->shape[d]; }
-      for (int d = 0; d < ix->rank; d++) sb_printf(&s, d ? ",%lld" : "%lld", (long long)idx[d]);
-      sb_printf(&s, "] = %lld is not in [0, %lld)", (long long)k, (long long)n);
+      for (int d = 0; d < ix->rank; d++) sb_printf(&s, d ? ",%lld" : "[%lld", (long long)idx[d]);
+      if (ix->rank) sb_putc(&s, ']');   /* TF's SliceDebugString: nothing for scalar indices */
+      sb_printf(&s, " = %lld is not in [0, %lld)", (long long)k, (long long)n);
       tensor_release(p);
       fail_buf(c, ERR_INVALID_ARGUMENT, &s);
     }

@@ -111,8 +111,8 @@ static void words_from_str(Words *ws, const char *s) {
 }
 
 /* Re-pad words as numpy does: floats align on the decimal point, others right-align. */
-static void words_pad(Words *ws, bool is_float) {
-  size_t ml = 0, mr = 0, mw = 0;
+static void words_pad(Words *ws, bool is_float, size_t minw) {
+  size_t ml = 0, mr = 0, mw = minw;
   for (tfs_i64 i = 0; i < ws->n; i++) {
     const char *w = ws->w[i];
     if (!strcmp(w, "...")) continue;
@@ -331,7 +331,7 @@ void ndarray_repr_tensor(StrBuf *b, const Tensor *t) {
   } else {
     Words ws = {0};
     tensor_words(&ws, t);
-    words_pad(&ws, dtype_info[t->dtype].is_float);
+    words_pad(&ws, dtype_info[t->dtype].is_float, t->dtype == DT_BOOL ? 5 : 0);   /* numpy: ' True' in arrays */
     format_rec(b, t->shape, t->rank, 0, &ws, t->size > 1000, "       ", skip_dtype ? 74 : 74, ", ");
     words_free(&ws);
   }
@@ -351,7 +351,8 @@ void ndarray_repr_tensor(StrBuf *b, const Tensor *t) {
 /* ---- the ndarray type ------------------------------------------------------------------ */
 
 Val ndarray_new(Tensor *t) {
-  if (t->rank == 0) return scalar_of(t);
+  /* 0-d: a host scalar; but a string stays a 0-d array, which prints as numpy's bytes scalar (b'a') */
+  if (t->rank == 0 && t->dtype != DT_STRING) return scalar_of(t);
   NdArray *a = obj_new(&ndarray_type, sizeof(NdArray));
   a->t = tensor_retain(t);
   return val_obj(a);
@@ -397,6 +398,11 @@ static Val nd_item(Val self, int n, const Val *args, const Kw *kw) {
   return tensor_item(t, 0);
 }
 
+static Val nd_abs(Val self, int n, const Val *args, const Kw *kw) {
+  (void)n; (void)args; (void)kw;
+  return wrap(op_apply1(OP_ABS, self));
+}
+
 static Val ndarray_getattr(Val self, const char *name) {
   Tensor *t = ((NdArray *)self.u.o)->t;
   if (!strcmp(name, "shape")) {
@@ -413,6 +419,7 @@ static Val ndarray_getattr(Val self, const char *name) {
     Val r = op_apply1(OP_TRANSPOSE, self);
     return wrap(r);
   }
+  if (!strcmp(name, "__abs__")) return builtin_new("ndarray.__abs__", nd_abs, self, NULL);   /* abs(a) */
   return val_undef();
 }
 

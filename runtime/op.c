@@ -153,9 +153,7 @@ int op_attr_dtype(const OpCall *c, int i, int dflt) {
   Val v = op_attr(c, i);
   if (v.tag == VT_UNDEF || v.tag == VT_NONE) return dflt;
   DType dt;
-  if (!val_as_dtype(v, &dt))
-    op_fail(c, ERR_TYPE, "%s: expected a dtype for '%s', got %s", c->op->graph_name, op_attr_name(c->op, i),
-            val_type_name(v));
+  if (!val_as_dtype(v, &dt)) dtype_fail(v);
   return (int)dt;
 }
 
@@ -465,8 +463,11 @@ Val op_apply(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) 
   return op_result(&c);
 }
 
-int op_run(const OpDef *op, int nin, Tensor **in, const Val *raw, const OpAttrs *attrs, Tensor ***out) {
+int op_run_into(const OpDef *op, int nin, Tensor **in, const Val *raw, const OpAttrs *attrs, Tensor **out, int cap,
+                Tensor ***heap) {
   TMeta inm_buf[8], *inm = nin > 8 ? malloc(sizeof(TMeta) * (size_t)nin) : inm_buf;
+  if (!inm) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = inm != inm_buf ? rt_hold_mem(inm) : -1;   /* a failing meta or kernel must not leak it */
   for (int i = 0; i < nin; i++) {
     if (in[i]) meta_of(&inm[i], in[i]);
     else inm[i].rank = TMETA_ABSENT, inm[i].dtype = DT_FLOAT32;
@@ -479,15 +480,38 @@ int op_run(const OpDef *op, int nin, Tensor **in, const Val *raw, const OpAttrs 
   c.inm = inm;
   c.attrs = attrs ? attrs : &no_attrs;
   op_exec(&c);
-  if (inm != inm_buf) free(inm);
-  Tensor **res = malloc(sizeof(Tensor *) * (size_t)(c.nout ? c.nout : 1));
-  if (!res) rt_throw(ERR_MEMORY, "out of memory");
+  if (mark >= 0) {
+    rt_unhold(mark);
+    free(inm);
+  }
   int n = c.nout;
   if (op->flags & OPF_NOOUT) n = 0;
-  else if (op->flags & OPF_PASS0) res[0] = tensor_retain(in[0]), n = 1;
+  else if (op->flags & OPF_PASS0) n = 1;
+  Tensor **res = out;
+  *heap = NULL;
+  if (n > cap) {
+    res = malloc(sizeof(Tensor *) * (size_t)n);
+    if (!res) rt_throw(ERR_MEMORY, "out of memory");
+    *heap = res;
+  }
+  if (op->flags & OPF_PASS0) res[0] = tensor_retain(in[0]);
   else for (int i = 0; i < n; i++) res[i] = c.out[i];
   if (c.out != c.out_buf) { free(c.out); free(c.outm); }
-  *out = res;
+  return n;
+}
+
+int op_run(const OpDef *op, int nin, Tensor **in, const Val *raw, const OpAttrs *attrs, Tensor ***out) {
+  Tensor *buf[2], **heap;
+  int n = op_run_into(op, nin, in, raw, attrs, buf, 2, &heap);
+  if (!heap) {
+    heap = malloc(sizeof(Tensor *) * 2);
+    if (!heap) {
+      for (int i = 0; i < n; i++) tensor_release(buf[i]);
+      rt_throw(ERR_MEMORY, "out of memory");
+    }
+    for (int i = 0; i < n; i++) heap[i] = buf[i];
+  }
+  *out = heap;
   return n;
 }
 

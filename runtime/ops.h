@@ -116,6 +116,24 @@ extern Val (*op_graph_hook)(const OpDef *op, int nin, const Val *inputs, const O
  * has H/R inputs. */
 int op_run(const OpDef *op, int nin, Tensor **in, const Val *raw, const OpAttrs *attrs, Tensor ***out);
 
+/* Like op_run, but outputs go to out[0..cap) when the op has at most `cap`
+ * (no allocation; *heap is set to NULL); otherwise *heap receives a malloc'd
+ * array (the outputs) that the caller frees. */
+int op_run_into(const OpDef *op, int nin, Tensor **in, const Val *raw, const OpAttrs *attrs, Tensor **out, int cap,
+                Tensor ***heap);
+
+/* ---- scalar fast path --------------------------------------------------------
+ * A scalar kernel computes the 0-d result of an op from 0-d operands of dtype
+ * `in` (one for unary ops, two for binary ones; b is ignored by unary ones),
+ * without meta, broadcasting or allocation.  The graph executor selects one per
+ * step at plan time, keyed by op id and dtypes (the elementwise ops' tables in
+ * k_elementwise.c); NULL: none, use op_run.  A kernel returns false when the
+ * generic kernel must run instead: that one raises the op's error (integer
+ * division by zero, negative integer powers) with TF's message.  Operands are
+ * read before the result is written, so `out` may alias `a` or `b`. */
+typedef bool (*OpScalarFn)(void *out, const void *a, const void *b);
+OpScalarFn op_scalar_kernel(OpId id, DType in, DType out);
+
 /* Convenience for C callers: op with 1 or 2 tensor-ish inputs and no attrs. */
 Val op_apply1(OpId id, Val a);
 Val op_apply2(OpId id, Val a, Val b);

@@ -303,9 +303,11 @@ Tensor *val_as_tensor(Val v) {
 
 typedef struct DTypeObj { Obj hdr; DType dt; } DTypeObj;
 
-static void dtype_repr(StrBuf *b, Val v) {
+/* TF: str(tf.float32) is <dtype: 'float32'>, repr(tf.float32) is tf.float32 (in lists, TensorSpec). */
+static void dtype_str(StrBuf *b, Val v) {
   sb_printf(b, "<dtype: '%s'>", dtype_info[((DTypeObj *)v.u.o)->dt].name);
 }
+static void dtype_repr(StrBuf *b, Val v) { sb_printf(b, "tf.%s", dtype_info[((DTypeObj *)v.u.o)->dt].name); }
 
 static bool dtype_eq(Val a, Val b) {
   return val_is(a, &dtype_type) && val_is(b, &dtype_type) && ((DTypeObj *)a.u.o)->dt == ((DTypeObj *)b.u.o)->dt;
@@ -344,7 +346,7 @@ static Val dtype_getattr(Val self, const char *name) {
 }
 
 const Type dtype_type = {
-  .name = "DType", .repr = dtype_repr, .getattr = dtype_getattr, .compare = dtype_compare,
+  .name = "DType", .repr = dtype_repr, .str = dtype_str, .getattr = dtype_getattr, .compare = dtype_compare,
   .eq = dtype_eq, .hash = dtype_hash,
 };
 
@@ -369,6 +371,16 @@ bool val_as_dtype(Val v, DType *out) {
     if (!strcmp(s, "double")) { *out = DT_FLOAT64; return true; }
   }
   return false;
+}
+
+void dtype_fail(Val v) {
+  StrBuf b;
+  sb_init(&b);
+  val_repr(&b, v);
+  static char text[200];
+  snprintf(text, sizeof text, "%.*s", (int)b.len, b.data ? b.data : "");
+  sb_free(&b);
+  rt_throw(ERR_TYPE, "Cannot convert the argument `type_value`: %s to a TensorFlow DType.", text);
 }
 
 /* ---- conversion of host values (LANGUAGE.md §6) ---------------------------------- */
@@ -488,23 +500,25 @@ static void fill_from(Val v, int depth, int lrank, DType dt, char **p, Val whole
     tensor_release(c);
     return;
   }
+  /* A Python bool is an int: it converts to numeric dtypes as 0 / 1 (TF does too). */
+  bool is_int = v.tag == VT_INT || v.tag == VT_BOOL;
   switch (dt) {
   case DT_FLOAT32:
     if (v.tag == VT_FLOAT) *(float *)*p = (float)v.u.f;
-    else if (v.tag == VT_INT) *(float *)*p = (float)v.u.i;
+    else if (is_int) *(float *)*p = (float)v.u.i;
     else fail_convert(whole, dt);
     break;
   case DT_FLOAT64:
     if (v.tag == VT_FLOAT) *(double *)*p = v.u.f;
-    else if (v.tag == VT_INT) *(double *)*p = (double)v.u.i;
+    else if (is_int) *(double *)*p = (double)v.u.i;
     else fail_convert(whole, dt);
     break;
   case DT_INT32:
-    if (v.tag != VT_INT || v.u.i < INT32_MIN || v.u.i > INT32_MAX) fail_convert(whole, dt);
+    if (!is_int || v.u.i < INT32_MIN || v.u.i > INT32_MAX) fail_convert(whole, dt);
     *(int32_t *)*p = (int32_t)v.u.i;
     break;
   case DT_INT64:
-    if (v.tag != VT_INT) fail_convert(whole, dt);
+    if (!is_int) fail_convert(whole, dt);
     *(int64_t *)*p = v.u.i;
     break;
   case DT_BOOL:
@@ -543,6 +557,14 @@ Tensor *tensor_from_val(Val v, int want) {
       }
       if (val_is(v, &variable_type)) return tensor_retain(t);
       return tensor_retain(t);
+    }
+    if (val_is(v, &range_type)) {   /* TF converts a range as the sequence of its values */
+      Val l = list_from_iterable(v);
+      int hm = rt_hold_val(l);
+      Tensor *r = tensor_from_val(l, want);
+      rt_unhold(hm);
+      TFS_DECREF(l);
+      return r;
     }
     if (!val_is(v, &list_type) && !val_is(v, &tuple_type) && !val_is(v, &str_type)) fail_unsupported(v);
     Scan s = {0};
@@ -818,13 +840,23 @@ static void tensor_str(StrBuf *b, Val v) {
   sb_printf(b, ", dtype=%s)", dtype_info[t->dtype].name);
 }
 
+/* numpy's repr of t, after a newline when it spans lines (TF's numpy_text(is_repr=True)). */
+static void numpy_repr_text(StrBuf *b, const Tensor *t) {
+  StrBuf s;
+  sb_init(&s);
+  ndarray_repr_tensor(&s, (Tensor *)t);
+  if (s.len && memchr(s.data, '\n', s.len)) sb_putc(b, '\n');
+  sb_putn(b, s.data, s.len);
+  sb_free(&s);
+}
+
 static void tensor_repr(StrBuf *b, Val v) {
   Tensor *t = val_tensor(v);
   if (t->sym && tensor_sym_repr) { tensor_sym_repr(b, t); return; }
   sb_puts(b, "<tf.Tensor: shape=");
   shape_format(b, t->rank, t->shape);
   sb_printf(b, ", dtype=%s, numpy=", dtype_info[t->dtype].name);
-  ndarray_repr_tensor(b, t);
+  numpy_repr_text(b, t);
   sb_putc(b, '>');
 }
 
@@ -847,9 +879,18 @@ static Val tensor_get_shape_m(Val self, int n, const Val *args, const Kw *kw) {
   return tshape_new(t->rank, t->shape);
 }
 
+/* abs(t): Python's abs() calls __abs__, which is tf.abs. */
+static Val tensor_abs_m(Val self, int n, const Val *args, const Kw *kw) {
+  (void)n; (void)args; (void)kw;
+  return op_apply1(OP_ABS, self);
+}
+
 static Val tensor_getattr(Val self, const char *name) {
   Tensor *t = val_tensor(self);
   switch (name[0]) {
+  case '_':
+    if (!strcmp(name, "__abs__")) return builtin_new("Tensor.__abs__", tensor_abs_m, self, NULL);
+    break;
   case 's':
     if (!strcmp(name, "shape")) return tshape_new(t->rank, t->shape);
     break;
@@ -888,7 +929,7 @@ static bool host_convertible(Val v, DType dt) {
   switch (v.tag) {
   case VT_INT: return dt == DT_FLOAT32 || dt == DT_FLOAT64 || dt == DT_INT64 || (dt == DT_INT32 && v.u.i >= INT32_MIN && v.u.i <= INT32_MAX);
   case VT_FLOAT: return dtype_info[dt].is_float;
-  case VT_BOOL: return dt == DT_BOOL;
+  case VT_BOOL: return dt != DT_STRING;
   case VT_OBJ:
     if (val_is(v, &str_type)) return dt == DT_STRING;
     if (val_is(v, &list_type) || val_is(v, &tuple_type)) {
@@ -1023,7 +1064,7 @@ static void variable_repr(StrBuf *b, Val self) {
   sb_printf(b, " dtype=%s", dtype_info[t->dtype].name);
   if (!t->sym) {
     sb_puts(b, ", numpy=");
-    ndarray_repr_tensor(b, t);
+    numpy_repr_text(b, t);
   }
   sb_putc(b, '>');
 }
@@ -1070,7 +1111,7 @@ Val variable_new(Val initial, Val name, bool trainable, Val dtype) {
   int want = -1;
   DType dt;
   if (dtype.tag != VT_NONE && dtype.tag != VT_UNDEF) {
-    if (!val_as_dtype(dtype, &dt)) rt_throw(ERR_TYPE, "tf.Variable: dtype must be a tf.DType, got %s", val_type_name(dtype));
+    if (!val_as_dtype(dtype, &dt)) dtype_fail(dtype);
     want = dt;
   }
   Tensor *src = val_as_tensor(initial);
@@ -1099,9 +1140,12 @@ Val variable_new(Val initial, Val name, bool trainable, Val dtype) {
 }
 
 static Val var_method(Val self, int n, const Val *args, const Kw *kw, int mode) {
-  static ArgSpec spec = {.what = "assign", .sig = "value, use_locking=False, name=None, read_value=True"};
+  /* TF names the operand `value` for assign, `delta` for assign_add / assign_sub */
+  static ArgSpec specs[3] = {{.what = "assign", .sig = "value, use_locking=None, name=None, read_value=True"},
+                             {.what = "assign_add", .sig = "delta, use_locking=None, name=None, read_value=True"},
+                             {.what = "assign_sub", .sig = "delta, use_locking=None, name=None, read_value=True"}};
   Val a[4];
-  args_parse(&spec, n, args, kw, a);
+  args_parse(&specs[mode], n, args, kw, a);
   Variable *v = (Variable *)self.u.o;
   if (op_graph_hook) {   /* tracing: recorded as a graph op (VT_UNDEF: assign now) */
     Val in[2] = {self, a[0]};
@@ -1138,6 +1182,7 @@ static Val variable_getattr(Val self, const char *name) {
   if (!strcmp(name, "assign_sub")) return builtin_new("Variable.assign_sub", var_assign_sub_m, self, NULL);
   if (!strcmp(name, "read_value") || !strcmp(name, "value"))
     return builtin_new("Variable.read_value", var_read_m, self, NULL);
+  if (!strcmp(name, "__abs__")) return builtin_new("Variable.__abs__", tensor_abs_m, self, NULL);
   return val_undef();
 }
 

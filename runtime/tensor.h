@@ -58,6 +58,8 @@ static inline void *tensor_data(const Tensor *t) {
 /* dtype objects (tf.float32 ...) as host values. */
 Val dtype_val(DType dt);
 bool val_as_dtype(Val v, DType *out);
+/* Raise TF's TypeError for a value that names no dtype: Cannot convert the argument `type_value`: 'x' to a TensorFlow DType. */
+_Noreturn void dtype_fail(Val v);
 
 /* Host value -> tensor per LANGUAGE.md §6 (nested lists give the shape; ragged
  * is an error).  `want` is the dtype to convert to, or -1 for the defaults. */
@@ -133,5 +135,6 @@ void ndarray_str_tensor(StrBuf *b, const Tensor *t);
 /* numpy-exact printing (tprint.c). */
 void tprint_numpy(StrBuf *b, const Tensor *t);
 void tprint_tfprint(StrBuf *b, const Tensor *t);
+void tprint_tfprint_n(StrBuf *b, const Tensor *t, tfs_i64 summarize);
 
 #endif

@@ -484,10 +484,17 @@ static void tf_block(StrBuf *b, const Tensor *t, int axis, tfs_i64 off, tfs_i64 
   sb_putc(b, ']');
 }
 
-void tprint_tfprint(StrBuf *b, const Tensor *t) {
-  if (t->rank == 0) { tf_elem(b, t->dtype, tensor_data(t)); return; }
+void tprint_tfprint_n(StrBuf *b, const Tensor *t, tfs_i64 summarize) {
+  if (summarize < 0) summarize = t->size;   /* -1: every element */
+  tfs_i64 limit = t->size < summarize ? t->size : summarize;
+  if (t->rank == 0) {
+    if (limit > 0) tf_elem(b, t->dtype, tensor_data(t));
+    return;
+  }
   if (t->size == 0 && t->dtype == DT_BOOL) return;   /* TF's SummarizeArray<bool> prints nothing */
   /* TF passes min(summarize, size) as the per-axis edge count, so an empty
    * tensor shows "..." for its nonzero axes, as TF does. */
-  tf_block(b, t, 0, 0, t->size < TF_SUMMARIZE ? t->size : TF_SUMMARIZE);
+  tf_block(b, t, 0, 0, limit);
 }
+
+void tprint_tfprint(StrBuf *b, const Tensor *t) { tprint_tfprint_n(b, t, TF_SUMMARIZE); }

@@ -17,5 +17,7 @@ void tprint_numpy_scalar(StrBuf *b, DType dt, const void *elem);
  * "[4 4]", "1.5", "[0 1 2 ... 7 8 9]", "[[1 2]\n [3 4]]", bools as 1/0,
  * strings double-quoted and C-escaped. */
 void tprint_tfprint(StrBuf *b, const Tensor *t);
+/* The same with tf.print's `summarize` edge count (-1: everything). */
+void tprint_tfprint_n(StrBuf *b, const Tensor *t, tfs_i64 summarize);
 
 #endif

@@ -271,10 +271,10 @@ tfs_u64 val_hash(Val v) {
 
 /* ---- conversions ------------------------------------------------------------------- */
 
-/* The scalar of an eager 0-d tensor, if v is one. */
+/* The scalar of an eager 0-d tensor or variable (int(v), float(v)), if v is one. */
 static bool val_tensor_scalar(Val v, bool *is_int, int64_t *i, double *f) {
-  if (!val_is_tensor(v)) return false;
-  Tensor *t = val_tensor(v);
+  if (!val_is_tensor(v) && !val_is(v, &variable_type)) return false;
+  Tensor *t = val_as_tensor(v);
   if (t->rank != 0 || t->sym || !t->buf) return false;
   const void *p = tensor_data(t);
   *is_int = true;

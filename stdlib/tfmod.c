@@ -48,7 +48,7 @@ static Val tf_constant(Val self, int n, const Val *args, const Kw *kw) {
   int want = -1;
   DType dt;
   if (a[1].tag != VT_NONE && a[1].tag != VT_UNDEF) {
-    if (!val_as_dtype(a[1], &dt)) rt_throw(ERR_TYPE, "tf.constant: dtype must be a tf.DType, got %s", val_type_name(a[1]));
+    if (!val_as_dtype(a[1], &dt)) dtype_fail(a[1]);
     want = dt;
   }
   Tensor *src = val_as_tensor(a[0]);
@@ -109,7 +109,7 @@ static Val tf_convert_to_tensor(Val self, int n, const Val *args, const Kw *kw) 
   DType dt;
   int want = -1;
   if (a[1].tag != VT_NONE && a[1].tag != VT_UNDEF) {
-    if (!val_as_dtype(a[1], &dt)) rt_throw(ERR_TYPE, "tf.convert_to_tensor: dtype must be a tf.DType");
+    if (!val_as_dtype(a[1], &dt)) dtype_fail(a[1]);
     want = dt;
   }
   if (t && val_is_tensor(a[0])) {
@@ -231,7 +231,7 @@ static Val tf_as_dtype(Val self, int n, const Val *args, const Kw *kw) {
   Val a[1];
   args_parse(&spec, n, args, kw, a);
   DType dt;
-  if (!val_as_dtype(a[0], &dt)) rt_throw(ERR_TYPE, "Cannot convert value %s to a TensorFlow DType.", val_type_name(a[0]));
+  if (!val_as_dtype(a[0], &dt)) dtype_fail(a[0]);
   return dtype_val(dt);
 }
 

@@ -405,6 +405,457 @@ START_TEST(test_exec_while) {
 }
 END_TEST
 
+/* ---- scalar fast paths ------------------------------------------------------------------- */
+
+/* Test values per dtype: zero, signs, extremes, and for floats NaN and inf. */
+static int scalar_samples(DType dt, double *f, int64_t *iv) {
+  static const double fs[] = {0.0, -0.0, 1.0, -1.0, 2.5, -7.25, 3.0, 1e30, -1e-30, 1.0 / 0.0, -1.0 / 0.0, 0.0 / 0.0};
+  static const int64_t is[] = {0, 1, -1, 2, -7, 3, 100, INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, 31};
+  int n = 0;
+  switch (dt) {
+    case DT_FLOAT32: case DT_FLOAT64:
+      for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++) f[n++] = fs[i];
+      break;
+    case DT_INT32:
+      for (size_t i = 0; i < sizeof is / sizeof is[0]; i++) iv[n++] = (int32_t)is[i];
+      break;
+    case DT_INT64:
+      for (size_t i = 0; i < sizeof is / sizeof is[0]; i++) iv[n++] = is[i];
+      break;
+    case DT_BOOL:
+      iv[n++] = 0;
+      iv[n++] = 1;
+      break;
+    default: break;
+  }
+  return n;
+}
+
+static Tensor *scalar_of(DType dt, double f, int64_t i) {
+  Tensor *t = tensor_scalar(dt);
+  void *p = tensor_data(t);
+  switch (dt) {
+    case DT_FLOAT32: *(float *)p = (float)f; break;
+    case DT_FLOAT64: *(double *)p = f; break;
+    case DT_INT32: *(int32_t *)p = (int32_t)i; break;
+    case DT_INT64: *(int64_t *)p = i; break;
+    case DT_BOOL: *(bool *)p = i != 0; break;
+    default: break;
+  }
+  return t;
+}
+
+/* The same value: bit-identical, or both NaN. */
+static bool same_scalar(DType dt, const void *a, const void *b) {
+  if (dt == DT_FLOAT32 && *(const float *)a != *(const float *)a) return *(const float *)b != *(const float *)b;
+  if (dt == DT_FLOAT64 && *(const double *)a != *(const double *)a) return *(const double *)b != *(const double *)b;
+  return memcmp(a, b, (size_t)dtype_info[dt].size) == 0;
+}
+
+/* Run op generically on in[]; 1 with *res set, or 0 when it raised. */
+static int generic_scalar(const OpDef *op, int nin, Tensor **in, const OpAttrs *at, Tensor **res) {
+  Tensor **r = NULL;
+  RtTry t;
+  rt_try_push(&t);
+  if (setjmp(t.jb) == 0) {
+    int nr = op_run(op, nin, in, NULL, at, &r);
+    rt_try_pop(&t);
+    ck_assert_int_eq(nr, 1);
+    *res = r[0];
+    free(r);
+    return 1;
+  }
+  rt_try_clear(&t);
+  return 0;
+}
+
+/* Every scalar kernel the op table offers gives what the generic kernel gives,
+ * for every dtype it claims; when it declines, the generic kernel raises. */
+START_TEST(test_scalar_kernels_match_generic) {
+  int checked = 0, declined = 0;
+  for (int id = 0; id < OP__COUNT; id++) {
+    const OpDef *op = &op_defs[id];
+    int nin = op_num_inputs(op);
+    for (int din = 0; din < DT_STRING; din++)
+      for (int dout = 0; dout < DT_STRING; dout++) {
+        OpScalarFn f = op_scalar_kernel((OpId)id, (DType)din, (DType)dout);
+        if (!f) continue;
+        ck_assert_msg(nin == 1 || nin == 2, "%s: scalar kernel for an op with %d inputs", op->graph_name, nin);
+        double fv[16];
+        int64_t iv[16];
+        int ns = scalar_samples((DType)din, fv, iv);
+        OpAttrs at = {0};
+        if (id == OP_CAST) at = (OpAttrs){1, {dtype_val((DType)dout)}};
+        for (int x = 0; x < ns; x++)
+          for (int y = 0; y < (nin == 2 ? ns : 1); y++) {
+            Tensor *in[2] = {scalar_of((DType)din, fv[x], iv[x]), nin == 2 ? scalar_of((DType)din, fv[y], iv[y]) : NULL};
+            unsigned char got[8] = {0};
+            bool ok = f(got, tensor_data(in[0]), in[1] ? tensor_data(in[1]) : tensor_data(in[0]));
+            Tensor *res;
+            if (generic_scalar(op, nin, in, &at, &res)) {
+              ck_assert_msg(ok, "%s %s: the scalar kernel declined what the generic kernel computes", op->graph_name,
+                            dtype_info[din].name);
+              ck_assert_int_eq(res->rank, 0);
+              ck_assert_int_eq(res->dtype, dout);
+              ck_assert_msg(same_scalar((DType)dout, got, tensor_data(res)), "%s %s -> %s: sample %d, %d differs",
+                            op->graph_name, dtype_info[din].name, dtype_info[dout].name, x, y);
+              tensor_release(res);
+              checked++;
+            } else {
+              ck_assert_msg(!ok, "%s %s: the generic kernel failed where the scalar kernel did not", op->graph_name,
+                            dtype_info[din].name);
+              declined++;
+            }
+            tensor_release(in[0]);
+            if (in[1]) tensor_release(in[1]);
+          }
+      }
+  }
+  ck_assert_int_gt(checked, 5000);
+  ck_assert_int_gt(declined, 0);   /* integer division by zero, negative integer powers */
+  /* none for what the fast path cannot express */
+  ck_assert_ptr_null(op_scalar_kernel(OP_ADD, DT_STRING, DT_STRING));
+  ck_assert_ptr_null(op_scalar_kernel(OP_ADD, DT_INT32, DT_FLOAT32));
+  ck_assert_ptr_null(op_scalar_kernel(OP_LEAKY_RELU, DT_FLOAT32, DT_FLOAT32));
+  ck_assert_ptr_null(op_scalar_kernel(OP_MATMUL, DT_FLOAT32, DT_FLOAT32));
+  ck_assert_ptr_nonnull(op_scalar_kernel(OP_LESS, DT_INT32, DT_BOOL));
+  ck_assert_ptr_null(op_scalar_kernel(OP_LESS, DT_INT32, DT_INT32));
+}
+END_TEST
+
+/* 0-d steps take the scalar path, reuse dying operands, and give op_run's results. */
+START_TEST(test_exec_scalar_steps) {
+  TMeta mi = {DT_INT32, 0, {0}}, mb = {DT_BOOL, 0, {0}}, mv = {DT_INT32, 1, {2}};
+  Graph *g = graph_new("f", "f", NULL);
+  int x = graph_add_placeholder(g, "x", &mi);
+  int y = graph_add_placeholder(g, "y", &mi);
+  GraphRef xy[2] = {{x, 0}, {y, 0}};
+  int a = add_op(g, OP_MUL, 2, xy, &mi);                        /* x * y */
+  GraphRef ax[2] = {{a, 0}, {x, 0}};
+  int b = add_op(g, OP_SUB, 2, ax, &mi);                        /* a - x: a dies here, b takes its tensor */
+  GraphRef bb[2] = {{b, 0}, {y, 0}};
+  int c = add_op(g, OP_LESS, 2, bb, &mb);                       /* bool result: no donor */
+  int v = graph_add_placeholder(g, "v", &mv);
+  GraphRef vb[2] = {{v, 0}, {b, 0}};
+  int d = add_op(g, OP_ADD, 2, vb, &mv);                        /* a vector: generic */
+  graph_add_output(g, (GraphRef){b, 0});
+  graph_add_output(g, (GraphRef){c, 0});
+  graph_add_output(g, (GraphRef){d, 0});
+  ExecPlan *p = exec_plan_new(g);
+  ExecStats st;
+  exec_plan_stats(p, &st);
+  ck_assert_int_eq(st.steps, 4);
+  ck_assert_int_eq(st.scalar, 3);
+  tfs_i64 two = 2;
+  Tensor *vt = tensor_new(DT_INT32, 1, &two);
+  ((int32_t *)tensor_data(vt))[0] = 10;
+  ((int32_t *)tensor_data(vt))[1] = 20;
+  for (int rep = 0; rep < 3; rep++) {
+    Tensor *xt = scalar_i(6), *yt = scalar_i(7), *args[3] = {xt, yt, vt}, *out[3];
+    exec_run(p, args, out);
+    ck_assert_int_eq(tensor_get_i(out[0], 0), 36);
+    ck_assert_int_eq(out[0]->hdr.rc, 1);
+    ck_assert_int_eq(tensor_get_i(out[1], 0), 0);
+    ck_assert_int_eq(out[1]->dtype, DT_BOOL);
+    ck_assert_int_eq(tensor_get_i(out[2], 1), 56);
+    for (int i = 0; i < 3; i++) tensor_release(out[i]);
+    ck_assert_int_eq(xt->hdr.rc, 1);
+    tensor_release(xt);
+    tensor_release(yt);
+  }
+  /* operands that are not 0-d at run time (not what the plan saw): the generic path */
+  Tensor *xv = tensor_new(DT_INT32, 1, &two), *yt = scalar_i(2), *args[3] = {xv, yt, vt}, *out[3];
+  ((int32_t *)tensor_data(xv))[0] = 1;
+  ((int32_t *)tensor_data(xv))[1] = 3;
+  exec_run(p, args, out);
+  ck_assert_int_eq(out[0]->rank, 1);
+  ck_assert_int_eq(tensor_get_i(out[0], 1), 3);   /* 3 * 2 - 3 */
+  for (int i = 0; i < 3; i++) tensor_release(out[i]);
+  tensor_release(xv);
+  tensor_release(yt);
+  tensor_release(vt);
+  exec_plan_free(p);
+  graph_release(g);
+}
+END_TEST
+
+/* Run a plan expected to fail; returns the error message (malloc'd). */
+static char *run_failing(ExecPlan *p, Tensor **args, Tensor **out) {
+  char *msg = NULL;
+  RtTry t;
+  rt_try_push(&t);
+  if (setjmp(t.jb) == 0) {
+    exec_run(p, args, out);
+    rt_try_pop(&t);
+    ck_abort_msg("the plan must fail");
+  } else {
+    msg = strdup(t.msg ? t.msg : "");
+    rt_try_clear(&t);
+  }
+  return msg;
+}
+
+/* A scalar step whose kernel declines raises the generic kernel's error at its node. */
+START_TEST(test_exec_scalar_error) {
+  TMeta mi = {DT_INT32, 0, {0}};
+  Graph *g = graph_new("f", "divfn", NULL);
+  int x = graph_add_placeholder(g, "x", &mi);
+  int y = graph_add_placeholder(g, "y", &mi);
+  GraphRef xy[2] = {{x, 0}, {y, 0}};
+  int q = add_op(g, OP_FLOORDIV, 2, xy, &mi);
+  graph_add_output(g, (GraphRef){q, 0});
+  ExecPlan *p = exec_plan_new(g);
+  ExecStats st;
+  exec_plan_stats(p, &st);
+  ck_assert_int_eq(st.scalar, 1);
+  Tensor *xt = scalar_i(-7), *yt = scalar_i(2), *args[2] = {xt, yt}, *out;
+  exec_run(p, args, &out);
+  ck_assert_int_eq(tensor_get_i(out, 0), -4);   /* floor semantics */
+  tensor_release(out);
+  *(int32_t *)tensor_data(yt) = 0;
+  char *msg = run_failing(p, args, &out);
+  ck_assert_str_eq(msg, "Integer division by zero (node FloorDiv in tf.function 'divfn')");
+  free(msg);
+  ck_assert_int_eq(xt->hdr.rc, 1);
+  tensor_release(xt);
+  tensor_release(yt);
+  exec_plan_free(p);
+  graph_release(g);
+}
+END_TEST
+
+/* while (i < n) { s = s + i; i = i + 1 } with an optional FloorDiv by (n - 1 - i) in the body. */
+static Graph *count_loop_graph(bool with_div, int *while_node) {
+  TMeta mi = {DT_INT32, 0, {0}}, mb = {DT_BOOL, 0, {0}};
+  Graph *g = graph_new("f", "loopfn", NULL);
+  int n = graph_add_placeholder(g, "n", &mi);
+  int i0 = add_const_i(g, 0), s0 = add_const_i(g, 0);
+  Graph *cg = graph_new("cond", "loopfn", g), *bg = graph_new("body", "loopfn", g);
+  int ci = graph_add_placeholder(cg, "i", &mi);
+  graph_add_placeholder(cg, "s", &mi);
+  int cn = graph_add_placeholder(cg, "n", &mi);
+  GraphRef lt[2] = {{ci, 0}, {cn, 0}};
+  graph_add_output(cg, (GraphRef){add_op(cg, OP_LESS, 2, lt, &mb), 0});
+  int bi = graph_add_placeholder(bg, "i", &mi);
+  int bs = graph_add_placeholder(bg, "s", &mi);
+  int bn = graph_add_placeholder(bg, "n", &mi);
+  int one = add_const_i(bg, 1);
+  GraphRef acc[2] = {{bs, 0}, {bi, 0}}, inc[2] = {{bi, 0}, {one, 0}};
+  int ns = add_op(bg, OP_ADD, 2, acc, &mi);
+  if (with_div) {
+    GraphRef nm[2] = {{bn, 0}, {one, 0}};
+    int last = add_op(bg, OP_SUB, 2, nm, &mi);
+    GraphRef li[2] = {{last, 0}, {bi, 0}};
+    int den = add_op(bg, OP_SUB, 2, li, &mi);
+    GraphRef sd[2] = {{ns, 0}, {den, 0}};
+    ns = add_op(bg, OP_FLOORDIV, 2, sd, &mi);
+  }
+  int ni = add_op(bg, OP_ADD, 2, inc, &mi);
+  graph_add_output(bg, (GraphRef){ni, 0});
+  graph_add_output(bg, (GraphRef){ns, 0});
+  TMeta outm[2] = {mi, mi};
+  int w = graph_add_node(g, GN_WHILE, NULL, "while", 2, outm);
+  GraphRef win[3] = {{i0, 0}, {s0, 0}, {n, 0}};
+  graph_set_inputs(g, w, 3, win, NULL);
+  graph_node(g, w)->sub[0] = cg;
+  graph_node(g, w)->sub[1] = bg;
+  graph_add_output(g, (GraphRef){w, 1});
+  graph_add_output(g, (GraphRef){w, 0});
+  *while_node = w;
+  return g;
+}
+
+/* A while over 0-d values runs as a register program: the same results as
+ * the per-iteration plans, maximum_iterations, and the fallback to those
+ * plans when the inputs are not what the program was compiled for. */
+START_TEST(test_exec_while_compiled) {
+  int w;
+  Graph *g = count_loop_graph(false, &w);
+  ExecPlan *pl = exec_plan_new(g);
+  ExecStats st;
+  exec_plan_stats(pl, &st);
+  ck_assert_int_eq(st.loops, 1);
+  int32_t ns_[4] = {0, 1, 10, 100000}, want[4] = {0, 0, 45, 704982704};   /* 4999950000 wraps in int32 */
+  for (int k = 0; k < 4; k++) {
+    Tensor *nt = scalar_i(ns_[k]), *out[2];
+    exec_run(pl, &nt, out);
+    ck_assert_int_eq(tensor_get_i(out[0], 0), want[k]);
+    ck_assert_int_eq(tensor_get_i(out[1], 0), ns_[k] > 0 ? ns_[k] : 0);
+    ck_assert_int_eq(out[0]->rank, 0);
+    ck_assert_int_eq(out[0]->dtype, DT_INT32);
+    tensor_release(out[0]);
+    tensor_release(out[1]);
+    tensor_release(nt);
+  }
+  /* n of shape (1,) is not the 0-d value the loop was compiled for: the plans run per iteration */
+  tfs_i64 one = 1;
+  Tensor *n1 = tensor_new(DT_INT32, 1, &one), *out[2];
+  *(int32_t *)tensor_data(n1) = 10;
+  exec_run(pl, &n1, out);
+  ck_assert_int_eq(tensor_get_i(out[0], 0), 45);
+  tensor_release(out[0]);
+  tensor_release(out[1]);
+  tensor_release(n1);
+  exec_plan_free(pl);
+  graph_node(g, w)->aux = val_int(3);   /* maximum_iterations */
+  pl = exec_plan_new(g);
+  exec_plan_stats(pl, &st);
+  ck_assert_int_eq(st.loops, 1);
+  Tensor *nt = scalar_i(10);
+  exec_run(pl, &nt, out);
+  ck_assert_int_eq(tensor_get_i(out[0], 0), 3);
+  ck_assert_int_eq(tensor_get_i(out[1], 0), 3);
+  tensor_release(out[0]);
+  tensor_release(out[1]);
+  tensor_release(nt);
+  exec_plan_free(pl);
+  graph_release(g);
+}
+END_TEST
+
+/* An op failing inside a compiled loop raises its own error at its own node. */
+START_TEST(test_exec_while_compiled_error) {
+  int w;
+  Graph *g = count_loop_graph(true, &w);
+  ExecPlan *pl = exec_plan_new(g);
+  ExecStats st;
+  exec_plan_stats(pl, &st);
+  ck_assert_int_eq(st.loops, 1);
+  Tensor *nt = scalar_i(3), *out[2];
+  char *msg = run_failing(pl, &nt, out);   /* the third iteration divides by n - 1 - i == 0 */
+  ck_assert_str_eq(msg, "Integer division by zero (node FloorDiv in tf.function 'loopfn')");
+  free(msg);
+  ck_assert_int_eq(nt->hdr.rc, 1);
+  tensor_release(nt);
+  exec_plan_free(pl);
+  graph_release(g);
+}
+END_TEST
+
+/* ---- fusion ----------------------------------------------------------------------------------- */
+
+static Tensor *ramp(DType dt, int rank, const tfs_i64 *shape, int seed) {
+  Tensor *t = tensor_new(dt, rank, shape);
+  for (tfs_i64 i = 0; i < t->size; i++) {
+    int v = (int)((i * 7919 + (tfs_i64)seed * 104729) % 23) - 11;   /* small, signed, deterministic */
+    switch (dt) {
+      case DT_FLOAT32: ((float *)tensor_data(t))[i] = (float)v * 0.37f; break;
+      case DT_FLOAT64: ((double *)tensor_data(t))[i] = (double)v * 0.37; break;
+      case DT_INT32: ((int32_t *)tensor_data(t))[i] = v; break;
+      case DT_INT64: ((int64_t *)tensor_data(t))[i] = v; break;
+      default: break;
+    }
+  }
+  return t;
+}
+
+static Tensor *run1(OpId id, int nin, Tensor *a, Tensor *b, const OpAttrs *at) {
+  Tensor *in[2] = {a, b}, **r;
+  int nr = op_run(&op_defs[id], nin, in, NULL, at, &r);
+  ck_assert_int_eq(nr, 1);
+  Tensor *t = r[0];
+  free(r);
+  return t;
+}
+
+/* relu?(matmul(x, w, transpose_b) + bias) as a graph; kind 0: AddV2(mm, b), 1: AddV2(b, mm), 2: BiasAdd. */
+static Graph *fused_graph(DType dt, int ra, const tfs_i64 *xs, const tfs_i64 *ws, bool tb, int kind, bool relu,
+                          bool mm_also_output) {
+  tfs_i64 N = tb ? ws[0] : ws[1];
+  TMeta mx = {dt, ra, {0}}, mw = {dt, 2, {ws[0], ws[1]}}, mb = {dt, 1, {N}}, mo = {dt, ra, {0}};
+  for (int d = 0; d < ra; d++) mx.shape[d] = mo.shape[d] = xs[d];
+  mo.shape[ra - 1] = N;
+  Graph *g = graph_new("f", "densefn", NULL);
+  int x = graph_add_placeholder(g, "x", &mx), w = graph_add_placeholder(g, "w", &mw), b = graph_add_placeholder(g, "b", &mb);
+  GraphRef xw[2] = {{x, 0}, {w, 0}};
+  int mm = add_op(g, OP_MATMUL, 2, xw, &mo);
+  GraphNode *mn = graph_node(g, mm);
+  mn->attrs.n = 4;
+  for (int i = 0; i < 4; i++) mn->attrs.v[i] = val_bool(i == 1 && tb);
+  GraphRef ab[2] = {{mm, 0}, {b, 0}}, ba[2] = {{b, 0}, {mm, 0}};
+  int add = add_op(g, kind == 2 ? OP_BIAS_ADD : OP_ADD, 2, kind == 1 ? ba : ab, &mo);
+  int last = relu ? add_op(g, OP_RELU, 1, &(GraphRef){add, 0}, &mo) : add;
+  graph_add_output(g, (GraphRef){last, 0});
+  if (mm_also_output) graph_add_output(g, (GraphRef){mm, 0});
+  return g;
+}
+
+/* MatMul -> bias add -> Relu runs as one step whose results equal the unfused ops' bit for bit. */
+START_TEST(test_exec_fused_matmul) {
+  static const struct { DType dt; int ra; tfs_i64 xs[3], ws[2]; bool tb; int kind; bool relu; } cases[] = {
+    {DT_FLOAT32, 3, {20, 28, 28}, {28, 64}, false, 0, true},    /* the dense benchmark's layer */
+    {DT_FLOAT32, 2, {5, 300}, {300, 40}, false, 1, true},       /* bias first; K beyond one GEMM block */
+    {DT_FLOAT32, 2, {3, 9}, {7, 9}, true, 2, false},            /* BiasAdd, transpose_b, no activation */
+    {DT_FLOAT64, 3, {2, 7, 500}, {500, 9}, false, 0, true},
+    {DT_FLOAT32, 2, {2, 2}, {2, 2}, false, 0, true},            /* below the BLAS threshold */
+    {DT_INT32, 2, {4, 10}, {10, 10}, false, 0, true},
+    {DT_INT64, 3, {3, 4, 5}, {5, 6}, false, 1, false},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    Graph *g = fused_graph(cases[c].dt, cases[c].ra, cases[c].xs, cases[c].ws, cases[c].tb, cases[c].kind,
+                           cases[c].relu, false);
+    ExecPlan *p = exec_plan_new(g);
+    ExecStats st;
+    exec_plan_stats(p, &st);
+    ck_assert_msg(st.fused == 1 && st.steps == 1, "case %d: %d fused, %d steps", (int)c, st.fused, st.steps);
+    tfs_i64 N = cases[c].tb ? cases[c].ws[0] : cases[c].ws[1];
+    Tensor *x = ramp(cases[c].dt, cases[c].ra, cases[c].xs, 1), *w = ramp(cases[c].dt, 2, cases[c].ws, 2);
+    Tensor *b = ramp(cases[c].dt, 1, &N, 3), *args[3] = {x, w, b}, *out;
+    exec_run(p, args, &out);
+    OpAttrs at = {4, {val_bool(false), val_bool(cases[c].tb), val_bool(false), val_bool(false)}};
+    Tensor *mm = run1(OP_MATMUL, 2, x, w, &at);
+    Tensor *sum = cases[c].kind == 1 ? run1(OP_ADD, 2, b, mm, NULL) : run1(cases[c].kind == 2 ? OP_BIAS_ADD : OP_ADD, 2, mm, b, NULL);
+    Tensor *want = cases[c].relu ? run1(OP_RELU, 1, sum, NULL, NULL) : tensor_retain(sum);
+    ck_assert_int_eq(out->rank, want->rank);
+    ck_assert_int_eq(out->size, want->size);
+    ck_assert_msg(!memcmp(tensor_data(out), tensor_data(want), (size_t)out->size * (size_t)dtype_info[out->dtype].size),
+                  "case %d: fused result differs from the unfused ops", (int)c);
+    tensor_release(want);
+    tensor_release(sum);
+    tensor_release(mm);
+    tensor_release(out);
+    tensor_release(x);
+    tensor_release(w);
+    tensor_release(b);
+    exec_plan_free(p);
+    graph_release(g);
+  }
+  /* a product also used elsewhere stays a step of its own */
+  tfs_i64 xs[2] = {3, 4}, ws[2] = {4, 5};
+  Graph *g = fused_graph(DT_FLOAT32, 2, xs, ws, false, 0, true, true);
+  ExecPlan *p = exec_plan_new(g);
+  ExecStats st;
+  exec_plan_stats(p, &st);
+  ck_assert_int_eq(st.fused, 0);
+  ck_assert_int_eq(st.steps, 3);
+  exec_plan_free(p);
+  graph_release(g);
+}
+END_TEST
+
+/* A fused product failing at run time reports the MatMul node, as unfused. */
+START_TEST(test_exec_fused_matmul_error) {
+  tfs_i64 xs[2] = {3, -1}, ws[2] = {4, 5};
+  Graph *g = fused_graph(DT_FLOAT32, 2, xs, ws, false, 0, true, false);
+  ExecPlan *p = exec_plan_new(g);
+  ExecStats st;
+  exec_plan_stats(p, &st);
+  ck_assert_int_eq(st.fused, 1);
+  tfs_i64 bad[2] = {3, 6}, n = 5;
+  Tensor *x = ramp(DT_FLOAT32, 2, bad, 1), *w = ramp(DT_FLOAT32, 2, ws, 2), *b = ramp(DT_FLOAT32, 1, &n, 3);
+  Tensor *args[3] = {x, w, b}, *out;
+  char *msg = run_failing(p, args, &out);
+  ck_assert_str_eq(msg, "Matrix size-incompatible: In[0]: [3,6], In[1]: [4,5] (node MatMul in tf.function 'densefn')");
+  free(msg);
+  ck_assert_int_eq(x->hdr.rc, 1);
+  tensor_release(x);
+  tensor_release(w);
+  tensor_release(b);
+  exec_plan_free(p);
+  graph_release(g);
+}
+END_TEST
+
 static Suite *graph_suite(void) {
   Suite *s = suite_create("graph");
   TCase *tc = tcase_create("core");
@@ -418,6 +869,13 @@ static Suite *graph_suite(void) {
   tcase_add_test(tc, test_output_aliasing);
   tcase_add_test(tc, test_exec_cond);
   tcase_add_test(tc, test_exec_while);
+  tcase_add_test(tc, test_scalar_kernels_match_generic);
+  tcase_add_test(tc, test_exec_scalar_steps);
+  tcase_add_test(tc, test_exec_scalar_error);
+  tcase_add_test(tc, test_exec_while_compiled);
+  tcase_add_test(tc, test_exec_while_compiled_error);
+  tcase_add_test(tc, test_exec_fused_matmul);
+  tcase_add_test(tc, test_exec_fused_matmul_error);
   suite_add_tcase(s, tc);
   return s;
 }

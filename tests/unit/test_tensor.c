@@ -322,7 +322,8 @@ START_TEST(test_printing_and_attrs) {
   ck_assert_str_eq(attr_str(tf, "float32"), "<dtype: 'float32'>");
   Val dts = rt_getattr(tf, "dtypes");
   Val dt = rt_module_attr(dts, "int64");
-  ck_assert_str_eq(repr_text(dt), "<dtype: 'int64'>");
+  ck_assert_str_eq(str_text(dt), "<dtype: 'int64'>");
+  ck_assert_str_eq(repr_text(dt), "tf.int64");   /* TF: repr(tf.int64) */
   TFS_DECREF(dt);
   TFS_DECREF(dts);
   double v[2] = {1.5, -2.25};
