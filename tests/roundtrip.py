@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""roundtrip.py — `tfsc --to-code` over every golden program: the output runs with the same results, and converting it again changes nothing."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def run(cmd, cwd):
+    try:
+        p = subprocess.run(cmd, cwd=cwd, capture_output=True, timeout=120)
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        return "timeout", b"", b""
+
+
+def main():
+    tfs, tfsc, src = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
+    failures = checked = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        # Converted programs run beside copies of the originals, so imports and data files resolve.
+        for f in os.listdir(src):
+            p = os.path.join(src, f)
+            if os.path.isfile(p):
+                shutil.copy(p, tmp)
+        for name in sorted(f[:-4] for f in os.listdir(src) if f.endswith(".tfs")):
+            status_file = os.path.join(src, name + ".status")
+            want_status = int(open(status_file).read().strip()) if os.path.exists(status_file) else 0
+            rc, conv, err = run([tfsc, "--to-code", name + ".tfs"], tmp)
+            if rc != 0:
+                if want_status != 0:
+                    continue  # a program rejected at compile time has nothing to convert
+                failures += 1
+                print("FAIL %s: --to-code exited %s\n%s" % (name, rc, err.decode()))
+                continue
+            checked += 1
+            conv_path = os.path.join(tmp, "conv_" + name + ".tfs")
+            with open(conv_path, "wb") as f:
+                f.write(conv)
+            rc2, conv2, err2 = run([tfsc, "--to-code", conv_path], tmp)
+            if rc2 != 0 or conv2 != conv:
+                failures += 1
+                print("FAIL %s: converting the converted program changed it (status %s)\n%s" % (name, rc2, err2.decode()))
+                continue
+            want = open(os.path.join(src, name + ".out"), "rb").read()
+            rc3, out3, err3 = run([tfs, "run", conv_path] + [l for l in open(os.path.join(src, name + ".args")).read().split("\n") if l]
+                                  if os.path.exists(os.path.join(src, name + ".args")) else [tfs, "run", conv_path], tmp)
+            # Error locations refer to the converted file's lines, so errors compare by status only.
+            if rc3 != want_status or out3 != want:
+                failures += 1
+                print("FAIL %s: the converted program ran differently (status %s, expected %s)\n%s%s"
+                      % (name, rc3, want_status, out3.decode()[-2000:], err3.decode()[-2000:]))
+    print("roundtrip: %d programs checked, %d failure(s)" % (checked, failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
