@@ -69,6 +69,22 @@ def main():
             f.write("print(argv)\n")
         rc, out, err = run([tfs, "run", "a.tfs", "x", "--y"], tmp)
         expect("argv", rc == 0 and out == "['a.tfs', 'x', '--y']\n", out + err)
+    # --dump-graphs writes each concrete function as text and DOT.
+    with tempfile.TemporaryDirectory() as tmp:
+        d = os.path.join(tmp, "graphs")
+        rc, out, err = run([tfs, "run", "--dump-graphs", d, "seed9.tfs"], here)
+        expect("dump-graphs (no call)", rc == 0 and os.path.isdir(d) and os.listdir(d) == [], str(os.listdir(d)) + err)
+        prog = os.path.join(tmp, "g.tfs")
+        with open(prog, "w") as f:
+            f.write("@tf.function\ndef f(x):\n    return x * 2.0 + 1.0\nprint(f(tf.constant(1.0)))\n")
+        rc, out, err = run([tfs, "run", "--dump-graphs", d, prog], tmp)
+        files = sorted(os.listdir(d)) if os.path.isdir(d) else []
+        expect("dump-graphs files", rc == 0 and files == ["f_1.dot", "f_1.txt"], str(files) + err)
+        if files == ["f_1.dot", "f_1.txt"]:
+            txt = open(os.path.join(d, "f_1.txt")).read()
+            dot = open(os.path.join(d, "f_1.dot")).read()
+            expect("dump-graphs text", "Mul(" in txt and "AddV2(" in txt and "Placeholder()" in txt, txt)
+            expect("dump-graphs dot", dot.startswith("digraph") and "Mul" in dot, dot)
     print("cli: %d failure(s)" % failures)
     return 1 if failures else 0
 
