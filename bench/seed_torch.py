@@ -44,6 +44,12 @@ def count_loop(n):
     return s
 
 
+def add_loop(c, b, n: int):
+    for _ in range(n):
+        c = c + b
+    return c
+
+
 def scalar_add(a, b):
     return a + b
 
@@ -72,5 +78,7 @@ with torch.no_grad():
         print("dense", mode, round(timed(lambda: fdense(dx, ws, bs), 20), 2))
         print("mse", mode, round(timed(lambda: fmse(ya, yb), 20000), 3))
         print("scalar_add", mode, round(timed(lambda: fadd(s0, s1), 20000), 3))
+        if mode == "eager":
+            print("scalar_op_ns", mode, round(timed(lambda: add_loop(s0, s1, 1000), 200) * 1000 / 1000, 2))
         nloop = torch.tensor(10000)
         print("while_iter_ns", mode, round(timed(lambda: floop(nloop), 3 if mode == "eager" else 20) * 1000 / 10000, 2))
