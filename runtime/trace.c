@@ -899,12 +899,7 @@ bool trace_is_leaf(Val tmpl, int *index) {
   return true;
 }
 
-Val trace_flatten(TraceCtx *cx, Val v, GraphRefVec *out) {
-  GraphRef r;
-  if (trace_ref(cx, v, &r)) {
-    trace_refvec_push(out, r);
-    return trace_leaf(out->n - 1);
-  }
+Val trace_nest_map(Val v, Val (*fn)(void *ctx, Val elem), void *ctx) {
   if (val_is(v, &list_type) || val_is(v, &tuple_type)) {
     tfs_i64 n;
     const Val *items;
@@ -912,7 +907,7 @@ Val trace_flatten(TraceCtx *cx, Val v, GraphRefVec *out) {
     bool list = val_is(v, &list_type);
     Val res = list ? list_new(n) : tuple_new(n);
     for (tfs_i64 i = 0; i < n; i++) {
-      Val e = trace_flatten(cx, items[i], out);
+      Val e = fn(ctx, items[i]);
       if (list) {
         list_append(res, e);
         val_decref(e);
@@ -927,7 +922,7 @@ Val trace_flatten(TraceCtx *cx, Val v, GraphRefVec *out) {
     Val res = dict_new();
     for (tfs_i64 i = 0; i < d->used; i++) {
       if (val_is_undef(d->keys[i])) continue;
-      Val e = trace_flatten(cx, d->vals[i], out);
+      Val e = fn(ctx, d->vals[i]);
       dict_set(res, d->keys[i], e);
       val_decref(e);
     }
@@ -936,38 +931,27 @@ Val trace_flatten(TraceCtx *cx, Val v, GraphRefVec *out) {
   return val_incref(v);
 }
 
+struct FlattenCtx { TraceCtx *cx; GraphRefVec *out; };
+static Val flatten_elem(void *ctx, Val e) {
+  struct FlattenCtx *fc = ctx;
+  return trace_flatten(fc->cx, e, fc->out);
+}
+static Val unflatten_elem(void *ctx, Val e) { return trace_unflatten(e, (const Val *)ctx); }
+
+Val trace_flatten(TraceCtx *cx, Val v, GraphRefVec *out) {
+  GraphRef r;
+  if (trace_ref(cx, v, &r)) {
+    trace_refvec_push(out, r);
+    return trace_leaf(out->n - 1);
+  }
+  struct FlattenCtx fc = {cx, out};
+  return trace_nest_map(v, flatten_elem, &fc);
+}
+
 Val trace_unflatten(Val tmpl, const Val *leaves) {
   int idx;
   if (trace_is_leaf(tmpl, &idx)) return val_incref(leaves[idx]);
-  if (val_is(tmpl, &list_type) || val_is(tmpl, &tuple_type)) {
-    tfs_i64 n;
-    const Val *items;
-    seq_items(tmpl, &n, &items);
-    bool list = val_is(tmpl, &list_type);
-    Val res = list ? list_new(n) : tuple_new(n);
-    for (tfs_i64 i = 0; i < n; i++) {
-      Val e = trace_unflatten(items[i], leaves);
-      if (list) {
-        list_append(res, e);
-        val_decref(e);
-      } else {
-        ((Tuple *)res.u.o)->items[i] = e;
-      }
-    }
-    return res;
-  }
-  if (val_is(tmpl, &dict_type)) {
-    Dict *d = (Dict *)tmpl.u.o;
-    Val res = dict_new();
-    for (tfs_i64 i = 0; i < d->used; i++) {
-      if (val_is_undef(d->keys[i])) continue;
-      Val e = trace_unflatten(d->vals[i], leaves);
-      dict_set(res, d->keys[i], e);
-      val_decref(e);
-    }
-    return res;
-  }
-  return val_incref(tmpl);
+  return trace_nest_map(tmpl, unflatten_elem, (void *)leaves);
 }
 
 /* ---- tf.Variable creation inside a trace (init scope) ------------------------------- */

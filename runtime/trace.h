@@ -73,6 +73,10 @@ bool trace_val_symbolic(Val v);               /* tensor/variable/list holding a 
  * and leaf values (borrowed). */
 typedef struct GraphRefVec { GraphRef *v; int n, cap; } GraphRefVec;
 void trace_refvec_push(GraphRefVec *rv, GraphRef r);
+/* A copy of the list/tuple/dict structure of v (nested ones are for fn to
+ * recurse into) with fn(ctx, element) in place of each element; any other v
+ * comes back as itself (owned). */
+Val trace_nest_map(Val v, Val (*fn)(void *ctx, Val elem), void *ctx);
 Val trace_flatten(TraceCtx *cx, Val v, GraphRefVec *out);
 Val trace_unflatten(Val tmpl, const Val *leaves);
 bool trace_is_leaf(Val tmpl, int *index);     /* a marker: its leaf index */

@@ -687,6 +687,14 @@ static void ag_leaves_push(AgLeaves *lv, AgLeaf x) {
 /* Flatten the initial state: tensors and host numbers become carried
  * tensors (numbers converted, as TF's while_loop does); other host values
  * stay in the template and must not change. */
+static Val ag_loop_flatten_init(TraceCtx *cx, AgLoop *l, Val v, int var, AgLeaves *lv);
+
+struct LoopFlattenCtx { TraceCtx *cx; AgLoop *l; int var; AgLeaves *lv; };
+static Val loop_flatten_elem(void *ctx, Val e) {
+  struct LoopFlattenCtx *fc = ctx;
+  return ag_loop_flatten_init(fc->cx, fc->l, e, fc->var, fc->lv);
+}
+
 static Val ag_loop_flatten_init(TraceCtx *cx, AgLoop *l, Val v, int var, AgLeaves *lv) {
   char nb[32];
   if (ag_is_undef(v) || ag_is_retval(v))
@@ -704,35 +712,8 @@ static Val ag_loop_flatten_init(TraceCtx *cx, AgLoop *l, Val v, int var, AgLeave
     ag_leaves_push(lv, leaf);
     return trace_leaf(lv->n - 1);
   }
-  if (val_is(v, &list_type) || val_is(v, &tuple_type)) {
-    tfs_i64 n;
-    const Val *items;
-    seq_items(v, &n, &items);
-    bool list = val_is(v, &list_type);
-    Val res = list ? list_new(n) : tuple_new(n);
-    for (tfs_i64 i = 0; i < n; i++) {
-      Val e = ag_loop_flatten_init(cx, l, items[i], var, lv);
-      if (list) {
-        list_append(res, e);
-        val_decref(e);
-      } else {
-        ((Tuple *)res.u.o)->items[i] = e;
-      }
-    }
-    return res;
-  }
-  if (val_is(v, &dict_type)) {
-    Dict *d = (Dict *)v.u.o;
-    Val res = dict_new();
-    for (tfs_i64 i = 0; i < d->used; i++) {
-      if (val_is_undef(d->keys[i])) continue;
-      Val e = ag_loop_flatten_init(cx, l, d->vals[i], var, lv);
-      dict_set(res, d->keys[i], e);
-      val_decref(e);
-    }
-    return res;
-  }
-  return val_incref(v);
+  struct LoopFlattenCtx fc = {cx, l, var, lv};
+  return trace_nest_map(v, loop_flatten_elem, &fc);
 }
 
 /* Shape invariants: set_loop_options(shape_invariants=[(v, shape)]) names
