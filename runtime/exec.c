@@ -1,4 +1,4 @@
-/* exec.c — the executor: planning (pruning, constant folding, CSE, slots and lifetimes) and running plans. */
+/* exec.c — the executor: planning (pruning, folding, CSE, fusion, slots, lifetimes, scalar fast paths, compiled loops) and running plans. */
 #include "exec.h"
 
 #include <setjmp.h>
@@ -257,6 +257,7 @@ typedef union SReg {
   int32_t i32;
   int64_t i64;
   bool b;
+  const Tensor *t;            /* a loop-invariant tensor (a captured vector that is indexed) */
   unsigned char bytes[8];
 } SReg;
 
@@ -267,15 +268,17 @@ typedef enum SKind {
   SI_MOV,                     /* r[dst] = r[a] */
   SI_ZERO,                    /* r[dst].i64 = 0 (an iteration counter) */
   SI_COUNT,                   /* if r[a].i64 >= max: go to dst; else r[a].i64++ (maximum_iterations) */
+  SI_GATHER,                  /* r[dst] = element r[b] (index dtype dt) of the 1-d tensor r[a].t */
   SI_END,                     /* the program's last instruction */
 } SKind;
 
 typedef struct SInstr {
   unsigned char kind;         /* SKind */
-  unsigned char dt;           /* SI_JMPF: dtype of the condition */
+  unsigned char dt;           /* SI_JMPF: dtype of the condition; SI_GATHER: of the index */
+  unsigned char esz;          /* SI_GATHER: element size */
   int dst, a, b;              /* registers, or dst a jump target (b == a for unary ops) */
   OpScalarFn fn;              /* SI_OP */
-  const struct ExecStep *step;   /* SI_OP: its step (generic fallback, error location) */
+  const struct ExecStep *step;   /* SI_OP, SI_GATHER: its step (generic fallback, error location) */
   tfs_i64 max;                /* SI_COUNT */
 } SInstr;
 
@@ -283,8 +286,8 @@ typedef struct SLoop {
   int nregs;                  /* [0, nin): the while's inputs (and loop variables); then the rest */
   int nin, nv;
   SReg *init;                 /* nregs initial values (constants; zero elsewhere) */
-  unsigned char *rdt;         /* dtype of each register */
-  unsigned char *load;        /* per while input: read into its register at entry */
+  unsigned char *rdt;         /* dtype of each register (SREG_TENSOR: a tensor pointer) */
+  unsigned char *load;        /* per while input: 1 its 0-d value, 2 the tensor itself, read at entry */
   int ncode;
   SInstr *code;
 } SLoop;
@@ -310,7 +313,7 @@ static OpScalarFn plan_scalar_kernel(const GraphNode *nd, const int *in, const V
   return f;
 }
 
-static SLoop *sloop_compile(const GraphNode *nd, const ExecStep *st, const TMeta *sm);
+static SLoop *sloop_compile(const ExecStep *st, const TMeta *sm);
 static void sloop_free(SLoop *L);
 
 /* ---- fusion: MatMul -> bias add -> Relu as one _FusedMatMul step -------------------------
@@ -386,6 +389,14 @@ static int plan_fuse(const Planner *pl, int *fuse, unsigned char *absorbed, Fuse
       if (N < 0 || bm->shape[0] != N || ao->rank != mo->rank || ao->dtype != mo->dtype) continue;
       bool same = true;
       for (int d = 0; d < mo->rank; d++) same = same && ao->shape[d] == mo->shape[d];
+      /* the product runs where the chain ends: no side effect may come between
+       * (a failing product must fail before it, as unfused) */
+      for (int q = mr.node + 1; q < id && same; q++) {
+        const GraphNode *qn = &g->nodes[q];
+        if (pl->live[q] && ((qn->flags & GNF_STATEFUL) || qn->kind == GN_COND || qn->kind == GN_WHILE ||
+                            (qn->kind == GN_OP && (qn->op->flags & OPF_STATEFUL))))
+          same = false;
+      }
       if (!same) continue;
       fi[nf] = (FuseInfo){mr.node, br, relu};
       fuse[id] = nf++;
@@ -627,7 +638,7 @@ static ExecPlan *exec_plan_build(Graph *g) {
       st->sub[1] = exec_plan_new(nd->sub[1]);
       int64_t mi;
       if (nd->kind == GN_WHILE && val_as_int(nd->aux, &mi)) st->max_iter = mi;
-      if (nd->kind == GN_WHILE) st->loop = sloop_compile(nd, st, sm);
+      if (nd->kind == GN_WHILE) st->loop = sloop_compile(st, sm);
     }
     if (st->sk) p->stats.scalar++;
     if (st->loop) p->stats.loops++;
@@ -742,6 +753,7 @@ typedef struct SComp {
 } SComp;
 
 #define SREG_NONE 0xff        /* rdt of a register that holds no usable value */
+#define SREG_TENSOR 0xfe      /* rdt of a register holding a (borrowed) tensor pointer */
 
 static int sc_reg(SComp *c, int dt) {
   SLoop *L = c->L;
@@ -781,6 +793,20 @@ static int sc_dt(const SComp *c, int r) { return r < 0 ? SREG_NONE : c->L->rdt[r
 
 static void sc_while(SComp *c, const ExecStep *st, const int *inreg, int *outreg, bool root);
 
+/* tf.gather(params, i) of one element of a loop-invariant vector (a for loop
+ * over a tensor or a tf.range): an instruction of its own. */
+static bool sc_gather_ok(const SComp *c, const ExecStep *st, const int *in) {
+  if (st->op->id != OP_GATHER || st->sk || st->nin != 2 || st->nout != 1 || st->raw || st->ndyn) return false;
+  int it = sc_dt(c, in[1]);
+  if (sc_dt(c, in[0]) != SREG_TENSOR || (it != DT_INT32 && it != DT_INT64)) return false;
+  if (!sreg_meta_ok(&st->node->outm[0])) return false;
+  const OpAttrs *at = st->attrs;
+  Val axis = at->n > 1 ? at->v[1] : val_undef(), bd = at->n > 2 ? at->v[2] : val_undef();
+  bool axis_ok = axis.tag == VT_UNDEF || axis.tag == VT_NONE || (axis.tag == VT_INT && (axis.u.i == 0 || axis.u.i == -1));
+  bool bd_ok = bd.tag == VT_UNDEF || bd.tag == VT_NONE || (bd.tag == VT_INT && bd.u.i == 0);
+  return axis_ok && bd_ok;
+}
+
 /* Emit a body plan's steps; inreg[i]: register of plan input i (-1: not a 0-d
  * value); outreg receives the register of each output. */
 static void sc_plan(SComp *c, const ExecPlan *P, const int *inreg, int *outreg) {
@@ -791,9 +817,14 @@ static void sc_plan(SComp *c, const ExecPlan *P, const int *inreg, int *outreg) 
     if (P->input_slot[i] >= 0) reg[P->input_slot[i]] = inreg[i];
   for (int sl = 0; sl < P->nslots; sl++) {
     Tensor *t = P->init[sl];
-    if (!t || reg[sl] >= 0 || t->rank != 0 || t->dtype == DT_STRING) continue;
-    reg[sl] = sc_reg(c, t->dtype);
-    memcpy(&c->L->init[reg[sl]], tensor_data(t), (size_t)dtype_info[t->dtype].size);
+    if (!t || reg[sl] >= 0 || t->dtype == DT_STRING) continue;
+    if (t->rank == 0) {
+      reg[sl] = sc_reg(c, t->dtype);
+      memcpy(&c->L->init[reg[sl]], tensor_data(t), (size_t)dtype_info[t->dtype].size);
+    } else {
+      reg[sl] = sc_reg(c, SREG_TENSOR);   /* the plan owns it as long as the program */
+      c->L->init[reg[sl]].t = t;
+    }
   }
   for (int k = 0; k < P->nsteps && c->ok; k++) {
     const ExecStep *st = &P->steps[k];
@@ -803,6 +834,15 @@ static void sc_plan(SComp *c, const ExecPlan *P, const int *inreg, int *outreg) 
     for (int i = 0; i < st->nin; i++) in[i] = st->in[i] >= 0 ? reg[st->in[i]] : -1;
     switch (st->kind) {
       case ES_OP: {
+        if (sc_gather_ok(c, st, in)) {
+          int d = sc_reg(c, st->node->outm[0].dtype);
+          int at = sc_emit(c, SI_GATHER, d, in[0], in[1]);
+          c->L->code[at].dt = (unsigned char)sc_dt(c, in[1]);
+          c->L->code[at].esz = (unsigned char)dtype_info[st->node->outm[0].dtype].size;
+          c->L->code[at].step = st;
+          out[0] = d;
+          break;
+        }
         if (!st->sk || st->nin < 1 || st->nin > 2 || st->nout != 1 || sc_dt(c, in[0]) != (int)st->sk_in ||
             sc_dt(c, in[st->nin - 1]) != (int)st->sk_in) {
           c->ok = false;
@@ -817,7 +857,7 @@ static void sc_plan(SComp *c, const ExecPlan *P, const int *inreg, int *outreg) 
       }
       case ES_COND: {
         int dt = sc_dt(c, in[0]);
-        if (dt == SREG_NONE) { c->ok = false; break; }
+        if (dt >= DT_STRING) { c->ok = false; break; }
         int jf = sc_emit(c, SI_JMPF, -1, in[0], in[0]);
         c->L->code[jf].dt = (unsigned char)dt;
         int tb[8], eb[8];
@@ -862,14 +902,14 @@ static void sc_plan(SComp *c, const ExecPlan *P, const int *inreg, int *outreg) 
 
 static bool sc_reads(const SInstr *in, int r) {
   switch (in->kind) {
-    case SI_OP: return in->a == r || in->b == r;
+    case SI_OP: case SI_GATHER: return in->a == r || in->b == r;
     case SI_JMPF: case SI_MOV: case SI_COUNT: return in->a == r;
     default: return false;
   }
 }
 
 static bool sc_writes(const SInstr *in, int r) {
-  return (in->kind == SI_OP || in->kind == SI_MOV || in->kind == SI_ZERO) && in->dst == r;
+  return (in->kind == SI_OP || in->kind == SI_MOV || in->kind == SI_ZERO || in->kind == SI_GATHER) && in->dst == r;
 }
 
 /* Let a body instruction write loop variable V[i] directly when its old value
@@ -890,7 +930,7 @@ static void sc_in_place(SComp *c, int bs, int nv, const int *V, int *bout) {
     int k = -1, nw = 0;
     for (int j = 0; j < be; j++)
       if (sc_writes(&L->code[j], R)) { k = j; nw++; }
-    if (nw != 1 || k < bs || L->code[k].kind != SI_OP) continue;
+    if (nw != 1 || k < bs || (L->code[k].kind != SI_OP && L->code[k].kind != SI_GATHER)) continue;
     bool ok = true;
     for (int j = bs; j < be && ok; j++) {
       SKind kd = (SKind)L->code[j].kind;
@@ -904,7 +944,7 @@ static void sc_in_place(SComp *c, int bs, int nv, const int *V, int *bout) {
     L->code[k].dst = V[i];
     for (int j = k + 1; j < be; j++) {
       SInstr *in = &L->code[j];
-      if (in->kind == SI_OP && in->b == R) in->b = V[i];
+      if ((in->kind == SI_OP || in->kind == SI_GATHER) && in->b == R) in->b = V[i];
       if (sc_reads(in, R)) in->a = in->a == R ? V[i] : in->a;
     }
     for (int j = 0; j < nv; j++)
@@ -947,6 +987,7 @@ static void sc_while(SComp *c, const ExecStep *st, const int *inreg, int *outreg
     c->L->code[jcount].max = st->max_iter;
   }
   if (c->ok) sc_plan(c, pc, V, &cout);
+  if (c->ok && sc_dt(c, cout) >= DT_STRING) c->ok = false;
   if (c->ok) {
     jf = sc_emit(c, SI_JMPF, -1, cout, cout);
     c->L->code[jf].dt = (unsigned char)sc_dt(c, cout);
@@ -985,8 +1026,7 @@ static void sc_while(SComp *c, const ExecStep *st, const int *inreg, int *outreg
 /* Compile a while step (its body plans already built) into a register
  * program, or return NULL (the step then runs its plans per iteration).
  * sm: the metas of the enclosing plan's slots. */
-static SLoop *sloop_compile(const GraphNode *nd, const ExecStep *st, const TMeta *sm) {
-  (void)nd;
+static SLoop *sloop_compile(const ExecStep *st, const TMeta *sm) {
   SLoop *L = calloc(1, sizeof(SLoop));
   if (!L) rt_throw(ERR_MEMORY, "out of memory");
   SComp c = {L, 0, 0, true};
@@ -999,10 +1039,12 @@ static SLoop *sloop_compile(const GraphNode *nd, const ExecStep *st, const TMeta
   if (!L->load || !inreg || !outreg) rt_throw(ERR_MEMORY, "out of memory");
   /* registers [0, nin): the while's inputs, loaded when they are 0-d values */
   for (int i = 0; i < nin; i++) {
-    bool scalar = st->in[i] >= 0 && sreg_meta_ok(&sm[st->in[i]]);
-    sc_reg(&c, scalar ? (int)sm[st->in[i]].dtype : SREG_NONE);
-    inreg[i] = scalar ? i : -1;
-    L->load[i] = scalar;
+    const TMeta *m = st->in[i] >= 0 ? &sm[st->in[i]] : NULL;
+    bool scalar = m && sreg_meta_ok(m);
+    bool tensor = m && !scalar && m->rank != 0 && m->dtype != DT_STRING && (unsigned)m->dtype < DT__COUNT;
+    sc_reg(&c, scalar ? (int)m->dtype : tensor ? SREG_TENSOR : SREG_NONE);
+    inreg[i] = scalar || tensor ? i : -1;
+    L->load[i] = scalar ? 1 : tensor ? 2 : 0;
   }
   sc_while(&c, st, inreg, outreg, true);
   if (c.ok) sc_emit(&c, SI_END, 0, 0, 0);
@@ -1020,17 +1062,88 @@ bool exec_plan_runs(const ExecPlan *p, int id) { return id >= 0 && id < p->stats
 
 /* ---- running -------------------------------------------------------------------------- */
 
-enum { EXEC_STACK_SLOTS = 32, EXEC_STACK_IN = 8 };
+enum { EXEC_STACK_IN = 8 };
 
-static int exec_depth;                       /* nested plan runs (cond/while bodies) */
+/* ---- frames ------------------------------------------------------------------------------
+ * Each plan run (a function's, or a cond/while body's) has a frame: its slots,
+ * the step it is at, and the tensors a while step owns meanwhile (its loop
+ * variables).  Only exec_run, the public entry, catches errors: its handler
+ * releases what the frames above it hold, innermost first, and names the
+ * innermost step.  So a body run per loop iteration costs no setjmp, and its
+ * slot array is reused, not allocated.  Frames live in a pool on the heap,
+ * not on the C stack, because the handler reads them after the longjmp. */
+typedef struct ExecFrame {
+  const ExecPlan *p;
+  Tensor **s;                 /* p->nslots slots (capacity cap) */
+  int cap;
+  int k;                      /* the step running */
+  Tensor **own;               /* the running while step's loop variables (owned), nown of them */
+  int nown, capown;
+  Tensor **scratch;           /* the running while step's next values (not owned) */
+  int capscratch;
+} ExecFrame;
+
+static ExecFrame **exec_frames;              /* the pool; [0, exec_nframes) are running */
+static int exec_nframes, exec_capframes;
+static int exec_depth;                       /* exec_run calls in progress (a kernel may call back) */
 static const GraphNode *exec_fail_node;      /* innermost node of the error being unwound */
 
-static bool exec_truthy(const Tensor *t) {
-  if (t->size != 1)
-    rt_throw(ERR_INVALID_ARGUMENT, "the condition of a graph cond/while must be a scalar, got shape with %lld elements",
-             (long long)t->size);
-  return tensor_get_f(t, 0) != 0;
+static void *exec_grow(void *p, int *cap, int need, size_t elem) {
+  if (need <= *cap) return p;
+  int c = *cap ? *cap : 16;
+  while (c < need) c *= 2;
+  void *n = realloc(p, elem * (size_t)c);
+  if (!n) rt_throw(ERR_MEMORY, "out of memory");
+  *cap = c;
+  return n;
 }
+
+static ExecFrame *exec_push(const ExecPlan *p) {
+  if (exec_nframes == exec_capframes) {
+    int old = exec_capframes;
+    exec_frames = exec_grow(exec_frames, &exec_capframes, exec_nframes + 1, sizeof(ExecFrame *));
+    for (int i = old; i < exec_capframes; i++) exec_frames[i] = NULL;
+  }
+  ExecFrame *f = exec_frames[exec_nframes];
+  if (!f) {
+    f = calloc(1, sizeof(ExecFrame));
+    if (!f) rt_throw(ERR_MEMORY, "out of memory");
+    exec_frames[exec_nframes] = f;
+  }
+  f->s = exec_grow(f->s, &f->cap, p->nslots, sizeof(Tensor *));
+  f->p = p;
+  f->k = 0;
+  f->nown = 0;
+  exec_nframes++;
+  return f;
+}
+
+/* Release what frames [base, top) hold (an error unwinds them). */
+static void exec_unwind(int base) {
+  while (exec_nframes > base) {
+    ExecFrame *f = exec_frames[--exec_nframes];
+    for (int i = 0; i < f->p->nslots; i++)
+      if (f->p->produced[i] && f->s[i]) tensor_release(f->s[i]);
+    for (int i = 0; i < f->nown; i++)
+      if (f->own[i]) tensor_release(f->own[i]);
+    f->nown = 0;
+  }
+}
+
+/* Truthiness of a cond/while condition; `owned` is released before any error. */
+static bool exec_truthy(Tensor *t, bool owned) {
+  if (t->size != 1) {
+    tfs_i64 n = t->size;
+    if (owned) tensor_release(t);
+    rt_throw(ERR_INVALID_ARGUMENT, "the condition of a graph cond/while must be a scalar, got shape with %lld elements",
+             (long long)n);
+  }
+  bool b = tensor_get_f(t, 0) != 0;
+  if (owned) tensor_release(t);
+  return b;
+}
+
+static void exec_frame_run(const ExecPlan *p, Tensor *const *args, Tensor **outs);
 
 /* A 0-d tensor holding register value r of dtype dt. */
 static Tensor *sreg_box(const SReg *r, DType dt) {
@@ -1041,7 +1154,7 @@ static Tensor *sreg_box(const SReg *r, DType dt) {
 
 /* A scalar kernel declined (the generic kernel raises the op's error, or
  * computes what the fast path does not): run the step's op on boxed operands. */
-static void exec_scalar_generic(const ExecStep *st, Tensor *const *in, void *dst) {
+static void exec_scalar_generic(const ExecStep *st, Tensor *const *in, void *dst, DType out) {
   const GraphNode *saved = exec_fail_node;
   exec_fail_node = st->node;   /* an error here is this step's, even inside a compiled loop */
   Tensor *res[2], **heap;
@@ -1049,8 +1162,8 @@ static void exec_scalar_generic(const ExecStep *st, Tensor *const *in, void *dst
   int nr = op_run_into(st->op, st->nin, ins, NULL, st->attrs, res, 2, &heap);
   exec_fail_node = saved;
   Tensor **r = heap ? heap : res;
-  bool ok = nr >= 1 && r[0]->rank == 0 && r[0]->dtype == st->sk_out;
-  if (ok) memcpy(dst, tensor_data(r[0]), (size_t)dtype_info[st->sk_out].size);
+  bool ok = nr >= 1 && r[0]->rank == 0 && r[0]->dtype == out;
+  if (ok) memcpy(dst, tensor_data(r[0]), (size_t)dtype_info[out].size);
   for (int i = 0; i < nr; i++) tensor_release(r[i]);
   free(heap);
   if (!ok) rt_throw(ERR_RUNTIME, "%s: internal: scalar step produced an unexpected result", st->op->graph_name);
@@ -1074,7 +1187,7 @@ static inline bool exec_scalar(const ExecStep *st, Tensor **s) {
   if (!st->sk(tensor_data(o), tensor_data(a), tensor_data(b))) {
     int mark = rt_hold_val(val_obj(o));
     Tensor *ab[2] = {a, b};
-    exec_scalar_generic(st, ab, tensor_data(o));
+    exec_scalar_generic(st, ab, tensor_data(o), st->sk_out);
     rt_unhold(mark);
   }
   if (st->out[0] >= 0) s[st->out[0]] = o;
@@ -1087,6 +1200,11 @@ static void exec_op(const ExecStep *st, Tensor **s) {
   Tensor *inb[EXEC_STACK_IN], **in = st->nin <= EXEC_STACK_IN ? inb : malloc(sizeof(Tensor *) * (size_t)st->nin);
   Val rawb[EXEC_STACK_IN], *raw = st->nin <= EXEC_STACK_IN ? rawb : malloc(sizeof(Val) * (size_t)st->nin);
   if (!in || !raw) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = -1;
+  if (in != inb) {   /* a failing op must not leak them */
+    mark = rt_hold_mem(in);
+    rt_hold_mem(raw);
+  }
   for (int i = 0; i < st->nin; i++) {
     int sl = st->in[i];
     if (sl >= 0) {
@@ -1107,13 +1225,14 @@ static void exec_op(const ExecStep *st, Tensor **s) {
   Tensor *resb[EXEC_STACK_IN], **heap;
   int nr = op_run_into(st->op, st->nin, in, raw, attrs, resb, EXEC_STACK_IN, &heap);
   Tensor **res = heap ? heap : resb;
+  if (mark >= 0) rt_unhold(mark);
   if (in != inb) free(in);
   if (raw != rawb) free(raw);
   for (int o = 0; o < nr; o++) {
     if (o < st->nout && st->out[o] >= 0) s[st->out[o]] = res[o];
     else tensor_release(res[o]);
   }
-  free(heap);
+  if (heap) free(heap);
   if (nr < st->nout)
     for (int o = nr; o < st->nout; o++)
       if (st->out[o] >= 0)
@@ -1121,18 +1240,25 @@ static void exec_op(const ExecStep *st, Tensor **s) {
 }
 
 static void exec_cond(const ExecStep *st, Tensor **s) {
-  bool b = exec_truthy(s[st->in[0]]);
+  bool b = exec_truthy(s[st->in[0]], false);
   const ExecPlan *sub = st->sub[b ? 0 : 1];
   int na = st->nin - 1, no = st->nout;
   Tensor *ab[EXEC_STACK_IN], **args = na <= EXEC_STACK_IN ? ab : malloc(sizeof(Tensor *) * (size_t)na);
   Tensor *ob[EXEC_STACK_IN], **outs = no <= EXEC_STACK_IN ? ob : malloc(sizeof(Tensor *) * (size_t)no);
   if (!args || !outs) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = -1;
+  if (args != ab) mark = rt_hold_mem(args);
+  if (outs != ob) {
+    int m = rt_hold_mem(outs);
+    if (mark < 0) mark = m;
+  }
   for (int i = 0; i < na; i++) args[i] = st->in[i + 1] >= 0 ? s[st->in[i + 1]] : NULL;
-  exec_run(sub, args, outs);
+  exec_frame_run(sub, args, outs);
   for (int o = 0; o < no; o++) {
     if (st->out[o] >= 0) s[st->out[o]] = outs[o];
     else tensor_release(outs[o]);
   }
+  if (mark >= 0) rt_unhold(mark);
   if (args != ab) free(args);
   if (outs != ob) free(outs);
 }
@@ -1154,10 +1280,20 @@ static void sloop_slow(const SLoop *L, const SInstr *c, SReg *r) {
   int mark = rt_hold_val(val_obj(in[0]));
   in[1] = st->nin > 1 ? sreg_box(&r[c->b], (DType)L->rdt[c->b]) : NULL;
   if (in[1]) rt_hold_val(val_obj(in[1]));
-  exec_scalar_generic(st, in, &r[c->dst]);
+  exec_scalar_generic(st, in, &r[c->dst], st->sk_out);
   rt_unhold(mark);
   tensor_release(in[0]);
   if (in[1]) tensor_release(in[1]);
+}
+
+/* An element the fast path does not take (index out of range: the generic
+ * kernel raises TF's error; or a tensor unlike the traced one). */
+static void sloop_slow_gather(const SLoop *L, const SInstr *c, SReg *r) {
+  Tensor *in[2] = {(Tensor *)r[c->a].t, sreg_box(&r[c->b], (DType)L->rdt[c->b])};
+  int mark = rt_hold_val(val_obj(in[1]));
+  exec_scalar_generic(c->step, in, &r[c->dst], (DType)L->rdt[c->dst]);
+  rt_unhold(mark);
+  tensor_release(in[1]);
 }
 
 enum { SLOOP_STACK_REGS = 64 };
@@ -1167,7 +1303,7 @@ enum { SLOOP_STACK_REGS = 64 };
 static bool sloop_run(const ExecStep *st, Tensor **s) {
   const SLoop *L = st->loop;
   for (int i = 0; i < L->nin; i++) {
-    if (!L->load[i]) continue;
+    if (L->load[i] != 1) continue;
     const Tensor *t = s[st->in[i]];
     if (t->rank != 0 || t->dtype != (DType)L->rdt[i]) return false;
   }
@@ -1175,12 +1311,16 @@ static bool sloop_run(const ExecStep *st, Tensor **s) {
   if (!r) rt_throw(ERR_MEMORY, "out of memory");
   int mark = r != rb ? rt_hold_mem(r) : -1;
   memcpy(r, L->init, sizeof(SReg) * (size_t)L->nregs);
-  for (int i = 0; i < L->nin; i++)
-    if (L->load[i]) memcpy(&r[i], tensor_data(s[st->in[i]]), (size_t)dtype_info[L->rdt[i]].size);
+  for (int i = 0; i < L->nin; i++) {
+    if (L->load[i] == 1) memcpy(&r[i], tensor_data(s[st->in[i]]), (size_t)dtype_info[L->rdt[i]].size);
+    else if (L->load[i] == 2) r[i].t = s[st->in[i]];
+  }
   /* threaded dispatch (GCC labels as values): each instruction jumps straight
    * to the next one's handler, so the branch predictor sees each site apart */
   static const void *const disp[] = {[SI_OP] = &&op, [SI_JMPF] = &&jmpf, [SI_JMP] = &&jmp, [SI_MOV] = &&mov,
-                                     [SI_ZERO] = &&zero, [SI_COUNT] = &&count, [SI_END] = &&done};
+                                     [SI_ZERO] = &&zero, [SI_COUNT] = &&count, [SI_GATHER] = &&gather,
+                                     [SI_END] = &&done};
+  const unsigned char *rdt = L->rdt;
   const SInstr *code = L->code, *c = code;
 #define SNEXT() goto *disp[c->kind]
   SNEXT();
@@ -1210,6 +1350,16 @@ count:
     c++;
   }
   SNEXT();
+gather: {
+  const Tensor *t = r[c->a].t;
+  tfs_i64 k = c->dt == DT_INT32 ? (tfs_i64)r[c->b].i32 : r[c->b].i64;
+  if (__builtin_expect(t->rank == 1 && t->dtype == (DType)rdt[c->dst] && k >= 0 && k < t->shape[0], 1))
+    memcpy(&r[c->dst], (const char *)t->buf->data + (size_t)(t->offset + k * t->strides[0]) * c->esz, c->esz);
+  else
+    sloop_slow_gather(L, c, r);
+  c++;
+  SNEXT();
+}
 #undef SNEXT
 done:
   for (int o = 0; o < L->nv; o++)
@@ -1221,54 +1371,80 @@ done:
   return true;
 }
 
+/* A while step run per iteration through its body plans.  The running frame
+ * owns the loop variables meanwhile (released if an iteration fails). */
 static void exec_while(const ExecStep *st, Tensor **s) {
   if (st->loop && sloop_run(st, s)) return;
+  ExecFrame *f = exec_frames[exec_nframes - 1];
   int nv = st->nout, na = st->nin;
-  Tensor **args = malloc(sizeof(Tensor *) * (size_t)(na + 1));
-  Tensor **next = malloc(sizeof(Tensor *) * (size_t)(nv + 1));
-  if (!args || !next) rt_throw(ERR_MEMORY, "out of memory");
+  f->own = exec_grow(f->own, &f->capown, na + 1, sizeof(Tensor *));
+  f->scratch = exec_grow(f->scratch, &f->capscratch, nv + 1, sizeof(Tensor *));
+  Tensor **args = f->own, **next = f->scratch;
   for (int i = 0; i < na; i++) args[i] = st->in[i] >= 0 ? s[st->in[i]] : NULL;
   for (int i = 0; i < nv; i++) tensor_retain(args[i]);   /* the loop owns its current values */
+  f->nown = nv;                                          /* captures after them stay borrowed */
   for (tfs_i64 it = 0; st->max_iter < 0 || it < st->max_iter; it++) {
     Tensor *c;
-    exec_run(st->sub[0], args, &c);
-    bool go = exec_truthy(c);
-    tensor_release(c);
-    if (!go) break;
-    exec_run(st->sub[1], args, next);
+    exec_frame_run(st->sub[0], args, &c);
+    if (!exec_truthy(c, true)) break;
+    exec_frame_run(st->sub[1], args, next);
     for (int i = 0; i < nv; i++) {
       tensor_release(args[i]);
       args[i] = next[i];
     }
   }
+  f->nown = 0;
   for (int o = 0; o < nv; o++) {
     if (st->out[o] >= 0) s[st->out[o]] = args[o];
     else tensor_release(args[o]);
   }
-  free(args);
-  free(next);
+}
+
+/* Run a plan in a new frame, without catching errors (exec_run does). */
+static void exec_frame_run(const ExecPlan *p, Tensor *const *args, Tensor **outs) {
+  ExecFrame *f = exec_push(p);
+  Tensor **s = f->s;
+  for (int i = 0; i < p->nslots; i++) s[i] = p->init[i];
+  for (int i = 0; i < p->ninputs; i++)
+    if (p->input_slot[i] >= 0) s[p->input_slot[i]] = args[i];
+  for (int k = 0; k < p->nsteps; k++) {
+    const ExecStep *st = &p->steps[k];
+    f->k = k;
+    switch (st->kind) {
+      case ES_OP: exec_op(st, s); break;
+      case ES_COND: exec_cond(st, s); break;
+      case ES_WHILE: exec_while(st, s); break;
+    }
+    for (int r = 0; r < st->nrel; r++) {
+      Tensor *t = s[st->rel[r]];
+      if (t) tensor_release(t);   /* NULL: handed to this step's result in place */
+      s[st->rel[r]] = NULL;
+    }
+  }
+  f->k = p->nsteps;
+  for (int i = 0; i < p->noutputs; i++) {
+    int sl = p->output_slot[i];
+    outs[i] = p->output_move[i] ? s[sl] : tensor_retain(s[sl]);
+  }
+  exec_nframes--;
 }
 
 void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs) {
-  Tensor *sbuf[EXEC_STACK_SLOTS];
-  Tensor **s = p->nslots <= EXEC_STACK_SLOTS ? sbuf : malloc(sizeof(Tensor *) * (size_t)p->nslots);
-  if (!s) rt_throw(ERR_MEMORY, "out of memory");
-  if (p->nslots) memcpy(s, p->init, sizeof(Tensor *) * (size_t)p->nslots);
-  for (int i = 0; i < p->ninputs; i++)
-    if (p->input_slot[i] >= 0) s[p->input_slot[i]] = args[i];
-  volatile int k = 0;
   TraceCtx *saved = trace_suspend();   /* kernels applying ops must run them, not record them */
+  int base = exec_nframes;
   exec_depth++;
   RtTry t;
   rt_try_push(&t);
   if (setjmp(t.jb) != 0) {
     trace_resume(saved);
-    /* release what this run produced, then re-raise at the failing op's line */
-    for (int i = 0; i < p->nslots; i++)
-      if (p->produced[i] && s[i]) tensor_release(s[i]);
-    if (s != sbuf) free(s);
+    /* the innermost step running, then release what the unwound frames hold */
+    const GraphNode *nd = NULL;
+    if (exec_nframes > base) {
+      const ExecFrame *f = exec_frames[exec_nframes - 1];
+      if (f->k < f->p->nsteps) nd = f->p->steps[f->k].node;
+    }
+    exec_unwind(base);
     exec_depth--;
-    const GraphNode *nd = k < p->nsteps ? p->steps[k].node : NULL;
     if (!exec_fail_node) exec_fail_node = nd;
     if (exec_depth > 0 || !exec_fail_node) rt_rethrow(&t);
     nd = exec_fail_node;
@@ -1294,25 +1470,8 @@ void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs) {
     free(msg);
     rt_throw_msg(loc, kind, last, exc);
   }
-  for (; k < p->nsteps; k++) {
-    const ExecStep *st = &p->steps[k];
-    switch (st->kind) {
-      case ES_OP: exec_op(st, s); break;
-      case ES_COND: exec_cond(st, s); break;
-      case ES_WHILE: exec_while(st, s); break;
-    }
-    for (int r = 0; r < st->nrel; r++) {
-      Tensor *t = s[st->rel[r]];
-      if (t) tensor_release(t);   /* NULL: handed to this step's result in place */
-      s[st->rel[r]] = NULL;
-    }
-  }
+  exec_frame_run(p, args, outs);
   rt_try_pop(&t);
   exec_depth--;
   trace_resume(saved);
-  for (int i = 0; i < p->noutputs; i++) {
-    int sl = p->output_slot[i];
-    outs[i] = p->output_move[i] ? s[sl] : tensor_retain(s[sl]);
-  }
-  if (s != sbuf) free(s);
 }

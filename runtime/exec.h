@@ -6,10 +6,18 @@
  *   - constant folding of pure ops whose inputs are constants (an op that
  *     fails to fold is kept, so its error happens at run time, if reached);
  *   - common subexpression elimination of pure ops;
+ *   - fusion of MatMul -> bias add (-> Relu) chains into one _FusedMatMul step
+ *     (bias and activation applied to each product block while in cache);
  *   - a flat step list in creation order (a topological order that keeps the
  *     program order of side effects) with one value slot per live tensor and,
- *     per step, the slots whose last use it is (released right after it).
- * exec_run() then costs one op_run per step and nothing else per node.
+ *     per step, the slots whose last use it is (released right after it);
+ *   - per step on statically 0-d operands, a scalar kernel from the op table
+ *     (no meta, broadcasting or result array; dying operands reused in place);
+ *   - per graph while made only of such steps (and nested conds/whiles, and
+ *     element reads of captured vectors), a register program over unboxed
+ *     scalars: no tensor, allocation or reference count per iteration.
+ * exec_run() then costs one op_run (or scalar kernel) per step and nothing
+ * else per node; cond/while bodies run in reused frames without a setjmp.
  */
 #ifndef TFS_EXEC_H
 #define TFS_EXEC_H

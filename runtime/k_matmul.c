@@ -42,6 +42,8 @@ static void blas_init(void) {
       /* narrow C: B's rows padded to one or two 8-lane vectors (GCC vector             \
        * extensions, so every clone gets whole-vector arithmetic and no tail loop) */    \
       typedef U V __attribute__((vector_size(8 * sizeof(U))));                                \
+      /* 9..16 columns: one 16-lane vector (a single AVX-512 register in the v4 clone) */  \
+      typedef U V16 __attribute__((vector_size(16 * sizeof(U))));                             \
       int nv = N <= 8 ? 1 : 2;                                                                \
       V bp[K * nv]; /* VLA: stack pages are touched only as far as needed */                   \
       for (tfs_i64 k = 0; k < K; k++) {                                                       \
@@ -50,18 +52,19 @@ static void blas_init(void) {
         memcpy(&bp[k * nv], row, sizeof(V) * (size_t)nv);                                     \
       }                                                                                       \
       for (tfs_i64 i = 0; i < M; i++) {                                                       \
-        V acc0 = {0}, acc1 = {0};                                                             \
-        if (nv == 1)                                                                          \
-          for (tfs_i64 k = 0; k < K; k++) acc0 += (U)A[i * as_i + k * as_k] * bp[k];          \
-        else                                                                                  \
-          for (tfs_i64 k = 0; k < K; k++) {                                                   \
-            U a = (U)A[i * as_i + k * as_k];                                                  \
-            acc0 += a * bp[2 * k];                                                            \
-            acc1 += a * bp[2 * k + 1];                                                        \
-          }                                                                                   \
         U out[16];                                                                            \
-        memcpy(out, &acc0, sizeof(V));                                                        \
-        memcpy(out + 8, &acc1, sizeof(V));                                                    \
+        if (nv == 1) {                                                                        \
+          V acc = {0};                                                                        \
+          for (tfs_i64 k = 0; k < K; k++) acc += (U)A[i * as_i + k * as_k] * bp[k];           \
+          memcpy(out, &acc, sizeof(V));                                                       \
+        } else {                                                                              \
+          V16 acc = {0}, b16;                                                                 \
+          for (tfs_i64 k = 0; k < K; k++) {                                                   \
+            memcpy(&b16, &bp[2 * k], sizeof(V16));                                            \
+            acc += (U)A[i * as_i + k * as_k] * b16;                                           \
+          }                                                                                   \
+          memcpy(out, &acc, sizeof(V16));                                                     \
+        }                                                                                     \
         for (tfs_i64 j = 0; j < N; j++) C[i * N + j] = (T)out[j];                             \
       }                                                                                       \
     } else if (!tb) {                                                                         \

@@ -163,7 +163,29 @@ Tensor *tensor_new(DType dt, int rank, const tfs_i64 *shape) {
   return t;
 }
 
-Tensor *tensor_scalar(DType dt) { return tensor_new(dt, 0, NULL); }
+/* 0-d tensors are the graph executor's most frequent allocation (scalar steps,
+ * loop results, function results): straight from the small-block free list. */
+Tensor *tensor_scalar(DType dt) {
+  if (dt == DT_STRING) return tensor_new(dt, 0, NULL);
+  TBlock *blk = fl_pop(&fl_block[0]);
+  if (!blk && !(blk = aligned_alloc(64, sizeof(TBlock) + small_cap[0]))) oom((tfs_i64)dtype_info[dt].size);
+  Buffer *b = &blk->b;
+  b->kind = BUF_SMALL0;
+  b->rc = 1;
+  b->dtype = dt;
+  b->nelem = 1;
+  b->data = b->inline_data;
+  Tensor *t = &blk->t;
+  t->hdr.rc = 1;
+  t->hdr.type = &tensor_type;
+  t->dtype = dt;
+  t->rank = 0;
+  t->size = 1;
+  t->offset = 0;
+  t->buf = b;
+  t->sym = NULL;
+  return t;
+}
 
 Tensor *tensor_view(Tensor *src, int rank, const tfs_i64 *shape, const tfs_i64 *strides, tfs_i64 offset) {
   Tensor *t = view_alloc();

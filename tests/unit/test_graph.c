@@ -727,6 +727,86 @@ START_TEST(test_exec_while_compiled_error) {
   free(msg);
   ck_assert_int_eq(nt->hdr.rc, 1);
   tensor_release(nt);
+  /* the same through the per-iteration plans (n of shape (1,)): the same error, nothing leaked (ASan) */
+  tfs_i64 one = 1;
+  Tensor *n1 = tensor_new(DT_INT32, 1, &one);
+  *(int32_t *)tensor_data(n1) = 3;
+  msg = run_failing(pl, &n1, out);
+  ck_assert_str_eq(msg, "Integer division by zero (node FloorDiv in tf.function 'loopfn')");
+  free(msg);
+  ck_assert_int_eq(n1->hdr.rc, 1);
+  tensor_release(n1);
+  exec_plan_free(pl);
+  graph_release(g);
+}
+END_TEST
+
+/* while (i < n) { s = s + gather(xs, i); i = i + 1 }: element reads of a captured vector stay in the program. */
+START_TEST(test_exec_while_compiled_gather) {
+  TMeta mi = {DT_INT32, 0, {0}}, mb = {DT_BOOL, 0, {0}}, mv = {DT_INT32, 1, {-1}};
+  Graph *g = graph_new("f", "gatherfn", NULL);
+  int n = graph_add_placeholder(g, "n", &mi);
+  int xs = graph_add_placeholder(g, "xs", &mv);
+  int i0 = add_const_i(g, 0), s0 = add_const_i(g, 0);
+  Graph *cg = graph_new("cond", "gatherfn", g), *bg = graph_new("body", "gatherfn", g);
+  int ci = graph_add_placeholder(cg, "i", &mi);
+  graph_add_placeholder(cg, "s", &mi);
+  int cn = graph_add_placeholder(cg, "n", &mi);
+  graph_add_placeholder(cg, "xs", &mv);
+  GraphRef lt[2] = {{ci, 0}, {cn, 0}};
+  graph_add_output(cg, (GraphRef){add_op(cg, OP_LESS, 2, lt, &mb), 0});
+  int bi = graph_add_placeholder(bg, "i", &mi);
+  int bs = graph_add_placeholder(bg, "s", &mi);
+  graph_add_placeholder(bg, "n", &mi);
+  int bx = graph_add_placeholder(bg, "xs", &mv);
+  GraphRef xi[2] = {{bx, 0}, {bi, 0}};
+  int ga = add_op(bg, OP_GATHER, 2, xi, &mi);
+  GraphRef acc[2] = {{bs, 0}, {ga, 0}};
+  int ns = add_op(bg, OP_ADD, 2, acc, &mi);
+  int one = add_const_i(bg, 1);
+  GraphRef inc[2] = {{bi, 0}, {one, 0}};
+  int ni = add_op(bg, OP_ADD, 2, inc, &mi);
+  graph_add_output(bg, (GraphRef){ni, 0});
+  graph_add_output(bg, (GraphRef){ns, 0});
+  TMeta outm[2] = {mi, mi};
+  int w = graph_add_node(g, GN_WHILE, NULL, "while", 2, outm);
+  GraphRef win[4] = {{i0, 0}, {s0, 0}, {n, 0}, {xs, 0}};
+  graph_set_inputs(g, w, 4, win, NULL);
+  graph_node(g, w)->sub[0] = cg;
+  graph_node(g, w)->sub[1] = bg;
+  graph_add_output(g, (GraphRef){w, 1});
+  ExecPlan *pl = exec_plan_new(g);
+  ExecStats st;
+  exec_plan_stats(pl, &st);
+  ck_assert_int_eq(st.loops, 1);
+  tfs_i64 four = 4;
+  Tensor *xt = tensor_new(DT_INT32, 1, &four);
+  for (int k = 0; k < 4; k++) ((int32_t *)tensor_data(xt))[k] = 10 * (k + 1);
+  /* a strided view: every other element of an 8-vector */
+  tfs_i64 eight = 8, stride = 2;
+  Tensor *big = tensor_new(DT_INT32, 1, &eight);
+  for (int k = 0; k < 8; k++) ((int32_t *)tensor_data(big))[k] = k;
+  Tensor *odd = tensor_view(big, 1, &four, &stride, 1);   /* 1 3 5 7 */
+  Tensor *nt = scalar_i(4), *args[2] = {nt, xt}, *out;
+  exec_run(pl, args, &out);
+  ck_assert_int_eq(tensor_get_i(out, 0), 100);
+  tensor_release(out);
+  args[1] = odd;
+  exec_run(pl, args, &out);
+  ck_assert_int_eq(tensor_get_i(out, 0), 16);
+  tensor_release(out);
+  /* index 4 of a 4-vector: TF's error, at the GatherV2 node */
+  *(int32_t *)tensor_data(nt) = 5;
+  args[1] = xt;
+  char *msg = run_failing(pl, args, &out);
+  ck_assert_str_eq(msg, "indices = 4 is not in [0, 4) (node GatherV2 in tf.function 'gatherfn')");
+  free(msg);
+  ck_assert_int_eq(xt->hdr.rc, 1);
+  ck_assert_int_eq(nt->hdr.rc, 1);
+  tensor_release(nt);
+  tensor_release(xt);
+  tensor_release(odd);
+  tensor_release(big);
   exec_plan_free(pl);
   graph_release(g);
 }
@@ -874,6 +954,7 @@ static Suite *graph_suite(void) {
   tcase_add_test(tc, test_exec_scalar_error);
   tcase_add_test(tc, test_exec_while_compiled);
   tcase_add_test(tc, test_exec_while_compiled_error);
+  tcase_add_test(tc, test_exec_while_compiled_gather);
   tcase_add_test(tc, test_exec_fused_matmul);
   tcase_add_test(tc, test_exec_fused_matmul_error);
   suite_add_tcase(s, tc);
