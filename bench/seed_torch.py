@@ -56,8 +56,8 @@ def scalar_add(a, b):
 
 torch.manual_seed(1)
 px = torch.randint(0, 3, (10, 10), dtype=torch.int32)
-dx = torch.randn(20, 28, 28)
-ws = [torch.randn(28, 64) * 0.1] + [torch.randn(64, 64) * 0.1 for _ in range(99)]
+dx = torch.randn(20, 28, 28).reshape(20, 784)
+ws = [torch.randn(784, 64) * 0.1] + [torch.randn(64, 64) * 0.1 for _ in range(99)]
 bs = [torch.zeros(64) for _ in range(100)]
 ya = torch.tensor([1, 2, 3, 4, 5], dtype=torch.int32)
 yb = torch.tensor([2, 2, 1, 4, 8], dtype=torch.int32)
