@@ -143,7 +143,8 @@ bool jit_output_exe(const char *csrc, const char *out_path, StrBuf *err) {
   pthread_mutex_unlock(&tcc_lock);
   if (ok) {
     const char *cc = getenv("CC");
-    char *argv[] = {(char *)(cc && *cc ? cc : "cc"), "-no-pie", "-o", (char *)out_path, obj, (char *)rtlib,
+    /* tcc objects carry no .note.GNU-stack: say so, or ld warns on every build */
+    char *argv[] = {(char *)(cc && *cc ? cc : "cc"), "-no-pie", "-Wl,-z,noexecstack", "-o", (char *)out_path, obj, (char *)rtlib,
                     "-lopenblas", "-lm", "-lpthread", NULL};
     ok = run_tool(argv, err);
   }

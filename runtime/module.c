@@ -6,10 +6,6 @@
 #include "object.h"
 #include "value.h"
 
-/* Until the ag module is linked in, this weak stub makes `ag` an undefined
- * name instead of a link error.  (Drop it once ag_module exists: in an archive
- * link a weak definition here would keep the real one from being pulled in.) */
-__attribute__((weak)) Val ag_module(void) { return val_undef(); }
 
 static Module **mod_table;   /* index -> compiled module (one reference each, kept for the program's life) */
 static int mod_count;

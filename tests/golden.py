@@ -94,7 +94,8 @@ def main():
                 if want_status != 0 and st != 0:
                     # A compile-time error: tfsc must report exactly what tfs run reported.
                     ok = check(name, "tfsc -o", (st, out, err), b"", want_err, want_status)
-                elif st != 0:
+                elif st != 0 or err:
+                    # A successful build is silent: no compiler or linker chatter.
                     print("FAIL %s (tfsc -o): status %s\n%s" % (name, st, err.decode("utf-8", "replace")))
                     ok = False
                 else:
