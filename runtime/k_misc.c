@@ -7,6 +7,7 @@
 
 #include "object.h"
 #include "ops.h"
+#include "trace.h"
 
 void meta_none(OpCall *c) { c->nout = 0; }
 
@@ -201,14 +202,30 @@ void k_print(OpCall *c) {
   sb_init(&b);
   Val sep = op_attr(c, 1), end = op_attr(c, 2), stream = op_attr(c, 0);
   tfs_i64 summarize = op_attr_int(c, 3, 3);   /* None: 3 */
-  for (int i = 0; i < c->nin; i++) {
+  /* traced structures (trace.c): inputs from nargs on are the tensors that
+   * the leaf markers of the printed host templates stand for */
+  int nargs = (int)op_attr_int(c, 4, c->nin);
+  if (nargs < 0 || nargs > c->nin) nargs = c->nin;
+  int nleaves = c->nin - nargs;
+  Val lbuf[16], *leaves = c->nin <= 16 ? lbuf : malloc(sizeof(Val) * (size_t)c->nin);   /* by input index */
+  if (!leaves) rt_throw(ERR_MEMORY, "out of memory");
+  for (int k = 0; k < c->nin; k++) leaves[k] = k >= nargs && c->in[k] ? val_obj(c->in[k]) : val_none();
+  for (int i = 0; i < nargs; i++) {
     if (i && sep.tag == VT_OBJ) val_str(&b, sep);
     /* a tensor input arrives in in[] (graph execution keeps only host values in args) */
     Val v = c->args ? c->args[i] : val_undef();
     Tensor *t = c->in[i] ? c->in[i] : val_as_tensor(v);
-    if (t) tprint_tfprint_n(&b, t, summarize);
-    else print_host(&b, v, true, summarize);
+    if (t) {
+      tprint_tfprint_n(&b, t, summarize);
+    } else if (nleaves) {
+      Val full = trace_unflatten(v, leaves);
+      print_host(&b, full, true, summarize);
+      val_decref(full);
+    } else {
+      print_host(&b, v, true, summarize);
+    }
   }
+  if (leaves != lbuf) free(leaves);
   if (end.tag == VT_OBJ) val_str(&b, end);
   const char *dest = val_is(stream, &str_type) ? str_cstr(stream) : "stdout";
   if (!strcmp(dest, "stdout") || !strcmp(dest, "sys.stdout")) {

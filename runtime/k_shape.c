@@ -8,6 +8,7 @@
 
 #include "object.h"
 #include "ops.h"
+#include "trace.h"
 
 static _Noreturn void fail_buf(OpCall *c, ErrKind k, StrBuf *b) {
   char *m = sb_steal(b);
@@ -131,6 +132,21 @@ static bool index_int(Val v, tfs_i64 *out) {
   return false;
 }
 
+/* Traced bounds (trace.c): a leaf marker in the key stands for element k of
+ * attribute 1, `bounds` (a 1-D integer tensor at run time; absent while
+ * tracing, when *unknown is set).  Any other item comes back as itself. */
+static Val ss_bound(const OpCall *c, Val v, bool *unknown) {
+  int k;
+  if (!trace_is_leaf(v, &k)) return v;
+  Tensor *b = val_as_tensor(op_attr(c, 1));
+  if (!b || b->sym) {
+    *unknown = true;
+    return val_none();
+  }
+  if (k >= b->size) op_fail(c, ERR_INVALID_ARGUMENT, "StridedSlice: missing traced bound #%d", k);
+  return val_int(tensor_get_i(b, k));
+}
+
 void meta_strided_slice(OpCall *c) {
   const TMeta *a = &c->inm[0];
   TMeta *o = &c->outm[0];
@@ -154,7 +170,8 @@ void meta_strided_slice(OpCall *c) {
   for (int i = 0; i < a->rank; i++) { start[i] = 0; step[i] = 1; }
   for (tfs_i64 k = 0; k < nitems; k++) {
     Val it = items[k];
-    tfs_i64 ix;
+    tfs_i64 ix = 0;
+    int leaf = -1;
     if (r >= TFS_MAX_RANK) op_fail(c, ERR_INVALID_ARGUMENT, "too many dimensions (max %d)", TFS_MAX_RANK);
     if (it.tag == VT_NONE) {
       src[r] = -1;
@@ -167,7 +184,12 @@ void meta_strided_slice(OpCall *c) {
       }
     } else if (val_is(it, &slice_type)) {
       tfs_i64 len = a->shape[d];
-      if (len < 0) {
+      Slice *sl0 = (Slice *)it.u.o;
+      bool unknown = false;
+      Slice tmp = {{TFS_IMMORTAL_RC, &slice_type}, ss_bound(c, sl0->lo, &unknown), ss_bound(c, sl0->hi, &unknown),
+                   ss_bound(c, sl0->step, &unknown)};
+      it = val_obj(&tmp);
+      if (len < 0 || unknown) {
         Slice *sl = (Slice *)it.u.o;
         bool full = sl->lo.tag == VT_NONE && sl->hi.tag == VT_NONE && (sl->step.tag == VT_NONE || (sl->step.tag == VT_INT && sl->step.u.i == 1));
         start[d] = 0;
@@ -183,9 +205,16 @@ void meta_strided_slice(OpCall *c) {
         o->shape[r++] = sz;
       }
       d++;
-    } else if (index_int(it, &ix)) {
+    } else if (trace_is_leaf(it, &leaf) || index_int(it, &ix)) {
       tfs_i64 len = a->shape[d];
-      if (len >= 0) {
+      bool unknown = false;
+      if (leaf >= 0) {
+        Val b = ss_bound(c, it, &unknown);
+        ix = unknown ? 0 : b.u.i;
+      }
+      if (unknown) {
+        start[d] = 0;
+      } else if (len >= 0) {
         if (ix < -len || ix >= len)
           op_fail(c, ERR_INVALID_ARGUMENT, "slice index %lld of dimension %d out of bounds (size %lld).", (long long)ix, d,
                   (long long)len);

@@ -484,6 +484,7 @@ static _Noreturn void trace_fail_attr(const OpDef *op, const char *attr, DType g
 static bool trace_dyn_allowed(const OpDef *op, int ai) {
   switch (op->id) {
     case OP_RANGE: return ai <= 2;
+    case OP_STRIDED_SLICE: return ai == 1;
     case OP_ZEROS: case OP_ONES: case OP_FILL: case OP_RESHAPE: case OP_BROADCAST_TO: case OP_TILE:
     case OP_RANDOM_UNIFORM: case OP_RANDOM_NORMAL: case OP_TRUNC_NORMAL:
       return ai == 0;
@@ -621,6 +622,134 @@ static void trace_dyn_meta(const OpDef *op, const OpAttrs *at, const bool *isdyn
   for (int i = 0; i < rank && i < TFS_MAX_RANK; i++) out->shape[i] = -1;
 }
 
+static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs);
+static bool trace_tensorlike(Val v);
+
+struct PrintFlat { TraceCtx *cx; Val leaves; int base; };
+
+/* One element of a printed structure: symbolic tensors become leaf markers
+ * numbering PrintV2 inputs (base + k), anything else stays as it is. */
+static Val trace_print_flat(void *ctx, Val e) {
+  struct PrintFlat *pf = ctx;
+  if ((val_is(e, &tensor_type) && val_tensor(e)->sym) || (val_is(e, &variable_type) && trace_val_symbolic(e))) {
+    list_append(pf->leaves, e);
+    return trace_leaf(pf->base + (int)((List *)pf->leaves.u.o)->len - 1);
+  }
+  if (val_is(e, &list_type) || val_is(e, &tuple_type) || val_is(e, &dict_type)) return trace_nest_map(e, trace_print_flat, ctx);
+  return val_incref(e);
+}
+
+/* tf.print([x, 2 * x], (x,)) while tracing: each structure holding symbolic
+ * tensors is passed as a host template whose leaf markers stand for extra
+ * inputs after the printed arguments; attribute `nargs` says where those
+ * start, and k_print rebuilds the structures from the run-time values. */
+static Val trace_print_nested(TraceCtx *cx, int nin, const Val *inputs, const OpAttrs *attrs) {
+  struct PrintFlat pf = {cx, list_new(4), nin};
+  Val args = list_new(nin);
+  for (int i = 0; i < nin; i++) {
+    Val e = trace_tensorlike(inputs[i]) ? val_incref(inputs[i]) : trace_print_flat(&pf, inputs[i]);
+    list_append(args, e);
+    val_decref(e);
+  }
+  List *l = (List *)pf.leaves.u.o;
+  for (tfs_i64 k = 0; k < l->len; k++) list_append(args, l->items[k]);
+  OpAttrs at = *attrs;
+  at.n = 5;
+  at.v[4] = val_int(nin);
+  List *al = (List *)args.u.o;
+  Val r = trace_record(cx, &op_defs[OP_PRINT], (int)al->len, al->items, &at);
+  val_decref(args);
+  val_decref(pf.leaves);
+  return r;
+}
+
+/* A bound of an indexing key that is a traced integer scalar. */
+static bool trace_key_sym_scalar(Val v) {
+  return val_is(v, &tensor_type) && val_tensor(v)->sym && val_tensor(v)->rank == 0 &&
+         dtype_info[val_tensor(v)->dtype].is_int;
+}
+
+/* Whether an indexing key holds traced bounds in a slice, or a traced index
+ * in a tuple (a lone traced index is a gather instead). */
+static bool trace_key_dynamic(Val key) {
+  const Val *items = &key;
+  tfs_i64 n = 1;
+  bool tuple = val_is(key, &tuple_type);
+  if (tuple) seq_items(key, &n, &items);
+  for (tfs_i64 i = 0; i < n; i++) {
+    Val it = items[i];
+    if (tuple && trace_key_sym_scalar(it)) return true;
+    if (val_is(it, &slice_type)) {
+      Slice *s = (Slice *)it.u.o;
+      if (trace_key_sym_scalar(s->lo) || trace_key_sym_scalar(s->hi) || trace_key_sym_scalar(s->step)) return true;
+    }
+  }
+  return false;
+}
+
+/* One bound of a key (owned): a traced scalar with a value known while
+ * tracing becomes that value; any other traced scalar is appended to syms
+ * and replaced by a leaf marker; other values stay. */
+static Val trace_key_bound(TraceCtx *cx, Val v, Val syms) {
+  if (!trace_key_sym_scalar(v)) return val_incref(v);
+  Tensor *st = trace_static_value(cx->g, trace_sym_in(cx, val_tensor(v)));
+  if (st) return val_obj(st);
+  list_append(syms, v);
+  return trace_leaf((int)((List *)syms.u.o)->len - 1);
+}
+
+static Val trace_key_item(TraceCtx *cx, Val it, Val syms) {
+  if (!val_is(it, &slice_type)) return trace_key_bound(cx, it, syms);
+  Slice *s = (Slice *)it.u.o;
+  Val lo = trace_key_bound(cx, s->lo, syms), hi = trace_key_bound(cx, s->hi, syms), st = trace_key_bound(cx, s->step, syms);
+  Val r = rt_slice(lo, hi, st);
+  val_decref(lo);
+  val_decref(hi);
+  val_decref(st);
+  return r;
+}
+
+/* x[key] with traced bounds: the traced scalars are packed into one 1-D
+ * graph value, StridedSlice's dynamic attribute `bounds`, and the key keeps
+ * leaf markers in their places (meta_strided_slice reads them from bounds;
+ * while tracing the dims they decide are unknown). */
+static Val trace_strided_slice_dyn(TraceCtx *cx, Val input, Val key) {
+  Val syms = list_new(4);
+  Val nkey;
+  if (val_is(key, &tuple_type)) {
+    tfs_i64 n;
+    const Val *items;
+    seq_items(key, &n, &items);
+    nkey = tuple_new(n);
+    for (tfs_i64 i = 0; i < n; i++) ((Tuple *)nkey.u.o)->items[i] = trace_key_item(cx, items[i], syms);
+  } else {
+    nkey = trace_key_item(cx, key, syms);
+  }
+  List *l = (List *)syms.u.o;
+  Val res;
+  if (l->len == 0) {
+    OpAttrs at = {1, {nkey}};
+    res = trace_record(cx, &op_defs[OP_STRIDED_SLICE], 1, &input, &at);
+  } else {
+    bool mixed = false;
+    for (tfs_i64 i = 1; i < l->len; i++) mixed |= val_tensor(l->items[i])->dtype != val_tensor(l->items[0])->dtype;
+    for (tfs_i64 i = 0; mixed && i < l->len; i++) {
+      OpAttrs ca = {1, {dtype_val(DT_INT64)}};
+      Val c = val_tensor(l->items[i])->dtype == DT_INT64 ? val_incref(l->items[i])
+                                                         : op_apply(&op_defs[OP_CAST], 1, &l->items[i], &ca);
+      val_decref(l->items[i]);
+      l->items[i] = c;
+    }
+    Val packed = op_apply1(OP_STACK, syms);
+    OpAttrs at = {2, {nkey, packed}};
+    res = trace_record(cx, &op_defs[OP_STRIDED_SLICE], 1, &input, &at);
+    val_decref(packed);
+  }
+  val_decref(nkey);
+  val_decref(syms);
+  return res;
+}
+
 /* Record one op application into the current graph; the result is like
  * op_apply's, with symbolic tensors. */
 static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) {
@@ -630,6 +759,16 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
   int nk = (int)strlen(kinds);
   char what[64];
   Graph *g = cx->g;
+
+  /* tf.print of lists/tuples holding symbolic tensors */
+  if (op->id == OP_PRINT && attrs->n == 4) {
+    for (int i = 0; i < nin; i++)
+      if (!trace_tensorlike(inputs[i]) && trace_val_symbolic(inputs[i])) return trace_print_nested(cx, nin, inputs, attrs);
+  }
+
+  /* x[a:b:c] (alone or in a tuple key) with traced bounds: StridedSlice with tensor bounds */
+  if (op->id == OP_STRIDED_SLICE && attrs->n == 1 && trace_key_dynamic(attrs->v[0]))
+    return trace_strided_slice_dyn(cx, inputs[0], attrs->v[0]);
 
   /* x[i] with a traced scalar i: a gather along axis 0 */
   if (op->id == OP_STRIDED_SLICE && attrs && attrs->n >= 1 && val_is(attrs->v[0], &tensor_type) &&
@@ -819,7 +958,7 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
   c.outm = c.outm_buf;
   c.out = c.out_buf;
   c.nout = 1;
-  if (ndyn) trace_dyn_meta(op, &at, isdyn, dyn_ref, g, tin, &c.outm[0]);
+  if (ndyn && op->id != OP_STRIDED_SLICE) trace_dyn_meta(op, &at, isdyn, dyn_ref, g, tin, &c.outm[0]);
   else op->meta(&c);
   int nout = (op->flags & OPF_NOOUT) ? 0 : c.nout;
 

@@ -799,6 +799,105 @@ static tfs_i64 ag_loop_max_iter(AgLoop *l, Val given) {
   return mi;
 }
 
+/* ---- enumerate / zip over traced tensors ----------------------------------------------------- */
+
+/* enumerate(t) or zip(t1, t2, ...) while tracing, with a traced tensor among
+ * the sources: a staged iterable that ag.for_stmt turns into a graph loop
+ * over dim 0 (the shortest source for zip); iterating it in Python fails as
+ * iterating the traced tensor would. */
+typedef struct AgStaged {
+  Obj hdr;
+  bool is_zip;
+  Val start;                  /* enumerate: the first index (host int or tensor) */
+  int n;
+  Val srcs[];                 /* tensors (eager or traced) or staged iterables */
+} AgStaged;
+
+static void ag_staged_free(Obj *o) {
+  AgStaged *z = (AgStaged *)o;
+  val_decref(z->start);
+  for (int i = 0; i < z->n; i++) val_decref(z->srcs[i]);
+  free(z);
+}
+static void ag_staged_repr(StrBuf *b, Val v) {
+  sb_puts(b, ((AgStaged *)v.u.o)->is_zip ? "<zip object>" : "<enumerate object>");
+}
+static Val ag_staged_iter_py(Val self) {
+  (void)self;
+  rt_throw(ERR_TYPE, "Iterating over a symbolic tensor is not allowed");
+}
+static const Type ag_staged_type = {.name = "staged iterable", .free = ag_staged_free, .repr = ag_staged_repr,
+                                    .iter = ag_staged_iter_py};
+
+Val ag_staged_iter(bool is_zip, int n, const Val *args, Val start) {
+  if (!trace_active() || n < 1 || (!is_zip && n != 1)) return val_undef();
+  bool staged = false;
+  for (int i = 0; i < n; i++) {
+    Val v = args[i];
+    if (val_is(v, &ag_staged_type) || trace_val_symbolic(v)) staged = true;
+    if (!(val_is(v, &ag_staged_type) || val_is(v, &tensor_type) || val_is(v, &variable_type))) return val_undef();
+  }
+  if (!staged) return val_undef();
+  AgStaged *z = obj_new(&ag_staged_type, sizeof(AgStaged) + sizeof(Val) * (size_t)n);
+  z->is_zip = is_zip;
+  z->start = val_incref(start);
+  z->n = 0;
+  Val res = val_obj(z);
+  int mark = rt_hold_val(res);
+  for (int i = 0; i < n; i++) {
+    z->srcs[i] = val_is(args[i], &variable_type) ? op_apply1(OP_READ_VARIABLE, args[i]) : val_incref(args[i]);
+    z->n++;
+  }
+  rt_unhold(mark);
+  return res;
+}
+
+/* The iteration count of a for-loop source (owned: an int32 tensor). */
+static Val ag_iter_count(Val iter, int loc) {
+  if (val_is(iter, &ag_staged_type)) {
+    AgStaged *z = (AgStaged *)iter.u.o;
+    Val n = ag_iter_count(z->srcs[0], loc);
+    for (int i = 1; i < z->n; i++) {
+      Val m = ag_iter_count(z->srcs[i], loc);
+      Val both = op_apply2(OP_MINIMUM, n, m);
+      val_decref(n);
+      val_decref(m);
+      n = both;
+    }
+    return n;
+  }
+  Tensor *it = val_as_tensor(iter);
+  if (!it || it->rank < 1) ag_fail(loc, "cannot iterate over a scalar tensor");
+  if (it->shape[0] >= 0) return val_obj(tensor_from_val(val_int(it->shape[0]), DT_INT32));
+  Val shp = op_apply1(OP_SHAPE, iter);
+  Val key = val_int(0);
+  OpAttrs at = {1, {key}};
+  Val n = op_apply(&op_defs[OP_STRIDED_SLICE], 1, &shp, &at);
+  val_decref(shp);
+  return n;
+}
+
+/* The element of a for-loop source at an int32 scalar index (owned). */
+static Val ag_iter_elem(Val iter, Val index) {
+  if (val_is(iter, &ag_staged_type)) {
+    AgStaged *z = (AgStaged *)iter.u.o;
+    Val t = tuple_new(z->is_zip ? z->n : 2);
+    int mark = rt_hold_val(t);
+    if (z->is_zip) {
+      for (int i = 0; i < z->n; i++) ((Tuple *)t.u.o)->items[i] = ag_iter_elem(z->srcs[i], index);
+    } else {
+      bool zero = z->start.tag == VT_INT && z->start.u.i == 0;
+      ((Tuple *)t.u.o)->items[0] = zero ? val_incref(index) : op_apply2(OP_ADD, index, z->start);
+      ((Tuple *)t.u.o)->items[1] = ag_iter_elem(z->srcs[0], index);
+    }
+    rt_unhold(mark);
+    return t;
+  }
+  Val in[2] = {iter, index};
+  OpAttrs ga = {3, {val_none(), val_none(), val_int(0)}};
+  return op_apply(&op_defs[OP_GATHER], 2, in, &ga);
+}
+
 typedef struct AgLoopTrace {
   AgLoop *l;
   Val tmpl;                   /* initial state template (markers: leaf indexes) */
@@ -876,11 +975,7 @@ static Val ag_loop_body_run(void *ud, TraceCtx *bx) {
   l->set(l, state);
   val_decref(state);
   Val elem = val_undef();
-  if (lt->is_for) {
-    Val in[2] = {l->iter, index};
-    OpAttrs ga = {3, {val_none(), val_none(), val_int(0)}};
-    elem = op_apply(&op_defs[OP_GATHER], 2, in, &ga);
-  }
+  if (lt->is_for) elem = ag_iter_elem(l->iter, index);
   l->body(l, elem);
   val_decref(elem);
   Val st = l->get(l);
@@ -990,9 +1085,9 @@ static Val ag_loop_probe_run(void *ud, TraceCtx *bx) {
   l->set(l, p->init);
   Val elem = val_undef();
   if (l->test == NULL) {
-    Val in[2] = {l->iter, val_int(0)};
-    OpAttrs ga = {3, {val_none(), val_none(), val_int(0)}};
-    elem = op_apply(&op_defs[OP_GATHER], 2, in, &ga);
+    Val zero = val_obj(tensor_from_val(val_int(0), DT_INT32));
+    elem = ag_iter_elem(l->iter, zero);
+    val_decref(zero);
   }
   l->body(l, elem);
   val_decref(elem);
@@ -1112,19 +1207,8 @@ static void ag_tf_loop(AgLoop *l, Val max_iter) {
     tensor_release(z);
   }
   if (lt.is_for) {
-    /* iterations: dim 0 of the tensor, static when known */
-    Tensor *it = val_as_tensor(l->iter);
-    if (!it || it->rank < 1) ag_fail(loc, "cannot iterate over a scalar tensor");
-    Val n;
-    if (it->shape[0] >= 0) {
-      n = val_obj(tensor_from_val(val_int(it->shape[0]), DT_INT32));
-    } else {
-      Val shp = op_apply1(OP_SHAPE, l->iter);
-      Val key = val_int(0);
-      OpAttrs at = {1, {key}};
-      n = op_apply(&op_defs[OP_STRIDED_SLICE], 1, &shp, &at);
-      val_decref(shp);
-    }
+    /* iterations: dim 0 of the tensor (the shortest one for zip), static when known */
+    Val n = ag_iter_count(l->iter, loc);
     trace_ref(cx, n, &lt.n_iter);
     val_decref(n);
   }
@@ -1299,7 +1383,7 @@ static Val ag_for_stmt(Val self, int n, const Val *args, const Kw *kw) {
   bool has_extra = a[1].tag != VT_NONE && a[1].tag != VT_UNDEF;
   int loc = rt_cur_loc;
   Val iter = a[0];
-  if (trace_active() && (val_is_tensor(iter) || val_is(iter, &variable_type))) {
+  if (trace_active() && (val_is_tensor(iter) || val_is(iter, &variable_type) || val_is(iter, &ag_staged_type))) {
     Val owned = val_undef();
     if (val_is(iter, &variable_type)) iter = owned = op_apply1(OP_READ_VARIABLE, iter);
     AgLoop l = {ag_py_get, ag_py_set, NULL, has_extra ? ag_py_extra : NULL, ag_py_body, a[3], a[4], val_undef(), a[1],

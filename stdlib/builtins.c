@@ -310,6 +310,8 @@ static Val bi_enumerate(Val self, int n, const Val *args, const Kw *kw) {
   Val a[2];
   args_parse(&spec, n, args, kw, a);
   int64_t start = val_to_index(a[1], NULL);
+  Val staged = ag_staged_iter(false, 1, a, val_int(start));   /* enumerate(t) while tracing: a graph loop source */
+  if (!val_is_undef(staged)) return staged;
   Val src = rt_iter(a[0]);
   Val it = iter_new("enumerate", bi_enumerate_step, src, val_undef(), start, 0);
   val_decref(src);
@@ -351,6 +353,8 @@ static Val bi_zip(Val self, int n, const Val *args, const Kw *kw) {
   static const char *const names[] = {"strict"};
   Val kv[1];
   bi_kwargs("zip", kw, 1, names, kv);
+  Val staged = ag_staged_iter(true, n, args, val_int(0));   /* zip(t1, t2) while tracing: a graph loop source */
+  if (!val_is_undef(staged)) return staged;
   Val its = bi_iters(n, args);
   Val it = iter_new("zip", bi_zip_step, its, val_undef(), 0, 0);
   val_decref(its);

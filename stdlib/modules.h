@@ -9,6 +9,10 @@ Val tf_module(void);
 Val ag_module(void);
 /* range(t) with a traced tensor t: tf.range(...) (agmod.c); VT_UNDEF when no argument is traced. */
 Val ag_range_tensor(int n, const Val *args);
+/* enumerate(t, start) / zip(t1, ...) with a traced tensor among the sources
+ * while tracing: a staged iterable that ag.for_stmt makes a graph loop
+ * (agmod.c); VT_UNDEF otherwise. */
+Val ag_staged_iter(bool is_zip, int n, const Val *args, Val start);
 
 /* Native stdlib modules (`time`, `timeit`) for imports with no .tfs file of
  * that name; VT_UNDEF when unknown. */
