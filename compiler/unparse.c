@@ -566,6 +566,15 @@ static void expr(Out *o, const Ast *e, int prec) {
 
 /* --- statements --- */
 
+/* `return`, `return x`, `raise`, `raise E(...)` */
+static void keyword_opt(Out *o, const char *kw, const Ast *e) {
+  fill(o, kw);
+  if (e) {
+    putch(o, ' ');
+    expr(o, e, P_TEST);
+  }
+}
+
 static void stmt(Out *o, const Ast *s);
 
 static void block(Out *o, const AstList *body) {
@@ -651,13 +660,7 @@ static void stmt(Out *o, const Ast *s) {
     putch(o, ':');
     block(o, &s->body);
     break;
-  case A_RETURN:
-    fill(o, "return");
-    if (s->value) {
-      putch(o, ' ');
-      expr(o, s->value, P_TEST);
-    }
-    break;
+  case A_RETURN: keyword_opt(o, "return", s->value); break;
   case A_DELETE:
     fill(o, "del ");
     expr_list(o, &s->targets, P_TEST);
@@ -716,13 +719,7 @@ static void stmt(Out *o, const Ast *s) {
     putch(o, ':');
     block(o, &s->body);
     break;
-  case A_RAISE:
-    fill(o, "raise");
-    if (s->exc) {
-      putch(o, ' ');
-      expr(o, s->exc, P_TEST);
-    }
-    break;
+  case A_RAISE: keyword_opt(o, "raise", s->exc); break;
   case A_TRY:
     fill(o, "try:");
     block(o, &s->body);
