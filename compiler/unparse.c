@@ -566,6 +566,15 @@ static void expr(Out *o, const Ast *e, int prec) {
 
 /* --- statements --- */
 
+/* An optional trailing clause (`else:`, `finally:`): printed only when it has statements. */
+static void block(Out *o, const AstList *body);
+
+static void clause(Out *o, const char *head, const AstList *body) {
+  if (!body->n) return;
+  fill(o, head);
+  block(o, body);
+}
+
 /* `return`, `return x`, `raise`, `raise E(...)` */
 static void keyword_opt(Out *o, const char *kw, const Ast *e) {
   fill(o, kw);
@@ -688,20 +697,14 @@ static void stmt(Out *o, const Ast *s) {
     expr(o, s->iter, P_TEST);
     putch(o, ':');
     block(o, &s->body);
-    if (s->orelse.n) {
-      fill(o, "else:");
-      block(o, &s->orelse);
-    }
+    clause(o, "else:", &s->orelse);
     break;
   case A_WHILE:
     fill(o, "while ");
     expr(o, s->test, P_TEST);
     putch(o, ':');
     block(o, &s->body);
-    if (s->orelse.n) {
-      fill(o, "else:");
-      block(o, &s->orelse);
-    }
+    clause(o, "else:", &s->orelse);
     break;
   case A_IF: if_chain(o, s); break;
   case A_WITH:
@@ -738,14 +741,8 @@ static void stmt(Out *o, const Ast *s) {
       putch(o, ':');
       block(o, &h->body);
     }
-    if (s->orelse.n) {
-      fill(o, "else:");
-      block(o, &s->orelse);
-    }
-    if (s->finalbody.n) {
-      fill(o, "finally:");
-      block(o, &s->finalbody);
-    }
+    clause(o, "else:", &s->orelse);
+    clause(o, "finally:", &s->finalbody);
     break;
   case A_ASSERT:
     fill(o, "assert ");

@@ -88,14 +88,6 @@ static Val LST(int n, ...) {
   return l;
 }
 
-static Val TUP(int n, ...) {
-  Val t = tuple_new(n);
-  va_list ap;
-  va_start(ap, n);
-  for (int i = 0; i < n; i++) ((Tuple *)t.u.o)->items[i] = va_arg(ap, Val);
-  va_end(ap);
-  return t;
-}
 
 /* ---- numbers and conversions ----------------------------------------------------------------- */
 

@@ -58,15 +58,6 @@ static Val T2(Val a, Val b) {
   return t;
 }
 
-/* A tuple that takes over n owned values. */
-static Val TUP(int n, ...) {
-  Val t = tuple_new(n);
-  va_list ap;
-  va_start(ap, n);
-  for (int i = 0; i < n; i++) ((Tuple *)t.u.o)->items[i] = va_arg(ap, Val);
-  va_end(ap);
-  return t;
-}
 
 /* {k1: v1, k2: v2} from owned values. */
 static Val DICT2(Val k1, Val v1, Val k2, Val v2) {

@@ -4,8 +4,10 @@
 
 #include <check.h>
 #include <setjmp.h>
+#include <stdarg.h>
 #include <stdio.h>
 
+#include "object.h"
 #include "value.h"
 
 static inline Val I(int64_t i) { return val_int(i); }
@@ -29,6 +31,16 @@ static inline const char *valtest_text(Val v, bool repr) {
 }
 static inline const char *R(Val v) { return valtest_text(v, true); }
 static inline const char *STR(Val v) { return valtest_text(v, false); }
+
+/* A tuple that takes over n owned values. */
+static inline Val TUP(int n, ...) {
+  Val t = tuple_new(n);
+  va_list ap;
+  va_start(ap, n);
+  for (int i = 0; i < n; i++) ((Tuple *)t.u.o)->items[i] = va_arg(ap, Val);
+  va_end(ap);
+  return t;
+}
 
 #define EQ(expr, text) ck_assert_str_eq(R(expr), text)
 
