@@ -74,6 +74,7 @@ static void conv_geometry(OpCall *c, const TMeta *x, tfs_i64 kh, tfs_i64 kw, int
 
 /* ---- Conv2D: input [N,H,W,C], filters [KH,KW,C,O] -> [N,OH,OW,O] ------------------------- */
 
+/* shape: NHWC input [batch, height, width, in_channels] and HWIO filter [h, w, in_channels, out_channels] give [batch, out_height, out_width, out_channels], the spatial sizes set by strides and padding (SAME: ceil(in / stride); VALID: ceil((in - k + 1) / stride)). */
 void meta_conv2d(OpCall *c) {
   const TMeta *x = &c->inm[0], *f = &c->inm[1];
   conv_channels_last(c, 2);
@@ -152,6 +153,7 @@ void k_conv2d(OpCall *c) {
 
 /* ---- the gradient ops: (input, filters, dy) -> d input / d filters --------------------------- */
 
+/* shape: the shape of the input (or filter) the gradient is taken with respect to. */
 void meta_conv2d_grad(OpCall *c) {
   const TMeta *x = &c->inm[0], *f = &c->inm[1];
   conv_geometry(c, x, f->shape[0], f->shape[1], 0, 1);
@@ -173,6 +175,7 @@ void k_conv2d_grad(OpCall *c) {
 
 /* ---- MaxPool: input [N,H,W,C] -> [N,OH,OW,C]; padded cells never win ------------------------------ */
 
+/* shape: NHWC [batch, out_height, out_width, channels], the spatial sizes set by ksize, strides and padding as for tf.nn.conv2d. */
 void meta_max_pool(OpCall *c) {
   const TMeta *x = &c->inm[0];
   conv_channels_last(c, 3);
@@ -219,6 +222,7 @@ void k_max_pool(OpCall *c) {
 }
 
 /* MaxPoolGrad(orig_input, grad, ksize, strides, padding): grad flows to each window's winner. */
+/* shape: the pooled input's shape. */
 void meta_max_pool_grad(OpCall *c) {
   const TMeta *x = &c->inm[0];
   tfs_i64 kh, kw;

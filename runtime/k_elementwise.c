@@ -245,6 +245,7 @@ static const BinLoop bin_loops[OP__COUNT][DT__COUNT] = {
   [OP_LOGICAL_AND] = {[DT_BOOL] = and_b}, [OP_LOGICAL_OR] = {[DT_BOOL] = or_b}, [OP_LOGICAL_XOR] = {[DT_BOOL] = xor_b},
 };
 
+/* shape: the NumPy broadcast of x's and y's shapes (dimensions equal, or one of them 1); comparisons give bool, integer true division float64. */
 void meta_binary(OpCall *c) {
   op_broadcast_meta(c, &c->inm[0], &c->inm[1], &c->outm[0]);
   DType dt = c->inm[0].dtype;
@@ -408,6 +409,7 @@ static const UnLoop un_loops[OP__COUNT][DT__COUNT] = {
   [OP_LOGICAL_NOT] = {[DT_BOOL] = not_b},
 };
 
+/* shape: the input's shape and dtype. */
 void meta_unary(OpCall *c) {
   c->outm[0] = c->inm[0];
   OpId id = c->op->id;
@@ -578,6 +580,7 @@ void ew_fill(Tensor *dst, double fv, tfs_i64 iv) {
   }
 }
 
+/* shape: the input's shape, in the requested dtype. */
 void meta_cast(OpCall *c) {
   int dt = op_attr_dtype(c, 0, -1);
   if (dt < 0) op_fail(c, ERR_TYPE, "tf.cast: dtype is required");
@@ -600,6 +603,7 @@ static void sel_body(void *ctx, char *o, char *const *p, tfs_i64 len, const tfs_
   }
 }
 
+/* shape: the broadcast of condition, x and y. */
 void meta_select(OpCall *c) {
   bool hx = c->inm[1].rank != TMETA_ABSENT, hy = c->inm[2].rank != TMETA_ABSENT;
   if (hx != hy) op_fail(c, ERR_VALUE, "x and y must both be non-None or both be None.");
@@ -647,6 +651,7 @@ void k_select(OpCall *c) {
   }
 }
 
+/* shape: the input's shape; the bounds broadcast to it. */
 void meta_clip(OpCall *c) {
   TMeta t;
   op_broadcast_meta(c, &c->inm[0], &c->inm[1], &t);
@@ -678,6 +683,7 @@ void k_clip(OpCall *c) {
 
 /* ---- add_n ------------------------------------------------------------------------------------------ */
 
+/* shape: every input has the same shape and dtype; the result has it too. */
 void meta_add_n(OpCall *c) {
   c->outm[0] = c->inm[0];
   for (int i = 1; i < c->nin; i++) {

@@ -9,6 +9,7 @@
  * tensor holding each element's own flat index, which says where every
  * element of dy came from; repeated indices (gather, mirrored pads) accumulate,
  * index -1 (a constant pad's fill) came from no element. */
+/* shape: the shape of the gathered params. */
 void meta_scatter_grad(OpCall *c) {
   c->outm[0] = c->inm[0];
   c->outm[0].dtype = c->inm[1].dtype;
@@ -120,10 +121,12 @@ void k_stack_push(OpCall *c) {
   s->v[s->n++] = tensor_retain(c->in[0]);
 }
 
+/* shape: a scalar int32. */
 void meta_stack_size(OpCall *c) { meta_set(&c->outm[0], DT_INT32, 0, NULL); }
 
 void k_stack_size(OpCall *c) { *(int32_t *)tensor_data(c->out[0]) = acc_of(c, 0)->n; }
 
+/* shape: the shape of the pushed value. */
 void meta_stack_get(OpCall *c) { c->outm[0] = acc_of(c, 0)->m; }
 
 void k_stack_get(OpCall *c) {

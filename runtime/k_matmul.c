@@ -100,6 +100,7 @@ static void mm_flags(OpCall *c, bool *ta, bool *tb) {
   *tb = mm_attr_flag(c, 1) || mm_attr_flag(c, 3);
 }
 
+/* shape: [..., m, n] from a [..., m, k] and b [..., k, n] (after transpose_a / transpose_b); both at least rank 2, batch dimensions broadcast. */
 void meta_matmul(OpCall *c) {
   const TMeta *a = &c->inm[0], *b = &c->inm[1];
   TMeta *o = &c->outm[0];
@@ -204,6 +205,7 @@ void k_matmul(OpCall *c) { mm_batched(c, NULL, false); }
 
 /* _FusedMatMul(a, b, bias): the planner only fuses a [N] bias of the product's
  * dtype whose size it knows to match, but the checks stay for direct callers. */
+/* shape: as tf.matmul: [..., m, n] from [..., m, k] and [..., k, n]. */
 void meta_fused_matmul(OpCall *c) {
   meta_matmul(c);
   const TMeta *o = &c->outm[0], *bm = &c->inm[2];
@@ -228,6 +230,7 @@ void k_fused_matmul(OpCall *c) {
 
 /* ---- transpose ------------------------------------------------------------------------------ */
 
+/* shape: the input's dimensions permuted by perm (reversed by default). */
 void meta_transpose(OpCall *c) {
   const TMeta *a = &c->inm[0];
   TMeta *o = &c->outm[0];
@@ -268,6 +271,7 @@ void k_transpose(OpCall *c) {
 
 /* ---- bias_add ------------------------------------------------------------------------------- */
 
+/* shape: value's shape; bias is 1-D and its length equals value's last dimension. */
 void meta_bias_add(OpCall *c) {
   const TMeta *v = &c->inm[0], *b = &c->inm[1];
   Val fmt = op_attr(c, 0);

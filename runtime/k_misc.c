@@ -9,6 +9,7 @@
 #include "ops.h"
 #include "trace.h"
 
+/* shape: no output (a side effect only). */
 void meta_none(OpCall *c) { c->nout = 0; }
 
 /* ---- asserts -------------------------------------------------------------------------- */
@@ -255,6 +256,7 @@ void k_print(OpCall *c) {
 
 /* ---- timestamp -------------------------------------------------------------------------------- */
 
+/* shape: a scalar float64. */
 void meta_timestamp(OpCall *c) { meta_set(&c->outm[0], DT_FLOAT64, 0, NULL); }
 
 void k_timestamp(OpCall *c) {
@@ -265,6 +267,7 @@ void k_timestamp(OpCall *c) {
 
 /* ---- variables ---------------------------------------------------------------------------------- */
 
+/* shape: the variable's shape and dtype. */
 void meta_read_var(OpCall *c) {
   Variable *v = (Variable *)c->args[0].u.o;
   meta_set(&c->outm[0], v->value->dtype, v->value->rank, v->value->shape);

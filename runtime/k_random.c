@@ -90,6 +90,7 @@ static double normal01(tfs_u64 *st) {
 }
 
 /* Attributes (uniform): shape, minval, maxval, dtype, seed; (normal): shape, mean, stddev, dtype, seed. */
+/* shape: the requested shape. */
 void meta_random(OpCall *c) {
   tfs_i64 dims[TFS_MAX_RANK];
   int r = val_to_dims(op_attr(c, 0), dims, false, c->op->id == OP_RANDOM_UNIFORM ? "tf.random.uniform" : "tf.random.normal");
@@ -148,6 +149,7 @@ void k_random(OpCall *c) {
 }
 
 /* dropout attributes: rate, noise_shape, seed. */
+/* shape: the input's shape. */
 void meta_dropout(OpCall *c) {
   c->outm[0] = c->inm[0];
   double rate = op_attr_float(c, 0, -1);

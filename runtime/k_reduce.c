@@ -161,6 +161,7 @@ static void reduce_bool(OpId id, const bool *x, bool *o, tfs_i64 O, tfs_i64 R, t
 }
 
 /* Scratch: iscr[0..rank) reduce flags of the input dims. */
+/* shape: the input shape without the reduced axes (all axes when axis is None), or with them kept as 1 when keepdims=True. */
 void meta_reduce(OpCall *c) {
   const TMeta *a = &c->inm[0];
   TMeta *o = &c->outm[0];
@@ -228,6 +229,7 @@ void k_reduce(OpCall *c) {
 
 /* ---- argmax / argmin ---------------------------------------------------------------------------- */
 
+/* shape: the input's shape without the reduced axis; int64 unless output_type says int32. */
 void meta_argminmax(OpCall *c) {
   const TMeta *a = &c->inm[0];
   TMeta *o = &c->outm[0];
@@ -291,6 +293,7 @@ void k_argminmax(OpCall *c) {
 
 /* ---- softmax family ------------------------------------------------------------------------------- */
 
+/* shape: the input's shape (the last axis, or axis, is normalised). */
 void meta_softmax(OpCall *c) {
   const TMeta *a = &c->inm[0];
   c->outm[0] = *a;
@@ -360,6 +363,7 @@ static _Noreturn void xent_shape_fail(OpCall *c, const TMeta *l, const TMeta *g)
   op_fail_sb(c, ERR_VALUE, &s);
 }
 
+/* shape: labels' shape (logits have one more dimension, the classes). */
 void meta_sparse_xent(OpCall *c) {
   const TMeta *l = &c->inm[0], *g = &c->inm[1];
   TMeta *o = &c->outm[0];
@@ -409,6 +413,7 @@ void k_sparse_xent(OpCall *c) {
   tensor_release(x);
 }
 
+/* shape: labels and logits share a shape; the result drops the last (class) axis. */
 void meta_xent(OpCall *c) {
   const TMeta *l = &c->inm[0], *g = &c->inm[1];
   TMeta *o = &c->outm[0];
@@ -473,6 +478,7 @@ void k_xent(OpCall *c) {
 /* ---- linalg.norm --------------------------------------------------------------------------------------
  * Scratch: iscr[0..rank) reduce flags; fscr[0] the order p (inf: max). */
 
+/* shape: a scalar, or the input's shape without the reduced axes (kept as 1 with keepdims=True). */
 void meta_norm(OpCall *c) {
   const TMeta *a = &c->inm[0];
   TMeta *o = &c->outm[0];

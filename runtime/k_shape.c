@@ -30,6 +30,7 @@ static void own_strings(Tensor *t) {
 
 /* ---- identity and views over the same elements -------------------------------------- */
 
+/* shape: the input's shape and dtype. */
 void meta_identity(OpCall *c) { c->outm[0] = c->inm[0]; }
 void k_identity(OpCall *c) { c->out[0] = tensor_retain(c->in[0]); }
 /* a new view, so the result has an identity of its own (gradient tapes key on it) */
@@ -38,6 +39,7 @@ void k_stop_gradient(OpCall *c) {
   c->out[0] = tensor_view(t, t->rank, t->shape, t->strides, t->offset);
 }
 
+/* shape: the requested shape; one dimension may be -1 and is inferred; the number of elements must not change. */
 void meta_reshape(OpCall *c) {
   const TMeta *a = &c->inm[0];
   TMeta *o = &c->outm[0];
@@ -71,6 +73,7 @@ void meta_reshape(OpCall *c) {
   meta_set(o, a->dtype, r, dims);
 }
 
+/* shape: the input's shape with a 1 inserted at axis (negative axes count from the end, -1 appends). */
 void meta_expand_dims(OpCall *c) {
   const TMeta *a = &c->inm[0];
   tfs_i64 axis = op_attr_int(c, 0, 0);
@@ -88,6 +91,7 @@ void meta_expand_dims(OpCall *c) {
   for (int i = 0, j = 0; i <= r; i++) o->shape[i] = i == ax ? 1 : a->shape[j++];
 }
 
+/* shape: the input's shape without its size-1 dimensions (only those in axis when given). */
 void meta_squeeze(OpCall *c) {
   const TMeta *a = &c->inm[0];
   TMeta *o = &c->outm[0];
@@ -155,6 +159,7 @@ static Val ss_bound(const OpCall *c, Val v, bool *unknown) {
   return val_int(tensor_get_i(b, k));
 }
 
+/* shape: Python slicing rules per dimension; an integer index drops its dimension, tf.newaxis adds one, ... spans the rest. */
 void meta_strided_slice(OpCall *c) {
   const TMeta *a = &c->inm[0];
   TMeta *o = &c->outm[0];
@@ -260,6 +265,7 @@ void k_strided_slice(OpCall *c) {
 }
 
 /* tf.slice(input_, begin, size): scratch iscr[0..7] begin. */
+/* shape: size, with -1 meaning "to the end" of that dimension. */
 void meta_slice(OpCall *c) {
   const TMeta *a = &c->inm[0];
   TMeta *o = &c->outm[0];
@@ -290,6 +296,7 @@ void k_slice(OpCall *c) {
 
 /* ---- concat, stack, unstack ------------------------------------------------------------------ */
 
+/* shape: the inputs agree on every dimension but axis; the result has the sum of their sizes along it. */
 void meta_concat(OpCall *c) {
   const TMeta *a = &c->inm[0];
   TMeta *o = &c->outm[0];
@@ -354,6 +361,7 @@ static void concat_into(Tensor *o, int nin, Tensor **in, int ax, bool stacked) {
 
 void k_concat(OpCall *c) { concat_into(c->out[0], c->nin, c->in, (int)c->iscr[0], false); }
 
+/* shape: the common input shape with a new dimension of size len(values) at axis. */
 void meta_stack(OpCall *c) {
   const TMeta *a = &c->inm[0];
   TMeta *o = &c->outm[0];
@@ -390,6 +398,7 @@ void meta_stack(OpCall *c) {
 
 void k_stack(OpCall *c) { concat_into(c->out[0], c->nin, c->in, (int)c->iscr[0], true); }
 
+/* shape: len = the size of axis; each result is the input's shape without axis. */
 void meta_unstack(OpCall *c) {
   const TMeta *a = &c->inm[0];
   if (a->rank < 0) op_fail(c, ERR_VALUE, "Cannot infer argument `num` from shape <unknown>");
@@ -428,6 +437,7 @@ void k_unstack(OpCall *c) {
 
 /* ---- gather ------------------------------------------------------------------------------------ */
 
+/* shape: params' shape with the axis dimension replaced by indices' shape. */
 void meta_gather(OpCall *c) {
   const TMeta *p = &c->inm[0], *ix = &c->inm[1];
   TMeta *o = &c->outm[0];
@@ -488,6 +498,7 @@ void k_gather(OpCall *c) {
 }
 
 /* tf.gather_nd: each row of indices' last dimension (k entries) addresses a slice of params' dims k..; iscr[0] = k. */
+/* shape: indices' shape without its last dimension, followed by the dimensions of params its last dimension does not index. */
 void meta_gather_nd(OpCall *c) {
   const TMeta *p = &c->inm[0], *ix = &c->inm[1];
   TMeta *o = &c->outm[0];
@@ -584,6 +595,7 @@ static int pad_pairs(OpCall *c, tfs_i64 *lo, tfs_i64 *hi) {
   return n;
 }
 
+/* shape: each dimension grows by the two amounts of its paddings row. */
 void meta_pad(OpCall *c) {
   const TMeta *a = &c->inm[0];
   TMeta *o = &c->outm[0];
@@ -662,6 +674,7 @@ void k_pad(OpCall *c) {
 
 /* ---- tile, broadcast_to, one_hot ------------------------------------------------------------- */
 
+/* shape: each dimension multiplied by its multiple. */
 void meta_tile(OpCall *c) {
   const TMeta *a = &c->inm[0];
   TMeta *o = &c->outm[0];
@@ -706,6 +719,7 @@ void k_tile(OpCall *c) {
   if (c->out[0]->size) copy_mapped(c->out[0], c->in[0], true);
 }
 
+/* shape: the requested shape, which the input must broadcast to. */
 void meta_broadcast_to(OpCall *c) {
   const TMeta *a = &c->inm[0];
   TMeta *o = &c->outm[0];
@@ -733,6 +747,7 @@ void k_broadcast_to(OpCall *c) {
   if (c->out[0]->size) copy_mapped(c->out[0], c->in[0], false);
 }
 
+/* shape: indices' shape with a new dimension of size depth at axis (last by default). */
 void meta_one_hot(OpCall *c) {
   const TMeta *ix = &c->inm[0];
   TMeta *o = &c->outm[0];
@@ -787,6 +802,7 @@ void k_one_hot(OpCall *c) {
 
 /* ---- shape, size, rank --------------------------------------------------------------------------- */
 
+/* shape: [rank] (1-D), or a scalar for tf.rank and tf.size. */
 void meta_shape_of(OpCall *c) {
   const TMeta *a = &c->inm[0];
   TMeta *o = &c->outm[0];
@@ -811,6 +827,7 @@ void k_shape_of(OpCall *c) {
 
 /* ---- creation --------------------------------------------------------------------------------------- */
 
+/* shape: the input's shape, in the input's dtype unless dtype is given. */
 void meta_like(OpCall *c) {
   c->outm[0] = c->inm[0];
   int dt = op_attr_dtype(c, 0, -1);
@@ -818,6 +835,7 @@ void meta_like(OpCall *c) {
   if (c->op->id == OP_ONES_LIKE && c->outm[0].dtype == DT_STRING) op_fail(c, ERR_INVALID_ARGUMENT, "ones_like is not defined for string tensors");
 }
 
+/* shape: the requested shape. */
 void meta_zeros(OpCall *c) {
   tfs_i64 dims[TFS_MAX_RANK];
   int r = val_to_dims(op_attr(c, 0), dims, false, c->op->id == OP_ZEROS ? "tf.zeros" : "tf.ones");
@@ -826,6 +844,7 @@ void meta_zeros(OpCall *c) {
   meta_set(&c->outm[0], (DType)dt, r, dims);
 }
 
+/* shape: the requested dims, filled with the scalar value. */
 void meta_fill(OpCall *c) {
   const TMeta *v = &c->inm[0];
   if (v->rank != 0) {
@@ -854,6 +873,7 @@ void k_fill(OpCall *c) {
   }
 }
 
+/* shape: [num_rows, num_columns] (num_columns defaults to num_rows), with batch_shape in front. */
 void meta_eye(OpCall *c) {
   tfs_i64 n = op_attr_int(c, 0, -1);
   tfs_i64 m = op_attr_int(c, 1, n);
@@ -889,6 +909,7 @@ static int range_kind(Val v) {   /* 0 absent, 1 int, 2 float; tensors by dtype *
   return 1;
 }
 
+/* shape: [ceil((limit - start) / delta)], 1-D. */
 void meta_range(OpCall *c) {
   bool has_limit = op_attr_given(c, 1);
   double start = op_attr_float(c, 0, 0), limit = op_attr_float(c, 1, 0), delta = op_attr_float(c, 2, 1);
@@ -934,6 +955,7 @@ void k_range(OpCall *c) {
   }
 }
 
+/* shape: [num]. */
 void meta_linspace(OpCall *c) {
   if (c->inm[0].rank != 0 || c->inm[1].rank != 0) op_fail(c, ERR_UNIMPLEMENTED, "tf.linspace: only scalar start and stop are supported");
   if (!op_attr_given(c, 0)) op_fail(c, ERR_TYPE, "tf.linspace() missing required argument 'num'");

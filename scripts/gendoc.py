@@ -34,6 +34,9 @@ class Entry:
         self.name, self.sig, self.doc, self.where, self.group = name, sig, doc, where, group
         self.aliases = [a for a in aliases if a != name]
         self.args = args
+        self.funcs = []      # C functions whose errors the entry lists (an op's meta and kernel, a native's body)
+        self.shape = ""
+        self.errors = []
 
 
 def c_args(text):
@@ -110,8 +113,10 @@ def read_ops(root, errors):
         if attrs:
             parts.append("Host arguments: " + ", ".join(attrs) + ".")
         for n in names:
-            entries.append(Entry(n, sig, doc, "runtime/ops.def:%d" % line, "tf ops: " + re.sub(r" \(.*\)$", "", group),
-                                 names, " ".join(parts)))
+            e = Entry(n, sig, doc, "runtime/ops.def:%d" % line, "tf ops: " + re.sub(r" \(.*\)$", "", group),
+                      names, " ".join(parts))
+            e.funcs = [args[7].strip(), args[8].strip()] if len(args) > 8 else []
+            entries.append(e)
     return entries
 
 
@@ -143,9 +148,88 @@ def read_blocks(root, errors):
                 names.append((m.group(1), m.group(3)))
             if not doc:
                 errors.append("%s:%d: error: doc block for %s has no summary line" % (rel, start + 1, head))
+            # the native function defined right below the block raises the entry's errors
+            fm = re.match(r"^(?:static\s+)?[A-Za-z_][\w\s*]*?\b(\w+)\s*\(", lines[i]) if i < len(lines) else None
             for n, sig in names:
-                entries.append(Entry(n, sig, doc, "%s:%d" % (rel, start + 1), group_of(n), [x[0] for x in names]))
+                e = Entry(n, sig, doc, "%s:%d" % (rel, start + 1), group_of(n), [x[0] for x in names])
+                e.funcs = [fm.group(1)] if fm else []
+                entries.append(e)
     return entries
+
+
+# Helpers every op goes through: their messages belong to the common errors, not to one entry.
+COMMON = {"op_fail", "rt_throw", "rt_throw_at", "args_parse", "op_attr", "op_attr_int", "op_attr_bool", "op_attr_axes",
+          "rt_repr", "rt_str", "op_call", "op_run", "rt_call", "ag_convert_value", "to_tensor", "rt_to_tensor"}
+
+
+COMMON_AT = 8    # distinct functions reaching a message before it counts as common to all
+
+
+def c_functions(root):
+    """name -> (file, first line, last line, body) of every function defined in runtime/ and stdlib/."""
+    funcs = {}
+    for path in sorted(glob.glob(os.path.join(root, "runtime", "*.c")) + glob.glob(os.path.join(root, "stdlib", "*.c"))):
+        rel = os.path.relpath(path, root)
+        lines = open(path).read().split("\n")
+        for i, l in enumerate(lines):
+            m = re.match(r"^(?:static\s+)?(?:inline\s+)?[A-Za-z_][\w\s*]*?\b(\w+)\s*\([^;]*$", l)
+            if not m or l.startswith((" ", "#", "/", "}", "{")) or l.startswith(("if", "for", "while", "return")):
+                continue
+            j = i
+            while j < len(lines) and lines[j] != "}" and (j == i or not re.match(r"^\w.*\)\s*\{\s*$", lines[j])):
+                j += 1
+            funcs.setdefault(m.group(1), (rel, i + 1, j + 1, "\n".join(lines[i:j + 1])))
+    return funcs
+
+
+def add_details(root, entries):
+    """Each entry's shape rule (the `/* shape: ... */` line above its op's meta function) and the messages its
+    meta function, kernel or native body can raise, found by errindex.py in those functions and their callees."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import errindex
+    found = errindex.scan(root)
+    bysite = {}
+    for t, (cls, _area, sites) in found.items():
+        for site in sites:
+            f, ln = site.rsplit(":", 1)
+            bysite.setdefault(f, []).append((int(ln), t, cls))
+    funcs = c_functions(root)
+    shapes = {}
+    for path in glob.glob(os.path.join(root, "runtime", "*.c")) + glob.glob(os.path.join(root, "stdlib", "*.c")):
+        for m in re.finditer(r"^/\* shape: (.*?)\s*\*/\n(?:static )?void (meta_\w+)\(", open(path).read(), re.M):
+            shapes[m.group(2)] = m.group(1)
+
+    def msgs(fn, depth, seen):
+        if fn in seen or fn not in funcs or fn in COMMON:
+            return []
+        seen.add(fn)
+        rel, a, b, body = funcs[fn]
+        out = sorted((ln, t, c) for (ln, t, c) in bysite.get(rel, []) if a <= ln <= b)
+        out = [(t, c) for _ln, t, c in out]
+        if depth:
+            for callee in dict.fromkeys(re.findall(r"\b([a-z]\w*)\s*\(", body[body.find("{"):])):
+                out += msgs(callee, depth - 1, seen)
+        return out
+
+    for e in entries:
+        seen = set()
+        got = []
+        for fn in e.funcs:
+            got += msgs(fn, 2, seen)
+        e.errors = list(dict.fromkeys((" ".join(t.split()), c) for t, c in got))
+        e.shape = next((shapes[f] for f in e.funcs if f in shapes), "")
+    # a message most entries reach comes from the shared call machinery: list it once, not per entry
+    count, done = {}, set()
+    for e in entries:
+        if tuple(e.funcs) in done:
+            continue    # ops sharing a meta function and kernel count once
+        done.add(tuple(e.funcs))
+        for x in e.errors:
+            count[x] = count.get(x, 0) + 1
+    common = [x for x, k in count.items() if k >= COMMON_AT]
+    for e in entries:
+        e.errors = [x for x in e.errors if x not in common]
+    return sorted(common, key=lambda x: (x[1], x[0]))
 
 
 def group_of(name):
@@ -263,7 +347,12 @@ def update_examples(root, tfs):
     write_examples(root, ex, header)
 
 
-def write_md(entries, examples=None):
+def err_item(t, c):
+    code, pad = ("``", " ") if "`" in t else ("`", "")
+    return "- %s: %s%s%s%s%s" % (c, code, pad, t, pad, code)
+
+
+def write_md(entries, examples=None, common=()):
     groups = {}
     for e in entries:
         groups.setdefault(e.group, []).append(e)
@@ -279,6 +368,13 @@ def write_md(entries, examples=None):
     for g in order:
         out.append("- [%s](#%s)" % (g, anchor(g)))
     out.append("")
+    if common:
+        out += ["Each entry lists the messages its own code can raise, found in the sources by scripts/errindex.py "
+                "(every message is explained in [errors.md](../errors.md#index-of-messages)). Besides those, any "
+                "call can fail with the argument errors of Python (`… takes at most … arguments`, "
+                "`… got an unexpected keyword argument …`) and these, raised by the machinery all calls share:", ""]
+        out += [err_item(t, c) for t, c in common]
+        out.append("")
     seen = set()
     for g in order:
         out += ["## " + g, ""]
@@ -292,6 +388,11 @@ def write_md(entries, examples=None):
             out.append(e.doc)
             if e.args:
                 out += ["", e.args]
+            if e.shape:
+                out += ["", "Shape: " + e.shape]
+            if e.errors:
+                out += ["", "Errors its implementation can raise (a kernel shared by several ops lists them all; see [errors.md](../errors.md#index-of-messages)):", ""]
+                out += [err_item(t, c) for t, c in e.errors]
             if e.aliases:
                 out += ["", "Also: " + ", ".join("`%s`" % a for a in e.aliases)]
             ex = (examples or {}).get(e.name)
@@ -315,6 +416,11 @@ def main():
     entries = read_ops(a.root, errors) + read_blocks(a.root, errors)
     for i, e in enumerate(entries):
         e.seq = i
+    common = add_details(a.root, entries)
+    for e in entries:
+        if e.where.startswith("runtime/ops.def") and not e.shape and e.funcs:
+            errors.append("%s: error: %s's meta function %s has no `/* shape: ... */` line above its definition"
+                          % (e.where, e.name, e.funcs[0]))
     names = {}
     for e in entries:
         if e.name in names:
@@ -351,7 +457,7 @@ def main():
     if a.c:
         with open(a.c, "w") as f:
             f.write(write_c(entries))
-    md = write_md(entries, examples)
+    md = write_md(entries, examples, common)
     if a.md:
         with open(a.md, "w") as f:
             f.write(md)
