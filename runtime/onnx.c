@@ -864,7 +864,8 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
       ox_set(vals, 1, onv);
       char *vn = ox_const(x, vals, loc);
       tensor_release(vals);
-      char *oin[3] = {in[0], ox_i64(x, depth), vn};
+      /* ONNX Runtime's OneHot kernels take int64 indices */
+      char *oin[3] = {ox_cast(x, in[0], DT_INT64), ox_i64(x, depth), vn};
       char *o;
       Onnx__NodeProto *nd = ox_emit(x, "OneHot", 3, oin, 1, &o);
       ox_attr_i(x, nd, "axis", ox_int_attr(n, 3, -1, loc));
@@ -1151,6 +1152,9 @@ unsigned char *onnx_model_pack(const Graph *g, const char *fname, size_t *len) {
   for (int i = 0; i < g->ninputs; i++) {
     const GraphNode *p = &g->nodes[g->inputs[i]];
     in[i] = pa_strdup(&a, p->name);
+    if (p->outm[0].rank < 0)
+      rt_throw_at(p->loc, ERR_UNIMPLEMENTED, "tf.function '%s': argument '%s' has unknown rank: an ONNX model input needs one", fname,
+                  p->name);
     gp->input[i] = ox_value_info(&x, in[i], &p->outm[0], true, in[i]);
   }
   char **outs = pa_alloc(&a, sizeof(char *) * (size_t)(g->noutputs + 1));
@@ -1159,6 +1163,9 @@ unsigned char *onnx_model_pack(const Graph *g, const char *fname, size_t *len) {
   gp->output = ox_vis(&x, g->noutputs);
   for (int i = 0; i < g->noutputs; i++) {
     char *name = pa_printf(&a, "output_%d", i);
+    if (graph_meta(g, g->outputs[i])->rank < 0)
+      rt_throw_at(g->nodes[g->outputs[i].node].loc, ERR_UNIMPLEMENTED,
+                  "tf.function '%s': result %d has unknown rank: an ONNX model output needs one", fname, i);
     Onnx__NodeProto *nd = ox_emit(&x, "Identity", 1, &outs[i], 1, (char *[1]){0});
     nd->output[0] = name;
     gp->output[i] = ox_value_info(&x, name, graph_meta(g, g->outputs[i]), true, NULL);
