@@ -147,11 +147,12 @@ int driver_run(const char *path, int argc, char **argv, const DriverOpts *opts) 
 }
 
 static void (*onnx_real_entry)(void);
+static bool onnx_ok;
 
 /* The program's top level, then the export of the function it defined. */
 static void onnx_entry(void) {
   onnx_real_entry();
-  onnx_export_finish();
+  onnx_ok = onnx_export_finish();
 }
 
 /* Run the program with its standard output discarded (its top level defines
@@ -175,9 +176,10 @@ int driver_onnx(const char *path, const char *function, const char *out_path, co
         dup2(null, 1);
         close(null);
       }
-      onnx_export_setup(function, out_path, io_path);
+      onnx_export_setup(path, function, out_path, io_path);
       char *argv[] = {(char *)path, NULL};
       rc = rt_main(1, argv, onnx_entry, leave);
+      if (rc == 0 && !onnx_ok) rc = 1;
       jit_free(j);
     }
   }

@@ -2,6 +2,7 @@
 #include "onnx.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -1197,7 +1198,7 @@ unsigned char *onnx_model_pack(const Graph *g, const char *fname, size_t *len) {
 
 /* ---- tfsc --onnx ------------------------------------------------------------------------------------------ */
 
-static const char *ex_fn, *ex_out, *ex_io;
+static const char *ex_path, *ex_fn, *ex_out, *ex_io;
 static StrBuf ex_json;        /* the recorded call, once recorded */
 static bool ex_recorded;
 
@@ -1251,7 +1252,8 @@ static void ex_call_hook(const char *name, int nin, Tensor **in, Val result) {
   sb_puts(&ex_json, "]}\n");
 }
 
-void onnx_export_setup(const char *function, const char *out, const char *io) {
+void onnx_export_setup(const char *path, const char *function, const char *out, const char *io) {
+  ex_path = path;
   ex_fn = function;
   ex_out = out;
   ex_io = io;
@@ -1259,22 +1261,33 @@ void onnx_export_setup(const char *function, const char *out, const char *io) {
   if (io) tffn_sig_call_hook = ex_call_hook;
 }
 
-void onnx_export_finish(void) {
+/* Errors about the command line's choices name the program, as tfsc --to-code does. */
+static bool ex_error(const char *fmt, const char *a, const char *b) {
+  rt_flush();
+  fprintf(stderr, "%s: error: ", ex_path);
+  fprintf(stderr, fmt, a, b);
+  fputc('\n', stderr);
+  sb_free(&ex_json);
+  return false;
+}
+
+bool onnx_export_finish(void) {
   tffn_sig_call_hook = NULL;
   Val v = module_global(0, ex_fn);
   const char *name = NULL;
-  Graph *g = val_is_undef(v) ? NULL : tffn_signature_graph(v, &name);
-  if (val_is_undef(v)) rt_throw_at(-1, ERR_NAME, "--onnx: the program defines no global '%s'", ex_fn);
-  if (!g) rt_throw_at(-1, ERR_TYPE, "--onnx: '%s' is not a tf.function with an input_signature", ex_fn);
+  if (val_is_undef(v)) return ex_error("the program defines no global '%s'%s", ex_fn, "");
+  Graph *g = tffn_signature_graph(v, &name);
+  if (!g) return ex_error("'%s' is not a tf.function with an input_signature%s", ex_fn, "");
   size_t n;
   unsigned char *bytes = onnx_model_pack(g, name, &n);
   int e = af_write(ex_out, bytes, n);
   free(bytes);
-  if (e) rt_throw_at(-1, ERR_IO, "--onnx: cannot write '%s': %s", ex_out, strerror(e));
+  if (e) return ex_error("cannot write '%s': %s", ex_out, strerror(e));
   if (ex_io) {
     if (!ex_recorded) sb_puts(&ex_json, "{\"inputs\": null, \"outputs\": null}\n");
     e = af_write(ex_io, ex_json.data, ex_json.len);
-    if (e) rt_throw_at(-1, ERR_IO, "--onnx: cannot write '%s': %s", ex_io, strerror(e));
+    if (e) return ex_error("cannot write '%s': %s", ex_io, strerror(e));
   }
   sb_free(&ex_json);
+  return true;
 }

@@ -2,6 +2,7 @@
 #ifndef TFS_ONNX_H
 #define TFS_ONNX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "graph.h"
@@ -15,8 +16,9 @@ unsigned char *onnx_model_pack(const Graph *g, const char *fname, size_t *len);
  * program runs (records its first call of NAME when IO is set), then call
  * onnx_export_finish once its top level has run: it finds the global NAME,
  * exports its input_signature graph to OUT (atomically) and writes the
- * recorded call's inputs and outputs to IO as JSON. */
-void onnx_export_setup(const char *function, const char *out, const char *io);
-void onnx_export_finish(void);
+ * recorded call's inputs and outputs to IO as JSON.  Errors about the choice
+ * of function or the output file are printed as "PATH: error: ...". */
+void onnx_export_setup(const char *path, const char *function, const char *out, const char *io);
+bool onnx_export_finish(void);   /* false: an error was printed */
 
 #endif

@@ -72,18 +72,57 @@ def same(want, got):
     return None if ok else "values %s vs %s" % (a.ravel()[:8], b.ravel()[:8])
 
 
+def cli_checks(tfsc, work):
+    """Refusals and bad choices: located or named errors, exit status 1, and no file touched (atomic writes)."""
+    fails = []
+    prog = os.path.join(work, "cli.tfs")
+    with open(prog, "w") as f:
+        f.write("@tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])\n"
+                "def noisy(x):\n"
+                "    tf.print(x)\n"
+                "    return x + 1.0\n"
+                "\n"
+                "@tf.function\n"
+                "def plain(x):\n"
+                "    return x\n"
+                "print(noisy(tf.constant([1.0])))\n")
+    out = os.path.join(work, "cli.onnx")
+    with open(out, "wb") as f:
+        f.write(b"previous")
+    cases = [
+        (["noisy"], "cli.tfs:3:5: error: tf.function 'noisy': op PrintV2 has no ONNX form (it has side effects)"),
+        (["plain"], "cli.tfs: error: 'plain' is not a tf.function with an input_signature"),
+        (["nope"], "cli.tfs: error: the program defines no global 'nope'"),
+    ]
+    for args, want in cases:
+        r = subprocess.run([tfsc, "--onnx", "cli.tfs", "--function", args[0], "-o", "cli.onnx"], cwd=work,
+                           capture_output=True, text=True, timeout=120)
+        if r.returncode != 1 or not r.stderr.startswith(want) or r.stdout:
+            fails.append("tfsc --onnx --function %s: rc %d, stderr %r (want %r)" % (args[0], r.returncode, r.stderr, want))
+        if open(out, "rb").read() != b"previous":
+            fails.append("tfsc --onnx --function %s changed the output file" % args[0])
+    r = subprocess.run([tfsc, "--onnx", "cli.tfs", "--function", "noisy"], cwd=work, capture_output=True, text=True)
+    if r.returncode != 2:
+        fails.append("tfsc --onnx without -o: rc %d (want 2, usage)" % r.returncode)
+    return fails
+
+
 def main():
     tfsc, src, work = (os.path.abspath(a) for a in sys.argv[1:4])
+    os.makedirs(work, exist_ok=True)
+    cli_fails = cli_checks(tfsc, work)
+    for f in cli_fails:
+        print("FAIL " + f)
     if not shutil.which("node") or not shutil.which("npm"):
         print("SKIP: node or npm is missing: ONNX Runtime (onnxruntime-node) cannot run")
-        return 77
+        return 1 if cli_fails else 77
     ortd = ort_dir()
     if not ortd:
         print("SKIP: npm install --ignore-scripts onnxruntime-node failed")
-        return 77
+        return 1 if cli_fails else 77
     os.makedirs(work, exist_ok=True)
     progs = sorted(glob.glob(os.path.join(src, "tests", "programs", "*.tfs")) + glob.glob(os.path.join(src, "examples", "*.tfs")))
-    jobs, results, fails = [], {}, []
+    jobs, results, fails = [], {}, list(cli_fails)
     counts = {"functions": 0, "exported": 0, "refused": 0, "program_error": 0, "not_called": 0, "checked": 0}
     for prog in progs:
         for fn in signature_functions(prog):
