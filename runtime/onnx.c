@@ -2,6 +2,7 @@
 #include "onnx.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -70,9 +71,8 @@ static void *ox_grow(Ox *x, void *p, size_t n, size_t *cap, size_t es) {
 
 static char *ox_fresh(Ox *x, const char *base) { return pa_printf(x->a, "%s__%d", base, x->seq++); }
 
-_Noreturn static void ox_fail(int loc, const char *fmt, const char *a, const char *b) {
-  rt_throw_at(loc, ERR_UNIMPLEMENTED, fmt, a, b);
-}
+/* What has no ONNX form: an UnimplementedError at the op's source line. */
+#define ox_fail(loc, ...) rt_throw_at(loc, ERR_UNIMPLEMENTED, __VA_ARGS__)
 
 /* Emit a node with nin inputs ("" for an absent optional one) and nout fresh outputs. */
 static Onnx__NodeProto *ox_emit(Ox *x, const char *op, int nin, char *const *in, int nout, char **out) {
@@ -142,7 +142,7 @@ static char *ox_op2(Ox *x, const char *op, char *a, char *b) {
 
 /* A tfs tensor as a TensorProto (raw little-endian data, bools one byte each). */
 static Onnx__TensorProto *ox_tensor(Ox *x, Tensor *t, const char *name, int loc) {
-  if (t->dtype == DT_STRING) ox_fail(loc, "tf.function '%s': string tensors have no ONNX form in tfs's export%s", x->fname, "");
+  if (t->dtype == DT_STRING) ox_fail(loc, "tf.function '%s': string tensors have no ONNX form in tfs's export", x->fname);
   Onnx__TensorProto *p = pa_alloc(x->a, sizeof *p);
   onnx__tensor_proto__init(p);
   p->name = (char *)name;
@@ -373,7 +373,7 @@ static char *ox_ss_bound(Ox *x, OxScope *s, const GraphNode *n, Val v, int64_t n
   int k;
   if (trace_is_leaf(v, &k)) {
     GraphRef b = ox_dyn(n, 1);
-    if (b.node < 0) ox_fail(loc, "%s: a traced bound without its value%s", n->op->graph_name, "");
+    if (b.node < 0) ox_fail(loc, "%s: a traced bound without its value", n->op->graph_name);
     char *bv = ox_ref(s, b);
     if (graph_meta(s->g, b)->dtype != DT_INT64) bv = ox_cast(x, bv, DT_INT64);
     char *in[2] = {bv, ox_i64s(x, 1, 1, (int64_t[]){k})};
@@ -393,7 +393,7 @@ static char *ox_concat(Ox *x, int n, char **in, int64_t axis) {
 /* x[key]: one Slice over the indexed dims, then Squeeze of the integer-indexed ones and Unsqueeze of the new axes. */
 static char *ox_strided_slice(Ox *x, OxScope *s, const GraphNode *n, char *in, int loc) {
   const TMeta *a = graph_meta(s->g, n->in[0]);
-  if (a->rank < 0) ox_fail(loc, "%s: an input of unknown rank has no ONNX form%s", n->op->graph_name, "");
+  if (a->rank < 0) ox_fail(loc, "%s: an input of unknown rank has no ONNX form", n->op->graph_name);
   Val key = ox_attrv(n, 0);
   const Val *items = &key;
   tfs_i64 nitems = 1;
@@ -438,7 +438,7 @@ static char *ox_strided_slice(Ox *x, OxScope *s, const GraphNode *n, char *in, i
       d++;
     } else {
       (void)ix;
-      ox_fail(loc, "%s: an index key item has no ONNX form%s", n->op->graph_name, "");
+      ox_fail(loc, "%s: an index key item has no ONNX form", n->op->graph_name);
     }
   }
   char *v = in;
@@ -1262,10 +1262,13 @@ void onnx_export_setup(const char *path, const char *function, const char *out, 
 }
 
 /* Errors about the command line's choices name the program, as tfsc --to-code does. */
-static bool ex_error(const char *fmt, const char *a, const char *b) {
+__attribute__((format(printf, 1, 2))) static bool ex_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
   rt_flush();
   fprintf(stderr, "%s: error: ", ex_path);
-  fprintf(stderr, fmt, a, b);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
   fputc('\n', stderr);
   sb_free(&ex_json);
   return false;
@@ -1275,9 +1278,9 @@ bool onnx_export_finish(void) {
   tffn_sig_call_hook = NULL;
   Val v = module_global(0, ex_fn);
   const char *name = NULL;
-  if (val_is_undef(v)) return ex_error("the program defines no global '%s'%s", ex_fn, "");
+  if (val_is_undef(v)) return ex_error("the program defines no global '%s'", ex_fn);
   Graph *g = tffn_signature_graph(v, &name);
-  if (!g) return ex_error("'%s' is not a tf.function with an input_signature%s", ex_fn, "");
+  if (!g) return ex_error("'%s' is not a tf.function with an input_signature", ex_fn);
   size_t n;
   unsigned char *bytes = onnx_model_pack(g, name, &n);
   int e = af_write(ex_out, bytes, n);
