@@ -332,18 +332,18 @@ static bool ox_bool_attr(const GraphNode *n, int ai, bool dflt) {
 
 /* A reduction over the axes of attribute 0 of n (all axes when None): opset 17's ReduceSum takes them as an
  * input (which may be a traced value), the other reductions as the `axes` attribute (static only). */
-static char *ox_reduce(Ox *x, OxScope *s, const GraphNode *n, const char *op, char *in, bool keep, int loc) {
+static char *ox_reduce_at(Ox *x, OxScope *s, const GraphNode *n, int ai, const char *op, char *in, bool keep, int loc) {
   char *o;
   if (!strcmp(op, "ReduceSum")) {
-    char *ins[2] = {in, ox_ints_value(x, s, n, 0, loc)};
+    char *ins[2] = {in, ox_ints_value(x, s, n, ai, loc)};
     Onnx__NodeProto *nd = ox_emit(x, op, ins[1] ? 2 : 1, ins, 1, &o);
     ox_attr_i(x, nd, "keepdims", keep);
     return o;
   }
-  if (ox_dyn(n, 0).node >= 0) ox_fail(loc, "%s: a traced '%s' has no ONNX form", n->op->graph_name, "axis");
+  if (ox_dyn(n, ai).node >= 0) ox_fail(loc, "%s: a traced '%s' has no ONNX form", n->op->graph_name, "axis");
   Onnx__NodeProto *nd = ox_emit(x, op, 1, &in, 1, &o);
   ox_attr_i(x, nd, "keepdims", keep);
-  Val v = ox_attrv(n, 0);
+  Val v = ox_attrv(n, ai);
   if (ox_given(v)) {
     int64_t axes[TFS_MAX_RANK];
     int k;
@@ -351,6 +351,46 @@ static char *ox_reduce(Ox *x, OxScope *s, const GraphNode *n, const char *op, ch
     ox_attr_ints(x, nd, "axes", k, axes);
   }
   return o;
+}
+
+static char *ox_reduce(Ox *x, OxScope *s, const GraphNode *n, const char *op, char *in, bool keep, int loc) {
+  return ox_reduce_at(x, s, n, 0, op, in, keep, loc);
+}
+
+/* Two spatial values (strides, dilations, ksize) from an int, a pair or an NHWC quadruple. */
+static void ox_hw(const GraphNode *n, int ai, int64_t dflt, int64_t *out, int loc) {
+  Val v = ox_attrv(n, ai);
+  int64_t b[4];
+  int k = 0;
+  out[0] = out[1] = dflt;
+  if (!ox_given(v)) return;
+  if (ox_dyn(n, ai).node >= 0 || !ox_host_ints(v, b, &k, 4) || k == 3)
+    ox_fail(loc, "%s: attribute '%s' has no ONNX form", n->op->graph_name, op_attr_name(n->op, ai));
+  if (k == 1) out[0] = out[1] = b[0];
+  else if (k == 2) out[0] = b[0], out[1] = b[1];
+  else if (k == 4) out[0] = b[1], out[1] = b[2];
+}
+
+/* NHWC <-> NCHW around ONNX's convolution and pooling; TF's SAME puts the odd padding last (SAME_UPPER). */
+static char *ox_perm(Ox *x, char *a, const int64_t *perm) {
+  char *o;
+  Onnx__NodeProto *nd = ox_emit(x, "Transpose", 1, &a, 1, &o);
+  ox_attr_ints(x, nd, "perm", 4, perm);
+  return o;
+}
+
+static const char *ox_auto_pad(const GraphNode *n, int ai, int loc) {
+  Val v = ox_attrv(n, ai);
+  const char *p = val_is(v, &str_type) ? str_cstr(v) : "";
+  if (!strcasecmp(p, "SAME")) return "SAME_UPPER";
+  if (!strcasecmp(p, "VALID")) return "VALID";
+  ox_fail(loc, "%s: attribute '%s' has no ONNX form", n->op->graph_name, "padding");
+}
+
+static void ox_data_format(const GraphNode *n, int ai, int loc) {
+  Val v = ox_attrv(n, ai);
+  if (ox_given(v) && (!val_is(v, &str_type) || strcmp(str_cstr(v), "NHWC") != 0))
+    ox_fail(loc, "%s: attribute '%s' has no ONNX form", n->op->graph_name, "data_format");
 }
 
 /* A matrix operand transposed in its last two dims. */
@@ -871,6 +911,38 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
       Onnx__NodeProto *nd = ox_emit(x, "OneHot", 3, oin, 1, &o);
       ox_attr_i(x, nd, "axis", ox_int_attr(n, 3, -1, loc));
       out[0] = o;
+      return;
+    }
+    case OP_CONV2D:
+    case OP_MAX_POOL: {
+      static const int64_t to_nchw[4] = {0, 3, 1, 2}, to_nhwc[4] = {0, 2, 3, 1}, hwio_to_oihw[4] = {3, 2, 0, 1};
+      bool conv = op == OP_CONV2D;
+      int64_t strides[2], other[2];
+      ox_hw(n, conv ? 0 : 1, 1, strides, loc);
+      ox_hw(n, conv ? 3 : 0, 1, other, loc);   /* dilations / ksize */
+      ox_data_format(n, conv ? 2 : 3, loc);
+      const char *pad = ox_auto_pad(n, conv ? 1 : 2, loc);
+      char *cin[2] = {ox_perm(x, in[0], to_nchw), conv ? ox_perm(x, in[1], hwio_to_oihw) : NULL};
+      char *o;
+      Onnx__NodeProto *nd = ox_emit(x, conv ? "Conv" : "MaxPool", conv ? 2 : 1, cin, 1, &o);
+      ox_attr_ints(x, nd, "strides", 2, strides);
+      ox_attr_ints(x, nd, conv ? "dilations" : "kernel_shape", 2, other);
+      ox_attr_s(x, nd, "auto_pad", pad);
+      out[0] = ox_perm(x, o, to_nhwc);
+      return;
+    }
+    case OP_NORM: {
+      Val ord = ox_attrv(n, 0);
+      bool keep = ox_bool_attr(n, 2, false);
+      if (!ox_given(ord) || (val_is(ord, &str_type) && !strcmp(str_cstr(ord), "euclidean")) || (ord.tag == VT_INT && ord.u.i == 2)) {
+        out[0] = ox_reduce_at(x, s, n, 1, "ReduceL2", in[0], keep, loc);
+      } else if (ord.tag == VT_INT && ord.u.i == 1) {
+        out[0] = ox_reduce_at(x, s, n, 1, "ReduceL1", in[0], keep, loc);
+      } else if (ord.tag == VT_FLOAT && isinf(ord.u.f) && ord.u.f > 0) {
+        out[0] = ox_reduce_at(x, s, n, 1, "ReduceMax", ox_op1(x, "Abs", in[0]), keep, loc);
+      } else {
+        ox_fail(loc, "%s: attribute '%s' has no ONNX form", n->op->graph_name, "ord");
+      }
       return;
     }
     case OP_SPARSE_XENT: {   /* -log_softmax(logits)[label] per row */
