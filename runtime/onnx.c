@@ -40,8 +40,33 @@ typedef struct OxList {       /* the nodes of one ONNX graph being built */
   size_t n, cap;
 } OxList;
 
+/* Everything an export allocates (the message tree's arena, folded constants), released at once when
+ * the export ends or an error unwinds it (held with rt_hold_val). */
+typedef struct OxHold {
+  Obj hdr;
+  PbArena a;
+  Tensor **t;
+  size_t nt, capt;
+} OxHold;
+
+static void ox_hold_free(Obj *o) {
+  OxHold *h = (OxHold *)o;
+  pa_free(&h->a);
+  for (size_t i = 0; i < h->nt; i++) tensor_release(h->t[i]);
+  free(h->t);
+  free(h);
+}
+
+static void ox_hold_repr(StrBuf *b, Val v) {
+  (void)v;
+  sb_puts(b, "<onnx export>");
+}
+
+static const Type ox_hold_type = {.name = "onnx export", .free = ox_hold_free, .repr = ox_hold_repr};
+
 typedef struct Ox {
   PbArena *a;
+  OxHold *hold;
   OxList *cur;
   int seq;                    /* unique value names */
   Onnx__TensorProto **inits;  /* Variables, as initializers of the main graph */
@@ -55,8 +80,7 @@ typedef struct Ox {
 typedef struct OxScope {
   const Graph *g;
   char ***names;              /* [node][out] */
-  Tensor ***konst;            /* [node][out]: value when constant (owned when folded) */
-  unsigned char *kowned;
+  Tensor ***konst;            /* [node][out]: value when constant (folded ones owned by Ox.hold) */
   unsigned char *live;
 } OxScope;
 
@@ -975,7 +999,7 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
 }
 
 /* Fold a pure node whose inputs are all constant by running its kernel now. */
-static bool ox_fold(OxScope *s, int id) {
+static bool ox_fold(Ox *x, OxScope *s, int id) {
   const GraphNode *n = &s->g->nodes[id];
   if (n->kind != GN_OP || (n->flags & GNF_STATEFUL) || (n->op->flags & OPF_STATEFUL) || n->nout < 1) return false;
   Tensor *in[OP_MAX_ARGS];
@@ -1014,8 +1038,25 @@ static bool ox_fold(OxScope *s, int id) {
     return false;
   }
   for (int i = n->nout; i < nr; i++) tensor_release(res[i]);
-  s->konst[id] = res;
-  s->kowned[id] = 1;
+  OxHold *h = x->hold;
+  for (int i = 0; i < n->nout; i++) {
+    if (h->nt == h->capt) {
+      size_t cap = h->capt ? 2 * h->capt : 16;
+      Tensor **t = realloc(h->t, sizeof(Tensor *) * cap);
+      if (!t) {
+        for (int k = i; k < n->nout; k++) tensor_release(res[k]);
+        free(res);
+        rt_throw(ERR_MEMORY, "out of memory");
+      }
+      h->t = t;
+      h->capt = cap;
+    }
+    h->t[h->nt++] = res[i];
+  }
+  Tensor **kept = pa_alloc(x->a, sizeof(Tensor *) * (size_t)n->nout);
+  memcpy(kept, res, sizeof(Tensor *) * (size_t)n->nout);
+  free(res);
+  s->konst[id] = kept;
   return true;
 }
 
@@ -1159,13 +1200,11 @@ static void ox_body(Ox *x, const Graph *g, char **in_names, char **out_names) {
   OxScope s = {.g = g};
   s.names = calloc((size_t)g->nnodes + 1, sizeof(char **));
   s.konst = calloc((size_t)g->nnodes + 1, sizeof(Tensor **));
-  s.kowned = calloc((size_t)g->nnodes + 1, 1);
   s.live = calloc((size_t)g->nnodes + 1, 1);
-  if (!s.names || !s.konst || !s.kowned || !s.live) rt_throw(ERR_MEMORY, "out of memory");
   int mark = rt_hold_mem(s.names);
   rt_hold_mem(s.konst);
-  rt_hold_mem(s.kowned);
   rt_hold_mem(s.live);
+  if (!s.names || !s.konst || !s.live) rt_throw(ERR_MEMORY, "out of memory");
   ox_mark(&s);
   for (int i = 0; i < g->ninputs; i++) {
     s.names[g->inputs[i]] = pa_alloc(x->a, sizeof(char *));
@@ -1191,7 +1230,7 @@ static void ox_body(Ox *x, const Graph *g, char **in_names, char **out_names) {
         if ((n->op->flags & OPF_STATEFUL) && n->op->id != OP_READ_VARIABLE)
           rt_throw_at(n->loc, ERR_UNIMPLEMENTED, "tf.function '%s': op %s has no ONNX form (it has side effects)", x->fname,
                       n->op->graph_name);
-        if (ox_fold(&s, id)) {
+        if (ox_fold(x, &s, id)) {
           for (int i = 0; i < n->nout; i++) o[i] = ox_const(x, s.konst[id][i], n->loc);
         } else {
           ox_lower_op(x, &s, id, o);
@@ -1201,41 +1240,38 @@ static void ox_body(Ox *x, const Graph *g, char **in_names, char **out_names) {
     }
   }
   for (int i = 0; i < g->noutputs; i++) out_names[i] = ox_ref(&s, g->outputs[i]);
-  for (int id = 0; id < g->nnodes; id++)
-    if (s.kowned[id]) {
-      for (int i = 0; i < g->nodes[id].nout; i++) tensor_release(s.konst[id][i]);
-      free(s.konst[id]);
-    }
   rt_unhold(mark);
   free(s.names);
   free(s.konst);
-  free(s.kowned);
   free(s.live);
 }
 
 unsigned char *onnx_model_pack(const Graph *g, const char *fname, size_t *len) {
-  PbArena a = {0};
-  Ox x = {.a = &a, .fname = fname};
+  OxHold *hold = obj_new(&ox_hold_type, sizeof *hold);
+  memset((char *)hold + sizeof(Obj), 0, sizeof *hold - sizeof(Obj));
+  int mark = rt_hold_val(val_obj(&hold->hdr));
+  PbArena *ap = &hold->a;
+  Ox x = {.a = ap, .hold = hold, .fname = fname};
   OxList top = {0};
   x.cur = &top;
-  Onnx__GraphProto *gp = ox_graph(&x, pa_strdup(&a, fname));
-  char **in = pa_alloc(&a, sizeof(char *) * (size_t)(g->ninputs + 1));
+  Onnx__GraphProto *gp = ox_graph(&x, pa_strdup(ap, fname));
+  char **in = pa_alloc(ap, sizeof(char *) * (size_t)(g->ninputs + 1));
   gp->n_input = (size_t)g->ninputs;
   gp->input = ox_vis(&x, g->ninputs);
   for (int i = 0; i < g->ninputs; i++) {
     const GraphNode *p = &g->nodes[g->inputs[i]];
-    in[i] = pa_strdup(&a, p->name);
+    in[i] = pa_strdup(ap, p->name);
     if (p->outm[0].rank < 0)
       rt_throw_at(p->loc, ERR_UNIMPLEMENTED, "tf.function '%s': argument '%s' has unknown rank: an ONNX model input needs one", fname,
                   p->name);
     gp->input[i] = ox_value_info(&x, in[i], &p->outm[0], true, in[i]);
   }
-  char **outs = pa_alloc(&a, sizeof(char *) * (size_t)(g->noutputs + 1));
+  char **outs = pa_alloc(ap, sizeof(char *) * (size_t)(g->noutputs + 1));
   ox_body(&x, g, in, outs);
   gp->n_output = (size_t)g->noutputs;
   gp->output = ox_vis(&x, g->noutputs);
   for (int i = 0; i < g->noutputs; i++) {
-    char *name = pa_printf(&a, "output_%d", i);
+    char *name = pa_printf(ap, "output_%d", i);
     if (graph_meta(g, g->outputs[i])->rank < 0)
       rt_throw_at(g->nodes[g->outputs[i].node].loc, ERR_UNIMPLEMENTED,
                   "tf.function '%s': result %d has unknown rank: an ONNX model output needs one", fname, i);
@@ -1264,7 +1300,8 @@ unsigned char *onnx_model_pack(const Graph *g, const char *fname, size_t *len) {
   m.n_opset_import = 1;
   m.graph = gp;
   unsigned char *r = pb_pack(&m.base, len);
-  pa_free(&a);
+  rt_unhold(mark);
+  val_decref(val_obj(&hold->hdr));
   return r;
 }
 
