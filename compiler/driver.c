@@ -2,6 +2,8 @@
 #include "driver.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include "graph.h"
 #include "tffunction.h"
 #include "jit.h"
+#include "onnx.h"
 #include "program.h"
 #include "unparse.h"
 
@@ -134,6 +137,49 @@ int driver_run(const char *path, int argc, char **argv, const DriverOpts *opts) 
       if (opts && opts->eager) tffn_set_eager(true);
       if (opts && opts->dump_graphs) graph_set_dump_dir(opts->dump_graphs);
       rc = rt_main(argc, argv, entry, leave);
+      jit_free(j);
+    }
+  }
+  sb_free(&c);
+  sb_free(&err);
+  program_free(&p);
+  return rc;
+}
+
+static void (*onnx_real_entry)(void);
+static bool onnx_ok;
+
+/* The program's top level, then the export of the function it defined. */
+static void onnx_entry(void) {
+  onnx_real_entry();
+  onnx_ok = onnx_export_finish();
+}
+
+/* Run the program with its standard output discarded (its top level defines
+ * the function and may call it), then export. */
+int driver_onnx(const char *path, const char *function, const char *out_path, const char *io_path) {
+  Program p;
+  StrBuf c, err;
+  sb_init(&c);
+  sb_init(&err);
+  int rc = 1;
+  if (build_c(&p, path, &c, false) && !output_is_input(&p, out_path)) {
+    Jit *j = jit_compile(c.data, &err);
+    if (!j) {
+      internal_error("generated C did not compile", &err);
+    } else {
+      onnx_real_entry = (void (*)(void))jit_symbol(j, "tfs_program_main");
+      void (*leave)(void) = (void (*)(void))jit_symbol(j, "tfs_program_exit");
+      fflush(stdout);
+      int null = open("/dev/null", O_WRONLY);
+      if (null >= 0) {
+        dup2(null, 1);
+        close(null);
+      }
+      onnx_export_setup(path, function, out_path, io_path);
+      char *argv[] = {(char *)path, NULL};
+      rc = rt_main(1, argv, onnx_entry, leave);
+      if (rc == 0 && !onnx_ok) rc = 1;
       jit_free(j);
     }
   }

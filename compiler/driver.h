@@ -17,4 +17,8 @@ int driver_build_exe(const char *path, const char *out_path);
 /* tfsc --to-code: the whole module converted, or one function as tf__NAME. */
 int driver_to_code(const char *path, const char *function);
 
+/* tfsc --onnx prog.tfs --function NAME -o OUT [--save-io IO]: run the
+ * program (its output discarded), export NAME's input_signature graph. */
+int driver_onnx(const char *path, const char *function, const char *out_path, const char *io_path);
+
 #endif

@@ -9,7 +9,9 @@ static const char usage_text[] =
     "usage: tfsc prog.tfs -o prog                 build a standalone executable\n"
     "       tfsc --emit-c prog.tfs [-o prog.c]    print the generated C\n"
     "       tfsc --check prog.tfs                 parse and analyse only\n"
-    "       tfsc --to-code prog.tfs [--function NAME]   print AutoGraph-converted code\n";
+    "       tfsc --to-code prog.tfs [--function NAME]   print AutoGraph-converted code\n"
+    "       tfsc --onnx prog.tfs --function NAME -o model.onnx [--save-io io.json]\n"
+    "                                             export a tf.function with an input_signature to ONNX\n";
 
 static int usage(void) {
   fputs(usage_text, stderr);
@@ -17,14 +19,15 @@ static int usage(void) {
 }
 
 int main(int argc, char **argv) {
-  const char *mode = NULL, *in = NULL, *out = NULL, *fn = NULL;
+  const char *mode = NULL, *in = NULL, *out = NULL, *fn = NULL, *io = NULL;
   signal(SIGXFSZ, SIG_IGN);   /* as Python: a file size limit is an error (EFBIG) to report, not a kill */
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       fputs(usage_text, stdout);
       return 0;
-    } else if (strcmp(a, "--emit-c") == 0 || strcmp(a, "--check") == 0 || strcmp(a, "--to-code") == 0) {
+    } else if (strcmp(a, "--emit-c") == 0 || strcmp(a, "--check") == 0 || strcmp(a, "--to-code") == 0 ||
+               strcmp(a, "--onnx") == 0) {
       if (mode) return usage();
       mode = a;
     } else if (strcmp(a, "-o") == 0) {
@@ -33,6 +36,9 @@ int main(int argc, char **argv) {
     } else if (strcmp(a, "--function") == 0) {
       if (++i >= argc || fn) return usage();
       fn = argv[i];
+    } else if (strcmp(a, "--save-io") == 0) {
+      if (++i >= argc || io) return usage();
+      io = argv[i];
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "tfsc: unknown option '%s'\n", a);
       return usage();
@@ -42,7 +48,8 @@ int main(int argc, char **argv) {
     }
   }
   if (!in) return usage();
-  if (fn && (!mode || strcmp(mode, "--to-code") != 0)) return usage();
+  if (mode && strcmp(mode, "--onnx") == 0) return fn && out ? driver_onnx(in, fn, out, io) : usage();
+  if (io || (fn && (!mode || strcmp(mode, "--to-code") != 0))) return usage();
   if (!mode) return out ? driver_build_exe(in, out) : usage();
   if (strcmp(mode, "--check") == 0) return out ? usage() : driver_check(in);
   if (strcmp(mode, "--emit-c") == 0) return driver_emit_c(in, out);

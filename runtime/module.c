@@ -137,3 +137,12 @@ Val module_import_library(const char *name) {
 const char *module_name(int index) {
   return index >= 0 && index < mod_count && mod_table[index] ? mod_table[index]->name : NULL;
 }
+
+/* A global of compiled module `index` by name (borrowed), VT_UNDEF when it has none (tfsc --onnx). */
+Val module_global(int index, const char *name) {
+  if (index < 0 || index >= mod_count || !mod_table[index]) return val_undef();
+  Module *m = mod_table[index];
+  for (int i = 0; i < m->nglobals; i++)
+    if (m->names[i] && !strcmp(m->names[i], name)) return m->globals[i];
+  return val_undef();
+}

@@ -85,6 +85,7 @@ typedef struct Module {
   const char *tfqual;         /* a stdlib module standing for tf.<tfqual>: missing names fall back to the tf table */
 } Module;
 const char *module_name(int index);              /* compiled module's name, or NULL */
+Val module_global(int index, const char *name);  /* a compiled module's global (borrowed) or VT_UNDEF */
 /* Import the stdlib .tfs module `name` compiled into the program (running its
  * top level on first use) as tf.<name>; VT_UNDEF when the program has none. */
 Val module_import_library(const char *name);

@@ -21,9 +21,11 @@ CALLS = {
     'cv_err': 2, 'ast_err': 2, 'perr': 3, 'lex_err': 4, 'ag_error': 2,
     'diag_add': 5, 'error_at': 3, 'source_error_at': 3,
     'ag_fail': 1, 'call_fail': 1, 'ck_fail': 2, 'ck_note': 2,
+    'ox_fail': 1, 'ex_error': 0,
 }
 # wrappers that fix the class, or put text before the format
-WRAPPER_CLASS = {'ag_fail': 'InvalidArgumentError', 'call_fail': 'TypeError'}
+WRAPPER_CLASS = {'ag_fail': 'InvalidArgumentError', 'call_fail': 'TypeError', 'ox_fail': 'UnimplementedError',
+                 'ex_error': 'command line'}
 PREFIX = {'call_fail': '… '}
 KINDS = {
     'ERR_TYPE': 'TypeError', 'ERR_VALUE': 'ValueError', 'ERR_INDEX': 'IndexError',

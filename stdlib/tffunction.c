@@ -1087,6 +1087,16 @@ static Val tffn_call_traced(TfFunction *f, int n, const Val *args, const Kw *kw)
   return r;
 }
 
+void (*tffn_sig_call_hook)(const char *name, int nin, Tensor **in, Val result);
+
+struct Graph *tffn_signature_graph(Val v, const char **name) {
+  if (!val_is(v, &tffn_type)) return NULL;
+  TfFunction *f = (TfFunction *)v.u.o;
+  if (val_is_undef(f->sig)) return NULL;
+  *name = f->name;
+  return tffn_sig_concrete(f, (int)((Tuple *)f->sig.u.o)->len)->g;
+}
+
 static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
   TfFunction *f = (TfFunction *)self.u.o;
   if (tfmod_run_eagerly) return rt_call(f->fn, n, args, kw);
@@ -1110,6 +1120,7 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
     }
     c = tffn_sig_concrete(f, nb);
     r = tffn_run(c, lv.t);
+    if (tffn_sig_call_hook) tffn_sig_call_hook(f->name, lv.n, lv.t, r);
   } else {
     KeyBuf k;
     kb_init(&k);

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 
+#include "tensor.h"
 #include "value.h"
 
 /* Register tf.function, tf.TensorSpec and tf.autograph.* in the `tf` module
@@ -27,5 +28,13 @@ extern const Type tffn_spec_type;
 Val tffn_spec_new(int rank, const tfs_i64 *dims, int dtype, Val name);
 /* What a ConcreteFunction returns, as the same structure of TensorSpecs. */
 Val tffn_output_spec(Val conc);
+
+/* tfsc --onnx: the graph of a tf.function with an input_signature (traced
+ * now if it was not called), borrowed from the function; NULL when v is not
+ * such a function. */
+struct Graph *tffn_signature_graph(Val v, const char **name);
+/* Called after every call of a tf.function with an input_signature, with its
+ * flattened tensor arguments and its result (tfsc --onnx --save-io). */
+extern void (*tffn_sig_call_hook)(const char *name, int nin, struct Tensor **in, Val result);
 
 #endif
