@@ -440,3 +440,43 @@ TList *tlist_of(Tensor *t) {
   Obj *o = *(Obj **)tensor_data(t);
   return o && o->type == &tlist_type ? (TList *)o : NULL;
 }
+
+void tlist_zeros_like(Tensor *list, Tensor *out) {
+  TList *l = tlist_of(list);
+  if (!l) rt_throw(ERR_INVALID_ARGUMENT, "ZerosLike: the variant input is not a TensorList");
+  TList *z = tl_new(l->edt, l->erank, l->eshape, l->n);
+  Obj **slot = tensor_data(out);
+  if (*slot) { Val v = val_obj(*slot); TFS_DECREF(v); }
+  *slot = &z->hdr;
+}
+
+void k_tl_resize(OpCall *c) {
+  const TList *l = tl_input(c, 0);
+  tfs_i64 n = tensor_get_i(c->in[1], 0);
+  if (n < 0) op_fail(c, ERR_INVALID_ARGUMENT, "TensorListSlice expects size to be non-negative. Got: %lld", (long long)n);
+  TList *o = tl_copy(l);
+  tl_resize(o, n);
+  c->out[0] = tl_wrap(o);
+}
+
+/* Element-wise sum of two lists (gradients): an unset element adds nothing. */
+void k_tl_add(OpCall *c) {
+  const TList *a = tl_input(c, 0), *b = tl_input(c, 1);
+  tl_check_dtype(c, a, b->edt);
+  const TList *lo = a->n >= b->n ? a : b, *sh = a->n >= b->n ? b : a;
+  TList *o = tl_copy(lo);
+  for (tfs_i64 i = 0; i < sh->n; i++) {
+    Tensor *y = sh->items[i], *x = o->items[i];
+    if (!y) continue;
+    if (!x) { o->items[i] = tensor_retain(y); continue; }
+    if (x->rank != y->rank || memcmp(x->shape, y->shape, (size_t)x->rank * sizeof(tfs_i64))) {
+      tl_free(&o->hdr);
+      op_fail(c, ERR_INVALID_ARGUMENT, "_TensorListAdd: elements %lld have different shapes", (long long)i);
+    }
+    Tensor *s = tensor_new(x->dtype, x->rank, x->shape);
+    ew_binary(OP_ADD, s, x, y);
+    tensor_release(x);
+    o->items[i] = s;
+  }
+  c->out[0] = tl_wrap(o);
+}

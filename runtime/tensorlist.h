@@ -17,6 +17,8 @@ typedef struct TList {
 extern const Type tlist_type;
 /* The list an eager variant tensor holds, or NULL. */
 TList *tlist_of(Tensor *t);
+/* ZerosLike of a list: into the variant scalar `out`, a list of as many unset elements. */
+void tlist_zeros_like(Tensor *list, Tensor *out);
 
 /* tf.TensorArray (stdlib/tensorarray.c).  In a graph it is a composite value
  * whose one tensor is its flow (the variant list), so loops carry it and

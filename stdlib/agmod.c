@@ -1367,7 +1367,9 @@ static void ag_state_leaves(Val tmpl, Val v, Val *out, const Val *like) {
   }
   tfs_i64 n, m;
   const Val *ti, *vi;
-  if (val_is(tmpl, &dict_type)) {
+  if (val_is(tmpl, &tensorarray_type)) {
+    if (val_is(v, &tensorarray_type)) ag_state_leaves(tensorarray_flow(tmpl), tensorarray_flow(v), out, like);
+  } else if (val_is(tmpl, &dict_type)) {
     Dict *d = (Dict *)tmpl.u.o;
     for (tfs_i64 i = 0; i < d->used; i++) {
       if (val_is_undef(d->keys[i])) continue;

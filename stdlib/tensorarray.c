@@ -17,12 +17,20 @@
  * is the idiom.  The eager checks and their texts are _EagerTensorArray's; in
  * graphs the kernels raise TensorList's. */
 
+/* The inferred element shape is shared by every array derived from one
+ * another (as TF's one-element list `_element_shape`), so a shape learned by
+ * a write inside a loop body holds for the array the loop returns. */
+typedef struct TAShape {
+  tfs_i64 rc;
+  int rank;                   /* -1 unknown */
+  tfs_i64 dims[TFS_MAX_RANK];
+} TAShape;
+
 typedef struct TArr {
   Obj hdr;
   DType dt;
   bool dynamic_size, clear_after_read, infer_shape;
-  int erank;                  /* inferred element shape: rank -1 unknown */
-  tfs_i64 eshape[TFS_MAX_RANK];
+  TAShape *es;
   Val flow;                   /* the variant tensor (or a trace template leaf) */
   unsigned char *cleared;     /* eager clear_after_read: index read and not written since */
   tfs_i64 ncleared;
@@ -33,6 +41,7 @@ static TArr *ta_of(Val v) { return (TArr *)v.u.o; }
 static void ta_free(Obj *o) {
   TArr *a = (TArr *)o;
   val_decref(a->flow);
+  if (!--a->es->rc) free(a->es);
   free(a->cleared);
   free(a);
 }
@@ -51,8 +60,8 @@ static TArr *ta_alloc(const TArr *like, Val flow) {
   a->dynamic_size = like->dynamic_size;
   a->clear_after_read = like->clear_after_read;
   a->infer_shape = like->infer_shape;
-  a->erank = like->erank;
-  memcpy(a->eshape, like->eshape, sizeof a->eshape);
+  a->es = like->es;
+  a->es->rc++;
   a->flow = val_incref(flow);
   a->cleared = NULL;
   a->ncleared = 0;
@@ -67,7 +76,7 @@ static bool ta_graph(const TArr *a) {
   return t && t->sym;
 }
 
-static Val ta_shape_val(const TArr *a) { return a->erank < 0 ? val_none() : tshape_new(a->erank, a->eshape); }
+static Val ta_shape_val(const TArr *a) { return a->es->rank < 0 ? val_none() : tshape_new(a->es->rank, a->es->dims); }
 
 /* op_apply with attributes v[0..na) (borrowed). */
 static Val ta_op(OpId id, int nin, const Val *in, int na, const Val *av) {
@@ -120,14 +129,15 @@ static Val ta_value(TArr *a, Val v) {
 
 /* infer_shape: the element shape merges with every written value's. */
 static void ta_merge_shape(TArr *a, const Tensor *t, bool eager) {
-  bool ok = a->erank < 0 || a->erank == t->rank;
-  for (int d = 0; ok && d < a->erank; d++) ok = a->eshape[d] < 0 || t->shape[d] < 0 || a->eshape[d] == t->shape[d];
+  TAShape *es = a->es;
+  bool ok = es->rank < 0 || es->rank == t->rank;
+  for (int d = 0; ok && d < es->rank; d++) ok = es->dims[d] < 0 || t->shape[d] < 0 || es->dims[d] == t->shape[d];
   if (!ok) {
     StrBuf b = {0};
     sb_puts(&b, eager ? "Incompatible shape for value (" : "Inconsistent shapes: saw ");
     ta_shape_str(&b, t->rank, t->shape);
     sb_puts(&b, eager ? "), expected (" : " but expected ");
-    ta_shape_str(&b, a->erank, a->eshape);
+    ta_shape_str(&b, es->rank, es->dims);
     sb_puts(&b, eager ? ")" : " ");
     char *m = sb_steal(&b);
     char msg[256];
@@ -136,12 +146,12 @@ static void ta_merge_shape(TArr *a, const Tensor *t, bool eager) {
     rt_throw(ERR_VALUE, "%s", msg);
   }
   if (!a->infer_shape) return;
-  if (a->erank < 0) {
-    a->erank = t->rank;
-    memcpy(a->eshape, t->shape, (size_t)t->rank * sizeof(tfs_i64));
+  if (es->rank < 0) {
+    es->rank = t->rank;
+    memcpy(es->dims, t->shape, (size_t)t->rank * sizeof(tfs_i64));
   } else {
-    for (int d = 0; d < a->erank; d++)
-      if (a->eshape[d] < 0) a->eshape[d] = t->shape[d];
+    for (int d = 0; d < es->rank; d++)
+      if (es->dims[d] < 0) es->dims[d] = t->shape[d];
   }
 }
 
@@ -428,7 +438,7 @@ static Val ta_getattr(Val self, const char *name) {
     if (!strcmp(name, methods[i].name)) return builtin_new(methods[i].qual, methods[i].fn, self, NULL);
   TArr *a = ta_of(self);
   if (!strcmp(name, "dtype")) return dtype_val(a->dt);
-  if (!strcmp(name, "element_shape")) return a->erank < 0 ? tshape_new(-1, NULL) : tshape_new(a->erank, a->eshape);
+  if (!strcmp(name, "element_shape")) return tshape_new(a->es->rank, a->es->dims);
   if (!strcmp(name, "dynamic_size")) return val_bool(a->dynamic_size);
   if (!strcmp(name, "flow")) return val_incref(a->flow);
   return val_undef();
@@ -453,10 +463,11 @@ static Val tf_tensor_array(Val self, int n, const Val *args, const Kw *kw) {
   bool tracing = trace_current() != NULL;
   if (a[1].tag == VT_NONE && !tracing)
     rt_throw(ERR_VALUE, "Size must be declared for TensorArrays when eager execution is enabled.");
+  TAShape es = {.rc = 1, .rank = -1};
+  if (a[8].tag != VT_NONE && !val_as_tshape(a[8], &es.rank, es.dims))
+    es.rank = val_to_dims(a[8], es.dims, true, "element_shape");
   TArr proto = {.dt = dt, .dynamic_size = a[2].tag != VT_NONE && rt_truthy(a[2]),
-                .clear_after_read = a[3].tag == VT_NONE || rt_truthy(a[3]), .infer_shape = rt_truthy(a[7]), .erank = -1};
-  if (a[8].tag != VT_NONE && !val_as_tshape(a[8], &proto.erank, proto.eshape))
-    proto.erank = val_to_dims(a[8], proto.eshape, true, "element_shape");
+                .clear_after_read = a[3].tag == VT_NONE || rt_truthy(a[3]), .infer_shape = rt_truthy(a[7]), .es = &es};
   Val sh = ta_shape_val(&proto);
   Val in[1] = {a[1].tag == VT_NONE ? val_int(0) : a[1]};
   Val at[2] = {sh, dtype_val(dt)};
@@ -469,6 +480,14 @@ static Val tf_tensor_array(Val self, int n, const Val *args, const Kw *kw) {
   Val flow = ta_op(OP_TL_RESERVE, 1, in, 2, at);
   rt_try_pop(&tr);
   val_decref(sh);
+  TAShape *shared = malloc(sizeof *shared);
+  if (!shared) {
+    val_decref(flow);
+    rt_throw(ERR_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  *shared = es;
+  shared->rc = 0;
+  proto.es = shared;
   Val r = val_obj(ta_alloc(&proto, flow));
   val_decref(flow);
   return r;
