@@ -538,6 +538,14 @@ static void g_tl_scatter(const GradCall *g, Val *dx) {
   Val in3[3] = {DY, zeros_like(X1), g->in[2]};
   dx[0] = keep(opat(OP_TL_SCATTER, 3, in3, 0, NULL));
 }
+static void g_tl_concat(const GradCall *g, Val *dx) {
+  Val in[2] = {X0, DY};
+  dx[0] = keep(opat(OP_TL_CONCAT_GRAD, 2, in, 0, NULL));
+}
+static void g_tl_resize(const GradCall *g, Val *dx) {
+  Val in[2] = {DY, op1(OP_TL_LENGTH, X0)};
+  dx[0] = keep(opat(OP_TL_RESIZE, 2, in, 0, NULL));
+}
 static void g_tl_add(const GradCall *g, Val *dx) {
   dx[0] = keep(DY);
   dx[1] = keep(DY);
@@ -566,6 +574,7 @@ static const GradFn grad_table[OP__COUNT] = {
   [OP_TL_RESERVE] = grad_none, [OP_TL_LENGTH] = grad_none, [OP_TL_SET_ITEM] = g_tl_set_item,
   [OP_TL_GET_ITEM] = g_tl_get_item, [OP_TL_STACK] = g_tl_stack, [OP_TL_FROM_TENSOR] = g_tl_from_tensor,
   [OP_TL_GATHER] = g_tl_gather, [OP_TL_SCATTER] = g_tl_scatter, [OP_TL_ADD] = g_tl_add,
+  [OP_TL_CONCAT] = g_tl_concat, [OP_TL_RESIZE] = g_tl_resize, [OP_TL_CONCAT_GRAD] = grad_none,
 };
 
 GradFn grad_fn_of(OpId id) { return id >= 0 && id < OP__COUNT ? grad_table[id] : NULL; }

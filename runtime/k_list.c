@@ -68,6 +68,7 @@ static TList *tl_input(OpCall *c, int i) {
     StrBuf b = {0};
     sb_puts(&b, "Input list must be a scalar saw: ");
     shape_format(&b, t->rank, t->shape);
+    /* errindex: Input list must be a scalar saw: … */
     op_fail_sb(c, ERR_INVALID_ARGUMENT, &b);
   }
   Obj *o = *(Obj **)tensor_data(t);
@@ -106,14 +107,8 @@ static bool tl_compatible(int rank, const tfs_i64 *dims, const Tensor *t) {
 
 /* "[2,3]" / "<unknown>" as TF's PartialTensorShape::DebugString. */
 static void tl_shape_text(StrBuf *b, int rank, const tfs_i64 *dims) {
-  if (rank < 0) { sb_puts(b, "<unknown>"); return; }
-  sb_putc(b, '[');
-  for (int d = 0; d < rank; d++) {
-    if (d) sb_putc(b, ',');
-    if (dims[d] < 0) sb_putc(b, '?');
-    else sb_printf(b, "%lld", (long long)dims[d]);
-  }
-  sb_putc(b, ']');
+  if (rank < 0) sb_puts(b, "<unknown>");
+  else op_shape_text(b, rank, dims);
 }
 
 /* Element i, or zeros of the list's element shape when it was never set. */
@@ -137,6 +132,7 @@ static Tensor *tl_elem(OpCall *c, const TList *l, tfs_i64 i, int arank, const tf
     sb_puts(&b, "Trying to read an uninitialized tensor but element_shape is not fully defined: ");
     tl_shape_text(&b, l->erank, l->eshape);
     sb_puts(&b, " and no list element is set.");
+    /* errindex: Trying to read an uninitialized tensor but element_shape is not fully defined: … and no list element is set. */
     op_fail_sb(c, ERR_INVALID_ARGUMENT, &b);
   }
   Tensor *z = tensor_new(l->edt, rank, dims);
@@ -189,6 +185,7 @@ void k_tl_reserve(OpCall *c) {
     StrBuf b = {0};
     sb_puts(&b, "The num_elements to reserve must be a tensor size 1, but got ");
     op_shape_text(&b, c->in[0]->rank, c->in[0]->shape);
+    /* errindex: The num_elements to reserve must be a tensor size 1, but got … */
     op_fail_sb(c, ERR_INVALID_ARGUMENT, &b);
   }
   tfs_i64 n = tensor_get_i(c->in[0], 0);
@@ -241,6 +238,7 @@ void k_tl_set_item(OpCall *c) {
     tl_shape_text(&b, v->rank, v->shape);
     sb_puts(&b, " list shape: ");
     tl_shape_text(&b, l->erank, l->eshape);
+    /* errindex: Tried to set a tensor with incompatible shape at a list index. Item element shape: … list shape: … */
     op_fail_sb(c, ERR_INVALID_ARGUMENT, &b);
   }
   TList *o = tl_copy(l);
@@ -248,6 +246,14 @@ void k_tl_set_item(OpCall *c) {
   if (o->items[i]) tensor_release(o->items[i]);
   o->items[i] = tensor_retain(v);
   c->out[0] = tl_wrap(o);
+}
+
+/* The list a reading op (GetItem, Stack, Gather) reads, checked against its element_dtype; its element_shape. */
+static const TList *tl_reader(OpCall *c, int *rank, tfs_i64 *dims) {
+  const TList *l = tl_input(c, 0);
+  tl_check_dtype(c, l, tl_attr_dtype(c, 1));
+  tl_attr_shape(c, 0, rank, dims);
+  return l;
 }
 
 static tfs_i64 tl_index(OpCall *c, const TList *l, tfs_i64 i) {
@@ -258,11 +264,9 @@ static tfs_i64 tl_index(OpCall *c, const TList *l, tfs_i64 i) {
 }
 
 void k_tl_get_item(OpCall *c) {
-  const TList *l = tl_input(c, 0);
-  tl_check_dtype(c, l, tl_attr_dtype(c, 1));
   int rank;
   tfs_i64 dims[TFS_MAX_RANK];
-  tl_attr_shape(c, 0, &rank, dims);
+  const TList *l = tl_reader(c, &rank, dims);
   c->out[0] = tl_elem(c, l, tl_index(c, l, tensor_get_i(c->in[1], 0)), rank, dims);
 }
 
@@ -283,6 +287,7 @@ static Tensor *tl_stack(OpCall *c, const TList *l, const Tensor *idx, int arank,
       StrBuf b = {0};
       sb_puts(&b, "Tried to stack elements of an empty list with non-fully-defined element_shape: ");
       tl_shape_text(&b, l->erank, l->eshape);
+      /* errindex: Tried to stack elements of an empty list with non-fully-defined element_shape: … */
       op_fail_sb(c, ERR_INVALID_ARGUMENT, &b);
     }
     tfs_i64 sh[TFS_MAX_RANK + 1] = {0};
@@ -307,6 +312,7 @@ static Tensor *tl_stack(OpCall *c, const TList *l, const Tensor *idx, int arank,
       op_shape_text(&b, el[0]->rank, el[0]->shape);
       sb_puts(&b, " vs. ");
       op_shape_text(&b, el[k]->rank, el[k]->shape);
+      /* errindex: Incompatible shapes during merge: … vs. … */
       op_fail_sb(c, ERR_INVALID_ARGUMENT, &b);
     }
   rt_try_pop(&tr);
@@ -331,20 +337,16 @@ static Tensor *tl_stack(OpCall *c, const TList *l, const Tensor *idx, int arank,
 }
 
 void k_tl_stack(OpCall *c) {
-  const TList *l = tl_input(c, 0);
-  tl_check_dtype(c, l, tl_attr_dtype(c, 1));
   int rank;
   tfs_i64 dims[TFS_MAX_RANK];
-  tl_attr_shape(c, 0, &rank, dims);
+  const TList *l = tl_reader(c, &rank, dims);
   c->out[0] = tl_stack(c, l, NULL, rank, dims);
 }
 
 void k_tl_gather(OpCall *c) {
-  const TList *l = tl_input(c, 0);
-  tl_check_dtype(c, l, tl_attr_dtype(c, 1));
   int rank;
   tfs_i64 dims[TFS_MAX_RANK];
-  tl_attr_shape(c, 0, &rank, dims);
+  const TList *l = tl_reader(c, &rank, dims);
   if (c->in[1]->rank != 1) op_fail(c, ERR_INVALID_ARGUMENT, "indices must be a vector");
   c->out[0] = tl_stack(c, l, c->in[1], rank, dims);
 }
@@ -402,6 +404,7 @@ void k_tl_concat(OpCall *c) {
       op_shape_text(&b, first->rank - 1, first->shape + 1);
       sb_puts(&b, " vs. ");
       op_shape_text(&b, e->rank - 1, e->shape + 1);
+      /* errindex: Incompatible shapes during merge: … vs. … */
       op_fail_sb(c, ERR_INVALID_ARGUMENT, &b);
     }
     if (!first) first = e;
@@ -478,5 +481,24 @@ void k_tl_add(OpCall *c) {
     tensor_release(x);
     o->items[i] = s;
   }
+  c->out[0] = tl_wrap(o);
+}
+
+/* The gradient of a concat: dy's rows, cut into pieces as long as the list's elements. */
+void k_tl_concat_grad(OpCall *c) {
+  const TList *l = tl_input(c, 0);
+  Tensor *dy = tensor_contiguous(c->in[1]);
+  TList *o = tl_new(dy->dtype, -1, NULL, l->n);
+  size_t esz = (size_t)dtype_info[dy->dtype].size;
+  tfs_i64 row = dy->rank > 0 && dy->shape[0] ? dy->size / dy->shape[0] : 0, at = 0;
+  for (tfs_i64 i = 0; i < l->n; i++) {
+    const Tensor *e = l->items[i];
+    if (!e || e->rank == 0 || dy->rank != e->rank || at + e->shape[0] > dy->shape[0]) continue;
+    Tensor *p = tensor_new(dy->dtype, e->rank, e->shape);
+    memcpy(tensor_data(p), (char *)tensor_data(dy) + (size_t)(at * row) * esz, (size_t)p->size * esz);
+    at += e->shape[0];
+    o->items[i] = p;
+  }
+  tensor_release(dy);
   c->out[0] = tl_wrap(o);
 }

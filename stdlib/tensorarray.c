@@ -143,6 +143,8 @@ static void ta_merge_shape(TArr *a, const Tensor *t, bool eager) {
     char msg[256];
     snprintf(msg, sizeof msg, "%s", m);
     free(m);
+    /* errindex: Incompatible shape for value (…), expected (…) */
+    /* errindex: Inconsistent shapes: saw … but expected … */
     rt_throw(ERR_VALUE, "%s", msg);
   }
   if (!a->infer_shape) return;
@@ -281,6 +283,13 @@ static Val m_stack(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "TensorArray.stack", .sig = "name=None"};
   Val a[1];
   args_parse(&spec, n, args, kw, a);
+  TArr *ta = ta_of(self);
+  bool known = ta->es->rank >= 0;
+  for (int d = 0; known && d < ta->es->rank; d++) known = ta->es->dims[d] >= 0;
+  if (!ta_graph(ta) && !known && ta_eager_size(ta) == 0) {   /* TF's eager arrays: convert_to_tensor([]) */
+    tfs_i64 zero = 0;
+    return val_obj(tensor_new(ta->dt, 1, &zero));
+  }
   return ta_collect(self, OP_TL_STACK, val_none());
 }
 
