@@ -487,6 +487,70 @@ static void g_dropout(const GradCall *g, Val *dx) {
   dx[0] = keep(where(kept, mul(DY, fconst(1.0 / (1.0 - rate))), zeros_like(DY)));
 }
 
+/* ---- TensorList ops (k_list.c), as TF's list_grad.py: a list's gradient is a list of its elements' ---- */
+
+/* element_shape and element_dtype attributes for reading elements shaped like x (None when not static). */
+static void tl_elem_attrs(Val x, int skip, Val *at) {
+  Tensor *t = tn(x);
+  bool known = t->rank >= skip;
+  for (int d = skip; known && d < t->rank; d++) known = t->shape[d] >= 0;
+  at[0] = known ? int_tuple(t->rank - skip, t->shape + skip) : val_none();
+  at[1] = dtype_val(t->dtype);
+}
+static void g_tl_set_item(const GradCall *g, Val *dx) {
+  Val at[2];
+  tl_elem_attrs(g->in[2], 0, at);
+  Val in[2] = {DY, X1};
+  dx[2] = keep(opat(OP_TL_GET_ITEM, 2, in, 2, at));
+  Val in3[3] = {DY, X1, zeros_like(g->in[2])};
+  Val rs[1] = {val_bool(true)};
+  Val dl = opat(OP_TL_SET_ITEM, 3, in3, 1, rs);
+  if (attr_bool(g, 0)) {   /* the write may have grown the list: the input's gradient has the input's length */
+    Val in2[2] = {dl, op1(OP_TL_LENGTH, X0)};
+    dl = opat(OP_TL_RESIZE, 2, in2, 0, NULL);
+  }
+  dx[0] = keep(dl);
+}
+static void g_tl_get_item(const GradCall *g, Val *dx) {
+  Val in[3] = {zeros_like(X0), X1, DY};
+  Val rs[1] = {val_bool(false)};
+  dx[0] = keep(opat(OP_TL_SET_ITEM, 3, in, 1, rs));
+}
+static void g_tl_stack(const GradCall *g, Val *dx) {
+  Val at[1] = {g->attrs->n > 0 ? g->attrs->v[0] : val_none()};
+  dx[0] = keep(opat(OP_TL_FROM_TENSOR, 1, &DY, 1, at));
+}
+static void g_tl_from_tensor(const GradCall *g, Val *dx) {
+  Val at[3];
+  tl_elem_attrs(X0, 1, at);
+  at[2] = val_int(-1);
+  dx[0] = keep(opat(OP_TL_STACK, 1, &DY, 3, at));
+}
+static void g_tl_gather(const GradCall *g, Val *dx) {
+  Val in[3] = {zeros_like(X0), DY, X1};
+  dx[0] = keep(opat(OP_TL_SCATTER, 3, in, 0, NULL));
+}
+static void g_tl_scatter(const GradCall *g, Val *dx) {
+  Val at[2];
+  tl_elem_attrs(X1, 1, at);
+  Val in[2] = {DY, g->in[2]};
+  dx[1] = keep(opat(OP_TL_GATHER, 2, in, 2, at));
+  Val in3[3] = {DY, zeros_like(X1), g->in[2]};
+  dx[0] = keep(opat(OP_TL_SCATTER, 3, in3, 0, NULL));
+}
+static void g_tl_concat(const GradCall *g, Val *dx) {
+  Val in[2] = {X0, DY};
+  dx[0] = keep(opat(OP_TL_CONCAT_GRAD, 2, in, 0, NULL));
+}
+static void g_tl_resize(const GradCall *g, Val *dx) {
+  Val in[2] = {DY, op1(OP_TL_LENGTH, X0)};
+  dx[0] = keep(opat(OP_TL_RESIZE, 2, in, 0, NULL));
+}
+static void g_tl_add(const GradCall *g, Val *dx) {
+  dx[0] = keep(DY);
+  dx[1] = keep(DY);
+}
+
 void grad_none(const GradCall *g, Val *dx) { (void)g; (void)dx; }
 
 static const GradFn grad_table[OP__COUNT] = {
@@ -507,6 +571,10 @@ static const GradFn grad_table[OP__COUNT] = {
   [OP_BROADCAST_TO] = g_broadcast_to, [OP_STRIDED_SLICE] = g_scatter, [OP_SLICE] = g_scatter, [OP_GATHER] = g_scatter, [OP_GATHER_ND] = g_scatter, [OP_PAD] = g_scatter, [OP_READ_VARIABLE] = g_identity, [OP_STOP_GRADIENT] = grad_none,
   [OP_ZEROS_LIKE] = grad_none, [OP_ONES_LIKE] = grad_none, [OP_STACK_PUSH] = grad_none, [OP_STACK_SIZE] = grad_none, [OP_STACK_GET] = grad_none, [OP_DROPOUT] = g_dropout,
   [OP_CHECK_NUMERICS] = g_identity, [OP_ASSERT_FINITE] = g_identity,
+  [OP_TL_RESERVE] = grad_none, [OP_TL_LENGTH] = grad_none, [OP_TL_SET_ITEM] = g_tl_set_item,
+  [OP_TL_GET_ITEM] = g_tl_get_item, [OP_TL_STACK] = g_tl_stack, [OP_TL_FROM_TENSOR] = g_tl_from_tensor,
+  [OP_TL_GATHER] = g_tl_gather, [OP_TL_SCATTER] = g_tl_scatter, [OP_TL_ADD] = g_tl_add,
+  [OP_TL_CONCAT] = g_tl_concat, [OP_TL_RESIZE] = g_tl_resize, [OP_TL_CONCAT_GRAD] = grad_none,
 };
 
 GradFn grad_fn_of(OpId id) { return id >= 0 && id < OP__COUNT ? grad_table[id] : NULL; }

@@ -9,6 +9,7 @@
 
 #include "object.h"
 #include "ops.h"
+#include "tensorlist.h"
 #include "trace.h"
 
 static _Noreturn void fail_buf(OpCall *c, ErrKind k, StrBuf *b) {
@@ -863,7 +864,10 @@ void meta_fill(OpCall *c) {
 void k_fill(OpCall *c) {
   Tensor *o = c->out[0];
   switch (c->op->id) {
-  case OP_ZEROS: case OP_ZEROS_LIKE: ew_fill(o, 0, 0); break;
+  case OP_ZEROS: case OP_ZEROS_LIKE:
+    if (o->dtype == DT_VARIANT) tlist_zeros_like(c->in[0], o);   /* a list of as many unset (zero) elements */
+    else ew_fill(o, 0, 0);
+    break;
   case OP_ONES: case OP_ONES_LIKE: ew_fill(o, 1, 1); break;
   default: {   /* FILL: broadcast the scalar */
     Tensor *v = c->in[0];

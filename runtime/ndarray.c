@@ -35,7 +35,7 @@ static NpDType npdtypes[DT__COUNT] = {
   {{(tfs_i64)1 << 60, &npdtype_type}, DT_FLOAT32}, {{(tfs_i64)1 << 60, &npdtype_type}, DT_FLOAT64},
   {{(tfs_i64)1 << 60, &npdtype_type}, DT_INT32},   {{(tfs_i64)1 << 60, &npdtype_type}, DT_INT64},
   {{(tfs_i64)1 << 60, &npdtype_type}, DT_BOOL},    {{(tfs_i64)1 << 60, &npdtype_type}, DT_STRING},
-  {{(tfs_i64)1 << 60, &npdtype_type}, DT_UINT8},
+  {{(tfs_i64)1 << 60, &npdtype_type}, DT_UINT8},   {{(tfs_i64)1 << 60, &npdtype_type}, DT_VARIANT},
 };
 
 /* ---- scalars ---------------------------------------------------------------------

@@ -161,7 +161,7 @@ static Obj *key_of(Val v) {
 
 static bool is_float_val(Val v) {
   Tensor *t = val_as_tensor(v);
-  return t && dtype_info[t->dtype].is_float;
+  return t && (dtype_info[t->dtype].is_float || t->dtype == DT_VARIANT);   /* lists carry their elements' gradients */
 }
 
 static void track(Tape *t, Val v) {
@@ -376,13 +376,18 @@ void tape_record_on(Tape *t, Val ext, Val outs, Val grad_fn) {
 
 /* ---- the reverse sweep ------------------------------------------------------------------- */
 
+Val tape_add_grads(Val a, Val b) {
+  Tensor *t = val_as_tensor(b);
+  return op_apply2(t && t->dtype == DT_VARIANT ? OP_TL_ADD : OP_ADD, a, b);
+}
+
 static void accumulate(PtrMap *g, Obj *k, Val d) {
   int i = ptrmap_find(g, k);
   if (i < 0) {
     ptrmap_put(g, k, d);
     return;
   }
-  Val s = op_apply2(OP_ADD, g->v[i], d);
+  Val s = tape_add_grads(g->v[i], d);
   TFS_DECREF(d);
   ptrmap_put(g, k, s);
 }

@@ -130,6 +130,8 @@ typedef struct GradCall {
   const OpAttrs *attrs;
 } GradCall;
 typedef void (*GradFn)(const GradCall *g, Val *dx);
+/* a + b for two gradients of one value (lists of gradients add element by element). */
+Val tape_add_grads(Val a, Val b);
 /* NULL: no gradient defined (an error when one is needed); grad_none: zero/None gradient. */
 GradFn grad_fn_of(OpId id);
 void grad_none(const GradCall *g, Val *dx);

@@ -19,10 +19,11 @@ const DTypeInfo dtype_info[DT__COUNT] = {
   {"bool", 1, false, false},
   {"string", sizeof(Str *), false, false},
   {"uint8", 1, false, true},
+  {"variant", sizeof(Obj *), false, false},
 };
 
 const char *dtype_short_name(DType dt) {
-  static const char *const names[DT__COUNT] = {"float", "double", "int32", "int64", "bool", "string", "uint8"};
+  static const char *const names[DT__COUNT] = {"float", "double", "int32", "int64", "bool", "string", "uint8", "variant"};
   return (unsigned)dt < DT__COUNT ? names[dt] : "?";
 }
 
@@ -107,8 +108,8 @@ static void view_free(Tensor *t) {
 }
 
 static void buffer_clear_strings(Buffer *b) {
-  if (b->dtype != DT_STRING) return;
-  Str **s = b->data;
+  if (!dtype_holds_refs(b->dtype)) return;
+  Obj **s = b->data;
   for (tfs_i64 i = 0; i < b->nelem; i++)
     if (s[i]) { Val v = val_obj(s[i]); TFS_DECREF(v); }
 }
@@ -194,7 +195,7 @@ Tensor *tensor_new(DType dt, int rank, const tfs_i64 *shape) {
   b->dtype = dt;
   b->nelem = size;
   b->data = b->inline_data;
-  if (dt == DT_STRING) memset(b->data, 0, nbytes);
+  if (dtype_holds_refs(dt)) memset(b->data, 0, nbytes);
   t->hdr.rc = 1;
   t->hdr.type = &tensor_type;
   t->dtype = dt;
@@ -211,7 +212,7 @@ Tensor *tensor_new(DType dt, int rank, const tfs_i64 *shape) {
 /* 0-d tensors are the graph executor's most frequent allocation (scalar steps,
  * loop results, function results): straight from the small-block free list. */
 Tensor *tensor_scalar(DType dt) {
-  if (dt == DT_STRING) return tensor_new(dt, 0, NULL);
+  if (dtype_holds_refs(dt)) return tensor_new(dt, 0, NULL);
   TBlock *blk = fl_pop(&fl_block[0]);
   if (!blk) {
     n_allocs++;
@@ -305,10 +306,10 @@ static void copy_into(Tensor *dst, const Tensor *src) {
       }
     }
   }
-  if (src->dtype == DT_STRING) {
-    Str **s = tensor_data(dst);
+  if (dtype_holds_refs(src->dtype)) {
+    Obj **s = tensor_data(dst);
     for (tfs_i64 i = 0; i < dst->size; i++)
-      if (s[i]) s[i]->hdr.rc++;
+      if (s[i]) s[i]->rc++;
   }
 }
 
@@ -357,6 +358,10 @@ Val tensor_item(const Tensor *t, tfs_i64 i) {
   case DT_STRING: {
     Str *s = ((Str **)t->buf->data)[tensor_elem_offset(t, i)];
     return s ? val_incref(val_obj(s)) : str_new("", 0);
+  }
+  case DT_VARIANT: {
+    Obj *o = ((Obj **)t->buf->data)[tensor_elem_offset(t, i)];
+    return o ? val_incref(val_obj(o)) : val_none();
   }
   default: return val_none();
   }
@@ -428,7 +433,7 @@ static DTypeObj dtype_objs[DT__COUNT] = {
   {{IMMORTAL, &dtype_type}, DT_FLOAT32}, {{IMMORTAL, &dtype_type}, DT_FLOAT64},
   {{IMMORTAL, &dtype_type}, DT_INT32},   {{IMMORTAL, &dtype_type}, DT_INT64},
   {{IMMORTAL, &dtype_type}, DT_BOOL},    {{IMMORTAL, &dtype_type}, DT_STRING},
-  {{IMMORTAL, &dtype_type}, DT_UINT8},
+  {{IMMORTAL, &dtype_type}, DT_UINT8},   {{IMMORTAL, &dtype_type}, DT_VARIANT},
 };
 
 Val dtype_val(DType dt) { return val_obj(&dtype_objs[dt]); }
@@ -565,8 +570,8 @@ static void fill_from(Val v, int depth, int lrank, DType dt, char **p, Val whole
     Tensor *c = tensor_new(dt, t->rank, t->shape);
     copy_into(c, &tmp);
     memcpy(*p, tensor_data(c), (size_t)c->size * esz);
-    if (dt == DT_STRING) {  /* ownership of the element refs moves to the destination */
-      Str **s = tensor_data(c);
+    if (dtype_holds_refs(dt)) {  /* ownership of the element refs moves to the destination */
+      Obj **s = tensor_data(c);
       for (tfs_i64 i = 0; i < c->size; i++) s[i] = NULL;
     }
     *p += c->size * (tfs_i64)esz;
@@ -1183,7 +1188,7 @@ void variable_assign(Variable *var, Val v, int mode) {
              var->name, m1, m2);
   }
   /* Write in place when nobody else sees the current value; else swap. */
-  if (cur->hdr.rc == 1 && cur->buf->rc == 1 && tensor_is_contiguous(cur) && cur->dtype != DT_STRING) {
+  if (cur->hdr.rc == 1 && cur->buf->rc == 1 && tensor_is_contiguous(cur) && !dtype_holds_refs(cur->dtype)) {
     copy_into(cur, nv);
     tensor_release(nv);
   } else {

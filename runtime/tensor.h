@@ -7,8 +7,13 @@
 #define TFS_MAX_RANK 8
 
 typedef enum DType {          /* ORDER DTYPE: dtype_info[] in tensor.c follows it */
-  DT_FLOAT32, DT_FLOAT64, DT_INT32, DT_INT64, DT_BOOL, DT_STRING, DT_UINT8, DT__COUNT
+  DT_FLOAT32, DT_FLOAT64, DT_INT32, DT_INT64, DT_BOOL, DT_STRING, DT_UINT8,
+  DT_VARIANT,                 /* one owned Obj * per element: a TensorList (k_list.c); only list ops take it */
+  DT__COUNT
 } DType;
+
+/* Element types whose elements are owned object references (strings, variants). */
+static inline bool dtype_holds_refs(DType dt) { return dt == DT_STRING || dt == DT_VARIANT; }
 
 typedef struct DTypeInfo {
   const char *name;           /* 'float32' */
@@ -81,7 +86,8 @@ void shape_format(StrBuf *b, int rank, const tfs_i64 *shape);
 #define DTM_INT (DTM(DT_INT32) | DTM(DT_INT64))
 #define DTM_NUM (DTM_FLOAT | DTM_INT)
 #define DTM_NUMBOOL (DTM_NUM | DTM(DT_BOOL))
-#define DTM_ALL ((1u << DT__COUNT) - 1)
+#define DTM_ALL ((1u << DT_VARIANT) - 1)              /* every dtype but variant, which only list ops take */
+#define DTM_ANY ((1u << DT__COUNT) - 1)
 #define DTM_NUM8 (DTM_NUM | DTM(DT_UINT8))            /* ops that also take uint8 (images) */
 
 const char *dtype_short_name(DType dt);          /* TF's 'float', 'double', 'int32' (error texts) */

@@ -1,5 +1,6 @@
 /* trace.c — tracing contexts, symbolic tensors, the op_graph_hook recording ops into graphs, captures, init scope. */
 #include "trace.h"
+#include "tensorlist.h"
 
 #include <setjmp.h>
 #include <stdio.h>
@@ -1090,6 +1091,12 @@ bool trace_is_leaf(Val tmpl, int *index) {
 }
 
 Val trace_nest_map(Val v, Val (*fn)(void *ctx, Val elem), void *ctx) {
+  if (val_is(v, &tensorarray_type)) {   /* a composite: its flow is its one tensor */
+    Val f = fn(ctx, tensorarray_flow(v));
+    Val r = tensorarray_with_flow(v, f);
+    val_decref(f);
+    return r;
+  }
   if (val_is(v, &list_type) || val_is(v, &tuple_type)) {
     tfs_i64 n;
     const Val *items;

@@ -23,6 +23,7 @@
 #include "tape.h"
 #include "tfdata.h"
 #include "trace.h"
+#include "tensorlist.h"
 
 /* AutoGraph staging errors print their text alone (§11's example), at the
  * construct's location. */
@@ -367,6 +368,13 @@ static GraphRef ag_leaf_ref(AgMerge *m, AgBody *b, Val t, const char *noun) {
 }
 
 static Val ag_merge_val(AgMerge *m, Val ta, Val tb, const char *noun) {
+  if (val_is(ta, &tensorarray_type) || val_is(tb, &tensorarray_type)) {   /* merge the flows */
+    if (!val_is(ta, &tensorarray_type) || !val_is(tb, &tensorarray_type)) ag_fail_structure(m, noun);
+    Val f = ag_merge_val(m, tensorarray_flow(ta), tensorarray_flow(tb), noun);
+    Val r = tensorarray_with_flow(ta, f);
+    val_decref(f);
+    return r;
+  }
   if (ag_is_struct(ta) || ag_is_struct(tb)) {
     if (ta.tag != VT_OBJ || tb.tag != VT_OBJ || ta.u.o->type != tb.u.o->type) ag_fail_structure(m, noun);
     if (val_is(ta, &dict_type)) {
@@ -1139,6 +1147,13 @@ static void ag_match_state(AgLoop *l, AgBody *body, Val init, Val after, int var
     outs[idx] = r;
     return;
   }
+  if (val_is(init, &tensorarray_type)) {   /* a composite: its flow is carried */
+    if (!val_is(after, &tensorarray_type))
+      ag_fail(l->loc, "'%s' must have the same nested structure before the loop and after one iteration",
+              ag_loop_name(l, var, nb, sizeof nb));
+    ag_match_state(l, body, tensorarray_flow(init), tensorarray_flow(after), var, lv, outs);
+    return;
+  }
   if (ag_is_struct(init)) {
     tfs_i64 n0, n1;
     const Val *i0, *i1;
@@ -1352,7 +1367,9 @@ static void ag_state_leaves(Val tmpl, Val v, Val *out, const Val *like) {
   }
   tfs_i64 n, m;
   const Val *ti, *vi;
-  if (val_is(tmpl, &dict_type)) {
+  if (val_is(tmpl, &tensorarray_type)) {
+    if (val_is(v, &tensorarray_type)) ag_state_leaves(tensorarray_flow(tmpl), tensorarray_flow(v), out, like);
+  } else if (val_is(tmpl, &dict_type)) {
     Dict *d = (Dict *)tmpl.u.o;
     for (tfs_i64 i = 0; i < d->used; i++) {
       if (val_is_undef(d->keys[i])) continue;

@@ -20,7 +20,7 @@
 
 static bool float_tensor(Val v) {
   Tensor *t = val_as_tensor(v);
-  return t && dtype_info[t->dtype].is_float;
+  return t && (dtype_info[t->dtype].is_float || t->dtype == DT_VARIANT);
 }
 
 static Val items_tuple(const Val *v, int n) { return rt_tuple(n, v); }
@@ -69,7 +69,7 @@ static Val bw_body(Val self, int n, const Val *args, const Kw *kw) {
   out[0] = i1;
   for (int q = 0; q < nf; q++) out[1 + q] = res[q];
   for (int e = 0; e < ne; e++) {
-    out[1 + nf + e] = op_apply2(OP_ADD, args[1 + nf + e], res[nf + e]);
+    out[1 + nf + e] = tape_add_grads(args[1 + nf + e], res[nf + e]);
     val_decref(res[nf + e]);
   }
   Val r = items_tuple(out, n);

@@ -470,9 +470,10 @@ static Val sub_summary_experimental(const char *name) {
 //! tf.errors.OpError | tf.errors.InvalidArgumentError | tf.errors.UnimplementedError | tf.errors.OutOfRangeError | tf.errors.NotFoundError | tf.errors.ResourceExhaustedError
 //!   Exceptions raised by ops; InvalidArgumentError (bad shapes, failed tf.debugging asserts, out-of-range indices)
 //!   is the common one. All derive from tf.errors.OpError.
-//! tf.float32 | tf.float64 | tf.double | tf.int32 | tf.int64 | tf.bool | tf.string | tf.uint8
+//! tf.float32 | tf.float64 | tf.double | tf.int32 | tf.int64 | tf.bool | tf.string | tf.uint8 | tf.variant
 //!   The dtypes tfs implements (also under tf.dtypes). tf.double is tf.float64. A dtype prints as
-//!   <dtype: 'float32'> and has the attributes name, is_floating, is_integer and is_bool.
+//!   <dtype: 'float32'> and has the attributes name, is_floating, is_integer and is_bool. tf.variant is the
+//!   dtype of a TensorArray's flow (a TensorList); only the TensorArray methods take it.
 //! tf.Tensor | tf.DType | tf.dtypes.DType
 //!   The classes of tensors and dtypes, for isinstance(x, tf.Tensor).
 //! tf.newaxis
