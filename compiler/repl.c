@@ -99,6 +99,16 @@ typedef struct History {
   bool warned;
 } History;
 
+/* The newest HISTORY_MAX lines are kept: the oldest goes first. */
+static void history_keep(History *h, const char *line) {
+  if (h->n == HISTORY_MAX) {
+    free(h->lines[0]);
+    memmove(h->lines, h->lines + 1, sizeof *h->lines * (HISTORY_MAX - 1));
+    h->n--;
+  }
+  h->lines[h->n++] = strdup(line);
+}
+
 static void history_load(History *h) {
   const char *home = getenv("HOME");
   if (!home || !*home) return;
@@ -116,12 +126,7 @@ static void history_load(History *h) {
   while ((k = getline(&line, &cap, f)) > 0) {
     if (line[k - 1] == '\n') line[k - 1] = 0;
     if (!*line) continue;
-    if (h->n == HISTORY_MAX) {
-      free(h->lines[0]);
-      memmove(h->lines, h->lines + 1, sizeof *h->lines * (HISTORY_MAX - 1));
-      h->n--;
-    }
-    h->lines[h->n++] = strdup(line);
+    history_keep(h, line);
     add_history(line);
   }
   free(line);
@@ -132,12 +137,7 @@ static void history_add(History *h, const char *line) {
   if (!*line || blank(line)) return;
   add_history(line);
   if (!h->path || !h->lines) return;
-  if (h->n == HISTORY_MAX) {
-    free(h->lines[0]);
-    memmove(h->lines, h->lines + 1, sizeof *h->lines * (HISTORY_MAX - 1));
-    h->n--;
-  }
-  h->lines[h->n++] = strdup(line);
+  history_keep(h, line);
   StrBuf b;
   sb_init(&b);
   for (int i = 0; i < h->n; i++)
@@ -215,7 +215,7 @@ static void run_input(Repl *r, const char *src) {
   Jit *j = jit_compile(c.data, &err);
   sb_free(&c);
   if (!j) {
-    fprintf(stderr, "tfs: internal error: generated C did not compile\n%.*s", (int)err.len, err.data ? err.data : "");
+    fprintf(stderr, "tfs: internal error: %s\n%.*s", "generated C did not compile", (int)err.len, err.data ? err.data : "");
     sb_free(&err);
     forget_input(r, first, globals, nglobals);
     return;
