@@ -12,6 +12,13 @@
  * executables.  Returns false (with diagnostics) on unsupported constructs. */
 bool cgen_program(Program *p, StrBuf *out, bool with_main);
 
+/* One input of the interactive prompt: modules `first`.. (the input and what
+ * it imported first) as a unit of their own, which appends its files and
+ * locations (numbered from *nlocs, advanced past them) to the runtime's
+ * tables and keeps the input's globals in `tfs_repl_globals[]`, an array the
+ * JIT binds.  tfs_program_exit releases its constants and imported modules. */
+bool cgen_input(Program *p, StrBuf *out, int first, int *nlocs);
+
 extern const char tfs_abi_text[];   /* runtime/abi.h, embedded by the build */
 
 #endif

@@ -43,7 +43,16 @@ static void *jit_memmove(void *d, const void *s, size_t n) {
 
 static void *jit_memcpy(void *d, const void *s, size_t n) { return jit_memmove(d, s, n); }
 
+static const char *extra_name;
+static void *extra_addr;
+
+void jit_bind_extra(const char *name, void *addr) {
+  extra_name = name;
+  extra_addr = addr;
+}
+
 static void bind_runtime(TCCState *s) {
+  if (extra_name) tcc_add_symbol(s, extra_name, extra_addr);
 #define BIND(ret, name, params) tcc_add_symbol(s, #name, (const void *)name);
   TFS_RT_API(BIND)
 #undef BIND

@@ -12,6 +12,8 @@ typedef struct Jit Jit;
  * returns NULL and appends tcc's messages to `err`. */
 Jit *jit_compile(const char *csrc, StrBuf *err);
 void *jit_symbol(Jit *j, const char *name);
+/* One more symbol every later jit_compile binds (the prompt's namespace array). */
+void jit_bind_extra(const char *name, void *addr);
 void jit_free(Jit *j);
 
 /* Compile and link `csrc` (which must define main) with the runtime archive

@@ -1,4 +1,4 @@
-/* main_tfs.c — `tfs run [--eager] [--dump-graphs DIR] prog.tfs [args...]`, `tfs doc NAME...`, or a program on standard input (`tfs`, `tfs -`). */
+/* main_tfs.c — `tfs run [--eager] [--dump-graphs DIR] prog.tfs [args...]`, `tfs doc NAME...`, the prompt (`tfs repl`, `tfs` on a terminal), or a program on standard input. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,10 +8,12 @@
 #include "docs.h"
 #include "driver.h"
 #include "program.h"
+#include "repl.h"
 
 #define TFS_USAGE                                                          \
   "usage: tfs run [--eager] [--dump-graphs DIR] prog.tfs [args...]\n"     \
   "       tfs doc NAME...\n"                                               \
+  "       tfs repl | tfs   (the interactive prompt, on a terminal)\n"      \
   "       tfs < prog.tfs | tfs -   (a program on standard input)\n"
 
 static int usage(void) {
@@ -43,10 +45,7 @@ static int doc_main(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   if (argc < 2 || (argc == 2 && !strcmp(argv[1], "-"))) {
-    if (isatty(0) && argc < 2) {
-      fputs("tfs: no interactive prompt in this build; run a file (tfs run prog.tfs) or pipe a program into tfs\n", stderr);
-      return usage();
-    }
+    if (isatty(0) && argc < 2) return repl_main();   /* as `python3` on a terminal */
     /* as `python3 < prog.py`: the program comes from standard input, argv is [''] ('-' for `tfs -`) */
     DriverOpts opts = {0};
     char *pargv[] = {argc < 2 ? "" : "-", NULL};
@@ -57,6 +56,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(argv[1], "doc") == 0) return doc_main(argc, argv);
+  if (strcmp(argv[1], "repl") == 0) return argc == 2 ? repl_main() : usage();
   if (strcmp(argv[1], "run") != 0) return usage();
   DriverOpts opts = {0};
   int i = 2;

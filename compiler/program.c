@@ -295,7 +295,8 @@ static bool load_module(Program *p, ProgModule *m) {
   if (!check_source_bytes(p, m)) return false;
   m->ast = parse_source(&p->arena, m->path, m->source, m->len, &p->diags);
   if (!m->ast || !nest_check(m->ast, m->path, m->source, &p->diags)) return false;
-  bool ok = scope_analyze(&m->scopes, &p->arena, m->ast, m->path, m->source, &p->diags, is_builtin_name);
+  bool ok = scope_analyze_seeded(&m->scopes, &p->arena, m->ast, m->path, m->source, &p->diags, is_builtin_name,
+                                 m->input ? p->repl_globals : NULL, m->input ? p->repl_nglobals : 0);
   /* Keep going after scope errors so import errors are reported too. */
   ok &= scan_imports(p, m, &m->ast->body);
   return ok;
@@ -321,19 +322,20 @@ static bool remap_globals(Program *p, ProgModule *m) {
   return ok;
 }
 
+static bool convert_module(Program *p, ProgModule *m) {
+  m->conv = ag_convert_module(&p->arena, m->ast, m->path, m->source, &p->diags);
+  if (!m->conv) return false;
+  /* an input's converted code sees the namespace as its original does */
+  bool sok = scope_analyze_seeded(&m->conv_scopes, &p->arena, m->conv, m->path, m->source, &p->diags, is_builtin_name,
+                                  m->input ? m->scopes.globals : NULL, m->input ? m->scopes.nglobals : 0);
+  return sok && remap_globals(p, m);
+}
+
 bool program_convert(Program *p) {
   bool ok = true;
-  for (int i = 0; i < p->nmods; i++) {
-    ProgModule *m = p->mods[i];
-    if (m->library) continue;   /* TF does not convert its own library: it runs as host code at trace time */
-    m->conv = ag_convert_module(&p->arena, m->ast, m->path, m->source, &p->diags);
-    if (!m->conv) {
-      ok = false;
-      continue;
-    }
-    bool sok = scope_analyze(&m->conv_scopes, &p->arena, m->conv, m->path, m->source, &p->diags, is_builtin_name);
-    ok &= sok && remap_globals(p, m);
-  }
+  for (int i = 0; i < p->nmods; i++)
+    if (!p->mods[i]->library)   /* TF does not convert its own library: it runs as host code at trace time */
+      ok &= convert_module(p, p->mods[i]);
   return ok && p->diags.n == 0;
 }
 
@@ -392,6 +394,29 @@ bool program_load(Program *p, const char *path) {
   }
   ProgModule *m = add_module(p, "__main__", path, src, len);
   return load_main(p, m);
+}
+
+void program_repl_init(Program *p) {
+  memset(p, 0, sizeof *p);
+  arena_init(&p->arena);
+  diag_init(&p->diags);
+  p->autograph = true;
+}
+
+bool program_add_input(Program *p, const char *src, size_t len) {
+  int first = p->nmods;
+  ProgModule *m = add_module(p, "__main__", PROGRAM_STDIN, arena_strndup(&p->arena, src, len), len);
+  m->input = true;
+  bool ok = load_module(p, m) && load_keras(p);
+  for (int i = first; ok && i < p->nmods; i++)
+    if (!p->mods[i]->library) ok = convert_module(p, p->mods[i]);
+  if (!ok || p->diags.n) {
+    p->nmods = first;   /* what the input added is forgotten; the arena keeps its bytes until the end */
+    return false;
+  }
+  p->repl_globals = m->scopes.globals;
+  p->repl_nglobals = m->scopes.nglobals;
+  return true;
 }
 
 void program_free(Program *p) {

@@ -21,6 +21,7 @@ typedef struct ProgModule {
   Ast *conv;                  /* AutoGraph-converted module (NULL when not converted) */
   ScopeInfo conv_scopes;      /* its scopes; GLOBAL slots are the original module's */
   bool library;               /* found in stdlib/: host code TF would not convert (tf.keras) */
+  bool input;                 /* one input of the interactive prompt: shares the prompt's namespace */
 } ProgModule;
 
 typedef struct Program {
@@ -30,6 +31,8 @@ typedef struct Program {
   DiagList diags;
   const char *stdlib_dir;     /* installed/source stdlib directory for imports */
   bool autograph;             /* convert functions (the program uses tf.function) */
+  const char *const *repl_globals;  /* the prompt's namespace: slot names so far, in slot order */
+  int repl_nglobals;
 } Program;
 
 /* Convert every module with AutoGraph and analyse the result (program_load
@@ -44,6 +47,14 @@ bool program_load(Program *p, const char *path);
 /* The same from a source string (tests, `-c`). */
 bool program_load_source(Program *p, const char *path, const char *src, size_t len);
 void program_free(Program *p);
+
+/* The interactive prompt's program starts empty; each input becomes one more
+ * module named __main__ whose globals continue the previous inputs' slots,
+ * with what it imports first after it.  Converted with AutoGraph, as any
+ * input may define a tf.function.  On error (diagnostics in p->diags) the
+ * program is left as it was. */
+void program_repl_init(Program *p);
+bool program_add_input(Program *p, const char *src, size_t len);
 
 /* Module index for an import of `name` from module `from`; -1 when the name
  * is a native stdlib module (time, timeit), -2 when not found. */

@@ -426,8 +426,19 @@ static void report_unknown(Ctx *c, Scope *s, Ast *e) {
 
 bool scope_analyze(ScopeInfo *si, Arena *arena, Ast *module, const char *path, const char *source, DiagList *diags,
                    bool (*is_builtin)(const char *name)) {
+  return scope_analyze_seeded(si, arena, module, path, source, diags, is_builtin, NULL, 0);
+}
+
+bool scope_analyze_seeded(ScopeInfo *si, Arena *arena, Ast *module, const char *path, const char *source,
+                          DiagList *diags, bool (*is_builtin)(const char *name), const char *const *globals,
+                          int nglobals) {
   memset(si, 0, sizeof *si);
   si->arena = arena;
+  if (nglobals) {
+    si->globals = arena_alloc(arena, sizeof *si->globals * (size_t)nglobals);
+    memcpy(si->globals, globals, sizeof *si->globals * (size_t)nglobals);
+    si->nglobals = nglobals;
+  }
   Ctx c = {si, path, source, diags, is_builtin, true};
   si->module = scope_new(&c, module, NULL);
   collect_stmts(&c, si->module, &module->body);

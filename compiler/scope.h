@@ -53,6 +53,12 @@ typedef struct ScopeInfo {
 bool scope_analyze(ScopeInfo *si, Arena *arena, Ast *module, const char *path, const char *source, DiagList *diags,
                    bool (*is_builtin)(const char *name));
 
+/* The same for a module that continues another's namespace (each input of
+ * the interactive prompt): `globals` keep their slots and are known names. */
+bool scope_analyze_seeded(ScopeInfo *si, Arena *arena, Ast *module, const char *path, const char *source,
+                          DiagList *diags, bool (*is_builtin)(const char *name), const char *const *globals,
+                          int nglobals);
+
 Scope *scope_of(ScopeInfo *si, const Ast *node);     /* the scope a def/lambda/module opens */
 Sym *scope_lookup(Scope *s, const char *name);       /* NULL when the scope does not know it */
 

@@ -172,6 +172,8 @@ typedef struct RtTryBuf { tfs_i64 w[60]; } RtTryBuf;
   X(int, rt_with_exit, (Val mgr, Val exc)) \
   X(void, rt_set_loc, (int loc)) \
   X(void, rt_register_program, (int nfiles, const RtFile *files, int nlocs, const RtLoc *locs)) \
+  X(void, rt_append_program, (int nfiles, const RtFile *files, int nlocs, const RtLoc *locs)) \
+  X(void, rt_repl_echo, (Val v)) \
   X(void, rt_register_module, (int index, const char *name, void (*init)(Val module), int nglobals, const char *const *names, Val *globals))
 
 /* Current source location: generated code stores a loc index here before each

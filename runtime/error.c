@@ -15,6 +15,7 @@ static const char *const err_names[ERR__COUNT] = {
   "OverflowError", "AssertionError", "RuntimeError", "StopIteration", "ImportError", "UnboundLocalError",
   "NotImplementedError", "RecursionError", "MemoryError", "OSError", "KeyboardInterrupt",
   "InvalidArgumentError", "UnimplementedError", "OutOfRangeError", "NotFoundError", "ResourceExhaustedError",
+  "DataLossError",
 };
 
 const char *err_kind_name(ErrKind k) { return k >= 0 && k < ERR__COUNT ? err_names[k] : "Error"; }
@@ -34,6 +35,43 @@ void rt_register_program(int nfiles, const RtFile *files, int nlocs, const RtLoc
   err_nfiles = nfiles;
   err_locs = locs;
   err_nlocs = nlocs;
+}
+
+/* The interactive prompt compiles each input as a unit of its own, numbered
+ * on from the previous ones: its files and locations extend the tables, so a
+ * function defined at one prompt still reports its own lines when a later one
+ * calls it. */
+static RtFile *err_files_grown;
+static RtLoc *err_locs_grown;
+
+static void *err_grow(void *old, size_t have, size_t add, size_t size) {
+  void *n = realloc(old, (have + add) * size);
+  if (!n) {
+    fputs("error: MemoryError\n", stderr);
+    exit(1);
+  }
+  return n;
+}
+
+void rt_append_program(int nfiles, const RtFile *files, int nlocs, const RtLoc *locs) {
+  err_files_grown = err_grow(err_files_grown, (size_t)err_nfiles, (size_t)nfiles, sizeof *files);
+  memcpy(err_files_grown + err_nfiles, files, sizeof *files * (size_t)nfiles);
+  err_locs_grown = err_grow(err_locs_grown, (size_t)err_nlocs, (size_t)nlocs, sizeof *locs);
+  memcpy(err_locs_grown + err_nlocs, locs, sizeof *locs * (size_t)nlocs);
+  err_files = err_files_grown;
+  err_locs = err_locs_grown;
+  err_nfiles += nfiles;
+  err_nlocs += nlocs;
+}
+
+void rt_program_tables_free(void) {
+  free(err_files_grown);
+  free(err_locs_grown);
+  err_files_grown = NULL;
+  err_locs_grown = NULL;
+  err_files = NULL;
+  err_locs = NULL;
+  err_nfiles = err_nlocs = 0;
 }
 
 void rt_set_loc(int loc) { rt_cur_loc = loc; }
@@ -184,6 +222,7 @@ void rt_try_push(RtTry *t) {
   t->loc = 0;
   t->exc = val_undef();
   t->hold_mark = err_nheld;
+  t->toplevel = 0;
   err_try_top = t;
 }
 
@@ -256,6 +295,7 @@ static _Noreturn void err_unwind(int loc, ErrKind kind, char *msg, Val exc) {
     t->msg = msg;
     t->loc = user;
     t->exc = exc;
+    if (t->toplevel) err_traceback(loc);   /* the frames are still on the hold stack */
     rt_call_depth = t->depth;
     repr_depth_set(t->repr_depth);
     err_release_held(t->hold_mark);   /* the unwound frames are still alive here */
@@ -271,6 +311,11 @@ static _Noreturn void err_unwind(int loc, ErrKind kind, char *msg, Val exc) {
   rt_flush();
   fflush(stderr);
   _exit(kind == ERR_KEYBOARD_INTERRUPT ? 130 : 1);   /* 128 + SIGINT, as a shell reports Ctrl-C */
+}
+
+void rt_report_caught(RtTry *t) {
+  err_report(t->loc, t->kind, val_is(t->exc, &exc_type) ? ((Exc *)t->exc.u.o)->cls : NULL, t->msg ? t->msg : "");
+  rt_try_clear(t);
 }
 
 static char *err_strdup(const char *s) {

@@ -527,7 +527,11 @@ static Val ndarray_getitem(Val self, Val key) {
   return wrap(op_apply(&op_defs[OP_STRIDED_SLICE], 1, &self, &at));
 }
 
-static tfs_i64 ndarray_len(Val self) { return ((NdArray *)self.u.o)->t->shape[0]; }
+static tfs_i64 ndarray_len(Val self) {
+  const Tensor *t = ((NdArray *)self.u.o)->t;
+  if (t->rank == 0) rt_throw(ERR_TYPE, "len() of unsized object");   /* numpy's text: a 0-d array has no length */
+  return t->shape[0];
+}
 
 static int ndarray_truthy(Val v) {
   Tensor *t = ((NdArray *)v.u.o)->t;

@@ -81,7 +81,8 @@ typedef enum ErrKind {
   ERR_TYPE, ERR_VALUE, ERR_INDEX, ERR_KEY, ERR_NAME, ERR_ATTRIBUTE, ERR_ZERODIV,
   ERR_OVERFLOW, ERR_ASSERTION, ERR_RUNTIME, ERR_STOPITER, ERR_IMPORT, ERR_UNBOUND,
   ERR_NOTIMPL, ERR_RECURSION, ERR_MEMORY, ERR_IO, ERR_KEYBOARD_INTERRUPT,
-  ERR_INVALID_ARGUMENT, ERR_UNIMPLEMENTED, ERR_OUT_OF_RANGE, ERR_NOT_FOUND, ERR_RESOURCE_EXHAUSTED, ERR__COUNT
+  ERR_INVALID_ARGUMENT, ERR_UNIMPLEMENTED, ERR_OUT_OF_RANGE, ERR_NOT_FOUND, ERR_RESOURCE_EXHAUSTED,
+  ERR_DATA_LOSS, ERR__COUNT
 } ErrKind;
 const char *err_kind_name(ErrKind k);                 /* 'TypeError', 'InvalidArgumentError' */
 _Noreturn void rt_throw(ErrKind kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -106,11 +107,13 @@ typedef struct RtTry {
   char *msg;                  /* caught: malloc'd message (rt_try_clear frees) */
   int loc;                    /* caught: rt_cur_loc of the throw */
   Val exc;                    /* caught: owned exception object from raise, or VT_UNDEF */
+  int toplevel;               /* the interactive prompt's handler: print the traceback before unwinding */
 } RtTry;
 void rt_try_push(RtTry *t);
 void rt_try_pop(RtTry *t);                            /* body finished normally */
 void rt_try_clear(RtTry *t);                          /* release what a catch received */
 _Noreturn void rt_rethrow(RtTry *t);                  /* re-raise a caught error (consumes it) */
+void rt_report_caught(RtTry *t);                      /* print a caught error as an uncaught one is printed (consumes it) */
 /* Temporaries of runtime C code that an error must not leak: push them, then
  * rt_unhold(mark) once they are released normally.  When an error unwinds to
  * a handler, everything held since its rt_try_push is released (a Val is
@@ -127,8 +130,11 @@ void rt_unhold(int mark);
 _Noreturn void rt_throw_msg(int loc, ErrKind kind, const char *msg, Val exc);
 /* Print "path:line:col: error: <Kind>: msg" (§11) for an error at loc, to stderr. */
 void rt_report(int loc, ErrKind kind, const char *msg);
+void rt_program_tables_free(void);                    /* the tables rt_append_program grew */
 /* Program arguments for the `argv` builtin (argv[0] is the program path). */
 void rt_set_argv(int argc, char **argv);
+void rt_start(int argc, char **argv);                 /* what a program needs before its first line (rt_main, the prompt) */
+void rt_repl_echo(Val v);
 
 /* Print a diagnostic in the §11 format: "path:line:col: error: msg", the
  * source line, a caret.  Shared by the compiler and the runtime. */

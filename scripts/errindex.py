@@ -39,6 +39,7 @@ KINDS = {
     'ERR_INVALID_ARGUMENT': 'InvalidArgumentError', 'ERR_UNIMPLEMENTED': 'UnimplementedError',
     'ERR_OUT_OF_RANGE': 'OutOfRangeError', 'ERR_NOT_FOUND': 'NotFoundError',
     'ERR_RESOURCE_EXHAUSTED': 'ResourceExhaustedError',
+    'ERR_DATA_LOSS': 'DataLossError',
 }
 SRC_DIRS = ('compiler', 'runtime', 'stdlib')
 CONV = re.compile(r'%[-+ #0]*(\*|\d+)?(\.(\*|\d+))?(hh|h|ll|l|z|j|t|L)?[diouxXeEfgGcsp]|%"\s*PRI[a-z0-9]+\s*"')

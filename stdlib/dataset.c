@@ -16,7 +16,9 @@
 #include "ops.h"
 #include "tffunction.h"
 #include "tfdata.h"
+#include "iofile.h"
 #include "tfmod.h"
+#include "tfrecord.h"
 #include "trace.h"
 
 #define CARD_INFINITE (-1)
@@ -24,12 +26,12 @@
 
 typedef enum DsKind {     /* ORDER DSKIND: ds_class[] follows it */
   DS_SLICES, DS_TENSORS, DS_RANGE, DS_ZIP, DS_MAP, DS_FILTER, DS_BATCH, DS_SHUFFLE, DS_TAKE, DS_SKIP,
-  DS_REPEAT, DS_PREFETCH, DS_CACHE, DS_PMAP,
+  DS_REPEAT, DS_PREFETCH, DS_CACHE, DS_PMAP, DS_TFRECORD,
 } DsKind;
 static const char *const ds_class[] = {
   "_TensorSliceDataset", "_TensorDataset", "_RangeDataset", "_ZipDataset", "_MapDataset", "_FilterDataset",
   "_BatchDataset", "_ShuffleDataset", "_TakeDataset", "_SkipDataset", "_RepeatDataset", "_PrefetchDataset",
-  "_CacheDataset", "_ParallelMapDataset",
+  "_CacheDataset", "_ParallelMapDataset", "TFRecordDatasetV2",
 };
 
 typedef struct Dataset {
@@ -521,9 +523,9 @@ typedef struct DsIt {
   Dataset *ds;                /* owned reference */
   struct DsIt **kids;         /* inputs' iterators (zip: several) */
   int nkids;
-  tfs_i64 i, j;               /* position; repeat: epochs done; batch/shuffle: bookkeeping */
+  tfs_i64 i, j;               /* position; repeat: epochs done; batch/shuffle: bookkeeping; TFRecord: file, offset */
   bool done;
-  Val buf;                    /* shuffle buffer / cache recording: a list (owned) or VT_UNDEF */
+  Val buf;                    /* shuffle buffer / cache recording: a list; TFRecord: the file's bytes, a str (owned) or VT_UNDEF */
   tfs_u64 rng;                /* shuffle: splitmix64 state */
 } DsIt;
 
@@ -623,6 +625,47 @@ static Val as_element(Val v) {
 }
 
 static bool ds_next(DsIt *it, Val *out);
+
+static uint64_t le_bytes(const unsigned char *p, int n) {
+  uint64_t v = 0;
+  for (int i = n - 1; i >= 0; i--) v = v << 8 | p[i];
+  return v;
+}
+
+/* The next record of a TFRecordDataset: files are read whole when reached;
+ * each record's length and data are checked against their masked CRC-32C,
+ * and a bad or cut record raises DataLossError with TF's text and offset. */
+static bool tfrecord_next(DsIt *it, Val *out) {
+  Tuple *files = (Tuple *)it->ds->src.u.o;
+  for (;;) {
+    if (val_is_undef(it->buf)) {
+      if (it->i >= files->len) return false;
+      tfs_i64 len;
+      char *data = io_read_all(str_cstr(files->items[it->i]), "tf.data.TFRecordDataset", &len);
+      it->buf = str_new(data, len);
+      free(data);
+      it->j = 0;
+    }
+    const unsigned char *p = (const unsigned char *)str_cstr(it->buf);
+    tfs_i64 len = str_len(it->buf), at = it->j;
+    if (at == len) {
+      TFS_CLEAR(it->buf);
+      it->i++;
+      continue;
+    }
+    if (len - at < 12) rt_throw(ERR_DATA_LOSS, "truncated record at %lld", (long long)at);
+    if (tfr_mask(tfr_crc32c(p + at, 8)) != (uint32_t)le_bytes(p + at + 8, 4))
+      rt_throw(ERR_DATA_LOSS, "corrupted record at %lld", (long long)at);
+    uint64_t n = le_bytes(p + at, 8);
+    if (n > (uint64_t)(len - at - 12) || (uint64_t)(len - at - 12) - n < 4)
+      rt_throw(ERR_DATA_LOSS, "truncated record at %lld", (long long)(at + 12));
+    if (tfr_mask(tfr_crc32c(p + at + 12, n)) != (uint32_t)le_bytes(p + at + 12 + n, 4))
+      rt_throw(ERR_DATA_LOSS, "corrupted record at %lld", (long long)(at + 12));
+    *out = io_string_scalar((const char *)p + at + 12, (tfs_i64)n);
+    it->j = at + 16 + (tfs_i64)n;
+    return true;
+  }
+}
 
 static bool kid_next(DsIt *it, Val *out) { return ds_next(it->kids[0], out); }
 
@@ -762,6 +805,9 @@ static bool ds_next(DsIt *it, Val *out) {
   case DS_PREFETCH:
     if (!kid_next(it, out)) break;
     return true;
+  case DS_TFRECORD:
+    if (tfrecord_next(it, out)) return true;
+    break;
   case DS_CACHE:
     if (!it->kids[0]) {
       List *c = (List *)d->cached.u.o;
@@ -911,6 +957,64 @@ Val tfdata_element_spec(Val ds) { return self_ds(ds)->spec; }
 
 /* ---- the tf.data module ------------------------------------------------------------------ */
 
+/* Append the file names of a TFRecordDataset: a str, a string tensor (0-d or 1-D) or a list/tuple of them. */
+static void tfrecord_names(Val v, Val list) {
+  if (val_is(v, &str_type)) {
+    list_append(list, v);
+    return;
+  }
+  Tensor *t = val_as_tensor(v);
+  if (t && !t->sym && t->dtype == DT_STRING && t->rank <= 1) {
+    tfs_i64 n = t->rank ? t->shape[0] : 1;
+    for (tfs_i64 i = 0; i < n; i++) {
+      Str *s = *(Str **)((char *)tensor_data(t) + (size_t)(i * (t->rank ? t->strides[0] : 0)) * sizeof(Str *));
+      if (s) list_append(list, val_obj(s));
+    }
+    return;
+  }
+  if (val_is(v, &list_type) || val_is(v, &tuple_type)) {
+    tfs_i64 n;
+    const Val *items;
+    seq_items(v, &n, &items);
+    for (tfs_i64 i = 0; i < n; i++) {
+      if (val_is(items[i], &list_type) || val_is(items[i], &tuple_type)) break;
+      tfrecord_names(items[i], list);
+    }
+    if (((List *)list.u.o)->len == n) return;
+  }
+  rt_throw(ERR_TYPE, "tf.data.TFRecordDataset: filenames must be a str, a string tensor or a list of str, not %s",
+           val_type_name(v));
+}
+
+//! tf.data.TFRecordDataset(filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None)
+//!   The records of TFRecord files (event files are TFRecord files) as 0-d string tensors, file by file; each
+//!   record's masked CRC-32C is checked and a damaged file raises tf.errors.DataLossError. Uncompressed only.
+static Val ds_tfrecord(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "tf.data.TFRecordDataset",
+                         .sig = "filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None"};
+  Val a[5];
+  args_parse(&spec, n, args, kw, a);
+  Val ct = a[1];
+  if (val_is(ct, &str_type) && str_len(ct) && strcmp(str_cstr(ct), "NONE") != 0)
+    rt_throw(ERR_UNIMPLEMENTED, "tf.data.TFRecordDataset: compression_type '%s' is not supported (only uncompressed files)",
+             str_cstr(ct));
+  if (ct.tag != VT_NONE && ct.tag != VT_UNDEF && !val_is(ct, &str_type))
+    rt_throw(ERR_TYPE, "tf.data.TFRecordDataset: compression_type must be a str or None");
+  Val names = list_new(0);
+  int mark = rt_hold_val(names);
+  tfrecord_names(a[0], names);
+  List *l = (List *)names.u.o;
+  Val files = tuple_new(l->len);
+  for (tfs_i64 i = 0; i < l->len; i++) ((Tuple *)files.u.o)->items[i] = val_incref(l->items[i]);
+  rt_unhold(mark);
+  val_decref(names);
+  mark = rt_hold_val(files);
+  Dataset *d = ds_new(DS_TFRECORD, tffn_spec_new(0, NULL, DT_STRING, val_none()), files, CARD_UNKNOWN);
+  rt_unhold(mark);
+  val_decref(files);   /* ds_new took its own reference */
+  return ds_val(d);
+}
+
 static const DsMethod ds_ctors[] = {
   {"from_tensor_slices", ds_from_tensor_slices, NULL}, {"from_tensors", ds_from_tensors, NULL}, {"range", ds_range, NULL},
   {"zip", ds_zip, NULL},
@@ -947,6 +1051,7 @@ static Val dataset_cls_getattr(const char *name) {
 Val tfdata_attr(const char *qual) {
   if (!strcmp(qual, "data")) return module_native("tf.data", data_getattr);
   if (!strcmp(qual, "data.Dataset")) return module_native("tf.data.Dataset", dataset_cls_getattr);
+  if (!strcmp(qual, "data.TFRecordDataset")) return builtin_new("tf.data.TFRecordDataset", ds_tfrecord, val_undef(), NULL);
   /* tf.data.experimental.AUTOTUNE is reached attribute by attribute */
   if (!strcmp(qual, "data.experimental")) return module_native("tf.data.experimental", data_exp_getattr);
   if (!strcmp(qual, "data.AUTOTUNE") || !strcmp(qual, "data.experimental.AUTOTUNE")) return val_int(-1);

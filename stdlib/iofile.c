@@ -85,3 +85,10 @@ char *io_read_all(const char *path, const char *what, tfs_i64 *len) {
   sb_putc(&b, '\0');   /* callers may parse text with C string functions */
   return sb_steal(&b);
 }
+
+Val io_string_scalar(const char *s, tfs_i64 n) {
+  Tensor *t = tensor_new(DT_STRING, 0, NULL);
+  Val v = str_new(s, n);
+  *(Str **)tensor_data(t) = (Str *)v.u.o;
+  return val_obj(t);
+}

@@ -10,6 +10,8 @@ const char *io_path_arg(Val v, const char *what);
  * *len bytes before the NUL.  A missing file raises NotFoundError, a corrupt
  * gzip stream InvalidArgumentError, both naming `what` and the path. */
 char *io_read_all(const char *path, const char *what, tfs_i64 *len);
+/* A 0-d string tensor holding s[0..n) (owned). */
+Val io_string_scalar(const char *s, tfs_i64 n);
 
 /* numpy's .npy format (versions 1-3): parse one array (owned tensor; errors name
  * `where`), or serialise a tensor as version 1 (malloc'd, *len bytes). */

@@ -14,13 +14,6 @@
 
 static bool given(Val v) { return v.tag != VT_NONE && v.tag != VT_UNDEF; }
 
-static Val string_scalar(const char *s, tfs_i64 n) {
-  Tensor *t = tensor_new(DT_STRING, 0, NULL);
-  Val v = str_new(s, n);
-  *(Str **)tensor_data(t) = (Str *)v.u.o;
-  return val_obj(t);
-}
-
 /* The bytes of a str or a 0-d string tensor (borrowed). */
 static const char *bytes_arg(Val v, tfs_i64 *n, const char *what) {
   if (val_is(v, &str_type)) { *n = str_len(v); return str_cstr(v); }
@@ -42,7 +35,7 @@ static Val io_read_file(Val self, int n, const Val *args, const Kw *kw) {
   const char *path = io_path_arg(a[0], "tf.io.read_file");
   tfs_i64 len;
   char *data = io_read_all(path, "tf.io.read_file", &len);
-  Val r = string_scalar(data, len);
+  Val r = io_string_scalar(data, len);
   free(data);
   return r;
 }

@@ -466,8 +466,8 @@ static Val sub_summary_experimental(const char *name) {
 //!   The dtypes (tf.dtypes.float32 is tf.float32), tf.dtypes.DType, as_dtype and cast.
 //! tf.errors
 //!   TF's exception classes: OpError and its subclasses InvalidArgumentError, UnimplementedError,
-//!   OutOfRangeError, NotFoundError, ResourceExhaustedError; catch them with try/except.
-//! tf.errors.OpError | tf.errors.InvalidArgumentError | tf.errors.UnimplementedError | tf.errors.OutOfRangeError | tf.errors.NotFoundError | tf.errors.ResourceExhaustedError
+//!   OutOfRangeError, NotFoundError, ResourceExhaustedError, DataLossError; catch them with try/except.
+//! tf.errors.OpError | tf.errors.InvalidArgumentError | tf.errors.UnimplementedError | tf.errors.OutOfRangeError | tf.errors.NotFoundError | tf.errors.ResourceExhaustedError | tf.errors.DataLossError
 //!   Exceptions raised by ops; InvalidArgumentError (bad shapes, failed tf.debugging asserts, out-of-range indices)
 //!   is the common one. All derive from tf.errors.OpError.
 //! tf.float32 | tf.float64 | tf.double | tf.int32 | tf.int64 | tf.bool | tf.string | tf.uint8 | tf.variant

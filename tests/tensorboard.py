@@ -7,7 +7,10 @@ the data, computed here independently), every Event is decoded with
 inside events decoded as tensorflow.GraphDef), wall times are dropped, and the
 text of all event files (sorted by name) must equal NAME.events; stdout must
 equal NAME.out.  Programs run traced and again with --eager (NAME.eager.events
-when the traced graph differs by contract).
+when the traced graph differs by contract).  Then tf.data.TFRecordDataset
+reads an event file back (each record byte for byte, written out with
+tf.io.write_file) and damaged copies of it must raise DataLossError at the
+damaged record's offset.
 usage: tensorboard.py TFS PROTO_DIR TEST_DIR
 """
 import codecs
@@ -146,6 +149,121 @@ def events_text(proto_dir, logdir):
     return "".join(out)
 
 
+WRITE = """w = tf.summary.create_file_writer(argv[1])
+with w.as_default():
+    for s in range(3):
+        tf.summary.scalar("loss", 1.0 / (s + 1), step=s)
+w.close()
+"""
+
+READ = """ds = tf.data.TFRecordDataset(argv[1])
+print(ds.element_spec)
+n = 0
+try:
+    for r in ds:
+        tf.io.write_file(argv[2] + "/rec_" + str(n) + ".bin", r)
+        n += 1
+except tf.errors.DataLossError as e:
+    print("DataLossError:", e.message)
+print(n, "records")
+"""
+
+COUNT = """@tf.function
+def count(ds):
+    n = 0
+    for r in ds:
+        n += 1
+    return n
+print(count(tf.data.TFRecordDataset([argv[1], argv[1]])))
+"""
+
+UNCAUGHT = """for r in tf.data.TFRecordDataset(argv[1]):
+    pass
+"""
+
+
+def reader_checks(tfs):
+    """tf.data.TFRecordDataset over an event file: the records as written, and DataLossError for damage."""
+    failed = 0
+
+    def check(label, cond, detail):
+        nonlocal failed
+        if cond:
+            print("ok  ", label)
+        else:
+            failed += 1
+            print("FAIL", label)
+            print(detail)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, text in (("write.tfs", WRITE), ("read.tfs", READ), ("count.tfs", COUNT), ("uncaught.tfs", UNCAUGHT)):
+            with open(os.path.join(tmp, name), "w") as f:
+                f.write(text)
+        logdir = os.path.join(tmp, "logs")
+        p = subprocess.run([tfs, "run", "write.tfs", logdir], cwd=tmp, capture_output=True, timeout=120)
+        (event,) = [os.path.join(logdir, f) for f in os.listdir(logdir)]
+        data = open(event, "rb").read()
+        recs = records(event)
+        offs = [0]
+        for r in recs:
+            offs.append(offs[-1] + 16 + len(r))
+
+        def read(path):
+            out = os.path.join(tmp, "out")
+            if os.path.isdir(out):
+                for f in os.listdir(out):
+                    os.unlink(os.path.join(out, f))
+            else:
+                os.mkdir(out)
+            p = subprocess.run([tfs, "run", "read.tfs", path, out], cwd=tmp, capture_output=True, timeout=120)
+            got = [open(os.path.join(out, "rec_%d.bin" % i), "rb").read() for i in range(len(os.listdir(out)))]
+            return p, got
+
+        spec = "TensorSpec(shape=(), dtype=tf.string, name=None)\n"
+        p, got = read(event)
+        check("TFRecordDataset reads the event file", p.returncode == 0 and got == recs and len(recs) == 4
+              and p.stdout.decode() == spec + "4 records\n", "%r %d/%d records" % (p, len(got), len(recs)))
+        damaged = os.path.join(tmp, "damaged")
+        cases = [
+            ("length CRC of record 1", lambda b: b[:offs[1] + 9] + bytes([b[offs[1] + 9] ^ 1]) + b[offs[1] + 10:],
+             "corrupted record at %d" % offs[1], 1),
+            ("length of record 1", lambda b: b[:offs[1]] + bytes([b[offs[1]] ^ 4]) + b[offs[1] + 1:],
+             "corrupted record at %d" % offs[1], 1),
+            ("data of record 2", lambda b: b[:offs[2] + 20] + bytes([b[offs[2] + 20] ^ 0x40]) + b[offs[2] + 21:],
+             "corrupted record at %d" % (offs[2] + 12), 2),
+            ("data CRC of record 3", lambda b: b[:offs[4] - 1] + bytes([b[offs[4] - 1] ^ 0x80]),
+             "corrupted record at %d" % (offs[3] + 12), 3),
+            ("cut inside record 2's data", lambda b: b[:offs[2] + 20], "truncated record at %d" % (offs[2] + 12), 2),
+            ("cut inside record 3's header", lambda b: b[:offs[3] + 5], "truncated record at %d" % offs[3], 3),
+            ("cut before record 3's data CRC", lambda b: b[:offs[4] - 2], "truncated record at %d" % (offs[3] + 12), 3),
+        ]
+        for label, damage, msg, n in cases:
+            with open(damaged, "wb") as f:
+                f.write(damage(data))
+            p, got = read(damaged)
+            check("DataLossError: " + label, p.returncode == 0 and got == recs[:n] and p.stdout.decode() ==
+                  "%sDataLossError: %s\n%d records\n" % (spec, msg, n), "%r\n%d records" % (p, len(got)))
+        # uncaught: a located report, status 1; the graph (a While over the dataset) reads it too
+        with open(damaged, "wb") as f:
+            f.write(cases[2][1](data))
+        p = subprocess.run([tfs, "run", "count.tfs", event], cwd=tmp, capture_output=True, timeout=120)
+        check("TFRecordDataset in a tf.function", p.returncode == 0 and p.stdout == b"tf.Tensor(8, shape=(), dtype=int32)\n",
+              repr(p))
+        p = subprocess.run([tfs, "run", "count.tfs", damaged], cwd=tmp, capture_output=True, timeout=120)
+        check("DataLossError in a tf.function, uncaught", p.returncode == 1 and p.stdout == b"" and p.stderr.decode() ==
+              "count.tfs:5:9: error: corrupted record at %d (node _DatasetNext in tf.function 'count')\n"
+              "        n += 1\n        ^\n" % (offs[2] + 12), repr(p))
+        p = subprocess.run([tfs, "run", "uncaught.tfs", damaged], cwd=tmp, capture_output=True, timeout=120)
+        check("DataLossError uncaught", p.returncode == 1 and p.stdout == b"" and p.stderr.decode() ==
+              "uncaught.tfs:1:10: error: corrupted record at %d\nfor r in tf.data.TFRecordDataset(argv[1]):\n"
+              "         ^\n" % (offs[2] + 12), repr(p))
+        p, got = read(os.path.join(tmp, "missing"))
+        check("TFRecordDataset of a missing file", p.returncode == 1 and
+              "error: tf.data.TFRecordDataset: %s; No such file or directory" % os.path.join(tmp, "missing")
+              in p.stderr.decode(), repr(p))
+    return failed
+
+
 def main():
     tfs, proto_dir, test_dir = (os.path.abspath(a) for a in sys.argv[1:4])
     failed = 0
@@ -194,7 +312,8 @@ def main():
             failed += 1
         except ValueError:
             pass
-    print("%d/%d failed" % (failed, 2 * len(names)))
+    failed += reader_checks(tfs)
+    print("%d failed" % failed)
     sys.exit(1 if failed else 0)
 
 
