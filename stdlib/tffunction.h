@@ -28,4 +28,21 @@ Val tffn_spec_new(int rank, const tfs_i64 *dims, int dtype, Val name);
 /* What a ConcreteFunction returns, as the same structure of TensorSpecs. */
 Val tffn_output_spec(Val conc);
 
+/* tf.saved_model.save: whether v is a tf.function; the concrete functions it
+ * saves for the object `self` (a method's, those traced for that instance;
+ * the input_signature's one is traced now if it was not), as a new list; and
+ * what a concrete function holds (borrowed). */
+struct Graph;
+bool tffn_is(Val v);
+Val tffn_saved_concretes(Val fn, Val self);
+typedef struct TffnConcInfo {
+  const char *name;
+  struct Graph *g;
+  int nparams;
+  char *const *params;        /* parameter names, self included for a method */
+  Val args_tmpl;              /* tuple of the bound arguments, tensor leaves as markers */
+  Val out_tmpl;               /* result template; VT_UNDEF: the single output 0 */
+} TffnConcInfo;
+bool tffn_conc_info(Val conc, TffnConcInfo *out);
+
 #endif
