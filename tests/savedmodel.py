@@ -20,7 +20,7 @@ import sys
 import tempfile
 import zipfile
 
-tfs, proto_dir, test_dir = sys.argv[1:4]
+tfs, proto_dir, test_dir = (os.path.abspath(a) for a in sys.argv[1:4])
 failures = 0
 
 
@@ -31,7 +31,9 @@ def fail(msg):
 
 
 def run(prog, arg, cwd):
-    return subprocess.run([tfs, "run", prog, arg], cwd=cwd, capture_output=True, text=True, timeout=120)
+    # the program by its name in cwd, so located errors name it as the .err files do
+    return subprocess.run([tfs, "run", os.path.basename(prog), arg], cwd=cwd, capture_output=True, text=True,
+                          timeout=120)
 
 
 def expect(name, got, path):
