@@ -1248,23 +1248,7 @@ static Val sm_objects(SmModel *m) {
   Val sigs = dict_new();
   rt_hold_val(sigs);
   for (size_t i = 0; i < mg->n_signature_def; i++) {
-    const Tensorflow__SignatureDef *sd = mg->signature_def[i]->value;
-    const char *fn = NULL;
-    if (sd && sd->n_outputs && sd->outputs[0]->value && sd->outputs[0]->value->name) {
-      char node[256];
-      snprintf(node, sizeof node, "%s", sd->outputs[0]->value->name);
-      char *colon = strrchr(node, ':');
-      if (colon) *colon = 0;
-      const Tensorflow__GraphDef *gd = mg->graph_def;
-      for (size_t k = 0; k < gd->n_node && !fn; k++) {
-        if (!gd->node[k]->name || strcmp(gd->node[k]->name, node)) continue;
-        for (size_t a = 0; a < gd->node[k]->n_attr; a++)
-          if (!strcmp(gd->node[k]->attr[a]->key, "f") &&
-              gd->node[k]->attr[a]->value->value_case == TENSORFLOW__ATTR_VALUE__VALUE_FUNC)
-            fn = gd->node[k]->attr[a]->value->func->name;
-      }
-    }
-    SmConc *c = fn ? smodel_conc(m, fn) : NULL;
+    SmConc *c = smodel_signature(m, mg->signature_def[i]->key);
     if (!c) sm_corrupt(m, "signature '%s' calls no saved function", mg->signature_def[i]->key);
     Val f = sm_fn_new(m, mg->signature_def[i]->key, true);
     sm_fn_add((SmFn *)f.u.o, c);
@@ -1309,3 +1293,34 @@ Val savedmodel_lookup(const char *name) {
 /* ---- the C API's view (capi/) ---- */
 
 SmModel *smodel_read(const char *dir) { return sm_read(dir); }
+
+int smodel_num_signatures(const SmModel *m) { return (int)m->msg->meta_graphs[0]->n_signature_def; }
+
+const char *smodel_signature_name(const SmModel *m, int i) {
+  return i >= 0 && i < smodel_num_signatures(m) ? m->msg->meta_graphs[0]->signature_def[i]->key : NULL;
+}
+
+/* The function a signature's StatefulPartitionedCall node calls (its first output names the node). */
+SmConc *smodel_signature(SmModel *m, const char *name) {
+  const Tensorflow__MetaGraphDef *mg = m->msg->meta_graphs[0];
+  for (size_t i = 0; i < mg->n_signature_def; i++) {
+    if (!mg->signature_def[i]->key || strcmp(mg->signature_def[i]->key, name)) continue;
+    const Tensorflow__SignatureDef *sd = mg->signature_def[i]->value;
+    if (!sd || !sd->n_outputs || !sd->outputs[0]->value || !sd->outputs[0]->value->name) return NULL;
+    char node[256];
+    snprintf(node, sizeof node, "%s", sd->outputs[0]->value->name);
+    char *colon = strrchr(node, ':');
+    if (colon) *colon = 0;
+    const Tensorflow__GraphDef *gd = mg->graph_def;
+    for (size_t k = 0; k < gd->n_node; k++) {
+      if (!gd->node[k]->name || strcmp(gd->node[k]->name, node)) continue;
+      for (size_t a = 0; a < gd->node[k]->n_attr; a++)
+        if (!strcmp(gd->node[k]->attr[a]->key, "f") && gd->node[k]->attr[a]->value->value_case == TENSORFLOW__ATTR_VALUE__VALUE_FUNC)
+          return smodel_conc(m, gd->node[k]->attr[a]->value->func->name);
+    }
+  }
+  return NULL;
+}
+
+Graph *smodel_conc_graph(const SmConc *c) { return c->g; }
+const char *smodel_conc_arg(const SmConc *c, int i) { return i >= 0 && i < c->nargs ? c->args[i] : NULL; }

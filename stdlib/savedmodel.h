@@ -11,5 +11,12 @@ typedef struct SmConc SmConc;
 SmModel *smodel_read(const char *dir);
 /* A concrete function by its library name, or NULL (borrowed from m). */
 SmConc *smodel_conc(SmModel *m, const char *name);
+/* The signatures of m: count, name i, and the function signature `name` runs (NULL: none). */
+int smodel_num_signatures(const SmModel *m);
+const char *smodel_signature_name(const SmModel *m, int i);
+SmConc *smodel_signature(SmModel *m, const char *name);
+/* What a concrete function runs: its graph (borrowed) and argument names. */
+struct Graph *smodel_conc_graph(const SmConc *c);
+const char *smodel_conc_arg(const SmConc *c, int i);
 
 #endif
