@@ -154,7 +154,7 @@ static Tensorflow__AttrValue *gd_host(GdBuild *b, Val x) {
   if (val_is(x, &list_type) || val_is(x, &tuple_type)) {
     tfs_i64 n = val_is(x, &list_type) ? ((List *)x.u.o)->len : ((Tuple *)x.u.o)->len;
     const Val *it = val_is(x, &list_type) ? ((List *)x.u.o)->items : ((Tuple *)x.u.o)->items;
-    bool flt = n > 0;
+    bool flt = n > 0 && b->full;   /* float lists: saved graphs only (TensorBoard's GraphDefs stay as they were) */
     for (tfs_i64 i = 0; i < n; i++)
       if (it[i].tag != VT_FLOAT && it[i].tag != VT_INT) flt = false;
     for (tfs_i64 i = 0; i < n && flt; i++) flt = it[i].tag == VT_FLOAT;

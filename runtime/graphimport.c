@@ -21,14 +21,17 @@ typedef struct GiCtx {
 
 typedef struct GiName { const char *name; int id; } GiName;   /* file name -> node id */
 
-__attribute__((format(printf, 2, 3))) _Noreturn static void gi_fail(const GiCtx *cx, const char *fmt, ...) {
+_Noreturn void graphimport_corrupt_v(const char *path, const char *fmt, va_list ap) {
   char msg[512];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  /* errindex: tf.saved_model.load: '…' is corrupt: … */
+  rt_throw(ERR_VALUE, "tf.saved_model.load: '%s' is corrupt: %s", path, msg);
+}
+
+__attribute__((format(printf, 2, 3))) _Noreturn static void gi_fail(const GiCtx *cx, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  /* errindex: tf.saved_model.load: '…' is corrupt: … */
-  rt_throw(ERR_VALUE, "tf.saved_model.load: '%s' is corrupt: %s", cx->path, msg);
+  graphimport_corrupt_v(cx->path, fmt, ap);
 }
 
 static const Tensorflow__AttrValue *gi_attr(const Tensorflow__NodeDef *nd, const char *key) {
@@ -174,7 +177,7 @@ static void gi_node(GiCtx *cx, Graph *g, const Tensorflow__NodeDef *nd, GiName *
     if (!v || v->value_case != TENSORFLOW__ATTR_VALUE__VALUE_S) gi_fail(cx, "variable handle '%s' has no name", nd->name);
     char key[256];
     snprintf(key, sizeof key, "%.*s", (int)v->s.len, (const char *)v->s.data);
-    Variable *var = cx->var(cx->vctx, key);
+    Variable *var = cx->var ? cx->var(cx->vctx, key) : NULL;
     if (!var) gi_fail(cx, "variable handle '%s' names '%s', which is not a saved variable", nd->name, key);
     id = graph_add_varhandle(g, var);
   } else if (!strcmp(op, "If") || !strcmp(op, "StatelessIf") || !strcmp(op, "While") || !strcmp(op, "StatelessWhile")) {

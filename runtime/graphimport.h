@@ -14,4 +14,8 @@ typedef Variable *(*GiVarFn)(void *ctx, const char *key);
 Graph *graphimport_function(const Tensorflow__FunctionDefLibrary *lib, const char *fname, const char *gname,
                             const char *path, GiVarFn var, void *vctx);
 
+/* Raise that ValueError for the directory `path` (also for what savedmodel.c finds wrong). */
+#include <stdarg.h>
+_Noreturn void graphimport_corrupt_v(const char *path, const char *fmt, va_list ap);
+
 #endif

@@ -738,12 +738,9 @@ static void sm_model_repr(StrBuf *b, Val v) { sb_printf(b, "<SavedModel '%s'>", 
 static const Type sm_model_type = {.name = "SavedModel", .free = sm_model_free, .repr = sm_model_repr};
 
 __attribute__((format(printf, 2, 3))) _Noreturn static void sm_corrupt(const SmModel *m, const char *fmt, ...) {
-  char msg[512];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  rt_throw(ERR_VALUE, "tf.saved_model.load: '%s' is corrupt: %s", m->path, msg);
+  graphimport_corrupt_v(m->path, fmt, ap);
 }
 
 static Variable *sm_var(void *ctx, const char *key) {
