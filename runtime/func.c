@@ -304,7 +304,16 @@ static Val bound_getattr(Val self, const char *name) {
   Bound *m = (Bound *)self.u.o;
   if (!strcmp(name, "__self__")) return val_incref(m->self);
   if (!strcmp(name, "__func__")) return val_incref(m->fn);
-  if (m->fn.tag == VT_OBJ && m->fn.u.o->type->getattr) return m->fn.u.o->type->getattr(m->fn, name);
+  if (m->fn.tag == VT_OBJ && m->fn.u.o->type->getattr) {
+    Val r = m->fn.u.o->type->getattr(m->fn, name);
+    /* obj.f.get_concrete_function(...) of a tf.function method: the arguments include self */
+    if (!strcmp(name, "get_concrete_function") && !val_is_undef(r)) {
+      Val b = bound_new(r, m->self);
+      val_decref(r);
+      return b;
+    }
+    return r;
+  }
   return val_undef();
 }
 

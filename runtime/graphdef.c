@@ -14,6 +14,11 @@ typedef struct GdBuild {
   Tensorflow__FunctionDef **fns;
   size_t nfns, cap;
   int seq;                    /* unique suffix for function names */
+  /* saving (tf.saved_model.save): every node also carries what importing it
+   * back needs (graphimport.c), and Variables are named by their saved keys */
+  bool full;
+  const char *(*varkey)(void *ctx, const Variable *v);
+  void *vctx;
 } GdBuild;
 
 typedef struct AttrList {     /* attributes of one node before they become map entries */
@@ -90,6 +95,38 @@ static Tensorflow__AttrValue *gd_types(GdBuild *b, int n, const TMeta *const *m)
   return v;
 }
 
+static Tensorflow__AttrValue *gd_list(GdBuild *b) {
+  Tensorflow__AttrValue *v = gd_attr(b);
+  v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_LIST;
+  v->list = pa_alloc(b->a, sizeof *v->list);
+  tensorflow__attr_value__list_value__init(v->list);
+  return v;
+}
+
+static Tensorflow__AttrValue *gd_ints(GdBuild *b, int n, const int *x) {
+  Tensorflow__AttrValue *v = gd_list(b);
+  v->list->n_i = (size_t)n;
+  v->list->i = pa_alloc(b->a, sizeof(int64_t) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) v->list->i[i] = x[i];
+  return v;
+}
+
+static Tensorflow__AttrValue *gd_int(GdBuild *b, tfs_i64 x) {
+  Tensorflow__AttrValue *v = gd_attr(b);
+  v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_I;
+  v->i = x;
+  return v;
+}
+
+/* _output_shapes (TF's attribute) of n metas. */
+static Tensorflow__AttrValue *gd_shapes(GdBuild *b, int n, const TMeta *m) {
+  Tensorflow__AttrValue *v = gd_list(b);
+  v->list->n_shape = (size_t)n;
+  v->list->shape = pa_alloc(b->a, sizeof(void *) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) v->list->shape[i] = pb_shape(b->a, m[i].rank, m[i].shape);
+  return v;
+}
+
 /* An op attribute (a host value) as an AttrValue; NULL when it has no TF form. */
 static Tensorflow__AttrValue *gd_host(GdBuild *b, Val x) {
   DType dt;
@@ -117,6 +154,17 @@ static Tensorflow__AttrValue *gd_host(GdBuild *b, Val x) {
   if (val_is(x, &list_type) || val_is(x, &tuple_type)) {
     tfs_i64 n = val_is(x, &list_type) ? ((List *)x.u.o)->len : ((Tuple *)x.u.o)->len;
     const Val *it = val_is(x, &list_type) ? ((List *)x.u.o)->items : ((Tuple *)x.u.o)->items;
+    bool flt = n > 0 && b->full;   /* float lists: saved graphs only (TensorBoard's GraphDefs stay as they were) */
+    for (tfs_i64 i = 0; i < n; i++)
+      if (it[i].tag != VT_FLOAT && it[i].tag != VT_INT) flt = false;
+    for (tfs_i64 i = 0; i < n && flt; i++) flt = it[i].tag == VT_FLOAT;
+    if (flt) {
+      v = gd_list(b);
+      v->list->n_f = (size_t)n;
+      v->list->f = pa_alloc(b->a, sizeof(float) * (size_t)n);
+      for (tfs_i64 i = 0; i < n; i++) v->list->f[i] = (float)it[i].u.f;
+      return v;
+    }
     for (tfs_i64 i = 0; i < n; i++)
       if (it[i].tag != VT_INT) return NULL;
     v = gd_attr(b);
@@ -152,7 +200,44 @@ static bool gd_has_effects(const Graph *g) {
   return false;
 }
 
-static const char *gd_function(GdBuild *b, const Graph *g);
+static const char *gd_function(GdBuild *b, const Graph *g, const char *fixed);
+
+static const TMeta **om_of(GdBuild *b, const GraphNode *n) {
+  const TMeta **om = pa_alloc(b->a, sizeof(TMeta *) * (size_t)(n->nout + 1));
+  for (int i = 0; i < n->nout; i++) om[i] = &n->outm[i];
+  return om;
+}
+
+/* What an op node needs to come back exactly (graphimport.c): which of its
+ * inputs the NodeDef lists (_tfs_in: nin, then their positions), its host
+ * inputs (_tfs_raw_K), the attributes that are graph values (_tfs_dyn), the
+ * ones that are None (_tfs_none) and its output dtypes (_tfs_Tout). */
+static void gd_full_op(GdBuild *b, AttrList *at, const Graph *g, const GraphNode *n) {
+  int *pos = pa_alloc(b->a, sizeof(int) * (size_t)(n->nin + n->ndyn + 2));
+  int k = 0;
+  pos[k++] = n->nin;
+  for (int i = 0; i < n->nin + n->ndyn; i++)
+    if (n->in[i].node >= 0) pos[k++] = i;
+  gd_attr_add(b, at, "_tfs_in", gd_ints(b, k, pos));
+  for (int i = 0; i < n->nin && n->raw; i++) {
+    if (n->in[i].node >= 0 || val_is_undef(n->raw[i])) continue;
+    Tensorflow__AttrValue *v = n->raw[i].tag == VT_NONE ? gd_str(b, "") : gd_host(b, n->raw[i]);
+    if (n->raw[i].tag == VT_NONE) {
+      v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_PLACEHOLDER;   /* our mark for None */
+      v->placeholder = "None";
+    }
+    if (!v)
+      rt_throw(ERR_VALUE, "tf.saved_model.save: input %d of op %s in '%s' is a %s, which a saved graph cannot hold", i,
+               n->op->graph_name, g->fname ? g->fname : g->name, val_type_name(n->raw[i]));
+    gd_attr_add(b, at, pa_printf(b->a, "_tfs_raw_%d", i), v);
+  }
+  if (n->ndyn) gd_attr_add(b, at, "_tfs_dyn", gd_ints(b, n->ndyn, n->dyn_attr));
+  int none[OP_MAX_ATTRS], nn = 0;
+  for (int i = 0; i < n->attrs.n; i++)
+    if (n->attrs.v[i].tag == VT_NONE) none[nn++] = i;
+  if (nn) gd_attr_add(b, at, "_tfs_none", gd_ints(b, nn, none));
+  gd_attr_add(b, at, "_tfs_Tout", gd_types(b, n->nout, om_of(b, n)));
+}
 
 static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn) {
   const GraphNode *n = &g->nodes[id];
@@ -184,8 +269,8 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
     }
     case GN_VARHANDLE: {
       nd->op = "VarHandleOp";
-      char *shared = pa_strdup(b->a, n->var->name ? n->var->name : "Variable");
-      char *colon = strrchr(shared, ':');
+      char *shared = pa_strdup(b->a, b->varkey ? b->varkey(b->vctx, n->var) : n->var->name ? n->var->name : "Variable");
+      char *colon = b->varkey ? NULL : strrchr(shared, ':');
       if (colon) *colon = 0;   /* 'v:0' names the handle's output, the resource is 'v' */
       gd_attr_add(b, &at, "container", gd_str(b, ""));
       gd_attr_add(b, &at, "dtype", gd_type(b, n->var->value->dtype));
@@ -207,18 +292,18 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
         if (k) gd_attr_add(b, &at, "Tcond", gd_type(b, m[0]->dtype));
         gd_attr_add(b, &at, "Tin", gd_types(b, k ? k - 1 : 0, m + (k ? 1 : 0)));
         gd_attr_add(b, &at, "Tout", gd_types(b, n->nout, om));
-        gd_attr_add(b, &at, "then_branch", gd_func(b, gd_function(b, n->sub[0])));
-        if (n->sub[1]) gd_attr_add(b, &at, "else_branch", gd_func(b, gd_function(b, n->sub[1])));
+        gd_attr_add(b, &at, "then_branch", gd_func(b, gd_function(b, n->sub[0], NULL)));
+        if (n->sub[1]) gd_attr_add(b, &at, "else_branch", gd_func(b, gd_function(b, n->sub[1], NULL)));
       } else {
         nd->op = effects ? "While" : "StatelessWhile";
         gd_attr_add(b, &at, "T", gd_types(b, k, m));
-        gd_attr_add(b, &at, "cond", gd_func(b, gd_function(b, n->sub[0])));
-        if (n->sub[1]) gd_attr_add(b, &at, "body", gd_func(b, gd_function(b, n->sub[1])));
-        Tensorflow__AttrValue *pi = gd_attr(b);
-        pi->value_case = TENSORFLOW__ATTR_VALUE__VALUE_I;
-        pi->i = 10;
-        gd_attr_add(b, &at, "parallel_iterations", pi);
+        gd_attr_add(b, &at, "cond", gd_func(b, gd_function(b, n->sub[0], NULL)));
+        if (n->sub[1]) gd_attr_add(b, &at, "body", gd_func(b, gd_function(b, n->sub[1], NULL)));
+        gd_attr_add(b, &at, "parallel_iterations", gd_int(b, 10));
+        int64_t mi;
+        if (b->full && val_as_int(n->aux, &mi)) gd_attr_add(b, &at, "_tfs_max_iter", gd_int(b, mi));
       }
+      if (b->full) gd_attr_add(b, &at, "_tfs_Tout", gd_types(b, n->nout, om_of(b, n)));
       break;
     }
     case GN_OP: {
@@ -232,9 +317,17 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
       for (int i = 0; i < n->attrs.n; i++) {
         Tensorflow__AttrValue *v = gd_host(b, n->attrs.v[i]);
         if (v) gd_attr_add(b, &at, op_attr_name(n->op, i), v);
+        else if (b->full && !val_is_undef(n->attrs.v[i]) && n->attrs.v[i].tag != VT_NONE)
+          rt_throw(ERR_VALUE, "tf.saved_model.save: attribute '%s' of op %s in '%s' is a %s, which a saved graph cannot hold",
+                   op_attr_name(n->op, i), n->op->graph_name, g->fname ? g->fname : g->name, val_type_name(n->attrs.v[i]));
       }
+      if (b->full) gd_full_op(b, &at, g, n);
       break;
     }
+  }
+  if (b->full && n->kind != GN_PLACEHOLDER) {
+    if (n->nout) gd_attr_add(b, &at, "_output_shapes", gd_shapes(b, n->nout, n->outm));
+    if (n->flags) gd_attr_add(b, &at, "_tfs_flags", gd_int(b, (tfs_i64)n->flags));
   }
   /* TF prints map entries sorted by key */
   for (size_t i = 1; i < at.n; i++)
@@ -249,8 +342,8 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
 }
 
 /* A function name free in the library: the body's name with '/' as '_', plus a sequence number. */
-static const char *gd_function(GdBuild *b, const Graph *g) {
-  char *name = pa_printf(b->a, "%s_%d", g->name, b->seq++);
+static const char *gd_function(GdBuild *b, const Graph *g, const char *fixed) {
+  char *name = fixed ? pa_strdup(b->a, fixed) : pa_printf(b->a, "%s_%d", g->name, b->seq++);
   for (char *p = name; *p; p++)
     if (*p == '/' || *p == ':' || *p == ' ') *p = '_';
   Tensorflow__FunctionDef *f = pa_alloc(b->a, sizeof *f);
@@ -268,6 +361,25 @@ static const char *gd_function(GdBuild *b, const Graph *g) {
     ad->name = pa_strdup(b->a, p->name);
     ad->type = pb_dtype(p->outm[0].dtype);
     sig->input_arg[i] = ad;
+  }
+  if (b->full && g->ninputs) {   /* each argument's shape, in arg_attr as TF keeps it */
+    f->n_arg_attr = (size_t)g->ninputs;
+    f->arg_attr = pa_alloc(b->a, sizeof(void *) * (size_t)g->ninputs);
+    for (int i = 0; i < g->ninputs; i++) {
+      Tensorflow__FunctionDef__ArgAttrEntry *e = pa_alloc(b->a, sizeof *e);
+      tensorflow__function_def__arg_attr_entry__init(e);
+      e->key = (uint32_t)i;
+      e->value = pa_alloc(b->a, sizeof *e->value);
+      tensorflow__function_def__arg_attrs__init(e->value);
+      Tensorflow__FunctionDef__ArgAttrs__AttrEntry *a = pa_alloc(b->a, sizeof *a);
+      tensorflow__function_def__arg_attrs__attr_entry__init(a);
+      a->key = "_output_shapes";
+      a->value = gd_shapes(b, 1, g->nodes[g->inputs[i]].outm);
+      e->value->n_attr = 1;
+      e->value->attr = pa_alloc(b->a, sizeof(void *));
+      e->value->attr[0] = a;
+      f->arg_attr[i] = e;
+    }
   }
   sig->n_output_arg = (size_t)g->noutputs;
   sig->output_arg = pa_alloc(b->a, sizeof(void *) * (size_t)(g->noutputs + 1));
@@ -365,6 +477,17 @@ Tensorflow__GraphDef *graphdef_build_many(PbArena *a, const Graph *const *gs, in
 }
 
 Tensorflow__GraphDef *graphdef_build(PbArena *a, const Graph *g) { return graphdef_build_many(a, &g, 1); }
+
+Tensorflow__FunctionDefLibrary *graphdef_saved_library(PbArena *a, const Graph *const *gs, const char *const *names, int n,
+                                                       const char *(*varkey)(void *ctx, const Variable *v), void *ctx) {
+  GdBuild b = {.a = a, .full = true, .varkey = varkey, .vctx = ctx};
+  for (int i = 0; i < n; i++) gd_function(&b, gs[i], names[i]);
+  Tensorflow__FunctionDefLibrary *lib = pa_alloc(a, sizeof *lib);
+  tensorflow__function_def_library__init(lib);
+  lib->function = b.fns;
+  lib->n_function = b.nfns;
+  return lib;
+}
 
 void graphdef_text(StrBuf *b, const Graph *g) {
   PbArena a = {0};

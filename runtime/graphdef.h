@@ -14,6 +14,13 @@ Tensorflow__GraphDef *graphdef_build(PbArena *a, const Graph *g);
  * function): each graph's nodes under the name scope of its function. */
 Tensorflow__GraphDef *graphdef_build_many(PbArena *a, const Graph *const *gs, int n);
 
+/* tf.saved_model.save: a library holding each graph gs[i] as function
+ * names[i] (with the bodies of its conds and loops), every node with the
+ * extra attributes graphimport.c reads back; varkey names each Variable's
+ * VarHandleOp (its key in the saved variables). */
+Tensorflow__FunctionDefLibrary *graphdef_saved_library(PbArena *a, const Graph *const *gs, const char *const *names, int n,
+                                                       const char *(*varkey)(void *ctx, const Variable *v), void *ctx);
+
 /* Text format and binary of g's GraphDef (malloc'd / appended). */
 void graphdef_text(StrBuf *b, const Graph *g);
 unsigned char *graphdef_pack(const Graph *g, size_t *n);

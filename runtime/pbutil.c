@@ -271,3 +271,77 @@ Tensorflow__TensorProto *pb_const_tensor(PbArena *a, Tensor *t) {
   }
   return p;
 }
+
+/* ---- reading (tf.saved_model.load) ------------------------------------------------------------- */
+
+int pb_undtype(Tensorflow__DataType t) {
+  for (int d = 0; d < DT__COUNT; d++)
+    if (pb_dtype((DType)d) == t && t != TENSORFLOW__DATA_TYPE__DT_INVALID) return d;
+  return -1;
+}
+
+bool pb_unshape(const Tensorflow__TensorShapeProto *p, int *rank, tfs_i64 *shape) {
+  if (!p || p->unknown_rank) {
+    *rank = -1;
+    return true;
+  }
+  if (p->n_dim > TFS_MAX_RANK) return false;
+  *rank = (int)p->n_dim;
+  for (size_t i = 0; i < p->n_dim; i++) shape[i] = p->dim[i]->size < 0 ? -1 : p->dim[i]->size;
+  return true;
+}
+
+Tensor *pb_untensor(const Tensorflow__TensorProto *p, const char **err) {
+  int dt = p ? pb_undtype(p->dtype) : -1, rank;
+  tfs_i64 shape[TFS_MAX_RANK], size = 1;
+  if (dt < 0) {
+    *err = "a tensor of an unsupported dtype";
+    return NULL;
+  }
+  if (!pb_unshape(p->tensor_shape, &rank, shape) || rank < 0) {
+    *err = "a tensor with a bad shape";
+    return NULL;
+  }
+  for (int i = 0; i < rank; i++) {
+    if (shape[i] < 0 || (shape[i] && size > ((tfs_i64)1 << 40) / shape[i])) {
+      *err = "a tensor with a bad shape";
+      return NULL;
+    }
+    size *= shape[i];
+  }
+  size_t es = (size_t)dtype_info[dt].size, have;
+  if (dt == DT_STRING) have = p->n_string_val;
+  else if (p->tensor_content.len) have = p->tensor_content.len / es;
+  else
+    have = dt == DT_FLOAT32 ? p->n_float_val : dt == DT_FLOAT64 ? p->n_double_val : dt == DT_INT32 ? p->n_int_val
+         : dt == DT_INT64 ? p->n_int64_val : p->n_bool_val;
+  /* TF repeats the last typed value to fill the shape; content must be exact */
+  if ((p->tensor_content.len && (p->tensor_content.len != es * (size_t)size)) || (size && !have) ||
+      (size_t)size < have) {
+    *err = "a tensor whose values do not fit its shape";
+    return NULL;
+  }
+  Tensor *t = tensor_new((DType)dt, rank, shape);
+  if (dt == DT_STRING) {
+    Str **el = t->buf->data;
+    for (tfs_i64 i = 0; i < size; i++) {
+      const ProtobufCBinaryData *s = &p->string_val[(size_t)i < have ? (size_t)i : have - 1];
+      el[i] = (Str *)str_new((const char *)s->data, (tfs_i64)s->len).u.o;
+    }
+  } else if (p->tensor_content.len) {
+    memcpy(t->buf->data, p->tensor_content.data, p->tensor_content.len);
+  } else {
+    for (tfs_i64 i = 0; i < size; i++) {
+      size_t k = (size_t)i < have ? (size_t)i : have - 1;
+      void *d = (char *)t->buf->data + es * (size_t)i;
+      switch (dt) {
+        case DT_FLOAT32: *(float *)d = p->float_val[k]; break;
+        case DT_FLOAT64: *(double *)d = p->double_val[k]; break;
+        case DT_INT32: *(int32_t *)d = p->int_val[k]; break;
+        case DT_INT64: *(int64_t *)d = p->int64_val[k]; break;
+        default: *(unsigned char *)d = p->bool_val[k] != 0; break;
+      }
+    }
+  }
+  return t;
+}

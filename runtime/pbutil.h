@@ -31,4 +31,11 @@ Tensorflow__TensorProto *pb_tensor(PbArena *a, Tensor *t);
  * typed field (float_val, int_val, ...), larger ones in tensor_content. */
 Tensorflow__TensorProto *pb_const_tensor(PbArena *a, Tensor *t);
 
+/* The reverse, for reading saved graphs: tfs dtype of a DataType (-1: none),
+ * a shape (false: more dims than tfs has), a tensor (NULL with *err set when
+ * the proto is inconsistent; never trusts its sizes). */
+int pb_undtype(Tensorflow__DataType t);
+bool pb_unshape(const Tensorflow__TensorShapeProto *p, int *rank, tfs_i64 *shape);
+Tensor *pb_untensor(const Tensorflow__TensorProto *p, const char **err);
+
 #endif

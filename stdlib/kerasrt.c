@@ -48,7 +48,12 @@ static Val kr_save_npz(Val self, int n, const Val *args, const Kw *kw) {
   if (n != 2 || (kw && kw->n)) rt_throw(ERR_TYPE, "_keras.save_npz(path, arrays) takes 2 arguments");
   const char *path = kr_path(args[0], "save_weights");
   if (!val_is(args[1], &list_type)) rt_throw(ERR_TYPE, "save_weights: expected a list of arrays");
-  const List *l = (const List *)args[1].u.o;
+  npz_write("save_weights", path, args[1]);
+  return val_none();
+}
+
+void npz_write(const char *what, const char *path, Val list) {
+  const List *l = (const List *)list.u.o;
   StrBuf zip, dir;
   sb_init(&zip);
   sb_init(&dir);
@@ -56,14 +61,14 @@ static Val kr_save_npz(Val self, int n, const Val *args, const Kw *kw) {
   rt_hold_sb(&dir);
   for (tfs_i64 i = 0; i < l->len; i++) {
     Tensor *t = val_as_tensor(l->items[i]);
-    if (!t || t->sym) rt_throw(ERR_TYPE, "save_weights: weight %lld is not a concrete array", (long long)i);
+    if (!t || t->sym) rt_throw(ERR_TYPE, "%s: weight %lld is not a concrete array", what, (long long)i);
     size_t nlen;
     char *npy = npy_format(t, &nlen);   /* the same .npy writer as tf.io.write_npy */
     int mm = rt_hold_mem(npy);
     char name[32];
     int nl = snprintf(name, sizeof name, "arr_%lld.npy", (long long)i);
     uint32_t crc = (uint32_t)crc32(0L, (const Bytef *)npy, (uInt)nlen), off = (uint32_t)zip.len;
-    if (zip.len + nlen > 0xFFFFFFF0u) rt_throw(ERR_VALUE, "save_weights: the weights exceed 4 GiB, more than a plain zip holds");
+    if (zip.len + nlen > 0xFFFFFFF0u) rt_throw(ERR_VALUE, "%s: the weights exceed 4 GiB, more than a plain zip holds", what);
     /* local header: version 2.0, no flags, stored, no time */
     put32(&zip, 0x04034b50);
     put16(&zip, 20), put16(&zip, 0), put16(&zip, 0), put16(&zip, 0), put16(&zip, 0x21);
@@ -90,14 +95,13 @@ static Val kr_save_npz(Val self, int n, const Val *args, const Kw *kw) {
   sb_free(&zip);
   sb_free(&dir);
   if (e) rt_throw(ERR_IO, "[Errno %d] %s: '%s'", e, strerror(e), path);
-  return val_none();
 }
 
 /* A member .npy of `len` bytes at p -> an ndarray; errors name the file and member. */
-static Val kr_parse_npy(const unsigned char *p, size_t len, const char *path, const char *member) {
-  if (len < 10 || memcmp(p, "\x93NUMPY", 6)) rt_throw(ERR_VALUE, "load_weights: '%s' in %s is not a .npy array", member, path);
+static Val kr_parse_npy(const char *what, const unsigned char *p, size_t len, const char *path, const char *member) {
+  if (len < 10 || memcmp(p, "\x93NUMPY", 6)) rt_throw(ERR_VALUE, "%s: '%s' in %s is not a .npy array", what, member, path);
   size_t hl = p[6] == 1 ? get16(p + 8) : get32(p + 8), start = p[6] == 1 ? 10 : 12;
-  if (start + hl > len) rt_throw(ERR_VALUE, "load_weights: '%s' in %s is truncated", member, path);
+  if (start + hl > len) rt_throw(ERR_VALUE, "%s: '%s' in %s is truncated", what, member, path);
   char head[512];
   size_t cpy = hl < sizeof head - 1 ? hl : sizeof head - 1;
   memcpy(head, p + start, cpy);
@@ -109,21 +113,21 @@ static Val kr_parse_npy(const unsigned char *p, size_t len, const char *path, co
     if (strstr(head, kinds[i].d)) dt = (int)kinds[i].dt;
   const char *sh = strstr(head, "'shape': (");
   if (dt < 0 || !sh || strstr(head, "'fortran_order': True"))
-    rt_throw(ERR_VALUE, "load_weights: '%s' in %s has an unsupported header %s", member, path, head);
+    rt_throw(ERR_VALUE, "%s: '%s' in %s has an unsupported header %s", what, member, path, head);
   tfs_i64 dims[TFS_MAX_RANK], size = 1;
   int rank = 0;
   const char *q = sh + 10;
   while (*q && *q != ')') {
     char *end;
     long long d = strtoll(q, &end, 10);
-    if (end == q || d < 0 || rank == TFS_MAX_RANK) rt_throw(ERR_VALUE, "load_weights: '%s' in %s has a bad shape", member, path);
+    if (end == q || d < 0 || rank == TFS_MAX_RANK) rt_throw(ERR_VALUE, "%s: '%s' in %s has a bad shape", what, member, path);
     dims[rank++] = d;
     size *= d;
     q = end;
     while (*q == ',' || *q == ' ') q++;
   }
   size_t bytes = (size_t)size * (size_t)dtype_info[dt].size;
-  if (start + hl + bytes > len) rt_throw(ERR_VALUE, "load_weights: '%s' in %s is truncated", member, path);
+  if (start + hl + bytes > len) rt_throw(ERR_VALUE, "%s: '%s' in %s is truncated", what, member, path);
   Tensor *t = tensor_new((DType)dt, rank, dims);
   memcpy(tensor_data(t), p + start + hl, bytes);
   Val v = ndarray_new(t);
@@ -134,7 +138,10 @@ static Val kr_parse_npy(const unsigned char *p, size_t len, const char *path, co
 static Val kr_load_npz(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   if (n != 1 || (kw && kw->n)) rt_throw(ERR_TYPE, "_keras.load_npz(path) takes 1 argument");
-  const char *path = kr_path(args[0], "load_weights");
+  return npz_read("load_weights", kr_path(args[0], "load_weights"));
+}
+
+Val npz_read(const char *what, const char *path) {
   FILE *f = fopen(path, "rb");
   if (!f) rt_throw(ERR_IO, "[Errno %d] %s: '%s'", errno, strerror(errno), path);
   StrBuf b;
@@ -157,13 +164,13 @@ static Val kr_load_npz(Val self, int n, const Val *args, const Kw *kw) {
     }
     if (i == 0 || len - i > 22 + 65535) break;
   }
-  if (!found) rt_throw(ERR_VALUE, "load_weights: %s is not an .npz file", path);
+  if (!found) rt_throw(ERR_VALUE, "%s: %s is not an .npz file", what, path);
   unsigned count = get16(z + end + 10);
   size_t pos = get32(z + end + 16);
   Val out = list_new(count);
   rt_hold_val(out);
   for (unsigned i = 0; i < count; i++) {
-    if (pos + 46 > len || get32(z + pos) != 0x02014b50) rt_throw(ERR_VALUE, "load_weights: %s has a damaged directory", path);
+    if (pos + 46 > len || get32(z + pos) != 0x02014b50) rt_throw(ERR_VALUE, "%s: %s has a damaged directory", what, path);
     unsigned method = get16(z + pos + 10), nl = get16(z + pos + 28), xl = get16(z + pos + 30), cl = get16(z + pos + 32);
     uint64_t size = get32(z + pos + 24), off = get32(z + pos + 42);
     char member[128];
@@ -179,11 +186,11 @@ static Val kr_load_npz(Val self, int n, const Val *args, const Kw *kw) {
       }
       x += 4 + sz;
     }
-    if (method != 0) rt_throw(ERR_VALUE, "load_weights: '%s' in %s is compressed; only stored members (np.savez) are read", member, path);
-    if (off + 30 > len || get32(z + off) != 0x04034b50) rt_throw(ERR_VALUE, "load_weights: %s has a damaged member '%s'", path, member);
+    if (method != 0) rt_throw(ERR_VALUE, "%s: '%s' in %s is compressed; only stored members (np.savez) are read", what, member, path);
+    if (off + 30 > len || get32(z + off) != 0x04034b50) rt_throw(ERR_VALUE, "%s: %s has a damaged member '%s'", what, path, member);
     size_t data = (size_t)off + 30 + get16(z + off + 26) + get16(z + off + 28);
-    if (data > len || size > len - data) rt_throw(ERR_VALUE, "load_weights: '%s' in %s is truncated", member, path);
-    Val a = kr_parse_npy(z + data, (size_t)size, path, member);
+    if (data > len || size > len - data) rt_throw(ERR_VALUE, "%s: '%s' in %s is truncated", what, member, path);
+    Val a = kr_parse_npy(what, z + data, (size_t)size, path, member);
     list_append(out, a);
     val_decref(a);
     pos += 46 + nl + xl + cl;

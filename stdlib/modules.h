@@ -7,6 +7,13 @@
 /* The `tf` and `ag` modules (owned references), provided by their own files. */
 Val tf_module(void);
 Val kerasrt_module(void);   /* `_keras`: native helpers of stdlib/keras*.tfs */
+/* .npz files of stored .npy members arr_0.npy ... (np.savez's layout): write a
+ * list of arrays atomically, read one back as a list of ndarrays; `what`
+ * starts error messages ('load_weights'). */
+void npz_write(const char *what, const char *path, Val list);
+Val npz_read(const char *what, const char *path);
+/* tf.saved_model.NAME (savedmodel.c), VT_UNDEF when absent. */
+Val savedmodel_lookup(const char *name);
 /* tf.<qual> ("keras.datasets"), or VT_UNDEF: the fallback of stdlib .tfs modules standing for tf submodules. */
 Val tfmod_lookup(const char *qual);
 Val ag_module(void);

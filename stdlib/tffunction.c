@@ -549,6 +549,23 @@ static int tffn_params(Val fn, const char *const **params) {
   return -1;
 }
 
+/* A method's input_signature leaves out `self`, as TF's FunctionSpec does for
+ * methods: 1 when the function has a signature and its first parameter is
+ * `self`.  Its one concrete function is then per instance (self is keyed by
+ * identity), so the graph captures that instance's Variables. */
+/* Whether c was traced with `self` as its first argument (instances are keyed by identity, not kept). */
+static bool tffn_conc_self(const Concrete *c, Val self) {
+  const void *o = self.tag == VT_OBJ ? (const void *)self.u.o : NULL;
+  return o && c->nparams > 0 && c->keylen >= c->off[0] + 1 + sizeof o && c->key[c->off[0]] == 'O' &&
+         !memcmp(c->key + c->off[0] + 1, &o, sizeof o);
+}
+
+static int tffn_self(const TfFunction *f) {
+  const char *const *params;
+  int np = tffn_params(f->fn, &params);
+  return !val_is_undef(f->sig) && np > 0 && !strcmp(params[0], "self") ? 1 : 0;
+}
+
 /* ---- tracing ------------------------------------------------------------------------------------- */
 
 /* Replace the tensor leaves of v by placeholders (in leaf order); the
@@ -967,8 +984,13 @@ static Val tffn_default(TfFunction *f, int i) {
   return i >= first && i < fn->info->nparams ? fn->defaults[i - first] : val_undef();
 }
 
-static Concrete *tffn_sig_concrete(TfFunction *f, int nb) {
-  if (f->nconc) return f->conc[0];
+static Concrete *tffn_sig_concrete(TfFunction *f, int nb, Val self) {
+  int so = tffn_self(f);
+  if (so && (val_is_undef(self) || self.tag != VT_OBJ))
+    rt_throw(ERR_TYPE, "tf.function '%s' is a method: get its concrete function from an instance ('obj.%s')", f->name,
+             strrchr(f->name, '.') ? strrchr(f->name, '.') + 1 : f->name);
+  for (int i = 0; i < f->nconc; i++)
+    if (!so || tffn_conc_self(f->conc[i], self)) return f->conc[i];
   Tuple *sig = (Tuple *)f->sig.u.o;
   const char *const *params;
   int np = tffn_params(f->fn, &params);
@@ -981,7 +1003,7 @@ static Concrete *tffn_sig_concrete(TfFunction *f, int nb) {
   Val *args = malloc(sizeof(Val) * (size_t)(nb + 1));
   if (!off || !args) rt_throw(ERR_MEMORY, "out of memory");
   for (int i = 0; i < nb; i++) {
-    args[i] = i < sig->len ? sig->items[i] : tffn_default(f, i);
+    args[i] = i < so ? self : i - so < sig->len ? sig->items[i - so] : tffn_default(f, i);
     off[i] = k.len;
     key_arg(&k, args[i], &lv, KEY_SPECS);
   }
@@ -996,7 +1018,7 @@ static Concrete *tffn_sig_concrete(TfFunction *f, int nb) {
 
 /* The input_signature covers the leading parameters; the rest keep their defaults. */
 static void tffn_sig_arity(TfFunction *f, int nb) {
-  tfs_i64 ns = ((Tuple *)f->sig.u.o)->len;
+  tfs_i64 ns = ((Tuple *)f->sig.u.o)->len + tffn_self(f);
   bool ok = ns == nb;
   if (ns < nb) {
     ok = true;
@@ -1005,14 +1027,14 @@ static void tffn_sig_arity(TfFunction *f, int nb) {
   }
   if (!ok)
     rt_throw(ERR_TYPE, "tf.function '%s' takes %d argument%s but its input_signature has %lld entr%s", f->name, nb,
-             nb == 1 ? "" : "s", (long long)ns, ns == 1 ? "y" : "ies");
+             nb == 1 ? "" : "s", (long long)(ns - tffn_self(f)), ns - tffn_self(f) == 1 ? "y" : "ies");
 }
 
 /* Arguments beyond the input_signature must be their defaults (baked into the graph). */
 static void tffn_sig_extra(TfFunction *f, int nb, const Val *bound) {
   const char *const *params;
   int np = tffn_params(f->fn, &params);
-  for (int i = (int)((Tuple *)f->sig.u.o)->len; i < nb; i++) {
+  for (int i = (int)((Tuple *)f->sig.u.o)->len + tffn_self(f); i < nb; i++) {
     Val d = tffn_default(f, i);
     bool same = d.tag == bound[i].tag && (d.tag != VT_OBJ ? val_eq(d, bound[i]) : d.u.o == bound[i].u.o);
     if (!same)
@@ -1039,19 +1061,21 @@ static Val tffn_call_traced(TfFunction *f, int n, const Val *args, const Kw *kw)
     tffn_sig_arity(f, nb);
     tffn_sig_extra(f, nb, bound);
     Tuple *sig = (Tuple *)f->sig.u.o;
-    for (int i = 0; i < sig->len; i++) {
+    int so = tffn_self(f);
+    for (int j = 0; j < sig->len; j++) {
+      int i = j + so;
       Tensor *st = val_is_tensor(bound[i]) ? val_tensor(bound[i]) : NULL;
-      bool sym_ok = st && st->sym && val_is(sig->items[i], &tffn_spec_type) &&
-                    ((TensorSpecObj *)sig->items[i].u.o)->dtype == (int)st->dtype &&
-                    (((TensorSpecObj *)sig->items[i].u.o)->rank < 0 || ((TensorSpecObj *)sig->items[i].u.o)->rank == st->rank);
-      if (!sym_ok && !tffn_equal_spec(sig->items[i], bound[i])) {
+      bool sym_ok = st && st->sym && val_is(sig->items[j], &tffn_spec_type) &&
+                    ((TensorSpecObj *)sig->items[j].u.o)->dtype == (int)st->dtype &&
+                    (((TensorSpecObj *)sig->items[j].u.o)->rank < 0 || ((TensorSpecObj *)sig->items[j].u.o)->rank == st->rank);
+      if (!sym_ok && !tffn_equal_spec(sig->items[j], bound[i])) {
         const char *const *params;
         int np = tffn_params(f->fn, &params);
-        tffn_sig_check(f, np == nb ? params[i] : "?", sig->items[i], bound[i], &lv);
+        tffn_sig_check(f, np == nb ? params[i] : "?", sig->items[j], bound[i], &lv);
       }
       key_arg(&k, bound[i], &lv, KEY_SYMBOLIC);
     }
-    c = tffn_sig_concrete(f, nb);
+    c = tffn_sig_concrete(f, nb, so ? bound[0] : val_undef());
   } else {
     for (int i = 0; i < nb; i++) {
       off[i] = k.len;
@@ -1094,7 +1118,7 @@ struct Graph *tffn_signature_graph(Val v, const char **name) {
   TfFunction *f = (TfFunction *)v.u.o;
   if (val_is_undef(f->sig)) return NULL;
   *name = f->name;
-  return tffn_sig_concrete(f, (int)((Tuple *)f->sig.u.o)->len)->g;
+  return tffn_sig_concrete(f, (int)((Tuple *)f->sig.u.o)->len, val_undef())->g;
 }
 
 static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
@@ -1111,14 +1135,15 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
     tffn_sig_arity(f, nb);
     tffn_sig_extra(f, nb, bound);
     Tuple *sig = (Tuple *)f->sig.u.o;
+    int so = tffn_self(f);
     for (int i = 0; i < sig->len; i++) {
       const char *const *params;
       int np = tffn_params(f->fn, &params);
       char pn[32];
-      snprintf(pn, sizeof pn, "arg%d", i);
-      tffn_sig_check(f, np == nb ? params[i] : pn, sig->items[i], bound[i], &lv);
+      snprintf(pn, sizeof pn, "arg%d", i + so);
+      tffn_sig_check(f, np == nb ? params[i + so] : pn, sig->items[i], bound[i + so], &lv);
     }
-    c = tffn_sig_concrete(f, nb);
+    c = tffn_sig_concrete(f, nb, so ? bound[0] : val_undef());
     r = tffn_run(c, lv.t);
     if (tffn_sig_call_hook) tffn_sig_call_hook(f->name, lv.n, lv.t, r);
   } else {
@@ -1528,18 +1553,23 @@ static Val tffn_get_concrete_m(Val self, int n, const Val *args, const Kw *kw) {
   int nb = 0;
   if (!val_is_undef(f->sig)) {
     /* the signature's one concrete function; arguments, if any, must fit it */
-    nb = (int)((Tuple *)f->sig.u.o)->len;
-    if (n || (kw && kw->n)) {
+    int so = tffn_self(f);
+    nb = (int)((Tuple *)f->sig.u.o)->len + so;
+    Val me = val_undef();
+    if (so && n == 1 && (!kw || !kw->n)) {
+      me = args[0];   /* obj.method.get_concrete_function(): the bound method passes self alone */
+    } else if (n || (kw && kw->n)) {
       nb = tffn_bind(f, n, args, kw, bbuf, 8, &bound);
       tffn_sig_arity(f, nb);
       tffn_sig_extra(f, nb, bound);
       Tuple *sig = (Tuple *)f->sig.u.o;
       for (int i = 0; i < sig->len; i++)
-        if (!tffn_equal_spec(sig->items[i], bound[i]))
+        if (!tffn_equal_spec(sig->items[i], bound[i + so]))
           rt_throw(ERR_VALUE, "tf.function '%s': get_concrete_function arguments do not match its input_signature",
                    f->name);
+      if (so) me = bound[0];
     }
-    c = tffn_sig_concrete(f, nb);
+    c = tffn_sig_concrete(f, nb, me);
   } else {
     nb = tffn_bind(f, n, args, kw, bbuf, 8, &bound);
     KeyBuf k;
@@ -1801,4 +1831,33 @@ Val tffn_output_spec(Val conc) {
   for (int i = 0; i < no; i++) val_decref(specs[i]);
   free(specs);
   return r;
+}
+
+/* ---- tf.saved_model (savedmodel.c) ------------------------------------------------------------ */
+
+bool tffn_is(Val v) { return val_is(v, &tffn_type); }
+
+Val tffn_saved_concretes(Val fnv, Val self) {
+  TfFunction *f = (TfFunction *)fnv.u.o;
+  int so = tffn_self(f);
+  const char *const *params;
+  int np = tffn_params(f->fn, &params);
+  bool method = np > 0 && !strcmp(params[0], "self");
+  if (!val_is_undef(f->sig)) tffn_sig_concrete(f, (int)((Tuple *)f->sig.u.o)->len + so, so ? self : val_undef());
+  Val l = list_new(f->nconc);
+  for (int i = 0; i < f->nconc; i++)
+    if (!method || tffn_conc_self(f->conc[i], self)) list_append(l, val_obj(f->conc[i]));
+  return l;
+}
+
+bool tffn_conc_info(Val conc, TffnConcInfo *out) {
+  if (!val_is(conc, &tffn_conc_type)) return false;
+  Concrete *c = (Concrete *)conc.u.o;
+  out->name = c->name;
+  out->g = c->g;
+  out->nparams = c->nparams;
+  out->params = c->params;
+  out->args_tmpl = c->args_tmpl;
+  out->out_tmpl = c->out_tmpl;
+  return true;
 }

@@ -36,5 +36,21 @@ struct Graph *tffn_signature_graph(Val v, const char **name);
 /* Called after every call of a tf.function with an input_signature, with its
  * flattened tensor arguments and its result (tfsc --onnx --save-io). */
 extern void (*tffn_sig_call_hook)(const char *name, int nin, struct Tensor **in, Val result);
+/* tf.saved_model.save: whether v is a tf.function; the concrete functions it
+ * saves for the object `self` (a method's, those traced for that instance;
+ * the input_signature's one is traced now if it was not), as a new list; and
+ * what a concrete function holds (borrowed). */
+struct Graph;
+bool tffn_is(Val v);
+Val tffn_saved_concretes(Val fn, Val self);
+typedef struct TffnConcInfo {
+  const char *name;
+  struct Graph *g;
+  int nparams;
+  char *const *params;        /* parameter names, self included for a method */
+  Val args_tmpl;              /* tuple of the bound arguments, tensor leaves as markers */
+  Val out_tmpl;               /* result template; VT_UNDEF: the single output 0 */
+} TffnConcInfo;
+bool tffn_conc_info(Val conc, TffnConcInfo *out);
 
 #endif

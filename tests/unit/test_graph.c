@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "exec.h"
+#include "graphdef.h"
+#include "graphimport.h"
 #include "isagate.h"
 #include "object.h"
 #include "tensor.h"
@@ -977,6 +979,106 @@ START_TEST(test_exec_fused_matmul_error) {
   graph_release(g);
 }
 END_TEST
+/* A cond graph saved as a library (tf.saved_model's form) and imported back runs the same; damage is a ValueError. */
+static Graph *saved_roundtrip(Graph *g, const char *damage_from, const char *damage_to, char **err) {
+  PbArena a = {0};
+  const Graph *gs[1] = {g};
+  const char *names[1] = {"f_saved"};
+  Tensorflow__FunctionDefLibrary *lib = graphdef_saved_library(&a, gs, names, 1, NULL, NULL);
+  if (damage_from)
+    for (size_t i = 0; i < lib->n_function; i++)
+      for (size_t k = 0; k < lib->function[i]->n_node_def; k++)
+        for (size_t j = 0; j < lib->function[i]->node_def[k]->n_input; j++)
+          if (!strcmp(lib->function[i]->node_def[k]->input[j], damage_from))
+            lib->function[i]->node_def[k]->input[j] = (char *)damage_to;
+  size_t n;
+  unsigned char *pb = pb_pack(&lib->base, &n);
+  pa_free(&a);
+  Tensorflow__FunctionDefLibrary *back = tensorflow__function_def_library__unpack(NULL, n, pb);
+  free(pb);
+  ck_assert_ptr_nonnull(back);
+  Graph *r = NULL;
+  RtTry t;
+  rt_try_push(&t);
+  if (setjmp(t.jb) == 0) {
+    r = graphimport_function(back, "f_saved", "f", "DIR", NULL, NULL);
+    rt_try_pop(&t);
+  } else {
+    *err = strdup(t.msg);
+    rt_try_clear(&t);
+  }
+  tensorflow__function_def_library__free_unpacked(back, NULL);
+  return r;
+}
+
+START_TEST(test_saved_graph_roundtrip) {
+  TMeta mb = {DT_BOOL, 0, {0}}, mf = {DT_FLOAT32, 0, {0}};
+  Graph *g = graph_new("f", "f", NULL);
+  int p = graph_add_placeholder(g, "p", &mb);
+  int x = graph_add_placeholder(g, "x", &mf);
+  Graph *then = graph_new("then", "f", g), *els = graph_new("else", "f", g);
+  int tx = graph_add_placeholder(then, "x", &mf);
+  GraphRef txx[2] = {{tx, 0}, {tx, 0}};
+  graph_add_output(then, (GraphRef){add_op(then, OP_ADD, 2, txx, &mf), 0});
+  int ex = graph_add_placeholder(els, "x", &mf);
+  graph_add_output(els, (GraphRef){add_op(els, OP_NEG, 1, &(GraphRef){ex, 0}, &mf), 0});
+  int c = graph_add_node(g, GN_COND, NULL, "cond", 1, &mf);
+  GraphRef cin[2] = {{p, 0}, {x, 0}};
+  graph_set_inputs(g, c, 2, cin, NULL);
+  graph_node(g, c)->sub[0] = then;
+  graph_node(g, c)->sub[1] = els;
+  graph_add_output(g, (GraphRef){c, 0});
+  char *err = NULL;
+  Graph *back = saved_roundtrip(g, NULL, NULL, &err);
+  ck_assert_msg(back != NULL, "%s", err ? err : "");
+  char *t1 = text_of(g), *t2 = text_of(back);
+  ck_assert_str_eq(t1, t2);
+  free(t1);
+  free(t2);
+  ExecPlan *pl = exec_plan_new(back);
+  for (int b = 0; b < 2; b++) {
+    Tensor *pt = tensor_scalar(DT_BOOL);
+    *(bool *)tensor_data(pt) = b;
+    Tensor *xt = scalar_f(3.0f), *args[2] = {pt, xt}, *out;
+    exec_run(pl, args, &out);
+    ck_assert(elem_f(out, 0) == (b ? 6.0f : -3.0f));
+    tensor_release(out);
+    tensor_release(pt);
+    tensor_release(xt);
+  }
+  exec_plan_free(pl);
+  graph_release(back);
+  /* a node reading a value nobody defines */
+  ck_assert_ptr_null(saved_roundtrip(g, "x", "nowhere", &err));
+  ck_assert_ptr_nonnull(strstr(err, "tf.saved_model.load: 'DIR' is corrupt: node"));
+  ck_assert_ptr_nonnull(strstr(err, "'nowhere', which is not defined before it"));
+  free(err);
+  graph_release(g);
+  /* tensors: a content length that does not fit the shape is refused */
+  Tensorflow__TensorProto tp = TENSORFLOW__TENSOR_PROTO__INIT;
+  Tensorflow__TensorShapeProto sh = TENSORFLOW__TENSOR_SHAPE_PROTO__INIT;
+  Tensorflow__TensorShapeProto__Dim d = TENSORFLOW__TENSOR_SHAPE_PROTO__DIM__INIT, *dp = &d;
+  d.size = 3;
+  sh.n_dim = 1;
+  sh.dim = &dp;
+  tp.dtype = TENSORFLOW__DATA_TYPE__DT_FLOAT;
+  tp.tensor_shape = &sh;
+  float v[2] = {1, 2};
+  tp.tensor_content.data = (uint8_t *)v;
+  tp.tensor_content.len = sizeof v;
+  const char *why = NULL;
+  ck_assert_ptr_null(pb_untensor(&tp, &why));
+  ck_assert_str_eq(why, "a tensor whose values do not fit its shape");
+  tp.tensor_content.len = 0;
+  tp.n_float_val = 1;
+  tp.float_val = v;   /* one typed value fills the shape, as TF writes splats */
+  Tensor *tt = pb_untensor(&tp, &why);
+  ck_assert_ptr_nonnull(tt);
+  ck_assert(elem_f(tt, 2) == 1.0f);
+  tensor_release(tt);
+}
+END_TEST
+
 
 static Suite *graph_suite(void) {
   Suite *s = suite_create("graph");
@@ -991,6 +1093,7 @@ static Suite *graph_suite(void) {
   tcase_add_test(tc, test_output_aliasing);
   tcase_add_test(tc, test_exec_cond);
   tcase_add_test(tc, test_exec_while);
+  tcase_add_test(tc, test_saved_graph_roundtrip);
   tcase_add_test(tc, test_scalar_kernels_match_generic);
   tcase_add_test(tc, test_exec_scalar_steps);
   tcase_add_test(tc, test_exec_scalar_error);
@@ -1003,6 +1106,7 @@ static Suite *graph_suite(void) {
   suite_add_tcase(s, tc);
   return s;
 }
+
 
 int main(void) {
   int gate = isa_gate();

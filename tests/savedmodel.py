@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""savedmodel.py — save a module with one program, delete that program, load and run the SavedModel with another.
+
+For each tests/savedmodel/NAME_save.tfs (with NAME_load.tfs): a copy of the
+saving program runs with a fresh export directory as argv[1] (stdout must equal
+NAME_save.out), the copy is deleted, and the loading program runs from another
+directory (stdout must equal NAME_load.out).  saved_model.pb must decode with
+`protoc --decode tensorflow.SavedModel` against proto/saved_model.proto, and
+every line of NAME.pbcheck must occur in the decoded text; variables.npz must
+be a zip of .npy members, one per SavedVariable node.  Then damaged copies of
+the directory (no directory, a truncated or garbage saved_model.pb, a missing
+or damaged variables.npz, a saved_model.pb naming an op tfs lacks) must each
+give the located error in NAME_ERRCASE.err (DIR stands for the directory).
+usage: savedmodel.py TFS PROTO_DIR TEST_DIR
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+tfs, proto_dir, test_dir = (os.path.abspath(a) for a in sys.argv[1:4])
+failures = 0
+
+
+def fail(msg):
+    global failures
+    failures += 1
+    print("FAIL:", msg)
+
+
+def run(prog, arg, cwd):
+    # the program by its name in cwd, so located errors name it as the .err files do
+    return subprocess.run([tfs, "run", os.path.basename(prog), arg], cwd=cwd, capture_output=True, text=True,
+                          timeout=120)
+
+
+def expect(name, got, path):
+    want = open(path).read()
+    if got != want:
+        fail("%s: output differs from %s\n--- got ---\n%s--- want ---\n%s" % (name, path, got, want))
+
+
+def decode(pb):
+    r = subprocess.run(["protoc", "--proto_path=" + proto_dir, "--decode", "tensorflow.SavedModel", "saved_model.proto"],
+                       input=open(pb, "rb").read(), capture_output=True)
+    return r.returncode, r.stdout.decode(), r.stderr.decode()
+
+
+# damaged copies: (case, how to damage DIR)
+def no_dir(d):
+    shutil.rmtree(d)
+
+
+def truncate_pb(d):
+    p = os.path.join(d, "saved_model.pb")
+    data = open(p, "rb").read()
+    open(p, "wb").write(data[: len(data) // 2])
+
+
+def garbage_pb(d):
+    open(os.path.join(d, "saved_model.pb"), "wb").write(b"\xff\xff\xff\xff not a protocol buffer")
+
+
+def no_variables(d):
+    os.remove(os.path.join(d, "variables", "variables.npz"))
+
+
+def garbage_variables(d):
+    open(os.path.join(d, "variables", "variables.npz"), "wb").write(b"PK but not a zip")
+
+
+def unknown_op(d):
+    p = os.path.join(d, "saved_model.pb")
+    data = open(p, "rb").read()
+    # same length, so the message stays well-formed: an op name tfs does not have
+    open(p, "wb").write(data.replace(b"\x12\x06MatMul", b"\x12\x06MadMul", 1))
+
+
+DAMAGE = [("missing", no_dir), ("truncated", truncate_pb), ("garbage", garbage_pb),
+          ("novars", no_variables), ("badvars", garbage_variables), ("unknownop", unknown_op)]
+
+names = sorted(f[: -len("_save.tfs")] for f in os.listdir(test_dir) if f.endswith("_save.tfs"))
+for name in names:
+    with tempfile.TemporaryDirectory() as tmp:
+        src, out, run_dir = os.path.join(tmp, "src"), os.path.join(tmp, "model"), os.path.join(tmp, "run")
+        os.mkdir(src)
+        os.mkdir(run_dir)
+        prog = os.path.join(src, name + "_save.tfs")
+        shutil.copy(os.path.join(test_dir, name + "_save.tfs"), prog)
+        r = run(prog, out, src)
+        if r.returncode != 0:
+            fail("%s_save: exit %d\n%s" % (name, r.returncode, r.stderr))
+            continue
+        expect(name + "_save", r.stdout, os.path.join(test_dir, name + "_save.out"))
+        shutil.rmtree(src)   # the source is gone: the loader has only the directory
+        loader = os.path.join(run_dir, name + "_load.tfs")
+        shutil.copy(os.path.join(test_dir, name + "_load.tfs"), loader)
+        r = run(loader, out, run_dir)
+        if r.returncode != 0:
+            fail("%s_load: exit %d\n%s" % (name, r.returncode, r.stderr))
+        else:
+            expect(name + "_load", r.stdout, os.path.join(test_dir, name + "_load.out"))
+        rc, text, err = decode(os.path.join(out, "saved_model.pb"))
+        if rc != 0:
+            fail("%s: protoc --decode tensorflow.SavedModel failed: %s" % (name, err))
+        for line in open(os.path.join(test_dir, name + ".pbcheck")).read().splitlines():
+            if line.strip() and line.strip() not in text:
+                fail("%s: decoded saved_model.pb lacks %r" % (name, line.strip()))
+        nvars = text.count("variable {")
+        with zipfile.ZipFile(os.path.join(out, "variables", "variables.npz")) as z:
+            members = z.namelist()
+            if len(members) != nvars or any(not z.read(m).startswith(b"\x93NUMPY") for m in members):
+                fail("%s: variables.npz has %d .npy members for %d variables" % (name, len(members), nvars))
+        print("%s: saved, source deleted, reloaded; %d decoded lines, %d variables" % (name, text.count("\n"), nvars))
+        for case, damage in DAMAGE:
+            errfile = os.path.join(test_dir, "%s_%s.err" % (name, case))
+            if not os.path.exists(errfile):
+                continue
+            bad = os.path.join(tmp, "bad_" + case)
+            shutil.copytree(out, bad)
+            damage(bad)
+            r = run(loader, bad, run_dir)
+            got = r.stderr.replace(bad, "DIR")
+            if r.returncode != 1:
+                fail("%s_%s: exit %d, expected 1 (a located error)" % (name, case, r.returncode))
+            expect("%s_%s" % (name, case), got, errfile)
+
+if failures:
+    sys.exit(1)
+print("ok: %d saved models" % len(names))
