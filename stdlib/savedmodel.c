@@ -509,16 +509,20 @@ static void sm_save(Val obj, const char *dir, Val signatures) {
       }
     } else if (val_is(signatures, &dict_type)) {
       Val keys = dict_keys_list(signatures);
-      rt_hold_val(keys);
+      int mk = rt_hold_val(keys);
       List *kl = (List *)keys.u.o;
       for (tfs_i64 i = 0; i < kl->len && nsig < 16; i++) {
         if (!val_is(kl->items[i], &str_type))
           rt_throw(ERR_VALUE, "tf.saved_model.save: signature names must be strings, not %s", val_type_name(kl->items[i]));
         Val v = dict_get(signatures, kl->items[i]);
-        rt_hold_val(v);
+        int mv = rt_hold_val(v);
         const char *nm = pa_strdup(&s.a, str_cstr(kl->items[i]));
         sigs[nsig++] = (SmSig){nm, sm_sig_conc(&s, v, obj, nm)};
+        rt_unhold(mv);
+        val_decref(v);
       }
+      rt_unhold(mk);
+      val_decref(keys);
     } else {
       sigs[nsig++] = (SmSig){"serving_default", sm_sig_conc(&s, signatures, obj, "serving_default")};
     }
@@ -643,10 +647,12 @@ static void sm_save(Val obj, const char *dir, Val signatures) {
     if (mkdir(pa_printf(&s.a, "%s/variables", tmp), 0777) || mkdir(pa_printf(&s.a, "%s/assets", tmp), 0777))
       rt_throw(ERR_IO, "tf.saved_model.save: cannot write '%s': %s", dir, strerror(errno));
     Val vals = list_new(s.nn);
-    rt_hold_val(vals);
+    int mv = rt_hold_val(vals);
     for (int i = 0; i < s.nn; i++)
       if (s.n[i].kind == SM_VARIABLE) list_append(vals, val_obj(((Variable *)s.n[i].v.u.o)->value));
     npz_write("tf.saved_model.save", pa_printf(&s.a, "%s/variables/variables.npz", tmp), vals);
+    rt_unhold(mv);
+    val_decref(vals);
     struct stat st;
     char *old = NULL;
     if (stat(dir, &st) == 0) {
@@ -1125,8 +1131,9 @@ static SmModel *sm_read(const char *dir) {
   m->varkeys = calloc((size_t)nv + 1, sizeof(char *));
   if (!m->vars || !m->varkeys) rt_throw(ERR_MEMORY, "out of memory");
   Val arrays = val_undef();
+  char *vp = NULL;
   if (nv) {
-    char *vp = malloc(strlen(dir) + 40);
+    vp = malloc(strlen(dir) + 40);
     if (!vp) rt_throw(ERR_MEMORY, "out of memory");
     rt_hold_mem(vp);
     sprintf(vp, "%s/variables/variables.npz", dir);
@@ -1140,13 +1147,10 @@ static SmModel *sm_read(const char *dir) {
     if (o->kind_case != TENSORFLOW__SAVED_OBJECT__KIND_VARIABLE) continue;
     const Tensorflow__SavedVariable *sv = o->variable;
     Val a = ((List *)arrays.u.o)->items[m->nvars];
-    Tensor *t = val_as_tensor(a);
-    if (!t && (a.tag == VT_INT || a.tag == VT_FLOAT || a.tag == VT_BOOL) && pb_undtype(sv->dtype) >= 0) {
-      /* a 0-d member reads back as a host number */
-      t = tensor_from_val(a, pb_undtype(sv->dtype));
-      Val tv = val_obj(t);
-      rt_hold_val(tv);
-    }
+    Tensor *t = val_as_tensor(a), *conv = NULL;
+    if (!t && (a.tag == VT_INT || a.tag == VT_FLOAT || a.tag == VT_BOOL) && pb_undtype(sv->dtype) >= 0)
+      t = conv = tensor_from_val(a, pb_undtype(sv->dtype));   /* a 0-d member reads back as a host number */
+    int mv = rt_hold_val(conv ? val_obj(conv) : val_none());
     int rank;
     tfs_i64 shape[TFS_MAX_RANK];
     bool ok = t && pb_undtype(sv->dtype) == (int)t->dtype && pb_unshape(sv->shape, &rank, shape) && rank == t->rank;
@@ -1157,6 +1161,10 @@ static SmModel *sm_read(const char *dir) {
     Val tv = val_obj(tensor_copy(t));
     rt_hold_val(tv);
     m->vars[m->nvars] = variable_new(tv, nm, sv->trainable, val_none());
+    rt_unhold(mv);
+    val_decref(nm);
+    val_decref(tv);
+    if (conv) tensor_release(conv);
     char key[64];
     if (paths[i]) m->varkeys[m->nvars] = strdup(paths[i]);
     else {
@@ -1192,6 +1200,7 @@ static SmModel *sm_read(const char *dir) {
   val_decref(arrays);
   sb_free(&b);
   free(pbp);
+  free(vp);
   free(queue);
   return m;
 }
