@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "exec.h"
+#include "graphs.h"
 #include "isagate.h"
 #include "object.h"
 #include "tensor.h"
@@ -34,12 +35,6 @@ static char *text_of(const Graph *g) {
   return sb_steal(&b);
 }
 
-/* An op node with tensor inputs and no attributes. */
-static int add_op(Graph *g, OpId id, int nin, const GraphRef *in, const TMeta *outm) {
-  int n = graph_add_node(g, GN_OP, &op_defs[id], op_defs[id].graph_name, 1, outm);
-  graph_set_inputs(g, n, nin, in, NULL);
-  return n;
-}
 
 /* Trace `body` with one float32 placeholder of shape (None, 3). */
 static Graph *trace_graph(Val (*body)(Val x), Val *out_repr) {
@@ -304,38 +299,9 @@ END_TEST
 
 
 /* Graph cond and while nodes run their bodies' plans. */
-static Tensor *scalar_i(int32_t v) {
-  Tensor *t = tensor_scalar(DT_INT32);
-  *(int32_t *)tensor_data(t) = v;
-  return t;
-}
-
-static int add_const_i(Graph *g, int32_t v) {
-  Tensor *t = scalar_i(v);
-  int id = graph_add_const(g, t);
-  tensor_release(t);
-  return id;
-}
 
 START_TEST(test_exec_cond) {
-  TMeta mb = {DT_BOOL, 0, {0}}, mf = {DT_FLOAT32, 0, {0}};
-  Graph *g = graph_new("f", "f", NULL);
-  int p = graph_add_placeholder(g, "p", &mb);
-  int x = graph_add_placeholder(g, "x", &mf);
-  Graph *then = graph_new("then", "f", g), *els = graph_new("else", "f", g);
-  int tx = graph_add_placeholder(then, "x", &mf);
-  GraphRef txx[2] = {{tx, 0}, {tx, 0}};
-  int tm = add_op(then, OP_ADD, 2, txx, &mf);
-  graph_add_output(then, (GraphRef){tm, 0});
-  int ex = graph_add_placeholder(els, "x", &mf);
-  int en = add_op(els, OP_NEG, 1, &(GraphRef){ex, 0}, &mf);
-  graph_add_output(els, (GraphRef){en, 0});
-  int c = graph_add_node(g, GN_COND, NULL, "cond", 1, &mf);
-  GraphRef cin[2] = {{p, 0}, {x, 0}};
-  graph_set_inputs(g, c, 2, cin, NULL);
-  graph_node(g, c)->sub[0] = then;
-  graph_node(g, c)->sub[1] = els;
-  graph_add_output(g, (GraphRef){c, 0});
+  Graph *g = cond_graph(NULL);
   char *t = text_of(g);
   ck_assert_ptr_nonnull(strstr(t, "cond = If(p, x) -> float32 ()\n  then_branch {\n"));
   free(t);
@@ -356,33 +322,8 @@ START_TEST(test_exec_cond) {
 END_TEST
 
 START_TEST(test_exec_while) {
-  TMeta mi = {DT_INT32, 0, {0}}, mb = {DT_BOOL, 0, {0}};
-  Graph *g = graph_new("f", "f", NULL);
-  int n = graph_add_placeholder(g, "n", &mi);
-  int i0 = add_const_i(g, 0), s0 = add_const_i(g, 0);
-  Graph *cg = graph_new("cond", "f", g), *bg = graph_new("body", "f", g);
-  int ci = graph_add_placeholder(cg, "i", &mi);
-  graph_add_placeholder(cg, "s", &mi);
-  int cn = graph_add_placeholder(cg, "n", &mi);
-  GraphRef lt[2] = {{ci, 0}, {cn, 0}};
-  int less = add_op(cg, OP_LESS, 2, lt, &mb);
-  graph_add_output(cg, (GraphRef){less, 0});
-  int bi = graph_add_placeholder(bg, "i", &mi);
-  int bs = graph_add_placeholder(bg, "s", &mi);
-  graph_add_placeholder(bg, "n", &mi);
-  int one = add_const_i(bg, 1);
-  GraphRef inc[2] = {{bi, 0}, {one, 0}}, acc[2] = {{bs, 0}, {bi, 0}};
-  int ni = add_op(bg, OP_ADD, 2, inc, &mi);
-  int ns = add_op(bg, OP_ADD, 2, acc, &mi);
-  graph_add_output(bg, (GraphRef){ni, 0});
-  graph_add_output(bg, (GraphRef){ns, 0});
-  TMeta outm[2] = {mi, mi};
-  int w = graph_add_node(g, GN_WHILE, NULL, "while", 2, outm);
-  GraphRef win[3] = {{i0, 0}, {s0, 0}, {n, 0}};
-  graph_set_inputs(g, w, 3, win, NULL);
-  graph_node(g, w)->sub[0] = cg;
-  graph_node(g, w)->sub[1] = bg;
-  graph_add_output(g, (GraphRef){w, 1});
+  int w;
+  Graph *g = sum_while_graph(&w);
   ExecPlan *pl = exec_plan_new(g);
   int32_t ns_[3] = {0, 1, 10}, want[3] = {0, 0, 45};
   for (int k = 0; k < 3; k++) {
