@@ -174,25 +174,8 @@ static bool plan_fold(Planner *pl, int id) {
     else at.v[n->dyn_attr[k]] = val_obj(pl->konst[r.node][r.out]);
   }
   if (ok) {
-    Tensor **volatile res = NULL;
-    volatile int nr = 0;
-    RtTry t;
-    rt_try_push(&t);
-    if (setjmp(t.jb) == 0) {
-      Tensor **r;
-      nr = op_run(n->op, n->nin, in, raw, &at, &r);
-      res = r;
-      rt_try_pop(&t);
-    } else {
-      rt_try_clear(&t);   /* kept as a step: the error belongs to run time, if the op is reached */
-    }
-    if (res && nr < n->nout) {
-      for (int i = 0; i < nr; i++) tensor_release(res[i]);
-      free(res);
-      res = NULL;
-    }
+    Tensor **res = op_fold(n->op, n->nin, in, raw, &at, n->nout);   /* NULL: kept as a step */
     if (res) {
-      for (int i = n->nout; i < nr; i++) tensor_release(res[i]);
       pl->konst[id] = res;
       pl->nkonst[id] = n->nout;
       pl->kowned[id] = 1;

@@ -1019,25 +1019,8 @@ static bool ox_fold(Ox *x, OxScope *s, int id) {
     if (!s->konst[r.node]) return false;
     at.v[n->dyn_attr[k]] = val_obj(s->konst[r.node][r.out]);
   }
-  Tensor **volatile res = NULL;
-  volatile int nr = 0;
-  RtTry t;
-  rt_try_push(&t);
-  if (setjmp(t.jb) == 0) {
-    Tensor **r;
-    nr = op_run(n->op, n->nin, in, raw, &at, &r);
-    res = r;
-    rt_try_pop(&t);
-  } else {
-    rt_try_clear(&t);   /* an error belongs to run time: keep the op */
-  }
+  Tensor **res = op_fold(n->op, n->nin, in, raw, &at, n->nout);   /* NULL: lowered as an op */
   if (!res) return false;
-  if (nr < n->nout) {
-    for (int i = 0; i < nr; i++) tensor_release(res[i]);
-    free(res);
-    return false;
-  }
-  for (int i = n->nout; i < nr; i++) tensor_release(res[i]);
   OxHold *h = x->hold;
   for (int i = 0; i < n->nout; i++) {
     if (h->nt == h->capt) {

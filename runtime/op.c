@@ -1,5 +1,6 @@
 /* op.c — op dispatch: the op table, input conversion and dtype checks, op_apply, tf.<op> builtins, attribute helpers. */
 #include <stdio.h>
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -524,6 +525,28 @@ int op_run(const OpDef *op, int nin, Tensor **in, const Val *raw, const OpAttrs 
   }
   *out = heap;
   return n;
+}
+
+Tensor **op_fold(const OpDef *op, int nin, Tensor **in, const Val *raw, const OpAttrs *attrs, int nout) {
+  Tensor **volatile res = NULL;
+  volatile int nr = 0;
+  RtTry t;
+  rt_try_push(&t);
+  if (setjmp(t.jb) == 0) {
+    Tensor **r;
+    nr = op_run(op, nin, in, raw, attrs, &r);
+    res = r;
+    rt_try_pop(&t);
+  } else {
+    rt_try_clear(&t);   /* the error belongs to run time, if the op is reached */
+  }
+  if (res && nr < nout) {
+    for (int i = 0; i < nr; i++) tensor_release(res[i]);
+    free(res);
+    return NULL;
+  }
+  for (int i = nout; res && i < nr; i++) tensor_release(res[i]);
+  return res;
 }
 
 Val op_apply1(OpId id, Val a) { return op_apply(&op_defs[id], 1, &a, NULL); }

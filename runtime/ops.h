@@ -118,6 +118,11 @@ extern Val (*op_graph_hook)(const OpDef *op, int nin, const Val *inputs, const O
  * has H/R inputs. */
 int op_run(const OpDef *op, int nin, Tensor **in, const Val *raw, const OpAttrs *attrs, Tensor ***out);
 
+/* Constant folding: op_run with any error swallowed (it belongs to run time,
+ * if the op is reached); the first nout outputs (malloc'd array, owned), or
+ * NULL when the op failed or gave fewer. */
+Tensor **op_fold(const OpDef *op, int nin, Tensor **in, const Val *raw, const OpAttrs *attrs, int nout);
+
 /* Like op_run, but outputs go to out[0..cap) when the op has at most `cap`
  * (no allocation; *heap is set to NULL); otherwise *heap receives a malloc'd
  * array (the outputs) that the caller frees. */

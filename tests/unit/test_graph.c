@@ -7,6 +7,7 @@
 #include "exec.h"
 #include "graphdef.h"
 #include "graphimport.h"
+#include "graphs.h"
 #include "isagate.h"
 #include "object.h"
 #include "tensor.h"
@@ -36,12 +37,6 @@ static char *text_of(const Graph *g) {
   return sb_steal(&b);
 }
 
-/* An op node with tensor inputs and no attributes. */
-static int add_op(Graph *g, OpId id, int nin, const GraphRef *in, const TMeta *outm) {
-  int n = graph_add_node(g, GN_OP, &op_defs[id], op_defs[id].graph_name, 1, outm);
-  graph_set_inputs(g, n, nin, in, NULL);
-  return n;
-}
 
 /* Trace `body` with one float32 placeholder of shape (None, 3). */
 static Graph *trace_graph(Val (*body)(Val x), Val *out_repr) {
@@ -306,41 +301,6 @@ END_TEST
 
 
 /* Graph cond and while nodes run their bodies' plans. */
-static Tensor *scalar_i(int32_t v) {
-  Tensor *t = tensor_scalar(DT_INT32);
-  *(int32_t *)tensor_data(t) = v;
-  return t;
-}
-
-static int add_const_i(Graph *g, int32_t v) {
-  Tensor *t = scalar_i(v);
-  int id = graph_add_const(g, t);
-  tensor_release(t);
-  return id;
-}
-
-/* f(p, x) = x + x if p else -x, as a graph cond. */
-static Graph *cond_graph(void) {
-  TMeta mb = {DT_BOOL, 0, {0}}, mf = {DT_FLOAT32, 0, {0}};
-  Graph *g = graph_new("f", "f", NULL);
-  int p = graph_add_placeholder(g, "p", &mb);
-  int x = graph_add_placeholder(g, "x", &mf);
-  Graph *then = graph_new("then", "f", g), *els = graph_new("else", "f", g);
-  int tx = graph_add_placeholder(then, "x", &mf);
-  GraphRef txx[2] = {{tx, 0}, {tx, 0}};
-  int tm = add_op(then, OP_ADD, 2, txx, &mf);
-  graph_add_output(then, (GraphRef){tm, 0});
-  int ex = graph_add_placeholder(els, "x", &mf);
-  int en = add_op(els, OP_NEG, 1, &(GraphRef){ex, 0}, &mf);
-  graph_add_output(els, (GraphRef){en, 0});
-  int c = graph_add_node(g, GN_COND, NULL, "cond", 1, &mf);
-  GraphRef cin[2] = {{p, 0}, {x, 0}};
-  graph_set_inputs(g, c, 2, cin, NULL);
-  graph_node(g, c)->sub[0] = then;
-  graph_node(g, c)->sub[1] = els;
-  graph_add_output(g, (GraphRef){c, 0});
-  return g;
-}
 
 /* cond_graph's results for both predicates. */
 static void check_cond(Graph *g) {
@@ -359,7 +319,7 @@ static void check_cond(Graph *g) {
 }
 
 START_TEST(test_exec_cond) {
-  Graph *g = cond_graph();
+  Graph *g = cond_graph(NULL);
   char *t = text_of(g);
   ck_assert_ptr_nonnull(strstr(t, "cond = If(p, x) -> float32 ()\n  then_branch {\n"));
   free(t);
@@ -368,34 +328,83 @@ START_TEST(test_exec_cond) {
 }
 END_TEST
 
+/* A cond graph saved as a library (tf.saved_model's form) and imported back runs the same; damage is a ValueError. */
+static Graph *saved_roundtrip(Graph *g, const char *damage_from, const char *damage_to, char **err) {
+  PbArena a = {0};
+  const Graph *gs[1] = {g};
+  const char *names[1] = {"f_saved"};
+  Tensorflow__FunctionDefLibrary *lib = graphdef_saved_library(&a, gs, names, 1, NULL, NULL);
+  if (damage_from)
+    for (size_t i = 0; i < lib->n_function; i++)
+      for (size_t k = 0; k < lib->function[i]->n_node_def; k++)
+        for (size_t j = 0; j < lib->function[i]->node_def[k]->n_input; j++)
+          if (!strcmp(lib->function[i]->node_def[k]->input[j], damage_from))
+            lib->function[i]->node_def[k]->input[j] = (char *)damage_to;
+  size_t n;
+  unsigned char *pb = pb_pack(&lib->base, &n);
+  pa_free(&a);
+  Tensorflow__FunctionDefLibrary *back = tensorflow__function_def_library__unpack(NULL, n, pb);
+  free(pb);
+  ck_assert_ptr_nonnull(back);
+  Graph *r = NULL;
+  RtTry t;
+  rt_try_push(&t);
+  if (setjmp(t.jb) == 0) {
+    r = graphimport_function(back, "f_saved", "f", "DIR", NULL, NULL);
+    rt_try_pop(&t);
+  } else {
+    *err = strdup(t.msg);
+    rt_try_clear(&t);
+  }
+  tensorflow__function_def_library__free_unpacked(back, NULL);
+  return r;
+}
+
+START_TEST(test_saved_graph_roundtrip) {
+  Graph *g = cond_graph(NULL);
+  char *err = NULL;
+  Graph *back = saved_roundtrip(g, NULL, NULL, &err);
+  ck_assert_msg(back != NULL, "%s", err ? err : "");
+  char *t1 = text_of(g), *t2 = text_of(back);
+  ck_assert_str_eq(t1, t2);
+  free(t1);
+  free(t2);
+  check_cond(back);
+  graph_release(back);
+  /* a node reading a value nobody defines */
+  ck_assert_ptr_null(saved_roundtrip(g, "x", "nowhere", &err));
+  ck_assert_ptr_nonnull(strstr(err, "tf.saved_model.load: 'DIR' is corrupt: node"));
+  ck_assert_ptr_nonnull(strstr(err, "'nowhere', which is not defined before it"));
+  free(err);
+  graph_release(g);
+  /* tensors: a content length that does not fit the shape is refused */
+  Tensorflow__TensorProto tp = TENSORFLOW__TENSOR_PROTO__INIT;
+  Tensorflow__TensorShapeProto sh = TENSORFLOW__TENSOR_SHAPE_PROTO__INIT;
+  Tensorflow__TensorShapeProto__Dim d = TENSORFLOW__TENSOR_SHAPE_PROTO__DIM__INIT, *dp = &d;
+  d.size = 3;
+  sh.n_dim = 1;
+  sh.dim = &dp;
+  tp.dtype = TENSORFLOW__DATA_TYPE__DT_FLOAT;
+  tp.tensor_shape = &sh;
+  float v[2] = {1, 2};
+  tp.tensor_content.data = (uint8_t *)v;
+  tp.tensor_content.len = sizeof v;
+  const char *why = NULL;
+  ck_assert_ptr_null(pb_untensor(&tp, &why));
+  ck_assert_str_eq(why, "a tensor whose values do not fit its shape");
+  tp.tensor_content.len = 0;
+  tp.n_float_val = 1;
+  tp.float_val = v;   /* one typed value fills the shape, as TF writes splats */
+  Tensor *tt = pb_untensor(&tp, &why);
+  ck_assert_ptr_nonnull(tt);
+  ck_assert(elem_f(tt, 2) == 1.0f);
+  tensor_release(tt);
+}
+END_TEST
+
 START_TEST(test_exec_while) {
-  TMeta mi = {DT_INT32, 0, {0}}, mb = {DT_BOOL, 0, {0}};
-  Graph *g = graph_new("f", "f", NULL);
-  int n = graph_add_placeholder(g, "n", &mi);
-  int i0 = add_const_i(g, 0), s0 = add_const_i(g, 0);
-  Graph *cg = graph_new("cond", "f", g), *bg = graph_new("body", "f", g);
-  int ci = graph_add_placeholder(cg, "i", &mi);
-  graph_add_placeholder(cg, "s", &mi);
-  int cn = graph_add_placeholder(cg, "n", &mi);
-  GraphRef lt[2] = {{ci, 0}, {cn, 0}};
-  int less = add_op(cg, OP_LESS, 2, lt, &mb);
-  graph_add_output(cg, (GraphRef){less, 0});
-  int bi = graph_add_placeholder(bg, "i", &mi);
-  int bs = graph_add_placeholder(bg, "s", &mi);
-  graph_add_placeholder(bg, "n", &mi);
-  int one = add_const_i(bg, 1);
-  GraphRef inc[2] = {{bi, 0}, {one, 0}}, acc[2] = {{bs, 0}, {bi, 0}};
-  int ni = add_op(bg, OP_ADD, 2, inc, &mi);
-  int ns = add_op(bg, OP_ADD, 2, acc, &mi);
-  graph_add_output(bg, (GraphRef){ni, 0});
-  graph_add_output(bg, (GraphRef){ns, 0});
-  TMeta outm[2] = {mi, mi};
-  int w = graph_add_node(g, GN_WHILE, NULL, "while", 2, outm);
-  GraphRef win[3] = {{i0, 0}, {s0, 0}, {n, 0}};
-  graph_set_inputs(g, w, 3, win, NULL);
-  graph_node(g, w)->sub[0] = cg;
-  graph_node(g, w)->sub[1] = bg;
-  graph_add_output(g, (GraphRef){w, 1});
+  int w;
+  Graph *g = sum_while_graph(&w);
   ExecPlan *pl = exec_plan_new(g);
   int32_t ns_[3] = {0, 1, 10}, want[3] = {0, 0, 45};
   for (int k = 0; k < 3; k++) {
@@ -990,80 +999,6 @@ START_TEST(test_exec_fused_matmul_error) {
   graph_release(g);
 }
 END_TEST
-/* A cond graph saved as a library (tf.saved_model's form) and imported back runs the same; damage is a ValueError. */
-static Graph *saved_roundtrip(Graph *g, const char *damage_from, const char *damage_to, char **err) {
-  PbArena a = {0};
-  const Graph *gs[1] = {g};
-  const char *names[1] = {"f_saved"};
-  Tensorflow__FunctionDefLibrary *lib = graphdef_saved_library(&a, gs, names, 1, NULL, NULL);
-  if (damage_from)
-    for (size_t i = 0; i < lib->n_function; i++)
-      for (size_t k = 0; k < lib->function[i]->n_node_def; k++)
-        for (size_t j = 0; j < lib->function[i]->node_def[k]->n_input; j++)
-          if (!strcmp(lib->function[i]->node_def[k]->input[j], damage_from))
-            lib->function[i]->node_def[k]->input[j] = (char *)damage_to;
-  size_t n;
-  unsigned char *pb = pb_pack(&lib->base, &n);
-  pa_free(&a);
-  Tensorflow__FunctionDefLibrary *back = tensorflow__function_def_library__unpack(NULL, n, pb);
-  free(pb);
-  ck_assert_ptr_nonnull(back);
-  Graph *r = NULL;
-  RtTry t;
-  rt_try_push(&t);
-  if (setjmp(t.jb) == 0) {
-    r = graphimport_function(back, "f_saved", "f", "DIR", NULL, NULL);
-    rt_try_pop(&t);
-  } else {
-    *err = strdup(t.msg);
-    rt_try_clear(&t);
-  }
-  tensorflow__function_def_library__free_unpacked(back, NULL);
-  return r;
-}
-
-START_TEST(test_saved_graph_roundtrip) {
-  Graph *g = cond_graph();
-  char *err = NULL;
-  Graph *back = saved_roundtrip(g, NULL, NULL, &err);
-  ck_assert_msg(back != NULL, "%s", err ? err : "");
-  char *t1 = text_of(g), *t2 = text_of(back);
-  ck_assert_str_eq(t1, t2);
-  free(t1);
-  free(t2);
-  check_cond(back);
-  graph_release(back);
-  /* a node reading a value nobody defines */
-  ck_assert_ptr_null(saved_roundtrip(g, "x", "nowhere", &err));
-  ck_assert_ptr_nonnull(strstr(err, "tf.saved_model.load: 'DIR' is corrupt: node"));
-  ck_assert_ptr_nonnull(strstr(err, "'nowhere', which is not defined before it"));
-  free(err);
-  graph_release(g);
-  /* tensors: a content length that does not fit the shape is refused */
-  Tensorflow__TensorProto tp = TENSORFLOW__TENSOR_PROTO__INIT;
-  Tensorflow__TensorShapeProto sh = TENSORFLOW__TENSOR_SHAPE_PROTO__INIT;
-  Tensorflow__TensorShapeProto__Dim d = TENSORFLOW__TENSOR_SHAPE_PROTO__DIM__INIT, *dp = &d;
-  d.size = 3;
-  sh.n_dim = 1;
-  sh.dim = &dp;
-  tp.dtype = TENSORFLOW__DATA_TYPE__DT_FLOAT;
-  tp.tensor_shape = &sh;
-  float v[2] = {1, 2};
-  tp.tensor_content.data = (uint8_t *)v;
-  tp.tensor_content.len = sizeof v;
-  const char *why = NULL;
-  ck_assert_ptr_null(pb_untensor(&tp, &why));
-  ck_assert_str_eq(why, "a tensor whose values do not fit its shape");
-  tp.tensor_content.len = 0;
-  tp.n_float_val = 1;
-  tp.float_val = v;   /* one typed value fills the shape, as TF writes splats */
-  Tensor *tt = pb_untensor(&tp, &why);
-  ck_assert_ptr_nonnull(tt);
-  ck_assert(elem_f(tt, 2) == 1.0f);
-  tensor_release(tt);
-}
-END_TEST
-
 
 static Suite *graph_suite(void) {
   Suite *s = suite_create("graph");
@@ -1091,7 +1026,6 @@ static Suite *graph_suite(void) {
   suite_add_tcase(s, tc);
   return s;
 }
-
 
 int main(void) {
   int gate = isa_gate();
