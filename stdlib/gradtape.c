@@ -632,14 +632,16 @@ static Val flat_tuple(Val v) {
   return r;
 }
 
-Val gradtape_rerun(Tape *t, Val fn, int n, const Val *args) {
+Val gradtape_rerun(Tape *t, Val fn, int n, const Val *args) { return gradtape_rerun_ex(t, fn, n, args, false); }
+
+Val gradtape_rerun_ex(Tape *t, Val fn, int n, const Val *args, bool bound) {
   tape_push(t);
   trace_quiet++;
   RtTry tr;
   rt_try_push(&tr);
   Val r;
   if (setjmp(tr.jb) == 0) {
-    r = rt_call(fn, n, args, NULL);
+    r = bound ? func_call_bound(fn, (Val *)args) : rt_call(fn, n, args, NULL);
     rt_try_pop(&tr);
   } else {
     trace_quiet--;
