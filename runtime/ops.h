@@ -194,6 +194,7 @@ tfs_i64 random_op_seed_index(void);              /* the next op-seed counter val
 /* The draw counters as an int64 tensor, and putting such a snapshot back: a
  * gradient that runs a forward pass again replays the forward's draws. */
 Tensor *random_state_get(void);
+tfs_i64 random_state_size(void);                 /* elements of a snapshot */
 void random_state_set(const Tensor *snap);
 
 /* Elementwise helpers reused by other kernels (k_elementwise.c). */

@@ -100,8 +100,10 @@ Val accstack_new(const TMeta *m);
 void accstack_clear_all(void);
 
 /* stdlib/gradtape.c: close a region around a traced cond (rerun_true/false:
- * callables giving each branch's result again); result: the cond's outputs. */
-void gradtape_region_end(TapeRegion *r, Val pred, Val rerun_true, Val rerun_false, Val result);
+ * callables giving each branch's result again); result: the cond's outputs;
+ * rng: the random-draw counters before the cond (_RngState), put back while
+ * a branch runs again for the gradient. */
+void gradtape_region_end(TapeRegion *r, Val pred, Val rerun_true, Val rerun_false, Val result, Val rng);
 /* stdlib/gradtape.c: fn(*args) with tape t recording and side effects not
  * staged again (trace_quiet): a body run again for its gradient. */
 Val gradtape_rerun(Tape *t, Val fn, int n, const Val *args);
