@@ -98,6 +98,8 @@ bool tape_would_record(int nin, const Val *in);
  * stack when the outermost graph run ends (exec.c). */
 Val accstack_new(const TMeta *m);
 void accstack_clear_all(void);
+/* Live stacks, values they hold now, and the most they held since the last call (tests count with it). */
+void accstack_stats(tfs_i64 *stacks, tfs_i64 *held, tfs_i64 *peak);
 
 /* stdlib/gradtape.c: close a region around a traced cond (rerun_true/false:
  * callables giving each branch's result again); result: the cond's outputs;
