@@ -661,7 +661,8 @@ static Val cond_branch_grad(Val self, int n, const Val *args, const Kw *kw) {
   tape_watch(t, s[1]);
   Val live = op_apply1(OP_RNG_SWAP, s[3]);   /* the branch draws the forward pass's numbers again */
   Val r = gradtape_rerun(t, s[0], 0, NULL);
-  TFS_DECREF(op_apply1(OP_RNG_SWAP, live));
+  Val back = op_apply1(OP_RNG_SWAP, live);
+  TFS_DECREF(back);
   TFS_DECREF(live);
   Val outs = flat_tuple(r);
   TFS_DECREF(r);
