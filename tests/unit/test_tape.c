@@ -181,16 +181,25 @@ START_TEST(test_gradient_coverage) {
 }
 END_TEST
 
+/* Tracing a graph f(x) with x a float32 [3] placeholder, under a tape watching x (pushed). */
+static Tape *traced_tape(Graph **g, TraceCtx **cx, Val *x, Val *tp) {
+  *g = graph_new("f", "f", NULL);
+  *cx = trace_push(*g, true, false);
+  TMeta m = {DT_FLOAT32, 1, {3}};
+  *x = trace_placeholder(*g, "x", &m);
+  *tp = tape_new(false, true);
+  Tape *t = (Tape *)tp->u.o;
+  tape_watch(t, *x);
+  tape_push(t);
+  return t;
+}
+
 START_TEST(test_traced_gradient_is_symbolic) {
   /* while tracing, the backward ops are graph nodes too */
-  Graph *g = graph_new("f", "f", NULL);
-  TraceCtx *cx = trace_push(g, true, false);
-  TMeta m = {DT_FLOAT32, 1, {3}};
-  Val x = trace_placeholder(g, "x", &m);
-  Val tp = tape_new(false, true);
-  Tape *t = (Tape *)tp.u.o;
-  tape_watch(t, x);
-  tape_push(t);
+  Graph *g;
+  TraceCtx *cx;
+  Val x, tp;
+  Tape *t = traced_tape(&g, &cx, &x, &tp);
   Val y = op_apply1(OP_EXP, x);
   tape_pop(t);
   int before = g->nnodes;
@@ -224,14 +233,10 @@ START_TEST(test_loop_state_bounded) {
   /* A differentiated graph while loop called many times: what its iterations push for the backward loop is
    * released when each run ends, so memory does not grow with the number of calls.  Counted (the stacks'
    * entries, live stacks, tensor allocations per call), not timed. */
-  Graph *g = graph_new("f", "f", NULL);
-  TraceCtx *cx = trace_push(g, true, false);
-  TMeta m = {DT_FLOAT32, 1, {3}};
-  Val x = trace_placeholder(g, "x", &m);
-  Val tp = tape_new(false, true);
-  Tape *t = (Tape *)tp.u.o;
-  tape_watch(t, x);
-  tape_push(t);
+  Graph *g;
+  TraceCtx *cx;
+  Val x, tp;
+  Tape *t = traced_tape(&g, &cx, &x, &tp);
   Val tf = tf_module(), wl = rt_getattr(tf, "while_loop");
   Val cond = builtin_new("cond", pow_cond, val_undef(), NULL), body = builtin_new("body", pow_body, x, NULL);
   Val i0 = val_obj(tensor_from_val(val_int(0), DT_INT32));
