@@ -569,7 +569,7 @@ static const GradFn grad_table[OP__COUNT] = {
   [OP_RESHAPE] = g_reshape, [OP_EXPAND_DIMS] = g_reshape, [OP_SQUEEZE] = g_reshape, [OP_IDENTITY] = g_identity,
   [OP_CONCAT] = g_concat, [OP_STACK] = g_stack, [OP_UNSTACK] = g_unstack, [OP_TILE] = g_tile,
   [OP_BROADCAST_TO] = g_broadcast_to, [OP_STRIDED_SLICE] = g_scatter, [OP_SLICE] = g_scatter, [OP_GATHER] = g_scatter, [OP_GATHER_ND] = g_scatter, [OP_PAD] = g_scatter, [OP_READ_VARIABLE] = g_identity, [OP_STOP_GRADIENT] = grad_none,
-  [OP_ZEROS_LIKE] = grad_none, [OP_ONES_LIKE] = grad_none, [OP_STACK_PUSH] = grad_none, [OP_STACK_SIZE] = grad_none, [OP_STACK_GET] = grad_none, [OP_DROPOUT] = g_dropout,
+  [OP_ZEROS_LIKE] = grad_none, [OP_ONES_LIKE] = grad_none, [OP_STACK_PUSH] = grad_none, [OP_STACK_SIZE] = grad_none, [OP_STACK_GET] = grad_none, [OP_RNG_STATE] = grad_none, [OP_RNG_SWAP] = grad_none, [OP_DROPOUT] = g_dropout,
   [OP_CHECK_NUMERICS] = g_identity, [OP_ASSERT_FINITE] = g_identity,
   [OP_TL_RESERVE] = grad_none, [OP_TL_LENGTH] = grad_none, [OP_TL_SET_ITEM] = g_tl_set_item,
   [OP_TL_GET_ITEM] = g_tl_get_item, [OP_TL_STACK] = g_tl_stack, [OP_TL_FROM_TENSOR] = g_tl_from_tensor,

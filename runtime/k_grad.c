@@ -68,15 +68,25 @@ typedef struct AccStack {
 } AccStack;
 
 static AccStack *acc_live;
+static tfs_i64 acc_nlive, acc_held, acc_peak;   /* for accstack_stats */
 
 static void acc_drop(AccStack *s) {
+  acc_held -= s->n;
   while (s->n) tensor_release(s->v[--s->n]);
+}
+
+void accstack_stats(tfs_i64 *stacks, tfs_i64 *held, tfs_i64 *peak) {
+  *stacks = acc_nlive;
+  *held = acc_held;
+  *peak = acc_peak;
+  acc_peak = acc_held;
 }
 
 static void acc_free(Obj *o) {
   AccStack *s = (AccStack *)o;
   acc_drop(s);
   free(s->v);
+  acc_nlive--;
   if (s->prev) s->prev->next = s->next;
   else acc_live = s->next;
   if (s->next) s->next->prev = s->prev;
@@ -96,6 +106,7 @@ Val accstack_new(const TMeta *m) {
   s->next = acc_live;
   if (acc_live) acc_live->prev = s;
   acc_live = s;
+  acc_nlive++;
   return val_obj(s);
 }
 
@@ -119,6 +130,7 @@ void k_stack_push(OpCall *c) {
     s->cap = cap;
   }
   s->v[s->n++] = tensor_retain(c->in[0]);
+  if (++acc_held > acc_peak) acc_peak = acc_held;
 }
 
 /* shape: a scalar int32. */

@@ -51,6 +51,51 @@ bool random_global_seed(tfs_i64 *seed) {
 
 tfs_i64 random_op_seed_index(void) { return (tfs_i64)rng_op_counter++; }
 
+/* Snapshot layout: the unseeded counter, then (seed, calls, used) per table slot. */
+Tensor *random_state_get(void) {
+  tfs_i64 n = random_state_size();
+  Tensor *t = tensor_new(DT_INT64, 1, &n);
+  tfs_i64 *p = tensor_data(t);
+  p[0] = (tfs_i64)rng_op_counter;
+  for (int i = 0; i < RNG_TABLE; i++) {
+    p[1 + 3 * i] = rng_calls[i].seed;
+    p[2 + 3 * i] = (tfs_i64)rng_calls[i].calls;
+    p[3 + 3 * i] = rng_calls[i].used;
+  }
+  return t;
+}
+
+void random_state_set(const Tensor *snap) {
+  if (snap->dtype != DT_INT64 || snap->size != 1 + 3 * RNG_TABLE) return;
+  const tfs_i64 *p = tensor_data((Tensor *)snap);
+  rng_op_counter = (tfs_u64)p[0];
+  for (int i = 0; i < RNG_TABLE; i++) {
+    rng_calls[i].seed = p[1 + 3 * i];
+    rng_calls[i].calls = (tfs_u64)p[2 + 3 * i];
+    rng_calls[i].used = p[3 + 3 * i] != 0;
+  }
+}
+
+tfs_i64 random_state_size(void) { return 1 + 3 * RNG_TABLE; }
+
+void meta_rng_state(OpCall *c) {
+  tfs_i64 n = random_state_size();
+  meta_set(&c->outm[0], DT_INT64, 1, &n);
+}
+
+void k_rng_state(OpCall *c) {
+  Tensor *t = random_state_get();
+  memcpy(tensor_data(c->out[0]), tensor_data(t), sizeof(tfs_i64) * (size_t)t->size);
+  tensor_release(t);
+}
+
+void meta_rng_swap(OpCall *c) { meta_rng_state(c); }
+
+void k_rng_swap(OpCall *c) {
+  k_rng_state(c);
+  random_state_set(c->in[0]);
+}
+
 static tfs_u64 op_seed_calls(tfs_i64 seed) {
   unsigned h = (unsigned)((tfs_u64)seed * 0x9e3779b97f4a7c15ULL >> 58);
   for (int k = 0; k < RNG_TABLE; k++) {

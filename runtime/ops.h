@@ -196,6 +196,11 @@ _Noreturn void op_fail_sb(const OpCall *c, ErrKind k, StrBuf *msg);   /* frees m
 void random_set_seed(bool has_seed, tfs_i64 seed);
 bool random_global_seed(tfs_i64 *seed);          /* false when tf.random.set_seed has not set one */
 tfs_i64 random_op_seed_index(void);              /* the next op-seed counter value (reset by set_seed) */
+/* The draw counters as an int64 tensor, and putting such a snapshot back: a
+ * gradient that runs a forward pass again replays the forward's draws. */
+Tensor *random_state_get(void);
+tfs_i64 random_state_size(void);                 /* elements of a snapshot */
+void random_state_set(const Tensor *snap);
 
 /* Elementwise helpers reused by other kernels (k_elementwise.c). */
 void ew_cast(Tensor *dst, const Tensor *src);                 /* same shape, any dtypes */

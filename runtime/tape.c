@@ -315,6 +315,26 @@ bool tape_outermost_recording(void) {
   return false;
 }
 
+bool tape_any_recording(void) {
+  for (int i = 0; i < tape_nactive; i++)
+    if (recording(active[i])) return true;
+  return false;
+}
+
+bool tape_would_record(int nin, const Val *in) {
+  for (int i = 0; i < tape_nactive; i++) {
+    Tape *t = active[i];
+    if (!recording(t)) continue;
+    for (int j = 0; j < nin; j++) {
+      Obj *k = key_of(in[j]);
+      if (!k) continue;
+      if (t->watch_vars && val_is(in[j], &variable_type) && ((Variable *)k)->trainable) return true;
+      if (ptrmap_find(&t->tracked, k) >= 0) return true;
+    }
+  }
+  return false;
+}
+
 /* ---- control-flow regions ---------------------------------------------------------------- */
 
 void tape_region_begin(TapeRegion *r) {

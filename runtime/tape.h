@@ -88,19 +88,29 @@ bool tape_tracks(const Tape *t, Val v);
 /* Whether some recording tape is outside every control-flow region: an entry
  * recorded now stays on it (a loop then keeps its per-iteration state). */
 bool tape_outermost_recording(void);
+/* Whether some tape records now, and whether it would record an application
+ * with these inputs (a tf.function call builds its gradient only then). */
+bool tape_any_recording(void);
+bool tape_would_record(int nin, const Val *in);
 
 /* Stacks of a differentiated loop's per-iteration state (k_grad.c): the
  * _StackGet meta is m; accstack_clear_all releases what is left in every
  * stack when the outermost graph run ends (exec.c). */
 Val accstack_new(const TMeta *m);
 void accstack_clear_all(void);
+/* Live stacks, values they hold now, and the most they held since the last call (tests count with it). */
+void accstack_stats(tfs_i64 *stacks, tfs_i64 *held, tfs_i64 *peak);
 
 /* stdlib/gradtape.c: close a region around a traced cond (rerun_true/false:
- * callables giving each branch's result again); result: the cond's outputs. */
-void gradtape_region_end(TapeRegion *r, Val pred, Val rerun_true, Val rerun_false, Val result);
+ * callables giving each branch's result again); result: the cond's outputs;
+ * rng: the random-draw counters before the cond (_RngState), put back while
+ * a branch runs again for the gradient. */
+void gradtape_region_end(TapeRegion *r, Val pred, Val rerun_true, Val rerun_false, Val result, Val rng);
 /* stdlib/gradtape.c: fn(*args) with tape t recording and side effects not
  * staged again (trace_quiet): a body run again for its gradient. */
 Val gradtape_rerun(Tape *t, Val fn, int n, const Val *args);
+/* The same; bound: args are already bound to a compiled function's parameters (func_call_bound). */
+Val gradtape_rerun_ex(Tape *t, Val fn, int n, const Val *args, bool bound);
 
 /* stdlib/loopgrad.c: close a region around a traced while loop.  ins: the
  * initial leaves (None: not a tensor), outs: the final leaves (tuples);

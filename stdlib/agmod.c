@@ -588,6 +588,8 @@ static Val ag_if_stmt(Val self, int n, const Val *args, const Kw *kw) {
   AgIf s = {a[1], a[3], a[4], init, a[5], (int)nouts, loc, "main"};
   TapeRegion tr = {0};   /* gradient tapes: the branches' entries are replaced by one for the cond */
   if (tape_nactive) tape_region_begin(&tr);
+  Val rng = tr.n ? op_apply(&op_defs[OP_RNG_STATE], 0, NULL, NULL) : val_none();   /* replayed by the gradient */
+  int rmark = rt_hold_val(rng);
   AgBody ba, bb;
   ag_trace_body(cx, "cond_true", ag_if_run, &s, &ba);
   s.fn = a[2];
@@ -596,10 +598,12 @@ static Val ag_if_stmt(Val self, int n, const Val *args, const Kw *kw) {
   Val merged = ag_build_cond(cx, pred, &ba, &bb, a[5], loc);
   if (tr.n) {
     Val rt = ag_if_rerun_new(a[1], a[3], a[4], init, (int)nouts), rf = ag_if_rerun_new(a[2], a[3], a[4], init, (int)nouts);
-    gradtape_region_end(&tr, a[0], rt, rf, merged);
+    gradtape_region_end(&tr, a[0], rt, rf, merged, rng);
     val_decref(rt);
     val_decref(rf);
   }
+  rt_unhold(rmark);
+  val_decref(rng);
   ag_body_free(&ba);
   ag_body_free(&bb);
   /* the state after the if: merged outputs, then the input-only variables */
@@ -646,16 +650,20 @@ static Val ag_cond_thunks(Val pred, AgThunk *ta, AgThunk *tb, const char *what) 
   GraphRef p = ag_condition(cx, pred, what, loc);
   TapeRegion tr = {0};
   if (tape_nactive) tape_region_begin(&tr);
+  Val rng = tr.n ? op_apply(&op_defs[OP_RNG_STATE], 0, NULL, NULL) : val_none();   /* replayed by the gradient */
+  int rmark = rt_hold_val(rng);
   AgBody ba, bb;
   ag_trace_body(cx, "cond_true", ag_thunk_run, ta, &ba);
   ag_trace_body(cx, "cond_false", ag_thunk_run, tb, &bb);
   Val r = ag_build_cond(cx, p, &ba, &bb, val_undef(), loc);
   if (tr.n) {
     Val rt = ag_thunk_rerun_new(ta), rf = ag_thunk_rerun_new(tb);
-    gradtape_region_end(&tr, pred, rt, rf, r);
+    gradtape_region_end(&tr, pred, rt, rf, r, rng);
     val_decref(rt);
     val_decref(rf);
   }
+  rt_unhold(rmark);
+  val_decref(rng);
   ag_body_free(&ba);
   ag_body_free(&bb);
   rt_cur_loc = loc;
@@ -1013,7 +1021,8 @@ typedef struct AgLoopTrace {
   bool has_index;             /* an iteration index is input 0 of the bodies (for-loops, undefined inits) */
   int nfixed;                 /* placeholders: index (for) + leaves */
   GraphRef n_iter;            /* for: the iteration count, in the enclosing graph */
-  Val *stacks;                /* under a gradient tape: one stack per leaf, pushed each iteration (loopgrad.c) */
+  Val *stacks;                /* under a gradient tape: one stack per leaf, pushed each iteration (loopgrad.c),
+                               * then one for the random-draw counters at the iteration's start */
 } AgLoopTrace;
 
 /* The bodies' placeholders and the state they stand for. */
@@ -1032,6 +1041,12 @@ static Val ag_loop_enter(AgLoopTrace *lt, TraceCtx *bx, Val *index, bool push) {
   for (int i = 0; push && lt->stacks && i < lv->n; i++) {   /* the iteration's state, for the backward loop */
     OpAttrs at = {1, {lt->stacks[i]}};
     val_decref(op_apply(&op_defs[OP_STACK_PUSH], 1, &ph[i], &at));
+  }
+  if (push && lt->stacks) {   /* the backward iteration draws the forward's random numbers again */
+    OpAttrs at = {1, {lt->stacks[lv->n]}};
+    Val st = op_apply(&op_defs[OP_RNG_STATE], 0, NULL, NULL);
+    val_decref(op_apply(&op_defs[OP_STACK_PUSH], 1, &st, &at));
+    val_decref(st);
   }
   Val state = trace_unflatten(lt->tmpl, ph);
   for (int i = 0; i < lv->n; i++) val_decref(ph[i]);
@@ -1473,8 +1488,12 @@ static void ag_tf_loop(AgLoop *l, Val max_iter) {
   AgLoopTrace lt = {l, tmpl, &lv, l->test == NULL, l->test == NULL || require_one || taped, 0, {-1, 0}, NULL};
   Val stacks = val_undef(), base = val_none();
   if (taped && lv.n) {   /* every leaf's stack grows alike: one size says where this run's iterations start */
-    stacks = tuple_new(lv.n);
+    stacks = tuple_new(lv.n + 1);
     for (int i = 0; i < lv.n; i++) ((Tuple *)stacks.u.o)->items[i] = accstack_new(&lv.v[i].m);
+    TMeta rm;
+    tfs_i64 rn = random_state_size();
+    meta_set(&rm, DT_INT64, 1, &rn);
+    ((Tuple *)stacks.u.o)->items[lv.n] = accstack_new(&rm);
     lt.stacks = ((Tuple *)stacks.u.o)->items;
     OpAttrs at = {1, {lt.stacks[0]}};
     base = op_apply(&op_defs[OP_STACK_SIZE], 0, NULL, &at);

@@ -632,14 +632,16 @@ static Val flat_tuple(Val v) {
   return r;
 }
 
-Val gradtape_rerun(Tape *t, Val fn, int n, const Val *args) {
+Val gradtape_rerun(Tape *t, Val fn, int n, const Val *args) { return gradtape_rerun_ex(t, fn, n, args, false); }
+
+Val gradtape_rerun_ex(Tape *t, Val fn, int n, const Val *args, bool bound) {
   tape_push(t);
   trace_quiet++;
   RtTry tr;
   rt_try_push(&tr);
   Val r;
   if (setjmp(tr.jb) == 0) {
-    r = rt_call(fn, n, args, NULL);
+    r = bound ? func_call_bound(fn, (Val *)args) : rt_call(fn, n, args, NULL);
     rt_try_pop(&tr);
   } else {
     trace_quiet--;
@@ -653,11 +655,15 @@ Val gradtape_rerun(Tape *t, Val fn, int n, const Val *args) {
 
 static Val cond_branch_grad(Val self, int n, const Val *args, const Kw *kw) {
   (void)n; (void)args; (void)kw;
-  const Val *s = ((Tuple *)self.u.o)->items;   /* (rerun, ext, dys) */
+  const Val *s = ((Tuple *)self.u.o)->items;   /* (rerun, ext, dys, random-draw counters before the cond) */
   Val tp = tape_new(false, false);
   Tape *t = tape_of(tp);
   tape_watch(t, s[1]);
+  Val live = op_apply1(OP_RNG_SWAP, s[3]);   /* the branch draws the forward pass's numbers again */
   Val r = gradtape_rerun(t, s[0], 0, NULL);
+  Val back = op_apply1(OP_RNG_SWAP, live);
+  TFS_DECREF(back);
+  TFS_DECREF(live);
   Val outs = flat_tuple(r);
   TFS_DECREF(r);
   Tuple *ot = (Tuple *)outs.u.o, *dt = (Tuple *)s[2].u.o, *et = (Tuple *)s[1].u.o;
@@ -675,9 +681,9 @@ static Val cond_branch_grad(Val self, int n, const Val *args, const Kw *kw) {
 
 static Val cond_grad(Val self, int n, const Val *args, const Kw *kw) {
   (void)kw;
-  const Val *s = ((Tuple *)self.u.o)->items;   /* (pred, rerun_true, rerun_false, ext) */
+  const Val *s = ((Tuple *)self.u.o)->items;   /* (pred, rerun_true, rerun_false, ext, rng) */
   Val dys = rt_tuple(n, args);
-  Val st = tuple_pack(3, s[1], s[3], dys), sf = tuple_pack(3, s[2], s[3], dys);
+  Val st = tuple_pack(4, s[1], s[3], dys, s[4]), sf = tuple_pack(4, s[2], s[3], dys, s[4]);
   Val bt = builtin_new("cond_grad_true", cond_branch_grad, st, NULL);
   Val bf = builtin_new("cond_grad_false", cond_branch_grad, sf, NULL);
   Val tf = tf_module();
@@ -688,13 +694,13 @@ static Val cond_grad(Val self, int n, const Val *args, const Kw *kw) {
   return r;
 }
 
-void gradtape_region_end(TapeRegion *r, Val pred, Val rerun_true, Val rerun_false, Val result) {
+void gradtape_region_end(TapeRegion *r, Val pred, Val rerun_true, Val rerun_false, Val result, Val rng) {
   Val outs = flat_tuple(result);
   for (int i = 0; i < r->n; i++) {
     Val ext;
     tape_region_end(r, i, &ext);
     if (((Tuple *)ext.u.o)->len) {
-      Val st = tuple_pack(4, pred, rerun_true, rerun_false, ext);
+      Val st = tuple_pack(5, pred, rerun_true, rerun_false, ext, rng);
       Val fn = builtin_new("cond_grad", cond_grad, st, NULL);
       TFS_DECREF(st);
       tape_record_on(r->t[i], ext, outs, fn);

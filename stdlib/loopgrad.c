@@ -37,7 +37,7 @@ static Val bw_body(Val self, int n, const Val *args, const Kw *kw) {
   (void)kw;
   const Val *s = ((Tuple *)self.u.o)->items;
   Tuple *stacks = (Tuple *)s[1].u.o, *ext = (Tuple *)s[2].u.o, *fmask = (Tuple *)s[3].u.o;
-  int nl = (int)stacks->len, ne = (int)ext->len, nf = n - 1 - ne;
+  int nl = (int)stacks->len - 1, ne = (int)ext->len, nf = n - 1 - ne;   /* the last stack: random-draw counters */
   Val i1 = op_apply2(OP_SUB, args[0], val_int(1));
   Val at_i = op_apply2(OP_ADD, s[4], i1);
   Val *popped = malloc(sizeof(Val) * (size_t)(nl + 1));
@@ -50,6 +50,8 @@ static Val bw_body(Val self, int n, const Val *args, const Kw *kw) {
     OpAttrs at = {1, {stacks->items[j]}};
     popped[j] = op_apply(&op_defs[OP_STACK_GET], 1, &at_i, &at);
   }
+  OpAttrs rat = {1, {stacks->items[nl]}};
+  Val rng = op_apply(&op_defs[OP_STACK_GET], 1, &at_i, &rat);
   val_decref(at_i);
   Val leaves = items_tuple(popped, nl);
   Val tp = tape_new(false, false);
@@ -60,7 +62,11 @@ static Val bw_body(Val self, int n, const Val *args, const Kw *kw) {
   for (int e = 0; e < ne; e++) src[k++] = ext->items[e];
   for (int q = 0; q < k; q++) tape_watch(t, src[q]);
   Val in2[2] = {i1, leaves};
+  Val live = op_apply1(OP_RNG_SWAP, rng);   /* the rerun draws what forward iteration k drew */
   Val after = gradtape_rerun(t, s[0], 2, in2);
+  val_decref(op_apply1(OP_RNG_SWAP, live));
+  val_decref(live);
+  val_decref(rng);
   const Val *al = ((Tuple *)after.u.o)->items;
   int f = 0;
   for (int j = 0; j < nl; j++)

@@ -9,6 +9,7 @@
 #include "exec.h"
 #include "modules.h"
 #include "object.h"
+#include "tape.h"
 #include "tensor.h"
 #include "tfmod.h"
 #include "trace.h"
@@ -470,6 +471,8 @@ typedef struct Concrete {
   Val args_tmpl;              /* tuple: bound arguments, tensor leaves replaced by markers */
   Val out_tmpl;               /* result template; VT_UNDEF: the single output 0 */
   Val defaults;               /* tuple of the parameters' defaults (VT_UNDEF items: none) */
+  Val vars;                   /* tuple of the trainable Variables the graph reads (VT_UNDEF: not collected yet) */
+  Val bwd;                    /* the backward tf.function of calls recorded by a tape (VT_UNDEF: none yet) */
 } Concrete;
 
 struct TfFunction {
@@ -515,6 +518,8 @@ static void tffn_conc_free(Obj *o) {
   val_decref(c->args_tmpl);
   val_decref(c->out_tmpl);
   val_decref(c->defaults);
+  val_decref(c->vars);
+  val_decref(c->bwd);
   free(c);
 }
 
@@ -786,6 +791,174 @@ static Val tffn_run(Concrete *c, Tensor **leaves) {
   return r;
 }
 
+/* ---- calls recorded by a gradient tape ------------------------------------------------------------
+ * An eager call under a tape that watches one of its inputs (a tensor
+ * argument, or a trainable Variable the graph reads) is recorded as one tape
+ * entry, as TF records a function call as one op.  Its gradient is a second
+ * tf.function, traced once per signature: it runs the function again under a
+ * fresh tape and emits the backward ops into the same graph.  Being a
+ * tf.function itself, a call of it is recorded by the tapes outside, which
+ * gives higher-order gradients.  The gradient replays the forward call's
+ * random-draw counters, so dropout and tf.random.* see the forward's numbers. */
+
+static Val tffn_make(Val fn, Val sig, Val reduce, Val jit);
+
+/* The trainable Variables g reads (bodies of conds and loops included), each once. */
+static void tffn_graph_vars(const Graph *g, Val list) {
+  for (int i = 0; i < g->nnodes; i++) {
+    const GraphNode *nd = &g->nodes[i];
+    if (nd->kind == GN_VARHANDLE && nd->var->trainable) {
+      List *l = (List *)list.u.o;
+      bool seen = false;
+      for (tfs_i64 j = 0; j < l->len && !seen; j++) seen = l->items[j].u.o == &nd->var->hdr;
+      if (!seen) list_append(list, val_obj(nd->var));
+    }
+    for (int k = 0; k < 2; k++)
+      if (nd->sub[k]) tffn_graph_vars(nd->sub[k], list);
+  }
+}
+
+/* Tensor leaves of a structure in tracing order (vars: Variables are leaves too). */
+static void tffn_tensor_leaves(Val v, Val list, bool vars) {
+  if (val_is(v, &tensor_type) || (vars && val_is(v, &variable_type))) {
+    list_append(list, v);
+  } else if (val_is(v, &list_type) || val_is(v, &tuple_type)) {
+    tfs_i64 n;
+    const Val *items;
+    seq_items(v, &n, &items);
+    for (tfs_i64 i = 0; i < n; i++) tffn_tensor_leaves(items[i], list, vars);
+  } else if (val_is(v, &dict_type)) {
+    Dict *d = (Dict *)v.u.o;
+    for (tfs_i64 i = 0; i < d->used; i++)
+      if (!val_is_undef(d->keys[i])) tffn_tensor_leaves(d->vals[i], list, vars);
+  }
+}
+
+/* The backward function's body.  self: (fn, Variables, bound-call flag, name);
+ * args: the call's bound arguments (tensors are placeholders now) and the list
+ * of output gradients.  Returns one gradient (or None) per tensor argument,
+ * then one per Variable. */
+static Val tffn_bwd_body(Val self, int n, const Val *args, const Kw *kw) {
+  (void)n; (void)kw;
+  const Val *s = ((Tuple *)self.u.o)->items;
+  Tuple *bt = (Tuple *)args[0].u.o;
+  Val srcs = list_new(0), outs = list_new(0);
+  int mark = rt_hold_val(srcs);
+  rt_hold_val(outs);
+  tffn_tensor_leaves(args[0], srcs, false);
+  tfs_i64 nv;
+  const Val *vs;
+  seq_items(s[1], &nv, &vs);
+  for (tfs_i64 i = 0; i < nv; i++) list_append(srcs, vs[i]);
+  Val tp = tape_new(false, false);
+  rt_hold_val(tp);
+  Tape *t = (Tape *)tp.u.o;
+  tape_watch(t, srcs);
+  Val raw = gradtape_rerun_ex(t, s[0], (int)bt->len, bt->items, rt_truthy(s[2]));
+  rt_hold_val(raw);
+  Val r = tffn_result_tensors(raw, str_cstr(s[3]));
+  rt_hold_val(r);
+  tffn_tensor_leaves(r, outs, true);
+  List *ol = (List *)outs.u.o, *dl = (List *)args[1].u.o, *sl = (List *)srcs.u.o;
+  if (ol->len != dl->len)
+    rt_throw(ERR_RUNTIME, "internal error: tf.function '%s' returned %d tensors in its gradient's trace, %d before",
+             str_cstr(s[3]), (int)ol->len, (int)dl->len);
+  Val res = list_new(sl->len);
+  rt_hold_val(res);
+  for (tfs_i64 i = 0; i < sl->len; i++) list_append(res, val_none());   /* slots tape_gradient overwrites */
+  tape_gradient(t, (int)ol->len, ol->items, dl->items, (int)sl->len, sl->items, false, ((List *)res.u.o)->items);
+  rt_unhold(mark);
+  val_decref(srcs);
+  val_decref(outs);
+  val_decref(tp);
+  val_decref(raw);
+  val_decref(r);
+  return res;
+}
+
+/* The entry's gradient function.  self: (backward tf.function, bound-argument
+ * tuple, random-state snapshot); args: one gradient per output. */
+static Val tffn_call_grad(Val self, int n, const Val *args, const Kw *kw) {
+  (void)kw;
+  const Val *s = ((Tuple *)self.u.o)->items;
+  Val dys = rt_list(n, args);
+  int mark = rt_hold_val(dys);
+  Tensor *live = random_state_get();
+  rt_hold_val(val_obj(live));
+  random_state_set(val_tensor(s[2]));
+  RtTry tr;
+  rt_try_push(&tr);
+  Val r;
+  if (setjmp(tr.jb) == 0) {
+    Val a[2] = {s[1], dys};
+    r = rt_call(s[0], 2, a, NULL);
+    rt_try_pop(&tr);
+  } else {
+    random_state_set(live);
+    rt_rethrow(&tr);
+  }
+  random_state_set(live);
+  rt_unhold(mark);
+  val_decref(dys);
+  val_decref(val_obj(live));
+  return r;
+}
+
+/* After an eager call of c that returned r: record it on the tapes that watch
+ * one of its inputs.  rng: the random state before the call. */
+static void tffn_record_call(TfFunction *f, Concrete *c, int nb, const Val *bound, const Leaves *lv, Val r, Tensor *rng) {
+  if (val_is_undef(c->vars)) {
+    Val l = list_new(0);
+    tffn_graph_vars(c->g, l);
+    c->vars = rt_tuple((int)((List *)l.u.o)->len, ((List *)l.u.o)->items);
+    val_decref(l);
+  }
+  tfs_i64 nv;
+  const Val *vs;
+  seq_items(c->vars, &nv, &vs);
+  int nin = lv->n + (int)nv;
+  Val *in = malloc(sizeof(Val) * (size_t)(nin + 1));
+  if (!in) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = rt_hold_mem(in);
+  for (int i = 0; i < lv->n; i++) in[i] = val_obj(lv->t[i]);
+  for (tfs_i64 i = 0; i < nv; i++) in[lv->n + i] = vs[i];
+  if (!tape_would_record(nin, in)) {
+    rt_unhold(mark);
+    free(in);
+    return;
+  }
+  if (val_is_undef(c->bwd)) {
+    Val cfg = tuple_pack(4, f->fn, c->vars, val_bool(tffn_ext(f)), val_undef());
+    Val nm = str_from_cstr(f->name);
+    ((Tuple *)cfg.u.o)->items[3] = nm;
+    Val body = builtin_new("tf.function.<gradient>", tffn_bwd_body, cfg, NULL);
+    val_decref(cfg);
+    c->bwd = tffn_make(body, val_none(), val_bool(false), val_none());
+    val_decref(body);
+    free(((TfFunction *)c->bwd.u.o)->name);
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s_grad", f->name);
+    ((TfFunction *)c->bwd.u.o)->name = strdup(buf);
+    if (!((TfFunction *)c->bwd.u.o)->name) rt_throw(ERR_MEMORY, "out of memory");
+  }
+  Val bt = rt_tuple(nb, bound);
+  rt_hold_val(bt);
+  Val cfg = tuple_pack(3, c->bwd, bt, val_obj(rng));
+  rt_hold_val(cfg);
+  Val gf = builtin_new("tf.function.<call gradient>", tffn_call_grad, cfg, NULL);
+  rt_hold_val(gf);
+  Val outs = list_new(0);
+  rt_hold_val(outs);
+  tffn_tensor_leaves(r, outs, true);
+  tape_record_custom(nin, in, outs, gf);
+  rt_unhold(mark);
+  free(in);
+  val_decref(bt);
+  val_decref(cfg);
+  val_decref(gf);
+  val_decref(outs);
+}
+
 /* Bind call arguments to the wrapped function's parameters (borrowed). */
 static int tffn_bind(TfFunction *f, int n, const Val *args, const Kw *kw, Val *buf, int bufn, Val **out) {
   const char *const *params;
@@ -1050,6 +1223,22 @@ static Val tffn_call_traced(TfFunction *f, int n, const Val *args, const Kw *kw)
   TraceCtx *cx = trace_current();
   Val bbuf[8], *bound;
   int nb = tffn_bind(f, n, args, kw, bbuf, 8, &bound);
+  if (tape_any_recording()) {
+    /* A tape records the call's ops one by one: the function is traced into
+     * this graph instead of inlining its concrete graph (which the tape
+     * would not see), so its gradient is the one of the same code inline. */
+    if (!val_is_undef(f->sig)) {
+      tffn_sig_arity(f, nb);
+      tffn_sig_extra(f, nb, bound);
+    }
+    Val raw = tffn_ext(f) ? func_call_bound(f->fn, bound) : rt_call(f->fn, nb, bound, NULL);
+    int mark = rt_hold_val(raw);
+    Val r = tffn_result_tensors(raw, f->name);
+    rt_unhold(mark);
+    val_decref(raw);
+    tffn_unbind(f, bound, args, bbuf);
+    return r;
+  }
   Leaves lv;
   lv_init(&lv);
   KeyBuf k;
@@ -1129,6 +1318,8 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
   int nb = tffn_bind(f, n, args, kw, bbuf, 8, &bound);
   Leaves lv;
   lv_init(&lv);
+  Tensor *rng = tape_nactive && tape_any_recording() ? random_state_get() : NULL;   /* a gradient replays the draws */
+  int rmark = rng ? rt_hold_val(val_obj(rng)) : -1;
   Concrete *c;
   Val r;
   if (!val_is_undef(f->sig)) {
@@ -1146,6 +1337,7 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
     c = tffn_sig_concrete(f, nb, so ? bound[0] : val_undef());
     r = tffn_run(c, lv.t);
     if (tffn_sig_call_hook) tffn_sig_call_hook(f->name, lv.n, lv.t, r);
+    if (rng) tffn_record_call(f, c, nb, bound, &lv, r, rng);
   } else {
     KeyBuf k;
     kb_init(&k);
@@ -1197,8 +1389,17 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
     kb_free(&k);
     int mark = rt_hold_val(val_obj(c));   /* an error out of the graph (caught by try) releases it */
     r = tffn_run(c, lv.t);
+    if (rng) {
+      int m = rt_hold_val(r);
+      tffn_record_call(f, c, nb, bound, &lv, r, rng);
+      rt_unhold(m);
+    }
     rt_unhold(mark);
     val_decref(val_obj(c));
+  }
+  if (rng) {
+    rt_unhold(rmark);
+    val_decref(val_obj(rng));
   }
   f->last = c;
   lv_free(&lv);

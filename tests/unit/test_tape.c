@@ -3,7 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec.h"
+#include "graph.h"
 #include "tape.h"
+#include "tfmod.h"
 #include "trace.h"
 #include "valtest.h"
 
@@ -178,16 +181,25 @@ START_TEST(test_gradient_coverage) {
 }
 END_TEST
 
+/* Tracing a graph f(x) with x a float32 [3] placeholder, under a tape watching x (pushed). */
+static Tape *traced_tape(Graph **g, TraceCtx **cx, Val *x, Val *tp) {
+  *g = graph_new("f", "f", NULL);
+  *cx = trace_push(*g, true, false);
+  TMeta m = {DT_FLOAT32, 1, {3}};
+  *x = trace_placeholder(*g, "x", &m);
+  *tp = tape_new(false, true);
+  Tape *t = (Tape *)tp->u.o;
+  tape_watch(t, *x);
+  tape_push(t);
+  return t;
+}
+
 START_TEST(test_traced_gradient_is_symbolic) {
   /* while tracing, the backward ops are graph nodes too */
-  Graph *g = graph_new("f", "f", NULL);
-  TraceCtx *cx = trace_push(g, true, false);
-  TMeta m = {DT_FLOAT32, 1, {3}};
-  Val x = trace_placeholder(g, "x", &m);
-  Val tp = tape_new(false, true);
-  Tape *t = (Tape *)tp.u.o;
-  tape_watch(t, x);
-  tape_push(t);
+  Graph *g;
+  TraceCtx *cx;
+  Val x, tp;
+  Tape *t = traced_tape(&g, &cx, &x, &tp);
   Val y = op_apply1(OP_EXP, x);
   tape_pop(t);
   int before = g->nnodes;
@@ -197,6 +209,72 @@ START_TEST(test_traced_gradient_is_symbolic) {
   ck_assert_int_gt(g->nnodes, before);
   val_decref(d); val_decref(y); val_decref(tp); val_decref(x);
   trace_pop(cx);
+  graph_release(g);
+}
+END_TEST
+
+
+/* while i < 5: (i + 1, s * x), differentiated inside the graph: the body reads x */
+static Val pow_cond(Val self, int n, const Val *a, const Kw *kw) {
+  (void)self; (void)n; (void)kw;
+  return op_apply2(OP_LESS, a[0], val_int(5));
+}
+
+static Val pow_body(Val self, int n, const Val *a, const Kw *kw) {
+  (void)n; (void)kw;
+  Val i1 = op_apply2(OP_ADD, a[0], val_int(1)), s1 = op_apply2(OP_MUL, a[1], self);
+  Val r = tuple_pack(2, i1, s1);
+  val_decref(i1);
+  val_decref(s1);
+  return r;
+}
+
+START_TEST(test_loop_state_bounded) {
+  /* A differentiated graph while loop called many times: what its iterations push for the backward loop is
+   * released when each run ends, so memory does not grow with the number of calls.  Counted (the stacks'
+   * entries, live stacks, tensor allocations per call), not timed. */
+  Graph *g;
+  TraceCtx *cx;
+  Val x, tp;
+  Tape *t = traced_tape(&g, &cx, &x, &tp);
+  Val tf = tf_module(), wl = rt_getattr(tf, "while_loop");
+  Val cond = builtin_new("cond", pow_cond, val_undef(), NULL), body = builtin_new("body", pow_body, x, NULL);
+  Val i0 = val_obj(tensor_from_val(val_int(0), DT_INT32));
+  Val init = tuple_pack(2, i0, x);
+  Val a3[3] = {cond, body, init};
+  Val r = rt_call(wl, 3, a3, NULL);
+  tape_pop(t);
+  Val y = ((Tuple *)r.u.o)->items[1], d;
+  tape_gradient(t, 1, &y, NULL, 1, &x, false, &d);
+  GraphRef dr;
+  ck_assert(trace_ref(cx, d, &dr));
+  graph_add_output(g, dr);
+  val_decref(d); val_decref(r); val_decref(init); val_decref(i0); val_decref(body); val_decref(cond);
+  val_decref(wl); val_decref(tf); val_decref(tp); val_decref(x);
+  trace_pop(cx);
+  ExecPlan *p = exec_plan_new(g);
+  const float xv[3] = {1, 2, -0.5f};
+  Val xin = vec(3, xv);
+  Tensor *in[1] = {val_as_tensor(xin)}, *out;
+  tfs_i64 nst0 = 0, allocs[40];
+  for (int call = 0; call < 40; call++) {
+    allocs[call] = tensor_alloc_count();
+    exec_run(p, in, &out);
+    for (int i = 0; i < 3; i++)   /* s = x^6: d/dx = 6 x^5 */
+      ck_assert_float_eq_tol(tensor_get_f(out, i), 6 * xv[i] * xv[i] * xv[i] * xv[i] * xv[i], 1e-4);
+    tensor_release(out);
+    tfs_i64 nst, held, peak;
+    accstack_stats(&nst, &held, &peak);
+    ck_assert_msg(held == 0, "call %d: the loop's stacks still hold %lld values", call, (long long)held);
+    ck_assert_msg(peak == 5 * 3, "call %d: %lld values pushed (5 iterations x (2 leaves + random state))", call, (long long)peak);
+    if (call == 0) nst0 = nst;
+    ck_assert_int_eq(nst, nst0);
+  }
+  for (int call = 3; call < 39; call++)
+    ck_assert_msg(allocs[call + 1] - allocs[call] == allocs[4] - allocs[3], "call %d allocated %lld times, call 3 %lld",
+                  call, (long long)(allocs[call + 1] - allocs[call]), (long long)(allocs[4] - allocs[3]));
+  val_decref(xin);
+  exec_plan_free(p);
   graph_release(g);
 }
 END_TEST
@@ -212,6 +290,7 @@ static Suite *tape_suite(void) {
   tcase_add_test(tc, test_long_tape_chunks);
   tcase_add_test(tc, test_loop_state_stack);
   tcase_add_test(tc, test_traced_gradient_is_symbolic);
+  tcase_add_test(tc, test_loop_state_bounded);
   suite_add_tcase(s, tc);
   return s;
 }
