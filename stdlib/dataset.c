@@ -26,12 +26,12 @@
 
 typedef enum DsKind {     /* ORDER DSKIND: ds_class[] follows it */
   DS_SLICES, DS_TENSORS, DS_RANGE, DS_ZIP, DS_MAP, DS_FILTER, DS_BATCH, DS_SHUFFLE, DS_TAKE, DS_SKIP,
-  DS_REPEAT, DS_PREFETCH, DS_CACHE, DS_PMAP, DS_TFRECORD,
+  DS_REPEAT, DS_PREFETCH, DS_CACHE, DS_PMAP, DS_TFRECORD, DS_ARG,
 } DsKind;
 static const char *const ds_class[] = {
   "_TensorSliceDataset", "_TensorDataset", "_RangeDataset", "_ZipDataset", "_MapDataset", "_FilterDataset",
   "_BatchDataset", "_ShuffleDataset", "_TakeDataset", "_SkipDataset", "_RepeatDataset", "_PrefetchDataset",
-  "_CacheDataset", "_ParallelMapDataset", "TFRecordDatasetV2",
+  "_CacheDataset", "_ParallelMapDataset", "TFRecordDatasetV2", "_VariantDataset",
 };
 
 typedef struct Dataset {
@@ -47,13 +47,17 @@ typedef struct Dataset {
   tfs_i64 card;
   bool traced;                /* created while tracing: the graph rebuilds it on every run */
   Val cached;                 /* cache(): list of the elements once one pass finished (VT_UNDEF before) */
+  Tensor *handle;             /* a real dataset fed to a graph: its int64 handle (lazily made, owned) */
 } Dataset;
 
 static const Type ds_type;
 static bool is_ds(Val v) { return val_is(v, &ds_type); }
 
+static void handle_drop(Dataset *d);
+
 static void ds_free(Obj *o) {
   Dataset *d = (Dataset *)o;
+  handle_drop(d);
   val_decref(d->spec);
   val_decref(d->src);
   val_decref(d->fn);
@@ -808,6 +812,9 @@ static bool ds_next(DsIt *it, Val *out) {
   case DS_TFRECORD:
     if (tfrecord_next(it, out)) return true;
     break;
+  case DS_ARG:
+    /* the stand-in for a dataset argument escaped its tf.function */
+    rt_throw(ERR_INVALID_ARGUMENT, "a dataset received as a tf.function argument can only be iterated inside that function");
   case DS_CACHE:
     if (!it->kids[0]) {
       List *c = (List *)d->cached.u.o;
@@ -1036,6 +1043,8 @@ static Val dataset_cls_getattr(const char *name) {
   return tfmod_lookup(q);
 }
 
+static Val ds_spec_ctor(Val self, int n, const Val *args, const Kw *kw);
+
 //! tf.data
 //!   Input pipelines: tf.data.Dataset, AUTOTUNE and the cardinality constants (docs/data.md).
 //! tf.data.experimental
@@ -1052,6 +1061,7 @@ Val tfdata_attr(const char *qual) {
   if (!strcmp(qual, "data")) return module_native("tf.data", data_getattr);
   if (!strcmp(qual, "data.Dataset")) return module_native("tf.data.Dataset", dataset_cls_getattr);
   if (!strcmp(qual, "data.TFRecordDataset")) return builtin_new("tf.data.TFRecordDataset", ds_tfrecord, val_undef(), NULL);
+  if (!strcmp(qual, "data.DatasetSpec")) return builtin_new("tf.data.DatasetSpec", ds_spec_ctor, val_undef(), NULL);
   /* tf.data.experimental.AUTOTUNE is reached attribute by attribute */
   if (!strcmp(qual, "data.experimental")) return module_native("tf.data.experimental", data_exp_getattr);
   if (!strcmp(qual, "data.AUTOTUNE") || !strcmp(qual, "data.experimental.AUTOTUNE")) return val_int(-1);
@@ -1106,6 +1116,169 @@ Val tfdata_unflatten(Val ds, const Val *leaves) {
 
 #define DS_MAX_LEAVES 64
 
+/* ---- datasets as graph inputs ------------------------------------------------------------
+ * A dataset passed to a tf.function is a graph input, as TF's variant tensor:
+ * the call feeds an int64 handle naming the dataset in a table of weak
+ * references (the caller holds the dataset for the call); the trace sees a
+ * _VariantDataset standing for it, and _DatasetIterator takes the handles of
+ * the stand-ins its dataset is built on as inputs.  A handle is slot | generation << 32,
+ * so a stale one is refused rather than naming a later dataset. */
+
+static Dataset **reg_slots;
+static tfs_i64 reg_n, reg_gen;
+
+static void handle_drop(Dataset *d) {
+  if (!d->handle) return;
+  tfs_i64 slot = *(int64_t *)tensor_data(d->handle) & 0xFFFFFFFF;
+  if (slot < reg_n && reg_slots[slot] == d) reg_slots[slot] = NULL;
+  tensor_release(d->handle);
+  d->handle = NULL;
+}
+
+Tensor *tfdata_handle(Val ds) {
+  Dataset *d = self_ds(ds);
+  if (d->kind == DS_ARG) {
+    /* a stand-in passed on while its function traces: its placeholder */
+    if (!val_is_tensor(d->src))
+      rt_throw(ERR_INVALID_ARGUMENT, "a dataset received as a tf.function argument can only be iterated inside that function");
+    return val_tensor(d->src);
+  }
+  if (d->handle) return d->handle;
+  tfs_i64 slot = 0;
+  while (slot < reg_n && reg_slots[slot]) slot++;
+  if (slot == reg_n) {
+    Dataset **ns = realloc(reg_slots, sizeof(Dataset *) * (size_t)(reg_n * 2 + 4));
+    if (!ns) rt_throw(ERR_MEMORY, "out of memory");
+    reg_slots = ns;
+    for (tfs_i64 i = reg_n; i < reg_n * 2 + 4; i++) reg_slots[i] = NULL;
+    reg_n = reg_n * 2 + 4;
+  }
+  reg_slots[slot] = d;
+  d->handle = tensor_scalar(DT_INT64);
+  *(int64_t *)tensor_data(d->handle) = slot | (++reg_gen << 32);
+  return d->handle;
+}
+
+static Dataset *handle_lookup(OpCall *c, Tensor *h) {
+  tfs_i64 v = tensor_get_i(h, 0), slot = v & 0xFFFFFFFF;
+  if (v < 0 || slot >= reg_n || !reg_slots[slot] || !reg_slots[slot]->handle ||
+      *(int64_t *)tensor_data(reg_slots[slot]->handle) != v)
+    op_fail(c, ERR_INVALID_ARGUMENT, "the dataset fed to this graph no longer exists");
+  return reg_slots[slot];
+}
+
+bool tfdata_is_arg(Val v) { return is_ds(v) && self_ds(v)->kind == DS_ARG; }
+
+Val tfdata_arg_new(Val spec, Val handle) {
+  Dataset *d = ds_new(DS_ARG, val_incref(spec), handle, CARD_UNKNOWN);
+  d->traced = true;
+  return ds_val(d);
+}
+
+/* After its trace a stand-in drops its placeholder: the graph keeps the
+ * stand-in (in _DatasetIterator's attribute) and the placeholder keeps the graph. */
+void tfdata_arg_unbind(Val ds) {
+  Dataset *d = self_ds(ds);
+  val_decref(d->src);
+  d->src = val_none();
+}
+
+/* The stand-ins a dataset is built on, depth first (borrowed; at most cap stored, all counted). */
+static void arg_nodes(Dataset *d, Dataset **out, int *n, int cap) {
+  if (d->kind == DS_ARG) {
+    if (*n < cap) out[*n] = d;
+    (*n)++;
+  } else if (d->kind == DS_ZIP) {
+    Tuple *t = (Tuple *)d->src.u.o;
+    for (tfs_i64 i = 0; i < t->len; i++) arg_nodes((Dataset *)t->items[i].u.o, out, n, cap);
+  } else if (is_ds(d->src)) {
+    arg_nodes((Dataset *)d->src.u.o, out, n, cap);
+  }
+}
+
+/* d with its stand-ins replaced by the fed datasets, in arg_nodes order (owned).
+ * Nodes over a stand-in are copied; the copies start afresh, as TF rebuilds
+ * a dataset made inside a function on every call. */
+static Val bind_args(Dataset *d, Dataset **real, int *k) {
+  if (d->kind == DS_ARG) { Val v = ds_val(real[(*k)++]); return val_incref(v); }
+  int dummy = 0;
+  arg_nodes(d, NULL, &dummy, 0);
+  if (!dummy) return val_incref(ds_val(d));
+  Val src;
+  if (d->kind == DS_ZIP) {
+    Tuple *t = (Tuple *)d->src.u.o;
+    src = tuple_new(t->len);
+    int mark = rt_hold_val(src);
+    for (tfs_i64 i = 0; i < t->len; i++) ((Tuple *)src.u.o)->items[i] = bind_args((Dataset *)t->items[i].u.o, real, k);
+    rt_unhold(mark);
+  } else {
+    src = bind_args((Dataset *)d->src.u.o, real, k);
+  }
+  Dataset *n = ds_new(d->kind, val_incref(d->spec), src, d->card);
+  val_decref(src);
+  n->fn = val_incref(d->fn);
+  n->a = d->a;
+  n->b = d->b;
+  n->c = d->c;
+  n->flag = d->flag;
+  n->seeded = d->seeded;
+  n->seed = d->seed;
+  n->traced = true;
+  return ds_val(n);
+}
+
+/* ---- tf.data.DatasetSpec ------------------------------------------------------------------- */
+
+typedef struct DsSpec {
+  Obj hdr;
+  Val elem;                   /* element_spec (owned) */
+} DsSpec;
+
+static void dspec_free(Obj *o) {
+  val_decref(((DsSpec *)o)->elem);
+  free(o);
+}
+
+static void dspec_repr(StrBuf *b, Val v) {
+  sb_puts(b, "DatasetSpec(");
+  val_repr(b, ((DsSpec *)v.u.o)->elem);
+  sb_puts(b, ", TensorShape([]))");
+}
+
+static Val dspec_getattr(Val self, const char *name) {
+  if (!strcmp(name, "element_spec")) return val_incref(((DsSpec *)self.u.o)->elem);
+  return val_undef();
+}
+
+static const Type dspec_type = {
+  .name = "DatasetSpec", .free = dspec_free, .repr = dspec_repr, .getattr = dspec_getattr, .hash = obj_identity_hash,
+};
+
+bool tfdata_is_spec(Val v) { return val_is(v, &dspec_type); }
+Val tfdata_spec_element(Val spec) { return ((DsSpec *)spec.u.o)->elem; }
+
+static Val dspec_new(Val elem) {
+  DsSpec *s = obj_new(&dspec_type, sizeof(DsSpec));
+  s->elem = val_incref(elem);
+  return val_obj(s);
+}
+
+Val tfdata_spec_of(Val ds) { return dspec_new(self_ds(ds)->spec); }
+
+//! tf.data.DatasetSpec(element_spec, dataset_shape=None)
+//!   The type of a dataset argument of a tf.function: its element_spec (get_concrete_function accepts one).
+static Val ds_spec_ctor(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "tf.data.DatasetSpec", .sig = "element_spec, dataset_shape=None"};
+  Val a[2];
+  args_parse(&spec, n, args, kw, a);
+  if (!val_is(a[0], &tffn_spec_type) && !val_is(a[0], &tuple_type) && !val_is(a[0], &dict_type))
+    rt_throw(ERR_TYPE, "tf.data.DatasetSpec: element_spec must be a tf.TensorSpec or a tuple or dict of them, not %s",
+             val_type_name(a[0]));
+  return dspec_new(a[0]);
+}
+
+#define DS_MAX_ARGS 16
+
 void meta_ds_iter(OpCall *c) {
   if (!is_ds(op_attr(c, 0))) op_fail(c, ERR_TYPE, "_DatasetIterator needs a dataset");
   meta_set(&c->outm[0], DT_INT64, 0, NULL);
@@ -1122,8 +1295,20 @@ void k_ds_iter(OpCall *c) {
     it_nslots = it_nslots * 2 + 4;
   }
   Dataset *d = (Dataset *)op_attr(c, 0).u.o;
-  if (d->traced) ds_rebuild(d);
-  it_slots[slot] = tfdata_iter(op_attr(c, 0));
+  if (c->nin) {
+    /* built on dataset arguments: bind the fed ones */
+    Dataset *real[DS_MAX_ARGS];
+    for (int i = 0; i < c->nin && i < DS_MAX_ARGS; i++) real[i] = handle_lookup(c, c->in[i]);
+    int k = 0;
+    Val b = bind_args(d, real, &k);
+    int mark = rt_hold_val(b);
+    it_slots[slot] = tfdata_iter(b);
+    rt_unhold(mark);
+    val_decref(b);
+  } else {
+    if (d->traced) ds_rebuild(d);
+    it_slots[slot] = tfdata_iter(op_attr(c, 0));
+  }
   *(int64_t *)tensor_data(c->out[0]) = slot;
 }
 
@@ -1190,7 +1375,17 @@ void k_ds_release(OpCall *c) {
 /* The ops as AutoGraph's dataset loop applies them (recorded while tracing). */
 Val tfdata_graph_iter(Val ds) {
   OpAttrs at = {1, {ds}};
-  return op_apply(&op_defs[OP_DATASET_ITER], 0, NULL, &at);
+  Dataset *args[DS_MAX_ARGS];
+  int n = 0;
+  arg_nodes(self_ds(ds), args, &n, DS_MAX_ARGS);
+  if (n > DS_MAX_ARGS) rt_throw(ERR_UNIMPLEMENTED, "a dataset built on more than %d dataset arguments cannot be iterated in a graph", DS_MAX_ARGS);
+  Val in[DS_MAX_ARGS];
+  for (int i = 0; i < n; i++) {
+    if (!val_is_tensor(args[i]->src))
+      rt_throw(ERR_INVALID_ARGUMENT, "a dataset received as a tf.function argument can only be iterated inside that function");
+    in[i] = args[i]->src;
+  }
+  return op_apply(&op_defs[OP_DATASET_ITER], n, in, &at);
 }
 
 Val tfdata_graph_next(Val ds, Val handle) {

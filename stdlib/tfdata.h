@@ -25,6 +25,20 @@ Val tfdata_graph_next(Val ds, Val handle);
 Val tfdata_unflatten(Val ds, const Val *leaves);
 void tfdata_graph_release(Val handle);
 
+/* Datasets as tf.function arguments (graph inputs, as TF's variant tensors):
+ * the int64 handle a call feeds for a real dataset (borrowed, owned by the
+ * dataset); the _VariantDataset a trace sees for it, standing on a handle
+ * placeholder, and its release of the placeholder after the trace;
+ * tf.data.DatasetSpec, the signature entry of such an argument. */
+Tensor *tfdata_handle(Val ds);
+bool tfdata_is_arg(Val v);
+Val tfdata_arg_new(Val spec, Val handle);
+void tfdata_arg_unbind(Val ds);
+Val tfdata_element_spec(Val ds);
+bool tfdata_is_spec(Val v);
+Val tfdata_spec_element(Val spec);
+Val tfdata_spec_of(Val ds);
+
 /* tf.<qual> through the tf module's attribute cache (tfmod.c). */
 Val tfmod_lookup(const char *qual);
 

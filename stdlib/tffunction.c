@@ -11,6 +11,7 @@
 #include "object.h"
 #include "tape.h"
 #include "tensor.h"
+#include "tfdata.h"
 #include "tfmod.h"
 #include "trace.h"
 
@@ -132,6 +133,7 @@ static Val tffn_tensorspec(Val self, int n, const Val *args, const Kw *kw) {
  *   'T' dtype rank dims...    tensor (rank 0xFF unknown; dims -1 unknown: relaxed)
  *   'N' None  'b' bool  'i' int  'f' float  's' len bytes  'V' variable  'O' ptr type
  *   'L'/'U'/'D' count items   list / tuple / dict (key, value pairs)
+ *   'S' len bytes             a dataset (TF's DatasetSpec): its element_spec's key; one int64 leaf, the handle
  * Host objects without value semantics are keyed by identity; the concrete
  * function keeps them alive through its argument template. */
 
@@ -211,6 +213,22 @@ static void key_tensor(KeyBuf *k, int dtype, int rank, const tfs_i64 *dims) {
 
 enum { KEY_SPECS = 1, KEY_SYMBOLIC = 2 };   /* key_arg flags: TensorSpec leaves; symbolic tensors (by meta) */
 
+static void key_arg(KeyBuf *k, Val v, Leaves *lv, int flags);
+
+/* A dataset argument is traced by its element_spec alone, as TF's DatasetSpec. */
+static void key_dataset(KeyBuf *k, Val elem) {
+  KeyBuf sub;
+  Leaves dummy;
+  kb_init(&sub);
+  lv_init(&dummy);
+  key_arg(&sub, elem, &dummy, KEY_SPECS);
+  lv_free(&dummy);
+  kb_byte(k, 'S');
+  kb_i64(k, (tfs_i64)sub.len);
+  kb_put(k, sub.p, sub.len);
+  kb_free(&sub);
+}
+
 static void key_arg(KeyBuf *k, Val v, Leaves *lv, int flags) {
   switch (v.tag) {
     case VT_NONE: kb_byte(k, 'N'); return;
@@ -256,6 +274,13 @@ static void key_arg(KeyBuf *k, Val v, Leaves *lv, int flags) {
     const TensorSpecObj *s = (const TensorSpecObj *)v.u.o;
     key_tensor(k, s->dtype, s->rank, s->dims);
     lv_push(lv, NULL);
+  } else if (tfdata_is_dataset(v) && (!(flags & KEY_SYMBOLIC) || tfdata_is_arg(v))) {
+    /* (a dataset captured while tracing and passed on keeps its identity: the inner graph holds it) */
+    key_dataset(k, tfdata_element_spec(v));
+    lv_push(lv, tfdata_handle(v));
+  } else if ((flags & KEY_SPECS) && tfdata_is_spec(v)) {
+    key_dataset(k, tfdata_spec_element(v));
+    lv_push(lv, NULL);
   } else {
     kb_byte(k, ty == &variable_type ? 'V' : 'O');
     const void *o = v.u.o;
@@ -280,7 +305,7 @@ static const unsigned char *key_skip(const unsigned char *p) {
     case 'N': return p;
     case 'b': return p + 1;
     case 'i': case 'f': return p + 8;
-    case 's': return p + 8 + key_i64(p);
+    case 's': case 'S': return p + 8 + key_i64(p);
     case 'V': case 'O': return p + 2 * sizeof(void *);
     case 'L': case 'U': {
       tfs_i64 n = key_i64(p);
@@ -325,6 +350,11 @@ static const unsigned char *key_desc(StrBuf *b, const unsigned char *p) {
       break;
     }
     case 's': str_repr_into(b, (const char *)q + 8, key_i64(q)); break;
+    case 'S':
+      sb_puts(b, "DatasetSpec(");
+      key_desc(b, q + 8);
+      sb_putc(b, ')');
+      break;
     case 'V': sb_puts(b, "<tf.Variable>"); break;
     case 'O': {
       const Type *ty;
@@ -438,6 +468,13 @@ static void key_leaf_metas(const unsigned char *p, const unsigned char *end, TMe
         break;
       }
       case 'L': case 'U': case 'D': p += 9; break;   /* descend: items follow */
+      case 'S': {                                     /* a dataset: its handle */
+        TMeta *m = &out[(*n)++];
+        m->dtype = DT_INT64;
+        m->rank = 0;
+        p = key_skip(p);
+        break;
+      }
       default: p = key_skip(p); break;
     }
   }
@@ -595,6 +632,16 @@ static Val tffn_result_leaf(void *ctx, Val v) {
 static Val tffn_result_tensors(Val v, const char *fname) { return tffn_result_leaf((void *)fname, v); }
 
 static Val tffn_build_arg(Graph *g, Val v, const char *pname, const TMeta *leafm, int *leaf, Val *tmpl) {
+  if (tfdata_is_dataset(v) || tfdata_is_spec(v)) {
+    /* the trace iterates a stand-in on the handle placeholder */
+    Val elem = tfdata_is_spec(v) ? tfdata_spec_element(v) : tfdata_element_spec(v);
+    Val ph = trace_placeholder(g, pname, &leafm[*leaf]);
+    (*leaf)++;
+    *tmpl = tfdata_is_spec(v) ? val_incref(v) : tfdata_spec_of(v);
+    Val r = tfdata_arg_new(elem, ph);
+    val_decref(ph);
+    return r;
+  }
   if (v.tag == VT_OBJ) {
     const Type *ty = v.u.o->type;
     if (ty == &tensor_type || ty == &ndarray_type || ty == &tffn_spec_type) {
@@ -654,6 +701,20 @@ static Val tffn_build_arg(Graph *g, Val v, const char *pname, const TMeta *leafm
   }
   *tmpl = val_incref(v);
   return val_incref(v);
+}
+
+/* After a trace: the dataset stand-ins among the arguments drop their placeholders. */
+static void tffn_unbind_datasets(Val v) {
+  tfs_i64 n;
+  const Val *items;
+  if (tfdata_is_arg(v)) tfdata_arg_unbind(v);
+  else if (seq_items(v, &n, &items))
+    for (tfs_i64 i = 0; i < n; i++) tffn_unbind_datasets(items[i]);
+  else if (val_is(v, &dict_type)) {
+    Dict *d = (Dict *)v.u.o;
+    for (tfs_i64 i = 0; i < d->used; i++)
+      if (!val_is_undef(d->keys[i])) tffn_unbind_datasets(d->vals[i]);
+  }
 }
 
 /* Trace fn for bound arguments whose signature is key (leaf metas from the
@@ -742,6 +803,7 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
   } else {
     f->nbusy = busy;
     trace_abort(cx);
+    for (int i = 0; i < nb; i++) tffn_unbind_datasets(targs[i]);
     graph_release(g);
     for (int i = 0; i < nb; i++) val_decref(targs[i]);
     free(targs);
@@ -750,7 +812,10 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
   }
   f->nbusy = busy;
   trace_pop(cx);
-  for (int i = 0; i < nb; i++) val_decref(targs[i]);
+  for (int i = 0; i < nb; i++) {
+    tffn_unbind_datasets(targs[i]);
+    val_decref(targs[i]);
+  }
   free(targs);
   c->g = g;
   c->plan = exec_plan_new(g);
@@ -1413,6 +1478,32 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
  * (converted) leaves: tensors must have the traced dtype and a compatible shape. */
 static void tffn_conc_match(Concrete *c, Val tmpl, Val v, Leaves *lv, Val *owned, int *nowned) {
   int idx;
+  if (tfdata_is_spec(tmpl)) {
+    bool ok = tfdata_is_dataset(v) && !tfdata_is_arg(v);
+    if (ok) {
+      KeyBuf a, b;
+      kb_init(&a);
+      kb_init(&b);
+      key_dataset(&a, tfdata_spec_element(tmpl));
+      key_dataset(&b, tfdata_element_spec(v));
+      ok = a.len == b.len && !memcmp(a.p, b.p, a.len);
+      kb_free(&a);
+      kb_free(&b);
+    }
+    if (!ok) {
+      StrBuf sb;
+      sb_init(&sb);
+      rt_hold_sb(&sb);
+      val_repr(&sb, tmpl);
+      sb_puts(&sb, ", got ");
+      if (tfdata_is_dataset(v)) val_repr(&sb, v);
+      else sb_puts(&sb, val_type_name(v));
+      sb_putc(&sb, '\0');
+      rt_throw(ERR_TYPE, "%s: expected a dataset matching %s", c->name, sb.data);
+    }
+    lv_push(lv, tfdata_handle(v));
+    return;
+  }
   if (trace_is_leaf(tmpl, &idx)) {
     const TMeta *m = &c->leafm[idx];
     Tensor *t = val_as_tensor(v);
@@ -1467,7 +1558,7 @@ static void tffn_conc_match(Concrete *c, Val tmpl, Val v, Leaves *lv, Val *owned
 
 static bool tffn_has_leaf(Val tmpl) {
   int idx;
-  if (trace_is_leaf(tmpl, &idx)) return true;
+  if (trace_is_leaf(tmpl, &idx) || tfdata_is_spec(tmpl)) return true;
   tfs_i64 n;
   const Val *items;
   if (seq_items(tmpl, &n, &items)) {
@@ -1584,7 +1675,7 @@ static void tffn_pp_value(StrBuf *b, Val tmpl, const TMeta *metas) {
     tffn_pp_leafspec(b, &metas[idx]);
     return;
   }
-  if (!tffn_has_leaf(tmpl)) {
+  if (!tffn_has_leaf(tmpl) || tfdata_is_spec(tmpl)) {
     val_repr(b, tmpl);
     return;
   }

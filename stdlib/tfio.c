@@ -14,30 +14,47 @@
 
 static bool given(Val v) { return v.tag != VT_NONE && v.tag != VT_UNDEF; }
 
-/* The bytes of a str or a 0-d string tensor (borrowed). */
-static const char *bytes_arg(Val v, tfs_i64 *n, const char *what) {
-  if (val_is(v, &str_type)) { *n = str_len(v); return str_cstr(v); }
+/* ---- graph ops -------------------------------------------------------------------------
+ * read_file, write_file, write_npy and decode_csv are ops of the op table
+ * (ReadFile, WriteFile, _WriteNpy, DecodeCSV): eagerly they run at once;
+ * inside a tf.function they are graph nodes (the file ones stateful), so
+ * the file is read or written each time the graph runs, not while tracing. */
+
+/* A file name argument: a str or a 0-d string tensor (symbolic ones too). */
+static void path_check(Val v, const char *what) {
+  if (val_is(v, &str_type)) return;
   Tensor *t = val_as_tensor(v);
-  if (t && !t->sym && t->dtype == DT_STRING && t->rank == 0) {
-    Str *s = *(Str **)tensor_data(t);
-    *n = s ? s->len : 0;
-    return s ? s->data : "";
-  }
-  rt_throw(ERR_TYPE, "%s: contents must be a str or a 0-d string tensor, not %s", what, val_type_name(v));
+  if (t && t->dtype == DT_STRING && t->rank == 0) return;
+  rt_throw(ERR_TYPE, "%s: the file name must be a str or a string tensor, not %s", what, val_type_name(v));
 }
 
-//! tf.io.read_file(filename, name=None)
-//!   The whole contents of a file as a scalar string tensor.
-static Val io_read_file(Val self, int n, const Val *args, const Kw *kw) {
-  static ArgSpec spec = {.what = "tf.io.read_file", .sig = "filename, name=None"};
-  Val a[2];
-  args_parse(&spec, n, args, kw, a);
-  const char *path = io_path_arg(a[0], "tf.io.read_file");
+static const char *str_in(OpCall *c, int i) {
+  Str *s = *(Str **)tensor_data(c->in[i]);
+  return s ? s->data : "";
+}
+
+static void meta_scalar_string(OpCall *c, int i, const char *what) {
+  if (c->inm[i].dtype != DT_STRING || c->inm[i].rank != 0)
+    op_fail(c, ERR_INVALID_ARGUMENT, "%s: %s must be a scalar string tensor", c->op->graph_name, what);
+}
+
+void meta_read_file(OpCall *c) {
+  meta_scalar_string(c, 0, "filename");
+  meta_set(&c->outm[0], DT_STRING, 0, NULL);
+}
+
+void k_read_file(OpCall *c) {
   tfs_i64 len;
-  char *data = io_read_all(path, "tf.io.read_file", &len);
-  Val r = io_string_scalar(data, len);
+  char *data = io_read_all(str_in(c, 0), "tf.io.read_file", &len);
+  Val v = str_new(data, len);
   free(data);
-  return r;
+  *(Str **)tensor_data(c->out[0]) = (Str *)v.u.o;
+}
+
+void meta_write_file(OpCall *c) {
+  meta_scalar_string(c, 0, "filename");
+  meta_scalar_string(c, 1, "contents");
+  c->nout = 0;
 }
 
 static void write_bytes(const char *path, const void *data, size_t n, const char *what) {
@@ -45,17 +62,46 @@ static void write_bytes(const char *path, const void *data, size_t n, const char
   if (e) rt_throw(e == ENOENT ? ERR_NOT_FOUND : ERR_IO, "%s: %s; %s", what, path, strerror(e));
 }
 
+void k_write_file(OpCall *c) {
+  Str *s = *(Str **)tensor_data(c->in[1]);
+  write_bytes(str_in(c, 0), s ? s->data : "", s ? (size_t)s->len : 0, "tf.io.write_file");
+}
+
+void meta_write_npy(OpCall *c) {
+  meta_scalar_string(c, 0, "filename");
+  c->nout = 0;
+}
+
+void k_write_npy(OpCall *c) {
+  size_t len;
+  char *buf = npy_format(c->in[1], &len);
+  int mark = rt_hold_mem(buf);
+  write_bytes(str_in(c, 0), buf, len, "tf.io.write_npy");
+  rt_unhold(mark);
+  free(buf);
+}
+
+//! tf.io.read_file(filename, name=None)
+//!   The whole contents of a file as a scalar string tensor (op ReadFile: inside a tf.function, read on every call).
+static Val io_read_file(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "tf.io.read_file", .sig = "filename, name=None"};
+  Val a[2];
+  args_parse(&spec, n, args, kw, a);
+  path_check(a[0], "tf.io.read_file");
+  return op_apply(&op_defs[OP_READ_FILE], 1, a, NULL);
+}
+
 //! tf.io.write_file(filename, contents, name=None)
-//!   Writes a scalar string tensor to a file, replacing it atomically.
+//!   Writes a scalar string tensor to a file, replacing it atomically (op WriteFile: inside a tf.function, on every call).
 static Val io_write_file(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "tf.io.write_file", .sig = "filename, contents, name=None"};
   Val a[3];
   args_parse(&spec, n, args, kw, a);
-  const char *path = io_path_arg(a[0], "tf.io.write_file");
-  tfs_i64 len;
-  const char *data = bytes_arg(a[1], &len, "tf.io.write_file");
-  write_bytes(path, data, (size_t)len, "tf.io.write_file");
-  return val_none();
+  path_check(a[0], "tf.io.write_file");
+  Tensor *t = val_as_tensor(a[1]);
+  if (!val_is(a[1], &str_type) && !(t && t->dtype == DT_STRING && t->rank == 0))
+    rt_throw(ERR_TYPE, "%s: contents must be a str or a 0-d string tensor, not %s", "tf.io.write_file", val_type_name(a[1]));
+  return op_apply(&op_defs[OP_WRITE_FILE], 2, a, NULL);
 }
 
 //! tf.io.read_npy(path)
@@ -95,27 +141,13 @@ Val io_load_npz(const char *path, const char *what) {
 }
 
 //! tf.io.write_npy(path, tensor)
-//!   Writes a tensor as a NumPy .npy file (version 1.0), atomically.
+//!   Writes a tensor as a NumPy .npy file (version 1.0), atomically (op _WriteNpy: inside a tf.function, on every call).
 static Val io_write_npy(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "tf.io.write_npy", .sig = "path, tensor"};
   Val a[2];
   args_parse(&spec, n, args, kw, a);
-  const char *path = io_path_arg(a[0], "tf.io.write_npy");
-  Tensor *t = val_as_tensor(a[1]);
-  Val owned = val_undef();
-  if (!t) {
-    owned = val_obj(tensor_from_val(a[1], -1));
-    t = val_tensor(owned);
-  }
-  int mark = rt_hold_val(owned);
-  size_t len;
-  char *buf = npy_format(t, &len);
-  rt_hold_mem(buf);
-  write_bytes(path, buf, len, "tf.io.write_npy");
-  rt_unhold(mark);
-  free(buf);
-  TFS_DECREF(owned);
-  return val_none();
+  path_check(a[0], "tf.io.write_npy");
+  return op_apply(&op_defs[OP_WRITE_NPY], 2, a, NULL);
 }
 
 /* ---- CSV ----------------------------------------------------------------------------
@@ -268,8 +300,58 @@ static void csv_fill_record(const char *rec, tfs_i64 rn, tfs_i64 r, int ncols, C
   free_fields(f, k);
 }
 
+/* DecodeCSV's attributes: record_defaults, field_delim, use_quote_delim, na_value.
+ * The columns (dtype, default) of record_defaults; *nc: their count. */
+static void csv_columns(OpCall *c, CsvCol *cols, int *nc) {
+  Val defs = list_from_iterable(op_attr(c, 0));
+  int mark = rt_hold_val(defs);
+  List *dl = (List *)defs.u.o;
+  int ncols = (int)dl->len;
+  if (ncols == 0 || ncols > 256) rt_throw(ERR_INVALID_ARGUMENT, "tf.io.decode_csv: record_defaults must name 1 to 256 columns");
+  for (int i = 0; i < ncols; i++) cols[i].def = val_undef();
+  for (int i = 0; i < ncols; i++) {
+    csv_column(dl->items[i], &cols[i], i);
+    rt_hold_val(cols[i].def);
+  }
+  rt_unhold(mark);
+  val_decref(defs);
+  *nc = ncols;
+}
+
+void meta_decode_csv(OpCall *c) {
+  if (c->inm[0].dtype != DT_STRING)
+    op_fail(c, ERR_TYPE, "tf.io.decode_csv: records must be strings, not %s", dtype_info[c->inm[0].dtype].name);
+  CsvCol cols[256];
+  int ncols;
+  csv_columns(c, cols, &ncols);
+  op_reserve_outputs(c, ncols);
+  for (int i = 0; i < ncols; i++) {
+    meta_set(&c->outm[i], cols[i].dt, c->inm[0].rank, c->inm[0].shape);
+    val_decref(cols[i].def);
+  }
+}
+
+void k_decode_csv(OpCall *c) {
+  CsvCol cols[256];
+  int ncols, mark = -1;
+  csv_columns(c, cols, &ncols);
+  for (int i = 0; i < ncols; i++) {
+    int m = rt_hold_val(cols[i].def);
+    if (mark < 0) mark = m;
+  }
+  Tensor *rt = c->in[0];
+  const char *na = val_is(op_attr(c, 3), &str_type) && str_len(op_attr(c, 3)) > 0 ? str_cstr(op_attr(c, 3)) : NULL;
+  for (tfs_i64 r = 0; r < rt->size; r++) {
+    Str *s = ((Str **)rt->buf->data)[tensor_elem_offset(rt, r)];
+    csv_fill_record(s ? s->data : "", s ? s->len : 0, r, ncols, cols, c->out, str_cstr(op_attr(c, 1))[0],
+                    rt_truthy(op_attr(c, 2)), na);
+  }
+  rt_unhold(mark);
+  for (int i = 0; i < ncols; i++) val_decref(cols[i].def);
+}
+
 //! tf.io.decode_csv(records, record_defaults, field_delim=',', use_quote_delim=True, na_value='', select_cols=None, name=None)
-//!   Parses CSV lines into one tensor per column, typed and defaulted by record_defaults.
+//!   Parses CSV lines into one tensor per column, typed and defaulted by record_defaults (op DecodeCSV).
 static Val io_decode_csv(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "tf.io.decode_csv",
                          .sig = "records, record_defaults, field_delim=',', use_quote_delim=True, na_value='', "
@@ -277,48 +359,17 @@ static Val io_decode_csv(Val self, int n, const Val *args, const Kw *kw) {
   Val a[7];
   args_parse(&spec, n, args, kw, a);
   if (given(a[5])) rt_throw(ERR_UNIMPLEMENTED, "tf.io.decode_csv: select_cols is not supported");
-  Tensor *rt = val_as_tensor(a[0]);
-  Val owned = val_undef();
-  if (!rt || rt->sym) {
-    if (rt) rt_throw(ERR_TYPE, "tf.io.decode_csv needs eager records, not a symbolic tensor");
-    owned = val_obj(tensor_from_val(a[0], DT_STRING));
-    rt = val_tensor(owned);
-  }
-  int mark = rt_hold_val(owned);
-  if (rt->dtype != DT_STRING) rt_throw(ERR_TYPE, "tf.io.decode_csv: records must be strings, not %s", dtype_info[rt->dtype].name);
   if (!val_is(a[2], &str_type) || str_len(a[2]) != 1) rt_throw(ERR_INVALID_ARGUMENT, "field_delim should be only 1 char");
-  char delim = str_cstr(a[2])[0];
-  const char *na = val_is(a[4], &str_type) && str_len(a[4]) > 0 ? str_cstr(a[4]) : NULL;
+  Val rec = val_is_tensor(a[0]) ? val_incref(a[0]) : val_obj(tensor_from_val(a[0], DT_STRING));
+  int mark = rt_hold_val(rec);
   Val defs = list_from_iterable(a[1]);
   rt_hold_val(defs);
-  List *dl = (List *)defs.u.o;
-  int ncols = (int)dl->len;
-  if (ncols == 0 || ncols > 256) rt_throw(ERR_INVALID_ARGUMENT, "tf.io.decode_csv: record_defaults must name 1 to 256 columns");
-  CsvCol cols[256];
-  Tensor *outs[256];
-  Val *outv = malloc(sizeof(Val) * (size_t)ncols);   /* held: freed with its Vals on an error */
-  if (!outv) rt_throw(ERR_MEMORY, "out of memory");
-  for (int i = 0; i < ncols; i++) { cols[i].def = val_undef(); outv[i] = val_undef(); }
-  tfs_i64 nv = ncols;
-  rt_hold_vals(&outv, &nv);
-  for (int i = 0; i < ncols; i++) {
-    csv_column(dl->items[i], &cols[i], i);
-    rt_hold_val(cols[i].def);
-    outs[i] = tensor_new(cols[i].dt, rt->rank, rt->shape);
-    outv[i] = val_obj(outs[i]);
-  }
-  for (tfs_i64 r = 0; r < rt->size; r++) {
-    Str *s = ((Str **)rt->buf->data)[tensor_elem_offset(rt, r)];
-    csv_fill_record(s ? s->data : "", s ? s->len : 0, r, ncols, cols, outs, delim, rt_truthy(a[3]), na);
-  }
-  Val res = list_new(ncols);
-  for (int i = 0; i < ncols; i++) list_append(res, outv[i]);
+  OpAttrs at = {4, {defs, a[2], val_bool(rt_truthy(a[3])), a[4]}};
+  Val r = op_apply(&op_defs[OP_DECODE_CSV], 1, &rec, &at);
   rt_unhold(mark);
-  for (int i = 0; i < ncols; i++) { TFS_DECREF(outv[i]); TFS_DECREF(cols[i].def); }
-  free(outv);
-  TFS_DECREF(defs);
-  TFS_DECREF(owned);
-  return res;
+  val_decref(defs);
+  val_decref(rec);
+  return r;
 }
 
 /* tf.io.read_csv(path, dtype, skip_header): a whole numeric file as one 2-D tensor. */

@@ -4,7 +4,8 @@
 Each program runs as `tfs run NAME.tfs [args]` from its own directory (so
 diagnostics say `NAME.tfs:line:col`), and again as a standalone executable
 built by `tfsc NAME.tfs -o ...` unless NAME.noexe exists.  Optional files:
-NAME.args (one argument per line), NAME.err (expected stderr; default empty),
+NAME.args (one argument per line; @TMPDIR@ becomes a private temporary
+directory made for the program's files), NAME.err (expected stderr; default empty),
 NAME.status (expected exit status; default 0), NAME.out.re in place of NAME.out (one
 regular expression per stdout line, for output that varies by CPU path).  With --mem-limit every run
 gets a memory cap (tests/hostile/ runs this way).
@@ -136,6 +137,10 @@ def main():
             want_err = read(base + ".err", b"")
             want_status = int(read(base + ".status", b"0").decode().strip() or "0")
             args = [l for l in read(base + ".args", b"").decode().splitlines() if l]
+            if any("@TMPDIR@" in l for l in args):
+                # a private directory per program for the files it writes (never fixed /tmp names)
+                pdir = tempfile.mkdtemp(prefix=name + ".", dir=tmp)
+                args = [l.replace("@TMPDIR@", pdir) for l in args]
             ran += 1
             ok = check(name, "tfs run", run([tfs, "run", name + ".tfs"] + args, a.dir, a.timeout),
                        want_out, want_err, want_status)

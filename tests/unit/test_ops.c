@@ -1,10 +1,11 @@
-/* test_ops.c — kernel conformance: every case of tests/fixtures/ops/<family>.txt (numpy references) run through the tf.* builtins. */
+/* test_ops.c — kernel conformance: every case of tests/fixtures/ops/<family>.txt (numpy references) run through the tf.* builtins; the tf.io file ops in a private directory. */
 #include <check.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "isagate.h"
 #include "object.h"
@@ -318,6 +319,77 @@ START_TEST(test_api_names) {
 }
 END_TEST
 
+/* ---- the tf.io ops (ReadFile, WriteFile, _WriteNpy, DecodeCSV) applied directly, in a private directory ---- */
+static Val str_tensor(const char *s) {
+  Val v = str_new(s, (tfs_i64)strlen(s));
+  Tensor *t = tensor_from_val(v, DT_STRING);
+  TFS_DECREF(v);
+  return val_obj(t);
+}
+
+START_TEST(test_io_ops) {
+  char dir[] = "/tmp/tfs_test_io.XXXXXX";
+  ck_assert(mkdtemp(dir) != NULL);
+  char path[128];
+  snprintf(path, sizeof path, "%s/f.csv", dir);
+  Val in[2] = {str_tensor(path), str_tensor("7,x,2.5")};
+  Val r = op_apply(&op_defs[OP_WRITE_FILE], 2, in, NULL);
+  ck_assert(r.tag == VT_NONE);
+  Val back = op_apply(&op_defs[OP_READ_FILE], 1, in, NULL);
+  Tensor *bt = val_tensor(back);
+  ck_assert_int_eq(bt->dtype, DT_STRING);
+  ck_assert_int_eq(bt->rank, 0);
+  Str *bs = *(Str **)tensor_data(bt);
+  ck_assert_str_eq(bs->data, "7,x,2.5");
+  /* DecodeCSV: one output per record default, typed by it */
+  Val defs = list_new(0);
+  Val d0 = val_obj(tensor_from_val(val_int(0), DT_INT32)), d1 = str_tensor(""), d2 = val_obj(tensor_from_val(val_float(0), DT_FLOAT32));
+  list_append(defs, d0);
+  list_append(defs, d1);
+  list_append(defs, d2);
+  Val delim = str_new(",", 1), na = str_new("", 0);
+  OpAttrs at = {4, {defs, delim, val_bool(true), na}};
+  Val cols = op_apply(&op_defs[OP_DECODE_CSV], 1, &back, &at);
+  ck_assert(val_is(cols, &list_type) && ((List *)cols.u.o)->len == 3);
+  Tensor *c0 = val_tensor(((List *)cols.u.o)->items[0]), *c2 = val_tensor(((List *)cols.u.o)->items[2]);
+  ck_assert_int_eq(c0->dtype, DT_INT32);
+  ck_assert_int_eq(*(int32_t *)tensor_data(c0), 7);
+  ck_assert(*(float *)tensor_data(c2) == 2.5f);
+  /* _WriteNpy writes numpy's bytes: a 128-byte-aligned v1.0 header, then the data */
+  char npy[128];
+  snprintf(npy, sizeof npy, "%s/a.npy", dir);
+  Val nin[2] = {str_tensor(npy), val_obj(tensor_from_val(val_float(1.5), DT_FLOAT32))};
+  TFS_DECREF(op_apply(&op_defs[OP_WRITE_NPY], 2, nin, NULL));
+  FILE *f = fopen(npy, "rb");
+  ck_assert(f != NULL);
+  fseek(f, 0, SEEK_END);
+  ck_assert_int_eq(ftell(f), 128 + 4);
+  fclose(f);
+  /* a missing file: NotFoundError naming it */
+  char missing[128];
+  snprintf(missing, sizeof missing, "%s/none.txt", dir);
+  Val mv = str_tensor(missing);
+  RtTry t;
+  volatile bool raised = false;
+  rt_try_push(&t);
+  if (setjmp(t.jb) == 0) {
+    TFS_DECREF(op_apply(&op_defs[OP_READ_FILE], 1, &mv, NULL));
+    rt_try_pop(&t);
+  } else {
+    raised = true;
+    ck_assert_str_eq(err_kind_name(t.kind), "NotFoundError");
+    ck_assert(t.msg && strstr(t.msg, "none.txt"));
+    rt_try_clear(&t);
+  }
+  ck_assert(raised);
+  Val vals[] = {in[0], in[1], back, defs, d0, d1, d2, delim, na, cols, nin[0], nin[1], mv};
+  for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) TFS_DECREF(vals[i]);
+  unlink(npy);
+  unlink(path);
+  ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 /* ---- the small-GEMM kernels on every ISA path this CPU runs ---------------------------------------
  * Each element is summed over k in order with a separate multiply and add, on every path, so the
  * result equals this plain loop's bit for bit (floats included) whatever the vector width. */
@@ -403,6 +475,7 @@ static Suite *ops_suite(void) {
   tcase_add_test(tc, test_matmul);
   tcase_add_test(tc, test_shape);
   tcase_add_test(tc, test_api_names);
+  tcase_add_test(tc, test_io_ops);
   suite_add_tcase(s, tc);
   TCase *tg = tcase_create("gemm");
   tcase_set_timeout(tg, 120);
