@@ -136,6 +136,17 @@ int op_run_into(const OpDef *op, int nin, Tensor **in, const Val *raw, const OpA
 typedef bool (*OpScalarFn)(void *out, const void *a, const void *b);
 OpScalarFn op_scalar_kernel(OpId id, DType in, DType out);
 
+/* ---- row kernels of planned elementwise steps -----------------------------------
+ * The loops k_binary / k_unary / cast run on contiguous operands, for the graph
+ * executor's elementwise steps planned on static shapes (exec.c): o[i] = a[i*sa]
+ * <op> b[i*sb] for i < n.  Same ops and output dtypes as op_scalar_kernel, minus
+ * those that can fail (integer FloorDiv, FloorMod, Pow) or read an attribute
+ * (LeakyRelu, Gelu).  `o` may be `a` or `b` (in place). */
+typedef void (*OpRowFn2)(char *o, const char *a, const char *b, tfs_i64 n, tfs_i64 sa, tfs_i64 sb);
+typedef void (*OpRowFn1)(char *o, const char *a, tfs_i64 n, tfs_i64 sa, double prm);
+typedef struct OpRow { OpRowFn2 bin; OpRowFn1 un; } OpRow;   /* one of them */
+bool op_row_kernel(OpId id, DType in, DType out, OpRow *r);
+
 /* Convenience for C callers: op with 1 or 2 tensor-ish inputs and no attrs. */
 Val op_apply1(OpId id, Val a);
 Val op_apply2(OpId id, Val a, Val b);
