@@ -34,6 +34,7 @@ typedef struct ExecStep {
   int donor;                  /* input slot dying here whose 0-d tensor may take the result in place; -1 none */
   struct SLoop *loop;         /* ES_WHILE compiled to a scalar register program, or NULL */
   struct EwPlan *ew;          /* ES_OP: a planned elementwise step (or fused chain ending here), or NULL */
+  int oarena;                 /* ES_OP run through op_run: its result's arena slot (offered to the op), -1 none */
   bool skip;                  /* absorbed into the next step's fused elementwise chain */
 } ExecStep;
 
@@ -513,8 +514,22 @@ static bool ew_in_list(const int *l, int n, int x) {
 /* Select the planned elementwise steps, fuse consecutive ones, then plan their
  * result buffers by liveness (lastuse: last reading step per slot, nsteps for
  * graph outputs). */
+/* Whether an op step run through op_run may get its result from the arena: one static-shape,
+ * non-string result of an op that makes a new tensor (no view, pass-through or state). */
+static bool oarena_ok(const ExecStep *st) {
+  if (st->kind != ES_OP || st->ew || st->sk || st->nout != 1 || st->out[0] < 0) return false;
+  if ((st->op->flags & (OPF_VIEW | OPF_STATEFUL | OPF_MULTI | OPF_NOOUT | OPF_PASS0 | OPF_VARIADIC)) ||
+      (st->node->flags & (GNF_STATEFUL | GNF_LIST)))
+    return false;
+  tfs_i64 n;
+  return ew_meta_static(&st->node->outm[0], &n);
+}
+
 static void plan_ew(ExecPlan *p, const TMeta *sm, const int *lastuse) {
-  for (int k = 0; k < p->nsteps; k++) p->steps[k].ew = ew_single(&p->steps[k], sm);
+  for (int k = 0; k < p->nsteps; k++) {
+    p->steps[k].ew = ew_single(&p->steps[k], sm);
+    p->steps[k].oarena = -1;
+  }
   /* fusion: step k's result read only by step k+1, same dtype and shape, and k+1's op keeps the dtype */
   for (int k = 0; k + 1 < p->nsteps; k++) {
     ExecStep *A = &p->steps[k], *B = &p->steps[k + 1];
@@ -560,13 +575,19 @@ static void plan_ew(ExecPlan *p, const TMeta *sm, const int *lastuse) {
   for (int k = 0; k < p->nsteps; k++) {
     ExecStep *st = &p->steps[k];
     if (st->skip) continue;
-    EwPlan *e = st->ew;
+    EwPlan *e = st->ew, dummy = {.donor = -1, .donor_arena = -1, .arena = -1};
+    if (!e && oarena_ok(st) && lastuse[st->out[0]] < p->nsteps) {   /* as below, without a donor */
+      e = &dummy;
+      e->dt = st->node->outm[0].dtype;
+      e->rank = st->node->outm[0].rank;
+      memcpy(e->shape, st->node->outm[0].shape, sizeof(tfs_i64) * (size_t)e->rank);
+    }
     if (e) {
-      p->stats.ew++;
+      if (st->ew) p->stats.ew++;
       TMeta om = {e->dt, e->rank, {0}};
       memcpy(om.shape, e->shape, sizeof(tfs_i64) * (size_t)e->rank);
       /* donor: a first-op operand of the result's dtype and shape dying here, read by no later op of the chain */
-      for (int side = 0; side < 2 && e->donor < 0; side++) {
+      for (int side = 0; side < 2 && e->donor < 0 && st->ew; side++) {
         int x = side ? e->ops[0].b : e->ops[0].a;
         if (x < 0 || !p->produced[x] || !ew_in_list(st->rel, st->nrel, x) || sm[x].dtype != e->dt || !ew_same_shape(&sm[x], &om))
           continue;
@@ -599,6 +620,7 @@ static void plan_ew(ExecPlan *p, const TMeta *sm, const int *lastuse) {
         }
         e->arena = idx;
         aidx[out] = idx;
+        if (!st->ew) st->oarena = idx;
       }
     }
     for (int r = 0; r < st->nrel; r++) {
@@ -1440,9 +1462,18 @@ static void exec_op(const ExecPlan *p, const ExecStep *st, Tensor **s) {
     for (int k = 0; k < st->ndyn; k++) dyn.v[st->dyn_attr[k]] = val_obj(s[st->in[st->nin + k]]);
     attrs = &dyn;
   }
-  Tensor *resb[EXEC_STACK_IN], **heap;
+  Tensor *resb[EXEC_STACK_IN], **heap, *offered = NULL;
+  if (st->oarena >= 0) {   /* last call's result buffer, if nobody kept it */
+    Tensor *t = p->arena[st->oarena];
+    if (t && t->hdr.rc == 1 && t->buf->rc == 1) op_offer_output(offered = t);
+  }
   int nr = op_run_into(st->op, st->nin, in, raw, attrs, resb, EXEC_STACK_IN, &heap);
   Tensor **res = heap ? heap : resb;
+  if (st->oarena >= 0 && nr >= 1 && res[0] != offered) {   /* the arena keeps this call's result for the next */
+    Tensor *old = p->arena[st->oarena];
+    p->arena[st->oarena] = tensor_retain(res[0]);
+    if (old) tensor_release(old);
+  }
   if (mark >= 0) rt_unhold(mark);
   if (in != inb) free(in);
   if (raw != rawb) free(raw);
@@ -1743,6 +1774,7 @@ void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs) {
   rt_try_push(&t);
   if (setjmp(t.jb) != 0) {
     trace_resume(saved);
+    op_offer_output(NULL);   /* an offer an op did not take before the error */
     /* the innermost step running, then release what the unwound frames hold */
     const GraphNode *nd = NULL;
     if (exec_nframes > base) {

@@ -123,6 +123,10 @@ int op_run(const OpDef *op, int nin, Tensor **in, const Val *raw, const OpAttrs 
  * array (the outputs) that the caller frees. */
 int op_run_into(const OpDef *op, int nin, Tensor **in, const Val *raw, const OpAttrs *attrs, Tensor **out, int cap,
                 Tensor ***heap);
+/* Offer the next op run a tensor for its single result (the graph executor's arena, exec.c): it
+ * is used (retained) when the op's meta gives exactly its dtype and shape, else a new tensor is
+ * made.  The caller offers only a tensor nobody else holds; the offer lapses at the next op run. */
+void op_offer_output(Tensor *t);
 
 /* ---- scalar fast path --------------------------------------------------------
  * A scalar kernel computes the 0-d result of an op from 0-d operands of dtype

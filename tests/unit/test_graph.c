@@ -916,7 +916,8 @@ END_TEST
 
 /* A graph called again and again with the same shapes allocates nothing after its first calls: a
  * chain of small non-scalar adds, a fused dense layer (its 20x64 output is a pooled big buffer) and
- * a 10x10 int32 product.  Checked with the tensor allocator's counter, not a timer. */
+ * a 10x10 int32 product.  Checked with the tensor allocator's counter, not a timer; and it creates
+ * no tensor but its results (the tensor counter). */
 START_TEST(test_exec_steady_state_allocs) {
   tfs_i64 xs[2] = {20, 784}, ws[2] = {784, 64};
   Graph *g = fused_graph(DT_FLOAT32, 2, xs, ws, false, 0, true, false);
@@ -931,14 +932,19 @@ START_TEST(test_exec_steady_state_allocs) {
   ExecPlan *p = exec_plan_new(g);
   Tensor *x = ramp(DT_FLOAT32, 2, xs, 1), *w = ramp(DT_FLOAT32, 2, ws, 2), *b = ramp(DT_FLOAT32, 1, &ws[1], 3);
   Tensor *ai = ramp(DT_INT32, 2, m10.shape, 1), *args[4] = {x, w, b, ai}, *outs[2];
-  tfs_i64 counts[6];
+  tfs_i64 counts[6], made[6];
   for (int call = 0; call < 6; call++) {
     counts[call] = tensor_alloc_count();
+    made[call] = tensor_new_count();
     exec_run(p, args, outs);
     tensor_release(outs[0]);
     tensor_release(outs[1]);
   }
   tfs_i64 last = tensor_alloc_count() - counts[5];
+  /* the products and adds take last call's result buffers from the plan's arena: only the two
+   * results are new tensors (pooled or not, so this holds under ASan too) */
+  ck_assert_msg(tensor_new_count() - made[5] == 2 && made[5] - made[4] == 2, "steady-state calls created %lld, %lld tensors",
+                (long long)(made[5] - made[4]), (long long)(tensor_new_count() - made[5]));
   if (tensor_pools_on()) {
     ck_assert_msg(counts[5] == counts[3] && last == 0, "steady-state calls allocated %lld, %lld, %lld times",
                   (long long)(counts[4] - counts[3]), (long long)(counts[5] - counts[4]), (long long)last);
