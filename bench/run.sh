@@ -1,5 +1,5 @@
 #!/bin/sh
-# run.sh — seed workloads side by side in one run: tfs (eager, tf.function) vs PyTorch eager and TorchScript; tf.keras training.
+# run.sh — seed workloads side by side in one run: tfs (eager, tf.function) vs PyTorch eager, TorchScript (frozen) and ONNX Runtime; tf.keras training.
 # Usage: bench/run.sh   (BUILD=<meson build dir>, default ./build; configured and built if needed)
 set -e
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,14 +20,29 @@ echo "kernel ISA path: ${TFS_ISA:-$isa} (TFS_ISA=baseline|avx2|avx512 forces one
 echo
 "$BUILD/compiler/tfs" run "$ROOT/bench/seed.tfs" $MODES > "$OUT/tfs.txt"
 /usr/bin/python3 "$ROOT/bench/seed_torch.py" $MODES > "$OUT/torch.txt"
+# ONNX Runtime (onnxruntime-node, 2 intra-op threads) on the same workloads as ONNX models built with
+# Debian's python3-onnx; install once with: (mkdir -p $ORT_DIR && cd $ORT_DIR && npm install --ignore-scripts onnxruntime-node)
+ORT_DIR=${ORT_DIR:-$HOME/.cache/tfs-ort}
+: > "$OUT/ort.txt"
+if command -v node >/dev/null && [ -d "$ORT_DIR/node_modules/onnxruntime-node" ] && /usr/bin/python3 -c 'import onnx' 2>/dev/null; then
+  mkdir -p "$OUT/onnx"
+  /usr/bin/python3 "$ROOT/bench/ort_models.py" "$OUT/onnx"
+  ort_version=$(sed -n 's/^ *"version": "\(.*\)",/\1/p' "$ORT_DIR/node_modules/onnxruntime-node/package.json" | head -1)
+  NODE_PATH="$ORT_DIR/node_modules" node "$ROOT/bench/ort_seed.js" "$OUT/onnx" > "$OUT/ort.txt"
+  echo "ONNX Runtime: onnxruntime-node $ort_version, 2 intra-op threads (ort column)"
+else
+  echo "ONNX Runtime: not found in $ORT_DIR (see bench/run.sh): ort column empty"
+fi
 echo "seed workloads, microseconds per call (best of 5; lower is better)"
-echo "graph = tf.function for tfs, TorchScript for PyTorch; frozen = torch.jit.freeze'd TorchScript"
-awk 'NR == FNR { torch[$1 " " $2] = $3; fz[$1 " " $2] = (NF > 3) ? $4 : "-"; next }
-     FNR == 1 { printf "%-13s %-6s %10s %10s %10s %10s %10s\n", "workload", "mode", "tfs", "pytorch", "torch/tfs", "frozen", "frozen/tfs" }
-     { k = $1 " " $2; t = (k in torch) ? torch[k] : "-"; f = (k in fz) ? fz[k] : "-";
+echo "graph = tf.function for tfs, TorchScript for PyTorch; frozen = torch.jit.freeze'd TorchScript; ratios: peer time / tfs time"
+awk 'FILENAME == ARGV[1] { torch[$1 " " $2] = $3; fz[$1 " " $2] = (NF > 3) ? $4 : "-"; next }
+     FILENAME == ARGV[2] { ort[$1 " " $2] = $3; next }
+     !hdr { hdr = 1; printf "%-13s %-6s %10s %10s %9s %10s %10s %10s %8s\n", "workload", "mode", "tfs", "pytorch", "torch/tfs", "frozen", "frozen/tfs", "ort", "ort/tfs" }
+     { k = $1 " " $2; t = (k in torch) ? torch[k] : "-"; f = (k in fz) ? fz[k] : "-"; o = (k in ort) ? ort[k] : "-";
        r = (t != "-" && $3 > 0) ? sprintf("%.1fx", t / $3) : "-";
        rf = (f != "-" && $3 > 0) ? sprintf("%.1fx", f / $3) : "-";
-       printf "%-13s %-6s %10s %10s %10s %10s %10s\n", $1, $2, $3, t, r, f, rf }' "$OUT/torch.txt" "$OUT/tfs.txt"
+       ro = (o != "-" && $3 > 0) ? sprintf("%.1fx", o / $3) : "-";
+       printf "%-13s %-6s %10s %10s %9s %10s %10s %10s %8s\n", $1, $2, $3, t, r, f, rf, o, ro }' "$OUT/torch.txt" "$OUT/ort.txt" "$OUT/tfs.txt"
 echo
 echo "eager per-op overhead from C (bench/eager_ops.c):"
 "$ROOT/bench/run_ops.sh"

@@ -79,6 +79,12 @@ def add_loop(c, b, n: int):
     return c
 
 
+def add10_chain(c, b):
+    for _ in range(100):
+        c = c + b
+    return c
+
+
 def scalar_add(a, b):
     return a + b
 
@@ -94,6 +100,7 @@ mw2, mb2 = torch.randn(128, 10) * 0.1, torch.zeros(10)
 ya = torch.tensor([1, 2, 3, 4, 5], dtype=torch.int32)
 yb = torch.tensor([2, 2, 1, 4, 8], dtype=torch.int32)
 s0, s1 = ya[0], ya[1]
+ta, tb = torch.ones(10, 10), torch.full((10, 10), 0.5)
 
 modes = sys.argv[1:] or ["eager"]
 with torch.no_grad():
@@ -105,8 +112,10 @@ with torch.no_grad():
             fmse = torch.jit.script(get_mse)
             fadd = torch.jit.script(scalar_add)
             floop = torch.jit.script(count_loop)
+            fchain = torch.jit.script(add10_chain)
         else:
             fpower, fdense, fmse, fadd, floop, fmlp = power, dense_stack, get_mse, scalar_add, count_loop, mlp
+            fchain = add10_chain
         # graph mode: a 4th column with frozen TorchScript (weights folded in as constants)
         fz_dense = fz_mlp = ""
         if mode == "graph":
@@ -118,6 +127,7 @@ with torch.no_grad():
         print("mlp", mode, "%s%s" % (round(timed(lambda: fmlp(mx, mw1, mb1, mw2, mb2), 200), 2), fz_mlp))
         print("mse", mode, round(timed(lambda: fmse(ya, yb), 20000), 3))
         print("scalar_add", mode, round(timed(lambda: fadd(s0, s1), 20000), 3))
+        print("add10_step_ns", mode, round(timed(lambda: fchain(ta, tb), 200) * 1000 / 100, 2))
         if mode == "eager":
             print("scalar_op_ns", mode, round(timed(lambda: add_loop(s0, s1, 1000), 200) * 1000 / 1000, 2))
         nloop = torch.tensor(10000)

@@ -33,7 +33,48 @@ typedef struct ExecStep {
   DType sk_in, sk_out;        /* its operand and result dtypes */
   int donor;                  /* input slot dying here whose 0-d tensor may take the result in place; -1 none */
   struct SLoop *loop;         /* ES_WHILE compiled to a scalar register program, or NULL */
+  struct EwPlan *ew;          /* ES_OP: a planned elementwise step (or fused chain ending here), or NULL */
+  int oarena;                 /* ES_OP run through op_run: its result's arena slot (offered to the op), -1 none */
+  bool skip;                  /* absorbed into the next step's fused elementwise chain */
 } ExecStep;
+
+/* ---- planned elementwise steps --------------------------------------------------------
+ * An elementwise op (op_row_kernel) whose operands and result have static
+ * shapes, each operand the result's shape or a single element, is planned
+ * beyond the scalar path: no meta function, broadcasting or op_run at run time,
+ * only the row loop the generic kernel would call (so the bits are the same).
+ * Its result buffer is planned by liveness:
+ *   - in place: an operand dying at the step, of the result's dtype and shape,
+ *     that nobody else holds, takes the result;
+ *   - else an arena slot of the plan: slots are assigned at plan time so that
+ *     values alive at the same time never share one, and a slot dead in this
+ *     call is reused (the tensor kept in the plan's arena across calls), so a
+ *     steady-state call creates no tensor for these steps.
+ * Reuse is checked against reference counts at run time (a result a Variable,
+ * a view or the caller kept is never written over; the step then takes a new
+ * tensor), so planning can only save work, never change results.
+ * Consecutive such steps where each result's only reader is the next step fuse
+ * into one chain: one pass in blocks, each op's row loop over the block while it
+ * is in cache, intermediates written over the result in place, never stored. */
+#define EW_PREV (-2)          /* operand: the previous op's result (in a chain) */
+typedef struct EwOp {
+  OpRow k;
+  DType in;                   /* operand dtype */
+  int a, b;                   /* operand slots, or EW_PREV; b == -1 for unary ops */
+  tfs_i64 na, nb;             /* operand sizes: n, or 1 (broadcast) */
+  ExecStep *orig;             /* its own step (generic fallback, error location) */
+} EwOp;
+typedef struct EwPlan {
+  DType dt;                   /* result dtype */
+  int rank;
+  tfs_i64 shape[TFS_MAX_RANK];
+  tfs_i64 n;
+  int donor, donor_arena;     /* a dying operand slot of the first op that may take the result, its arena slot */
+  int arena;                  /* the result's arena slot; -1: a graph output (always a new tensor) */
+  int *rel;                   /* a chain's release list (its ops' lists, owned) */
+  int nops;
+  EwOp ops[];
+} EwPlan;
 
 struct ExecPlan {
   Graph *g;                   /* retained */
@@ -52,6 +93,8 @@ struct ExecPlan {
   Val *raws;                  /* storage of the steps' raw arrays */
   unsigned char *runs;        /* per graph node: runs as a step */
   OpAttrs *fattrs;            /* attributes of the fused steps (_FusedMatMul) */
+  Tensor **arena;             /* narena tensors kept across calls for planned elementwise results */
+  int narena;
   ExecStats stats;
 };
 
@@ -393,6 +436,193 @@ static int plan_fuse(const Planner *pl, int *fuse, unsigned char *absorbed, Fuse
   return nf;
 }
 
+/* ---- planned elementwise steps: selection, fusion, buffers ---------------------------- */
+
+/* Whether m is a static shape of a numeric or bool dtype; *n: its element count. */
+static bool ew_meta_static(const TMeta *m, tfs_i64 *n) {
+  if (m->rank < 0 || m->dtype == DT_STRING) return false;
+  tfs_i64 k = 1;
+  for (int d = 0; d < m->rank; d++) {
+    if (m->shape[d] < 0) return false;
+    k *= m->shape[d];
+  }
+  *n = k;
+  return true;
+}
+
+static bool ew_same_shape(const TMeta *a, const TMeta *b) {
+  if (a->rank != b->rank) return false;
+  for (int d = 0; d < a->rank; d++)
+    if (a->shape[d] != b->shape[d]) return false;
+  return true;
+}
+
+/* The planned form of one op step, or NULL (sm: the plan's slot metas). */
+static EwPlan *ew_single(ExecStep *st, const TMeta *sm) {
+  if (st->kind != ES_OP || st->sk || st->raw || st->ndyn || st->nout != 1 || st->nin < 1 || st->nin > 2) return NULL;
+  const GraphNode *nd = st->node;
+  if (st->op != nd->op || (nd->flags & (GNF_STATEFUL | GNF_LIST)) ||
+      (st->op->flags & (OPF_VIEW | OPF_STATEFUL | OPF_VARIADIC | OPF_MULTI | OPF_NOOUT | OPF_PASS0)) ||
+      op_num_inputs(st->op) != st->nin)
+    return NULL;
+  const TMeta *om = &nd->outm[0];
+  tfs_i64 n, sz[2] = {0, 0};
+  if (!ew_meta_static(om, &n)) return NULL;
+  for (int i = 0; i < st->nin; i++) {
+    if (st->in[i] < 0) return NULL;
+    const TMeta *m = &sm[st->in[i]];
+    if (m->dtype != sm[st->in[0]].dtype || !ew_meta_static(m, &sz[i])) return NULL;
+    if (!(sz[i] == 1 || (sz[i] == n && ew_same_shape(m, om)))) return NULL;   /* no other broadcasting */
+  }
+  OpRow r;
+  if (!op_row_kernel(st->op->id, sm[st->in[0]].dtype, om->dtype, &r) || (st->nin == 2) != (r.bin != NULL)) return NULL;
+  EwPlan *e = calloc(1, sizeof(EwPlan) + sizeof(EwOp));
+  if (!e) rt_throw(ERR_MEMORY, "out of memory");
+  e->dt = om->dtype;
+  e->rank = om->rank;
+  for (int d = 0; d < om->rank; d++) e->shape[d] = om->shape[d];
+  e->n = n;
+  e->donor = e->donor_arena = e->arena = -1;
+  e->nops = 1;
+  e->ops[0] = (EwOp){r, sm[st->in[0]].dtype, st->in[0], st->nin > 1 ? st->in[1] : -1, sz[0], sz[1], st};
+  return e;
+}
+
+static bool ew_in_list(const int *l, int n, int x) {
+  for (int i = 0; i < n; i++)
+    if (l[i] == x) return true;
+  return false;
+}
+
+/* Select the planned elementwise steps, fuse consecutive ones, then plan their
+ * result buffers by liveness (lastuse: last reading step per slot, nsteps for
+ * graph outputs). */
+/* Whether an op step run through op_run may get its result from the arena: one static-shape,
+ * non-string result of an op that makes a new tensor (no view, pass-through or state). */
+static bool oarena_ok(const ExecStep *st) {
+  if (st->kind != ES_OP || st->ew || st->sk || st->nout != 1 || st->out[0] < 0) return false;
+  if ((st->op->flags & (OPF_VIEW | OPF_STATEFUL | OPF_MULTI | OPF_NOOUT | OPF_PASS0 | OPF_VARIADIC)) ||
+      (st->node->flags & (GNF_STATEFUL | GNF_LIST)))
+    return false;
+  tfs_i64 n;
+  return ew_meta_static(&st->node->outm[0], &n);
+}
+
+static void plan_ew(ExecPlan *p, const TMeta *sm, const int *lastuse) {
+  for (int k = 0; k < p->nsteps; k++) {
+    p->steps[k].ew = ew_single(&p->steps[k], sm);
+    p->steps[k].oarena = -1;
+  }
+  /* fusion: step k's result read only by step k+1, same dtype and shape, and k+1's op keeps the dtype */
+  for (int k = 0; k + 1 < p->nsteps; k++) {
+    ExecStep *A = &p->steps[k], *B = &p->steps[k + 1];
+    if (!A->ew || !B->ew || B->ew->nops != 1) continue;
+    EwPlan *ea = A->ew, *eb = B->ew;
+    int oa = A->out[0];
+    if (oa < 0 || lastuse[oa] != k + 1 || eb->dt != ea->dt || eb->ops[0].in != ea->dt || eb->n != ea->n ||
+        eb->rank != ea->rank || memcmp(eb->shape, ea->shape, sizeof(tfs_i64) * (size_t)ea->rank))
+      continue;
+    EwOp ob = eb->ops[0];
+    if (ob.a != oa && ob.b != oa) continue;
+    if (ob.a == oa) ob.a = EW_PREV;
+    if (ob.b == oa) ob.b = EW_PREV;
+    EwPlan *e = calloc(1, sizeof(EwPlan) + sizeof(EwOp) * (size_t)(ea->nops + 1));
+    if (!e) rt_throw(ERR_MEMORY, "out of memory");
+    *e = *ea;
+    memcpy(e->ops, ea->ops, sizeof(EwOp) * (size_t)ea->nops);
+    e->ops[e->nops++] = ob;
+    /* the chain's release list: what A's and B's lists release (A's run after B now) */
+    e->rel = malloc(sizeof(int) * (size_t)(A->nrel + B->nrel + 1));
+    if (!e->rel) rt_throw(ERR_MEMORY, "out of memory");
+    int nrel = 0;
+    for (int i = 0; i < A->nrel; i++) e->rel[nrel++] = A->rel[i];   /* A's own list, or its chain's */
+    for (int i = 0; i < B->nrel; i++)
+      if (!ew_in_list(e->rel, nrel, B->rel[i])) e->rel[nrel++] = B->rel[i];
+    free(ea->rel);
+    free(ea);
+    free(eb);
+    A->ew = NULL;
+    A->skip = true;
+    A->nrel = 0;
+    B->ew = e;
+    B->rel = e->rel;
+    B->nrel = nrel;
+    p->stats.ewfused++;
+  }
+  /* buffers: in place over a dying operand, else an arena slot free at this point */
+  int *aidx = malloc(sizeof(int) * (size_t)(p->nslots + 1));
+  int *freel = malloc(sizeof(int) * (size_t)(p->nsteps + 1)), nfree = 0, cap = 0, narena = 0;
+  TMeta *am = NULL;
+  if (!aidx || !freel) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < p->nslots; i++) aidx[i] = -1;
+  for (int k = 0; k < p->nsteps; k++) {
+    ExecStep *st = &p->steps[k];
+    if (st->skip) continue;
+    EwPlan *e = st->ew, dummy = {.donor = -1, .donor_arena = -1, .arena = -1};
+    if (!e && oarena_ok(st) && lastuse[st->out[0]] < p->nsteps) {   /* as below, without a donor */
+      e = &dummy;
+      e->dt = st->node->outm[0].dtype;
+      e->rank = st->node->outm[0].rank;
+      memcpy(e->shape, st->node->outm[0].shape, sizeof(tfs_i64) * (size_t)e->rank);
+    }
+    if (e) {
+      if (st->ew) p->stats.ew++;
+      TMeta om = {e->dt, e->rank, {0}};
+      memcpy(om.shape, e->shape, sizeof(tfs_i64) * (size_t)e->rank);
+      /* donor: a first-op operand of the result's dtype and shape dying here, read by no later op of the chain */
+      for (int side = 0; side < 2 && e->donor < 0 && st->ew; side++) {
+        int x = side ? e->ops[0].b : e->ops[0].a;
+        if (x < 0 || !p->produced[x] || !ew_in_list(st->rel, st->nrel, x) || sm[x].dtype != e->dt || !ew_same_shape(&sm[x], &om))
+          continue;
+        bool later = false;
+        for (int j = 1; j < e->nops; j++) later = later || e->ops[j].a == x || e->ops[j].b == x;
+        if (!later) e->donor = x;
+      }
+      int out = st->out[0];
+      if (e->donor >= 0) e->donor_arena = aidx[e->donor];
+      if (out >= 0 && lastuse[out] < p->nsteps) {   /* graph outputs leave with the caller: no arena slot */
+        int idx = -1;
+        if (e->donor_arena >= 0) {
+          idx = e->donor_arena;
+          aidx[e->donor] = -1;   /* passes to the result, not back to the free list */
+        }
+        for (int j = 0; j < nfree && idx < 0; j++)
+          if (am[freel[j]].dtype == om.dtype && ew_same_shape(&am[freel[j]], &om)) {
+            idx = freel[j];
+            freel[j] = freel[--nfree];
+          }
+        if (idx < 0) {
+          if (narena == cap) {
+            cap = cap ? 2 * cap : 16;
+            TMeta *n2 = realloc(am, sizeof(TMeta) * (size_t)cap);
+            if (!n2) rt_throw(ERR_MEMORY, "out of memory");
+            am = n2;
+          }
+          am[narena] = om;
+          idx = narena++;
+        }
+        e->arena = idx;
+        aidx[out] = idx;
+        if (!st->ew) st->oarena = idx;
+      }
+    }
+    for (int r = 0; r < st->nrel; r++) {
+      int sl = st->rel[r];
+      if (aidx[sl] >= 0) {
+        freel[nfree++] = aidx[sl];
+        aidx[sl] = -1;
+      }
+    }
+  }
+  free(aidx);
+  free(freel);
+  free(am);
+  p->narena = narena;
+  p->stats.arena = narena;
+  p->arena = calloc((size_t)narena + 1, sizeof(Tensor *));
+  if (!p->arena) rt_throw(ERR_MEMORY, "out of memory");
+}
+
 /* ---- planning ----------------------------------------------------------------------- */
 
 static ExecPlan *exec_plan_build(Graph *g);
@@ -669,6 +899,7 @@ static ExecPlan *exec_plan_build(Graph *g) {
       for (int j = 0; j < nrel && st->donor < 0; j++)
         if (sm[rel[j]].dtype == st->sk_out) st->donor = rel[j];
   }
+  plan_ew(p, sm, lastuse);
   free(sm);
   p->stats.steps = nsteps;
   p->stats.slots = nslots;
@@ -699,7 +930,12 @@ void exec_plan_free(ExecPlan *p) {
   if (!p) return;
   for (int i = 0; i < p->nslots; i++)
     if (p->init_owned[i] && p->init[i]) tensor_release(p->init[i]);
+  for (int i = 0; i < p->narena; i++)
+    if (p->arena[i]) tensor_release(p->arena[i]);
+  free(p->arena);
   for (int s = 0; s < p->nsteps; s++) {
+    if (p->steps[s].ew) free(p->steps[s].ew->rel);
+    free(p->steps[s].ew);
     exec_plan_free(p->steps[s].sub[0]);
     exec_plan_free(p->steps[s].sub[1]);
     sloop_free(p->steps[s].loop);
@@ -1179,7 +1415,10 @@ static inline bool exec_scalar(const ExecStep *st, Tensor **s) {
   return true;
 }
 
-static void exec_op(const ExecStep *st, Tensor **s) {
+static bool exec_ew(const ExecPlan *p, const ExecStep *st, Tensor **s);
+
+static void exec_op(const ExecPlan *p, const ExecStep *st, Tensor **s) {
+  if (st->ew && exec_ew(p, st, s)) return;
   if (st->sk && exec_scalar(st, s)) return;
   Tensor *inb[EXEC_STACK_IN], **in = st->nin <= EXEC_STACK_IN ? inb : malloc(sizeof(Tensor *) * (size_t)st->nin);
   Val rawb[EXEC_STACK_IN], *raw = st->nin <= EXEC_STACK_IN ? rawb : malloc(sizeof(Val) * (size_t)st->nin);
@@ -1206,9 +1445,18 @@ static void exec_op(const ExecStep *st, Tensor **s) {
     for (int k = 0; k < st->ndyn; k++) dyn.v[st->dyn_attr[k]] = val_obj(s[st->in[st->nin + k]]);
     attrs = &dyn;
   }
-  Tensor *resb[EXEC_STACK_IN], **heap;
+  Tensor *resb[EXEC_STACK_IN], **heap, *offered = NULL;
+  if (st->oarena >= 0) {   /* last call's result buffer, if nobody kept it */
+    Tensor *t = p->arena[st->oarena];
+    if (t && t->hdr.rc == 1 && t->buf->rc == 1) op_offer_output(offered = t);
+  }
   int nr = op_run_into(st->op, st->nin, in, raw, attrs, resb, EXEC_STACK_IN, &heap);
   Tensor **res = heap ? heap : resb;
+  if (st->oarena >= 0 && nr >= 1 && res[0] != offered) {   /* the arena keeps this call's result for the next */
+    Tensor *old = p->arena[st->oarena];
+    p->arena[st->oarena] = tensor_retain(res[0]);
+    if (old) tensor_release(old);
+  }
   if (mark >= 0) rt_unhold(mark);
   if (in != inb) free(in);
   if (raw != rawb) free(raw);
@@ -1221,6 +1469,93 @@ static void exec_op(const ExecStep *st, Tensor **s) {
     for (int o = nr; o < st->nout; o++)
       if (st->out[o] >= 0)
         rt_throw(ERR_RUNTIME, "%s produced %d outputs, %d expected", st->op->graph_name, nr, st->nout);
+}
+
+/* Whether t is what a planned elementwise step expects of an operand. */
+static inline bool ew_operand_ok(const Tensor *t, DType dt, tfs_i64 n) {
+  if (!t || t->dtype != dt || t->size != n) return false;
+  tfs_i64 st = 1;
+  for (int d = t->rank - 1; d >= 0; d--) {   /* contiguous (tensor_is_contiguous, inline) */
+    if (t->shape[d] != 1 && t->strides[d] != st) return false;
+    st *= t->shape[d];
+  }
+  return true;
+}
+
+enum { EW_BLOCK = 2048 };     /* elements per block of a fused chain: its operands' blocks stay in L1 */
+
+/* A planned elementwise step or fused chain; false (before doing anything)
+ * when an operand is not the contiguous tensor the plan expects. */
+static bool exec_ew_fast(const ExecPlan *p, const ExecStep *st, Tensor **s) {
+  const EwPlan *e = st->ew;
+  for (int j = 0; j < e->nops; j++) {
+    const EwOp *q = &e->ops[j];
+    if (q->a >= 0 && !ew_operand_ok(s[q->a], q->in, q->na)) return false;
+    if (q->b >= 0 && !ew_operand_ok(s[q->b], q->in, q->nb)) return false;
+  }
+  Tensor *o = NULL;
+  bool moved = false;
+  if (e->donor >= 0) {   /* in place: nobody else may see the operand change */
+    Tensor *d = s[e->donor];
+    if (d->buf->rc == 1 && d->offset == 0 && d->dtype == e->dt &&
+        (d->hdr.rc == 1 || (d->hdr.rc == 2 && e->arena >= 0 && e->arena == e->donor_arena && p->arena[e->arena] == d))) {
+      o = d;
+      moved = true;
+    }
+  }
+  if (!o && e->arena >= 0) {
+    Tensor *t = p->arena[e->arena];
+    if (t && t->hdr.rc == 1 && t->buf->rc == 1) {   /* dead since its last use (this call or the last) */
+      o = tensor_retain(t);
+    } else {
+      o = tensor_new(e->dt, e->rank, e->shape);
+      p->arena[e->arena] = tensor_retain(o);
+      if (t) tensor_release(t);   /* still used elsewhere: no longer ours */
+    }
+  }
+  if (!o) o = tensor_new(e->dt, e->rank, e->shape);
+  size_t osz = (size_t)dtype_info[e->dt].size;
+  char *od = tensor_data(o);
+  if (e->nops == 1) {
+    const EwOp *q = &e->ops[0];
+    const char *a = tensor_data(s[q->a]);
+    if (q->k.bin) q->k.bin(od, a, tensor_data(s[q->b]), e->n, q->na != 1 || e->n == 1, q->nb != 1 || e->n == 1);
+    else q->k.un(od, a, e->n, 1, 0);
+  } else {
+    for (tfs_i64 i0 = 0; i0 < e->n; i0 += EW_BLOCK) {
+      tfs_i64 len = e->n - i0 < EW_BLOCK ? e->n - i0 : EW_BLOCK;
+      char *ob = od + (size_t)i0 * osz;
+      for (int j = 0; j < e->nops; j++) {
+        const EwOp *q = &e->ops[j];
+        size_t isz = (size_t)dtype_info[q->in].size;
+        const char *a = q->a == EW_PREV ? ob : (const char *)tensor_data(s[q->a]) + (q->na == 1 ? 0 : (size_t)i0 * isz);
+        if (q->k.bin) {
+          const char *b = q->b == EW_PREV ? ob : (const char *)tensor_data(s[q->b]) + (q->nb == 1 ? 0 : (size_t)i0 * isz);
+          q->k.bin(ob, a, b, len, q->a == EW_PREV || q->na != 1, q->b == EW_PREV || q->nb != 1);
+        } else {
+          q->k.un(ob, a, len, 1, 0);
+        }
+      }
+    }
+  }
+  if (moved) s[e->donor] = NULL;   /* its reference is the result's now: the release list skips it */
+  if (st->out[0] >= 0) s[st->out[0]] = o;
+  else tensor_release(o);
+  return true;
+}
+
+/* A planned step whose operands are not as planned runs its ops through
+ * op_run, one after the other, as it would have unplanned. */
+static bool exec_ew(const ExecPlan *p, const ExecStep *st, Tensor **s) {
+  if (exec_ew_fast(p, st, s)) return true;
+  const EwPlan *e = st->ew;
+  for (int j = 0; j + 1 < e->nops; j++) {
+    const GraphNode *saved = exec_fail_node;
+    exec_fail_node = e->ops[j].orig->node;   /* an error here is this op's */
+    exec_op(p, e->ops[j].orig, s);   /* orig->ew is NULL: the generic path */
+    exec_fail_node = saved;
+  }
+  return false;   /* the chain's last op: the caller's generic path */
 }
 
 static void exec_cond(const ExecStep *st, Tensor **s) {
@@ -1393,9 +1728,10 @@ static void exec_frame_run(const ExecPlan *p, Tensor *const *args, Tensor **outs
     if (p->input_slot[i] >= 0) s[p->input_slot[i]] = args[i];
   for (int k = 0; k < p->nsteps; k++) {
     const ExecStep *st = &p->steps[k];
+    if (st->skip) continue;   /* runs inside the next step's chain */
     f->k = k;
     switch (st->kind) {
-      case ES_OP: exec_op(st, s); break;
+      case ES_OP: exec_op(p, st, s); break;
       case ES_COND: exec_cond(st, s); break;
       case ES_WHILE: exec_while(st, s); break;
     }
@@ -1421,6 +1757,7 @@ void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs) {
   rt_try_push(&t);
   if (setjmp(t.jb) != 0) {
     trace_resume(saved);
+    op_offer_output(NULL);   /* an offer an op did not take before the error */
     /* the innermost step running, then release what the unwound frames hold */
     const GraphNode *nd = NULL;
     if (exec_nframes > base) {

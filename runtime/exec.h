@@ -15,8 +15,11 @@
  *     (no meta, broadcasting or result array; dying operands reused in place);
  *   - per graph while made only of such steps (and nested conds/whiles, and
  *     element reads of captured vectors), a register program over unboxed
- *     scalars: no tensor, allocation or reference count per iteration.
- * exec_run() then costs one op_run (or scalar kernel) per step and nothing
+ *     scalars: no tensor, allocation or reference count per iteration;
+ *   - per elementwise step on static shapes, the row loop of its kernel, its result
+ *     buffer planned by liveness (in place over a dying operand, else a slot of a
+ *     per-plan arena reused across calls); chains of them fused into one step.
+ * exec_run() then costs one op_run (or scalar kernel, or row loop) per step and nothing
  * else per node; cond/while bodies run in reused frames without a setjmp.
  */
 #ifndef TFS_EXEC_H
@@ -36,8 +39,10 @@ void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs);
 
 /* Plan statistics (tests, dumps). */
 /* scalar: steps with a 0-d scalar kernel; loops: while steps compiled to register programs;
- * fused: MatMul + bias add (+ Relu) chains run as one _FusedMatMul step. */
-typedef struct ExecStats { int nodes, steps, pruned, folded, cse, slots, scalar, loops, fused; } ExecStats;
+ * fused: MatMul + bias add (+ Relu) chains run as one _FusedMatMul step;
+ * ew: planned elementwise steps (static shapes: a row loop, result in place or in the arena);
+ * ewfused: elementwise steps absorbed into the next one's fused chain; arena: arena slots. */
+typedef struct ExecStats { int nodes, steps, pruned, folded, cse, slots, scalar, loops, fused, ew, ewfused, arena; } ExecStats;
 void exec_plan_stats(const ExecPlan *p, ExecStats *st);
 /* Whether graph node `id` runs (false: pruned, folded or merged away). */
 bool exec_plan_runs(const ExecPlan *p, int id);

@@ -90,8 +90,8 @@ typedef void (*BinLoop)(char *o, const char *a, const char *b, tfs_i64 n, tfs_i6
 
 #define BINLOOP(name, T, TO, EXPR)                                                       \
   static void name(char *o_, const char *a_, const char *b_, tfs_i64 n, tfs_i64 sa, tfs_i64 sb) { \
-    TO *restrict o = (TO *)o_;                                                           \
-    const T *restrict a = (const T *)a_, *restrict b = (const T *)b_;                    \
+    TO *o = (TO *)o_;                                                                    \
+    const T *a = (const T *)a_, *b = (const T *)b_;                                      \
     if (sa == 1 && sb == 1) {                                                            \
       for (tfs_i64 i = 0; i < n; i++) { T x = a[i], y = b[i]; o[i] = (EXPR); }           \
     } else if (sa == 0 && sb == 1) {                                                     \
@@ -104,6 +104,10 @@ typedef void (*BinLoop)(char *o, const char *a, const char *b, tfs_i64 n, tfs_i6
       for (tfs_i64 i = 0; i < n; i++) { T x = a[i * sa], y = b[i * sb]; o[i] = (EXPR); } \
     }                                                                                    \
   }
+
+/* No `restrict`: the graph executor runs these loops in place (o == a or o == b) when an operand
+ * dies at the step; each element is read before it is written, and GCC's run-time alias check lets
+ * exact aliasing take the vector loop. */
 
 /* Integer arithmetic wraps (as TF does) without undefined behaviour. */
 #define WRAP(T, U, e) ((T)(U)(e))
@@ -312,8 +316,8 @@ typedef void (*UnLoop)(char *o, const char *a, tfs_i64 n, tfs_i64 sa, double prm
  * those whose EXPR reads `prm` (an attribute) are left out of the scalar table. */
 #define UNLOOP(name, T, TO, EXPR)                                                          \
   static void name(char *o_, const char *a_, tfs_i64 n, tfs_i64 sa, double prm) {          \
-    TO *restrict o = (TO *)o_;                                                             \
-    const T *restrict a = (const T *)a_;                                                   \
+    TO *o = (TO *)o_;                                                                      \
+    const T *a = (const T *)a_;                                                            \
     (void)prm;                                                                             \
     if (sa == 1) for (tfs_i64 i = 0; i < n; i++) { T x = a[i]; o[i] = (EXPR); }            \
     else for (tfs_i64 i = 0; i < n; i++) { T x = a[i * sa]; o[i] = (EXPR); }               \
@@ -540,6 +544,21 @@ OpScalarFn op_scalar_kernel(OpId id, DType in, DType out) {
     break;
   }
   return want == out ? f : NULL;
+}
+
+bool op_row_kernel(OpId id, DType in, DType out, OpRow *r) {
+  r->bin = NULL;
+  r->un = NULL;
+  if ((unsigned)id >= OP__COUNT || (unsigned)in >= DT__COUNT || (unsigned)out >= DT__COUNT) return false;
+  if (in == DT_STRING || out == DT_STRING) return false;
+  if (id == OP_CAST) return (r->un = cast_loops[in][out]) != NULL;
+  /* ops that can fail (the generic kernel raises TF's error) or read an attribute stay generic */
+  if (dtype_info[in].is_int && (id == OP_FLOORDIV || id == OP_MOD || id == OP_POW)) return false;
+  if (id == OP_LEAKY_RELU || id == OP_GELU) return false;
+  if (!op_scalar_kernel(id, in, out)) return false;   /* the same ops and output dtypes as the scalar path */
+  r->bin = bin_loops[id][in];
+  r->un = r->bin ? NULL : un_loops[id][in];
+  return r->bin || r->un;
 }
 
 void ew_cast(Tensor *dst, const Tensor *src) {

@@ -298,9 +298,24 @@ static inline char kind_at(const OpApi *a, const OpDef *op, int i) {
   return a->kin[i];
 }
 
+static __thread Tensor *op_into;   /* op_offer_output's tensor, for the next op_exec only */
+
+void op_offer_output(Tensor *t) { op_into = t; }
+
+/* Whether the offered tensor t can hold a result of meta m (kernels write every element of a
+ * result, as a new tensor's memory is uninitialised too; strings start NULL, so never offered). */
+static bool op_into_fits(const Tensor *t, const TMeta *m) {
+  if (!t || t->dtype != m->dtype || t->dtype == DT_STRING || t->rank != m->rank || t->offset != 0) return false;
+  for (int d = 0; d < m->rank; d++)
+    if (t->shape[d] != m->shape[d]) return false;
+  return tensor_is_contiguous(t);
+}
+
 /* Run meta + kernel on resolved inputs.  Returns nout; outputs in c->out. */
 static void op_exec(OpCall *c) {
   const OpDef *op = c->op;
+  Tensor *into = op_into;   /* taken now: ops a kernel applies inside never see it */
+  op_into = NULL;
   c->outm = c->outm_buf;
   c->out = c->out_buf;
   c->nout = 1;
@@ -312,7 +327,9 @@ static void op_exec(OpCall *c) {
     int mark = -1;
     for (int i = 0; i < c->nout; i++) c->out[i] = NULL;
     for (int i = 0; i < c->nout; i++) {
-      c->out[i] = tensor_new(c->outm[i].dtype, c->outm[i].rank, c->outm[i].shape);
+      c->out[i] = i == 0 && c->nout == 1 && op_into_fits(into, &c->outm[0])
+                    ? tensor_retain(into)
+                    : tensor_new(c->outm[i].dtype, c->outm[i].rank, c->outm[i].shape);
       int m = rt_hold_val(val_obj(c->out[i]));
       if (mark < 0) mark = m;
     }

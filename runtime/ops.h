@@ -128,6 +128,10 @@ Tensor **op_fold(const OpDef *op, int nin, Tensor **in, const Val *raw, const Op
  * array (the outputs) that the caller frees. */
 int op_run_into(const OpDef *op, int nin, Tensor **in, const Val *raw, const OpAttrs *attrs, Tensor **out, int cap,
                 Tensor ***heap);
+/* Offer the next op run a tensor for its single result (the graph executor's arena, exec.c): it
+ * is used (retained) when the op's meta gives exactly its dtype and shape, else a new tensor is
+ * made.  The caller offers only a tensor nobody else holds; the offer lapses at the next op run. */
+void op_offer_output(Tensor *t);
 
 /* ---- scalar fast path --------------------------------------------------------
  * A scalar kernel computes the 0-d result of an op from 0-d operands of dtype
@@ -140,6 +144,17 @@ int op_run_into(const OpDef *op, int nin, Tensor **in, const Val *raw, const OpA
  * read before the result is written, so `out` may alias `a` or `b`. */
 typedef bool (*OpScalarFn)(void *out, const void *a, const void *b);
 OpScalarFn op_scalar_kernel(OpId id, DType in, DType out);
+
+/* ---- row kernels of planned elementwise steps -----------------------------------
+ * The loops k_binary / k_unary / cast run on contiguous operands, for the graph
+ * executor's elementwise steps planned on static shapes (exec.c): o[i] = a[i*sa]
+ * <op> b[i*sb] for i < n.  Same ops and output dtypes as op_scalar_kernel, minus
+ * those that can fail (integer FloorDiv, FloorMod, Pow) or read an attribute
+ * (LeakyRelu, Gelu).  `o` may be `a` or `b` (in place). */
+typedef void (*OpRowFn2)(char *o, const char *a, const char *b, tfs_i64 n, tfs_i64 sa, tfs_i64 sb);
+typedef void (*OpRowFn1)(char *o, const char *a, tfs_i64 n, tfs_i64 sa, double prm);
+typedef struct OpRow { OpRowFn2 bin; OpRowFn1 un; } OpRow;   /* one of them */
+bool op_row_kernel(OpId id, DType in, DType out, OpRow *r);
 
 /* Convenience for C callers: op with 1 or 2 tensor-ish inputs and no attrs. */
 Val op_apply1(OpId id, Val a);

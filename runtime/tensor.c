@@ -53,8 +53,10 @@ static __thread FreeList fl_block[2] __attribute__((tls_model("initial-exec")));
 static __thread FreeList fl_view __attribute__((tls_model("initial-exec")));
 static __thread FreeList fl_big[BIG_CLASSES] __attribute__((tls_model("initial-exec")));
 static __thread tfs_i64 n_allocs __attribute__((tls_model("initial-exec")));   /* allocator calls, for tests */
+static __thread tfs_i64 n_tensors __attribute__((tls_model("initial-exec")));  /* tensors created, for tests */
 
 tfs_i64 tensor_alloc_count(void) { return n_allocs; }
+tfs_i64 tensor_new_count(void) { return n_tensors; }
 
 static inline void *fl_pop(FreeList *f) {
   void *p = f->head;
@@ -146,6 +148,7 @@ static inline void set_contig_strides(Tensor *t) {
 }
 
 static Tensor *view_alloc(void) {
+  n_tensors++;
   Tensor *t = fl_pop(&fl_view);
   if (!t) {
     n_allocs++;
@@ -165,6 +168,7 @@ Tensor *tensor_new(DType dt, int rank, const tfs_i64 *shape) {
   size_t nbytes = (size_t)size * esz;
   Tensor *t;
   Buffer *b;
+  n_tensors++;
   if (nbytes <= small_cap[1]) {
     int cls = nbytes <= small_cap[0] ? 0 : 1;
     TBlock *blk = fl_pop(&fl_block[cls]);
@@ -213,6 +217,7 @@ Tensor *tensor_new(DType dt, int rank, const tfs_i64 *shape) {
  * loop results, function results): straight from the small-block free list. */
 Tensor *tensor_scalar(DType dt) {
   if (dtype_holds_refs(dt)) return tensor_new(dt, 0, NULL);
+  n_tensors++;
   TBlock *blk = fl_pop(&fl_block[0]);
   if (!blk) {
     n_allocs++;

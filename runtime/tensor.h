@@ -57,6 +57,9 @@ Tensor *tensor_new(DType dt, int rank, const tfs_i64 *shape);
  * which must see every allocation. */
 tfs_i64 tensor_alloc_count(void);
 bool tensor_pools_on(void);
+/* Tensors created so far (this thread), pooled or not: a graph's planned elementwise steps create
+ * none in a steady-state call (their results live in place or in the plan's arena). */
+tfs_i64 tensor_new_count(void);
 /* View sharing t's buffer with another shape/strides/offset. */
 Tensor *tensor_view(Tensor *t, int rank, const tfs_i64 *shape, const tfs_i64 *strides, tfs_i64 offset);
 bool tensor_is_contiguous(const Tensor *t);

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""ort_models.py — the seed workloads of bench/seed.tfs as ONNX models (weights as initializers), for bench/ort_seed.js."""
+import os
+import sys
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper, save
+
+OPSET = [helper.make_opsetid("", 13)]
+
+
+def model(name, nodes, inputs, output, inits=()):
+    g = helper.make_graph(nodes, name, inputs, [output], initializer=list(inits))
+    return helper.make_model(g, opset_imports=OPSET, producer_name="tfs-bench")
+
+
+def vi(name, dt, shape):
+    return helper.make_tensor_value_info(name, dt, shape)
+
+
+def power():
+    # r = x; 99 times r = r @ x  (10x10 int32)
+    nodes, r = [], "x"
+    for i in range(99):
+        nodes.append(helper.make_node("MatMul", [r, "x"], ["r%d" % i]))
+        r = "r%d" % i
+    nodes[-1].output[0] = "y"
+    return model("power", nodes, [vi("x", TensorProto.INT32, [10, 10])], vi("y", TensorProto.INT32, [10, 10]))
+
+
+def dense(rng):
+    # 100 layers relu(x @ W + b), width 64, input 20x784
+    nodes, inits, x = [], [], "x"
+    for i in range(100):
+        k = 784 if i == 0 else 64
+        inits.append(numpy_helper.from_array((rng.standard_normal((k, 64)) * 0.1).astype(np.float32), "w%d" % i))
+        inits.append(numpy_helper.from_array(np.zeros(64, np.float32), "b%d" % i))
+        nodes += [helper.make_node("MatMul", [x, "w%d" % i], ["m%d" % i]),
+                  helper.make_node("Add", ["m%d" % i, "b%d" % i], ["a%d" % i]),
+                  helper.make_node("Relu", ["a%d" % i], ["h%d" % i])]
+        x = "h%d" % i
+    nodes[-1].output[0] = "y"
+    return model("dense", nodes, [vi("x", TensorProto.FLOAT, [20, 784])], vi("y", TensorProto.FLOAT, [20, 64]), inits)
+
+
+def mlp(rng):
+    inits = [numpy_helper.from_array((rng.standard_normal((784, 128)) * 0.05).astype(np.float32), "w1"),
+             numpy_helper.from_array(np.zeros(128, np.float32), "b1"),
+             numpy_helper.from_array((rng.standard_normal((128, 10)) * 0.1).astype(np.float32), "w2"),
+             numpy_helper.from_array(np.zeros(10, np.float32), "b2")]
+    nodes = [helper.make_node("MatMul", ["x", "w1"], ["m1"]), helper.make_node("Add", ["m1", "b1"], ["a1"]),
+             helper.make_node("Relu", ["a1"], ["h1"]), helper.make_node("MatMul", ["h1", "w2"], ["m2"]),
+             helper.make_node("Add", ["m2", "b2"], ["y"])]
+    return model("mlp", nodes, [vi("x", TensorProto.FLOAT, [60, 784])], vi("y", TensorProto.FLOAT, [60, 10]), inits)
+
+
+def mse():
+    # reduce_mean(pow(a - b, 2)) on 5-element int32 tensors
+    inits = [numpy_helper.from_array(np.array(2, np.int32), "two")]
+    nodes = [helper.make_node("Sub", ["a", "b"], ["d"]), helper.make_node("Pow", ["d", "two"], ["p"]),
+             helper.make_node("ReduceMean", ["p"], ["y"], keepdims=0)]
+    return model("mse", nodes, [vi("a", TensorProto.INT32, [5]), vi("b", TensorProto.INT32, [5])],
+                 vi("y", TensorProto.INT32, []), inits)
+
+
+def scalar_add():
+    nodes = [helper.make_node("Add", ["a", "b"], ["y"])]
+    return model("scalar_add", nodes, [vi("a", TensorProto.INT32, []), vi("b", TensorProto.INT32, [])],
+                 vi("y", TensorProto.INT32, []))
+
+
+out = sys.argv[1]
+rng = np.random.default_rng(1)
+for name, m in [("power", power()), ("dense", dense(rng)), ("mlp", mlp(rng)), ("mse", mse()),
+                ("scalar_add", scalar_add())]:
+    tmp = os.path.join(out, name + ".onnx.tmp")
+    save(m, tmp)
+    os.replace(tmp, os.path.join(out, name + ".onnx"))   # atomic, as the project's writers are
