@@ -66,11 +66,8 @@ def attempt(name, f, *args):
 '''
 
 
-class TensorGen:
-    """Random statements over tensors x, y, acc (dtype self.dt) and the host int c."""
-
-    def __init__(self, rng):
-        self.rng = rng
+class TensorGen(agdiff.Gen):
+    """Random statements over tensors x, y, acc (dtype self.dt) and the host int c (blocks as agdiff's)."""
 
     def k(self):
         return self.rng.choice(DTYPES[self.dt])
@@ -113,12 +110,6 @@ class TensorGen:
         if k == 0:
             return ["c = c + %d" % r.randrange(1, 3)]
         return ["%s = %s" % (r.choice(["x", "y", "acc", "acc"]), self.value())]
-
-    def block(self, depth, loops, n):
-        out = []
-        for _ in range(n):
-            out += self.stmt(depth, loops)
-        return out
 
     def stmt(self, depth, loops):
         r = self.rng
@@ -177,8 +168,7 @@ class TensorGen:
         return "%s, %s, tf.constant(%d)" % (tensor(), tensor(), r.randrange(0, 5))
 
 
-def ind(lines):
-    return ["    " + l for l in lines]
+ind = agdiff.ind
 
 
 def generate(rng, first, count):
