@@ -20,7 +20,7 @@ rm -rf "$dir/seeds"
 mkdir -p "$dir/crashes" "$dir/work" "$dir/seeds"
 # libFuzzer runs every seed before it looks at the clock: sources past 16 KiB
 # (the hostile giants) would eat the short budget, and -max_len cuts them anyway.
-find tests/programs tests/hostile examples -maxdepth 1 -name '*.tfs' -size -16k -exec cp {} "$dir/seeds/" +
+find tests/programs tests/hostile examples -maxdepth 1 -name '*.tfs' -size -16k -exec cp -t "$dir/seeds/" {} +
 status=0
 for h in parse autograph pipeline; do
   [ -n "$only" ] && [ "$only" != "$h" ] && continue
