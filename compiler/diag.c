@@ -50,6 +50,6 @@ void diag_print(DiagList *d, FILE *out) {
     else
       diag_format(&b, g->path, g->source, g->line, g->col, "error", g->msg);
   }
-  fwrite(b.data, 1, b.len, out);
+  if (b.len) fwrite(b.data, 1, b.len, out);   /* an empty buffer has no data pointer */
   sb_free(&b);
 }

@@ -9,7 +9,7 @@ import sys
 
 
 def main():
-    replay, d = sys.argv[1], sys.argv[2]
+    replay, d = os.path.abspath(sys.argv[1]), sys.argv[2]
     files = sorted(os.path.join(d, f) for f in os.listdir(d) if not f.startswith("."))
     failures = 0
     # one process per input: a crash names its input, and each starts with a clean heap
