@@ -1,9 +1,9 @@
 #!/bin/sh
-# build.sh — one entry point that installs what is missing, builds, and runs: `./build.sh run prog.tfs` or `./build.sh test`.
+# build.sh — one entry point that installs what is missing, builds, and runs: `./build.sh run prog.tfs`, `./build.sh test` or `./build.sh fuzz SECONDS`.
 set -eu
 cd "$(dirname "$0")"
 
-PKGS="gcc libc6-dev pkg-config python3 meson ninja-build libtree-sitter-dev tcc libtcc-dev libopenblas-dev libxsmm-dev zlib1g-dev check valgrind libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libedit-dev libonnx-dev python3-onnx"
+PKGS="gcc libc6-dev pkg-config python3 meson ninja-build libtree-sitter-dev tcc libtcc-dev libopenblas-dev libxsmm-dev zlib1g-dev check valgrind libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libedit-dev libonnx-dev python3-onnx clang libclang-rt-14-dev"
 
 install_missing() {
   missing=""
@@ -41,9 +41,15 @@ case "$cmd" in
     build build-asan -Db_sanitize=address,undefined -Db_lundef=false
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
       meson test -C build-asan --print-errorlogs
+    # libFuzzer: each harness for a short fixed budget (fuzz/run.sh builds build-fuzz/ with clang).
+    fuzz/run.sh 20
+    ;;
+  fuzz)
+    install_missing
+    exec fuzz/run.sh "${1:-600}" ${2:-}
     ;;
   *)
-    echo "usage: ./build.sh run prog.tfs [args...] | ./build.sh test" >&2
+    echo "usage: ./build.sh run prog.tfs [args...] | ./build.sh test | ./build.sh fuzz [SECONDS [HARNESS]]" >&2
     exit 2
     ;;
 esac

@@ -39,7 +39,7 @@ static int diag_cmp(const void *x, const void *y) {
 }
 
 void diag_print(DiagList *d, FILE *out) {
-  qsort(d->items, (size_t)d->n, sizeof *d->items, diag_cmp);
+  if (d->n > 1) qsort(d->items, (size_t)d->n, sizeof *d->items, diag_cmp);   /* qsort(NULL, 0) is UB */
   StrBuf b;
   sb_init(&b);
   for (int i = 0; i < d->n; i++) {
@@ -50,6 +50,6 @@ void diag_print(DiagList *d, FILE *out) {
     else
       diag_format(&b, g->path, g->source, g->line, g->col, "error", g->msg);
   }
-  fwrite(b.data, 1, b.len, out);
+  if (b.len) fwrite(b.data, 1, b.len, out);   /* an empty buffer has no data pointer */
   sb_free(&b);
 }

@@ -250,6 +250,11 @@ static void err_traceback(int loc) {
   sb_puts(&b, "Traceback (most recent call last):\n");
   const RtFrame *prev = NULL;
   int shown = 0;
+  /* Python's collapse of runaway recursion: a line repeated more than 3
+   * times in a row prints 3 times, then "[Previous line repeated N more times]" */
+  const RtFile *lastfile = NULL;
+  int lastline = 0, repeats = 0;
+  const char *lastname = NULL;
   for (int i = 0; i <= err_nheld; i++) {
     const RtFrame *f = i < err_nheld && err_held[i].kind == HOLD_FRAME ? err_held[i].p : NULL;
     if (i < err_nheld && !f) continue;
@@ -257,12 +262,20 @@ static void err_traceback(int loc) {
       const RtLoc *l = rt_loc_get(f ? f->call_loc : loc);
       const RtFile *file = l ? rt_file_get(l->file) : NULL;
       if (file && !file->library) {
-        sb_printf(&b, "  %s:%d in %s\n", file->path, l->line, prev->name);
+        if (file == lastfile && l->line == lastline && strcmp(prev->name, lastname) == 0) {
+          repeats++;
+        } else {
+          if (repeats > 3) sb_printf(&b, "  [Previous line repeated %d more time%s]\n", repeats - 3, repeats == 4 ? "" : "s");
+          repeats = 1;
+          lastfile = file, lastline = l->line, lastname = prev->name;
+        }
+        if (repeats <= 3) sb_printf(&b, "  %s:%d in %s\n", file->path, l->line, prev->name);
         shown++;
       }
     }
     prev = f;
   }
+  if (repeats > 3) sb_printf(&b, "  [Previous line repeated %d more time%s]\n", repeats - 3, repeats == 4 ? "" : "s");
   rt_flush();
   if (shown >= 2) fwrite(b.data, 1, b.len, stderr);
   sb_free(&b);

@@ -1651,6 +1651,8 @@ jmpf:
   c = sreg_truthy(&r[c->a], c->dt) ? c + 1 : code + c->dst;
   SNEXT();
 jmp:
+  /* Ctrl-C: a jump closes each loop; a throw frees r (held) and the frames unwind in exec_run */
+  if (__builtin_expect(rt_sigint_pending, 0)) rt_sigint_raise();
   c = code + c->dst;
   SNEXT();
 mov:
@@ -1703,6 +1705,7 @@ static void exec_while(const ExecStep *st, Tensor **s) {
   for (int i = 0; i < nv; i++) tensor_retain(args[i]);   /* the loop owns its current values */
   f->nown = nv;                                          /* captures after them stay borrowed */
   for (tfs_i64 it = 0; st->max_iter < 0 || it < st->max_iter; it++) {
+    RT_CHECK_INTERRUPT();   /* an ordinary error: exec_run's handler releases the loop variables */
     Tensor *c;
     exec_frame_run(st->sub[0], args, &c);
     if (!exec_truthy(c, true)) break;
@@ -1767,7 +1770,11 @@ void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs) {
     exec_unwind(base);
     if (--exec_depth == 0) accstack_clear_all();   /* loop state a failed run pushed */
     if (!exec_fail_node) exec_fail_node = nd;
-    if (exec_depth > 0 || !exec_fail_node) rt_rethrow(&t);
+    /* Ctrl-C names no node: the user stopped the run, no op failed */
+    if (exec_depth > 0 || !exec_fail_node || t.kind == ERR_KEYBOARD_INTERRUPT) {
+      if (exec_depth == 0) exec_fail_node = NULL;
+      rt_rethrow(&t);
+    }
     nd = exec_fail_node;
     exec_fail_node = NULL;
     StrBuf b;

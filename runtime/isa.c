@@ -1,6 +1,7 @@
 /* isa.c — picks the instruction-set path of the ISA-specific kernels from CPUID, or from TFS_ISA for testing. */
 #include "isa.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,18 @@ const char *isa_name(Isa i) { return (unsigned)i < ISA_COUNT ? names[i] : "?"; }
  * just the headline extension (x86-64-v3 also needs FMA, BMI2, MOVBE...). */
 Isa isa_cpu_best(void) {
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("x86-64-v4")) return ISA_AVX512;
-  if (__builtin_cpu_supports("x86-64-v3")) return ISA_AVX2;
+#ifdef __clang__
+  /* clang 14 (the fuzz build) knows no level names, nor f16c and movbe: the headline features of the
+   * levels, one by one (every CPU with these has the rest of its level). */
+  bool v3 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi") &&
+            __builtin_cpu_supports("bmi2");
+  bool v4 = v3 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+            __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+#else
+  bool v4 = __builtin_cpu_supports("x86-64-v4"), v3 = __builtin_cpu_supports("x86-64-v3");
+#endif
+  if (v4) return ISA_AVX512;
+  if (v3) return ISA_AVX2;
   return ISA_BASELINE;
 }
 

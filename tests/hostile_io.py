@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 failures = 0
 
@@ -41,10 +42,19 @@ def interrupts(tfs, tmp):
     """Ctrl-C: KeyboardInterrupt at the next safe point, located, status 130 (Python: 130 too, by SIGINT)."""
     write(os.path.join(tmp, "spin.tfs"), "n = 0\nprint('started', flush=True)\nwhile True:\n    n += 1\n")
     write(os.path.join(tmp, "spin2.tfs"), "print('started', flush=True)\nfor i in range(10**12):\n    pass\n")
+    # graph loops: a scalar while (the executor's compiled scalar loop) and a tensor one (its per-iteration plans)
+    write(os.path.join(tmp, "gspin.tfs"), "@tf.function\ndef spin(x):\n    while x > -1.0:\n        x = x + 1.0\n"
+          "    return x\n\nprint('started', flush=True)\nprint(spin(tf.constant(0.0)))\n")
+    write(os.path.join(tmp, "gspin2.tfs"), "@tf.function\ndef spin(v):\n    while tf.reduce_sum(v) > -1.0:\n"
+          "        v = v * 1.0\n    return v\n\nprint('started', flush=True)\nprint(spin(tf.constant([1.0, 2.0])))\n")
     for name, where in (("spin.tfs", "spin.tfs:3:7: error: KeyboardInterrupt\nwhile True:\n      ^\n"),
-                        ("spin2.tfs", "spin2.tfs:2:10: error: KeyboardInterrupt\nfor i in range(10**12):\n         ^\n")):
+                        ("spin2.tfs", "spin2.tfs:2:10: error: KeyboardInterrupt\nfor i in range(10**12):\n         ^\n"),
+                        ("gspin.tfs", "gspin.tfs:8:7: error: KeyboardInterrupt\nprint(spin(tf.constant(0.0)))\n      ^\n"),
+                        ("gspin2.tfs", "gspin2.tfs:8:7: error: KeyboardInterrupt\n"
+                                       "print(spin(tf.constant([1.0, 2.0])))\n      ^\n")):
         p = subprocess.Popen([tfs, "run", name], cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         first = p.stdout.readline()
+        time.sleep(0.5)   # into the loop: tracing's own safe points would locate it elsewhere
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=60)
         expect("SIGINT %s" % name, first == b"started\n" and p.returncode == 130 and err.decode() == where,
