@@ -10,7 +10,11 @@
  * join the positional tuple as `tuple(a)` and `**k` makes the keywords
  * `dict(..., **k)`, as TF prints them.  Every name read becomes
  * `ag__.ld(name)`; names in assignment, `for`, `del`, `with ... as` and
- * comprehension targets are left alone. */
+ * comprehension targets are left alone.  As TF's variables converter,
+ * `del x` becomes `x = ag__.Undefined('x')` (a composite such as `del
+ * x[0]` stays a del); as its functions converter, a function or lambda
+ * defined inside the converted one is marked converted already:
+ * `@ag__.autograph_artifact` / `ag__.autograph_artifact(lambda ...)`. */
 #include <stdint.h>
 #include <string.h>
 
@@ -54,10 +58,12 @@ static void store_target(AgCtx *c, const Ast *t) { ag_visit(t, mark_store, c); }
 static void mark(const Ast *n, void *ud) {
   AgCtx *c = ud;
   switch (n->kind) {
-  case A_NAME: ptr_add(&c->scratch, &c->user, n); break;
-  case A_CALL: ptr_add(&c->scratch, &c->user, n); break;
+  case A_NAME:
+  case A_CALL:
+  case A_FUNCDEF:
+  case A_LAMBDA: ptr_add(&c->scratch, &c->user, n); break;
+  case A_DELETE: ptr_add(&c->scratch, &c->user, n); /* fall through */
   case A_ASSIGN:
-  case A_DELETE:
     for (int i = 0; i < n->targets.n; i++) store_target(c, n->targets.items[i]);
     break;
   case A_AUGASSIGN:
@@ -154,9 +160,37 @@ static const char *scope_of(const Ast *fn) {
 }
 
 static Ast *xf(AgCtx *c, Ast *n, const char *fscope);
+static const Ast *xf_top;      /* the function being converted (its own definition is not an artifact) */
+
+/* del of names: one `x = ag__.Undefined('x')` per name, then a del of what remains. */
+static void expand_del(AgCtx *c, AstList *out, Ast *d) {
+  Ast *rest = NULL;
+  for (int j = 0; j < d->targets.n; j++) {
+    Ast *t = d->targets.items[j];
+    if (t && t->kind == A_NAME) {
+      ag_push(c, out, ag_assign(c, d, t, ag_rt(c, d, "Undefined", 1, ag_str(c, t, t->name))));
+      continue;
+    }
+    if (!rest) rest = ag_node(c, A_DELETE, d);
+    ag_push(c, &rest->targets, t);
+  }
+  if (rest) ag_push(c, out, rest);
+}
 
 static void xf_list(AgCtx *c, AstList *l, const char *fscope) {
-  for (int i = 0; i < l->n; i++) l->items[i] = xf(c, l->items[i], fscope);
+  bool dels = false;
+  for (int i = 0; i < l->n; i++) {
+    l->items[i] = xf(c, l->items[i], fscope);
+    if (l->items[i] && l->items[i]->kind == A_DELETE && fscope && ptr_has(&c->user, l->items[i])) dels = true;
+  }
+  if (!dels) return;
+  AstList out = {0};
+  for (int i = 0; i < l->n; i++) {
+    Ast *s = l->items[i];
+    if (s && s->kind == A_DELETE && ptr_has(&c->user, s)) expand_del(c, &out, s);
+    else ag_push(c, &out, s);
+  }
+  *l = out;
 }
 
 static Ast *xf(AgCtx *c, Ast *n, const char *fscope) {
@@ -165,6 +199,7 @@ static Ast *xf(AgCtx *c, Ast *n, const char *fscope) {
     if (!ptr_has(&c->user, n) || ptr_has(&c->stores, n) || is_ag_module(n)) return n;
     return ag_rt(c, n, "ld", 1, n);
   }
+  bool artifact = (n->kind == A_FUNCDEF || n->kind == A_LAMBDA) && n != xf_top && fscope && ptr_has(&c->user, n);
   if (n->kind == A_FUNCDEF) {
     const char *own = scope_of(n);
     if (own) fscope = own;
@@ -184,8 +219,19 @@ static Ast *xf(AgCtx *c, Ast *n, const char *fscope) {
   XF_LIST(names) XF_LIST(items) XF_LIST(generators) XF_LIST(ifs)
 #undef XF_PTR
 #undef XF_LIST
+  if (artifact && n->kind == A_LAMBDA) return ag_rt(c, n, "autograph_artifact", 1, n);
+  if (artifact) {
+    Ast *d = ag_node(c, A_ATTRIBUTE, n);
+    d->value = ag_name(c, n, "ag__");
+    d->name = arena_strdup(c->arena, "autograph_artifact");
+    ag_push(c, &n->decorators, d);
+  }
   if (!convert) return n;
   return ag_rt(c, n, "converted_call", 4, n->func, args_tuple(c, n), kwargs_of(c, n), ag_name(c, n, fscope));
 }
 
-void ag_calls(AgCtx *c, Ast *fn) { xf(c, fn, NULL); }
+void ag_calls(AgCtx *c, Ast *fn) {
+  xf_top = fn;
+  xf(c, fn, NULL);
+  xf_top = NULL;
+}

@@ -55,11 +55,11 @@ static TList *tl_copy(const TList *src) {
   return l;
 }
 
-/* The 0-d variant tensor holding l (adopts the reference). */
-static Tensor *tl_wrap(TList *l) {
-  Tensor *t = tensor_scalar(DT_VARIANT);
-  *(Obj **)tensor_data(t) = &l->hdr;
-  return t;
+/* The op's result: l (adopted) in the variant scalar the dispatcher allocated for it. */
+static void tl_out(OpCall *c, TList *l) {
+  Obj **slot = tensor_data(c->out[0]);
+  if (*slot) { Val v = val_obj(*slot); TFS_DECREF(v); }
+  *slot = &l->hdr;
 }
 
 static TList *tl_input(OpCall *c, int i) {
@@ -192,7 +192,7 @@ void k_tl_reserve(OpCall *c) {
   if (n < 0)
     op_fail(c, ERR_INVALID_ARGUMENT, "The num_elements to reserve must be a non negative number, but got %lld",
             (long long)n);
-  c->out[0] = tl_wrap(tl_new(tl_attr_dtype(c, 1), rank, dims, n));
+  tl_out(c, tl_new(tl_attr_dtype(c, 1), rank, dims, n));
 }
 
 void k_tl_from_tensor(OpCall *c) {
@@ -220,7 +220,7 @@ void k_tl_from_tensor(OpCall *c) {
     l->items[i] = e;
   }
   tensor_release(tc);
-  c->out[0] = tl_wrap(l);
+  tl_out(c, l);
 }
 
 void k_tl_set_item(OpCall *c) {
@@ -245,7 +245,7 @@ void k_tl_set_item(OpCall *c) {
   if (i >= o->n) tl_resize(o, i + 1);
   if (o->items[i]) tensor_release(o->items[i]);
   o->items[i] = tensor_retain(v);
-  c->out[0] = tl_wrap(o);
+  tl_out(c, o);
 }
 
 /* The list a reading op (GetItem, Stack, Gather) reads, checked against its element_dtype; its element_shape. */
@@ -383,7 +383,7 @@ void k_tl_scatter(OpCall *c) {
   }
   tensor_release(vc);
   rt_try_pop(&tr);
-  c->out[0] = tl_wrap(o);
+  tl_out(c, o);
 }
 
 void k_tl_concat(OpCall *c) {
@@ -459,7 +459,7 @@ void k_tl_resize(OpCall *c) {
   if (n < 0) op_fail(c, ERR_INVALID_ARGUMENT, "TensorListSlice expects size to be non-negative. Got: %lld", (long long)n);
   TList *o = tl_copy(l);
   tl_resize(o, n);
-  c->out[0] = tl_wrap(o);
+  tl_out(c, o);
 }
 
 /* Element-wise sum of two lists (gradients): an unset element adds nothing. */
@@ -481,7 +481,7 @@ void k_tl_add(OpCall *c) {
     tensor_release(x);
     o->items[i] = s;
   }
-  c->out[0] = tl_wrap(o);
+  tl_out(c, o);
 }
 
 /* The gradient of a concat: dy's rows, cut into pieces as long as the list's elements. */
@@ -500,5 +500,5 @@ void k_tl_concat_grad(OpCall *c) {
     o->items[i] = p;
   }
   tensor_release(dy);
-  c->out[0] = tl_wrap(o);
+  tl_out(c, o);
 }

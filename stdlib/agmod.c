@@ -1929,7 +1929,7 @@ static const AgEntry ag_entries[] = {
   {"and_", ag_and}, {"or_", ag_or}, {"not_", ag_not}, {"Undefined", ag_Undefined}, {"ldu", ag_ldu},
   {"UndefinedReturnValue", ag_UndefinedReturnValue}, {"ret", ag_ret}, {"assert_stmt", ag_assert_stmt},
   {"FunctionScope", ag_FunctionScope}, {"ConversionOptions", ag_ConversionOptions}, {"ld", ag_ld},
-  {"converted_call", ag_converted_call},
+  {"converted_call", ag_converted_call}, {"autograph_artifact", ag_autograph_artifact},
 };
 #define AG_N (sizeof ag_entries / sizeof ag_entries[0])
 static Val ag_cache[AG_N];

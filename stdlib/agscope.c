@@ -71,6 +71,16 @@ Val ag_ConversionOptions(Val self, int n, const Val *args, const Kw *kw) {
   return val_none();
 }
 
+/* ag__.autograph_artifact(f): marks a function or lambda the conversion already converted (TF: so that
+ * converted_call does not convert it again); here every nested definition is converted with its parent. */
+Val ag_autograph_artifact(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "ag.autograph_artifact", .sig = "entity, extras=None"};
+  Val a[2];
+  args_parse(&spec, n, args, kw, a);
+  return val_incref(a[0]);
+}
+
 Val ag_ld(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "ag.ld", .sig = "v"};

@@ -6,6 +6,7 @@
 
 #include "modules.h"
 #include "object.h"
+#include "tffunction.h"
 #include "value.h"
 
 /* ---- attribute lookup along the class chain ------------------------------------------------ */
@@ -449,6 +450,7 @@ Val rt_class_new(const char *name, int nbases, const Val *bases, Val ns, const c
   for (tfs_i64 i = 0; i < d->len; i++) {
     Val v = d->vals[i];
     if (val_is(v, &wrap_type)) v = ((Wrap *)v.u.o)->fn;
+    if (!val_is_undef(tffn_python_fn(v))) v = tffn_python_fn(v);   /* a @tf.function method */
     if (val_is(v, &func_type)) ((Func *)v.u.o)->owner = c;
   }
   return val_obj(c);
@@ -460,6 +462,7 @@ void class_free(TypeObj *c) {
     for (tfs_i64 i = 0; i < d->len; i++) {
       Val v = d->vals[i];
       if (val_is(v, &wrap_type)) v = ((Wrap *)v.u.o)->fn;
+      if (!val_is_undef(tffn_python_fn(v))) v = tffn_python_fn(v);
       if (val_is(v, &func_type) && ((Func *)v.u.o)->owner == c) ((Func *)v.u.o)->owner = NULL;
     }
   }

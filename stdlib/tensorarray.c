@@ -502,8 +502,9 @@ static Val tf_tensor_array(Val self, int n, const Val *args, const Kw *kw) {
   return r;
 }
 
+/* tf.TensorArray is the class itself: calling it makes an array, isinstance(x, tf.TensorArray) tests for one. */
 __attribute__((constructor)) static void tensorarray_ctor(void) {
-  Val b = builtin_new("tf.TensorArray", tf_tensor_array, val_undef(), NULL);
-  tfmod_register("TensorArray", b);
-  TFS_DECREF(b);
+  Val t = typeobj_for(&tensorarray_type);
+  ((TypeObj *)t.u.o)->ctor = tf_tensor_array;
+  tfmod_register("TensorArray", t);
 }

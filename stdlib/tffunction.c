@@ -1927,6 +1927,9 @@ static Val tffn_getattr(Val self, const char *name) {
 
 static void tffn_repr(StrBuf *b, Val v) { sb_printf(b, "<tf.function %s>", ((TfFunction *)v.u.o)->name); }
 
+static const Type tffn_type;
+Val tffn_python_fn(Val v) { return val_is(v, &tffn_type) ? ((TfFunction *)v.u.o)->fn : val_undef(); }
+
 static const Type tffn_type = {
   .name = "Function", .free = tffn_free, .repr = tffn_repr, .getattr = tffn_getattr, .call = tffn_call,
   .hash = obj_identity_hash,

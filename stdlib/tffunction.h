@@ -15,6 +15,8 @@ void tffn_init(void);
 
 /* `tfs run --eager`: same as tf.config.run_functions_eagerly(b). */
 void tffn_set_eager(bool on);
+/* The Python function a tf.function wraps (borrowed), or VT_UNDEF when v is no tf.function. */
+Val tffn_python_fn(Val v);
 
 /* TensorSpec host values (tf.TensorSpec(shape, dtype, name)). */
 typedef struct TensorSpecObj {
