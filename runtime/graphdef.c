@@ -239,6 +239,25 @@ static void gd_full_op(GdBuild *b, AttrList *at, const Graph *g, const GraphNode
   gd_attr_add(b, at, "_tfs_Tout", gd_types(b, n->nout, om_of(b, n)));
 }
 
+/* tf.zeros / tf.ones with a static shape: TF's Python writes them as a Const
+ * holding the one value and the shape (our table's Zeros/Ones are no TF op). */
+static Tensorflow__TensorProto *gd_splat(GdBuild *b, const TMeta *m, double value) {
+  Tensor *t = tensor_scalar(m->dtype);
+  switch (m->dtype) {
+    case DT_FLOAT32: *(float *)tensor_data(t) = (float)value; break;
+    case DT_FLOAT64: *(double *)tensor_data(t) = value; break;
+    case DT_INT32: *(int32_t *)tensor_data(t) = (int32_t)value; break;
+    case DT_INT64: *(int64_t *)tensor_data(t) = (int64_t)value; break;
+    case DT_UINT8: *(uint8_t *)tensor_data(t) = (uint8_t)value; break;
+    default: *(bool *)tensor_data(t) = value != 0; break;
+  }
+  Tensorflow__TensorProto *p = pb_const_tensor(b->a, t);
+  p->tensor_shape = pb_shape(b->a, m->rank, m->shape);
+  Val v = val_obj(t);
+  val_decref(v);
+  return p;
+}
+
 static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn) {
   const GraphNode *n = &g->nodes[id];
   Tensorflow__NodeDef *nd = pa_alloc(b->a, sizeof *nd);
@@ -307,6 +326,16 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
       break;
     }
     case GN_OP: {
+      /* a saved graph (b->full) keeps tfs's own ops and attributes, which graphimport.c reads back */
+      if (!b->full && (n->op == &op_defs[OP_ZEROS] || n->op == &op_defs[OP_ONES]) && n->outm[0].dtype != DT_STRING) {
+        nd->op = "Const";
+        gd_attr_add(b, &at, "dtype", gd_type(b, n->outm[0].dtype));
+        Tensorflow__AttrValue *v = gd_attr(b);
+        v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TENSOR;
+        v->tensor = gd_splat(b, &n->outm[0], n->op == &op_defs[OP_ONES]);
+        gd_attr_add(b, &at, "value", v);
+        break;
+      }
       nd->op = (char *)n->op->graph_name;
       /* T: the dtype of the op's first tensor input (its output's when it has none) */
       const TMeta *tm = NULL;
@@ -314,9 +343,21 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
         if (n->in[i].node >= 0) tm = graph_meta(g, n->in[i]);
       if (!tm && n->nout) tm = &n->outm[0];
       if (tm) gd_attr_add(b, &at, "T", gd_type(b, tm->dtype));
+      /* tf.matmul's adjoint_a/b are no attributes of TF's MatMul: for real
+       * dtypes they are transpose_a/b; batched products are BatchMatMulV2 (adj_x/adj_y) */
+      bool mm = !b->full && n->op == &op_defs[OP_MATMUL];
+      bool batch = false;
+      for (int i = 0; mm && i < n->nin; i++)
+        if (n->in[i].node >= 0 && graph_meta(g, n->in[i])->rank > 2) batch = true;
+      if (batch) nd->op = "BatchMatMulV2";
       for (int i = 0; i < n->attrs.n; i++) {
-        Tensorflow__AttrValue *v = gd_host(b, n->attrs.v[i]);
-        if (v) gd_attr_add(b, &at, op_attr_name(n->op, i), v);
+        Val av = n->attrs.v[i];
+        const char *an = op_attr_name(n->op, i);
+        if (mm && i >= 2) continue;
+        if (mm && i + 2 < n->attrs.n && n->attrs.v[i + 2].tag == VT_BOOL && n->attrs.v[i + 2].u.i) av = val_bool(true);
+        if (batch) an = i == 0 ? "adj_x" : "adj_y";
+        Tensorflow__AttrValue *v = gd_host(b, av);
+        if (v) gd_attr_add(b, &at, an, v);
         else if (b->full && !val_is_undef(n->attrs.v[i]) && n->attrs.v[i].tag != VT_NONE)
           rt_throw(ERR_VALUE, "tf.saved_model.save: attribute '%s' of op %s in '%s' is a %s, which a saved graph cannot hold",
                    op_attr_name(n->op, i), n->op->graph_name, g->fname ? g->fname : g->name, val_type_name(n->attrs.v[i]));

@@ -1,5 +1,6 @@
 /* tfio.c — the tf.io module: read_file/write_file, decode_csv, read_csv, .npy/.npz; host-level (runs when called). */
 #include <errno.h>
+#include <glob.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -445,6 +446,32 @@ Val io_csv_matrix(const char *path, DType dt, tfs_i64 skip, const char *what) {
   return val_obj(t);
 }
 
+//! tf.io.gfile.glob(pattern)
+//!   The sorted list of paths matching a shell pattern (*, ?, [...]), e.g. a log directory's event files;
+//!   [] when none match.
+static Val io_glob(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "tf.io.gfile.glob", .sig = "pattern"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  const char *pat = io_path_arg(a[0], "tf.io.gfile.glob");
+  glob_t g;
+  int rc = glob(pat, 0, NULL, &g);
+  if (rc != 0 && rc != GLOB_NOMATCH) {
+    globfree(&g);
+    rt_throw(rc == GLOB_NOSPACE ? ERR_MEMORY : ERR_IO, "tf.io.gfile.glob: cannot read the directories of '%s'", pat);
+  }
+  Val list = list_new(0);
+  int mark = rt_hold_val(list);
+  for (size_t i = 0; rc == 0 && i < g.gl_pathc; i++) {   /* glob sorts them */
+    Val s = str_from_cstr(g.gl_pathv[i]);
+    list_append(list, s);
+    val_decref(s);
+  }
+  rt_unhold(mark);
+  globfree(&g);
+  return list;
+}
+
 /* ---- the module ------------------------------------------------------------------- */
 
 typedef struct IoFunc { const char *name; BuiltinFn fn; } IoFunc;
@@ -460,10 +487,20 @@ static Val io_getattr(const char *name) {
   return tfmod_lookup(q);
 }
 
+static Val gfile_getattr(const char *name) {
+  char q[128];
+  snprintf(q, sizeof q, "io.gfile.%s", name);
+  return tfmod_lookup(q);
+}
+
 //! tf.io
-//!   File input and output: read_file, write_file, decode_csv, read_csv and NumPy .npy/.npz files.
+//!   File input and output: read_file, write_file, decode_csv, read_csv, NumPy .npy/.npz files, gfile.glob.
+//! tf.io.gfile
+//!   File system helpers: glob.
 Val tfio_attr(const char *qual) {
   if (!strcmp(qual, "io")) return module_native("tf.io", io_getattr);
+  if (!strcmp(qual, "io.gfile")) return module_native("tf.io.gfile", gfile_getattr);
+  if (!strcmp(qual, "io.gfile.glob")) return builtin_new("tf.io.gfile.glob", io_glob, val_undef(), NULL);
   if (!strncmp(qual, "io.", 3)) {
     for (size_t i = 0; i < sizeof io_funcs / sizeof io_funcs[0]; i++)
       if (!strcmp(qual + 3, io_funcs[i].name)) {
