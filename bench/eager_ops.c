@@ -65,7 +65,7 @@ int main(int argc, char **argv) {
     Val r = op_apply2(OP_MATMUL, vm, vm);
     TFS_DECREF(r);
   });
-  /* power(x, 100): 100 chained matmuls, as in TOOLCHAIN.md */
+  /* power(x, 100): 100 chained matmuls, the seed workload */
   long np = nm / 100 > 0 ? nm / 100 : 1;
   double t_pow = TIME_NS(np, {
     Val acc = val_incref(vm);

@@ -129,7 +129,7 @@ static Ast *args_tuple(AgCtx *c, Ast *call) {
   return acc ? acc : ag_tuple(c, call);
 }
 
-/* Keyword arguments: {'k': v} (LANGUAGE.md §9), or TF's dict(k=v, **m) when a `**m` is present. */
+/* Keyword arguments: {'k': v} (as TF's to_code prints them), or TF's dict(k=v, **m) when a `**m` is present. */
 static Ast *kwargs_of(AgCtx *c, Ast *call) {
   if (!call->keywords.n) return ag_const(c, call, C_NONE);
   bool star = false;

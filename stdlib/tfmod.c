@@ -539,7 +539,7 @@ static Val tf_getattr(const char *name) { return tf_lookup(name); }
 Val tfmod_lookup(const char *qual) { return tf_lookup(qual); }
 
 //! tf.keras
-//!   The Keras 2 subset of LANGUAGE.md §15 (layers, Model, Sequential, optimizers, losses, metrics, fit), written
+//!   The Keras 2 subset (layers, Model, Sequential, optimizers, losses, metrics, fit), written
 //!   in .tfs under stdlib/ and compiled into every program that names keras (docs/keras.md).
 /* tf.keras without the stdlib .tfs library compiled in (a program that never
  * names it, reaching it through getattr): only the native parts. */

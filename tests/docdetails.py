@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""docdetails.py — checks that the API reference's per-entry shapes and errors come from the sources (scripts/gendoc.py)."""
+"""docdetails.py — checks that the API reference's per-entry shapes and errors come from the sources (scripts/gendoc.py), and that no file of the project points outside it."""
 import os
 import re
 import shutil
@@ -55,6 +55,25 @@ try:
         fails.append("removing meta_matmul's shape line went unnoticed")
 finally:
     shutil.rmtree(tmp)
+
+# the project stands alone: no file points at references kept outside the repository
+OUTSIDE = re.compile(r"\.\./shared|LANGUAGE\.md|TOOLCHAIN\.md|STYLE\.md|/work/")
+for d, _dirs, files in os.walk(root):
+    if any(part.startswith(".") or part.startswith("build") for part in os.path.relpath(d, root).split(os.sep)
+           if part != "."):
+        continue
+    for fn in files:
+        path = os.path.join(d, fn)
+        if os.path.abspath(path) == os.path.abspath(__file__):
+            continue
+        try:
+            text = open(path, encoding="utf-8").read()
+        except (UnicodeDecodeError, OSError):
+            continue
+        for i, line in enumerate(text.split("\n"), 1):
+            if OUTSIDE.search(line):
+                fails.append("%s:%d refers to a file outside the project: %s" % (os.path.relpath(path, root), i,
+                                                                                 line.strip()[:100]))
 
 for f in fails:
     print("FAIL:", f)
