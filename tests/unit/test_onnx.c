@@ -13,7 +13,7 @@
 
 static Onnx__ModelProto *export(const Graph *g) {
   size_t n;
-  unsigned char *b = onnx_model_pack(g, "f", &n);
+  unsigned char *b = onnx_model_pack(g, "f", NULL, NULL, &n);
   Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, n, b);
   free(b);
   ck_assert_ptr_nonnull(m);
@@ -139,7 +139,7 @@ START_TEST(test_refuses_stateful_op) {
   rt_try_push(&t);
   if (setjmp(t.jb) == 0) {
     size_t n;
-    unsigned char *b = onnx_model_pack(g, "f", &n);
+    unsigned char *b = onnx_model_pack(g, "f", NULL, NULL, &n);
     free(b);
     rt_try_pop(&t);
     ck_abort_msg("Timestamp must be refused");
