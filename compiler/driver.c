@@ -207,7 +207,15 @@ int driver_onnx_any(const char *in, const char *function, const char *signature,
       fprintf(stderr, "tfsc: error: '%s' is a SavedModel directory: name the signature to export with --signature NAME\n", in);
       return 1;
     }
-    return onnx_export_saved(in, signature, out_path);
+    /* as for a program: never replace the model being read */
+    size_t n = strlen(in) + sizeof "/saved_model.pb";
+    char *pb = malloc(n);
+    struct stat so, si;
+    bool same = pb && (snprintf(pb, n, "%s/saved_model.pb", in), stat(pb, &si) == 0) && stat(out_path, &so) == 0 &&
+                si.st_dev == so.st_dev && si.st_ino == so.st_ino;
+    if (same) fprintf(stderr, "tfsc: error: output file '%s' is the same as input file '%s'\n", out_path, pb);
+    free(pb);
+    return same ? 1 : onnx_export_saved(in, signature, out_path);
   }
   if (signature) {
     fprintf(stderr, "tfsc: error: --signature is for a SavedModel directory; '%s' is a program: use --function NAME\n", in);

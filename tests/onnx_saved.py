@@ -106,6 +106,12 @@ def error_checks(tfsc, work, fails):
          "tfsc: error: --signature is for a SavedModel directory; 'prog.tfs' is a program: use --function NAME"),
         (["prog.tfs"], "tfsc: error: name the tf.function of 'prog.tfs' to export with --function NAME"),
     ]
+    pb = os.path.join(work, "saved", "saved_model.pb")
+    before = open(pb, "rb").read()
+    r = run([tfsc, "--onnx", "saved", "--signature", "steps", "-o", "saved/saved_model.pb"], work)
+    want = "tfsc: error: output file 'saved/saved_model.pb' is the same as input file 'saved/saved_model.pb'\n"
+    if r.returncode != 1 or r.stderr != want or open(pb, "rb").read() != before:
+        fails.append("tfsc --onnx saved -o saved/saved_model.pb: rc %d, stderr %r (want %r)" % (r.returncode, r.stderr, want))
     for args, want in cases:
         r = run([tfsc, "--onnx"] + args + ["-o", "prev.onnx"], work)
         if r.returncode != 1 or r.stderr != want + "\n" or r.stdout:
