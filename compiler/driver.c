@@ -189,6 +189,45 @@ int driver_onnx(const char *path, const char *function, const char *out_path, co
   return rc;
 }
 
+/* A directory is a SavedModel: it has signatures, not functions, and no
+ * program to record a call of. */
+int driver_onnx_any(const char *in, const char *function, const char *signature, const char *out_path, const char *io_path) {
+  struct stat st;
+  bool exists = stat(in, &st) == 0, dir = exists && S_ISDIR(st.st_mode);
+  if (dir || (!exists && signature && !function)) {   /* a missing path with --signature: the loader says what is missing */
+    if (function) {
+      fprintf(stderr, "tfsc: error: --function is for a .tfs program; '%s' is a SavedModel directory: use --signature NAME\n", in);
+      return 1;
+    }
+    if (io_path) {
+      fprintf(stderr, "tfsc: error: --save-io is for a .tfs program; '%s' is a SavedModel directory\n", in);
+      return 1;
+    }
+    if (!signature) {
+      fprintf(stderr, "tfsc: error: '%s' is a SavedModel directory: name the signature to export with --signature NAME\n", in);
+      return 1;
+    }
+    /* as for a program: never replace the model being read */
+    size_t n = strlen(in) + sizeof "/saved_model.pb";
+    char *pb = malloc(n);
+    struct stat so, si;
+    bool same = pb && (snprintf(pb, n, "%s/saved_model.pb", in), stat(pb, &si) == 0) && stat(out_path, &so) == 0 &&
+                si.st_dev == so.st_dev && si.st_ino == so.st_ino;
+    if (same) fprintf(stderr, "tfsc: error: output file '%s' is the same as input file '%s'\n", out_path, pb);
+    free(pb);
+    return same ? 1 : onnx_export_saved(in, signature, out_path);
+  }
+  if (signature) {
+    fprintf(stderr, "tfsc: error: --signature is for a SavedModel directory; '%s' is a program: use --function NAME\n", in);
+    return 1;
+  }
+  if (!function) {
+    fprintf(stderr, "tfsc: error: name the tf.function of '%s' to export with --function NAME\n", in);
+    return 1;
+  }
+  return driver_onnx(in, function, out_path, io_path);
+}
+
 /* The first definition of `name`: top level first, then nested (breadth-first). */
 static Ast *find_function(AstList *body, const char *name) {
   for (int i = 0; i < body->n; i++) {

@@ -20,5 +20,9 @@ int driver_to_code(const char *path, const char *function);
 /* tfsc --onnx prog.tfs --function NAME -o OUT [--save-io IO]: run the
  * program (its output discarded), export NAME's input_signature graph. */
 int driver_onnx(const char *path, const char *function, const char *out_path, const char *io_path);
+/* tfsc --onnx IN ... -o OUT: a directory IN is a SavedModel exported by
+ * signature (--signature NAME), a file a program by function (--function
+ * NAME); the wrong flag for the input is an error naming both. */
+int driver_onnx_any(const char *in, const char *function, const char *signature, const char *out_path, const char *io_path);
 
 #endif

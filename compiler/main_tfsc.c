@@ -11,7 +11,9 @@ static const char usage_text[] =
     "       tfsc --check prog.tfs                 parse and analyse only\n"
     "       tfsc --to-code prog.tfs [--function NAME]   print AutoGraph-converted code\n"
     "       tfsc --onnx prog.tfs --function NAME -o model.onnx [--save-io io.json]\n"
-    "                                             export a tf.function with an input_signature to ONNX\n";
+    "                                             export a tf.function with an input_signature to ONNX\n"
+    "       tfsc --onnx SAVED_DIR --signature NAME -o model.onnx\n"
+    "                                             export a SavedModel's signature to ONNX\n";
 
 static int usage(void) {
   fputs(usage_text, stderr);
@@ -19,7 +21,7 @@ static int usage(void) {
 }
 
 int main(int argc, char **argv) {
-  const char *mode = NULL, *in = NULL, *out = NULL, *fn = NULL, *io = NULL;
+  const char *mode = NULL, *in = NULL, *out = NULL, *fn = NULL, *io = NULL, *sig = NULL;
   signal(SIGXFSZ, SIG_IGN);   /* as Python: a file size limit is an error (EFBIG) to report, not a kill */
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -36,6 +38,9 @@ int main(int argc, char **argv) {
     } else if (strcmp(a, "--function") == 0) {
       if (++i >= argc || fn) return usage();
       fn = argv[i];
+    } else if (strcmp(a, "--signature") == 0) {
+      if (++i >= argc || sig) return usage();
+      sig = argv[i];
     } else if (strcmp(a, "--save-io") == 0) {
       if (++i >= argc || io) return usage();
       io = argv[i];
@@ -48,8 +53,8 @@ int main(int argc, char **argv) {
     }
   }
   if (!in) return usage();
-  if (mode && strcmp(mode, "--onnx") == 0) return fn && out ? driver_onnx(in, fn, out, io) : usage();
-  if (io || (fn && (!mode || strcmp(mode, "--to-code") != 0))) return usage();
+  if (mode && strcmp(mode, "--onnx") == 0) return out ? driver_onnx_any(in, fn, sig, out, io) : usage();
+  if (sig || io || (fn && (!mode || strcmp(mode, "--to-code") != 0))) return usage();
   if (!mode) return out ? driver_build_exe(in, out) : usage();
   if (strcmp(mode, "--check") == 0) return out ? usage() : driver_check(in);
   if (strcmp(mode, "--emit-c") == 0) return driver_emit_c(in, out);

@@ -15,6 +15,7 @@
 #include "onnx.pb-c.h"
 #include "pbutil.h"
 #include "trace.h"
+#include "../stdlib/savedmodel.h"
 #include "../stdlib/tffunction.h"
 
 #define OX_OPSET 17
@@ -1229,7 +1230,8 @@ static void ox_body(Ox *x, const Graph *g, char **in_names, char **out_names) {
   free(s.live);
 }
 
-unsigned char *onnx_model_pack(const Graph *g, const char *fname, size_t *len) {
+unsigned char *onnx_model_pack(const Graph *g, const char *fname, const char *const *in_names, const char *const *out_names,
+                               size_t *len) {
   OxHold *hold = obj_new(&ox_hold_type, sizeof *hold);
   memset((char *)hold + sizeof(Obj), 0, sizeof *hold - sizeof(Obj));
   int mark = rt_hold_val(val_obj(&hold->hdr));
@@ -1243,7 +1245,7 @@ unsigned char *onnx_model_pack(const Graph *g, const char *fname, size_t *len) {
   gp->input = ox_vis(&x, g->ninputs);
   for (int i = 0; i < g->ninputs; i++) {
     const GraphNode *p = &g->nodes[g->inputs[i]];
-    in[i] = pa_strdup(ap, p->name);
+    in[i] = pa_strdup(ap, in_names ? in_names[i] : p->name);
     if (p->outm[0].rank < 0)
       rt_throw_at(p->loc, ERR_UNIMPLEMENTED, "tf.function '%s': argument '%s' has unknown rank: an ONNX model input needs one", fname,
                   p->name);
@@ -1254,7 +1256,7 @@ unsigned char *onnx_model_pack(const Graph *g, const char *fname, size_t *len) {
   gp->n_output = (size_t)g->noutputs;
   gp->output = ox_vis(&x, g->noutputs);
   for (int i = 0; i < g->noutputs; i++) {
-    char *name = pa_printf(ap, "output_%d", i);
+    char *name = out_names && out_names[i] ? pa_strdup(ap, out_names[i]) : pa_printf(ap, "output_%d", i);
     if (graph_meta(g, g->outputs[i])->rank < 0)
       rt_throw_at(g->nodes[g->outputs[i].node].loc, ERR_UNIMPLEMENTED,
                   "tf.function '%s': result %d has unknown rank: an ONNX model output needs one", fname, i);
@@ -1374,7 +1376,7 @@ bool onnx_export_finish(void) {
   Graph *g = tffn_signature_graph(v, &name);
   if (!g) return ex_error("'%s' is not a tf.function with an input_signature", ex_fn);
   size_t n;
-  unsigned char *bytes = onnx_model_pack(g, name, &n);
+  unsigned char *bytes = onnx_model_pack(g, name, NULL, NULL, &n);
   int e = af_write(ex_out, bytes, n);
   free(bytes);
   if (e) return ex_error("cannot write '%s': %s", ex_out, strerror(e));
@@ -1385,4 +1387,84 @@ bool onnx_export_finish(void) {
   }
   sb_free(&ex_json);
   return true;
+}
+
+/* ---- tfsc --onnx SAVED_DIR --signature NAME ------------------------------------------------------------ */
+
+/* Errors about the directory or the signature name the directory, as the
+ * program path is named above; the loader's own prefix is dropped. */
+static int sx_error(const char *dir, const char *msg) {
+  rt_flush();
+  const char *pre = "tf.saved_model.load: ";
+  if (!strncmp(msg, pre, strlen(pre))) msg += strlen(pre);
+  fprintf(stderr, "%s: error: %s\n", dir, msg);
+  return 1;
+}
+
+/* The signature's graph, its inputs and outputs named by the SignatureDef's keys. */
+static int sx_export(SmModel *m, const char *dir, const char *sig, const char *out) {
+  SmConc *c = smodel_signature(m, sig);
+  if (!c) {
+    StrBuf b;
+    sb_init(&b);
+    int mark = rt_hold_sb(&b);
+    int ns = smodel_num_signatures(m);
+    const char *last = "";   /* the names in sorted order, whatever order the file keeps them in */
+    for (int i = 0; i < ns; i++) {
+      const char *next = NULL;
+      for (int k = 0; k < ns; k++) {
+        const char *nk = smodel_signature_name(m, k);
+        if (nk && strcmp(nk, last) > 0 && (!next || strcmp(nk, next) < 0)) next = nk;
+      }
+      if (!next) break;
+      sb_printf(&b, "%s'%s'", i ? ", " : "", next);
+      last = next;
+    }
+    if (!ns) sb_puts(&b, "none");
+    rt_flush();
+    fprintf(stderr, "%s: error: the SavedModel has no signature '%s' (its signatures: %s)\n", dir, sig, b.data ? b.data : "");
+    rt_unhold(mark);
+    sb_free(&b);
+    return 1;
+  }
+  const Graph *g = smodel_conc_graph(c);
+  const char **in = calloc((size_t)g->ninputs + 1, sizeof(char *));
+  const char **outn = calloc((size_t)g->noutputs + 1, sizeof(char *));
+  int mark = rt_hold_mem(in);
+  rt_hold_mem(outn);
+  if (!in || !outn) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < g->ninputs; i++) in[i] = smodel_conc_arg(c, i);
+  for (int i = 0; i < g->noutputs; i++) outn[i] = smodel_signature_output(m, sig, i);
+  size_t n;
+  unsigned char *bytes = onnx_model_pack(g, sig, in, outn, &n);
+  rt_unhold(mark);
+  free(in);
+  free(outn);
+  int e = af_write(out, bytes, n);
+  free(bytes);
+  if (e) {
+    fprintf(stderr, "tfsc: error: cannot write '%s': %s\n", out, strerror(e));
+    return 1;
+  }
+  return 0;
+}
+
+int onnx_export_saved(const char *dir, const char *sig, const char *out) {
+  char *argv[] = {(char *)dir, NULL};
+  rt_start(1, argv);
+  RtTry t;
+  rt_try_push(&t);
+  int rc;
+  if (setjmp(t.jb) == 0) {
+    SmModel *m = smodel_read(dir);
+    int mark = rt_hold_val(val_obj(m));   /* released by an error's unwinding */
+    rc = sx_export(m, dir, sig, out);
+    rt_unhold(mark);
+    val_decref(val_obj(m));
+    rt_try_pop(&t);
+  } else {
+    rc = sx_error(dir, t.msg ? t.msg : "error");
+    rt_try_clear(&t);
+  }
+  return rc;
 }

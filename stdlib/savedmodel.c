@@ -1328,5 +1328,20 @@ SmConc *smodel_signature(SmModel *m, const char *name) {
   return NULL;
 }
 
+/* The key of signature `name`'s output i: the output whose tensor is "StatefulPartitionedCall...:i" (NULL if none). */
+const char *smodel_signature_output(const SmModel *m, const char *name, int i) {
+  const Tensorflow__MetaGraphDef *mg = m->msg->meta_graphs[0];
+  for (size_t k = 0; k < mg->n_signature_def; k++) {
+    if (!mg->signature_def[k]->key || strcmp(mg->signature_def[k]->key, name) || !mg->signature_def[k]->value) continue;
+    const Tensorflow__SignatureDef *sd = mg->signature_def[k]->value;
+    for (size_t j = 0; j < sd->n_outputs; j++) {
+      const char *t = sd->outputs[j]->value ? sd->outputs[j]->value->name : NULL;
+      const char *colon = t ? strrchr(t, ':') : NULL;
+      if (colon && sd->outputs[j]->key && atoi(colon + 1) == i) return sd->outputs[j]->key;
+    }
+  }
+  return NULL;
+}
+
 Graph *smodel_conc_graph(const SmConc *c) { return c->g; }
 const char *smodel_conc_arg(const SmConc *c, int i) { return i >= 0 && i < c->nargs ? c->args[i] : NULL; }

@@ -15,6 +15,8 @@ SmConc *smodel_conc(SmModel *m, const char *name);
 int smodel_num_signatures(const SmModel *m);
 const char *smodel_signature_name(const SmModel *m, int i);
 SmConc *smodel_signature(SmModel *m, const char *name);
+/* The SignatureDef's key for output i of signature `name` (NULL when it has none). */
+const char *smodel_signature_output(const SmModel *m, const char *name, int i);
 /* What a concrete function runs: its graph (borrowed) and argument names. */
 struct Graph *smodel_conc_graph(const SmConc *c);
 const char *smodel_conc_arg(const SmConc *c, int i);

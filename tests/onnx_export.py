@@ -55,6 +55,17 @@ def ort_dir():
     return d if r.returncode == 0 else None
 
 
+def ort_or_skip():
+    """ONNX Runtime's npm directory, or None after printing the reason the test is skipped."""
+    if not shutil.which("node") or not shutil.which("npm"):
+        print("SKIP: node or npm is missing: ONNX Runtime (onnxruntime-node) cannot run")
+        return None
+    d = ort_dir()
+    if not d:
+        print("SKIP: npm install --ignore-scripts onnxruntime-node failed")
+    return d
+
+
 def as_array(t):
     data = [float(v) if isinstance(v, str) else v for v in t["data"]]
     dt = {"bool": np.int64, "uint8": np.int64, "int32": np.int64, "int64": np.int64}.get(t["dtype"], np.float64)
@@ -113,12 +124,8 @@ def main():
     cli_fails = cli_checks(tfsc, work)
     for f in cli_fails:
         print("FAIL " + f)
-    if not shutil.which("node") or not shutil.which("npm"):
-        print("SKIP: node or npm is missing: ONNX Runtime (onnxruntime-node) cannot run")
-        return 1 if cli_fails else 77
-    ortd = ort_dir()
+    ortd = ort_or_skip()
     if not ortd:
-        print("SKIP: npm install --ignore-scripts onnxruntime-node failed")
         return 1 if cli_fails else 77
     os.makedirs(work, exist_ok=True)
     progs = sorted(glob.glob(os.path.join(src, "tests", "programs", "*.tfs")) + glob.glob(os.path.join(src, "examples", "*.tfs")))

@@ -48,8 +48,13 @@ def main():
                 print("FAIL %s: converting the converted program changed it (status %s)\n%s" % (name, rc2, err2.decode()))
                 continue
             want = golden.expected_out(os.path.join(src, name))
-            rc3, out3, err3 = run([tfs, "run", conv_path] + [l for l in open(os.path.join(src, name + ".args")).read().split("\n") if l]
-                                  if os.path.exists(os.path.join(src, name + ".args")) else [tfs, "run", conv_path], tmp)
+            args_file = os.path.join(src, name + ".args")
+            args = [l for l in open(args_file).read().split("\n") if l] if os.path.exists(args_file) else []
+            # @TMPDIR@ is a private directory for the files the program writes, as in golden.py
+            if any("@TMPDIR@" in l for l in args):
+                pdir = tempfile.mkdtemp(prefix=name + ".", dir=tmp)
+                args = [l.replace("@TMPDIR@", pdir) for l in args]
+            rc3, out3, err3 = run([tfs, "run", conv_path] + args, tmp)
             # Error locations refer to the converted file's lines, so errors compare by status only.
             if rc3 != want_status or not golden.out_matches(want, out3):
                 failures += 1

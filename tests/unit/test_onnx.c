@@ -13,7 +13,7 @@
 
 static Onnx__ModelProto *export(const Graph *g) {
   size_t n;
-  unsigned char *b = onnx_model_pack(g, "f", &n);
+  unsigned char *b = onnx_model_pack(g, "f", NULL, NULL, &n);
   Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, n, b);
   free(b);
   ck_assert_ptr_nonnull(m);
@@ -67,6 +67,32 @@ START_TEST(test_symbolic_dims_and_ops) {
   ck_assert_ptr_nonnull(find(gp, "Add"));
   ck_assert_ptr_nonnull(find(gp, "Constant"));
   onnx__model_proto__free_unpacked(mp, NULL);
+  graph_release(g);
+}
+END_TEST
+
+/* A SavedModel signature's names: inputs and outputs as given, a NULL output name falls back to output_i. */
+START_TEST(test_given_names) {
+  Graph *g = cond_graph(NULL);
+  ck_assert_int_ge(g->noutputs, 1);
+  const char *in[] = {"sig_p", "sig_x"};
+  const char *out[] = {NULL, NULL};
+  const char *named[] = {"result", "result_b"};
+  for (int round = 0; round < 2; round++) {
+    size_t n;
+    unsigned char *b = onnx_model_pack(g, "serving_default", in, round ? named : out, &n);
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, n, b);
+    free(b);
+    ck_assert_ptr_nonnull(mp);
+    ck_assert_str_eq(mp->graph->name, "serving_default");
+    ck_assert_int_eq((int)mp->graph->n_input, g->ninputs);
+    for (int i = 0; i < g->ninputs; i++) ck_assert_str_eq(mp->graph->input[i]->name, in[i]);
+    ck_assert_str_eq(mp->graph->output[0]->name, round ? "result" : "output_0");
+    Onnx__NodeProto *nd = find(mp->graph, "If");
+    ck_assert_ptr_nonnull(nd);
+    ck_assert_str_eq(nd->input[0], "sig_p");   /* the If reads the renamed input */
+    onnx__model_proto__free_unpacked(mp, NULL);
+  }
   graph_release(g);
 }
 END_TEST
@@ -139,7 +165,7 @@ START_TEST(test_refuses_stateful_op) {
   rt_try_push(&t);
   if (setjmp(t.jb) == 0) {
     size_t n;
-    unsigned char *b = onnx_model_pack(g, "f", &n);
+    unsigned char *b = onnx_model_pack(g, "f", NULL, NULL, &n);
     free(b);
     rt_try_pop(&t);
     ck_abort_msg("Timestamp must be refused");
@@ -156,6 +182,7 @@ static Suite *onnx_suite(void) {
   Suite *s = suite_create("onnx");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_symbolic_dims_and_ops);
+  tcase_add_test(tc, test_given_names);
   tcase_add_test(tc, test_cond_becomes_if);
   tcase_add_test(tc, test_while_becomes_loop);
   tcase_add_test(tc, test_refuses_stateful_op);
