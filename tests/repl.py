@@ -130,7 +130,7 @@ def piped(tfs, tmp):
     with open(os.path.join(mods, "helper.tfs"), "w") as f:
         f.write('print("loading helper")\ndef twice(x):\n    return 2 * x\nK = 5\n')
     env = dict(os.environ, TFS_PATH=mods, HOME=tmp)
-    p = subprocess.run([tfs, "repl"], input=SESSION.encode(), capture_output=True, timeout=300, env=env, cwd=tmp)
+    p = subprocess.run([tfs, "repl"], input=SESSION.encode(), capture_output=True, timeout=900, env=env, cwd=tmp)
     out, err = p.stdout.decode(), p.stderr.decode()
     expect("piped session status", p.returncode == 0, "rc=%d" % p.returncode)
     expect("piped session stdout", out == STDOUT, out)
@@ -153,7 +153,7 @@ class Term:
             os.execv(argv[0], argv)
         self.out = b""
 
-    def read_until(self, text, timeout=60):
+    def read_until(self, text, timeout=240):
         end = time.time() + timeout
         while text.encode() not in self.out and time.time() < end:
             r, _, _ = select.select([self.fd], [], [], 0.1)
