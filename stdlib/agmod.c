@@ -534,9 +534,16 @@ static Val ag_if_run(void *ud, TraceCtx *bx) {
   int nouts = s->nouts < n ? s->nouts : (int)n;
   for (int i = 0; i < nouts; i++) {
     const char *nm = i < nn && val_is(names[i], &str_type) ? str_cstr(names[i]) : "?";
-    if (ag_is_undef(items[i])) ag_fail(s->loc, "'%s' must also be initialized in the %s branch", nm, s->branch);
+    /* the state holds the branch's symbolic tensors (and so the graph): drop it before failing */
+    if (ag_is_undef(items[i])) {
+      val_decref(st);
+      ag_fail(s->loc, "'%s' must also be initialized in the %s branch", nm, s->branch);
+    }
     if (ag_probe_depth) continue;   /* a return inside a loop: the other branch's value comes from a later iteration */
-    if (ag_is_retval(items[i])) ag_fail(s->loc, "the %s branch must also have a return statement", s->branch);
+    if (ag_is_retval(items[i])) {
+      val_decref(st);
+      ag_fail(s->loc, "the %s branch must also have a return statement", s->branch);
+    }
   }
   Val r = rt_tuple(nouts, items);
   val_decref(st);
