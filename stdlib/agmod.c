@@ -597,12 +597,30 @@ static Val ag_if_stmt(Val self, int n, const Val *args, const Kw *kw) {
   if (tape_nactive) tape_region_begin(&tr);
   Val rng = tr.n ? op_apply(&op_defs[OP_RNG_STATE], 0, NULL, NULL) : val_none();   /* replayed by the gradient */
   int rmark = rt_hold_val(rng);
+  volatile Val rng_keep = rng;   /* read after a longjmp */
   AgBody ba, bb;
-  ag_trace_body(cx, "cond_true", ag_if_run, &s, &ba);
-  s.fn = a[2];
-  s.branch = "else";
-  ag_trace_body(cx, "cond_false", ag_if_run, &s, &bb);
-  Val merged = ag_build_cond(cx, pred, &ba, &bb, a[5], loc);
+  memset(&ba, 0, sizeof ba);
+  memset(&bb, 0, sizeof bb);
+  ba.tmpl = bb.tmpl = val_undef();
+  Val merged;
+  RtTry t;
+  rt_try_push(&t);
+  if (setjmp(t.jb) == 0) {
+    ag_trace_body(cx, "cond_true", ag_if_run, &s, &ba);
+    s.fn = a[2];
+    s.branch = "else";
+    ag_trace_body(cx, "cond_false", ag_if_run, &s, &bb);
+    merged = ag_build_cond(cx, pred, &ba, &bb, a[5], loc);
+    rt_try_pop(&t);
+  } else {
+    /* a branch failed to trace: the other branch's graph and the state go too */
+    ag_body_free(&ba);
+    ag_body_free(&bb);
+    rt_unhold(rmark);
+    val_decref(rng_keep);
+    val_decref(init);
+    rt_rethrow(&t);
+  }
   if (tr.n) {
     Val rt = ag_if_rerun_new(a[1], a[3], a[4], init, (int)nouts), rf = ag_if_rerun_new(a[2], a[3], a[4], init, (int)nouts);
     gradtape_region_end(&tr, a[0], rt, rf, merged, rng);
