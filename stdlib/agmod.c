@@ -1833,13 +1833,17 @@ static Val ag_for_stmt(Val self, int n, const Val *args, const Kw *kw) {
   /* Python iteration (unrolled while tracing) */
   if (has_extra && !ag_py_truthy(ag_call0(a[1]), AG_FOR_BECAME_TENSOR, loc)) return val_none();
   Val it = rt_iter(iter);
-  Val x;
+  int mark = rt_hold_val(it);   /* a body that fails to stage must not leak the iterator or its item */
+  Val x = val_undef();
+  rt_hold_ref(&x);
   while (rt_next(it, &x)) {
     Val r = ag_call1(a[2], x);
     val_decref(r);
     val_decref(x);
+    x = val_undef();
     if (has_extra && !ag_py_truthy(ag_call0(a[1]), AG_FOR_BECAME_TENSOR, loc)) break;
   }
+  rt_unhold(mark);
   val_decref(it);
   return val_none();
 }
