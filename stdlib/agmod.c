@@ -550,6 +550,28 @@ static Val ag_if_run(void *ud, TraceCtx *bx) {
   return r;
 }
 
+/* Both branches of a staged if traced and merged into one cond node; a branch
+ * that fails to trace releases the other's graph (the state is the caller's hold). */
+static Val ag_if_branches(TraceCtx *cx, GraphRef pred, AgIf *s, Val fn_else, Val names, AgBody *ba, AgBody *bb) {
+  memset(ba, 0, sizeof *ba);
+  memset(bb, 0, sizeof *bb);
+  ba->tmpl = bb->tmpl = val_undef();
+  RtTry t;
+  rt_try_push(&t);
+  if (setjmp(t.jb) == 0) {
+    ag_trace_body(cx, "cond_true", ag_if_run, s, ba);
+    s->fn = fn_else;
+    s->branch = "else";
+    ag_trace_body(cx, "cond_false", ag_if_run, s, bb);
+    Val merged = ag_build_cond(cx, pred, ba, bb, names, s->loc);
+    rt_try_pop(&t);
+    return merged;
+  }
+  ag_body_free(ba);
+  ag_body_free(bb);
+  rt_rethrow(&t);
+}
+
 /* A branch of an if statement run again for its gradient (gradtape.c): the
  * branch's outputs from the state before the if; the caller's state is kept. */
 static Val ag_if_rerun(Val self, int n, const Val *args, const Kw *kw) {
@@ -589,6 +611,7 @@ static Val ag_if_stmt(Val self, int n, const Val *args, const Kw *kw) {
   int64_t nouts = 0;
   if (!val_as_int(a[6], &nouts)) rt_throw(ERR_TYPE, "ag.if_stmt: nouts must be an int");
   Val init = ag_call0(a[3]);
+  int imark = rt_hold_val(init);   /* an error unwinding through the if releases the state (and rng below) */
   tfs_i64 ninit;
   const Val *iitems;
   if (!seq_items(init, &ninit, &iitems)) rt_throw(ERR_TYPE, "ag.if_stmt: get_state must return a tuple");
@@ -597,30 +620,8 @@ static Val ag_if_stmt(Val self, int n, const Val *args, const Kw *kw) {
   if (tape_nactive) tape_region_begin(&tr);
   Val rng = tr.n ? op_apply(&op_defs[OP_RNG_STATE], 0, NULL, NULL) : val_none();   /* replayed by the gradient */
   int rmark = rt_hold_val(rng);
-  volatile Val rng_keep = rng;   /* read after a longjmp */
   AgBody ba, bb;
-  memset(&ba, 0, sizeof ba);
-  memset(&bb, 0, sizeof bb);
-  ba.tmpl = bb.tmpl = val_undef();
-  Val merged;
-  RtTry t;
-  rt_try_push(&t);
-  if (setjmp(t.jb) == 0) {
-    ag_trace_body(cx, "cond_true", ag_if_run, &s, &ba);
-    s.fn = a[2];
-    s.branch = "else";
-    ag_trace_body(cx, "cond_false", ag_if_run, &s, &bb);
-    merged = ag_build_cond(cx, pred, &ba, &bb, a[5], loc);
-    rt_try_pop(&t);
-  } else {
-    /* a branch failed to trace: the other branch's graph and the state go too */
-    ag_body_free(&ba);
-    ag_body_free(&bb);
-    rt_unhold(rmark);
-    val_decref(rng_keep);
-    val_decref(init);
-    rt_rethrow(&t);
-  }
+  Val merged = ag_if_branches(cx, pred, &s, a[2], a[5], &ba, &bb);
   if (tr.n) {
     Val rt = ag_if_rerun_new(a[1], a[3], a[4], init, (int)nouts), rf = ag_if_rerun_new(a[2], a[3], a[4], init, (int)nouts);
     gradtape_region_end(&tr, a[0], rt, rf, merged, rng);
@@ -640,6 +641,7 @@ static Val ag_if_stmt(Val self, int n, const Val *args, const Kw *kw) {
   val_decref(ag_call1(a[4], fin));
   val_decref(fin);
   val_decref(merged);
+  rt_unhold(imark);
   val_decref(init);
   rt_cur_loc = loc;
   return val_none();
