@@ -156,11 +156,43 @@ static void history_free(History *h) {
   free(h->path);
 }
 
+/* libedit's character reader: an interrupted read() with Ctrl-C pending ends
+ * the line (readline returns NULL, the caller sees the flag).  libedit's own
+ * reader retries an interrupted read once in cooked mode, so a Ctrl-C would
+ * only be noticed after the next Enter. */
+static int edit_getc(FILE *f) {
+  unsigned char c;
+  for (;;) {
+    ssize_t k = read(fileno(f), &c, 1);
+    if (k == 1) return c;
+    if (k < 0 && errno == EINTR) {
+      if (rt_sigint_pending) return EOF;
+      continue;
+    }
+    return EOF;
+  }
+}
+
+/* readline with SIGINT interrupting the terminal read: our flag-setting
+ * handler is installed without SA_RESTART for the duration, and libedit is
+ * told not to catch signals itself (it would re-send them after switching
+ * the terminal back to cooked mode). */
+static char *read_edited(const char *prompt) {
+  struct sigaction sa, old;
+  sigaction(SIGINT, NULL, &old);
+  sa = old;
+  sa.sa_flags &= ~SA_RESTART;
+  sigaction(SIGINT, &sa, NULL);
+  char *line = readline(prompt);
+  sigaction(SIGINT, &old, NULL);
+  return line;
+}
+
 /* One line without its newline (malloc'd), or NULL at end of input.  On a
  * terminal libedit edits it; otherwise the prompt goes to stderr, as
  * `python3 -i < file` does, so stdout holds only the program's output. */
 static char *read_line(bool tty, const char *prompt) {
-  if (tty) return readline(prompt);
+  if (tty) return read_edited(prompt);
   fputs(prompt, stderr);
   fflush(stderr);
   char *line = NULL;
@@ -273,6 +305,8 @@ int repl_main(void) {
   program_repl_init(&r.p);
   History h = {0};
   if (tty) {
+    rl_catch_signals = 0;
+    rl_getc_function = edit_getc;
     history_load(&h);
     printf("tfs %s interactive prompt: statements run as they are entered; Ctrl-D exits\n", TFS_VERSION);
     fflush(stdout);
