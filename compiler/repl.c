@@ -284,6 +284,7 @@ static void repl_free(Repl *r) {
     void (*leave)(void) = (void (*)(void))jit_symbol(r->units[i], "tfs_program_exit");
     leave();
   }
+  rt_gc_shutdown();
   rt_flush();
   for (int i = 0; i < r->nunits; i++) jit_free(r->units[i]);
   free(r->units);

@@ -210,9 +210,29 @@ static Val dict_iter_kind(Val d, int kind) {
 static Val dict_iter(Val self) { return dict_iter_kind(self, 0); }
 static Val dict_getattr(Val self, const char *name) { return dictmethods_get(self, name); }
 
+/* The cycle collector's view (gc.c); deleted entries hold VT_UNDEF. */
+static void dict_traverse(Obj *o, GcVisit visit, void *arg) {
+  Dict *d = (Dict *)o;
+  for (tfs_i64 i = 0; i < d->used; i++) {
+    visit(d->keys[i], true, arg);
+    visit(d->vals[i], true, arg);
+  }
+}
+
+static void dict_clear(Obj *o) {
+  Dict *d = (Dict *)o;
+  tfs_i64 n = d->used;
+  d->len = d->used = 0;
+  if (d->index) memset(d->index, 0xff, sizeof(tfs_i64) * (size_t)d->index_cap);   /* all -1 */
+  for (tfs_i64 i = 0; i < n; i++) {
+    val_decref(d->keys[i]);
+    val_decref(d->vals[i]);
+  }
+}
+
 const Type dict_type = {
   .name = "dict",
-  .free = dict_free,
+  .free = dict_free, .traverse = dict_traverse, .clear = dict_clear,
   .repr = dict_repr,
   .getattr = dict_getattr,
   .getitem = dict_getitem,

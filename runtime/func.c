@@ -172,9 +172,31 @@ static Val func_getattr(Val self, const char *name) {
 
 static void func_setattr(Val self, const char *name, Val v) { dict_set_str(&((Func *)self.u.o)->dict, name, v); }
 
+/* The cycle collector's view (gc.c).  The class a method was defined in is a
+ * borrowed back-pointer: it keeps the class reachable while the method is. */
+static void func_traverse(Obj *o, GcVisit visit, void *arg) {
+  Func *f = (Func *)o;
+  for (int i = 0; i < f->ndefaults; i++) visit(f->defaults[i], true, arg);
+  for (int i = 0; i < f->ncells; i++)
+    if (f->cells && f->cells[i]) visit(val_obj(f->cells[i]), true, arg);
+  visit(f->dict, true, arg);
+  if (f->conv) visit(val_obj(&f->conv->hdr), true, arg);
+  if (f->owner) visit(val_obj(f->owner), false, arg);
+}
+
+static void func_clear(Obj *o) {
+  Func *f = (Func *)o;
+  Val d = f->dict;
+  f->dict = val_undef();
+  val_decref(d);
+  int nd = f->ndefaults;
+  f->ndefaults = 0;
+  for (int i = 0; i < nd; i++) val_decref(f->defaults[i]);
+}
+
 const Type func_type = {
   .name = "function",
-  .free = func_free,
+  .free = func_free, .traverse = func_traverse, .clear = func_clear,
   .repr = func_repr,
   .getattr = func_getattr,
   .setattr = func_setattr,
@@ -215,9 +237,18 @@ static void cell_free(Obj *o) {
 
 static void cell_repr(StrBuf *b, Val v) { sb_printf(b, "<cell at %p>", (void *)v.u.o); }
 
+static void cell_traverse(Obj *o, GcVisit visit, void *arg) { visit(((Cell *)o)->v, true, arg); }
+
+static void cell_clear(Obj *o) {
+  Cell *c = (Cell *)o;
+  Val v = c->v;
+  c->v = val_undef();
+  val_decref(v);
+}
+
 const Type cell_type = {
   .name = "cell",
-  .free = cell_free,
+  .free = cell_free, .traverse = cell_traverse, .clear = cell_clear,
   .repr = cell_repr,
 };
 
@@ -259,9 +290,11 @@ static Val builtin_getattr(Val self, const char *name) {
   return val_undef();
 }
 
+static void builtin_traverse(Obj *o, GcVisit visit, void *arg) { visit(((Builtin *)o)->self, true, arg); }
+
 const Type builtin_type = {
   .name = "builtin_function_or_method",
-  .free = builtin_free,
+  .free = builtin_free, .traverse = builtin_traverse,
   .repr = builtin_repr,
   .getattr = builtin_getattr,
   .call = builtin_call,
@@ -317,9 +350,14 @@ static Val bound_getattr(Val self, const char *name) {
   return val_undef();
 }
 
+static void bound_traverse(Obj *o, GcVisit visit, void *arg) {
+  visit(((Bound *)o)->fn, true, arg);
+  visit(((Bound *)o)->self, true, arg);
+}
+
 const Type bound_type = {
   .name = "method",
-  .free = bound_free,
+  .free = bound_free, .traverse = bound_traverse,
   .repr = bound_repr,
   .getattr = bound_getattr,
   .call = bound_call,
@@ -353,9 +391,14 @@ static bool iter_next(Val v, Val *out) {
   return it->step(it, out);
 }
 
+static void iter_traverse(Obj *o, GcVisit visit, void *arg) {
+  visit(((Iter *)o)->src, true, arg);
+  visit(((Iter *)o)->aux, true, arg);
+}
+
 const Type iter_type = {
   .name = "iterator",
-  .free = iter_free,
+  .free = iter_free, .traverse = iter_traverse,
   .repr = iter_repr,
   .iter = iter_self,
   .next = iter_next,

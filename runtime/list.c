@@ -223,9 +223,22 @@ static bool seq_eq(Val a, Val b) {
 
 static Val list_getattr(Val self, const char *name) { return listmethods_get(self, name); }
 
+/* The cycle collector's view (gc.c). */
+static void list_traverse(Obj *o, GcVisit visit, void *arg) {
+  List *l = (List *)o;
+  for (tfs_i64 i = 0; i < l->len; i++) visit(l->items[i], true, arg);
+}
+
+static void list_clear(Obj *o) {
+  List *l = (List *)o;
+  tfs_i64 n = l->len;
+  l->len = 0;
+  for (tfs_i64 i = 0; i < n; i++) val_decref(l->items[i]);
+}
+
 const Type list_type = {
   .name = "list",
-  .free = list_free,
+  .free = list_free, .traverse = list_traverse, .clear = list_clear,
   .repr = list_repr,
   .getattr = list_getattr,
   .getitem = list_getitem,
@@ -296,9 +309,14 @@ static tfs_u64 tuple_hash(Val v) {
 
 static Val tuple_getattr(Val self, const char *name) { return listmethods_get(self, name); }
 
+static void tuple_traverse(Obj *o, GcVisit visit, void *arg) {
+  Tuple *t = (Tuple *)o;
+  for (tfs_i64 i = 0; i < t->len; i++) visit(t->items[i], true, arg);
+}
+
 const Type tuple_type = {
   .name = "tuple",
-  .free = tuple_free,
+  .free = tuple_free, .traverse = tuple_traverse,
   .repr = tuple_repr,
   .getattr = tuple_getattr,
   .getitem = tuple_getitem,

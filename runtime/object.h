@@ -248,6 +248,10 @@ void rt_flush(void);
 extern volatile sig_atomic_t rt_sigint_pending;
 void rt_sigint_install(void);
 _Noreturn void rt_sigint_raise(void);
-#define RT_CHECK_INTERRUPT() do { if (rt_sigint_pending) rt_sigint_raise(); } while (0)
+/* Safe points: Ctrl-C raises there, and a due cycle collection runs there
+ * (every container is consistent between statements). */
+#define RT_CHECK_INTERRUPT() do { \
+    if (__builtin_expect(rt_sigint_pending | rt_gc_pending, 0)) { rt_gc_poll(); if (rt_sigint_pending) rt_sigint_raise(); } \
+  } while (0)
 
 #endif

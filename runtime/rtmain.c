@@ -17,6 +17,7 @@ int rt_main(int argc, char **argv, void (*entry)(void), void (*leave)(void)) {
   rt_start(argc, argv);
   entry();
   leave();
+  rt_gc_shutdown();   /* what only reference cycles kept alive */
   rt_flush();
   return 0;
 }

@@ -503,9 +503,29 @@ static Val set_compare(int op, Val a, Val b) {
 
 static Val set_getattr(Val self, const char *name) { return setmethods_get(self, name); }
 
+/* The cycle collector's view (gc.c). */
+static void set_traverse(Obj *o, GcVisit visit, void *arg) {
+  Set *s = (Set *)o;
+  if (!s->table) return;   /* a constructor that ran out of memory */
+  for (tfs_u64 i = 0; i <= s->mask; i++)
+    if (set_active(&s->table[i])) visit(s->table[i].key, true, arg);
+}
+
+static void set_gc_clear(Obj *o) {
+  Set *s = (Set *)o;
+  if (!s->table) return;
+  for (tfs_u64 i = 0; i <= s->mask; i++) {
+    if (!set_active(&s->table[i])) continue;
+    Val k = s->table[i].key;
+    s->table[i].key = val_undef();   /* unused */
+    val_decref(k);
+  }
+  s->fill = s->used = 0;
+}
+
 const Type set_type = {
   .name = "set",
-  .free = set_free,
+  .free = set_free, .traverse = set_traverse, .clear = set_gc_clear,
   .repr = set_repr,
   .getattr = set_getattr,
   .iter = set_iter,

@@ -16,10 +16,12 @@
 /* ---- allocation -------------------------------------------------------------- */
 
 void *obj_new(const Type *type, size_t size) {
-  Obj *o = malloc(size);
+  /* containers start zeroed: the collector may see one before its constructor fills it */
+  Obj *o = type->traverse ? calloc(1, size) : malloc(size);
   if (!o) rt_throw(ERR_MEMORY, "out of memory");
   o->rc = 1;
   o->type = type;
+  if (type->traverse) gc_track(o);
   return o;
 }
 
@@ -33,6 +35,7 @@ static int free_depth;
 static Obj *free_queue;
 
 void rt_free_obj(Obj *o) {
+  if (o->type->traverse) gc_untrack(o);
   if (free_depth >= FREE_MAX_DEPTH) {
     o->rc = (tfs_i64)(intptr_t)free_queue;
     free_queue = o;

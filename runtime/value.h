@@ -38,7 +38,28 @@ typedef struct Type {
   int (*truthy)(Val v);                               /* NULL: always true */
   bool (*eq)(Val a, Val b);                           /* host equality (for ==, in, dict keys) */
   tfs_u64 (*hash)(Val v);                             /* NULL: unhashable */
+  /* Containers that can be part of a reference cycle (gc.c): traverse calls
+   * visit on every reference the object holds (owned = counted in the
+   * child's rc; a borrowed back-pointer only keeps its target reachable);
+   * clear drops the owned references, leaving an object free can still free. */
+  void (*traverse)(Obj *o, void (*visit)(Val child, bool owned, void *arg), void *arg);
+  void (*clear)(Obj *o);
 } Type;
+typedef void (*GcVisit)(Val child, bool owned, void *arg);
+
+/* The cycle collector (gc.c).  obj_new tracks objects whose type has a
+ * traverse slot; rt_free_obj untracks them. */
+typedef struct RtGcStats { tfs_i64 collections, collected; } RtGcStats;
+extern RtGcStats rt_gc_stats;
+extern int rt_gc_pending;                           /* a collection is due at the next safe point */
+void gc_track(Obj *o);
+void gc_untrack(Obj *o);
+size_t rt_gc_collect(void);                         /* objects freed */
+void rt_gc_poll(void);
+void rt_gc_enable(bool on);
+bool rt_gc_is_enabled(void);
+size_t rt_gc_tracked(void);
+void rt_gc_shutdown(void);
 
 /* ---- immediates ---------------------------------------------------------- */
 static inline Val val_undef(void) { Val v; v.tag = VT_UNDEF; v.u.i = 0; return v; }

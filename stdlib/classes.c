@@ -101,8 +101,14 @@ static Val wrap_call(Val self, int n, const Val *args, const Kw *kw) {
   return rt_call(w->fn, n, args, kw);
 }
 
+/* The cycle collector's view (gc.c). */
+static void wrap_traverse(Obj *o, GcVisit visit, void *arg) {
+  visit(((Wrap *)o)->fn, true, arg);
+  visit(((Wrap *)o)->fset, true, arg);
+}
+
 static const Type wrap_type = {
-  .name = "property", .free = wrap_free, .repr = wrap_repr, .getattr = wrap_getattr, .call = wrap_call,
+  .name = "property", .free = wrap_free, .traverse = wrap_traverse, .repr = wrap_repr, .getattr = wrap_getattr, .call = wrap_call,
   .hash = obj_identity_hash,
 };
 
@@ -388,9 +394,23 @@ static tfs_u64 inst_hash(Val v) {
   return (tfs_u64)r.u.i;
 }
 
+/* The cycle collector's view (gc.c): the class and the attributes. */
+static void inst_traverse(Obj *o, GcVisit visit, void *arg) {
+  Inst *x = (Inst *)o;
+  if (x->klass) visit(val_obj(&x->klass->hdr), true, arg);
+  visit(x->dict, true, arg);
+}
+
+static void inst_clear(Obj *o) {
+  Inst *x = (Inst *)o;
+  Val d = x->dict;
+  x->dict = val_undef();
+  val_decref(d);
+}
+
 const Type inst_type = {
   .name = "object",
-  .free = inst_free,
+  .free = inst_free, .traverse = inst_traverse, .clear = inst_clear,
   .repr = inst_repr,
   .str = inst_str,
   .getattr = inst_getattr,

@@ -194,9 +194,27 @@ static Val exc_getattr(Val self, const char *name) {
 
 static void exc_setattr(Val self, const char *name, Val v) { inst_setattr_dict(self, &((Exc *)self.u.o)->dict, name, v); }
 
+/* The cycle collector's view (gc.c). */
+static void exc_traverse(Obj *o, GcVisit visit, void *arg) {
+  Exc *e = (Exc *)o;
+  visit(e->msg, true, arg);
+  visit(e->args, true, arg);
+  visit(e->dict, true, arg);
+  visit(e->cause, true, arg);
+  if (e->klass) visit(val_obj(&e->klass->hdr), true, arg);
+}
+
+static void exc_clear(Obj *o) {
+  Exc *e = (Exc *)o;
+  Val d = e->dict, c = e->cause;
+  e->dict = e->cause = val_undef();
+  val_decref(d);
+  val_decref(c);
+}
+
 const Type exc_type = {
   .name = "Exception",
-  .free = exc_free,
+  .free = exc_free, .traverse = exc_traverse, .clear = exc_clear,
   .repr = exc_repr,
   .str = exc_str,
   .getattr = exc_getattr,

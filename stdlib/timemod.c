@@ -108,6 +108,7 @@ Val stdlib_native_module(const char *name) {
     if (val_is_undef(timeit_mod)) timeit_mod = module_native("timeit", tm_timeit_attr);
     return val_incref(timeit_mod);
   }
+  if (!strcmp(name, "gc")) return gcmod_module();
   if (!strcmp(name, "_keras")) return kerasrt_module();
   return val_undef();
 }

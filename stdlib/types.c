@@ -316,9 +316,16 @@ static void ty_setattr(Val self, const char *name, Val v) {
   dict_set_str(&t->dict, name, v);
 }
 
+/* The cycle collector's view (gc.c): a user class holds its namespace and base. */
+static void ty_traverse(Obj *o, GcVisit visit, void *arg) {
+  TypeObj *t = (TypeObj *)o;
+  visit(t->dict, true, arg);
+  if (t->base) visit(val_obj(&t->base->hdr), true, arg);
+}
+
 const Type type_type = {
   .name = "type",
-  .free = ty_free,
+  .free = ty_free, .traverse = ty_traverse,
   .repr = ty_repr,
   .getattr = ty_getattr,
   .setattr = ty_setattr,

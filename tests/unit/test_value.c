@@ -1924,6 +1924,72 @@ START_TEST(test_report_exit) {
 }
 END_TEST
 
+/* ---- the cycle collector (gc.c) ------------------------------------------------------------------------------------------------------ */
+
+START_TEST(test_gc_cycles) {
+  rt_gc_collect();
+  size_t base = rt_gc_tracked();
+  /* a list that holds itself */
+  Val l = list_new(0);
+  list_append(l, l);
+  ck_assert_uint_eq(rt_gc_tracked(), base + 1);
+  val_decref(l);
+  ck_assert_uint_eq(rt_gc_tracked(), base + 1);   /* reference counting cannot free it */
+  ck_assert_uint_eq(rt_gc_collect(), 1);
+  ck_assert_uint_eq(rt_gc_tracked(), base);
+  /* a cycle still referenced from outside survives, intact */
+  Val k = list_new(0);
+  list_append(k, k);
+  ck_assert_uint_eq(rt_gc_collect(), 0);
+  ck_assert_int_eq(((List *)k.u.o)->len, 1);
+  ck_assert(((List *)k.u.o)->items[0].u.o == k.u.o);
+  /* dict -> list -> tuple -> dict, with a string and an int aboard: all three go */
+  Val d = dict_new(), m = list_new(0), key = S("k");
+  Val t = tuple_pack(2, d, val_int(7));
+  list_append(m, t);
+  dict_set(d, key, m);
+  val_decref(t);
+  val_decref(m);
+  val_decref(key);
+  ck_assert_uint_eq(rt_gc_tracked(), base + 4);
+  val_decref(d);
+  ck_assert_uint_eq(rt_gc_collect(), 3);
+  ck_assert_uint_eq(rt_gc_tracked(), base + 1);
+  /* releasing the outside reference makes k garbage too */
+  val_decref(k);
+  ck_assert_uint_eq(rt_gc_collect(), 1);
+  ck_assert_uint_eq(rt_gc_tracked(), base);
+  ck_assert_int_ge(rt_gc_stats.collections, 4);
+}
+END_TEST
+
+/* Cycles made in a loop are reclaimed at the safe points: the number of
+ * tracked containers stays bounded (a counter, not a timer). */
+START_TEST(test_gc_bounded) {
+  rt_gc_collect();
+  size_t base = rt_gc_tracked(), peak = 0;
+  for (int i = 0; i < 200000; i++) {
+    Val l = list_new(0);
+    list_append(l, l);
+    val_decref(l);
+    RT_CHECK_INTERRUPT();   /* a safe point, as at every loop test */
+    if (rt_gc_tracked() > peak) peak = rt_gc_tracked();
+  }
+  ck_assert_uint_le(peak, base + 20000);
+  rt_gc_enable(false);   /* disabled: nothing is collected on its own */
+  for (int i = 0; i < 30000; i++) {
+    Val l = list_new(0);
+    list_append(l, l);
+    val_decref(l);
+    RT_CHECK_INTERRUPT();
+  }
+  ck_assert_uint_ge(rt_gc_tracked(), base + 30000);
+  rt_gc_enable(true);
+  rt_gc_collect();
+  ck_assert_uint_eq(rt_gc_tracked(), base);
+}
+END_TEST
+
 /* ---- reference counts ------------------------------------------------------------------------------------------------------------ */
 
 START_TEST(test_refcounts) {
@@ -2086,6 +2152,8 @@ static Suite *value_suite(void) {
   tcase_add_test(tc, test_diag);
   tcase_add_test(tc, test_report_exit);
   tcase_add_test(tc, test_refcounts);
+  tcase_add_test(tc, test_gc_cycles);
+  tcase_add_test(tc, test_gc_bounded);
   suite_add_tcase(s, tc);
   return s;
 }
