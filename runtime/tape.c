@@ -178,6 +178,13 @@ static bool is_float_val(Val v) {
   return t && (dtype_info[t->dtype].is_float || t->dtype == DT_VARIANT);   /* lists carry their elements' gradients */
 }
 
+/* is_float_val of a key (NULL: false), without the call. */
+static inline bool key_is_float(Obj *k) {
+  if (!k) return false;
+  const Tensor *t = k->type == &tensor_type ? (const Tensor *)k : ((const Variable *)k)->value;
+  return dtype_info[t->dtype].is_float || t->dtype == DT_VARIANT;
+}
+
 /* The slot bits and the tape holding each.  A tape keeps its slot after its `with` block (its bits
  * stay true, and are cleared when it is freed, in the same pass that releases its values); a tape
  * entering when all 64 are held takes the slot of one outside its block (at most 64 are inside). */
@@ -299,7 +306,7 @@ static void track(Tape *t, Val v) {
 /* An entry's output becomes tracked (the entry holds it). */
 static void track_out(Tape *t, Val v) {
   Obj *k = key_of(v);
-  if (k && is_float_val(v)) *bits_of(k) |= t->bit;
+  if (key_is_float(k)) *bits_of(k) |= t->bit;
   t->tracked_ok = false;
 }
 
@@ -365,6 +372,12 @@ static void entry_fill(Tape *t, TapeEntry *e, const OpDef *op, int nin, const Va
   e->nin = nin;
   e->nout = nout;
   for (int i = 0; i < nin; i++) {
+    if (vin[i].tag == VT_OBJ && vin[i].u.o->type == &tensor_type) {   /* the common case, first */
+      e->key[i] = vin[i].u.o;
+      e->in[i] = vin[i];
+      vin[i].u.o->rc++;
+      continue;
+    }
     e->key[i] = key_of(vin[i]);
     if (val_is(vin[i], &variable_type)) {
       in_record = true;
@@ -411,12 +424,16 @@ static void record_on(Tape *t, const OpDef *op, int nin, const Val *vin, const O
    * op forwarding to another op_apply that was recorded) add nothing. */
   bool fresh = false;
   for (int i = 0; i < nout; i++)
-    if (is_float_val(outs[i]) && !(*bits_of(key_of(outs[i])) & t->bit)) fresh = true;
+    if (key_is_float(key_of(outs[i])) && !(*bits_of(key_of(outs[i])) & t->bit)) fresh = true;
   if (!fresh) return;
   TapeEntry *e = new_entry(t);
   if (op) entry_fill(t, e, op, nin, vin, nout, outs, attrs ? attrs->n : 0, attrs ? attrs->v : NULL);
   else entry_fill(t, e, NULL, nin, vin, nout, outs, 1, custom);
-  for (int i = 0; i < nout; i++) track_out(t, outs[i]);
+  for (int i = 0; i < nout; i++) {   /* the outputs become tracked (the entry holds them) */
+    Obj *k = key_of(outs[i]);
+    if (key_is_float(k)) *bits_of(k) |= t->bit;
+  }
+  t->tracked_ok = false;
 }
 
 static void record_all(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs, Val result, const Val *custom) {
