@@ -331,6 +331,35 @@ START_TEST(test_record_no_lookup_no_alloc) {
 }
 END_TEST
 
+START_TEST(test_slots_reused) {
+  /* 70 tapes alive at once, each used in turn: past 64 a tape entering takes the slot of one outside
+   * its block, whose membership then comes from its map; every tape still gives its own gradient. */
+  enum { N = 70 };
+  const float xv[2] = {1, -2};
+  Val x = vec(2, xv), tps[N], ys[N];
+  for (int i = 0; i < N; i++) {
+    tps[i] = tape_new(true, true);
+    Tape *t = (Tape *)tps[i].u.o;
+    tape_watch(t, x);
+    tape_push(t);
+    ys[i] = op_apply2(OP_MUL, x, val_float((double)(i + 1)));
+    tape_pop(t);
+    ck_assert_int_eq(t->n, 1);
+  }
+  for (int i = 0; i < N; i++) {
+    Tape *t = (Tape *)tps[i].u.o;
+    ck_assert(tape_tracks(t, ys[i]) && tape_tracks(t, x));
+    ck_assert(!tape_tracks(t, ys[(i + 1) % N]));
+    Val g;
+    tape_gradient(t, 1, &ys[i], NULL, 1, &x, false, &g);
+    ck_assert_float_eq(at(g, 1), (float)(i + 1));
+    val_decref(g);
+  }
+  for (int i = 0; i < N; i++) { val_decref(ys[i]); val_decref(tps[i]); }
+  val_decref(x);
+}
+END_TEST
+
 static Suite *tape_suite(void) {
   Suite *s = suite_create("tape");
   TCase *tc = tcase_create("core");
@@ -344,6 +373,7 @@ static Suite *tape_suite(void) {
   tcase_add_test(tc, test_traced_gradient_is_symbolic);
   tcase_add_test(tc, test_loop_state_bounded);
   tcase_add_test(tc, test_record_no_lookup_no_alloc);
+  tcase_add_test(tc, test_slots_reused);
   suite_add_tcase(s, tc);
   return s;
 }
