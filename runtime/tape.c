@@ -17,7 +17,15 @@ static unsigned ptr_hash(const void *p) {
   return (unsigned)(x >> 29);
 }
 
+static tfs_i64 n_probes, n_allocs;   /* tape_stats */
+
+void tape_stats(tfs_i64 *map_probes, tfs_i64 *allocs) {
+  *map_probes = n_probes;
+  *allocs = n_allocs;
+}
+
 int ptrmap_find(const PtrMap *m, const void *k) {
+  n_probes++;
   if (!m->cap || !k) return -1;
   for (unsigned i = ptr_hash(k) & (unsigned)(m->cap - 1);; i = (i + 1) & (unsigned)(m->cap - 1)) {
     if (m->k[i] == k) return (int)i;
@@ -55,7 +63,7 @@ static void ptrmap_add(PtrMap *m, const void *k, Val v) {
 }
 
 void ptrmap_put(PtrMap *m, const void *k, Val v) {
-  int i = ptrmap_find(m, k);
+  int i = ptrmap_find(m, k);   /* counts the probe */
   if (i >= 0) {
     TFS_DECREF(m->v[i]);
     m->v[i] = v;
@@ -90,17 +98,46 @@ static void entry_free(TapeEntry *e) {
 /* Entries' value blocks come from chunks freed with the tape: recording
  * costs no malloc/free pair per op. */
 typedef struct TapeChunk { struct TapeChunk *next; size_t used, cap; _Alignas(16) char data[]; } TapeChunk;
-enum { TAPE_CHUNK = 32 << 10 };
+enum { TAPE_CHUNK = 32 << 10, CHUNK_POOL_MAX = 32 };
+
+/* Freed tapes leave their standard chunks and their entry array here for the next tape: a tape
+ * recorded again and again (a training step) calls no allocator once these are warm. */
+static TapeChunk *chunk_pool;
+static int chunk_pool_n;
+static TapeEntry *entry_pool;
+static int entry_pool_cap;
+
+static TapeChunk *chunk_new(size_t cap) {
+  if (cap == TAPE_CHUNK && chunk_pool) {
+    TapeChunk *c = chunk_pool;
+    chunk_pool = c->next;
+    chunk_pool_n--;
+    c->used = 0;
+    return c;
+  }
+  n_allocs++;
+  TapeChunk *c = malloc(sizeof(TapeChunk) + cap);
+  if (!c) rt_throw(ERR_MEMORY, "out of memory");
+  c->used = 0;
+  c->cap = cap;
+  return c;
+}
+
+static void chunk_drop(TapeChunk *c) {
+  if (c->cap == TAPE_CHUNK && chunk_pool_n < CHUNK_POOL_MAX) {
+    c->next = chunk_pool;
+    chunk_pool = c;
+    chunk_pool_n++;
+  } else {
+    free(c);
+  }
+}
 
 static void *tape_alloc(Tape *t, size_t n) {
   n = (n + 15) & ~(size_t)15;
   TapeChunk *c = t->chunks;
   if (!c || c->cap - c->used < n) {
-    size_t cap = n > TAPE_CHUNK / 4 ? n : TAPE_CHUNK;
-    c = malloc(sizeof(TapeChunk) + cap);
-    if (!c) rt_throw(ERR_MEMORY, "out of memory");
-    c->used = 0;
-    c->cap = cap;
+    c = chunk_new(n > TAPE_CHUNK / 4 ? n : TAPE_CHUNK);
     if (t->chunks && n > TAPE_CHUNK / 4) {   /* a big block: keep filling the current chunk */
       c->next = t->chunks->next;
       t->chunks->next = c;
@@ -114,18 +151,6 @@ static void *tape_alloc(Tape *t, size_t n) {
   return p;
 }
 
-void tape_free(Obj *o) {
-  Tape *t = (Tape *)o;
-  tape_pop(t);
-  for (int i = 0; i < t->n; i++) entry_free(&t->e[i]);
-  free(t->e);
-  for (TapeChunk *c = t->chunks, *nx; c; c = nx) {
-    nx = c->next;
-    free(c);
-  }
-  ptrmap_free(&t->tracked);
-  free(t);
-}
 
 
 Val tape_new(bool persistent, bool watch_vars) {
@@ -136,9 +161,75 @@ Val tape_new(bool persistent, bool watch_vars) {
   return val_obj(t);
 }
 
+/* The identity of a value as a gradient source, or NULL. */
+static Obj *key_of(Val v) {
+  if (v.tag != VT_OBJ) return NULL;
+  if (v.u.o->type == &tensor_type || v.u.o->type == &variable_type) return v.u.o;
+  return NULL;
+}
+
+/* A key's slot bits: which active tapes track it. */
+static inline tfs_u64 *bits_of(Obj *k) {
+  return k->type == &tensor_type ? &((Tensor *)k)->tape_bits : &((Variable *)k)->tape_bits;
+}
+
+static bool is_float_val(Val v) {
+  Tensor *t = val_as_tensor(v);
+  return t && (dtype_info[t->dtype].is_float || t->dtype == DT_VARIANT);   /* lists carry their elements' gradients */
+}
+
+/* is_float_val of a key (NULL: false), without the call. */
+static inline bool key_is_float(Obj *k) {
+  if (!k) return false;
+  const Tensor *t = k->type == &tensor_type ? (const Tensor *)k : ((const Variable *)k)->value;
+  return dtype_info[t->dtype].is_float || t->dtype == DT_VARIANT;
+}
+
+/* The slot bits and the tape holding each.  A tape keeps its slot after its `with` block (its bits
+ * stay true, and are cleared when it is freed, in the same pass that releases its values); a tape
+ * entering when all 64 are held takes the slot of one outside its block (at most 64 are inside). */
+static tfs_u64 slots_used;
+static Tape *slot_owner[64];
+
+/* Set (on) or clear the tape's bit in everything it tracks. */
+static void mark_all(Tape *t, bool on) {
+  for (int i = 0; i < t->nwatched; i++) {
+    Obj *k = key_of(t->watched[i]);
+    if (on) *bits_of(k) |= t->bit;
+    else *bits_of(k) &= ~t->bit;
+  }
+  for (int i = 0; i < t->n; i++)
+    for (int j = 0; j < t->e[i].nout; j++) {
+      Obj *k = key_of(t->e[i].out[j]);
+      if (!k) continue;
+      if (!on) *bits_of(k) &= ~t->bit;
+      else if (is_float_val(t->e[i].out[j])) *bits_of(k) |= t->bit;
+    }
+}
+
+static void slot_release(Tape *t, bool clear) {
+  if (!t->bit) return;
+  if (clear) mark_all(t, false);
+  slots_used &= ~t->bit;
+  slot_owner[__builtin_ctzll(t->bit)] = NULL;
+  t->bit = 0;
+  t->tracked_ok = false;
+}
+
 void tape_push(Tape *t) {
   if (t->active) return;
   if (tape_nactive == (int)(sizeof active / sizeof active[0])) rt_throw(ERR_RUNTIME, "too many nested GradientTapes");
+  if (!t->bit) {
+    if (!~slots_used) {   /* all held: take one from a tape outside its block */
+      for (int i = 0; i < 64; i++)
+        if (!slot_owner[i]->active) { slot_release(slot_owner[i], true); break; }
+    }
+    int s = __builtin_ctzll(~slots_used);
+    t->bit = (tfs_u64)1 << s;
+    slots_used |= t->bit;
+    slot_owner[s] = t;
+    mark_all(t, true);
+  }
   active[tape_nactive++] = t;
   t->active = true;
 }
@@ -152,22 +243,71 @@ void tape_pop(Tape *t) {
   t->active = false;
 }
 
-/* The identity of a value as a gradient source, or NULL. */
-static Obj *key_of(Val v) {
-  if (v.tag != VT_OBJ) return NULL;
-  if (v.u.o->type == &tensor_type || v.u.o->type == &variable_type) return v.u.o;
-  return NULL;
+void tape_free(Obj *o) {
+  Tape *t = (Tape *)o;
+  tape_pop(t);
+  /* clear the tape's bit in each value as it is released: one pass */
+  for (int i = 0; i < t->n; i++) {
+    for (int j = 0; j < t->e[i].nout; j++)
+      if (key_of(t->e[i].out[j])) *bits_of(key_of(t->e[i].out[j])) &= ~t->bit;
+    entry_free(&t->e[i]);
+  }
+  for (int i = 0; i < t->nwatched; i++) {
+    *bits_of(key_of(t->watched[i])) &= ~t->bit;
+    TFS_DECREF(t->watched[i]);
+  }
+  slot_release(t, false);
+  if (t->e && t->cap > entry_pool_cap) {   /* keep the larger array for the next tape */
+    free(entry_pool);
+    entry_pool = t->e;
+    entry_pool_cap = t->cap;
+  } else {
+    free(t->e);
+  }
+  for (TapeChunk *c = t->chunks, *nx; c; c = nx) {
+    nx = c->next;
+    chunk_drop(c);
+  }
+  ptrmap_free(&t->tracked);
+  free(t);
 }
 
-static bool is_float_val(Val v) {
-  Tensor *t = val_as_tensor(v);
-  return t && (dtype_info[t->dtype].is_float || t->dtype == DT_VARIANT);   /* lists carry their elements' gradients */
+/* Whether t tracks k: a bit test while t is active, else the map, rebuilt when stale. */
+static bool tracks_key(Tape *t, Obj *k) {
+  if (!k) return false;
+  if (t->bit) return (*bits_of(k) & t->bit) != 0;
+  if (!t->tracked_ok) {
+    ptrmap_free(&t->tracked);
+    for (int i = 0; i < t->nwatched; i++) ptrmap_put(&t->tracked, key_of(t->watched[i]), val_undef());
+    for (int i = 0; i < t->n; i++)
+      for (int j = 0; j < t->e[i].nout; j++)
+        if (is_float_val(t->e[i].out[j])) ptrmap_put(&t->tracked, key_of(t->e[i].out[j]), val_undef());
+    t->tracked_ok = true;
+  }
+  return ptrmap_find(&t->tracked, k) >= 0;
 }
 
+/* Track a value that is no entry's output (a watched tensor, a Variable). */
 static void track(Tape *t, Val v) {
   Obj *k = key_of(v);
-  if (!k || !is_float_val(v) || ptrmap_find(&t->tracked, k) >= 0) return;   /* integers carry no gradient */
-  ptrmap_add(&t->tracked, k, val_incref(v));
+  if (!k || !is_float_val(v) || tracks_key(t, k)) return;   /* integers carry no gradient */
+  if (t->nwatched == t->capwatched) {   /* from the chunks: no allocator call per tape */
+    int cap = t->capwatched ? t->capwatched * 2 : 8;
+    Val *w = tape_alloc(t, sizeof(Val) * (size_t)cap);
+    if (t->nwatched) memcpy(w, t->watched, sizeof(Val) * (size_t)t->nwatched);
+    t->watched = w;
+    t->capwatched = cap;
+  }
+  t->watched[t->nwatched++] = val_incref(v);
+  *bits_of(k) |= t->bit;
+  t->tracked_ok = false;
+}
+
+/* An entry's output becomes tracked (the entry holds it). */
+static void track_out(Tape *t, Val v) {
+  Obj *k = key_of(v);
+  if (key_is_float(k)) *bits_of(k) |= t->bit;
+  t->tracked_ok = false;
 }
 
 static void seq_of(Val v, tfs_i64 *n, const Val **items) {
@@ -197,8 +337,15 @@ void tape_watch(Tape *t, Val v) {
 static bool recording(const Tape *t) { return t->active && !t->paused && !t->busy; }
 
 static TapeEntry *new_entry(Tape *t) {
+  if (!t->e && entry_pool) {
+    t->e = entry_pool;
+    t->cap = entry_pool_cap;
+    entry_pool = NULL;
+    entry_pool_cap = 0;
+  }
   if (t->n == t->cap) {
     int cap = t->cap ? t->cap * 2 : 32;
+    n_allocs++;
     TapeEntry *e = realloc(t->e, sizeof(TapeEntry) * (size_t)cap);
     if (!e) rt_throw(ERR_MEMORY, "out of memory");
     t->e = e;
@@ -225,6 +372,12 @@ static void entry_fill(Tape *t, TapeEntry *e, const OpDef *op, int nin, const Va
   e->nin = nin;
   e->nout = nout;
   for (int i = 0; i < nin; i++) {
+    if (vin[i].tag == VT_OBJ && vin[i].u.o->type == &tensor_type) {   /* the common case, first */
+      e->key[i] = vin[i].u.o;
+      e->in[i] = vin[i];
+      vin[i].u.o->rc++;
+      continue;
+    }
     e->key[i] = key_of(vin[i]);
     if (val_is(vin[i], &variable_type)) {
       in_record = true;
@@ -255,28 +408,35 @@ static void flat_inputs(const OpDef *op, int *nin, const Val **vin) {
 }
 
 static void record_on(Tape *t, const OpDef *op, int nin, const Val *vin, const OpAttrs *attrs, int nout,
-                      const Val *outs, Val custom) {
+                      const Val *outs, const Val *custom) {
   bool any = false;
   for (int i = 0; i < nin; i++) {
     Obj *k = key_of(vin[i]);
     if (!k) continue;
-    if (t->watch_vars && val_is(vin[i], &variable_type) && ((Variable *)k)->trainable) track(t, vin[i]);
-    if (ptrmap_find(&t->tracked, k) >= 0) any = true;
+    if (*bits_of(k) & t->bit) any = true;
+    else if (t->watch_vars && k->type == &variable_type && ((Variable *)k)->trainable) {
+      track(t, vin[i]);
+      any = true;
+    }
   }
   if (!any) return;
   /* Outputs already known to the tape (an identity returning its input, an
    * op forwarding to another op_apply that was recorded) add nothing. */
   bool fresh = false;
   for (int i = 0; i < nout; i++)
-    if (is_float_val(outs[i]) && ptrmap_find(&t->tracked, key_of(outs[i])) < 0) fresh = true;
+    if (key_is_float(key_of(outs[i])) && !(*bits_of(key_of(outs[i])) & t->bit)) fresh = true;
   if (!fresh) return;
   TapeEntry *e = new_entry(t);
   if (op) entry_fill(t, e, op, nin, vin, nout, outs, attrs ? attrs->n : 0, attrs ? attrs->v : NULL);
-  else entry_fill(t, e, NULL, nin, vin, nout, outs, 1, &custom);
-  for (int i = 0; i < nout; i++) track(t, outs[i]);
+  else entry_fill(t, e, NULL, nin, vin, nout, outs, 1, custom);
+  for (int i = 0; i < nout; i++) {   /* the outputs become tracked (the entry holds them) */
+    Obj *k = key_of(outs[i]);
+    if (key_is_float(k)) *bits_of(k) |= t->bit;
+  }
+  t->tracked_ok = false;
 }
 
-static void record_all(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs, Val result, Val custom) {
+static void record_all(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs, Val result, const Val *custom) {
   if (in_record) return;
   int nout;
   const Val *outs;
@@ -297,17 +457,14 @@ static void record_all(const OpDef *op, int nin, const Val *inputs, const OpAttr
 
 void tape_record(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs, Val result) {
   if (op->id == OP_STOP_GRADIENT) return;
-  record_all(op, nin, inputs, attrs, result, val_undef());
+  record_all(op, nin, inputs, attrs, result, NULL);
 }
 
 void tape_record_custom(int nin, const Val *inputs, Val result, Val grad_fn) {
-  record_all(NULL, nin, inputs, NULL, result, grad_fn);
+  record_all(NULL, nin, inputs, NULL, result, &grad_fn);
 }
 
-bool tape_tracks(const Tape *t, Val v) {
-  Obj *k = key_of(v);
-  return k && ptrmap_find(&t->tracked, k) >= 0;
-}
+bool tape_tracks(Tape *t, Val v) { return tracks_key(t, key_of(v)); }
 
 bool tape_outermost_recording(void) {
   for (int i = 0; i < tape_nactive; i++)
@@ -329,7 +486,7 @@ bool tape_would_record(int nin, const Val *in) {
       Obj *k = key_of(in[j]);
       if (!k) continue;
       if (t->watch_vars && val_is(in[j], &variable_type) && ((Variable *)k)->trainable) return true;
-      if (ptrmap_find(&t->tracked, k) >= 0) return true;
+      if (tracks_key(t, k)) return true;
     }
   }
   return false;
@@ -358,26 +515,33 @@ void tape_region_end(TapeRegion *r, int i, Val *ext) {
     for (int j = 0; j < e->nin; j++) {
       Obj *key = e->key[j];
       if (!key || ptrmap_find(&made, key) >= 0 || ptrmap_find(&seen, key) >= 0) continue;
-      int s = ptrmap_find(&t->tracked, key);
-      if (s < 0) continue;
+      if (!tracks_key(t, key)) continue;
       ptrmap_put(&seen, key, val_undef());
-      list_append(l, t->tracked.v[s]);
+      list_append(l, val_obj(key));
     }
     for (int j = 0; j < e->nout; j++) ptrmap_put(&made, key_of(e->out[j]), val_undef());
   }
-  for (int k = m; k < t->n; k++) entry_free(&t->e[k]);
-  if (t->n > m) t->n = m;
-  if (made.n) {   /* forget the body's values: they belong to the body graph */
-    PtrMap keep = {0};
-    for (int k = 0; k < t->tracked.cap; k++) {
-      if (!t->tracked.k[k]) continue;
-      if (ptrmap_find(&made, t->tracked.k[k]) >= 0) TFS_DECREF(t->tracked.v[k]);
-      else ptrmap_put(&keep, t->tracked.k[k], t->tracked.v[k]);
-    }
-    free(t->tracked.k);
-    free(t->tracked.v);
-    t->tracked = keep;
+  /* forget the body's values: they belong to the body graph */
+  for (int k = m; k < t->n; k++) {
+    for (int j = 0; j < t->e[k].nout; j++)
+      if (key_of(t->e[k].out[j])) *bits_of(key_of(t->e[k].out[j])) &= ~t->bit;
+    entry_free(&t->e[k]);
   }
+  if (t->n > m) t->n = m;
+  if (made.n) {
+    int w = 0;
+    for (int k = 0; k < t->nwatched; k++) {
+      Obj *key = key_of(t->watched[k]);
+      if (ptrmap_find(&made, key) >= 0) {
+        *bits_of(key) &= ~t->bit;
+        TFS_DECREF(t->watched[k]);
+      } else {
+        t->watched[w++] = t->watched[k];
+      }
+    }
+    t->nwatched = w;
+  }
+  t->tracked_ok = false;
   ptrmap_free(&made);
   ptrmap_free(&seen);
   *ext = rt_tuple((int)((List *)l.u.o)->len, ((List *)l.u.o)->items);
@@ -391,7 +555,7 @@ void tape_record_on(Tape *t, Val ext, Val outs, Val grad_fn) {
   seq_of(outs, &nout, &out);
   TapeEntry *e = new_entry(t);
   entry_fill(t, e, NULL, (int)nin, in, (int)nout, out, 1, &grad_fn);
-  for (tfs_i64 i = 0; i < nout; i++) track(t, out[i]);
+  for (tfs_i64 i = 0; i < nout; i++) track_out(t, out[i]);
 }
 
 /* ---- the reverse sweep ------------------------------------------------------------------- */
@@ -530,7 +694,7 @@ static void gradient_sweep(Tape *t, int ntarget, const Val *targets, const Val *
   for (int i = 0; i < nsrc; i++) {
     Obj *k = key_of(sources[i]);
     /* sources the tape never watched (an untrainable Variable) are unconnected */
-    int s = is_float_val(sources[i]) && ptrmap_find(&t->tracked, k) >= 0 ? ptrmap_find(&grads, k) : -1;
+    int s = is_float_val(sources[i]) && tracks_key(t, k) ? ptrmap_find(&grads, k) : -1;
     if (s >= 0) out[i] = val_incref(grads.v[s]);
     else if (zeros && k) out[i] = op_apply1(OP_ZEROS_LIKE, sources[i]);
     else out[i] = val_none();

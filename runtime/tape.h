@@ -11,7 +11,8 @@
 
 #include "ops.h"
 
-/* Open-addressing map from object identity to a value (VT_UNDEF: member only). */
+/* Open-addressing map from object identity to a value (VT_UNDEF: member only); the reverse sweep's
+ * bookkeeping.  Recording an op uses none: see Tensor.tape_bits. */
 typedef struct PtrMap {
   Obj **k;
   Val *v;
@@ -40,8 +41,16 @@ typedef struct Tape {
   int regions;                /* open control-flow regions: entries recorded now will be replaced */
   TapeEntry *e;
   int n, cap;
-  PtrMap tracked;             /* identities whose gradients this tape can compute; value: the watched object (owned) */
-  struct TapeChunk *chunks;   /* storage of the entries' value blocks */
+  /* The values whose gradients this tape can compute: the entries' float outputs, and watched holds
+   * the others (watched tensors, Variables; owned, in the order first seen).  While the tape is inside
+   * its `with` block it holds slot `bit`, set in each such value's tape_bits, so recording an op tests
+   * a bit instead of looking its inputs up; outside, membership uses `tracked`, built on demand. */
+  tfs_u64 bit;
+  Val *watched;
+  int nwatched, capwatched;
+  PtrMap tracked;
+  bool tracked_ok;            /* tracked covers the entries and watched */
+  struct TapeChunk *chunks;   /* storage of the entries' value blocks (and of watched) */
   Val cm;                     /* custom-gradient functions kept alive by entries (list) */
 } Tape;
 
@@ -84,7 +93,10 @@ void tape_region_end(TapeRegion *r, int i, Val *ext);
 void tape_record_on(Tape *t, Val ext, Val outs, Val grad_fn);
 
 /* Whether v's identity is tracked by t (its gradient can be asked for). */
-bool tape_tracks(const Tape *t, Val v);
+bool tape_tracks(Tape *t, Val v);
+/* Counters for tests: identity-map probes (ptrmap_find/ptrmap_put) and allocator calls made by tapes
+ * (entry arrays, value chunks) so far.  Recording on a tape whose pools are warm adds to neither. */
+void tape_stats(tfs_i64 *map_probes, tfs_i64 *allocs);
 /* Whether some recording tape is outside every control-flow region: an entry
  * recorded now stays on it (a loop then keeps its per-iteration state). */
 bool tape_outermost_recording(void);

@@ -210,6 +210,7 @@ Tensor *tensor_new(DType dt, int rank, const tfs_i64 *shape) {
   t->offset = 0;
   t->buf = b;
   t->sym = NULL;
+  t->tape_bits = 0;
   return t;
 }
 
@@ -238,6 +239,7 @@ Tensor *tensor_scalar(DType dt) {
   t->offset = 0;
   t->buf = b;
   t->sym = NULL;
+  t->tape_bits = 0;
   return t;
 }
 
@@ -257,6 +259,7 @@ Tensor *tensor_view(Tensor *src, int rank, const tfs_i64 *shape, const tfs_i64 *
   t->buf = src->buf;
   t->buf->rc++;
   t->sym = NULL;
+  t->tape_bits = 0;
   return t;
 }
 
@@ -1223,6 +1226,7 @@ Val variable_new(Val initial, Val name, bool trainable, Val dtype) {
   }
   if (init->sym) rt_throw(ERR_VALUE, "tf.Variable: the initial value must be an eager tensor here");
   Variable *v = obj_new(&variable_type, sizeof(Variable));
+  v->tape_bits = 0;
   v->value = tensor_copy(init);  /* own storage, so assignments never alias the initial value */
   tensor_release(init);
   const char *nm = "Variable";

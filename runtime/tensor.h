@@ -43,6 +43,7 @@ typedef struct Tensor {
   tfs_i64 offset;             /* in elements, into buf */
   Buffer *buf;                /* owned reference */
   void *sym;                  /* graph mode: the symbolic node this stands for (NULL when eager) */
+  tfs_u64 tape_bits;          /* bit i: tracked by the active gradient tape holding slot i (tape.c), so recording needs no lookup */
 } Tensor;
 
 extern const Type tensor_type, dtype_type;
@@ -132,6 +133,7 @@ typedef struct Variable {
   char *name;                 /* 'Variable:0' (malloc'd) */
   bool trainable;
   void *sym;                  /* graph mode: the resource node (NULL when eager) */
+  tfs_u64 tape_bits;          /* as Tensor.tape_bits */
 } Variable;
 extern const Type variable_type;
 Val variable_new(Val initial, Val name, bool trainable, Val dtype);

@@ -73,6 +73,7 @@ Val trace_sym(Graph *g, GraphRef r) {
   t->offset = 0;
   t->buf = NULL;
   t->sym = s;
+  t->tape_bits = 0;
   return val_obj(t);
 }
 

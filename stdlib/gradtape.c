@@ -410,8 +410,8 @@ static Val m_watched_variables(Val self, int n, const Val *args, const Kw *kw) {
   (void)n; (void)args; (void)kw;
   Tape *t = tape_of(self);
   Val l = list_new(0);
-  for (int i = 0; i < t->tracked.cap; i++)
-    if (t->tracked.k[i] && t->tracked.k[i]->type == &variable_type) list_append(l, val_obj(t->tracked.k[i]));
+  for (int i = 0; i < t->nwatched; i++)
+    if (val_is(t->watched[i], &variable_type)) list_append(l, t->watched[i]);
   Val tu = tuple_new(((List *)l.u.o)->len);
   for (tfs_i64 i = 0; i < ((List *)l.u.o)->len; i++) ((Tuple *)tu.u.o)->items[i] = val_incref(((List *)l.u.o)->items[i]);
   TFS_DECREF(l);

@@ -510,6 +510,7 @@ typedef struct Concrete {
   Val defaults;               /* tuple of the parameters' defaults (VT_UNDEF items: none) */
   Val vars;                   /* tuple of the trainable Variables the graph reads (VT_UNDEF: not collected yet) */
   Val bwd;                    /* the backward tf.function of calls recorded by a tape (VT_UNDEF: none yet) */
+  bool ext;                   /* fn is called with bound arguments (tffn_ext of its tf.function) */
 } Concrete;
 
 struct TfFunction {
@@ -724,6 +725,7 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
   Concrete *c = obj_new(&tffn_conc_type, sizeof(Concrete));
   memset((char *)c + sizeof(Obj), 0, sizeof(Concrete) - sizeof(Obj));
   c->fn = val_incref(f->fn);
+  c->ext = tffn_ext(f);
   c->args_tmpl = val_undef();
   c->out_tmpl = val_undef();
   c->defaults = val_undef();
@@ -971,7 +973,7 @@ static Val tffn_call_grad(Val self, int n, const Val *args, const Kw *kw) {
 
 /* After an eager call of c that returned r: record it on the tapes that watch
  * one of its inputs.  rng: the random state before the call. */
-static void tffn_record_call(TfFunction *f, Concrete *c, int nb, const Val *bound, const Leaves *lv, Val r, Tensor *rng) {
+static void tffn_record_call(Concrete *c, int nb, const Val *bound, const Leaves *lv, Val r, Tensor *rng) {
   if (val_is_undef(c->vars)) {
     Val l = list_new(0);
     tffn_graph_vars(c->g, l);
@@ -993,8 +995,8 @@ static void tffn_record_call(TfFunction *f, Concrete *c, int nb, const Val *boun
     return;
   }
   if (val_is_undef(c->bwd)) {
-    Val cfg = tuple_pack(4, f->fn, c->vars, val_bool(tffn_ext(f)), val_undef());
-    Val nm = str_from_cstr(f->name);
+    Val cfg = tuple_pack(4, c->fn, c->vars, val_bool(c->ext), val_undef());
+    Val nm = str_from_cstr(c->name);
     ((Tuple *)cfg.u.o)->items[3] = nm;
     Val body = builtin_new("tf.function.<gradient>", tffn_bwd_body, cfg, NULL);
     val_decref(cfg);
@@ -1002,7 +1004,7 @@ static void tffn_record_call(TfFunction *f, Concrete *c, int nb, const Val *boun
     val_decref(body);
     free(((TfFunction *)c->bwd.u.o)->name);
     char buf[256];
-    snprintf(buf, sizeof buf, "%s_grad", f->name);
+    snprintf(buf, sizeof buf, "%s_grad", c->name);
     ((TfFunction *)c->bwd.u.o)->name = strdup(buf);
     if (!((TfFunction *)c->bwd.u.o)->name) rt_throw(ERR_MEMORY, "out of memory");
   }
@@ -1402,7 +1404,7 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
     c = tffn_sig_concrete(f, nb, so ? bound[0] : val_undef());
     r = tffn_run(c, lv.t);
     if (tffn_sig_call_hook) tffn_sig_call_hook(f->name, lv.n, lv.t, r);
-    if (rng) tffn_record_call(f, c, nb, bound, &lv, r, rng);
+    if (rng) tffn_record_call(c, nb, bound, &lv, r, rng);
   } else {
     KeyBuf k;
     kb_init(&k);
@@ -1456,7 +1458,7 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
     r = tffn_run(c, lv.t);
     if (rng) {
       int m = rt_hold_val(r);
-      tffn_record_call(f, c, nb, bound, &lv, r, rng);
+      tffn_record_call(c, nb, bound, &lv, r, rng);
       rt_unhold(m);
     }
     rt_unhold(mark);
@@ -1574,6 +1576,32 @@ static bool tffn_has_leaf(Val tmpl) {
   return false;
 }
 
+/* A call of concrete function c under a recording tape is recorded as a call
+ * of its tf.function: the arguments it was traced with, the tensor ones
+ * replaced by vals (np of them, parameter indices pi).  Only when those
+ * tensors are exactly the call's leaves (a host value converted to a tensor
+ * for a tensor parameter is no source): the backward reruns fn on them. */
+static void tffn_conc_record(Concrete *c, int np, const int *pi, const Val *vals, const Leaves *lv, Val r, Tensor *rng) {
+  Val bt = tuple_new(c->nparams);
+  int mark = rt_hold_val(bt);
+  Tuple *tm = (Tuple *)c->args_tmpl.u.o, *b = (Tuple *)bt.u.o;
+  for (int i = 0; i < c->nparams; i++) b->items[i] = val_incref(tm->items[i]);
+  for (int i = 0; i < np; i++) {
+    TFS_DECREF(b->items[pi[i]]);
+    b->items[pi[i]] = val_incref(vals[i]);
+  }
+  Val leaves = list_new(0);
+  rt_hold_val(leaves);
+  tffn_tensor_leaves(bt, leaves, false);
+  List *l = (List *)leaves.u.o;
+  bool same = l->len == lv->n;
+  for (int i = 0; same && i < lv->n; i++) same = l->items[i].u.o == &lv->t[i]->hdr;
+  if (same) tffn_record_call(c, c->nparams, b->items, lv, r, rng);
+  rt_unhold(mark);
+  val_decref(leaves);
+  val_decref(bt);
+}
+
 /* A concrete function takes the parameters that hold tensors (host arguments
  * are baked into its graph), positionally or by name. */
 static Val tffn_conc_call(Val self, int n, const Val *args, const Kw *kw) {
@@ -1599,7 +1627,14 @@ static Val tffn_conc_call(Val self, int n, const Val *args, const Kw *kw) {
   for (int i = 0; i < np; i++) tffn_conc_match(c, tm->items[pi[i]], vals[i], &lv, owned, &nowned);
   val_incref(self);
   int mark = rt_hold_val(self);
+  Tensor *rng = tape_nactive && tape_any_recording() ? random_state_get() : NULL;   /* a gradient replays the draws */
+  if (rng) rt_hold_val(val_obj(rng));
   Val r = tffn_run(c, lv.t);
+  if (rng) {
+    rt_hold_val(r);
+    tffn_conc_record(c, np, pi, vals, &lv, r, rng);
+    val_decref(val_obj(rng));
+  }
   rt_unhold(mark);
   val_decref(self);
   for (int i = 0; i < nowned; i++) val_decref(owned[i]);

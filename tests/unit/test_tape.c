@@ -279,6 +279,87 @@ START_TEST(test_loop_state_bounded) {
 }
 END_TEST
 
+/* Record n products a * b on tape t; the results are released (the tape keeps them). */
+static void record_products(Tape *t, Val a, Val b, int n, Val *last) {
+  tape_push(t);
+  for (int i = 0; i < n; i++) {
+    Val c = op_apply2(OP_MUL, a, b);
+    if (i == n - 1) *last = c;
+    else val_decref(c);
+  }
+  tape_pop(t);
+}
+
+START_TEST(test_record_no_lookup_no_alloc) {
+  /* Recording an op tests a slot bit in its inputs and outputs (no identity-map lookup), and a tape
+   * recorded after another was freed reuses its entry array and chunks (no allocator call).  Counted
+   * with tape_stats, not timed: the property bench/backward.tfs's tape overhead rests on. */
+  const float av[4] = {1, 2, 3, 4}, bv[4] = {0.5f, 0.25f, 2, 1};
+  Val a = vec(4, av), b = vec(4, bv), last;
+  Val warm = tape_new(false, true);
+  tape_watch((Tape *)warm.u.o, a);
+  record_products((Tape *)warm.u.o, a, b, 3000, &last);
+  val_decref(last);
+  val_decref(warm);   /* its entry array and chunks go to the pools */
+
+  Val tp = tape_new(false, true), outer = tape_new(false, true);
+  Tape *t = (Tape *)tp.u.o, *o = (Tape *)outer.u.o;
+  tape_watch(t, a);
+  tape_push(o);       /* an enclosing tape that watches nothing: records nothing, looks nothing up */
+  tfs_i64 probes0, allocs0, probes1, allocs1;
+  tape_stats(&probes0, &allocs0);
+  record_products(t, a, b, 3000, &last);
+  Val unwatched = op_apply2(OP_MUL, b, b);   /* t is outside its block now, o is inside: neither records */
+  tape_stats(&probes1, &allocs1);
+  tape_pop(o);
+  ck_assert_int_eq(t->n, 3000);
+  ck_assert_int_eq(o->n, 0);
+  ck_assert_msg(probes1 == probes0, "recording 3000 ops made %lld identity-map probes", (long long)(probes1 - probes0));
+  ck_assert_msg(allocs1 == allocs0, "recording 3000 ops called the allocator %lld times", (long long)(allocs1 - allocs0));
+  ck_assert(tape_tracks(t, last));
+  ck_assert(!tape_tracks(t, unwatched) && !tape_tracks(o, last));
+  Val g;   /* d(a * b)/da = b */
+  tape_gradient(t, 1, &last, NULL, 1, &a, false, &g);
+  for (int i = 0; i < 4; i++) ck_assert_float_eq(at(g, i), bv[i]);
+  val_decref(g);
+  val_decref(tp);     /* freeing the tape clears its bit: a later tape in the same slot does not see `last` */
+  Val tp2 = tape_new(false, true);
+  tape_push((Tape *)tp2.u.o);
+  ck_assert(!tape_tracks((Tape *)tp2.u.o, last) && !tape_tracks((Tape *)tp2.u.o, a));
+  tape_pop((Tape *)tp2.u.o);
+  val_decref(tp2); val_decref(outer); val_decref(unwatched); val_decref(last); val_decref(a); val_decref(b);
+}
+END_TEST
+
+START_TEST(test_slots_reused) {
+  /* 70 tapes alive at once, each used in turn: past 64 a tape entering takes the slot of one outside
+   * its block, whose membership then comes from its map; every tape still gives its own gradient. */
+  enum { N = 70 };
+  const float xv[2] = {1, -2};
+  Val x = vec(2, xv), tps[N], ys[N];
+  for (int i = 0; i < N; i++) {
+    tps[i] = tape_new(true, true);
+    Tape *t = (Tape *)tps[i].u.o;
+    tape_watch(t, x);
+    tape_push(t);
+    ys[i] = op_apply2(OP_MUL, x, val_float((double)(i + 1)));
+    tape_pop(t);
+    ck_assert_int_eq(t->n, 1);
+  }
+  for (int i = 0; i < N; i++) {
+    Tape *t = (Tape *)tps[i].u.o;
+    ck_assert(tape_tracks(t, ys[i]) && tape_tracks(t, x));
+    ck_assert(!tape_tracks(t, ys[(i + 1) % N]));
+    Val g;
+    tape_gradient(t, 1, &ys[i], NULL, 1, &x, false, &g);
+    ck_assert_float_eq(at(g, 1), (float)(i + 1));
+    val_decref(g);
+  }
+  for (int i = 0; i < N; i++) { val_decref(ys[i]); val_decref(tps[i]); }
+  val_decref(x);
+}
+END_TEST
+
 static Suite *tape_suite(void) {
   Suite *s = suite_create("tape");
   TCase *tc = tcase_create("core");
@@ -291,6 +372,8 @@ static Suite *tape_suite(void) {
   tcase_add_test(tc, test_loop_state_stack);
   tcase_add_test(tc, test_traced_gradient_is_symbolic);
   tcase_add_test(tc, test_loop_state_bounded);
+  tcase_add_test(tc, test_record_no_lookup_no_alloc);
+  tcase_add_test(tc, test_slots_reused);
   suite_add_tcase(s, tc);
   return s;
 }
