@@ -1,7 +1,28 @@
 #!/bin/sh
 # run.sh — seed workloads side by side in one run: tfs (eager, tf.function) vs PyTorch eager, TorchScript (frozen) and ONNX Runtime; tf.keras training.
-# Usage: bench/run.sh   (BUILD=<meson build dir>, default ./build; configured and built if needed)
+# Usage: bench/run.sh [--isa baseline|avx2|avx512] [--seed-only]   (BUILD=<meson build dir>, default ./build; configured and built if needed)
+#   --isa forces tfs's kernel path (TFS_ISA), OpenBLAS's core type and PyTorch's CPU capability to that level,
+#   so an AVX-512 machine also measures the x86-64-v3 (AVX2) figures; --seed-only stops after the seed table.
 set -e
+SEED_ONLY=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --isa) [ $# -ge 2 ] || { echo "bench/run.sh: --isa needs a path name" >&2; exit 2; }
+           export TFS_ISA=$2; shift 2 ;;
+    --seed-only) SEED_ONLY=1; shift ;;
+    *) echo "bench/run.sh: unknown argument $1 (expected --isa NAME or --seed-only)" >&2; exit 2 ;;
+  esac
+done
+# the same level for the peers (set even when the environment names others): OpenBLAS's kernels (also
+# PyTorch's BLAS here), PyTorch's own kernels, oneDNN
+case ${TFS_ISA:-} in
+  baseline) OPENBLAS_CORETYPE=Prescott ATEN_CPU_CAPABILITY=default DNNL_MAX_CPU_ISA=SSE41 ;;
+  avx2) OPENBLAS_CORETYPE=Haswell ATEN_CPU_CAPABILITY=avx2 DNNL_MAX_CPU_ISA=AVX2 ;;
+  avx512) OPENBLAS_CORETYPE=SkylakeX ATEN_CPU_CAPABILITY=avx512 DNNL_MAX_CPU_ISA=AVX512_CORE ;;
+  '') ;;
+  *) echo "bench/run.sh: unknown ISA path $TFS_ISA (expected baseline, avx2 or avx512)" >&2; exit 2 ;;
+esac
+if [ -n "${TFS_ISA:-}" ]; then export OPENBLAS_CORETYPE ATEN_CPU_CAPABILITY DNNL_MAX_CPU_ISA; fi
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 if [ ! -f "$BUILD/build.ninja" ]; then meson setup "$BUILD" "$ROOT" >/dev/null; fi
@@ -16,7 +37,7 @@ has() { for f in "$@"; do case " $flags " in *" $f "*) ;; *) return 1 ;; esac; d
 isa=baseline
 if has avx2 fma bmi2 movbe; then isa=avx2; fi
 if [ $isa = avx2 ] && has avx512f avx512bw avx512cd avx512dq avx512vl; then isa=avx512; fi
-echo "kernel ISA path: ${TFS_ISA:-$isa} (TFS_ISA=baseline|avx2|avx512 forces one); OpenBLAS core: ${OPENBLAS_CORETYPE:-autodetected}"
+echo "kernel ISA path: ${TFS_ISA:-$isa} (--isa or TFS_ISA=baseline|avx2|avx512 forces one); OpenBLAS core: ${OPENBLAS_CORETYPE:-autodetected}; PyTorch capability: ${ATEN_CPU_CAPABILITY:-autodetected}"
 echo
 "$BUILD/compiler/tfs" run "$ROOT/bench/seed.tfs" $MODES > "$OUT/tfs.txt"
 /usr/bin/python3 "$ROOT/bench/seed_torch.py" $MODES > "$OUT/torch.txt"
@@ -43,6 +64,7 @@ awk 'FILENAME == ARGV[1] { torch[$1 " " $2] = $3; fz[$1 " " $2] = (NF > 3) ? $4 
        rf = (f != "-" && $3 > 0) ? sprintf("%.1fx", f / $3) : "-";
        ro = (o != "-" && $3 > 0) ? sprintf("%.1fx", o / $3) : "-";
        printf "%-13s %-6s %10s %10s %9s %10s %10s %10s %8s\n", $1, $2, $3, t, r, f, rf, o, ro }' "$OUT/torch.txt" "$OUT/ort.txt" "$OUT/tfs.txt"
+if [ -n "$SEED_ONLY" ]; then exit 0; fi
 echo
 echo "eager per-op overhead from C (bench/eager_ops.c):"
 "$ROOT/bench/run_ops.sh"

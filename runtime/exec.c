@@ -35,6 +35,7 @@ typedef struct ExecStep {
   struct SLoop *loop;         /* ES_WHILE compiled to a scalar register program, or NULL */
   struct EwPlan *ew;          /* ES_OP: a planned elementwise step (or fused chain ending here), or NULL */
   int oarena;                 /* ES_OP run through op_run: its result's arena slot (offered to the op), -1 none */
+  struct MmPlan *mm;          /* ES_OP: a planned 2-D MatMul / _FusedMatMul, or NULL */
   bool skip;                  /* absorbed into the next step's fused elementwise chain */
 } ExecStep;
 
@@ -75,6 +76,21 @@ typedef struct EwPlan {
   int nops;
   EwOp ops[];
 } EwPlan;
+
+/* ---- planned matrix products ------------------------------------------------------------
+ * A MatMul or _FusedMatMul without transposes whose operands have static 2-D
+ * shapes (and a [N] bias) skips op_run at run time: no meta function, attribute
+ * reading or batch loop, only operand checks and the routine the kernel itself
+ * calls for one matrix (matmul_2d), into the step's arena slot.  Operands that
+ * are not as planned (a strided view, another shape) take the generic path. */
+typedef struct MmPlan {
+  DType dt;
+  tfs_i64 m, n, k;
+  bool bias, relu;
+} MmPlan;
+
+static __thread tfs_i64 exec_mm_runs;  /* products run through a plan, for tests */
+tfs_i64 exec_mm_count(void) { return exec_mm_runs; }
 
 struct ExecPlan {
   Graph *g;                   /* retained */
@@ -508,6 +524,41 @@ static bool oarena_ok(const ExecStep *st) {
   return ew_meta_static(&st->node->outm[0], &n);
 }
 
+/* A transpose/adjoint attribute known false at plan time. */
+static bool mm_flag_off(const OpAttrs *a, int i) {
+  Val v = i < a->n ? a->v[i] : val_undef();
+  return v.tag == VT_UNDEF || v.tag == VT_NONE || ((v.tag == VT_BOOL || v.tag == VT_INT) && v.u.i == 0);
+}
+
+/* The planned form of a MatMul / _FusedMatMul step, or NULL (after plan_ew: the step's arena slot is known). */
+static MmPlan *mm_single(const ExecStep *st, const TMeta *sm) {
+  if (st->kind != ES_OP || st->ew || st->sk || st->raw || st->ndyn || st->nout != 1) return NULL;
+  bool fused = st->op->id == OP_FUSED_MATMUL;
+  if (!fused && st->op->id != OP_MATMUL) return NULL;
+  if (st->nin != (fused ? 3 : 2) || (fused && st->attrs->n < 5)) return NULL;
+  for (int i = 0; i < 4; i++)
+    if (!mm_flag_off(st->attrs, i)) return NULL;
+  for (int i = 0; i < st->nin; i++)
+    if (st->in[i] < 0) return NULL;
+  const TMeta *a = &sm[st->in[0]], *b = &sm[st->in[1]];
+  DType dt = a->dtype;
+  if ((dt != DT_FLOAT32 && dt != DT_FLOAT64 && dt != DT_INT32 && dt != DT_INT64) || b->dtype != dt) return NULL;
+  if (a->rank != 2 || b->rank != 2 || a->shape[0] <= 0 || a->shape[1] <= 0 || b->shape[1] <= 0 ||
+      b->shape[0] != a->shape[1])
+    return NULL;
+  bool relu = false;
+  if (fused) {
+    const TMeta *c = &sm[st->in[2]];
+    Val act = st->attrs->v[4];
+    if (c->dtype != dt || c->rank != 1 || c->shape[0] != b->shape[1] || act.tag != VT_INT) return NULL;
+    relu = act.u.i == 1;
+  }
+  MmPlan *m = malloc(sizeof *m);
+  if (!m) rt_throw(ERR_MEMORY, "out of memory");
+  *m = (MmPlan){dt, a->shape[0], b->shape[1], a->shape[1], fused, relu};
+  return m;
+}
+
 static void plan_ew(ExecPlan *p, const TMeta *sm, const int *lastuse) {
   for (int k = 0; k < p->nsteps; k++) {
     p->steps[k].ew = ew_single(&p->steps[k], sm);
@@ -900,6 +951,8 @@ static ExecPlan *exec_plan_build(Graph *g) {
         if (sm[rel[j]].dtype == st->sk_out) st->donor = rel[j];
   }
   plan_ew(p, sm, lastuse);
+  for (int k = 0; k < nsteps; k++)
+    if ((p->steps[k].mm = mm_single(&p->steps[k], sm))) p->stats.mm++;
   free(sm);
   p->stats.steps = nsteps;
   p->stats.slots = nslots;
@@ -936,6 +989,7 @@ void exec_plan_free(ExecPlan *p) {
   for (int s = 0; s < p->nsteps; s++) {
     if (p->steps[s].ew) free(p->steps[s].ew->rel);
     free(p->steps[s].ew);
+    free(p->steps[s].mm);
     exec_plan_free(p->steps[s].sub[0]);
     exec_plan_free(p->steps[s].sub[1]);
     sloop_free(p->steps[s].loop);
@@ -1417,7 +1471,43 @@ static inline bool exec_scalar(const ExecStep *st, Tensor **s) {
 
 static bool exec_ew(const ExecPlan *p, const ExecStep *st, Tensor **s);
 
+/* Whether t is the contiguous matrix (or vector) a planned product expects. */
+static inline bool mm_operand_ok(const Tensor *t, DType dt, int rank, tfs_i64 d0, tfs_i64 d1) {
+  if (!t || t->dtype != dt || t->rank != rank || t->shape[0] != d0) return false;
+  if (rank == 1) return d0 == 1 || t->strides[0] == 1;
+  return t->shape[1] == d1 && (d1 == 1 || t->strides[1] == 1) && (d0 == 1 || t->strides[0] == d1);
+}
+
+/* A planned product; false (before doing anything) when an operand is not as planned. */
+static bool exec_mm(const ExecPlan *p, const ExecStep *st, Tensor **s) {
+  const MmPlan *m = st->mm;
+  Tensor *a = s[st->in[0]], *b = s[st->in[1]], *c = m->bias ? s[st->in[2]] : NULL;
+  if (!mm_operand_ok(a, m->dt, 2, m->m, m->k) || !mm_operand_ok(b, m->dt, 2, m->k, m->n) ||
+      (c && !mm_operand_ok(c, m->dt, 1, m->n, 0)))
+    return false;
+  tfs_i64 shape[2] = {m->m, m->n};
+  Tensor *o = NULL;
+  if (st->oarena >= 0) {   /* last call's result buffer, if nobody kept it; else a new one the arena keeps */
+    Tensor *t = p->arena[st->oarena];
+    if (t && t->hdr.rc == 1 && t->buf->rc == 1) {
+      o = tensor_retain(t);
+    } else {
+      o = tensor_new(m->dt, 2, shape);
+      p->arena[st->oarena] = tensor_retain(o);
+      if (t) tensor_release(t);
+    }
+  } else {
+    o = tensor_new(m->dt, 2, shape);
+  }
+  matmul_2d(m->dt, tensor_data(o), tensor_data(a), tensor_data(b), m->m, m->n, m->k, c ? tensor_data(c) : NULL, m->relu);
+  exec_mm_runs++;
+  if (st->out[0] >= 0) s[st->out[0]] = o;
+  else tensor_release(o);
+  return true;
+}
+
 static void exec_op(const ExecPlan *p, const ExecStep *st, Tensor **s) {
+  if (st->mm && exec_mm(p, st, s)) return;
   if (st->ew && exec_ew(p, st, s)) return;
   if (st->sk && exec_scalar(st, s)) return;
   Tensor *inb[EXEC_STACK_IN], **in = st->nin <= EXEC_STACK_IN ? inb : malloc(sizeof(Tensor *) * (size_t)st->nin);

@@ -88,6 +88,11 @@ static void mm_block(DType dt, void *C, const void *A, const void *B, tfs_i64 M,
   if (bias || act) mm_epilogue(dt, C, bias, M, N, bias != NULL, act);
 }
 
+void matmul_2d(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, const void *bias,
+               bool act) {
+  mm_block(dt, C, A, B, M, N, K, false, false, bias, act);
+}
+
 static inline bool mm_attr_flag(const OpCall *c, int i) {
   Val v = op_attr(c, i);
   if (v.tag == VT_UNDEF || v.tag == VT_NONE) return false;

@@ -18,6 +18,13 @@ static void xsmm_target(Isa isa) {
   xsmm_isa = (int)isa;
 }
 
+/* libxsmm's JIT kernels return with the upper halves of the vector registers dirty (no
+ * vzeroupper).  The runtime's kernels are mostly SSE code, and every legacy-SSE instruction
+ * after such a kernel then pays a state-merge penalty: perf showed the fused MatMul+Relu
+ * epilogue's SSE loop at ~1 ns per element (42% of the dense stack).  The JIT only runs on the
+ * AVX2/AVX-512 paths, so the instruction is always there when this runs. */
+static inline void xsmm_clear_upper(void) { __asm__ volatile("vzeroupper" ::: "memory"); }
+
 bool xsmm_gemm(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb) {
   if (ta || tb || (dt != DT_FLOAT32 && dt != DT_FLOAT64) || M * N * K > XSMM_MAX_FLOPS || M * N * K == 0) return false;
   Isa isa = isa_active();
@@ -37,5 +44,6 @@ bool xsmm_gemm(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i
     if (!f) return false;
     f(B, A, C);
   }
+  xsmm_clear_upper();
   return true;
 }

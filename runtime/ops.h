@@ -229,6 +229,11 @@ bool gemm_small(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_
 /* The same through libxsmm's JIT (k_xsmm.c), for float32/64 without transposes up to a measured size;
  * false when it does not apply (the caller then uses gemm_small or BLAS). */
 bool xsmm_gemm(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb);
+/* One 2-D product of contiguous matrices without transposes, C[M,N] = A[M,K] B[K,N] (M, N, K > 0), then
+ * the optional [N] bias and relu: exactly what MatMul / _FusedMatMul compute for such operands (the graph
+ * executor's planned products call it without op_run). */
+void matmul_2d(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, const void *bias,
+               bool act);
 bool gemm_small_on(Isa isa, DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta,
                    bool tb);
 

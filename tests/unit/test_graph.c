@@ -901,10 +901,15 @@ START_TEST(test_exec_fused_matmul) {
     ExecStats st;
     exec_plan_stats(p, &st);
     ck_assert_msg(st.fused == 1 && st.steps == 1, "case %d: %d fused, %d steps", (int)c, st.fused, st.steps);
+    /* 2-D without transposes: a planned product (no op_run), else the generic path */
+    bool planned = cases[c].ra == 2 && !cases[c].tb;
+    ck_assert_int_eq(st.mm, planned);
     tfs_i64 N = cases[c].tb ? cases[c].ws[0] : cases[c].ws[1];
     Tensor *x = ramp(cases[c].dt, cases[c].ra, cases[c].xs, 1), *w = ramp(cases[c].dt, 2, cases[c].ws, 2);
     Tensor *b = ramp(cases[c].dt, 1, &N, 3), *args[3] = {x, w, b}, *out;
+    tfs_i64 runs = exec_mm_count();
     exec_run(p, args, &out);
+    ck_assert_int_eq(exec_mm_count() - runs, planned);
     OpAttrs at = {4, {val_bool(false), val_bool(cases[c].tb), val_bool(false), val_bool(false)}};
     Tensor *mm = run1(OP_MATMUL, 2, x, w, &at);
     Tensor *sum = cases[c].kind == 1 ? run1(OP_ADD, 2, b, mm, NULL) : run1(cases[c].kind == 2 ? OP_BIAS_ADD : OP_ADD, 2, mm, b, NULL);
@@ -933,6 +938,61 @@ START_TEST(test_exec_fused_matmul) {
   ck_assert_int_eq(st.steps, 3);
   exec_plan_free(p);
   graph_release(g);
+}
+END_TEST
+
+/* Chained 2-D products (the power benchmark) run as planned steps, each into an arena slot: bit for bit
+ * the eager ops' results, over repeated calls, with the caller's earlier results never written over;
+ * an argument that is a strided view takes the generic path for the steps that read it. */
+START_TEST(test_exec_mm_planned) {
+  static const DType dts[] = {DT_INT32, DT_FLOAT32, DT_FLOAT64, DT_INT64};
+  enum { NMM = 9 };
+  tfs_i64 sh[2] = {10, 10}, tst[2] = {1, 10};
+  for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++) {
+    TMeta m10 = {dts[d], 2, {10, 10}};
+    Graph *g = graph_new("f", "powfn", NULL);
+    int a = graph_add_placeholder(g, "a", &m10);
+    GraphRef r = {a, 0};
+    for (int i = 0; i < NMM; i++) {
+      GraphRef ab[2] = {r, {a, 0}};
+      r = (GraphRef){add_op(g, OP_MATMUL, 2, ab, &m10), 0};
+    }
+    graph_add_output(g, r);
+    ExecPlan *p = exec_plan_new(g);
+    ExecStats st;
+    exec_plan_stats(p, &st);
+    ck_assert_int_eq(st.mm, NMM);
+    ck_assert_int_eq(st.steps, NMM);
+    Tensor *big = ramp(dts[d], 2, sh, 4);
+    for (int variant = 0; variant < 2; variant++) {
+      /* variant 1: the argument is a transposed view, which no planned product takes */
+      Tensor *x = variant ? tensor_view(big, 2, sh, tst, 0) : ramp(dts[d], 2, sh, 1);
+      Tensor *want = tensor_retain(x);
+      for (int i = 0; i < NMM; i++) {
+        Tensor *nx = run1(OP_MATMUL, 2, want, x, NULL);
+        tensor_release(want);
+        want = nx;
+      }
+      Tensor *outs[3];
+      for (int call = 0; call < 3; call++) {
+        tfs_i64 runs = exec_mm_count();
+        exec_run(p, &x, &outs[call]);
+        ck_assert_int_eq(exec_mm_count() - runs, variant ? 0 : NMM);
+      }
+      for (int call = 0; call < 3; call++) {   /* kept results were not reused as buffers */
+        ck_assert(outs[call] != outs[(call + 1) % 3]);
+        ck_assert_msg(!memcmp(tensor_data(outs[call]), tensor_data(want), (size_t)want->size * (size_t)dtype_info[dts[d]].size),
+                      "%s variant %d call %d: differs from the eager products", dtype_info[dts[d]].name, variant, call);
+        tensor_release(outs[call]);
+      }
+      ck_assert_int_eq(x->hdr.rc, 1);
+      tensor_release(want);
+      tensor_release(x);
+    }
+    tensor_release(big);
+    exec_plan_free(p);
+    graph_release(g);
+  }
 }
 END_TEST
 
@@ -1133,6 +1193,7 @@ static Suite *graph_suite(void) {
   tcase_add_test(tc, test_exec_while_compiled_gather);
   tcase_add_test(tc, test_exec_fused_matmul);
   tcase_add_test(tc, test_exec_steady_state_allocs);
+  tcase_add_test(tc, test_exec_mm_planned);
   tcase_add_test(tc, test_exec_fused_matmul_error);
   tcase_add_test(tc, test_exec_ew_planned);
   tcase_add_test(tc, test_exec_ew_steady_state_no_tensors);
