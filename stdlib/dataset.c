@@ -630,12 +630,6 @@ static Val as_element(Val v) {
 
 static bool ds_next(DsIt *it, Val *out);
 
-static uint64_t le_bytes(const unsigned char *p, int n) {
-  uint64_t v = 0;
-  for (int i = n - 1; i >= 0; i--) v = v << 8 | p[i];
-  return v;
-}
-
 /* The next record of a TFRecordDataset: files are read whole when reached;
  * each record's length and data are checked against their masked CRC-32C,
  * and a bad or cut record raises DataLossError with TF's text and offset. */
@@ -663,16 +657,11 @@ static bool tfrecord_next(DsIt *it, Val *out) {
       it->i++;
       continue;
     }
-    if (len - at < 12) rt_throw(ERR_DATA_LOSS, "truncated record at %lld", (long long)at);
-    if (tfr_mask(tfr_crc32c(p + at, 8)) != (uint32_t)le_bytes(p + at + 8, 4))
-      rt_throw(ERR_DATA_LOSS, "corrupted record at %lld", (long long)at);
-    uint64_t n = le_bytes(p + at, 8);
-    if (n > (uint64_t)(len - at - 12) || (uint64_t)(len - at - 12) - n < 4)
-      rt_throw(ERR_DATA_LOSS, "truncated record at %lld", (long long)(at + 12));
-    if (tfr_mask(tfr_crc32c(p + at + 12, n)) != (uint32_t)le_bytes(p + at + 12 + n, 4))
-      rt_throw(ERR_DATA_LOSS, "corrupted record at %lld", (long long)(at + 12));
-    *out = io_string_scalar((const char *)p + at + 12, (tfs_i64)n);
-    it->j = at + 16 + (tfs_i64)n;
+    const unsigned char *rec;
+    tfs_i64 n;
+    tfr_next(p, len, &at, &rec, &n);
+    *out = io_string_scalar((const char *)rec, n);
+    it->j = at;
     return true;
   }
 }

@@ -502,6 +502,7 @@ static Val make_attr(const char *qual) {
     return val_is_undef(k) ? module_native("tf.keras", keras_native_getattr) : k;
   }
   if (!strncmp(qual, "errors.", 7)) return exc_lookup(qual + 7, true);
+  if (!strcmp(qual, "compat") || !strcmp(qual, "make_ndarray")) return eventread_lookup(qual);
   /* type objects, for isinstance(x, tf.Tensor) */
   if (!strcmp(qual, "Tensor")) return typeobj_for(&tensor_type);
   if (!strcmp(qual, "Module")) return tfmodule_class();

@@ -56,3 +56,46 @@ write("records_zlib_corrupt.tfrecord", bytes(bad))
 co = zlib.compressobj(9, zlib.DEFLATED, 31)
 cut = co.compress(plain[:len(frame(records[0])) + len(frame(records[1])) + 20]) + co.flush(zlib.Z_SYNC_FLUSH)
 write("records_gzip_cut.tfrecord", cut)
+
+
+# Event files (TFRecords of tensorflow.Event messages) encoded here by hand from the .proto field numbers,
+# for tf.compat.v1.train.summary_iterator: a good one, one with a flipped data byte, one cut short.
+def varint(n):
+    out = b""
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out += bytes([b | 0x80])
+        else:
+            return out + bytes([b])
+
+
+def field(num, wire, payload):
+    key = varint(num << 3 | wire)
+    if wire == 2:
+        return key + varint(len(payload)) + payload
+    return key + payload
+
+
+def event(wall_time, step=None, file_version=None, values=()):
+    e = field(1, 1, struct.pack("<d", wall_time))
+    if step is not None:
+        e += field(2, 0, varint(step))
+    if file_version is not None:
+        e += field(3, 2, file_version.encode())
+    if values:
+        summary = b"".join(field(1, 2, field(1, 2, tag.encode()) + field(2, 5, struct.pack("<f", v))) for tag, v in values)
+        e += field(5, 2, summary)
+    return e
+
+
+events = [event(1600000000.5, file_version="brain.Event:2"),
+          event(1600000001.25, step=3, values=[("accuracy", 0.75), ("loss", 2.5)]),
+          event(1600000002.0, step=4, values=[("loss", 1.25)])]
+good = b"".join(frame(e) for e in events)
+write("events_python.tfevents", good)
+damaged = bytearray(good)
+damaged[len(frame(events[0])) + 12 + 5] ^= 0x01   # a data byte of the second event: its CRC no longer matches
+write("events_corrupt.tfevents", bytes(damaged))
+write("events_truncated.tfevents", good[:-7])
