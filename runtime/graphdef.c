@@ -744,6 +744,80 @@ static bool gd_tf_op(GdBuild *b, const Graph *g, const GraphNode *n) {
       gd_aux(b, base, "Squeeze", &at, 1, &x);
       return true;
     }
+    case OP_CONCAT: case OP_STACK: {   /* N tensors; ConcatV2's axis is an int32 input, Pack's an attribute */
+      const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(n->nin + 2));
+      for (int i = 0; i < n->nin; i++)
+        if (n->in[i].node < 0) return false;
+        else in[i] = gd_ref(b, g, n->in[i], b->fn);
+      if (!n->nin) return false;
+      gd_attr_add(b, &at, "N", gd_int(b, n->nin));
+      gd_attr_add(b, &at, "T", gd_type(b, t));
+      if (n->op->id == OP_STACK) {
+        int64_t axis = 0;
+        if (n->attrs.n > 0 && n->attrs.v[0].tag != VT_NONE && !val_as_int(n->attrs.v[0], &axis)) return false;
+        gd_attr_add(b, &at, "axis", gd_int(b, axis));
+        gd_aux(b, base, "Pack", &at, n->nin, in);
+        return true;
+      }
+      if (!(in[n->nin] = gd_attr_input(b, g, n, 0, "axis", NULL, -1, false, &tidx))) return false;
+      gd_attr_add(b, &at, "Tidx", gd_pbtype(b, tidx));
+      gd_aux(b, base, "ConcatV2", &at, n->nin + 1, in);
+      return true;
+    }
+    case OP_UNSTACK: {
+      int64_t axis = 0;
+      if (!x || (n->attrs.n > 1 && n->attrs.v[1].tag != VT_NONE && !val_as_int(n->attrs.v[1], &axis))) return false;
+      gd_attr_add(b, &at, "T", gd_type(b, t));
+      gd_attr_add(b, &at, "num", gd_int(b, n->nout));
+      gd_attr_add(b, &at, "axis", gd_int(b, axis));
+      gd_aux(b, base, "Unpack", &at, 1, &x);
+      return true;
+    }
+    case OP_GATHER: {   /* GatherV2(params, indices, axis) */
+      tfs_i64 zero = 0;
+      int64_t bd = 0;
+      if (!x || n->nin < 2 || n->in[1].node < 0) return false;
+      if (n->attrs.n > 2 && n->attrs.v[2].tag != VT_NONE && !val_as_int(n->attrs.v[2], &bd)) return false;
+      const char *in[3] = {x, gd_ref(b, g, n->in[1], b->fn), gd_attr_input(b, g, n, 1, "axis", &zero, 1, false, &tidx)};
+      if (!in[2]) return false;
+      gd_attr_add(b, &at, "Tparams", gd_type(b, t));
+      gd_attr_add(b, &at, "Tindices", gd_type(b, graph_meta(g, n->in[1])->dtype));
+      gd_attr_add(b, &at, "Taxis", gd_pbtype(b, tidx));
+      gd_attr_add(b, &at, "batch_dims", gd_int(b, bd));
+      gd_aux(b, base, "GatherV2", &at, 3, in);
+      return true;
+    }
+    case OP_TILE: case OP_BROADCAST_TO: {   /* the multiples or shape is an int32 input */
+      bool tile = n->op->id == OP_TILE;
+      if (!x) return false;
+      const char *in[2] = {x, gd_attr_input(b, g, n, 0, tile ? "multiples" : "shape", NULL, -1, true, &tidx)};
+      if (!in[1]) return false;
+      gd_attr_add(b, &at, "T", gd_type(b, t));
+      gd_attr_add(b, &at, tile ? "Tmultiples" : "Tidx", gd_pbtype(b, tidx));
+      gd_aux(b, base, n->op->graph_name, &at, 2, in);
+      return true;
+    }
+    case OP_FILL: {   /* Fill(dims, value) */
+      if (!x) return false;
+      const char *in[2] = {gd_attr_input(b, g, n, 0, "dims", NULL, -1, true, &tidx), x};
+      if (!in[0]) return false;
+      gd_attr_add(b, &at, "T", gd_type(b, t));
+      gd_attr_add(b, &at, "index_type", gd_pbtype(b, tidx));
+      gd_aux(b, base, "Fill", &at, 2, in);
+      return true;
+    }
+    case OP_RANGE: {   /* Range(start, limit, delta) of the output dtype; range(n) starts at 0 */
+      DType dt = n->outm[0].dtype;
+      bool one = n->attrs.n > 1 && (n->attrs.v[1].tag == VT_NONE || val_is_undef(n->attrs.v[1]));
+      for (int k = 0; k < n->ndyn; k++)
+        if (n->dyn_attr[k] == 1) one = false;
+      const char *in[3] = {one ? gd_fill(b, base, "start", dt, 0, 0, NULL) : gd_num_input(b, g, n, 0, "start", dt, 0),
+                           gd_num_input(b, g, n, one ? 0 : 1, "limit", dt, 0), gd_num_input(b, g, n, 2, "delta", dt, 1)};
+      if (!in[0] || !in[1] || !in[2]) return false;
+      gd_attr_add(b, &at, "Tidx", gd_type(b, dt));
+      gd_aux(b, base, "Range", &at, 3, in);
+      return true;
+    }
     case OP_CAST:
       if (!x) return false;
       gd_attr_add(b, &at, "SrcT", gd_type(b, t));
