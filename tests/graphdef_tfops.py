@@ -71,8 +71,11 @@ def main():
                 continue
             out = os.path.join(tmp, f[:-4])
             os.mkdir(out)
-            subprocess.run([tfs, "run", "--dump-graphs", out, f], cwd=progs, stdin=subprocess.DEVNULL,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+            p = subprocess.run([tfs, "run", "--dump-graphs", out, f], cwd=progs, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=600)
+            # programs may fail on purpose (status 1), but exporting must never crash or trip a sanitizer
+            if p.returncode < 0 or b"Sanitizer" in p.stderr or b"runtime error:" in p.stderr:
+                bad.append("%s: tfs run --dump-graphs crashed (status %d):\n%s" % (f, p.returncode, p.stderr.decode()[-2000:]))
             for g in sorted(os.listdir(out)):
                 if not g.endswith(".pbtxt"):
                     continue
