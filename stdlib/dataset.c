@@ -639,7 +639,7 @@ static bool tfrecord_next(DsIt *it, Val *out) {
     if (val_is_undef(it->buf)) {
       if (it->i >= files->len) return false;
       tfs_i64 len;
-      char *data = io_read_all(str_cstr(files->items[it->i]), "tf.data.TFRecordDataset", &len);
+      char *data = io_read_bytes(str_cstr(files->items[it->i]), "tf.data.TFRecordDataset", &len, false);
       it->buf = str_new(data, len);
       free(data);
       if (it->ds->a) {   /* GZIP or ZLIB: the records are inside the stream (it->buf frees the file if it is bad) */

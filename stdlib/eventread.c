@@ -165,7 +165,7 @@ static Val ev_summary_iterator(Val self, int n, const Val *args, const Kw *kw) {
   args_parse(&spec, n, args, kw, a);
   const char *path = io_path_arg(a[0], "tf.compat.v1.train.summary_iterator");
   tfs_i64 len;
-  char *data = io_read_all(path, "tf.compat.v1.train.summary_iterator", &len);
+  char *data = io_read_bytes(path, "tf.compat.v1.train.summary_iterator", &len, false);
   EventIter *it = obj_new(&eventiter_type, sizeof(EventIter));
   it->data = str_new(data, len);
   free(data);

@@ -58,7 +58,9 @@ static bool read_gz(FILE *f, StrBuf *b) {
   return any && ended;
 }
 
-char *io_read_all(const char *path, const char *what, tfs_i64 *len) {
+char *io_read_all(const char *path, const char *what, tfs_i64 *len) { return io_read_bytes(path, what, len, true); }
+
+char *io_read_bytes(const char *path, const char *what, tfs_i64 *len, bool gunzip) {
   FILE *f = fopen(path, "rb");
   if (!f) {
     int e = errno;
@@ -67,7 +69,7 @@ char *io_read_all(const char *path, const char *what, tfs_i64 *len) {
   StrBuf b;
   sb_init(&b);
   bool ok = true;
-  if (ends_with(path, ".gz")) {
+  if (gunzip && ends_with(path, ".gz")) {
     ok = read_gz(f, &b);
   } else {
     char buf[65536];

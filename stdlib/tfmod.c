@@ -489,6 +489,7 @@ static Val make_attr(const char *qual) {
   if (!strncmp(qual, "saved_model.", 12)) return savedmodel_lookup(qual + 12);
   if (!strncmp(qual, "io.", 3)) {   /* tf.io: GraphDef writing (graphdefobj.c), then files (tfio.c) */
     Val v = tfio_lookup(qual + 3);
+    if (val_is_undef(v)) v = tfrwriter_lookup(qual + 3);
     if (!val_is_undef(v)) return v;
   }
   const char *base = qual;
