@@ -19,6 +19,11 @@ typedef struct GdBuild {
   bool full;
   const char *(*varkey)(void *ctx, const Variable *v);
   void *vctx;
+  /* helper nodes a composite export (gd_tf_op) made for the node being
+   * converted: they go into the GraphDef just before it */
+  Tensorflow__NodeDef **pend;
+  size_t npend, cappend;
+  bool fn;                    /* converting a function body: refs are "node:output:k" */
 } GdBuild;
 
 typedef struct AttrList {     /* attributes of one node before they become map entries */
@@ -52,12 +57,21 @@ static void gd_attr_add(GdBuild *b, AttrList *l, const char *key, Tensorflow__At
   l->e[l->n++] = en;
 }
 
-static Tensorflow__AttrValue *gd_type(GdBuild *b, DType dt) {
+static Tensorflow__AttrValue *gd_pbtype(GdBuild *b, Tensorflow__DataType t) {
   Tensorflow__AttrValue *v = gd_attr(b);
   v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TYPE;
-  v->type = pb_dtype(dt);
+  v->type = t;
   return v;
 }
+
+static Tensorflow__AttrValue *gd_bool(GdBuild *b, bool x) {
+  Tensorflow__AttrValue *v = gd_attr(b);
+  v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_B;
+  v->b = x;
+  return v;
+}
+
+static Tensorflow__AttrValue *gd_type(GdBuild *b, DType dt) { return gd_pbtype(b, pb_dtype(dt)); }
 
 static Tensorflow__AttrValue *gd_shape(GdBuild *b, int rank, const tfs_i64 *shape) {
   Tensorflow__AttrValue *v = gd_attr(b);
@@ -133,16 +147,8 @@ static Tensorflow__AttrValue *gd_host(GdBuild *b, Val x) {
   Tensorflow__AttrValue *v;
   if (val_is(x, &dtype_type) && val_as_dtype(x, &dt)) return gd_type(b, dt);
   switch (x.tag) {
-    case VT_BOOL:
-      v = gd_attr(b);
-      v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_B;
-      v->b = x.u.i != 0;
-      return v;
-    case VT_INT:
-      v = gd_attr(b);
-      v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_I;
-      v->i = x.u.i;
-      return v;
+    case VT_BOOL: return gd_bool(b, x.u.i != 0);
+    case VT_INT: return gd_int(b, x.u.i);
     case VT_FLOAT:
       v = gd_attr(b);
       v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_F;
@@ -258,6 +264,596 @@ static Tensorflow__TensorProto *gd_splat(GdBuild *b, const TMeta *m, double valu
   return p;
 }
 
+/* TF prints map entries sorted by key */
+static void gd_set_attrs(Tensorflow__NodeDef *nd, AttrList *at) {
+  for (size_t i = 1; i < at->n; i++)
+    for (size_t j = i; j > 0 && strcmp(at->e[j - 1]->key, at->e[j]->key) > 0; j--) {
+      Tensorflow__NodeDef__AttrEntry *t = at->e[j];
+      at->e[j] = at->e[j - 1];
+      at->e[j - 1] = t;
+    }
+  nd->attr = at->e;
+  nd->n_attr = at->n;
+}
+
+/* ---- TensorFlow's form of the ops tfs runs as one kernel ----
+ * TensorBoard, Netron and TF's tools know only TF's registered ops, and take
+ * axes, shapes and perms as int32 tensor inputs, not attributes.  An op with
+ * no TF counterpart (tf.eye, tf.norm, gelu, ...) becomes the nodes TF's
+ * Python builds for it.  Each converted op is a chain of helper nodes named
+ * "<node>/<Op>" (b->pend); the last of them becomes the node itself, so the
+ * node keeps its name and what reads it is unchanged. */
+
+static bool gd_pend_taken(GdBuild *b, const char *name) {
+  for (size_t i = 0; i < b->npend; i++)
+    if (!strcmp(b->pend[i]->name, name)) return true;
+  return false;
+}
+
+/* Appends nd to the growable node array *v (n used, cap allocated). */
+static void gd_push(GdBuild *b, Tensorflow__NodeDef ***v, size_t *n, size_t *cap, Tensorflow__NodeDef *nd) {
+  if (*n == *cap) {
+    size_t c = *cap ? 2 * *cap : 16;
+    Tensorflow__NodeDef **p = pa_alloc(b->a, sizeof(void *) * c);
+    if (*n) memcpy(p, *v, sizeof(void *) * *n);
+    *v = p;
+    *cap = c;
+  }
+  (*v)[(*n)++] = nd;
+}
+
+/* A helper node "base/label" (made unique) running op on in[0..nin) with the
+ * attributes in *at; the reference to its output 0. */
+static const char *gd_aux_named(GdBuild *b, const char *base, const char *label, const char *op, AttrList *at, int nin,
+                                const char *const *in) {
+  Tensorflow__NodeDef *nd = pa_alloc(b->a, sizeof *nd);
+  tensorflow__node_def__init(nd);
+  char *name = pa_printf(b->a, "%s/%s", base, label);
+  for (int k = 1; gd_pend_taken(b, name); k++) name = pa_printf(b->a, "%s/%s_%d", base, label, k);
+  nd->name = name;
+  nd->op = (char *)op;
+  nd->n_input = (size_t)nin;
+  nd->input = pa_alloc(b->a, sizeof(char *) * (size_t)(nin + 1));
+  for (int i = 0; i < nin; i++) nd->input[i] = (char *)in[i];
+  if (at) gd_set_attrs(nd, at);
+  gd_push(b, &b->pend, &b->npend, &b->cappend, nd);
+  return b->fn ? pa_printf(b->a, "%s:output:0", name) : name;
+}
+
+static const char *gd_aux(GdBuild *b, const char *base, const char *op, AttrList *at, int nin, const char *const *in) {
+  return gd_aux_named(b, base, op, op, at, nin, in);
+}
+
+/* An op of one dtype attribute T (unary and binary math). */
+static const char *gd_opT(GdBuild *b, const char *base, const char *op, DType t, const char *x, const char *y) {
+  AttrList at = {0};
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  const char *in[2] = {x, y};
+  return gd_aux(b, base, op, &at, y ? 2 : 1, in);
+}
+
+/* A Const named for what it holds, as TF's Python names them. */
+static const char *gd_constp(GdBuild *b, const char *base, const char *what, Tensorflow__TensorProto *p) {
+  AttrList at = {0};
+  gd_attr_add(b, &at, "dtype", gd_pbtype(b, p->dtype));
+  Tensorflow__AttrValue *v = gd_attr(b);
+  v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TENSOR;
+  v->tensor = p;
+  gd_attr_add(b, &at, "value", v);
+  return gd_aux_named(b, base, what, "Const", &at, 0, NULL);
+}
+
+/* A Const of dtype t: a scalar, or `shape` filled with the value. */
+static const char *gd_fill(GdBuild *b, const char *base, const char *what, DType t, double value, int rank,
+                           const tfs_i64 *shape) {
+  TMeta m = {.dtype = t, .rank = rank};
+  for (int i = 0; i < rank; i++) m.shape[i] = shape[i];
+  return gd_constp(b, base, what, gd_splat(b, &m, value));
+}
+
+/* An int32 Const: a vector of n values, or the scalar v[0]. */
+static const char *gd_i32(GdBuild *b, const char *base, const char *what, int n, const tfs_i64 *v, bool vector) {
+  Tensorflow__TensorProto *p = pa_alloc(b->a, sizeof *p);
+  tensorflow__tensor_proto__init(p);
+  p->dtype = TENSORFLOW__DATA_TYPE__DT_INT32;
+  tfs_i64 dim = n;
+  p->tensor_shape = pb_shape(b->a, vector ? 1 : 0, &dim);
+  p->n_int_val = (size_t)n;
+  p->int_val = pa_alloc(b->a, sizeof(int32_t) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) p->int_val[i] = (int32_t)v[i];
+  return gd_constp(b, base, what, p);
+}
+
+static const char *gd_strconst(GdBuild *b, const char *base, const char *what, const char *s) {
+  Tensorflow__TensorProto *p = pa_alloc(b->a, sizeof *p);
+  tensorflow__tensor_proto__init(p);
+  p->dtype = TENSORFLOW__DATA_TYPE__DT_STRING;
+  p->tensor_shape = pb_shape(b->a, 0, NULL);
+  p->n_string_val = 1;
+  p->string_val = pa_alloc(b->a, sizeof *p->string_val);
+  p->string_val[0].data = (uint8_t *)pa_strdup(b->a, s);
+  p->string_val[0].len = strlen(s);
+  return gd_constp(b, base, what, p);
+}
+
+/* The ints of a host value (int, list or tuple of ints, or a constant tensor of rank <= 1); -1 when it has none. */
+static int gd_ints_of(Val v, tfs_i64 *out, int max, bool *vector) {
+  int64_t x;
+  *vector = false;
+  if (val_as_int(v, &x)) {
+    out[0] = x;
+    return 1;
+  }
+  *vector = true;
+  if (val_is(v, &list_type) || val_is(v, &tuple_type)) {
+    tfs_i64 n = val_is(v, &list_type) ? ((List *)v.u.o)->len : ((Tuple *)v.u.o)->len;
+    const Val *it = val_is(v, &list_type) ? ((List *)v.u.o)->items : ((Tuple *)v.u.o)->items;
+    if (n > max) return -1;
+    for (tfs_i64 i = 0; i < n; i++)
+      if (!val_as_int(it[i], &x)) return -1;
+      else out[i] = x;
+    return (int)n;
+  }
+  Tensor *t = val_as_tensor(v);
+  if (!t || t->sym || t->rank > 1 || t->size > max || (t->dtype != DT_INT32 && t->dtype != DT_INT64)) return -1;
+  *vector = t->rank == 1;
+  for (tfs_i64 i = 0; i < t->size; i++) out[i] = tensor_get_i(t, i);
+  return (int)t->size;
+}
+
+/* Attribute i of n as an int32 tensor input: the graph value when the attribute
+ * is one, else a Const of its ints (None: `dflt`, n_dflt of them, when given).
+ * *tidx: the index dtype for the op's Tidx-like attribute.  NULL: no static form. */
+static const char *gd_attr_input(GdBuild *b, const Graph *g, const GraphNode *n, int i, const char *what,
+                                 const tfs_i64 *dflt, int n_dflt, bool dflt_vector, Tensorflow__DataType *tidx) {
+  *tidx = TENSORFLOW__DATA_TYPE__DT_INT32;
+  for (int k = 0; k < n->ndyn; k++)
+    if (n->dyn_attr[k] == i) {
+      *tidx = pb_dtype(graph_meta(g, n->in[n->nin + k])->dtype);
+      return gd_ref(b, g, n->in[n->nin + k], b->fn);
+    }
+  Val v = i < n->attrs.n ? n->attrs.v[i] : val_none();
+  tfs_i64 xs[TFS_MAX_RANK * 4];
+  bool vec = dflt_vector;
+  int cnt;
+  if (v.tag == VT_NONE || val_is_undef(v)) {
+    if (n_dflt < 0) return NULL;
+    cnt = n_dflt;
+    for (int j = 0; j < cnt; j++) xs[j] = dflt[j];
+  } else if ((cnt = gd_ints_of(v, xs, TFS_MAX_RANK * 4, &vec)) < 0)
+    return NULL;
+  return gd_i32(b, n->name, what, cnt, xs, vec);
+}
+
+/* A reduction node (Sum, Max, All, ...) with TF's attributes; T is omitted for Any/All. */
+static const char *gd_reduce(GdBuild *b, const char *base, const char *op, DType t, const char *x, const char *axes,
+                             Tensorflow__DataType tidx, bool keep) {
+  AttrList at = {0};
+  if (strcmp(op, "Any") && strcmp(op, "All")) gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "Tidx", gd_pbtype(b, tidx));
+  gd_attr_add(b, &at, "keep_dims", gd_bool(b, keep));
+  const char *in[2] = {x, axes};
+  return gd_aux(b, base, op, &at, 2, in);
+}
+
+static bool gd_attr_bool(const GraphNode *n, int i) {
+  int64_t x;
+  return i < n->attrs.n && val_as_int(n->attrs.v[i], &x) && x;
+}
+
+/* Attribute i of n as a scalar input of dtype t: its graph value, or a Const of its number (None: dflt). */
+static const char *gd_num_input(GdBuild *b, const Graph *g, const GraphNode *n, int i, const char *what, DType t, double dflt) {
+  for (int k = 0; k < n->ndyn; k++)
+    if (n->dyn_attr[k] == i) return gd_ref(b, g, n->in[n->nin + k], b->fn);
+  double v = dflt;
+  if (i < n->attrs.n && n->attrs.v[i].tag != VT_NONE && !val_is_undef(n->attrs.v[i]) && !val_as_float(n->attrs.v[i], &v))
+    return NULL;
+  return gd_fill(b, n->name, what, t, v, 0, NULL);
+}
+
+/* Converts op node n into TF's ops (helper nodes in b->pend, the last one the
+ * node's own form); false leaves it to the generic conversion. */
+static bool gd_tf_op(GdBuild *b, const Graph *g, const GraphNode *n) {
+  const char *base = n->name;
+  const char *x = n->nin > 0 && n->in[0].node >= 0 ? gd_ref(b, g, n->in[0], b->fn) : NULL;
+  const TMeta *xm = x ? graph_meta(g, n->in[0]) : NULL;
+  DType t = xm ? xm->dtype : n->nout ? n->outm[0].dtype : DT_FLOAT32;
+  tfs_i64 all[TFS_MAX_RANK];
+  int rank = xm ? xm->rank : 0;
+  for (int i = 0; i < rank && i < TFS_MAX_RANK; i++) all[i] = i;
+  Tensorflow__DataType tidx;
+  AttrList at = {0};
+  switch (n->op->id) {
+    case OP_SUM: case OP_MEAN: case OP_MAX: case OP_MIN: case OP_PROD: case OP_ANY: case OP_ALL: {
+      if (!x || rank < 0) return false;
+      const char *axes = gd_attr_input(b, g, n, 0, "reduction_indices", all, rank, true, &tidx);
+      if (!axes) return false;
+      gd_reduce(b, base, n->op->graph_name, t, x, axes, tidx, gd_attr_bool(n, 1));
+      return true;
+    }
+    case OP_LOGSUMEXP: {   /* TF's reduce_logsumexp: max-shifted, the shift finite and without gradient */
+      if (!x || rank < 0) return false;
+      bool keep = gd_attr_bool(n, 1);
+      const char *axes = gd_attr_input(b, g, n, 0, "reduction_indices", all, rank, true, &tidx);
+      if (!axes) return false;
+      const char *mx = gd_reduce(b, base, "Max", t, x, axes, tidx, true);
+      const char *fin = gd_opT(b, base, "IsFinite", t, mx, NULL);
+      const char *zl = gd_opT(b, base, "ZerosLike", t, mx, NULL);
+      const char *sin[3] = {fin, mx, zl};
+      gd_attr_add(b, &at, "T", gd_type(b, t));
+      const char *sel = gd_aux(b, base, "SelectV2", &at, 3, sin);
+      const char *sg = gd_opT(b, base, "StopGradient", t, sel, NULL);
+      const char *ex = gd_opT(b, base, "Exp", t, gd_opT(b, base, "Sub", t, x, sg), NULL);
+      const char *lg = gd_opT(b, base, "Log", t, gd_reduce(b, base, "Sum", t, ex, axes, tidx, keep), NULL);
+      if (!keep) {
+        AttrList sa = {0}, ra = {0};
+        gd_attr_add(b, &sa, "T", gd_type(b, t));
+        gd_attr_add(b, &sa, "out_type", gd_type(b, DT_INT32));
+        const char *shp = gd_aux(b, base, "Shape", &sa, 1, &lg);
+        gd_attr_add(b, &ra, "T", gd_type(b, t));
+        gd_attr_add(b, &ra, "Tshape", gd_type(b, DT_INT32));
+        const char *rin[2] = {sg, shp};
+        sg = gd_aux(b, base, "Reshape", &ra, 2, rin);
+      }
+      gd_opT(b, base, "AddV2", t, lg, sg);
+      return true;
+    }
+    case OP_NORM: {   /* TF's vector norm: sqrt(sum(x * x)), sum(|x|), max(|x|) or sum(|x|^p)^(1/p), kept dims squeezed */
+      if (!x || rank < 0) return false;
+      double p = 2;
+      Val ord = n->attrs.v[0];
+      if (ord.tag != VT_NONE && !val_is_undef(ord) && !val_is(ord, &str_type) && !val_as_float(ord, &p)) return false;
+      const char *axes = gd_attr_input(b, g, n, 1, "reduction_indices", all, rank, true, &tidx);
+      if (!axes) return false;
+      const char *r;
+      if (p == 2) {
+        r = gd_opT(b, base, "Sqrt", t, gd_reduce(b, base, "Sum", t, gd_opT(b, base, "Mul", t, x, x), axes, tidx, true), NULL);
+      } else {
+        const char *ab = gd_opT(b, base, "Abs", t, x, NULL);
+        if (p == 1) r = gd_reduce(b, base, "Sum", t, ab, axes, tidx, true);
+        else if (p > 1e308) r = gd_reduce(b, base, "Max", t, ab, axes, tidx, true);
+        else {
+          const char *pw = gd_opT(b, base, "Pow", t, ab, gd_fill(b, base, "ord", t, p, 0, NULL));
+          r = gd_opT(b, base, "Pow", t, gd_reduce(b, base, "Sum", t, pw, axes, tidx, true),
+                     gd_fill(b, base, "inv_ord", t, 1 / p, 0, NULL));
+        }
+      }
+      if (!gd_attr_bool(n, 2)) {
+        tfs_i64 sq[TFS_MAX_RANK * 4];
+        bool vec;
+        int ns = 0;
+        Val axv = n->attrs.v[1];
+        if (axv.tag != VT_NONE && !val_is_undef(axv) && (ns = gd_ints_of(axv, sq, TFS_MAX_RANK * 4, &vec)) < 0) return false;
+        int dims[TFS_MAX_RANK * 4];
+        for (int i = 0; i < ns; i++) dims[i] = (int)(sq[i] < 0 ? sq[i] + rank : sq[i]);
+        gd_attr_add(b, &at, "T", gd_type(b, t));
+        gd_attr_add(b, &at, "squeeze_dims", gd_ints(b, ns, dims));
+        gd_aux(b, base, "Squeeze", &at, 1, &r);
+      }
+      return true;
+    }
+    case OP_EYE: {   /* TF's linalg eye: MatrixDiagV3 of ones, or MatrixSetDiagV3 of ones into zeros when not square */
+      const TMeta *m = &n->outm[0];
+      if (m->rank < 2) return false;
+      for (int i = 0; i < m->rank; i++)
+        if (m->shape[i] < 0) return false;
+      tfs_i64 rows = m->shape[m->rank - 2], cols = m->shape[m->rank - 1], dshape[TFS_MAX_RANK], zero = 0, minus1 = -1;
+      for (int i = 0; i < m->rank - 2; i++) dshape[i] = m->shape[i];
+      dshape[m->rank - 2] = rows < cols ? rows : cols;
+      const char *ones = gd_fill(b, base, "ones", m->dtype, 1, m->rank - 1, dshape);
+      gd_attr_add(b, &at, "T", gd_type(b, m->dtype));
+      gd_attr_add(b, &at, "align", gd_str(b, "RIGHT_LEFT"));
+      if (rows == cols) {
+        const char *in[5] = {ones, gd_i32(b, base, "k", 1, &zero, false), gd_i32(b, base, "num_rows", 1, &minus1, false),
+                             gd_i32(b, base, "num_cols", 1, &minus1, false),
+                             gd_fill(b, base, "padding_value", m->dtype, 0, 0, NULL)};
+        gd_aux(b, base, "MatrixDiagV3", &at, 5, in);
+      } else {
+        const char *in[3] = {gd_fill(b, base, "zeros", m->dtype, 0, m->rank, m->shape), ones,
+                             gd_i32(b, base, "k", 1, &zero, false)};
+        gd_aux(b, base, "MatrixSetDiagV3", &at, 3, in);
+      }
+      return true;
+    }
+    case OP_GELU: {   /* TF's nn.gelu: 0.5x(1 + erf(x / sqrt 2)), or the tanh form */
+      if (!x) return false;
+      const char *inner;
+      if (gd_attr_bool(n, 0)) {
+        const char *c = gd_opT(b, base, "Mul", t, gd_fill(b, base, "coeff", t, 0.044715, 0, NULL),
+                               gd_opT(b, base, "Pow", t, x, gd_fill(b, base, "three", t, 3, 0, NULL)));
+        const char *s = gd_opT(b, base, "Mul", t, gd_fill(b, base, "sqrt_2_over_pi", t, 0.7978845608028654, 0, NULL),
+                               gd_opT(b, base, "AddV2", t, x, c));
+        inner = gd_opT(b, base, "Tanh", t, s, NULL);
+      } else {
+        inner = gd_opT(b, base, "Erf", t, gd_opT(b, base, "RealDiv", t, x, gd_fill(b, base, "sqrt_2", t, 1.4142135623730951, 0, NULL)),
+                       NULL);
+      }
+      const char *half = gd_opT(b, base, "Mul", t, gd_fill(b, base, "half", t, 0.5, 0, NULL), x);
+      gd_opT(b, base, "Mul", t, half, gd_opT(b, base, "AddV2", t, gd_fill(b, base, "one", t, 1, 0, NULL), inner));
+      return true;
+    }
+    case OP_DROPOUT: {   /* TF's nn.dropout: keep where uniform noise >= rate, scaled by 1 / (1 - rate) */
+      if (!x || rank < 0) return false;
+      const char *rate = NULL;
+      double r;
+      for (int k = 0; k < n->ndyn; k++)
+        if (n->dyn_attr[k] == 0) rate = gd_ref(b, g, n->in[n->nin + k], b->fn);
+      if (!rate) {
+        if (!val_as_float(n->attrs.v[0], &r)) return false;
+        rate = gd_fill(b, base, "rate", t, r, 0, NULL);
+      }
+      const char *one = gd_fill(b, base, "one", t, 1, 0, NULL);
+      const char *xs = gd_opT(b, base, "Mul", t, x, gd_opT(b, base, "RealDiv", t, one, gd_opT(b, base, "Sub", t, one, rate)));
+      const char *shape;
+      if (n->attrs.v[1].tag == VT_NONE || val_is_undef(n->attrs.v[1])) {
+        AttrList sa = {0};
+        gd_attr_add(b, &sa, "T", gd_type(b, t));
+        gd_attr_add(b, &sa, "out_type", gd_type(b, DT_INT32));
+        shape = gd_aux(b, base, "Shape", &sa, 1, &x);
+      } else if (!(shape = gd_attr_input(b, g, n, 1, "noise_shape", NULL, -1, true, &tidx)))
+        return false;
+      int64_t seed = 0;
+      if (n->attrs.n > 2) val_as_int(n->attrs.v[2], &seed);
+      AttrList ra = {0};
+      gd_attr_add(b, &ra, "T", gd_type(b, DT_INT32));
+      gd_attr_add(b, &ra, "dtype", gd_type(b, t));
+      gd_attr_add(b, &ra, "seed", gd_int(b, seed));
+      gd_attr_add(b, &ra, "seed2", gd_int(b, 0));
+      const char *noise = gd_aux(b, base, "RandomUniform", &ra, 1, &shape);
+      const char *in[3] = {gd_opT(b, base, "GreaterEqual", t, noise, rate), xs, gd_fill(b, base, "zero", t, 0, 0, NULL)};
+      gd_attr_add(b, &at, "T", gd_type(b, t));
+      gd_aux(b, base, "SelectV2", &at, 3, in);
+      return true;
+    }
+    case OP_ASSERT_EQUAL: case OP_ASSERT_GREATER: case OP_ASSERT_GREATER_EQUAL: case OP_ASSERT_LESS:
+    case OP_ASSERT_LESS_EQUAL: case OP_ASSERT_NON_NEGATIVE: case OP_ASSERT_POSITIVE: {
+      /* TF's debugging asserts: Assert(All(x OP y), data) */
+      bool unary = n->op->id == OP_ASSERT_NON_NEGATIVE || n->op->id == OP_ASSERT_POSITIVE;
+      const char *y = NULL;
+      const TMeta *ym = NULL;
+      if (!x) return false;
+      if (!unary) {
+        if (n->nin < 2 || n->in[1].node < 0) return false;
+        y = gd_ref(b, g, n->in[1], b->fn);
+        ym = graph_meta(g, n->in[1]);
+        if (ym->rank < 0) return false;
+        if (ym->rank > rank) {
+          rank = ym->rank;
+          for (int i = 0; i < rank; i++) all[i] = i;
+        }
+      }
+      if (rank < 0) return false;
+      static const char *const cmp[] = {"Equal", "Greater", "GreaterEqual", "Less", "LessEqual", "LessEqual", "Less"};
+      static const char *const says[] = {"x == y", "x > y", "x >= y", "x < y", "x <= y", "x >= 0", "x > 0"};
+      int k = n->op->id - OP_ASSERT_EQUAL;
+      const char *l = x, *rr = y;
+      if (unary) {
+        l = gd_fill(b, base, "zero", t, 0, 0, NULL);
+        rr = x;
+      }
+      AttrList ca = {0};
+      gd_attr_add(b, &ca, "T", gd_type(b, t));
+      if (k == 0) gd_attr_add(b, &ca, "incompatible_shape_error", gd_bool(b, true));
+      const char *cin[2] = {l, rr};
+      const char *cond = gd_aux(b, base, cmp[k], &ca, 2, cin);
+      const char *ok = gd_reduce(b, base, "All", DT_BOOL, cond, gd_i32(b, base, "Const", rank, all, true),
+                                 TENSORFLOW__DATA_TYPE__DT_INT32, false);
+      const char *in[5];
+      const TMeta *dm[4];
+      static const TMeta str = {.dtype = DT_STRING};
+      int nin = 0, nd = 0;
+      in[nin++] = ok;
+      if (n->attrs.n > 0 && val_is(n->attrs.v[0], &str_type)) {
+        in[nin++] = gd_strconst(b, base, "message", str_cstr(n->attrs.v[0]));
+        dm[nd++] = &str;
+      }
+      in[nin++] = gd_strconst(b, base, "condition", pa_printf(b->a, "Condition %s did not hold element-wise:", says[k]));
+      dm[nd++] = &str;
+      in[nin++] = x;
+      dm[nd++] = xm;
+      if (y) in[nin++] = y, dm[nd++] = ym;
+      int64_t summarize = 3;
+      if (n->attrs.n > 1) val_as_int(n->attrs.v[1], &summarize);
+      gd_attr_add(b, &at, "T", gd_types(b, nd, dm));
+      gd_attr_add(b, &at, "summarize", gd_int(b, summarize));
+      gd_aux(b, base, "Assert", &at, nin, in);
+      return true;
+    }
+    case OP_ASSERT_FINITE:   /* TF's debugging.assert_all_finite is CheckNumerics */
+      if (!x || !val_is(n->attrs.v[0], &str_type)) return false;
+      gd_attr_add(b, &at, "T", gd_type(b, t));
+      gd_attr_add(b, &at, "message", gd_str(b, str_cstr(n->attrs.v[0])));
+      gd_aux(b, base, "CheckNumerics", &at, 1, &x);
+      return true;
+    case OP_LOGICAL_XOR: {   /* TF's math.logical_xor: (x or y) and not (x and y) */
+      if (!x || n->nin < 2 || n->in[1].node < 0) return false;
+      const char *in[2] = {x, gd_ref(b, g, n->in[1], b->fn)};
+      const char *both = gd_aux(b, base, "LogicalAnd", NULL, 2, in);
+      const char *either = gd_aux(b, base, "LogicalOr", NULL, 2, in);
+      const char *fin[2] = {either, gd_aux(b, base, "LogicalNot", NULL, 1, &both)};
+      gd_aux(b, base, "LogicalAnd", NULL, 2, fin);
+      return true;
+    }
+    case OP_RANDOM_UNIFORM: case OP_RANDOM_NORMAL: case OP_TRUNC_NORMAL: {
+      /* TF's random ops draw the standard distribution from an int32 shape, then scale and shift it;
+       * integer uniforms are RandomUniformInt over [minval, maxval) */
+      DType dt = n->outm[0].dtype;
+      const char *shape = gd_attr_input(b, g, n, 0, "shape", NULL, -1, true, &tidx);
+      bool uni = n->op->id == OP_RANDOM_UNIFORM, isint = dt == DT_INT32 || dt == DT_INT64;
+      const char *lo = gd_num_input(b, g, n, 1, uni ? "min" : "mean", dt, 0);
+      const char *hi = gd_num_input(b, g, n, 2, uni ? "max" : "stddev", dt, 1);
+      if (!shape || !lo || !hi) return false;
+      int64_t seed = 0;
+      if (n->attrs.n > 4) val_as_int(n->attrs.v[4], &seed);
+      gd_attr_add(b, &at, "T", gd_pbtype(b, tidx));
+      gd_attr_add(b, &at, "seed", gd_int(b, seed));
+      gd_attr_add(b, &at, "seed2", gd_int(b, 0));
+      if (isint) {
+        gd_attr_add(b, &at, "Tout", gd_type(b, dt));
+        const char *in[3] = {shape, lo, hi};
+        gd_aux(b, base, "RandomUniformInt", &at, 3, in);
+        return true;
+      }
+      gd_attr_add(b, &at, "dtype", gd_type(b, dt));
+      const char *rnd = gd_aux(b, base, uni ? "RandomUniform" : n->op->graph_name, &at, 1, &shape);
+      if (uni) gd_opT(b, base, "AddV2", dt, gd_opT(b, base, "Mul", dt, rnd, gd_opT(b, base, "Sub", dt, hi, lo)), lo);
+      else gd_opT(b, base, "AddV2", dt, gd_opT(b, base, "Mul", dt, rnd, hi), lo);
+      return true;
+    }
+    case OP_READ_VARIABLE: case OP_ASSIGN_VARIABLE: case OP_ASSIGN_ADD_VARIABLE: case OP_ASSIGN_SUB_VARIABLE: {
+      /* resource ops name the variable's dtype `dtype` */
+      bool rd = n->op->id == OP_READ_VARIABLE;
+      if (!x || (!rd && n->nin < 2)) return false;
+      const char *in[2] = {x, NULL};
+      DType vt = rd ? n->outm[0].dtype : DT_FLOAT32;
+      if (!rd && n->in[1].node >= 0) {
+        in[1] = gd_ref(b, g, n->in[1], b->fn);
+        vt = graph_meta(g, n->in[1])->dtype;
+      } else if (!rd) {   /* a Python number assigned: a Const of the variable's dtype */
+        const GraphNode *h = &g->nodes[n->in[0].node];
+        double v;
+        if (h->kind != GN_VARHANDLE || !n->raw || !val_as_float(n->raw[1], &v)) return false;
+        vt = h->var->value->dtype;
+        in[1] = gd_fill(b, base, "value", vt, v, 0, NULL);
+      }
+      gd_attr_add(b, &at, "dtype", gd_type(b, vt));
+      gd_aux(b, base, n->op->graph_name, &at, rd ? 1 : 2, in);
+      return true;
+    }
+    case OP_ADD_N: {
+      const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(n->nin + 1));
+      int k = 0;
+      for (int i = 0; i < n->nin; i++)
+        if (n->in[i].node >= 0) in[k++] = gd_ref(b, g, n->in[i], b->fn);
+      if (!k || k != n->nin) return false;
+      gd_attr_add(b, &at, "N", gd_int(b, k));
+      gd_attr_add(b, &at, "T", gd_type(b, t));
+      gd_aux(b, base, "AddN", &at, k, in);
+      return true;
+    }
+    case OP_SQUEEZE: {
+      tfs_i64 ax[TFS_MAX_RANK * 4];
+      int dims[TFS_MAX_RANK * 4], na = 0;
+      bool vec;
+      Val av = n->attrs.v[0];
+      if (!x || n->ndyn) return false;
+      if (av.tag != VT_NONE && !val_is_undef(av) && (na = gd_ints_of(av, ax, TFS_MAX_RANK * 4, &vec)) < 0) return false;
+      for (int i = 0; i < na; i++) dims[i] = (int)ax[i];
+      gd_attr_add(b, &at, "T", gd_type(b, t));
+      gd_attr_add(b, &at, "squeeze_dims", gd_ints(b, na, dims));
+      gd_aux(b, base, "Squeeze", &at, 1, &x);
+      return true;
+    }
+    case OP_CONCAT: case OP_STACK: {   /* N tensors; ConcatV2's axis is an int32 input, Pack's an attribute */
+      const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(n->nin + 2));
+      for (int i = 0; i < n->nin; i++)
+        if (n->in[i].node < 0) return false;
+        else in[i] = gd_ref(b, g, n->in[i], b->fn);
+      if (!n->nin) return false;
+      gd_attr_add(b, &at, "N", gd_int(b, n->nin));
+      gd_attr_add(b, &at, "T", gd_type(b, t));
+      if (n->op->id == OP_STACK) {
+        int64_t axis = 0;
+        if (n->attrs.n > 0 && n->attrs.v[0].tag != VT_NONE && !val_as_int(n->attrs.v[0], &axis)) return false;
+        gd_attr_add(b, &at, "axis", gd_int(b, axis));
+        gd_aux(b, base, "Pack", &at, n->nin, in);
+        return true;
+      }
+      if (!(in[n->nin] = gd_attr_input(b, g, n, 0, "axis", NULL, -1, false, &tidx))) return false;
+      gd_attr_add(b, &at, "Tidx", gd_pbtype(b, tidx));
+      gd_aux(b, base, "ConcatV2", &at, n->nin + 1, in);
+      return true;
+    }
+    case OP_UNSTACK: {
+      int64_t axis = 0;
+      if (!x || (n->attrs.n > 1 && n->attrs.v[1].tag != VT_NONE && !val_as_int(n->attrs.v[1], &axis))) return false;
+      gd_attr_add(b, &at, "T", gd_type(b, t));
+      gd_attr_add(b, &at, "num", gd_int(b, n->nout));
+      gd_attr_add(b, &at, "axis", gd_int(b, axis));
+      gd_aux(b, base, "Unpack", &at, 1, &x);
+      return true;
+    }
+    case OP_GATHER: {   /* GatherV2(params, indices, axis) */
+      tfs_i64 zero = 0;
+      int64_t bd = 0;
+      if (!x || n->nin < 2 || n->in[1].node < 0) return false;
+      if (n->attrs.n > 2 && n->attrs.v[2].tag != VT_NONE && !val_as_int(n->attrs.v[2], &bd)) return false;
+      const char *in[3] = {x, gd_ref(b, g, n->in[1], b->fn), gd_attr_input(b, g, n, 1, "axis", &zero, 1, false, &tidx)};
+      if (!in[2]) return false;
+      gd_attr_add(b, &at, "Tparams", gd_type(b, t));
+      gd_attr_add(b, &at, "Tindices", gd_type(b, graph_meta(g, n->in[1])->dtype));
+      gd_attr_add(b, &at, "Taxis", gd_pbtype(b, tidx));
+      gd_attr_add(b, &at, "batch_dims", gd_int(b, bd));
+      gd_aux(b, base, "GatherV2", &at, 3, in);
+      return true;
+    }
+    case OP_TILE: case OP_BROADCAST_TO: {   /* the multiples or shape is an int32 input */
+      bool tile = n->op->id == OP_TILE;
+      if (!x) return false;
+      const char *in[2] = {x, gd_attr_input(b, g, n, 0, tile ? "multiples" : "shape", NULL, -1, true, &tidx)};
+      if (!in[1]) return false;
+      gd_attr_add(b, &at, "T", gd_type(b, t));
+      gd_attr_add(b, &at, tile ? "Tmultiples" : "Tidx", gd_pbtype(b, tidx));
+      gd_aux(b, base, n->op->graph_name, &at, 2, in);
+      return true;
+    }
+    case OP_FILL: {   /* Fill(dims, value) */
+      if (!x) return false;
+      const char *in[2] = {gd_attr_input(b, g, n, 0, "dims", NULL, -1, true, &tidx), x};
+      if (!in[0]) return false;
+      gd_attr_add(b, &at, "T", gd_type(b, t));
+      gd_attr_add(b, &at, "index_type", gd_pbtype(b, tidx));
+      gd_aux(b, base, "Fill", &at, 2, in);
+      return true;
+    }
+    case OP_RANGE: {   /* Range(start, limit, delta) of the output dtype; range(n) starts at 0 */
+      DType dt = n->outm[0].dtype;
+      bool one = n->attrs.n > 1 && (n->attrs.v[1].tag == VT_NONE || val_is_undef(n->attrs.v[1]));
+      for (int k = 0; k < n->ndyn; k++)
+        if (n->dyn_attr[k] == 1) one = false;
+      const char *in[3] = {one ? gd_fill(b, base, "start", dt, 0, 0, NULL) : gd_num_input(b, g, n, 0, "start", dt, 0),
+                           gd_num_input(b, g, n, one ? 0 : 1, "limit", dt, 0), gd_num_input(b, g, n, 2, "delta", dt, 1)};
+      if (!in[0] || !in[1] || !in[2]) return false;
+      gd_attr_add(b, &at, "Tidx", gd_type(b, dt));
+      gd_aux(b, base, "Range", &at, 3, in);
+      return true;
+    }
+    case OP_CAST:
+      if (!x) return false;
+      gd_attr_add(b, &at, "SrcT", gd_type(b, t));
+      gd_attr_add(b, &at, "DstT", gd_type(b, n->outm[0].dtype));
+      gd_attr_add(b, &at, "Truncate", gd_bool(b, false));
+      gd_aux(b, base, "Cast", &at, 1, &x);
+      return true;
+    case OP_ARGMAX: case OP_ARGMIN: {
+      tfs_i64 zero = 0;
+      if (!x) return false;
+      const char *in[2] = {x, gd_attr_input(b, g, n, 0, "dimension", &zero, 1, false, &tidx)};
+      if (!in[1]) return false;
+      gd_attr_add(b, &at, "T", gd_type(b, t));
+      gd_attr_add(b, &at, "Tidx", gd_pbtype(b, tidx));
+      gd_attr_add(b, &at, "output_type", gd_type(b, n->outm[0].dtype));
+      gd_aux(b, base, n->op->graph_name, &at, 2, in);
+      return true;
+    }
+    case OP_RESHAPE: case OP_EXPAND_DIMS: case OP_TRANSPOSE: {
+      /* the shape, axis or perm is an int32 input; Transpose's default perm reverses the dimensions */
+      tfs_i64 rev[TFS_MAX_RANK];
+      for (int i = 0; i < rank; i++) rev[i] = rank - 1 - i;
+      bool tr = n->op->id == OP_TRANSPOSE;
+      if (!x || (tr && rank < 0)) return false;
+      const char *in[2] = {x, gd_attr_input(b, g, n, 0, tr ? "perm" : n->op->id == OP_RESHAPE ? "shape" : "dim", rev,
+                                             tr ? rank : -1, true, &tidx)};
+      if (!in[1]) return false;
+      gd_attr_add(b, &at, "T", gd_type(b, t));
+      gd_attr_add(b, &at, tr ? "Tperm" : n->op->id == OP_RESHAPE ? "Tshape" : "Tdim", gd_pbtype(b, tidx));
+      gd_aux(b, base, n->op->graph_name, &at, 2, in);
+      return true;
+    }
+    default: return false;
+  }
+}
+
 static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn) {
   const GraphNode *n = &g->nodes[id];
   Tensorflow__NodeDef *nd = pa_alloc(b->a, sizeof *nd);
@@ -326,6 +922,24 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
       break;
     }
     case GN_OP: {
+      if (!b->full) {
+        bool was = b->fn;
+        b->fn = fn;
+        bool done = gd_tf_op(b, g, n);
+        b->fn = was;
+        if (done) {   /* the chain's last node becomes this one, under its name, with its control inputs */
+          Tensorflow__NodeDef *last = b->pend[--b->npend];
+          nd->op = last->op;
+          char **li = pa_alloc(b->a, sizeof(char *) * (last->n_input + (size_t)n->nctrl + 1));
+          memcpy(li, last->input, sizeof(char *) * last->n_input);
+          for (int i = 0; i < n->nctrl; i++) li[last->n_input + (size_t)i] = pa_printf(b->a, "^%s", g->nodes[n->ctrl[i]].name);
+          nd->input = li;
+          nd->n_input = last->n_input + (size_t)n->nctrl;
+          nd->attr = last->attr;
+          nd->n_attr = last->n_attr;
+          return nd;
+        }
+      }
       /* a saved graph (b->full) keeps tfs's own ops and attributes, which graphimport.c reads back */
       if (!b->full && (n->op == &op_defs[OP_ZEROS] || n->op == &op_defs[OP_ONES]) && n->outm[0].dtype != DT_STRING) {
         nd->op = "Const";
@@ -342,7 +956,8 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
       for (int i = 0; i < n->nin && !tm; i++)
         if (n->in[i].node >= 0) tm = graph_meta(g, n->in[i]);
       if (!tm && n->nout) tm = &n->outm[0];
-      if (tm) gd_attr_add(b, &at, "T", gd_type(b, tm->dtype));
+      bool logical = n->op == &op_defs[OP_LOGICAL_AND] || n->op == &op_defs[OP_LOGICAL_OR] || n->op == &op_defs[OP_LOGICAL_NOT];
+      if (tm && (b->full || !logical)) gd_attr_add(b, &at, "T", gd_type(b, tm->dtype));   /* TF's logical ops have no T */
       /* tf.matmul's adjoint_a/b are no attributes of TF's MatMul: for real
        * dtypes they are transpose_a/b; batched products are BatchMatMulV2 (adj_x/adj_y) */
       bool mm = !b->full && n->op == &op_defs[OP_MATMUL];
@@ -362,6 +977,12 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
           rt_throw(ERR_VALUE, "tf.saved_model.save: attribute '%s' of op %s in '%s' is a %s, which a saved graph cannot hold",
                    op_attr_name(n->op, i), n->op->graph_name, g->fname ? g->fname : g->name, val_type_name(n->attrs.v[i]));
       }
+      for (int i = 0; mm && !batch && i < 2; i++) {   /* TF's MatMul always says both */
+        const char *k = i ? "transpose_b" : "transpose_a";
+        bool have = false;
+        for (size_t j = 0; j < at.n; j++) have |= !strcmp(at.e[j]->key, k);
+        if (!have) gd_attr_add(b, &at, k, gd_bool(b, false));
+      }
       if (b->full) gd_full_op(b, &at, g, n);
       break;
     }
@@ -370,16 +991,16 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
     if (n->nout) gd_attr_add(b, &at, "_output_shapes", gd_shapes(b, n->nout, n->outm));
     if (n->flags) gd_attr_add(b, &at, "_tfs_flags", gd_int(b, (tfs_i64)n->flags));
   }
-  /* TF prints map entries sorted by key */
-  for (size_t i = 1; i < at.n; i++)
-    for (size_t j = i; j > 0 && strcmp(at.e[j - 1]->key, at.e[j]->key) > 0; j--) {
-      Tensorflow__NodeDef__AttrEntry *t = at.e[j];
-      at.e[j] = at.e[j - 1];
-      at.e[j - 1] = t;
-    }
-  nd->attr = at.e;
-  nd->n_attr = at.n;
+  gd_set_attrs(nd, &at);
   return nd;
+}
+
+/* Appends a converted node after the helper nodes its conversion made. */
+static void gd_emit(GdBuild *b, Tensorflow__NodeDef ***v, size_t *n, size_t *cap, Tensorflow__NodeDef *nd) {
+  size_t np = b->npend;
+  b->npend = 0;   /* gd_node is done with them: the list is reused by the next node */
+  for (size_t i = 0; i < np; i++) gd_push(b, v, n, cap, b->pend[i]);
+  gd_push(b, v, n, cap, nd);
 }
 
 /* A function name free in the library: the body's name with '/' as '_', plus a sequence number. */
@@ -439,9 +1060,9 @@ static const char *gd_function(GdBuild *b, const Graph *g, const char *fixed) {
     f->ret[i] = r;
   }
   f->signature = sig;
-  f->node_def = pa_alloc(b->a, sizeof(void *) * (size_t)(g->nnodes + 1));
+  size_t cap = 0;
   for (int id = 0; id < g->nnodes; id++)
-    if (g->nodes[id].kind != GN_PLACEHOLDER) f->node_def[f->n_node_def++] = gd_node(b, g, id, true);
+    if (g->nodes[id].kind != GN_PLACEHOLDER) gd_emit(b, &f->node_def, &f->n_node_def, &cap, gd_node(b, g, id, true));
   if (b->nfns == b->cap) {
     size_t cap = b->cap ? 2 * b->cap : 8;
     Tensorflow__FunctionDef **fns = pa_alloc(b->a, sizeof(void *) * cap);
@@ -462,15 +1083,8 @@ static bool gd_name_taken(const Graph *g, const char *name) {
 /* Append g's nodes (under `scope`, "" for none) and one Identity per output. */
 static void gd_graph_nodes(GdBuild *b, const Graph *g, const char *scope, Tensorflow__NodeDef ***nodes, size_t *n,
                            size_t *cap) {
-  size_t need = *n + (size_t)g->nnodes + (size_t)g->noutputs;
-  if (need > *cap) {
-    Tensorflow__NodeDef **nn = pa_alloc(b->a, sizeof(void *) * (need + 1));
-    if (*n) memcpy(nn, *nodes, sizeof(void *) * *n);
-    *nodes = nn;
-    *cap = need;
-  }
   size_t first = *n;
-  for (int id = 0; id < g->nnodes; id++) (*nodes)[(*n)++] = gd_node(b, g, id, false);
+  for (int id = 0; id < g->nnodes; id++) gd_emit(b, nodes, n, cap, gd_node(b, g, id, false));
   int k = 0;
   for (int i = 0; i < g->noutputs; i++) {
     char *name;
@@ -487,7 +1101,7 @@ static void gd_graph_nodes(GdBuild *b, const Graph *g, const char *scope, Tensor
     gd_attr_add(b, &at, "T", gd_type(b, graph_meta(g, g->outputs[i])->dtype));
     nd->attr = at.e;
     nd->n_attr = at.n;
-    (*nodes)[(*n)++] = nd;
+    gd_push(b, nodes, n, cap, nd);
   }
   if (!*scope) return;
   for (size_t i = first; i < *n; i++) {

@@ -34,3 +34,26 @@ void tfr_frame(StrBuf *b, const void *data, size_t n) {
   sb_putn(b, data, n);
   tfr_le(b, tfr_mask(tfr_crc32c(data, n)), 4);
 }
+
+static uint64_t le_bytes(const unsigned char *p, int n) {
+  uint64_t v = 0;
+  for (int i = n - 1; i >= 0; i--) v = v << 8 | p[i];
+  return v;
+}
+
+bool tfr_next(const unsigned char *p, tfs_i64 len, tfs_i64 *at, const unsigned char **rec, tfs_i64 *n) {
+  tfs_i64 a = *at;
+  if (a >= len) return false;
+  if (len - a < 12) rt_throw(ERR_DATA_LOSS, "truncated record at %lld", (long long)a);
+  if (tfr_mask(tfr_crc32c(p + a, 8)) != (uint32_t)le_bytes(p + a + 8, 4))
+    rt_throw(ERR_DATA_LOSS, "corrupted record at %lld", (long long)a);
+  uint64_t m = le_bytes(p + a, 8);
+  if (m > (uint64_t)(len - a - 12) || (uint64_t)(len - a - 12) - m < 4)
+    rt_throw(ERR_DATA_LOSS, "truncated record at %lld", (long long)(a + 12));
+  if (tfr_mask(tfr_crc32c(p + a + 12, m)) != (uint32_t)le_bytes(p + a + 12 + m, 4))
+    rt_throw(ERR_DATA_LOSS, "corrupted record at %lld", (long long)(a + 12));
+  *rec = p + a + 12;
+  *n = (tfs_i64)m;
+  *at = a + 16 + (tfs_i64)m;
+  return true;
+}

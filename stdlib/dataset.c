@@ -630,12 +630,6 @@ static Val as_element(Val v) {
 
 static bool ds_next(DsIt *it, Val *out);
 
-static uint64_t le_bytes(const unsigned char *p, int n) {
-  uint64_t v = 0;
-  for (int i = n - 1; i >= 0; i--) v = v << 8 | p[i];
-  return v;
-}
-
 /* The next record of a TFRecordDataset: files are read whole when reached;
  * each record's length and data are checked against their masked CRC-32C,
  * and a bad or cut record raises DataLossError with TF's text and offset. */
@@ -645,9 +639,15 @@ static bool tfrecord_next(DsIt *it, Val *out) {
     if (val_is_undef(it->buf)) {
       if (it->i >= files->len) return false;
       tfs_i64 len;
-      char *data = io_read_all(str_cstr(files->items[it->i]), "tf.data.TFRecordDataset", &len);
+      char *data = io_read_bytes(str_cstr(files->items[it->i]), "tf.data.TFRecordDataset", &len, false);
       it->buf = str_new(data, len);
       free(data);
+      if (it->ds->a) {   /* GZIP or ZLIB: the records are inside the stream (it->buf frees the file if it is bad) */
+        data = io_inflate(str_cstr(it->buf), str_len(it->buf), it->ds->a == 1, "tf.data.TFRecordDataset", &len);
+        TFS_CLEAR(it->buf);
+        it->buf = str_new(data, len);
+        free(data);
+      }
       it->j = 0;
     }
     const unsigned char *p = (const unsigned char *)str_cstr(it->buf);
@@ -657,16 +657,11 @@ static bool tfrecord_next(DsIt *it, Val *out) {
       it->i++;
       continue;
     }
-    if (len - at < 12) rt_throw(ERR_DATA_LOSS, "truncated record at %lld", (long long)at);
-    if (tfr_mask(tfr_crc32c(p + at, 8)) != (uint32_t)le_bytes(p + at + 8, 4))
-      rt_throw(ERR_DATA_LOSS, "corrupted record at %lld", (long long)at);
-    uint64_t n = le_bytes(p + at, 8);
-    if (n > (uint64_t)(len - at - 12) || (uint64_t)(len - at - 12) - n < 4)
-      rt_throw(ERR_DATA_LOSS, "truncated record at %lld", (long long)(at + 12));
-    if (tfr_mask(tfr_crc32c(p + at + 12, n)) != (uint32_t)le_bytes(p + at + 12 + n, 4))
-      rt_throw(ERR_DATA_LOSS, "corrupted record at %lld", (long long)(at + 12));
-    *out = io_string_scalar((const char *)p + at + 12, (tfs_i64)n);
-    it->j = at + 16 + (tfs_i64)n;
+    const unsigned char *rec;
+    tfs_i64 n;
+    tfr_next(p, len, &at, &rec, &n);
+    *out = io_string_scalar((const char *)rec, n);
+    it->j = at;
     return true;
   }
 }
@@ -995,18 +990,22 @@ static void tfrecord_names(Val v, Val list) {
 
 //! tf.data.TFRecordDataset(filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None)
 //!   The records of TFRecord files (event files are TFRecord files) as 0-d string tensors, file by file; each
-//!   record's masked CRC-32C is checked and a damaged file raises tf.errors.DataLossError. Uncompressed only.
+//!   record's masked CRC-32C is checked and a damaged file raises tf.errors.DataLossError. compression_type "GZIP"
+//!   or "ZLIB" reads files written compressed (tf.io.TFRecordOptions); "" or None reads them as they are.
 static Val ds_tfrecord(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "tf.data.TFRecordDataset",
                          .sig = "filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None"};
   Val a[5];
   args_parse(&spec, n, args, kw, a);
   Val ct = a[1];
-  if (val_is(ct, &str_type) && str_len(ct) && strcmp(str_cstr(ct), "NONE") != 0)
-    rt_throw(ERR_UNIMPLEMENTED, "tf.data.TFRecordDataset: compression_type '%s' is not supported (only uncompressed files)",
-             str_cstr(ct));
   if (ct.tag != VT_NONE && ct.tag != VT_UNDEF && !val_is(ct, &str_type))
     rt_throw(ERR_TYPE, "tf.data.TFRecordDataset: compression_type must be a str or None");
+  int comp = 0;   /* 0 none, 1 GZIP, 2 ZLIB (Dataset.a) */
+  if (val_is(ct, &str_type) && str_len(ct)) {
+    const char *c = str_cstr(ct);
+    comp = !strcmp(c, "GZIP") ? 1 : !strcmp(c, "ZLIB") ? 2 : 0;
+    if (!comp) rt_throw(ERR_INVALID_ARGUMENT, "Unsupported compression_type: %s.", c);
+  }
   Val names = list_new(0);
   int mark = rt_hold_val(names);
   tfrecord_names(a[0], names);
@@ -1017,6 +1016,7 @@ static Val ds_tfrecord(Val self, int n, const Val *args, const Kw *kw) {
   val_decref(names);
   mark = rt_hold_val(files);
   Dataset *d = ds_new(DS_TFRECORD, tffn_spec_new(0, NULL, DT_STRING, val_none()), files, CARD_UNKNOWN);
+  d->a = comp;
   rt_unhold(mark);
   val_decref(files);   /* ds_new took its own reference */
   return ds_val(d);

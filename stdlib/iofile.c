@@ -58,7 +58,9 @@ static bool read_gz(FILE *f, StrBuf *b) {
   return any && ended;
 }
 
-char *io_read_all(const char *path, const char *what, tfs_i64 *len) {
+char *io_read_all(const char *path, const char *what, tfs_i64 *len) { return io_read_bytes(path, what, len, true); }
+
+char *io_read_bytes(const char *path, const char *what, tfs_i64 *len, bool gunzip) {
   FILE *f = fopen(path, "rb");
   if (!f) {
     int e = errno;
@@ -67,7 +69,7 @@ char *io_read_all(const char *path, const char *what, tfs_i64 *len) {
   StrBuf b;
   sb_init(&b);
   bool ok = true;
-  if (ends_with(path, ".gz")) {
+  if (gunzip && ends_with(path, ".gz")) {
     ok = read_gz(f, &b);
   } else {
     char buf[65536];
@@ -83,6 +85,36 @@ char *io_read_all(const char *path, const char *what, tfs_i64 *len) {
   }
   *len = (tfs_i64)b.len;
   sb_putc(&b, '\0');   /* callers may parse text with C string functions */
+  return sb_steal(&b);
+}
+
+char *io_inflate(const char *data, tfs_i64 n, bool gzip, const char *what, tfs_i64 *len) {
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  if (inflateInit2(&z, gzip ? 15 + 16 : 15) != Z_OK) rt_throw(ERR_MEMORY, "%s: out of memory", what);
+  StrBuf b;
+  sb_init(&b);
+  z.next_in = (Bytef *)data;
+  z.avail_in = (uInt)n;
+  unsigned char out[65536];
+  int rc = Z_OK;
+  /* a cut stream yields what it holds: the record framing then reports the cut record, as TF's reader does */
+  while (rc == Z_OK && (z.avail_in > 0 || z.avail_out == 0)) {
+    z.next_out = out;
+    z.avail_out = sizeof out;
+    rc = inflate(&z, Z_NO_FLUSH);
+    sb_putn(&b, (const char *)out, sizeof out - z.avail_out);
+    if (rc == Z_STREAM_END && gzip && z.avail_in > 0) rc = inflateReset(&z);   /* concatenated gzip members */
+  }
+  if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
+    const char *m = z.msg ? z.msg : "data error";   /* zlib's messages are static strings */
+    inflateEnd(&z);
+    sb_free(&b);
+    rt_throw(ERR_DATA_LOSS, "inflate() failed with error %d: %s", rc, m);
+  }
+  inflateEnd(&z);
+  *len = (tfs_i64)b.len;
+  sb_putc(&b, '\0');
   return sb_steal(&b);
 }
 

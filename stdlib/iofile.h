@@ -10,6 +10,11 @@ const char *io_path_arg(Val v, const char *what);
  * *len bytes before the NUL.  A missing file raises NotFoundError, a corrupt
  * gzip stream InvalidArgumentError, both naming `what` and the path. */
 char *io_read_all(const char *path, const char *what, tfs_i64 *len);
+/* The same, gunzipping a .gz name only when `gunzip` (TFRecord readers take the bytes as they are, as TF's do). */
+char *io_read_bytes(const char *path, const char *what, tfs_i64 *len, bool gunzip);
+/* The bytes a zlib (RFC 1950) or gzip stream data[0..n) holds, malloc'd with a NUL after *len;
+ * damaged data raises DataLossError with zlib's words, as TF's ZlibInputStream does. */
+char *io_inflate(const char *data, tfs_i64 n, bool gzip, const char *what, tfs_i64 *len);
 /* A 0-d string tensor holding s[0..n) (owned). */
 Val io_string_scalar(const char *s, tfs_i64 n);
 

@@ -39,6 +39,8 @@ Val gcmod_module(void);                          /* `gc` (gcmod.c) */
 /* tf.summary.NAME (summary.c) and tf.io.NAME (graphdefobj.c); VT_UNDEF when unknown. */
 Val summary_lookup(const char *name);
 Val tfio_lookup(const char *name);
+Val eventread_lookup(const char *qual);
+Val tfrwriter_lookup(const char *name);   /* tf.io.TFRecordWriter/TFRecordOptions (tfrwriter.c) */   /* tf.compat (summary_iterator), tf.make_ndarray (eventread.c) */
 /* concrete.graph.as_graph_def(): a GraphDef value holding g (graphdefobj.c). */
 struct Graph;
 Val graphdef_obj_new(struct Graph *g);

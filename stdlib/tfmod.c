@@ -489,6 +489,7 @@ static Val make_attr(const char *qual) {
   if (!strncmp(qual, "saved_model.", 12)) return savedmodel_lookup(qual + 12);
   if (!strncmp(qual, "io.", 3)) {   /* tf.io: GraphDef writing (graphdefobj.c), then files (tfio.c) */
     Val v = tfio_lookup(qual + 3);
+    if (val_is_undef(v)) v = tfrwriter_lookup(qual + 3);
     if (!val_is_undef(v)) return v;
   }
   const char *base = qual;
@@ -502,6 +503,7 @@ static Val make_attr(const char *qual) {
     return val_is_undef(k) ? module_native("tf.keras", keras_native_getattr) : k;
   }
   if (!strncmp(qual, "errors.", 7)) return exc_lookup(qual + 7, true);
+  if (!strcmp(qual, "compat") || !strcmp(qual, "make_ndarray")) return eventread_lookup(qual);
   /* type objects, for isinstance(x, tf.Tensor) */
   if (!strcmp(qual, "Tensor")) return typeobj_for(&tensor_type);
   if (!strcmp(qual, "Module")) return tfmodule_class();

@@ -12,6 +12,7 @@
 
 #include "modules.h"
 #include "numfmt.h"
+#include "tfrecord.h"
 #include "object.h"
 #include "value.h"
 #include "valtest.h"
@@ -2121,10 +2122,52 @@ START_TEST(test_bind_ext) {
 }
 END_TEST
 
+
+/* The records of a framed buffer, as "n,n,..." lengths (an owned str); damage raises DataLossError. */
+static Val tfr_lengths(const StrBuf *b) {
+  StrBuf o;
+  sb_init(&o);
+  tfs_i64 at = 0, n;
+  const unsigned char *rec;
+  int mark = rt_hold_sb(&o);
+  while (tfr_next((const unsigned char *)b->data, (tfs_i64)b->len, &at, &rec, &n)) sb_printf(&o, "%lld,", (long long)n);
+  Val r = str_new(o.data ? o.data : "", (tfs_i64)o.len);
+  rt_unhold(mark);
+  sb_free(&o);
+  return r;
+}
+
+START_TEST(test_tfrecord_next) {
+  StrBuf b;
+  sb_init(&b);
+  tfr_frame(&b, "abc", 3);
+  tfr_frame(&b, "", 0);
+  tfr_frame(&b, "hello world", 11);
+  ck_assert_int_eq((int)b.len, 16 * 3 + 14);
+  ck_assert_str_eq(STR(tfr_lengths(&b)), "3,0,11,");
+  /* the masked CRC-32C of a known string (TF's crc32c test vector, then its mask) */
+  ck_assert_uint_eq(tfr_crc32c("123456789", 9), 0xE3069283u);
+  b.data[12 + 1] ^= 1;   /* first record's data: its data CRC fails at offset 12 */
+  ERR(ERR_DATA_LOSS, "corrupted record at 12", tfr_lengths(&b));
+  b.data[12 + 1] ^= 1;
+  b.data[16 + 3 + 2] ^= 1;   /* second record's length: its header CRC fails at offset 19 */
+  ERR(ERR_DATA_LOSS, "corrupted record at 19", tfr_lengths(&b));
+  b.data[16 + 3 + 2] ^= 1;
+  size_t full = b.len;
+  b.len = full - 2;   /* the last record's data CRC cut short */
+  ERR(ERR_DATA_LOSS, "truncated record at 47", tfr_lengths(&b));
+  b.len = 16 + 3 + 5;   /* inside the second header */
+  ERR(ERR_DATA_LOSS, "truncated record at 19", tfr_lengths(&b));
+  b.len = full;
+  sb_free(&b);
+}
+END_TEST
+
 static Suite *value_suite(void) {
   Suite *s = suite_create("value");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_float_repr);
+  tcase_add_test(tc, test_tfrecord_next);
   tcase_add_test(tc, test_shortest);
   tcase_add_test(tc, test_int_arith);
   tcase_add_test(tc, test_int_errors);

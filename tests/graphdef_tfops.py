@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""graphdef_tfops.py — every GraphDef tfs exports must use TensorFlow's registered ops with TF's attributes.
+
+Runs every tests/programs/NAME.tfs that defines a tf.function with
+`tfs run --dump-graphs DIR` (failing programs still dump what they traced),
+checks that `protoc --encode tensorflow.GraphDef` accepts each .pbtxt, and
+checks every node (top level and inside library functions): its op must be
+listed in tests/graphdef/tf_raw_ops.txt (TF's REGISTER_OP names) and carry the
+attributes listed there.  The ops in tests/graphdef/tfs_gap_ops.txt are the
+known gaps (tfs's own gradient and dataset ops, with no single TF op): they
+are reported, and a gap that no longer occurs fails the test so the list
+only shrinks.
+usage: graphdef_tfops.py TFS PROTO_DIR PROGRAMS_DIR DATA_DIR
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def read_list(path):
+    out = {}
+    for line in open(path):
+        line = line.split("#", 1)[0].split()
+        if line:
+            out[line[0]] = line[1:]
+    return out
+
+
+def parse(text):
+    """protobuf text format (one field or brace a line, as tfs prints it) -> nested [(key, value)] lists."""
+    root, stack = [], []
+    cur = root
+    for raw in text.splitlines():
+        s = raw.strip()
+        if not s:
+            continue
+        if s == "}":
+            cur = stack.pop()
+        elif s.endswith("{"):
+            child = []
+            cur.append((s[:-1].strip(), child))
+            stack.append(cur)
+            cur = child
+        else:
+            k, _, v = s.partition(":")
+            cur.append((k.strip(), v.strip()))
+    if stack:
+        raise ValueError("unbalanced braces")
+    return root
+
+
+def nodes(tree):
+    """Every NodeDef (GraphDef.node and FunctionDef.node_def, at any depth)."""
+    for k, v in tree:
+        if isinstance(v, list):
+            if k in ("node", "node_def"):
+                yield v
+            yield from nodes(v)
+
+
+def main():
+    tfs, proto_dir, progs, data = sys.argv[1:5]
+    tfs = os.path.abspath(tfs)
+    known = read_list(os.path.join(data, "tf_raw_ops.txt"))
+    gaps = read_list(os.path.join(data, "tfs_gap_ops.txt"))
+    bad, seen_gap, nfiles, nnodes, ops = [], {}, 0, 0, set()
+    with tempfile.TemporaryDirectory() as tmp:
+        for f in sorted(os.listdir(progs)):
+            if not f.endswith(".tfs") or "tf.function" not in open(os.path.join(progs, f)).read():
+                continue
+            out = os.path.join(tmp, f[:-4])
+            os.mkdir(out)
+            p = subprocess.run([tfs, "run", "--dump-graphs", out, f], cwd=progs, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=600)
+            # programs may fail on purpose (status 1), but exporting must never crash or trip a sanitizer
+            if p.returncode < 0 or b"Sanitizer" in p.stderr or b"runtime error:" in p.stderr:
+                bad.append("%s: tfs run --dump-graphs crashed (status %d):\n%s" % (f, p.returncode, p.stderr.decode()[-2000:]))
+            for g in sorted(os.listdir(out)):
+                if not g.endswith(".pbtxt"):
+                    continue
+                nfiles += 1
+                path = os.path.join(out, g)
+                text = open(path).read()
+                where = "%s: %s" % (f, g)
+                enc = subprocess.run(["protoc", "-I", proto_dir, "--encode", "tensorflow.GraphDef", "tensorflow.proto"],
+                                     input=text.encode(), capture_output=True)
+                if enc.returncode:
+                    bad.append("%s: protoc cannot encode it: %s" % (where, enc.stderr.decode().strip()))
+                    continue
+                for nd in nodes(parse(text)):
+                    nnodes += 1
+                    fields = dict((k, v) for k, v in nd if not isinstance(v, list))
+                    op = fields.get("op", "").strip('"')
+                    name = fields.get("name", "").strip('"')
+                    ops.add(op)
+                    attrs = [dict(v).get("key", "").strip('"') for k, v in nd if k == "attr"]
+                    if op in gaps:
+                        seen_gap[op] = seen_gap.get(op, 0) + 1
+                        continue
+                    if op not in known:
+                        bad.append("%s: node '%s' has op '%s', which is no TensorFlow op" % (where, name, op))
+                        continue
+                    for a in known[op]:
+                        if a not in attrs:
+                            bad.append("%s: node '%s' (%s) lacks attribute '%s'" % (where, name, op, a))
+    for op in sorted(gaps):
+        if op not in seen_gap:
+            bad.append("tfs_gap_ops.txt lists %s, which no exported graph uses any more: remove it" % op)
+    print("%d GraphDefs, %d nodes, %d distinct ops" % (nfiles, nnodes, len(ops)))
+    print("known gaps (tfs ops with no TF form yet): " + ", ".join("%s x%d" % (k, seen_gap[k]) for k in sorted(seen_gap)))
+    if nfiles < 100:
+        bad.append("only %d GraphDefs were dumped" % nfiles)
+    for b in bad[:60]:
+        print("FAIL " + b)
+    if len(bad) > 60:
+        print("... %d more" % (len(bad) - 60))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
