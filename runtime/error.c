@@ -175,6 +175,22 @@ int rt_hold_vals(Val *const *items, const tfs_i64 *n) {
 int rt_hold_ref(Val *slot) { return err_hold((Held){HOLD_REF, val_undef(), slot, NULL, NULL}); }
 int rt_hold_fn(void (*release)(void *), void *p) { return err_hold((Held){HOLD_FN, val_undef(), p, NULL, release}); }
 
+/* The temporaries of a generated function too big for the C stack (cgen.c
+ * CG_STACK_TEMPS): on the heap, freed by an unwinding error after the frame
+ * that clears them (it is pushed later, so it is released first). */
+Val *rt_temps_new(int n, int *mark) {
+  Val *t = malloc(sizeof(Val) * (size_t)n);
+  if (!t) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < n; i++) t[i] = val_undef();
+  *mark = rt_hold_mem(t);
+  return t;
+}
+
+void rt_temps_free(Val *t, int mark) {
+  rt_unhold(mark);
+  free(t);
+}
+
 int rt_frame_push(RtFrame *f) {
   f->call_loc = rt_cur_loc;
   return err_hold((Held){HOLD_FRAME, val_undef(), f, NULL, NULL});
