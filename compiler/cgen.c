@@ -958,9 +958,19 @@ static void release_locals(StrBuf *tail, Scope *s) {
 }
 
 /* Declarations, the frame an unwinding error releases, the body, the exit. */
+/* Temporaries past this many live on the heap: a function of 100,000
+ * statements has about 10 each, and 16 bytes apiece would overrun the C
+ * stack in one frame, before the recursion guard can see it. */
+enum { CG_STACK_TEMPS = 4096 };
+
 static void finish_function(Fg *g, Scope *s, StrBuf *head, StrBuf *tail, const char *name, bool has_r) {
-  sb_printf(head, "  Val T_[%d];\n", g->ntemps + 1);
-  sb_printf(head, "  for (int i_ = 0; i_ <= %d; i_++) T_[i_].tag = VT_UNDEF;\n", g->ntemps);
+  bool heap = g->ntemps + 1 > CG_STACK_TEMPS;
+  if (heap) {
+    sb_printf(head, "  int TM_;\n  Val *T_ = rt_temps_new(%d, &TM_);\n", g->ntemps + 1);
+  } else {
+    sb_printf(head, "  Val T_[%d];\n", g->ntemps + 1);
+    sb_printf(head, "  for (int i_ = 0; i_ <= %d; i_++) T_[i_].tag = VT_UNDEF;\n", g->ntemps);
+  }
   int nl = 0, nc = 0;
   StrBuf locs, cells;
   sb_init(&locs);
@@ -983,6 +993,7 @@ static void finish_function(Fg *g, Scope *s, StrBuf *head, StrBuf *tail, const c
   sb_puts(head, "  rt_unhold(FM_);\n");
   sb_putn(head, tail->data, tail->len);
   for (int i = 0; i < g->nits; i++) sb_printf(head, "  TFS_CLEAR(T_[%d]);\n", g->its[i]);
+  if (heap) sb_puts(head, "  rt_temps_free(T_, TM_);\n");
   free(g->its);
 }
 

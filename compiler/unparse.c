@@ -29,7 +29,25 @@ typedef struct Out {
   size_t n, cap;
   int indent;     /* current block depth */
   bool tf;        /* TF's astunparse layout: every binary and comparison expression parenthesized */
+  int tfopen;     /* layout-only parentheses open now (see TF_MAX_OPEN) */
 } Out;
+
+/* The layout's parentheses the precedence does not need stop this many
+ * levels deep: a long `a + b + c + ...` chain would otherwise nest past the
+ * 200 brackets the parser accepts, and the printed code would not load. */
+enum { TF_MAX_OPEN = 32 };
+
+/* Whether a binary or comparison expression of precedence p printed in a
+ * context of precedence prec gets parentheses; a layout-only pair counts in
+ * o->tfopen until layout_close. */
+static bool layout_open(Out *o, int prec, int p, bool *extra) {
+  *extra = o->tf && prec <= p && o->tfopen < TF_MAX_OPEN;
+  if (*extra) o->tfopen++;
+  return *extra || prec > p;
+}
+static void layout_close(Out *o, bool extra) {
+  if (extra) o->tfopen--;
+}
 
 static void put(Out *o, const char *s, size_t n) {
   if (o->n + n + 1 > o->cap) {
@@ -418,14 +436,16 @@ static void expr(Out *o, const Ast *e, int prec) {
   }
   case A_BINOP: {
     int p = binop_prec(e->op);
-    bool right_assoc = e->op == BIN_POW;
-    open_if(o, o->tf || prec > p);
+    bool right_assoc = e->op == BIN_POW, extra;
+    bool par = layout_open(o, prec, p, &extra);
+    open_if(o, par);
     expr(o, e->left, right_assoc ? p + 1 : p);
     putch(o, ' ');
     puts_(o, e->op >= 0 && e->op < BIN__COUNT ? binop_text[e->op] : "?");
     putch(o, ' ');
     expr(o, e->right, right_assoc ? p : p + 1);
-    close_if(o, o->tf || prec > p);
+    close_if(o, par);
+    layout_close(o, extra);
     break;
   }
   case A_UNARYOP: {
@@ -472,8 +492,9 @@ static void expr(Out *o, const Ast *e, int prec) {
     }
     putch(o, '}');
     break;
-  case A_COMPARE:
-    open_if(o, o->tf || prec > P_CMP);
+  case A_COMPARE: {
+    bool extra, par = layout_open(o, prec, P_CMP, &extra);
+    open_if(o, par);
     expr(o, e->left, P_CMP + 1);
     for (int i = 0; i < e->comparators.n; i++) {
       putch(o, ' ');
@@ -481,8 +502,10 @@ static void expr(Out *o, const Ast *e, int prec) {
       putch(o, ' ');
       expr(o, e->comparators.items[i], P_CMP + 1);
     }
-    close_if(o, o->tf || prec > P_CMP);
+    close_if(o, par);
+    layout_close(o, extra);
     break;
+  }
   case A_CALL:
     expr(o, e->func, P_ATOM);
     putch(o, '(');

@@ -174,6 +174,8 @@ typedef struct RtTryBuf { tfs_i64 w[60]; } RtTryBuf;
   X(void, rt_register_program, (int nfiles, const RtFile *files, int nlocs, const RtLoc *locs)) \
   X(void, rt_append_program, (int nfiles, const RtFile *files, int nlocs, const RtLoc *locs)) \
   X(void, rt_repl_echo, (Val v)) \
+  X(Val *, rt_temps_new, (int n, int *mark)) \
+  X(void, rt_temps_free, (Val *t, int mark)) \
   X(void, rt_register_module, (int index, const char *name, void (*init)(Val module), int nglobals, const char *const *names, Val *globals))
 
 /* Current source location: generated code stores a loc index here before each

@@ -143,8 +143,9 @@ typedef struct Held {
   Val v;
   void *p;                    /* memory, StrBuf *, or Val *const * */
   const tfs_i64 *n;           /* HOLD_VALS: the live count */
+  void (*fn)(void *);         /* HOLD_FN: releases p */
 } Held;
-enum { HOLD_VAL, HOLD_MEM, HOLD_SB, HOLD_VALS, HOLD_REF, HOLD_FRAME };
+enum { HOLD_VAL, HOLD_MEM, HOLD_SB, HOLD_VALS, HOLD_REF, HOLD_FRAME, HOLD_FN };
 
 static Held *err_held;
 static int err_nheld, err_held_cap;
@@ -164,18 +165,35 @@ static int err_hold(Held h) {
   return err_nheld++;
 }
 
-int rt_hold_val(Val v) { return err_hold((Held){HOLD_VAL, v, NULL, NULL}); }
-int rt_hold_mem(void *p) { return err_hold((Held){HOLD_MEM, val_undef(), p, NULL}); }
-int rt_hold_sb(StrBuf *b) { return err_hold((Held){HOLD_SB, val_undef(), b, NULL}); }
+int rt_hold_val(Val v) { return err_hold((Held){HOLD_VAL, v, NULL, NULL, NULL}); }
+int rt_hold_mem(void *p) { return err_hold((Held){HOLD_MEM, val_undef(), p, NULL, NULL}); }
+int rt_hold_sb(StrBuf *b) { return err_hold((Held){HOLD_SB, val_undef(), b, NULL, NULL}); }
 int rt_hold_vals(Val *const *items, const tfs_i64 *n) {
-  return err_hold((Held){HOLD_VALS, val_undef(), (void *)items, n});
+  return err_hold((Held){HOLD_VALS, val_undef(), (void *)items, n, NULL});
 }
 
-int rt_hold_ref(Val *slot) { return err_hold((Held){HOLD_REF, val_undef(), slot, NULL}); }
+int rt_hold_ref(Val *slot) { return err_hold((Held){HOLD_REF, val_undef(), slot, NULL, NULL}); }
+int rt_hold_fn(void (*release)(void *), void *p) { return err_hold((Held){HOLD_FN, val_undef(), p, NULL, release}); }
+
+/* The temporaries of a generated function too big for the C stack (cgen.c
+ * CG_STACK_TEMPS): on the heap, freed by an unwinding error after the frame
+ * that clears them (it is pushed later, so it is released first). */
+Val *rt_temps_new(int n, int *mark) {
+  Val *t = malloc(sizeof(Val) * (size_t)n);
+  if (!t) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < n; i++) t[i] = val_undef();
+  *mark = rt_hold_mem(t);
+  return t;
+}
+
+void rt_temps_free(Val *t, int mark) {
+  rt_unhold(mark);
+  free(t);
+}
 
 int rt_frame_push(RtFrame *f) {
   f->call_loc = rt_cur_loc;
-  return err_hold((Held){HOLD_FRAME, val_undef(), f, NULL});
+  return err_hold((Held){HOLD_FRAME, val_undef(), f, NULL, NULL});
 }
 
 /* What a generated function's frame still owns when an error unwinds through it. */
@@ -199,6 +217,7 @@ static void err_release_held(int mark) {
       case HOLD_SB: sb_free((StrBuf *)h.p); break;
       case HOLD_REF: val_decref(*(Val *)h.p); break;
       case HOLD_FRAME: err_release_frame(h.p); break;
+      case HOLD_FN: h.fn(h.p); break;
       default: {
         Val *items = *(Val *const *)h.p;
         for (tfs_i64 i = 0; items && i < *h.n; i++) val_decref(items[i]);

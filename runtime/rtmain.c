@@ -1,11 +1,27 @@
 /* rtmain.c — process entry for compiled programs (JIT or standalone): argv, run, tear down, flush; the prompt's echo. */
 #include <signal.h>
+#include <sys/resource.h>
 
 #include "isa.h"
 #include "object.h"
 #include "../stdlib/tffunction.h"
 
+/* libtcc gives every block-local of a generated function its own stack slot
+ * (it does not reuse closed blocks' space), so a function of 100,000
+ * statements needs about 20 MB of frame: a soft stack limit under 64 MB is
+ * raised to it (the hard limit permitting; Linux leaves at least 128 MB below
+ * the stack for it to grow), before the recursion guard
+ * (func.c rt_stack_low) reads it. */
+static void rt_stack_raise(void) {
+  struct rlimit rl;
+  const rlim_t want = (rlim_t)64 << 20;
+  if (getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want) return;
+  rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+  setrlimit(RLIMIT_STACK, &rl);
+}
+
 void rt_start(int argc, char **argv) {
+  rt_stack_raise();
   signal(SIGXFSZ, SIG_IGN);   /* as Python: a file size limit is an OSError (EFBIG), not a kill */
   rt_sigint_install();
   rt_set_argv(argc, argv);

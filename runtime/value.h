@@ -139,12 +139,14 @@ void rt_report_caught(RtTry *t);                      /* print a caught error as
  * rt_unhold(mark) once they are released normally.  When an error unwinds to
  * a handler, everything held since its rt_try_push is released (a Val is
  * decref'd, memory freed, a StrBuf emptied, an array of *n Vals decref'd and
- * freed, a variable's current Val decref'd).  Each push returns the mark to unhold back to. */
+ * freed, a variable's current Val decref'd, a structure released by its own
+ * function).  Each push returns the mark to unhold back to. */
 int rt_hold_val(Val v);
 int rt_hold_mem(void *p);
 int rt_hold_sb(StrBuf *b);
 int rt_hold_vals(Val *const *items, const tfs_i64 *n);   /* *items may be realloc'd meanwhile */
 int rt_hold_ref(Val *slot);                               /* decref *slot (a variable updated meanwhile) */
+int rt_hold_fn(void (*release)(void *), void *p);         /* release(p): a structure owning several things */
 void rt_unhold(int mark);
 
 /* Raise with a prebuilt message and optional exception object (owned). */

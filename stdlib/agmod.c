@@ -1088,7 +1088,9 @@ static Val ag_loop_cond_run(void *ud, TraceCtx *bx) {
   Val state = ag_loop_enter(lt, bx, &index, false);
   l->set(l, state);
   val_decref(state);
-  Val c;
+  Val c = val_undef();
+  int mark = rt_hold_ref(&index);   /* a condition that fails to stage drops them */
+  rt_hold_ref(&c);
   if (lt->is_for) {
     /* index < n (n captured from the enclosing graph) */
     Graph *og = bx->g->parent;
@@ -1116,6 +1118,7 @@ static Val ag_loop_cond_run(void *ud, TraceCtx *bx) {
     }
   }
   GraphRef r = ag_condition(bx, c, "while loop", l->loc);
+  rt_unhold(mark);
   val_decref(c);
   val_decref(index);
   return trace_sym(bx->g, r);
@@ -1129,8 +1132,11 @@ static Val ag_loop_body_run(void *ud, TraceCtx *bx) {
   l->set(l, state);
   val_decref(state);
   Val elem = val_undef();
+  int mark = rt_hold_ref(&index);   /* a body that fails to stage drops them */
+  rt_hold_ref(&elem);
   if (lt->is_for) elem = ag_iter_elem(l->iter, index);
   l->body(l, elem);
+  rt_unhold(mark);
   val_decref(elem);
   Val st = l->get(l);
   Val next = val_undef();
@@ -1266,7 +1272,9 @@ static Val ag_loop_probe_run(void *ud, TraceCtx *bx) {
     elem = ag_iter_elem(l->iter, zero);
     val_decref(zero);
   }
+  int emark = rt_hold_val(elem);   /* a body that fails to stage drops it */
   l->body(l, elem);
+  rt_unhold(emark);
   val_decref(elem);
   return l->get(l);
 }
@@ -1440,7 +1448,9 @@ static Val ag_loop_rerun(Val self, int n, const Val *args, const Kw *kw) {
   l->set(l, state);
   val_decref(state);
   Val elem = r->is_for ? ag_iter_elem(l->iter, args[0]) : val_undef();
+  int emark = rt_hold_val(elem);
   l->body(l, elem);
+  rt_unhold(emark);
   val_decref(elem);
   Val after = l->get(l);
   l->set(l, saved);
@@ -1473,7 +1483,20 @@ static Val ag_loop_rerun_new(AgLoop *l, Val tmpl, bool is_for) {
   return b;
 }
 
-/* Stage the loop as a graph while. */
+/* Releasers for the error hold stack: a loop body that fails to stage
+ * unwinds through ag_tf_loop, which must not leak what it built so far. */
+static void ag_body_release(void *b) { ag_body_free(b); }
+static void ag_leaves_release(void *lv) {
+  free(((AgLeaves *)lv)->v);
+  ((AgLeaves *)lv)->v = NULL;
+}
+static void ag_invs_release(void *iv) {
+  free(((AgInvs *)iv)->v);
+  ((AgInvs *)iv)->v = NULL;
+}
+
+/* Stage the loop as a graph while.  Everything it owns rides the error hold
+ * stack until the end, so a body that fails to stage leaks nothing. */
 static void ag_tf_loop(AgLoop *l, Val max_iter) {
   TraceCtx *cx = trace_current();
   int loc = l->loc;
@@ -1483,37 +1506,46 @@ static void ag_tf_loop(AgLoop *l, Val max_iter) {
     taped = tape_outermost_recording();
     tape_region_begin(&tr);
   }
-  Val init = l->get(l);
+  Val init = l->get(l), tmpl = val_undef(), stacks = val_undef(), base = val_none();
+  AgInvs invs = {0};
+  AgLeaves lv = {0};
+  AgBody bc, bb;
+  memset(&bc, 0, sizeof bc);
+  memset(&bb, 0, sizeof bb);
+  bc.tmpl = bb.tmpl = val_undef();
+  int hmark = rt_hold_ref(&init);
+  rt_hold_ref(&tmpl);
+  rt_hold_ref(&stacks);
+  rt_hold_ref(&base);
+  rt_hold_fn(ag_invs_release, &invs);
+  rt_hold_fn(ag_leaves_release, &lv);
+  rt_hold_fn(ag_body_release, &bc);
+  rt_hold_fn(ag_body_release, &bb);
   tfs_i64 nvars;
   const Val *vars;
   if (!seq_items(init, &nvars, &vars)) rt_throw(ERR_TYPE, "ag: get_state must return a tuple");
   /* variables first bound inside the loop get a placeholder initial value,
    * and the loop must then run at least once (TF's rule) */
-  AgInvs invs = {0};
   char once_msg[256] = "";
   bool require_one = false;
   for (tfs_i64 i = 0; i < nvars; i++)
     if (ag_is_undef(vars[i]) || ag_is_retval(vars[i]) || vars[i].tag == VT_NONE) require_one = true;
   if (require_one) {
-    int mark = rt_hold_val(init);
     Val filled = ag_loop_fill_undefined(cx, l, init, &invs, once_msg, sizeof once_msg);
-    rt_unhold(mark);
     val_decref(init);
     init = filled;
     seq_items(init, &nvars, &vars);
     require_one = once_msg[0] != 0;
   }
-  AgLeaves lv = {0};
-  Val tmpl = tuple_new(nvars);
+  tmpl = tuple_new(nvars);
   for (tfs_i64 i = 0; i < nvars; i++) ((Tuple *)tmpl.u.o)->items[i] = ag_loop_flatten_init(cx, l, vars[i], (int)i, &lv);
   for (int i = 0; i < lv.n; i++)
     for (int j = 0; j < invs.n; j++)
       if (lv.v[i].orig.tag == VT_OBJ && lv.v[i].orig.u.o == invs.v[j].o) lv.v[i].m = invs.v[j].m;
-  free(invs.v);
+  ag_invs_release(&invs);
   ag_loop_invariants(l, &lv);
   tfs_i64 mi = ag_loop_max_iter(l, max_iter);
   AgLoopTrace lt = {l, tmpl, &lv, l->test == NULL, l->test == NULL || require_one || taped, 0, {-1, 0}, NULL};
-  Val stacks = val_undef(), base = val_none();
   if (taped && lv.n) {   /* every leaf's stack grows alike: one size says where this run's iterations start */
     stacks = tuple_new(lv.n + 1);
     for (int i = 0; i < lv.n; i++) ((Tuple *)stacks.u.o)->items[i] = accstack_new(&lv.v[i].m);
@@ -1537,7 +1569,6 @@ static void ag_tf_loop(AgLoop *l, Val max_iter) {
     trace_ref(cx, n, &lt.n_iter);
     val_decref(n);
   }
-  AgBody bc, bb;
   ag_trace_body(cx, "while_cond", ag_loop_cond_run, &lt, &bc);
   graph_add_output(bc.g, bc.refs.v[0]);
   ag_trace_body(cx, "while_body", ag_loop_body_run, &lt, &bb);
@@ -1547,6 +1578,7 @@ static void ag_tf_loop(AgLoop *l, Val max_iter) {
   seq_items(bb.tmpl, &np, &pair);
   GraphRef *outs = malloc(sizeof(GraphRef) * (size_t)(lv.n + 1));
   if (!outs) rt_throw(ERR_MEMORY, "out of memory");
+  int omark = rt_hold_mem(outs);   /* a state that does not match its start fails here */
   tfs_i64 na;
   const Val *after;
   if (!seq_items(pair[0], &na, &after) || na != nvars) rt_throw(ERR_TYPE, "ag: get_state changed its length");
@@ -1557,6 +1589,7 @@ static void ag_tf_loop(AgLoop *l, Val max_iter) {
     graph_add_output(bb.g, bb.refs.v[k]);
   }
   for (int i = 0; i < lv.n; i++) graph_add_output(bb.g, outs[i]);
+  rt_unhold(omark);
   free(outs);
   /* inputs: [index], carried leaves, then the captures of both bodies */
   int nfixed = lv.n + (lt.has_index ? 1 : 0);
@@ -1605,8 +1638,8 @@ static void ag_tf_loop(AgLoop *l, Val max_iter) {
     val_decref(ins);
     val_decref(outs);
   }
-  val_decref(stacks);
-  val_decref(base);
+  TFS_CLEAR(stacks);
+  TFS_CLEAR(base);
   for (int i = 0; i < lv.n; i++) val_decref(leaves[i]);
   free(leaves);
   if (require_one) {   /* the placeholder initial values must never be seen */
@@ -1623,6 +1656,7 @@ static void ag_tf_loop(AgLoop *l, Val max_iter) {
   }
   l->set(l, fin);
   val_decref(fin);
+  rt_unhold(hmark);
   val_decref(tmpl);
   val_decref(init);
   free(lv.v);
