@@ -70,6 +70,7 @@ typedef struct Graph {
   struct Graph *parent;       /* enclosing graph of a cond/while body (borrowed) */
   void *names;                /* name -> use count, for unique node names */
   int nsym;                   /* live symbolic tensors standing for values of this graph */
+  int escaped_loc;            /* a loop body whose tensors outlived the loop: the loop's location (else 0) */
 } Graph;
 
 Graph *graph_new(const char *name, const char *fname, Graph *parent);

@@ -146,6 +146,11 @@ _Noreturn void trace_error_symbolic_bool(void) {
 
 /* A symbolic tensor used where its graph is not being built. */
 static _Noreturn void trace_error_foreign(const Tensor *t) {
+  const TraceSym *es = t->sym;
+  if (es->g->escaped_loc)
+    rt_throw_at(es->g->escaped_loc, ERR_INVALID_ARGUMENT,
+                "a tensor computed inside this TensorFlow loop was kept in a Python value (such as a list appended "
+                "to in the loop); use tf.TensorArray or tf.concat to accumulate values across iterations");
   StrBuf b;
   sb_init(&b);
   trace_sym_repr(&b, t);

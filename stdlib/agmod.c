@@ -1661,13 +1661,14 @@ static void ag_tf_loop(AgLoop *l, Val max_iter) {
   val_decref(init);
   free(lv.v);
   rt_cur_loc = loc;
-  /* a body tensor still referenced now was kept in a Python value */
-  bool leaked = bodies_g[0]->nsym > 0 || bodies_g[1]->nsym > 0;
-  graph_release(bodies_g[0]);
-  graph_release(bodies_g[1]);
-  if (leaked)
-    ag_fail(loc, "a tensor computed inside this TensorFlow loop was kept in a Python value (such as a list appended "
-            "to in the loop); use tf.TensorArray or tf.concat to accumulate values across iterations");
+  /* A body tensor still referenced now was kept in a Python value: a list
+   * appended to in the loop, or a variable local to the body (AutoGraph
+   * leaves those bound after the loop, as TF does).  As in TF, that is an
+   * error only when such a tensor is used (trace.c reports it at this loop). */
+  for (int i = 0; i < 2; i++) {
+    if (bodies_g[i]->nsym > 0) bodies_g[i]->escaped_loc = loc;
+    graph_release(bodies_g[i]);
+  }
 }
 
 /* ---- ag.while_stmt / ag.for_stmt / tf.while_loop ------------------------------------------------- */

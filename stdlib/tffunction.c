@@ -794,7 +794,9 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
     rt_unhold(mark);
     val_decref(raw);
     GraphRefVec outs = {0};
+    mark = rt_hold_val(r);   /* a result that cannot be an output (a loop body's tensor) fails in trace_flatten */
     Val tmpl = trace_flatten(cx, r, &outs);
+    rt_unhold(mark);
     val_decref(r);
     for (int i = 0; i < outs.n; i++) graph_add_output(g, outs.v[i]);
     int idx;
