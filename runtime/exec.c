@@ -73,6 +73,8 @@ typedef struct EwPlan {
   int donor, donor_arena;     /* a dying operand slot of the first op that may take the result, its arena slot */
   int arena;                  /* the result's arena slot; -1: a graph output (always a new tensor) */
   int *rel;                   /* a chain's release list (its ops' lists, owned) */
+  int amode;                  /* -1; else the chain feeds the next step's Assign (0) / AssignAdd (1) / AssignSub (2) */
+  OpRow acc;                  /* AssignAdd / AssignSub: the Add / Sub row loop variable_assign's op would run */
   int nops;
   EwOp ops[];
 } EwPlan;
@@ -91,6 +93,8 @@ typedef struct MmPlan {
 
 static __thread tfs_i64 exec_mm_runs;  /* products run through a plan, for tests */
 tfs_i64 exec_mm_count(void) { return exec_mm_runs; }
+static __thread tfs_i64 exec_upd_runs;  /* variable updates run as one fused pass, for tests */
+tfs_i64 exec_update_count(void) { return exec_upd_runs; }
 
 struct ExecPlan {
   Graph *g;                   /* retained */
@@ -499,6 +503,7 @@ static EwPlan *ew_single(ExecStep *st, const TMeta *sm) {
   for (int d = 0; d < om->rank; d++) e->shape[d] = om->shape[d];
   e->n = n;
   e->donor = e->donor_arena = e->arena = -1;
+  e->amode = -1;
   e->nops = 1;
   e->ops[0] = (EwOp){r, sm[st->in[0]].dtype, st->in[0], st->nin > 1 ? st->in[1] : -1, sz[0], sz[1], st};
   return e;
@@ -600,6 +605,41 @@ static void plan_ew(ExecPlan *p, const TMeta *sm, const int *lastuse) {
     B->nrel = nrel;
     p->stats.ewfused++;
   }
+  /* variable updates: a chain (or single step) whose result only the next step reads, an
+   * Assign/AssignAdd/AssignSub of a Variable, becomes that step: at run time it computes the value
+   * block by block and writes it (or the sum / difference variable_assign would compute) straight
+   * into the variable's buffer.  The chain's ops move to the assign step (their operands' releases
+   * too), so the value never exists as a tensor. */
+  for (int k = 0; k + 1 < p->nsteps; k++) {
+    ExecStep *A = &p->steps[k], *B = &p->steps[k + 1];
+    if (!A->ew || A->skip || A->nout != 1 || B->kind != ES_OP || B->skip || B->ew || B->nin != 2 || B->ndyn ||
+        B->in[0] >= 0 || !B->raw || B->in[1] < 0 || B->in[1] != A->out[0] || lastuse[A->out[0]] != k + 1)
+      continue;
+    OpId bid = B->op->id;
+    int mode = bid == OP_ASSIGN_VARIABLE ? 0 : bid == OP_ASSIGN_ADD_VARIABLE ? 1 : bid == OP_ASSIGN_SUB_VARIABLE ? 2 : -1;
+    Val var = B->raw[0];
+    if (mode < 0 || var.tag != VT_OBJ || !val_is(var, &variable_type) || dtype_holds_refs(A->ew->dt) ||
+        dtype_info[A->ew->dt].size > 8)   /* the run-time scratch block holds EW_BLOCK elements of up to 8 bytes */
+      continue;
+    EwPlan *e = A->ew;
+    if (mode && (!op_row_kernel(mode == 1 ? OP_ADD : OP_SUB, e->dt, e->dt, &e->acc) || !e->acc.bin)) continue;
+    e->amode = mode;
+    int *rel = malloc(sizeof(int) * (size_t)(A->nrel + B->nrel + 1)), nrel = 0;
+    if (!rel) rt_throw(ERR_MEMORY, "out of memory");
+    for (int i = 0; i < A->nrel; i++) rel[nrel++] = A->rel[i];
+    for (int i = 0; i < B->nrel; i++)
+      if (!ew_in_list(rel, nrel, B->rel[i])) rel[nrel++] = B->rel[i];
+    free(e->rel);
+    e->rel = rel;
+    /* the chain's last op falls back through its own step, now generic */
+    A->ew = NULL;
+    A->skip = true;
+    A->nrel = 0;
+    B->ew = e;
+    B->rel = rel;
+    B->nrel = nrel;
+    p->stats.update++;
+  }
   /* buffers: in place over a dying operand, else an arena slot free at this point */
   int *aidx = malloc(sizeof(int) * (size_t)(p->nslots + 1));
   int *freel = malloc(sizeof(int) * (size_t)(p->nsteps + 1)), nfree = 0, cap = 0, narena = 0;
@@ -616,6 +656,7 @@ static void plan_ew(ExecPlan *p, const TMeta *sm, const int *lastuse) {
       e->rank = st->node->outm[0].rank;
       memcpy(e->shape, st->node->outm[0].shape, sizeof(tfs_i64) * (size_t)e->rank);
     }
+    if (e && e->amode >= 0) e = NULL;   /* a variable update: no result buffer */
     if (e) {
       if (st->ew) p->stats.ew++;
       TMeta om = {e->dt, e->rank, {0}};
@@ -1470,6 +1511,7 @@ static inline bool exec_scalar(const ExecStep *st, Tensor **s) {
 }
 
 static bool exec_ew(const ExecPlan *p, const ExecStep *st, Tensor **s);
+static bool exec_ew_update(const ExecStep *st, Tensor **s);
 
 /* Whether t is the contiguous matrix (or vector) a planned product expects. */
 static inline bool mm_operand_ok(const Tensor *t, DType dt, int rank, tfs_i64 d0, tfs_i64 d1) {
@@ -1634,12 +1676,56 @@ static bool exec_ew_fast(const ExecPlan *p, const ExecStep *st, Tensor **s) {
   return true;
 }
 
+/* A variable update (a chain fused into the Assign* step after it); false (before doing anything)
+ * unless the operands are as planned and variable_assign would write the variable's buffer in place:
+ * contiguous, of the chain's dtype and shape, held by nobody but the variable and operand slots that
+ * die at this step (they would be released before the assign ran unfused).  Each block of the value
+ * is computed into a scratch block, after the chain has read that block of its operands (one may be
+ * the variable itself), then stored or added / subtracted with the row loop variable_assign's op
+ * runs: the same float operations in the same order as unfused. */
+static bool exec_ew_update(const ExecStep *st, Tensor **s) {
+  const EwPlan *e = st->ew;
+  int dying = 0;
+  Tensor *cur = ((Variable *)st->raw[0].u.o)->value;
+  for (int j = 0; j < e->nops; j++) {
+    const EwOp *q = &e->ops[j];
+    if (q->a >= 0 && !ew_operand_ok(s[q->a], q->in, q->na)) return false;
+    if (q->b >= 0 && !ew_operand_ok(s[q->b], q->in, q->nb)) return false;
+  }
+  for (int r = 0; r < st->nrel; r++) dying += s[st->rel[r]] == cur;
+  if (cur->hdr.rc != 1 + dying || cur->buf->rc != 1 || !ew_operand_ok(cur, e->dt, e->n) || cur->rank != e->rank ||
+      memcmp(cur->shape, e->shape, sizeof(tfs_i64) * (size_t)e->rank))
+    return false;
+  size_t osz = (size_t)dtype_info[e->dt].size;
+  char *vd = tensor_data(cur);
+  _Alignas(64) char tmp[EW_BLOCK * 8];
+  for (tfs_i64 i0 = 0; i0 < e->n; i0 += EW_BLOCK) {
+    tfs_i64 len = e->n - i0 < EW_BLOCK ? e->n - i0 : EW_BLOCK;
+    for (int j = 0; j < e->nops; j++) {
+      const EwOp *q = &e->ops[j];
+      size_t isz = (size_t)dtype_info[q->in].size;
+      const char *a = q->a == EW_PREV ? tmp : (const char *)tensor_data(s[q->a]) + (q->na == 1 ? 0 : (size_t)i0 * isz);
+      if (q->k.bin) {
+        const char *b = q->b == EW_PREV ? tmp : (const char *)tensor_data(s[q->b]) + (q->nb == 1 ? 0 : (size_t)i0 * isz);
+        q->k.bin(tmp, a, b, len, q->a == EW_PREV || q->na != 1 || e->n == 1, q->b == EW_PREV || q->nb != 1 || e->n == 1);
+      } else {
+        q->k.un(tmp, a, len, 1, 0);
+      }
+    }
+    char *vb = vd + (size_t)i0 * osz;
+    if (e->amode == 0) memcpy(vb, tmp, (size_t)len * osz);
+    else e->acc.bin(vb, vb, tmp, len, true, true);
+  }
+  exec_upd_runs++;
+  return true;
+}
+
 /* A planned step whose operands are not as planned runs its ops through
  * op_run, one after the other, as it would have unplanned. */
 static bool exec_ew(const ExecPlan *p, const ExecStep *st, Tensor **s) {
-  if (exec_ew_fast(p, st, s)) return true;
   const EwPlan *e = st->ew;
-  for (int j = 0; j + 1 < e->nops; j++) {
+  if (e->amode >= 0 ? exec_ew_update(st, s) : exec_ew_fast(p, st, s)) return true;
+  for (int j = 0; j + 1 < e->nops + (e->amode >= 0); j++) {   /* an update: the whole chain, then the assign */
     const GraphNode *saved = exec_fail_node;
     exec_fail_node = e->ops[j].orig->node;   /* an error here is this op's */
     exec_op(p, e->ops[j].orig, s);   /* orig->ew is NULL: the generic path */
