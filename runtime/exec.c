@@ -649,14 +649,14 @@ static void plan_ew(ExecPlan *p, const TMeta *sm, const int *lastuse) {
   for (int k = 0; k < p->nsteps; k++) {
     ExecStep *st = &p->steps[k];
     if (st->skip) continue;
-    EwPlan *e = st->ew, dummy = {.donor = -1, .donor_arena = -1, .arena = -1};
+    EwPlan *e = st->ew, dummy = {.donor = -1, .donor_arena = -1, .arena = -1, .amode = -1};
     if (!e && oarena_ok(st) && lastuse[st->out[0]] < p->nsteps) {   /* as below, without a donor */
       e = &dummy;
       e->dt = st->node->outm[0].dtype;
       e->rank = st->node->outm[0].rank;
       memcpy(e->shape, st->node->outm[0].shape, sizeof(tfs_i64) * (size_t)e->rank);
     }
-    if (e && e->amode >= 0) e = NULL;   /* a variable update: no result buffer */
+    if (st->ew && st->ew->amode >= 0) e = NULL;   /* a variable update: no result buffer */
     if (e) {
       if (st->ew) p->stats.ew++;
       TMeta om = {e->dt, e->rank, {0}};
