@@ -74,6 +74,7 @@ typedef struct EwPlan {
   int arena;                  /* the result's arena slot; -1: a graph output (always a new tensor) */
   int *rel;                   /* a chain's release list (its ops' lists, owned) */
   int amode;                  /* -1; else the chain feeds the next step's Assign (0) / AssignAdd (1) / AssignSub (2) */
+  int nrel_chain;             /* an update: rel[0, nrel_chain) is the chain's own list (released before the assign unfused) */
   OpRow acc;                  /* AssignAdd / AssignSub: the Add / Sub row loop variable_assign's op would run */
   int nops;
   EwOp ops[];
@@ -627,6 +628,7 @@ static void plan_ew(ExecPlan *p, const TMeta *sm, const int *lastuse) {
     int *rel = malloc(sizeof(int) * (size_t)(A->nrel + B->nrel + 1)), nrel = 0;
     if (!rel) rt_throw(ERR_MEMORY, "out of memory");
     for (int i = 0; i < A->nrel; i++) rel[nrel++] = A->rel[i];
+    e->nrel_chain = nrel;
     for (int i = 0; i < B->nrel; i++)
       if (!ew_in_list(rel, nrel, B->rel[i])) rel[nrel++] = B->rel[i];
     free(e->rel);
@@ -1616,15 +1618,37 @@ static inline bool ew_operand_ok(const Tensor *t, DType dt, tfs_i64 n) {
 
 enum { EW_BLOCK = 2048 };     /* elements per block of a fused chain: its operands' blocks stay in L1 */
 
-/* A planned elementwise step or fused chain; false (before doing anything)
- * when an operand is not the contiguous tensor the plan expects. */
-static bool exec_ew_fast(const ExecPlan *p, const ExecStep *st, Tensor **s) {
-  const EwPlan *e = st->ew;
+/* Whether every operand of a planned step or chain is the contiguous tensor the plan expects. */
+static bool ew_operands_ok(const EwPlan *e, Tensor **s) {
   for (int j = 0; j < e->nops; j++) {
     const EwOp *q = &e->ops[j];
     if (q->a >= 0 && !ew_operand_ok(s[q->a], q->in, q->na)) return false;
     if (q->b >= 0 && !ew_operand_ok(s[q->b], q->in, q->nb)) return false;
   }
+  return true;
+}
+
+/* Elements [i0, i0 + len) of a chain's ops, one after the other, into ob (each op's result over the
+ * previous one's: the row loops are alias-safe). */
+static void ew_block(const EwPlan *e, Tensor **s, tfs_i64 i0, tfs_i64 len, char *ob) {
+  for (int j = 0; j < e->nops; j++) {
+    const EwOp *q = &e->ops[j];
+    size_t isz = (size_t)dtype_info[q->in].size;
+    const char *a = q->a == EW_PREV ? ob : (const char *)tensor_data(s[q->a]) + (q->na == 1 ? 0 : (size_t)i0 * isz);
+    if (q->k.bin) {
+      const char *b = q->b == EW_PREV ? ob : (const char *)tensor_data(s[q->b]) + (q->nb == 1 ? 0 : (size_t)i0 * isz);
+      q->k.bin(ob, a, b, len, q->a == EW_PREV || q->na != 1, q->b == EW_PREV || q->nb != 1);
+    } else {
+      q->k.un(ob, a, len, 1, 0);
+    }
+  }
+}
+
+/* A planned elementwise step or fused chain; false (before doing anything)
+ * when an operand is not the contiguous tensor the plan expects. */
+static bool exec_ew_fast(const ExecPlan *p, const ExecStep *st, Tensor **s) {
+  const EwPlan *e = st->ew;
+  if (!ew_operands_ok(e, s)) return false;
   Tensor *o = NULL;
   bool moved = false;
   if (e->donor >= 0) {   /* in place: nobody else may see the operand change */
@@ -1654,21 +1678,8 @@ static bool exec_ew_fast(const ExecPlan *p, const ExecStep *st, Tensor **s) {
     if (q->k.bin) q->k.bin(od, a, tensor_data(s[q->b]), e->n, q->na != 1 || e->n == 1, q->nb != 1 || e->n == 1);
     else q->k.un(od, a, e->n, 1, 0);
   } else {
-    for (tfs_i64 i0 = 0; i0 < e->n; i0 += EW_BLOCK) {
-      tfs_i64 len = e->n - i0 < EW_BLOCK ? e->n - i0 : EW_BLOCK;
-      char *ob = od + (size_t)i0 * osz;
-      for (int j = 0; j < e->nops; j++) {
-        const EwOp *q = &e->ops[j];
-        size_t isz = (size_t)dtype_info[q->in].size;
-        const char *a = q->a == EW_PREV ? ob : (const char *)tensor_data(s[q->a]) + (q->na == 1 ? 0 : (size_t)i0 * isz);
-        if (q->k.bin) {
-          const char *b = q->b == EW_PREV ? ob : (const char *)tensor_data(s[q->b]) + (q->nb == 1 ? 0 : (size_t)i0 * isz);
-          q->k.bin(ob, a, b, len, q->a == EW_PREV || q->na != 1, q->b == EW_PREV || q->nb != 1);
-        } else {
-          q->k.un(ob, a, len, 1, 0);
-        }
-      }
-    }
+    for (tfs_i64 i0 = 0; i0 < e->n; i0 += EW_BLOCK)
+      ew_block(e, s, i0, e->n - i0 < EW_BLOCK ? e->n - i0 : EW_BLOCK, od + (size_t)i0 * osz);
   }
   if (moved) s[e->donor] = NULL;   /* its reference is the result's now: the release list skips it */
   if (st->out[0] >= 0) s[st->out[0]] = o;
@@ -1678,8 +1689,8 @@ static bool exec_ew_fast(const ExecPlan *p, const ExecStep *st, Tensor **s) {
 
 /* A variable update (a chain fused into the Assign* step after it); false (before doing anything)
  * unless the operands are as planned and variable_assign would write the variable's buffer in place:
- * contiguous, of the chain's dtype and shape, held by nobody but the variable and operand slots that
- * die at this step (they would be released before the assign ran unfused).  Each block of the value
+ * contiguous, of the chain's dtype and shape, held by nobody but the variable and slots whose last
+ * use is in the chain (they would be released before the assign ran unfused).  Each block of the value
  * is computed into a scratch block, after the chain has read that block of its operands (one may be
  * the variable itself), then stored or added / subtracted with the row loop variable_assign's op
  * runs: the same float operations in the same order as unfused. */
@@ -1687,12 +1698,8 @@ static bool exec_ew_update(const ExecStep *st, Tensor **s) {
   const EwPlan *e = st->ew;
   int dying = 0;
   Tensor *cur = ((Variable *)st->raw[0].u.o)->value;
-  for (int j = 0; j < e->nops; j++) {
-    const EwOp *q = &e->ops[j];
-    if (q->a >= 0 && !ew_operand_ok(s[q->a], q->in, q->na)) return false;
-    if (q->b >= 0 && !ew_operand_ok(s[q->b], q->in, q->nb)) return false;
-  }
-  for (int r = 0; r < st->nrel; r++) dying += s[st->rel[r]] == cur;
+  if (!ew_operands_ok(e, s)) return false;
+  for (int r = 0; r < e->nrel_chain; r++) dying += s[st->rel[r]] == cur;
   if (cur->hdr.rc != 1 + dying || cur->buf->rc != 1 || !ew_operand_ok(cur, e->dt, e->n) || cur->rank != e->rank ||
       memcmp(cur->shape, e->shape, sizeof(tfs_i64) * (size_t)e->rank))
     return false;
@@ -1701,17 +1708,7 @@ static bool exec_ew_update(const ExecStep *st, Tensor **s) {
   _Alignas(64) char tmp[EW_BLOCK * 8];
   for (tfs_i64 i0 = 0; i0 < e->n; i0 += EW_BLOCK) {
     tfs_i64 len = e->n - i0 < EW_BLOCK ? e->n - i0 : EW_BLOCK;
-    for (int j = 0; j < e->nops; j++) {
-      const EwOp *q = &e->ops[j];
-      size_t isz = (size_t)dtype_info[q->in].size;
-      const char *a = q->a == EW_PREV ? tmp : (const char *)tensor_data(s[q->a]) + (q->na == 1 ? 0 : (size_t)i0 * isz);
-      if (q->k.bin) {
-        const char *b = q->b == EW_PREV ? tmp : (const char *)tensor_data(s[q->b]) + (q->nb == 1 ? 0 : (size_t)i0 * isz);
-        q->k.bin(tmp, a, b, len, q->a == EW_PREV || q->na != 1 || e->n == 1, q->b == EW_PREV || q->nb != 1 || e->n == 1);
-      } else {
-        q->k.un(tmp, a, len, 1, 0);
-      }
-    }
+    ew_block(e, s, i0, len, tmp);
     char *vb = vd + (size_t)i0 * osz;
     if (e->amode == 0) memcpy(vb, tmp, (size_t)len * osz);
     else e->acc.bin(vb, vb, tmp, len, true, true);
