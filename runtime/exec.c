@@ -570,13 +570,19 @@ static void plan_ew(ExecPlan *p, const TMeta *sm, const int *lastuse) {
     p->steps[k].ew = ew_single(&p->steps[k], sm);
     p->steps[k].oarena = -1;
   }
-  /* fusion: step k's result read only by step k+1, same dtype and shape, and k+1's op keeps the dtype */
+  /* fusion: step k's result read only by the next planned step, same dtype and shape, and that
+   * step's op keeps the dtype.  ReadVariableOp steps in between are passed over (an optimizer's
+   * `tf.square(g) - s` reads s between the two ops): they change nothing the moved op reads. */
   for (int k = 0; k + 1 < p->nsteps; k++) {
-    ExecStep *A = &p->steps[k], *B = &p->steps[k + 1];
+    ExecStep *A = &p->steps[k];
+    int kb = k + 1;
+    while (kb + 1 < p->nsteps && p->steps[kb].kind == ES_OP && p->steps[kb].op->id == OP_READ_VARIABLE && !p->steps[kb].skip)
+      kb++;
+    ExecStep *B = &p->steps[kb];
     if (!A->ew || !B->ew || B->ew->nops != 1) continue;
     EwPlan *ea = A->ew, *eb = B->ew;
     int oa = A->out[0];
-    if (oa < 0 || lastuse[oa] != k + 1 || eb->dt != ea->dt || eb->ops[0].in != ea->dt || eb->n != ea->n ||
+    if (oa < 0 || lastuse[oa] != kb || eb->dt != ea->dt || eb->ops[0].in != ea->dt || eb->n != ea->n ||
         eb->rank != ea->rank || memcmp(eb->shape, ea->shape, sizeof(tfs_i64) * (size_t)ea->rank))
       continue;
     EwOp ob = eb->ops[0];

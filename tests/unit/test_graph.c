@@ -1137,13 +1137,16 @@ START_TEST(test_exec_fused_updates) {
   Val Se = variable_new(val_obj(s0), val_none(), true, val_none());
   Graph *g = graph_new("f", "updfn", NULL);
   int gr = graph_add_placeholder(g, "g", &mf), c = graph_add_placeholder(g, "c", &ms);
-  /* m += (g - m) * c;  s = g * g;  w -= m * c;  and an output that reads s */
+  /* m += (g - m) * c;  s = g * g - s (s read between the two ops, as Adam's trace has it);  w -= m * c;
+   * and an output that reads s */
   int rm = var_op(g, OP_READ_VARIABLE, M, (GraphRef){0, 0}, &mf, -1);
   int d = add_op(g, OP_SUB, 2, (GraphRef[]){{gr, 0}, {rm, 0}}, &mf);
   int e = add_op(g, OP_MUL, 2, (GraphRef[]){{d, 0}, {c, 0}}, &mf);
   int a1 = var_op(g, OP_ASSIGN_ADD_VARIABLE, M, (GraphRef){e, 0}, NULL, rm);
   int sq = add_op(g, OP_MUL, 2, (GraphRef[]){{gr, 0}, {gr, 0}}, &mf);
-  int a2 = var_op(g, OP_ASSIGN_VARIABLE, S, (GraphRef){sq, 0}, NULL, a1);
+  int rs0 = var_op(g, OP_READ_VARIABLE, S, (GraphRef){0, 0}, &mf, a1);
+  int sd = add_op(g, OP_SUB, 2, (GraphRef[]){{sq, 0}, {rs0, 0}}, &mf);
+  int a2 = var_op(g, OP_ASSIGN_VARIABLE, S, (GraphRef){sd, 0}, NULL, rs0);
   int rm2 = var_op(g, OP_READ_VARIABLE, M, (GraphRef){0, 0}, &mf, a2);
   int f = add_op(g, OP_MUL, 2, (GraphRef[]){{rm2, 0}, {c, 0}}, &mf);
   int a3 = var_op(g, OP_ASSIGN_SUB_VARIABLE, W, (GraphRef){f, 0}, NULL, rm2);
@@ -1153,7 +1156,7 @@ START_TEST(test_exec_fused_updates) {
   ExecStats st;
   exec_plan_stats(p, &st);
   ck_assert_int_eq(st.update, 3);    /* the three assigns, each with the chain feeding it */
-  ck_assert_int_eq(st.ewfused, 1);   /* Sub into Mul */
+  ck_assert_int_eq(st.ewfused, 2);   /* Sub into Mul; Mul into Sub past the read of s */
   Tensor *gt = ramp(DT_FLOAT32, 2, sh, 5), *ct = tensor_scalar(DT_FLOAT32);
   *(float *)tensor_data(ct) = 0.1f;
   Tensor *args[2] = {gt, ct};
@@ -1170,8 +1173,8 @@ START_TEST(test_exec_fused_updates) {
     Tensor *de = run1(OP_SUB, 2, gt, rme, NULL), *ee = run1(OP_MUL, 2, de, ct, NULL);
     tensor_release(rme);
     variable_assign((Variable *)Me.u.o, val_obj(ee), 1);
-    Tensor *sqe = run1(OP_MUL, 2, gt, gt, NULL);
-    variable_assign((Variable *)Se.u.o, val_obj(sqe), 0);
+    Tensor *sqe = run1(OP_MUL, 2, gt, gt, NULL), *sde = run1(OP_SUB, 2, sqe, ((Variable *)Se.u.o)->value, NULL);
+    variable_assign((Variable *)Se.u.o, val_obj(sde), 0);
     Tensor *fe = run1(OP_MUL, 2, ((Variable *)Me.u.o)->value, ct, NULL);
     variable_assign((Variable *)We.u.o, val_obj(fe), 2);
     size_t nb = 2500 * sizeof(float);
@@ -1189,6 +1192,7 @@ START_TEST(test_exec_fused_updates) {
     tensor_release(de);
     tensor_release(ee);
     tensor_release(sqe);
+    tensor_release(sde);
     tensor_release(fe);
   }
   tensor_release(gt);
