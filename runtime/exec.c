@@ -73,6 +73,9 @@ typedef struct EwPlan {
   int donor, donor_arena;     /* a dying operand slot of the first op that may take the result, its arena slot */
   int arena;                  /* the result's arena slot; -1: a graph output (always a new tensor) */
   int *rel;                   /* a chain's release list (its ops' lists, owned) */
+  int amode;                  /* -1; else the chain feeds the next step's Assign (0) / AssignAdd (1) / AssignSub (2) */
+  int nrel_chain;             /* an update: rel[0, nrel_chain) is the chain's own list (released before the assign unfused) */
+  OpRow acc;                  /* AssignAdd / AssignSub: the Add / Sub row loop variable_assign's op would run */
   int nops;
   EwOp ops[];
 } EwPlan;
@@ -91,6 +94,8 @@ typedef struct MmPlan {
 
 static __thread tfs_i64 exec_mm_runs;  /* products run through a plan, for tests */
 tfs_i64 exec_mm_count(void) { return exec_mm_runs; }
+static __thread tfs_i64 exec_upd_runs;  /* variable updates run as one fused pass, for tests */
+tfs_i64 exec_update_count(void) { return exec_upd_runs; }
 
 struct ExecPlan {
   Graph *g;                   /* retained */
@@ -499,6 +504,7 @@ static EwPlan *ew_single(ExecStep *st, const TMeta *sm) {
   for (int d = 0; d < om->rank; d++) e->shape[d] = om->shape[d];
   e->n = n;
   e->donor = e->donor_arena = e->arena = -1;
+  e->amode = -1;
   e->nops = 1;
   e->ops[0] = (EwOp){r, sm[st->in[0]].dtype, st->in[0], st->nin > 1 ? st->in[1] : -1, sz[0], sz[1], st};
   return e;
@@ -564,13 +570,19 @@ static void plan_ew(ExecPlan *p, const TMeta *sm, const int *lastuse) {
     p->steps[k].ew = ew_single(&p->steps[k], sm);
     p->steps[k].oarena = -1;
   }
-  /* fusion: step k's result read only by step k+1, same dtype and shape, and k+1's op keeps the dtype */
+  /* fusion: step k's result read only by the next planned step, same dtype and shape, and that
+   * step's op keeps the dtype.  ReadVariableOp steps in between are passed over (an optimizer's
+   * `tf.square(g) - s` reads s between the two ops): they change nothing the moved op reads. */
   for (int k = 0; k + 1 < p->nsteps; k++) {
-    ExecStep *A = &p->steps[k], *B = &p->steps[k + 1];
+    ExecStep *A = &p->steps[k];
+    int kb = k + 1;
+    while (kb + 1 < p->nsteps && p->steps[kb].kind == ES_OP && p->steps[kb].op->id == OP_READ_VARIABLE && !p->steps[kb].skip)
+      kb++;
+    ExecStep *B = &p->steps[kb];
     if (!A->ew || !B->ew || B->ew->nops != 1) continue;
     EwPlan *ea = A->ew, *eb = B->ew;
     int oa = A->out[0];
-    if (oa < 0 || lastuse[oa] != k + 1 || eb->dt != ea->dt || eb->ops[0].in != ea->dt || eb->n != ea->n ||
+    if (oa < 0 || lastuse[oa] != kb || eb->dt != ea->dt || eb->ops[0].in != ea->dt || eb->n != ea->n ||
         eb->rank != ea->rank || memcmp(eb->shape, ea->shape, sizeof(tfs_i64) * (size_t)ea->rank))
       continue;
     EwOp ob = eb->ops[0];
@@ -600,6 +612,42 @@ static void plan_ew(ExecPlan *p, const TMeta *sm, const int *lastuse) {
     B->nrel = nrel;
     p->stats.ewfused++;
   }
+  /* variable updates: a chain (or single step) whose result only the next step reads, an
+   * Assign/AssignAdd/AssignSub of a Variable, becomes that step: at run time it computes the value
+   * block by block and writes it (or the sum / difference variable_assign would compute) straight
+   * into the variable's buffer.  The chain's ops move to the assign step (their operands' releases
+   * too), so the value never exists as a tensor. */
+  for (int k = 0; k + 1 < p->nsteps; k++) {
+    ExecStep *A = &p->steps[k], *B = &p->steps[k + 1];
+    if (!A->ew || A->skip || A->nout != 1 || B->kind != ES_OP || B->skip || B->ew || B->nin != 2 || B->ndyn ||
+        B->in[0] >= 0 || !B->raw || B->in[1] < 0 || B->in[1] != A->out[0] || lastuse[A->out[0]] != k + 1)
+      continue;
+    OpId bid = B->op->id;
+    int mode = bid == OP_ASSIGN_VARIABLE ? 0 : bid == OP_ASSIGN_ADD_VARIABLE ? 1 : bid == OP_ASSIGN_SUB_VARIABLE ? 2 : -1;
+    Val var = B->raw[0];
+    if (mode < 0 || var.tag != VT_OBJ || !val_is(var, &variable_type) || dtype_holds_refs(A->ew->dt) ||
+        dtype_info[A->ew->dt].size > 8)   /* the run-time scratch block holds EW_BLOCK elements of up to 8 bytes */
+      continue;
+    EwPlan *e = A->ew;
+    if (mode && (!op_row_kernel(mode == 1 ? OP_ADD : OP_SUB, e->dt, e->dt, &e->acc) || !e->acc.bin)) continue;
+    e->amode = mode;
+    int *rel = malloc(sizeof(int) * (size_t)(A->nrel + B->nrel + 1)), nrel = 0;
+    if (!rel) rt_throw(ERR_MEMORY, "out of memory");
+    for (int i = 0; i < A->nrel; i++) rel[nrel++] = A->rel[i];
+    e->nrel_chain = nrel;
+    for (int i = 0; i < B->nrel; i++)
+      if (!ew_in_list(rel, nrel, B->rel[i])) rel[nrel++] = B->rel[i];
+    free(e->rel);
+    e->rel = rel;
+    /* the chain's last op falls back through its own step, now generic */
+    A->ew = NULL;
+    A->skip = true;
+    A->nrel = 0;
+    B->ew = e;
+    B->rel = rel;
+    B->nrel = nrel;
+    p->stats.update++;
+  }
   /* buffers: in place over a dying operand, else an arena slot free at this point */
   int *aidx = malloc(sizeof(int) * (size_t)(p->nslots + 1));
   int *freel = malloc(sizeof(int) * (size_t)(p->nsteps + 1)), nfree = 0, cap = 0, narena = 0;
@@ -609,13 +657,14 @@ static void plan_ew(ExecPlan *p, const TMeta *sm, const int *lastuse) {
   for (int k = 0; k < p->nsteps; k++) {
     ExecStep *st = &p->steps[k];
     if (st->skip) continue;
-    EwPlan *e = st->ew, dummy = {.donor = -1, .donor_arena = -1, .arena = -1};
+    EwPlan *e = st->ew, dummy = {.donor = -1, .donor_arena = -1, .arena = -1, .amode = -1};
     if (!e && oarena_ok(st) && lastuse[st->out[0]] < p->nsteps) {   /* as below, without a donor */
       e = &dummy;
       e->dt = st->node->outm[0].dtype;
       e->rank = st->node->outm[0].rank;
       memcpy(e->shape, st->node->outm[0].shape, sizeof(tfs_i64) * (size_t)e->rank);
     }
+    if (st->ew && st->ew->amode >= 0) e = NULL;   /* a variable update: no result buffer */
     if (e) {
       if (st->ew) p->stats.ew++;
       TMeta om = {e->dt, e->rank, {0}};
@@ -1470,6 +1519,7 @@ static inline bool exec_scalar(const ExecStep *st, Tensor **s) {
 }
 
 static bool exec_ew(const ExecPlan *p, const ExecStep *st, Tensor **s);
+static bool exec_ew_update(const ExecStep *st, Tensor **s);
 
 /* Whether t is the contiguous matrix (or vector) a planned product expects. */
 static inline bool mm_operand_ok(const Tensor *t, DType dt, int rank, tfs_i64 d0, tfs_i64 d1) {
@@ -1574,15 +1624,37 @@ static inline bool ew_operand_ok(const Tensor *t, DType dt, tfs_i64 n) {
 
 enum { EW_BLOCK = 2048 };     /* elements per block of a fused chain: its operands' blocks stay in L1 */
 
-/* A planned elementwise step or fused chain; false (before doing anything)
- * when an operand is not the contiguous tensor the plan expects. */
-static bool exec_ew_fast(const ExecPlan *p, const ExecStep *st, Tensor **s) {
-  const EwPlan *e = st->ew;
+/* Whether every operand of a planned step or chain is the contiguous tensor the plan expects. */
+static bool ew_operands_ok(const EwPlan *e, Tensor **s) {
   for (int j = 0; j < e->nops; j++) {
     const EwOp *q = &e->ops[j];
     if (q->a >= 0 && !ew_operand_ok(s[q->a], q->in, q->na)) return false;
     if (q->b >= 0 && !ew_operand_ok(s[q->b], q->in, q->nb)) return false;
   }
+  return true;
+}
+
+/* Elements [i0, i0 + len) of a chain's ops, one after the other, into ob (each op's result over the
+ * previous one's: the row loops are alias-safe). */
+static void ew_block(const EwPlan *e, Tensor **s, tfs_i64 i0, tfs_i64 len, char *ob) {
+  for (int j = 0; j < e->nops; j++) {
+    const EwOp *q = &e->ops[j];
+    size_t isz = (size_t)dtype_info[q->in].size;
+    const char *a = q->a == EW_PREV ? ob : (const char *)tensor_data(s[q->a]) + (q->na == 1 ? 0 : (size_t)i0 * isz);
+    if (q->k.bin) {
+      const char *b = q->b == EW_PREV ? ob : (const char *)tensor_data(s[q->b]) + (q->nb == 1 ? 0 : (size_t)i0 * isz);
+      q->k.bin(ob, a, b, len, q->a == EW_PREV || q->na != 1, q->b == EW_PREV || q->nb != 1);
+    } else {
+      q->k.un(ob, a, len, 1, 0);
+    }
+  }
+}
+
+/* A planned elementwise step or fused chain; false (before doing anything)
+ * when an operand is not the contiguous tensor the plan expects. */
+static bool exec_ew_fast(const ExecPlan *p, const ExecStep *st, Tensor **s) {
+  const EwPlan *e = st->ew;
+  if (!ew_operands_ok(e, s)) return false;
   Tensor *o = NULL;
   bool moved = false;
   if (e->donor >= 0) {   /* in place: nobody else may see the operand change */
@@ -1612,21 +1684,8 @@ static bool exec_ew_fast(const ExecPlan *p, const ExecStep *st, Tensor **s) {
     if (q->k.bin) q->k.bin(od, a, tensor_data(s[q->b]), e->n, q->na != 1 || e->n == 1, q->nb != 1 || e->n == 1);
     else q->k.un(od, a, e->n, 1, 0);
   } else {
-    for (tfs_i64 i0 = 0; i0 < e->n; i0 += EW_BLOCK) {
-      tfs_i64 len = e->n - i0 < EW_BLOCK ? e->n - i0 : EW_BLOCK;
-      char *ob = od + (size_t)i0 * osz;
-      for (int j = 0; j < e->nops; j++) {
-        const EwOp *q = &e->ops[j];
-        size_t isz = (size_t)dtype_info[q->in].size;
-        const char *a = q->a == EW_PREV ? ob : (const char *)tensor_data(s[q->a]) + (q->na == 1 ? 0 : (size_t)i0 * isz);
-        if (q->k.bin) {
-          const char *b = q->b == EW_PREV ? ob : (const char *)tensor_data(s[q->b]) + (q->nb == 1 ? 0 : (size_t)i0 * isz);
-          q->k.bin(ob, a, b, len, q->a == EW_PREV || q->na != 1, q->b == EW_PREV || q->nb != 1);
-        } else {
-          q->k.un(ob, a, len, 1, 0);
-        }
-      }
-    }
+    for (tfs_i64 i0 = 0; i0 < e->n; i0 += EW_BLOCK)
+      ew_block(e, s, i0, e->n - i0 < EW_BLOCK ? e->n - i0 : EW_BLOCK, od + (size_t)i0 * osz);
   }
   if (moved) s[e->donor] = NULL;   /* its reference is the result's now: the release list skips it */
   if (st->out[0] >= 0) s[st->out[0]] = o;
@@ -1634,12 +1693,42 @@ static bool exec_ew_fast(const ExecPlan *p, const ExecStep *st, Tensor **s) {
   return true;
 }
 
+/* A variable update (a chain fused into the Assign* step after it); false (before doing anything)
+ * unless the operands are as planned and variable_assign would write the variable's buffer in place:
+ * contiguous, of the chain's dtype and shape, held by nobody but the variable and slots whose last
+ * use is in the chain (they would be released before the assign ran unfused).  Each block of the value
+ * is computed into a scratch block, after the chain has read that block of its operands (one may be
+ * the variable itself), then stored or added / subtracted with the row loop variable_assign's op
+ * runs: the same float operations in the same order as unfused. */
+static bool exec_ew_update(const ExecStep *st, Tensor **s) {
+  const EwPlan *e = st->ew;
+  int dying = 0;
+  Tensor *cur = ((Variable *)st->raw[0].u.o)->value;
+  if (!ew_operands_ok(e, s)) return false;
+  for (int r = 0; r < e->nrel_chain; r++) dying += s[st->rel[r]] == cur;
+  if (cur->hdr.rc != 1 + dying || cur->buf->rc != 1 || !ew_operand_ok(cur, e->dt, e->n) || cur->rank != e->rank ||
+      memcmp(cur->shape, e->shape, sizeof(tfs_i64) * (size_t)e->rank))
+    return false;
+  size_t osz = (size_t)dtype_info[e->dt].size;
+  char *vd = tensor_data(cur);
+  _Alignas(64) char tmp[EW_BLOCK * 8];
+  for (tfs_i64 i0 = 0; i0 < e->n; i0 += EW_BLOCK) {
+    tfs_i64 len = e->n - i0 < EW_BLOCK ? e->n - i0 : EW_BLOCK;
+    ew_block(e, s, i0, len, tmp);
+    char *vb = vd + (size_t)i0 * osz;
+    if (e->amode == 0) memcpy(vb, tmp, (size_t)len * osz);
+    else e->acc.bin(vb, vb, tmp, len, true, true);
+  }
+  exec_upd_runs++;
+  return true;
+}
+
 /* A planned step whose operands are not as planned runs its ops through
  * op_run, one after the other, as it would have unplanned. */
 static bool exec_ew(const ExecPlan *p, const ExecStep *st, Tensor **s) {
-  if (exec_ew_fast(p, st, s)) return true;
   const EwPlan *e = st->ew;
-  for (int j = 0; j + 1 < e->nops; j++) {
+  if (e->amode >= 0 ? exec_ew_update(st, s) : exec_ew_fast(p, st, s)) return true;
+  for (int j = 0; j + 1 < e->nops + (e->amode >= 0); j++) {   /* an update: the whole chain, then the assign */
     const GraphNode *saved = exec_fail_node;
     exec_fail_node = e->ops[j].orig->node;   /* an error here is this op's */
     exec_op(p, e->ops[j].orig, s);   /* orig->ew is NULL: the generic path */

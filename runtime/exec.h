@@ -43,9 +43,11 @@ void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs);
  * ew: planned elementwise steps (static shapes: a row loop, result in place or in the arena);
  * ewfused: elementwise steps absorbed into the next one's fused chain; arena: arena slots;
  * mm: 2-D MatMul / _FusedMatMul steps planned to skip op_run (static shapes, no transposes). */
-typedef struct ExecStats { int nodes, steps, pruned, folded, cse, slots, scalar, loops, fused, ew, ewfused, arena, mm; } ExecStats;
+typedef struct ExecStats { int nodes, steps, pruned, folded, cse, slots, scalar, loops, fused, ew, ewfused, arena, mm, update; } ExecStats;
 /* Matrix products run through a planned step (no op_run), since the start: for tests. */
 tfs_i64 exec_mm_count(void);
+/* Variable updates (Assign* fed by a planned elementwise chain) run as one fused pass, since the start: for tests. */
+tfs_i64 exec_update_count(void);
 void exec_plan_stats(const ExecPlan *p, ExecStats *st);
 /* Whether graph node `id` runs (false: pruned, folded or merged away). */
 bool exec_plan_runs(const ExecPlan *p, int id);

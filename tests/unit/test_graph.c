@@ -1110,6 +1110,107 @@ START_TEST(test_exec_ew_planned) {
 }
 END_TEST
 
+/* A stateful node reading or assigning a Variable (a host input), after `dep` in program order. */
+static int var_op(Graph *g, OpId id, Val var, GraphRef value, const TMeta *m, int dep) {
+  int n = graph_add_node(g, GN_OP, &op_defs[id], op_defs[id].graph_name, id == OP_READ_VARIABLE ? 1 : 0, m);
+  GraphRef in[2] = {{-1, 0}, value};
+  Val raw[2] = {var, val_undef()};
+  graph_set_inputs(g, n, id == OP_READ_VARIABLE ? 1 : 2, in, raw);
+  graph_node(g, n)->flags |= GNF_STATEFUL;
+  if (dep >= 0) graph_add_ctrl(g, n, dep);
+  return n;
+}
+
+/* An optimizer's updates in a graph: the elementwise chain feeding AssignAdd / AssignSub / Assign of a
+ * Variable runs as one fused pass into the variable's buffer (counted, per call), bit for bit what the
+ * eager ops and variable_assign give; when someone else holds the variable's value (the caller kept a
+ * read) the update takes the unfused path and that value is not written over. */
+START_TEST(test_exec_fused_updates) {
+  tfs_i64 sh[2] = {50, 50};   /* 2,500 elements: two blocks of a fused pass */
+  TMeta mf = {DT_FLOAT32, 2, {50, 50}}, ms = {DT_FLOAT32, 0, {0}};
+  Tensor *w0 = ramp(DT_FLOAT32, 2, sh, 3), *m0 = ramp(DT_FLOAT32, 2, sh, 4), *s0 = ramp(DT_FLOAT32, 2, sh, 6);
+  Val W = variable_new(val_obj(w0), val_none(), true, val_none());
+  Val M = variable_new(val_obj(m0), val_none(), true, val_none());
+  Val S = variable_new(val_obj(s0), val_none(), true, val_none());
+  Val We = variable_new(val_obj(w0), val_none(), true, val_none());   /* the eager twins */
+  Val Me = variable_new(val_obj(m0), val_none(), true, val_none());
+  Val Se = variable_new(val_obj(s0), val_none(), true, val_none());
+  Graph *g = graph_new("f", "updfn", NULL);
+  int gr = graph_add_placeholder(g, "g", &mf), c = graph_add_placeholder(g, "c", &ms);
+  /* m += (g - m) * c;  s = g * g - s (s read between the two ops, as Adam's trace has it);  w -= m * c;
+   * and an output that reads s */
+  int rm = var_op(g, OP_READ_VARIABLE, M, (GraphRef){0, 0}, &mf, -1);
+  int d = add_op(g, OP_SUB, 2, (GraphRef[]){{gr, 0}, {rm, 0}}, &mf);
+  int e = add_op(g, OP_MUL, 2, (GraphRef[]){{d, 0}, {c, 0}}, &mf);
+  int a1 = var_op(g, OP_ASSIGN_ADD_VARIABLE, M, (GraphRef){e, 0}, NULL, rm);
+  int sq = add_op(g, OP_MUL, 2, (GraphRef[]){{gr, 0}, {gr, 0}}, &mf);
+  int rs0 = var_op(g, OP_READ_VARIABLE, S, (GraphRef){0, 0}, &mf, a1);
+  int sd = add_op(g, OP_SUB, 2, (GraphRef[]){{sq, 0}, {rs0, 0}}, &mf);
+  int a2 = var_op(g, OP_ASSIGN_VARIABLE, S, (GraphRef){sd, 0}, NULL, rs0);
+  int rm2 = var_op(g, OP_READ_VARIABLE, M, (GraphRef){0, 0}, &mf, a2);
+  int f = add_op(g, OP_MUL, 2, (GraphRef[]){{rm2, 0}, {c, 0}}, &mf);
+  int a3 = var_op(g, OP_ASSIGN_SUB_VARIABLE, W, (GraphRef){f, 0}, NULL, rm2);
+  int rs = var_op(g, OP_READ_VARIABLE, S, (GraphRef){0, 0}, &mf, a3);
+  graph_add_output(g, (GraphRef){rs, 0});
+  ExecPlan *p = exec_plan_new(g);
+  ExecStats st;
+  exec_plan_stats(p, &st);
+  ck_assert_int_eq(st.update, 3);    /* the three assigns, each with the chain feeding it */
+  ck_assert_int_eq(st.ewfused, 2);   /* Sub into Mul; Mul into Sub past the read of s */
+  Tensor *gt = ramp(DT_FLOAT32, 2, sh, 5), *ct = tensor_scalar(DT_FLOAT32);
+  *(float *)tensor_data(ct) = 0.1f;
+  Tensor *args[2] = {gt, ct};
+  Variable *vw = (Variable *)W.u.o, *vm = (Variable *)M.u.o, *vs = (Variable *)S.u.o;
+  for (int call = 0; call < 4; call++) {
+    Tensor *kept = call == 2 ? tensor_retain(vm->value) : NULL;   /* call 2: the caller holds m's value */
+    Tensor *snap = kept ? tensor_copy(kept) : NULL;
+    tfs_i64 before = exec_update_count();
+    Tensor *out;
+    exec_run(p, args, &out);
+    ck_assert_int_eq(exec_update_count() - before, kept ? 2 : 3);
+    /* eagerly: the same ops, then variable_assign as Variable.assign_add / assign / assign_sub */
+    Tensor *rme = tensor_retain(((Variable *)Me.u.o)->value);
+    Tensor *de = run1(OP_SUB, 2, gt, rme, NULL), *ee = run1(OP_MUL, 2, de, ct, NULL);
+    tensor_release(rme);
+    variable_assign((Variable *)Me.u.o, val_obj(ee), 1);
+    Tensor *sqe = run1(OP_MUL, 2, gt, gt, NULL), *sde = run1(OP_SUB, 2, sqe, ((Variable *)Se.u.o)->value, NULL);
+    variable_assign((Variable *)Se.u.o, val_obj(sde), 0);
+    Tensor *fe = run1(OP_MUL, 2, ((Variable *)Me.u.o)->value, ct, NULL);
+    variable_assign((Variable *)We.u.o, val_obj(fe), 2);
+    size_t nb = 2500 * sizeof(float);
+    ck_assert(memcmp(tensor_data(vm->value), tensor_data(((Variable *)Me.u.o)->value), nb) == 0);
+    ck_assert(memcmp(tensor_data(vs->value), tensor_data(((Variable *)Se.u.o)->value), nb) == 0);
+    ck_assert(memcmp(tensor_data(vw->value), tensor_data(((Variable *)We.u.o)->value), nb) == 0);
+    ck_assert(memcmp(tensor_data(out), tensor_data(((Variable *)Se.u.o)->value), nb) == 0);
+    if (kept) {
+      ck_assert(kept != vm->value);   /* swapped, as variable_assign does, and the kept value unchanged */
+      ck_assert(memcmp(tensor_data(kept), tensor_data(snap), nb) == 0);
+      tensor_release(kept);
+      tensor_release(snap);
+    }
+    tensor_release(out);
+    tensor_release(de);
+    tensor_release(ee);
+    tensor_release(sqe);
+    tensor_release(sde);
+    tensor_release(fe);
+  }
+  tensor_release(gt);
+  tensor_release(ct);
+  tensor_release(w0);
+  tensor_release(m0);
+  tensor_release(s0);
+  exec_plan_free(p);
+  graph_release(g);
+  TFS_DECREF(W);
+  TFS_DECREF(M);
+  TFS_DECREF(S);
+  TFS_DECREF(We);
+  TFS_DECREF(Me);
+  TFS_DECREF(Se);
+}
+END_TEST
+
 /* A steady-state call of a chain of small elementwise steps creates no tensor but its result: every
  * intermediate lives in place or in the plan's arena.  Counted (pooled or not, so also under ASan),
  * not timed. */
@@ -1197,6 +1298,7 @@ static Suite *graph_suite(void) {
   tcase_add_test(tc, test_exec_fused_matmul_error);
   tcase_add_test(tc, test_exec_ew_planned);
   tcase_add_test(tc, test_exec_ew_steady_state_no_tensors);
+  tcase_add_test(tc, test_exec_fused_updates);
   suite_add_tcase(s, tc);
   return s;
 }
