@@ -1,7 +1,9 @@
 /* repl.c — the interactive prompt (`tfs` on a terminal, `tfs repl`): read a statement, compile it as a unit of its own, run it, echo it. */
 #include "repl.h"
 
+#define _GNU_SOURCE   /* ppoll */
 #include <errno.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -156,21 +158,31 @@ static void history_free(History *h) {
   free(h->path);
 }
 
-/* libedit's character reader: an interrupted read() with Ctrl-C pending ends
- * the line (readline returns NULL, the caller sees the flag).  libedit's own
- * reader retries an interrupted read once in cooked mode, so a Ctrl-C would
- * only be noticed after the next Enter. */
+/* libedit's character reader: Ctrl-C pending ends the line (readline returns
+ * NULL, the caller sees the flag).  SIGINT stays blocked except inside
+ * ppoll, which unblocks it atomically while waiting, so a Ctrl-C that lands
+ * just before the wait is seen too.  (libedit's own reader retries an
+ * interrupted read once in cooked mode: Ctrl-C waited for the next Enter.) */
 static int edit_getc(FILE *f) {
-  unsigned char c;
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigprocmask(SIG_BLOCK, &block, &old);
+  int c = EOF;
   for (;;) {
-    ssize_t k = read(fileno(f), &c, 1);
-    if (k == 1) return c;
-    if (k < 0 && errno == EINTR) {
-      if (rt_sigint_pending) return EOF;
-      continue;
-    }
-    return EOF;
+    if (rt_sigint_pending) break;
+    struct pollfd pfd = {fileno(f), POLLIN, 0};
+    int r = ppoll(&pfd, 1, NULL, &old);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) break;
+    unsigned char ch;
+    ssize_t k = read(fileno(f), &ch, 1);
+    if (k == 1) c = ch;
+    if (k < 0 && errno == EINTR) continue;
+    break;
   }
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  return c;
 }
 
 /* readline with SIGINT interrupting the terminal read: our flag-setting

