@@ -185,26 +185,11 @@ static int edit_getc(FILE *f) {
   return c;
 }
 
-/* readline with SIGINT interrupting the terminal read: our flag-setting
- * handler is installed without SA_RESTART for the duration, and libedit is
- * told not to catch signals itself (it would re-send them after switching
- * the terminal back to cooked mode). */
-static char *read_edited(const char *prompt) {
-  struct sigaction sa, old;
-  sigaction(SIGINT, NULL, &old);
-  sa = old;
-  sa.sa_flags &= ~SA_RESTART;
-  sigaction(SIGINT, &sa, NULL);
-  char *line = readline(prompt);
-  sigaction(SIGINT, &old, NULL);
-  return line;
-}
-
 /* One line without its newline (malloc'd), or NULL at end of input.  On a
  * terminal libedit edits it; otherwise the prompt goes to stderr, as
  * `python3 -i < file` does, so stdout holds only the program's output. */
 static char *read_line(bool tty, const char *prompt) {
-  if (tty) return read_edited(prompt);
+  if (tty) return readline(prompt);   /* keys come through edit_getc */
   fputs(prompt, stderr);
   fflush(stderr);
   char *line = NULL;

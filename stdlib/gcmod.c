@@ -5,11 +5,6 @@
 #include "object.h"
 #include "value.h"
 
-static void gm_noargs(const char *what, int n, const Kw *kw) {
-  if (kw && kw->n) rt_throw(ERR_TYPE, "%s() takes no keyword arguments", what);
-  if (n) rt_throw(ERR_TYPE, "%s() takes no arguments (%d given)", what, n);
-}
-
 /* gc.collect(generation=2): the number of unreachable objects found.  Ours
  * counts the containers it freed, which need not equal CPython's count. */
 static Val gm_collect(Val self, int n, const Val *args, const Kw *kw) {
@@ -22,19 +17,19 @@ static Val gm_collect(Val self, int n, const Val *args, const Kw *kw) {
 }
 
 static Val gm_enable(Val self, int n, const Val *args, const Kw *kw) {
-  gm_noargs("enable", n, kw);
+  native_noargs("enable", n, kw);
   rt_gc_enable(true);
   return val_none();
 }
 
 static Val gm_disable(Val self, int n, const Val *args, const Kw *kw) {
-  gm_noargs("disable", n, kw);
+  native_noargs("disable", n, kw);
   rt_gc_enable(false);
   return val_none();
 }
 
 static Val gm_isenabled(Val self, int n, const Val *args, const Kw *kw) {
-  gm_noargs("isenabled", n, kw);
+  native_noargs("isenabled", n, kw);
   return val_bool(rt_gc_is_enabled());
 }
 

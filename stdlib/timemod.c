@@ -12,23 +12,24 @@ static double tm_clock(clockid_t id) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void tm_noargs(const char *what, int n, const Kw *kw) {
+/* Python's errors for a native function that takes no arguments. */
+void native_noargs(const char *what, int n, const Kw *kw) {
   if (kw && kw->n) rt_throw(ERR_TYPE, "%s() takes no keyword arguments", what);
   if (n) rt_throw(ERR_TYPE, "%s() takes no arguments (%d given)", what, n);
 }
 
 static Val tm_perf_counter(Val self, int n, const Val *args, const Kw *kw) {
-  tm_noargs("time.perf_counter", n, kw);
+  native_noargs("time.perf_counter", n, kw);
   return val_float(tm_clock(CLOCK_MONOTONIC));
 }
 
 static Val tm_time(Val self, int n, const Val *args, const Kw *kw) {
-  tm_noargs("time.time", n, kw);
+  native_noargs("time.time", n, kw);
   return val_float(tm_clock(CLOCK_REALTIME));
 }
 
 static Val tm_process_time(Val self, int n, const Val *args, const Kw *kw) {
-  tm_noargs("time.process_time", n, kw);
+  native_noargs("time.process_time", n, kw);
   return val_float(tm_clock(CLOCK_PROCESS_CPUTIME_ID));
 }
 
