@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <editline/readline.h>
@@ -185,11 +186,37 @@ static int edit_getc(FILE *f) {
   return c;
 }
 
+/* libedit prints the prompt in cooked mode and switches to raw mode only
+ * when it reads the first key.  A Ctrl-D typed in between met the cooked
+ * line discipline, which turned it into an end-of-file mark that reads as a
+ * NUL byte once raw mode is on: the Ctrl-D was lost.  So the keys are taken
+ * raw (no ICANON, no echo; signals stay) before the prompt is drawn.
+ * libedit ignores a terminal state that is not cooked when it saves the
+ * mode to restore, so it still puts back the real one after each line. */
+static struct termios cooked;
+static bool cooked_saved;
+
+static void key_mode(void) {
+  struct termios t;
+  if (tcgetattr(0, &t) != 0) return;
+  if (!cooked_saved && (t.c_lflag & ICANON)) {
+    cooked = t;
+    cooked_saved = true;
+  }
+  t.c_lflag &= ~(tcflag_t)(ICANON | ECHO | ECHONL | IEXTEN);
+  t.c_cc[VMIN] = 1;
+  t.c_cc[VTIME] = 0;
+  tcsetattr(0, TCSANOW, &t);
+}
+
 /* One line without its newline (malloc'd), or NULL at end of input.  On a
  * terminal libedit edits it; otherwise the prompt goes to stderr, as
  * `python3 -i < file` does, so stdout holds only the program's output. */
 static char *read_line(bool tty, const char *prompt) {
-  if (tty) return readline(prompt);   /* keys come through edit_getc */
+  if (tty) {
+    key_mode();
+    return readline(prompt);   /* keys come through edit_getc */
+  }
   fputs(prompt, stderr);
   fflush(stderr);
   char *line = NULL;
@@ -305,6 +332,7 @@ int repl_main(void) {
   if (tty) {
     rl_catch_signals = 0;
     rl_getc_function = edit_getc;
+    rl_initialize();   /* libedit saves the terminal's mode now, while it is still cooked (key_mode) */
     history_load(&h);
     printf("tfs %s interactive prompt: statements run as they are entered; Ctrl-D exits\n", TFS_VERSION);
     fflush(stdout);
@@ -336,6 +364,7 @@ int repl_main(void) {
   /* an unfinished block at end of input still runs, as Python runs it */
   if (buf.len && !blank(buf.data)) run_input(&r, buf.data);
   sb_free(&buf);
+  if (cooked_saved) tcsetattr(0, TCSANOW, &cooked);   /* leave the terminal as we found it */
   history_free(&h);
   repl_free(&r);
   free(repl_globals);
