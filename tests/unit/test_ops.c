@@ -429,7 +429,9 @@ START_TEST(test_gemm_paths) {
   /* row tails (M % 4), one and two vectors per panel, partial last panels, several panels, K = 1,
    * and a product big enough to pack on the heap */
   static const int shapes[][3] = {{1, 1, 1}, {3, 5, 2}, {4, 7, 8}, {5, 9, 16}, {10, 10, 10}, {7, 3, 17},
-                                  {9, 33, 40}, {13, 1, 31}, {20, 64, 64}, {6, 300, 70}};
+                                  {9, 33, 40}, {13, 1, 31}, {20, 64, 64}, {6, 300, 70},
+                                  /* the narrow (unpacked, masked) kernels: N within one or two vectors */
+                                  {11, 4, 12}, {2, 6, 9}, {8, 12, 7}, {6, 5, 3}, {5, 2, 15}};
   static const DType dts[] = {DT_FLOAT32, DT_FLOAT64, DT_INT32, DT_INT64};
   unsigned seed = 7;
   int checked = 0;
