@@ -3,6 +3,9 @@
 /* Multiply and add stay separate operations: FMA exists only on the AVX2/AVX-512 paths, and
  * contracting there would make the same product round differently per CPU. */
 #pragma GCC optimize("fp-contract=off")
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF   /* clang ignores the GCC pragma above */
+#endif
 
 #include <immintrin.h>
 #include <stdlib.h>
@@ -43,8 +46,8 @@
 typedef void (*NarrowFn)(void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta);
 
 /* ROW(r) accumulates row i+r of C in NV vectors acc##r##_0.. over all k. */
-#define NARROW_DEF(NAME, T, U, VB, NV, LOAD, STORE, MASKS)                                              \
-  static void NAME(void *Cv, const void *Av, const void *Bv, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta) { \
+#define NARROW_DEF(NAME, T, U, VB, NV, LOAD, STORE, MASKS, TGT)                                         \
+  __attribute__((target(TGT))) static void NAME(void *Cv, const void *Av, const void *Bv, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta) { \
     typedef U V __attribute__((vector_size(VB)));                                                    \
     T *restrict C = Cv;                                                                              \
     const T *restrict A = Av, *restrict B = Bv;                                                      \
@@ -80,6 +83,10 @@ typedef void (*NarrowFn)(void *C, const void *A, const void *B, tfs_i64 M, tfs_i
     }                                                                                                \
   }
 
+/* The target attributes, not only the pragmas, so clang (the fuzzing build) compiles the intrinsics too. */
+#define TGT_V3 "avx2,fma,bmi,bmi2"
+#define TGT_V4 "avx2,fma,bmi,bmi2,avx512f,avx512bw,avx512cd,avx512dq,avx512vl"
+
 #pragma GCC push_options
 #pragma GCC target("arch=x86-64-v3")
 /* AVX2: 32-bit types, N <= 16 in one or two 8-lane vectors; lane j of vector v is live if v*8+j < N */
@@ -91,10 +98,10 @@ typedef void (*NarrowFn)(void *C, const void *A, const void *B, tfs_i64 M, tfs_i
 #define ST_I32_AVX2(v, p, x) _mm256_maskstore_epi32((int *)(p), mk[v], (__m256i)(x))
 #define LD_F32_AVX2(v, p) _mm256_maskload_ps((const float *)(p), mk[v])
 #define ST_F32_AVX2(v, p, x) _mm256_maskstore_ps((float *)(p), mk[v], (__m256)(x))
-NARROW_DEF(narrow_i32_avx2_1, int32_t, uint32_t, 32, 1, LD_I32_AVX2, ST_I32_AVX2, MASKS_AVX2)
-NARROW_DEF(narrow_i32_avx2_2, int32_t, uint32_t, 32, 2, LD_I32_AVX2, ST_I32_AVX2, MASKS_AVX2)
-NARROW_DEF(narrow_f32_avx2_1, float, float, 32, 1, LD_F32_AVX2, ST_F32_AVX2, MASKS_AVX2)
-NARROW_DEF(narrow_f32_avx2_2, float, float, 32, 2, LD_F32_AVX2, ST_F32_AVX2, MASKS_AVX2)
+NARROW_DEF(narrow_i32_avx2_1, int32_t, uint32_t, 32, 1, LD_I32_AVX2, ST_I32_AVX2, MASKS_AVX2, TGT_V3)
+NARROW_DEF(narrow_i32_avx2_2, int32_t, uint32_t, 32, 2, LD_I32_AVX2, ST_I32_AVX2, MASKS_AVX2, TGT_V3)
+NARROW_DEF(narrow_f32_avx2_1, float, float, 32, 1, LD_F32_AVX2, ST_F32_AVX2, MASKS_AVX2, TGT_V3)
+NARROW_DEF(narrow_f32_avx2_2, float, float, 32, 2, LD_F32_AVX2, ST_F32_AVX2, MASKS_AVX2, TGT_V3)
 #pragma GCC pop_options
 
 #pragma GCC push_options
@@ -109,10 +116,10 @@ NARROW_DEF(narrow_f32_avx2_2, float, float, 32, 2, LD_F32_AVX2, ST_F32_AVX2, MAS
 #define ST_I64_512(v, p, x) _mm512_mask_storeu_epi64((p), (__mmask8)m, (__m512i)(x))
 #define LD_F64_512(v, p) _mm512_maskz_loadu_pd((__mmask8)m, (p))
 #define ST_F64_512(v, p, x) _mm512_mask_storeu_pd((p), (__mmask8)m, (__m512d)(x))
-NARROW_DEF(narrow_i32_avx512, int32_t, uint32_t, 64, 1, LD_I32_512, ST_I32_512, MASKS_512)
-NARROW_DEF(narrow_f32_avx512, float, float, 64, 1, LD_F32_512, ST_F32_512, MASKS_512)
-NARROW_DEF(narrow_i64_avx512, int64_t, uint64_t, 64, 1, LD_I64_512, ST_I64_512, MASKS_512)
-NARROW_DEF(narrow_f64_avx512, double, double, 64, 1, LD_F64_512, ST_F64_512, MASKS_512)
+NARROW_DEF(narrow_i32_avx512, int32_t, uint32_t, 64, 1, LD_I32_512, ST_I32_512, MASKS_512, TGT_V4)
+NARROW_DEF(narrow_f32_avx512, float, float, 64, 1, LD_F32_512, ST_F32_512, MASKS_512, TGT_V4)
+NARROW_DEF(narrow_i64_avx512, int64_t, uint64_t, 64, 1, LD_I64_512, ST_I64_512, MASKS_512, TGT_V4)
+NARROW_DEF(narrow_f64_avx512, double, double, 64, 1, LD_F64_512, ST_F64_512, MASKS_512, TGT_V4)
 #pragma GCC pop_options
 
 /* The narrow kernel for a product, or NULL: [float32, float64, int32, int64] per ISA, by N. */
