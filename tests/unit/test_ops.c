@@ -299,6 +299,8 @@ START_TEST(test_matmul) { ck_assert_int_eq(run_file("matmul.txt"), 0); }
 END_TEST
 START_TEST(test_shape) { ck_assert_int_eq(run_file("shape.txt"), 0); }
 END_TEST
+START_TEST(test_matmul_transposed) { ck_assert_int_eq(run_file("matmul_transposed.txt"), 0); }
+END_TEST
 
 /* Every op of the table is reachable from `tf` under each of its API names. */
 START_TEST(test_api_names) {
@@ -500,6 +502,48 @@ START_TEST(test_xsmm_upper_clean) {
 }
 END_TEST
 
+/* libxsmm takes the training step's transposed products (dW = X^T dY straight through its JIT, dX = dY W^T
+ * through a transposed copy of W) on the vector paths; the shapes of the Keras bench's MLP, each against
+ * a float64 loop (the numpy fixtures matmul_transposed.txt check the same paths through tf.matmul), and a
+ * B reused too little (M < 8) is left to the caller. */
+START_TEST(test_xsmm_transposes) {
+  static const int shapes[][3] = {{784, 100, 100}, {100, 100, 100}, {100, 100, 10}, {100, 10, 100}, {9, 7, 5}};
+  unsigned seed = 11;
+  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+    for (int t = 1; t < 4; t++) {
+      int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
+      bool ta = t & 1, tb = t & 2;
+      float *A = malloc(sizeof(float) * (size_t)(M * K)), *B = malloc(sizeof(float) * (size_t)(K * N));
+      float *C = malloc(sizeof(float) * (size_t)(M * N));
+      fill(DT_FLOAT32, A, M * K, &seed);
+      fill(DT_FLOAT32, B, K * N, &seed);
+      bool ran = xsmm_gemm(DT_FLOAT32, C, A, B, M, N, K, ta, tb);
+      if (isa_active() == ISA_BASELINE) {
+        ck_assert(!ran);
+      } else {
+        ck_assert_msg(ran, "%dx%dx%d ta=%d tb=%d: not taken by libxsmm", M, N, K, ta, tb);
+        for (int i = 0; i < M; i++)
+          for (int j = 0; j < N; j++) {
+            double r = 0, mag = 0;
+            for (int k = 0; k < K; k++) {
+              double p = (double)(ta ? A[k * M + i] : A[i * K + k]) * (double)(tb ? B[j * K + k] : B[k * N + j]);
+              r += p;
+              mag += p < 0 ? -p : p;
+            }
+            double d = C[i * N + j] - r;
+            ck_assert_msg((d < 0 ? -d : d) <= 1e-6 * mag + 1e-30, "%dx%dx%d ta=%d tb=%d [%d,%d]: %g, expected %g", M, N, K,
+                          ta, tb, i, j, (double)C[i * N + j], r);
+          }
+      }
+      free(A);
+      free(B);
+      free(C);
+    }
+  float a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1}, c[4];
+  ck_assert(!xsmm_gemm(DT_FLOAT32, c, a, b, 2, 2, 2, false, true));   /* M < 8: the copy would not pay */
+}
+END_TEST
+
 static Suite *ops_suite(void) {
   Suite *s = suite_create("ops");
   TCase *tc = tcase_create("fixtures");
@@ -509,6 +553,7 @@ static Suite *ops_suite(void) {
   tcase_add_test(tc, test_reduce);
   tcase_add_test(tc, test_matmul);
   tcase_add_test(tc, test_shape);
+  tcase_add_test(tc, test_matmul_transposed);
   tcase_add_test(tc, test_api_names);
   tcase_add_test(tc, test_io_ops);
   suite_add_tcase(s, tc);
@@ -516,6 +561,7 @@ static Suite *ops_suite(void) {
   tcase_set_timeout(tg, 120);
   tcase_add_test(tg, test_gemm_paths);
   tcase_add_test(tg, test_xsmm_upper_clean);
+  tcase_add_test(tg, test_xsmm_transposes);
   suite_add_tcase(s, tg);
   return s;
 }
