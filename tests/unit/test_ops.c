@@ -544,6 +544,50 @@ START_TEST(test_xsmm_transposes) {
 }
 END_TEST
 
+/* The planned steps' float32 row loops of the AVX2 path (+, -, *, /, sqrt; k_elementwise.c) give the
+ * baseline loops' bits: 4,099 elements (vector body and tail), signed values over many magnitudes,
+ * zeros of both signs, subnormals, infinities and NaNs, both operands strided and broadcast. */
+START_TEST(test_row_kernels_wide) {
+  if (isa_cpu_best() < ISA_AVX2) return;
+  enum { N = 4099 };
+  static float a[N], b[N], o1[N], o2[N];
+  static const float special[] = {0.0f, -0.0f, 1e-40f, -1e-45f, INFINITY, -INFINITY, NAN, 1.0f, -3.5f, 3.4e38f};
+  unsigned seed = 5;
+  for (int i = 0; i < N; i++) {
+    seed = seed * 1103515245u + 12345u;
+    int e = (int)(seed >> 16) % 60 - 30;
+    a[i] = ((float)(seed >> 8 & 0xffff) / 65536.0f - 0.5f) * ldexpf(1.0f, e);
+    seed = seed * 1103515245u + 12345u;
+    b[i] = ((float)(seed >> 8 & 0xffff) / 65536.0f - 0.3f) * ldexpf(1.0f, (int)(seed >> 16) % 60 - 30);
+    if (i % 37 == 0) a[i] = special[(i / 37) % 10];
+    if (i % 41 == 0) b[i] = special[(i / 41) % 10];
+  }
+  static const OpId ids[] = {OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_SQRT};
+  int saved = isa_cur;
+  for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++)
+    for (int form = 0; form < 3; form++) {   /* both operands rows; a broadcast; b broadcast */
+      OpRow base, wide;
+      isa_cur = ISA_BASELINE;
+      ck_assert(op_row_kernel(ids[k], DT_FLOAT32, DT_FLOAT32, &base));
+      isa_cur = ISA_AVX2;
+      ck_assert(op_row_kernel(ids[k], DT_FLOAT32, DT_FLOAT32, &wide));
+      isa_cur = saved;
+      ck_assert((base.bin != NULL) == (wide.bin != NULL));
+      ck_assert(base.bin != wide.bin || base.un != wide.un);   /* the AVX2 path has its own loop */
+      tfs_i64 sa = form == 1 ? 0 : 1, sb = form == 2 ? 0 : 1;
+      if (base.bin) {
+        base.bin((char *)o1, (const char *)a, (const char *)b, N, sa, sb);
+        wide.bin((char *)o2, (const char *)a, (const char *)b, N, sa, sb);
+      } else {
+        if (form) continue;
+        base.un((char *)o1, (const char *)a, N, 1, 0);
+        wide.un((char *)o2, (const char *)a, N, 1, 0);
+      }
+      ck_assert_msg(memcmp(o1, o2, sizeof o1) == 0, "op %d form %d: AVX2 row loop differs from baseline", (int)ids[k], form);
+    }
+}
+END_TEST
+
 static Suite *ops_suite(void) {
   Suite *s = suite_create("ops");
   TCase *tc = tcase_create("fixtures");
@@ -562,6 +606,7 @@ static Suite *ops_suite(void) {
   tcase_add_test(tg, test_gemm_paths);
   tcase_add_test(tg, test_xsmm_upper_clean);
   tcase_add_test(tg, test_xsmm_transposes);
+  tcase_add_test(tg, test_row_kernels_wide);
   suite_add_tcase(s, tg);
   return s;
 }
