@@ -1,10 +1,14 @@
 #!/usr/bin/python3
 """keras_train_torch.py — the PyTorch peer of keras_train.tfs: the same MLP, Adam and batch trained in an eager loop."""
+import os
 import time
 
 import torch
 
-torch.set_num_threads(1)
+# Thread policy: one thread, as tfs runs this step (its products are single-threaded libxsmm kernels);
+# KERAS_TORCH_THREADS=default keeps PyTorch's own choice (one per core), to report that ratio too.
+if os.environ.get("KERAS_TORCH_THREADS", "1") != "default":
+    torch.set_num_threads(int(os.environ.get("KERAS_TORCH_THREADS", "1")))
 
 
 def best_rate(fn, number):
@@ -35,6 +39,7 @@ def main():
         return loss
 
     print("mlp_train_steps_per_s", round(best_rate(step, 200), 1))
+    print("threads", torch.get_num_threads())
 
 
 if __name__ == "__main__":

@@ -58,12 +58,14 @@ typedef struct ExecStep {
  * into one chain: one pass in blocks, each op's row loop over the block while it
  * is in cache, intermediates written over the result in place, never stored. */
 #define EW_PREV (-2)          /* operand: the previous op's result (in a chain) */
+#define EW_SIDE (-3)          /* operand: the chain's side op's result (its second block buffer) */
 typedef struct EwOp {
   OpRow k;
   DType in;                   /* operand dtype */
-  int a, b;                   /* operand slots, or EW_PREV; b == -1 for unary ops */
+  int a, b;                   /* operand slots, EW_PREV or EW_SIDE; b == -1 for unary ops */
   tfs_i64 na, nb;             /* operand sizes: n, or 1 (broadcast) */
   ExecStep *orig;             /* its own step (generic fallback, error location) */
+  bool to_side;               /* the side op (a chain's first): its result goes to the side buffer */
 } EwOp;
 typedef struct EwPlan {
   DType dt;                   /* result dtype */
@@ -76,6 +78,7 @@ typedef struct EwPlan {
   int amode;                  /* -1; else the chain feeds the next step's Assign (0) / AssignAdd (1) / AssignSub (2) */
   int nrel_chain;             /* an update: rel[0, nrel_chain) is the chain's own list (released before the assign unfused) */
   OpRow acc;                  /* AssignAdd / AssignSub: the Add / Sub row loop variable_assign's op would run */
+  bool side;                  /* ops[0] is a side op (see plan_ew) */
   int nops;
   EwOp ops[];
 } EwPlan;
@@ -565,6 +568,29 @@ static MmPlan *mm_single(const ExecStep *st, const TMeta *sm) {
   return m;
 }
 
+/* A side operand of the op fusing at step kb onto the chain held by step k: operand slot x is the
+ * result of a single planned op S (step ks < k) that only step kb reads, of the chain's dtype and shape.
+ * S then moves into the chain as its first op, computing each block into a second buffer that kb's op
+ * reads: Adam's `(m * alpha) / (sqrt(v) + eps)` reads `m * alpha` from there, where it was a pass of
+ * its own through an arena tensor (written, then read back from memory).  Moving S later is only
+ * allowed past steps that change nothing it reads: variable reads and the chain's own ops.  Returns
+ * ks, or -1. */
+static int ew_side_step(const ExecPlan *p, int x, int k, int kb, const int *lastuse, const EwPlan *ea) {
+  if (x < 0 || lastuse[x] != kb || dtype_holds_refs(ea->dt) || dtype_info[ea->dt].size > 8) return -1;
+  for (int j = kb - 1; j >= 0; j--) {
+    const ExecStep *S = &p->steps[j];
+    if (S->nout >= 1 && S->out[0] == x) {
+      const EwPlan *es = S->ew;
+      if (S->kind != ES_OP || S->skip || !es || es->nops != 1 || es->amode >= 0 || es->side || es->dt != ea->dt ||
+          es->n != ea->n || es->rank != ea->rank || memcmp(es->shape, ea->shape, sizeof(tfs_i64) * (size_t)ea->rank))
+        return -1;
+      return j;
+    }
+    if (!(j == k || S->skip || (S->kind == ES_OP && S->op->id == OP_READ_VARIABLE))) return -1;
+  }
+  return -1;
+}
+
 static void plan_ew(ExecPlan *p, const TMeta *sm, const int *lastuse) {
   for (int k = 0; k < p->nsteps; k++) {
     p->steps[k].ew = ew_single(&p->steps[k], sm);
@@ -589,16 +615,31 @@ static void plan_ew(ExecPlan *p, const TMeta *sm, const int *lastuse) {
     if (ob.a != oa && ob.b != oa) continue;
     if (ob.a == oa) ob.a = EW_PREV;
     if (ob.b == oa) ob.b = EW_PREV;
-    EwPlan *e = calloc(1, sizeof(EwPlan) + sizeof(EwOp) * (size_t)(ea->nops + 1));
+    int ks = ea->side ? -1 : ew_side_step(p, ob.a == EW_PREV ? ob.b : ob.a, k, kb, lastuse, ea);
+    ExecStep *S = ks >= 0 ? &p->steps[ks] : NULL;
+    if (S) {
+      if (ob.a != EW_PREV) ob.a = EW_SIDE;
+      else ob.b = EW_SIDE;
+    }
+    int off = S != NULL;
+    EwPlan *e = calloc(1, sizeof(EwPlan) + sizeof(EwOp) * (size_t)(ea->nops + 1 + off));
     if (!e) rt_throw(ERR_MEMORY, "out of memory");
     *e = *ea;
-    memcpy(e->ops, ea->ops, sizeof(EwOp) * (size_t)ea->nops);
+    if (S) {
+      e->ops[0] = S->ew->ops[0];
+      e->ops[0].to_side = true;
+      e->side = true;
+    }
+    memcpy(e->ops + off, ea->ops, sizeof(EwOp) * (size_t)ea->nops);
+    e->nops += off;
     e->ops[e->nops++] = ob;
-    /* the chain's release list: what A's and B's lists release (A's run after B now) */
-    e->rel = malloc(sizeof(int) * (size_t)(A->nrel + B->nrel + 1));
+    /* the chain's release list: what A's, B's (and the side op's) lists release (they run after B now) */
+    e->rel = malloc(sizeof(int) * (size_t)(A->nrel + B->nrel + (S ? S->nrel : 0) + 1));
     if (!e->rel) rt_throw(ERR_MEMORY, "out of memory");
     int nrel = 0;
     for (int i = 0; i < A->nrel; i++) e->rel[nrel++] = A->rel[i];   /* A's own list, or its chain's */
+    for (int i = 0; S && i < S->nrel; i++)
+      if (!ew_in_list(e->rel, nrel, S->rel[i])) e->rel[nrel++] = S->rel[i];
     for (int i = 0; i < B->nrel; i++)
       if (!ew_in_list(e->rel, nrel, B->rel[i])) e->rel[nrel++] = B->rel[i];
     free(ea->rel);
@@ -607,6 +648,14 @@ static void plan_ew(ExecPlan *p, const TMeta *sm, const int *lastuse) {
     A->ew = NULL;
     A->skip = true;
     A->nrel = 0;
+    if (S) {
+      free(S->ew->rel);
+      free(S->ew);
+      S->ew = NULL;
+      S->skip = true;
+      S->nrel = 0;
+      p->stats.ewside++;
+    }
     B->ew = e;
     B->rel = e->rel;
     B->nrel = nrel;
@@ -1634,18 +1683,26 @@ static bool ew_operands_ok(const EwPlan *e, Tensor **s) {
   return true;
 }
 
+/* Operand x of a chain op at elements [i0, ...): the previous op's block, the side block, or the slot's. */
+static inline const char *ew_arg(Tensor **s, int x, tfs_i64 nx, size_t isz, tfs_i64 i0, char *ob, char *sb) {
+  if (x == EW_PREV) return ob;
+  if (x == EW_SIDE) return sb;
+  return (const char *)tensor_data(s[x]) + (nx == 1 ? 0 : (size_t)i0 * isz);
+}
+
 /* Elements [i0, i0 + len) of a chain's ops, one after the other, into ob (each op's result over the
- * previous one's: the row loops are alias-safe). */
-static void ew_block(const EwPlan *e, Tensor **s, tfs_i64 i0, tfs_i64 len, char *ob) {
+ * previous one's: the row loops are alias-safe); a side op's into sb. */
+static void ew_block(const EwPlan *e, Tensor **s, tfs_i64 i0, tfs_i64 len, char *ob, char *sb) {
   for (int j = 0; j < e->nops; j++) {
     const EwOp *q = &e->ops[j];
     size_t isz = (size_t)dtype_info[q->in].size;
-    const char *a = q->a == EW_PREV ? ob : (const char *)tensor_data(s[q->a]) + (q->na == 1 ? 0 : (size_t)i0 * isz);
+    char *dst = q->to_side ? sb : ob;
+    const char *a = ew_arg(s, q->a, q->na, isz, i0, ob, sb);
     if (q->k.bin) {
-      const char *b = q->b == EW_PREV ? ob : (const char *)tensor_data(s[q->b]) + (q->nb == 1 ? 0 : (size_t)i0 * isz);
-      q->k.bin(ob, a, b, len, q->a == EW_PREV || q->na != 1, q->b == EW_PREV || q->nb != 1);
+      const char *b = ew_arg(s, q->b, q->nb, isz, i0, ob, sb);
+      q->k.bin(dst, a, b, len, q->a < -1 || q->na != 1, q->b < -1 || q->nb != 1);
     } else {
-      q->k.un(ob, a, len, 1, 0);
+      q->k.un(dst, a, len, 1, 0);
     }
   }
 }
@@ -1684,8 +1741,9 @@ static bool exec_ew_fast(const ExecPlan *p, const ExecStep *st, Tensor **s) {
     if (q->k.bin) q->k.bin(od, a, tensor_data(s[q->b]), e->n, q->na != 1 || e->n == 1, q->nb != 1 || e->n == 1);
     else q->k.un(od, a, e->n, 1, 0);
   } else {
+    _Alignas(64) char side[EW_BLOCK * 8];
     for (tfs_i64 i0 = 0; i0 < e->n; i0 += EW_BLOCK)
-      ew_block(e, s, i0, e->n - i0 < EW_BLOCK ? e->n - i0 : EW_BLOCK, od + (size_t)i0 * osz);
+      ew_block(e, s, i0, e->n - i0 < EW_BLOCK ? e->n - i0 : EW_BLOCK, od + (size_t)i0 * osz, side);
   }
   if (moved) s[e->donor] = NULL;   /* its reference is the result's now: the release list skips it */
   if (st->out[0] >= 0) s[st->out[0]] = o;
@@ -1711,10 +1769,10 @@ static bool exec_ew_update(const ExecStep *st, Tensor **s) {
     return false;
   size_t osz = (size_t)dtype_info[e->dt].size;
   char *vd = tensor_data(cur);
-  _Alignas(64) char tmp[EW_BLOCK * 8];
+  _Alignas(64) char tmp[EW_BLOCK * 8], side[EW_BLOCK * 8];
   for (tfs_i64 i0 = 0; i0 < e->n; i0 += EW_BLOCK) {
     tfs_i64 len = e->n - i0 < EW_BLOCK ? e->n - i0 : EW_BLOCK;
-    ew_block(e, s, i0, len, tmp);
+    ew_block(e, s, i0, len, tmp, side);
     char *vb = vd + (size_t)i0 * osz;
     if (e->amode == 0) memcpy(vb, tmp, (size_t)len * osz);
     else e->acc.bin(vb, vb, tmp, len, true, true);

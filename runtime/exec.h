@@ -42,8 +42,10 @@ void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs);
  * fused: MatMul + bias add (+ Relu) chains run as one _FusedMatMul step;
  * ew: planned elementwise steps (static shapes: a row loop, result in place or in the arena);
  * ewfused: elementwise steps absorbed into the next one's fused chain; arena: arena slots;
- * mm: 2-D MatMul / _FusedMatMul steps planned to skip op_run (static shapes, no transposes). */
-typedef struct ExecStats { int nodes, steps, pruned, folded, cse, slots, scalar, loops, fused, ew, ewfused, arena, mm, update; } ExecStats;
+ * mm: 2-D MatMul / _FusedMatMul steps planned to skip op_run (static shapes, no transposes);
+ * update: Assign* steps fed by a fused chain; ewside: single elementwise steps moved into a later chain
+ * as its side op (an operand computed block by block beside the chain). */
+typedef struct ExecStats { int nodes, steps, pruned, folded, cse, slots, scalar, loops, fused, ew, ewfused, arena, mm, update, ewside; } ExecStats;
 /* Matrix products run through a planned step (no op_run), since the start: for tests. */
 tfs_i64 exec_mm_count(void);
 /* Variable updates (Assign* fed by a planned elementwise chain) run as one fused pass, since the start: for tests. */

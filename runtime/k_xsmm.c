@@ -1,5 +1,6 @@
-/* k_xsmm.c — small float32/float64 products through libxsmm's JIT, generating code for the active ISA path. */
+/* k_xsmm.c — small float32/float64 products (transposed operands too) through libxsmm's JIT, generating code for the active ISA path. */
 #include <libxsmm.h>
+#include <stdlib.h>
 
 #include "ops.h"
 
@@ -25,25 +26,77 @@ static void xsmm_target(Isa isa) {
  * AVX2/AVX-512 paths, so the instruction is always there when this runs. */
 static inline void xsmm_clear_upper(void) { __asm__ volatile("vzeroupper" ::: "memory"); }
 
+/* B^T of a row-major [rows, cols] float/double matrix into dst [cols, rows], in 32x32 tiles so that
+ * both sides stay in cache lines. */
+static void transpose_tiles(size_t esz, void *dst, const void *src, tfs_i64 rows, tfs_i64 cols) {
+  enum { T = 32 };
+  for (tfs_i64 i0 = 0; i0 < rows; i0 += T)
+    for (tfs_i64 j0 = 0; j0 < cols; j0 += T) {
+      tfs_i64 i1 = i0 + T < rows ? i0 + T : rows, j1 = j0 + T < cols ? j0 + T : cols;
+      if (esz == 4) {
+        const float *s = src;
+        float *d = dst;
+        for (tfs_i64 i = i0; i < i1; i++)
+          for (tfs_i64 j = j0; j < j1; j++) d[j * rows + i] = s[i * cols + j];
+      } else {
+        const double *s = src;
+        double *d = dst;
+        for (tfs_i64 i = i0; i < i1; i++)
+          for (tfs_i64 j = j0; j < j1; j++) d[j * rows + i] = s[i * cols + j];
+      }
+    }
+}
+
+/* transpose_b through a transposed copy of B: libxsmm 1.17's JIT has no kernel for it (dispatch
+ * returns NULL), and copying B (K*N elements) then running the plain kernel beat OpenBLAS's
+ * transposed sgemm 3x at 100x100x100 (docs/performance.md), as long as the product reuses each
+ * element of the copy M times.  The copy lives in a per-thread buffer kept for the next call. */
+#define XSMM_TB_MAX_ELEMS ((tfs_i64)1 << 18)
+#define XSMM_TB_MIN_M 8
+static __thread void *tb_buf;
+static __thread size_t tb_cap;
+
+static void *tb_scratch(size_t bytes) {
+  if (bytes > tb_cap) {
+    void *p = realloc(tb_buf, bytes);
+    if (!p) return NULL;
+    tb_buf = p;
+    tb_cap = bytes;
+  }
+  return tb_buf;
+}
+
 bool xsmm_gemm(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb) {
-  if (ta || tb || (dt != DT_FLOAT32 && dt != DT_FLOAT64) || M * N * K > XSMM_MAX_FLOPS || M * N * K == 0) return false;
+  if ((dt != DT_FLOAT32 && dt != DT_FLOAT64) || M * N * K > XSMM_MAX_FLOPS || M * N * K == 0) return false;
+  if (tb && (K * N > XSMM_TB_MAX_ELEMS || M < XSMM_TB_MIN_M)) return false;
   Isa isa = isa_active();
   if (isa == ISA_BASELINE) return false;
   if (xsmm_isa != (int)isa) xsmm_target(isa);
-  /* libxsmm is column-major: C^T[N,M] = B^T[N,K] A^T[K,M], i.e. row-major C = A B with A and B swapped */
+  /* libxsmm is column-major: C^T[N,M] = B^T[N,K] A^T[K,M], i.e. row-major C = A B with A and B swapped.
+   * transpose_a is its TRANS_B on the stored A (leading dimension M). */
   const libxsmm_blasint m = (libxsmm_blasint)N, n = (libxsmm_blasint)M, k = (libxsmm_blasint)K;
-  const int flags = LIBXSMM_GEMM_FLAG_NONE, prefetch = LIBXSMM_PREFETCH_NONE;
-  if (dt == DT_FLOAT32) {
-    const float alpha = 1, beta = 0;
-    libxsmm_smmfunction f = libxsmm_smmdispatch(m, n, k, NULL, NULL, NULL, &alpha, &beta, &flags, &prefetch);
-    if (!f) return false;
-    f(B, A, C);
-  } else {
-    const double alpha = 1, beta = 0;
-    libxsmm_dmmfunction f = libxsmm_dmmdispatch(m, n, k, NULL, NULL, NULL, &alpha, &beta, &flags, &prefetch);
-    if (!f) return false;
-    f(B, A, C);
+  const libxsmm_blasint lda = (libxsmm_blasint)N, ldb = (libxsmm_blasint)(ta ? M : K), ldc = (libxsmm_blasint)N;
+  const int flags = ta ? LIBXSMM_GEMM_FLAG_TRANS_B : LIBXSMM_GEMM_FLAG_NONE, prefetch = LIBXSMM_PREFETCH_NONE;
+  libxsmm_smmfunction fs = NULL;
+  libxsmm_dmmfunction fd = NULL;
+  const float salpha = 1, sbeta = 0;
+  const double dalpha = 1, dbeta = 0;
+  if (dt == DT_FLOAT32)
+    fs = libxsmm_smmdispatch(m, n, k, &lda, &ldb, &ldc, &salpha, &sbeta, &flags, &prefetch);
+  else
+    fd = libxsmm_dmmdispatch(m, n, k, &lda, &ldb, &ldc, &dalpha, &dbeta, &flags, &prefetch);
+  if (!fs && !fd) return false;
+  if (tb) {   /* B is [N, K]: its transpose [K, N] is the plain kernel's operand */
+    size_t esz = (size_t)dtype_info[dt].size;
+    void *bt = tb_scratch((size_t)(K * N) * esz);
+    if (!bt) return false;
+    transpose_tiles(esz, bt, B, N, K);
+    B = bt;
   }
+  if (fs)
+    fs(B, A, C);
+  else
+    fd(B, A, C);
   xsmm_clear_upper();
   return true;
 }

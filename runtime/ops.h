@@ -226,7 +226,8 @@ void ew_binary(OpId id, Tensor *out, Tensor *a, Tensor *b);    /* out = a <op> b
  * int32/64 (wrapping); false for other dtypes.  gemm_small takes the active ISA path (isa.h),
  * gemm_small_on the given one, which the caller must know the CPU runs. */
 bool gemm_small(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb);
-/* The same through libxsmm's JIT (k_xsmm.c), for float32/64 without transposes up to a measured size;
+/* The same through libxsmm's JIT (k_xsmm.c), for float32/64 up to a measured size (transpose_b only for
+ * products that reuse a copied B enough);
  * false when it does not apply (the caller then uses gemm_small or BLAS). */
 bool xsmm_gemm(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb);
 /* One 2-D product of contiguous matrices without transposes, C[M,N] = A[M,K] B[K,N] (M, N, K > 0), then

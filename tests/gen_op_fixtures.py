@@ -430,9 +430,31 @@ def gen_shape():
     return w.save()
 
 
+def gen_matmul_transposed():
+    """Transposed float products at the sizes libxsmm takes them (k_xsmm.c): transpose_a straight through
+    its JIT, transpose_b through a transposed copy of b (m >= 8), and below that size limit OpenBLAS.
+    Generated last, so the other families' random draws stay as they were."""
+    w = Writer("matmul_transposed")
+    for dt in FLOATS:
+        for (m, k, n) in ((33, 20, 40), (24, 16, 30), (50, 20, 10), (7, 12, 9), (8, 1, 5)):
+            a, b = rand((k, m), dt, -2, 2), rand((k, n), dt, -2, 2)
+            w.case("matmul", [a, b], np.matmul(a.T.astype(F64), b.astype(F64)).astype(dt), 4, {"transpose_a": True})
+            a, b = rand((m, k), dt, -2, 2), rand((n, k), dt, -2, 2)
+            w.case("matmul", [a, b], np.matmul(a.astype(F64), b.T.astype(F64)).astype(dt), 4, {"transpose_b": True})
+            a, b = rand((k, m), dt, -2, 2), rand((n, k), dt, -2, 2)
+            w.case("matmul", [a, b], np.matmul(a.T.astype(F64), b.T.astype(F64)).astype(dt), 4,
+                   {"transpose_a": True, "transpose_b": True})
+        a, b = rand((2, 20, 12), dt, -2, 2), rand((2, 9, 20), dt, -2, 2)   # batched: one product per matrix
+        w.case("matmul", [a, b], np.matmul(np.swapaxes(a, 1, 2).astype(F64), np.swapaxes(b, 1, 2).astype(F64)).astype(dt), 4,
+               {"transpose_a": True, "transpose_b": True})
+        a, b = rand((2, 12, 20), dt, -2, 2), rand((9, 20), dt, -2, 2)
+        w.case("matmul", [a, b], np.matmul(a.astype(F64), b.T.astype(F64)).astype(dt), 4, {"transpose_b": True})
+    return w.save()
+
+
 def main():
     total = 0
-    for g in (gen_binary, gen_unary, gen_reduce, gen_matmul, gen_shape):
+    for g in (gen_binary, gen_unary, gen_reduce, gen_matmul, gen_shape, gen_matmul_transposed):
         total += g()
     print("wrote %d cases to %s" % (total, OUT))
 

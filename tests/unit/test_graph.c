@@ -1211,6 +1211,76 @@ START_TEST(test_exec_fused_updates) {
 }
 END_TEST
 
+/* Adam's variable update, `w -= (m * alpha) / (sqrt(s) + eps)` after reads of m and s: `m * alpha` (a
+ * single planned step, read only by the division) moves into the chain feeding AssignSub as its side
+ * op, computed block by block beside it: one fused update, no arena tensor for it.  Bit for bit what the
+ * eager ops and variable_assign give, over 2,500 elements (two blocks); with `m * alpha` also a graph
+ * output it stays a step of its own (no side op) and the results are the same. */
+START_TEST(test_exec_fused_update_side_op) {
+  tfs_i64 sh[2] = {50, 50};
+  TMeta mf = {DT_FLOAT32, 2, {50, 50}}, ms = {DT_FLOAT32, 0, {0}};
+  for (int also_out = 0; also_out < 2; also_out++) {
+    Tensor *w0 = ramp(DT_FLOAT32, 2, sh, 3), *m0 = ramp(DT_FLOAT32, 2, sh, 4), *r0 = ramp(DT_FLOAT32, 2, sh, 6);
+    Tensor *s0 = run1(OP_MUL, 2, r0, r0, NULL);   /* s >= 0, as Adam's */
+    Val W = variable_new(val_obj(w0), val_none(), true, val_none());
+    Val M = variable_new(val_obj(m0), val_none(), true, val_none());
+    Val S = variable_new(val_obj(s0), val_none(), true, val_none());
+    Val We = variable_new(val_obj(w0), val_none(), true, val_none());
+    Graph *g = graph_new("f", "adamfn", NULL);
+    int alpha = graph_add_placeholder(g, "alpha", &ms), eps = graph_add_placeholder(g, "eps", &ms);
+    int rm = var_op(g, OP_READ_VARIABLE, M, (GraphRef){0, 0}, &mf, -1);
+    int f = add_op(g, OP_MUL, 2, (GraphRef[]){{rm, 0}, {alpha, 0}}, &mf);
+    int rs = var_op(g, OP_READ_VARIABLE, S, (GraphRef){0, 0}, &mf, rm);
+    int q = add_op(g, OP_SQRT, 1, (GraphRef[]){{rs, 0}}, &mf);
+    int a = add_op(g, OP_ADD, 2, (GraphRef[]){{q, 0}, {eps, 0}}, &mf);
+    int d = add_op(g, OP_DIV, 2, (GraphRef[]){{f, 0}, {a, 0}}, &mf);
+    var_op(g, OP_ASSIGN_SUB_VARIABLE, W, (GraphRef){d, 0}, NULL, rs);
+    if (also_out) graph_add_output(g, (GraphRef){f, 0});
+    ExecPlan *p = exec_plan_new(g);
+    ExecStats st;
+    exec_plan_stats(p, &st);
+    ck_assert_int_eq(st.update, 1);
+    ck_assert_int_eq(st.ewside, also_out ? 0 : 1);   /* m * alpha inside the chain, unless the caller gets it */
+    ck_assert_int_eq(st.ewfused, 2);                 /* sqrt into + eps, that into the division */
+    Tensor *at = tensor_scalar(DT_FLOAT32), *et = tensor_scalar(DT_FLOAT32);
+    *(float *)tensor_data(at) = 0.0123f;
+    *(float *)tensor_data(et) = 1e-7f;
+    Tensor *args[2] = {at, et};
+    Variable *vw = (Variable *)W.u.o, *vm = (Variable *)M.u.o, *vs = (Variable *)S.u.o;
+    for (int call = 0; call < 3; call++) {
+      tfs_i64 before = exec_update_count();
+      Tensor *out = NULL;
+      exec_run(p, args, also_out ? &out : NULL);
+      ck_assert_int_eq(exec_update_count() - before, 1);
+      Tensor *fe = run1(OP_MUL, 2, vm->value, at, NULL), *qe = run1(OP_SQRT, 1, vs->value, NULL, NULL);
+      Tensor *ae = run1(OP_ADD, 2, qe, et, NULL), *de = run1(OP_DIV, 2, fe, ae, NULL);
+      variable_assign((Variable *)We.u.o, val_obj(de), 2);
+      ck_assert(memcmp(tensor_data(vw->value), tensor_data(((Variable *)We.u.o)->value), 2500 * sizeof(float)) == 0);
+      if (out) {
+        ck_assert(memcmp(tensor_data(out), tensor_data(fe), 2500 * sizeof(float)) == 0);
+        tensor_release(out);
+      }
+      tensor_release(fe);
+      tensor_release(qe);
+      tensor_release(ae);
+      tensor_release(de);
+    }
+    tensor_release(at);
+    tensor_release(et);
+    tensor_release(w0);
+    tensor_release(m0);
+    tensor_release(r0);
+    tensor_release(s0);
+    exec_plan_free(p);
+    graph_release(g);
+    TFS_DECREF(W);
+    TFS_DECREF(M);
+    TFS_DECREF(S);
+    TFS_DECREF(We);
+  }
+}
+END_TEST
+
 /* A steady-state call of a chain of small elementwise steps creates no tensor but its result: every
  * intermediate lives in place or in the plan's arena.  Counted (pooled or not, so also under ASan),
  * not timed. */
@@ -1299,6 +1369,7 @@ static Suite *graph_suite(void) {
   tcase_add_test(tc, test_exec_ew_planned);
   tcase_add_test(tc, test_exec_ew_steady_state_no_tensors);
   tcase_add_test(tc, test_exec_fused_updates);
+  tcase_add_test(tc, test_exec_fused_update_side_op);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -299,6 +299,8 @@ START_TEST(test_matmul) { ck_assert_int_eq(run_file("matmul.txt"), 0); }
 END_TEST
 START_TEST(test_shape) { ck_assert_int_eq(run_file("shape.txt"), 0); }
 END_TEST
+START_TEST(test_matmul_transposed) { ck_assert_int_eq(run_file("matmul_transposed.txt"), 0); }
+END_TEST
 
 /* Every op of the table is reachable from `tf` under each of its API names. */
 START_TEST(test_api_names) {
@@ -502,6 +504,92 @@ START_TEST(test_xsmm_upper_clean) {
 }
 END_TEST
 
+/* libxsmm takes the training step's transposed products (dW = X^T dY straight through its JIT, dX = dY W^T
+ * through a transposed copy of W) on the vector paths; the shapes of the Keras bench's MLP, each against
+ * a float64 loop (the numpy fixtures matmul_transposed.txt check the same paths through tf.matmul), and a
+ * B reused too little (M < 8) is left to the caller. */
+START_TEST(test_xsmm_transposes) {
+  static const int shapes[][3] = {{784, 100, 100}, {100, 100, 100}, {100, 100, 10}, {100, 10, 100}, {9, 7, 5}};
+  unsigned seed = 11;
+  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+    for (int t = 1; t < 4; t++) {
+      int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
+      bool ta = t & 1, tb = t & 2;
+      float *A = malloc(sizeof(float) * (size_t)(M * K)), *B = malloc(sizeof(float) * (size_t)(K * N));
+      float *C = malloc(sizeof(float) * (size_t)(M * N));
+      fill(DT_FLOAT32, A, M * K, &seed);
+      fill(DT_FLOAT32, B, K * N, &seed);
+      bool ran = xsmm_gemm(DT_FLOAT32, C, A, B, M, N, K, ta, tb);
+      if (isa_active() == ISA_BASELINE) {
+        ck_assert(!ran);
+      } else {
+        ck_assert_msg(ran, "%dx%dx%d ta=%d tb=%d: not taken by libxsmm", M, N, K, ta, tb);
+        for (int i = 0; i < M; i++)
+          for (int j = 0; j < N; j++) {
+            double r = 0, mag = 0;
+            for (int k = 0; k < K; k++) {
+              double p = (double)(ta ? A[k * M + i] : A[i * K + k]) * (double)(tb ? B[j * K + k] : B[k * N + j]);
+              r += p;
+              mag += p < 0 ? -p : p;
+            }
+            double d = C[i * N + j] - r;
+            ck_assert_msg((d < 0 ? -d : d) <= 1e-6 * mag + 1e-30, "%dx%dx%d ta=%d tb=%d [%d,%d]: %g, expected %g", M, N, K,
+                          ta, tb, i, j, (double)C[i * N + j], r);
+          }
+      }
+      free(A);
+      free(B);
+      free(C);
+    }
+  float a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1}, c[4];
+  ck_assert(!xsmm_gemm(DT_FLOAT32, c, a, b, 2, 2, 2, false, true));   /* M < 8: the copy would not pay */
+}
+END_TEST
+
+/* The planned steps' float32 row loops of the AVX2 path (+, -, *, /, sqrt; k_elementwise.c) give the
+ * baseline loops' bits: 4,099 elements (vector body and tail), signed values over many magnitudes,
+ * zeros of both signs, subnormals, infinities and NaNs, both operands strided and broadcast. */
+START_TEST(test_row_kernels_wide) {
+  if (isa_cpu_best() < ISA_AVX2) return;
+  enum { N = 4099 };
+  static float a[N], b[N], o1[N], o2[N];
+  static const float special[] = {0.0f, -0.0f, 1e-40f, -1e-45f, INFINITY, -INFINITY, NAN, 1.0f, -3.5f, 3.4e38f};
+  unsigned seed = 5;
+  for (int i = 0; i < N; i++) {
+    seed = seed * 1103515245u + 12345u;
+    int e = (int)(seed >> 16) % 60 - 30;
+    a[i] = ((float)(seed >> 8 & 0xffff) / 65536.0f - 0.5f) * ldexpf(1.0f, e);
+    seed = seed * 1103515245u + 12345u;
+    b[i] = ((float)(seed >> 8 & 0xffff) / 65536.0f - 0.3f) * ldexpf(1.0f, (int)(seed >> 16) % 60 - 30);
+    if (i % 37 == 0) a[i] = special[(i / 37) % 10];
+    if (i % 41 == 0) b[i] = special[(i / 41) % 10];
+  }
+  static const OpId ids[] = {OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_SQRT};
+  int saved = isa_cur;
+  for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++)
+    for (int form = 0; form < 3; form++) {   /* both operands rows; a broadcast; b broadcast */
+      OpRow base, wide;
+      isa_cur = ISA_BASELINE;
+      ck_assert(op_row_kernel(ids[k], DT_FLOAT32, DT_FLOAT32, &base));
+      isa_cur = ISA_AVX2;
+      ck_assert(op_row_kernel(ids[k], DT_FLOAT32, DT_FLOAT32, &wide));
+      isa_cur = saved;
+      ck_assert((base.bin != NULL) == (wide.bin != NULL));
+      ck_assert(base.bin != wide.bin || base.un != wide.un);   /* the AVX2 path has its own loop */
+      tfs_i64 sa = form == 1 ? 0 : 1, sb = form == 2 ? 0 : 1;
+      if (base.bin) {
+        base.bin((char *)o1, (const char *)a, (const char *)b, N, sa, sb);
+        wide.bin((char *)o2, (const char *)a, (const char *)b, N, sa, sb);
+      } else {
+        if (form) continue;
+        base.un((char *)o1, (const char *)a, N, 1, 0);
+        wide.un((char *)o2, (const char *)a, N, 1, 0);
+      }
+      ck_assert_msg(memcmp(o1, o2, sizeof o1) == 0, "op %d form %d: AVX2 row loop differs from baseline", (int)ids[k], form);
+    }
+}
+END_TEST
+
 static Suite *ops_suite(void) {
   Suite *s = suite_create("ops");
   TCase *tc = tcase_create("fixtures");
@@ -511,6 +599,7 @@ static Suite *ops_suite(void) {
   tcase_add_test(tc, test_reduce);
   tcase_add_test(tc, test_matmul);
   tcase_add_test(tc, test_shape);
+  tcase_add_test(tc, test_matmul_transposed);
   tcase_add_test(tc, test_api_names);
   tcase_add_test(tc, test_io_ops);
   suite_add_tcase(s, tc);
@@ -518,6 +607,8 @@ static Suite *ops_suite(void) {
   tcase_set_timeout(tg, 120);
   tcase_add_test(tg, test_gemm_paths);
   tcase_add_test(tg, test_xsmm_upper_clean);
+  tcase_add_test(tg, test_xsmm_transposes);
+  tcase_add_test(tg, test_row_kernels_wide);
   suite_add_tcase(s, tg);
   return s;
 }
