@@ -140,7 +140,8 @@ static void chunk_drop(TapeChunk *c) {
   }
 }
 
-static void *tape_alloc(Tape *t, size_t n) {
+/* Inlined into recording (as are the helpers below): a recorded op's own cost is the goal. */
+static inline __attribute__((always_inline)) void *tape_alloc(Tape *t, size_t n) {
   n = (n + 15) & ~(size_t)15;
   TapeChunk *c = t->chunks;
   if (!c || c->cap - c->used < n) {
@@ -160,7 +161,15 @@ static void *tape_alloc(Tape *t, size_t n) {
 
 
 
+/* grad_drops_of for every op, copied here once (before any tape records): one load per entry. */
+static unsigned char drops_of[OP__COUNT];
+static bool drops_ready;
+
 Val tape_new(bool persistent, bool watch_vars) {
+  if (!drops_ready) {
+    for (int i = 0; i < OP__COUNT; i++) drops_of[i] = (unsigned char)grad_drops_of((OpId)i);
+    drops_ready = true;
+  }
   Tape *t = obj_new(&tape_type, sizeof(Tape));
   memset((char *)t + sizeof(Obj), 0, sizeof(Tape) - sizeof(Obj));
   t->persistent = persistent;
@@ -169,7 +178,7 @@ Val tape_new(bool persistent, bool watch_vars) {
 }
 
 /* The object of a value that can be a gradient source (a tensor or Variable), or NULL. */
-static Obj *obj_of(Val v) {
+static inline __attribute__((always_inline)) Obj *obj_of(Val v) {
   if (v.tag != VT_OBJ) return NULL;
   if (v.u.o->type == &tensor_type || v.u.o->type == &variable_type) return v.u.o;
   return NULL;
@@ -178,7 +187,7 @@ static Obj *obj_of(Val v) {
 /* A value's identity on tapes: a tensor's id (odd, given on first use: entries need not keep a tensor
  * alive, and a freed tensor's address is soon another's), a Variable's address (even; tapes hold them). */
 static tfs_u64 next_id;
-static uintptr_t kid(Obj *o) {
+static inline __attribute__((always_inline)) uintptr_t kid(Obj *o) {
   if (!o) return 0;
   if (o->type != &tensor_type) return (uintptr_t)o;
   Tensor *t = (Tensor *)o;
@@ -372,7 +381,7 @@ void tape_watch(Tape *t, Val v) {
 
 static bool recording(const Tape *t) { return t->active && !t->paused && !t->busy; }
 
-static TapeEntry *new_entry(Tape *t) {
+static inline __attribute__((always_inline)) TapeEntry *new_entry(Tape *t) {
   if (!t->e && entry_pool) {
     t->e = entry_pool;
     t->cap = entry_pool_cap;
@@ -414,9 +423,9 @@ static void shape_of(TapeShape *s, const Tensor *t) {
  * control-flow region, whose end reads the inputs back).  Variables are read now (eagerly: the
  * current value, which an assignment replaces rather than overwrites while the tape holds it; in a
  * trace: a read node ordered before later updates). */
-static void entry_fill(Tape *t, TapeEntry *e, const OpDef *op, int nin, const Val *vin, int nout, const Val *outs,
+static inline __attribute__((always_inline)) void entry_fill(Tape *t, TapeEntry *e, const OpDef *op, int nin, const Val *vin, int nout, const Val *outs,
                        int nattr, const Val *attr) {
-  unsigned drops = op ? grad_drops_of(op->id) : 0;
+  unsigned drops = op ? drops_of[op->id] : 0;
   for (int i = 0; i < nout && drops; i++)
     if (outs[i].tag != VT_OBJ || outs[i].u.o->type != &tensor_type || ((Tensor *)outs[i].u.o)->sym) drops = 0;
   if (t->regions) drops = 0;
@@ -492,7 +501,7 @@ static void flat_inputs(const OpDef *op, int *nin, const Val **vin) {
   }
 }
 
-static void record_on(Tape *t, const OpDef *op, int nin, const Val *vin, const OpAttrs *attrs, int nout,
+static inline __attribute__((always_inline)) void record_on(Tape *t, const OpDef *op, int nin, const Val *vin, const OpAttrs *attrs, int nout,
                       const Val *outs, const Val *custom) {
   bool any = false;
   for (int i = 0; i < nin; i++) {
@@ -529,9 +538,11 @@ static void record_all(const OpDef *op, int nin, const Val *inputs, const OpAttr
     tfs_i64 n;
     seq_of(result, &n, &outs);
     nout = (int)n;
-  } else if (obj_of(result)) {
-    nout = 1;
-    outs = &result;
+  } else if (obj_of(result)) {   /* one result (most ops): record_on specialised for it */
+    flat_inputs(op, &nin, &inputs);
+    for (int i = 0; i < tape_nactive; i++)
+      if (recording(active[i])) record_on(active[i], op, nin, inputs, attrs, 1, &result, custom);
+    return;
   } else {
     return;
   }
