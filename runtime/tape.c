@@ -187,12 +187,14 @@ static inline __attribute__((always_inline)) Obj *obj_of(Val v) {
 /* A value's identity on tapes: a tensor's id (odd, given on first use: entries need not keep a tensor
  * alive, and a freed tensor's address is soon another's), a Variable's address (even; tapes hold them). */
 static tfs_u64 next_id;
+static inline __attribute__((always_inline)) uintptr_t tensor_kid(Tensor *t) {
+  if (!t->tape_id) t->tape_id = ++next_id;
+  return (uintptr_t)(t->tape_id << 1 | 1);
+}
 static inline __attribute__((always_inline)) uintptr_t kid(Obj *o) {
   if (!o) return 0;
   if (o->type != &tensor_type) return (uintptr_t)o;
-  Tensor *t = (Tensor *)o;
-  if (!t->tape_id) t->tape_id = ++next_id;
-  return (uintptr_t)(t->tape_id << 1 | 1);
+  return tensor_kid((Tensor *)o);
 }
 static uintptr_t key_of(Val v) { return kid(obj_of(v)); }
 static inline const void *kp(uintptr_t k) { return (const void *)k; }   /* as a PtrMap key */
@@ -423,14 +425,16 @@ static void shape_of(TapeShape *s, const Tensor *t) {
  * control-flow region, whose end reads the inputs back).  Variables are read now (eagerly: the
  * current value, which an assignment replaces rather than overwrites while the tape holds it; in a
  * trace: a read node ordered before later updates). */
+/* tensors: record_all checked that the inputs and the one output are eager tensors, the output a
+ * float one (a constant: this specialises the code for the most frequent entry). */
 static inline __attribute__((always_inline)) void entry_fill(Tape *t, TapeEntry *e, const OpDef *op, int nin, const Val *vin, int nout, const Val *outs,
-                       int nattr, const Val *attr) {
-  unsigned drops = op ? drops_of[op->id] : 0;
-  for (int i = 0; i < nout && drops; i++)
-    if (outs[i].tag != VT_OBJ || outs[i].u.o->type != &tensor_type || ((Tensor *)outs[i].u.o)->sym) drops = 0;
-  if (t->regions) drops = 0;
+                       int nattr, const Val *attr, bool tensors) {
+  unsigned drops = op && !t->regions ? drops_of[op->id] : 0;
+  if (!tensors)
+    for (int i = 0; i < nout && drops; i++)
+      if (outs[i].tag != VT_OBJ || outs[i].u.o->type != &tensor_type || ((Tensor *)outs[i].u.o)->sym) drops = 0;
   Tensor *o0 = drops & G_NO_OUT && nout == 1 ? (Tensor *)outs[0].u.o : NULL;
-  bool weak = o0 && !o0->tape_loose && key_is_float(&o0->hdr);   /* one weak holder per tensor */
+  bool weak = o0 && !o0->tape_loose && (tensors || key_is_float(&o0->hdr));   /* one weak holder per tensor */
   e->keep = (weak ? E_OUT_WEAK : 0) | (drops & G_NO_IN ? E_IN_NONE : drops & G_IN_SHAPE ? E_IN_SHAPE : 0);
   /* one block: inputs, outputs, attributes, identities, then input shapes */
   size_t nv = (size_t)(nin + nout + nattr), nk = (size_t)(nin + nout);
@@ -445,8 +449,8 @@ static inline __attribute__((always_inline)) void entry_fill(Tape *t, TapeEntry 
   e->nin = nin;
   e->nout = nout;
   for (int i = 0; i < nin; i++) {
-    Obj *k = obj_of(vin[i]);
-    e->key[i] = kid(k);
+    Obj *k = tensors ? vin[i].u.o : obj_of(vin[i]);
+    e->key[i] = tensors ? tensor_kid((Tensor *)k) : kid(k);
     e->in[i] = val_undef();
     if (e->keep & E_IN_NONE) continue;
     if (e->keep & E_IN_SHAPE) {
@@ -462,7 +466,7 @@ static inline __attribute__((always_inline)) void entry_fill(Tape *t, TapeEntry 
       }
       continue;
     }
-    if (k && k->type == &tensor_type) {   /* the common case, first */
+    if (tensors || (k && k->type == &tensor_type)) {   /* the common case, first */
       e->in[i] = vin[i];
       k->rc++;
       n_retained++;
@@ -482,7 +486,7 @@ static inline __attribute__((always_inline)) void entry_fill(Tape *t, TapeEntry 
     e->out[0].tag = VT_UNDEF;
     e->out[0].u.o = &o0->hdr;
     o0->tape_loose = &e->out[0].u.o;
-    e->key[nin] = kid(&o0->hdr);
+    e->key[nin] = tensor_kid(o0);
     return;
   }
   for (int i = 0; i < nout; i++) {
@@ -502,8 +506,18 @@ static void flat_inputs(const OpDef *op, int *nin, const Val **vin) {
 }
 
 static inline __attribute__((always_inline)) void record_on(Tape *t, const OpDef *op, int nin, const Val *vin, const OpAttrs *attrs, int nout,
-                      const Val *outs, const Val *custom) {
+                      const Val *outs, const Val *custom, bool tensors) {
   bool any = false;
+  if (tensors) {   /* see entry_fill */
+    tfs_u64 bits = 0;
+    for (int i = 0; i < nin; i++) bits |= ((Tensor *)vin[i].u.o)->tape_bits;
+    Tensor *o = (Tensor *)outs[0].u.o;
+    if (!(bits & t->bit) || (o->tape_bits & t->bit)) return;
+    entry_fill(t, new_entry(t), op, nin, vin, 1, outs, attrs ? attrs->n : 0, attrs ? attrs->v : NULL, true);
+    o->tape_bits |= t->bit;
+    t->tracked_ok = false;
+    return;
+  }
   for (int i = 0; i < nin; i++) {
     Obj *k = obj_of(vin[i]);
     if (!k) continue;
@@ -521,13 +535,18 @@ static inline __attribute__((always_inline)) void record_on(Tape *t, const OpDef
     if (key_is_float(obj_of(outs[i])) && !(*bits_of(obj_of(outs[i])) & t->bit)) fresh = true;
   if (!fresh) return;
   TapeEntry *e = new_entry(t);
-  if (op) entry_fill(t, e, op, nin, vin, nout, outs, attrs ? attrs->n : 0, attrs ? attrs->v : NULL);
-  else entry_fill(t, e, NULL, nin, vin, nout, outs, 1, custom);
+  if (op) entry_fill(t, e, op, nin, vin, nout, outs, attrs ? attrs->n : 0, attrs ? attrs->v : NULL, false);
+  else entry_fill(t, e, NULL, nin, vin, nout, outs, 1, custom, false);
   for (int i = 0; i < nout; i++) {   /* the outputs become tracked (the entry refers to them) */
     Obj *k = obj_of(outs[i]);
     if (key_is_float(k)) *bits_of(k) |= t->bit;
   }
   t->tracked_ok = false;
+}
+
+/* An eager tensor, not a symbolic one. */
+static inline bool vin_is_tensor(Val v) {
+  return v.tag == VT_OBJ && v.u.o->type == &tensor_type && !((Tensor *)v.u.o)->sym;
 }
 
 static void record_all(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs, Val result, const Val *custom) {
@@ -540,15 +559,22 @@ static void record_all(const OpDef *op, int nin, const Val *inputs, const OpAttr
     nout = (int)n;
   } else if (obj_of(result)) {   /* one result (most ops): record_on specialised for it */
     flat_inputs(op, &nin, &inputs);
-    for (int i = 0; i < tape_nactive; i++)
-      if (recording(active[i])) record_on(active[i], op, nin, inputs, attrs, 1, &result, custom);
+    /* eager tensors in and a float tensor out (most recorded ops): record_on specialised further */
+    Tensor *o = (Tensor *)result.u.o;
+    bool tensors = op && result.u.o->type == &tensor_type && !o->sym && dtype_info[o->dtype].is_float;
+    for (int i = 0; i < nin && tensors; i++) tensors = vin_is_tensor(inputs[i]);
+    for (int i = 0; i < tape_nactive; i++) {
+      if (!recording(active[i])) continue;
+      if (tensors) record_on(active[i], op, nin, inputs, attrs, 1, &result, custom, true);
+      else record_on(active[i], op, nin, inputs, attrs, 1, &result, custom, false);
+    }
     return;
   } else {
     return;
   }
   flat_inputs(op, &nin, &inputs);
   for (int i = 0; i < tape_nactive; i++)
-    if (recording(active[i])) record_on(active[i], op, nin, inputs, attrs, nout, outs, custom);
+    if (recording(active[i])) record_on(active[i], op, nin, inputs, attrs, nout, outs, custom, false);
 }
 
 void tape_record(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs, Val result) {
@@ -651,7 +677,7 @@ void tape_record_on(Tape *t, Val ext, Val outs, Val grad_fn) {
   seq_of(ext, &nin, &in);
   seq_of(outs, &nout, &out);
   TapeEntry *e = new_entry(t);
-  entry_fill(t, e, NULL, (int)nin, in, (int)nout, out, 1, &grad_fn);
+  entry_fill(t, e, NULL, (int)nin, in, (int)nout, out, 1, &grad_fn, false);
   for (tfs_i64 i = 0; i < nout; i++) track_out(t, out[i]);
 }
 
