@@ -553,31 +553,34 @@ static void g_tl_add(const GradCall *g, Val *dx) {
 
 void grad_none(const GradCall *g, Val *dx) { (void)g; (void)dx; }
 
-static const GradFn grad_table[OP__COUNT] = {
-  [OP_ADD] = g_add, [OP_SUB] = g_sub, [OP_MUL] = g_mul, [OP_DIV] = g_div, [OP_FLOORDIV] = grad_none,
-  [OP_MOD] = g_mod, [OP_POW] = g_pow, [OP_MAXIMUM] = g_maxmin, [OP_MINIMUM] = g_maxmin, [OP_SQDIFF] = g_sqdiff,
-  [OP_NEG] = g_neg, [OP_ABS] = g_abs, [OP_SIGN] = grad_none, [OP_SQUARE] = g_square, [OP_SQRT] = g_sqrt,
-  [OP_RSQRT] = g_rsqrt, [OP_EXP] = g_exp, [OP_LOG] = g_log, [OP_LOG1P] = g_log1p, [OP_SIN] = g_sin, [OP_COS] = g_cos,
-  [OP_TANH] = g_tanh, [OP_SIGMOID] = g_sigmoid, [OP_FLOOR] = grad_none, [OP_CEIL] = grad_none, [OP_ROUND] = grad_none,
-  [OP_RECIPROCAL] = g_reciprocal, [OP_SOFTPLUS] = g_softplus, [OP_RELU] = g_relu, [OP_RELU6] = g_relu6,
-  [OP_ELU] = g_elu, [OP_LEAKY_RELU] = g_leaky_relu, [OP_GELU] = g_gelu, [OP_CAST] = g_cast, [OP_SELECT] = g_select,
-  [OP_CLIP] = g_clip, [OP_ADD_N] = g_add_n,
-  [OP_SUM] = g_sum, [OP_MEAN] = g_mean, [OP_MAX] = g_maxmin_reduce, [OP_MIN] = g_maxmin_reduce, [OP_PROD] = g_prod,
-  [OP_LOGSUMEXP] = g_logsumexp, [OP_SOFTMAX] = g_softmax, [OP_LOG_SOFTMAX] = g_log_softmax,
-  [OP_SPARSE_XENT] = g_sparse_xent, [OP_XENT] = g_xent, [OP_NORM] = g_norm,
-  [OP_MATMUL] = g_matmul, [OP_TRANSPOSE] = g_transpose, [OP_BIAS_ADD] = g_bias_add, [OP_CONV2D] = g_conv2d, [OP_MAX_POOL] = g_max_pool,
-  [OP_RESHAPE] = g_reshape, [OP_EXPAND_DIMS] = g_reshape, [OP_SQUEEZE] = g_reshape, [OP_IDENTITY] = g_identity,
-  [OP_CONCAT] = g_concat, [OP_STACK] = g_stack, [OP_UNSTACK] = g_unstack, [OP_TILE] = g_tile,
-  [OP_BROADCAST_TO] = g_broadcast_to, [OP_STRIDED_SLICE] = g_scatter, [OP_SLICE] = g_scatter, [OP_GATHER] = g_scatter, [OP_GATHER_ND] = g_scatter, [OP_PAD] = g_scatter, [OP_READ_VARIABLE] = g_identity, [OP_STOP_GRADIENT] = grad_none,
-  [OP_ZEROS_LIKE] = grad_none, [OP_ONES_LIKE] = grad_none, [OP_STACK_PUSH] = grad_none, [OP_STACK_SIZE] = grad_none, [OP_STACK_GET] = grad_none, [OP_RNG_STATE] = grad_none, [OP_RNG_SWAP] = grad_none, [OP_DROPOUT] = g_dropout,
-  [OP_CHECK_NUMERICS] = g_identity, [OP_ASSERT_FINITE] = g_identity,
-  [OP_TL_RESERVE] = grad_none, [OP_TL_LENGTH] = grad_none, [OP_TL_SET_ITEM] = g_tl_set_item,
-  [OP_TL_GET_ITEM] = g_tl_get_item, [OP_TL_STACK] = g_tl_stack, [OP_TL_FROM_TENSOR] = g_tl_from_tensor,
-  [OP_TL_GATHER] = g_tl_gather, [OP_TL_SCATTER] = g_tl_scatter, [OP_TL_ADD] = g_tl_add,
-  [OP_TL_CONCAT] = g_tl_concat, [OP_TL_RESIZE] = g_tl_resize, [OP_TL_CONCAT_GRAD] = grad_none,
+/* Each op's gradient and, beside it, what that gradient reads of the forward op (TF's
+ * _ops_which_dont_need_inputs/_outputs): an eager tape keeps only that (tape.c). */
+static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = {
+  [OP_ADD] = {g_add, G_NO_OUT | G_IN_SHAPE}, [OP_SUB] = {g_sub, G_NO_OUT | G_IN_SHAPE}, [OP_MUL] = {g_mul, G_NO_OUT}, [OP_DIV] = {g_div, G_NO_OUT}, [OP_FLOORDIV] = {grad_none, 0},
+  [OP_MOD] = {g_mod, G_NO_OUT}, [OP_POW] = {g_pow, 0}, [OP_MAXIMUM] = {g_maxmin, G_NO_OUT}, [OP_MINIMUM] = {g_maxmin, G_NO_OUT}, [OP_SQDIFF] = {g_sqdiff, G_NO_OUT},
+  [OP_NEG] = {g_neg, G_NO_OUT | G_IN_SHAPE}, [OP_ABS] = {g_abs, G_NO_OUT}, [OP_SIGN] = {grad_none, 0}, [OP_SQUARE] = {g_square, G_NO_OUT}, [OP_SQRT] = {g_sqrt, G_NO_IN},
+  [OP_RSQRT] = {g_rsqrt, G_NO_IN}, [OP_EXP] = {g_exp, G_NO_IN}, [OP_LOG] = {g_log, G_NO_OUT}, [OP_LOG1P] = {g_log1p, G_NO_OUT}, [OP_SIN] = {g_sin, G_NO_OUT}, [OP_COS] = {g_cos, G_NO_OUT},
+  [OP_TANH] = {g_tanh, G_NO_IN}, [OP_SIGMOID] = {g_sigmoid, G_NO_IN}, [OP_FLOOR] = {grad_none, 0}, [OP_CEIL] = {grad_none, 0}, [OP_ROUND] = {grad_none, 0},
+  [OP_RECIPROCAL] = {g_reciprocal, G_NO_IN}, [OP_SOFTPLUS] = {g_softplus, G_NO_OUT}, [OP_RELU] = {g_relu, G_NO_IN}, [OP_RELU6] = {g_relu6, G_NO_OUT},
+  [OP_ELU] = {g_elu, G_NO_IN}, [OP_LEAKY_RELU] = {g_leaky_relu, G_NO_OUT}, [OP_GELU] = {g_gelu, 0}, [OP_CAST] = {g_cast, G_NO_OUT | G_IN_SHAPE}, [OP_SELECT] = {g_select, G_NO_OUT},
+  [OP_CLIP] = {g_clip, G_NO_OUT}, [OP_ADD_N] = {g_add_n, G_NO_OUT | G_IN_SHAPE},
+  [OP_SUM] = {g_sum, G_NO_OUT | G_IN_SHAPE}, [OP_MEAN] = {g_mean, G_NO_OUT | G_IN_SHAPE}, [OP_MAX] = {g_maxmin_reduce, 0}, [OP_MIN] = {g_maxmin_reduce, 0}, [OP_PROD] = {g_prod, 0},
+  [OP_LOGSUMEXP] = {g_logsumexp, 0}, [OP_SOFTMAX] = {g_softmax, G_NO_IN}, [OP_LOG_SOFTMAX] = {g_log_softmax, G_NO_IN},
+  [OP_SPARSE_XENT] = {g_sparse_xent, G_NO_OUT}, [OP_XENT] = {g_xent, G_NO_OUT}, [OP_NORM] = {g_norm, 0},
+  [OP_MATMUL] = {g_matmul, G_NO_OUT}, [OP_TRANSPOSE] = {g_transpose, G_NO_OUT | G_IN_SHAPE}, [OP_BIAS_ADD] = {g_bias_add, G_NO_OUT | G_IN_SHAPE}, [OP_CONV2D] = {g_conv2d, G_NO_OUT}, [OP_MAX_POOL] = {g_max_pool, G_NO_OUT},
+  [OP_RESHAPE] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_EXPAND_DIMS] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_SQUEEZE] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_IDENTITY] = {g_identity, G_NO_OUT | G_IN_SHAPE},
+  [OP_CONCAT] = {g_concat, G_NO_OUT | G_IN_SHAPE}, [OP_STACK] = {g_stack, 0}, [OP_UNSTACK] = {g_unstack, 0}, [OP_TILE] = {g_tile, 0},
+  [OP_BROADCAST_TO] = {g_broadcast_to, G_NO_OUT | G_IN_SHAPE}, [OP_STRIDED_SLICE] = {g_scatter, 0}, [OP_SLICE] = {g_scatter, 0}, [OP_GATHER] = {g_scatter, 0}, [OP_GATHER_ND] = {g_scatter, 0}, [OP_PAD] = {g_scatter, 0}, [OP_READ_VARIABLE] = {g_identity, 0}, [OP_STOP_GRADIENT] = {grad_none, 0},
+  [OP_ZEROS_LIKE] = {grad_none, 0}, [OP_ONES_LIKE] = {grad_none, 0}, [OP_STACK_PUSH] = {grad_none, 0}, [OP_STACK_SIZE] = {grad_none, 0}, [OP_STACK_GET] = {grad_none, 0}, [OP_RNG_STATE] = {grad_none, 0}, [OP_RNG_SWAP] = {grad_none, 0}, [OP_DROPOUT] = {g_dropout, 0},
+  [OP_CHECK_NUMERICS] = {g_identity, G_NO_OUT | G_IN_SHAPE}, [OP_ASSERT_FINITE] = {g_identity, G_NO_OUT | G_IN_SHAPE},
+  [OP_TL_RESERVE] = {grad_none, 0}, [OP_TL_LENGTH] = {grad_none, 0}, [OP_TL_SET_ITEM] = {g_tl_set_item, 0},
+  [OP_TL_GET_ITEM] = {g_tl_get_item, 0}, [OP_TL_STACK] = {g_tl_stack, 0}, [OP_TL_FROM_TENSOR] = {g_tl_from_tensor, 0},
+  [OP_TL_GATHER] = {g_tl_gather, 0}, [OP_TL_SCATTER] = {g_tl_scatter, 0}, [OP_TL_ADD] = {g_tl_add, 0},
+  [OP_TL_CONCAT] = {g_tl_concat, 0}, [OP_TL_RESIZE] = {g_tl_resize, 0}, [OP_TL_CONCAT_GRAD] = {grad_none, 0},
 };
 
-GradFn grad_fn_of(OpId id) { return id >= 0 && id < OP__COUNT ? grad_table[id] : NULL; }
+GradFn grad_fn_of(OpId id) { return id >= 0 && id < OP__COUNT ? grad_table[id].fn : NULL; }
+unsigned grad_drops_of(OpId id) { return id >= 0 && id < OP__COUNT ? grad_table[id].drops : 0; }
 
 /* Run one gradient function with the temporary pool around it. */
 void grad_run(GradFn fn, const GradCall *g, Val *dx) {

@@ -89,9 +89,16 @@ static bool in_record;
 int tape_nactive_count(void) { return tape_nactive; }
 Tape *tape_active_at(int i) { return active[i]; }        /* reading a Variable for an entry must not record itself */
 
+/* The tensor an entry holds weakly (E_OUT_WEAK), NULL once freed. */
+static inline Tensor *weak_out(const TapeEntry *e) { return (Tensor *)e->out[0].u.o; }
+
 static void entry_free(TapeEntry *e) {
   for (int i = 0; i < e->nin; i++) TFS_DECREF(e->in[i]);
-  for (int i = 0; i < e->nout; i++) TFS_DECREF(e->out[i]);
+  if (e->keep & E_OUT_WEAK) {
+    if (weak_out(e)) weak_out(e)->tape_loose = NULL;
+  } else {
+    for (int i = 0; i < e->nout; i++) TFS_DECREF(e->out[i]);
+  }
   for (int i = 0; i < e->nattr; i++) TFS_DECREF(e->attr[i]);
 }
 
@@ -133,7 +140,8 @@ static void chunk_drop(TapeChunk *c) {
   }
 }
 
-static void *tape_alloc(Tape *t, size_t n) {
+/* Inlined into recording (as are the helpers below): a recorded op's own cost is the goal. */
+static inline __attribute__((always_inline)) void *tape_alloc(Tape *t, size_t n) {
   n = (n + 15) & ~(size_t)15;
   TapeChunk *c = t->chunks;
   if (!c || c->cap - c->used < n) {
@@ -153,7 +161,15 @@ static void *tape_alloc(Tape *t, size_t n) {
 
 
 
+/* grad_drops_of for every op, copied here once (before any tape records): one load per entry. */
+static unsigned char drops_of[OP__COUNT];
+static bool drops_ready;
+
 Val tape_new(bool persistent, bool watch_vars) {
+  if (!drops_ready) {
+    for (int i = 0; i < OP__COUNT; i++) drops_of[i] = (unsigned char)grad_drops_of((OpId)i);
+    drops_ready = true;
+  }
   Tape *t = obj_new(&tape_type, sizeof(Tape));
   memset((char *)t + sizeof(Obj), 0, sizeof(Tape) - sizeof(Obj));
   t->persistent = persistent;
@@ -161,12 +177,30 @@ Val tape_new(bool persistent, bool watch_vars) {
   return val_obj(t);
 }
 
-/* The identity of a value as a gradient source, or NULL. */
-static Obj *key_of(Val v) {
+/* The object of a value that can be a gradient source (a tensor or Variable), or NULL. */
+static inline __attribute__((always_inline)) Obj *obj_of(Val v) {
   if (v.tag != VT_OBJ) return NULL;
   if (v.u.o->type == &tensor_type || v.u.o->type == &variable_type) return v.u.o;
   return NULL;
 }
+
+/* A value's identity on tapes: a tensor's id (odd, given on first use: entries need not keep a tensor
+ * alive, and a freed tensor's address is soon another's), a Variable's address (even; tapes hold them). */
+static tfs_u64 next_id;
+static inline __attribute__((always_inline)) uintptr_t tensor_kid(Tensor *t) {
+  if (!t->tape_id) t->tape_id = ++next_id;
+  return (uintptr_t)(t->tape_id << 1 | 1);
+}
+static inline __attribute__((always_inline)) uintptr_t kid(Obj *o) {
+  if (!o) return 0;
+  if (o->type != &tensor_type) return (uintptr_t)o;
+  return tensor_kid((Tensor *)o);
+}
+static uintptr_t key_of(Val v) { return kid(obj_of(v)); }
+static inline const void *kp(uintptr_t k) { return (const void *)k; }   /* as a PtrMap key */
+
+static tfs_i64 n_retained;   /* tape_retained */
+tfs_i64 tape_retained(void) { return n_retained; }
 
 /* A key's slot bits: which active tapes track it. */
 static inline tfs_u64 *bits_of(Obj *k) {
@@ -194,17 +228,24 @@ static Tape *slot_owner[64];
 /* Set (on) or clear the tape's bit in everything it tracks. */
 static void mark_all(Tape *t, bool on) {
   for (int i = 0; i < t->nwatched; i++) {
-    Obj *k = key_of(t->watched[i]);
+    Obj *k = obj_of(t->watched[i]);
     if (on) *bits_of(k) |= t->bit;
     else *bits_of(k) &= ~t->bit;
   }
-  for (int i = 0; i < t->n; i++)
+  for (int i = 0; i < t->n; i++) {
+    if (t->e[i].keep & E_OUT_WEAK) {   /* float, and alive unless NULL */
+      Tensor *o = weak_out(&t->e[i]);
+      if (o && on) o->tape_bits |= t->bit;
+      else if (o) o->tape_bits &= ~t->bit;
+      continue;
+    }
     for (int j = 0; j < t->e[i].nout; j++) {
-      Obj *k = key_of(t->e[i].out[j]);
+      Obj *k = obj_of(t->e[i].out[j]);
       if (!k) continue;
       if (!on) *bits_of(k) &= ~t->bit;
       else if (is_float_val(t->e[i].out[j])) *bits_of(k) |= t->bit;
     }
+  }
 }
 
 static void slot_release(Tape *t, bool clear) {
@@ -248,12 +289,16 @@ void tape_free(Obj *o) {
   tape_pop(t);
   /* clear the tape's bit in each value as it is released: one pass */
   for (int i = 0; i < t->n; i++) {
-    for (int j = 0; j < t->e[i].nout; j++)
-      if (key_of(t->e[i].out[j])) *bits_of(key_of(t->e[i].out[j])) &= ~t->bit;
+    if (t->e[i].keep & E_OUT_WEAK) {
+      if (weak_out(&t->e[i])) weak_out(&t->e[i])->tape_bits &= ~t->bit;
+    } else {
+      for (int j = 0; j < t->e[i].nout; j++)
+        if (obj_of(t->e[i].out[j])) *bits_of(obj_of(t->e[i].out[j])) &= ~t->bit;
+    }
     entry_free(&t->e[i]);
   }
   for (int i = 0; i < t->nwatched; i++) {
-    *bits_of(key_of(t->watched[i])) &= ~t->bit;
+    *bits_of(obj_of(t->watched[i])) &= ~t->bit;
     TFS_DECREF(t->watched[i]);
   }
   slot_release(t, false);
@@ -272,24 +317,26 @@ void tape_free(Obj *o) {
   free(t);
 }
 
-/* Whether t tracks k: a bit test while t is active, else the map, rebuilt when stale. */
+/* Whether t tracks k: a bit test while t holds a slot, else the map, rebuilt when stale. */
 static bool tracks_key(Tape *t, Obj *k) {
   if (!k) return false;
   if (t->bit) return (*bits_of(k) & t->bit) != 0;
   if (!t->tracked_ok) {
     ptrmap_free(&t->tracked);
-    for (int i = 0; i < t->nwatched; i++) ptrmap_put(&t->tracked, key_of(t->watched[i]), val_undef());
-    for (int i = 0; i < t->n; i++)
-      for (int j = 0; j < t->e[i].nout; j++)
-        if (is_float_val(t->e[i].out[j])) ptrmap_put(&t->tracked, key_of(t->e[i].out[j]), val_undef());
+    for (int i = 0; i < t->nwatched; i++) ptrmap_put(&t->tracked, kp(key_of(t->watched[i])), val_undef());
+    for (int i = 0; i < t->n; i++) {
+      TapeEntry *e = &t->e[i];
+      for (int j = 0; j < e->nout; j++)
+        if ((e->keep & E_OUT_WEAK) || is_float_val(e->out[j])) ptrmap_put(&t->tracked, kp(e->key[e->nin + j]), val_undef());
+    }
     t->tracked_ok = true;
   }
-  return ptrmap_find(&t->tracked, k) >= 0;
+  return ptrmap_find(&t->tracked, kp(kid(k))) >= 0;
 }
 
 /* Track a value that is no entry's output (a watched tensor, a Variable). */
 static void track(Tape *t, Val v) {
-  Obj *k = key_of(v);
+  Obj *k = obj_of(v);
   if (!k || !is_float_val(v) || tracks_key(t, k)) return;   /* integers carry no gradient */
   if (t->nwatched == t->capwatched) {   /* from the chunks: no allocator call per tape */
     int cap = t->capwatched ? t->capwatched * 2 : 8;
@@ -305,7 +352,7 @@ static void track(Tape *t, Val v) {
 
 /* An entry's output becomes tracked (the entry holds it). */
 static void track_out(Tape *t, Val v) {
-  Obj *k = key_of(v);
+  Obj *k = obj_of(v);
   if (key_is_float(k)) *bits_of(k) |= t->bit;
   t->tracked_ok = false;
 }
@@ -329,14 +376,14 @@ void tape_watch(Tape *t, Val v) {
       if (d->keys[i].tag != VT_UNDEF) tape_watch(t, d->vals[i]);
     return;
   }
-  if (!key_of(v))
+  if (!obj_of(v))
     rt_throw(ERR_VALUE, "Passed in object of type %s, not tf.Tensor or tf.Variable or ExtensionType.", val_type_name(v));
   track(t, v);
 }
 
 static bool recording(const Tape *t) { return t->active && !t->paused && !t->busy; }
 
-static TapeEntry *new_entry(Tape *t) {
+static inline __attribute__((always_inline)) TapeEntry *new_entry(Tape *t) {
   if (!t->e && entry_pool) {
     t->e = entry_pool;
     t->cap = entry_pool_cap;
@@ -356,46 +403,97 @@ static TapeEntry *new_entry(Tape *t) {
   return e;
 }
 
-/* Fill an entry's inputs and outputs; Variables are read now (eagerly: the
- * current value, which an assignment replaces rather than overwrites while
- * the tape holds it; in a trace: a read node ordered before later updates). */
-static void entry_fill(Tape *t, TapeEntry *e, const OpDef *op, int nin, const Val *vin, int nout, const Val *outs,
-                       int nattr, const Val *attr) {
-  /* one block: inputs, outputs, attributes, then input identities */
-  e->in = tape_alloc(t, sizeof(Val) * (size_t)(nin + nout + nattr) + sizeof(Obj *) * (size_t)nin + 1);
+/* A host operand (x * 3.0) as the tensor the op converted it to, for shape rules: operands of the
+ * op's dtype group take that dtype, indices their default. */
+static Tensor *host_operand(const OpDef *op, int nin, const Val *vin, int i) {
+  int want = -1;
+  char k = !op ? 'A' : op->kinds[0] == 'L' ? 'T' : i < (int)strlen(op->kinds) ? op->kinds[i] : 'A';
+  if (strchr("TtFf", k))
+    for (int j = 0; j < nin && want < 0; j++)
+      if (val_as_tensor(vin[j])) want = val_as_tensor(vin[j])->dtype;
+  return tensor_from_val(vin[i], want);
+}
+
+static void shape_of(TapeShape *s, const Tensor *t) {
+  s->dtype = t->dtype;
+  s->rank = t->rank;
+  for (int d = 0; d < t->rank; d++) s->shape[d] = t->shape[d];
+}
+
+/* Fill an entry: attributes, the identities of inputs and outputs, and of their values what the op's
+ * gradient reads (grad_drops_of; all of them while tracing, where a shape may not be static, and in a
+ * control-flow region, whose end reads the inputs back).  Variables are read now (eagerly: the
+ * current value, which an assignment replaces rather than overwrites while the tape holds it; in a
+ * trace: a read node ordered before later updates). */
+/* tensors: record_all checked that the inputs and the one output are eager tensors, the output a
+ * float one (a constant: this specialises the code for the most frequent entry). */
+static inline __attribute__((always_inline)) void entry_fill(Tape *t, TapeEntry *e, const OpDef *op, int nin, const Val *vin, int nout, const Val *outs,
+                       int nattr, const Val *attr, bool tensors) {
+  unsigned drops = op && !t->regions ? drops_of[op->id] : 0;
+  if (!tensors)
+    for (int i = 0; i < nout && drops; i++)
+      if (outs[i].tag != VT_OBJ || outs[i].u.o->type != &tensor_type || ((Tensor *)outs[i].u.o)->sym) drops = 0;
+  Tensor *o0 = drops & G_NO_OUT && nout == 1 ? (Tensor *)outs[0].u.o : NULL;
+  bool weak = o0 && !o0->tape_loose && (tensors || key_is_float(&o0->hdr));   /* one weak holder per tensor */
+  e->keep = (weak ? E_OUT_WEAK : 0) | (drops & G_NO_IN ? E_IN_NONE : drops & G_IN_SHAPE ? E_IN_SHAPE : 0);
+  /* one block: inputs, outputs, attributes, identities, then input shapes */
+  size_t nv = (size_t)(nin + nout + nattr), nk = (size_t)(nin + nout);
+  e->in = tape_alloc(t, sizeof(Val) * nv + sizeof(uintptr_t) * nk + (e->keep & E_IN_SHAPE ? sizeof(TapeShape) * (size_t)nin : 0));
   e->op = op;
   e->out = e->in + nin;
   e->attr = e->out + nout;
-  e->key = (Obj **)(e->attr + nattr);
+  e->key = (uintptr_t *)(e->attr + nattr);
+  e->shp = e->keep & E_IN_SHAPE ? (TapeShape *)(e->key + nk) : NULL;
   for (int i = 0; i < nattr; i++) e->attr[i] = val_incref(attr[i]);
   e->nattr = nattr;
   e->nin = nin;
   e->nout = nout;
   for (int i = 0; i < nin; i++) {
-    if (vin[i].tag == VT_OBJ && vin[i].u.o->type == &tensor_type) {   /* the common case, first */
-      e->key[i] = vin[i].u.o;
-      e->in[i] = vin[i];
-      vin[i].u.o->rc++;
+    Obj *k = tensors ? vin[i].u.o : obj_of(vin[i]);
+    e->key[i] = tensors ? tensor_kid((Tensor *)k) : kid(k);
+    e->in[i] = val_undef();
+    if (e->keep & E_IN_NONE) continue;
+    if (e->keep & E_IN_SHAPE) {
+      if (k) {
+        shape_of(&e->shp[i], k->type == &tensor_type ? (Tensor *)k : ((Variable *)k)->value);
+      } else if (vin[i].tag == VT_NONE || vin[i].tag == VT_UNDEF) {
+        e->shp[i].rank = -2;
+        e->in[i] = vin[i];
+      } else {
+        Tensor *h = host_operand(op, nin, vin, i);
+        shape_of(&e->shp[i], h);
+        TFS_DECREF(val_obj(h));
+      }
       continue;
     }
-    e->key[i] = key_of(vin[i]);
-    if (val_is(vin[i], &variable_type)) {
+    if (tensors || (k && k->type == &tensor_type)) {   /* the common case, first */
+      e->in[i] = vin[i];
+      k->rc++;
+      n_retained++;
+    } else if (k) {
       in_record = true;
       e->in[i] = op_apply1(OP_READ_VARIABLE, vin[i]);
       in_record = false;
-    } else if (!val_as_tensor(vin[i]) && vin[i].tag != VT_NONE && vin[i].tag != VT_UNDEF) {
-      /* a host operand (x * 3.0): the tensor the op converted it to, for shape rules */
-      int want = -1;
-      char k = !op ? 'A' : op->kinds[0] == 'L' ? 'T' : i < (int)strlen(op->kinds) ? op->kinds[i] : 'A';
-      if (strchr("TtFf", k))   /* operands of the op's dtype group take that dtype; indices their default */
-        for (int j = 0; j < nin && want < 0; j++)
-          if (val_as_tensor(vin[j])) want = val_as_tensor(vin[j])->dtype;
-      e->in[i] = val_obj(tensor_from_val(vin[i], want));
+      n_retained++;
+    } else if (vin[i].tag != VT_NONE && vin[i].tag != VT_UNDEF) {
+      e->in[i] = val_obj(host_operand(op, nin, vin, i));
+      n_retained++;
     } else {
-      e->in[i] = val_incref(vin[i]);
+      e->in[i] = vin[i];
     }
   }
-  for (int i = 0; i < nout; i++) e->out[i] = val_incref(outs[i]);
+  if (weak) {   /* held weakly: the tensor clears out[0].u.o when freed */
+    e->out[0].tag = VT_UNDEF;
+    e->out[0].u.o = &o0->hdr;
+    o0->tape_loose = &e->out[0].u.o;
+    e->key[nin] = tensor_kid(o0);
+    return;
+  }
+  for (int i = 0; i < nout; i++) {
+    e->out[i] = val_incref(outs[i]);
+    e->key[nin + i] = key_of(outs[i]);
+    if (e->key[nin + i]) n_retained++;
+  }
 }
 
 /* The inputs as the gradient sees them: a list parameter expands into its elements. */
@@ -407,11 +505,21 @@ static void flat_inputs(const OpDef *op, int *nin, const Val **vin) {
   }
 }
 
-static void record_on(Tape *t, const OpDef *op, int nin, const Val *vin, const OpAttrs *attrs, int nout,
-                      const Val *outs, const Val *custom) {
+static inline __attribute__((always_inline)) void record_on(Tape *t, const OpDef *op, int nin, const Val *vin, const OpAttrs *attrs, int nout,
+                      const Val *outs, const Val *custom, bool tensors) {
   bool any = false;
+  if (tensors) {   /* see entry_fill */
+    tfs_u64 bits = 0;
+    for (int i = 0; i < nin; i++) bits |= ((Tensor *)vin[i].u.o)->tape_bits;
+    Tensor *o = (Tensor *)outs[0].u.o;
+    if (!(bits & t->bit) || (o->tape_bits & t->bit)) return;
+    entry_fill(t, new_entry(t), op, nin, vin, 1, outs, attrs ? attrs->n : 0, attrs ? attrs->v : NULL, true);
+    o->tape_bits |= t->bit;
+    t->tracked_ok = false;
+    return;
+  }
   for (int i = 0; i < nin; i++) {
-    Obj *k = key_of(vin[i]);
+    Obj *k = obj_of(vin[i]);
     if (!k) continue;
     if (*bits_of(k) & t->bit) any = true;
     else if (t->watch_vars && k->type == &variable_type && ((Variable *)k)->trainable) {
@@ -424,16 +532,21 @@ static void record_on(Tape *t, const OpDef *op, int nin, const Val *vin, const O
    * op forwarding to another op_apply that was recorded) add nothing. */
   bool fresh = false;
   for (int i = 0; i < nout; i++)
-    if (key_is_float(key_of(outs[i])) && !(*bits_of(key_of(outs[i])) & t->bit)) fresh = true;
+    if (key_is_float(obj_of(outs[i])) && !(*bits_of(obj_of(outs[i])) & t->bit)) fresh = true;
   if (!fresh) return;
   TapeEntry *e = new_entry(t);
-  if (op) entry_fill(t, e, op, nin, vin, nout, outs, attrs ? attrs->n : 0, attrs ? attrs->v : NULL);
-  else entry_fill(t, e, NULL, nin, vin, nout, outs, 1, custom);
-  for (int i = 0; i < nout; i++) {   /* the outputs become tracked (the entry holds them) */
-    Obj *k = key_of(outs[i]);
+  if (op) entry_fill(t, e, op, nin, vin, nout, outs, attrs ? attrs->n : 0, attrs ? attrs->v : NULL, false);
+  else entry_fill(t, e, NULL, nin, vin, nout, outs, 1, custom, false);
+  for (int i = 0; i < nout; i++) {   /* the outputs become tracked (the entry refers to them) */
+    Obj *k = obj_of(outs[i]);
     if (key_is_float(k)) *bits_of(k) |= t->bit;
   }
   t->tracked_ok = false;
+}
+
+/* An eager tensor, not a symbolic one. */
+static inline bool vin_is_tensor(Val v) {
+  return v.tag == VT_OBJ && v.u.o->type == &tensor_type && !((Tensor *)v.u.o)->sym;
 }
 
 static void record_all(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs, Val result, const Val *custom) {
@@ -444,15 +557,24 @@ static void record_all(const OpDef *op, int nin, const Val *inputs, const OpAttr
     tfs_i64 n;
     seq_of(result, &n, &outs);
     nout = (int)n;
-  } else if (key_of(result)) {
-    nout = 1;
-    outs = &result;
+  } else if (obj_of(result)) {   /* one result (most ops): record_on specialised for it */
+    flat_inputs(op, &nin, &inputs);
+    /* eager tensors in and a float tensor out (most recorded ops): record_on specialised further */
+    Tensor *o = (Tensor *)result.u.o;
+    bool tensors = op && result.u.o->type == &tensor_type && !o->sym && dtype_info[o->dtype].is_float;
+    for (int i = 0; i < nin && tensors; i++) tensors = vin_is_tensor(inputs[i]);
+    for (int i = 0; i < tape_nactive; i++) {
+      if (!recording(active[i])) continue;
+      if (tensors) record_on(active[i], op, nin, inputs, attrs, 1, &result, custom, true);
+      else record_on(active[i], op, nin, inputs, attrs, 1, &result, custom, false);
+    }
+    return;
   } else {
     return;
   }
   flat_inputs(op, &nin, &inputs);
   for (int i = 0; i < tape_nactive; i++)
-    if (recording(active[i])) record_on(active[i], op, nin, inputs, attrs, nout, outs, custom);
+    if (recording(active[i])) record_on(active[i], op, nin, inputs, attrs, nout, outs, custom, false);
 }
 
 void tape_record(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs, Val result) {
@@ -464,7 +586,7 @@ void tape_record_custom(int nin, const Val *inputs, Val result, Val grad_fn) {
   record_all(NULL, nin, inputs, NULL, result, &grad_fn);
 }
 
-bool tape_tracks(Tape *t, Val v) { return tracks_key(t, key_of(v)); }
+bool tape_tracks(Tape *t, Val v) { return tracks_key(t, obj_of(v)); }
 
 bool tape_outermost_recording(void) {
   for (int i = 0; i < tape_nactive; i++)
@@ -483,7 +605,7 @@ bool tape_would_record(int nin, const Val *in) {
     Tape *t = active[i];
     if (!recording(t)) continue;
     for (int j = 0; j < nin; j++) {
-      Obj *k = key_of(in[j]);
+      Obj *k = obj_of(in[j]);
       if (!k) continue;
       if (t->watch_vars && val_is(in[j], &variable_type) && ((Variable *)k)->trainable) return true;
       if (tracks_key(t, k)) return true;
@@ -511,29 +633,30 @@ void tape_region_end(TapeRegion *r, int i, Val *ext) {
   PtrMap made = {0}, seen = {0};
   Val l = list_new(0);
   for (int k = m; k < t->n; k++) {
-    TapeEntry *e = &t->e[k];
+    TapeEntry *e = &t->e[k];   /* recorded inside a region: it holds all its values */
     for (int j = 0; j < e->nin; j++) {
-      Obj *key = e->key[j];
-      if (!key || ptrmap_find(&made, key) >= 0 || ptrmap_find(&seen, key) >= 0) continue;
-      if (!tracks_key(t, key)) continue;
-      ptrmap_put(&seen, key, val_undef());
-      list_append(l, val_obj(key));
+      uintptr_t key = e->key[j];
+      if (!key || ptrmap_find(&made, kp(key)) >= 0 || ptrmap_find(&seen, kp(key)) >= 0) continue;
+      Obj *o = key & 1 ? obj_of(e->in[j]) : (Obj *)key;   /* a tensor input is held as itself; a Variable is the key */
+      if (!tracks_key(t, o)) continue;
+      ptrmap_put(&seen, kp(key), val_undef());
+      list_append(l, val_obj(o));
     }
-    for (int j = 0; j < e->nout; j++) ptrmap_put(&made, key_of(e->out[j]), val_undef());
+    for (int j = 0; j < e->nout; j++) ptrmap_put(&made, kp(e->key[e->nin + j]), val_undef());
   }
   /* forget the body's values: they belong to the body graph */
   for (int k = m; k < t->n; k++) {
     for (int j = 0; j < t->e[k].nout; j++)
-      if (key_of(t->e[k].out[j])) *bits_of(key_of(t->e[k].out[j])) &= ~t->bit;
+      if (obj_of(t->e[k].out[j])) *bits_of(obj_of(t->e[k].out[j])) &= ~t->bit;
     entry_free(&t->e[k]);
   }
   if (t->n > m) t->n = m;
   if (made.n) {
     int w = 0;
     for (int k = 0; k < t->nwatched; k++) {
-      Obj *key = key_of(t->watched[k]);
-      if (ptrmap_find(&made, key) >= 0) {
-        *bits_of(key) &= ~t->bit;
+      Obj *o = obj_of(t->watched[k]);
+      if (ptrmap_find(&made, kp(kid(o))) >= 0) {
+        *bits_of(o) &= ~t->bit;
         TFS_DECREF(t->watched[k]);
       } else {
         t->watched[w++] = t->watched[k];
@@ -554,7 +677,7 @@ void tape_record_on(Tape *t, Val ext, Val outs, Val grad_fn) {
   seq_of(ext, &nin, &in);
   seq_of(outs, &nout, &out);
   TapeEntry *e = new_entry(t);
-  entry_fill(t, e, NULL, (int)nin, in, (int)nout, out, 1, &grad_fn);
+  entry_fill(t, e, NULL, (int)nin, in, (int)nout, out, 1, &grad_fn, false);
   for (tfs_i64 i = 0; i < nout; i++) track_out(t, out[i]);
 }
 
@@ -565,7 +688,7 @@ Val tape_add_grads(Val a, Val b) {
   return op_apply2(t && t->dtype == DT_VARIANT ? OP_TL_ADD : OP_ADD, a, b);
 }
 
-static void accumulate(PtrMap *g, Obj *k, Val d) {
+static void accumulate(PtrMap *g, const void *k, Val d) {
   int i = ptrmap_find(g, k);
   if (i < 0) {
     ptrmap_put(g, k, d);
@@ -633,40 +756,57 @@ static void custom_grads(const TapeEntry *e, const Val *dy, Val *dx) {
   TFS_DECREF(r);
 }
 
+/* A stand-in for an input the entry kept only the shape of (E_IN_SHAPE): no data, never freed. */
+static Val shape_stub(Tensor *st, const TapeShape *s) {
+  memset(st, 0, sizeof *st);
+  st->hdr.rc = (tfs_i64)1 << 40;
+  st->hdr.type = &tensor_type;
+  st->dtype = s->dtype;
+  st->rank = s->rank;
+  st->size = 1;
+  for (int d = s->rank - 1; d >= 0; d--) {
+    st->shape[d] = s->shape[d];
+    st->strides[d] = st->size;
+    st->size *= s->shape[d];
+  }
+  return val_obj(st);
+}
+
 static void gradient_sweep(Tape *t, int ntarget, const Val *targets, const Val *out_grads, int nsrc, const Val *sources,
                    bool zeros, Val *out) {
   /* values downstream of the sources: only they need gradients */
   PtrMap reach = {0}, grads = {0};
   for (int i = 0; i < nsrc; i++)
-    if (key_of(sources[i])) ptrmap_put(&reach, key_of(sources[i]), val_undef());
+    if (key_of(sources[i])) ptrmap_put(&reach, kp(key_of(sources[i])), val_undef());
   for (int i = 0; i < t->n; i++) {
     TapeEntry *e = &t->e[i];
     bool any = false;
-    for (int j = 0; j < e->nin && !any; j++) any = ptrmap_find(&reach, e->key[j]) >= 0;
+    for (int j = 0; j < e->nin && !any; j++) any = ptrmap_find(&reach, kp(e->key[j])) >= 0;
     if (any)
-      for (int j = 0; j < e->nout; j++) ptrmap_put(&reach, key_of(e->out[j]), val_undef());
+      for (int j = 0; j < e->nout; j++) ptrmap_put(&reach, kp(e->key[e->nin + j]), val_undef());
   }
   t->busy = true;
   for (int i = 0; i < ntarget; i++) {
-    Obj *k = key_of(targets[i]);
-    if (!k || !is_float_val(targets[i]) || ptrmap_find(&reach, k) < 0) continue;
-    accumulate(&grads, k, seed_of(targets[i], out_grads ? out_grads[i] : val_undef(), i));
+    uintptr_t k = key_of(targets[i]);
+    if (!k || !is_float_val(targets[i]) || ptrmap_find(&reach, kp(k)) < 0) continue;
+    accumulate(&grads, kp(k), seed_of(targets[i], out_grads ? out_grads[i] : val_undef(), i));
   }
-  Val dybuf[4], dxbuf[8];
+  Val dybuf[4], dxbuf[8], inbuf[8];
+  Tensor stubbuf[8];
   for (int i = t->n - 1; i >= 0 && grads.n; i--) {
     TapeEntry *e = &t->e[i];
     bool any = false;
-    for (int j = 0; j < e->nout && !any; j++) any = ptrmap_find(&grads, key_of(e->out[j])) >= 0;
+    for (int j = 0; j < e->nout && !any; j++) any = ptrmap_find(&grads, kp(e->key[e->nin + j])) >= 0;
     if (!any) continue;
     any = false;
-    for (int j = 0; j < e->nin && !any; j++) any = ptrmap_find(&reach, e->key[j]) >= 0;
+    for (int j = 0; j < e->nin && !any; j++) any = ptrmap_find(&reach, kp(e->key[j])) >= 0;
     if (!any) continue;
     Val *dy = e->nout <= 4 ? dybuf : malloc(sizeof(Val) * (size_t)e->nout);
     Val *dx = e->nin <= 8 ? dxbuf : malloc(sizeof(Val) * (size_t)e->nin);
     if (!dy || !dx) rt_throw(ERR_MEMORY, "out of memory");
     for (int j = 0; j < e->nout; j++) {
-      int s = ptrmap_find(&grads, key_of(e->out[j]));
-      /* several outputs: the ones no gradient reaches contribute zeros */
+      int s = ptrmap_find(&grads, kp(e->key[e->nin + j]));
+      /* several outputs: the ones no gradient reaches contribute zeros (such entries hold their outputs) */
       dy[j] = s >= 0 ? val_incref(grads.v[s]) : e->nout > 1 || !e->op ? op_apply1(OP_ZEROS_LIKE, e->out[j]) : val_undef();
     }
     for (int j = 0; j < e->nin; j++) dx[j] = val_undef();
@@ -678,13 +818,25 @@ static void gradient_sweep(Tape *t, int ntarget, const Val *targets, const Val *
       OpAttrs at;
       at.n = e->nattr;
       memcpy(at.v, e->attr, sizeof(Val) * (size_t)e->nattr);
-      GradCall gc = {e->op, e->nin, e->nout, e->in, e->out, dy, &at};
+      const Val *in = e->in;
+      Val *ins = NULL;
+      Tensor *stubs = NULL;
+      if (e->keep & E_IN_SHAPE) {   /* inputs kept as shapes: the gradient reads only those */
+        ins = e->nin <= 8 ? inbuf : malloc(sizeof(Val) * (size_t)e->nin);
+        stubs = e->nin <= 8 ? stubbuf : malloc(sizeof(Tensor) * (size_t)e->nin);
+        if (!ins || !stubs) rt_throw(ERR_MEMORY, "out of memory");
+        for (int j = 0; j < e->nin; j++) ins[j] = e->shp[j].rank == -2 ? e->in[j] : shape_stub(&stubs[j], &e->shp[j]);
+        in = ins;
+      }
+      GradCall gc = {e->op, e->nin, e->nout, in, e->out, dy, &at};
       grad_run(fn, &gc, dx);
+      if (ins && ins != inbuf) free(ins);
+      if (stubs && stubs != stubbuf) free(stubs);
     }
     for (int j = 0; j < e->nout; j++) TFS_DECREF(dy[j]);
     for (int j = 0; j < e->nin; j++) {
       if (dx[j].tag == VT_UNDEF || dx[j].tag == VT_NONE) continue;
-      if (e->key[j] && ptrmap_find(&reach, e->key[j]) >= 0) accumulate(&grads, e->key[j], dx[j]);
+      if (e->key[j] && ptrmap_find(&reach, kp(e->key[j])) >= 0) accumulate(&grads, kp(e->key[j]), dx[j]);
       else TFS_DECREF(dx[j]);
     }
     if (dy != dybuf) free(dy);
@@ -692,9 +844,9 @@ static void gradient_sweep(Tape *t, int ntarget, const Val *targets, const Val *
   }
   t->busy = false;
   for (int i = 0; i < nsrc; i++) {
-    Obj *k = key_of(sources[i]);
+    Obj *k = obj_of(sources[i]);
     /* sources the tape never watched (an untrainable Variable) are unconnected */
-    int s = is_float_val(sources[i]) && tracks_key(t, k) ? ptrmap_find(&grads, k) : -1;
+    int s = is_float_val(sources[i]) && tracks_key(t, k) ? ptrmap_find(&grads, kp(kid(k))) : -1;
     if (s >= 0) out[i] = val_incref(grads.v[s]);
     else if (zeros && k) out[i] = op_apply1(OP_ZEROS_LIKE, sources[i]);
     else out[i] = val_none();

@@ -22,13 +22,27 @@ int ptrmap_find(const PtrMap *m, const void *k);          /* slot index or -1 */
 void ptrmap_put(PtrMap *m, const void *k, Val v);         /* adopts v (replaces and releases an old value) */
 void ptrmap_free(PtrMap *m);
 
+/* What an entry holds (eagerly, TF's tape does the same): only what the op's gradient reads,
+ * per grad_drops_of.  An output the gradient does not read is held weakly (E_OUT_WEAK: out[0]
+ * is VT_UNDEF with u.o the tensor, or NULL once freed; the tensor's tape_loose points there). */
+enum { E_OUT_WEAK = 1, E_IN_SHAPE = 2, E_IN_NONE = 4 };
+
+/* An input's shape and dtype, kept instead of the input when the gradient reads only those. */
+typedef struct TapeShape {
+  DType dtype;
+  int rank;                   /* -2: not a tensor, in[i] holds the value (None) */
+  tfs_i64 shape[TFS_MAX_RANK];
+} TapeShape;
+
 typedef struct TapeEntry {
   const OpDef *op;            /* NULL: a custom gradient, attr[0] the function */
   int nin, nout, nattr;
-  Obj **key;                  /* identity of each input (NULL: not a tensor) */
-  Val *in;                    /* input values (Variables: the value read) */
+  unsigned keep;              /* E_* */
+  uintptr_t *key;             /* identity of each input, then of each output (0: not a tensor; see tape.c) */
+  Val *in;                    /* input values (Variables: the value read); VT_UNDEF when not kept */
   Val *out;                   /* outputs (tensors) */
   Val *attr;                  /* the op's attributes (owned copies) */
+  TapeShape *shp;             /* E_IN_SHAPE: the inputs' shapes */
 } TapeEntry;
 
 typedef struct Tape {
@@ -97,6 +111,9 @@ bool tape_tracks(Tape *t, Val v);
 /* Counters for tests: identity-map probes (ptrmap_find/ptrmap_put) and allocator calls made by tapes
  * (entry arrays, value chunks) so far.  Recording on a tape whose pools are warm adds to neither. */
 void tape_stats(tfs_i64 *map_probes, tfs_i64 *allocs);
+/* References to tensors and Variables that tape entries have taken so far (tests: a recorded eager
+ * Add takes none, a Mul its two inputs). */
+tfs_i64 tape_retained(void);
 /* Whether some recording tape is outside every control-flow region: an entry
  * recorded now stays on it (a loop then keeps its per-iteration state). */
 bool tape_outermost_recording(void);
@@ -156,6 +173,10 @@ typedef void (*GradFn)(const GradCall *g, Val *dx);
 Val tape_add_grads(Val a, Val b);
 /* NULL: no gradient defined (an error when one is needed); grad_none: zero/None gradient. */
 GradFn grad_fn_of(OpId id);
+/* What op id's gradient does not read, beside it in grad.c's table: G_NO_OUT its outputs,
+ * G_IN_SHAPE its inputs beyond their shapes and dtypes, G_NO_IN its inputs at all. */
+enum { G_NO_OUT = 1, G_IN_SHAPE = 2, G_NO_IN = 4 };
+unsigned grad_drops_of(OpId id);
 void grad_none(const GradCall *g, Val *dx);
 /* Call fn, releasing the temporaries it made. */
 void grad_run(GradFn fn, const GradCall *g, Val *dx);

@@ -125,6 +125,7 @@ static void buffer_release(Buffer *b) {
 
 static void tensor_free(Obj *o) {
   Tensor *t = (Tensor *)o;
+  if (t->tape_loose) *t->tape_loose = NULL;   /* the tape no longer clears its slot bit here */
   if (t->sym && tensor_sym_free) tensor_sym_free(t->sym);
   Buffer *b = t->buf;
   if (b && b->kind != BUF_HEAP && b == &((TBlock *)t)->b) {
@@ -211,6 +212,8 @@ Tensor *tensor_new(DType dt, int rank, const tfs_i64 *shape) {
   t->buf = b;
   t->sym = NULL;
   t->tape_bits = 0;
+  t->tape_id = 0;
+  t->tape_loose = NULL;
   return t;
 }
 
@@ -240,6 +243,8 @@ Tensor *tensor_scalar(DType dt) {
   t->buf = b;
   t->sym = NULL;
   t->tape_bits = 0;
+  t->tape_id = 0;
+  t->tape_loose = NULL;
   return t;
 }
 
@@ -260,6 +265,8 @@ Tensor *tensor_view(Tensor *src, int rank, const tfs_i64 *shape, const tfs_i64 *
   t->buf->rc++;
   t->sym = NULL;
   t->tape_bits = 0;
+  t->tape_id = 0;
+  t->tape_loose = NULL;
   return t;
 }
 

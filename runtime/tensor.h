@@ -44,6 +44,8 @@ typedef struct Tensor {
   Buffer *buf;                /* owned reference */
   void *sym;                  /* graph mode: the symbolic node this stands for (NULL when eager) */
   tfs_u64 tape_bits;          /* bit i: tracked by the active gradient tape holding slot i (tape.c), so recording needs no lookup */
+  tfs_u64 tape_id;            /* the tape's identity of this tensor, given on first use (0: none yet); unique, unlike its address */
+  Obj **tape_loose;           /* a tape entry's weak reference to this output (its gradient does not read it): cleared when freed */
 } Tensor;
 
 extern const Type tensor_type, dtype_type;

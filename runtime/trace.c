@@ -74,6 +74,8 @@ Val trace_sym(Graph *g, GraphRef r) {
   t->buf = NULL;
   t->sym = s;
   t->tape_bits = 0;
+  t->tape_id = 0;
+  t->tape_loose = NULL;
   return val_obj(t);
 }
 

@@ -1578,29 +1578,80 @@ static bool tffn_has_leaf(Val tmpl) {
   return false;
 }
 
+/* Argument v of a concrete call with each tensor leaf of its template tmpl replaced by the tensor the
+ * call ran with (lv, from *k on): a host number given for a tensor parameter becomes the tensor it was
+ * converted to, a constant for the gradient.  VT_UNDEF when a dataset argument leaves no tensor. */
+static Val tffn_conc_leaves(Val tmpl, Val v, const Leaves *lv, int *k) {
+  int idx;
+  if (tfdata_is_spec(tmpl)) return val_undef();
+  if (trace_is_leaf(tmpl, &idx)) return val_obj(tensor_retain(lv->t[(*k)++]));
+  tfs_i64 nt, nv;
+  const Val *it, *iv;
+  if (seq_items(tmpl, &nt, &it) && seq_items(v, &nv, &iv)) {
+    Val r = val_is(v, &list_type) ? list_new(nt) : tuple_new(nt);
+    int mark = rt_hold_val(r);
+    for (tfs_i64 i = 0; i < nt; i++) {
+      Val e = tffn_conc_leaves(it[i], iv[i], lv, k);
+      if (val_is_undef(e)) {
+        rt_unhold(mark);
+        val_decref(r);
+        return e;
+      }
+      if (val_is(r, &list_type)) {
+        list_append(r, e);
+        val_decref(e);
+      } else {
+        ((Tuple *)r.u.o)->items[i] = e;
+      }
+    }
+    rt_unhold(mark);
+    return r;
+  }
+  if (val_is(tmpl, &dict_type) && val_is(v, &dict_type)) {
+    Dict *d = (Dict *)tmpl.u.o;
+    Val r = dict_new();
+    int mark = rt_hold_val(r);
+    for (tfs_i64 i = 0; i < d->used; i++) {
+      if (val_is_undef(d->keys[i])) continue;
+      Val ve = dict_get(v, d->keys[i]);
+      rt_hold_val(ve);
+      Val e = tffn_conc_leaves(d->vals[i], ve, lv, k);
+      if (val_is_undef(e)) {
+        rt_unhold(mark);
+        val_decref(ve);
+        val_decref(r);
+        return e;
+      }
+      dict_set(r, d->keys[i], e);
+      val_decref(e);
+      val_decref(ve);
+    }
+    rt_unhold(mark);
+    return r;
+  }
+  return val_incref(v);
+}
+
 /* A call of concrete function c under a recording tape is recorded as a call
  * of its tf.function: the arguments it was traced with, the tensor ones
- * replaced by vals (np of them, parameter indices pi).  Only when those
- * tensors are exactly the call's leaves (a host value converted to a tensor
- * for a tensor parameter is no source): the backward reruns fn on them. */
+ * replaced by the tensors the call ran with (np parameters, indices pi, values
+ * vals; a host number given for a tensor parameter by the tensor it was
+ * converted to): the backward reruns fn on them. */
 static void tffn_conc_record(Concrete *c, int np, const int *pi, const Val *vals, const Leaves *lv, Val r, Tensor *rng) {
   Val bt = tuple_new(c->nparams);
   int mark = rt_hold_val(bt);
   Tuple *tm = (Tuple *)c->args_tmpl.u.o, *b = (Tuple *)bt.u.o;
   for (int i = 0; i < c->nparams; i++) b->items[i] = val_incref(tm->items[i]);
-  for (int i = 0; i < np; i++) {
+  int k = 0;
+  bool ok = true;
+  for (int i = 0; i < np && ok; i++) {
+    Val e = tffn_conc_leaves(tm->items[pi[i]], vals[i], lv, &k);
+    ok = !val_is_undef(e);
     TFS_DECREF(b->items[pi[i]]);
-    b->items[pi[i]] = val_incref(vals[i]);
+    b->items[pi[i]] = ok ? e : val_none();
   }
-  Val leaves = list_new(0);
-  rt_hold_val(leaves);
-  tffn_tensor_leaves(bt, leaves, false);
-  List *l = (List *)leaves.u.o;
-  bool same = l->len == lv->n;
-  for (int i = 0; same && i < lv->n; i++) same = l->items[i].u.o == &lv->t[i]->hdr;
-  if (same) tffn_record_call(c, c->nparams, b->items, lv, r, rng);
+  if (ok && k == lv->n) tffn_record_call(c, c->nparams, b->items, lv, r, rng);
   rt_unhold(mark);
-  val_decref(leaves);
   val_decref(bt);
 }
 

@@ -1,5 +1,6 @@
 /* test_tape.c — gradient tapes from C: recording at op dispatch, the reverse sweep, and gradient coverage of the op table. */
 #include <check.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -331,6 +332,70 @@ START_TEST(test_record_no_lookup_no_alloc) {
 }
 END_TEST
 
+/* Tape references taken while f runs n times (f releases what it makes). */
+static tfs_i64 retained_by(int n, Val (*f)(Val, Val), Val a, Val b) {
+  tfs_i64 r0 = tape_retained();
+  for (int i = 0; i < n; i++) val_decref(f(a, b));
+  return tape_retained() - r0;
+}
+static Val do_add(Val a, Val b) { return op_apply2(OP_ADD, a, b); }
+static Val do_mul(Val a, Val b) { return op_apply2(OP_MUL, a, b); }
+static Val do_exp(Val a, Val b) { (void)b; return op_apply1(OP_EXP, a); }
+
+START_TEST(test_kept_values_per_gradient) {
+  /* An eager entry keeps only what its op's gradient reads (grad_drops_of, TF's unused
+   * inputs/outputs lists): an Add keeps shapes, no tensor; a Mul its two inputs, not its output;
+   * an Exp its output, not its input.  Counted with tape_retained, not timed. */
+  const float av[4] = {0.5f, -1, 0.25f, 2}, bv[4] = {1, 0.5f, -0.5f, 0.75f};
+  Val a = vec(4, av), b = vec(4, bv), tp = tape_new(true, true);
+  Tape *t = (Tape *)tp.u.o;
+  tape_watch(t, a);
+  tape_push(t);
+  ck_assert_int_eq(retained_by(100, do_add, a, b), 0);
+  ck_assert_int_eq(retained_by(100, do_mul, a, b), 200);
+  ck_assert_int_eq(retained_by(100, do_exp, a, b), 100);
+  ck_assert_int_eq(t->n, 300);
+  /* q = exp((a + b) * a) + 1 with every intermediate released before the gradient: dq/da = exp(p) (2a + b) */
+  Val s = op_apply2(OP_ADD, a, b);
+  Val p = op_apply2(OP_MUL, s, a);
+  Val e = op_apply1(OP_EXP, p);
+  Val q = op_apply2(OP_ADD, e, val_float(1.0));
+  val_decref(s);
+  val_decref(e);
+  /* new tensors recorded after those were freed, likely at their addresses: identities are ids, not addresses */
+  Val z[4];
+  for (int i = 0; i < 4; i++) z[i] = op_apply2(OP_MUL, a, val_float(3.0));
+  /* broadcasting through an Add kept as shapes: m [2, 4] + a [4] gives a's gradient 2 */
+  tfs_i64 sh[2] = {2, 4};
+  Tensor *mt = tensor_new(DT_FLOAT32, 2, sh);
+  memset(tensor_data(mt), 0, sizeof(float) * 8);
+  Val m = val_obj(mt), y = op_apply2(OP_ADD, m, a);
+  tape_pop(t);
+  Val gq;
+  tape_gradient(t, 1, &q, NULL, 1, &a, false, &gq);
+  for (int i = 0; i < 4; i++) {
+    double pv = (av[i] + bv[i]) * av[i];
+    ck_assert_double_eq_tol(at(gq, i), exp(pv) * (2 * av[i] + bv[i]), 1e-4 * (1 + exp(pv)));
+  }
+  Val gy;
+  tape_gradient(t, 1, &y, NULL, 1, &a, false, &gy);
+  for (int i = 0; i < 4; i++) ck_assert_float_eq(at(gy, i), 2);
+  /* p is held weakly and outlives the tape: freeing the tape clears its bit, a later tape does not see it */
+  ck_assert(tape_tracks(t, p));
+  val_decref(tp);
+  Val tp2 = tape_new(false, true);
+  tape_push((Tape *)tp2.u.o);
+  ck_assert(!tape_tracks((Tape *)tp2.u.o, p));
+  Val p2 = op_apply2(OP_MUL, p, p);   /* not recorded: p is no longer tracked */
+  ck_assert_int_eq(((Tape *)tp2.u.o)->n, 0);
+  tape_pop((Tape *)tp2.u.o);
+  val_decref(tp2);
+  for (int i = 0; i < 4; i++) val_decref(z[i]);
+  val_decref(gq); val_decref(gy); val_decref(p); val_decref(p2); val_decref(q); val_decref(y); val_decref(m);
+  val_decref(a); val_decref(b);
+}
+END_TEST
+
 START_TEST(test_slots_reused) {
   /* 70 tapes alive at once, each used in turn: past 64 a tape entering takes the slot of one outside
    * its block, whose membership then comes from its map; every tape still gives its own gradient. */
@@ -374,6 +439,7 @@ static Suite *tape_suite(void) {
   tcase_add_test(tc, test_loop_state_bounded);
   tcase_add_test(tc, test_record_no_lookup_no_alloc);
   tcase_add_test(tc, test_slots_reused);
+  tcase_add_test(tc, test_kept_values_per_gradient);
   suite_add_tcase(s, tc);
   return s;
 }
