@@ -24,6 +24,18 @@ typedef struct GdBuild {
   Tensorflow__NodeDef **pend;
   size_t npend, cappend;
   bool fn;                    /* converting a function body: refs are "node:output:k" */
+  /* gd_tf_op on a stand-in node (a gradient's rerun of a forward op): its first input */
+  const char *ovx;
+  const TMeta *ovxm;
+  /* a differentiated loop's per-iteration stacks (_StackPush/_StackGet/_StackSize)
+   * become TensorLists threaded through the loops and conds that use them, as
+   * while_v2 threads its gradient accumulators: stk[i] is stack i's object,
+   * stkdt its element dtype, cur its current list in the graph being converted
+   * (NULL: none yet there) */
+  const void **stk;
+  DType *stkdt;
+  int nstk, capstk;
+  const char **cur;
 } GdBuild;
 
 typedef struct AttrList {     /* attributes of one node before they become map entries */
@@ -207,6 +219,8 @@ static bool gd_has_effects(const Graph *g) {
 }
 
 static const char *gd_function(GdBuild *b, const Graph *g, const char *fixed);
+static const char *gd_function_t(GdBuild *b, const Graph *g, const char *fixed, const int *th, int nth, bool ret_th,
+                                 bool pass);
 
 static const TMeta **om_of(GdBuild *b, const GraphNode *n) {
   const TMeta **om = pa_alloc(b->a, sizeof(TMeta *) * (size_t)(n->nout + 1));
@@ -451,12 +465,242 @@ static const char *gd_num_input(GdBuild *b, const Graph *g, const GraphNode *n, 
   return gd_fill(b, n->name, what, t, v, 0, NULL);
 }
 
+/* ---- loop-gradient stacks as TensorLists ---- */
+
+static bool gd_is_stack_op(const GraphNode *n) {
+  return n->kind == GN_OP && n->attrs.n > 0 && n->attrs.v[0].tag == VT_OBJ &&
+         (n->op->id == OP_STACK_PUSH || n->op->id == OP_STACK_GET || n->op->id == OP_STACK_SIZE);
+}
+
+static int gd_stack_id(const GdBuild *b, const void *s) {
+  for (int i = 0; i < b->nstk; i++)
+    if (b->stk[i] == s) return i;
+  return -1;
+}
+
+/* Numbers every stack g and its bodies use, with the dtype pushed (or read). */
+static void gd_stack_scan(GdBuild *b, const Graph *g) {
+  for (int id = 0; id < g->nnodes; id++) {
+    const GraphNode *n = &g->nodes[id];
+    for (int k = 0; k < 2; k++)
+      if ((n->kind == GN_COND || n->kind == GN_WHILE) && n->sub[k]) gd_stack_scan(b, n->sub[k]);
+    if (!gd_is_stack_op(n)) continue;
+    int i = gd_stack_id(b, n->attrs.v[0].u.o);
+    if (i < 0) {
+      if (b->nstk == b->capstk) {
+        int cap = b->capstk ? 2 * b->capstk : 8;
+        const void **v = pa_alloc(b->a, sizeof(void *) * (size_t)cap);
+        DType *d = pa_alloc(b->a, sizeof(DType) * (size_t)cap);
+        if (b->nstk) memcpy(v, b->stk, sizeof(void *) * (size_t)b->nstk), memcpy(d, b->stkdt, sizeof(DType) * (size_t)b->nstk);
+        b->stk = v;
+        b->stkdt = d;
+        b->capstk = cap;
+      }
+      i = b->nstk++;
+      b->stk[i] = n->attrs.v[0].u.o;
+      b->stkdt[i] = DT_FLOAT32;
+    }
+    if (n->op->id == OP_STACK_PUSH && n->nin > 0 && n->in[0].node >= 0) b->stkdt[i] = graph_meta(g, n->in[0])->dtype;
+    else if (n->op->id == OP_STACK_GET && n->nout) b->stkdt[i] = n->outm[0].dtype;
+  }
+}
+
+/* Marks in use[] the stacks g or its bodies touch. */
+static void gd_stack_uses(const GdBuild *b, const Graph *g, bool *use) {
+  if (!g) return;
+  for (int id = 0; id < g->nnodes; id++) {
+    const GraphNode *n = &g->nodes[id];
+    if (n->kind == GN_COND || n->kind == GN_WHILE) gd_stack_uses(b, n->sub[0], use), gd_stack_uses(b, n->sub[1], use);
+    int i = gd_is_stack_op(n) ? gd_stack_id(b, n->attrs.v[0].u.o) : -1;
+    if (i >= 0) use[i] = true;
+  }
+}
+
+/* The stacks a cond's or loop's bodies touch: their numbers in th (returned count). */
+static int gd_threaded(GdBuild *b, const GraphNode *n, int **th) {
+  if (b->full || !b->nstk) return 0;
+  bool *use = pa_alloc(b->a, sizeof(bool) * (size_t)b->nstk);
+  memset(use, 0, sizeof(bool) * (size_t)b->nstk);
+  gd_stack_uses(b, n->sub[0], use);
+  gd_stack_uses(b, n->sub[1], use);
+  int k = 0;
+  *th = pa_alloc(b->a, sizeof(int) * (size_t)b->nstk);
+  for (int i = 0; i < b->nstk; i++)
+    if (use[i]) (*th)[k++] = i;
+  return k;
+}
+
+/* Stack i's list where the graph being converted is: an EmptyTensorList (made
+ * under `base`) when it has none yet. */
+static const char *gd_stack_list(GdBuild *b, const char *base, int i) {
+  if (b->cur[i]) return b->cur[i];
+  tfs_i64 m1 = -1;
+  AttrList at = {0};
+  gd_attr_add(b, &at, "element_dtype", gd_type(b, b->stkdt[i]));
+  gd_attr_add(b, &at, "shape_type", gd_type(b, DT_INT32));
+  const char *in[2] = {gd_i32(b, base, "element_shape", 1, &m1, false), gd_i32(b, base, "max_num_elements", 1, &m1, false)};
+  return b->cur[i] = gd_aux_named(b, base, pa_printf(b->a, "accumulator_%d", i), "EmptyTensorList", &at, 2, in);
+}
+
+/* A reference to output k of the node named `name` in the graph being converted. */
+static const char *gd_out(GdBuild *b, const char *name, int k) {
+  if (b->fn) return pa_printf(b->a, "%s:output:%d", name, k);
+  return k ? pa_printf(b->a, "%s:%d", name, k) : name;
+}
+
+/* _StackPush is TensorListPushBack onto the stack's list (the node's output is
+ * the list from then on), _StackGet TensorListGetItem, _StackSize TensorListLength. */
+static bool gd_stack_op(GdBuild *b, const Graph *g, const GraphNode *n) {
+  int i = gd_is_stack_op(n) ? gd_stack_id(b, n->attrs.v[0].u.o) : -1;
+  if (i < 0 || !b->cur || (n->op->id != OP_STACK_SIZE && (n->nin < 1 || n->in[0].node < 0))) return false;
+  const char *l = gd_stack_list(b, n->name, i);
+  AttrList at = {0};
+  switch (n->op->id) {
+    case OP_STACK_PUSH: {
+      const char *in[2] = {l, gd_ref(b, g, n->in[0], b->fn)};
+      gd_attr_add(b, &at, "element_dtype", gd_type(b, b->stkdt[i]));
+      gd_aux(b, n->name, "TensorListPushBack", &at, 2, in);
+      b->cur[i] = gd_out(b, n->name, 0);   /* the node takes n's name */
+      return true;
+    }
+    case OP_STACK_GET: {
+      tfs_i64 m1 = -1;
+      const char *in[3] = {l, gd_ref(b, g, n->in[0], b->fn), gd_i32(b, n->name, "element_shape", 1, &m1, false)};
+      gd_attr_add(b, &at, "element_dtype", gd_type(b, b->stkdt[i]));
+      gd_aux(b, n->name, "TensorListGetItem", &at, 3, in);
+      return true;
+    }
+    default:
+      gd_aux(b, n->name, "TensorListLength", NULL, 1, &l);
+      return true;
+  }
+}
+
+static bool gd_tf_op(GdBuild *b, const Graph *g, const GraphNode *n);
+
+/* The name a control input "^name" uses for the helper node made last. */
+static const char *gd_last_name(GdBuild *b) { return pa_printf(b->a, "^%s", b->pend[b->npend - 1]->name); }
+
+/* The random-draw counters as TF keeps a generator's state: an int64 resource
+ * variable (`tf.random.Generator`'s state), read, and written back where a
+ * gradient replays a forward pass's draws.  Returns the read (for _RngSwap:
+ * the value before the write). */
+static void gd_rng(GdBuild *b, const GraphNode *n, const char *state) {
+  const char *base = n->name;
+  AttrList ha = {0}, ra = {0};
+  gd_attr_add(b, &ha, "container", gd_str(b, ""));
+  gd_attr_add(b, &ha, "dtype", gd_type(b, DT_INT64));
+  gd_attr_add(b, &ha, "shape", gd_shape(b, n->outm[0].rank, n->outm[0].shape));
+  gd_attr_add(b, &ha, "shared_name", gd_str(b, "random_generator_state"));
+  const char *h = gd_aux(b, base, "VarHandleOp", &ha, 0, NULL);
+  gd_attr_add(b, &ra, "dtype", gd_type(b, DT_INT64));
+  const char *rd = gd_aux(b, base, "ReadVariableOp", &ra, 1, &h);
+  if (!state) return;
+  AttrList aa = {0}, ia = {0};
+  gd_attr_add(b, &aa, "dtype", gd_type(b, DT_INT64));
+  const char *ain[3] = {h, state, gd_last_name(b)};
+  gd_aux(b, base, "AssignVariableOp", &aa, 3, ain);
+  gd_attr_add(b, &ia, "T", gd_type(b, DT_INT64));
+  const char *iin[2] = {rd, gd_last_name(b)};
+  gd_aux(b, base, "Identity", &ia, 2, iin);
+}
+
+/* The gradient of a selecting op (StridedSlice, Slice, GatherV2, GatherNd,
+ * PadV2) as tfs computes it, in TF's ops: the forward op again on the element
+ * numbers of x (Range reshaped to Shape(x)) says where each gradient value
+ * goes, and UnsortedSegmentSum adds them up there (a padded element's -1 is
+ * dropped, as UnsortedSegmentSum drops negative ids). */
+static bool gd_scatter_grad(GdBuild *b, const Graph *g, const GraphNode *n) {
+  const char *base = n->name;
+  int64_t fop;
+  if (n->nin < 2 || n->in[0].node < 0 || n->in[1].node < 0 || !n->attrs.n || !val_as_int(n->attrs.v[0], &fop) ||
+      fop < 0 || fop >= OP__COUNT)
+    return false;
+  const char *x = gd_ref(b, g, n->in[0], b->fn), *dy = gd_ref(b, g, n->in[1], b->fn);
+  const TMeta *xm = graph_meta(g, n->in[0]);
+  DType t = n->outm[0].dtype;
+  AttrList sa = {0}, za = {0}, ga = {0}, ra = {0};
+  gd_attr_add(b, &sa, "T", gd_type(b, xm->dtype));
+  gd_attr_add(b, &sa, "out_type", gd_type(b, DT_INT32));
+  const char *shp = gd_aux(b, base, "Shape", &sa, 1, &x);
+  gd_attr_add(b, &za, "T", gd_type(b, xm->dtype));
+  gd_attr_add(b, &za, "out_type", gd_type(b, DT_INT32));
+  const char *sz = gd_aux(b, base, "Size", &za, 1, &x);
+  gd_attr_add(b, &ga, "Tidx", gd_type(b, DT_INT32));
+  const char *rin[3] = {gd_fill(b, base, "start", DT_INT32, 0, 0, NULL), sz, gd_fill(b, base, "delta", DT_INT32, 1, 0, NULL)};
+  const char *rng = gd_aux(b, base, "Range", &ga, 3, rin);
+  gd_attr_add(b, &ra, "T", gd_type(b, DT_INT32));
+  gd_attr_add(b, &ra, "Tshape", gd_type(b, DT_INT32));
+  const char *iin[2] = {rng, shp};
+  const char *idx = gd_aux_named(b, base, "element_ids", "Reshape", &ra, 2, iin);
+  /* the forward op on the ids: n's inputs and attributes less the op number */
+  GraphNode fk = *n;
+  fk.op = &op_defs[fop];
+  fk.attrs.n = n->attrs.n - 1;
+  for (int i = 0; i < fk.attrs.n; i++) fk.attrs.v[i] = n->attrs.v[i + 1];
+  bool has_ix = n->nin > 2 && n->in[2].node >= 0;
+  fk.nin = has_ix ? 2 : 1;
+  fk.in = pa_alloc(b->a, sizeof(GraphRef) * (size_t)(fk.nin + n->ndyn + 1));
+  fk.in[0] = n->in[0];
+  if (has_ix) fk.in[1] = n->in[2];
+  fk.dyn_attr = pa_alloc(b->a, sizeof(int) * (size_t)(n->ndyn + 1));
+  for (int k = 0; k < n->ndyn; k++) {
+    fk.in[fk.nin + k] = n->in[n->nin + k];
+    fk.dyn_attr[k] = n->dyn_attr[k] - 1;
+  }
+  fk.raw = NULL;
+  fk.nctrl = 0;
+  TMeta im = *xm;
+  im.dtype = DT_INT32;
+  fk.outm = &im;
+  fk.nout = 1;
+  const char *sel;
+  b->ovx = idx;
+  b->ovxm = &im;
+  bool done = gd_tf_op(b, g, &fk);
+  b->ovx = NULL;
+  b->ovxm = NULL;
+  if (done) {
+    sel = b->fn ? pa_printf(b->a, "%s:output:0", b->pend[b->npend - 1]->name) : b->pend[b->npend - 1]->name;
+  } else {   /* an op still in tfs's attribute form (see gd_tf_op): its attributes as they are */
+    AttrList fa = {0};
+    gd_attr_add(b, &fa, "T", gd_type(b, DT_INT32));
+    for (int i = 0; i < fk.attrs.n; i++) {
+      Tensorflow__AttrValue *v = gd_host(b, fk.attrs.v[i]);
+      if (v) gd_attr_add(b, &fa, op_attr_name(fk.op, i), v);
+    }
+    const char **fin = pa_alloc(b->a, sizeof(char *) * (size_t)(fk.nin + fk.ndyn + 1));
+    int k = 0;
+    fin[k++] = idx;
+    for (int i = 1; i < fk.nin + fk.ndyn; i++) fin[k++] = gd_ref(b, g, fk.in[i], b->fn);
+    sel = gd_aux(b, base, fk.op->graph_name, &fa, k, fin);
+  }
+  tfs_i64 m1 = -1;
+  const char *flat = gd_i32(b, base, "flat", 1, &m1, true);
+  const char *fs[2] = {sel, flat}, *fd[2] = {dy, flat};
+  AttrList f1 = {0}, f2 = {0}, ua = {0}, oa = {0};
+  gd_attr_add(b, &f1, "T", gd_type(b, DT_INT32));
+  gd_attr_add(b, &f1, "Tshape", gd_type(b, DT_INT32));
+  gd_attr_add(b, &f2, "T", gd_type(b, t));
+  gd_attr_add(b, &f2, "Tshape", gd_type(b, DT_INT32));
+  const char *uin[3] = {gd_aux(b, base, "Reshape", &f2, 2, fd), gd_aux(b, base, "Reshape", &f1, 2, fs), sz};
+  gd_attr_add(b, &ua, "T", gd_type(b, t));
+  gd_attr_add(b, &ua, "Tindices", gd_type(b, DT_INT32));
+  gd_attr_add(b, &ua, "Tnumsegments", gd_type(b, DT_INT32));
+  const char *sum = gd_aux(b, base, "UnsortedSegmentSum", &ua, 3, uin);
+  gd_attr_add(b, &oa, "T", gd_type(b, t));
+  gd_attr_add(b, &oa, "Tshape", gd_type(b, DT_INT32));
+  const char *oin[2] = {sum, shp};
+  gd_aux(b, base, "Reshape", &oa, 2, oin);
+  return true;
+}
+
 /* Converts op node n into TF's ops (helper nodes in b->pend, the last one the
  * node's own form); false leaves it to the generic conversion. */
 static bool gd_tf_op(GdBuild *b, const Graph *g, const GraphNode *n) {
   const char *base = n->name;
-  const char *x = n->nin > 0 && n->in[0].node >= 0 ? gd_ref(b, g, n->in[0], b->fn) : NULL;
-  const TMeta *xm = x ? graph_meta(g, n->in[0]) : NULL;
+  const char *x = b->ovx ? b->ovx : n->nin > 0 && n->in[0].node >= 0 ? gd_ref(b, g, n->in[0], b->fn) : NULL;
+  const TMeta *xm = b->ovx ? b->ovxm : x ? graph_meta(g, n->in[0]) : NULL;
   DType t = xm ? xm->dtype : n->nout ? n->outm[0].dtype : DT_FLOAT32;
   tfs_i64 all[TFS_MAX_RANK];
   int rank = xm ? xm->rank : 0;
@@ -850,6 +1094,46 @@ static bool gd_tf_op(GdBuild *b, const Graph *g, const GraphNode *n) {
       gd_aux(b, base, n->op->graph_name, &at, 2, in);
       return true;
     }
+    case OP_STACK_PUSH: case OP_STACK_GET: case OP_STACK_SIZE: return gd_stack_op(b, g, n);
+    case OP_RNG_STATE:
+      gd_rng(b, n, NULL);
+      return true;
+    case OP_RNG_SWAP:
+      if (!x) return false;
+      gd_rng(b, n, x);
+      return true;
+    case OP_SCATTER_GRAD: return gd_scatter_grad(b, g, n);
+    case OP_TL_ADD: {   /* TF adds two lists' gradients as variants with AddN */
+      if (!x || n->nin < 2 || n->in[1].node < 0) return false;
+      const char *in[2] = {x, gd_ref(b, g, n->in[1], b->fn)};
+      gd_attr_add(b, &at, "N", gd_int(b, 2));
+      gd_attr_add(b, &at, "T", gd_type(b, DT_VARIANT));
+      gd_aux(b, base, "AddN", &at, 2, in);
+      return true;
+    }
+    case OP_TL_CONCAT_GRAD: {
+      /* TF's gradient of TensorListConcatV2: TensorListSplit of dy at the lengths the concatenation reports */
+      if (!x || n->nin < 2 || n->in[1].node < 0) return false;
+      const char *dy = gd_ref(b, g, n->in[1], b->fn);
+      DType et = graph_meta(g, n->in[1])->dtype;
+      tfs_i64 m1 = -1, zero = 0;
+      const char *es = gd_i32(b, base, "element_shape", 1, &m1, false);
+      Tensorflow__TensorProto *ld = pa_alloc(b->a, sizeof *ld);   /* no leading dims: an empty int64 vector */
+      tensorflow__tensor_proto__init(ld);
+      ld->dtype = TENSORFLOW__DATA_TYPE__DT_INT64;
+      ld->tensor_shape = pb_shape(b->a, 1, &zero);
+      AttrList ca = {0};
+      gd_attr_add(b, &ca, "element_dtype", gd_type(b, et));
+      gd_attr_add(b, &ca, "shape_type", gd_type(b, DT_INT32));
+      const char *cin[3] = {x, es, gd_constp(b, base, "leading_dims", ld)};
+      gd_aux(b, base, "TensorListConcatV2", &ca, 3, cin);
+      const char *cn = b->pend[b->npend - 1]->name;
+      gd_attr_add(b, &at, "element_dtype", gd_type(b, et));
+      gd_attr_add(b, &at, "shape_type", gd_type(b, DT_INT32));
+      const char *sin[3] = {dy, es, b->fn ? pa_printf(b->a, "%s:output:1", cn) : pa_printf(b->a, "%s:1", cn)};
+      gd_aux(b, base, "TensorListSplit", &at, 3, sin);
+      return true;
+    }
     default: return false;
   }
 }
@@ -896,27 +1180,45 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
     case GN_COND:
     case GN_WHILE: {
       bool effects = gd_has_effects(n->sub[0]) || (n->sub[1] && gd_has_effects(n->sub[1]));
-      const TMeta **m = pa_alloc(b->a, sizeof(TMeta *) * (size_t)(n->nin + n->nout + 1));
+      int *th = NULL, nth = gd_threaded(b, n, &th);
+      static const TMeta var = {.dtype = DT_VARIANT};
+      const TMeta **m = pa_alloc(b->a, sizeof(TMeta *) * (size_t)(n->nin + n->nout + nth + 1));
       int k = 0;
       for (int i = 0; i < n->nin; i++)
         if (n->in[i].node >= 0) m[k++] = graph_meta(g, n->in[i]);
+      for (int j = 0; j < nth; j++) m[k + j] = &var;
       if (n->kind == GN_COND) {
         nd->op = effects ? "If" : "StatelessIf";
-        const TMeta **om = pa_alloc(b->a, sizeof(TMeta *) * (size_t)(n->nout + 1));
+        const TMeta **om = pa_alloc(b->a, sizeof(TMeta *) * (size_t)(n->nout + nth + 1));
         for (int i = 0; i < n->nout; i++) om[i] = &n->outm[i];
+        for (int j = 0; j < nth; j++) om[n->nout + j] = &var;
         if (k) gd_attr_add(b, &at, "Tcond", gd_type(b, m[0]->dtype));
-        gd_attr_add(b, &at, "Tin", gd_types(b, k ? k - 1 : 0, m + (k ? 1 : 0)));
-        gd_attr_add(b, &at, "Tout", gd_types(b, n->nout, om));
-        gd_attr_add(b, &at, "then_branch", gd_func(b, gd_function(b, n->sub[0], NULL)));
-        if (n->sub[1]) gd_attr_add(b, &at, "else_branch", gd_func(b, gd_function(b, n->sub[1], NULL)));
+        gd_attr_add(b, &at, "Tin", gd_types(b, k ? k - 1 + nth : 0, m + (k ? 1 : 0)));
+        gd_attr_add(b, &at, "Tout", gd_types(b, n->nout + nth, om));
+        gd_attr_add(b, &at, "then_branch", gd_func(b, gd_function_t(b, n->sub[0], NULL, th, nth, true, false)));
+        if (n->sub[1]) gd_attr_add(b, &at, "else_branch", gd_func(b, gd_function_t(b, n->sub[1], NULL, th, nth, true, false)));
       } else {
         nd->op = effects ? "While" : "StatelessWhile";
-        gd_attr_add(b, &at, "T", gd_types(b, k, m));
-        gd_attr_add(b, &at, "cond", gd_func(b, gd_function(b, n->sub[0], NULL)));
-        if (n->sub[1]) gd_attr_add(b, &at, "body", gd_func(b, gd_function(b, n->sub[1], NULL)));
+        gd_attr_add(b, &at, "T", gd_types(b, k + nth, m));
+        gd_attr_add(b, &at, "cond", gd_func(b, gd_function_t(b, n->sub[0], NULL, th, nth, false, false)));
+        if (n->sub[1]) gd_attr_add(b, &at, "body", gd_func(b, gd_function_t(b, n->sub[1], NULL, th, nth, true, !b->full)));
         gd_attr_add(b, &at, "parallel_iterations", gd_int(b, 10));
         int64_t mi;
         if (b->full && val_as_int(n->aux, &mi)) gd_attr_add(b, &at, "_tfs_max_iter", gd_int(b, mi));
+      }
+      if (nth) {   /* the lists go in after the data inputs and come out after the outputs */
+        bool was = b->fn;
+        b->fn = fn;
+        char **in2 = pa_alloc(b->a, sizeof(char *) * (size_t)(nin + nth + 1));
+        int nd_in = nin - n->nctrl;
+        memcpy(in2, in, sizeof(char *) * (size_t)nd_in);
+        for (int j = 0; j < nth; j++) in2[nd_in + j] = (char *)gd_stack_list(b, n->name, th[j]);
+        memcpy(in2 + nd_in + nth, in + nd_in, sizeof(char *) * (size_t)n->nctrl);
+        nd->input = in2;
+        nd->n_input = (size_t)(nin + nth);
+        int first = n->kind == GN_COND ? n->nout : k;
+        for (int j = 0; j < nth; j++) b->cur[th[j]] = gd_out(b, n->name, first + j);
+        b->fn = was;
       }
       if (b->full) gd_attr_add(b, &at, "_tfs_Tout", gd_types(b, n->nout, om_of(b, n)));
       break;
@@ -1003,25 +1305,46 @@ static void gd_emit(GdBuild *b, Tensorflow__NodeDef ***v, size_t *n, size_t *cap
   gd_push(b, v, n, cap, nd);
 }
 
-/* A function name free in the library: the body's name with '/' as '_', plus a sequence number. */
-static const char *gd_function(GdBuild *b, const Graph *g, const char *fixed) {
+/* A function name free in the library: the body's name with '/' as '_', plus a
+ * sequence number.  The stacks th[0..nth) are threaded through it: one more
+ * variant argument each, returned (ret_th) as the body leaves them; `pass`
+ * also returns the arguments beyond g's outputs unchanged (a loop body's
+ * captured values: TF's While body returns every loop variable). */
+static const char *gd_function_t(GdBuild *b, const Graph *g, const char *fixed, const int *th, int nth, bool ret_th,
+                                 bool pass) {
   char *name = fixed ? pa_strdup(b->a, fixed) : pa_printf(b->a, "%s_%d", g->name, b->seq++);
   for (char *p = name; *p; p++)
     if (*p == '/' || *p == ':' || *p == ' ') *p = '_';
+  /* the enclosing node's helper nodes and lists wait until this body is done */
+  Tensorflow__NodeDef **spend = b->pend;
+  size_t snpend = b->npend, scappend = b->cappend;
+  const char **scur = b->cur;
+  b->pend = NULL;
+  b->npend = b->cappend = 0;
+  if (b->nstk) {
+    b->cur = pa_alloc(b->a, sizeof(char *) * (size_t)b->nstk);
+    memset(b->cur, 0, sizeof(char *) * (size_t)b->nstk);
+  }
   Tensorflow__FunctionDef *f = pa_alloc(b->a, sizeof *f);
   tensorflow__function_def__init(f);
   Tensorflow__OpDef *sig = pa_alloc(b->a, sizeof *sig);
   tensorflow__op_def__init(sig);
   sig->name = name;
   sig->is_stateful = gd_has_effects(g);
-  sig->n_input_arg = (size_t)g->ninputs;
-  sig->input_arg = pa_alloc(b->a, sizeof(void *) * (size_t)(g->ninputs + 1));
-  for (int i = 0; i < g->ninputs; i++) {
+  sig->n_input_arg = (size_t)(g->ninputs + nth);
+  sig->input_arg = pa_alloc(b->a, sizeof(void *) * (size_t)(g->ninputs + nth + 1));
+  for (int i = 0; i < g->ninputs + nth; i++) {
     Tensorflow__OpDef__ArgDef *ad = pa_alloc(b->a, sizeof *ad);
     tensorflow__op_def__arg_def__init(ad);
-    const GraphNode *p = &g->nodes[g->inputs[i]];
-    ad->name = pa_strdup(b->a, p->name);
-    ad->type = pb_dtype(p->outm[0].dtype);
+    if (i < g->ninputs) {
+      const GraphNode *p = &g->nodes[g->inputs[i]];
+      ad->name = pa_strdup(b->a, p->name);
+      ad->type = pb_dtype(p->outm[0].dtype);
+    } else {
+      ad->name = pa_printf(b->a, "accumulator_%d", th[i - g->ninputs]);
+      ad->type = TENSORFLOW__DATA_TYPE__DT_VARIANT;
+      b->cur[th[i - g->ninputs]] = ad->name;
+    }
     sig->input_arg[i] = ad;
   }
   if (b->full && g->ninputs) {   /* each argument's shape, in arg_attr as TF keeps it */
@@ -1043,26 +1366,37 @@ static const char *gd_function(GdBuild *b, const Graph *g, const char *fixed) {
       f->arg_attr[i] = e;
     }
   }
-  sig->n_output_arg = (size_t)g->noutputs;
-  sig->output_arg = pa_alloc(b->a, sizeof(void *) * (size_t)(g->noutputs + 1));
-  f->n_ret = (size_t)g->noutputs;
-  f->ret = pa_alloc(b->a, sizeof(void *) * (size_t)(g->noutputs + 1));
-  for (int i = 0; i < g->noutputs; i++) {
-    Tensorflow__OpDef__ArgDef *ad = pa_alloc(b->a, sizeof *ad);
-    tensorflow__op_def__arg_def__init(ad);
-    ad->name = pa_printf(b->a, "output_%d", i);
-    ad->type = pb_dtype(graph_meta(g, g->outputs[i])->dtype);
-    sig->output_arg[i] = ad;
-    Tensorflow__FunctionDef__RetEntry *r = pa_alloc(b->a, sizeof *r);
-    tensorflow__function_def__ret_entry__init(r);
-    r->key = ad->name;
-    r->value = gd_ref(b, g, g->outputs[i], true);
-    f->ret[i] = r;
-  }
   f->signature = sig;
   size_t cap = 0;
   for (int id = 0; id < g->nnodes; id++)
     if (g->nodes[id].kind != GN_PLACEHOLDER) gd_emit(b, &f->node_def, &f->n_node_def, &cap, gd_node(b, g, id, true));
+  int npass = pass && g->ninputs > g->noutputs ? g->ninputs - g->noutputs : 0;
+  int nret = g->noutputs + npass + (ret_th ? nth : 0);
+  sig->n_output_arg = (size_t)nret;
+  sig->output_arg = pa_alloc(b->a, sizeof(void *) * (size_t)(nret + 1));
+  f->n_ret = (size_t)nret;
+  f->ret = pa_alloc(b->a, sizeof(void *) * (size_t)(nret + 1));
+  for (int i = 0; i < nret; i++) {
+    Tensorflow__OpDef__ArgDef *ad = pa_alloc(b->a, sizeof *ad);
+    tensorflow__op_def__arg_def__init(ad);
+    ad->name = pa_printf(b->a, "output_%d", i);
+    Tensorflow__FunctionDef__RetEntry *r = pa_alloc(b->a, sizeof *r);
+    tensorflow__function_def__ret_entry__init(r);
+    r->key = ad->name;
+    if (i < g->noutputs) {
+      ad->type = pb_dtype(graph_meta(g, g->outputs[i])->dtype);
+      r->value = gd_ref(b, g, g->outputs[i], true);
+    } else if (i < g->noutputs + npass) {
+      ad->type = sig->input_arg[i]->type;
+      r->value = sig->input_arg[i]->name;
+    } else {
+      int k = th[i - g->noutputs - npass];
+      ad->type = TENSORFLOW__DATA_TYPE__DT_VARIANT;
+      r->value = (char *)b->cur[k];
+    }
+    sig->output_arg[i] = ad;
+    f->ret[i] = r;
+  }
   if (b->nfns == b->cap) {
     size_t cap = b->cap ? 2 * b->cap : 8;
     Tensorflow__FunctionDef **fns = pa_alloc(b->a, sizeof(void *) * cap);
@@ -1071,7 +1405,15 @@ static const char *gd_function(GdBuild *b, const Graph *g, const char *fixed) {
     b->cap = cap;
   }
   b->fns[b->nfns++] = f;
+  b->pend = spend;
+  b->npend = snpend;
+  b->cappend = scappend;
+  b->cur = scur;
   return name;
+}
+
+static const char *gd_function(GdBuild *b, const Graph *g, const char *fixed) {
+  return gd_function_t(b, g, fixed, NULL, 0, false, false);
 }
 
 static bool gd_name_taken(const Graph *g, const char *name) {
@@ -1084,6 +1426,10 @@ static bool gd_name_taken(const Graph *g, const char *name) {
 static void gd_graph_nodes(GdBuild *b, const Graph *g, const char *scope, Tensorflow__NodeDef ***nodes, size_t *n,
                            size_t *cap) {
   size_t first = *n;
+  if (b->nstk) {
+    b->cur = pa_alloc(b->a, sizeof(char *) * (size_t)b->nstk);
+    memset(b->cur, 0, sizeof(char *) * (size_t)b->nstk);
+  }
   for (int id = 0; id < g->nnodes; id++) gd_emit(b, nodes, n, cap, gd_node(b, g, id, false));
   int k = 0;
   for (int i = 0; i < g->noutputs; i++) {
@@ -1118,6 +1464,7 @@ Tensorflow__GraphDef *graphdef_build_many(PbArena *a, const Graph *const *gs, in
   Tensorflow__GraphDef *gd = pa_alloc(a, sizeof *gd);
   tensorflow__graph_def__init(gd);
   size_t cap = 0;
+  for (int i = 0; i < ng; i++) gd_stack_scan(&b, gs[i]);
   for (int i = 0; i < ng; i++) gd_graph_nodes(&b, gs[i], ng > 1 ? gs[i]->name : "", &gd->node, &gd->n_node, &cap);
   gd->versions = pa_alloc(a, sizeof *gd->versions);
   tensorflow__version_def__init(gd->versions);

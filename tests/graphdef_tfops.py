@@ -59,6 +59,88 @@ def nodes(tree):
             yield from nodes(v)
 
 
+def attr_of(nd, key):
+    """The value subtree of attribute `key` of a parsed NodeDef (None when absent)."""
+    for k, v in nd:
+        if k == "attr" and dict((a, b) for a, b in v if not isinstance(b, list)).get("key", "").strip('"') == key:
+            return dict(v).get("value")
+    return None
+
+
+def type_list(nd, key):
+    """The list(type) attribute `key` as a list of type names ([] when absent or empty)."""
+    v = attr_of(nd, key)
+    lst = dict(v).get("list") if v else None
+    return [t for k, t in lst if k == "type"] if lst else []
+
+
+def field(tree, key):
+    return dict((k, v) for k, v in tree if not isinstance(v, list)).get(key, "").strip('"')
+
+
+def structure(tree):
+    """Errors in how the nodes connect: every input must name a node (or a function's argument) of its own
+    scope, and While/If must agree with their functions' signatures on how many values go in and come out."""
+    errs = []
+    lib = [v for k, v in tree if k == "library"]
+    fns = {}
+    for fl in lib:
+        for k, f in fl:
+            if k == "function":
+                sig = dict(f).get("signature", [])
+                fns[field(sig, "name")] = ([a for a, _ in sig if a == "input_arg"], [a for a, _ in sig if a == "output_arg"],
+                                           f, sig)
+    scopes = [("graph", [v for k, v in tree if k == "node"], set(), False)]
+    for name, (_, _, f, sig) in fns.items():
+        args = set(field(v, "name") for k, v in sig if k == "input_arg")
+        scopes.append(("function " + name, [v for k, v in f if k == "node_def"], args, True))
+    for where, nds, args, fn in scopes:
+        outs = {}
+        for nd in nds:
+            op = field(nd, "op")
+            n = None
+            if op in ("While", "StatelessWhile"):
+                n = len(type_list(nd, "T"))
+            elif op in ("If", "StatelessIf"):
+                n = len(type_list(nd, "Tout"))
+            outs[field(nd, "name")] = n
+        for nd in nds:
+            name, op = field(nd, "name"), field(nd, "op")
+            ins = [v.strip('"') for k, v in nd if k == "input"]
+            data = [i for i in ins if not i.startswith("^")]
+            for i in ins:
+                parts = i.lstrip("^").split(":")
+                if parts[0] in args and len(parts) == 1 and fn:
+                    continue
+                if parts[0] not in outs:
+                    errs.append("%s: node '%s' reads '%s', which is no node there" % (where, name, i))
+                    continue
+                k = int(parts[-1]) if len(parts) > 1 else 0
+                if not i.startswith("^") and outs[parts[0]] is not None and k >= outs[parts[0]]:
+                    errs.append("%s: node '%s' reads output %d of '%s', which has %d" % (where, name, k, parts[0], outs[parts[0]]))
+            if op in ("While", "StatelessWhile"):
+                t = len(type_list(nd, "T"))
+                if len(data) != t:
+                    errs.append("%s: %s '%s' has %d inputs for %d types in T" % (where, op, name, len(data), t))
+                for fa, need_out in (("cond", False), ("body", True)):
+                    fname = field(dict(attr_of(nd, fa) or []).get("func", []), "name")
+                    if fname not in fns:
+                        errs.append("%s: %s '%s' names function '%s', which the library lacks" % (where, op, name, fname))
+                    elif len(fns[fname][0]) != t or (need_out and len(fns[fname][1]) != t):
+                        errs.append("%s: %s '%s' carries %d values but %s '%s' takes %d and returns %d" %
+                                    (where, op, name, t, fa, fname, len(fns[fname][0]), len(fns[fname][1])))
+            if op in ("If", "StatelessIf"):
+                tin, tout = len(type_list(nd, "Tin")), len(type_list(nd, "Tout"))
+                if len(data) != 1 + tin:
+                    errs.append("%s: %s '%s' has %d inputs for a condition and %d types in Tin" % (where, op, name, len(data), tin))
+                for fa in ("then_branch", "else_branch"):
+                    fname = field(dict(attr_of(nd, fa) or []).get("func", []), "name")
+                    if fname in fns and (len(fns[fname][0]) != tin or len(fns[fname][1]) != tout):
+                        errs.append("%s: %s '%s' passes %d values and takes %d but %s '%s' takes %d and returns %d" %
+                                    (where, op, name, tin, tout, fa, fname, len(fns[fname][0]), len(fns[fname][1])))
+    return errs
+
+
 def main():
     tfs, proto_dir, progs, data = sys.argv[1:5]
     tfs = os.path.abspath(tfs)
@@ -88,7 +170,10 @@ def main():
                 if enc.returncode:
                     bad.append("%s: protoc cannot encode it: %s" % (where, enc.stderr.decode().strip()))
                     continue
-                for nd in nodes(parse(text)):
+                tree = parse(text)
+                for e in structure(tree):
+                    bad.append("%s: %s" % (where, e))
+                for nd in nodes(tree):
                     nnodes += 1
                     fields = dict((k, v) for k, v in nd if not isinstance(v, list))
                     op = fields.get("op", "").strip('"')
