@@ -36,7 +36,13 @@ typedef struct GdBuild {
   DType *stkdt;
   int nstk, capstk;
   const char **cur;
+  /* a dataset loop's iterator handle (int64 in tfs's graph) is a resource in
+   * TF's: the placeholders of bodies it is passed into */
+  const GraphNode **resph;
+  int nresph, capresph;
 } GdBuild;
+
+bool (*graphdef_dataset_info)(Val v, GdDataset *out);
 
 typedef struct AttrList {     /* attributes of one node before they become map entries */
   Tensorflow__NodeDef__AttrEntry **e;
@@ -118,6 +124,18 @@ static Tensorflow__AttrValue *gd_types(GdBuild *b, int n, const TMeta *const *m)
   v->list->n_type = (size_t)n;
   v->list->type = pa_alloc(b->a, sizeof(Tensorflow__DataType) * (size_t)n);
   for (int i = 0; i < n; i++) v->list->type[i] = pb_dtype(m[i]->dtype);
+  return v;
+}
+
+/* list(type) of n TF dtypes */
+static Tensorflow__AttrValue *gd_pbtypes(GdBuild *b, int n, const Tensorflow__DataType *t) {
+  Tensorflow__AttrValue *v = gd_attr(b);
+  v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_LIST;
+  v->list = pa_alloc(b->a, sizeof *v->list);
+  tensorflow__attr_value__list_value__init(v->list);
+  v->list->n_type = (size_t)n;
+  v->list->type = pa_alloc(b->a, sizeof(Tensorflow__DataType) * (size_t)(n + 1));
+  memcpy(v->list->type, t, sizeof(Tensorflow__DataType) * (size_t)n);
   return v;
 }
 
@@ -208,8 +226,45 @@ static Tensorflow__AttrValue *gd_host(GdBuild *b, Val x) {
 static char *gd_ref(GdBuild *b, const Graph *g, GraphRef r, bool fn) {
   const GraphNode *n = &g->nodes[r.node];
   if (fn && n->kind == GN_PLACEHOLDER) return pa_strdup(b->a, n->name);
+  GdDataset dd;
+  if (!b->full && n->kind == GN_OP && n->op->id == OP_DATASET_NEXT && graphdef_dataset_info && n->attrs.n &&
+      graphdef_dataset_info(n->attrs.v[0], &dd)) {
+    /* TF's form has OptionalHasValue for output 0 and OptionalGetValue (the node) for the elements */
+    if (!r.out) return fn ? pa_printf(b->a, "%s/OptionalHasValue:output:0", n->name) : pa_printf(b->a, "%s/OptionalHasValue", n->name);
+    r.out--;
+  }
   if (fn) return pa_printf(b->a, "%s:output:%d", n->name, r.out);
   return r.out ? pa_printf(b->a, "%s:%d", n->name, r.out) : pa_strdup(b->a, n->name);
+}
+
+static bool gd_is_resph(const GdBuild *b, const GraphNode *p) {
+  for (int i = 0; i < b->nresph; i++)
+    if (b->resph[i] == p) return true;
+  return false;
+}
+
+/* The TF dtype of value r: a dataset iterator's handle is a resource. */
+static Tensorflow__DataType gd_pbdt(GdBuild *b, const Graph *g, GraphRef r) {
+  const GraphNode *p = &g->nodes[r.node];
+  if (!b->full && graphdef_dataset_info) {
+    if ((p->kind == GN_OP && p->op->id == OP_DATASET_ITER) || (p->kind == GN_PLACEHOLDER && gd_is_resph(b, p)))
+      return TENSORFLOW__DATA_TYPE__DT_RESOURCE;
+    if (p->kind == GN_WHILE)   /* a loop variable comes out as it went in */
+      for (int i = 0, k = 0; i < p->nin; i++)
+        if (p->in[i].node >= 0 && k++ == r.out) return gd_pbdt(b, g, p->in[i]);
+  }
+  return pb_dtype(graph_meta(g, r)->dtype);
+}
+
+static void gd_mark_res(GdBuild *b, const GraphNode *p) {
+  if (b->nresph == b->capresph) {
+    int cap = b->capresph ? 2 * b->capresph : 8;
+    const GraphNode **v = pa_alloc(b->a, sizeof(void *) * (size_t)cap);
+    if (b->nresph) memcpy(v, b->resph, sizeof(void *) * (size_t)b->nresph);
+    b->resph = v;
+    b->capresph = cap;
+  }
+  b->resph[b->nresph++] = p;
 }
 
 static bool gd_has_effects(const Graph *g) {
@@ -695,6 +750,96 @@ static bool gd_scatter_grad(GdBuild *b, const Graph *g, const GraphNode *n) {
   return true;
 }
 
+/* ---- tf.data: a graph's dataset loop as TF's dataset, iterator and optional ops ---- */
+
+/* output_types and output_shapes of an element. */
+static void gd_ds_spec(GdBuild *b, AttrList *at, const GdDataset *d, const char *types_key) {
+  Tensorflow__AttrValue *sh = gd_shapes(b, d->nleaves, d->leaf);
+  const TMeta **m = pa_alloc(b->a, sizeof(TMeta *) * (size_t)(d->nleaves + 1));
+  for (int i = 0; i < d->nleaves; i++) m[i] = &d->leaf[i];
+  gd_attr_add(b, at, types_key, gd_types(b, d->nleaves, m));
+  gd_attr_add(b, at, "output_shapes", sh);
+}
+
+/* The dataset v as TF's dataset ops under `base` (its inputs first); a dataset
+ * argument is iterator input (*argk)++ of n.  NULL: no TF form. */
+static const char *gd_dataset(GdBuild *b, const Graph *g, const GraphNode *n, Val v, int *argk) {
+  GdDataset d;
+  if (!graphdef_dataset_info(v, &d)) return NULL;
+  if (!d.op) {
+    int k = (*argk)++;
+    return k < n->nin && n->in[k].node >= 0 ? gd_ref(b, g, n->in[k], b->fn) : NULL;
+  }
+  const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(d.nin + d.nconst + 1));
+  int k = 0;
+  for (int i = 0; i < d.nin; i++)
+    if (!(in[k++] = gd_dataset(b, g, n, d.in[i], argk))) return NULL;
+  for (int i = 0; i < d.nconst; i++) {
+    GdDsConst *c = &d.c[i];
+    if (c->tensor) in[k++] = gd_constp(b, n->name, c->name, pb_const_tensor(b->a, c->tensor));
+    else if (c->dtype == DT_STRING) in[k++] = gd_strconst(b, n->name, c->name, c->s);
+    else in[k++] = gd_fill(b, n->name, c->name, c->dtype, (double)c->i, 0, NULL);
+  }
+  AttrList at = {0};
+  bool comps = !strcmp(d.op, "TensorSliceDataset") || !strcmp(d.op, "TensorDataset");
+  if (comps) {   /* Toutput_types: the components' dtypes */
+    const TMeta **m = pa_alloc(b->a, sizeof(TMeta *) * (size_t)(d.nconst + 1));
+    TMeta *cm = pa_alloc(b->a, sizeof(TMeta) * (size_t)(d.nconst + 1));
+    for (int i = 0; i < d.nconst; i++) cm[i].dtype = d.c[i].tensor->dtype, m[i] = &cm[i];
+    gd_attr_add(b, &at, "Toutput_types", gd_types(b, d.nconst, m));
+    gd_attr_add(b, &at, "output_shapes", gd_shapes(b, d.nleaves, d.leaf));
+  } else {
+    gd_ds_spec(b, &at, &d, "output_types");
+  }
+  if (!strcmp(d.op, "ZipDataset")) gd_attr_add(b, &at, "N", gd_int(b, d.nin));
+  if (d.fn) {
+    gd_attr_add(b, &at, d.fn_attr, gd_func(b, gd_function(b, d.fn, NULL)));
+    gd_attr_add(b, &at, "Targuments", gd_types(b, 0, NULL));
+  }
+  if (d.flag_attr) gd_attr_add(b, &at, d.flag_attr, gd_bool(b, d.flag));
+  return gd_aux(b, n->name, d.op, &at, k, in);
+}
+
+/* _DatasetIterator: the dataset, AnonymousIteratorV3 and MakeIterator; the node
+ * is the iterator (an Identity after MakeIterator).  _DatasetNext:
+ * IteratorGetNextAsOptional, OptionalHasValue (output 0, see gd_ref) and
+ * OptionalGetValue (the node).  _DatasetRelease: a NoOp after the handle (TF's
+ * V3 iterator is freed with its last reference). */
+static bool gd_dataset_op(GdBuild *b, const Graph *g, const GraphNode *n) {
+  if (!graphdef_dataset_info || (!n->attrs.n && n->op->id != OP_DATASET_RELEASE)) return false;
+  const char *base = n->name;
+  if (n->op->id == OP_DATASET_RELEASE) {
+    if (n->nin < 1 || n->in[0].node < 0) return false;
+    const GraphNode *p = &g->nodes[n->in[0].node];
+    const char *ctl = p->kind == GN_PLACEHOLDER ? NULL : pa_printf(b->a, "^%s", p->name);
+    gd_aux(b, base, "NoOp", NULL, ctl ? 1 : 0, &ctl);
+    return true;
+  }
+  GdDataset d;
+  if (!graphdef_dataset_info(n->attrs.v[0], &d)) return false;
+  AttrList at = {0};
+  gd_ds_spec(b, &at, &d, "output_types");
+  if (n->op->id == OP_DATASET_ITER) {
+    int argk = 0;
+    const char *ds = gd_dataset(b, g, n, n->attrs.v[0], &argk);
+    if (!ds) return false;
+    const char *it = gd_aux(b, base, "AnonymousIteratorV3", &at, 0, NULL);
+    const char *min[2] = {ds, it};
+    gd_aux(b, base, "MakeIterator", NULL, 2, min);
+    AttrList ia = {0};
+    gd_attr_add(b, &ia, "T", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_RESOURCE));
+    const char *iin[2] = {it, gd_last_name(b)};
+    gd_aux(b, base, "Identity", &ia, 2, iin);
+    return true;
+  }
+  if (n->nin < 1 || n->in[0].node < 0) return false;
+  const char *h = gd_ref(b, g, n->in[0], b->fn);
+  const char *opt = gd_aux(b, base, "IteratorGetNextAsOptional", &at, 1, &h);
+  gd_aux(b, base, "OptionalHasValue", NULL, 1, &opt);
+  gd_aux(b, base, "OptionalGetValue", &at, 1, &opt);
+  return true;
+}
+
 /* Converts op node n into TF's ops (helper nodes in b->pend, the last one the
  * node's own form); false leaves it to the generic conversion. */
 static bool gd_tf_op(GdBuild *b, const Graph *g, const GraphNode *n) {
@@ -1103,6 +1248,7 @@ static bool gd_tf_op(GdBuild *b, const Graph *g, const GraphNode *n) {
       gd_rng(b, n, x);
       return true;
     case OP_SCATTER_GRAD: return gd_scatter_grad(b, g, n);
+    case OP_DATASET_ITER: case OP_DATASET_NEXT: case OP_DATASET_RELEASE: return gd_dataset_op(b, g, n);
     case OP_TL_ADD: {   /* TF adds two lists' gradients as variants with AddN */
       if (!x || n->nin < 2 || n->in[1].node < 0) return false;
       const char *in[2] = {x, gd_ref(b, g, n->in[1], b->fn)};
@@ -1181,25 +1327,32 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
     case GN_WHILE: {
       bool effects = gd_has_effects(n->sub[0]) || (n->sub[1] && gd_has_effects(n->sub[1]));
       int *th = NULL, nth = gd_threaded(b, n, &th);
-      static const TMeta var = {.dtype = DT_VARIANT};
-      const TMeta **m = pa_alloc(b->a, sizeof(TMeta *) * (size_t)(n->nin + n->nout + nth + 1));
+      Tensorflow__DataType *m = pa_alloc(b->a, sizeof(Tensorflow__DataType) * (size_t)(n->nin + n->nout + nth + 1));
       int k = 0;
       for (int i = 0; i < n->nin; i++)
-        if (n->in[i].node >= 0) m[k++] = graph_meta(g, n->in[i]);
-      for (int j = 0; j < nth; j++) m[k + j] = &var;
+        if (n->in[i].node >= 0) {
+          m[k] = gd_pbdt(b, g, n->in[i]);
+          if (m[k] == TENSORFLOW__DATA_TYPE__DT_RESOURCE)   /* the bodies' placeholder for it is one too */
+            for (int s = 0; s < 2; s++) {
+              int pi = n->kind == GN_COND ? k - 1 : k;
+              if (n->sub[s] && pi >= 0 && pi < n->sub[s]->ninputs) gd_mark_res(b, &n->sub[s]->nodes[n->sub[s]->inputs[pi]]);
+            }
+          k++;
+        }
+      for (int j = 0; j < nth; j++) m[k + j] = TENSORFLOW__DATA_TYPE__DT_VARIANT;
       if (n->kind == GN_COND) {
         nd->op = effects ? "If" : "StatelessIf";
-        const TMeta **om = pa_alloc(b->a, sizeof(TMeta *) * (size_t)(n->nout + nth + 1));
-        for (int i = 0; i < n->nout; i++) om[i] = &n->outm[i];
-        for (int j = 0; j < nth; j++) om[n->nout + j] = &var;
-        if (k) gd_attr_add(b, &at, "Tcond", gd_type(b, m[0]->dtype));
-        gd_attr_add(b, &at, "Tin", gd_types(b, k ? k - 1 + nth : 0, m + (k ? 1 : 0)));
-        gd_attr_add(b, &at, "Tout", gd_types(b, n->nout + nth, om));
+        Tensorflow__DataType *om = pa_alloc(b->a, sizeof(Tensorflow__DataType) * (size_t)(n->nout + nth + 1));
+        for (int i = 0; i < n->nout; i++) om[i] = pb_dtype(n->outm[i].dtype);
+        for (int j = 0; j < nth; j++) om[n->nout + j] = TENSORFLOW__DATA_TYPE__DT_VARIANT;
+        if (k) gd_attr_add(b, &at, "Tcond", gd_pbtype(b, m[0]));
+        gd_attr_add(b, &at, "Tin", gd_pbtypes(b, k ? k - 1 + nth : 0, m + (k ? 1 : 0)));
+        gd_attr_add(b, &at, "Tout", gd_pbtypes(b, n->nout + nth, om));
         gd_attr_add(b, &at, "then_branch", gd_func(b, gd_function_t(b, n->sub[0], NULL, th, nth, true, false)));
         if (n->sub[1]) gd_attr_add(b, &at, "else_branch", gd_func(b, gd_function_t(b, n->sub[1], NULL, th, nth, true, false)));
       } else {
         nd->op = effects ? "While" : "StatelessWhile";
-        gd_attr_add(b, &at, "T", gd_types(b, k + nth, m));
+        gd_attr_add(b, &at, "T", gd_pbtypes(b, k + nth, m));
         gd_attr_add(b, &at, "cond", gd_func(b, gd_function_t(b, n->sub[0], NULL, th, nth, false, false)));
         if (n->sub[1]) gd_attr_add(b, &at, "body", gd_func(b, gd_function_t(b, n->sub[1], NULL, th, nth, true, !b->full)));
         gd_attr_add(b, &at, "parallel_iterations", gd_int(b, 10));
@@ -1339,7 +1492,7 @@ static const char *gd_function_t(GdBuild *b, const Graph *g, const char *fixed, 
     if (i < g->ninputs) {
       const GraphNode *p = &g->nodes[g->inputs[i]];
       ad->name = pa_strdup(b->a, p->name);
-      ad->type = pb_dtype(p->outm[0].dtype);
+      ad->type = gd_pbdt(b, g, (GraphRef){g->inputs[i], 0});
     } else {
       ad->name = pa_printf(b->a, "accumulator_%d", th[i - g->ninputs]);
       ad->type = TENSORFLOW__DATA_TYPE__DT_VARIANT;
@@ -1384,7 +1537,7 @@ static const char *gd_function_t(GdBuild *b, const Graph *g, const char *fixed, 
     tensorflow__function_def__ret_entry__init(r);
     r->key = ad->name;
     if (i < g->noutputs) {
-      ad->type = pb_dtype(graph_meta(g, g->outputs[i])->dtype);
+      ad->type = gd_pbdt(b, g, g->outputs[i]);
       r->value = gd_ref(b, g, g->outputs[i], true);
     } else if (i < g->noutputs + npass) {
       ad->type = sig->input_arg[i]->type;

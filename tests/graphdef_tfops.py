@@ -6,10 +6,10 @@ Runs every tests/programs/NAME.tfs that defines a tf.function with
 checks that `protoc --encode tensorflow.GraphDef` accepts each .pbtxt, and
 checks every node (top level and inside library functions): its op must be
 listed in tests/graphdef/tf_raw_ops.txt (TF's REGISTER_OP names) and carry the
-attributes listed there.  The ops in tests/graphdef/tfs_gap_ops.txt are the
-known gaps (tfs's own gradient and dataset ops, with no single TF op): they
-are reported, and a gap that no longer occurs fails the test so the list
-only shrinks.
+attributes listed there; a tfs-internal op (`_`-prefixed) anywhere fails it.
+It also checks how the nodes connect: every input names a node (or argument)
+of its own graph or function, and While/If carry as many values as their
+functions take and return.
 usage: graphdef_tfops.py TFS PROTO_DIR PROGRAMS_DIR DATA_DIR
 """
 import os
@@ -145,8 +145,8 @@ def main():
     tfs, proto_dir, progs, data = sys.argv[1:5]
     tfs = os.path.abspath(tfs)
     known = read_list(os.path.join(data, "tf_raw_ops.txt"))
-    gaps = read_list(os.path.join(data, "tfs_gap_ops.txt"))
-    bad, seen_gap, nfiles, nnodes, ops = [], {}, 0, 0, set()
+    bad, nfiles, nnodes, ops = [], 0, 0, set()
+    bad += ["tf_raw_ops.txt lists %s, a tfs-internal name" % op for op in known if op.startswith("_")]
     with tempfile.TemporaryDirectory() as tmp:
         for f in sorted(os.listdir(progs)):
             if not f.endswith(".tfs") or "tf.function" not in open(os.path.join(progs, f)).read():
@@ -180,8 +180,8 @@ def main():
                     name = fields.get("name", "").strip('"')
                     ops.add(op)
                     attrs = [dict(v).get("key", "").strip('"') for k, v in nd if k == "attr"]
-                    if op in gaps:
-                        seen_gap[op] = seen_gap.get(op, 0) + 1
+                    if op.startswith("_"):
+                        bad.append("%s: node '%s' has op '%s', one of tfs's own" % (where, name, op))
                         continue
                     if op not in known:
                         bad.append("%s: node '%s' has op '%s', which is no TensorFlow op" % (where, name, op))
@@ -189,11 +189,7 @@ def main():
                     for a in known[op]:
                         if a not in attrs:
                             bad.append("%s: node '%s' (%s) lacks attribute '%s'" % (where, name, op, a))
-    for op in sorted(gaps):
-        if op not in seen_gap:
-            bad.append("tfs_gap_ops.txt lists %s, which no exported graph uses any more: remove it" % op)
     print("%d GraphDefs, %d nodes, %d distinct ops" % (nfiles, nnodes, len(ops)))
-    print("known gaps (tfs ops with no TF form yet): " + ", ".join("%s x%d" % (k, seen_gap[k]) for k in sorted(seen_gap)))
     if nfiles < 100:
         bad.append("only %d GraphDefs were dumped" % nfiles)
     for b in bad[:60]:
