@@ -1,6 +1,7 @@
 /* graphdef.c — convert the graph IR to TensorFlow's GraphDef: NodeDefs with TF op names, inputs "node:k", "^ctrl", typed attrs. */
 #include "graphdef.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1458,6 +1459,79 @@ static void gd_emit(GdBuild *b, Tensorflow__NodeDef ***v, size_t *n, size_t *cap
   gd_push(b, v, n, cap, nd);
 }
 
+/* TF reserves node names starting with '_' (tfs's own ops name their nodes so:
+ * "_StackPush"): such names in nodes[0..n) lose the '_' (made unique), and the
+ * inputs and function returns that name them follow. */
+static bool gd_scope_taken(Tensorflow__NodeDef **nodes, size_t n, const char *name) {
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(nodes[i]->name, name)) return true;
+  return false;
+}
+
+static char *gd_renamed(PbArena *a, const char *ref, char **from, char **to, size_t nmap) {
+  const char *p = ref[0] == '^' ? ref + 1 : ref;
+  size_t len = strcspn(p, ":");
+  for (size_t i = 0; i < nmap; i++)
+    if (strlen(from[i]) == len && !strncmp(from[i], p, len))
+      return pa_printf(a, "%s%s%s", ref[0] == '^' ? "^" : "", to[i], p + len);
+  return (char *)ref;
+}
+
+static void gd_tf_names(PbArena *a, Tensorflow__NodeDef **nodes, size_t n, Tensorflow__FunctionDef__RetEntry **ret,
+                        size_t nret) {
+  size_t nmap = 0;
+  for (size_t i = 0; i < n; i++) nmap += nodes[i]->name[0] == '_';
+  if (!nmap) return;
+  char **from = pa_alloc(a, sizeof(char *) * nmap), **to = pa_alloc(a, sizeof(char *) * nmap);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (nodes[i]->name[0] != '_') continue;
+    char *nm = pa_strdup(a, nodes[i]->name + strspn(nodes[i]->name, "_"));
+    for (int j = 1; !*nm || gd_scope_taken(nodes, n, nm); j++)
+      nm = pa_printf(a, "%s_%d", nodes[i]->name + strspn(nodes[i]->name, "_"), j);
+    from[k] = nodes[i]->name;
+    to[k++] = nodes[i]->name = nm;
+  }
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < nodes[i]->n_input; j++) nodes[i]->input[j] = gd_renamed(a, nodes[i]->input[j], from, to, nmap);
+  for (size_t i = 0; i < nret; i++) ret[i]->value = gd_renamed(a, ret[i]->value, from, to, nmap);
+}
+
+/* TF's argument names are [a-z][a-z0-9_]* ("loop_vars[0]" and a captured
+ * "_StackSize" are not): f's arguments get such names (made unique), and the
+ * inputs and returns that read them follow. */
+static void gd_arg_names(PbArena *a, Tensorflow__FunctionDef *f) {
+  Tensorflow__OpDef *sig = f->signature;
+  size_t n = sig->n_input_arg, nmap = 0;
+  char **from = pa_alloc(a, sizeof(char *) * (n + 1)), **to = pa_alloc(a, sizeof(char *) * (n + 1));
+  for (size_t i = 0; i < n; i++) {
+    const char *old = sig->input_arg[i]->name;
+    char *nm = pa_strdup(a, old + strspn(old, "_0123456789"));
+    for (char *p = nm; *p; p++) *p = isalnum((unsigned char)*p) ? (char)tolower((unsigned char)*p) : '_';
+    size_t len = strlen(nm);
+    while (len && nm[len - 1] == '_') nm[--len] = 0;
+    if (!*nm) nm = "arg";
+    if (!strcmp(nm, old)) continue;
+    char *cand = nm;
+    for (int k = 1;; k++) {
+      bool taken = false;
+      for (size_t j = 0; j < n && !taken; j++) taken = !strcmp(sig->input_arg[j]->name, cand);
+      if (!taken) break;
+      cand = pa_printf(a, "%s_%d", nm, k);
+    }
+    from[nmap] = sig->input_arg[i]->name;
+    to[nmap++] = sig->input_arg[i]->name = cand;
+  }
+  if (!nmap) return;
+  for (size_t i = 0; i < f->n_node_def; i++)
+    for (size_t j = 0; j < f->node_def[i]->n_input; j++) {
+      char *in = f->node_def[i]->input[j];
+      if (!strchr(in, ':')) f->node_def[i]->input[j] = gd_renamed(a, in, from, to, nmap);   /* arguments are bare names */
+    }
+  for (size_t i = 0; i < f->n_ret; i++)
+    if (!strchr(f->ret[i]->value, ':')) f->ret[i]->value = gd_renamed(a, f->ret[i]->value, from, to, nmap);
+}
+
 /* A function name free in the library: the body's name with '/' as '_', plus a
  * sequence number.  The stacks th[0..nth) are threaded through it: one more
  * variant argument each, returned (ret_th) as the body leaves them; `pass`
@@ -1466,8 +1540,10 @@ static void gd_emit(GdBuild *b, Tensorflow__NodeDef ***v, size_t *n, size_t *cap
 static const char *gd_function_t(GdBuild *b, const Graph *g, const char *fixed, const int *th, int nth, bool ret_th,
                                  bool pass) {
   char *name = fixed ? pa_strdup(b->a, fixed) : pa_printf(b->a, "%s_%d", g->name, b->seq++);
-  for (char *p = name; *p; p++)
-    if (*p == '/' || *p == ':' || *p == ' ') *p = '_';
+  for (char *p = name; *p; p++)   /* TF's function names: letters, digits, '_', '.', '-' ("<lambda>" too) */
+    if (!fixed ? !(isalnum((unsigned char)*p) || *p == '_' || *p == '.' || *p == '-') : *p == '/' || *p == ':' || *p == ' ') *p = '_';
+  if (!fixed)
+    while (name[0] == '_' && name[1]) name++;
   /* the enclosing node's helper nodes and lists wait until this body is done */
   Tensorflow__NodeDef **spend = b->pend;
   size_t snpend = b->npend, scappend = b->cappend;
@@ -1557,6 +1633,10 @@ static const char *gd_function_t(GdBuild *b, const Graph *g, const char *fixed, 
     b->fns = fns;
     b->cap = cap;
   }
+  if (!b->full) {
+    gd_tf_names(b->a, f->node_def, f->n_node_def, f->ret, f->n_ret);
+    gd_arg_names(b->a, f);
+  }
   b->fns[b->nfns++] = f;
   b->pend = spend;
   b->npend = snpend;
@@ -1619,6 +1699,7 @@ Tensorflow__GraphDef *graphdef_build_many(PbArena *a, const Graph *const *gs, in
   size_t cap = 0;
   for (int i = 0; i < ng; i++) gd_stack_scan(&b, gs[i]);
   for (int i = 0; i < ng; i++) gd_graph_nodes(&b, gs[i], ng > 1 ? gs[i]->name : "", &gd->node, &gd->n_node, &cap);
+  gd_tf_names(a, gd->node, gd->n_node, NULL, 0);
   gd->versions = pa_alloc(a, sizeof *gd->versions);
   tensorflow__version_def__init(gd->versions);
   gd->versions->producer = GD_PRODUCER;
