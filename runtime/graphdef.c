@@ -4,8 +4,10 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "object.h"
+#include "trace.h"
 
 /* TF's GraphDef version of the producer TF 2 releases write. */
 #define GD_PRODUCER 1205
@@ -841,6 +843,186 @@ static bool gd_dataset_op(GdBuild *b, const Graph *g, const GraphNode *n) {
   return true;
 }
 
+/* ---- TF's attribute and input forms of indexing, padding, one_hot, softmax, convolution and pooling ---- */
+
+/* A list of 4 ints (TF's strides/ksize/dilations over NHWC) from an int or a list of 1, 2 or 4 ints; false: none. */
+static bool gd_nhwc4(Val v, tfs_i64 dflt, int out[4]) {
+  tfs_i64 x[8];
+  bool vec;
+  int n = v.tag == VT_NONE || val_is_undef(v) ? 0 : gd_ints_of(v, x, 8, &vec);
+  out[0] = out[3] = 1;
+  if (n == 0 && (v.tag == VT_NONE || val_is_undef(v))) out[1] = out[2] = (int)dflt;
+  else if (n == 1) out[1] = out[2] = (int)x[0];
+  else if (n == 2) out[1] = (int)x[0], out[2] = (int)x[1];
+  else if (n == 4) for (int i = 0; i < 4; i++) out[i] = (int)x[i];
+  else return false;
+  return true;
+}
+
+/* TF's convolution/pooling attributes: strides (and ksize or dilations), padding, data_format. */
+static bool gd_window_attrs(GdBuild *b, AttrList *at, const GraphNode *n, int ksize_at, int strides_at, int padding_at,
+                            int dilations_at, bool conv) {
+  int st[4], ks[4], dl[4];
+  if (!gd_nhwc4(n->attrs.v[strides_at], 1, st)) return false;
+  if (ksize_at >= 0 && !gd_nhwc4(n->attrs.v[ksize_at], 1, ks)) return false;
+  Val pad = padding_at < n->attrs.n ? n->attrs.v[padding_at] : val_none();
+  if (!val_is(pad, &str_type)) return false;
+  gd_attr_add(b, at, "strides", gd_ints(b, 4, st));
+  if (ksize_at >= 0) gd_attr_add(b, at, "ksize", gd_ints(b, 4, ks));
+  gd_attr_add(b, at, "padding", gd_str(b, str_cstr(pad)));
+  gd_attr_add(b, at, "data_format", gd_str(b, "NHWC"));
+  if (conv) {
+    if (!gd_nhwc4(dilations_at >= 0 && dilations_at < n->attrs.n ? n->attrs.v[dilations_at] : val_none(), 1, dl)) return false;
+    gd_attr_add(b, at, "dilations", gd_ints(b, 4, dl));
+    gd_attr_add(b, at, "explicit_paddings", gd_ints(b, 0, NULL));
+    gd_attr_add(b, at, "use_cudnn_on_gpu", gd_bool(b, true));
+  }
+  return true;
+}
+
+/* tf.pad's paddings as TF's [rank, 2] integer input (*tp: its dtype). */
+static const char *gd_paddings(GdBuild *b, const Graph *g, const GraphNode *n, Tensorflow__DataType *tp) {
+  *tp = TENSORFLOW__DATA_TYPE__DT_INT32;
+  for (int k = 0; k < n->ndyn; k++)
+    if (n->dyn_attr[k] == 0) {
+      *tp = pb_dtype(graph_meta(g, n->in[n->nin + k])->dtype);
+      return gd_ref(b, g, n->in[n->nin + k], b->fn);
+    }
+  Val v = n->attrs.v[0];
+  Tensor *t = val_as_tensor(v);
+  if (t && !t->sym && t->rank == 2 && (t->dtype == DT_INT32 || t->dtype == DT_INT64)) {
+    *tp = pb_dtype(t->dtype);
+    return gd_constp(b, n->name, "paddings", pb_const_tensor(b->a, t));
+  }
+  if (!val_is(v, &list_type) && !val_is(v, &tuple_type)) return NULL;
+  tfs_i64 len = val_is(v, &list_type) ? ((List *)v.u.o)->len : ((Tuple *)v.u.o)->len;
+  const Val *it = val_is(v, &list_type) ? ((List *)v.u.o)->items : ((Tuple *)v.u.o)->items;
+  if (len > TFS_MAX_RANK) return NULL;
+  tfs_i64 x[2 * TFS_MAX_RANK], shape[2] = {len, 2};
+  for (tfs_i64 i = 0; i < len; i++) {
+    bool vec;
+    if (gd_ints_of(it[i], x + 2 * i, 2, &vec) != 2) return NULL;
+  }
+  Tensorflow__TensorProto *p = pa_alloc(b->a, sizeof *p);
+  tensorflow__tensor_proto__init(p);
+  p->dtype = TENSORFLOW__DATA_TYPE__DT_INT32;
+  p->tensor_shape = pb_shape(b->a, 2, shape);
+  p->n_int_val = (size_t)(2 * len);
+  p->int_val = pa_alloc(b->a, sizeof(int32_t) * (size_t)(2 * len + 1));
+  for (tfs_i64 i = 0; i < 2 * len; i++) p->int_val[i] = (int32_t)x[i];
+  return gd_constp(b, n->name, "paddings", p);
+}
+
+/* t[key] as TF's StridedSlice: begin/end/strides inputs and the five masks, as
+ * TF's Python builds them from the key's items (a traced bound is element k
+ * of the `bounds` input, cut out by a StridedSlice of its own). */
+static bool gd_strided_slice(GdBuild *b, const Graph *g, const GraphNode *n, const char *x, DType t) {
+  const char *base = n->name;
+  Val key = n->attrs.n > 0 ? n->attrs.v[0] : val_none();
+  const Val *items = &key;
+  tfs_i64 nitems = 1;
+  if (val_is(key, &tuple_type)) nitems = ((Tuple *)key.u.o)->len, items = ((Tuple *)key.u.o)->items;
+  if (nitems > 32) return false;
+  const char *bounds = NULL;
+  DType bt = DT_INT32;
+  for (int k = 0; k < n->ndyn; k++)
+    if (n->dyn_attr[k] == 1) {
+      bounds = gd_ref(b, g, n->in[n->nin + k], b->fn);
+      bt = graph_meta(g, n->in[n->nin + k])->dtype;
+    }
+  Tensor *hb = bounds || n->attrs.n < 2 ? NULL : val_as_tensor(n->attrs.v[1]);
+  if (hb && hb->sym) hb = NULL;
+  if (hb) bt = hb->dtype;
+  /* each of begin/end/strides: nitems scalars, a number or a bound's reference */
+  const char **sv[3];
+  tfs_i64 num[3][32];
+  bool dyn = false;
+  for (int j = 0; j < 3; j++) sv[j] = pa_alloc(b->a, sizeof(char *) * (size_t)(nitems + 1));
+  int bm = 0, em = 0, elm = 0, nam = 0, sam = 0;
+  for (tfs_i64 k = 0; k < nitems; k++) {
+    Val itv[3] = {items[k], val_none(), val_none()};
+    int parts = 1;
+    num[0][k] = 0, num[1][k] = 0, num[2][k] = 1;
+    sv[0][k] = sv[1][k] = sv[2][k] = NULL;
+    if (items[k].tag == VT_NONE) { nam |= 1 << k; continue; }
+    if (val_is(items[k], &ellipsis_type)) { elm |= 1 << k; continue; }
+    bool is_slice = val_is(items[k], &slice_type);
+    if (is_slice) {
+      Slice *sl = (Slice *)items[k].u.o;
+      itv[0] = sl->lo, itv[1] = sl->hi, itv[2] = sl->step;
+      parts = 3;
+      if (sl->lo.tag == VT_NONE) bm |= 1 << k;
+      if (sl->hi.tag == VT_NONE) em |= 1 << k;
+    } else {
+      sam |= 1 << k;
+    }
+    for (int j = 0; j < parts; j++) {
+      int leaf;
+      int64_t iv;
+      if (itv[j].tag == VT_NONE) continue;
+      if (trace_is_leaf(itv[j], &leaf)) {
+        if (hb) {
+          if (leaf >= hb->size) return false;
+          num[j][k] = tensor_get_i(hb, leaf);
+          continue;
+        }
+        if (!bounds) return false;
+        tfs_i64 lb = leaf, le = leaf + 1, one = 1;
+        AttrList sa = {0};
+        gd_attr_add(b, &sa, "T", gd_type(b, bt));
+        gd_attr_add(b, &sa, "Index", gd_type(b, DT_INT32));
+        gd_attr_add(b, &sa, "begin_mask", gd_int(b, 0));
+        gd_attr_add(b, &sa, "end_mask", gd_int(b, 0));
+        gd_attr_add(b, &sa, "ellipsis_mask", gd_int(b, 0));
+        gd_attr_add(b, &sa, "new_axis_mask", gd_int(b, 0));
+        gd_attr_add(b, &sa, "shrink_axis_mask", gd_int(b, 1));
+        const char *in[4] = {bounds, gd_i32(b, base, "bound_begin", 1, &lb, true), gd_i32(b, base, "bound_end", 1, &le, true),
+                             gd_i32(b, base, "bound_strides", 1, &one, true)};
+        sv[j][k] = gd_aux_named(b, base, pa_printf(b->a, "bound_%d", leaf), "StridedSlice", &sa, 4, in);
+        dyn = true;
+        if (!is_slice) {   /* an index: end = begin + 1 */
+          sv[1][k] = gd_opT(b, base, "AddV2", bt, sv[j][k], gd_fill(b, base, "one", bt, 1, 0, NULL));
+          sv[2][k] = NULL;
+        }
+        continue;
+      }
+      if (!val_as_int(itv[j], &iv)) {
+        Tensor *it = val_as_tensor(itv[j]);
+        if (!it || it->sym || it->rank != 0 || !dtype_info[it->dtype].is_int) return false;
+        iv = tensor_get_i(it, 0);
+      }
+      num[j][k] = iv;
+      if (!is_slice) num[1][k] = iv + 1;
+    }
+  }
+  static const char *const what[3] = {"begin", "end", "strides"};
+  const char *bes[3];
+  for (int j = 0; j < 3; j++) {
+    if (!dyn) {
+      bes[j] = gd_i32(b, base, what[j], (int)nitems, num[j], true);
+      continue;
+    }
+    for (tfs_i64 k = 0; k < nitems; k++)   /* the numbers among traced bounds: scalars of the bounds' dtype */
+      if (!sv[j][k]) sv[j][k] = gd_fill(b, base, pa_printf(b->a, "%s_%d", what[j], (int)k), bt, (double)num[j][k], 0, NULL);
+    AttrList pa = {0};
+    gd_attr_add(b, &pa, "N", gd_int(b, nitems));
+    gd_attr_add(b, &pa, "T", gd_type(b, bt));
+    gd_attr_add(b, &pa, "axis", gd_int(b, 0));
+    bes[j] = gd_aux_named(b, base, what[j], "Pack", &pa, (int)nitems, sv[j]);
+  }
+  AttrList at = {0};
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "Index", gd_type(b, dyn ? bt : DT_INT32));
+  gd_attr_add(b, &at, "begin_mask", gd_int(b, bm));
+  gd_attr_add(b, &at, "end_mask", gd_int(b, em));
+  gd_attr_add(b, &at, "ellipsis_mask", gd_int(b, elm));
+  gd_attr_add(b, &at, "new_axis_mask", gd_int(b, nam));
+  gd_attr_add(b, &at, "shrink_axis_mask", gd_int(b, sam));
+  const char *in[4] = {x, bes[0], bes[1], bes[2]};
+  gd_aux(b, base, "StridedSlice", &at, 4, in);
+  return true;
+}
+
 /* Converts op node n into TF's ops (helper nodes in b->pend, the last one the
  * node's own form); false leaves it to the generic conversion. */
 static bool gd_tf_op(GdBuild *b, const Graph *g, const GraphNode *n) {
@@ -1238,6 +1420,120 @@ static bool gd_tf_op(GdBuild *b, const Graph *g, const GraphNode *n) {
       gd_attr_add(b, &at, "T", gd_type(b, t));
       gd_attr_add(b, &at, tr ? "Tperm" : n->op->id == OP_RESHAPE ? "Tshape" : "Tdim", gd_pbtype(b, tidx));
       gd_aux(b, base, n->op->graph_name, &at, 2, in);
+      return true;
+    }
+    case OP_STRIDED_SLICE: return x && gd_strided_slice(b, g, n, x, t);
+    case OP_SLICE: {   /* Slice(input, begin, size) */
+      Tensorflow__DataType t2;
+      if (!x) return false;
+      const char *in[3] = {x, gd_attr_input(b, g, n, 0, "begin", NULL, -1, true, &tidx),
+                           gd_attr_input(b, g, n, 1, "size", NULL, -1, true, &t2)};
+      if (!in[1] || !in[2] || tidx != t2) return false;
+      gd_attr_add(b, &at, "T", gd_type(b, t));
+      gd_attr_add(b, &at, "Index", gd_pbtype(b, tidx));
+      gd_aux(b, base, "Slice", &at, 3, in);
+      return true;
+    }
+    case OP_PAD: {   /* PadV2(input, paddings, constant_values), or MirrorPad with its mode */
+      Tensorflow__DataType tp;
+      if (!x) return false;
+      const char *pads = gd_paddings(b, g, n, &tp);
+      Val mode = n->attrs.n > 1 ? n->attrs.v[1] : val_none();
+      const char *ms = val_is(mode, &str_type) ? str_cstr(mode) : "CONSTANT";
+      if (!pads) return false;
+      gd_attr_add(b, &at, "T", gd_type(b, t));
+      gd_attr_add(b, &at, "Tpaddings", gd_pbtype(b, tp));
+      if (strcasecmp(ms, "CONSTANT")) {
+        gd_attr_add(b, &at, "mode", gd_str(b, !strcasecmp(ms, "REFLECT") ? "REFLECT" : "SYMMETRIC"));
+        const char *in[2] = {x, pads};
+        gd_aux(b, base, "MirrorPad", &at, 2, in);
+        return true;
+      }
+      const char *in[3] = {x, pads, gd_num_input(b, g, n, 2, "constant_values", t, 0)};
+      if (!in[2]) return false;
+      gd_aux(b, base, "PadV2", &at, 3, in);
+      return true;
+    }
+    case OP_ONE_HOT: {   /* OneHot(indices, depth, on_value, off_value) with axis */
+      DType ot = n->outm[0].dtype;
+      int64_t axis = -1;
+      if (!x || (n->attrs.n > 3 && n->attrs.v[3].tag != VT_NONE && !val_is_undef(n->attrs.v[3]) && !val_as_int(n->attrs.v[3], &axis)))
+        return false;
+      const char *in[4] = {x, gd_num_input(b, g, n, 0, "depth", DT_INT32, 0), gd_num_input(b, g, n, 1, "on_value", ot, 1),
+                           gd_num_input(b, g, n, 2, "off_value", ot, 0)};
+      if (!in[1] || !in[2] || !in[3]) return false;
+      gd_attr_add(b, &at, "T", gd_type(b, ot));
+      gd_attr_add(b, &at, "TI", gd_type(b, t));
+      gd_attr_add(b, &at, "axis", gd_int(b, axis));
+      gd_aux(b, base, "OneHot", &at, 4, in);
+      return true;
+    }
+    case OP_SOFTMAX: case OP_LOG_SOFTMAX: {   /* on the last axis; another axis is moved there and back, as TF does */
+      int64_t axis = -1;
+      if (!x || n->ndyn || (n->attrs.n > 0 && n->attrs.v[0].tag != VT_NONE && !val_is_undef(n->attrs.v[0]) &&
+                            !val_as_int(n->attrs.v[0], &axis)))
+        return false;
+      if (rank < 0 && axis != -1) return false;
+      if (axis < 0) axis += rank;
+      gd_attr_add(b, &at, "T", gd_type(b, t));
+      if (rank <= 0 || axis == rank - 1) {
+        gd_aux(b, base, n->op->graph_name, &at, 1, &x);
+        return true;
+      }
+      if (axis < 0 || axis >= rank) return false;
+      tfs_i64 perm[TFS_MAX_RANK];
+      for (int i = 0; i < rank; i++) perm[i] = i;
+      perm[axis] = rank - 1, perm[rank - 1] = axis;
+      const char *pc = gd_i32(b, base, "perm", rank, perm, true);
+      AttrList ta = {0}, tb = {0};
+      gd_attr_add(b, &ta, "T", gd_type(b, t));
+      gd_attr_add(b, &ta, "Tperm", gd_type(b, DT_INT32));
+      const char *tin[2] = {x, pc};
+      const char *tx = gd_aux(b, base, "Transpose", &ta, 2, tin);
+      const char *sm = gd_aux(b, base, n->op->graph_name, &at, 1, &tx);
+      gd_attr_add(b, &tb, "T", gd_type(b, t));
+      gd_attr_add(b, &tb, "Tperm", gd_type(b, DT_INT32));
+      const char *bin[2] = {sm, pc};
+      gd_aux_named(b, base, "Transpose_1", "Transpose", &tb, 2, bin);
+      return true;
+    }
+    case OP_CONV2D: {
+      if (!x || n->nin < 2 || n->in[1].node < 0) return false;
+      gd_attr_add(b, &at, "T", gd_type(b, t));
+      if (!gd_window_attrs(b, &at, n, -1, 0, 1, 3, true)) return false;
+      const char *in[2] = {x, gd_ref(b, g, n->in[1], b->fn)};
+      gd_aux(b, base, "Conv2D", &at, 2, in);
+      return true;
+    }
+    case OP_CONV2D_BP_INPUT: case OP_CONV2D_BP_FILTER: {
+      /* TF's gradients take the shape of what they compute (input_sizes / filter_sizes) in its place */
+      bool bi = n->op->id == OP_CONV2D_BP_INPUT;
+      if (!x || n->nin < 3 || n->in[1].node < 0 || n->in[2].node < 0) return false;
+      gd_attr_add(b, &at, "T", gd_type(b, t));
+      if (!gd_window_attrs(b, &at, n, -1, 0, 1, -1, true)) return false;
+      const char *f = gd_ref(b, g, n->in[1], b->fn), *dy = gd_ref(b, g, n->in[2], b->fn);
+      AttrList sa = {0};
+      gd_attr_add(b, &sa, "T", gd_type(b, t));
+      gd_attr_add(b, &sa, "out_type", gd_type(b, DT_INT32));
+      const char *shp = gd_aux_named(b, base, bi ? "input_sizes" : "filter_sizes", "Shape", &sa, 1, bi ? &x : &f);
+      const char *in[3] = {bi ? shp : x, bi ? f : shp, dy};
+      gd_aux(b, base, n->op->graph_name, &at, 3, in);
+      return true;
+    }
+    case OP_MAX_POOL: {
+      if (!x) return false;
+      gd_attr_add(b, &at, "T", gd_type(b, t));
+      if (!gd_window_attrs(b, &at, n, 0, 1, 2, -1, false)) return false;
+      gd_aux(b, base, "MaxPool", &at, 1, &x);
+      return true;
+    }
+    case OP_MAX_POOL_GRAD: {   /* TF's MaxPoolGrad also takes the pooled output: MaxPool again */
+      if (!x || n->nin < 2 || n->in[1].node < 0) return false;
+      gd_attr_add(b, &at, "T", gd_type(b, t));
+      if (!gd_window_attrs(b, &at, n, 0, 1, 2, -1, false)) return false;
+      const char *pooled = gd_aux(b, base, "MaxPool", &at, 1, &x);
+      const char *in[3] = {x, pooled, gd_ref(b, g, n->in[1], b->fn)};
+      gd_aux(b, base, "MaxPoolGrad", &at, 3, in);
       return true;
     }
     case OP_STACK_PUSH: case OP_STACK_GET: case OP_STACK_SIZE: return gd_stack_op(b, g, n);
