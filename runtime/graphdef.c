@@ -1023,8 +1023,779 @@ static bool gd_strided_slice(GdBuild *b, const Graph *g, const GraphNode *n, con
   return true;
 }
 
-/* Converts op node n into TF's ops (helper nodes in b->pend, the last one the
- * node's own form); false leaves it to the generic conversion. */
+/* ---- the export rule of each op that TF's form needs more than the op's TF name for ----
+ * One rule per op (or family of ops), found through gd_rules[] by the op's id:
+ * an op whose ops.def graph name is already TF's op, with T and its
+ * attributes, needs no entry; one that TF takes differently (arguments as
+ * tensor inputs, other attribute names, several TF nodes) gets a rule here.
+ * A rule makes TF's nodes for n (helper nodes in b->pend, the last one the
+ * node's own form) and returns true, or returns false to leave n to the
+ * generic conversion.  x/xm: n's first tensor input and its meta; t: its dtype
+ * (the output's when it has none); all: 0..rank-1. */
+#define GD_RULE_ARGS                                                                                                  \
+  GdBuild *b, const Graph *g, const GraphNode *n, const char *base, const char *x, const TMeta *xm, DType t, int rank, \
+      tfs_i64 *all
+#define GD_RULE_LOCALS     \
+  Tensorflow__DataType tidx; \
+  AttrList at = {0};       \
+  (void)tidx;              \
+  (void)at
+
+static bool gd_r_sum(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || rank < 0) return false;
+  const char *axes = gd_attr_input(b, g, n, 0, "reduction_indices", all, rank, true, &tidx);
+  if (!axes) return false;
+  gd_reduce(b, base, n->op->graph_name, t, x, axes, tidx, gd_attr_bool(n, 1));
+  return true;
+}
+
+/* TF's reduce_logsumexp: max-shifted, the shift finite and without gradient */
+static bool gd_r_logsumexp(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || rank < 0) return false;
+  bool keep = gd_attr_bool(n, 1);
+  const char *axes = gd_attr_input(b, g, n, 0, "reduction_indices", all, rank, true, &tidx);
+  if (!axes) return false;
+  const char *mx = gd_reduce(b, base, "Max", t, x, axes, tidx, true);
+  const char *fin = gd_opT(b, base, "IsFinite", t, mx, NULL);
+  const char *zl = gd_opT(b, base, "ZerosLike", t, mx, NULL);
+  const char *sin[3] = {fin, mx, zl};
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  const char *sel = gd_aux(b, base, "SelectV2", &at, 3, sin);
+  const char *sg = gd_opT(b, base, "StopGradient", t, sel, NULL);
+  const char *ex = gd_opT(b, base, "Exp", t, gd_opT(b, base, "Sub", t, x, sg), NULL);
+  const char *lg = gd_opT(b, base, "Log", t, gd_reduce(b, base, "Sum", t, ex, axes, tidx, keep), NULL);
+  if (!keep) {
+    AttrList sa = {0}, ra = {0};
+    gd_attr_add(b, &sa, "T", gd_type(b, t));
+    gd_attr_add(b, &sa, "out_type", gd_type(b, DT_INT32));
+    const char *shp = gd_aux(b, base, "Shape", &sa, 1, &lg);
+    gd_attr_add(b, &ra, "T", gd_type(b, t));
+    gd_attr_add(b, &ra, "Tshape", gd_type(b, DT_INT32));
+    const char *rin[2] = {sg, shp};
+    sg = gd_aux(b, base, "Reshape", &ra, 2, rin);
+  }
+  gd_opT(b, base, "AddV2", t, lg, sg);
+  return true;
+}
+
+/* TF's vector norm: sqrt(sum(x * x)), sum(|x|), max(|x|) or sum(|x|^p)^(1/p), kept dims squeezed */
+static bool gd_r_norm(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || rank < 0) return false;
+  double p = 2;
+  Val ord = n->attrs.v[0];
+  if (ord.tag != VT_NONE && !val_is_undef(ord) && !val_is(ord, &str_type) && !val_as_float(ord, &p)) return false;
+  const char *axes = gd_attr_input(b, g, n, 1, "reduction_indices", all, rank, true, &tidx);
+  if (!axes) return false;
+  const char *r;
+  if (p == 2) {
+    r = gd_opT(b, base, "Sqrt", t, gd_reduce(b, base, "Sum", t, gd_opT(b, base, "Mul", t, x, x), axes, tidx, true), NULL);
+  } else {
+    const char *ab = gd_opT(b, base, "Abs", t, x, NULL);
+    if (p == 1) r = gd_reduce(b, base, "Sum", t, ab, axes, tidx, true);
+    else if (p > 1e308) r = gd_reduce(b, base, "Max", t, ab, axes, tidx, true);
+    else {
+      const char *pw = gd_opT(b, base, "Pow", t, ab, gd_fill(b, base, "ord", t, p, 0, NULL));
+      r = gd_opT(b, base, "Pow", t, gd_reduce(b, base, "Sum", t, pw, axes, tidx, true),
+                 gd_fill(b, base, "inv_ord", t, 1 / p, 0, NULL));
+    }
+  }
+  if (!gd_attr_bool(n, 2)) {
+    tfs_i64 sq[TFS_MAX_RANK * 4];
+    bool vec;
+    int ns = 0;
+    Val axv = n->attrs.v[1];
+    if (axv.tag != VT_NONE && !val_is_undef(axv) && (ns = gd_ints_of(axv, sq, TFS_MAX_RANK * 4, &vec)) < 0) return false;
+    int dims[TFS_MAX_RANK * 4];
+    for (int i = 0; i < ns; i++) dims[i] = (int)(sq[i] < 0 ? sq[i] + rank : sq[i]);
+    gd_attr_add(b, &at, "T", gd_type(b, t));
+    gd_attr_add(b, &at, "squeeze_dims", gd_ints(b, ns, dims));
+    gd_aux(b, base, "Squeeze", &at, 1, &r);
+  }
+  return true;
+}
+
+/* TF's linalg eye: MatrixDiagV3 of ones, or MatrixSetDiagV3 of ones into zeros when not square */
+static bool gd_r_eye(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  const TMeta *m = &n->outm[0];
+  if (m->rank < 2) return false;
+  for (int i = 0; i < m->rank; i++)
+    if (m->shape[i] < 0) return false;
+  tfs_i64 rows = m->shape[m->rank - 2], cols = m->shape[m->rank - 1], dshape[TFS_MAX_RANK], zero = 0, minus1 = -1;
+  for (int i = 0; i < m->rank - 2; i++) dshape[i] = m->shape[i];
+  dshape[m->rank - 2] = rows < cols ? rows : cols;
+  const char *ones = gd_fill(b, base, "ones", m->dtype, 1, m->rank - 1, dshape);
+  gd_attr_add(b, &at, "T", gd_type(b, m->dtype));
+  gd_attr_add(b, &at, "align", gd_str(b, "RIGHT_LEFT"));
+  if (rows == cols) {
+    const char *in[5] = {ones, gd_i32(b, base, "k", 1, &zero, false), gd_i32(b, base, "num_rows", 1, &minus1, false),
+                         gd_i32(b, base, "num_cols", 1, &minus1, false),
+                         gd_fill(b, base, "padding_value", m->dtype, 0, 0, NULL)};
+    gd_aux(b, base, "MatrixDiagV3", &at, 5, in);
+  } else {
+    const char *in[3] = {gd_fill(b, base, "zeros", m->dtype, 0, m->rank, m->shape), ones,
+                         gd_i32(b, base, "k", 1, &zero, false)};
+    gd_aux(b, base, "MatrixSetDiagV3", &at, 3, in);
+  }
+  return true;
+}
+
+/* TF's nn.gelu: 0.5x(1 + erf(x / sqrt 2)), or the tanh form */
+static bool gd_r_gelu(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x) return false;
+  const char *inner;
+  if (gd_attr_bool(n, 0)) {
+    const char *c = gd_opT(b, base, "Mul", t, gd_fill(b, base, "coeff", t, 0.044715, 0, NULL),
+                           gd_opT(b, base, "Pow", t, x, gd_fill(b, base, "three", t, 3, 0, NULL)));
+    const char *s = gd_opT(b, base, "Mul", t, gd_fill(b, base, "sqrt_2_over_pi", t, 0.7978845608028654, 0, NULL),
+                           gd_opT(b, base, "AddV2", t, x, c));
+    inner = gd_opT(b, base, "Tanh", t, s, NULL);
+  } else {
+    inner = gd_opT(b, base, "Erf", t, gd_opT(b, base, "RealDiv", t, x, gd_fill(b, base, "sqrt_2", t, 1.4142135623730951, 0, NULL)),
+                   NULL);
+  }
+  const char *half = gd_opT(b, base, "Mul", t, gd_fill(b, base, "half", t, 0.5, 0, NULL), x);
+  gd_opT(b, base, "Mul", t, half, gd_opT(b, base, "AddV2", t, gd_fill(b, base, "one", t, 1, 0, NULL), inner));
+  return true;
+}
+
+/* TF's nn.dropout: keep where uniform noise >= rate, scaled by 1 / (1 - rate) */
+static bool gd_r_dropout(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || rank < 0) return false;
+  const char *rate = NULL;
+  double r;
+  for (int k = 0; k < n->ndyn; k++)
+    if (n->dyn_attr[k] == 0) rate = gd_ref(b, g, n->in[n->nin + k], b->fn);
+  if (!rate) {
+    if (!val_as_float(n->attrs.v[0], &r)) return false;
+    rate = gd_fill(b, base, "rate", t, r, 0, NULL);
+  }
+  const char *one = gd_fill(b, base, "one", t, 1, 0, NULL);
+  const char *xs = gd_opT(b, base, "Mul", t, x, gd_opT(b, base, "RealDiv", t, one, gd_opT(b, base, "Sub", t, one, rate)));
+  const char *shape;
+  if (n->attrs.v[1].tag == VT_NONE || val_is_undef(n->attrs.v[1])) {
+    AttrList sa = {0};
+    gd_attr_add(b, &sa, "T", gd_type(b, t));
+    gd_attr_add(b, &sa, "out_type", gd_type(b, DT_INT32));
+    shape = gd_aux(b, base, "Shape", &sa, 1, &x);
+  } else if (!(shape = gd_attr_input(b, g, n, 1, "noise_shape", NULL, -1, true, &tidx)))
+    return false;
+  int64_t seed = 0;
+  if (n->attrs.n > 2) val_as_int(n->attrs.v[2], &seed);
+  AttrList ra = {0};
+  gd_attr_add(b, &ra, "T", gd_type(b, DT_INT32));
+  gd_attr_add(b, &ra, "dtype", gd_type(b, t));
+  gd_attr_add(b, &ra, "seed", gd_int(b, seed));
+  gd_attr_add(b, &ra, "seed2", gd_int(b, 0));
+  const char *noise = gd_aux(b, base, "RandomUniform", &ra, 1, &shape);
+  const char *in[3] = {gd_opT(b, base, "GreaterEqual", t, noise, rate), xs, gd_fill(b, base, "zero", t, 0, 0, NULL)};
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_aux(b, base, "SelectV2", &at, 3, in);
+  return true;
+}
+
+static bool gd_r_assert_equal(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  /* TF's debugging asserts: Assert(All(x OP y), data) */
+  bool unary = n->op->id == OP_ASSERT_NON_NEGATIVE || n->op->id == OP_ASSERT_POSITIVE;
+  const char *y = NULL;
+  const TMeta *ym = NULL;
+  if (!x) return false;
+  if (!unary) {
+    if (n->nin < 2 || n->in[1].node < 0) return false;
+    y = gd_ref(b, g, n->in[1], b->fn);
+    ym = graph_meta(g, n->in[1]);
+    if (ym->rank < 0) return false;
+    if (ym->rank > rank) {
+      rank = ym->rank;
+      for (int i = 0; i < rank; i++) all[i] = i;
+    }
+  }
+  if (rank < 0) return false;
+  static const char *const cmp[] = {"Equal", "Greater", "GreaterEqual", "Less", "LessEqual", "LessEqual", "Less"};
+  static const char *const says[] = {"x == y", "x > y", "x >= y", "x < y", "x <= y", "x >= 0", "x > 0"};
+  int k = n->op->id - OP_ASSERT_EQUAL;
+  const char *l = x, *rr = y;
+  if (unary) {
+    l = gd_fill(b, base, "zero", t, 0, 0, NULL);
+    rr = x;
+  }
+  AttrList ca = {0};
+  gd_attr_add(b, &ca, "T", gd_type(b, t));
+  if (k == 0) gd_attr_add(b, &ca, "incompatible_shape_error", gd_bool(b, true));
+  const char *cin[2] = {l, rr};
+  const char *cond = gd_aux(b, base, cmp[k], &ca, 2, cin);
+  const char *ok = gd_reduce(b, base, "All", DT_BOOL, cond, gd_i32(b, base, "Const", rank, all, true),
+                             TENSORFLOW__DATA_TYPE__DT_INT32, false);
+  const char *in[5];
+  const TMeta *dm[4];
+  static const TMeta str = {.dtype = DT_STRING};
+  int nin = 0, nd = 0;
+  in[nin++] = ok;
+  if (n->attrs.n > 0 && val_is(n->attrs.v[0], &str_type)) {
+    in[nin++] = gd_strconst(b, base, "message", str_cstr(n->attrs.v[0]));
+    dm[nd++] = &str;
+  }
+  in[nin++] = gd_strconst(b, base, "condition", pa_printf(b->a, "Condition %s did not hold element-wise:", says[k]));
+  dm[nd++] = &str;
+  in[nin++] = x;
+  dm[nd++] = xm;
+  if (y) in[nin++] = y, dm[nd++] = ym;
+  int64_t summarize = 3;
+  if (n->attrs.n > 1) val_as_int(n->attrs.v[1], &summarize);
+  gd_attr_add(b, &at, "T", gd_types(b, nd, dm));
+  gd_attr_add(b, &at, "summarize", gd_int(b, summarize));
+  gd_aux(b, base, "Assert", &at, nin, in);
+  return true;
+}
+
+/* TF's debugging.assert_all_finite is CheckNumerics */
+static bool gd_r_assert_finite(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || !val_is(n->attrs.v[0], &str_type)) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "message", gd_str(b, str_cstr(n->attrs.v[0])));
+  gd_aux(b, base, "CheckNumerics", &at, 1, &x);
+  return true;
+}
+
+/* TF's math.logical_xor: (x or y) and not (x and y) */
+static bool gd_r_logical_xor(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || n->nin < 2 || n->in[1].node < 0) return false;
+  const char *in[2] = {x, gd_ref(b, g, n->in[1], b->fn)};
+  const char *both = gd_aux(b, base, "LogicalAnd", NULL, 2, in);
+  const char *either = gd_aux(b, base, "LogicalOr", NULL, 2, in);
+  const char *fin[2] = {either, gd_aux(b, base, "LogicalNot", NULL, 1, &both)};
+  gd_aux(b, base, "LogicalAnd", NULL, 2, fin);
+  return true;
+}
+
+static bool gd_r_random_uniform(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  /* TF's random ops draw the standard distribution from an int32 shape, then scale and shift it;
+   * integer uniforms are RandomUniformInt over [minval, maxval) */
+  DType dt = n->outm[0].dtype;
+  const char *shape = gd_attr_input(b, g, n, 0, "shape", NULL, -1, true, &tidx);
+  bool uni = n->op->id == OP_RANDOM_UNIFORM, isint = dt == DT_INT32 || dt == DT_INT64;
+  const char *lo = gd_num_input(b, g, n, 1, uni ? "min" : "mean", dt, 0);
+  const char *hi = gd_num_input(b, g, n, 2, uni ? "max" : "stddev", dt, 1);
+  if (!shape || !lo || !hi) return false;
+  int64_t seed = 0;
+  if (n->attrs.n > 4) val_as_int(n->attrs.v[4], &seed);
+  gd_attr_add(b, &at, "T", gd_pbtype(b, tidx));
+  gd_attr_add(b, &at, "seed", gd_int(b, seed));
+  gd_attr_add(b, &at, "seed2", gd_int(b, 0));
+  if (isint) {
+    gd_attr_add(b, &at, "Tout", gd_type(b, dt));
+    const char *in[3] = {shape, lo, hi};
+    gd_aux(b, base, "RandomUniformInt", &at, 3, in);
+    return true;
+  }
+  gd_attr_add(b, &at, "dtype", gd_type(b, dt));
+  const char *rnd = gd_aux(b, base, uni ? "RandomUniform" : n->op->graph_name, &at, 1, &shape);
+  if (uni) gd_opT(b, base, "AddV2", dt, gd_opT(b, base, "Mul", dt, rnd, gd_opT(b, base, "Sub", dt, hi, lo)), lo);
+  else gd_opT(b, base, "AddV2", dt, gd_opT(b, base, "Mul", dt, rnd, hi), lo);
+  return true;
+}
+
+static bool gd_r_read_variable(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  /* resource ops name the variable's dtype `dtype` */
+  bool rd = n->op->id == OP_READ_VARIABLE;
+  if (!x || (!rd && n->nin < 2)) return false;
+  const char *in[2] = {x, NULL};
+  DType vt = rd ? n->outm[0].dtype : DT_FLOAT32;
+  if (!rd && n->in[1].node >= 0) {
+    in[1] = gd_ref(b, g, n->in[1], b->fn);
+    vt = graph_meta(g, n->in[1])->dtype;
+  } else if (!rd) {   /* a Python number assigned: a Const of the variable's dtype */
+    const GraphNode *h = &g->nodes[n->in[0].node];
+    double v;
+    if (h->kind != GN_VARHANDLE || !n->raw || !val_as_float(n->raw[1], &v)) return false;
+    vt = h->var->value->dtype;
+    in[1] = gd_fill(b, base, "value", vt, v, 0, NULL);
+  }
+  gd_attr_add(b, &at, "dtype", gd_type(b, vt));
+  gd_aux(b, base, n->op->graph_name, &at, rd ? 1 : 2, in);
+  return true;
+}
+
+static bool gd_r_add_n(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(n->nin + 1));
+  int k = 0;
+  for (int i = 0; i < n->nin; i++)
+    if (n->in[i].node >= 0) in[k++] = gd_ref(b, g, n->in[i], b->fn);
+  if (!k || k != n->nin) return false;
+  gd_attr_add(b, &at, "N", gd_int(b, k));
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_aux(b, base, "AddN", &at, k, in);
+  return true;
+}
+
+static bool gd_r_squeeze(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  tfs_i64 ax[TFS_MAX_RANK * 4];
+  int dims[TFS_MAX_RANK * 4], na = 0;
+  bool vec;
+  Val av = n->attrs.v[0];
+  if (!x || n->ndyn) return false;
+  if (av.tag != VT_NONE && !val_is_undef(av) && (na = gd_ints_of(av, ax, TFS_MAX_RANK * 4, &vec)) < 0) return false;
+  for (int i = 0; i < na; i++) dims[i] = (int)ax[i];
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "squeeze_dims", gd_ints(b, na, dims));
+  gd_aux(b, base, "Squeeze", &at, 1, &x);
+  return true;
+}
+
+/* N tensors; ConcatV2's axis is an int32 input, Pack's an attribute */
+static bool gd_r_concat(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(n->nin + 2));
+  for (int i = 0; i < n->nin; i++)
+    if (n->in[i].node < 0) return false;
+    else in[i] = gd_ref(b, g, n->in[i], b->fn);
+  if (!n->nin) return false;
+  gd_attr_add(b, &at, "N", gd_int(b, n->nin));
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  if (n->op->id == OP_STACK) {
+    int64_t axis = 0;
+    if (n->attrs.n > 0 && n->attrs.v[0].tag != VT_NONE && !val_as_int(n->attrs.v[0], &axis)) return false;
+    gd_attr_add(b, &at, "axis", gd_int(b, axis));
+    gd_aux(b, base, "Pack", &at, n->nin, in);
+    return true;
+  }
+  if (!(in[n->nin] = gd_attr_input(b, g, n, 0, "axis", NULL, -1, false, &tidx))) return false;
+  gd_attr_add(b, &at, "Tidx", gd_pbtype(b, tidx));
+  gd_aux(b, base, "ConcatV2", &at, n->nin + 1, in);
+  return true;
+}
+
+static bool gd_r_unstack(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  int64_t axis = 0;
+  if (!x || (n->attrs.n > 1 && n->attrs.v[1].tag != VT_NONE && !val_as_int(n->attrs.v[1], &axis))) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "num", gd_int(b, n->nout));
+  gd_attr_add(b, &at, "axis", gd_int(b, axis));
+  gd_aux(b, base, "Unpack", &at, 1, &x);
+  return true;
+}
+
+/* GatherV2(params, indices, axis) */
+static bool gd_r_gather(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  tfs_i64 zero = 0;
+  int64_t bd = 0;
+  if (!x || n->nin < 2 || n->in[1].node < 0) return false;
+  if (n->attrs.n > 2 && n->attrs.v[2].tag != VT_NONE && !val_as_int(n->attrs.v[2], &bd)) return false;
+  const char *in[3] = {x, gd_ref(b, g, n->in[1], b->fn), gd_attr_input(b, g, n, 1, "axis", &zero, 1, false, &tidx)};
+  if (!in[2]) return false;
+  gd_attr_add(b, &at, "Tparams", gd_type(b, t));
+  gd_attr_add(b, &at, "Tindices", gd_type(b, graph_meta(g, n->in[1])->dtype));
+  gd_attr_add(b, &at, "Taxis", gd_pbtype(b, tidx));
+  gd_attr_add(b, &at, "batch_dims", gd_int(b, bd));
+  gd_aux(b, base, "GatherV2", &at, 3, in);
+  return true;
+}
+
+/* the multiples or shape is an int32 input */
+static bool gd_r_tile(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  bool tile = n->op->id == OP_TILE;
+  if (!x) return false;
+  const char *in[2] = {x, gd_attr_input(b, g, n, 0, tile ? "multiples" : "shape", NULL, -1, true, &tidx)};
+  if (!in[1]) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, tile ? "Tmultiples" : "Tidx", gd_pbtype(b, tidx));
+  gd_aux(b, base, n->op->graph_name, &at, 2, in);
+  return true;
+}
+
+/* Fill(dims, value) */
+static bool gd_r_fill(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x) return false;
+  const char *in[2] = {gd_attr_input(b, g, n, 0, "dims", NULL, -1, true, &tidx), x};
+  if (!in[0]) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "index_type", gd_pbtype(b, tidx));
+  gd_aux(b, base, "Fill", &at, 2, in);
+  return true;
+}
+
+/* Range(start, limit, delta) of the output dtype; range(n) starts at 0 */
+static bool gd_r_range(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  DType dt = n->outm[0].dtype;
+  bool one = n->attrs.n > 1 && (n->attrs.v[1].tag == VT_NONE || val_is_undef(n->attrs.v[1]));
+  for (int k = 0; k < n->ndyn; k++)
+    if (n->dyn_attr[k] == 1) one = false;
+  const char *in[3] = {one ? gd_fill(b, base, "start", dt, 0, 0, NULL) : gd_num_input(b, g, n, 0, "start", dt, 0),
+                       gd_num_input(b, g, n, one ? 0 : 1, "limit", dt, 0), gd_num_input(b, g, n, 2, "delta", dt, 1)};
+  if (!in[0] || !in[1] || !in[2]) return false;
+  gd_attr_add(b, &at, "Tidx", gd_type(b, dt));
+  gd_aux(b, base, "Range", &at, 3, in);
+  return true;
+}
+
+static bool gd_r_cast(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x) return false;
+  gd_attr_add(b, &at, "SrcT", gd_type(b, t));
+  gd_attr_add(b, &at, "DstT", gd_type(b, n->outm[0].dtype));
+  gd_attr_add(b, &at, "Truncate", gd_bool(b, false));
+  gd_aux(b, base, "Cast", &at, 1, &x);
+  return true;
+}
+
+static bool gd_r_argmax(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  tfs_i64 zero = 0;
+  if (!x) return false;
+  const char *in[2] = {x, gd_attr_input(b, g, n, 0, "dimension", &zero, 1, false, &tidx)};
+  if (!in[1]) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "Tidx", gd_pbtype(b, tidx));
+  gd_attr_add(b, &at, "output_type", gd_type(b, n->outm[0].dtype));
+  gd_aux(b, base, n->op->graph_name, &at, 2, in);
+  return true;
+}
+
+static bool gd_r_reshape(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  /* the shape, axis or perm is an int32 input; Transpose's default perm reverses the dimensions */
+  tfs_i64 rev[TFS_MAX_RANK];
+  for (int i = 0; i < rank; i++) rev[i] = rank - 1 - i;
+  bool tr = n->op->id == OP_TRANSPOSE;
+  if (!x || (tr && rank < 0)) return false;
+  const char *in[2] = {x, gd_attr_input(b, g, n, 0, tr ? "perm" : n->op->id == OP_RESHAPE ? "shape" : "dim", rev,
+                                         tr ? rank : -1, true, &tidx)};
+  if (!in[1]) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, tr ? "Tperm" : n->op->id == OP_RESHAPE ? "Tshape" : "Tdim", gd_pbtype(b, tidx));
+  gd_aux(b, base, n->op->graph_name, &at, 2, in);
+  return true;
+}
+
+static bool gd_r_strided_slice(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  return x && gd_strided_slice(b, g, n, x, t);
+}
+
+/* Slice(input, begin, size) */
+static bool gd_r_slice(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  Tensorflow__DataType t2;
+  if (!x) return false;
+  const char *in[3] = {x, gd_attr_input(b, g, n, 0, "begin", NULL, -1, true, &tidx),
+                       gd_attr_input(b, g, n, 1, "size", NULL, -1, true, &t2)};
+  if (!in[1] || !in[2] || tidx != t2) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "Index", gd_pbtype(b, tidx));
+  gd_aux(b, base, "Slice", &at, 3, in);
+  return true;
+}
+
+/* PadV2(input, paddings, constant_values), or MirrorPad with its mode */
+static bool gd_r_pad(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  Tensorflow__DataType tp;
+  if (!x) return false;
+  const char *pads = gd_paddings(b, g, n, &tp);
+  Val mode = n->attrs.n > 1 ? n->attrs.v[1] : val_none();
+  const char *ms = val_is(mode, &str_type) ? str_cstr(mode) : "CONSTANT";
+  if (!pads) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "Tpaddings", gd_pbtype(b, tp));
+  if (strcasecmp(ms, "CONSTANT")) {
+    gd_attr_add(b, &at, "mode", gd_str(b, !strcasecmp(ms, "REFLECT") ? "REFLECT" : "SYMMETRIC"));
+    const char *in[2] = {x, pads};
+    gd_aux(b, base, "MirrorPad", &at, 2, in);
+    return true;
+  }
+  const char *in[3] = {x, pads, gd_num_input(b, g, n, 2, "constant_values", t, 0)};
+  if (!in[2]) return false;
+  gd_aux(b, base, "PadV2", &at, 3, in);
+  return true;
+}
+
+/* OneHot(indices, depth, on_value, off_value) with axis */
+static bool gd_r_one_hot(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  DType ot = n->outm[0].dtype;
+  int64_t axis = -1;
+  if (!x || (n->attrs.n > 3 && n->attrs.v[3].tag != VT_NONE && !val_is_undef(n->attrs.v[3]) && !val_as_int(n->attrs.v[3], &axis)))
+    return false;
+  const char *in[4] = {x, gd_num_input(b, g, n, 0, "depth", DT_INT32, 0), gd_num_input(b, g, n, 1, "on_value", ot, 1),
+                       gd_num_input(b, g, n, 2, "off_value", ot, 0)};
+  if (!in[1] || !in[2] || !in[3]) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, ot));
+  gd_attr_add(b, &at, "TI", gd_type(b, t));
+  gd_attr_add(b, &at, "axis", gd_int(b, axis));
+  gd_aux(b, base, "OneHot", &at, 4, in);
+  return true;
+}
+
+/* on the last axis; another axis is moved there and back, as TF does */
+static bool gd_r_softmax(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  int64_t axis = -1;
+  if (!x || n->ndyn || (n->attrs.n > 0 && n->attrs.v[0].tag != VT_NONE && !val_is_undef(n->attrs.v[0]) &&
+                        !val_as_int(n->attrs.v[0], &axis)))
+    return false;
+  if (rank < 0 && axis != -1) return false;
+  if (axis < 0) axis += rank;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  if (rank <= 0 || axis == rank - 1) {
+    gd_aux(b, base, n->op->graph_name, &at, 1, &x);
+    return true;
+  }
+  if (axis < 0 || axis >= rank) return false;
+  tfs_i64 perm[TFS_MAX_RANK];
+  for (int i = 0; i < rank; i++) perm[i] = i;
+  perm[axis] = rank - 1, perm[rank - 1] = axis;
+  const char *pc = gd_i32(b, base, "perm", rank, perm, true);
+  AttrList ta = {0}, tb = {0};
+  gd_attr_add(b, &ta, "T", gd_type(b, t));
+  gd_attr_add(b, &ta, "Tperm", gd_type(b, DT_INT32));
+  const char *tin[2] = {x, pc};
+  const char *tx = gd_aux(b, base, "Transpose", &ta, 2, tin);
+  const char *sm = gd_aux(b, base, n->op->graph_name, &at, 1, &tx);
+  gd_attr_add(b, &tb, "T", gd_type(b, t));
+  gd_attr_add(b, &tb, "Tperm", gd_type(b, DT_INT32));
+  const char *bin[2] = {sm, pc};
+  gd_aux_named(b, base, "Transpose_1", "Transpose", &tb, 2, bin);
+  return true;
+}
+
+static bool gd_r_conv2d(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || n->nin < 2 || n->in[1].node < 0) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  if (!gd_window_attrs(b, &at, n, -1, 0, 1, 3, true)) return false;
+  const char *in[2] = {x, gd_ref(b, g, n->in[1], b->fn)};
+  gd_aux(b, base, "Conv2D", &at, 2, in);
+  return true;
+}
+
+static bool gd_r_conv2d_bp_input(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  /* TF's gradients take the shape of what they compute (input_sizes / filter_sizes) in its place */
+  bool bi = n->op->id == OP_CONV2D_BP_INPUT;
+  if (!x || n->nin < 3 || n->in[1].node < 0 || n->in[2].node < 0) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  if (!gd_window_attrs(b, &at, n, -1, 0, 1, -1, true)) return false;
+  const char *f = gd_ref(b, g, n->in[1], b->fn), *dy = gd_ref(b, g, n->in[2], b->fn);
+  AttrList sa = {0};
+  gd_attr_add(b, &sa, "T", gd_type(b, t));
+  gd_attr_add(b, &sa, "out_type", gd_type(b, DT_INT32));
+  const char *shp = gd_aux_named(b, base, bi ? "input_sizes" : "filter_sizes", "Shape", &sa, 1, bi ? &x : &f);
+  const char *in[3] = {bi ? shp : x, bi ? f : shp, dy};
+  gd_aux(b, base, n->op->graph_name, &at, 3, in);
+  return true;
+}
+
+static bool gd_r_max_pool(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  if (!gd_window_attrs(b, &at, n, 0, 1, 2, -1, false)) return false;
+  gd_aux(b, base, "MaxPool", &at, 1, &x);
+  return true;
+}
+
+/* TF's MaxPoolGrad also takes the pooled output: MaxPool again */
+static bool gd_r_max_pool_grad(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || n->nin < 2 || n->in[1].node < 0) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  if (!gd_window_attrs(b, &at, n, 0, 1, 2, -1, false)) return false;
+  const char *pooled = gd_aux(b, base, "MaxPool", &at, 1, &x);
+  const char *in[3] = {x, pooled, gd_ref(b, g, n->in[1], b->fn)};
+  gd_aux(b, base, "MaxPoolGrad", &at, 3, in);
+  return true;
+}
+
+static bool gd_r_stack_push(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  return gd_stack_op(b, g, n);
+}
+
+static bool gd_r_rng_state(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  gd_rng(b, n, NULL);
+  return true;
+}
+
+static bool gd_r_rng_swap(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x) return false;
+  gd_rng(b, n, x);
+  return true;
+}
+
+static bool gd_r_scatter_grad(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  return gd_scatter_grad(b, g, n);
+}
+
+static bool gd_r_dataset_iter(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  return gd_dataset_op(b, g, n);
+}
+
+/* TF adds two lists' gradients as variants with AddN */
+static bool gd_r_tl_add(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || n->nin < 2 || n->in[1].node < 0) return false;
+  const char *in[2] = {x, gd_ref(b, g, n->in[1], b->fn)};
+  gd_attr_add(b, &at, "N", gd_int(b, 2));
+  gd_attr_add(b, &at, "T", gd_type(b, DT_VARIANT));
+  gd_aux(b, base, "AddN", &at, 2, in);
+  return true;
+}
+
+static bool gd_r_tl_concat_grad(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  /* TF's gradient of TensorListConcatV2: TensorListSplit of dy at the lengths the concatenation reports */
+  if (!x || n->nin < 2 || n->in[1].node < 0) return false;
+  const char *dy = gd_ref(b, g, n->in[1], b->fn);
+  DType et = graph_meta(g, n->in[1])->dtype;
+  tfs_i64 m1 = -1, zero = 0;
+  const char *es = gd_i32(b, base, "element_shape", 1, &m1, false);
+  Tensorflow__TensorProto *ld = pa_alloc(b->a, sizeof *ld);   /* no leading dims: an empty int64 vector */
+  tensorflow__tensor_proto__init(ld);
+  ld->dtype = TENSORFLOW__DATA_TYPE__DT_INT64;
+  ld->tensor_shape = pb_shape(b->a, 1, &zero);
+  AttrList ca = {0};
+  gd_attr_add(b, &ca, "element_dtype", gd_type(b, et));
+  gd_attr_add(b, &ca, "shape_type", gd_type(b, DT_INT32));
+  const char *cin[3] = {x, es, gd_constp(b, base, "leading_dims", ld)};
+  gd_aux(b, base, "TensorListConcatV2", &ca, 3, cin);
+  const char *cn = b->pend[b->npend - 1]->name;
+  gd_attr_add(b, &at, "element_dtype", gd_type(b, et));
+  gd_attr_add(b, &at, "shape_type", gd_type(b, DT_INT32));
+  const char *sin[3] = {dy, es, b->fn ? pa_printf(b->a, "%s:output:1", cn) : pa_printf(b->a, "%s:1", cn)};
+  gd_aux(b, base, "TensorListSplit", &at, 3, sin);
+  return true;
+}
+
+/* tf.zeros / tf.ones of a static shape: TF's Python writes a Const of the value and shape (Zeros/Ones are no TF op) */
+static bool gd_r_zeros(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!n->nout || n->outm[0].dtype == DT_STRING) return false;
+  gd_constp(b, base, "Const", gd_splat(b, &n->outm[0], n->op->id == OP_ONES));
+  return true;
+}
+
+/* TF's logical ops have no T */
+static bool gd_r_logical(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  const char *in[2];
+  for (int i = 0; i < n->nin; i++)
+    if (i >= 2 || n->in[i].node < 0) return false;
+    else in[i] = gd_ref(b, g, n->in[i], b->fn);
+  gd_aux(b, base, n->op->graph_name, NULL, n->nin, in);
+  return true;
+}
+
+/* tf.matmul: MatMul with transpose_a/b (adjoint_a/b are the same for real dtypes); batched products BatchMatMulV2 with adj_x/adj_y */
+static bool gd_r_matmul(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || n->nin < 2 || n->in[1].node < 0 || n->ndyn) return false;
+  const char *in[2] = {x, gd_ref(b, g, n->in[1], b->fn)};
+  bool batch = rank > 2 || graph_meta(g, n->in[1])->rank > 2;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, batch ? "adj_x" : "transpose_a", gd_bool(b, gd_attr_bool(n, 0) || gd_attr_bool(n, 2)));
+  gd_attr_add(b, &at, batch ? "adj_y" : "transpose_b", gd_bool(b, gd_attr_bool(n, 1) || gd_attr_bool(n, 3)));
+  gd_aux(b, base, batch ? "BatchMatMulV2" : "MatMul", &at, 2, in);
+  return true;
+}
+
+typedef bool (*GdRule)(GD_RULE_ARGS);
+static const GdRule gd_rules[OP__COUNT] = {
+  [OP_ZEROS] = gd_r_zeros,
+  [OP_ONES] = gd_r_zeros,
+  [OP_LOGICAL_AND] = gd_r_logical,
+  [OP_LOGICAL_OR] = gd_r_logical,
+  [OP_LOGICAL_NOT] = gd_r_logical,
+  [OP_MATMUL] = gd_r_matmul,
+  [OP_SUM] = gd_r_sum,
+  [OP_MEAN] = gd_r_sum,
+  [OP_MAX] = gd_r_sum,
+  [OP_MIN] = gd_r_sum,
+  [OP_PROD] = gd_r_sum,
+  [OP_ANY] = gd_r_sum,
+  [OP_ALL] = gd_r_sum,
+  [OP_LOGSUMEXP] = gd_r_logsumexp,
+  [OP_NORM] = gd_r_norm,
+  [OP_EYE] = gd_r_eye,
+  [OP_GELU] = gd_r_gelu,
+  [OP_DROPOUT] = gd_r_dropout,
+  [OP_ASSERT_EQUAL] = gd_r_assert_equal,
+  [OP_ASSERT_GREATER] = gd_r_assert_equal,
+  [OP_ASSERT_GREATER_EQUAL] = gd_r_assert_equal,
+  [OP_ASSERT_LESS] = gd_r_assert_equal,
+  [OP_ASSERT_LESS_EQUAL] = gd_r_assert_equal,
+  [OP_ASSERT_NON_NEGATIVE] = gd_r_assert_equal,
+  [OP_ASSERT_POSITIVE] = gd_r_assert_equal,
+  [OP_ASSERT_FINITE] = gd_r_assert_finite,
+  [OP_LOGICAL_XOR] = gd_r_logical_xor,
+  [OP_RANDOM_UNIFORM] = gd_r_random_uniform,
+  [OP_RANDOM_NORMAL] = gd_r_random_uniform,
+  [OP_TRUNC_NORMAL] = gd_r_random_uniform,
+  [OP_READ_VARIABLE] = gd_r_read_variable,
+  [OP_ASSIGN_VARIABLE] = gd_r_read_variable,
+  [OP_ASSIGN_ADD_VARIABLE] = gd_r_read_variable,
+  [OP_ASSIGN_SUB_VARIABLE] = gd_r_read_variable,
+  [OP_ADD_N] = gd_r_add_n,
+  [OP_SQUEEZE] = gd_r_squeeze,
+  [OP_CONCAT] = gd_r_concat,
+  [OP_STACK] = gd_r_concat,
+  [OP_UNSTACK] = gd_r_unstack,
+  [OP_GATHER] = gd_r_gather,
+  [OP_TILE] = gd_r_tile,
+  [OP_BROADCAST_TO] = gd_r_tile,
+  [OP_FILL] = gd_r_fill,
+  [OP_RANGE] = gd_r_range,
+  [OP_CAST] = gd_r_cast,
+  [OP_ARGMAX] = gd_r_argmax,
+  [OP_ARGMIN] = gd_r_argmax,
+  [OP_RESHAPE] = gd_r_reshape,
+  [OP_EXPAND_DIMS] = gd_r_reshape,
+  [OP_TRANSPOSE] = gd_r_reshape,
+  [OP_STRIDED_SLICE] = gd_r_strided_slice,
+  [OP_SLICE] = gd_r_slice,
+  [OP_PAD] = gd_r_pad,
+  [OP_ONE_HOT] = gd_r_one_hot,
+  [OP_SOFTMAX] = gd_r_softmax,
+  [OP_LOG_SOFTMAX] = gd_r_softmax,
+  [OP_CONV2D] = gd_r_conv2d,
+  [OP_CONV2D_BP_INPUT] = gd_r_conv2d_bp_input,
+  [OP_CONV2D_BP_FILTER] = gd_r_conv2d_bp_input,
+  [OP_MAX_POOL] = gd_r_max_pool,
+  [OP_MAX_POOL_GRAD] = gd_r_max_pool_grad,
+  [OP_STACK_PUSH] = gd_r_stack_push,
+  [OP_STACK_GET] = gd_r_stack_push,
+  [OP_STACK_SIZE] = gd_r_stack_push,
+  [OP_RNG_STATE] = gd_r_rng_state,
+  [OP_RNG_SWAP] = gd_r_rng_swap,
+  [OP_SCATTER_GRAD] = gd_r_scatter_grad,
+  [OP_DATASET_ITER] = gd_r_dataset_iter,
+  [OP_DATASET_NEXT] = gd_r_dataset_iter,
+  [OP_DATASET_RELEASE] = gd_r_dataset_iter,
+  [OP_TL_ADD] = gd_r_tl_add,
+  [OP_TL_CONCAT_GRAD] = gd_r_tl_concat_grad,
+};
+
+/* Converts op node n into TF's ops by its rule; false leaves it to the generic conversion. */
 static bool gd_tf_op(GdBuild *b, const Graph *g, const GraphNode *n) {
   const char *base = n->name;
   const char *x = b->ovx ? b->ovx : n->nin > 0 && n->in[0].node >= 0 ? gd_ref(b, g, n->in[0], b->fn) : NULL;
@@ -1033,552 +1804,8 @@ static bool gd_tf_op(GdBuild *b, const Graph *g, const GraphNode *n) {
   tfs_i64 all[TFS_MAX_RANK];
   int rank = xm ? xm->rank : 0;
   for (int i = 0; i < rank && i < TFS_MAX_RANK; i++) all[i] = i;
-  Tensorflow__DataType tidx;
-  AttrList at = {0};
-  switch (n->op->id) {
-    case OP_SUM: case OP_MEAN: case OP_MAX: case OP_MIN: case OP_PROD: case OP_ANY: case OP_ALL: {
-      if (!x || rank < 0) return false;
-      const char *axes = gd_attr_input(b, g, n, 0, "reduction_indices", all, rank, true, &tidx);
-      if (!axes) return false;
-      gd_reduce(b, base, n->op->graph_name, t, x, axes, tidx, gd_attr_bool(n, 1));
-      return true;
-    }
-    case OP_LOGSUMEXP: {   /* TF's reduce_logsumexp: max-shifted, the shift finite and without gradient */
-      if (!x || rank < 0) return false;
-      bool keep = gd_attr_bool(n, 1);
-      const char *axes = gd_attr_input(b, g, n, 0, "reduction_indices", all, rank, true, &tidx);
-      if (!axes) return false;
-      const char *mx = gd_reduce(b, base, "Max", t, x, axes, tidx, true);
-      const char *fin = gd_opT(b, base, "IsFinite", t, mx, NULL);
-      const char *zl = gd_opT(b, base, "ZerosLike", t, mx, NULL);
-      const char *sin[3] = {fin, mx, zl};
-      gd_attr_add(b, &at, "T", gd_type(b, t));
-      const char *sel = gd_aux(b, base, "SelectV2", &at, 3, sin);
-      const char *sg = gd_opT(b, base, "StopGradient", t, sel, NULL);
-      const char *ex = gd_opT(b, base, "Exp", t, gd_opT(b, base, "Sub", t, x, sg), NULL);
-      const char *lg = gd_opT(b, base, "Log", t, gd_reduce(b, base, "Sum", t, ex, axes, tidx, keep), NULL);
-      if (!keep) {
-        AttrList sa = {0}, ra = {0};
-        gd_attr_add(b, &sa, "T", gd_type(b, t));
-        gd_attr_add(b, &sa, "out_type", gd_type(b, DT_INT32));
-        const char *shp = gd_aux(b, base, "Shape", &sa, 1, &lg);
-        gd_attr_add(b, &ra, "T", gd_type(b, t));
-        gd_attr_add(b, &ra, "Tshape", gd_type(b, DT_INT32));
-        const char *rin[2] = {sg, shp};
-        sg = gd_aux(b, base, "Reshape", &ra, 2, rin);
-      }
-      gd_opT(b, base, "AddV2", t, lg, sg);
-      return true;
-    }
-    case OP_NORM: {   /* TF's vector norm: sqrt(sum(x * x)), sum(|x|), max(|x|) or sum(|x|^p)^(1/p), kept dims squeezed */
-      if (!x || rank < 0) return false;
-      double p = 2;
-      Val ord = n->attrs.v[0];
-      if (ord.tag != VT_NONE && !val_is_undef(ord) && !val_is(ord, &str_type) && !val_as_float(ord, &p)) return false;
-      const char *axes = gd_attr_input(b, g, n, 1, "reduction_indices", all, rank, true, &tidx);
-      if (!axes) return false;
-      const char *r;
-      if (p == 2) {
-        r = gd_opT(b, base, "Sqrt", t, gd_reduce(b, base, "Sum", t, gd_opT(b, base, "Mul", t, x, x), axes, tidx, true), NULL);
-      } else {
-        const char *ab = gd_opT(b, base, "Abs", t, x, NULL);
-        if (p == 1) r = gd_reduce(b, base, "Sum", t, ab, axes, tidx, true);
-        else if (p > 1e308) r = gd_reduce(b, base, "Max", t, ab, axes, tidx, true);
-        else {
-          const char *pw = gd_opT(b, base, "Pow", t, ab, gd_fill(b, base, "ord", t, p, 0, NULL));
-          r = gd_opT(b, base, "Pow", t, gd_reduce(b, base, "Sum", t, pw, axes, tidx, true),
-                     gd_fill(b, base, "inv_ord", t, 1 / p, 0, NULL));
-        }
-      }
-      if (!gd_attr_bool(n, 2)) {
-        tfs_i64 sq[TFS_MAX_RANK * 4];
-        bool vec;
-        int ns = 0;
-        Val axv = n->attrs.v[1];
-        if (axv.tag != VT_NONE && !val_is_undef(axv) && (ns = gd_ints_of(axv, sq, TFS_MAX_RANK * 4, &vec)) < 0) return false;
-        int dims[TFS_MAX_RANK * 4];
-        for (int i = 0; i < ns; i++) dims[i] = (int)(sq[i] < 0 ? sq[i] + rank : sq[i]);
-        gd_attr_add(b, &at, "T", gd_type(b, t));
-        gd_attr_add(b, &at, "squeeze_dims", gd_ints(b, ns, dims));
-        gd_aux(b, base, "Squeeze", &at, 1, &r);
-      }
-      return true;
-    }
-    case OP_EYE: {   /* TF's linalg eye: MatrixDiagV3 of ones, or MatrixSetDiagV3 of ones into zeros when not square */
-      const TMeta *m = &n->outm[0];
-      if (m->rank < 2) return false;
-      for (int i = 0; i < m->rank; i++)
-        if (m->shape[i] < 0) return false;
-      tfs_i64 rows = m->shape[m->rank - 2], cols = m->shape[m->rank - 1], dshape[TFS_MAX_RANK], zero = 0, minus1 = -1;
-      for (int i = 0; i < m->rank - 2; i++) dshape[i] = m->shape[i];
-      dshape[m->rank - 2] = rows < cols ? rows : cols;
-      const char *ones = gd_fill(b, base, "ones", m->dtype, 1, m->rank - 1, dshape);
-      gd_attr_add(b, &at, "T", gd_type(b, m->dtype));
-      gd_attr_add(b, &at, "align", gd_str(b, "RIGHT_LEFT"));
-      if (rows == cols) {
-        const char *in[5] = {ones, gd_i32(b, base, "k", 1, &zero, false), gd_i32(b, base, "num_rows", 1, &minus1, false),
-                             gd_i32(b, base, "num_cols", 1, &minus1, false),
-                             gd_fill(b, base, "padding_value", m->dtype, 0, 0, NULL)};
-        gd_aux(b, base, "MatrixDiagV3", &at, 5, in);
-      } else {
-        const char *in[3] = {gd_fill(b, base, "zeros", m->dtype, 0, m->rank, m->shape), ones,
-                             gd_i32(b, base, "k", 1, &zero, false)};
-        gd_aux(b, base, "MatrixSetDiagV3", &at, 3, in);
-      }
-      return true;
-    }
-    case OP_GELU: {   /* TF's nn.gelu: 0.5x(1 + erf(x / sqrt 2)), or the tanh form */
-      if (!x) return false;
-      const char *inner;
-      if (gd_attr_bool(n, 0)) {
-        const char *c = gd_opT(b, base, "Mul", t, gd_fill(b, base, "coeff", t, 0.044715, 0, NULL),
-                               gd_opT(b, base, "Pow", t, x, gd_fill(b, base, "three", t, 3, 0, NULL)));
-        const char *s = gd_opT(b, base, "Mul", t, gd_fill(b, base, "sqrt_2_over_pi", t, 0.7978845608028654, 0, NULL),
-                               gd_opT(b, base, "AddV2", t, x, c));
-        inner = gd_opT(b, base, "Tanh", t, s, NULL);
-      } else {
-        inner = gd_opT(b, base, "Erf", t, gd_opT(b, base, "RealDiv", t, x, gd_fill(b, base, "sqrt_2", t, 1.4142135623730951, 0, NULL)),
-                       NULL);
-      }
-      const char *half = gd_opT(b, base, "Mul", t, gd_fill(b, base, "half", t, 0.5, 0, NULL), x);
-      gd_opT(b, base, "Mul", t, half, gd_opT(b, base, "AddV2", t, gd_fill(b, base, "one", t, 1, 0, NULL), inner));
-      return true;
-    }
-    case OP_DROPOUT: {   /* TF's nn.dropout: keep where uniform noise >= rate, scaled by 1 / (1 - rate) */
-      if (!x || rank < 0) return false;
-      const char *rate = NULL;
-      double r;
-      for (int k = 0; k < n->ndyn; k++)
-        if (n->dyn_attr[k] == 0) rate = gd_ref(b, g, n->in[n->nin + k], b->fn);
-      if (!rate) {
-        if (!val_as_float(n->attrs.v[0], &r)) return false;
-        rate = gd_fill(b, base, "rate", t, r, 0, NULL);
-      }
-      const char *one = gd_fill(b, base, "one", t, 1, 0, NULL);
-      const char *xs = gd_opT(b, base, "Mul", t, x, gd_opT(b, base, "RealDiv", t, one, gd_opT(b, base, "Sub", t, one, rate)));
-      const char *shape;
-      if (n->attrs.v[1].tag == VT_NONE || val_is_undef(n->attrs.v[1])) {
-        AttrList sa = {0};
-        gd_attr_add(b, &sa, "T", gd_type(b, t));
-        gd_attr_add(b, &sa, "out_type", gd_type(b, DT_INT32));
-        shape = gd_aux(b, base, "Shape", &sa, 1, &x);
-      } else if (!(shape = gd_attr_input(b, g, n, 1, "noise_shape", NULL, -1, true, &tidx)))
-        return false;
-      int64_t seed = 0;
-      if (n->attrs.n > 2) val_as_int(n->attrs.v[2], &seed);
-      AttrList ra = {0};
-      gd_attr_add(b, &ra, "T", gd_type(b, DT_INT32));
-      gd_attr_add(b, &ra, "dtype", gd_type(b, t));
-      gd_attr_add(b, &ra, "seed", gd_int(b, seed));
-      gd_attr_add(b, &ra, "seed2", gd_int(b, 0));
-      const char *noise = gd_aux(b, base, "RandomUniform", &ra, 1, &shape);
-      const char *in[3] = {gd_opT(b, base, "GreaterEqual", t, noise, rate), xs, gd_fill(b, base, "zero", t, 0, 0, NULL)};
-      gd_attr_add(b, &at, "T", gd_type(b, t));
-      gd_aux(b, base, "SelectV2", &at, 3, in);
-      return true;
-    }
-    case OP_ASSERT_EQUAL: case OP_ASSERT_GREATER: case OP_ASSERT_GREATER_EQUAL: case OP_ASSERT_LESS:
-    case OP_ASSERT_LESS_EQUAL: case OP_ASSERT_NON_NEGATIVE: case OP_ASSERT_POSITIVE: {
-      /* TF's debugging asserts: Assert(All(x OP y), data) */
-      bool unary = n->op->id == OP_ASSERT_NON_NEGATIVE || n->op->id == OP_ASSERT_POSITIVE;
-      const char *y = NULL;
-      const TMeta *ym = NULL;
-      if (!x) return false;
-      if (!unary) {
-        if (n->nin < 2 || n->in[1].node < 0) return false;
-        y = gd_ref(b, g, n->in[1], b->fn);
-        ym = graph_meta(g, n->in[1]);
-        if (ym->rank < 0) return false;
-        if (ym->rank > rank) {
-          rank = ym->rank;
-          for (int i = 0; i < rank; i++) all[i] = i;
-        }
-      }
-      if (rank < 0) return false;
-      static const char *const cmp[] = {"Equal", "Greater", "GreaterEqual", "Less", "LessEqual", "LessEqual", "Less"};
-      static const char *const says[] = {"x == y", "x > y", "x >= y", "x < y", "x <= y", "x >= 0", "x > 0"};
-      int k = n->op->id - OP_ASSERT_EQUAL;
-      const char *l = x, *rr = y;
-      if (unary) {
-        l = gd_fill(b, base, "zero", t, 0, 0, NULL);
-        rr = x;
-      }
-      AttrList ca = {0};
-      gd_attr_add(b, &ca, "T", gd_type(b, t));
-      if (k == 0) gd_attr_add(b, &ca, "incompatible_shape_error", gd_bool(b, true));
-      const char *cin[2] = {l, rr};
-      const char *cond = gd_aux(b, base, cmp[k], &ca, 2, cin);
-      const char *ok = gd_reduce(b, base, "All", DT_BOOL, cond, gd_i32(b, base, "Const", rank, all, true),
-                                 TENSORFLOW__DATA_TYPE__DT_INT32, false);
-      const char *in[5];
-      const TMeta *dm[4];
-      static const TMeta str = {.dtype = DT_STRING};
-      int nin = 0, nd = 0;
-      in[nin++] = ok;
-      if (n->attrs.n > 0 && val_is(n->attrs.v[0], &str_type)) {
-        in[nin++] = gd_strconst(b, base, "message", str_cstr(n->attrs.v[0]));
-        dm[nd++] = &str;
-      }
-      in[nin++] = gd_strconst(b, base, "condition", pa_printf(b->a, "Condition %s did not hold element-wise:", says[k]));
-      dm[nd++] = &str;
-      in[nin++] = x;
-      dm[nd++] = xm;
-      if (y) in[nin++] = y, dm[nd++] = ym;
-      int64_t summarize = 3;
-      if (n->attrs.n > 1) val_as_int(n->attrs.v[1], &summarize);
-      gd_attr_add(b, &at, "T", gd_types(b, nd, dm));
-      gd_attr_add(b, &at, "summarize", gd_int(b, summarize));
-      gd_aux(b, base, "Assert", &at, nin, in);
-      return true;
-    }
-    case OP_ASSERT_FINITE:   /* TF's debugging.assert_all_finite is CheckNumerics */
-      if (!x || !val_is(n->attrs.v[0], &str_type)) return false;
-      gd_attr_add(b, &at, "T", gd_type(b, t));
-      gd_attr_add(b, &at, "message", gd_str(b, str_cstr(n->attrs.v[0])));
-      gd_aux(b, base, "CheckNumerics", &at, 1, &x);
-      return true;
-    case OP_LOGICAL_XOR: {   /* TF's math.logical_xor: (x or y) and not (x and y) */
-      if (!x || n->nin < 2 || n->in[1].node < 0) return false;
-      const char *in[2] = {x, gd_ref(b, g, n->in[1], b->fn)};
-      const char *both = gd_aux(b, base, "LogicalAnd", NULL, 2, in);
-      const char *either = gd_aux(b, base, "LogicalOr", NULL, 2, in);
-      const char *fin[2] = {either, gd_aux(b, base, "LogicalNot", NULL, 1, &both)};
-      gd_aux(b, base, "LogicalAnd", NULL, 2, fin);
-      return true;
-    }
-    case OP_RANDOM_UNIFORM: case OP_RANDOM_NORMAL: case OP_TRUNC_NORMAL: {
-      /* TF's random ops draw the standard distribution from an int32 shape, then scale and shift it;
-       * integer uniforms are RandomUniformInt over [minval, maxval) */
-      DType dt = n->outm[0].dtype;
-      const char *shape = gd_attr_input(b, g, n, 0, "shape", NULL, -1, true, &tidx);
-      bool uni = n->op->id == OP_RANDOM_UNIFORM, isint = dt == DT_INT32 || dt == DT_INT64;
-      const char *lo = gd_num_input(b, g, n, 1, uni ? "min" : "mean", dt, 0);
-      const char *hi = gd_num_input(b, g, n, 2, uni ? "max" : "stddev", dt, 1);
-      if (!shape || !lo || !hi) return false;
-      int64_t seed = 0;
-      if (n->attrs.n > 4) val_as_int(n->attrs.v[4], &seed);
-      gd_attr_add(b, &at, "T", gd_pbtype(b, tidx));
-      gd_attr_add(b, &at, "seed", gd_int(b, seed));
-      gd_attr_add(b, &at, "seed2", gd_int(b, 0));
-      if (isint) {
-        gd_attr_add(b, &at, "Tout", gd_type(b, dt));
-        const char *in[3] = {shape, lo, hi};
-        gd_aux(b, base, "RandomUniformInt", &at, 3, in);
-        return true;
-      }
-      gd_attr_add(b, &at, "dtype", gd_type(b, dt));
-      const char *rnd = gd_aux(b, base, uni ? "RandomUniform" : n->op->graph_name, &at, 1, &shape);
-      if (uni) gd_opT(b, base, "AddV2", dt, gd_opT(b, base, "Mul", dt, rnd, gd_opT(b, base, "Sub", dt, hi, lo)), lo);
-      else gd_opT(b, base, "AddV2", dt, gd_opT(b, base, "Mul", dt, rnd, hi), lo);
-      return true;
-    }
-    case OP_READ_VARIABLE: case OP_ASSIGN_VARIABLE: case OP_ASSIGN_ADD_VARIABLE: case OP_ASSIGN_SUB_VARIABLE: {
-      /* resource ops name the variable's dtype `dtype` */
-      bool rd = n->op->id == OP_READ_VARIABLE;
-      if (!x || (!rd && n->nin < 2)) return false;
-      const char *in[2] = {x, NULL};
-      DType vt = rd ? n->outm[0].dtype : DT_FLOAT32;
-      if (!rd && n->in[1].node >= 0) {
-        in[1] = gd_ref(b, g, n->in[1], b->fn);
-        vt = graph_meta(g, n->in[1])->dtype;
-      } else if (!rd) {   /* a Python number assigned: a Const of the variable's dtype */
-        const GraphNode *h = &g->nodes[n->in[0].node];
-        double v;
-        if (h->kind != GN_VARHANDLE || !n->raw || !val_as_float(n->raw[1], &v)) return false;
-        vt = h->var->value->dtype;
-        in[1] = gd_fill(b, base, "value", vt, v, 0, NULL);
-      }
-      gd_attr_add(b, &at, "dtype", gd_type(b, vt));
-      gd_aux(b, base, n->op->graph_name, &at, rd ? 1 : 2, in);
-      return true;
-    }
-    case OP_ADD_N: {
-      const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(n->nin + 1));
-      int k = 0;
-      for (int i = 0; i < n->nin; i++)
-        if (n->in[i].node >= 0) in[k++] = gd_ref(b, g, n->in[i], b->fn);
-      if (!k || k != n->nin) return false;
-      gd_attr_add(b, &at, "N", gd_int(b, k));
-      gd_attr_add(b, &at, "T", gd_type(b, t));
-      gd_aux(b, base, "AddN", &at, k, in);
-      return true;
-    }
-    case OP_SQUEEZE: {
-      tfs_i64 ax[TFS_MAX_RANK * 4];
-      int dims[TFS_MAX_RANK * 4], na = 0;
-      bool vec;
-      Val av = n->attrs.v[0];
-      if (!x || n->ndyn) return false;
-      if (av.tag != VT_NONE && !val_is_undef(av) && (na = gd_ints_of(av, ax, TFS_MAX_RANK * 4, &vec)) < 0) return false;
-      for (int i = 0; i < na; i++) dims[i] = (int)ax[i];
-      gd_attr_add(b, &at, "T", gd_type(b, t));
-      gd_attr_add(b, &at, "squeeze_dims", gd_ints(b, na, dims));
-      gd_aux(b, base, "Squeeze", &at, 1, &x);
-      return true;
-    }
-    case OP_CONCAT: case OP_STACK: {   /* N tensors; ConcatV2's axis is an int32 input, Pack's an attribute */
-      const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(n->nin + 2));
-      for (int i = 0; i < n->nin; i++)
-        if (n->in[i].node < 0) return false;
-        else in[i] = gd_ref(b, g, n->in[i], b->fn);
-      if (!n->nin) return false;
-      gd_attr_add(b, &at, "N", gd_int(b, n->nin));
-      gd_attr_add(b, &at, "T", gd_type(b, t));
-      if (n->op->id == OP_STACK) {
-        int64_t axis = 0;
-        if (n->attrs.n > 0 && n->attrs.v[0].tag != VT_NONE && !val_as_int(n->attrs.v[0], &axis)) return false;
-        gd_attr_add(b, &at, "axis", gd_int(b, axis));
-        gd_aux(b, base, "Pack", &at, n->nin, in);
-        return true;
-      }
-      if (!(in[n->nin] = gd_attr_input(b, g, n, 0, "axis", NULL, -1, false, &tidx))) return false;
-      gd_attr_add(b, &at, "Tidx", gd_pbtype(b, tidx));
-      gd_aux(b, base, "ConcatV2", &at, n->nin + 1, in);
-      return true;
-    }
-    case OP_UNSTACK: {
-      int64_t axis = 0;
-      if (!x || (n->attrs.n > 1 && n->attrs.v[1].tag != VT_NONE && !val_as_int(n->attrs.v[1], &axis))) return false;
-      gd_attr_add(b, &at, "T", gd_type(b, t));
-      gd_attr_add(b, &at, "num", gd_int(b, n->nout));
-      gd_attr_add(b, &at, "axis", gd_int(b, axis));
-      gd_aux(b, base, "Unpack", &at, 1, &x);
-      return true;
-    }
-    case OP_GATHER: {   /* GatherV2(params, indices, axis) */
-      tfs_i64 zero = 0;
-      int64_t bd = 0;
-      if (!x || n->nin < 2 || n->in[1].node < 0) return false;
-      if (n->attrs.n > 2 && n->attrs.v[2].tag != VT_NONE && !val_as_int(n->attrs.v[2], &bd)) return false;
-      const char *in[3] = {x, gd_ref(b, g, n->in[1], b->fn), gd_attr_input(b, g, n, 1, "axis", &zero, 1, false, &tidx)};
-      if (!in[2]) return false;
-      gd_attr_add(b, &at, "Tparams", gd_type(b, t));
-      gd_attr_add(b, &at, "Tindices", gd_type(b, graph_meta(g, n->in[1])->dtype));
-      gd_attr_add(b, &at, "Taxis", gd_pbtype(b, tidx));
-      gd_attr_add(b, &at, "batch_dims", gd_int(b, bd));
-      gd_aux(b, base, "GatherV2", &at, 3, in);
-      return true;
-    }
-    case OP_TILE: case OP_BROADCAST_TO: {   /* the multiples or shape is an int32 input */
-      bool tile = n->op->id == OP_TILE;
-      if (!x) return false;
-      const char *in[2] = {x, gd_attr_input(b, g, n, 0, tile ? "multiples" : "shape", NULL, -1, true, &tidx)};
-      if (!in[1]) return false;
-      gd_attr_add(b, &at, "T", gd_type(b, t));
-      gd_attr_add(b, &at, tile ? "Tmultiples" : "Tidx", gd_pbtype(b, tidx));
-      gd_aux(b, base, n->op->graph_name, &at, 2, in);
-      return true;
-    }
-    case OP_FILL: {   /* Fill(dims, value) */
-      if (!x) return false;
-      const char *in[2] = {gd_attr_input(b, g, n, 0, "dims", NULL, -1, true, &tidx), x};
-      if (!in[0]) return false;
-      gd_attr_add(b, &at, "T", gd_type(b, t));
-      gd_attr_add(b, &at, "index_type", gd_pbtype(b, tidx));
-      gd_aux(b, base, "Fill", &at, 2, in);
-      return true;
-    }
-    case OP_RANGE: {   /* Range(start, limit, delta) of the output dtype; range(n) starts at 0 */
-      DType dt = n->outm[0].dtype;
-      bool one = n->attrs.n > 1 && (n->attrs.v[1].tag == VT_NONE || val_is_undef(n->attrs.v[1]));
-      for (int k = 0; k < n->ndyn; k++)
-        if (n->dyn_attr[k] == 1) one = false;
-      const char *in[3] = {one ? gd_fill(b, base, "start", dt, 0, 0, NULL) : gd_num_input(b, g, n, 0, "start", dt, 0),
-                           gd_num_input(b, g, n, one ? 0 : 1, "limit", dt, 0), gd_num_input(b, g, n, 2, "delta", dt, 1)};
-      if (!in[0] || !in[1] || !in[2]) return false;
-      gd_attr_add(b, &at, "Tidx", gd_type(b, dt));
-      gd_aux(b, base, "Range", &at, 3, in);
-      return true;
-    }
-    case OP_CAST:
-      if (!x) return false;
-      gd_attr_add(b, &at, "SrcT", gd_type(b, t));
-      gd_attr_add(b, &at, "DstT", gd_type(b, n->outm[0].dtype));
-      gd_attr_add(b, &at, "Truncate", gd_bool(b, false));
-      gd_aux(b, base, "Cast", &at, 1, &x);
-      return true;
-    case OP_ARGMAX: case OP_ARGMIN: {
-      tfs_i64 zero = 0;
-      if (!x) return false;
-      const char *in[2] = {x, gd_attr_input(b, g, n, 0, "dimension", &zero, 1, false, &tidx)};
-      if (!in[1]) return false;
-      gd_attr_add(b, &at, "T", gd_type(b, t));
-      gd_attr_add(b, &at, "Tidx", gd_pbtype(b, tidx));
-      gd_attr_add(b, &at, "output_type", gd_type(b, n->outm[0].dtype));
-      gd_aux(b, base, n->op->graph_name, &at, 2, in);
-      return true;
-    }
-    case OP_RESHAPE: case OP_EXPAND_DIMS: case OP_TRANSPOSE: {
-      /* the shape, axis or perm is an int32 input; Transpose's default perm reverses the dimensions */
-      tfs_i64 rev[TFS_MAX_RANK];
-      for (int i = 0; i < rank; i++) rev[i] = rank - 1 - i;
-      bool tr = n->op->id == OP_TRANSPOSE;
-      if (!x || (tr && rank < 0)) return false;
-      const char *in[2] = {x, gd_attr_input(b, g, n, 0, tr ? "perm" : n->op->id == OP_RESHAPE ? "shape" : "dim", rev,
-                                             tr ? rank : -1, true, &tidx)};
-      if (!in[1]) return false;
-      gd_attr_add(b, &at, "T", gd_type(b, t));
-      gd_attr_add(b, &at, tr ? "Tperm" : n->op->id == OP_RESHAPE ? "Tshape" : "Tdim", gd_pbtype(b, tidx));
-      gd_aux(b, base, n->op->graph_name, &at, 2, in);
-      return true;
-    }
-    case OP_STRIDED_SLICE: return x && gd_strided_slice(b, g, n, x, t);
-    case OP_SLICE: {   /* Slice(input, begin, size) */
-      Tensorflow__DataType t2;
-      if (!x) return false;
-      const char *in[3] = {x, gd_attr_input(b, g, n, 0, "begin", NULL, -1, true, &tidx),
-                           gd_attr_input(b, g, n, 1, "size", NULL, -1, true, &t2)};
-      if (!in[1] || !in[2] || tidx != t2) return false;
-      gd_attr_add(b, &at, "T", gd_type(b, t));
-      gd_attr_add(b, &at, "Index", gd_pbtype(b, tidx));
-      gd_aux(b, base, "Slice", &at, 3, in);
-      return true;
-    }
-    case OP_PAD: {   /* PadV2(input, paddings, constant_values), or MirrorPad with its mode */
-      Tensorflow__DataType tp;
-      if (!x) return false;
-      const char *pads = gd_paddings(b, g, n, &tp);
-      Val mode = n->attrs.n > 1 ? n->attrs.v[1] : val_none();
-      const char *ms = val_is(mode, &str_type) ? str_cstr(mode) : "CONSTANT";
-      if (!pads) return false;
-      gd_attr_add(b, &at, "T", gd_type(b, t));
-      gd_attr_add(b, &at, "Tpaddings", gd_pbtype(b, tp));
-      if (strcasecmp(ms, "CONSTANT")) {
-        gd_attr_add(b, &at, "mode", gd_str(b, !strcasecmp(ms, "REFLECT") ? "REFLECT" : "SYMMETRIC"));
-        const char *in[2] = {x, pads};
-        gd_aux(b, base, "MirrorPad", &at, 2, in);
-        return true;
-      }
-      const char *in[3] = {x, pads, gd_num_input(b, g, n, 2, "constant_values", t, 0)};
-      if (!in[2]) return false;
-      gd_aux(b, base, "PadV2", &at, 3, in);
-      return true;
-    }
-    case OP_ONE_HOT: {   /* OneHot(indices, depth, on_value, off_value) with axis */
-      DType ot = n->outm[0].dtype;
-      int64_t axis = -1;
-      if (!x || (n->attrs.n > 3 && n->attrs.v[3].tag != VT_NONE && !val_is_undef(n->attrs.v[3]) && !val_as_int(n->attrs.v[3], &axis)))
-        return false;
-      const char *in[4] = {x, gd_num_input(b, g, n, 0, "depth", DT_INT32, 0), gd_num_input(b, g, n, 1, "on_value", ot, 1),
-                           gd_num_input(b, g, n, 2, "off_value", ot, 0)};
-      if (!in[1] || !in[2] || !in[3]) return false;
-      gd_attr_add(b, &at, "T", gd_type(b, ot));
-      gd_attr_add(b, &at, "TI", gd_type(b, t));
-      gd_attr_add(b, &at, "axis", gd_int(b, axis));
-      gd_aux(b, base, "OneHot", &at, 4, in);
-      return true;
-    }
-    case OP_SOFTMAX: case OP_LOG_SOFTMAX: {   /* on the last axis; another axis is moved there and back, as TF does */
-      int64_t axis = -1;
-      if (!x || n->ndyn || (n->attrs.n > 0 && n->attrs.v[0].tag != VT_NONE && !val_is_undef(n->attrs.v[0]) &&
-                            !val_as_int(n->attrs.v[0], &axis)))
-        return false;
-      if (rank < 0 && axis != -1) return false;
-      if (axis < 0) axis += rank;
-      gd_attr_add(b, &at, "T", gd_type(b, t));
-      if (rank <= 0 || axis == rank - 1) {
-        gd_aux(b, base, n->op->graph_name, &at, 1, &x);
-        return true;
-      }
-      if (axis < 0 || axis >= rank) return false;
-      tfs_i64 perm[TFS_MAX_RANK];
-      for (int i = 0; i < rank; i++) perm[i] = i;
-      perm[axis] = rank - 1, perm[rank - 1] = axis;
-      const char *pc = gd_i32(b, base, "perm", rank, perm, true);
-      AttrList ta = {0}, tb = {0};
-      gd_attr_add(b, &ta, "T", gd_type(b, t));
-      gd_attr_add(b, &ta, "Tperm", gd_type(b, DT_INT32));
-      const char *tin[2] = {x, pc};
-      const char *tx = gd_aux(b, base, "Transpose", &ta, 2, tin);
-      const char *sm = gd_aux(b, base, n->op->graph_name, &at, 1, &tx);
-      gd_attr_add(b, &tb, "T", gd_type(b, t));
-      gd_attr_add(b, &tb, "Tperm", gd_type(b, DT_INT32));
-      const char *bin[2] = {sm, pc};
-      gd_aux_named(b, base, "Transpose_1", "Transpose", &tb, 2, bin);
-      return true;
-    }
-    case OP_CONV2D: {
-      if (!x || n->nin < 2 || n->in[1].node < 0) return false;
-      gd_attr_add(b, &at, "T", gd_type(b, t));
-      if (!gd_window_attrs(b, &at, n, -1, 0, 1, 3, true)) return false;
-      const char *in[2] = {x, gd_ref(b, g, n->in[1], b->fn)};
-      gd_aux(b, base, "Conv2D", &at, 2, in);
-      return true;
-    }
-    case OP_CONV2D_BP_INPUT: case OP_CONV2D_BP_FILTER: {
-      /* TF's gradients take the shape of what they compute (input_sizes / filter_sizes) in its place */
-      bool bi = n->op->id == OP_CONV2D_BP_INPUT;
-      if (!x || n->nin < 3 || n->in[1].node < 0 || n->in[2].node < 0) return false;
-      gd_attr_add(b, &at, "T", gd_type(b, t));
-      if (!gd_window_attrs(b, &at, n, -1, 0, 1, -1, true)) return false;
-      const char *f = gd_ref(b, g, n->in[1], b->fn), *dy = gd_ref(b, g, n->in[2], b->fn);
-      AttrList sa = {0};
-      gd_attr_add(b, &sa, "T", gd_type(b, t));
-      gd_attr_add(b, &sa, "out_type", gd_type(b, DT_INT32));
-      const char *shp = gd_aux_named(b, base, bi ? "input_sizes" : "filter_sizes", "Shape", &sa, 1, bi ? &x : &f);
-      const char *in[3] = {bi ? shp : x, bi ? f : shp, dy};
-      gd_aux(b, base, n->op->graph_name, &at, 3, in);
-      return true;
-    }
-    case OP_MAX_POOL: {
-      if (!x) return false;
-      gd_attr_add(b, &at, "T", gd_type(b, t));
-      if (!gd_window_attrs(b, &at, n, 0, 1, 2, -1, false)) return false;
-      gd_aux(b, base, "MaxPool", &at, 1, &x);
-      return true;
-    }
-    case OP_MAX_POOL_GRAD: {   /* TF's MaxPoolGrad also takes the pooled output: MaxPool again */
-      if (!x || n->nin < 2 || n->in[1].node < 0) return false;
-      gd_attr_add(b, &at, "T", gd_type(b, t));
-      if (!gd_window_attrs(b, &at, n, 0, 1, 2, -1, false)) return false;
-      const char *pooled = gd_aux(b, base, "MaxPool", &at, 1, &x);
-      const char *in[3] = {x, pooled, gd_ref(b, g, n->in[1], b->fn)};
-      gd_aux(b, base, "MaxPoolGrad", &at, 3, in);
-      return true;
-    }
-    case OP_STACK_PUSH: case OP_STACK_GET: case OP_STACK_SIZE: return gd_stack_op(b, g, n);
-    case OP_RNG_STATE:
-      gd_rng(b, n, NULL);
-      return true;
-    case OP_RNG_SWAP:
-      if (!x) return false;
-      gd_rng(b, n, x);
-      return true;
-    case OP_SCATTER_GRAD: return gd_scatter_grad(b, g, n);
-    case OP_DATASET_ITER: case OP_DATASET_NEXT: case OP_DATASET_RELEASE: return gd_dataset_op(b, g, n);
-    case OP_TL_ADD: {   /* TF adds two lists' gradients as variants with AddN */
-      if (!x || n->nin < 2 || n->in[1].node < 0) return false;
-      const char *in[2] = {x, gd_ref(b, g, n->in[1], b->fn)};
-      gd_attr_add(b, &at, "N", gd_int(b, 2));
-      gd_attr_add(b, &at, "T", gd_type(b, DT_VARIANT));
-      gd_aux(b, base, "AddN", &at, 2, in);
-      return true;
-    }
-    case OP_TL_CONCAT_GRAD: {
-      /* TF's gradient of TensorListConcatV2: TensorListSplit of dy at the lengths the concatenation reports */
-      if (!x || n->nin < 2 || n->in[1].node < 0) return false;
-      const char *dy = gd_ref(b, g, n->in[1], b->fn);
-      DType et = graph_meta(g, n->in[1])->dtype;
-      tfs_i64 m1 = -1, zero = 0;
-      const char *es = gd_i32(b, base, "element_shape", 1, &m1, false);
-      Tensorflow__TensorProto *ld = pa_alloc(b->a, sizeof *ld);   /* no leading dims: an empty int64 vector */
-      tensorflow__tensor_proto__init(ld);
-      ld->dtype = TENSORFLOW__DATA_TYPE__DT_INT64;
-      ld->tensor_shape = pb_shape(b->a, 1, &zero);
-      AttrList ca = {0};
-      gd_attr_add(b, &ca, "element_dtype", gd_type(b, et));
-      gd_attr_add(b, &ca, "shape_type", gd_type(b, DT_INT32));
-      const char *cin[3] = {x, es, gd_constp(b, base, "leading_dims", ld)};
-      gd_aux(b, base, "TensorListConcatV2", &ca, 3, cin);
-      const char *cn = b->pend[b->npend - 1]->name;
-      gd_attr_add(b, &at, "element_dtype", gd_type(b, et));
-      gd_attr_add(b, &at, "shape_type", gd_type(b, DT_INT32));
-      const char *sin[3] = {dy, es, b->fn ? pa_printf(b->a, "%s:output:1", cn) : pa_printf(b->a, "%s:1", cn)};
-      gd_aux(b, base, "TensorListSplit", &at, 3, sin);
-      return true;
-    }
-    default: return false;
-  }
+  GdRule r = gd_rules[n->op->id];
+  return r && r(b, g, n, base, x, xm, t, rank, all);
 }
 
 static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn) {
@@ -1692,48 +1919,22 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
           return nd;
         }
       }
-      /* a saved graph (b->full) keeps tfs's own ops and attributes, which graphimport.c reads back */
-      if (!b->full && (n->op == &op_defs[OP_ZEROS] || n->op == &op_defs[OP_ONES]) && n->outm[0].dtype != DT_STRING) {
-        nd->op = "Const";
-        gd_attr_add(b, &at, "dtype", gd_type(b, n->outm[0].dtype));
-        Tensorflow__AttrValue *v = gd_attr(b);
-        v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TENSOR;
-        v->tensor = gd_splat(b, &n->outm[0], n->op == &op_defs[OP_ONES]);
-        gd_attr_add(b, &at, "value", v);
-        break;
-      }
+      /* the generic form (and a saved graph's, b->full: tfs's own ops and
+       * attributes, which graphimport.c reads back): the op's graph name, T and
+       * the op's attributes under their names */
       nd->op = (char *)n->op->graph_name;
       /* T: the dtype of the op's first tensor input (its output's when it has none) */
       const TMeta *tm = NULL;
       for (int i = 0; i < n->nin && !tm; i++)
         if (n->in[i].node >= 0) tm = graph_meta(g, n->in[i]);
       if (!tm && n->nout) tm = &n->outm[0];
-      bool logical = n->op == &op_defs[OP_LOGICAL_AND] || n->op == &op_defs[OP_LOGICAL_OR] || n->op == &op_defs[OP_LOGICAL_NOT];
-      if (tm && (b->full || !logical)) gd_attr_add(b, &at, "T", gd_type(b, tm->dtype));   /* TF's logical ops have no T */
-      /* tf.matmul's adjoint_a/b are no attributes of TF's MatMul: for real
-       * dtypes they are transpose_a/b; batched products are BatchMatMulV2 (adj_x/adj_y) */
-      bool mm = !b->full && n->op == &op_defs[OP_MATMUL];
-      bool batch = false;
-      for (int i = 0; mm && i < n->nin; i++)
-        if (n->in[i].node >= 0 && graph_meta(g, n->in[i])->rank > 2) batch = true;
-      if (batch) nd->op = "BatchMatMulV2";
+      if (tm) gd_attr_add(b, &at, "T", gd_type(b, tm->dtype));
       for (int i = 0; i < n->attrs.n; i++) {
-        Val av = n->attrs.v[i];
-        const char *an = op_attr_name(n->op, i);
-        if (mm && i >= 2) continue;
-        if (mm && i + 2 < n->attrs.n && n->attrs.v[i + 2].tag == VT_BOOL && n->attrs.v[i + 2].u.i) av = val_bool(true);
-        if (batch) an = i == 0 ? "adj_x" : "adj_y";
-        Tensorflow__AttrValue *v = gd_host(b, av);
-        if (v) gd_attr_add(b, &at, an, v);
+        Tensorflow__AttrValue *v = gd_host(b, n->attrs.v[i]);
+        if (v) gd_attr_add(b, &at, op_attr_name(n->op, i), v);
         else if (b->full && !val_is_undef(n->attrs.v[i]) && n->attrs.v[i].tag != VT_NONE)
           rt_throw(ERR_VALUE, "tf.saved_model.save: attribute '%s' of op %s in '%s' is a %s, which a saved graph cannot hold",
                    op_attr_name(n->op, i), n->op->graph_name, g->fname ? g->fname : g->name, val_type_name(n->attrs.v[i]));
-      }
-      for (int i = 0; mm && !batch && i < 2; i++) {   /* TF's MatMul always says both */
-        const char *k = i ? "transpose_b" : "transpose_a";
-        bool have = false;
-        for (size_t j = 0; j < at.n; j++) have |= !strcmp(at.e[j]->key, k);
-        if (!have) gd_attr_add(b, &at, k, gd_bool(b, false));
       }
       if (b->full) gd_full_op(b, &at, g, n);
       break;
