@@ -1023,6 +1023,20 @@ static bool gd_strided_slice(GdBuild *b, const Graph *g, const GraphNode *n, con
   return true;
 }
 
+/* Squeeze of x over the axes in axv (None: every size-1 dimension); negative axes count from `rank` when it is >= 0. */
+static bool gd_squeeze(GdBuild *b, const char *base, DType t, const char *x, Val axv, int rank) {
+  tfs_i64 sq[TFS_MAX_RANK * 4];
+  int dims[TFS_MAX_RANK * 4], ns = 0;
+  bool vec;
+  if (axv.tag != VT_NONE && !val_is_undef(axv) && (ns = gd_ints_of(axv, sq, TFS_MAX_RANK * 4, &vec)) < 0) return false;
+  for (int i = 0; i < ns; i++) dims[i] = (int)(sq[i] < 0 && rank >= 0 ? sq[i] + rank : sq[i]);
+  AttrList at = {0};
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "squeeze_dims", gd_ints(b, ns, dims));
+  gd_aux(b, base, "Squeeze", &at, 1, &x);
+  return true;
+}
+
 /* ---- the export rule of each op that TF's form needs more than the op's TF name for ----
  * One rule per op (or family of ops), found through gd_rules[] by the op's id:
  * an op whose ops.def graph name is already TF's op, with T and its
@@ -1102,19 +1116,7 @@ static bool gd_r_norm(GD_RULE_ARGS) {
                  gd_fill(b, base, "inv_ord", t, 1 / p, 0, NULL));
     }
   }
-  if (!gd_attr_bool(n, 2)) {
-    tfs_i64 sq[TFS_MAX_RANK * 4];
-    bool vec;
-    int ns = 0;
-    Val axv = n->attrs.v[1];
-    if (axv.tag != VT_NONE && !val_is_undef(axv) && (ns = gd_ints_of(axv, sq, TFS_MAX_RANK * 4, &vec)) < 0) return false;
-    int dims[TFS_MAX_RANK * 4];
-    for (int i = 0; i < ns; i++) dims[i] = (int)(sq[i] < 0 ? sq[i] + rank : sq[i]);
-    gd_attr_add(b, &at, "T", gd_type(b, t));
-    gd_attr_add(b, &at, "squeeze_dims", gd_ints(b, ns, dims));
-    gd_aux(b, base, "Squeeze", &at, 1, &r);
-  }
-  return true;
+  return gd_attr_bool(n, 2) || gd_squeeze(b, base, t, r, n->attrs.v[1], rank);
 }
 
 /* TF's linalg eye: MatrixDiagV3 of ones, or MatrixSetDiagV3 of ones into zeros when not square */
@@ -1340,18 +1342,7 @@ static bool gd_r_add_n(GD_RULE_ARGS) {
 }
 
 static bool gd_r_squeeze(GD_RULE_ARGS) {
-  GD_RULE_LOCALS;
-  tfs_i64 ax[TFS_MAX_RANK * 4];
-  int dims[TFS_MAX_RANK * 4], na = 0;
-  bool vec;
-  Val av = n->attrs.v[0];
-  if (!x || n->ndyn) return false;
-  if (av.tag != VT_NONE && !val_is_undef(av) && (na = gd_ints_of(av, ax, TFS_MAX_RANK * 4, &vec)) < 0) return false;
-  for (int i = 0; i < na; i++) dims[i] = (int)ax[i];
-  gd_attr_add(b, &at, "T", gd_type(b, t));
-  gd_attr_add(b, &at, "squeeze_dims", gd_ints(b, na, dims));
-  gd_aux(b, base, "Squeeze", &at, 1, &x);
-  return true;
+  return x && !n->ndyn && gd_squeeze(b, base, t, x, n->attrs.v[0], -1);
 }
 
 /* N tensors; ConcatV2's axis is an int32 input, Pack's an attribute */
@@ -1904,8 +1895,10 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
       if (!b->full) {
         bool was = b->fn;
         b->fn = fn;
+        size_t np = b->npend;
         bool done = gd_tf_op(b, g, n);
         b->fn = was;
+        if (!done) b->npend = np;   /* a rule that gave up leaves no helper nodes behind */
         if (done) {   /* the chain's last node becomes this one, under its name, with its control inputs */
           Tensorflow__NodeDef *last = b->pend[--b->npend];
           nd->op = last->op;
