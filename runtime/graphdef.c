@@ -780,6 +780,20 @@ static const char *gd_dataset(GdBuild *b, const Graph *g, const GraphNode *n, Va
   for (int i = 0; i < d.nconst; i++) {
     GdDsConst *c = &d.c[i];
     if (c->tensor) in[k++] = gd_constp(b, n->name, c->name, pb_const_tensor(b->a, c->tensor));
+    else if (c->strs) {   /* a vector of strings */
+      Tensorflow__TensorProto *p = pa_alloc(b->a, sizeof *p);
+      tensorflow__tensor_proto__init(p);
+      tfs_i64 len = c->nstrs;
+      p->dtype = TENSORFLOW__DATA_TYPE__DT_STRING;
+      p->tensor_shape = pb_shape(b->a, 1, &len);
+      p->n_string_val = (size_t)c->nstrs;
+      p->string_val = pa_alloc(b->a, sizeof *p->string_val * (size_t)(c->nstrs + 1));
+      for (int j = 0; j < c->nstrs; j++) {
+        p->string_val[j].data = (uint8_t *)pa_strdup(b->a, str_cstr(c->strs[j]));
+        p->string_val[j].len = strlen((const char *)p->string_val[j].data);
+      }
+      in[k++] = gd_constp(b, n->name, c->name, p);
+    }
     else if (c->dtype == DT_STRING) in[k++] = gd_strconst(b, n->name, c->name, c->s);
     else in[k++] = gd_fill(b, n->name, c->name, c->dtype, (double)c->i, 0, NULL);
   }

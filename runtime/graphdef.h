@@ -32,6 +32,8 @@ typedef struct GdDsConst {
   tfs_i64 i;
   const char *s;
   Tensor *tensor;             /* borrowed */
+  const Val *strs;            /* DT_STRING vector: nstrs str values (borrowed) */
+  int nstrs;
 } GdDsConst;
 typedef struct GdDataset {
   const char *op;             /* TF's op ("RangeDataset", ...); NULL: a dataset argument (input `arg` of the iterator) */

@@ -1438,6 +1438,16 @@ static bool ds_graphdef_info(Val v, GdDataset *o) {
       o->op = "CacheDataset";
       o->c[o->nconst++] = (GdDsConst){.name = "filename", .dtype = DT_STRING, .s = ""};   /* in memory */
       return true;
+    case DS_TFRECORD: {
+      Tuple *f = (Tuple *)d->src.u.o;
+      for (tfs_i64 i = 0; i < f->len; i++)
+        if (!val_is(f->items[i], &str_type)) return false;
+      o->op = "TFRecordDataset";
+      o->c[o->nconst++] = (GdDsConst){.name = "filenames", .dtype = DT_STRING, .strs = f->items, .nstrs = (int)f->len};
+      o->c[o->nconst++] = (GdDsConst){.name = "compression_type", .dtype = DT_STRING, .s = d->a == 1 ? "GZIP" : d->a == 2 ? "ZLIB" : ""};
+      I64("buffer_size", 262144);   /* TF's default read buffer: tfs reads the files whole */
+      return true;
+    }
     case DS_ARG: return true;   /* op NULL: the fed dataset (an iterator input) */
     default: return false;
   }
