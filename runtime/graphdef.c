@@ -39,9 +39,11 @@ typedef struct GdBuild {
   DType *stkdt;
   int nstk, capstk;
   const char **cur;
-  /* a dataset loop's iterator handle (int64 in tfs's graph) is a resource in
-   * TF's: the placeholders of bodies it is passed into */
+  /* a dataset loop's iterator handle and a dataset argument (int64 handles in
+   * tfs's graph) are a resource and a variant in TF's: the placeholders that
+   * hold them (a body's, when they are passed into it), with that dtype */
   const GraphNode **resph;
+  Tensorflow__DataType *resdt;
   int nresph, capresph;
 } GdBuild;
 
@@ -240,18 +242,19 @@ static char *gd_ref(GdBuild *b, const Graph *g, GraphRef r, bool fn) {
   return r.out ? pa_printf(b->a, "%s:%d", n->name, r.out) : pa_strdup(b->a, n->name);
 }
 
-static bool gd_is_resph(const GdBuild *b, const GraphNode *p) {
+/* The TF dtype a placeholder was marked with (DT_INVALID: none). */
+static Tensorflow__DataType gd_ph_dtype(const GdBuild *b, const GraphNode *p) {
   for (int i = 0; i < b->nresph; i++)
-    if (b->resph[i] == p) return true;
-  return false;
+    if (b->resph[i] == p) return b->resdt[i];
+  return TENSORFLOW__DATA_TYPE__DT_INVALID;
 }
 
-/* The TF dtype of value r: a dataset iterator's handle is a resource. */
+/* The TF dtype of value r: a dataset iterator's handle is a resource, a dataset argument a variant. */
 static Tensorflow__DataType gd_pbdt(GdBuild *b, const Graph *g, GraphRef r) {
   const GraphNode *p = &g->nodes[r.node];
   if (!b->full && graphdef_dataset_info) {
-    if ((p->kind == GN_OP && p->op->id == OP_DATASET_ITER) || (p->kind == GN_PLACEHOLDER && gd_is_resph(b, p)))
-      return TENSORFLOW__DATA_TYPE__DT_RESOURCE;
+    if (p->kind == GN_OP && p->op->id == OP_DATASET_ITER) return TENSORFLOW__DATA_TYPE__DT_RESOURCE;
+    if (p->kind == GN_PLACEHOLDER && gd_ph_dtype(b, p) != TENSORFLOW__DATA_TYPE__DT_INVALID) return gd_ph_dtype(b, p);
     if (p->kind == GN_WHILE)   /* a loop variable comes out as it went in */
       for (int i = 0, k = 0; i < p->nin; i++)
         if (p->in[i].node >= 0 && k++ == r.out) return gd_pbdt(b, g, p->in[i]);
@@ -259,15 +262,32 @@ static Tensorflow__DataType gd_pbdt(GdBuild *b, const Graph *g, GraphRef r) {
   return pb_dtype(graph_meta(g, r)->dtype);
 }
 
-static void gd_mark_res(GdBuild *b, const GraphNode *p) {
+static void gd_mark_ph(GdBuild *b, const GraphNode *p, Tensorflow__DataType dt) {
+  if (p->kind != GN_PLACEHOLDER || gd_ph_dtype(b, p) != TENSORFLOW__DATA_TYPE__DT_INVALID) return;
   if (b->nresph == b->capresph) {
     int cap = b->capresph ? 2 * b->capresph : 8;
     const GraphNode **v = pa_alloc(b->a, sizeof(void *) * (size_t)cap);
-    if (b->nresph) memcpy(v, b->resph, sizeof(void *) * (size_t)b->nresph);
+    Tensorflow__DataType *d = pa_alloc(b->a, sizeof(Tensorflow__DataType) * (size_t)cap);
+    if (b->nresph) memcpy(v, b->resph, sizeof(void *) * (size_t)b->nresph), memcpy(d, b->resdt, sizeof *d * (size_t)b->nresph);
     b->resph = v;
+    b->resdt = d;
     b->capresph = cap;
   }
+  b->resdt[b->nresph] = dt;
   b->resph[b->nresph++] = p;
+}
+
+/* Marks the placeholders that feed a dataset loop's iterator (dataset arguments) as variants, in g and its bodies. */
+static void gd_mark_datasets(GdBuild *b, const Graph *g) {
+  for (int id = 0; id < g->nnodes; id++) {
+    const GraphNode *n = &g->nodes[id];
+    if (n->kind == GN_COND || n->kind == GN_WHILE)
+      for (int s = 0; s < 2; s++)
+        if (n->sub[s]) gd_mark_datasets(b, n->sub[s]);
+    if (n->kind == GN_OP && n->op->id == OP_DATASET_ITER)
+      for (int i = 0; i < n->nin; i++)
+        if (n->in[i].node >= 0) gd_mark_ph(b, &g->nodes[n->in[i].node], TENSORFLOW__DATA_TYPE__DT_VARIANT);
+  }
 }
 
 static bool gd_has_effects(const Graph *g) {
@@ -1829,7 +1849,7 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
   switch (n->kind) {
     case GN_PLACEHOLDER:
       nd->op = "Placeholder";
-      gd_attr_add(b, &at, "dtype", gd_type(b, n->outm[0].dtype));
+      gd_attr_add(b, &at, "dtype", gd_pbtype(b, gd_pbdt(b, g, (GraphRef){id, 0})));
       gd_attr_add(b, &at, "shape", gd_shape(b, n->outm[0].rank, n->outm[0].shape));
       break;
     case GN_CONST: {
@@ -1861,10 +1881,10 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
       for (int i = 0; i < n->nin; i++)
         if (n->in[i].node >= 0) {
           m[k] = gd_pbdt(b, g, n->in[i]);
-          if (m[k] == TENSORFLOW__DATA_TYPE__DT_RESOURCE)   /* the bodies' placeholder for it is one too */
-            for (int s = 0; s < 2; s++) {
+          if (m[k] == TENSORFLOW__DATA_TYPE__DT_RESOURCE || (m[k] == TENSORFLOW__DATA_TYPE__DT_VARIANT && !b->full))
+            for (int s = 0; s < 2; s++) {   /* the bodies' placeholder for it is one too */
               int pi = n->kind == GN_COND ? k - 1 : k;
-              if (n->sub[s] && pi >= 0 && pi < n->sub[s]->ninputs) gd_mark_res(b, &n->sub[s]->nodes[n->sub[s]->inputs[pi]]);
+              if (n->sub[s] && pi >= 0 && pi < n->sub[s]->ninputs) gd_mark_ph(b, &n->sub[s]->nodes[n->sub[s]->inputs[pi]], m[k]);
             }
           k++;
         }
@@ -2202,6 +2222,7 @@ Tensorflow__GraphDef *graphdef_build_many(PbArena *a, const Graph *const *gs, in
   tensorflow__graph_def__init(gd);
   size_t cap = 0;
   for (int i = 0; i < ng; i++) gd_stack_scan(&b, gs[i]);
+  for (int i = 0; i < ng && graphdef_dataset_info; i++) gd_mark_datasets(&b, gs[i]);
   for (int i = 0; i < ng; i++) gd_graph_nodes(&b, gs[i], ng > 1 ? gs[i]->name : "", &gd->node, &gd->n_node, &cap);
   gd_tf_names(a, gd->node, gd->n_node, NULL, 0);
   gd->versions = pa_alloc(a, sizeof *gd->versions);
