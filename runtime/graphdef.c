@@ -477,6 +477,12 @@ static int gd_ints_of(Val v, tfs_i64 *out, int max, bool *vector) {
     return 1;
   }
   *vector = true;
+  if (val_is(v, &tshape_type)) {   /* a TensorShape of known rank: its dims, -1 where unknown */
+    const TShape *ts = (const TShape *)v.u.o;
+    if (ts->rank < 0 || ts->rank > max) return -1;
+    for (int i = 0; i < ts->rank; i++) out[i] = ts->dims[i] < 0 ? -1 : ts->dims[i];
+    return ts->rank;
+  }
   if (val_is(v, &list_type) || val_is(v, &tuple_type)) {
     tfs_i64 n = val_is(v, &list_type) ? ((List *)v.u.o)->len : ((Tuple *)v.u.o)->len;
     const Val *it = val_is(v, &list_type) ? ((List *)v.u.o)->items : ((Tuple *)v.u.o)->items;
@@ -1744,8 +1750,88 @@ static bool gd_r_matmul(GD_RULE_ARGS) {
   return true;
 }
 
+/* TF's TensorList ops (tf.TensorArray in graphs) take element_shape as an int32
+ * input (-1: unknown) and say element_dtype (and shape_type where TF has it);
+ * no T. */
+static bool gd_r_tensorlist(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  const char *in[3];
+  int nin = 0, es = -1, ed = -1;   /* attribute positions of element_shape and element_dtype */
+  DType et = DT_FLOAT32;
+  bool have_et = false, shape_type = false;
+  switch (n->op->id) {
+    case OP_TL_RESERVE: case OP_TL_CONCAT: es = 0, ed = 1, shape_type = true; break;
+    case OP_TL_FROM_TENSOR:
+      es = 0, shape_type = true;
+      if (xm) et = xm->dtype, have_et = true;
+      break;
+    case OP_TL_SET_ITEM: case OP_TL_SCATTER:   /* the dtype of the item or tensor written */
+      if (n->nin > 2) et = graph_meta(g, n->in[n->op->id == OP_TL_SET_ITEM ? 2 : 1])->dtype, have_et = true;
+      break;
+    case OP_TL_GET_ITEM: case OP_TL_GATHER: case OP_TL_STACK: es = 0, ed = 1; break;
+    default: break;   /* TensorListResize, TensorListLength: no attributes */
+  }
+  for (int i = 0; i < n->nin; i++)
+    if (n->in[i].node < 0) return false;
+  tfs_i64 m1 = -1;
+  Val esv = es >= 0 && es < n->attrs.n ? n->attrs.v[es] : val_none();
+  const char *shape = es < 0 ? NULL
+                      : val_is(esv, &tshape_type) && ((const TShape *)esv.u.o)->rank < 0   /* unknown rank: -1 */
+                          ? gd_i32(b, base, "element_shape", 1, &m1, false)
+                          : gd_attr_input(b, g, n, es, "element_shape", &m1, 1, false, &tidx);
+  if (es >= 0 && val_is(esv, &tshape_type) && ((const TShape *)esv.u.o)->rank < 0) tidx = TENSORFLOW__DATA_TYPE__DT_INT32;
+  if (es >= 0 && !shape) return false;
+  if (ed >= 0) {
+    if (ed >= n->attrs.n || !val_as_dtype(n->attrs.v[ed], &et)) return false;
+    have_et = true;
+  }
+  bool need_dt = n->op->id != OP_TL_RESIZE && n->op->id != OP_TL_LENGTH;
+  if (need_dt && !have_et) return false;
+  /* TF's inputs in order: element_shape first for Reserve; after the list (and index/indices) otherwise */
+  if (n->op->id == OP_TL_RESERVE) {
+    in[nin++] = shape;
+    in[nin++] = x;
+  } else {
+    for (int i = 0; i < n->nin && nin < 2; i++) in[nin++] = gd_ref(b, g, n->in[i], b->fn);
+    if (n->op->id == OP_TL_SET_ITEM || n->op->id == OP_TL_SCATTER) in[nin++] = gd_ref(b, g, n->in[2], b->fn);
+    else if (shape) in[nin++] = shape;
+  }
+  if (n->op->id == OP_TL_CONCAT) {   /* no leading dims: an empty int64 vector */
+    tfs_i64 zero = 0;
+    Tensorflow__TensorProto *ld = pa_alloc(b->a, sizeof *ld);
+    tensorflow__tensor_proto__init(ld);
+    ld->dtype = TENSORFLOW__DATA_TYPE__DT_INT64;
+    ld->tensor_shape = pb_shape(b->a, 1, &zero);
+    const char *cin[3] = {in[0], in[1], gd_constp(b, base, "leading_dims", ld)};
+    gd_attr_add(b, &at, "element_dtype", gd_type(b, et));
+    gd_attr_add(b, &at, "shape_type", gd_pbtype(b, tidx));
+    gd_aux(b, base, "TensorListConcatV2", &at, 3, cin);
+    return true;
+  }
+  if (need_dt) gd_attr_add(b, &at, "element_dtype", gd_type(b, et));
+  if (shape_type) gd_attr_add(b, &at, "shape_type", gd_pbtype(b, tidx));
+  if (n->op->id == OP_TL_SET_ITEM) gd_attr_add(b, &at, "resize_if_index_out_of_bounds", gd_bool(b, gd_attr_bool(n, 0)));
+  if (n->op->id == OP_TL_STACK) {
+    int64_t ne = -1;
+    if (n->attrs.n > 2) val_as_int(n->attrs.v[2], &ne);
+    gd_attr_add(b, &at, "num_elements", gd_int(b, ne));
+  }
+  gd_aux(b, base, n->op->graph_name, &at, nin, in);
+  return true;
+}
+
 typedef bool (*GdRule)(GD_RULE_ARGS);
 static const GdRule gd_rules[OP__COUNT] = {
+  [OP_TL_RESERVE] = gd_r_tensorlist,
+  [OP_TL_FROM_TENSOR] = gd_r_tensorlist,
+  [OP_TL_SET_ITEM] = gd_r_tensorlist,
+  [OP_TL_GET_ITEM] = gd_r_tensorlist,
+  [OP_TL_STACK] = gd_r_tensorlist,
+  [OP_TL_GATHER] = gd_r_tensorlist,
+  [OP_TL_SCATTER] = gd_r_tensorlist,
+  [OP_TL_CONCAT] = gd_r_tensorlist,
+  [OP_TL_RESIZE] = gd_r_tensorlist,
+  [OP_TL_LENGTH] = gd_r_tensorlist,
   [OP_ZEROS] = gd_r_zeros,
   [OP_ONES] = gd_r_zeros,
   [OP_LOGICAL_AND] = gd_r_logical,

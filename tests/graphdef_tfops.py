@@ -6,7 +6,8 @@ Runs every tests/programs/NAME.tfs that defines a tf.function with
 checks that `protoc --encode tensorflow.GraphDef` accepts each .pbtxt, and
 checks every node (top level and inside library functions): its op must be
 listed in tests/graphdef/tf_raw_ops.txt (TF's REGISTER_OP names) and carry the
-attributes listed there; a tfs-internal op (`_`-prefixed) anywhere fails it.
+attributes listed there (and, for an op whose line is closed with `|`, no
+attribute TF does not register); a tfs-internal op (`_`-prefixed) anywhere fails it.
 It also checks how the nodes connect: every input names a node (or argument)
 of its own graph or function, and While/If carry as many values as their
 functions take and return.
@@ -19,11 +20,18 @@ import tempfile
 
 
 def read_list(path):
+    """op -> (required attributes, allowed attributes or None): words after the op are required; a line
+    with `|` is closed, its words after the `|` the only other attributes TF registers for the op."""
     out = {}
     for line in open(path):
-        line = line.split("#", 1)[0].split()
-        if line:
-            out[line[0]] = line[1:]
+        words = line.split("#", 1)[0].split()
+        if not words:
+            continue
+        if "|" in words:
+            k = words.index("|")
+            out[words[0]] = (words[1:k], set(words[1:k] + words[k + 1:]))
+        else:
+            out[words[0]] = (words[1:], None)
     return out
 
 
@@ -186,9 +194,13 @@ def main():
                     if op not in known:
                         bad.append("%s: node '%s' has op '%s', which is no TensorFlow op" % (where, name, op))
                         continue
-                    for a in known[op]:
+                    need, allowed = known[op]
+                    for a in need:
                         if a not in attrs:
                             bad.append("%s: node '%s' (%s) lacks attribute '%s'" % (where, name, op, a))
+                    for a in attrs:
+                        if allowed is not None and a not in allowed:
+                            bad.append("%s: node '%s' (%s) has attribute '%s', which TF does not register" % (where, name, op, a))
     print("%d GraphDefs, %d nodes, %d distinct ops" % (nfiles, nnodes, len(ops)))
     if nfiles < 100:
         bad.append("only %d GraphDefs were dumped" % nfiles)
