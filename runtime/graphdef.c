@@ -1077,6 +1077,16 @@ static bool gd_squeeze(GdBuild *b, const char *base, DType t, const char *x, Val
   return true;
 }
 
+/* TensorListConcatV2's leading_dims when the elements have none: an empty int64 vector. */
+static const char *gd_no_leading_dims(GdBuild *b, const char *base) {
+  tfs_i64 zero = 0;
+  Tensorflow__TensorProto *p = pa_alloc(b->a, sizeof *p);
+  tensorflow__tensor_proto__init(p);
+  p->dtype = TENSORFLOW__DATA_TYPE__DT_INT64;
+  p->tensor_shape = pb_shape(b->a, 1, &zero);
+  return gd_constp(b, base, "leading_dims", p);
+}
+
 /* ---- the export rule of each op that TF's form needs more than the op's TF name for ----
  * One rule per op (or family of ops), found through gd_rules[] by the op's id:
  * an op whose ops.def graph name is already TF's op, with T and its
@@ -1699,16 +1709,12 @@ static bool gd_r_tl_concat_grad(GD_RULE_ARGS) {
   if (!x || n->nin < 2 || n->in[1].node < 0) return false;
   const char *dy = gd_ref(b, g, n->in[1], b->fn);
   DType et = graph_meta(g, n->in[1])->dtype;
-  tfs_i64 m1 = -1, zero = 0;
+  tfs_i64 m1 = -1;
   const char *es = gd_i32(b, base, "element_shape", 1, &m1, false);
-  Tensorflow__TensorProto *ld = pa_alloc(b->a, sizeof *ld);   /* no leading dims: an empty int64 vector */
-  tensorflow__tensor_proto__init(ld);
-  ld->dtype = TENSORFLOW__DATA_TYPE__DT_INT64;
-  ld->tensor_shape = pb_shape(b->a, 1, &zero);
   AttrList ca = {0};
   gd_attr_add(b, &ca, "element_dtype", gd_type(b, et));
   gd_attr_add(b, &ca, "shape_type", gd_type(b, DT_INT32));
-  const char *cin[3] = {x, es, gd_constp(b, base, "leading_dims", ld)};
+  const char *cin[3] = {x, es, gd_no_leading_dims(b, base)};
   gd_aux(b, base, "TensorListConcatV2", &ca, 3, cin);
   const char *cn = b->pend[b->npend - 1]->name;
   gd_attr_add(b, &at, "element_dtype", gd_type(b, et));
@@ -1797,12 +1803,7 @@ static bool gd_r_tensorlist(GD_RULE_ARGS) {
     else if (shape) in[nin++] = shape;
   }
   if (n->op->id == OP_TL_CONCAT) {   /* no leading dims: an empty int64 vector */
-    tfs_i64 zero = 0;
-    Tensorflow__TensorProto *ld = pa_alloc(b->a, sizeof *ld);
-    tensorflow__tensor_proto__init(ld);
-    ld->dtype = TENSORFLOW__DATA_TYPE__DT_INT64;
-    ld->tensor_shape = pb_shape(b->a, 1, &zero);
-    const char *cin[3] = {in[0], in[1], gd_constp(b, base, "leading_dims", ld)};
+    const char *cin[3] = {in[0], in[1], gd_no_leading_dims(b, base)};
     gd_attr_add(b, &at, "element_dtype", gd_type(b, et));
     gd_attr_add(b, &at, "shape_type", gd_pbtype(b, tidx));
     gd_aux(b, base, "TensorListConcatV2", &at, 3, cin);
