@@ -16,6 +16,7 @@
 #include "ops.h"
 #include "tffunction.h"
 #include "tfdata.h"
+#include "graphdef.h"
 #include "iofile.h"
 #include "tfmod.h"
 #include "tfrecord.h"
@@ -1372,9 +1373,91 @@ void k_ds_release(OpCall *c) {
   }
 }
 
+/* graphdef.c's view of d (graphdef.h): TF's dataset op for it and its inputs. */
+static bool ds_graphdef_info(Val v, GdDataset *o) {
+  if (!is_ds(v)) return false;
+  Dataset *d = self_ds(v);
+  memset(o, 0, sizeof *o);
+  Val lv[DS_MAX_LEAVES];
+  int n = 0;
+  flatten_elem(d->spec, lv, &n, DS_MAX_LEAVES);
+  if (n > GD_DS_MAX || n > DS_MAX_LEAVES) return false;
+  o->nleaves = n;
+  for (int i = 0; i < n; i++) {
+    TensorSpecObj *s = spec_obj(lv[i]);
+    o->leaf[i].dtype = (DType)s->dtype;
+    o->leaf[i].rank = s->rank;
+    for (int k = 0; k < s->rank && k < TFS_MAX_RANK; k++) o->leaf[i].shape[k] = s->dims[k];
+  }
+#define I64(nm, x) (o->c[o->nconst++] = (GdDsConst){.name = nm, .dtype = DT_INT64, .i = (x)})
+  if (is_ds(d->src)) o->in[o->nin++] = d->src;
+  TffnConcInfo ci;
+  switch (d->kind) {
+    case DS_SLICES: case DS_TENSORS: {
+      o->op = d->kind == DS_SLICES ? "TensorSliceDataset" : "TensorDataset";
+      int k = 0;
+      flatten_elem(d->src, lv, &k, DS_MAX_LEAVES);
+      if (k > GD_DS_MAX || k > DS_MAX_LEAVES) return false;
+      for (int i = 0; i < k; i++) {
+        Tensor *t = val_as_tensor(lv[i]);
+        if (!t || t->sym) return false;
+        o->c[o->nconst++] = (GdDsConst){.name = "components", .dtype = DT_VARIANT, .tensor = t};
+      }
+      return true;
+    }
+    case DS_RANGE: o->op = "RangeDataset"; I64("start", d->a); I64("stop", d->b); I64("step", d->c); return true;
+    case DS_ZIP:
+      o->op = "ZipDataset";
+      for (tfs_i64 i = 0; i < ((Tuple *)d->src.u.o)->len && o->nin < GD_DS_MAX; i++) o->in[o->nin++] = ((Tuple *)d->src.u.o)->items[i];
+      return true;
+    case DS_MAP: case DS_PMAP: case DS_FILTER:
+      o->op = d->kind == DS_MAP ? "MapDataset" : d->kind == DS_PMAP ? "ParallelMapDatasetV2" : "FilterDataset";
+      o->fn_attr = d->kind == DS_FILTER ? "predicate" : "f";
+      if (!tffn_conc_info(d->fn, &ci)) return false;
+      o->fn = ci.g;
+      if (d->kind == DS_PMAP) I64("num_parallel_calls", -1);   /* AUTOTUNE: tfs maps in order on one thread */
+      return true;
+    case DS_BATCH:
+      o->op = "BatchDatasetV2";
+      I64("batch_size", d->a);
+      o->c[o->nconst++] = (GdDsConst){.name = "drop_remainder", .dtype = DT_BOOL, .i = d->flag};
+      return true;
+    case DS_SHUFFLE:
+      o->op = "ShuffleDataset";
+      I64("buffer_size", d->a);
+      I64("seed", d->seeded ? d->seed : 0);
+      I64("seed2", 0);
+      o->flag_attr = "reshuffle_each_iteration";
+      o->flag = d->flag;
+      return true;
+    case DS_TAKE: o->op = "TakeDataset"; I64("count", d->a); return true;
+    case DS_SKIP: o->op = "SkipDataset"; I64("count", d->a); return true;
+    case DS_REPEAT: o->op = "RepeatDataset"; I64("count", d->a); return true;
+    case DS_PREFETCH: o->op = "PrefetchDataset"; I64("buffer_size", d->a); return true;
+    case DS_CACHE:
+      o->op = "CacheDataset";
+      o->c[o->nconst++] = (GdDsConst){.name = "filename", .dtype = DT_STRING, .s = ""};   /* in memory */
+      return true;
+    case DS_TFRECORD: {
+      Tuple *f = (Tuple *)d->src.u.o;
+      for (tfs_i64 i = 0; i < f->len; i++)
+        if (!val_is(f->items[i], &str_type)) return false;
+      o->op = "TFRecordDataset";
+      o->c[o->nconst++] = (GdDsConst){.name = "filenames", .dtype = DT_STRING, .strs = f->items, .nstrs = (int)f->len};
+      o->c[o->nconst++] = (GdDsConst){.name = "compression_type", .dtype = DT_STRING, .s = d->a == 1 ? "GZIP" : d->a == 2 ? "ZLIB" : ""};
+      I64("buffer_size", 262144);   /* TF's default read buffer: tfs reads the files whole */
+      return true;
+    }
+    case DS_ARG: return true;   /* op NULL: the fed dataset (an iterator input) */
+    default: return false;
+  }
+#undef I64
+}
+
 /* The ops as AutoGraph's dataset loop applies them (recorded while tracing). */
 Val tfdata_graph_iter(Val ds) {
   OpAttrs at = {1, {ds}};
+  graphdef_dataset_info = ds_graphdef_info;
   Dataset *args[DS_MAX_ARGS];
   int n = 0;
   arg_nodes(self_ds(ds), args, &n, DS_MAX_ARGS);

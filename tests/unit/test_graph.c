@@ -10,6 +10,7 @@
 #include "graphs.h"
 #include "isagate.h"
 #include "object.h"
+#include "tape.h"
 #include "tensor.h"
 #include "trace.h"
 
@@ -688,6 +689,72 @@ static Graph *count_loop_graph(bool with_div, int *while_node) {
   return g;
 }
 
+/* The GraphDef writer in TF's vocabulary (graphdef.c): a loop's gradient
+ * stack becomes a TensorList threaded through the While as one more loop
+ * variable (EmptyTensorList before it, TensorListPushBack in the body, the
+ * list out of the While's last output), the body returns every loop variable
+ * (the captured n unchanged), and no node or op keeps a tfs '_' name. */
+static const Tensorflow__NodeDef *gd_find(Tensorflow__NodeDef **nodes, size_t n, const char *name) {
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(nodes[i]->name, name)) return nodes[i];
+  return NULL;
+}
+
+static const Tensorflow__AttrValue *gd_attr_of(const Tensorflow__NodeDef *nd, const char *key) {
+  for (size_t i = 0; i < nd->n_attr; i++)
+    if (!strcmp(nd->attr[i]->key, key)) return nd->attr[i]->value;
+  return NULL;
+}
+
+START_TEST(test_graphdef_loop_stack_tensorlist) {
+  int w;
+  Graph *g = count_loop_graph(false, &w);
+  Graph *bg = graph_node(g, w)->sub[1];
+  TMeta mi = {DT_INT32, 0, {0}};
+  Val stack = accstack_new(&mi);
+  int push = graph_add_node(bg, GN_OP, &op_defs[OP_STACK_PUSH], op_defs[OP_STACK_PUSH].graph_name, 0, NULL);
+  graph_set_inputs(bg, push, 1, &(GraphRef){bg->inputs[1], 0}, NULL);
+  graph_node(bg, push)->attrs = (OpAttrs){1, {stack}};
+  int size = graph_add_node(g, GN_OP, &op_defs[OP_STACK_SIZE], op_defs[OP_STACK_SIZE].graph_name, 1, &mi);
+  graph_set_inputs(g, size, 0, NULL, NULL);
+  graph_node(g, size)->attrs = (OpAttrs){1, {val_incref(stack)}};
+  graph_add_output(g, (GraphRef){size, 0});
+  PbArena a = {0};
+  Tensorflow__GraphDef *gd = graphdef_build(&a, g);
+  const Tensorflow__NodeDef *wn = gd_find(gd->node, gd->n_node, "while");
+  ck_assert_ptr_nonnull(wn);
+  ck_assert_str_eq(wn->op, "StatelessWhile");
+  ck_assert_int_eq(wn->n_input, 4);
+  const Tensorflow__NodeDef *el = gd_find(gd->node, gd->n_node, wn->input[3]);
+  ck_assert_ptr_nonnull(el);
+  ck_assert_str_eq(el->op, "EmptyTensorList");
+  const Tensorflow__AttrValue *t = gd_attr_of(wn, "T");
+  ck_assert_int_eq(t->list->n_type, 4);
+  ck_assert_int_eq(t->list->type[3], TENSORFLOW__DATA_TYPE__DT_VARIANT);
+  const Tensorflow__NodeDef *sz = gd_find(gd->node, gd->n_node, "StackSize");
+  ck_assert_ptr_nonnull(sz);
+  ck_assert_str_eq(sz->op, "TensorListLength");
+  ck_assert_str_eq(sz->input[0], "while:3");
+  const char *body = gd_attr_of(wn, "body")->func->name;
+  const Tensorflow__FunctionDef *bf = NULL;
+  for (size_t i = 0; i < gd->library->n_function; i++)
+    if (!strcmp(gd->library->function[i]->signature->name, body)) bf = gd->library->function[i];
+  ck_assert_ptr_nonnull(bf);
+  ck_assert_int_eq(bf->signature->n_input_arg, 4);
+  ck_assert_int_eq(bf->signature->n_output_arg, 4);
+  ck_assert_str_eq(bf->ret[2]->value, "n");   /* the captured value, passed through */
+  const Tensorflow__NodeDef *pb = gd_find(bf->node_def, bf->n_node_def, "StackPush");
+  ck_assert_ptr_nonnull(pb);
+  ck_assert_str_eq(pb->op, "TensorListPushBack");
+  ck_assert_str_eq(pb->input[0], bf->signature->input_arg[3]->name);
+  ck_assert_str_eq(bf->ret[3]->value, "StackPush:output:0");
+  for (size_t i = 0; i < gd->n_node; i++) ck_assert(gd->node[i]->name[0] != '_' && gd->node[i]->op[0] != '_');
+  for (size_t i = 0; i < bf->n_node_def; i++) ck_assert(bf->node_def[i]->name[0] != '_' && bf->node_def[i]->op[0] != '_');
+  pa_free(&a);
+  graph_release(g);
+}
+END_TEST
+
 /* A while over 0-d values runs as a register program: the same results as
  * the per-iteration plans, maximum_iterations, and the fallback to those
  * plans when the inputs are not what the program was compiled for. */
@@ -1356,6 +1423,7 @@ static Suite *graph_suite(void) {
   tcase_add_test(tc, test_exec_cond);
   tcase_add_test(tc, test_exec_while);
   tcase_add_test(tc, test_saved_graph_roundtrip);
+  tcase_add_test(tc, test_graphdef_loop_stack_tensorlist);
   tcase_add_test(tc, test_scalar_kernels_match_generic);
   tcase_add_test(tc, test_exec_scalar_steps);
   tcase_add_test(tc, test_exec_scalar_error);
