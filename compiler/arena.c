@@ -22,25 +22,61 @@ void arena_free(Arena *a) {
   a->head = NULL;
 }
 
+/* Blocks come zeroed from calloc (fresh pages from the kernel for blocks this
+ * size), so an allocation is a pointer bump: zeroing each node with memset
+ * was a tenth of `tfsc --check` on a 100,000-line program. */
+enum { ARENA_BLOCK = 1 << 20 };
+
+static ArenaBlock *new_block(size_t cap) {
+  ArenaBlock *b = calloc(1, sizeof *b + cap);
+  if (!b) {
+    fputs("tfs: out of memory\n", stderr);
+    exit(1);
+  }
+  b->cap = cap;
+  return b;
+}
+
 void *arena_alloc(Arena *a, size_t n) {
   n = (n + 15) & ~(size_t)15;
   ArenaBlock *b = a->head;
+  if (b && n > ARENA_BLOCK / 4 && b->used + n > b->cap) {
+    /* a big allocation (a source file) gets a block of its own behind the
+     * current one, which keeps serving small allocations */
+    ArenaBlock *big = new_block(n);
+    big->next = b->next;
+    b->next = big;
+    big->used = n;
+    return big->data;
+  }
   if (!b || b->used + n > b->cap) {
-    size_t cap = n > 65536 ? n : 65536;
-    b = malloc(sizeof *b + cap);
-    if (!b) {
-      fputs("tfs: out of memory\n", stderr);
-      exit(1);
-    }
+    b = new_block(n > ARENA_BLOCK ? n : ARENA_BLOCK);
     b->next = a->head;
-    b->used = 0;
-    b->cap = cap;
     a->head = b;
   }
   void *p = b->data + b->used;
   b->used += n;
-  memset(p, 0, n);
   return p;
+}
+
+ArenaMark arena_mark(const Arena *a) { return (ArenaMark){a->head, a->head ? a->head->used : 0}; }
+
+void arena_release(Arena *a, ArenaMark m) {
+  while (a->head != m.block) {
+    ArenaBlock *b = a->head;
+    a->head = b->next;
+    free(b);
+  }
+  if (!a->head) return;
+  /* allocations are zeroed: clear what is handed out again */
+  memset(a->head->data + m.used, 0, a->head->used - m.used);
+  a->head->used = m.used;
+}
+
+size_t arena_bytes(const Arena *a) {
+  size_t n = 0;
+  for (const ArenaBlock *b = a->head; b; b = b->next) n += b->used;
+  return n;
 }
 
 char *arena_strndup(Arena *a, const char *s, size_t n) {

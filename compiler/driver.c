@@ -36,12 +36,15 @@ static void internal_error(const char *what, StrBuf *err) {
   fprintf(stderr, "tfs: internal error: %s\n%.*s", what, (int)err->len, err->data ? err->data : "");
 }
 
+/* Code generation runs too (it reports what it cannot translate), keeping
+ * none of the C. */
 int driver_check(const char *path) {
   Program p;
-  StrBuf c;
-  sb_init(&c);
-  bool ok = build_c(&p, path, &c, false);
-  sb_free(&c);
+  bool ok = program_load(&p, path) && cgen_check(&p);
+  if (!ok) {
+    fflush(stdout);
+    diag_print(&p.diags, stderr);
+  }
   program_free(&p);
   return ok ? 0 : 1;
 }
