@@ -202,8 +202,11 @@ static int load_name(Fg *g, Ast *n) {
   }
   switch (y->kind) {
   case SYM_LOCAL:
-    emit(g, "if (L_%s.tag == VT_UNDEF) { rt_cur_loc = %d; rt_unbound_local(\"%s\"); }", n->name,
-         add_loc(g->cg, g->m, n->line, n->col), n->name);
+    /* a parameter is bound on entry and stays bound unless deleted: no check
+     * (it was a tenth of the C of a program of small functions) */
+    if (!y->param || y->unbinds)
+      emit(g, "if (L_%s.tag == VT_UNDEF) { rt_cur_loc = %d; rt_unbound_local(\"%s\"); }", n->name,
+           add_loc(g->cg, g->m, n->line, n->col), n->name);
     emit(g, "TFS_COPY(T_[%d], L_%s); TFS_INCREF(T_[%d]);", t, n->name, t);
     break;
   case SYM_CELL:

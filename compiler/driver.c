@@ -130,8 +130,13 @@ int driver_run(const char *path, int argc, char **argv, const DriverOpts *opts) 
   sb_init(&c);
   sb_init(&err);
   int rc = 1;
-  if (build_c(&p, path, &c, false)) {
+  bool ok = build_c(&p, path, &c, false);
+  /* the C unit holds all the program needs: the ASTs go before libtcc's
+   * memory is added to them */
+  program_free(&p);
+  if (ok) {
     Jit *j = jit_compile(c.data, &err);
+    sb_free(&c);
     if (!j) {
       internal_error("generated C did not compile", &err);
     } else {
@@ -145,7 +150,6 @@ int driver_run(const char *path, int argc, char **argv, const DriverOpts *opts) 
   }
   sb_free(&c);
   sb_free(&err);
-  program_free(&p);
   return rc;
 }
 

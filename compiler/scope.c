@@ -82,6 +82,13 @@ static void bind(Ctx *c, Scope *s, const char *name) { sym_get(c, s, name)->boun
 
 static void use(Ctx *c, Scope *s, const char *name) { sym_get(c, s, name); }
 
+/* A name `del` (or the end of an `except ... as` handler) unbinds. */
+static void unbind_target(Ctx *c, Scope *s, Ast *t) {
+  if (t->kind == A_NAME) sym_get(c, s, t->name)->unbinds = true;
+  if (t->kind == A_TUPLE || t->kind == A_LIST)
+    for (int i = 0; i < t->elts.n; i++) unbind_target(c, s, t->elts.items[i]);
+}
+
 static void bind_target(Ctx *c, Scope *s, Ast *t) {
   switch (t->kind) {
   case A_NAME: bind(c, s, t->name); break;
@@ -217,7 +224,10 @@ static void collect_stmt(Ctx *c, Scope *s, Ast *st) {
     break;
   case A_RETURN: collect_expr(c, s, st->value); break;
   case A_DELETE:
-    for (int i = 0; i < st->targets.n; i++) bind_target(c, s, st->targets.items[i]);
+    for (int i = 0; i < st->targets.n; i++) {
+      bind_target(c, s, st->targets.items[i]);
+      unbind_target(c, s, st->targets.items[i]);
+    }
     break;
   case A_ASSIGN:
     collect_expr(c, s, st->value);
@@ -254,7 +264,10 @@ static void collect_stmt(Ctx *c, Scope *s, Ast *st) {
     for (int i = 0; i < st->handlers.n; i++) {
       Ast *h = st->handlers.items[i];
       collect_expr(c, s, h->type);
-      if (h->name) bind(c, s, h->name);
+      if (h->name) {
+        bind(c, s, h->name);
+        sym_get(c, s, h->name)->unbinds = true;
+      }
       collect_stmts(c, s, &h->body);
     }
     collect_stmts(c, s, &st->orelse);

@@ -23,6 +23,7 @@ typedef struct Sym {
   int index;                  /* FREE: cell index; GLOBAL: module slot */
   bool bound;                 /* assigned/defined in this scope */
   bool param;                 /* a parameter of this function */
+  bool unbinds;               /* `del` or `except ... as` may leave it unbound */
   bool is_global_decl, is_nonlocal_decl;
   int decl_line, decl_col;    /* where a global/nonlocal was declared */
 } Sym;
