@@ -10,11 +10,14 @@ static size_t hash_name(const char *s) {
   return (size_t)(h ^ h >> 29);
 }
 
+unsigned long name_probes;
+
 int nameidx_get(const NameIdx *x, const char *name) {
   if (!x->cap) return -1;
   size_t mask = (size_t)x->cap - 1;
   for (size_t i = hash_name(name) & mask;; i = (i + 1) & mask) {
     if (!x->keys[i]) return -1;
+    name_probes++;
     if (strcmp(x->keys[i], name) == 0) return x->vals[i];
   }
 }

@@ -20,6 +20,7 @@ Sym *scope_lookup(Scope *s, const char *name) {
     int i = nameidx_get(&s->idx, name);
     return i < 0 ? NULL : s->syms[i];
   }
+  name_probes += (unsigned long)s->nsyms;   /* at most SCOPE_SCAN */
   for (int i = 0; i < s->nsyms; i++)
     if (strcmp(s->syms[i]->name, name) == 0) return s->syms[i];
   return NULL;
