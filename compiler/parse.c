@@ -3467,11 +3467,13 @@ static int check_line_ends(P *p, TSNode root, Regions *r) {
     case NK_FUNCTION_DEFINITION: case NK_CLASS_DEFINITION: case NK_TRY_STATEMENT: case NK_EXCEPT_CLAUSE:
     case NK_FINALLY_CLAUSE: case NK_WITH_STATEMENT: case NK_DECORATED_DEFINITION: {
       /* fine after ':' or after a nested block, clause or decorator */
+      ArenaMark mark = arena_mark(&p->scratch);
       Kids k = kids(p, n);
       TSNode before;
       memset(&before, 0, sizeof before);
       for (int j = 0; j < k.n; j++)
         if (ts_node_end_byte(k.v[j]) <= t->off) before = k.v[j];
+      arena_release(&p->scratch, mark);
       if (!ts_node_is_null(before)) {
         int bk = nk(p, before);
         if ((!ts_node_is_named(before) && ntype_is(before, ":")) || bk == NK_BLOCK || bk == NK_DECORATOR ||
