@@ -22,25 +22,62 @@ void arena_free(Arena *a) {
   a->head = NULL;
 }
 
+/* Blocks grow from 64 KiB to 1 MiB: small arenas (the activity analysis's
+ * scratch, freed after every pass) stay cheap, big programs take few blocks. */
+enum { ARENA_MIN_BLOCK = 1 << 16, ARENA_MAX_BLOCK = 1 << 20 };
+
+static ArenaBlock *new_block(size_t cap) {
+  ArenaBlock *b = malloc(sizeof *b + cap);
+  if (!b) {
+    fputs("tfs: out of memory\n", stderr);
+    exit(1);
+  }
+  b->next = NULL;
+  b->used = 0;
+  b->cap = cap;
+  return b;
+}
+
 void *arena_alloc(Arena *a, size_t n) {
   n = (n + 15) & ~(size_t)15;
   ArenaBlock *b = a->head;
+  if (b && n > ARENA_MIN_BLOCK / 4 && b->used + n > b->cap) {
+    /* a big allocation (a source file) gets a block of its own behind the
+     * current one, which keeps serving small allocations */
+    ArenaBlock *big = new_block(n);
+    big->next = b->next;
+    b->next = big;
+    big->used = n;
+    memset(big->data, 0, n);
+    return big->data;
+  }
   if (!b || b->used + n > b->cap) {
-    size_t cap = n > 65536 ? n : 65536;
-    b = malloc(sizeof *b + cap);
-    if (!b) {
-      fputs("tfs: out of memory\n", stderr);
-      exit(1);
-    }
+    size_t cap = b && b->cap < ARENA_MAX_BLOCK ? b->cap * 2 : b ? ARENA_MAX_BLOCK : ARENA_MIN_BLOCK;
+    b = new_block(n > cap ? n : cap);
     b->next = a->head;
-    b->used = 0;
-    b->cap = cap;
     a->head = b;
   }
   void *p = b->data + b->used;
   b->used += n;
   memset(p, 0, n);
   return p;
+}
+
+ArenaMark arena_mark(const Arena *a) { return (ArenaMark){a->head, a->head ? a->head->used : 0}; }
+
+void arena_release(Arena *a, ArenaMark m) {
+  while (a->head != m.block) {
+    ArenaBlock *b = a->head;
+    a->head = b->next;
+    free(b);
+  }
+  if (a->head) a->head->used = m.used;
+}
+
+size_t arena_bytes(const Arena *a) {
+  size_t n = 0;
+  for (const ArenaBlock *b = a->head; b; b = b->next) n += b->used;
+  return n;
 }
 
 char *arena_strndup(Arena *a, const char *s, size_t n) {

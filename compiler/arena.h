@@ -6,10 +6,17 @@
 
 typedef struct ArenaBlock ArenaBlock;
 typedef struct Arena { ArenaBlock *head; } Arena;
+typedef struct ArenaMark { ArenaBlock *block; size_t used; } ArenaMark;
 
 void arena_init(Arena *a);
 void arena_free(Arena *a);
 void *arena_alloc(Arena *a, size_t n);           /* zeroed, 16-byte aligned */
+size_t arena_bytes(const Arena *a);
+/* Scratch use: everything allocated after the mark goes at release (the
+ * blocks then made are freed; big blocks behind the head are not: keep big
+ * allocations out of a scratch arena). */
+ArenaMark arena_mark(const Arena *a);
+void arena_release(Arena *a, ArenaMark m);              /* bytes handed out (scaling tests) */
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_strdup(Arena *a, const char *s);
 char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

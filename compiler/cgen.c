@@ -45,7 +45,18 @@ typedef struct Cg {
   bool ok;
   bool method_next;           /* the next function generated is a method (super() works in it) */
   const char *method_class;   /* ... of this class */
+  bool discard;               /* tfsc --check: diagnostics only; each function's C is dropped once made */
 } Cg;
+
+/* The C of a finished function joins the unit, or (checking only) is dropped,
+ * so `tfsc --check` holds no more C than one function's. */
+static void add_function_text(Cg *cg, StrBuf *text) {
+  if (cg->discard) {
+    cg->funcs.len = cg->decls.len = 0;
+    return;
+  }
+  sb_putn(&cg->funcs, text->data, text->len);
+}
 
 /* What leaving a try/with/except block early (return, break, continue) must
  * do first, innermost first: disarm the handler, run the finally body or
@@ -71,6 +82,8 @@ typedef struct Fg {
   StrBuf body;
   int ntemps, nlabels, ntries;
   int *its, nits;             /* temps holding for-loop iterators (released at exit) */
+  unsigned char *imm;         /* imm[t]: temp t holds a constant None/bool/int/float (no reference) */
+  int cimm;
   Loop *loop;
   Cleanup *cleanup;
   int handled;                /* temp of the exception the innermost except clause handles (0: none) */
@@ -97,7 +110,25 @@ __attribute__((format(printf, 2, 3))) static void emit(Fg *g, const char *fmt, .
 }
 
 static int tmp(Fg *g) { return ++g->ntemps; }
-static void release(Fg *g, int t) { emit(g, "TFS_CLEAR(T_[%d]);", t); }
+/* A temp is made once (tmp() never reuses a number), so a temp that got a
+ * constant immediate still holds it when released: no reference to drop.
+ * (Constants were two in five releases of small functions' C.) */
+static void mark_imm(Fg *g, int t) {
+  if (t >= g->cimm) {
+    int cap = g->cimm ? g->cimm : 64;
+    while (cap <= t) cap *= 2;
+    g->imm = realloc(g->imm, (size_t)cap);
+    if (!g->imm) abort();
+    memset(g->imm + g->cimm, 0, (size_t)(cap - g->cimm));
+    g->cimm = cap;
+  }
+  g->imm[t] = 1;
+}
+
+static void release(Fg *g, int t) {
+  if (t < g->cimm && g->imm[t]) emit(g, "T_[%d].tag = VT_UNDEF;", t);
+  else emit(g, "TFS_CLEAR(T_[%d]);", t);
+}
 
 static void error_at(Cg *cg, ProgModule *m, Ast *n, const char *msg) {
   /* errindex: - (passes on a message indexed where it is made) */
@@ -191,8 +222,11 @@ static int load_name(Fg *g, Ast *n) {
   }
   switch (y->kind) {
   case SYM_LOCAL:
-    emit(g, "if (L_%s.tag == VT_UNDEF) { rt_cur_loc = %d; rt_unbound_local(\"%s\"); }", n->name,
-         add_loc(g->cg, g->m, n->line, n->col), n->name);
+    /* a parameter is bound on entry and stays bound unless deleted: no check
+     * (it was a tenth of the C of a program of small functions) */
+    if (!y->param || y->unbinds)
+      emit(g, "if (L_%s.tag == VT_UNDEF) { rt_cur_loc = %d; rt_unbound_local(\"%s\"); }", n->name,
+           add_loc(g->cg, g->m, n->line, n->col), n->name);
     emit(g, "TFS_COPY(T_[%d], L_%s); TFS_INCREF(T_[%d]);", t, n->name, t);
     break;
   case SYM_CELL:
@@ -263,6 +297,7 @@ CG_OUTLINE static int comprehension_value(Fg *g, Ast *e);
 
 static int constant(Fg *g, Ast *e) {
   int t = tmp(g);
+  if (e->const_kind != C_STR && e->const_kind != C_ELLIPSIS) mark_imm(g, t);
   switch (e->const_kind) {
   case C_NONE: emit(g, "TFS_SET(T_[%d], VT_NONE, 0);", t); break;
   case C_TRUE: emit(g, "TFS_SET(T_[%d], VT_BOOL, 1);", t); break;
@@ -995,6 +1030,7 @@ static void finish_function(Fg *g, Scope *s, StrBuf *head, StrBuf *tail, const c
   for (int i = 0; i < g->nits; i++) sb_printf(head, "  TFS_CLEAR(T_[%d]);\n", g->its[i]);
   if (heap) sb_puts(head, "  rt_temps_free(T_, TM_);\n");
   free(g->its);
+  free(g->imm);
 }
 
 static ConvFn *find_conv(Cg *cg, ProgModule *m, Ast *fn) {
@@ -1095,7 +1131,7 @@ static void gen_function(Cg *cg, ProgModule *m, ScopeInfo *si, const char *tag, 
   release_locals(&tail, s);
   finish_function(&g, s, &head, &tail, name, true);
   sb_puts(&head, "  return R;\n}\n\n");
-  sb_putn(&cg->funcs, head.data, head.len);
+  add_function_text(cg, &head);
   sb_free(&head);
   sb_free(&tail);
   sb_free(&g.body);
@@ -1615,24 +1651,38 @@ static void gen_module(Cg *cg, ProgModule *m) {
   emit(&g, "goto out_;");
   finish_function(&g, NULL, &head, &tail, "<module>", false);
   sb_puts(&head, "}\n\n");
-  sb_putn(&cg->funcs, head.data, head.len);
+  add_function_text(cg, &head);
   sb_free(&head);
   sb_free(&tail);
   sb_free(&g.body);
 }
 
+static void write_unit(Program *p, Cg *cg, StrBuf *out, bool with_main, int first);
+
 /* Modules first..p->nmods-1 as one unit; their locations start at *nlocs,
- * which is advanced past them. */
+ * which is advanced past them.  Without `out`, only the diagnostics. */
 static bool gen_unit(Program *p, StrBuf *out, bool with_main, int first, int *nlocs) {
-  Cg cg = {p, NULL, 0, 0, {0}, {0}, NULL, 0, 0, NULL, 0, 0, *nlocs, true};
-  bool unit = first > 0 || p->mods[0]->input;
+  Cg cg = {p, NULL, 0, 0, {0}, {0}, NULL, 0, 0, NULL, 0, 0, *nlocs, true, .discard = !out};
   sb_init(&cg.decls);
   sb_init(&cg.funcs);
   if (!cg.loc_base) add_loc(&cg, p->mods[first], 0, 0); /* loc 0: unknown */
   for (int i = first; i < p->nmods; i++)
     if (p->mods[i]->conv) gen_converted(&cg, p->mods[i], &p->mods[i]->conv->body);
   for (int i = first; i < p->nmods; i++) gen_module(&cg, p->mods[i]);
+  if (out) write_unit(p, &cg, out, with_main, first);
+  *nlocs = cg.loc_base + cg.nlocs;
+  free(cg.consts);
+  free(cg.locs);
+  free(cg.conv);
+  sb_free(&cg.decls);
+  sb_free(&cg.funcs);
+  return cg.ok;
+}
 
+/* The unit's text: the ABI prelude, declarations, functions and the tables. */
+static void write_unit(Program *p, Cg *cgp, StrBuf *out, bool with_main, int first) {
+  Cg cg = *cgp;   /* read only: a copy keeps the generator's `cg.` spelling */
+  bool unit = first > 0 || p->mods[0]->input;
   sb_puts(out, "/* generated by tfsc: C glue for the tfs runtime */\n");
   sb_puts(out, tfs_abi_text);
   sb_puts(out, "\nint _setjmp(void *env); /* arms an RtTryBuf in the frame that catches */\n");
@@ -1694,18 +1744,16 @@ static bool gen_unit(Program *p, StrBuf *out, bool with_main, int first, int *nl
     sb_puts(out, "\nint rt_main(int argc, char **argv, void (*entry)(void), void (*leave)(void));\n");
     sb_puts(out, "int main(int argc, char **argv) { return rt_main(argc, argv, tfs_program_main, tfs_program_exit); }\n");
   }
-  *nlocs = cg.loc_base + cg.nlocs;
-  free(cg.consts);
-  free(cg.locs);
-  free(cg.conv);
-  sb_free(&cg.decls);
-  sb_free(&cg.funcs);
-  return cg.ok;
 }
 
 bool cgen_program(Program *p, StrBuf *out, bool with_main) {
   int nlocs = 0;
   return gen_unit(p, out, with_main, 0, &nlocs);
+}
+
+bool cgen_check(Program *p) {
+  int nlocs = 0;
+  return gen_unit(p, NULL, false, 0, &nlocs);
 }
 
 bool cgen_input(Program *p, StrBuf *out, int first, int *nlocs) { return gen_unit(p, out, false, first, nlocs); }

@@ -12,6 +12,9 @@
  * executables.  Returns false (with diagnostics) on unsupported constructs. */
 bool cgen_program(Program *p, StrBuf *out, bool with_main);
 
+/* The same generation for its diagnostics only (tfsc --check): no C is kept. */
+bool cgen_check(Program *p);
+
 /* One input of the interactive prompt: modules `first`.. (the input and what
  * it imported first) as a unit of their own, which appends its files and
  * locations (numbered from *nlocs, advanced past them) to the runtime's

@@ -36,12 +36,15 @@ static void internal_error(const char *what, StrBuf *err) {
   fprintf(stderr, "tfs: internal error: %s\n%.*s", what, (int)err->len, err->data ? err->data : "");
 }
 
+/* Code generation runs too (it reports what it cannot translate), keeping
+ * none of the C. */
 int driver_check(const char *path) {
   Program p;
-  StrBuf c;
-  sb_init(&c);
-  bool ok = build_c(&p, path, &c, false);
-  sb_free(&c);
+  bool ok = program_load(&p, path) && cgen_check(&p);
+  if (!ok) {
+    fflush(stdout);
+    diag_print(&p.diags, stderr);
+  }
   program_free(&p);
   return ok ? 0 : 1;
 }
@@ -127,8 +130,13 @@ int driver_run(const char *path, int argc, char **argv, const DriverOpts *opts) 
   sb_init(&c);
   sb_init(&err);
   int rc = 1;
-  if (build_c(&p, path, &c, false)) {
+  bool ok = build_c(&p, path, &c, false);
+  /* the C unit holds all the program needs: the ASTs go before libtcc's
+   * memory is added to them */
+  program_free(&p);
+  if (ok) {
     Jit *j = jit_compile(c.data, &err);
+    sb_free(&c);
     if (!j) {
       internal_error("generated C did not compile", &err);
     } else {
@@ -142,7 +150,6 @@ int driver_run(const char *path, int argc, char **argv, const DriverOpts *opts) 
   }
   sb_free(&c);
   sb_free(&err);
-  program_free(&p);
   return rc;
 }
 

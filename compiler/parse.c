@@ -71,6 +71,7 @@ typedef struct LexErr {
 
 typedef struct P {
   Arena *a;
+  Arena scratch;              /* child lists of CST nodes: released after each top-level statement */
   const char *path, *src;
   size_t len;
   DiagList *d;
@@ -1661,8 +1662,8 @@ static Kids kids(P *p, TSNode n) {
   Kids k = {0, NULL, NULL};
   uint32_t cnt = ts_node_child_count(n);
   if (!cnt) return k;
-  k.v = arena_alloc(p->a, sizeof *k.v * cnt);
-  k.f = arena_alloc(p->a, sizeof *k.f * cnt);
+  k.v = arena_alloc(&p->scratch, sizeof *k.v * cnt);
+  k.f = arena_alloc(&p->scratch, sizeof *k.f * cnt);
   TSTreeCursor c = ts_tree_cursor_new(n);
   if (ts_tree_cursor_goto_first_child(&c)) {
     do {
@@ -3466,11 +3467,13 @@ static int check_line_ends(P *p, TSNode root, Regions *r) {
     case NK_FUNCTION_DEFINITION: case NK_CLASS_DEFINITION: case NK_TRY_STATEMENT: case NK_EXCEPT_CLAUSE:
     case NK_FINALLY_CLAUSE: case NK_WITH_STATEMENT: case NK_DECORATED_DEFINITION: {
       /* fine after ':' or after a nested block, clause or decorator */
+      ArenaMark mark = arena_mark(&p->scratch);
       Kids k = kids(p, n);
       TSNode before;
       memset(&before, 0, sizeof before);
       for (int j = 0; j < k.n; j++)
         if (ts_node_end_byte(k.v[j]) <= t->off) before = k.v[j];
+      arena_release(&p->scratch, mark);
       if (!ts_node_is_null(before)) {
         int bk = nk(p, before);
         if ((!ts_node_is_named(before) && ntype_is(before, ":")) || bk == NK_BLOCK || bk == NK_DECORATOR ||
@@ -3629,12 +3632,17 @@ Ast *parse_source(Arena *arena, const char *path, const char *src, size_t len, D
       mod->line = mod->col = 1;
       p.scope = S_MODULE;
       Kids k = named(&p, root);
-      for (int i = 0; i < k.n; i++) cv_stmt(&p, k.v[i], &mod->body);
+      ArenaMark mark = arena_mark(&p.scratch);
+      for (int i = 0; i < k.n; i++) {
+        cv_stmt(&p, k.v[i], &mod->body);
+        arena_release(&p.scratch, mark);
+      }
     }
     free(r.v);
   }
   if (tree) ts_tree_delete(tree);
   ts_parser_delete(ts);
+  arena_free(&p.scratch);
   free(p.lines);
   free(p.toks);
   free(p.lerrs);

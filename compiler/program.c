@@ -310,9 +310,7 @@ static bool remap_globals(Program *p, ProgModule *m) {
     for (int i = 0; i < ci->all[s]->nsyms; i++) {
       Sym *y = ci->all[s]->syms[i];
       if (y->kind != SYM_GLOBAL) continue;
-      int slot = -1;
-      for (int g = 0; g < m->scopes.nglobals; g++)
-        if (strcmp(m->scopes.globals[g], y->name) == 0) slot = g;
+      int slot = scope_global_slot(&m->scopes, y->name);
       if (slot < 0) {
         diag_add(&p->diags, m->path, m->source, 1, 1, "internal error: converted code introduces global '%s'", y->name);
         ok = false;

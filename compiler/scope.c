@@ -11,11 +11,22 @@ typedef struct Ctx {
   bool ok;
 } Ctx;
 
+/* Small scopes are scanned; a scope past SCOPE_SCAN names gets a hash index
+ * (a module of 20,000 functions made every lookup a 20,000-name scan). */
+enum { SCOPE_SCAN = 16 };
+
 Sym *scope_lookup(Scope *s, const char *name) {
+  if (s->idx.cap) {
+    int i = nameidx_get(&s->idx, name);
+    return i < 0 ? NULL : s->syms[i];
+  }
+  name_probes += (unsigned long)s->nsyms;   /* at most SCOPE_SCAN */
   for (int i = 0; i < s->nsyms; i++)
     if (strcmp(s->syms[i]->name, name) == 0) return s->syms[i];
   return NULL;
 }
+
+int scope_global_slot(const ScopeInfo *si, const char *name) { return nameidx_get(&si->gidx, name); }
 
 static Sym *sym_get(Ctx *c, Scope *s, const char *name) {
   Sym *y = scope_lookup(s, name);
@@ -31,6 +42,11 @@ static Sym *sym_get(Ctx *c, Scope *s, const char *name) {
   s->syms[s->nsyms++] = y;
   y->name = name;
   y->kind = SYM_LOCAL;
+  if (s->idx.cap) {
+    nameidx_put(&s->idx, c->si->arena, name, s->nsyms - 1);
+  } else if (s->nsyms > SCOPE_SCAN) {
+    for (int i = 0; i < s->nsyms; i++) nameidx_put(&s->idx, c->si->arena, s->syms[i]->name, i);
+  }
   return y;
 }
 
@@ -66,6 +82,13 @@ static void collect_function(Ctx *c, Scope *s, Ast *fn);
 static void bind(Ctx *c, Scope *s, const char *name) { sym_get(c, s, name)->bound = true; }
 
 static void use(Ctx *c, Scope *s, const char *name) { sym_get(c, s, name); }
+
+/* A name `del` (or the end of an `except ... as` handler) unbinds. */
+static void unbind_target(Ctx *c, Scope *s, Ast *t) {
+  if (t->kind == A_NAME) sym_get(c, s, t->name)->unbinds = true;
+  if (t->kind == A_TUPLE || t->kind == A_LIST)
+    for (int i = 0; i < t->elts.n; i++) unbind_target(c, s, t->elts.items[i]);
+}
 
 static void bind_target(Ctx *c, Scope *s, Ast *t) {
   switch (t->kind) {
@@ -202,7 +225,10 @@ static void collect_stmt(Ctx *c, Scope *s, Ast *st) {
     break;
   case A_RETURN: collect_expr(c, s, st->value); break;
   case A_DELETE:
-    for (int i = 0; i < st->targets.n; i++) bind_target(c, s, st->targets.items[i]);
+    for (int i = 0; i < st->targets.n; i++) {
+      bind_target(c, s, st->targets.items[i]);
+      unbind_target(c, s, st->targets.items[i]);
+    }
     break;
   case A_ASSIGN:
     collect_expr(c, s, st->value);
@@ -239,7 +265,10 @@ static void collect_stmt(Ctx *c, Scope *s, Ast *st) {
     for (int i = 0; i < st->handlers.n; i++) {
       Ast *h = st->handlers.items[i];
       collect_expr(c, s, h->type);
-      if (h->name) bind(c, s, h->name);
+      if (h->name) {
+        bind(c, s, h->name);
+        sym_get(c, s, h->name)->unbinds = true;
+      }
       collect_stmts(c, s, &h->body);
     }
     collect_stmts(c, s, &st->orelse);
@@ -263,22 +292,26 @@ static void collect_stmts(Ctx *c, Scope *s, AstList *l) {
 
 /* ---- pass 2: resolution --------------------------------------------------- */
 
-static int global_slot(Ctx *c, const char *name) {
-  ScopeInfo *si = c->si;
-  for (int i = 0; i < si->nglobals; i++)
-    if (strcmp(si->globals[i], name) == 0) return i;
-  const char **n = arena_alloc(si->arena, sizeof *n * (size_t)(si->nglobals + 1));
-  if (si->nglobals) memcpy(n, si->globals, sizeof *n * (size_t)si->nglobals);
-  n[si->nglobals] = name;
-  si->globals = n;
+/* The slot array grows by doubling (it was copied for every new global:
+ * quadratic time and arena memory in the number of module names). */
+static int add_global(ScopeInfo *si, const char *name) {
+  if (si->nglobals == si->gcap) {
+    si->gcap = si->gcap ? si->gcap * 2 : 16;
+    const char **n = arena_alloc(si->arena, sizeof *n * (size_t)si->gcap);
+    if (si->nglobals) memcpy(n, si->globals, sizeof *n * (size_t)si->nglobals);
+    si->globals = n;
+  }
+  si->globals[si->nglobals] = name;
+  nameidx_put(&si->gidx, si->arena, name, si->nglobals);
   return si->nglobals++;
 }
 
-static bool module_binds(Ctx *c, const char *name) {
-  for (int i = 0; i < c->si->nglobals; i++)
-    if (strcmp(c->si->globals[i], name) == 0) return true;
-  return false;
+static int global_slot(Ctx *c, const char *name) {
+  int i = scope_global_slot(c->si, name);
+  return i >= 0 ? i : add_global(c->si, name);
 }
+
+static bool module_binds(Ctx *c, const char *name) { return scope_global_slot(c->si, name) >= 0; }
 
 static void add_free(Ctx *c, Scope *s, Sym *y) {
   if (y->kind == SYM_FREE) return;
@@ -434,11 +467,7 @@ bool scope_analyze_seeded(ScopeInfo *si, Arena *arena, Ast *module, const char *
                           int nglobals) {
   memset(si, 0, sizeof *si);
   si->arena = arena;
-  if (nglobals) {
-    si->globals = arena_alloc(arena, sizeof *si->globals * (size_t)nglobals);
-    memcpy(si->globals, globals, sizeof *si->globals * (size_t)nglobals);
-    si->nglobals = nglobals;
-  }
+  for (int i = 0; i < nglobals; i++) add_global(si, globals[i]);
   Ctx c = {si, path, source, diags, is_builtin, true};
   si->module = scope_new(&c, module, NULL);
   collect_stmts(&c, si->module, &module->body);

@@ -7,6 +7,7 @@
 #include "arena.h"
 #include "ast.h"
 #include "diag.h"
+#include "nameidx.h"
 
 typedef enum SymKind {
   SYM_LOCAL,    /* plain C local of the function */
@@ -22,6 +23,7 @@ typedef struct Sym {
   int index;                  /* FREE: cell index; GLOBAL: module slot */
   bool bound;                 /* assigned/defined in this scope */
   bool param;                 /* a parameter of this function */
+  bool unbinds;               /* `del` or `except ... as` may leave it unbound */
   bool is_global_decl, is_nonlocal_decl;
   int decl_line, decl_col;    /* where a global/nonlocal was declared */
 } Sym;
@@ -33,6 +35,7 @@ struct Scope {
   bool is_module;
   Sym **syms;                 /* stable pointers: frees[] refers to them */
   int nsyms, cap;
+  NameIdx idx;                /* name -> syms[] index, built once a scope has many names */
   Sym **frees;                /* FREE symbols in cell-index order */
   int nfrees;
   int id;                     /* unique per module (C function names) */
@@ -44,7 +47,8 @@ typedef struct ScopeInfo {
   Scope **all;                /* every scope, module first */
   int n, cap;
   const char **globals;       /* module slot names, in slot order */
-  int nglobals;
+  int nglobals, gcap;
+  NameIdx gidx;               /* slot name -> slot */
 } ScopeInfo;
 
 /* Analyse a parsed module.  Unknown names (bound nowhere, not builtins) and
@@ -61,5 +65,6 @@ bool scope_analyze_seeded(ScopeInfo *si, Arena *arena, Ast *module, const char *
 
 Scope *scope_of(ScopeInfo *si, const Ast *node);     /* the scope a def/lambda/module opens */
 Sym *scope_lookup(Scope *s, const char *name);       /* NULL when the scope does not know it */
+int scope_global_slot(const ScopeInfo *si, const char *name);   /* -1 when the module has no such slot */
 
 #endif

@@ -52,6 +52,15 @@ def main():
             f.write("def f(:\n    pass\n")
         rc, out, err = run([tfsc, "--check", bad], here)
         expect("check bad", rc == 1 and "bad.tfs:1:6: error: " in err, "rc=%d %s" % (rc, err))
+        # --check keeps no C but still runs code generation, which reports
+        # what it cannot translate: the same diagnostics as `tfs run`.
+        with open(bad, "w") as f:
+            f.write("def f():\n    a, *b = [1, 2]\n    return a\nc, *d = [3, 4]\n")
+        rc, out, err = run([tfsc, "--check", bad], here)
+        rc2, out2, err2 = run([tfs, "run", bad], here)
+        expect("check codegen errors", rc == 1 and out == "" and err == err2 and rc2 == 1 and
+               "bad.tfs:2:8: error: starred assignment targets are not supported" in err and
+               "bad.tfs:4:4: error: starred assignment targets are not supported" in err, "rc=%d %s" % (rc, err))
     rc, out, err = run([tfsc, "--check", "seed9.tfs"], here)
     expect("check good", rc == 0 and out == "" and err == "", "rc=%d %s" % (rc, err))
     rc, out, err = run([tfsc, "--to-code", "seed9.tfs", "--function", "nope"], here)

@@ -1,9 +1,11 @@
 /* test_compiler.c — Check tests for scope analysis, C generation and the libtcc JIT. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cgen.h"
+#include "nameidx.h"
 #include "jit.h"
 #include "program.h"
 
@@ -172,6 +174,54 @@ START_TEST(cgen_star_params) {
 }
 END_TEST
 
+/* Linear costs (issue 12): the compiler's work per source line must not grow
+ * with the program.  Counters, not timers: arena bytes, bytes of C and name
+ * comparisons per line at two sizes ten times apart.  (Module names were once
+ * found by scanning every global and their slot array copied for each new
+ * one: per line, both grew tenfold here.) */
+typedef struct Cost { double arena, c, probes; } Cost;
+
+static Cost cost_per_line(int nfuncs, bool traced) {
+  StrBuf src;
+  sb_init(&src);
+  for (int i = 0; i < nfuncs; i++)
+    sb_printf(&src, "def f%d(x):\n    if x > %d:\n        return x - 1\n    return x + 1\n\n", i, i);
+  /* a tf.function makes every function AutoGraph-converted too */
+  if (traced) sb_puts(&src, "@tf.function\ndef g(x):\n    return f0(x)\n");
+  sb_puts(&src, "print(f0(1))\n");
+  int lines = nfuncs * 5 + (traced ? 4 : 1);
+  unsigned long probes0 = name_probes;
+  Program p;
+  load_ok(&p, src.data);
+  StrBuf c;
+  sb_init(&c);
+  ck_assert(cgen_program(&p, &c, false));
+  Cost k = {(double)arena_bytes(&p.arena) / lines, (double)c.len / lines, (double)(name_probes - probes0) / lines};
+  sb_free(&c);
+  program_free(&p);
+  sb_free(&src);
+  return k;
+}
+
+static void check_flat(const char *what, int nfuncs) {
+  bool traced = strcmp(what, "traced") == 0;
+  Cost s = cost_per_line(nfuncs, traced), b = cost_per_line(nfuncs * 10, traced);
+  fprintf(stderr, "%s per line at %d / %d functions: arena %.0f / %.0f bytes, C %.0f / %.0f bytes, name probes %.1f / %.1f\n",
+          what, nfuncs, nfuncs * 10, s.arena, b.arena, s.c, b.c, s.probes, b.probes);
+  /* flat within 15%; the bounds above also catch a jump in the constant */
+  ck_assert_msg(b.arena <= s.arena * 1.15, "arena bytes per line grow: %.0f -> %.0f", s.arena, b.arena);
+  ck_assert_msg(b.c <= s.c * 1.15, "C bytes per line grow: %.0f -> %.0f", s.c, b.c);
+  ck_assert_msg(b.probes <= s.probes * 1.15 + 1, "name comparisons per line grow: %.1f -> %.1f", s.probes, b.probes);
+  ck_assert_msg(b.arena < (traced ? 24000 : 3000), "arena bytes per line: %.0f", b.arena);
+  ck_assert_msg(b.c < (traced ? 4000 : 600), "C bytes per line: %.0f", b.c);
+}
+
+START_TEST(scaling_flat) { check_flat("plain", 300); }
+END_TEST
+
+START_TEST(scaling_flat_traced) { check_flat("traced", 60); }
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("compiler");
   TCase *tc = tcase_create("scope");
@@ -185,6 +235,11 @@ int main(void) {
   tcase_add_test(tc, cgen_jit_compiles);
   tcase_add_test(tc, cgen_with_main);
   tcase_add_test(tc, cgen_star_params);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("scaling");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, scaling_flat);
+  tcase_add_test(tc, scaling_flat_traced);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
