@@ -196,6 +196,9 @@ void activity_stmt_binds(Arena *a, const Ast *s, NameSet *out) {
     for (int i = 0; i < s->targets.n; i++) target_binds(a, s->targets.items[i], out);
     break;
   case A_AUGASSIGN: target_binds(a, s->target, out); break;
+  case A_DELETE: /* `del x` binds x (Python's rule), so a branch's or body's del is part of its state */
+    for (int i = 0; i < s->targets.n; i++) target_binds(a, s->targets.items[i], out);
+    break;
   case A_FOR:
     target_binds(a, s->target, out);
     block_binds(a, &s->body, out);

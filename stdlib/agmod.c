@@ -91,6 +91,11 @@ static const Type ag_retval_type = {.name = "UndefinedReturnValue", .free = ag_s
 static Obj ag_retval_obj = {TFS_IMMORTAL_RC, &ag_retval_type};
 
 static bool ag_is_undef(Val v) { return val_is(v, &ag_undef_type); }
+
+/* ag.ld's check: reading a name a `del` (or no path) left undefined raises, as TF's Undefined.read(). */
+void ag_check_defined(Val v) {
+  if (ag_is_undef(v)) ag_undef_use(v);
+}
 static bool ag_is_retval(Val v) { return val_is(v, &ag_retval_type); }
 
 static Val ag_undef_new(Val name) {

@@ -86,6 +86,7 @@ Val ag_ld(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "ag.ld", .sig = "v"};
   Val a[1];
   args_parse(&spec, n, args, kw, a);
+  ag_check_defined(a[0]);
   return val_incref(a[0]);
 }
 

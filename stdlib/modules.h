@@ -22,6 +22,7 @@ Val ag_ret(Val self, int n, const Val *args, const Kw *kw);
 Val ag_FunctionScope(Val self, int n, const Val *args, const Kw *kw);
 Val ag_ConversionOptions(Val self, int n, const Val *args, const Kw *kw);
 Val ag_ld(Val self, int n, const Val *args, const Kw *kw);
+void ag_check_defined(Val v);   /* raises UnboundLocalError for an ag.Undefined (agmod.c) */
 Val ag_autograph_artifact(Val self, int n, const Val *args, const Kw *kw);
 Val ag_converted_call(Val self, int n, const Val *args, const Kw *kw);
 /* range(t) with a traced tensor t: tf.range(...) (agmod.c); VT_UNDEF when no argument is traced. */
