@@ -3452,15 +3452,39 @@ static void fallback(P *p, const Region *r) {
  * logical line there: every NEWLINE of the lexer must fall between
  * statements, or after a compound header's ':'.  Adds each statement that
  * swallows one as a region; returns how many. */
+/* The nodes from root down to the smallest one spanning [off, off+1), as
+ * ts_node_descendant_for_byte_range finds it, kept so that parents are an
+ * index away: ts_node_parent walks down from the root on every call, which
+ * made a deep expression with line ends in it quadratic (a fuzzed 3,000-term
+ * chain took over 20 s).  Returns the path's length (>= 1). */
+static int node_path(TSNode root, uint32_t off, TSNode **path, int *cap) {
+  int n = 0;
+  TSNode cur = root;
+  for (;;) {
+    if (n == *cap) {
+      *cap = *cap ? *cap * 2 : 64;
+      TSNode *np = realloc(*path, (size_t)*cap * sizeof **path);
+      if (!np) abort();   /* as the other growable arrays here */
+      *path = np;
+    }
+    (*path)[n++] = cur;
+    TSNode c = ts_node_first_child_for_byte(cur, off);
+    if (ts_node_is_null(c) || ts_node_start_byte(c) > off || ts_node_end_byte(c) < off + 1) return n;
+    cur = c;
+  }
+}
+
 static int check_line_ends(P *p, TSNode root, Regions *r) {
   int found = 0;
+  TSNode *path = NULL;
+  int cap = 0;
   for (int i = 0; i < p->ntok; i++) {
     const Tok *t = &p->toks[i];
     if (t->kind != T_NEWLINE || t->off >= p->len) continue;
-    TSNode n = ts_node_descendant_for_byte_range(root, t->off, t->off + 1);
-    while (!ts_node_is_null(n) && ts_node_start_byte(n) == t->off && ts_node_end_byte(n) <= t->off + 1 &&
-           !ts_node_is_null(ts_node_parent(n)))
-      n = ts_node_parent(n); /* a leaf at the newline itself: judge its parent */
+    int d = node_path(root, t->off, &path, &cap) - 1;
+    TSNode n = path[d];
+    while (d > 0 && ts_node_start_byte(n) == t->off && ts_node_end_byte(n) <= t->off + 1)
+      n = path[--d]; /* a leaf at the newline itself: judge its parent */
     switch (nk(p, n)) {
     case NK_MODULE: case NK_BLOCK: continue;
     case NK_IF_STATEMENT: case NK_ELIF_CLAUSE: case NK_ELSE_CLAUSE: case NK_WHILE_STATEMENT: case NK_FOR_STATEMENT:
@@ -3485,13 +3509,12 @@ static int check_line_ends(P *p, TSNode root, Regions *r) {
     default: break;
     }
     /* the statement that holds the line end */
-    TSNode st = n;
-    while (!ts_node_is_null(ts_node_parent(st)) && nk(p, ts_node_parent(st)) != NK_BLOCK &&
-           nk(p, ts_node_parent(st)) != NK_MODULE)
-      st = ts_node_parent(st);
+    while (d > 0 && nk(p, path[d - 1]) != NK_BLOCK && nk(p, path[d - 1]) != NK_MODULE) d--;
+    TSNode st = path[d];
     region_add(r, st, st, R_ERROR, (int)ts_node_start_point(st).row + 1, (int)ts_node_end_point(st).row + 1);
     found++;
   }
+  free(path);
   return found;
 }
 
