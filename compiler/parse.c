@@ -3447,11 +3447,6 @@ static void fallback(P *p, const Region *r) {
          snippet(p, (size_t)(tx - p->src), len));
 }
 
-/* tree-sitter treats a line end as blank space wherever a NEWLINE token
- * cannot follow (`x = 1 +` / `2` reads as one statement).  Python ends the
- * logical line there: every NEWLINE of the lexer must fall between
- * statements, or after a compound header's ':'.  Adds each statement that
- * swallows one as a region; returns how many. */
 /* The nodes from root down to the smallest one spanning [off, off+1), as
  * ts_node_descendant_for_byte_range finds it, kept so that parents are an
  * index away: ts_node_parent walks down from the root on every call, which
@@ -3474,6 +3469,11 @@ static int node_path(TSNode root, uint32_t off, TSNode **path, int *cap) {
   }
 }
 
+/* tree-sitter treats a line end as blank space wherever a NEWLINE token
+ * cannot follow (`x = 1 +` / `2` reads as one statement).  Python ends the
+ * logical line there: every NEWLINE of the lexer must fall between
+ * statements, or after a compound header's ':'.  Adds each statement that
+ * swallows one as a region; returns how many. */
 static int check_line_ends(P *p, TSNode root, Regions *r) {
   int found = 0;
   TSNode *path = NULL;
