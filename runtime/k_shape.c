@@ -33,8 +33,13 @@ static void own_strings(Tensor *t) {
 
 /* shape: the input's shape and dtype. */
 void meta_identity(OpCall *c) { c->outm[0] = c->inm[0]; }
-void k_identity(OpCall *c) { c->out[0] = tensor_retain(c->in[0]); }
-/* a new view, so the result has an identity of its own (gradient tapes key on it) */
+/* Identity and StopGradient return a new view, so the result has an identity
+ * of its own: tapes key on it (a custom gradient's `tf.identity(x)` result must
+ * not be x itself, or the custom entry is bypassed). */
+void k_identity(OpCall *c) {
+  Tensor *t = c->in[0];
+  c->out[0] = tensor_view(t, t->rank, t->shape, t->strides, t->offset);
+}
 void k_stop_gradient(OpCall *c) {
   Tensor *t = c->in[0];
   c->out[0] = tensor_view(t, t->rank, t->shape, t->strides, t->offset);

@@ -450,6 +450,40 @@ static Val tf_gradient_tape(Val self, int n, const Val *args, const Kw *kw) {
   return tape_new(rt_truthy(a[0]), rt_truthy(a[1]));
 }
 
+/* A result of f as a tensor of its own, as TF's custom_gradient passes every
+ * result through an Identity: f may return its input (or a Variable) as is,
+ * and the entry must not be keyed on the input. */
+static Val fresh_result(Val v) {
+  if (val_is_tensor(v) || val_is(v, &variable_type)) return op_apply1(OP_IDENTITY, v);
+  return val_incref(v);
+}
+
+static Val fresh_results(Val r) {
+  tfs_i64 m;
+  const Val *it;
+  if (!seq_items(r, &m, &it) || m != 2) return val_incref(r);
+  tfs_i64 k;
+  const Val *ys;
+  Val y;
+  if (seq_items(it[0], &k, &ys)) {
+    y = val_is(it[0], &tuple_type) ? tuple_new(k) : list_new(k);
+    for (tfs_i64 j = 0; j < k; j++) {
+      Val f = fresh_result(ys[j]);
+      if (val_is(y, &tuple_type)) ((Tuple *)y.u.o)->items[j] = f;
+      else {
+        list_append(y, f);
+        TFS_DECREF(f);
+      }
+    }
+  } else {
+    y = fresh_result(it[0]);
+  }
+  Val out = tuple_new(2);
+  ((Tuple *)out.u.o)->items[0] = y;
+  ((Tuple *)out.u.o)->items[1] = val_incref(it[1]);
+  return out;
+}
+
 /* tf.custom_gradient(f): calling the result runs f with recording paused, then
  * records one entry whose gradient is the grad_fn f returned. */
 static Val custom_call(Val self, int n, const Val *args, const Kw *kw) {
@@ -458,7 +492,9 @@ static Val custom_call(Val self, int n, const Val *args, const Kw *kw) {
   rt_try_push(&tr);
   Val r;
   if (setjmp(tr.jb) == 0) {
-    r = rt_call(self, n, args, kw);
+    Val r0 = rt_call(self, n, args, kw);
+    r = fresh_results(r0);
+    TFS_DECREF(r0);
     rt_try_pop(&tr);
   } else {
     for (int i = 0; i < tape_nactive_count(); i++) tape_active_at(i)->paused--;
