@@ -845,8 +845,12 @@ static void gradient_sweep(Tape *t, int ntarget, const Val *targets, const Val *
   t->busy = false;
   for (int i = 0; i < nsrc; i++) {
     Obj *k = obj_of(sources[i]);
-    /* sources the tape never watched (an untrainable Variable) are unconnected */
-    int s = is_float_val(sources[i]) && tracks_key(t, k) ? ptrmap_find(&grads, kp(kid(k))) : -1;
+    /* sources the tape never watched (an untrainable Variable) are unconnected,
+     * unless the source is a target itself: its gradient is the seed (TF's
+     * sources_that_are_targets; `tape.gradient(v, v)` is ones) */
+    bool is_target = false;
+    for (int j = 0; j < ntarget && k && !is_target; j++) is_target = key_of(targets[j]) == kid(k);
+    int s = is_float_val(sources[i]) && (is_target || tracks_key(t, k)) ? ptrmap_find(&grads, kp(kid(k))) : -1;
     if (s >= 0) out[i] = val_incref(grads.v[s]);
     else if (zeros && k) out[i] = op_apply1(OP_ZEROS_LIKE, sources[i]);
     else out[i] = val_none();

@@ -552,6 +552,16 @@ static Val ag_if_run(void *ud, TraceCtx *bx) {
   }
   Val r = rt_tuple(nouts, items);
   val_decref(st);
+  /* A Variable as a branch's output is read inside the branch, as cond_v2
+   * does: under a tape the read is recorded there, so the cond's gradient
+   * reaches the Variable (`result = v0` in one branch). */
+  Tuple *rt = (Tuple *)r.u.o;
+  for (int i = 0; i < nouts && tape_nactive; i++)
+    if (val_is(rt->items[i], &variable_type)) {
+      Val rd = op_apply1(OP_READ_VARIABLE, rt->items[i]);
+      val_decref(rt->items[i]);
+      rt->items[i] = rd;
+    }
   return r;
 }
 
