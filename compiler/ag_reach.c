@@ -17,7 +17,8 @@
  *   name read in a class or in a lambda counts as called from converted
  *   code (a lambda is never converted on its own but may run traced).
  *   Then the closure: a unit named anywhere in a converted unit is
- *   converted too.
+ *   converted too, and so is a unit that defines a function of that name
+ *   inside it (`global f` then `def f` binds a module name there).
  *
  * Names are matched by spelling only, so shadowing and rebinding can only
  * make more functions converted, never fewer. */
@@ -33,7 +34,6 @@ typedef struct Names {
 
 typedef struct Unit {
   const Ast *def;
-  int next;           /* the next unit of the same name, or -1 */
   bool root, done;
   Names refs;         /* every name read in it */
   Names inner;        /* names of the functions defined in it */
@@ -43,7 +43,9 @@ typedef struct Reach {
   Arena *a;
   Unit *u;
   int nu, capu;
-  NameIdx byname;     /* name -> its last unit (the others follow `next`) */
+  struct Link { int unit, next; } *links;  /* units by the names they define */
+  int nlinks, caplinks;
+  NameIdx byname;     /* name -> its last link (the others follow `next`) */
   NameIdx valued;     /* names read other than as a direct call's callee */
   Names seeds;        /* names read where the code may run traced unconverted (classes, lambdas) */
   int *work;
@@ -63,6 +65,19 @@ static void push(Arena *a, Names *l, const char *name) {
   l->v[l->n++] = name;
 }
 
+/* Unit k defines `name` (itself, or a function nested in it). */
+static void add_link(Reach *r, const char *name, int k) {
+  if (r->nlinks == r->caplinks) {
+    int cap = r->caplinks ? r->caplinks * 2 : 64;
+    struct Link *l = arena_alloc(r->a, sizeof *l * (size_t)cap);
+    if (r->nlinks) memcpy(l, r->links, sizeof *l * (size_t)r->nlinks);
+    r->links = l;
+    r->caplinks = cap;
+  }
+  r->links[r->nlinks] = (struct Link){k, nameidx_get(&r->byname, name)};
+  nameidx_put(&r->byname, r->a, name, r->nlinks++);
+}
+
 static int add_unit(Reach *r, const Ast *def) {
   if (r->nu == r->capu) {
     int cap = r->capu ? r->capu * 2 : 64;
@@ -72,8 +87,8 @@ static int add_unit(Reach *r, const Ast *def) {
     r->capu = cap;
   }
   int k = r->nu++;
-  r->u[k] = (Unit){def, nameidx_get(&r->byname, def->name), def->decorators.n > 0, false, {0}, {0}};
-  nameidx_put(&r->byname, r->a, def->name, k);
+  r->u[k] = (Unit){def, def->decorators.n > 0, false, {0}, {0}};
+  add_link(r, def->name, k);
   return k;
 }
 
@@ -113,6 +128,7 @@ static void walk(Reach *r, const Ast *n, int ctx, bool callee) {
     if (ctx >= 0) {
       r->u[ctx].root |= n->decorators.n > 0;
       push(r->a, &r->u[ctx].inner, n->name);
+      add_link(r, n->name, ctx);   /* `global f; def f` inside it binds a module name */
     }
     break;
   case A_CLASSDEF:
@@ -126,11 +142,13 @@ static void walk(Reach *r, const Ast *n, int ctx, bool callee) {
 }
 
 static void reach_name(Reach *r, const char *name) {
-  for (int k = nameidx_get(&r->byname, name); k >= 0; k = r->u[k].next)
+  for (int l = nameidx_get(&r->byname, name); l >= 0; l = r->links[l].next) {
+    int k = r->links[l].unit;
     if (!r->u[k].done) {
       r->u[k].done = true;
       r->work[r->nwork++] = k;
     }
+  }
 }
 
 void ag_reach(Arena *scratch, const Ast *module, AgPtrSet *out) {

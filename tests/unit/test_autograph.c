@@ -571,6 +571,8 @@ START_TEST(test_reach) {
       "k = lambda x: in_lambda(x)\n"
       "def from_method(x):\n    return x\n"             /* called from a method */
       "class C:\n    def m(self, x):\n        return from_method(x)\n"
+      "def setup():\n    global step\n    def step(x):\n        return x\n" /* defines step, which g2 calls */
+      "@tf.function\ndef g2(x):\n    return step(x)\n"
       "def unused(x):\n    return leaf(x)\n"             /* called only from module code */
       "def caller():\n    return unused(1)\n"
       "print(caller())\n";
@@ -582,7 +584,7 @@ START_TEST(test_reach) {
   ck_assert_ptr_nonnull(m);
   char *out = unparse_module(ag_convert_module_reached(&a, m, "r.tfs", src, &d));
   ck_assert_int_eq(d.n, 0);
-  static const char *const conv[] = {"leaf", "mid", "g", "valued", "outer", "in_lambda", "from_method"};
+  static const char *const conv[] = {"leaf", "mid", "g", "valued", "outer", "in_lambda", "from_method", "setup", "g2"};
   for (size_t i = 0; i < sizeof conv / sizeof *conv; i++) {
     char want[64];
     snprintf(want, sizeof want, "\ndef %s(", conv[i]);
