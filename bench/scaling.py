@@ -7,7 +7,7 @@ Usage: bench/scaling.py [BUILD_DIR] [--sizes 3000,10000,30000] [--only trace,che
            program (libtcc, AutoGraph) is not counted: agrun covers it
   check    `tfsc --check` of an n-line program of small functions, per line
   run      `tfs run` of the same program (JIT included), per line
-  agcheck  `tfsc --check` of that program plus one tf.function (so every function is AutoGraph-converted too)
+  agcheck  `tfsc --check` of that program plus one tf.function calling f0 (AutoGraph converts what it reaches)
   agrun    `tfs run` of it
 Each figure is the best of 3 runs' user+system CPU time (the machine is shared),
 with the largest peak resident size (max RSS) of those runs.

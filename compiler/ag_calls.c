@@ -15,42 +15,16 @@
  * x[0]` stays a del); as its functions converter, a function or lambda
  * defined inside the converted one is marked converted already:
  * `@ag__.autograph_artifact` / `ag__.autograph_artifact(lambda ...)`. */
-#include <stdint.h>
 #include <string.h>
 
 #include "ag_int.h"
 #include "../runtime/object.h"
 
-/* --- a set of node pointers (open addressing) --- */
-
-static bool ptr_has(const AgPtrSet *s, const void *p) {
-  if (!s->cap) return false;
-  for (size_t i = ((uintptr_t)p >> 4) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-    if (s->v[i] == p) return true;
-    if (!s->v[i]) return false;
-  }
-}
-
-static void ptr_add(Arena *a, AgPtrSet *s, const void *p) {
-  if (ptr_has(s, p)) return;
-  if ((s->n + 1) * 2 > s->cap) {
-    AgPtrSet t = {arena_alloc(a, sizeof(void *) * (s->cap ? s->cap * 2 : 64)), 0, s->cap ? s->cap * 2 : 64};
-    memset(t.v, 0, sizeof(void *) * t.cap);
-    for (size_t i = 0; i < s->cap; i++)
-      if (s->v[i]) ptr_add(a, &t, s->v[i]);
-    *s = t;
-  }
-  size_t i = ((uintptr_t)p >> 4) & (s->cap - 1);
-  while (s->v[i]) i = (i + 1) & (s->cap - 1);
-  s->v[i] = p;
-  s->n++;
-}
-
 /* --- marking the user's nodes --- */
 
 static void mark_store(const Ast *n, void *ud) {
   AgCtx *c = ud;
-  if (n->kind == A_NAME) ptr_add(&c->scratch, &c->stores, n);
+  if (n->kind == A_NAME) ag_ptr_add(&c->scratch, &c->stores, n);
 }
 
 static void store_target(AgCtx *c, const Ast *t) { ag_visit(t, mark_store, c); }
@@ -61,8 +35,8 @@ static void mark(const Ast *n, void *ud) {
   case A_NAME:
   case A_CALL:
   case A_FUNCDEF:
-  case A_LAMBDA: ptr_add(&c->scratch, &c->user, n); break;
-  case A_DELETE: ptr_add(&c->scratch, &c->user, n); /* fall through */
+  case A_LAMBDA: ag_ptr_add(&c->scratch, &c->user, n); break;
+  case A_DELETE: ag_ptr_add(&c->scratch, &c->user, n); /* fall through */
   case A_ASSIGN:
     for (int i = 0; i < n->targets.n; i++) store_target(c, n->targets.items[i]);
     break;
@@ -181,13 +155,13 @@ static void xf_list(AgCtx *c, AstList *l, const char *fscope) {
   bool dels = false;
   for (int i = 0; i < l->n; i++) {
     l->items[i] = xf(c, l->items[i], fscope);
-    if (l->items[i] && l->items[i]->kind == A_DELETE && fscope && ptr_has(&c->user, l->items[i])) dels = true;
+    if (l->items[i] && l->items[i]->kind == A_DELETE && fscope && ag_ptr_has(&c->user, l->items[i])) dels = true;
   }
   if (!dels) return;
   AstList out = {0};
   for (int i = 0; i < l->n; i++) {
     Ast *s = l->items[i];
-    if (s && s->kind == A_DELETE && ptr_has(&c->user, s)) expand_del(c, &out, s);
+    if (s && s->kind == A_DELETE && ag_ptr_has(&c->user, s)) expand_del(c, &out, s);
     else ag_push(c, &out, s);
   }
   *l = out;
@@ -196,15 +170,15 @@ static void xf_list(AgCtx *c, AstList *l, const char *fscope) {
 static Ast *xf(AgCtx *c, Ast *n, const char *fscope) {
   if (!n) return NULL;
   if (n->kind == A_NAME) {
-    if (!ptr_has(&c->user, n) || ptr_has(&c->stores, n) || is_ag_module(n)) return n;
+    if (!ag_ptr_has(&c->user, n) || ag_ptr_has(&c->stores, n) || is_ag_module(n)) return n;
     return ag_rt(c, n, "ld", 1, n);
   }
-  bool artifact = (n->kind == A_FUNCDEF || n->kind == A_LAMBDA) && n != xf_top && fscope && ptr_has(&c->user, n);
+  bool artifact = (n->kind == A_FUNCDEF || n->kind == A_LAMBDA) && n != xf_top && fscope && ag_ptr_has(&c->user, n);
   if (n->kind == A_FUNCDEF) {
     const char *own = scope_of(n);
     if (own) fscope = own;
   }
-  bool convert = n->kind == A_CALL && fscope && ptr_has(&c->user, n) && !stays_plain(n->func) &&
+  bool convert = n->kind == A_CALL && fscope && ag_ptr_has(&c->user, n) && !stays_plain(n->func) &&
                  !(n->func && n->func->kind == A_ATTRIBUTE && is_ag_module(n->func->value));
   /* outside a converted function's scope a builtin's name stays bare; super is never read through ld */
   bool plain_func = n->kind == A_CALL && !convert && is_builtin_name(n->func) && (!fscope || !strcmp(n->func->name, "super"));

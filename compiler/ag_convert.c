@@ -146,29 +146,70 @@ Ast *ag_convert_function(Arena *arena, const Ast *fn, const char *path, const ch
   return convert(arena, fn, path, source, diags, true);
 }
 
-/* Replace, in a deep copy of module statements, every function definition by its conversion. */
+/* A function left unconverted: `name = None` keeps the name bound in the
+ * converted module (its scopes resolve converted code's globals), and the
+ * code generator makes no twin for it. */
+static Ast *unconverted(Arena *arena, const Ast *fn) {
+  Ast *name = ast_new(arena, A_NAME, fn->line, fn->col);
+  name->name = arena_strdup(arena, fn->name);
+  Ast *none = ast_new(arena, A_CONSTANT, fn->line, fn->col);
+  none->const_kind = C_NONE;
+  Ast *as = ast_new(arena, A_ASSIGN, fn->line, fn->col);
+  ast_list_push(arena, &as->targets, name);
+  as->value = none;
+  return as;
+}
+
+/* Replace, in a copy of module statements, every function definition by its
+ * conversion (only those in `only`, methods always, when only is not NULL). */
 static void convert_defs(Arena *arena, const AstList *orig, AstList *copy, const char *path, const char *source,
-                         DiagList *diags) {
+                         DiagList *diags, const AgPtrSet *only, bool in_class) {
   for (int i = 0; i < orig->n && i < copy->n; i++) {
     const Ast *s = orig->items[i];
     Ast *t = copy->items[i];
     if (!s || !t) continue;
     if (s->kind == A_FUNCDEF) {
-      copy->items[i] = convert(arena, s, path, source, diags, false);
+      copy->items[i] = in_class || !only || ag_ptr_has(only, s) ? convert(arena, s, path, source, diags, false)
+                                                                 : unconverted(arena, s);
       continue;
     }
-    convert_defs(arena, &s->body, &t->body, path, source, diags);
-    convert_defs(arena, &s->orelse, &t->orelse, path, source, diags);
-    convert_defs(arena, &s->finalbody, &t->finalbody, path, source, diags);
+    bool cls = in_class || s->kind == A_CLASSDEF;
+    convert_defs(arena, &s->body, &t->body, path, source, diags, only, cls);
+    convert_defs(arena, &s->orelse, &t->orelse, path, source, diags, only, cls);
+    convert_defs(arena, &s->finalbody, &t->finalbody, path, source, diags, only, cls);
     for (int j = 0; j < s->handlers.n && j < t->handlers.n; j++)
       if (s->handlers.items[j] && t->handlers.items[j])
-        convert_defs(arena, &s->handlers.items[j]->body, &t->handlers.items[j]->body, path, source, diags);
+        convert_defs(arena, &s->handlers.items[j]->body, &t->handlers.items[j]->body, path, source, diags, only, cls);
   }
 }
 
-Ast *ag_convert_module(Arena *arena, const Ast *module, const char *path, const char *source, DiagList *diags) {
+/* Top-level definitions are not copied first: each becomes its conversion or a stub. */
+static Ast *convert_module(Arena *arena, const Ast *module, const char *path, const char *source, DiagList *diags,
+                           const AgPtrSet *only) {
   if (!module) return NULL;
-  Ast *out = ag_copy(arena, module);
-  convert_defs(arena, &module->body, &out->body, path, source, diags);
+  Ast *out = arena_alloc(arena, sizeof *out);
+  *out = *module;
+  out->body = (AstList){0};
+  for (int i = 0; i < module->body.n; i++) {
+    const Ast *s = module->body.items[i];
+    ast_list_push(arena, &out->body, s && s->kind == A_FUNCDEF ? (Ast *)s : ag_copy(arena, s));
+  }
+  convert_defs(arena, &module->body, &out->body, path, source, diags, only, false);
+  return out;
+}
+
+Ast *ag_convert_module(Arena *arena, const Ast *module, const char *path, const char *source, DiagList *diags) {
+  return convert_module(arena, module, path, source, diags, NULL);
+}
+
+Ast *ag_convert_module_reached(Arena *arena, const Ast *module, const char *path, const char *source,
+                               DiagList *diags) {
+  if (!module) return NULL;
+  Arena scratch;
+  arena_init(&scratch);
+  AgPtrSet only = {0};
+  ag_reach(&scratch, module, &only);
+  Ast *out = convert_module(arena, module, path, source, diags, &only);
+  arena_free(&scratch);
   return out;
 }

@@ -26,6 +26,8 @@ typedef struct AgPtrSet {
   const void **v;
   size_t n, cap;
 } AgPtrSet;
+bool ag_ptr_has(const AgPtrSet *s, const void *p);
+void ag_ptr_add(Arena *a, AgPtrSet *s, const void *p);
 
 /* One conversion: one top-level function with everything nested in it. */
 typedef struct AgCtx {
@@ -55,6 +57,11 @@ void ag_ifexp(AgCtx *c, Ast *fn);
 void ag_logical(AgCtx *c, Ast *fn);
 void ag_calls_mark(AgCtx *c, const Ast *fn); /* before the first pass */
 void ag_calls(AgCtx *c, Ast *fn);            /* after the last */
+
+/* Add to `out` the top-level function definitions of module (nodes of
+ * module itself) that a tf.function can reach (ag_reach.c says how);
+ * storage from scratch. */
+void ag_reach(Arena *scratch, const Ast *module, AgPtrSet *out);
 
 /* A fresh name: root, else root_1, root_2, ... (AutoGraph's Namer.new_symbol). */
 const char *ag_new_symbol(AgCtx *c, const char *root);
@@ -94,6 +101,14 @@ bool ag_is_rt_call(const Ast *e, const char *fname);
  * first. */
 typedef Ast *(*AgExprFn)(AgCtx *c, Ast *e);
 void ag_rewrite_exprs(AgCtx *c, Ast *node, AgExprFn fn);
+/* Every pointer and list field of Ast, for walkers that visit all children. */
+#define AST_PTR_FIELDS(X)                                                                                            \
+  X(value) X(target) X(test) X(left) X(right) X(iter) X(func) X(slice) X(lower) X(upper) X(step) X(msg) X(exc)       \
+  X(deflt) X(type) X(context_expr) X(optional_vars) X(format_spec) X(operand) X(key)
+#define AST_LIST_FIELDS(X)                                                                                           \
+  X(body) X(orelse) X(finalbody) X(handlers) X(targets) X(args) X(keywords) X(decorators) X(bases) X(values) X(keys) \
+  X(elts) X(comparators) X(names) X(items) X(generators) X(ifs)
+
 /* Call fn on every node under n (n included), parents first. */
 typedef void (*AgVisitFn)(const Ast *n, void *ud);
 void ag_visit(const Ast *n, AgVisitFn fn, void *ud);

@@ -1,5 +1,6 @@
 /* ag_util.c — shared machinery of the AutoGraph passes: namer, loop annotations, AST builders, copy and rewrite walkers. */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -225,12 +226,6 @@ bool ag_is_rt_call(const Ast *e, const char *fname) {
 
 /* --- walkers --- */
 
-#define AST_PTR_FIELDS(X)                                                                                            \
-  X(value) X(target) X(test) X(left) X(right) X(iter) X(func) X(slice) X(lower) X(upper) X(step) X(msg) X(exc)       \
-  X(deflt) X(type) X(context_expr) X(optional_vars) X(format_spec) X(operand) X(key)
-#define AST_LIST_FIELDS(X)                                                                                           \
-  X(body) X(orelse) X(finalbody) X(handlers) X(targets) X(args) X(keywords) X(decorators) X(bases) X(values) X(keys) \
-  X(elts) X(comparators) X(names) X(items) X(generators) X(ifs)
 
 static void copy_list(Arena *a, AstList *l) {
   if (!l->n) {
@@ -300,4 +295,29 @@ void ag_visit(const Ast *n, AgVisitFn fn, void *ud) {
   AST_LIST_FIELDS(V_LIST)
 #undef V_PTR
 #undef V_LIST
+}
+
+/* --- a set of node pointers (open addressing) --- */
+
+bool ag_ptr_has(const AgPtrSet *s, const void *p) {
+  if (!s->cap) return false;
+  for (size_t i = ((uintptr_t)p >> 4) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+    if (s->v[i] == p) return true;
+    if (!s->v[i]) return false;
+  }
+}
+
+void ag_ptr_add(Arena *a, AgPtrSet *s, const void *p) {
+  if (ag_ptr_has(s, p)) return;
+  if ((s->n + 1) * 2 > s->cap) {
+    AgPtrSet t = {arena_alloc(a, sizeof(void *) * (s->cap ? s->cap * 2 : 64)), 0, s->cap ? s->cap * 2 : 64};
+    memset(t.v, 0, sizeof(void *) * t.cap);
+    for (size_t i = 0; i < s->cap; i++)
+      if (s->v[i]) ag_ptr_add(a, &t, s->v[i]);
+    *s = t;
+  }
+  size_t i = ((uintptr_t)p >> 4) & (s->cap - 1);
+  while (s->v[i]) i = (i + 1) & (s->cap - 1);
+  s->v[i] = p;
+  s->n++;
 }

@@ -35,6 +35,14 @@ Ast *ag_convert_function(Arena *arena, const Ast *fn, const char *path, const ch
  * under its own name; decorators and all other statements are kept. */
 Ast *ag_convert_module(Arena *arena, const Ast *module, const char *path, const char *source, DiagList *diags);
 
+/* The same, converting only the functions a tf.function can reach (a
+ * conservative static closure from the decorated ones, those used as
+ * values, methods...: ag_reach.c).  Every other top-level definition
+ * becomes `name = None`, so converted code still resolves the name; at run
+ * time the original function has no converted twin. */
+Ast *ag_convert_module_reached(Arena *arena, const Ast *module, const char *path, const char *source,
+                               DiagList *diags);
+
 /* Whether fn is already in converted form (calls ag.*), i.e. converting it
  * changes nothing. */
 bool ag_is_converted(const Ast *fn);

@@ -272,7 +272,8 @@ int driver_to_code(const char *path, const char *function) {
       if (conv && p.diags.n == 0) text = unparse_function(conv, true);
     }
   } else {
-    Ast *conv = m->conv ? m->conv : ag_convert_module(&p.arena, m->ast, m->path, m->source, &p.diags);
+    /* every function, as tf.autograph.to_code would show it, not just what the program traces */
+    Ast *conv = ag_convert_module(&p.arena, m->ast, m->path, m->source, &p.diags);
     if (conv && p.diags.n == 0) text = unparse_module(conv);
   }
   if (p.diags.n) diag_print(&p.diags, stderr);

@@ -195,6 +195,7 @@ static bool resolve_import(Program *p, ProgModule *m, Ast *at, const char *name,
   for (int i = 0; i < p->nmods; i++)
     if (strcmp(p->mods[i]->path, path) == 0) {
       *slot = i + 1;
+      p->main_imported |= i == 0;
       return true;
     }
   size_t len = 0;
@@ -320,8 +321,12 @@ static bool remap_globals(Program *p, ProgModule *m) {
   return ok;
 }
 
+/* The main module converts only what a tf.function can reach, unless a
+ * module imports it (its functions are then reached as attributes, which
+ * the analysis does not follow); the others convert every function. */
 static bool convert_module(Program *p, ProgModule *m) {
-  m->conv = ag_convert_module(&p->arena, m->ast, m->path, m->source, &p->diags);
+  bool reach = m->index == 0 && !m->input && !p->main_imported;
+  m->conv = (reach ? ag_convert_module_reached : ag_convert_module)(&p->arena, m->ast, m->path, m->source, &p->diags);
   if (!m->conv) return false;
   /* an input's converted code sees the namespace as its original does */
   bool sok = scope_analyze_seeded(&m->conv_scopes, &p->arena, m->conv, m->path, m->source, &p->diags, is_builtin_name,
@@ -337,7 +342,7 @@ bool program_convert(Program *p) {
   return ok && p->diags.n == 0;
 }
 
-/* tf.function anywhere in the program: every function may be traced. */
+/* tf.function anywhere in the program: functions may be traced. */
 static bool uses_tf_function(Program *p) {
   for (int i = 0; i < p->nmods; i++)
     if (strstr(p->mods[i]->source, "tf.function") || strstr(p->mods[i]->source, "autograph")) return true;

@@ -31,12 +31,14 @@ typedef struct Program {
   DiagList diags;
   const char *stdlib_dir;     /* installed/source stdlib directory for imports */
   bool autograph;             /* convert functions (the program uses tf.function) */
+  bool main_imported;         /* some module imports the main one: convert all of it */
   const char *const *repl_globals;  /* the prompt's namespace: slot names so far, in slot order */
   int repl_nglobals;
 } Program;
 
-/* Convert every module with AutoGraph and analyse the result (program_load
- * does this when any module mentions tf.function). */
+/* Convert the modules with AutoGraph and analyse the result (program_load
+ * does this when any module mentions tf.function): the main module's
+ * functions a tf.function can reach, every function of the others. */
 bool program_convert(Program *p);
 
 /* Load `path` and, transitively, every module it imports (search order of

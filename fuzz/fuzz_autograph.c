@@ -18,7 +18,8 @@ static char *convert_text(const char *src, size_t len, bool *loaded) {
   *loaded = program_load_source(&p, "fuzz.tfs", src, len);
   if (*loaded) {
     ProgModule *m = p.mods[0];
-    Ast *conv = m->conv ? m->conv : ag_convert_module(&p.arena, m->ast, m->path, m->source, &p.diags);
+    /* every function, as --to-code (m->conv holds only what a tf.function reaches) */
+    Ast *conv = ag_convert_module(&p.arena, m->ast, m->path, m->source, &p.diags);
     if (conv && p.diags.n == 0) text = unparse_module(conv);
   }
   program_free(&p);

@@ -61,6 +61,18 @@ def main():
         expect("check codegen errors", rc == 1 and out == "" and err == err2 and rc2 == 1 and
                "bad.tfs:2:8: error: starred assignment targets are not supported" in err and
                "bad.tfs:4:4: error: starred assignment targets are not supported" in err, "rc=%d %s" % (rc, err))
+        # A traced program converts only what its tf.function reaches
+        # (no twin FIC... for `plain` in the C), yet --to-code shows every
+        # function converted, as tf.autograph.to_code would.
+        reach = os.path.join(tmp, "reach.tfs")
+        with open(reach, "w") as f:
+            f.write("def plain(n):\n    if n > 1:\n        return n\n    return 0\n"
+                    "@tf.function\ndef g(x):\n    return x\nprint(plain(2))\n")
+        rc, out, err = run([tfsc, "--to-code", reach], here)
+        expect("to-code unreached", rc == 0 and "def plain(n):\n    with ag__.FunctionScope('plain'" in out, out + err)
+        rc, out, err = run([tfsc, "--emit-c", reach], here)
+        expect("emit-c unreached", rc == 0 and '{"g"' in out and not re.search(r'FuncInfo FIC\w+ = \{"plain"', out)
+               and re.search(r'FuncInfo FIC\w+ = \{"g"', out), err)
     rc, out, err = run([tfsc, "--check", "seed9.tfs"], here)
     expect("check good", rc == 0 and out == "" and err == "", "rc=%d %s" % (rc, err))
     rc, out, err = run([tfsc, "--to-code", "seed9.tfs", "--function", "nope"], here)

@@ -557,6 +557,50 @@ START_TEST(test_function_errors) {
 }
 END_TEST
 
+/* ag_convert_module_reached: which top-level functions a tf.function can
+ * reach (converted: `def NAME` in the output) and which not (`NAME = None`). */
+START_TEST(test_reach) {
+  static const char src[] =
+      "def leaf(x):\n    return x\n"                      /* called from mid: reached */
+      "def mid(x):\n    return leaf(x)\n"                 /* called from g */
+      "@tf.function\ndef g(x):\n    return mid(x)\n"     /* decorated: root */
+      "def valued(x):\n    return x\n"                    /* read as a value below: root */
+      "h = tf.function(valued)\n"
+      "def outer():\n    def inner(x):\n        return x\n    return inner\n" /* inner read: outer is a root */
+      "def in_lambda(x):\n    return x\n"               /* named in a lambda */
+      "k = lambda x: in_lambda(x)\n"
+      "def from_method(x):\n    return x\n"             /* called from a method */
+      "class C:\n    def m(self, x):\n        return from_method(x)\n"
+      "def setup():\n    global step\n    def step(x):\n        return x\n" /* defines step, which g2 calls */
+      "@tf.function\ndef g2(x):\n    return step(x)\n"
+      "def unused(x):\n    return leaf(x)\n"             /* called only from module code */
+      "def caller():\n    return unused(1)\n"
+      "print(caller())\n";
+  Arena a;
+  arena_init(&a);
+  DiagList d;
+  diag_init(&d);
+  Ast *m = parse_source(&a, "r.tfs", src, strlen(src), &d);
+  ck_assert_ptr_nonnull(m);
+  char *out = unparse_module(ag_convert_module_reached(&a, m, "r.tfs", src, &d));
+  ck_assert_int_eq(d.n, 0);
+  static const char *const conv[] = {"leaf", "mid", "g", "valued", "outer", "in_lambda", "from_method", "setup", "g2"};
+  for (size_t i = 0; i < sizeof conv / sizeof *conv; i++) {
+    char want[64];
+    snprintf(want, sizeof want, "\ndef %s(", conv[i]);
+    ck_assert_msg(strstr(out, want) || !strncmp(out, want + 1, strlen(want) - 1), "%s not converted:\n%s", conv[i], out);
+  }
+  ck_assert_ptr_nonnull(strstr(out, "ag__.converted_call(ag__.ld(leaf)"));
+  ck_assert_ptr_nonnull(strstr(out, "    def m(self, x):"));
+  ck_assert_ptr_nonnull(strstr(out, "\nunused = None\n"));
+  ck_assert_ptr_nonnull(strstr(out, "\ncaller = None\n"));
+  ck_assert_ptr_null(ag_convert_module_reached(&a, NULL, "r.tfs", src, &d));
+  free(out);
+  diag_free(&d);
+  arena_free(&a);
+}
+END_TEST
+
 /* Convert SRC when it parses: the output must parse and convert to itself.  No crash either way. */
 static void smoke(const char *name, const char *src, size_t len) {
   Arena a;
@@ -618,6 +662,7 @@ static Suite *autograph_suite(void) {
   tcase_add_test(tc, test_activity);
   tcase_add_test(tc, test_namer);
   tcase_add_test(tc, test_function_errors);
+  tcase_add_test(tc, test_reach);
   tcase_add_test(tc, test_corpus);
   tcase_add_test(tc, test_smoke);
   suite_add_tcase(s, tc);
