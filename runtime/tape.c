@@ -92,13 +92,24 @@ Tape *tape_active_at(int i) { return active[i]; }        /* reading a Variable f
 /* The tensor an entry holds weakly (E_OUT_WEAK), NULL once freed. */
 static inline Tensor *weak_out(const TapeEntry *e) { return (Tensor *)e->out[0].u.o; }
 
-static void entry_free(TapeEntry *e) {
-  for (int i = 0; i < e->nin; i++) TFS_DECREF(e->in[i]);
+/* Release what an entry holds, clearing slot bit (0: none) in its outputs first (releasing may free them). */
+static inline __attribute__((always_inline)) void entry_release(TapeEntry *e, tfs_u64 bit) {
   if (e->keep & E_OUT_WEAK) {
-    if (weak_out(e)) weak_out(e)->tape_loose = NULL;
+    Tensor *o = weak_out(e);
+    if (o) {
+      o->tape_bits &= ~bit;
+      o->tape_loose = NULL;
+    }
   } else {
-    for (int i = 0; i < e->nout; i++) TFS_DECREF(e->out[i]);
+    for (int i = 0; i < e->nout; i++) {
+      if (e->out[i].tag != VT_OBJ) continue;
+      Obj *k = e->out[i].u.o;
+      if (k->type == &tensor_type) ((Tensor *)k)->tape_bits &= ~bit;
+      else if (k->type == &variable_type) ((Variable *)k)->tape_bits &= ~bit;
+      if (--k->rc == 0) rt_free_obj(k);
+    }
   }
+  for (int i = 0; i < e->nin; i++) TFS_DECREF(e->in[i]);
   for (int i = 0; i < e->nattr; i++) TFS_DECREF(e->attr[i]);
 }
 
@@ -161,13 +172,25 @@ static inline __attribute__((always_inline)) void *tape_alloc(Tape *t, size_t n)
 
 
 
-/* grad_drops_of for every op, copied here once (before any tape records): one load per entry. */
-static unsigned char drops_of[OP__COUNT];
+/* grad_drops_of for every op, copied here once (before any tape records): one load per entry.  And
+ * what the straight-line path (record_fast) needs of an op, from the op table and those flags:
+ * F_FAST when it takes no list input and is not StopGradient, with the E_* an eager entry keeps. */
+enum { F_FAST = 0x80 };
+static unsigned char drops_of[OP__COUNT], fast_of[OP__COUNT];
+static unsigned float_dtypes;   /* bit d: dtype d is a float one (one test on the path) */
 static bool drops_ready;
 
 Val tape_new(bool persistent, bool watch_vars) {
   if (!drops_ready) {
-    for (int i = 0; i < OP__COUNT; i++) drops_of[i] = (unsigned char)grad_drops_of((OpId)i);
+    for (int i = 0; i < OP__COUNT; i++) {
+      unsigned d = grad_drops_of((OpId)i);
+      drops_of[i] = (unsigned char)d;
+      if (i == OP_STOP_GRADIENT || op_defs[i].kinds[0] == 'L') continue;
+      fast_of[i] = (unsigned char)(F_FAST | (d & G_NO_OUT ? E_OUT_WEAK : 0) |
+                                   (d & G_NO_IN ? E_IN_NONE : d & G_IN_SHAPE ? E_IN_SHAPE : 0));
+    }
+    for (int d = 0; d < DT__COUNT; d++)
+      if (dtype_info[d].is_float) float_dtypes |= 1u << d;
     drops_ready = true;
   }
   Tape *t = obj_new(&tape_type, sizeof(Tape));
@@ -186,10 +209,10 @@ static inline __attribute__((always_inline)) Obj *obj_of(Val v) {
 
 /* A value's identity on tapes: a tensor's id (odd, given on first use: entries need not keep a tensor
  * alive, and a freed tensor's address is soon another's), a Variable's address (even; tapes hold them). */
-static tfs_u64 next_id;
+static tfs_u64 next_id = 1;   /* the last id given: ids are odd, kept in the tensor as the key itself */
 static inline __attribute__((always_inline)) uintptr_t tensor_kid(Tensor *t) {
-  if (!t->tape_id) t->tape_id = ++next_id;
-  return (uintptr_t)(t->tape_id << 1 | 1);
+  if (!t->tape_id) t->tape_id = next_id += 2;
+  return (uintptr_t)t->tape_id;
 }
 static inline __attribute__((always_inline)) uintptr_t kid(Obj *o) {
   if (!o) return 0;
@@ -288,15 +311,7 @@ void tape_free(Obj *o) {
   Tape *t = (Tape *)o;
   tape_pop(t);
   /* clear the tape's bit in each value as it is released: one pass */
-  for (int i = 0; i < t->n; i++) {
-    if (t->e[i].keep & E_OUT_WEAK) {
-      if (weak_out(&t->e[i])) weak_out(&t->e[i])->tape_bits &= ~t->bit;
-    } else {
-      for (int j = 0; j < t->e[i].nout; j++)
-        if (obj_of(t->e[i].out[j])) *bits_of(obj_of(t->e[i].out[j])) &= ~t->bit;
-    }
-    entry_free(&t->e[i]);
-  }
+  for (int i = 0; i < t->n; i++) entry_release(&t->e[i], t->bit);
   for (int i = 0; i < t->nwatched; i++) {
     *bits_of(obj_of(t->watched[i])) &= ~t->bit;
     TFS_DECREF(t->watched[i]);
@@ -383,21 +398,25 @@ void tape_watch(Tape *t, Val v) {
 
 static bool recording(const Tape *t) { return t->active && !t->paused && !t->busy; }
 
-static inline __attribute__((always_inline)) TapeEntry *new_entry(Tape *t) {
+/* Room for one more entry: the pooled array of a freed tape first, else twice the size. */
+static void __attribute__((noinline)) entries_grow(Tape *t) {
   if (!t->e && entry_pool) {
     t->e = entry_pool;
     t->cap = entry_pool_cap;
     entry_pool = NULL;
     entry_pool_cap = 0;
+    if (t->n < t->cap) return;
   }
-  if (t->n == t->cap) {
-    int cap = t->cap ? t->cap * 2 : 32;
-    n_allocs++;
-    TapeEntry *e = realloc(t->e, sizeof(TapeEntry) * (size_t)cap);
-    if (!e) rt_throw(ERR_MEMORY, "out of memory");
-    t->e = e;
-    t->cap = cap;
-  }
+  int cap = t->cap ? t->cap * 2 : 32;
+  n_allocs++;
+  TapeEntry *e = realloc(t->e, sizeof(TapeEntry) * (size_t)cap);
+  if (!e) rt_throw(ERR_MEMORY, "out of memory");
+  t->e = e;
+  t->cap = cap;
+}
+
+static inline __attribute__((always_inline)) TapeEntry *new_entry(Tape *t) {
+  if (t->n == t->cap) entries_grow(t);
   TapeEntry *e = &t->e[t->n++];
   e->nin = e->nout = e->nattr = 0;   /* the rest is filled by entry_fill */
   return e;
@@ -577,9 +596,96 @@ static void record_all(const OpDef *op, int nin, const Val *inputs, const OpAttr
     if (recording(active[i])) record_on(active[i], op, nin, inputs, attrs, nout, outs, custom, false);
 }
 
-void tape_record(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs, Val result) {
+static tfs_i64 n_fast;   /* tape_fast_entries */
+tfs_i64 tape_fast_entries(void) { return n_fast; }
+
+/* The most frequent entry, in straight-line code (N and NA constants; NA < 0: attrs->n attributes, else
+ * NA): N eager tensor inputs, one eager float
+ * output without a weak holder, one tape recording outside any region (tape_record checked), keep from
+ * fast_of.  Stores what entry_fill stores for such an entry, and nothing else. */
+static inline __attribute__((always_inline)) void record_fast(Tape *t, const OpDef *op, unsigned keep, int N, int NA,
+                                                             const Val *vin, Tensor *o, const OpAttrs *attrs) {
+  Tensor *x0 = (Tensor *)vin[0].u.o, *x1 = (Tensor *)vin[N - 1].u.o;
+  tfs_u64 bit = t->bit;
+  if (!((x0->tape_bits | x1->tape_bits) & bit) || (o->tape_bits & bit)) return;
+  if (t->n == t->cap) entries_grow(t);
+  TapeEntry *e = &t->e[t->n++];
+  int nattr = NA < 0 ? attrs->n : NA;
+  Val *v = tape_alloc(t, sizeof(Val) * (size_t)(N + 1 + nattr) + sizeof(uintptr_t) * (size_t)(N + 1) +
+                             (keep & E_IN_SHAPE ? sizeof(TapeShape) * (size_t)N : 0));
+  uintptr_t *key = (uintptr_t *)(v + N + 1 + nattr);
+  e->op = op;
+  e->nin = N;
+  e->nout = 1;
+  e->nattr = nattr;
+  e->keep = keep;
+  e->in = v;
+  e->out = v + N;
+  e->attr = v + N + 1;
+  e->key = key;
+  e->shp = keep & E_IN_SHAPE ? (TapeShape *)(key + N + 1) : NULL;
+  for (int i = 0; i < nattr; i++) v[N + 1 + i] = val_incref(attrs->v[i]);
+  key[0] = tensor_kid(x0);
+  if (N > 1) key[1] = tensor_kid(x1);
+  key[N] = tensor_kid(o);
+  if (keep & (E_IN_NONE | E_IN_SHAPE)) {
+    v[0] = val_undef();
+    if (N > 1) v[1] = val_undef();
+    if (keep & E_IN_SHAPE) {
+      shape_of(&e->shp[0], x0);
+      if (N > 1) shape_of(&e->shp[1], x1);
+    }
+  } else {
+    v[0] = vin[0];
+    x0->hdr.rc++;
+    if (N > 1) {
+      v[1] = vin[1];
+      x1->hdr.rc++;
+    }
+    n_retained += N;
+  }
+  if (keep & E_OUT_WEAK) {   /* held weakly: the tensor clears out[0].u.o when freed */
+    v[N].tag = VT_UNDEF;
+    v[N].u.o = &o->hdr;
+    o->tape_loose = &v[N].u.o;
+  } else {
+    v[N] = val_obj(o);
+    o->hdr.rc++;
+    n_retained++;
+  }
+  o->tape_bits |= bit;   /* tracked_ok needs no clearing: t has a slot, and losing it clears that */
+  n_fast++;
+}
+
+/* Everything record_fast does not take: several tapes, regions, host or symbolic operands, lists. */
+static void __attribute__((noinline)) record_general(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs,
+                                                     Val result) {
   if (op->id == OP_STOP_GRADIENT) return;
   record_all(op, nin, inputs, attrs, result, NULL);
+}
+
+void tape_record(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs, Val result) {
+  unsigned f = fast_of[op->id];
+  Tape *t = active[0];
+  /* active[] holds only tapes inside their block: t->active need not be tested */
+  if (f && tape_nactive == 1 && !t->paused && !t->busy && !t->regions && !in_record && result.tag == VT_OBJ &&
+      result.u.o->type == &tensor_type) {
+    Tensor *o = (Tensor *)result.u.o;
+    if (!o->sym && (float_dtypes >> o->dtype & 1) && !o->tape_loose) {
+      unsigned keep = f & ~(unsigned)F_FAST;
+      if (nin == 2 && vin_is_tensor(inputs[0]) && vin_is_tensor(inputs[1])) {
+        if (attrs->n) record_fast(t, op, keep, 2, -1, inputs, o, attrs);
+        else record_fast(t, op, keep, 2, 0, inputs, o, attrs);   /* Add, Mul, MatMul, ... */
+        return;
+      }
+      if (nin == 1 && vin_is_tensor(inputs[0])) {
+        if (attrs->n) record_fast(t, op, keep, 1, -1, inputs, o, attrs);   /* Sum, Mean, Cast, ... */
+        else record_fast(t, op, keep, 1, 0, inputs, o, attrs);   /* Exp, Relu, Tanh, ... */
+        return;
+      }
+    }
+  }
+  record_general(op, nin, inputs, attrs, result);
 }
 
 void tape_record_custom(int nin, const Val *inputs, Val result, Val grad_fn) {
@@ -645,11 +751,7 @@ void tape_region_end(TapeRegion *r, int i, Val *ext) {
     for (int j = 0; j < e->nout; j++) ptrmap_put(&made, kp(e->key[e->nin + j]), val_undef());
   }
   /* forget the body's values: they belong to the body graph */
-  for (int k = m; k < t->n; k++) {
-    for (int j = 0; j < t->e[k].nout; j++)
-      if (obj_of(t->e[k].out[j])) *bits_of(obj_of(t->e[k].out[j])) &= ~t->bit;
-    entry_free(&t->e[k]);
-  }
+  for (int k = m; k < t->n; k++) entry_release(&t->e[k], t->bit);
   if (t->n > m) t->n = m;
   if (made.n) {
     int w = 0;

@@ -114,6 +114,9 @@ void tape_stats(tfs_i64 *map_probes, tfs_i64 *allocs);
 /* References to tensors and Variables that tape entries have taken so far (tests: a recorded eager
  * Add takes none, a Mul its two inputs). */
 tfs_i64 tape_retained(void);
+/* Entries recorded so far by the straight-line path (eager tensors in, one float tensor out): tests check
+ * that the frequent ops take it. */
+tfs_i64 tape_fast_entries(void);
 /* Whether some recording tape is outside every control-flow region: an entry
  * recorded now stays on it (a loop then keeps its per-iteration state). */
 bool tape_outermost_recording(void);
