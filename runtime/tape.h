@@ -34,16 +34,20 @@ typedef struct TapeShape {
   tfs_i64 shape[TFS_MAX_RANK];
 } TapeShape;
 
+/* 32 bytes: the rest lies in one block after in, where the accessors below find it (recording stores
+ * no pointer but in). */
 typedef struct TapeEntry {
   const OpDef *op;            /* NULL: a custom gradient, attr[0] the function */
   int nin, nout, nattr;
   unsigned keep;              /* E_* */
-  uintptr_t *key;             /* identity of each input, then of each output (0: not a tensor; see tape.c) */
   Val *in;                    /* input values (Variables: the value read); VT_UNDEF when not kept */
-  Val *out;                   /* outputs (tensors) */
-  Val *attr;                  /* the op's attributes (owned copies) */
-  TapeShape *shp;             /* E_IN_SHAPE: the inputs' shapes */
 } TapeEntry;
+/* outputs (tensors), the op's attributes (owned copies), the identity of each input then of each output
+ * (0: not a tensor; see tape.c), with E_IN_SHAPE the inputs' shapes */
+static inline Val *tape_entry_out(const TapeEntry *e) { return e->in + e->nin; }
+static inline Val *tape_entry_attr(const TapeEntry *e) { return e->in + e->nin + e->nout; }
+static inline uintptr_t *tape_entry_key(const TapeEntry *e) { return (uintptr_t *)(e->in + e->nin + e->nout + e->nattr); }
+static inline TapeShape *tape_entry_shp(const TapeEntry *e) { return (TapeShape *)(tape_entry_key(e) + e->nin + e->nout); }
 
 typedef struct Tape {
   Obj hdr;
