@@ -609,6 +609,12 @@ static void record_all(const OpDef *op, int nin, const Val *inputs, const OpAttr
 static tfs_i64 n_fast;   /* tape_fast_entries */
 tfs_i64 tape_fast_entries(void) { return n_fast; }
 
+size_t tape_bytes(const Tape *t) {
+  size_t n = sizeof(TapeEntry) * (size_t)t->n;
+  for (const TapeChunk *c = t->chunks; c; c = c->next) n += c->used;
+  return n;
+}
+
 /* The most frequent entry, in straight-line code (N and NA constants; NA < 0: attrs->n attributes, else
  * NA): N eager tensor inputs, one eager float output (without a weak holder if keep has E_OUT_WEAK), one tape recording outside
  * any region (tape_record checked), keep from fast_of.  Stores what entry_fill stores for such an entry,

@@ -121,6 +121,8 @@ tfs_i64 tape_retained(void);
 /* Entries recorded so far by the straight-line path (eager tensors in, one float tensor out): tests check
  * that the frequent ops take it. */
 tfs_i64 tape_fast_entries(void);
+/* Bytes t's entries take: the entries themselves and the blocks they (and watched) drew from its chunks. */
+size_t tape_bytes(const Tape *t);
 /* Whether some recording tape is outside every control-flow region: an entry
  * recorded now stays on it (a loop then keeps its per-iteration state). */
 bool tape_outermost_recording(void);
