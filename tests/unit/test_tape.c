@@ -291,17 +291,22 @@ static void record_products(Tape *t, Val a, Val b, int n, Val *last) {
   tape_pop(t);
 }
 
+/* Record 3000 products on a tape and free it: its entry array and chunks go to the pools. */
+static void warm_pools(Val a, Val b) {
+  Val warm = tape_new(false, true), last;
+  tape_watch((Tape *)warm.u.o, a);
+  record_products((Tape *)warm.u.o, a, b, 3000, &last);
+  val_decref(last);
+  val_decref(warm);
+}
+
 START_TEST(test_record_no_lookup_no_alloc) {
   /* Recording an op tests a slot bit in its inputs and outputs (no identity-map lookup), and a tape
    * recorded after another was freed reuses its entry array and chunks (no allocator call).  Counted
    * with tape_stats, not timed: the property bench/backward.tfs's tape overhead rests on. */
   const float av[4] = {1, 2, 3, 4}, bv[4] = {0.5f, 0.25f, 2, 1};
   Val a = vec(4, av), b = vec(4, bv), last;
-  Val warm = tape_new(false, true);
-  tape_watch((Tape *)warm.u.o, a);
-  record_products((Tape *)warm.u.o, a, b, 3000, &last);
-  val_decref(last);
-  val_decref(warm);   /* its entry array and chunks go to the pools */
+  warm_pools(a, b);
 
   Val tp = tape_new(false, true), outer = tape_new(false, true);
   Tape *t = (Tape *)tp.u.o, *o = (Tape *)outer.u.o;
@@ -355,12 +360,8 @@ START_TEST(test_record_straight_line) {
    * its gradient needs, and its entry takes 32 bytes plus one block: 80 bytes for a Mul (inputs, weak
    * output, three ids).  Any of these growing shows in bench/backward.tfs's taped/untaped ratio. */
   const float av[4] = {0.5f, -1, 0.25f, 2}, bv[4] = {1, 0.5f, -0.5f, 0.75f};
-  Val a = vec(4, av), b = vec(4, bv), last;
-  Val warm = tape_new(false, true);
-  tape_watch((Tape *)warm.u.o, a);
-  record_products((Tape *)warm.u.o, a, b, 3000, &last);
-  val_decref(last);
-  val_decref(warm);   /* its entry array and chunks go to the pools */
+  Val a = vec(4, av), b = vec(4, bv);
+  warm_pools(a, b);
 
   Val tp = tape_new(false, true);
   Tape *t = (Tape *)tp.u.o;
