@@ -111,7 +111,12 @@ static inline __attribute__((always_inline)) void entry_release(TapeEntry *e, tf
   }
   /* in locals: a reference count's store could alias the entry for the compiler */
   const Val *in = e->in;
-  for (int i = 0, n = e->nin; i < n; i++) TFS_DECREF(in[i]);
+  if (e->nin == 2) {   /* the most frequent count, unrolled */
+    TFS_DECREF(in[0]);
+    TFS_DECREF(in[1]);
+  } else {
+    for (int i = 0, n = e->nin; i < n; i++) TFS_DECREF(in[i]);
+  }
   if (!e->nattr) return;   /* most entries: no attribute pointer to work out */
   const Val *attr = tape_entry_attr(e);
   for (int i = 0, n = e->nattr; i < n; i++) TFS_DECREF(attr[i]);
