@@ -1,8 +1,8 @@
 /* tape.h — gradient tapes: op applications on watched values are recorded at op dispatch; reverse-mode gradients.
  *
- * A value is identified by its object (a Tensor, or the Variable itself): the
- * tape keeps every recorded input and output alive, so identities stay unique
- * while it lives.  Gradients are computed by the per-op gradient functions of
+ * A tensor is identified by an id given on first use (an entry keeps only what
+ * its op's gradient reads, so a tensor's address may be reused), a Variable by
+ * itself (tapes hold them).  Gradients are computed by the per-op gradient functions of
  * grad.c, written with op_apply; while a tf.function is traced those calls are
  * recorded into the graph, so the backward pass lands in the same graph as the
  * forward pass (TF's design). */
