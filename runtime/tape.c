@@ -90,16 +90,36 @@ int tape_nactive_count(void) { return tape_nactive; }
 Tape *tape_active_at(int i) { return active[i]; }        /* reading a Variable for an entry must not record itself */
 
 /* The tensor an entry holds weakly (E_OUT_WEAK), NULL once freed. */
-static inline Tensor *weak_out(const TapeEntry *e) { return (Tensor *)e->out[0].u.o; }
+static inline Tensor *weak_out(const TapeEntry *e) { return (Tensor *)tape_entry_out(e)[0].u.o; }
 
-static void entry_free(TapeEntry *e) {
-  for (int i = 0; i < e->nin; i++) TFS_DECREF(e->in[i]);
+/* Release what an entry holds, clearing slot bit (0: none) in its outputs first (releasing may free them). */
+static inline __attribute__((always_inline)) void entry_release(TapeEntry *e, tfs_u64 bit) {
   if (e->keep & E_OUT_WEAK) {
-    if (weak_out(e)) weak_out(e)->tape_loose = NULL;
+    Tensor *o = weak_out(e);
+    if (o) {
+      o->tape_bits &= ~bit;
+      o->tape_loose = NULL;
+    }
   } else {
-    for (int i = 0; i < e->nout; i++) TFS_DECREF(e->out[i]);
+    for (int i = 0; i < e->nout; i++) {
+      if (tape_entry_out(e)[i].tag != VT_OBJ) continue;
+      Obj *k = tape_entry_out(e)[i].u.o;
+      if (k->type == &tensor_type) ((Tensor *)k)->tape_bits &= ~bit;
+      else if (k->type == &variable_type) ((Variable *)k)->tape_bits &= ~bit;
+      if (--k->rc == 0) rt_free_obj(k);
+    }
   }
-  for (int i = 0; i < e->nattr; i++) TFS_DECREF(e->attr[i]);
+  /* in locals: a reference count's store could alias the entry for the compiler */
+  const Val *in = e->in;
+  if (e->nin == 2) {   /* the most frequent count, unrolled */
+    TFS_DECREF(in[0]);
+    TFS_DECREF(in[1]);
+  } else {
+    for (int i = 0, n = e->nin; i < n; i++) TFS_DECREF(in[i]);
+  }
+  if (!e->nattr) return;   /* most entries: no attribute pointer to work out */
+  const Val *attr = tape_entry_attr(e);
+  for (int i = 0, n = e->nattr; i < n; i++) TFS_DECREF(attr[i]);
 }
 
 /* Entries' value blocks come from chunks freed with the tape: recording
@@ -140,20 +160,25 @@ static void chunk_drop(TapeChunk *c) {
   }
 }
 
+/* A chunk with room for n more bytes (n a multiple of 16) becomes the tape's current one, unless n is
+ * big: then it gets a chunk of its own, and the current one keeps filling. */
+static TapeChunk *__attribute__((noinline)) chunk_add(Tape *t, size_t n) {
+  TapeChunk *c = chunk_new(n > TAPE_CHUNK / 4 ? n : TAPE_CHUNK);
+  if (t->chunks && n > TAPE_CHUNK / 4) {
+    c->next = t->chunks->next;
+    t->chunks->next = c;
+  } else {
+    c->next = t->chunks;
+    t->chunks = c;
+  }
+  return c;
+}
+
 /* Inlined into recording (as are the helpers below): a recorded op's own cost is the goal. */
 static inline __attribute__((always_inline)) void *tape_alloc(Tape *t, size_t n) {
   n = (n + 15) & ~(size_t)15;
   TapeChunk *c = t->chunks;
-  if (!c || c->cap - c->used < n) {
-    c = chunk_new(n > TAPE_CHUNK / 4 ? n : TAPE_CHUNK);
-    if (t->chunks && n > TAPE_CHUNK / 4) {   /* a big block: keep filling the current chunk */
-      c->next = t->chunks->next;
-      t->chunks->next = c;
-    } else {
-      c->next = t->chunks;
-      t->chunks = c;
-    }
-  }
+  if (!c || c->cap - c->used < n) c = chunk_add(t, n);
   void *p = c->data + c->used;
   c->used += n;
   return p;
@@ -161,13 +186,27 @@ static inline __attribute__((always_inline)) void *tape_alloc(Tape *t, size_t n)
 
 
 
-/* grad_drops_of for every op, copied here once (before any tape records): one load per entry. */
-static unsigned char drops_of[OP__COUNT];
+/* grad_drops_of for every op, copied here once (before any tape records): one load per entry.  And
+ * what the straight-line path (record_fast) needs of an op, from the op table and those flags:
+ * F_FAST when it takes no list input and is not StopGradient, with the E_* an eager entry keeps. */
+enum { F_FAST = 0x80 };
+static unsigned char drops_of[OP__COUNT], fast_of[OP__COUNT];
+static unsigned float_dtypes;   /* bit d: dtype d is a float one (one test on the path) */
 static bool drops_ready;
+static void rec_of_init(void);
 
 Val tape_new(bool persistent, bool watch_vars) {
   if (!drops_ready) {
-    for (int i = 0; i < OP__COUNT; i++) drops_of[i] = (unsigned char)grad_drops_of((OpId)i);
+    for (int i = 0; i < OP__COUNT; i++) {
+      unsigned d = grad_drops_of((OpId)i);
+      drops_of[i] = (unsigned char)d;
+      if (i == OP_STOP_GRADIENT || op_defs[i].kinds[0] == 'L') continue;
+      fast_of[i] = (unsigned char)(F_FAST | (d & G_NO_OUT ? E_OUT_WEAK : 0) |
+                                   (d & G_NO_IN ? E_IN_NONE : d & G_IN_SHAPE ? E_IN_SHAPE : 0));
+    }
+    for (int d = 0; d < DT__COUNT; d++)
+      if (dtype_info[d].is_float) float_dtypes |= 1u << d;
+    rec_of_init();
     drops_ready = true;
   }
   Tape *t = obj_new(&tape_type, sizeof(Tape));
@@ -186,10 +225,10 @@ static inline __attribute__((always_inline)) Obj *obj_of(Val v) {
 
 /* A value's identity on tapes: a tensor's id (odd, given on first use: entries need not keep a tensor
  * alive, and a freed tensor's address is soon another's), a Variable's address (even; tapes hold them). */
-static tfs_u64 next_id;
+static tfs_u64 next_id = 1;   /* the last id given: ids are odd, kept in the tensor as the key itself */
 static inline __attribute__((always_inline)) uintptr_t tensor_kid(Tensor *t) {
-  if (!t->tape_id) t->tape_id = ++next_id;
-  return (uintptr_t)(t->tape_id << 1 | 1);
+  if (!t->tape_id) t->tape_id = next_id += 2;
+  return (uintptr_t)t->tape_id;
 }
 static inline __attribute__((always_inline)) uintptr_t kid(Obj *o) {
   if (!o) return 0;
@@ -240,10 +279,10 @@ static void mark_all(Tape *t, bool on) {
       continue;
     }
     for (int j = 0; j < t->e[i].nout; j++) {
-      Obj *k = obj_of(t->e[i].out[j]);
+      Obj *k = obj_of(tape_entry_out(&t->e[i])[j]);
       if (!k) continue;
       if (!on) *bits_of(k) &= ~t->bit;
-      else if (is_float_val(t->e[i].out[j])) *bits_of(k) |= t->bit;
+      else if (is_float_val(tape_entry_out(&t->e[i])[j])) *bits_of(k) |= t->bit;
     }
   }
 }
@@ -288,15 +327,7 @@ void tape_free(Obj *o) {
   Tape *t = (Tape *)o;
   tape_pop(t);
   /* clear the tape's bit in each value as it is released: one pass */
-  for (int i = 0; i < t->n; i++) {
-    if (t->e[i].keep & E_OUT_WEAK) {
-      if (weak_out(&t->e[i])) weak_out(&t->e[i])->tape_bits &= ~t->bit;
-    } else {
-      for (int j = 0; j < t->e[i].nout; j++)
-        if (obj_of(t->e[i].out[j])) *bits_of(obj_of(t->e[i].out[j])) &= ~t->bit;
-    }
-    entry_free(&t->e[i]);
-  }
+  for (int i = 0; i < t->n; i++) entry_release(&t->e[i], t->bit);
   for (int i = 0; i < t->nwatched; i++) {
     *bits_of(obj_of(t->watched[i])) &= ~t->bit;
     TFS_DECREF(t->watched[i]);
@@ -327,7 +358,7 @@ static bool tracks_key(Tape *t, Obj *k) {
     for (int i = 0; i < t->n; i++) {
       TapeEntry *e = &t->e[i];
       for (int j = 0; j < e->nout; j++)
-        if ((e->keep & E_OUT_WEAK) || is_float_val(e->out[j])) ptrmap_put(&t->tracked, kp(e->key[e->nin + j]), val_undef());
+        if ((e->keep & E_OUT_WEAK) || is_float_val(tape_entry_out(e)[j])) ptrmap_put(&t->tracked, kp(tape_entry_key(e)[e->nin + j]), val_undef());
     }
     t->tracked_ok = true;
   }
@@ -383,21 +414,25 @@ void tape_watch(Tape *t, Val v) {
 
 static bool recording(const Tape *t) { return t->active && !t->paused && !t->busy; }
 
-static inline __attribute__((always_inline)) TapeEntry *new_entry(Tape *t) {
+/* Room for one more entry: the pooled array of a freed tape first, else twice the size. */
+static void __attribute__((noinline)) entries_grow(Tape *t) {
   if (!t->e && entry_pool) {
     t->e = entry_pool;
     t->cap = entry_pool_cap;
     entry_pool = NULL;
     entry_pool_cap = 0;
+    if (t->n < t->cap) return;
   }
-  if (t->n == t->cap) {
-    int cap = t->cap ? t->cap * 2 : 32;
-    n_allocs++;
-    TapeEntry *e = realloc(t->e, sizeof(TapeEntry) * (size_t)cap);
-    if (!e) rt_throw(ERR_MEMORY, "out of memory");
-    t->e = e;
-    t->cap = cap;
-  }
+  int cap = t->cap ? t->cap * 2 : 32;
+  n_allocs++;
+  TapeEntry *e = realloc(t->e, sizeof(TapeEntry) * (size_t)cap);
+  if (!e) rt_throw(ERR_MEMORY, "out of memory");
+  t->e = e;
+  t->cap = cap;
+}
+
+static inline __attribute__((always_inline)) TapeEntry *new_entry(Tape *t) {
+  if (t->n == t->cap) entries_grow(t);
   TapeEntry *e = &t->e[t->n++];
   e->nin = e->nout = e->nattr = 0;   /* the rest is filled by entry_fill */
   return e;
@@ -440,28 +475,27 @@ static inline __attribute__((always_inline)) void entry_fill(Tape *t, TapeEntry 
   size_t nv = (size_t)(nin + nout + nattr), nk = (size_t)(nin + nout);
   e->in = tape_alloc(t, sizeof(Val) * nv + sizeof(uintptr_t) * nk + (e->keep & E_IN_SHAPE ? sizeof(TapeShape) * (size_t)nin : 0));
   e->op = op;
-  e->out = e->in + nin;
-  e->attr = e->out + nout;
-  e->key = (uintptr_t *)(e->attr + nattr);
-  e->shp = e->keep & E_IN_SHAPE ? (TapeShape *)(e->key + nk) : NULL;
-  for (int i = 0; i < nattr; i++) e->attr[i] = val_incref(attr[i]);
   e->nattr = nattr;
   e->nin = nin;
   e->nout = nout;
+  Val *eout = tape_entry_out(e);
+  uintptr_t *ekey = tape_entry_key(e);
+  TapeShape *eshp = tape_entry_shp(e);
+  for (int i = 0; i < nattr; i++) tape_entry_attr(e)[i] = val_incref(attr[i]);
   for (int i = 0; i < nin; i++) {
     Obj *k = tensors ? vin[i].u.o : obj_of(vin[i]);
-    e->key[i] = tensors ? tensor_kid((Tensor *)k) : kid(k);
+    ekey[i] = tensors ? tensor_kid((Tensor *)k) : kid(k);
     e->in[i] = val_undef();
     if (e->keep & E_IN_NONE) continue;
     if (e->keep & E_IN_SHAPE) {
       if (k) {
-        shape_of(&e->shp[i], k->type == &tensor_type ? (Tensor *)k : ((Variable *)k)->value);
+        shape_of(&eshp[i], k->type == &tensor_type ? (Tensor *)k : ((Variable *)k)->value);
       } else if (vin[i].tag == VT_NONE || vin[i].tag == VT_UNDEF) {
-        e->shp[i].rank = -2;
+        eshp[i].rank = -2;
         e->in[i] = vin[i];
       } else {
         Tensor *h = host_operand(op, nin, vin, i);
-        shape_of(&e->shp[i], h);
+        shape_of(&eshp[i], h);
         TFS_DECREF(val_obj(h));
       }
       continue;
@@ -483,16 +517,16 @@ static inline __attribute__((always_inline)) void entry_fill(Tape *t, TapeEntry 
     }
   }
   if (weak) {   /* held weakly: the tensor clears out[0].u.o when freed */
-    e->out[0].tag = VT_UNDEF;
-    e->out[0].u.o = &o0->hdr;
-    o0->tape_loose = &e->out[0].u.o;
-    e->key[nin] = tensor_kid(o0);
+    eout[0].tag = VT_UNDEF;
+    eout[0].u.o = &o0->hdr;
+    o0->tape_loose = &eout[0].u.o;
+    ekey[nin] = tensor_kid(o0);
     return;
   }
   for (int i = 0; i < nout; i++) {
-    e->out[i] = val_incref(outs[i]);
-    e->key[nin + i] = key_of(outs[i]);
-    if (e->key[nin + i]) n_retained++;
+    eout[i] = val_incref(outs[i]);
+    ekey[nin + i] = key_of(outs[i]);
+    if (ekey[nin + i]) n_retained++;
   }
 }
 
@@ -577,9 +611,147 @@ static void record_all(const OpDef *op, int nin, const Val *inputs, const OpAttr
     if (recording(active[i])) record_on(active[i], op, nin, inputs, attrs, nout, outs, custom, false);
 }
 
-void tape_record(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs, Val result) {
+static tfs_i64 n_fast;   /* tape_fast_entries */
+tfs_i64 tape_fast_entries(void) { return n_fast; }
+
+size_t tape_bytes(const Tape *t) {
+  size_t n = sizeof(TapeEntry) * (size_t)t->n;
+  for (const TapeChunk *c = t->chunks; c; c = c->next) n += c->used;
+  return n;
+}
+
+/* The most frequent entry, in straight-line code (N and NA constants; NA < 0: attrs->n attributes, else
+ * NA): N eager tensor inputs, one eager float output (without a weak holder if keep has E_OUT_WEAK), one tape recording outside
+ * any region (tape_record checked), keep from fast_of.  Stores what entry_fill stores for such an entry,
+ * and nothing else.  Without cold it calls nothing (so it needs no saved registers): false when the
+ * entry array or the current chunk is full, for the caller to come again with cold set, which makes room. */
+static inline __attribute__((always_inline)) bool record_fast(Tape *t, const OpDef *op, unsigned keep, int N, int NA,
+                                                             const Val *vin, Tensor *o, const OpAttrs *attrs, bool cold) {
+  Tensor *x0 = (Tensor *)vin[0].u.o, *x1 = (Tensor *)vin[N - 1].u.o;
+  tfs_u64 bit = t->bit;
+  if (!((x0->tape_bits | x1->tape_bits) & bit) || (o->tape_bits & bit)) return true;
+  int nattr = NA < 0 ? attrs->n : NA;
+  size_t size = (sizeof(Val) * (size_t)(N + 1 + nattr) + sizeof(uintptr_t) * (size_t)(N + 1) +
+                 (keep & E_IN_SHAPE ? sizeof(TapeShape) * (size_t)N : 0) + 15) & ~(size_t)15;
+  TapeChunk *c = t->chunks;
+  if (cold) {
+    if (t->n == t->cap) entries_grow(t);
+    if (!c || c->cap - c->used < size) c = chunk_add(t, size);
+  } else if (t->n == t->cap || !c || c->cap - c->used < size) {
+    return false;
+  }
+  Val *v = (Val *)(c->data + c->used);
+  c->used += size;
+  TapeEntry *e = &t->e[t->n++];
+  uintptr_t *key = (uintptr_t *)(v + N + 1 + nattr);
+  e->op = op;
+  e->nin = N;
+  e->nout = 1;
+  e->nattr = nattr;
+  e->keep = keep;
+  e->in = v;
+  for (int i = 0; i < nattr; i++) v[N + 1 + i] = val_incref(attrs->v[i]);
+  key[0] = tensor_kid(x0);
+  if (N > 1) key[1] = tensor_kid(x1);
+  key[N] = tensor_kid(o);
+  if (keep & (E_IN_NONE | E_IN_SHAPE)) {
+    v[0] = val_undef();
+    if (N > 1) v[1] = val_undef();
+    if (keep & E_IN_SHAPE) {
+      shape_of(&((TapeShape *)(key + N + 1))[0], x0);
+      if (N > 1) shape_of(&((TapeShape *)(key + N + 1))[1], x1);
+    }
+  } else {
+    v[0] = vin[0];
+    x0->hdr.rc++;
+    if (N > 1) {
+      v[1] = vin[1];
+      x1->hdr.rc++;
+    }
+    n_retained += N;
+  }
+  if (keep & E_OUT_WEAK) {   /* held weakly: the tensor clears out[0].u.o when freed */
+    v[N].tag = VT_UNDEF;
+    v[N].u.o = &o->hdr;
+    o->tape_loose = &v[N].u.o;
+  } else {
+    v[N] = val_obj(o);
+    o->hdr.rc++;
+    n_retained++;
+  }
+  o->tape_bits |= bit;   /* tracked_ok needs no clearing: t has a slot, and losing it clears that */
+  n_fast++;
+  return true;
+}
+
+static void __attribute__((noinline)) record_fast_cold(Tape *t, const OpDef *op, unsigned keep, int nin, const Val *vin,
+                                                       Tensor *o, const OpAttrs *attrs) {
+  if (nin == 2) record_fast(t, op, keep, 2, -1, vin, o, attrs, true);
+  else record_fast(t, op, keep, 1, -1, vin, o, attrs, true);
+}
+
+/* Everything record_fast does not take: several tapes, regions, host or symbolic operands, lists. */
+static void __attribute__((noinline)) record_general(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs,
+                                                     Val result) {
   if (op->id == OP_STOP_GRADIENT) return;
   record_all(op, nin, inputs, attrs, result, NULL);
+}
+
+/* One function per shape and keep (tape_record jumps to the op's, rec_of): constants make each small
+ * enough to need few saved registers, and the arguments are tape_record's, passed on unmoved.  keep is
+ * one of 0 .. E_OUT_WEAK | E_IN_NONE (never E_IN_SHAPE and E_IN_NONE together).  tape_record checked the
+ * tape and the output; the inputs are checked here. */
+typedef void (*RecFn)(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs, Val result);
+#define RECORD_FAST(name, N, NA, K)                                                                              \
+  static void __attribute__((noinline)) name(const OpDef *op, int nin, const Val *vin, const OpAttrs *attrs,       \
+                                             Val result) {                                                         \
+    if (nin != N || !vin_is_tensor(vin[0]) || (N > 1 && !vin_is_tensor(vin[N - 1])) || (NA == 0 && attrs->n)) {   \
+      record_general(op, nin, vin, attrs, result);                                                                 \
+      return;                                                                                                      \
+    }                                                                                                              \
+    Tape *t = active[0];                                                                                           \
+    Tensor *o = (Tensor *)result.u.o;                                                                              \
+    if (!record_fast(t, op, K, N, NA, vin, o, attrs, false)) record_fast_cold(t, op, K, N, vin, o, attrs);         \
+  }
+#define RECORD_FAST_KEEPS(name, N, NA)                                                                           \
+  RECORD_FAST(name##0, N, NA, 0) RECORD_FAST(name##1, N, NA, 1) RECORD_FAST(name##2, N, NA, 2)                     \
+  RECORD_FAST(name##3, N, NA, 3) RECORD_FAST(name##4, N, NA, 4) RECORD_FAST(name##5, N, NA, 5)
+RECORD_FAST_KEEPS(record_binary, 2, 0)         /* Add, Mul, MatMul, ... */
+RECORD_FAST_KEEPS(record_binary_attrs, 2, -1)
+RECORD_FAST_KEEPS(record_unary, 1, 0)          /* Exp, Relu, Tanh, ... */
+RECORD_FAST_KEEPS(record_unary_attrs, 1, -1)   /* Sum, Mean, Cast, ... */
+#define KEEPS(name) {name##0, name##1, name##2, name##3, name##4, name##5}
+/* [unary/binary * 2 + has attributes][keep] */
+static const RecFn rec_fns[4][6] = {KEEPS(record_unary), KEEPS(record_unary_attrs), KEEPS(record_binary),
+                                    KEEPS(record_binary_attrs)};
+
+/* The function recording each op (set with fast_of): its arity and whether it has attributes pick the
+ * shape, its gradient's flags the keep; NULL: record_general (lists, several inputs, StopGradient). */
+static RecFn rec_of[OP__COUNT];
+
+void tape_record(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs, Val result) {
+  RecFn fn = rec_of[op->id];
+  Tape *t = active[0];
+  /* active[] holds only tapes inside their block: t->active need not be tested */
+  if (fn && tape_nactive == 1 && !t->paused && !t->busy && !t->regions && !in_record && result.tag == VT_OBJ &&
+      result.u.o->type == &tensor_type) {
+    Tensor *o = (Tensor *)result.u.o;
+    /* an output some entry holds weakly already (rare) takes the general path, which holds it */
+    if (!o->sym && (float_dtypes >> o->dtype & 1) && !o->tape_loose) {
+      fn(op, nin, inputs, attrs, result);
+      return;
+    }
+  }
+  record_general(op, nin, inputs, attrs, result);
+}
+
+static void rec_of_init(void) {
+  for (int i = 0; i < OP__COUNT; i++) {
+    const OpDef *op = &op_defs[i];
+    int n = op_num_inputs(op);
+    if (!(fast_of[i] & F_FAST) || (op->flags & OPF_VARIADIC) || n < 1 || n > 2) continue;
+    rec_of[i] = rec_fns[(n - 1) * 2 + (op_num_attrs(op) > 0)][fast_of[i] & ~(unsigned)F_FAST];
+  }
 }
 
 void tape_record_custom(int nin, const Val *inputs, Val result, Val grad_fn) {
@@ -635,21 +807,17 @@ void tape_region_end(TapeRegion *r, int i, Val *ext) {
   for (int k = m; k < t->n; k++) {
     TapeEntry *e = &t->e[k];   /* recorded inside a region: it holds all its values */
     for (int j = 0; j < e->nin; j++) {
-      uintptr_t key = e->key[j];
+      uintptr_t key = tape_entry_key(e)[j];
       if (!key || ptrmap_find(&made, kp(key)) >= 0 || ptrmap_find(&seen, kp(key)) >= 0) continue;
       Obj *o = key & 1 ? obj_of(e->in[j]) : (Obj *)key;   /* a tensor input is held as itself; a Variable is the key */
       if (!tracks_key(t, o)) continue;
       ptrmap_put(&seen, kp(key), val_undef());
       list_append(l, val_obj(o));
     }
-    for (int j = 0; j < e->nout; j++) ptrmap_put(&made, kp(e->key[e->nin + j]), val_undef());
+    for (int j = 0; j < e->nout; j++) ptrmap_put(&made, kp(tape_entry_key(e)[e->nin + j]), val_undef());
   }
   /* forget the body's values: they belong to the body graph */
-  for (int k = m; k < t->n; k++) {
-    for (int j = 0; j < t->e[k].nout; j++)
-      if (obj_of(t->e[k].out[j])) *bits_of(obj_of(t->e[k].out[j])) &= ~t->bit;
-    entry_free(&t->e[k]);
-  }
+  for (int k = m; k < t->n; k++) entry_release(&t->e[k], t->bit);
   if (t->n > m) t->n = m;
   if (made.n) {
     int w = 0;
@@ -736,7 +904,7 @@ static Val seed_of(Val target, Val og, int i) {
 
 /* Input gradients of a tf.custom_gradient entry: grad_fn(*dys). */
 static void custom_grads(const TapeEntry *e, const Val *dy, Val *dx) {
-  Val r = rt_call(e->attr[0], e->nout, dy, NULL);
+  Val r = rt_call(tape_entry_attr(e)[0], e->nout, dy, NULL);
   if (e->nin == 1 && !val_is(r, &list_type) && !val_is(r, &tuple_type)) {
     dx[0] = r;
     return;
@@ -781,9 +949,9 @@ static void gradient_sweep(Tape *t, int ntarget, const Val *targets, const Val *
   for (int i = 0; i < t->n; i++) {
     TapeEntry *e = &t->e[i];
     bool any = false;
-    for (int j = 0; j < e->nin && !any; j++) any = ptrmap_find(&reach, kp(e->key[j])) >= 0;
+    for (int j = 0; j < e->nin && !any; j++) any = ptrmap_find(&reach, kp(tape_entry_key(e)[j])) >= 0;
     if (any)
-      for (int j = 0; j < e->nout; j++) ptrmap_put(&reach, kp(e->key[e->nin + j]), val_undef());
+      for (int j = 0; j < e->nout; j++) ptrmap_put(&reach, kp(tape_entry_key(e)[e->nin + j]), val_undef());
   }
   t->busy = true;
   for (int i = 0; i < ntarget; i++) {
@@ -796,18 +964,18 @@ static void gradient_sweep(Tape *t, int ntarget, const Val *targets, const Val *
   for (int i = t->n - 1; i >= 0 && grads.n; i--) {
     TapeEntry *e = &t->e[i];
     bool any = false;
-    for (int j = 0; j < e->nout && !any; j++) any = ptrmap_find(&grads, kp(e->key[e->nin + j])) >= 0;
+    for (int j = 0; j < e->nout && !any; j++) any = ptrmap_find(&grads, kp(tape_entry_key(e)[e->nin + j])) >= 0;
     if (!any) continue;
     any = false;
-    for (int j = 0; j < e->nin && !any; j++) any = ptrmap_find(&reach, kp(e->key[j])) >= 0;
+    for (int j = 0; j < e->nin && !any; j++) any = ptrmap_find(&reach, kp(tape_entry_key(e)[j])) >= 0;
     if (!any) continue;
     Val *dy = e->nout <= 4 ? dybuf : malloc(sizeof(Val) * (size_t)e->nout);
     Val *dx = e->nin <= 8 ? dxbuf : malloc(sizeof(Val) * (size_t)e->nin);
     if (!dy || !dx) rt_throw(ERR_MEMORY, "out of memory");
     for (int j = 0; j < e->nout; j++) {
-      int s = ptrmap_find(&grads, kp(e->key[e->nin + j]));
+      int s = ptrmap_find(&grads, kp(tape_entry_key(e)[e->nin + j]));
       /* several outputs: the ones no gradient reaches contribute zeros (such entries hold their outputs) */
-      dy[j] = s >= 0 ? val_incref(grads.v[s]) : e->nout > 1 || !e->op ? op_apply1(OP_ZEROS_LIKE, e->out[j]) : val_undef();
+      dy[j] = s >= 0 ? val_incref(grads.v[s]) : e->nout > 1 || !e->op ? op_apply1(OP_ZEROS_LIKE, tape_entry_out(e)[j]) : val_undef();
     }
     for (int j = 0; j < e->nin; j++) dx[j] = val_undef();
     if (!e->op) {
@@ -817,7 +985,7 @@ static void gradient_sweep(Tape *t, int ntarget, const Val *targets, const Val *
       if (!fn) rt_throw(ERR_RUNTIME, "No gradient defined for operation '%s' (op type: %s)", e->op->graph_name, e->op->graph_name);
       OpAttrs at;
       at.n = e->nattr;
-      memcpy(at.v, e->attr, sizeof(Val) * (size_t)e->nattr);
+      memcpy(at.v, tape_entry_attr(e), sizeof(Val) * (size_t)e->nattr);
       const Val *in = e->in;
       Val *ins = NULL;
       Tensor *stubs = NULL;
@@ -825,10 +993,10 @@ static void gradient_sweep(Tape *t, int ntarget, const Val *targets, const Val *
         ins = e->nin <= 8 ? inbuf : malloc(sizeof(Val) * (size_t)e->nin);
         stubs = e->nin <= 8 ? stubbuf : malloc(sizeof(Tensor) * (size_t)e->nin);
         if (!ins || !stubs) rt_throw(ERR_MEMORY, "out of memory");
-        for (int j = 0; j < e->nin; j++) ins[j] = e->shp[j].rank == -2 ? e->in[j] : shape_stub(&stubs[j], &e->shp[j]);
+        for (int j = 0; j < e->nin; j++) ins[j] = tape_entry_shp(e)[j].rank == -2 ? e->in[j] : shape_stub(&stubs[j], &tape_entry_shp(e)[j]);
         in = ins;
       }
-      GradCall gc = {e->op, e->nin, e->nout, in, e->out, dy, &at};
+      GradCall gc = {e->op, e->nin, e->nout, in, tape_entry_out(e), dy, &at};
       grad_run(fn, &gc, dx);
       if (ins && ins != inbuf) free(ins);
       if (stubs && stubs != stubbuf) free(stubs);
@@ -836,7 +1004,7 @@ static void gradient_sweep(Tape *t, int ntarget, const Val *targets, const Val *
     for (int j = 0; j < e->nout; j++) TFS_DECREF(dy[j]);
     for (int j = 0; j < e->nin; j++) {
       if (dx[j].tag == VT_UNDEF || dx[j].tag == VT_NONE) continue;
-      if (e->key[j] && ptrmap_find(&reach, kp(e->key[j])) >= 0) accumulate(&grads, kp(e->key[j]), dx[j]);
+      if (tape_entry_key(e)[j] && ptrmap_find(&reach, kp(tape_entry_key(e)[j])) >= 0) accumulate(&grads, kp(tape_entry_key(e)[j]), dx[j]);
       else TFS_DECREF(dx[j]);
     }
     if (dy != dybuf) free(dy);

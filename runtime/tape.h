@@ -1,8 +1,8 @@
 /* tape.h — gradient tapes: op applications on watched values are recorded at op dispatch; reverse-mode gradients.
  *
- * A value is identified by its object (a Tensor, or the Variable itself): the
- * tape keeps every recorded input and output alive, so identities stay unique
- * while it lives.  Gradients are computed by the per-op gradient functions of
+ * A tensor is identified by an id given on first use (an entry keeps only what
+ * its op's gradient reads, so a tensor's address may be reused), a Variable by
+ * itself (tapes hold them).  Gradients are computed by the per-op gradient functions of
  * grad.c, written with op_apply; while a tf.function is traced those calls are
  * recorded into the graph, so the backward pass lands in the same graph as the
  * forward pass (TF's design). */
@@ -34,16 +34,20 @@ typedef struct TapeShape {
   tfs_i64 shape[TFS_MAX_RANK];
 } TapeShape;
 
+/* 32 bytes: the rest lies in one block after in, where the accessors below find it (recording stores
+ * no pointer but in). */
 typedef struct TapeEntry {
   const OpDef *op;            /* NULL: a custom gradient, attr[0] the function */
   int nin, nout, nattr;
   unsigned keep;              /* E_* */
-  uintptr_t *key;             /* identity of each input, then of each output (0: not a tensor; see tape.c) */
   Val *in;                    /* input values (Variables: the value read); VT_UNDEF when not kept */
-  Val *out;                   /* outputs (tensors) */
-  Val *attr;                  /* the op's attributes (owned copies) */
-  TapeShape *shp;             /* E_IN_SHAPE: the inputs' shapes */
 } TapeEntry;
+/* outputs (tensors), the op's attributes (owned copies), the identity of each input then of each output
+ * (0: not a tensor; see tape.c), with E_IN_SHAPE the inputs' shapes */
+static inline Val *tape_entry_out(const TapeEntry *e) { return e->in + e->nin; }
+static inline Val *tape_entry_attr(const TapeEntry *e) { return e->in + e->nin + e->nout; }
+static inline uintptr_t *tape_entry_key(const TapeEntry *e) { return (uintptr_t *)(e->in + e->nin + e->nout + e->nattr); }
+static inline TapeShape *tape_entry_shp(const TapeEntry *e) { return (TapeShape *)(tape_entry_key(e) + e->nin + e->nout); }
 
 typedef struct Tape {
   Obj hdr;
@@ -114,6 +118,11 @@ void tape_stats(tfs_i64 *map_probes, tfs_i64 *allocs);
 /* References to tensors and Variables that tape entries have taken so far (tests: a recorded eager
  * Add takes none, a Mul its two inputs). */
 tfs_i64 tape_retained(void);
+/* Entries recorded so far by the straight-line path (eager tensors in, one float tensor out): tests check
+ * that the frequent ops take it. */
+tfs_i64 tape_fast_entries(void);
+/* Bytes t's entries take: the entries themselves and the blocks they (and watched) drew from its chunks. */
+size_t tape_bytes(const Tape *t);
 /* Whether some recording tape is outside every control-flow region: an entry
  * recorded now stays on it (a loop then keeps its per-iteration state). */
 bool tape_outermost_recording(void);

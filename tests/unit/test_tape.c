@@ -291,17 +291,22 @@ static void record_products(Tape *t, Val a, Val b, int n, Val *last) {
   tape_pop(t);
 }
 
+/* Record 3000 products on a tape and free it: its entry array and chunks go to the pools. */
+static void warm_pools(Val a, Val b) {
+  Val warm = tape_new(false, true), last;
+  tape_watch((Tape *)warm.u.o, a);
+  record_products((Tape *)warm.u.o, a, b, 3000, &last);
+  val_decref(last);
+  val_decref(warm);
+}
+
 START_TEST(test_record_no_lookup_no_alloc) {
   /* Recording an op tests a slot bit in its inputs and outputs (no identity-map lookup), and a tape
    * recorded after another was freed reuses its entry array and chunks (no allocator call).  Counted
    * with tape_stats, not timed: the property bench/backward.tfs's tape overhead rests on. */
   const float av[4] = {1, 2, 3, 4}, bv[4] = {0.5f, 0.25f, 2, 1};
   Val a = vec(4, av), b = vec(4, bv), last;
-  Val warm = tape_new(false, true);
-  tape_watch((Tape *)warm.u.o, a);
-  record_products((Tape *)warm.u.o, a, b, 3000, &last);
-  val_decref(last);
-  val_decref(warm);   /* its entry array and chunks go to the pools */
+  warm_pools(a, b);
 
   Val tp = tape_new(false, true), outer = tape_new(false, true);
   Tape *t = (Tape *)tp.u.o, *o = (Tape *)outer.u.o;
@@ -341,6 +346,54 @@ static tfs_i64 retained_by(int n, Val (*f)(Val, Val), Val a, Val b) {
 static Val do_add(Val a, Val b) { return op_apply2(OP_ADD, a, b); }
 static Val do_mul(Val a, Val b) { return op_apply2(OP_MUL, a, b); }
 static Val do_exp(Val a, Val b) { (void)b; return op_apply1(OP_EXP, a); }
+
+static Val do_sum0(Val a, Val b) {   /* an op with an attribute: reduce_sum(a, axis=0) */
+  (void)b;
+  OpAttrs at = {1, {val_int(0)}};
+  return op_apply(&op_defs[OP_SUM], 1, &a, &at);
+}
+
+START_TEST(test_record_straight_line) {
+  /* The guard on the tape's cost per recorded op, counted rather than timed: with one tape, an eager op
+   * on tensors (Mul, Add, Exp, and Sum with an attribute) takes the straight-line recording path every
+   * time, makes no identity-map probe and no allocator call (warm pools), takes only the references
+   * its gradient needs, and its entry takes 32 bytes plus one block: 80 bytes for a Mul (inputs, weak
+   * output, three ids).  Any of these growing shows in bench/backward.tfs's taped/untaped ratio. */
+  const float av[4] = {0.5f, -1, 0.25f, 2}, bv[4] = {1, 0.5f, -0.5f, 0.75f};
+  Val a = vec(4, av), b = vec(4, bv);
+  warm_pools(a, b);
+
+  Val tp = tape_new(false, true);
+  Tape *t = (Tape *)tp.u.o;
+  tape_watch(t, a);
+  tape_push(t);
+  ck_assert_int_eq(sizeof(TapeEntry), 32);
+  Val (*fns[4])(Val, Val) = {do_mul, do_add, do_exp, do_sum0};
+  const tfs_i64 refs[4] = {2, 0, 1, 0};   /* Mul: its inputs; Add: shapes; Exp: its output; Sum: a shape */
+  for (int k = 0; k < 4; k++) {
+    tfs_i64 probes0, allocs0, probes1, allocs1, fast0 = tape_fast_entries();
+    int n0 = t->n;
+    size_t bytes0 = tape_bytes(t);
+    tape_stats(&probes0, &allocs0);
+    tfs_i64 r = retained_by(1000, fns[k], a, b);
+    tape_stats(&probes1, &allocs1);
+    ck_assert_int_eq(t->n - n0, 1000);
+    ck_assert_msg(tape_fast_entries() - fast0 == 1000, "op %d: %lld of 1000 entries took the straight-line path", k,
+                  (long long)(tape_fast_entries() - fast0));
+    ck_assert_int_eq(probes1 - probes0, 0);
+    ck_assert_int_eq(allocs1 - allocs0, 0);
+    ck_assert_int_eq(r, 1000 * refs[k]);
+    if (k == 0) ck_assert_int_eq(tape_bytes(t) - bytes0, 1000 * (32 + 80));
+  }
+  /* the entries give the right gradients: d/da of reduce_sum(a * b, axis=0) is b */
+  Val p = op_apply2(OP_MUL, a, b), s = do_sum0(p, p);
+  tape_pop(t);
+  Val g;
+  tape_gradient(t, 1, &s, NULL, 1, &a, false, &g);
+  for (int i = 0; i < 4; i++) ck_assert_float_eq(at(g, i), bv[i]);
+  val_decref(g); val_decref(s); val_decref(p); val_decref(tp); val_decref(a); val_decref(b);
+}
+END_TEST
 
 START_TEST(test_kept_values_per_gradient) {
   /* An eager entry keeps only what its op's gradient reads (grad_drops_of, TF's unused
@@ -440,6 +493,7 @@ static Suite *tape_suite(void) {
   tcase_add_test(tc, test_record_no_lookup_no_alloc);
   tcase_add_test(tc, test_slots_reused);
   tcase_add_test(tc, test_kept_values_per_gradient);
+  tcase_add_test(tc, test_record_straight_line);
   suite_add_tcase(s, tc);
   return s;
 }
