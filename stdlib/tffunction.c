@@ -1072,8 +1072,9 @@ static bool tffn_splittable(const Graph *g) {
 }
 
 /* Body of the joint trace: tffn_bwd_trace's, self having a fifth item, a list
- * that receives per input whether its gradient is a tensor.  Returns (input
- * gradients, forward results). */
+ * that receives per input whether its gradient is a tensor (and one item more
+ * when a forward result is not a tensor, so that the split is not used).
+ * Returns (input gradients, forward results). */
 static Val tffn_fwdbwd_body(Val self, int n, const Val *args, const Kw *kw) {
   (void)n; (void)kw;
   Val fwd;
@@ -1083,14 +1084,10 @@ static Val tffn_fwdbwd_body(Val self, int n, const Val *args, const Kw *kw) {
   bool ok = true;
   for (tfs_i64 i = 0; i < rl->len; i++) list_append(has, val_bool(rl->items[i].tag != VT_NONE));
   for (tfs_i64 i = 0; i < fl->len; i++) ok = ok && val_is(fl->items[i], &tensor_type);
+  if (!ok) list_append(has, val_none());   /* (one more item than inputs: the split is not used) */
   Val r = tuple_pack(2, res, fwd);
   val_decref(res);
   val_decref(fwd);
-  if (!ok) {
-    val_decref(r);
-    rt_throw(ERR_RUNTIME, "internal error: a result of tf.function '%s' is not a tensor in its gradient's trace",
-             str_cstr(((Tuple *)self.u.o)->items[3]));
-  }
   return r;
 }
 
