@@ -1943,6 +1943,22 @@ static Val tffn_split_grad(Val self, int n, const Val *args, const Kw *kw) {
   return res;
 }
 
+/* The results of a recorded call are new tensors, as TF's function outputs
+ * are: one that is an argument, or an earlier result, becomes a view of it,
+ * so that the tape entry's outputs differ from its inputs and each other (a
+ * gradient would flow through the entry to itself, or twice). */
+static void tffn_distinct_outputs(Tensor **outs, int no, const Leaves *lv) {
+  for (int i = 0; i < no; i++) {
+    Tensor *t = outs[i];
+    bool dup = false;
+    for (int j = 0; j < lv->n && !dup; j++) dup = t == lv->t[j];
+    for (int j = 0; j < i && !dup; j++) dup = t == outs[j];
+    if (!dup || dtype_holds_refs(t->dtype)) continue;
+    outs[i] = tensor_view(t, t->rank, t->shape, t->strides, t->offset);
+    tensor_release(t);
+  }
+}
+
 /* Run c on the leaves lv of an eager call (bound: its nb bound arguments) and
  * record the call on the tapes that watch one of its inputs.  rng: the random
  * state before the call, which a rerun for the gradient draws from again. */
@@ -1961,13 +1977,13 @@ static Val tffn_run_record(Concrete *c, int nb, const Val *bound, const Leaves *
   rt_hold_val(rerun);
   FwdBwd *fb = tffn_fwdbwd(c, bt, lv, nin);
   Val r, gf;
-  Tensor **outs = NULL;
+  int no = fb ? fb->nout + fb->nmid : c->g->noutputs;
+  Tensor **outs = malloc(sizeof(Tensor *) * (size_t)(no + 1));
+  if (!outs) rt_throw(ERR_MEMORY, "out of memory");
+  rt_hold_mem(outs);
   if (fb) {
-    int no = fb->nout + fb->nmid;
-    outs = malloc(sizeof(Tensor *) * (size_t)(no + 1));
-    if (!outs) rt_throw(ERR_MEMORY, "out of memory");
-    rt_hold_mem(outs);
     exec_run(fb->fp, lv->t, outs);
+    tffn_distinct_outputs(outs, fb->nout, lv);
     Val mids = tuple_new(fb->nmid);   /* owns the kept values */
     for (int i = 0; i < fb->nmid; i++) ((Tuple *)mids.u.o)->items[i] = val_obj(outs[fb->nout + i]);
     Val cfg = tuple_pack(3, val_obj(c), mids, rerun);
@@ -1979,7 +1995,9 @@ static Val tffn_run_record(Concrete *c, int nb, const Val *bound, const Leaves *
   } else {
     gf = builtin_new("tf.function.<call gradient>", tffn_call_grad, rerun, NULL);
     rt_hold_val(gf);
-    r = tffn_run(c, lv->t);
+    exec_run(c->plan, lv->t, outs);
+    tffn_distinct_outputs(outs, no, lv);
+    r = tffn_result(c, outs, no);
   }
   rt_hold_val(r);
   Val ol = list_new(0);
