@@ -1058,6 +1058,10 @@ static void tffn_fwdbwd_free(FwdBwd *fb) {
   free(fb);
 }
 
+/* rt_hold_fn's release functions */
+static void fwdbwd_release(void *fb) { tffn_fwdbwd_free(fb); }
+static void graph_release_any(void *g) { graph_release(g); }
+
 /* Whether calls of graph g can keep their intermediates: no loop, and no side
  * effect that a rerun for the gradient does not stage (trace_quiet). */
 static bool tffn_splittable(const Graph *g) {
@@ -1147,13 +1151,13 @@ static FwdBwd *tffn_split(Concrete *c, const Graph *j, int nargs, int nout, int 
   if (ok) {
     fb = calloc(1, sizeof(FwdBwd));
     if (!fb) rt_throw(ERR_MEMORY, "out of memory");
-    rt_hold_fn((void (*)(void *))tffn_fwdbwd_free, fb);
+    rt_hold_fn(fwdbwd_release, fb);
     fb->nout = nout;
     fb->nmid = nmid;
     int last = -1, neff = 0;
     /* forward: the argument placeholders, the nodes that do not depend on an output gradient */
     Graph *fg = graph_new(c->name, c->name, NULL);
-    rt_hold_fn((void (*)(void *))graph_release, fg);
+    rt_hold_fn(graph_release_any, fg);
     GraphRef *aref = mref + nmid;
     for (int id = 0; id < nn; id++) {
       const GraphNode *nd = &j->nodes[id];
@@ -1171,7 +1175,7 @@ static FwdBwd *tffn_split(Concrete *c, const Graph *j, int nargs, int nout, int 
     char bname[256];
     snprintf(bname, sizeof bname, "%s_grad", c->name);
     Graph *bg = graph_new(bname, bname, NULL);
-    rt_hold_fn((void (*)(void *))graph_release, bg);
+    rt_hold_fn(graph_release_any, bg);
     GraphRef *vref = malloc(sizeof(GraphRef) * (size_t)(nvals + 1));   /* per value: its placeholder */
     if (!vref) rt_throw(ERR_MEMORY, "out of memory");
     rt_hold_mem(vref);
@@ -1826,7 +1830,7 @@ static FwdBwd *tffn_fwdbwd_trace(Concrete *c, TfFunction *f, const Val *args, co
   if (hl->len != nsrc || jc->g->ninputs != nargs + nout || jc->g->noutputs != ng + nout) return NULL;
   FwdBwd *fb = tffn_split(c, jc->g, nargs, nout, ng);
   if (!fb) return NULL;
-  int mark = rt_hold_fn((void (*)(void *))tffn_fwdbwd_free, fb);
+  int mark = rt_hold_fn(fwdbwd_release, fb);
   fb->nsrc = nsrc;
   fb->has = malloc((size_t)nsrc + 1);
   if (!fb->has) rt_throw(ERR_MEMORY, "out of memory");
@@ -1920,7 +1924,7 @@ static Val tffn_split_grad(Val self, int n, const Val *args, const Kw *kw) {
   for (int i = 0; i < n && direct; i++) {
     const Tensor *t = val_is(args[i], &tensor_type) ? val_tensor(args[i]) : NULL;
     direct = t && !t->sym && t->dtype == fb->dym[i].dtype && t->rank == fb->dym[i].rank;
-    for (int d = 0; direct && d < t->rank; d++) direct = t->shape[d] == fb->dym[i].shape[d];
+    for (int d = 0; direct && d < t->rank; d++) direct = fb->dym[i].shape[d] < 0 || t->shape[d] == fb->dym[i].shape[d];
   }
   if (!direct) return tffn_call_grad(s[2], n, args, kw);
   Tuple *mt = (Tuple *)s[1].u.o;
