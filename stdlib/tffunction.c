@@ -869,12 +869,14 @@ static Val tffn_run(Concrete *c, Tensor **leaves) {
 /* ---- calls recorded by a gradient tape ------------------------------------------------------------
  * An eager call under a tape that watches one of its inputs (a tensor
  * argument, or a trainable Variable the graph reads) is recorded as one tape
- * entry, as TF records a function call as one op.  Its gradient is a second
- * tf.function, traced once per signature: it runs the function again under a
- * fresh tape and emits the backward ops into the same graph.  Being a
- * tf.function itself, a call of it is recorded by the tapes outside, which
- * gives higher-order gradients.  The gradient replays the forward call's
- * random-draw counters, so dropout and tf.random.* see the forward's numbers. */
+ * entry, as TF records a function call as one op.  Its gradient is usually
+ * a backward graph fed with values the call kept (see "forward and backward
+ * graphs" below).  Otherwise it is a second tf.function, traced once per
+ * signature: it runs the function again under a fresh tape and emits the
+ * backward ops into the same graph.  Being a tf.function itself, a call of it
+ * is recorded by the tapes outside, which gives higher-order gradients.  That
+ * rerun replays the forward call's random-draw counters, so dropout and
+ * tf.random.* see the forward's numbers. */
 
 static Val tffn_make(Val fn, Val sig, Val reduce, Val jit);
 static Val tffn_run_record(Concrete *c, int nb, const Val *bound, const Leaves *lv, Tensor *rng);
@@ -1036,8 +1038,8 @@ static Val tffn_bwd_fn(Concrete *c) {
  * those values and the output gradients.  Not used (the gradient reruns the
  * function, as above) for graphs with loops (a loop gradient's per-iteration
  * stacks are released at the end of each graph run), side effects a rerun
- * does not stage (tf.print, result-less assignments), relaxed shapes, and a
- * gradient a tape records in turn (higher order: the backward tf.function is
+ * does not stage (tf.print, result-less assignments), and a gradient a tape
+ * records in turn (higher order: the backward tf.function is
  * differentiable, the backward graph run alone is not). */
 
 typedef struct FwdBwd {
@@ -1855,6 +1857,21 @@ static FwdBwd *tffn_fwdbwd_catch(Concrete *c, TfFunction *f, const Val *args, co
   return fb;
 }
 
+/* The tensor leaves of a call's arguments as specs of c's placeholders, in
+ * leaf order (ctx: a LeafSpecs), so that the joint trace has c's shapes,
+ * relaxed ones included. */
+typedef struct LeafSpecs { const Concrete *c; int k; } LeafSpecs;
+
+static Val tffn_leaf_spec(void *ctx, Val v) {
+  LeafSpecs *ls = ctx;
+  if (val_is(v, &list_type) || val_is(v, &tuple_type) || val_is(v, &dict_type)) return trace_nest_map(v, tffn_leaf_spec, ctx);
+  if ((val_is(v, &tensor_type) || val_is(v, &ndarray_type)) && ls->k < ls->c->nleaves) {
+    const TMeta *m = &ls->c->leafm[ls->k++];
+    return tffn_spec_new(m->rank, m->shape, m->dtype, val_none());
+  }
+  return val_incref(v);
+}
+
 /* c's forward and backward graphs for a call with bound arguments bt (a
  * tuple) and leaves lv, nsrc entry inputs: traced and split on first use;
  * NULL when calls of c rerun the function for their gradient instead. */
@@ -1862,7 +1879,7 @@ static FwdBwd *tffn_fwdbwd(Concrete *c, Val bt, const Leaves *lv, int nsrc) {
   if (c->fb_state) return c->fb;
   c->fb_state = -1;
   int nout = c->g->noutputs;
-  if (c->relaxed || !tffn_splittable(c->g)) return NULL;
+  if (!tffn_splittable(c->g)) return NULL;
   for (int i = 0; i < nout; i++)
     if (graph_meta(c->g, c->g->outputs[i])->rank < 0) return NULL;
   Val has = list_new(0);
@@ -1886,7 +1903,10 @@ static FwdBwd *tffn_fwdbwd(Concrete *c, Val bt, const Leaves *lv, int nsrc) {
     list_append(dys, sp);
     val_decref(sp);
   }
-  Val args[2] = {bt, dys};
+  LeafSpecs ls = {c, 0};
+  Val specs = tffn_leaf_spec(&ls, bt);
+  rt_hold_val(specs);
+  Val args[2] = {specs, dys};
   KeyBuf k;
   kb_init(&k);
   Leaves jl;
@@ -1897,8 +1917,8 @@ static FwdBwd *tffn_fwdbwd(Concrete *c, Val bt, const Leaves *lv, int nsrc) {
     key_arg(&k, args[i], &jl, KEY_SPECS);
   }
   off[2] = k.len;
-  bool same = jl.n == lv->n + nout;
-  for (int i = 0; i < jl.n && same; i++) same = jl.t[i] == (i < lv->n ? lv->t[i] : NULL);
+  bool same = ls.k == lv->n && jl.n == lv->n + nout;   /* every leaf a spec, in c's order */
+  for (int i = 0; i < jl.n && same; i++) same = jl.t[i] == NULL;
   FwdBwd *fb = same ? tffn_fwdbwd_catch(c, f, args, &k, off, has, lv->n, nout, nsrc) : NULL;
   rt_unhold(mark);
   kb_free(&k);
@@ -1908,6 +1928,7 @@ static FwdBwd *tffn_fwdbwd(Concrete *c, Val bt, const Leaves *lv, int nsrc) {
   val_decref(body);
   val_decref(sf);
   val_decref(dys);
+  val_decref(specs);
   c->fb = fb;
   c->fb_state = fb ? 1 : -1;
   return fb;
