@@ -1892,8 +1892,10 @@ static FwdBwd *tffn_fwdbwd(Concrete *c, Val bt, const Leaves *lv, int nsrc) {
   Val sf = tffn_make(body, val_none(), val_bool(false), val_none());
   rt_hold_val(sf);
   TfFunction *f = (TfFunction *)sf.u.o;
+  char jname[256];
+  snprintf(jname, sizeof jname, "%s_grad", c->name);   /* the joint graph's name (--dump-graphs), as the rerun's */
   free(f->name);
-  f->name = strdup(c->name);
+  f->name = strdup(jname);
   if (!f->name) rt_throw(ERR_MEMORY, "out of memory");
   Val dys = list_new(nout);   /* the output gradients: specs of the results */
   rt_hold_val(dys);
