@@ -96,6 +96,8 @@ typedef struct MmPlan {
 } MmPlan;
 
 static __thread tfs_i64 exec_mm_runs;  /* products run through a plan, for tests */
+void (*exec_step_hook)(const GraphNode *node);
+
 tfs_i64 exec_mm_count(void) { return exec_mm_runs; }
 static __thread tfs_i64 exec_upd_runs;  /* variable updates run as one fused pass, for tests */
 tfs_i64 exec_update_count(void) { return exec_upd_runs; }
@@ -1968,6 +1970,7 @@ static void exec_frame_run(const ExecPlan *p, Tensor *const *args, Tensor **outs
     if (p->input_slot[i] >= 0) s[p->input_slot[i]] = args[i];
   for (int k = 0; k < p->nsteps; k++) {
     const ExecStep *st = &p->steps[k];
+    if (exec_step_hook) exec_step_hook(st->node);
     if (st->skip) continue;   /* runs inside the next step's chain */
     f->k = k;
     switch (st->kind) {

@@ -50,6 +50,9 @@ typedef struct ExecStats { int nodes, steps, pruned, folded, cse, slots, scalar,
 tfs_i64 exec_mm_count(void);
 /* Variable updates (Assign* fed by a planned elementwise chain) run as one fused pass, since the start: for tests. */
 tfs_i64 exec_update_count(void);
+/* Tests: called with the node of every step a plan runs (fused-in steps too; not the
+ * steps of loops compiled to register programs). */
+extern void (*exec_step_hook)(const GraphNode *node);
 void exec_plan_stats(const ExecPlan *p, ExecStats *st);
 /* Whether graph node `id` runs (false: pruned, folded or merged away). */
 bool exec_plan_runs(const ExecPlan *p, int id);

@@ -329,19 +329,19 @@ void graph_add_output(Graph *g, GraphRef r) {
   g->outputs[g->noutputs++] = r;
 }
 
-void graph_inline(Graph *dst, const Graph *src, const GraphRef *args, GraphRef *outs, int *last_effect, int *neffects) {
-  int *map = malloc(sizeof(int) * (size_t)(src->nnodes + 1));
-  if (!map) rt_throw(ERR_MEMORY, "out of memory");
-  /* a placeholder maps to its argument: remember the ref per node */
-  GraphRef *pref = malloc(sizeof(GraphRef) * (size_t)(src->nnodes + 1));
-  if (!pref) rt_throw(ERR_MEMORY, "out of memory");
+const GraphRef graph_skip_node[1] = {{-1, 0}};
+
+/* A value of the source graph in dst after graph_inline_sel (map: its node map). */
+GraphRef graph_inline_ref(const int *map, const GraphRef *const *pre, GraphRef r) {
+  if (r.node < 0) return r;
+  return map[r.node] >= 0 ? (GraphRef){map[r.node], r.out} : pre[r.node][r.out];
+}
+
+void graph_inline_sel(Graph *dst, const Graph *src, const GraphRef *const *pre, int *map, int *last_effect, int *neffects) {
   for (int id = 0; id < src->nnodes; id++) {
     const GraphNode *n = &src->nodes[id];
     map[id] = -1;
-    if (n->kind == GN_PLACEHOLDER) {
-      pref[id] = args[n->param];
-      continue;
-    }
+    if (pre[id]) continue;   /* given (or skipped): not copied */
     /* the base name: src's name without a _N suffix TF-style uniquing added */
     char base[128];
     snprintf(base, sizeof base, "%s", n->name);
@@ -355,11 +355,7 @@ void graph_inline(Graph *dst, const Graph *src, const GraphRef *args, GraphRef *
     d->ndyn = n->ndyn;
     d->in = malloc(sizeof(GraphRef) * (size_t)(ntot + 1));
     if (!d->in) rt_throw(ERR_MEMORY, "out of memory");
-    for (int i = 0; i < ntot; i++) {
-      GraphRef r = n->in[i];
-      if (r.node >= 0) r = map[r.node] >= 0 ? (GraphRef){map[r.node], r.out} : pref[r.node];
-      d->in[i] = r;
-    }
+    for (int i = 0; i < ntot; i++) d->in[i] = graph_inline_ref(map, pre, n->in[i]);
     if (n->ndyn) {
       d->dyn_attr = malloc(sizeof(int) * (size_t)n->ndyn);
       if (!d->dyn_attr) rt_throw(ERR_MEMORY, "out of memory");
@@ -389,12 +385,19 @@ void graph_inline(Graph *dst, const Graph *src, const GraphRef *args, GraphRef *
     }
     map[id] = nid;
   }
-  for (int i = 0; i < src->noutputs; i++) {
-    GraphRef r = src->outputs[i];
-    outs[i] = map[r.node] >= 0 ? (GraphRef){map[r.node], r.out} : pref[r.node];
-  }
+}
+
+void graph_inline(Graph *dst, const Graph *src, const GraphRef *args, GraphRef *outs, int *last_effect, int *neffects) {
+  int *map = malloc(sizeof(int) * (size_t)(src->nnodes + 1));
+  const GraphRef **pre = calloc((size_t)src->nnodes + 1, sizeof(GraphRef *));
+  if (!map || !pre) rt_throw(ERR_MEMORY, "out of memory");
+  /* a placeholder maps to its argument */
+  for (int id = 0; id < src->nnodes; id++)
+    if (src->nodes[id].kind == GN_PLACEHOLDER) pre[id] = &args[src->nodes[id].param];
+  graph_inline_sel(dst, src, pre, map, last_effect, neffects);
+  for (int i = 0; i < src->noutputs; i++) outs[i] = graph_inline_ref(map, pre, src->outputs[i]);
   free(map);
-  free(pref);
+  free(pre);
 }
 
 /* ---- text form ------------------------------------------------------------------ */

@@ -103,6 +103,14 @@ static inline const TMeta *graph_meta(const Graph *g, GraphRef r) { return &g->n
  * src's inputs are args (values of dst), its outputs come back in outs.
  * Side effects are chained after *last_effect (updated; -1: none). */
 void graph_inline(Graph *dst, const Graph *src, const GraphRef *args, GraphRef *outs, int *last_effect, int *neffects);
+/* The same, choosing per node of src: pre[id] NULL copies it; pre[id] an
+ * array of its nout values in dst stands for it (a placeholder's argument, a
+ * value computed elsewhere); graph_skip_node leaves it out (nothing copied
+ * may read it).  map (src->nnodes ints) receives each copied node's id in
+ * dst (-1: not copied); graph_inline_ref maps a value of src with it. */
+extern const GraphRef graph_skip_node[1];
+void graph_inline_sel(Graph *dst, const Graph *src, const GraphRef *const *pre, int *map, int *last_effect, int *neffects);
+GraphRef graph_inline_ref(const int *map, const GraphRef *const *pre, GraphRef r);
 
 /* Text forms.  graph_text: one node per line,
  *   name = Op(input, input:1, ^ctrl) -> dtype shape, ... attr=value ...

@@ -510,6 +510,8 @@ typedef struct Concrete {
   Val defaults;               /* tuple of the parameters' defaults (VT_UNDEF items: none) */
   Val vars;                   /* tuple of the trainable Variables the graph reads (VT_UNDEF: not collected yet) */
   Val bwd;                    /* the backward tf.function of calls recorded by a tape (VT_UNDEF: none yet) */
+  struct FwdBwd *fb;          /* forward and backward graphs of recorded calls (NULL: none yet) */
+  int fb_state;               /* 0: fb not tried yet, 1: built, -1: recorded calls use bwd */
   bool ext;                   /* fn is called with bound arguments (tffn_ext of its tf.function) */
 } Concrete;
 
@@ -541,6 +543,7 @@ struct TfFunction {
 };
 
 static const Type tffn_type, tffn_conc_type, tffn_graph_type;
+static void tffn_fwdbwd_free(struct FwdBwd *fb);
 
 static void tffn_conc_free(Obj *o) {
   Concrete *c = (Concrete *)o;
@@ -558,6 +561,7 @@ static void tffn_conc_free(Obj *o) {
   val_decref(c->defaults);
   val_decref(c->vars);
   val_decref(c->bwd);
+  tffn_fwdbwd_free(c->fb);
   free(c);
 }
 
@@ -840,22 +844,24 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
 
 /* ---- calling ---------------------------------------------------------------------------------------- */
 
+/* The result of a call of c from its graph's output tensors (owned, consumed). */
+static Val tffn_result(Concrete *c, Tensor **outs, int no) {
+  if (val_is_undef(c->out_tmpl)) return val_obj(outs[0]);
+  Val vb[8] = {0}, *vals = no <= 8 ? vb : malloc(sizeof(Val) * (size_t)no);   /* (initialized: gcc cannot see the loop fills them) */
+  if (!vals) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < no; i++) vals[i] = val_obj(outs[i]);
+  Val r = trace_unflatten(c->out_tmpl, vals);
+  for (int i = 0; i < no; i++) tensor_release(outs[i]);
+  if (vals != vb) free(vals);
+  return r;
+}
+
 static Val tffn_run(Concrete *c, Tensor **leaves) {
   int no = c->g->noutputs;
   Tensor *ob[8], **outs = no <= 8 ? ob : malloc(sizeof(Tensor *) * (size_t)no);
   if (!outs) rt_throw(ERR_MEMORY, "out of memory");
   exec_run(c->plan, leaves, outs);
-  Val r;
-  if (val_is_undef(c->out_tmpl)) {
-    r = val_obj(outs[0]);
-  } else {
-    Val vb[8], *vals = no <= 8 ? vb : malloc(sizeof(Val) * (size_t)no);
-    if (!vals) rt_throw(ERR_MEMORY, "out of memory");
-    for (int i = 0; i < no; i++) vals[i] = val_obj(outs[i]);
-    r = trace_unflatten(c->out_tmpl, vals);
-    for (int i = 0; i < no; i++) tensor_release(outs[i]);
-    if (vals != vb) free(vals);
-  }
+  Val r = tffn_result(c, outs, no);
   if (outs != ob) free(outs);
   return r;
 }
@@ -863,14 +869,17 @@ static Val tffn_run(Concrete *c, Tensor **leaves) {
 /* ---- calls recorded by a gradient tape ------------------------------------------------------------
  * An eager call under a tape that watches one of its inputs (a tensor
  * argument, or a trainable Variable the graph reads) is recorded as one tape
- * entry, as TF records a function call as one op.  Its gradient is a second
- * tf.function, traced once per signature: it runs the function again under a
- * fresh tape and emits the backward ops into the same graph.  Being a
- * tf.function itself, a call of it is recorded by the tapes outside, which
- * gives higher-order gradients.  The gradient replays the forward call's
- * random-draw counters, so dropout and tf.random.* see the forward's numbers. */
+ * entry, as TF records a function call as one op.  Its gradient is usually
+ * a backward graph fed with values the call kept (see "forward and backward
+ * graphs" below).  Otherwise it is a second tf.function, traced once per
+ * signature: it runs the function again under a fresh tape and emits the
+ * backward ops into the same graph.  Being a tf.function itself, a call of it
+ * is recorded by the tapes outside, which gives higher-order gradients.  That
+ * rerun replays the forward call's random-draw counters, so dropout and
+ * tf.random.* see the forward's numbers. */
 
 static Val tffn_make(Val fn, Val sig, Val reduce, Val jit);
+static Val tffn_run_record(Concrete *c, int nb, const Val *bound, const Leaves *lv, Tensor *rng);
 
 /* The trainable Variables g reads (bodies of conds and loops included), each once. */
 static void tffn_graph_vars(const Graph *g, Val list) {
@@ -906,9 +915,9 @@ static void tffn_tensor_leaves(Val v, Val list, bool vars) {
 /* The backward function's body.  self: (fn, Variables, bound-call flag, name);
  * args: the call's bound arguments (tensors are placeholders now) and the list
  * of output gradients.  Returns one gradient (or None) per tensor argument,
- * then one per Variable. */
-static Val tffn_bwd_body(Val self, int n, const Val *args, const Kw *kw) {
-  (void)n; (void)kw;
+ * then one per Variable; fwd (unless NULL) receives the list of the forward
+ * results' tensors. */
+static Val tffn_bwd_trace(Val self, const Val *args, Val *fwd) {
   const Val *s = ((Tuple *)self.u.o)->items;
   Tuple *bt = (Tuple *)args[0].u.o;
   Val srcs = list_new(0), outs = list_new(0);
@@ -938,11 +947,17 @@ static Val tffn_bwd_body(Val self, int n, const Val *args, const Kw *kw) {
   tape_gradient(t, (int)ol->len, ol->items, dl->items, (int)sl->len, sl->items, false, ((List *)res.u.o)->items);
   rt_unhold(mark);
   val_decref(srcs);
-  val_decref(outs);
+  if (fwd) *fwd = outs;
+  else val_decref(outs);
   val_decref(tp);
   val_decref(raw);
   val_decref(r);
   return res;
+}
+
+static Val tffn_bwd_body(Val self, int n, const Val *args, const Kw *kw) {
+  (void)n; (void)kw;
+  return tffn_bwd_trace(self, args, NULL);
 }
 
 /* The entry's gradient function.  self: (backward tf.function, bound-argument
@@ -973,9 +988,9 @@ static Val tffn_call_grad(Val self, int n, const Val *args, const Kw *kw) {
   return r;
 }
 
-/* After an eager call of c that returned r: record it on the tapes that watch
- * one of its inputs.  rng: the random state before the call. */
-static void tffn_record_call(Concrete *c, int nb, const Val *bound, const Leaves *lv, Val r, Tensor *rng) {
+/* The inputs a tape entry of a call of c has: its tensor leaves, then the
+ * trainable Variables its graph reads (malloc'd; *nin receives the count). */
+static Val *tffn_tape_inputs(Concrete *c, const Leaves *lv, int *nin) {
   if (val_is_undef(c->vars)) {
     Val l = list_new(0);
     tffn_graph_vars(c->g, l);
@@ -985,17 +1000,16 @@ static void tffn_record_call(Concrete *c, int nb, const Val *bound, const Leaves
   tfs_i64 nv;
   const Val *vs;
   seq_items(c->vars, &nv, &vs);
-  int nin = lv->n + (int)nv;
-  Val *in = malloc(sizeof(Val) * (size_t)(nin + 1));
+  *nin = lv->n + (int)nv;
+  Val *in = malloc(sizeof(Val) * (size_t)(*nin + 1));
   if (!in) rt_throw(ERR_MEMORY, "out of memory");
-  int mark = rt_hold_mem(in);
   for (int i = 0; i < lv->n; i++) in[i] = val_obj(lv->t[i]);
   for (tfs_i64 i = 0; i < nv; i++) in[lv->n + i] = vs[i];
-  if (!tape_would_record(nin, in)) {
-    rt_unhold(mark);
-    free(in);
-    return;
-  }
+  return in;
+}
+
+/* c's backward tf.function (made on first use; traced when first called). */
+static Val tffn_bwd_fn(Concrete *c) {
   if (val_is_undef(c->bwd)) {
     Val cfg = tuple_pack(4, c->fn, c->vars, val_bool(c->ext), val_undef());
     Val nm = str_from_cstr(c->name);
@@ -1010,22 +1024,202 @@ static void tffn_record_call(Concrete *c, int nb, const Val *bound, const Leaves
     ((TfFunction *)c->bwd.u.o)->name = strdup(buf);
     if (!((TfFunction *)c->bwd.u.o)->name) rt_throw(ERR_MEMORY, "out of memory");
   }
-  Val bt = rt_tuple(nb, bound);
-  rt_hold_val(bt);
-  Val cfg = tuple_pack(3, c->bwd, bt, val_obj(rng));
-  rt_hold_val(cfg);
-  Val gf = builtin_new("tf.function.<call gradient>", tffn_call_grad, cfg, NULL);
-  rt_hold_val(gf);
-  Val outs = list_new(0);
-  rt_hold_val(outs);
-  tffn_tensor_leaves(r, outs, true);
-  tape_record_custom(nin, in, outs, gf);
-  rt_unhold(mark);
-  free(in);
-  val_decref(bt);
-  val_decref(cfg);
-  val_decref(gf);
-  val_decref(outs);
+  return c->bwd;
+}
+
+/* ---- forward and backward graphs of a recorded call -------------------------------------------
+ * TF's _TapeGradientFunctions, built here from the backward function's trace:
+ * the function and its gradient are traced together once per concrete
+ * function (tffn_bwd_trace, which also returns the forward results), and the
+ * joint graph is split where nodes start to depend on an output gradient.
+ * The forward graph (the nodes that do not) runs at the call: its outputs are
+ * the call's results, then the values the backward nodes read, which the
+ * tape entry keeps.  The gradient runs only the backward graph, fed with
+ * those values and the output gradients.  Not used (the gradient reruns the
+ * function, as above) for graphs with loops (a loop gradient's per-iteration
+ * stacks are released at the end of each graph run), side effects a rerun
+ * does not stage (tf.print, result-less assignments), and a gradient a tape
+ * records in turn (higher order: the backward tf.function is
+ * differentiable, the backward graph run alone is not). */
+
+typedef struct FwdBwd {
+  ExecPlan *fp, *bp;      /* forward and backward plans (they hold their graphs) */
+  int nout;               /* the call's results: the forward graph's first outputs */
+  int nmid;               /* kept values: the forward graph's other outputs, the backward graph's first inputs */
+  int nsrc;               /* the entry's inputs (tensor leaves, then Variables) */
+  unsigned char *has;     /* per input: whether the backward graph gives its gradient (its outputs, in order) */
+  TMeta *dym;             /* nout metas the output gradients must have */
+} FwdBwd;
+
+static void tffn_fwdbwd_free(FwdBwd *fb) {
+  if (!fb) return;
+  exec_plan_free(fb->fp);
+  exec_plan_free(fb->bp);
+  free(fb->has);
+  free(fb->dym);
+  free(fb);
+}
+
+/* rt_hold_fn's release functions */
+static void fwdbwd_release(void *fb) { tffn_fwdbwd_free(fb); }
+static void graph_release_any(void *g) { graph_release(g); }
+
+/* Whether calls of graph g can keep their intermediates: no loop, and no side
+ * effect that a rerun for the gradient does not stage (trace_quiet). */
+static bool tffn_splittable(const Graph *g) {
+  for (int i = 0; i < g->nnodes; i++) {
+    const GraphNode *nd = &g->nodes[i];
+    if (nd->kind == GN_WHILE) return false;
+    if (nd->kind == GN_OP && (nd->op->flags & OPF_STATEFUL) && (nd->op->flags & OPF_NOOUT)) return false;
+    for (int k = 0; k < 2; k++)
+      if (nd->sub[k] && !tffn_splittable(nd->sub[k])) return false;
+  }
+  return true;
+}
+
+/* Body of the joint trace: tffn_bwd_trace's, self having a fifth item, a list
+ * that receives per input whether its gradient is a tensor (and one item more
+ * when a forward result is not a tensor, so that the split is not used).
+ * Returns (input gradients, forward results). */
+static Val tffn_fwdbwd_body(Val self, int n, const Val *args, const Kw *kw) {
+  (void)n; (void)kw;
+  Val fwd;
+  Val res = tffn_bwd_trace(self, args, &fwd);
+  Val has = ((Tuple *)self.u.o)->items[4];
+  List *rl = (List *)res.u.o, *fl = (List *)fwd.u.o;
+  bool ok = true;
+  for (tfs_i64 i = 0; i < rl->len; i++) list_append(has, val_bool(rl->items[i].tag != VT_NONE));
+  for (tfs_i64 i = 0; i < fl->len; i++) ok = ok && val_is(fl->items[i], &tensor_type);
+  if (!ok) list_append(has, val_none());   /* (one more item than inputs: the split is not used) */
+  Val r = tuple_pack(2, res, fwd);
+  val_decref(res);
+  val_decref(fwd);
+  return r;
+}
+
+/* Split joint graph j (inputs: nargs argument leaves, then nout output
+ * gradients; outputs: ng input gradients, then nout forward results) into c's
+ * forward and backward graphs.  NULL when the forward results depend on the
+ * output gradients (they never should). */
+static FwdBwd *tffn_split(Concrete *c, const Graph *j, int nargs, int nout, int ng) {
+  int nn = j->nnodes;
+  unsigned char *dep = calloc((size_t)nn + 1, 1);     /* depends on an output gradient: backward */
+  unsigned char *need = calloc((size_t)nn + 1, 1);    /* a forward node the backward reads */
+  int *off = malloc(sizeof(int) * (size_t)(nn + 1));  /* each node's first value in mid */
+  int *map = malloc(sizeof(int) * (size_t)(nn + 1));
+  const GraphRef **pre = calloc((size_t)nn + 1, sizeof(GraphRef *));
+  if (!dep || !need || !off || !map || !pre) rt_throw(ERR_MEMORY, "out of memory");
+  int hm = rt_hold_mem(dep);
+  rt_hold_mem(need);
+  rt_hold_mem(off);
+  rt_hold_mem(map);
+  rt_hold_mem(pre);
+  int nvals = 0;
+  for (int id = 0; id < nn; id++) {
+    const GraphNode *nd = &j->nodes[id];
+    off[id] = nvals;
+    nvals += nd->nout;
+    bool d = nd->kind == GN_PLACEHOLDER && nd->param >= nargs;
+    for (int i = 0; i < nd->nin + nd->ndyn && !d; i++) d = nd->in[i].node >= 0 && dep[nd->in[i].node];
+    for (int i = 0; i < nd->nctrl && !d; i++) d = dep[nd->ctrl[i]];
+    dep[id] = d;
+  }
+  int *mid = malloc(sizeof(int) * (size_t)(nvals + 1));   /* per value: its index among the kept values, or -1 */
+  GraphRef *mref = malloc(sizeof(GraphRef) * (size_t)(nvals + nargs + nout + 1));
+  if (!mid || !mref) rt_throw(ERR_MEMORY, "out of memory");
+  rt_hold_mem(mid);
+  rt_hold_mem(mref);
+  for (int i = 0; i < nvals; i++) mid[i] = -1;
+  int nmid = 0;
+  for (int id = 0; id <= nn; id++) {
+    /* values the backward part reads: inputs of backward nodes, and input gradients */
+    int nr = id < nn ? (dep[id] ? j->nodes[id].nin + j->nodes[id].ndyn : 0) : ng;
+    const GraphRef *rs = id < nn ? j->nodes[id].in : j->outputs;
+    for (int i = 0; i < nr; i++) {
+      GraphRef r = rs[i];
+      if (r.node < 0 || dep[r.node]) continue;
+      GraphNodeKind k = j->nodes[r.node].kind;
+      if (k == GN_CONST || k == GN_VARHANDLE) {
+        need[r.node] = 1;   /* copied into the backward graph */
+      } else if (mid[off[r.node] + r.out] < 0) {
+        mid[off[r.node] + r.out] = nmid;
+        mref[nmid++] = r;
+      }
+    }
+  }
+  bool ok = true;
+  for (int i = 0; i < nout; i++) ok = ok && !dep[j->outputs[ng + i].node];
+  FwdBwd *fb = NULL;
+  if (ok) {
+    fb = calloc(1, sizeof(FwdBwd));
+    if (!fb) rt_throw(ERR_MEMORY, "out of memory");
+    rt_hold_fn(fwdbwd_release, fb);
+    fb->nout = nout;
+    fb->nmid = nmid;
+    int last = -1, neff = 0;
+    /* forward: the argument placeholders, the nodes that do not depend on an output gradient */
+    Graph *fg = graph_new(c->name, c->name, NULL);
+    rt_hold_fn(graph_release_any, fg);
+    GraphRef *aref = mref + nmid;
+    for (int id = 0; id < nn; id++) {
+      const GraphNode *nd = &j->nodes[id];
+      pre[id] = dep[id] ? graph_skip_node : NULL;
+      if (nd->kind == GN_PLACEHOLDER && !dep[id]) {
+        aref[nd->param] = (GraphRef){graph_add_placeholder(fg, nd->name, &nd->outm[0]), 0};
+        pre[id] = &aref[nd->param];
+      }
+    }
+    graph_inline_sel(fg, j, pre, map, &last, &neff);
+    for (int i = 0; i < nout; i++) graph_add_output(fg, graph_inline_ref(map, pre, j->outputs[ng + i]));
+    for (int i = 0; i < nmid; i++) graph_add_output(fg, graph_inline_ref(map, pre, mref[i]));
+    /* backward: placeholders for the kept values and the output gradients, the
+     * nodes that depend on the latter, the constants and Variables they read */
+    char bname[256];
+    snprintf(bname, sizeof bname, "%s_grad", c->name);
+    Graph *bg = graph_new(bname, bname, NULL);
+    rt_hold_fn(graph_release_any, bg);
+    GraphRef *vref = malloc(sizeof(GraphRef) * (size_t)(nvals + 1));   /* per value: its placeholder */
+    if (!vref) rt_throw(ERR_MEMORY, "out of memory");
+    rt_hold_mem(vref);
+    for (int id = 0; id < nn; id++) {
+      const GraphNode *nd = &j->nodes[id];
+      pre[id] = dep[id] || need[id] ? NULL : graph_skip_node;
+      for (int o = 0; o < nd->nout; o++) vref[off[id] + o] = (GraphRef){-1, 0};
+    }
+    for (int i = 0; i < nmid; i++) {
+      GraphRef r = mref[i];
+      char nm[32];
+      snprintf(nm, sizeof nm, "kept_%d", i);
+      vref[off[r.node] + r.out] = (GraphRef){graph_add_placeholder(bg, nm, graph_meta(j, r)), 0};
+      pre[r.node] = &vref[off[r.node]];
+    }
+    fb->dym = malloc(sizeof(TMeta) * (size_t)(nout + 1));
+    if (!fb->dym) rt_throw(ERR_MEMORY, "out of memory");
+    for (int i = 0; i < nout; i++) {
+      const GraphNode *nd = &j->nodes[j->inputs[nargs + i]];
+      vref[off[j->inputs[nargs + i]]] = (GraphRef){graph_add_placeholder(bg, nd->name, &nd->outm[0]), 0};
+      pre[j->inputs[nargs + i]] = &vref[off[j->inputs[nargs + i]]];
+      fb->dym[i] = nd->outm[0];
+    }
+    last = -1;
+    neff = 0;
+    graph_inline_sel(bg, j, pre, map, &last, &neff);
+    for (int i = 0; i < ng; i++) graph_add_output(bg, graph_inline_ref(map, pre, j->outputs[i]));
+    fb->fp = exec_plan_new(fg);
+    fb->bp = exec_plan_new(bg);
+    graph_release(fg);   /* the plans hold them */
+    graph_release(bg);
+    free(vref);
+  }
+  rt_unhold(hm);
+  free(dep);
+  free(need);
+  free(off);
+  free(map);
+  free(pre);
+  free(mid);
+  free(mref);
+  return fb;
 }
 
 /* Bind call arguments to the wrapped function's parameters (borrowed). */
@@ -1404,9 +1598,8 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
       tffn_sig_check(f, np == nb ? params[i + so] : pn, sig->items[i], bound[i + so], &lv);
     }
     c = tffn_sig_concrete(f, nb, so ? bound[0] : val_undef());
-    r = tffn_run(c, lv.t);
+    r = rng ? tffn_run_record(c, nb, bound, &lv, rng) : tffn_run(c, lv.t);
     if (tffn_sig_call_hook) tffn_sig_call_hook(f->name, lv.n, lv.t, r);
-    if (rng) tffn_record_call(c, nb, bound, &lv, r, rng);
   } else {
     KeyBuf k;
     kb_init(&k);
@@ -1457,12 +1650,7 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
     if (off != offb) free(off);
     kb_free(&k);
     int mark = rt_hold_val(val_obj(c));   /* an error out of the graph (caught by try) releases it */
-    r = tffn_run(c, lv.t);
-    if (rng) {
-      int m = rt_hold_val(r);
-      tffn_record_call(c, nb, bound, &lv, r, rng);
-      rt_unhold(m);
-    }
+    r = rng ? tffn_run_record(c, nb, bound, &lv, rng) : tffn_run(c, lv.t);
     rt_unhold(mark);
     val_decref(val_obj(c));
   }
@@ -1632,12 +1820,233 @@ static Val tffn_conc_leaves(Val tmpl, Val v, const Leaves *lv, int *k) {
   return val_incref(v);
 }
 
+/* Trace f, the joint function of c, on args (key k, offsets off) and split
+ * its graph (nargs argument leaves, nout results, nsrc entry inputs whose
+ * gradients the trace notes in has). */
+static FwdBwd *tffn_fwdbwd_trace(Concrete *c, TfFunction *f, const Val *args, const KeyBuf *k, const size_t *off, Val has,
+                                 int nargs, int nout, int nsrc) {
+  Concrete *jc = tffn_trace(f, 2, args, k->p, k->len, off);
+  List *hl = (List *)has.u.o;
+  int ng = 0;
+  for (tfs_i64 i = 0; i < hl->len; i++) ng += rt_truthy(hl->items[i]);
+  if (hl->len != nsrc || jc->g->ninputs != nargs + nout || jc->g->noutputs != ng + nout) return NULL;
+  FwdBwd *fb = tffn_split(c, jc->g, nargs, nout, ng);
+  if (!fb) return NULL;
+  int mark = rt_hold_fn(fwdbwd_release, fb);
+  fb->nsrc = nsrc;
+  fb->has = malloc((size_t)nsrc + 1);
+  if (!fb->has) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < nsrc; i++) fb->has[i] = (unsigned char)rt_truthy(hl->items[i]);
+  rt_unhold(mark);
+  return fb;
+}
+
+/* The same, NULL when the trace fails: a gradient that cannot be traced is
+ * then raised by the rerun, when it is asked for. */
+static FwdBwd *tffn_fwdbwd_catch(Concrete *c, TfFunction *f, const Val *args, const KeyBuf *k, const size_t *off, Val has,
+                                 int nargs, int nout, int nsrc) {
+  FwdBwd *volatile fb = NULL;
+  RtTry t;
+  rt_try_push(&t);
+  if (setjmp(t.jb) == 0) {
+    fb = tffn_fwdbwd_trace(c, f, args, k, off, has, nargs, nout, nsrc);
+    rt_try_pop(&t);
+  } else {
+    rt_try_clear(&t);
+  }
+  return fb;
+}
+
+/* The tensor leaves of a call's arguments as specs of c's placeholders, in
+ * leaf order (ctx: a LeafSpecs), so that the joint trace has c's shapes,
+ * relaxed ones included. */
+typedef struct LeafSpecs { const Concrete *c; int k; } LeafSpecs;
+
+static Val tffn_leaf_spec(void *ctx, Val v) {
+  LeafSpecs *ls = ctx;
+  if (val_is(v, &list_type) || val_is(v, &tuple_type) || val_is(v, &dict_type)) return trace_nest_map(v, tffn_leaf_spec, ctx);
+  if ((val_is(v, &tensor_type) || val_is(v, &ndarray_type)) && ls->k < ls->c->nleaves) {
+    const TMeta *m = &ls->c->leafm[ls->k++];
+    return tffn_spec_new(m->rank, m->shape, m->dtype, val_none());
+  }
+  return val_incref(v);
+}
+
+/* c's forward and backward graphs for a call with bound arguments bt (a
+ * tuple) and leaves lv, nsrc entry inputs: traced and split on first use;
+ * NULL when calls of c rerun the function for their gradient instead. */
+static FwdBwd *tffn_fwdbwd(Concrete *c, Val bt, const Leaves *lv, int nsrc) {
+  if (c->fb_state) return c->fb;
+  c->fb_state = -1;
+  int nout = c->g->noutputs;
+  if (!tffn_splittable(c->g)) return NULL;
+  for (int i = 0; i < nout; i++)
+    if (graph_meta(c->g, c->g->outputs[i])->rank < 0) return NULL;
+  Val has = list_new(0);
+  int mark = rt_hold_val(has);
+  Val cfg = tuple_pack(5, c->fn, c->vars, val_bool(c->ext), val_undef(), has);
+  rt_hold_val(cfg);
+  ((Tuple *)cfg.u.o)->items[3] = str_from_cstr(c->name);
+  Val body = builtin_new("tf.function.<forward-backward>", tffn_fwdbwd_body, cfg, NULL);
+  rt_hold_val(body);
+  Val sf = tffn_make(body, val_none(), val_bool(false), val_none());
+  rt_hold_val(sf);
+  TfFunction *f = (TfFunction *)sf.u.o;
+  char jname[256];
+  snprintf(jname, sizeof jname, "%s_grad", c->name);   /* the joint graph's name (--dump-graphs), as the rerun's */
+  free(f->name);
+  f->name = strdup(jname);
+  if (!f->name) rt_throw(ERR_MEMORY, "out of memory");
+  Val dys = list_new(nout);   /* the output gradients: specs of the results */
+  rt_hold_val(dys);
+  for (int i = 0; i < nout; i++) {
+    const TMeta *m = graph_meta(c->g, c->g->outputs[i]);
+    Val sp = tffn_spec_new(m->rank, m->shape, m->dtype, val_none());
+    list_append(dys, sp);
+    val_decref(sp);
+  }
+  LeafSpecs ls = {c, 0};
+  Val specs = tffn_leaf_spec(&ls, bt);
+  rt_hold_val(specs);
+  Val args[2] = {specs, dys};
+  KeyBuf k;
+  kb_init(&k);
+  Leaves jl;
+  lv_init(&jl);
+  size_t off[3];
+  for (int i = 0; i < 2; i++) {
+    off[i] = k.len;
+    key_arg(&k, args[i], &jl, KEY_SPECS);
+  }
+  off[2] = k.len;
+  bool same = ls.k == lv->n && jl.n == lv->n + nout;   /* every leaf a spec, in c's order */
+  for (int i = 0; i < jl.n && same; i++) same = jl.t[i] == NULL;
+  FwdBwd *fb = same ? tffn_fwdbwd_catch(c, f, args, &k, off, has, lv->n, nout, nsrc) : NULL;
+  rt_unhold(mark);
+  kb_free(&k);
+  lv_free(&jl);
+  val_decref(has);
+  val_decref(cfg);
+  val_decref(body);
+  val_decref(sf);
+  val_decref(dys);
+  val_decref(specs);
+  c->fb = fb;
+  c->fb_state = fb ? 1 : -1;
+  return fb;
+}
+
+/* The gradient of a call run by its forward graph.  self: (concrete function,
+ * kept values, the rerun gradient's configuration); args: one gradient per
+ * output.  Runs the backward graph, or the rerun when a tape records the
+ * gradient (higher order) or a gradient's shape differs from its output's. */
+static Val tffn_split_grad(Val self, int n, const Val *args, const Kw *kw) {
+  const Val *s = ((Tuple *)self.u.o)->items;
+  FwdBwd *fb = ((Concrete *)s[0].u.o)->fb;
+  bool direct = n == fb->nout && !tape_any_recording();
+  for (int i = 0; i < n && direct; i++) {
+    const Tensor *t = val_is(args[i], &tensor_type) ? val_tensor(args[i]) : NULL;
+    direct = t && !t->sym && t->dtype == fb->dym[i].dtype && t->rank == fb->dym[i].rank;
+    for (int d = 0; direct && d < t->rank; d++) direct = fb->dym[i].shape[d] < 0 || t->shape[d] == fb->dym[i].shape[d];
+  }
+  if (!direct) return tffn_call_grad(s[2], n, args, kw);
+  Tuple *mt = (Tuple *)s[1].u.o;
+  int ng = 0;
+  for (int i = 0; i < fb->nsrc; i++) ng += fb->has[i];
+  Tensor **io = malloc(sizeof(Tensor *) * (size_t)(fb->nmid + n + ng + 1));
+  if (!io) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = rt_hold_mem(io);
+  for (int i = 0; i < fb->nmid; i++) io[i] = val_tensor(mt->items[i]);
+  for (int i = 0; i < n; i++) io[fb->nmid + i] = val_tensor(args[i]);
+  Tensor **gs = io + fb->nmid + n;
+  exec_run(fb->bp, io, gs);
+  Val res = list_new(fb->nsrc);
+  for (int i = 0, k = 0; i < fb->nsrc; i++) {
+    list_append(res, fb->has[i] ? val_obj(gs[k]) : val_none());
+    if (fb->has[i]) tensor_release(gs[k++]);
+  }
+  rt_unhold(mark);
+  free(io);
+  return res;
+}
+
+/* The results of a recorded call are new tensors, as TF's function outputs
+ * are: one that is an argument, or an earlier result, becomes a view of it,
+ * so that the tape entry's outputs differ from its inputs and each other (a
+ * gradient would flow through the entry to itself, or twice). */
+static void tffn_distinct_outputs(Tensor **outs, int no, const Leaves *lv) {
+  for (int i = 0; i < no; i++) {
+    Tensor *t = outs[i];
+    bool dup = false;
+    for (int j = 0; j < lv->n && !dup; j++) dup = t == lv->t[j];
+    for (int j = 0; j < i && !dup; j++) dup = t == outs[j];
+    if (!dup || dtype_holds_refs(t->dtype)) continue;
+    outs[i] = tensor_view(t, t->rank, t->shape, t->strides, t->offset);
+    tensor_release(t);
+  }
+}
+
+/* Run c on the leaves lv of an eager call (bound: its nb bound arguments) and
+ * record the call on the tapes that watch one of its inputs.  rng: the random
+ * state before the call, which a rerun for the gradient draws from again. */
+static Val tffn_run_record(Concrete *c, int nb, const Val *bound, const Leaves *lv, Tensor *rng) {
+  int nin;
+  Val *in = tffn_tape_inputs(c, lv, &nin);
+  int mark = rt_hold_mem(in);
+  if (!tape_would_record(nin, in)) {
+    rt_unhold(mark);
+    free(in);
+    return tffn_run(c, lv->t);
+  }
+  Val bt = rt_tuple(nb, bound);
+  rt_hold_val(bt);
+  Val rerun = tuple_pack(3, tffn_bwd_fn(c), bt, val_obj(rng));
+  rt_hold_val(rerun);
+  FwdBwd *fb = tffn_fwdbwd(c, bt, lv, nin);
+  Val r, gf;
+  int no = fb ? fb->nout + fb->nmid : c->g->noutputs;
+  Tensor **outs = malloc(sizeof(Tensor *) * (size_t)(no + 1));
+  if (!outs) rt_throw(ERR_MEMORY, "out of memory");
+  rt_hold_mem(outs);
+  if (fb) {
+    exec_run(fb->fp, lv->t, outs);
+    tffn_distinct_outputs(outs, fb->nout, lv);
+    Val mids = tuple_new(fb->nmid);   /* owns the kept values */
+    for (int i = 0; i < fb->nmid; i++) ((Tuple *)mids.u.o)->items[i] = val_obj(outs[fb->nout + i]);
+    Val cfg = tuple_pack(3, val_obj(c), mids, rerun);
+    val_decref(mids);
+    gf = builtin_new("tf.function.<call gradient>", tffn_split_grad, cfg, NULL);
+    val_decref(cfg);
+    rt_hold_val(gf);
+    r = tffn_result(c, outs, fb->nout);
+  } else {
+    gf = builtin_new("tf.function.<call gradient>", tffn_call_grad, rerun, NULL);
+    rt_hold_val(gf);
+    exec_run(c->plan, lv->t, outs);
+    tffn_distinct_outputs(outs, no, lv);
+    r = tffn_result(c, outs, no);
+  }
+  rt_hold_val(r);
+  Val ol = list_new(0);
+  rt_hold_val(ol);
+  tffn_tensor_leaves(r, ol, true);
+  tape_record_custom(nin, in, ol, gf);
+  rt_unhold(mark);
+  free(in);
+  free(outs);
+  val_decref(bt);
+  val_decref(rerun);
+  val_decref(gf);
+  val_decref(ol);
+  return r;
+}
+
 /* A call of concrete function c under a recording tape is recorded as a call
  * of its tf.function: the arguments it was traced with, the tensor ones
  * replaced by the tensors the call ran with (np parameters, indices pi, values
  * vals; a host number given for a tensor parameter by the tensor it was
- * converted to): the backward reruns fn on them. */
-static void tffn_conc_record(Concrete *c, int np, const int *pi, const Val *vals, const Leaves *lv, Val r, Tensor *rng) {
+ * converted to): the backward reruns fn on them.  Returns the call's result. */
+static Val tffn_conc_record(Concrete *c, int np, const int *pi, const Val *vals, const Leaves *lv, Tensor *rng) {
   Val bt = tuple_new(c->nparams);
   int mark = rt_hold_val(bt);
   Tuple *tm = (Tuple *)c->args_tmpl.u.o, *b = (Tuple *)bt.u.o;
@@ -1650,9 +2059,10 @@ static void tffn_conc_record(Concrete *c, int np, const int *pi, const Val *vals
     TFS_DECREF(b->items[pi[i]]);
     b->items[pi[i]] = ok ? e : val_none();
   }
-  if (ok && k == lv->n) tffn_record_call(c, c->nparams, b->items, lv, r, rng);
+  Val r = ok && k == lv->n ? tffn_run_record(c, c->nparams, b->items, lv, rng) : tffn_run(c, lv->t);
   rt_unhold(mark);
   val_decref(bt);
+  return r;
 }
 
 /* A concrete function takes the parameters that hold tensors (host arguments
@@ -1682,12 +2092,8 @@ static Val tffn_conc_call(Val self, int n, const Val *args, const Kw *kw) {
   int mark = rt_hold_val(self);
   Tensor *rng = tape_nactive && tape_any_recording() ? random_state_get() : NULL;   /* a gradient replays the draws */
   if (rng) rt_hold_val(val_obj(rng));
-  Val r = tffn_run(c, lv.t);
-  if (rng) {
-    rt_hold_val(r);
-    tffn_conc_record(c, np, pi, vals, &lv, r, rng);
-    val_decref(val_obj(rng));
-  }
+  Val r = rng ? tffn_conc_record(c, np, pi, vals, &lv, rng) : tffn_run(c, lv.t);
+  if (rng) val_decref(val_obj(rng));
   rt_unhold(mark);
   val_decref(self);
   for (int i = 0; i < nowned; i++) val_decref(owned[i]);

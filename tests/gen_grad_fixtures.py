@@ -3,7 +3,9 @@
 
 Writes tests/programs/grad_torch_<name>.tfs and .out.  Each program holds its
 inputs and torch's gradients as constants, computes the same gradients with a
-GradientTape eagerly and inside tf.function, and prints per gradient whether
+GradientTape eagerly, inside tf.function, and eagerly around a call of the loss
+as a tf.function (twice: the second call reuses its forward and backward
+graphs), and prints per gradient whether
 the largest difference is within a float32 tolerance; the .out file is those
 "ok" lines.  The comparison is a tolerance, so no expected output depends on the
 CPU's BLAS kernel.
@@ -28,26 +30,35 @@ def data(*shape, scale=1.0):
     return (RNG.uniform(-1, 1, size=shape) * scale).astype(np.float32)
 
 
+def mlp_params():
+    """The MLP cases' input and weights, drawn in this order."""
+    return dict(x=data(4, 5), w1=data(5, 6, scale=0.5), b1=data(6, scale=0.1), w2=data(6, 3, scale=0.5),
+                b2=data(3, scale=0.1))
+
+
+def mlp_preamble(p, labels, tv, names):
+    """The MLP program's constants, Variables and torch's gradients (tv[n].grad for n in names)."""
+    return f"""x = tf.constant({lit(p["x"])})
+labels = tf.constant({labels.tolist()})
+w1 = tf.Variable({lit(p["w1"])})
+b1 = tf.Variable({lit(p["b1"])})
+w2 = tf.Variable({lit(p["w2"])})
+b2 = tf.Variable({lit(p["b2"])})
+expected = [{", ".join("tf.constant(" + repr(tv[n].grad.numpy().tolist()) + ")" for n in names)}]
+"""
+
+
 def mlp_case():
-    x, w1, b1 = data(4, 5), data(5, 6, scale=0.5), data(6, scale=0.1)
-    w2, b2 = data(6, 3, scale=0.5), data(3, scale=0.1)
+    p = mlp_params()
     labels = np.array([0, 2, 1, 2])
-    tv = {k: torch.tensor(v, dtype=torch.float64, requires_grad=True) for k, v in
-          dict(w1=w1, b1=b1, w2=w2, b2=b2).items()}
-    tx = torch.tensor(x, dtype=torch.float64)
+    tv = {k: torch.tensor(p[k], dtype=torch.float64, requires_grad=True) for k in ("w1", "b1", "w2", "b2")}
+    tx = torch.tensor(p["x"], dtype=torch.float64)
     h = torch.tanh(tx @ tv["w1"] + tv["b1"])
     logits = h @ tv["w2"] + tv["b2"]
     loss = torch.nn.functional.cross_entropy(logits, torch.tensor(labels)) + 0.01 * (tv["w1"] ** 2).sum()
     loss.backward()
     names = ["w1", "b1", "w2", "b2"]
-    body = f"""x = tf.constant({lit(x)})
-labels = tf.constant({labels.tolist()})
-w1 = tf.Variable({lit(w1)})
-b1 = tf.Variable({lit(b1)})
-w2 = tf.Variable({lit(w2)})
-b2 = tf.Variable({lit(b2)})
-expected = [{", ".join("tf.constant(" + repr(tv[n].grad.numpy().tolist()) + ")" for n in names)}]
-
+    body = mlp_preamble(p, labels, tv, names) + """
 def loss_fn():
     h = tf.tanh(tf.matmul(x, w1) + b1)
     logits = tf.matmul(h, w2) + b2
@@ -55,6 +66,45 @@ def loss_fn():
     return tf.reduce_mean(xent) + 0.01 * tf.reduce_sum(w1 ** 2)
 """
     return "mlp", body, names
+
+
+def call_case():
+    """A tf.function called eagerly under the tape (recorded as one call, its
+    gradient the backward graph fed with the values the call kept): a tensor
+    argument, Variables the graph reads, a cond taking each branch once."""
+    p = mlp_params()
+    labels = np.array([1, 0, 2, 2])
+    tv = {k: torch.tensor(v, dtype=torch.float64, requires_grad=True) for k, v in p.items()}
+
+    # the cond's threshold: halfway between the two calls' sums, so each takes one branch
+    sums = [float(torch.tanh(s * tv["x"] @ tv["w1"] + tv["b1"]).sum()) for s in (1.0, -1.0)]
+    thr = round((sums[0] + sums[1]) / 2, 2)
+    assert min(sums) < thr < max(sums), "the data should take both branches"
+
+    def net(inp):
+        h = torch.tanh(inp @ tv["w1"] + tv["b1"])
+        h = h * h if float(h.sum()) > thr else h * 0.5
+        logits = h @ tv["w2"] + tv["b2"]
+        return torch.nn.functional.cross_entropy(logits, torch.tensor(labels))
+
+    loss = net(tv["x"]) + 0.5 * net(-tv["x"])
+    loss.backward()
+    names = ["x", "w1", "b1", "w2", "b2"]
+    body = mlp_preamble(p, labels, tv, names) + f"""
+@tf.function
+def net(inp):
+    h = tf.tanh(tf.matmul(inp, w1) + b1)
+    if tf.reduce_sum(h) > {thr}:
+        h = h * h
+    else:
+        h = h * 0.5
+    logits = tf.matmul(h, w2) + b2
+    return tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels, logits))
+
+def loss_fn(inp=x):   # (an argument: a tf.function's call gradient reaches its tensor arguments, not its captures)
+    return net(inp) + 0.5 * net(-inp)
+"""
+    return "call", body, names
 
 
 def activations_case():
@@ -143,36 +193,46 @@ def check(label, grads):
         d = float(tf.reduce_max(tf.abs(grads[i] - tf.cast(expected[i], tf.float32))))
         print(label, NAMES[i], "ok" if d < 1e-4 else "MISMATCH " + str(d))
 
-def eager_grads():
+def taped(loss_of):
     tape = tf.GradientTape()
     tape.__enter__()
-    loss = loss_fn()
+    tape.watch(VARS)
+    loss = loss_of()
     tape.__exit__(None, None, None)
     return tape.gradient(loss, VARS)
+
+def eager_grads():
+    return taped(loss_fn)
 
 @tf.function
 def graph_grads():
-    tape = tf.GradientTape()
-    tape.__enter__()
-    loss = loss_fn()
-    tape.__exit__(None, None, None)
-    return tape.gradient(loss, VARS)
+    return taped(loss_fn)
+
+# the loss as a tf.function whose call the eager tape records
+loss_call = tf.function(loss_fn)
+
+def call_grads():
+    return taped(loss_call)
 
 check("eager", eager_grads())
 check("graph", graph_grads())
+check("call", call_grads())
+check("call", call_grads())
 """
 
 
 def main():
-    for name, body, names in (mlp_case(), activations_case(), rnn_case(), rnn_gated_case(), rnn_tensorarray_case()):
-        head = f"# Generated by tests/gen_grad_fixtures.py: {name} gradients against PyTorch autograd, eagerly and as a graph.\n"
+    for name, body, names in (mlp_case(), activations_case(), rnn_case(), rnn_gated_case(), rnn_tensorarray_case(),
+                              call_case()):
+        head = (f"# Generated by tests/gen_grad_fixtures.py: {name} gradients against PyTorch autograd, eagerly, as a "
+                "graph and through an eager tape's record of a tf.function call.\n")
         tail = TAIL.replace("NAMES", repr(names)).replace("VARS", "[" + ", ".join(names) + "]")
         src = head + body + tail
         base = os.path.join(PROGS, "grad_torch_" + name)
         with open(base + ".tfs", "w") as f:
             f.write(src)
         with open(base + ".out", "w") as f:
-            for label in ("eager", "graph"):
+            for label in ("eager", "graph", "call", "call"):
                 for n in names:
                     f.write(f"{label} {n} ok\n")
 

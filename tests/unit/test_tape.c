@@ -280,6 +280,97 @@ START_TEST(test_loop_state_bounded) {
 }
 END_TEST
 
+/* ---- calls of a tf.function recorded by an eager tape -------------------------------------- */
+
+/* sum(exp(tanh(x @ w))): a small layer whose forward ops (Tanh, Exp) its gradient does not use */
+static Val layer_body(Val self, int n, const Val *a, const Kw *kw) {
+  (void)self; (void)n; (void)kw;
+  Val m = op_apply2(OP_MATMUL, a[0], a[1]);
+  Val h = op_apply1(OP_TANH, m);
+  Val e = op_apply1(OP_EXP, h);
+  Val y = op_apply1(OP_SUM, e);
+  val_decref(m); val_decref(h); val_decref(e);
+  return y;
+}
+
+static int forward_steps, all_steps;
+
+static void count_steps(const GraphNode *nd) {
+  all_steps++;
+  if (nd && nd->kind == GN_OP && (nd->op->id == OP_TANH || nd->op->id == OP_EXP)) forward_steps++;
+}
+
+static Val mat(int r, int c, float base) {
+  tfs_i64 shape[2] = {r, c};
+  Tensor *t = tensor_new(DT_FLOAT32, 2, shape);
+  for (int i = 0; i < r * c; i++) ((float *)tensor_data(t))[i] = base + 0.1f * (float)((i * 7) % 11) - 0.4f;
+  return val_obj(t);
+}
+
+/* Gradients of the layer for x, w, counting the steps tape.gradient runs; with
+ * an outer tape recording (higher order) while the gradient is taken. */
+static void layer_grads(Val fn, Val x, Val w, bool outer, Val *g) {
+  Val tp = tape_new(false, false), op = tape_new(false, false);
+  Tape *t = (Tape *)tp.u.o, *o = (Tape *)op.u.o;
+  Val src[2] = {x, w};
+  tape_watch(o, x);
+  tape_watch(o, w);
+  if (outer) tape_push(o);
+  tape_watch(t, x);
+  tape_watch(t, w);
+  tape_push(t);
+  forward_steps = all_steps = 0;
+  exec_step_hook = count_steps;
+  Val a[2] = {x, w};
+  Val y = rt_call(fn, 2, a, NULL);
+  exec_step_hook = NULL;
+  if (!val_is(fn, &builtin_type)) ck_assert_int_ge(forward_steps, 2);   /* the call ran Tanh and Exp once */
+  tape_pop(t);
+  forward_steps = all_steps = 0;
+  exec_step_hook = count_steps;
+  tape_gradient(t, 1, &y, NULL, 2, src, false, g);
+  exec_step_hook = NULL;
+  if (outer) tape_pop(o);
+  val_decref(y);
+  val_decref(tp);
+  val_decref(op);
+}
+
+START_TEST(test_call_gradient_keeps_forward) {
+  /* The gradient of a recorded tf.function call runs only the backward graph,
+   * fed with the values the forward graph kept at the call: no Tanh or Exp
+   * step runs in tape.gradient (the rerun this replaced ran both again). */
+  Val tf = tf_module(), tff = rt_getattr(tf, "function");
+  Val body = builtin_new("layer", layer_body, val_undef(), NULL);
+  Val fn = rt_call(tff, 1, &body, NULL);
+  for (int call = 0; call < 3; call++) {   /* the first call traces and splits, the others reuse it */
+    Val x = mat(4, 3, 0.1f * (float)call), w = mat(3, 5, -0.2f), ref[2], g[2];
+    layer_grads(body, x, w, false, ref);   /* the same code run eagerly */
+    layer_grads(fn, x, w, false, g);
+    ck_assert_int_eq(forward_steps, 0);
+    ck_assert_int_gt(all_steps, 0);        /* the backward graph ran */
+    for (int k = 0; k < 2; k++) {
+      Tensor *a = val_as_tensor(g[k]), *b = val_as_tensor(ref[k]);
+      ck_assert_int_eq(a->size, b->size);
+      for (tfs_i64 i = 0; i < a->size; i++) ck_assert_float_eq_tol(tensor_get_f(a, i), tensor_get_f(b, i), 1e-5);
+      val_decref(g[k]);
+    }
+    /* an outer tape recording the gradient (higher order) makes it rerun the function: the counter sees that */
+    layer_grads(fn, x, w, true, g);
+    ck_assert_int_ge(forward_steps, 2);
+    for (int k = 0; k < 2; k++) {
+      Tensor *a = val_as_tensor(g[k]), *b = val_as_tensor(ref[k]);
+      for (tfs_i64 i = 0; i < a->size; i++) ck_assert_float_eq_tol(tensor_get_f(a, i), tensor_get_f(b, i), 1e-5);
+      val_decref(g[k]);
+      val_decref(ref[k]);
+    }
+    val_decref(x);
+    val_decref(w);
+  }
+  val_decref(fn); val_decref(body); val_decref(tff); val_decref(tf);
+}
+END_TEST
+
 /* Record n products a * b on tape t; the results are released (the tape keeps them). */
 static void record_products(Tape *t, Val a, Val b, int n, Val *last) {
   tape_push(t);
@@ -494,6 +585,7 @@ static Suite *tape_suite(void) {
   tcase_add_test(tc, test_slots_reused);
   tcase_add_test(tc, test_kept_values_per_gradient);
   tcase_add_test(tc, test_record_straight_line);
+  tcase_add_test(tc, test_call_gradient_keeps_forward);
   suite_add_tcase(s, tc);
   return s;
 }
