@@ -27,6 +27,7 @@ typedef enum GraphNodeKind { GN_OP, GN_PLACEHOLDER, GN_CONST, GN_VARHANDLE, GN_C
 enum {
   GNF_STATEFUL = 1,           /* a side effect: never pruned, runs in program order */
   GNF_LIST = 2,               /* the op's one 'L' input was a list: inputs are its elements */
+  GNF_CAPTURE = 4,            /* GN_CONST: a tensor captured from outside the traced function (a tape may watch it) */
 };
 
 /* One value of the graph: output `out` of node `node` (node -1: none). */

@@ -2056,7 +2056,8 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
   }
   if (b->full && n->kind != GN_PLACEHOLDER) {
     if (n->nout) gd_attr_add(b, &at, "_output_shapes", gd_shapes(b, n->nout, n->outm));
-    if (n->flags) gd_attr_add(b, &at, "_tfs_flags", gd_int(b, (tfs_i64)n->flags));
+    unsigned fl = n->flags & ~(unsigned)GNF_CAPTURE;   /* (only tape entries of eager calls read it) */
+    if (fl) gd_attr_add(b, &at, "_tfs_flags", gd_int(b, (tfs_i64)fl));
   }
   gd_set_attrs(nd, &at);
   return nd;

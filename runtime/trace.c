@@ -231,10 +231,12 @@ void trace_refvec_push(GraphRefVec *rv, GraphRef r) {
 
 /* ---- references to values in the current graph ------------------------------------ */
 
-static GraphRef trace_const_capture(TraceCtx *cx, Tensor *t) {
+/* cap: t is a tensor from outside, which a tape may watch (not a NumPy array's) */
+static GraphRef trace_const_capture(TraceCtx *cx, Tensor *t, bool cap) {
   int id = trace_key_find(cx, t);
   if (id < 0) {
     id = graph_add_const(cx->g, t);
+    if (cap) cx->g->nodes[id].flags |= GNF_CAPTURE;   /* not a literal of the trace: recorded calls differentiate it */
     trace_key_add(cx, t, id);
   }
   return (GraphRef){id, 0};
@@ -289,7 +291,7 @@ bool trace_ref(TraceCtx *cx, Val v, GraphRef *out) {
   const Type *ty = v.u.o->type;
   if (ty == &tensor_type) {
     Tensor *t = (Tensor *)v.u.o;
-    *out = t->sym ? trace_sym_in(cx, t) : trace_const_capture(cx, t);
+    *out = t->sym ? trace_sym_in(cx, t) : trace_const_capture(cx, t, true);
     return true;
   }
   if (ty == &variable_type) {
@@ -297,7 +299,7 @@ bool trace_ref(TraceCtx *cx, Val v, GraphRef *out) {
     return true;
   }
   if (ty == &ndarray_type) {
-    *out = trace_const_capture(cx, ((NdArray *)v.u.o)->t);
+    *out = trace_const_capture(cx, ((NdArray *)v.u.o)->t, false);
     return true;
   }
   return false;

@@ -509,9 +509,14 @@ typedef struct Concrete {
   Val out_tmpl;               /* result template; VT_UNDEF: the single output 0 */
   Val defaults;               /* tuple of the parameters' defaults (VT_UNDEF items: none) */
   Val vars;                   /* tuple of the trainable Variables the graph reads (VT_UNDEF: not collected yet) */
-  Val bwd;                    /* the backward tf.function of calls recorded by a tape (VT_UNDEF: none yet) */
-  struct FwdBwd *fb;          /* forward and backward graphs of recorded calls (NULL: none yet) */
-  int fb_state;               /* 0: fb not tried yet, 1: built, -1: recorded calls use bwd */
+  Val caps;                   /* tuple of the float tensors it captures from outside (collected with vars) */
+  /* Index w below: 1 for calls recorded while a tape tracks a captured
+   * tensor (the entry's inputs end with caps), 0 for the others, whose
+   * backward computes no gradient for captured tensors. */
+  Val xs[2];                  /* the entry's inputs after the tensor leaves: vars, then (w 1) caps */
+  Val bwd[2];                 /* the backward tf.function of calls recorded by a tape (VT_UNDEF: none yet) */
+  struct FwdBwd *fb[2];       /* forward and backward graphs of recorded calls (NULL: none yet) */
+  int fb_state[2];            /* 0: fb not tried yet, 1: built, -1: recorded calls use bwd */
   bool ext;                   /* fn is called with bound arguments (tffn_ext of its tf.function) */
 } Concrete;
 
@@ -560,8 +565,12 @@ static void tffn_conc_free(Obj *o) {
   val_decref(c->out_tmpl);
   val_decref(c->defaults);
   val_decref(c->vars);
-  val_decref(c->bwd);
-  tffn_fwdbwd_free(c->fb);
+  val_decref(c->caps);
+  for (int w = 0; w < 2; w++) {
+    val_decref(c->xs[w]);
+    val_decref(c->bwd[w]);
+    tffn_fwdbwd_free(c->fb[w]);
+  }
   free(c);
 }
 
@@ -868,7 +877,8 @@ static Val tffn_run(Concrete *c, Tensor **leaves) {
 
 /* ---- calls recorded by a gradient tape ------------------------------------------------------------
  * An eager call under a tape that watches one of its inputs (a tensor
- * argument, or a trainable Variable the graph reads) is recorded as one tape
+ * argument, a trainable Variable the graph reads, or a float tensor it
+ * captures from outside) is recorded as one tape
  * entry, as TF records a function call as one op.  Its gradient is usually
  * a backward graph fed with values the call kept (see "forward and backward
  * graphs" below).  Otherwise it is a second tf.function, traced once per
@@ -881,18 +891,24 @@ static Val tffn_run(Concrete *c, Tensor **leaves) {
 static Val tffn_make(Val fn, Val sig, Val reduce, Val jit);
 static Val tffn_run_record(Concrete *c, int nb, const Val *bound, const Leaves *lv, Tensor *rng);
 
-/* The trainable Variables g reads (bodies of conds and loops included), each once. */
-static void tffn_graph_vars(const Graph *g, Val list) {
+static void tffn_list_add_once(Val list, Obj *o) {
+  List *l = (List *)list.u.o;
+  for (tfs_i64 j = 0; j < l->len; j++)
+    if (l->items[j].u.o == o) return;
+  list_append(list, val_obj(o));
+}
+
+/* The trainable Variables g reads and the float tensors it captures from
+ * outside (not its literals: they are no tape's sources), bodies of conds and
+ * loops included, each once. */
+static void tffn_graph_vars(const Graph *g, Val vars, Val caps) {
   for (int i = 0; i < g->nnodes; i++) {
     const GraphNode *nd = &g->nodes[i];
-    if (nd->kind == GN_VARHANDLE && nd->var->trainable) {
-      List *l = (List *)list.u.o;
-      bool seen = false;
-      for (tfs_i64 j = 0; j < l->len && !seen; j++) seen = l->items[j].u.o == &nd->var->hdr;
-      if (!seen) list_append(list, val_obj(nd->var));
-    }
+    if (nd->kind == GN_VARHANDLE && nd->var->trainable) tffn_list_add_once(vars, &nd->var->hdr);
+    if (nd->kind == GN_CONST && (nd->flags & GNF_CAPTURE) && dtype_info[nd->value->dtype].is_float)
+      tffn_list_add_once(caps, &nd->value->hdr);
     for (int k = 0; k < 2; k++)
-      if (nd->sub[k]) tffn_graph_vars(nd->sub[k], list);
+      if (nd->sub[k]) tffn_graph_vars(nd->sub[k], vars, caps);
   }
 }
 
@@ -912,10 +928,11 @@ static void tffn_tensor_leaves(Val v, Val list, bool vars) {
   }
 }
 
-/* The backward function's body.  self: (fn, Variables, bound-call flag, name);
- * args: the call's bound arguments (tensors are placeholders now) and the list
- * of output gradients.  Returns one gradient (or None) per tensor argument,
- * then one per Variable; fwd (unless NULL) receives the list of the forward
+/* The backward function's body.  self: (fn, Variables and captured tensors
+ * (c->xs), bound-call flag, name); args: the call's bound arguments (tensors
+ * are placeholders now) and the list of output gradients.  Returns one
+ * gradient (or None) per tensor argument, then one per item of xs (a captured
+ * tensor is watched as itself: the rerun's trace captures it again); fwd (unless NULL) receives the list of the forward
  * results' tensors. */
 static Val tffn_bwd_trace(Val self, const Val *args, Val *fwd) {
   const Val *s = ((Tuple *)self.u.o)->items;
@@ -989,42 +1006,53 @@ static Val tffn_call_grad(Val self, int n, const Val *args, const Kw *kw) {
 }
 
 /* The inputs a tape entry of a call of c has: its tensor leaves, then the
- * trainable Variables its graph reads (malloc'd; *nin receives the count). */
-static Val *tffn_tape_inputs(Concrete *c, const Leaves *lv, int *nin) {
+ * trainable Variables its graph reads, then, when a recording tape tracks
+ * one of them, the tensors it captures, as TF's function call has them as
+ * inputs (malloc'd; *nin receives the count, *w the variant of c->xs). */
+static Val *tffn_tape_inputs(Concrete *c, const Leaves *lv, int *nin, int *w) {
   if (val_is_undef(c->vars)) {
-    Val l = list_new(0);
-    tffn_graph_vars(c->g, l);
+    Val l = list_new(0), cl = list_new(0);
+    tffn_graph_vars(c->g, l, cl);
     c->vars = rt_tuple((int)((List *)l.u.o)->len, ((List *)l.u.o)->items);
+    c->caps = rt_tuple((int)((List *)cl.u.o)->len, ((List *)cl.u.o)->items);
+    c->xs[0] = val_incref(c->vars);
+    List *all = (List *)l.u.o;
+    for (tfs_i64 i = 0; i < ((List *)cl.u.o)->len; i++) list_append(l, ((List *)cl.u.o)->items[i]);
+    c->xs[1] = rt_tuple((int)all->len, all->items);
     val_decref(l);
+    val_decref(cl);
   }
-  tfs_i64 nv;
-  const Val *vs;
+  tfs_i64 nv, nc;
+  const Val *vs, *cs;
   seq_items(c->vars, &nv, &vs);
-  *nin = lv->n + (int)nv;
+  seq_items(c->caps, &nc, &cs);
+  *w = nc && tape_would_record((int)nc, cs);
+  *nin = lv->n + (int)nv + (*w ? (int)nc : 0);
   Val *in = malloc(sizeof(Val) * (size_t)(*nin + 1));
   if (!in) rt_throw(ERR_MEMORY, "out of memory");
   for (int i = 0; i < lv->n; i++) in[i] = val_obj(lv->t[i]);
   for (tfs_i64 i = 0; i < nv; i++) in[lv->n + i] = vs[i];
+  for (tfs_i64 i = 0; *w && i < nc; i++) in[lv->n + nv + i] = cs[i];
   return in;
 }
 
 /* c's backward tf.function (made on first use; traced when first called). */
-static Val tffn_bwd_fn(Concrete *c) {
-  if (val_is_undef(c->bwd)) {
-    Val cfg = tuple_pack(4, c->fn, c->vars, val_bool(c->ext), val_undef());
+static Val tffn_bwd_fn(Concrete *c, int w) {
+  if (val_is_undef(c->bwd[w])) {
+    Val cfg = tuple_pack(4, c->fn, c->xs[w], val_bool(c->ext), val_undef());
     Val nm = str_from_cstr(c->name);
     ((Tuple *)cfg.u.o)->items[3] = nm;
     Val body = builtin_new("tf.function.<gradient>", tffn_bwd_body, cfg, NULL);
     val_decref(cfg);
-    c->bwd = tffn_make(body, val_none(), val_bool(false), val_none());
+    c->bwd[w] = tffn_make(body, val_none(), val_bool(false), val_none());
     val_decref(body);
-    free(((TfFunction *)c->bwd.u.o)->name);
+    free(((TfFunction *)c->bwd[w].u.o)->name);
     char buf[256];
     snprintf(buf, sizeof buf, "%s_grad", c->name);
-    ((TfFunction *)c->bwd.u.o)->name = strdup(buf);
-    if (!((TfFunction *)c->bwd.u.o)->name) rt_throw(ERR_MEMORY, "out of memory");
+    ((TfFunction *)c->bwd[w].u.o)->name = strdup(buf);
+    if (!((TfFunction *)c->bwd[w].u.o)->name) rt_throw(ERR_MEMORY, "out of memory");
   }
-  return c->bwd;
+  return c->bwd[w];
 }
 
 /* ---- forward and backward graphs of a recorded call -------------------------------------------
@@ -1875,16 +1903,16 @@ static Val tffn_leaf_spec(void *ctx, Val v) {
 /* c's forward and backward graphs for a call with bound arguments bt (a
  * tuple) and leaves lv, nsrc entry inputs: traced and split on first use;
  * NULL when calls of c rerun the function for their gradient instead. */
-static FwdBwd *tffn_fwdbwd(Concrete *c, Val bt, const Leaves *lv, int nsrc) {
-  if (c->fb_state) return c->fb;
-  c->fb_state = -1;
+static FwdBwd *tffn_fwdbwd(Concrete *c, int w, Val bt, const Leaves *lv, int nsrc) {
+  if (c->fb_state[w]) return c->fb[w];
+  c->fb_state[w] = -1;
   int nout = c->g->noutputs;
   if (!tffn_splittable(c->g)) return NULL;
   for (int i = 0; i < nout; i++)
     if (graph_meta(c->g, c->g->outputs[i])->rank < 0) return NULL;
   Val has = list_new(0);
   int mark = rt_hold_val(has);
-  Val cfg = tuple_pack(5, c->fn, c->vars, val_bool(c->ext), val_undef(), has);
+  Val cfg = tuple_pack(5, c->fn, c->xs[w], val_bool(c->ext), val_undef(), has);
   rt_hold_val(cfg);
   ((Tuple *)cfg.u.o)->items[3] = str_from_cstr(c->name);
   Val body = builtin_new("tf.function.<forward-backward>", tffn_fwdbwd_body, cfg, NULL);
@@ -1931,18 +1959,18 @@ static FwdBwd *tffn_fwdbwd(Concrete *c, Val bt, const Leaves *lv, int nsrc) {
   val_decref(sf);
   val_decref(dys);
   val_decref(specs);
-  c->fb = fb;
-  c->fb_state = fb ? 1 : -1;
+  c->fb[w] = fb;
+  c->fb_state[w] = fb ? 1 : -1;
   return fb;
 }
 
 /* The gradient of a call run by its forward graph.  self: (concrete function,
- * kept values, the rerun gradient's configuration); args: one gradient per
+ * kept values, the rerun gradient's configuration, variant w); args: one gradient per
  * output.  Runs the backward graph, or the rerun when a tape records the
  * gradient (higher order) or a gradient's shape differs from its output's. */
 static Val tffn_split_grad(Val self, int n, const Val *args, const Kw *kw) {
   const Val *s = ((Tuple *)self.u.o)->items;
-  FwdBwd *fb = ((Concrete *)s[0].u.o)->fb;
+  FwdBwd *fb = ((Concrete *)s[0].u.o)->fb[s[3].u.i];
   bool direct = n == fb->nout && !tape_any_recording();
   for (int i = 0; i < n && direct; i++) {
     const Tensor *t = val_is(args[i], &tensor_type) ? val_tensor(args[i]) : NULL;
@@ -1990,8 +2018,8 @@ static void tffn_distinct_outputs(Tensor **outs, int no, const Leaves *lv) {
  * record the call on the tapes that watch one of its inputs.  rng: the random
  * state before the call, which a rerun for the gradient draws from again. */
 static Val tffn_run_record(Concrete *c, int nb, const Val *bound, const Leaves *lv, Tensor *rng) {
-  int nin;
-  Val *in = tffn_tape_inputs(c, lv, &nin);
+  int nin, w;
+  Val *in = tffn_tape_inputs(c, lv, &nin, &w);
   int mark = rt_hold_mem(in);
   if (!tape_would_record(nin, in)) {
     rt_unhold(mark);
@@ -2000,9 +2028,9 @@ static Val tffn_run_record(Concrete *c, int nb, const Val *bound, const Leaves *
   }
   Val bt = rt_tuple(nb, bound);
   rt_hold_val(bt);
-  Val rerun = tuple_pack(3, tffn_bwd_fn(c), bt, val_obj(rng));
+  Val rerun = tuple_pack(3, tffn_bwd_fn(c, w), bt, val_obj(rng));
   rt_hold_val(rerun);
-  FwdBwd *fb = tffn_fwdbwd(c, bt, lv, nin);
+  FwdBwd *fb = tffn_fwdbwd(c, w, bt, lv, nin);
   Val r, gf;
   int no = fb ? fb->nout + fb->nmid : c->g->noutputs;
   Tensor **outs = malloc(sizeof(Tensor *) * (size_t)(no + 1));
@@ -2013,7 +2041,7 @@ static Val tffn_run_record(Concrete *c, int nb, const Val *bound, const Leaves *
     tffn_distinct_outputs(outs, fb->nout, lv);
     Val mids = tuple_new(fb->nmid);   /* owns the kept values */
     for (int i = 0; i < fb->nmid; i++) ((Tuple *)mids.u.o)->items[i] = val_obj(outs[fb->nout + i]);
-    Val cfg = tuple_pack(3, val_obj(c), mids, rerun);
+    Val cfg = tuple_pack(4, val_obj(c), mids, rerun, val_int(w));
     val_decref(mids);
     gf = builtin_new("tf.function.<call gradient>", tffn_split_grad, cfg, NULL);
     val_decref(cfg);
