@@ -231,10 +231,19 @@ void trace_refvec_push(GraphRefVec *rv, GraphRef r) {
 
 /* ---- references to values in the current graph ------------------------------------ */
 
+/* Key node of a tensor trace_literal made while tracing (no node yet). */
+enum { TRACE_KEY_LITERAL = -2 };
+
+void trace_literal(Tensor *t) {
+  TraceCtx *cx = trace_current();
+  if (cx && !t->sym && trace_key_find(cx, t) == -1) trace_key_add(cx, t, TRACE_KEY_LITERAL);
+}
+
 /* cap: t is a tensor from outside, which a tape may watch (not a NumPy array's) */
 static GraphRef trace_const_capture(TraceCtx *cx, Tensor *t, bool cap) {
   int id = trace_key_find(cx, t);
   if (id < 0) {
+    cap = cap && id != TRACE_KEY_LITERAL;
     id = graph_add_const(cx->g, t);
     if (cap) cx->g->nodes[id].flags |= GNF_CAPTURE;   /* not a literal of the trace: recorded calls differentiate it */
     trace_key_add(cx, t, id);

@@ -72,6 +72,7 @@ static Val tf_constant(Val self, int n, const Val *args, const Kw *kw) {
   } else {
     t = tensor_from_val(a[0], want);
   }
+  if (t != src) trace_literal(t);   /* made by a function being traced: its literal, not a capture */
   if (a[2].tag != VT_NONE && a[2].tag != VT_UNDEF) {
     tfs_i64 dims[TFS_MAX_RANK];
     int r = val_to_dims(a[2], dims, false, "tf.constant");
