@@ -77,8 +77,9 @@ echo
 echo "gradients (bench/backward.tfs), microseconds, best of 7: MLP 784-100-100-10, batch 100, tfs as a tf.function graph"
 awk 'NR == FNR { torch[$1] = $2; next }
      FNR == 1 { printf "%-26s %12s %12s %10s\n", "workload", "tfs", "pytorch", "torch/tfs" }
-     { t = ($1 in torch) ? torch[$1] : "-"; r = (t != "-" && $2 > 0) ? sprintf("%.2fx", t / $2) : "-";
-       printf "%-26s %12.2f %12s %10s\n", $1, $2, t, r }' "$OUT/torch_grad.txt" "$OUT/tfs_grad.txt"
+     function num(v) { return sprintf(v < 1 ? "%.4f" : "%.2f", v) }   # per-op times are fractions of a microsecond
+     { t = ($1 in torch) ? num(torch[$1]) : "-"; r = (t != "-" && $2 > 0) ? sprintf("%.2fx", torch[$1] / $2) : "-";
+       printf "%-26s %12s %12s %10s\n", $1, ($1 ~ /ratio/) ? sprintf("%.2f", $2) : num($2), t, r }' "$OUT/torch_grad.txt" "$OUT/tfs_grad.txt"
 echo
 "$BUILD/compiler/tfs" run "$ROOT/bench/keras_train.tfs" > "$OUT/tfs_keras.txt"
 /usr/bin/python3 "$ROOT/bench/keras_train_torch.py" > "$OUT/torch_keras.txt"
