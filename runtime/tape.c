@@ -996,6 +996,18 @@ static void gradient_sweep(Tape *t, int ntarget, const Val *targets, const Val *
         for (int j = 0; j < e->nin; j++) ins[j] = tape_entry_shp(e)[j].rank == -2 ? e->in[j] : shape_stub(&stubs[j], &tape_entry_shp(e)[j]);
         in = ins;
       }
+      /* Higher order: a Variable input is held as the value read at the op.
+       * A tape recording this gradient must see that value as a read of the
+       * Variable (TF's ReadVariableOp output), or the second derivative
+       * misses every path through it (d2(x*x*x)/dx2 gave 2, not 6). */
+      if (!(e->keep & (E_IN_SHAPE | E_IN_NONE)) && tape_any_recording())
+        for (int j = 0; j < e->nin; j++) {
+          uintptr_t key = tape_entry_key(e)[j];
+          if (key && !(key & 1) && val_is_tensor(e->in[j])) {
+            Val var = val_obj((Obj *)key);
+            tape_record(&op_defs[OP_READ_VARIABLE], 1, &var, NULL, e->in[j]);
+          }
+        }
       GradCall gc = {e->op, e->nin, e->nout, in, tape_entry_out(e), dy, &at};
       grad_run(fn, &gc, dx);
       if (ins && ins != inbuf) free(ins);
