@@ -453,35 +453,10 @@ static Val tf_gradient_tape(Val self, int n, const Val *args, const Kw *kw) {
 /* A result of f as a tensor of its own, as TF's custom_gradient passes every
  * result through an Identity: f may return its input (or a Variable) as is,
  * and the entry must not be keyed on the input. */
-static Val fresh_result(Val v) {
+static Val fresh_result(void *ctx, Val v) {
+  (void)ctx;
   if (val_is_tensor(v) || val_is(v, &variable_type)) return op_apply1(OP_IDENTITY, v);
   return val_incref(v);
-}
-
-static Val fresh_results(Val r) {
-  tfs_i64 m;
-  const Val *it;
-  if (!seq_items(r, &m, &it) || m != 2) return val_incref(r);
-  tfs_i64 k;
-  const Val *ys;
-  Val y;
-  if (seq_items(it[0], &k, &ys)) {
-    y = val_is(it[0], &tuple_type) ? tuple_new(k) : list_new(k);
-    for (tfs_i64 j = 0; j < k; j++) {
-      Val f = fresh_result(ys[j]);
-      if (val_is(y, &tuple_type)) ((Tuple *)y.u.o)->items[j] = f;
-      else {
-        list_append(y, f);
-        TFS_DECREF(f);
-      }
-    }
-  } else {
-    y = fresh_result(it[0]);
-  }
-  Val out = tuple_new(2);
-  ((Tuple *)out.u.o)->items[0] = y;
-  ((Tuple *)out.u.o)->items[1] = val_incref(it[1]);
-  return out;
 }
 
 /* tf.custom_gradient(f): calling the result runs f with recording paused, then
@@ -490,25 +465,26 @@ static Val custom_call(Val self, int n, const Val *args, const Kw *kw) {
   for (int i = 0; i < tape_nactive_count(); i++) tape_active_at(i)->paused++;
   RtTry tr;
   rt_try_push(&tr);
-  Val r;
+  Val y, gf;
   if (setjmp(tr.jb) == 0) {
-    Val r0 = rt_call(self, n, args, kw);
-    r = fresh_results(r0);
-    TFS_DECREF(r0);
+    Val r = rt_call(self, n, args, kw);
+    tfs_i64 m;
+    const Val *it;
+    if (!seq_items(r, &m, &it) || m != 2) {
+      TFS_DECREF(r);
+      rt_throw(ERR_VALUE, "tf.custom_gradient: the function must return (result, grad_fn)");
+    }
+    /* the results are made while recording is paused: only the custom entry records them */
+    bool seq = val_is(it[0], &list_type) || val_is(it[0], &tuple_type);
+    y = seq ? trace_nest_map(it[0], fresh_result, NULL) : fresh_result(NULL, it[0]);
+    gf = val_incref(it[1]);
+    TFS_DECREF(r);
     rt_try_pop(&tr);
   } else {
     for (int i = 0; i < tape_nactive_count(); i++) tape_active_at(i)->paused--;
     rt_rethrow(&tr);
   }
   for (int i = 0; i < tape_nactive_count(); i++) tape_active_at(i)->paused--;
-  tfs_i64 m;
-  const Val *it;
-  if (!seq_items(r, &m, &it) || m != 2) {
-    TFS_DECREF(r);
-    rt_throw(ERR_VALUE, "tf.custom_gradient: the function must return (result, grad_fn)");
-  }
-  Val y = val_incref(it[0]), gf = val_incref(it[1]);
-  TFS_DECREF(r);
   if (tape_nactive) tape_record_custom(n, args, y, gf);
   TFS_DECREF(gf);
   return y;
