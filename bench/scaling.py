@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """scaling.py — cost per op and per line at 3 sizes, so a regression to superlinear shows as a growing number (issue 12).
 
-Usage: bench/scaling.py [BUILD_DIR] [--sizes 3000,10000,30000] [--only trace,check,run,agcheck,agrun]
+Usage: bench/scaling.py [BUILD_DIR] [--sizes 3000,10000,30000] [--only trace,check,run,agcheck,agrun,longcheck,longrun]
   trace    a tf.function unrolling `x = x + 1.0` n times: CPU time of its first call (trace, plan
            and one run), measured inside the program with time.process_time, per op; compiling the
            program (libtcc, AutoGraph) is not counted: agrun covers it
@@ -9,6 +9,8 @@ Usage: bench/scaling.py [BUILD_DIR] [--sizes 3000,10000,30000] [--only trace,che
   run      `tfs run` of the same program (JIT included), per line
   agcheck  `tfsc --check` of that program plus one tf.function calling f0 (AutoGraph converts what it reaches)
   agrun    `tfs run` of it
+  longcheck  `tfsc --check` of the trace program (one tf.function of n statements), per line
+  longrun    `tfs run` of it (JIT, trace and one graph run), per line
 Each figure is the best of 3 runs' user+system CPU time (the machine is shared),
 with the largest peak resident size (max RSS) of those runs.
 """
@@ -66,7 +68,7 @@ def main():
     args = sys.argv[1:]
     build = "build"
     sizes = [3000, 10000, 30000]
-    only = ["trace", "check", "run", "agcheck", "agrun"]
+    only = ["trace", "check", "run", "agcheck", "agrun", "longcheck", "longrun"]
     while args:
         a = args.pop(0)
         if a == "--sizes":
@@ -77,17 +79,24 @@ def main():
             build = a
     tfs = os.path.join(build, "compiler", "tfs")
     tfsc = os.path.join(build, "compiler", "tfsc")
-    print("%-8s %8s %10s %16s %10s %14s" % ("what", "n", "cpu s", "us per op/line", "max MB", "KB per line"))
+    print("%-9s %8s %10s %16s %10s %14s" % ("what", "n", "cpu s", "us per op/line", "max MB", "KB per line"))
 
     def row(what, n, t, rss=None):
         extra = "%10.0f %14.2f" % (rss, rss * 1024 / n) if rss is not None else ""
-        print("%-8s %8d %10.3f %16.2f %s" % (what, n, t, t / n * 1e6, extra), flush=True)
+        print("%-9s %8d %10.3f %16.2f %s" % (what, n, t, t / n * 1e6, extra), flush=True)
 
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes if "trace" in only else []:
             g = os.path.join(tmp, "g.tfs")
             open(g, "w").write(unrolled(n))
             row("trace", n, first_call(tfs, g, n))
+        for n in sizes if "longcheck" in only or "longrun" in only else []:
+            g = os.path.join(tmp, "g.tfs")
+            open(g, "w").write(unrolled(n))
+            if "longcheck" in only:
+                row("longcheck", n, *measure([tfsc, "--check", g]))
+            if "longrun" in only:
+                row("longrun", n, *measure([tfs, "run", g]))
         for prefix, traced in (("", False), ("ag", True)):
             for n in sizes if prefix + "check" in only or prefix + "run" in only else []:
                 p = os.path.join(tmp, "p.tfs")
