@@ -97,6 +97,7 @@ typedef struct Fg {
   int cls_ns;                 /* temp holding that namespace dict */
   int depth;                  /* indentation */
   int line;                   /* of the last #line in body (0: none yet) */
+  int loc_set;                /* what rt_cur_loc holds at the end of body (-1: not known) */
 } Fg;
 
 /* ---- small emit helpers ---------------------------------------------------- */
@@ -112,7 +113,11 @@ __attribute__((format(printf, 2, 3))) static void emit(Fg *g, const char *fmt, .
   sb_vprintf(&g->body, fmt, ap);
   va_end(ap);
   sb_putc(&g->body, '\n');
+  g->loc_set = -1;
 }
+
+/* The next emit leaves rt_cur_loc as it was: it cannot fail or call out. */
+static void keep_loc(Fg *g, int loc) { g->loc_set = loc; }
 
 /* Temporaries are statement-local: stmt() gives back every slot its
  * statement took, so T_ grows with the deepest statement and nesting, not
@@ -176,7 +181,13 @@ static int add_loc(Cg *cg, ProgModule *m, int line, int col) {
   return cg->loc_base + cg->nlocs++;
 }
 
-static void set_loc(Fg *g, Ast *n) { emit(g, "rt_cur_loc = %d;", add_loc(g->cg, g->m, n->line, n->col)); }
+/* rt_cur_loc = N, unless the straight-line code just before set it to N. */
+static void set_loc(Fg *g, Ast *n) {
+  int loc = add_loc(g->cg, g->m, n->line, n->col);
+  if (loc == g->loc_set) return;
+  emit(g, "rt_cur_loc = %d;", loc);
+  g->loc_set = loc;
+}
 
 static int add_const(Cg *cg, Const c) {
   for (int i = 0; i < cg->nconsts; i++) {
@@ -233,6 +244,15 @@ static bool class_binds(Ast *cls, const char *name) {
   return false;
 }
 
+/* A local read raises while unbound.  A parameter is bound on entry and
+ * stays bound unless deleted: no check (it was a tenth of the C of a program
+ * of small functions). */
+static void local_check(Fg *g, Sym *y, Ast *n) {
+  if (!y->param || y->unbinds)
+    emit(g, "if (L_%s.tag == VT_UNDEF) { rt_cur_loc = %d; rt_unbound_local(\"%s\"); }", n->name,
+         add_loc(g->cg, g->m, n->line, n->col), n->name);
+}
+
 static int load_name(Fg *g, Ast *n) {
   int t = tmp(g);
   if (g->cls && class_binds(g->cls, n->name)) {
@@ -249,11 +269,7 @@ static int load_name(Fg *g, Ast *n) {
   }
   switch (y->kind) {
   case SYM_LOCAL:
-    /* a parameter is bound on entry and stays bound unless deleted: no check
-     * (it was a tenth of the C of a program of small functions) */
-    if (!y->param || y->unbinds)
-      emit(g, "if (L_%s.tag == VT_UNDEF) { rt_cur_loc = %d; rt_unbound_local(\"%s\"); }", n->name,
-           add_loc(g->cg, g->m, n->line, n->col), n->name);
+    local_check(g, y, n);
     emit(g, "TFS_COPY(T_[%d], L_%s); TFS_INCREF(T_[%d]);", t, n->name, t);
     break;
   case SYM_CELL:
@@ -335,7 +351,7 @@ CG_OUTLINE static int comprehension_value(Fg *g, Ast *e);
 
 
 static int constant(Fg *g, Ast *e) {
-  int t = tmp(g);
+  int t = tmp(g), loc = g->loc_set;
   if (e->const_kind != C_STR && e->const_kind != C_ELLIPSIS) mark_imm(g, t);
   switch (e->const_kind) {
   case C_NONE: emit(g, "TFS_SET(T_[%d], VT_NONE, 0);", t); break;
@@ -359,6 +375,7 @@ static int constant(Fg *g, Ast *e) {
   }
   case C_ELLIPSIS: emit(g, "T_[%d] = rt_ellipsis();", t); break;
   }
+  if (e->const_kind != C_STR && e->const_kind != C_ELLIPSIS) keep_loc(g, loc);
   return t;
 }
 
@@ -457,9 +474,7 @@ static int ag_ld_value(Fg *g, Ast *e) {
   Ast *a = e->args.items[0];
   Sym *y = a->kind == A_NAME && !(g->cls && class_binds(g->cls, a->name)) ? sym_of(g, a->name) : NULL;
   if (y && y->kind == SYM_LOCAL) {
-    if (!y->param || y->unbinds)
-      emit(g, "if (L_%s.tag == VT_UNDEF) { rt_cur_loc = %d; rt_unbound_local(\"%s\"); }", a->name,
-           add_loc(g->cg, g->m, a->line, a->col), a->name);
+    local_check(g, y, a);
     int r = tmp(g);
     set_loc(g, e);
     emit(g, "T_[%d] = rt_ag_ld(L_%s);", r, a->name);
@@ -470,6 +485,38 @@ static int ag_ld_value(Fg *g, Ast *e) {
   emit(g, "T_[%d] = rt_ag_ld(T_[%d]);", r, v);
   release(g, v);
   return r;
+}
+
+/* An operand of a runtime entry that borrows its arguments: a local of this
+ * function (or ag__.ld of one) is passed as it is, L_x, with no copy to a
+ * temp and no release (nothing inside an expression can rebind a local:
+ * a name a nested function assigns is a cell); anything else is a temp. */
+typedef struct Opnd { int t; char text[48]; } Opnd;
+
+static Opnd operand(Fg *g, Ast *e) {
+  Opnd o = {0, ""};
+  bool ld = e->kind == A_CALL && is_ag_ld(g, e);
+  Ast *n = ld ? e->args.items[0] : e;
+  Sym *y = n->kind == A_NAME && strlen(n->name) < 40 && !(g->cls && class_binds(g->cls, n->name)) ? sym_of(g, n->name)
+                                                                                                   : NULL;
+  if (!y || y->kind != SYM_LOCAL) {
+    o.t = expr(g, e);
+    snprintf(o.text, sizeof o.text, "T_[%d]", o.t);
+    return o;
+  }
+  local_check(g, y, n);
+  if (ld) {
+    set_loc(g, e);
+    int loc = g->loc_set;
+    emit(g, "rt_ag_check(L_%s);", n->name);
+    keep_loc(g, loc);   /* it raises or returns: rt_cur_loc is unchanged */
+  }
+  snprintf(o.text, sizeof o.text, "L_%s", n->name);
+  return o;
+}
+
+static void release_operand(Fg *g, Opnd o) {
+  if (o.t) release(g, o.t);
 }
 
 CG_OUTLINE static int call_expr(Fg *g, Ast *e) {
@@ -695,19 +742,21 @@ static int expr(Fg *g, Ast *e) {
   case A_CONSTANT: return constant(g, e);
   case A_NAME: return load_name(g, e);
   case A_BINOP: {
-    int a = expr(g, e->left), b = expr(g, e->right), t = tmp(g);
+    Opnd a = operand(g, e->left), b = operand(g, e->right);
+    int t = tmp(g);
     set_loc(g, e);
-    emit(g, "T_[%d] = rt_binop(%d, T_[%d], T_[%d]);", t, e->op, a, b);
-    release(g, a);
-    release(g, b);
+    emit(g, "T_[%d] = rt_binop(%d, %s, %s);", t, e->op, a.text, b.text);
+    release_operand(g, a);
+    release_operand(g, b);
     return t;
   }
   case A_UNARYOP: {
-    int a = expr(g, e->operand), t = tmp(g);
+    Opnd a = operand(g, e->operand);
+    int t = tmp(g);
     set_loc(g, e);
-    if (e->op == UN_NOT) emit(g, "TFS_SET(T_[%d], VT_BOOL, !rt_truthy(T_[%d]));", t, a);
-    else emit(g, "T_[%d] = rt_unop(%d, T_[%d]);", t, e->op, a);
-    release(g, a);
+    if (e->op == UN_NOT) emit(g, "TFS_SET(T_[%d], VT_BOOL, !rt_truthy(%s));", t, a.text);
+    else emit(g, "T_[%d] = rt_unop(%d, %s);", t, e->op, a.text);
+    release_operand(g, a);
     return t;
   }
   case A_BOOLOP: return boolop(g, e);
@@ -738,19 +787,19 @@ static int expr(Fg *g, Ast *e) {
       emit(g, "TFS_COPY(T_[%d], K[%d]); TFS_INCREF(T_[%d]);", t, k, t);
       return t;
     }
-    int o = expr(g, e->value);
+    Opnd o = operand(g, e->value);
     set_loc(g, e);
-    emit(g, "T_[%d] = rt_getattr(T_[%d], \"%s\");", t, o, e->name);
-    release(g, o);
+    emit(g, "T_[%d] = rt_getattr(%s, \"%s\");", t, o.text, e->name);
+    release_operand(g, o);
     return t;
   }
   case A_SUBSCRIPT: {
-    int o = expr(g, e->value);
+    Opnd o = operand(g, e->value);
     int k = subscript_key(g, e->slice);
     int t = tmp(g);
     set_loc(g, e);
-    emit(g, "T_[%d] = rt_getitem(T_[%d], T_[%d]);", t, o, k);
-    release(g, o);
+    emit(g, "T_[%d] = rt_getitem(%s, T_[%d]);", t, o.text, k);
+    release_operand(g, o);
     release(g, k);
     return t;
   }
@@ -1150,7 +1199,7 @@ static void conv_link(Cg *cg, ProgModule *m, Ast *fn, Scope *s, StrBuf *out) {
 
 static void gen_function(Cg *cg, ProgModule *m, ScopeInfo *si, const char *tag, Ast *fn, Scope *s) {
   Params ps = params_of(fn);
-  Fg g = {.cg = cg, .m = m, .si = si, .tag = tag, .scope = s, .fn = fn, .method = cg->method_next};
+  Fg g = {.cg = cg, .m = m, .si = si, .tag = tag, .scope = s, .fn = fn, .method = cg->method_next, .loc_set = -1};
   cg->method_next = false;
   sb_init(&g.body);
   bool comp = fn->kind == A_LISTCOMP || fn->kind == A_SETCOMP || fn->kind == A_GENEXP || fn->kind == A_DICTCOMP;
@@ -1731,7 +1780,7 @@ static void gen_converted(Cg *cg, ProgModule *m, AstList *body) {
 
 static void gen_module(Cg *cg, ProgModule *m) {
   Scope *s = m->scopes.module;
-  Fg g = {.cg = cg, .m = m, .si = &m->scopes, .tag = "", .scope = s};
+  Fg g = {.cg = cg, .m = m, .si = &m->scopes, .tag = "", .scope = s, .loc_set = -1};
   sb_init(&g.body);
   int ng = m->scopes.nglobals;
   if (m->input) sb_printf(&cg->decls, "#define G%d tfs_repl_globals   /* the prompt's namespace */\n", m->index);

@@ -176,6 +176,7 @@ typedef struct RtTryBuf { tfs_i64 w[60]; } RtTryBuf;
   X(Val, rt_class_new, (const char *name, int nbases, const Val *bases, Val ns, const char *module)) \
   X(Val, rt_super, (struct Func *f, Val self)) \
   X(Val, rt_ag_ld, (Val v)) \
+  X(void, rt_ag_check, (Val v)) \
   X(int, rt_with_exit, (Val mgr, Val exc)) \
   X(void, rt_set_loc, (int loc)) \
   X(void, rt_register_program, (int nfiles, const RtFile *files, int nlocs, const RtLoc *locs)) \

@@ -97,6 +97,9 @@ Val rt_ag_ld(Val v) {
   return val_incref(v);
 }
 
+/* ag__.ld(x) of a local the generated C then passes as it is (borrowed). */
+void rt_ag_check(Val v) { ag_check_defined(v); }
+
 Val ag_converted_call(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "ag.converted_call", .sig = "f, args, kwargs, caller_fn_scope=None, options=None"};
