@@ -50,12 +50,14 @@ typedef struct Cg {
 
 /* The C of a finished function joins the unit, or (checking only) is dropped,
  * so `tfsc --check` holds no more C than one function's. */
-static void add_function_text(Cg *cg, StrBuf *text) {
+static void add_function_text(Cg *cg, StrBuf *head, StrBuf *body, StrBuf *foot) {
   if (cg->discard) {
     cg->funcs.len = cg->decls.len = 0;
     return;
   }
-  sb_putn(&cg->funcs, text->data, text->len);
+  sb_putn(&cg->funcs, head->data, head->len);
+  sb_putn(&cg->funcs, body->data, body->len);
+  sb_putn(&cg->funcs, foot->data, foot->len);
 }
 
 /* What leaving a try/with/except block early (return, break, continue) must
@@ -80,7 +82,9 @@ typedef struct Fg {
   const char *tag;            /* "" for original code, "C" for converted code */
   Scope *scope;
   StrBuf body;
-  int ntemps, nlabels, ntries;
+  int ntemps, nlabels, ntries;   /* ntemps: the highest temp slot used (T_ has ntemps + 1) */
+  int cur;                    /* the temp last allocated: temps are a stack, reset per statement */
+  int peak;                   /* the highest temp allocated since the innermost open try (see try_mark) */
   int *its, nits;             /* temps holding for-loop iterators (released at exit) */
   unsigned char *imm;         /* imm[t]: temp t holds a constant None/bool/int/float (no reference) */
   int cimm;
@@ -92,6 +96,8 @@ typedef struct Fg {
   Ast *cls;                   /* class body being executed: its names read from the namespace */
   int cls_ns;                 /* temp holding that namespace dict */
   int depth;                  /* indentation */
+  int line;                   /* of the last #line in body (0: none yet) */
+  int loc_set;                /* what rt_cur_loc holds at the end of body (-1: not known) */
 } Fg;
 
 /* ---- small emit helpers ---------------------------------------------------- */
@@ -107,12 +113,27 @@ __attribute__((format(printf, 2, 3))) static void emit(Fg *g, const char *fmt, .
   sb_vprintf(&g->body, fmt, ap);
   va_end(ap);
   sb_putc(&g->body, '\n');
+  g->loc_set = -1;
 }
 
-static int tmp(Fg *g) { return ++g->ntemps; }
-/* A temp is made once (tmp() never reuses a number), so a temp that got a
- * constant immediate still holds it when released: no reference to drop.
- * (Constants were two in five releases of small functions' C.) */
+/* The next emit leaves rt_cur_loc as it was: it cannot fail or call out. */
+static void keep_loc(Fg *g, int loc) { g->loc_set = loc; }
+
+/* Temporaries are statement-local: stmt() gives back every slot its
+ * statement took, so T_ grows with the deepest statement and nesting, not
+ * with the function's length (a 100,000-statement function had a
+ * million-slot T_).  A slot is not reused within its statement, so a temp
+ * released early (boolop's result) may still be written again. */
+static int tmp(Fg *g) {
+  int t = ++g->cur;
+  if (t > g->ntemps) g->ntemps = t;
+  if (t > g->peak) g->peak = t;
+  if (t < g->cimm) g->imm[t] = 0;
+  return t;
+}
+/* A temp that got a constant immediate still holds it when released (a slot
+ * is reused only after its statement): no reference to drop.  (Constants
+ * were two in five releases of small functions' C.) */
 static void mark_imm(Fg *g, int t) {
   if (t >= g->cimm) {
     int cap = g->cimm ? g->cimm : 64;
@@ -125,9 +146,20 @@ static void mark_imm(Fg *g, int t) {
   g->imm[t] = 1;
 }
 
+/* A temp holding an immediate owns nothing: it is left as it is (its slot is
+ * written afresh when reused; releasing an immediate drops no reference). */
 static void release(Fg *g, int t) {
-  if (t < g->cimm && g->imm[t]) emit(g, "T_[%d].tag = VT_UNDEF;", t);
-  else emit(g, "TFS_CLEAR(T_[%d]);", t);
+  if (t < g->cimm && g->imm[t]) return;
+  emit(g, "TFS_CLEAR(T_[%d]);", t);
+}
+
+/* #line for tcc's diagnostics: the file is named once per function body (its
+ * text is contiguous in the unit), a repeated line is not said again. */
+static void line_directive(Fg *g, int line) {
+  if (line == g->line) return;
+  if (g->line) sb_printf(&g->body, "#line %d\n", line);
+  else sb_printf(&g->body, "#line %d \"%s\"\n", line, g->m->path);
+  g->line = line;
 }
 
 static void error_at(Cg *cg, ProgModule *m, Ast *n, const char *msg) {
@@ -149,7 +181,13 @@ static int add_loc(Cg *cg, ProgModule *m, int line, int col) {
   return cg->loc_base + cg->nlocs++;
 }
 
-static void set_loc(Fg *g, Ast *n) { emit(g, "rt_cur_loc = %d;", add_loc(g->cg, g->m, n->line, n->col)); }
+/* rt_cur_loc = N, unless the straight-line code just before set it to N. */
+static void set_loc(Fg *g, Ast *n) {
+  int loc = add_loc(g->cg, g->m, n->line, n->col);
+  if (loc == g->loc_set) return;
+  emit(g, "rt_cur_loc = %d;", loc);
+  g->loc_set = loc;
+}
 
 static int add_const(Cg *cg, Const c) {
   for (int i = 0; i < cg->nconsts; i++) {
@@ -206,6 +244,15 @@ static bool class_binds(Ast *cls, const char *name) {
   return false;
 }
 
+/* A local read raises while unbound.  A parameter is bound on entry and
+ * stays bound unless deleted: no check (it was a tenth of the C of a program
+ * of small functions). */
+static void local_check(Fg *g, Sym *y, Ast *n) {
+  if (!y->param || y->unbinds)
+    emit(g, "if (L_%s.tag == VT_UNDEF) { rt_cur_loc = %d; rt_unbound_local(\"%s\"); }", n->name,
+         add_loc(g->cg, g->m, n->line, n->col), n->name);
+}
+
 static int load_name(Fg *g, Ast *n) {
   int t = tmp(g);
   if (g->cls && class_binds(g->cls, n->name)) {
@@ -222,11 +269,7 @@ static int load_name(Fg *g, Ast *n) {
   }
   switch (y->kind) {
   case SYM_LOCAL:
-    /* a parameter is bound on entry and stays bound unless deleted: no check
-     * (it was a tenth of the C of a program of small functions) */
-    if (!y->param || y->unbinds)
-      emit(g, "if (L_%s.tag == VT_UNDEF) { rt_cur_loc = %d; rt_unbound_local(\"%s\"); }", n->name,
-           add_loc(g->cg, g->m, n->line, n->col), n->name);
+    local_check(g, y, n);
     emit(g, "TFS_COPY(T_[%d], L_%s); TFS_INCREF(T_[%d]);", t, n->name, t);
     break;
   case SYM_CELL:
@@ -265,6 +308,18 @@ static void store_name(Fg *g, const char *name, int t) {
   }
 }
 
+/* `x = value`, the value's temp t released by the store: its reference moves
+ * to the local or global (no incref, no release). */
+static bool move_to_name(Fg *g, Ast *target, int t) {
+  if (target->kind != A_NAME) return false;
+  Sym *y = sym_of(g, target->name);
+  if (!y) return false;
+  if (y->kind == SYM_LOCAL) emit(g, "TFS_MOVE(L_%s, T_[%d]);", target->name, t);
+  else if (y->kind == SYM_GLOBAL) emit(g, "TFS_MOVE(G%d[%d], T_[%d]);", g->m->index, y->index, t);
+  else return false;
+  return true;
+}
+
 static void unbind_name(Fg *g, const char *name) {
   Sym *y = sym_of(g, name);
   if (!y) return;
@@ -296,7 +351,7 @@ CG_OUTLINE static int comprehension_value(Fg *g, Ast *e);
 
 
 static int constant(Fg *g, Ast *e) {
-  int t = tmp(g);
+  int t = tmp(g), loc = g->loc_set;
   if (e->const_kind != C_STR && e->const_kind != C_ELLIPSIS) mark_imm(g, t);
   switch (e->const_kind) {
   case C_NONE: emit(g, "TFS_SET(T_[%d], VT_NONE, 0);", t); break;
@@ -320,6 +375,7 @@ static int constant(Fg *g, Ast *e) {
   }
   case C_ELLIPSIS: emit(g, "T_[%d] = rt_ellipsis();", t); break;
   }
+  if (e->const_kind != C_STR && e->const_kind != C_ELLIPSIS) keep_loc(g, loc);
   return t;
 }
 
@@ -402,6 +458,67 @@ CG_OUTLINE static int build_starred(Fg *g, Ast *e, const char *conv, int callee)
   return t;
 }
 
+/* `ag__.ld(v)` with `ag__` the AutoGraph module (converted code reads every
+ * name through it): called directly, rt_ag_ld does what the generic call of
+ * ag.ld does.  A local is passed as it is, without a copy to a temp. */
+static bool is_ag_ld(Fg *g, Ast *e) {
+  Ast *f = e->func;
+  if (f->kind != A_ATTRIBUTE || strcmp(f->name, "ld") != 0 || f->value->kind != A_NAME ||
+      strcmp(f->value->name, "ag__") != 0 || e->args.n != 1 || e->keywords.n || e->args.items[0]->kind == A_STARRED)
+    return false;
+  Sym *y = sym_of(g, "ag__");
+  return !y || y->kind == SYM_BUILTIN;
+}
+
+static int ag_ld_value(Fg *g, Ast *e) {
+  Ast *a = e->args.items[0];
+  Sym *y = a->kind == A_NAME && !(g->cls && class_binds(g->cls, a->name)) ? sym_of(g, a->name) : NULL;
+  if (y && y->kind == SYM_LOCAL) {
+    local_check(g, y, a);
+    int r = tmp(g);
+    set_loc(g, e);
+    emit(g, "T_[%d] = rt_ag_ld(L_%s);", r, a->name);
+    return r;
+  }
+  int v = expr(g, a), r = tmp(g);
+  set_loc(g, e);
+  emit(g, "T_[%d] = rt_ag_ld(T_[%d]);", r, v);
+  release(g, v);
+  return r;
+}
+
+/* An operand of a runtime entry that borrows its arguments: a local of this
+ * function (or ag__.ld of one) is passed as it is, L_x, with no copy to a
+ * temp and no release (nothing inside an expression can rebind a local:
+ * a name a nested function assigns is a cell); anything else is a temp. */
+typedef struct Opnd { int t; char text[48]; } Opnd;
+
+static Opnd operand(Fg *g, Ast *e) {
+  Opnd o = {0, ""};
+  bool ld = e->kind == A_CALL && is_ag_ld(g, e);
+  Ast *n = ld ? e->args.items[0] : e;
+  Sym *y = n->kind == A_NAME && strlen(n->name) < 40 && !(g->cls && class_binds(g->cls, n->name)) ? sym_of(g, n->name)
+                                                                                                   : NULL;
+  if (!y || y->kind != SYM_LOCAL) {
+    o.t = expr(g, e);
+    snprintf(o.text, sizeof o.text, "T_[%d]", o.t);
+    return o;
+  }
+  local_check(g, y, n);
+  if (ld) {
+    set_loc(g, e);
+    int loc = g->loc_set;
+    emit(g, "rt_ag_check(L_%s);", n->name);
+    keep_loc(g, loc);   /* it raises or returns: rt_cur_loc is unchanged */
+  }
+  snprintf(o.text, sizeof o.text, "L_%s", n->name);
+  return o;
+}
+
+static void release_operand(Fg *g, Opnd o) {
+  if (o.t) release(g, o.t);
+}
+
 CG_OUTLINE static int call_expr(Fg *g, Ast *e) {
   if (g->method && e->func->kind == A_NAME && !strcmp(e->func->name, "super") && !e->args.n && !e->keywords.n &&
       g->fn->args.n && (!sym_of(g, "super") || sym_of(g, "super")->kind == SYM_BUILTIN)) {
@@ -415,6 +532,7 @@ CG_OUTLINE static int call_expr(Fg *g, Ast *e) {
     release(g, s);
     return r;
   }
+  if (is_ag_ld(g, e)) return ag_ld_value(g, e);
   int f = expr(g, e->func);
   bool star = has_star(&e->args);
   bool kwstar = false;
@@ -624,19 +742,21 @@ static int expr(Fg *g, Ast *e) {
   case A_CONSTANT: return constant(g, e);
   case A_NAME: return load_name(g, e);
   case A_BINOP: {
-    int a = expr(g, e->left), b = expr(g, e->right), t = tmp(g);
+    Opnd a = operand(g, e->left), b = operand(g, e->right);
+    int t = tmp(g);
     set_loc(g, e);
-    emit(g, "T_[%d] = rt_binop(%d, T_[%d], T_[%d]);", t, e->op, a, b);
-    release(g, a);
-    release(g, b);
+    emit(g, "T_[%d] = rt_binop(%d, %s, %s);", t, e->op, a.text, b.text);
+    release_operand(g, a);
+    release_operand(g, b);
     return t;
   }
   case A_UNARYOP: {
-    int a = expr(g, e->operand), t = tmp(g);
+    Opnd a = operand(g, e->operand);
+    int t = tmp(g);
     set_loc(g, e);
-    if (e->op == UN_NOT) emit(g, "TFS_SET(T_[%d], VT_BOOL, !rt_truthy(T_[%d]));", t, a);
-    else emit(g, "T_[%d] = rt_unop(%d, T_[%d]);", t, e->op, a);
-    release(g, a);
+    if (e->op == UN_NOT) emit(g, "TFS_SET(T_[%d], VT_BOOL, !rt_truthy(%s));", t, a.text);
+    else emit(g, "T_[%d] = rt_unop(%d, %s);", t, e->op, a.text);
+    release_operand(g, a);
     return t;
   }
   case A_BOOLOP: return boolop(g, e);
@@ -667,19 +787,19 @@ static int expr(Fg *g, Ast *e) {
       emit(g, "TFS_COPY(T_[%d], K[%d]); TFS_INCREF(T_[%d]);", t, k, t);
       return t;
     }
-    int o = expr(g, e->value);
+    Opnd o = operand(g, e->value);
     set_loc(g, e);
-    emit(g, "T_[%d] = rt_getattr(T_[%d], \"%s\");", t, o, e->name);
-    release(g, o);
+    emit(g, "T_[%d] = rt_getattr(%s, \"%s\");", t, o.text, e->name);
+    release_operand(g, o);
     return t;
   }
   case A_SUBSCRIPT: {
-    int o = expr(g, e->value);
+    Opnd o = operand(g, e->value);
     int k = subscript_key(g, e->slice);
     int t = tmp(g);
     set_loc(g, e);
-    emit(g, "T_[%d] = rt_getitem(T_[%d], T_[%d]);", t, o, k);
-    release(g, o);
+    emit(g, "T_[%d] = rt_getitem(%s, T_[%d]);", t, o.text, k);
+    release_operand(g, o);
     release(g, k);
     return t;
   }
@@ -731,8 +851,8 @@ static void assign(Fg *g, Ast *target, int t) {
         error_at(g->cg, g->m, target->elts.items[i], "starred assignment targets are not supported");
         return;
       }
-    int base = g->ntemps + 1;
-    g->ntemps += n;
+    int base = g->cur + 1;
+    for (int i = 0; i < n; i++) tmp(g);
     emit(g, "{");
     g->depth++;
     emit(g, "Val u_[%d];", n ? n : 1);
@@ -836,6 +956,8 @@ static Params params_of(Ast *fn) {
  * exit too, since a return or an error may leave the loop early. */
 static int iter_tmp(Fg *g) {
   int it = tmp(g);
+  for (int i = 0; i < g->nits; i++)
+    if (g->its[i] == it) return it;   /* slots are reused: one release at exit each */
   g->its = realloc(g->its, sizeof(int) * (size_t)(g->nits + 1));
   if (!g->its) abort();
   g->its[g->nits++] = it;
@@ -998,7 +1120,7 @@ static void release_locals(StrBuf *tail, Scope *s) {
  * stack in one frame, before the recursion guard can see it. */
 enum { CG_STACK_TEMPS = 4096 };
 
-static void finish_function(Fg *g, Scope *s, StrBuf *head, StrBuf *tail, const char *name, bool has_r) {
+static void finish_function(Fg *g, Scope *s, StrBuf *head, StrBuf *tail, StrBuf *foot, const char *name, bool has_r) {
   bool heap = g->ntemps + 1 > CG_STACK_TEMPS;
   if (heap) {
     sb_printf(head, "  int TM_;\n  Val *T_ = rt_temps_new(%d, &TM_);\n", g->ntemps + 1);
@@ -1023,12 +1145,12 @@ static void finish_function(Fg *g, Scope *s, StrBuf *head, StrBuf *tail, const c
   sb_puts(head, "  int FM_ = rt_frame_push(&FR_);\n");
   sb_free(&locs);
   sb_free(&cells);
-  sb_putn(head, g->body.data, g->body.len);
-  sb_puts(head, "out_:\n");
-  sb_puts(head, "  rt_unhold(FM_);\n");
-  sb_putn(head, tail->data, tail->len);
-  for (int i = 0; i < g->nits; i++) sb_printf(head, "  TFS_CLEAR(T_[%d]);\n", g->its[i]);
-  if (heap) sb_puts(head, "  rt_temps_free(T_, TM_);\n");
+  /* the body (often most of the text) is not copied: it joins the unit between head and foot */
+  sb_puts(foot, "out_:\n");
+  sb_puts(foot, "  rt_unhold(FM_);\n");
+  sb_putn(foot, tail->data, tail->len);
+  for (int i = 0; i < g->nits; i++) sb_printf(foot, "  TFS_CLEAR(T_[%d]);\n", g->its[i]);
+  if (heap) sb_puts(foot, "  rt_temps_free(T_, TM_);\n");
   free(g->its);
   free(g->imm);
 }
@@ -1077,7 +1199,7 @@ static void conv_link(Cg *cg, ProgModule *m, Ast *fn, Scope *s, StrBuf *out) {
 
 static void gen_function(Cg *cg, ProgModule *m, ScopeInfo *si, const char *tag, Ast *fn, Scope *s) {
   Params ps = params_of(fn);
-  Fg g = {.cg = cg, .m = m, .si = si, .tag = tag, .scope = s, .fn = fn, .method = cg->method_next};
+  Fg g = {.cg = cg, .m = m, .si = si, .tag = tag, .scope = s, .fn = fn, .method = cg->method_next, .loc_set = -1};
   cg->method_next = false;
   sb_init(&g.body);
   bool comp = fn->kind == A_LISTCOMP || fn->kind == A_SETCOMP || fn->kind == A_GENEXP || fn->kind == A_DICTCOMP;
@@ -1122,18 +1244,20 @@ static void gen_function(Cg *cg, ProgModule *m, ScopeInfo *si, const char *tag, 
     stmts(&g, &fn->body);
   }
   emit(&g, "goto out_;");
-  StrBuf head, tail;
+  StrBuf head, tail, foot;
   sb_init(&head);
   sb_init(&tail);
+  sb_init(&foot);
   sb_printf(&head, "static Val F%s%d_%d(struct Func *self, Val *args) { /* %s */\n", tag, m->index, s->id, name);
   declare_locals(&g, &head, s);
   sb_puts(&head, "  Val R = {VT_NONE, {0}};\n");
   release_locals(&tail, s);
-  finish_function(&g, s, &head, &tail, name, true);
-  sb_puts(&head, "  return R;\n}\n\n");
-  add_function_text(cg, &head);
+  finish_function(&g, s, &head, &tail, &foot, name, true);
+  sb_puts(&foot, "  return R;\n}\n\n");
+  add_function_text(cg, &head, &g.body, &foot);
   sb_free(&head);
   sb_free(&tail);
+  sb_free(&foot);
   sb_free(&g.body);
 }
 
@@ -1188,10 +1312,22 @@ static int try_begin(Fg *g) {
   return id;
 }
 
-/* Close the protected part (whose temporaries start at first_temp) and bind
+/* The temporaries a protected part may leave owned when an error unwinds to
+ * its handler: from `first` to the highest taken inside it (slots are reused,
+ * so the range ends at the part's own peak, not at the function's). */
+typedef struct TryMark { int first, outer_peak; } TryMark;
+
+static TryMark try_mark(Fg *g) {
+  TryMark k = {g->cur + 1, g->peak};
+  g->peak = g->cur;
+  return k;
+}
+
+/* Close the protected part (whose temporaries start at k.first) and bind
  * the caught exception to a new temporary, which is returned. */
-static int catch_begin(Fg *g, int id, int first_temp) {
-  int last = g->ntemps;
+static int catch_begin(Fg *g, int id, TryMark k) {
+  int first_temp = k.first, last = g->peak;
+  if (k.outer_peak > g->peak) g->peak = k.outer_peak;   /* an enclosing try's range covers this one */
   g->depth--;
   emit(g, "} else {");
   g->depth++;
@@ -1208,7 +1344,7 @@ static void push_cleanup(Fg *g, Cleanup *c, int kind, int buf, int temp, AstList
 
 /* try / except / else, without finally. */
 static void try_except(Fg *g, Ast *st) {
-  int first = g->ntemps + 1;
+  TryMark first = try_mark(g);
   int id = try_begin(g);
   Cleanup cu;
   push_cleanup(g, &cu, CU_TRY, id, 0, NULL);
@@ -1260,7 +1396,7 @@ static void try_stmt(Fg *g, Ast *st) {
     try_except(g, st);
     return;
   }
-  int first = g->ntemps + 1;
+  TryMark first = try_mark(g);
   int id = try_begin(g);
   Cleanup cu;
   push_cleanup(g, &cu, CU_FINALLY, id, 0, &st->finalbody);
@@ -1287,7 +1423,7 @@ static void with_stmt(Fg *g, Ast *st, int item) {
   }
   Ast *it = st->items.items[item];
   int mgr = expr(g, it->context_expr);
-  int first = g->ntemps + 1;
+  TryMark first = try_mark(g);
   int v = tmp(g);
   set_loc(g, it->context_expr);
   emit(g, "T_[%d] = rt_with_enter(T_[%d]);", v, mgr);
@@ -1337,7 +1473,7 @@ static int class_value(Fg *g, Ast *st) {
   int saved_ns = g->cls_ns;
   for (int i = 0; i < st->body.n; i++) {
     Ast *b = st->body.items[i];
-    sb_printf(&g->body, "#line %d \"%s\"\n", b->line, g->m->path);
+    line_directive(g, b->line);
     int v = -1;
     const char *name = NULL;
     switch (b->kind) {
@@ -1403,8 +1539,17 @@ static int class_value(Fg *g, Ast *st) {
   return decorate(g, st, c);
 }
 
+static void stmt_kind(Fg *g, Ast *st);
+
+/* A statement's temporaries are all released by its end: their slots go back. */
 static void stmt(Fg *g, Ast *st) {
-  sb_printf(&g->body, "#line %d \"%s\"\n", st->line, g->m->path);
+  int saved = g->cur;
+  stmt_kind(g, st);
+  g->cur = saved;
+}
+
+static void stmt_kind(Fg *g, Ast *st) {
+  line_directive(g, st->line);
   switch (st->kind) {
   case A_EXPR: {
     int t = expr(g, st->value);
@@ -1417,6 +1562,7 @@ static void stmt(Fg *g, Ast *st) {
   }
   case A_ASSIGN: {
     int t = expr(g, st->value);
+    if (st->targets.n == 1 && move_to_name(g, st->targets.items[0], t)) break;
     for (int i = 0; i < st->targets.n; i++) assign(g, st->targets.items[i], t);
     release(g, t);
     break;
@@ -1634,7 +1780,7 @@ static void gen_converted(Cg *cg, ProgModule *m, AstList *body) {
 
 static void gen_module(Cg *cg, ProgModule *m) {
   Scope *s = m->scopes.module;
-  Fg g = {.cg = cg, .m = m, .si = &m->scopes, .tag = "", .scope = s};
+  Fg g = {.cg = cg, .m = m, .si = &m->scopes, .tag = "", .scope = s, .loc_set = -1};
   sb_init(&g.body);
   int ng = m->scopes.nglobals;
   if (m->input) sb_printf(&cg->decls, "#define G%d tfs_repl_globals   /* the prompt's namespace */\n", m->index);
@@ -1644,16 +1790,18 @@ static void gen_module(Cg *cg, ProgModule *m) {
   if (!ng) sb_puts(&cg->decls, "0");
   sb_puts(&cg->decls, "};\n");
   stmts(&g, &m->ast->body);
-  StrBuf head, tail;
+  StrBuf head, tail, foot;
   sb_init(&head);
   sb_init(&tail);
+  sb_init(&foot);
   sb_printf(&head, "static void M%d_init(Val module) { /* %s */\n", m->index, m->path);
   emit(&g, "goto out_;");
-  finish_function(&g, NULL, &head, &tail, "<module>", false);
-  sb_puts(&head, "}\n\n");
-  add_function_text(cg, &head);
+  finish_function(&g, NULL, &head, &tail, &foot, "<module>", false);
+  sb_puts(&foot, "}\n\n");
+  add_function_text(cg, &head, &g.body, &foot);
   sb_free(&head);
   sb_free(&tail);
+  sb_free(&foot);
   sb_free(&g.body);
 }
 

@@ -87,7 +87,13 @@ enum { UN_NEG, UN_POS, UN_INVERT, UN_NOT };
 #define TFS_DECREF(v) do { if ((v).tag == VT_OBJ && --(v).u.o->rc == 0) rt_free_obj((v).u.o); } while (0)
 /* Release and forget: the slot holds no reference afterwards (an unwinding
  * exception releases what frame slots still own, so none may dangle). */
-#define TFS_CLEAR(v) do { Val c_; TFS_COPY(c_, v); (v).tag = VT_UNDEF; TFS_DECREF(c_); } while (0)
+/* The generated C uses these once or more per statement, and tcc's
+ * preprocessor pays for every nested expansion: written out flat. */
+#define TFS_CLEAR(v) do { Val c_; c_.tag = (v).tag; c_.u.i = (v).u.i; (v).tag = VT_UNDEF; \
+    if (c_.tag == VT_OBJ && --c_.u.o->rc == 0) rt_free_obj(c_.u.o); } while (0)
+/* Store slot s's reference in d (releasing d's old value) and empty s. */
+#define TFS_MOVE(d, s) do { Val o_; o_.tag = (d).tag; o_.u.i = (d).u.i; (d).tag = (s).tag; (d).u.i = (s).u.i; \
+    (s).tag = VT_UNDEF; if (o_.tag == VT_OBJ && --o_.u.o->rc == 0) rt_free_obj(o_.u.o); } while (0)
 
 /* What an exception unwinding through a generated function releases: its
  * temporaries (each owned or VT_UNDEF), its locals and return slot (by
@@ -169,6 +175,8 @@ typedef struct RtTryBuf { tfs_i64 w[60]; } RtTryBuf;
   X(Val, rt_with_enter, (Val mgr)) \
   X(Val, rt_class_new, (const char *name, int nbases, const Val *bases, Val ns, const char *module)) \
   X(Val, rt_super, (struct Func *f, Val self)) \
+  X(Val, rt_ag_ld, (Val v)) \
+  X(void, rt_ag_check, (Val v)) \
   X(int, rt_with_exit, (Val mgr, Val exc)) \
   X(void, rt_set_loc, (int loc)) \
   X(void, rt_register_program, (int nfiles, const RtFile *files, int nlocs, const RtLoc *locs)) \

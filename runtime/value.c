@@ -114,17 +114,23 @@ void sb_fill(StrBuf *b, const char *unit, size_t n, size_t count) {
 }
 void sb_puts(StrBuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
 
+/* Formatted into the room the buffer has (made at least 128 bytes): one
+ * pass when it fits, which is nearly always (the C generator's lines). */
 void sb_vprintf(StrBuf *b, const char *fmt, va_list ap) {
+  sb_reserve(b, 128);
   va_list ap2;
   va_copy(ap2, ap);
-  int n = vsnprintf(NULL, 0, fmt, ap2);
+  size_t room = b->cap - b->len;
+  int n = vsnprintf(b->data + b->len, room, fmt, ap2);
   va_end(ap2);
   if (n <= 0) {
-    sb_reserve(b, 0);
+    b->data[b->len] = 0;
     return;
   }
-  sb_reserve(b, (size_t)n);
-  vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+  if ((size_t)n >= room) {
+    sb_reserve(b, (size_t)n);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+  }
   b->len += (size_t)n;
 }
 

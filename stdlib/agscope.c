@@ -86,9 +86,19 @@ Val ag_ld(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "ag.ld", .sig = "v"};
   Val a[1];
   args_parse(&spec, n, args, kw, a);
-  ag_check_defined(a[0]);
-  return val_incref(a[0]);
+  return rt_ag_ld(a[0]);
 }
+
+/* ag__.ld(v) in converted code, called directly by the generated C (cgen.c):
+ * the attribute lookup and the generic call were most of the C of a
+ * converted assignment. */
+Val rt_ag_ld(Val v) {
+  ag_check_defined(v);
+  return val_incref(v);
+}
+
+/* ag__.ld(x) of a local the generated C then passes as it is (borrowed). */
+void rt_ag_check(Val v) { ag_check_defined(v); }
 
 Val ag_converted_call(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;

@@ -123,7 +123,9 @@ START_TEST(cgen_jit_compiles) {
   sb_init(&c);
   sb_init(&err);
   ck_assert(cgen_program(&p, &c, false));
-  ck_assert_ptr_nonnull(strstr(c.data, "#line 4 \"prog.tfs\""));
+  /* the file is named once per function, then lines only */
+  ck_assert_ptr_nonnull(strstr(c.data, "#line 2 \"prog.tfs\""));
+  ck_assert_ptr_nonnull(strstr(c.data, "#line 4\n"));
   Jit *j = jit_compile(c.data, &err);
   ck_assert_msg(j != NULL, "tcc: %s", err.data ? err.data : "");
   ck_assert_ptr_nonnull(jit_symbol(j, "tfs_program_main"));
@@ -170,6 +172,59 @@ START_TEST(cgen_star_params) {
   ck_assert_ptr_nonnull(strstr(c.data, "{\"p\", \"q\", \"r\"}"));
   ck_assert_ptr_nonnull(strstr(c.data, ", 0, 0, 0, 2};"));
   sb_free(&c);
+  program_free(&p);
+}
+END_TEST
+
+/* The most temporaries any generated function declares (`Val T_[n]`, or
+ * `rt_temps_new(n, ...)` past the stack limit), and how many functions. */
+static int max_temps(const char *c, int *nfuncs) {
+  int most = 0;
+  *nfuncs = 0;
+  const char *pats[] = {"Val T_[", "rt_temps_new("};
+  for (int k = 0; k < 2; k++)
+    for (const char *q = c; (q = strstr(q, pats[k])); q++) {
+      int n = atoi(q + strlen(pats[k]));
+      if (n > most) most = n;
+      (*nfuncs)++;
+    }
+  return most;
+}
+
+/* Temporaries are reused statement by statement (cgen.c tmp()/stmt()): a
+ * function of 1,000 statements needs the slots of its largest statement
+ * and nesting, not a set per statement (a 100,000-line tf.function once had
+ * a million-slot T_).  The converted twin of a tf.function, its original and
+ * a host function with try/except/finally and with blocks are all bounded. */
+START_TEST(cgen_temps_reused) {
+  StrBuf src;
+  sb_init(&src);
+  sb_puts(&src, "@tf.function\ndef f(x):\n");
+  for (int i = 0; i < 1000; i++) sb_puts(&src, "    x = x + 1.0\n");
+  sb_puts(&src, "    return x\n\nclass M:\n    def __enter__(self):\n        return self\n"
+                "    def __exit__(self, t, v, tb):\n        return False\n\ndef g(n):\n    s = 0\n");
+  for (int i = 0; i < 250; i++)
+    sb_printf(&src, "    try:\n        with M() as m:\n            s = s + [n, (n, %d)][1][1]\n"
+                    "    except ValueError as e:\n        s = -1\n    finally:\n        s = s + 1\n", i);
+  sb_puts(&src, "    return s\n\nprint(f(tf.constant(0.0)), g(1))\n");
+  Program p;
+  load_ok(&p, src.data);
+  StrBuf c, err;
+  sb_init(&c);
+  sb_init(&err);
+  ck_assert(cgen_program(&p, &c, false));
+  int nfuncs, most = max_temps(c.data, &nfuncs);
+  fprintf(stderr, "temps: at most %d in each of %d functions\n", most, nfuncs);
+  ck_assert_int_ge(nfuncs, 5);   /* f, its twin, __enter__, __exit__, g, ... */
+  ck_assert_int_le(most, 40);
+  ck_assert_ptr_null(strstr(c.data, "rt_temps_new("));
+  /* the reused slots still compile */
+  Jit *j = jit_compile(c.data, &err);
+  ck_assert_msg(j != NULL, "tcc: %s", err.data ? err.data : "");
+  jit_free(j);
+  sb_free(&c);
+  sb_free(&err);
+  sb_free(&src);
   program_free(&p);
 }
 END_TEST
@@ -249,6 +304,7 @@ int main(void) {
   tcase_add_test(tc, cgen_jit_compiles);
   tcase_add_test(tc, cgen_with_main);
   tcase_add_test(tc, cgen_star_params);
+  tcase_add_test(tc, cgen_temps_reused);
   suite_add_tcase(s, tc);
   tc = tcase_create("scaling");
   tcase_set_timeout(tc, 120);
