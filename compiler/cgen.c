@@ -1605,7 +1605,7 @@ static void stmts(Fg *g, AstList *l) {
 
 /* Converted code: only the C functions of converted user functions (found at
  * any statement depth outside function bodies); nested ones follow. */
-static void gen_converted(Cg *cg, ProgModule *m, AstList *body) {
+static void gen_converted(Cg *cg, ProgModule *m, const AstList *body) {
   for (int i = 0; i < body->n; i++) {
     Ast *st = body->items[i];
     if (st->kind == A_FUNCDEF) {
@@ -1626,9 +1626,7 @@ static void gen_converted(Cg *cg, ProgModule *m, AstList *body) {
         }
       continue;
     }
-    AstList *subs[] = {&st->body, &st->orelse, &st->finalbody};
-    for (int k = 0; k < 3; k++) gen_converted(cg, m, subs[k]);
-    for (int k = 0; k < st->handlers.n; k++) gen_converted(cg, m, &st->handlers.items[k]->body);
+    for (AstBlocks b = ast_blocks(st); ast_blocks_next(&b);) gen_converted(cg, m, b.cur);
   }
 }
 
