@@ -137,6 +137,12 @@ Ast *ast_clone(Arena *a, const Ast *n) {
   return c;
 }
 
+Ast ast_whole(const Ast *n) {
+  Ast w = {0};
+  memcpy(&w, n, ast_size(n->kind));
+  return w;
+}
+
 Ast *ast_new(Arena *a, AstKind kind, int line, int col) {
   Ast *n = alloc_node(a, kind);
   n->kind = kind;

@@ -162,6 +162,8 @@ bool ast_blocks_next(AstBlocks *b);
 Ast *ast_new(Arena *a, AstKind kind, int line, int col);
 /* A shallow copy of n (its own kind's bytes; children and strings shared). */
 Ast *ast_clone(Arena *a, const Ast *n);
+/* The same into a whole struct (a stack Ast): the bytes past n's kind are zero. */
+Ast ast_whole(const Ast *n);
 void ast_list_push(Arena *a, AstList *l, Ast *node);
 const char *ast_kind_name(AstKind kind);
 

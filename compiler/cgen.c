@@ -406,7 +406,7 @@ CG_OUTLINE static int call_expr(Fg *g, Ast *e) {
   if (g->method && e->func->kind == A_NAME && !strcmp(e->func->name, "super") && !e->args.n && !e->keywords.n &&
       g->fn->args.n && (!sym_of(g, "super") || sym_of(g, "super")->kind == SYM_BUILTIN)) {
     /* zero-argument super(): the method's class and first argument */
-    Ast self_name = *e->func;
+    Ast self_name = ast_whole(e->func);
     self_name.name = g->fn->args.items[0]->name;
     int s = load_name(g, &self_name);
     int r = tmp(g);
@@ -423,7 +423,7 @@ CG_OUTLINE static int call_expr(Fg *g, Ast *e) {
   int r = tmp(g);
   if (star || kwstar) {
     /* f(*a, k=v, **kw): positional list -> tuple, keywords -> dict. */
-    Ast fake = *e;
+    Ast fake = ast_whole(e);
     fake.kind = A_TUPLE;
     fake.elts = e->args;
     int pos = build_starred(g, &fake, "tuple", f);
