@@ -120,7 +120,7 @@ void activity_expr_reads(Arena *a, const Ast *e, NameSet *out) {
       target_binds(a, g->target, &locals);
       list_reads(a, &g->ifs, &reads);
     }
-    activity_expr_reads(a, e->key, &reads);
+    activity_expr_reads(a, ast_child(e, AF_key), &reads);
     activity_expr_reads(a, e->value, &reads);
     for (int i = 0; i < reads.n; i++)
       if (!activity_set_has(&locals, reads.v[i])) activity_set_add(a, out, reads.v[i]);
@@ -129,15 +129,13 @@ void activity_expr_reads(Arena *a, const Ast *e, NameSet *out) {
   default: break;
   }
   /* every other expression: its children, whatever fields its kind uses */
-  const Ast *kids[] = {e->value, e->left, e->right, e->test, e->func, e->slice, e->lower, e->upper, e->step,
-                       e->operand, e->format_spec};
-  for (size_t i = 0; i < sizeof kids / sizeof *kids; i++) activity_expr_reads(a, kids[i], out);
-  list_reads(a, &e->args, out);
-  list_reads(a, &e->keywords, out);
-  list_reads(a, &e->values, out);
-  list_reads(a, &e->keys, out);
-  list_reads(a, &e->elts, out);
-  list_reads(a, &e->comparators, out);
+  static const AstField kids[] = {AF_value, AF_left,  AF_right, AF_test,    AF_func,        AF_slice,
+                                  AF_lower, AF_upper, AF_step,  AF_operand, AF_format_spec};
+  for (size_t i = 0; i < sizeof kids / sizeof *kids; i++)
+    activity_expr_reads(a, ast_child(e, kids[i]), out);
+  static const AstField lists[] = {AF_args, AF_keywords, AF_values, AF_keys, AF_elts, AF_comparators};
+  for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
+    if (ast_has(e, lists[i])) list_reads(a, ast_list_field(e, lists[i]), out);
 }
 
 /* Names an assignment target binds: `x`, `(a, *b)`; not `l[i]` or `o.f`. */
@@ -267,10 +265,10 @@ static void simple_reads(Arena *a, const Ast *s, NameSet *out) {
       activity_expr_reads(a, s, out);
       break;
     }
-    activity_expr_reads(a, s->value, out);
-    activity_expr_reads(a, s->test, out);
-    activity_expr_reads(a, s->msg, out);
-    activity_expr_reads(a, s->exc, out);
+    activity_expr_reads(a, ast_child(s, AF_value), out);
+    activity_expr_reads(a, ast_child(s, AF_test), out);
+    activity_expr_reads(a, ast_child(s, AF_msg), out);
+    activity_expr_reads(a, ast_child(s, AF_exc), out);
     break;
   }
 }
@@ -326,11 +324,7 @@ static void declared(Arena *a, const AstList *l, AstKind kind, NameSet *out) {
       for (int j = 0; j < s->names.n; j++)
         if (s->names.items[j]) activity_set_add(a, out, s->names.items[j]->name);
     if (s->kind == A_FUNCDEF || s->kind == A_CLASSDEF) continue;
-    declared(a, &s->body, kind, out);
-    declared(a, &s->orelse, kind, out);
-    declared(a, &s->finalbody, kind, out);
-    for (int j = 0; j < s->handlers.n; j++)
-      if (s->handlers.items[j]) declared(a, &s->handlers.items[j]->body, kind, out);
+    for (AstBlocks b = ast_blocks(s); ast_blocks_next(&b);) declared(a, b.cur, kind, out);
   }
 }
 

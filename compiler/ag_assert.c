@@ -16,11 +16,7 @@ static void visit_block(AgCtx *c, AstList *l) {
       l->items[i] = ag_expr_stmt(c, s, ag_rt(c, s, "assert_stmt", 2, s->test, ag_lambda(c, msg, msg)));
       continue;
     }
-    visit_block(c, &s->body);
-    visit_block(c, &s->orelse);
-    visit_block(c, &s->finalbody);
-    for (int j = 0; j < s->handlers.n; j++)
-      if (s->handlers.items[j]) visit_block(c, &s->handlers.items[j]->body);
+    for (AstBlocks b = ast_blocks(s); ast_blocks_next(&b);) visit_block(c, b.cur);
   }
 }
 

@@ -31,9 +31,8 @@ static bool has_own_break(const AstList *l) {
     case A_IF:
     case A_WITH:
     case A_TRY:
-      if (has_own_break(&s->body) || has_own_break(&s->orelse) || has_own_break(&s->finalbody)) return true;
-      for (int j = 0; j < s->handlers.n; j++)
-        if (s->handlers.items[j] && has_own_break(&s->handlers.items[j]->body)) return true;
+      for (AstBlocks b = ast_blocks(s); ast_blocks_next(&b);)
+        if (has_own_break(b.cur)) return true;
       break;
     case A_WHILE:
     case A_FOR: /* their bodies own their breaks, but an else block breaks out of this loop */
@@ -89,11 +88,7 @@ static void visit_stmt(AgCtx *c, Ast *s, Brk *cur, AstList *out) {
     visit_block(c, &s->body, NULL);
     break;
   default:
-    visit_block(c, &s->body, cur);
-    visit_block(c, &s->orelse, cur);
-    visit_block(c, &s->finalbody, cur);
-    for (int i = 0; i < s->handlers.n; i++)
-      if (s->handlers.items[i]) visit_block(c, &s->handlers.items[i]->body, cur);
+    for (AstBlocks b = ast_blocks(s); ast_blocks_next(&b);) visit_block(c, b.cur, cur);
     break;
   }
   ag_push(c, out, s);

@@ -182,17 +182,12 @@ static Ast *xf(AgCtx *c, Ast *n, const char *fscope) {
                  !(n->func && n->func->kind == A_ATTRIBUTE && is_ag_module(n->func->value));
   /* outside a converted function's scope a builtin's name stays bare; super is never read through ld */
   bool plain_func = n->kind == A_CALL && !convert && is_builtin_name(n->func) && (!fscope || !strcmp(n->func->name, "super"));
-#define XF_PTR(f) n->f = xf(c, n->f, fscope);
-#define XF_LIST(f) xf_list(c, &n->f, fscope);
-  if (!plain_func) XF_PTR(func)
-  XF_PTR(value) XF_PTR(target) XF_PTR(test) XF_PTR(left) XF_PTR(right) XF_PTR(iter) XF_PTR(slice) XF_PTR(lower)
-  XF_PTR(upper) XF_PTR(step) XF_PTR(msg) XF_PTR(exc) XF_PTR(deflt) XF_PTR(type) XF_PTR(context_expr)
-  XF_PTR(optional_vars) XF_PTR(format_spec) XF_PTR(operand) XF_PTR(key)
-  XF_LIST(body) XF_LIST(orelse) XF_LIST(finalbody) XF_LIST(handlers) XF_LIST(targets) XF_LIST(args)
-  XF_LIST(keywords) XF_LIST(bases) XF_LIST(values) XF_LIST(keys) XF_LIST(elts) XF_LIST(comparators)
-  XF_LIST(names) XF_LIST(items) XF_LIST(generators) XF_LIST(ifs)
-#undef XF_PTR
-#undef XF_LIST
+  if (n->kind == A_CALL && !plain_func) n->func = xf(c, n->func, fscope);
+  AST_FOR_FIELDS(f, n, AF_PTR_MASK & ~AF_BIT(func)) {
+    Ast **p = ast_ptr_field(n, f);
+    *p = xf(c, *p, fscope);
+  }
+  AST_FOR_FIELDS(f, n, AF_LIST_MASK & ~AF_BIT(decorators)) xf_list(c, ast_list_field(n, f), fscope);
   if (artifact && n->kind == A_LAMBDA) return ag_rt(c, n, "autograph_artifact", 1, n);
   if (artifact) {
     Ast *d = ag_node(c, A_ATTRIBUTE, n);

@@ -35,9 +35,8 @@ static bool has_own_continue(const AstList *l) {
     case A_IF:
     case A_WITH:
     case A_TRY:
-      if (has_own_continue(&s->body) || has_own_continue(&s->orelse) || has_own_continue(&s->finalbody)) return true;
-      for (int j = 0; j < s->handlers.n; j++)
-        if (s->handlers.items[j] && has_own_continue(&s->handlers.items[j]->body)) return true;
+      for (AstBlocks b = ast_blocks(s); ast_blocks_next(&b);)
+        if (has_own_continue(b.cur)) return true;
       break;
     case A_WHILE:
     case A_FOR: /* an else block continues this loop */
@@ -82,11 +81,7 @@ static void visit_stmt(AgCtx *c, Ast *s, Cont *cur, Blk *blk, AstList *out) {
   case A_FUNCDEF:
   case A_CLASSDEF: visit_block(c, &s->body, NULL, NULL, false); break;
   default:
-    visit_block(c, &s->body, cur, blk, false);
-    visit_block(c, &s->orelse, cur, blk, false);
-    visit_block(c, &s->finalbody, cur, blk, false);
-    for (int i = 0; i < s->handlers.n; i++)
-      if (s->handlers.items[i]) visit_block(c, &s->handlers.items[i]->body, cur, blk, false);
+    for (AstBlocks b = ast_blocks(s); ast_blocks_next(&b);) visit_block(c, b.cur, cur, blk, false);
     break;
   }
   ag_push(c, out, s);

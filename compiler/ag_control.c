@@ -123,11 +123,7 @@ static void block_composites(AgCtx *c, const AstList *l, Composites *k) {
     if (s->kind == A_ASSIGN)
       for (int j = 0; j < s->targets.n; j++) composite_target(c, s->targets.items[j], k);
     if (s->kind == A_AUGASSIGN) composite_target(c, s->target, k);
-    block_composites(c, &s->body, k);
-    block_composites(c, &s->orelse, k);
-    block_composites(c, &s->finalbody, k);
-    for (int j = 0; j < s->handlers.n; j++)
-      if (s->handlers.items[j]) block_composites(c, &s->handlers.items[j]->body, k);
+    for (AstBlocks b = ast_blocks(s); ast_blocks_next(&b);) block_composites(c, b.cur, k);
   }
 }
 
@@ -356,11 +352,7 @@ static void convert_block(AgCtx *c, const Activity *act, const ActFunc *scope, A
       break;
     }
     default:
-      convert_block(c, act, scope, &s->body);
-      convert_block(c, act, scope, &s->orelse);
-      convert_block(c, act, scope, &s->finalbody);
-      for (int j = 0; j < s->handlers.n; j++)
-        if (s->handlers.items[j]) convert_block(c, act, scope, &s->handlers.items[j]->body);
+      for (AstBlocks b = ast_blocks(s); ast_blocks_next(&b);) convert_block(c, act, scope, b.cur);
       break;
     }
     ag_push(c, &out, s);
@@ -384,11 +376,7 @@ static void analyze_defs_in(Activity *act, const AstList *l) {
       analyze_all(act, s);
       continue;
     }
-    analyze_defs_in(act, &s->body);
-    analyze_defs_in(act, &s->orelse);
-    analyze_defs_in(act, &s->finalbody);
-    for (int j = 0; j < s->handlers.n; j++)
-      if (s->handlers.items[j]) analyze_defs_in(act, &s->handlers.items[j]->body);
+    for (AstBlocks b = ast_blocks(s); ast_blocks_next(&b);) analyze_defs_in(act, b.cur);
   }
 }
 

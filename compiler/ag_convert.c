@@ -44,11 +44,7 @@ static void declarations(AgCtx *c, const AstList *l, NameSet *outer, NameSet *no
         activity_set_add(&c->scratch, outer, s->names.items[j]->name);
         if (s->kind == A_NONLOCAL) activity_set_add(&c->scratch, nonlocals, s->names.items[j]->name);
       }
-    declarations(c, &s->body, outer, nonlocals);
-    declarations(c, &s->orelse, outer, nonlocals);
-    declarations(c, &s->finalbody, outer, nonlocals);
-    for (int j = 0; j < s->handlers.n; j++)
-      if (s->handlers.items[j]) declarations(c, &s->handlers.items[j]->body, outer, nonlocals);
+    for (AstBlocks b = ast_blocks(s); ast_blocks_next(&b);) declarations(c, b.cur, outer, nonlocals);
   }
 }
 
@@ -61,11 +57,7 @@ static void check_nested(AgCtx *c, const AstList *l, const Scope *me) {
       check_function(c, s, me);
       continue;
     }
-    check_nested(c, &s->body, me);
-    check_nested(c, &s->orelse, me);
-    check_nested(c, &s->finalbody, me);
-    for (int j = 0; j < s->handlers.n; j++)
-      if (s->handlers.items[j]) check_nested(c, &s->handlers.items[j]->body, me);
+    for (AstBlocks b = ast_blocks(s); ast_blocks_next(&b);) check_nested(c, b.cur, me);
   }
 }
 
@@ -98,11 +90,7 @@ static void nonlocal_stmts(AgCtx *c, const AstList *l, const Scope *up) {
           found = activity_set_has(&k->locals, n->name) || activity_set_has(&k->nonlocals, n->name);
         if (!found) ag_error(c, s, "no binding for nonlocal '%s' found", n->name);
       }
-    nonlocal_stmts(c, &s->body, up);
-    nonlocal_stmts(c, &s->orelse, up);
-    nonlocal_stmts(c, &s->finalbody, up);
-    for (int j = 0; j < s->handlers.n; j++)
-      if (s->handlers.items[j]) nonlocal_stmts(c, &s->handlers.items[j]->body, up);
+    for (AstBlocks b = ast_blocks(s); ast_blocks_next(&b);) nonlocal_stmts(c, b.cur, up);
   }
 }
 
@@ -110,8 +98,8 @@ static void nonlocal_stmts(AgCtx *c, const AstList *l, const Scope *up) {
 
 static void reserve_names(const Ast *n, void *ud) {
   AgCtx *c = ud;
-  if (n->name) activity_set_add(&c->scratch, &c->reserved, n->name);
-  if (n->asname) activity_set_add(&c->scratch, &c->reserved, n->asname);
+  if (ast_has(n, AF_name) && n->name) activity_set_add(&c->scratch, &c->reserved, n->name);
+  if (ast_has(n, AF_asname) && n->asname) activity_set_add(&c->scratch, &c->reserved, n->asname);
 }
 
 /* unknown_outside: fn may be nested in functions we do not see, so its `nonlocal`s cannot be checked. */
@@ -174,12 +162,9 @@ static void convert_defs(Arena *arena, const AstList *orig, AstList *copy, const
       continue;
     }
     bool cls = in_class || s->kind == A_CLASSDEF;
-    convert_defs(arena, &s->body, &t->body, path, source, diags, only, cls);
-    convert_defs(arena, &s->orelse, &t->orelse, path, source, diags, only, cls);
-    convert_defs(arena, &s->finalbody, &t->finalbody, path, source, diags, only, cls);
-    for (int j = 0; j < s->handlers.n && j < t->handlers.n; j++)
-      if (s->handlers.items[j] && t->handlers.items[j])
-        convert_defs(arena, &s->handlers.items[j]->body, &t->handlers.items[j]->body, path, source, diags, only, cls);
+    if (s->kind != t->kind) continue;
+    for (AstBlocks bs = ast_blocks(s), bt = ast_blocks(t); ast_blocks_next(&bs) && ast_blocks_next(&bt);)
+      convert_defs(arena, bs.cur, bt.cur, path, source, diags, only, cls);
   }
 }
 
@@ -187,8 +172,7 @@ static void convert_defs(Arena *arena, const AstList *orig, AstList *copy, const
 static Ast *convert_module(Arena *arena, const Ast *module, const char *path, const char *source, DiagList *diags,
                            const AgPtrSet *only) {
   if (!module) return NULL;
-  Ast *out = arena_alloc(arena, sizeof *out);
-  *out = *module;
+  Ast *out = ast_clone(arena, module);
   out->body = (AstList){0};
   for (int i = 0; i < module->body.n; i++) {
     const Ast *s = module->body.items[i];

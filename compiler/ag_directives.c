@@ -84,11 +84,7 @@ static void visit_stmt(AgCtx *c, Ast *s, bool in_loop) {
   case A_FUNCDEF:
   case A_CLASSDEF: visit_block(c, &s->body, false); break;
   default:
-    visit_block(c, &s->body, in_loop);
-    visit_block(c, &s->orelse, in_loop);
-    visit_block(c, &s->finalbody, in_loop);
-    for (int i = 0; i < s->handlers.n; i++)
-      if (s->handlers.items[i]) visit_block(c, &s->handlers.items[i]->body, in_loop);
+    for (AstBlocks b = ast_blocks(s); ast_blocks_next(&b);) visit_block(c, b.cur, in_loop);
     break;
   }
 }

@@ -101,14 +101,6 @@ bool ag_is_rt_call(const Ast *e, const char *fname);
  * first. */
 typedef Ast *(*AgExprFn)(AgCtx *c, Ast *e);
 void ag_rewrite_exprs(AgCtx *c, Ast *node, AgExprFn fn);
-/* Every pointer and list field of Ast, for walkers that visit all children. */
-#define AST_PTR_FIELDS(X)                                                                                            \
-  X(value) X(target) X(test) X(left) X(right) X(iter) X(func) X(slice) X(lower) X(upper) X(step) X(msg) X(exc)       \
-  X(deflt) X(type) X(context_expr) X(optional_vars) X(format_spec) X(operand) X(key)
-#define AST_LIST_FIELDS(X)                                                                                           \
-  X(body) X(orelse) X(finalbody) X(handlers) X(targets) X(args) X(keywords) X(decorators) X(bases) X(values) X(keys) \
-  X(elts) X(comparators) X(names) X(items) X(generators) X(ifs)
-
 /* Call fn on every node under n (n included), parents first. */
 typedef void (*AgVisitFn)(const Ast *n, void *ud);
 void ag_visit(const Ast *n, AgVisitFn fn, void *ud);

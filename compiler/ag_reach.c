@@ -99,12 +99,8 @@ static void walk_list(Reach *r, const AstList *l, int ctx) {
 }
 
 static void walk_children(Reach *r, const Ast *n, int ctx) {
-#define W_PTR(f) walk(r, n->f, ctx, n->kind == A_CALL && n->f == n->func);
-#define W_LIST(f) walk_list(r, &n->f, ctx);
-  AST_PTR_FIELDS(W_PTR)
-  AST_LIST_FIELDS(W_LIST)
-#undef W_PTR
-#undef W_LIST
+  AST_FOR_FIELDS(f, n, AF_PTR_MASK) walk(r, *ast_ptr_field(n, f), ctx, n->kind == A_CALL && f == AF_func);
+  AST_FOR_FIELDS(f, n, AF_LIST_MASK) walk_list(r, ast_list_field(n, f), ctx);
 }
 
 static void walk(Reach *r, const Ast *n, int ctx, bool callee) {

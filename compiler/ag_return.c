@@ -51,11 +51,7 @@ static void rw_stmt(AgCtx *c, Ast *s, bool *block_dr, bool *body_dr, bool *orels
     break;
   }
   default:
-    rw_block(c, &s->body, &ignore);
-    rw_block(c, &s->orelse, &ignore);
-    rw_block(c, &s->finalbody, &ignore);
-    for (int i = 0; i < s->handlers.n; i++)
-      if (s->handlers.items[i]) rw_block(c, &s->handlers.items[i]->body, &ignore);
+    for (AstBlocks b = ast_blocks(s); ast_blocks_next(&b);) rw_block(c, b.cur, &ignore);
     break;
   }
 }
@@ -145,11 +141,7 @@ static void ret_stmt(AgCtx *c, Ast *s, const RFn *f, RBlk *blk, AstList *out) {
   case A_FUNCDEF: ret_function(c, s, false); break;
   case A_CLASSDEF: ret_block(c, &s->body, NULL, NULL); break;
   default:
-    ret_block(c, &s->body, f, blk);
-    ret_block(c, &s->orelse, f, blk);
-    ret_block(c, &s->finalbody, f, blk);
-    for (int i = 0; i < s->handlers.n; i++)
-      if (s->handlers.items[i]) ret_block(c, &s->handlers.items[i]->body, f, blk);
+    for (AstBlocks b = ast_blocks(s); ast_blocks_next(&b);) ret_block(c, b.cur, f, blk);
     break;
   }
   ag_push(c, out, s);

@@ -240,22 +240,17 @@ static void copy_list(Arena *a, AstList *l) {
 
 Ast *ag_copy(Arena *a, const Ast *n) {
   if (!n) return NULL;
-  Ast *c = arena_alloc(a, sizeof *c);
-  *c = *n;
-  if (n->str) c->str = arena_strndup(a, n->str, n->const_kind == C_STR ? n->slen : strlen(n->str));
-  if (n->name) c->name = arena_strdup(a, n->name);
-  if (n->asname) c->asname = arena_strdup(a, n->asname);
-  if (n->ops && n->comparators.n) {
+  Ast *c = ast_clone(a, n);
+  if (ast_has(n, AF_str) && n->str) c->str = arena_strndup(a, n->str, n->const_kind == C_STR ? n->slen : strlen(n->str));
+  if (ast_has(n, AF_name) && n->name) c->name = arena_strdup(a, n->name);
+  if (ast_has(n, AF_asname) && n->asname) c->asname = arena_strdup(a, n->asname);
+  if (ast_has(n, AF_ops) && n->ops && n->comparators.n) {
     int *ops = arena_alloc(a, sizeof *ops * (size_t)n->comparators.n);
     memcpy(ops, n->ops, sizeof *ops * (size_t)n->comparators.n);
     c->ops = ops;
   }
-#define COPY_PTR(f) c->f = ag_copy(a, n->f);
-#define COPY_LIST(f) copy_list(a, &c->f);
-  AST_PTR_FIELDS(COPY_PTR)
-  AST_LIST_FIELDS(COPY_LIST)
-#undef COPY_PTR
-#undef COPY_LIST
+  AST_FOR_FIELDS(f, n, AF_PTR_MASK) *ast_ptr_field(c, f) = ag_copy(a, *ast_ptr_field(n, f));
+  AST_FOR_FIELDS(f, n, AF_LIST_MASK) copy_list(a, ast_list_field(c, f));
   return c;
 }
 
@@ -269,14 +264,11 @@ static void rewrite_list(AgCtx *c, AstList *l, AgExprFn fn) {
 
 static Ast *rewrite(AgCtx *c, Ast *n, AgExprFn fn) {
   if (!n) return NULL;
-#define RW_PTR(f) n->f = rewrite(c, n->f, fn);
-#define RW_LIST(f) rewrite_list(c, &n->f, fn);
-  AST_PTR_FIELDS(RW_PTR)
-  RW_LIST(body) RW_LIST(orelse) RW_LIST(finalbody) RW_LIST(handlers) RW_LIST(targets) RW_LIST(args)
-  RW_LIST(keywords) RW_LIST(bases) RW_LIST(values) RW_LIST(keys) RW_LIST(elts) RW_LIST(comparators)
-  RW_LIST(names) RW_LIST(items) RW_LIST(generators) RW_LIST(ifs)
-#undef RW_PTR
-#undef RW_LIST
+  AST_FOR_FIELDS(f, n, AF_PTR_MASK) {
+    Ast **p = ast_ptr_field(n, f);
+    *p = rewrite(c, *p, fn);
+  }
+  AST_FOR_FIELDS(f, n, AF_LIST_MASK & ~AF_BIT(decorators)) rewrite_list(c, ast_list_field(n, f), fn);
   return is_expr(n) ? fn(c, n) : n;
 }
 
@@ -289,12 +281,8 @@ static void visit_list(const AstList *l, AgVisitFn fn, void *ud) {
 void ag_visit(const Ast *n, AgVisitFn fn, void *ud) {
   if (!n) return;
   fn(n, ud);
-#define V_PTR(f) ag_visit(n->f, fn, ud);
-#define V_LIST(f) visit_list(&n->f, fn, ud);
-  AST_PTR_FIELDS(V_PTR)
-  AST_LIST_FIELDS(V_LIST)
-#undef V_PTR
-#undef V_LIST
+  AST_FOR_FIELDS(f, n, AF_PTR_MASK) ag_visit(*ast_ptr_field(n, f), fn, ud);
+  AST_FOR_FIELDS(f, n, AF_LIST_MASK) visit_list(ast_list_field(n, f), fn, ud);
 }
 
 /* --- a set of node pointers (open addressing) --- */

@@ -6,6 +6,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ASan builds poison the unused tail of AST nodes (ast.c): bytes are
+ * unpoisoned whenever the arena serves them again or frees their block. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ARENA_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ARENA_ASAN 1
+#endif
+#endif
+#ifdef ARENA_ASAN
+#include <sanitizer/asan_interface.h>
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 struct ArenaBlock {
   ArenaBlock *next;
   size_t used, cap;
@@ -17,6 +33,7 @@ void arena_init(Arena *a) { a->head = NULL; }
 void arena_free(Arena *a) {
   for (ArenaBlock *b = a->head, *n; b; b = n) {
     n = b->next;
+    UNPOISON(b->data, b->cap);
     free(b);
   }
   a->head = NULL;
@@ -59,6 +76,7 @@ void *arena_alloc(Arena *a, size_t n) {
   }
   void *p = b->data + b->used;
   b->used += n;
+  UNPOISON(p, n);
   memset(p, 0, n);
   return p;
 }
@@ -69,9 +87,13 @@ void arena_release(Arena *a, ArenaMark m) {
   while (a->head != m.block) {
     ArenaBlock *b = a->head;
     a->head = b->next;
+    UNPOISON(b->data, b->cap);
     free(b);
   }
-  if (a->head) a->head->used = m.used;
+  if (a->head) {
+    UNPOISON(a->head->data + m.used, a->head->used - m.used);
+    a->head->used = m.used;
+  }
 }
 
 size_t arena_bytes(const Arena *a) {

@@ -523,7 +523,7 @@ CG_OUTLINE static int call_expr(Fg *g, Ast *e) {
   if (g->method && e->func->kind == A_NAME && !strcmp(e->func->name, "super") && !e->args.n && !e->keywords.n &&
       g->fn->args.n && (!sym_of(g, "super") || sym_of(g, "super")->kind == SYM_BUILTIN)) {
     /* zero-argument super(): the method's class and first argument */
-    Ast self_name = *e->func;
+    Ast self_name = ast_whole(e->func);
     self_name.name = g->fn->args.items[0]->name;
     int s = load_name(g, &self_name);
     int r = tmp(g);
@@ -541,7 +541,7 @@ CG_OUTLINE static int call_expr(Fg *g, Ast *e) {
   int r = tmp(g);
   if (star || kwstar) {
     /* f(*a, k=v, **kw): positional list -> tuple, keywords -> dict. */
-    Ast fake = *e;
+    Ast fake = ast_whole(e);
     fake.kind = A_TUPLE;
     fake.elts = e->args;
     int pos = build_starred(g, &fake, "tuple", f);
@@ -1751,7 +1751,7 @@ static void stmts(Fg *g, AstList *l) {
 
 /* Converted code: only the C functions of converted user functions (found at
  * any statement depth outside function bodies); nested ones follow. */
-static void gen_converted(Cg *cg, ProgModule *m, AstList *body) {
+static void gen_converted(Cg *cg, ProgModule *m, const AstList *body) {
   for (int i = 0; i < body->n; i++) {
     Ast *st = body->items[i];
     if (st->kind == A_FUNCDEF) {
@@ -1772,9 +1772,7 @@ static void gen_converted(Cg *cg, ProgModule *m, AstList *body) {
         }
       continue;
     }
-    AstList *subs[] = {&st->body, &st->orelse, &st->finalbody};
-    for (int k = 0; k < 3; k++) gen_converted(cg, m, subs[k]);
-    for (int k = 0; k < st->handlers.n; k++) gen_converted(cg, m, &st->handlers.items[k]->body);
+    for (AstBlocks b = ast_blocks(st); ast_blocks_next(&b);) gen_converted(cg, m, b.cur);
   }
 }
 

@@ -236,16 +236,15 @@ int driver_onnx_any(const char *in, const char *function, const char *signature,
 }
 
 /* The first definition of `name`: top level first, then nested (breadth-first). */
-static Ast *find_function(AstList *body, const char *name) {
+static Ast *find_function(const AstList *body, const char *name) {
   for (int i = 0; i < body->n; i++) {
     Ast *st = body->items[i];
     if (st->kind == A_FUNCDEF && strcmp(st->name, name) == 0) return st;
   }
   for (int i = 0; i < body->n; i++) {
     Ast *st = body->items[i];
-    AstList *subs[] = {&st->body, &st->orelse, &st->finalbody};
-    for (int k = 0; k < 3; k++) {
-      Ast *f = find_function(subs[k], name);
+    for (AstBlocks b = ast_blocks(st); ast_blocks_next(&b);) {
+      Ast *f = find_function(b.cur, name);
       if (f) return f;
     }
   }

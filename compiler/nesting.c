@@ -2,24 +2,10 @@
 #include "nesting.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "value.h"
-
-/* Every child slot of an Ast (see ast.h): single nodes, then lists. */
-static const size_t nest_node_fields[] = {
-  offsetof(Ast, value), offsetof(Ast, target), offsetof(Ast, test), offsetof(Ast, left),
-  offsetof(Ast, right), offsetof(Ast, iter), offsetof(Ast, func), offsetof(Ast, slice),
-  offsetof(Ast, lower), offsetof(Ast, upper), offsetof(Ast, step), offsetof(Ast, msg),
-  offsetof(Ast, exc), offsetof(Ast, deflt), offsetof(Ast, type), offsetof(Ast, context_expr),
-  offsetof(Ast, optional_vars), offsetof(Ast, format_spec), offsetof(Ast, operand),
-};
-static const size_t nest_list_fields[] = {
-  offsetof(Ast, body), offsetof(Ast, orelse), offsetof(Ast, finalbody), offsetof(Ast, handlers),
-  offsetof(Ast, targets), offsetof(Ast, args), offsetof(Ast, keywords), offsetof(Ast, decorators),
-  offsetof(Ast, bases), offsetof(Ast, values), offsetof(Ast, keys), offsetof(Ast, elts),
-  offsetof(Ast, comparators), offsetof(Ast, names), offsetof(Ast, items),
-};
 
 typedef struct NestItem { Ast *node; int depth; } NestItem;
 
@@ -38,10 +24,10 @@ bool nest_check(Ast *root, const char *path, const char *source, DiagList *diags
       ok = false;
       break;
     }
-    size_t nn = sizeof nest_node_fields / sizeof *nest_node_fields;
-    size_t nl = sizeof nest_list_fields / sizeof *nest_list_fields;
-    size_t more = nn;
-    for (size_t i = 0; i < nl; i++) more += (size_t)((AstList *)((char *)a + nest_list_fields[i]))->n;
+    /* the node's own child slots (ast.h's table): other kinds' bytes are not there */
+    uint64_t mask = ast_kind_fields[a->kind];
+    size_t more = (size_t)__builtin_popcountll(mask & AF_PTR_MASK);
+    AST_FOR_FIELDS(f, a, AF_LIST_MASK) more += (size_t)ast_list_field(a, f)->n;
     if (n + more > cap) {
       while (n + more > cap) cap *= 2;
       NestItem *s = realloc(stack, cap * sizeof *stack);
@@ -49,14 +35,16 @@ bool nest_check(Ast *root, const char *path, const char *source, DiagList *diags
       stack = s;
     }
     /* Pushed last to first, so the walk meets the leftmost too-deep node first. */
-    for (size_t i = nl; i-- > 0;) {
-      AstList *l = (AstList *)((char *)a + nest_list_fields[i]);
-      for (int k = l->n; k-- > 0;)
-        if (l->items[k]) stack[n++] = (NestItem){l->items[k], it.depth + 1};
-    }
-    for (size_t i = nn; i-- > 0;) {
-      Ast *c = *(Ast **)((char *)a + nest_node_fields[i]);
-      if (c) stack[n++] = (NestItem){c, it.depth + 1};
+    for (int f = AF_name; f-- > 0;) {
+      if (!(mask >> f & 1)) continue;
+      if (f >= AF_body) {
+        AstList *l = ast_list_field(a, f);
+        for (int k = l->n; k-- > 0;)
+          if (l->items[k]) stack[n++] = (NestItem){l->items[k], it.depth + 1};
+      } else {
+        Ast *c = *ast_ptr_field(a, f);
+        if (c) stack[n++] = (NestItem){c, it.depth + 1};
+      }
     }
   }
   free(stack);

@@ -2883,10 +2883,11 @@ static TSNode clause_block(P *p, TSNode c) {
 /* A compound statement ends where its last statement ends, as in Python (the
  * CST's range may run on over trailing comments). */
 static void fix_end(Ast *a) {
-  const AstList *ls[] = {&a->finalbody, &a->orelse, &a->handlers, &a->body};
+  const AstField ls[] = {AF_finalbody, AF_orelse, AF_handlers, AF_body};
   for (int i = 0; i < 4; i++)
-    if (ls[i]->n) {
-      set_end(a, ls[i]->items[ls[i]->n - 1]);
+    if (ast_has(a, ls[i]) && ast_list_field(a, ls[i])->n) {
+      const AstList *l = ast_list_field(a, ls[i]);
+      set_end(a, l->items[l->n - 1]);
       return;
     }
 }

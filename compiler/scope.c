@@ -110,7 +110,7 @@ static void collect_list(Ctx *c, Scope *s, AstList *l) {
 static void collect_function(Ctx *c, Scope *s, Ast *fn) {
   for (int i = 0; i < fn->args.n; i++)
     if (fn->args.items[i]->deflt) collect_expr(c, s, fn->args.items[i]->deflt);
-  collect_list(c, s, &fn->decorators);
+  if (fn->kind == A_FUNCDEF) collect_list(c, s, &fn->decorators);
   Scope *inner = scope_new(c, fn, s);
   for (int i = 0; i < fn->args.n; i++) {
     if (!fn->args.items[i]->name) continue; /* a bare `*` separator */
@@ -138,7 +138,7 @@ static void collect_comprehension(Ctx *c, Scope *s, Ast *e) {
     bind_target(c, inner, g->target);
     collect_list(c, inner, &g->ifs);
   }
-  collect_expr(c, inner, e->key);
+  collect_expr(c, inner, ast_child(e, AF_key));
   collect_expr(c, inner, e->value);
 }
 
@@ -429,7 +429,7 @@ static void report_unknown(Ctx *c, Scope *s, Ast *e) {
   }
   if (e->kind == A_FUNCDEF || e->kind == A_LAMBDA) {
     for (int i = 0; i < e->args.n; i++) report_unknown(c, s, e->args.items[i]->deflt);
-    report_list(c, s, &e->decorators);
+    if (e->kind == A_FUNCDEF) report_list(c, s, &e->decorators);
     Scope *inner = scope_of(c->si, e);
     if (e->kind == A_LAMBDA) report_unknown(c, inner, e->value);
     else report_list(c, inner, &e->body);
@@ -444,17 +444,14 @@ static void report_unknown(Ctx *c, Scope *s, Ast *e) {
       report_unknown(c, inner, g->target);
       report_list(c, inner, &g->ifs);
     }
-    report_unknown(c, inner, e->key);
+    report_unknown(c, inner, ast_child(e, AF_key));
     report_unknown(c, inner, e->value);
     return;
   }
-  Ast *kids[] = {e->value, e->target, e->test, e->left, e->right, e->iter, e->func, e->slice, e->lower,
-                 e->upper, e->step, e->msg, e->exc, e->deflt, e->type, e->context_expr, e->optional_vars,
-                 e->format_spec, e->operand};
-  for (size_t i = 0; i < sizeof kids / sizeof *kids; i++) report_unknown(c, s, kids[i]);
-  AstList *lists[] = {&e->body, &e->orelse, &e->finalbody, &e->handlers, &e->targets, &e->args, &e->keywords,
-                      &e->decorators, &e->bases, &e->values, &e->keys, &e->elts, &e->comparators, &e->items};
-  for (size_t i = 0; i < sizeof lists / sizeof *lists; i++) report_list(c, s, lists[i]);
+  /* every child but the names of global/import statements (not uses) */
+  AST_FOR_FIELDS(f, e, AF_PTR_MASK) report_unknown(c, s, *ast_ptr_field(e, f));
+  AST_FOR_FIELDS(f, e, AF_LIST_MASK & ~(AF_BIT(names) | AF_BIT(generators) | AF_BIT(ifs)))
+    report_list(c, s, ast_list_field(e, f));
 }
 
 bool scope_analyze(ScopeInfo *si, Arena *arena, Ast *module, const char *path, const char *source, DiagList *diags,

@@ -1,11 +1,13 @@
 /* test_parse.c — the front end (parse.c): constructs to AST dumps, locations, literals, f-strings, syntax errors. */
 #include <check.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
+#include "ag_int.h"
 #include "ast.h"
 #include "astdump.h"
 #include "diag.h"
@@ -999,6 +1001,107 @@ static char *printed(const char *path, const char *src) {
   return s;
 }
 
+/* ---- node sizes (ast.c's per-kind field table) ------------------------------------------------ */
+
+/* The table agrees with struct Ast: the per-kind fields tile the struct after
+ * the header (none missing from the table, none overlapping), every field a
+ * kind uses lies inside its size, and the frequent small kinds stay small. */
+START_TEST(test_kind_sizes) {
+  size_t header = offsetof(Ast, level) + sizeof(int);
+  ck_assert_uint_eq(offsetof(Ast, name), (header + 7) & ~(size_t)7);
+  unsigned char cover[sizeof(Ast)] = {0};
+  uint64_t used = 0;
+  for (int k = 0; k < A__COUNT; k++) used |= ast_kind_fields[k];
+  for (int f = 0; f < AF__COUNT; f++) {
+    ck_assert_msg(used >> f & 1, "field %s is used by no kind", ast_field_names[f]);
+    ck_assert_uint_ge(ast_field_offset[f], offsetof(Ast, name));
+    for (size_t b = ast_field_offset[f]; b < (size_t)ast_field_offset[f] + ast_field_size[f]; b++) {
+      ck_assert_msg(b < sizeof(Ast) && !cover[b], "field %s overlaps another", ast_field_names[f]);
+      cover[b] = 1;
+    }
+    ck_assert_uint_eq(ast_field_size[f], f < AF_body ? sizeof(Ast *) : f < AF_name ? sizeof(AstList) : ast_field_size[f]);
+  }
+  for (size_t b = offsetof(Ast, name); b < sizeof(Ast); b++)
+    ck_assert_msg(cover[b], "byte %zu of struct Ast belongs to no field of the table", b);
+  for (int k = 0; k < A__COUNT; k++) {
+    size_t size = ast_size((AstKind)k);
+    ck_assert_uint_ge(size, header);
+    ck_assert_uint_le(size, sizeof(Ast));
+    for (int f = 0; f < AF__COUNT; f++)
+      if (ast_kind_fields[k] >> f & 1)
+        ck_assert_msg((size_t)ast_field_offset[f] + ast_field_size[f] <= size, "%s.%s lies past its size %zu",
+                      ast_kind_name((AstKind)k), ast_field_names[f], size);
+  }
+  ck_assert_uint_le(ast_size(A_PASS), 40);
+  ck_assert_uint_le(ast_size(A_NAME), 48);
+  ck_assert_uint_le(ast_size(A_ATTRIBUTE), 64);
+  ck_assert_uint_le(ast_size(A_EXPR), 64);
+  ck_assert_uint_le(ast_size(A_KEYWORD), 64);
+  ck_assert_uint_le(ast_size(A_BINOP), 80);
+  ck_assert_uint_le(ast_size(A_ASSIGN), 96);
+  ck_assert_uint_le(ast_size(A_CALL), 128);
+  ck_assert_uint_le(ast_size(A_CONSTANT), 160);
+  ck_assert_uint_ge(sizeof(Ast), 3 * ast_size(A_CONSTANT));
+}
+END_TEST
+
+static void count_kinds(const Ast *n, int *seen) {
+  if (!n) return;
+  seen[n->kind]++;
+  AST_FOR_FIELDS(f, n, AF_PTR_MASK) count_kinds(*ast_ptr_field(n, f), seen);
+  AST_FOR_FIELDS(f, n, AF_LIST_MASK) {
+    const AstList *l = ast_list_field(n, f);
+    for (int i = 0; i < l->n; i++) count_kinds(l->items[i], seen);
+  }
+}
+
+/* A program with every kind: a walk over the child fields the table gives
+ * each kind reaches all of them, and a deep copy (each node its kind's
+ * bytes) dumps as the original does. */
+START_TEST(test_kind_fields_reach_all) {
+  Arena a;
+  arena_init(&a);
+  Ast *m = parse_ok(&a,
+                    "import os.path as p\n"
+                    "from m import x as y\n"
+                    "g = 0\n"
+                    "@dec\n"
+                    "class C(B, metaclass=M):\n"
+                    "    def f(self, a, *r, k=1, **kw):\n"
+                    "        global g\n"
+                    "        def h():\n"
+                    "            nonlocal a\n"
+                    "            a += 1\n"
+                    "        del kw['x']\n"
+                    "        for i in r[1:2:1]:\n"
+                    "            if not i and a or i:\n"
+                    "                continue\n"
+                    "            break\n"
+                    "        else:\n"
+                    "            pass\n"
+                    "        while a < 3 < 4:\n"
+                    "            a = -a if a else {1: 2}\n"
+                    "        with open('f') as fh:\n"
+                    "            assert fh, f'{a!r:>5}'\n"
+                    "        try:\n"
+                    "            raise ValueError('x') from None\n"
+                    "        except ValueError as e:\n"
+                    "            print(*r, [q for q in r if q], {q for q in r}, (q for q in r), {q: q for q in r})\n"
+                    "        finally:\n"
+                    "            l = lambda z=1: (z, [z], {z}, o.at)\n"
+                    "        return a * 2\n");
+  int seen[A__COUNT] = {0};
+  count_kinds(m, seen);
+  for (int k = 0; k < A__COUNT; k++) ck_assert_msg(seen[k] > 0, "kind %s not reached", ast_kind_name((AstKind)k));
+  char *want = ast_dump(m);
+  char *got = ast_dump(ag_copy(&a, m));
+  ck_assert_str_eq(got, want);
+  free(want);
+  free(got);
+  arena_free(&a);
+}
+END_TEST
+
 START_TEST(test_printed_format) {
   char *s = printed("prog.tfs", "x = 1\n\nif x > 0\n    pass\n");
   ck_assert_str_eq(s,
@@ -1167,6 +1270,8 @@ static Suite *parse_suite(void) {
   tcase_add_test(tc, test_float_literals);
   tcase_add_test(tc, test_string_literals);
   tcase_add_test(tc, test_fstring_structure);
+  tcase_add_test(tc, test_kind_sizes);
+  tcase_add_test(tc, test_kind_fields_reach_all);
   suite_add_tcase(s, tc);
   tc = tcase_create("robustness");
   tcase_set_timeout(tc, 120);
