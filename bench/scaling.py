@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """scaling.py — cost per op and per line at 3 sizes, so a regression to superlinear shows as a growing number (issue 12).
 
-Usage: bench/scaling.py [BUILD_DIR] [--sizes 3000,10000,30000] [--only trace,check,run,agcheck,agrun,longcheck,longrun]
+Usage: bench/scaling.py [BUILD_DIR] [--sizes 3000,10000,30000] [--only trace,retrace,check,run,agcheck,agrun,longcheck,longrun]
   trace    a tf.function unrolling `x = x + 1.0` n times: CPU time of its first call (trace, plan
            and one run), measured inside the program with time.process_time, per op; compiling the
            program (libtcc, AutoGraph) is not counted: agrun covers it
@@ -9,6 +9,8 @@ Usage: bench/scaling.py [BUILD_DIR] [--sizes 3000,10000,30000] [--only trace,che
   run      `tfs run` of the same program (JIT included), per line
   agcheck  `tfsc --check` of that program plus one tf.function calling f0 (AutoGraph converts what it reaches)
   agrun    `tfs run` of it
+  retrace  the same function's second trace, for a new input shape (a [2] vector: its
+           elementwise ops are planned and fused, which the scalar first call's are not), per op
   longcheck  `tfsc --check` of the trace program (one tf.function of n statements), per line
   longrun    `tfs run` of it (JIT, trace and one graph run), per line
 Each figure is the best of 3 runs' user+system CPU time (the machine is shared),
@@ -43,6 +45,13 @@ def unrolled(n):
     return "\n".join(lines) + "\n"
 
 
+def retraced(n):
+    lines = ["import time", "@tf.function", "def f(x):"] + ["    x = x + 1.0"] * n + ["    return x"]
+    lines += ["a = f(tf.constant(0.0))", "t0 = time.process_time()", "r = f(tf.constant([0.0, 1.0]))",
+              "t1 = time.process_time()", "print(t1 - t0)", "print(r.numpy()[0])"]
+    return "\n".join(lines) + "\n"
+
+
 def first_call(tfs, path, n):
     """Best of 3 in-program CPU times of the first call; checks the result too."""
     best = None
@@ -68,7 +77,7 @@ def main():
     args = sys.argv[1:]
     build = "build"
     sizes = [3000, 10000, 30000]
-    only = ["trace", "check", "run", "agcheck", "agrun", "longcheck", "longrun"]
+    only = ["trace", "retrace", "check", "run", "agcheck", "agrun", "longcheck", "longrun"]
     while args:
         a = args.pop(0)
         if a == "--sizes":
@@ -90,6 +99,10 @@ def main():
             g = os.path.join(tmp, "g.tfs")
             open(g, "w").write(unrolled(n))
             row("trace", n, first_call(tfs, g, n))
+        for n in sizes if "retrace" in only else []:
+            g = os.path.join(tmp, "g.tfs")
+            open(g, "w").write(retraced(n))
+            row("retrace", n, first_call(tfs, g, n))
         for n in sizes if "longcheck" in only or "longrun" in only else []:
             g = os.path.join(tmp, "g.tfs")
             open(g, "w").write(unrolled(n))

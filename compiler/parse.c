@@ -3324,6 +3324,19 @@ static bool stmt_starts_line(P *p, TSNode n) {
   return prev->kind == T_NEWLINE || tok_is(p, prev, ";") || tok_is(p, prev, ":");
 }
 
+/* Node kinds that may hold a block (so statements), directly or through a clause. */
+static bool holds_blocks(int k) {
+  switch (k) {
+  case NK_MODULE: case NK_BLOCK: case NK_IF_STATEMENT: case NK_ELIF_CLAUSE: case NK_ELSE_CLAUSE:
+  case NK_WHILE_STATEMENT: case NK_FOR_STATEMENT: case NK_FUNCTION_DEFINITION: case NK_CLASS_DEFINITION:
+  case NK_DECORATED_DEFINITION: case NK_TRY_STATEMENT: case NK_EXCEPT_CLAUSE: case NK_FINALLY_CLAUSE:
+  case NK_WITH_STATEMENT:
+    return true;
+  default:
+    return false;
+  }
+}
+
 /* ERROR and MISSING nodes, and empty blocks in statements that are otherwise
  * whole (one inside a broken statement is an artifact of error recovery). */
 static void collect_regions(P *p, TSNode root, Regions *r) {
@@ -3349,6 +3362,9 @@ static void collect_regions(P *p, TSNode root, Regions *r) {
                ts_node_is_named(n) && !ts_node_is_extra(n) && !stmt_starts_line(p, n)) {
       region_add(r, n, n, R_ERROR, first, last);
     }
+    /* below a simple statement or an expression there is no block and no statement: an error-free
+     * one has nothing to report, and not walking its tokens is a fifth of this pass */
+    if (descend && depth > 0 && !holds_blocks(nk(p, n)) && !ts_node_has_error(n)) descend = false;
     if (descend && ts_tree_cursor_goto_first_child(&c)) {
       if (depth == cap) {
         cap *= 2;

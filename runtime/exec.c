@@ -59,6 +59,10 @@ typedef struct ExecStep {
  * is in cache, intermediates written over the result in place, never stored. */
 #define EW_PREV (-2)          /* operand: the previous op's result (in a chain) */
 #define EW_SIDE (-3)          /* operand: the chain's side op's result (its second block buffer) */
+/* A fused chain holds at most EW_CHAIN_MAX ops; a longer run of elementwise ops becomes several chains.
+ * Each fusion copies the chain, so unbounded chains made planning a 30,000-op unrolled function
+ * quadratic (2.7 s); past a few dozen ops a longer chain saves nothing measurable. */
+enum { EW_CHAIN_MAX = 64, EW_LOOK_BACK = 2 * EW_CHAIN_MAX };
 typedef struct EwOp {
   OpRow k;
   DType in;                   /* operand dtype */
@@ -579,7 +583,9 @@ static MmPlan *mm_single(const ExecStep *st, const TMeta *sm) {
  * ks, or -1. */
 static int ew_side_step(const ExecPlan *p, int x, int k, int kb, const int *lastuse, const EwPlan *ea) {
   if (x < 0 || lastuse[x] != kb || dtype_holds_refs(ea->dt) || dtype_info[ea->dt].size > 8) return -1;
-  for (int j = kb - 1; j >= 0; j--) {
+  /* the look back is bounded (no side op beyond it): fused chains and variable reads are runs of
+   * steps passed over, and an unbounded look from every step made planning quadratic in them */
+  for (int j = kb - 1; j >= 0 && j >= kb - EW_LOOK_BACK; j--) {
     const ExecStep *S = &p->steps[j];
     if (S->nout >= 1 && S->out[0] == x) {
       const EwPlan *es = S->ew;
@@ -607,7 +613,7 @@ static void plan_ew(ExecPlan *p, const TMeta *sm, const int *lastuse) {
     while (kb + 1 < p->nsteps && p->steps[kb].kind == ES_OP && p->steps[kb].op->id == OP_READ_VARIABLE && !p->steps[kb].skip)
       kb++;
     ExecStep *B = &p->steps[kb];
-    if (!A->ew || !B->ew || B->ew->nops != 1) continue;
+    if (!A->ew || !B->ew || B->ew->nops != 1 || A->ew->nops >= EW_CHAIN_MAX) continue;
     EwPlan *ea = A->ew, *eb = B->ew;
     int oa = A->out[0];
     if (oa < 0 || lastuse[oa] != kb || eb->dt != ea->dt || eb->ops[0].in != ea->dt || eb->n != ea->n ||
