@@ -22,6 +22,7 @@
 #include "parse.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -1688,7 +1689,36 @@ static Kids named(P *p, TSNode n) {
   return k;
 }
 
-static TSNode field(TSNode n, const char *name) { return ts_node_child_by_field_name(n, name, (uint32_t)strlen(name)); }
+/* The grammar's field names we read, looked up once: ts_node_child_by_field_name compares the name
+ * against every field of the language, a twentieth of parsing a long function. */
+#define FIELD_NAMES(X) \
+  X(ALIAS, "alias") X(ALTERNATIVE, "alternative") X(ARGUMENT, "argument") X(ARGUMENTS, "arguments") X(ATTRIBUTE, "attribute") \
+  X(BODY, "body") X(CAUSE, "cause") X(CONDITION, "condition") X(CONSEQUENCE, "consequence") X(DEFINITION, "definition") \
+  X(EXPRESSION, "expression") X(FORMAT_SPECIFIER, "format_specifier") X(FUNCTION, "function") X(KEY, "key") X(LEFT, "left") \
+  X(NAME, "name") X(OBJECT, "object") X(OPERATOR, "operator") X(PARAMETERS, "parameters") X(RETURN_TYPE, "return_type") \
+  X(RIGHT, "right") X(START, "start") X(STEP, "step") X(STOP, "stop") X(SUPERCLASSES, "superclasses") \
+  X(TYPE, "type") X(TYPE_CONVERSION, "type_conversion") X(VALUE, "value")
+enum {
+#define FIELD_ENUM(e, s) F_##e,
+  FIELD_NAMES(FIELD_ENUM)
+#undef FIELD_ENUM
+  F__COUNT
+};
+static TSFieldId field_ids[F__COUNT];
+static pthread_once_t field_once = PTHREAD_ONCE_INIT;
+static void field_init(void) {
+  static const char *const names[F__COUNT] = {
+#define FIELD_NAME(e, s) s,
+      FIELD_NAMES(FIELD_NAME)
+#undef FIELD_NAME
+  };
+  for (int i = 0; i < F__COUNT; i++)
+    field_ids[i] = ts_language_field_id_for_name(tree_sitter_tfs(), names[i], (uint32_t)strlen(names[i]));
+}
+static TSNode field(TSNode n, int f) {
+  pthread_once(&field_once, field_init);
+  return field_ids[f] ? ts_node_child_by_field_id(n, field_ids[f]) : ts_node_child(n, UINT32_MAX);   /* null node */
+}
 
 static const char *ntext(P *p, TSNode n, size_t *len) {
   uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
@@ -2005,7 +2035,7 @@ static void fstring_parts(P *p, TSNode holder, size_t off, size_t end, AstList *
 static Ast *cv_interpolation(P *p, TSNode in, AstList *vals, TSNode loc, bool raw) {
   Ast *fv = mk(p, A_FORMATTEDVALUE, in);
   Kids k = kids(p, in);
-  TSNode expr = field(in, "expression"), conv = field(in, "type_conversion"), spec = field(in, "format_specifier");
+  TSNode expr = field(in, F_EXPRESSION), conv = field(in, F_TYPE_CONVERSION), spec = field(in, F_FORMAT_SPECIFIER);
   bool debug = false;
   for (int i = 0; i < k.n; i++) {
     if (ts_node_is_null(expr) && ts_node_is_named(k.v[i]) && nk(p, k.v[i]) != NK_TYPE_CONVERSION &&
@@ -2121,15 +2151,15 @@ static Ast *cv_binop_chain(P *p, TSNode n) {
       if (!spine) abort();
     }
     spine[m++] = cur;
-    TSNode l = field(cur, "left");
+    TSNode l = field(cur, F_LEFT);
     if (ts_node_is_null(l)) break;
     cur = l;
   }
-  TSNode first = field(spine[m - 1], "left");
+  TSNode first = field(spine[m - 1], F_LEFT);
   Ast *left = ts_node_is_null(first) ? bad_node(p, spine[m - 1]) : cv_expr(p, first);
   for (int i = m - 1; i >= 0; i--) {
     Ast *b = mk(p, A_BINOP, spine[i]);
-    TSNode op = field(spine[i], "operator"), r = field(spine[i], "right");
+    TSNode op = field(spine[i], F_OPERATOR), r = field(spine[i], F_RIGHT);
     size_t len = 0;
     const char *t = ts_node_is_null(op) ? "" : ntext(p, op, &len);
     b->op = binop_of(t, len);
@@ -2147,7 +2177,7 @@ static Ast *cv_binop_chain(P *p, TSNode n) {
 
 static Ast *cv_boolop(P *p, TSNode n) {
   Ast *a = mk(p, A_BOOLOP, n);
-  TSNode op = field(n, "operator");
+  TSNode op = field(n, F_OPERATOR);
   a->op = !ts_node_is_null(op) && ntype_is(op, "or") ? BOOL_OR : BOOL_AND;
   const char *opname = a->op == BOOL_OR ? "or" : "and";
   /* Flatten `a and b and c` into one node, as Python does (left spine, iteratively). */
@@ -2156,14 +2186,14 @@ static Ast *cv_boolop(P *p, TSNode n) {
   if (!rights) abort();
   TSNode cur = n;
   for (;;) {
-    TSNode r = field(cur, "right"), l = field(cur, "left");
+    TSNode r = field(cur, F_RIGHT), l = field(cur, F_LEFT);
     if (m == cap) {
       cap *= 2;
       rights = realloc(rights, sizeof *rights * (size_t)cap);
       if (!rights) abort();
     }
     rights[m++] = r;
-    TSNode lop = ts_node_is_null(l) ? l : field(l, "operator");
+    TSNode lop = ts_node_is_null(l) ? l : field(l, F_OPERATOR);
     if (!ts_node_is_null(l) && nk(p, l) == NK_BOOLEAN_OPERATOR && !ts_node_is_null(lop) && ntype_is(lop, opname)) {
       cur = l;
       continue;
@@ -2174,7 +2204,7 @@ static Ast *cv_boolop(P *p, TSNode n) {
   for (int i = m - 1; i >= 0; i--) {
     TSNode r = rights[i];
     if (!ts_node_is_null(r) && nk(p, r) == NK_BOOLEAN_OPERATOR) {
-      TSNode rop = field(r, "operator");
+      TSNode rop = field(r, F_OPERATOR);
       if (!ts_node_is_null(rop) && ntype_is(rop, opname)) {
         Ast *sub = cv_boolop(p, r);
         for (int j = 0; j < sub->values.n; j++) ast_list_push(p->a, &a->values, sub->values.items[j]);
@@ -2261,8 +2291,8 @@ static void cv_params(P *p, TSNode params, AstList *out) {
     switch (t) {
     case NK_IDENTIFIER: case NK_KEYWORD_IDENTIFIER: break;
     case NK_DEFAULT_PARAMETER: case NK_TYPED_DEFAULT_PARAMETER:
-      name = field(c, "name");
-      dflt = field(c, "value");
+      name = field(c, F_NAME);
+      dflt = field(c, F_VALUE);
       has_default = true;
       break;
     case NK_TYPED_PARAMETER: {
@@ -2362,7 +2392,7 @@ static void cv_arguments(P *p, TSNode list, AstList *args, AstList *kws) {
     int t = nk(p, c);
     if (t == NK_KEYWORD_ARGUMENT) {
       Ast *kwn = mk(p, A_KEYWORD, c);
-      TSNode name = field(c, "name"), val = field(c, "value");
+      TSNode name = field(c, F_NAME), val = field(c, F_VALUE);
       kwn->name = ts_node_is_null(name) ? "?" : cv_ident(p, name);
       kwn->value = ts_node_is_null(val) ? bad_node(p, c) : cv_expr(p, val);
       for (int j = 0; j < kws->n; j++)
@@ -2401,7 +2431,7 @@ static Ast *cv_comprehension(P *p, TSNode n, AstKind kind) {
     switch (nk(p, c)) {
     case NK_FOR_IN_CLAUSE: {
       cur = mk(p, A_COMPREHENSION, c);
-      TSNode l = field(c, "left"), r = field(c, "right");
+      TSNode l = field(c, F_LEFT), r = field(c, F_RIGHT);
       cur->target = ts_node_is_null(l) ? bad_node(p, c) : cv_target(p, l, "assign to");
       cur->iter = ts_node_is_null(r) ? bad_node(p, c) : cv_expr(p, r);
       ast_list_push(p->a, &a->generators, cur);
@@ -2414,7 +2444,7 @@ static Ast *cv_comprehension(P *p, TSNode n, AstKind kind) {
       break;
     }
     case NK_PAIR: {
-      TSNode kk = field(c, "key"), vv = field(c, "value");
+      TSNode kk = field(c, F_KEY), vv = field(c, F_VALUE);
       a->key = ts_node_is_null(kk) ? bad_node(p, c) : cv_expr(p, kk);
       a->value = ts_node_is_null(vv) ? bad_node(p, c) : cv_expr(p, vv);
       break;
@@ -2440,7 +2470,7 @@ static Ast *cv_comprehension(P *p, TSNode n, AstKind kind) {
 
 static Ast *cv_call(P *p, TSNode n) {
   Ast *a = mk(p, A_CALL, n);
-  TSNode fn = field(n, "function"), args = field(n, "arguments");
+  TSNode fn = field(n, F_FUNCTION), args = field(n, F_ARGUMENTS);
   a->func = ts_node_is_null(fn) ? bad_node(p, n) : cv_expr(p, fn);
   if (ts_node_is_null(args)) return a;
   if (nk(p, args) == NK_GENERATOR_EXPRESSION) ast_list_push(p->a, &a->args, cv_comprehension(p, args, A_GENEXP));
@@ -2451,7 +2481,7 @@ static Ast *cv_call(P *p, TSNode n) {
 
 static Ast *cv_slice(P *p, TSNode n) {
   Ast *a = mk(p, A_SLICE, n);
-  TSNode lo = field(n, "start"), hi = field(n, "stop"), st = field(n, "step");
+  TSNode lo = field(n, F_START), hi = field(n, F_STOP), st = field(n, F_STEP);
   if (ts_node_is_null(lo) && ts_node_is_null(hi) && ts_node_is_null(st)) {
     /* a grammar without slice fields: place children by the colons before them */
     Kids k = kids(p, n);
@@ -2521,7 +2551,7 @@ static Ast *cv_dict(P *p, TSNode n) {
   for (int i = 0; i < k.n; i++) {
     TSNode c = k.v[i];
     if (nk(p, c) == NK_PAIR) {
-      TSNode key = field(c, "key"), val = field(c, "value");
+      TSNode key = field(c, F_KEY), val = field(c, F_VALUE);
       ast_list_push(p->a, &a->keys, ts_node_is_null(key) ? bad_node(p, c) : cv_expr(p, key));
       ast_list_push(p->a, &a->values, ts_node_is_null(val) ? bad_node(p, c) : cv_expr(p, val));
     } else if (nk(p, c) == NK_DICTIONARY_SPLAT) {
@@ -2594,7 +2624,7 @@ static Ast *cv_expr_inner(P *p, TSNode n) {
   case NK_BINARY_OPERATOR: return cv_binop_chain(p, n);
   case NK_UNARY_OPERATOR: {
     Ast *a = mk(p, A_UNARYOP, n);
-    TSNode op = field(n, "operator"), arg = field(n, "argument");
+    TSNode op = field(n, F_OPERATOR), arg = field(n, F_ARGUMENT);
     size_t len = 0;
     const char *o = ts_node_is_null(op) ? "" : ntext(p, op, &len);
     a->op = len == 1 && o[0] == '-' ? UN_NEG : len == 1 && o[0] == '+' ? UN_POS : UN_INVERT;
@@ -2622,7 +2652,7 @@ static Ast *cv_expr_inner(P *p, TSNode n) {
   }
   case NK_NOT_OPERATOR: {
     Ast *a = mk(p, A_UNARYOP, n);
-    TSNode arg = field(n, "argument");
+    TSNode arg = field(n, F_ARGUMENT);
     a->op = UN_NOT;
     a->operand = ts_node_is_null(arg) ? bad_node(p, n) : cv_expr(p, arg);
     return a;
@@ -2631,7 +2661,7 @@ static Ast *cv_expr_inner(P *p, TSNode n) {
   case NK_COMPARISON_OPERATOR: return cv_compare(p, n);
   case NK_CONDITIONAL_EXPRESSION: {
     Ast *a = mk(p, A_IFEXP, n);
-    TSNode body = field(n, "body"), cond = field(n, "condition"), alt = field(n, "alternative");
+    TSNode body = field(n, F_BODY), cond = field(n, F_CONDITION), alt = field(n, F_ALTERNATIVE);
     if (ts_node_is_null(body) || ts_node_is_null(cond) || ts_node_is_null(alt)) {
       Kids k = named(p, n);
       if (k.n != 3) return cv_unsupported(p, n);
@@ -2644,15 +2674,15 @@ static Ast *cv_expr_inner(P *p, TSNode n) {
   }
   case NK_LAMBDA: {
     Ast *a = mk(p, A_LAMBDA, n);
-    cv_params(p, field(n, "parameters"), &a->args);
-    TSNode body = field(n, "body");
+    cv_params(p, field(n, F_PARAMETERS), &a->args);
+    TSNode body = field(n, F_BODY);
     a->value = ts_node_is_null(body) ? bad_node(p, n) : cv_expr(p, body);
     return a;
   }
   case NK_CALL: return cv_call(p, n);
   case NK_ATTRIBUTE: {
     Ast *a = mk(p, A_ATTRIBUTE, n);
-    TSNode obj = field(n, "object"), attr = field(n, "attribute");
+    TSNode obj = field(n, F_OBJECT), attr = field(n, F_ATTRIBUTE);
     a->value = ts_node_is_null(obj) ? bad_node(p, n) : cv_expr(p, obj);
     a->name = ts_node_is_null(attr) ? "?" : cv_ident(p, attr);
     return a;
@@ -2742,12 +2772,12 @@ static Ast *cv_value(P *p, TSNode n) {
 }
 
 static Ast *cv_assignment(P *p, TSNode stmt, TSNode n) {
-  TSNode right = field(n, "right"), type = field(n, "type");
+  TSNode right = field(n, F_RIGHT), type = field(n, F_TYPE);
   if (!ts_node_is_null(type)) {
     /* an annotation is only checked: .tfs gives it no meaning */
     Kids tk = named(p, type);
     for (int i = 0; i < tk.n; i++) cv_expr(p, tk.v[i]);
-    TSNode left = field(n, "left");
+    TSNode left = field(n, F_LEFT);
     if (!ts_node_is_null(left)) {
       Ast *t = cv_expr(p, left);
       if (t->kind == A_TUPLE || t->kind == A_LIST)
@@ -2772,14 +2802,14 @@ static Ast *cv_assignment(P *p, TSNode stmt, TSNode n) {
   Ast *a = mk(p, A_ASSIGN, stmt);
   TSNode cur = n;
   for (;;) {
-    TSNode left = field(cur, "left"), r = field(cur, "right");
+    TSNode left = field(cur, F_LEFT), r = field(cur, F_RIGHT);
     if (!ts_node_is_null(left)) ast_list_push(p->a, &a->targets, cv_target(p, left, "assign to"));
     if (ts_node_is_null(r)) {
       a->value = bad_node(p, cur);
       break;
     }
     if (nk(p, r) == NK_ASSIGNMENT) {
-      if (!ts_node_is_null(field(r, "type"))) cv_err(p, r, "invalid syntax: an annotation is not allowed here");
+      if (!ts_node_is_null(field(r, F_TYPE))) cv_err(p, r, "invalid syntax: an annotation is not allowed here");
       cur = r;
       continue;
     }
@@ -2796,7 +2826,7 @@ static Ast *cv_assignment(P *p, TSNode stmt, TSNode n) {
 
 static Ast *cv_augassign(P *p, TSNode stmt, TSNode n) {
   Ast *a = mk(p, A_AUGASSIGN, stmt);
-  TSNode left = field(n, "left"), op = field(n, "operator"), right = field(n, "right");
+  TSNode left = field(n, F_LEFT), op = field(n, F_OPERATOR), right = field(n, F_RIGHT);
   a->target = ts_node_is_null(left) ? bad_node(p, n) : cv_expr(p, left);
   AstKind k = a->target->kind;
   if (k != A_NAME && k != A_ATTRIBUTE && k != A_SUBSCRIPT) {
@@ -2870,8 +2900,8 @@ static void cv_block(P *p, TSNode blk, AstList *out, TSNode hdr) {
 
 /* A clause's block: `body` field, else `consequence`, else its block child. */
 static TSNode clause_block(P *p, TSNode c) {
-  TSNode b = field(c, "body");
-  if (ts_node_is_null(b)) b = field(c, "consequence");
+  TSNode b = field(c, F_BODY);
+  if (ts_node_is_null(b)) b = field(c, F_CONSEQUENCE);
   if (ts_node_is_null(b)) {
     Kids k = named(p, c);
     for (int i = 0; i < k.n; i++)
@@ -2899,7 +2929,7 @@ static void cv_loop_body(P *p, TSNode blk, AstList *out, TSNode hdr) {
 }
 
 static void cv_else(P *p, TSNode stmt, AstList *out) {
-  TSNode alt = field(stmt, "alternative");
+  TSNode alt = field(stmt, F_ALTERNATIVE);
   if (ts_node_is_null(alt)) {
     Kids k = named(p, stmt);
     for (int i = 0; i < k.n; i++)
@@ -2910,9 +2940,9 @@ static void cv_else(P *p, TSNode stmt, AstList *out) {
 
 static Ast *cv_if(P *p, TSNode n) {
   Ast *top = mk(p, A_IF, n);
-  TSNode cond = field(n, "condition");
+  TSNode cond = field(n, F_CONDITION);
   top->test = ts_node_is_null(cond) ? bad_node(p, n) : cv_expr(p, cond);
-  cv_block(p, field(n, "consequence"), &top->body, n);
+  cv_block(p, field(n, F_CONSEQUENCE), &top->body, n);
   Kids k = named(p, n);
   Ast *cur = top;
   Ast **chain = arena_alloc(p->a, sizeof *chain * (size_t)(k.n + 1));
@@ -2923,7 +2953,7 @@ static Ast *cv_if(P *p, TSNode n) {
     if (t == NK_ELIF_CLAUSE) {
       Ast *e = mk(p, A_IF, k.v[i]);
       chain[nchain++] = e;
-      TSNode c = field(k.v[i], "condition");
+      TSNode c = field(k.v[i], F_CONDITION);
       e->test = ts_node_is_null(c) ? bad_node(p, k.v[i]) : cv_expr(p, c);
       cv_block(p, clause_block(p, k.v[i]), &e->body, k.v[i]);
       ast_list_push(p->a, &cur->orelse, e);
@@ -2939,11 +2969,11 @@ static Ast *cv_if(P *p, TSNode n) {
 
 static Ast *cv_funcdef(P *p, TSNode n, AstList *decorators) {
   Ast *a = mk(p, A_FUNCDEF, n);
-  TSNode name = field(n, "name");
+  TSNode name = field(n, F_NAME);
   a->name = ts_node_is_null(name) ? "?" : cv_ident(p, name);
   if (decorators) a->decorators = *decorators;
-  cv_params(p, field(n, "parameters"), &a->args);
-  TSNode ret = field(n, "return_type");
+  cv_params(p, field(n, F_PARAMETERS), &a->args);
+  TSNode ret = field(n, F_RETURN_TYPE);
   if (!ts_node_is_null(ret)) {
     /* a return annotation is only checked: .tfs gives it no meaning */
     Kids rk = named(p, ret);
@@ -2954,7 +2984,7 @@ static Ast *cv_funcdef(P *p, TSNode n, AstList *decorators) {
   int scope = p->scope, loops = p->loops;
   p->scope = S_FUNC;
   p->loops = 0;
-  cv_block(p, field(n, "body"), &a->body, n);
+  cv_block(p, field(n, F_BODY), &a->body, n);
   p->scope = scope;
   p->loops = loops;
   return a;
@@ -2962,14 +2992,14 @@ static Ast *cv_funcdef(P *p, TSNode n, AstList *decorators) {
 
 static Ast *cv_classdef(P *p, TSNode n, AstList *decorators) {
   Ast *a = mk(p, A_CLASSDEF, n);
-  TSNode name = field(n, "name"), sup = field(n, "superclasses");
+  TSNode name = field(n, F_NAME), sup = field(n, F_SUPERCLASSES);
   a->name = ts_node_is_null(name) ? "?" : cv_ident(p, name);
   if (decorators) a->decorators = *decorators;
   if (!ts_node_is_null(sup)) cv_arguments(p, sup, &a->bases, &a->keywords); /* bases read like call arguments */
   int scope = p->scope, loops = p->loops;
   p->scope = S_CLASS;
   p->loops = 0;
-  cv_block(p, field(n, "body"), &a->body, n);
+  cv_block(p, field(n, F_BODY), &a->body, n);
   p->scope = scope;
   p->loops = loops;
   return a;
@@ -2977,14 +3007,14 @@ static Ast *cv_classdef(P *p, TSNode n, AstList *decorators) {
 
 static Ast *cv_try(P *p, TSNode n) {
   Ast *a = mk(p, A_TRY, n);
-  cv_block(p, field(n, "body"), &a->body, n);
+  cv_block(p, field(n, F_BODY), &a->body, n);
   Kids k = named(p, n);
   for (int i = 0; i < k.n; i++) {
     TSNode c = k.v[i];
     switch (nk(p, c)) {
     case NK_EXCEPT_CLAUSE: {
       Ast *h = mk(p, A_EXCEPTHANDLER, c);
-      TSNode v = field(c, "value");
+      TSNode v = field(c, F_VALUE);
       if (ts_node_is_null(v)) {
         Kids ck = named(p, c);
         for (int j = 0; j < ck.n; j++)
@@ -2992,7 +3022,7 @@ static Ast *cv_try(P *p, TSNode n) {
       }
       if (!ts_node_is_null(v)) {
         if (nk(p, v) == NK_AS_PATTERN) {
-          TSNode val = field(v, "value"), alias = field(v, "alias");
+          TSNode val = field(v, F_VALUE), alias = field(v, F_ALIAS);
           Kids vk = named(p, v);
           if (ts_node_is_null(val) && vk.n) val = vk.v[0];
           h->type = ts_node_is_null(val) ? bad_node(p, v) : cv_expr(p, val);
@@ -3039,16 +3069,16 @@ static Ast *cv_with(P *p, TSNode n) {
       TSNode it = items.v[j];
       if (nk(p, it) != NK_WITH_ITEM) continue;
       Ast *wi = mk(p, A_WITHITEM, it);
-      TSNode v = field(it, "value"), alias = field(it, "alias");
+      TSNode v = field(it, F_VALUE), alias = field(it, F_ALIAS);
       if (ts_node_is_null(v)) {
         Kids ik = named(p, it);
         if (ik.n) v = ik.v[0];
       }
       if (!ts_node_is_null(v) && nk(p, v) == NK_AS_PATTERN) {
-        TSNode val = field(v, "value");
+        TSNode val = field(v, F_VALUE);
         Kids vk = named(p, v);
         if (ts_node_is_null(val) && vk.n) val = vk.v[0];
-        alias = field(v, "alias");
+        alias = field(v, F_ALIAS);
         v = val;
       }
       wi->context_expr = ts_node_is_null(v) ? bad_node(p, it) : cv_expr(p, v);
@@ -3063,7 +3093,7 @@ static Ast *cv_with(P *p, TSNode n) {
       ast_list_push(p->a, &a->items, wi);
     }
   }
-  cv_block(p, field(n, "body"), &a->body, n);
+  cv_block(p, field(n, F_BODY), &a->body, n);
   return a;
 }
 
@@ -3081,7 +3111,7 @@ static char *dotted(P *p, TSNode n) {
 static Ast *cv_alias(P *p, TSNode n) {
   Ast *a = mk(p, A_ALIAS, n);
   if (nk(p, n) == NK_ALIASED_IMPORT) {
-    TSNode name = field(n, "name"), alias = field(n, "alias");
+    TSNode name = field(n, F_NAME), alias = field(n, F_ALIAS);
     a->name = ts_node_is_null(name) ? "?" : dotted(p, name);
     if (!ts_node_is_null(alias)) a->asname = cv_ident(p, alias);
   } else {
@@ -3184,7 +3214,7 @@ static Ast *cv_simple(P *p, TSNode n) {
   }
   case NK_RAISE_STATEMENT: {
     Ast *a = mk(p, A_RAISE, n);
-    TSNode cause = field(n, "cause");
+    TSNode cause = field(n, F_CAUSE);
     TSNode e = first_named(p, n, "cause");
     if (!ts_node_is_null(e) && nk(p, e) == NK_EXPRESSION_LIST)
       cv_err(p, e, "invalid syntax: raise takes one exception");
@@ -3226,20 +3256,20 @@ static void cv_stmt(P *p, TSNode n, AstList *out) {
   case NK_IF_STATEMENT: a = cv_if(p, n); break;
   case NK_WHILE_STATEMENT: {
     a = mk(p, A_WHILE, n);
-    TSNode c = field(n, "condition");
+    TSNode c = field(n, F_CONDITION);
     a->test = ts_node_is_null(c) ? bad_node(p, n) : cv_expr(p, c);
-    cv_loop_body(p, field(n, "body"), &a->body, n);
+    cv_loop_body(p, field(n, F_BODY), &a->body, n);
     cv_else(p, n, &a->orelse);
     break;
   }
   case NK_FOR_STATEMENT: {
     a = mk(p, A_FOR, n);
-    TSNode l = field(n, "left"), r = field(n, "right");
+    TSNode l = field(n, F_LEFT), r = field(n, F_RIGHT);
     a->target = ts_node_is_null(l) ? bad_node(p, n) : cv_target(p, l, "assign to");
     a->iter = ts_node_is_null(r) ? bad_node(p, n) : cv_expr(p, r);
     for (uint32_t i = 0; i < ts_node_child_count(n); i++)
       if (ntype_is(ts_node_child(n, i), "async")) cv_err(p, n, "'async for' is not supported");
-    cv_loop_body(p, field(n, "body"), &a->body, n);
+    cv_loop_body(p, field(n, F_BODY), &a->body, n);
     cv_else(p, n, &a->orelse);
     break;
   }
@@ -3248,7 +3278,7 @@ static void cv_stmt(P *p, TSNode n, AstList *out) {
   case NK_DECORATED_DEFINITION: {
     AstList decos = {NULL, 0, 0};
     Kids k = named(p, n);
-    TSNode def = field(n, "definition");
+    TSNode def = field(n, F_DEFINITION);
     for (int i = 0; i < k.n; i++) {
       if (nk(p, k.v[i]) == NK_DECORATOR) {
         Kids dk = named(p, k.v[i]);
@@ -3491,13 +3521,51 @@ static int node_path(TSNode root, uint32_t off, TSNode **path, int *cap) {
  * logical line there: every NEWLINE of the lexer must fall between
  * statements, or after a compound header's ':'.  Adds each statement that
  * swallows one as a region; returns how many. */
+/* Marks the tokens in [lo, hi) that lie between a module's or block's children: a line end there
+ * ends a statement, as it should (node_path would stop at the block). */
+static void mark_gap(P *p, uint32_t lo, uint32_t hi, unsigned char *gap) {
+  int a = 0, b = p->ntok;
+  while (a < b) {
+    int m = (a + b) / 2;
+    if (p->toks[m].off < lo) a = m + 1; else b = m;
+  }
+  for (; a < p->ntok && p->toks[a].off < hi; a++) gap[a] = 1;
+}
+
+/* Walks the nodes that hold blocks (module, blocks, compound statements, clauses) and marks the gaps
+ * between each module's or block's children, in one pass over the statements. */
+static void mark_gaps(P *p, TSTreeCursor *c, unsigned char *gap) {
+  TSNode n = ts_tree_cursor_current_node(c);
+  int k = nk(p, n);
+  if (!holds_blocks(k) || !ts_tree_cursor_goto_first_child(c)) return;
+  bool stmts = k == NK_MODULE || k == NK_BLOCK;
+  uint32_t prev = ts_node_start_byte(n);
+  do {
+    TSNode ch = ts_tree_cursor_current_node(c);
+    if (stmts) mark_gap(p, prev, ts_node_start_byte(ch), gap);
+    prev = ts_node_end_byte(ch);
+    mark_gaps(p, c, gap);
+  } while (ts_tree_cursor_goto_next_sibling(c));
+  ts_tree_cursor_goto_parent(c);
+  if (stmts) mark_gap(p, prev, ts_node_end_byte(n), gap);
+}
+
 static int check_line_ends(P *p, TSNode root, Regions *r) {
   int found = 0;
   TSNode *path = NULL;
   int cap = 0;
+  /* A line end between statements needs no look: walking down from the root for each of them was a
+   * twelfth of parsing a long function (the descent into a block of n statements takes log n steps). */
+  unsigned char *gap = calloc((size_t)p->ntok + 1, 1);
+  if (!gap) abort();
+  if (!ts_node_has_error(root)) {   /* error recovery can leave statements overlapping a line end */
+    TSTreeCursor c = ts_tree_cursor_new(root);
+    mark_gaps(p, &c, gap);
+    ts_tree_cursor_delete(&c);
+  }
   for (int i = 0; i < p->ntok; i++) {
     const Tok *t = &p->toks[i];
-    if (t->kind != T_NEWLINE || t->off >= p->len) continue;
+    if (t->kind != T_NEWLINE || t->off >= p->len || gap[i]) continue;
     int d = node_path(root, t->off, &path, &cap) - 1;
     TSNode n = path[d];
     while (d > 0 && ts_node_start_byte(n) == t->off && ts_node_end_byte(n) <= t->off + 1)
@@ -3531,6 +3599,7 @@ static int check_line_ends(P *p, TSNode root, Regions *r) {
     region_add(r, st, st, R_ERROR, (int)ts_node_start_point(st).row + 1, (int)ts_node_end_point(st).row + 1);
     found++;
   }
+  free(gap);
   free(path);
   return found;
 }
