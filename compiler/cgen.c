@@ -107,13 +107,14 @@ static void ind(Fg *g) {
 }
 
 __attribute__((format(printf, 2, 3))) static void emit(Fg *g, const char *fmt, ...) {
+  g->loc_set = -1;
+  if (g->cg->discard) return;   /* tfsc --check: the function's C would be dropped unread */
   ind(g);
   va_list ap;
   va_start(ap, fmt);
   sb_vprintf(&g->body, fmt, ap);
   va_end(ap);
   sb_putc(&g->body, '\n');
-  g->loc_set = -1;
 }
 
 /* The next emit leaves rt_cur_loc as it was: it cannot fail or call out. */
