@@ -8,15 +8,7 @@
 
 /* ASan builds poison the unused tail of AST nodes (ast.c): bytes are
  * unpoisoned whenever the arena serves them again or frees their block. */
-#if defined(__SANITIZE_ADDRESS__)
-#define ARENA_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ARENA_ASAN 1
-#endif
-#endif
 #ifdef ARENA_ASAN
-#include <sanitizer/asan_interface.h>
 #define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
 #else
 #define UNPOISON(p, n) ((void)(p), (void)(n))

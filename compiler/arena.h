@@ -4,6 +4,19 @@
 
 #include <stddef.h>
 
+/* ARENA_ASAN: an AddressSanitizer build (gcc or clang), where arena users may
+ * poison bytes they hand out but do not use (ast.c's short nodes). */
+#if defined(__SANITIZE_ADDRESS__)
+#define ARENA_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ARENA_ASAN 1
+#endif
+#endif
+#ifdef ARENA_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 typedef struct ArenaBlock ArenaBlock;
 typedef struct Arena { ArenaBlock *head; } Arena;
 typedef struct ArenaMark { ArenaBlock *block; size_t used; } ArenaMark;

@@ -3,17 +3,6 @@
 
 #include <string.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define AST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define AST_ASAN 1
-#endif
-#endif
-#ifdef AST_ASAN
-#include <sanitizer/asan_interface.h>
-#endif
-
 static const char *const kind_names[A__COUNT] = {
     "Module",   "FunctionDef", "ClassDef", "Return",   "Delete",         "Assign",   "AugAssign",
     "For",      "While",       "If",       "With",     "Raise",          "Try",      "Assert",
@@ -107,7 +96,7 @@ size_t ast_size(AstKind kind) {
  * size poisoned, so a read of a field the kind lacks is reported (the arena
  * unpoisons bytes it serves again). */
 static Ast *alloc_node(Arena *a, AstKind kind) {
-#ifdef AST_ASAN
+#ifdef ARENA_ASAN
   Ast *n = arena_alloc(a, sizeof *n);
   size_t size = ast_size(kind);
   ASAN_POISON_MEMORY_REGION((char *)n + size, sizeof *n - size);

@@ -157,7 +157,7 @@ static void release(Fg *g, int t) {
 /* #line for tcc's diagnostics: the file is named once per function body (its
  * text is contiguous in the unit), a repeated line is not said again. */
 static void line_directive(Fg *g, int line) {
-  if (line == g->line) return;
+  if (line == g->line || g->cg->discard) return;   /* as emit: --check drops the text */
   if (g->line) sb_printf(&g->body, "#line %d\n", line);
   else sb_printf(&g->body, "#line %d \"%s\"\n", line, g->m->path);
   g->line = line;

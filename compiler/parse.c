@@ -1644,7 +1644,37 @@ static int nk(const P *p, TSNode n) {
   return s < p->nsym ? p->nk[s] : NK_OTHER;
 }
 
+/* The grammar's field names we read, looked up once: ts_node_child_by_field_name compares the name
+ * against every field of the language, a twentieth of parsing a long function. */
+#define FIELD_NAMES(X) \
+  X(ALIAS, "alias") X(ALTERNATIVE, "alternative") X(ARGUMENT, "argument") X(ARGUMENTS, "arguments") X(ATTRIBUTE, "attribute") \
+  X(BODY, "body") X(CAUSE, "cause") X(CONDITION, "condition") X(CONSEQUENCE, "consequence") X(DEFINITION, "definition") \
+  X(EXPRESSION, "expression") X(FORMAT_SPECIFIER, "format_specifier") X(FUNCTION, "function") X(KEY, "key") X(LEFT, "left") \
+  X(NAME, "name") X(OBJECT, "object") X(OPERATOR, "operator") X(PARAMETERS, "parameters") X(RETURN_TYPE, "return_type") \
+  X(RIGHT, "right") X(START, "start") X(STEP, "step") X(STOP, "stop") X(SUPERCLASSES, "superclasses") \
+  X(TYPE, "type") X(TYPE_CONVERSION, "type_conversion") X(VALUE, "value")
+enum {
+#define FIELD_ENUM(e, s) F_##e,
+  FIELD_NAMES(FIELD_ENUM)
+#undef FIELD_ENUM
+  F__COUNT
+};
+static TSFieldId field_ids[F__COUNT];
+static pthread_once_t field_once = PTHREAD_ONCE_INIT;
+static void field_init(void) {
+  static const char *const names[F__COUNT] = {
+#define FIELD_NAME(e, s) s,
+      FIELD_NAMES(FIELD_NAME)
+#undef FIELD_NAME
+  };
+  for (int i = 0; i < F__COUNT; i++)
+    field_ids[i] = ts_language_field_id_for_name(tree_sitter_tfs(), names[i], (uint32_t)strlen(names[i]));
+}
+/* (field_ids is filled by nk_init, before any conversion reads a field) */
+static TSNode field(TSNode n, int f) { return ts_node_child_by_field_id(n, field_ids[f]); }
+
 static void nk_init(P *p) {
+  pthread_once(&field_once, field_init);
   p->nsym = ts_language_symbol_count(p->lang);
   p->nk = calloc(p->nsym ? p->nsym : 1, 1);
   if (!p->nk) abort();
@@ -1689,36 +1719,6 @@ static Kids named(P *p, TSNode n) {
   return k;
 }
 
-/* The grammar's field names we read, looked up once: ts_node_child_by_field_name compares the name
- * against every field of the language, a twentieth of parsing a long function. */
-#define FIELD_NAMES(X) \
-  X(ALIAS, "alias") X(ALTERNATIVE, "alternative") X(ARGUMENT, "argument") X(ARGUMENTS, "arguments") X(ATTRIBUTE, "attribute") \
-  X(BODY, "body") X(CAUSE, "cause") X(CONDITION, "condition") X(CONSEQUENCE, "consequence") X(DEFINITION, "definition") \
-  X(EXPRESSION, "expression") X(FORMAT_SPECIFIER, "format_specifier") X(FUNCTION, "function") X(KEY, "key") X(LEFT, "left") \
-  X(NAME, "name") X(OBJECT, "object") X(OPERATOR, "operator") X(PARAMETERS, "parameters") X(RETURN_TYPE, "return_type") \
-  X(RIGHT, "right") X(START, "start") X(STEP, "step") X(STOP, "stop") X(SUPERCLASSES, "superclasses") \
-  X(TYPE, "type") X(TYPE_CONVERSION, "type_conversion") X(VALUE, "value")
-enum {
-#define FIELD_ENUM(e, s) F_##e,
-  FIELD_NAMES(FIELD_ENUM)
-#undef FIELD_ENUM
-  F__COUNT
-};
-static TSFieldId field_ids[F__COUNT];
-static pthread_once_t field_once = PTHREAD_ONCE_INIT;
-static void field_init(void) {
-  static const char *const names[F__COUNT] = {
-#define FIELD_NAME(e, s) s,
-      FIELD_NAMES(FIELD_NAME)
-#undef FIELD_NAME
-  };
-  for (int i = 0; i < F__COUNT; i++)
-    field_ids[i] = ts_language_field_id_for_name(tree_sitter_tfs(), names[i], (uint32_t)strlen(names[i]));
-}
-static TSNode field(TSNode n, int f) {
-  pthread_once(&field_once, field_init);
-  return field_ids[f] ? ts_node_child_by_field_id(n, field_ids[f]) : ts_node_child(n, UINT32_MAX);   /* null node */
-}
 
 static const char *ntext(P *p, TSNode n, size_t *len) {
   uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
@@ -2872,12 +2872,19 @@ static const char *block_owner(P *p, TSNode hdr) {
 }
 
 /* First real token at or after byte `off`. */
-static const Tok *tok_at(P *p, uint32_t off) {
-  int lo = 0, hi = p->ntok - 1;
+/* The index of the first token at or after byte `off` (ntok if none). */
+static int tok_lower(const P *p, uint32_t off) {
+  int lo = 0, hi = p->ntok;
   while (lo < hi) {
     int mid = (lo + hi) / 2;
     if (p->toks[mid].off < off) lo = mid + 1; else hi = mid;
   }
+  return lo;
+}
+
+static const Tok *tok_at(P *p, uint32_t off) {
+  int lo = tok_lower(p, off);
+  if (lo > p->ntok - 1) lo = p->ntok - 1;
   while (lo < p->ntok - 1 &&
          (p->toks[lo].kind == T_NEWLINE || p->toks[lo].kind == T_INDENT || p->toks[lo].kind == T_DEDENT))
     lo++;
@@ -3340,11 +3347,7 @@ static void region_add(Regions *r, TSNode n, TSNode hdr, int kind, int first, in
  * splits `1ff` into two statements with nothing between them.) */
 static bool stmt_starts_line(P *p, TSNode n) {
   uint32_t off = ts_node_start_byte(n);
-  int lo = 0, hi = p->ntok - 1;
-  while (lo < hi) {
-    int mid = (lo + hi) / 2;
-    if (p->toks[mid].off < off) lo = mid + 1; else hi = mid;
-  }
+  int lo = tok_lower(p, off);
   while (lo < p->ntok && p->toks[lo].off == off && (p->toks[lo].kind == T_INDENT || p->toks[lo].kind == T_DEDENT)) lo++;
   if (lo >= p->ntok || p->toks[lo].off != off || p->toks[lo].kind == T_EOF) return false;
   int k = lo - 1;
@@ -3524,12 +3527,7 @@ static int node_path(TSNode root, uint32_t off, TSNode **path, int *cap) {
 /* Marks the tokens in [lo, hi) that lie between a module's or block's children: a line end there
  * ends a statement, as it should (node_path would stop at the block). */
 static void mark_gap(P *p, uint32_t lo, uint32_t hi, unsigned char *gap) {
-  int a = 0, b = p->ntok;
-  while (a < b) {
-    int m = (a + b) / 2;
-    if (p->toks[m].off < lo) a = m + 1; else b = m;
-  }
-  for (; a < p->ntok && p->toks[a].off < hi; a++) gap[a] = 1;
+  for (int a = tok_lower(p, lo); a < p->ntok && p->toks[a].off < hi; a++) gap[a] = 1;
 }
 
 /* Walks the nodes that hold blocks (module, blocks, compound statements, clauses) and marks the gaps
