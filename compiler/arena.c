@@ -2,9 +2,12 @@
 #include "arena.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "hugemem.h"
 
 /* ASan builds poison the unused tail of AST nodes (ast.c): bytes are
  * unpoisoned whenever the arena serves them again or frees their block. */
@@ -17,26 +20,41 @@
 struct ArenaBlock {
   ArenaBlock *next;
   size_t used, cap;
+  size_t fresh;   /* bytes from here on were never handed out: still zero */
+  bool mapped;    /* from hm_map, else from calloc */
   _Alignas(16) unsigned char data[];
 };
 
 void arena_init(Arena *a) { a->head = NULL; }
 
+static void free_block(ArenaBlock *b) {
+  UNPOISON(b->data, b->cap);
+  if (b->mapped) hm_unmap(b, sizeof *b + b->cap);
+  else free(b);
+}
+
 void arena_free(Arena *a) {
   for (ArenaBlock *b = a->head, *n; b; b = n) {
     n = b->next;
-    UNPOISON(b->data, b->cap);
-    free(b);
+    free_block(b);
   }
   a->head = NULL;
 }
 
-/* Blocks grow from 64 KiB to 1 MiB: small arenas (the activity analysis's
- * scratch, freed after every pass) stay cheap, big programs take few blocks. */
-enum { ARENA_MIN_BLOCK = 1 << 16, ARENA_MAX_BLOCK = 1 << 20 };
+/* Blocks grow from 64 KiB to 8 MiB: small arenas (the activity analysis's
+ * scratch, freed after every pass) stay cheap; big programs take few blocks,
+ * and those of 2 MiB and more are mapped on huge pages (hugemem.h). */
+enum { ARENA_MIN_BLOCK = 1 << 16, ARENA_MAX_BLOCK = 1 << 23 };
 
 static ArenaBlock *new_block(size_t cap) {
-  ArenaBlock *b = malloc(sizeof *b + cap);
+  ArenaBlock *b = NULL;
+  bool mapped = sizeof *b + cap >= HM_PAGE;
+  if (mapped) {
+    cap = ((sizeof *b + cap + HM_PAGE - 1) & ~(HM_PAGE - 1)) - sizeof *b;   /* use the whole mapping */
+    b = hm_map(sizeof *b + cap);
+  } else {
+    b = calloc(1, sizeof *b + cap);   /* zeroed: fresh bytes need no memset */
+  }
   if (!b) {
     fputs("tfs: out of memory\n", stderr);
     exit(1);
@@ -44,7 +62,20 @@ static ArenaBlock *new_block(size_t cap) {
   b->next = NULL;
   b->used = 0;
   b->cap = cap;
+  b->fresh = 0;
+  b->mapped = mapped;
   return b;
+}
+
+/* n bytes at the block's end, zeroed: only bytes handed out before (and
+ * given back by arena_release) need clearing. */
+static void *take(ArenaBlock *b, size_t n) {
+  void *p = b->data + b->used;
+  UNPOISON(p, n);
+  if (b->used < b->fresh) memset(p, 0, (b->fresh < b->used + n ? b->fresh : b->used + n) - b->used);
+  b->used += n;
+  if (b->used > b->fresh) b->fresh = b->used;
+  return p;
 }
 
 void *arena_alloc(Arena *a, size_t n) {
@@ -56,9 +87,7 @@ void *arena_alloc(Arena *a, size_t n) {
     ArenaBlock *big = new_block(n);
     big->next = b->next;
     b->next = big;
-    big->used = n;
-    memset(big->data, 0, n);
-    return big->data;
+    return take(big, n);
   }
   if (!b || b->used + n > b->cap) {
     size_t cap = b && b->cap < ARENA_MAX_BLOCK ? b->cap * 2 : b ? ARENA_MAX_BLOCK : ARENA_MIN_BLOCK;
@@ -66,11 +95,7 @@ void *arena_alloc(Arena *a, size_t n) {
     b->next = a->head;
     a->head = b;
   }
-  void *p = b->data + b->used;
-  b->used += n;
-  UNPOISON(p, n);
-  memset(p, 0, n);
-  return p;
+  return take(b, n);
 }
 
 ArenaMark arena_mark(const Arena *a) { return (ArenaMark){a->head, a->head ? a->head->used : 0}; }
@@ -79,8 +104,7 @@ void arena_release(Arena *a, ArenaMark m) {
   while (a->head != m.block) {
     ArenaBlock *b = a->head;
     a->head = b->next;
-    UNPOISON(b->data, b->cap);
-    free(b);
+    free_block(b);
   }
   if (a->head) {
     UNPOISON(a->head->data + m.used, a->head->used - m.used);

@@ -32,6 +32,7 @@
 #include <tree_sitter/api.h>
 
 #include "../runtime/abi.h"
+#include "tsmem.h"
 
 const TSLanguage *tree_sitter_tfs(void);
 
@@ -3712,6 +3713,8 @@ Ast *parse_source(Arena *arena, const char *path, const char *src, size_t len, D
   nk_init(&p);
 
   Ast *mod = NULL;
+  TsMem tsm;
+  tsmem_begin(&tsm, len);
   TSParser *ts = ts_parser_new();
   TSTree *tree = NULL;
   if (p.too_nested) {
@@ -3749,6 +3752,7 @@ Ast *parse_source(Arena *arena, const char *path, const char *src, size_t len, D
   }
   if (tree) ts_tree_delete(tree);
   ts_parser_delete(ts);
+  tsmem_end(&tsm);
   arena_free(&p.scratch);
   free(p.lines);
   free(p.toks);

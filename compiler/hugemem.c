@@ -1,0 +1,51 @@
+/* hugemem.c — big zeroed mappings on transparent huge pages, for the compiler's bulk memory. */
+#include "hugemem.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static size_t round_up(size_t n) { return (n + HM_PAGE - 1) & ~(HM_PAGE - 1); }
+
+void *hm_map(size_t size) {
+  size = round_up(size);
+  if (!size) return NULL;
+  /* map one huge page more than asked, then cut the ends to align */
+  char *raw = mmap(NULL, size + HM_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return NULL;
+  char *p = (char *)(((uintptr_t)raw + HM_PAGE - 1) & ~(uintptr_t)(HM_PAGE - 1));
+  if (p > raw) munmap(raw, (size_t)(p - raw));
+  if (p + size < raw + size + HM_PAGE) munmap(p + size, (size_t)(raw + size + HM_PAGE - (p + size)));
+#ifdef MADV_HUGEPAGE
+  madvise(p, size, MADV_HUGEPAGE);   /* advice only: without THP these are ordinary pages */
+#endif
+  return p;
+}
+
+void hm_unmap(void *p, size_t size) {
+  if (p) munmap(p, round_up(size));
+}
+
+/* "[madvise]" or "[always]" selected: huge pages can be had on request. */
+bool hm_thp_offered(void) {
+  char buf[128] = "";
+  FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+  if (!f) return false;
+  bool ok = fgets(buf, sizeof buf, f) && (strstr(buf, "[madvise]") || strstr(buf, "[always]"));
+  fclose(f);
+  return ok;
+}
+
+void hm_huge_pages_for(const char *source_path, char **argv) {
+  struct stat st;
+  if (getenv("GLIBC_TUNABLES") || stat(source_path, &st) != 0 || !S_ISREG(st.st_mode) ||
+      (size_t)st.st_size < HM_BIG_SOURCE || !hm_thp_offered())
+    return;
+  if (setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1) != 0) return;
+  execv("/proc/self/exe", argv);
+  unsetenv("GLIBC_TUNABLES");   /* could not re-execute: go on with malloc's defaults */
+}

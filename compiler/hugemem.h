@@ -1,0 +1,33 @@
+/* hugemem.h — big zeroed mappings on transparent huge pages, for the compiler's bulk memory. */
+#ifndef TFS_HUGEMEM_H
+#define TFS_HUGEMEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A huge page: mappings are multiples of it and aligned to it. */
+#define HM_PAGE ((size_t)2 << 20)
+
+/* `size` bytes (rounded up to HM_PAGE), zeroed and HM_PAGE-aligned, or NULL.
+ * The kernel backs them with 2 MiB pages where it can: a big parse touches
+ * hundreds of MB once, and 4 KiB page faults were a fifth of its time. */
+void *hm_map(size_t size);
+void hm_unmap(void *p, size_t size);
+
+/* Does the kernel give transparent huge pages on request (madvise or always)? */
+bool hm_thp_offered(void);
+
+/* A source from this size on is big: compiling it touches hundreds of MB. */
+#define HM_BIG_SOURCE ((size_t)256 << 10)
+
+/* glibc's malloc asks for huge pages only when GLIBC_TUNABLES says so at
+ * start-up (glibc.malloc.hugetlb=1), and libtcc and the runtime allocate
+ * with malloc.  So before compiling a big source file, the tools re-execute
+ * themselves once with the tunable set, where the kernel offers transparent
+ * huge pages on request.  Small programs are left alone: each huge page
+ * costs a 2 MiB clear, which doubled the CPU time of a one-line program.
+ * A GLIBC_TUNABLES already set, even empty, is respected (that is also how
+ * to opt out).  Returns only when it did not re-execute. */
+void hm_huge_pages_for(const char *source_path, char **argv);
+
+#endif
