@@ -3725,6 +3725,7 @@ Ast *parse_source(Arena *arena, const char *path, const char *src, size_t len, D
   } else if (!(tree = ts_parser_parse_string(ts, NULL, src, (uint32_t)len))) {
     perr(&p, 1, 1, "internal error: the source could not be parsed");
   } else {
+    tsmem_seal(&tsm);
     TSNode root = ts_tree_root_node(tree);
     Regions r = {NULL, 0, 0};
     check_line_ends(&p, root, &r);

@@ -19,7 +19,7 @@ enum { TSMEM_BYTES_PER_SOURCE_BYTE = 128 };
 /* Each block: an 8-byte size header, then the caller's bytes, 16-aligned
  * (cur stays at 8 mod 16). */
 static void *bump(TsMem *m, size_t n) {
-  if (n > (size_t)(m->end - m->cur)) return NULL;
+  if (m->sealed || n > (size_t)(m->end - m->cur)) return NULL;
   size_t step = (n + 8 + 15) & ~(size_t)15;
   if (step > (size_t)(m->end - m->cur)) return NULL;
   char *h = m->cur;
@@ -80,5 +80,7 @@ void tsmem_end(TsMem *m) {
   hm_unmap(m->base, (size_t)(m->end - m->base));
   *m = (TsMem){0};
 }
+
+void tsmem_seal(TsMem *m) { m->sealed = true; }
 
 size_t tsmem_used(const TsMem *m) { return m->base ? (size_t)(m->cur - m->base) : 0; }

@@ -123,6 +123,15 @@ START_TEST(tsmem_parse_in_region) {
   ck_assert(!ts_node_has_error(root));
   ck_assert_uint_eq(ts_node_named_child_count(root), n);
   ck_assert_uint_gt(tsmem_used(&m), 40 * len);   /* the tree lives in the region */
+  /* sealed: a walk's cursors come from malloc, the region stops growing */
+  tsmem_seal(&m);
+  size_t used = tsmem_used(&m);
+  for (uint32_t i = 0; i < ts_node_named_child_count(root); i += 97) {
+    TSTreeCursor c = ts_tree_cursor_new(ts_node_named_child(root, i));
+    ck_assert(ts_tree_cursor_goto_first_child(&c));
+    ts_tree_cursor_delete(&c);
+  }
+  ck_assert_uint_eq(tsmem_used(&m), used);
   ts_tree_delete(tree);
   ts_parser_delete(ts);
   tsmem_end(&m);
