@@ -45,7 +45,12 @@ void hm_huge_pages_for(const char *source_path, char **argv) {
   if (getenv("GLIBC_TUNABLES") || stat(source_path, &st) != 0 || !S_ISREG(st.st_mode) ||
       (size_t)st.st_size < HM_BIG_SOURCE || !hm_thp_offered())
     return;
-  if (setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1) != 0) return;
-  execv("/proc/self/exe", argv);
+  /* the file itself, not /proc/self/exe: the process keeps its name (ps, killall) */
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0 || (size_t)n >= sizeof exe - 1) return;
+  exe[n] = 0;
+  if (setenv("GLIBC_TUNABLES", HM_TUNABLES, 1) != 0) return;
+  execv(exe, argv);
   unsetenv("GLIBC_TUNABLES");   /* could not re-execute: go on with malloc's defaults */
 }

@@ -23,11 +23,16 @@ bool hm_thp_offered(void);
 /* glibc's malloc asks for huge pages only when GLIBC_TUNABLES says so at
  * start-up (glibc.malloc.hugetlb=1), and libtcc and the runtime allocate
  * with malloc.  So before compiling a big source file, the tools re-execute
- * themselves once with the tunable set, where the kernel offers transparent
- * huge pages on request.  Small programs are left alone: each huge page
- * costs a 2 MiB clear, which doubled the CPU time of a one-line program.
- * A GLIBC_TUNABLES already set, even empty, is respected (that is also how
- * to opt out).  Returns only when it did not re-execute. */
+ * themselves once with HM_TUNABLES set, where the kernel offers transparent
+ * huge pages on request.  The trim and mmap thresholds go with it: with
+ * the default trimming, free() gave the heap's top huge page back and the
+ * next malloc faulted a new one in (2 MiB cleared each time), which made
+ * one run in three spend 2.3 s in the kernel.  Small programs are left
+ * alone: each huge page costs a 2 MiB clear, which doubled the CPU time of
+ * a one-line program.  A GLIBC_TUNABLES already set, even empty, is
+ * respected (that is also how to opt out).  Returns only when it did not
+ * re-execute. */
+#define HM_TUNABLES "glibc.malloc.hugetlb=1:glibc.malloc.trim_threshold=268435456:glibc.malloc.mmap_threshold=33554432"
 void hm_huge_pages_for(const char *source_path, char **argv);
 
 #endif
