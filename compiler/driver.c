@@ -126,16 +126,21 @@ int driver_build_exe(const char *path, const char *out_path) {
 
 int driver_run(const char *path, int argc, char **argv, const DriverOpts *opts) {
   Program p;
-  StrBuf c, err;
+  StrBuf c, lazy, err;
   sb_init(&c);
+  sb_init(&lazy);
   sb_init(&err);
   int rc = 1;
-  bool ok = build_c(&p, path, &c, false);
-  /* the C unit holds all the program needs: the ASTs go before libtcc's
+  bool ok = program_load(&p, path) && cgen_program_lazy(&p, &c, &lazy);
+  if (!ok) {
+    fflush(stdout);
+    diag_print(&p.diags, stderr);
+  }
+  /* the C units hold all the program needs: the ASTs go before libtcc's
    * memory is added to them */
   program_free(&p);
   if (ok) {
-    Jit *j = jit_compile(c.data, &err);
+    Jit *j = jit_compile_lazy(c.data, &lazy, &err);
     sb_free(&c);
     if (!j) {
       internal_error("generated C did not compile", &err);
@@ -149,6 +154,7 @@ int driver_run(const char *path, int argc, char **argv, const DriverOpts *opts) 
     }
   }
   sb_free(&c);
+  sb_free(&lazy);
   sb_free(&err);
   return rc;
 }
