@@ -164,6 +164,7 @@ static void lazy_load(const RtLazyRef *refs) {
   while (j && j->refs != refs) j = j->next;
   bool ok = j && (j->lazy || lazy_compile_locked(j, &err));
   pthread_mutex_unlock(&tcc_lock);
+  if (!j) sb_puts(&err, "no unit of the JIT holds the calling stub's table");
   if (ok) {
     sb_free(&err);
     return;
