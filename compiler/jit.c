@@ -153,6 +153,13 @@ static bool lazy_compile_locked(Jit *j, StrBuf *err) {
   return true;
 }
 
+bool jit_load_lazy(Jit *j, StrBuf *err) {
+  pthread_mutex_lock(&tcc_lock);
+  bool ok = !j->refs || j->lazy || lazy_compile_locked(j, err);
+  pthread_mutex_unlock(&tcc_lock);
+  return ok;
+}
+
 /* Called by unit 1's stub of a tf.function's eager body whose pointer is
  * still null (the first eager call, or a thread racing it).  A failure is an
  * internal error, raised at the call. */
@@ -162,8 +169,8 @@ static void lazy_load(const RtLazyRef *refs) {
   pthread_mutex_lock(&tcc_lock);
   Jit *j = lazy_jits;
   while (j && j->refs != refs) j = j->next;
-  bool ok = j && (j->lazy || lazy_compile_locked(j, &err));
   pthread_mutex_unlock(&tcc_lock);
+  bool ok = j && jit_load_lazy(j, &err);
   if (!j) sb_puts(&err, "no unit of the JIT holds the calling stub's table");
   if (ok) {
     sb_free(&err);

@@ -14,6 +14,10 @@ Jit *jit_compile(const char *csrc, StrBuf *err);
 /* The same for a unit from cgen_program_lazy: `lazy` (taken, left empty;
  * possibly empty) is compiled at the first call of one of its bodies. */
 Jit *jit_compile_lazy(const char *csrc, StrBuf *lazy, StrBuf *err);
+/* Compile j's second unit now, if it has one not compiled yet (the fuzz
+ * harness: every generated C must compile); false with tcc's messages in
+ * `err` when it does not. */
+bool jit_load_lazy(Jit *j, StrBuf *err);
 /* How many such second units have been compiled in this process. */
 int jit_lazy_compiles(void);
 void *jit_symbol(Jit *j, const char *name);
