@@ -1,5 +1,6 @@
 /* test_compiler.c — Check tests for scope analysis, C generation and the libtcc JIT. */
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,6 +273,51 @@ START_TEST(lazy_unit_compile_error) {
 }
 END_TEST
 
+/* Threads racing for the second unit: it is compiled once, every pointer set. */
+static void *load_lazy_thread(void *j) {
+  StrBuf err;
+  sb_init(&err);
+  bool ok = jit_load_lazy(j, &err);
+  sb_free(&err);
+  return ok ? j : NULL;
+}
+
+START_TEST(lazy_unit_threads) {
+  StrBuf c, lazy, err;
+  sb_init(&c);
+  sb_init(&lazy);
+  sb_init(&err);
+  Program p;
+  load_ok(&p, lazy_src);
+  ck_assert(cgen_program_lazy(&p, &c, &lazy));
+  program_free(&p);
+  Jit *j = jit_compile_lazy(c.data, &lazy, &err);
+  ck_assert_msg(j != NULL, "tcc: %s", err.data ? err.data : "");
+  int before = jit_lazy_compiles();
+  pthread_t t[4];
+  for (int i = 0; i < 4; i++) ck_assert_int_eq(pthread_create(&t[i], NULL, load_lazy_thread, j), 0);
+  for (int i = 0; i < 4; i++) {
+    void *r;
+    pthread_join(t[i], &r);
+    ck_assert_ptr_eq(r, j);
+  }
+  ck_assert_int_eq(jit_lazy_compiles(), before + 1);
+  /* the stubs' pointers are set: unit 1's table names them */
+  const RtLazyRef *refs = jit_symbol(j, "tfs_lazy_refs");
+  int slots = 0;
+  for (const RtLazyRef *r = refs; r->name; r++)
+    if (r->slot) {
+      ck_assert_ptr_nonnull(*(void **)r->addr);
+      slots++;
+    }
+  ck_assert_int_eq(slots, 2);   /* f and M.g */
+  jit_free(j);
+  sb_free(&c);
+  sb_free(&lazy);
+  sb_free(&err);
+}
+END_TEST
+
 /* FuncInfo of `def f(a, *args, b, c=1, **kw)`: params without the bare-star
  * marker, in order, then nkwonly, varargs, varkw, nposonly (the '/' count). */
 START_TEST(cgen_star_params) {
@@ -425,6 +471,7 @@ int main(void) {
   tcase_add_test(tc, lazy_unit_graph_only);
   tcase_add_test(tc, lazy_unit_eager_once);
   tcase_add_test(tc, lazy_unit_compile_error);
+  tcase_add_test(tc, lazy_unit_threads);
   suite_add_tcase(s, tc);
   tc = tcase_create("scaling");
   tcase_set_timeout(tc, 120);
