@@ -46,18 +46,37 @@ typedef struct Cg {
   bool method_next;           /* the next function generated is a method (super() works in it) */
   const char *method_class;   /* ... of this class */
   bool discard;               /* tfsc --check: diagnostics only; each function's C is dropped once made */
+  /* tfs run: the original (eager) bodies of @tf.function definitions go to
+   * a second unit, compiled only if one runs (compiler/jit.c); a program
+   * whose tf.functions only run as graphs never pays libtcc for them. */
+  StrBuf *lazy;               /* that unit's text (NULL: one unit) */
+  StrBuf lazy_decls, lazy_funcs;
+  StrBuf lazy_refs;           /* unit 1's tfs_lazy_refs entries */
+  int lazy_gmod;              /* the last module whose G array the lazy unit imports (-1: none) */
 } Cg;
 
-/* The C of a finished function joins the unit, or (checking only) is dropped,
- * so `tfsc --check` holds no more C than one function's. */
-static void add_function_text(Cg *cg, StrBuf *head, StrBuf *body, StrBuf *foot) {
+/* The C of a finished function joins the unit (`to`), or (checking only) is
+ * dropped, so `tfsc --check` holds no more C than one function's. */
+static void add_function_text(Cg *cg, StrBuf *to, StrBuf *head, StrBuf *body, StrBuf *foot) {
   if (cg->discard) {
     cg->funcs.len = cg->decls.len = 0;
     return;
   }
-  sb_putn(&cg->funcs, head->data, head->len);
-  sb_putn(&cg->funcs, body->data, body->len);
-  sb_putn(&cg->funcs, foot->data, foot->len);
+  sb_putn(to, head->data, head->len);
+  sb_putn(to, body->data, body->len);
+  sb_putn(to, foot->data, foot->len);
+}
+
+/* An object of unit 1 the lazy unit uses: declared extern there, and bound
+ * by name to its address from unit 1's table (its own is static). */
+__attribute__((format(printf, 3, 4))) static void lazy_import(Cg *cg, const char *type, const char *fmt, ...) {
+  char name[64];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(name, sizeof name, fmt, ap);
+  va_end(ap);
+  sb_printf(&cg->lazy_decls, "extern %s %s;\n", type, name);
+  sb_printf(&cg->lazy_refs, "  {\"%.*s\", (void *)&%.*s, 0},\n", (int)strcspn(name, "["), name, (int)strcspn(name, "["), name);
 }
 
 /* What leaving a try/with/except block early (return, break, continue) must
@@ -98,6 +117,7 @@ typedef struct Fg {
   int depth;                  /* indentation */
   int line;                   /* of the last #line in body (0: none yet) */
   int loc_set;                /* what rt_cur_loc holds at the end of body (-1: not known) */
+  bool lazy;                  /* the body goes to the lazy unit: what it names of unit 1 is imported */
 } Fg;
 
 /* ---- small emit helpers ---------------------------------------------------- */
@@ -991,6 +1011,7 @@ static int closure(Fg *g, Scope *s, int nd, const int *ds) {
   if (!s->nfrees) sb_puts(&g->body, "0");
   sb_puts(&g->body, "};\n");
   emit(g, "T_[%d] = rt_func_new(&FI%s%d_%d, %d, d_, %d, c_);", t, g->tag, g->m->index, s->id, nd, s->nfrees);
+  if (g->lazy) lazy_import(g->cg, "const FuncInfo", "FI%s%d_%d", g->tag, g->m->index, s->id);
   g->depth--;
   emit(g, "}");
   return t;
@@ -1198,9 +1219,50 @@ static void conv_link(Cg *cg, ProgModule *m, Ast *fn, Scope *s, StrBuf *out) {
   free(text);
 }
 
+/* `@tf.function` or `@tf.function(...)` among fn's decorators, by spelling:
+ * a wrong guess only moves a body between units. */
+static bool tf_function_decorated(const Ast *fn) {
+  for (int i = 0; i < fn->decorators.n; i++) {
+    const Ast *d = fn->decorators.items[i];
+    if (d->kind == A_CALL) d = d->func;
+    if (d->kind == A_ATTRIBUTE && strcmp(d->name, "function") == 0 && d->value->kind == A_NAME &&
+        strcmp(d->value->name, "tf") == 0)
+      return true;
+  }
+  return false;
+}
+
+/* The original of a decorated function with a converted twin runs only when
+ * the tf.function is called eagerly: its body goes to the lazy unit (the
+ * twin is what tracing runs; without one the original is traced). */
+static bool lazy_body(Cg *cg, ProgModule *m, const char *tag, Ast *fn) {
+  return cg->lazy && !*tag && fn->kind == A_FUNCDEF && tf_function_decorated(fn) && find_conv(cg, m, fn);
+}
+
+/* The lazy unit reaches K and the module's globals.  Unit 1's F<m>_<id> becomes
+ * a stub that has that unit compiled at the first call (tfs_lazy_load, under
+ * the JIT's lock) and then always calls the body through LZ<m>_<id>. */
+static void lazy_begin(Cg *cg, ProgModule *m) {
+  if (cg->lazy_gmod < 0) lazy_import(cg, "Val", "K[]");
+  if (cg->lazy_gmod != m->index) lazy_import(cg, "Val", "G%d[]", m->index);   /* modules are generated one by one */
+  cg->lazy_gmod = m->index;
+}
+
+static void lazy_stub(Cg *cg, ProgModule *m, Scope *s, const char *name) {
+  sb_printf(&cg->lazy_refs, "  {\"FL%d_%d\", (void *)&LZ%d_%d, 1},\n", m->index, s->id, m->index, s->id);
+  sb_printf(&cg->funcs,
+            "static Val (*LZ%d_%d)(struct Func *self, Val *args);\n"
+            "static Val F%d_%d(struct Func *self, Val *args) { /* %s: the body is compiled at the first eager call */\n"
+            "  if (!LZ%d_%d) tfs_lazy_load(tfs_lazy_refs);\n"
+            "  return LZ%d_%d(self, args);\n}\n\n",
+            m->index, s->id, m->index, s->id, name, m->index, s->id, m->index, s->id);
+}
+
 static void gen_function(Cg *cg, ProgModule *m, ScopeInfo *si, const char *tag, Ast *fn, Scope *s) {
   Params ps = params_of(fn);
-  Fg g = {.cg = cg, .m = m, .si = si, .tag = tag, .scope = s, .fn = fn, .method = cg->method_next, .loc_set = -1};
+  Fg g = {.cg = cg, .m = m, .si = si, .tag = tag, .scope = s, .fn = fn, .method = cg->method_next, .loc_set = -1,
+          .lazy = lazy_body(cg, m, tag, fn)};
+  if (g.lazy) lazy_begin(cg, m);
   cg->method_next = false;
   sb_init(&g.body);
   bool comp = fn->kind == A_LISTCOMP || fn->kind == A_SETCOMP || fn->kind == A_GENEXP || fn->kind == A_DICTCOMP;
@@ -1249,13 +1311,15 @@ static void gen_function(Cg *cg, ProgModule *m, ScopeInfo *si, const char *tag, 
   sb_init(&head);
   sb_init(&tail);
   sb_init(&foot);
-  sb_printf(&head, "static Val F%s%d_%d(struct Func *self, Val *args) { /* %s */\n", tag, m->index, s->id, name);
+  if (g.lazy) sb_printf(&head, "Val FL%d_%d(struct Func *self, Val *args) { /* %s */\n", m->index, s->id, name);
+  else sb_printf(&head, "static Val F%s%d_%d(struct Func *self, Val *args) { /* %s */\n", tag, m->index, s->id, name);
   declare_locals(&g, &head, s);
   sb_puts(&head, "  Val R = {VT_NONE, {0}};\n");
   release_locals(&tail, s);
   finish_function(&g, s, &head, &tail, &foot, name, true);
   sb_puts(&foot, "  return R;\n}\n\n");
-  add_function_text(cg, &head, &g.body, &foot);
+  add_function_text(cg, g.lazy ? &cg->lazy_funcs : &cg->funcs, &head, &g.body, &foot);
+  if (g.lazy) lazy_stub(cg, m, s, name);
   sb_free(&head);
   sb_free(&tail);
   sb_free(&foot);
@@ -1797,7 +1861,7 @@ static void gen_module(Cg *cg, ProgModule *m) {
   emit(&g, "goto out_;");
   finish_function(&g, NULL, &head, &tail, &foot, "<module>", false);
   sb_puts(&foot, "}\n\n");
-  add_function_text(cg, &head, &g.body, &foot);
+  add_function_text(cg, &cg->funcs, &head, &g.body, &foot);
   sb_free(&head);
   sb_free(&tail);
   sb_free(&foot);
@@ -1806,23 +1870,47 @@ static void gen_module(Cg *cg, ProgModule *m) {
 
 static void write_unit(Program *p, Cg *cg, StrBuf *out, bool with_main, int first);
 
+/* Every unit opens with the ABI (runtime/abi.h). */
+static void prelude(StrBuf *out, const char *what) {
+  sb_printf(out, "/* generated by tfsc: %s */\n", what);
+  sb_puts(out, tfs_abi_text);
+  sb_puts(out, "\nint _setjmp(void *env); /* arms an RtTryBuf in the frame that catches */\n");
+}
+
+/* The second unit of tfs run: the eager bodies of tf.functions, with extern
+ * declarations of what they use of unit 1 (unit 1's tfs_lazy_refs gives the
+ * JIT each one's address). */
+static void write_lazy_unit(Cg *cg) {
+  prelude(cg->lazy, "the eager bodies of tf.functions, compiled at the first eager call");
+  sb_putn(cg->lazy, cg->lazy_decls.data, cg->lazy_decls.len);
+  sb_putn(cg->lazy, "\n", 1);
+  sb_putn(cg->lazy, cg->lazy_funcs.data, cg->lazy_funcs.len);
+}
+
 /* Modules first..p->nmods-1 as one unit; their locations start at *nlocs,
  * which is advanced past them.  Without `out`, only the diagnostics. */
-static bool gen_unit(Program *p, StrBuf *out, bool with_main, int first, int *nlocs) {
-  Cg cg = {p, NULL, 0, 0, {0}, {0}, NULL, 0, 0, NULL, 0, 0, *nlocs, true, .discard = !out};
+static bool gen_unit(Program *p, StrBuf *out, StrBuf *lazy, bool with_main, int first, int *nlocs) {
+  Cg cg = {p, NULL, 0, 0, {0}, {0}, NULL, 0, 0, NULL, 0, 0, *nlocs, true, .discard = !out, .lazy = lazy, .lazy_gmod = -1};
   sb_init(&cg.decls);
   sb_init(&cg.funcs);
+  sb_init(&cg.lazy_decls);
+  sb_init(&cg.lazy_funcs);
+  sb_init(&cg.lazy_refs);
   if (!cg.loc_base) add_loc(&cg, p->mods[first], 0, 0); /* loc 0: unknown */
   for (int i = first; i < p->nmods; i++)
     if (p->mods[i]->conv) gen_converted(&cg, p->mods[i], &p->mods[i]->conv->body);
   for (int i = first; i < p->nmods; i++) gen_module(&cg, p->mods[i]);
   if (out) write_unit(p, &cg, out, with_main, first);
+  if (out && cg.lazy && cg.lazy_funcs.len) write_lazy_unit(&cg);
   *nlocs = cg.loc_base + cg.nlocs;
   free(cg.consts);
   free(cg.locs);
   free(cg.conv);
   sb_free(&cg.decls);
   sb_free(&cg.funcs);
+  sb_free(&cg.lazy_decls);
+  sb_free(&cg.lazy_funcs);
+  sb_free(&cg.lazy_refs);
   return cg.ok;
 }
 
@@ -1830,11 +1918,10 @@ static bool gen_unit(Program *p, StrBuf *out, bool with_main, int first, int *nl
 static void write_unit(Program *p, Cg *cgp, StrBuf *out, bool with_main, int first) {
   Cg cg = *cgp;   /* read only: a copy keeps the generator's `cg.` spelling */
   bool unit = first > 0 || p->mods[0]->input;
-  sb_puts(out, "/* generated by tfsc: C glue for the tfs runtime */\n");
-  sb_puts(out, tfs_abi_text);
-  sb_puts(out, "\nint _setjmp(void *env); /* arms an RtTryBuf in the frame that catches */\n");
+  prelude(out, "C glue for the tfs runtime");
   sb_printf(out, "static Val K[%d];\n", cg.nconsts ? cg.nconsts : 1);
   if (unit) sb_puts(out, "extern Val tfs_repl_globals[];\n");
+  if (cg.lazy_funcs.len) sb_puts(out, "extern const RtLazyRef tfs_lazy_refs[];\nvoid tfs_lazy_load(const RtLazyRef *refs);\n");
   sb_putn(out, cg.decls.data, cg.decls.len);
   sb_putn(out, "\n", 1);
   sb_putn(out, cg.funcs.data, cg.funcs.len);
@@ -1855,6 +1942,11 @@ static void write_unit(Program *p, Cg *cgp, StrBuf *out, bool with_main, int fir
   for (int i = 0; i < cg.nlocs; i++)
     sb_printf(out, "  {%d, %d, %d},\n", cg.locs[i].file, cg.locs[i].line, cg.locs[i].col);
   sb_puts(out, "};\n\n");
+  if (cg.lazy_funcs.len) {
+    sb_puts(out, "const RtLazyRef tfs_lazy_refs[] = {\n");
+    sb_putn(out, cg.lazy_refs.data, cg.lazy_refs.len);
+    sb_puts(out, "  {0, 0, 0}\n};\n\n");
+  }
 
   sb_puts(out, "void tfs_program_main(void) {\n");
   if (unit) sb_printf(out, "  rt_append_program(%d, FILES, %d, LOCS);\n", p->nmods - first, cg.nlocs);
@@ -1895,12 +1987,17 @@ static void write_unit(Program *p, Cg *cgp, StrBuf *out, bool with_main, int fir
 
 bool cgen_program(Program *p, StrBuf *out, bool with_main) {
   int nlocs = 0;
-  return gen_unit(p, out, with_main, 0, &nlocs);
+  return gen_unit(p, out, NULL, with_main, 0, &nlocs);
+}
+
+bool cgen_program_lazy(Program *p, StrBuf *out, StrBuf *lazy) {
+  int nlocs = 0;
+  return gen_unit(p, out, lazy, false, 0, &nlocs);
 }
 
 bool cgen_check(Program *p) {
   int nlocs = 0;
-  return gen_unit(p, NULL, false, 0, &nlocs);
+  return gen_unit(p, NULL, NULL, false, 0, &nlocs);
 }
 
-bool cgen_input(Program *p, StrBuf *out, int first, int *nlocs) { return gen_unit(p, out, false, first, nlocs); }
+bool cgen_input(Program *p, StrBuf *out, int first, int *nlocs) { return gen_unit(p, out, NULL, false, first, nlocs); }

@@ -12,6 +12,14 @@
  * executables.  Returns false (with diagnostics) on unsupported constructs. */
 bool cgen_program(Program *p, StrBuf *out, bool with_main);
 
+/* As cgen_program without main (tfs run): the original bodies of functions
+ * decorated with @tf.function that have a converted twin go to `lazy`, a
+ * second unit the JIT compiles only when one of them is first called
+ * (eagerly); in `out` each becomes a stub calling it through a pointer, and
+ * `tfs_lazy_refs` lists what the second unit uses of the first.  `lazy` stays
+ * empty when there is no such function. */
+bool cgen_program_lazy(Program *p, StrBuf *out, StrBuf *lazy);
+
 /* The same generation for its diagnostics only (tfsc --check): no C is kept. */
 bool cgen_check(Program *p);
 

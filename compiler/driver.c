@@ -22,9 +22,10 @@
 
 int rt_main(int argc, char **argv, void (*entry)(void), void (*leave)(void));
 
-/* Load and generate; prints diagnostics and returns false on error. */
-static bool build_c(Program *p, const char *path, StrBuf *c, bool with_main) {
-  bool ok = program_load(p, path) && cgen_program(p, c, with_main);
+/* Load and generate (with `lazy`, as two units: cgen_program_lazy); prints
+ * diagnostics and returns false on error. */
+static bool build_c(Program *p, const char *path, StrBuf *c, StrBuf *lazy, bool with_main) {
+  bool ok = program_load(p, path) && (lazy ? cgen_program_lazy(p, c, lazy) : cgen_program(p, c, with_main));
   if (!ok) {
     fflush(stdout);
     diag_print(&p->diags, stderr);
@@ -82,7 +83,7 @@ int driver_emit_c(const char *path, const char *out_path) {
   StrBuf c;
   sb_init(&c);
   int rc = 1;
-  if (build_c(&p, path, &c, true)) {
+  if (build_c(&p, path, &c, NULL, true)) {
     if (!out_path) {
       size_t n = fwrite(c.data, 1, c.len, stdout);
       rc = n == c.len && fflush(stdout) == 0 ? 0 : (errno == EPIPE ? 1 : cannot_write("<stdout>", errno));
@@ -104,7 +105,7 @@ int driver_build_exe(const char *path, const char *out_path) {
   sb_init(&c);
   sb_init(&err);
   int rc = 1;
-  if (build_c(&p, path, &c, true) && !output_is_input(&p, out_path)) {
+  if (build_c(&p, path, &c, NULL, true) && !output_is_input(&p, out_path)) {
     char *tmp = af_temp_for(out_path);
     if (!tmp) {
       rc = cannot_write(out_path, errno);
@@ -126,16 +127,17 @@ int driver_build_exe(const char *path, const char *out_path) {
 
 int driver_run(const char *path, int argc, char **argv, const DriverOpts *opts) {
   Program p;
-  StrBuf c, err;
+  StrBuf c, lazy, err;
   sb_init(&c);
+  sb_init(&lazy);
   sb_init(&err);
   int rc = 1;
-  bool ok = build_c(&p, path, &c, false);
-  /* the C unit holds all the program needs: the ASTs go before libtcc's
+  bool ok = build_c(&p, path, &c, &lazy, false);
+  /* the C units hold all the program needs: the ASTs go before libtcc's
    * memory is added to them */
   program_free(&p);
   if (ok) {
-    Jit *j = jit_compile(c.data, &err);
+    Jit *j = jit_compile_lazy(c.data, &lazy, &err);
     sb_free(&c);
     if (!j) {
       internal_error("generated C did not compile", &err);
@@ -149,6 +151,7 @@ int driver_run(const char *path, int argc, char **argv, const DriverOpts *opts) 
     }
   }
   sb_free(&c);
+  sb_free(&lazy);
   sb_free(&err);
   return rc;
 }
@@ -170,7 +173,7 @@ int driver_onnx(const char *path, const char *function, const char *out_path, co
   sb_init(&c);
   sb_init(&err);
   int rc = 1;
-  if (build_c(&p, path, &c, false) && !output_is_input(&p, out_path)) {
+  if (build_c(&p, path, &c, NULL, false) && !output_is_input(&p, out_path)) {
     Jit *j = jit_compile(c.data, &err);
     if (!j) {
       internal_error("generated C did not compile", &err);

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -13,7 +14,15 @@
 
 #include <libtcc.h>
 
-struct Jit { TCCState *s; };
+/* A unit, and (tfs run) its second unit: the eager bodies of tf.functions,
+ * compiled at the first call of one (cgen_program_lazy). */
+struct Jit {
+  TCCState *s;
+  const RtLazyRef *refs;      /* unit 1's tfs_lazy_refs (NULL: no second unit) */
+  char *lazy_text;            /* the second unit's C until it compiles */
+  TCCState *lazy;             /* ... and once it has */
+  struct Jit *next;           /* in lazy_jits */
+};
 
 int rt_main(int argc, char **argv, void (*entry)(void), void (*leave)(void));
 
@@ -51,8 +60,11 @@ void jit_bind_extra(const char *name, void *addr) {
   extra_addr = addr;
 }
 
+static void lazy_load(const RtLazyRef *refs);
+
 static void bind_runtime(TCCState *s) {
   if (extra_name) tcc_add_symbol(s, extra_name, extra_addr);
+  tcc_add_symbol(s, "tfs_lazy_load", (const void *)lazy_load);
 #define BIND(ret, name, params) tcc_add_symbol(s, #name, (const void *)name);
   TFS_RT_API(BIND)
 #undef BIND
@@ -65,11 +77,11 @@ static void bind_runtime(TCCState *s) {
   tcc_add_symbol(s, "memmove", (const void *)jit_memmove);
 }
 
-Jit *jit_compile(const char *csrc, StrBuf *err) {
-  pthread_mutex_lock(&tcc_lock);
+/* Compile and relocate `csrc` in memory, with the runtime and `refs`' slot-0
+ * entries bound; the caller holds tcc_lock. */
+static TCCState *compile_locked(const char *csrc, const RtLazyRef *refs, StrBuf *err) {
   TCCState *s = tcc_new();
   if (!s) {
-    pthread_mutex_unlock(&tcc_lock);
     sb_puts(err, "cannot create a tcc state\n");
     return NULL;
   }
@@ -78,16 +90,104 @@ Jit *jit_compile(const char *csrc, StrBuf *err) {
   tcc_set_output_type(s, TCC_OUTPUT_MEMORY);
   if (tcc_compile_string(s, csrc) != 0) goto fail;
   bind_runtime(s);
+  for (const RtLazyRef *r = refs; r && r->name; r++)
+    if (!r->slot) tcc_add_symbol(s, r->name, r->addr);
   if (tcc_relocate(s, TCC_RELOCATE_AUTO) < 0) goto fail;
+  return s;
+fail:
+  tcc_delete(s);
+  return NULL;
+}
+
+Jit *jit_compile(const char *csrc, StrBuf *err) {
+  pthread_mutex_lock(&tcc_lock);
+  TCCState *s = compile_locked(csrc, NULL, err);
   pthread_mutex_unlock(&tcc_lock);
-  Jit *j = malloc(sizeof *j);
+  if (!s) return NULL;
+  Jit *j = calloc(1, sizeof *j);
   if (!j) abort();
   j->s = s;
   return j;
-fail:
-  tcc_delete(s);
+}
+
+/* The units with a second one not freed yet, and how many second units
+ * have been compiled (jit_lazy_compiles); both under tcc_lock. */
+static Jit *lazy_jits;
+static int lazy_compiles;
+
+Jit *jit_compile_lazy(const char *csrc, StrBuf *lazy, StrBuf *err) {
+  Jit *j = jit_compile(csrc, err);
+  if (!j || !lazy->len) return j;
+  j->refs = jit_symbol(j, "tfs_lazy_refs");
+  if (!j->refs) {
+    sb_puts(err, "the unit has no tfs_lazy_refs table\n");
+    jit_free(j);
+    return NULL;
+  }
+  j->lazy_text = sb_steal(lazy);
+  pthread_mutex_lock(&tcc_lock);
+  j->next = lazy_jits;
+  lazy_jits = j;
   pthread_mutex_unlock(&tcc_lock);
-  return NULL;
+  return j;
+}
+
+/* The second unit of j, with unit 1's objects bound by name; each body's
+ * address is stored into its pointer only once all are found. */
+static bool lazy_compile_locked(Jit *j, StrBuf *err) {
+  TCCState *s = compile_locked(j->lazy_text, j->refs, err);
+  if (!s) return false;
+  for (const RtLazyRef *r = j->refs; r->name; r++)
+    if (r->slot && !tcc_get_symbol(s, r->name)) {
+      sb_printf(err, "the eager unit does not define %s\n", r->name);
+      tcc_delete(s);
+      return false;
+    }
+  /* release: a thread that sees a pointer sees the relocated code */
+  for (const RtLazyRef *r = j->refs; r->name; r++)
+    if (r->slot) __atomic_store_n((void **)r->addr, tcc_get_symbol(s, r->name), __ATOMIC_RELEASE);
+  j->lazy = s;
+  free(j->lazy_text);
+  j->lazy_text = NULL;
+  lazy_compiles++;
+  return true;
+}
+
+bool jit_load_lazy(Jit *j, StrBuf *err) {
+  pthread_mutex_lock(&tcc_lock);
+  bool ok = !j->refs || j->lazy || lazy_compile_locked(j, err);
+  pthread_mutex_unlock(&tcc_lock);
+  return ok;
+}
+
+/* Called by unit 1's stub of a tf.function's eager body whose pointer is
+ * still null (the first eager call, or a thread racing it).  A failure is an
+ * internal error, raised at the call. */
+static void lazy_load(const RtLazyRef *refs) {
+  StrBuf err;
+  sb_init(&err);
+  pthread_mutex_lock(&tcc_lock);
+  Jit *j = lazy_jits;
+  while (j && j->refs != refs) j = j->next;
+  pthread_mutex_unlock(&tcc_lock);
+  bool ok = j && jit_load_lazy(j, &err);
+  if (!j) sb_puts(&err, "no unit of the JIT holds the calling stub's table");
+  if (ok) {
+    sb_free(&err);
+    return;
+  }
+  char msg[1024];   /* the error unwinds past this frame: nothing of it may need freeing */
+  while (err.len && err.data[err.len - 1] == '\n') err.len--;
+  snprintf(msg, sizeof msg, "%.*s", (int)err.len, err.data ? err.data : "");
+  sb_free(&err);
+  rt_throw(ERR_RUNTIME, "internal error: the eager code of the program's tf.functions did not compile\n%s", msg);
+}
+
+int jit_lazy_compiles(void) {
+  pthread_mutex_lock(&tcc_lock);
+  int n = lazy_compiles;
+  pthread_mutex_unlock(&tcc_lock);
+  return n;
 }
 
 void *jit_symbol(Jit *j, const char *name) { return tcc_get_symbol(j->s, name); }
@@ -95,8 +195,15 @@ void *jit_symbol(Jit *j, const char *name) { return tcc_get_symbol(j->s, name); 
 void jit_free(Jit *j) {
   if (!j) return;
   pthread_mutex_lock(&tcc_lock);
+  for (Jit **p = &lazy_jits; *p; p = &(*p)->next)
+    if (*p == j) {
+      *p = j->next;
+      break;
+    }
+  if (j->lazy) tcc_delete(j->lazy);
   tcc_delete(j->s);
   pthread_mutex_unlock(&tcc_lock);
+  free(j->lazy_text);
   free(j);
 }
 

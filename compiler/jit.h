@@ -11,6 +11,15 @@ typedef struct Jit Jit;
 /* Compile `csrc` in memory with every runtime symbol bound.  On failure
  * returns NULL and appends tcc's messages to `err`. */
 Jit *jit_compile(const char *csrc, StrBuf *err);
+/* The same for a unit from cgen_program_lazy: `lazy` (taken, left empty;
+ * possibly empty) is compiled at the first call of one of its bodies. */
+Jit *jit_compile_lazy(const char *csrc, StrBuf *lazy, StrBuf *err);
+/* Compile j's second unit now, if it has one not compiled yet (the fuzz
+ * harness: every generated C must compile); false with tcc's messages in
+ * `err` when it does not. */
+bool jit_load_lazy(Jit *j, StrBuf *err);
+/* How many such second units have been compiled in this process. */
+int jit_lazy_compiles(void);
 void *jit_symbol(Jit *j, const char *name);
 /* One more symbol every later jit_compile binds (the prompt's namespace array). */
 void jit_bind_extra(const char *name, void *addr);

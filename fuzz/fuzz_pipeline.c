@@ -14,11 +14,18 @@
  * -rss_limit_mb bounds memory (fuzz/run.sh). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   Program p;
-  StrBuf c, err;
+  StrBuf c, lazy, err;
   sb_init(&c);
+  sb_init(&lazy);
   sb_init(&err);
-  if (program_load_source(&p, "fuzz.tfs", (const char *)data, size) && cgen_program(&p, &c, false)) {
-    Jit *j = jit_compile(c.data, &err);
+  /* as tfs run: two units, the second (tf.functions' eager bodies) compiled
+   * here at once rather than at a first eager call */
+  if (program_load_source(&p, "fuzz.tfs", (const char *)data, size) && cgen_program_lazy(&p, &c, &lazy)) {
+    Jit *j = jit_compile_lazy(c.data, &lazy, &err);
+    if (j && !jit_load_lazy(j, &err)) {
+      jit_free(j);
+      j = NULL;
+    }
     if (!j) {
       fprintf(stderr, "fuzz_pipeline: the generated C did not compile:\n%.*s", (int)err.len, err.data);
       abort();
@@ -32,6 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
   }
   sb_free(&c);
+  sb_free(&lazy);
   sb_free(&err);
   program_free(&p);
   return 0;

@@ -71,6 +71,17 @@ typedef struct FuncInfo {
   int nposonly;               /* leading positional-only parameters (before '/') */
 } FuncInfo;
 
+/* tfs run compiles the eager bodies of tf.functions in a second C unit, at
+ * the first eager call (compiler/jit.c).  The first unit's tfs_lazy_refs,
+ * ended by a null name, lists by name each object of its own the second
+ * uses (slot 0: bound to addr) and each body's pointer (slot 1: addr is the
+ * pointer the body's address is stored into). */
+typedef struct RtLazyRef {
+  const char *name;
+  void *addr;
+  int slot;
+} RtLazyRef;
+
 /* Binary operators (rt_binop) and comparisons (rt_compare).  ORDER BINOP */
 enum {
   BIN_ADD, BIN_SUB, BIN_MUL, BIN_DIV, BIN_FLOORDIV, BIN_MOD, BIN_POW, BIN_MATMUL,

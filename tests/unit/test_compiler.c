@@ -1,8 +1,11 @@
 /* test_compiler.c — Check tests for scope analysis, C generation and the libtcc JIT. */
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cgen.h"
 #include "nameidx.h"
@@ -152,6 +155,166 @@ START_TEST(cgen_with_main) {
   sb_free(&c);
   sb_free(&err);
   program_free(&p);
+}
+END_TEST
+
+/* tfs run (cgen_program_lazy + jit_compile_lazy): the original body of a
+ * @tf.function with a converted twin is in the second unit only, compiled
+ * at the first eager call of one such body, once. */
+int rt_main(int argc, char **argv, void (*entry)(void), void (*leave)(void));
+
+static const char lazy_src[] = "def helper(x):\n"
+                               "    return x * 2.0\n"
+                               "@tf.function\n"
+                               "def f(x):\n"
+                               "    def inner(y):\n"
+                               "        return helper(y) + x\n"
+                               "    return inner(x)\n"
+                               "class M:\n"
+                               "    @tf.function\n"
+                               "    def g(self, x):\n"
+                               "        return [x + 1.0 for _ in range(2)][0]\n";
+
+/* Run lazy_src and `more` as tfs run does, in a child (the runtime exits on
+ * an uncaught error), with `corrupt` appended to the second unit's C.  The
+ * child's stdout and stderr go to `out`; its exit status is the program's,
+ * or 10 + the second units it compiled when the program succeeds. */
+static int run_lazy(const char *more, const char *corrupt, char *out, size_t nout) {
+  StrBuf src, c, lazy, err;
+  sb_init(&src);
+  sb_init(&c);
+  sb_init(&lazy);
+  sb_init(&err);
+  sb_puts(&src, lazy_src);
+  sb_puts(&src, more);
+  Program p;
+  load_ok(&p, src.data);
+  ck_assert(cgen_program_lazy(&p, &c, &lazy));
+  program_free(&p);
+  /* the bodies of f and M.g are in the second unit, their stubs in the first;
+   * helper, inner and the comprehension stay in the first */
+  ck_assert_ptr_nonnull(strstr(lazy.data, "Val FL0_2(struct Func *self, Val *args) { /* f */"));
+  ck_assert_ptr_nonnull(strstr(lazy.data, "Val FL0_4(struct Func *self, Val *args) { /* g */"));
+  ck_assert_ptr_null(strstr(lazy.data, "/* helper */"));
+  ck_assert_ptr_null(strstr(lazy.data, "/* inner */"));
+  ck_assert_ptr_null(strstr(lazy.data, "/* <listcomp> */"));
+  ck_assert_ptr_null(strstr(c.data, "Val FL0_"));
+  ck_assert_ptr_nonnull(strstr(c.data, "if (!LZ0_2) tfs_lazy_load(tfs_lazy_refs);"));
+  ck_assert_ptr_nonnull(strstr(c.data, "if (!LZ0_4) tfs_lazy_load(tfs_lazy_refs);"));
+  if (corrupt) sb_puts(&lazy, corrupt);
+  char path[] = "/tmp/tfs_test_lazy_XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fd, 1);
+    dup2(fd, 2);
+    Jit *j = jit_compile_lazy(c.data, &lazy, &err);
+    if (!j || lazy.len) _exit(99);   /* the text is taken */
+    sb_free(&src);
+    sb_free(&c);
+    sb_free(&err);
+    char *argv[] = {"prog.tfs", NULL};
+    int rc = rt_main(1, argv, (void (*)(void))jit_symbol(j, "tfs_program_main"), (void (*)(void))jit_symbol(j, "tfs_program_exit"));
+    int n = jit_lazy_compiles();
+    jit_free(j);
+    exit(rc ? rc : 10 + n);   /* exit: a sanitizer's leak check runs */
+  }
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  memset(out, 0, nout);
+  lseek(fd, 0, SEEK_SET);
+  ck_assert_int_ge(read(fd, out, nout - 1), 0);
+  close(fd);
+  unlink(path);
+  sb_free(&src);
+  sb_free(&c);
+  sb_free(&lazy);
+  sb_free(&err);
+  ck_assert_msg(WIFEXITED(status), "the program died: %s", out);
+  return WEXITSTATUS(status);
+}
+
+START_TEST(lazy_unit_graph_only) {
+  /* traced calls and helpers run from unit 1: the second unit is never compiled */
+  char out[4096];
+  int st = run_lazy("print(f(tf.constant(1.0)), M().g(tf.constant(2.0)), helper(3.0))\n", NULL, out, sizeof out);
+  ck_assert_msg(st == 10, "status %d: %s", st, out);
+  ck_assert_str_eq(out, "tf.Tensor(3.0, shape=(), dtype=float32) tf.Tensor(3.0, shape=(), dtype=float32) 6.0\n");
+}
+END_TEST
+
+START_TEST(lazy_unit_eager_once) {
+  /* four eager calls of two bodies, and python_function: one compilation */
+  char out[4096];
+  int st = run_lazy("print(f(tf.constant(1.0)))\n"
+                    "tf.config.run_functions_eagerly(True)\n"
+                    "print(f(tf.constant(1.0)), f(2.0), M().g(2.0), f.python_function(3.0))\n",
+                    NULL, out, sizeof out);
+  ck_assert_msg(st == 11, "status %d: %s", st, out);
+  ck_assert_str_eq(out, "tf.Tensor(3.0, shape=(), dtype=float32)\n"
+                        "tf.Tensor(3.0, shape=(), dtype=float32) 6.0 3.0 9.0\n");
+}
+END_TEST
+
+/* A second unit that does not compile: an internal error located at the
+ * eager call (exit status 1), not a crash; the program ran until then. */
+START_TEST(lazy_unit_compile_error) {
+  char out[4096];
+  int st = run_lazy("print('before')\ntf.config.run_functions_eagerly(True)\nprint(f(1.0))\n",
+                    "\nint broken(void) { return undeclared_name; }\n", out, sizeof out);
+  ck_assert_msg(st == 1, "status %d: %s", st, out);
+  const char *want = "before\nprog.tfs:14:7: error: RuntimeError: internal error: the eager code of the program's "
+                     "tf.functions did not compile\n";
+  ck_assert_msg(!strncmp(out, want, strlen(want)), "got %s", out);
+  ck_assert_ptr_nonnull(strstr(out, "'undeclared_name' undeclared\nprint(f(1.0))\n      ^\n"));
+}
+END_TEST
+
+/* Threads racing for the second unit: it is compiled once, every pointer set. */
+static void *load_lazy_thread(void *j) {
+  StrBuf err;
+  sb_init(&err);
+  bool ok = jit_load_lazy(j, &err);
+  sb_free(&err);
+  return ok ? j : NULL;
+}
+
+START_TEST(lazy_unit_threads) {
+  StrBuf c, lazy, err;
+  sb_init(&c);
+  sb_init(&lazy);
+  sb_init(&err);
+  Program p;
+  load_ok(&p, lazy_src);
+  ck_assert(cgen_program_lazy(&p, &c, &lazy));
+  program_free(&p);
+  Jit *j = jit_compile_lazy(c.data, &lazy, &err);
+  ck_assert_msg(j != NULL, "tcc: %s", err.data ? err.data : "");
+  int before = jit_lazy_compiles();
+  pthread_t t[4];
+  for (int i = 0; i < 4; i++) ck_assert_int_eq(pthread_create(&t[i], NULL, load_lazy_thread, j), 0);
+  for (int i = 0; i < 4; i++) {
+    void *r;
+    pthread_join(t[i], &r);
+    ck_assert_ptr_eq(r, j);
+  }
+  ck_assert_int_eq(jit_lazy_compiles(), before + 1);
+  /* the stubs' pointers are set: unit 1's table names them */
+  const RtLazyRef *refs = jit_symbol(j, "tfs_lazy_refs");
+  int slots = 0;
+  for (const RtLazyRef *r = refs; r->name; r++)
+    if (r->slot) {
+      ck_assert_ptr_nonnull(*(void **)r->addr);
+      slots++;
+    }
+  ck_assert_int_eq(slots, 2);   /* f and M.g */
+  jit_free(j);
+  sb_free(&c);
+  sb_free(&lazy);
+  sb_free(&err);
 }
 END_TEST
 
@@ -305,6 +468,10 @@ int main(void) {
   tcase_add_test(tc, cgen_with_main);
   tcase_add_test(tc, cgen_star_params);
   tcase_add_test(tc, cgen_temps_reused);
+  tcase_add_test(tc, lazy_unit_graph_only);
+  tcase_add_test(tc, lazy_unit_eager_once);
+  tcase_add_test(tc, lazy_unit_compile_error);
+  tcase_add_test(tc, lazy_unit_threads);
   suite_add_tcase(s, tc);
   tc = tcase_create("scaling");
   tcase_set_timeout(tc, 120);
