@@ -53,7 +53,29 @@ typedef struct Cg {
   StrBuf lazy_decls, lazy_funcs;
   StrBuf lazy_refs;           /* unit 1's tfs_lazy_refs entries */
   int lazy_gmod;              /* the last module whose G array the lazy unit imports (-1: none) */
+  /* Functions whose C is made, per ScopeInfo by scope id: a def in a
+   * `finally` block is emitted once per way out of its `try`, its C once. */
+  struct Made { const ScopeInfo *si; unsigned char *done; } *made;
+  int nmade;
 } Cg;
+
+/* Is this the first time s's C is asked for?  (Marks it made.) */
+static bool first_make(Cg *cg, const ScopeInfo *si, const Scope *s) {
+  struct Made *m = NULL;
+  for (int i = 0; i < cg->nmade && !m; i++)
+    if (cg->made[i].si == si) m = &cg->made[i];
+  if (!m) {
+    cg->made = realloc(cg->made, sizeof *cg->made * (size_t)(cg->nmade + 1));
+    if (!cg->made) abort();
+    m = &cg->made[cg->nmade++];
+    *m = (struct Made){si, calloc((size_t)si->n + 1, 1)};
+    if (!m->done) abort();
+  }
+  if (s->id < 0 || s->id >= si->n) return true;
+  if (m->done[s->id]) return false;
+  m->done[s->id] = 1;
+  return true;
+}
 
 /* The C of a finished function joins the unit (`to`), or (checking only) is
  * dropped, so `tfsc --check` holds no more C than one function's. */
@@ -1259,6 +1281,7 @@ static void lazy_stub(Cg *cg, ProgModule *m, Scope *s, const char *name) {
 }
 
 static void gen_function(Cg *cg, ProgModule *m, ScopeInfo *si, const char *tag, Ast *fn, Scope *s) {
+  if (!first_make(cg, si, s)) return;
   Params ps = params_of(fn);
   Fg g = {.cg = cg, .m = m, .si = si, .tag = tag, .scope = s, .fn = fn, .method = cg->method_next, .loc_set = -1,
           .lazy = lazy_body(cg, m, tag, fn)};
@@ -1906,6 +1929,8 @@ static bool gen_unit(Program *p, StrBuf *out, StrBuf *lazy, bool with_main, int 
   free(cg.consts);
   free(cg.locs);
   free(cg.conv);
+  for (int i = 0; i < cg.nmade; i++) free(cg.made[i].done);
+  free(cg.made);
   sb_free(&cg.decls);
   sb_free(&cg.funcs);
   sb_free(&cg.lazy_decls);
