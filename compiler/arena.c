@@ -20,12 +20,12 @@
 struct ArenaBlock {
   ArenaBlock *next;
   size_t used, cap;
-  size_t fresh;   /* bytes from here on were never handed out: still zero */
-  bool mapped;    /* from hm_map, else from calloc */
+  size_t fresh;   /* bytes from here on are zero (never handed out since mapped) */
+  bool mapped;    /* from hm_map, else from malloc */
   _Alignas(16) unsigned char data[];
 };
 
-void arena_init(Arena *a) { a->head = NULL; }
+void arena_init(Arena *a) { a->head = a->spare = NULL; }
 
 static void free_block(ArenaBlock *b) {
   UNPOISON(b->data, b->cap);
@@ -38,7 +38,8 @@ void arena_free(Arena *a) {
     n = b->next;
     free_block(b);
   }
-  a->head = NULL;
+  if (a->spare) free_block(a->spare);
+  a->head = a->spare = NULL;
 }
 
 /* Blocks grow from 64 KiB to 8 MiB: small arenas (the activity analysis's
@@ -46,15 +47,17 @@ void arena_free(Arena *a) {
  * and those of 2 MiB and more are mapped on huge pages (hugemem.h). */
 enum { ARENA_MIN_BLOCK = 1 << 16, ARENA_MAX_BLOCK = 1 << 23 };
 
-static ArenaBlock *new_block(size_t cap) {
-  ArenaBlock *b = NULL;
-  bool mapped = sizeof *b + cap >= HM_PAGE;
-  if (mapped) {
-    cap = ((sizeof *b + cap + HM_PAGE - 1) & ~(HM_PAGE - 1)) - sizeof *b;   /* use the whole mapping */
-    b = hm_map(sizeof *b + cap);
-  } else {
-    b = calloc(1, sizeof *b + cap);   /* zeroed: fresh bytes need no memset */
+static ArenaBlock *new_block(Arena *a, size_t cap) {
+  ArenaBlock *b = a->spare;
+  if (b && b->cap >= cap) {
+    a->spare = NULL;   /* its bytes up to `fresh` are dirty: take() clears them */
+    b->next = NULL;
+    b->used = 0;
+    return b;
   }
+  bool mapped = sizeof *b + cap >= HM_PAGE;
+  if (mapped) cap = ((sizeof *b + cap + HM_PAGE - 1) & ~(HM_PAGE - 1)) - sizeof *b;   /* use the whole mapping */
+  b = mapped ? hm_map(sizeof *b + cap) : malloc(sizeof *b + cap);
   if (!b) {
     fputs("tfs: out of memory\n", stderr);
     exit(1);
@@ -62,7 +65,7 @@ static ArenaBlock *new_block(size_t cap) {
   b->next = NULL;
   b->used = 0;
   b->cap = cap;
-  b->fresh = 0;
+  b->fresh = mapped ? 0 : cap;   /* a mapping is zero; malloc's bytes are all to be cleared */
   b->mapped = mapped;
   return b;
 }
@@ -84,14 +87,14 @@ void *arena_alloc(Arena *a, size_t n) {
   if (b && n > ARENA_MIN_BLOCK / 4 && b->used + n > b->cap) {
     /* a big allocation (a source file) gets a block of its own behind the
      * current one, which keeps serving small allocations */
-    ArenaBlock *big = new_block(n);
+    ArenaBlock *big = new_block(a, n);
     big->next = b->next;
     b->next = big;
     return take(big, n);
   }
   if (!b || b->used + n > b->cap) {
     size_t cap = b && b->cap < ARENA_MAX_BLOCK ? b->cap * 2 : b ? ARENA_MAX_BLOCK : ARENA_MIN_BLOCK;
-    b = new_block(n > cap ? n : cap);
+    b = new_block(a, n > cap ? n : cap);
     b->next = a->head;
     a->head = b;
   }
@@ -104,7 +107,15 @@ void arena_release(Arena *a, ArenaMark m) {
   while (a->head != m.block) {
     ArenaBlock *b = a->head;
     a->head = b->next;
-    free_block(b);
+    /* the biggest block given back stays as a spare: scratch use marks and
+     * releases around every statement, and a block made and freed each time
+     * cost a clear of all of it (a 2 MiB mapping each) */
+    if (!a->spare || b->cap > a->spare->cap) {
+      if (a->spare) free_block(a->spare);
+      a->spare = b;
+    } else {
+      free_block(b);
+    }
   }
   if (a->head) {
     UNPOISON(a->head->data + m.used, a->head->used - m.used);

@@ -18,7 +18,7 @@
 #endif
 
 typedef struct ArenaBlock ArenaBlock;
-typedef struct Arena { ArenaBlock *head; } Arena;
+typedef struct Arena { ArenaBlock *head, *spare; } Arena;   /* spare: see arena_release */
 typedef struct ArenaMark { ArenaBlock *block; size_t used; } ArenaMark;
 
 void arena_init(Arena *a);

@@ -57,6 +57,29 @@ START_TEST(arena_zeroed_after_release) {
 }
 END_TEST
 
+/* Scratch use marks and releases around every statement: a block made past
+ * the mark is kept as the spare and serves the next round (made once). */
+START_TEST(arena_release_keeps_a_spare) {
+  Arena a;
+  arena_init(&a);
+  arena_alloc(&a, 1000);
+  ArenaMark m = arena_mark(&a);
+  unsigned char *first = NULL;
+  for (int round = 0; round < 100; round++) {
+    arena_alloc(&a, 60000);   /* fills the 64 KiB head: the rest goes to a new block */
+    unsigned char *p = arena_alloc(&a, 5000);
+    if (!first) first = p;
+    ck_assert_ptr_eq(p, first);
+    ck_assert(all_zero(p, 5000));
+    ck_assert_ptr_null(a.spare);   /* the spare is in use */
+    memset(p, 1, 5000);
+    arena_release(&a, m);
+    ck_assert_ptr_nonnull(a.spare);   /* kept, not freed */
+  }
+  arena_free(&a);
+}
+END_TEST
+
 START_TEST(tsmem_small_source_uses_malloc) {
   TsMem m;
   tsmem_begin(&m, HM_BIG_SOURCE - 1);
@@ -202,6 +225,7 @@ int main(int argc, char **argv) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, hugemem_map_aligned_zeroed);
   tcase_add_test(tc, arena_zeroed_after_release);
+  tcase_add_test(tc, arena_release_keeps_a_spare);
   tcase_add_test(tc, tsmem_small_source_uses_malloc);
   tcase_add_test(tc, tsmem_region_semantics);
   tcase_add_test(tc, tsmem_parse_in_region);
