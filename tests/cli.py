@@ -154,8 +154,39 @@ def main():
     expect("doc every reference name", rc == 0 and err == "" and len(names) > 250 and set(names) <= heads,
            "rc=%d %d names, missing %s %s" % (rc, len(names), sorted(set(names) - heads)[:5], err))
     keras_progress(tfs)
+    big_sources(tfs, tfsc)
     print("cli: %d failure(s)" % failures)
     return 1 if failures else 0
+
+
+def big_sources(tfs, tfsc):
+    """Sources of 256 KiB or more take the big-input path: a re-execution with
+    glibc's huge-page tunables (where the kernel offers THP; GLIBC_TUNABLES=
+    opts out), tree-sitter's parse region and mapped arena blocks
+    (docs/performance.md, "Bulk memory on huge pages")."""
+    n = 20000   # 320,000 bytes of statements
+    body = "".join("    x = x + 1.0\n" for _ in range(n))
+    prog = ("@tf.function\ndef f(x):\n" + body + "    return x\n"
+            "print(f(tf.constant(0.0)).numpy())\n"
+            "tf.config.run_functions_eagerly(True)\n"
+            "print(f(tf.constant(1.0)).numpy())\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        big = os.path.join(tmp, "big.tfs")
+        with open(big, "w") as f:
+            f.write(prog)
+        expect("big source size", os.path.getsize(big) >= 256 * 1024)
+        for env in (None, {"GLIBC_TUNABLES": ""}):
+            rc, out, err = run([tfs, "run", big], tmp, env)
+            expect("big run %s" % env, rc == 0 and out == "%.1f\n%.1f\n" % (n, n + 1) and err == "",
+                   "rc=%d\n%s%s" % (rc, out[:200], err[:500]))
+            rc, out, err = run([tfsc, "--check", big], tmp, env)
+            expect("big check %s" % env, rc == 0 and out == "" and err == "", "rc=%d %s" % (rc, err[:500]))
+        # a syntax error at the end of a big file is located as in a small one
+        with open(big, "a") as f:
+            f.write("print(1 +)\n")
+        rc, out, err = run([tfsc, "--check", big], tmp)
+        line = prog.count("\n") + 1
+        expect("big syntax error", rc == 1 and err.startswith("%s:%d:10: error: " % (big, line)), "rc=%d %s" % (rc, err[:500]))
 
 
 FIT = """tf.keras.utils.set_random_seed(1)
