@@ -12,8 +12,8 @@ typedef struct TsMem {
 } TsMem;
 
 /* From begin to end, the calling thread's tree-sitter allocations come from
- * the region; everything allocated in it must be freed (ts_tree_delete,
- * ts_parser_delete, cursors) before end, which unmaps it.  A 100,000-line
+ * the region; everything allocated in it must be freed on that thread
+ * (ts_tree_delete, ts_parser_delete, cursors) before end, which unmaps it.  A 100,000-line
  * function's parse tree is 1.2 million 100-byte nodes: malloc's 4 KiB page
  * faults on them were a quarter of the parse. */
 void tsmem_begin(TsMem *m, size_t source_len);   /* a region for sources from HM_BIG_SOURCE on */
