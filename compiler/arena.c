@@ -21,15 +21,17 @@ struct ArenaBlock {
   ArenaBlock *next;
   size_t used, cap;
   size_t fresh;   /* bytes from here on are zero (never handed out since mapped) */
-  bool mapped;    /* from hm_map, else from malloc */
   _Alignas(16) unsigned char data[];
 };
 
 void arena_init(Arena *a) { a->head = a->spare = NULL; }
 
+/* Blocks of a huge page or more are mappings (their cap fills them), smaller ones malloc's. */
+static bool mapped_size(size_t bytes) { return bytes >= HM_PAGE; }
+
 static void free_block(ArenaBlock *b) {
   UNPOISON(b->data, b->cap);
-  if (b->mapped) hm_unmap(b, sizeof *b + b->cap);
+  if (mapped_size(sizeof *b + b->cap)) hm_unmap(b, sizeof *b + b->cap);
   else free(b);
 }
 
@@ -55,8 +57,8 @@ static ArenaBlock *new_block(Arena *a, size_t cap) {
     b->used = 0;
     return b;
   }
-  bool mapped = sizeof *b + cap >= HM_PAGE;
-  if (mapped) cap = ((sizeof *b + cap + HM_PAGE - 1) & ~(HM_PAGE - 1)) - sizeof *b;   /* use the whole mapping */
+  bool mapped = mapped_size(sizeof *b + cap);
+  if (mapped) cap = hm_round(sizeof *b + cap) - sizeof *b;   /* use the whole mapping */
   b = mapped ? hm_map(sizeof *b + cap) : malloc(sizeof *b + cap);
   if (!b) {
     fputs("tfs: out of memory\n", stderr);
@@ -66,7 +68,6 @@ static ArenaBlock *new_block(Arena *a, size_t cap) {
   b->used = 0;
   b->cap = cap;
   b->fresh = mapped ? 0 : cap;   /* a mapping is zero; malloc's bytes are all to be cleared */
-  b->mapped = mapped;
   return b;
 }
 

@@ -9,15 +9,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static size_t round_up(size_t n) { return (n + HM_PAGE - 1) & ~(HM_PAGE - 1); }
-
 void *hm_map(size_t size) {
-  size = round_up(size);
+  size = hm_round(size);
   if (!size) return NULL;
   /* map one huge page more than asked, then cut the ends to align */
   char *raw = mmap(NULL, size + HM_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED) return NULL;
-  char *p = (char *)(((uintptr_t)raw + HM_PAGE - 1) & ~(uintptr_t)(HM_PAGE - 1));
+  char *p = (char *)(uintptr_t)hm_round((uintptr_t)raw);
   if (p > raw) munmap(raw, (size_t)(p - raw));
   if (p + size < raw + size + HM_PAGE) munmap(p + size, (size_t)(raw + size + HM_PAGE - (p + size)));
 #ifdef MADV_HUGEPAGE
@@ -27,7 +25,7 @@ void *hm_map(size_t size) {
 }
 
 void hm_unmap(void *p, size_t size) {
-  if (p) munmap(p, round_up(size));
+  if (p) munmap(p, hm_round(size));
 }
 
 /* "[madvise]" or "[always]" selected: huge pages can be had on request. */

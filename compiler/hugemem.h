@@ -7,6 +7,7 @@
 
 /* A huge page: mappings are multiples of it and aligned to it. */
 #define HM_PAGE ((size_t)2 << 20)
+static inline size_t hm_round(size_t n) { return (n + HM_PAGE - 1) & ~(HM_PAGE - 1); }
 
 /* `size` bytes (rounded up to HM_PAGE), zeroed and HM_PAGE-aligned, or NULL.
  * The kernel backs them with 2 MiB pages where it can: a big parse touches

@@ -1720,7 +1720,6 @@ static Kids named(P *p, TSNode n) {
   return k;
 }
 
-
 static const char *ntext(P *p, TSNode n, size_t *len) {
   uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
   if (e > p->len) e = (uint32_t)p->len;
@@ -2872,7 +2871,6 @@ static const char *block_owner(P *p, TSNode hdr) {
   }
 }
 
-/* First real token at or after byte `off`. */
 /* The index of the first token at or after byte `off` (ntok if none). */
 static int tok_lower(const P *p, uint32_t off) {
   int lo = 0, hi = p->ntok;
@@ -2883,6 +2881,7 @@ static int tok_lower(const P *p, uint32_t off) {
   return lo;
 }
 
+/* First real token at or after byte `off`. */
 static const Tok *tok_at(P *p, uint32_t off) {
   int lo = tok_lower(p, off);
   if (lo > p->ntok - 1) lo = p->ntok - 1;

@@ -66,7 +66,7 @@ void tsmem_begin(TsMem *m, size_t source_len) {
   pthread_once(&installed, install);
   *m = (TsMem){0};
   if (source_len < HM_BIG_SOURCE || source_len > SIZE_MAX / TSMEM_BYTES_PER_SOURCE_BYTE) return;
-  size_t size = (source_len * TSMEM_BYTES_PER_SOURCE_BYTE + HM_PAGE - 1) & ~(HM_PAGE - 1);
+  size_t size = hm_round(source_len * TSMEM_BYTES_PER_SOURCE_BYTE);
   if (!(m->base = hm_map(size))) return;   /* no address space: malloc it is */
   m->cur = m->base + 8;
   m->end = m->base + size;

@@ -175,6 +175,14 @@ static const char lazy_src[] = "def helper(x):\n"
                                "    def g(self, x):\n"
                                "        return [x + 1.0 for _ in range(2)][0]\n";
 
+/* The two units tfs run makes of `src`. */
+static void gen_lazy(const char *src, StrBuf *c, StrBuf *lazy) {
+  Program p;
+  load_ok(&p, src);
+  ck_assert(cgen_program_lazy(&p, c, lazy));
+  program_free(&p);
+}
+
 /* Run lazy_src and `more` as tfs run does, in a child (the runtime exits on
  * an uncaught error), with `corrupt` appended to the second unit's C.  The
  * child's stdout and stderr go to `out`; its exit status is the program's,
@@ -187,10 +195,7 @@ static int run_lazy(const char *more, const char *corrupt, char *out, size_t nou
   sb_init(&err);
   sb_puts(&src, lazy_src);
   sb_puts(&src, more);
-  Program p;
-  load_ok(&p, src.data);
-  ck_assert(cgen_program_lazy(&p, &c, &lazy));
-  program_free(&p);
+  gen_lazy(src.data, &c, &lazy);
   /* the bodies of f and M.g are in the second unit, their stubs in the first;
    * helper, inner and the comprehension stay in the first */
   ck_assert_ptr_nonnull(strstr(lazy.data, "Val FL0_2(struct Func *self, Val *args) { /* f */"));
@@ -287,10 +292,7 @@ START_TEST(lazy_unit_threads) {
   sb_init(&c);
   sb_init(&lazy);
   sb_init(&err);
-  Program p;
-  load_ok(&p, lazy_src);
-  ck_assert(cgen_program_lazy(&p, &c, &lazy));
-  program_free(&p);
+  gen_lazy(lazy_src, &c, &lazy);
   Jit *j = jit_compile_lazy(c.data, &lazy, &err);
   ck_assert_msg(j != NULL, "tcc: %s", err.data ? err.data : "");
   int before = jit_lazy_compiles();
