@@ -4,9 +4,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "object.h"
-#include "ops.h"
-#include "tfmod.h"
+#include "object/object.h"
+#include "kernels/ops.h"
+#include "modules/tfmod.h"
 
 static double now(void) {
   struct timespec ts;

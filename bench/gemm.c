@@ -7,7 +7,7 @@
 
 #include <libxsmm.h>
 
-#include "ops.h"
+#include "kernels/ops.h"
 
 static double now(void) {
   struct timespec ts;

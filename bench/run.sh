@@ -31,7 +31,7 @@ OUT=$(mktemp -d /tmp/tfs-bench.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
 MODES=${MODES:-"eager graph"}
 echo "CPU: $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-# the path runtime/isa.c takes: TFS_ISA, else the highest level whose features the CPU lists
+# the path runtime/kernels/isa.c takes: TFS_ISA, else the highest level whose features the CPU lists
 flags=$(sed -n 's/^flags[^:]*: //p' /proc/cpuinfo | head -1)
 has() { for f in "$@"; do case " $flags " in *" $f "*) ;; *) return 1 ;; esac; done; }
 isa=baseline

@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec.h"
-#include "graph.h"
-#include "isa.h"
-#include "object.h"
-#include "savedmodel.h"
-#include "tensor.h"
+#include "graph/exec.h"
+#include "graph/graph.h"
+#include "kernels/isa.h"
+#include "object/object.h"
+#include "modules/savedmodel.h"
+#include "tensor/tensor.h"
 
 struct TfsStatus {
   TfsCode code;

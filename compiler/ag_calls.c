@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "ag_int.h"
-#include "../runtime/object.h"
+#include "object/object.h"
 
 /* --- marking the user's nodes --- */
 

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "../runtime/abi.h" /* operator enums (UN_NOT, ...) */
+#include "object/abi.h" /* operator enums (UN_NOT, ...) */
 #include "activity.h"
 #include "autograph.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../runtime/abi.h"
+#include "object/abi.h"
 
 typedef struct Out { char *s; size_t n, cap; } Out;
 

@@ -3,7 +3,7 @@
 #define TFS_CGEN_H
 
 #include "program.h"
-#include "../runtime/value.h"
+#include "object/value.h"
 
 /* Emit the whole program as C.  The unit defines `void tfs_program_main(void)`
  * (registers files/locations/modules, runs the main module) and
@@ -30,6 +30,6 @@ bool cgen_check(Program *p);
  * JIT binds.  tfs_program_exit releases its constants and imported modules. */
 bool cgen_input(Program *p, StrBuf *out, int first, int *nlocs);
 
-extern const char tfs_abi_text[];   /* runtime/abi.h, embedded by the build */
+extern const char tfs_abi_text[];   /* runtime/object/abi.h, embedded by the build */
 
 #endif

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../runtime/value.h"
+#include "object/value.h"
 
 void diag_init(DiagList *d) { memset(d, 0, sizeof *d); }
 

@@ -9,14 +9,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "atomicfile.h"
+#include "object/atomicfile.h"
 
 #include "autograph.h"
 #include "cgen.h"
-#include "graph.h"
-#include "tffunction.h"
+#include "formats/graphdump.h"
+#include "graph/graph.h"
+#include "function/tffunction.h"
 #include "jit.h"
-#include "onnx.h"
+#include "modules/onnxexport.h"
 #include "program.h"
 #include "unparse.h"
 

@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "../runtime/value.h"
+#include "object/value.h"
 
 typedef struct Jit Jit;
 

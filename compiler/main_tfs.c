@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "docs.h"
+#include "modules/docs.h"
 #include "driver.h"
 #include "hugemem.h"
 #include "program.h"

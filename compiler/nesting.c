@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "value.h"
+#include "object/value.h"
 
 typedef struct NestItem { Ast *node; int depth; } NestItem;
 

@@ -8,7 +8,7 @@
 #include "diag.h"
 
 /* False, with a located RecursionError diagnostic, when `root` nests deeper
- * than RT_COMPILE_NESTING_LIMIT (runtime/value.h, the shared recursion guard). */
+ * than RT_COMPILE_NESTING_LIMIT (runtime/object/value.h, the shared recursion guard). */
 bool nest_check(Ast *root, const char *path, const char *source, DiagList *diags);
 
 #endif

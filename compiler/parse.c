@@ -31,7 +31,7 @@
 #include <string.h>
 #include <tree_sitter/api.h>
 
-#include "../runtime/abi.h"
+#include "object/abi.h"
 #include "tsmem.h"
 
 const TSLanguage *tree_sitter_tfs(void);

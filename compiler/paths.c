@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "exepath.h"
+#include "object/exepath.h"
 
 #ifndef TFS_LIBDIR_REL
 #define TFS_LIBDIR_REL "lib"   /* the install libdir relative to the prefix */

@@ -11,8 +11,8 @@
 #include "nesting.h"
 #include "parse.h"
 #include "paths.h"
-#include "../runtime/object.h"
-#include "../stdlib/modules.h"
+#include "object/object.h"
+#include "modules/modules.h"
 
 
 static bool is_builtin_name(const char *name) {
@@ -351,7 +351,7 @@ static bool uses_tf_function(Program *p) {
 
 /* tf.keras is written in .tfs (stdlib/keras*.tfs): a program that names
  * keras gets the library compiled in as one more module, imported on the
- * first use of tf.keras (stdlib/tfmod.c). */
+ * first use of tf.keras (stdlib/modules/tfmod.c). */
 static bool load_keras(Program *p) {
   bool named = false;
   for (int i = 0; i < p->nmods; i++) {

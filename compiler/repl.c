@@ -14,11 +14,11 @@
 
 #include <editline/readline.h>
 
-#include "atomicfile.h"
+#include "object/atomicfile.h"
 #include "cgen.h"
 #include "jit.h"
 #include "program.h"
-#include "../runtime/object.h"
+#include "object/object.h"
 
 /* The namespace every input shares.  Generated code indexes it directly, so
  * it cannot move: a fixed array, far more names than a session defines. */

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../runtime/abi.h"
+#include "object/abi.h"
 
 /* ORDER PREC: Python's _Precedence, loosest first. */
 enum {

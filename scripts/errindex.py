@@ -139,8 +139,8 @@ def scan(root):
         found[tpl][2].append(site)
 
     names = '|'.join(CALLS)
-    for d in SRC_DIRS:
-        for f in sorted(os.listdir(os.path.join(root, d))):
+    for d, f in sorted((os.path.relpath(dp, root), fn) for top in SRC_DIRS
+                       for dp, _dirs, fns in os.walk(os.path.join(root, top)) for fn in fns):
             if not f.endswith('.c'):
                 continue
             src = open(os.path.join(root, d, f), encoding='utf-8').read()

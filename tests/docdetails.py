@@ -33,7 +33,7 @@ for name, want in [("tf.matmul", "Matrix size-incompatible: In[0]: â€¦, In[1]: â
         fails.append("%s: %r counted as common to all calls" % (name, want))
 # every op entry has the shape line of its meta function
 for n, e in es.items():
-    if e.where.startswith("runtime/ops.def") and e.funcs and not e.shape:
+    if e.where.startswith("runtime/kernels/ops.def") and e.funcs and not e.shape:
         fails.append("%s has no shape" % n)
 if "broadcast" not in es["tf.add"].shape:
     fails.append("tf.add's shape does not mention broadcasting: %r" % es["tf.add"].shape)
@@ -45,7 +45,7 @@ try:
         if not os.path.isdir(os.path.join(root, d)):
             continue
         shutil.copytree(os.path.join(root, d), os.path.join(tmp, d))
-    p = os.path.join(tmp, "runtime", "k_matmul.c")
+    p = os.path.join(tmp, "runtime", "kernels", "k_matmul.c")
     src = open(p).read()
     src2 = re.sub(r"^/\* shape: .*\*/\n(?=void meta_matmul\()", "", src, flags=re.M)
     assert src2 != src

@@ -65,7 +65,7 @@ def check_messages(root):
     still be in the sources: every literal piece between the `…`s is found in compiler/, runtime/ or stdlib/."""
     src = ""
     for d in ("compiler", "runtime", "stdlib"):
-        for path in glob.glob(os.path.join(root, d, "*.[ch]")):
+        for path in glob.glob(os.path.join(root, d, "**", "*.[ch]"), recursive=True):
             src += open(path, errors="replace").read()
     src = src.replace('\\"', '"')
     failures = 0

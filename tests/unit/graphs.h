@@ -4,8 +4,8 @@
 
 #include <string.h>
 
-#include "graph.h"
-#include "tensor.h"
+#include "graph/graph.h"
+#include "tensor/tensor.h"
 
 static inline Tensor *scalar_i(int32_t v) {
   Tensor *t = tensor_scalar(DT_INT32);

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "isa.h"
+#include "kernels/isa.h"
 
 /* -1 to go on; otherwise the exit status: 77 (meson's skip) for a path the CPU lacks, 1 for a bad name. */
 static inline int isa_gate(void) {

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "modules.h"
-#include "object.h"
-#include "value.h"
+#include "modules/modules.h"
+#include "object/object.h"
+#include "object/value.h"
 #include "valtest.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */

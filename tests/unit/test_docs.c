@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "docs.h"
-#include "modules.h"
-#include "object.h"
-#include "ops.h"
+#include "modules/docs.h"
+#include "modules/modules.h"
+#include "object/object.h"
+#include "kernels/ops.h"
 
 /* The value of a dotted tf name (tf.autograph.experimental.set_loop_options) through the native modules'
  * getattr, as a program's attribute chain would find it; VT_UNDEF when some part is missing. */

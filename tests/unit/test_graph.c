@@ -4,15 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec.h"
-#include "graphdef.h"
-#include "graphimport.h"
+#include "graph/exec.h"
+#include "formats/graphdef.h"
+#include "formats/graphimport.h"
 #include "graphs.h"
 #include "isagate.h"
-#include "object.h"
-#include "tape.h"
-#include "tensor.h"
-#include "trace.h"
+#include "object/object.h"
+#include "graph/tape.h"
+#include "tensor/tensor.h"
+#include "graph/trace.h"
 
 /* ---- helpers ------------------------------------------------------------------------ */
 

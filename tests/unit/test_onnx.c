@@ -5,11 +5,11 @@
 #include <string.h>
 
 #include "graphs.h"
-#include "object.h"
-#include "onnx.h"
+#include "object/object.h"
+#include "formats/onnx.h"
 #include "onnx.pb-c.h"
-#include "tensor.h"
-#include "trace.h"
+#include "tensor/tensor.h"
+#include "graph/trace.h"
 
 static Onnx__ModelProto *export(const Graph *g) {
   size_t n;

@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "isagate.h"
-#include "object.h"
-#include "ops.h"
-#include "tfmod.h"
+#include "object/object.h"
+#include "kernels/ops.h"
+#include "modules/tfmod.h"
 
 static char fixture_dir[1024];
 

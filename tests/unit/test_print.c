@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "object.h"
-#include "tensor.h"
-#include "tprint.h"
+#include "object/object.h"
+#include "tensor/tensor.h"
+#include "tensor/tprint.h"
 
 static const char *fixture_path;
 

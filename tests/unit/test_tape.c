@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec.h"
-#include "graph.h"
-#include "tape.h"
-#include "tfmod.h"
-#include "trace.h"
+#include "graph/exec.h"
+#include "graph/graph.h"
+#include "graph/tape.h"
+#include "modules/tfmod.h"
+#include "graph/trace.h"
 #include "valtest.h"
 
 static Val vec(int n, const float *v) {
@@ -28,13 +28,13 @@ START_TEST(test_polynomial) {
   Tape *t = (Tape *)tp.u.o;
   tape_watch(t, x);
   tape_push(t);
-  ck_assert_int_eq(tape_nactive, 1);
+  ck_assert_int_eq(op_tape_nactive, 1);
   Val sq = op_apply2(OP_MUL, x, x);
   Val lin = op_apply2(OP_MUL, x, val_float(3.0));
   Val s = op_apply2(OP_ADD, sq, lin);
   Val y = op_apply1(OP_SUM, s);
   tape_pop(t);
-  ck_assert_int_eq(tape_nactive, 0);
+  ck_assert_int_eq(op_tape_nactive, 0);
   ck_assert_int_eq(t->n, 4);   /* mul, mul, add, sum */
   Val g;
   tape_gradient(t, 1, &y, NULL, 1, &x, false, &g);

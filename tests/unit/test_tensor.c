@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "object.h"
-#include "ops.h"
-#include "tfmod.h"
+#include "object/object.h"
+#include "kernels/ops.h"
+#include "modules/tfmod.h"
 
 static Val tf;
 

@@ -10,11 +10,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "modules.h"
-#include "numfmt.h"
-#include "tfrecord.h"
-#include "object.h"
-#include "value.h"
+#include "modules/modules.h"
+#include "object/numfmt.h"
+#include "formats/tfrecord.h"
+#include "object/object.h"
+#include "object/value.h"
 #include "valtest.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */

@@ -7,8 +7,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "object.h"
-#include "value.h"
+#include "object/object.h"
+#include "object/value.h"
 
 static inline Val I(int64_t i) { return val_int(i); }
 static inline Val F(double f) { return val_float(f); }

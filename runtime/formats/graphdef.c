@@ -1,0 +1,2352 @@
+/* graphdef.c — convert the graph IR to TensorFlow's GraphDef: NodeDefs with TF op names, inputs "node:k", "^ctrl", typed attrs. */
+#include "formats/graphdef.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "object/object.h"
+#include "graph/trace.h"
+
+/* TF's GraphDef version of the producer TF 2 releases write. */
+#define GD_PRODUCER 1205
+
+typedef struct GdBuild {
+  PbArena *a;
+  Tensorflow__FunctionDef **fns;
+  size_t nfns, cap;
+  int seq;                    /* unique suffix for function names */
+  /* saving (tf.saved_model.save): every node also carries what importing it
+   * back needs (graphimport.c), and Variables are named by their saved keys */
+  bool full;
+  const char *(*varkey)(void *ctx, const Variable *v);
+  void *vctx;
+  /* helper nodes a composite export (gd_tf_op) made for the node being
+   * converted: they go into the GraphDef just before it */
+  Tensorflow__NodeDef **pend;
+  size_t npend, cappend;
+  bool fn;                    /* converting a function body: refs are "node:output:k" */
+  /* gd_tf_op on a stand-in node (a gradient's rerun of a forward op): its first input */
+  const char *ovx;
+  const TMeta *ovxm;
+  /* a differentiated loop's per-iteration stacks (_StackPush/_StackGet/_StackSize)
+   * become TensorLists threaded through the loops and conds that use them, as
+   * while_v2 threads its gradient accumulators: stk[i] is stack i's object,
+   * stkdt its element dtype, cur its current list in the graph being converted
+   * (NULL: none yet there) */
+  const void **stk;
+  DType *stkdt;
+  int nstk, capstk;
+  const char **cur;
+  /* a dataset loop's iterator handle and a dataset argument (int64 handles in
+   * tfs's graph) are a resource and a variant in TF's: the placeholders that
+   * hold them (a body's, when they are passed into it), with that dtype */
+  const GraphNode **resph;
+  Tensorflow__DataType *resdt;
+  int nresph, capresph;
+} GdBuild;
+
+bool (*graphdef_dataset_info)(Val v, GdDataset *out);
+
+typedef struct AttrList {     /* attributes of one node before they become map entries */
+  Tensorflow__NodeDef__AttrEntry **e;
+  size_t n, cap;
+} AttrList;
+
+static Tensorflow__AttrValue *gd_attr(GdBuild *b) {
+  Tensorflow__AttrValue *v = pa_alloc(b->a, sizeof *v);
+  tensorflow__attr_value__init(v);
+  return v;
+}
+
+static void gd_attr_add(GdBuild *b, AttrList *l, const char *key, Tensorflow__AttrValue *v) {
+  for (size_t i = 0; i < l->n; i++)
+    if (!strcmp(l->e[i]->key, key)) {
+      l->e[i]->value = v;
+      return;
+    }
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? 2 * l->cap : 8;
+    Tensorflow__NodeDef__AttrEntry **e = pa_alloc(b->a, sizeof(void *) * cap);
+    if (l->n) memcpy(e, l->e, sizeof(void *) * l->n);
+    l->e = e;
+    l->cap = cap;
+  }
+  Tensorflow__NodeDef__AttrEntry *en = pa_alloc(b->a, sizeof *en);
+  tensorflow__node_def__attr_entry__init(en);
+  en->key = pa_strdup(b->a, key);
+  en->value = v;
+  l->e[l->n++] = en;
+}
+
+static Tensorflow__AttrValue *gd_pbtype(GdBuild *b, Tensorflow__DataType t) {
+  Tensorflow__AttrValue *v = gd_attr(b);
+  v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TYPE;
+  v->type = t;
+  return v;
+}
+
+static Tensorflow__AttrValue *gd_bool(GdBuild *b, bool x) {
+  Tensorflow__AttrValue *v = gd_attr(b);
+  v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_B;
+  v->b = x;
+  return v;
+}
+
+static Tensorflow__AttrValue *gd_type(GdBuild *b, DType dt) { return gd_pbtype(b, pb_dtype(dt)); }
+
+static Tensorflow__AttrValue *gd_shape(GdBuild *b, int rank, const tfs_i64 *shape) {
+  Tensorflow__AttrValue *v = gd_attr(b);
+  v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_SHAPE;
+  v->shape = pb_shape(b->a, rank, shape);
+  return v;
+}
+
+static Tensorflow__AttrValue *gd_str(GdBuild *b, const char *s) {
+  Tensorflow__AttrValue *v = gd_attr(b);
+  v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_S;
+  v->s.data = (uint8_t *)pa_strdup(b->a, s);
+  v->s.len = strlen(s);
+  return v;
+}
+
+static Tensorflow__AttrValue *gd_func(GdBuild *b, const char *name) {
+  Tensorflow__AttrValue *v = gd_attr(b);
+  v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_FUNC;
+  v->func = pa_alloc(b->a, sizeof *v->func);
+  tensorflow__name_attr_list__init(v->func);
+  v->func->name = pa_strdup(b->a, name);
+  return v;
+}
+
+/* list(type) of n metas */
+static Tensorflow__AttrValue *gd_types(GdBuild *b, int n, const TMeta *const *m) {
+  Tensorflow__AttrValue *v = gd_attr(b);
+  v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_LIST;
+  v->list = pa_alloc(b->a, sizeof *v->list);
+  tensorflow__attr_value__list_value__init(v->list);
+  v->list->n_type = (size_t)n;
+  v->list->type = pa_alloc(b->a, sizeof(Tensorflow__DataType) * (size_t)n);
+  for (int i = 0; i < n; i++) v->list->type[i] = pb_dtype(m[i]->dtype);
+  return v;
+}
+
+/* list(type) of n TF dtypes */
+static Tensorflow__AttrValue *gd_pbtypes(GdBuild *b, int n, const Tensorflow__DataType *t) {
+  Tensorflow__AttrValue *v = gd_attr(b);
+  v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_LIST;
+  v->list = pa_alloc(b->a, sizeof *v->list);
+  tensorflow__attr_value__list_value__init(v->list);
+  v->list->n_type = (size_t)n;
+  v->list->type = pa_alloc(b->a, sizeof(Tensorflow__DataType) * (size_t)(n + 1));
+  memcpy(v->list->type, t, sizeof(Tensorflow__DataType) * (size_t)n);
+  return v;
+}
+
+static Tensorflow__AttrValue *gd_list(GdBuild *b) {
+  Tensorflow__AttrValue *v = gd_attr(b);
+  v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_LIST;
+  v->list = pa_alloc(b->a, sizeof *v->list);
+  tensorflow__attr_value__list_value__init(v->list);
+  return v;
+}
+
+static Tensorflow__AttrValue *gd_ints(GdBuild *b, int n, const int *x) {
+  Tensorflow__AttrValue *v = gd_list(b);
+  v->list->n_i = (size_t)n;
+  v->list->i = pa_alloc(b->a, sizeof(int64_t) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) v->list->i[i] = x[i];
+  return v;
+}
+
+static Tensorflow__AttrValue *gd_int(GdBuild *b, tfs_i64 x) {
+  Tensorflow__AttrValue *v = gd_attr(b);
+  v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_I;
+  v->i = x;
+  return v;
+}
+
+/* _output_shapes (TF's attribute) of n metas. */
+static Tensorflow__AttrValue *gd_shapes(GdBuild *b, int n, const TMeta *m) {
+  Tensorflow__AttrValue *v = gd_list(b);
+  v->list->n_shape = (size_t)n;
+  v->list->shape = pa_alloc(b->a, sizeof(void *) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) v->list->shape[i] = pb_shape(b->a, m[i].rank, m[i].shape);
+  return v;
+}
+
+/* An op attribute (a host value) as an AttrValue; NULL when it has no TF form. */
+static Tensorflow__AttrValue *gd_host(GdBuild *b, Val x) {
+  DType dt;
+  Tensorflow__AttrValue *v;
+  if (val_is(x, &dtype_type) && val_as_dtype(x, &dt)) return gd_type(b, dt);
+  switch (x.tag) {
+    case VT_BOOL: return gd_bool(b, x.u.i != 0);
+    case VT_INT: return gd_int(b, x.u.i);
+    case VT_FLOAT:
+      v = gd_attr(b);
+      v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_F;
+      v->f = (float)x.u.f;
+      return v;
+    default: break;
+  }
+  if (val_is(x, &str_type)) return gd_str(b, str_cstr(x));
+  if (val_is(x, &list_type) || val_is(x, &tuple_type)) {
+    tfs_i64 n = val_is(x, &list_type) ? ((List *)x.u.o)->len : ((Tuple *)x.u.o)->len;
+    const Val *it = val_is(x, &list_type) ? ((List *)x.u.o)->items : ((Tuple *)x.u.o)->items;
+    bool flt = n > 0 && b->full;   /* float lists: saved graphs only (TensorBoard's GraphDefs stay as they were) */
+    for (tfs_i64 i = 0; i < n; i++)
+      if (it[i].tag != VT_FLOAT && it[i].tag != VT_INT) flt = false;
+    for (tfs_i64 i = 0; i < n && flt; i++) flt = it[i].tag == VT_FLOAT;
+    if (flt) {
+      v = gd_list(b);
+      v->list->n_f = (size_t)n;
+      v->list->f = pa_alloc(b->a, sizeof(float) * (size_t)n);
+      for (tfs_i64 i = 0; i < n; i++) v->list->f[i] = (float)it[i].u.f;
+      return v;
+    }
+    for (tfs_i64 i = 0; i < n; i++)
+      if (it[i].tag != VT_INT) return NULL;
+    v = gd_attr(b);
+    v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_LIST;
+    v->list = pa_alloc(b->a, sizeof *v->list);
+    tensorflow__attr_value__list_value__init(v->list);
+    v->list->n_i = (size_t)n;
+    v->list->i = pa_alloc(b->a, sizeof(int64_t) * (size_t)(n ? n : 1));
+    for (tfs_i64 i = 0; i < n; i++) v->list->i[i] = it[i].u.i;
+    return v;
+  }
+  Tensor *t = val_as_tensor(x);
+  if (t && !t->sym) {
+    v = gd_attr(b);
+    v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TENSOR;
+    v->tensor = pb_const_tensor(b->a, t);
+    return v;
+  }
+  return NULL;
+}
+
+/* "node", "node:1" — or, inside a function body, "node:output:1" and bare argument names. */
+static char *gd_ref(GdBuild *b, const Graph *g, GraphRef r, bool fn) {
+  const GraphNode *n = &g->nodes[r.node];
+  if (fn && n->kind == GN_PLACEHOLDER) return pa_strdup(b->a, n->name);
+  GdDataset dd;
+  if (!b->full && n->kind == GN_OP && n->op->id == OP_DATASET_NEXT && graphdef_dataset_info && n->attrs.n &&
+      graphdef_dataset_info(n->attrs.v[0], &dd)) {
+    /* TF's form has OptionalHasValue for output 0 and OptionalGetValue (the node) for the elements */
+    if (!r.out) return fn ? pa_printf(b->a, "%s/OptionalHasValue:output:0", n->name) : pa_printf(b->a, "%s/OptionalHasValue", n->name);
+    r.out--;
+  }
+  if (fn) return pa_printf(b->a, "%s:output:%d", n->name, r.out);
+  return r.out ? pa_printf(b->a, "%s:%d", n->name, r.out) : pa_strdup(b->a, n->name);
+}
+
+/* The TF dtype a placeholder was marked with (DT_INVALID: none). */
+static Tensorflow__DataType gd_ph_dtype(const GdBuild *b, const GraphNode *p) {
+  for (int i = 0; i < b->nresph; i++)
+    if (b->resph[i] == p) return b->resdt[i];
+  return TENSORFLOW__DATA_TYPE__DT_INVALID;
+}
+
+/* The TF dtype of value r: a dataset iterator's handle is a resource, a dataset argument a variant. */
+static Tensorflow__DataType gd_pbdt(GdBuild *b, const Graph *g, GraphRef r) {
+  const GraphNode *p = &g->nodes[r.node];
+  if (!b->full && graphdef_dataset_info) {
+    if (p->kind == GN_OP && p->op->id == OP_DATASET_ITER) return TENSORFLOW__DATA_TYPE__DT_RESOURCE;
+    if (p->kind == GN_PLACEHOLDER && gd_ph_dtype(b, p) != TENSORFLOW__DATA_TYPE__DT_INVALID) return gd_ph_dtype(b, p);
+    if (p->kind == GN_WHILE)   /* a loop variable comes out as it went in */
+      for (int i = 0, k = 0; i < p->nin; i++)
+        if (p->in[i].node >= 0 && k++ == r.out) return gd_pbdt(b, g, p->in[i]);
+  }
+  return pb_dtype(graph_meta(g, r)->dtype);
+}
+
+static void gd_mark_ph(GdBuild *b, const GraphNode *p, Tensorflow__DataType dt) {
+  if (p->kind != GN_PLACEHOLDER || gd_ph_dtype(b, p) != TENSORFLOW__DATA_TYPE__DT_INVALID) return;
+  if (b->nresph == b->capresph) {
+    int cap = b->capresph ? 2 * b->capresph : 8;
+    const GraphNode **v = pa_alloc(b->a, sizeof(void *) * (size_t)cap);
+    Tensorflow__DataType *d = pa_alloc(b->a, sizeof(Tensorflow__DataType) * (size_t)cap);
+    if (b->nresph) memcpy(v, b->resph, sizeof(void *) * (size_t)b->nresph), memcpy(d, b->resdt, sizeof *d * (size_t)b->nresph);
+    b->resph = v;
+    b->resdt = d;
+    b->capresph = cap;
+  }
+  b->resdt[b->nresph] = dt;
+  b->resph[b->nresph++] = p;
+}
+
+/* Marks the placeholders that feed a dataset loop's iterator (dataset arguments) as variants, in g and its bodies. */
+static void gd_mark_datasets(GdBuild *b, const Graph *g) {
+  for (int id = 0; id < g->nnodes; id++) {
+    const GraphNode *n = &g->nodes[id];
+    if (n->kind == GN_COND || n->kind == GN_WHILE)
+      for (int s = 0; s < 2; s++)
+        if (n->sub[s]) gd_mark_datasets(b, n->sub[s]);
+    if (n->kind == GN_OP && n->op->id == OP_DATASET_ITER)
+      for (int i = 0; i < n->nin; i++)
+        if (n->in[i].node >= 0) gd_mark_ph(b, &g->nodes[n->in[i].node], TENSORFLOW__DATA_TYPE__DT_VARIANT);
+  }
+}
+
+static bool gd_has_effects(const Graph *g) {
+  for (int i = 0; i < g->nnodes; i++)
+    if ((g->nodes[i].flags & GNF_STATEFUL) || g->nodes[i].kind == GN_VARHANDLE) return true;
+  return false;
+}
+
+static const char *gd_function(GdBuild *b, const Graph *g, const char *fixed);
+static const char *gd_function_t(GdBuild *b, const Graph *g, const char *fixed, const int *th, int nth, bool ret_th,
+                                 bool pass);
+
+static const TMeta **om_of(GdBuild *b, const GraphNode *n) {
+  const TMeta **om = pa_alloc(b->a, sizeof(TMeta *) * (size_t)(n->nout + 1));
+  for (int i = 0; i < n->nout; i++) om[i] = &n->outm[i];
+  return om;
+}
+
+/* What an op node needs to come back exactly (graphimport.c): which of its
+ * inputs the NodeDef lists (_tfs_in: nin, then their positions), its host
+ * inputs (_tfs_raw_K), the attributes that are graph values (_tfs_dyn), the
+ * ones that are None (_tfs_none) and its output dtypes (_tfs_Tout). */
+static void gd_full_op(GdBuild *b, AttrList *at, const Graph *g, const GraphNode *n) {
+  int *pos = pa_alloc(b->a, sizeof(int) * (size_t)(n->nin + n->ndyn + 2));
+  int k = 0;
+  pos[k++] = n->nin;
+  for (int i = 0; i < n->nin + n->ndyn; i++)
+    if (n->in[i].node >= 0) pos[k++] = i;
+  gd_attr_add(b, at, "_tfs_in", gd_ints(b, k, pos));
+  for (int i = 0; i < n->nin && n->raw; i++) {
+    if (n->in[i].node >= 0 || val_is_undef(n->raw[i])) continue;
+    Tensorflow__AttrValue *v = n->raw[i].tag == VT_NONE ? gd_str(b, "") : gd_host(b, n->raw[i]);
+    if (n->raw[i].tag == VT_NONE) {
+      v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_PLACEHOLDER;   /* our mark for None */
+      v->placeholder = "None";
+    }
+    if (!v)
+      rt_throw(ERR_VALUE, "tf.saved_model.save: input %d of op %s in '%s' is a %s, which a saved graph cannot hold", i,
+               n->op->graph_name, g->fname ? g->fname : g->name, val_type_name(n->raw[i]));
+    gd_attr_add(b, at, pa_printf(b->a, "_tfs_raw_%d", i), v);
+  }
+  if (n->ndyn) gd_attr_add(b, at, "_tfs_dyn", gd_ints(b, n->ndyn, n->dyn_attr));
+  int none[OP_MAX_ATTRS], nn = 0;
+  for (int i = 0; i < n->attrs.n; i++)
+    if (n->attrs.v[i].tag == VT_NONE) none[nn++] = i;
+  if (nn) gd_attr_add(b, at, "_tfs_none", gd_ints(b, nn, none));
+  gd_attr_add(b, at, "_tfs_Tout", gd_types(b, n->nout, om_of(b, n)));
+}
+
+/* tf.zeros / tf.ones with a static shape: TF's Python writes them as a Const
+ * holding the one value and the shape (our table's Zeros/Ones are no TF op). */
+static Tensorflow__TensorProto *gd_splat(GdBuild *b, const TMeta *m, double value) {
+  Tensor *t = tensor_scalar(m->dtype);
+  switch (m->dtype) {
+    case DT_FLOAT32: *(float *)tensor_data(t) = (float)value; break;
+    case DT_FLOAT64: *(double *)tensor_data(t) = value; break;
+    case DT_INT32: *(int32_t *)tensor_data(t) = (int32_t)value; break;
+    case DT_INT64: *(int64_t *)tensor_data(t) = (int64_t)value; break;
+    case DT_UINT8: *(uint8_t *)tensor_data(t) = (uint8_t)value; break;
+    default: *(bool *)tensor_data(t) = value != 0; break;
+  }
+  Tensorflow__TensorProto *p = pb_const_tensor(b->a, t);
+  p->tensor_shape = pb_shape(b->a, m->rank, m->shape);
+  Val v = val_obj(t);
+  val_decref(v);
+  return p;
+}
+
+/* TF prints map entries sorted by key */
+static void gd_set_attrs(Tensorflow__NodeDef *nd, AttrList *at) {
+  for (size_t i = 1; i < at->n; i++)
+    for (size_t j = i; j > 0 && strcmp(at->e[j - 1]->key, at->e[j]->key) > 0; j--) {
+      Tensorflow__NodeDef__AttrEntry *t = at->e[j];
+      at->e[j] = at->e[j - 1];
+      at->e[j - 1] = t;
+    }
+  nd->attr = at->e;
+  nd->n_attr = at->n;
+}
+
+/* ---- TensorFlow's form of the ops tfs runs as one kernel ----
+ * TensorBoard, Netron and TF's tools know only TF's registered ops, and take
+ * axes, shapes and perms as int32 tensor inputs, not attributes.  An op with
+ * no TF counterpart (tf.eye, tf.norm, gelu, ...) becomes the nodes TF's
+ * Python builds for it.  Each converted op is a chain of helper nodes named
+ * "<node>/<Op>" (b->pend); the last of them becomes the node itself, so the
+ * node keeps its name and what reads it is unchanged. */
+
+static bool gd_pend_taken(GdBuild *b, const char *name) {
+  for (size_t i = 0; i < b->npend; i++)
+    if (!strcmp(b->pend[i]->name, name)) return true;
+  return false;
+}
+
+/* Appends nd to the growable node array *v (n used, cap allocated). */
+static void gd_push(GdBuild *b, Tensorflow__NodeDef ***v, size_t *n, size_t *cap, Tensorflow__NodeDef *nd) {
+  if (*n == *cap) {
+    size_t c = *cap ? 2 * *cap : 16;
+    Tensorflow__NodeDef **p = pa_alloc(b->a, sizeof(void *) * c);
+    if (*n) memcpy(p, *v, sizeof(void *) * *n);
+    *v = p;
+    *cap = c;
+  }
+  (*v)[(*n)++] = nd;
+}
+
+/* A helper node "base/label" (made unique) running op on in[0..nin) with the
+ * attributes in *at; the reference to its output 0. */
+static const char *gd_aux_named(GdBuild *b, const char *base, const char *label, const char *op, AttrList *at, int nin,
+                                const char *const *in) {
+  Tensorflow__NodeDef *nd = pa_alloc(b->a, sizeof *nd);
+  tensorflow__node_def__init(nd);
+  char *name = pa_printf(b->a, "%s/%s", base, label);
+  for (int k = 1; gd_pend_taken(b, name); k++) name = pa_printf(b->a, "%s/%s_%d", base, label, k);
+  nd->name = name;
+  nd->op = (char *)op;
+  nd->n_input = (size_t)nin;
+  nd->input = pa_alloc(b->a, sizeof(char *) * (size_t)(nin + 1));
+  for (int i = 0; i < nin; i++) nd->input[i] = (char *)in[i];
+  if (at) gd_set_attrs(nd, at);
+  gd_push(b, &b->pend, &b->npend, &b->cappend, nd);
+  return b->fn ? pa_printf(b->a, "%s:output:0", name) : name;
+}
+
+static const char *gd_aux(GdBuild *b, const char *base, const char *op, AttrList *at, int nin, const char *const *in) {
+  return gd_aux_named(b, base, op, op, at, nin, in);
+}
+
+/* An op of one dtype attribute T (unary and binary math). */
+static const char *gd_opT(GdBuild *b, const char *base, const char *op, DType t, const char *x, const char *y) {
+  AttrList at = {0};
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  const char *in[2] = {x, y};
+  return gd_aux(b, base, op, &at, y ? 2 : 1, in);
+}
+
+/* A Const named for what it holds, as TF's Python names them. */
+static const char *gd_constp(GdBuild *b, const char *base, const char *what, Tensorflow__TensorProto *p) {
+  AttrList at = {0};
+  gd_attr_add(b, &at, "dtype", gd_pbtype(b, p->dtype));
+  Tensorflow__AttrValue *v = gd_attr(b);
+  v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TENSOR;
+  v->tensor = p;
+  gd_attr_add(b, &at, "value", v);
+  return gd_aux_named(b, base, what, "Const", &at, 0, NULL);
+}
+
+/* A Const of dtype t: a scalar, or `shape` filled with the value. */
+static const char *gd_fill(GdBuild *b, const char *base, const char *what, DType t, double value, int rank,
+                           const tfs_i64 *shape) {
+  TMeta m = {.dtype = t, .rank = rank};
+  for (int i = 0; i < rank; i++) m.shape[i] = shape[i];
+  return gd_constp(b, base, what, gd_splat(b, &m, value));
+}
+
+/* An int32 Const: a vector of n values, or the scalar v[0]. */
+static const char *gd_i32(GdBuild *b, const char *base, const char *what, int n, const tfs_i64 *v, bool vector) {
+  Tensorflow__TensorProto *p = pa_alloc(b->a, sizeof *p);
+  tensorflow__tensor_proto__init(p);
+  p->dtype = TENSORFLOW__DATA_TYPE__DT_INT32;
+  tfs_i64 dim = n;
+  p->tensor_shape = pb_shape(b->a, vector ? 1 : 0, &dim);
+  p->n_int_val = (size_t)n;
+  p->int_val = pa_alloc(b->a, sizeof(int32_t) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) p->int_val[i] = (int32_t)v[i];
+  return gd_constp(b, base, what, p);
+}
+
+static const char *gd_strconst(GdBuild *b, const char *base, const char *what, const char *s) {
+  Tensorflow__TensorProto *p = pa_alloc(b->a, sizeof *p);
+  tensorflow__tensor_proto__init(p);
+  p->dtype = TENSORFLOW__DATA_TYPE__DT_STRING;
+  p->tensor_shape = pb_shape(b->a, 0, NULL);
+  p->n_string_val = 1;
+  p->string_val = pa_alloc(b->a, sizeof *p->string_val);
+  p->string_val[0].data = (uint8_t *)pa_strdup(b->a, s);
+  p->string_val[0].len = strlen(s);
+  return gd_constp(b, base, what, p);
+}
+
+/* The ints of a host value (int, list or tuple of ints, or a constant tensor of rank <= 1); -1 when it has none. */
+static int gd_ints_of(Val v, tfs_i64 *out, int max, bool *vector) {
+  int64_t x;
+  *vector = false;
+  if (val_as_int(v, &x)) {
+    out[0] = x;
+    return 1;
+  }
+  *vector = true;
+  if (val_is(v, &tshape_type)) {   /* a TensorShape of known rank: its dims, -1 where unknown */
+    const TShape *ts = (const TShape *)v.u.o;
+    if (ts->rank < 0 || ts->rank > max) return -1;
+    for (int i = 0; i < ts->rank; i++) out[i] = ts->dims[i] < 0 ? -1 : ts->dims[i];
+    return ts->rank;
+  }
+  if (val_is(v, &list_type) || val_is(v, &tuple_type)) {
+    tfs_i64 n = val_is(v, &list_type) ? ((List *)v.u.o)->len : ((Tuple *)v.u.o)->len;
+    const Val *it = val_is(v, &list_type) ? ((List *)v.u.o)->items : ((Tuple *)v.u.o)->items;
+    if (n > max) return -1;
+    for (tfs_i64 i = 0; i < n; i++)
+      if (!val_as_int(it[i], &x)) return -1;
+      else out[i] = x;
+    return (int)n;
+  }
+  Tensor *t = val_as_tensor(v);
+  if (!t || t->sym || t->rank > 1 || t->size > max || (t->dtype != DT_INT32 && t->dtype != DT_INT64)) return -1;
+  *vector = t->rank == 1;
+  for (tfs_i64 i = 0; i < t->size; i++) out[i] = tensor_get_i(t, i);
+  return (int)t->size;
+}
+
+/* Attribute i of n as an int32 tensor input: the graph value when the attribute
+ * is one, else a Const of its ints (None: `dflt`, n_dflt of them, when given).
+ * *tidx: the index dtype for the op's Tidx-like attribute.  NULL: no static form. */
+static const char *gd_attr_input(GdBuild *b, const Graph *g, const GraphNode *n, int i, const char *what,
+                                 const tfs_i64 *dflt, int n_dflt, bool dflt_vector, Tensorflow__DataType *tidx) {
+  *tidx = TENSORFLOW__DATA_TYPE__DT_INT32;
+  for (int k = 0; k < n->ndyn; k++)
+    if (n->dyn_attr[k] == i) {
+      *tidx = pb_dtype(graph_meta(g, n->in[n->nin + k])->dtype);
+      return gd_ref(b, g, n->in[n->nin + k], b->fn);
+    }
+  Val v = i < n->attrs.n ? n->attrs.v[i] : val_none();
+  tfs_i64 xs[TFS_MAX_RANK * 4];
+  bool vec = dflt_vector;
+  int cnt;
+  if (v.tag == VT_NONE || val_is_undef(v)) {
+    if (n_dflt < 0) return NULL;
+    cnt = n_dflt;
+    for (int j = 0; j < cnt; j++) xs[j] = dflt[j];
+  } else if ((cnt = gd_ints_of(v, xs, TFS_MAX_RANK * 4, &vec)) < 0)
+    return NULL;
+  return gd_i32(b, n->name, what, cnt, xs, vec);
+}
+
+/* A reduction node (Sum, Max, All, ...) with TF's attributes; T is omitted for Any/All. */
+static const char *gd_reduce(GdBuild *b, const char *base, const char *op, DType t, const char *x, const char *axes,
+                             Tensorflow__DataType tidx, bool keep) {
+  AttrList at = {0};
+  if (strcmp(op, "Any") && strcmp(op, "All")) gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "Tidx", gd_pbtype(b, tidx));
+  gd_attr_add(b, &at, "keep_dims", gd_bool(b, keep));
+  const char *in[2] = {x, axes};
+  return gd_aux(b, base, op, &at, 2, in);
+}
+
+static bool gd_attr_bool(const GraphNode *n, int i) {
+  int64_t x;
+  return i < n->attrs.n && val_as_int(n->attrs.v[i], &x) && x;
+}
+
+/* Attribute i of n as a scalar input of dtype t: its graph value, or a Const of its number (None: dflt). */
+static const char *gd_num_input(GdBuild *b, const Graph *g, const GraphNode *n, int i, const char *what, DType t, double dflt) {
+  for (int k = 0; k < n->ndyn; k++)
+    if (n->dyn_attr[k] == i) return gd_ref(b, g, n->in[n->nin + k], b->fn);
+  double v = dflt;
+  if (i < n->attrs.n && n->attrs.v[i].tag != VT_NONE && !val_is_undef(n->attrs.v[i]) && !val_as_float(n->attrs.v[i], &v))
+    return NULL;
+  return gd_fill(b, n->name, what, t, v, 0, NULL);
+}
+
+/* ---- loop-gradient stacks as TensorLists ---- */
+
+static bool gd_is_stack_op(const GraphNode *n) {
+  return n->kind == GN_OP && n->attrs.n > 0 && n->attrs.v[0].tag == VT_OBJ &&
+         (n->op->id == OP_STACK_PUSH || n->op->id == OP_STACK_GET || n->op->id == OP_STACK_SIZE);
+}
+
+static int gd_stack_id(const GdBuild *b, const void *s) {
+  for (int i = 0; i < b->nstk; i++)
+    if (b->stk[i] == s) return i;
+  return -1;
+}
+
+/* Numbers every stack g and its bodies use, with the dtype pushed (or read). */
+static void gd_stack_scan(GdBuild *b, const Graph *g) {
+  for (int id = 0; id < g->nnodes; id++) {
+    const GraphNode *n = &g->nodes[id];
+    for (int k = 0; k < 2; k++)
+      if ((n->kind == GN_COND || n->kind == GN_WHILE) && n->sub[k]) gd_stack_scan(b, n->sub[k]);
+    if (!gd_is_stack_op(n)) continue;
+    int i = gd_stack_id(b, n->attrs.v[0].u.o);
+    if (i < 0) {
+      if (b->nstk == b->capstk) {
+        int cap = b->capstk ? 2 * b->capstk : 8;
+        const void **v = pa_alloc(b->a, sizeof(void *) * (size_t)cap);
+        DType *d = pa_alloc(b->a, sizeof(DType) * (size_t)cap);
+        if (b->nstk) memcpy(v, b->stk, sizeof(void *) * (size_t)b->nstk), memcpy(d, b->stkdt, sizeof(DType) * (size_t)b->nstk);
+        b->stk = v;
+        b->stkdt = d;
+        b->capstk = cap;
+      }
+      i = b->nstk++;
+      b->stk[i] = n->attrs.v[0].u.o;
+      b->stkdt[i] = DT_FLOAT32;
+    }
+    if (n->op->id == OP_STACK_PUSH && n->nin > 0 && n->in[0].node >= 0) b->stkdt[i] = graph_meta(g, n->in[0])->dtype;
+    else if (n->op->id == OP_STACK_GET && n->nout) b->stkdt[i] = n->outm[0].dtype;
+  }
+}
+
+/* Marks in use[] the stacks g or its bodies touch. */
+static void gd_stack_uses(const GdBuild *b, const Graph *g, bool *use) {
+  if (!g) return;
+  for (int id = 0; id < g->nnodes; id++) {
+    const GraphNode *n = &g->nodes[id];
+    if (n->kind == GN_COND || n->kind == GN_WHILE) gd_stack_uses(b, n->sub[0], use), gd_stack_uses(b, n->sub[1], use);
+    int i = gd_is_stack_op(n) ? gd_stack_id(b, n->attrs.v[0].u.o) : -1;
+    if (i >= 0) use[i] = true;
+  }
+}
+
+/* The stacks a cond's or loop's bodies touch: their numbers in th (returned count). */
+static int gd_threaded(GdBuild *b, const GraphNode *n, int **th) {
+  if (b->full || !b->nstk) return 0;
+  bool *use = pa_alloc(b->a, sizeof(bool) * (size_t)b->nstk);
+  memset(use, 0, sizeof(bool) * (size_t)b->nstk);
+  gd_stack_uses(b, n->sub[0], use);
+  gd_stack_uses(b, n->sub[1], use);
+  int k = 0;
+  *th = pa_alloc(b->a, sizeof(int) * (size_t)b->nstk);
+  for (int i = 0; i < b->nstk; i++)
+    if (use[i]) (*th)[k++] = i;
+  return k;
+}
+
+/* Stack i's list where the graph being converted is: an EmptyTensorList (made
+ * under `base`) when it has none yet. */
+static const char *gd_stack_list(GdBuild *b, const char *base, int i) {
+  if (b->cur[i]) return b->cur[i];
+  tfs_i64 m1 = -1;
+  AttrList at = {0};
+  gd_attr_add(b, &at, "element_dtype", gd_type(b, b->stkdt[i]));
+  gd_attr_add(b, &at, "shape_type", gd_type(b, DT_INT32));
+  const char *in[2] = {gd_i32(b, base, "element_shape", 1, &m1, false), gd_i32(b, base, "max_num_elements", 1, &m1, false)};
+  return b->cur[i] = gd_aux_named(b, base, pa_printf(b->a, "accumulator_%d", i), "EmptyTensorList", &at, 2, in);
+}
+
+/* A reference to output k of the node named `name` in the graph being converted. */
+static const char *gd_out(GdBuild *b, const char *name, int k) {
+  if (b->fn) return pa_printf(b->a, "%s:output:%d", name, k);
+  return k ? pa_printf(b->a, "%s:%d", name, k) : name;
+}
+
+/* _StackPush is TensorListPushBack onto the stack's list (the node's output is
+ * the list from then on), _StackGet TensorListGetItem, _StackSize TensorListLength. */
+static bool gd_stack_op(GdBuild *b, const Graph *g, const GraphNode *n) {
+  int i = gd_is_stack_op(n) ? gd_stack_id(b, n->attrs.v[0].u.o) : -1;
+  if (i < 0 || !b->cur || (n->op->id != OP_STACK_SIZE && (n->nin < 1 || n->in[0].node < 0))) return false;
+  const char *l = gd_stack_list(b, n->name, i);
+  AttrList at = {0};
+  switch (n->op->id) {
+    case OP_STACK_PUSH: {
+      const char *in[2] = {l, gd_ref(b, g, n->in[0], b->fn)};
+      gd_attr_add(b, &at, "element_dtype", gd_type(b, b->stkdt[i]));
+      gd_aux(b, n->name, "TensorListPushBack", &at, 2, in);
+      b->cur[i] = gd_out(b, n->name, 0);   /* the node takes n's name */
+      return true;
+    }
+    case OP_STACK_GET: {
+      tfs_i64 m1 = -1;
+      const char *in[3] = {l, gd_ref(b, g, n->in[0], b->fn), gd_i32(b, n->name, "element_shape", 1, &m1, false)};
+      gd_attr_add(b, &at, "element_dtype", gd_type(b, b->stkdt[i]));
+      gd_aux(b, n->name, "TensorListGetItem", &at, 3, in);
+      return true;
+    }
+    default:
+      gd_aux(b, n->name, "TensorListLength", NULL, 1, &l);
+      return true;
+  }
+}
+
+static bool gd_tf_op(GdBuild *b, const Graph *g, const GraphNode *n);
+
+/* The name a control input "^name" uses for the helper node made last. */
+static const char *gd_last_name(GdBuild *b) { return pa_printf(b->a, "^%s", b->pend[b->npend - 1]->name); }
+
+/* The random-draw counters as TF keeps a generator's state: an int64 resource
+ * variable (`tf.random.Generator`'s state), read, and written back where a
+ * gradient replays a forward pass's draws.  Returns the read (for _RngSwap:
+ * the value before the write). */
+static void gd_rng(GdBuild *b, const GraphNode *n, const char *state) {
+  const char *base = n->name;
+  AttrList ha = {0}, ra = {0};
+  gd_attr_add(b, &ha, "container", gd_str(b, ""));
+  gd_attr_add(b, &ha, "dtype", gd_type(b, DT_INT64));
+  gd_attr_add(b, &ha, "shape", gd_shape(b, n->outm[0].rank, n->outm[0].shape));
+  gd_attr_add(b, &ha, "shared_name", gd_str(b, "random_generator_state"));
+  const char *h = gd_aux(b, base, "VarHandleOp", &ha, 0, NULL);
+  gd_attr_add(b, &ra, "dtype", gd_type(b, DT_INT64));
+  const char *rd = gd_aux(b, base, "ReadVariableOp", &ra, 1, &h);
+  if (!state) return;
+  AttrList aa = {0}, ia = {0};
+  gd_attr_add(b, &aa, "dtype", gd_type(b, DT_INT64));
+  const char *ain[3] = {h, state, gd_last_name(b)};
+  gd_aux(b, base, "AssignVariableOp", &aa, 3, ain);
+  gd_attr_add(b, &ia, "T", gd_type(b, DT_INT64));
+  const char *iin[2] = {rd, gd_last_name(b)};
+  gd_aux(b, base, "Identity", &ia, 2, iin);
+}
+
+/* The gradient of a selecting op (StridedSlice, Slice, GatherV2, GatherNd,
+ * PadV2) as tfs computes it, in TF's ops: the forward op again on the element
+ * numbers of x (Range reshaped to Shape(x)) says where each gradient value
+ * goes, and UnsortedSegmentSum adds them up there (a padded element's -1 is
+ * dropped, as UnsortedSegmentSum drops negative ids). */
+static bool gd_scatter_grad(GdBuild *b, const Graph *g, const GraphNode *n) {
+  const char *base = n->name;
+  int64_t fop;
+  if (n->nin < 2 || n->in[0].node < 0 || n->in[1].node < 0 || !n->attrs.n || !val_as_int(n->attrs.v[0], &fop) ||
+      fop < 0 || fop >= OP__COUNT)
+    return false;
+  const char *x = gd_ref(b, g, n->in[0], b->fn), *dy = gd_ref(b, g, n->in[1], b->fn);
+  const TMeta *xm = graph_meta(g, n->in[0]);
+  DType t = n->outm[0].dtype;
+  AttrList sa = {0}, za = {0}, ga = {0}, ra = {0};
+  gd_attr_add(b, &sa, "T", gd_type(b, xm->dtype));
+  gd_attr_add(b, &sa, "out_type", gd_type(b, DT_INT32));
+  const char *shp = gd_aux(b, base, "Shape", &sa, 1, &x);
+  gd_attr_add(b, &za, "T", gd_type(b, xm->dtype));
+  gd_attr_add(b, &za, "out_type", gd_type(b, DT_INT32));
+  const char *sz = gd_aux(b, base, "Size", &za, 1, &x);
+  gd_attr_add(b, &ga, "Tidx", gd_type(b, DT_INT32));
+  const char *rin[3] = {gd_fill(b, base, "start", DT_INT32, 0, 0, NULL), sz, gd_fill(b, base, "delta", DT_INT32, 1, 0, NULL)};
+  const char *rng = gd_aux(b, base, "Range", &ga, 3, rin);
+  gd_attr_add(b, &ra, "T", gd_type(b, DT_INT32));
+  gd_attr_add(b, &ra, "Tshape", gd_type(b, DT_INT32));
+  const char *iin[2] = {rng, shp};
+  const char *idx = gd_aux_named(b, base, "element_ids", "Reshape", &ra, 2, iin);
+  /* the forward op on the ids: n's inputs and attributes less the op number */
+  GraphNode fk = *n;
+  fk.op = &op_defs[fop];
+  fk.attrs.n = n->attrs.n - 1;
+  for (int i = 0; i < fk.attrs.n; i++) fk.attrs.v[i] = n->attrs.v[i + 1];
+  bool has_ix = n->nin > 2 && n->in[2].node >= 0;
+  fk.nin = has_ix ? 2 : 1;
+  fk.in = pa_alloc(b->a, sizeof(GraphRef) * (size_t)(fk.nin + n->ndyn + 1));
+  fk.in[0] = n->in[0];
+  if (has_ix) fk.in[1] = n->in[2];
+  fk.dyn_attr = pa_alloc(b->a, sizeof(int) * (size_t)(n->ndyn + 1));
+  for (int k = 0; k < n->ndyn; k++) {
+    fk.in[fk.nin + k] = n->in[n->nin + k];
+    fk.dyn_attr[k] = n->dyn_attr[k] - 1;
+  }
+  fk.raw = NULL;
+  fk.nctrl = 0;
+  TMeta im = *xm;
+  im.dtype = DT_INT32;
+  fk.outm = &im;
+  fk.nout = 1;
+  const char *sel;
+  b->ovx = idx;
+  b->ovxm = &im;
+  bool done = gd_tf_op(b, g, &fk);
+  b->ovx = NULL;
+  b->ovxm = NULL;
+  if (done) {
+    sel = b->fn ? pa_printf(b->a, "%s:output:0", b->pend[b->npend - 1]->name) : b->pend[b->npend - 1]->name;
+  } else {   /* an op still in tfs's attribute form (see gd_tf_op): its attributes as they are */
+    AttrList fa = {0};
+    gd_attr_add(b, &fa, "T", gd_type(b, DT_INT32));
+    for (int i = 0; i < fk.attrs.n; i++) {
+      Tensorflow__AttrValue *v = gd_host(b, fk.attrs.v[i]);
+      if (v) gd_attr_add(b, &fa, op_attr_name(fk.op, i), v);
+    }
+    const char **fin = pa_alloc(b->a, sizeof(char *) * (size_t)(fk.nin + fk.ndyn + 1));
+    int k = 0;
+    fin[k++] = idx;
+    for (int i = 1; i < fk.nin + fk.ndyn; i++) fin[k++] = gd_ref(b, g, fk.in[i], b->fn);
+    sel = gd_aux(b, base, fk.op->graph_name, &fa, k, fin);
+  }
+  tfs_i64 m1 = -1;
+  const char *flat = gd_i32(b, base, "flat", 1, &m1, true);
+  const char *fs[2] = {sel, flat}, *fd[2] = {dy, flat};
+  AttrList f1 = {0}, f2 = {0}, ua = {0}, oa = {0};
+  gd_attr_add(b, &f1, "T", gd_type(b, DT_INT32));
+  gd_attr_add(b, &f1, "Tshape", gd_type(b, DT_INT32));
+  gd_attr_add(b, &f2, "T", gd_type(b, t));
+  gd_attr_add(b, &f2, "Tshape", gd_type(b, DT_INT32));
+  const char *uin[3] = {gd_aux(b, base, "Reshape", &f2, 2, fd), gd_aux(b, base, "Reshape", &f1, 2, fs), sz};
+  gd_attr_add(b, &ua, "T", gd_type(b, t));
+  gd_attr_add(b, &ua, "Tindices", gd_type(b, DT_INT32));
+  gd_attr_add(b, &ua, "Tnumsegments", gd_type(b, DT_INT32));
+  const char *sum = gd_aux(b, base, "UnsortedSegmentSum", &ua, 3, uin);
+  gd_attr_add(b, &oa, "T", gd_type(b, t));
+  gd_attr_add(b, &oa, "Tshape", gd_type(b, DT_INT32));
+  const char *oin[2] = {sum, shp};
+  gd_aux(b, base, "Reshape", &oa, 2, oin);
+  return true;
+}
+
+/* ---- tf.data: a graph's dataset loop as TF's dataset, iterator and optional ops ---- */
+
+/* output_types and output_shapes of an element. */
+static void gd_ds_spec(GdBuild *b, AttrList *at, const GdDataset *d, const char *types_key) {
+  Tensorflow__AttrValue *sh = gd_shapes(b, d->nleaves, d->leaf);
+  const TMeta **m = pa_alloc(b->a, sizeof(TMeta *) * (size_t)(d->nleaves + 1));
+  for (int i = 0; i < d->nleaves; i++) m[i] = &d->leaf[i];
+  gd_attr_add(b, at, types_key, gd_types(b, d->nleaves, m));
+  gd_attr_add(b, at, "output_shapes", sh);
+}
+
+/* The dataset v as TF's dataset ops under `base` (its inputs first); a dataset
+ * argument is iterator input (*argk)++ of n.  NULL: no TF form. */
+static const char *gd_dataset(GdBuild *b, const Graph *g, const GraphNode *n, Val v, int *argk) {
+  GdDataset d;
+  if (!graphdef_dataset_info(v, &d)) return NULL;
+  if (!d.op) {
+    int k = (*argk)++;
+    return k < n->nin && n->in[k].node >= 0 ? gd_ref(b, g, n->in[k], b->fn) : NULL;
+  }
+  const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(d.nin + d.nconst + 1));
+  int k = 0;
+  for (int i = 0; i < d.nin; i++)
+    if (!(in[k++] = gd_dataset(b, g, n, d.in[i], argk))) return NULL;
+  for (int i = 0; i < d.nconst; i++) {
+    GdDsConst *c = &d.c[i];
+    if (c->tensor) in[k++] = gd_constp(b, n->name, c->name, pb_const_tensor(b->a, c->tensor));
+    else if (c->strs) {   /* a vector of strings */
+      Tensorflow__TensorProto *p = pa_alloc(b->a, sizeof *p);
+      tensorflow__tensor_proto__init(p);
+      tfs_i64 len = c->nstrs;
+      p->dtype = TENSORFLOW__DATA_TYPE__DT_STRING;
+      p->tensor_shape = pb_shape(b->a, 1, &len);
+      p->n_string_val = (size_t)c->nstrs;
+      p->string_val = pa_alloc(b->a, sizeof *p->string_val * (size_t)(c->nstrs + 1));
+      for (int j = 0; j < c->nstrs; j++) {
+        p->string_val[j].data = (uint8_t *)pa_strdup(b->a, str_cstr(c->strs[j]));
+        p->string_val[j].len = strlen((const char *)p->string_val[j].data);
+      }
+      in[k++] = gd_constp(b, n->name, c->name, p);
+    }
+    else if (c->dtype == DT_STRING) in[k++] = gd_strconst(b, n->name, c->name, c->s);
+    else in[k++] = gd_fill(b, n->name, c->name, c->dtype, (double)c->i, 0, NULL);
+  }
+  AttrList at = {0};
+  bool comps = !strcmp(d.op, "TensorSliceDataset") || !strcmp(d.op, "TensorDataset");
+  if (comps) {   /* Toutput_types: the components' dtypes */
+    const TMeta **m = pa_alloc(b->a, sizeof(TMeta *) * (size_t)(d.nconst + 1));
+    TMeta *cm = pa_alloc(b->a, sizeof(TMeta) * (size_t)(d.nconst + 1));
+    for (int i = 0; i < d.nconst; i++) cm[i].dtype = d.c[i].tensor->dtype, m[i] = &cm[i];
+    gd_attr_add(b, &at, "Toutput_types", gd_types(b, d.nconst, m));
+    gd_attr_add(b, &at, "output_shapes", gd_shapes(b, d.nleaves, d.leaf));
+  } else {
+    gd_ds_spec(b, &at, &d, "output_types");
+  }
+  if (!strcmp(d.op, "ZipDataset")) gd_attr_add(b, &at, "N", gd_int(b, d.nin));
+  if (d.fn) {
+    gd_attr_add(b, &at, d.fn_attr, gd_func(b, gd_function(b, d.fn, NULL)));
+    gd_attr_add(b, &at, "Targuments", gd_types(b, 0, NULL));
+  }
+  if (d.flag_attr) gd_attr_add(b, &at, d.flag_attr, gd_bool(b, d.flag));
+  return gd_aux(b, n->name, d.op, &at, k, in);
+}
+
+/* _DatasetIterator: the dataset, AnonymousIteratorV3 and MakeIterator; the node
+ * is the iterator (an Identity after MakeIterator).  _DatasetNext:
+ * IteratorGetNextAsOptional, OptionalHasValue (output 0, see gd_ref) and
+ * OptionalGetValue (the node).  _DatasetRelease: a NoOp after the handle (TF's
+ * V3 iterator is freed with its last reference). */
+static bool gd_dataset_op(GdBuild *b, const Graph *g, const GraphNode *n) {
+  if (!graphdef_dataset_info || (!n->attrs.n && n->op->id != OP_DATASET_RELEASE)) return false;
+  const char *base = n->name;
+  if (n->op->id == OP_DATASET_RELEASE) {
+    if (n->nin < 1 || n->in[0].node < 0) return false;
+    const GraphNode *p = &g->nodes[n->in[0].node];
+    const char *ctl = p->kind == GN_PLACEHOLDER ? NULL : pa_printf(b->a, "^%s", p->name);
+    gd_aux(b, base, "NoOp", NULL, ctl ? 1 : 0, &ctl);
+    return true;
+  }
+  GdDataset d;
+  if (!graphdef_dataset_info(n->attrs.v[0], &d)) return false;
+  AttrList at = {0};
+  gd_ds_spec(b, &at, &d, "output_types");
+  if (n->op->id == OP_DATASET_ITER) {
+    int argk = 0;
+    const char *ds = gd_dataset(b, g, n, n->attrs.v[0], &argk);
+    if (!ds) return false;
+    const char *it = gd_aux(b, base, "AnonymousIteratorV3", &at, 0, NULL);
+    const char *min[2] = {ds, it};
+    gd_aux(b, base, "MakeIterator", NULL, 2, min);
+    AttrList ia = {0};
+    gd_attr_add(b, &ia, "T", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_RESOURCE));
+    const char *iin[2] = {it, gd_last_name(b)};
+    gd_aux(b, base, "Identity", &ia, 2, iin);
+    return true;
+  }
+  if (n->nin < 1 || n->in[0].node < 0) return false;
+  const char *h = gd_ref(b, g, n->in[0], b->fn);
+  const char *opt = gd_aux(b, base, "IteratorGetNextAsOptional", &at, 1, &h);
+  gd_aux(b, base, "OptionalHasValue", NULL, 1, &opt);
+  gd_aux(b, base, "OptionalGetValue", &at, 1, &opt);
+  return true;
+}
+
+/* ---- TF's attribute and input forms of indexing, padding, one_hot, softmax, convolution and pooling ---- */
+
+/* A list of 4 ints (TF's strides/ksize/dilations over NHWC) from an int or a list of 1, 2 or 4 ints; false: none. */
+static bool gd_nhwc4(Val v, tfs_i64 dflt, int out[4]) {
+  tfs_i64 x[8];
+  bool vec;
+  int n = v.tag == VT_NONE || val_is_undef(v) ? 0 : gd_ints_of(v, x, 8, &vec);
+  out[0] = out[3] = 1;
+  if (n == 0 && (v.tag == VT_NONE || val_is_undef(v))) out[1] = out[2] = (int)dflt;
+  else if (n == 1) out[1] = out[2] = (int)x[0];
+  else if (n == 2) out[1] = (int)x[0], out[2] = (int)x[1];
+  else if (n == 4) for (int i = 0; i < 4; i++) out[i] = (int)x[i];
+  else return false;
+  return true;
+}
+
+/* TF's convolution/pooling attributes: strides (and ksize or dilations), padding, data_format. */
+static bool gd_window_attrs(GdBuild *b, AttrList *at, const GraphNode *n, int ksize_at, int strides_at, int padding_at,
+                            int dilations_at, bool conv) {
+  int st[4], ks[4], dl[4];
+  if (!gd_nhwc4(n->attrs.v[strides_at], 1, st)) return false;
+  if (ksize_at >= 0 && !gd_nhwc4(n->attrs.v[ksize_at], 1, ks)) return false;
+  Val pad = padding_at < n->attrs.n ? n->attrs.v[padding_at] : val_none();
+  if (!val_is(pad, &str_type)) return false;
+  gd_attr_add(b, at, "strides", gd_ints(b, 4, st));
+  if (ksize_at >= 0) gd_attr_add(b, at, "ksize", gd_ints(b, 4, ks));
+  gd_attr_add(b, at, "padding", gd_str(b, str_cstr(pad)));
+  gd_attr_add(b, at, "data_format", gd_str(b, "NHWC"));
+  if (conv) {
+    if (!gd_nhwc4(dilations_at >= 0 && dilations_at < n->attrs.n ? n->attrs.v[dilations_at] : val_none(), 1, dl)) return false;
+    gd_attr_add(b, at, "dilations", gd_ints(b, 4, dl));
+    gd_attr_add(b, at, "explicit_paddings", gd_ints(b, 0, NULL));
+    gd_attr_add(b, at, "use_cudnn_on_gpu", gd_bool(b, true));
+  }
+  return true;
+}
+
+/* tf.pad's paddings as TF's [rank, 2] integer input (*tp: its dtype). */
+static const char *gd_paddings(GdBuild *b, const Graph *g, const GraphNode *n, Tensorflow__DataType *tp) {
+  *tp = TENSORFLOW__DATA_TYPE__DT_INT32;
+  for (int k = 0; k < n->ndyn; k++)
+    if (n->dyn_attr[k] == 0) {
+      *tp = pb_dtype(graph_meta(g, n->in[n->nin + k])->dtype);
+      return gd_ref(b, g, n->in[n->nin + k], b->fn);
+    }
+  Val v = n->attrs.v[0];
+  Tensor *t = val_as_tensor(v);
+  if (t && !t->sym && t->rank == 2 && (t->dtype == DT_INT32 || t->dtype == DT_INT64)) {
+    *tp = pb_dtype(t->dtype);
+    return gd_constp(b, n->name, "paddings", pb_const_tensor(b->a, t));
+  }
+  if (!val_is(v, &list_type) && !val_is(v, &tuple_type)) return NULL;
+  tfs_i64 len = val_is(v, &list_type) ? ((List *)v.u.o)->len : ((Tuple *)v.u.o)->len;
+  const Val *it = val_is(v, &list_type) ? ((List *)v.u.o)->items : ((Tuple *)v.u.o)->items;
+  if (len > TFS_MAX_RANK) return NULL;
+  tfs_i64 x[2 * TFS_MAX_RANK], shape[2] = {len, 2};
+  for (tfs_i64 i = 0; i < len; i++) {
+    bool vec;
+    if (gd_ints_of(it[i], x + 2 * i, 2, &vec) != 2) return NULL;
+  }
+  Tensorflow__TensorProto *p = pa_alloc(b->a, sizeof *p);
+  tensorflow__tensor_proto__init(p);
+  p->dtype = TENSORFLOW__DATA_TYPE__DT_INT32;
+  p->tensor_shape = pb_shape(b->a, 2, shape);
+  p->n_int_val = (size_t)(2 * len);
+  p->int_val = pa_alloc(b->a, sizeof(int32_t) * (size_t)(2 * len + 1));
+  for (tfs_i64 i = 0; i < 2 * len; i++) p->int_val[i] = (int32_t)x[i];
+  return gd_constp(b, n->name, "paddings", p);
+}
+
+/* t[key] as TF's StridedSlice: begin/end/strides inputs and the five masks, as
+ * TF's Python builds them from the key's items (a traced bound is element k
+ * of the `bounds` input, cut out by a StridedSlice of its own). */
+static bool gd_strided_slice(GdBuild *b, const Graph *g, const GraphNode *n, const char *x, DType t) {
+  const char *base = n->name;
+  Val key = n->attrs.n > 0 ? n->attrs.v[0] : val_none();
+  const Val *items = &key;
+  tfs_i64 nitems = 1;
+  if (val_is(key, &tuple_type)) nitems = ((Tuple *)key.u.o)->len, items = ((Tuple *)key.u.o)->items;
+  if (nitems > 32) return false;
+  const char *bounds = NULL;
+  DType bt = DT_INT32;
+  for (int k = 0; k < n->ndyn; k++)
+    if (n->dyn_attr[k] == 1) {
+      bounds = gd_ref(b, g, n->in[n->nin + k], b->fn);
+      bt = graph_meta(g, n->in[n->nin + k])->dtype;
+    }
+  Tensor *hb = bounds || n->attrs.n < 2 ? NULL : val_as_tensor(n->attrs.v[1]);
+  if (hb && hb->sym) hb = NULL;
+  if (hb) bt = hb->dtype;
+  /* each of begin/end/strides: nitems scalars, a number or a bound's reference */
+  const char **sv[3];
+  tfs_i64 num[3][32];
+  bool dyn = false;
+  for (int j = 0; j < 3; j++) sv[j] = pa_alloc(b->a, sizeof(char *) * (size_t)(nitems + 1));
+  int bm = 0, em = 0, elm = 0, nam = 0, sam = 0;
+  for (tfs_i64 k = 0; k < nitems; k++) {
+    Val itv[3] = {items[k], val_none(), val_none()};
+    int parts = 1;
+    num[0][k] = 0, num[1][k] = 0, num[2][k] = 1;
+    sv[0][k] = sv[1][k] = sv[2][k] = NULL;
+    if (items[k].tag == VT_NONE) { nam |= 1 << k; continue; }
+    if (val_is(items[k], &ellipsis_type)) { elm |= 1 << k; continue; }
+    bool is_slice = val_is(items[k], &slice_type);
+    if (is_slice) {
+      Slice *sl = (Slice *)items[k].u.o;
+      itv[0] = sl->lo, itv[1] = sl->hi, itv[2] = sl->step;
+      parts = 3;
+      if (sl->lo.tag == VT_NONE) bm |= 1 << k;
+      if (sl->hi.tag == VT_NONE) em |= 1 << k;
+    } else {
+      sam |= 1 << k;
+    }
+    for (int j = 0; j < parts; j++) {
+      int leaf;
+      int64_t iv;
+      if (itv[j].tag == VT_NONE) continue;
+      if (nest_is_leaf(itv[j], &leaf)) {
+        if (hb) {
+          if (leaf >= hb->size) return false;
+          num[j][k] = tensor_get_i(hb, leaf);
+          continue;
+        }
+        if (!bounds) return false;
+        tfs_i64 lb = leaf, le = leaf + 1, one = 1;
+        AttrList sa = {0};
+        gd_attr_add(b, &sa, "T", gd_type(b, bt));
+        gd_attr_add(b, &sa, "Index", gd_type(b, DT_INT32));
+        gd_attr_add(b, &sa, "begin_mask", gd_int(b, 0));
+        gd_attr_add(b, &sa, "end_mask", gd_int(b, 0));
+        gd_attr_add(b, &sa, "ellipsis_mask", gd_int(b, 0));
+        gd_attr_add(b, &sa, "new_axis_mask", gd_int(b, 0));
+        gd_attr_add(b, &sa, "shrink_axis_mask", gd_int(b, 1));
+        const char *in[4] = {bounds, gd_i32(b, base, "bound_begin", 1, &lb, true), gd_i32(b, base, "bound_end", 1, &le, true),
+                             gd_i32(b, base, "bound_strides", 1, &one, true)};
+        sv[j][k] = gd_aux_named(b, base, pa_printf(b->a, "bound_%d", leaf), "StridedSlice", &sa, 4, in);
+        dyn = true;
+        if (!is_slice) {   /* an index: end = begin + 1 */
+          sv[1][k] = gd_opT(b, base, "AddV2", bt, sv[j][k], gd_fill(b, base, "one", bt, 1, 0, NULL));
+          sv[2][k] = NULL;
+        }
+        continue;
+      }
+      if (!val_as_int(itv[j], &iv)) {
+        Tensor *it = val_as_tensor(itv[j]);
+        if (!it || it->sym || it->rank != 0 || !dtype_info[it->dtype].is_int) return false;
+        iv = tensor_get_i(it, 0);
+      }
+      num[j][k] = iv;
+      if (!is_slice) num[1][k] = iv + 1;
+    }
+  }
+  static const char *const what[3] = {"begin", "end", "strides"};
+  const char *bes[3];
+  for (int j = 0; j < 3; j++) {
+    if (!dyn) {
+      bes[j] = gd_i32(b, base, what[j], (int)nitems, num[j], true);
+      continue;
+    }
+    for (tfs_i64 k = 0; k < nitems; k++)   /* the numbers among traced bounds: scalars of the bounds' dtype */
+      if (!sv[j][k]) sv[j][k] = gd_fill(b, base, pa_printf(b->a, "%s_%d", what[j], (int)k), bt, (double)num[j][k], 0, NULL);
+    AttrList pa = {0};
+    gd_attr_add(b, &pa, "N", gd_int(b, nitems));
+    gd_attr_add(b, &pa, "T", gd_type(b, bt));
+    gd_attr_add(b, &pa, "axis", gd_int(b, 0));
+    bes[j] = gd_aux_named(b, base, what[j], "Pack", &pa, (int)nitems, sv[j]);
+  }
+  AttrList at = {0};
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "Index", gd_type(b, dyn ? bt : DT_INT32));
+  gd_attr_add(b, &at, "begin_mask", gd_int(b, bm));
+  gd_attr_add(b, &at, "end_mask", gd_int(b, em));
+  gd_attr_add(b, &at, "ellipsis_mask", gd_int(b, elm));
+  gd_attr_add(b, &at, "new_axis_mask", gd_int(b, nam));
+  gd_attr_add(b, &at, "shrink_axis_mask", gd_int(b, sam));
+  const char *in[4] = {x, bes[0], bes[1], bes[2]};
+  gd_aux(b, base, "StridedSlice", &at, 4, in);
+  return true;
+}
+
+/* Squeeze of x over the axes in axv (None: every size-1 dimension); negative axes count from `rank` when it is >= 0. */
+static bool gd_squeeze(GdBuild *b, const char *base, DType t, const char *x, Val axv, int rank) {
+  tfs_i64 sq[TFS_MAX_RANK * 4];
+  int dims[TFS_MAX_RANK * 4], ns = 0;
+  bool vec;
+  if (axv.tag != VT_NONE && !val_is_undef(axv) && (ns = gd_ints_of(axv, sq, TFS_MAX_RANK * 4, &vec)) < 0) return false;
+  for (int i = 0; i < ns; i++) dims[i] = (int)(sq[i] < 0 && rank >= 0 ? sq[i] + rank : sq[i]);
+  AttrList at = {0};
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "squeeze_dims", gd_ints(b, ns, dims));
+  gd_aux(b, base, "Squeeze", &at, 1, &x);
+  return true;
+}
+
+/* TensorListConcatV2's leading_dims when the elements have none: an empty int64 vector. */
+static const char *gd_no_leading_dims(GdBuild *b, const char *base) {
+  tfs_i64 zero = 0;
+  Tensorflow__TensorProto *p = pa_alloc(b->a, sizeof *p);
+  tensorflow__tensor_proto__init(p);
+  p->dtype = TENSORFLOW__DATA_TYPE__DT_INT64;
+  p->tensor_shape = pb_shape(b->a, 1, &zero);
+  return gd_constp(b, base, "leading_dims", p);
+}
+
+/* ---- the export rule of each op that TF's form needs more than the op's TF name for ----
+ * One rule per op (or family of ops), found through gd_rules[] by the op's id:
+ * an op whose ops.def graph name is already TF's op, with T and its
+ * attributes, needs no entry; one that TF takes differently (arguments as
+ * tensor inputs, other attribute names, several TF nodes) gets a rule here.
+ * A rule makes TF's nodes for n (helper nodes in b->pend, the last one the
+ * node's own form) and returns true, or returns false to leave n to the
+ * generic conversion.  x/xm: n's first tensor input and its meta; t: its dtype
+ * (the output's when it has none); all: 0..rank-1. */
+#define GD_RULE_ARGS                                                                                                  \
+  GdBuild *b, const Graph *g, const GraphNode *n, const char *base, const char *x, const TMeta *xm, DType t, int rank, \
+      tfs_i64 *all
+#define GD_RULE_LOCALS     \
+  Tensorflow__DataType tidx; \
+  AttrList at = {0};       \
+  (void)tidx;              \
+  (void)at
+
+static bool gd_r_sum(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || rank < 0) return false;
+  const char *axes = gd_attr_input(b, g, n, 0, "reduction_indices", all, rank, true, &tidx);
+  if (!axes) return false;
+  gd_reduce(b, base, n->op->graph_name, t, x, axes, tidx, gd_attr_bool(n, 1));
+  return true;
+}
+
+/* TF's reduce_logsumexp: max-shifted, the shift finite and without gradient */
+static bool gd_r_logsumexp(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || rank < 0) return false;
+  bool keep = gd_attr_bool(n, 1);
+  const char *axes = gd_attr_input(b, g, n, 0, "reduction_indices", all, rank, true, &tidx);
+  if (!axes) return false;
+  const char *mx = gd_reduce(b, base, "Max", t, x, axes, tidx, true);
+  const char *fin = gd_opT(b, base, "IsFinite", t, mx, NULL);
+  const char *zl = gd_opT(b, base, "ZerosLike", t, mx, NULL);
+  const char *sin[3] = {fin, mx, zl};
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  const char *sel = gd_aux(b, base, "SelectV2", &at, 3, sin);
+  const char *sg = gd_opT(b, base, "StopGradient", t, sel, NULL);
+  const char *ex = gd_opT(b, base, "Exp", t, gd_opT(b, base, "Sub", t, x, sg), NULL);
+  const char *lg = gd_opT(b, base, "Log", t, gd_reduce(b, base, "Sum", t, ex, axes, tidx, keep), NULL);
+  if (!keep) {
+    AttrList sa = {0}, ra = {0};
+    gd_attr_add(b, &sa, "T", gd_type(b, t));
+    gd_attr_add(b, &sa, "out_type", gd_type(b, DT_INT32));
+    const char *shp = gd_aux(b, base, "Shape", &sa, 1, &lg);
+    gd_attr_add(b, &ra, "T", gd_type(b, t));
+    gd_attr_add(b, &ra, "Tshape", gd_type(b, DT_INT32));
+    const char *rin[2] = {sg, shp};
+    sg = gd_aux(b, base, "Reshape", &ra, 2, rin);
+  }
+  gd_opT(b, base, "AddV2", t, lg, sg);
+  return true;
+}
+
+/* TF's vector norm: sqrt(sum(x * x)), sum(|x|), max(|x|) or sum(|x|^p)^(1/p), kept dims squeezed */
+static bool gd_r_norm(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || rank < 0) return false;
+  double p = 2;
+  Val ord = n->attrs.v[0];
+  if (ord.tag != VT_NONE && !val_is_undef(ord) && !val_is(ord, &str_type) && !val_as_float(ord, &p)) return false;
+  const char *axes = gd_attr_input(b, g, n, 1, "reduction_indices", all, rank, true, &tidx);
+  if (!axes) return false;
+  const char *r;
+  if (p == 2) {
+    r = gd_opT(b, base, "Sqrt", t, gd_reduce(b, base, "Sum", t, gd_opT(b, base, "Mul", t, x, x), axes, tidx, true), NULL);
+  } else {
+    const char *ab = gd_opT(b, base, "Abs", t, x, NULL);
+    if (p == 1) r = gd_reduce(b, base, "Sum", t, ab, axes, tidx, true);
+    else if (p > 1e308) r = gd_reduce(b, base, "Max", t, ab, axes, tidx, true);
+    else {
+      const char *pw = gd_opT(b, base, "Pow", t, ab, gd_fill(b, base, "ord", t, p, 0, NULL));
+      r = gd_opT(b, base, "Pow", t, gd_reduce(b, base, "Sum", t, pw, axes, tidx, true),
+                 gd_fill(b, base, "inv_ord", t, 1 / p, 0, NULL));
+    }
+  }
+  return gd_attr_bool(n, 2) || gd_squeeze(b, base, t, r, n->attrs.v[1], rank);
+}
+
+/* TF's linalg eye: MatrixDiagV3 of ones, or MatrixSetDiagV3 of ones into zeros when not square */
+static bool gd_r_eye(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  const TMeta *m = &n->outm[0];
+  if (m->rank < 2) return false;
+  for (int i = 0; i < m->rank; i++)
+    if (m->shape[i] < 0) return false;
+  tfs_i64 rows = m->shape[m->rank - 2], cols = m->shape[m->rank - 1], dshape[TFS_MAX_RANK], zero = 0, minus1 = -1;
+  for (int i = 0; i < m->rank - 2; i++) dshape[i] = m->shape[i];
+  dshape[m->rank - 2] = rows < cols ? rows : cols;
+  const char *ones = gd_fill(b, base, "ones", m->dtype, 1, m->rank - 1, dshape);
+  gd_attr_add(b, &at, "T", gd_type(b, m->dtype));
+  gd_attr_add(b, &at, "align", gd_str(b, "RIGHT_LEFT"));
+  if (rows == cols) {
+    const char *in[5] = {ones, gd_i32(b, base, "k", 1, &zero, false), gd_i32(b, base, "num_rows", 1, &minus1, false),
+                         gd_i32(b, base, "num_cols", 1, &minus1, false),
+                         gd_fill(b, base, "padding_value", m->dtype, 0, 0, NULL)};
+    gd_aux(b, base, "MatrixDiagV3", &at, 5, in);
+  } else {
+    const char *in[3] = {gd_fill(b, base, "zeros", m->dtype, 0, m->rank, m->shape), ones,
+                         gd_i32(b, base, "k", 1, &zero, false)};
+    gd_aux(b, base, "MatrixSetDiagV3", &at, 3, in);
+  }
+  return true;
+}
+
+/* TF's nn.gelu: 0.5x(1 + erf(x / sqrt 2)), or the tanh form */
+static bool gd_r_gelu(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x) return false;
+  const char *inner;
+  if (gd_attr_bool(n, 0)) {
+    const char *c = gd_opT(b, base, "Mul", t, gd_fill(b, base, "coeff", t, 0.044715, 0, NULL),
+                           gd_opT(b, base, "Pow", t, x, gd_fill(b, base, "three", t, 3, 0, NULL)));
+    const char *s = gd_opT(b, base, "Mul", t, gd_fill(b, base, "sqrt_2_over_pi", t, 0.7978845608028654, 0, NULL),
+                           gd_opT(b, base, "AddV2", t, x, c));
+    inner = gd_opT(b, base, "Tanh", t, s, NULL);
+  } else {
+    inner = gd_opT(b, base, "Erf", t, gd_opT(b, base, "RealDiv", t, x, gd_fill(b, base, "sqrt_2", t, 1.4142135623730951, 0, NULL)),
+                   NULL);
+  }
+  const char *half = gd_opT(b, base, "Mul", t, gd_fill(b, base, "half", t, 0.5, 0, NULL), x);
+  gd_opT(b, base, "Mul", t, half, gd_opT(b, base, "AddV2", t, gd_fill(b, base, "one", t, 1, 0, NULL), inner));
+  return true;
+}
+
+/* TF's nn.dropout: keep where uniform noise >= rate, scaled by 1 / (1 - rate) */
+static bool gd_r_dropout(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || rank < 0) return false;
+  const char *rate = NULL;
+  double r;
+  for (int k = 0; k < n->ndyn; k++)
+    if (n->dyn_attr[k] == 0) rate = gd_ref(b, g, n->in[n->nin + k], b->fn);
+  if (!rate) {
+    if (!val_as_float(n->attrs.v[0], &r)) return false;
+    rate = gd_fill(b, base, "rate", t, r, 0, NULL);
+  }
+  const char *one = gd_fill(b, base, "one", t, 1, 0, NULL);
+  const char *xs = gd_opT(b, base, "Mul", t, x, gd_opT(b, base, "RealDiv", t, one, gd_opT(b, base, "Sub", t, one, rate)));
+  const char *shape;
+  if (n->attrs.v[1].tag == VT_NONE || val_is_undef(n->attrs.v[1])) {
+    AttrList sa = {0};
+    gd_attr_add(b, &sa, "T", gd_type(b, t));
+    gd_attr_add(b, &sa, "out_type", gd_type(b, DT_INT32));
+    shape = gd_aux(b, base, "Shape", &sa, 1, &x);
+  } else if (!(shape = gd_attr_input(b, g, n, 1, "noise_shape", NULL, -1, true, &tidx)))
+    return false;
+  int64_t seed = 0;
+  if (n->attrs.n > 2) val_as_int(n->attrs.v[2], &seed);
+  AttrList ra = {0};
+  gd_attr_add(b, &ra, "T", gd_type(b, DT_INT32));
+  gd_attr_add(b, &ra, "dtype", gd_type(b, t));
+  gd_attr_add(b, &ra, "seed", gd_int(b, seed));
+  gd_attr_add(b, &ra, "seed2", gd_int(b, 0));
+  const char *noise = gd_aux(b, base, "RandomUniform", &ra, 1, &shape);
+  const char *in[3] = {gd_opT(b, base, "GreaterEqual", t, noise, rate), xs, gd_fill(b, base, "zero", t, 0, 0, NULL)};
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_aux(b, base, "SelectV2", &at, 3, in);
+  return true;
+}
+
+static bool gd_r_assert_equal(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  /* TF's debugging asserts: Assert(All(x OP y), data) */
+  bool unary = n->op->id == OP_ASSERT_NON_NEGATIVE || n->op->id == OP_ASSERT_POSITIVE;
+  const char *y = NULL;
+  const TMeta *ym = NULL;
+  if (!x) return false;
+  if (!unary) {
+    if (n->nin < 2 || n->in[1].node < 0) return false;
+    y = gd_ref(b, g, n->in[1], b->fn);
+    ym = graph_meta(g, n->in[1]);
+    if (ym->rank < 0) return false;
+    if (ym->rank > rank) {
+      rank = ym->rank;
+      for (int i = 0; i < rank; i++) all[i] = i;
+    }
+  }
+  if (rank < 0) return false;
+  static const char *const cmp[] = {"Equal", "Greater", "GreaterEqual", "Less", "LessEqual", "LessEqual", "Less"};
+  static const char *const says[] = {"x == y", "x > y", "x >= y", "x < y", "x <= y", "x >= 0", "x > 0"};
+  int k = n->op->id - OP_ASSERT_EQUAL;
+  const char *l = x, *rr = y;
+  if (unary) {
+    l = gd_fill(b, base, "zero", t, 0, 0, NULL);
+    rr = x;
+  }
+  AttrList ca = {0};
+  gd_attr_add(b, &ca, "T", gd_type(b, t));
+  if (k == 0) gd_attr_add(b, &ca, "incompatible_shape_error", gd_bool(b, true));
+  const char *cin[2] = {l, rr};
+  const char *cond = gd_aux(b, base, cmp[k], &ca, 2, cin);
+  const char *ok = gd_reduce(b, base, "All", DT_BOOL, cond, gd_i32(b, base, "Const", rank, all, true),
+                             TENSORFLOW__DATA_TYPE__DT_INT32, false);
+  const char *in[5];
+  const TMeta *dm[4];
+  static const TMeta str = {.dtype = DT_STRING};
+  int nin = 0, nd = 0;
+  in[nin++] = ok;
+  if (n->attrs.n > 0 && val_is(n->attrs.v[0], &str_type)) {
+    in[nin++] = gd_strconst(b, base, "message", str_cstr(n->attrs.v[0]));
+    dm[nd++] = &str;
+  }
+  in[nin++] = gd_strconst(b, base, "condition", pa_printf(b->a, "Condition %s did not hold element-wise:", says[k]));
+  dm[nd++] = &str;
+  in[nin++] = x;
+  dm[nd++] = xm;
+  if (y) in[nin++] = y, dm[nd++] = ym;
+  int64_t summarize = 3;
+  if (n->attrs.n > 1) val_as_int(n->attrs.v[1], &summarize);
+  gd_attr_add(b, &at, "T", gd_types(b, nd, dm));
+  gd_attr_add(b, &at, "summarize", gd_int(b, summarize));
+  gd_aux(b, base, "Assert", &at, nin, in);
+  return true;
+}
+
+/* TF's debugging.assert_all_finite is CheckNumerics */
+static bool gd_r_assert_finite(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || !val_is(n->attrs.v[0], &str_type)) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "message", gd_str(b, str_cstr(n->attrs.v[0])));
+  gd_aux(b, base, "CheckNumerics", &at, 1, &x);
+  return true;
+}
+
+/* TF's math.logical_xor: (x or y) and not (x and y) */
+static bool gd_r_logical_xor(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || n->nin < 2 || n->in[1].node < 0) return false;
+  const char *in[2] = {x, gd_ref(b, g, n->in[1], b->fn)};
+  const char *both = gd_aux(b, base, "LogicalAnd", NULL, 2, in);
+  const char *either = gd_aux(b, base, "LogicalOr", NULL, 2, in);
+  const char *fin[2] = {either, gd_aux(b, base, "LogicalNot", NULL, 1, &both)};
+  gd_aux(b, base, "LogicalAnd", NULL, 2, fin);
+  return true;
+}
+
+static bool gd_r_random_uniform(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  /* TF's random ops draw the standard distribution from an int32 shape, then scale and shift it;
+   * integer uniforms are RandomUniformInt over [minval, maxval) */
+  DType dt = n->outm[0].dtype;
+  const char *shape = gd_attr_input(b, g, n, 0, "shape", NULL, -1, true, &tidx);
+  bool uni = n->op->id == OP_RANDOM_UNIFORM, isint = dt == DT_INT32 || dt == DT_INT64;
+  const char *lo = gd_num_input(b, g, n, 1, uni ? "min" : "mean", dt, 0);
+  const char *hi = gd_num_input(b, g, n, 2, uni ? "max" : "stddev", dt, 1);
+  if (!shape || !lo || !hi) return false;
+  int64_t seed = 0;
+  if (n->attrs.n > 4) val_as_int(n->attrs.v[4], &seed);
+  gd_attr_add(b, &at, "T", gd_pbtype(b, tidx));
+  gd_attr_add(b, &at, "seed", gd_int(b, seed));
+  gd_attr_add(b, &at, "seed2", gd_int(b, 0));
+  if (isint) {
+    gd_attr_add(b, &at, "Tout", gd_type(b, dt));
+    const char *in[3] = {shape, lo, hi};
+    gd_aux(b, base, "RandomUniformInt", &at, 3, in);
+    return true;
+  }
+  gd_attr_add(b, &at, "dtype", gd_type(b, dt));
+  const char *rnd = gd_aux(b, base, uni ? "RandomUniform" : n->op->graph_name, &at, 1, &shape);
+  if (uni) gd_opT(b, base, "AddV2", dt, gd_opT(b, base, "Mul", dt, rnd, gd_opT(b, base, "Sub", dt, hi, lo)), lo);
+  else gd_opT(b, base, "AddV2", dt, gd_opT(b, base, "Mul", dt, rnd, hi), lo);
+  return true;
+}
+
+static bool gd_r_read_variable(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  /* resource ops name the variable's dtype `dtype` */
+  bool rd = n->op->id == OP_READ_VARIABLE;
+  if (!x || (!rd && n->nin < 2)) return false;
+  const char *in[2] = {x, NULL};
+  DType vt = rd ? n->outm[0].dtype : DT_FLOAT32;
+  if (!rd && n->in[1].node >= 0) {
+    in[1] = gd_ref(b, g, n->in[1], b->fn);
+    vt = graph_meta(g, n->in[1])->dtype;
+  } else if (!rd) {   /* a Python number assigned: a Const of the variable's dtype */
+    const GraphNode *h = &g->nodes[n->in[0].node];
+    double v;
+    if (h->kind != GN_VARHANDLE || !n->raw || !val_as_float(n->raw[1], &v)) return false;
+    vt = h->var->value->dtype;
+    in[1] = gd_fill(b, base, "value", vt, v, 0, NULL);
+  }
+  gd_attr_add(b, &at, "dtype", gd_type(b, vt));
+  gd_aux(b, base, n->op->graph_name, &at, rd ? 1 : 2, in);
+  return true;
+}
+
+static bool gd_r_add_n(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(n->nin + 1));
+  int k = 0;
+  for (int i = 0; i < n->nin; i++)
+    if (n->in[i].node >= 0) in[k++] = gd_ref(b, g, n->in[i], b->fn);
+  if (!k || k != n->nin) return false;
+  gd_attr_add(b, &at, "N", gd_int(b, k));
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_aux(b, base, "AddN", &at, k, in);
+  return true;
+}
+
+static bool gd_r_squeeze(GD_RULE_ARGS) {
+  return x && !n->ndyn && gd_squeeze(b, base, t, x, n->attrs.v[0], -1);
+}
+
+/* N tensors; ConcatV2's axis is an int32 input, Pack's an attribute */
+static bool gd_r_concat(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(n->nin + 2));
+  for (int i = 0; i < n->nin; i++)
+    if (n->in[i].node < 0) return false;
+    else in[i] = gd_ref(b, g, n->in[i], b->fn);
+  if (!n->nin) return false;
+  gd_attr_add(b, &at, "N", gd_int(b, n->nin));
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  if (n->op->id == OP_STACK) {
+    int64_t axis = 0;
+    if (n->attrs.n > 0 && n->attrs.v[0].tag != VT_NONE && !val_as_int(n->attrs.v[0], &axis)) return false;
+    gd_attr_add(b, &at, "axis", gd_int(b, axis));
+    gd_aux(b, base, "Pack", &at, n->nin, in);
+    return true;
+  }
+  if (!(in[n->nin] = gd_attr_input(b, g, n, 0, "axis", NULL, -1, false, &tidx))) return false;
+  gd_attr_add(b, &at, "Tidx", gd_pbtype(b, tidx));
+  gd_aux(b, base, "ConcatV2", &at, n->nin + 1, in);
+  return true;
+}
+
+static bool gd_r_unstack(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  int64_t axis = 0;
+  if (!x || (n->attrs.n > 1 && n->attrs.v[1].tag != VT_NONE && !val_as_int(n->attrs.v[1], &axis))) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "num", gd_int(b, n->nout));
+  gd_attr_add(b, &at, "axis", gd_int(b, axis));
+  gd_aux(b, base, "Unpack", &at, 1, &x);
+  return true;
+}
+
+/* GatherV2(params, indices, axis) */
+static bool gd_r_gather(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  tfs_i64 zero = 0;
+  int64_t bd = 0;
+  if (!x || n->nin < 2 || n->in[1].node < 0) return false;
+  if (n->attrs.n > 2 && n->attrs.v[2].tag != VT_NONE && !val_as_int(n->attrs.v[2], &bd)) return false;
+  const char *in[3] = {x, gd_ref(b, g, n->in[1], b->fn), gd_attr_input(b, g, n, 1, "axis", &zero, 1, false, &tidx)};
+  if (!in[2]) return false;
+  gd_attr_add(b, &at, "Tparams", gd_type(b, t));
+  gd_attr_add(b, &at, "Tindices", gd_type(b, graph_meta(g, n->in[1])->dtype));
+  gd_attr_add(b, &at, "Taxis", gd_pbtype(b, tidx));
+  gd_attr_add(b, &at, "batch_dims", gd_int(b, bd));
+  gd_aux(b, base, "GatherV2", &at, 3, in);
+  return true;
+}
+
+/* the multiples or shape is an int32 input */
+static bool gd_r_tile(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  bool tile = n->op->id == OP_TILE;
+  if (!x) return false;
+  const char *in[2] = {x, gd_attr_input(b, g, n, 0, tile ? "multiples" : "shape", NULL, -1, true, &tidx)};
+  if (!in[1]) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, tile ? "Tmultiples" : "Tidx", gd_pbtype(b, tidx));
+  gd_aux(b, base, n->op->graph_name, &at, 2, in);
+  return true;
+}
+
+/* Fill(dims, value) */
+static bool gd_r_fill(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x) return false;
+  const char *in[2] = {gd_attr_input(b, g, n, 0, "dims", NULL, -1, true, &tidx), x};
+  if (!in[0]) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "index_type", gd_pbtype(b, tidx));
+  gd_aux(b, base, "Fill", &at, 2, in);
+  return true;
+}
+
+/* Range(start, limit, delta) of the output dtype; range(n) starts at 0 */
+static bool gd_r_range(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  DType dt = n->outm[0].dtype;
+  bool one = n->attrs.n > 1 && (n->attrs.v[1].tag == VT_NONE || val_is_undef(n->attrs.v[1]));
+  for (int k = 0; k < n->ndyn; k++)
+    if (n->dyn_attr[k] == 1) one = false;
+  const char *in[3] = {one ? gd_fill(b, base, "start", dt, 0, 0, NULL) : gd_num_input(b, g, n, 0, "start", dt, 0),
+                       gd_num_input(b, g, n, one ? 0 : 1, "limit", dt, 0), gd_num_input(b, g, n, 2, "delta", dt, 1)};
+  if (!in[0] || !in[1] || !in[2]) return false;
+  gd_attr_add(b, &at, "Tidx", gd_type(b, dt));
+  gd_aux(b, base, "Range", &at, 3, in);
+  return true;
+}
+
+static bool gd_r_cast(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x) return false;
+  gd_attr_add(b, &at, "SrcT", gd_type(b, t));
+  gd_attr_add(b, &at, "DstT", gd_type(b, n->outm[0].dtype));
+  gd_attr_add(b, &at, "Truncate", gd_bool(b, false));
+  gd_aux(b, base, "Cast", &at, 1, &x);
+  return true;
+}
+
+static bool gd_r_argmax(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  tfs_i64 zero = 0;
+  if (!x) return false;
+  const char *in[2] = {x, gd_attr_input(b, g, n, 0, "dimension", &zero, 1, false, &tidx)};
+  if (!in[1]) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "Tidx", gd_pbtype(b, tidx));
+  gd_attr_add(b, &at, "output_type", gd_type(b, n->outm[0].dtype));
+  gd_aux(b, base, n->op->graph_name, &at, 2, in);
+  return true;
+}
+
+static bool gd_r_reshape(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  /* the shape, axis or perm is an int32 input; Transpose's default perm reverses the dimensions */
+  tfs_i64 rev[TFS_MAX_RANK];
+  for (int i = 0; i < rank; i++) rev[i] = rank - 1 - i;
+  bool tr = n->op->id == OP_TRANSPOSE;
+  if (!x || (tr && rank < 0)) return false;
+  const char *in[2] = {x, gd_attr_input(b, g, n, 0, tr ? "perm" : n->op->id == OP_RESHAPE ? "shape" : "dim", rev,
+                                         tr ? rank : -1, true, &tidx)};
+  if (!in[1]) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, tr ? "Tperm" : n->op->id == OP_RESHAPE ? "Tshape" : "Tdim", gd_pbtype(b, tidx));
+  gd_aux(b, base, n->op->graph_name, &at, 2, in);
+  return true;
+}
+
+static bool gd_r_strided_slice(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  return x && gd_strided_slice(b, g, n, x, t);
+}
+
+/* Slice(input, begin, size) */
+static bool gd_r_slice(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  Tensorflow__DataType t2;
+  if (!x) return false;
+  const char *in[3] = {x, gd_attr_input(b, g, n, 0, "begin", NULL, -1, true, &tidx),
+                       gd_attr_input(b, g, n, 1, "size", NULL, -1, true, &t2)};
+  if (!in[1] || !in[2] || tidx != t2) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "Index", gd_pbtype(b, tidx));
+  gd_aux(b, base, "Slice", &at, 3, in);
+  return true;
+}
+
+/* PadV2(input, paddings, constant_values), or MirrorPad with its mode */
+static bool gd_r_pad(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  Tensorflow__DataType tp;
+  if (!x) return false;
+  const char *pads = gd_paddings(b, g, n, &tp);
+  Val mode = n->attrs.n > 1 ? n->attrs.v[1] : val_none();
+  const char *ms = val_is(mode, &str_type) ? str_cstr(mode) : "CONSTANT";
+  if (!pads) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "Tpaddings", gd_pbtype(b, tp));
+  if (strcasecmp(ms, "CONSTANT")) {
+    gd_attr_add(b, &at, "mode", gd_str(b, !strcasecmp(ms, "REFLECT") ? "REFLECT" : "SYMMETRIC"));
+    const char *in[2] = {x, pads};
+    gd_aux(b, base, "MirrorPad", &at, 2, in);
+    return true;
+  }
+  const char *in[3] = {x, pads, gd_num_input(b, g, n, 2, "constant_values", t, 0)};
+  if (!in[2]) return false;
+  gd_aux(b, base, "PadV2", &at, 3, in);
+  return true;
+}
+
+/* OneHot(indices, depth, on_value, off_value) with axis */
+static bool gd_r_one_hot(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  DType ot = n->outm[0].dtype;
+  int64_t axis = -1;
+  if (!x || (n->attrs.n > 3 && n->attrs.v[3].tag != VT_NONE && !val_is_undef(n->attrs.v[3]) && !val_as_int(n->attrs.v[3], &axis)))
+    return false;
+  const char *in[4] = {x, gd_num_input(b, g, n, 0, "depth", DT_INT32, 0), gd_num_input(b, g, n, 1, "on_value", ot, 1),
+                       gd_num_input(b, g, n, 2, "off_value", ot, 0)};
+  if (!in[1] || !in[2] || !in[3]) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, ot));
+  gd_attr_add(b, &at, "TI", gd_type(b, t));
+  gd_attr_add(b, &at, "axis", gd_int(b, axis));
+  gd_aux(b, base, "OneHot", &at, 4, in);
+  return true;
+}
+
+/* on the last axis; another axis is moved there and back, as TF does */
+static bool gd_r_softmax(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  int64_t axis = -1;
+  if (!x || n->ndyn || (n->attrs.n > 0 && n->attrs.v[0].tag != VT_NONE && !val_is_undef(n->attrs.v[0]) &&
+                        !val_as_int(n->attrs.v[0], &axis)))
+    return false;
+  if (rank < 0 && axis != -1) return false;
+  if (axis < 0) axis += rank;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  if (rank <= 0 || axis == rank - 1) {
+    gd_aux(b, base, n->op->graph_name, &at, 1, &x);
+    return true;
+  }
+  if (axis < 0 || axis >= rank) return false;
+  tfs_i64 perm[TFS_MAX_RANK];
+  for (int i = 0; i < rank; i++) perm[i] = i;
+  perm[axis] = rank - 1, perm[rank - 1] = axis;
+  const char *pc = gd_i32(b, base, "perm", rank, perm, true);
+  AttrList ta = {0}, tb = {0};
+  gd_attr_add(b, &ta, "T", gd_type(b, t));
+  gd_attr_add(b, &ta, "Tperm", gd_type(b, DT_INT32));
+  const char *tin[2] = {x, pc};
+  const char *tx = gd_aux(b, base, "Transpose", &ta, 2, tin);
+  const char *sm = gd_aux(b, base, n->op->graph_name, &at, 1, &tx);
+  gd_attr_add(b, &tb, "T", gd_type(b, t));
+  gd_attr_add(b, &tb, "Tperm", gd_type(b, DT_INT32));
+  const char *bin[2] = {sm, pc};
+  gd_aux_named(b, base, "Transpose_1", "Transpose", &tb, 2, bin);
+  return true;
+}
+
+static bool gd_r_conv2d(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || n->nin < 2 || n->in[1].node < 0) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  if (!gd_window_attrs(b, &at, n, -1, 0, 1, 3, true)) return false;
+  const char *in[2] = {x, gd_ref(b, g, n->in[1], b->fn)};
+  gd_aux(b, base, "Conv2D", &at, 2, in);
+  return true;
+}
+
+static bool gd_r_conv2d_bp_input(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  /* TF's gradients take the shape of what they compute (input_sizes / filter_sizes) in its place */
+  bool bi = n->op->id == OP_CONV2D_BP_INPUT;
+  if (!x || n->nin < 3 || n->in[1].node < 0 || n->in[2].node < 0) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  if (!gd_window_attrs(b, &at, n, -1, 0, 1, -1, true)) return false;
+  const char *f = gd_ref(b, g, n->in[1], b->fn), *dy = gd_ref(b, g, n->in[2], b->fn);
+  AttrList sa = {0};
+  gd_attr_add(b, &sa, "T", gd_type(b, t));
+  gd_attr_add(b, &sa, "out_type", gd_type(b, DT_INT32));
+  const char *shp = gd_aux_named(b, base, bi ? "input_sizes" : "filter_sizes", "Shape", &sa, 1, bi ? &x : &f);
+  const char *in[3] = {bi ? shp : x, bi ? f : shp, dy};
+  gd_aux(b, base, n->op->graph_name, &at, 3, in);
+  return true;
+}
+
+static bool gd_r_max_pool(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  if (!gd_window_attrs(b, &at, n, 0, 1, 2, -1, false)) return false;
+  gd_aux(b, base, "MaxPool", &at, 1, &x);
+  return true;
+}
+
+/* TF's MaxPoolGrad also takes the pooled output: MaxPool again */
+static bool gd_r_max_pool_grad(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || n->nin < 2 || n->in[1].node < 0) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  if (!gd_window_attrs(b, &at, n, 0, 1, 2, -1, false)) return false;
+  const char *pooled = gd_aux(b, base, "MaxPool", &at, 1, &x);
+  const char *in[3] = {x, pooled, gd_ref(b, g, n->in[1], b->fn)};
+  gd_aux(b, base, "MaxPoolGrad", &at, 3, in);
+  return true;
+}
+
+static bool gd_r_stack_push(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  return gd_stack_op(b, g, n);
+}
+
+static bool gd_r_rng_state(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  gd_rng(b, n, NULL);
+  return true;
+}
+
+static bool gd_r_rng_swap(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x) return false;
+  gd_rng(b, n, x);
+  return true;
+}
+
+static bool gd_r_scatter_grad(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  return gd_scatter_grad(b, g, n);
+}
+
+static bool gd_r_dataset_iter(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  return gd_dataset_op(b, g, n);
+}
+
+/* TF adds two lists' gradients as variants with AddN */
+static bool gd_r_tl_add(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || n->nin < 2 || n->in[1].node < 0) return false;
+  const char *in[2] = {x, gd_ref(b, g, n->in[1], b->fn)};
+  gd_attr_add(b, &at, "N", gd_int(b, 2));
+  gd_attr_add(b, &at, "T", gd_type(b, DT_VARIANT));
+  gd_aux(b, base, "AddN", &at, 2, in);
+  return true;
+}
+
+static bool gd_r_tl_concat_grad(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  /* TF's gradient of TensorListConcatV2: TensorListSplit of dy at the lengths the concatenation reports */
+  if (!x || n->nin < 2 || n->in[1].node < 0) return false;
+  const char *dy = gd_ref(b, g, n->in[1], b->fn);
+  DType et = graph_meta(g, n->in[1])->dtype;
+  tfs_i64 m1 = -1;
+  const char *es = gd_i32(b, base, "element_shape", 1, &m1, false);
+  AttrList ca = {0};
+  gd_attr_add(b, &ca, "element_dtype", gd_type(b, et));
+  gd_attr_add(b, &ca, "shape_type", gd_type(b, DT_INT32));
+  const char *cin[3] = {x, es, gd_no_leading_dims(b, base)};
+  gd_aux(b, base, "TensorListConcatV2", &ca, 3, cin);
+  const char *cn = b->pend[b->npend - 1]->name;
+  gd_attr_add(b, &at, "element_dtype", gd_type(b, et));
+  gd_attr_add(b, &at, "shape_type", gd_type(b, DT_INT32));
+  const char *sin[3] = {dy, es, b->fn ? pa_printf(b->a, "%s:output:1", cn) : pa_printf(b->a, "%s:1", cn)};
+  gd_aux(b, base, "TensorListSplit", &at, 3, sin);
+  return true;
+}
+
+/* tf.zeros / tf.ones of a static shape: TF's Python writes a Const of the value and shape (Zeros/Ones are no TF op) */
+static bool gd_r_zeros(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!n->nout || n->outm[0].dtype == DT_STRING) return false;
+  gd_constp(b, base, "Const", gd_splat(b, &n->outm[0], n->op->id == OP_ONES));
+  return true;
+}
+
+/* TF's logical ops have no T */
+static bool gd_r_logical(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  const char *in[2];
+  for (int i = 0; i < n->nin; i++)
+    if (i >= 2 || n->in[i].node < 0) return false;
+    else in[i] = gd_ref(b, g, n->in[i], b->fn);
+  gd_aux(b, base, n->op->graph_name, NULL, n->nin, in);
+  return true;
+}
+
+/* tf.matmul: MatMul with transpose_a/b (adjoint_a/b are the same for real dtypes); batched products BatchMatMulV2 with adj_x/adj_y */
+static bool gd_r_matmul(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || n->nin < 2 || n->in[1].node < 0 || n->ndyn) return false;
+  const char *in[2] = {x, gd_ref(b, g, n->in[1], b->fn)};
+  bool batch = rank > 2 || graph_meta(g, n->in[1])->rank > 2;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, batch ? "adj_x" : "transpose_a", gd_bool(b, gd_attr_bool(n, 0) || gd_attr_bool(n, 2)));
+  gd_attr_add(b, &at, batch ? "adj_y" : "transpose_b", gd_bool(b, gd_attr_bool(n, 1) || gd_attr_bool(n, 3)));
+  gd_aux(b, base, batch ? "BatchMatMulV2" : "MatMul", &at, 2, in);
+  return true;
+}
+
+/* TF's TensorList ops (tf.TensorArray in graphs) take element_shape as an int32
+ * input (-1: unknown) and say element_dtype (and shape_type where TF has it);
+ * no T. */
+static bool gd_r_tensorlist(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  const char *in[3];
+  int nin = 0, es = -1, ed = -1;   /* attribute positions of element_shape and element_dtype */
+  DType et = DT_FLOAT32;
+  bool have_et = false, shape_type = false;
+  switch (n->op->id) {
+    case OP_TL_RESERVE: case OP_TL_CONCAT: es = 0, ed = 1, shape_type = true; break;
+    case OP_TL_FROM_TENSOR:
+      es = 0, shape_type = true;
+      if (xm) et = xm->dtype, have_et = true;
+      break;
+    case OP_TL_SET_ITEM: case OP_TL_SCATTER:   /* the dtype of the item or tensor written */
+      if (n->nin > 2) et = graph_meta(g, n->in[n->op->id == OP_TL_SET_ITEM ? 2 : 1])->dtype, have_et = true;
+      break;
+    case OP_TL_GET_ITEM: case OP_TL_GATHER: case OP_TL_STACK: es = 0, ed = 1; break;
+    default: break;   /* TensorListResize, TensorListLength: no attributes */
+  }
+  for (int i = 0; i < n->nin; i++)
+    if (n->in[i].node < 0) return false;
+  tfs_i64 m1 = -1;
+  Val esv = es >= 0 && es < n->attrs.n ? n->attrs.v[es] : val_none();
+  const char *shape = es < 0 ? NULL
+                      : val_is(esv, &tshape_type) && ((const TShape *)esv.u.o)->rank < 0   /* unknown rank: -1 */
+                          ? gd_i32(b, base, "element_shape", 1, &m1, false)
+                          : gd_attr_input(b, g, n, es, "element_shape", &m1, 1, false, &tidx);
+  if (es >= 0 && val_is(esv, &tshape_type) && ((const TShape *)esv.u.o)->rank < 0) tidx = TENSORFLOW__DATA_TYPE__DT_INT32;
+  if (es >= 0 && !shape) return false;
+  if (ed >= 0) {
+    if (ed >= n->attrs.n || !val_as_dtype(n->attrs.v[ed], &et)) return false;
+    have_et = true;
+  }
+  bool need_dt = n->op->id != OP_TL_RESIZE && n->op->id != OP_TL_LENGTH;
+  if (need_dt && !have_et) return false;
+  /* TF's inputs in order: element_shape first for Reserve; after the list (and index/indices) otherwise */
+  if (n->op->id == OP_TL_RESERVE) {
+    in[nin++] = shape;
+    in[nin++] = x;
+  } else {
+    for (int i = 0; i < n->nin && nin < 2; i++) in[nin++] = gd_ref(b, g, n->in[i], b->fn);
+    if (n->op->id == OP_TL_SET_ITEM || n->op->id == OP_TL_SCATTER) in[nin++] = gd_ref(b, g, n->in[2], b->fn);
+    else if (shape) in[nin++] = shape;
+  }
+  if (n->op->id == OP_TL_CONCAT) {   /* no leading dims: an empty int64 vector */
+    const char *cin[3] = {in[0], in[1], gd_no_leading_dims(b, base)};
+    gd_attr_add(b, &at, "element_dtype", gd_type(b, et));
+    gd_attr_add(b, &at, "shape_type", gd_pbtype(b, tidx));
+    gd_aux(b, base, "TensorListConcatV2", &at, 3, cin);
+    return true;
+  }
+  if (need_dt) gd_attr_add(b, &at, "element_dtype", gd_type(b, et));
+  if (shape_type) gd_attr_add(b, &at, "shape_type", gd_pbtype(b, tidx));
+  if (n->op->id == OP_TL_SET_ITEM) gd_attr_add(b, &at, "resize_if_index_out_of_bounds", gd_bool(b, gd_attr_bool(n, 0)));
+  if (n->op->id == OP_TL_STACK) {
+    int64_t ne = -1;
+    if (n->attrs.n > 2) val_as_int(n->attrs.v[2], &ne);
+    gd_attr_add(b, &at, "num_elements", gd_int(b, ne));
+  }
+  gd_aux(b, base, n->op->graph_name, &at, nin, in);
+  return true;
+}
+
+typedef bool (*GdRule)(GD_RULE_ARGS);
+static const GdRule gd_rules[OP__COUNT] = {
+  [OP_TL_RESERVE] = gd_r_tensorlist,
+  [OP_TL_FROM_TENSOR] = gd_r_tensorlist,
+  [OP_TL_SET_ITEM] = gd_r_tensorlist,
+  [OP_TL_GET_ITEM] = gd_r_tensorlist,
+  [OP_TL_STACK] = gd_r_tensorlist,
+  [OP_TL_GATHER] = gd_r_tensorlist,
+  [OP_TL_SCATTER] = gd_r_tensorlist,
+  [OP_TL_CONCAT] = gd_r_tensorlist,
+  [OP_TL_RESIZE] = gd_r_tensorlist,
+  [OP_TL_LENGTH] = gd_r_tensorlist,
+  [OP_ZEROS] = gd_r_zeros,
+  [OP_ONES] = gd_r_zeros,
+  [OP_LOGICAL_AND] = gd_r_logical,
+  [OP_LOGICAL_OR] = gd_r_logical,
+  [OP_LOGICAL_NOT] = gd_r_logical,
+  [OP_MATMUL] = gd_r_matmul,
+  [OP_SUM] = gd_r_sum,
+  [OP_MEAN] = gd_r_sum,
+  [OP_MAX] = gd_r_sum,
+  [OP_MIN] = gd_r_sum,
+  [OP_PROD] = gd_r_sum,
+  [OP_ANY] = gd_r_sum,
+  [OP_ALL] = gd_r_sum,
+  [OP_LOGSUMEXP] = gd_r_logsumexp,
+  [OP_NORM] = gd_r_norm,
+  [OP_EYE] = gd_r_eye,
+  [OP_GELU] = gd_r_gelu,
+  [OP_DROPOUT] = gd_r_dropout,
+  [OP_ASSERT_EQUAL] = gd_r_assert_equal,
+  [OP_ASSERT_GREATER] = gd_r_assert_equal,
+  [OP_ASSERT_GREATER_EQUAL] = gd_r_assert_equal,
+  [OP_ASSERT_LESS] = gd_r_assert_equal,
+  [OP_ASSERT_LESS_EQUAL] = gd_r_assert_equal,
+  [OP_ASSERT_NON_NEGATIVE] = gd_r_assert_equal,
+  [OP_ASSERT_POSITIVE] = gd_r_assert_equal,
+  [OP_ASSERT_FINITE] = gd_r_assert_finite,
+  [OP_LOGICAL_XOR] = gd_r_logical_xor,
+  [OP_RANDOM_UNIFORM] = gd_r_random_uniform,
+  [OP_RANDOM_NORMAL] = gd_r_random_uniform,
+  [OP_TRUNC_NORMAL] = gd_r_random_uniform,
+  [OP_READ_VARIABLE] = gd_r_read_variable,
+  [OP_ASSIGN_VARIABLE] = gd_r_read_variable,
+  [OP_ASSIGN_ADD_VARIABLE] = gd_r_read_variable,
+  [OP_ASSIGN_SUB_VARIABLE] = gd_r_read_variable,
+  [OP_ADD_N] = gd_r_add_n,
+  [OP_SQUEEZE] = gd_r_squeeze,
+  [OP_CONCAT] = gd_r_concat,
+  [OP_STACK] = gd_r_concat,
+  [OP_UNSTACK] = gd_r_unstack,
+  [OP_GATHER] = gd_r_gather,
+  [OP_TILE] = gd_r_tile,
+  [OP_BROADCAST_TO] = gd_r_tile,
+  [OP_FILL] = gd_r_fill,
+  [OP_RANGE] = gd_r_range,
+  [OP_CAST] = gd_r_cast,
+  [OP_ARGMAX] = gd_r_argmax,
+  [OP_ARGMIN] = gd_r_argmax,
+  [OP_RESHAPE] = gd_r_reshape,
+  [OP_EXPAND_DIMS] = gd_r_reshape,
+  [OP_TRANSPOSE] = gd_r_reshape,
+  [OP_STRIDED_SLICE] = gd_r_strided_slice,
+  [OP_SLICE] = gd_r_slice,
+  [OP_PAD] = gd_r_pad,
+  [OP_ONE_HOT] = gd_r_one_hot,
+  [OP_SOFTMAX] = gd_r_softmax,
+  [OP_LOG_SOFTMAX] = gd_r_softmax,
+  [OP_CONV2D] = gd_r_conv2d,
+  [OP_CONV2D_BP_INPUT] = gd_r_conv2d_bp_input,
+  [OP_CONV2D_BP_FILTER] = gd_r_conv2d_bp_input,
+  [OP_MAX_POOL] = gd_r_max_pool,
+  [OP_MAX_POOL_GRAD] = gd_r_max_pool_grad,
+  [OP_STACK_PUSH] = gd_r_stack_push,
+  [OP_STACK_GET] = gd_r_stack_push,
+  [OP_STACK_SIZE] = gd_r_stack_push,
+  [OP_RNG_STATE] = gd_r_rng_state,
+  [OP_RNG_SWAP] = gd_r_rng_swap,
+  [OP_SCATTER_GRAD] = gd_r_scatter_grad,
+  [OP_DATASET_ITER] = gd_r_dataset_iter,
+  [OP_DATASET_NEXT] = gd_r_dataset_iter,
+  [OP_DATASET_RELEASE] = gd_r_dataset_iter,
+  [OP_TL_ADD] = gd_r_tl_add,
+  [OP_TL_CONCAT_GRAD] = gd_r_tl_concat_grad,
+};
+
+/* Converts op node n into TF's ops by its rule; false leaves it to the generic conversion. */
+static bool gd_tf_op(GdBuild *b, const Graph *g, const GraphNode *n) {
+  const char *base = n->name;
+  const char *x = b->ovx ? b->ovx : n->nin > 0 && n->in[0].node >= 0 ? gd_ref(b, g, n->in[0], b->fn) : NULL;
+  const TMeta *xm = b->ovx ? b->ovxm : x ? graph_meta(g, n->in[0]) : NULL;
+  DType t = xm ? xm->dtype : n->nout ? n->outm[0].dtype : DT_FLOAT32;
+  tfs_i64 all[TFS_MAX_RANK];
+  int rank = xm ? xm->rank : 0;
+  for (int i = 0; i < rank && i < TFS_MAX_RANK; i++) all[i] = i;
+  GdRule r = gd_rules[n->op->id];
+  return r && r(b, g, n, base, x, xm, t, rank, all);
+}
+
+static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn) {
+  const GraphNode *n = &g->nodes[id];
+  Tensorflow__NodeDef *nd = pa_alloc(b->a, sizeof *nd);
+  tensorflow__node_def__init(nd);
+  nd->name = pa_strdup(b->a, n->name);
+  AttrList at = {0};
+  int nin = 0;
+  char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(n->nin + n->ndyn + n->nctrl + 1));
+  for (int i = 0; i < n->nin + n->ndyn; i++)
+    if (n->in[i].node >= 0) in[nin++] = gd_ref(b, g, n->in[i], fn);
+  for (int i = 0; i < n->nctrl; i++) in[nin++] = pa_printf(b->a, "^%s", g->nodes[n->ctrl[i]].name);
+  nd->input = in;
+  nd->n_input = (size_t)nin;
+  switch (n->kind) {
+    case GN_PLACEHOLDER:
+      nd->op = "Placeholder";
+      gd_attr_add(b, &at, "dtype", gd_pbtype(b, gd_pbdt(b, g, (GraphRef){id, 0})));
+      gd_attr_add(b, &at, "shape", gd_shape(b, n->outm[0].rank, n->outm[0].shape));
+      break;
+    case GN_CONST: {
+      nd->op = "Const";
+      gd_attr_add(b, &at, "dtype", gd_type(b, n->value->dtype));
+      Tensorflow__AttrValue *v = gd_attr(b);
+      v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TENSOR;
+      v->tensor = pb_const_tensor(b->a, n->value);
+      gd_attr_add(b, &at, "value", v);
+      break;
+    }
+    case GN_VARHANDLE: {
+      nd->op = "VarHandleOp";
+      char *shared = pa_strdup(b->a, b->varkey ? b->varkey(b->vctx, n->var) : n->var->name ? n->var->name : "Variable");
+      char *colon = b->varkey ? NULL : strrchr(shared, ':');
+      if (colon) *colon = 0;   /* 'v:0' names the handle's output, the resource is 'v' */
+      gd_attr_add(b, &at, "container", gd_str(b, ""));
+      gd_attr_add(b, &at, "dtype", gd_type(b, n->var->value->dtype));
+      gd_attr_add(b, &at, "shape", gd_shape(b, n->var->value->rank, n->var->value->shape));
+      gd_attr_add(b, &at, "shared_name", gd_str(b, shared));
+      break;
+    }
+    case GN_COND:
+    case GN_WHILE: {
+      bool effects = gd_has_effects(n->sub[0]) || (n->sub[1] && gd_has_effects(n->sub[1]));
+      int *th = NULL, nth = gd_threaded(b, n, &th);
+      Tensorflow__DataType *m = pa_alloc(b->a, sizeof(Tensorflow__DataType) * (size_t)(n->nin + n->nout + nth + 1));
+      int k = 0;
+      for (int i = 0; i < n->nin; i++)
+        if (n->in[i].node >= 0) {
+          m[k] = gd_pbdt(b, g, n->in[i]);
+          if (m[k] == TENSORFLOW__DATA_TYPE__DT_RESOURCE || (m[k] == TENSORFLOW__DATA_TYPE__DT_VARIANT && !b->full))
+            for (int s = 0; s < 2; s++) {   /* the bodies' placeholder for it is one too */
+              int pi = n->kind == GN_COND ? k - 1 : k;
+              if (n->sub[s] && pi >= 0 && pi < n->sub[s]->ninputs) gd_mark_ph(b, &n->sub[s]->nodes[n->sub[s]->inputs[pi]], m[k]);
+            }
+          k++;
+        }
+      for (int j = 0; j < nth; j++) m[k + j] = TENSORFLOW__DATA_TYPE__DT_VARIANT;
+      if (n->kind == GN_COND) {
+        nd->op = effects ? "If" : "StatelessIf";
+        Tensorflow__DataType *om = pa_alloc(b->a, sizeof(Tensorflow__DataType) * (size_t)(n->nout + nth + 1));
+        for (int i = 0; i < n->nout; i++) om[i] = pb_dtype(n->outm[i].dtype);
+        for (int j = 0; j < nth; j++) om[n->nout + j] = TENSORFLOW__DATA_TYPE__DT_VARIANT;
+        if (k) gd_attr_add(b, &at, "Tcond", gd_pbtype(b, m[0]));
+        gd_attr_add(b, &at, "Tin", gd_pbtypes(b, k ? k - 1 + nth : 0, m + (k ? 1 : 0)));
+        gd_attr_add(b, &at, "Tout", gd_pbtypes(b, n->nout + nth, om));
+        gd_attr_add(b, &at, "then_branch", gd_func(b, gd_function_t(b, n->sub[0], NULL, th, nth, true, false)));
+        if (n->sub[1]) gd_attr_add(b, &at, "else_branch", gd_func(b, gd_function_t(b, n->sub[1], NULL, th, nth, true, false)));
+      } else {
+        nd->op = effects ? "While" : "StatelessWhile";
+        gd_attr_add(b, &at, "T", gd_pbtypes(b, k + nth, m));
+        gd_attr_add(b, &at, "cond", gd_func(b, gd_function_t(b, n->sub[0], NULL, th, nth, false, false)));
+        if (n->sub[1]) gd_attr_add(b, &at, "body", gd_func(b, gd_function_t(b, n->sub[1], NULL, th, nth, true, !b->full)));
+        gd_attr_add(b, &at, "parallel_iterations", gd_int(b, 10));
+        int64_t mi;
+        if (b->full && val_as_int(n->aux, &mi)) gd_attr_add(b, &at, "_tfs_max_iter", gd_int(b, mi));
+      }
+      if (nth) {   /* the lists go in after the data inputs and come out after the outputs */
+        bool was = b->fn;
+        b->fn = fn;
+        char **in2 = pa_alloc(b->a, sizeof(char *) * (size_t)(nin + nth + 1));
+        int nd_in = nin - n->nctrl;
+        memcpy(in2, in, sizeof(char *) * (size_t)nd_in);
+        for (int j = 0; j < nth; j++) in2[nd_in + j] = (char *)gd_stack_list(b, n->name, th[j]);
+        memcpy(in2 + nd_in + nth, in + nd_in, sizeof(char *) * (size_t)n->nctrl);
+        nd->input = in2;
+        nd->n_input = (size_t)(nin + nth);
+        int first = n->kind == GN_COND ? n->nout : k;
+        for (int j = 0; j < nth; j++) b->cur[th[j]] = gd_out(b, n->name, first + j);
+        b->fn = was;
+      }
+      if (b->full) gd_attr_add(b, &at, "_tfs_Tout", gd_types(b, n->nout, om_of(b, n)));
+      break;
+    }
+    case GN_OP: {
+      if (!b->full) {
+        bool was = b->fn;
+        b->fn = fn;
+        size_t np = b->npend;
+        bool done = gd_tf_op(b, g, n);
+        b->fn = was;
+        if (!done) b->npend = np;   /* a rule that gave up leaves no helper nodes behind */
+        if (done) {   /* the chain's last node becomes this one, under its name, with its control inputs */
+          Tensorflow__NodeDef *last = b->pend[--b->npend];
+          nd->op = last->op;
+          char **li = pa_alloc(b->a, sizeof(char *) * (last->n_input + (size_t)n->nctrl + 1));
+          memcpy(li, last->input, sizeof(char *) * last->n_input);
+          for (int i = 0; i < n->nctrl; i++) li[last->n_input + (size_t)i] = pa_printf(b->a, "^%s", g->nodes[n->ctrl[i]].name);
+          nd->input = li;
+          nd->n_input = last->n_input + (size_t)n->nctrl;
+          nd->attr = last->attr;
+          nd->n_attr = last->n_attr;
+          return nd;
+        }
+      }
+      /* the generic form (and a saved graph's, b->full: tfs's own ops and
+       * attributes, which graphimport.c reads back): the op's graph name, T and
+       * the op's attributes under their names */
+      nd->op = (char *)n->op->graph_name;
+      /* T: the dtype of the op's first tensor input (its output's when it has none) */
+      const TMeta *tm = NULL;
+      for (int i = 0; i < n->nin && !tm; i++)
+        if (n->in[i].node >= 0) tm = graph_meta(g, n->in[i]);
+      if (!tm && n->nout) tm = &n->outm[0];
+      if (tm) gd_attr_add(b, &at, "T", gd_type(b, tm->dtype));
+      for (int i = 0; i < n->attrs.n; i++) {
+        Tensorflow__AttrValue *v = gd_host(b, n->attrs.v[i]);
+        if (v) gd_attr_add(b, &at, op_attr_name(n->op, i), v);
+        else if (b->full && !val_is_undef(n->attrs.v[i]) && n->attrs.v[i].tag != VT_NONE)
+          rt_throw(ERR_VALUE, "tf.saved_model.save: attribute '%s' of op %s in '%s' is a %s, which a saved graph cannot hold",
+                   op_attr_name(n->op, i), n->op->graph_name, g->fname ? g->fname : g->name, val_type_name(n->attrs.v[i]));
+      }
+      if (b->full) gd_full_op(b, &at, g, n);
+      break;
+    }
+  }
+  if (b->full && n->kind != GN_PLACEHOLDER) {
+    if (n->nout) gd_attr_add(b, &at, "_output_shapes", gd_shapes(b, n->nout, n->outm));
+    unsigned fl = n->flags & ~(unsigned)GNF_CAPTURE;   /* (only tape entries of eager calls read it) */
+    if (fl) gd_attr_add(b, &at, "_tfs_flags", gd_int(b, (tfs_i64)fl));
+  }
+  gd_set_attrs(nd, &at);
+  return nd;
+}
+
+/* Appends a converted node after the helper nodes its conversion made. */
+static void gd_emit(GdBuild *b, Tensorflow__NodeDef ***v, size_t *n, size_t *cap, Tensorflow__NodeDef *nd) {
+  size_t np = b->npend;
+  b->npend = 0;   /* gd_node is done with them: the list is reused by the next node */
+  for (size_t i = 0; i < np; i++) gd_push(b, v, n, cap, b->pend[i]);
+  gd_push(b, v, n, cap, nd);
+}
+
+/* TF reserves node names starting with '_' (tfs's own ops name their nodes so:
+ * "_StackPush"): such names in nodes[0..n) lose the '_' (made unique), and the
+ * inputs and function returns that name them follow. */
+static bool gd_scope_taken(Tensorflow__NodeDef **nodes, size_t n, const char *name) {
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(nodes[i]->name, name)) return true;
+  return false;
+}
+
+static char *gd_renamed(PbArena *a, const char *ref, char **from, char **to, size_t nmap) {
+  const char *p = ref[0] == '^' ? ref + 1 : ref;
+  size_t len = strcspn(p, ":");
+  for (size_t i = 0; i < nmap; i++)
+    if (strlen(from[i]) == len && !strncmp(from[i], p, len))
+      return pa_printf(a, "%s%s%s", ref[0] == '^' ? "^" : "", to[i], p + len);
+  return (char *)ref;
+}
+
+static void gd_tf_names(PbArena *a, Tensorflow__NodeDef **nodes, size_t n, Tensorflow__FunctionDef__RetEntry **ret,
+                        size_t nret) {
+  size_t nmap = 0;
+  for (size_t i = 0; i < n; i++) nmap += nodes[i]->name[0] == '_';
+  if (!nmap) return;
+  char **from = pa_alloc(a, sizeof(char *) * nmap), **to = pa_alloc(a, sizeof(char *) * nmap);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (nodes[i]->name[0] != '_') continue;
+    char *nm = pa_strdup(a, nodes[i]->name + strspn(nodes[i]->name, "_"));
+    for (int j = 1; !*nm || gd_scope_taken(nodes, n, nm); j++)
+      nm = pa_printf(a, "%s_%d", nodes[i]->name + strspn(nodes[i]->name, "_"), j);
+    from[k] = nodes[i]->name;
+    to[k++] = nodes[i]->name = nm;
+  }
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < nodes[i]->n_input; j++) nodes[i]->input[j] = gd_renamed(a, nodes[i]->input[j], from, to, nmap);
+  for (size_t i = 0; i < nret; i++) ret[i]->value = gd_renamed(a, ret[i]->value, from, to, nmap);
+}
+
+/* TF's argument names are [a-z][a-z0-9_]* ("loop_vars[0]" and a captured
+ * "_StackSize" are not): f's arguments get such names (made unique), and the
+ * inputs and returns that read them follow. */
+static void gd_arg_names(PbArena *a, Tensorflow__FunctionDef *f) {
+  Tensorflow__OpDef *sig = f->signature;
+  size_t n = sig->n_input_arg, nmap = 0;
+  char **from = pa_alloc(a, sizeof(char *) * (n + 1)), **to = pa_alloc(a, sizeof(char *) * (n + 1));
+  for (size_t i = 0; i < n; i++) {
+    const char *old = sig->input_arg[i]->name;
+    char *nm = pa_strdup(a, old + strspn(old, "_0123456789"));
+    for (char *p = nm; *p; p++) *p = isalnum((unsigned char)*p) ? (char)tolower((unsigned char)*p) : '_';
+    size_t len = strlen(nm);
+    while (len && nm[len - 1] == '_') nm[--len] = 0;
+    if (!*nm) nm = "arg";
+    if (!strcmp(nm, old)) continue;
+    char *cand = nm;
+    for (int k = 1;; k++) {
+      bool taken = false;
+      for (size_t j = 0; j < n && !taken; j++) taken = !strcmp(sig->input_arg[j]->name, cand);
+      if (!taken) break;
+      cand = pa_printf(a, "%s_%d", nm, k);
+    }
+    from[nmap] = sig->input_arg[i]->name;
+    to[nmap++] = sig->input_arg[i]->name = cand;
+  }
+  if (!nmap) return;
+  for (size_t i = 0; i < f->n_node_def; i++)
+    for (size_t j = 0; j < f->node_def[i]->n_input; j++) {
+      char *in = f->node_def[i]->input[j];
+      if (!strchr(in, ':')) f->node_def[i]->input[j] = gd_renamed(a, in, from, to, nmap);   /* arguments are bare names */
+    }
+  for (size_t i = 0; i < f->n_ret; i++)
+    if (!strchr(f->ret[i]->value, ':')) f->ret[i]->value = gd_renamed(a, f->ret[i]->value, from, to, nmap);
+}
+
+/* A function name free in the library: the body's name with '/' as '_', plus a
+ * sequence number.  The stacks th[0..nth) are threaded through it: one more
+ * variant argument each, returned (ret_th) as the body leaves them; `pass`
+ * also returns the arguments beyond g's outputs unchanged (a loop body's
+ * captured values: TF's While body returns every loop variable). */
+static const char *gd_function_t(GdBuild *b, const Graph *g, const char *fixed, const int *th, int nth, bool ret_th,
+                                 bool pass) {
+  char *name = fixed ? pa_strdup(b->a, fixed) : pa_printf(b->a, "%s_%d", g->name, b->seq++);
+  for (char *p = name; *p; p++)   /* TF's function names: letters, digits, '_', '.', '-' ("<lambda>" too) */
+    if (!fixed ? !(isalnum((unsigned char)*p) || *p == '_' || *p == '.' || *p == '-') : *p == '/' || *p == ':' || *p == ' ') *p = '_';
+  if (!fixed)
+    while (name[0] == '_' && name[1]) name++;
+  /* the enclosing node's helper nodes and lists wait until this body is done */
+  Tensorflow__NodeDef **spend = b->pend;
+  size_t snpend = b->npend, scappend = b->cappend;
+  const char **scur = b->cur;
+  b->pend = NULL;
+  b->npend = b->cappend = 0;
+  if (b->nstk) {
+    b->cur = pa_alloc(b->a, sizeof(char *) * (size_t)b->nstk);
+    memset(b->cur, 0, sizeof(char *) * (size_t)b->nstk);
+  }
+  Tensorflow__FunctionDef *f = pa_alloc(b->a, sizeof *f);
+  tensorflow__function_def__init(f);
+  Tensorflow__OpDef *sig = pa_alloc(b->a, sizeof *sig);
+  tensorflow__op_def__init(sig);
+  sig->name = name;
+  sig->is_stateful = gd_has_effects(g);
+  sig->n_input_arg = (size_t)(g->ninputs + nth);
+  sig->input_arg = pa_alloc(b->a, sizeof(void *) * (size_t)(g->ninputs + nth + 1));
+  for (int i = 0; i < g->ninputs + nth; i++) {
+    Tensorflow__OpDef__ArgDef *ad = pa_alloc(b->a, sizeof *ad);
+    tensorflow__op_def__arg_def__init(ad);
+    if (i < g->ninputs) {
+      const GraphNode *p = &g->nodes[g->inputs[i]];
+      ad->name = pa_strdup(b->a, p->name);
+      ad->type = gd_pbdt(b, g, (GraphRef){g->inputs[i], 0});
+    } else {
+      ad->name = pa_printf(b->a, "accumulator_%d", th[i - g->ninputs]);
+      ad->type = TENSORFLOW__DATA_TYPE__DT_VARIANT;
+      b->cur[th[i - g->ninputs]] = ad->name;
+    }
+    sig->input_arg[i] = ad;
+  }
+  if (b->full && g->ninputs) {   /* each argument's shape, in arg_attr as TF keeps it */
+    f->n_arg_attr = (size_t)g->ninputs;
+    f->arg_attr = pa_alloc(b->a, sizeof(void *) * (size_t)g->ninputs);
+    for (int i = 0; i < g->ninputs; i++) {
+      Tensorflow__FunctionDef__ArgAttrEntry *e = pa_alloc(b->a, sizeof *e);
+      tensorflow__function_def__arg_attr_entry__init(e);
+      e->key = (uint32_t)i;
+      e->value = pa_alloc(b->a, sizeof *e->value);
+      tensorflow__function_def__arg_attrs__init(e->value);
+      Tensorflow__FunctionDef__ArgAttrs__AttrEntry *a = pa_alloc(b->a, sizeof *a);
+      tensorflow__function_def__arg_attrs__attr_entry__init(a);
+      a->key = "_output_shapes";
+      a->value = gd_shapes(b, 1, g->nodes[g->inputs[i]].outm);
+      e->value->n_attr = 1;
+      e->value->attr = pa_alloc(b->a, sizeof(void *));
+      e->value->attr[0] = a;
+      f->arg_attr[i] = e;
+    }
+  }
+  f->signature = sig;
+  size_t cap = 0;
+  for (int id = 0; id < g->nnodes; id++)
+    if (g->nodes[id].kind != GN_PLACEHOLDER) gd_emit(b, &f->node_def, &f->n_node_def, &cap, gd_node(b, g, id, true));
+  int npass = pass && g->ninputs > g->noutputs ? g->ninputs - g->noutputs : 0;
+  int nret = g->noutputs + npass + (ret_th ? nth : 0);
+  sig->n_output_arg = (size_t)nret;
+  sig->output_arg = pa_alloc(b->a, sizeof(void *) * (size_t)(nret + 1));
+  f->n_ret = (size_t)nret;
+  f->ret = pa_alloc(b->a, sizeof(void *) * (size_t)(nret + 1));
+  for (int i = 0; i < nret; i++) {
+    Tensorflow__OpDef__ArgDef *ad = pa_alloc(b->a, sizeof *ad);
+    tensorflow__op_def__arg_def__init(ad);
+    ad->name = pa_printf(b->a, "output_%d", i);
+    Tensorflow__FunctionDef__RetEntry *r = pa_alloc(b->a, sizeof *r);
+    tensorflow__function_def__ret_entry__init(r);
+    r->key = ad->name;
+    if (i < g->noutputs) {
+      ad->type = gd_pbdt(b, g, g->outputs[i]);
+      r->value = gd_ref(b, g, g->outputs[i], true);
+    } else if (i < g->noutputs + npass) {
+      ad->type = sig->input_arg[i]->type;
+      r->value = sig->input_arg[i]->name;
+    } else {
+      int k = th[i - g->noutputs - npass];
+      ad->type = TENSORFLOW__DATA_TYPE__DT_VARIANT;
+      r->value = (char *)b->cur[k];
+    }
+    sig->output_arg[i] = ad;
+    f->ret[i] = r;
+  }
+  if (b->nfns == b->cap) {
+    size_t cap = b->cap ? 2 * b->cap : 8;
+    Tensorflow__FunctionDef **fns = pa_alloc(b->a, sizeof(void *) * cap);
+    if (b->nfns) memcpy(fns, b->fns, sizeof(void *) * b->nfns);
+    b->fns = fns;
+    b->cap = cap;
+  }
+  if (!b->full) {
+    gd_tf_names(b->a, f->node_def, f->n_node_def, f->ret, f->n_ret);
+    gd_arg_names(b->a, f);
+  }
+  b->fns[b->nfns++] = f;
+  b->pend = spend;
+  b->npend = snpend;
+  b->cappend = scappend;
+  b->cur = scur;
+  return name;
+}
+
+static const char *gd_function(GdBuild *b, const Graph *g, const char *fixed) {
+  return gd_function_t(b, g, fixed, NULL, 0, false, false);
+}
+
+static bool gd_name_taken(const Graph *g, const char *name) {
+  for (int i = 0; i < g->nnodes; i++)
+    if (!strcmp(g->nodes[i].name, name)) return true;
+  return false;
+}
+
+/* Append g's nodes (under `scope`, "" for none) and one Identity per output. */
+static void gd_graph_nodes(GdBuild *b, const Graph *g, const char *scope, Tensorflow__NodeDef ***nodes, size_t *n,
+                           size_t *cap) {
+  size_t first = *n;
+  if (b->nstk) {
+    b->cur = pa_alloc(b->a, sizeof(char *) * (size_t)b->nstk);
+    memset(b->cur, 0, sizeof(char *) * (size_t)b->nstk);
+  }
+  for (int id = 0; id < g->nnodes; id++) gd_emit(b, nodes, n, cap, gd_node(b, g, id, false));
+  int k = 0;
+  for (int i = 0; i < g->noutputs; i++) {
+    char *name;
+    do name = k ? pa_printf(b->a, "Identity_%d", k) : pa_strdup(b->a, "Identity"), k++;
+    while (gd_name_taken(g, name));
+    Tensorflow__NodeDef *nd = pa_alloc(b->a, sizeof *nd);
+    tensorflow__node_def__init(nd);
+    nd->name = name;
+    nd->op = "Identity";
+    nd->n_input = 1;
+    nd->input = pa_alloc(b->a, sizeof(char *));
+    nd->input[0] = gd_ref(b, g, g->outputs[i], false);
+    AttrList at = {0};
+    gd_attr_add(b, &at, "T", gd_type(b, graph_meta(g, g->outputs[i])->dtype));
+    nd->attr = at.e;
+    nd->n_attr = at.n;
+    gd_push(b, nodes, n, cap, nd);
+  }
+  if (!*scope) return;
+  for (size_t i = first; i < *n; i++) {
+    Tensorflow__NodeDef *nd = (*nodes)[i];
+    nd->name = pa_printf(b->a, "%s/%s", scope, nd->name);
+    for (size_t j = 0; j < nd->n_input; j++)
+      nd->input[j] = nd->input[j][0] == '^' ? pa_printf(b->a, "^%s/%s", scope, nd->input[j] + 1)
+                                            : pa_printf(b->a, "%s/%s", scope, nd->input[j]);
+  }
+}
+
+Tensorflow__GraphDef *graphdef_build_many(PbArena *a, const Graph *const *gs, int ng) {
+  GdBuild b = {.a = a};
+  Tensorflow__GraphDef *gd = pa_alloc(a, sizeof *gd);
+  tensorflow__graph_def__init(gd);
+  size_t cap = 0;
+  for (int i = 0; i < ng; i++) gd_stack_scan(&b, gs[i]);
+  for (int i = 0; i < ng && graphdef_dataset_info; i++) gd_mark_datasets(&b, gs[i]);
+  for (int i = 0; i < ng; i++) gd_graph_nodes(&b, gs[i], ng > 1 ? gs[i]->name : "", &gd->node, &gd->n_node, &cap);
+  gd_tf_names(a, gd->node, gd->n_node, NULL, 0);
+  gd->versions = pa_alloc(a, sizeof *gd->versions);
+  tensorflow__version_def__init(gd->versions);
+  gd->versions->producer = GD_PRODUCER;
+  if (b.nfns) {
+    gd->library = pa_alloc(a, sizeof *gd->library);
+    tensorflow__function_def_library__init(gd->library);
+    gd->library->function = b.fns;
+    gd->library->n_function = b.nfns;
+  }
+  return gd;
+}
+
+Tensorflow__GraphDef *graphdef_build(PbArena *a, const Graph *g) { return graphdef_build_many(a, &g, 1); }
+
+Tensorflow__FunctionDefLibrary *graphdef_saved_library(PbArena *a, const Graph *const *gs, const char *const *names, int n,
+                                                       const char *(*varkey)(void *ctx, const Variable *v), void *ctx) {
+  GdBuild b = {.a = a, .full = true, .varkey = varkey, .vctx = ctx};
+  for (int i = 0; i < n; i++) gd_function(&b, gs[i], names[i]);
+  Tensorflow__FunctionDefLibrary *lib = pa_alloc(a, sizeof *lib);
+  tensorflow__function_def_library__init(lib);
+  lib->function = b.fns;
+  lib->n_function = b.nfns;
+  return lib;
+}
+
+void graphdef_text(StrBuf *b, const Graph *g) {
+  PbArena a = {0};
+  pb_text(b, &graphdef_build(&a, g)->base, 0);
+  pa_free(&a);
+}
+
+unsigned char *graphdef_pack(const Graph *g, size_t *n) {
+  PbArena a = {0};
+  unsigned char *r = pb_pack(&graphdef_build(&a, g)->base, n);
+  pa_free(&a);
+  return r;
+}

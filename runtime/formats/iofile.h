@@ -1,0 +1,28 @@
+/* iofile.h — file loading shared by tf.io, tf.data and keras.datasets: whole files, .npy/.npz, CSV text. */
+#ifndef TFS_IOFILE_H
+#define TFS_IOFILE_H
+
+#include "tensor/tensor.h"
+
+/* The file name a tf.io function was given (a str or a 0-d string tensor); borrowed. */
+const char *io_path_arg(Val v, const char *what);
+/* The whole file, gunzipped when the name ends in .gz; malloc'd, NUL-terminated,
+ * *len bytes before the NUL.  A missing file raises NotFoundError, a corrupt
+ * gzip stream InvalidArgumentError, both naming `what` and the path. */
+char *io_read_all(const char *path, const char *what, tfs_i64 *len);
+/* The same, gunzipping a .gz name only when `gunzip` (TFRecord readers take the bytes as they are, as TF's do). */
+char *io_read_bytes(const char *path, const char *what, tfs_i64 *len, bool gunzip);
+/* The bytes a zlib (RFC 1950) or gzip stream data[0..n) holds, malloc'd with a NUL after *len;
+ * damaged data raises DataLossError with zlib's words, as TF's ZlibInputStream does. */
+char *io_inflate(const char *data, tfs_i64 n, bool gzip, const char *what, tfs_i64 *len);
+/* A 0-d string tensor holding s[0..n) (owned). */
+Val io_string_scalar(const char *s, tfs_i64 n);
+
+/* numpy's .npy format (versions 1-3): parse one array (owned tensor; errors name
+ * `where`), or serialise a tensor as version 1 (malloc'd, *len bytes). */
+Tensor *npy_parse(const unsigned char *data, tfs_i64 len, const char *where);
+char *npy_format(Tensor *t, size_t *len);
+/* A .npz archive (zip of .npy members, stored or deflated): a dict name -> tensor. */
+Val npz_parse(const unsigned char *data, tfs_i64 len, const char *where);
+
+#endif

@@ -1,0 +1,59 @@
+/* tfrecord.c — CRC-32C (Castagnoli, table-driven) and TFRecord framing for event files. */
+#include "formats/tfrecord.h"
+
+static uint32_t tfr_table[256];
+
+static void tfr_init(void) {
+  for (uint32_t i = 0; i < 256; i++) {
+    uint32_t c = i;
+    for (int k = 0; k < 8; k++) c = c & 1 ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+    tfr_table[i] = c;
+  }
+}
+
+uint32_t tfr_crc32c(const void *data, size_t n) {
+  if (!tfr_table[1]) tfr_init();
+  const unsigned char *p = data;
+  uint32_t c = 0xFFFFFFFFu;
+  for (size_t i = 0; i < n; i++) c = tfr_table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
+  return c ^ 0xFFFFFFFFu;
+}
+
+/* Stored CRCs are masked so that a CRC of data holding CRCs stays well distributed. */
+uint32_t tfr_mask(uint32_t crc) { return ((crc >> 15) | (crc << 17)) + 0xA282EAD8u; }
+
+static void tfr_le(StrBuf *b, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; i++) sb_putc(b, (char)(v >> (8 * i)));
+}
+
+void tfr_frame(StrBuf *b, const void *data, size_t n) {
+  unsigned char len[8];
+  for (int i = 0; i < 8; i++) len[i] = (unsigned char)((uint64_t)n >> (8 * i));
+  tfr_le(b, n, 8);
+  tfr_le(b, tfr_mask(tfr_crc32c(len, 8)), 4);
+  sb_putn(b, data, n);
+  tfr_le(b, tfr_mask(tfr_crc32c(data, n)), 4);
+}
+
+static uint64_t le_bytes(const unsigned char *p, int n) {
+  uint64_t v = 0;
+  for (int i = n - 1; i >= 0; i--) v = v << 8 | p[i];
+  return v;
+}
+
+bool tfr_next(const unsigned char *p, tfs_i64 len, tfs_i64 *at, const unsigned char **rec, tfs_i64 *n) {
+  tfs_i64 a = *at;
+  if (a >= len) return false;
+  if (len - a < 12) rt_throw(ERR_DATA_LOSS, "truncated record at %lld", (long long)a);
+  if (tfr_mask(tfr_crc32c(p + a, 8)) != (uint32_t)le_bytes(p + a + 8, 4))
+    rt_throw(ERR_DATA_LOSS, "corrupted record at %lld", (long long)a);
+  uint64_t m = le_bytes(p + a, 8);
+  if (m > (uint64_t)(len - a - 12) || (uint64_t)(len - a - 12) - m < 4)
+    rt_throw(ERR_DATA_LOSS, "truncated record at %lld", (long long)(a + 12));
+  if (tfr_mask(tfr_crc32c(p + a + 12, m)) != (uint32_t)le_bytes(p + a + 12 + m, 4))
+    rt_throw(ERR_DATA_LOSS, "corrupted record at %lld", (long long)(a + 12));
+  *rec = p + a + 12;
+  *n = (tfs_i64)m;
+  *at = a + 16 + (tfs_i64)m;
+  return true;
+}

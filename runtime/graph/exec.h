@@ -1,0 +1,60 @@
+/* exec.h — the graph executor: plans a traced graph once (prune, fold, CSE, order, lifetimes), then runs it.
+ *
+ * exec_plan_new() turns an immutable Graph into an ExecPlan:
+ *   - pruning: only nodes reaching an output or a side effect are kept (TF's
+ *     non-strict semantics: an unused failing op never runs);
+ *   - constant folding of pure ops whose inputs are constants (an op that
+ *     fails to fold is kept, so its error happens at run time, if reached);
+ *   - common subexpression elimination of pure ops;
+ *   - fusion of MatMul -> bias add (-> Relu) chains into one _FusedMatMul step
+ *     (bias and activation applied to each product block while in cache);
+ *   - a flat step list in creation order (a topological order that keeps the
+ *     program order of side effects) with one value slot per live tensor and,
+ *     per step, the slots whose last use it is (released right after it);
+ *   - per step on statically 0-d operands, a scalar kernel from the op table
+ *     (no meta, broadcasting or result array; dying operands reused in place);
+ *   - per graph while made only of such steps (and nested conds/whiles, and
+ *     element reads of captured vectors), a register program over unboxed
+ *     scalars: no tensor, allocation or reference count per iteration;
+ *   - per elementwise step on static shapes, the row loop of its kernel, its result
+ *     buffer planned by liveness (in place over a dying operand, else a slot of a
+ *     per-plan arena reused across calls); chains of them fused into one step.
+ * exec_run() then costs one op_run (or scalar kernel, or row loop) per step and nothing
+ * else per node; cond/while bodies run in reused frames without a setjmp.
+ */
+#ifndef TFS_EXEC_H
+#define TFS_EXEC_H
+
+#include "graph/graph.h"
+
+typedef struct ExecPlan ExecPlan;
+
+ExecPlan *exec_plan_new(Graph *g);                    /* retains g */
+void exec_plan_free(ExecPlan *p);
+
+/* Run the plan: args[i] is the tensor for graph input i (borrowed); outs[i]
+ * receives graph output i (owned).  Errors raised by an op are re-raised at
+ * the op's .tfs location with "(node N in tf.function 'f')" appended. */
+void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs);
+
+/* Plan statistics (tests, dumps). */
+/* scalar: steps with a 0-d scalar kernel; loops: while steps compiled to register programs;
+ * fused: MatMul + bias add (+ Relu) chains run as one _FusedMatMul step;
+ * ew: planned elementwise steps (static shapes: a row loop, result in place or in the arena);
+ * ewfused: elementwise steps absorbed into the next one's fused chain; arena: arena slots;
+ * mm: 2-D MatMul / _FusedMatMul steps planned to skip op_run (static shapes, no transposes);
+ * update: Assign* steps fed by a fused chain; ewside: single elementwise steps moved into a later chain
+ * as its side op (an operand computed block by block beside the chain). */
+typedef struct ExecStats { int nodes, steps, pruned, folded, cse, slots, scalar, loops, fused, ew, ewfused, arena, mm, update, ewside; } ExecStats;
+/* Matrix products run through a planned step (no op_run), since the start: for tests. */
+tfs_i64 exec_mm_count(void);
+/* Variable updates (Assign* fed by a planned elementwise chain) run as one fused pass, since the start: for tests. */
+tfs_i64 exec_update_count(void);
+/* Tests: called with the node of every step a plan runs (fused-in steps too; not the
+ * steps of loops compiled to register programs). */
+extern void (*exec_step_hook)(const GraphNode *node);
+void exec_plan_stats(const ExecPlan *p, ExecStats *st);
+/* Whether graph node `id` runs (false: pruned, folded or merged away). */
+bool exec_plan_runs(const ExecPlan *p, int id);
+
+#endif

@@ -1,0 +1,593 @@
+/* grad.c — the gradient of every differentiable op, in one table keyed by op id, written with op_apply (eager and traced alike). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "object/object.h"
+#include "graph/tape.h"
+
+/* ---- a small tensor API over op_apply ---------------------------------------------------
+ * Each helper returns a borrowed value whose reference lives in a temporary
+ * pool, released after the gradient function returns; keep() hands one out. */
+
+static Val tmp[512];
+static int ntmp;
+
+static Val T(Val v) {
+  if (ntmp == (int)(sizeof tmp / sizeof tmp[0])) rt_throw(ERR_RUNTIME, "gradient: too many temporaries");
+  tmp[ntmp++] = v;
+  return v;
+}
+static Val keep(Val v) { return val_incref(v); }
+
+static Val op1(OpId id, Val a) { return T(op_apply1(id, a)); }
+static Val op2(OpId id, Val a, Val b) { return T(op_apply2(id, a, b)); }
+static Val opat(OpId id, int nin, const Val *in, int nat, const Val *at) {
+  OpAttrs a;
+  a.n = nat;
+  for (int i = 0; i < nat; i++) a.v[i] = at[i];
+  return T(op_apply(&op_defs[id], nin, in, &a));
+}
+static Val add(Val a, Val b) { return op2(OP_ADD, a, b); }
+static Val sub(Val a, Val b) { return op2(OP_SUB, a, b); }
+static Val mul(Val a, Val b) { return op2(OP_MUL, a, b); }
+static Val dv(Val a, Val b) { return op2(OP_DIV, a, b); }
+static Val neg(Val a) { return op1(OP_NEG, a); }
+static Val fconst(double f) { return val_float(f); }
+static Val where(Val c, Val a, Val b) {
+  Val in[3] = {c, a, b};
+  return opat(OP_SELECT, 3, in, 0, NULL);
+}
+static Val zeros_like(Val a) { return op1(OP_ZEROS_LIKE, a); }
+
+static Tensor *tn(Val v) { return val_as_tensor(v); }
+static int rank_of(Val v) { return tn(v)->rank; }
+
+static bool static_shape(Val v) {
+  Tensor *t = tn(v);
+  if (t->rank < 0) return false;
+  for (int i = 0; i < t->rank; i++)
+    if (t->shape[i] < 0) return false;
+  return true;
+}
+
+/* The shape of v as an attribute: a tuple when static, else tf.shape(v). */
+static Val shape_val(Val v) {
+  Tensor *t = tn(v);
+  if (!static_shape(v)) return op1(OP_SHAPE, v);
+  Val tu = T(tuple_new(t->rank));
+  for (int i = 0; i < t->rank; i++) ((Tuple *)tu.u.o)->items[i] = val_int(t->shape[i]);
+  return tu;
+}
+
+static Val int_tuple(int n, const tfs_i64 *v) {
+  Val tu = T(tuple_new(n));
+  for (int i = 0; i < n; i++) ((Tuple *)tu.u.o)->items[i] = val_int(v[i]);
+  return tu;
+}
+
+static Val reshape(Val x, Val shape) {
+  Val at[1] = {shape};
+  return opat(OP_RESHAPE, 1, &x, 1, at);
+}
+static Val reshape_like(Val x, Val like) { return reshape(x, shape_val(like)); }
+
+static Val reduce_sum(Val x, int n, const int *axes, bool keepdims) {
+  tfs_i64 ax[TFS_MAX_RANK];
+  for (int i = 0; i < n; i++) ax[i] = axes[i];
+  Val at[2] = {int_tuple(n, ax), val_bool(keepdims)};
+  return opat(OP_SUM, 1, &x, 2, at);
+}
+static Val sum_axis_keep(Val x, tfs_i64 axis) {
+  Val at[2] = {val_int(axis), val_bool(true)};
+  return opat(OP_SUM, 1, &x, 2, at);
+}
+
+static Val matmul(Val a, Val b, bool ta, bool tb) {
+  Val in[2] = {a, b};
+  Val at[2] = {val_bool(ta), val_bool(tb)};
+  return opat(OP_MATMUL, 2, in, 2, at);
+}
+
+static Val cast_to(Val x, DType dt) {
+  if (tn(x)->dtype == dt) return x;
+  Val at[1] = {dtype_val(dt)};
+  return opat(OP_CAST, 1, &x, 1, at);
+}
+
+/* dy summed back to x's shape: over leading axes x lacks and over axes where x has size 1 (broadcasting). */
+static Val unbroadcast(Val dy, Val x) {
+  Tensor *tx = tn(x), *ty = tn(dy);
+  if (!tx || tx->rank < 0 || ty->rank < 0) return dy;
+  int lead = ty->rank - tx->rank, axes[TFS_MAX_RANK], n = 0;
+  for (int i = 0; i < ty->rank; i++) {
+    if (i < lead) axes[n++] = i;
+    else if (tx->shape[i - lead] == 1 && ty->shape[i] != 1) axes[n++] = i;
+  }
+  if (!n) return dy;
+  return reshape_like(reduce_sum(dy, n, axes, false), x);
+}
+
+/* Normalised reduction axes of attribute value v for a rank-r input; count (all when None). */
+static int norm_axes(Val v, int r, int *axes) {
+  bool sel[TFS_MAX_RANK] = {0};
+  if (v.tag == VT_NONE || v.tag == VT_UNDEF) {
+    for (int i = 0; i < r; i++) sel[i] = true;
+  } else if (v.tag == VT_INT || v.tag == VT_BOOL) {
+    tfs_i64 a = v.u.i < 0 ? v.u.i + r : v.u.i;
+    if (a >= 0 && a < r) sel[a] = true;
+  } else if (val_is(v, &list_type) || val_is(v, &tuple_type)) {
+    tfs_i64 n = val_is(v, &list_type) ? ((List *)v.u.o)->len : ((Tuple *)v.u.o)->len;
+    const Val *it = val_is(v, &list_type) ? ((List *)v.u.o)->items : ((Tuple *)v.u.o)->items;
+    for (tfs_i64 i = 0; i < n; i++) {
+      int64_t a;
+      if (!val_as_int(it[i], &a)) continue;
+      if (a < 0) a += r;
+      if (a >= 0 && a < r) sel[a] = true;
+    }
+  } else if (tn(v) && !tn(v)->sym) {
+    Tensor *t = tn(v);
+    for (tfs_i64 i = 0; i < t->size; i++) {
+      tfs_i64 a = tensor_get_i(t, i);
+      if (a < 0) a += r;
+      if (a >= 0 && a < r) sel[a] = true;
+    }
+  } else {
+    rt_throw(ERR_UNIMPLEMENTED, "gradient of a reduction over traced axes is not supported");
+  }
+  int n = 0;
+  for (int i = 0; i < r; i++)
+    if (sel[i]) axes[n++] = i;
+  return n;
+}
+
+/* dy of a reduction (attrs: axis, keepdims) given back the reduced axes as size 1. */
+static Val reduced_keepdims(const GradCall *g, Val dy, int *axes, int *n) {
+  int r = rank_of(g->in[0]);
+  if (r < 0) rt_throw(ERR_UNIMPLEMENTED, "gradient of a reduction of unknown rank is not supported");
+  *n = norm_axes(g->attrs->n > 0 ? g->attrs->v[0] : val_none(), r, axes);
+  bool keep = g->attrs->n > 1 && rt_truthy(g->attrs->v[1]);
+  if (keep) return dy;
+  for (int i = 0; i < *n; i++) {
+    Val at[1] = {val_int(axes[i])};
+    dy = opat(OP_EXPAND_DIMS, 1, &dy, 1, at);
+  }
+  return dy;
+}
+
+/* b broadcast to x's shape. */
+static Val broadcast_like(Val b, Val x) {
+  if (static_shape(x)) {
+    Val at[1] = {shape_val(x)};
+    return opat(OP_BROADCAST_TO, 1, &b, 1, at);
+  }
+  return mul(b, op1(OP_ONES_LIKE, x));
+}
+
+static bool attr_bool(const GradCall *g, int i) { return g->attrs->n > i && g->attrs->v[i].tag != VT_UNDEF && rt_truthy(g->attrs->v[i]); }
+static tfs_i64 attr_int(const GradCall *g, int i, tfs_i64 dflt) {
+  int64_t v;
+  if (g->attrs->n > i && val_as_int(g->attrs->v[i], &v)) return v;
+  return dflt;
+}
+
+#define X0 g->in[0]
+#define X1 g->in[1]
+#define Y0 g->out[0]
+#define DY g->dy[0]
+
+/* ---- elementwise binary ---- */
+static void g_add(const GradCall *g, Val *dx) {
+  dx[0] = keep(unbroadcast(DY, X0));
+  dx[1] = keep(unbroadcast(DY, X1));
+}
+static void g_sub(const GradCall *g, Val *dx) {
+  dx[0] = keep(unbroadcast(DY, X0));
+  dx[1] = keep(unbroadcast(neg(DY), X1));
+}
+static void g_mul(const GradCall *g, Val *dx) {
+  dx[0] = keep(unbroadcast(mul(DY, X1), X0));
+  dx[1] = keep(unbroadcast(mul(X0, DY), X1));
+}
+static void g_div(const GradCall *g, Val *dx) {
+  dx[0] = keep(unbroadcast(dv(DY, X1), X0));
+  dx[1] = keep(unbroadcast(mul(DY, dv(dv(neg(X0), X1), X1)), X1));
+}
+static void g_pow(const GradCall *g, Val *dx) {
+  /* d/dx = y * x^(y-1); d/dy = x^y * log(x), taken as 0 where x <= 0 (TF) */
+  dx[0] = keep(unbroadcast(mul(DY, mul(X1, op2(OP_POW, X0, sub(X1, fconst(1))))), X0));
+  Val pos = op2(OP_GREATER, X0, fconst(0));
+  Val safe = where(pos, X0, op1(OP_ONES_LIKE, X0));
+  Val lg = where(pos, op1(OP_LOG, safe), zeros_like(X0));
+  dx[1] = keep(unbroadcast(mul(DY, mul(Y0, lg)), X1));
+}
+static void g_maxmin(const GradCall *g, Val *dx) {
+  Val xmask = op2(g->op->id == OP_MAXIMUM ? OP_GREATER_EQUAL : OP_LESS_EQUAL, X0, X1);
+  Val z = zeros_like(DY);
+  dx[0] = keep(unbroadcast(where(xmask, DY, z), X0));
+  dx[1] = keep(unbroadcast(where(xmask, z, DY), X1));
+}
+static void g_sqdiff(const GradCall *g, Val *dx) {
+  Val d = mul(mul(fconst(2), DY), sub(X0, X1));
+  dx[0] = keep(unbroadcast(d, X0));
+  dx[1] = keep(unbroadcast(neg(d), X1));
+}
+static void g_mod(const GradCall *g, Val *dx) {
+  dx[0] = keep(unbroadcast(DY, X0));
+  dx[1] = keep(unbroadcast(mul(DY, neg(op2(OP_FLOORDIV, X0, X1))), X1));
+}
+
+/* ---- elementwise unary ---- */
+static void g_neg(const GradCall *g, Val *dx) { dx[0] = keep(neg(DY)); }
+static void g_abs(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, op1(OP_SIGN, X0))); }
+static void g_square(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, mul(fconst(2), X0))); }
+static void g_sqrt(const GradCall *g, Val *dx) { dx[0] = keep(dv(mul(DY, fconst(0.5)), Y0)); }
+static void g_rsqrt(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, mul(fconst(-0.5), mul(Y0, mul(Y0, Y0))))); }
+static void g_exp(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, Y0)); }
+static void g_log(const GradCall *g, Val *dx) { dx[0] = keep(dv(DY, X0)); }
+static void g_log1p(const GradCall *g, Val *dx) { dx[0] = keep(dv(DY, add(fconst(1), X0))); }
+static void g_sin(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, op1(OP_COS, X0))); }
+static void g_cos(const GradCall *g, Val *dx) { dx[0] = keep(neg(mul(DY, op1(OP_SIN, X0)))); }
+static void g_tanh(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, sub(fconst(1), mul(Y0, Y0)))); }
+static void g_sigmoid(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, mul(Y0, sub(fconst(1), Y0)))); }
+static void g_reciprocal(const GradCall *g, Val *dx) { dx[0] = keep(neg(mul(DY, mul(Y0, Y0)))); }
+static void g_softplus(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, op1(OP_SIGMOID, X0))); }
+static void g_relu(const GradCall *g, Val *dx) { dx[0] = keep(where(op2(OP_GREATER, Y0, fconst(0)), DY, zeros_like(DY))); }
+static void g_relu6(const GradCall *g, Val *dx) {
+  Val in = op2(OP_LOGICAL_AND, op2(OP_GREATER, X0, fconst(0)), op2(OP_LESS, X0, fconst(6)));
+  dx[0] = keep(where(in, DY, zeros_like(DY)));
+}
+static void g_elu(const GradCall *g, Val *dx) {
+  dx[0] = keep(where(op2(OP_GREATER, Y0, fconst(0)), DY, mul(DY, add(Y0, fconst(1)))));
+}
+static void g_leaky_relu(const GradCall *g, Val *dx) {
+  double alpha = 0.2;
+  if (g->attrs->n > 0) val_as_float(g->attrs->v[0], &alpha);
+  dx[0] = keep(where(op2(OP_GREATER, X0, fconst(0)), DY, mul(DY, fconst(alpha))));
+}
+static void g_gelu(const GradCall *g, Val *dx) {
+  /* exact: cdf(x) + x * pdf(x); approximate: the derivative of the tanh form */
+  if (attr_bool(g, 0)) {
+    const double k = 0.7978845608028654, c = 0.044715;
+    Val x2 = mul(X0, X0);
+    Val inner = mul(fconst(k), add(X0, mul(fconst(c), mul(x2, X0))));
+    Val th = op1(OP_TANH, inner);
+    Val dinner = mul(fconst(k), add(fconst(1), mul(fconst(3 * c), x2)));
+    Val d = add(mul(fconst(0.5), add(fconst(1), th)), mul(mul(fconst(0.5), X0), mul(sub(fconst(1), mul(th, th)), dinner)));
+    dx[0] = keep(mul(DY, d));
+    return;
+  }
+  /* cdf = gelu(x) / x away from 0 (0.5 at 0); pdf = exp(-x^2/2) / sqrt(2 pi) */
+  Val nz = op2(OP_NOT_EQUAL, X0, fconst(0));
+  Val safe = where(nz, X0, op1(OP_ONES_LIKE, X0));
+  Val cdf = where(nz, dv(Y0, safe), mul(op1(OP_ONES_LIKE, X0), fconst(0.5)));
+  Val pdf = mul(op1(OP_EXP, mul(mul(X0, X0), fconst(-0.5))), fconst(0.3989422804014327));
+  dx[0] = keep(mul(DY, add(cdf, mul(X0, pdf))));
+}
+static void g_identity(const GradCall *g, Val *dx) { dx[0] = keep(DY); }
+static void g_cast(const GradCall *g, Val *dx) {
+  Tensor *tx = tn(X0);
+  if (tx && dtype_info[tx->dtype].is_float && dtype_info[tn(DY)->dtype].is_float) dx[0] = keep(cast_to(DY, tx->dtype));
+}
+static void g_select(const GradCall *g, Val *dx) {
+  if (g->nin < 3 || g->in[1].tag == VT_NONE) return;
+  Val z = zeros_like(DY);
+  dx[1] = keep(unbroadcast(where(g->in[0], DY, z), g->in[1]));
+  dx[2] = keep(unbroadcast(where(g->in[0], z, DY), g->in[2]));
+}
+static void g_clip(const GradCall *g, Val *dx) {
+  Val lo = op2(OP_LESS, X0, X1), hi = op2(OP_GREATER, X0, g->in[2]);
+  Val z = zeros_like(DY);
+  dx[0] = keep(unbroadcast(where(op2(OP_LOGICAL_OR, lo, hi), z, DY), X0));
+  dx[1] = keep(unbroadcast(where(lo, DY, z), X1));
+  dx[2] = keep(unbroadcast(where(hi, DY, z), g->in[2]));
+}
+static void g_add_n(const GradCall *g, Val *dx) {
+  for (int i = 0; i < g->nin; i++) dx[i] = keep(DY);
+}
+
+/* ---- reductions and the softmax family ---- */
+static void g_sum(const GradCall *g, Val *dx) {
+  int axes[TFS_MAX_RANK], n;
+  dx[0] = keep(broadcast_like(reduced_keepdims(g, DY, axes, &n), X0));
+}
+static void g_mean(const GradCall *g, Val *dx) {
+  int axes[TFS_MAX_RANK], n;
+  Val d = broadcast_like(reduced_keepdims(g, DY, axes, &n), X0);
+  Tensor *tx = tn(X0);
+  Val count;
+  if (static_shape(X0)) {
+    tfs_i64 c = 1;
+    for (int i = 0; i < n; i++) c *= tx->shape[axes[i]];
+    count = fconst((double)c);
+  } else {
+    count = cast_to(dv(cast_to(op1(OP_SIZE, X0), DT_FLOAT64), cast_to(op1(OP_SIZE, Y0), DT_FLOAT64)), tx->dtype);
+  }
+  dx[0] = keep(dv(d, count));
+}
+static void g_maxmin_reduce(const GradCall *g, Val *dx) {
+  /* the gradient is split evenly among the elements equal to the extremum */
+  int axes[TFS_MAX_RANK], n;
+  Val yk = reduced_keepdims(g, Y0, axes, &n);
+  Val dyk = reduced_keepdims(g, DY, axes, &n);
+  Val ind = cast_to(op2(OP_EQUAL, X0, yk), tn(X0)->dtype);
+  Val cnt = reduce_sum(ind, n, axes, true);
+  dx[0] = keep(mul(dv(ind, cnt), dyk));
+}
+static void g_prod(const GradCall *g, Val *dx) {
+  int axes[TFS_MAX_RANK], n;
+  Val yk = reduced_keepdims(g, Y0, axes, &n);
+  Val dyk = reduced_keepdims(g, DY, axes, &n);
+  dx[0] = keep(mul(dyk, dv(yk, X0)));   /* y / x: inputs with zeros give inf/nan (TF uses cumulative products) */
+}
+static void g_logsumexp(const GradCall *g, Val *dx) {
+  int axes[TFS_MAX_RANK], n;
+  Val yk = reduced_keepdims(g, Y0, axes, &n);
+  Val dyk = reduced_keepdims(g, DY, axes, &n);
+  dx[0] = keep(mul(dyk, op1(OP_EXP, sub(X0, yk))));
+}
+static void g_softmax(const GradCall *g, Val *dx) {
+  tfs_i64 axis = attr_int(g, 0, -1);
+  dx[0] = keep(mul(Y0, sub(DY, sum_axis_keep(mul(DY, Y0), axis))));
+}
+static void g_log_softmax(const GradCall *g, Val *dx) {
+  tfs_i64 axis = attr_int(g, 0, -1);
+  dx[0] = keep(sub(DY, mul(op1(OP_EXP, Y0), sum_axis_keep(DY, axis))));
+}
+static Val expand_last(Val v) {
+  Val at[1] = {val_int(-1)};
+  return opat(OP_EXPAND_DIMS, 1, &v, 1, at);
+}
+static void g_sparse_xent(const GradCall *g, Val *dx) {
+  /* d logits = (softmax(logits) - one_hot(labels)) * dy[..., None] */
+  Tensor *tl = tn(X1);
+  Val depth;
+  if (tl->rank > 0 && tl->shape[tl->rank - 1] >= 0) depth = val_int(tl->shape[tl->rank - 1]);
+  else rt_throw(ERR_UNIMPLEMENTED, "gradient of sparse_softmax_cross_entropy_with_logits needs a known number of classes");
+  Val at[6] = {depth, val_none(), val_none(), val_none(), dtype_val(tl->dtype)};
+  Val oh = opat(OP_ONE_HOT, 1, &X0, 5, at);
+  Val sm = op1(OP_SOFTMAX, X1);
+  dx[1] = keep(mul(sub(sm, oh), expand_last(DY)));
+}
+static void g_xent(const GradCall *g, Val *dx) {
+  tfs_i64 axis = attr_int(g, 0, -1);
+  Val at[1] = {val_int(axis)};
+  Val sm = opat(OP_SOFTMAX, 1, &X1, 1, at);
+  Val lsm = opat(OP_LOG_SOFTMAX, 1, &X1, 1, at);
+  Val at2[1] = {val_int(axis)};
+  Val dyk = opat(OP_EXPAND_DIMS, 1, &DY, 1, at2);
+  dx[0] = keep(mul(dyk, neg(lsm)));
+  dx[1] = keep(mul(dyk, sub(sm, X0)));
+}
+static void g_norm(const GradCall *g, Val *dx) {
+  Val ordv = g->attrs->n > 0 ? g->attrs->v[0] : val_undef();
+  double p = 2;
+  if (!(ordv.tag == VT_UNDEF || val_is(ordv, &str_type))) val_as_float(ordv, &p);
+  if (p != 1 && p != 2) rt_throw(ERR_UNIMPLEMENTED, "gradient of tf.norm is defined for ord 1, 2 and 'euclidean'");
+  /* norm's attrs are (ord, axis, keepdims): the reduction helper reads (axis, keepdims) */
+  OpAttrs ra = {2, {g->attrs->n > 1 ? g->attrs->v[1] : val_none(), g->attrs->n > 2 ? g->attrs->v[2] : val_none()}};
+  GradCall rg = *g;
+  rg.attrs = &ra;
+  int axes[TFS_MAX_RANK], n;
+  Val dyk = reduced_keepdims(&rg, DY, axes, &n);
+  if (p == 1) {
+    dx[0] = keep(mul(dyk, op1(OP_SIGN, X0)));
+    return;
+  }
+  Val yk = reduced_keepdims(&rg, Y0, axes, &n);
+  dx[0] = keep(mul(dyk, dv(X0, yk)));
+}
+
+/* ---- linear algebra ---- */
+static void g_matmul(const GradCall *g, Val *dx) {
+  bool ta = attr_bool(g, 0) || attr_bool(g, 2), tb = attr_bool(g, 1) || attr_bool(g, 3);
+  Val a = X0, b = X1, d = DY, da, db;
+  if (!ta && !tb) { da = matmul(d, b, false, true); db = matmul(a, d, true, false); }
+  else if (!ta && tb) { da = matmul(d, b, false, false); db = matmul(d, a, true, false); }
+  else if (ta && !tb) { da = matmul(b, d, false, true); db = matmul(a, d, false, false); }
+  else { da = matmul(b, d, true, true); db = matmul(d, a, true, true); }
+  dx[0] = keep(unbroadcast(da, a));   /* batch dimensions broadcast like elementwise ones */
+  dx[1] = keep(unbroadcast(db, b));
+}
+static void g_transpose(const GradCall *g, Val *dx) {
+  int r = rank_of(X0);
+  if (r < 0) rt_throw(ERR_UNIMPLEMENTED, "gradient of tf.transpose of unknown rank is not supported");
+  tfs_i64 perm[TFS_MAX_RANK], inv[TFS_MAX_RANK];
+  Val pv = g->attrs->n > 0 ? g->attrs->v[0] : val_none();
+  if (pv.tag == VT_NONE || pv.tag == VT_UNDEF) {
+    for (int i = 0; i < r; i++) perm[i] = r - 1 - i;
+  } else {
+    int n = val_to_dims(pv, perm, false, "tf.transpose");
+    if (n != r) rt_throw(ERR_INVALID_ARGUMENT, "transpose gradient: bad perm");
+  }
+  for (int i = 0; i < r; i++) inv[perm[i] < 0 ? perm[i] + r : perm[i]] = i;
+  Val at[1] = {int_tuple(r, inv)};
+  dx[0] = keep(opat(OP_TRANSPOSE, 1, &DY, 1, at));
+}
+/* Conv2D: both gradients from one helper op each, given the forward input and filters. */
+static void g_conv2d(const GradCall *g, Val *dx) {
+  Val in[3] = {X0, X1, DY}, at[2] = {g->attrs->v[0], g->attrs->v[1]};
+  dx[0] = keep(opat(OP_CONV2D_BP_INPUT, 3, in, 2, at));
+  dx[1] = keep(opat(OP_CONV2D_BP_FILTER, 3, in, 2, at));
+}
+static void g_max_pool(const GradCall *g, Val *dx) {
+  Val in[2] = {X0, DY}, at[3] = {g->attrs->v[0], g->attrs->v[1], g->attrs->v[2]};
+  dx[0] = keep(opat(OP_MAX_POOL_GRAD, 2, in, 3, at));
+}
+
+static void g_bias_add(const GradCall *g, Val *dx) {
+  dx[0] = keep(DY);
+  dx[1] = keep(unbroadcast(DY, X1));
+}
+
+/* ---- shapes ---- */
+static void g_reshape(const GradCall *g, Val *dx) { dx[0] = keep(reshape_like(DY, X0)); }
+static void g_broadcast_to(const GradCall *g, Val *dx) { dx[0] = keep(unbroadcast(DY, X0)); }
+static void g_concat(const GradCall *g, Val *dx) {
+  int r = rank_of(X0);
+  tfs_i64 axis = attr_int(g, 0, 0);
+  if (axis < 0) axis += r;
+  tfs_i64 off = 0;
+  for (int i = 0; i < g->nin; i++) {
+    Tensor *t = tn(g->in[i]);
+    if (t->rank < 0 || t->shape[axis] < 0) rt_throw(ERR_UNIMPLEMENTED, "gradient of tf.concat needs known sizes along the axis");
+    tfs_i64 begin[TFS_MAX_RANK], size[TFS_MAX_RANK];
+    for (int d = 0; d < r; d++) begin[d] = 0, size[d] = -1;
+    begin[axis] = off;
+    size[axis] = t->shape[axis];
+    off += t->shape[axis];
+    Val at[2] = {int_tuple(r, begin), int_tuple(r, size)};
+    dx[i] = keep(opat(OP_SLICE, 1, &DY, 2, at));
+  }
+}
+static void g_stack(const GradCall *g, Val *dx) {
+  Val at[2] = {val_int(g->nin), val_int(attr_int(g, 0, 0))};
+  Val parts = opat(OP_UNSTACK, 1, &DY, 2, at);
+  List *l = (List *)parts.u.o;
+  for (int i = 0; i < g->nin && i < l->len; i++) dx[i] = keep(l->items[i]);
+}
+static void g_unstack(const GradCall *g, Val *dx) {
+  Val l = T(list_new(g->nout));
+  for (int i = 0; i < g->nout; i++) list_append(l, g->dy[i]);
+  Val at[1] = {val_int(attr_int(g, 1, 0))};
+  dx[0] = keep(opat(OP_STACK, 1, &l, 1, at));
+}
+static void g_tile(const GradCall *g, Val *dx) {
+  Tensor *t = tn(X0);
+  tfs_i64 m[TFS_MAX_RANK];
+  Val mv = g->attrs->n > 0 ? g->attrs->v[0] : val_none();
+  Tensor *mt = tn(mv);
+  int r;
+  if (mt && !mt->sym) {
+    r = (int)mt->size;
+    for (int i = 0; i < r && i < TFS_MAX_RANK; i++) m[i] = tensor_get_i(mt, i);
+  } else {
+    r = val_to_dims(mv, m, false, "tf.tile");
+  }
+  if (!static_shape(X0) || r != t->rank || 2 * r > TFS_MAX_RANK)
+    rt_throw(ERR_UNIMPLEMENTED, "gradient of tf.tile needs static shapes of rank <= %d", TFS_MAX_RANK / 2);
+  tfs_i64 split[TFS_MAX_RANK];
+  int axes[TFS_MAX_RANK];
+  for (int i = 0; i < r; i++) split[2 * i] = m[i], split[2 * i + 1] = t->shape[i], axes[i] = 2 * i;
+  dx[0] = keep(reduce_sum(reshape(DY, int_tuple(2 * r, split)), r, axes, false));
+}
+static void g_scatter(const GradCall *g, Val *dx) {
+  /* the op again on element indices says where each gradient value goes */
+  Val in[3] = {X0, DY, g->op->id == OP_GATHER || g->op->id == OP_GATHER_ND ? X1 : val_none()};
+  Val at[4] = {val_int(g->op->id), val_none(), val_none(), val_none()};
+  for (int i = 0; i < g->attrs->n && i < 3; i++) at[i + 1] = g->attrs->v[i];
+  int nat = 1 + (g->attrs->n < 3 ? g->attrs->n : 3);
+  if (g->op->id == OP_PAD) at[3] = val_int(-1), nat = 4;   /* constant padding: filled with -1, "from no element" */
+  dx[0] = keep(opat(OP_SCATTER_GRAD, 3, in, nat, at));
+}
+static void g_dropout(const GradCall *g, Val *dx) {
+  /* kept elements were scaled by 1 / (1 - rate): y / x where x != 0 */
+  double rate = 0;
+  if (g->attrs->n > 0) val_as_float(g->attrs->v[0], &rate);
+  Val kept = op2(OP_NOT_EQUAL, Y0, fconst(0));
+  dx[0] = keep(where(kept, mul(DY, fconst(1.0 / (1.0 - rate))), zeros_like(DY)));
+}
+
+/* ---- TensorList ops (k_list.c), as TF's list_grad.py: a list's gradient is a list of its elements' ---- */
+
+/* element_shape and element_dtype attributes for reading elements shaped like x (None when not static). */
+static void tl_elem_attrs(Val x, int skip, Val *at) {
+  Tensor *t = tn(x);
+  bool known = t->rank >= skip;
+  for (int d = skip; known && d < t->rank; d++) known = t->shape[d] >= 0;
+  at[0] = known ? int_tuple(t->rank - skip, t->shape + skip) : val_none();
+  at[1] = dtype_val(t->dtype);
+}
+static void g_tl_set_item(const GradCall *g, Val *dx) {
+  Val at[2];
+  tl_elem_attrs(g->in[2], 0, at);
+  Val in[2] = {DY, X1};
+  dx[2] = keep(opat(OP_TL_GET_ITEM, 2, in, 2, at));
+  Val in3[3] = {DY, X1, zeros_like(g->in[2])};
+  Val rs[1] = {val_bool(true)};
+  Val dl = opat(OP_TL_SET_ITEM, 3, in3, 1, rs);
+  if (attr_bool(g, 0)) {   /* the write may have grown the list: the input's gradient has the input's length */
+    Val in2[2] = {dl, op1(OP_TL_LENGTH, X0)};
+    dl = opat(OP_TL_RESIZE, 2, in2, 0, NULL);
+  }
+  dx[0] = keep(dl);
+}
+static void g_tl_get_item(const GradCall *g, Val *dx) {
+  Val in[3] = {zeros_like(X0), X1, DY};
+  Val rs[1] = {val_bool(false)};
+  dx[0] = keep(opat(OP_TL_SET_ITEM, 3, in, 1, rs));
+}
+static void g_tl_stack(const GradCall *g, Val *dx) {
+  Val at[1] = {g->attrs->n > 0 ? g->attrs->v[0] : val_none()};
+  dx[0] = keep(opat(OP_TL_FROM_TENSOR, 1, &DY, 1, at));
+}
+static void g_tl_from_tensor(const GradCall *g, Val *dx) {
+  Val at[3];
+  tl_elem_attrs(X0, 1, at);
+  at[2] = val_int(-1);
+  dx[0] = keep(opat(OP_TL_STACK, 1, &DY, 3, at));
+}
+static void g_tl_gather(const GradCall *g, Val *dx) {
+  Val in[3] = {zeros_like(X0), DY, X1};
+  dx[0] = keep(opat(OP_TL_SCATTER, 3, in, 0, NULL));
+}
+static void g_tl_scatter(const GradCall *g, Val *dx) {
+  Val at[2];
+  tl_elem_attrs(X1, 1, at);
+  Val in[2] = {DY, g->in[2]};
+  dx[1] = keep(opat(OP_TL_GATHER, 2, in, 2, at));
+  Val in3[3] = {DY, zeros_like(X1), g->in[2]};
+  dx[0] = keep(opat(OP_TL_SCATTER, 3, in3, 0, NULL));
+}
+static void g_tl_concat(const GradCall *g, Val *dx) {
+  Val in[2] = {X0, DY};
+  dx[0] = keep(opat(OP_TL_CONCAT_GRAD, 2, in, 0, NULL));
+}
+static void g_tl_resize(const GradCall *g, Val *dx) {
+  Val in[2] = {DY, op1(OP_TL_LENGTH, X0)};
+  dx[0] = keep(opat(OP_TL_RESIZE, 2, in, 0, NULL));
+}
+static void g_tl_add(const GradCall *g, Val *dx) {
+  dx[0] = keep(DY);
+  dx[1] = keep(DY);
+}
+
+void grad_none(const GradCall *g, Val *dx) { (void)g; (void)dx; }
+
+/* Each op's gradient and, beside it, what that gradient reads of the forward op (TF's
+ * _ops_which_dont_need_inputs/_outputs): an eager tape keeps only that (tape.c). */
+static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = {
+  [OP_ADD] = {g_add, G_NO_OUT | G_IN_SHAPE}, [OP_SUB] = {g_sub, G_NO_OUT | G_IN_SHAPE}, [OP_MUL] = {g_mul, G_NO_OUT}, [OP_DIV] = {g_div, G_NO_OUT}, [OP_FLOORDIV] = {grad_none, 0},
+  [OP_MOD] = {g_mod, G_NO_OUT}, [OP_POW] = {g_pow, 0}, [OP_MAXIMUM] = {g_maxmin, G_NO_OUT}, [OP_MINIMUM] = {g_maxmin, G_NO_OUT}, [OP_SQDIFF] = {g_sqdiff, G_NO_OUT},
+  [OP_NEG] = {g_neg, G_NO_OUT | G_IN_SHAPE}, [OP_ABS] = {g_abs, G_NO_OUT}, [OP_SIGN] = {grad_none, 0}, [OP_SQUARE] = {g_square, G_NO_OUT}, [OP_SQRT] = {g_sqrt, G_NO_IN},
+  [OP_RSQRT] = {g_rsqrt, G_NO_IN}, [OP_EXP] = {g_exp, G_NO_IN}, [OP_LOG] = {g_log, G_NO_OUT}, [OP_LOG1P] = {g_log1p, G_NO_OUT}, [OP_SIN] = {g_sin, G_NO_OUT}, [OP_COS] = {g_cos, G_NO_OUT},
+  [OP_TANH] = {g_tanh, G_NO_IN}, [OP_SIGMOID] = {g_sigmoid, G_NO_IN}, [OP_FLOOR] = {grad_none, 0}, [OP_CEIL] = {grad_none, 0}, [OP_ROUND] = {grad_none, 0},
+  [OP_RECIPROCAL] = {g_reciprocal, G_NO_IN}, [OP_SOFTPLUS] = {g_softplus, G_NO_OUT}, [OP_RELU] = {g_relu, G_NO_IN}, [OP_RELU6] = {g_relu6, G_NO_OUT},
+  [OP_ELU] = {g_elu, G_NO_IN}, [OP_LEAKY_RELU] = {g_leaky_relu, G_NO_OUT}, [OP_GELU] = {g_gelu, 0}, [OP_CAST] = {g_cast, G_NO_OUT | G_IN_SHAPE}, [OP_SELECT] = {g_select, G_NO_OUT},
+  [OP_CLIP] = {g_clip, G_NO_OUT}, [OP_ADD_N] = {g_add_n, G_NO_OUT | G_IN_SHAPE},
+  [OP_SUM] = {g_sum, G_NO_OUT | G_IN_SHAPE}, [OP_MEAN] = {g_mean, G_NO_OUT | G_IN_SHAPE}, [OP_MAX] = {g_maxmin_reduce, 0}, [OP_MIN] = {g_maxmin_reduce, 0}, [OP_PROD] = {g_prod, 0},
+  [OP_LOGSUMEXP] = {g_logsumexp, 0}, [OP_SOFTMAX] = {g_softmax, G_NO_IN}, [OP_LOG_SOFTMAX] = {g_log_softmax, G_NO_IN},
+  [OP_SPARSE_XENT] = {g_sparse_xent, G_NO_OUT}, [OP_XENT] = {g_xent, G_NO_OUT}, [OP_NORM] = {g_norm, 0},
+  [OP_MATMUL] = {g_matmul, G_NO_OUT}, [OP_TRANSPOSE] = {g_transpose, G_NO_OUT | G_IN_SHAPE}, [OP_BIAS_ADD] = {g_bias_add, G_NO_OUT | G_IN_SHAPE}, [OP_CONV2D] = {g_conv2d, G_NO_OUT}, [OP_MAX_POOL] = {g_max_pool, G_NO_OUT},
+  [OP_RESHAPE] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_EXPAND_DIMS] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_SQUEEZE] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_IDENTITY] = {g_identity, G_NO_OUT | G_IN_SHAPE},
+  [OP_CONCAT] = {g_concat, G_NO_OUT | G_IN_SHAPE}, [OP_STACK] = {g_stack, 0}, [OP_UNSTACK] = {g_unstack, 0}, [OP_TILE] = {g_tile, 0},
+  [OP_BROADCAST_TO] = {g_broadcast_to, G_NO_OUT | G_IN_SHAPE}, [OP_STRIDED_SLICE] = {g_scatter, 0}, [OP_SLICE] = {g_scatter, 0}, [OP_GATHER] = {g_scatter, 0}, [OP_GATHER_ND] = {g_scatter, 0}, [OP_PAD] = {g_scatter, 0}, [OP_READ_VARIABLE] = {g_identity, 0}, [OP_STOP_GRADIENT] = {grad_none, 0},
+  [OP_ZEROS_LIKE] = {grad_none, 0}, [OP_ONES_LIKE] = {grad_none, 0}, [OP_STACK_PUSH] = {grad_none, 0}, [OP_STACK_SIZE] = {grad_none, 0}, [OP_STACK_GET] = {grad_none, 0}, [OP_RNG_STATE] = {grad_none, 0}, [OP_RNG_SWAP] = {grad_none, 0}, [OP_DROPOUT] = {g_dropout, 0},
+  [OP_CHECK_NUMERICS] = {g_identity, G_NO_OUT | G_IN_SHAPE}, [OP_ASSERT_FINITE] = {g_identity, G_NO_OUT | G_IN_SHAPE},
+  [OP_TL_RESERVE] = {grad_none, 0}, [OP_TL_LENGTH] = {grad_none, 0}, [OP_TL_SET_ITEM] = {g_tl_set_item, 0},
+  [OP_TL_GET_ITEM] = {g_tl_get_item, 0}, [OP_TL_STACK] = {g_tl_stack, 0}, [OP_TL_FROM_TENSOR] = {g_tl_from_tensor, 0},
+  [OP_TL_GATHER] = {g_tl_gather, 0}, [OP_TL_SCATTER] = {g_tl_scatter, 0}, [OP_TL_ADD] = {g_tl_add, 0},
+  [OP_TL_CONCAT] = {g_tl_concat, 0}, [OP_TL_RESIZE] = {g_tl_resize, 0}, [OP_TL_CONCAT_GRAD] = {grad_none, 0},
+};
+
+GradFn grad_fn_of(OpId id) { return id >= 0 && id < OP__COUNT ? grad_table[id].fn : NULL; }
+unsigned grad_drops_of(OpId id) { return id >= 0 && id < OP__COUNT ? grad_table[id].drops : 0; }
+
+/* Run one gradient function with the temporary pool around it. */
+void grad_run(GradFn fn, const GradCall *g, Val *dx) {
+  int mark = ntmp;
+  fn(g, dx);
+  while (ntmp > mark) {
+    Val v = tmp[--ntmp];
+    TFS_DECREF(v);
+  }
+}

@@ -1,0 +1,109 @@
+/* trace.h — tracing: the active tracing contexts, symbolic tensors, the op_graph_hook that records ops, captures.
+ *
+ * While a tf.function is traced, a TraceCtx is active and every op_apply() is
+ * recorded into its graph (op.c forwards to op_graph_hook): inputs become
+ * graph edges, host values become Const nodes, eager tensors from outside are
+ * captured as Const nodes, tf.Variables as VarHandleOp nodes read at run time.
+ * Results are symbolic tensors (Tensor.sym != NULL) standing for graph values.
+ * Contexts nest: a cond/while body is traced in a child context whose graph's
+ * parent is the enclosing graph; symbolic tensors of enclosing graphs used in
+ * a body are captured as extra placeholders of the body (TraceCtx.caps).
+ */
+#ifndef TFS_TRACE_H
+#define TFS_TRACE_H
+
+#include "graph/graph.h"
+#include "kernels/nest.h"
+
+/* True while a tf.function is being traced (the Func call path then prefers
+ * FuncInfo.converted). */
+bool trace_active(void);
+
+/* Nonzero while a gradient runs a traced body again (a cond branch, a loop
+ * body): ops with side effects and no outputs (print, asserts, Variable
+ * assignments) are not staged a second time. */
+extern int trace_quiet;
+
+/* A capture of a body context: the value `outer` of the enclosing graph is
+ * seen in the body as placeholder node `inner`. */
+typedef struct TraceCap { GraphRef outer; int inner; } TraceCap;
+
+typedef struct TraceScratch TraceScratch;
+
+typedef struct TraceCtx {
+  struct TraceCtx *outer;     /* the enclosing context (cond/while bodies) or the one active before */
+  Graph *g;                   /* graph being recorded (borrowed) */
+  bool allow_vars;            /* tf.Variable creation allowed (first trace only) */
+  bool body;                  /* a cond/while body: captures enclosing graphs' values */
+  int last_effect;            /* last stateful node, for automatic control dependencies; -1 */
+  int neffects;               /* stateful nodes recorded */
+  TraceCap *caps;             /* body contexts: captured enclosing values */
+  int ncaps, capcap;
+  struct TraceKey *keys;      /* eager tensors / variables already captured: Obj* -> node */
+  int nkeys, keycap;
+  int saved_loc;              /* rt_cur_loc at push, restored at pop */
+  int saved_scope;            /* function graphs: the name-scope token to restore at pop */
+  TraceScratch *scratch;      /* working memory of the ops being recorded (freed at pop) */
+} TraceCtx;
+
+/* Push a context recording into g (top level: outer = NULL context chain of
+ * the caller; body: the enclosing context, and g->parent must be its graph).
+ * trace_pop restores the previous context; trace_abort does the same after
+ * an error unwound through the tracing code. */
+TraceCtx *trace_push(Graph *g, bool allow_vars, bool body);
+void trace_pop(TraceCtx *cx);
+void trace_abort(TraceCtx *cx);
+TraceCtx *trace_current(void);
+/* Run code eagerly in the middle of a trace (executor, folding): suspend
+ * returns the active context, resume reinstates it. */
+TraceCtx *trace_suspend(void);
+void trace_resume(TraceCtx *cx);
+
+/* A new symbolic tensor for value r of graph g (owned). */
+Val trace_sym(Graph *g, GraphRef r);
+/* Placeholder named `name` in g with meta m, as a symbolic tensor (owned). */
+Val trace_placeholder(Graph *g, const char *name, const TMeta *m);
+/* The graph value a tensor-like value stands for in the current context:
+ * symbolic tensors (capturing from enclosing graphs), eager tensors and
+ * ndarrays (Const), Variables (a ReadVariableOp).  False when v is not
+ * tensor-like.  Raises for symbolic tensors of unrelated graphs. */
+bool trace_ref(TraceCtx *cx, Val v, GraphRef *out);
+/* t, an eager tensor made by the function being traced (tf.constant), is a
+ * literal of its graph when used, not a capture a recorded call differentiates. */
+void trace_literal(Tensor *t);
+/* Record a ReadVariableOp of var in the current context. */
+GraphRef trace_read_var(TraceCtx *cx, Variable *var);
+/* The symbolic tensor's (graph, ref), or false when t is eager. */
+bool trace_sym_ref(const Tensor *t, Graph **g, GraphRef *r);
+bool trace_val_symbolic(Val v);               /* tensor/variable/list holding a symbolic tensor */
+/* A list or tuple (nested) holding symbolic tensors as one tensor: Pack of
+ * its elements, host numbers converted to `want` (or the first tensor's
+ * dtype when want < 0), as TF's convert_to_tensor packs mixed lists. */
+Val trace_pack(Val v, int want);
+
+/* Structures of results (tuples, lists, dicts, leaves): flatten the tensor
+ * leaves into graph refs of the current context, returning a template (owned)
+ * whose tensor leaves are markers; unflatten rebuilds a value from a template
+ * and leaf values (borrowed). */
+typedef struct GraphRefVec { GraphRef *v; int n, cap; } GraphRefVec;
+void trace_refvec_push(GraphRefVec *rv, GraphRef r);
+Val trace_flatten(TraceCtx *cx, Val v, GraphRefVec *out);
+
+/* The value of a graph value computable at trace time (constants and shapes
+ * known statically), as an owned eager tensor, or NULL. */
+Tensor *trace_static_value(Graph *g, GraphRef r);
+
+/* tf.Variable creation (tensor.c's variable_new): enforces the singleton rule
+ * and lifts a symbolic initial value out of the graph (TF's init_scope).
+ * Returns an opaque token for trace_leave_init_scope; *initial may be replaced
+ * by an owned eager value that trace_leave_init_scope releases. */
+void *trace_enter_init_scope(Val *initial);
+void trace_leave_init_scope(void *token);
+
+/* Install op_graph_hook, tensor_sym_free and tensor_sym_repr (idempotent). */
+void trace_install(void);
+
+/* The §5 misuse errors of symbolic tensors. */
+_Noreturn void trace_error_symbolic_bool(void);
+
+#endif

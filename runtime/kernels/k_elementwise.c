@@ -1,0 +1,787 @@
+/* k_elementwise.c — elementwise kernels: broadcasting iteration, binary/unary/compare/logic loops, cast, select, clip, add_n. */
+#pragma GCC optimize("O3")   /* vectorized inner loops; set before any function, so inlining stays possible */
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/isa.h"
+#include "object/object.h"
+#include "kernels/ops.h"
+
+/* ---- n-ary strided iteration ---------------------------------------------------
+ * Output `out` is contiguous; inputs are broadcast views of any strides.  Dims
+ * are coalesced where every operand is linear across them, then the body is
+ * called once per innermost row with each operand's pointer and element stride. */
+
+#define EW_MAXOP 4
+typedef void (*EwBody)(void *ctx, char *o, char *const *p, tfs_i64 len, const tfs_i64 *st);
+
+static void ew_iterate(Tensor *out, int n, Tensor *const *ins, EwBody body, void *ctx) {
+  if (out->size == 0) return;
+  int r = out->rank;
+  tfs_i64 shape[TFS_MAX_RANK], st[EW_MAXOP][TFS_MAX_RANK], ost[TFS_MAX_RANK];
+  int m = 0;
+  for (int d = 0; d < r; d++) {
+    if (out->shape[d] == 1) continue;   /* size-1 dims carry no iteration */
+    shape[m] = out->shape[d];
+    ost[m] = out->strides[d];
+    for (int k = 0; k < n; k++) {
+      const Tensor *t = ins[k];
+      int id = d - (r - t->rank);
+      st[k][m] = (id < 0 || t->shape[id] == 1) ? 0 : t->strides[id];
+    }
+    m++;
+  }
+  /* coalesce dim j into j+1 when linear for all operands */
+  int q = 0;
+  for (int j = 0; j < m; j++) {
+    if (q > 0) {
+      bool lin = ost[q - 1] == ost[j] * shape[j];
+      for (int k = 0; k < n && lin; k++) lin = st[k][q - 1] == st[k][j] * shape[j];
+      if (lin) {
+        shape[q - 1] *= shape[j];
+        ost[q - 1] = ost[j];
+        for (int k = 0; k < n; k++) st[k][q - 1] = st[k][j];
+        continue;
+      }
+    }
+    shape[q] = shape[j];
+    ost[q] = ost[j];
+    for (int k = 0; k < n; k++) st[k][q] = st[k][j];
+    q++;
+  }
+  char *base[EW_MAXOP];
+  size_t esz[EW_MAXOP];
+  for (int k = 0; k < n; k++) {
+    esz[k] = (size_t)dtype_info[ins[k]->dtype].size;
+    base[k] = (char *)ins[k]->buf->data + ins[k]->offset * (tfs_i64)esz[k];
+  }
+  size_t oesz = (size_t)dtype_info[out->dtype].size;
+  char *obase = tensor_data(out);
+  if (q == 0) {
+    tfs_i64 z[EW_MAXOP] = {0};
+    body(ctx, obase, base, 1, z);
+    return;
+  }
+  tfs_i64 inner = shape[q - 1], ist[EW_MAXOP];
+  for (int k = 0; k < n; k++) ist[k] = st[k][q - 1];
+  tfs_i64 idx[TFS_MAX_RANK] = {0};
+  tfs_i64 rows = out->size / inner;
+  for (tfs_i64 row = 0; row < rows; row++) {
+    char *p[EW_MAXOP];
+    tfs_i64 oo = 0;
+    for (int k = 0; k < n; k++) {
+      tfs_i64 off = 0;
+      for (int d = 0; d < q - 1; d++) off += idx[d] * st[k][d];
+      p[k] = base[k] + off * (tfs_i64)esz[k];
+    }
+    for (int d = 0; d < q - 1; d++) oo += idx[d] * ost[d];
+    body(ctx, obase + oo * (tfs_i64)oesz, p, inner, ist);
+    for (int d = q - 2; d >= 0; d--) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+/* ---- binary loops -------------------------------------------------------------------- */
+
+typedef void (*BinLoop)(char *o, const char *a, const char *b, tfs_i64 n, tfs_i64 sa, tfs_i64 sb);
+
+#define BINLOOP(name, T, TO, EXPR)                                                       \
+  static void name(char *o_, const char *a_, const char *b_, tfs_i64 n, tfs_i64 sa, tfs_i64 sb) { \
+    TO *o = (TO *)o_;                                                                    \
+    const T *a = (const T *)a_, *b = (const T *)b_;                                      \
+    if (sa == 1 && sb == 1) {                                                            \
+      for (tfs_i64 i = 0; i < n; i++) { T x = a[i], y = b[i]; o[i] = (EXPR); }           \
+    } else if (sa == 0 && sb == 1) {                                                     \
+      T x = a[0];                                                                        \
+      for (tfs_i64 i = 0; i < n; i++) { T y = b[i]; o[i] = (EXPR); }                     \
+    } else if (sa == 1 && sb == 0) {                                                     \
+      T y = b[0];                                                                        \
+      for (tfs_i64 i = 0; i < n; i++) { T x = a[i]; o[i] = (EXPR); }                     \
+    } else {                                                                             \
+      for (tfs_i64 i = 0; i < n; i++) { T x = a[i * sa], y = b[i * sb]; o[i] = (EXPR); } \
+    }                                                                                    \
+  }
+
+/* No `restrict`: the graph executor runs these loops in place (o == a or o == b) when an operand
+ * dies at the step; each element is read before it is written, and GCC's run-time alias check lets
+ * exact aliasing take the vector loop. */
+
+/* Integer arithmetic wraps (as TF does) without undefined behaviour. */
+#define WRAP(T, U, e) ((T)(U)(e))
+
+static inline int32_t fdiv_i32(int32_t x, int32_t y) {
+  if (y == -1) return (int32_t)(0u - (uint32_t)x);
+  int32_t q = x / y;
+  return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
+}
+static inline int64_t fdiv_i64(int64_t x, int64_t y) {
+  if (y == -1) return (int64_t)(0ull - (uint64_t)x);
+  int64_t q = x / y;
+  return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
+}
+static inline int32_t fmod_i32(int32_t x, int32_t y) {
+  if (y == -1) return 0;
+  int32_t r = x % y;
+  return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
+}
+static inline int64_t fmod_i64(int64_t x, int64_t y) {
+  if (y == -1) return 0;
+  int64_t r = x % y;
+  return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
+}
+static inline float fmod_f32(float x, float y) {
+  float r = fmodf(x, y);
+  return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
+}
+static inline double fmod_f64(double x, double y) {
+  double r = fmod(x, y);
+  return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
+}
+static inline int64_t ipow64(int64_t x, int64_t y) {
+  uint64_t r = 1, b = (uint64_t)x;
+  while (y > 0) {
+    if (y & 1) r *= b;
+    b *= b;
+    y >>= 1;
+  }
+  return (int64_t)r;
+}
+/* TF's Maximum/Minimum propagate NaN. */
+static inline float maxf_nan(float x, float y) { return (x != x || y != y) ? NAN : (x > y ? x : y); }
+static inline float minf_nan(float x, float y) { return (x != x || y != y) ? NAN : (x < y ? x : y); }
+static inline double maxd_nan(double x, double y) { return (x != x || y != y) ? NAN : (x > y ? x : y); }
+static inline double mind_nan(double x, double y) { return (x != x || y != y) ? NAN : (x < y ? x : y); }
+
+/* The binary functions once, as an X-list: BINLOOP makes the strided loops,
+ * BINSCALAR the 0-d kernels of the graph executor's scalar fast path, so both
+ * compute exactly the same expression. */
+#define CMPS(X, nm, OPR)                 \
+  X(nm##_f32, float, bool, x OPR y)      \
+  X(nm##_f64, double, bool, x OPR y)     \
+  X(nm##_i32, int32_t, bool, x OPR y)    \
+  X(nm##_i64, int64_t, bool, x OPR y)    \
+  X(nm##_b, bool, bool, x OPR y)
+#define BIN_FNS(X) \
+  X(add_f32, float, float, x + y) \
+  X(add_f64, double, double, x + y) \
+  X(add_i32, int32_t, int32_t, WRAP(int32_t, uint32_t, (uint32_t)x + (uint32_t)y)) \
+  X(add_i64, int64_t, int64_t, WRAP(int64_t, uint64_t, (uint64_t)x + (uint64_t)y)) \
+  X(sub_f32, float, float, x - y) \
+  X(sub_f64, double, double, x - y) \
+  X(sub_i32, int32_t, int32_t, WRAP(int32_t, uint32_t, (uint32_t)x - (uint32_t)y)) \
+  X(sub_i64, int64_t, int64_t, WRAP(int64_t, uint64_t, (uint64_t)x - (uint64_t)y)) \
+  X(mul_f32, float, float, x * y) \
+  X(mul_f64, double, double, x * y) \
+  X(mul_i32, int32_t, int32_t, WRAP(int32_t, uint32_t, (uint32_t)x * (uint32_t)y)) \
+  X(mul_i64, int64_t, int64_t, WRAP(int64_t, uint64_t, (uint64_t)x * (uint64_t)y)) \
+  X(div_f32, float, float, x / y) \
+  X(div_f64, double, double, x / y) \
+  X(div_i32, int32_t, double, (double)x / (double)y) \
+  X(div_i64, int64_t, double, (double)x / (double)y) \
+  X(fdiv_f32_, float, float, floorf(x / y)) \
+  X(fdiv_f64_, double, double, floor(x / y)) \
+  X(fdiv_i32_, int32_t, int32_t, fdiv_i32(x, y)) \
+  X(fdiv_i64_, int64_t, int64_t, fdiv_i64(x, y)) \
+  X(mod_f32, float, float, fmod_f32(x, y)) \
+  X(mod_f64, double, double, fmod_f64(x, y)) \
+  X(mod_i32, int32_t, int32_t, fmod_i32(x, y)) \
+  X(mod_i64, int64_t, int64_t, fmod_i64(x, y)) \
+  X(pow_f32, float, float, powf(x, y)) \
+  X(pow_f64, double, double, pow(x, y)) \
+  X(pow_i32, int32_t, int32_t, (int32_t)ipow64(x, y)) \
+  X(pow_i64, int64_t, int64_t, ipow64(x, y)) \
+  X(max_f32, float, float, maxf_nan(x, y)) \
+  X(max_f64, double, double, maxd_nan(x, y)) \
+  X(max_i32, int32_t, int32_t, x > y ? x : y) \
+  X(max_i64, int64_t, int64_t, x > y ? x : y) \
+  X(min_f32, float, float, minf_nan(x, y)) \
+  X(min_f64, double, double, mind_nan(x, y)) \
+  X(min_i32, int32_t, int32_t, x < y ? x : y) \
+  X(min_i64, int64_t, int64_t, x < y ? x : y) \
+  X(sqd_f32, float, float, (x - y) * (x - y)) \
+  X(sqd_f64, double, double, (x - y) * (x - y)) \
+  X(sqd_i32, int32_t, int32_t, WRAP(int32_t, uint32_t, ((uint32_t)x - (uint32_t)y) * ((uint32_t)x - (uint32_t)y))) \
+  X(sqd_i64, int64_t, int64_t, WRAP(int64_t, uint64_t, ((uint64_t)x - (uint64_t)y) * ((uint64_t)x - (uint64_t)y))) \
+  CMPS(X, eq, ==) \
+  CMPS(X, ne, !=) \
+  CMPS(X, lt, <) \
+  CMPS(X, le, <=) \
+  CMPS(X, gt, >) \
+  CMPS(X, ge, >=) \
+  X(and_b, bool, bool, x && y) \
+  X(or_b, bool, bool, x || y) \
+  X(xor_b, bool, bool, x != y)
+BIN_FNS(BINLOOP)
+
+/* Scalar kernels: one element, operands read before the result is written (so
+ * the output may alias an input, as the executor's in-place reuse needs). */
+#define BINSCALAR(name, T, TO, EXPR)                                          \
+  static __attribute__((unused)) bool s_##name(void *o_, const void *a_, const void *b_) { \
+    T x = *(const T *)a_, y = *(const T *)b_;                                 \
+    *(TO *)o_ = (EXPR);                                                       \
+    return true;                                                              \
+  }
+BIN_FNS(BINSCALAR)
+
+static inline bool str_equal(const Str *x, const Str *y) {
+  if (x == y) return true;
+  tfs_i64 lx = x ? x->len : 0, ly = y ? y->len : 0;
+  return lx == ly && (lx == 0 || memcmp(x->data, y->data, (size_t)lx) == 0);
+}
+typedef Str *StrP;
+BINLOOP(eq_s, StrP, bool, str_equal(x, y))
+BINLOOP(ne_s, StrP, bool, !str_equal(x, y))
+BINLOOP(eq_u8, uint8_t, bool, x == y)
+BINLOOP(ne_u8, uint8_t, bool, x != y)
+
+#define ROW_NUM(a) {[DT_FLOAT32] = a##_f32, [DT_FLOAT64] = a##_f64, [DT_INT32] = a##_i32, [DT_INT64] = a##_i64}
+#define ROW_CMP(a) {[DT_FLOAT32] = a##_f32, [DT_FLOAT64] = a##_f64, [DT_INT32] = a##_i32, [DT_INT64] = a##_i64, [DT_BOOL] = a##_b}
+static const BinLoop bin_loops[OP__COUNT][DT__COUNT] = {
+  [OP_ADD] = ROW_NUM(add), [OP_SUB] = ROW_NUM(sub), [OP_MUL] = ROW_NUM(mul), [OP_DIV] = ROW_NUM(div),
+  [OP_FLOORDIV] = {fdiv_f32_, fdiv_f64_, fdiv_i32_, fdiv_i64_}, [OP_MOD] = ROW_NUM(mod), [OP_POW] = ROW_NUM(pow),
+  [OP_MAXIMUM] = ROW_NUM(max), [OP_MINIMUM] = ROW_NUM(min), [OP_SQDIFF] = ROW_NUM(sqd),
+  [OP_EQUAL] = {eq_f32, eq_f64, eq_i32, eq_i64, eq_b, eq_s, eq_u8},
+  [OP_NOT_EQUAL] = {ne_f32, ne_f64, ne_i32, ne_i64, ne_b, ne_s, ne_u8},
+  [OP_LESS] = ROW_CMP(lt), [OP_LESS_EQUAL] = ROW_CMP(le), [OP_GREATER] = ROW_CMP(gt), [OP_GREATER_EQUAL] = ROW_CMP(ge),
+  [OP_LOGICAL_AND] = {[DT_BOOL] = and_b}, [OP_LOGICAL_OR] = {[DT_BOOL] = or_b}, [OP_LOGICAL_XOR] = {[DT_BOOL] = xor_b},
+};
+
+/* shape: the NumPy broadcast of x's and y's shapes (dimensions equal, or one of them 1); comparisons give bool, integer true division float64. */
+void meta_binary(OpCall *c) {
+  op_broadcast_meta(c, &c->inm[0], &c->inm[1], &c->outm[0]);
+  DType dt = c->inm[0].dtype;
+  switch (c->op->id) {
+  case OP_EQUAL: case OP_NOT_EQUAL: case OP_LESS: case OP_LESS_EQUAL: case OP_GREATER: case OP_GREATER_EQUAL:
+    dt = DT_BOOL;
+    break;
+  case OP_DIV:
+    if (dtype_info[dt].is_int) dt = DT_FLOAT64;   /* truediv of integers */
+    break;
+  default:
+    break;
+  }
+  c->outm[0].dtype = dt;
+}
+
+static void bin_body(void *ctx, char *o, char *const *p, tfs_i64 len, const tfs_i64 *st) {
+  ((BinLoop)ctx)(o, p[0], p[1], len, st[0], st[1]);
+}
+
+static bool has_zero(Tensor *t) {
+  for (tfs_i64 i = 0; i < t->size; i++)
+    if (tensor_get_i(t, i) == 0) return true;
+  return false;
+}
+
+static bool has_negative(Tensor *t) {
+  for (tfs_i64 i = 0; i < t->size; i++)
+    if (tensor_get_i(t, i) < 0) return true;
+  return false;
+}
+
+void k_binary(OpCall *c) {
+  Tensor *a = c->in[0], *b = c->in[1], *o = c->out[0];
+  OpId id = c->op->id;
+  BinLoop f = bin_loops[id][a->dtype];
+  if (!f) op_fail(c, ERR_INVALID_ARGUMENT, "%s is not supported for %s tensors", c->op->graph_name, dtype_info[a->dtype].name);
+  if (dtype_info[a->dtype].is_int) {
+    if ((id == OP_FLOORDIV || id == OP_MOD) && has_zero(b)) op_fail(c, ERR_INVALID_ARGUMENT, "Integer division by zero");
+    if (id == OP_POW && has_negative(b)) op_fail(c, ERR_INVALID_ARGUMENT, "Integers to negative integer powers are not allowed");
+  }
+  /* fast paths: contiguous operands of the output's size, or a scalar */
+  tfs_i64 n = o->size;
+  if (tensor_is_contiguous(a) && tensor_is_contiguous(b)) {
+    if (a->size == n && b->size == n) { f(tensor_data(o), tensor_data(a), tensor_data(b), n, 1, 1); return; }
+    if (a->size == 1 && b->size == n) { f(tensor_data(o), tensor_data(a), tensor_data(b), n, 0, 1); return; }
+    if (a->size == n && b->size == 1) { f(tensor_data(o), tensor_data(a), tensor_data(b), n, 1, 0); return; }
+  }
+  Tensor *ins[2] = {a, b};
+  ew_iterate(o, 2, ins, bin_body, (void *)f);
+}
+
+void ew_binary(OpId id, Tensor *o, Tensor *a, Tensor *b) {
+  BinLoop f = bin_loops[id][a->dtype];
+  Tensor *ins[2] = {a, b};
+  ew_iterate(o, 2, ins, bin_body, (void *)f);
+}
+
+/* ---- unary loops --------------------------------------------------------------------------- */
+
+typedef void (*UnLoop)(char *o, const char *a, tfs_i64 n, tfs_i64 sa, double prm);
+
+/* Each unary function also gets its scalar kernel s_<name> (see BINSCALAR);
+ * those whose EXPR reads `prm` (an attribute) are left out of the scalar table. */
+#define UNLOOP(name, T, TO, EXPR)                                                          \
+  static void name(char *o_, const char *a_, tfs_i64 n, tfs_i64 sa, double prm) {          \
+    TO *o = (TO *)o_;                                                                      \
+    const T *a = (const T *)a_;                                                            \
+    (void)prm;                                                                             \
+    if (sa == 1) for (tfs_i64 i = 0; i < n; i++) { T x = a[i]; o[i] = (EXPR); }            \
+    else for (tfs_i64 i = 0; i < n; i++) { T x = a[i * sa]; o[i] = (EXPR); }               \
+  }                                                                                        \
+  static __attribute__((unused)) bool s_##name(void *o_, const void *a_, const void *b_) { \
+    const double prm = 0;                                                                  \
+    (void)prm;                                                                             \
+    (void)b_;                                                                              \
+    T x = *(const T *)a_;                                                                  \
+    *(TO *)o_ = (EXPR);                                                                    \
+    return true;                                                                           \
+  }
+
+#define UNLOOPS_F(nm, EF, ED) UNLOOP(nm##_f32, float, float, EF) UNLOOP(nm##_f64, double, double, ED)
+#define UNLOOPS_I(nm, EI, EL) UNLOOP(nm##_i32, int32_t, int32_t, EI) UNLOOP(nm##_i64, int64_t, int64_t, EL)
+
+/* float sigmoid through double: one rounding, so it is correctly rounded (0.8807971, not 0.880797) */
+static inline float sigmoidf_(float x) { return (float)(1.0 / (1.0 + exp(-(double)x))); }
+static inline double sigmoid_(double x) { return 1.0 / (1.0 + exp(-x)); }
+/* softplus as TF's kernel: x above -(log(eps) + 2), exp(x) below log(eps) + 2, else log1p(exp(x)). */
+static inline float softplusf_(float x) {
+  float e = (float)exp((double)x);
+  return x > 13.942385f ? x : x < -13.942385f ? e : (float)log1p((double)e);
+}
+static inline double softplus_(double x) { return x > 34.04365338911715 ? x : x < -34.04365338911715 ? exp(x) : log1p(exp(x)); }
+static inline float signf_(float x) { return x > 0 ? 1.0f : x < 0 ? -1.0f : x; }
+static inline double sign_(double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : x; }
+/* gelu as TF composes it from ops in the dtype: 0.5 * x * (1 + erf(x / sqrt(2))), or
+ * 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * pow(x, 3)))); each step rounded. */
+static inline float geluf_(float x, double approx) {
+  if (approx != 0) {
+    float inner = 0.7978845608028654f * (x + 0.044715f * (float)pow((double)x, 3.0));
+    return 0.5f * x * (1.0f + (float)tanh((double)inner));
+  }
+  return 0.5f * x * (1.0f + (float)erf((double)(x / 1.4142135623730951f)));
+}
+static inline double gelu_(double x, double approx) {
+  if (approx != 0) return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * pow(x, 3.0))));
+  return 0.5 * x * (1.0 + erf(x / 1.4142135623730951));
+}
+
+/* tanh, log1p and expm1 (elu) of float32 go through double and round once: glibc's tanhf,
+ * log1pf and expm1f are an ulp off for 4-18% of inputs; expf, logf, sinf, cosf are nearly
+ * always correctly rounded already (and faster). */
+UNLOOPS_F(neg, -x, -x)
+UNLOOPS_I(neg, WRAP(int32_t, uint32_t, 0u - (uint32_t)x), WRAP(int64_t, uint64_t, 0ull - (uint64_t)x))
+UNLOOPS_F(abs, fabsf(x), fabs(x))
+UNLOOPS_I(abs, x < 0 ? WRAP(int32_t, uint32_t, 0u - (uint32_t)x) : x, x < 0 ? WRAP(int64_t, uint64_t, 0ull - (uint64_t)x) : x)
+UNLOOPS_F(sign, signf_(x), sign_(x))
+UNLOOPS_I(sign, (x > 0) - (x < 0), (x > 0) - (x < 0))
+UNLOOPS_F(square, x * x, x * x)
+UNLOOPS_I(square, WRAP(int32_t, uint32_t, (uint32_t)x * (uint32_t)x), WRAP(int64_t, uint64_t, (uint64_t)x * (uint64_t)x))
+UNLOOPS_F(sqrt, sqrtf(x), sqrt(x))
+UNLOOPS_F(rsqrt, 1.0f / sqrtf(x), 1.0 / sqrt(x))
+UNLOOPS_F(exp, expf(x), exp(x))
+UNLOOPS_F(log, logf(x), log(x))
+UNLOOPS_F(log1p, (float)log1p((double)x), log1p(x))
+UNLOOPS_F(sin, sinf(x), sin(x))
+UNLOOPS_F(cos, cosf(x), cos(x))
+UNLOOPS_F(tanh, (float)tanh((double)x), tanh(x))
+UNLOOPS_F(sigmoid, sigmoidf_(x), sigmoid_(x))
+UNLOOPS_F(floor, floorf(x), floor(x))
+UNLOOPS_F(ceil, ceilf(x), ceil(x))
+UNLOOPS_F(round, nearbyintf(x), nearbyint(x))
+UNLOOPS_I(round, x, x)
+UNLOOPS_F(recip, 1.0f / x, 1.0 / x)
+UNLOOPS_F(softplus, softplusf_(x), softplus_(x))
+UNLOOPS_F(relu, x > 0 ? x : (x != x ? x : 0.0f), x > 0 ? x : (x != x ? x : 0.0))
+UNLOOPS_I(relu, x > 0 ? x : 0, x > 0 ? x : 0)
+UNLOOPS_F(relu6, x != x ? x : (x > 6.0f ? 6.0f : x > 0 ? x : 0.0f), x != x ? x : (x > 6.0 ? 6.0 : x > 0 ? x : 0.0))
+UNLOOPS_I(relu6, x > 6 ? 6 : x > 0 ? x : 0, x > 6 ? 6 : x > 0 ? x : 0)
+UNLOOPS_F(elu, x > 0 ? x : (float)expm1((double)x), x > 0 ? x : expm1(x))
+UNLOOPS_F(leaky, x > 0 ? x : (float)prm * x, x > 0 ? x : prm * x)
+UNLOOPS_F(gelu, geluf_(x, prm), gelu_(x, prm))
+UNLOOP(isnan_f32, float, bool, x != x)
+UNLOOP(isnan_f64, double, bool, x != x)
+UNLOOP(isinf_f32, float, bool, isinf(x))
+UNLOOP(isinf_f64, double, bool, isinf(x))
+UNLOOP(isfin_f32, float, bool, isfinite(x))
+UNLOOP(isfin_f64, double, bool, isfinite(x))
+UNLOOP(not_b, bool, bool, !x)
+
+#define UROW_F(a) {[DT_FLOAT32] = a##_f32, [DT_FLOAT64] = a##_f64}
+#define UROW_N(a) {[DT_FLOAT32] = a##_f32, [DT_FLOAT64] = a##_f64, [DT_INT32] = a##_i32, [DT_INT64] = a##_i64}
+static const UnLoop un_loops[OP__COUNT][DT__COUNT] = {
+  [OP_NEG] = UROW_N(neg), [OP_ABS] = UROW_N(abs), [OP_SIGN] = UROW_N(sign), [OP_SQUARE] = UROW_N(square),
+  [OP_SQRT] = UROW_F(sqrt), [OP_RSQRT] = UROW_F(rsqrt), [OP_EXP] = UROW_F(exp), [OP_LOG] = UROW_F(log),
+  [OP_LOG1P] = UROW_F(log1p), [OP_SIN] = UROW_F(sin), [OP_COS] = UROW_F(cos), [OP_TANH] = UROW_F(tanh),
+  [OP_SIGMOID] = UROW_F(sigmoid), [OP_FLOOR] = UROW_F(floor), [OP_CEIL] = UROW_F(ceil), [OP_ROUND] = UROW_N(round),
+  [OP_RECIPROCAL] = UROW_F(recip), [OP_SOFTPLUS] = UROW_F(softplus), [OP_RELU] = UROW_N(relu),
+  [OP_RELU6] = UROW_N(relu6), [OP_ELU] = UROW_F(elu), [OP_LEAKY_RELU] = UROW_F(leaky), [OP_GELU] = UROW_F(gelu),
+  [OP_IS_NAN] = UROW_F(isnan), [OP_IS_INF] = UROW_F(isinf), [OP_IS_FINITE] = UROW_F(isfin),
+  [OP_LOGICAL_NOT] = {[DT_BOOL] = not_b},
+};
+
+/* shape: the input's shape and dtype. */
+void meta_unary(OpCall *c) {
+  c->outm[0] = c->inm[0];
+  OpId id = c->op->id;
+  if (id == OP_IS_NAN || id == OP_IS_INF || id == OP_IS_FINITE) c->outm[0].dtype = DT_BOOL;
+}
+
+typedef struct UnCtx { UnLoop f; double prm; } UnCtx;
+static void un_body(void *ctx, char *o, char *const *p, tfs_i64 len, const tfs_i64 *st) {
+  UnCtx *u = ctx;
+  u->f(o, p[0], len, st[0], u->prm);
+}
+
+void k_unary(OpCall *c) {
+  Tensor *a = c->in[0], *o = c->out[0];
+  UnCtx u = {un_loops[c->op->id][a->dtype], 0};
+  if (!u.f) op_fail(c, ERR_INVALID_ARGUMENT, "%s is not supported for %s tensors", c->op->graph_name, dtype_info[a->dtype].name);
+  if (c->op->id == OP_LEAKY_RELU) u.prm = op_attr_float(c, 0, 0.2);
+  if (c->op->id == OP_GELU) u.prm = op_attr_bool(c, 0, false);
+  if (tensor_is_contiguous(a)) { u.f(tensor_data(o), tensor_data(a), a->size, 1, u.prm); return; }
+  ew_iterate(o, 1, &a, un_body, &u);
+}
+
+/* ---- cast ------------------------------------------------------------------------------------ */
+
+/* Float -> int conversions saturate to the x86 "indefinite" value instead of
+ * being undefined behaviour, matching what TF produces on this hardware. */
+static inline int32_t f2i32(double x) { return (x >= -2147483648.0 && x < 2147483648.0) ? (int32_t)x : INT32_MIN; }
+static inline int64_t f2i64(double x) { return (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (int64_t)x : INT64_MIN; }
+
+#define CASTLOOP(name, T, TO, EXPR) UNLOOP(name, T, TO, EXPR)
+#define CASTS_FROM(s, T)                                        \
+  CASTLOOP(cast_##s##_f32, T, float, (float)x)                  \
+  CASTLOOP(cast_##s##_f64, T, double, (double)x)                \
+  CASTLOOP(cast_##s##_b, T, bool, x != 0)
+CASTS_FROM(f32, float)
+CASTS_FROM(f64, double)
+CASTS_FROM(i32, int32_t)
+CASTS_FROM(i64, int64_t)
+CASTS_FROM(b, bool)
+CASTS_FROM(u8, uint8_t)
+CASTLOOP(cast_f32_i32, float, int32_t, f2i32(x))
+CASTLOOP(cast_f32_i64, float, int64_t, f2i64(x))
+CASTLOOP(cast_f64_i32, double, int32_t, f2i32(x))
+CASTLOOP(cast_f64_i64, double, int64_t, f2i64(x))
+CASTLOOP(cast_i32_i32, int32_t, int32_t, x)
+CASTLOOP(cast_i32_i64, int32_t, int64_t, x)
+CASTLOOP(cast_i64_i32, int64_t, int32_t, (int32_t)(uint32_t)(uint64_t)x)
+CASTLOOP(cast_i64_i64, int64_t, int64_t, x)
+CASTLOOP(cast_b_i32, bool, int32_t, x)
+CASTLOOP(cast_b_i64, bool, int64_t, x)
+CASTLOOP(cast_u8_i32, uint8_t, int32_t, x)
+CASTLOOP(cast_u8_i64, uint8_t, int64_t, x)
+CASTLOOP(cast_u8_u8, uint8_t, uint8_t, x)
+/* to uint8 wraps modulo 256 as TF's static_cast does (floats through int64) */
+CASTLOOP(cast_f32_u8, float, uint8_t, (uint8_t)(uint64_t)f2i64(x))
+CASTLOOP(cast_f64_u8, double, uint8_t, (uint8_t)(uint64_t)f2i64(x))
+CASTLOOP(cast_i32_u8, int32_t, uint8_t, (uint8_t)(uint32_t)x)
+CASTLOOP(cast_i64_u8, int64_t, uint8_t, (uint8_t)(uint64_t)x)
+CASTLOOP(cast_b_u8, bool, uint8_t, x)
+
+#define CROW(s) {[DT_FLOAT32] = cast_##s##_f32, [DT_FLOAT64] = cast_##s##_f64, [DT_INT32] = cast_##s##_i32, \
+                 [DT_INT64] = cast_##s##_i64, [DT_BOOL] = cast_##s##_b, [DT_UINT8] = cast_##s##_u8}
+static const UnLoop cast_loops[DT__COUNT][DT__COUNT] = {
+  [DT_FLOAT32] = CROW(f32), [DT_FLOAT64] = CROW(f64), [DT_INT32] = CROW(i32), [DT_INT64] = CROW(i64), [DT_BOOL] = CROW(b),
+  [DT_UINT8] = CROW(u8)};
+
+/* ---- scalar kernels: the graph executor's 0-d fast path ---------------------------------------
+ * Keyed by op id and input dtype, like bin_loops/un_loops; exec.c picks one per
+ * graph step at plan time through op_scalar_kernel().  Integer FloorDiv/FloorMod
+ * by zero and integer Pow with a negative exponent return false: the executor
+ * then runs the generic kernel, which raises TF's error. */
+#define SK_CHECKED(name, T, bad)                                        \
+  static bool sc_##name(void *o, const void *a, const void *b) {        \
+    T y = *(const T *)b;                                                \
+    if (bad) return false;                                              \
+    return s_##name(o, a, b);                                           \
+  }
+SK_CHECKED(fdiv_i32_, int32_t, y == 0)
+SK_CHECKED(fdiv_i64_, int64_t, y == 0)
+SK_CHECKED(mod_i32, int32_t, y == 0)
+SK_CHECKED(mod_i64, int64_t, y == 0)
+SK_CHECKED(pow_i32, int32_t, y < 0)
+SK_CHECKED(pow_i64, int64_t, y < 0)
+
+#define SROW_NUM(a) {[DT_FLOAT32] = s_##a##_f32, [DT_FLOAT64] = s_##a##_f64, [DT_INT32] = s_##a##_i32, [DT_INT64] = s_##a##_i64}
+#define SROW_CMP(a) {[DT_FLOAT32] = s_##a##_f32, [DT_FLOAT64] = s_##a##_f64, [DT_INT32] = s_##a##_i32, [DT_INT64] = s_##a##_i64, [DT_BOOL] = s_##a##_b}
+#define SROW_F(a) {[DT_FLOAT32] = s_##a##_f32, [DT_FLOAT64] = s_##a##_f64}
+static const OpScalarFn scalar_fns[OP__COUNT][DT__COUNT] = {
+  [OP_ADD] = SROW_NUM(add), [OP_SUB] = SROW_NUM(sub), [OP_MUL] = SROW_NUM(mul), [OP_DIV] = SROW_NUM(div),
+  [OP_FLOORDIV] = {s_fdiv_f32_, s_fdiv_f64_, sc_fdiv_i32_, sc_fdiv_i64_},
+  [OP_MOD] = {s_mod_f32, s_mod_f64, sc_mod_i32, sc_mod_i64},
+  [OP_POW] = {s_pow_f32, s_pow_f64, sc_pow_i32, sc_pow_i64},
+  [OP_MAXIMUM] = SROW_NUM(max), [OP_MINIMUM] = SROW_NUM(min), [OP_SQDIFF] = SROW_NUM(sqd),
+  [OP_EQUAL] = SROW_CMP(eq), [OP_NOT_EQUAL] = SROW_CMP(ne), [OP_LESS] = SROW_CMP(lt), [OP_LESS_EQUAL] = SROW_CMP(le),
+  [OP_GREATER] = SROW_CMP(gt), [OP_GREATER_EQUAL] = SROW_CMP(ge),
+  [OP_LOGICAL_AND] = {[DT_BOOL] = s_and_b}, [OP_LOGICAL_OR] = {[DT_BOOL] = s_or_b}, [OP_LOGICAL_XOR] = {[DT_BOOL] = s_xor_b},
+  [OP_NEG] = SROW_NUM(neg), [OP_ABS] = SROW_NUM(abs), [OP_SIGN] = SROW_NUM(sign), [OP_SQUARE] = SROW_NUM(square),
+  [OP_SQRT] = SROW_F(sqrt), [OP_RSQRT] = SROW_F(rsqrt), [OP_EXP] = SROW_F(exp), [OP_LOG] = SROW_F(log),
+  [OP_LOG1P] = SROW_F(log1p), [OP_SIN] = SROW_F(sin), [OP_COS] = SROW_F(cos), [OP_TANH] = SROW_F(tanh),
+  [OP_SIGMOID] = SROW_F(sigmoid), [OP_FLOOR] = SROW_F(floor), [OP_CEIL] = SROW_F(ceil), [OP_ROUND] = SROW_NUM(round),
+  [OP_RECIPROCAL] = SROW_F(recip), [OP_SOFTPLUS] = SROW_F(softplus), [OP_RELU] = SROW_NUM(relu),
+  [OP_RELU6] = SROW_NUM(relu6), [OP_ELU] = SROW_F(elu),
+  [OP_IS_NAN] = SROW_F(isnan), [OP_IS_INF] = SROW_F(isinf), [OP_IS_FINITE] = SROW_F(isfin),
+  [OP_LOGICAL_NOT] = {[DT_BOOL] = s_not_b},
+};
+#define SCROW(s) {[DT_FLOAT32] = s_cast_##s##_f32, [DT_FLOAT64] = s_cast_##s##_f64, [DT_INT32] = s_cast_##s##_i32, \
+                  [DT_INT64] = s_cast_##s##_i64, [DT_BOOL] = s_cast_##s##_b, [DT_UINT8] = s_cast_##s##_u8}
+static const OpScalarFn scalar_casts[DT__COUNT][DT__COUNT] = {
+  [DT_FLOAT32] = SCROW(f32), [DT_FLOAT64] = SCROW(f64), [DT_INT32] = SCROW(i32), [DT_INT64] = SCROW(i64), [DT_BOOL] = SCROW(b),
+  [DT_UINT8] = SCROW(u8)};
+
+OpScalarFn op_scalar_kernel(OpId id, DType in, DType out) {
+  if ((unsigned)id >= OP__COUNT || (unsigned)in >= DT__COUNT || (unsigned)out >= DT__COUNT) return NULL;
+  if (id == OP_CAST) return scalar_casts[in][out];
+  OpScalarFn f = scalar_fns[id][in];
+  if (!f) return NULL;
+  /* the output dtype the generic meta function gives (meta_binary, meta_unary) */
+  DType want = in;
+  switch (id) {
+  case OP_EQUAL: case OP_NOT_EQUAL: case OP_LESS: case OP_LESS_EQUAL: case OP_GREATER: case OP_GREATER_EQUAL:
+  case OP_IS_NAN: case OP_IS_INF: case OP_IS_FINITE:
+    want = DT_BOOL;
+    break;
+  case OP_DIV:
+    if (dtype_info[in].is_int) want = DT_FLOAT64;
+    break;
+  default:
+    break;
+  }
+  return want == out ? f : NULL;
+}
+
+/* float32 +, -, *, / and sqrt once more for the AVX2 path (x86-64-v3: 8 lanes where the file's own
+ * loops have SSE2's 4), for the planned graph steps that run an optimizer's update over every weight
+ * (perf of the Keras MLP step: Adam's sqrt and division at SSE width, ~11% of the step).  Each is one
+ * IEEE operation per element, correctly rounded at any vector width, so the bits equal the baseline
+ * loops'; no multiply-add is there to contract. */
+#pragma GCC push_options
+#pragma GCC target("arch=x86-64-v3")
+#pragma GCC optimize("fp-contract=off")
+BINLOOP(add_f32_v3, float, float, x + y)
+BINLOOP(sub_f32_v3, float, float, x - y)
+BINLOOP(mul_f32_v3, float, float, x * y)
+BINLOOP(div_f32_v3, float, float, x / y)
+UNLOOP(sqrt_f32_v3, float, float, sqrtf(x))
+#pragma GCC pop_options
+
+static void row_kernel_wide(OpId id, DType in, OpRow *r) {
+  if (in != DT_FLOAT32 || isa_active() < ISA_AVX2) return;
+  switch (id) {
+  case OP_ADD: r->bin = add_f32_v3; break;
+  case OP_SUB: r->bin = sub_f32_v3; break;
+  case OP_MUL: r->bin = mul_f32_v3; break;
+  case OP_DIV: r->bin = div_f32_v3; break;
+  case OP_SQRT: r->un = sqrt_f32_v3; break;
+  default: break;
+  }
+}
+
+bool op_row_kernel(OpId id, DType in, DType out, OpRow *r) {
+  r->bin = NULL;
+  r->un = NULL;
+  if ((unsigned)id >= OP__COUNT || (unsigned)in >= DT__COUNT || (unsigned)out >= DT__COUNT) return false;
+  if (in == DT_STRING || out == DT_STRING) return false;
+  if (id == OP_CAST) return (r->un = cast_loops[in][out]) != NULL;
+  /* ops that can fail (the generic kernel raises TF's error) or read an attribute stay generic */
+  if (dtype_info[in].is_int && (id == OP_FLOORDIV || id == OP_MOD || id == OP_POW)) return false;
+  if (id == OP_LEAKY_RELU || id == OP_GELU) return false;
+  if (!op_scalar_kernel(id, in, out)) return false;   /* the same ops and output dtypes as the scalar path */
+  r->bin = bin_loops[id][in];
+  r->un = r->bin ? NULL : un_loops[id][in];
+  if (r->bin || r->un) row_kernel_wide(id, in, r);
+  return r->bin || r->un;
+}
+
+void ew_cast(Tensor *dst, const Tensor *src) {
+  if (src->dtype == DT_STRING || dst->dtype == DT_STRING) {
+    if (src->dtype != dst->dtype) rt_throw(ERR_UNIMPLEMENTED, "Cast string to %s is not supported", dtype_info[dst->dtype].name);
+    Tensor *c = tensor_copy((Tensor *)src);
+    Str **s = tensor_data(c), **d = tensor_data(dst);
+    for (tfs_i64 i = 0; i < c->size; i++) { d[i] = s[i]; s[i] = NULL; }
+    tensor_release(c);
+    return;
+  }
+  UnCtx u = {cast_loops[src->dtype][dst->dtype], 0};
+  if (tensor_is_contiguous(src) && src->size == dst->size) { u.f(tensor_data(dst), tensor_data(src), src->size, 1, 0); return; }
+  Tensor *s = (Tensor *)src;
+  ew_iterate(dst, 1, &s, un_body, &u);
+}
+
+void ew_fill(Tensor *dst, double fv, tfs_i64 iv) {
+  tfs_i64 n = dst->size;
+  void *p = tensor_data(dst);
+  switch (dst->dtype) {
+  case DT_FLOAT32: { float *o = p, v = (float)fv; for (tfs_i64 i = 0; i < n; i++) o[i] = v; break; }
+  case DT_FLOAT64: { double *o = p; for (tfs_i64 i = 0; i < n; i++) o[i] = fv; break; }
+  case DT_INT32: { int32_t *o = p, v = (int32_t)iv; for (tfs_i64 i = 0; i < n; i++) o[i] = v; break; }
+  case DT_INT64: { int64_t *o = p; for (tfs_i64 i = 0; i < n; i++) o[i] = iv; break; }
+  case DT_BOOL: memset(p, iv != 0, (size_t)n); break;
+  case DT_UINT8: memset(p, (int)(uint8_t)iv, (size_t)n); break;
+  case DT_STRING: {
+    Str **o = p;
+    for (tfs_i64 i = 0; i < n; i++) {
+      if (o[i]) { Val v = val_obj(o[i]); TFS_DECREF(v); }
+      Val e = str_new("", 0);
+      o[i] = (Str *)e.u.o;
+    }
+    break;
+  }
+  default: break;
+  }
+}
+
+/* shape: the input's shape, in the requested dtype. */
+void meta_cast(OpCall *c) {
+  int dt = op_attr_dtype(c, 0, -1);
+  if (dt < 0) op_fail(c, ERR_TYPE, "tf.cast: dtype is required");
+  if (dt == DT_STRING && c->inm[0].dtype != DT_STRING) op_fail(c, ERR_UNIMPLEMENTED, "Cast %s to string is not supported", dtype_info[c->inm[0].dtype].name);
+  c->outm[0] = c->inm[0];
+  c->outm[0].dtype = (DType)dt;
+}
+
+void k_cast(OpCall *c) { ew_cast(c->out[0], c->in[0]); }
+
+/* ---- select (tf.where) and clip -------------------------------------------------------------------- */
+
+typedef struct SelCtx { size_t esz; } SelCtx;
+
+/* Rows of 4- and 8-byte elements, every operand contiguous or broadcast: a branchless select the
+ * compiler vectorizes.  The generic per-element memcpy behind a data-dependent branch mispredicted
+ * on about half the elements of a relu gradient's mask (perf: 6% of a Keras training step).  Each
+ * element is still a copy of x's or y's, so the bits are the same. */
+#define SELROW(T)                                                                                    \
+  static bool sel_row_##T(char *o_, char *const *p, tfs_i64 len, const tfs_i64 *st) {               \
+    if ((st[0] | st[1] | st[2]) & ~(tfs_i64)1) return false;                                        \
+    const bool *c = (const bool *)p[0];                                                              \
+    const T *x = (const T *)p[1], *y = (const T *)p[2];                                             \
+    T *o = (T *)o_;                                                                                  \
+    if (st[0] == 1 && st[1] == 1 && st[2] == 1)                                                      \
+      for (tfs_i64 i = 0; i < len; i++) o[i] = c[i] ? x[i] : y[i];                                   \
+    else if (st[0] == 1 && st[1] == 1 && st[2] == 0) {                                               \
+      T y0 = y[0];                                                                                   \
+      for (tfs_i64 i = 0; i < len; i++) o[i] = c[i] ? x[i] : y0;                                     \
+    } else                                                                                           \
+      for (tfs_i64 i = 0; i < len; i++) o[i] = c[i * st[0]] ? x[i * st[1]] : y[i * st[2]];           \
+    return true;                                                                                     \
+  }
+SELROW(uint32_t)
+SELROW(uint64_t)
+
+static void sel_body(void *ctx, char *o, char *const *p, tfs_i64 len, const tfs_i64 *st) {
+  size_t esz = ((SelCtx *)ctx)->esz;
+  if (esz == 4 && sel_row_uint32_t(o, p, len, st)) return;
+  if (esz == 8 && sel_row_uint64_t(o, p, len, st)) return;
+  const bool *cond = (const bool *)p[0];
+  for (tfs_i64 i = 0; i < len; i++) {
+    const char *src = cond[i * st[0]] ? p[1] + (size_t)(i * st[1]) * esz : p[2] + (size_t)(i * st[2]) * esz;
+    memcpy(o + (size_t)i * esz, src, esz);
+  }
+}
+
+/* shape: the broadcast of condition, x and y. */
+void meta_select(OpCall *c) {
+  bool hx = c->inm[1].rank != TMETA_ABSENT, hy = c->inm[2].rank != TMETA_ABSENT;
+  if (hx != hy) op_fail(c, ERR_VALUE, "x and y must both be non-None or both be None.");
+  if (!hx) {
+    tfs_i64 shape[2] = {-1, c->inm[0].rank};
+    meta_set(&c->outm[0], DT_INT64, 2, shape);
+    return;
+  }
+  TMeta t;
+  op_broadcast_meta(c, &c->inm[1], &c->inm[2], &t);
+  op_broadcast_meta(c, &c->inm[0], &t, &c->outm[0]);
+  c->outm[0].dtype = c->inm[1].dtype;
+}
+
+void k_select(OpCall *c) {
+  Tensor *cond = c->in[0];
+  if (c->inm[1].rank == TMETA_ABSENT) {
+    /* tf.where(cond): coordinates of true elements, int64 [n, rank] */
+    tfs_i64 n = 0;
+    for (tfs_i64 i = 0; i < cond->size; i++) n += tensor_get_i(cond, i) != 0;
+    tfs_i64 shape[2] = {n, cond->rank};
+    Tensor *o = tensor_new(DT_INT64, 2, shape);
+    int64_t *p = tensor_data(o);
+    for (tfs_i64 i = 0; i < cond->size; i++) {
+      if (!tensor_get_i(cond, i)) continue;
+      tfs_i64 r = i;
+      for (int d = cond->rank - 1; d >= 0; d--) {
+        p[d] = r % cond->shape[d];
+        r /= cond->shape[d];
+      }
+      p += cond->rank;
+    }
+    c->out[0] = o;
+    return;
+  }
+  Tensor *o = tensor_new(c->outm[0].dtype, c->outm[0].rank, c->outm[0].shape);
+  c->out[0] = o;
+  SelCtx s = {(size_t)dtype_info[o->dtype].size};
+  Tensor *ins[3] = {cond, c->in[1], c->in[2]};
+  ew_iterate(o, 3, ins, sel_body, &s);
+  if (o->dtype == DT_STRING) {
+    Str **e = tensor_data(o);
+    for (tfs_i64 i = 0; i < o->size; i++)
+      if (e[i]) e[i]->hdr.rc++;
+  }
+}
+
+/* shape: the input's shape; the bounds broadcast to it. */
+void meta_clip(OpCall *c) {
+  TMeta t;
+  op_broadcast_meta(c, &c->inm[0], &c->inm[1], &t);
+  op_broadcast_meta(c, &t, &c->inm[2], &c->outm[0]);
+  c->outm[0].dtype = c->inm[0].dtype;
+}
+
+#define CLIPLOOP(T)                                                                        \
+  static void clip_##T(void *ctx, char *o_, char *const *p, tfs_i64 len, const tfs_i64 *st) { \
+    (void)ctx;                                                                             \
+    T *o = (T *)o_;                                                                        \
+    const T *x = (const T *)p[0], *lo = (const T *)p[1], *hi = (const T *)p[2];            \
+    for (tfs_i64 i = 0; i < len; i++) {                                                    \
+      T v = x[i * st[0]], l = lo[i * st[1]], h = hi[i * st[2]];                            \
+      v = v < l ? l : v;                                                                   \
+      o[i] = v > h ? h : v;                                                                \
+    }                                                                                      \
+  }
+CLIPLOOP(float)
+CLIPLOOP(double)
+CLIPLOOP(int32_t)
+CLIPLOOP(int64_t)
+
+void k_clip(OpCall *c) {
+  static const EwBody bodies[4] = {clip_float, clip_double, clip_int32_t, clip_int64_t};
+  Tensor *ins[3] = {c->in[0], c->in[1], c->in[2]};
+  ew_iterate(c->out[0], 3, ins, bodies[c->in[0]->dtype], NULL);
+}
+
+/* ---- add_n ------------------------------------------------------------------------------------------ */
+
+/* shape: every input has the same shape and dtype; the result has it too. */
+void meta_add_n(OpCall *c) {
+  c->outm[0] = c->inm[0];
+  for (int i = 1; i < c->nin; i++) {
+    bool same = c->inm[i].rank == c->inm[0].rank;
+    for (int d = 0; same && d < c->inm[0].rank; d++) same = c->inm[i].shape[d] == c->inm[0].shape[d] || c->inm[i].shape[d] < 0 || c->inm[0].shape[d] < 0;
+    if (!same) {
+      StrBuf b;
+      sb_init(&b);
+      sb_puts(&b, "Shapes must be equal rank, but are ");
+      op_shape_text(&b, c->inm[0].rank, c->inm[0].shape);
+      sb_puts(&b, " and ");
+      op_shape_text(&b, c->inm[i].rank, c->inm[i].shape);
+      /* errindex: Shapes must be equal rank, but are … and … */
+      op_fail_sb(c, ERR_INVALID_ARGUMENT, &b);
+    }
+  }
+}
+
+void k_add_n(OpCall *c) {
+  Tensor *o = c->out[0];
+  ew_cast(o, c->in[0]);
+  BinLoop f = bin_loops[OP_ADD][o->dtype];
+  for (int i = 1; i < c->nin; i++) {
+    Tensor *ins[2] = {o, c->in[i]};
+    if (tensor_is_contiguous(c->in[i])) f(tensor_data(o), tensor_data(o), tensor_data(c->in[i]), o->size, 1, 1);
+    else ew_iterate(o, 2, ins, bin_body, (void *)f);
+  }
+}

@@ -1,0 +1,306 @@
+/* k_matmul.c — matrix products (libxsmm or register kernels for small shapes, OpenBLAS above, batched with broadcasting), transpose, bias_add. */
+#pragma GCC optimize("O3")
+
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernels/ops.h"
+
+/* Float products go to OpenBLAS except for tiny ones: measured on the
+ * target (OpenBLAS 0.3.21, AVX-512), its small-matrix path costs 17 ns at
+ * 2x2x2 and 96 ns at 16x16x16, below our own loops from about 4x4x4 on. */
+#define MATMUL_BLAS_MIN_FLOPS 65
+
+/* One BLAS thread unless TFS_BLAS_THREADS says otherwise: on the 2-core
+ * machines we target, two threads made 128^3 sgemm 1.8x slower (contention
+ * with the runtime's own thread) and results stay reproducible. */
+static void blas_init(void) {
+  static bool done;
+  if (done) return;
+  done = true;
+  const char *e = getenv("TFS_BLAS_THREADS");
+  long n = e ? strtol(e, NULL, 10) : 1;
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  if (n < 1) n = 1;
+  if (ncpu > 0 && n > ncpu) n = ncpu;
+  openblas_set_num_threads((int)n);
+}
+
+static inline bool mm_uses_blas(DType dt, tfs_i64 M, tfs_i64 N, tfs_i64 K) {
+  return M * N * K >= MATMUL_BLAS_MIN_FLOPS && (dt == DT_FLOAT32 || dt == DT_FLOAT64);
+}
+
+/* C = op(A) op(B). */
+static void mm_one(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb) {
+  if (xsmm_gemm(dt, C, A, B, M, N, K, ta, tb)) return;
+  if (mm_uses_blas(dt, M, N, K)) {
+    blas_init();
+    enum CBLAS_TRANSPOSE tA = ta ? CblasTrans : CblasNoTrans, tB = tb ? CblasTrans : CblasNoTrans;
+    blasint lda = (blasint)(ta ? M : K), ldb = (blasint)(tb ? K : N);
+    if (dt == DT_FLOAT32)
+      cblas_sgemm(CblasRowMajor, tA, tB, (blasint)M, (blasint)N, (blasint)K, 1.0f, A, lda, B, ldb, 0.0f, C, (blasint)N);
+    else
+      cblas_dgemm(CblasRowMajor, tA, tB, (blasint)M, (blasint)N, (blasint)K, 1.0, A, lda, B, ldb, 0.0, C, (blasint)N);
+    return;
+  }
+  gemm_small(dt, C, A, B, M, N, K, ta, tb);
+}
+
+/* ---- fused epilogue (graph _FusedMatMul): bias add and activation on a block in cache ---------
+ * Each element gets exactly what the unfused AddV2 and Relu kernels compute
+ * (the same expressions, one rounding each), so graph results equal eager ones. */
+#define MM_EPI(T, U, RELU)                                                                         \
+  static void epi_##T(T *C, const T *bias, tfs_i64 M, tfs_i64 N, bool add, bool act) {             \
+    for (tfs_i64 i = 0; i < M; i++) {                                                              \
+      T *restrict row = C + i * N;                                                                 \
+      if (add && act)                                                                              \
+        for (tfs_i64 j = 0; j < N; j++) { T x = (T)((U)row[j] + (U)bias[j]); row[j] = RELU; }      \
+      else if (add)                                                                                \
+        for (tfs_i64 j = 0; j < N; j++) row[j] = (T)((U)row[j] + (U)bias[j]);                      \
+      else                                                                                         \
+        for (tfs_i64 j = 0; j < N; j++) { T x = row[j]; row[j] = RELU; }                           \
+    }                                                                                              \
+  }
+MM_EPI(float, float, x > 0 ? x : (x != x ? x : 0.0f))
+MM_EPI(double, double, x > 0 ? x : (x != x ? x : 0.0))
+MM_EPI(int32_t, uint32_t, x > 0 ? x : 0)
+MM_EPI(int64_t, uint64_t, x > 0 ? x : 0)
+
+static void mm_epilogue(DType dt, void *C, const void *bias, tfs_i64 M, tfs_i64 N, bool add, bool act) {
+  switch (dt) {
+  case DT_FLOAT32: epi_float(C, bias, M, N, add, act); break;
+  case DT_FLOAT64: epi_double(C, bias, M, N, add, act); break;
+  case DT_INT32: epi_int32_t(C, bias, M, N, add, act); break;
+  case DT_INT64: epi_int64_t(C, bias, M, N, add, act); break;
+  default: break;
+  }
+}
+
+/* One matrix of a (fused) product: C = op(A) op(B) [+ bias] [relu].  The
+ * epilogue runs right after the product, while the block is in cache.  (Letting
+ * the GEMM add a bias prefilled into C, beta = 1, measured no faster here, and
+ * its rounding would depend on how the BLAS splits K.) */
+static void mm_block(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb,
+                     const void *bias, bool act) {
+  mm_one(dt, C, A, B, M, N, K, ta, tb);
+  if (bias || act) mm_epilogue(dt, C, bias, M, N, bias != NULL, act);
+}
+
+void matmul_2d(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, const void *bias,
+               bool act) {
+  mm_block(dt, C, A, B, M, N, K, false, false, bias, act);
+}
+
+static inline bool mm_attr_flag(const OpCall *c, int i) {
+  Val v = op_attr(c, i);
+  if (v.tag == VT_UNDEF || v.tag == VT_NONE) return false;
+  if (v.tag == VT_BOOL || v.tag == VT_INT) return v.u.i != 0;
+  return op_attr_bool(c, i, false);
+}
+
+static void mm_flags(OpCall *c, bool *ta, bool *tb) {
+  *ta = mm_attr_flag(c, 0) || mm_attr_flag(c, 2);
+  *tb = mm_attr_flag(c, 1) || mm_attr_flag(c, 3);
+}
+
+/* shape: [..., m, n] from a [..., m, k] and b [..., k, n] (after transpose_a / transpose_b); both at least rank 2, batch dimensions broadcast. */
+void meta_matmul(OpCall *c) {
+  const TMeta *a = &c->inm[0], *b = &c->inm[1];
+  TMeta *o = &c->outm[0];
+  o->dtype = a->dtype;
+  if (a->rank < 0 || b->rank < 0) { o->rank = -1; return; }
+  if (a->rank < 2 || b->rank < 2) {
+    StrBuf s;
+    sb_init(&s);
+    sb_puts(&s, "In[0] and In[1] has different ndims or ndims < 2: ");
+    op_shape_text(&s, a->rank, a->shape);
+    sb_puts(&s, " vs. ");
+    op_shape_text(&s, b->rank, b->shape);
+    /* errindex: In[0] and In[1] has different ndims or ndims < 2: … vs. … */
+    op_fail_sb(c, ERR_INVALID_ARGUMENT, &s);
+  }
+  bool ta, tb;
+  mm_flags(c, &ta, &tb);
+  c->iscr[0] = ta;   /* for the kernel of this call */
+  c->iscr[1] = tb;
+  tfs_i64 M = a->shape[a->rank - (ta ? 1 : 2)], K = a->shape[a->rank - (ta ? 2 : 1)];
+  tfs_i64 Kb = b->shape[b->rank - (tb ? 1 : 2)], N = b->shape[b->rank - (tb ? 2 : 1)];
+  /* batch dims broadcast (BatchMatMulV2) */
+  TMeta ba = *a, bb = *b;
+  ba.rank -= 2;
+  bb.rank -= 2;
+  bool batch_ok = true;
+  int r = ba.rank > bb.rank ? ba.rank : bb.rank;
+  for (int i = 0; i < r; i++) {
+    int ia = i - (r - ba.rank), ib = i - (r - bb.rank);
+    tfs_i64 da = ia >= 0 ? ba.shape[ia] : 1, db = ib >= 0 ? bb.shape[ib] : 1;
+    if (da != db && da != 1 && db != 1 && da >= 0 && db >= 0) batch_ok = false;
+  }
+  if (!batch_ok || (K >= 0 && Kb >= 0 && K != Kb)) {
+    StrBuf s;
+    sb_init(&s);
+    sb_puts(&s, batch_ok ? "Matrix size-incompatible: In[0]: " : "In[0] and In[1] must have compatible batch dimensions: ");
+    op_shape_text(&s, a->rank, a->shape);
+    sb_puts(&s, batch_ok ? ", In[1]: " : " vs. ");
+    op_shape_text(&s, b->rank, b->shape);
+    /* errindex: Matrix size-incompatible: In[0]: …, In[1]: … */
+    /* errindex: In[0] and In[1] must have compatible batch dimensions: … vs. … */
+    op_fail_sb(c, ERR_INVALID_ARGUMENT, &s);
+  }
+  op_broadcast_meta(c, &ba, &bb, o);
+  o->shape[o->rank++] = M;
+  o->shape[o->rank++] = N;
+  o->dtype = a->dtype;
+}
+
+/* The (batched, broadcasting) product of c->in[0] and c->in[1] into c->out[0],
+ * each matrix followed by the fused epilogue when bias/act are given. */
+static void mm_batched(OpCall *c, const void *bias, bool act) {
+  Tensor *a = tensor_contiguous(c->in[0]), *b = tensor_contiguous(c->in[1]), *o = c->out[0];
+  bool ta = c->iscr[0] != 0, tb = c->iscr[1] != 0;
+  int ra = a->rank, rb = b->rank, ro = o->rank;
+  tfs_i64 M = o->shape[ro - 2], N = o->shape[ro - 1];
+  tfs_i64 K = a->shape[ra - (ta ? 2 : 1)];
+  size_t esz = (size_t)dtype_info[o->dtype].size;
+  tfs_i64 amat = a->shape[ra - 1] * a->shape[ra - 2], bmat = b->shape[rb - 1] * b->shape[rb - 2];
+  tfs_i64 nbatch = o->size / (M * N > 0 ? M * N : 1);
+  if (M * N == 0) nbatch = 0;
+  if (K == 0) {
+    memset(tensor_data(o), 0, (size_t)o->size * esz);
+    if (bias || act)
+      for (tfs_i64 bi = 0; bi < nbatch; bi++)
+        mm_epilogue(o->dtype, (char *)tensor_data(o) + (size_t)(bi * M * N) * esz, bias, M, N, bias != NULL, act);
+  } else if (ro == 2) {
+    mm_block(o->dtype, tensor_data(o), tensor_data(a), tensor_data(b), M, N, K, ta, tb, bias, act);
+  } else {
+    /* batch index -> matrix index of a and b, with broadcasting */
+    int nb = ro - 2;
+    tfs_i64 idx[TFS_MAX_RANK] = {0};
+    for (tfs_i64 bi = 0; bi < nbatch; bi++) {
+      tfs_i64 ia = 0, ib = 0, sa = 1, sb = 1;
+      for (int d = nb - 1; d >= 0; d--) {
+        int da = d - (nb - (ra - 2)), db = d - (nb - (rb - 2));
+        if (da >= 0) {
+          tfs_i64 n = a->shape[da];
+          ia += (n == 1 ? 0 : idx[d]) * sa;
+          sa *= n;
+        }
+        if (db >= 0) {
+          tfs_i64 n = b->shape[db];
+          ib += (n == 1 ? 0 : idx[d]) * sb;
+          sb *= n;
+        }
+      }
+      mm_block(o->dtype, (char *)tensor_data(o) + (size_t)(bi * M * N) * esz,
+               (char *)tensor_data(a) + (size_t)(ia * amat) * esz, (char *)tensor_data(b) + (size_t)(ib * bmat) * esz,
+               M, N, K, ta, tb, bias, act);
+      for (int d = nb - 1; d >= 0; d--) {
+        if (++idx[d] < o->shape[d]) break;
+        idx[d] = 0;
+      }
+    }
+  }
+  tensor_release(a);
+  tensor_release(b);
+}
+
+void k_matmul(OpCall *c) { mm_batched(c, NULL, false); }
+
+/* _FusedMatMul(a, b, bias): the planner only fuses a [N] bias of the product's
+ * dtype whose size it knows to match, but the checks stay for direct callers. */
+/* shape: as tf.matmul: [..., m, n] from [..., m, k] and [..., k, n]. */
+void meta_fused_matmul(OpCall *c) {
+  meta_matmul(c);
+  const TMeta *o = &c->outm[0], *bm = &c->inm[2];
+  if (bm->rank != 1 || bm->dtype != o->dtype || (o->rank >= 0 && bm->shape[0] >= 0 && o->shape[o->rank - 1] >= 0 &&
+                                                  bm->shape[0] != o->shape[o->rank - 1])) {
+    StrBuf s;
+    sb_init(&s);
+    sb_puts(&s, "_FusedMatMul: bias must be a vector of the product's last dimension: ");
+    op_shape_text(&s, bm->rank, bm->shape);
+    /* errindex: _FusedMatMul: bias must be a vector of the product's last dimension: … */
+    op_fail_sb(c, ERR_INVALID_ARGUMENT, &s);
+  }
+}
+
+void k_fused_matmul(OpCall *c) {
+  Tensor *bias = tensor_contiguous(c->in[2]);
+  int mark = rt_hold_val(val_obj(bias));
+  mm_batched(c, tensor_data(bias), op_attr_int(c, 4, 0) == 1);
+  rt_unhold(mark);
+  tensor_release(bias);
+}
+
+/* ---- transpose ------------------------------------------------------------------------------ */
+
+/* shape: the input's dimensions permuted by perm (reversed by default). */
+void meta_transpose(OpCall *c) {
+  const TMeta *a = &c->inm[0];
+  TMeta *o = &c->outm[0];
+  o->dtype = a->dtype;
+  o->rank = a->rank;
+  if (a->rank < 0) return;
+  int r = a->rank;
+  tfs_i64 *perm = c->iscr;
+  Val pv = op_attr(c, 0);
+  if (pv.tag == VT_NONE || pv.tag == VT_UNDEF) {
+    for (int i = 0; i < r; i++) perm[i] = r - 1 - i;
+  } else {
+    tfs_i64 p[TFS_MAX_RANK];
+    int n = val_to_dims(pv, p, false, "tf.transpose perm");
+    if (n != r) op_fail(c, ERR_INVALID_ARGUMENT, "transpose expects a vector of size %d. But input(1) is a vector of size %d", r, n);
+    bool seen[TFS_MAX_RANK] = {0};
+    for (int i = 0; i < r; i++) {
+      tfs_i64 q = p[i] < 0 ? p[i] + r : p[i];
+      if (q < 0 || q >= r || seen[q]) op_fail(c, ERR_INVALID_ARGUMENT, "%lld is missing from 'perm' argument.", (long long)i);
+      seen[q] = true;
+      perm[i] = q;
+    }
+  }
+  for (int i = 0; i < r; i++) o->shape[i] = a->shape[perm[i]];
+}
+
+void k_transpose(OpCall *c) {
+  Tensor *a = c->in[0];
+  tfs_i64 shape[TFS_MAX_RANK], strides[TFS_MAX_RANK];
+  for (int i = 0; i < a->rank; i++) {
+    shape[i] = a->shape[c->iscr[i]];
+    strides[i] = a->strides[c->iscr[i]];
+  }
+  Tensor *v = tensor_view(a, a->rank, shape, strides, a->offset);
+  ew_cast(c->out[0], v);
+  tensor_release(v);
+}
+
+/* ---- bias_add ------------------------------------------------------------------------------- */
+
+/* shape: value's shape; bias is 1-D and its length equals value's last dimension. */
+void meta_bias_add(OpCall *c) {
+  const TMeta *v = &c->inm[0], *b = &c->inm[1];
+  Val fmt = op_attr(c, 0);
+  if (fmt.tag == VT_OBJ) {
+    StrBuf s;
+    sb_init(&s);
+    val_str(&s, fmt);
+    bool nhwc = s.len == 0 || s.data[s.len - 1] == 'C';
+    sb_free(&s);
+    if (!nhwc) op_fail(c, ERR_UNIMPLEMENTED, "bias_add: only channels-last data_format is supported");
+  }
+  if (b->rank != 1) op_fail(c, ERR_INVALID_ARGUMENT, "Biases must be 1D: %s", "");
+  if (v->rank >= 0 && v->rank < 2) op_fail(c, ERR_INVALID_ARGUMENT, "Input tensor must be at least 2D: %s", "");
+  if (v->rank > 0 && v->shape[v->rank - 1] >= 0 && b->shape[0] >= 0 && v->shape[v->rank - 1] != b->shape[0]) {
+    StrBuf s;
+    sb_init(&s);
+    sb_puts(&s, "Must provide as many biases as the last dimension of the input tensor: ");
+    op_shape_text(&s, b->rank, b->shape);
+    sb_puts(&s, " vs. ");
+    op_shape_text(&s, v->rank, v->shape);
+    /* errindex: Must provide as many biases as the last dimension of the input tensor: … vs. … */
+    op_fail_sb(c, ERR_INVALID_ARGUMENT, &s);
+  }
+  c->outm[0] = *v;
+}
+
+void k_bias_add(OpCall *c) { ew_binary(OP_ADD, c->out[0], c->in[0], c->in[1]); }

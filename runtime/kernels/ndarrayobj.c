@@ -1,0 +1,224 @@
+/* ndarrayobj.c — numpy.ndarray as a Python object: tolist, item, shape, numpy's promotion in arithmetic, comparison, indexing, iteration. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/ops.h"
+#include "object/object.h"
+#include "tensor/tensor.h"
+
+/* Wrap an op result (owned tensor Val) as an ndarray value. */
+static Val wrap(Val r) {
+  if (!val_is_tensor(r)) return r;
+  Val a = ndarray_new(val_tensor(r));
+  TFS_DECREF(r);
+  return a;
+}
+
+static Val tolist_rec(const Tensor *t, int axis, tfs_i64 *flat) {
+  if (axis == t->rank) return tensor_item(t, (*flat)++);
+  Val l = list_new(t->shape[axis]);
+  for (tfs_i64 i = 0; i < t->shape[axis]; i++) {
+    Val e = tolist_rec(t, axis + 1, flat);
+    list_append(l, e);
+    TFS_DECREF(e);
+  }
+  return l;
+}
+
+static Val nd_tolist(Val self, int n, const Val *args, const Kw *kw) {
+  (void)n; (void)args; (void)kw;
+  tfs_i64 flat = 0;
+  return tolist_rec(val_as_tensor(self), 0, &flat);
+}
+
+static Val nd_item(Val self, int n, const Val *args, const Kw *kw) {
+  (void)args; (void)kw;
+  Tensor *t = val_as_tensor(self);
+  if (n != 0 || t->size != 1) rt_throw(ERR_VALUE, "can only convert an array of size 1 to a Python scalar");
+  return tensor_item(t, 0);
+}
+
+static Val nd_abs(Val self, int n, const Val *args, const Kw *kw) {
+  (void)n; (void)args; (void)kw;
+  return wrap(op_apply1(OP_ABS, self));
+}
+
+static Val ndarray_getattr(Val self, const char *name) {
+  Tensor *t = ((NdArray *)self.u.o)->t;
+  if (!strcmp(name, "shape")) {
+    Val tu = tuple_new(t->rank);
+    for (int i = 0; i < t->rank; i++) ((Tuple *)tu.u.o)->items[i] = val_int(t->shape[i]);
+    return tu;
+  }
+  if (!strcmp(name, "dtype")) return val_obj(&npdtypes[t->dtype]);
+  if (!strcmp(name, "ndim")) return val_int(t->rank);
+  if (!strcmp(name, "size")) return val_int(t->size);
+  if (!strcmp(name, "tolist")) return builtin_new("ndarray.tolist", nd_tolist, self, NULL);
+  if (!strcmp(name, "item")) return builtin_new("ndarray.item", nd_item, self, NULL);
+  if (!strcmp(name, "T")) {
+    Val r = op_apply1(OP_TRANSPOSE, self);
+    return wrap(r);
+  }
+  if (!strcmp(name, "__abs__")) return builtin_new("ndarray.__abs__", nd_abs, self, NULL);   /* abs(a) */
+  return val_undef();
+}
+
+/* numpy's promotion for two array dtypes. */
+static DType np_promote(DType a, DType b) {
+  if (a == b) return a;
+  if (a == DT_BOOL) return b;
+  if (b == DT_BOOL) return a;
+  bool fa = dtype_info[a].is_float, fb = dtype_info[b].is_float;
+  if (fa && fb) return DT_FLOAT64;
+  if (!fa && !fb) return DT_INT64;
+  DType f = fa ? a : b, i = fa ? b : a;
+  (void)i;
+  return f == DT_FLOAT32 ? DT_FLOAT64 : DT_FLOAT64;
+}
+
+static Val cast_to(Val v, DType dt) {
+  Val dv = dtype_val(dt);
+  OpAttrs at = {1, {dv}};
+  return op_apply(&op_defs[OP_CAST], 1, &v, &at);
+}
+
+/* Apply a binary op with numpy's dtype rules; results are ndarrays. */
+static Val np_apply(OpId id, Val a, Val b) {
+  Tensor *ta = val_as_tensor(a), *tb = val_as_tensor(b);
+  if ((ta && !val_is(a, &ndarray_type)) || (tb && !val_is(b, &ndarray_type)))
+    return op_apply2(id, a, b);   /* a tf tensor wins: TF result */
+  Val ca = val_incref(a), cb = val_incref(b);
+  if (ta && tb && ta->dtype != tb->dtype) {
+    DType d = np_promote(ta->dtype, tb->dtype);
+    if (ta->dtype != d) { Val c = cast_to(a, d); TFS_DECREF(ca); ca = c; }
+    if (tb->dtype != d) { Val c = cast_to(b, d); TFS_DECREF(cb); cb = c; }
+  } else if (ta && !tb && b.tag == VT_FLOAT && dtype_info[ta->dtype].is_int) {
+    Val c = cast_to(a, DT_FLOAT64);
+    TFS_DECREF(ca);
+    ca = c;
+  } else if (tb && !ta && a.tag == VT_FLOAT && dtype_info[tb->dtype].is_int) {
+    Val c = cast_to(b, DT_FLOAT64);
+    TFS_DECREF(cb);
+    cb = c;
+  }
+  Val r = op_apply2(id, ca, cb);
+  TFS_DECREF(ca);
+  TFS_DECREF(cb);
+  return wrap(r);
+}
+
+static Val ndarray_binop(int op, Val a, Val b) {
+  static const int ops[BIN__COUNT] = {
+    [BIN_ADD] = OP_ADD, [BIN_SUB] = OP_SUB, [BIN_MUL] = OP_MUL, [BIN_DIV] = OP_DIV,
+    [BIN_FLOORDIV] = OP_FLOORDIV, [BIN_MOD] = OP_MOD, [BIN_POW] = OP_POW, [BIN_MATMUL] = OP_MATMUL,
+    [BIN_LSHIFT] = -1, [BIN_RSHIFT] = -1,
+    [BIN_BITAND] = OP_LOGICAL_AND, [BIN_BITOR] = OP_LOGICAL_OR, [BIN_BITXOR] = OP_LOGICAL_XOR,
+  };
+  if (op < 0 || op >= BIN__COUNT || ops[op] < 0) return val_undef();
+  return np_apply((OpId)ops[op], a, b);
+}
+
+static Val ndarray_compare(int op, Val a, Val b) {
+  static const int ops[] = {OP_LESS, OP_LESS_EQUAL, OP_GREATER, OP_GREATER_EQUAL, OP_EQUAL, OP_NOT_EQUAL};
+  if (op < CMP_LT || op > CMP_NE) return val_undef();
+  if (op == CMP_EQ || op == CMP_NE) {
+    bool ok = val_as_tensor(a) && val_as_tensor(b);
+    Val other = val_as_tensor(a) ? b : a;
+    if (!ok && !(other.tag == VT_INT || other.tag == VT_FLOAT || other.tag == VT_BOOL || val_is(other, &list_type) ||
+                 val_is(other, &tuple_type) || val_is(other, &str_type)))
+      return val_bool(op == CMP_NE);
+  }
+  return np_apply((OpId)ops[op], a, b);
+}
+
+static Val ndarray_unop(int op, Val a) {
+  if (op == UN_NEG) return wrap(op_apply1(OP_NEG, a));
+  if (op == UN_POS) return val_incref(a);
+  if (op == UN_INVERT && val_as_tensor(a)->dtype == DT_BOOL) return wrap(op_apply1(OP_LOGICAL_NOT, a));
+  return val_undef();
+}
+
+/* numpy's IndexError for integer indices out of range (checked before the
+ * shared strided-slice op, whose error text is TF's). */
+static void np_check_index(const Tensor *t, Val key) {
+  const Val *items = &key;
+  tfs_i64 n = 1;
+  if (val_is(key, &tuple_type)) seq_items(key, &n, &items);
+  int axis = 0;
+  for (tfs_i64 k = 0; k < n; k++) {
+    Val it = items[k];
+    if (val_is(it, &ellipsis_type)) return;   /* positions after ... are not simple */
+    if (it.tag == VT_NONE) continue;
+    if (axis >= t->rank)
+      rt_throw(ERR_INDEX, "too many indices for array: array is %d-dimensional, but %lld were indexed", t->rank, (long long)n);
+    if (it.tag == VT_INT) {
+      tfs_i64 d = t->shape[axis];
+      if (it.u.i < -d || it.u.i >= d)
+        rt_throw(ERR_INDEX, "index %lld is out of bounds for axis %d with size %lld", (long long)it.u.i, axis, (long long)d);
+    }
+    axis++;
+  }
+}
+
+static Val ndarray_getitem(Val self, Val key) {
+  np_check_index(((NdArray *)self.u.o)->t, key);
+  OpAttrs at = {1, {key}};
+  return wrap(op_apply(&op_defs[OP_STRIDED_SLICE], 1, &self, &at));
+}
+
+static tfs_i64 ndarray_len(Val self) {
+  const Tensor *t = ((NdArray *)self.u.o)->t;
+  if (t->rank == 0) rt_throw(ERR_TYPE, "len() of unsized object");   /* numpy's text: a 0-d array has no length */
+  return t->shape[0];
+}
+
+static int ndarray_truthy(Val v) {
+  Tensor *t = ((NdArray *)v.u.o)->t;
+  if (t->size != 1)
+    rt_throw(ERR_VALUE, "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
+  return tensor_get_f(t, 0) != 0;
+}
+
+typedef struct NdIter { Obj hdr; Val a; tfs_i64 i; } NdIter;
+static void nditer_free(Obj *o) { TFS_DECREF(((NdIter *)o)->a); free(o); }
+static void nditer_repr(StrBuf *b, Val v) { (void)v; sb_puts(b, "<iterator>"); }
+static bool nditer_next(Val it, Val *out) {
+  NdIter *ni = (NdIter *)it.u.o;
+  if (ni->i >= ((NdArray *)ni->a.u.o)->t->shape[0]) return false;
+  *out = ndarray_getitem(ni->a, val_int(ni->i++));
+  return true;
+}
+static Val nditer_iter(Val self) { return val_incref(self); }
+static const Type nditer_type = {
+  .name = "iterator", .free = nditer_free, .repr = nditer_repr, .iter = nditer_iter, .next = nditer_next,
+};
+static Val ndarray_iter(Val self) {
+  NdIter *it = obj_new(&nditer_type, sizeof(NdIter));
+  it->a = val_incref(self);
+  it->i = 0;
+  return val_obj(it);
+}
+
+static bool ndarray_eq(Val a, Val b) {
+  if (a.tag == VT_OBJ && b.tag == VT_OBJ && a.u.o == b.u.o) return true;
+  Val r = ndarray_compare(CMP_EQ, a, b);
+  bool res = rt_truthy(r);
+  TFS_DECREF(r);
+  return res;
+}
+
+
+/* numpy.ndarray's operators and methods compute through the op table: set at start-up. */
+void ndarrayobj_register(void) {
+  ndarray_type.getattr = ndarray_getattr;
+  ndarray_type.getitem = ndarray_getitem;
+  ndarray_type.iter = ndarray_iter;
+  ndarray_type.len = ndarray_len;
+  ndarray_type.binop = ndarray_binop;
+  ndarray_type.unop = ndarray_unop;
+  ndarray_type.compare = ndarray_compare;
+  ndarray_type.truthy = ndarray_truthy;
+  ndarray_type.eq = ndarray_eq;
+}

@@ -1,0 +1,256 @@
+/* ops.h — the op table: one OpDef per op (ops.def), the OpCall record kernels and shape rules see, and op_apply.
+ *
+ * Every tensor operation, whether reached from `tf.add(...)`, from `a + b`, from
+ * `t[1:]` or (later) from a graph node, goes through op_apply() with an OpDef
+ * from op_defs[].  An OpDef says:
+ *   - graph_name   the TF op name of graph nodes ("AddV2", "MatMul", "Sum");
+ *   - api          space-separated names under `tf` ("add math.add");
+ *   - sig          the TF keyword signature, parsed by args_parse;
+ *   - kinds        one char per parameter (except `name`): an input kind or '.'
+ *                  for an attribute (a host value kept as-is):
+ *                    T  input of the op's dtype group: all T inputs share one
+ *                       dtype; host values convert to it (first by default rules)
+ *                    F  like T, but host ints default to float64 (linspace: TF divides ints)
+ *                    B  bool tensor          I  int32/int64 tensor (indices)
+ *                    A  any dtype, converted alone by default rules
+ *                    L  a list/tuple of T inputs (concat, stack, add_n)
+ *                    H  host value or tensor passed through unconverted (print)
+ *                    R  a tf.Variable (resource), passed through
+ *                  lower case: optional, None means absent (in[i] == NULL);
+ *   - dtypes       mask (DTM_*) of dtypes allowed for the T/A inputs;
+ *   - meta         the shape/dtype rule: fills the outputs' TMeta from the
+ *                  inputs' TMeta and the attributes.  Works with unknown dims
+ *                  (-1) and unknown rank (-1) so graph tracing can use it;
+ *   - kernel       the eager kernel: reads c->in, writes c->out;
+ *   - doc          the user-facing summary, read only by scripts/gendoc.py (the macros here ignore it).
+ * Adding an op is one OP() line in ops.def plus its kernel (or a reused one).
+ */
+#ifndef TFS_OPS_H
+#define TFS_OPS_H
+
+#include "kernels/isa.h"
+#include "tensor/tensor.h"
+
+/* Op ids, one per ops.def line.  ORDER OPS: op_defs[] follows it. */
+typedef enum OpId {
+#define OP(id, gname, api, sig, kinds, dtypes, flags, meta, kernel, ...) OP_##id,
+#include "kernels/ops.def"
+#undef OP
+  OP__COUNT
+} OpId;
+
+enum {
+  OPF_VIEW = 1,        /* the kernel creates its outputs itself (views, data-dependent shapes) */
+  OPF_STATEFUL = 2,    /* side effects or randomness: never pruned, never constant-folded */
+  OPF_VARIADIC = 4,    /* all inputs have the kind of the first char; op_apply gets nin */
+  OPF_MULTI = 8,       /* returns a list of nout tensors (unstack) */
+  OPF_NOOUT = 16,      /* returns None (asserts, print) */
+  OPF_PASS0 = 32,      /* returns input 0 unchanged after the kernel (check_numerics) */
+};
+
+#define OP_MAX_ARGS 16
+#define OP_MAX_ATTRS 10
+
+/* Static shape and dtype of a value: dims -1 unknown, rank -1 unknown;
+ * rank TMETA_ABSENT marks an optional input that was not given (tf.where(c)). */
+#define TMETA_ABSENT (-2)
+typedef struct TMeta {
+  DType dtype;
+  int rank;
+  tfs_i64 shape[TFS_MAX_RANK];
+} TMeta;
+
+/* Attribute values of one call, in signature order of the '.' parameters
+ * (borrowed host values; VT_UNDEF when not given and no default). */
+typedef struct OpAttrs {
+  int n;
+  Val v[OP_MAX_ATTRS];
+} OpAttrs;
+
+struct OpCall;
+typedef void (*OpMetaFn)(struct OpCall *c);
+typedef void (*OpKernelFn)(struct OpCall *c);
+
+typedef struct OpDef {
+  OpId id;
+  const char *graph_name;     /* "AddV2" */
+  const char *api;            /* "add math.add" ("" for internal ops) */
+  const char *sig;            /* "x, y, name=None" */
+  const char *kinds;          /* "TT" — see above */
+  unsigned dtypes;            /* DTM_* mask for T/A inputs */
+  unsigned flags;             /* OPF_* */
+  OpMetaFn meta;
+  OpKernelFn kernel;
+} OpDef;
+
+extern OpDef op_defs[OP__COUNT];
+/* An OP_UP op's meta function and kernel, set at start-up by the layer that owns them (stdlib/modules/upops.c). */
+void op_bind(OpId id, OpMetaFn meta, OpKernelFn kernel);
+
+/* One application of an op.  meta() fills nout/outm; the dispatcher allocates
+ * out[] (unless OPF_VIEW) and runs kernel().  Scratch fields let meta() hand
+ * normalized attributes (axes, perms) to the kernel of the same call. */
+typedef struct OpCall {
+  const OpDef *op;
+  int nin;
+  const Val *args;            /* inputs as given (host values for H/R kinds) */
+  Tensor **in;                /* eager inputs (NULL: absent optional, H, R) */
+  TMeta *inm;                 /* their metas */
+  const OpAttrs *attrs;
+  int nout;
+  TMeta *outm;                /* nout metas (outm_buf or malloc'd by op_reserve_outputs) */
+  Tensor **out;               /* nout outputs, owned until returned */
+  TMeta outm_buf[2];
+  Tensor *out_buf[2];
+  tfs_i64 iscr[4 * TFS_MAX_RANK];   /* meta -> kernel scratch */
+  double fscr[4];
+  int nscr;
+} OpCall;
+
+/* Apply an op to input values (tensors, Variables, ndarrays or host values)
+ * with attributes; returns the owned result (tensor, list of tensors, or
+ * None).  For ops without OPF_VARIADIC, nin must equal the number of input
+ * kinds.  GRAPH HOOK: when an input is symbolic, the call is forwarded to
+ * op_graph_hook (set by the graph builder) instead of running eagerly. */
+Val op_apply(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs);
+extern Val (*op_graph_hook)(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs);
+/* Gradient tapes (graph/tape.c): how many are recording, and the recorder
+ * every executed op is handed to while any is (set at start-up). */
+extern int op_tape_nactive;
+extern void (*op_tape_record)(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs, Val result);
+/* The current name scope ("outer/inner/") for new variables' names (graph/graph.c; set at start-up). */
+extern const char *(*op_scope_prefix)(void);
+
+/* Run an op on eager tensors only (graph executor entry): outputs are
+ * returned in out[] (owned); returns nout.  `raw` may be NULL unless the op
+ * has H/R inputs. */
+int op_run(const OpDef *op, int nin, Tensor **in, const Val *raw, const OpAttrs *attrs, Tensor ***out);
+
+/* Constant folding: op_run with any error swallowed (it belongs to run time,
+ * if the op is reached); the first nout outputs (malloc'd array, owned), or
+ * NULL when the op failed or gave fewer. */
+Tensor **op_fold(const OpDef *op, int nin, Tensor **in, const Val *raw, const OpAttrs *attrs, int nout);
+
+/* Like op_run, but outputs go to out[0..cap) when the op has at most `cap`
+ * (no allocation; *heap is set to NULL); otherwise *heap receives a malloc'd
+ * array (the outputs) that the caller frees. */
+int op_run_into(const OpDef *op, int nin, Tensor **in, const Val *raw, const OpAttrs *attrs, Tensor **out, int cap,
+                Tensor ***heap);
+/* Offer the next op run a tensor for its single result (the graph executor's arena, exec.c): it
+ * is used (retained) when the op's meta gives exactly its dtype and shape, else a new tensor is
+ * made.  The caller offers only a tensor nobody else holds; the offer lapses at the next op run. */
+void op_offer_output(Tensor *t);
+
+/* ---- scalar fast path --------------------------------------------------------
+ * A scalar kernel computes the 0-d result of an op from 0-d operands of dtype
+ * `in` (one for unary ops, two for binary ones; b is ignored by unary ones),
+ * without meta, broadcasting or allocation.  The graph executor selects one per
+ * step at plan time, keyed by op id and dtypes (the elementwise ops' tables in
+ * k_elementwise.c); NULL: none, use op_run.  A kernel returns false when the
+ * generic kernel must run instead: that one raises the op's error (integer
+ * division by zero, negative integer powers) with TF's message.  Operands are
+ * read before the result is written, so `out` may alias `a` or `b`. */
+typedef bool (*OpScalarFn)(void *out, const void *a, const void *b);
+OpScalarFn op_scalar_kernel(OpId id, DType in, DType out);
+
+/* ---- row kernels of planned elementwise steps -----------------------------------
+ * The loops k_binary / k_unary / cast run on contiguous operands, for the graph
+ * executor's elementwise steps planned on static shapes (exec.c): o[i] = a[i*sa]
+ * <op> b[i*sb] for i < n.  Same ops and output dtypes as op_scalar_kernel, minus
+ * those that can fail (integer FloorDiv, FloorMod, Pow) or read an attribute
+ * (LeakyRelu, Gelu).  `o` may be `a` or `b` (in place). */
+typedef void (*OpRowFn2)(char *o, const char *a, const char *b, tfs_i64 n, tfs_i64 sa, tfs_i64 sb);
+typedef void (*OpRowFn1)(char *o, const char *a, tfs_i64 n, tfs_i64 sa, double prm);
+typedef struct OpRow { OpRowFn2 bin; OpRowFn1 un; } OpRow;   /* one of them */
+bool op_row_kernel(OpId id, DType in, DType out, OpRow *r);
+
+/* Convenience for C callers: op with 1 or 2 tensor-ish inputs and no attrs. */
+Val op_apply1(OpId id, Val a);
+Val op_apply2(OpId id, Val a, Val b);
+
+/* The `tf.<api>` builtin for an op (owned), called with Python arguments. */
+Val op_builtin(OpId id, const char *qualname);
+/* Find an op by API name ("add", "math.add"); OP__COUNT when absent. */
+OpId op_lookup_api(const char *name);
+/* Number of inputs (non-'.' kinds) and attributes of an op. */
+int op_num_inputs(const OpDef *op);
+int op_num_attrs(const OpDef *op);
+/* Name of the i-th attribute parameter ("axis"), for graph text. */
+const char *op_attr_name(const OpDef *op, int i);
+
+/* ---- helpers for meta functions and kernels (op.c) ---------------------- */
+void op_reserve_outputs(OpCall *c, int nout);
+static inline Val op_attr(const OpCall *c, int i) { return i < c->attrs->n ? c->attrs->v[i] : val_undef(); }
+static inline bool op_attr_given(const OpCall *c, int i) {
+  Val v = op_attr(c, i);
+  return v.tag != VT_UNDEF && v.tag != VT_NONE;
+}
+tfs_i64 op_attr_int(const OpCall *c, int i, tfs_i64 dflt);
+double op_attr_float(const OpCall *c, int i, double dflt);
+bool op_attr_bool(const OpCall *c, int i, bool dflt);
+int op_attr_dtype(const OpCall *c, int i, int dflt);        /* -1 when dflt -1 and not given */
+/* Axis attribute normalised against `rank` (negative counts from the end);
+ * raises the TF error for out-of-range axes. */
+int op_norm_axis(const OpCall *c, tfs_i64 axis, int rank);
+/* Axis list (int, list/tuple, 1-d tensor, or None = all): sorted, unique,
+ * normalised; returns the count (all axes when None). */
+int op_attr_axes(const OpCall *c, int i, int rank, int *axes);
+
+/* NumPy broadcast of two metas (unknown dims allowed); raises
+ * "Incompatible shapes: [2] vs. [3]". */
+void op_broadcast_meta(const OpCall *c, const TMeta *a, const TMeta *b, TMeta *out);
+void meta_set(TMeta *m, DType dt, int rank, const tfs_i64 *shape);
+static inline tfs_i64 meta_size(const TMeta *m) {
+  tfs_i64 n = 1;
+  for (int i = 0; i < m->rank; i++) n *= m->shape[i];
+  return n;
+}
+/* "[2,3]" as TF prints shapes in error messages. */
+void op_shape_text(StrBuf *b, int rank, const tfs_i64 *shape);
+_Noreturn void op_fail(const OpCall *c, ErrKind k, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+_Noreturn void op_fail_sb(const OpCall *c, ErrKind k, StrBuf *msg);   /* frees msg */
+
+/* ---- meta functions and kernels, by file --------------------------------- */
+#define OP(id, gname, api, sig, kinds, dtypes, flags, meta, kernel, ...) void meta(OpCall *c); void kernel(OpCall *c);
+#define OP_UP(...)   /* declared by their own layer (stdlib/modules/upops.h) */
+#include "kernels/ops.def"
+#undef OP_UP
+#undef OP
+
+/* Random state (k_random.c): tf.random.set_seed. */
+void random_set_seed(bool has_seed, tfs_i64 seed);
+bool random_global_seed(tfs_i64 *seed);          /* false when tf.random.set_seed has not set one */
+tfs_i64 random_op_seed_index(void);              /* the next op-seed counter value (reset by set_seed) */
+/* The draw counters as an int64 tensor, and putting such a snapshot back: a
+ * gradient that runs a forward pass again replays the forward's draws. */
+Tensor *random_state_get(void);
+tfs_i64 random_state_size(void);                 /* elements of a snapshot */
+void random_state_set(const Tensor *snap);
+
+/* Elementwise helpers reused by other kernels (k_elementwise.c). */
+void ew_cast(Tensor *dst, const Tensor *src);                 /* same shape, any dtypes */
+void ew_fill(Tensor *dst, double fv, tfs_i64 iv);             /* fill with a value */
+void ew_binary(OpId id, Tensor *out, Tensor *a, Tensor *b);    /* out = a <op> b, broadcasting, no checks */
+
+/* Register-blocked products of contiguous matrices (k_gemm.c): C[M,N] = op(A) op(B), for float32/64 and
+ * int32/64 (wrapping); false for other dtypes.  gemm_small takes the active ISA path (isa.h),
+ * gemm_small_on the given one, which the caller must know the CPU runs. */
+bool gemm_small(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb);
+/* The same through libxsmm's JIT (k_xsmm.c), for float32/64 up to a measured size (transpose_b only for
+ * products that reuse a copied B enough);
+ * false when it does not apply (the caller then uses gemm_small or BLAS). */
+bool xsmm_gemm(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb);
+/* One 2-D product of contiguous matrices without transposes, C[M,N] = A[M,K] B[K,N] (M, N, K > 0), then
+ * the optional [N] bias and relu: exactly what MatMul / _FusedMatMul compute for such operands (the graph
+ * executor's planned products call it without op_run). */
+void matmul_2d(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, const void *bias,
+               bool act);
+bool gemm_small_on(Isa isa, DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta,
+                   bool tb);
+
+/* Start-up: the operator and method slots of tf.Tensor, tf.Variable (tensorobj.c)
+ * and numpy.ndarray (ndarrayobj.c), whose storage the tensor layer defines. */
+void tensorobj_register(void);
+void ndarrayobj_register(void);
+
+#endif

@@ -1,0 +1,346 @@
+/* tensorobj.c — tf.Tensor and tf.Variable as Python objects: attributes, operators, indexing, iteration, assignment, all dispatched to the op table. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/ops.h"
+#include "object/object.h"
+#include "tensor/tensor.h"
+
+static Tensor *self_tensor(Val self) {
+  Tensor *t = val_as_tensor(self);
+  if (!t) rt_throw(ERR_TYPE, "expected a tensor");
+  return t;
+}
+
+//! Tensor.numpy() | Variable.numpy()
+//!   The value as a numpy array (a Python scalar for a 0-d tensor); eager tensors only.
+static Val tensor_numpy_m(Val self, int n, const Val *args, const Kw *kw) {
+  (void)n; (void)args; (void)kw;
+  Tensor *t = self_tensor(self);
+  if (t->sym) rt_throw(ERR_ATTRIBUTE, "'SymbolicTensor' object has no attribute 'numpy'");
+  return ndarray_new(t);
+}
+
+//! Tensor.get_shape() | Variable.get_shape()
+//!   The static shape as a tf.TensorShape (same as the shape attribute).
+static Val tensor_get_shape_m(Val self, int n, const Val *args, const Kw *kw) {
+  (void)n; (void)args; (void)kw;
+  Tensor *t = self_tensor(self);
+  return tshape_new(t->rank, t->shape);
+}
+
+/* abs(t): Python's abs() calls __abs__, which is tf.abs. */
+static Val tensor_abs_m(Val self, int n, const Val *args, const Kw *kw) {
+  (void)n; (void)args; (void)kw;
+  return op_apply1(OP_ABS, self);
+}
+
+static Val tensor_getattr(Val self, const char *name) {
+  Tensor *t = val_tensor(self);
+  switch (name[0]) {
+  case '_':
+    if (!strcmp(name, "__abs__")) return builtin_new("Tensor.__abs__", tensor_abs_m, self, NULL);
+    break;
+  case 's':
+    if (!strcmp(name, "shape")) return tshape_new(t->rank, t->shape);
+    break;
+  case 'd':
+    if (!strcmp(name, "dtype")) return dtype_val(t->dtype);
+    break;
+  case 'n':
+    if (!strcmp(name, "ndim")) return val_int(t->rank);
+    if (!strcmp(name, "numpy")) return builtin_new("Tensor.numpy", tensor_numpy_m, self, NULL);
+    if (!strcmp(name, "name") && !t->sym)
+      rt_throw(ERR_ATTRIBUTE, "Tensor.name is undefined when eager execution is enabled.");
+    break;
+  case 'g':
+    if (!strcmp(name, "get_shape")) return builtin_new("Tensor.get_shape", tensor_get_shape_m, self, NULL);
+    break;
+  }
+  return val_undef();
+}
+
+/* Operators: the op each Python operator maps to (ORDER BINOP). */
+static const int binop_ops[BIN__COUNT] = {
+  [BIN_ADD] = OP_ADD, [BIN_SUB] = OP_SUB, [BIN_MUL] = OP_MUL, [BIN_DIV] = OP_DIV,
+  [BIN_FLOORDIV] = OP_FLOORDIV, [BIN_MOD] = OP_MOD, [BIN_POW] = OP_POW, [BIN_MATMUL] = OP_MATMUL,
+  [BIN_LSHIFT] = -1, [BIN_RSHIFT] = -1,
+  [BIN_BITAND] = OP_LOGICAL_AND, [BIN_BITOR] = OP_LOGICAL_OR, [BIN_BITXOR] = OP_LOGICAL_XOR,
+};
+
+static Val tensor_binop(int op, Val a, Val b) {
+  if (op < 0 || op >= BIN__COUNT || binop_ops[op] < 0) return val_undef();
+  return op_apply2((OpId)binop_ops[op], a, b);
+}
+
+/* Can host value v be converted to dtype dt without error? (== and != answer
+ * False instead of raising for such values, as TF does.) */
+static bool host_convertible(Val v, DType dt) {
+  switch (v.tag) {
+  case VT_INT: return dt == DT_FLOAT32 || dt == DT_FLOAT64 || dt == DT_INT64 || (dt == DT_INT32 && v.u.i >= INT32_MIN && v.u.i <= INT32_MAX);
+  case VT_FLOAT: return dtype_info[dt].is_float;
+  case VT_BOOL: return dt != DT_STRING;
+  case VT_OBJ:
+    if (val_is(v, &str_type)) return dt == DT_STRING;
+    if (val_is(v, &list_type) || val_is(v, &tuple_type)) {
+      tfs_i64 n;
+      const Val *items;
+      seq_items(v, &n, &items);
+      for (tfs_i64 i = 0; i < n; i++)
+        if (!host_convertible(items[i], dt)) return false;
+      return true;
+    }
+    return false;
+  default: return false;
+  }
+}
+
+static Val tensor_compare(int op, Val a, Val b) {
+  static const int cmp_ops[] = {OP_LESS, OP_LESS_EQUAL, OP_GREATER, OP_GREATER_EQUAL, OP_EQUAL, OP_NOT_EQUAL};
+  if (op < CMP_LT || op > CMP_NE) return val_undef();
+  if (op == CMP_EQ || op == CMP_NE) {
+    Tensor *ta = val_as_tensor(a), *tb = val_as_tensor(b);
+    Tensor *t = ta ? ta : tb;
+    Val other = ta ? b : a;
+    if (!(ta && tb) && !(t->sym) && !host_convertible(other, t->dtype)) return val_bool(op == CMP_NE);
+    if (ta && tb && !ta->sym && !tb->sym) {
+      /* incompatible shapes compare unequal instead of raising */
+      int r = ta->rank > tb->rank ? ta->rank : tb->rank;
+      for (int i = 0; i < r; i++) {
+        int ia = i - (r - ta->rank), ib = i - (r - tb->rank);
+        tfs_i64 da = ia >= 0 ? ta->shape[ia] : 1, db = ib >= 0 ? tb->shape[ib] : 1;
+        if (da != db && da != 1 && db != 1) {
+          Tensor *res = tensor_scalar(DT_BOOL);
+          *(bool *)tensor_data(res) = op == CMP_NE;
+          return val_obj(res);
+        }
+      }
+    }
+  }
+  return op_apply2((OpId)cmp_ops[op], a, b);
+}
+
+static Val tensor_unop(int op, Val a) {
+  Tensor *t = val_as_tensor(a);
+  switch (op) {
+  case UN_NEG: return op_apply1(OP_NEG, a);
+  case UN_POS: return op_apply1(OP_IDENTITY, a);
+  case UN_INVERT:
+    if (t && t->dtype == DT_BOOL) return op_apply1(OP_LOGICAL_NOT, a);
+    rt_throw(ERR_TYPE, "bad operand type for unary ~: '%s' tensor", dtype_info[t ? t->dtype : 0].name);
+  default: return val_undef();
+  }
+}
+
+static int tensor_truthy(Val v) {
+  Tensor *t = val_as_tensor(v);
+  if (t->sym) rt_throw(ERR_TYPE, "using a symbolic tensor as a Python bool is not allowed");
+  if (t->size != 1)
+    rt_throw(ERR_VALUE, "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
+  if (t->dtype == DT_STRING) {
+    Str *s = ((Str **)t->buf->data)[t->offset];
+    return s && s->len;
+  }
+  return tensor_get_f(t, 0) != 0;
+}
+
+static tfs_i64 tensor_len(Val v) {
+  Tensor *t = val_as_tensor(v);
+  if (t->rank == 0) rt_throw(ERR_TYPE, "len() of unsized object");
+  if (t->shape[0] < 0) rt_throw(ERR_TYPE, "len is not well defined for a symbolic tensor of unknown length");
+  return t->shape[0];
+}
+
+static Val tensor_getitem(Val self, Val key) {
+  OpAttrs at = {1, {key}};
+  return op_apply(&op_defs[OP_STRIDED_SLICE], 1, &self, &at);
+}
+
+/* Iteration over dim 0 (views). */
+typedef struct TIter { Obj hdr; Val t; tfs_i64 i; } TIter;
+static void titer_free(Obj *o) { TFS_DECREF(((TIter *)o)->t); free(o); }
+static void titer_repr(StrBuf *b, Val v) { (void)v; sb_puts(b, "<tensor_iterator>"); }
+static bool titer_next(Val it, Val *out) {
+  TIter *ti = (TIter *)it.u.o;
+  Tensor *t = val_as_tensor(ti->t);
+  if (ti->i >= t->shape[0]) return false;
+  Val k = val_int(ti->i++);
+  *out = tensor_getitem(ti->t, k);
+  return true;
+}
+static Val titer_iter(Val self) { return val_incref(self); }
+static const Type titer_type = {
+  .name = "tensor_iterator", .free = titer_free, .repr = titer_repr, .iter = titer_iter, .next = titer_next,
+};
+
+static Val tensor_iter(Val self) {
+  Tensor *t = val_as_tensor(self);
+  if (t->rank == 0) rt_throw(ERR_TYPE, "Cannot iterate over a scalar tensor.");
+  if (t->sym) rt_throw(ERR_TYPE, "Iterating over a symbolic tensor is not allowed");
+  TIter *it = obj_new(&titer_type, sizeof(TIter));
+  it->t = val_incref(self);
+  it->i = 0;
+  return val_obj(it);
+}
+
+static bool tensor_eq(Val a, Val b) {
+  if (a.tag == VT_OBJ && b.tag == VT_OBJ && a.u.o == b.u.o) return true;
+  Val r = tensor_compare(CMP_EQ, a, b);
+  bool res = rt_truthy(r);
+  TFS_DECREF(r);
+  return res;
+}
+
+void variable_assign(Variable *var, Val v, int mode) {
+  Tensor *cur = var->value;
+  Tensor *nv = tensor_from_val(v, cur->dtype);
+  if (mode) {
+    Val sum = op_apply2(mode == 1 ? OP_ADD : OP_SUB, val_obj(cur), val_obj(nv));
+    tensor_release(nv);
+    nv = val_tensor(sum);
+  }
+  bool same = nv->rank == cur->rank;
+  for (int i = 0; same && i < cur->rank; i++) same = nv->shape[i] == cur->shape[i];
+  if (!same) {
+    StrBuf a, b2;
+    sb_init(&a);
+    sb_init(&b2);
+    shape_format(&a, cur->rank, cur->shape);
+    shape_format(&b2, nv->rank, nv->shape);
+    char *sa = sb_steal(&a), *sb2 = sb_steal(&b2);
+    static char m1[128], m2[128];
+    snprintf(m1, sizeof m1, "%s", sa);
+    snprintf(m2, sizeof m2, "%s", sb2);
+    free(sa);
+    free(sb2);
+    tensor_release(nv);
+    rt_throw(ERR_VALUE, "Cannot assign value to variable ' %s': Shape mismatch.The variable shape %s, and the assigned value shape %s are incompatible.",
+             var->name, m1, m2);
+  }
+  /* Write in place when nobody else sees the current value; else swap. */
+  if (cur->hdr.rc == 1 && cur->buf->rc == 1 && tensor_is_contiguous(cur) && !dtype_holds_refs(cur->dtype)) {
+    tensor_copy_into(cur, nv);
+    tensor_release(nv);
+  } else {
+    Tensor *c = tensor_is_contiguous(nv) && nv->buf->rc == 1 && nv->hdr.rc == 1 ? nv : tensor_copy(nv);
+    if (c != nv) tensor_release(nv);
+    var->value = c;
+    tensor_release(cur);
+  }
+}
+
+Val variable_new(Val initial, Val name, bool trainable, Val dtype) {
+  int want = -1;
+  DType dt;
+  if (dtype.tag != VT_NONE && dtype.tag != VT_UNDEF) {
+    if (!val_as_dtype(dtype, &dt)) dtype_fail(dtype);
+    want = dt;
+  }
+  Tensor *src = val_as_tensor(initial);
+  Tensor *init;
+  if (src && want >= 0 && (int)src->dtype != want) {
+    Val dv = dtype_val((DType)want);
+    OpAttrs at = {1, {dv}};
+    Val c = op_apply(&op_defs[OP_CAST], 1, &initial, &at);
+    init = val_tensor(c);
+  } else {
+    init = tensor_from_val(initial, want);
+  }
+  if (init->sym) rt_throw(ERR_VALUE, "tf.Variable: the initial value must be an eager tensor here");
+  Variable *v = obj_new(&variable_type, sizeof(Variable));
+  v->tape_bits = 0;
+  v->value = tensor_copy(init);  /* own storage, so assignments never alias the initial value */
+  tensor_release(init);
+  const char *nm = "Variable";
+  if (name.tag == VT_OBJ && val_is(name, &str_type)) nm = str_cstr(name);
+  /* as TF: the active name scopes prefix the name (`with tf.name_scope('a1')` gives 'a1/w:0') */
+  const char *scope = op_scope_prefix ? op_scope_prefix() : "";
+  size_t len = strlen(scope) + strlen(nm) + 3;
+  v->name = malloc(len);
+  if (!v->name) rt_throw(ERR_MEMORY, "out of memory");
+  snprintf(v->name, len, "%s%s:0", scope, nm);
+  v->trainable = trainable;
+  v->sym = NULL;
+  return val_obj(v);
+}
+
+static Val var_method(Val self, int n, const Val *args, const Kw *kw, int mode) {
+  /* TF names the operand `value` for assign, `delta` for assign_add / assign_sub */
+  static ArgSpec specs[3] = {{.what = "assign", .sig = "value, use_locking=None, name=None, read_value=True"},
+                             {.what = "assign_add", .sig = "delta, use_locking=None, name=None, read_value=True"},
+                             {.what = "assign_sub", .sig = "delta, use_locking=None, name=None, read_value=True"}};
+  Val a[4];
+  args_parse(&specs[mode], n, args, kw, a);
+  Variable *v = (Variable *)self.u.o;
+  if (op_graph_hook) {   /* tracing: recorded as a graph op (VT_UNDEF: assign now) */
+    Val in[2] = {self, a[0]};
+    static const OpId ids[3] = {OP_ASSIGN_VARIABLE, OP_ASSIGN_ADD_VARIABLE, OP_ASSIGN_SUB_VARIABLE};
+    Val r = op_graph_hook(&op_defs[ids[mode]], 2, in, NULL);
+    if (!val_is_undef(r)) {
+      TFS_DECREF(r);
+      return val_incref(self);
+    }
+  }
+  variable_assign(v, a[0], mode);
+  return val_incref(self);
+}
+//! Variable.assign(value, use_locking=None, name=None, read_value=True)
+//!   Stores value (same dtype and shape) in the variable and returns the variable.
+static Val var_assign_m(Val self, int n, const Val *args, const Kw *kw) { return var_method(self, n, args, kw, 0); }
+//! Variable.assign_add(delta, use_locking=None, name=None, read_value=True)
+//!   Adds delta to the variable in place and returns the variable.
+static Val var_assign_add_m(Val self, int n, const Val *args, const Kw *kw) { return var_method(self, n, args, kw, 1); }
+//! Variable.assign_sub(delta, use_locking=None, name=None, read_value=True)
+//!   Subtracts delta from the variable in place and returns the variable.
+static Val var_assign_sub_m(Val self, int n, const Val *args, const Kw *kw) { return var_method(self, n, args, kw, 2); }
+//! Variable.read_value()
+//!   The variable's current value as a tensor.
+static Val var_read_m(Val self, int n, const Val *args, const Kw *kw) {
+  (void)n; (void)args; (void)kw;
+  return op_apply1(OP_READ_VARIABLE, self);
+}
+
+static Val variable_getattr(Val self, const char *name) {
+  Variable *v = (Variable *)self.u.o;
+  Tensor *t = v->value;
+  if (!strcmp(name, "shape")) return tshape_new(t->rank, t->shape);
+  if (!strcmp(name, "dtype")) return dtype_val(t->dtype);
+  if (!strcmp(name, "ndim")) return val_int(t->rank);
+  if (!strcmp(name, "name")) return str_from_cstr(v->name);
+  if (!strcmp(name, "trainable")) return val_bool(v->trainable);
+  if (!strcmp(name, "numpy")) return builtin_new("Variable.numpy", tensor_numpy_m, self, NULL);
+  if (!strcmp(name, "get_shape")) return builtin_new("Variable.get_shape", tensor_get_shape_m, self, NULL);
+  if (!strcmp(name, "assign")) return builtin_new("Variable.assign", var_assign_m, self, NULL);
+  if (!strcmp(name, "assign_add")) return builtin_new("Variable.assign_add", var_assign_add_m, self, NULL);
+  if (!strcmp(name, "assign_sub")) return builtin_new("Variable.assign_sub", var_assign_sub_m, self, NULL);
+  if (!strcmp(name, "read_value") || !strcmp(name, "value"))
+    return builtin_new("Variable.read_value", var_read_m, self, NULL);
+  if (!strcmp(name, "__abs__")) return builtin_new("Variable.__abs__", tensor_abs_m, self, NULL);
+  return val_undef();
+}
+
+
+/* The tensor layer defines tf.Tensor and tf.Variable with their storage and
+ * printing; their operators and methods dispatch to the op table, so they are
+ * set here, by the layer that owns the table, at start-up. */
+void tensorobj_register(void) {
+  tensor_type.getattr = tensor_getattr;
+  tensor_type.getitem = tensor_getitem;
+  tensor_type.iter = tensor_iter;
+  tensor_type.len = tensor_len;
+  tensor_type.binop = tensor_binop;
+  tensor_type.unop = tensor_unop;
+  tensor_type.compare = tensor_compare;
+  tensor_type.truthy = tensor_truthy;
+  tensor_type.eq = tensor_eq;
+  variable_type.getattr = variable_getattr;
+  variable_type.getitem = tensor_getitem;
+  variable_type.iter = tensor_iter;
+  variable_type.len = tensor_len;
+  variable_type.binop = tensor_binop;
+  variable_type.unop = tensor_unop;
+  variable_type.compare = tensor_compare;
+  variable_type.truthy = tensor_truthy;
+}

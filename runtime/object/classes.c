@@ -1,0 +1,600 @@
+/* classes.c — user classes (class statements), their instances and special methods, super(), property/staticmethod/classmethod. */
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "object/hosttypes.h"
+#include "object/object.h"
+#include "object/hooks.h"
+#include "object/value.h"
+
+/* ---- attribute lookup along the class chain ------------------------------------------------ */
+
+/* The attribute `name` defined by c or a base (owned), or VT_UNDEF. */
+Val class_find(TypeObj *c, const char *name) {
+  for (; c; c = c->base)
+    if (!val_is_undef(c->dict)) {
+      Val v = dict_get_str(c->dict, name);
+      if (!val_is_undef(v)) return v;
+    }
+  return val_undef();
+}
+
+/* property / staticmethod / classmethod objects */
+typedef struct Wrap {
+  Obj hdr;
+  int kind;                   /* WRAP_* */
+  Val fn, fset;               /* owned; fset: property setter or VT_UNDEF */
+} Wrap;
+enum { WRAP_STATIC, WRAP_CLASS, WRAP_PROPERTY };
+static const Type wrap_type;
+
+/* The Python function under a @tf.function method (borrowed), else v itself. */
+static Val class_unwrap_tffn(Val v) {
+  Val fn = rt_obj_hooks.python_fn ? rt_obj_hooks.python_fn(v) : val_undef();
+  return val_is_undef(fn) ? v : fn;
+}
+static const char *const wrap_names[] = {"staticmethod", "classmethod", "property"};
+
+static Val wrap_new(int kind, Val fn, Val fset) {
+  Wrap *w = obj_new(&wrap_type, sizeof(Wrap));
+  w->kind = kind;
+  w->fn = val_incref(fn);
+  w->fset = val_incref(fset);
+  return val_obj(w);
+}
+
+static Wrap *as_wrap(Val v, int kind) { return val_is(v, &wrap_type) && ((Wrap *)v.u.o)->kind == kind ? (Wrap *)v.u.o : NULL; }
+
+/* Builtins made by class_native_method bind like functions: through an
+ * instance, the instance becomes their first argument (tf.Module's methods). */
+static const char native_method_tag;
+
+Val class_native_method(const char *name, BuiltinFn fn, Val state) { return builtin_new(name, fn, state, &native_method_tag); }
+
+static bool is_method(Val attr) {
+  if (attr.tag != VT_OBJ) return false;
+  const Type *t = attr.u.o->type;
+  return t == &func_type || !strcmp(t->name, "Function") ||
+         (t == &builtin_type && ((Builtin *)attr.u.o)->data == &native_method_tag);
+}
+
+/* A class attribute as seen through an instance (self) or the class (self undef). Consumes attr. */
+static Val class_bind(Val attr, Val self, TypeObj *cls) {
+  Val r;
+  if (val_is(attr, &wrap_type)) {
+    Wrap *w = (Wrap *)attr.u.o;
+    if (w->kind == WRAP_STATIC) r = val_incref(w->fn);
+    else if (w->kind == WRAP_CLASS) r = bound_new(w->fn, val_obj(cls));
+    else if (val_is_undef(self)) r = val_incref(attr);
+    else r = rt_call(w->fn, 1, &self, NULL);
+  } else if (!val_is_undef(self) && is_method(attr)) {
+    r = bound_new(attr, self);   /* a method; a tf.function keys `self` by identity: one trace cache per instance */
+  } else {
+    return attr;
+  }
+  val_decref(attr);
+  return r;
+}
+
+static Val wrap_call(Val self, int n, const Val *args, const Kw *kw);
+
+static Val wrap_setter(Val self, int n, const Val *args, const Kw *kw) {
+  if (n != 1 || (kw && kw->n)) rt_throw(ERR_TYPE, "setter() takes exactly one argument");
+  return wrap_new(WRAP_PROPERTY, ((Wrap *)self.u.o)->fn, args[0]);
+}
+
+static Val wrap_getattr(Val self, const char *name) {
+  Wrap *w = (Wrap *)self.u.o;
+  if (w->kind == WRAP_PROPERTY && !strcmp(name, "setter")) return builtin_new("property.setter", wrap_setter, self, NULL);
+  if (!strcmp(name, "__func__") || !strcmp(name, "fget")) return val_incref(w->fn);
+  return val_undef();
+}
+
+static void wrap_free(Obj *o) {
+  Wrap *w = (Wrap *)o;
+  val_decref(w->fn);
+  val_decref(w->fset);
+  free(o);
+}
+
+static void wrap_repr(StrBuf *b, Val v) { sb_printf(b, "<%s object at %p>", wrap_names[((Wrap *)v.u.o)->kind], (void *)v.u.o); }
+
+static Val wrap_call(Val self, int n, const Val *args, const Kw *kw) {
+  Wrap *w = (Wrap *)self.u.o;
+  if (w->kind != WRAP_STATIC) rt_throw(ERR_TYPE, "'%s' object is not callable", wrap_names[w->kind]);
+  return rt_call(w->fn, n, args, kw);
+}
+
+/* The cycle collector's view (gc.c). */
+static void wrap_traverse(Obj *o, GcVisit visit, void *arg) {
+  visit(((Wrap *)o)->fn, true, arg);
+  visit(((Wrap *)o)->fset, true, arg);
+}
+
+static const Type wrap_type = {
+  .name = "property", .free = wrap_free, .traverse = wrap_traverse, .repr = wrap_repr, .getattr = wrap_getattr, .call = wrap_call,
+  .hash = obj_identity_hash,
+};
+
+static Val one_arg(const char *what, int n, const Val *args, const Kw *kw) {
+  if (kw && kw->n) rt_throw(ERR_TYPE, "%s() takes no keyword arguments", what);
+  if (n != 1) rt_throw(ERR_TYPE, "%s expected 1 argument, got %d", what, n);
+  return args[0];
+}
+
+Val class_staticmethod(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  return wrap_new(WRAP_STATIC, one_arg("staticmethod", n, args, kw), val_undef());
+}
+
+Val class_classmethod(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  return wrap_new(WRAP_CLASS, one_arg("classmethod", n, args, kw), val_undef());
+}
+
+Val class_property(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  return wrap_new(WRAP_PROPERTY, one_arg("property", n, args, kw), val_undef());
+}
+
+/* ---- instances ---------------------------------------------------------------------------- */
+
+const Type inst_type;
+
+static TypeObj *inst_class(Val v) { return val_is(v, &exc_type) ? ((Exc *)v.u.o)->klass : ((Inst *)v.u.o)->klass; }
+
+/* Call special method `name` of self's class with self prepended; false when the class has none. */
+static bool inst_special(Val self, const char *name, int n, const Val *args, Val *out) {
+  Val m = class_find(inst_class(self), name);
+  if (val_is_undef(m)) return false;
+  int mark = rt_hold_val(m);
+  Val all[n + 1];
+  all[0] = self;
+  for (int i = 0; i < n; i++) all[i + 1] = args[i];
+  *out = rt_call(m, n + 1, all, NULL);
+  rt_unhold(mark);
+  val_decref(m);
+  return true;
+}
+
+Val inst_new(TypeObj *cls) {
+  Inst *o = obj_new(&inst_type, sizeof(Inst));
+  o->klass = cls;
+  cls->hdr.rc++;
+  o->dict = val_undef();
+  return val_obj(o);
+}
+
+static void inst_free(Obj *o) {
+  Inst *x = (Inst *)o;
+  val_decref(x->dict);
+  val_decref(val_obj(x->klass));
+  free(o);
+}
+
+static Val inst_text(Val v, const char *name) {
+  Val r;
+  if (!inst_special(v, name, 0, NULL, &r)) return val_undef();
+  if (!val_is(r, &str_type)) {
+    const char *t = val_type_name(r);
+    val_decref(r);
+    rt_throw(ERR_TYPE, "%s returned non-string (type %s)", name, t);
+  }
+  return r;
+}
+
+static void inst_repr(StrBuf *b, Val v) {
+  Val r = inst_text(v, "__repr__");
+  if (val_is_undef(r)) {
+    TypeObj *c = inst_class(v);
+    sb_printf(b, "<%s.%s object at %p>", c->module ? c->module : "__main__", c->name, (void *)v.u.o);
+    return;
+  }
+  sb_putn(b, str_cstr(r), (size_t)str_len(r));
+  val_decref(r);
+}
+
+static void inst_str(StrBuf *b, Val v) {
+  Val r = inst_text(v, "__str__");
+  if (val_is_undef(r)) {
+    inst_repr(b, v);
+    return;
+  }
+  sb_putn(b, str_cstr(r), (size_t)str_len(r));
+  val_decref(r);
+}
+
+/* Instance attribute: a property of the class first, then the instance's own, then the class's (bound). */
+Val inst_getattr_dict(Val self, Val dict, const char *name) {
+  TypeObj *c = inst_class(self);
+  if (!strcmp(name, "__class__")) return val_incref(val_obj(c));
+  Val a = class_find(c, name);
+  if (as_wrap(a, WRAP_PROPERTY)) return class_bind(a, self, c);
+  if (!val_is_undef(dict)) {
+    Val v = dict_get_str(dict, name);
+    if (!val_is_undef(v)) {
+      val_decref(a);
+      return v;
+    }
+  }
+  if (!val_is_undef(a)) return class_bind(a, self, c);
+  if (!strcmp(name, "__getattr__")) return val_undef();
+  Val key = str_from_cstr(name), r;
+  int mark = rt_hold_val(key);
+  bool has = inst_special(self, "__getattr__", 1, &key, &r);
+  rt_unhold(mark);
+  val_decref(key);
+  return has ? r : val_undef();
+}
+
+/* Assigning an attribute: a property's setter, else the instance's own dict. */
+bool inst_setattr_dict(Val self, Val *dict, const char *name, Val v) {
+  TypeObj *c = inst_class(self);
+  Val a = class_find(c, name);
+  Wrap *w = as_wrap(a, WRAP_PROPERTY);
+  if (w) {
+    int mark = rt_hold_val(a);
+    if (val_is_undef(w->fset)) rt_throw(ERR_ATTRIBUTE, "property '%s' of '%s' object has no setter", name, c->name);
+    Val args[2] = {self, v};
+    val_decref(rt_call(w->fset, 2, args, NULL));
+    rt_unhold(mark);
+    val_decref(a);
+    return true;
+  }
+  val_decref(a);
+  dict_set_str(dict, name, v);
+  return true;
+}
+
+void class_delattr_check(Val self, const char *name) {
+  TypeObj *c = inst_class(self);
+  Val a = class_find(c, name);
+  bool prop = as_wrap(a, WRAP_PROPERTY) != NULL;
+  val_decref(a);
+  if (prop) rt_throw(ERR_ATTRIBUTE, "property '%s' of '%s' object has no deleter", name, c->name);
+}
+
+static Val inst_getattr(Val self, const char *name) {
+  if (!strcmp(name, "__dict__")) {
+    Inst *x = (Inst *)self.u.o;
+    if (val_is_undef(x->dict)) x->dict = dict_new();
+    return val_incref(x->dict);
+  }
+  return inst_getattr_dict(self, ((Inst *)self.u.o)->dict, name);
+}
+
+static void inst_setattr(Val self, const char *name, Val v) { inst_setattr_dict(self, &((Inst *)self.u.o)->dict, name, v); }
+
+static Val inst_call(Val self, int n, const Val *args, const Kw *kw) {
+  Val m = class_find(inst_class(self), "__call__");
+  if (val_is_undef(m)) rt_throw(ERR_TYPE, "'%s' object is not callable", val_type_name(self));
+  int mark = rt_hold_val(m);
+  Val all[n + 1];
+  all[0] = self;
+  for (int i = 0; i < n; i++) all[i + 1] = args[i];
+  Val r = rt_call(m, n + 1, all, kw);
+  rt_unhold(mark);
+  val_decref(m);
+  return r;
+}
+
+static Val inst_getitem(Val self, Val key) {
+  Val r;
+  if (!inst_special(self, "__getitem__", 1, &key, &r)) rt_throw(ERR_TYPE, "'%s' object is not subscriptable", val_type_name(self));
+  return r;
+}
+
+static void inst_setitem(Val self, Val key, Val v) {
+  Val r, a[2] = {key, v};
+  if (!inst_special(self, "__setitem__", 2, a, &r))
+    rt_throw(ERR_TYPE, "'%s' object does not support item assignment", val_type_name(self));
+  val_decref(r);
+}
+
+static tfs_i64 inst_len(Val self) {
+  Val r;
+  if (!inst_special(self, "__len__", 0, NULL, &r)) return -1;
+  if (r.tag != VT_INT) {
+    const char *t = val_type_name(r);
+    val_decref(r);
+    rt_throw(ERR_TYPE, "'%s' object cannot be interpreted as an integer", t);
+  }
+  if (r.u.i < 0) rt_throw(ERR_VALUE, "__len__() should return >= 0");
+  return r.u.i;
+}
+
+static Val inst_iter(Val self) {
+  Val r;
+  if (!inst_special(self, "__iter__", 0, NULL, &r)) rt_throw(ERR_TYPE, "'%s' object is not iterable", val_type_name(self));
+  return r;
+}
+
+/* __next__: StopIteration ends the iteration. */
+static bool inst_next(Val it, Val *out) {
+  RtTry t;
+  rt_try_push(&t);
+  if (setjmp(t.jb) == 0) {
+    Val r;
+    bool has = inst_special(it, "__next__", 0, NULL, &r);
+    rt_try_pop(&t);
+    if (!has) rt_throw(ERR_TYPE, "'%s' object is not an iterator", val_type_name(it));
+    *out = r;
+    return true;
+  }
+  Val e = val_is(t.exc, &exc_type) ? t.exc : val_undef();
+  bool stop = val_is_undef(e) ? t.kind == ERR_STOPITER
+                              : exc_class_sub(exc_class_of(e), exc_lookup("StopIteration", false));
+  if (!stop) rt_rethrow(&t);
+  rt_try_clear(&t);
+  return false;
+}
+
+static const char *const bin_names[BIN__COUNT][2] = {
+  {"__add__", "__radd__"}, {"__sub__", "__rsub__"}, {"__mul__", "__rmul__"}, {"__truediv__", "__rtruediv__"},
+  {"__floordiv__", "__rfloordiv__"}, {"__mod__", "__rmod__"}, {"__pow__", "__rpow__"},
+  {"__matmul__", "__rmatmul__"}, {"__lshift__", "__rlshift__"}, {"__rshift__", "__rrshift__"},
+  {"__and__", "__rand__"}, {"__or__", "__ror__"}, {"__xor__", "__rxor__"},
+};
+
+static Val inst_binop(int op, Val a, Val b) {
+  Val r;
+  if (op < 0 || op >= BIN__COUNT) return val_undef();
+  if (val_is(a, &inst_type) && inst_special(a, bin_names[op][0], 1, &b, &r)) return r;
+  if (val_is(b, &inst_type) && inst_special(b, bin_names[op][1], 1, &a, &r)) return r;
+  return val_undef();
+}
+
+static Val inst_unop(int op, Val a) {
+  static const char *const names[] = {"__neg__", "__pos__", "__invert__"};
+  Val r;
+  if (op >= 0 && op < 3 && inst_special(a, names[op], 0, NULL, &r)) return r;
+  return val_undef();
+}
+
+static Val inst_compare(int op, Val a, Val b) {
+  static const char *const names[] = {"__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__"};
+  static const int swapped[] = {CMP_GT, CMP_GE, CMP_LT, CMP_LE, CMP_EQ, CMP_NE};
+  if (op < CMP_LT || op > CMP_NE) return val_undef();
+  Val r;
+  if (val_is(a, &inst_type) && inst_special(a, names[op], 1, &b, &r)) return r;
+  if (val_is(b, &inst_type) && inst_special(b, names[swapped[op]], 1, &a, &r)) return r;
+  if (op == CMP_NE && val_is(a, &inst_type) && inst_special(a, "__eq__", 1, &b, &r)) {
+    bool t = rt_truthy(r);
+    val_decref(r);
+    return val_bool(!t);
+  }
+  if (op == CMP_EQ || op == CMP_NE) return val_bool((a.tag == b.tag && a.u.o == b.u.o) == (op == CMP_EQ));
+  return val_undef();
+}
+
+static int inst_truthy(Val v) {
+  Val r;
+  if (inst_special(v, "__bool__", 0, NULL, &r)) {
+    if (r.tag != VT_BOOL) {
+      const char *t = val_type_name(r);
+      val_decref(r);
+      rt_throw(ERR_TYPE, "__bool__ should return bool, returned %s", t);
+    }
+    return (int)r.u.i;
+  }
+  tfs_i64 n = inst_len(v);
+  return n != 0;
+}
+
+static bool inst_eq(Val a, Val b) {
+  Val r = inst_compare(CMP_EQ, a, b);
+  int t = rt_truthy(r);
+  val_decref(r);
+  return t;
+}
+
+static tfs_u64 inst_hash(Val v) {
+  Val r;
+  if (!inst_special(v, "__hash__", 0, NULL, &r)) return obj_identity_hash(v);
+  if (r.tag != VT_INT) {
+    val_decref(r);
+    rt_throw(ERR_TYPE, "__hash__ method should return an integer");
+  }
+  return (tfs_u64)r.u.i;
+}
+
+/* The cycle collector's view (gc.c): the class and the attributes. */
+static void inst_traverse(Obj *o, GcVisit visit, void *arg) {
+  Inst *x = (Inst *)o;
+  if (x->klass) visit(val_obj(&x->klass->hdr), true, arg);
+  visit(x->dict, true, arg);
+}
+
+static void inst_clear(Obj *o) {
+  Inst *x = (Inst *)o;
+  Val d = x->dict;
+  x->dict = val_undef();
+  val_decref(d);
+}
+
+const Type inst_type = {
+  .name = "object",
+  .free = inst_free, .traverse = inst_traverse, .clear = inst_clear,
+  .repr = inst_repr,
+  .str = inst_str,
+  .getattr = inst_getattr,
+  .setattr = inst_setattr,
+  .call = inst_call,
+  .getitem = inst_getitem,
+  .setitem = inst_setitem,
+  .iter = inst_iter,
+  .next = inst_next,
+  .len = inst_len,
+  .binop = inst_binop,
+  .unop = inst_unop,
+  .compare = inst_compare,
+  .truthy = inst_truthy,
+  .eq = inst_eq,
+  .hash = inst_hash,
+};
+
+/* __contains__ of an instance: 1/0, or -1 when the class defines none. */
+int inst_contains(Val self, Val x) {
+  Val r;
+  if (!inst_special(self, "__contains__", 1, &x, &r)) return -1;
+  int t = rt_truthy(r);
+  val_decref(r);
+  return t;
+}
+
+/* ---- class objects ---------------------------------------------------------------------------- */
+
+/* The class statement: name, at most one base, the body's namespace. */
+Val rt_class_new(const char *name, int nbases, const Val *bases, Val ns, const char *module) {
+  if (nbases > 1) rt_throw(ERR_TYPE, "multiple inheritance is not supported");
+  TypeObj *base = NULL;
+  if (nbases == 1) {
+    if (!val_is(bases[0], &type_type)) rt_throw(ERR_TYPE, "bases must be types");
+    base = (TypeObj *)bases[0].u.o;
+    if (base->tag == -1) base = NULL;   /* object */
+    else if (val_is_undef(base->dict) && base->errkind < 0 && !base->user_ok)
+      rt_throw(ERR_TYPE, "type '%s' is not an acceptable base type", base->name);
+  }
+  TypeObj *c = obj_new(&type_type, sizeof(TypeObj));
+  memset((char *)c + sizeof(Obj), 0, sizeof(TypeObj) - sizeof(Obj));
+  c->name = strdup(name);
+  c->module = module;
+  c->type = base && base->errkind >= 0 ? &exc_type : &inst_type;
+  if (base && base->type && base->user_ok) c->type = base->type;
+  c->tag = VT_OBJ;
+  c->ctor = NULL;
+  c->errkind = base ? base->errkind : -1;
+  c->base = base;
+  if (base) base->hdr.rc++;
+  c->user_ok = base ? base->user_ok : false;
+  c->dict = val_incref(ns);
+  if (!c->name) rt_throw(ERR_MEMORY, "out of memory");
+  /* methods remember their class for super() (borrowed: the class owns them) */
+  Dict *d = (Dict *)ns.u.o;
+  for (tfs_i64 i = 0; i < d->len; i++) {
+    Val v = d->vals[i];
+    if (val_is(v, &wrap_type)) v = ((Wrap *)v.u.o)->fn;
+    v = class_unwrap_tffn(v);   /* a @tf.function method */
+    if (val_is(v, &func_type)) ((Func *)v.u.o)->owner = c;
+  }
+  return val_obj(c);
+}
+
+void class_free(TypeObj *c) {
+  if (!val_is_undef(c->dict)) {
+    Dict *d = (Dict *)c->dict.u.o;
+    for (tfs_i64 i = 0; i < d->len; i++) {
+      Val v = d->vals[i];
+      if (val_is(v, &wrap_type)) v = ((Wrap *)v.u.o)->fn;
+      v = class_unwrap_tffn(v);
+      if (val_is(v, &func_type) && ((Func *)v.u.o)->owner == c) ((Func *)v.u.o)->owner = NULL;
+    }
+  }
+  val_decref(c->dict);
+  if (c->base) val_decref(val_obj(c->base));
+  free((char *)c->name);
+}
+
+/* Calling a user class: a new instance, then __init__ with the arguments. */
+Val class_instantiate(TypeObj *c, int n, const Val *args, const Kw *kw) {
+  Val self;
+  Val init = class_find(c, "__init__");
+  if (c->errkind >= 0) {
+    self = exc_construct(val_obj(c), val_is_undef(init) ? n : 0, args, val_is_undef(init) ? kw : NULL);
+  } else if (c->ctor) {
+    self = c->ctor(val_obj(c), n, args, kw);
+  } else {
+    self = inst_new(c);
+    if (val_is_undef(init) && (n || (kw && kw->n))) {
+      val_decref(self);
+      rt_throw(ERR_TYPE, "%s() takes no arguments", c->name);
+    }
+  }
+  if (val_is_undef(init)) return self;
+  int mark = rt_hold_val(self);
+  rt_hold_val(init);
+  Val all[n + 1];
+  all[0] = self;
+  for (int i = 0; i < n; i++) all[i + 1] = args[i];
+  Val r = rt_call(init, n + 1, all, kw);
+  if (r.tag != VT_NONE) {
+    const char *t = val_type_name(r);
+    val_decref(r);
+    rt_throw(ERR_TYPE, "__init__() should return None, not '%s'", t);
+  }
+  rt_unhold(mark);
+  val_decref(init);
+  return self;
+}
+
+Val class_getattr(TypeObj *c, const char *name) {
+  Val a = class_find(c, name);
+  if (val_is_undef(a)) return a;
+  return class_bind(a, val_undef(), c);
+}
+
+/* ---- super() ------------------------------------------------------------------------------------- */
+
+typedef struct Super { Obj hdr; TypeObj *start; Val self; } Super;   /* start: borrowed via self's class */
+static const Type super_type;
+
+/* Builtin __init__ reached through super(): Exception's sets args; object's takes nothing. */
+static Val super_init(Val self, int n, const Val *args, const Kw *kw) {
+  if (val_is(self, &exc_type)) {
+    exc_set_args(self, n, args);
+    return val_none();
+  }
+  (void)args;
+  if (n || (kw && kw->n)) rt_throw(ERR_TYPE, "object.__init__() takes exactly one argument (the instance to initialize)");
+  return val_none();
+}
+
+static Val super_getattr(Val self, const char *name) {
+  Super *s = (Super *)self.u.o;
+  Val a = class_find(s->start, name);
+  if (!val_is_undef(a)) return class_bind(a, s->self, inst_class(s->self));
+  if (!strcmp(name, "__init__")) return builtin_new("__init__", super_init, s->self, NULL);
+  for (TypeObj *c = s->start; c; c = c->base)
+    if (c->type && c->type->getattr && val_is_undef(c->dict)) {
+      Val v = c->type->getattr(s->self, name);
+      if (!val_is_undef(v)) return v;
+      break;
+    }
+  return val_undef();
+}
+
+static void super_free(Obj *o) {
+  val_decref(((Super *)o)->self);
+  free(o);
+}
+
+static void super_repr(StrBuf *b, Val v) {
+  Super *s = (Super *)v.u.o;
+  sb_printf(b, "<super: <class '%s'>, <%s object>>", s->start ? s->start->name : "object", val_type_name(s->self));
+}
+
+static const Type super_type = {.name = "super", .free = super_free, .repr = super_repr, .getattr = super_getattr};
+
+static Val super_new(TypeObj *cls, Val self) {
+  Super *s = obj_new(&super_type, sizeof(Super));
+  s->start = cls->base;
+  s->self = val_incref(self);
+  return val_obj(s);
+}
+
+/* super() in a method: its class (recorded when the class was made) and first argument. */
+Val rt_super(struct Func *f, Val self) {
+  TypeObj *c = f ? (TypeObj *)f->owner : NULL;
+  if (!c) rt_throw(ERR_RUNTIME, "super(): __class__ cell not found");
+  return super_new(c, self);
+}
+
+Val class_super(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  if (kw && kw->n) rt_throw(ERR_TYPE, "super() takes no keyword arguments");
+  if (n != 2) rt_throw(ERR_RUNTIME, "super(): no arguments");
+  if (!val_is(args[0], &type_type)) rt_throw(ERR_TYPE, "super() argument 1 must be a type, not %s", val_type_name(args[0]));
+  return super_new((TypeObj *)args[0].u.o, args[1]);
+}

@@ -1,0 +1,533 @@
+/* error.c — runtime errors: kind names, locations, try handlers, §11 reports, and generated code's error calls. */
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <string.h>
+
+#include "object/object.h"
+#include "object/value.h"
+
+/* ORDER ErrKind */
+static const char *const err_names[ERR__COUNT] = {
+  "TypeError", "ValueError", "IndexError", "KeyError", "NameError", "AttributeError", "ZeroDivisionError",
+  "OverflowError", "AssertionError", "RuntimeError", "StopIteration", "ImportError", "UnboundLocalError",
+  "NotImplementedError", "RecursionError", "MemoryError", "OSError", "KeyboardInterrupt",
+  "InvalidArgumentError", "UnimplementedError", "OutOfRangeError", "NotFoundError", "ResourceExhaustedError",
+  "DataLossError",
+};
+
+const char *err_kind_name(ErrKind k) { return k >= 0 && k < ERR__COUNT ? err_names[k] : "Error"; }
+
+/* TF errors carry their §6/§9 text alone; host errors are prefixed by their class. */
+static bool err_is_tf(ErrKind k) { return k >= ERR_INVALID_ARGUMENT; }
+
+/* ---- the location table -------------------------------------------------------------- */
+
+int rt_cur_loc;
+static const RtFile *err_files;
+static const RtLoc *err_locs;
+static int err_nfiles, err_nlocs;
+
+void rt_register_program(int nfiles, const RtFile *files, int nlocs, const RtLoc *locs) {
+  err_files = files;
+  err_nfiles = nfiles;
+  err_locs = locs;
+  err_nlocs = nlocs;
+}
+
+/* The interactive prompt compiles each input as a unit of its own, numbered
+ * on from the previous ones: its files and locations extend the tables, so a
+ * function defined at one prompt still reports its own lines when a later one
+ * calls it. */
+static RtFile *err_files_grown;
+static RtLoc *err_locs_grown;
+
+static void *err_grow(void *old, size_t have, size_t add, size_t size) {
+  void *n = realloc(old, (have + add) * size);
+  if (!n) {
+    fputs("error: MemoryError\n", stderr);
+    exit(1);
+  }
+  return n;
+}
+
+void rt_append_program(int nfiles, const RtFile *files, int nlocs, const RtLoc *locs) {
+  err_files_grown = err_grow(err_files_grown, (size_t)err_nfiles, (size_t)nfiles, sizeof *files);
+  memcpy(err_files_grown + err_nfiles, files, sizeof *files * (size_t)nfiles);
+  err_locs_grown = err_grow(err_locs_grown, (size_t)err_nlocs, (size_t)nlocs, sizeof *locs);
+  memcpy(err_locs_grown + err_nlocs, locs, sizeof *locs * (size_t)nlocs);
+  err_files = err_files_grown;
+  err_locs = err_locs_grown;
+  err_nfiles += nfiles;
+  err_nlocs += nlocs;
+}
+
+void rt_program_tables_free(void) {
+  free(err_files_grown);
+  free(err_locs_grown);
+  err_files_grown = NULL;
+  err_locs_grown = NULL;
+  err_files = NULL;
+  err_locs = NULL;
+  err_nfiles = err_nlocs = 0;
+}
+
+void rt_set_loc(int loc) { rt_cur_loc = loc; }
+
+const RtLoc *rt_loc_get(int loc) { return loc > 0 && loc < err_nlocs ? &err_locs[loc] : NULL; }
+const RtFile *rt_file_get(int file) { return file >= 0 && file < err_nfiles ? &err_files[file] : NULL; }
+
+/* ---- diagnostics --------------------------------------------------------------------------- */
+
+void diag_format(StrBuf *out, const char *path, const char *source, int line, int col, const char *severity,
+                 const char *msg) {
+  sb_printf(out, "%s:%d:%d: %s: %s\n", path, line, col, severity, msg);
+  if (!source || line < 1) return;
+  const char *p = source;
+  for (int l = 1; l < line; l++) {
+    p = strchr(p, '\n');
+    if (!p) return;
+    p++;
+  }
+  const char *end = strchr(p, '\n');
+  size_t len = end ? (size_t)(end - p) : strlen(p);
+  if (len && p[len - 1] == '\r') len--;
+  if (!*p && !end) return;   /* the line after the last one */
+  /* A long line shows a window around the caret, as clang and rustc do. */
+  enum { DIAG_LINE_MAX = 160, DIAG_BEFORE = 70 };
+  size_t from = 0, to = len, at = col > 0 ? (size_t)col - 1 : 0;
+  if (len > DIAG_LINE_MAX) {
+    from = at > DIAG_BEFORE ? at - DIAG_BEFORE : 0;
+    if (from > len) from = len > DIAG_LINE_MAX ? len - DIAG_LINE_MAX : 0;
+    while (from > 0 && ((unsigned char)p[from] & 0xC0) == 0x80) from--;   /* whole UTF-8 characters */
+    to = from + DIAG_LINE_MAX - 20 < len ? from + DIAG_LINE_MAX - 20 : len;
+    while (to < len && ((unsigned char)p[to] & 0xC0) == 0x80) to++;
+  }
+  const char *lead = from ? "..." : "";
+  sb_puts(out, lead);
+  sb_putn(out, p + from, to - from);
+  sb_puts(out, to < len ? "...\n" : "\n");
+  sb_puts(out, from ? "   " : "");
+  for (size_t i = from; i < at; i++) sb_putc(out, i < len && p[i] == '\t' ? '\t' : ' ');
+  sb_puts(out, "^\n");
+}
+
+/* cls: the class name to print (NULL: the kind's). */
+static void err_report(int loc, ErrKind kind, const char *cls, const char *msg) {
+  StrBuf text, out;
+  sb_init(&text);
+  sb_init(&out);
+  if (!cls) cls = err_kind_name(kind);
+  if (err_is_tf(kind)) sb_puts(&text, msg);
+  else if (!*msg) sb_puts(&text, cls);
+  else sb_printf(&text, "%s: %s", cls, msg);
+  const RtLoc *l = rt_loc_get(loc);
+  const RtFile *f = l ? rt_file_get(l->file) : NULL;
+  if (f && f->path) diag_format(&out, f->path, f->source, l->line, l->col, "error", text.data);
+  else sb_printf(&out, "error: %s\n", text.data);
+  rt_flush();
+  fwrite(out.data, 1, out.len, stderr);
+  fflush(stderr);
+  sb_free(&text);
+  sb_free(&out);
+}
+
+void rt_report(int loc, ErrKind kind, const char *msg) { err_report(loc, kind, NULL, msg); }
+
+/* ---- temporaries released on unwind -------------------------------------------------------------- */
+
+typedef struct Held {
+  int kind;                   /* HOLD_* */
+  Val v;
+  void *p;                    /* memory, StrBuf *, or Val *const * */
+  const tfs_i64 *n;           /* HOLD_VALS: the live count */
+  void (*fn)(void *);         /* HOLD_FN: releases p */
+} Held;
+enum { HOLD_VAL, HOLD_MEM, HOLD_SB, HOLD_VALS, HOLD_REF, HOLD_FRAME, HOLD_FN };
+
+static Held *err_held;
+static int err_nheld, err_held_cap;
+
+static int err_hold(Held h) {
+  if (err_nheld == err_held_cap) {
+    int cap = err_held_cap ? err_held_cap * 2 : 64;
+    Held *n = realloc(err_held, sizeof(Held) * (size_t)cap);
+    if (!n) {
+      fputs("error: MemoryError\n", stderr);
+      exit(1);
+    }
+    err_held = n;
+    err_held_cap = cap;
+  }
+  err_held[err_nheld] = h;
+  return err_nheld++;
+}
+
+int rt_hold_val(Val v) { return err_hold((Held){HOLD_VAL, v, NULL, NULL, NULL}); }
+int rt_hold_mem(void *p) { return err_hold((Held){HOLD_MEM, val_undef(), p, NULL, NULL}); }
+int rt_hold_sb(StrBuf *b) { return err_hold((Held){HOLD_SB, val_undef(), b, NULL, NULL}); }
+int rt_hold_vals(Val *const *items, const tfs_i64 *n) {
+  return err_hold((Held){HOLD_VALS, val_undef(), (void *)items, n, NULL});
+}
+
+int rt_hold_ref(Val *slot) { return err_hold((Held){HOLD_REF, val_undef(), slot, NULL, NULL}); }
+int rt_hold_fn(void (*release)(void *), void *p) { return err_hold((Held){HOLD_FN, val_undef(), p, NULL, release}); }
+
+/* The temporaries of a generated function too big for the C stack (cgen.c
+ * CG_STACK_TEMPS): on the heap, freed by an unwinding error after the frame
+ * that clears them (it is pushed later, so it is released first). */
+Val *rt_temps_new(int n, int *mark) {
+  Val *t = malloc(sizeof(Val) * (size_t)n);
+  if (!t) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < n; i++) t[i] = val_undef();
+  *mark = rt_hold_mem(t);
+  return t;
+}
+
+void rt_temps_free(Val *t, int mark) {
+  rt_unhold(mark);
+  free(t);
+}
+
+int rt_frame_push(RtFrame *f) {
+  f->call_loc = rt_cur_loc;
+  return err_hold((Held){HOLD_FRAME, val_undef(), f, NULL, NULL});
+}
+
+/* What a generated function's frame still owns when an error unwinds through it. */
+static void err_release_frame(RtFrame *f) {
+  for (int i = 0; i < f->ntemps; i++) TFS_CLEAR(f->temps[i]);
+  for (int i = 0; i < f->nlocals; i++) TFS_CLEAR(*f->locals[i]);
+  for (int i = 0; i < f->ncells; i++) val_decref(val_obj(f->cells[i]));
+}
+
+void rt_unhold(int mark) {
+  if (mark >= 0 && mark < err_nheld) err_nheld = mark;
+}
+
+/* Release held temporaries down to `mark`, newest first. */
+static void err_release_held(int mark) {
+  while (err_nheld > mark) {
+    Held h = err_held[--err_nheld];
+    switch (h.kind) {
+      case HOLD_VAL: val_decref(h.v); break;
+      case HOLD_MEM: free(h.p); break;
+      case HOLD_SB: sb_free((StrBuf *)h.p); break;
+      case HOLD_REF: val_decref(*(Val *)h.p); break;
+      case HOLD_FRAME: err_release_frame(h.p); break;
+      case HOLD_FN: h.fn(h.p); break;
+      default: {
+        Val *items = *(Val *const *)h.p;
+        for (tfs_i64 i = 0; items && i < *h.n; i++) val_decref(items[i]);
+        free(items);
+        break;
+      }
+    }
+  }
+}
+
+/* ---- throwing and catching ---------------------------------------------------------------------- */
+
+static RtTry *err_try_top;
+
+void rt_try_push(RtTry *t) {
+  t->prev = err_try_top;
+  t->depth = rt_call_depth;
+  t->repr_depth = repr_depth_get();
+  t->kind = ERR_RUNTIME;
+  t->msg = NULL;
+  t->loc = 0;
+  t->exc = val_undef();
+  t->hold_mark = err_nheld;
+  t->toplevel = 0;
+  err_try_top = t;
+}
+
+void rt_try_pop(RtTry *t) {
+  if (err_try_top == t) err_try_top = t->prev;
+}
+
+void rt_try_clear(RtTry *t) {
+  free(t->msg);
+  t->msg = NULL;
+  val_decref(t->exc);
+  t->exc = val_undef();
+}
+
+/* "Traceback (most recent call last):" with the live frames of generated
+ * code, outermost first, when the error passed through a call (§12).  Frames
+ * of the stdlib .tfs library (tf.keras) are left out, as Keras filters its own
+ * frames from tracebacks: the user's calls remain. */
+static void err_traceback(int loc) {
+  int nframes = 0;
+  for (int i = 0; i < err_nheld; i++) nframes += err_held[i].kind == HOLD_FRAME;
+  if (nframes < 2) return;
+  StrBuf b;
+  sb_init(&b);
+  sb_puts(&b, "Traceback (most recent call last):\n");
+  const RtFrame *prev = NULL;
+  int shown = 0;
+  /* Python's collapse of runaway recursion: a line repeated more than 3
+   * times in a row prints 3 times, then "[Previous line repeated N more times]" */
+  const RtFile *lastfile = NULL;
+  int lastline = 0, repeats = 0;
+  const char *lastname = NULL;
+  for (int i = 0; i <= err_nheld; i++) {
+    const RtFrame *f = i < err_nheld && err_held[i].kind == HOLD_FRAME ? err_held[i].p : NULL;
+    if (i < err_nheld && !f) continue;
+    if (prev) {
+      const RtLoc *l = rt_loc_get(f ? f->call_loc : loc);
+      const RtFile *file = l ? rt_file_get(l->file) : NULL;
+      if (file && !file->library) {
+        if (file == lastfile && l->line == lastline && strcmp(prev->name, lastname) == 0) {
+          repeats++;
+        } else {
+          if (repeats > 3) sb_printf(&b, "  [Previous line repeated %d more time%s]\n", repeats - 3, repeats == 4 ? "" : "s");
+          repeats = 1;
+          lastfile = file, lastline = l->line, lastname = prev->name;
+        }
+        if (repeats <= 3) sb_printf(&b, "  %s:%d in %s\n", file->path, l->line, prev->name);
+        shown++;
+      }
+    }
+    prev = f;
+  }
+  if (repeats > 3) sb_printf(&b, "  [Previous line repeated %d more time%s]\n", repeats - 3, repeats == 4 ? "" : "s");
+  rt_flush();
+  if (shown >= 2) fwrite(b.data, 1, b.len, stderr);
+  sb_free(&b);
+}
+
+static bool err_in_library(int loc) {
+  const RtLoc *l = rt_loc_get(loc);
+  const RtFile *f = l ? rt_file_get(l->file) : NULL;
+  return f && f->library;
+}
+
+/* An error raised inside the stdlib .tfs library (tf.keras) is reported at
+ * the innermost user line that called into it; the traceback shows the rest. */
+static int err_user_loc(int loc) {
+  for (int i = err_nheld - 1; i >= 0 && err_in_library(loc); i--)
+    if (err_held[i].kind == HOLD_FRAME) {
+      int at = ((const RtFrame *)err_held[i].p)->call_loc;
+      if (at > 0) loc = at;
+    }
+  return loc;
+}
+
+/* Unwind with an owned, malloc'd message. */
+static _Noreturn void err_unwind(int loc, ErrKind kind, char *msg, Val exc) {
+  RtTry *t = err_try_top;
+  int user = err_user_loc(loc);   /* now: a handler in C releases the frames it passed */
+  if (t) {
+    err_try_top = t->prev;
+    t->kind = kind;
+    t->msg = msg;
+    t->loc = user;
+    t->exc = exc;
+    if (t->toplevel) err_traceback(loc);   /* the frames are still on the hold stack */
+    rt_call_depth = t->depth;
+    repr_depth_set(t->repr_depth);
+    err_release_held(t->hold_mark);   /* the unwound frames are still alive here */
+    longjmp(t->jb, 1);
+  }
+  err_traceback(loc);
+  loc = user;
+  err_report(loc, kind, val_is(exc, &exc_type) ? ((Exc *)exc.u.o)->cls : NULL, msg);
+  free(msg);
+  /* An uncaught error ends the program at once.  Frames it unwound through
+   * (generated code, tracing) still own values; running exit handlers would
+   * only report those as leaks of a process that is going away. */
+  rt_flush();
+  fflush(stderr);
+  _exit(kind == ERR_KEYBOARD_INTERRUPT ? 130 : 1);   /* 128 + SIGINT, as a shell reports Ctrl-C */
+}
+
+void rt_report_caught(RtTry *t) {
+  err_report(t->loc, t->kind, val_is(t->exc, &exc_type) ? ((Exc *)t->exc.u.o)->cls : NULL, t->msg ? t->msg : "");
+  rt_try_clear(t);
+}
+
+static char *err_strdup(const char *s) {
+  size_t n = strlen(s);
+  char *d = malloc(n + 1);
+  if (!d) {
+    fputs("error: MemoryError\n", stderr);
+    exit(1);
+  }
+  memcpy(d, s, n + 1);
+  return d;
+}
+
+_Noreturn void rt_throw_msg(int loc, ErrKind kind, const char *msg, Val exc) {
+  err_unwind(loc, kind, err_strdup(msg), exc);
+}
+
+_Noreturn void rt_rethrow(RtTry *t) {
+  char *msg = t->msg ? t->msg : err_strdup("");
+  Val exc = t->exc;
+  t->msg = NULL;
+  t->exc = val_undef();
+  err_unwind(t->loc, t->kind, msg, exc);
+}
+
+static _Noreturn void err_vthrow(int loc, ErrKind kind, const char *fmt, va_list ap) {
+  char small[512];
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(small, sizeof small, fmt, ap2);
+  va_end(ap2);
+  char *msg;
+  if (n >= 0 && (size_t)n < sizeof small) {
+    msg = err_strdup(small);
+  } else {
+    msg = malloc(n > 0 ? (size_t)n + 1 : 1);
+    if (!msg) msg = err_strdup(small);
+    else vsnprintf(msg, (size_t)n + 1, fmt, ap);
+  }
+  err_unwind(loc, kind, msg, val_undef());
+}
+
+_Noreturn void rt_throw(ErrKind kind, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  err_vthrow(rt_cur_loc, kind, fmt, ap);
+}
+
+_Noreturn void rt_throw_at(int loc, ErrKind kind, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  err_vthrow(loc, kind, fmt, ap);
+}
+
+/* ---- error entry points of generated code ----------------------------------------------------------- */
+
+void rt_unbound_local(const char *name) {
+  rt_throw(ERR_UNBOUND, "cannot access local variable '%s' where it is not associated with a value", name);
+}
+
+void rt_unbound_global(const char *name) { rt_throw(ERR_NAME, "name '%s' is not defined", name); }
+
+void rt_assert_fail(Val msg) {
+  if (val_is_undef(msg)) rt_throw(ERR_ASSERTION, "%s", "");
+  Val s = str_of(msg);
+  char *text = err_strdup(str_cstr(s));
+  val_decref(s);
+  err_unwind(rt_cur_loc, ERR_ASSERTION, text, val_undef());
+}
+
+/* The raise statement: an exception instance, or a class to instantiate. */
+static Val err_instance(Val exc) {
+  if (val_is(exc, &exc_type)) return val_incref(exc);
+  if (exc_is_class(exc)) {
+    Val inst = rt_call(exc, 0, NULL, NULL);
+    if (val_is(inst, &exc_type)) return inst;
+    val_decref(inst);
+  }
+  if (exc.tag == VT_NONE) rt_throw(ERR_RUNTIME, "No active exception to reraise");
+  rt_throw(ERR_TYPE, "exceptions must derive from BaseException");
+}
+
+static _Noreturn void err_raise_exc(Val inst, int loc) {
+  Exc *e = (Exc *)inst.u.o;
+  e->loc = loc;
+  err_unwind(loc, (ErrKind)e->kind, err_strdup(str_cstr(e->msg)), inst);
+}
+
+void rt_raise(Val exc) { err_raise_exc(err_instance(exc), rt_cur_loc); }
+
+void rt_raise_from(Val exc, Val cause) {
+  Val inst = err_instance(exc);
+  int mark = rt_hold_val(inst);
+  Val c = cause.tag == VT_NONE ? val_none() : err_instance(cause);
+  rt_unhold(mark);
+  Exc *e = (Exc *)inst.u.o;
+  val_decref(e->cause);
+  e->cause = c;
+  err_raise_exc(inst, rt_cur_loc);
+}
+
+/* Bare `raise` and the end of a finally: the exception goes on from where it was raised. */
+void rt_reraise(Val exc) {
+  Val inst = err_instance(exc);
+  err_raise_exc(inst, ((Exc *)inst.u.o)->loc ? ((Exc *)inst.u.o)->loc : rt_cur_loc);
+}
+
+/* ---- try and with in generated code ------------------------------------------------------- */
+
+_Static_assert(sizeof(RtTry) <= sizeof(RtTryBuf), "RtTryBuf too small for RtTry");
+_Static_assert(offsetof(RtTry, jb) == 0, "the jmp_buf must come first in RtTry");
+
+void rt_try_enter(RtTryBuf *t) { rt_try_push((RtTry *)t); }
+void rt_try_leave(RtTryBuf *t) { rt_try_pop((RtTry *)t); }
+
+/* The caught error as an exception object (owned): a runtime error becomes
+ * an instance of its kind's class, located where it was thrown. */
+Val rt_try_caught(RtTryBuf *b) {
+  RtTry *t = (RtTry *)b;
+  Val e = t->exc;
+  t->exc = val_undef();
+  if (!val_is(e, &exc_type)) {
+    val_decref(e);
+    e = exc_of_kind(t->kind, t->msg ? t->msg : "");
+    ((Exc *)e.u.o)->loc = t->loc;
+  }
+  rt_try_clear(t);
+  return e;
+}
+
+static bool err_match1(Val exc, Val cls) {
+  if (!exc_is_class(cls)) rt_throw(ERR_TYPE, "catching classes that do not inherit from BaseException is not allowed");
+  return exc_class_sub(exc_class_of(exc), cls);
+}
+
+int rt_exc_match(Val exc, Val cls) {
+  tfs_i64 n;
+  const Val *items;
+  if (val_is(cls, &tuple_type) && seq_items(cls, &n, &items)) {
+    for (tfs_i64 i = 0; i < n; i++)
+      if (err_match1(exc, items[i])) return 1;
+    return 0;
+  }
+  return err_match1(exc, cls);
+}
+
+/* Python 3.11's lookup order and texts for the context-manager protocol. */
+static Val err_cm_method(Val mgr, const char *name, const char *missed) {
+  Val m = mgr.tag == VT_OBJ && mgr.u.o->type->getattr ? mgr.u.o->type->getattr(mgr, name) : val_undef();
+  if (val_is_undef(m))
+    rt_throw(ERR_TYPE, "'%s' object does not support the context manager protocol%s", val_type_name(mgr), missed);
+  return m;
+}
+
+Val rt_with_enter(Val mgr) {
+  Val enter = err_cm_method(mgr, "__enter__", "");
+  val_decref(err_cm_method(mgr, "__exit__", " (missed __exit__ method)"));
+  int mark = rt_hold_val(enter);
+  Val r = rt_call(enter, 0, NULL, NULL);
+  rt_unhold(mark);
+  val_decref(enter);
+  return r;
+}
+
+/* __exit__(type, value, None) for an exception (true: swallow it), or
+ * __exit__(None, None, None) when exc is VT_UNDEF. */
+int rt_with_exit(Val mgr, Val exc) {
+  Val exit = err_cm_method(mgr, "__exit__", " (missed __exit__ method)");
+  int mark = rt_hold_val(exit);
+  Val a[3] = {val_none(), val_none(), val_none()};
+  if (!val_is_undef(exc)) {
+    a[0] = exc_class_of(exc);
+    a[1] = exc;
+  }
+  Val r = rt_call(exit, 3, a, NULL);
+  int mark2 = rt_hold_val(r);
+  int swallow = !val_is_undef(exc) && rt_truthy(r);
+  rt_unhold(mark);
+  (void)mark2;
+  val_decref(r);
+  val_decref(exit);
+  return swallow;
+}

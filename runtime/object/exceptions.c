@@ -1,0 +1,223 @@
+/* exceptions.c — the exception classes of docs/language.md (Python's hierarchy and tf.errors) and their instances. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "object/hosttypes.h"
+#include "object/object.h"
+#include "object/value.h"
+
+/* Builtin classes are immortal statics; `kind` is the ErrKind an instance is
+ * raised as (classes with no runtime error of their own use their parent's). */
+#define EXC(var, nm, kind, base) \
+  static TypeObj var = {{TFS_IMMORTAL_RC, &type_type}, nm, &exc_type, VT_OBJ, NULL, kind, base, {0, {0}}, NULL}
+EXC(e_base, "BaseException", ERR_RUNTIME, NULL);
+EXC(e_kbint, "KeyboardInterrupt", ERR_KEYBOARD_INTERRUPT, &e_base);
+EXC(e_exception, "Exception", ERR_RUNTIME, &e_base);
+EXC(e_arith, "ArithmeticError", ERR_RUNTIME, &e_exception);
+EXC(e_zero, "ZeroDivisionError", ERR_ZERODIV, &e_arith);
+EXC(e_overflow, "OverflowError", ERR_OVERFLOW, &e_arith);
+EXC(e_lookup, "LookupError", ERR_RUNTIME, &e_exception);
+EXC(e_index, "IndexError", ERR_INDEX, &e_lookup);
+EXC(e_key, "KeyError", ERR_KEY, &e_lookup);
+EXC(e_value, "ValueError", ERR_VALUE, &e_exception);
+EXC(e_type, "TypeError", ERR_TYPE, &e_exception);
+EXC(e_attr, "AttributeError", ERR_ATTRIBUTE, &e_exception);
+EXC(e_name, "NameError", ERR_NAME, &e_exception);
+EXC(e_unbound, "UnboundLocalError", ERR_UNBOUND, &e_name);
+EXC(e_runtime, "RuntimeError", ERR_RUNTIME, &e_exception);
+EXC(e_recursion, "RecursionError", ERR_RECURSION, &e_runtime);
+EXC(e_notimpl, "NotImplementedError", ERR_NOTIMPL, &e_runtime);
+EXC(e_assert, "AssertionError", ERR_ASSERTION, &e_exception);
+EXC(e_stop, "StopIteration", ERR_STOPITER, &e_exception);
+EXC(e_import, "ImportError", ERR_IMPORT, &e_exception);
+EXC(e_memory, "MemoryError", ERR_MEMORY, &e_exception);
+EXC(e_os, "OSError", ERR_IO, &e_exception);
+EXC(e_op, "OpError", ERR_INVALID_ARGUMENT, &e_exception);
+EXC(e_invalid, "InvalidArgumentError", ERR_INVALID_ARGUMENT, &e_op);
+EXC(e_unimpl, "UnimplementedError", ERR_UNIMPLEMENTED, &e_op);
+EXC(e_range, "OutOfRangeError", ERR_OUT_OF_RANGE, &e_op);
+EXC(e_notfound, "NotFoundError", ERR_NOT_FOUND, &e_op);
+EXC(e_exhausted, "ResourceExhaustedError", ERR_RESOURCE_EXHAUSTED, &e_op);
+EXC(e_dataloss, "DataLossError", ERR_DATA_LOSS, &e_op);
+
+static TypeObj *const exc_builtin[] = {
+  &e_base, &e_kbint, &e_exception, &e_arith, &e_zero, &e_overflow, &e_lookup, &e_index, &e_key, &e_value,
+  &e_type, &e_attr, &e_name, &e_unbound, &e_runtime, &e_recursion, &e_notimpl, &e_assert, &e_stop, &e_import,
+  &e_memory, &e_os,
+};
+static TypeObj *const exc_tf[] = {&e_op, &e_invalid, &e_unimpl, &e_range, &e_notfound, &e_exhausted, &e_dataloss};
+
+/* ORDER ErrKind: the class a runtime error of each kind is caught as. */
+static TypeObj *const exc_by_kind[ERR__COUNT] = {
+  &e_type, &e_value, &e_index, &e_key, &e_name, &e_attr, &e_zero, &e_overflow, &e_assert, &e_runtime, &e_stop,
+  &e_import, &e_unbound, &e_notimpl, &e_recursion, &e_memory, &e_os, &e_kbint, &e_invalid, &e_unimpl, &e_range,
+  &e_notfound, &e_exhausted, &e_dataloss,
+};
+
+Val exc_lookup(const char *name, bool tf_errors) {
+  TypeObj *const *tab = tf_errors ? exc_tf : exc_builtin;
+  size_t n = tf_errors ? sizeof exc_tf / sizeof *exc_tf : sizeof exc_builtin / sizeof *exc_builtin;
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(tab[i]->name, name)) return val_obj(tab[i]);
+  return val_undef();
+}
+
+bool exc_is_class(Val cls) { return val_is(cls, &type_type) && ((TypeObj *)cls.u.o)->errkind >= 0; }
+
+bool exc_class_sub(Val cls, Val base) {
+  for (TypeObj *c = (TypeObj *)cls.u.o; c; c = c->base)
+    if (c == (TypeObj *)base.u.o) return true;
+  return false;
+}
+
+Val exc_class_of(Val exc) { return val_obj(((Exc *)exc.u.o)->klass); }
+
+static bool exc_is_op_error(TypeObj *c) { return exc_class_sub(val_obj(c), val_obj(&e_op)); }
+
+/* ---- instances ------------------------------------------------------------------------------ */
+
+static Val exc_alloc(TypeObj *cls, Val args) {
+  Exc *e = obj_new(&exc_type, sizeof(Exc));
+  e->kind = cls->errkind;
+  e->cls = cls->name;
+  e->klass = cls;
+  cls->hdr.rc++;
+  e->args = val_incref(args);
+  e->dict = val_undef();
+  e->cause = val_undef();
+  e->loc = 0;
+  /* str(e): Python's BaseException.__str__ (KeyError shows its key's repr);
+   * a tf.errors class shows its message argument. */
+  tfs_i64 n;
+  const Val *items;
+  seq_items(args, &n, &items);
+  if (exc_is_op_error(cls) && n == 3) e->msg = str_of(items[2]);
+  else if (n == 0) e->msg = str_from_cstr("");
+  else if (n == 1) e->msg = exc_class_sub(val_obj(cls), val_obj(&e_key)) ? repr_of(items[0]) : str_of(items[0]);
+  else e->msg = str_of(args);
+  return val_obj(e);
+}
+
+Val exc_new(int kind, const char *cls, Val msg) {
+  (void)cls;
+  Val args = tuple_pack(1, msg);
+  Val e = exc_alloc(exc_by_kind[kind >= 0 && kind < ERR__COUNT ? kind : ERR_RUNTIME], args);
+  val_decref(args);
+  return e;
+}
+
+Val exc_of_kind(int kind, const char *msg) {
+  TypeObj *c = exc_by_kind[kind >= 0 && kind < ERR__COUNT ? kind : ERR_RUNTIME];
+  Val m = str_from_cstr(msg);
+  Val args = *msg ? tuple_pack(1, m) : tuple_new(0);
+  Val e = exc_alloc(c, args);
+  /* the text as the runtime formatted it (KeyError's already carries quotes) */
+  Exc *x = (Exc *)e.u.o;
+  val_decref(x->msg);
+  x->msg = m;
+  val_decref(args);
+  return e;
+}
+
+Val exc_construct(Val cls, int n, const Val *args, const Kw *kw) {
+  TypeObj *c = (TypeObj *)cls.u.o;
+  if (kw && kw->n) rt_throw(ERR_TYPE, "%s() takes no keyword arguments", c->name);
+  Val tup = rt_tuple(n, args);
+  Val e = exc_alloc(c, tup);
+  val_decref(tup);
+  return e;
+}
+
+_Noreturn void exc_key_error(Val key) {
+  Val e = exc_construct(val_obj(&e_key), 1, &key, NULL);
+  Exc *x = (Exc *)e.u.o;
+  x->loc = rt_cur_loc;
+  char msg[512];
+  snprintf(msg, sizeof msg, "%s", str_cstr(x->msg));
+  rt_throw_msg(rt_cur_loc, ERR_KEY, msg, e);
+}
+
+static void exc_free(Obj *o) {
+  Exc *e = (Exc *)o;
+  val_decref(e->msg);
+  val_decref(e->args);
+  val_decref(e->dict);
+  val_decref(e->cause);
+  val_decref(val_obj(e->klass));
+  free(o);
+}
+
+static void exc_repr(StrBuf *b, Val v) {
+  Exc *e = (Exc *)v.u.o;
+  sb_puts(b, e->cls);
+  tfs_i64 n;
+  const Val *items;
+  seq_items(e->args, &n, &items);
+  if (n == 1) {
+    sb_putc(b, '(');
+    val_repr(b, items[0]);
+    sb_putc(b, ')');
+  } else {
+    val_repr(b, e->args);   /* (a, b) or () */
+  }
+}
+
+static void exc_str(StrBuf *b, Val v) { val_str(b, ((Exc *)v.u.o)->msg); }
+
+void exc_set_args(Val exc, int n, const Val *args) {
+  Exc *e = (Exc *)exc.u.o;
+  Val tup = rt_tuple(n, args);
+  Val fresh = exc_alloc(e->klass, tup);
+  Exc *f = (Exc *)fresh.u.o;
+  val_decref(e->args);
+  val_decref(e->msg);
+  e->args = tup;
+  e->msg = f->msg;
+  f->msg = val_none();
+  val_decref(fresh);
+}
+
+static Val exc_getattr(Val self, const char *name) {
+  Exc *e = (Exc *)self.u.o;
+  Val v = inst_getattr_dict(self, e->dict, name);
+  if (!val_is_undef(v)) return v;
+  if (!strcmp(name, "args")) return val_incref(e->args);
+  if (!strcmp(name, "__cause__")) return val_is_undef(e->cause) ? val_none() : val_incref(e->cause);
+  if (!strcmp(name, "__class__")) return val_incref(val_obj(e->klass));
+  if (exc_is_op_error(e->klass)) {
+    if (!strcmp(name, "message")) return val_incref(e->msg);
+    if (!strcmp(name, "op") || !strcmp(name, "node_def")) return val_none();
+  }
+  return val_undef();
+}
+
+static void exc_setattr(Val self, const char *name, Val v) { inst_setattr_dict(self, &((Exc *)self.u.o)->dict, name, v); }
+
+/* The cycle collector's view (gc.c). */
+static void exc_traverse(Obj *o, GcVisit visit, void *arg) {
+  Exc *e = (Exc *)o;
+  visit(e->msg, true, arg);
+  visit(e->args, true, arg);
+  visit(e->dict, true, arg);
+  visit(e->cause, true, arg);
+  if (e->klass) visit(val_obj(&e->klass->hdr), true, arg);
+}
+
+static void exc_clear(Obj *o) {
+  Exc *e = (Exc *)o;
+  Val d = e->dict, c = e->cause;
+  e->dict = e->cause = val_undef();
+  val_decref(d);
+  val_decref(c);
+}
+
+const Type exc_type = {
+  .name = "Exception",
+  .free = exc_free, .traverse = exc_traverse, .clear = exc_clear,
+  .repr = exc_repr,
+  .str = exc_str,
+  .getattr = exc_getattr,
+  .setattr = exc_setattr,
+  .hash = obj_identity_hash,
+};

@@ -1,0 +1,511 @@
+/* format.c — format(v, spec) (Python's format-spec mini-language), f-string assembly, and `str % args`. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "object/numfmt.h"
+#include "object/object.h"
+#include "object/hooks.h"
+#include "object/value.h"
+
+static bool rt_is_tensor(Val v) { return v.tag == VT_OBJ && rt_obj_hooks.is_tensor && rt_obj_hooks.is_tensor(v); }
+
+/* [[fill]align][sign][z][#][0][width][grouping][.precision][type] */
+typedef struct FmtSpec {
+  char fill[5];               /* one UTF-8 code point */
+  char align;                 /* '<' '>' '^' '=' or 0 (type default) */
+  char sign;                  /* '+' '-' ' ' or 0 */
+  bool z, alt, zero;
+  int64_t width;              /* -1: not given */
+  int prec;                   /* -1: not given */
+  char group;                 /* ',' '_' or 0 */
+  char type;                  /* 0: none */
+} FmtSpec;
+
+static _Noreturn void fmt_invalid(const char *spec, size_t n, Val v) {
+  rt_throw(ERR_VALUE, "Invalid format specifier '%.*s' for object of type '%s'", (int)n, spec, val_type_name(v));
+}
+
+static bool fmt_is_align(char c) { return c == '<' || c == '>' || c == '^' || c == '='; }
+
+static int fmt_cplen(unsigned char c) { return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4; }
+
+static void fmt_parse(FmtSpec *f, const char *s, size_t n, Val v) {
+  memset(f, 0, sizeof *f);
+  f->fill[0] = ' ';
+  f->width = f->prec = -1;
+  size_t i = 0;
+  int fl = n ? fmt_cplen((unsigned char)s[0]) : 1;
+  if ((size_t)fl < n && fmt_is_align(s[fl])) {
+    memcpy(f->fill, s, (size_t)fl);
+    f->fill[fl] = 0;
+    f->align = s[fl];
+    i = (size_t)fl + 1;
+  } else if (n && fmt_is_align(s[0])) {
+    f->align = s[0];
+    i = 1;
+  }
+  bool explicit_fill = i == (size_t)fl + 1 && i > 1;
+  if (i < n && (s[i] == '+' || s[i] == '-' || s[i] == ' ')) f->sign = s[i++];
+  if (i < n && s[i] == 'z') f->z = true, i++;
+  if (i < n && s[i] == '#') f->alt = true, i++;
+  if (i < n && s[i] == '0') {
+    f->zero = true;
+    i++;
+    if (!explicit_fill) strcpy(f->fill, "0");
+  }
+  if (i < n && s[i] >= '0' && s[i] <= '9') {
+    f->width = 0;
+    while (i < n && s[i] >= '0' && s[i] <= '9')   /* any size that fits: padding checks it before allocating */
+      if (__builtin_mul_overflow(f->width, 10, &f->width) || __builtin_add_overflow(f->width, s[i++] - '0', &f->width))
+        rt_throw(ERR_VALUE, "Too many decimal digits in format string");
+  }
+  if (i < n && (s[i] == ',' || s[i] == '_')) f->group = s[i++];
+  if (i < n && (s[i] == ',' || s[i] == '_')) rt_throw(ERR_VALUE, "Cannot specify both ',' and '_'.");
+  if (i < n && s[i] == '.') {
+    i++;
+    if (i >= n || s[i] < '0' || s[i] > '9') rt_throw(ERR_VALUE, "Format specifier missing precision");
+    f->prec = 0;
+    while (i < n && s[i] >= '0' && s[i] <= '9') {
+      f->prec = f->prec * 10 + (s[i++] - '0');
+      if (f->prec > 100000000) rt_throw(ERR_VALUE, "Too many decimal digits in format string");
+    }
+  }
+  if (i + 1 < n) fmt_invalid(s, n, v);
+  if (i < n) f->type = s[i];
+}
+
+static size_t fmt_nchars(const char *s, size_t n) {
+  size_t c = 0;
+  for (size_t i = 0; i < n; i++)
+    if (((unsigned char)s[i] & 0xC0) != 0x80) c++;
+  return c;
+}
+
+/* Emit prefix (sign, 0x) and body padded to f->width with f->align. */
+static void fmt_pad(StrBuf *b, const FmtSpec *f, char dflt_align, const char *prefix, const char *body, size_t blen) {
+  size_t plen = strlen(prefix), used = plen + fmt_nchars(body, blen);
+  size_t pad = f->width > 0 && (size_t)f->width > used ? (size_t)f->width - used : 0;
+  char align = f->align ? f->align : dflt_align;
+  size_t left = align == '>' ? pad : align == '^' ? pad / 2 : 0, right = align == '<' ? pad : align == '^' ? pad - pad / 2 : 0;
+  size_t fl = strlen(f->fill);
+  sb_fill(b, f->fill, fl, left);
+  sb_puts(b, prefix);
+  if (align == '=') sb_fill(b, f->fill, fl, pad);
+  sb_putn(b, body, blen);
+  sb_fill(b, f->fill, fl, right);
+}
+
+/* Insert group separators every `every` digits into the leading digit run of s.
+ * With zero padding (`minw` > 0), grow the run with zeros to reach that width. */
+static void fmt_group(StrBuf *out, const char *s, size_t n, char sep, int every, size_t minw) {
+  size_t nd = 0;   /* hex digits only occur in ints (every == 4); floats stop at '.' or 'e' */
+  while (nd < n && ((s[nd] >= '0' && s[nd] <= '9') ||
+                    (every == 4 && ((s[nd] >= 'a' && s[nd] <= 'f') || (s[nd] >= 'A' && s[nd] <= 'F')))))
+    nd++;
+  size_t total = nd;
+  for (;;) {   /* digits (with zeros) + separators must reach minw; never start with a separator */
+    size_t w = total + (total - 1) / (size_t)every + (n - nd);
+    if (w >= minw) break;
+    total++;
+  }
+  for (size_t k = 0; k < total; k++) {
+    if (k && (total - k) % (size_t)every == 0) sb_putc(out, sep);
+    sb_putc(out, k < total - nd ? '0' : s[k - (total - nd)]);
+  }
+  sb_putn(out, s + nd, n - nd);
+}
+
+static void fmt_check_group(const FmtSpec *f, const char *allowed_underscore, const char *allowed_comma) {
+  if (!f->group || !f->type) return;
+  const char *ok = f->group == '_' ? allowed_underscore : allowed_comma;
+  if (!strchr(ok, f->type)) rt_throw(ERR_VALUE, "Cannot specify '%c' with '%c'.", f->group, f->type);
+}
+
+/* Assemble sign + prefix + body with grouping and padding. */
+static void fmt_number(StrBuf *b, const FmtSpec *f, bool neg, const char *prefix, const char *digits, size_t n,
+                       int every) {
+  char pre[8];
+  snprintf(pre, sizeof pre, "%s%s", neg ? "-" : f->sign == '+' ? "+" : f->sign == ' ' ? " " : "", prefix);
+  StrBuf body;
+  sb_init(&body);
+  bool zero_pad = f->fill[0] == '0' && !f->fill[1] && (f->align == '=' || (!f->align && f->zero));
+  if (f->group) {
+    size_t minw = zero_pad && f->width > 0 && (size_t)f->width > strlen(pre) ? (size_t)f->width - strlen(pre) : 0;
+    fmt_group(&body, digits, n, f->group, every, minw);
+  } else {
+    sb_putn(&body, digits, n);
+  }
+  FmtSpec g = *f;
+  if (zero_pad) g.align = '=';
+  fmt_pad(b, &g, '>', pre, body.data ? body.data : "", body.len);
+  sb_free(&body);
+}
+
+static void fmt_int(StrBuf *b, int64_t x, const FmtSpec *f, Val v) {
+  if (f->prec >= 0) rt_throw(ERR_VALUE, "Precision not allowed in integer format specifier");
+  if (f->z) rt_throw(ERR_VALUE, "Negative zero coercion (z) not allowed in integer format specifier");
+  fmt_check_group(f, "dboxXn", "d");
+  if (f->type == 'n' && f->group) rt_throw(ERR_VALUE, "Cannot specify '%c' with 'n'.", f->group);
+  char digits[80];
+  uint64_t u = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
+  const char *prefix = "";
+  int every = 3;
+  switch (f->type) {
+    case 0:
+    case 'd':
+    case 'n': snprintf(digits, sizeof digits, "%llu", (unsigned long long)u); break;
+    case 'x':
+    case 'X':
+      snprintf(digits, sizeof digits, f->type == 'x' ? "%llx" : "%llX", (unsigned long long)u);
+      prefix = f->alt ? (f->type == 'x' ? "0x" : "0X") : "";
+      every = 4;
+      break;
+    case 'o':
+      snprintf(digits, sizeof digits, "%llo", (unsigned long long)u);
+      prefix = f->alt ? "0o" : "";
+      every = 4;
+      break;
+    case 'b': {
+      int k = 0;
+      char tmp[70];
+      do tmp[k++] = (char)('0' + (u & 1)); while ((u >>= 1));
+      for (int j = 0; j < k; j++) digits[j] = tmp[k - 1 - j];
+      digits[k] = 0;
+      prefix = f->alt ? "0b" : "";
+      every = 4;
+      break;
+    }
+    case 'c': {
+      if (f->sign) rt_throw(ERR_VALUE, "Sign not allowed with integer format specifier 'c'");
+      if (x < 0 || x > 0x10FFFF) rt_throw(ERR_OVERFLOW, "%%c arg not in range(0x110000)");
+      char enc[5];
+      int n = 0;
+      uint32_t c = (uint32_t)x;
+      if (c < 0x80) enc[n++] = (char)c;
+      else if (c < 0x800) enc[n++] = (char)(0xC0 | c >> 6), enc[n++] = (char)(0x80 | (c & 0x3F));
+      else if (c < 0x10000)
+        enc[n++] = (char)(0xE0 | c >> 12), enc[n++] = (char)(0x80 | ((c >> 6) & 0x3F)), enc[n++] = (char)(0x80 | (c & 0x3F));
+      else
+        enc[n++] = (char)(0xF0 | c >> 18), enc[n++] = (char)(0x80 | ((c >> 12) & 0x3F)),
+        enc[n++] = (char)(0x80 | ((c >> 6) & 0x3F)), enc[n++] = (char)(0x80 | (c & 0x3F));
+      fmt_pad(b, f, '<', "", enc, (size_t)n);
+      return;
+    }
+    default: rt_throw(ERR_VALUE, "Unknown format code '%c' for object of type '%s'", f->type, val_type_name(v));
+  }
+  fmt_number(b, f, x < 0, prefix, digits, strlen(digits), every);
+}
+
+/* No type letter but a precision: like 'g', except that fixed notation keeps a
+ * digit after the point and switches to exponents one digit earlier (CPython's
+ * Py_DTSF_ADD_DOT_0 rule: exponent when decpt > p - 1). */
+static void fmt_float_general(StrBuf *b, double a, int p, bool alt) {
+  char tmp[64];
+  snprintf(tmp, sizeof tmp, "%.*e", p - 1, a);
+  int decpt = atoi(strchr(tmp, 'e') + 1) + 1;
+  StrBuf t;
+  sb_init(&t);
+  if (decpt <= -4 || decpt > p - 1) {
+    sb_puts(&t, tmp);
+    char *e = strchr(t.data, 'e');
+    size_t m = (size_t)(e - t.data), k = m;
+    if (!alt && memchr(t.data, '.', m)) {   /* drop trailing zeros of the mantissa, and a bare point */
+      while (k > 0 && t.data[k - 1] == '0') k--;
+      if (k > 0 && t.data[k - 1] == '.') k--;
+    }
+    sb_putn(b, t.data, k);
+    sb_puts(b, e);
+  } else {
+    sb_printf(&t, "%.*f", p - decpt, a);
+    size_t k = t.len;
+    if (!alt && memchr(t.data, '.', k)) {
+      while (k > 0 && t.data[k - 1] == '0') k--;
+    }
+    sb_putn(b, t.data, k);
+    if (!memchr(t.data, '.', k)) sb_puts(b, ".0");
+    else if (t.data[k - 1] == '.') sb_putc(b, '0');
+  }
+  sb_free(&t);
+}
+
+static void fmt_float(StrBuf *b, double x, const FmtSpec *f, Val v) {
+  char type = f->type;
+  if (type && !strchr("eEfFgGn%", type))
+    rt_throw(ERR_VALUE, "Unknown format code '%c' for object of type '%s'", type, val_type_name(v));
+  fmt_check_group(f, "eEfFgG%", "eEfFgG%");
+  if (type == 'n' && f->group) rt_throw(ERR_VALUE, "Cannot specify '%c' with 'n'.", f->group);
+  bool upper = type == 'E' || type == 'F' || type == 'G';
+  bool neg = signbit(x) && !isnan(x);
+  double a = fabs(x);
+  StrBuf body;
+  sb_init(&body);
+  if (isnan(x) || isinf(x)) {
+    sb_puts(&body, isnan(x) ? (upper ? "NAN" : "nan") : (upper ? "INF" : "inf"));
+    if (type == '%') sb_putc(&body, '%');
+  } else if (!type && f->prec < 0) {
+    numfmt_repr_double(&body, a);
+  } else if (!type) {
+    fmt_float_general(&body, a, f->prec ? f->prec : 1, f->alt);
+  } else {
+    int p = f->prec < 0 ? 6 : f->prec;
+    char c = type;
+    if (c == 'n') c = 'g';
+    if (c == 'F') c = 'f';
+    if (c == '%') {
+      a *= 100;
+      c = 'f';
+    }
+    if ((c == 'g' || c == 'G') && p == 0) p = 1;
+    char fmt[16];
+    snprintf(fmt, sizeof fmt, "%%%s.*%c", f->alt ? "#" : "", c);
+    sb_printf(&body, fmt, p, a);
+    if (type == '%') sb_putc(&body, '%');
+  }
+  if (neg && f->z && isfinite(x)) {   /* negative zero after rounding prints unsigned */
+    bool allzero = true;
+    for (size_t i = 0; i < body.len; i++)
+      if (body.data[i] >= '1' && body.data[i] <= '9') allzero = false;
+    if (allzero) neg = false;
+  }
+  fmt_number(b, f, neg, "", body.data, body.len, 3);
+  sb_free(&body);
+}
+
+static void fmt_str(StrBuf *b, const char *s, size_t n, const FmtSpec *f, Val v) {
+  if (f->type && f->type != 's')
+    rt_throw(ERR_VALUE, "Unknown format code '%c' for object of type '%s'", f->type, val_type_name(v));
+  if (f->sign) rt_throw(ERR_VALUE, "Sign not allowed in string format specifier");
+  if (f->alt) rt_throw(ERR_VALUE, "Alternate form (#) not allowed in string format specifier");
+  if (f->align == '=') rt_throw(ERR_VALUE, "'=' alignment not allowed in string format specifier");
+  if (f->group) rt_throw(ERR_VALUE, "Cannot specify '%c' with 's'.", f->group);
+  size_t len = n;
+  if (f->prec >= 0) {   /* truncate to prec code points */
+    size_t cps = 0;
+    len = 0;
+    while (len < n && cps < (size_t)f->prec) {
+      len += (size_t)fmt_cplen((unsigned char)s[len]);
+      cps++;
+    }
+    if (len > n) len = n;
+  }
+  fmt_pad(b, f, '<', "", s, len);
+}
+
+void format_into(StrBuf *b, Val v, const char *spec, size_t n) {
+  if (n == 0) {
+    val_str(b, v);
+    return;
+  }
+  FmtSpec f;
+  fmt_parse(&f, spec, n, v);
+  int64_t i;
+  double d;
+  if (val_is(v, &str_type)) {
+    fmt_str(b, str_cstr(v), (size_t)str_len(v), &f, v);
+  } else if (v.tag == VT_INT || v.tag == VT_BOOL || (rt_is_tensor(v) && val_as_int(v, &i))) {
+    int64_t x = v.tag == VT_OBJ ? i : v.u.i;
+    if (f.type && strchr("eEfFgG%", f.type)) fmt_float(b, (double)x, &f, v);
+    else fmt_int(b, x, &f, v);
+  } else if (v.tag == VT_FLOAT || (rt_is_tensor(v) && val_as_float(v, &d))) {
+    fmt_float(b, v.tag == VT_FLOAT ? v.u.f : d, &f, v);
+  } else {
+    rt_throw(ERR_TYPE, "unsupported format string passed to %s.__format__", val_type_name(v));
+  }
+}
+
+Val rt_format(Val v, const char *conv, Val spec) {
+  const char *s = "";
+  size_t n = 0;
+  if (val_is(spec, &str_type)) {
+    s = str_cstr(spec);
+    n = (size_t)str_len(spec);
+  } else if (!val_is_undef(spec) && spec.tag != VT_NONE) {
+    rt_throw(ERR_TYPE, "format() argument 2 must be str, not %s", val_type_name(spec));
+  }
+  Val x;
+  if (conv && (*conv == 'r' || *conv == 'a')) x = repr_of(v);
+  else if (conv && *conv == 's') x = str_of(v);
+  else x = val_incref(v);
+  if (n == 0 && val_is(x, &str_type)) return x;
+  StrBuf b;
+  sb_init(&b);
+  int mark = rt_hold_val(x);
+  rt_hold_sb(&b);
+  format_into(&b, x, s, n);
+  rt_unhold(mark);
+  val_decref(x);
+  size_t len = b.len;
+  return str_take(sb_steal(&b), (tfs_i64)len);
+}
+
+Val rt_fstring(int n, const Val *parts) {
+  if (n == 1 && val_is(parts[0], &str_type)) return val_incref(parts[0]);
+  StrBuf b;
+  sb_init(&b);
+  for (int i = 0; i < n; i++) val_str(&b, parts[i]);
+  size_t len = b.len;
+  return str_take(sb_steal(&b), (tfs_i64)len);
+}
+
+/* ---- printf-style formatting: fmt % args --------------------------------------------------- */
+
+Val format_percent(Val fmt, Val args) {
+  const char *s = str_cstr(fmt);
+  size_t n = (size_t)str_len(fmt);
+  tfs_i64 nargs;
+  const Val *argv;
+  bool is_tuple = val_is(args, &tuple_type);
+  if (is_tuple) seq_items(args, &nargs, &argv);
+  else nargs = 1, argv = &args;
+  bool mapping = !is_tuple && val_is(args, &dict_type);
+  tfs_i64 next = 0;
+  StrBuf b;
+  sb_init(&b);
+  Val owned = val_undef(), conv = val_undef();
+  int mark = rt_hold_sb(&b);
+  rt_hold_ref(&owned);
+  rt_hold_ref(&conv);
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] != '%') {
+      sb_putc(&b, s[i]);
+      continue;
+    }
+    size_t start = i++;
+    Val arg = val_undef();
+    if (i < n && s[i] == '(') {   /* %(name)s */
+      size_t k = ++i;
+      while (i < n && s[i] != ')') i++;
+      if (!mapping) rt_throw(ERR_TYPE, "format requires a mapping");
+      Val key = str_new(s + k, (tfs_i64)(i - k));
+      int km = rt_hold_val(key);
+      owned = rt_getitem(args, key);
+      rt_unhold(km);
+      val_decref(key);
+      arg = owned;
+      i++;
+    }
+    char spec[64];
+    size_t sl = 0;
+    char align = 0, sign = 0;
+    bool alt = false, zero = false;
+    for (; i < n && strchr("-+ #0", s[i]); i++) {
+      if (s[i] == '-') align = '<';
+      else if (s[i] == '+') sign = '+';
+      else if (s[i] == ' ' && !sign) sign = ' ';
+      else if (s[i] == '#') alt = true;
+      else zero = true;
+    }
+    int64_t width = -1;
+    int prec = -1;
+    if (i < n && s[i] == '*') {
+      if (next >= nargs) rt_throw(ERR_TYPE, "not enough arguments for format string");
+      width = val_to_index(argv[next++], NULL);   /* 64-bit: a width past 2**32 is not cut short */
+      if (width < 0) align = '<', width = width == INT64_MIN ? INT64_MAX : -width;
+      i++;
+    } else {
+      while (i < n && s[i] >= '0' && s[i] <= '9')
+        if (__builtin_mul_overflow(width < 0 ? 0 : width, 10, &width) || __builtin_add_overflow(width, s[i++] - '0', &width))
+          rt_throw(ERR_VALUE, "width too big");
+    }
+    if (i < n && s[i] == '.') {
+      i++;
+      prec = 0;
+      if (i < n && s[i] == '*') {
+        if (next >= nargs) rt_throw(ERR_TYPE, "not enough arguments for format string");
+        int64_t p = val_to_index(argv[next++], NULL);
+        if (p > INT32_MAX || p < INT32_MIN) rt_throw(ERR_OVERFLOW, "Python int too large to convert to C int");
+        prec = (int)p;
+        i++;
+      } else {
+        while (i < n && s[i] >= '0' && s[i] <= '9') prec = prec * 10 + (s[i++] - '0');
+      }
+    }
+    if (i >= n) rt_throw(ERR_VALUE, "incomplete format");
+    char c = s[i];
+    if (c == '%') {
+      sb_putc(&b, '%');
+      continue;
+    }
+    if (val_is_undef(arg)) {
+      if (mapping) arg = args;
+      else if (next >= nargs) rt_throw(ERR_TYPE, "not enough arguments for format string");
+      else arg = argv[next++];
+    }
+    if (align) {   /* printf pads on the left unless '-'; '0' pads after the sign */
+      spec[sl++] = align;
+    } else if (zero && strchr("diouxXeEfFgG", c)) {
+      spec[sl++] = '0';
+      spec[sl++] = '=';
+    } else {
+      spec[sl++] = '>';
+    }
+    if (sign && strchr("diueEfFgG", c)) spec[sl++] = sign;
+    if (alt && strchr("oxXeEfFgG", c)) spec[sl++] = '#';
+    if (width >= 0) sl += (size_t)snprintf(spec + sl, sizeof spec - sl, "%lld", (long long)width);
+    if (prec >= 0 && !strchr("diouxXc", c)) sl += (size_t)snprintf(spec + sl, sizeof spec - sl, ".%d", prec);
+    switch (c) {
+      case 'd':
+      case 'i':
+      case 'u': {
+        int64_t iv;
+        double dv;
+        if (val_as_int(arg, &iv)) conv = val_int(iv);
+        else if (val_as_float(arg, &dv)) {
+          if (isnan(dv)) rt_throw(ERR_VALUE, "cannot convert float NaN to integer");
+          if (isinf(dv)) rt_throw(ERR_OVERFLOW, "cannot convert float infinity to integer");
+          conv = val_int((int64_t)dv);
+        } else rt_throw(ERR_TYPE, "%%%c format: a real number is required, not %s", c, val_type_name(arg));
+        break;
+      }
+      case 'o':
+      case 'x':
+      case 'X': {
+        int64_t iv;
+        if (!val_as_int(arg, &iv))
+          rt_throw(ERR_TYPE, "%%%c format: an integer is required, not %s", c, val_type_name(arg));
+        conv = val_int(iv);
+        spec[sl++] = c;
+        break;
+      }
+      case 'e':
+      case 'E':
+      case 'f':
+      case 'F':
+      case 'g':
+      case 'G': {
+        double dv;
+        if (!val_as_float(arg, &dv))
+          rt_throw(ERR_TYPE, "must be real number, not %s", val_type_name(arg));
+        conv = val_float(dv);
+        if (prec < 0) sl += (size_t)snprintf(spec + sl, sizeof spec - sl, ".6");
+        spec[sl++] = c;
+        break;
+      }
+      case 's': conv = str_of(arg); break;
+      case 'r':
+      case 'a': conv = repr_of(arg); break;
+      case 'c':
+        if (val_is(arg, &str_type)) conv = val_incref(arg);
+        else {
+          int64_t iv;
+          if (!val_as_int(arg, &iv)) rt_throw(ERR_TYPE, "%%c requires int or char");
+          conv = val_int(iv);
+          spec[sl++] = 'c';
+        }
+        break;
+      default:
+        rt_throw(ERR_VALUE, "unsupported format character '%c' (0x%x) at index %zu", c, (unsigned char)c, i);
+    }
+    (void)start;
+    format_into(&b, conv, spec, sl);
+    val_decref(conv);
+    val_decref(owned);
+    conv = owned = val_undef();
+  }
+  if (!mapping && next < nargs) rt_throw(ERR_TYPE, "not all arguments converted during string formatting");
+  rt_unhold(mark);
+  size_t len = b.len;
+  return str_take(sb_steal(&b), (tfs_i64)len);
+}

@@ -1,0 +1,26 @@
+/* hooks.h — what the object layer asks of the layers above it, as function pointers they fill at start-up. */
+#ifndef TFS_HOOKS_H
+#define TFS_HOOKS_H
+
+#include "object/value.h"
+
+/* The object layer knows values, not tensors, graphs or the tf module; where
+ * Python's semantics reach those (int() of a 0-d tensor, `range(t)` while
+ * tracing, the name `tf`), it calls through these slots, as CPython's
+ * Objects/ call type slots filled by the modules above them.  The upper
+ * layers set them in rt_layers_init (stdlib/modules/rtmain.c), which runs
+ * before main and again at rt_start; a NULL slot means "no such thing". */
+typedef struct RtObjHooks {
+  Val (*builtin)(const char *name);      /* a builtin name (print, tf, ag): owned, or VT_UNDEF */
+  Val (*tf_lookup)(const char *qual);    /* tf.<qual> ("keras.datasets"), or VT_UNDEF */
+  /* The number in an eager 0-d tensor or variable (int(v), float(v), indexes); false if v is none. */
+  bool (*tensor_scalar)(Val v, bool *is_int, int64_t *i, double *f);
+  bool (*is_tensor)(Val v);              /* an eager tf.Tensor (not a variable): its format spec applies */
+  Val (*dtype_named)(const char *name);  /* "float32" -> tf.float32 (ArgSpec defaults), or VT_UNDEF */
+  bool (*tracing)(void);                 /* a tf.function is being traced */
+  Val (*range_tensor)(int n, const Val *args);   /* range(t) with a traced t: tf.range, or VT_UNDEF */
+  Val (*python_fn)(Val v);               /* the Python function a @tf.function wraps, or VT_UNDEF */
+} RtObjHooks;
+extern RtObjHooks rt_obj_hooks;
+
+#endif

@@ -1,0 +1,48 @@
+/* hosttypes.h — the built-in types' methods, type objects, the exception hierarchy and user classes (object layer). */
+#ifndef TFS_HOSTTYPES_H
+#define TFS_HOSTTYPES_H
+
+#include "object/object.h"
+
+/* Bound methods of host values ('abc'.upper); VT_UNDEF when no such method. */
+Val strmethods_get(Val self, const char *name);
+Val listmethods_get(Val self, const char *name);
+Val dictmethods_get(Val self, const char *name);
+Val setmethods_get(Val self, const char *name);
+
+/* Builtin type objects and exception classes by name (int, str, ValueError, ...);
+ * borrowed immortal objects, or VT_UNDEF. */
+Val types_lookup(const char *name);
+bool types_isinstance(Val x, Val cls);           /* cls: one type object */
+/* Exception classes (exceptions.c): by name (tf_errors: the tf.errors ones),
+ * and calling one: ValueError("msg"). */
+Val exc_lookup(const char *name, bool tf_errors);
+Val exc_construct(Val cls, int n, const Val *args, const Kw *kw);
+/* User classes (classes.c): attribute lookup along the chain (owned or
+ * VT_UNDEF), calling a class, class attributes, freeing one; instance
+ * attribute access shared with exception instances; `x in obj` through
+ * __contains__ (-1: none); the builtins super, property, staticmethod and
+ * classmethod. */
+Val class_find(TypeObj *c, const char *name);
+Val class_instantiate(TypeObj *c, int n, const Val *args, const Kw *kw);
+Val class_getattr(TypeObj *c, const char *name);
+void class_free(TypeObj *c);
+Val inst_new(TypeObj *cls);
+Val inst_getattr_dict(Val self, Val dict, const char *name);
+bool inst_setattr_dict(Val self, Val *dict, const char *name, Val v);
+int inst_contains(Val self, Val x);
+Val class_super(Val self, int n, const Val *args, const Kw *kw);
+Val class_property(Val self, int n, const Val *args, const Kw *kw);
+Val class_staticmethod(Val self, int n, const Val *args, const Kw *kw);
+Val class_classmethod(Val self, int n, const Val *args, const Kw *kw);
+/* del obj.name on an instance: raises when name is a class's property (no deleters). */
+void class_delattr_check(Val self, const char *name);
+/* A builtin method for a native class's dict: bound like a function, so it
+ * receives the instance as args[0]; `state` reaches it as its self slot. */
+Val class_native_method(const char *name, BuiltinFn fn, Val state);
+void exc_set_args(Val exc, int n, const Val *args);   /* BaseException.__init__ */
+void types_dict_merge(Val d, Val src);           /* d.update(src): a dict or an iterable of pairs */
+void list_sort(Val list, Val key, bool reverse);  /* stable; key may be VT_NONE */
+
+
+#endif

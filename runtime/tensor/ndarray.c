@@ -1,0 +1,371 @@
+/* ndarray.c — the host ndarray returned by .numpy(): its storage, numpy dtype objects and numpy's str()/repr() printing. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "object/object.h"
+#include "tensor/tensor.h"
+
+/* ---- numpy dtype objects (a.dtype prints 'float32', repr dtype('float32')) ---- */
+
+
+static const char *np_dtype_name(DType dt) { return dt == DT_STRING ? "object" : dtype_info[dt].name; }
+static void npdtype_str(StrBuf *b, Val v) { sb_puts(b, np_dtype_name(((NpDType *)v.u.o)->dt)); }
+static void npdtype_repr(StrBuf *b, Val v) { sb_printf(b, "dtype('%s')", np_dtype_name(((NpDType *)v.u.o)->dt)); }
+static bool npdtype_eq(Val a, Val b) {
+  DType x, y;
+  return val_as_dtype(a, &x) && val_as_dtype(b, &y) && x == y;
+}
+static Val npdtype_compare(int op, Val a, Val b) {
+  if (op != CMP_EQ && op != CMP_NE) return val_undef();
+  bool e = npdtype_eq(a, b);
+  return val_bool(op == CMP_EQ ? e : !e);
+}
+static Val npdtype_getattr(Val self, const char *name) {
+  if (!strcmp(name, "name")) return str_from_cstr(np_dtype_name(((NpDType *)self.u.o)->dt));
+  return val_undef();
+}
+const Type npdtype_type = {
+  .name = "numpy.dtype", .repr = npdtype_repr, .str = npdtype_str, .getattr = npdtype_getattr,
+  .compare = npdtype_compare, .eq = npdtype_eq,
+};
+NpDType npdtypes[DT__COUNT] = {
+  {{(tfs_i64)1 << 60, &npdtype_type}, DT_FLOAT32}, {{(tfs_i64)1 << 60, &npdtype_type}, DT_FLOAT64},
+  {{(tfs_i64)1 << 60, &npdtype_type}, DT_INT32},   {{(tfs_i64)1 << 60, &npdtype_type}, DT_INT64},
+  {{(tfs_i64)1 << 60, &npdtype_type}, DT_BOOL},    {{(tfs_i64)1 << 60, &npdtype_type}, DT_STRING},
+  {{(tfs_i64)1 << 60, &npdtype_type}, DT_UINT8},   {{(tfs_i64)1 << 60, &npdtype_type}, DT_VARIANT},
+};
+
+/* ---- scalars ---------------------------------------------------------------------
+ * A float32 scalar becomes the host float nearest to its shortest decimal form,
+ * so it prints as numpy prints np.float32 (0.1, not 0.10000000149011612) and
+ * converts back to the same float32. */
+
+static double f32_shortest(float f) {
+  if (!isfinite(f)) return (double)f;
+  char buf[40];
+  for (int p = 1; p <= 9; p++) {
+    snprintf(buf, sizeof buf, "%.*e", p - 1, (double)f);
+    if (strtof(buf, NULL) == f) return strtod(buf, NULL);
+  }
+  return (double)f;
+}
+
+static Val scalar_of(const Tensor *t) {
+  if (t->dtype == DT_FLOAT32) return val_float(f32_shortest((float)tensor_get_f(t, 0)));
+  return tensor_item(t, 0);
+}
+
+/* Bytes literal as Python prints it: b'a\n' */
+static void bytes_repr(StrBuf *b, const Str *s) {
+  const char *p = s ? s->data : "";
+  tfs_i64 n = s ? s->len : 0;
+  bool dq = memchr(p, '\'', (size_t)n) && !memchr(p, '"', (size_t)n);
+  char q = dq ? '"' : '\'';
+  sb_putc(b, 'b');
+  sb_putc(b, q);
+  for (tfs_i64 i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)p[i];
+    if (c == (unsigned char)q || c == '\\') { sb_putc(b, '\\'); sb_putc(b, (char)c); }
+    else if (c == '\n') sb_puts(b, "\\n");
+    else if (c == '\t') sb_puts(b, "\\t");
+    else if (c == '\r') sb_puts(b, "\\r");
+    else if (c < 32 || c >= 127) sb_printf(b, "\\x%02x", c);
+    else sb_putc(b, (char)c);
+  }
+  sb_putc(b, q);
+}
+
+/* ---- layout: numpy's _formatArray over pre-formatted element words ----------------- */
+
+typedef struct Words { char **w; tfs_i64 n, pos; } Words;
+
+static void words_free(Words *ws) {
+  for (tfs_i64 i = 0; i < ws->n; i++) free(ws->w[i]);
+  free(ws->w);
+}
+
+static void words_push(Words *ws, const char *s, size_t len) {
+  if ((ws->n & (ws->n - 1)) == 0) {
+    char **nw = realloc(ws->w, sizeof(char *) * (size_t)(ws->n ? ws->n * 2 : 1));
+    if (!nw) rt_throw(ERR_MEMORY, "out of memory");
+    ws->w = nw;
+  }
+  char *c = malloc(len + 1);
+  if (!c) rt_throw(ERR_MEMORY, "out of memory");
+  memcpy(c, s, len);
+  c[len] = 0;
+  ws->w[ws->n++] = c;
+}
+
+/* Split a numpy str() into element words (padding dropped). */
+static void words_from_str(Words *ws, const char *s) {
+  while (*s) {
+    if (*s == '[' || *s == ']' || *s == ' ' || *s == '\n') { s++; continue; }
+    size_t len = 0;
+    while (s[len] && s[len] != ' ' && s[len] != '\n' && s[len] != ']') len++;
+    words_push(ws, s, len);
+    s += len;
+  }
+}
+
+/* Re-pad words as numpy does: floats align on the decimal point, others right-align. */
+static void words_pad(Words *ws, bool is_float, size_t minw) {
+  size_t ml = 0, mr = 0, mw = minw;
+  for (tfs_i64 i = 0; i < ws->n; i++) {
+    const char *w = ws->w[i];
+    if (!strcmp(w, "...")) continue;
+    size_t len = strlen(w);
+    const char *dot = is_float ? strchr(w, '.') : NULL;
+    if (dot) {
+      size_t l = (size_t)(dot - w);
+      if (l > ml) ml = l;
+      if (len - l > mr) mr = len - l;
+    } else if (len > mw) mw = len;
+  }
+  if (ml + mr > mw) mw = ml + mr;
+  for (tfs_i64 i = 0; i < ws->n; i++) {
+    const char *w = ws->w[i];
+    if (!strcmp(w, "...")) continue;
+    size_t len = strlen(w);
+    const char *dot = is_float ? strchr(w, '.') : NULL;
+    size_t lp, rp;
+    if (dot) {
+      lp = ml - (size_t)(dot - w);
+      rp = mr - (len - (size_t)(dot - w));
+    } else {
+      lp = mw - len;
+      rp = 0;
+    }
+    if (!lp && !rp) continue;
+    char *n = malloc(len + lp + rp + 1);
+    if (!n) rt_throw(ERR_MEMORY, "out of memory");
+    memset(n, ' ', lp);
+    memcpy(n + lp, w, len);
+    memset(n + lp + len, ' ', rp);
+    n[lp + len + rp] = 0;
+    free(ws->w[i]);
+    ws->w[i] = n;
+  }
+}
+
+static void str_rstrip_append(StrBuf *s, const StrBuf *line) {
+  size_t n = line->len;
+  while (n && line->data[n - 1] == ' ') n--;
+  sb_putn(s, line->data, n);
+}
+
+/* Append `word` (possibly multi-line) to `line`, wrapping into `s` when needed. */
+static void extend_line(StrBuf *s, StrBuf *line, const char *word, size_t width, const char *indent) {
+  const char *nl = strchr(word, '\n');
+  size_t wlen = nl ? (size_t)(nl - word) : strlen(word);
+  if (nl) {
+    /* multi-line word: numpy puts it on a fresh line unless it fits */
+    if (line->len > strlen(indent)) {
+      str_rstrip_append(s, line);
+      sb_putc(s, '\n');
+      line->len = 0;
+      sb_puts(line, indent);
+    }
+    sb_puts(line, word);
+    return;
+  }
+  bool wrap = line->len + wlen > width && line->len > strlen(indent);
+  if (wrap) {
+    str_rstrip_append(s, line);
+    sb_putc(s, '\n');
+    line->len = 0;
+    sb_puts(line, indent);
+  }
+  sb_putn(line, word, wlen);
+}
+
+static void format_rec(StrBuf *out, const tfs_i64 *shape, int rank, int axis, Words *ws, bool summary,
+                       const char *indent, size_t width, const char *sep) {
+  if (axis == rank) {
+    sb_puts(out, ws->pos < ws->n ? ws->w[ws->pos++] : "?");
+    return;
+  }
+  size_t ilen = strlen(indent);
+  char *next_indent = malloc(ilen + 2);
+  if (!next_indent) rt_throw(ERR_MEMORY, "out of memory");
+  memcpy(next_indent, indent, ilen);
+  next_indent[ilen] = ' ';
+  next_indent[ilen + 1] = 0;
+  size_t next_width = width - 1;
+  tfs_i64 n = shape[axis];
+  bool show = summary && n > 6;
+  tfs_i64 lead = show ? 3 : 0, trail = show ? 3 : n;
+  StrBuf s;
+  sb_init(&s);
+  size_t seplen = strlen(sep);
+  size_t sep_r = seplen;
+  while (sep_r && sep[sep_r - 1] == ' ') sep_r--;
+  if (axis == rank - 1) {
+    size_t elem_width = width - (sep_r > 1 ? sep_r : 1);
+    StrBuf line;
+    sb_init(&line);
+    sb_puts(&line, indent);
+    for (tfs_i64 i = 0; i < lead; i++) {
+      StrBuf w;
+      sb_init(&w);
+      format_rec(&w, shape, rank, axis + 1, ws, summary, next_indent, next_width, sep);
+      extend_line(&s, &line, w.data ? w.data : "", elem_width, indent);
+      sb_free(&w);
+      sb_puts(&line, sep);
+    }
+    if (show) {
+      if (ws->pos < ws->n && !strcmp(ws->w[ws->pos], "...")) ws->pos++;
+      extend_line(&s, &line, "...", elem_width, indent);
+      sb_puts(&line, sep);
+    }
+    for (tfs_i64 i = trail; i >= 1; i--) {
+      StrBuf w;
+      sb_init(&w);
+      format_rec(&w, shape, rank, axis + 1, ws, summary, next_indent, next_width, sep);
+      extend_line(&s, &line, w.data ? w.data : "", elem_width, indent);
+      sb_free(&w);
+      if (i > 1) sb_puts(&line, sep);
+    }
+    sb_putn(&s, line.data, line.len);
+    sb_free(&line);
+  } else {
+    StrBuf line_sep;
+    sb_init(&line_sep);
+    sb_putn(&line_sep, sep, sep_r);
+    for (int k = 0; k < rank - axis - 1; k++) sb_putc(&line_sep, '\n');
+    for (tfs_i64 i = 0; i < lead; i++) {
+      sb_puts(&s, indent);
+      format_rec(&s, shape, rank, axis + 1, ws, summary, next_indent, next_width, sep);
+      sb_putn(&s, line_sep.data, line_sep.len);
+    }
+    if (show) {
+      if (ws->pos < ws->n && !strcmp(ws->w[ws->pos], "...")) ws->pos++;
+      sb_puts(&s, indent);
+      sb_puts(&s, "...");
+      sb_putn(&s, line_sep.data, line_sep.len);
+    }
+    for (tfs_i64 i = trail; i >= 1; i--) {
+      sb_puts(&s, indent);
+      format_rec(&s, shape, rank, axis + 1, ws, summary, next_indent, next_width, sep);
+      if (i > 1) sb_putn(&s, line_sep.data, line_sep.len);
+    }
+    sb_free(&line_sep);
+  }
+  sb_putc(out, '[');
+  if (s.len > ilen) sb_putn(out, s.data + ilen, s.len - ilen);
+  sb_putc(out, ']');
+  sb_free(&s);
+  free(next_indent);
+}
+
+/* Element words of t as numpy would format them (padding dropped). */
+static void tensor_words(Words *ws, const Tensor *t) {
+  if (t->dtype == DT_STRING) {
+    bool summary = t->size > 1000;
+    for (tfs_i64 i = 0; i < t->size; i++) {
+      if (summary) {
+        /* keep the first/last 3 along each axis */
+        tfs_i64 r = i;
+        bool keep = true;
+        for (int d = t->rank - 1; d >= 0; d--) {
+          tfs_i64 k = r % t->shape[d];
+          r /= t->shape[d];
+          if (t->shape[d] > 6 && k >= 3 && k < t->shape[d] - 3) keep = false;
+        }
+        if (!keep) continue;
+      }
+      StrBuf b;
+      sb_init(&b);
+      bytes_repr(&b, ((Str **)t->buf->data)[tensor_elem_offset(t, i)]);
+      words_push(ws, b.data, b.len);
+      sb_free(&b);
+    }
+    return;
+  }
+  StrBuf b;
+  sb_init(&b);
+  tprint_numpy(&b, t);
+  sb_putc(&b, 0);
+  words_from_str(ws, b.data);
+  sb_free(&b);
+}
+
+void ndarray_str_tensor(StrBuf *b, const Tensor *t) {
+  if (t->dtype != DT_STRING) { tprint_numpy(b, t); return; }
+  if (t->rank == 0) { bytes_repr(b, ((Str **)t->buf->data)[t->offset]); return; }
+  if (t->size == 0) {
+    for (int i = 0; i < t->rank && t->shape[i]; i++) sb_putc(b, '[');
+    sb_puts(b, "[]");
+    for (int i = 0; i < t->rank && t->shape[i]; i++) sb_putc(b, ']');
+    return;
+  }
+  Words ws = {0};
+  tensor_words(&ws, t);
+  format_rec(b, t->shape, t->rank, 0, &ws, t->size > 1000, " ", 75, " ");
+  words_free(&ws);
+}
+
+static void scalar_repr(StrBuf *b, const Tensor *t) {
+  if (t->dtype == DT_STRING) { bytes_repr(b, ((Str **)t->buf->data)[t->offset]); return; }
+  Val v = scalar_of(t);
+  val_repr(b, v);
+  TFS_DECREF(v);
+}
+
+void ndarray_repr_tensor(StrBuf *b, const Tensor *t) {
+  if (t->rank == 0) { scalar_repr(b, t); return; }
+  bool skip_dtype = t->dtype == DT_FLOAT64 || t->dtype == DT_INT64 || t->dtype == DT_BOOL;
+  size_t start = b->len;
+  sb_puts(b, "array(");
+  if (t->size == 0) {
+    if (t->rank == 1) sb_puts(b, "[]");
+    else {
+      sb_puts(b, "[], shape=");
+      sb_putc(b, '(');
+      for (int i = 0; i < t->rank; i++) sb_printf(b, i ? ", %lld" : "%lld", (long long)t->shape[i]);
+      if (t->rank == 1) sb_putc(b, ',');
+      sb_putc(b, ')');
+    }
+  } else {
+    Words ws = {0};
+    tensor_words(&ws, t);
+    words_pad(&ws, dtype_info[t->dtype].is_float, t->dtype == DT_BOOL ? 5 : 0);   /* numpy: ' True' in arrays */
+    format_rec(b, t->shape, t->rank, 0, &ws, t->size > 1000, "       ", skip_dtype ? 74 : 74, ", ");
+    words_free(&ws);
+  }
+  if (skip_dtype) { sb_putc(b, ')'); return; }
+  sb_putc(b, ',');
+  char dstr[40];
+  snprintf(dstr, sizeof dstr, "dtype=%s)", np_dtype_name(t->dtype));
+  size_t last_nl = start;
+  for (size_t i = start; i < b->len; i++)
+    if (b->data[i] == '\n') last_nl = i + 1;
+  size_t last_len = b->len - last_nl;
+  if (last_len + strlen(dstr) + 1 > 75) sb_puts(b, "\n      ");
+  else sb_putc(b, ' ');
+  sb_puts(b, dstr);
+}
+
+/* ---- the ndarray type ------------------------------------------------------------------ */
+
+Val ndarray_new(Tensor *t) {
+  /* 0-d: a host scalar; but a string stays a 0-d array, which prints as numpy's bytes scalar (b'a') */
+  if (t->rank == 0 && t->dtype != DT_STRING) return scalar_of(t);
+  NdArray *a = obj_new(&ndarray_type, sizeof(NdArray));
+  a->t = tensor_retain(t);
+  return val_obj(a);
+}
+
+static void ndarray_free(Obj *o) {
+  tensor_release(((NdArray *)o)->t);
+  free(o);
+}
+
+static void ndarray_str(StrBuf *b, Val v) { ndarray_str_tensor(b, ((NdArray *)v.u.o)->t); }
+static void ndarray_repr(StrBuf *b, Val v) { ndarray_repr_tensor(b, ((NdArray *)v.u.o)->t); }
+
+Type ndarray_type = {   /* the operators and methods: kernels/ndarrayobj.c */
+  .name = "numpy.ndarray", .free = ndarray_free, .repr = ndarray_repr, .str = ndarray_str,
+};

@@ -1,0 +1,1024 @@
+/* tensor.c — tensors: allocation (inline small buffers + free lists), views, host conversion, dtypes, TensorShape, Variable, the tensor Type. */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "object/object.h"
+#include "tensor/tensor.h"
+
+/* ORDER DTYPE */
+const DTypeInfo dtype_info[DT__COUNT] = {
+  {"float32", 4, true, false},
+  {"float64", 8, true, false},
+  {"int32", 4, false, true},
+  {"int64", 8, false, true},
+  {"bool", 1, false, false},
+  {"string", sizeof(Str *), false, false},
+  {"uint8", 1, false, true},
+  {"variant", sizeof(Obj *), false, false},
+};
+
+const char *dtype_short_name(DType dt) {
+  static const char *const names[DT__COUNT] = {"float", "double", "int32", "int64", "bool", "string", "uint8", "variant"};
+  return (unsigned)dt < DT__COUNT ? names[dt] : "?";
+}
+
+void (*tensor_sym_free)(void *sym);
+
+/* ---- allocation ---------------------------------------------------------------
+ * A tensor and a small buffer share one 64-byte-aligned block (TBlock), so a
+ * scalar result costs one allocation, usually a free-list pop.  When such a
+ * tensor dies while views still use its buffer, the block lives on until the
+ * buffer's last reference goes.  Large buffers are allocated apart. */
+
+typedef struct TBlock {
+  Tensor t;
+  Buffer b;                   /* b.inline_data follows */
+} TBlock;
+
+/* Buffer.kind: the two inline block classes, a buffer allocated apart, then the pooled big classes:
+ * BUF_BIG0 + c holds 1 KiB << c bytes.  Pooling big buffers too means a graph called again and again
+ * (the same shapes every call) reuses last call's memory: a steady-state call calls no allocator. */
+enum { BUF_SMALL0, BUF_SMALL1, BUF_HEAP, BUF_BIG0 };
+#define BIG_CLASSES 13        /* up to 4 MiB; larger buffers go straight to malloc/free */
+static const size_t small_cap[2] = {64, 512};
+#define FREE_LIST_MAX 1024    /* bounded memory kept per list */
+
+typedef struct FreeList { void *head; int n; } FreeList;
+static __thread FreeList fl_block[2] __attribute__((tls_model("initial-exec")));
+static __thread FreeList fl_view __attribute__((tls_model("initial-exec")));
+static __thread FreeList fl_big[BIG_CLASSES] __attribute__((tls_model("initial-exec")));
+static __thread tfs_i64 n_allocs __attribute__((tls_model("initial-exec")));   /* allocator calls, for tests */
+static __thread tfs_i64 n_tensors __attribute__((tls_model("initial-exec")));  /* tensors created, for tests */
+
+tfs_i64 tensor_alloc_count(void) { return n_allocs; }
+tfs_i64 tensor_new_count(void) { return n_tensors; }
+
+static inline void *fl_pop(FreeList *f) {
+  void *p = f->head;
+  if (p) { f->head = *(void **)p; f->n--; }
+  return p;
+}
+#if defined(__SANITIZE_ADDRESS__)
+#define FL_DISABLED 1         /* ASan must see every free: use-after-free and exact leak sites */
+#else
+#define FL_DISABLED 0
+#endif
+bool tensor_pools_on(void) { return !FL_DISABLED; }
+
+static inline bool fl_push_max(FreeList *f, void *p, int max) {
+  if (FL_DISABLED || f->n >= max) return false;
+  *(void **)p = f->head;
+  f->head = p;
+  f->n++;
+  return true;
+}
+
+static inline bool fl_push(FreeList *f, void *p) {
+  if (FL_DISABLED || f->n >= FREE_LIST_MAX) return false;
+  *(void **)p = f->head;
+  f->head = p;
+  f->n++;
+  return true;
+}
+
+static _Noreturn void oom(tfs_i64 bytes) {
+  rt_throw(ERR_MEMORY, "OOM when allocating tensor of %lld bytes", (long long)bytes);
+}
+
+static void block_free(TBlock *blk, int cls) {
+  if (!fl_push(&fl_block[cls], blk)) free(blk);
+}
+
+/* A few buffers per big class are kept (fewer of the larger ones): bounded at about 34 MiB. */
+static void big_free(Buffer *b) {
+  int c = b->kind - BUF_BIG0;
+  if (!fl_push_max(&fl_big[c], b, c <= 6 ? 16 : 4)) free(b);
+}
+
+static void buffer_free_raw(Buffer *b) {
+  if (b->kind >= BUF_BIG0) big_free(b);
+  else free(b);
+}
+
+static void view_free(Tensor *t) {
+  if (!fl_push(&fl_view, t)) free(t);
+}
+
+static void buffer_clear_strings(Buffer *b) {
+  if (!dtype_holds_refs(b->dtype)) return;
+  Obj **s = b->data;
+  for (tfs_i64 i = 0; i < b->nelem; i++)
+    if (s[i]) { Val v = val_obj(s[i]); TFS_DECREF(v); }
+}
+
+static void buffer_release(Buffer *b) {
+  if (--b->rc) return;
+  buffer_clear_strings(b);
+  if (b->kind == BUF_HEAP || b->kind >= BUF_BIG0) buffer_free_raw(b);
+  else block_free((TBlock *)((char *)b - offsetof(TBlock, b)), b->kind);
+}
+
+static void tensor_free(Obj *o) {
+  Tensor *t = (Tensor *)o;
+  if (t->tape_loose) *t->tape_loose = NULL;   /* the tape no longer clears its slot bit here */
+  if (t->sym && tensor_sym_free) tensor_sym_free(t->sym);
+  Buffer *b = t->buf;
+  if (b && b->kind != BUF_HEAP && b == &((TBlock *)t)->b) {
+    /* the buffer lives in this block: the block goes with the buffer */
+    if (--b->rc == 0) {
+      buffer_clear_strings(b);
+      block_free((TBlock *)t, b->kind);
+    }
+    return;
+  }
+  if (b) buffer_release(b);
+  view_free(t);
+}
+
+static inline void set_contig_strides(Tensor *t) {
+  tfs_i64 s = 1;
+  for (int i = t->rank - 1; i >= 0; i--) {
+    t->strides[i] = s;
+    s *= t->shape[i];
+  }
+}
+
+static Tensor *view_alloc(void) {
+  n_tensors++;
+  Tensor *t = fl_pop(&fl_view);
+  if (!t) {
+    n_allocs++;
+    if (!(t = malloc(sizeof(Tensor)))) oom(sizeof(Tensor));
+  }
+  return t;
+}
+
+Tensor *tensor_new(DType dt, int rank, const tfs_i64 *shape) {
+  tfs_i64 size = 1;
+  for (int i = 0; i < rank; i++) {
+    if (shape[i] < 0) rt_throw(ERR_INVALID_ARGUMENT, "Dimension %d must be >= 0", i);
+    if (shape[i] && size > ((tfs_i64)1 << 56) / shape[i]) oom(-1);
+    size *= shape[i];
+  }
+  size_t esz = (size_t)dtype_info[dt].size;
+  size_t nbytes = (size_t)size * esz;
+  Tensor *t;
+  Buffer *b;
+  n_tensors++;
+  if (nbytes <= small_cap[1]) {
+    int cls = nbytes <= small_cap[0] ? 0 : 1;
+    TBlock *blk = fl_pop(&fl_block[cls]);
+    if (!blk) {
+      n_allocs++;
+      if (!(blk = aligned_alloc(64, sizeof(TBlock) + small_cap[cls]))) oom((tfs_i64)nbytes);
+    }
+    t = &blk->t;
+    b = &blk->b;
+    b->kind = cls;
+  } else {
+    int c = 0;
+    while (c < BIG_CLASSES && ((size_t)1024 << c) < nbytes) c++;
+    b = c < BIG_CLASSES ? fl_pop(&fl_big[c]) : NULL;
+    if (!b) {
+      size_t cap = c < BIG_CLASSES ? (size_t)1024 << c : nbytes;
+      n_allocs++;
+      if (!(b = aligned_alloc(64, (sizeof(Buffer) + cap + 63) & ~(size_t)63))) oom((tfs_i64)nbytes);
+    }
+    b->kind = c < BIG_CLASSES ? BUF_BIG0 + c : BUF_HEAP;
+    t = fl_pop(&fl_view);
+    if (!t) {
+      n_allocs++;
+      if (!(t = malloc(sizeof(Tensor)))) { buffer_free_raw(b); oom(sizeof(Tensor)); }
+    }
+  }
+  b->rc = 1;
+  b->dtype = dt;
+  b->nelem = size;
+  b->data = b->inline_data;
+  if (dtype_holds_refs(dt)) memset(b->data, 0, nbytes);
+  t->hdr.rc = 1;
+  t->hdr.type = &tensor_type;
+  t->dtype = dt;
+  t->rank = rank;
+  t->size = size;
+  for (int i = 0; i < rank; i++) t->shape[i] = shape[i];
+  set_contig_strides(t);
+  t->offset = 0;
+  t->buf = b;
+  t->sym = NULL;
+  t->tape_bits = 0;
+  t->tape_id = 0;
+  t->tape_loose = NULL;
+  return t;
+}
+
+/* 0-d tensors are the graph executor's most frequent allocation (scalar steps,
+ * loop results, function results): straight from the small-block free list. */
+Tensor *tensor_scalar(DType dt) {
+  if (dtype_holds_refs(dt)) return tensor_new(dt, 0, NULL);
+  n_tensors++;
+  TBlock *blk = fl_pop(&fl_block[0]);
+  if (!blk) {
+    n_allocs++;
+    if (!(blk = aligned_alloc(64, sizeof(TBlock) + small_cap[0]))) oom((tfs_i64)dtype_info[dt].size);
+  }
+  Buffer *b = &blk->b;
+  b->kind = BUF_SMALL0;
+  b->rc = 1;
+  b->dtype = dt;
+  b->nelem = 1;
+  b->data = b->inline_data;
+  Tensor *t = &blk->t;
+  t->hdr.rc = 1;
+  t->hdr.type = &tensor_type;
+  t->dtype = dt;
+  t->rank = 0;
+  t->size = 1;
+  t->offset = 0;
+  t->buf = b;
+  t->sym = NULL;
+  t->tape_bits = 0;
+  t->tape_id = 0;
+  t->tape_loose = NULL;
+  return t;
+}
+
+Tensor *tensor_view(Tensor *src, int rank, const tfs_i64 *shape, const tfs_i64 *strides, tfs_i64 offset) {
+  Tensor *t = view_alloc();
+  t->hdr.rc = 1;
+  t->hdr.type = &tensor_type;
+  t->dtype = src->dtype;
+  t->rank = rank;
+  t->size = 1;
+  for (int i = 0; i < rank; i++) {
+    t->shape[i] = shape[i];
+    t->strides[i] = strides[i];
+    t->size *= shape[i];
+  }
+  t->offset = offset;
+  t->buf = src->buf;
+  t->buf->rc++;
+  t->sym = NULL;
+  t->tape_bits = 0;
+  t->tape_id = 0;
+  t->tape_loose = NULL;
+  return t;
+}
+
+bool tensor_is_contiguous(const Tensor *t) {
+  tfs_i64 s = 1;
+  for (int i = t->rank - 1; i >= 0; i--) {
+    if (t->shape[i] != 1 && t->strides[i] != s) return false;
+    s *= t->shape[i];
+  }
+  return true;
+}
+
+tfs_i64 tensor_elem_offset(const Tensor *t, tfs_i64 i) {
+  tfs_i64 off = t->offset;
+  for (int d = t->rank - 1; d >= 0; d--) {
+    tfs_i64 n = t->shape[d];
+    off += (i % n) * t->strides[d];
+    i /= n;
+  }
+  return off;
+}
+
+/* Copy a strided view into a contiguous tensor of the same shape and dtype. */
+void tensor_copy_into(Tensor *dst, const Tensor *src) {
+  size_t esz = (size_t)dtype_info[src->dtype].size;
+  char *o = tensor_data(dst);
+  if (src->size == 0) return;
+  if (tensor_is_contiguous(src)) {
+    memcpy(o, tensor_data(src), (size_t)src->size * esz);
+  } else {
+    int r = src->rank;
+    tfs_i64 idx[TFS_MAX_RANK] = {0};
+    tfs_i64 inner = r ? src->shape[r - 1] : 1, is = r ? src->strides[r - 1] : 0;
+    const char *base = (const char *)src->buf->data;
+    for (tfs_i64 done = 0; done < src->size; done += inner) {
+      tfs_i64 off = src->offset;
+      for (int d = 0; d < r - 1; d++) off += idx[d] * src->strides[d];
+      const char *p = base + off * (tfs_i64)esz;
+      if (is == 1) {
+        memcpy(o, p, (size_t)inner * esz);
+        o += inner * (tfs_i64)esz;
+      } else if (esz == 4) {
+        for (tfs_i64 k = 0; k < inner; k++, o += 4) memcpy(o, p + k * is * 4, 4);
+      } else if (esz == 8) {
+        for (tfs_i64 k = 0; k < inner; k++, o += 8) memcpy(o, p + k * is * 8, 8);
+      } else {
+        for (tfs_i64 k = 0; k < inner; k++, o += esz) memcpy(o, p + k * is * (tfs_i64)esz, esz);
+      }
+      for (int d = r - 2; d >= 0; d--) {
+        if (++idx[d] < src->shape[d]) break;
+        idx[d] = 0;
+      }
+    }
+  }
+  if (dtype_holds_refs(src->dtype)) {
+    Obj **s = tensor_data(dst);
+    for (tfs_i64 i = 0; i < dst->size; i++)
+      if (s[i]) s[i]->rc++;
+  }
+}
+
+Tensor *tensor_copy(Tensor *t) {
+  Tensor *c = tensor_new(t->dtype, t->rank, t->shape);
+  tensor_copy_into(c, t);
+  return c;
+}
+
+Tensor *tensor_contiguous(Tensor *t) {
+  if (tensor_is_contiguous(t)) return tensor_retain(t);
+  return tensor_copy(t);
+}
+
+double tensor_get_f(const Tensor *t, tfs_i64 i) {
+  const char *p = (const char *)t->buf->data + tensor_elem_offset(t, i) * dtype_info[t->dtype].size;
+  switch (t->dtype) {
+  case DT_FLOAT32: return *(const float *)p;
+  case DT_FLOAT64: return *(const double *)p;
+  case DT_INT32: return *(const int32_t *)p;
+  case DT_INT64: return (double)*(const int64_t *)p;
+  case DT_BOOL: return *(const bool *)p;
+  case DT_UINT8: return *(const uint8_t *)p;
+  default: return 0;
+  }
+}
+
+tfs_i64 tensor_get_i(const Tensor *t, tfs_i64 i) {
+  const char *p = (const char *)t->buf->data + tensor_elem_offset(t, i) * dtype_info[t->dtype].size;
+  switch (t->dtype) {
+  case DT_FLOAT32: return (tfs_i64)*(const float *)p;
+  case DT_FLOAT64: return (tfs_i64)*(const double *)p;
+  case DT_INT32: return *(const int32_t *)p;
+  case DT_INT64: return *(const int64_t *)p;
+  case DT_BOOL: return *(const bool *)p;
+  case DT_UINT8: return *(const uint8_t *)p;
+  default: return 0;
+  }
+}
+
+Val tensor_item(const Tensor *t, tfs_i64 i) {
+  switch (t->dtype) {
+  case DT_FLOAT32: case DT_FLOAT64: return val_float(tensor_get_f(t, i));
+  case DT_INT32: case DT_INT64: case DT_UINT8: return val_int(tensor_get_i(t, i));
+  case DT_BOOL: return val_bool(tensor_get_i(t, i) != 0);
+  case DT_STRING: {
+    Str *s = ((Str **)t->buf->data)[tensor_elem_offset(t, i)];
+    return s ? val_incref(val_obj(s)) : str_new("", 0);
+  }
+  case DT_VARIANT: {
+    Obj *o = ((Obj **)t->buf->data)[tensor_elem_offset(t, i)];
+    return o ? val_incref(val_obj(o)) : val_none();
+  }
+  default: return val_none();
+  }
+}
+
+Tensor *val_as_tensor(Val v) {
+  if (v.tag != VT_OBJ) return NULL;
+  const Type *ty = v.u.o->type;
+  if (ty == &tensor_type) return (Tensor *)v.u.o;
+  if (ty == &variable_type) return ((Variable *)v.u.o)->value;
+  if (ty == &ndarray_type) return ((NdArray *)v.u.o)->t;
+  return NULL;
+}
+
+/* ---- dtype objects ------------------------------------------------------------ */
+
+typedef struct DTypeObj { Obj hdr; DType dt; } DTypeObj;
+
+/* TF: str(tf.float32) is <dtype: 'float32'>, repr(tf.float32) is tf.float32 (in lists, TensorSpec). */
+static void dtype_str(StrBuf *b, Val v) {
+  sb_printf(b, "<dtype: '%s'>", dtype_info[((DTypeObj *)v.u.o)->dt].name);
+}
+static void dtype_repr(StrBuf *b, Val v) { sb_printf(b, "tf.%s", dtype_info[((DTypeObj *)v.u.o)->dt].name); }
+
+static bool dtype_eq(Val a, Val b) {
+  return val_is(a, &dtype_type) && val_is(b, &dtype_type) && ((DTypeObj *)a.u.o)->dt == ((DTypeObj *)b.u.o)->dt;
+}
+
+static tfs_u64 dtype_hash(Val v) { return 0x9e3779b97f4a7c15ULL * (tfs_u64)(((DTypeObj *)v.u.o)->dt + 1); }
+
+static Val dtype_compare(int op, Val a, Val b) {
+  if (op != CMP_EQ && op != CMP_NE) return val_undef();
+  bool eq = dtype_eq(a, b);
+  return val_bool(op == CMP_EQ ? eq : !eq);
+}
+
+static Val dtype_getattr(Val self, const char *name) {
+  DType dt = ((DTypeObj *)self.u.o)->dt;
+  const DTypeInfo *di = &dtype_info[dt];
+  if (!strcmp(name, "name")) return str_from_cstr(di->name);
+  if (!strcmp(name, "is_floating")) return val_bool(di->is_float);
+  if (!strcmp(name, "is_integer")) return val_bool(di->is_int);
+  if (!strcmp(name, "is_bool")) return val_bool(dt == DT_BOOL);
+  if (!strcmp(name, "size")) return val_int(dt == DT_STRING ? 8 : di->size);
+  if (!strcmp(name, "as_numpy_dtype")) return val_incref(self);
+  if (!strcmp(name, "base_dtype")) return val_incref(self);
+  if (!strcmp(name, "max") || !strcmp(name, "min")) {
+    bool mx = name[1] == 'a';
+    switch (dt) {
+    case DT_FLOAT32: return val_float(mx ? 3.4028234663852886e38 : -3.4028234663852886e38);
+    case DT_FLOAT64: return val_float(mx ? 1.7976931348623157e308 : -1.7976931348623157e308);
+    case DT_INT32: return val_int(mx ? INT32_MAX : INT32_MIN);
+    case DT_INT64: return val_int(mx ? INT64_MAX : INT64_MIN);
+    case DT_BOOL: return val_bool(mx);
+    default: break;
+    }
+  }
+  return val_undef();
+}
+
+const Type dtype_type = {
+  .name = "DType", .repr = dtype_repr, .str = dtype_str, .getattr = dtype_getattr, .compare = dtype_compare,
+  .eq = dtype_eq, .hash = dtype_hash,
+};
+
+/* Immortal singletons: the refcount never reaches zero. */
+#define IMMORTAL ((tfs_i64)1 << 60)
+static DTypeObj dtype_objs[DT__COUNT] = {
+  {{IMMORTAL, &dtype_type}, DT_FLOAT32}, {{IMMORTAL, &dtype_type}, DT_FLOAT64},
+  {{IMMORTAL, &dtype_type}, DT_INT32},   {{IMMORTAL, &dtype_type}, DT_INT64},
+  {{IMMORTAL, &dtype_type}, DT_BOOL},    {{IMMORTAL, &dtype_type}, DT_STRING},
+  {{IMMORTAL, &dtype_type}, DT_UINT8},   {{IMMORTAL, &dtype_type}, DT_VARIANT},
+};
+
+Val dtype_val(DType dt) { return val_obj(&dtype_objs[dt]); }
+
+bool val_as_dtype(Val v, DType *out) {
+  if (val_is(v, &dtype_type)) { *out = ((DTypeObj *)v.u.o)->dt; return true; }
+  if (val_is(v, &npdtype_type)) { *out = ((DTypeObj *)v.u.o)->dt; return true; }
+  if (val_is(v, &str_type)) {
+    const char *s = str_cstr(v);
+    for (int d = 0; d < DT__COUNT; d++)
+      if (!strcmp(s, dtype_info[d].name)) { *out = (DType)d; return true; }
+    if (!strcmp(s, "float")) { *out = DT_FLOAT32; return true; }
+    if (!strcmp(s, "double")) { *out = DT_FLOAT64; return true; }
+  }
+  return false;
+}
+
+void dtype_fail(Val v) {
+  StrBuf b;
+  sb_init(&b);
+  val_repr(&b, v);
+  static char text[200];
+  snprintf(text, sizeof text, "%.*s", (int)b.len, b.data ? b.data : "");
+  sb_free(&b);
+  rt_throw(ERR_TYPE, "Cannot convert the argument `type_value`: %s to a TensorFlow DType.", text);
+}
+
+/* ---- conversion of host values (docs/reference/tf-notes.md) ----------------------- */
+
+typedef struct Scan {
+  int rank;                   /* rank of the result */
+  tfs_i64 shape[TFS_MAX_RANK];
+  int lrank;                  /* nesting depth of host lists */
+  bool has_float, has_int, has_bool, has_str, int64;
+  int tdt;                    /* dtype of the first tensor leaf, -1 none */
+} Scan;
+
+static _Noreturn void fail_unsupported(Val v) {
+  StrBuf b;
+  sb_init(&b);
+  val_repr(&b, v);
+  char *r = sb_steal(&b);
+  static char msg[512];
+  snprintf(msg, sizeof msg, "%s", r);
+  free(r);
+  rt_throw(ERR_VALUE, "Attempt to convert a value (%s) with an unsupported type (<class '%s'>) to a Tensor.", msg,
+           val_type_name(v));
+}
+
+static _Noreturn void fail_convert(Val v, int want) {
+  StrBuf b;
+  sb_init(&b);
+  val_repr(&b, v);
+  char *r = sb_steal(&b);
+  static char msg[512];
+  snprintf(msg, sizeof msg, "%s", r);
+  free(r);
+  if (want >= 0) rt_throw(ERR_TYPE, "Cannot convert %s to EagerTensor of dtype %s", msg, dtype_info[want].name);
+  rt_throw(ERR_TYPE, "Failed to convert elements of %s to Tensor.", msg);
+}
+
+static void scan_shape(Scan *s, Val v) {
+  s->rank = s->lrank = 0;
+  s->tdt = -1;
+  for (;;) {
+    tfs_i64 n;
+    const Val *items;
+    if (seq_items(v, &n, &items)) {
+      if (s->rank >= TFS_MAX_RANK) rt_throw(ERR_VALUE, "tensors of rank > %d are not supported", TFS_MAX_RANK);
+      s->shape[s->rank++] = n;
+      s->lrank++;
+      if (n == 0) return;
+      v = items[0];
+      continue;
+    }
+    Tensor *t = val_as_tensor(v);
+    if (t) {
+      if (s->rank + t->rank > TFS_MAX_RANK) rt_throw(ERR_VALUE, "tensors of rank > %d are not supported", TFS_MAX_RANK);
+      for (int i = 0; i < t->rank; i++) s->shape[s->rank++] = t->shape[i];
+    }
+    return;
+  }
+}
+
+static void scan_check(Scan *s, Val v, int depth, Val whole) {
+  if (depth < s->lrank) {
+    tfs_i64 n;
+    const Val *items;
+    if (!seq_items(v, &n, &items) || n != s->shape[depth])
+      rt_throw(ERR_VALUE, "Can't convert non-rectangular Python sequence to Tensor.");
+    for (tfs_i64 i = 0; i < n; i++) scan_check(s, items[i], depth + 1, whole);
+    return;
+  }
+  tfs_i64 n;
+  const Val *items;
+  if (seq_items(v, &n, &items)) rt_throw(ERR_VALUE, "Can't convert non-rectangular Python sequence to Tensor.");
+  Tensor *t = val_as_tensor(v);
+  if (t) {
+    if (t->sym) rt_throw(ERR_TYPE, "a symbolic tensor cannot be packed into a constant");
+    if (t->rank != s->rank - depth) rt_throw(ERR_VALUE, "Can't convert non-rectangular Python sequence to Tensor.");
+    for (int i = 0; i < t->rank; i++)
+      if (t->shape[i] != s->shape[depth + i]) rt_throw(ERR_VALUE, "Can't convert non-rectangular Python sequence to Tensor.");
+    if (s->tdt < 0) s->tdt = t->dtype;
+    else if (s->tdt != (int)t->dtype) fail_convert(whole, -1);
+    return;
+  }
+  if (depth != s->rank) rt_throw(ERR_VALUE, "Can't convert non-rectangular Python sequence to Tensor.");
+  switch (v.tag) {
+  case VT_BOOL: s->has_bool = true; break;
+  case VT_INT:
+    s->has_int = true;
+    if (v.u.i < INT32_MIN || v.u.i > INT32_MAX) s->int64 = true;
+    break;
+  case VT_FLOAT: s->has_float = true; break;
+  default:
+    if (val_is(v, &str_type)) { s->has_str = true; break; }
+    fail_unsupported(v);
+  }
+}
+
+/* Write leaf values in row-major order. */
+static void fill_from(Val v, int depth, int lrank, DType dt, char **p, Val whole) {
+  if (depth < lrank) {
+    tfs_i64 n;
+    const Val *items;
+    seq_items(v, &n, &items);
+    for (tfs_i64 i = 0; i < n; i++) fill_from(items[i], depth + 1, lrank, dt, p, whole);
+    return;
+  }
+  Tensor *t = val_as_tensor(v);
+  size_t esz = (size_t)dtype_info[dt].size;
+  if (t) {
+    Tensor tmp = *t;  /* contiguous copy of the leaf into place */
+    Tensor *c = tensor_new(dt, t->rank, t->shape);
+    tensor_copy_into(c, &tmp);
+    memcpy(*p, tensor_data(c), (size_t)c->size * esz);
+    if (dtype_holds_refs(dt)) {  /* ownership of the element refs moves to the destination */
+      Obj **s = tensor_data(c);
+      for (tfs_i64 i = 0; i < c->size; i++) s[i] = NULL;
+    }
+    *p += c->size * (tfs_i64)esz;
+    tensor_release(c);
+    return;
+  }
+  /* A Python bool is an int: it converts to numeric dtypes as 0 / 1 (TF does too). */
+  bool is_int = v.tag == VT_INT || v.tag == VT_BOOL;
+  switch (dt) {
+  case DT_FLOAT32:
+    if (v.tag == VT_FLOAT) *(float *)*p = (float)v.u.f;
+    else if (is_int) *(float *)*p = (float)v.u.i;
+    else fail_convert(whole, dt);
+    break;
+  case DT_FLOAT64:
+    if (v.tag == VT_FLOAT) *(double *)*p = v.u.f;
+    else if (is_int) *(double *)*p = (double)v.u.i;
+    else fail_convert(whole, dt);
+    break;
+  case DT_INT32:
+    if (!is_int || v.u.i < INT32_MIN || v.u.i > INT32_MAX) fail_convert(whole, dt);
+    *(int32_t *)*p = (int32_t)v.u.i;
+    break;
+  case DT_INT64:
+    if (!is_int) fail_convert(whole, dt);
+    *(int64_t *)*p = v.u.i;
+    break;
+  case DT_UINT8:
+    if (!is_int || v.u.i < 0 || v.u.i > 255) fail_convert(whole, dt);
+    *(uint8_t *)*p = (uint8_t)v.u.i;
+    break;
+  case DT_BOOL:
+    if (v.tag != VT_BOOL) fail_convert(whole, dt);
+    *(bool *)*p = v.u.i != 0;
+    break;
+  case DT_STRING:
+    if (!val_is(v, &str_type)) fail_convert(whole, dt);
+    v.u.o->rc++;
+    *(Str **)*p = (Str *)v.u.o;
+    break;
+  default:
+    break;
+  }
+  *p += esz;
+}
+
+Tensor *tensor_from_val(Val v, int want) {
+  /* fast paths: host scalars */
+  switch (v.tag) {
+  case VT_INT:
+    if (want < 0) want = (v.u.i < INT32_MIN || v.u.i > INT32_MAX) ? DT_INT64 : DT_INT32;
+    break;
+  case VT_FLOAT:
+    if (want < 0) want = DT_FLOAT32;
+    break;
+  case VT_BOOL:
+    if (want < 0) want = DT_BOOL;
+    break;
+  default: {
+    Tensor *t = val_as_tensor(v);
+    if (t) {
+      if (want >= 0 && (int)t->dtype != want) {
+        rt_throw(ERR_TYPE, "Expected tensor with dtype %s, but got dtype %s", dtype_info[want].name,
+                 dtype_info[t->dtype].name);
+      }
+      if (val_is(v, &variable_type)) return tensor_retain(t);
+      return tensor_retain(t);
+    }
+    if (val_is(v, &range_type)) {   /* TF converts a range as the sequence of its values */
+      Val l = list_from_iterable(v);
+      int hm = rt_hold_val(l);
+      Tensor *r = tensor_from_val(l, want);
+      rt_unhold(hm);
+      TFS_DECREF(l);
+      return r;
+    }
+    if (!val_is(v, &list_type) && !val_is(v, &tuple_type) && !val_is(v, &str_type)) fail_unsupported(v);
+    Scan s = {0};
+    scan_shape(&s, v);
+    scan_check(&s, v, 0, v);
+    if (want < 0) {
+      if (s.tdt >= 0) want = s.tdt;
+      else if (s.has_str) want = DT_STRING;
+      else if (s.has_float) want = DT_FLOAT32;
+      else if (s.has_int) want = s.int64 ? DT_INT64 : DT_INT32;
+      else if (s.has_bool) want = DT_BOOL;
+      else want = DT_FLOAT32;  /* [] */
+      if ((s.has_str && (s.has_float || s.has_int || s.has_bool)) || (s.has_bool && (s.has_int || s.has_float)))
+        fail_convert(v, -1);
+    }
+    if (s.tdt >= 0 && s.tdt != want) fail_convert(v, want);
+    Tensor *t2 = tensor_new((DType)want, s.rank, s.shape);
+    char *p = tensor_data(t2);
+    int mark = rt_hold_val(val_obj(t2)); /* fill_from raises on values the dtype cannot hold */
+    fill_from(v, 0, s.lrank, (DType)want, &p, v);
+    rt_unhold(mark);
+    return t2;
+  }
+  }
+  Tensor *t = tensor_scalar((DType)want);
+  char *p = tensor_data(t);
+  int mark = rt_hold_val(val_obj(t));
+  fill_from(v, 0, 0, (DType)want, &p, v);
+  rt_unhold(mark);
+  return t;
+}
+
+int val_to_dims(Val v, tfs_i64 *dims, bool allow_unknown, const char *what) {
+  tfs_i64 n;
+  const Val *items;
+  if (v.tag == VT_INT) {
+    if (v.u.i < 0) rt_throw(ERR_INVALID_ARGUMENT, "%s: dimension %lld must be >= 0", what, (long long)v.u.i);
+    dims[0] = v.u.i;
+    return 1;
+  }
+  if (val_is(v, &tshape_type)) {
+    TShape *s = (TShape *)v.u.o;
+    if (s->rank < 0) rt_throw(ERR_VALUE, "%s: shape of unknown rank", what);
+    for (int i = 0; i < s->rank; i++) {
+      if (s->dims[i] < 0 && !allow_unknown) rt_throw(ERR_VALUE, "%s: shape must be fully defined, got (None)", what);
+      dims[i] = s->dims[i];
+    }
+    return s->rank;
+  }
+  if (seq_items(v, &n, &items)) {
+    if (n > TFS_MAX_RANK) rt_throw(ERR_VALUE, "%s: tensors of rank > %d are not supported", what, TFS_MAX_RANK);
+    for (tfs_i64 i = 0; i < n; i++) {
+      Val d = items[i];
+      Tensor *dt = val_as_tensor(d);
+      if (d.tag == VT_INT) dims[i] = d.u.i;
+      else if (dt && dt->size == 1 && dtype_info[dt->dtype].is_int && !dt->sym) dims[i] = tensor_get_i(dt, 0);
+      else if (d.tag == VT_NONE && allow_unknown) dims[i] = -1;
+      else rt_throw(ERR_TYPE, "%s: expected a list of integers for the shape, got %s", what, val_type_name(d));
+      if (dims[i] < -1 || (dims[i] == -1 && !allow_unknown))
+        rt_throw(ERR_INVALID_ARGUMENT, "%s: dimension %lld must be >= 0", what, (long long)dims[i]);
+    }
+    return (int)n;
+  }
+  Tensor *t = val_as_tensor(v);
+  if (t && !t->sym && dtype_info[t->dtype].is_int && t->rank <= 1) {
+    if (t->size > TFS_MAX_RANK) rt_throw(ERR_VALUE, "%s: tensors of rank > %d are not supported", what, TFS_MAX_RANK);
+    for (tfs_i64 i = 0; i < t->size; i++) {
+      dims[i] = tensor_get_i(t, i);
+      if (dims[i] < -1 || (dims[i] == -1 && !allow_unknown))
+        rt_throw(ERR_INVALID_ARGUMENT, "%s: dimension %lld must be >= 0", what, (long long)dims[i]);
+    }
+    return t->rank == 0 ? (dims[0] = tensor_get_i(t, 0), 1) : (int)t->size;
+  }
+  rt_throw(ERR_TYPE, "%s: expected a shape (list of integers), got %s", what, val_type_name(v));
+}
+
+/* ---- shapes ----------------------------------------------------------------------- */
+
+void shape_format(StrBuf *b, int rank, const tfs_i64 *shape) {
+  if (rank < 0) { sb_puts(b, "<unknown>"); return; }
+  sb_putc(b, '(');
+  for (int i = 0; i < rank; i++) {
+    if (i) sb_puts(b, ", ");
+    if (shape[i] < 0) sb_puts(b, "None");
+    else sb_printf(b, "%lld", (long long)shape[i]);
+  }
+  if (rank == 1) sb_putc(b, ',');
+  sb_putc(b, ')');
+}
+
+Val tshape_new(int rank, const tfs_i64 *dims) {
+  TShape *s = obj_new(&tshape_type, sizeof(TShape));
+  s->rank = rank;
+  for (int i = 0; i < rank; i++) s->dims[i] = dims[i] < 0 ? -1 : dims[i];
+  return val_obj(s);
+}
+
+bool val_as_tshape(Val v, int *rank, tfs_i64 *dims) {
+  if (val_is(v, &tshape_type)) {
+    TShape *s = (TShape *)v.u.o;
+    *rank = s->rank;
+    for (int i = 0; i < s->rank; i++) dims[i] = s->dims[i];
+    return true;
+  }
+  if (v.tag == VT_NONE) { *rank = -1; return true; }
+  tfs_i64 n;
+  const Val *items;
+  if (seq_items(v, &n, &items)) {
+    if (n > TFS_MAX_RANK) return false;
+    for (tfs_i64 i = 0; i < n; i++) {
+      if (items[i].tag == VT_INT && items[i].u.i >= 0) dims[i] = items[i].u.i;
+      else if (items[i].tag == VT_NONE) dims[i] = -1;
+      else return false;
+    }
+    *rank = (int)n;
+    return true;
+  }
+  return false;
+}
+
+static Val dim_val(tfs_i64 d) { return d < 0 ? val_none() : val_int(d); }
+
+static void tshape_str(StrBuf *b, Val v) {
+  TShape *s = (TShape *)v.u.o;
+  shape_format(b, s->rank, s->dims);
+}
+
+static void tshape_repr(StrBuf *b, Val v) {
+  TShape *s = (TShape *)v.u.o;
+  if (s->rank < 0) { sb_puts(b, "TensorShape(None)"); return; }
+  sb_puts(b, "TensorShape([");
+  for (int i = 0; i < s->rank; i++) {
+    if (i) sb_puts(b, ", ");
+    if (s->dims[i] < 0) sb_puts(b, "None");
+    else sb_printf(b, "%lld", (long long)s->dims[i]);
+  }
+  sb_puts(b, "])");
+}
+
+//! TensorShape.as_list()
+//!   The dimensions as a list of ints (None for unknown ones).
+static Val tshape_as_list(Val self, int n, const Val *args, const Kw *kw) {
+  TShape *s = (TShape *)self.u.o;
+  (void)n; (void)args; (void)kw;
+  if (s->rank < 0) rt_throw(ERR_VALUE, "as_list() is not defined on an unknown TensorShape.");
+  Val l = list_new(s->rank);
+  for (int i = 0; i < s->rank; i++) list_append(l, dim_val(s->dims[i]));
+  return l;
+}
+
+//! TensorShape.is_fully_defined()
+//!   True when the rank and every dimension are known.
+static Val tshape_is_fully_defined(Val self, int n, const Val *args, const Kw *kw) {
+  TShape *s = (TShape *)self.u.o;
+  (void)n; (void)args; (void)kw;
+  if (s->rank < 0) return val_bool(false);
+  for (int i = 0; i < s->rank; i++)
+    if (s->dims[i] < 0) return val_bool(false);
+  return val_bool(true);
+}
+
+//! TensorShape.num_elements()
+//!   The number of elements, or None if a dimension is unknown.
+static Val tshape_num_elements(Val self, int n, const Val *args, const Kw *kw) {
+  TShape *s = (TShape *)self.u.o;
+  (void)n; (void)args; (void)kw;
+  if (s->rank < 0) return val_none();
+  tfs_i64 e = 1;
+  for (int i = 0; i < s->rank; i++) {
+    if (s->dims[i] < 0) return val_none();
+    e *= s->dims[i];
+  }
+  return val_int(e);
+}
+
+static Val tshape_getattr(Val self, const char *name) {
+  TShape *s = (TShape *)self.u.o;
+  if (!strcmp(name, "rank") || !strcmp(name, "ndims")) return s->rank < 0 ? val_none() : val_int(s->rank);
+  if (!strcmp(name, "as_list")) return builtin_new("TensorShape.as_list", tshape_as_list, self, NULL);
+  if (!strcmp(name, "is_fully_defined")) return builtin_new("TensorShape.is_fully_defined", tshape_is_fully_defined, self, NULL);
+  if (!strcmp(name, "num_elements")) return builtin_new("TensorShape.num_elements", tshape_num_elements, self, NULL);
+  if (!strcmp(name, "dims")) {
+    if (s->rank < 0) return val_none();
+    Val l = list_new(s->rank);
+    for (int i = 0; i < s->rank; i++) list_append(l, dim_val(s->dims[i]));
+    return l;
+  }
+  return val_undef();
+}
+
+static tfs_i64 tshape_len(Val self) {
+  TShape *s = (TShape *)self.u.o;
+  if (s->rank < 0) rt_throw(ERR_VALUE, "Cannot take the length of shape with unknown rank.");
+  return s->rank;
+}
+
+static Val tshape_getitem(Val self, Val key) {
+  TShape *s = (TShape *)self.u.o;
+  if (s->rank < 0) return val_none();
+  if (val_is(key, &slice_type)) {
+    Slice *sl = (Slice *)key.u.o;
+    tfs_i64 step = sl->step.tag == VT_NONE ? 1 : val_to_index(sl->step, "slice step");
+    if (step == 0) rt_throw(ERR_VALUE, "slice step cannot be zero");
+    tfs_i64 n = s->rank, lo, hi;
+    if (step > 0) {
+      lo = sl->lo.tag == VT_NONE ? 0 : val_to_index(sl->lo, "slice index");
+      hi = sl->hi.tag == VT_NONE ? n : val_to_index(sl->hi, "slice index");
+      if (lo < 0) lo += n;
+      if (hi < 0) hi += n;
+      lo = lo < 0 ? 0 : lo > n ? n : lo;
+      hi = hi < 0 ? 0 : hi > n ? n : hi;
+    } else {
+      lo = sl->lo.tag == VT_NONE ? n - 1 : val_to_index(sl->lo, "slice index");
+      hi = sl->hi.tag == VT_NONE ? -1 : val_to_index(sl->hi, "slice index");
+      if (sl->lo.tag != VT_NONE && lo < 0) lo += n;
+      if (sl->hi.tag != VT_NONE && hi < 0) hi += n;
+      lo = lo < -1 ? -1 : lo > n - 1 ? n - 1 : lo;
+      hi = hi < -1 ? -1 : hi > n - 1 ? n - 1 : hi;
+    }
+    tfs_i64 dims[TFS_MAX_RANK];
+    int r = 0;
+    for (tfs_i64 i = lo; step > 0 ? i < hi : i > hi; i += step) dims[r++] = s->dims[i];
+    return tshape_new(r, dims);
+  }
+  tfs_i64 i = val_to_index(key, "TensorShape index");
+  if (i < 0) i += s->rank;
+  if (i < 0 || i >= s->rank) rt_throw(ERR_INDEX, "list index out of range");
+  return dim_val(s->dims[i]);
+}
+
+static Val tshape_iter(Val self) {
+  TShape *s = (TShape *)self.u.o;
+  if (s->rank < 0) rt_throw(ERR_VALUE, "Cannot iterate over a shape with unknown rank.");
+  Val l = tshape_as_list(self, 0, NULL, NULL);
+  Val it = rt_iter(l);
+  TFS_DECREF(l);
+  return it;
+}
+
+static bool tshape_eq(Val a, Val b) {
+  int ra, rb;
+  tfs_i64 da[TFS_MAX_RANK], db[TFS_MAX_RANK];
+  if (!val_as_tshape(a, &ra, da) || !val_as_tshape(b, &rb, db)) return false;
+  if (ra != rb) return false;
+  for (int i = 0; i < ra; i++)
+    if (da[i] != db[i]) return false;
+  return true;
+}
+
+static Val tshape_compare(int op, Val a, Val b) {
+  if (op != CMP_EQ && op != CMP_NE) return val_undef();
+  bool eq = tshape_eq(a, b);
+  return val_bool(op == CMP_EQ ? eq : !eq);
+}
+
+static void plain_free(Obj *o) { free(o); }
+
+const Type tshape_type = {
+  .name = "TensorShape", .free = plain_free, .repr = tshape_repr, .str = tshape_str, .getattr = tshape_getattr,
+  .getitem = tshape_getitem, .iter = tshape_iter, .len = tshape_len, .compare = tshape_compare, .eq = tshape_eq,
+};
+
+/* ---- the tensor type ----------------------------------------------------------------- */
+
+void (*tensor_sym_repr)(StrBuf *b, const Tensor *t);
+
+static void tensor_str(StrBuf *b, Val v) {
+  Tensor *t = val_tensor(v);
+  if (t->sym && tensor_sym_repr) { tensor_sym_repr(b, t); return; }
+  StrBuf s;
+  sb_init(&s);
+  ndarray_str_tensor(&s, t);
+  sb_puts(b, "tf.Tensor(");
+  if (s.len && memchr(s.data, '\n', s.len)) sb_putc(b, '\n');
+  sb_putn(b, s.data, s.len);
+  sb_free(&s);
+  sb_puts(b, ", shape=");
+  shape_format(b, t->rank, t->shape);
+  sb_printf(b, ", dtype=%s)", dtype_info[t->dtype].name);
+}
+
+/* numpy's repr of t, after a newline when it spans lines (TF's numpy_text(is_repr=True)). */
+static void numpy_repr_text(StrBuf *b, const Tensor *t) {
+  StrBuf s;
+  sb_init(&s);
+  ndarray_repr_tensor(&s, (Tensor *)t);
+  if (s.len && memchr(s.data, '\n', s.len)) sb_putc(b, '\n');
+  sb_putn(b, s.data, s.len);
+  sb_free(&s);
+}
+
+static void tensor_repr(StrBuf *b, Val v) {
+  Tensor *t = val_tensor(v);
+  if (t->sym && tensor_sym_repr) { tensor_sym_repr(b, t); return; }
+  sb_puts(b, "<tf.Tensor: shape=");
+  shape_format(b, t->rank, t->shape);
+  sb_printf(b, ", dtype=%s, numpy=", dtype_info[t->dtype].name);
+  numpy_repr_text(b, t);
+  sb_putc(b, '>');
+}
+
+Type tensor_type = {   /* the operators and methods: kernels/tensorobj.c fills them at start-up */
+  .name = "tf.Tensor", .free = tensor_free, .repr = tensor_repr, .str = tensor_str,
+};
+
+/* ---- variables ---------------------------------------------------------------------------- */
+
+static void variable_free(Obj *o) {
+  Variable *v = (Variable *)o;
+  if (v->value) tensor_release(v->value);
+  free(v->name);
+  free(v);
+}
+
+static void variable_repr(StrBuf *b, Val self) {
+  Variable *v = (Variable *)self.u.o;
+  Tensor *t = v->value;
+  sb_printf(b, "<tf.Variable '%s' shape=", v->name);
+  shape_format(b, t->rank, t->shape);
+  sb_printf(b, " dtype=%s", dtype_info[t->dtype].name);
+  if (!t->sym) {
+    sb_puts(b, ", numpy=");
+    numpy_repr_text(b, t);
+  }
+  sb_putc(b, '>');
+}
+
+Type variable_type = {   /* the operators and methods: kernels/tensorobj.c */
+  .name = "tf.Variable", .free = variable_free, .repr = variable_repr,
+};
+
+/* ---- what the object layer asks of tensors (object/hooks.h) ---- */
+
+/* The object layer's int(v)/float(v) of an eager 0-d tensor or variable (hooks.h). */
+bool tensor_scalar_of(Val v, bool *is_int, int64_t *i, double *f) {
+  if (!val_is_tensor(v) && !val_is(v, &variable_type)) return false;
+  Tensor *t = val_as_tensor(v);
+  if (t->rank != 0 || t->sym || !t->buf) return false;
+  const void *p = tensor_data(t);
+  *is_int = true;
+  switch (t->dtype) {
+    case DT_FLOAT32: *f = *(const float *)p; *is_int = false; break;
+    case DT_FLOAT64: *f = *(const double *)p; *is_int = false; break;
+    case DT_INT32: *i = *(const int32_t *)p; break;
+    case DT_INT64: *i = *(const int64_t *)p; break;
+    case DT_BOOL: *i = *(const bool *)p ? 1 : 0; break;
+    case DT_UINT8: *i = *(const uint8_t *)p; break;
+    default: return false;
+  }
+  if (*is_int) *f = (double)*i;
+  return true;
+}
+
+bool tensor_is_eager_tensor(Val v) { return val_is_tensor(v); }
+
+/* A dtype by its name ("float32"), for ArgSpec defaults (hooks.h); VT_UNDEF if none. */
+Val dtype_named(const char *name) {
+  for (int dt = 0; dt < DT__COUNT; dt++)
+    if (!strcmp(dtype_info[dt].name, name)) return dtype_val((DType)dt);
+  return val_undef();
+}
+

@@ -1,0 +1,172 @@
+/* tensor.h — dense n-d tensors: dtypes, shapes, strided views over reference-counted buffers. */
+#ifndef TFS_TENSOR_H
+#define TFS_TENSOR_H
+
+#include "object/value.h"
+
+#define TFS_MAX_RANK 8
+
+typedef enum DType {          /* ORDER DTYPE: dtype_info[] in tensor.c follows it */
+  DT_FLOAT32, DT_FLOAT64, DT_INT32, DT_INT64, DT_BOOL, DT_STRING, DT_UINT8,
+  DT_VARIANT,                 /* one owned Obj * per element: a TensorList (k_list.c); only list ops take it */
+  DT__COUNT
+} DType;
+
+/* Element types whose elements are owned object references (strings, variants). */
+static inline bool dtype_holds_refs(DType dt) { return dt == DT_STRING || dt == DT_VARIANT; }
+
+typedef struct DTypeInfo {
+  const char *name;           /* 'float32' */
+  int size;                   /* bytes per element (string: sizeof(Str *)) */
+  bool is_float, is_int;
+} DTypeInfo;
+extern const DTypeInfo dtype_info[DT__COUNT];
+
+/* A buffer owns the bytes; tensors are views on it.  String tensors store one
+ * owned `Str *` per element. */
+typedef struct Buffer {
+  tfs_i64 rc;
+  DType dtype;
+  int kind;                   /* BUF_*: how the memory is owned (tensor.c) */
+  tfs_i64 nelem;
+  void *data;                 /* points into `inline_data` for small buffers */
+  _Alignas(64) unsigned char inline_data[];
+} Buffer;
+
+typedef struct Tensor {
+  Obj hdr;
+  DType dtype;
+  int rank;
+  tfs_i64 size;               /* number of elements */
+  tfs_i64 shape[TFS_MAX_RANK];
+  tfs_i64 strides[TFS_MAX_RANK];   /* in elements */
+  tfs_i64 offset;             /* in elements, into buf */
+  Buffer *buf;                /* owned reference */
+  void *sym;                  /* graph mode: the symbolic node this stands for (NULL when eager) */
+  tfs_u64 tape_bits;          /* bit i: tracked by the active gradient tape holding slot i (tape.c), so recording needs no lookup */
+  tfs_u64 tape_id;            /* the tape's identity of this tensor, given on first use (0: none yet); unique, unlike its address */
+  Obj **tape_loose;           /* a tape entry's weak reference to this output (its gradient does not read it): cleared when freed */
+} Tensor;
+
+extern Type tensor_type;               /* operator slots set by kernels/tensorobj.c */
+extern const Type dtype_type;
+
+static inline bool val_is_tensor(Val v) { return val_is(v, &tensor_type); }
+static inline Tensor *val_tensor(Val v) { return (Tensor *)v.u.o; }
+
+/* New contiguous tensor with uninitialised (string: NULL) elements. */
+Tensor *tensor_new(DType dt, int rank, const tfs_i64 *shape);
+/* Allocator calls made for tensors so far (this thread): a steady-state graph call adds none, since
+ * freed tensors and buffers go to bounded per-size pools; tensor_pools_on() is false under ASan,
+ * which must see every allocation. */
+tfs_i64 tensor_alloc_count(void);
+bool tensor_pools_on(void);
+/* Tensors created so far (this thread), pooled or not: a graph's planned elementwise steps create
+ * none in a steady-state call (their results live in place or in the plan's arena). */
+tfs_i64 tensor_new_count(void);
+/* View sharing t's buffer with another shape/strides/offset. */
+Tensor *tensor_view(Tensor *t, int rank, const tfs_i64 *shape, const tfs_i64 *strides, tfs_i64 offset);
+bool tensor_is_contiguous(const Tensor *t);
+Tensor *tensor_contiguous(Tensor *t);            /* owned: t itself (increfed) or a packed copy */
+static inline void *tensor_data(const Tensor *t) {
+  return (char *)t->buf->data + t->offset * dtype_info[t->dtype].size;
+}
+
+/* dtype objects (tf.float32 ...) as host values. */
+Val dtype_val(DType dt);
+bool val_as_dtype(Val v, DType *out);
+/* Raise TF's TypeError for a value that names no dtype: Cannot convert the argument `type_value`: 'x' to a TensorFlow DType. */
+_Noreturn void dtype_fail(Val v);
+
+/* Host value -> tensor per docs/reference/tf-notes.md (nested lists give the shape; ragged
+ * is an error).  `want` is the dtype to convert to, or -1 for the defaults. */
+Tensor *tensor_from_val(Val v, int want);
+
+/* shape=(2, 3) text as printed inside tf.Tensor(...) */
+void shape_format(StrBuf *b, int rank, const tfs_i64 *shape);
+
+/* Copy src's elements into dst (same dtype and size; dst contiguous). */
+void tensor_copy_into(Tensor *dst, const Tensor *src);
+
+/* ---- additions (tensor.c, ndarray.c) ------------------------------------ */
+
+/* Bit masks of dtypes, for op signatures. */
+#define DTM(dt) (1u << (dt))
+#define DTM_FLOAT (DTM(DT_FLOAT32) | DTM(DT_FLOAT64))
+#define DTM_INT (DTM(DT_INT32) | DTM(DT_INT64))
+#define DTM_NUM (DTM_FLOAT | DTM_INT)
+#define DTM_NUMBOOL (DTM_NUM | DTM(DT_BOOL))
+#define DTM_ALL ((1u << DT_VARIANT) - 1)              /* every dtype but variant, which only list ops take */
+#define DTM_ANY ((1u << DT__COUNT) - 1)
+#define DTM_NUM8 (DTM_NUM | DTM(DT_UINT8))            /* ops that also take uint8 (images) */
+
+const char *dtype_short_name(DType dt);          /* TF's 'float', 'double', 'int32' (error texts) */
+
+/* Scalar tensors and values. */
+Tensor *tensor_scalar(DType dt);                 /* 0-d, uninitialised */
+Tensor *tensor_copy(Tensor *t);                  /* packed copy (owned) */
+static inline void tensor_release(Tensor *t) { Val v = val_obj(t); TFS_DECREF(v); }
+static inline Tensor *tensor_retain(Tensor *t) { t->hdr.rc++; return t; }
+static inline Val tensor_val(Tensor *t) { return val_obj(t); }  /* adopts the reference */
+/* Element i (row-major over the view) as double / int64. */
+double tensor_get_f(const Tensor *t, tfs_i64 i);
+tfs_i64 tensor_get_i(const Tensor *t, tfs_i64 i);
+/* Byte offset (in elements) of row-major element i of a strided view. */
+tfs_i64 tensor_elem_offset(const Tensor *t, tfs_i64 i);
+/* Element i of a tensor as a host value (int/float/bool/str), owned. */
+Val tensor_item(const Tensor *t, tfs_i64 i);
+/* The tensor a value stands for (tensor, Variable, ndarray): borrowed, or NULL. */
+Tensor *val_as_tensor(Val v);
+/* Graph mode: release hook for Tensor.sym (set by the graph module). */
+extern void (*tensor_sym_free)(void *sym);
+
+/* Host list of dims from a shape-like value (list/tuple of ints, TensorShape,
+ * 1-d int tensor, or an int for rank 1); -1 for None when allow_unknown.
+ * Returns the rank; raises TypeError/ValueError naming `what`. */
+int val_to_dims(Val v, tfs_i64 *dims, bool allow_unknown, const char *what);
+
+/* TensorShape host values: rank -1 is an unknown rank, dims -1 unknown. */
+typedef struct TShape { Obj hdr; int rank; tfs_i64 dims[TFS_MAX_RANK]; } TShape;
+extern const Type tshape_type;
+Val tshape_new(int rank, const tfs_i64 *dims);
+/* TensorShape, list/tuple of int/None, or None (unknown rank) -> rank/dims. */
+bool val_as_tshape(Val v, int *rank, tfs_i64 *dims);
+
+/* Variables: mutable storage holding the current value tensor. */
+typedef struct Variable {
+  Obj hdr;
+  Tensor *value;              /* owned; replaced or written in place on assign */
+  char *name;                 /* 'Variable:0' (malloc'd) */
+  bool trainable;
+  void *sym;                  /* graph mode: the resource node (NULL when eager) */
+  tfs_u64 tape_bits;          /* as Tensor.tape_bits */
+} Variable;
+extern Type variable_type;             /* operator slots set by kernels/tensorobj.c */
+Val variable_new(Val initial, Val name, bool trainable, Val dtype);
+/* Replace the variable's value with v converted to its dtype; mode 0 assign, 1 add, 2 sub. */
+void variable_assign(Variable *var, Val v, int mode);
+
+/* ndarray host values (t.numpy()): an immutable view on a tensor. */
+typedef struct NdArray { Obj hdr; Tensor *t; } NdArray;
+extern Type ndarray_type;              /* operator slots set by kernels/ndarrayobj.c */
+extern const Type npdtype_type;
+typedef struct NpDType { Obj hdr; DType dt; } NpDType;   /* numpy dtype objects (a.dtype) */
+extern NpDType npdtypes[];              /* one per DType, immortal */
+Val ndarray_new(Tensor *t);                      /* borrows t; 0-d gives a host scalar */
+/* numpy repr of a tensor's values ('array([1., 2.], dtype=float32)', '12.0') */
+void ndarray_repr_tensor(StrBuf *b, const Tensor *t);
+/* numpy str() of a tensor's values, including string tensors */
+void ndarray_str_tensor(StrBuf *b, const Tensor *t);
+
+/* numpy-exact printing (tprint.c). */
+void tprint_numpy(StrBuf *b, const Tensor *t);
+void tprint_tfprint(StrBuf *b, const Tensor *t);
+void tprint_tfprint_n(StrBuf *b, const Tensor *t, tfs_i64 summarize);
+
+/* The object layer's hooks (object/hooks.h): the number in an eager 0-d tensor
+ * or variable, an eager tensor test, a dtype by name. */
+bool tensor_scalar_of(Val v, bool *is_int, int64_t *i, double *f);
+bool tensor_is_eager_tensor(Val v);
+Val dtype_named(const char *name);
+
+#endif

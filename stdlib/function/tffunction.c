@@ -1,0 +1,2681 @@
+/* tffunction.c — tf.function: function objects, the trace cache keyed by call signature, concrete functions, TensorSpec. */
+#include "function/tffunction.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/graphdump.h"
+#include "graph/exec.h"
+#include "modules/modules.h"
+#include "object/object.h"
+#include "graph/tape.h"
+#include "tensor/tensor.h"
+#include "modules/tfdata.h"
+#include "modules/tfmod.h"
+#include "graph/trace.h"
+
+/* ---- TensorSpec ------------------------------------------------------------------------ */
+
+static void tffn_spec_free(Obj *o) {
+  val_decref(((TensorSpecObj *)o)->name);
+  free(o);
+}
+
+static void tffn_spec_repr(StrBuf *b, Val v) {
+  const TensorSpecObj *s = (const TensorSpecObj *)v.u.o;
+  sb_puts(b, "TensorSpec(shape=");
+  if (s->rank < 0) sb_puts(b, "<unknown>");
+  else graph_shape_text(b, s->rank, s->dims);
+  sb_printf(b, ", dtype=tf.%s, name=", dtype_info[s->dtype].name);
+  val_repr(b, s->name);
+  sb_putc(b, ')');
+}
+
+static bool tffn_spec_eq(Val a, Val b) {
+  if (!val_is(a, &tffn_spec_type) || !val_is(b, &tffn_spec_type)) return false;
+  const TensorSpecObj *x = (const TensorSpecObj *)a.u.o, *y = (const TensorSpecObj *)b.u.o;
+  if (x->rank != y->rank || x->dtype != y->dtype || !val_eq(x->name, y->name)) return false;
+  for (int i = 0; i < x->rank; i++)
+    if (x->dims[i] != y->dims[i]) return false;
+  return true;
+}
+
+static tfs_u64 tffn_spec_hash(Val v) {
+  const TensorSpecObj *s = (const TensorSpecObj *)v.u.o;
+  tfs_u64 h = (tfs_u64)s->dtype * 31 + (tfs_u64)(s->rank + 1);
+  for (int i = 0; i < s->rank; i++) h = h * 1000003 + (tfs_u64)s->dims[i];
+  return h;
+}
+
+static Val tffn_spec_compare(int op, Val a, Val b) {
+  if (op != CMP_EQ && op != CMP_NE) return val_undef();
+  bool eq = tffn_spec_eq(a, b);
+  return val_bool(op == CMP_EQ ? eq : !eq);
+}
+
+/* spec.is_compatible_with(tensor or spec) */
+static bool tffn_spec_accepts(const TensorSpecObj *s, int dtype, int rank, const tfs_i64 *dims) {
+  if (dtype != s->dtype) return false;
+  if (s->rank < 0) return true;
+  if (rank != s->rank) return false;
+  for (int i = 0; i < rank; i++)
+    if (s->dims[i] >= 0 && dims[i] != s->dims[i]) return false;
+  return true;
+}
+
+//! TensorSpec.is_compatible_with(spec_or_tensor)
+//!   True when the dtypes match and every known dimension agrees.
+static Val tffn_spec_compatible_m(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "TensorSpec.is_compatible_with", .sig = "spec_or_tensor"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  const TensorSpecObj *s = (const TensorSpecObj *)self.u.o;
+  if (val_is(a[0], &tffn_spec_type)) {
+    const TensorSpecObj *o = (const TensorSpecObj *)a[0].u.o;
+    if (o->rank < 0) return val_bool(s->rank < 0 && o->dtype == s->dtype);
+    return val_bool(tffn_spec_accepts(s, o->dtype, o->rank, o->dims));
+  }
+  Tensor *t = val_as_tensor(a[0]);
+  if (!t) return val_bool(false);
+  return val_bool(tffn_spec_accepts(s, t->dtype, t->rank, t->shape));
+}
+
+static Val tffn_spec_getattr(Val self, const char *name) {
+  const TensorSpecObj *s = (const TensorSpecObj *)self.u.o;
+  if (!strcmp(name, "shape")) return tshape_new(s->rank, s->dims);
+  if (!strcmp(name, "dtype")) return dtype_val((DType)s->dtype);
+  if (!strcmp(name, "name")) return val_incref(s->name);
+  if (!strcmp(name, "is_compatible_with"))
+    return builtin_new("TensorSpec.is_compatible_with", tffn_spec_compatible_m, self, NULL);
+  return val_undef();
+}
+
+const Type tffn_spec_type = {
+  .name = "TensorSpec", .free = tffn_spec_free, .repr = tffn_spec_repr, .getattr = tffn_spec_getattr,
+  .compare = tffn_spec_compare, .eq = tffn_spec_eq, .hash = tffn_spec_hash,
+};
+
+Val tffn_spec_new(int rank, const tfs_i64 *dims, int dtype, Val name) {
+  TensorSpecObj *s = obj_new(&tffn_spec_type, sizeof(TensorSpecObj));
+  s->rank = rank;
+  for (int i = 0; i < rank; i++) s->dims[i] = dims[i] < 0 ? -1 : dims[i];
+  s->dtype = dtype;
+  s->name = val_incref(name);
+  return val_obj(s);
+}
+
+//! tf.TensorSpec(shape, dtype=float32, name=None)
+//!   Describes a tensor argument of a tf.function (shape with None for any size, and dtype): used in input_signature
+//!   and get_concrete_function.
+static Val tffn_tensorspec(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "tf.TensorSpec", .sig = "shape, dtype=float32, name=None"};
+  Val a[3];
+  args_parse(&spec, n, args, kw, a);
+  int rank;
+  tfs_i64 dims[TFS_MAX_RANK];
+  if (a[0].tag == VT_INT) {
+    rank = 1;
+    dims[0] = a[0].u.i;
+  } else if (!val_as_tshape(a[0], &rank, dims)) {
+    rt_throw(ERR_TYPE, "tf.TensorSpec: shape must be a list of dimensions (int or None), a TensorShape or None, got %s",
+             val_type_name(a[0]));
+  }
+  DType dt;
+  if (!val_as_dtype(a[1], &dt)) rt_throw(ERR_TYPE, "tf.TensorSpec: dtype must be a tf.DType, got %s", val_type_name(a[1]));
+  if (a[2].tag != VT_NONE && !val_is(a[2], &str_type))
+    rt_throw(ERR_TYPE, "tf.TensorSpec: name must be a string or None, got %s", val_type_name(a[2]));
+  return tffn_spec_new(rank, dims, dt, a[2]);
+}
+
+/* ---- signature keys ----------------------------------------------------------------------
+ * A call's signature is serialized into bytes: equal bytes = same trace.  Atoms:
+ *   'T' dtype rank dims...    tensor (rank 0xFF unknown; dims -1 unknown: relaxed)
+ *   'N' None  'b' bool  'i' int  'f' float  's' len bytes  'V' variable  'O' ptr type
+ *   'L'/'U'/'D' count items   list / tuple / dict (key, value pairs)
+ *   'S' len bytes             a dataset (TF's DatasetSpec): its element_spec's key; one int64 leaf, the handle
+ * Host objects without value semantics are keyed by identity; the concrete
+ * function keeps them alive through its argument template. */
+
+typedef struct KeyBuf {
+  unsigned char *p;
+  size_t len, cap;
+  unsigned char inl[192];
+} KeyBuf;
+
+static void kb_init(KeyBuf *k) {
+  k->inl[0] = 0;
+  k->p = k->inl;
+  k->len = 0;
+  k->cap = sizeof k->inl;
+}
+
+static void kb_free(KeyBuf *k) {
+  if (k->p != k->inl) free(k->p);
+}
+
+static void kb_put(KeyBuf *k, const void *d, size_t n) {
+  if (k->len + n > k->cap) {
+    size_t cap = k->cap * 2;
+    while (cap < k->len + n) cap *= 2;
+    unsigned char *p = k->p == k->inl ? malloc(cap) : realloc(k->p, cap);
+    if (!p) rt_throw(ERR_MEMORY, "out of memory");
+    if (k->p == k->inl) memcpy(p, k->inl, k->len);
+    k->p = p;
+    k->cap = cap;
+  }
+  memcpy(k->p + k->len, d, n);
+  k->len += n;
+}
+
+static inline void kb_byte(KeyBuf *k, unsigned char c) {
+  if (k->len < k->cap) k->p[k->len++] = c;
+  else kb_put(k, &c, 1);
+}
+
+static inline void kb_i64(KeyBuf *k, tfs_i64 v) { kb_put(k, &v, sizeof v); }
+
+/* Tensor leaves of a call: the tensors (NULL for a TensorSpec leaf). */
+typedef struct Leaves {
+  Tensor **t;
+  int n, cap;
+  Tensor *inl[16];
+} Leaves;
+
+static void lv_init(Leaves *lv) {
+  lv->t = lv->inl;
+  lv->n = 0;
+  lv->cap = 16;
+}
+
+static void lv_free(Leaves *lv) {
+  if (lv->t != lv->inl) free(lv->t);
+}
+
+static void lv_push(Leaves *lv, Tensor *t) {
+  if (lv->n == lv->cap) {
+    int cap = lv->cap * 2;
+    Tensor **p = lv->t == lv->inl ? malloc(sizeof(Tensor *) * (size_t)cap) : realloc(lv->t, sizeof(Tensor *) * (size_t)cap);
+    if (!p) rt_throw(ERR_MEMORY, "out of memory");
+    if (lv->t == lv->inl) memcpy(p, lv->inl, sizeof lv->inl);
+    lv->t = p;
+    lv->cap = cap;
+  }
+  lv->t[lv->n++] = t;
+}
+
+static void key_tensor(KeyBuf *k, int dtype, int rank, const tfs_i64 *dims) {
+  kb_byte(k, 'T');
+  kb_byte(k, (unsigned char)dtype);
+  kb_byte(k, rank < 0 ? 0xFF : (unsigned char)rank);
+  if (rank > 0) kb_put(k, dims, sizeof(tfs_i64) * (size_t)rank);
+}
+
+enum { KEY_SPECS = 1, KEY_SYMBOLIC = 2 };   /* key_arg flags: TensorSpec leaves; symbolic tensors (by meta) */
+
+static void key_arg(KeyBuf *k, Val v, Leaves *lv, int flags);
+
+/* A dataset argument is traced by its element_spec alone, as TF's DatasetSpec. */
+static void key_dataset(KeyBuf *k, Val elem) {
+  KeyBuf sub;
+  Leaves dummy;
+  kb_init(&sub);
+  lv_init(&dummy);
+  key_arg(&sub, elem, &dummy, KEY_SPECS);
+  lv_free(&dummy);
+  kb_byte(k, 'S');
+  kb_i64(k, (tfs_i64)sub.len);
+  kb_put(k, sub.p, sub.len);
+  kb_free(&sub);
+}
+
+static void key_arg(KeyBuf *k, Val v, Leaves *lv, int flags) {
+  switch (v.tag) {
+    case VT_NONE: kb_byte(k, 'N'); return;
+    case VT_BOOL: kb_byte(k, 'b'); kb_byte(k, (unsigned char)(v.u.i != 0)); return;
+    case VT_INT: kb_byte(k, 'i'); kb_i64(k, v.u.i); return;
+    case VT_FLOAT: {
+      double f = v.u.f == 0 ? 0.0 : v.u.f;   /* -0.0 == 0.0 */
+      kb_byte(k, 'f');
+      kb_put(k, &f, sizeof f);
+      return;
+    }
+    case VT_OBJ: break;
+    default: kb_byte(k, '?'); return;
+  }
+  const Type *ty = v.u.o->type;
+  if (ty == &tensor_type || ty == &ndarray_type) {
+    Tensor *t = val_as_tensor(v);
+    if (t->sym && !(flags & KEY_SYMBOLIC))
+      rt_throw(ERR_TYPE, "a symbolic tensor cannot be passed to a tf.function outside of tracing");
+    key_tensor(k, t->dtype, t->rank, t->shape);
+    lv_push(lv, t);
+  } else if (ty == &str_type) {
+    kb_byte(k, 's');
+    kb_i64(k, str_len(v));
+    kb_put(k, str_cstr(v), (size_t)str_len(v));
+  } else if (ty == &list_type || ty == &tuple_type) {
+    tfs_i64 n;
+    const Val *items;
+    seq_items(v, &n, &items);
+    kb_byte(k, ty == &list_type ? 'L' : 'U');
+    kb_i64(k, n);
+    for (tfs_i64 i = 0; i < n; i++) key_arg(k, items[i], lv, flags);
+  } else if (ty == &dict_type) {
+    Dict *d = (Dict *)v.u.o;
+    kb_byte(k, 'D');
+    kb_i64(k, d->len);
+    for (tfs_i64 i = 0; i < d->used; i++) {
+      if (val_is_undef(d->keys[i])) continue;
+      key_arg(k, d->keys[i], lv, 0);
+      key_arg(k, d->vals[i], lv, flags);
+    }
+  } else if ((flags & KEY_SPECS) && ty == &tffn_spec_type) {
+    const TensorSpecObj *s = (const TensorSpecObj *)v.u.o;
+    key_tensor(k, s->dtype, s->rank, s->dims);
+    lv_push(lv, NULL);
+  } else if (tfdata_is_dataset(v) && (!(flags & KEY_SYMBOLIC) || tfdata_is_arg(v))) {
+    /* (a dataset captured while tracing and passed on keeps its identity: the inner graph holds it) */
+    key_dataset(k, tfdata_element_spec(v));
+    lv_push(lv, tfdata_handle(v));
+  } else if ((flags & KEY_SPECS) && tfdata_is_spec(v)) {
+    key_dataset(k, tfdata_spec_element(v));
+    lv_push(lv, NULL);
+  } else {
+    kb_byte(k, ty == &variable_type ? 'V' : 'O');
+    const void *o = v.u.o;
+    kb_put(k, &o, sizeof o);
+    kb_put(k, &ty, sizeof ty);
+  }
+}
+
+static tfs_i64 key_i64(const unsigned char *p) {
+  tfs_i64 v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/* The end of the atom at p. */
+static const unsigned char *key_skip(const unsigned char *p) {
+  switch (*p++) {
+    case 'T': {
+      int rank = p[1] == 0xFF ? 0 : p[1];
+      return p + 2 + 8 * (size_t)rank;
+    }
+    case 'N': return p;
+    case 'b': return p + 1;
+    case 'i': case 'f': return p + 8;
+    case 's': case 'S': return p + 8 + key_i64(p);
+    case 'V': case 'O': return p + 2 * sizeof(void *);
+    case 'L': case 'U': {
+      tfs_i64 n = key_i64(p);
+      p += 8;
+      for (tfs_i64 i = 0; i < n; i++) p = key_skip(p);
+      return p;
+    }
+    case 'D': {
+      tfs_i64 n = key_i64(p);
+      p += 8;
+      for (tfs_i64 i = 0; i < 2 * n; i++) p = key_skip(p);
+      return p;
+    }
+    default: return p;
+  }
+}
+
+/* Human text of one atom: float32[3], int32[], 2, 'a', [1, 2]. */
+static const unsigned char *key_desc(StrBuf *b, const unsigned char *p) {
+  const unsigned char *q = p + 1;
+  switch (*p) {
+    case 'T': {
+      int rank = q[1] == 0xFF ? -1 : q[1];
+      sb_printf(b, "%s[", dtype_info[q[0]].name);
+      if (rank < 0) sb_puts(b, "...");
+      for (int i = 0; i < rank; i++) {
+        tfs_i64 d = key_i64(q + 2 + 8 * i);
+        if (i) sb_putc(b, ',');
+        if (d < 0) sb_puts(b, "None");
+        else sb_printf(b, "%lld", (long long)d);
+      }
+      sb_putc(b, ']');
+      break;
+    }
+    case 'N': sb_puts(b, "None"); break;
+    case 'b': sb_puts(b, q[0] ? "True" : "False"); break;
+    case 'i': sb_printf(b, "%lld", (long long)key_i64(q)); break;
+    case 'f': {
+      double f;
+      memcpy(&f, q, sizeof f);
+      val_repr(b, val_float(f));
+      break;
+    }
+    case 's': str_repr_into(b, (const char *)q + 8, key_i64(q)); break;
+    case 'S':
+      sb_puts(b, "DatasetSpec(");
+      key_desc(b, q + 8);
+      sb_putc(b, ')');
+      break;
+    case 'V': sb_puts(b, "<tf.Variable>"); break;
+    case 'O': {
+      const Type *ty;
+      memcpy(&ty, q + sizeof(void *), sizeof ty);
+      sb_printf(b, "<%s object>", ty->name);
+      break;
+    }
+    case 'L': case 'U': case 'D': {
+      tfs_i64 n = key_i64(q);
+      const unsigned char *r = q + 8;
+      sb_putc(b, *p == 'L' ? '[' : *p == 'U' ? '(' : '{');
+      for (tfs_i64 i = 0; i < n; i++) {
+        if (i) sb_puts(b, ", ");
+        r = key_desc(b, r);
+        if (*p == 'D') {
+          sb_puts(b, ": ");
+          r = key_desc(b, r);
+        }
+      }
+      if (*p == 'U' && n == 1) sb_putc(b, ',');
+      sb_putc(b, *p == 'L' ? ']' : *p == 'U' ? ')' : '}');
+      break;
+    }
+    default: break;
+  }
+  return key_skip(p);
+}
+
+/* Does relaxed key c (dims -1, rank unknown) accept call key k? */
+static bool key_accepts(const unsigned char *c, const unsigned char *k) {
+  if (*c != *k) return false;
+  switch (*c) {
+    case 'T': {
+      if (c[1] != k[1]) return false;
+      if (c[2] == 0xFF) return true;
+      if (c[2] != k[2]) return false;
+      for (int i = 0; i < c[2]; i++) {
+        tfs_i64 cd = key_i64(c + 3 + 8 * i), kd = key_i64(k + 3 + 8 * i);
+        if (cd >= 0 && cd != kd) return false;
+      }
+      return true;
+    }
+    case 'L': case 'U': case 'D': {
+      tfs_i64 n = key_i64(c + 1);
+      if (n != key_i64(k + 1)) return false;
+      if (*c == 'D') n *= 2;
+      c += 9;
+      k += 9;
+      for (tfs_i64 i = 0; i < n; i++) {
+        if (!key_accepts(c, k)) return false;
+        c = key_skip(c);
+        k = key_skip(k);
+      }
+      return true;
+    }
+    default: {
+      const unsigned char *ce = key_skip(c), *ke = key_skip(k);
+      return ce - c == ke - k && !memcmp(c, k, (size_t)(ce - c));
+    }
+  }
+}
+
+/* reduce_retracing: k with the dims where it differs from c made unknown, if
+ * c and k differ in dims only.  Appends to out; false when they differ more. */
+static bool key_relax(const unsigned char *c, const unsigned char *k, KeyBuf *out) {
+  if (*c != *k) return false;
+  switch (*c) {
+    case 'T': {
+      if (c[1] != k[1] || c[2] != k[2]) return false;
+      int rank = c[2] == 0xFF ? -1 : c[2];
+      kb_put(out, c, 3);
+      for (int i = 0; i < rank; i++) {
+        tfs_i64 cd = key_i64(c + 3 + 8 * i), kd = key_i64(k + 3 + 8 * i);
+        kb_i64(out, cd == kd ? cd : -1);
+      }
+      return true;
+    }
+    case 'L': case 'U': case 'D': {
+      tfs_i64 n = key_i64(c + 1);
+      if (n != key_i64(k + 1)) return false;
+      kb_put(out, c, 9);
+      if (*c == 'D') n *= 2;
+      c += 9;
+      k += 9;
+      for (tfs_i64 i = 0; i < n; i++) {
+        if (!key_relax(c, k, out)) return false;
+        c = key_skip(c);
+        k = key_skip(k);
+      }
+      return true;
+    }
+    default: {
+      const unsigned char *ce = key_skip(c), *ke = key_skip(k);
+      if (ce - c != ke - k || memcmp(c, k, (size_t)(ce - c))) return false;
+      kb_put(out, c, (size_t)(ce - c));
+      return true;
+    }
+  }
+}
+
+/* The metas of the tensor atoms of a key, in order. */
+static void key_leaf_metas(const unsigned char *p, const unsigned char *end, TMeta *out, int *n) {
+  while (p < end) {
+    switch (*p) {
+      case 'T': {
+        TMeta *m = &out[(*n)++];
+        m->dtype = (DType)p[1];
+        m->rank = p[2] == 0xFF ? -1 : p[2];
+        for (int i = 0; i < m->rank; i++) m->shape[i] = key_i64(p + 3 + 8 * i);
+        p = key_skip(p);
+        break;
+      }
+      case 'L': case 'U': case 'D': p += 9; break;   /* descend: items follow */
+      case 'S': {                                     /* a dataset: its handle */
+        TMeta *m = &out[(*n)++];
+        m->dtype = DT_INT64;
+        m->rank = 0;
+        p = key_skip(p);
+        break;
+      }
+      default: p = key_skip(p); break;
+    }
+  }
+}
+
+static tfs_u64 key_hash(const unsigned char *p, size_t n) {
+  tfs_u64 h = 1469598103934665603ULL;
+  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ULL;
+  return h;
+}
+
+/* ---- function objects and concrete functions ------------------------------------------------ */
+
+typedef struct TfFunction TfFunction;
+
+typedef struct Concrete {
+  Obj hdr;
+  Val fn;                     /* the Python function (owned), for calls while tracing */
+  char *name;
+  int nparams;
+  char **params;              /* parameter names (owned copies) */
+  Graph *g;
+  ExecPlan *plan;
+  unsigned char *key;
+  size_t keylen;
+  size_t *off;                /* nparams + 1 offsets of each argument in key */
+  tfs_u64 hash;
+  bool relaxed;               /* key has unknown dims: matched by key_accepts */
+  int nleaves;
+  TMeta *leafm;               /* the placeholders' metas, in leaf order */
+  Val args_tmpl;              /* tuple: bound arguments, tensor leaves replaced by markers */
+  Val out_tmpl;               /* result template; VT_UNDEF: the single output 0 */
+  Val defaults;               /* tuple of the parameters' defaults (VT_UNDEF items: none) */
+  Val vars;                   /* tuple of the trainable Variables the graph reads (VT_UNDEF: not collected yet) */
+  Val caps;                   /* tuple of the float tensors it captures from outside (collected with vars) */
+  /* Index w below: 1 for calls recorded while a tape tracks a captured
+   * tensor (the entry's inputs end with caps), 0 for the others, whose
+   * backward computes no gradient for captured tensors. */
+  Val xs[2];                  /* the entry's inputs after the tensor leaves: vars, then (w 1) caps */
+  Val bwd[2];                 /* the backward tf.function of calls recorded by a tape (VT_UNDEF: none yet) */
+  struct FwdBwd *fb[2];       /* forward and backward graphs of recorded calls (NULL: none yet) */
+  int fb_state[2];            /* 0: fb not tried yet, 1: built, -1: recorded calls use bwd */
+  bool ext;                   /* fn is called with bound arguments (tffn_ext of its tf.function) */
+} Concrete;
+
+struct TfFunction {
+  Obj hdr;
+  Val fn;                     /* the Python function (owned) */
+  char *name;
+  Val sig;                    /* input_signature: tuple (owned) or VT_UNDEF */
+  bool reduce_retracing;
+  Val jit_compile;
+  Concrete **conc;            /* in tracing order (owned references) */
+  int nconc, capc;
+  Concrete *last;             /* the concrete function of the previous call */
+  int ntraces;
+  bool has_relaxed;
+  unsigned hist;              /* bit i: call i-back traced (most recent in bit 0) */
+  int nhist;
+  int nwarn;
+  /* traces in progress (innermost last): a call with one of these keys from
+   * inside the trace is a recursion that cannot end */
+  const unsigned char *busy_key[8];
+  size_t busy_len[8];
+  int nbusy;
+  /* signature of the previous call, for naming what changed */
+  bool prev_is_last;          /* it equals last->key */
+  KeyBuf prev;
+  size_t *prevoff;
+  int nprevoff;
+};
+
+static const Type tffn_type, tffn_conc_type, tffn_graph_type;
+static void tffn_fwdbwd_free(struct FwdBwd *fb);
+
+static void tffn_conc_free(Obj *o) {
+  Concrete *c = (Concrete *)o;
+  val_decref(c->fn);
+  free(c->name);
+  for (int i = 0; i < c->nparams; i++) free(c->params[i]);
+  free(c->params);
+  exec_plan_free(c->plan);
+  graph_release(c->g);
+  free(c->key);
+  free(c->off);
+  free(c->leafm);
+  val_decref(c->args_tmpl);
+  val_decref(c->out_tmpl);
+  val_decref(c->defaults);
+  val_decref(c->vars);
+  val_decref(c->caps);
+  for (int w = 0; w < 2; w++) {
+    val_decref(c->xs[w]);
+    val_decref(c->bwd[w]);
+    tffn_fwdbwd_free(c->fb[w]);
+  }
+  free(c);
+}
+
+static void tffn_free(Obj *o) {
+  TfFunction *f = (TfFunction *)o;
+  val_decref(f->fn);
+  free(f->name);
+  val_decref(f->sig);
+  val_decref(f->jit_compile);
+  for (int i = 0; i < f->nconc; i++) val_decref(val_obj(f->conc[i]));
+  free(f->conc);
+  if (f->prev.p && f->prev.p != f->prev.inl) free(f->prev.p);
+  free(f->prevoff);
+  free(f);
+}
+
+/* Whether the wrapped function has *args, keyword-only or positional-only parameters or **kwargs. */
+static bool tffn_ext(const TfFunction *f) {
+  if (!val_is(f->fn, &func_type)) return false;
+  const FuncInfo *info = ((Func *)f->fn.u.o)->info;
+  return info->nkwonly || info->varargs || info->varkw || info->nposonly;
+}
+
+/* Parameters of the wrapped callable: a compiled function's, else positional. */
+static int tffn_params(Val fn, const char *const **params) {
+  if (val_is(fn, &func_type)) {
+    const FuncInfo *info = ((Func *)fn.u.o)->info;
+    *params = info->params;
+    return info->nparams;
+  }
+  *params = NULL;
+  return -1;
+}
+
+/* A method's input_signature leaves out `self`, as TF's FunctionSpec does for
+ * methods: 1 when the function has a signature and its first parameter is
+ * `self`.  Its one concrete function is then per instance (self is keyed by
+ * identity), so the graph captures that instance's Variables. */
+/* Whether c was traced with `self` as its first argument (instances are keyed by identity, not kept). */
+static bool tffn_conc_self(const Concrete *c, Val self) {
+  const void *o = self.tag == VT_OBJ ? (const void *)self.u.o : NULL;
+  return o && c->nparams > 0 && c->keylen >= c->off[0] + 1 + sizeof o && c->key[c->off[0]] == 'O' &&
+         !memcmp(c->key + c->off[0] + 1, &o, sizeof o);
+}
+
+static int tffn_self(const TfFunction *f) {
+  const char *const *params;
+  int np = tffn_params(f->fn, &params);
+  return !val_is_undef(f->sig) && np > 0 && !strcmp(params[0], "self") ? 1 : 0;
+}
+
+/* ---- tracing ------------------------------------------------------------------------------------- */
+
+/* Replace the tensor leaves of v by placeholders (in leaf order); the
+ * template gets markers for them. */
+/* Every leaf of a traced function's result becomes a tensor, as in TF's
+ * function graphs: host numbers, bools and strings become constants; lists,
+ * tuples and dicts keep their structure; None stays None. */
+static Val tffn_result_leaf(void *ctx, Val v) {
+  if (val_is(v, &list_type) || val_is(v, &tuple_type) || val_is(v, &dict_type))
+    return nest_map(v, tffn_result_leaf, ctx);
+  if (v.tag == VT_NONE || val_is(v, &tensor_type) || val_is(v, &variable_type) || val_is(v, &ndarray_type))
+    return val_incref(v);
+  if (v.tag == VT_BOOL || v.tag == VT_INT || v.tag == VT_FLOAT || val_is(v, &str_type))
+    return val_obj(tensor_from_val(v, -1));
+  rt_throw(ERR_TYPE,
+           "To be compatible with tf.function, Python functions must return zero or more Tensors or ExtensionTypes or "
+           "None values; in compilation of <function %s>, found return value of type <class '%s'>, which is not a "
+           "Tensor or ExtensionType.",
+           (const char *)ctx, val_type_name(v));
+}
+
+static Val tffn_result_tensors(Val v, const char *fname) { return tffn_result_leaf((void *)fname, v); }
+
+static Val tffn_build_arg(Graph *g, Val v, const char *pname, const TMeta *leafm, int *leaf, Val *tmpl) {
+  if (tfdata_is_dataset(v) || tfdata_is_spec(v)) {
+    /* the trace iterates a stand-in on the handle placeholder */
+    Val elem = tfdata_is_spec(v) ? tfdata_spec_element(v) : tfdata_element_spec(v);
+    Val ph = trace_placeholder(g, pname, &leafm[*leaf]);
+    (*leaf)++;
+    *tmpl = tfdata_is_spec(v) ? val_incref(v) : tfdata_spec_of(v);
+    Val r = tfdata_arg_new(elem, ph);
+    val_decref(ph);
+    return r;
+  }
+  if (v.tag == VT_OBJ) {
+    const Type *ty = v.u.o->type;
+    if (ty == &tensor_type || ty == &ndarray_type || ty == &tffn_spec_type) {
+      const char *nm = pname;
+      if (ty == &tffn_spec_type && val_is(((TensorSpecObj *)v.u.o)->name, &str_type))
+        nm = str_cstr(((TensorSpecObj *)v.u.o)->name);
+      Val ph = trace_placeholder(g, nm, &leafm[*leaf]);
+      *tmpl = nest_leaf(*leaf);
+      (*leaf)++;
+      return ph;
+    }
+    if (ty == &list_type || ty == &tuple_type) {
+      tfs_i64 n;
+      const Val *items;
+      seq_items(v, &n, &items);
+      bool list = ty == &list_type;
+      Val res = list ? list_new(n) : tuple_new(n);
+      Val tm = list ? list_new(n) : tuple_new(n);
+      for (tfs_i64 i = 0; i < n; i++) {
+        Val t;
+        Val e = tffn_build_arg(g, items[i], pname, leafm, leaf, &t);
+        if (list) {
+          list_append(res, e);
+          list_append(tm, t);
+          val_decref(e);
+          val_decref(t);
+        } else {
+          ((Tuple *)res.u.o)->items[i] = e;
+          ((Tuple *)tm.u.o)->items[i] = t;
+        }
+      }
+      *tmpl = tm;
+      return res;
+    }
+    if (ty == &dict_type) {
+      Dict *d = (Dict *)v.u.o;
+      Val res = dict_new(), tm = dict_new();
+      for (tfs_i64 i = 0; i < d->used; i++) {
+        if (val_is_undef(d->keys[i])) continue;
+        Val t;
+        Val e = tffn_build_arg(g, d->vals[i], pname, leafm, leaf, &t);
+        dict_set(res, d->keys[i], e);
+        dict_set(tm, d->keys[i], t);
+        val_decref(e);
+        val_decref(t);
+      }
+      *tmpl = tm;
+      return res;
+    }
+    if (ty == &inst_type) {
+      /* User objects are keyed by identity; the template does not keep them
+       * (a method's instance would form a cycle: instance -> class ->
+       * tf.function -> concrete function -> instance). */
+      *tmpl = val_none();
+      return val_incref(v);
+    }
+  }
+  *tmpl = val_incref(v);
+  return val_incref(v);
+}
+
+/* After a trace: the dataset stand-ins among the arguments drop their placeholders. */
+static void tffn_unbind_datasets(Val v) {
+  tfs_i64 n;
+  const Val *items;
+  if (tfdata_is_arg(v)) tfdata_arg_unbind(v);
+  else if (seq_items(v, &n, &items))
+    for (tfs_i64 i = 0; i < n; i++) tffn_unbind_datasets(items[i]);
+  else if (val_is(v, &dict_type)) {
+    Dict *d = (Dict *)v.u.o;
+    for (tfs_i64 i = 0; i < d->used; i++)
+      if (!val_is_undef(d->keys[i])) tffn_unbind_datasets(d->vals[i]);
+  }
+}
+
+/* Trace fn for bound arguments whose signature is key (leaf metas from the
+ * key, so relaxed keys give relaxed placeholders). */
+static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsigned char *key, size_t keylen,
+                            const size_t *off) {
+  Concrete *c = obj_new(&tffn_conc_type, sizeof(Concrete));
+  memset((char *)c + sizeof(Obj), 0, sizeof(Concrete) - sizeof(Obj));
+  c->fn = val_incref(f->fn);
+  c->ext = tffn_ext(f);
+  c->args_tmpl = val_undef();
+  c->out_tmpl = val_undef();
+  c->defaults = val_undef();
+  c->name = strdup(f->name);
+  c->key = malloc(keylen ? keylen : 1);
+  c->off = malloc(sizeof(size_t) * (size_t)(nb + 1));
+  c->leafm = malloc(sizeof(TMeta) * (keylen / 3 + 1));
+  c->params = calloc((size_t)nb + 1, sizeof(char *));
+  if (!c->name || !c->key || !c->off || !c->leafm || !c->params) rt_throw(ERR_MEMORY, "out of memory");
+  memcpy(c->key, key, keylen);
+  c->keylen = keylen;
+  memcpy(c->off, off, sizeof(size_t) * (size_t)(nb + 1));
+  c->hash = key_hash(key, keylen);
+  c->nparams = nb;
+  const char *const *params;
+  int np = tffn_params(f->fn, &params);
+  for (int i = 0; i < nb; i++) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "arg%d", i);
+    c->params[i] = strdup(np == nb ? params[i] : buf);
+    if (!c->params[i]) rt_throw(ERR_MEMORY, "out of memory");
+  }
+  c->defaults = tuple_new(nb);
+  for (int i = 0; i < nb; i++) ((Tuple *)c->defaults.u.o)->items[i] = val_undef();
+  if (val_is(f->fn, &func_type) && np == nb && !tffn_ext(f)) {
+    Func *fn = (Func *)f->fn.u.o;
+    for (int i = 0; i < fn->ndefaults; i++)
+      ((Tuple *)c->defaults.u.o)->items[nb - fn->ndefaults + i] = val_incref(fn->defaults[i]);
+  }
+  key_leaf_metas(key, key + keylen, c->leafm, &c->nleaves);
+  for (size_t i = 0; i < keylen && !c->relaxed;) {
+    /* relaxed when any tensor atom has an unknown rank or dim */
+    const unsigned char *p = key + i;
+    if (*p == 'T') {
+      if (p[2] == 0xFF) c->relaxed = true;
+      for (int d = 0; p[2] != 0xFF && d < p[2]; d++)
+        if (key_i64(p + 3 + 8 * d) < 0) c->relaxed = true;
+      i = (size_t)(key_skip(p) - key);
+    } else if (*p == 'L' || *p == 'U' || *p == 'D') {
+      i += 9;
+    } else {
+      i = (size_t)(key_skip(p) - key);
+    }
+  }
+
+  Graph *g = graph_new(f->name, f->name, NULL);
+  TraceCtx *cx = trace_push(g, f->ntraces == 0, false);
+  int busy = f->nbusy;
+  if (busy < 8) {
+    f->busy_key[busy] = c->key;
+    f->busy_len[busy] = c->keylen;
+    f->nbusy = busy + 1;
+  }
+  Val *targs = calloc((size_t)nb + 1, sizeof(Val));
+  if (!targs) rt_throw(ERR_MEMORY, "out of memory");
+  RtTry t;
+  rt_try_push(&t);
+  if (setjmp(t.jb) == 0) {
+    c->args_tmpl = tuple_new(nb);
+    int leaf = 0;
+    for (int i = 0; i < nb; i++)
+      targs[i] = tffn_build_arg(g, bound[i], c->params[i], c->leafm, &leaf, &((Tuple *)c->args_tmpl.u.o)->items[i]);
+    Val raw = tffn_ext(f) ? func_call_bound(f->fn, targs) : rt_call(f->fn, nb, targs, NULL);
+    int mark = rt_hold_val(raw);
+    Val r = tffn_result_tensors(raw, f->name);
+    rt_unhold(mark);
+    val_decref(raw);
+    GraphRefVec outs = {0};
+    mark = rt_hold_val(r);   /* a result that cannot be an output (a loop body's tensor) fails in trace_flatten */
+    Val tmpl = trace_flatten(cx, r, &outs);
+    rt_unhold(mark);
+    val_decref(r);
+    for (int i = 0; i < outs.n; i++) graph_add_output(g, outs.v[i]);
+    int idx;
+    if (outs.n == 1 && nest_is_leaf(tmpl, &idx)) val_decref(tmpl);
+    else c->out_tmpl = tmpl;
+    free(outs.v);
+    rt_try_pop(&t);
+  } else {
+    f->nbusy = busy;
+    trace_abort(cx);
+    for (int i = 0; i < nb; i++) tffn_unbind_datasets(targs[i]);
+    graph_release(g);
+    for (int i = 0; i < nb; i++) val_decref(targs[i]);
+    free(targs);
+    val_decref(val_obj(c));
+    rt_rethrow(&t);
+  }
+  f->nbusy = busy;
+  trace_pop(cx);
+  for (int i = 0; i < nb; i++) {
+    tffn_unbind_datasets(targs[i]);
+    val_decref(targs[i]);
+  }
+  free(targs);
+  c->g = g;
+  c->plan = exec_plan_new(g);
+  graph_dump(g);
+  if (graph_traced_hook) graph_traced_hook(g);
+  f->ntraces++;
+  if (f->nconc == f->capc) {
+    int cap = f->capc ? f->capc * 2 : 4;
+    Concrete **cc = realloc(f->conc, sizeof(Concrete *) * (size_t)cap);
+    if (!cc) rt_throw(ERR_MEMORY, "out of memory");
+    f->conc = cc;
+    f->capc = cap;
+  }
+  f->conc[f->nconc++] = c;   /* the function's reference */
+  if (c->relaxed) f->has_relaxed = true;
+  return c;
+}
+
+/* ---- calling ---------------------------------------------------------------------------------------- */
+
+/* The result of a call of c from its graph's output tensors (owned, consumed). */
+static Val tffn_result(Concrete *c, Tensor **outs, int no) {
+  if (val_is_undef(c->out_tmpl)) return val_obj(outs[0]);
+  Val vb[8] = {0}, *vals = no <= 8 ? vb : malloc(sizeof(Val) * (size_t)no);   /* (initialized: gcc cannot see the loop fills them) */
+  if (!vals) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < no; i++) vals[i] = val_obj(outs[i]);
+  Val r = nest_unflatten(c->out_tmpl, vals);
+  for (int i = 0; i < no; i++) tensor_release(outs[i]);
+  if (vals != vb) free(vals);
+  return r;
+}
+
+static Val tffn_run(Concrete *c, Tensor **leaves) {
+  int no = c->g->noutputs;
+  Tensor *ob[8], **outs = no <= 8 ? ob : malloc(sizeof(Tensor *) * (size_t)no);
+  if (!outs) rt_throw(ERR_MEMORY, "out of memory");
+  exec_run(c->plan, leaves, outs);
+  Val r = tffn_result(c, outs, no);
+  if (outs != ob) free(outs);
+  return r;
+}
+
+/* ---- calls recorded by a gradient tape ------------------------------------------------------------
+ * An eager call under a tape that watches one of its inputs (a tensor
+ * argument, a trainable Variable the graph reads, or a float tensor it
+ * captures from outside) is recorded as one tape
+ * entry, as TF records a function call as one op.  Its gradient is usually
+ * a backward graph fed with values the call kept (see "forward and backward
+ * graphs" below).  Otherwise it is a second tf.function, traced once per
+ * signature: it runs the function again under a fresh tape and emits the
+ * backward ops into the same graph.  Being a tf.function itself, a call of it
+ * is recorded by the tapes outside, which gives higher-order gradients.  That
+ * rerun replays the forward call's random-draw counters, so dropout and
+ * tf.random.* see the forward's numbers. */
+
+static Val tffn_make(Val fn, Val sig, Val reduce, Val jit);
+static Val tffn_run_record(Concrete *c, int nb, const Val *bound, const Leaves *lv, Tensor *rng);
+
+static void tffn_list_add_once(Val list, Obj *o) {
+  List *l = (List *)list.u.o;
+  for (tfs_i64 j = 0; j < l->len; j++)
+    if (l->items[j].u.o == o) return;
+  list_append(list, val_obj(o));
+}
+
+/* The trainable Variables g reads and the float tensors it captures from
+ * outside (not its literals: they are no tape's sources), bodies of conds and
+ * loops included, each once. */
+static void tffn_graph_vars(const Graph *g, Val vars, Val caps) {
+  for (int i = 0; i < g->nnodes; i++) {
+    const GraphNode *nd = &g->nodes[i];
+    if (nd->kind == GN_VARHANDLE && nd->var->trainable) tffn_list_add_once(vars, &nd->var->hdr);
+    if (nd->kind == GN_CONST && (nd->flags & GNF_CAPTURE) && dtype_info[nd->value->dtype].is_float)
+      tffn_list_add_once(caps, &nd->value->hdr);
+    for (int k = 0; k < 2; k++)
+      if (nd->sub[k]) tffn_graph_vars(nd->sub[k], vars, caps);
+  }
+}
+
+/* Tensor leaves of a structure in tracing order (vars: Variables are leaves too). */
+static void tffn_tensor_leaves(Val v, Val list, bool vars) {
+  if (val_is(v, &tensor_type) || (vars && val_is(v, &variable_type))) {
+    list_append(list, v);
+  } else if (val_is(v, &list_type) || val_is(v, &tuple_type)) {
+    tfs_i64 n;
+    const Val *items;
+    seq_items(v, &n, &items);
+    for (tfs_i64 i = 0; i < n; i++) tffn_tensor_leaves(items[i], list, vars);
+  } else if (val_is(v, &dict_type)) {
+    Dict *d = (Dict *)v.u.o;
+    for (tfs_i64 i = 0; i < d->used; i++)
+      if (!val_is_undef(d->keys[i])) tffn_tensor_leaves(d->vals[i], list, vars);
+  }
+}
+
+/* The backward function's body.  self: (fn, Variables and captured tensors
+ * (c->xs), bound-call flag, name); args: the call's bound arguments (tensors
+ * are placeholders now) and the list of output gradients.  Returns one
+ * gradient (or None) per tensor argument, then one per item of xs (a captured
+ * tensor is watched as itself: the rerun's trace captures it again); fwd (unless NULL) receives the list of the forward
+ * results' tensors. */
+static Val tffn_bwd_trace(Val self, const Val *args, Val *fwd) {
+  const Val *s = ((Tuple *)self.u.o)->items;
+  Tuple *bt = (Tuple *)args[0].u.o;
+  Val srcs = list_new(0), outs = list_new(0);
+  int mark = rt_hold_val(srcs);
+  rt_hold_val(outs);
+  tffn_tensor_leaves(args[0], srcs, false);
+  tfs_i64 nv;
+  const Val *vs;
+  seq_items(s[1], &nv, &vs);
+  for (tfs_i64 i = 0; i < nv; i++) list_append(srcs, vs[i]);
+  Val tp = tape_new(false, false);
+  rt_hold_val(tp);
+  Tape *t = (Tape *)tp.u.o;
+  tape_watch(t, srcs);
+  Val raw = gradtape_rerun_ex(t, s[0], (int)bt->len, bt->items, rt_truthy(s[2]));
+  rt_hold_val(raw);
+  Val r = tffn_result_tensors(raw, str_cstr(s[3]));
+  rt_hold_val(r);
+  tffn_tensor_leaves(r, outs, true);
+  List *ol = (List *)outs.u.o, *dl = (List *)args[1].u.o, *sl = (List *)srcs.u.o;
+  if (ol->len != dl->len)
+    rt_throw(ERR_RUNTIME, "internal error: tf.function '%s' returned %d tensors in its gradient's trace, %d before",
+             str_cstr(s[3]), (int)ol->len, (int)dl->len);
+  Val res = list_new(sl->len);
+  rt_hold_val(res);
+  for (tfs_i64 i = 0; i < sl->len; i++) list_append(res, val_none());   /* slots tape_gradient overwrites */
+  tape_gradient(t, (int)ol->len, ol->items, dl->items, (int)sl->len, sl->items, false, ((List *)res.u.o)->items);
+  rt_unhold(mark);
+  val_decref(srcs);
+  if (fwd) *fwd = outs;
+  else val_decref(outs);
+  val_decref(tp);
+  val_decref(raw);
+  val_decref(r);
+  return res;
+}
+
+static Val tffn_bwd_body(Val self, int n, const Val *args, const Kw *kw) {
+  (void)n; (void)kw;
+  return tffn_bwd_trace(self, args, NULL);
+}
+
+/* The entry's gradient function.  self: (backward tf.function, bound-argument
+ * tuple, random-state snapshot); args: one gradient per output. */
+static Val tffn_call_grad(Val self, int n, const Val *args, const Kw *kw) {
+  (void)kw;
+  const Val *s = ((Tuple *)self.u.o)->items;
+  Val dys = rt_list(n, args);
+  int mark = rt_hold_val(dys);
+  Tensor *live = random_state_get();
+  rt_hold_val(val_obj(live));
+  random_state_set(val_tensor(s[2]));
+  RtTry tr;
+  rt_try_push(&tr);
+  Val r;
+  if (setjmp(tr.jb) == 0) {
+    Val a[2] = {s[1], dys};
+    r = rt_call(s[0], 2, a, NULL);
+    rt_try_pop(&tr);
+  } else {
+    random_state_set(live);
+    rt_rethrow(&tr);
+  }
+  random_state_set(live);
+  rt_unhold(mark);
+  val_decref(dys);
+  val_decref(val_obj(live));
+  return r;
+}
+
+/* The inputs a tape entry of a call of c has: its tensor leaves, then the
+ * trainable Variables its graph reads, then, when a recording tape tracks
+ * one of them, the tensors it captures, as TF's function call has them as
+ * inputs (malloc'd; *nin receives the count, *w the variant of c->xs). */
+static Val *tffn_tape_inputs(Concrete *c, const Leaves *lv, int *nin, int *w) {
+  if (val_is_undef(c->vars)) {
+    Val l = list_new(0), cl = list_new(0);
+    tffn_graph_vars(c->g, l, cl);
+    c->vars = rt_tuple((int)((List *)l.u.o)->len, ((List *)l.u.o)->items);
+    c->caps = rt_tuple((int)((List *)cl.u.o)->len, ((List *)cl.u.o)->items);
+    c->xs[0] = val_incref(c->vars);
+    List *all = (List *)l.u.o;
+    for (tfs_i64 i = 0; i < ((List *)cl.u.o)->len; i++) list_append(l, ((List *)cl.u.o)->items[i]);
+    c->xs[1] = rt_tuple((int)all->len, all->items);
+    val_decref(l);
+    val_decref(cl);
+  }
+  tfs_i64 nv, nc;
+  const Val *vs, *cs;
+  seq_items(c->vars, &nv, &vs);
+  seq_items(c->caps, &nc, &cs);
+  *w = nc && tape_would_record((int)nc, cs);
+  *nin = lv->n + (int)nv + (*w ? (int)nc : 0);
+  Val *in = malloc(sizeof(Val) * (size_t)(*nin + 1));
+  if (!in) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < lv->n; i++) in[i] = val_obj(lv->t[i]);
+  for (tfs_i64 i = 0; i < nv; i++) in[lv->n + i] = vs[i];
+  for (tfs_i64 i = 0; *w && i < nc; i++) in[lv->n + nv + i] = cs[i];
+  return in;
+}
+
+/* c's backward tf.function (made on first use; traced when first called). */
+static Val tffn_bwd_fn(Concrete *c, int w) {
+  if (val_is_undef(c->bwd[w])) {
+    Val cfg = tuple_pack(4, c->fn, c->xs[w], val_bool(c->ext), val_undef());
+    Val nm = str_from_cstr(c->name);
+    ((Tuple *)cfg.u.o)->items[3] = nm;
+    Val body = builtin_new("tf.function.<gradient>", tffn_bwd_body, cfg, NULL);
+    val_decref(cfg);
+    c->bwd[w] = tffn_make(body, val_none(), val_bool(false), val_none());
+    val_decref(body);
+    free(((TfFunction *)c->bwd[w].u.o)->name);
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s_grad", c->name);
+    ((TfFunction *)c->bwd[w].u.o)->name = strdup(buf);
+    if (!((TfFunction *)c->bwd[w].u.o)->name) rt_throw(ERR_MEMORY, "out of memory");
+  }
+  return c->bwd[w];
+}
+
+/* ---- forward and backward graphs of a recorded call -------------------------------------------
+ * TF's _TapeGradientFunctions, built here from the backward function's trace:
+ * the function and its gradient are traced together once per concrete
+ * function (tffn_bwd_trace, which also returns the forward results), and the
+ * joint graph is split where nodes start to depend on an output gradient.
+ * The forward graph (the nodes that do not) runs at the call: its outputs are
+ * the call's results, then the values the backward nodes read, which the
+ * tape entry keeps.  The gradient runs only the backward graph, fed with
+ * those values and the output gradients.  Not used (the gradient reruns the
+ * function, as above) for graphs with loops (a loop gradient's per-iteration
+ * stacks are released at the end of each graph run), side effects a rerun
+ * does not stage (tf.print, result-less assignments), and a gradient a tape
+ * records in turn (higher order: the backward tf.function is
+ * differentiable, the backward graph run alone is not). */
+
+typedef struct FwdBwd {
+  ExecPlan *fp, *bp;      /* forward and backward plans (they hold their graphs) */
+  int nout;               /* the call's results: the forward graph's first outputs */
+  int nmid;               /* kept values: the forward graph's other outputs, the backward graph's first inputs */
+  int nsrc;               /* the entry's inputs (tensor leaves, then Variables) */
+  unsigned char *has;     /* per input: whether the backward graph gives its gradient (its outputs, in order) */
+  TMeta *dym;             /* nout metas the output gradients must have */
+} FwdBwd;
+
+static void tffn_fwdbwd_free(FwdBwd *fb) {
+  if (!fb) return;
+  exec_plan_free(fb->fp);
+  exec_plan_free(fb->bp);
+  free(fb->has);
+  free(fb->dym);
+  free(fb);
+}
+
+/* rt_hold_fn's release functions */
+static void fwdbwd_release(void *fb) { tffn_fwdbwd_free(fb); }
+static void graph_release_any(void *g) { graph_release(g); }
+
+/* Whether calls of graph g can keep their intermediates: no loop, and no side
+ * effect that a rerun for the gradient does not stage (trace_quiet). */
+static bool tffn_splittable(const Graph *g) {
+  for (int i = 0; i < g->nnodes; i++) {
+    const GraphNode *nd = &g->nodes[i];
+    if (nd->kind == GN_WHILE) return false;
+    if (nd->kind == GN_OP && (nd->op->flags & OPF_STATEFUL) && (nd->op->flags & OPF_NOOUT)) return false;
+    for (int k = 0; k < 2; k++)
+      if (nd->sub[k] && !tffn_splittable(nd->sub[k])) return false;
+  }
+  return true;
+}
+
+/* Body of the joint trace: tffn_bwd_trace's, self having a fifth item, a list
+ * that receives per input whether its gradient is a tensor (and one item more
+ * when a forward result is not a tensor, so that the split is not used).
+ * Returns (input gradients, forward results). */
+static Val tffn_fwdbwd_body(Val self, int n, const Val *args, const Kw *kw) {
+  (void)n; (void)kw;
+  Val fwd;
+  Val res = tffn_bwd_trace(self, args, &fwd);
+  Val has = ((Tuple *)self.u.o)->items[4];
+  List *rl = (List *)res.u.o, *fl = (List *)fwd.u.o;
+  bool ok = true;
+  for (tfs_i64 i = 0; i < rl->len; i++) list_append(has, val_bool(rl->items[i].tag != VT_NONE));
+  for (tfs_i64 i = 0; i < fl->len; i++) ok = ok && val_is(fl->items[i], &tensor_type);
+  if (!ok) list_append(has, val_none());   /* (one more item than inputs: the split is not used) */
+  Val r = tuple_pack(2, res, fwd);
+  val_decref(res);
+  val_decref(fwd);
+  return r;
+}
+
+/* Split joint graph j (inputs: nargs argument leaves, then nout output
+ * gradients; outputs: ng input gradients, then nout forward results) into c's
+ * forward and backward graphs.  NULL when the forward results depend on the
+ * output gradients (they never should). */
+static FwdBwd *tffn_split(Concrete *c, const Graph *j, int nargs, int nout, int ng) {
+  int nn = j->nnodes;
+  unsigned char *dep = calloc((size_t)nn + 1, 1);     /* depends on an output gradient: backward */
+  unsigned char *need = calloc((size_t)nn + 1, 1);    /* a forward node the backward reads */
+  int *off = malloc(sizeof(int) * (size_t)(nn + 1));  /* each node's first value in mid */
+  int *map = malloc(sizeof(int) * (size_t)(nn + 1));
+  const GraphRef **pre = calloc((size_t)nn + 1, sizeof(GraphRef *));
+  if (!dep || !need || !off || !map || !pre) rt_throw(ERR_MEMORY, "out of memory");
+  int hm = rt_hold_mem(dep);
+  rt_hold_mem(need);
+  rt_hold_mem(off);
+  rt_hold_mem(map);
+  rt_hold_mem(pre);
+  int nvals = 0;
+  for (int id = 0; id < nn; id++) {
+    const GraphNode *nd = &j->nodes[id];
+    off[id] = nvals;
+    nvals += nd->nout;
+    bool d = nd->kind == GN_PLACEHOLDER && nd->param >= nargs;
+    for (int i = 0; i < nd->nin + nd->ndyn && !d; i++) d = nd->in[i].node >= 0 && dep[nd->in[i].node];
+    for (int i = 0; i < nd->nctrl && !d; i++) d = dep[nd->ctrl[i]];
+    dep[id] = d;
+  }
+  int *mid = malloc(sizeof(int) * (size_t)(nvals + 1));   /* per value: its index among the kept values, or -1 */
+  GraphRef *mref = malloc(sizeof(GraphRef) * (size_t)(nvals + nargs + nout + 1));
+  if (!mid || !mref) rt_throw(ERR_MEMORY, "out of memory");
+  rt_hold_mem(mid);
+  rt_hold_mem(mref);
+  for (int i = 0; i < nvals; i++) mid[i] = -1;
+  int nmid = 0;
+  for (int id = 0; id <= nn; id++) {
+    /* values the backward part reads: inputs of backward nodes, and input gradients */
+    int nr = id < nn ? (dep[id] ? j->nodes[id].nin + j->nodes[id].ndyn : 0) : ng;
+    const GraphRef *rs = id < nn ? j->nodes[id].in : j->outputs;
+    for (int i = 0; i < nr; i++) {
+      GraphRef r = rs[i];
+      if (r.node < 0 || dep[r.node]) continue;
+      GraphNodeKind k = j->nodes[r.node].kind;
+      if (k == GN_CONST || k == GN_VARHANDLE) {
+        need[r.node] = 1;   /* copied into the backward graph */
+      } else if (mid[off[r.node] + r.out] < 0) {
+        mid[off[r.node] + r.out] = nmid;
+        mref[nmid++] = r;
+      }
+    }
+  }
+  bool ok = true;
+  for (int i = 0; i < nout; i++) ok = ok && !dep[j->outputs[ng + i].node];
+  FwdBwd *fb = NULL;
+  if (ok) {
+    fb = calloc(1, sizeof(FwdBwd));
+    if (!fb) rt_throw(ERR_MEMORY, "out of memory");
+    rt_hold_fn(fwdbwd_release, fb);
+    fb->nout = nout;
+    fb->nmid = nmid;
+    int last = -1, neff = 0;
+    /* forward: the argument placeholders, the nodes that do not depend on an output gradient */
+    Graph *fg = graph_new(c->name, c->name, NULL);
+    rt_hold_fn(graph_release_any, fg);
+    GraphRef *aref = mref + nmid;
+    for (int id = 0; id < nn; id++) {
+      const GraphNode *nd = &j->nodes[id];
+      pre[id] = dep[id] ? graph_skip_node : NULL;
+      if (nd->kind == GN_PLACEHOLDER && !dep[id]) {
+        aref[nd->param] = (GraphRef){graph_add_placeholder(fg, nd->name, &nd->outm[0]), 0};
+        pre[id] = &aref[nd->param];
+      }
+    }
+    graph_inline_sel(fg, j, pre, map, &last, &neff);
+    for (int i = 0; i < nout; i++) graph_add_output(fg, graph_inline_ref(map, pre, j->outputs[ng + i]));
+    for (int i = 0; i < nmid; i++) graph_add_output(fg, graph_inline_ref(map, pre, mref[i]));
+    /* backward: placeholders for the kept values and the output gradients, the
+     * nodes that depend on the latter, the constants and Variables they read */
+    char bname[256];
+    snprintf(bname, sizeof bname, "%s_grad", c->name);
+    Graph *bg = graph_new(bname, bname, NULL);
+    rt_hold_fn(graph_release_any, bg);
+    GraphRef *vref = malloc(sizeof(GraphRef) * (size_t)(nvals + 1));   /* per value: its placeholder */
+    if (!vref) rt_throw(ERR_MEMORY, "out of memory");
+    rt_hold_mem(vref);
+    for (int id = 0; id < nn; id++) {
+      const GraphNode *nd = &j->nodes[id];
+      pre[id] = dep[id] || need[id] ? NULL : graph_skip_node;
+      for (int o = 0; o < nd->nout; o++) vref[off[id] + o] = (GraphRef){-1, 0};
+    }
+    for (int i = 0; i < nmid; i++) {
+      GraphRef r = mref[i];
+      char nm[32];
+      snprintf(nm, sizeof nm, "kept_%d", i);
+      vref[off[r.node] + r.out] = (GraphRef){graph_add_placeholder(bg, nm, graph_meta(j, r)), 0};
+      pre[r.node] = &vref[off[r.node]];
+    }
+    fb->dym = malloc(sizeof(TMeta) * (size_t)(nout + 1));
+    if (!fb->dym) rt_throw(ERR_MEMORY, "out of memory");
+    for (int i = 0; i < nout; i++) {
+      const GraphNode *nd = &j->nodes[j->inputs[nargs + i]];
+      vref[off[j->inputs[nargs + i]]] = (GraphRef){graph_add_placeholder(bg, nd->name, &nd->outm[0]), 0};
+      pre[j->inputs[nargs + i]] = &vref[off[j->inputs[nargs + i]]];
+      fb->dym[i] = nd->outm[0];
+    }
+    last = -1;
+    neff = 0;
+    graph_inline_sel(bg, j, pre, map, &last, &neff);
+    for (int i = 0; i < ng; i++) graph_add_output(bg, graph_inline_ref(map, pre, j->outputs[i]));
+    fb->fp = exec_plan_new(fg);
+    fb->bp = exec_plan_new(bg);
+    graph_release(fg);   /* the plans hold them */
+    graph_release(bg);
+    free(vref);
+  }
+  rt_unhold(hm);
+  free(dep);
+  free(need);
+  free(off);
+  free(map);
+  free(pre);
+  free(mid);
+  free(mref);
+  return fb;
+}
+
+/* Bind call arguments to the wrapped function's parameters (borrowed). */
+static int tffn_bind(TfFunction *f, int n, const Val *args, const Kw *kw, Val *buf, int bufn, Val **out) {
+  const char *const *params;
+  int np = tffn_params(f->fn, &params);
+  if (np < 0) {
+    if (kw && kw->n) rt_throw(ERR_TYPE, "tf.function '%s': keyword arguments need a compiled .tfs function", f->name);
+    *out = (Val *)args;
+    return n;
+  }
+  Func *fn = (Func *)f->fn.u.o;
+  bool ext = tffn_ext(f);
+  if (!ext && (!kw || !kw->n) && n == np) {
+    *out = (Val *)args;
+    return n;
+  }
+  Val *b = np <= bufn ? buf : malloc(sizeof(Val) * (size_t)(np ? np : 1));
+  if (!b) rt_throw(ERR_MEMORY, "out of memory");
+  /* *args become one tuple argument, **kwargs one dict: both are structures
+   * whose tensors are graph inputs, as in TF's FunctionSpec. */
+  if (ext) args_bind_ext(fn->info, fn->ndefaults, fn->defaults, n, args, kw, b);
+  else args_bind(fn->info->name, np, params, fn->ndefaults, fn->defaults, n, args, kw, b);
+  *out = b;
+  return np;
+}
+
+/* Release what tffn_bind made. */
+static void tffn_unbind(TfFunction *f, Val *bound, const Val *args, const Val *bbuf) {
+  if (bound == args) return;
+  if (tffn_ext(f)) args_unbind(((Func *)f->fn.u.o)->info, bound);
+  if (bound != bbuf) free(bound);
+}
+
+static Concrete *tffn_find(TfFunction *f, const KeyBuf *k) {
+  tfs_u64 h = key_hash(k->p, k->len);
+  for (int i = f->nconc - 1; i >= 0; i--) {
+    Concrete *c = f->conc[i];
+    if (c->hash == h && c->keylen == k->len && !memcmp(c->key, k->p, k->len)) return c;
+  }
+  if (f->has_relaxed)
+    for (int i = f->nconc - 1; i >= 0; i--)
+      if (f->conc[i]->relaxed && key_accepts(f->conc[i]->key, k->p)) return f->conc[i];
+  return NULL;
+}
+
+static void tffn_remember_call(TfFunction *f, Concrete *c, bool exact_last, const KeyBuf *k, const size_t *off, int nb) {
+  f->last = c;
+  f->prev_is_last = exact_last;
+  if (exact_last) return;
+  if (!f->prev.p) kb_init(&f->prev);
+  f->prev.len = 0;
+  kb_put(&f->prev, k->p, k->len);
+  if (f->nprevoff < nb + 1) {
+    size_t *po = realloc(f->prevoff, sizeof(size_t) * (size_t)(nb + 1));
+    if (!po) rt_throw(ERR_MEMORY, "out of memory");
+    f->prevoff = po;
+    f->nprevoff = nb + 1;
+  }
+  memcpy(f->prevoff, off, sizeof(size_t) * (size_t)(nb + 1));
+}
+
+/* §8: warn when 5 of the last 10 calls traced, naming what changed. */
+static void tffn_history(TfFunction *f, bool traced, const KeyBuf *k, const size_t *off, int nb) {
+  f->hist = (f->hist << 1) | (traced ? 1u : 0u);
+  if (f->nhist < 10) f->nhist++;
+  if (!traced) return;
+  int count = __builtin_popcount(f->hist & ((1u << f->nhist) - 1));
+  if (count < 5) return;
+  StrBuf b;
+  sb_init(&b);
+  sb_printf(&b, "warning: %d out of the last %d calls to <tf.function %s> triggered retracing; ", count, f->nhist,
+            f->name);
+  /* the previous call's signature */
+  const unsigned char *pk = NULL;
+  const size_t *po = NULL;
+  if (f->last && f->prev_is_last) {
+    pk = f->last->key;
+    po = f->last->off;
+  } else if (f->prev.p && f->nprevoff == nb + 1) {
+    pk = f->prev.p;
+    po = f->prevoff;
+  }
+  bool named = false;
+  if (pk && po) {
+    for (int i = 0; i < nb; i++) {
+      size_t la = po[i + 1] - po[i], lb = off[i + 1] - off[i];
+      if (la == lb && !memcmp(pk + po[i], k->p + off[i], la)) continue;
+      const char *const *params;
+      int np = tffn_params(f->fn, &params);
+      char pn[32];
+      snprintf(pn, sizeof pn, "arg%d", i);
+      sb_printf(&b, "the signature changed in argument '%s': ", np == nb ? params[i] : pn);
+      key_desc(&b, pk + po[i]);
+      sb_puts(&b, " -> ");
+      key_desc(&b, k->p + off[i]);
+      sb_puts(&b, ". ");
+      named = true;
+      break;
+    }
+  }
+  if (!named) sb_puts(&b, "the call signature changed. ");
+  sb_puts(&b, "Pass tensors of one shape, use input_signature, or reduce_retracing=True.\n");
+  rt_flush();
+  fwrite(b.data, 1, b.len, stderr);
+  fflush(stderr);
+  sb_free(&b);
+  f->hist = 0;
+  f->nhist = 0;
+  f->nwarn++;
+}
+
+/* input_signature: check one argument against its spec structure, collecting leaves. */
+static void tffn_sig_check(TfFunction *f, const char *pname, Val spec, Val v, Leaves *lv) {
+  if (val_is(spec, &tffn_spec_type)) {
+    const TensorSpecObj *s = (const TensorSpecObj *)spec.u.o;
+    Tensor *t = val_as_tensor(v);
+    const char *why = NULL;
+    char wbuf[128];
+    if (!t || val_is(v, &variable_type)) {
+      why = "not a tensor";
+    } else if ((int)t->dtype != s->dtype) {
+      snprintf(wbuf, sizeof wbuf, "dtype %s is not %s", dtype_info[t->dtype].name, dtype_info[s->dtype].name);
+      why = wbuf;
+    } else if (s->rank >= 0 && t->rank != s->rank) {
+      snprintf(wbuf, sizeof wbuf, "rank %d is not %d", t->rank, s->rank);
+      why = wbuf;
+    } else {
+      for (int i = 0; s->rank >= 0 && i < t->rank && !why; i++)
+        if (s->dims[i] >= 0 && t->shape[i] != s->dims[i]) {
+          snprintf(wbuf, sizeof wbuf, "dimension %d is %lld, not %lld", i, (long long)t->shape[i], (long long)s->dims[i]);
+          why = wbuf;
+        }
+    }
+    if (why) {
+      StrBuf b;
+      sb_init(&b);
+      sb_printf(&b, "tf.function '%s' got an argument incompatible with its input_signature: argument '%s' must match ",
+                f->name, pname);
+      val_repr(&b, spec);
+      sb_puts(&b, ", but received ");
+      if (t && !val_is(v, &variable_type)) {
+        const char *dn = dtype_info[t->dtype].name;
+        sb_printf(&b, "%s %s tensor of shape ", dn[0] == 'i' ? "an" : "a", dn);
+        graph_shape_text(&b, t->rank, t->shape);
+        sb_printf(&b, " (%s)", why);
+      } else {
+        val_repr(&b, v);
+        sb_printf(&b, " (%s, %s)", val_type_name(v), why);
+      }
+      char msg[1024];
+      snprintf(msg, sizeof msg, "%s", b.data);
+      sb_free(&b);
+      /* errindex: tf.function '…' got an argument incompatible with its input_signature: argument '…' must match …, but received … */
+      rt_throw(ERR_TYPE, "%s", msg);
+    }
+    lv_push(lv, t);
+    return;
+  }
+  tfs_i64 ns, nv;
+  const Val *is, *iv;
+  seq_items(spec, &ns, &is);
+  if (!seq_items(v, &nv, &iv) || nv != ns)
+    rt_throw(ERR_TYPE, "tf.function '%s' got an argument incompatible with its input_signature: argument '%s' must be a "
+             "sequence of %lld tensors, but received %s", f->name, pname, (long long)ns, val_type_name(v));
+  for (tfs_i64 i = 0; i < ns; i++) tffn_sig_check(f, pname, is[i], iv[i], lv);
+}
+
+/* get_concrete_function(args) of a signature function: specs equal to the
+ * signature's, or tensors it accepts. */
+static bool tffn_equal_spec(Val spec, Val v) {
+  if (val_is(spec, &tffn_spec_type)) {
+    const TensorSpecObj *s = (const TensorSpecObj *)spec.u.o;
+    if (val_is(v, &tffn_spec_type)) {
+      const TensorSpecObj *o = (const TensorSpecObj *)v.u.o;
+      if (o->dtype != s->dtype || o->rank != s->rank) return false;
+      for (int i = 0; i < s->rank; i++)
+        if (o->dims[i] != s->dims[i]) return false;
+      return true;
+    }
+    Tensor *t = val_as_tensor(v);
+    return t && tffn_spec_accepts(s, t->dtype, t->rank, t->shape);
+  }
+  tfs_i64 ns, nv;
+  const Val *is, *iv;
+  if (!seq_items(spec, &ns, &is) || !seq_items(v, &nv, &iv) || ns != nv) return false;
+  for (tfs_i64 i = 0; i < ns; i++)
+    if (!tffn_equal_spec(is[i], iv[i])) return false;
+  return true;
+}
+
+/* The one concrete function of an input_signature. */
+/* The default of parameter i beyond the input_signature (VT_UNDEF: none). */
+static Val tffn_default(TfFunction *f, int i) {
+  if (!val_is(f->fn, &func_type)) return val_undef();
+  Func *fn = (Func *)f->fn.u.o;
+  int first = fn->info->nparams - fn->ndefaults;
+  return i >= first && i < fn->info->nparams ? fn->defaults[i - first] : val_undef();
+}
+
+static Concrete *tffn_sig_concrete(TfFunction *f, int nb, Val self) {
+  int so = tffn_self(f);
+  if (so && (val_is_undef(self) || self.tag != VT_OBJ))
+    rt_throw(ERR_TYPE, "tf.function '%s' is a method: get its concrete function from an instance ('obj.%s')", f->name,
+             strrchr(f->name, '.') ? strrchr(f->name, '.') + 1 : f->name);
+  for (int i = 0; i < f->nconc; i++)
+    if (!so || tffn_conc_self(f->conc[i], self)) return f->conc[i];
+  Tuple *sig = (Tuple *)f->sig.u.o;
+  const char *const *params;
+  int np = tffn_params(f->fn, &params);
+  if (np > nb) nb = np;   /* parameters after the signature take their defaults */
+  KeyBuf k;
+  kb_init(&k);
+  Leaves lv;
+  lv_init(&lv);
+  size_t offb[17], *off = nb < 16 ? offb : malloc(sizeof(size_t) * (size_t)(nb + 1));
+  Val *args = malloc(sizeof(Val) * (size_t)(nb + 1));
+  if (!off || !args) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < nb; i++) {
+    args[i] = i < so ? self : i - so < sig->len ? sig->items[i - so] : tffn_default(f, i);
+    off[i] = k.len;
+    key_arg(&k, args[i], &lv, KEY_SPECS);
+  }
+  off[nb] = k.len;
+  Concrete *c = tffn_trace(f, nb, args, k.p, k.len, off);
+  free(args);
+  if (off != offb) free(off);
+  lv_free(&lv);
+  kb_free(&k);
+  return c;
+}
+
+/* The input_signature covers the leading parameters; the rest keep their defaults. */
+static void tffn_sig_arity(TfFunction *f, int nb) {
+  tfs_i64 ns = ((Tuple *)f->sig.u.o)->len + tffn_self(f);
+  bool ok = ns == nb;
+  if (ns < nb) {
+    ok = true;
+    for (int i = (int)ns; i < nb; i++)
+      if (val_is_undef(tffn_default(f, i))) ok = false;
+  }
+  if (!ok)
+    rt_throw(ERR_TYPE, "tf.function '%s' takes %d argument%s but its input_signature has %lld entr%s", f->name, nb,
+             nb == 1 ? "" : "s", (long long)(ns - tffn_self(f)), ns - tffn_self(f) == 1 ? "y" : "ies");
+}
+
+/* Arguments beyond the input_signature must be their defaults (baked into the graph). */
+static void tffn_sig_extra(TfFunction *f, int nb, const Val *bound) {
+  const char *const *params;
+  int np = tffn_params(f->fn, &params);
+  for (int i = (int)((Tuple *)f->sig.u.o)->len + tffn_self(f); i < nb; i++) {
+    Val d = tffn_default(f, i);
+    bool same = d.tag == bound[i].tag && (d.tag != VT_OBJ ? val_eq(d, bound[i]) : d.u.o == bound[i].u.o);
+    if (!same)
+      rt_throw(ERR_TYPE, "tf.function '%s': argument '%s' is not in its input_signature, so it must keep its default value",
+               f->name, np == nb ? params[i] : "?");
+  }
+}
+
+/* A tf.function called while another is traced: it is traced on its own
+ * (cached by signature, symbolic arguments by dtype and shape, as TF does)
+ * and its graph is inlined into the caller's. */
+static Val tffn_call_traced(TfFunction *f, int n, const Val *args, const Kw *kw) {
+  TraceCtx *cx = trace_current();
+  Val bbuf[8], *bound;
+  int nb = tffn_bind(f, n, args, kw, bbuf, 8, &bound);
+  if (tape_any_recording()) {
+    /* A tape records the call's ops one by one: the function is traced into
+     * this graph instead of inlining its concrete graph (which the tape
+     * would not see), so its gradient is the one of the same code inline. */
+    if (!val_is_undef(f->sig)) {
+      tffn_sig_arity(f, nb);
+      tffn_sig_extra(f, nb, bound);
+    }
+    Val raw = tffn_ext(f) ? func_call_bound(f->fn, bound) : rt_call(f->fn, nb, bound, NULL);
+    int mark = rt_hold_val(raw);
+    Val r = tffn_result_tensors(raw, f->name);
+    rt_unhold(mark);
+    val_decref(raw);
+    tffn_unbind(f, bound, args, bbuf);
+    return r;
+  }
+  Leaves lv;
+  lv_init(&lv);
+  KeyBuf k;
+  kb_init(&k);
+  size_t offb[17], *off = nb < 16 ? offb : malloc(sizeof(size_t) * (size_t)(nb + 1));
+  if (!off) rt_throw(ERR_MEMORY, "out of memory");
+  Concrete *c;
+  if (!val_is_undef(f->sig)) {
+    tffn_sig_arity(f, nb);
+    tffn_sig_extra(f, nb, bound);
+    Tuple *sig = (Tuple *)f->sig.u.o;
+    int so = tffn_self(f);
+    for (int j = 0; j < sig->len; j++) {
+      int i = j + so;
+      Tensor *st = val_is_tensor(bound[i]) ? val_tensor(bound[i]) : NULL;
+      bool sym_ok = st && st->sym && val_is(sig->items[j], &tffn_spec_type) &&
+                    ((TensorSpecObj *)sig->items[j].u.o)->dtype == (int)st->dtype &&
+                    (((TensorSpecObj *)sig->items[j].u.o)->rank < 0 || ((TensorSpecObj *)sig->items[j].u.o)->rank == st->rank);
+      if (!sym_ok && !tffn_equal_spec(sig->items[j], bound[i])) {
+        const char *const *params;
+        int np = tffn_params(f->fn, &params);
+        tffn_sig_check(f, np == nb ? params[i] : "?", sig->items[j], bound[i], &lv);
+      }
+      key_arg(&k, bound[i], &lv, KEY_SYMBOLIC);
+    }
+    c = tffn_sig_concrete(f, nb, so ? bound[0] : val_undef());
+  } else {
+    for (int i = 0; i < nb; i++) {
+      off[i] = k.len;
+      key_arg(&k, bound[i], &lv, KEY_SYMBOLIC);
+    }
+    off[nb] = k.len;
+    for (int i = 0; i < f->nbusy; i++)
+      if (f->busy_len[i] == k.len && !memcmp(f->busy_key[i], k.p, k.len))
+        rt_throw(ERR_RECURSION,
+                 "tf.function '%s' calls itself with the same signature while it is being traced: recursion whose "
+                 "depth depends on a tensor value is not supported (recursion depth must be decided by Python values)",
+                 f->name);
+    c = tffn_find(f, &k);
+    if (!c) c = tffn_trace(f, nb, bound, k.p, k.len, off);
+  }
+  if (off != offb) free(off);
+  kb_free(&k);
+  if (lv.n != c->g->ninputs) rt_throw(ERR_RUNTIME, "tf.function '%s': internal: %d inputs for %d placeholders", f->name, lv.n, c->g->ninputs);
+  GraphRef *in = malloc(sizeof(GraphRef) * (size_t)(lv.n + 1));
+  GraphRef *outs = malloc(sizeof(GraphRef) * (size_t)(c->g->noutputs + 1));
+  Val *vals = malloc(sizeof(Val) * (size_t)(c->g->noutputs + 1));
+  if (!in || !outs || !vals) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < lv.n; i++) trace_ref(cx, val_obj(lv.t[i]), &in[i]);
+  graph_inline(cx->g, c->g, in, outs, &cx->last_effect, &cx->neffects);
+  for (int i = 0; i < c->g->noutputs; i++) vals[i] = trace_sym(cx->g, outs[i]);
+  Val r = val_is_undef(c->out_tmpl) ? val_incref(vals[0]) : nest_unflatten(c->out_tmpl, vals);
+  for (int i = 0; i < c->g->noutputs; i++) val_decref(vals[i]);
+  free(vals);
+  free(outs);
+  free(in);
+  lv_free(&lv);
+  tffn_unbind(f, bound, args, bbuf);
+  return r;
+}
+
+void (*tffn_sig_call_hook)(const char *name, int nin, Tensor **in, Val result);
+
+struct Graph *tffn_signature_graph(Val v, const char **name) {
+  if (!val_is(v, &tffn_type)) return NULL;
+  TfFunction *f = (TfFunction *)v.u.o;
+  if (val_is_undef(f->sig)) return NULL;
+  *name = f->name;
+  return tffn_sig_concrete(f, (int)((Tuple *)f->sig.u.o)->len, val_undef())->g;
+}
+
+static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
+  TfFunction *f = (TfFunction *)self.u.o;
+  if (tfmod_run_eagerly) return rt_call(f->fn, n, args, kw);
+  if (trace_active()) return tffn_call_traced(f, n, args, kw);
+  Val bbuf[8], *bound;
+  int nb = tffn_bind(f, n, args, kw, bbuf, 8, &bound);
+  Leaves lv;
+  lv_init(&lv);
+  Tensor *rng = op_tape_nactive && tape_any_recording() ? random_state_get() : NULL;   /* a gradient replays the draws */
+  int rmark = rng ? rt_hold_val(val_obj(rng)) : -1;
+  Concrete *c;
+  Val r;
+  if (!val_is_undef(f->sig)) {
+    tffn_sig_arity(f, nb);
+    tffn_sig_extra(f, nb, bound);
+    Tuple *sig = (Tuple *)f->sig.u.o;
+    int so = tffn_self(f);
+    for (int i = 0; i < sig->len; i++) {
+      const char *const *params;
+      int np = tffn_params(f->fn, &params);
+      char pn[32];
+      snprintf(pn, sizeof pn, "arg%d", i + so);
+      tffn_sig_check(f, np == nb ? params[i + so] : pn, sig->items[i], bound[i + so], &lv);
+    }
+    c = tffn_sig_concrete(f, nb, so ? bound[0] : val_undef());
+    r = rng ? tffn_run_record(c, nb, bound, &lv, rng) : tffn_run(c, lv.t);
+    if (tffn_sig_call_hook) tffn_sig_call_hook(f->name, lv.n, lv.t, r);
+  } else {
+    KeyBuf k;
+    kb_init(&k);
+    size_t offb[17], *off = nb < 16 ? offb : malloc(sizeof(size_t) * (size_t)(nb + 1));
+    if (!off) rt_throw(ERR_MEMORY, "out of memory");
+    for (int i = 0; i < nb; i++) {
+      off[i] = k.len;
+      key_arg(&k, bound[i], &lv, 0);
+    }
+    off[nb] = k.len;
+    c = f->last;
+    bool fast = c && !c->relaxed && c->keylen == k.len && !memcmp(c->key, k.p, k.len);
+    bool traced = false;
+    if (!fast) {
+      c = tffn_find(f, &k);
+      if (!c) {
+        KeyBuf rk;
+        kb_init(&rk);
+        bool relaxed = false;
+        if (f->reduce_retracing)
+          for (int i = f->nconc - 1; i >= 0 && !relaxed; i--) {
+            rk.len = 0;
+            relaxed = f->conc[i]->keylen > 0 && key_relax(f->conc[i]->key, k.p, &rk) && rk.len > 0;
+          }
+        if (relaxed) {
+          /* the relaxed key's offsets: same structure, so recompute by walking */
+          size_t roffb[17], *roff = nb < 16 ? roffb : malloc(sizeof(size_t) * (size_t)(nb + 1));
+          if (!roff) rt_throw(ERR_MEMORY, "out of memory");
+          const unsigned char *p = rk.p;
+          for (int i = 0; i < nb; i++) {
+            roff[i] = (size_t)(p - rk.p);
+            p = key_skip(p);
+          }
+          roff[nb] = rk.len;
+          c = tffn_find(f, &rk);
+          if (!c) c = tffn_trace(f, nb, bound, rk.p, rk.len, roff);
+          if (roff != roffb) free(roff);
+        } else {
+          c = tffn_trace(f, nb, bound, k.p, k.len, off);
+        }
+        kb_free(&rk);
+        traced = true;
+      }
+    }
+    tffn_history(f, traced, &k, off, nb);
+    tffn_remember_call(f, c, fast || (!c->relaxed && c->keylen == k.len && !memcmp(c->key, k.p, k.len)), &k, off, nb);
+    val_incref(val_obj(c));   /* the call keeps it alive even if the program drops the function */
+    if (off != offb) free(off);
+    kb_free(&k);
+    int mark = rt_hold_val(val_obj(c));   /* an error out of the graph (caught by try) releases it */
+    r = rng ? tffn_run_record(c, nb, bound, &lv, rng) : tffn_run(c, lv.t);
+    rt_unhold(mark);
+    val_decref(val_obj(c));
+  }
+  if (rng) {
+    rt_unhold(rmark);
+    val_decref(val_obj(rng));
+  }
+  f->last = c;
+  lv_free(&lv);
+  tffn_unbind(f, bound, args, bbuf);
+  return r;
+}
+
+/* ---- concrete function objects -------------------------------------------------------------------- */
+
+/* Match a value against an argument template for a concrete call, collecting
+ * (converted) leaves: tensors must have the traced dtype and a compatible shape. */
+static void tffn_conc_match(Concrete *c, Val tmpl, Val v, Leaves *lv, Val *owned, int *nowned) {
+  int idx;
+  if (tfdata_is_spec(tmpl)) {
+    bool ok = tfdata_is_dataset(v) && !tfdata_is_arg(v);
+    if (ok) {
+      KeyBuf a, b;
+      kb_init(&a);
+      kb_init(&b);
+      key_dataset(&a, tfdata_spec_element(tmpl));
+      key_dataset(&b, tfdata_element_spec(v));
+      ok = a.len == b.len && !memcmp(a.p, b.p, a.len);
+      kb_free(&a);
+      kb_free(&b);
+    }
+    if (!ok) {
+      StrBuf sb;
+      sb_init(&sb);
+      rt_hold_sb(&sb);
+      val_repr(&sb, tmpl);
+      sb_puts(&sb, ", got ");
+      if (tfdata_is_dataset(v)) val_repr(&sb, v);
+      else sb_puts(&sb, val_type_name(v));
+      sb_putc(&sb, '\0');
+      rt_throw(ERR_TYPE, "%s: expected a dataset matching %s", c->name, sb.data);
+    }
+    lv_push(lv, tfdata_handle(v));
+    return;
+  }
+  if (nest_is_leaf(tmpl, &idx)) {
+    const TMeta *m = &c->leafm[idx];
+    Tensor *t = val_as_tensor(v);
+    if (!t) {
+      t = tensor_from_val(v, m->dtype);
+      owned[(*nowned)++] = val_obj(t);
+    }
+    if (t->dtype != m->dtype)
+      rt_throw(ERR_INVALID_ARGUMENT,
+               "cannot compute %s as input #%d(zero-based) was expected to be a %s tensor but is a %s tensor", c->name,
+               idx, dtype_short_name(m->dtype), dtype_short_name(t->dtype));
+    bool ok = m->rank < 0 || m->rank == t->rank;
+    for (int i = 0; ok && m->rank >= 0 && i < m->rank; i++) ok = m->shape[i] < 0 || m->shape[i] == t->shape[i];
+    if (!ok) {
+      StrBuf a, b;
+      sb_init(&a);
+      sb_init(&b);
+      graph_shape_text(&a, m->rank, m->shape);
+      graph_shape_text(&b, t->rank, t->shape);
+      char msg[512];
+      snprintf(msg, sizeof msg,
+               "cannot compute %s as input #%d(zero-based) was expected to be a tensor of shape %s but has shape %s",
+               c->name, idx, a.data, b.data);
+      sb_free(&a);
+      sb_free(&b);
+      rt_throw(ERR_INVALID_ARGUMENT, "%s", msg);
+    }
+    lv_push(lv, t);
+    return;
+  }
+  tfs_i64 nt, nv;
+  const Val *it, *iv;
+  if (seq_items(tmpl, &nt, &it)) {
+    if (!seq_items(v, &nv, &iv) || nv != nt)
+      rt_throw(ERR_TYPE, "%s: expected a sequence of %lld values matching the traced signature, got %s", c->name,
+               (long long)nt, val_type_name(v));
+    for (tfs_i64 i = 0; i < nt; i++) tffn_conc_match(c, it[i], iv[i], lv, owned, nowned);
+    return;
+  }
+  if (val_is(tmpl, &dict_type)) {
+    if (!val_is(v, &dict_type)) rt_throw(ERR_TYPE, "%s: expected a dict, got %s", c->name, val_type_name(v));
+    Dict *d = (Dict *)tmpl.u.o;
+    for (tfs_i64 i = 0; i < d->used; i++) {
+      if (val_is_undef(d->keys[i])) continue;
+      Val e = dict_get(v, d->keys[i]);
+      if (val_is_undef(e)) rt_throw(ERR_KEY, "%s: missing key in argument", c->name);
+      tffn_conc_match(c, d->vals[i], e, lv, owned, nowned);
+      val_decref(e);
+    }
+  }
+}
+
+static bool tffn_has_leaf(Val tmpl) {
+  int idx;
+  if (nest_is_leaf(tmpl, &idx) || tfdata_is_spec(tmpl)) return true;
+  tfs_i64 n;
+  const Val *items;
+  if (seq_items(tmpl, &n, &items)) {
+    for (tfs_i64 i = 0; i < n; i++)
+      if (tffn_has_leaf(items[i])) return true;
+    return false;
+  }
+  if (val_is(tmpl, &dict_type)) {
+    Dict *d = (Dict *)tmpl.u.o;
+    for (tfs_i64 i = 0; i < d->used; i++)
+      if (!val_is_undef(d->keys[i]) && tffn_has_leaf(d->vals[i])) return true;
+  }
+  return false;
+}
+
+/* Argument v of a concrete call with each tensor leaf of its template tmpl replaced by the tensor the
+ * call ran with (lv, from *k on): a host number given for a tensor parameter becomes the tensor it was
+ * converted to, a constant for the gradient.  VT_UNDEF when a dataset argument leaves no tensor. */
+static Val tffn_conc_leaves(Val tmpl, Val v, const Leaves *lv, int *k) {
+  int idx;
+  if (tfdata_is_spec(tmpl)) return val_undef();
+  if (nest_is_leaf(tmpl, &idx)) return val_obj(tensor_retain(lv->t[(*k)++]));
+  tfs_i64 nt, nv;
+  const Val *it, *iv;
+  if (seq_items(tmpl, &nt, &it) && seq_items(v, &nv, &iv)) {
+    Val r = val_is(v, &list_type) ? list_new(nt) : tuple_new(nt);
+    int mark = rt_hold_val(r);
+    for (tfs_i64 i = 0; i < nt; i++) {
+      Val e = tffn_conc_leaves(it[i], iv[i], lv, k);
+      if (val_is_undef(e)) {
+        rt_unhold(mark);
+        val_decref(r);
+        return e;
+      }
+      if (val_is(r, &list_type)) {
+        list_append(r, e);
+        val_decref(e);
+      } else {
+        ((Tuple *)r.u.o)->items[i] = e;
+      }
+    }
+    rt_unhold(mark);
+    return r;
+  }
+  if (val_is(tmpl, &dict_type) && val_is(v, &dict_type)) {
+    Dict *d = (Dict *)tmpl.u.o;
+    Val r = dict_new();
+    int mark = rt_hold_val(r);
+    for (tfs_i64 i = 0; i < d->used; i++) {
+      if (val_is_undef(d->keys[i])) continue;
+      Val ve = dict_get(v, d->keys[i]);
+      rt_hold_val(ve);
+      Val e = tffn_conc_leaves(d->vals[i], ve, lv, k);
+      if (val_is_undef(e)) {
+        rt_unhold(mark);
+        val_decref(ve);
+        val_decref(r);
+        return e;
+      }
+      dict_set(r, d->keys[i], e);
+      val_decref(e);
+      val_decref(ve);
+    }
+    rt_unhold(mark);
+    return r;
+  }
+  return val_incref(v);
+}
+
+/* Trace f, the joint function of c, on args (key k, offsets off) and split
+ * its graph (nargs argument leaves, nout results, nsrc entry inputs whose
+ * gradients the trace notes in has). */
+static FwdBwd *tffn_fwdbwd_trace(Concrete *c, TfFunction *f, const Val *args, const KeyBuf *k, const size_t *off, Val has,
+                                 int nargs, int nout, int nsrc) {
+  Concrete *jc = tffn_trace(f, 2, args, k->p, k->len, off);
+  List *hl = (List *)has.u.o;
+  int ng = 0;
+  for (tfs_i64 i = 0; i < hl->len; i++) ng += rt_truthy(hl->items[i]);
+  if (hl->len != nsrc || jc->g->ninputs != nargs + nout || jc->g->noutputs != ng + nout) return NULL;
+  FwdBwd *fb = tffn_split(c, jc->g, nargs, nout, ng);
+  if (!fb) return NULL;
+  int mark = rt_hold_fn(fwdbwd_release, fb);
+  fb->nsrc = nsrc;
+  fb->has = malloc((size_t)nsrc + 1);
+  if (!fb->has) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < nsrc; i++) fb->has[i] = (unsigned char)rt_truthy(hl->items[i]);
+  rt_unhold(mark);
+  return fb;
+}
+
+/* The same, NULL when the trace fails: a gradient that cannot be traced is
+ * then raised by the rerun, when it is asked for. */
+static FwdBwd *tffn_fwdbwd_catch(Concrete *c, TfFunction *f, const Val *args, const KeyBuf *k, const size_t *off, Val has,
+                                 int nargs, int nout, int nsrc) {
+  FwdBwd *volatile fb = NULL;
+  RtTry t;
+  rt_try_push(&t);
+  if (setjmp(t.jb) == 0) {
+    fb = tffn_fwdbwd_trace(c, f, args, k, off, has, nargs, nout, nsrc);
+    rt_try_pop(&t);
+  } else {
+    rt_try_clear(&t);
+  }
+  return fb;
+}
+
+/* The tensor leaves of a call's arguments as specs of c's placeholders, in
+ * leaf order (ctx: a LeafSpecs), so that the joint trace has c's shapes,
+ * relaxed ones included. */
+typedef struct LeafSpecs { const Concrete *c; int k; } LeafSpecs;
+
+static Val tffn_leaf_spec(void *ctx, Val v) {
+  LeafSpecs *ls = ctx;
+  if (val_is(v, &list_type) || val_is(v, &tuple_type) || val_is(v, &dict_type)) return nest_map(v, tffn_leaf_spec, ctx);
+  if ((val_is(v, &tensor_type) || val_is(v, &ndarray_type)) && ls->k < ls->c->nleaves) {
+    const TMeta *m = &ls->c->leafm[ls->k++];
+    return tffn_spec_new(m->rank, m->shape, m->dtype, val_none());
+  }
+  return val_incref(v);
+}
+
+/* c's forward and backward graphs for a call with bound arguments bt (a
+ * tuple) and leaves lv, nsrc entry inputs: traced and split on first use;
+ * NULL when calls of c rerun the function for their gradient instead. */
+static FwdBwd *tffn_fwdbwd(Concrete *c, int w, Val bt, const Leaves *lv, int nsrc) {
+  if (c->fb_state[w]) return c->fb[w];
+  c->fb_state[w] = -1;
+  int nout = c->g->noutputs;
+  if (!tffn_splittable(c->g)) return NULL;
+  for (int i = 0; i < nout; i++)
+    if (graph_meta(c->g, c->g->outputs[i])->rank < 0) return NULL;
+  Val has = list_new(0);
+  int mark = rt_hold_val(has);
+  Val cfg = tuple_pack(5, c->fn, c->xs[w], val_bool(c->ext), val_undef(), has);
+  rt_hold_val(cfg);
+  ((Tuple *)cfg.u.o)->items[3] = str_from_cstr(c->name);
+  Val body = builtin_new("tf.function.<forward-backward>", tffn_fwdbwd_body, cfg, NULL);
+  rt_hold_val(body);
+  Val sf = tffn_make(body, val_none(), val_bool(false), val_none());
+  rt_hold_val(sf);
+  TfFunction *f = (TfFunction *)sf.u.o;
+  char jname[256];
+  snprintf(jname, sizeof jname, "%s_grad", c->name);   /* the joint graph's name (--dump-graphs), as the rerun's */
+  free(f->name);
+  f->name = strdup(jname);
+  if (!f->name) rt_throw(ERR_MEMORY, "out of memory");
+  Val dys = list_new(nout);   /* the output gradients: specs of the results */
+  rt_hold_val(dys);
+  for (int i = 0; i < nout; i++) {
+    const TMeta *m = graph_meta(c->g, c->g->outputs[i]);
+    Val sp = tffn_spec_new(m->rank, m->shape, m->dtype, val_none());
+    list_append(dys, sp);
+    val_decref(sp);
+  }
+  LeafSpecs ls = {c, 0};
+  Val specs = tffn_leaf_spec(&ls, bt);
+  rt_hold_val(specs);
+  Val args[2] = {specs, dys};
+  KeyBuf k;
+  kb_init(&k);
+  Leaves jl;
+  lv_init(&jl);
+  size_t off[3];
+  for (int i = 0; i < 2; i++) {
+    off[i] = k.len;
+    key_arg(&k, args[i], &jl, KEY_SPECS);
+  }
+  off[2] = k.len;
+  bool same = ls.k == lv->n && jl.n == lv->n + nout;   /* every leaf a spec, in c's order */
+  for (int i = 0; i < jl.n && same; i++) same = jl.t[i] == NULL;
+  FwdBwd *fb = same ? tffn_fwdbwd_catch(c, f, args, &k, off, has, lv->n, nout, nsrc) : NULL;
+  rt_unhold(mark);
+  kb_free(&k);
+  lv_free(&jl);
+  val_decref(has);
+  val_decref(cfg);
+  val_decref(body);
+  val_decref(sf);
+  val_decref(dys);
+  val_decref(specs);
+  c->fb[w] = fb;
+  c->fb_state[w] = fb ? 1 : -1;
+  return fb;
+}
+
+/* The gradient of a call run by its forward graph.  self: (concrete function,
+ * kept values, the rerun gradient's configuration, variant w); args: one gradient per
+ * output.  Runs the backward graph, or the rerun when a tape records the
+ * gradient (higher order) or a gradient's shape differs from its output's. */
+static Val tffn_split_grad(Val self, int n, const Val *args, const Kw *kw) {
+  const Val *s = ((Tuple *)self.u.o)->items;
+  FwdBwd *fb = ((Concrete *)s[0].u.o)->fb[s[3].u.i];
+  bool direct = n == fb->nout && !tape_any_recording();
+  for (int i = 0; i < n && direct; i++) {
+    const Tensor *t = val_is(args[i], &tensor_type) ? val_tensor(args[i]) : NULL;
+    direct = t && !t->sym && t->dtype == fb->dym[i].dtype && t->rank == fb->dym[i].rank;
+    for (int d = 0; direct && d < t->rank; d++) direct = fb->dym[i].shape[d] < 0 || t->shape[d] == fb->dym[i].shape[d];
+  }
+  if (!direct) return tffn_call_grad(s[2], n, args, kw);
+  Tuple *mt = (Tuple *)s[1].u.o;
+  int ng = 0;
+  for (int i = 0; i < fb->nsrc; i++) ng += fb->has[i];
+  Tensor **io = malloc(sizeof(Tensor *) * (size_t)(fb->nmid + n + ng + 1));
+  if (!io) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = rt_hold_mem(io);
+  for (int i = 0; i < fb->nmid; i++) io[i] = val_tensor(mt->items[i]);
+  for (int i = 0; i < n; i++) io[fb->nmid + i] = val_tensor(args[i]);
+  Tensor **gs = io + fb->nmid + n;
+  exec_run(fb->bp, io, gs);
+  Val res = list_new(fb->nsrc);
+  for (int i = 0, k = 0; i < fb->nsrc; i++) {
+    list_append(res, fb->has[i] ? val_obj(gs[k]) : val_none());
+    if (fb->has[i]) tensor_release(gs[k++]);
+  }
+  rt_unhold(mark);
+  free(io);
+  return res;
+}
+
+/* The results of a recorded call are new tensors, as TF's function outputs
+ * are: one that is an argument, or an earlier result, becomes a view of it,
+ * so that the tape entry's outputs differ from its inputs and each other (a
+ * gradient would flow through the entry to itself, or twice). */
+static void tffn_distinct_outputs(Tensor **outs, int no, const Leaves *lv) {
+  for (int i = 0; i < no; i++) {
+    Tensor *t = outs[i];
+    bool dup = false;
+    for (int j = 0; j < lv->n && !dup; j++) dup = t == lv->t[j];
+    for (int j = 0; j < i && !dup; j++) dup = t == outs[j];
+    if (!dup || dtype_holds_refs(t->dtype)) continue;
+    outs[i] = tensor_view(t, t->rank, t->shape, t->strides, t->offset);
+    tensor_release(t);
+  }
+}
+
+/* Run c on the leaves lv of an eager call (bound: its nb bound arguments) and
+ * record the call on the tapes that watch one of its inputs.  rng: the random
+ * state before the call, which a rerun for the gradient draws from again. */
+static Val tffn_run_record(Concrete *c, int nb, const Val *bound, const Leaves *lv, Tensor *rng) {
+  int nin, w;
+  Val *in = tffn_tape_inputs(c, lv, &nin, &w);
+  int mark = rt_hold_mem(in);
+  if (!tape_would_record(nin, in)) {
+    rt_unhold(mark);
+    free(in);
+    return tffn_run(c, lv->t);
+  }
+  Val bt = rt_tuple(nb, bound);
+  rt_hold_val(bt);
+  Val rerun = tuple_pack(3, tffn_bwd_fn(c, w), bt, val_obj(rng));
+  rt_hold_val(rerun);
+  FwdBwd *fb = tffn_fwdbwd(c, w, bt, lv, nin);
+  Val r, gf;
+  int no = fb ? fb->nout + fb->nmid : c->g->noutputs;
+  Tensor **outs = malloc(sizeof(Tensor *) * (size_t)(no + 1));
+  if (!outs) rt_throw(ERR_MEMORY, "out of memory");
+  rt_hold_mem(outs);
+  if (fb) {
+    exec_run(fb->fp, lv->t, outs);
+    tffn_distinct_outputs(outs, fb->nout, lv);
+    Val mids = tuple_new(fb->nmid);   /* owns the kept values */
+    for (int i = 0; i < fb->nmid; i++) ((Tuple *)mids.u.o)->items[i] = val_obj(outs[fb->nout + i]);
+    Val cfg = tuple_pack(4, val_obj(c), mids, rerun, val_int(w));
+    val_decref(mids);
+    gf = builtin_new("tf.function.<call gradient>", tffn_split_grad, cfg, NULL);
+    val_decref(cfg);
+    rt_hold_val(gf);
+    r = tffn_result(c, outs, fb->nout);
+  } else {
+    gf = builtin_new("tf.function.<call gradient>", tffn_call_grad, rerun, NULL);
+    rt_hold_val(gf);
+    exec_run(c->plan, lv->t, outs);
+    tffn_distinct_outputs(outs, no, lv);
+    r = tffn_result(c, outs, no);
+  }
+  rt_hold_val(r);
+  Val ol = list_new(0);
+  rt_hold_val(ol);
+  tffn_tensor_leaves(r, ol, true);
+  tape_record_custom(nin, in, ol, gf);
+  rt_unhold(mark);
+  free(in);
+  free(outs);
+  val_decref(bt);
+  val_decref(rerun);
+  val_decref(gf);
+  val_decref(ol);
+  return r;
+}
+
+/* A call of concrete function c under a recording tape is recorded as a call
+ * of its tf.function: the arguments it was traced with, the tensor ones
+ * replaced by the tensors the call ran with (np parameters, indices pi, values
+ * vals; a host number given for a tensor parameter by the tensor it was
+ * converted to): the backward reruns fn on them.  Returns the call's result. */
+static Val tffn_conc_record(Concrete *c, int np, const int *pi, const Val *vals, const Leaves *lv, Tensor *rng) {
+  Val bt = tuple_new(c->nparams);
+  int mark = rt_hold_val(bt);
+  Tuple *tm = (Tuple *)c->args_tmpl.u.o, *b = (Tuple *)bt.u.o;
+  for (int i = 0; i < c->nparams; i++) b->items[i] = val_incref(tm->items[i]);
+  int k = 0;
+  bool ok = true;
+  for (int i = 0; i < np && ok; i++) {
+    Val e = tffn_conc_leaves(tm->items[pi[i]], vals[i], lv, &k);
+    ok = !val_is_undef(e);
+    TFS_DECREF(b->items[pi[i]]);
+    b->items[pi[i]] = ok ? e : val_none();
+  }
+  Val r = ok && k == lv->n ? tffn_run_record(c, c->nparams, b->items, lv, rng) : tffn_run(c, lv->t);
+  rt_unhold(mark);
+  val_decref(bt);
+  return r;
+}
+
+/* A concrete function takes the parameters that hold tensors (host arguments
+ * are baked into its graph), positionally or by name. */
+static Val tffn_conc_call(Val self, int n, const Val *args, const Kw *kw) {
+  Concrete *c = (Concrete *)self.u.o;
+  if (trace_active()) return rt_call(c->fn, n, args, kw);
+  Tuple *tm = (Tuple *)c->args_tmpl.u.o;
+  int np = 0;
+  const char *pb[16], **pn = c->nparams <= 16 ? pb : malloc(sizeof(char *) * (size_t)c->nparams);
+  int ib[16], *pi = c->nparams <= 16 ? ib : malloc(sizeof(int) * (size_t)c->nparams);
+  if (!pn || !pi) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < c->nparams; i++)
+    if (tffn_has_leaf(tm->items[i])) {
+      pn[np] = c->params[i];
+      pi[np++] = i;
+    }
+  Val vb[16], *vals = np <= 16 ? vb : malloc(sizeof(Val) * (size_t)(np ? np : 1));
+  if (!vals) rt_throw(ERR_MEMORY, "out of memory");
+  args_bind(c->name, np, pn, 0, NULL, n, args, kw, vals);
+  Leaves lv;
+  lv_init(&lv);
+  Val ob[16], *owned = c->nleaves <= 16 ? ob : malloc(sizeof(Val) * (size_t)c->nleaves);
+  int nowned = 0;
+  for (int i = 0; i < np; i++) tffn_conc_match(c, tm->items[pi[i]], vals[i], &lv, owned, &nowned);
+  val_incref(self);
+  int mark = rt_hold_val(self);
+  Tensor *rng = op_tape_nactive && tape_any_recording() ? random_state_get() : NULL;   /* a gradient replays the draws */
+  if (rng) rt_hold_val(val_obj(rng));
+  Val r = rng ? tffn_conc_record(c, np, pi, vals, &lv, rng) : tffn_run(c, lv.t);
+  if (rng) val_decref(val_obj(rng));
+  rt_unhold(mark);
+  val_decref(self);
+  for (int i = 0; i < nowned; i++) val_decref(owned[i]);
+  if (owned != ob) free(owned);
+  lv_free(&lv);
+  if (vals != vb) free(vals);
+  if (pn != pb) free(pn);
+  if (pi != ib) free(pi);
+  return r;
+}
+
+/* pretty_printed_signature: TF's layout. */
+static void tffn_pp_leafspec(StrBuf *b, const TMeta *m) {
+  sb_printf(b, "%s Tensor, shape=", dtype_info[m->dtype].name);
+  graph_shape_text(b, m->rank, m->shape);
+}
+
+/* Structure text with <k> markers for every leaf; leaves collected in order. */
+static void tffn_pp_struct(StrBuf *b, Val tmpl, Val *leaves, int *nleaves) {
+  tfs_i64 n;
+  const Val *items;
+  if (seq_items(tmpl, &n, &items)) {
+    bool list = val_is(tmpl, &list_type);
+    sb_putc(b, list ? '[' : '(');
+    for (tfs_i64 i = 0; i < n; i++) {
+      if (i) sb_puts(b, ", ");
+      tffn_pp_struct(b, items[i], leaves, nleaves);
+    }
+    if (!list && n == 1) sb_putc(b, ',');
+    sb_putc(b, list ? ']' : ')');
+    return;
+  }
+  if (val_is(tmpl, &dict_type)) {
+    Dict *d = (Dict *)tmpl.u.o;
+    sb_putc(b, '{');
+    bool first = true;
+    for (tfs_i64 i = 0; i < d->used; i++) {
+      if (val_is_undef(d->keys[i])) continue;
+      if (!first) sb_puts(b, ", ");
+      first = false;
+      val_repr(b, d->keys[i]);
+      sb_puts(b, ": ");
+      tffn_pp_struct(b, d->vals[i], leaves, nleaves);
+    }
+    sb_putc(b, '}');
+    return;
+  }
+  leaves[*nleaves] = tmpl;
+  sb_printf(b, "<%d>", ++*nleaves);
+}
+
+static int tffn_count_leaves(Val tmpl) {
+  tfs_i64 n;
+  const Val *items;
+  if (seq_items(tmpl, &n, &items)) {
+    int k = 0;
+    for (tfs_i64 i = 0; i < n; i++) k += tffn_count_leaves(items[i]);
+    return k;
+  }
+  if (val_is(tmpl, &dict_type)) {
+    Dict *d = (Dict *)tmpl.u.o;
+    int k = 0;
+    for (tfs_i64 i = 0; i < d->used; i++)
+      if (!val_is_undef(d->keys[i])) k += tffn_count_leaves(d->vals[i]);
+    return k;
+  }
+  return 1;
+}
+
+static void tffn_pp_value(StrBuf *b, Val tmpl, const TMeta *metas) {
+  int idx;
+  if (nest_is_leaf(tmpl, &idx)) {
+    tffn_pp_leafspec(b, &metas[idx]);
+    return;
+  }
+  if (!tffn_has_leaf(tmpl) || tfdata_is_spec(tmpl)) {
+    val_repr(b, tmpl);
+    return;
+  }
+  int n = tffn_count_leaves(tmpl);
+  Val *leaves = malloc(sizeof(Val) * (size_t)(n + 1));
+  if (!leaves) rt_throw(ERR_MEMORY, "out of memory");
+  int k = 0;
+  tffn_pp_struct(b, tmpl, leaves, &k);
+  for (int i = 0; i < k; i++) {
+    sb_printf(b, "\n      <%d>: ", i + 1);
+    if (nest_is_leaf(leaves[i], &idx)) tffn_pp_leafspec(b, &metas[idx]);
+    else val_repr(b, leaves[i]);
+  }
+  free(leaves);
+}
+
+static void tffn_pp_concrete(StrBuf *b, const Concrete *c) {
+  sb_printf(b, "%s(", c->name);
+  Tuple *defs = (Tuple *)c->defaults.u.o;
+  for (int i = 0; i < c->nparams; i++) {
+    if (i) sb_puts(b, ", ");
+    sb_puts(b, c->params[i]);
+    if (!val_is_undef(defs->items[i])) {
+      sb_putc(b, '=');
+      val_repr(b, defs->items[i]);
+    }
+  }
+  sb_puts(b, ")\n");
+  Tuple *tm = (Tuple *)c->args_tmpl.u.o;
+  if (c->nparams) sb_puts(b, "  Args:\n");
+  for (int i = 0; i < c->nparams; i++) {
+    sb_printf(b, "    %s: ", c->params[i]);
+    tffn_pp_value(b, tm->items[i], c->leafm);
+    sb_putc(b, '\n');
+  }
+  sb_puts(b, "  Returns:\n    ");
+  /* output metas are the graph outputs' */
+  int no = c->g->noutputs;
+  TMeta *om = malloc(sizeof(TMeta) * (size_t)(no + 1));
+  if (!om) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < no; i++) om[i] = *graph_meta(c->g, c->g->outputs[i]);
+  if (val_is_undef(c->out_tmpl)) tffn_pp_leafspec(b, &om[0]);
+  else tffn_pp_value(b, c->out_tmpl, om);
+  free(om);
+}
+
+//! ConcreteFunction.pretty_printed_signature(verbose=True)
+//!   The concrete function's inputs and outputs with their dtypes and shapes, as text.
+static Val tffn_conc_pp_m(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "pretty_printed_signature", .sig = "verbose=True"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  StrBuf b;
+  sb_init(&b);
+  tffn_pp_concrete(&b, (Concrete *)self.u.o);
+  size_t len = b.len;
+  return str_take(sb_steal(&b), (tfs_i64)len);
+}
+
+/* concrete.graph: a FuncGraph value. */
+typedef struct GraphObj { Obj hdr; Graph *g; } GraphObj;
+
+static void tffn_graph_free(Obj *o) {
+  graph_release(((GraphObj *)o)->g);
+  free(o);
+}
+
+static void tffn_graph_repr(StrBuf *b, Val v) { sb_printf(b, "<FuncGraph name=%s>", ((GraphObj *)v.u.o)->g->name); }
+
+//! FuncGraph.as_graph_def(add_shapes=False)
+//!   The graph as a GraphDef protocol buffer with TensorFlow's op names: str() gives the text format,
+//!   SerializeToString() the binary.
+static Val tffn_graph_def_m(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "as_graph_def", .sig = "add_shapes=False"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  return graphdef_obj_new(((GraphObj *)self.u.o)->g);
+}
+
+//! FuncGraph.as_text()
+//!   tfs's own listing of the graph, one node per line (inputs, dtypes, shapes, attributes).
+/* graph.as_text(): tfs's one-node-per-line form (inputs, dtypes, shapes, attributes). */
+static Val tffn_graph_text_m(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "as_text", .sig = ""};
+  args_parse(&spec, n, args, kw, NULL);
+  StrBuf b;
+  sb_init(&b);
+  graph_text(&b, ((GraphObj *)self.u.o)->g);
+  size_t len = b.len;
+  return str_take(sb_steal(&b), (tfs_i64)len);
+}
+
+//! FuncGraph.as_dot()
+//!   The graph in Graphviz DOT format.
+static Val tffn_graph_dot_m(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "as_dot", .sig = ""};
+  args_parse(&spec, n, args, kw, NULL);
+  StrBuf b;
+  sb_init(&b);
+  graph_dot(&b, ((GraphObj *)self.u.o)->g);
+  size_t len = b.len;
+  return str_take(sb_steal(&b), (tfs_i64)len);
+}
+
+static Val tffn_refs_list(Graph *g, int n, const GraphRef *refs, const int *ids) {
+  Val l = list_new(n);
+  for (int i = 0; i < n; i++) {
+    Val t = trace_sym(g, refs ? refs[i] : (GraphRef){ids[i], 0});
+    list_append(l, t);
+    val_decref(t);
+  }
+  return l;
+}
+
+static Val tffn_graph_getattr(Val self, const char *name) {
+  Graph *g = ((GraphObj *)self.u.o)->g;
+  if (!strcmp(name, "as_graph_def")) return builtin_new("FuncGraph.as_graph_def", tffn_graph_def_m, self, NULL);
+  if (!strcmp(name, "as_text")) return builtin_new("FuncGraph.as_text", tffn_graph_text_m, self, NULL);
+  if (!strcmp(name, "as_dot")) return builtin_new("FuncGraph.as_dot", tffn_graph_dot_m, self, NULL);
+  if (!strcmp(name, "name")) return str_from_cstr(g->name);
+  if (!strcmp(name, "inputs")) return tffn_refs_list(g, g->ninputs, NULL, g->inputs);
+  if (!strcmp(name, "outputs")) return tffn_refs_list(g, g->noutputs, g->outputs, NULL);
+  return val_undef();
+}
+
+static const Type tffn_graph_type = {
+  .name = "FuncGraph", .free = tffn_graph_free, .repr = tffn_graph_repr, .getattr = tffn_graph_getattr,
+  .hash = obj_identity_hash,
+};
+
+static void tffn_conc_repr(StrBuf *b, Val v) {
+  const Concrete *c = (const Concrete *)v.u.o;
+  sb_printf(b, "<ConcreteFunction %s(", c->name);
+  for (int i = 0; i < c->nparams; i++) sb_printf(b, "%s%s", i ? ", " : "", c->params[i]);
+  sb_puts(b, ")>");
+}
+
+static Val tffn_conc_getattr(Val self, const char *name) {
+  Concrete *c = (Concrete *)self.u.o;
+  if (!strcmp(name, "graph")) {
+    GraphObj *go = obj_new(&tffn_graph_type, sizeof(GraphObj));
+    go->g = graph_retain(c->g);
+    return val_obj(go);
+  }
+  if (!strcmp(name, "pretty_printed_signature"))
+    return builtin_new("ConcreteFunction.pretty_printed_signature", tffn_conc_pp_m, self, NULL);
+  if (!strcmp(name, "name") || !strcmp(name, "__name__")) return str_from_cstr(c->name);
+  if (!strcmp(name, "inputs")) return tffn_refs_list(c->g, c->g->ninputs, NULL, c->g->inputs);
+  if (!strcmp(name, "outputs")) return tffn_refs_list(c->g, c->g->noutputs, c->g->outputs, NULL);
+  return val_undef();
+}
+
+static const Type tffn_conc_type = {
+  .name = "ConcreteFunction", .free = tffn_conc_free, .repr = tffn_conc_repr, .getattr = tffn_conc_getattr,
+  .call = tffn_conc_call, .hash = obj_identity_hash,
+};
+
+/* ---- function object methods ---------------------------------------------------------------------- */
+
+//! Function.get_concrete_function(*args, **kwargs)
+//!   Traces the function (if not already traced) for the given arguments or tf.TensorSpecs and returns the concrete
+//!   function, whose graph attribute is the traced graph.
+static Val tffn_get_concrete_m(Val self, int n, const Val *args, const Kw *kw) {
+  TfFunction *f = (TfFunction *)self.u.o;
+  Val bbuf[8], *bound = (Val *)args;   /* args until tffn_bind binds */
+  Concrete *c;
+  int nb = 0;
+  if (!val_is_undef(f->sig)) {
+    /* the signature's one concrete function; arguments, if any, must fit it */
+    int so = tffn_self(f);
+    nb = (int)((Tuple *)f->sig.u.o)->len + so;
+    Val me = val_undef();
+    if (so && n == 1 && (!kw || !kw->n)) {
+      me = args[0];   /* obj.method.get_concrete_function(): the bound method passes self alone */
+    } else if (n || (kw && kw->n)) {
+      nb = tffn_bind(f, n, args, kw, bbuf, 8, &bound);
+      tffn_sig_arity(f, nb);
+      tffn_sig_extra(f, nb, bound);
+      Tuple *sig = (Tuple *)f->sig.u.o;
+      for (int i = 0; i < sig->len; i++)
+        if (!tffn_equal_spec(sig->items[i], bound[i + so]))
+          rt_throw(ERR_VALUE, "tf.function '%s': get_concrete_function arguments do not match its input_signature",
+                   f->name);
+      if (so) me = bound[0];
+    }
+    c = tffn_sig_concrete(f, nb, me);
+  } else {
+    nb = tffn_bind(f, n, args, kw, bbuf, 8, &bound);
+    KeyBuf k;
+    kb_init(&k);
+    Leaves lv;
+    lv_init(&lv);
+    size_t offb[17], *off = nb < 16 ? offb : malloc(sizeof(size_t) * (size_t)(nb + 1));
+    if (!off) rt_throw(ERR_MEMORY, "out of memory");
+    for (int i = 0; i < nb; i++) {
+      off[i] = k.len;
+      key_arg(&k, bound[i], &lv, KEY_SPECS);
+    }
+    off[nb] = k.len;
+    c = tffn_find(f, &k);
+    if (!c) c = tffn_trace(f, nb, bound, k.p, k.len, off);
+    if (off != offb) free(off);
+    lv_free(&lv);
+    kb_free(&k);
+  }
+  tffn_unbind(f, bound, args, bbuf);
+  return val_incref(val_obj(c));
+}
+
+//! Function.pretty_printed_concrete_signatures(verbose=True)
+//!   The signatures of every concrete function traced so far, as text.
+static Val tffn_pp_all_m(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "pretty_printed_concrete_signatures", .sig = "verbose=True"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  TfFunction *f = (TfFunction *)self.u.o;
+  StrBuf b;
+  sb_init(&b);
+  for (int i = 0; i < f->nconc; i++) {
+    if (i) sb_puts(&b, "\n\n");
+    tffn_pp_concrete(&b, f->conc[i]);
+  }
+  size_t len = b.len;
+  if (!b.data) return str_new("", 0);
+  return str_take(sb_steal(&b), (tfs_i64)len);
+}
+
+//! Function.experimental_get_tracing_count()
+//!   How many times the function has been traced (a retrace adds one).
+static Val tffn_tracing_count_m(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "experimental_get_tracing_count", .sig = ""};
+  args_parse(&spec, n, args, kw, NULL);
+  return val_int(((TfFunction *)self.u.o)->ntraces);
+}
+
+static Val tffn_getattr(Val self, const char *name) {
+  TfFunction *f = (TfFunction *)self.u.o;
+  if (!strcmp(name, "get_concrete_function"))
+    return builtin_new("Function.get_concrete_function", tffn_get_concrete_m, self, NULL);
+  if (!strcmp(name, "pretty_printed_concrete_signatures"))
+    return builtin_new("Function.pretty_printed_concrete_signatures", tffn_pp_all_m, self, NULL);
+  if (!strcmp(name, "experimental_get_tracing_count"))
+    return builtin_new("Function.experimental_get_tracing_count", tffn_tracing_count_m, self, NULL);
+  if (!strcmp(name, "python_function")) return val_incref(f->fn);
+  if (!strcmp(name, "__name__") || !strcmp(name, "name")) return str_from_cstr(f->name);
+  if (!strcmp(name, "input_signature")) return val_is_undef(f->sig) ? val_none() : val_incref(f->sig);
+  return val_undef();
+}
+
+static void tffn_repr(StrBuf *b, Val v) { sb_printf(b, "<tf.function %s>", ((TfFunction *)v.u.o)->name); }
+
+static const Type tffn_type;
+Val tffn_python_fn(Val v) { return val_is(v, &tffn_type) ? ((TfFunction *)v.u.o)->fn : val_undef(); }
+
+static const Type tffn_type = {
+  .name = "Function", .free = tffn_free, .repr = tffn_repr, .getattr = tffn_getattr, .call = tffn_call,
+  .hash = obj_identity_hash,
+};
+
+/* ---- tf.function ---------------------------------------------------------------------------------- */
+
+static void tffn_check_sig(Val v) {
+  if (val_is(v, &tffn_spec_type)) return;
+  tfs_i64 n;
+  const Val *items;
+  if (!seq_items(v, &n, &items))
+    rt_throw(ERR_TYPE, "input_signature must be a list of tf.TensorSpec, got an item of type %s", val_type_name(v));
+  for (tfs_i64 i = 0; i < n; i++) tffn_check_sig(items[i]);
+}
+
+static Val tffn_make(Val fn, Val sig, Val reduce, Val jit) {
+  if (fn.tag != VT_OBJ || !fn.u.o->type->call) rt_throw(ERR_TYPE, "tf.function: expected a function, got %s", val_type_name(fn));
+  TfFunction *f = obj_new(&tffn_type, sizeof(TfFunction));
+  memset((char *)f + sizeof(Obj), 0, sizeof(TfFunction) - sizeof(Obj));
+  f->fn = val_incref(fn);
+  const char *nm = "function";
+  if (val_is(fn, &func_type)) nm = ((Func *)fn.u.o)->info->name;
+  else if (val_is(fn, &tffn_type)) nm = ((TfFunction *)fn.u.o)->name;
+  else if (val_is(fn, &builtin_type)) nm = ((Builtin *)fn.u.o)->name;
+  f->name = strdup(nm);
+  if (!f->name) rt_throw(ERR_MEMORY, "out of memory");
+  f->sig = val_undef();
+  f->jit_compile = val_incref(jit);
+  if (sig.tag != VT_NONE && sig.tag != VT_UNDEF) {
+    tfs_i64 n;
+    const Val *items;
+    if (!seq_items(sig, &n, &items))
+      rt_throw(ERR_TYPE, "input_signature must be a list or tuple of tf.TensorSpec, got %s", val_type_name(sig));
+    for (tfs_i64 i = 0; i < n; i++) tffn_check_sig(items[i]);
+    f->sig = rt_tuple((int)n, items);
+  }
+  f->reduce_retracing = rt_truthy(reduce);
+  return val_obj(f);
+}
+
+static ArgSpec tffn_spec_fn = {
+  .what = "tf.function",
+  .sig = "func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False, "
+         "experimental_relax_shapes=None, experimental_compile=None, name=None"};
+
+static Val tffn_make_callable(Val fn, Val sig, Val reduce, Val jit);
+
+/* @tf.function(input_signature=...): the decorator remembers its options. */
+static Val tffn_decorator(Val self, int n, const Val *args, const Kw *kw) {
+  if (n != 1 || (kw && kw->n)) rt_throw(ERR_TYPE, "tf.function decorator takes exactly one function");
+  Tuple *o = (Tuple *)self.u.o;
+  return tffn_make_callable(args[0], o->items[0], o->items[1], o->items[2]);
+}
+
+/* tf.function(obj) on an object with __call__, or on a bound method: the
+ * method's function is traced with the receiver as its first (host) argument,
+ * as a method decorated in its class is, so keyword arguments bind by the
+ * method's signature and the receiver keys the trace cache by identity. */
+static Val tffn_make_callable(Val fn, Val sig, Val reduce, Val jit) {
+  Val recv = val_undef(), inner = val_undef();
+  if (val_is(fn, &bound_type) && val_is(((Bound *)fn.u.o)->fn, &func_type)) {
+    recv = ((Bound *)fn.u.o)->self;
+    inner = val_incref(((Bound *)fn.u.o)->fn);
+  } else if (val_is(fn, &inst_type)) {
+    inner = class_find(((Inst *)fn.u.o)->klass, "__call__");
+    if (val_is(inner, &func_type)) recv = fn;
+  }
+  if (val_is_undef(recv)) {
+    val_decref(inner);
+    return tffn_make(fn, sig, reduce, jit);
+  }
+  int mark = rt_hold_val(inner);
+  Val f = tffn_make(inner, sig, reduce, jit);
+  rt_unhold(mark);
+  val_decref(inner);
+  Val r = bound_new(f, recv);
+  val_decref(f);
+  return r;
+}
+
+//! tf.function(func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False, experimental_relax_shapes=None, experimental_compile=None, name=None)
+//!   Compiles a Python function into graphs: AutoGraph converts its control flow, each new input signature traces
+//!   a concrete function, and later calls with the same signature run the graph. Usable as @tf.function or
+//!   @tf.function(input_signature=[...]).
+static Val tffn_function(Val self, int n, const Val *args, const Kw *kw) {
+  Val a[8];
+  args_parse(&tffn_spec_fn, n, args, kw, a);
+  Val reduce = a[4];
+  if (!rt_truthy(reduce) && a[5].tag != VT_NONE && a[5].tag != VT_UNDEF) reduce = a[5];
+  if (a[1].tag != VT_NONE && a[1].tag != VT_UNDEF && !seq_items(a[1], &(tfs_i64){0}, &(const Val *){0}))
+    rt_throw(ERR_TYPE, "input_signature must be a list or tuple of tf.TensorSpec, got %s", val_type_name(a[1]));
+  if (a[0].tag == VT_NONE || a[0].tag == VT_UNDEF) {
+    Val opts = tuple_pack(3, a[1], reduce, a[3]);
+    Val d = builtin_new("tf.function.<decorator>", tffn_decorator, opts, NULL);
+    val_decref(opts);
+    return d;
+  }
+  return tffn_make_callable(a[0], a[1], reduce, a[3]);
+}
+
+/* tf.autograph.to_code(f) */
+//! tf.autograph.to_code(entity, recursive=True, experimental_optional_features=None)
+//!   The AutoGraph-converted source of a function (or tf.function) as a string.
+static Val tffn_to_code(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "tf.autograph.to_code", .sig = "entity, recursive=True, experimental_optional_features=None"};
+  Val a[3];
+  args_parse(&spec, n, args, kw, a);
+  Val fn = a[0];
+  if (val_is(fn, &bound_type)) fn = ((Bound *)fn.u.o)->fn;   /* a method: its function, as TF converts it */
+  if (val_is(fn, &tffn_type)) fn = ((TfFunction *)fn.u.o)->fn;
+  if (!val_is(fn, &func_type)) rt_throw(ERR_TYPE, "tf.autograph.to_code: expected a function, got %s", val_type_name(fn));
+  const FuncInfo *info = ((Func *)fn.u.o)->info;
+  const char *src = info->source ? info->source : info->converted ? info->converted->source : NULL;
+  if (!src) rt_throw(ERR_VALUE, "tf.autograph.to_code: no converted code is available for '%s'", info->name);
+  return str_from_cstr(src);
+}
+
+/* tf.autograph.experimental.set_loop_options: the converter reads its
+ * arguments; at run time it does nothing, as in TF. */
+//! tf.autograph.experimental.set_loop_options(parallel_iterations=None, swap_memory=None, maximum_iterations=None, shape_invariants=None)
+//!   Called first in a loop body, gives options to the loop AutoGraph builds (e.g. maximum_iterations); does nothing at run time.
+static Val tffn_set_loop_options(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "tf.autograph.experimental.set_loop_options",
+                         .sig = "parallel_iterations=None, swap_memory=None, maximum_iterations=None, shape_invariants=None"};
+  Val a[4];
+  args_parse(&spec, n, args, kw, a);
+  return val_none();
+}
+
+static Val tffn_ag_exp_attr(const char *name) {
+  if (!strcmp(name, "set_loop_options"))
+    return builtin_new("tf.autograph.experimental.set_loop_options", tffn_set_loop_options, val_undef(), NULL);
+  return val_undef();
+}
+
+//! tf.autograph
+//!   AutoGraph utilities: to_code and experimental.set_loop_options.
+static Val tffn_ag_attr(const char *name) {
+  if (!strcmp(name, "to_code")) return builtin_new("tf.autograph.to_code", tffn_to_code, val_undef(), NULL);
+  if (!strcmp(name, "experimental")) return module_native("tf.autograph.experimental", tffn_ag_exp_attr);
+  return val_undef();
+}
+
+/* ---- tf.Variable inside a trace -------------------------------------------------------------------- */
+
+static Val tffn_variable_hook(Val initial, Val name, bool trainable, Val dtype) {
+  if (!trace_active()) return val_undef();
+  void *tok = trace_enter_init_scope(&initial);
+  Val v = variable_new(initial, name, trainable, dtype);
+  trace_leave_init_scope(tok);
+  return v;
+}
+
+/* ---- registration ------------------------------------------------------------------------------------ */
+
+void tffn_set_eager(bool on) { tfmod_run_eagerly = on; }
+
+void tffn_init(void) {
+  static bool done;
+  if (done) return;
+  done = true;
+  static const struct { const char *name; BuiltinFn fn; } fns[] = {
+    {"function", tffn_function},
+    {"TensorSpec", tffn_tensorspec},
+  };
+  for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+    char q[64];
+    snprintf(q, sizeof q, "tf.%s", fns[i].name);
+    Val b = builtin_new(strdup(q), fns[i].fn, val_undef(), NULL);
+    tfmod_register(fns[i].name, b);
+    val_decref(b);
+  }
+  Val ag = module_native("tf.autograph", tffn_ag_attr);
+  tfmod_register("autograph", ag);
+  val_decref(ag);
+  tfmod_variable_hook = tffn_variable_hook;
+}
+
+__attribute__((constructor)) static void tffn_ctor(void) { tffn_init(); }
+
+/* The structure of TensorSpecs a concrete function returns (tf.data's map and
+ * filter read their element_spec from it). */
+Val tffn_output_spec(Val conc) {
+  const Concrete *c = (const Concrete *)conc.u.o;
+  int no = c->g->noutputs;
+  Val *specs = malloc(sizeof(Val) * (size_t)(no + 1));
+  if (!specs) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < no; i++) {
+    const TMeta *m = graph_meta(c->g, c->g->outputs[i]);
+    specs[i] = tffn_spec_new(m->rank, m->shape, m->dtype, val_none());
+  }
+  Val r = val_is_undef(c->out_tmpl) ? (no ? val_incref(specs[0]) : val_none()) : nest_unflatten(c->out_tmpl, specs);
+  for (int i = 0; i < no; i++) val_decref(specs[i]);
+  free(specs);
+  return r;
+}
+
+/* ---- tf.saved_model (savedmodel.c) ------------------------------------------------------------ */
+
+bool tffn_is(Val v) { return val_is(v, &tffn_type); }
+
+Val tffn_saved_concretes(Val fnv, Val self) {
+  TfFunction *f = (TfFunction *)fnv.u.o;
+  int so = tffn_self(f);
+  const char *const *params;
+  int np = tffn_params(f->fn, &params);
+  bool method = np > 0 && !strcmp(params[0], "self");
+  if (!val_is_undef(f->sig)) tffn_sig_concrete(f, (int)((Tuple *)f->sig.u.o)->len + so, so ? self : val_undef());
+  Val l = list_new(f->nconc);
+  for (int i = 0; i < f->nconc; i++)
+    if (!method || tffn_conc_self(f->conc[i], self)) list_append(l, val_obj(f->conc[i]));
+  return l;
+}
+
+bool tffn_conc_info(Val conc, TffnConcInfo *out) {
+  if (!val_is(conc, &tffn_conc_type)) return false;
+  Concrete *c = (Concrete *)conc.u.o;
+  out->name = c->name;
+  out->g = c->g;
+  out->nparams = c->nparams;
+  out->params = c->params;
+  out->args_tmpl = c->args_tmpl;
+  out->out_tmpl = c->out_tmpl;
+  return true;
+}

@@ -1,0 +1,95 @@
+/* ctxmgr.c — the built-in context managers tf.name_scope(name) and tf.device(name).
+ *
+ * How a C type takes part in `with` (docs/language.md): the statement looks up
+ * `__enter__` and `__exit__` through the type's getattr slot, so the type
+ * returns them as builtins bound to the object (builtin_new(name, fn, self,
+ * NULL)).  __enter__ gets no arguments and returns the `as` value; __exit__
+ * gets (type, value, traceback) — three Nones on a normal exit — and returns
+ * a true value to swallow the exception. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/graph.h"
+#include "modules/modules.h"
+#include "object/object.h"
+#include "modules/tfmod.h"
+#include "object/value.h"
+
+typedef struct CtxMgr {
+  Obj hdr;
+  bool device;                /* tf.device: accepted, no effect on CPU */
+  Val name;                   /* owned str */
+  int entered;                /* times entered and not exited: a tf.Module's scope is re-entered by nested calls */
+} CtxMgr;
+
+static const Type ctxmgr_type;
+
+static Val cm_enter(Val self, int n, const Val *args, const Kw *kw) {
+  (void)args;
+  (void)kw;
+  if (n) rt_throw(ERR_TYPE, "__enter__() takes no arguments (%d given)", n);
+  CtxMgr *c = (CtxMgr *)self.u.o;
+  if (c->device) return val_none();
+  const char *full = graph_scope_push(str_cstr(c->name));
+  c->entered++;
+  return str_from_cstr(full);
+}
+
+static Val cm_exit(Val self, int n, const Val *args, const Kw *kw) {
+  (void)args;
+  (void)kw;
+  if (n != 3) rt_throw(ERR_TYPE, "__exit__() takes 3 arguments (%d given)", n);
+  CtxMgr *c = (CtxMgr *)self.u.o;
+  if (c->entered) {
+    graph_scope_pop();
+    c->entered--;
+  }
+  return val_bool(false);
+}
+
+static Val cm_getattr(Val self, const char *name) {
+  if (!strcmp(name, "__enter__")) return builtin_new("__enter__", cm_enter, self, NULL);
+  if (!strcmp(name, "__exit__")) return builtin_new("__exit__", cm_exit, self, NULL);
+  if (!strcmp(name, "name")) return val_incref(((CtxMgr *)self.u.o)->name);
+  return val_undef();
+}
+
+static void cm_free(Obj *o) {
+  val_decref(((CtxMgr *)o)->name);
+  free(o);
+}
+
+static void cm_repr(StrBuf *b, Val v) {
+  sb_printf(b, "<%s object at %p>", ((CtxMgr *)v.u.o)->device ? "tf.device" : "tf.name_scope", (void *)v.u.o);
+}
+
+static const Type ctxmgr_type = {
+  .name = "name_scope",
+  .free = cm_free,
+  .repr = cm_repr,
+  .getattr = cm_getattr,
+};
+
+/* tf.name_scope(name) / tf.device(device_name) */
+static Val cm_new(bool device, int n, const Val *args, const Kw *kw) {
+  static ArgSpec specs[2] = {{.what = "tf.name_scope", .sig = "name"}, {.what = "tf.device", .sig = "device_name"}};
+  Val name;
+  args_parse(&specs[device], n, args, kw, &name);
+  if (!val_is(name, &str_type))
+    rt_throw(ERR_TYPE, "%s: name must be a string, not %s", specs[device].what, val_type_name(name));
+  CtxMgr *c = obj_new(&ctxmgr_type, sizeof(CtxMgr));
+  c->device = device;
+  c->name = val_incref(name);
+  c->entered = 0;
+  return val_obj(c);
+}
+
+Val tf_name_scope(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  return cm_new(false, n, args, kw);
+}
+
+Val tf_device(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  return cm_new(true, n, args, kw);
+}

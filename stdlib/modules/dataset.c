@@ -1,0 +1,1490 @@
+/* dataset.c — tf.data.Dataset: sources, transformations, element_spec/cardinality, reprs and eager iteration.
+ *
+ * A dataset is an immutable node over its input(s); iterating creates a chain
+ * of iterator states, one per node.  Elements are structures (a tensor, or
+ * tuples/dicts of them) described by element_spec, a structure of TensorSpecs.
+ * map/filter/reduce functions are wrapped in tf.function and traced once, on
+ * the element_spec, when the transformation is created (as TF does).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "object/object.h"
+#include "kernels/ops.h"
+#include "modules/upops.h"
+#include "function/tffunction.h"
+#include "modules/tfdata.h"
+#include "formats/graphdef.h"
+#include "formats/iofile.h"
+#include "modules/tfmod.h"
+#include "formats/tfrecord.h"
+#include "graph/trace.h"
+
+#define CARD_INFINITE (-1)
+#define CARD_UNKNOWN (-2)
+
+typedef enum DsKind {     /* ORDER DSKIND: ds_class[] follows it */
+  DS_SLICES, DS_TENSORS, DS_RANGE, DS_ZIP, DS_MAP, DS_FILTER, DS_BATCH, DS_SHUFFLE, DS_TAKE, DS_SKIP,
+  DS_REPEAT, DS_PREFETCH, DS_CACHE, DS_PMAP, DS_TFRECORD, DS_ARG,
+} DsKind;
+static const char *const ds_class[] = {
+  "_TensorSliceDataset", "_TensorDataset", "_RangeDataset", "_ZipDataset", "_MapDataset", "_FilterDataset",
+  "_BatchDataset", "_ShuffleDataset", "_TakeDataset", "_SkipDataset", "_RepeatDataset", "_PrefetchDataset",
+  "_CacheDataset", "_ParallelMapDataset", "TFRecordDatasetV2", "_VariantDataset",
+};
+
+typedef struct Dataset {
+  Obj hdr;
+  DsKind kind;
+  Val spec;                   /* element_spec (owned) */
+  Val src;                    /* the input dataset, a tuple of them (zip), or the sliced structure (owned) */
+  Val fn;                     /* map/filter: the traced ConcreteFunction (owned) or VT_UNDEF */
+  tfs_i64 a, b, c;            /* range start/stop/step; batch size; buffer size; take/skip/repeat count */
+  bool flag;                  /* batch drop_remainder; shuffle reshuffle_each_iteration */
+  bool seeded;                /* shuffle: a seed (op or global) was given */
+  tfs_i64 seed, epoch;        /* shuffle: seed and the iterations begun so far */
+  tfs_i64 card;
+  bool traced;                /* created while tracing: the graph rebuilds it on every run */
+  Val cached;                 /* cache(): list of the elements once one pass finished (VT_UNDEF before) */
+  Tensor *handle;             /* a real dataset fed to a graph: its int64 handle (lazily made, owned) */
+} Dataset;
+
+static const Type ds_type;
+static bool is_ds(Val v) { return val_is(v, &ds_type); }
+
+static void handle_drop(Dataset *d);
+
+static void ds_free(Obj *o) {
+  Dataset *d = (Dataset *)o;
+  handle_drop(d);
+  val_decref(d->spec);
+  val_decref(d->src);
+  val_decref(d->fn);
+  val_decref(d->cached);
+  free(d);
+}
+
+static Dataset *ds_new(DsKind kind, Val spec, Val src, tfs_i64 card) {
+  Dataset *d = obj_new(&ds_type, sizeof(Dataset));
+  memset((char *)d + sizeof(Obj), 0, sizeof(Dataset) - sizeof(Obj));
+  d->kind = kind;
+  d->spec = spec;             /* adopted */
+  d->src = val_incref(src);
+  d->fn = val_undef();
+  d->cached = val_undef();
+  d->card = card;
+  d->traced = trace_active();
+  return d;
+}
+
+/* A dataset built inside a tf.function is rebuilt on each call in TF: its
+ * shuffles start again from their first order (a seeded one repeats it). */
+static void ds_rebuild(Dataset *d) {
+  d->epoch = 0;
+  if (d->kind == DS_CACHE) { val_decref(d->cached); d->cached = val_undef(); }
+  if (is_ds(d->src)) ds_rebuild((Dataset *)d->src.u.o);
+  else if (d->kind == DS_ZIP)
+    for (tfs_i64 i = 0; i < ((Tuple *)d->src.u.o)->len; i++) ds_rebuild((Dataset *)((Tuple *)d->src.u.o)->items[i].u.o);
+}
+
+/* ---- structures ------------------------------------------------------------------
+ * Elements and specs are a leaf, or tuples/dicts of structures (lists become
+ * tensors, as TF converts them). */
+
+
+typedef Val (*LeafFn)(void *ctx, Val leaf);
+
+static Val st_map(Val v, LeafFn f, void *ctx) {
+  if (val_is(v, &tuple_type)) {
+    Tuple *t = (Tuple *)v.u.o;
+    Val r = tuple_new(t->len);
+    int mark = rt_hold_val(r);
+    for (tfs_i64 i = 0; i < t->len; i++) ((Tuple *)r.u.o)->items[i] = st_map(t->items[i], f, ctx);
+    rt_unhold(mark);
+    return r;
+  }
+  if (val_is(v, &dict_type)) {
+    Val keys = dict_keys_list(v), r = dict_new();
+    int mark = rt_hold_val(keys);
+    rt_hold_val(r);
+    List *kl = (List *)keys.u.o;
+    for (tfs_i64 i = 0; i < kl->len; i++) {
+      Val x = dict_get(v, kl->items[i]);
+      int m2 = rt_hold_val(x);
+      Val y = st_map(x, f, ctx);
+      rt_unhold(m2);
+      val_decref(x);
+      dict_set(r, kl->items[i], y);
+      val_decref(y);
+    }
+    rt_unhold(mark);
+    val_decref(keys);
+    return r;
+  }
+  return f(ctx, v);
+}
+
+/* n structures of one shape, leaf by leaf: f gets the n leaves at one position. */
+typedef Val (*LeavesFn)(void *ctx, Val *leaves, int n);
+static Val st_zipmap(Val *vs, int n, LeavesFn f, void *ctx) {
+  Val v = vs[0];
+  if (val_is(v, &tuple_type)) {
+    Tuple *t = (Tuple *)v.u.o;
+    Val r = tuple_new(t->len);
+    int mark = rt_hold_val(r);
+    Val *sub = malloc(sizeof(Val) * (size_t)n);
+    if (!sub) rt_throw(ERR_MEMORY, "out of memory");
+    rt_hold_mem(sub);
+    for (tfs_i64 i = 0; i < t->len; i++) {
+      for (int k = 0; k < n; k++) sub[k] = ((Tuple *)vs[k].u.o)->items[i];
+      ((Tuple *)r.u.o)->items[i] = st_zipmap(sub, n, f, ctx);
+    }
+    rt_unhold(mark);
+    free(sub);
+    return r;
+  }
+  if (val_is(v, &dict_type)) {
+    Val keys = dict_keys_list(v), r = dict_new();
+    int mark = rt_hold_val(keys);
+    rt_hold_val(r);
+    Val *sub = calloc((size_t)n, sizeof(Val));
+    if (!sub) rt_throw(ERR_MEMORY, "out of memory");
+    tfs_i64 nn = n;
+    rt_hold_vals(&sub, &nn);
+    List *kl = (List *)keys.u.o;
+    for (tfs_i64 i = 0; i < kl->len; i++) {
+      for (int k = 0; k < n; k++) { val_decref(sub[k]); sub[k] = dict_get(vs[k], kl->items[i]); }
+      Val y = st_zipmap(sub, n, f, ctx);
+      dict_set(r, kl->items[i], y);
+      val_decref(y);
+    }
+    rt_unhold(mark);
+    for (int k = 0; k < n; k++) val_decref(sub[k]);
+    free(sub);
+    val_decref(keys);
+    return r;
+  }
+  return f(ctx, vs, n);
+}
+
+/* A leaf as an eager tensor (owned). */
+static Tensor *leaf_tensor(Val v, const char *what) {
+  Tensor *t = val_as_tensor(v);
+  if (t && t->sym) rt_throw(ERR_TYPE, "%s: a symbolic tensor cannot feed a dataset built outside a tf.function", what);
+  if (t && val_is(v, &variable_type)) return val_tensor(op_apply1(OP_READ_VARIABLE, v));
+  if (t) return tensor_retain(t);
+  return tensor_from_val(v, -1);
+}
+
+static Val to_tensor_leaf(void *ctx, Val leaf) { return val_obj(leaf_tensor(leaf, (const char *)ctx)); }
+
+static Val spec_of_leaf(void *ctx, Val leaf) {
+  int drop = ctx ? *(int *)ctx : 0;   /* leading dims dropped (slices) */
+  Tensor *t = val_tensor(leaf);
+  return tffn_spec_new(t->rank - drop, t->shape + drop, t->dtype, val_none());
+}
+
+static TensorSpecObj *spec_obj(Val s) { return (TensorSpecObj *)s.u.o; }
+
+/* ---- sources ------------------------------------------------------------------------ */
+
+static Val ds_val(Dataset *d) { return val_obj(d); }
+
+/* st_map callback of from_tensor_slices: the leaves' leading dimensions agree (ctx: rows so far). */
+static Val check_rows(void *ctx, Val leaf) {
+  tfs_i64 *rows = ctx;
+  Tensor *t = val_tensor(leaf);
+  if (t->rank == 0) rt_throw(ERR_VALUE, "Unbatching a tensor is only supported for rank >= 1");
+  if (*rows >= 0 && t->shape[0] != *rows)
+    rt_throw(ERR_VALUE, "Dimensions %lld and %lld are not compatible", (long long)*rows, (long long)t->shape[0]);
+  *rows = t->shape[0];
+  return val_none();
+}
+
+//! tf.data.Dataset.from_tensor_slices(tensors, name=None)
+//!   A dataset of the slices of a tensor (or of a tuple or dict of tensors) along their first dimension.
+static Val ds_from_tensor_slices(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "tf.data.Dataset.from_tensor_slices", .sig = "tensors, name=None"};
+  Val a[2];
+  args_parse(&spec, n, args, kw, a);
+  Val st = st_map(a[0], to_tensor_leaf, "tf.data.Dataset.from_tensor_slices");
+  int mark = rt_hold_val(st);
+  /* every leaf must have the same leading dimension */
+  tfs_i64 rows = -1;
+  val_decref(st_map(st, check_rows, &rows));
+  int one = 1;
+  Val sp = st_map(st, spec_of_leaf, &one);
+  rt_unhold(mark);
+  Dataset *d = ds_new(DS_SLICES, sp, st, rows < 0 ? 0 : rows);
+  val_decref(st);
+  return ds_val(d);
+}
+
+//! tf.data.Dataset.from_tensors(tensors, name=None)
+//!   A dataset with one element: the given tensor or structure.
+static Val ds_from_tensors(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "tf.data.Dataset.from_tensors", .sig = "tensors, name=None"};
+  Val a[2];
+  args_parse(&spec, n, args, kw, a);
+  Val st = st_map(a[0], to_tensor_leaf, "tf.data.Dataset.from_tensors");
+  int mark = rt_hold_val(st);
+  Val sp = st_map(st, spec_of_leaf, NULL);
+  rt_unhold(mark);
+  Dataset *d = ds_new(DS_TENSORS, sp, st, 1);
+  val_decref(st);
+  return ds_val(d);
+}
+
+static tfs_i64 int_arg(Val v, const char *what) {
+  Tensor *t = val_as_tensor(v);
+  if (t && !t->sym && t->size == 1 && dtype_info[t->dtype].is_int) return tensor_get_i(t, 0);
+  return val_to_index(v, what);
+}
+
+//! tf.data.Dataset.range(start, stop=None, step=1, output_type=tf.int64)
+//!   A dataset of the int64 scalars start, start + step, ... below stop, as Python range.
+static Val ds_range(Val self, int n, const Val *args, const Kw *kw) {
+  tfs_i64 v[3] = {0, 0, 1};
+  int np = 0;
+  Val dt = val_undef();
+  for (int i = 0; kw && i < kw->n; i++) {
+    if (!strcmp(kw->names[i], "output_type")) dt = kw->vals[i];
+    else if (strcmp(kw->names[i], "name")) rt_throw(ERR_TYPE, "range() got an unexpected keyword argument '%s'", kw->names[i]);
+  }
+  if (n < 1 || n > 3) rt_throw(ERR_TYPE, "tf.data.Dataset.range takes 1 to 3 positional arguments (%d given)", n);
+  for (int i = 0; i < n; i++) v[i] = int_arg(args[i], "tf.data.Dataset.range");
+  np = n;
+  tfs_i64 start = np == 1 ? 0 : v[0], stop = np == 1 ? v[0] : v[1], step = np == 3 ? v[2] : 1;
+  if (step == 0) rt_throw(ERR_INVALID_ARGUMENT, "step must be a non-zero integer.");
+  DType odt = DT_INT64;
+  if (!val_is_undef(dt) && !val_as_dtype(dt, &odt)) dtype_fail(dt);
+  tfs_i64 card = step > 0 ? (stop > start ? (stop - start + step - 1) / step : 0)
+                          : (start > stop ? (start - stop + (-step) - 1) / (-step) : 0);
+  Dataset *d = ds_new(DS_RANGE, tffn_spec_new(0, NULL, odt, val_none()), val_undef(), card);
+  d->a = start;
+  d->b = stop;
+  d->c = step;
+  return ds_val(d);
+}
+
+//! tf.data.Dataset.zip(datasets)
+//!   A dataset of tuples of the elements of several datasets, ending with the shortest.
+static Val ds_zip(Val self, int n, const Val *args, const Kw *kw) {
+  /* zip((a, b)) or zip(a, b): a structure of datasets */
+  Val srcs;
+  if (n == 1 && val_is(args[0], &tuple_type)) srcs = val_incref(args[0]);
+  else if (n == 1 && is_ds(args[0])) srcs = val_incref(args[0]);
+  else {
+    srcs = tuple_new(n);
+    for (int i = 0; i < n; i++) ((Tuple *)srcs.u.o)->items[i] = val_incref(args[i]);
+  }
+  (void)kw;
+  int mark = rt_hold_val(srcs);
+  if (!val_is(srcs, &tuple_type)) rt_throw(ERR_TYPE, "tf.data.Dataset.zip expects a tuple of datasets");
+  Tuple *t = (Tuple *)srcs.u.o;
+  Val sp = tuple_new(t->len);
+  rt_hold_val(sp);
+  tfs_i64 card = CARD_INFINITE;
+  for (tfs_i64 i = 0; i < t->len; i++) {
+    if (!is_ds(t->items[i]))
+      rt_throw(ERR_TYPE, "The argument to `Dataset.zip()` must be a (nested) structure of `Dataset` objects, not %s",
+               val_type_name(t->items[i]));
+    Dataset *c = (Dataset *)t->items[i].u.o;
+    ((Tuple *)sp.u.o)->items[i] = val_incref(c->spec);
+    if (c->card == CARD_UNKNOWN) card = card == CARD_INFINITE ? CARD_UNKNOWN : card;
+    else if (c->card >= 0 && (card < 0 || c->card < card)) card = c->card;
+  }
+  if (t->len == 0) card = 0;
+  rt_unhold(mark);
+  Dataset *d = ds_new(DS_ZIP, sp, srcs, card);
+  val_decref(srcs);
+  return ds_val(d);
+}
+
+/* ---- transformations -------------------------------------------------------------- */
+
+/* Wrap f in tf.function and trace it on the element spec (a tuple spec is passed as
+ * separate arguments, as TF unpacks it); returns the ConcreteFunction. */
+static Val trace_fn(Val f, Val spec, Val extra_first) {
+  Val tffn = tfmod_lookup("function");
+  int mark = rt_hold_val(tffn);
+  Val w = rt_call(tffn, 1, &f, NULL);
+  rt_hold_val(w);
+  Val gcf = rt_getattr(w, "get_concrete_function");
+  rt_hold_val(gcf);
+  Val args[64];
+  int na = 0;
+  if (!val_is_undef(extra_first)) args[na++] = extra_first;
+  if (val_is(spec, &tuple_type) && val_is_undef(extra_first)) {
+    Tuple *t = (Tuple *)spec.u.o;
+    if (t->len > 63) rt_throw(ERR_VALUE, "tf.data: elements with more than 63 components are not supported");
+    for (tfs_i64 i = 0; i < t->len; i++) args[na++] = t->items[i];
+  } else {
+    args[na++] = spec;
+  }
+  Val c = rt_call(gcf, na, args, NULL);
+  rt_unhold(mark);
+  val_decref(gcf);
+  val_decref(w);
+  val_decref(tffn);
+  return c;
+}
+
+static Val call_fn(Val c, Val elem) {
+  if (val_is(elem, &tuple_type)) {
+    Tuple *t = (Tuple *)elem.u.o;
+    return rt_call(c, (int)t->len, t->items, NULL);
+  }
+  return rt_call(c, 1, &elem, NULL);
+}
+
+static Dataset *self_ds(Val self) { return (Dataset *)self.u.o; }
+
+static Dataset *derive(Val self, DsKind kind, Val spec, tfs_i64 card) {
+  return ds_new(kind, spec, self, card);
+}
+
+/* trace_fn on the dataset's element spec, and what the traced function returns (*out: owned spec). */
+static Val trace_elem_fn(Val f, Dataset *s, Val *out) {
+  Val c = trace_fn(f, s->spec, val_undef());
+  int mark = rt_hold_val(c);
+  *out = tffn_output_spec(c);
+  rt_unhold(mark);
+  return c;
+}
+
+//! Dataset.map(map_func, num_parallel_calls=None, deterministic=None, name=None)
+//!   Applies map_func to every element; the function is traced into a graph once, when map() is called.
+static Val ds_map(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "Dataset.map", .sig = "map_func, num_parallel_calls=None, deterministic=None, name=None"};
+  Val a[4];
+  args_parse(&spec, n, args, kw, a);
+  Dataset *s = self_ds(self);
+  Val sp;
+  Val c = trace_elem_fn(a[0], s, &sp);
+  Dataset *d = derive(self, a[1].tag == VT_NONE || a[1].tag == VT_UNDEF ? DS_MAP : DS_PMAP, sp, s->card);
+  d->fn = c;
+  return ds_val(d);
+}
+
+//! Dataset.filter(predicate, name=None)
+//!   Keeps the elements for which predicate returns true (a traced graph function, as map).
+static Val ds_filter(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "Dataset.filter", .sig = "predicate, name=None"};
+  Val a[2];
+  args_parse(&spec, n, args, kw, a);
+  Dataset *s = self_ds(self);
+  Val sp;
+  Val c = trace_elem_fn(a[0], s, &sp);
+  int mark = rt_hold_val(c);
+  rt_hold_val(sp);
+  if (!val_is(sp, &tffn_spec_type) || spec_obj(sp)->dtype != DT_BOOL || spec_obj(sp)->rank != 0) {
+    StrBuf b;
+    sb_init(&b);
+    rt_hold_sb(&b);
+    val_repr(&b, sp);
+    sb_putc(&b, '\0');
+    rt_throw(ERR_VALUE, "Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its return type is %s.", b.data);
+  }
+  rt_unhold(mark);
+  val_decref(sp);
+  Dataset *d = derive(self, DS_FILTER, val_incref(s->spec), s->card == CARD_INFINITE ? CARD_INFINITE : CARD_UNKNOWN);
+  d->fn = c;
+  return ds_val(d);
+}
+
+static Val batch_spec(void *ctx, Val leaf) {
+  tfs_i64 bdim = *(tfs_i64 *)ctx;
+  TensorSpecObj *s = spec_obj(leaf);
+  tfs_i64 dims[TFS_MAX_RANK];
+  if (s->rank + 1 > TFS_MAX_RANK) rt_throw(ERR_VALUE, "Dataset.batch: elements of rank %d cannot be batched", s->rank);
+  dims[0] = bdim;
+  for (int i = 0; i < s->rank; i++) dims[i + 1] = s->dims[i];
+  return tffn_spec_new(s->rank < 0 ? -1 : s->rank + 1, dims, s->dtype, val_none());
+}
+
+//! Dataset.batch(batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None)
+//!   Stacks consecutive elements into batches; the last one may be smaller unless drop_remainder.
+static Val ds_batch(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "Dataset.batch",
+                         .sig = "batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None"};
+  Val a[5];
+  args_parse(&spec, n, args, kw, a);
+  Dataset *s = self_ds(self);
+  tfs_i64 bs = int_arg(a[0], "batch_size");
+  if (bs <= 0) rt_throw(ERR_INVALID_ARGUMENT, "Batch size must be greater than zero.");
+  bool drop = rt_truthy(a[1]);
+  tfs_i64 bdim = drop ? bs : -1;
+  Val sp = st_map(s->spec, batch_spec, &bdim);
+  tfs_i64 card = s->card < 0 ? s->card : drop ? s->card / bs : (s->card + bs - 1) / bs;
+  Dataset *d = derive(self, DS_BATCH, sp, card);
+  d->a = bs;
+  d->flag = drop;
+  return ds_val(d);
+}
+
+//! Dataset.shuffle(buffer_size, seed=None, reshuffle_each_iteration=None, name=None)
+//!   Shuffles through a buffer of buffer_size elements; reproducible with a seed or tf.random.set_seed.
+static Val ds_shuffle(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "Dataset.shuffle", .sig = "buffer_size, seed=None, reshuffle_each_iteration=None, name=None"};
+  Val a[4];
+  args_parse(&spec, n, args, kw, a);
+  Dataset *s = self_ds(self);
+  tfs_i64 bs = int_arg(a[0], "buffer_size");
+  if (bs <= 0) rt_throw(ERR_INVALID_ARGUMENT, "buffer_size must be greater than zero.");
+  Dataset *d = derive(self, DS_SHUFFLE, val_incref(s->spec), s->card);
+  d->a = bs;
+  d->flag = a[2].tag == VT_NONE || a[2].tag == VT_UNDEF || rt_truthy(a[2]);
+  tfs_i64 g;
+  bool has_g = random_global_seed(&g);
+  if (a[1].tag != VT_NONE && a[1].tag != VT_UNDEF) {
+    d->seeded = true;
+    d->seed = int_arg(a[1], "seed") * 1000003 + (has_g ? g : 87654321);
+  } else if (has_g) {
+    d->seeded = true;
+    d->seed = g * 7919 + random_op_seed_index();   /* as TF derives op seeds: reset by set_seed */
+  } else {
+    d->seeded = false;
+    d->seed = (tfs_i64)time(NULL) ^ (tfs_i64)(uintptr_t)d;
+  }
+  return ds_val(d);
+}
+
+static Val count_ds(Val self, int n, const Val *args, const Kw *kw, DsKind kind, const char *what) {
+  static ArgSpec specs[3] = {{.what = "Dataset.take", .sig = "count, name=None"},
+                             {.what = "Dataset.skip", .sig = "count, name=None"},
+                             {.what = "Dataset.repeat", .sig = "count=None, name=None"}};
+  ArgSpec *sp = &specs[kind == DS_TAKE ? 0 : kind == DS_SKIP ? 1 : 2];
+  Val a[2];
+  args_parse(sp, n, args, kw, a);
+  (void)what;
+  Dataset *s = self_ds(self);
+  tfs_i64 cnt = a[0].tag == VT_NONE || a[0].tag == VT_UNDEF ? -1 : int_arg(a[0], "count");
+  tfs_i64 c = s->card, card;
+  if (kind == DS_TAKE) {
+    card = cnt < 0 ? c : c == CARD_INFINITE ? cnt : c == CARD_UNKNOWN ? CARD_UNKNOWN : (cnt < c ? cnt : c);
+  } else if (kind == DS_SKIP) {
+    card = c < 0 ? c : cnt < 0 ? 0 : (c > cnt ? c - cnt : 0);
+  } else {
+    card = c == 0 ? 0 : cnt < 0 ? CARD_INFINITE : c < 0 ? c : c * cnt;
+    if (cnt == 0) card = 0;
+  }
+  Dataset *d = derive(self, kind, val_incref(s->spec), card);
+  d->a = cnt;
+  return ds_val(d);
+}
+//! Dataset.take(count, name=None) | Dataset.skip(count, name=None) | Dataset.repeat(count=None, name=None)
+//!   The first count elements; all but the first count; the dataset repeated count times (forever with None).
+static Val ds_take(Val self, int n, const Val *args, const Kw *kw) { return count_ds(self, n, args, kw, DS_TAKE, "take"); }
+static Val ds_skip(Val self, int n, const Val *args, const Kw *kw) { return count_ds(self, n, args, kw, DS_SKIP, "skip"); }
+static Val ds_repeat(Val self, int n, const Val *args, const Kw *kw) { return count_ds(self, n, args, kw, DS_REPEAT, "repeat"); }
+
+//! Dataset.prefetch(buffer_size, name=None) | Dataset.cache(filename='', name=None)
+//!   Accepted for compatibility: elements are produced on demand, so both return an equivalent dataset.
+static Val ds_prefetch(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "Dataset.prefetch", .sig = "buffer_size, name=None"};
+  Val a[2];
+  args_parse(&spec, n, args, kw, a);
+  Dataset *s = self_ds(self);
+  int_arg(a[0], "buffer_size");
+  return ds_val(derive(self, DS_PREFETCH, val_incref(s->spec), s->card));
+}
+
+static Val ds_cache(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "Dataset.cache", .sig = "filename='', name=None"};
+  Val a[2];
+  args_parse(&spec, n, args, kw, a);
+  if (val_is(a[0], &str_type) && str_len(a[0]) > 0) rt_throw(ERR_UNIMPLEMENTED, "Dataset.cache: caching to a file is not supported; use cache()");
+  Dataset *s = self_ds(self);
+  return ds_val(derive(self, DS_CACHE, val_incref(s->spec), s->card));
+}
+
+//! Dataset.enumerate(start=0, name=None)
+//!   Pairs each element with its int64 index: (i, element).
+static Val ds_enumerate(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "Dataset.enumerate", .sig = "start=0, name=None"};
+  Val a[2];
+  args_parse(&spec, n, args, kw, a);
+  tfs_i64 start = int_arg(a[0], "start");
+  /* TF: zip((range(start, inf), self)) */
+  Dataset *r = ds_new(DS_RANGE, tffn_spec_new(0, NULL, DT_INT64, val_none()), val_undef(), CARD_INFINITE);
+  r->a = start;
+  r->b = INT64_MAX;
+  r->c = 1;
+  Val rv = ds_val(r);
+  Val zargs[2] = {rv, self};
+  Val z = ds_zip(val_undef(), 2, zargs, NULL);
+  val_decref(rv);
+  return z;
+}
+
+/* ---- iteration --------------------------------------------------------------------
+ * One state per dataset node; ds_next returns false at the end. */
+
+typedef struct DsIt {
+  Obj hdr;
+  Dataset *ds;                /* owned reference */
+  struct DsIt **kids;         /* inputs' iterators (zip: several) */
+  int nkids;
+  tfs_i64 i, j;               /* position; repeat: epochs done; batch/shuffle: bookkeeping; TFRecord: file, offset */
+  bool done;
+  Val buf;                    /* shuffle buffer / cache recording: a list; TFRecord: the file's bytes, a str (owned) or VT_UNDEF */
+  tfs_u64 rng;                /* shuffle: splitmix64 state */
+} DsIt;
+
+static const Type dsit_type;
+
+static void dsit_free(Obj *o) {
+  DsIt *it = (DsIt *)o;
+  for (int k = 0; k < it->nkids; k++)
+    if (it->kids[k]) { Val v = val_obj(it->kids[k]); val_decref(v); }
+  free(it->kids);
+  val_decref(it->buf);
+  Val d = val_obj(it->ds);
+  val_decref(d);
+  free(it);
+}
+
+static DsIt *dsit_new(Dataset *d);
+
+static void dsit_set_kid(DsIt *it, int k, Dataset *d) {
+  if (it->kids[k]) { Val v = val_obj(it->kids[k]); val_decref(v); }
+  it->kids[k] = NULL;
+  it->kids[k] = dsit_new(d);
+}
+
+static DsIt *dsit_new(Dataset *d) {
+  DsIt *it = obj_new(&dsit_type, sizeof(DsIt));
+  memset((char *)it + sizeof(Obj), 0, sizeof(DsIt) - sizeof(Obj));
+  d->hdr.rc++;
+  it->ds = d;
+  it->buf = val_undef();
+  Val itv = val_obj(it);
+  int mark = rt_hold_val(itv);
+  if (d->kind == DS_ZIP) {
+    Tuple *t = (Tuple *)d->src.u.o;
+    it->kids = calloc((size_t)t->len + 1, sizeof(DsIt *));
+    if (!it->kids) rt_throw(ERR_MEMORY, "out of memory");
+    it->nkids = (int)t->len;
+    for (int k = 0; k < it->nkids; k++) dsit_set_kid(it, k, (Dataset *)t->items[k].u.o);
+  } else if (is_ds(d->src)) {
+    it->kids = calloc(1, sizeof(DsIt *));
+    if (!it->kids) rt_throw(ERR_MEMORY, "out of memory");
+    it->nkids = 1;
+    if (!(d->kind == DS_CACHE && !val_is_undef(d->cached))) dsit_set_kid(it, 0, (Dataset *)d->src.u.o);
+  }
+  if (d->kind == DS_RANGE) it->i = d->a;
+  if (d->kind == DS_SHUFFLE) {
+    tfs_i64 ep = d->flag ? d->epoch++ : 0;
+    it->rng = (tfs_u64)d->seed * 0x9e3779b97f4a7c15ULL + (tfs_u64)ep * 0xbf58476d1ce4e5b9ULL + 1;
+    it->buf = list_new(0);
+  }
+  if (d->kind == DS_CACHE && val_is_undef(d->cached)) it->buf = list_new(0);
+  rt_unhold(mark);
+  return it;
+}
+
+static tfs_u64 splitmix(tfs_u64 *s) {
+  tfs_u64 z = (*s += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+static Val slice_leaf(void *ctx, Val leaf) {
+  tfs_i64 i = *(tfs_i64 *)ctx;
+  Tensor *t = val_tensor(leaf);
+  return val_obj(tensor_view(t, t->rank - 1, t->shape + 1, t->strides + 1, t->offset + i * t->strides[0]));
+}
+
+static Val stack_leaves(void *ctx, Val *leaves, int n) {
+  (void)ctx;
+  Val stack = tfmod_lookup("stack");
+  int mark = rt_hold_val(stack);
+  Val l = list_new(n);
+  rt_hold_val(l);
+  for (int k = 0; k < n; k++) list_append(l, leaves[k]);
+  Val r = rt_call(stack, 1, &l, NULL);
+  rt_unhold(mark);
+  val_decref(l);
+  val_decref(stack);
+  return r;
+}
+
+/* A map function's result as an element: host values become tensors, lists tuples. */
+static Val as_element(Val v) {
+  if (val_is(v, &list_type)) {
+    List *l = (List *)v.u.o;
+    Val t = tuple_new(l->len);
+    for (tfs_i64 i = 0; i < l->len; i++) ((Tuple *)t.u.o)->items[i] = val_incref(l->items[i]);
+    val_decref(v);
+    v = t;
+  }
+  int mark = rt_hold_val(v);
+  Val r = st_map(v, to_tensor_leaf, "Dataset.map");
+  rt_unhold(mark);
+  val_decref(v);
+  return r;
+}
+
+static bool ds_next(DsIt *it, Val *out);
+
+/* The next record of a TFRecordDataset: files are read whole when reached;
+ * each record's length and data are checked against their masked CRC-32C,
+ * and a bad or cut record raises DataLossError with TF's text and offset. */
+static bool tfrecord_next(DsIt *it, Val *out) {
+  Tuple *files = (Tuple *)it->ds->src.u.o;
+  for (;;) {
+    if (val_is_undef(it->buf)) {
+      if (it->i >= files->len) return false;
+      tfs_i64 len;
+      char *data = io_read_bytes(str_cstr(files->items[it->i]), "tf.data.TFRecordDataset", &len, false);
+      it->buf = str_new(data, len);
+      free(data);
+      if (it->ds->a) {   /* GZIP or ZLIB: the records are inside the stream (it->buf frees the file if it is bad) */
+        data = io_inflate(str_cstr(it->buf), str_len(it->buf), it->ds->a == 1, "tf.data.TFRecordDataset", &len);
+        TFS_CLEAR(it->buf);
+        it->buf = str_new(data, len);
+        free(data);
+      }
+      it->j = 0;
+    }
+    const unsigned char *p = (const unsigned char *)str_cstr(it->buf);
+    tfs_i64 len = str_len(it->buf), at = it->j;
+    if (at == len) {
+      TFS_CLEAR(it->buf);
+      it->i++;
+      continue;
+    }
+    const unsigned char *rec;
+    tfs_i64 n;
+    tfr_next(p, len, &at, &rec, &n);
+    *out = io_string_scalar((const char *)rec, n);
+    it->j = at;
+    return true;
+  }
+}
+
+static bool kid_next(DsIt *it, Val *out) { return ds_next(it->kids[0], out); }
+
+static bool ds_next(DsIt *it, Val *out) {
+  Dataset *d = it->ds;
+  if (it->done) return false;
+  switch (d->kind) {
+  case DS_SLICES:
+    if (it->i >= d->card) break;
+    *out = st_map(d->src, slice_leaf, &it->i);
+    it->i++;
+    return true;
+  case DS_TENSORS:
+    it->done = true;
+    *out = val_incref(d->src);
+    return true;
+  case DS_RANGE: {
+    if (d->c > 0 ? it->i >= d->b : it->i <= d->b) break;
+    Tensor *t = tensor_scalar(DT_INT64);
+    *(int64_t *)tensor_data(t) = it->i;
+    it->i += d->c;
+    Val v = val_obj(t);
+    DType odt = (DType)spec_obj(d->spec)->dtype;
+    if (odt != DT_INT64) {
+      Val dv = dtype_val(odt);
+      OpAttrs at = {1, {dv}};
+      Val c = op_apply(&op_defs[OP_CAST], 1, &v, &at);
+      val_decref(v);
+      v = c;
+    }
+    *out = v;
+    return true;
+  }
+  case DS_ZIP: {
+    Val t = tuple_new(it->nkids);
+    int mark = rt_hold_val(t);
+    for (int k = 0; k < it->nkids; k++) {
+      Val e;
+      if (!ds_next(it->kids[k], &e)) { rt_unhold(mark); val_decref(t); it->done = true; return false; }
+      ((Tuple *)t.u.o)->items[k] = e;
+    }
+    rt_unhold(mark);
+    *out = t;
+    return true;
+  }
+  case DS_MAP: case DS_PMAP: {
+    Val e;
+    if (!kid_next(it, &e)) break;
+    int mark = rt_hold_val(e);
+    Val r = call_fn(d->fn, e);
+    rt_unhold(mark);
+    val_decref(e);
+    *out = as_element(r);
+    return true;
+  }
+  case DS_FILTER:
+    for (;;) {
+      Val e;
+      if (!kid_next(it, &e)) { it->done = true; return false; }
+      int mark = rt_hold_val(e);
+      Val r = call_fn(d->fn, e);
+      bool keep = rt_truthy(r);
+      val_decref(r);
+      rt_unhold(mark);
+      if (keep) { *out = e; return true; }
+      val_decref(e);
+    }
+  case DS_BATCH: {
+    Val *els = malloc(sizeof(Val) * (size_t)(d->a < 1024 ? d->a : 1024));
+    tfs_i64 cap = d->a < 1024 ? d->a : 1024, n = 0;
+    if (!els) rt_throw(ERR_MEMORY, "out of memory");
+    int mark = rt_hold_vals(&els, &n);
+    while (n < d->a) {
+      Val e;
+      if (!kid_next(it, &e)) break;
+      if (n == cap) {
+        cap *= 2;
+        Val *ne = realloc(els, sizeof(Val) * (size_t)cap);
+        if (!ne) { val_decref(e); rt_throw(ERR_MEMORY, "out of memory"); }
+        els = ne;
+      }
+      els[n++] = e;
+    }
+    if (n == 0 || (n < d->a && d->flag)) {
+      rt_unhold(mark);
+      for (tfs_i64 k = 0; k < n; k++) val_decref(els[k]);
+      free(els);
+      it->done = true;
+      return false;
+    }
+    Val r = st_zipmap(els, (int)n, stack_leaves, NULL);
+    rt_unhold(mark);
+    for (tfs_i64 k = 0; k < n; k++) val_decref(els[k]);
+    free(els);
+    *out = r;
+    return true;
+  }
+  case DS_SHUFFLE: {
+    List *b = (List *)it->buf.u.o;
+    while (!it->j && b->len < d->a) {
+      Val e;
+      if (!kid_next(it, &e)) { it->j = 1; break; }
+      list_append(it->buf, e);
+      val_decref(e);
+    }
+    if (b->len == 0) break;
+    tfs_i64 k = (tfs_i64)(splitmix(&it->rng) % (tfs_u64)b->len);
+    *out = b->items[k];
+    b->items[k] = b->items[--b->len];
+    return true;
+  }
+  case DS_TAKE:
+    if (d->a >= 0 && it->i >= d->a) break;
+    if (!kid_next(it, out)) break;
+    it->i++;
+    return true;
+  case DS_SKIP:
+    while (it->i < d->a || d->a < 0) {
+      Val e;
+      if (!kid_next(it, &e)) { it->done = true; return false; }
+      val_decref(e);
+      it->i++;
+    }
+    if (!kid_next(it, out)) break;
+    return true;
+  case DS_REPEAT:
+    for (;;) {
+      if (d->a >= 0 && it->j >= d->a) { it->done = true; return false; }
+      if (kid_next(it, out)) { it->i++; return true; }
+      /* an epoch ended: start the input again, unless it yielded nothing */
+      it->j++;
+      if (it->i == 0) { it->done = true; return false; }
+      it->i = 0;
+      if (d->a >= 0 && it->j >= d->a) { it->done = true; return false; }
+      dsit_set_kid(it, 0, (Dataset *)d->src.u.o);
+    }
+  case DS_PREFETCH:
+    if (!kid_next(it, out)) break;
+    return true;
+  case DS_TFRECORD:
+    if (tfrecord_next(it, out)) return true;
+    break;
+  case DS_ARG:
+    /* the stand-in for a dataset argument escaped its tf.function */
+    rt_throw(ERR_INVALID_ARGUMENT, "a dataset received as a tf.function argument can only be iterated inside that function");
+  case DS_CACHE:
+    if (!it->kids[0]) {
+      List *c = (List *)d->cached.u.o;
+      if (it->i >= c->len) break;
+      *out = val_incref(c->items[it->i++]);
+      return true;
+    }
+    if (!kid_next(it, out)) {
+      /* a whole pass: later iterators read the cache */
+      if (val_is_undef(d->cached)) { d->cached = it->buf; it->buf = val_undef(); }
+      break;
+    }
+    list_append(it->buf, *out);
+    return true;
+  }
+  it->done = true;
+  return false;
+}
+
+/* ---- Python-facing iterator ---------------------------------------------------------- */
+
+static void dsit_repr(StrBuf *b, Val v) { sb_printf(b, "<tensorflow.python.data.ops.iterator_ops.OwnedIterator object at %p>", (void *)v.u.o); }
+static Val dsit_self(Val v) { return val_incref(v); }
+static bool dsit_next(Val v, Val *out) { return ds_next((DsIt *)v.u.o, out); }
+static Val dsit_getattr(Val self, const char *name) {
+  if (!strcmp(name, "element_spec")) return val_incref(((DsIt *)self.u.o)->ds->spec);
+  return val_undef();
+}
+static const Type dsit_type = {
+  .name = "OwnedIterator", .free = dsit_free, .repr = dsit_repr, .iter = dsit_self, .next = dsit_next,
+  .getattr = dsit_getattr, .hash = obj_identity_hash,
+};
+
+Val tfdata_iter(Val ds) { return val_obj(dsit_new((Dataset *)ds.u.o)); }
+static Val ds_iter(Val v) { return tfdata_iter(v); }
+
+/* ---- methods, attributes, repr -------------------------------------------------------- */
+
+static void ds_repr(StrBuf *b, Val v) {
+  Dataset *d = (Dataset *)v.u.o;
+  sb_printf(b, "<%s element_spec=", ds_class[d->kind]);
+  val_repr(b, d->spec);
+  sb_putc(b, '>');
+}
+
+//! Dataset.cardinality()
+//!   The number of elements as an int64 tensor, or INFINITE_CARDINALITY (-1) / UNKNOWN_CARDINALITY (-2).
+static Val ds_cardinality(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "Dataset.cardinality", .sig = ""};
+  args_parse(&spec, n, args, kw, NULL);
+  Tensor *t = tensor_scalar(DT_INT64);
+  *(int64_t *)tensor_data(t) = self_ds(self)->card;
+  return val_obj(t);
+}
+
+static tfs_i64 ds_len(Val self) {
+  tfs_i64 c = self_ds(self)->card;
+  if (c == CARD_INFINITE) rt_throw(ERR_TYPE, "The dataset is infinite.");
+  if (c == CARD_UNKNOWN) rt_throw(ERR_TYPE, "The dataset length is unknown.");
+  return c;
+}
+
+//! Dataset.reduce(initial_state, reduce_func, name=None)
+//!   Folds the elements into a state: state = reduce_func(state, element), starting from initial_state.
+static Val ds_reduce(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "Dataset.reduce", .sig = "initial_state, reduce_func, name=None"};
+  Val a[3];
+  args_parse(&spec, n, args, kw, a);
+  Dataset *s = self_ds(self);
+  Val state = st_map(a[0], to_tensor_leaf, "Dataset.reduce");
+  int mark = rt_hold_ref(&state);
+  Val sspec = st_map(state, spec_of_leaf, NULL);
+  rt_hold_val(sspec);
+  Val c = trace_fn(a[1], s->spec, sspec);
+  rt_hold_val(c);
+  Val it = tfdata_iter(self);
+  rt_hold_val(it);
+  Val e;
+  while (ds_next((DsIt *)it.u.o, &e)) {
+    int m2 = rt_hold_val(e);
+    Val cargs[2] = {state, e};
+    Val r = rt_call(c, 2, cargs, NULL);
+    rt_unhold(m2);
+    val_decref(e);
+    val_decref(state);
+    state = as_element(r);
+  }
+  rt_unhold(mark);
+  val_decref(it);
+  val_decref(c);
+  val_decref(sspec);
+  return state;
+}
+
+static Val ds_as_numpy_iterator(Val self, int n, const Val *args, const Kw *kw);
+
+typedef struct DsMethod { const char *name; BuiltinFn fn; const char *qual; } DsMethod;
+#define DSM(m) {#m, ds_##m, "Dataset." #m}
+static const DsMethod ds_methods[] = {
+  DSM(map), DSM(filter), DSM(batch), DSM(shuffle), DSM(take), DSM(skip), DSM(repeat), DSM(prefetch), DSM(cache),
+  DSM(enumerate), DSM(cardinality), DSM(reduce), DSM(as_numpy_iterator),
+};
+
+static Val ds_getattr(Val self, const char *name) {
+  if (!strcmp(name, "element_spec")) return val_incref(self_ds(self)->spec);
+  for (size_t i = 0; i < sizeof ds_methods / sizeof ds_methods[0]; i++)
+    if (!strcmp(name, ds_methods[i].name)) return builtin_new(ds_methods[i].qual, ds_methods[i].fn, self, NULL);
+  return val_undef();
+}
+
+static Val numpy_leaf(void *ctx, Val leaf) {
+  (void)ctx;
+  Val m = rt_getattr(leaf, "numpy");
+  int mark = rt_hold_val(m);
+  Val r = rt_call(m, 0, NULL, NULL);
+  rt_unhold(mark);
+  val_decref(m);
+  return r;
+}
+
+static bool numpy_step(Iter *it, Val *out) {
+  Val e;
+  if (!ds_next((DsIt *)it->src.u.o, &e)) return false;
+  int mark = rt_hold_val(e);
+  *out = st_map(e, numpy_leaf, NULL);
+  rt_unhold(mark);
+  val_decref(e);
+  return true;
+}
+
+static Val ds_as_numpy_iterator(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "Dataset.as_numpy_iterator", .sig = ""};
+  args_parse(&spec, n, args, kw, NULL);
+  Val it = tfdata_iter(self);
+  Val r = iter_new("NumpyIterator", numpy_step, it, val_undef(), 0, 0);
+  val_decref(it);
+  return r;
+}
+
+static const Type ds_type = {
+  .name = "DatasetV2", .free = ds_free, .repr = ds_repr, .getattr = ds_getattr, .iter = ds_iter, .len = ds_len,
+  .hash = obj_identity_hash,
+};
+
+bool tfdata_is_dataset(Val v) { return is_ds(v); }
+Val tfdata_element_spec(Val ds) { return self_ds(ds)->spec; }
+
+/* ---- the tf.data module ------------------------------------------------------------------ */
+
+/* Append the file names of a TFRecordDataset: a str, a string tensor (0-d or 1-D) or a list/tuple of them. */
+static void tfrecord_names(Val v, Val list) {
+  if (val_is(v, &str_type)) {
+    list_append(list, v);
+    return;
+  }
+  Tensor *t = val_as_tensor(v);
+  if (t && !t->sym && t->dtype == DT_STRING && t->rank <= 1) {
+    tfs_i64 n = t->rank ? t->shape[0] : 1;
+    for (tfs_i64 i = 0; i < n; i++) {
+      Str *s = *(Str **)((char *)tensor_data(t) + (size_t)(i * (t->rank ? t->strides[0] : 0)) * sizeof(Str *));
+      if (s) list_append(list, val_obj(s));
+    }
+    return;
+  }
+  if (val_is(v, &list_type) || val_is(v, &tuple_type)) {
+    tfs_i64 n;
+    const Val *items;
+    seq_items(v, &n, &items);
+    for (tfs_i64 i = 0; i < n; i++) {
+      if (val_is(items[i], &list_type) || val_is(items[i], &tuple_type)) break;
+      tfrecord_names(items[i], list);
+    }
+    if (((List *)list.u.o)->len == n) return;
+  }
+  rt_throw(ERR_TYPE, "tf.data.TFRecordDataset: filenames must be a str, a string tensor or a list of str, not %s",
+           val_type_name(v));
+}
+
+//! tf.data.TFRecordDataset(filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None)
+//!   The records of TFRecord files (event files are TFRecord files) as 0-d string tensors, file by file; each
+//!   record's masked CRC-32C is checked and a damaged file raises tf.errors.DataLossError. compression_type "GZIP"
+//!   or "ZLIB" reads files written compressed (tf.io.TFRecordOptions); "" or None reads them as they are.
+static Val ds_tfrecord(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "tf.data.TFRecordDataset",
+                         .sig = "filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None"};
+  Val a[5];
+  args_parse(&spec, n, args, kw, a);
+  Val ct = a[1];
+  if (ct.tag != VT_NONE && ct.tag != VT_UNDEF && !val_is(ct, &str_type))
+    rt_throw(ERR_TYPE, "tf.data.TFRecordDataset: compression_type must be a str or None");
+  int comp = 0;   /* 0 none, 1 GZIP, 2 ZLIB (Dataset.a) */
+  if (val_is(ct, &str_type) && str_len(ct)) {
+    const char *c = str_cstr(ct);
+    comp = !strcmp(c, "GZIP") ? 1 : !strcmp(c, "ZLIB") ? 2 : 0;
+    if (!comp) rt_throw(ERR_INVALID_ARGUMENT, "Unsupported compression_type: %s.", c);
+  }
+  Val names = list_new(0);
+  int mark = rt_hold_val(names);
+  tfrecord_names(a[0], names);
+  List *l = (List *)names.u.o;
+  Val files = tuple_new(l->len);
+  for (tfs_i64 i = 0; i < l->len; i++) ((Tuple *)files.u.o)->items[i] = val_incref(l->items[i]);
+  rt_unhold(mark);
+  val_decref(names);
+  mark = rt_hold_val(files);
+  Dataset *d = ds_new(DS_TFRECORD, tffn_spec_new(0, NULL, DT_STRING, val_none()), files, CARD_UNKNOWN);
+  d->a = comp;
+  rt_unhold(mark);
+  val_decref(files);   /* ds_new took its own reference */
+  return ds_val(d);
+}
+
+static const DsMethod ds_ctors[] = {
+  {"from_tensor_slices", ds_from_tensor_slices, NULL}, {"from_tensors", ds_from_tensors, NULL}, {"range", ds_range, NULL},
+  {"zip", ds_zip, NULL},
+};
+
+static Val data_getattr(const char *name) {
+  char q[128];
+  snprintf(q, sizeof q, "data.%s", name);
+  return tfmod_lookup(q);
+}
+static Val data_exp_getattr(const char *name) {
+  char q[128];
+  snprintf(q, sizeof q, "data.experimental.%s", name);
+  return tfmod_lookup(q);
+}
+static Val dataset_cls_getattr(const char *name) {
+  char q[128];
+  snprintf(q, sizeof q, "data.Dataset.%s", name);
+  return tfmod_lookup(q);
+}
+
+static Val ds_spec_ctor(Val self, int n, const Val *args, const Kw *kw);
+
+//! tf.data
+//!   Input pipelines: tf.data.Dataset, AUTOTUNE and the cardinality constants (docs/data.md).
+//! tf.data.experimental
+//!   The experimental names of tf.data kept by TF 2: AUTOTUNE and the cardinality constants.
+//! tf.data.Dataset
+//!   The dataset class: build one with from_tensor_slices, from_tensors, range or zip, then transform it.
+//! tf.data.AUTOTUNE | tf.data.experimental.AUTOTUNE
+//!   -1: lets the runtime pick num_parallel_calls or a prefetch size (tfs runs pipelines in order).
+//! tf.data.experimental.INFINITE_CARDINALITY | tf.data.INFINITE_CARDINALITY
+//!   -1, the cardinality() of an infinite dataset.
+//! tf.data.experimental.UNKNOWN_CARDINALITY | tf.data.UNKNOWN_CARDINALITY
+//!   -2, the cardinality() of a dataset whose length is not known before iterating (after filter).
+Val tfdata_attr(const char *qual) {
+  if (!strcmp(qual, "data")) return module_native("tf.data", data_getattr);
+  if (!strcmp(qual, "data.Dataset")) return module_native("tf.data.Dataset", dataset_cls_getattr);
+  if (!strcmp(qual, "data.TFRecordDataset")) return builtin_new("tf.data.TFRecordDataset", ds_tfrecord, val_undef(), NULL);
+  if (!strcmp(qual, "data.DatasetSpec")) return builtin_new("tf.data.DatasetSpec", ds_spec_ctor, val_undef(), NULL);
+  /* tf.data.experimental.AUTOTUNE is reached attribute by attribute */
+  if (!strcmp(qual, "data.experimental")) return module_native("tf.data.experimental", data_exp_getattr);
+  if (!strcmp(qual, "data.AUTOTUNE") || !strcmp(qual, "data.experimental.AUTOTUNE")) return val_int(-1);
+  if (!strcmp(qual, "data.INFINITE_CARDINALITY") || !strcmp(qual, "data.experimental.INFINITE_CARDINALITY")) return val_int(-1);
+  if (!strcmp(qual, "data.UNKNOWN_CARDINALITY") || !strcmp(qual, "data.experimental.UNKNOWN_CARDINALITY")) return val_int(-2);
+  if (!strncmp(qual, "data.Dataset.", 13))
+    for (size_t i = 0; i < sizeof ds_ctors / sizeof ds_ctors[0]; i++)
+      if (!strcmp(qual + 13, ds_ctors[i].name)) {
+        char q[96];
+        snprintf(q, sizeof q, "tf.%s", qual);
+        return builtin_new(strdup(q), ds_ctors[i].fn, val_undef(), NULL);
+      }
+  return val_undef();
+}
+
+/* ---- in-graph iteration -------------------------------------------------------------------
+ * `for x in ds` inside a tf.function becomes a While over three stateful ops:
+ * _DatasetIterator (a fresh iterator each time the graph runs; its output is a
+ * handle into the table below), _DatasetNext (has_value, then the element's
+ * leaves; zeros once the end is reached) and _DatasetRelease after the loop. */
+
+static Val *it_slots;             /* VT_UNDEF: free */
+static tfs_i64 it_nslots;
+
+/* The leaves of an element or spec structure, depth first (borrowed; at most cap stored, all counted). */
+static void flatten_elem(Val e, Val *out, int *n, int cap) {
+  if (val_is(e, &tuple_type)) {
+    Tuple *t = (Tuple *)e.u.o;
+    for (tfs_i64 i = 0; i < t->len; i++) flatten_elem(t->items[i], out, n, cap);
+  } else if (val_is(e, &dict_type)) {
+    Val vals = dict_view_new(e, 1), vl = list_from_iterable(vals);
+    val_decref(vals);
+    List *l = (List *)vl.u.o;
+    for (tfs_i64 i = 0; i < l->len; i++) flatten_elem(l->items[i], out, n, cap);
+    val_decref(vl);
+  } else {
+    if (*n < cap) out[*n] = e;
+    (*n)++;
+  }
+}
+
+static Val unflatten_leaf(void *ctx, Val leaf) {
+  (void)leaf;
+  const Val **p = ctx;
+  return val_incref(*(*p)++);
+}
+
+Val tfdata_unflatten(Val ds, const Val *leaves) {
+  const Val *p = leaves;
+  return st_map(self_ds(ds)->spec, unflatten_leaf, &p);
+}
+
+#define DS_MAX_LEAVES 64
+
+/* ---- datasets as graph inputs ------------------------------------------------------------
+ * A dataset passed to a tf.function is a graph input, as TF's variant tensor:
+ * the call feeds an int64 handle naming the dataset in a table of weak
+ * references (the caller holds the dataset for the call); the trace sees a
+ * _VariantDataset standing for it, and _DatasetIterator takes the handles of
+ * the stand-ins its dataset is built on as inputs.  A handle is slot | generation << 32,
+ * so a stale one is refused rather than naming a later dataset. */
+
+static Dataset **reg_slots;
+static tfs_i64 reg_n, reg_gen;
+
+static void handle_drop(Dataset *d) {
+  if (!d->handle) return;
+  tfs_i64 slot = *(int64_t *)tensor_data(d->handle) & 0xFFFFFFFF;
+  if (slot < reg_n && reg_slots[slot] == d) reg_slots[slot] = NULL;
+  tensor_release(d->handle);
+  d->handle = NULL;
+}
+
+Tensor *tfdata_handle(Val ds) {
+  Dataset *d = self_ds(ds);
+  if (d->kind == DS_ARG) {
+    /* a stand-in passed on while its function traces: its placeholder */
+    if (!val_is_tensor(d->src))
+      rt_throw(ERR_INVALID_ARGUMENT, "a dataset received as a tf.function argument can only be iterated inside that function");
+    return val_tensor(d->src);
+  }
+  if (d->handle) return d->handle;
+  tfs_i64 slot = 0;
+  while (slot < reg_n && reg_slots[slot]) slot++;
+  if (slot == reg_n) {
+    Dataset **ns = realloc(reg_slots, sizeof(Dataset *) * (size_t)(reg_n * 2 + 4));
+    if (!ns) rt_throw(ERR_MEMORY, "out of memory");
+    reg_slots = ns;
+    for (tfs_i64 i = reg_n; i < reg_n * 2 + 4; i++) reg_slots[i] = NULL;
+    reg_n = reg_n * 2 + 4;
+  }
+  reg_slots[slot] = d;
+  d->handle = tensor_scalar(DT_INT64);
+  *(int64_t *)tensor_data(d->handle) = slot | (++reg_gen << 32);
+  return d->handle;
+}
+
+static Dataset *handle_lookup(OpCall *c, Tensor *h) {
+  tfs_i64 v = tensor_get_i(h, 0), slot = v & 0xFFFFFFFF;
+  if (v < 0 || slot >= reg_n || !reg_slots[slot] || !reg_slots[slot]->handle ||
+      *(int64_t *)tensor_data(reg_slots[slot]->handle) != v)
+    op_fail(c, ERR_INVALID_ARGUMENT, "the dataset fed to this graph no longer exists");
+  return reg_slots[slot];
+}
+
+bool tfdata_is_arg(Val v) { return is_ds(v) && self_ds(v)->kind == DS_ARG; }
+
+Val tfdata_arg_new(Val spec, Val handle) {
+  Dataset *d = ds_new(DS_ARG, val_incref(spec), handle, CARD_UNKNOWN);
+  d->traced = true;
+  return ds_val(d);
+}
+
+/* After its trace a stand-in drops its placeholder: the graph keeps the
+ * stand-in (in _DatasetIterator's attribute) and the placeholder keeps the graph. */
+void tfdata_arg_unbind(Val ds) {
+  Dataset *d = self_ds(ds);
+  val_decref(d->src);
+  d->src = val_none();
+}
+
+/* The stand-ins a dataset is built on, depth first (borrowed; at most cap stored, all counted). */
+static void arg_nodes(Dataset *d, Dataset **out, int *n, int cap) {
+  if (d->kind == DS_ARG) {
+    if (*n < cap) out[*n] = d;
+    (*n)++;
+  } else if (d->kind == DS_ZIP) {
+    Tuple *t = (Tuple *)d->src.u.o;
+    for (tfs_i64 i = 0; i < t->len; i++) arg_nodes((Dataset *)t->items[i].u.o, out, n, cap);
+  } else if (is_ds(d->src)) {
+    arg_nodes((Dataset *)d->src.u.o, out, n, cap);
+  }
+}
+
+/* d with its stand-ins replaced by the fed datasets, in arg_nodes order (owned).
+ * Nodes over a stand-in are copied; the copies start afresh, as TF rebuilds
+ * a dataset made inside a function on every call. */
+static Val bind_args(Dataset *d, Dataset **real, int *k) {
+  if (d->kind == DS_ARG) { Val v = ds_val(real[(*k)++]); return val_incref(v); }
+  int dummy = 0;
+  arg_nodes(d, NULL, &dummy, 0);
+  if (!dummy) return val_incref(ds_val(d));
+  Val src;
+  if (d->kind == DS_ZIP) {
+    Tuple *t = (Tuple *)d->src.u.o;
+    src = tuple_new(t->len);
+    int mark = rt_hold_val(src);
+    for (tfs_i64 i = 0; i < t->len; i++) ((Tuple *)src.u.o)->items[i] = bind_args((Dataset *)t->items[i].u.o, real, k);
+    rt_unhold(mark);
+  } else {
+    src = bind_args((Dataset *)d->src.u.o, real, k);
+  }
+  Dataset *n = ds_new(d->kind, val_incref(d->spec), src, d->card);
+  val_decref(src);
+  n->fn = val_incref(d->fn);
+  n->a = d->a;
+  n->b = d->b;
+  n->c = d->c;
+  n->flag = d->flag;
+  n->seeded = d->seeded;
+  n->seed = d->seed;
+  n->traced = true;
+  return ds_val(n);
+}
+
+/* ---- tf.data.DatasetSpec ------------------------------------------------------------------- */
+
+typedef struct DsSpec {
+  Obj hdr;
+  Val elem;                   /* element_spec (owned) */
+} DsSpec;
+
+static void dspec_free(Obj *o) {
+  val_decref(((DsSpec *)o)->elem);
+  free(o);
+}
+
+static void dspec_repr(StrBuf *b, Val v) {
+  sb_puts(b, "DatasetSpec(");
+  val_repr(b, ((DsSpec *)v.u.o)->elem);
+  sb_puts(b, ", TensorShape([]))");
+}
+
+static Val dspec_getattr(Val self, const char *name) {
+  if (!strcmp(name, "element_spec")) return val_incref(((DsSpec *)self.u.o)->elem);
+  return val_undef();
+}
+
+static const Type dspec_type = {
+  .name = "DatasetSpec", .free = dspec_free, .repr = dspec_repr, .getattr = dspec_getattr, .hash = obj_identity_hash,
+};
+
+bool tfdata_is_spec(Val v) { return val_is(v, &dspec_type); }
+Val tfdata_spec_element(Val spec) { return ((DsSpec *)spec.u.o)->elem; }
+
+static Val dspec_new(Val elem) {
+  DsSpec *s = obj_new(&dspec_type, sizeof(DsSpec));
+  s->elem = val_incref(elem);
+  return val_obj(s);
+}
+
+Val tfdata_spec_of(Val ds) { return dspec_new(self_ds(ds)->spec); }
+
+//! tf.data.DatasetSpec(element_spec, dataset_shape=None)
+//!   The type of a dataset argument of a tf.function: its element_spec (get_concrete_function accepts one).
+static Val ds_spec_ctor(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "tf.data.DatasetSpec", .sig = "element_spec, dataset_shape=None"};
+  Val a[2];
+  args_parse(&spec, n, args, kw, a);
+  if (!val_is(a[0], &tffn_spec_type) && !val_is(a[0], &tuple_type) && !val_is(a[0], &dict_type))
+    rt_throw(ERR_TYPE, "tf.data.DatasetSpec: element_spec must be a tf.TensorSpec or a tuple or dict of them, not %s",
+             val_type_name(a[0]));
+  return dspec_new(a[0]);
+}
+
+#define DS_MAX_ARGS 16
+
+void meta_ds_iter(OpCall *c) {
+  if (!is_ds(op_attr(c, 0))) op_fail(c, ERR_TYPE, "_DatasetIterator needs a dataset");
+  meta_set(&c->outm[0], DT_INT64, 0, NULL);
+}
+
+void k_ds_iter(OpCall *c) {
+  tfs_i64 slot = 0;
+  while (slot < it_nslots && !val_is_undef(it_slots[slot])) slot++;
+  if (slot == it_nslots) {
+    Val *ns = realloc(it_slots, sizeof(Val) * (size_t)(it_nslots * 2 + 4));
+    if (!ns) rt_throw(ERR_MEMORY, "out of memory");
+    it_slots = ns;
+    for (tfs_i64 i = it_nslots; i < it_nslots * 2 + 4; i++) it_slots[i] = val_undef();
+    it_nslots = it_nslots * 2 + 4;
+  }
+  Dataset *d = (Dataset *)op_attr(c, 0).u.o;
+  if (c->nin) {
+    /* built on dataset arguments: bind the fed ones */
+    Dataset *real[DS_MAX_ARGS];
+    for (int i = 0; i < c->nin && i < DS_MAX_ARGS; i++) real[i] = handle_lookup(c, c->in[i]);
+    int k = 0;
+    Val b = bind_args(d, real, &k);
+    int mark = rt_hold_val(b);
+    it_slots[slot] = tfdata_iter(b);
+    rt_unhold(mark);
+    val_decref(b);
+  } else {
+    if (d->traced) ds_rebuild(d);
+    it_slots[slot] = tfdata_iter(op_attr(c, 0));
+  }
+  *(int64_t *)tensor_data(c->out[0]) = slot;
+}
+
+static DsIt *slot_iter(OpCall *c) {
+  tfs_i64 h = tensor_get_i(c->in[0], 0);
+  if (h < 0 || h >= it_nslots || val_is_undef(it_slots[h])) op_fail(c, ERR_INVALID_ARGUMENT, "the dataset iterator is no longer valid");
+  return (DsIt *)it_slots[h].u.o;
+}
+
+void meta_ds_next(OpCall *c) {
+  Val ds = op_attr(c, 0);
+  if (!is_ds(ds)) op_fail(c, ERR_TYPE, "_DatasetNext needs a dataset");
+  Val lv[DS_MAX_LEAVES];
+  int n = 0;
+  flatten_elem(self_ds(ds)->spec, lv, &n, DS_MAX_LEAVES);
+  if (n > DS_MAX_LEAVES) op_fail(c, ERR_UNIMPLEMENTED, "dataset elements with more than %d tensors cannot be iterated in a graph", DS_MAX_LEAVES);
+  op_reserve_outputs(c, n + 1);
+  meta_set(&c->outm[0], DT_BOOL, 0, NULL);
+  for (int i = 0; i < n; i++) {
+    TensorSpecObj *o = spec_obj(lv[i]);
+    meta_set(&c->outm[i + 1], (DType)o->dtype, o->rank, o->dims);
+  }
+}
+
+void k_ds_next(OpCall *c) {
+  DsIt *it = slot_iter(c);
+  Val e;
+  bool has = ds_next(it, &e);
+  Tensor *h = tensor_scalar(DT_BOOL);
+  *(bool *)tensor_data(h) = has;
+  c->out[0] = h;
+  if (has) {
+    Val lv[DS_MAX_LEAVES];
+    int n = 0;
+    flatten_elem(e, lv, &n, DS_MAX_LEAVES);
+    if (n + 1 != c->nout) {
+      val_decref(e);
+      op_fail(c, ERR_INVALID_ARGUMENT, "a dataset element has %d tensors, its element_spec %d", n, c->nout - 1);
+    }
+    for (int i = 0; i < n; i++) c->out[i + 1] = tensor_retain(val_tensor(lv[i]));
+    val_decref(e);
+    return;
+  }
+  /* the end: zeros of the element's shapes (unknown dims 0); has_value stops the loop */
+  for (int i = 1; i < c->nout; i++) {
+    TMeta *m = &c->outm[i];
+    tfs_i64 shape[TFS_MAX_RANK];
+    for (int k = 0; k < m->rank; k++) shape[k] = m->shape[k] < 0 ? 0 : m->shape[k];
+    Tensor *z = tensor_new(m->dtype, m->rank < 0 ? 0 : m->rank, shape);
+    if (m->dtype != DT_STRING) memset(tensor_data(z), 0, (size_t)z->size * (size_t)dtype_info[m->dtype].size);
+    c->out[i] = z;
+  }
+}
+
+void k_ds_release(OpCall *c) {
+  tfs_i64 h = tensor_get_i(c->in[0], 0);
+  if (h >= 0 && h < it_nslots && !val_is_undef(it_slots[h])) {
+    Val v = it_slots[h];
+    it_slots[h] = val_undef();
+    val_decref(v);
+  }
+}
+
+/* graphdef.c's view of d (graphdef.h): TF's dataset op for it and its inputs. */
+static bool ds_graphdef_info(Val v, GdDataset *o) {
+  if (!is_ds(v)) return false;
+  Dataset *d = self_ds(v);
+  memset(o, 0, sizeof *o);
+  Val lv[DS_MAX_LEAVES];
+  int n = 0;
+  flatten_elem(d->spec, lv, &n, DS_MAX_LEAVES);
+  if (n > GD_DS_MAX || n > DS_MAX_LEAVES) return false;
+  o->nleaves = n;
+  for (int i = 0; i < n; i++) {
+    TensorSpecObj *s = spec_obj(lv[i]);
+    o->leaf[i].dtype = (DType)s->dtype;
+    o->leaf[i].rank = s->rank;
+    for (int k = 0; k < s->rank && k < TFS_MAX_RANK; k++) o->leaf[i].shape[k] = s->dims[k];
+  }
+#define I64(nm, x) (o->c[o->nconst++] = (GdDsConst){.name = nm, .dtype = DT_INT64, .i = (x)})
+  if (is_ds(d->src)) o->in[o->nin++] = d->src;
+  TffnConcInfo ci;
+  switch (d->kind) {
+    case DS_SLICES: case DS_TENSORS: {
+      o->op = d->kind == DS_SLICES ? "TensorSliceDataset" : "TensorDataset";
+      int k = 0;
+      flatten_elem(d->src, lv, &k, DS_MAX_LEAVES);
+      if (k > GD_DS_MAX || k > DS_MAX_LEAVES) return false;
+      for (int i = 0; i < k; i++) {
+        Tensor *t = val_as_tensor(lv[i]);
+        if (!t || t->sym) return false;
+        o->c[o->nconst++] = (GdDsConst){.name = "components", .dtype = DT_VARIANT, .tensor = t};
+      }
+      return true;
+    }
+    case DS_RANGE: o->op = "RangeDataset"; I64("start", d->a); I64("stop", d->b); I64("step", d->c); return true;
+    case DS_ZIP:
+      o->op = "ZipDataset";
+      for (tfs_i64 i = 0; i < ((Tuple *)d->src.u.o)->len && o->nin < GD_DS_MAX; i++) o->in[o->nin++] = ((Tuple *)d->src.u.o)->items[i];
+      return true;
+    case DS_MAP: case DS_PMAP: case DS_FILTER:
+      o->op = d->kind == DS_MAP ? "MapDataset" : d->kind == DS_PMAP ? "ParallelMapDatasetV2" : "FilterDataset";
+      o->fn_attr = d->kind == DS_FILTER ? "predicate" : "f";
+      if (!tffn_conc_info(d->fn, &ci)) return false;
+      o->fn = ci.g;
+      if (d->kind == DS_PMAP) I64("num_parallel_calls", -1);   /* AUTOTUNE: tfs maps in order on one thread */
+      return true;
+    case DS_BATCH:
+      o->op = "BatchDatasetV2";
+      I64("batch_size", d->a);
+      o->c[o->nconst++] = (GdDsConst){.name = "drop_remainder", .dtype = DT_BOOL, .i = d->flag};
+      return true;
+    case DS_SHUFFLE:
+      o->op = "ShuffleDataset";
+      I64("buffer_size", d->a);
+      I64("seed", d->seeded ? d->seed : 0);
+      I64("seed2", 0);
+      o->flag_attr = "reshuffle_each_iteration";
+      o->flag = d->flag;
+      return true;
+    case DS_TAKE: o->op = "TakeDataset"; I64("count", d->a); return true;
+    case DS_SKIP: o->op = "SkipDataset"; I64("count", d->a); return true;
+    case DS_REPEAT: o->op = "RepeatDataset"; I64("count", d->a); return true;
+    case DS_PREFETCH: o->op = "PrefetchDataset"; I64("buffer_size", d->a); return true;
+    case DS_CACHE:
+      o->op = "CacheDataset";
+      o->c[o->nconst++] = (GdDsConst){.name = "filename", .dtype = DT_STRING, .s = ""};   /* in memory */
+      return true;
+    case DS_TFRECORD: {
+      Tuple *f = (Tuple *)d->src.u.o;
+      for (tfs_i64 i = 0; i < f->len; i++)
+        if (!val_is(f->items[i], &str_type)) return false;
+      o->op = "TFRecordDataset";
+      o->c[o->nconst++] = (GdDsConst){.name = "filenames", .dtype = DT_STRING, .strs = f->items, .nstrs = (int)f->len};
+      o->c[o->nconst++] = (GdDsConst){.name = "compression_type", .dtype = DT_STRING, .s = d->a == 1 ? "GZIP" : d->a == 2 ? "ZLIB" : ""};
+      I64("buffer_size", 262144);   /* TF's default read buffer: tfs reads the files whole */
+      return true;
+    }
+    case DS_ARG: return true;   /* op NULL: the fed dataset (an iterator input) */
+    default: return false;
+  }
+#undef I64
+}
+
+/* The ops as AutoGraph's dataset loop applies them (recorded while tracing). */
+Val tfdata_graph_iter(Val ds) {
+  OpAttrs at = {1, {ds}};
+  graphdef_dataset_info = ds_graphdef_info;
+  Dataset *args[DS_MAX_ARGS];
+  int n = 0;
+  arg_nodes(self_ds(ds), args, &n, DS_MAX_ARGS);
+  if (n > DS_MAX_ARGS) rt_throw(ERR_UNIMPLEMENTED, "a dataset built on more than %d dataset arguments cannot be iterated in a graph", DS_MAX_ARGS);
+  Val in[DS_MAX_ARGS];
+  for (int i = 0; i < n; i++) {
+    if (!val_is_tensor(args[i]->src))
+      rt_throw(ERR_INVALID_ARGUMENT, "a dataset received as a tf.function argument can only be iterated inside that function");
+    in[i] = args[i]->src;
+  }
+  return op_apply(&op_defs[OP_DATASET_ITER], n, in, &at);
+}
+
+Val tfdata_graph_next(Val ds, Val handle) {
+  OpAttrs at = {1, {ds}};
+  Val r = op_apply(&op_defs[OP_DATASET_NEXT], 1, &handle, &at);
+  if (val_is(r, &list_type)) {
+    List *l = (List *)r.u.o;
+    Val t = tuple_new(l->len);
+    for (tfs_i64 i = 0; i < l->len; i++) ((Tuple *)t.u.o)->items[i] = val_incref(l->items[i]);
+    val_decref(r);
+    return t;
+  }
+  return r;
+}
+
+void tfdata_graph_release(Val handle) {
+  val_decref(op_apply(&op_defs[OP_DATASET_RELEASE], 1, &handle, NULL));
+}

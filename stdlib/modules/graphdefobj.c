@@ -1,0 +1,99 @@
+/* graphdefobj.c — the GraphDef value of concrete.graph.as_graph_def() (str: text format, SerializeToString: binary) and tf.io.write_graph. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "object/atomicfile.h"
+#include "formats/graphdef.h"
+#include "modules/modules.h"
+#include "object/object.h"
+
+typedef struct GraphDefObj { Obj hdr; Graph *g; } GraphDefObj;
+
+static const Type graphdef_type;
+
+static void gdo_free(Obj *o) {
+  graph_release(((GraphDefObj *)o)->g);
+  free(o);
+}
+
+static void gdo_text(StrBuf *b, Val v) { graphdef_text(b, ((GraphDefObj *)v.u.o)->g); }
+
+static Val gdo_serialize(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "SerializeToString", .sig = "deterministic=None"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  size_t len;
+  unsigned char *bin = graphdef_pack(((GraphDefObj *)self.u.o)->g, &len);
+  Val r = bytes_new(bin, len);
+  free(bin);
+  return r;
+}
+
+static Val gdo_getattr(Val self, const char *name) {
+  if (!strcmp(name, "SerializeToString")) return builtin_new("GraphDef.SerializeToString", gdo_serialize, self, NULL);
+  return val_undef();
+}
+
+static const Type graphdef_type = {
+  .name = "GraphDef", .free = gdo_free, .repr = gdo_text, .str = gdo_text, .getattr = gdo_getattr,
+  .hash = obj_identity_hash,
+};
+
+Val graphdef_obj_new(struct Graph *g) {
+  GraphDefObj *o = obj_new(&graphdef_type, sizeof(GraphDefObj));
+  o->g = graph_retain(g);
+  return val_obj(o);
+}
+
+/* tf.io.write_graph(graph_or_graph_def, logdir, name, as_text=True): the directory must exist
+ * (TF creates it; a missing parent is NotFound); written whole or not at all. */
+//! tf.io.write_graph(graph_or_graph_def, logdir, name, as_text=True)
+//!   Writes a GraphDef (or a graph) to logdir/name as protobuf text or binary, atomically; returns the path.
+static Val io_write_graph(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.io.write_graph", .sig = "graph_or_graph_def, logdir, name, as_text=True"};
+  Val a[4];
+  args_parse(&spec, n, args, kw, a);
+  if (!val_is(a[0], &graphdef_type))
+    rt_throw(ERR_TYPE, "tf.io.write_graph: expected a GraphDef (concrete_function.graph.as_graph_def()), got %s",
+             val_type_name(a[0]));
+  if (!val_is(a[1], &str_type) || !val_is(a[2], &str_type))
+    rt_throw(ERR_TYPE, "tf.io.write_graph: logdir and name must be strings");
+  const char *dir = str_cstr(a[1]);
+  struct stat st;
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+    rt_throw(errno == ENOENT ? ERR_NOT_FOUND : ERR_IO, "tf.io.write_graph: cannot create directory '%s': %s", dir,
+             strerror(errno));
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+    rt_throw(ERR_IO, "tf.io.write_graph: '%s' is not a directory", dir);
+  Graph *g = ((GraphDefObj *)a[0].u.o)->g;
+  StrBuf path;
+  sb_init(&path);
+  sb_printf(&path, "%s/%s", dir, str_cstr(a[2]));
+  int mark = rt_hold_sb(&path);
+  int e;
+  if (rt_truthy(a[3])) {
+    StrBuf t;
+    sb_init(&t);
+    graphdef_text(&t, g);
+    e = af_write(path.data, t.data ? t.data : "", t.len);
+    sb_free(&t);
+  } else {
+    size_t len;
+    unsigned char *bin = graphdef_pack(g, &len);
+    e = af_write(path.data, bin, len);
+    free(bin);
+  }
+  if (e) rt_throw(e == ENOENT ? ERR_NOT_FOUND : ERR_IO, "tf.io.write_graph: cannot write '%s': %s", path.data, strerror(e));
+  Val r = str_new(path.data, (tfs_i64)path.len);
+  rt_unhold(mark);
+  sb_free(&path);
+  return r;
+}
+
+Val tfio_lookup(const char *name) {
+  if (!strcmp(name, "write_graph")) return builtin_new("tf.io.write_graph", io_write_graph, val_undef(), NULL);
+  return val_undef();
+}

@@ -1,0 +1,214 @@
+/* kerasrt.c — `_keras`, the native helpers of the .tfs tf.keras library: terminal detection and .npz weight files. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "object/atomicfile.h"
+#include "formats/iofile.h"
+#include "modules/modules.h"
+#include "object/object.h"
+#include "tensor/tensor.h"
+#include "object/value.h"
+
+/* fit's progress bar redraws in place only on a terminal (Keras' _dynamic_display) */
+static Val kr_isatty(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  (void)args;
+  if (n || (kw && kw->n)) rt_throw(ERR_TYPE, "_keras.stdout_isatty() takes no arguments");
+  return val_bool(isatty(1) == 1);
+}
+
+
+/* ---- .npz: a zip of stored (uncompressed) .npy members arr_0.npy, arr_1.npy, ... as np.savez writes -------- */
+
+static void put16(StrBuf *b, unsigned v) {
+  sb_putc(b, (char)(v & 0xFF));
+  sb_putc(b, (char)((v >> 8) & 0xFF));
+}
+static void put32(StrBuf *b, uint32_t v) {
+  put16(b, v & 0xFFFF);
+  put16(b, v >> 16);
+}
+static unsigned get16(const unsigned char *p) { return (unsigned)p[0] | (unsigned)p[1] << 8; }
+static uint32_t get32(const unsigned char *p) { return get16(p) | (uint32_t)get16(p + 2) << 16; }
+static uint64_t get64(const unsigned char *p) { return get32(p) | (uint64_t)get32(p + 4) << 32; }
+
+static const char *kr_path(Val v, const char *what) {
+  if (!val_is(v, &str_type)) rt_throw(ERR_TYPE, "%s: the file path must be a string, not '%s'", what, val_type_name(v));
+  return str_cstr(v);
+}
+
+static Val kr_save_npz(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  if (n != 2 || (kw && kw->n)) rt_throw(ERR_TYPE, "_keras.save_npz(path, arrays) takes 2 arguments");
+  const char *path = kr_path(args[0], "save_weights");
+  if (!val_is(args[1], &list_type)) rt_throw(ERR_TYPE, "save_weights: expected a list of arrays");
+  npz_write("save_weights", path, args[1]);
+  return val_none();
+}
+
+void npz_write(const char *what, const char *path, Val list) {
+  const List *l = (const List *)list.u.o;
+  StrBuf zip, dir;
+  sb_init(&zip);
+  sb_init(&dir);
+  int mark = rt_hold_sb(&zip);
+  rt_hold_sb(&dir);
+  for (tfs_i64 i = 0; i < l->len; i++) {
+    Tensor *t = val_as_tensor(l->items[i]);
+    if (!t || t->sym) rt_throw(ERR_TYPE, "%s: weight %lld is not a concrete array", what, (long long)i);
+    size_t nlen;
+    char *npy = npy_format(t, &nlen);   /* the same .npy writer as tf.io.write_npy */
+    int mm = rt_hold_mem(npy);
+    char name[32];
+    int nl = snprintf(name, sizeof name, "arr_%lld.npy", (long long)i);
+    uint32_t crc = (uint32_t)crc32(0L, (const Bytef *)npy, (uInt)nlen), off = (uint32_t)zip.len;
+    if (zip.len + nlen > 0xFFFFFFF0u) rt_throw(ERR_VALUE, "%s: the weights exceed 4 GiB, more than a plain zip holds", what);
+    /* local header: version 2.0, no flags, stored, no time */
+    put32(&zip, 0x04034b50);
+    put16(&zip, 20), put16(&zip, 0), put16(&zip, 0), put16(&zip, 0), put16(&zip, 0x21);
+    put32(&zip, crc), put32(&zip, (uint32_t)nlen), put32(&zip, (uint32_t)nlen);
+    put16(&zip, (unsigned)nl), put16(&zip, 0);
+    sb_putn(&zip, name, (size_t)nl);
+    sb_putn(&zip, npy, nlen);
+    rt_unhold(mm);
+    free(npy);
+    put32(&dir, 0x02014b50);
+    put16(&dir, 20), put16(&dir, 20), put16(&dir, 0), put16(&dir, 0), put16(&dir, 0), put16(&dir, 0x21);
+    put32(&dir, crc), put32(&dir, (uint32_t)nlen), put32(&dir, (uint32_t)nlen);
+    put16(&dir, (unsigned)nl), put16(&dir, 0), put16(&dir, 0), put16(&dir, 0), put16(&dir, 0);
+    put32(&dir, 0), put32(&dir, off);
+    sb_putn(&dir, name, (size_t)nl);
+  }
+  uint32_t dir_off = (uint32_t)zip.len;
+  sb_putn(&zip, dir.data, dir.len);
+  put32(&zip, 0x06054b50);
+  put16(&zip, 0), put16(&zip, 0), put16(&zip, (unsigned)l->len), put16(&zip, (unsigned)l->len);
+  put32(&zip, (uint32_t)dir.len), put32(&zip, dir_off), put16(&zip, 0);
+  int e = af_write(path, zip.data, zip.len);
+  rt_unhold(mark);
+  sb_free(&zip);
+  sb_free(&dir);
+  if (e) rt_throw(ERR_IO, "[Errno %d] %s: '%s'", e, strerror(e), path);
+}
+
+/* A member .npy of `len` bytes at p -> an ndarray; errors name the file and member. */
+static Val kr_parse_npy(const char *what, const unsigned char *p, size_t len, const char *path, const char *member) {
+  if (len < 10 || memcmp(p, "\x93NUMPY", 6)) rt_throw(ERR_VALUE, "%s: '%s' in %s is not a .npy array", what, member, path);
+  size_t hl = p[6] == 1 ? get16(p + 8) : get32(p + 8), start = p[6] == 1 ? 10 : 12;
+  if (start + hl > len) rt_throw(ERR_VALUE, "%s: '%s' in %s is truncated", what, member, path);
+  char head[512];
+  size_t cpy = hl < sizeof head - 1 ? hl : sizeof head - 1;
+  memcpy(head, p + start, cpy);
+  head[cpy] = 0;
+  static const struct { const char *d; DType dt; } kinds[] = {
+    {"'<f4'", DT_FLOAT32}, {"'<f8'", DT_FLOAT64}, {"'<i4'", DT_INT32}, {"'<i8'", DT_INT64}, {"'|b1'", DT_BOOL}};
+  int dt = -1;
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+    if (strstr(head, kinds[i].d)) dt = (int)kinds[i].dt;
+  const char *sh = strstr(head, "'shape': (");
+  if (dt < 0 || !sh || strstr(head, "'fortran_order': True"))
+    rt_throw(ERR_VALUE, "%s: '%s' in %s has an unsupported header %s", what, member, path, head);
+  tfs_i64 dims[TFS_MAX_RANK], size = 1;
+  int rank = 0;
+  const char *q = sh + 10;
+  while (*q && *q != ')') {
+    char *end;
+    long long d = strtoll(q, &end, 10);
+    if (end == q || d < 0 || rank == TFS_MAX_RANK) rt_throw(ERR_VALUE, "%s: '%s' in %s has a bad shape", what, member, path);
+    dims[rank++] = d;
+    size *= d;
+    q = end;
+    while (*q == ',' || *q == ' ') q++;
+  }
+  size_t bytes = (size_t)size * (size_t)dtype_info[dt].size;
+  if (start + hl + bytes > len) rt_throw(ERR_VALUE, "%s: '%s' in %s is truncated", what, member, path);
+  Tensor *t = tensor_new((DType)dt, rank, dims);
+  memcpy(tensor_data(t), p + start + hl, bytes);
+  Val v = ndarray_new(t);
+  val_decref(val_obj(t));
+  return v;
+}
+
+static Val kr_load_npz(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  if (n != 1 || (kw && kw->n)) rt_throw(ERR_TYPE, "_keras.load_npz(path) takes 1 argument");
+  return npz_read("load_weights", kr_path(args[0], "load_weights"));
+}
+
+Val npz_read(const char *what, const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) rt_throw(ERR_IO, "[Errno %d] %s: '%s'", errno, strerror(errno), path);
+  StrBuf b;
+  sb_init(&b);
+  int mark = rt_hold_sb(&b);
+  char chunk[65536];
+  size_t k;
+  while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) sb_putn(&b, chunk, k);
+  fclose(f);
+  const unsigned char *z = (const unsigned char *)b.data;
+  size_t len = b.len;
+  /* the end record: the last signature within its 22 bytes + comment */
+  size_t end = 0;
+  bool found = false;
+  for (size_t i = len >= 22 ? len - 22 : 0; len >= 22; i--) {
+    if (get32(z + i) == 0x06054b50) {
+      end = i;
+      found = true;
+      break;
+    }
+    if (i == 0 || len - i > 22 + 65535) break;
+  }
+  if (!found) rt_throw(ERR_VALUE, "%s: %s is not an .npz file", what, path);
+  unsigned count = get16(z + end + 10);
+  size_t pos = get32(z + end + 16);
+  Val out = list_new(count);
+  rt_hold_val(out);
+  for (unsigned i = 0; i < count; i++) {
+    if (pos + 46 > len || get32(z + pos) != 0x02014b50) rt_throw(ERR_VALUE, "%s: %s has a damaged directory", what, path);
+    unsigned method = get16(z + pos + 10), nl = get16(z + pos + 28), xl = get16(z + pos + 30), cl = get16(z + pos + 32);
+    uint64_t size = get32(z + pos + 24), off = get32(z + pos + 42);
+    char member[128];
+    snprintf(member, sizeof member, "%.*s", (int)(nl < 127 ? nl : 127), (const char *)z + pos + 46);
+    /* zip64 extra (numpy writes one): the 0xFFFFFFFF fields, in order size, compressed size, offset */
+    for (size_t x = pos + 46 + nl; x + 4 <= pos + 46 + nl + xl && x + 4 <= len;) {
+      unsigned id = get16(z + x), sz = get16(z + x + 2);
+      const unsigned char *d = z + x + 4;
+      if (id == 1) {
+        if (get32(z + pos + 24) == 0xFFFFFFFFu && d + 8 <= z + len) size = get64(d), d += 8;
+        if (get32(z + pos + 20) == 0xFFFFFFFFu && d + 8 <= z + len) d += 8;
+        if (get32(z + pos + 42) == 0xFFFFFFFFu && d + 8 <= z + len) off = get64(d);
+      }
+      x += 4 + sz;
+    }
+    if (method != 0) rt_throw(ERR_VALUE, "%s: '%s' in %s is compressed; only stored members (np.savez) are read", what, member, path);
+    if (off + 30 > len || get32(z + off) != 0x04034b50) rt_throw(ERR_VALUE, "%s: %s has a damaged member '%s'", what, path, member);
+    size_t data = (size_t)off + 30 + get16(z + off + 26) + get16(z + off + 28);
+    if (data > len || size > len - data) rt_throw(ERR_VALUE, "%s: '%s' in %s is truncated", what, member, path);
+    Val a = kr_parse_npy(what, z + data, (size_t)size, path, member);
+    list_append(out, a);
+    val_decref(a);
+    pos += 46 + nl + xl + cl;
+  }
+  rt_unhold(mark);
+  sb_free(&b);
+  return out;
+}
+
+static Val kr_attr(const char *name) {
+  if (!strcmp(name, "stdout_isatty")) return builtin_new("_keras.stdout_isatty", kr_isatty, val_undef(), NULL);
+  if (!strcmp(name, "save_npz")) return builtin_new("_keras.save_npz", kr_save_npz, val_undef(), NULL);
+  if (!strcmp(name, "load_npz")) return builtin_new("_keras.load_npz", kr_load_npz, val_undef(), NULL);
+  return val_undef();
+}
+
+Val kerasrt_module(void) {
+  static Val mod = {VT_UNDEF, {0}};
+  if (val_is_undef(mod)) mod = module_native("_keras", kr_attr);
+  return val_incref(mod);
+}

@@ -1,0 +1,50 @@
+/* modules.h — what the stdlib's C files share: the tf and ag modules, native modules, tf submodule lookups. */
+#ifndef TFS_MODULES_H
+#define TFS_MODULES_H
+
+#include "object/object.h"
+#include "object/hosttypes.h"
+#include "formats/npyfile.h"
+
+/* The `tf` and `ag` modules (owned references), provided by their own files. */
+Val tf_module(void);
+Val kerasrt_module(void);   /* `_keras`: native helpers of stdlib/keras*.tfs */
+/* tf.saved_model.NAME (savedmodel.c), VT_UNDEF when absent. */
+Val savedmodel_lookup(const char *name);
+/* tf.<qual> ("keras.datasets"), or VT_UNDEF: the fallback of stdlib .tfs modules standing for tf submodules. */
+Val tfmod_lookup(const char *qual);
+Val ag_module(void);
+/* ag.ret (agmod.c) and the names of TF's converted-code layout (agscope.c). */
+Val ag_ret(Val self, int n, const Val *args, const Kw *kw);
+Val ag_FunctionScope(Val self, int n, const Val *args, const Kw *kw);
+Val ag_ConversionOptions(Val self, int n, const Val *args, const Kw *kw);
+Val ag_ld(Val self, int n, const Val *args, const Kw *kw);
+void ag_check_defined(Val v);   /* raises UnboundLocalError for an ag.Undefined (agmod.c) */
+Val ag_autograph_artifact(Val self, int n, const Val *args, const Kw *kw);
+Val ag_converted_call(Val self, int n, const Val *args, const Kw *kw);
+/* range(t) with a traced tensor t: tf.range(...) (agmod.c); VT_UNDEF when no argument is traced. */
+Val ag_range_tensor(int n, const Val *args);
+/* enumerate(t, start) / zip(t1, ...) with a traced tensor among the sources
+ * while tracing: a staged iterable that ag.for_stmt makes a graph loop
+ * (agmod.c); VT_UNDEF otherwise. */
+Val ag_staged_iter(bool is_zip, int n, const Val *args, Val start);
+
+/* Native stdlib modules (`time`, `timeit`) for imports with no .tfs file of
+ * that name; VT_UNDEF when unknown. */
+Val stdlib_native_module(const char *name);
+void native_noargs(const char *what, int n, const Kw *kw);   /* TypeError unless called with no arguments (timemod.c) */
+Val gcmod_module(void);                          /* `gc` (gcmod.c) */
+
+/* tf.summary.NAME (summary.c) and tf.io.NAME (graphdefobj.c); VT_UNDEF when unknown. */
+Val summary_lookup(const char *name);
+Val tfio_lookup(const char *name);
+Val eventread_lookup(const char *qual);
+Val tfrwriter_lookup(const char *name);   /* tf.io.TFRecordWriter/TFRecordOptions (tfrwriter.c) */   /* tf.compat (summary_iterator), tf.make_ndarray (eventread.c) */
+/* concrete.graph.as_graph_def(): a GraphDef value holding g (graphdefobj.c). */
+struct Graph;
+Val graphdef_obj_new(struct Graph *g);
+
+/* tf.Module (tfmodule.c): the class object (borrowed, immortal) and its test. */
+Val tfmodule_class(void);
+bool tfmodule_is(Val v);
+#endif

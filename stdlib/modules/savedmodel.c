@@ -1,0 +1,1347 @@
+/* savedmodel.c — tf.saved_model.save / load: an object's tf.functions and Variables as TF's SavedModel directory, run back without the source.
+ *
+ * The directory is TF's layout: saved_model.pb is a SavedModel message (one
+ * MetaGraphDef tagged "serve": a GraphDef whose library holds every saved
+ * concrete function and the bodies of its conds and loops, the signature
+ * defs, and the SavedObjectGraph naming functions and Variables), and
+ * variables/variables.npz holds the Variable values, one .npy member per
+ * Variable node in node order (tfs's documented stand-in for TF's tensor
+ * bundle).  Loading rebuilds each function's graph from the library
+ * (runtime/formats/graphimport.c): nothing of the program that saved it is needed. */
+#define _GNU_SOURCE   /* nftw, mkdtemp */
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "object/atomicfile.h"
+#include "graph/exec.h"
+#include "formats/graphdef.h"
+#include "formats/graphimport.h"
+#include "modules/modules.h"
+#include "object/object.h"
+#include "saved_model.pb-c.h"
+#include "modules/savedmodel.h"
+#include "tensor/tensor.h"
+#include "function/tffunction.h"
+#include "graph/trace.h"
+
+/* ==== saving ==================================================================================== */
+
+enum { SM_USER, SM_FUNCTION, SM_VARIABLE };
+
+typedef struct SmRef { int node; const char *name; } SmRef;
+
+typedef struct SmNode {
+  int kind;
+  Val v;                      /* borrowed: the object, function or Variable */
+  char *key;                  /* Variables: their key in the graphs (path or _captured_N) */
+  SmRef *kids;
+  int nkids;
+  Val concs;                  /* functions: list of concrete functions (owned) */
+  char **fnames;              /* their names in the library */
+} SmNode;
+
+typedef struct SmSave {
+  PbArena a;
+  SmNode *n;
+  int nn, cap;
+  int ncaptured;
+  Val *concs;                 /* every saved concrete function (borrowed from the nodes) */
+  char **cnames;
+  int nc, ccap;
+  int seq;
+} SmSave;
+
+static int sm_find(const SmSave *s, Val v) {
+  for (int i = 0; i < s->nn; i++)
+    if (s->n[i].v.tag == VT_OBJ && v.tag == VT_OBJ && s->n[i].v.u.o == v.u.o) return i;
+  return -1;
+}
+
+static int sm_add(SmSave *s, int kind, Val v) {
+  if (s->nn == s->cap) {
+    int cap = s->cap ? 2 * s->cap : 16;
+    SmNode *n = pa_alloc(&s->a, sizeof(SmNode) * (size_t)cap);
+    if (s->nn) memcpy(n, s->n, sizeof(SmNode) * (size_t)s->nn);
+    s->n = n;
+    s->cap = cap;
+  }
+  SmNode *n = &s->n[s->nn];
+  memset(n, 0, sizeof *n);
+  n->kind = kind;
+  n->v = v;
+  n->concs = val_undef();
+  return s->nn++;
+}
+
+static void sm_kid(SmSave *s, int parent, int node, const char *name) {
+  SmNode *p = &s->n[parent];
+  SmRef *k = pa_alloc(&s->a, sizeof(SmRef) * (size_t)(p->nkids + 1));
+  if (p->nkids) memcpy(k, p->kids, sizeof(SmRef) * (size_t)p->nkids);
+  k[p->nkids].node = node;
+  k[p->nkids].name = pa_strdup(&s->a, name);
+  p->kids = k;
+  p->nkids++;
+}
+
+static void sm_add_conc(SmSave *s, Val c, const char *base) {
+  if (s->nc == s->ccap) {
+    int cap = s->ccap ? 2 * s->ccap : 8;
+    Val *cv = pa_alloc(&s->a, sizeof(Val) * (size_t)cap);
+    char **cn = pa_alloc(&s->a, sizeof(char *) * (size_t)cap);
+    if (s->nc) {
+      memcpy(cv, s->concs, sizeof(Val) * (size_t)s->nc);
+      memcpy(cn, s->cnames, sizeof(char *) * (size_t)s->nc);
+    }
+    s->concs = cv;
+    s->cnames = cn;
+    s->ccap = cap;
+  }
+  char *name = pa_printf(&s->a, "__inference_%s_%d", base, s->seq++);
+  for (char *p = name; *p; p++)
+    if (*p == '/' || *p == '.') *p = '_';
+  s->concs[s->nc] = c;
+  s->cnames[s->nc++] = name;
+}
+
+static int sm_conc_index(const SmSave *s, Val c) {
+  for (int i = 0; i < s->nc; i++)
+    if (s->concs[i].u.o == c.u.o) return i;
+  return -1;
+}
+
+static void sm_walk(SmSave *s, int node, const char *path);
+
+/* One attribute of a user object: a Variable, a tf.function (or a method bound to an object), or a module. */
+static void sm_attr(SmSave *s, int parent, const char *path, const char *name, Val v, Val self) {
+  char *sub = *path ? pa_printf(&s->a, "%s/%s", path, name) : pa_strdup(&s->a, name);
+  int id = sm_find(s, v);
+  if (id >= 0 && s->n[id].kind != SM_FUNCTION) {
+    sm_kid(s, parent, id, name);
+    return;
+  }
+  if (val_is(v, &variable_type)) {
+    id = sm_add(s, SM_VARIABLE, v);
+    s->n[id].key = sub;
+    sm_kid(s, parent, id, name);
+  } else if (val_is(v, &bound_type) && tffn_is(((Bound *)v.u.o)->fn)) {
+    sm_attr(s, parent, path, name, ((Bound *)v.u.o)->fn, ((Bound *)v.u.o)->self);
+  } else if (tffn_is(v)) {
+    Val l = tffn_saved_concretes(v, self);
+    if (((List *)l.u.o)->len == 0) {   /* never called and no input_signature: nothing to save, as TF */
+      val_decref(l);
+      return;
+    }
+    id = sm_add(s, SM_FUNCTION, v);
+    s->n[id].concs = l;
+    List *cl = (List *)l.u.o;
+    s->n[id].fnames = pa_alloc(&s->a, sizeof(char *) * (size_t)cl->len);
+    for (tfs_i64 i = 0; i < cl->len; i++) {
+      sm_add_conc(s, cl->items[i], sub);
+      s->n[id].fnames[i] = s->cnames[s->nc - 1];
+    }
+    sm_kid(s, parent, id, name);
+  } else if (tfmodule_is(v) || (val_is(v, &inst_type) && id < 0 && false)) {
+    id = sm_add(s, SM_USER, v);
+    sm_kid(s, parent, id, name);
+    sm_walk(s, id, sub);
+  }
+}
+
+static int sm_strcmp(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* The attributes of a user object, in sorted name order: its own, then
+ * tf.functions of its class (methods) it does not shadow. */
+static void sm_walk(SmSave *s, int node, const char *path) {
+  Val obj = s->n[node].v;
+  if (!val_is(obj, &inst_type)) return;
+  Inst *in = (Inst *)obj.u.o;
+  const char **names = NULL;
+  int nnames = 0, cap = 0;
+  Val sources[16];
+  int nsrc = 0;
+  if (!val_is_undef(in->dict)) sources[nsrc++] = in->dict;
+  for (TypeObj *c = in->klass; c && nsrc < 16; c = c->base)
+    if (!val_is_undef(c->dict)) sources[nsrc++] = c->dict;
+  for (int k = 0; k < nsrc; k++) {
+    Val keys = dict_keys_list(sources[k]);
+    List *kl = (List *)keys.u.o;
+    for (tfs_i64 i = 0; i < kl->len; i++) {
+      if (!val_is(kl->items[i], &str_type)) continue;
+      const char *nm = str_cstr(kl->items[i]);
+      bool dup = false;
+      for (int j = 0; j < nnames && !dup; j++) dup = !strcmp(names[j], nm);
+      if (dup) continue;
+      if (k > 0) {   /* class attributes: only tf.functions */
+        Val v = dict_get_str(sources[k], nm);
+        bool f = tffn_is(v);
+        val_decref(v);
+        if (!f) continue;
+      }
+      if (nnames == cap) {
+        cap = cap ? 2 * cap : 16;
+        const char **nn = pa_alloc(&s->a, sizeof(char *) * (size_t)cap);
+        if (nnames) memcpy(nn, names, sizeof(char *) * (size_t)nnames);
+        names = nn;
+      }
+      names[nnames++] = pa_strdup(&s->a, nm);
+    }
+    val_decref(keys);
+  }
+  if (nnames) qsort(names, (size_t)nnames, sizeof(char *), sm_strcmp);
+  for (int i = 0; i < nnames; i++) {
+    Val v = val_undef();
+    for (int k = 0; k < nsrc && val_is_undef(v); k++) v = dict_get_str(sources[k], names[i]);
+    int mark = rt_hold_val(v);
+    sm_attr(s, node, path, names[i], v, obj);
+    rt_unhold(mark);
+    val_decref(v);
+  }
+}
+
+static const char *sm_varkey(void *ctx, const Variable *v) {
+  SmSave *s = ctx;
+  int id = sm_find(s, val_obj((void *)v));
+  if (id < 0) {   /* captured by a function but not an attribute: saved under a name of its own */
+    id = sm_add(s, SM_VARIABLE, val_obj((void *)v));
+    s->n[id].key = pa_printf(&s->a, "_captured_%d", s->ncaptured++);
+  }
+  return s->n[id].key;
+}
+
+/* ---- messages ---- */
+
+static Tensorflow__StructuredValue *sv_new(PbArena *a, Tensorflow__StructuredValue__KindCase k) {
+  Tensorflow__StructuredValue *v = pa_alloc(a, sizeof *v);
+  tensorflow__structured_value__init(v);
+  v->kind_case = k;
+  return v;
+}
+
+static Tensorflow__StructuredValue *sv_spec(PbArena *a, const char *name, const TMeta *m) {
+  Tensorflow__StructuredValue *v = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_TENSOR_SPEC_VALUE);
+  v->tensor_spec_value = pa_alloc(a, sizeof *v->tensor_spec_value);
+  tensorflow__tensor_spec_proto__init(v->tensor_spec_value);
+  v->tensor_spec_value->name = pa_strdup(a, name ? name : "");
+  v->tensor_spec_value->shape = pb_shape(a, m->rank, m->shape);
+  v->tensor_spec_value->dtype = pb_dtype(m->dtype);
+  return v;
+}
+
+static Tensorflow__StructuredValue *sv_seq(PbArena *a, bool tuple, int n, Tensorflow__StructuredValue **items) {
+  Tensorflow__StructuredValue *v = sv_new(a, tuple ? TENSORFLOW__STRUCTURED_VALUE__KIND_TUPLE_VALUE
+                                                   : TENSORFLOW__STRUCTURED_VALUE__KIND_LIST_VALUE);
+  if (tuple) {
+    v->tuple_value = pa_alloc(a, sizeof *v->tuple_value);
+    tensorflow__tuple_value__init(v->tuple_value);
+    v->tuple_value->n_values = (size_t)n;
+    v->tuple_value->values = items;
+  } else {
+    v->list_value = pa_alloc(a, sizeof *v->list_value);
+    tensorflow__list_value__init(v->list_value);
+    v->list_value->n_values = (size_t)n;
+    v->list_value->values = items;
+  }
+  return v;
+}
+
+/* A concrete function's result template as a StructuredValue. */
+static Tensorflow__StructuredValue *sv_out(PbArena *a, const Graph *g, Val t, const char *fname) {
+  int idx;
+  if (nest_is_leaf(t, &idx)) return sv_spec(a, "", graph_meta(g, g->outputs[idx]));
+  if (t.tag == VT_NONE) {
+    Tensorflow__StructuredValue *v = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_NONE_VALUE);
+    v->none_value = pa_alloc(a, sizeof *v->none_value);
+    tensorflow__none_value__init(v->none_value);
+    return v;
+  }
+  if (val_is(t, &tuple_type) || val_is(t, &list_type)) {
+    tfs_i64 n;
+    const Val *it;
+    seq_items(t, &n, &it);
+    Tensorflow__StructuredValue **items = pa_alloc(a, sizeof(void *) * (size_t)(n + 1));
+    for (tfs_i64 i = 0; i < n; i++) items[i] = sv_out(a, g, it[i], fname);
+    return sv_seq(a, val_is(t, &tuple_type), (int)n, items);
+  }
+  if (val_is(t, &dict_type)) {
+    Val keys = dict_keys_list(t);
+    int mark = rt_hold_val(keys);
+    List *kl = (List *)keys.u.o;
+    Tensorflow__StructuredValue *v = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_DICT_VALUE);
+    v->dict_value = pa_alloc(a, sizeof *v->dict_value);
+    tensorflow__dict_value__init(v->dict_value);
+    v->dict_value->fields = pa_alloc(a, sizeof(void *) * (size_t)(kl->len + 1));
+    for (tfs_i64 i = 0; i < kl->len; i++) {
+      if (!val_is(kl->items[i], &str_type))
+        rt_throw(ERR_VALUE, "tf.saved_model.save: function '%s' returns a dict with a key that is not a string", fname);
+      Tensorflow__DictValue__FieldsEntry *e = pa_alloc(a, sizeof *e);
+      tensorflow__dict_value__fields_entry__init(e);
+      e->key = pa_strdup(a, str_cstr(kl->items[i]));
+      Val x = dict_get(t, kl->items[i]);
+      e->value = sv_out(a, g, x, fname);
+      val_decref(x);
+      v->dict_value->fields[v->dict_value->n_fields++] = e;
+    }
+    rt_unhold(mark);
+    val_decref(keys);
+    return v;
+  }
+  rt_throw(ERR_VALUE, "tf.saved_model.save: function '%s' returns a %s, which a saved function cannot return", fname,
+           val_type_name(t));
+}
+
+/* (args tuple, kwargs dict): each parameter but self one TensorSpec named after it. */
+static Tensorflow__StructuredValue *sv_in(PbArena *a, const TffnConcInfo *ci, int *self_out) {
+  const Tuple *at = (const Tuple *)ci->args_tmpl.u.o;
+  int idx, so = ci->nparams > 0 && !nest_is_leaf(at->items[0], &idx) && !strcmp(ci->params[0], "self") ? 1 : 0;
+  int n = ci->nparams - so;
+  Tensorflow__StructuredValue **items = pa_alloc(a, sizeof(void *) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) {
+    if (!nest_is_leaf(at->items[i + so], &idx) || idx != i)
+      rt_throw(ERR_VALUE,
+               "tf.saved_model.save: function '%s' takes '%s', which is not a tensor: saved functions take tensor arguments only",
+               ci->name, ci->params[i + so]);
+    items[i] = sv_spec(a, ci->params[i + so], graph_meta(ci->g, (GraphRef){ci->g->inputs[i], 0}));
+  }
+  if (n != ci->g->ninputs)
+    rt_throw(ERR_VALUE, "tf.saved_model.save: function '%s' has inputs that are not its arguments", ci->name);
+  Tensorflow__StructuredValue **pair = pa_alloc(a, sizeof(void *) * 2);
+  pair[0] = sv_seq(a, true, n, items);
+  pair[1] = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_DICT_VALUE);
+  pair[1]->dict_value = pa_alloc(a, sizeof *pair[1]->dict_value);
+  tensorflow__dict_value__init(pair[1]->dict_value);
+  *self_out = so;
+  return sv_seq(a, true, 2, pair);
+}
+
+static Tensorflow__AttrValue *sm_attrv(PbArena *a, Tensorflow__AttrValue__ValueCase k) {
+  Tensorflow__AttrValue *v = pa_alloc(a, sizeof *v);
+  tensorflow__attr_value__init(v);
+  v->value_case = k;
+  return v;
+}
+
+static Tensorflow__NodeDef__AttrEntry *sm_entry(PbArena *a, const char *key, Tensorflow__AttrValue *v) {
+  Tensorflow__NodeDef__AttrEntry *e = pa_alloc(a, sizeof *e);
+  tensorflow__node_def__attr_entry__init(e);
+  e->key = pa_strdup(a, key);
+  e->value = v;
+  return e;
+}
+
+static Tensorflow__AttrValue *sm_types(PbArena *a, const Graph *g, bool out) {
+  int n = out ? g->noutputs : g->ninputs;
+  Tensorflow__AttrValue *v = sm_attrv(a, TENSORFLOW__ATTR_VALUE__VALUE_LIST);
+  v->list = pa_alloc(a, sizeof *v->list);
+  tensorflow__attr_value__list_value__init(v->list);
+  v->list->n_type = (size_t)n;
+  v->list->type = pa_alloc(a, sizeof(Tensorflow__DataType) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++)
+    v->list->type[i] = pb_dtype(out ? graph_meta(g, g->outputs[i])->dtype : g->nodes[g->inputs[i]].outm[0].dtype);
+  return v;
+}
+
+static Tensorflow__TensorInfo *sm_tinfo(PbArena *a, const char *name, const TMeta *m) {
+  Tensorflow__TensorInfo *t = pa_alloc(a, sizeof *t);
+  tensorflow__tensor_info__init(t);
+  t->name = pa_strdup(a, name);
+  t->dtype = pb_dtype(m->dtype);
+  t->tensor_shape = pb_shape(a, m->rank, m->shape);
+  return t;
+}
+
+typedef struct SmSig { const char *name; int conc; } SmSig;
+
+/* A signature def and, in the graph, what calls it: one Placeholder per
+ * argument ('serving_default_x') and a StatefulPartitionedCall of the
+ * function, as TF writes them. */
+static Tensorflow__MetaGraphDef__SignatureDefEntry *sm_signature(SmSave *s, Tensorflow__GraphDef *gd, const SmSig *sig, int k,
+                                                                  const char *const *params) {
+  PbArena *a = &s->a;
+  TffnConcInfo ci;
+  tffn_conc_info(s->concs[sig->conc], &ci);
+  const Graph *g = ci.g;
+  Tensorflow__SignatureDef *sd = pa_alloc(a, sizeof *sd);
+  tensorflow__signature_def__init(sd);
+  sd->method_name = "tensorflow/serving/predict";
+  char *call = k ? pa_printf(a, "StatefulPartitionedCall_%d", k) : "StatefulPartitionedCall";
+  Tensorflow__NodeDef **nodes = pa_alloc(a, sizeof(void *) * (gd->n_node + (size_t)g->ninputs + 2));
+  if (gd->n_node) memcpy(nodes, gd->node, sizeof(void *) * gd->n_node);
+  Tensorflow__NodeDef *cn = pa_alloc(a, sizeof *cn);
+  tensorflow__node_def__init(cn);
+  cn->name = call;
+  cn->op = "StatefulPartitionedCall";
+  cn->input = pa_alloc(a, sizeof(char *) * (size_t)(g->ninputs + 1));
+  sd->inputs = pa_alloc(a, sizeof(void *) * (size_t)(g->ninputs + 1));
+  for (int i = 0; i < g->ninputs; i++) {
+    const TMeta *m = g->nodes[g->inputs[i]].outm;
+    char *ph = pa_printf(a, "%s_%s", sig->name, params[i]);
+    Tensorflow__NodeDef *pn = pa_alloc(a, sizeof *pn);
+    tensorflow__node_def__init(pn);
+    pn->name = ph;
+    pn->op = "Placeholder";
+    pn->attr = pa_alloc(a, sizeof(void *) * 2);
+    Tensorflow__AttrValue *dt = sm_attrv(a, TENSORFLOW__ATTR_VALUE__VALUE_TYPE);
+    dt->type = pb_dtype(m->dtype);
+    Tensorflow__AttrValue *sh = sm_attrv(a, TENSORFLOW__ATTR_VALUE__VALUE_SHAPE);
+    sh->shape = pb_shape(a, m->rank, m->shape);
+    pn->attr[pn->n_attr++] = sm_entry(a, "dtype", dt);
+    pn->attr[pn->n_attr++] = sm_entry(a, "shape", sh);
+    nodes[gd->n_node++] = pn;
+    cn->input[cn->n_input++] = ph;
+    Tensorflow__SignatureDef__InputsEntry *e = pa_alloc(a, sizeof *e);
+    tensorflow__signature_def__inputs_entry__init(e);
+    e->key = pa_strdup(a, params[i]);
+    e->value = sm_tinfo(a, pa_printf(a, "%s:0", ph), m);
+    sd->inputs[sd->n_inputs++] = e;
+  }
+  Tensorflow__AttrValue *f = sm_attrv(a, TENSORFLOW__ATTR_VALUE__VALUE_FUNC);
+  f->func = pa_alloc(a, sizeof *f->func);
+  tensorflow__name_attr_list__init(f->func);
+  f->func->name = s->cnames[sig->conc];
+  cn->attr = pa_alloc(a, sizeof(void *) * 3);
+  cn->attr[cn->n_attr++] = sm_entry(a, "Tin", sm_types(a, g, false));
+  cn->attr[cn->n_attr++] = sm_entry(a, "Tout", sm_types(a, g, true));
+  cn->attr[cn->n_attr++] = sm_entry(a, "f", f);
+  nodes[gd->n_node++] = cn;
+  gd->node = nodes;
+  sd->outputs = pa_alloc(a, sizeof(void *) * (size_t)(g->noutputs + 1));
+  for (int i = 0; i < g->noutputs; i++) {
+    Tensorflow__SignatureDef__OutputsEntry *e = pa_alloc(a, sizeof *e);
+    tensorflow__signature_def__outputs_entry__init(e);
+    e->key = pa_printf(a, "output_%d", i);
+    e->value = sm_tinfo(a, pa_printf(a, "%s:%d", call, i), graph_meta(g, g->outputs[i]));
+    sd->outputs[sd->n_outputs++] = e;
+  }
+  Tensorflow__MetaGraphDef__SignatureDefEntry *se = pa_alloc(a, sizeof *se);
+  tensorflow__meta_graph_def__signature_def_entry__init(se);
+  se->key = pa_strdup(a, sig->name);
+  se->value = sd;
+  return se;
+}
+
+/* The concrete function a signatures= value names (a tf.function with its
+ * saved concrete function, a method, a ConcreteFunction). */
+static int sm_sig_conc(SmSave *s, Val v, Val root, const char *name) {
+  Val self = root;
+  if (val_is(v, &bound_type)) {
+    self = ((Bound *)v.u.o)->self;
+    v = ((Bound *)v.u.o)->fn;
+  }
+  TffnConcInfo ci;
+  if (tffn_conc_info(v, &ci)) {
+    int k = sm_conc_index(s, v);
+    if (k < 0) {
+      sm_add_conc(s, v, name);
+      k = s->nc - 1;
+    }
+    return k;
+  }
+  if (!tffn_is(v))
+    rt_throw(ERR_VALUE, "tf.saved_model.save: signature '%s' must be a tf.function or a concrete function, not %s", name,
+             val_type_name(v));
+  Val l = tffn_saved_concretes(v, self);
+  int mark = rt_hold_val(l);
+  List *cl = (List *)l.u.o;
+  if (cl->len != 1)
+    rt_throw(ERR_VALUE,
+             "tf.saved_model.save: signature '%s' is a tf.function with %lld concrete functions; give it an input_signature "
+             "or pass one concrete function",
+             name, (long long)cl->len);
+  int k = sm_conc_index(s, cl->items[0]);
+  if (k < 0) {
+    sm_add_conc(s, cl->items[0], name);
+    k = s->nc - 1;
+    val_incref(cl->items[0]);   /* kept by the save's list of extra references */
+    s->n[0].concs = val_is_undef(s->n[0].concs) ? list_new(1) : s->n[0].concs;
+    list_append(s->n[0].concs, cl->items[0]);
+    val_decref(cl->items[0]);
+  }
+  rt_unhold(mark);
+  val_decref(l);
+  return k;
+}
+
+static int sm_rm(const char *p, const struct stat *st, int flag, struct FTW *f) {
+  (void)st, (void)flag, (void)f;
+  return remove(p);
+}
+
+static void sm_write(const char *path, const void *data, size_t n, const char *export_dir) {
+  FILE *f = fopen(path, "wb");
+  if (!f || fwrite(data, 1, n, f) != n || fclose(f)) {
+    int e = errno;
+    if (f) fclose(f);
+    rt_throw(ERR_IO, "tf.saved_model.save: cannot write '%s': %s", export_dir, strerror(e));
+  }
+}
+
+static void sm_save_free(SmSave *s) {
+  for (int i = 0; i < s->nn; i++) val_decref(s->n[i].concs);
+  pa_free(&s->a);
+}
+
+static void sm_save(Val obj, const char *dir, Val signatures) {
+  SmSave s = {0};
+  RtTry t;
+  char *tmp = NULL;
+  rt_try_push(&t);
+  if (setjmp(t.jb) == 0) {
+    sm_add(&s, SM_USER, obj);
+    sm_walk(&s, 0, "");
+    /* signatures */
+    SmSig sigs[16];
+    int nsig = 0;
+    if (signatures.tag == VT_NONE) {
+      for (int i = 0; i < s.n[0].nkids; i++) {
+        SmNode *k = &s.n[s.n[0].kids[i].node];
+        if (strcmp(s.n[0].kids[i].name, "__call__") || k->kind != SM_FUNCTION) continue;
+        Val sg = rt_getattr(k->v, "input_signature");
+        bool has = sg.tag != VT_NONE;
+        val_decref(sg);
+        if (has) sigs[nsig++] = (SmSig){"serving_default", sm_conc_index(&s, ((List *)k->concs.u.o)->items[0])};
+      }
+    } else if (val_is(signatures, &dict_type)) {
+      Val keys = dict_keys_list(signatures);
+      int mk = rt_hold_val(keys);
+      List *kl = (List *)keys.u.o;
+      for (tfs_i64 i = 0; i < kl->len && nsig < 16; i++) {
+        if (!val_is(kl->items[i], &str_type))
+          rt_throw(ERR_VALUE, "tf.saved_model.save: signature names must be strings, not %s", val_type_name(kl->items[i]));
+        Val v = dict_get(signatures, kl->items[i]);
+        int mv = rt_hold_val(v);
+        const char *nm = pa_strdup(&s.a, str_cstr(kl->items[i]));
+        sigs[nsig++] = (SmSig){nm, sm_sig_conc(&s, v, obj, nm)};
+        rt_unhold(mv);
+        val_decref(v);
+      }
+      rt_unhold(mk);
+      val_decref(keys);
+    } else {
+      sigs[nsig++] = (SmSig){"serving_default", sm_sig_conc(&s, signatures, obj, "serving_default")};
+    }
+    if (s.nc == 0)
+      rt_throw(ERR_VALUE,
+               "tf.saved_model.save: %s has no tf.function to save (give its tf.functions an input_signature or call "
+               "them first)",
+               val_type_name(obj));
+    /* the library: every concrete function (Variables captured along the way get nodes) */
+    const Graph **gs = pa_alloc(&s.a, sizeof(void *) * (size_t)s.nc);
+    Tensorflow__StructuredValue **insig = pa_alloc(&s.a, sizeof(void *) * (size_t)s.nc);
+    Tensorflow__StructuredValue **outsig = pa_alloc(&s.a, sizeof(void *) * (size_t)s.nc);
+    const char ***params = pa_alloc(&s.a, sizeof(void *) * (size_t)s.nc);
+    for (int i = 0; i < s.nc; i++) {
+      TffnConcInfo ci;
+      tffn_conc_info(s.concs[i], &ci);
+      gs[i] = ci.g;
+      int so;
+      insig[i] = sv_in(&s.a, &ci, &so);
+      params[i] = (const char **)(ci.params + so);
+      outsig[i] = val_is_undef(ci.out_tmpl) ? sv_spec(&s.a, "", graph_meta(ci.g, ci.g->outputs[0]))
+                                            : sv_out(&s.a, ci.g, ci.out_tmpl, ci.name);
+    }
+    Tensorflow__GraphDef *gd = pa_alloc(&s.a, sizeof *gd);
+    tensorflow__graph_def__init(gd);
+    gd->library = graphdef_saved_library(&s.a, gs, (const char *const *)s.cnames, s.nc, sm_varkey, &s);
+    gd->versions = pa_alloc(&s.a, sizeof *gd->versions);
+    tensorflow__version_def__init(gd->versions);
+    gd->versions->producer = 1205;
+    Tensorflow__MetaGraphDef *mg = pa_alloc(&s.a, sizeof *mg);
+    tensorflow__meta_graph_def__init(mg);
+    mg->graph_def = gd;
+    mg->meta_info_def = pa_alloc(&s.a, sizeof *mg->meta_info_def);
+    tensorflow__meta_graph_def__meta_info_def__init(mg->meta_info_def);
+    mg->meta_info_def->n_tags = 1;
+    mg->meta_info_def->tags = pa_alloc(&s.a, sizeof(char *));
+    mg->meta_info_def->tags[0] = "serve";
+    mg->meta_info_def->tensorflow_version = "tfs";
+    mg->signature_def = pa_alloc(&s.a, sizeof(void *) * (size_t)(nsig + 1));
+    for (int i = 0; i < nsig; i++) {
+      mg->signature_def[mg->n_signature_def++] = sm_signature(&s, gd, &sigs[i], i, params[sigs[i].conc]);
+    }
+    /* the object graph */
+    Tensorflow__SavedObjectGraph *og = pa_alloc(&s.a, sizeof *og);
+    tensorflow__saved_object_graph__init(og);
+    og->nodes = pa_alloc(&s.a, sizeof(void *) * (size_t)s.nn);
+    for (int i = 0; i < s.nn; i++) {
+      SmNode *n = &s.n[i];
+      Tensorflow__SavedObject *so = pa_alloc(&s.a, sizeof *so);
+      tensorflow__saved_object__init(so);
+      so->children = pa_alloc(&s.a, sizeof(void *) * (size_t)(n->nkids + 1));
+      for (int k = 0; k < n->nkids; k++) {
+        Tensorflow__ObjectReference *r = pa_alloc(&s.a, sizeof *r);
+        tensorflow__object_reference__init(r);
+        r->node_id = n->kids[k].node;
+        r->local_name = (char *)n->kids[k].name;
+        so->children[so->n_children++] = r;
+      }
+      if (n->kind == SM_USER) {
+        so->kind_case = TENSORFLOW__SAVED_OBJECT__KIND_USER_OBJECT;
+        so->user_object = pa_alloc(&s.a, sizeof *so->user_object);
+        tensorflow__saved_user_object__init(so->user_object);
+        so->user_object->identifier = "_generic_user_object";
+      } else if (n->kind == SM_VARIABLE) {
+        Variable *v = (Variable *)n->v.u.o;
+        so->kind_case = TENSORFLOW__SAVED_OBJECT__KIND_VARIABLE;
+        so->variable = pa_alloc(&s.a, sizeof *so->variable);
+        tensorflow__saved_variable__init(so->variable);
+        so->variable->dtype = pb_dtype(v->value->dtype);
+        so->variable->shape = pb_shape(&s.a, v->value->rank, v->value->shape);
+        so->variable->trainable = v->trainable;
+        char *nm = pa_strdup(&s.a, v->name ? v->name : "Variable");
+        char *colon = strrchr(nm, ':');
+        if (colon) *colon = 0;
+        so->variable->name = nm;
+      } else {
+        List *cl = (List *)n->concs.u.o;
+        so->kind_case = TENSORFLOW__SAVED_OBJECT__KIND_FUNCTION;
+        so->function = pa_alloc(&s.a, sizeof *so->function);
+        tensorflow__saved_function__init(so->function);
+        so->function->n_concrete_functions = (size_t)cl->len;
+        so->function->concrete_functions = n->fnames;
+        so->function->function_spec = pa_alloc(&s.a, sizeof *so->function->function_spec);
+        tensorflow__function_spec__init(so->function->function_spec);
+        TffnConcInfo ci;
+        tffn_conc_info(cl->items[0], &ci);
+        so->function->function_spec->is_method = ci.nparams > 0 && !strcmp(ci.params[0], "self");
+      }
+      og->nodes[og->n_nodes++] = so;
+    }
+    og->concrete_functions = pa_alloc(&s.a, sizeof(void *) * (size_t)s.nc);
+    for (int i = 0; i < s.nc; i++) {
+      Tensorflow__SavedObjectGraph__ConcreteFunctionsEntry *e = pa_alloc(&s.a, sizeof *e);
+      tensorflow__saved_object_graph__concrete_functions_entry__init(e);
+      e->key = s.cnames[i];
+      e->value = pa_alloc(&s.a, sizeof *e->value);
+      tensorflow__saved_concrete_function__init(e->value);
+      e->value->canonicalized_input_signature = insig[i];
+      e->value->output_signature = outsig[i];
+      og->concrete_functions[og->n_concrete_functions++] = e;
+    }
+    mg->object_graph_def = og;
+    Tensorflow__SavedModel *sm = pa_alloc(&s.a, sizeof *sm);
+    tensorflow__saved_model__init(sm);
+    sm->saved_model_schema_version = 1;
+    sm->n_meta_graphs = 1;
+    sm->meta_graphs = pa_alloc(&s.a, sizeof(void *));
+    sm->meta_graphs[0] = mg;
+    /* write a sibling temp directory, then swap it in */
+    tmp = pa_printf(&s.a, "%s.tmp-XXXXXX", dir);
+    if (!mkdtemp(tmp)) {
+      int e = errno;
+      tmp = NULL;
+      rt_throw(ERR_IO, "tf.saved_model.save: cannot write '%s': %s", dir, strerror(e));
+    }
+    size_t len;
+    unsigned char *pb = pb_pack(&sm->base, &len);
+    int mk = rt_hold_mem(pb);
+    sm_write(pa_printf(&s.a, "%s/saved_model.pb", tmp), pb, len, dir);
+    rt_unhold(mk);
+    free(pb);
+    if (mkdir(pa_printf(&s.a, "%s/variables", tmp), 0777) || mkdir(pa_printf(&s.a, "%s/assets", tmp), 0777))
+      rt_throw(ERR_IO, "tf.saved_model.save: cannot write '%s': %s", dir, strerror(errno));
+    Val vals = list_new(s.nn);
+    int mv = rt_hold_val(vals);
+    for (int i = 0; i < s.nn; i++)
+      if (s.n[i].kind == SM_VARIABLE) list_append(vals, val_obj(((Variable *)s.n[i].v.u.o)->value));
+    npz_write("tf.saved_model.save", pa_printf(&s.a, "%s/variables/variables.npz", tmp), vals);
+    rt_unhold(mv);
+    val_decref(vals);
+    struct stat st;
+    char *old = NULL;
+    if (stat(dir, &st) == 0) {
+      if (!S_ISDIR(st.st_mode)) rt_throw(ERR_IO, "tf.saved_model.save: '%s' exists and is not a directory", dir);
+      old = pa_printf(&s.a, "%s.old-XXXXXX", dir);
+      if (!mkdtemp(old) || rmdir(old) || rename(dir, old))
+        rt_throw(ERR_IO, "tf.saved_model.save: cannot replace '%s': %s", dir, strerror(errno));
+    }
+    if (rename(tmp, dir)) {
+      int e = errno;
+      if (old) rename(old, dir);
+      rt_throw(ERR_IO, "tf.saved_model.save: cannot write '%s': %s", dir, strerror(e));
+    }
+    tmp = NULL;
+    if (old) nftw(old, sm_rm, 16, FTW_DEPTH | FTW_PHYS);
+    rt_try_pop(&t);
+  } else {
+    if (tmp) nftw(tmp, sm_rm, 16, FTW_DEPTH | FTW_PHYS);
+    sm_save_free(&s);
+    rt_rethrow(&t);
+  }
+  sm_save_free(&s);
+}
+
+//! tf.saved_model.save(obj, export_dir, signatures=None)
+//!   Writes obj's tf.functions (those with an input_signature or already traced) and Variables as a SavedModel
+//!   directory (saved_model.pb in TF's schema, variables/variables.npz), atomically. serving_default is obj.__call__
+//!   when it has an input_signature, or what signatures= names.
+static Val sm_save_fn(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.saved_model.save", .sig = "obj, export_dir, signatures=None, options=None"};
+  Val a[4];
+  args_parse(&spec, n, args, kw, a);
+  if (!val_is(a[1], &str_type))
+    rt_throw(ERR_TYPE, "tf.saved_model.save: export_dir must be a string, not %s", val_type_name(a[1]));
+  sm_save(a[0], str_cstr(a[1]), a[2]);
+  return val_none();
+}
+
+/* ==== loading =================================================================================== */
+
+/* A loaded SavedModel: the message (kept for the output structures), its
+ * Variables, and every concrete function as a graph with its plan. */
+typedef struct SmConc {
+  const char *name;           /* library name */
+  Graph *g;
+  ExecPlan *plan;
+  int nargs;
+  const char **args;          /* parameter names */
+  const Tensorflow__StructuredValue *out;
+} SmConc;
+
+struct SmModel {
+  Obj hdr;
+  char *path;
+  Tensorflow__SavedModel *msg;
+  int nvars;
+  Val *vars;                  /* Variables (owned), in node order */
+  char **varkeys;
+  int nconc;
+  SmConc *conc;
+  size_t nnodes;
+  char **paths;               /* each object's attribute path from the root ("" root, NULL unreachable) */
+};
+
+static void sm_model_free(Obj *o) {
+  SmModel *m = (SmModel *)o;
+  for (int i = 0; i < m->nconc; i++) {
+    if (m->conc[i].plan) exec_plan_free(m->conc[i].plan);
+    if (m->conc[i].g) graph_release(m->conc[i].g);
+    free(m->conc[i].args);
+  }
+  free(m->conc);
+  for (int i = 0; i < m->nvars; i++) {
+    val_decref(m->vars[i]);
+    free(m->varkeys[i]);
+  }
+  free(m->vars);
+  free(m->varkeys);
+  for (size_t i = 0; m->paths && i < m->nnodes; i++) free(m->paths[i]);
+  free(m->paths);
+  if (m->msg) tensorflow__saved_model__free_unpacked(m->msg, NULL);
+  free(m->path);
+  free(m);
+}
+
+static void sm_model_repr(StrBuf *b, Val v) { sb_printf(b, "<SavedModel '%s'>", ((SmModel *)v.u.o)->path); }
+
+static const Type sm_model_type = {.name = "SavedModel", .free = sm_model_free, .repr = sm_model_repr};
+
+__attribute__((format(printf, 2, 3))) _Noreturn static void sm_corrupt(const SmModel *m, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  graphimport_corrupt_v(m->path, fmt, ap);
+}
+
+static Variable *sm_var(void *ctx, const char *key) {
+  SmModel *m = ctx;
+  for (int i = 0; i < m->nvars; i++)
+    if (!strcmp(m->varkeys[i], key)) return (Variable *)m->vars[i].u.o;
+  return NULL;
+}
+
+SmConc *smodel_conc(SmModel *m, const char *name) {
+  for (int i = 0; i < m->nconc; i++)
+    if (!strcmp(m->conc[i].name, name)) return &m->conc[i];
+  return NULL;
+}
+
+/* The tensor for argument i of c from a value (tensors must have its dtype and a compatible shape; host values convert). */
+static Tensor *sm_arg(const SmConc *c, int i, Val v, const char *fname) {
+  const TMeta *m = c->g->nodes[c->g->inputs[i]].outm;
+  Tensor *t = val_as_tensor(v);
+  if (t && !val_is(v, &variable_type)) {
+    tensor_retain(t);
+  } else {
+    t = tensor_from_val(v, (int)m->dtype);
+  }
+  bool ok = t->dtype == m->dtype && (m->rank < 0 || t->rank == m->rank);
+  for (int d = 0; ok && m->rank >= 0 && d < m->rank; d++) ok = m->shape[d] < 0 || m->shape[d] == t->shape[d];
+  if (!ok) {
+    StrBuf b, want;
+    sb_init(&b);
+    sb_init(&want);
+    graph_shape_text(&b, t->rank, t->shape);
+    graph_meta_text(&want, m);
+    char msg[512];
+    snprintf(msg, sizeof msg,
+             "loaded function '%s': argument '%s' must be a %s tensor, but received a %s tensor of shape %s", fname,
+             c->args[i], want.data, dtype_info[t->dtype].name, b.data);
+    sb_free(&b);
+    sb_free(&want);
+    tensor_release(t);
+    /* errindex: loaded function '…': argument '…' must be a … tensor, but received a … tensor of shape … */
+    rt_throw(ERR_TYPE, "%s", msg);
+  }
+  return t;
+}
+
+/* Rebuild the saved result structure from the flat outputs. */
+static Val sm_unflatten(const Tensorflow__StructuredValue *sv, Tensor **outs, int nout, int *k) {
+  switch (sv ? sv->kind_case : TENSORFLOW__STRUCTURED_VALUE__KIND_TENSOR_SPEC_VALUE) {
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_NONE_VALUE: return val_none();
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_TUPLE_VALUE:
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_LIST_VALUE: {
+      bool tup = sv->kind_case == TENSORFLOW__STRUCTURED_VALUE__KIND_TUPLE_VALUE;
+      size_t n = tup ? sv->tuple_value->n_values : sv->list_value->n_values;
+      Tensorflow__StructuredValue **it = tup ? sv->tuple_value->values : sv->list_value->values;
+      Val r = tup ? tuple_new((tfs_i64)n) : list_new((tfs_i64)n);
+      for (size_t i = 0; i < n; i++) {
+        Val x = sm_unflatten(it[i], outs, nout, k);
+        if (tup) ((Tuple *)r.u.o)->items[i] = x;
+        else {
+          list_append(r, x);
+          val_decref(x);
+        }
+      }
+      return r;
+    }
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_DICT_VALUE: {
+      Val d = dict_new();
+      for (size_t i = 0; i < sv->dict_value->n_fields; i++) {
+        Val x = sm_unflatten(sv->dict_value->fields[i]->value, outs, nout, k);
+        Val key = str_from_cstr(sv->dict_value->fields[i]->key);
+        dict_set(d, key, x);
+        val_decref(key);
+        val_decref(x);
+      }
+      return d;
+    }
+    default:
+      if (*k >= nout) return val_none();
+      return val_obj(tensor_retain(outs[(*k)++]));
+  }
+}
+
+/* Run c on argument tensors; outs receives its outputs (owned). */
+static void sm_run(const SmConc *c, Tensor **in, Tensor **outs) { exec_run(c->plan, in, outs); }
+
+/* ---- loaded functions: m.f(x) ---- */
+
+typedef struct SmFn {
+  Obj hdr;
+  SmModel *model;             /* a reference */
+  char *name;                 /* attribute name */
+  int nconc;
+  SmConc **conc;              /* borrowed from the model */
+  bool signature;             /* a signature: keyword arguments in, dict {'output_0': ...} out */
+} SmFn;
+
+static void sm_fn_free(Obj *o) {
+  SmFn *f = (SmFn *)o;
+  val_decref(val_obj(f->model));
+  free(f->name);
+  free(f->conc);
+  free(f);
+}
+
+static void sm_fn_repr(StrBuf *b, Val v) {
+  const SmFn *f = (const SmFn *)v.u.o;
+  sb_printf(b, f->signature ? "<ConcreteFunction signature_wrapper(*, %s) at saved '%s'>" : "<tf.function %s at saved '%s'>",
+            f->name, f->model->path);
+}
+
+/* Whether c accepts these arguments (dtype and shape); binds them into in[]. */
+static bool sm_match(const SmConc *c, int n, const Val *args, const Kw *kw, Val *bound) {
+  if (n > c->nargs) return false;
+  for (int i = 0; i < c->nargs; i++) bound[i] = i < n ? args[i] : val_undef();
+  for (int k = 0; kw && k < kw->n; k++) {
+    int i = 0;
+    while (i < c->nargs && strcmp(c->args[i], kw->names[k])) i++;
+    if (i == c->nargs || !val_is_undef(bound[i])) return false;
+    bound[i] = kw->vals[k];
+  }
+  for (int i = 0; i < c->nargs; i++) {
+    if (val_is_undef(bound[i])) return false;
+    const TMeta *m = c->g->nodes[c->g->inputs[i]].outm;
+    Tensor *t = val_as_tensor(bound[i]);
+    if (!t) continue;   /* host values convert */
+    if (t->dtype != m->dtype || (m->rank >= 0 && t->rank != m->rank)) return false;
+    for (int d = 0; m->rank >= 0 && d < m->rank; d++)
+      if (m->shape[d] >= 0 && m->shape[d] != t->shape[d]) return false;
+  }
+  return true;
+}
+
+static Val sm_fn_call(Val self, int n, const Val *args, const Kw *kw) {
+  SmFn *f = (SmFn *)self.u.o;
+  if (f->signature && n)
+    rt_throw(ERR_TYPE, "signature '%s' of a loaded SavedModel takes keyword arguments only (%s=...)", f->name,
+             f->conc[0]->nargs ? f->conc[0]->args[0] : "x");
+  Val bb[16];
+  const SmConc *c = NULL;
+  int ci = 0;
+  for (; ci < f->nconc && !c; ci++)
+    if (f->conc[ci]->nargs <= 16 && sm_match(f->conc[ci], n, args, kw, bb)) c = f->conc[ci];
+  if (!c) {
+    /* the first concrete function names the problem */
+    c = f->conc[0];
+    if (c->nargs > 16) rt_throw(ERR_TYPE, "loaded function '%s' takes more than 16 arguments", f->name);
+    if (n > c->nargs)
+      rt_throw(ERR_TYPE, "loaded function '%s' takes %d argument%s but %d were given", f->name, c->nargs,
+               c->nargs == 1 ? "" : "s", n);
+    for (int i = 0; i < c->nargs; i++) bb[i] = i < n ? args[i] : val_undef();
+    for (int k = 0; kw && k < kw->n; k++) {
+      int i = 0;
+      while (i < c->nargs && strcmp(c->args[i], kw->names[k])) i++;
+      if (i == c->nargs) rt_throw(ERR_TYPE, "loaded function '%s' got an unexpected keyword argument '%s'", f->name, kw->names[k]);
+      bb[i] = kw->vals[k];
+    }
+    for (int i = 0; i < c->nargs; i++)
+      if (val_is_undef(bb[i])) rt_throw(ERR_TYPE, "loaded function '%s' is missing its argument '%s'", f->name, c->args[i]);
+  }
+  Tensor *in[16], *ob[16];
+  int nin = 0;
+  Val hold = list_new(c->nargs);
+  int mark = rt_hold_val(hold);
+  for (; nin < c->nargs; nin++) {
+    in[nin] = sm_arg(c, nin, bb[nin], f->name);
+    list_append(hold, val_obj(in[nin]));
+    tensor_release(in[nin]);
+  }
+  int no = c->g->noutputs;
+  Tensor **outs = no <= 16 ? ob : malloc(sizeof(Tensor *) * (size_t)no);
+  if (!outs) rt_throw(ERR_MEMORY, "out of memory");
+  if (outs != ob) rt_hold_mem(outs);
+  sm_run(c, in, outs);
+  Val r;
+  if (f->signature) {
+    r = dict_new();
+    for (int i = 0; i < no; i++) {
+      char key[32];
+      snprintf(key, sizeof key, "output_%d", i);
+      dict_set_str(&r, key, val_obj(outs[i]));
+      tensor_release(outs[i]);
+    }
+  } else {
+    int k = 0;
+    r = sm_unflatten(c->out, outs, no, &k);
+    for (int i = 0; i < no; i++) tensor_release(outs[i]);
+  }
+  rt_unhold(mark);
+  if (outs != ob) free(outs);
+  val_decref(hold);
+  return r;
+}
+
+static Val sm_fn_getattr(Val self, const char *name) {
+  SmFn *f = (SmFn *)self.u.o;
+  if (!strcmp(name, "__name__") || !strcmp(name, "name")) return str_from_cstr(f->name);
+  if (!strcmp(name, "structured_input_signature") || !strcmp(name, "input_signature")) {
+    const SmConc *c = f->conc[0];
+    Val t = tuple_new(c->nargs);
+    for (int i = 0; i < c->nargs; i++) {
+      const TMeta *m = c->g->nodes[c->g->inputs[i]].outm;
+      Val nm = str_from_cstr(c->args[i]);
+      ((Tuple *)t.u.o)->items[i] = tffn_spec_new(m->rank, m->shape, m->dtype, nm);
+      val_decref(nm);
+    }
+    return t;
+  }
+  return val_undef();
+}
+
+static const Type sm_fn_type = {
+  .name = "Function", .free = sm_fn_free, .repr = sm_fn_repr, .getattr = sm_fn_getattr, .call = sm_fn_call,
+  .hash = obj_identity_hash,
+};
+
+/* ---- loaded objects ---- */
+
+typedef struct SmUser {
+  Obj hdr;
+  SmModel *model;             /* a reference */
+  Val dict;                   /* attributes (owned dict) */
+  int node;
+} SmUser;
+
+static void sm_user_free(Obj *o) {
+  SmUser *u = (SmUser *)o;
+  val_decref(val_obj(u->model));
+  val_decref(u->dict);
+  free(u);
+}
+
+static void sm_user_repr(StrBuf *b, Val v) { sb_printf(b, "<_UserObject of '%s'>", ((SmUser *)v.u.o)->model->path); }
+
+static void sm_collect_vars(Val obj, Val out, bool trainable_only, int depth) {
+  if (!val_is(obj, NULL) && depth > 32) return;
+  const SmUser *u = (const SmUser *)obj.u.o;
+  Val keys = dict_keys_list(u->dict);
+  List *kl = (List *)keys.u.o;
+  for (tfs_i64 i = 0; i < kl->len; i++) {
+    Val v = dict_get(u->dict, kl->items[i]);
+    if (val_is(v, &variable_type)) {
+      bool seen = false;
+      for (tfs_i64 k = 0; k < ((List *)out.u.o)->len && !seen; k++) seen = ((List *)out.u.o)->items[k].u.o == v.u.o;
+      if (!seen && (!trainable_only || ((Variable *)v.u.o)->trainable)) list_append(out, v);
+    } else if (v.tag == VT_OBJ && v.u.o->type == obj.u.o->type && strcmp(str_cstr(kl->items[i]), "signatures")) {
+      sm_collect_vars(v, out, trainable_only, depth + 1);
+    }
+    val_decref(v);
+  }
+  val_decref(keys);
+}
+
+static Val sm_user_getattr(Val self, const char *name) {
+  SmUser *u = (SmUser *)self.u.o;
+  Val v = dict_get_str(u->dict, name);
+  if (!val_is_undef(v)) return v;
+  if (!strcmp(name, "variables") || !strcmp(name, "trainable_variables")) {
+    Val l = list_new(4);
+    sm_collect_vars(self, l, name[0] == 't', 0);
+    Val t = rt_tuple((int)((List *)l.u.o)->len, ((List *)l.u.o)->items);
+    val_decref(l);
+    return t;
+  }
+  return val_undef();
+}
+
+static void sm_user_setattr(Val self, const char *name, Val v) { dict_set_str(&((SmUser *)self.u.o)->dict, name, v); }
+
+static Val sm_user_call(Val self, int n, const Val *args, const Kw *kw) {
+  Val f = dict_get_str(((SmUser *)self.u.o)->dict, "__call__");
+  if (val_is_undef(f)) rt_throw(ERR_TYPE, "'_UserObject' object is not callable");
+  int mark = rt_hold_val(f);
+  Val r = rt_call(f, n, args, kw);
+  rt_unhold(mark);
+  val_decref(f);
+  return r;
+}
+
+static const Type sm_user_type = {
+  .name = "_UserObject", .free = sm_user_free, .repr = sm_user_repr, .getattr = sm_user_getattr,
+  .setattr = sm_user_setattr, .call = sm_user_call, .hash = obj_identity_hash,
+};
+
+static Val sm_fn_new(SmModel *m, const char *name, bool signature) {
+  SmFn *f = obj_new(&sm_fn_type, sizeof(SmFn));
+  f->model = m;
+  m->hdr.rc++;
+  f->name = strdup(name);
+  f->nconc = 0;
+  f->conc = NULL;
+  f->signature = signature;
+  if (!f->name) rt_throw(ERR_MEMORY, "out of memory");
+  return val_obj(f);
+}
+
+static void sm_fn_add(SmFn *f, SmConc *c) {
+  SmConc **cc = realloc(f->conc, sizeof(SmConc *) * (size_t)(f->nconc + 1));
+  if (!cc) rt_throw(ERR_MEMORY, "out of memory");
+  f->conc = cc;
+  f->conc[f->nconc++] = c;
+}
+
+/* Parameter names of a concrete function from its canonicalized_input_signature. */
+static void sm_conc_args(SmModel *m, SmConc *c, const Tensorflow__SavedConcreteFunction *sc) {
+  const Tensorflow__StructuredValue *in = sc ? sc->canonicalized_input_signature : NULL;
+  const Tensorflow__StructuredValue *args = NULL;
+  if (in && in->kind_case == TENSORFLOW__STRUCTURED_VALUE__KIND_TUPLE_VALUE && in->tuple_value->n_values == 2 &&
+      in->tuple_value->values[0]->kind_case == TENSORFLOW__STRUCTURED_VALUE__KIND_TUPLE_VALUE)
+    args = in->tuple_value->values[0];
+  c->nargs = c->g->ninputs;
+  c->args = calloc((size_t)c->nargs + 1, sizeof(char *));
+  if (!c->args) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < c->nargs; i++) {
+    const Tensorflow__StructuredValue *a = args && (size_t)i < args->tuple_value->n_values ? args->tuple_value->values[i] : NULL;
+    if (a && a->kind_case == TENSORFLOW__STRUCTURED_VALUE__KIND_TENSOR_SPEC_VALUE && a->tensor_spec_value->name &&
+        *a->tensor_spec_value->name)
+      c->args[i] = a->tensor_spec_value->name;
+    else
+      c->args[i] = c->g->nodes[c->g->inputs[i]].name;
+  }
+  c->out = sc ? sc->output_signature : NULL;
+  (void)m;
+}
+
+static SmModel *sm_read(const char *dir) {
+  SmModel *m = obj_new(&sm_model_type, sizeof(SmModel));
+  memset((char *)m + sizeof(Obj), 0, sizeof(SmModel) - sizeof(Obj));
+  int mark = rt_hold_val(val_obj(m));
+  m->path = strdup(dir);
+  if (!m->path) rt_throw(ERR_MEMORY, "out of memory");
+  char *pbp = malloc(strlen(dir) + 32);
+  if (!pbp) rt_throw(ERR_MEMORY, "out of memory");
+  rt_hold_mem(pbp);
+  sprintf(pbp, "%s/saved_model.pb", dir);
+  FILE *f = fopen(pbp, "rb");
+  if (!f)
+    rt_throw(ERR_IO, "tf.saved_model.load: SavedModel file does not exist at: '%s' (%s)", pbp, strerror(errno));
+  StrBuf b;
+  sb_init(&b);
+  rt_hold_sb(&b);
+  char chunk[65536];
+  size_t k;
+  while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) sb_putn(&b, chunk, k);
+  fclose(f);
+  m->msg = tensorflow__saved_model__unpack(NULL, b.len, (const uint8_t *)(b.data ? b.data : ""));
+  if (!m->msg) sm_corrupt(m, "saved_model.pb is not a SavedModel protocol buffer");
+  if (m->msg->n_meta_graphs < 1 || !m->msg->meta_graphs[0]->object_graph_def ||
+      m->msg->meta_graphs[0]->object_graph_def->n_nodes < 1 || !m->msg->meta_graphs[0]->graph_def)
+    sm_corrupt(m, "saved_model.pb holds no object graph");
+  const Tensorflow__MetaGraphDef *mg = m->msg->meta_graphs[0];
+  const Tensorflow__SavedObjectGraph *og = mg->object_graph_def;
+  /* Variables: keys from their paths (captured ones numbered as saved) */
+  size_t nn = og->n_nodes;
+  m->paths = calloc(nn, sizeof(char *));
+  size_t *queue = malloc(sizeof(size_t) * nn), qh = 0, qt = 0;
+  if (!m->paths || !queue) rt_throw(ERR_MEMORY, "out of memory");
+  m->nnodes = nn;
+  char **paths = m->paths;
+  rt_hold_mem(queue);
+  paths[0] = strdup("");
+  if (!paths[0]) rt_throw(ERR_MEMORY, "out of memory");
+  /* breadth first from the root: a node's path is its first parent's path and its name */
+  queue[qt++] = 0;
+  while (qh < qt) {
+    size_t i = queue[qh++];
+    const Tensorflow__SavedObject *o = og->nodes[i];
+    for (size_t c = 0; c < o->n_children; c++) {
+      int id = o->children[c]->node_id;
+      if (id < 0 || (size_t)id >= nn || !o->children[c]->local_name) sm_corrupt(m, "object %zu has a bad child", i);
+      if (paths[id]) continue;
+      size_t len = strlen(paths[i]) + strlen(o->children[c]->local_name) + 2;
+      paths[id] = malloc(len);
+      if (!paths[id]) rt_throw(ERR_MEMORY, "out of memory");
+      snprintf(paths[id], len, "%s%s%s", paths[i], *paths[i] ? "/" : "", o->children[c]->local_name);
+      queue[qt++] = (size_t)id;
+    }
+  }
+  int nv = 0, ncap = 0;
+  for (size_t i = 0; i < nn; i++)
+    if (og->nodes[i]->kind_case == TENSORFLOW__SAVED_OBJECT__KIND_VARIABLE) nv++;
+  m->vars = calloc((size_t)nv + 1, sizeof(Val));
+  m->varkeys = calloc((size_t)nv + 1, sizeof(char *));
+  if (!m->vars || !m->varkeys) rt_throw(ERR_MEMORY, "out of memory");
+  Val arrays = val_undef();
+  char *vp = NULL;
+  if (nv) {
+    vp = malloc(strlen(dir) + 40);
+    if (!vp) rt_throw(ERR_MEMORY, "out of memory");
+    rt_hold_mem(vp);
+    sprintf(vp, "%s/variables/variables.npz", dir);
+    arrays = npz_read("tf.saved_model.load", vp);
+    rt_hold_val(arrays);
+    if (((List *)arrays.u.o)->len != nv)
+      sm_corrupt(m, "variables/variables.npz holds %lld arrays for %d variables", (long long)((List *)arrays.u.o)->len, nv);
+  }
+  for (size_t i = 0; i < nn; i++) {
+    const Tensorflow__SavedObject *o = og->nodes[i];
+    if (o->kind_case != TENSORFLOW__SAVED_OBJECT__KIND_VARIABLE) continue;
+    const Tensorflow__SavedVariable *sv = o->variable;
+    Val a = ((List *)arrays.u.o)->items[m->nvars];
+    Tensor *t = val_as_tensor(a), *conv = NULL;
+    if (!t && (a.tag == VT_INT || a.tag == VT_FLOAT || a.tag == VT_BOOL) && pb_undtype(sv->dtype) >= 0)
+      t = conv = tensor_from_val(a, pb_undtype(sv->dtype));   /* a 0-d member reads back as a host number */
+    int mv = rt_hold_val(conv ? val_obj(conv) : val_none());
+    int rank;
+    tfs_i64 shape[TFS_MAX_RANK];
+    bool ok = t && pb_undtype(sv->dtype) == (int)t->dtype && pb_unshape(sv->shape, &rank, shape) && rank == t->rank;
+    for (int d = 0; ok && d < rank; d++) ok = shape[d] == t->shape[d];
+    if (!ok) sm_corrupt(m, "variable '%s' does not match its saved value", paths[i] ? paths[i] : sv->name);
+    Val nm = str_from_cstr(sv->name && *sv->name ? sv->name : "Variable");
+    rt_hold_val(nm);
+    Val tv = val_obj(tensor_copy(t));
+    rt_hold_val(tv);
+    m->vars[m->nvars] = variable_new(tv, nm, sv->trainable, val_none());
+    rt_unhold(mv);
+    val_decref(nm);
+    val_decref(tv);
+    if (conv) tensor_release(conv);
+    char key[64];
+    if (paths[i]) m->varkeys[m->nvars] = strdup(paths[i]);
+    else {
+      snprintf(key, sizeof key, "_captured_%d", ncap++);
+      m->varkeys[m->nvars] = strdup(key);
+    }
+    if (!m->varkeys[m->nvars]) rt_throw(ERR_MEMORY, "out of memory");
+    m->nvars++;
+  }
+  /* functions: every concrete function of the library the object graph names */
+  const Tensorflow__FunctionDefLibrary *lib = mg->graph_def->library;
+  m->conc = calloc(og->n_concrete_functions + 1, sizeof(SmConc));
+  if (!m->conc) rt_throw(ERR_MEMORY, "out of memory");
+  for (size_t i = 0; i < og->n_concrete_functions; i++) {
+    const char *name = og->concrete_functions[i]->key;
+    if (!name) sm_corrupt(m, "a concrete function has no name");
+    SmConc *c = &m->conc[m->nconc];
+    c->name = name;
+    /* the graph is named after the attribute that holds it, for error messages */
+    const char *gname = name;
+    for (size_t j = 0; j < nn; j++) {
+      const Tensorflow__SavedObject *o = og->nodes[j];
+      if (o->kind_case != TENSORFLOW__SAVED_OBJECT__KIND_FUNCTION || !paths[j]) continue;
+      for (size_t q = 0; q < o->function->n_concrete_functions; q++)
+        if (!strcmp(o->function->concrete_functions[q], name)) gname = paths[j];
+    }
+    c->g = graphimport_function(lib, name, gname, m->path, sm_var, m);
+    m->nconc++;
+    c->plan = exec_plan_new(c->g);
+    sm_conc_args(m, c, og->concrete_functions[i]->value);
+  }
+  rt_unhold(mark);
+  val_decref(arrays);
+  sb_free(&b);
+  free(pbp);
+  free(vp);
+  free(queue);
+  return m;
+}
+
+/* The objects of the graph: user objects with their functions, Variables and sub-objects as attributes. */
+static Val sm_objects(SmModel *m) {
+  const Tensorflow__MetaGraphDef *mg = m->msg->meta_graphs[0];
+  const Tensorflow__SavedObjectGraph *og = mg->object_graph_def;
+  size_t nn = og->n_nodes;
+  Val *objs = calloc(nn, sizeof(Val));
+  if (!objs) rt_throw(ERR_MEMORY, "out of memory");
+  Val *const objsp = objs;
+  tfs_i64 nobjs = (tfs_i64)nn;
+  int mark = rt_hold_vals((Val *const *)&objsp, &nobjs);
+  int vi = 0;
+  for (size_t i = 0; i < nn; i++) {
+    const Tensorflow__SavedObject *o = og->nodes[i];
+    switch (o->kind_case) {
+      case TENSORFLOW__SAVED_OBJECT__KIND_USER_OBJECT: {
+        SmUser *u = obj_new(&sm_user_type, sizeof(SmUser));
+        u->model = m;
+        m->hdr.rc++;
+        u->dict = dict_new();
+        u->node = (int)i;
+        objs[i] = val_obj(u);
+        break;
+      }
+      case TENSORFLOW__SAVED_OBJECT__KIND_VARIABLE: objs[i] = val_incref(m->vars[vi++]); break;
+      case TENSORFLOW__SAVED_OBJECT__KIND_FUNCTION: {
+        const char *p = m->paths[i] ? strrchr(m->paths[i], '/') : NULL;
+        objs[i] = sm_fn_new(m, p ? p + 1 : m->paths[i] ? m->paths[i] : "function", false);
+        for (size_t q = 0; q < o->function->n_concrete_functions; q++) {
+          SmConc *c = smodel_conc(m, o->function->concrete_functions[q]);
+          if (!c) sm_corrupt(m, "function '%s' is not in the object graph", o->function->concrete_functions[q]);
+          sm_fn_add((SmFn *)objs[i].u.o, c);
+        }
+        if (!((SmFn *)objs[i].u.o)->nconc) sm_corrupt(m, "a saved function has no concrete function");
+        break;
+      }
+      default: objs[i] = val_none(); break;
+    }
+  }
+  if (og->nodes[0]->kind_case != TENSORFLOW__SAVED_OBJECT__KIND_USER_OBJECT) sm_corrupt(m, "the root is not an object");
+  for (size_t i = 0; i < nn; i++) {
+    const Tensorflow__SavedObject *o = og->nodes[i];
+    if (o->kind_case != TENSORFLOW__SAVED_OBJECT__KIND_USER_OBJECT) continue;
+    for (size_t c = 0; c < o->n_children; c++)
+      dict_set_str(&((SmUser *)objs[i].u.o)->dict, o->children[c]->local_name, objs[o->children[c]->node_id]);
+  }
+  /* signatures: name -> the function its StatefulPartitionedCall node calls */
+  Val sigs = dict_new();
+  rt_hold_val(sigs);
+  for (size_t i = 0; i < mg->n_signature_def; i++) {
+    SmConc *c = smodel_signature(m, mg->signature_def[i]->key);
+    if (!c) sm_corrupt(m, "signature '%s' calls no saved function", mg->signature_def[i]->key);
+    Val f = sm_fn_new(m, mg->signature_def[i]->key, true);
+    sm_fn_add((SmFn *)f.u.o, c);
+    Val key = str_from_cstr(mg->signature_def[i]->key);
+    dict_set(sigs, key, f);
+    val_decref(key);
+    val_decref(f);
+  }
+  dict_set_str(&((SmUser *)objs[0].u.o)->dict, "signatures", sigs);
+  Val root = val_incref(objs[0]);
+  rt_unhold(mark);
+  val_decref(sigs);
+  for (size_t i = 0; i < nn; i++) val_decref(objs[i]);
+  free(objs);
+  return root;
+}
+
+//! tf.saved_model.load(export_dir)
+//!   Loads a SavedModel directory written by tf.saved_model.save: its functions are callable by attribute name, its
+//!   Variables restored, and signatures['serving_default'](x=...) returns {'output_0': tensor}. No source is needed.
+static Val sm_load_fn(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.saved_model.load", .sig = "export_dir, tags=None, options=None"};
+  Val a[3];
+  args_parse(&spec, n, args, kw, a);
+  if (!val_is(a[0], &str_type))
+    rt_throw(ERR_TYPE, "tf.saved_model.load: export_dir must be a string, not %s", val_type_name(a[0]));
+  SmModel *m = smodel_read(str_cstr(a[0]));
+  int mark = rt_hold_val(val_obj(m));
+  Val r = sm_objects(m);
+  rt_unhold(mark);
+  val_decref(val_obj(m));
+  return r;
+}
+
+Val savedmodel_lookup(const char *name) {
+  if (!strcmp(name, "save")) return builtin_new("tf.saved_model.save", sm_save_fn, val_undef(), NULL);
+  if (!strcmp(name, "load")) return builtin_new("tf.saved_model.load", sm_load_fn, val_undef(), NULL);
+  return val_undef();
+}
+
+/* ---- the C API's view (capi/) ---- */
+
+SmModel *smodel_read(const char *dir) { return sm_read(dir); }
+
+int smodel_num_signatures(const SmModel *m) { return (int)m->msg->meta_graphs[0]->n_signature_def; }
+
+const char *smodel_signature_name(const SmModel *m, int i) {
+  return i >= 0 && i < smodel_num_signatures(m) ? m->msg->meta_graphs[0]->signature_def[i]->key : NULL;
+}
+
+/* The function a signature's StatefulPartitionedCall node calls (its first output names the node). */
+SmConc *smodel_signature(SmModel *m, const char *name) {
+  const Tensorflow__MetaGraphDef *mg = m->msg->meta_graphs[0];
+  for (size_t i = 0; i < mg->n_signature_def; i++) {
+    if (!mg->signature_def[i]->key || strcmp(mg->signature_def[i]->key, name)) continue;
+    const Tensorflow__SignatureDef *sd = mg->signature_def[i]->value;
+    if (!sd || !sd->n_outputs || !sd->outputs[0]->value || !sd->outputs[0]->value->name) return NULL;
+    char node[256];
+    snprintf(node, sizeof node, "%s", sd->outputs[0]->value->name);
+    char *colon = strrchr(node, ':');
+    if (colon) *colon = 0;
+    const Tensorflow__GraphDef *gd = mg->graph_def;
+    for (size_t k = 0; k < gd->n_node; k++) {
+      if (!gd->node[k]->name || strcmp(gd->node[k]->name, node)) continue;
+      for (size_t a = 0; a < gd->node[k]->n_attr; a++)
+        if (!strcmp(gd->node[k]->attr[a]->key, "f") && gd->node[k]->attr[a]->value->value_case == TENSORFLOW__ATTR_VALUE__VALUE_FUNC)
+          return smodel_conc(m, gd->node[k]->attr[a]->value->func->name);
+    }
+  }
+  return NULL;
+}
+
+/* The key of signature `name`'s output i: the output whose tensor is "StatefulPartitionedCall...:i" (NULL if none). */
+const char *smodel_signature_output(const SmModel *m, const char *name, int i) {
+  const Tensorflow__MetaGraphDef *mg = m->msg->meta_graphs[0];
+  for (size_t k = 0; k < mg->n_signature_def; k++) {
+    if (!mg->signature_def[k]->key || strcmp(mg->signature_def[k]->key, name) || !mg->signature_def[k]->value) continue;
+    const Tensorflow__SignatureDef *sd = mg->signature_def[k]->value;
+    for (size_t j = 0; j < sd->n_outputs; j++) {
+      const char *t = sd->outputs[j]->value ? sd->outputs[j]->value->name : NULL;
+      const char *colon = t ? strrchr(t, ':') : NULL;
+      if (colon && sd->outputs[j]->key && atoi(colon + 1) == i) return sd->outputs[j]->key;
+    }
+  }
+  return NULL;
+}
+
+Graph *smodel_conc_graph(const SmConc *c) { return c->g; }
+const char *smodel_conc_arg(const SmConc *c, int i) { return i >= 0 && i < c->nargs ? c->args[i] : NULL; }

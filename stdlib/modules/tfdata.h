@@ -1,0 +1,45 @@
+/* tfdata.h — tf.io, tf.data and tf.keras.datasets: the attributes they add to the tf module, and shared loaders. */
+#ifndef TFS_TFDATA_H
+#define TFS_TFDATA_H
+
+#include "tensor/tensor.h"
+
+/* tf.<qual> for "io", "io.*" (tfio.c), "data", "data.*" (dataset*.c), "keras.datasets*"
+ * (kdatasets.c); VT_UNDEF for any other name.  Owned. */
+Val tfio_attr(const char *qual);
+Val tfdata_attr(const char *qual);
+Val kdatasets_attr(const char *qual);
+
+/* A .npz file as a dict name -> tensor; errors name `what` and the path. */
+Val io_load_npz(const char *path, const char *what);
+/* A comma-separated numeric file (gunzipped for .gz) as a rows x columns tensor of dt, after skipping `skip` lines. */
+Val io_csv_matrix(const char *path, DType dt, tfs_i64 skip, const char *what);
+
+/* Datasets for the rest of the system: is v one, its iterator (eager), and the
+ * graph ops of AutoGraph's dataset loop: a fresh iterator handle, the next
+ * (has_value, leaves...) tuple, the element rebuilt from leaves, release. */
+bool tfdata_is_dataset(Val v);
+Val tfdata_iter(Val ds);
+Val tfdata_graph_iter(Val ds);
+Val tfdata_graph_next(Val ds, Val handle);
+Val tfdata_unflatten(Val ds, const Val *leaves);
+void tfdata_graph_release(Val handle);
+
+/* Datasets as tf.function arguments (graph inputs, as TF's variant tensors):
+ * the int64 handle a call feeds for a real dataset (borrowed, owned by the
+ * dataset); the _VariantDataset a trace sees for it, standing on a handle
+ * placeholder, and its release of the placeholder after the trace;
+ * tf.data.DatasetSpec, the signature entry of such an argument. */
+Tensor *tfdata_handle(Val ds);
+bool tfdata_is_arg(Val v);
+Val tfdata_arg_new(Val spec, Val handle);
+void tfdata_arg_unbind(Val ds);
+Val tfdata_element_spec(Val ds);
+bool tfdata_is_spec(Val v);
+Val tfdata_spec_element(Val spec);
+Val tfdata_spec_of(Val ds);
+
+/* tf.<qual> through the tf module's attribute cache (tfmod.c). */
+Val tfmod_lookup(const char *qual);
+
+#endif

@@ -1,0 +1,558 @@
+/* tfmod.c — the `tf` module and its submodules (math, nn, random, dtypes, linalg, config, debugging) as native modules. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modules/modules.h"
+#include "object/object.h"
+#include "kernels/ops.h"
+#include "modules/tfdata.h"
+#include "modules/tfmod.h"
+#include "graph/trace.h"
+
+/* ---- attribute cache: qualified name ("math.add") -> value ----------------------
+ * Attribute lookups run on every `tf.add` the program evaluates, so they are a
+ * hash probe; values are built on first use and live for the whole run. */
+
+#define TF_HT_SIZE 1024
+typedef struct TfEntry { char *name; Val v; } TfEntry;
+static TfEntry tf_ht[TF_HT_SIZE];
+
+static unsigned tf_hash(const char *s) {
+  unsigned h = 2166136261u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
+
+static TfEntry *tf_slot(const char *name) {
+  unsigned i = tf_hash(name) & (TF_HT_SIZE - 1);
+  while (tf_ht[i].name && strcmp(tf_ht[i].name, name)) i = (i + 1) & (TF_HT_SIZE - 1);
+  return &tf_ht[i];
+}
+
+void tfmod_register(const char *qualname, Val v) {
+  TfEntry *e = tf_slot(qualname);
+  if (e->name) {
+    TFS_DECREF(e->v);
+  } else {
+    e->name = strdup(qualname);
+    if (!e->name) rt_throw(ERR_MEMORY, "out of memory");
+  }
+  e->v = val_incref(v);
+}
+
+/* ---- functions that are not table ops ------------------------------------------- */
+
+//! tf.constant(value, dtype=None, shape=None, name=None)
+//!   Creates a tensor from a Python scalar, nested list, numpy array or tensor. Python ints become int32 and floats
+//!   float32 unless dtype says otherwise; with shape, a scalar is broadcast and other values are reshaped.
+static Val tf_constant(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.constant", .sig = "value, dtype=None, shape=None, name=None"};
+  Val a[4];
+  args_parse(&spec, n, args, kw, a);
+  int want = -1;
+  DType dt;
+  if (a[1].tag != VT_NONE && a[1].tag != VT_UNDEF) {
+    if (!val_as_dtype(a[1], &dt)) dtype_fail(a[1]);
+    want = dt;
+  }
+  Tensor *src = val_as_tensor(a[0]);
+  Tensor *t;
+  if (src && src->sym) {
+    if (want >= 0 && (int)src->dtype != want)
+      rt_throw(ERR_TYPE, "Expected tensor with dtype %s, but got dtype %s", dtype_info[want].name, dtype_info[src->dtype].name);
+    t = tensor_retain(src);
+  } else if (val_is(a[0], &ndarray_type) && want >= 0 && (int)src->dtype != want) {
+    /* numpy arrays convert with a cast, as np.asarray(v, dtype) does */
+    Val dv = dtype_val((DType)want);
+    OpAttrs at = {1, {dv}};
+    Val c = op_apply(&op_defs[OP_CAST], 1, &a[0], &at);
+    t = val_tensor(c);
+  } else {
+    t = tensor_from_val(a[0], want);
+  }
+  if (t != src) trace_literal(t);   /* made by a function being traced: its literal, not a capture */
+  if (a[2].tag != VT_NONE && a[2].tag != VT_UNDEF) {
+    tfs_i64 dims[TFS_MAX_RANK];
+    int r = val_to_dims(a[2], dims, false, "tf.constant");
+    tfs_i64 size = 1;
+    for (int i = 0; i < r; i++) size *= dims[i];
+    Val tv = val_obj(t);
+    Val res;
+    if (t->size == 1 && size != 1) {
+      Val sh = a[2];
+      OpAttrs at = {1, {sh}};
+      res = op_apply(&op_defs[OP_BROADCAST_TO], 1, &tv, &at);
+    } else if (t->size == size) {
+      OpAttrs at = {1, {a[2]}};
+      res = op_apply(&op_defs[OP_RESHAPE], 1, &tv, &at);
+    } else {
+      StrBuf b1, b2;
+      sb_init(&b1);
+      sb_init(&b2);
+      shape_format(&b1, t->rank, t->shape);
+      shape_format(&b2, r, dims);
+      static char m1[256], m2[256];
+      snprintf(m1, sizeof m1, "%.*s", (int)b1.len, b1.data);
+      snprintf(m2, sizeof m2, "%.*s", (int)b2.len, b2.data);
+      sb_free(&b1);
+      sb_free(&b2);
+      tensor_release(t);
+      rt_throw(ERR_TYPE, "Eager execution of tf.constant with unsupported shape. Tried to convert tensor of shape %s to tensor of shape %s.", m1, m2);
+    }
+    tensor_release(t);
+    return res;
+  }
+  return val_obj(t);
+}
+
+//! tf.convert_to_tensor(value, dtype=None, dtype_hint=None, name=None)
+//!   Returns value as a tensor: tensors pass through (dtype must match), Variables are read, Python values are converted;
+//!   dtype_hint is used only when the value converts to it without loss.
+static Val tf_convert_to_tensor(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.convert_to_tensor", .sig = "value, dtype=None, dtype_hint=None, name=None"};
+  Val a[4];
+  args_parse(&spec, n, args, kw, a);
+  Tensor *t = val_as_tensor(a[0]);
+  DType dt;
+  int want = -1;
+  if (a[1].tag != VT_NONE && a[1].tag != VT_UNDEF) {
+    if (!val_as_dtype(a[1], &dt)) dtype_fail(a[1]);
+    want = dt;
+  }
+  if (t && val_is_tensor(a[0])) {
+    if (want >= 0 && (int)t->dtype != want)
+      rt_throw(ERR_VALUE, "Tensor conversion requested dtype %s for Tensor with dtype %s", dtype_info[want].name, dtype_info[t->dtype].name);
+    return val_incref(a[0]);
+  }
+  if (want < 0 && a[2].tag != VT_NONE && a[2].tag != VT_UNDEF && val_as_dtype(a[2], &dt)) {
+    /* dtype_hint: used only when the default conversion allows it */
+    if (!(a[0].tag == VT_FLOAT && !dtype_info[dt].is_float)) want = dt;
+  }
+  if (t && val_is(a[0], &variable_type)) return op_apply1(OP_READ_VARIABLE, a[0]);
+  if (!t && trace_active() && trace_val_symbolic(a[0])) return trace_pack(a[0], want);
+  return val_obj(tensor_from_val(a[0], want));
+}
+
+//! tf.Variable(initial_value=None, trainable=None, validate_shape=True, caching_device=None, name=None, variable_def=None, dtype=None, import_scope=None, constraint=None, synchronization=None, aggregation=None, shape=None)
+//!   A mutable tensor: read it like a tensor, change it with assign, assign_add and assign_sub. Trainable variables
+//!   are watched by tf.GradientTape automatically. Inside tf.function a variable may be created on the first trace only.
+static Val tf_variable(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.Variable",
+                         .sig = "initial_value=None, trainable=None, validate_shape=True, caching_device=None, name=None, "
+                                "variable_def=None, dtype=None, import_scope=None, constraint=None, "
+                                "synchronization=None, aggregation=None, shape=None"};
+  Val a[12];
+  args_parse(&spec, n, args, kw, a);
+  if (a[0].tag == VT_NONE || a[0].tag == VT_UNDEF) rt_throw(ERR_VALUE, "initial_value must be specified.");
+  bool trainable = !(a[1].tag == VT_BOOL && !a[1].u.i);
+  Val init = a[0];
+  int mark = -1;
+  if (init.tag == VT_OBJ && init.u.o->type->call && !val_is(init, &tensor_type)) {
+    /* a callable initial value runs eagerly even while tracing (TF's init_scope):
+     * tf.keras' initializers draw random numbers this way */
+    Val none = val_none();
+    void *tok = trace_enter_init_scope(&none);
+    init = rt_call(a[0], 0, NULL, NULL);
+    trace_leave_init_scope(tok);
+    mark = rt_hold_val(init);
+  }
+  /* tf.function tracing may create variables through this hook */
+  Val r = tfmod_variable_hook ? tfmod_variable_hook(init, a[4], trainable, a[6]) : val_undef();
+  if (r.tag == VT_UNDEF) r = variable_new(init, a[4], trainable, a[6]);
+  if (mark >= 0) {
+    rt_unhold(mark);
+    val_decref(init);
+  }
+  return r;
+}
+Val (*tfmod_variable_hook)(Val initial, Val name, bool trainable, Val dtype);
+
+//! tf.is_tensor(x)
+//!   True for a tensor (eager or symbolic) or a tf.Variable.
+static Val tf_is_tensor(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.is_tensor", .sig = "x"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  return val_bool(val_is_tensor(a[0]) || val_is(a[0], &variable_type));
+}
+
+//! tf.TensorShape(dims)
+//!   A static shape: a list of dimensions, None for unknown ones; as_list() returns them as a list.
+static Val tf_tensorshape(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.TensorShape", .sig = "dims"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  int rank;
+  tfs_i64 dims[TFS_MAX_RANK];
+  if (a[0].tag == VT_INT) {
+    dims[0] = a[0].u.i;
+    return tshape_new(1, dims);
+  }
+  if (!val_as_tshape(a[0], &rank, dims)) {
+    Tensor *t = val_as_tensor(a[0]);
+    if (t) return tshape_new(t->rank, t->shape);
+    rt_throw(ERR_TYPE, "tf.TensorShape: expected a list of dimensions, got %s", val_type_name(a[0]));
+  }
+  return tshape_new(rank, dims);
+}
+
+//! tf.print(*inputs, output_stream='stdout', sep=' ', end='\n', summarize=3, name=None)
+//!   Prints tensors and Python values; inside tf.function it is an op, so it prints on every call, not once per trace.
+//!   Tensors print as TF prints them (no dtype or shape); output_stream may be 'stdout' or 'stderr'.
+static Val tf_print(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  Val sep = str_from_cstr(" "), end = str_from_cstr("\n"), stream = str_from_cstr("stdout"), summarize = val_int(3);
+  for (int i = 0; kw && i < kw->n; i++) {
+    const char *k = kw->names[i];
+    Val v = kw->vals[i];
+    Val *dst = !strcmp(k, "sep") ? &sep : !strcmp(k, "end") ? &end : !strcmp(k, "output_stream") ? &stream
+             : !strcmp(k, "summarize") ? &summarize : NULL;
+    if (!strcmp(k, "name")) continue;
+    if (!dst) {
+      TFS_DECREF(sep); TFS_DECREF(end); TFS_DECREF(stream);
+      rt_throw(ERR_TYPE, "tf.print() got an unexpected keyword argument '%s'", k);
+    }
+    TFS_DECREF(*dst);
+    *dst = val_incref(v);
+  }
+  OpAttrs at = {4, {stream, sep, end, summarize}};
+  Val r = op_apply(&op_defs[OP_PRINT], n, args, &at);
+  TFS_DECREF(sep);
+  TFS_DECREF(end);
+  TFS_DECREF(stream);
+  TFS_DECREF(summarize);
+  return r;
+}
+
+//! tf.random.set_seed(seed)
+//!   Sets the global random seed, making the following tf.random ops and dropout repeatable.
+static Val tf_set_seed(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.random.set_seed", .sig = "seed"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  if (a[0].tag == VT_NONE) random_set_seed(false, 0);
+  else random_set_seed(true, val_to_index(a[0], "seed"));
+  return val_none();
+}
+
+bool tfmod_run_eagerly;
+
+//! tf.config.run_functions_eagerly(run_eagerly)
+//!   When true, tf.function runs its Python body eagerly instead of tracing a graph (for debugging).
+static Val tf_run_eagerly(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.config.run_functions_eagerly", .sig = "run_eagerly"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  tfmod_run_eagerly = rt_truthy(a[0]);
+  return val_none();
+}
+
+/* The deprecated alias TF 2 still exports: it warns once on stderr, as TF's
+ * deprecation decorator logs, naming the caller's file and line. */
+//! tf.config.experimental_run_functions_eagerly(run_eagerly)
+//!   Deprecated alias of tf.config.run_functions_eagerly; warns once on stderr.
+static Val tf_run_eagerly_experimental(Val self, int n, const Val *args, const Kw *kw) {
+  static bool warned;
+  if (!warned) {
+    warned = true;
+    const RtLoc *l = rt_loc_get(rt_cur_loc);
+    const RtFile *f = l ? rt_file_get(l->file) : NULL;
+    rt_flush();
+    fprintf(stderr,
+            "WARNING:tensorflow:From %s:%d: experimental_run_functions_eagerly (from "
+            "tensorflow.python.eager.polymorphic_function.polymorphic_function) is deprecated and will be removed in "
+            "a future version.\nInstructions for updating:\nUse `tf.config.run_functions_eagerly` instead of the "
+            "experimental version.\n",
+            f ? f->path : "<unknown>", l ? l->line : 0);
+  }
+  return tf_run_eagerly(self, n, args, kw);
+}
+
+//! tf.config.functions_run_eagerly()
+//!   Whether tf.function currently runs eagerly (see tf.config.run_functions_eagerly).
+static Val tf_functions_run_eagerly(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.config.functions_run_eagerly", .sig = ""};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  return val_bool(tfmod_run_eagerly);
+}
+
+//! tf.dtypes.as_dtype(type_value) | tf.as_dtype(type_value)
+//!   Returns the tf.DType for a dtype or a dtype name such as 'float32'.
+static Val tf_as_dtype(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.dtypes.as_dtype", .sig = "type_value"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  DType dt;
+  if (!val_as_dtype(a[0], &dt)) dtype_fail(a[0]);
+  return dtype_val(dt);
+}
+
+//! tf.name_scope(name) | tf.device(device_name)
+//!   Context managers accepted for compatibility: names and devices do not change what tfs computes.
+/* ---- tensordot: composed of transpose, reshape and matmul (as TF composes it), so it traces and differentiates ---- */
+
+/* One side's contraction axes from `axes` (an int list/tuple or a single int), normalised against rank. */
+static int td_axes(Val v, int rank, int *ax) {
+  tfs_i64 d[TFS_MAX_RANK + 1];
+  int64_t one;
+  int n;
+  if (val_as_int(v, &one)) n = 1, d[0] = one;
+  else n = val_to_dims(v, d, false, "tf.tensordot axes");
+  if (n > rank) rt_throw(ERR_VALUE, "tf.tensordot: %d contraction axes for a tensor of rank %d", n, rank);
+  for (int i = 0; i < n; i++) {
+    if (d[i] < -rank || d[i] >= rank) rt_throw(ERR_VALUE, "tf.tensordot: axis %lld is out of range for rank %d", (long long)d[i], rank);
+    ax[i] = (int)(d[i] < 0 ? d[i] + rank : d[i]);
+    for (int j = 0; j < i; j++)
+      if (ax[j] == ax[i]) rt_throw(ERR_VALUE, "tf.tensordot: repeated axis %d", ax[i]);
+  }
+  return n;
+}
+
+static Val td_int_tuple(int n, const tfs_i64 *v) {
+  Val t = tuple_new(n);
+  for (int i = 0; i < n; i++) ((Tuple *)t.u.o)->items[i] = val_int(v[i]);
+  return t;
+}
+
+/* x transposed to `perm` and reshaped to [rows, cols] (owned). */
+static Val td_matrix(Val x, const tfs_i64 *perm, int rank, tfs_i64 rows, tfs_i64 cols) {
+  OpAttrs at = {.n = 1};
+  at.v[0] = td_int_tuple(rank, perm);
+  int mark = rt_hold_val(at.v[0]);
+  Val t = op_apply(&op_defs[OP_TRANSPOSE], 1, &x, &at);
+  rt_hold_val(t);
+  tfs_i64 mat[2] = {rows, cols};
+  OpAttrs rs = {.n = 1};
+  rs.v[0] = td_int_tuple(2, mat);
+  rt_hold_val(rs.v[0]);
+  Val m = op_apply(&op_defs[OP_RESHAPE], 1, &t, &rs);
+  rt_unhold(mark);
+  val_decref(at.v[0]);
+  val_decref(t);
+  val_decref(rs.v[0]);
+  return m;
+}
+
+//! tf.tensordot(a, b, axes, name=None) | tf.linalg.tensordot(a, b, axes, name=None)
+//!   Sums the products of a's and b's elements over the given axes: an int n (the last n of a with the first n of b)
+//!   or a pair [axes_a, axes_b]; the result has a's free dimensions, then b's.
+static Val tf_tensordot(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.tensordot", .sig = "a, b, axes, name=None"};
+  Val a[4];
+  args_parse(&spec, n, args, kw, a);
+  Val x = op_apply(&op_defs[OP_IDENTITY], 1, &a[0], NULL);   /* host values become tensors (or graph nodes) */
+  int mark = rt_hold_val(x);
+  Val y = op_apply(&op_defs[OP_IDENTITY], 1, &a[1], NULL);
+  rt_hold_val(y);
+  Tensor *tx = val_as_tensor(x), *ty = val_as_tensor(y);
+  int rx = tx->rank, ry = ty->rank;
+  bool known = rx >= 0 && ry >= 0;
+  for (int i = 0; known && i < rx; i++) known = tx->shape[i] >= 0;
+  for (int i = 0; known && i < ry; i++) known = ty->shape[i] >= 0;
+  if (!known) rt_throw(ERR_UNIMPLEMENTED, "tf.tensordot needs tensors of known shapes");
+  int ax[TFS_MAX_RANK], bx[TFS_MAX_RANK], na, nb;
+  int64_t k;
+  if (val_as_int(a[2], &k)) {
+    if (k < 0) rt_throw(ERR_VALUE, "'axes' must be at least 0.");
+    if (k > rx || k > ry)
+      rt_throw(ERR_VALUE, "`axes` must not be larger than the number of dimensions of tensor a or b. Received %lld, vs tensor dimensions %d and %d.",
+               (long long)k, rx, ry);
+    na = nb = (int)k;
+    for (int i = 0; i < na; i++) ax[i] = rx - na + i, bx[i] = i;
+  } else {
+    bool pair = (val_is(a[2], &list_type) && ((List *)a[2].u.o)->len == 2) || (val_is(a[2], &tuple_type) && ((Tuple *)a[2].u.o)->len == 2);
+    if (!pair) rt_throw(ERR_VALUE, "'axes' must be an integer or have length 2.");
+    const Val *items = val_is(a[2], &list_type) ? ((List *)a[2].u.o)->items : ((Tuple *)a[2].u.o)->items;
+    na = td_axes(items[0], rx, ax);
+    nb = td_axes(items[1], ry, bx);
+    if (na != nb) rt_throw(ERR_VALUE, "Different number of contraction axes 'a' and 'b', %d != %d.", na, nb);
+  }
+  for (int i = 0; i < na; i++)
+    if (tx->shape[ax[i]] != ty->shape[bx[i]])
+      rt_throw(ERR_INVALID_ARGUMENT, "tf.tensordot: contracted dimensions differ: a.shape[%d] = %lld vs. b.shape[%d] = %lld", ax[i],
+               (long long)tx->shape[ax[i]], bx[i], (long long)ty->shape[bx[i]]);
+  /* a -> [free_a..., axes_a...] as [M, K]; b -> [axes_b..., free_b...] as [K, N] */
+  tfs_i64 pa[TFS_MAX_RANK], pb[TFS_MAX_RANK], out[2 * TFS_MAX_RANK], M = 1, K = 1, N = 1;
+  int npa = 0, npb = 0, nout = 0;
+  for (int d = 0; d < rx; d++) {
+    bool c = false;
+    for (int i = 0; i < na; i++) c |= ax[i] == d;
+    if (!c) pa[npa++] = d, M *= tx->shape[d], out[nout++] = tx->shape[d];
+  }
+  for (int i = 0; i < na; i++) pa[npa++] = ax[i], K *= tx->shape[ax[i]];
+  for (int i = 0; i < nb; i++) pb[npb++] = bx[i];
+  for (int d = 0; d < ry; d++) {
+    bool c = false;
+    for (int i = 0; i < nb; i++) c |= bx[i] == d;
+    if (!c) pb[npb++] = d, N *= ty->shape[d], out[nout++] = ty->shape[d];
+  }
+  if (nout > TFS_MAX_RANK) rt_throw(ERR_INVALID_ARGUMENT, "tf.tensordot: result rank %d exceeds %d", nout, TFS_MAX_RANK);
+  Val mx = td_matrix(x, pa, rx, M, K);
+  rt_hold_val(mx);
+  Val my = td_matrix(y, pb, ry, K, N);
+  rt_hold_val(my);
+  Val mm = op_apply2(OP_MATMUL, mx, my);
+  rt_hold_val(mm);
+  OpAttrs rs = {.n = 1};
+  rs.v[0] = td_int_tuple(nout, out);
+  rt_hold_val(rs.v[0]);
+  Val r = op_apply(&op_defs[OP_RESHAPE], 1, &mm, &rs);
+  rt_unhold(mark);
+  Val drop[] = {x, y, mx, my, mm, rs.v[0]};
+  for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++) val_decref(drop[i]);
+  return r;
+}
+
+typedef struct TfFunc { const char *name; BuiltinFn fn; } TfFunc;
+static const TfFunc tf_funcs[] = {
+  {"constant", tf_constant},
+  {"tensordot", tf_tensordot},
+  {"linalg.tensordot", tf_tensordot},
+  {"convert_to_tensor", tf_convert_to_tensor},
+  {"Variable", tf_variable},
+  {"is_tensor", tf_is_tensor},
+  {"TensorShape", tf_tensorshape},
+  {"print", tf_print},
+  {"random.set_seed", tf_set_seed},
+  {"config.run_functions_eagerly", tf_run_eagerly},
+  {"config.experimental_run_functions_eagerly", tf_run_eagerly_experimental},
+  {"config.functions_run_eagerly", tf_functions_run_eagerly},
+  {"dtypes.as_dtype", tf_as_dtype},
+  {"as_dtype", tf_as_dtype},
+  {"name_scope", tf_name_scope},
+  {"device", tf_device},
+};
+
+/* ---- module objects --------------------------------------------------------------- */
+
+static Val tf_lookup(const char *qual);
+static Val keras_native_getattr(const char *name);
+
+//! tf.math | tf.nn | tf.random | tf.linalg | tf.debugging
+//!   Namespaces of tf: each holds the ops whose api names start with it (tf.math.add is tf.add).
+#define SUBMODULES(X) X(math) X(nn) X(random) X(dtypes) X(linalg) X(config) X(debugging) X(errors) X(summary) X(io) X(saved_model)
+#define SUB_GETATTR(m)                                     \
+  static Val sub_##m(const char *name) {                   \
+    char q[128];                                           \
+    snprintf(q, sizeof q, "%s.%s", #m, name);              \
+    return tf_lookup(q);                                   \
+  }
+SUBMODULES(SUB_GETATTR)
+
+//! tf.summary
+//!   TensorBoard event files: create_file_writer, scalar, histogram, text, trace_on/trace_export, flush.
+//! tf.summary.experimental
+//!   set_step and get_step: the default step of summary writes.
+static Val sub_summary_experimental(const char *name) {
+  char q[128];
+  snprintf(q, sizeof q, "summary.experimental.%s", name);
+  return tf_lookup(q);
+}
+
+//! tf.saved_model
+//!   SavedModel directories: save an object's tf.functions and Variables, load them back without the source.
+//! tf.config
+//!   Run-time configuration: run_functions_eagerly, functions_run_eagerly.
+//! tf.dtypes
+//!   The dtypes (tf.dtypes.float32 is tf.float32), tf.dtypes.DType, as_dtype and cast.
+//! tf.errors
+//!   TF's exception classes: OpError and its subclasses InvalidArgumentError, UnimplementedError,
+//!   OutOfRangeError, NotFoundError, ResourceExhaustedError, DataLossError; catch them with try/except.
+//! tf.errors.OpError | tf.errors.InvalidArgumentError | tf.errors.UnimplementedError | tf.errors.OutOfRangeError | tf.errors.NotFoundError | tf.errors.ResourceExhaustedError | tf.errors.DataLossError
+//!   Exceptions raised by ops; InvalidArgumentError (bad shapes, failed tf.debugging asserts, out-of-range indices)
+//!   is the common one. All derive from tf.errors.OpError.
+//! tf.float32 | tf.float64 | tf.double | tf.int32 | tf.int64 | tf.bool | tf.string | tf.uint8 | tf.variant
+//!   The dtypes tfs implements (also under tf.dtypes). tf.double is tf.float64. A dtype prints as
+//!   <dtype: 'float32'> and has the attributes name, is_floating, is_integer and is_bool. tf.variant is the
+//!   dtype of a TensorArray's flow (a TensorList); only the TensorArray methods take it.
+//! tf.Tensor | tf.DType | tf.dtypes.DType
+//!   The classes of tensors and dtypes, for isinstance(x, tf.Tensor).
+//! tf.newaxis
+//!   None: in an index, t[tf.newaxis, :] inserts a dimension of size 1.
+static Val make_attr(const char *qual) {
+#define SUB_MAKE(m) if (!strcmp(qual, #m)) return module_native("tf." #m, sub_##m);
+  SUBMODULES(SUB_MAKE)
+#undef SUB_MAKE
+  if (!strcmp(qual, "summary.experimental")) return module_native("tf.summary.experimental", sub_summary_experimental);
+  if (!strncmp(qual, "summary.", 8)) return summary_lookup(qual + 8);
+  if (!strncmp(qual, "saved_model.", 12)) return savedmodel_lookup(qual + 12);
+  if (!strncmp(qual, "io.", 3)) {   /* tf.io: GraphDef writing (graphdefobj.c), then files (tfio.c) */
+    Val v = tfio_lookup(qual + 3);
+    if (val_is_undef(v)) v = tfrwriter_lookup(qual + 3);
+    if (!val_is_undef(v)) return v;
+  }
+  const char *base = qual;
+  if (!strncmp(qual, "dtypes.", 7)) base = qual + 7;
+  for (int d = 0; d < DT__COUNT; d++)
+    if (!strcmp(base, dtype_info[d].name)) return dtype_val((DType)d);
+  if (!strcmp(base, "double")) return dtype_val(DT_FLOAT64);
+  if (!strcmp(qual, "newaxis")) return val_none();
+  if (!strcmp(qual, "keras")) {   /* stdlib/keras.tfs, compiled into every program that names keras */
+    Val k = module_import_library("keras");
+    return val_is_undef(k) ? module_native("tf.keras", keras_native_getattr) : k;
+  }
+  if (!strncmp(qual, "errors.", 7)) return exc_lookup(qual + 7, true);
+  if (!strcmp(qual, "compat") || !strcmp(qual, "make_ndarray")) return eventread_lookup(qual);
+  /* type objects, for isinstance(x, tf.Tensor) */
+  if (!strcmp(qual, "Tensor")) return typeobj_for(&tensor_type);
+  if (!strcmp(qual, "Module")) return tfmodule_class();
+  if (!strcmp(qual, "DType") || !strcmp(qual, "dtypes.DType")) return typeobj_for(&dtype_type);
+  for (size_t i = 0; i < sizeof tf_funcs / sizeof tf_funcs[0]; i++)
+    if (!strcmp(qual, tf_funcs[i].name)) {
+      char q[96];
+      snprintf(q, sizeof q, "tf.%s", qual);
+      return builtin_new(strdup(q), tf_funcs[i].fn, val_undef(), NULL);
+    }
+  OpId id = op_lookup_api(qual);
+  if (id != OP__COUNT) {
+    char q[96];
+    snprintf(q, sizeof q, "tf.%s", qual);
+    return op_builtin(id, strdup(q));
+  }
+  /* tf.io, tf.data, tf.keras.datasets live in their own files */
+  Val v = tfio_attr(qual);
+  if (val_is_undef(v)) v = tfdata_attr(qual);
+  if (val_is_undef(v)) v = kdatasets_attr(qual);
+  return v;
+}
+
+static Val tf_lookup(const char *qual) {
+  TfEntry *e = tf_slot(qual);
+  if (e->name) return val_incref(e->v);
+  Val v = make_attr(qual);
+  if (v.tag == VT_UNDEF) return v;
+  tfmod_register(qual, v);
+  return v;   /* the table took its own reference */
+}
+
+static Val tf_getattr(const char *name) { return tf_lookup(name); }
+
+Val tfmod_lookup(const char *qual) { return tf_lookup(qual); }
+
+//! tf.keras
+//!   The Keras 2 subset (layers, Model, Sequential, optimizers, losses, metrics, fit), written
+//!   in .tfs under stdlib/ and compiled into every program that names keras (docs/keras.md).
+/* tf.keras without the stdlib .tfs library compiled in (a program that never
+ * names it, reaching it through getattr): only the native parts. */
+static Val keras_native_getattr(const char *name) {
+  char q[128];
+  snprintf(q, sizeof q, "keras.%s", name);
+  return tf_lookup(q);
+}
+
+//! tf
+//!   The TensorFlow module: tensors, ops, tf.function, GradientTape and the namespaces math, nn, random,
+//!   linalg, dtypes, config, debugging, errors, autograph and test.
+Val tf_module(void) { return module_native("tf", tf_getattr); }
