@@ -14,6 +14,7 @@ Val setmethods_get(Val self, const char *name);
  * borrowed immortal objects, or VT_UNDEF. */
 Val types_lookup(const char *name);
 bool types_isinstance(Val x, Val cls);           /* cls: one type object */
+bool types_issubclass(Val sub, Val cls);         /* both type objects (TypeError otherwise) */
 /* Exception classes (exceptions.c): by name (tf_errors: the tf.errors ones),
  * and calling one: ValueError("msg"). */
 Val exc_lookup(const char *name, bool tf_errors);

@@ -400,6 +400,17 @@ Val typeobj_of(Val v) {
 }
 
 /* isinstance(x, cls) for one class. */
+bool types_issubclass(Val sub, Val cls) {
+  if (!val_is(sub, &type_type)) rt_throw(ERR_TYPE, "issubclass() arg 1 must be a class");
+  if (!val_is(cls, &type_type)) rt_throw(ERR_TYPE, "issubclass() arg 2 must be a class, a tuple of classes, or a union");
+  TypeObj *s = (TypeObj *)sub.u.o, *c = (TypeObj *)cls.u.o;
+  if (c->tag == -1 || s == c) return true;   /* everything derives from object */
+  bool s_class = s->errkind >= 0 || !val_is_undef(s->dict), c_class = c->errkind >= 0 || !val_is_undef(c->dict);
+  if (s_class && c_class) return exc_class_sub(sub, cls);
+  if (s_class || c_class) return false;
+  return c->tag == VT_INT && s->tag == VT_BOOL;   /* bool is the one built-in subclass here */
+}
+
 bool types_isinstance(Val x, Val cls) {
   if (!val_is(cls, &type_type)) rt_throw(ERR_TYPE, "isinstance() arg 2 must be a type, a tuple of types, or a union");
   TypeObj *c = (TypeObj *)cls.u.o;

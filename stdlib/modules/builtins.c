@@ -472,6 +472,19 @@ static Val bi_isinstance(Val self, int n, const Val *args, const Kw *kw) {
   return val_bool(types_isinstance(args[0], args[1]));
 }
 
+static Val bi_issubclass(Val self, int n, const Val *args, const Kw *kw) {
+  bi_exactly("issubclass", n, kw, 2);
+  if (val_is(args[1], &tuple_type)) {
+    tfs_i64 nc;
+    const Val *cls;
+    seq_items(args[1], &nc, &cls);
+    for (tfs_i64 i = 0; i < nc; i++)
+      if (types_issubclass(args[0], cls[i])) return val_bool(true);
+    return val_bool(false);
+  }
+  return val_bool(types_issubclass(args[0], args[1]));
+}
+
 static Val bi_callable(Val self, int n, const Val *args, const Kw *kw) {
   bi_exactly("callable", n, kw, 1);
   return val_bool(args[0].tag == VT_OBJ && args[0].u.o->type->call);
@@ -620,6 +633,8 @@ void rt_set_argv(int argc, char **argv) {
 //!   An int identifying obj while it lives.
 //! isinstance(obj, classinfo)
 //!   True when obj is an instance of the class (or one of a tuple of classes), subclasses included.
+//! issubclass(cls, classinfo)
+//!   True when cls is the class classinfo (or one of a tuple of classes) or derives from it.
 //! iter(obj)
 //!   An iterator over obj.
 //! len(obj)
@@ -668,7 +683,7 @@ static Builtin bi_table[] = {
   BI("divmod", bi_divmod),   BI("enumerate", bi_enumerate), BI("filter", bi_filter),
   BI("format", bi_format),   BI("getattr", bi_getattr),   BI("hasattr", bi_hasattr),
   BI("hash", bi_hash),       BI("help", bi_help),         BI("hex", bi_hex),           BI("id", bi_id),
-  BI("isinstance", bi_isinstance), BI("iter", bi_iter),   BI("len", bi_len),
+  BI("isinstance", bi_isinstance), BI("issubclass", bi_issubclass), BI("iter", bi_iter),   BI("len", bi_len),
   BI("map", bi_map),         BI("max", bi_max),           BI("min", bi_min),
   BI("next", bi_next),       BI("oct", bi_oct),           BI("ord", bi_ord),
   BI("pow", bi_pow),         BI("print", bi_print),       BI("property", class_property),
