@@ -1488,6 +1488,7 @@ static Concrete *tffn_sig_concrete(TfFunction *f, int nb, Val self) {
   size_t offb[17], *off = nb < 16 ? offb : malloc(sizeof(size_t) * (size_t)(nb + 1));
   Val *args = malloc(sizeof(Val) * (size_t)(nb + 1));
   if (!off || !args) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = rt_hold_mem(args);   /* a failing trace must not leak it */
   for (int i = 0; i < nb; i++) {
     args[i] = i < so ? self : i - so < sig->len ? sig->items[i - so] : tffn_default(f, i);
     off[i] = k.len;
@@ -1495,6 +1496,7 @@ static Concrete *tffn_sig_concrete(TfFunction *f, int nb, Val self) {
   }
   off[nb] = k.len;
   Concrete *c = tffn_trace(f, nb, args, k.p, k.len, off);
+  rt_unhold(mark);
   free(args);
   if (off != offb) free(off);
   lv_free(&lv);
