@@ -949,7 +949,11 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
   /* Pass 3: dtype checks (op_apply's texts). */
   for (int i = 0; i < nin; i++) {
     Tensor *t = tin[i];
-    if (!t) continue;
+    if (!t) {
+      inm[i].rank = TMETA_ABSENT;   /* absent optional, or a host value passed through (H/R), as op_apply */
+      inm[i].dtype = DT_FLOAT32;
+      continue;
+    }
     char k = (op->flags & OPF_VARIADIC) || is_list ? (is_list ? 'T' : kinds[0]) : kinds[i];
     switch (k) {
       case 'T': case 't': case 'F': case 'f':

@@ -418,6 +418,17 @@ static bool key_accepts(const unsigned char *c, const unsigned char *k) {
   }
 }
 
+/* key_accepts over whole keys (one atom per bound argument): every atom must accept. */
+static bool key_accepts_all(const unsigned char *c, size_t clen, const unsigned char *k, size_t klen) {
+  const unsigned char *ce = c + clen, *ke = k + klen;
+  while (c < ce && k < ke) {
+    if (!key_accepts(c, k)) return false;
+    c = key_skip(c);
+    k = key_skip(k);
+  }
+  return c == ce && k == ke;
+}
+
 /* reduce_retracing: k with the dims where it differs from c made unknown, if
  * c and k differ in dims only.  Appends to out; false when they differ more. */
 static bool key_relax(const unsigned char *c, const unsigned char *k, KeyBuf *out) {
@@ -454,6 +465,17 @@ static bool key_relax(const unsigned char *c, const unsigned char *k, KeyBuf *ou
       return true;
     }
   }
+}
+
+/* key_relax over whole keys (one atom per bound argument): false unless every atom relaxes. */
+static bool key_relax_all(const unsigned char *c, size_t clen, const unsigned char *k, size_t klen, KeyBuf *out) {
+  const unsigned char *ce = c + clen, *ke = k + klen;
+  while (c < ce && k < ke) {
+    if (!key_relax(c, k, out)) return false;
+    c = key_skip(c);
+    k = key_skip(k);
+  }
+  return c == ce && k == ke;
 }
 
 /* The metas of the tensor atoms of a key, in order. */
@@ -1291,7 +1313,7 @@ static Concrete *tffn_find(TfFunction *f, const KeyBuf *k) {
   }
   if (f->has_relaxed)
     for (int i = f->nconc - 1; i >= 0; i--)
-      if (f->conc[i]->relaxed && key_accepts(f->conc[i]->key, k->p)) return f->conc[i];
+      if (f->conc[i]->relaxed && key_accepts_all(f->conc[i]->key, f->conc[i]->keylen, k->p, k->len)) return f->conc[i];
   return NULL;
 }
 
@@ -1467,6 +1489,7 @@ static Concrete *tffn_sig_concrete(TfFunction *f, int nb, Val self) {
   size_t offb[17], *off = nb < 16 ? offb : malloc(sizeof(size_t) * (size_t)(nb + 1));
   Val *args = malloc(sizeof(Val) * (size_t)(nb + 1));
   if (!off || !args) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = rt_hold_mem(args);   /* a failing trace must not leak it */
   for (int i = 0; i < nb; i++) {
     args[i] = i < so ? self : i - so < sig->len ? sig->items[i - so] : tffn_default(f, i);
     off[i] = k.len;
@@ -1474,6 +1497,7 @@ static Concrete *tffn_sig_concrete(TfFunction *f, int nb, Val self) {
   }
   off[nb] = k.len;
   Concrete *c = tffn_trace(f, nb, args, k.p, k.len, off);
+  rt_unhold(mark);
   free(args);
   if (off != offb) free(off);
   lv_free(&lv);
@@ -1650,8 +1674,9 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
         bool relaxed = false;
         if (f->reduce_retracing)
           for (int i = f->nconc - 1; i >= 0 && !relaxed; i--) {
+            const Concrete *ci = f->conc[i];
             rk.len = 0;
-            relaxed = f->conc[i]->keylen > 0 && key_relax(f->conc[i]->key, k.p, &rk) && rk.len > 0;
+            relaxed = ci->keylen > 0 && key_relax_all(ci->key, ci->keylen, k.p, k.len, &rk) && rk.len > 0;
           }
         if (relaxed) {
           /* the relaxed key's offsets: same structure, so recompute by walking */
