@@ -965,11 +965,14 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
         if (!(op->dtypes & DTM(t->dtype))) trace_fail_attr(op, "T", t->dtype, op->dtypes);
         break;
       case 'B': case 'b':
-        if (t->dtype != DT_BOOL) trace_fail_dtype(op, i, DT_BOOL, t->dtype);
+        if (t->dtype != DT_BOOL && !op_cond_any_dtype(op, i, nin, tin)) trace_fail_dtype(op, i, DT_BOOL, t->dtype);
         break;
-      case 'I': case 'i':
-        if (!(DTM(t->dtype) & DTM_INT)) trace_fail_attr(op, "Tindices", t->dtype, DTM_INT);
+      case 'I': case 'i': {
+        const char *attr;
+        unsigned ok = op_index_dtypes(op, &attr);
+        if (!(DTM(t->dtype) & ok)) trace_fail_attr(op, attr, t->dtype, ok);
         break;
+      }
       default:
         break;
     }
