@@ -541,6 +541,8 @@ typedef struct Concrete {
   struct FwdBwd *fb[2];       /* forward and backward graphs of recorded calls (NULL: none yet) */
   int fb_state[2];            /* 0: fb not tried yet, 1: built, -1: recorded calls use bwd */
   bool ext;                   /* fn is called with bound arguments (tffn_ext of its tf.function) */
+  Val sig;                    /* the input_signature it was traced for (owned), or VT_UNDEF */
+  int sig_self;               /* 1: the signature starts at parameter 1 (a method's self) */
 } Concrete;
 
 struct TfFunction {
@@ -589,6 +591,7 @@ static void tffn_conc_free(Obj *o) {
   val_decref(c->defaults);
   val_decref(c->vars);
   val_decref(c->caps);
+  val_decref(c->sig);
   for (int w = 0; w < 2; w++) {
     val_decref(c->xs[w]);
     val_decref(c->bwd[w]);
@@ -765,6 +768,7 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
   c->args_tmpl = val_undef();
   c->out_tmpl = val_undef();
   c->defaults = val_undef();
+  c->sig = val_undef();
   c->name = strdup(f->name);
   c->key = malloc(keylen ? keylen : 1);
   c->off = malloc(sizeof(size_t) * (size_t)(nb + 1));
@@ -1497,6 +1501,8 @@ static Concrete *tffn_sig_concrete(TfFunction *f, int nb, Val self) {
   }
   off[nb] = k.len;
   Concrete *c = tffn_trace(f, nb, args, k.p, k.len, off);
+  c->sig = val_incref(f->sig);
+  c->sig_self = so;
   rt_unhold(mark);
   free(args);
   if (off != offb) free(off);
@@ -2159,115 +2165,293 @@ static Val tffn_conc_call(Val self, int n, const Val *args, const Kw *kw) {
   return r;
 }
 
-/* pretty_printed_signature: TF's layout. */
-static void tffn_pp_leafspec(StrBuf *b, const TMeta *m) {
-  sb_printf(b, "%s Tensor, shape=", dtype_info[m->dtype].name);
-  graph_shape_text(b, m->rank, m->shape);
+/* ---- trace types: a concrete function's signature as TF 2.15 prints it ----------------------------
+ * Every argument has a trace type: a tensor its TensorSpec, a host value Literal[value], a list,
+ * tuple or dict List[...], Tuple[...], Dict[[key, type], ...]; a FunctionType lists the parameters
+ * with their kinds, the output type and the captures (core/function/polymorphism/function_type.py). */
+
+enum { PK_POSITIONAL_ONLY, PK_POSITIONAL_OR_KEYWORD, PK_VAR_POSITIONAL, PK_KEYWORD_ONLY, PK_VAR_KEYWORD };
+static const char *const tffn_pk_names[] = {"POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD", "VAR_POSITIONAL", "KEYWORD_ONLY",
+                                            "VAR_KEYWORD"};
+
+/* The trace type of a value (specs stand for tensors): repr of TF's TraceType. */
+static void tt_repr(StrBuf *b, Val v) {
+  if (val_is(v, &tffn_spec_type) || tfdata_is_spec(v)) {
+    val_repr(b, v);
+    return;
+  }
+  Tensor *t = val_is(v, &tensor_type) || val_is(v, &ndarray_type) ? val_as_tensor(v) : NULL;
+  if (t) {
+    sb_puts(b, "TensorSpec(shape=");
+    if (t->rank < 0) sb_puts(b, "<unknown>");
+    else graph_shape_text(b, t->rank, t->shape);
+    sb_printf(b, ", dtype=tf.%s, name=None)", dtype_info[t->dtype].name);
+    return;
+  }
+  tfs_i64 n;
+  const Val *items;
+  if (seq_items(v, &n, &items)) {
+    sb_puts(b, val_is(v, &list_type) ? "List[" : "Tuple[");
+    for (tfs_i64 i = 0; i < n; i++) {
+      if (i) sb_puts(b, ", ");
+      tt_repr(b, items[i]);
+    }
+    sb_putc(b, ']');
+    return;
+  }
+  if (val_is(v, &dict_type)) {
+    Dict *d = (Dict *)v.u.o;
+    sb_puts(b, "Dict[");
+    bool first = true;
+    for (tfs_i64 i = 0; i < d->used; i++) {
+      if (val_is_undef(d->keys[i])) continue;
+      sb_puts(b, first ? "[" : ", [");
+      first = false;
+      val_repr(b, d->keys[i]);
+      sb_puts(b, ", ");
+      tt_repr(b, d->vals[i]);
+      sb_putc(b, ']');
+    }
+    sb_putc(b, ']');
+    return;
+  }
+  if (val_is(v, &variable_type)) {
+    Tensor *vt = val_as_tensor(v);
+    sb_puts(b, "VariableSpec(shape=");
+    graph_shape_text(b, vt ? vt->rank : 0, vt ? vt->shape : NULL);
+    sb_printf(b, ", dtype=tf.%s, trainable=%s, alias_id=None)", vt ? dtype_info[vt->dtype].name : "float32",
+              ((Variable *)v.u.o)->trainable ? "True" : "False");
+    return;
+  }
+  if (v.tag == VT_OBJ && v.u.o->type == &inst_type) {
+    sb_printf(b, "Weakref[<weakref to '%s' object at 0x%llx>])", val_type_name(v), (unsigned long long)(uintptr_t)v.u.o);
+    return;
+  }
+  sb_puts(b, "Literal[");
+  val_repr(b, v);
+  sb_putc(b, ']');
 }
 
-/* Structure text with <k> markers for every leaf; leaves collected in order. */
-static void tffn_pp_struct(StrBuf *b, Val tmpl, Val *leaves, int *nleaves) {
+/* A template with its tensor markers replaced by TensorSpecs of c's placeholders (owned). */
+static Val conc_tmpl_spec(const Concrete *c, Val tmpl) {
+  int idx;
+  if (nest_is_leaf(tmpl, &idx))
+    return tffn_spec_new(c->leafm[idx].rank, c->leafm[idx].shape, c->leafm[idx].dtype, val_none());
   tfs_i64 n;
   const Val *items;
   if (seq_items(tmpl, &n, &items)) {
     bool list = val_is(tmpl, &list_type);
-    sb_putc(b, list ? '[' : '(');
+    Val r = list ? list_new(n) : tuple_new(n);
     for (tfs_i64 i = 0; i < n; i++) {
-      if (i) sb_puts(b, ", ");
-      tffn_pp_struct(b, items[i], leaves, nleaves);
+      Val e = conc_tmpl_spec(c, items[i]);
+      if (list) {
+        list_append(r, e);
+        val_decref(e);
+      } else {
+        ((Tuple *)r.u.o)->items[i] = e;
+      }
     }
-    if (!list && n == 1) sb_putc(b, ',');
-    sb_putc(b, list ? ']' : ')');
-    return;
+    return r;
   }
   if (val_is(tmpl, &dict_type)) {
     Dict *d = (Dict *)tmpl.u.o;
-    sb_putc(b, '{');
-    bool first = true;
+    Val r = dict_new();
     for (tfs_i64 i = 0; i < d->used; i++) {
       if (val_is_undef(d->keys[i])) continue;
-      if (!first) sb_puts(b, ", ");
-      first = false;
-      val_repr(b, d->keys[i]);
-      sb_puts(b, ": ");
-      tffn_pp_struct(b, d->vals[i], leaves, nleaves);
+      Val e = conc_tmpl_spec(c, d->vals[i]);
+      dict_set(r, d->keys[i], e);
+      val_decref(e);
     }
-    sb_putc(b, '}');
-    return;
+    return r;
   }
-  leaves[*nleaves] = tmpl;
-  sb_printf(b, "<%d>", ++*nleaves);
+  return val_incref(tmpl);
 }
 
-static int tffn_count_leaves(Val tmpl) {
-  tfs_i64 n;
-  const Val *items;
-  if (seq_items(tmpl, &n, &items)) {
-    int k = 0;
-    for (tfs_i64 i = 0; i < n; i++) k += tffn_count_leaves(items[i]);
-    return k;
+/* One parameter of a concrete function's FunctionType (*args and **kwargs unbundled, as TF's
+ * canonicalize_to_monomorphic does: args_0.. positional-only, each keyword its own keyword-only). */
+typedef struct PParam {
+  char name[64];
+  int kind;
+  int slot;                   /* index among the bound parameters */
+  Val key;                    /* *args: the item's index; **kwargs: the key; VT_UNDEF: the whole slot */
+  Val type;                   /* owned: the template with specs for tensors (or the input_signature's item) */
+} PParam;
+
+typedef struct PParams { PParam *p; int n; } PParams;
+
+static void pparams_free(void *pp) {
+  PParams *ps = pp;
+  for (int i = 0; i < ps->n; i++) {
+    val_decref(ps->p[i].type);
+    val_decref(ps->p[i].key);
   }
-  if (val_is(tmpl, &dict_type)) {
-    Dict *d = (Dict *)tmpl.u.o;
-    int k = 0;
-    for (tfs_i64 i = 0; i < d->used; i++)
-      if (!val_is_undef(d->keys[i])) k += tffn_count_leaves(d->vals[i]);
-    return k;
-  }
-  return 1;
+  free(ps->p);
+  ps->p = NULL;
+  ps->n = 0;
 }
 
-static void tffn_pp_value(StrBuf *b, Val tmpl, const TMeta *metas) {
-  int idx;
-  if (nest_is_leaf(tmpl, &idx)) {
-    tffn_pp_leafspec(b, &metas[idx]);
-    return;
-  }
-  if (!tffn_has_leaf(tmpl) || tfdata_is_spec(tmpl)) {
-    val_repr(b, tmpl);
-    return;
-  }
-  int n = tffn_count_leaves(tmpl);
-  Val *leaves = malloc(sizeof(Val) * (size_t)(n + 1));
-  if (!leaves) rt_throw(ERR_MEMORY, "out of memory");
-  int k = 0;
-  tffn_pp_struct(b, tmpl, leaves, &k);
-  for (int i = 0; i < k; i++) {
-    sb_printf(b, "\n      <%d>: ", i + 1);
-    if (nest_is_leaf(leaves[i], &idx)) tffn_pp_leafspec(b, &metas[idx]);
-    else val_repr(b, leaves[i]);
-  }
-  free(leaves);
+static PParam *pparams_add(PParams *ps, int cap) {
+  (void)cap;
+  PParam *p = &ps->p[ps->n++];
+  p->name[0] = 0;
+  p->key = val_undef();
+  p->type = val_undef();
+  return p;
 }
 
-static void tffn_pp_concrete(StrBuf *b, const Concrete *c) {
-  sb_printf(b, "%s(", c->name);
-  Tuple *defs = (Tuple *)c->defaults.u.o;
-  for (int i = 0; i < c->nparams; i++) {
-    if (i) sb_puts(b, ", ");
-    sb_puts(b, c->params[i]);
-    if (!val_is_undef(defs->items[i])) {
-      sb_putc(b, '=');
-      val_repr(b, defs->items[i]);
-    }
-  }
-  sb_puts(b, ")\n");
+/* The FunctionType parameters of c (a method's self left out, as TF binds it).  Caller frees. */
+static void conc_params(const Concrete *c, PParams *ps) {
+  const FuncInfo *info = val_is(c->fn, &func_type) ? ((Func *)c->fn.u.o)->info : NULL;
+  if (info && info->nparams != c->nparams) info = NULL;
   Tuple *tm = (Tuple *)c->args_tmpl.u.o;
-  if (c->nparams) sb_puts(b, "  Args:\n");
+  int cap = c->nparams + 1;
   for (int i = 0; i < c->nparams; i++) {
-    sb_printf(b, "    %s: ", c->params[i]);
-    tffn_pp_value(b, tm->items[i], c->leafm);
-    sb_putc(b, '\n');
+    tfs_i64 k;
+    const Val *it;
+    if (seq_items(tm->items[i], &k, &it)) cap += (int)k;
+    else if (val_is(tm->items[i], &dict_type)) cap += (int)((Dict *)tm->items[i].u.o)->len;
   }
-  sb_puts(b, "  Returns:\n    ");
-  /* output metas are the graph outputs' */
-  int no = c->g->noutputs;
-  TMeta *om = malloc(sizeof(TMeta) * (size_t)(no + 1));
-  if (!om) rt_throw(ERR_MEMORY, "out of memory");
-  for (int i = 0; i < no; i++) om[i] = *graph_meta(c->g, c->g->outputs[i]);
-  if (val_is_undef(c->out_tmpl)) tffn_pp_leafspec(b, &om[0]);
-  else tffn_pp_value(b, c->out_tmpl, om);
-  free(om);
+  ps->p = calloc((size_t)cap, sizeof(PParam));
+  ps->n = 0;
+  if (!ps->p) rt_throw(ERR_MEMORY, "out of memory");
+  int np = c->nparams, nkw = info ? info->nkwonly : 0, va = info ? info->varargs : 0, vk = info ? info->varkw : 0;
+  int npos = np - nkw - va - vk, first = np > 0 && !strcmp(c->params[0], "self") ? 1 : 0;
+  int nsig = val_is_undef(c->sig) ? 0 : (int)((Tuple *)c->sig.u.o)->len;
+  for (int i = first; i < npos; i++) {
+    PParam *p = pparams_add(ps, cap);
+    snprintf(p->name, sizeof p->name, "%s", c->params[i]);
+    p->kind = (info && i < info->nposonly) || va ? PK_POSITIONAL_ONLY : PK_POSITIONAL_OR_KEYWORD;
+    p->slot = i;
+    p->type = i - c->sig_self >= 0 && i - c->sig_self < nsig ? val_incref(((Tuple *)c->sig.u.o)->items[i - c->sig_self])
+                                                             : conc_tmpl_spec(c, tm->items[i]);
+  }
+  if (va) {
+    tfs_i64 k;
+    const Val *it;
+    if (seq_items(tm->items[npos], &k, &it))
+      for (tfs_i64 j = 0; j < k; j++) {
+        PParam *p = pparams_add(ps, cap);
+        snprintf(p->name, sizeof p->name, "%s_%lld", c->params[npos], (long long)j);
+        p->kind = PK_POSITIONAL_ONLY;
+        p->slot = npos;
+        p->key = val_int(j);
+        p->type = conc_tmpl_spec(c, it[j]);
+      }
+  }
+  for (int i = npos + va; i < npos + va + nkw; i++) {
+    PParam *p = pparams_add(ps, cap);
+    snprintf(p->name, sizeof p->name, "%s", c->params[i]);
+    p->kind = PK_KEYWORD_ONLY;
+    p->slot = i;
+    p->type = conc_tmpl_spec(c, tm->items[i]);
+  }
+  if (vk && val_is(tm->items[np - 1], &dict_type)) {
+    /* each keyword its own parameter, by name */
+    Dict *d = (Dict *)tm->items[np - 1].u.o;
+    int start = ps->n;
+    for (tfs_i64 i = 0; i < d->used; i++) {
+      if (val_is_undef(d->keys[i]) || !val_is(d->keys[i], &str_type)) continue;
+      PParam *p = pparams_add(ps, cap);
+      snprintf(p->name, sizeof p->name, "%s", str_cstr(d->keys[i]));
+      p->kind = PK_KEYWORD_ONLY;
+      p->slot = np - 1;
+      p->key = val_incref(d->keys[i]);
+      p->type = conc_tmpl_spec(c, d->vals[i]);
+    }
+    for (int i = start + 1; i < ps->n; i++)   /* sorted by name */
+      for (int j = i; j > start && strcmp(ps->p[j - 1].name, ps->p[j].name) > 0; j--) {
+        PParam t = ps->p[j];
+        ps->p[j] = ps->p[j - 1];
+        ps->p[j - 1] = t;
+      }
+  }
+}
+
+/* The output type: the result's structure with TensorSpecs of the graph's outputs. */
+static void conc_output_repr(StrBuf *b, const Concrete *c) {
+  Val o = tffn_output_spec(val_obj((Obj *)c));
+  int mark = rt_hold_val(o);
+  tt_repr(b, o);
+  rt_unhold(mark);
+  val_decref(o);
+}
+
+/* str(FunctionType) (inspect.Signature's text): (x: TensorSpec(...), *, k: Literal[1]) -> TensorSpec(...) */
+static void conc_sig_str(StrBuf *b, const Concrete *c) {
+  PParams ps = {0};
+  int mark = rt_hold_fn(pparams_free, &ps);
+  conc_params(c, &ps);
+  sb_putc(b, '(');
+  bool posonly = false, kwsep = true, first = true;
+  for (int i = 0; i < ps.n; i++) {
+    const PParam *p = &ps.p[i];
+    if (p->kind == PK_POSITIONAL_ONLY) {
+      posonly = true;
+    } else if (posonly) {
+      sb_puts(b, first ? "/" : ", /");
+      first = false;
+      posonly = false;
+    }
+    if (p->kind == PK_KEYWORD_ONLY && kwsep) {
+      sb_puts(b, first ? "*" : ", *");
+      first = false;
+      kwsep = false;
+    }
+    sb_printf(b, "%s%s: ", first ? "" : ", ", p->name);
+    first = false;
+    tt_repr(b, p->type);
+  }
+  if (posonly) sb_puts(b, first ? "/" : ", /");
+  sb_puts(b, ") -> ");
+  conc_output_repr(b, c);
+  rt_unhold(mark);
+  pparams_free(&ps);
+}
+
+/* The graph's captures (Variables as resource handles, tensors from outside), each once, with an id. */
+static void conc_captures(StrBuf *b, const Graph *g, Val seen) {
+  for (int i = 0; i < g->nnodes; i++) {
+    const GraphNode *nd = &g->nodes[i];
+    const Obj *o = nd->kind == GN_VARHANDLE ? &nd->var->hdr
+                   : nd->kind == GN_CONST && (nd->flags & GNF_CAPTURE) ? &nd->value->hdr
+                                                                      : NULL;
+    if (o) {
+      List *l = (List *)seen.u.o;
+      bool dup = false;
+      for (tfs_i64 j = 0; j < l->len && !dup; j++) dup = l->items[j].u.o == o;
+      if (!dup) {
+        list_append(seen, val_obj((Obj *)o));
+        sb_printf(b, "\n  %llu: ", (unsigned long long)(uintptr_t)o);
+        if (nd->kind == GN_VARHANDLE) sb_puts(b, "TensorSpec(shape=(), dtype=tf.resource, name=None)");
+        else tt_repr(b, val_obj((Obj *)o));
+      }
+    }
+    for (int k = 0; k < 2; k++)
+      if (nd->sub[k]) conc_captures(b, nd->sub[k], seen);
+  }
+}
+
+/* repr(FunctionType): TF 2.15's Input Parameters / Output Type / Captures block. */
+static void tffn_pp_concrete(StrBuf *b, const Concrete *c) {
+  PParams ps = {0};
+  int mark = rt_hold_fn(pparams_free, &ps);
+  conc_params(c, &ps);
+  sb_puts(b, "Input Parameters:");
+  for (int i = 0; i < ps.n; i++) {
+    sb_printf(b, "\n  %s (%s): ", ps.p[i].name, tffn_pk_names[ps.p[i].kind]);
+    tt_repr(b, ps.p[i].type);
+  }
+  sb_puts(b, "\nOutput Type:\n  ");
+  conc_output_repr(b, c);
+  sb_puts(b, "\nCaptures:");
+  Val seen = list_new(0);
+  rt_hold_val(seen);
+  size_t before = b->len;
+  conc_captures(b, c->g, seen);
+  if (b->len == before) sb_puts(b, "\n  None");
+  rt_unhold(mark);
+  val_decref(seen);
+  pparams_free(&ps);
 }
 
 //! ConcreteFunction.pretty_printed_signature(verbose=True)
@@ -2278,9 +2462,13 @@ static Val tffn_conc_pp_m(Val self, int n, const Val *args, const Kw *kw) {
   args_parse(&spec, n, args, kw, a);
   StrBuf b;
   sb_init(&b);
-  tffn_pp_concrete(&b, (Concrete *)self.u.o);
-  size_t len = b.len;
-  return str_take(sb_steal(&b), (tfs_i64)len);
+  int mark = rt_hold_sb(&b);
+  if (rt_truthy(a[0])) tffn_pp_concrete(&b, (Concrete *)self.u.o);
+  else conc_sig_str(&b, (Concrete *)self.u.o);
+  Val r = str_new(b.data ? b.data : "", (tfs_i64)b.len);
+  rt_unhold(mark);
+  sb_free(&b);
+  return r;
 }
 
 /* concrete.graph: a FuncGraph value. */
@@ -2354,11 +2542,16 @@ static const Type tffn_graph_type = {
   .hash = obj_identity_hash,
 };
 
+/* repr: <ConcreteFunction (x: TensorSpec(...)) -> TensorSpec(...) at 0x...>; str: ConcreteFunction and the block. */
 static void tffn_conc_repr(StrBuf *b, Val v) {
-  const Concrete *c = (const Concrete *)v.u.o;
-  sb_printf(b, "<ConcreteFunction %s(", c->name);
-  for (int i = 0; i < c->nparams; i++) sb_printf(b, "%s%s", i ? ", " : "", c->params[i]);
-  sb_puts(b, ")>");
+  sb_puts(b, "<ConcreteFunction ");
+  conc_sig_str(b, (const Concrete *)v.u.o);
+  sb_printf(b, " at 0x%llX>", (unsigned long long)(uintptr_t)v.u.o);
+}
+
+static void tffn_conc_str(StrBuf *b, Val v) {
+  sb_puts(b, "ConcreteFunction ");
+  tffn_pp_concrete(b, (const Concrete *)v.u.o);
 }
 
 static Val tffn_conc_getattr(Val self, const char *name) {
@@ -2377,7 +2570,7 @@ static Val tffn_conc_getattr(Val self, const char *name) {
 }
 
 static const Type tffn_conc_type = {
-  .name = "ConcreteFunction", .free = tffn_conc_free, .repr = tffn_conc_repr, .getattr = tffn_conc_getattr,
+  .name = "ConcreteFunction", .free = tffn_conc_free, .repr = tffn_conc_repr, .str = tffn_conc_str, .getattr = tffn_conc_getattr,
   .call = tffn_conc_call, .hash = obj_identity_hash,
 };
 
