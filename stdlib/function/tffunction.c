@@ -3130,13 +3130,90 @@ static const Type tffn_type = {
 
 /* ---- tf.function ---------------------------------------------------------------------------------- */
 
-static void tffn_check_sig(Val v) {
+static bool rt_truthy_lt(Val a, Val b) {
+  Val r = rt_compare(CMP_LT, a, b);
+  bool t = rt_truthy(r);
+  val_decref(r);
+  return t;
+}
+
+/* The leaves of an input_signature that are not TensorSpecs (nest.flatten order: dicts by sorted key). */
+static void tffn_sig_bad(Val v, Val bad) {
   if (val_is(v, &tffn_spec_type)) return;
   tfs_i64 n;
   const Val *items;
-  if (!seq_items(v, &n, &items))
-    rt_throw(ERR_TYPE, "input_signature must be a list of tf.TensorSpec, got an item of type %s", val_type_name(v));
-  for (tfs_i64 i = 0; i < n; i++) tffn_check_sig(items[i]);
+  if (seq_items(v, &n, &items)) {
+    for (tfs_i64 i = 0; i < n; i++) tffn_sig_bad(items[i], bad);
+  } else if (val_is(v, &dict_type)) {
+    Val keys = list_new(0);
+    int mark = rt_hold_val(keys);
+    Dict *d = (Dict *)v.u.o;
+    for (tfs_i64 i = 0; i < d->used; i++)
+      if (!val_is_undef(d->keys[i])) list_append(keys, d->keys[i]);
+    List *l = (List *)keys.u.o;
+    for (tfs_i64 i = 1; i < l->len; i++)   /* sorted, as nest.flatten does */
+      for (tfs_i64 j = i; j > 0 && rt_truthy_lt(l->items[j], l->items[j - 1]); j--) {
+        Val t = l->items[j];
+        l->items[j] = l->items[j - 1];
+        l->items[j - 1] = t;
+      }
+    for (tfs_i64 i = 0; i < l->len; i++) {
+      Val e = dict_get(v, l->items[i]);
+      int m = rt_hold_val(e);
+      tffn_sig_bad(e, bad);
+      rt_unhold(m);
+      val_decref(e);
+    }
+    rt_unhold(mark);
+    val_decref(keys);
+  } else {
+    list_append(bad, v);
+  }
+}
+
+/* TF's checks of an input_signature when the function is made (function_type_utils._validate_signature,
+ * function_type.add_type_constraints): TensorSpecs only; every parameter covered or defaulted; a
+ * keyword-only parameter needs a default; no extra entries. */
+static void tffn_check_sig(Val fn, Val sig) {
+  Val bad = list_new(0);
+  int mark = rt_hold_val(bad);
+  tffn_sig_bad(sig, bad);
+  List *l = (List *)bad.u.o;
+  if (l->len) {
+    StrBuf b;
+    sb_init(&b);
+    rt_hold_sb(&b);
+    val_repr(&b, bad);
+    sb_puts(&b, " with types [");
+    for (tfs_i64 i = 0; i < l->len; i++) sb_printf(&b, "%s<class '%s'>", i ? ", " : "", val_type_name(l->items[i]));
+    sb_putc(&b, ']');
+    rt_throw(ERR_TYPE, "input_signature must be a possibly nested sequence of TensorSpec objects, got invalid args %s.",
+             b.data);
+  }
+  rt_unhold(mark);
+  val_decref(bad);
+  if (!val_is(fn, &func_type)) return;
+  const FuncInfo *info = ((Func *)fn.u.o)->info;
+  Func *f = (Func *)fn.u.o;
+  tfs_i64 left = ((Tuple *)sig.u.o)->len;
+  int np = info->nparams, nkw = info->nkwonly, npos = np - nkw - info->varargs - info->varkw;
+  int nposdef = f->ndefaults - nkw;
+  for (int i = 0; i < np; i++) {
+    if (i == 0 && !strcmp(info->params[0], "self")) continue;
+    if (info->varkw && i == np - 1) continue;
+    if (info->varargs && i == npos) {
+      left = 0;
+      continue;
+    }
+    bool kwonly = i >= npos + info->varargs;
+    bool hasdef = kwonly ? !val_is_undef(f->defaults[nposdef + (i - npos - info->varargs)]) : i >= npos - nposdef;
+    if (kwonly && !hasdef)
+      rt_throw(ERR_TYPE, "Since input_signature is defined, keyword-only parameter `%s` must have a default value",
+               info->params[i]);
+    if (left) left--;
+    else if (!hasdef) rt_throw(ERR_TYPE, "input_signature missing type constraint for %s", info->params[i]);
+  }
+  if (left) rt_throw(ERR_TYPE, "input_signature contains %lld extra type constraints.", (long long)left);
 }
 
 static Val tffn_make(Val fn, Val sig, Val reduce, Val jit) {
@@ -3156,9 +3233,11 @@ static Val tffn_make(Val fn, Val sig, Val reduce, Val jit) {
     tfs_i64 n;
     const Val *items;
     if (!seq_items(sig, &n, &items))
-      rt_throw(ERR_TYPE, "input_signature must be a list or tuple of tf.TensorSpec, got %s", val_type_name(sig));
-    for (tfs_i64 i = 0; i < n; i++) tffn_check_sig(items[i]);
+      rt_throw(ERR_TYPE, "input_signature must be either a tuple or a list, got <class '%s'>.", val_type_name(sig));
     f->sig = rt_tuple((int)n, items);
+    int mark = rt_hold_val(val_obj(f));   /* a rejected signature releases it */
+    tffn_check_sig(fn, f->sig);
+    rt_unhold(mark);
   }
   f->reduce_retracing = rt_truthy(reduce);
   return val_obj(f);
@@ -3214,7 +3293,7 @@ static Val tffn_function(Val self, int n, const Val *args, const Kw *kw) {
   Val reduce = a[4];
   if (!rt_truthy(reduce) && a[5].tag != VT_NONE && a[5].tag != VT_UNDEF) reduce = a[5];
   if (a[1].tag != VT_NONE && a[1].tag != VT_UNDEF && !seq_items(a[1], &(tfs_i64){0}, &(const Val *){0}))
-    rt_throw(ERR_TYPE, "input_signature must be a list or tuple of tf.TensorSpec, got %s", val_type_name(a[1]));
+    rt_throw(ERR_TYPE, "input_signature must be either a tuple or a list, got <class '%s'>.", val_type_name(a[1]));
   if (a[0].tag == VT_NONE || a[0].tag == VT_UNDEF) {
     Val opts = tuple_pack(3, a[1], reduce, a[3]);
     Val d = builtin_new("tf.function.<decorator>", tffn_decorator, opts, NULL);
