@@ -70,7 +70,11 @@ static Val class_bind(Val attr, Val self, TypeObj *cls) {
     else if (val_is_undef(self)) r = val_incref(attr);
     else r = rt_call(w->fn, 1, &self, NULL);
   } else if (!val_is_undef(self) && is_method(attr)) {
-    r = bound_new(attr, self);   /* a method; a tf.function keys `self` by identity: one trace cache per instance */
+    /* a method; a tf.function method binds that instance's own function object (one trace cache per instance) */
+    Val per = rt_obj_hooks.method_fn && val_is(self, &inst_type) ? rt_obj_hooks.method_fn(attr, &((Inst *)self.u.o)->fncache)
+                                                                 : val_undef();
+    r = bound_new(val_is_undef(per) ? attr : per, self);
+    val_decref(per);
   } else {
     return attr;
   }
@@ -164,12 +168,14 @@ Val inst_new(TypeObj *cls) {
   o->klass = cls;
   cls->hdr.rc++;
   o->dict = val_undef();
+  o->fncache = val_undef();
   return val_obj(o);
 }
 
 static void inst_free(Obj *o) {
   Inst *x = (Inst *)o;
   val_decref(x->dict);
+  val_decref(x->fncache);
   val_decref(val_obj(x->klass));
   free(o);
 }
@@ -405,13 +411,16 @@ static void inst_traverse(Obj *o, GcVisit visit, void *arg) {
   Inst *x = (Inst *)o;
   if (x->klass) visit(val_obj(&x->klass->hdr), true, arg);
   visit(x->dict, true, arg);
+  visit(x->fncache, true, arg);
 }
 
 static void inst_clear(Obj *o) {
   Inst *x = (Inst *)o;
-  Val d = x->dict;
+  Val d = x->dict, fc = x->fncache;
   x->dict = val_undef();
+  x->fncache = val_undef();
   val_decref(d);
+  val_decref(fc);
 }
 
 const Type inst_type = {

@@ -429,14 +429,22 @@ static bool key_accepts_all(const unsigned char *c, size_t clen, const unsigned 
   return c == ce && k == ke;
 }
 
-/* reduce_retracing: k with the dims where it differs from c made unknown, if
- * c and k differ in dims only.  Appends to out; false when they differ more. */
+/* reduce_retracing: the most specific common supertype of atoms c and k (TF's
+ * TraceType.most_specific_common_supertype): a tensor keeps its dtype, a dim
+ * where they differ becomes unknown, a rank change gives an unknown rank;
+ * containers relax item by item; anything else must be equal.  Appends to
+ * out; false when they have no common supertype. */
 static bool key_relax(const unsigned char *c, const unsigned char *k, KeyBuf *out) {
   if (*c != *k) return false;
   switch (*c) {
     case 'T': {
-      if (c[1] != k[1] || c[2] != k[2]) return false;
-      int rank = c[2] == 0xFF ? -1 : c[2];
+      if (c[1] != k[1]) return false;
+      if (c[2] == 0xFF || k[2] == 0xFF || c[2] != k[2]) {
+        unsigned char t[3] = {'T', c[1], 0xFF};
+        kb_put(out, t, 3);
+        return true;
+      }
+      int rank = c[2];
       kb_put(out, c, 3);
       for (int i = 0; i < rank; i++) {
         tfs_i64 cd = key_i64(c + 3 + 8 * i), kd = key_i64(k + 3 + 8 * i);
@@ -541,6 +549,9 @@ typedef struct Concrete {
   struct FwdBwd *fb[2];       /* forward and backward graphs of recorded calls (NULL: none yet) */
   int fb_state[2];            /* 0: fb not tried yet, 1: built, -1: recorded calls use bwd */
   bool ext;                   /* fn is called with bound arguments (tffn_ext of its tf.function) */
+  int scope;                  /* 0: traced with Variable creation allowed, 1: forbidden (TF's two tracing scopes) */
+  int nvars;                  /* Variables its trace created */
+  bool unliftable;            /* one of them is initialized from the inputs, by this graph */
 } Concrete;
 
 struct TfFunction {
@@ -550,6 +561,10 @@ struct TfFunction {
   Val sig;                    /* input_signature: tuple (owned) or VT_UNDEF */
   bool reduce_retracing;
   Val jit_compile;
+  /* §8's Variable rules (TF's Function._call): 0 not called yet, 1 the first
+   * call created no Variable (later traces may, and then fail), 2 it did
+   * (later traces forbid creation, in their own cache scope) */
+  int vstate;
   Concrete **conc;            /* in tracing order (owned references) */
   int nconc, capc;
   Concrete *last;             /* the concrete function of the previous call */
@@ -757,7 +772,7 @@ static void tffn_unbind_datasets(Val v) {
 /* Trace fn for bound arguments whose signature is key (leaf metas from the
  * key, so relaxed keys give relaxed placeholders). */
 static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsigned char *key, size_t keylen,
-                            const size_t *off) {
+                            const size_t *off, int scope) {
   Concrete *c = obj_new(&tffn_conc_type, sizeof(Concrete));
   memset((char *)c + sizeof(Obj), 0, sizeof(Concrete) - sizeof(Obj));
   c->fn = val_incref(f->fn);
@@ -766,6 +781,7 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
   c->out_tmpl = val_undef();
   c->defaults = val_undef();
   c->name = strdup(f->name);
+  c->scope = scope;
   c->key = malloc(keylen ? keylen : 1);
   c->off = malloc(sizeof(size_t) * (size_t)(nb + 1));
   c->leafm = malloc(sizeof(TMeta) * (keylen / 3 + 1));
@@ -808,7 +824,7 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
   }
 
   Graph *g = graph_new(f->name, f->name, NULL);
-  TraceCtx *cx = trace_push(g, f->ntraces == 0, false);
+  TraceCtx *cx = trace_push(g, scope == 0, false);
   int busy = f->nbusy;
   if (busy < 8) {
     f->busy_key[busy] = c->key;
@@ -851,6 +867,8 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
     rt_rethrow(&t);
   }
   f->nbusy = busy;
+  c->nvars = cx->nvars;
+  c->unliftable = cx->unliftable;
   trace_pop(cx);
   for (int i = 0; i < nb; i++) {
     tffn_unbind_datasets(targs[i]);
@@ -1305,16 +1323,121 @@ static void tffn_unbind(TfFunction *f, Val *bound, const Val *args, const Val *b
   if (bound != bbuf) free(bound);
 }
 
+/* The cache scope calls use now (TF's variable-creation or no-variable-creation tracing options). */
+static int tffn_scope(const TfFunction *f) { return f->vstate == 2 ? 1 : 0; }
+
+/* The trace a call with key k runs (TF's TypeDispatchTable.dispatch): the one
+ * with that key, else the most specific of the relaxed ones that accept it
+ * (the earliest traced among equals); only traces of the current scope. */
 static Concrete *tffn_find(TfFunction *f, const KeyBuf *k) {
   tfs_u64 h = key_hash(k->p, k->len);
+  int scope = tffn_scope(f);
   for (int i = f->nconc - 1; i >= 0; i--) {
     Concrete *c = f->conc[i];
-    if (c->hash == h && c->keylen == k->len && !memcmp(c->key, k->p, k->len)) return c;
+    if (c->scope == scope && c->hash == h && c->keylen == k->len && !memcmp(c->key, k->p, k->len)) return c;
   }
+  Concrete *best = NULL;
   if (f->has_relaxed)
-    for (int i = f->nconc - 1; i >= 0; i--)
-      if (f->conc[i]->relaxed && key_accepts_all(f->conc[i]->key, f->conc[i]->keylen, k->p, k->len)) return f->conc[i];
-  return NULL;
+    for (int i = 0; i < f->nconc; i++) {
+      Concrete *c = f->conc[i];
+      if (c->scope != scope || !c->relaxed || !key_accepts_all(c->key, c->keylen, k->p, k->len)) continue;
+      if (!best || key_accepts_all(best->key, best->keylen, c->key, c->keylen)) best = c;
+    }
+  return best;
+}
+
+/* reduce_retracing (TF's try_generalizing_function_type): the call's key
+ * relaxed in turn against every trace of the current scope that it has a
+ * common supertype with.  Leaves the result in rk; false when nothing relaxed. */
+static bool tffn_generalize(TfFunction *f, const KeyBuf *k, KeyBuf *rk) {
+  KeyBuf cur, tmp;
+  kb_init(&cur);
+  kb_init(&tmp);
+  kb_put(&cur, k->p, k->len);
+  bool changed = false;
+  int scope = tffn_scope(f);
+  for (int i = 0; i < f->nconc; i++) {
+    const Concrete *c = f->conc[i];
+    if (c->scope != scope) continue;
+    tmp.len = 0;
+    if (!key_relax_all(c->key, c->keylen, cur.p, cur.len, &tmp)) continue;
+    if (tmp.len != cur.len || memcmp(tmp.p, cur.p, cur.len)) changed = true;
+    cur.len = 0;
+    kb_put(&cur, tmp.p, tmp.len);
+  }
+  rk->len = 0;
+  kb_put(rk, cur.p, cur.len);
+  kb_free(&cur);
+  kb_free(&tmp);
+  return changed;
+}
+
+/* The offsets of the nb argument atoms of key k. */
+static void key_offsets(const KeyBuf *k, int nb, size_t *off) {
+  const unsigned char *p = k->p;
+  for (int i = 0; i < nb; i++) {
+    off[i] = (size_t)(p - k->p);
+    p = key_skip(p);
+  }
+  off[nb] = k->len;
+}
+
+/* Trace for key (already generalized) by §8's Variable rules, TF's
+ * Function._call: the first call's trace may create Variables; if it did, they
+ * are kept (initialized) and the function is traced again with creation
+ * forbidden, and that trace runs (the first one when a Variable's initial
+ * value comes from the inputs: its graph initializes it).  After a first call
+ * that created none, a trace that creates one sets *late (the caller raises
+ * after running it, as TF does); after one that did, creating fails in the trace. */
+static Concrete *tffn_trace_rules(TfFunction *f, int nb, const Val *bound, const unsigned char *key, size_t keylen,
+                                  const size_t *off, bool *late) {
+  if (f->vstate == 2) return tffn_trace(f, nb, bound, key, keylen, off, 1);
+  Concrete *a = tffn_trace(f, nb, bound, key, keylen, off, 0);
+  if (!a->nvars) {
+    if (!f->vstate) f->vstate = 1;
+    return a;
+  }
+  if (f->vstate == 1) {
+    f->vstate = 2;
+    *late = true;
+    return a;
+  }
+  f->vstate = 2;
+  Concrete *b = tffn_trace(f, nb, bound, key, keylen, off, 1);
+  return a->unliftable ? a : b;
+}
+
+static _Noreturn void tffn_late_vars(void) {
+  rt_throw(ERR_VALUE, "Creating variables on a non-first call to a function decorated with tf.function.");
+}
+
+/* The concrete function for a call with key k (offsets off): found, or traced
+ * (generalized first under reduce_retracing).  *traced: a trace happened. */
+static Concrete *tffn_dispatch(TfFunction *f, int nb, const Val *bound, const KeyBuf *k, const size_t *off, bool *traced,
+                               bool *late) {
+  Concrete *c = tffn_find(f, k);
+  if (c) return c;
+  *traced = true;
+  KeyBuf rk;
+  kb_init(&rk);
+  if (f->reduce_retracing && tffn_generalize(f, k, &rk)) {
+    size_t roffb[17], *roff = nb < 16 ? roffb : malloc(sizeof(size_t) * (size_t)(nb + 1));
+    if (!roff) rt_throw(ERR_MEMORY, "out of memory");
+    key_offsets(&rk, nb, roff);
+    c = tffn_find(f, &rk);
+    if (!c) {
+      int mark = roff != roffb ? rt_hold_mem(roff) : -1;
+      int m2 = rk.p != rk.inl ? rt_hold_mem(rk.p) : -1;
+      c = tffn_trace_rules(f, nb, bound, rk.p, rk.len, roff, late);
+      if (m2 >= 0) rt_unhold(m2);
+      if (mark >= 0) rt_unhold(mark);
+    }
+    if (roff != roffb) free(roff);
+  } else {
+    c = tffn_trace_rules(f, nb, bound, k->p, k->len, off, late);
+  }
+  kb_free(&rk);
+  return c;
 }
 
 static void tffn_remember_call(TfFunction *f, Concrete *c, bool exact_last, const KeyBuf *k, const size_t *off, int nb) {
@@ -1477,7 +1600,7 @@ static Concrete *tffn_sig_concrete(TfFunction *f, int nb, Val self) {
     rt_throw(ERR_TYPE, "tf.function '%s' is a method: get its concrete function from an instance ('obj.%s')", f->name,
              strrchr(f->name, '.') ? strrchr(f->name, '.') + 1 : f->name);
   for (int i = 0; i < f->nconc; i++)
-    if (!so || tffn_conc_self(f->conc[i], self)) return f->conc[i];
+    if (f->conc[i]->scope == tffn_scope(f) && (!so || tffn_conc_self(f->conc[i], self))) return f->conc[i];
   Tuple *sig = (Tuple *)f->sig.u.o;
   const char *const *params;
   int np = tffn_params(f->fn, &params);
@@ -1496,7 +1619,9 @@ static Concrete *tffn_sig_concrete(TfFunction *f, int nb, Val self) {
     key_arg(&k, args[i], &lv, KEY_SPECS);
   }
   off[nb] = k.len;
-  Concrete *c = tffn_trace(f, nb, args, k.p, k.len, off);
+  bool late = false;
+  Concrete *c = tffn_trace_rules(f, nb, args, k.p, k.len, off, &late);
+  if (late) tffn_late_vars();
   rt_unhold(mark);
   free(args);
   if (off != offb) free(off);
@@ -1593,8 +1718,9 @@ static Val tffn_call_traced(TfFunction *f, int n, const Val *args, const Kw *kw)
                  "tf.function '%s' calls itself with the same signature while it is being traced: recursion whose "
                  "depth depends on a tensor value is not supported (recursion depth must be decided by Python values)",
                  f->name);
-    c = tffn_find(f, &k);
-    if (!c) c = tffn_trace(f, nb, bound, k.p, k.len, off);
+    bool traced = false, late = false;
+    c = tffn_dispatch(f, nb, bound, &k, off, &traced, &late);
+    if (late) tffn_late_vars();
   }
   if (off != offb) free(off);
   kb_free(&k);
@@ -1664,40 +1790,9 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
     }
     off[nb] = k.len;
     c = f->last;
-    bool fast = c && !c->relaxed && c->keylen == k.len && !memcmp(c->key, k.p, k.len);
-    bool traced = false;
-    if (!fast) {
-      c = tffn_find(f, &k);
-      if (!c) {
-        KeyBuf rk;
-        kb_init(&rk);
-        bool relaxed = false;
-        if (f->reduce_retracing)
-          for (int i = f->nconc - 1; i >= 0 && !relaxed; i--) {
-            const Concrete *ci = f->conc[i];
-            rk.len = 0;
-            relaxed = ci->keylen > 0 && key_relax_all(ci->key, ci->keylen, k.p, k.len, &rk) && rk.len > 0;
-          }
-        if (relaxed) {
-          /* the relaxed key's offsets: same structure, so recompute by walking */
-          size_t roffb[17], *roff = nb < 16 ? roffb : malloc(sizeof(size_t) * (size_t)(nb + 1));
-          if (!roff) rt_throw(ERR_MEMORY, "out of memory");
-          const unsigned char *p = rk.p;
-          for (int i = 0; i < nb; i++) {
-            roff[i] = (size_t)(p - rk.p);
-            p = key_skip(p);
-          }
-          roff[nb] = rk.len;
-          c = tffn_find(f, &rk);
-          if (!c) c = tffn_trace(f, nb, bound, rk.p, rk.len, roff);
-          if (roff != roffb) free(roff);
-        } else {
-          c = tffn_trace(f, nb, bound, k.p, k.len, off);
-        }
-        kb_free(&rk);
-        traced = true;
-      }
-    }
+    bool fast = c && !c->relaxed && c->scope == tffn_scope(f) && c->keylen == k.len && !memcmp(c->key, k.p, k.len);
+    bool traced = false, late = false;
+    if (!fast) c = tffn_dispatch(f, nb, bound, &k, off, &traced, &late);
     tffn_history(f, traced, &k, off, nb);
     tffn_remember_call(f, c, fast || (!c->relaxed && c->keylen == k.len && !memcmp(c->key, k.p, k.len)), &k, off, nb);
     val_incref(val_obj(c));   /* the call keeps it alive even if the program drops the function */
@@ -1707,6 +1802,10 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
     r = rng ? tffn_run_record(c, nb, bound, &lv, rng) : tffn_run(c, lv.t);
     rt_unhold(mark);
     val_decref(val_obj(c));
+    if (late) {
+      val_decref(r);
+      tffn_late_vars();
+    }
   }
   if (rng) {
     rt_unhold(rmark);
@@ -1879,7 +1978,7 @@ static Val tffn_conc_leaves(Val tmpl, Val v, const Leaves *lv, int *k) {
  * gradients the trace notes in has). */
 static FwdBwd *tffn_fwdbwd_trace(Concrete *c, TfFunction *f, const Val *args, const KeyBuf *k, const size_t *off, Val has,
                                  int nargs, int nout, int nsrc) {
-  Concrete *jc = tffn_trace(f, 2, args, k->p, k->len, off);
+  Concrete *jc = tffn_trace(f, 2, args, k->p, k->len, off, 0);
   List *hl = (List *)has.u.o;
   int ng = 0;
   for (tfs_i64 i = 0; i < hl->len; i++) ng += rt_truthy(hl->items[i]);
@@ -2423,8 +2522,9 @@ static Val tffn_get_concrete_m(Val self, int n, const Val *args, const Kw *kw) {
       key_arg(&k, bound[i], &lv, KEY_SPECS);
     }
     off[nb] = k.len;
-    c = tffn_find(f, &k);
-    if (!c) c = tffn_trace(f, nb, bound, k.p, k.len, off);
+    bool traced = false, late = false;
+    c = tffn_dispatch(f, nb, bound, &k, off, &traced, &late);
+    if (late) tffn_late_vars();
     if (off != offb) free(off);
     lv_free(&lv);
     kb_free(&k);
@@ -2477,6 +2577,27 @@ static void tffn_repr(StrBuf *b, Val v) { sb_printf(b, "<tf.function %s>", ((TfF
 
 static const Type tffn_type;
 Val tffn_python_fn(Val v) { return val_is(v, &tffn_type) ? ((TfFunction *)v.u.o)->fn : val_undef(); }
+
+/* TF's Function.__get__: a @tf.function method seen through an instance is
+ * that instance's own function object, made on first access and kept in the
+ * instance (cache: its slot), so each instance has its own trace cache,
+ * tracing count and first call (where its Variables are created). */
+Val tffn_method_fn(Val fn, Val *cache) {
+  if (!val_is(fn, &tffn_type)) return val_undef();
+  if (val_is_undef(*cache)) *cache = dict_new();
+  Val per = dict_get(*cache, fn);
+  if (!val_is_undef(per)) return per;
+  TfFunction *f = (TfFunction *)fn.u.o;
+  per = tffn_make(f->fn, val_is_undef(f->sig) ? val_none() : f->sig, val_bool(f->reduce_retracing), f->jit_compile);
+  int mark = rt_hold_val(per);
+  TfFunction *pf = (TfFunction *)per.u.o;
+  free(pf->name);
+  pf->name = strdup(f->name);
+  if (!pf->name) rt_throw(ERR_MEMORY, "out of memory");
+  dict_set(*cache, fn, per);
+  rt_unhold(mark);
+  return per;
+}
 
 static const Type tffn_type = {
   .name = "Function", .free = tffn_free, .repr = tffn_repr, .getattr = tffn_getattr, .call = tffn_call,
@@ -2628,6 +2749,9 @@ static Val tffn_variable_hook(Val initial, Val name, bool trainable, Val dtype) 
   if (!trace_active()) return val_undef();
   void *tok = trace_enter_init_scope(&initial);
   Val v = variable_new(initial, name, trainable, dtype);
+  int mark = rt_hold_val(v);
+  trace_init_variable(tok, v);
+  rt_unhold(mark);
   trace_leave_init_scope(tok);
   return v;
 }
@@ -2681,6 +2805,13 @@ Val tffn_output_spec(Val conc) {
 bool tffn_is(Val v) { return val_is(v, &tffn_type); }
 
 Val tffn_saved_concretes(Val fnv, Val self) {
+  Val per = val_is(self, &inst_type) && !val_is_undef(((Inst *)self.u.o)->fncache)
+                ? dict_get(((Inst *)self.u.o)->fncache, fnv) : val_undef();
+  if (!val_is_undef(per)) {
+    Val r = tffn_saved_concretes(per, self);   /* the instance's own function object */
+    val_decref(per);
+    return r;
+  }
   TfFunction *f = (TfFunction *)fnv.u.o;
   int so = tffn_self(f);
   const char *const *params;
