@@ -132,7 +132,9 @@ static Val tffn_tensorspec(Val self, int n, const Val *args, const Kw *kw) {
 /* ---- signature keys ----------------------------------------------------------------------
  * A call's signature is serialized into bytes: equal bytes = same trace.  Atoms:
  *   'T' dtype rank dims...    tensor (rank 0xFF unknown; dims -1 unknown: relaxed)
- *   'N' None  'b' bool  'i' int  'f' float  's' len bytes  'V' variable  'O' ptr type
+ *   'N' None  'b' bool  'i' int  'f' float  's' len bytes  'O' ptr type
+ *   'V' dtype rank dims... trainable alias   a Variable: TF's VariableSpec (dtype, shape,
+ *                             trainable, and its alias id: the index of its first appearance in the call)
  *   'L'/'U'/'D' count items   list / tuple / dict (key, value pairs)
  *   'S' len bytes             a dataset (TF's DatasetSpec): its element_spec's key; one int64 leaf, the handle
  * Host objects without value semantics are keyed by identity; the concrete
@@ -176,21 +178,45 @@ static inline void kb_byte(KeyBuf *k, unsigned char c) {
 
 static inline void kb_i64(KeyBuf *k, tfs_i64 v) { kb_put(k, &v, sizeof v); }
 
-/* Tensor leaves of a call: the tensors (NULL for a TensorSpec leaf). */
+/* Tensor leaves of a call: the tensors (NULL for a TensorSpec leaf); and its
+ * Variable arguments, each once, in order of first appearance (TF's alias ids). */
 typedef struct Leaves {
   Tensor **t;
   int n, cap;
   Tensor *inl[16];
+  Variable **v;
+  int nv, capv;
+  Variable *vinl[8];
 } Leaves;
 
 static void lv_init(Leaves *lv) {
   lv->t = lv->inl;
   lv->n = 0;
   lv->cap = 16;
+  lv->v = lv->vinl;
+  lv->nv = 0;
+  lv->capv = 8;
 }
 
 static void lv_free(Leaves *lv) {
   if (lv->t != lv->inl) free(lv->t);
+  if (lv->v != lv->vinl) free(lv->v);
+}
+
+/* The alias id of Variable var in the call (its index among the call's Variables). */
+static int lv_alias(Leaves *lv, Variable *var) {
+  for (int i = 0; i < lv->nv; i++)
+    if (lv->v[i] == var) return i;
+  if (lv->nv == lv->capv) {
+    int cap = lv->capv * 2;
+    Variable **p = lv->v == lv->vinl ? malloc(sizeof(Variable *) * (size_t)cap) : realloc(lv->v, sizeof(Variable *) * (size_t)cap);
+    if (!p) rt_throw(ERR_MEMORY, "out of memory");
+    if (lv->v == lv->vinl) memcpy(p, lv->vinl, sizeof lv->vinl);
+    lv->v = p;
+    lv->capv = cap;
+  }
+  lv->v[lv->nv] = var;
+  return lv->nv++;
 }
 
 static void lv_push(Leaves *lv, Tensor *t) {
@@ -271,6 +297,17 @@ static void key_arg(KeyBuf *k, Val v, Leaves *lv, int flags) {
       key_arg(k, d->keys[i], lv, 0);
       key_arg(k, d->vals[i], lv, flags);
     }
+  } else if (ty == &set_type) {
+    /* TF: a set is neither weakly referable with a hash nor a hashable literal */
+    StrBuf b;
+    sb_init(&b);
+    rt_hold_sb(&b);
+    val_repr(&b, v);
+    sb_putc(&b, '\0');
+    rt_throw(ERR_TYPE,
+             "Could not generate a generic TraceType for %s.Please verify that it is immutable/hashable. Otheriwse, "
+             "consider implementing the Tracing Protocol for it.",
+             b.data);
   } else if ((flags & KEY_SPECS) && ty == &tffn_spec_type) {
     const TensorSpecObj *s = (const TensorSpecObj *)v.u.o;
     key_tensor(k, s->dtype, s->rank, s->dims);
@@ -282,8 +319,17 @@ static void key_arg(KeyBuf *k, Val v, Leaves *lv, int flags) {
   } else if ((flags & KEY_SPECS) && tfdata_is_spec(v)) {
     key_dataset(k, tfdata_spec_element(v));
     lv_push(lv, NULL);
+  } else if (ty == &variable_type) {
+    const Variable *var = (const Variable *)v.u.o;
+    const Tensor *t = var->value;
+    kb_byte(k, 'V');
+    kb_byte(k, (unsigned char)t->dtype);
+    kb_byte(k, (unsigned char)t->rank);
+    if (t->rank > 0) kb_put(k, t->shape, sizeof(tfs_i64) * (size_t)t->rank);
+    kb_byte(k, var->trainable ? 1 : 0);
+    kb_i64(k, lv_alias(lv, (Variable *)var));
   } else {
-    kb_byte(k, ty == &variable_type ? 'V' : 'O');
+    kb_byte(k, 'O');
     const void *o = v.u.o;
     kb_put(k, &o, sizeof o);
     kb_put(k, &ty, sizeof ty);
@@ -307,7 +353,8 @@ static const unsigned char *key_skip(const unsigned char *p) {
     case 'b': return p + 1;
     case 'i': case 'f': return p + 8;
     case 's': case 'S': return p + 8 + key_i64(p);
-    case 'V': case 'O': return p + 2 * sizeof(void *);
+    case 'V': return p + 2 + 8 * (size_t)p[1] + 1 + 8;
+    case 'O': return p + 2 * sizeof(void *);
     case 'L': case 'U': {
       tfs_i64 n = key_i64(p);
       p += 8;
@@ -356,7 +403,15 @@ static const unsigned char *key_desc(StrBuf *b, const unsigned char *p) {
       key_desc(b, q + 8);
       sb_putc(b, ')');
       break;
-    case 'V': sb_puts(b, "<tf.Variable>"); break;
+    case 'V': {
+      sb_printf(b, "<tf.Variable %s[", dtype_info[q[0]].name);
+      for (int i = 0; i < q[1]; i++) {
+        if (i) sb_putc(b, ',');
+        sb_printf(b, "%lld", (long long)key_i64(q + 2 + 8 * i));
+      }
+      sb_puts(b, "]>");
+      break;
+    }
     case 'O': {
       const Type *ty;
       memcpy(&ty, q + sizeof(void *), sizeof ty);
@@ -517,6 +572,125 @@ static tfs_u64 key_hash(const unsigned char *p, size_t n) {
   return h;
 }
 
+/* ---- canonical argument order -------------------------------------------------------------------
+ * TF's trace types compare dicts (and so **kwargs) without regard to key
+ * order, and its nest flattens them in sorted key order.  A call's arguments
+ * get their dicts rebuilt in that order when they are not in it already, so
+ * that keys, placeholders and leaves all follow one order. */
+
+static int tffn_keycmp(Val a, Val b) {
+  bool as = val_is(a, &str_type), bs = val_is(b, &str_type);
+  if (as && bs) {
+    tfs_i64 la = str_len(a), lb = str_len(b);
+    int c = memcmp(str_cstr(a), str_cstr(b), (size_t)(la < lb ? la : lb));
+    return c ? c : (la > lb) - (la < lb);
+  }
+  bool an = a.tag == VT_INT || a.tag == VT_FLOAT || a.tag == VT_BOOL;
+  bool bn = b.tag == VT_INT || b.tag == VT_FLOAT || b.tag == VT_BOOL;
+  if (an && bn) {
+    double x = a.tag == VT_FLOAT ? a.u.f : (double)a.u.i, y = b.tag == VT_FLOAT ? b.u.f : (double)b.u.i;
+    return (x > y) - (x < y);
+  }
+  return strcmp(val_type_name(a), val_type_name(b));
+}
+
+/* Whether v holds a dict whose keys are out of order (at any depth). */
+static bool tffn_needs_canon(Val v) {
+  tfs_i64 n;
+  const Val *items;
+  if (val_is(v, &list_type) || val_is(v, &tuple_type)) {
+    seq_items(v, &n, &items);
+    for (tfs_i64 i = 0; i < n; i++)
+      if (tffn_needs_canon(items[i])) return true;
+    return false;
+  }
+  if (!val_is(v, &dict_type)) return false;
+  Dict *d = (Dict *)v.u.o;
+  Val prev = val_undef();
+  for (tfs_i64 i = 0; i < d->used; i++) {
+    if (val_is_undef(d->keys[i])) continue;
+    if (!val_is_undef(prev) && tffn_keycmp(prev, d->keys[i]) > 0) return true;
+    if (tffn_needs_canon(d->vals[i])) return true;
+    prev = d->keys[i];
+  }
+  return false;
+}
+
+static Dict *tffn_sort_dict;
+static int tffn_idxcmp(const void *a, const void *b) {
+  return tffn_keycmp(tffn_sort_dict->keys[*(const tfs_i64 *)a], tffn_sort_dict->keys[*(const tfs_i64 *)b]);
+}
+
+/* v with its dicts in sorted key order (owned; v itself when already so). */
+static Val tffn_canon(Val v) {
+  if (!tffn_needs_canon(v)) return val_incref(v);
+  tfs_i64 n;
+  const Val *items;
+  if (seq_items(v, &n, &items)) {
+    bool list = val_is(v, &list_type);
+    Val r = list ? list_new(n) : tuple_new(n);
+    int mark = rt_hold_val(r);
+    for (tfs_i64 i = 0; i < n; i++) {
+      Val e = tffn_canon(items[i]);
+      if (list) {
+        list_append(r, e);
+        val_decref(e);
+      } else {
+        ((Tuple *)r.u.o)->items[i] = e;
+      }
+    }
+    rt_unhold(mark);
+    return r;
+  }
+  Dict *d = (Dict *)v.u.o;
+  tfs_i64 *idx = malloc(sizeof(tfs_i64) * (size_t)(d->len + 1));
+  if (!idx) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = rt_hold_mem(idx);
+  tfs_i64 k = 0;
+  for (tfs_i64 i = 0; i < d->used; i++)
+    if (!val_is_undef(d->keys[i])) idx[k++] = i;
+  tffn_sort_dict = d;
+  qsort(idx, (size_t)k, sizeof *idx, tffn_idxcmp);
+  Val r = dict_new();
+  rt_hold_val(r);
+  for (tfs_i64 i = 0; i < k; i++) {
+    Val e = tffn_canon(d->vals[idx[i]]);
+    dict_set(r, d->keys[idx[i]], e);
+    val_decref(e);
+  }
+  rt_unhold(mark);
+  free(idx);
+  return r;
+}
+
+/* The bound arguments in canonical order: NULL when they already are, else
+ * an owned array (its count first: tffn_canon_release frees it). */
+typedef struct CanonArgs { int n; Val v[]; } CanonArgs;
+
+static void tffn_canon_release(void *p) {
+  CanonArgs *ca = p;
+  for (int i = 0; i < ca->n; i++) val_decref(ca->v[i]);
+  free(ca);
+}
+
+static CanonArgs *tffn_canon_args(int nb, const Val *bound) {
+  int i = 0;
+  while (i < nb && !tffn_needs_canon(bound[i])) i++;
+  if (i == nb) return NULL;
+  CanonArgs *ca = malloc(sizeof(CanonArgs) + sizeof(Val) * (size_t)(nb + 1));
+  if (!ca) rt_throw(ERR_MEMORY, "out of memory");
+  ca->n = nb;
+  for (int j = 0; j < nb; j++) ca->v[j] = val_incref(bound[j]);
+  int mark = rt_hold_fn(tffn_canon_release, ca);
+  for (; i < nb; i++) {
+    Val e = tffn_canon(ca->v[i]);
+    val_decref(ca->v[i]);
+    ca->v[i] = e;
+  }
+  rt_unhold(mark);
+  return ca;
+}
+
 /* ---- function objects and concrete functions ------------------------------------------------ */
 
 typedef struct TfFunction TfFunction;
@@ -552,7 +726,19 @@ typedef struct Concrete {
   int scope;                  /* 0: traced with Variable creation allowed, 1: forbidden (TF's two tracing scopes) */
   int nvars;                  /* Variables its trace created */
   bool unliftable;            /* one of them is initialized from the inputs, by this graph */
+  /* Variable arguments are keyed by dtype, shape and alias, not identity: the
+   * trace reads argvars (in alias order); a call with other Variables runs a
+   * copy of the graph that reads those (binds, made once per set of Variables). */
+  Variable **argvars;         /* owned references */
+  int nargvars;
+  struct VarBind *binds;
+  int nbinds;
 } Concrete;
+
+typedef struct VarBind {
+  Variable **vars;            /* owned references, nargvars of them */
+  Concrete *c;                /* owned: the copy reading them */
+} VarBind;
 
 struct TfFunction {
   Obj hdr;
@@ -609,7 +795,82 @@ static void tffn_conc_free(Obj *o) {
     val_decref(c->bwd[w]);
     tffn_fwdbwd_free(c->fb[w]);
   }
+  for (int i = 0; i < c->nargvars; i++) val_decref(val_obj(c->argvars[i]));
+  free(c->argvars);
+  for (int b = 0; b < c->nbinds; b++) {
+    for (int i = 0; i < c->nargvars; i++) val_decref(val_obj(c->binds[b].vars[i]));
+    free(c->binds[b].vars);
+    val_decref(val_obj(c->binds[b].c));
+  }
+  free(c->binds);
   free(c);
+}
+
+enum { TFFN_MAX_BINDS = 8 };
+
+/* c for a call whose Variable arguments are vars (alias order): c itself when
+ * they are the ones it was traced with, else its copy reading them (made on
+ * first use, without tracing again, as TF feeds Variables to one graph). */
+static Concrete *tffn_rebind(Concrete *c, Variable *const *vars, int nv) {
+  if (nv != c->nargvars || !nv || !memcmp(vars, c->argvars, sizeof(Variable *) * (size_t)nv)) return c;
+  for (int b = 0; b < c->nbinds; b++)
+    if (!memcmp(vars, c->binds[b].vars, sizeof(Variable *) * (size_t)nv)) return c->binds[b].c;
+  Concrete *d = obj_new(&tffn_conc_type, sizeof(Concrete));
+  memset((char *)d + sizeof(Obj), 0, sizeof(Concrete) - sizeof(Obj));
+  int mark = rt_hold_val(val_obj(d));
+  d->fn = val_incref(c->fn);
+  d->args_tmpl = val_incref(c->args_tmpl);
+  d->out_tmpl = val_incref(c->out_tmpl);
+  d->defaults = val_incref(c->defaults);
+  d->vars = d->caps = val_undef();
+  for (int w = 0; w < 2; w++) d->xs[w] = d->bwd[w] = val_undef();
+  d->ext = c->ext;
+  d->scope = c->scope;
+  d->relaxed = c->relaxed;
+  d->hash = c->hash;
+  d->name = strdup(c->name);
+  d->params = calloc((size_t)c->nparams + 1, sizeof(char *));
+  d->key = malloc(c->keylen + 1);
+  d->off = malloc(sizeof(size_t) * (size_t)(c->nparams + 1));
+  d->leafm = malloc(sizeof(TMeta) * (size_t)(c->nleaves + 1));
+  d->argvars = malloc(sizeof(Variable *) * (size_t)nv);
+  if (!d->name || !d->params || !d->key || !d->off || !d->leafm || !d->argvars) rt_throw(ERR_MEMORY, "out of memory");
+  d->nparams = c->nparams;
+  for (int i = 0; i < c->nparams; i++)
+    if (!(d->params[i] = strdup(c->params[i]))) rt_throw(ERR_MEMORY, "out of memory");
+  memcpy(d->key, c->key, c->keylen);
+  d->keylen = c->keylen;
+  memcpy(d->off, c->off, sizeof(size_t) * (size_t)(c->nparams + 1));
+  d->nleaves = c->nleaves;
+  memcpy(d->leafm, c->leafm, sizeof(TMeta) * (size_t)c->nleaves);
+  for (int i = 0; i < nv; i++) {
+    d->argvars[i] = vars[i];
+    vars[i]->hdr.rc++;
+    d->nargvars = i + 1;
+  }
+  d->g = graph_clone_vars(c->g, NULL, nv, c->argvars, vars);
+  d->plan = exec_plan_new(d->g);
+  if (c->nbinds == TFFN_MAX_BINDS) {   /* forget the oldest copy */
+    for (int i = 0; i < nv; i++) val_decref(val_obj(c->binds[0].vars[i]));
+    free(c->binds[0].vars);
+    val_decref(val_obj(c->binds[0].c));
+    memmove(c->binds, c->binds + 1, sizeof(VarBind) * (size_t)(--c->nbinds));
+  }
+  if (!c->binds) {
+    c->binds = malloc(sizeof(VarBind) * TFFN_MAX_BINDS);
+    if (!c->binds) rt_throw(ERR_MEMORY, "out of memory");
+  }
+  VarBind *vb = &c->binds[c->nbinds];
+  vb->vars = malloc(sizeof(Variable *) * (size_t)nv);
+  if (!vb->vars) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < nv; i++) {
+    vb->vars[i] = vars[i];
+    vars[i]->hdr.rc++;
+  }
+  vb->c = d;   /* the bind's reference (the one obj_new gave) */
+  c->nbinds++;
+  rt_unhold(mark);
+  return d;
 }
 
 static void tffn_free(Obj *o) {
@@ -625,11 +886,52 @@ static void tffn_free(Obj *o) {
   free(f);
 }
 
+/* The marker that ends the bound arguments of a built-in callable called
+ * with keyword arguments (the item before it is their dict). */
+static Val tffn_kw_marker(void) {
+  static Val m = {VT_UNDEF, {0}};
+  if (val_is_undef(m)) m = str_from_cstr("**kwargs");   /* (immortal) */
+  return m;
+}
+
+static bool tffn_kw_bound(int nb, const Val *bound) {
+  return nb >= 2 && bound[nb - 1].tag == VT_OBJ && bound[nb - 1].u.o == tffn_kw_marker().u.o &&
+         val_is(bound[nb - 2], &dict_type);
+}
+
+static bool tffn_ext(const struct TfFunction *f);
+
+/* Call the wrapped function with its bound arguments. */
+static Val tffn_invoke(const struct TfFunction *f, int nb, const Val *bound);
+
 /* Whether the wrapped function has *args, keyword-only or positional-only parameters or **kwargs. */
-static bool tffn_ext(const TfFunction *f) {
+static bool tffn_ext(const struct TfFunction *f) {
   if (!val_is(f->fn, &func_type)) return false;
   const FuncInfo *info = ((Func *)f->fn.u.o)->info;
   return info->nkwonly || info->varargs || info->varkw || info->nposonly;
+}
+
+static Val tffn_invoke(const struct TfFunction *f, int nb, const Val *bound) {
+  if (tffn_ext(f)) return func_call_bound(f->fn, (Val *)bound);
+  if (!tffn_kw_bound(nb, bound)) return rt_call(f->fn, nb, bound, NULL);
+  Dict *d = (Dict *)bound[nb - 2].u.o;
+  const char **names = malloc(sizeof(char *) * (size_t)(d->len + 1));
+  Val *vals = malloc(sizeof(Val) * (size_t)(d->len + 1));
+  if (!names || !vals) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = rt_hold_mem(names);
+  rt_hold_mem(vals);
+  int k = 0;
+  for (tfs_i64 i = 0; i < d->used; i++) {
+    if (val_is_undef(d->keys[i])) continue;
+    names[k] = str_cstr(d->keys[i]);
+    vals[k++] = d->vals[i];
+  }
+  Kw kw = {k, names, vals};
+  Val r = rt_call(f->fn, nb - 2, bound, &kw);
+  rt_unhold(mark);
+  free(names);
+  free(vals);
+  return r;
 }
 
 /* Parameters of the wrapped callable: a compiled function's, else positional. */
@@ -808,6 +1110,25 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
       ((Tuple *)c->defaults.u.o)->items[nb - fn->ndefaults + i] = val_incref(fn->defaults[i]);
   }
   key_leaf_metas(key, key + keylen, c->leafm, &c->nleaves);
+  {
+    /* the Variable arguments, in alias order */
+    KeyBuf vk;
+    Leaves vl;
+    kb_init(&vk);
+    lv_init(&vl);
+    for (int i = 0; i < nb; i++) key_arg(&vk, bound[i], &vl, KEY_SPECS | KEY_SYMBOLIC);
+    if (vl.nv) {
+      c->argvars = malloc(sizeof(Variable *) * (size_t)vl.nv);
+      if (!c->argvars) rt_throw(ERR_MEMORY, "out of memory");
+      for (int i = 0; i < vl.nv; i++) {
+        c->argvars[i] = vl.v[i];
+        vl.v[i]->hdr.rc++;
+        c->nargvars = i + 1;
+      }
+    }
+    kb_free(&vk);
+    lv_free(&vl);
+  }
   for (size_t i = 0; i < keylen && !c->relaxed;) {
     /* relaxed when any tensor atom has an unknown rank or dim */
     const unsigned char *p = key + i;
@@ -840,7 +1161,7 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
     int leaf = 0;
     for (int i = 0; i < nb; i++)
       targs[i] = tffn_build_arg(g, bound[i], c->params[i], c->leafm, &leaf, &((Tuple *)c->args_tmpl.u.o)->items[i]);
-    Val raw = tffn_ext(f) ? func_call_bound(f->fn, targs) : rt_call(f->fn, nb, targs, NULL);
+    Val raw = tffn_invoke(f, nb, targs);
     int mark = rt_hold_val(raw);
     Val r = tffn_result_tensors(raw, f->name);
     rt_unhold(mark);
@@ -1296,9 +1617,21 @@ static int tffn_bind(TfFunction *f, int n, const Val *args, const Kw *kw, Val *b
   const char *const *params;
   int np = tffn_params(f->fn, &params);
   if (np < 0) {
-    if (kw && kw->n) rt_throw(ERR_TYPE, "tf.function '%s': keyword arguments need a compiled .tfs function", f->name);
-    *out = (Val *)args;
-    return n;
+    if (!kw || !kw->n) {
+      *out = (Val *)args;
+      return n;
+    }
+    /* a built-in op or other callable: its keyword arguments are one dict
+     * argument (keyed like any dict: by name, in any order), then the marker */
+    Val *b = n + 2 <= bufn ? buf : malloc(sizeof(Val) * (size_t)(n + 2));
+    if (!b) rt_throw(ERR_MEMORY, "out of memory");
+    for (int i = 0; i < n; i++) b[i] = args[i];
+    Val d = dict_new();
+    for (int i = 0; i < kw->n; i++) dict_set_str(&d, kw->names[i], kw->vals[i]);
+    b[n] = d;
+    b[n + 1] = tffn_kw_marker();
+    *out = b;
+    return n + 2;
   }
   Func *fn = (Func *)f->fn.u.o;
   bool ext = tffn_ext(f);
@@ -1317,9 +1650,10 @@ static int tffn_bind(TfFunction *f, int n, const Val *args, const Kw *kw, Val *b
 }
 
 /* Release what tffn_bind made. */
-static void tffn_unbind(TfFunction *f, Val *bound, const Val *args, const Val *bbuf) {
+static void tffn_unbind(TfFunction *f, Val *bound, const Val *args, const Val *bbuf, int nb) {
   if (bound == args) return;
   if (tffn_ext(f)) args_unbind(((Func *)f->fn.u.o)->info, bound);
+  else if (tffn_kw_bound(nb, bound)) val_decref(bound[nb - 2]);
   if (bound != bbuf) free(bound);
 }
 
@@ -1672,14 +2006,16 @@ static Val tffn_call_traced(TfFunction *f, int n, const Val *args, const Kw *kw)
       tffn_sig_arity(f, nb);
       tffn_sig_extra(f, nb, bound);
     }
-    Val raw = tffn_ext(f) ? func_call_bound(f->fn, bound) : rt_call(f->fn, nb, bound, NULL);
+    Val raw = tffn_invoke(f, nb, bound);
     int mark = rt_hold_val(raw);
     Val r = tffn_result_tensors(raw, f->name);
     rt_unhold(mark);
     val_decref(raw);
-    tffn_unbind(f, bound, args, bbuf);
+    tffn_unbind(f, bound, args, bbuf, nb);
     return r;
   }
+  CanonArgs *canon = NULL;
+  int cmark = -1;
   Leaves lv;
   lv_init(&lv);
   KeyBuf k;
@@ -1707,9 +2043,12 @@ static Val tffn_call_traced(TfFunction *f, int n, const Val *args, const Kw *kw)
     }
     c = tffn_sig_concrete(f, nb, so ? bound[0] : val_undef());
   } else {
+    canon = tffn_canon_args(nb, bound);   /* dicts in sorted key order */
+    if (canon) cmark = rt_hold_fn(tffn_canon_release, canon);
+    const Val *ub = canon ? canon->v : bound;
     for (int i = 0; i < nb; i++) {
       off[i] = k.len;
-      key_arg(&k, bound[i], &lv, KEY_SYMBOLIC);
+      key_arg(&k, ub[i], &lv, KEY_SYMBOLIC);
     }
     off[nb] = k.len;
     for (int i = 0; i < f->nbusy; i++)
@@ -1719,8 +2058,9 @@ static Val tffn_call_traced(TfFunction *f, int n, const Val *args, const Kw *kw)
                  "depth depends on a tensor value is not supported (recursion depth must be decided by Python values)",
                  f->name);
     bool traced = false, late = false;
-    c = tffn_dispatch(f, nb, bound, &k, off, &traced, &late);
+    c = tffn_dispatch(f, nb, ub, &k, off, &traced, &late);
     if (late) tffn_late_vars();
+    c = tffn_rebind(c, lv.v, lv.nv);
   }
   if (off != offb) free(off);
   kb_free(&k);
@@ -1737,8 +2077,12 @@ static Val tffn_call_traced(TfFunction *f, int n, const Val *args, const Kw *kw)
   free(vals);
   free(outs);
   free(in);
+  if (canon) {
+    rt_unhold(cmark);
+    tffn_canon_release(canon);
+  }
   lv_free(&lv);
-  tffn_unbind(f, bound, args, bbuf);
+  tffn_unbind(f, bound, args, bbuf, nb);
   return r;
 }
 
@@ -1780,28 +2124,36 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
     r = rng ? tffn_run_record(c, nb, bound, &lv, rng) : tffn_run(c, lv.t);
     if (tffn_sig_call_hook) tffn_sig_call_hook(f->name, lv.n, lv.t, r);
   } else {
+    CanonArgs *cb = tffn_canon_args(nb, bound);   /* dicts in sorted key order */
+    int cmark = cb ? rt_hold_fn(tffn_canon_release, cb) : -1;
+    Val *ub = cb ? cb->v : bound;
     KeyBuf k;
     kb_init(&k);
     size_t offb[17], *off = nb < 16 ? offb : malloc(sizeof(size_t) * (size_t)(nb + 1));
     if (!off) rt_throw(ERR_MEMORY, "out of memory");
     for (int i = 0; i < nb; i++) {
       off[i] = k.len;
-      key_arg(&k, bound[i], &lv, 0);
+      key_arg(&k, ub[i], &lv, 0);
     }
     off[nb] = k.len;
     c = f->last;
     bool fast = c && !c->relaxed && c->scope == tffn_scope(f) && c->keylen == k.len && !memcmp(c->key, k.p, k.len);
     bool traced = false, late = false;
-    if (!fast) c = tffn_dispatch(f, nb, bound, &k, off, &traced, &late);
+    if (!fast) c = tffn_dispatch(f, nb, ub, &k, off, &traced, &late);
     tffn_history(f, traced, &k, off, nb);
     tffn_remember_call(f, c, fast || (!c->relaxed && c->keylen == k.len && !memcmp(c->key, k.p, k.len)), &k, off, nb);
     val_incref(val_obj(c));   /* the call keeps it alive even if the program drops the function */
     if (off != offb) free(off);
     kb_free(&k);
     int mark = rt_hold_val(val_obj(c));   /* an error out of the graph (caught by try) releases it */
-    r = rng ? tffn_run_record(c, nb, bound, &lv, rng) : tffn_run(c, lv.t);
+    Concrete *rc = tffn_rebind(c, lv.v, lv.nv);
+    r = rng ? tffn_run_record(rc, nb, ub, &lv, rng) : tffn_run(rc, lv.t);
     rt_unhold(mark);
     val_decref(val_obj(c));
+    if (cb) {
+      rt_unhold(cmark);
+      tffn_canon_release(cb);
+    }
     if (late) {
       val_decref(r);
       tffn_late_vars();
@@ -1813,7 +2165,7 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
   }
   f->last = c;
   lv_free(&lv);
-  tffn_unbind(f, bound, args, bbuf);
+  tffn_unbind(f, bound, args, bbuf, nb);
   return r;
 }
 
@@ -2529,7 +2881,7 @@ static Val tffn_get_concrete_m(Val self, int n, const Val *args, const Kw *kw) {
     lv_free(&lv);
     kb_free(&k);
   }
-  tffn_unbind(f, bound, args, bbuf);
+  tffn_unbind(f, bound, args, bbuf, nb);
   return val_incref(val_obj(c));
 }
 
