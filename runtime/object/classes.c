@@ -150,9 +150,21 @@ const Type inst_type;
 static TypeObj *inst_class(Val v) { return val_is(v, &exc_type) ? ((Exc *)v.u.o)->klass : ((Inst *)v.u.o)->klass; }
 
 /* Call special method `name` of self's class with self prepended; false when the class has none. */
+/* Method m (owned) called through instance self: a @tf.function method is the instance's own function object. */
+static Val inst_own_fn(Val self, Val m) {
+  if (!rt_obj_hooks.method_fn || !val_is(self, &inst_type)) return m;
+  int mark = rt_hold_val(m);
+  Val per = rt_obj_hooks.method_fn(m, &((Inst *)self.u.o)->fncache);
+  rt_unhold(mark);
+  if (val_is_undef(per)) return m;
+  val_decref(m);
+  return per;
+}
+
 static bool inst_special(Val self, const char *name, int n, const Val *args, Val *out) {
   Val m = class_find(inst_class(self), name);
   if (val_is_undef(m)) return false;
+  m = inst_own_fn(self, m);
   int mark = rt_hold_val(m);
   Val all[n + 1];
   all[0] = self;
@@ -276,6 +288,7 @@ static void inst_setattr(Val self, const char *name, Val v) { inst_setattr_dict(
 static Val inst_call(Val self, int n, const Val *args, const Kw *kw) {
   Val m = class_find(inst_class(self), "__call__");
   if (val_is_undef(m)) rt_throw(ERR_TYPE, "'%s' object is not callable", val_type_name(self));
+  m = inst_own_fn(self, m);
   int mark = rt_hold_val(m);
   Val all[n + 1];
   all[0] = self;

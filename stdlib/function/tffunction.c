@@ -3035,7 +3035,10 @@ static Val tffn_make_callable(Val fn, Val sig, Val reduce, Val jit) {
 //! tf.function(func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False, experimental_relax_shapes=None, experimental_compile=None, name=None)
 //!   Compiles a Python function into graphs: AutoGraph converts its control flow, each new input signature traces
 //!   a concrete function, and later calls with the same signature run the graph. Usable as @tf.function or
-//!   @tf.function(input_signature=[...]).
+//!   @tf.function(input_signature=[...]). The signature keys tensors by dtype and shape, host values by value,
+//!   Variables by dtype, shape and aliasing, dicts and keyword arguments in any order; a first call whose trace
+//!   created Variables traces a second time with creation forbidden, and a @tf.function method has its own
+//!   function object (cache, tracing count, first call) per instance.
 static Val tffn_function(Val self, int n, const Val *args, const Kw *kw) {
   Val a[8];
   args_parse(&tffn_spec_fn, n, args, kw, a);
