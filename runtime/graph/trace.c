@@ -1121,8 +1121,9 @@ void *trace_enter_init_scope(Val *initial) {
   if (!cx) return NULL;
   for (TraceCtx *o = cx; o; o = o->outer)
     if (!o->allow_vars)
-      rt_throw(ERR_VALUE, "tf.function only supports singleton tf.Variables created on the first call. Make sure the "
-                          "tf.Variable is only created once or created outside tf.function.");
+      /* (one literal: docs/errors.md quotes it) */
+      rt_throw(ERR_VALUE,
+               "tf.function only supports singleton tf.Variables created on the first call. Make sure the tf.Variable is only created once or created outside tf.function.");
   for (TraceCtx *o = cx; o; o = o->outer) o->nvars++;
   if (val_is(*initial, &tensor_type) && val_tensor(*initial)->sym) {
     Tensor *t = val_tensor(*initial);
