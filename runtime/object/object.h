@@ -125,6 +125,7 @@ typedef struct Inst {
   Obj hdr;
   TypeObj *klass;             /* a reference */
   Val dict;                   /* attributes (VT_UNDEF until one is set) */
+  Val fncache;                /* rt_obj_hooks.method_fn's per-instance function objects (VT_UNDEF: none) */
 } Inst;
 
 /* An exception instance (raise ValueError("msg")); instances of user

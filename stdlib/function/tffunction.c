@@ -132,7 +132,9 @@ static Val tffn_tensorspec(Val self, int n, const Val *args, const Kw *kw) {
 /* ---- signature keys ----------------------------------------------------------------------
  * A call's signature is serialized into bytes: equal bytes = same trace.  Atoms:
  *   'T' dtype rank dims...    tensor (rank 0xFF unknown; dims -1 unknown: relaxed)
- *   'N' None  'b' bool  'i' int  'f' float  's' len bytes  'V' variable  'O' ptr type
+ *   'N' None  'b' bool  'i' int  'f' float  's' len bytes  'O' ptr type
+ *   'V' dtype rank dims... trainable alias   a Variable: TF's VariableSpec (dtype, shape,
+ *                             trainable, and its alias id: the index of its first appearance in the call)
  *   'L'/'U'/'D' count items   list / tuple / dict (key, value pairs)
  *   'S' len bytes             a dataset (TF's DatasetSpec): its element_spec's key; one int64 leaf, the handle
  * Host objects without value semantics are keyed by identity; the concrete
@@ -176,21 +178,45 @@ static inline void kb_byte(KeyBuf *k, unsigned char c) {
 
 static inline void kb_i64(KeyBuf *k, tfs_i64 v) { kb_put(k, &v, sizeof v); }
 
-/* Tensor leaves of a call: the tensors (NULL for a TensorSpec leaf). */
+/* Tensor leaves of a call: the tensors (NULL for a TensorSpec leaf); and its
+ * Variable arguments, each once, in order of first appearance (TF's alias ids). */
 typedef struct Leaves {
   Tensor **t;
   int n, cap;
   Tensor *inl[16];
+  Variable **v;
+  int nv, capv;
+  Variable *vinl[8];
 } Leaves;
 
 static void lv_init(Leaves *lv) {
   lv->t = lv->inl;
   lv->n = 0;
   lv->cap = 16;
+  lv->v = lv->vinl;
+  lv->nv = 0;
+  lv->capv = 8;
 }
 
 static void lv_free(Leaves *lv) {
   if (lv->t != lv->inl) free(lv->t);
+  if (lv->v != lv->vinl) free(lv->v);
+}
+
+/* The alias id of Variable var in the call (its index among the call's Variables). */
+static int lv_alias(Leaves *lv, Variable *var) {
+  for (int i = 0; i < lv->nv; i++)
+    if (lv->v[i] == var) return i;
+  if (lv->nv == lv->capv) {
+    int cap = lv->capv * 2;
+    Variable **p = lv->v == lv->vinl ? malloc(sizeof(Variable *) * (size_t)cap) : realloc(lv->v, sizeof(Variable *) * (size_t)cap);
+    if (!p) rt_throw(ERR_MEMORY, "out of memory");
+    if (lv->v == lv->vinl) memcpy(p, lv->vinl, sizeof lv->vinl);
+    lv->v = p;
+    lv->capv = cap;
+  }
+  lv->v[lv->nv] = var;
+  return lv->nv++;
 }
 
 static void lv_push(Leaves *lv, Tensor *t) {
@@ -271,6 +297,17 @@ static void key_arg(KeyBuf *k, Val v, Leaves *lv, int flags) {
       key_arg(k, d->keys[i], lv, 0);
       key_arg(k, d->vals[i], lv, flags);
     }
+  } else if (ty == &set_type) {
+    /* TF: a set is neither weakly referable with a hash nor a hashable literal */
+    StrBuf b;
+    sb_init(&b);
+    rt_hold_sb(&b);
+    val_repr(&b, v);
+    sb_putc(&b, '\0');
+    rt_throw(ERR_TYPE,
+             "Could not generate a generic TraceType for %s.Please verify that it is immutable/hashable. Otheriwse, "
+             "consider implementing the Tracing Protocol for it.",
+             b.data);
   } else if ((flags & KEY_SPECS) && ty == &tffn_spec_type) {
     const TensorSpecObj *s = (const TensorSpecObj *)v.u.o;
     key_tensor(k, s->dtype, s->rank, s->dims);
@@ -282,8 +319,17 @@ static void key_arg(KeyBuf *k, Val v, Leaves *lv, int flags) {
   } else if ((flags & KEY_SPECS) && tfdata_is_spec(v)) {
     key_dataset(k, tfdata_spec_element(v));
     lv_push(lv, NULL);
+  } else if (ty == &variable_type) {
+    const Variable *var = (const Variable *)v.u.o;
+    const Tensor *t = var->value;
+    kb_byte(k, 'V');
+    kb_byte(k, (unsigned char)t->dtype);
+    kb_byte(k, (unsigned char)t->rank);
+    if (t->rank > 0) kb_put(k, t->shape, sizeof(tfs_i64) * (size_t)t->rank);
+    kb_byte(k, var->trainable ? 1 : 0);
+    kb_i64(k, lv_alias(lv, (Variable *)var));
   } else {
-    kb_byte(k, ty == &variable_type ? 'V' : 'O');
+    kb_byte(k, 'O');
     const void *o = v.u.o;
     kb_put(k, &o, sizeof o);
     kb_put(k, &ty, sizeof ty);
@@ -307,7 +353,8 @@ static const unsigned char *key_skip(const unsigned char *p) {
     case 'b': return p + 1;
     case 'i': case 'f': return p + 8;
     case 's': case 'S': return p + 8 + key_i64(p);
-    case 'V': case 'O': return p + 2 * sizeof(void *);
+    case 'V': return p + 2 + 8 * (size_t)p[1] + 1 + 8;
+    case 'O': return p + 2 * sizeof(void *);
     case 'L': case 'U': {
       tfs_i64 n = key_i64(p);
       p += 8;
@@ -356,7 +403,15 @@ static const unsigned char *key_desc(StrBuf *b, const unsigned char *p) {
       key_desc(b, q + 8);
       sb_putc(b, ')');
       break;
-    case 'V': sb_puts(b, "<tf.Variable>"); break;
+    case 'V': {
+      sb_printf(b, "<tf.Variable %s[", dtype_info[q[0]].name);
+      for (int i = 0; i < q[1]; i++) {
+        if (i) sb_putc(b, ',');
+        sb_printf(b, "%lld", (long long)key_i64(q + 2 + 8 * i));
+      }
+      sb_puts(b, "]>");
+      break;
+    }
     case 'O': {
       const Type *ty;
       memcpy(&ty, q + sizeof(void *), sizeof ty);
@@ -429,14 +484,22 @@ static bool key_accepts_all(const unsigned char *c, size_t clen, const unsigned 
   return c == ce && k == ke;
 }
 
-/* reduce_retracing: k with the dims where it differs from c made unknown, if
- * c and k differ in dims only.  Appends to out; false when they differ more. */
+/* reduce_retracing: the most specific common supertype of atoms c and k (TF's
+ * TraceType.most_specific_common_supertype): a tensor keeps its dtype, a dim
+ * where they differ becomes unknown, a rank change gives an unknown rank;
+ * containers relax item by item; anything else must be equal.  Appends to
+ * out; false when they have no common supertype. */
 static bool key_relax(const unsigned char *c, const unsigned char *k, KeyBuf *out) {
   if (*c != *k) return false;
   switch (*c) {
     case 'T': {
-      if (c[1] != k[1] || c[2] != k[2]) return false;
-      int rank = c[2] == 0xFF ? -1 : c[2];
+      if (c[1] != k[1]) return false;
+      if (c[2] == 0xFF || k[2] == 0xFF || c[2] != k[2]) {
+        unsigned char t[3] = {'T', c[1], 0xFF};
+        kb_put(out, t, 3);
+        return true;
+      }
+      int rank = c[2];
       kb_put(out, c, 3);
       for (int i = 0; i < rank; i++) {
         tfs_i64 cd = key_i64(c + 3 + 8 * i), kd = key_i64(k + 3 + 8 * i);
@@ -509,6 +572,125 @@ static tfs_u64 key_hash(const unsigned char *p, size_t n) {
   return h;
 }
 
+/* ---- canonical argument order -------------------------------------------------------------------
+ * TF's trace types compare dicts (and so **kwargs) without regard to key
+ * order, and its nest flattens them in sorted key order.  A call's arguments
+ * get their dicts rebuilt in that order when they are not in it already, so
+ * that keys, placeholders and leaves all follow one order. */
+
+static int tffn_keycmp(Val a, Val b) {
+  bool as = val_is(a, &str_type), bs = val_is(b, &str_type);
+  if (as && bs) {
+    tfs_i64 la = str_len(a), lb = str_len(b);
+    int c = memcmp(str_cstr(a), str_cstr(b), (size_t)(la < lb ? la : lb));
+    return c ? c : (la > lb) - (la < lb);
+  }
+  bool an = a.tag == VT_INT || a.tag == VT_FLOAT || a.tag == VT_BOOL;
+  bool bn = b.tag == VT_INT || b.tag == VT_FLOAT || b.tag == VT_BOOL;
+  if (an && bn) {
+    double x = a.tag == VT_FLOAT ? a.u.f : (double)a.u.i, y = b.tag == VT_FLOAT ? b.u.f : (double)b.u.i;
+    return (x > y) - (x < y);
+  }
+  return strcmp(val_type_name(a), val_type_name(b));
+}
+
+/* Whether v holds a dict whose keys are out of order (at any depth). */
+static bool tffn_needs_canon(Val v) {
+  tfs_i64 n;
+  const Val *items;
+  if (val_is(v, &list_type) || val_is(v, &tuple_type)) {
+    seq_items(v, &n, &items);
+    for (tfs_i64 i = 0; i < n; i++)
+      if (tffn_needs_canon(items[i])) return true;
+    return false;
+  }
+  if (!val_is(v, &dict_type)) return false;
+  Dict *d = (Dict *)v.u.o;
+  Val prev = val_undef();
+  for (tfs_i64 i = 0; i < d->used; i++) {
+    if (val_is_undef(d->keys[i])) continue;
+    if (!val_is_undef(prev) && tffn_keycmp(prev, d->keys[i]) > 0) return true;
+    if (tffn_needs_canon(d->vals[i])) return true;
+    prev = d->keys[i];
+  }
+  return false;
+}
+
+static Dict *tffn_sort_dict;
+static int tffn_idxcmp(const void *a, const void *b) {
+  return tffn_keycmp(tffn_sort_dict->keys[*(const tfs_i64 *)a], tffn_sort_dict->keys[*(const tfs_i64 *)b]);
+}
+
+/* v with its dicts in sorted key order (owned; v itself when already so). */
+static Val tffn_canon(Val v) {
+  if (!tffn_needs_canon(v)) return val_incref(v);
+  tfs_i64 n;
+  const Val *items;
+  if (seq_items(v, &n, &items)) {
+    bool list = val_is(v, &list_type);
+    Val r = list ? list_new(n) : tuple_new(n);
+    int mark = rt_hold_val(r);
+    for (tfs_i64 i = 0; i < n; i++) {
+      Val e = tffn_canon(items[i]);
+      if (list) {
+        list_append(r, e);
+        val_decref(e);
+      } else {
+        ((Tuple *)r.u.o)->items[i] = e;
+      }
+    }
+    rt_unhold(mark);
+    return r;
+  }
+  Dict *d = (Dict *)v.u.o;
+  tfs_i64 *idx = malloc(sizeof(tfs_i64) * (size_t)(d->len + 1));
+  if (!idx) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = rt_hold_mem(idx);
+  tfs_i64 k = 0;
+  for (tfs_i64 i = 0; i < d->used; i++)
+    if (!val_is_undef(d->keys[i])) idx[k++] = i;
+  tffn_sort_dict = d;
+  qsort(idx, (size_t)k, sizeof *idx, tffn_idxcmp);
+  Val r = dict_new();
+  rt_hold_val(r);
+  for (tfs_i64 i = 0; i < k; i++) {
+    Val e = tffn_canon(d->vals[idx[i]]);
+    dict_set(r, d->keys[idx[i]], e);
+    val_decref(e);
+  }
+  rt_unhold(mark);
+  free(idx);
+  return r;
+}
+
+/* The bound arguments in canonical order: NULL when they already are, else
+ * an owned array (its count first: tffn_canon_release frees it). */
+typedef struct CanonArgs { int n; Val v[]; } CanonArgs;
+
+static void tffn_canon_release(void *p) {
+  CanonArgs *ca = p;
+  for (int i = 0; i < ca->n; i++) val_decref(ca->v[i]);
+  free(ca);
+}
+
+static CanonArgs *tffn_canon_args(int nb, const Val *bound) {
+  int i = 0;
+  while (i < nb && !tffn_needs_canon(bound[i])) i++;
+  if (i == nb) return NULL;
+  CanonArgs *ca = malloc(sizeof(CanonArgs) + sizeof(Val) * (size_t)(nb + 1));
+  if (!ca) rt_throw(ERR_MEMORY, "out of memory");
+  ca->n = nb;
+  for (int j = 0; j < nb; j++) ca->v[j] = val_incref(bound[j]);
+  int mark = rt_hold_fn(tffn_canon_release, ca);
+  for (; i < nb; i++) {
+    Val e = tffn_canon(ca->v[i]);
+    val_decref(ca->v[i]);
+    ca->v[i] = e;
+  }
+  rt_unhold(mark);
+  return ca;
+}
+
 /* ---- function objects and concrete functions ------------------------------------------------ */
 
 typedef struct TfFunction TfFunction;
@@ -543,7 +725,22 @@ typedef struct Concrete {
   bool ext;                   /* fn is called with bound arguments (tffn_ext of its tf.function) */
   Val sig;                    /* the input_signature it was traced for (owned), or VT_UNDEF */
   int sig_self;               /* 1: the signature starts at parameter 1 (a method's self) */
+  int scope;                  /* 0: traced with Variable creation allowed, 1: forbidden (TF's two tracing scopes) */
+  int nvars;                  /* Variables its trace created */
+  bool unliftable;            /* one of them is initialized from the inputs, by this graph */
+  /* Variable arguments are keyed by dtype, shape and alias, not identity: the
+   * trace reads argvars (in alias order); a call with other Variables runs a
+   * copy of the graph that reads those (binds, made once per set of Variables). */
+  Variable **argvars;         /* owned references */
+  int nargvars;
+  struct VarBind *binds;
+  int nbinds;
 } Concrete;
+
+typedef struct VarBind {
+  Variable **vars;            /* owned references, nargvars of them */
+  Concrete *c;                /* owned: the copy reading them */
+} VarBind;
 
 struct TfFunction {
   Obj hdr;
@@ -552,6 +749,10 @@ struct TfFunction {
   Val sig;                    /* input_signature: tuple (owned) or VT_UNDEF */
   bool reduce_retracing;
   Val jit_compile;
+  /* §8's Variable rules (TF's Function._call): 0 not called yet, 1 the first
+   * call created no Variable (later traces may, and then fail), 2 it did
+   * (later traces forbid creation, in their own cache scope) */
+  int vstate;
   Concrete **conc;            /* in tracing order (owned references) */
   int nconc, capc;
   Concrete *last;             /* the concrete function of the previous call */
@@ -597,7 +798,82 @@ static void tffn_conc_free(Obj *o) {
     val_decref(c->bwd[w]);
     tffn_fwdbwd_free(c->fb[w]);
   }
+  for (int i = 0; i < c->nargvars; i++) val_decref(val_obj(c->argvars[i]));
+  free(c->argvars);
+  for (int b = 0; b < c->nbinds; b++) {
+    for (int i = 0; i < c->nargvars; i++) val_decref(val_obj(c->binds[b].vars[i]));
+    free(c->binds[b].vars);
+    val_decref(val_obj(c->binds[b].c));
+  }
+  free(c->binds);
   free(c);
+}
+
+enum { TFFN_MAX_BINDS = 8 };
+
+/* c for a call whose Variable arguments are vars (alias order): c itself when
+ * they are the ones it was traced with, else its copy reading them (made on
+ * first use, without tracing again, as TF feeds Variables to one graph). */
+static Concrete *tffn_rebind(Concrete *c, Variable *const *vars, int nv) {
+  if (nv != c->nargvars || !nv || !memcmp(vars, c->argvars, sizeof(Variable *) * (size_t)nv)) return c;
+  for (int b = 0; b < c->nbinds; b++)
+    if (!memcmp(vars, c->binds[b].vars, sizeof(Variable *) * (size_t)nv)) return c->binds[b].c;
+  Concrete *d = obj_new(&tffn_conc_type, sizeof(Concrete));
+  memset((char *)d + sizeof(Obj), 0, sizeof(Concrete) - sizeof(Obj));
+  int mark = rt_hold_val(val_obj(d));
+  d->fn = val_incref(c->fn);
+  d->args_tmpl = val_incref(c->args_tmpl);
+  d->out_tmpl = val_incref(c->out_tmpl);
+  d->defaults = val_incref(c->defaults);
+  d->vars = d->caps = val_undef();
+  for (int w = 0; w < 2; w++) d->xs[w] = d->bwd[w] = val_undef();
+  d->ext = c->ext;
+  d->scope = c->scope;
+  d->relaxed = c->relaxed;
+  d->hash = c->hash;
+  d->name = strdup(c->name);
+  d->params = calloc((size_t)c->nparams + 1, sizeof(char *));
+  d->key = malloc(c->keylen + 1);
+  d->off = malloc(sizeof(size_t) * (size_t)(c->nparams + 1));
+  d->leafm = malloc(sizeof(TMeta) * (size_t)(c->nleaves + 1));
+  d->argvars = malloc(sizeof(Variable *) * (size_t)nv);
+  if (!d->name || !d->params || !d->key || !d->off || !d->leafm || !d->argvars) rt_throw(ERR_MEMORY, "out of memory");
+  d->nparams = c->nparams;
+  for (int i = 0; i < c->nparams; i++)
+    if (!(d->params[i] = strdup(c->params[i]))) rt_throw(ERR_MEMORY, "out of memory");
+  memcpy(d->key, c->key, c->keylen);
+  d->keylen = c->keylen;
+  memcpy(d->off, c->off, sizeof(size_t) * (size_t)(c->nparams + 1));
+  d->nleaves = c->nleaves;
+  memcpy(d->leafm, c->leafm, sizeof(TMeta) * (size_t)c->nleaves);
+  for (int i = 0; i < nv; i++) {
+    d->argvars[i] = vars[i];
+    vars[i]->hdr.rc++;
+    d->nargvars = i + 1;
+  }
+  d->g = graph_clone_vars(c->g, NULL, nv, c->argvars, vars);
+  d->plan = exec_plan_new(d->g);
+  if (c->nbinds == TFFN_MAX_BINDS) {   /* forget the oldest copy */
+    for (int i = 0; i < nv; i++) val_decref(val_obj(c->binds[0].vars[i]));
+    free(c->binds[0].vars);
+    val_decref(val_obj(c->binds[0].c));
+    memmove(c->binds, c->binds + 1, sizeof(VarBind) * (size_t)(--c->nbinds));
+  }
+  if (!c->binds) {
+    c->binds = malloc(sizeof(VarBind) * TFFN_MAX_BINDS);
+    if (!c->binds) rt_throw(ERR_MEMORY, "out of memory");
+  }
+  VarBind *vb = &c->binds[c->nbinds];
+  vb->vars = malloc(sizeof(Variable *) * (size_t)nv);
+  if (!vb->vars) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < nv; i++) {
+    vb->vars[i] = vars[i];
+    vars[i]->hdr.rc++;
+  }
+  vb->c = d;   /* the bind's reference (the one obj_new gave) */
+  c->nbinds++;
+  rt_unhold(mark);
+  return d;
 }
 
 static void tffn_free(Obj *o) {
@@ -613,11 +889,52 @@ static void tffn_free(Obj *o) {
   free(f);
 }
 
+/* The marker that ends the bound arguments of a built-in callable called
+ * with keyword arguments (the item before it is their dict). */
+static Val tffn_kw_marker(void) {
+  static Val m = {VT_UNDEF, {0}};
+  if (val_is_undef(m)) m = str_from_cstr("**kwargs");   /* (immortal) */
+  return m;
+}
+
+static bool tffn_kw_bound(int nb, const Val *bound) {
+  return nb >= 2 && bound[nb - 1].tag == VT_OBJ && bound[nb - 1].u.o == tffn_kw_marker().u.o &&
+         val_is(bound[nb - 2], &dict_type);
+}
+
+static bool tffn_ext(const struct TfFunction *f);
+
+/* Call the wrapped function with its bound arguments. */
+static Val tffn_invoke(const struct TfFunction *f, int nb, const Val *bound);
+
 /* Whether the wrapped function has *args, keyword-only or positional-only parameters or **kwargs. */
-static bool tffn_ext(const TfFunction *f) {
+static bool tffn_ext(const struct TfFunction *f) {
   if (!val_is(f->fn, &func_type)) return false;
   const FuncInfo *info = ((Func *)f->fn.u.o)->info;
   return info->nkwonly || info->varargs || info->varkw || info->nposonly;
+}
+
+static Val tffn_invoke(const struct TfFunction *f, int nb, const Val *bound) {
+  if (tffn_ext(f)) return func_call_bound(f->fn, (Val *)bound);
+  if (!tffn_kw_bound(nb, bound)) return rt_call(f->fn, nb, bound, NULL);
+  Dict *d = (Dict *)bound[nb - 2].u.o;
+  const char **names = malloc(sizeof(char *) * (size_t)(d->len + 1));
+  Val *vals = malloc(sizeof(Val) * (size_t)(d->len + 1));
+  if (!names || !vals) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = rt_hold_mem(names);
+  rt_hold_mem(vals);
+  int k = 0;
+  for (tfs_i64 i = 0; i < d->used; i++) {
+    if (val_is_undef(d->keys[i])) continue;
+    names[k] = str_cstr(d->keys[i]);
+    vals[k++] = d->vals[i];
+  }
+  Kw kw = {k, names, vals};
+  Val r = rt_call(f->fn, nb - 2, bound, &kw);
+  rt_unhold(mark);
+  free(names);
+  free(vals);
+  return r;
 }
 
 /* Parameters of the wrapped callable: a compiled function's, else positional. */
@@ -760,7 +1077,7 @@ static void tffn_unbind_datasets(Val v) {
 /* Trace fn for bound arguments whose signature is key (leaf metas from the
  * key, so relaxed keys give relaxed placeholders). */
 static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsigned char *key, size_t keylen,
-                            const size_t *off) {
+                            const size_t *off, int scope) {
   Concrete *c = obj_new(&tffn_conc_type, sizeof(Concrete));
   memset((char *)c + sizeof(Obj), 0, sizeof(Concrete) - sizeof(Obj));
   c->fn = val_incref(f->fn);
@@ -770,6 +1087,7 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
   c->defaults = val_undef();
   c->sig = val_undef();
   c->name = strdup(f->name);
+  c->scope = scope;
   c->key = malloc(keylen ? keylen : 1);
   c->off = malloc(sizeof(size_t) * (size_t)(nb + 1));
   c->leafm = malloc(sizeof(TMeta) * (keylen / 3 + 1));
@@ -796,6 +1114,25 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
       ((Tuple *)c->defaults.u.o)->items[nb - fn->ndefaults + i] = val_incref(fn->defaults[i]);
   }
   key_leaf_metas(key, key + keylen, c->leafm, &c->nleaves);
+  {
+    /* the Variable arguments, in alias order */
+    KeyBuf vk;
+    Leaves vl;
+    kb_init(&vk);
+    lv_init(&vl);
+    for (int i = 0; i < nb; i++) key_arg(&vk, bound[i], &vl, KEY_SPECS | KEY_SYMBOLIC);
+    if (vl.nv) {
+      c->argvars = malloc(sizeof(Variable *) * (size_t)vl.nv);
+      if (!c->argvars) rt_throw(ERR_MEMORY, "out of memory");
+      for (int i = 0; i < vl.nv; i++) {
+        c->argvars[i] = vl.v[i];
+        vl.v[i]->hdr.rc++;
+        c->nargvars = i + 1;
+      }
+    }
+    kb_free(&vk);
+    lv_free(&vl);
+  }
   for (size_t i = 0; i < keylen && !c->relaxed;) {
     /* relaxed when any tensor atom has an unknown rank or dim */
     const unsigned char *p = key + i;
@@ -812,7 +1149,7 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
   }
 
   Graph *g = graph_new(f->name, f->name, NULL);
-  TraceCtx *cx = trace_push(g, f->ntraces == 0, false);
+  TraceCtx *cx = trace_push(g, scope == 0, false);
   int busy = f->nbusy;
   if (busy < 8) {
     f->busy_key[busy] = c->key;
@@ -828,7 +1165,7 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
     int leaf = 0;
     for (int i = 0; i < nb; i++)
       targs[i] = tffn_build_arg(g, bound[i], c->params[i], c->leafm, &leaf, &((Tuple *)c->args_tmpl.u.o)->items[i]);
-    Val raw = tffn_ext(f) ? func_call_bound(f->fn, targs) : rt_call(f->fn, nb, targs, NULL);
+    Val raw = tffn_invoke(f, nb, targs);
     int mark = rt_hold_val(raw);
     Val r = tffn_result_tensors(raw, f->name);
     rt_unhold(mark);
@@ -855,6 +1192,8 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
     rt_rethrow(&t);
   }
   f->nbusy = busy;
+  c->nvars = cx->nvars;
+  c->unliftable = cx->unliftable;
   trace_pop(cx);
   for (int i = 0; i < nb; i++) {
     tffn_unbind_datasets(targs[i]);
@@ -1282,9 +1621,21 @@ static int tffn_bind(TfFunction *f, int n, const Val *args, const Kw *kw, Val *b
   const char *const *params;
   int np = tffn_params(f->fn, &params);
   if (np < 0) {
-    if (kw && kw->n) rt_throw(ERR_TYPE, "tf.function '%s': keyword arguments need a compiled .tfs function", f->name);
-    *out = (Val *)args;
-    return n;
+    if (!kw || !kw->n) {
+      *out = (Val *)args;
+      return n;
+    }
+    /* a built-in op or other callable: its keyword arguments are one dict
+     * argument (keyed like any dict: by name, in any order), then the marker */
+    Val *b = n + 2 <= bufn ? buf : malloc(sizeof(Val) * (size_t)(n + 2));
+    if (!b) rt_throw(ERR_MEMORY, "out of memory");
+    for (int i = 0; i < n; i++) b[i] = args[i];
+    Val d = dict_new();
+    for (int i = 0; i < kw->n; i++) dict_set_str(&d, kw->names[i], kw->vals[i]);
+    b[n] = d;
+    b[n + 1] = tffn_kw_marker();
+    *out = b;
+    return n + 2;
   }
   Func *fn = (Func *)f->fn.u.o;
   bool ext = tffn_ext(f);
@@ -1303,22 +1654,128 @@ static int tffn_bind(TfFunction *f, int n, const Val *args, const Kw *kw, Val *b
 }
 
 /* Release what tffn_bind made. */
-static void tffn_unbind(TfFunction *f, Val *bound, const Val *args, const Val *bbuf) {
+static void tffn_unbind(TfFunction *f, Val *bound, const Val *args, const Val *bbuf, int nb) {
   if (bound == args) return;
   if (tffn_ext(f)) args_unbind(((Func *)f->fn.u.o)->info, bound);
+  else if (tffn_kw_bound(nb, bound)) val_decref(bound[nb - 2]);
   if (bound != bbuf) free(bound);
 }
 
+/* The cache scope calls use now (TF's variable-creation or no-variable-creation tracing options). */
+static int tffn_scope(const TfFunction *f) { return f->vstate == 2 ? 1 : 0; }
+
+/* The trace a call with key k runs (TF's TypeDispatchTable.dispatch): the one
+ * with that key, else the most specific of the relaxed ones that accept it
+ * (the earliest traced among equals); only traces of the current scope. */
 static Concrete *tffn_find(TfFunction *f, const KeyBuf *k) {
   tfs_u64 h = key_hash(k->p, k->len);
+  int scope = tffn_scope(f);
   for (int i = f->nconc - 1; i >= 0; i--) {
     Concrete *c = f->conc[i];
-    if (c->hash == h && c->keylen == k->len && !memcmp(c->key, k->p, k->len)) return c;
+    if (c->scope == scope && c->hash == h && c->keylen == k->len && !memcmp(c->key, k->p, k->len)) return c;
   }
+  Concrete *best = NULL;
   if (f->has_relaxed)
-    for (int i = f->nconc - 1; i >= 0; i--)
-      if (f->conc[i]->relaxed && key_accepts_all(f->conc[i]->key, f->conc[i]->keylen, k->p, k->len)) return f->conc[i];
-  return NULL;
+    for (int i = 0; i < f->nconc; i++) {
+      Concrete *c = f->conc[i];
+      if (c->scope != scope || !c->relaxed || !key_accepts_all(c->key, c->keylen, k->p, k->len)) continue;
+      if (!best || key_accepts_all(best->key, best->keylen, c->key, c->keylen)) best = c;
+    }
+  return best;
+}
+
+/* reduce_retracing (TF's try_generalizing_function_type): the call's key
+ * relaxed in turn against every trace of the current scope that it has a
+ * common supertype with.  Leaves the result in rk; false when nothing relaxed. */
+static bool tffn_generalize(TfFunction *f, const KeyBuf *k, KeyBuf *rk) {
+  KeyBuf cur, tmp;
+  kb_init(&cur);
+  kb_init(&tmp);
+  kb_put(&cur, k->p, k->len);
+  bool changed = false;
+  int scope = tffn_scope(f);
+  for (int i = 0; i < f->nconc; i++) {
+    const Concrete *c = f->conc[i];
+    if (c->scope != scope) continue;
+    tmp.len = 0;
+    if (!key_relax_all(c->key, c->keylen, cur.p, cur.len, &tmp)) continue;
+    if (tmp.len != cur.len || memcmp(tmp.p, cur.p, cur.len)) changed = true;
+    cur.len = 0;
+    kb_put(&cur, tmp.p, tmp.len);
+  }
+  rk->len = 0;
+  kb_put(rk, cur.p, cur.len);
+  kb_free(&cur);
+  kb_free(&tmp);
+  return changed;
+}
+
+/* The offsets of the nb argument atoms of key k. */
+static void key_offsets(const KeyBuf *k, int nb, size_t *off) {
+  const unsigned char *p = k->p;
+  for (int i = 0; i < nb; i++) {
+    off[i] = (size_t)(p - k->p);
+    p = key_skip(p);
+  }
+  off[nb] = k->len;
+}
+
+/* Trace for key (already generalized) by §8's Variable rules, TF's
+ * Function._call: the first call's trace may create Variables; if it did, they
+ * are kept (initialized) and the function is traced again with creation
+ * forbidden, and that trace runs (the first one when a Variable's initial
+ * value comes from the inputs: its graph initializes it).  After a first call
+ * that created none, a trace that creates one sets *late (the caller raises
+ * after running it, as TF does); after one that did, creating fails in the trace. */
+static Concrete *tffn_trace_rules(TfFunction *f, int nb, const Val *bound, const unsigned char *key, size_t keylen,
+                                  const size_t *off, bool *late) {
+  if (f->vstate == 2) return tffn_trace(f, nb, bound, key, keylen, off, 1);
+  Concrete *a = tffn_trace(f, nb, bound, key, keylen, off, 0);
+  if (!a->nvars) {
+    if (!f->vstate) f->vstate = 1;
+    return a;
+  }
+  if (f->vstate == 1) {
+    f->vstate = 2;
+    *late = true;
+    return a;
+  }
+  f->vstate = 2;
+  Concrete *b = tffn_trace(f, nb, bound, key, keylen, off, 1);
+  return a->unliftable ? a : b;
+}
+
+static _Noreturn void tffn_late_vars(void) {
+  rt_throw(ERR_VALUE, "Creating variables on a non-first call to a function decorated with tf.function.");
+}
+
+/* The concrete function for a call with key k (offsets off): found, or traced
+ * (generalized first under reduce_retracing).  *traced: a trace happened. */
+static Concrete *tffn_dispatch(TfFunction *f, int nb, const Val *bound, const KeyBuf *k, const size_t *off, bool *traced,
+                               bool *late) {
+  Concrete *c = tffn_find(f, k);
+  if (c) return c;
+  *traced = true;
+  KeyBuf rk;
+  kb_init(&rk);
+  if (f->reduce_retracing && tffn_generalize(f, k, &rk)) {
+    size_t roffb[17], *roff = nb < 16 ? roffb : malloc(sizeof(size_t) * (size_t)(nb + 1));
+    if (!roff) rt_throw(ERR_MEMORY, "out of memory");
+    key_offsets(&rk, nb, roff);
+    c = tffn_find(f, &rk);
+    if (!c) {
+      int mark = roff != roffb ? rt_hold_mem(roff) : -1;
+      int m2 = rk.p != rk.inl ? rt_hold_mem(rk.p) : -1;
+      c = tffn_trace_rules(f, nb, bound, rk.p, rk.len, roff, late);
+      if (m2 >= 0) rt_unhold(m2);
+      if (mark >= 0) rt_unhold(mark);
+    }
+    if (roff != roffb) free(roff);
+  } else {
+    c = tffn_trace_rules(f, nb, bound, k->p, k->len, off, late);
+  }
+  kb_free(&rk);
+  return c;
 }
 
 static void tffn_remember_call(TfFunction *f, Concrete *c, bool exact_last, const KeyBuf *k, const size_t *off, int nb) {
@@ -1402,7 +1859,7 @@ static Concrete *tffn_sig_concrete(TfFunction *f, int nb, Val self) {
     rt_throw(ERR_TYPE, "tf.function '%s' is a method: get its concrete function from an instance ('obj.%s')", f->name,
              strrchr(f->name, '.') ? strrchr(f->name, '.') + 1 : f->name);
   for (int i = 0; i < f->nconc; i++)
-    if (!so || tffn_conc_self(f->conc[i], self)) return f->conc[i];
+    if (f->conc[i]->scope == tffn_scope(f) && (!so || tffn_conc_self(f->conc[i], self))) return f->conc[i];
   Tuple *sig = (Tuple *)f->sig.u.o;
   const char *const *params;
   int np = tffn_params(f->fn, &params);
@@ -1421,9 +1878,11 @@ static Concrete *tffn_sig_concrete(TfFunction *f, int nb, Val self) {
     key_arg(&k, args[i], &lv, KEY_SPECS);
   }
   off[nb] = k.len;
-  Concrete *c = tffn_trace(f, nb, args, k.p, k.len, off);
+  bool late = false;
+  Concrete *c = tffn_trace_rules(f, nb, args, k.p, k.len, off, &late);
   c->sig = val_incref(f->sig);
   c->sig_self = so;
+  if (late) tffn_late_vars();
   rt_unhold(mark);
   free(args);
   if (off != offb) free(off);
@@ -2153,14 +2612,16 @@ static Val tffn_call_traced(TfFunction *f, int n, const Val *args, const Kw *kw)
       val_decref(owned);
       lv_free(&dummy);
     }
-    Val raw = tffn_ext(f) ? func_call_bound(f->fn, bound) : rt_call(f->fn, nb, bound, NULL);
+    Val raw = tffn_invoke(f, nb, bound);
     int mark = rt_hold_val(raw);
     Val r = tffn_result_tensors(raw, f->name);
     rt_unhold(mark);
     val_decref(raw);
-    tffn_unbind(f, bound, args, bbuf);
+    tffn_unbind(f, bound, args, bbuf, nb);
     return r;
   }
+  CanonArgs *canon = NULL;
+  int cmark = -1;
   Leaves lv;
   lv_init(&lv);
   KeyBuf k;
@@ -2175,9 +2636,12 @@ static Val tffn_call_traced(TfFunction *f, int n, const Val *args, const Kw *kw)
     tffn_sig_cast(f, n, args, kw, nb, bound, &lv, owned, false);
     c = tffn_sig_concrete(f, nb, so ? bound[0] : val_undef());
   } else {
+    canon = tffn_canon_args(nb, bound);   /* dicts in sorted key order */
+    if (canon) cmark = rt_hold_fn(tffn_canon_release, canon);
+    const Val *ub = canon ? canon->v : bound;
     for (int i = 0; i < nb; i++) {
       off[i] = k.len;
-      key_arg(&k, bound[i], &lv, KEY_SYMBOLIC);
+      key_arg(&k, ub[i], &lv, KEY_SYMBOLIC);
     }
     off[nb] = k.len;
     for (int i = 0; i < f->nbusy; i++)
@@ -2186,8 +2650,10 @@ static Val tffn_call_traced(TfFunction *f, int n, const Val *args, const Kw *kw)
                  "tf.function '%s' calls itself with the same signature while it is being traced: recursion whose "
                  "depth depends on a tensor value is not supported (recursion depth must be decided by Python values)",
                  f->name);
-    c = tffn_find(f, &k);
-    if (!c) c = tffn_trace(f, nb, bound, k.p, k.len, off);
+    bool traced = false, late = false;
+    c = tffn_dispatch(f, nb, ub, &k, off, &traced, &late);
+    if (late) tffn_late_vars();
+    c = tffn_rebind(c, lv.v, lv.nv);
   }
   if (off != offb) free(off);
   kb_free(&k);
@@ -2204,10 +2670,14 @@ static Val tffn_call_traced(TfFunction *f, int n, const Val *args, const Kw *kw)
   free(vals);
   free(outs);
   free(in);
+  if (canon) {
+    rt_unhold(cmark);
+    tffn_canon_release(canon);
+  }
   lv_free(&lv);
   rt_unhold(omark);
   val_decref(owned);
-  tffn_unbind(f, bound, args, bbuf);
+  tffn_unbind(f, bound, args, bbuf, nb);
   return r;
 }
 
@@ -2244,59 +2714,40 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
     r = rng ? tffn_run_record(c, nb, bound, &lv, rng) : tffn_run(c, lv.t);
     if (tffn_sig_call_hook) tffn_sig_call_hook(f->name, lv.n, lv.t, r);
   } else {
+    CanonArgs *cb = tffn_canon_args(nb, bound);   /* dicts in sorted key order */
+    int cmark = cb ? rt_hold_fn(tffn_canon_release, cb) : -1;
+    Val *ub = cb ? cb->v : bound;
     KeyBuf k;
     kb_init(&k);
     size_t offb[17], *off = nb < 16 ? offb : malloc(sizeof(size_t) * (size_t)(nb + 1));
     if (!off) rt_throw(ERR_MEMORY, "out of memory");
     for (int i = 0; i < nb; i++) {
       off[i] = k.len;
-      key_arg(&k, bound[i], &lv, 0);
+      key_arg(&k, ub[i], &lv, 0);
     }
     off[nb] = k.len;
     c = f->last;
-    bool fast = c && !c->relaxed && c->keylen == k.len && !memcmp(c->key, k.p, k.len);
-    bool traced = false;
-    if (!fast) {
-      c = tffn_find(f, &k);
-      if (!c) {
-        KeyBuf rk;
-        kb_init(&rk);
-        bool relaxed = false;
-        if (f->reduce_retracing)
-          for (int i = f->nconc - 1; i >= 0 && !relaxed; i--) {
-            const Concrete *ci = f->conc[i];
-            rk.len = 0;
-            relaxed = ci->keylen > 0 && key_relax_all(ci->key, ci->keylen, k.p, k.len, &rk) && rk.len > 0;
-          }
-        if (relaxed) {
-          /* the relaxed key's offsets: same structure, so recompute by walking */
-          size_t roffb[17], *roff = nb < 16 ? roffb : malloc(sizeof(size_t) * (size_t)(nb + 1));
-          if (!roff) rt_throw(ERR_MEMORY, "out of memory");
-          const unsigned char *p = rk.p;
-          for (int i = 0; i < nb; i++) {
-            roff[i] = (size_t)(p - rk.p);
-            p = key_skip(p);
-          }
-          roff[nb] = rk.len;
-          c = tffn_find(f, &rk);
-          if (!c) c = tffn_trace(f, nb, bound, rk.p, rk.len, roff);
-          if (roff != roffb) free(roff);
-        } else {
-          c = tffn_trace(f, nb, bound, k.p, k.len, off);
-        }
-        kb_free(&rk);
-        traced = true;
-      }
-    }
+    bool fast = c && !c->relaxed && c->scope == tffn_scope(f) && c->keylen == k.len && !memcmp(c->key, k.p, k.len);
+    bool traced = false, late = false;
+    if (!fast) c = tffn_dispatch(f, nb, ub, &k, off, &traced, &late);
     tffn_history(f, traced, &k, off, nb);
     tffn_remember_call(f, c, fast || (!c->relaxed && c->keylen == k.len && !memcmp(c->key, k.p, k.len)), &k, off, nb);
     val_incref(val_obj(c));   /* the call keeps it alive even if the program drops the function */
     if (off != offb) free(off);
     kb_free(&k);
     int mark = rt_hold_val(val_obj(c));   /* an error out of the graph (caught by try) releases it */
-    r = rng ? tffn_run_record(c, nb, bound, &lv, rng) : tffn_run(c, lv.t);
+    Concrete *rc = tffn_rebind(c, lv.v, lv.nv);
+    r = rng ? tffn_run_record(rc, nb, ub, &lv, rng) : tffn_run(rc, lv.t);
     rt_unhold(mark);
     val_decref(val_obj(c));
+    if (cb) {
+      rt_unhold(cmark);
+      tffn_canon_release(cb);
+    }
+    if (late) {
+      val_decref(r);
+      tffn_late_vars();
+    }
   }
   if (rng) {
     rt_unhold(rmark);
@@ -2306,7 +2757,7 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
   lv_free(&lv);
   rt_unhold(smark);
   val_decref(sig_owned);
-  tffn_unbind(f, bound, args, bbuf);
+  tffn_unbind(f, bound, args, bbuf, nb);
   return r;
 }
 
@@ -2389,7 +2840,7 @@ static Val tffn_conc_leaves(Val tmpl, Val v, const Leaves *lv, int *k) {
  * gradients the trace notes in has). */
 static FwdBwd *tffn_fwdbwd_trace(Concrete *c, TfFunction *f, const Val *args, const KeyBuf *k, const size_t *off, Val has,
                                  int nargs, int nout, int nsrc) {
-  Concrete *jc = tffn_trace(f, 2, args, k->p, k->len, off);
+  Concrete *jc = tffn_trace(f, 2, args, k->p, k->len, off, 0);
   List *hl = (List *)has.u.o;
   int ng = 0;
   for (tfs_i64 i = 0; i < hl->len; i++) ng += rt_truthy(hl->items[i]);
@@ -3068,13 +3519,14 @@ static Val tffn_get_concrete_m(Val self, int n, const Val *args, const Kw *kw) {
       key_arg(&k, bound[i], &lv, KEY_SPECS);
     }
     off[nb] = k.len;
-    c = tffn_find(f, &k);
-    if (!c) c = tffn_trace(f, nb, bound, k.p, k.len, off);
+    bool traced = false, late = false;
+    c = tffn_dispatch(f, nb, bound, &k, off, &traced, &late);
+    if (late) tffn_late_vars();
     if (off != offb) free(off);
     lv_free(&lv);
     kb_free(&k);
   }
-  tffn_unbind(f, bound, args, bbuf);
+  tffn_unbind(f, bound, args, bbuf, nb);
   return val_incref(val_obj(c));
 }
 
@@ -3122,6 +3574,27 @@ static void tffn_repr(StrBuf *b, Val v) { sb_printf(b, "<tf.function %s>", ((TfF
 
 static const Type tffn_type;
 Val tffn_python_fn(Val v) { return val_is(v, &tffn_type) ? ((TfFunction *)v.u.o)->fn : val_undef(); }
+
+/* TF's Function.__get__: a @tf.function method seen through an instance is
+ * that instance's own function object, made on first access and kept in the
+ * instance (cache: its slot), so each instance has its own trace cache,
+ * tracing count and first call (where its Variables are created). */
+Val tffn_method_fn(Val fn, Val *cache) {
+  if (!val_is(fn, &tffn_type)) return val_undef();
+  if (val_is_undef(*cache)) *cache = dict_new();
+  Val per = dict_get(*cache, fn);
+  if (!val_is_undef(per)) return per;
+  TfFunction *f = (TfFunction *)fn.u.o;
+  per = tffn_make(f->fn, val_is_undef(f->sig) ? val_none() : f->sig, val_bool(f->reduce_retracing), f->jit_compile);
+  int mark = rt_hold_val(per);
+  TfFunction *pf = (TfFunction *)per.u.o;
+  free(pf->name);
+  pf->name = strdup(f->name);
+  if (!pf->name) rt_throw(ERR_MEMORY, "out of memory");
+  dict_set(*cache, fn, per);
+  rt_unhold(mark);
+  return per;
+}
 
 static const Type tffn_type = {
   .name = "Function", .free = tffn_free, .repr = tffn_repr, .getattr = tffn_getattr, .call = tffn_call,
@@ -3286,7 +3759,10 @@ static Val tffn_make_callable(Val fn, Val sig, Val reduce, Val jit) {
 //! tf.function(func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False, experimental_relax_shapes=None, experimental_compile=None, name=None)
 //!   Compiles a Python function into graphs: AutoGraph converts its control flow, each new input signature traces
 //!   a concrete function, and later calls with the same signature run the graph. Usable as @tf.function or
-//!   @tf.function(input_signature=[...]).
+//!   @tf.function(input_signature=[...]). The signature keys tensors by dtype and shape, host values by value,
+//!   Variables by dtype, shape and aliasing, dicts and keyword arguments in any order; a first call whose trace
+//!   created Variables traces a second time with creation forbidden, and a @tf.function method has its own
+//!   function object (cache, tracing count, first call) per instance.
 static Val tffn_function(Val self, int n, const Val *args, const Kw *kw) {
   Val a[8];
   args_parse(&tffn_spec_fn, n, args, kw, a);
@@ -3352,6 +3828,9 @@ static Val tffn_variable_hook(Val initial, Val name, bool trainable, Val dtype) 
   if (!trace_active()) return val_undef();
   void *tok = trace_enter_init_scope(&initial);
   Val v = variable_new(initial, name, trainable, dtype);
+  int mark = rt_hold_val(v);
+  trace_init_variable(tok, v);
+  rt_unhold(mark);
   trace_leave_init_scope(tok);
   return v;
 }
@@ -3405,6 +3884,13 @@ Val tffn_output_spec(Val conc) {
 bool tffn_is(Val v) { return val_is(v, &tffn_type); }
 
 Val tffn_saved_concretes(Val fnv, Val self) {
+  Val per = val_is(self, &inst_type) && !val_is_undef(((Inst *)self.u.o)->fncache)
+                ? dict_get(((Inst *)self.u.o)->fncache, fnv) : val_undef();
+  if (!val_is_undef(per)) {
+    Val r = tffn_saved_concretes(per, self);   /* the instance's own function object */
+    val_decref(per);
+    return r;
+  }
   TfFunction *f = (TfFunction *)fnv.u.o;
   int so = tffn_self(f);
   const char *const *params;
