@@ -46,6 +46,7 @@ enum {
   OPF_MULTI = 8,       /* returns a list of nout tensors (unstack) */
   OPF_NOOUT = 16,      /* returns None (asserts, print) */
   OPF_PASS0 = 32,      /* returns input 0 unchanged after the kernel (check_numerics) */
+  OPF_TUPLE = 64,      /* with OPF_MULTI: a tuple of the nout tensors, or the tensor itself when nout is 1 (qr, svd) */
 };
 
 #define OP_MAX_ARGS 16
