@@ -358,17 +358,54 @@ static void g_xent(const GradCall *g, Val *dx) {
   dx[0] = keep(mul(dyk, neg(lsm)));
   dx[1] = keep(mul(dyk, sub(sm, X0)));
 }
+static Val transpose_perm(Val x, int r, const tfs_i64 *perm) {
+  Val at[1] = {int_tuple(r, perm)};
+  return opat(OP_TRANSPOSE, 1, &x, 1, at);
+}
+static Val svd_uv(Val x);
+static Val cols(Val x, tfs_i64 b, tfs_i64 n);
 static void g_norm(const GradCall *g, Val *dx) {
-  Val ordv = g->attrs->n > 0 ? g->attrs->v[0] : val_undef();
+  Val ordv = g->attrs->n > 0 ? g->attrs->v[0] : val_undef(), axv = g->attrs->n > 1 ? g->attrs->v[1] : val_none();
   double p = 2;
-  if (!(ordv.tag == VT_UNDEF || val_is(ordv, &str_type))) val_as_float(ordv, &p);
-  if (p != 1 && p != 2) rt_throw(ERR_UNIMPLEMENTED, "gradient of tf.norm is defined for ord 1, 2 and 'euclidean'");
+  if (!(ordv.tag == VT_UNDEF || ordv.tag == VT_NONE || val_is(ordv, &str_type))) val_as_float(ordv, &p);
+  bool matrix = (val_is(axv, &list_type) && ((List *)axv.u.o)->len == 2) || (val_is(axv, &tuple_type) && ((Tuple *)axv.u.o)->len == 2);
+  bool mnorm = matrix && !val_is(ordv, &str_type) && ordv.tag != VT_UNDEF && ordv.tag != VT_NONE;   /* ord 1, inf or 2 over two axes */
+  if (!mnorm && p != 1 && p != 2) rt_throw(ERR_UNIMPLEMENTED, "gradient of tf.norm is defined for ord 1, 2 and 'euclidean'");
   /* norm's attrs are (ord, axis, keepdims): the reduction helper reads (axis, keepdims) */
-  OpAttrs ra = {2, {g->attrs->n > 1 ? g->attrs->v[1] : val_none(), g->attrs->n > 2 ? g->attrs->v[2] : val_none()}};
+  OpAttrs ra = {2, {axv, g->attrs->n > 2 ? g->attrs->v[2] : val_none()}};
   GradCall rg = *g;
   rg.attrs = &ra;
   int axes[TFS_MAX_RANK], n;
   Val dyk = reduced_keepdims(&rg, DY, axes, &n);
+  if (mnorm) {
+    int r = rank_of(X0);
+    const Val *it = val_is(axv, &list_type) ? ((List *)axv.u.o)->items : ((Tuple *)axv.u.o)->items;
+    int64_t a[2];
+    for (int k = 0; k < 2; k++) {
+      if (!val_as_int(it[k], &a[k])) rt_throw(ERR_UNIMPLEMENTED, "gradient of tf.norm over traced axes is not supported");
+      if (a[k] < 0) a[k] += r;
+    }
+    if (p == 2) {   /* d sigma_max = u1 v1^T, with the two axes moved last and back */
+      tfs_i64 perm[TFS_MAX_RANK], inv[TFS_MAX_RANK];
+      int k = 0;
+      for (int d = 0; d < r; d++)
+        if (d != a[0] && d != a[1]) perm[k++] = d;
+      perm[k++] = a[0], perm[k++] = a[1];
+      for (int d = 0; d < r; d++) inv[perm[d]] = d;
+      Val suv = svd_uv(transpose_perm(X0, r, perm));
+      Val u = ((Tuple *)suv.u.o)->items[1], v = ((Tuple *)suv.u.o)->items[2];
+      Val gt = mul(transpose_perm(dyk, r, perm), matmul(cols(u, 0, 1), cols(v, 0, 1), false, true));
+      dx[0] = keep(transpose_perm(gt, r, inv));
+      return;
+    }
+    /* ord 1: the largest column sum (sum over rows a[0], max over columns a[1]); inf: rows; ties share */
+    Val yk = reduced_keepdims(&rg, Y0, axes, &n);
+    tfs_i64 sax = p == 1 ? a[0] : a[1], max_ax = p == 1 ? a[1] : a[0];
+    Val ind = cast_to(op2(OP_EQUAL, sum_axis_keep(op1(OP_ABS, X0), sax), yk), tn(X0)->dtype);
+    Val cnt = sum_axis_keep(ind, max_ax);
+    dx[0] = keep(mul(mul(dyk, op1(OP_SIGN, X0)), dv(ind, cnt)));
+    return;
+  }
   if (p == 1) {
     dx[0] = keep(mul(dyk, op1(OP_SIGN, X0)));
     return;
@@ -466,6 +503,12 @@ static Val safe_recip(Val x) { return mul(x, op1(OP_RECIPROCAL, add(mul(x, x), f
 static Val fmat(Val e) {
   Val f = safe_recip(sub(expand(e, -2), expand(e, -1)));
   return sub(f, mul(f, eye_n(last_dim(e, 1), tn(e)->dtype)));
+}
+
+/* (s, u, v) = svd(x) with the vectors, full_matrices False */
+static Val svd_uv(Val x) {
+  Val at[2] = {val_bool(false), val_bool(true)};
+  return opat(OP_SVD, 1, &x, 2, at);
 }
 
 static void g_matrix_inverse(const GradCall *g, Val *dx) {

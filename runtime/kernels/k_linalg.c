@@ -375,3 +375,53 @@ void k_band_part(OpCall *c) {
       }
   tensor_release(a);
 }
+
+/* tf.norm's matrix norms ord 1 (max column abs sum), inf (max row abs sum) and 2 (largest singular value, LAPACK
+ * gesdd) over rows axis a0 and columns axis a1: the input permuted to [others..., a0, a1] and packed, so the
+ * results come in the order of the kept axes, which is the output's (with or without keepdims). */
+void linalg_matrix_norm(OpCall *c, int mode, int a0, int a1) {
+  Tensor *x = c->in[0];
+  int r = x->rank, k = 0;
+  tfs_i64 shape[TFS_MAX_RANK], strides[TFS_MAX_RANK];
+  for (int d = 0; d < r; d++)
+    if (d != a0 && d != a1) shape[k] = x->shape[d], strides[k++] = x->strides[d];
+  shape[k] = x->shape[a0], strides[k++] = x->strides[a0];
+  shape[k] = x->shape[a1], strides[k++] = x->strides[a1];
+  Tensor *v = tensor_view(x, r, shape, strides, x->offset);
+  Tensor *a = tensor_contiguous(v);
+  tensor_release(v);
+  int mark = rt_hold_val(val_obj(a));
+  bool f = a->dtype == DT_FLOAT32;
+  size_t es = f ? 4 : 8;
+  tfs_i64 m = shape[r - 2], n = shape[r - 1], nb = nbatch(a, 2), p = m < n ? m : n;
+  const char *src = tensor_data(a);
+  void *w = hold_alloc((size_t)(m * n + 1) * es), *s = hold_alloc((size_t)(p + 1) * es), *dummy = hold_alloc(es * 2);
+  for (tfs_i64 b = 0; b < nb; b++) {
+    const char *mat = src + (size_t)(b * m * n) * es;
+    double best = 0;
+    if (mode == NORM_TWO) {
+      if (p > 0) {
+        memcpy(w, mat, (size_t)(m * n) * es);
+        int info = f ? LAPACKE_sgesdd(ROW, 'N', m, n, w, n, s, dummy, 1, dummy, n)
+                     : LAPACKE_dgesdd(ROW, 'N', m, n, w, n, s, dummy, 1, dummy, n);
+        if (info > 0) op_fail(c, ERR_INVALID_ARGUMENT, "SVD did not converge. The input might not be valid.");
+        if (info < 0) la_fail_internal(c, "gesdd", info);
+        best = ld(s, f, 0);
+      }
+    } else {
+      bool cols = mode == NORM_ONE;   /* sum over rows within each column */
+      tfs_i64 outer = cols ? n : m, inner = cols ? m : n;
+      for (tfs_i64 i = 0; i < outer; i++) {
+        double sum = 0;
+        for (tfs_i64 j = 0; j < inner; j++) sum += fabs(ld(mat, f, cols ? j * n + i : i * n + j));
+        if (i == 0 || sum > best || isnan(sum)) best = sum;
+      }
+    }
+    st(tensor_data(c->out[0]), f, b, best);
+  }
+  rt_unhold(mark);
+  tensor_release(a);
+  free(w);
+  free(s);
+  free(dummy);
+}
