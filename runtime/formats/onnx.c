@@ -983,7 +983,7 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
       }
       if (matrix && ox_given(ord) && !val_is(ord, &str_type))
         ox_fail(loc, "%s: the matrix 2-norm (largest singular value) has no ONNX form", n->op->graph_name);
-      if (!ox_given(ord) || (val_is(ord, &str_type) && !strcmp(str_cstr(ord), "euclidean")) || (ord.tag == VT_INT && ord.u.i == 2)) {
+      if (!ox_given(ord) || (val_is(ord, &str_type) && (!strcmp(str_cstr(ord), "euclidean") || (matrix && !strcmp(str_cstr(ord), "fro")))) || (ord.tag == VT_INT && ord.u.i == 2)) {
         out[0] = ox_reduce_at(x, s, n, 1, "ReduceL2", in[0], keep, loc);
       } else if (ord.tag == VT_INT && ord.u.i == 1) {
         out[0] = ox_reduce_at(x, s, n, 1, "ReduceL1", in[0], keep, loc);
