@@ -1056,6 +1056,12 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
   trace_scratch_free(cx, sc);
 
   if (op->flags & OPF_NOOUT) return val_none();
+  if ((op->flags & OPF_TUPLE) && nout == 1) return trace_sym(g, (GraphRef){id, 0});
+  if (op->flags & OPF_TUPLE) {
+    Val l = tuple_new(nout);
+    for (int i = 0; i < nout; i++) ((Tuple *)l.u.o)->items[i] = trace_sym(g, (GraphRef){id, i});
+    return l;
+  }
   if (op->flags & OPF_MULTI) {
     Val l = list_new(nout);
     for (int i = 0; i < nout; i++) {

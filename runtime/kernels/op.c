@@ -357,6 +357,11 @@ static Val op_result(OpCall *c) {
     r = val_none();
   } else if (op->flags & OPF_PASS0) {
     r = val_obj(tensor_retain(c->in[0]));
+  } else if ((op->flags & OPF_TUPLE) && c->nout == 1) {
+    r = val_obj(c->out[0]);
+  } else if (op->flags & OPF_TUPLE) {
+    r = tuple_new(c->nout);
+    for (int i = 0; i < c->nout; i++) ((Tuple *)r.u.o)->items[i] = val_obj(c->out[i]);
   } else if (op->flags & OPF_MULTI) {
     r = list_new(c->nout);
     for (int i = 0; i < c->nout; i++) {

@@ -46,6 +46,7 @@ enum {
   OPF_MULTI = 8,       /* returns a list of nout tensors (unstack) */
   OPF_NOOUT = 16,      /* returns None (asserts, print) */
   OPF_PASS0 = 32,      /* returns input 0 unchanged after the kernel (check_numerics) */
+  OPF_TUPLE = 64,      /* with OPF_MULTI: a tuple of the nout tensors, or the tensor itself when nout is 1 (qr, svd) */
 };
 
 #define OP_MAX_ARGS 16
@@ -231,6 +232,12 @@ _Noreturn void op_fail_sb(const OpCall *c, ErrKind k, StrBuf *msg);   /* frees m
 #include "kernels/ops.def"
 #undef OP_UP
 #undef OP
+
+/* tf.norm's kinds (the NORM_* mode meta_norm leaves in fscr[1]): a vector norm, or a matrix norm over two
+ * axes: Frobenius, max column abs sum (ord 1), max row abs sum (ord inf), largest singular value (ord 2). */
+enum { NORM_VECTOR, NORM_FRO, NORM_ONE, NORM_INF, NORM_TWO };
+/* The matrix norms ord 1, inf and 2 over rows axis a0 and columns axis a1 into c->out[0] (k_linalg.c). */
+void linalg_matrix_norm(OpCall *c, int mode, int a0, int a1);
 
 /* Random state (k_random.c): tf.random.set_seed. */
 void random_set_seed(bool has_seed, tfs_i64 seed);
