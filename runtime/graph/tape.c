@@ -878,6 +878,16 @@ static Val seed_of(Val target, Val og, int i) {
   if (og.tag == VT_UNDEF || og.tag == VT_NONE) return op_apply1(OP_ONES_LIKE, target);
   Tensor *tt = val_as_tensor(target);
   Tensor *gt = val_as_tensor(og);
+  if (!gt && (og.tag == VT_INT || og.tag == VT_FLOAT || og.tag == VT_BOOL || val_is(og, &list_type) ||
+              val_is(og, &tuple_type))) {
+    /* TF converts each output gradient with convert_to_tensor: Python numbers and lists are accepted */
+    Val conv = val_obj(tensor_from_val(og, -1));
+    int mark = rt_hold_val(conv);
+    Val r = seed_of(target, conv, i);
+    rt_unhold(mark);
+    TFS_DECREF(conv);
+    return r;
+  }
   if (!gt) rt_throw(ERR_TYPE, "output_gradients[%d] must be a tensor, got %s", i, val_type_name(og));
   bool ok = gt->rank < 0 || tt->rank < 0 || gt->rank == tt->rank;
   for (int d = 0; ok && gt->rank >= 0 && d < gt->rank && d < tt->rank; d++)

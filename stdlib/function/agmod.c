@@ -1861,6 +1861,72 @@ static void ag_dataset_loop(const Val *a, int loc) {
   val_decref(d.handle);
 }
 
+/* The first value of a traced tf.range (owned), or VT_UNDEF when iter is not one. */
+static Val ag_range_start(Val iter) {
+  Tensor *t = val_as_tensor(iter);
+  Graph *g;
+  GraphRef r;
+  if (!t || !trace_sym_ref(t, &g, &r)) return val_undef();
+  GraphNode *nd = graph_node(g, r.node);
+  if (nd->kind != GN_OP || nd->op != &op_defs[OP_RANGE] || nd->nout < 1) return val_undef();
+  DType dt = nd->outm[0].dtype;
+  bool has_limit = nd->attrs.n > 1 && nd->attrs.v[1].tag != VT_NONE && nd->attrs.v[1].tag != VT_UNDEF;
+  for (int k = 0; k < nd->ndyn; k++) has_limit |= nd->dyn_attr[k] == 1;
+  if (!has_limit) return val_obj(tensor_from_val(val_int(0), dt));   /* tf.range(n): from 0 */
+  for (int k = 0; k < nd->ndyn; k++)
+    if (nd->dyn_attr[k] == 0) {
+      Val s = trace_sym(g, nd->in[nd->nin + k]);
+      if (val_as_tensor(s)->dtype == dt) return s;
+      int mark = rt_hold_val(s);
+      OpAttrs ca = {1, {dtype_val(dt)}};
+      Val c = op_apply(&op_defs[OP_CAST], 1, &s, &ca);
+      rt_unhold(mark);
+      val_decref(s);
+      return c;
+    }
+  Val s0 = nd->attrs.n > 0 ? nd->attrs.v[0] : val_int(0);
+  if (val_as_tensor(s0)) {
+    OpAttrs ca = {1, {dtype_val(dt)}};
+    return op_apply(&op_defs[OP_CAST], 1, &s0, &ca);
+  }
+  return val_obj(tensor_from_val(s0, dt));
+}
+
+/* TF's _tf_range_for_stmt: an iterate variable not bound before a tf.range loop starts as the range's
+ * start, so it is defined after a loop that ran zero times (TF deviates from Python here; its test
+ * loop_scoping_test.test_for_defines_iterate_tf_range). */
+static void ag_range_iterate_default(Val iter, Val fget, Val fset, Val names, Val opts) {
+  if (!val_is(opts, &dict_type)) return;
+  Val in = dict_get_str(opts, "iterate_names");
+  if (!val_is(in, &str_type)) {
+    val_decref(in);
+    return;
+  }
+  int hin = rt_hold_val(in);
+  tfs_i64 nn, ns;
+  const Val *nv, *sv;
+  Val st = ag_call0(fget);
+  int hst = rt_hold_val(st);
+  if (seq_items(names, &nn, &nv) && seq_items(st, &ns, &sv)) {
+    for (tfs_i64 i = 0; i < nn && i < ns; i++) {
+      if (!val_is(nv[i], &str_type) || strcmp(str_cstr(nv[i]), str_cstr(in)) || !ag_is_undef(sv[i])) continue;
+      Val start = ag_range_start(iter);
+      if (val_is_undef(start)) break;
+      Val ns2 = tuple_new((int)ns);
+      for (tfs_i64 j = 0; j < ns; j++) ((Tuple *)ns2.u.o)->items[j] = j == i ? start : val_incref(sv[j]);
+      int h2 = rt_hold_val(ns2);
+      val_decref(ag_call1(fset, ns2));
+      rt_unhold(h2);
+      val_decref(ns2);
+      break;
+    }
+  }
+  rt_unhold(hst);
+  val_decref(st);
+  rt_unhold(hin);
+  val_decref(in);
+}
+
 static Val ag_for_stmt(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "ag.for_stmt",
                          .sig = "iter_, extra_test, body, get_state, set_state, symbol_names, opts=None"};
@@ -1872,6 +1938,7 @@ static Val ag_for_stmt(Val self, int n, const Val *args, const Kw *kw) {
   if (trace_active() && (val_is_tensor(iter) || val_is(iter, &variable_type) || val_is(iter, &ag_staged_type))) {
     Val owned = val_undef();
     if (val_is(iter, &variable_type)) iter = owned = op_apply1(OP_READ_VARIABLE, iter);
+    ag_range_iterate_default(iter, a[3], a[4], a[5], a[6]);
     AgLoop l = {ag_py_get, ag_py_set, NULL, has_extra ? ag_py_extra : NULL, ag_py_body, a[3], a[4], val_undef(), a[1],
                 a[2], val_undef(), a[5], a[6], val_undef(), iter, loc};
     ag_tf_loop(&l, val_undef());
