@@ -541,6 +541,7 @@ static _Noreturn void trace_fail_attr(const OpDef *op, const char *attr, DType g
 static bool trace_dyn_allowed(const OpDef *op, int ai) {
   switch (op->id) {
     case OP_RANGE: return ai <= 2;
+    case OP_PAD: return ai == 2;                 /* constant_values: an input of PadV2 in TF */
     case OP_STRIDED_SLICE: return ai == 1;
     case OP_RANDOM_UNIFORM: return ai <= 2;      /* shape, minval, maxval: graph inputs in TF */
     case OP_RANDOM_NORMAL: case OP_TRUNC_NORMAL: return ai <= 2;   /* shape, mean, stddev */
@@ -1029,7 +1030,9 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
   c.outm = c.outm_buf;
   c.out = c.out_buf;
   c.nout = 1;
-  if (ndyn && op->id != OP_STRIDED_SLICE) trace_dyn_meta(op, &at, isdyn, dyn_ref, g, tin, &c.outm[0]);
+  if (op->id == OP_PAD && ndyn && graph_meta(g, dyn_ref[0])->dtype != tin[0]->dtype)   /* PadV2's T: one dtype */
+    trace_fail_dtype(op, 2, tin[0]->dtype, graph_meta(g, dyn_ref[0])->dtype);
+  if (ndyn && op->id != OP_STRIDED_SLICE && op->id != OP_PAD) trace_dyn_meta(op, &at, isdyn, dyn_ref, g, tin, &c.outm[0]);
   else op->meta(&c);
   int nout = (op->flags & OPF_NOOUT) ? 0 : c.nout;
 
