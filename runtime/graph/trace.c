@@ -635,6 +635,15 @@ static void trace_dyn_meta(const OpDef *op, const OpAttrs *at, const bool *isdyn
     rank = val_to_dims(at->v[0], dims, true, op->graph_name);
   }
   DType dt = DT_FLOAT32, d;
+  /* a shape computed by tf.shape(t): t's static dims, known or not (TF's constant_value_as_shape) */
+  const TMeta *from_shape = NULL;
+  if (isdyn[0] && op->id != OP_TILE && op->id != OP_RANGE) {
+    const GraphNode *sn = graph_node(g, dref[0].node);
+    if (sn->kind == GN_OP && sn->op->id == OP_SHAPE && sn->nin == 1 && sn->in[0].node >= 0) {
+      const TMeta *m = graph_meta(g, sn->in[0]);
+      if (m->rank >= 0 && m->rank == rank) from_shape = m;
+    }
+  }
   switch (op->id) {
     case OP_RANGE: {
       int k = 0;   /* int32 < float32 < float64, int64 */
@@ -678,7 +687,7 @@ static void trace_dyn_meta(const OpDef *op, const OpAttrs *at, const bool *isdyn
   }
   out->dtype = dt;
   out->rank = rank;
-  for (int i = 0; i < rank && i < TFS_MAX_RANK; i++) out->shape[i] = -1;
+  for (int i = 0; i < rank && i < TFS_MAX_RANK; i++) out->shape[i] = from_shape ? from_shape->shape[i] : -1;
 }
 
 static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs);
