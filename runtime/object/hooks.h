@@ -20,6 +20,7 @@ typedef struct RtObjHooks {
   bool (*tracing)(void);                 /* a tf.function is being traced */
   Val (*range_tensor)(int n, const Val *args);   /* range(t) with a traced t: tf.range, or VT_UNDEF */
   Val (*python_fn)(Val v);               /* the Python function a @tf.function wraps, or VT_UNDEF */
+  Val (*tensor_numpy)(Val v);            /* a tf.Tensor's numpy value (owned; VT_UNDEF when symbolic): what EagerTensor.__format__ formats */
 } RtObjHooks;
 extern RtObjHooks rt_obj_hooks;
 
