@@ -1949,6 +1949,14 @@ static Val ag_for_stmt(Val self, int n, const Val *args, const Kw *kw) {
     ag_dataset_loop(a, loc);
     return val_none();
   }
+  if (trace_active()) {   /* for e in iter(ds): TF's _tf_iterator_for_stmt, a graph loop over what is left */
+    Val ds = tfdata_fresh_iter_dataset(iter);
+    if (!val_is_undef(ds)) {
+      Val b[7] = {ds, a[1], a[2], a[3], a[4], a[5], a[6]};
+      ag_dataset_loop(b, loc);
+      return val_none();
+    }
+  }
   /* Python iteration (unrolled while tracing) */
   if (has_extra && !ag_py_truthy(ag_call0(a[1]), AG_FOR_BECAME_TENSOR, loc)) return val_none();
   Val it = rt_iter(iter);

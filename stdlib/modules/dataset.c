@@ -531,6 +531,7 @@ typedef struct DsIt {
   int nkids;
   tfs_i64 i, j;               /* position; repeat: epochs done; batch/shuffle: bookkeeping; TFRecord: file, offset */
   bool done;
+  bool started;               /* next() was called on it (Python's view; not the inputs' iterators) */
   Val buf;                    /* shuffle buffer / cache recording: a list; TFRecord: the file's bytes, a str (owned) or VT_UNDEF */
   tfs_u64 rng;                /* shuffle: splitmix64 state */
 } DsIt;
@@ -835,7 +836,16 @@ static bool ds_next(DsIt *it, Val *out) {
 
 static void dsit_repr(StrBuf *b, Val v) { sb_printf(b, "<tensorflow.python.data.ops.iterator_ops.OwnedIterator object at %p>", (void *)v.u.o); }
 static Val dsit_self(Val v) { return val_incref(v); }
-static bool dsit_next(Val v, Val *out) { return ds_next((DsIt *)v.u.o, out); }
+static bool dsit_next(Val v, Val *out) {
+  ((DsIt *)v.u.o)->started = true;
+  return ds_next((DsIt *)v.u.o, out);
+}
+
+Val tfdata_fresh_iter_dataset(Val v) {
+  if (!val_is(v, &dsit_type) || ((DsIt *)v.u.o)->started) return val_undef();
+  ((DsIt *)v.u.o)->started = true;   /* the loop consumes it */
+  return val_obj(((DsIt *)v.u.o)->ds);
+}
 static Val dsit_getattr(Val self, const char *name) {
   if (!strcmp(name, "element_spec")) return val_incref(((DsIt *)self.u.o)->ds->spec);
   return val_undef();
