@@ -465,7 +465,11 @@ def templates(g, op):
         rnd = "True" if op.startswith("RNG") else "False"
         return ["_grad1(lambda p: _loop(p, %d, %s), a0)" % (r.randint(0, 3), rnd), [inp(s, "float32")],
                 "shape_only" if rnd == "True" else ""]
-    if op in ("DATASET_ITER", "DATASET_NEXT", "DATASET_RELEASE"):
+    if op == "DATASET_TENSORS":
+        return ["_ds_tensors(a0)", [inp(g.shape(), r.choice(NUM))]]
+    if op == "DATASET_RANGE":
+        return ["_ds_range(a0, a1)", [inp((), r.choice(INT), -2, 6), inp((), r.choice(INT), -2, 3)]]
+    if op in ("DATASET_ITER", "DATASET_NEXT", "DATASET_RELEASE", "DATASET_SLICES"):
         s = g.shape(rank=r.randint(1, 2))
         return ["_ds_sum(a0)", [inp(s, r.choice(FLOAT))]]
     if op in ("READ_FILE", "WRITE_FILE"):
@@ -558,10 +562,24 @@ def _loop(x, n, rnd):
     return tf.reduce_sum(y)
 
 def _ds_sum(x):
-    s = tf.zeros_like(x[0]) if x.shape[0] != 0 else tf.zeros(x.shape[1:], x.dtype)
+    s = tf.zeros(tf.shape(x)[1:], x.dtype)
     for e in tf.data.Dataset.from_tensor_slices(x):
         s = s + e
     return s
+
+def _ds_tensors(x):
+    n = tf.zeros_like(x)
+    for e in tf.data.Dataset.from_tensors(x):
+        n = n + e
+    return n
+
+def _ds_range(n, step):
+    s = tf.constant(0, tf.int64)
+    k = 0
+    for e in tf.data.Dataset.range(0, n, tf.where(step == 0, tf.ones_like(step), step)):
+        s = s + e
+        k += 1
+    return s, k
 
 def _file_roundtrip(c):
     tf.io.write_file(_TMP + '/f.txt', c)

@@ -625,8 +625,8 @@ void meta_pad(OpCall *c) {
   c->iscr[2 * TFS_MAX_RANK] = mode;
   Tensor *cv = c->attrs->n > 2 ? val_as_tensor(op_attr(c, 2)) : NULL;
   if (cv && !cv->sym && cv->dtype != a->dtype)   /* PadV2's T: the constant has the input's dtype */
-    op_fail(c, ERR_INVALID_ARGUMENT, "cannot compute PadV2 as input #2(zero-based) was expected to be a %s tensor but is a %s tensor",
-            dtype_short_name(a->dtype), dtype_short_name(cv->dtype));
+    op_fail(c, ERR_INVALID_ARGUMENT, "cannot compute %s as input #%d(zero-based) was expected to be a %s tensor but is a %s tensor",
+            c->op->graph_name, 2, dtype_short_name(a->dtype), dtype_short_name(cv->dtype));
   if (a->rank >= 0 && n != a->rank) {
     StrBuf s;
     sb_init(&s);
