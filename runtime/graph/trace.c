@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "object/object.h"
+#include "graph/tape.h"
 
 /* tensor.c's printing hook for symbolic tensors (declared here until tensor.h has it). */
 extern void (*tensor_sym_repr)(StrBuf *b, const Tensor *t);
@@ -28,13 +29,48 @@ static TraceCtx *trace_cur;
 bool trace_active(void) { return trace_cur != NULL; }
 TraceCtx *trace_current(void) { return trace_cur; }
 
+/* The nearest function trace's tape for tf.gradients (body contexts belong to their function). */
+static Tape *trace_shadow_in(TraceCtx *cx) {
+  for (; cx; cx = cx->outer)
+    if (!cx->body) return cx->shadow;
+  return NULL;
+}
+
+Tape *trace_shadow_tape(void) { return trace_shadow_in(trace_cur); }
+
 TraceCtx *trace_suspend(void) {
   TraceCtx *cx = trace_cur;
+  Tape *sh = trace_shadow_in(cx);
+  if (sh) sh->paused++;   /* eager work in the middle of a trace is no part of the function */
   trace_cur = NULL;
   return cx;
 }
 
-void trace_resume(TraceCtx *cx) { trace_cur = cx; }
+void trace_resume(TraceCtx *cx) {
+  trace_cur = cx;
+  Tape *sh = trace_shadow_in(cx);
+  if (sh) sh->paused--;
+}
+
+/* tf.gradients differentiates a graph after it was traced; through a graph cond or while it needs what
+ * a tape records while they are staged (the branch and body functions, the loop's state stacks).  A
+ * program whose source calls tf.gradients therefore traces each function under a persistent tape that
+ * watches the function's inputs and trainable Variables (graphgrad.c uses it).  Other programs pay nothing. */
+static bool trace_wants_shadow(void) {
+  static int nfiles_seen = -1;
+  static bool wanted;
+  int n = 0;
+  while (rt_file_get(n)) n++;
+  if (n != nfiles_seen) {   /* the prompt appends units */
+    nfiles_seen = n;
+    wanted = false;
+    for (int i = 0; i < n && !wanted; i++) {
+      const RtFile *f = rt_file_get(i);
+      wanted = f->source && strstr(f->source, "tf.gradients") != NULL;
+    }
+  }
+  return wanted;
+}
 
 /* ---- symbolic tensors ---------------------------------------------------------- */
 
@@ -81,7 +117,10 @@ Val trace_sym(Graph *g, GraphRef r) {
 
 Val trace_placeholder(Graph *g, const char *name, const TMeta *m) {
   int id = graph_add_placeholder(g, name, m);
-  return trace_sym(g, (GraphRef){id, 0});
+  Val v = trace_sym(g, (GraphRef){id, 0});
+  if (trace_cur && !trace_cur->body && trace_cur->g == g && trace_cur->shadow && dtype_info[m->dtype].is_float)
+    tape_watch(trace_cur->shadow, v);   /* a function input: tf.gradients may differentiate with respect to it */
+  return v;
 }
 
 bool trace_sym_ref(const Tensor *t, Graph **g, GraphRef *r) {
@@ -180,6 +219,11 @@ TraceCtx *trace_push(Graph *g, bool allow_vars, bool body) {
   cx->saved_loc = rt_cur_loc;
   if (!body) cx->saved_scope = graph_scope_reset();
   trace_cur = cx;
+  if (!body && trace_wants_shadow()) {
+    Val t = tape_new(true, true);
+    cx->shadow = (Tape *)t.u.o;
+    tape_push(cx->shadow);
+  }
   return cx;
 }
 
@@ -193,6 +237,12 @@ static void trace_ctx_free(TraceCtx *cx) {
 }
 
 void trace_pop(TraceCtx *cx) {
+  if (cx->shadow) {
+    tape_pop(cx->shadow);
+    Val t = val_obj(cx->shadow);
+    cx->shadow = NULL;
+    val_decref(t);
+  }
   if (!cx->body) graph_scope_restore(cx->saved_scope);
   trace_cur = cx->outer;
   rt_cur_loc = cx->saved_loc;
