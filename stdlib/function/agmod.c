@@ -27,15 +27,17 @@
 
 /* AutoGraph staging errors print their text alone (§11's example), at the
  * construct's location. */
-static _Noreturn void ag_fail(int loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static _Noreturn void ag_fail(int loc, const char *fmt, ...) {
+/* A staging error, with the class TF's AutoGraph raises it with (operators/control_flow.py: TypeError for
+ * dtypes and structures, ValueError for undefined values, shapes and conditions). */
+static _Noreturn void ag_fail(int loc, ErrKind kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static _Noreturn void ag_fail(int loc, ErrKind kind, const char *fmt, ...) {
   char msg[768];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   /* errindex: - (passes on a message indexed where it is made) */
-  rt_throw_at(loc, ERR_INVALID_ARGUMENT, "%s", msg);
+  rt_throw_at(loc, kind, "%s", msg);
 }
 
 /* > 0 while a loop iteration is staged only to learn the types of variables
@@ -179,7 +181,7 @@ static GraphRef ag_condition(TraceCtx *cx, Val cond, const char *what, int loc) 
     char msg[512];
     snprintf(msg, sizeof msg, "%.400s", b.data);
     sb_free(&b);
-    ag_fail(loc, "condition of %s expected to be `tf.bool` scalar, got %s; to use as boolean Tensor, use `tf.cast`",
+    ag_fail(loc, ERR_VALUE, "condition of %s expected to be `tf.bool` scalar, got %s; to use as boolean Tensor, use `tf.cast`",
             what, msg);
   }
   tfs_i64 known = 1;
@@ -193,7 +195,7 @@ static GraphRef ag_condition(TraceCtx *cx, Val cond, const char *what, int loc) 
       char msg[512];
       snprintf(msg, sizeof msg, "%.400s", b.data);
       sb_free(&b);
-      ag_fail(loc, "condition of %s expected to be `tf.bool` scalar, got %s", what, msg);
+      ag_fail(loc, ERR_VALUE, "condition of %s expected to be `tf.bool` scalar, got %s", what, msg);
     }
     Val shape = list_new(0);
     OpAttrs at = {1, {shape}};
@@ -242,7 +244,7 @@ static void ag_trace_body(TraceCtx *cx, const char *name, AgRunFn run, void *ud,
   int depth = 0;
   for (TraceCtx *c = cx; c && c->body; c = c->outer) depth++;
   if (depth >= AG_MAX_NESTING)
-    ag_fail(rt_cur_loc,
+    ag_fail(rt_cur_loc, ERR_INVALID_ARGUMENT,
             "graph control flow nested more than %d levels deep while tracing tf.function '%s': recursion whose depth "
             "depends on a tensor value is not supported (recursion depth must be decided by Python values)",
             AG_MAX_NESTING, cx->g->fname);
@@ -358,8 +360,8 @@ static bool ag_convertible(Val v) {
 }
 
 static _Noreturn void ag_fail_structure(AgMerge *m, const char *noun) {
-  if (m->stmt) ag_fail(m->loc, "%s must have the same nested structure in the main and else branches", noun);
-  ag_fail(m->loc, "%s must have the same nested structure in true_fn and false_fn", noun);
+  if (m->stmt) ag_fail(m->loc, ERR_TYPE, "%s must have the same nested structure in the main and else branches", noun);
+  ag_fail(m->loc, ERR_VALUE, "%s must have the same nested structure in true_fn and false_fn", noun);
 }
 
 static GraphRef ag_leaf_ref(AgMerge *m, AgBody *b, Val t, const char *noun) {
@@ -443,9 +445,9 @@ static Val ag_merge_val(AgMerge *m, Val ta, Val tb, const char *noun) {
   DType da = graph_meta(m->a->g, ra)->dtype, db = graph_meta(m->b->g, rb)->dtype;
   if (da != db) {
     if (m->stmt)
-      ag_fail(m->loc, "%s has dtype %s in the main branch, but dtype %s in the else branch", noun, dtype_info[da].name,
+      ag_fail(m->loc, ERR_TYPE, "%s has dtype %s in the main branch, but dtype %s in the else branch", noun, dtype_info[da].name,
               dtype_info[db].name);
-    ag_fail(m->loc, "%s has dtype %s in true_fn, but dtype %s in false_fn", noun, dtype_info[da].name,
+    ag_fail(m->loc, ERR_TYPE, "%s has dtype %s in true_fn, but dtype %s in false_fn", noun, dtype_info[da].name,
             dtype_info[db].name);
   }
   trace_refvec_push(&m->oa, ra);
@@ -542,12 +544,12 @@ static Val ag_if_run(void *ud, TraceCtx *bx) {
     /* the state holds the branch's symbolic tensors (and so the graph): drop it before failing */
     if (ag_is_undef(items[i])) {
       val_decref(st);
-      ag_fail(s->loc, "'%s' must also be initialized in the %s branch", nm, s->branch);
+      ag_fail(s->loc, ERR_VALUE, "'%s' must also be initialized in the %s branch", nm, s->branch);
     }
     if (ag_probe_depth) continue;   /* a return inside a loop: the other branch's value comes from a later iteration */
     if (ag_is_retval(items[i])) {
       val_decref(st);
-      ag_fail(s->loc, "the %s branch must also have a return statement", s->branch);
+      ag_fail(s->loc, ERR_VALUE, "the %s branch must also have a return statement", s->branch);
     }
   }
   Val r = rt_tuple(nouts, items);
@@ -855,7 +857,7 @@ static Val loop_flatten_elem(void *ctx, Val e) {
 static Val ag_loop_flatten_init(TraceCtx *cx, AgLoop *l, Val v, int var, AgLeaves *lv) {
   char nb[32];
   if (ag_is_undef(v) || ag_is_retval(v))
-    ag_fail(l->loc, "'%s' must be defined before the loop", ag_loop_name(l, var, nb, sizeof nb));
+    ag_fail(l->loc, ERR_VALUE, "'%s' must be defined before the loop", ag_loop_name(l, var, nb, sizeof nb));
   GraphRef r;
   bool t = trace_ref(cx, v, &r);
   if (!t && ag_convertible(v)) {
@@ -894,7 +896,7 @@ static void ag_apply_invariant(AgLoop *l, AgLeaf *leaf, Val shape) {
              ag_loop_name(l, leaf->var, nb, sizeof nb), a.data, b.data);
     sb_free(&a);
     sb_free(&b);
-    ag_fail(l->loc, "%s", msg);
+    ag_fail(l->loc, ERR_VALUE, "%s", msg);
   }
   leaf->m.rank = rank;
   for (int i = 0; i < rank; i++) leaf->m.shape[i] = dims[i];
@@ -945,7 +947,7 @@ static tfs_i64 ag_loop_max_iter(AgLoop *l, Val given) {
       GraphRef r;
       trace_sym_ref(t, &g, &r);
       Tensor *st = trace_static_value(g, r);
-      if (!st) ag_fail(l->loc, "maximum_iterations must be known while tracing");
+      if (!st) ag_fail(l->loc, ERR_VALUE, "maximum_iterations must be known while tracing");
       mi = tensor_get_i(st, 0);
       tensor_release(st);
     } else if (!val_as_int(v, &mi)) {
@@ -1024,7 +1026,7 @@ static Val ag_iter_count(Val iter, int loc) {
     return n;
   }
   Tensor *it = val_as_tensor(iter);
-  if (!it || it->rank < 1) ag_fail(loc, "cannot iterate over a scalar tensor");
+  if (!it || it->rank < 1) ag_fail(loc, ERR_TYPE, "cannot iterate over a scalar tensor");
   if (it->shape[0] >= 0) return val_obj(tensor_from_val(val_int(it->shape[0]), DT_INT32));
   Val shp = op_apply1(OP_SHAPE, iter);
   Val key = val_int(0);
@@ -1168,7 +1170,7 @@ static void ag_check_leaf(AgLoop *l, const AgLeaf *leaf, const TMeta *exit) {
   char nb[32];
   const char *nm = ag_loop_name(l, leaf->var, nb, sizeof nb);
   if (exit->dtype != leaf->m.dtype)
-    ag_fail(l->loc, "'%s' has dtype %s before the loop, but dtype %s after one iteration", nm,
+    ag_fail(l->loc, ERR_TYPE, "'%s' has dtype %s before the loop, but dtype %s after one iteration", nm,
             dtype_info[leaf->m.dtype].name, dtype_info[exit->dtype].name);
   bool ok = leaf->m.rank < 0 || leaf->m.rank == exit->rank;
   for (int i = 0; ok && leaf->m.rank >= 0 && i < leaf->m.rank; i++)
@@ -1186,7 +1188,7 @@ static void ag_check_leaf(AgLoop *l, const AgLeaf *leaf, const TMeta *exit) {
              nm, a.data, b.data);
     sb_free(&a);
     sb_free(&b);
-    ag_fail(l->loc, "%s", msg);
+    ag_fail(l->loc, ERR_VALUE, "%s", msg);
   }
 }
 
@@ -1203,7 +1205,7 @@ static void ag_match_state(AgLoop *l, AgBody *body, Val init, Val after, int var
       r = (GraphRef){graph_add_const(body->g, c), 0};
       tensor_release(c);
     } else {
-      ag_fail(l->loc, "'%s' must have the same nested structure before the loop and after one iteration",
+      ag_fail(l->loc, ERR_TYPE, "'%s' must have the same nested structure before the loop and after one iteration",
               ag_loop_name(l, var, nb, sizeof nb));
     }
     ag_check_leaf(l, &lv->v[idx], graph_meta(body->g, r));
@@ -1212,7 +1214,7 @@ static void ag_match_state(AgLoop *l, AgBody *body, Val init, Val after, int var
   }
   if (val_is(init, &tensorarray_type)) {   /* a composite: its flow is carried */
     if (!val_is(after, &tensorarray_type))
-      ag_fail(l->loc, "'%s' must have the same nested structure before the loop and after one iteration",
+      ag_fail(l->loc, ERR_TYPE, "'%s' must have the same nested structure before the loop and after one iteration",
               ag_loop_name(l, var, nb, sizeof nb));
     ag_match_state(l, body, tensorarray_flow(init), tensorarray_flow(after), var, lv, outs);
     return;
@@ -1222,21 +1224,21 @@ static void ag_match_state(AgLoop *l, AgBody *body, Val init, Val after, int var
     const Val *i0, *i1;
     if (val_is(init, &list_type) && val_is(after, &list_type) && seq_items(init, &n0, &i0) && seq_items(after, &n1, &i1) &&
         n0 != n1)
-      ag_fail(l->loc, "'%s' is a Python list appended to inside a TensorFlow loop; use tf.TensorArray or tf.concat to "
+      ag_fail(l->loc, ERR_TYPE, "'%s' is a Python list appended to inside a TensorFlow loop; use tf.TensorArray or tf.concat to "
               "accumulate values", ag_loop_name(l, var, nb, sizeof nb));
     if (after.tag != VT_OBJ || after.u.o->type != init.u.o->type)
-      ag_fail(l->loc, "'%s' must have the same nested structure before the loop and after one iteration",
+      ag_fail(l->loc, ERR_TYPE, "'%s' must have the same nested structure before the loop and after one iteration",
               ag_loop_name(l, var, nb, sizeof nb));
     if (val_is(init, &dict_type)) {
       Dict *d = (Dict *)init.u.o;
       if (((Dict *)after.u.o)->len != d->len)
-        ag_fail(l->loc, "'%s' must have the same nested structure before the loop and after one iteration",
+        ag_fail(l->loc, ERR_TYPE, "'%s' must have the same nested structure before the loop and after one iteration",
                 ag_loop_name(l, var, nb, sizeof nb));
       for (tfs_i64 i = 0; i < d->used; i++) {
         if (val_is_undef(d->keys[i])) continue;
         Val e = dict_get(after, d->keys[i]);
         if (val_is_undef(e))
-          ag_fail(l->loc, "'%s' must have the same nested structure before the loop and after one iteration",
+          ag_fail(l->loc, ERR_TYPE, "'%s' must have the same nested structure before the loop and after one iteration",
                   ag_loop_name(l, var, nb, sizeof nb));
         ag_match_state(l, body, d->vals[i], e, var, lv, outs);
         val_decref(e);
@@ -1246,13 +1248,13 @@ static void ag_match_state(AgLoop *l, AgBody *body, Val init, Val after, int var
     seq_items(init, &n0, &i0);
     seq_items(after, &n1, &i1);
     if (n0 != n1)
-      ag_fail(l->loc, "'%s' must have the same nested structure before the loop and after one iteration",
+      ag_fail(l->loc, ERR_TYPE, "'%s' must have the same nested structure before the loop and after one iteration",
               ag_loop_name(l, var, nb, sizeof nb));
     for (tfs_i64 i = 0; i < n0; i++) ag_match_state(l, body, i0[i], i1[i], var, lv, outs);
     return;
   }
   if (!(after.tag == init.tag && (after.tag != VT_OBJ ? val_eq(after, init) : after.u.o == init.u.o)))
-    ag_fail(l->loc, "'%s' is a Python value that changes inside a TensorFlow loop; make it a tensor before the loop",
+    ag_fail(l->loc, ERR_TYPE, "'%s' is a Python value that changes inside a TensorFlow loop; make it a tensor before the loop",
             ag_loop_name(l, var, nb, sizeof nb));
 }
 
@@ -1353,7 +1355,7 @@ static Val ag_loop_fill_undefined(TraceCtx *cx, AgLoop *l, Val init, AgInvs *inv
           snprintf(msg, sizeof msg, "'%s' must be defined before the loop", str_cstr(nm));
           rt_try_clear(&t);
           l->set(l, init);
-          ag_fail(l->loc, "%s", msg);
+          ag_fail(l->loc, ERR_VALUE, "%s", msg);
         }
       }
     }
@@ -1387,7 +1389,7 @@ static Val ag_loop_fill_undefined(TraceCtx *cx, AgLoop *l, Val init, AgInvs *inv
         free(invs->v);
         invs->v = NULL;
         invs->n = invs->cap = 0;
-        ag_fail(l->loc, "'%s' must be defined before the loop", nm);
+        ag_fail(l->loc, ERR_VALUE, "'%s' must be defined before the loop", nm);
       }
     }
     if (null)
