@@ -593,6 +593,8 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_TL_GATHER] = {g_tl_gather, 0}, [OP_TL_SCATTER] = {g_tl_scatter, 0}, [OP_TL_ADD] = {g_tl_add, 0},
   [OP_TL_CONCAT] = {g_tl_concat, 0}, [OP_TL_RESIZE] = {g_tl_resize, 0}, [OP_TL_CONCAT_GRAD] = {grad_none, 0},
   [OP_SCATTER_GRAD] = {g_scatter_grad, G_NO_OUT},
+  /* datasets built from traced tensors: not differentiable, as in TF (no gradient through tf.data) */
+  [OP_DATASET_SLICES] = {grad_none, 0}, [OP_DATASET_TENSORS] = {grad_none, 0}, [OP_DATASET_RANGE] = {grad_none, 0},
 };
 
 GradFn grad_fn_of(OpId id) { return id >= 0 && id < OP__COUNT ? grad_table[id].fn : NULL; }
