@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """tffuzz.py — random tf.function calls (issue 28): functions, methods and concrete functions called with
-random mixes of host values (ints, floats, bools, strings, None, lists, tuples, dicts) and tensors of
+random mixes of host values (ints, floats, bools, strings, None, lists, tuples, dicts), tf.Variables and tensors of
 random dtypes and shapes (empty ones included), traced with and without reduce_retracing and with
 input_signatures of unknown dimensions, each call compared with the same Python function run eagerly.
 
@@ -180,6 +180,8 @@ class Gen:
             return r.choice(HOST)
         if c < 0.5:
             return "[%s, %s]" % (self.tensor("float32", []), r.choice(["1", "2.5", "True"]))
+        if c < 0.55:   # a Variable argument (a resource input of the graph)
+            return "tf.Variable(%s)" % self.tensor(r.choice(["float32", "int32", "float64"]))
         return self.tensor()
 
     def body(self, params, depth=0):
