@@ -472,11 +472,14 @@ Val op_apply(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) 
       if (!(op->dtypes & DTM(t->dtype))) fail_attr(op, "T", t->dtype, op->dtypes);
       break;
     case 'B': case 'b':
-      if (t->dtype != DT_BOOL) fail_dtype(op, i, DT_BOOL, t->dtype);
+      if (t->dtype != DT_BOOL && !op_cond_any_dtype(op, i, nin, tin)) fail_dtype(op, i, DT_BOOL, t->dtype);
       break;
-    case 'I': case 'i':
-      if (!(DTM(t->dtype) & DTM_INT)) fail_attr(op, "Tindices", t->dtype, DTM_INT);
+    case 'I': case 'i': {
+      const char *attr;
+      unsigned ok = op_index_dtypes(op, &attr);
+      if (!(DTM(t->dtype) & ok)) fail_attr(op, attr, t->dtype, ok);
       break;
+    }
     default:
       break;
     }

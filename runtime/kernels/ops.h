@@ -172,6 +172,21 @@ Val op_apply2(OpId id, Val a, Val b);
 Val op_builtin(OpId id, const char *qualname);
 /* Find an op by API name ("add", "math.add"); OP__COUNT when absent. */
 OpId op_lookup_api(const char *name);
+/* A 'B' input that takes any dtype but string: tf.where(c) alone is TF's Where
+ * op, whose condition may be numeric (non-zero is true); with x and y it is
+ * SelectV2's, which must be bool. */
+static inline bool op_cond_any_dtype(const OpDef *op, int i, int nin, Tensor *const *tin) {
+  return op->id == OP_SELECT && i == 0 && nin >= 3 && !tin[1] && !tin[2] && tin[0]->dtype != DT_STRING;
+}
+
+/* The dtypes an 'I' input accepts and the attr TF names in the error: OneHot's
+ * TI also takes uint8 (TF 2.15: uint8, int8, int32, int64), the rest int32/int64. */
+static inline unsigned op_index_dtypes(const OpDef *op, const char **attr) {
+  if (op->id == OP_ONE_HOT) { *attr = "TI"; return DTM_INT | DTM(DT_UINT8); }
+  *attr = "Tindices";
+  return DTM_INT;
+}
+
 /* Number of inputs (non-'.' kinds) and attributes of an op. */
 int op_num_inputs(const OpDef *op);
 int op_num_attrs(const OpDef *op);

@@ -138,7 +138,9 @@ static Val tf_convert_to_tensor(Val self, int n, const Val *args, const Kw *kw) 
 
 //! tf.Variable(initial_value=None, trainable=None, validate_shape=True, caching_device=None, name=None, variable_def=None, dtype=None, import_scope=None, constraint=None, synchronization=None, aggregation=None, shape=None)
 //!   A mutable tensor: read it like a tensor, change it with assign, assign_add and assign_sub. Trainable variables
-//!   are watched by tf.GradientTape automatically. Inside tf.function a variable may be created on the first trace only.
+//!   are watched by tf.GradientTape automatically. Inside tf.function Variables are created on the first call only:
+//!   a first call whose trace created one traces again with creation forbidden (so an unconditional tf.Variable fails
+//!   there); create them outside, or behind a guard such as `if self.v is None:`.
 static Val tf_variable(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.Variable",
