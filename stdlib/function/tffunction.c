@@ -2339,9 +2339,11 @@ static bool cast_sig(Cast *cx, Val spec, Val v) {
 /* Literal.cast (and a Weakref's or Variable's identity): v against the traced host value h (key atom p). */
 static bool cast_literal(Cast *cx, Val h, const unsigned char *p, Val v) {
   bool ok;
-  if (*p == 'O' || *p == 'V') {
+  if (*p == 'O') {
     const void *o = v.tag == VT_OBJ ? (const void *)v.u.o : NULL;
     ok = o && !memcmp(p + 1, &o, sizeof o);
+  } else if (*p == 'V') {   /* a concrete function keeps the Variables it was traced with (the template holds them) */
+    ok = v.tag == VT_OBJ && h.tag == VT_OBJ && v.u.o == h.u.o;
   } else if (*p == 'N' || *p == 'b' || *p == 'i' || *p == 'f' || *p == 's') {
     ok = !val_is_tensor(v) && !val_is(v, &ndarray_type) && val_eq(v, h);
   } else {
