@@ -342,10 +342,15 @@ bool program_convert(Program *p) {
   return ok && p->diags.n == 0;
 }
 
-/* tf.function anywhere in the program: functions may be traced. */
+/* tf.function anywhere in the program, or a tf.data transformation (TF traces map/filter/reduce
+ * functions with AutoGraph on, as tf.function does): functions may be traced. */
 static bool uses_tf_function(Program *p) {
-  for (int i = 0; i < p->nmods; i++)
-    if (strstr(p->mods[i]->source, "tf.function") || strstr(p->mods[i]->source, "autograph")) return true;
+  for (int i = 0; i < p->nmods; i++) {
+    const char *s = p->mods[i]->source;
+    if (strstr(s, "tf.function") || strstr(s, "autograph")) return true;
+    if (strstr(s, "Dataset") && (strstr(s, ".map(") || strstr(s, ".filter(") || strstr(s, ".reduce(")))
+      return true;
+  }
   return false;
 }
 

@@ -20,11 +20,11 @@ CALLS = {
     'rt_throw': 1, 'rt_throw_at': 2, 'rt_throw_msg': 2, 'op_fail': 2,
     'cv_err': 2, 'ast_err': 2, 'perr': 3, 'lex_err': 4, 'ag_error': 2,
     'diag_add': 5, 'error_at': 3, 'source_error_at': 3,
-    'ag_fail': 1, 'call_fail': 1, 'ck_fail': 2, 'ck_note': 2,
+    'ag_fail': 2, 'call_fail': 1, 'ck_fail': 2, 'ck_note': 2,
     'ox_fail': 1, 'ex_error': 0,
 }
 # wrappers that fix the class, or put text before the format
-WRAPPER_CLASS = {'ag_fail': 'InvalidArgumentError', 'call_fail': 'TypeError', 'ox_fail': 'UnimplementedError',
+WRAPPER_CLASS = {'call_fail': 'TypeError', 'ox_fail': 'UnimplementedError',
                  'ex_error': 'command line'}
 PREFIX = {'call_fail': '… '}
 KINDS = {
@@ -153,7 +153,7 @@ def scan(root):
                 k = CALLS[m.group(1)]
                 if len(a) <= k:
                     continue
-                kind = a[k - 1].strip() if m.group(1) in ('rt_throw', 'rt_throw_at', 'rt_throw_msg', 'op_fail') else ''
+                kind = a[k - 1].strip() if m.group(1) in ('rt_throw', 'rt_throw_at', 'rt_throw_msg', 'op_fail', 'ag_fail') else ''
                 kinds = re.findall(r'ERR_[A-Z_]+', kind)
                 cls = '/'.join(dict.fromkeys(KINDS.get(x, x) for x in kinds)) if kinds else (
                     WRAPPER_CLASS.get(m.group(1)) or ('compile time' if not kind else 'varies'))

@@ -105,7 +105,7 @@ True
 STDERR = '''>>> >>> ... ... >>> >>> >>> >>> >>> >>> >>> >>> <stdin>:1:5: error: name 'undefined_name' is not defined
 y = undefined_name
     ^
->>> <stdin>:1:1: error: Input to reshape is a tensor with 2 values, but the requested shape has 3
+>>> <stdin>:1:1: error: InvalidArgumentError: Input to reshape is a tensor with 2 values, but the requested shape has 3
 tf.reshape(x, [3])
 ^
 >>> ... ... >>> ... ... >>> Traceback (most recent call last):

@@ -251,15 +251,15 @@ def reader_checks(tfs):
               repr(p))
         p = subprocess.run([tfs, "run", "count.tfs", damaged], cwd=tmp, capture_output=True, timeout=120)
         check("DataLossError in a tf.function, uncaught", p.returncode == 1 and p.stdout == b"" and p.stderr.decode() ==
-              "count.tfs:5:9: error: corrupted record at %d (node _DatasetNext in tf.function 'count')\n"
+              "count.tfs:5:9: error: DataLossError: corrupted record at %d (node _DatasetNext in tf.function 'count')\n"
               "        n += 1\n        ^\n" % (offs[2] + 12), repr(p))
         p = subprocess.run([tfs, "run", "uncaught.tfs", damaged], cwd=tmp, capture_output=True, timeout=120)
         check("DataLossError uncaught", p.returncode == 1 and p.stdout == b"" and p.stderr.decode() ==
-              "uncaught.tfs:1:10: error: corrupted record at %d\nfor r in tf.data.TFRecordDataset(argv[1]):\n"
+              "uncaught.tfs:1:10: error: DataLossError: corrupted record at %d\nfor r in tf.data.TFRecordDataset(argv[1]):\n"
               "         ^\n" % (offs[2] + 12), repr(p))
         p, got = read(os.path.join(tmp, "missing"))
         check("TFRecordDataset of a missing file", p.returncode == 1 and
-              "error: tf.data.TFRecordDataset: %s; No such file or directory" % os.path.join(tmp, "missing")
+              "error: NotFoundError: tf.data.TFRecordDataset: %s; No such file or directory" % os.path.join(tmp, "missing")
               in p.stderr.decode(), repr(p))
     return failed
 

@@ -1758,6 +1758,42 @@ static bool gd_r_dataset_iter(GD_RULE_ARGS) {
   return gd_dataset_op(b, g, n);
 }
 
+/* A dataset made from traced tensors: TensorSliceDataset / TensorDataset over the components (TF's
+ * Toutput_types and output_shapes; slices drop the leading dimension), RangeDataset(start, stop, step). */
+static bool gd_r_ds_source(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(n->nin + 1));
+  const TMeta **m = pa_alloc(b->a, sizeof(TMeta *) * (size_t)(n->nin + 1));
+  TMeta *sh = pa_alloc(b->a, sizeof(TMeta) * (size_t)(n->nin + 1));
+  for (int i = 0; i < n->nin; i++) {
+    if (n->in[i].node < 0) return false;
+    in[i] = gd_ref(b, g, n->in[i], b->fn);
+    m[i] = graph_meta(g, n->in[i]);
+    sh[i] = *m[i];
+  }
+  if (n->op->id == OP_DATASET_RANGE) {
+    DType odt = DT_INT64;
+    if (n->attrs.n > 0) val_as_dtype(n->attrs.v[0], &odt);
+    TMeta om;
+    meta_set(&om, odt, 0, NULL);
+    const TMeta *omp = &om;
+    gd_attr_add(b, &at, "output_types", gd_types(b, 1, &omp));
+    gd_attr_add(b, &at, "output_shapes", gd_shapes(b, 1, &om));
+    gd_aux(b, base, "RangeDataset", &at, n->nin, in);
+    return true;
+  }
+  bool slices = n->op->id == OP_DATASET_SLICES;
+  for (int i = 0; slices && i < n->nin; i++) {
+    if (sh[i].rank < 1) return false;
+    sh[i].rank--;
+    memmove(sh[i].shape, sh[i].shape + 1, sizeof(tfs_i64) * (size_t)sh[i].rank);
+  }
+  gd_attr_add(b, &at, "Toutput_types", gd_types(b, n->nin, m));
+  gd_attr_add(b, &at, "output_shapes", gd_shapes(b, n->nin, sh));
+  gd_aux(b, base, slices ? "TensorSliceDataset" : "TensorDataset", &at, n->nin, in);
+  return true;
+}
+
 /* TF adds two lists' gradients as variants with AddN */
 static bool gd_r_tl_add(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
@@ -1971,6 +2007,9 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_DATASET_ITER] = gd_r_dataset_iter,
   [OP_DATASET_NEXT] = gd_r_dataset_iter,
   [OP_DATASET_RELEASE] = gd_r_dataset_iter,
+  [OP_DATASET_SLICES] = gd_r_ds_source,
+  [OP_DATASET_TENSORS] = gd_r_ds_source,
+  [OP_DATASET_RANGE] = gd_r_ds_source,
   [OP_TL_ADD] = gd_r_tl_add,
   [OP_TL_CONCAT_GRAD] = gd_r_tl_concat_grad,
 };

@@ -702,6 +702,21 @@ static void g_scatter(const GradCall *g, Val *dx) {
   if (g->op->id == OP_PAD) at[3] = val_int(-1), nat = 4;   /* constant padding: filled with -1, "from no element" */
   dx[0] = keep(opat(OP_SCATTER_GRAD, 3, in, nat, at));
 }
+/* _ScatterGrad is linear in dy: its gradient is the selecting op again, on the incoming gradient
+ * (TF: the gradient of UnsortedSegmentSum/ScatterNd is a gather).  A constant pad's fill came from no
+ * element of x, so the forward pad runs with 0 there. */
+static void g_scatter_grad(const GradCall *g, Val *dx) {
+  OpId fop = (OpId)attr_int(g, 0, OP_STRIDED_SLICE);
+  Val in[2] = {DY, g->nin > 2 ? g->in[2] : val_none()};
+  int nin = fop == OP_GATHER || fop == OP_GATHER_ND ? 2 : 1;
+  Val at[3];
+  int nat = g->attrs->n - 1 < 3 ? g->attrs->n - 1 : 3;
+  for (int i = 0; i < nat; i++) at[i] = g->attrs->v[i + 1];
+  if (fop == OP_PAD && nat == 3) at[2] = val_int(0);
+  dx[1] = keep(opat(fop, nin, in, nat, at));
+}
+/* TF's _SignGrad: zeros, not None. */
+static void g_sign(const GradCall *g, Val *dx) { dx[0] = keep(zeros_like(X0)); }
 static void g_dropout(const GradCall *g, Val *dx) {
   /* kept elements were scaled by 1 / (1 - rate): y / x where x != 0 */
   double rate = 0;
@@ -781,7 +796,7 @@ void grad_none(const GradCall *g, Val *dx) { (void)g; (void)dx; }
 static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = {
   [OP_ADD] = {g_add, G_NO_OUT | G_IN_SHAPE}, [OP_SUB] = {g_sub, G_NO_OUT | G_IN_SHAPE}, [OP_MUL] = {g_mul, G_NO_OUT}, [OP_DIV] = {g_div, G_NO_OUT}, [OP_FLOORDIV] = {grad_none, 0},
   [OP_MOD] = {g_mod, G_NO_OUT}, [OP_POW] = {g_pow, 0}, [OP_MAXIMUM] = {g_maxmin, G_NO_OUT}, [OP_MINIMUM] = {g_maxmin, G_NO_OUT}, [OP_SQDIFF] = {g_sqdiff, G_NO_OUT},
-  [OP_NEG] = {g_neg, G_NO_OUT | G_IN_SHAPE}, [OP_ABS] = {g_abs, G_NO_OUT}, [OP_SIGN] = {grad_none, 0}, [OP_SQUARE] = {g_square, G_NO_OUT}, [OP_SQRT] = {g_sqrt, G_NO_IN},
+  [OP_NEG] = {g_neg, G_NO_OUT | G_IN_SHAPE}, [OP_ABS] = {g_abs, G_NO_OUT}, [OP_SIGN] = {g_sign, G_NO_OUT | G_IN_SHAPE}, [OP_SQUARE] = {g_square, G_NO_OUT}, [OP_SQRT] = {g_sqrt, G_NO_IN},
   [OP_RSQRT] = {g_rsqrt, G_NO_IN}, [OP_EXP] = {g_exp, G_NO_IN}, [OP_LOG] = {g_log, G_NO_OUT}, [OP_LOG1P] = {g_log1p, G_NO_OUT}, [OP_SIN] = {g_sin, G_NO_OUT}, [OP_COS] = {g_cos, G_NO_OUT},
   [OP_TANH] = {g_tanh, G_NO_IN}, [OP_SIGMOID] = {g_sigmoid, G_NO_IN}, [OP_FLOOR] = {grad_none, 0}, [OP_CEIL] = {grad_none, 0}, [OP_ROUND] = {grad_none, 0},
   [OP_RECIPROCAL] = {g_reciprocal, G_NO_IN}, [OP_SOFTPLUS] = {g_softplus, G_NO_OUT}, [OP_RELU] = {g_relu, G_NO_IN}, [OP_RELU6] = {g_relu6, G_NO_OUT},
@@ -804,6 +819,9 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_TL_GET_ITEM] = {g_tl_get_item, 0}, [OP_TL_STACK] = {g_tl_stack, 0}, [OP_TL_FROM_TENSOR] = {g_tl_from_tensor, 0},
   [OP_TL_GATHER] = {g_tl_gather, 0}, [OP_TL_SCATTER] = {g_tl_scatter, 0}, [OP_TL_ADD] = {g_tl_add, 0},
   [OP_TL_CONCAT] = {g_tl_concat, 0}, [OP_TL_RESIZE] = {g_tl_resize, 0}, [OP_TL_CONCAT_GRAD] = {grad_none, 0},
+  [OP_SCATTER_GRAD] = {g_scatter_grad, G_NO_OUT},
+  /* datasets built from traced tensors: not differentiable, as in TF (no gradient through tf.data) */
+  [OP_DATASET_SLICES] = {grad_none, 0}, [OP_DATASET_TENSORS] = {grad_none, 0}, [OP_DATASET_RANGE] = {grad_none, 0},
 };
 
 GradFn grad_fn_of(OpId id) { return id >= 0 && id < OP__COUNT ? grad_table[id].fn : NULL; }

@@ -878,6 +878,16 @@ static Val seed_of(Val target, Val og, int i) {
   if (og.tag == VT_UNDEF || og.tag == VT_NONE) return op_apply1(OP_ONES_LIKE, target);
   Tensor *tt = val_as_tensor(target);
   Tensor *gt = val_as_tensor(og);
+  if (!gt && (og.tag == VT_INT || og.tag == VT_FLOAT || og.tag == VT_BOOL || val_is(og, &list_type) ||
+              val_is(og, &tuple_type))) {
+    /* TF converts each output gradient with convert_to_tensor: Python numbers and lists are accepted */
+    Val conv = val_obj(tensor_from_val(og, -1));
+    int mark = rt_hold_val(conv);
+    Val r = seed_of(target, conv, i);
+    rt_unhold(mark);
+    TFS_DECREF(conv);
+    return r;
+  }
   if (!gt) rt_throw(ERR_TYPE, "output_gradients[%d] must be a tensor, got %s", i, val_type_name(og));
   bool ok = gt->rank < 0 || tt->rank < 0 || gt->rank == tt->rank;
   for (int d = 0; ok && gt->rank >= 0 && d < gt->rank && d < tt->rank; d++)
@@ -941,10 +951,35 @@ static Val shape_stub(Tensor *st, const TapeShape *s) {
   return val_obj(st);
 }
 
+/* What one step of the sweep owns while a gradient function runs: an error raised there releases it. */
+typedef struct SweepStep {
+  Val *dy, *dx, *dybuf, *dxbuf;
+  int ndy, ndx;
+  Val *ins, *inbuf;
+  Tensor *stubs, *stubbuf;
+} SweepStep;
+
+static void sweep_step_release(void *p) {
+  SweepStep *st = p;
+  for (int j = 0; st->dy && j < st->ndy; j++) TFS_DECREF(st->dy[j]);
+  for (int j = 0; st->dx && j < st->ndx; j++) TFS_DECREF(st->dx[j]);
+  if (st->dy != st->dybuf) free(st->dy);
+  if (st->dx != st->dxbuf) free(st->dx);
+  if (st->ins != st->inbuf) free(st->ins);
+  if (st->stubs != st->stubbuf) free(st->stubs);
+  st->dy = st->dx = st->ins = NULL;
+  st->stubs = NULL;
+  st->ndy = st->ndx = 0;
+}
+
+static void ptrmap_release(void *m) { ptrmap_free(m); }
+
 static void gradient_sweep(Tape *t, int ntarget, const Val *targets, const Val *out_grads, int nsrc, const Val *sources,
                    bool zeros, Val *out) {
   /* values downstream of the sources: only they need gradients */
   PtrMap reach = {0}, grads = {0};
+  int hmark = rt_hold_fn(ptrmap_release, &reach);   /* a failing gradient function leaks neither map */
+  rt_hold_fn(ptrmap_release, &grads);
   for (int i = 0; i < nsrc; i++)
     if (key_of(sources[i])) ptrmap_put(&reach, kp(key_of(sources[i])), val_undef());
   for (int i = 0; i < t->n; i++) {
@@ -970,15 +1005,21 @@ static void gradient_sweep(Tape *t, int ntarget, const Val *targets, const Val *
     any = false;
     for (int j = 0; j < e->nin && !any; j++) any = ptrmap_find(&reach, kp(tape_entry_key(e)[j])) >= 0;
     if (!any) continue;
+    SweepStep step = {NULL, NULL, dybuf, dxbuf, 0, 0, NULL, inbuf, NULL, stubbuf};
+    int smark = rt_hold_fn(sweep_step_release, &step);
     Val *dy = e->nout <= 4 ? dybuf : malloc(sizeof(Val) * (size_t)e->nout);
+    step.dy = dy;
     Val *dx = e->nin <= 8 ? dxbuf : malloc(sizeof(Val) * (size_t)e->nin);
+    step.dx = dx;
     if (!dy || !dx) rt_throw(ERR_MEMORY, "out of memory");
+    for (int j = 0; j < e->nin; j++) dx[j] = val_undef();
+    step.ndx = e->nin;
     for (int j = 0; j < e->nout; j++) {
       int s = ptrmap_find(&grads, kp(tape_entry_key(e)[e->nin + j]));
       /* several outputs: the ones no gradient reaches contribute zeros (such entries hold their outputs) */
       dy[j] = s >= 0 ? val_incref(grads.v[s]) : e->nout > 1 || !e->op ? op_apply1(OP_ZEROS_LIKE, tape_entry_out(e)[j]) : val_undef();
+      step.ndy = j + 1;
     }
-    for (int j = 0; j < e->nin; j++) dx[j] = val_undef();
     if (!e->op) {
       custom_grads(e, dy, dx);
     } else {
@@ -992,7 +1033,9 @@ static void gradient_sweep(Tape *t, int ntarget, const Val *targets, const Val *
       Tensor *stubs = NULL;
       if (e->keep & E_IN_SHAPE) {   /* inputs kept as shapes: the gradient reads only those */
         ins = e->nin <= 8 ? inbuf : malloc(sizeof(Val) * (size_t)e->nin);
+        step.ins = ins;
         stubs = e->nin <= 8 ? stubbuf : malloc(sizeof(Tensor) * (size_t)e->nin);
+        step.stubs = stubs;
         if (!ins || !stubs) rt_throw(ERR_MEMORY, "out of memory");
         for (int j = 0; j < e->nin; j++) ins[j] = tape_entry_shp(e)[j].rank == -2 ? e->in[j] : shape_stub(&stubs[j], &tape_entry_shp(e)[j]);
         in = ins;
@@ -1011,9 +1054,10 @@ static void gradient_sweep(Tape *t, int ntarget, const Val *targets, const Val *
         }
       GradCall gc = {e->op, e->nin, e->nout, in, tape_entry_out(e), dy, &at};
       grad_run(fn, &gc, dx);
-      if (ins && ins != inbuf) free(ins);
-      if (stubs && stubs != stubbuf) free(stubs);
     }
+    rt_unhold(smark);
+    if (step.ins && step.ins != inbuf) free(step.ins);
+    if (step.stubs && step.stubs != stubbuf) free(step.stubs);
     for (int j = 0; j < e->nout; j++) TFS_DECREF(dy[j]);
     for (int j = 0; j < e->nin; j++) {
       if (dx[j].tag == VT_UNDEF || dx[j].tag == VT_NONE) continue;
@@ -1036,6 +1080,7 @@ static void gradient_sweep(Tape *t, int ntarget, const Val *targets, const Val *
     else if (zeros && k) out[i] = op_apply1(OP_ZEROS_LIKE, sources[i]);
     else out[i] = val_none();
   }
+  rt_unhold(hmark);
   ptrmap_free(&reach);
   ptrmap_free(&grads);
 }

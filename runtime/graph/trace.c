@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "object/object.h"
+#include "graph/tape.h"
 
 /* tensor.c's printing hook for symbolic tensors (declared here until tensor.h has it). */
 extern void (*tensor_sym_repr)(StrBuf *b, const Tensor *t);
@@ -28,13 +29,48 @@ static TraceCtx *trace_cur;
 bool trace_active(void) { return trace_cur != NULL; }
 TraceCtx *trace_current(void) { return trace_cur; }
 
+/* The nearest function trace's tape for tf.gradients (body contexts belong to their function). */
+static Tape *trace_shadow_in(TraceCtx *cx) {
+  for (; cx; cx = cx->outer)
+    if (!cx->body) return cx->shadow;
+  return NULL;
+}
+
+Tape *trace_shadow_tape(void) { return trace_shadow_in(trace_cur); }
+
 TraceCtx *trace_suspend(void) {
   TraceCtx *cx = trace_cur;
+  Tape *sh = trace_shadow_in(cx);
+  if (sh) sh->paused++;   /* eager work in the middle of a trace is no part of the function */
   trace_cur = NULL;
   return cx;
 }
 
-void trace_resume(TraceCtx *cx) { trace_cur = cx; }
+void trace_resume(TraceCtx *cx) {
+  trace_cur = cx;
+  Tape *sh = trace_shadow_in(cx);
+  if (sh) sh->paused--;
+}
+
+/* tf.gradients differentiates a graph after it was traced; through a graph cond or while it needs what
+ * a tape records while they are staged (the branch and body functions, the loop's state stacks).  A
+ * program whose source calls tf.gradients therefore traces each function under a persistent tape that
+ * watches the function's inputs and trainable Variables (graphgrad.c uses it).  Other programs pay nothing. */
+static bool trace_wants_shadow(void) {
+  static int nfiles_seen = -1;
+  static bool wanted;
+  int n = 0;
+  while (rt_file_get(n)) n++;
+  if (n != nfiles_seen) {   /* the prompt appends units */
+    nfiles_seen = n;
+    wanted = false;
+    for (int i = 0; i < n && !wanted; i++) {
+      const RtFile *f = rt_file_get(i);
+      wanted = f->source && strstr(f->source, "tf.gradients") != NULL;
+    }
+  }
+  return wanted;
+}
 
 /* ---- symbolic tensors ---------------------------------------------------------- */
 
@@ -81,7 +117,10 @@ Val trace_sym(Graph *g, GraphRef r) {
 
 Val trace_placeholder(Graph *g, const char *name, const TMeta *m) {
   int id = graph_add_placeholder(g, name, m);
-  return trace_sym(g, (GraphRef){id, 0});
+  Val v = trace_sym(g, (GraphRef){id, 0});
+  if (trace_cur && !trace_cur->body && trace_cur->g == g && trace_cur->shadow && dtype_info[m->dtype].is_float)
+    tape_watch(trace_cur->shadow, v);   /* a function input: tf.gradients may differentiate with respect to it */
+  return v;
 }
 
 bool trace_sym_ref(const Tensor *t, Graph **g, GraphRef *r) {
@@ -180,6 +219,11 @@ TraceCtx *trace_push(Graph *g, bool allow_vars, bool body) {
   cx->saved_loc = rt_cur_loc;
   if (!body) cx->saved_scope = graph_scope_reset();
   trace_cur = cx;
+  if (!body && trace_wants_shadow()) {
+    Val t = tape_new(true, true);
+    cx->shadow = (Tape *)t.u.o;
+    tape_push(cx->shadow);
+  }
   return cx;
 }
 
@@ -193,6 +237,12 @@ static void trace_ctx_free(TraceCtx *cx) {
 }
 
 void trace_pop(TraceCtx *cx) {
+  if (cx->shadow) {
+    tape_pop(cx->shadow);
+    Val t = val_obj(cx->shadow);
+    cx->shadow = NULL;
+    val_decref(t);
+  }
   if (!cx->body) graph_scope_restore(cx->saved_scope);
   trace_cur = cx->outer;
   rt_cur_loc = cx->saved_loc;
@@ -541,6 +591,7 @@ static _Noreturn void trace_fail_attr(const OpDef *op, const char *attr, DType g
 static bool trace_dyn_allowed(const OpDef *op, int ai) {
   switch (op->id) {
     case OP_RANGE: return ai <= 2;
+    case OP_PAD: return ai == 2;                 /* constant_values: an input of PadV2 in TF */
     case OP_STRIDED_SLICE: return ai == 1;
     case OP_RANDOM_UNIFORM: return ai <= 2;      /* shape, minval, maxval: graph inputs in TF */
     case OP_RANDOM_NORMAL: case OP_TRUNC_NORMAL: return ai <= 2;   /* shape, mean, stddev */
@@ -634,6 +685,15 @@ static void trace_dyn_meta(const OpDef *op, const OpAttrs *at, const bool *isdyn
     rank = val_to_dims(at->v[0], dims, true, op->graph_name);
   }
   DType dt = DT_FLOAT32, d;
+  /* a shape computed by tf.shape(t): t's static dims, known or not (TF's constant_value_as_shape) */
+  const TMeta *from_shape = NULL;
+  if (isdyn[0] && op->id != OP_TILE && op->id != OP_RANGE) {
+    const GraphNode *sn = graph_node(g, dref[0].node);
+    if (sn->kind == GN_OP && sn->op->id == OP_SHAPE && sn->nin == 1 && sn->in[0].node >= 0) {
+      const TMeta *m = graph_meta(g, sn->in[0]);
+      if (m->rank >= 0 && m->rank == rank) from_shape = m;
+    }
+  }
   switch (op->id) {
     case OP_RANGE: {
       int k = 0;   /* int32 < float32 < float64, int64 */
@@ -677,7 +737,7 @@ static void trace_dyn_meta(const OpDef *op, const OpAttrs *at, const bool *isdyn
   }
   out->dtype = dt;
   out->rank = rank;
-  for (int i = 0; i < rank && i < TFS_MAX_RANK; i++) out->shape[i] = -1;
+  for (int i = 0; i < rank && i < TFS_MAX_RANK; i++) out->shape[i] = from_shape ? from_shape->shape[i] : -1;
 }
 
 static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs);
@@ -1032,7 +1092,9 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
   c.outm = c.outm_buf;
   c.out = c.out_buf;
   c.nout = 1;
-  if (ndyn && op->id != OP_STRIDED_SLICE) trace_dyn_meta(op, &at, isdyn, dyn_ref, g, tin, &c.outm[0]);
+  if (op->id == OP_PAD && ndyn && graph_meta(g, dyn_ref[0])->dtype != tin[0]->dtype)   /* PadV2's T: one dtype */
+    trace_fail_dtype(op, 2, tin[0]->dtype, graph_meta(g, dyn_ref[0])->dtype);
+  if (ndyn && op->id != OP_STRIDED_SLICE && op->id != OP_PAD) trace_dyn_meta(op, &at, isdyn, dyn_ref, g, tin, &c.outm[0]);
   else op->meta(&c);
   int nout = (op->flags & OPF_NOOUT) ? 0 : c.nout;
 

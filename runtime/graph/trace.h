@@ -46,7 +46,12 @@ typedef struct TraceCtx {
   int saved_loc;              /* rt_cur_loc at push, restored at pop */
   int saved_scope;            /* function graphs: the name-scope token to restore at pop */
   TraceScratch *scratch;      /* working memory of the ops being recorded (freed at pop) */
+  struct Tape *shadow;        /* function graphs of a program that calls tf.gradients: a persistent tape
+                               * recording the trace (owned; NULL otherwise), for gradients through control flow */
 } TraceCtx;
+
+/* The tape recording the innermost function trace for tf.gradients, or NULL. */
+struct Tape *trace_shadow_tape(void);
 
 /* Push a context recording into g (top level: outer = NULL context chain of
  * the caller; body: the enclosing context, and g->parent must be its graph).

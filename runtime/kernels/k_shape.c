@@ -623,6 +623,10 @@ void meta_pad(OpCall *c) {
     }
   }
   c->iscr[2 * TFS_MAX_RANK] = mode;
+  Tensor *cv = c->attrs->n > 2 ? val_as_tensor(op_attr(c, 2)) : NULL;
+  if (cv && !cv->sym && cv->dtype != a->dtype)   /* PadV2's T: the constant has the input's dtype */
+    op_fail(c, ERR_INVALID_ARGUMENT, "cannot compute %s as input #%d(zero-based) was expected to be a %s tensor but is a %s tensor",
+            c->op->graph_name, 2, dtype_short_name(a->dtype), dtype_short_name(cv->dtype));
   if (a->rank >= 0 && n != a->rank) {
     StrBuf s;
     sb_init(&s);
@@ -652,7 +656,11 @@ void k_pad(OpCall *c) {
   int r = o->rank, mode = (int)c->iscr[2 * TFS_MAX_RANK];
   if (mode == 0) {
     double fv = op_attr_float(c, 2, 0);
-    ew_fill(o, fv, (tfs_i64)fv);
+    Val cv = op_attr(c, 2);
+    Tensor *ct = val_as_tensor(cv);
+    tfs_i64 iv = cv.tag == VT_INT || cv.tag == VT_BOOL ? cv.u.i   /* integers exactly, not through a double */
+               : ct && ct->size == 1 && dtype_info[ct->dtype].is_int ? tensor_get_i(ct, 0) : (tfs_i64)fv;
+    ew_fill(o, fv, iv);
   }
   if (!o->size || !a->size) return;
   size_t esz = (size_t)dtype_info[o->dtype].size;

@@ -20,8 +20,6 @@ static const char *const err_names[ERR__COUNT] = {
 
 const char *err_kind_name(ErrKind k) { return k >= 0 && k < ERR__COUNT ? err_names[k] : "Error"; }
 
-/* TF errors carry their §6/§9 text alone; host errors are prefixed by their class. */
-static bool err_is_tf(ErrKind k) { return k >= ERR_INVALID_ARGUMENT; }
 
 /* ---- the location table -------------------------------------------------------------- */
 
@@ -120,8 +118,8 @@ static void err_report(int loc, ErrKind kind, const char *cls, const char *msg) 
   sb_init(&text);
   sb_init(&out);
   if (!cls) cls = err_kind_name(kind);
-  if (err_is_tf(kind)) sb_puts(&text, msg);
-  else if (!*msg) sb_puts(&text, cls);
+  /* every exception prints its class, tf.errors ones too (TF: `InvalidArgumentError: ...`) */
+  if (!*msg) sb_puts(&text, cls);
   else sb_printf(&text, "%s: %s", cls, msg);
   const RtLoc *l = rt_loc_get(loc);
   const RtFile *f = l ? rt_file_get(l->file) : NULL;

@@ -294,6 +294,15 @@ static void fmt_str(StrBuf *b, const char *s, size_t n, const FmtSpec *f, Val v)
 }
 
 void format_into(StrBuf *b, Val v, const char *spec, size_t n) {
+  Val x = rt_is_tensor(v) && rt_obj_hooks.tensor_numpy ? rt_obj_hooks.tensor_numpy(v) : val_undef();
+  if (!val_is_undef(x)) {
+    /* TF's EagerTensor.__format__: self._numpy().__format__(format_spec) */
+    int mark = rt_hold_val(x);
+    format_into(b, x, spec, n);
+    rt_unhold(mark);
+    val_decref(x);
+    return;
+  }
   if (n == 0) {
     val_str(b, v);
     return;

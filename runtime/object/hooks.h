@@ -20,6 +20,7 @@ typedef struct RtObjHooks {
   bool (*tracing)(void);                 /* a tf.function is being traced */
   Val (*range_tensor)(int n, const Val *args);   /* range(t) with a traced t: tf.range, or VT_UNDEF */
   Val (*python_fn)(Val v);               /* the Python function a @tf.function wraps, or VT_UNDEF */
+  Val (*tensor_numpy)(Val v);            /* a tf.Tensor's numpy value (owned; VT_UNDEF when symbolic): what EagerTensor.__format__ formats */
   /* A @tf.function method seen through an instance: that instance's own
    * function object (TF's per-instance bound Function: its own trace cache,
    * tracing count and first call), kept in *cache (the instance's slot, a dict

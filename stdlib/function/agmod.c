@@ -27,15 +27,17 @@
 
 /* AutoGraph staging errors print their text alone (§11's example), at the
  * construct's location. */
-static _Noreturn void ag_fail(int loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static _Noreturn void ag_fail(int loc, const char *fmt, ...) {
+/* A staging error, with the class TF's AutoGraph raises it with (operators/control_flow.py: TypeError for
+ * dtypes and structures, ValueError for undefined values, shapes and conditions). */
+static _Noreturn void ag_fail(int loc, ErrKind kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static _Noreturn void ag_fail(int loc, ErrKind kind, const char *fmt, ...) {
   char msg[768];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   /* errindex: - (passes on a message indexed where it is made) */
-  rt_throw_at(loc, ERR_INVALID_ARGUMENT, "%s", msg);
+  rt_throw_at(loc, kind, "%s", msg);
 }
 
 /* > 0 while a loop iteration is staged only to learn the types of variables
@@ -179,7 +181,7 @@ static GraphRef ag_condition(TraceCtx *cx, Val cond, const char *what, int loc) 
     char msg[512];
     snprintf(msg, sizeof msg, "%.400s", b.data);
     sb_free(&b);
-    ag_fail(loc, "condition of %s expected to be `tf.bool` scalar, got %s; to use as boolean Tensor, use `tf.cast`",
+    ag_fail(loc, ERR_VALUE, "condition of %s expected to be `tf.bool` scalar, got %s; to use as boolean Tensor, use `tf.cast`",
             what, msg);
   }
   tfs_i64 known = 1;
@@ -193,7 +195,7 @@ static GraphRef ag_condition(TraceCtx *cx, Val cond, const char *what, int loc) 
       char msg[512];
       snprintf(msg, sizeof msg, "%.400s", b.data);
       sb_free(&b);
-      ag_fail(loc, "condition of %s expected to be `tf.bool` scalar, got %s", what, msg);
+      ag_fail(loc, ERR_VALUE, "condition of %s expected to be `tf.bool` scalar, got %s", what, msg);
     }
     Val shape = list_new(0);
     OpAttrs at = {1, {shape}};
@@ -242,7 +244,7 @@ static void ag_trace_body(TraceCtx *cx, const char *name, AgRunFn run, void *ud,
   int depth = 0;
   for (TraceCtx *c = cx; c && c->body; c = c->outer) depth++;
   if (depth >= AG_MAX_NESTING)
-    ag_fail(rt_cur_loc,
+    ag_fail(rt_cur_loc, ERR_INVALID_ARGUMENT,
             "graph control flow nested more than %d levels deep while tracing tf.function '%s': recursion whose depth "
             "depends on a tensor value is not supported (recursion depth must be decided by Python values)",
             AG_MAX_NESTING, cx->g->fname);
@@ -358,8 +360,8 @@ static bool ag_convertible(Val v) {
 }
 
 static _Noreturn void ag_fail_structure(AgMerge *m, const char *noun) {
-  if (m->stmt) ag_fail(m->loc, "%s must have the same nested structure in the main and else branches", noun);
-  ag_fail(m->loc, "%s must have the same nested structure in true_fn and false_fn", noun);
+  if (m->stmt) ag_fail(m->loc, ERR_TYPE, "%s must have the same nested structure in the main and else branches", noun);
+  ag_fail(m->loc, ERR_VALUE, "%s must have the same nested structure in true_fn and false_fn", noun);
 }
 
 static GraphRef ag_leaf_ref(AgMerge *m, AgBody *b, Val t, const char *noun) {
@@ -443,9 +445,9 @@ static Val ag_merge_val(AgMerge *m, Val ta, Val tb, const char *noun) {
   DType da = graph_meta(m->a->g, ra)->dtype, db = graph_meta(m->b->g, rb)->dtype;
   if (da != db) {
     if (m->stmt)
-      ag_fail(m->loc, "%s has dtype %s in the main branch, but dtype %s in the else branch", noun, dtype_info[da].name,
+      ag_fail(m->loc, ERR_TYPE, "%s has dtype %s in the main branch, but dtype %s in the else branch", noun, dtype_info[da].name,
               dtype_info[db].name);
-    ag_fail(m->loc, "%s has dtype %s in true_fn, but dtype %s in false_fn", noun, dtype_info[da].name,
+    ag_fail(m->loc, ERR_TYPE, "%s has dtype %s in true_fn, but dtype %s in false_fn", noun, dtype_info[da].name,
             dtype_info[db].name);
   }
   trace_refvec_push(&m->oa, ra);
@@ -542,12 +544,12 @@ static Val ag_if_run(void *ud, TraceCtx *bx) {
     /* the state holds the branch's symbolic tensors (and so the graph): drop it before failing */
     if (ag_is_undef(items[i])) {
       val_decref(st);
-      ag_fail(s->loc, "'%s' must also be initialized in the %s branch", nm, s->branch);
+      ag_fail(s->loc, ERR_VALUE, "'%s' must also be initialized in the %s branch", nm, s->branch);
     }
     if (ag_probe_depth) continue;   /* a return inside a loop: the other branch's value comes from a later iteration */
     if (ag_is_retval(items[i])) {
       val_decref(st);
-      ag_fail(s->loc, "the %s branch must also have a return statement", s->branch);
+      ag_fail(s->loc, ERR_VALUE, "the %s branch must also have a return statement", s->branch);
     }
   }
   Val r = rt_tuple(nouts, items);
@@ -855,7 +857,7 @@ static Val loop_flatten_elem(void *ctx, Val e) {
 static Val ag_loop_flatten_init(TraceCtx *cx, AgLoop *l, Val v, int var, AgLeaves *lv) {
   char nb[32];
   if (ag_is_undef(v) || ag_is_retval(v))
-    ag_fail(l->loc, "'%s' must be defined before the loop", ag_loop_name(l, var, nb, sizeof nb));
+    ag_fail(l->loc, ERR_VALUE, "'%s' must be defined before the loop", ag_loop_name(l, var, nb, sizeof nb));
   GraphRef r;
   bool t = trace_ref(cx, v, &r);
   if (!t && ag_convertible(v)) {
@@ -894,7 +896,7 @@ static void ag_apply_invariant(AgLoop *l, AgLeaf *leaf, Val shape) {
              ag_loop_name(l, leaf->var, nb, sizeof nb), a.data, b.data);
     sb_free(&a);
     sb_free(&b);
-    ag_fail(l->loc, "%s", msg);
+    ag_fail(l->loc, ERR_VALUE, "%s", msg);
   }
   leaf->m.rank = rank;
   for (int i = 0; i < rank; i++) leaf->m.shape[i] = dims[i];
@@ -945,7 +947,7 @@ static tfs_i64 ag_loop_max_iter(AgLoop *l, Val given) {
       GraphRef r;
       trace_sym_ref(t, &g, &r);
       Tensor *st = trace_static_value(g, r);
-      if (!st) ag_fail(l->loc, "maximum_iterations must be known while tracing");
+      if (!st) ag_fail(l->loc, ERR_VALUE, "maximum_iterations must be known while tracing");
       mi = tensor_get_i(st, 0);
       tensor_release(st);
     } else if (!val_as_int(v, &mi)) {
@@ -1024,7 +1026,7 @@ static Val ag_iter_count(Val iter, int loc) {
     return n;
   }
   Tensor *it = val_as_tensor(iter);
-  if (!it || it->rank < 1) ag_fail(loc, "cannot iterate over a scalar tensor");
+  if (!it || it->rank < 1) ag_fail(loc, ERR_TYPE, "cannot iterate over a scalar tensor");
   if (it->shape[0] >= 0) return val_obj(tensor_from_val(val_int(it->shape[0]), DT_INT32));
   Val shp = op_apply1(OP_SHAPE, iter);
   Val key = val_int(0);
@@ -1168,7 +1170,7 @@ static void ag_check_leaf(AgLoop *l, const AgLeaf *leaf, const TMeta *exit) {
   char nb[32];
   const char *nm = ag_loop_name(l, leaf->var, nb, sizeof nb);
   if (exit->dtype != leaf->m.dtype)
-    ag_fail(l->loc, "'%s' has dtype %s before the loop, but dtype %s after one iteration", nm,
+    ag_fail(l->loc, ERR_TYPE, "'%s' has dtype %s before the loop, but dtype %s after one iteration", nm,
             dtype_info[leaf->m.dtype].name, dtype_info[exit->dtype].name);
   bool ok = leaf->m.rank < 0 || leaf->m.rank == exit->rank;
   for (int i = 0; ok && leaf->m.rank >= 0 && i < leaf->m.rank; i++)
@@ -1186,7 +1188,7 @@ static void ag_check_leaf(AgLoop *l, const AgLeaf *leaf, const TMeta *exit) {
              nm, a.data, b.data);
     sb_free(&a);
     sb_free(&b);
-    ag_fail(l->loc, "%s", msg);
+    ag_fail(l->loc, ERR_VALUE, "%s", msg);
   }
 }
 
@@ -1203,7 +1205,7 @@ static void ag_match_state(AgLoop *l, AgBody *body, Val init, Val after, int var
       r = (GraphRef){graph_add_const(body->g, c), 0};
       tensor_release(c);
     } else {
-      ag_fail(l->loc, "'%s' must have the same nested structure before the loop and after one iteration",
+      ag_fail(l->loc, ERR_TYPE, "'%s' must have the same nested structure before the loop and after one iteration",
               ag_loop_name(l, var, nb, sizeof nb));
     }
     ag_check_leaf(l, &lv->v[idx], graph_meta(body->g, r));
@@ -1212,7 +1214,7 @@ static void ag_match_state(AgLoop *l, AgBody *body, Val init, Val after, int var
   }
   if (val_is(init, &tensorarray_type)) {   /* a composite: its flow is carried */
     if (!val_is(after, &tensorarray_type))
-      ag_fail(l->loc, "'%s' must have the same nested structure before the loop and after one iteration",
+      ag_fail(l->loc, ERR_TYPE, "'%s' must have the same nested structure before the loop and after one iteration",
               ag_loop_name(l, var, nb, sizeof nb));
     ag_match_state(l, body, tensorarray_flow(init), tensorarray_flow(after), var, lv, outs);
     return;
@@ -1222,21 +1224,21 @@ static void ag_match_state(AgLoop *l, AgBody *body, Val init, Val after, int var
     const Val *i0, *i1;
     if (val_is(init, &list_type) && val_is(after, &list_type) && seq_items(init, &n0, &i0) && seq_items(after, &n1, &i1) &&
         n0 != n1)
-      ag_fail(l->loc, "'%s' is a Python list appended to inside a TensorFlow loop; use tf.TensorArray or tf.concat to "
+      ag_fail(l->loc, ERR_TYPE, "'%s' is a Python list appended to inside a TensorFlow loop; use tf.TensorArray or tf.concat to "
               "accumulate values", ag_loop_name(l, var, nb, sizeof nb));
     if (after.tag != VT_OBJ || after.u.o->type != init.u.o->type)
-      ag_fail(l->loc, "'%s' must have the same nested structure before the loop and after one iteration",
+      ag_fail(l->loc, ERR_TYPE, "'%s' must have the same nested structure before the loop and after one iteration",
               ag_loop_name(l, var, nb, sizeof nb));
     if (val_is(init, &dict_type)) {
       Dict *d = (Dict *)init.u.o;
       if (((Dict *)after.u.o)->len != d->len)
-        ag_fail(l->loc, "'%s' must have the same nested structure before the loop and after one iteration",
+        ag_fail(l->loc, ERR_TYPE, "'%s' must have the same nested structure before the loop and after one iteration",
                 ag_loop_name(l, var, nb, sizeof nb));
       for (tfs_i64 i = 0; i < d->used; i++) {
         if (val_is_undef(d->keys[i])) continue;
         Val e = dict_get(after, d->keys[i]);
         if (val_is_undef(e))
-          ag_fail(l->loc, "'%s' must have the same nested structure before the loop and after one iteration",
+          ag_fail(l->loc, ERR_TYPE, "'%s' must have the same nested structure before the loop and after one iteration",
                   ag_loop_name(l, var, nb, sizeof nb));
         ag_match_state(l, body, d->vals[i], e, var, lv, outs);
         val_decref(e);
@@ -1246,13 +1248,13 @@ static void ag_match_state(AgLoop *l, AgBody *body, Val init, Val after, int var
     seq_items(init, &n0, &i0);
     seq_items(after, &n1, &i1);
     if (n0 != n1)
-      ag_fail(l->loc, "'%s' must have the same nested structure before the loop and after one iteration",
+      ag_fail(l->loc, ERR_TYPE, "'%s' must have the same nested structure before the loop and after one iteration",
               ag_loop_name(l, var, nb, sizeof nb));
     for (tfs_i64 i = 0; i < n0; i++) ag_match_state(l, body, i0[i], i1[i], var, lv, outs);
     return;
   }
   if (!(after.tag == init.tag && (after.tag != VT_OBJ ? val_eq(after, init) : after.u.o == init.u.o)))
-    ag_fail(l->loc, "'%s' is a Python value that changes inside a TensorFlow loop; make it a tensor before the loop",
+    ag_fail(l->loc, ERR_TYPE, "'%s' is a Python value that changes inside a TensorFlow loop; make it a tensor before the loop",
             ag_loop_name(l, var, nb, sizeof nb));
 }
 
@@ -1353,7 +1355,7 @@ static Val ag_loop_fill_undefined(TraceCtx *cx, AgLoop *l, Val init, AgInvs *inv
           snprintf(msg, sizeof msg, "'%s' must be defined before the loop", str_cstr(nm));
           rt_try_clear(&t);
           l->set(l, init);
-          ag_fail(l->loc, "%s", msg);
+          ag_fail(l->loc, ERR_VALUE, "%s", msg);
         }
       }
     }
@@ -1387,7 +1389,7 @@ static Val ag_loop_fill_undefined(TraceCtx *cx, AgLoop *l, Val init, AgInvs *inv
         free(invs->v);
         invs->v = NULL;
         invs->n = invs->cap = 0;
-        ag_fail(l->loc, "'%s' must be defined before the loop", nm);
+        ag_fail(l->loc, ERR_VALUE, "'%s' must be defined before the loop", nm);
       }
     }
     if (null)
@@ -1861,6 +1863,72 @@ static void ag_dataset_loop(const Val *a, int loc) {
   val_decref(d.handle);
 }
 
+/* The first value of a traced tf.range (owned), or VT_UNDEF when iter is not one. */
+static Val ag_range_start(Val iter) {
+  Tensor *t = val_as_tensor(iter);
+  Graph *g;
+  GraphRef r;
+  if (!t || !trace_sym_ref(t, &g, &r)) return val_undef();
+  GraphNode *nd = graph_node(g, r.node);
+  if (nd->kind != GN_OP || nd->op != &op_defs[OP_RANGE] || nd->nout < 1) return val_undef();
+  DType dt = nd->outm[0].dtype;
+  bool has_limit = nd->attrs.n > 1 && nd->attrs.v[1].tag != VT_NONE && nd->attrs.v[1].tag != VT_UNDEF;
+  for (int k = 0; k < nd->ndyn; k++) has_limit |= nd->dyn_attr[k] == 1;
+  if (!has_limit) return val_obj(tensor_from_val(val_int(0), dt));   /* tf.range(n): from 0 */
+  for (int k = 0; k < nd->ndyn; k++)
+    if (nd->dyn_attr[k] == 0) {
+      Val s = trace_sym(g, nd->in[nd->nin + k]);
+      if (val_as_tensor(s)->dtype == dt) return s;
+      int mark = rt_hold_val(s);
+      OpAttrs ca = {1, {dtype_val(dt)}};
+      Val c = op_apply(&op_defs[OP_CAST], 1, &s, &ca);
+      rt_unhold(mark);
+      val_decref(s);
+      return c;
+    }
+  Val s0 = nd->attrs.n > 0 ? nd->attrs.v[0] : val_int(0);
+  if (val_as_tensor(s0)) {
+    OpAttrs ca = {1, {dtype_val(dt)}};
+    return op_apply(&op_defs[OP_CAST], 1, &s0, &ca);
+  }
+  return val_obj(tensor_from_val(s0, dt));
+}
+
+/* TF's _tf_range_for_stmt: an iterate variable not bound before a tf.range loop starts as the range's
+ * start, so it is defined after a loop that ran zero times (TF deviates from Python here; its test
+ * loop_scoping_test.test_for_defines_iterate_tf_range). */
+static void ag_range_iterate_default(Val iter, Val fget, Val fset, Val names, Val opts) {
+  if (!val_is(opts, &dict_type)) return;
+  Val in = dict_get_str(opts, "iterate_names");
+  if (!val_is(in, &str_type)) {
+    val_decref(in);
+    return;
+  }
+  int hin = rt_hold_val(in);
+  tfs_i64 nn, ns;
+  const Val *nv, *sv;
+  Val st = ag_call0(fget);
+  int hst = rt_hold_val(st);
+  if (seq_items(names, &nn, &nv) && seq_items(st, &ns, &sv)) {
+    for (tfs_i64 i = 0; i < nn && i < ns; i++) {
+      if (!val_is(nv[i], &str_type) || strcmp(str_cstr(nv[i]), str_cstr(in)) || !ag_is_undef(sv[i])) continue;
+      Val start = ag_range_start(iter);
+      if (val_is_undef(start)) break;
+      Val ns2 = tuple_new((int)ns);
+      for (tfs_i64 j = 0; j < ns; j++) ((Tuple *)ns2.u.o)->items[j] = j == i ? start : val_incref(sv[j]);
+      int h2 = rt_hold_val(ns2);
+      val_decref(ag_call1(fset, ns2));
+      rt_unhold(h2);
+      val_decref(ns2);
+      break;
+    }
+  }
+  rt_unhold(hst);
+  val_decref(st);
+  rt_unhold(hin);
+  val_decref(in);
+}
+
 static Val ag_for_stmt(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "ag.for_stmt",
                          .sig = "iter_, extra_test, body, get_state, set_state, symbol_names, opts=None"};
@@ -1872,6 +1940,7 @@ static Val ag_for_stmt(Val self, int n, const Val *args, const Kw *kw) {
   if (trace_active() && (val_is_tensor(iter) || val_is(iter, &variable_type) || val_is(iter, &ag_staged_type))) {
     Val owned = val_undef();
     if (val_is(iter, &variable_type)) iter = owned = op_apply1(OP_READ_VARIABLE, iter);
+    ag_range_iterate_default(iter, a[3], a[4], a[5], a[6]);
     AgLoop l = {ag_py_get, ag_py_set, NULL, has_extra ? ag_py_extra : NULL, ag_py_body, a[3], a[4], val_undef(), a[1],
                 a[2], val_undef(), a[5], a[6], val_undef(), iter, loc};
     ag_tf_loop(&l, val_undef());
@@ -1881,6 +1950,14 @@ static Val ag_for_stmt(Val self, int n, const Val *args, const Kw *kw) {
   if (trace_active() && tfdata_is_dataset(iter)) {
     ag_dataset_loop(a, loc);
     return val_none();
+  }
+  if (trace_active()) {   /* for e in iter(ds): TF's _tf_iterator_for_stmt, a graph loop over what is left */
+    Val ds = tfdata_fresh_iter_dataset(iter);
+    if (!val_is_undef(ds)) {
+      Val b[7] = {ds, a[1], a[2], a[3], a[4], a[5], a[6]};
+      ag_dataset_loop(b, loc);
+      return val_none();
+    }
   }
   /* Python iteration (unrolled while tracing) */
   if (has_extra && !ag_py_truthy(ag_call0(a[1]), AG_FOR_BECAME_TENSOR, loc)) return val_none();

@@ -139,9 +139,14 @@ static Val m_gradient(Val self, int n, const Val *args, const Kw *kw) {
   }
   Val *res = calloc((size_t)(src.n ? src.n : 1), sizeof(Val));
   if (!res) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = rt_hold_mem(res);   /* a failing gradient frees the argument arrays */
+  rt_hold_mem(tg.v);
+  rt_hold_mem(src.v);
+  rt_hold_mem(og.v);
   tape_gradient(t, tg.n, tg.v, og.n ? og.v : NULL, src.n, src.v, zeros, res);
   int pos = 0;
   Val r = unflatten(a[1], res, &pos);
+  rt_unhold(mark);
   free(res); free(tg.v); free(src.v); free(og.v);
   return r;
 }

@@ -89,7 +89,8 @@ static Val tf_gradients(Val self, int n, const Val *args, const Kw *kw) {
     ptrmap_put(&grads, ref_key(r), seed);
     if (r.node > top) top = r.node;
   }
-  for (int id = top; id >= 0; id--) {
+  bool through_cf = false;
+  for (int id = top; id >= 0 && !through_cf; id--) {
     GraphNode nd = g->nodes[id];   /* a copy: the backward ops append to g->nodes */
     Val dy[8];
     bool any = false;
@@ -102,8 +103,7 @@ static Val tf_gradients(Val self, int n, const Val *args, const Kw *kw) {
     if (!any) continue;
     if (nd.kind != GN_OP) {
       for (int k = 0; k < nd.nout; k++) TFS_DECREF(dy[k]);
-      if (nd.kind == GN_COND || nd.kind == GN_WHILE)
-        rt_throw(ERR_UNIMPLEMENTED, "tf.gradients through graph control flow is not supported; use tf.GradientTape");
+      if (nd.kind == GN_COND || nd.kind == GN_WHILE) through_cf = true;
       continue;
     }
     GradFn fn = grad_fn_of(nd.op->id);
@@ -149,6 +149,38 @@ static Val tf_gradients(Val self, int n, const Val *args, const Kw *kw) {
     }
     free(in);
     free(dx);
+  }
+  if (through_cf) {
+    /* a graph cond or while on the way: the trace's own tape recorded their gradients (trace.c) */
+    ptrmap_free(&reach);
+    ptrmap_free(&grads);
+    Tape *sh = trace_shadow_tape();
+    if (!sh) {
+      free(ys); free(xs); free(gys);
+      rt_throw(ERR_UNIMPLEMENTED, "tf.gradients through graph control flow is not supported; use tf.GradientTape");
+    }
+    Val *outs = calloc((size_t)nx + 1, sizeof(Val));
+    Val *seeds = NULL;
+    if (!outs) rt_throw(ERR_MEMORY, "out of memory");
+    int mark = rt_hold_mem(outs);
+    rt_hold_mem(ys);
+    rt_hold_mem(xs);
+    rt_hold_mem(gys);
+    if (ng) {
+      seeds = calloc((size_t)ny + 1, sizeof(Val));
+      if (!seeds) rt_throw(ERR_MEMORY, "out of memory");
+      rt_hold_mem(seeds);
+      for (int i = 0; i < ny; i++) seeds[i] = i < ng ? gys[i] : val_none();
+    }
+    tape_gradient(sh, ny, ys, seeds, nx, xs, zeros, outs);
+    rt_unhold(mark);
+    Val res = list_new(nx);
+    for (int i = 0; i < nx; i++) {
+      list_append(res, outs[i]);
+      TFS_DECREF(outs[i]);
+    }
+    free(outs); free(seeds); free(ys); free(xs); free(gys);
+    return res;
   }
   Val res = list_new(nx);
   for (int i = 0; i < nx; i++) {

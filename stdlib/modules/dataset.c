@@ -22,6 +22,7 @@
 #include "modules/tfmod.h"
 #include "formats/tfrecord.h"
 #include "graph/trace.h"
+#include "kernels/nest.h"
 
 #define CARD_INFINITE (-1)
 #define CARD_UNKNOWN (-2)
@@ -206,10 +207,14 @@ static Val check_rows(void *ctx, Val leaf) {
 
 //! tf.data.Dataset.from_tensor_slices(tensors, name=None)
 //!   A dataset of the slices of a tensor (or of a tuple or dict of tensors) along their first dimension.
+static Val ds_source_traced(OpId op, Val structure, int drop);
+static bool st_symbolic(Val v);
+
 static Val ds_from_tensor_slices(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "tf.data.Dataset.from_tensor_slices", .sig = "tensors, name=None"};
   Val a[2];
   args_parse(&spec, n, args, kw, a);
+  if (trace_active() && st_symbolic(a[0])) return ds_source_traced(OP_DATASET_SLICES, a[0], 1);
   Val st = st_map(a[0], to_tensor_leaf, "tf.data.Dataset.from_tensor_slices");
   int mark = rt_hold_val(st);
   /* every leaf must have the same leading dimension */
@@ -229,6 +234,7 @@ static Val ds_from_tensors(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "tf.data.Dataset.from_tensors", .sig = "tensors, name=None"};
   Val a[2];
   args_parse(&spec, n, args, kw, a);
+  if (trace_active() && st_symbolic(a[0])) return ds_source_traced(OP_DATASET_TENSORS, a[0], 0);
   Val st = st_map(a[0], to_tensor_leaf, "tf.data.Dataset.from_tensors");
   int mark = rt_hold_val(st);
   Val sp = st_map(st, spec_of_leaf, NULL);
@@ -237,6 +243,8 @@ static Val ds_from_tensors(Val self, int n, const Val *args, const Kw *kw) {
   val_decref(st);
   return ds_val(d);
 }
+
+static Val ds_range_make(tfs_i64 start, tfs_i64 stop, tfs_i64 step, DType odt);
 
 static tfs_i64 int_arg(Val v, const char *what) {
   Tensor *t = val_as_tensor(v);
@@ -255,12 +263,40 @@ static Val ds_range(Val self, int n, const Val *args, const Kw *kw) {
     else if (strcmp(kw->names[i], "name")) rt_throw(ERR_TYPE, "range() got an unexpected keyword argument '%s'", kw->names[i]);
   }
   if (n < 1 || n > 3) rt_throw(ERR_TYPE, "tf.data.Dataset.range takes 1 to 3 positional arguments (%d given)", n);
+  DType odt = DT_INT64;
+  if (!val_is_undef(dt) && !val_as_dtype(dt, &odt)) dtype_fail(dt);
+  bool sym = false;
+  for (int i = 0; i < n; i++) sym |= trace_val_symbolic(args[i]);
+  if (trace_active() && sym) {   /* bounds computed in the graph: a RangeDataset op, as TF */
+    Val in[3];
+    int mark = -1;
+    for (int i = 0; i < 3; i++) {
+      Val x = n == 1 ? (i == 1 ? args[0] : val_int(i == 2 ? 1 : 0)) : i < n ? args[i] : val_int(1);
+      Tensor *t = val_as_tensor(x);
+      if (t && !dtype_info[t->dtype].is_int)
+        rt_throw(ERR_TYPE, "tf.data.Dataset.range: arguments must be integers, got a %s tensor", dtype_info[t->dtype].name);
+      OpAttrs ca = {1, {dtype_val(DT_INT64)}};
+      in[i] = t ? op_apply(&op_defs[OP_CAST], 1, &x, &ca) : val_obj(tensor_from_val(x, DT_INT64));
+      int m = rt_hold_val(in[i]);
+      if (mark < 0) mark = m;
+    }
+    OpAttrs at = {1, {dtype_val(odt)}};
+    Val h = op_apply(&op_defs[OP_DATASET_RANGE], 3, in, &at);
+    rt_unhold(mark);
+    for (int i = 0; i < 3; i++) val_decref(in[i]);
+    Dataset *d = ds_new(DS_ARG, tffn_spec_new(0, NULL, odt, val_none()), h, CARD_UNKNOWN);
+    val_decref(h);
+    d->flag = true;
+    return ds_val(d);
+  }
   for (int i = 0; i < n; i++) v[i] = int_arg(args[i], "tf.data.Dataset.range");
   np = n;
   tfs_i64 start = np == 1 ? 0 : v[0], stop = np == 1 ? v[0] : v[1], step = np == 3 ? v[2] : 1;
   if (step == 0) rt_throw(ERR_INVALID_ARGUMENT, "step must be a non-zero integer.");
-  DType odt = DT_INT64;
-  if (!val_is_undef(dt) && !val_as_dtype(dt, &odt)) dtype_fail(dt);
+  return ds_range_make(start, stop, step, odt);
+}
+
+static Val ds_range_make(tfs_i64 start, tfs_i64 stop, tfs_i64 step, DType odt) {
   tfs_i64 card = step > 0 ? (stop > start ? (stop - start + step - 1) / step : 0)
                           : (start > stop ? (start - stop + (-step) - 1) / (-step) : 0);
   Dataset *d = ds_new(DS_RANGE, tffn_spec_new(0, NULL, odt, val_none()), val_undef(), card);
@@ -531,6 +567,7 @@ typedef struct DsIt {
   int nkids;
   tfs_i64 i, j;               /* position; repeat: epochs done; batch/shuffle: bookkeeping; TFRecord: file, offset */
   bool done;
+  bool started;               /* next() was called on it (Python's view; not the inputs' iterators) */
   Val buf;                    /* shuffle buffer / cache recording: a list; TFRecord: the file's bytes, a str (owned) or VT_UNDEF */
   tfs_u64 rng;                /* shuffle: splitmix64 state */
 } DsIt;
@@ -835,7 +872,16 @@ static bool ds_next(DsIt *it, Val *out) {
 
 static void dsit_repr(StrBuf *b, Val v) { sb_printf(b, "<tensorflow.python.data.ops.iterator_ops.OwnedIterator object at %p>", (void *)v.u.o); }
 static Val dsit_self(Val v) { return val_incref(v); }
-static bool dsit_next(Val v, Val *out) { return ds_next((DsIt *)v.u.o, out); }
+static bool dsit_next(Val v, Val *out) {
+  ((DsIt *)v.u.o)->started = true;
+  return ds_next((DsIt *)v.u.o, out);
+}
+
+Val tfdata_fresh_iter_dataset(Val v) {
+  if (!val_is(v, &dsit_type) || ((DsIt *)v.u.o)->started) return val_undef();
+  ((DsIt *)v.u.o)->started = true;   /* the loop consumes it */
+  return val_obj(((DsIt *)v.u.o)->ds);
+}
 static Val dsit_getattr(Val self, const char *name) {
   if (!strcmp(name, "element_spec")) return val_incref(((DsIt *)self.u.o)->ds->spec);
   return val_undef();
@@ -1281,6 +1327,142 @@ static Val ds_spec_ctor(Val self, int n, const Val *args, const Kw *kw) {
 
 #define DS_MAX_ARGS 16
 
+/* ---- datasets made inside a tf.function from traced tensors ------------------------------------
+ * Dataset.from_tensor_slices(x), from_tensors(x) and range(n) with traced values become graph ops
+ * (TensorSliceDataset, TensorDataset, RangeDataset, as in TF) whose output is a variant scalar holding
+ * the dataset built from the run's values; the trace sees a stand-in (DS_ARG, flag set) fed by that
+ * output, as a dataset argument is fed by its handle, so transformations and loops over it work alike. */
+
+static bool st_symbolic(Val v) {
+  if (val_is(v, &tuple_type)) {
+    for (tfs_i64 i = 0; i < ((Tuple *)v.u.o)->len; i++)
+      if (st_symbolic(((Tuple *)v.u.o)->items[i])) return true;
+    return false;
+  }
+  if (val_is(v, &dict_type)) {
+    Dict *d = (Dict *)v.u.o;
+    for (tfs_i64 i = 0; i < d->len; i++)
+      if (d->keys[i].tag != VT_UNDEF && st_symbolic(d->vals[i])) return true;
+    return false;
+  }
+  return trace_val_symbolic(v);
+}
+
+typedef struct SrcLeaves { Val list; } SrcLeaves;
+
+/* st_map callback: the leaf as a graph-ready tensor appended to the list; its marker in the template. */
+static Val src_leaf(void *ctx, Val leaf) {
+  SrcLeaves *sl = ctx;
+  Val t;
+  if (val_is(leaf, &variable_type)) t = op_apply1(OP_READ_VARIABLE, leaf);
+  else if (val_as_tensor(leaf)) t = val_incref(leaf);
+  else if (trace_val_symbolic(leaf)) t = trace_pack(leaf, -1);
+  else t = val_obj(tensor_from_val(leaf, -1));
+  int idx = (int)((List *)sl->list.u.o)->len;
+  list_append(sl->list, t);
+  val_decref(t);
+  return nest_leaf(idx);
+}
+
+typedef struct SrcSpec { Val list; int drop; } SrcSpec;
+
+static Val src_spec(void *ctx, Val marker) {
+  SrcSpec *ss = ctx;
+  int idx = 0;
+  nest_is_leaf(marker, &idx);
+  Tensor *t = val_tensor(((List *)ss->list.u.o)->items[idx]);
+  if (ss->drop && t->rank == 0) rt_throw(ERR_VALUE, "Unbatching a tensor is only supported for rank >= 1");
+  return tffn_spec_new(t->rank < 0 ? 0 : t->rank - ss->drop, t->shape + ss->drop, t->dtype, val_none());
+}
+
+static Val ds_source_traced(OpId op, Val structure, int drop) {
+  SrcLeaves sl = {list_new(4)};
+  int mark = rt_hold_val(sl.list);
+  Val tmpl = st_map(structure, src_leaf, &sl);
+  rt_hold_val(tmpl);
+  SrcSpec ss = {sl.list, drop};
+  Val spec = st_map(tmpl, src_spec, &ss);
+  rt_hold_val(spec);
+  List *l = (List *)sl.list.u.o;
+  OpAttrs at = {1, {tmpl}};
+  Val h = op_apply(&op_defs[op], (int)l->len, l->items, &at);
+  rt_unhold(mark);
+  Dataset *d = ds_new(DS_ARG, spec, h, CARD_UNKNOWN);
+  val_decref(h);
+  val_decref(tmpl);
+  val_decref(sl.list);
+  d->flag = true;
+  return ds_val(d);
+}
+
+/* shape: a variant scalar (the dataset). */
+void meta_ds_source(OpCall *c) { meta_set(&c->outm[0], DT_VARIANT, 0, NULL); }
+
+static Val src_fill(void *ctx, Val marker) {
+  OpCall *c = ctx;
+  int idx = 0;
+  if (!nest_is_leaf(marker, &idx) || idx < 0 || idx >= c->nin) op_fail(c, ERR_INVALID_ARGUMENT, "%s: bad template", c->op->graph_name);
+  return val_obj(tensor_retain(c->in[idx]));
+}
+
+void k_ds_source(OpCall *c) {
+  Val ds;
+  if (c->op->id == OP_DATASET_RANGE) {
+    tfs_i64 v[3];
+    for (int i = 0; i < 3; i++) v[i] = tensor_get_i(c->in[i], 0);
+    if (v[2] == 0) op_fail(c, ERR_INVALID_ARGUMENT, "step must be a non-zero integer.");
+    DType odt = DT_INT64;
+    val_as_dtype(op_attr(c, 0), &odt);
+    ds = ds_range_make(v[0], v[1], v[2], odt);
+  } else {
+    Val st = st_map(op_attr(c, 0), src_fill, c);
+    int mark = rt_hold_val(st);
+    ds = c->op->id == OP_DATASET_SLICES ? ds_from_tensor_slices(val_undef(), 1, &st, NULL)
+                                        : ds_from_tensors(val_undef(), 1, &st, NULL);
+    rt_unhold(mark);
+    val_decref(st);
+  }
+  ((Obj **)tensor_data(c->out[0]))[0] = ds.u.o;   /* the variant owns it */
+}
+
+/* The dataset a graph attribute keeps: stand-ins fed by a source op lose their traced value (the graph
+ * would otherwise hold itself through it); the iterator's inputs say where each one comes from. */
+static Val unbound_copy(Dataset *d) {
+  if (d->kind == DS_ARG && d->flag) {
+    Dataset *n = ds_new(DS_ARG, val_incref(d->spec), val_none(), CARD_UNKNOWN);
+    n->flag = true;
+    n->traced = true;
+    return ds_val(n);
+  }
+  bool any = false;
+  Dataset *st[DS_MAX_ARGS];
+  int cnt = 0;
+  arg_nodes(d, st, &cnt, DS_MAX_ARGS);
+  for (int i = 0; i < cnt && i < DS_MAX_ARGS; i++) any |= st[i]->flag;
+  if (!any) return val_incref(ds_val(d));
+  Val src;
+  if (d->kind == DS_ZIP) {
+    Tuple *t = (Tuple *)d->src.u.o;
+    src = tuple_new(t->len);
+    int mark = rt_hold_val(src);
+    for (tfs_i64 i = 0; i < t->len; i++) ((Tuple *)src.u.o)->items[i] = unbound_copy((Dataset *)t->items[i].u.o);
+    rt_unhold(mark);
+  } else {
+    src = unbound_copy((Dataset *)d->src.u.o);
+  }
+  Dataset *n = ds_new(d->kind, val_incref(d->spec), src, d->card);
+  val_decref(src);
+  n->fn = val_incref(d->fn);
+  n->a = d->a;
+  n->b = d->b;
+  n->c = d->c;
+  n->flag = d->flag;
+  n->seeded = d->seeded;
+  n->seed = d->seed;
+  n->traced = true;
+  return ds_val(n);
+}
+
 void meta_ds_iter(OpCall *c) {
   if (!is_ds(op_attr(c, 0))) op_fail(c, ERR_TYPE, "_DatasetIterator needs a dataset");
   meta_set(&c->outm[0], DT_INT64, 0, NULL);
@@ -1300,7 +1482,11 @@ void k_ds_iter(OpCall *c) {
   if (c->nin) {
     /* built on dataset arguments: bind the fed ones */
     Dataset *real[DS_MAX_ARGS];
-    for (int i = 0; i < c->nin && i < DS_MAX_ARGS; i++) real[i] = handle_lookup(c, c->in[i]);
+    for (int i = 0; i < c->nin && i < DS_MAX_ARGS; i++) {
+      Obj *o = c->in[i]->dtype == DT_VARIANT ? ((Obj **)tensor_data(c->in[i]))[0] : NULL;
+      if (c->in[i]->dtype == DT_VARIANT && (!o || o->type != &ds_type)) op_fail(c, ERR_INVALID_ARGUMENT, "_DatasetIterator: not a dataset");
+      real[i] = o ? (Dataset *)o : handle_lookup(c, c->in[i]);
+    }
     int k = 0;
     Val b = bind_args(d, real, &k);
     int mark = rt_hold_val(b);
@@ -1457,7 +1643,9 @@ static bool ds_graphdef_info(Val v, GdDataset *o) {
 
 /* The ops as AutoGraph's dataset loop applies them (recorded while tracing). */
 Val tfdata_graph_iter(Val ds) {
-  OpAttrs at = {1, {ds}};
+  Val keep = unbound_copy(self_ds(ds));
+  int kmark = rt_hold_val(keep);
+  OpAttrs at = {1, {keep}};
   graphdef_dataset_info = ds_graphdef_info;
   Dataset *args[DS_MAX_ARGS];
   int n = 0;
@@ -1469,12 +1657,19 @@ Val tfdata_graph_iter(Val ds) {
       rt_throw(ERR_INVALID_ARGUMENT, "a dataset received as a tf.function argument can only be iterated inside that function");
     in[i] = args[i]->src;
   }
-  return op_apply(&op_defs[OP_DATASET_ITER], n, in, &at);
+  Val r = op_apply(&op_defs[OP_DATASET_ITER], n, in, &at);
+  rt_unhold(kmark);
+  val_decref(keep);
+  return r;
 }
 
 Val tfdata_graph_next(Val ds, Val handle) {
-  OpAttrs at = {1, {ds}};
+  Val keep = unbound_copy(self_ds(ds));   /* the graph must not hold a stand-in's traced value */
+  int kmark = rt_hold_val(keep);
+  OpAttrs at = {1, {keep}};
   Val r = op_apply(&op_defs[OP_DATASET_NEXT], 1, &handle, &at);
+  rt_unhold(kmark);
+  val_decref(keep);
   if (val_is(r, &list_type)) {
     List *l = (List *)r.u.o;
     Val t = tuple_new(l->len);

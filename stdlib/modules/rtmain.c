@@ -41,6 +41,8 @@ static Val rt_builtin_lookup(const char *name) {
   return val_undef();
 }
 
+static Val tensor_numpy_of(Val v) { return val_tensor(v)->sym ? val_undef() : ndarray_new(val_tensor(v)); }
+
 /* Dependencies point down (docs/architecture.md): where a lower layer needs
  * an upper one, it declares a slot and this fills it, once, before main (the
  * JIT, tests and libtfs link the whole runtime) and again from rt_start (which
@@ -54,6 +56,7 @@ static void rt_layers_fill(void) {
   rt_obj_hooks.tracing = trace_active;
   rt_obj_hooks.range_tensor = ag_range_tensor;
   rt_obj_hooks.python_fn = tffn_python_fn;
+  rt_obj_hooks.tensor_numpy = tensor_numpy_of;
   rt_obj_hooks.method_fn = tffn_method_fn;
   op_tape_record = tape_record;
   op_scope_prefix = graph_scope_prefix;

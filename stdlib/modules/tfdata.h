@@ -19,6 +19,9 @@ Val io_csv_matrix(const char *path, DType dt, tfs_i64 skip, const char *what);
  * graph ops of AutoGraph's dataset loop: a fresh iterator handle, the next
  * (has_value, leaves...) tuple, the element rebuilt from leaves, release. */
 bool tfdata_is_dataset(Val v);
+/* The dataset of an iterator iter(ds) nothing has been taken from yet (borrowed; the iterator counts as
+ * consumed from now on), else VT_UNDEF: `for e in iter(ds)` inside a tf.function loops in the graph, as TF. */
+Val tfdata_fresh_iter_dataset(Val v);
 Val tfdata_iter(Val ds);
 Val tfdata_graph_iter(Val ds);
 Val tfdata_graph_next(Val ds, Val handle);

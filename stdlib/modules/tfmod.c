@@ -567,6 +567,11 @@ static Val make_attr(const char *qual) {
   if (!strcmp(qual, "compat") || !strcmp(qual, "make_ndarray")) return eventread_lookup(qual);
   /* type objects, for isinstance(x, tf.Tensor) */
   if (!strcmp(qual, "Tensor")) return typeobj_for(&tensor_type);
+  if (!strcmp(qual, "Variable")) {   /* a class, as in TF: isinstance(v, tf.Variable), and callable to make one */
+    Val t = typeobj_for(&variable_type);
+    ((TypeObj *)t.u.o)->ctor = tf_variable;
+    return t;
+  }
   if (!strcmp(qual, "Module")) return tfmodule_class();
   if (!strcmp(qual, "DType") || !strcmp(qual, "dtypes.DType")) return typeobj_for(&dtype_type);
   for (size_t i = 0; i < sizeof tf_funcs / sizeof tf_funcs[0]; i++)

@@ -1,0 +1,724 @@
+#!/usr/bin/env python3
+"""opdiff.py — every op of the op table (runtime/kernels/ops.def) run in a tf.function graph on random
+shapes and dtypes, against its eager result (issue 28).
+
+For each op the generator below has one or more call templates (a public API call, or for internal ops
+the public code that stages them: a slice for StridedSlice, a gradient for _ScatterGrad and the conv/pool
+backprops, a taped tensor loop for the _Stack ops, a TensorArray for the TensorList ops, a dataset loop for
+the _Dataset ops).  The script fails when an op of ops.def has no template, so a new op must get one.
+
+Each generated case is a function of tensor inputs, called eagerly and as tf.function — with static input
+shapes, with every dimension unknown (input_signature of None dims) or after a call on other shapes under
+reduce_retracing=True — and both results must agree: the same error class, or the same dtype, shape and
+values (floats to a relative 1e-4, NaN equal to NaN).  Shapes include empty dimensions; data-dependent
+output shapes come from tf.where(c), tf.boolean_mask-style gathers and slices of unknown size.  Random ops
+compare dtype and shape only.  A run must end normally: a crash, a sanitizer report or an unlocated error
+is a failure.
+
+usage: opdiff.py TFS [--count N] [--seed S] [--budget SECONDS] [--keep DIR]
+Prints how many calls ran (each case is one eager and one graph call).
+"""
+import argparse
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OPS_DEF = os.path.join(HERE, "..", "runtime", "kernels", "ops.def")
+
+NUM = ["float32", "float64", "int32", "int64"]
+FLOAT = ["float32", "float64"]
+INT = ["int32", "int64"]
+
+PRELUDE = r'''
+def _same(a, b):
+    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+        if not isinstance(a, (list, tuple)) or not isinstance(b, (list, tuple)) or len(a) != len(b):
+            return False
+        for i in range(len(a)):
+            if not _same(a[i], b[i]):
+                return False
+        return True
+    if a is None or b is None:
+        return a is None and b is None
+    a = tf.convert_to_tensor(a)
+    b = tf.convert_to_tensor(b)
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if _SHAPE_ONLY:
+        return True
+    if a.dtype == tf.float32 or a.dtype == tf.float64:
+        af = tf.cast(a, tf.float64)
+        bf = tf.cast(b, tf.float64)
+        nan = tf.math.is_nan(af)
+        if not bool(tf.reduce_all(nan == tf.math.is_nan(bf))):
+            return False
+        close = tf.logical_or(af == bf, tf.abs(af - bf) <= 1e-4 * (1.0 + tf.abs(af)))
+        return bool(tf.reduce_all(tf.logical_or(nan, close)))
+    return bool(tf.reduce_all(a == b))
+
+def _show(v):
+    if isinstance(v, (list, tuple)):
+        return '[' + ', '.join([_show(e) for e in v]) + ']'
+    if v is None:
+        return 'None'
+    t = tf.convert_to_tensor(v)
+    return str(t.dtype.name) + str(t.shape) + ' ' + str(t.numpy()).replace('\n', ' ')
+
+def _run(f, args):
+    try:
+        return f(*args), None
+    except Exception as e:
+        return None, type(e).__name__ + ': ' + str(e).split('\n')[0][:160]
+
+_SHAPE_ONLY = False
+
+# Errors TF itself raises in a graph where eager execution has the concrete shapes: unstack of an unknown
+# dimension (array_ops.unstack), stacking an empty TensorList whose element shape is not fully defined.
+_STAGING = ['Cannot infer argument `num` from shape', 'Tried to stack elements of an empty list with non-fully-defined']
+
+def _staging(msg):
+    for s in _STAGING:
+        if s in msg:
+            return True
+    return False
+
+def _check(name, f, g, args, shape_only=False, warm=None):
+    global _SHAPE_ONLY
+    _SHAPE_ONLY = shape_only
+    if warm is not None:
+        _run(g, warm)
+    e, ee = _run(f, args)
+    r, re = _run(g, args)
+    if ee is not None or re is not None:
+        if ee is not None and re is not None and ee.split(':')[0] == re.split(':')[0]:
+            print('ok-error', name, ee.split(':')[0])
+        elif ee is None and re.split(':')[0] in ('UnimplementedError', 'NotImplementedError'):
+            print('ok-limit', name, re)
+        elif ee is None and _staging(re):
+            print('ok-staging', name)
+        else:
+            print('MISMATCH', name, 'eager:', ee if ee is not None else _show(e), '| graph:', re if re is not None else _show(r))
+        return
+    try:
+        ok = _same(e, r)
+    except Exception as ex:
+        print('MISMATCH', name, 'comparing:', type(ex).__name__)
+        return
+    if ok:
+        print('ok', name)
+    else:
+        print('MISMATCH', name, 'eager:', _show(e), '| graph:', _show(r))
+'''
+
+
+def parse_ops():
+    ops = []
+    for line in open(OPS_DEF):
+        m = re.match(r'\s*OP(?:_UP)?\((\w+),\s*"([^"]*)"', line)
+        if m:
+            ops.append(m.group(1))
+    return ops
+
+
+class Gen:
+    def __init__(self, rnd):
+        self.r = rnd
+
+    def shape(self, rank=None, lo=0, hi=4, nonempty=False):
+        if rank is None:
+            rank = self.r.choice([0, 1, 1, 2, 2, 3])
+        dims = []
+        for _ in range(rank):
+            if not nonempty and self.r.random() < 0.12:
+                dims.append(0)
+            else:
+                dims.append(self.r.randint(max(lo, 1), hi))
+        return tuple(dims)
+
+    def values(self, n, dtype, lo=-5, hi=5):
+        r = self.r
+        if dtype == "bool":
+            return [r.choice(["True", "False"]) for _ in range(n)]
+        if dtype == "string":
+            return ["'%s'" % r.choice(["a", "bc", "", "x y"]) for _ in range(n)]
+        if dtype.startswith("int") or dtype == "uint8":
+            if dtype == "uint8":
+                lo = max(lo, 0)
+            return [str(r.randint(lo, hi)) for _ in range(n)]
+        out = []
+        for _ in range(n):
+            p = r.random()
+            if p < 0.03:
+                out.append("float('nan')")
+            elif p < 0.05:
+                out.append(r.choice(["float('inf')", "-float('inf')"]))
+            elif p < 0.15:
+                out.append("0.0")
+            else:
+                out.append(repr(round(r.uniform(lo, hi), 3)))
+        return out
+
+    def lit(self, shape, dtype, lo=-5, hi=5):
+        n = 1
+        for d in shape:
+            n *= d
+        vals = self.values(n, dtype, lo, hi)
+        if shape == ():
+            return "tf.constant(%s, dtype=tf.%s)" % (vals[0], dtype)
+        return "tf.reshape(tf.constant([%s], dtype=tf.%s), %s)" % (", ".join(vals), dtype, list(shape))
+
+    def bcast(self, s):
+        """A shape broadcastable against s."""
+        r = self.r
+        c = r.random()
+        if c < 0.4 or not s:
+            return s if c < 0.8 else ()
+        k = r.randint(0, len(s))
+        t = list(s[k:])
+        return tuple(1 if (d and r.random() < 0.3) else d for d in t)
+
+
+def T(*xs):
+    return list(xs)
+
+
+def templates(g, op):
+    """[(body expression over a0.., [(shape, dtype, lo, hi) or literal source], flags)] for op."""
+    r = g.r
+    def inp(shape, dtype, lo=-5, hi=5):
+        return g.lit(shape, dtype, lo, hi)
+    bin_num = {"ADD": "tf.add", "SUB": "tf.subtract", "MUL": "tf.multiply", "DIV": "tf.divide",
+               "FLOORDIV": "tf.math.floordiv", "MOD": "tf.math.floormod", "POW": "tf.pow",
+               "MAXIMUM": "tf.maximum", "MINIMUM": "tf.minimum", "SQDIFF": "tf.math.squared_difference",
+               "LESS": "tf.less", "LESS_EQUAL": "tf.less_equal", "GREATER": "tf.greater",
+               "GREATER_EQUAL": "tf.greater_equal"}
+    if op in bin_num:
+        dt = r.choice(NUM)
+        s = g.shape()
+        t = g.bcast(s)
+        if r.random() < 0.5:
+            s, t = t, s
+        hi = 3 if op == "POW" else 5
+        lo = 0 if op == "POW" and dt.startswith("int") else -5
+        return ["%s(a0, a1)" % bin_num[op], [inp(s, dt, lo, hi), inp(t, dt, lo, hi)]]
+    if op in ("EQUAL", "NOT_EQUAL"):
+        dt = r.choice(NUM + ["bool", "string"])
+        s = g.shape()
+        return ["tf.%s(a0, a1)" % op.lower(), [inp(s, dt), inp(g.bcast(s), dt)]]
+    if op in ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_XOR"):
+        s = g.shape()
+        fn = {"LOGICAL_AND": "tf.logical_and", "LOGICAL_OR": "tf.logical_or", "LOGICAL_XOR": "tf.math.logical_xor"}[op]
+        return ["%s(a0, a1)" % fn, [inp(s, "bool"), inp(g.bcast(s), "bool")]]
+    unary = {"NEG": ("tf.negative", NUM), "ABS": ("tf.abs", NUM), "SIGN": ("tf.sign", NUM),
+             "SQUARE": ("tf.square", NUM), "SQRT": ("tf.sqrt", FLOAT), "RSQRT": ("tf.math.rsqrt", FLOAT),
+             "EXP": ("tf.exp", FLOAT), "LOG": ("tf.math.log", FLOAT), "LOG1P": ("tf.math.log1p", FLOAT),
+             "SIN": ("tf.sin", FLOAT), "COS": ("tf.cos", FLOAT), "TANH": ("tf.tanh", FLOAT),
+             "SIGMOID": ("tf.sigmoid", FLOAT), "FLOOR": ("tf.floor", FLOAT), "CEIL": ("tf.math.ceil", FLOAT),
+             "ROUND": ("tf.round", NUM), "RECIPROCAL": ("tf.math.reciprocal", FLOAT),
+             "SOFTPLUS": ("tf.math.softplus", FLOAT), "RELU": ("tf.nn.relu", NUM), "RELU6": ("tf.nn.relu6", NUM),
+             "ELU": ("tf.nn.elu", FLOAT), "IS_NAN": ("tf.math.is_nan", FLOAT), "IS_INF": ("tf.math.is_inf", FLOAT),
+             "IS_FINITE": ("tf.math.is_finite", FLOAT), "IDENTITY": ("tf.identity", NUM + ["bool", "string"]),
+             "STOP_GRADIENT": ("tf.stop_gradient", NUM), "SHAPE": ("tf.shape", NUM + ["bool"]),
+             "SIZE": ("tf.size", NUM), "RANK": ("tf.rank", NUM), "ZEROS_LIKE": ("tf.zeros_like", NUM + ["bool"]),
+             "ONES_LIKE": ("tf.ones_like", NUM + ["bool"])}
+    if op in unary:
+        fn, dts = unary[op]
+        dt = r.choice(dts)
+        return ["%s(a0)" % fn, [inp(g.shape(), dt)]]
+    if op == "LOGICAL_NOT":
+        return ["tf.logical_not(a0)", [inp(g.shape(), "bool")]]
+    if op == "LEAKY_RELU":
+        return ["tf.nn.leaky_relu(a0, alpha=%s)" % r.choice(["0.2", "0.01", "1.5"]), [inp(g.shape(), r.choice(FLOAT))]]
+    if op == "GELU":
+        return ["tf.nn.gelu(a0, approximate=%s)" % r.choice(["True", "False"]), [inp(g.shape(), r.choice(FLOAT))]]
+    if op == "CAST":
+        src = r.choice(NUM + ["bool"])
+        dst = r.choice(NUM + ["bool", "uint8"])
+        return ["tf.cast(a0, tf.%s)" % dst, [inp(g.shape(), src, -3, 300 if dst == "uint8" else 5)]]
+    if op == "SELECT":
+        s = g.shape()
+        if r.random() < 0.5:   # tf.where(c): indices, a data-dependent shape
+            return ["tf.where(a0)", [inp(s, r.choice(["bool", "float32", "int32"]))]]
+        dt = r.choice(NUM)
+        return ["tf.where(a0, a1, a2)", [inp(g.bcast(s), "bool"), inp(s, dt), inp(g.bcast(s), dt)]]
+    if op == "CLIP":
+        dt = r.choice(NUM)
+        s = g.shape()
+        return ["tf.clip_by_value(a0, a1, a2)", [inp(s, dt), inp(g.bcast(s), dt, -5, 0), inp(g.bcast(s), dt, 0, 5)]]
+    if op == "ADD_N":
+        dt = r.choice(NUM)
+        s = g.shape()
+        n = r.randint(1, 3)
+        return ["tf.add_n([%s])" % ", ".join("a%d" % i for i in range(n)), [inp(s, dt) for _ in range(n)]]
+    reds = {"SUM": "tf.reduce_sum", "MEAN": "tf.reduce_mean", "MAX": "tf.reduce_max", "MIN": "tf.reduce_min",
+            "PROD": "tf.reduce_prod", "ANY": "tf.reduce_any", "ALL": "tf.reduce_all",
+            "LOGSUMEXP": "tf.reduce_logsumexp"}
+    if op in reds:
+        dt = "bool" if op in ("ANY", "ALL") else (r.choice(FLOAT) if op == "LOGSUMEXP" else r.choice(NUM))
+        s = g.shape()
+        ax = axis_arg(g, len(s))
+        return ["%s(a0%s, keepdims=%s)" % (reds[op], ax, r.choice(["True", "False"])), [inp(s, dt, -3, 3)]]
+    if op in ("ARGMAX", "ARGMIN"):
+        s = g.shape(rank=r.randint(1, 3))
+        ot = r.choice(["", ", output_type=tf.int32"])
+        return ["tf.math.%s(a0, axis=%d%s)" % (op.lower(), r.randint(-len(s), len(s) - 1), ot), [inp(s, r.choice(NUM))]]
+    if op in ("SOFTMAX", "LOG_SOFTMAX"):
+        s = g.shape(rank=r.randint(1, 3))
+        return ["tf.nn.%s(a0, axis=%d)" % (op.lower(), r.randint(-len(s), len(s) - 1)), [inp(s, r.choice(FLOAT))]]
+    if op == "SPARSE_XENT":
+        b, c = r.randint(0, 3), r.randint(1, 4)
+        return ["tf.nn.sparse_softmax_cross_entropy_with_logits(labels=a0, logits=a1)",
+                [inp((b,), r.choice(INT), 0, c - 1), inp((b, c), r.choice(FLOAT))]]
+    if op == "XENT":
+        s = g.shape(rank=r.randint(1, 3), nonempty=True)
+        dt = r.choice(FLOAT)
+        return ["tf.nn.softmax_cross_entropy_with_logits(labels=tf.nn.softmax(a0), logits=a1)", [inp(s, dt), inp(s, dt)]]
+    if op == "NORM":
+        s = g.shape(rank=r.randint(1, 3))
+        return ["tf.norm(a0%s)" % (", axis=%d" % r.randint(-len(s), len(s) - 1) if r.random() < 0.5 else ""),
+                [inp(s, r.choice(FLOAT))]]
+    if op in ("MATMUL", "FUSED_MATMUL"):
+        dt = r.choice(NUM) if op == "MATMUL" else r.choice(FLOAT)
+        m, k, n = r.randint(0, 3), r.randint(0, 3), r.randint(1, 3)
+        ta, tb = r.random() < 0.3, r.random() < 0.3
+        batch = (r.randint(1, 2),) if r.random() < 0.3 and op == "MATMUL" else ()
+        a = batch + ((k, m) if ta else (m, k))
+        b = batch + ((n, k) if tb else (k, n))
+        call = "tf.matmul(a0, a1, transpose_a=%s, transpose_b=%s)" % (ta, tb)
+        if op == "FUSED_MATMUL":   # the planner fuses MatMul + BiasAdd (+ Relu)
+            return ["tf.nn.relu(tf.nn.bias_add(%s, a2))" % call, [inp(a, dt), inp(b, dt), inp((n,), dt)]]
+        return [call, [inp(a, dt), inp(b, dt)]]
+    if op == "TRANSPOSE":
+        s = g.shape()
+        perm = list(range(len(s)))
+        r.shuffle(perm)
+        return ["tf.transpose(a0%s)" % (", perm=%s" % perm if r.random() < 0.7 else ""), [inp(s, r.choice(NUM + ["bool"]))]]
+    if op == "BIAS_ADD":
+        s = g.shape(rank=r.randint(1, 3))
+        dt = r.choice(NUM)
+        return ["tf.nn.bias_add(a0, a1)", [inp(s, dt), inp((s[-1],), dt)]]
+    if op in ("CONV2D", "CONV2D_BP_INPUT", "CONV2D_BP_FILTER"):
+        n, h, w, c, o = r.randint(1, 2), r.randint(1, 5), r.randint(1, 5), r.randint(1, 2), r.randint(1, 2)
+        kh, kw = r.randint(1, 3), r.randint(1, 3)
+        st, pad = r.choice([1, 2]), r.choice(["SAME", "VALID"])
+        if pad == "VALID":
+            h, w = max(h, kh), max(w, kw)
+        call = "tf.nn.conv2d(a0, a1, strides=%d, padding='%s')" % (st, pad)
+        ins = [inp((n, h, w, c), "float32"), inp((kh, kw, c, o), "float32")]
+        if op == "CONV2D":
+            return [call, ins]
+        return ["_grad2(lambda p, q: %s, a0, a1)" % call.replace("a0", "p").replace("a1", "q"), ins]
+    if op in ("MAX_POOL", "MAX_POOL_GRAD"):
+        n, h, w, c = r.randint(1, 2), r.randint(2, 5), r.randint(2, 5), r.randint(1, 2)
+        k, st, pad = r.choice([1, 2]), r.choice([1, 2]), r.choice(["SAME", "VALID"])
+        call = "tf.nn.max_pool2d(a0, ksize=%d, strides=%d, padding='%s')" % (k, st, pad)
+        ins = [inp((n, h, w, c), "float32")]
+        if op == "MAX_POOL":
+            return [call, ins]
+        return ["_grad1(lambda p: %s, a0)" % call.replace("a0", "p"), ins]
+    if op == "RESHAPE":
+        s = g.shape()
+        n = 1
+        for d in s:
+            n *= d
+        tgt = r.choice([[-1], [n], [1, -1] if n else [0, 2], [n, 1], [2, -1]])
+        return ["tf.reshape(a0, %s)" % tgt, [inp(s, r.choice(NUM))]]
+    if op == "EXPAND_DIMS":
+        s = g.shape()
+        return ["tf.expand_dims(a0, %d)" % r.randint(-len(s) - 1, len(s)), [inp(s, r.choice(NUM))]]
+    if op == "SQUEEZE":
+        s = tuple(d if r.random() < 0.5 else 1 for d in g.shape())
+        ones = [i for i, d in enumerate(s) if d == 1]
+        ax = "" if not ones or r.random() < 0.4 else ", axis=%s" % r.sample(ones, r.randint(1, len(ones)))
+        return ["tf.squeeze(a0%s)" % ax, [inp(s, r.choice(NUM))]]
+    if op == "STRIDED_SLICE":
+        s = g.shape(rank=r.randint(1, 3))
+        return ["a0[%s]" % slice_key(g, s), [inp(s, r.choice(NUM + ["bool"]))]]
+    if op == "SLICE":
+        s = g.shape(rank=r.randint(1, 3))
+        b = [r.randint(0, d) for d in s]
+        z = [r.choice([-1, r.randint(0, d - bb)]) for d, bb in zip(s, b)]
+        return ["tf.slice(a0, %s, %s)" % (b, z), [inp(s, r.choice(NUM))]]
+    if op == "CONCAT":
+        s = list(g.shape(rank=r.randint(1, 3)))
+        ax = r.randint(0, len(s) - 1)
+        n = r.randint(1, 3)
+        dt = r.choice(NUM)
+        parts = []
+        for _ in range(n):
+            s2 = list(s)
+            s2[ax] = r.randint(0, 3)
+            parts.append(inp(tuple(s2), dt))
+        return ["tf.concat([%s], %d)" % (", ".join("a%d" % i for i in range(n)), ax), parts]
+    if op == "STACK":
+        s = g.shape()
+        n = r.randint(1, 3)
+        dt = r.choice(NUM)
+        return ["tf.stack([%s], axis=%d)" % (", ".join("a%d" % i for i in range(n)), r.randint(-len(s) - 1, len(s))),
+                [inp(s, dt) for _ in range(n)]]
+    if op == "UNSTACK":
+        s = g.shape(rank=r.randint(1, 3))
+        return ["tf.unstack(a0, axis=%d)" % r.randint(-len(s), len(s) - 1), [inp(s, r.choice(NUM))]]
+    if op == "GATHER":
+        s = g.shape(rank=r.randint(1, 3))
+        ax = r.randint(0, len(s) - 1)
+        ishape = g.shape(rank=r.randint(0, 2))
+        return ["tf.gather(a0, a1, axis=%d)" % ax, [inp(s, r.choice(NUM)), inp(ishape, r.choice(INT), 0, max(s[ax] - 1, 0))]]
+    if op == "GATHER_ND":
+        s = g.shape(rank=r.randint(1, 3), nonempty=True)
+        k = r.randint(1, len(s))
+        nidx = r.randint(0, 3)
+        idx = [[r.randint(0, s[j] - 1) for j in range(k)] for _ in range(nidx)]
+        src = "tf.constant(%s, dtype=tf.int32)" % idx if idx else "tf.zeros([0, %d], tf.int32)" % k
+        return ["tf.gather_nd(a0, a1)", [inp(s, r.choice(NUM)), src]]
+    if op == "PAD":
+        s = g.shape(rank=r.randint(1, 3))
+        mode = r.choice(["CONSTANT", "CONSTANT", "REFLECT", "SYMMETRIC"])
+        pads = []
+        for d in s:
+            lim = d - 1 if mode == "REFLECT" else d if mode == "SYMMETRIC" else 2
+            pads.append([r.randint(0, max(lim, 0)), r.randint(0, max(lim, 0))])
+        dt = r.choice(NUM)
+        cv = ", constant_values=a1" if mode == "CONSTANT" and r.random() < 0.5 else ""
+        ins = [inp(s, dt)] + ([inp((), dt)] if cv else [])
+        return ["tf.pad(a0, %s, mode='%s'%s)" % (pads, mode, cv), ins]
+    if op == "TILE":
+        s = g.shape()
+        return ["tf.tile(a0, %s)" % [r.randint(0, 2) for _ in s], [inp(s, r.choice(NUM))]]
+    if op == "BROADCAST_TO":
+        s = g.bcast(g.shape())
+        tgt = [r.randint(1, 2)] + [d if d != 1 else r.randint(0, 3) for d in s]
+        return ["tf.broadcast_to(a0, %s)" % tgt, [inp(s, r.choice(NUM))]]
+    if op == "ONE_HOT":
+        s = g.shape(rank=r.randint(0, 2))
+        depth = r.randint(0, 4)
+        return ["tf.one_hot(a0, %d, axis=%d)" % (depth, r.randint(-1, len(s))), [inp(s, r.choice(INT), -1, depth)]]
+    if op in ("ZEROS", "ONES"):
+        return ["tf.%s(tf.shape(a0), tf.%s)" % (op.lower(), r.choice(NUM + ["bool"])), [inp(g.shape(), "float32")]]
+    if op == "FILL":
+        return ["tf.fill(tf.shape(a0), a1)", [inp(g.shape(), "float32"), inp((), r.choice(NUM))]]
+    if op == "EYE":
+        return ["tf.eye(%d, %s, dtype=tf.%s) + tf.cast(tf.reduce_sum(a0), tf.%s)"
+                % (r.randint(0, 3), r.choice(["None", "2", "0"]), "float32", "float32"), [inp(g.shape(), "float32")]]
+    if op == "RANGE":
+        dt = r.choice(NUM)
+        d = r.choice([1, 2, -1]) if dt.startswith("int") else r.choice([0.5, 1.0, -1.5])
+        return ["tf.range(a0, a1, %s)" % d, [inp((), dt, -3, 3), inp((), dt, -3, 6)]]
+    if op == "LINSPACE":
+        dt = r.choice(FLOAT)
+        return ["tf.linspace(a0, a1, %d)" % r.randint(0, 4), [inp((), dt), inp((), dt)]]
+    if op in ("RANDOM_UNIFORM", "RANDOM_NORMAL", "TRUNC_NORMAL"):
+        fn = {"RANDOM_UNIFORM": "tf.random.uniform", "RANDOM_NORMAL": "tf.random.normal",
+              "TRUNC_NORMAL": "tf.random.truncated_normal"}[op]
+        return ["%s(tf.shape(a0), seed=%d)" % (fn, r.randint(1, 9)), [inp(g.shape(), "float32")], "shape_only"]
+    if op == "DROPOUT":
+        rate = r.choice(["0.0", "0.5"])
+        return ["tf.nn.dropout(a0, %s, seed=3)" % rate, [inp(g.shape(), r.choice(FLOAT))], "shape_only"]
+    asserts = {"ASSERT_EQUAL": "tf.debugging.assert_equal(a0, a1)", "ASSERT_GREATER": "tf.debugging.assert_greater(a0, a1)",
+               "ASSERT_GREATER_EQUAL": "tf.debugging.assert_greater_equal(a0, a1)",
+               "ASSERT_LESS": "tf.debugging.assert_less(a0, a1)", "ASSERT_LESS_EQUAL": "tf.debugging.assert_less_equal(a0, a1)",
+               "ASSERT_NON_NEGATIVE": "tf.debugging.assert_non_negative(a0)",
+               "ASSERT_POSITIVE": "tf.debugging.assert_positive(a0)"}
+    if op in asserts:
+        dt = r.choice(NUM)
+        s = g.shape()
+        ins = [inp(s, dt, 0, 2)] + ([inp(g.bcast(s), dt, 0, 2)] if "a1" in asserts[op] else [])
+        return ["_after(%s, a0)" % asserts[op], ins]
+    if op == "ASSERT_FINITE":
+        return ["tf.debugging.assert_all_finite(a0, 'bad')", [inp(g.shape(), r.choice(FLOAT))]]
+    if op == "CHECK_NUMERICS":
+        return ["tf.debugging.check_numerics(a0, 'bad')", [inp(g.shape(), r.choice(FLOAT))]]
+    if op == "PRINT":
+        return ["_after(tf.print(a0), a0 + 1)", [inp(g.shape(), r.choice(NUM))]]
+    if op == "TIMESTAMP":
+        return ["tf.timestamp() * 0.0 + tf.cast(tf.size(a0), tf.float64)", [inp(g.shape(), "float32")]]
+    if op == "WRITE_SUMMARY":
+        return ["_summary(a0)", [inp((), "float32")]]
+    if op in ("READ_VARIABLE", "ASSIGN_VARIABLE", "ASSIGN_ADD_VARIABLE", "ASSIGN_SUB_VARIABLE"):
+        dt = r.choice(FLOAT)
+        meth = {"READ_VARIABLE": "read_value()", "ASSIGN_VARIABLE": "assign(a0)", "ASSIGN_ADD_VARIABLE": "assign_add(a0)",
+                "ASSIGN_SUB_VARIABLE": "assign_sub(a0)"}[op]
+        s = g.shape()
+        return ["_var(a0, lambda v: v.%s)" % meth, [inp(s, dt)]]
+    if op in ("TL_RESERVE", "TL_SET_ITEM", "TL_GET_ITEM", "TL_STACK", "TL_LENGTH", "TL_RESIZE"):
+        s = g.shape()
+        return ["_ta_loop(a0, %d)" % r.randint(0, 3), [inp(s, r.choice(NUM))]]
+    if op in ("TL_FROM_TENSOR", "TL_GATHER", "TL_SCATTER", "TL_CONCAT"):
+        s = g.shape(rank=r.randint(2, 3))
+        n = s[0]
+        idx = [r.randint(0, max(n - 1, 0)) for _ in range(r.randint(0, 3))] if n else []
+        return ["_ta_ops(a0, %s)" % idx, [inp(s, r.choice(FLOAT))]]
+    if op in ("TL_ADD", "TL_CONCAT_GRAD"):
+        s = g.shape(rank=2, nonempty=True)
+        return ["_grad1(lambda p: _ta_ops(p, [0]), a0)", [inp(s, "float32")]]
+    if op == "SCATTER_GRAD":
+        s = g.shape(rank=r.randint(1, 2))
+        f = r.choice(["tf.gather(p, [0, 0])" if s[0] else "tf.gather(p, [])", "p[::-1]", "tf.pad(p, %s)" % ([[1, 0]] * len(s))])
+        return ["_grad1(lambda p: %s, a0)" % f, [inp(s, "float32")]]
+    if op in ("STACK_PUSH", "STACK_SIZE", "STACK_GET", "RNG_STATE", "RNG_SWAP"):
+        s = g.shape()
+        rnd = "True" if op.startswith("RNG") else "False"
+        return ["_grad1(lambda p: _loop(p, %d, %s), a0)" % (r.randint(0, 3), rnd), [inp(s, "float32")],
+                "shape_only" if rnd == "True" else ""]
+    if op == "DATASET_TENSORS":
+        return ["_ds_tensors(a0)", [inp(g.shape(), r.choice(NUM))]]
+    if op == "DATASET_RANGE":
+        return ["_ds_range(a0, a1)", [inp((), r.choice(INT), -2, 6), inp((), r.choice(INT), -2, 3)]]
+    if op in ("DATASET_ITER", "DATASET_NEXT", "DATASET_RELEASE", "DATASET_SLICES"):
+        s = g.shape(rank=r.randint(1, 2))
+        return ["_ds_sum(a0)", [inp(s, r.choice(FLOAT))]]
+    if op in ("READ_FILE", "WRITE_FILE"):
+        return ["_file_roundtrip(a0)", ["tf.constant(%r)" % r.choice(["", "abc", "x\\ny"])]]
+    if op == "WRITE_NPY":
+        return ["_npy(a0)", [inp(g.shape(), r.choice(NUM))]]
+    if op == "DECODE_CSV":
+        recs = [",".join(r.choice(["1", "2", ""]) for _ in range(2)) for _ in range(r.randint(0, 3))]
+        return ["tf.io.decode_csv(a0, [[0], [7]])", ["tf.constant(%r, dtype=tf.string)" % recs if recs else
+                                                   "tf.zeros([0], tf.string)"]]
+    return None
+
+
+def axis_arg(g, rank):
+    r = g.r
+    c = r.random()
+    if c < 0.3 or rank == 0:
+        return ""
+    if c < 0.7:
+        return ", axis=%d" % r.randint(-rank, rank - 1)
+    return ", axis=%s" % sorted(r.sample(range(rank), r.randint(1, rank)))
+
+
+def slice_key(g, s):
+    r = g.r
+    parts = []
+    for d in s:
+        c = r.random()
+        if c < 0.25:
+            parts.append(str(r.randint(-d, d - 1)) if d else ":")
+        elif c < 0.85:
+            a = r.choice(["", str(r.randint(-3, 3))])
+            b = r.choice(["", str(r.randint(-3, 3))])
+            st = r.choice(["", "", "2", "-1", "-2"])
+            parts.append("%s:%s%s" % (a, b, (":" + st) if st else ""))
+        else:
+            parts.append(":")
+    if r.random() < 0.2:
+        parts.insert(r.randint(0, len(parts)), "None")
+    if r.random() < 0.2 and parts:
+        parts[-1] = "..."
+    return ", ".join(parts)
+
+
+HELPERS = r'''
+def _after(op, v):
+    return v
+
+def _grad1(f, x):
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = f(x)
+    return y, t.gradient(y, x)
+
+def _grad2(f, x, w):
+    with tf.GradientTape() as t:
+        t.watch([x, w])
+        y = f(x, w)
+    return y, t.gradient(y, [x, w])
+
+def _var(x, f):
+    v = _VARS[0]
+    v.assign(tf.zeros_like(v) + 1.0)
+    f(v)
+    return v.read_value()
+
+def _ta_loop(x, n):
+    ta = tf.TensorArray(x.dtype, size=0, dynamic_size=True, element_shape=x.shape)
+    for i in tf.range(n):
+        ta = ta.write(i, x * tf.cast(i + 1, x.dtype))
+    return ta.stack(), ta.size()
+
+def _ta_ops(x, idx):
+    ta = tf.TensorArray(x.dtype, size=0, dynamic_size=True, infer_shape=False)
+    ta = ta.unstack(x)
+    r = [ta.stack(), ta.gather(idx) if idx else x[:0]]
+    tb = tf.TensorArray(x.dtype, size=tf.shape(x)[0])
+    tb = tb.scatter(tf.range(tf.shape(x)[0]), x * 2.0)
+    r.append(tb.stack())
+    r.append(tb.concat())
+    return tf.reduce_sum(r[0]) + tf.reduce_sum(r[1]) + tf.reduce_sum(r[2]) + tf.reduce_sum(r[3])
+
+def _loop(x, n, rnd):
+    y = x
+    for i in tf.range(n):
+        if rnd:
+            y = y * tf.random.uniform(tf.shape(x), seed=5) + tf.sin(y)
+        else:
+            y = y * tf.sin(y) + 1.0
+    return tf.reduce_sum(y)
+
+def _ds_sum(x):
+    s = tf.zeros(tf.shape(x)[1:], x.dtype)
+    for e in tf.data.Dataset.from_tensor_slices(x):
+        s = s + e
+    return s
+
+def _ds_tensors(x):
+    n = tf.zeros_like(x)
+    for e in tf.data.Dataset.from_tensors(x):
+        n = n + e
+    return n
+
+def _ds_range(n, step):
+    s = tf.constant(0, tf.int64)
+    k = 0
+    for e in tf.data.Dataset.range(0, n, tf.where(step == 0, tf.ones_like(step), step)):
+        s = s + e
+        k += 1
+    return s, k
+
+def _file_roundtrip(c):
+    tf.io.write_file(_TMP + '/f.txt', c)
+    return tf.io.read_file(_TMP + '/f.txt')
+
+def _npy(x):
+    tf.io.write_npy(_TMP + '/a.npy', x)
+    return x
+
+def _summary(x):
+    with _WRITER.as_default():
+        tf.summary.scalar('s', x, step=1)
+    return x
+'''
+
+
+def case_source(k, op, tmpl, mode, g):
+    expr, ins = tmpl[0], tmpl[1]
+    shape_only = len(tmpl) > 2 and tmpl[2] == "shape_only"
+    params = ", ".join("a%d" % i for i in range(len(ins)))
+    lines = ["def _f%d(%s):" % (k, params), "    return %s" % expr]
+    args = "(%s%s)" % (", ".join(ins), "," if len(ins) == 1 else "")
+    lines.append("_a%d = %s" % (k, args))
+    warm = "None"
+    if mode == "none":
+        lines.append("_g%d = tf.function(_f%d, input_signature=[tf.TensorSpec([None] * len(a.shape), a.dtype) for a in _a%d])"
+                     % (k, k, k))
+    elif mode == "rr":
+        lines.append("_g%d = tf.function(_f%d, reduce_retracing=True)" % (k, k))
+        # a first call on other shapes (one more element along each dim), so the checked call runs a relaxed trace
+        warm = "tuple([tf.concat([a, a[:1]], 0) if len(a.shape) > 0 and a.shape[0] != 0 else a for a in _a%d])" % k
+    else:
+        lines.append("_g%d = tf.function(_f%d)" % (k, k))
+    lines.append("_check(%r, _f%d, _g%d, _a%d, %s, %s)" % ("%d:%s:%s" % (k, op, mode), k, k, k, shape_only, warm))
+    return "\n".join(lines) + "\n"
+
+
+def gen_file(rnd, ops, n, tmp, start_k):
+    g = Gen(rnd)
+    src = [PRELUDE, HELPERS,
+           "_TMP = %r" % tmp,
+           "_VARS = [tf.Variable(tf.zeros([]))]",
+           "_WRITER = tf.summary.create_file_writer(_TMP + '/logs')"]
+    cases = 0
+    k = start_k
+    for _ in range(n):
+        op = rnd.choice(ops)
+        t = templates(g, op)
+        mode = rnd.choice(["static", "static", "none", "rr"])
+        if op in ("READ_VARIABLE", "ASSIGN_VARIABLE", "ASSIGN_ADD_VARIABLE", "ASSIGN_SUB_VARIABLE"):
+            # a variable of the input's shape, made before the trace (TF: Variables are created on the first call only)
+            src.append("_VARS[0] = tf.Variable(tf.zeros_like(%s))" % t[1][0])
+            if mode == "rr":
+                mode = "static"
+        src.append(case_source(k, op, t, mode, g))
+        k += 1
+        cases += 1
+    return "\n".join(src), cases
+
+
+SANITIZER = re.compile(rb"ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|SUMMARY: UndefinedBehaviorSanitizer")
+
+
+def run_file(tfs, path, cwd):
+    try:
+        p = subprocess.run([tfs, "run", path], cwd=cwd, capture_output=True, timeout=600)
+    except subprocess.TimeoutExpired:
+        return "timeout", b"", b""
+    return p.returncode, p.stdout, p.stderr
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("tfs")
+    ap.add_argument("--count", type=int, default=400, help="cases (one eager and one graph call each)")
+    ap.add_argument("--per-file", type=int, default=60)
+    ap.add_argument("--seed", type=int, default=28)
+    ap.add_argument("--budget", type=float, default=0, help="stop starting new files after this many seconds")
+    ap.add_argument("--keep", help="write the generated programs here")
+    ap.add_argument("--op", action="append", help="only these ops (ids of ops.def)")
+    args = ap.parse_args()
+    args.tfs = os.path.abspath(args.tfs)
+    ops = parse_ops()
+    g = Gen(random.Random(0))
+    missing = [op for op in ops if templates(g, op) is None]
+    if missing:
+        print("opdiff: ops of ops.def without a template: %s" % ", ".join(missing))
+        return 1
+    chosen = args.op or ops
+    rnd = random.Random(args.seed)
+    t0 = time.time()
+    calls = cases = files = nerr = nlimit = 0
+    limits = set()
+    failures = []
+    covered = set()
+    with tempfile.TemporaryDirectory() as tmp:
+        keep = args.keep or tmp
+        os.makedirs(keep, exist_ok=True)
+        k = 0
+        while cases < args.count:
+            if args.budget and time.time() - t0 > args.budget:
+                break
+            n = min(args.per_file, args.count - cases)
+            # every op once in the first files, then at random
+            src, made = gen_file(rnd, chosen, n, tmp, k)
+            path = os.path.join(keep, "opdiff_%d.tfs" % files)
+            with open(path, "w") as f:
+                f.write(src)
+            rc, out, err = run_file(args.tfs, path, tmp)
+            lines = out.decode("utf-8", "replace").splitlines()
+            done = [l for l in lines if l.startswith(("ok", "MISMATCH"))]
+            nerr += sum(1 for l in done if l.startswith("ok-error"))
+            limits.update(" ".join(l.split()[2:]) for l in done if l.startswith("ok-limit"))
+            nlimit += sum(1 for l in done if l.startswith("ok-limit"))
+            for l in done:
+                covered.add(l.split()[1].split(":")[1])
+            calls += 2 * len(done)
+            cases += made
+            k += made
+            files += 1
+            for l in done:
+                if l.startswith("MISMATCH"):
+                    failures.append("%s: %s" % (path, l))
+            if rc != 0 or SANITIZER.search(err) or len(done) != made:
+                tail = err.decode("utf-8", "replace").strip().splitlines()[-12:]
+                failures.append("%s: exit %s after %d of %d cases\n    %s" % (path, rc, len(done), made, "\n    ".join(tail)))
+                if not args.keep:
+                    import shutil
+                    shutil.copy(path, os.path.join(os.getcwd(), os.path.basename(path)))
+    print("opdiff: %d files, %d cases, %d calls (eager + graph), %d of %d ops run, %.0f s"
+          % (files, cases, calls, len(covered), len(chosen), time.time() - t0))
+    print("opdiff: %d cases raised the same error class eagerly and in the graph; %d ran eagerly but the graph "
+          "raised Unimplemented (a stated limit):" % (nerr, nlimit))
+    for l in sorted(limits):
+        print("  limit:", l)
+    for f in failures:
+        print("FAIL", f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
