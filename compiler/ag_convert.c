@@ -22,6 +22,34 @@ bool ag_is_converted(const Ast *fn) {
   return found;
 }
 
+/* --- generators --- */
+
+/* Does n yield, outside the functions and classes nested in it? */
+static bool yields_in(const Ast *n) {
+  if (!n) return false;
+  if (n->kind == A_YIELD || n->kind == A_YIELDFROM) return true;
+  if (n->kind == A_FUNCDEF || n->kind == A_LAMBDA || n->kind == A_CLASSDEF) return false;
+  AST_FOR_FIELDS(f, n, AF_PTR_MASK) {
+    if (yields_in(*ast_ptr_field(n, f))) return true;
+  }
+  AST_FOR_FIELDS(f, n, AF_LIST_MASK) {
+    const AstList *l = ast_list_field(n, f);
+    for (int i = 0; i < l->n; i++)
+      if (yields_in(l->items[i])) return true;
+  }
+  return false;
+}
+
+/* A generator function is not converted: its body runs as written, also
+ * while a tf.function traces (a Python loop over a generator unrolls at
+ * trace time, as in TF), so its yields stay in its own body. */
+static bool is_generator(const Ast *fn) {
+  if (!fn || fn->kind != A_FUNCDEF) return false;
+  for (int i = 0; i < fn->body.n; i++)
+    if (yields_in(fn->body.items[i])) return true;
+  return false;
+}
+
 /* --- static checks --- */
 
 /* The binding scopes of the functions around the one being checked. */
@@ -157,8 +185,9 @@ static void convert_defs(Arena *arena, const AstList *orig, AstList *copy, const
     Ast *t = copy->items[i];
     if (!s || !t) continue;
     if (s->kind == A_FUNCDEF) {
-      copy->items[i] = in_class || !only || ag_ptr_has(only, s) ? convert(arena, s, path, source, diags, false)
-                                                                 : unconverted(arena, s);
+      copy->items[i] = !is_generator(s) && (in_class || !only || ag_ptr_has(only, s))
+                           ? convert(arena, s, path, source, diags, false)
+                           : unconverted(arena, s);
       continue;
     }
     bool cls = in_class || s->kind == A_CLASSDEF;

@@ -59,6 +59,8 @@ typedef enum AstKind {
   A_SETCOMP,         /* value, generators */
   A_GENEXP,          /* value, generators */
   A_DICTCOMP,        /* key, value, generators */
+  A_YIELD,           /* value (may be NULL) */
+  A_YIELDFROM,       /* value */
   /* helpers */
   A_ARG,             /* arg name, default (may be NULL) */
   A_KEYWORD,         /* arg (NULL for **kwargs), value */

@@ -310,6 +310,7 @@ static void dump(Out *o, const Ast *a) {
     fnode(&f, "value", a->value);
     flist(&f, "generators", &a->generators);
     break;
+  case A_YIELD: case A_YIELDFROM: fnode(&f, "value", a->value); break;
   case A_COMPREHENSION:
     fnode(&f, "target", a->target);
     fnode(&f, "iter", a->iter);

@@ -132,6 +132,7 @@ static bool is_comprehension(const Ast *e) {
 static void collect_comprehension(Ctx *c, Scope *s, Ast *e) {
   collect_expr(c, s, e->generators.items[0]->iter);
   Scope *inner = scope_new(c, e, s);
+  inner->generator = e->kind == A_GENEXP;   /* lazy: it yields its elements */
   for (int i = 0; i < e->generators.n; i++) {
     Ast *g = e->generators.items[i];
     if (i > 0) collect_expr(c, inner, g->iter);
@@ -171,6 +172,11 @@ static void collect_expr(Ctx *c, Scope *s, Ast *e) {
   case A_SET:
   case A_TUPLE: collect_list(c, s, &e->elts); break;
   case A_SLICE: collect_expr(c, s, e->lower); collect_expr(c, s, e->upper); collect_expr(c, s, e->step); break;
+  case A_YIELD:
+  case A_YIELDFROM:
+    if (!s->is_module) s->generator = true;
+    collect_expr(c, s, e->value);
+    break;
   default: break;
   }
 }

@@ -456,6 +456,16 @@ static void expr(Out *o, const Ast *e, int prec) {
     close_if(o, prec > p);
     break;
   }
+  case A_YIELD:
+  case A_YIELDFROM:
+    open_if(o, prec > P_YIELD);
+    puts_(o, e->kind == A_YIELD ? "yield" : "yield from");
+    if (e->value) {
+      putch(o, ' ');
+      expr(o, e->value, e->kind == A_YIELD ? P_TUPLE : P_TEST);
+    }
+    close_if(o, prec > P_YIELD);
+    break;
   case A_LAMBDA:
     open_if(o, prec > P_TEST);
     puts_(o, "lambda");

@@ -63,6 +63,18 @@ typedef struct Func {
 /* Call a compiled function on arguments already bound to its parameters. */
 Val func_call_bound(Val f, Val *argv);
 
+/* Generators (gen.c): a call of a generator function makes one, holding the
+ * function and its bound arguments; its body runs on a stack of its own. */
+extern const Type gen_type;
+Val gen_new(Val func, const Val *argv, int nargs);
+/* next(g[, default]): the next value, else StopIteration(return value) or dflt */
+Val gen_next_builtin(Val g, Val dflt);
+/* For the error machinery: the saved states of the stacks that resumed the
+ * running generators, outermost first (their count); whether an error
+ * leaving the running generator would reach no handler on any stack. */
+int rt_gen_segments(const RtCtxState **out, int max);
+bool rt_gen_uncaught(void);
+
 /* A builtin function implemented in C.  `self` is the bound receiver for
  * methods ('abc'.upper) or VT_UNDEF for plain functions. */
 typedef Val (*BuiltinFn)(Val self, int n, const Val *args, const Kw *kw);
