@@ -1779,10 +1779,20 @@ static void stmt_kind(Fg *g, Ast *st) {
     for (int i = 0; i < st->names.n; i++) {
       Ast *al = st->names.items[i];
       int t = tmp(g);
-      set_loc(g, al);
+      set_loc(g, st);   /* Python's traceback marks the whole statement */
       if (al->id > 0) emit(g, "T_[%d] = rt_import(%d);", t, al->id - 1);
       else emit(g, "T_[%d] = rt_native_module(\"%s\");", t, al->name);
-      store_name(g, al->asname ? al->asname : al->name, t);
+      const char *dot = strchr(al->name, '.');
+      if (!al->asname && dot) {   /* `import a.b` (checked above) binds the package a */
+        char top[256];
+        snprintf(top, sizeof top, "%.*s", (int)(dot - al->name), al->name);
+        release(g, t);
+        t = tmp(g);
+        emit(g, "T_[%d] = rt_native_module(\"%s\");", t, top);
+        store_name(g, top, t);
+      } else {
+        store_name(g, al->asname ? al->asname : al->name, t);
+      }
       release(g, t);
     }
     break;

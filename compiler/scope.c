@@ -196,9 +196,11 @@ static void declare(Ctx *c, Scope *s, Ast *st, bool global) {
   }
 }
 
-static const char *import_binding(Ast *alias) {
+/* `import a.b` binds a (the package); `import a.b as c` binds c. */
+static const char *import_binding(Arena *a, Ast *alias) {
   if (alias->asname) return alias->asname;
-  return alias->name;
+  const char *dot = strchr(alias->name, '.');
+  return dot ? arena_strndup(a, alias->name, (size_t)(dot - alias->name)) : alias->name;
 }
 
 /* A class body binds nothing in the enclosing scope (its names become class
@@ -283,7 +285,7 @@ static void collect_stmt(Ctx *c, Scope *s, Ast *st) {
   case A_ASSERT: collect_expr(c, s, st->test); collect_expr(c, s, st->msg); break;
   case A_IMPORT:
   case A_IMPORTFROM:
-    for (int i = 0; i < st->names.n; i++) bind(c, s, import_binding(st->names.items[i]));
+    for (int i = 0; i < st->names.n; i++) bind(c, s, import_binding(c->si->arena, st->names.items[i]));
     break;
   case A_GLOBAL: declare(c, s, st, true); break;
   case A_NONLOCAL: declare(c, s, st, false); break;

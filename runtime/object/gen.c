@@ -328,10 +328,12 @@ static int gen_resume(Gen *g, Val send, Val exc, Val *out) {
   g->emsg = NULL;
   g->eexc = val_undef();
   val_decref(val_obj(g));
-  /* PEP 479: StopIteration leaving a generator's body is a RuntimeError */
+  /* PEP 479: StopIteration leaving a generator's body is a RuntimeError,
+   * raised in the resumer (where Python's traceback points) */
   bool stop = val_is(e, &exc_type) ? exc_class_sub(exc_class_of(e), gen_stopiteration_class()) : kind == ERR_STOPITER;
   if (stop) {
     free(msg);
+    loc = rt_cur_loc;
     Val re = exc_of_kind(ERR_RUNTIME, "generator raised StopIteration");
     Exc *x = (Exc *)re.u.o;
     x->cause = val_is_undef(e) ? exc_of_kind(ERR_STOPITER, "") : e;
