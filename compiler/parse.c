@@ -1164,8 +1164,8 @@ static void ck_params(P *p, const char *close, bool annotations) {
         /* bare '*' */
       } else {
         ck_name(p);
-        if (annotations && at(p, ":")) {
-          ck_fail(p, ck_tok(p), "parameter annotations are not supported");
+        if (annotations && at(p, ":")) {   /* checked, then ignored (as Python does at run time) */
+          ck_adv(p);
           ck_test(p);
         }
         if (!star && !dstar && at(p, "=")) {

@@ -341,11 +341,11 @@ START_TEST(cgen_star_params) {
   ck_assert(cgen_program(&p, &c, false));
   ck_assert_int_eq(p.diags.n, 0);
   ck_assert_ptr_nonnull(strstr(c.data, "{\"a\", \"args\", \"b\", \"c\", \"kw\"}"));
-  ck_assert_ptr_nonnull(strstr(c.data, ", 2, 1, 1, 0};"));
+  ck_assert_ptr_nonnull(strstr(c.data, ", 2, 1, 1, 0, 0};"));
   ck_assert_ptr_nonnull(strstr(c.data, "{\"x\", \"y\"}"));
-  ck_assert_ptr_nonnull(strstr(c.data, ", 1, 0, 0, 0};"));
+  ck_assert_ptr_nonnull(strstr(c.data, ", 1, 0, 0, 0, 0};"));
   ck_assert_ptr_nonnull(strstr(c.data, "{\"p\", \"q\", \"r\"}"));
-  ck_assert_ptr_nonnull(strstr(c.data, ", 0, 0, 0, 2};"));
+  ck_assert_ptr_nonnull(strstr(c.data, ", 0, 0, 0, 2, 0};"));
   sb_free(&c);
   program_free(&p);
 }
