@@ -523,16 +523,13 @@ static Val gen_m_iter(Val self, int n, const Val *args, const Kw *kw) {
 
 static Val gen_getattr(Val self, const char *name) {
   Gen *g = (Gen *)self.u.o;
-  static const struct { const char *name; BuiltinFn fn; } methods[] = {
-    {"send", gen_m_send}, {"throw", gen_m_throw}, {"close", gen_m_close},
-    {"__next__", gen_m_next}, {"__iter__", gen_m_iter},
+  static const struct { const char *name, *qual; BuiltinFn fn; } methods[] = {
+    {"send", "generator.send", gen_m_send}, {"throw", "generator.throw", gen_m_throw},
+    {"close", "generator.close", gen_m_close}, {"__next__", "generator.__next__", gen_m_next},
+    {"__iter__", "generator.__iter__", gen_m_iter},
   };
   for (size_t i = 0; i < sizeof methods / sizeof *methods; i++)
-    if (!strcmp(name, methods[i].name)) {
-      char q[64];
-      snprintf(q, sizeof q, "generator.%s", name);
-      return builtin_new(strdup(q), methods[i].fn, self, NULL);
-    }
+    if (!strcmp(name, methods[i].name)) return builtin_new(methods[i].qual, methods[i].fn, self, NULL);
   if (!strcmp(name, "__name__") || !strcmp(name, "__qualname__")) {
     const char *nm = gen_name(g), *dot = strrchr(nm, '.');
     return str_from_cstr(!strcmp(name, "__name__") && dot ? dot + 1 : nm);
