@@ -13,7 +13,7 @@
 static const char *const err_names[ERR__COUNT] = {
   "TypeError", "ValueError", "IndexError", "KeyError", "NameError", "AttributeError", "ZeroDivisionError",
   "OverflowError", "AssertionError", "RuntimeError", "StopIteration", "ImportError", "UnboundLocalError",
-  "NotImplementedError", "RecursionError", "MemoryError", "OSError", "KeyboardInterrupt",
+  "NotImplementedError", "RecursionError", "MemoryError", "OSError", "KeyboardInterrupt", "ModuleNotFoundError",
   "InvalidArgumentError", "UnimplementedError", "OutOfRangeError", "NotFoundError", "ResourceExhaustedError",
   "DataLossError",
 };

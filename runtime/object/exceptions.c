@@ -32,7 +32,7 @@ EXC(e_notimpl, "NotImplementedError", ERR_NOTIMPL, &e_runtime);
 EXC(e_assert, "AssertionError", ERR_ASSERTION, &e_exception);
 EXC(e_stop, "StopIteration", ERR_STOPITER, &e_exception);
 EXC(e_import, "ImportError", ERR_IMPORT, &e_exception);
-EXC(e_modnotfound, "ModuleNotFoundError", ERR_IMPORT, &e_import);
+EXC(e_modnotfound, "ModuleNotFoundError", ERR_MODULE_NOT_FOUND, &e_import);
 EXC(e_memory, "MemoryError", ERR_MEMORY, &e_exception);
 EXC(e_os, "OSError", ERR_IO, &e_exception);
 EXC(e_op, "OpError", ERR_INVALID_ARGUMENT, &e_exception);
@@ -53,7 +53,7 @@ static TypeObj *const exc_tf[] = {&e_op, &e_invalid, &e_unimpl, &e_range, &e_not
 /* ORDER ErrKind: the class a runtime error of each kind is caught as. */
 static TypeObj *const exc_by_kind[ERR__COUNT] = {
   &e_type, &e_value, &e_index, &e_key, &e_name, &e_attr, &e_zero, &e_overflow, &e_assert, &e_runtime, &e_stop,
-  &e_import, &e_unbound, &e_notimpl, &e_recursion, &e_memory, &e_os, &e_kbint, &e_invalid, &e_unimpl, &e_range,
+  &e_import, &e_unbound, &e_notimpl, &e_recursion, &e_memory, &e_os, &e_kbint, &e_modnotfound, &e_invalid, &e_unimpl, &e_range,
   &e_notfound, &e_exhausted, &e_dataloss,
 };
 

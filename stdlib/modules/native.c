@@ -13,14 +13,7 @@ static bool native_tf_path(const char *name) {
 }
 
 static _Noreturn void native_not_found(const char *name, size_t len) {
-  char msg[300];
-  snprintf(msg, sizeof msg, "No module named '%.*s'", (int)(len < 200 ? len : 200), name);
-  Val text = str_from_cstr(msg);
-  Val e = rt_call(exc_lookup("ModuleNotFoundError", false), 1, &text, NULL);
-  val_decref(text);
-  rt_hold_val(e);   /* released when the error reaches its handler */
-  rt_raise(e);
-  __builtin_unreachable();
+  rt_throw(ERR_MODULE_NOT_FOUND, "No module named '%.*s'", (int)(len < 200 ? len : 200), name);
 }
 
 static Val native_tf_module(const char *name) {
