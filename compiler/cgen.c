@@ -395,7 +395,7 @@ CG_OUTLINE static int comprehension_value(Fg *g, Ast *e);
 
 static int constant(Fg *g, Ast *e) {
   int t = tmp(g), loc = g->loc_set;
-  if (e->const_kind != C_STR && e->const_kind != C_ELLIPSIS) mark_imm(g, t);
+  if (e->const_kind != C_STR && e->const_kind != C_ELLIPSIS && e->const_kind != C_IMAG) mark_imm(g, t);
   switch (e->const_kind) {
   case C_NONE: emit(g, "TFS_SET(T_[%d], VT_NONE, 0);", t); break;
   case C_TRUE: emit(g, "TFS_SET(T_[%d], VT_BOOL, 1);", t); break;
@@ -417,8 +417,14 @@ static int constant(Fg *g, Ast *e) {
     break;
   }
   case C_ELLIPSIS: emit(g, "T_[%d] = rt_ellipsis();", t); break;
+  case C_IMAG: {
+    union { double d; long long i; } u;
+    u.d = e->fval;
+    emit(g, "{ union { double d; long long i; } u_; u_.i = %lldLL; T_[%d] = rt_complex(0.0, u_.d); } /* %.17gj */", u.i, t, e->fval);
+    break;
   }
-  if (e->const_kind != C_STR && e->const_kind != C_ELLIPSIS) keep_loc(g, loc);
+  }
+  if (e->const_kind != C_STR && e->const_kind != C_ELLIPSIS && e->const_kind != C_IMAG) keep_loc(g, loc);
   return t;
 }
 

@@ -559,12 +559,10 @@ static void lex(P *p) {
       }
       while (j < n && is_id_char((unsigned char)s[j])) j++;
       const char *msg = number_error(s + i, j - i);
-      if (!msg && (s[j - 1] == 'j' || s[j - 1] == 'J')) msg = "complex literals are not supported";
       /* errindex: invalid decimal literal */
       /* errindex: invalid hexadecimal literal */
       /* errindex: invalid octal literal */
       /* errindex: invalid binary literal */
-      /* errindex: complex literals are not supported */
       if (msg) lex_err(L, L->line, col, LE_NUMBER, "%s", msg);
       emit(L, T_NUMBER, i, j, L->line, col);
       L->i = j;
@@ -1807,13 +1805,15 @@ static Ast *cv_unsupported(P *p, TSNode n) {
 
 /* --- literals --- */
 
+static Ast *cv_float(P *p, TSNode n);
+
 static Ast *cv_integer(P *p, TSNode n, bool negated) {
   size_t len;
   const char *s = ntext(p, n, &len);
+  if (len && (s[len - 1] == 'j' || s[len - 1] == 'J')) return cv_float(p, n);   /* `3j`: imaginary */
   Ast *a = mk(p, A_CONSTANT, n);
   a->const_kind = C_INT;
   const char *msg = number_error(s, len);
-  if (!msg && len && (s[len - 1] == 'j' || s[len - 1] == 'J')) msg = "complex literals are not supported";
   if (msg) {
     /* errindex: - (passes on a message indexed where it is made) */
     if (!p->errtree) cv_err(p, n, "%s", msg);
@@ -1849,7 +1849,10 @@ static Ast *cv_float(P *p, TSNode n) {
   Ast *a = mk(p, A_CONSTANT, n);
   a->const_kind = C_FLOAT;
   const char *msg = number_error(s, len);
-  if (!msg && len && (s[len - 1] == 'j' || s[len - 1] == 'J')) msg = "complex literals are not supported";
+  if (len && (s[len - 1] == 'j' || s[len - 1] == 'J')) {   /* an imaginary literal: `2.5j`, `1e3j`, `3j` */
+    a->const_kind = C_IMAG;
+    len--;
+  }
   if (msg) {
     /* errindex: - (passes on a message indexed where it is made) */
     if (!p->errtree) cv_err(p, n, "%s", msg);

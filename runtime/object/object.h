@@ -7,7 +7,13 @@
 #include "object/value.h"
 
 extern const Type str_type, list_type, tuple_type, dict_type, range_type, slice_type, ellipsis_type, set_type;
-extern const Type func_type, cell_type, module_type, builtin_type, bound_type, iter_type;
+extern const Type func_type, cell_type, module_type, builtin_type, bound_type, iter_type, complex_type;
+
+/* complex numbers (complex.c) */
+Val complex_new(double re, double im);
+void complex_parts(Val v, double *re, double *im);
+Val complex_construct(int n, const Val *args, const Kw *kw);   /* complex(real=0, imag=0) and complex('1+2j') */
+Val complex_float_pow(double a, double b);                     /* a ** b for a < 0, b fractional */
 
 typedef struct Str {
   Obj hdr;

@@ -166,7 +166,7 @@ static Val bi_divmod(Val self, int n, const Val *args, const Kw *kw) {
   bi_exactly("divmod", n, kw, 2);
   /* host values that are not numbers have no divmod (tensors go through // and %) */
   for (int i = 0; i < 2; i++)
-    if (args[i].tag == VT_NONE || (args[i].tag == VT_OBJ && !args[i].u.o->type->binop))
+    if (args[i].tag == VT_NONE || (args[i].tag == VT_OBJ && (!args[i].u.o->type->binop || args[i].u.o->type == &complex_type)))
       rt_throw(ERR_TYPE, "unsupported operand type(s) for divmod(): '%s' and '%s'", val_type_name(args[0]),
                val_type_name(args[1]));
   Val q = rt_binop(BIN_FLOORDIV, args[0], args[1]);
