@@ -231,9 +231,10 @@ static void convert_defs(Arena *arena, const AstList *orig, AstList *copy, const
     Ast *t = copy->items[i];
     if (!s || !t) continue;
     if (s->kind == A_FUNCDEF) {
-      copy->items[i] = !is_generator(s) && (in_class || !only || ag_ptr_has(only, s))
-                           ? convert(arena, s, path, source, diags, false)
-                           : unconverted(arena, s);
+      bool wanted = in_class || !only || ag_ptr_has(only, s);
+      /* a generator function's twin is its own copy, unconverted */
+      copy->items[i] = !wanted ? unconverted(arena, s) : is_generator(s) ? ag_copy(arena, s)
+                                                                       : convert(arena, s, path, source, diags, false);
       continue;
     }
     bool cls = in_class || s->kind == A_CLASSDEF;
