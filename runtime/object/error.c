@@ -304,8 +304,9 @@ void rt_try_clear(RtTry *t) {
 typedef struct TbFrame { const char *name; int line_loc; } TbFrame;
 
 static int err_frames(TbFrame **out, int loc) {
-  const RtCtxState *segs[64];
-  int nseg = rt_gen_segments(segs, 64), n = 0, cap = 16;
+  int nseg = rt_gen_segments(NULL, 0), n = 0, cap = 16;
+  const RtCtxState **segs = malloc(sizeof *segs * (size_t)(nseg + 1));
+  nseg = segs ? rt_gen_segments(segs, nseg) : 0;
   TbFrame *v = malloc(sizeof *v * (size_t)cap);
   for (int s = 0; s <= nseg && v; s++) {
     const Held *held = s < nseg ? segs[s]->held : err_held;
@@ -324,6 +325,7 @@ static int err_frames(TbFrame **out, int loc) {
     }
     if (n && v[n - 1].line_loc == -1) v[n - 1].line_loc = end;
   }
+  free(segs);
   *out = v;
   return v ? n : 0;
 }

@@ -592,6 +592,7 @@ const Type gen_type = {
 int rt_gen_segments(const RtCtxState **out, int max) {
   int n = 0;
   for (Gen *g = gen_cur; g; g = g->caller_gen) n++;
+  if (!out) return n;
   if (n > max) n = max;
   int i = n;
   for (Gen *g = gen_cur; g && i > 0; g = g->caller_gen) out[--i] = &g->caller;

@@ -78,7 +78,7 @@ Val gen_next_builtin(Val g, Val dflt);
 /* For the error machinery: the saved states of the stacks that resumed the
  * running generators, outermost first (their count); whether an error
  * leaving the running generator would reach no handler on any stack. */
-int rt_gen_segments(const RtCtxState **out, int max);
+int rt_gen_segments(const RtCtxState **out, int max);   /* out NULL: the count */
 bool rt_gen_uncaught(void);
 
 /* A builtin function implemented in C.  `self` is the bound receiver for
