@@ -13,7 +13,16 @@ of a tensor if, a name bound in one branch only).  A program that stops is
 resumed after the failing function (argv[1] = index to start from).  Prints
 how many functions ran and how each ended.
 
-usage: agdiff.py TFS [--count N] [--seed S] [--keep DIR]   (tests/meson.build runs 200 functions)
+Then the tracing keys (§8 Signature and reduce_retracing, issue 28 item 5):
+random calls of tf.functions (some with reduce_retracing) with tensors of
+random dtype and shape, host numbers, Variables (aliased or not), dicts in
+random key order and keyword arguments in random order.  Each function
+returns the number of the trace that made its graph, so every call shows
+which trace it ran; that and each function's tracing count must equal a
+small model of §8's rules (TraceModel below).
+
+usage: agdiff.py TFS [--count N] [--seed S] [--keep DIR] [--trace-calls M]
+       (tests/meson.build runs 200 functions)
 """
 import argparse
 import os
@@ -171,12 +180,176 @@ def tfs_program(src, calls):
     return "\n".join(lines)
 
 
+# ---- tracing keys ---------------------------------------------------------------------------------
+
+# Variables the generated program makes (name, dtype, shape).
+TK_VARS = [("V0", "float32", (2,)), ("V1", "float32", (2,)), ("V2", "float32", (3,)), ("V3", "int32", ())]
+
+
+class TraceModel:
+    """§8's cache rules: keys (tensor dtype+shape, host value, Variable dtype+shape+alias, dicts by sorted key),
+    dispatch to the exact trace, else the most specific relaxed trace that accepts the call (earliest among
+    equals), and on a miss under reduce_retracing the key generalized against every trace in turn."""
+
+    def __init__(self):
+        self.ntraces = 0          # global trace number (the program's NT)
+        self.traces = {}          # function -> [(key, trace number)]
+
+    @staticmethod
+    def accepts(c, k):
+        if c[0] != k[0]:
+            return False
+        if c[0] == "T":
+            if c[1] != k[1]:
+                return False
+            if c[2] is None:
+                return True
+            if k[2] is None or len(c[2]) != len(k[2]):
+                return False
+            return all(a is None or a == b for a, b in zip(c[2], k[2]))
+        if c[0] in ("L", "D"):
+            return len(c[1]) == len(k[1]) and all(TraceModel.accepts(a, b) for a, b in zip(c[1], k[1]))
+        return c == k
+
+    @staticmethod
+    def relax(c, k):
+        if c[0] != k[0]:
+            return None
+        if c[0] == "T":
+            if c[1] != k[1]:
+                return None
+            if c[2] is None or k[2] is None or len(c[2]) != len(k[2]):
+                return ("T", c[1], None)
+            return ("T", c[1], tuple(a if a == b else None for a, b in zip(c[2], k[2])))
+        if c[0] in ("L", "D"):
+            if len(c[1]) != len(k[1]):
+                return None
+            items = [TraceModel.relax(a, b) for a, b in zip(c[1], k[1])]
+            return None if any(i is None for i in items) else (c[0], tuple(items))
+        return c if c == k else None
+
+    @staticmethod
+    def relaxed(k):
+        if k[0] == "T":
+            return k[2] is None or None in k[2]
+        if k[0] in ("L", "D"):
+            return any(TraceModel.relaxed(i) for i in k[1])
+        return False
+
+    def find(self, fn, k):
+        ts = self.traces.setdefault(fn, [])
+        for c, n in reversed(ts):
+            if c == k:
+                return n
+        best = None
+        for c, n in ts:
+            if self.relaxed(c) and self.accepts(c, k) and (best is None or self.accepts(best[0], c)):
+                best = (c, n)
+        return best[1] if best else None
+
+    def call(self, fn, k, reduce):
+        n = self.find(fn, k)
+        if n is not None:
+            return n
+        if reduce:
+            r = k
+            for c, _ in self.traces[fn]:
+                x = self.relax(c, r)
+                if x is not None:
+                    r = x
+            if r != k:
+                n = self.find(fn, r)
+                if n is not None:
+                    return n
+                k = r
+        self.ntraces += 1
+        self.traces[fn].append((k, self.ntraces))
+        return self.ntraces
+
+
+def tk_arg(rng, nested=True):
+    """A random argument: (tfs source, model key given the call's alias list); not nested: a leaf."""
+    kind = rng.choice([0, 0, 0, 0, 0, 1, 2, 2, 3, 4] if nested else [0, 0, 0, 1, 2])
+    if kind == 0:
+        dt = "float32" if rng.random() < 0.85 else "int32"
+        shape = tuple(rng.randrange(1, 3) for _ in range(rng.choice([0, 1, 1, 1, 2])))
+        return "tf.zeros(%s, tf.%s)" % (list(shape), dt), lambda al: ("T", dt, shape)
+    if kind == 1:
+        v = rng.randrange(2)
+        return str(v), lambda al: ("H", v)
+    if kind == 2:
+        name, dt, shape = rng.choice(TK_VARS)
+
+        def key(al, name=name, dt=dt, shape=shape):
+            if name not in al:
+                al.append(name)
+            return ("V", dt, shape, al.index(name))
+        return name, key
+    if kind == 3:
+        items = [("p", tk_arg_leaf(rng)), ("q", tk_arg_leaf(rng))]
+        rng.shuffle(items)
+        src = "{%s}" % ", ".join("'%s': %s" % (k, v[0]) for k, v in items)
+        return src, lambda al: ("D", tuple(("K", k, v[1](al)) for k, v in sorted(items)))
+    n = rng.randrange(1, 3)
+    items = [tk_arg_leaf(rng) for _ in range(n)]
+    return "[%s]" % ", ".join(i[0] for i in items), lambda al: ("L", tuple(i[1](al) for i in items))
+
+
+def tk_arg_leaf(rng):
+    return tk_arg(rng, False)
+
+
+def tracing_keys(tfs, rng, ncalls, tmp):
+    """Random calls of NF functions: the trace each call ran and the tracing counts, against TraceModel."""
+    nf = 4
+    lines = ["NT = 0"] + ["%s = tf.Variable(tf.zeros(%s, tf.%s))" % (n, list(s), d) for n, d, s in TK_VARS]
+    reduce = {}
+    for f in range(nf):
+        reduce[f] = f % 2 == 1
+        lines += ["@tf.function(reduce_retracing=%s)" % reduce[f], "def g%d(a, b, **kw):" % f,
+                  "    global NT", "    NT += 1", "    return NT", ""]
+    model = TraceModel()
+    want = []
+    for _ in range(ncalls):
+        f = rng.randrange(nf)
+        a, b = tk_arg(rng), tk_arg(rng)
+        kws = [(k, tk_arg(rng)) for k in ("u", "w") if rng.random() < 0.12]
+        rng.shuffle(kws)
+        al = []
+        key = ("L", (a[1](al), b[1](al), ("D", tuple(("K", k, v[1](al)) for k, v in sorted(kws)))))
+        n = model.call(f, key, reduce[f])
+        call = "g%d(%s)" % (f, ", ".join([a[0], b[0]] + ["%s=%s" % (k, v[0]) for k, v in kws]))
+        lines.append("print(%d, int(%s))" % (f, call))
+        want.append("%d %d" % (f, n))
+    lines.append("print(%s)" % ", ".join("g%d.experimental_get_tracing_count()" % f for f in range(nf)))
+    want.append(" ".join(str(len(model.traces.get(f, []))) for f in range(nf)))
+    path = os.path.join(tmp, "tracekeys.tfs")
+    with open(path, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    p = subprocess.run([os.path.abspath(tfs), "run", os.path.basename(path)], cwd=tmp, capture_output=True, text=True,
+                       timeout=300)
+    got = p.stdout.splitlines()
+    bad = []
+    if p.returncode != 0:
+        bad.append("%s: exit %d: %s" % (path, p.returncode, p.stderr.strip()[:500]))
+    for i, w in enumerate(want):
+        g = got[i] if i < len(got) else "<missing>"
+        if g != w:
+            bad.append("%s line %d: tfs %r, model %r" % (path, i + 1, g, w))
+            break
+    ntr = sum(len(v) for v in model.traces.values())
+    print("agdiff: tracing keys: %d calls of %d tf.functions, %d traces; %s" %
+          (ncalls, nf, ntr, "trace choices and counts equal to the model" if not bad else "MISMATCH"))
+    return bad
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("tfs")
     ap.add_argument("--count", type=int, default=150)
     ap.add_argument("--seed", type=int, default=15)
     ap.add_argument("--keep", help="write the generated program here")
+    ap.add_argument("--trace-calls", type=int, default=300, help="calls in the tracing-key part (0: skip it)")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     g = Gen(rng)
@@ -228,6 +401,8 @@ def main():
     # most calls must run to a value, or a broken staging path could hide behind errors
     if equal < len(calls) * 6 // 10:
         bad.append("only %d of %d calls gave values" % (equal, len(calls)))
+    if a.trace_calls:
+        bad += tracing_keys(a.tfs, random.Random(a.seed * 7919 + 1), a.trace_calls, tmp)
     for b in bad:
         print("FAIL " + b)
     return 1 if bad else 0

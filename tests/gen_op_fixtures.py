@@ -452,9 +452,119 @@ def gen_matmul_transposed():
     return w.save()
 
 
+def gen_linalg():
+    """tf.linalg (LAPACK, k_linalg.c) against numpy.linalg in float64, cast to the case's dtype.  TF's conventions
+    where numpy's differ: svd returns (s, u, v) with v = vh^T; slogdet of a singular matrix is (0, -inf).  Factors
+    unique only up to sign (qr's q and r, svd's u and v, eigh's v) compare by magnitude (`cmp abs`), on matrices
+    whose singular values / eigenvalues are distinct; tests/programs/linalg_invariants.tfs checks the products.
+    Generated last, so the other families' random draws stay as they were."""
+    w = Writer("linalg")
+    LA_ULPS = {F32: 512, F64: 8192}
+
+    def well(shape, dt):   # well-conditioned: random plus n on the diagonal
+        a = RNG.uniform(-1, 1, size=shape)
+        n = shape[-1]
+        return (a + n * np.eye(n)).astype(dt)
+
+    def spd(shape, dt):
+        b = RNG.uniform(-1, 1, size=shape)
+        n = shape[-1]
+        return (b @ np.swapaxes(b, -1, -2) + n * np.eye(n)).astype(dt)
+
+    def gen(shape, dt):
+        return RNG.uniform(-2, 2, size=shape).astype(dt)
+
+    def f64(a):
+        return np.asarray(a).astype(F64)
+
+    def case_abs(api, ins, outs, ulps, attrs=None):
+        w.case(api, ins, outs, ulps, attrs)
+        w.lines.insert(len(w.lines) - 1 - sum(1 for _ in outs) - len(ins) - len(attrs or {}), "cmp abs")
+
+    for dt in FLOATS:
+        u = LA_ULPS[dt]
+        for shape in ((3, 3), (2, 4, 4), (1, 1)):
+            a = well(shape, dt)
+            w.case("linalg.inv", [a], np.linalg.inv(f64(a)).astype(dt), u)
+            w.case("linalg.inv", [a], np.swapaxes(np.linalg.inv(f64(a)), -1, -2).astype(dt), u, {"adjoint": True})
+            w.case("linalg.det", [a], np.linalg.det(f64(a)).astype(dt), u)
+            sg, la = np.linalg.slogdet(f64(a))
+            w.case("linalg.slogdet", [a], [sg.astype(dt), la.astype(dt)], u)
+        w.case("linalg.det", [np.zeros((0, 0), dt)], np.array(1, dt), 0)
+        w.case("linalg.inv", [np.zeros((2, 0, 0), dt)], np.zeros((2, 0, 0), dt), 0)
+        sing = np.array([[1, 2], [2, 4]], dt)
+        w.case("linalg.det", [sing], np.array(0, dt), 0)
+        w.case("linalg.slogdet", [sing], [np.array(0, dt), np.array(-np.inf, dt)], 0)
+        neg = np.array([[0, 1], [1, 0]], dt)
+        w.case("linalg.slogdet", [neg], [np.array(-1, dt), np.array(0, dt)], 0)
+        for sa, sb in (((3, 3), (3, 2)), ((2, 3, 3), (2, 3, 1)), ((4, 4), (4, 4))):
+            a, b = well(sa, dt), gen(sb, dt)
+            w.case("linalg.solve", [a, b], np.linalg.solve(f64(a), f64(b)).astype(dt), u)
+            w.case("linalg.solve", [a, b], np.linalg.solve(np.swapaxes(f64(a), -1, -2), f64(b)).astype(dt), u, {"adjoint": True})
+        for shape in ((3, 3), (2, 4, 4), (1, 1)):
+            a = spd(shape, dt)
+            w.case("linalg.cholesky", [a], np.linalg.cholesky(f64(a)).astype(dt), u)
+        for shape, full in (((4, 3), False), ((3, 4), False), ((3, 3), False), ((4, 3), True), ((2, 4, 3), False), ((3, 5), True)):
+            a = gen(shape, dt)
+            q, r = np.linalg.qr(f64(a), mode="complete" if full else "reduced")
+            case_abs("linalg.qr", [a], [q.astype(dt), r.astype(dt)], u, {"full_matrices": True} if full else None)
+        for shape in ((4, 3), (3, 4), (2, 3, 3), (5, 2)):
+            a = gen(shape, dt)
+            w.case("linalg.svd", [a], np.linalg.svd(f64(a), compute_uv=False).astype(dt), u, {"compute_uv": False})
+            for full in (False, True):
+                uu, ss, vh = np.linalg.svd(f64(a), full_matrices=full)
+                case_abs("linalg.svd", [a], [ss.astype(dt), uu.astype(dt), np.swapaxes(vh, -1, -2).astype(dt)], u,
+                         {"full_matrices": full})
+        for shape in ((3, 3), (2, 4, 4), (1, 1)):
+            b = gen(shape, dt)
+            a = (b + np.swapaxes(b, -1, -2)).astype(dt)
+            e, v = np.linalg.eigh(f64(a))
+            case_abs("linalg.eigh", [a], [e.astype(dt), v.astype(dt)], u)
+        for sa, sb in (((3, 3), (3, 2)), ((2, 3, 3), (3, 1)), ((3, 3), (2, 3, 2)), ((1, 4, 4), (3, 4, 2))):
+            a, b = well(sa, dt), gen(sb, dt)
+            lo, up = np.tril(f64(a)), np.triu(f64(a))
+            w.case("linalg.triangular_solve", [a, b], np.linalg.solve(lo, f64(b) + 0 * lo[..., :1]).astype(dt), u)
+            w.case("linalg.triangular_solve", [a, b], np.linalg.solve(up, f64(b) + 0 * up[..., :1]).astype(dt), u, {"lower": False})
+            w.case("linalg.triangular_solve", [a, b], np.linalg.solve(np.swapaxes(lo, -1, -2), f64(b) + 0 * lo[..., :1]).astype(dt), u,
+                   {"adjoint": True})
+        x = gen((3, 2), dt)
+        for o, npo in (("fro", "fro"), ("euclidean", "fro"), (1, 1), (2, 2), (float("inf"), np.inf)):
+            w.case("linalg.norm", [x], np.array(np.linalg.norm(f64(x), npo)).astype(dt), u, {"ord": o, "axis": [0, 1]})
+            w.case("norm", [x], np.array(np.linalg.norm(f64(x).T, npo)).reshape(1, 1).astype(dt), u,
+                   {"ord": o, "axis": [1, 0], "keepdims": True})
+        y = gen((2, 3, 4), dt)
+        for o in (1, 2, float("inf")):
+            w.case("linalg.norm", [y], np.linalg.norm(f64(y), o, axis=(0, 2)).astype(dt), u, {"ord": o, "axis": [0, 2]})
+            w.case("linalg.norm", [y], np.linalg.norm(f64(y), o, axis=(2, 0)).astype(dt), u, {"ord": o, "axis": [-1, 0]})
+    for dt in (F32, I32, F64):
+        x = rand((3, 4), dt)
+        for lo, up in ((-1, 0), (0, -1), (1, 1), (0, 0)):
+            i, j = np.indices((3, 4))
+            keep = ((lo < 0) | (i - j <= lo)) & ((up < 0) | (j - i <= up))
+            w.case("linalg.band_part", [x], np.where(keep, x, 0).astype(dt), 0, {"num_lower": lo, "num_upper": up})
+        w.case("linalg.diag_part", [x], np.diagonal(x).astype(dt), 0)
+        b = rand((2, 3, 3), dt)
+        w.case("linalg.diag_part", [b], np.diagonal(b, axis1=1, axis2=2).astype(dt), 0)
+    # errors, with TF's kernel messages
+    ia = "InvalidArgumentError"
+    w.case("linalg.inv", [np.array([[1, 2], [2, 4]], F32)], err=(ia, "Input is not invertible."))
+    w.case("linalg.solve", [np.array([[1, 2], [2, 4]], F64), np.ones((2, 1), F64)], err=(ia, "Input matrix is not invertible."))
+    w.case("linalg.cholesky", [np.array([[1, 2], [2, 1]], F32)],
+           err=(ia, "Cholesky decomposition was not successful. The input might not be valid."))
+    w.case("linalg.inv", [np.ones((2, 3), F32)], err=(ia, "Input matrix must be square."))
+    w.case("linalg.det", [np.ones((3,), F32)], err=(ia, "Input tensor 0 must have rank >= 2, got 1"))
+    w.case("linalg.solve", [np.ones((2, 3), F32), np.ones((2, 1), F32)], err=(ia, "First input (lhs) must be a square matrix."))
+    w.case("linalg.solve", [np.eye(2, dtype=F32), np.ones((3, 1), F32)], err=(ia, "Input matrix and rhs are incompatible."))
+    w.case("linalg.inv", [np.array([[1, 2], [3, 4]], I32)],
+           err=(ia, "Value for attr 'T' of int32 is not in the list of allowed values: float, double"))
+    w.case("linalg.norm", [np.ones((2, 2), F32)], attrs={"ord": 3, "axis": [0, 1]},
+           err=("ValueError", "'ord' must be a supported matrix norm in ['euclidean', 'fro', 1, 2, inf], got 3"))
+    return w.save()
+
+
 def main():
     total = 0
-    for g in (gen_binary, gen_unary, gen_reduce, gen_matmul, gen_shape, gen_matmul_transposed):
+    for g in (gen_binary, gen_unary, gen_reduce, gen_matmul, gen_shape, gen_matmul_transposed, gen_linalg):
         total += g()
     print("wrote %d cases to %s" % (total, OUT))
 

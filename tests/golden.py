@@ -13,7 +13,7 @@ gets a memory cap (tests/hostile/ runs this way).
 With --eager-too, every program also runs as `tfs run --eager` (functions run
 eagerly, as tf.config.run_functions_eagerly(True)) and must give the same
 results, except where tracing differs by contract: then NAME.eager.out /
-NAME.eager.err / NAME.eager.status hold the eager expectations.
+NAME.eager.err / NAME.eager.status (and NAME.eager.out.re) hold the eager expectations.
 """
 import argparse
 import difflib
@@ -158,8 +158,8 @@ def main():
                     ok = check(name, "standalone executable", run([exe] + args, a.dir, a.timeout),
                                want_out, want_err, want_status)
             if ok and a.eager_too:
-                own = os.path.exists(base + ".eager.out")  # eager expectations stand alone
-                e_out = read(base + ".eager.out", want_out)
+                own = os.path.exists(base + ".eager.out") or os.path.exists(base + ".eager.out.re")  # eager expectations stand alone
+                e_out = expected_out(base + ".eager") if own else want_out
                 e_err = read(base + ".eager.err", b"" if own else want_err)
                 e_status = int(read(base + ".eager.status", b"0" if own else str(want_status).encode()).decode().strip() or "0")
                 ok = check(name, "tfs run --eager", run([tfs, "run", "--eager", name + ".tfs"] + args, a.dir, a.timeout),

@@ -96,7 +96,13 @@ def cli_checks(tfsc, work):
                 "@tf.function\n"
                 "def plain(x):\n"
                 "    return x\n"
-                "print(noisy(tf.constant([1.0])))\n")
+                "print(noisy(tf.constant([1.0])))\n"
+                "@tf.function(input_signature=[tf.TensorSpec([3, 3], tf.float32)])\n"
+                "def inverse(x):\n"
+                "    return tf.linalg.inv(x)\n"
+                "@tf.function(input_signature=[tf.TensorSpec([3, 3], tf.float32)])\n"
+                "def spectral(x):\n"
+                "    return tf.norm(x, ord=2, axis=[0, 1])\n")
     out = os.path.join(work, "cli.onnx")
     with open(out, "wb") as f:
         f.write(b"previous")
@@ -104,6 +110,8 @@ def cli_checks(tfsc, work):
         (["noisy"], "cli.tfs:3:5: error: tf.function 'noisy': op PrintV2 has no ONNX form (it has side effects)"),
         (["plain"], "cli.tfs: error: 'plain' is not a tf.function with an input_signature"),
         (["nope"], "cli.tfs: error: the program defines no global 'nope'"),
+        (["inverse"], "cli.tfs:12:12: error: tf.function 'inverse': op MatrixInverse has no ONNX form"),
+        (["spectral"], "cli.tfs:15:12: error: Norm: the matrix 2-norm (largest singular value) has no ONNX form"),
     ]
     for args, want in cases:
         r = subprocess.run([tfsc, "--onnx", "cli.tfs", "--function", args[0], "-o", "cli.onnx"], cwd=work,

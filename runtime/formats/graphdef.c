@@ -1151,6 +1151,49 @@ static bool gd_r_norm(GD_RULE_ARGS) {
   double p = 2;
   Val ord = n->attrs.v[0];
   if (ord.tag != VT_NONE && !val_is_undef(ord) && !val_is(ord, &str_type) && !val_as_float(ord, &p)) return false;
+  Val axv = n->attrs.n > 1 ? n->attrs.v[1] : val_none();
+  bool vec;
+  tfs_i64 ma[TFS_MAX_RANK];
+  bool matrix = (val_is(axv, &list_type) || val_is(axv, &tuple_type)) && gd_ints_of(axv, ma, TFS_MAX_RANK, &vec) == 2;
+  if (matrix && ord.tag != VT_NONE && !val_is_undef(ord) && !val_is(ord, &str_type)) {
+    /* TF's matrix norms: ord 1 Max(Sum(|x|, rows), columns), inf Max(Sum(|x|, columns), rows), 2 the largest
+     * singular value (Svd of x with the two axes moved last) */
+    for (int k = 0; k < 2; k++)
+      if (ma[k] < 0) ma[k] += rank;
+    const char *ab = gd_opT(b, base, "Abs", t, x, NULL), *r;
+    if (p == 1 || p > 1e308) {
+      tfs_i64 first = p == 1 ? ma[0] : ma[1], second = p == 1 ? ma[1] : ma[0];
+      const char *s1 = gd_reduce(b, base, "Sum", t, ab, gd_i32(b, base, "reduction_indices", 1, &first, true), TENSORFLOW__DATA_TYPE__DT_INT32, true);
+      r = gd_reduce(b, base, "Max", t, s1, gd_i32(b, base, "reduction_indices", 1, &second, true), TENSORFLOW__DATA_TYPE__DT_INT32, true);
+      return gd_attr_bool(n, 2) || gd_squeeze(b, base, t, r, axv, rank);
+    }
+    if (p != 2 || n->outm[0].rank < 0) return false;
+    for (int i = 0; i < n->outm[0].rank; i++)
+      if (n->outm[0].shape[i] < 0) return false;
+    tfs_i64 perm[TFS_MAX_RANK], m1 = -1;
+    int k = 0;
+    for (int d = 0; d < rank; d++)
+      if (d != ma[0] && d != ma[1]) perm[k++] = d;
+    perm[k++] = ma[0], perm[k++] = ma[1];
+    AttrList ta = {0}, sa = {0};
+    gd_attr_add(b, &ta, "T", gd_type(b, t));
+    gd_attr_add(b, &ta, "Tperm", gd_type(b, DT_INT32));
+    const char *tin[2] = {x, gd_i32(b, base, "perm", rank, perm, true)};
+    const char *xt = gd_aux(b, base, "Transpose", &ta, 2, tin);
+    gd_attr_add(b, &sa, "T", gd_type(b, t));
+    gd_attr_add(b, &sa, "compute_uv", gd_bool(b, false));
+    gd_attr_add(b, &sa, "full_matrices", gd_bool(b, false));
+    const char *sv = gd_aux(b, base, "Svd", &sa, 1, &xt);
+    r = gd_reduce(b, base, "Max", t, sv, gd_i32(b, base, "reduction_indices", 1, &m1, true), TENSORFLOW__DATA_TYPE__DT_INT32, false);
+    if (gd_attr_bool(n, 2)) {
+      AttrList ra = {0};
+      gd_attr_add(b, &ra, "T", gd_type(b, t));
+      gd_attr_add(b, &ra, "Tshape", gd_type(b, DT_INT32));
+      const char *rin[2] = {r, gd_i32(b, base, "shape", n->outm[0].rank, n->outm[0].shape, true)};
+      gd_aux(b, base, "Reshape", &ra, 2, rin);
+    }
+    return true;
+  }
   const char *axes = gd_attr_input(b, g, n, 1, "reduction_indices", all, rank, true, &tidx);
   if (!axes) return false;
   const char *r;
@@ -1167,6 +1210,29 @@ static bool gd_r_norm(GD_RULE_ARGS) {
     }
   }
   return gd_attr_bool(n, 2) || gd_squeeze(b, base, t, r, n->attrs.v[1], rank);
+}
+
+/* tf.linalg.band_part: MatrixBandPart with num_lower/num_upper as index inputs; diag_part: MatrixDiagPartV3 with
+ * k 0 and padding 0 (TF's Python defaults) */
+static bool gd_r_band_part(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  if (n->op->id == OP_DIAG_PART) {
+    tfs_i64 zero = 0;
+    const char *in[3] = {x, gd_i32(b, base, "k", 1, &zero, false), gd_fill(b, base, "padding_value", t, 0, 0, NULL)};
+    gd_attr_add(b, &at, "align", gd_str(b, "RIGHT_LEFT"));
+    gd_aux(b, base, "MatrixDiagPartV3", &at, 3, in);
+    return true;
+  }
+  Tensorflow__DataType tup;
+  const char *lo = gd_attr_input(b, g, n, 0, "num_lower", NULL, -1, false, &tidx);
+  const char *up = gd_attr_input(b, g, n, 1, "num_upper", NULL, -1, false, &tup);
+  if (!lo || !up || tidx != tup) return false;
+  gd_attr_add(b, &at, "Tindex", gd_pbtype(b, tidx));
+  const char *in[3] = {x, lo, up};
+  gd_aux(b, base, "MatrixBandPart", &at, 3, in);
+  return true;
 }
 
 /* TF's linalg eye: MatrixDiagV3 of ones, or MatrixSetDiagV3 of ones into zeros when not square */
@@ -1848,6 +1914,8 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_ALL] = gd_r_sum,
   [OP_LOGSUMEXP] = gd_r_logsumexp,
   [OP_NORM] = gd_r_norm,
+  [OP_BAND_PART] = gd_r_band_part,
+  [OP_DIAG_PART] = gd_r_band_part,
   [OP_EYE] = gd_r_eye,
   [OP_GELU] = gd_r_gelu,
   [OP_DROPOUT] = gd_r_dropout,

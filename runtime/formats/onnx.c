@@ -954,10 +954,36 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
       out[0] = ox_perm(x, o, to_nhwc);
       return;
     }
+    case OP_MATRIX_DETERMINANT:
+      out[0] = ox_op1(x, "Det", in[0]);
+      return;
     case OP_NORM: {
-      Val ord = ox_attrv(n, 0);
+      Val ord = ox_attrv(n, 0), axv = ox_attrv(n, 1);
       bool keep = ox_bool_attr(n, 2, false);
-      if (!ox_given(ord) || (val_is(ord, &str_type) && !strcmp(str_cstr(ord), "euclidean")) || (ord.tag == VT_INT && ord.u.i == 2)) {
+      int64_t ma[TFS_MAX_RANK];
+      int na = 0;
+      bool matrix = (val_is(axv, &list_type) || val_is(axv, &tuple_type)) && ox_host_ints(axv, ma, &na, TFS_MAX_RANK) && na == 2;
+      bool inf = ord.tag == VT_FLOAT && isinf(ord.u.f) && ord.u.f > 0;
+      if (matrix && ((ord.tag == VT_INT && ord.u.i == 1) || (ord.tag == VT_FLOAT && ord.u.f == 1) || inf)) {
+        /* ord 1: the largest column sum of |x| (Sum over rows a0, Max over columns a1); inf: rows and columns swapped */
+        int rank = n->nin > 0 && n->in[0].node >= 0 ? graph_meta(s->g, n->in[0])->rank : -1;
+        if (rank < 0) ox_fail(loc, "%s: a matrix norm of unknown rank has no ONNX form", n->op->graph_name);
+        for (int k = 0; k < 2; k++)
+          if (ma[k] < 0) ma[k] += rank;
+        int64_t first = inf ? ma[1] : ma[0], second = inf ? ma[0] : ma[1];
+        char *rin[2] = {ox_op1(x, "Abs", in[0]), ox_i64s(x, 1, 1, &first)}, *r1, *r2;
+        Onnx__NodeProto *rs = ox_emit(x, "ReduceSum", 2, rin, 1, &r1);
+        ox_attr_i(x, rs, "keepdims", 1);
+        Onnx__NodeProto *rm = ox_emit(x, "ReduceMax", 1, &r1, 1, &r2);
+        ox_attr_ints(x, rm, "axes", 1, &second);
+        ox_attr_i(x, rm, "keepdims", 1);
+        int64_t both[2] = {ma[0] < ma[1] ? ma[0] : ma[1], ma[0] < ma[1] ? ma[1] : ma[0]};
+        out[0] = keep ? r2 : ox_sq(x, r2, 2, both);
+        return;
+      }
+      if (matrix && ox_given(ord) && !val_is(ord, &str_type))
+        ox_fail(loc, "%s: the matrix 2-norm (largest singular value) has no ONNX form", n->op->graph_name);
+      if (!ox_given(ord) || (val_is(ord, &str_type) && (!strcmp(str_cstr(ord), "euclidean") || (matrix && !strcmp(str_cstr(ord), "fro")))) || (ord.tag == VT_INT && ord.u.i == 2)) {
         out[0] = ox_reduce_at(x, s, n, 1, "ReduceL2", in[0], keep, loc);
       } else if (ord.tag == VT_INT && ord.u.i == 1) {
         out[0] = ox_reduce_at(x, s, n, 1, "ReduceL1", in[0], keep, loc);

@@ -358,17 +358,54 @@ static void g_xent(const GradCall *g, Val *dx) {
   dx[0] = keep(mul(dyk, neg(lsm)));
   dx[1] = keep(mul(dyk, sub(sm, X0)));
 }
+static Val transpose_perm(Val x, int r, const tfs_i64 *perm) {
+  Val at[1] = {int_tuple(r, perm)};
+  return opat(OP_TRANSPOSE, 1, &x, 1, at);
+}
+static Val svd_uv(Val x);
+static Val cols(Val x, tfs_i64 b, tfs_i64 n);
 static void g_norm(const GradCall *g, Val *dx) {
-  Val ordv = g->attrs->n > 0 ? g->attrs->v[0] : val_undef();
+  Val ordv = g->attrs->n > 0 ? g->attrs->v[0] : val_undef(), axv = g->attrs->n > 1 ? g->attrs->v[1] : val_none();
   double p = 2;
-  if (!(ordv.tag == VT_UNDEF || val_is(ordv, &str_type))) val_as_float(ordv, &p);
-  if (p != 1 && p != 2) rt_throw(ERR_UNIMPLEMENTED, "gradient of tf.norm is defined for ord 1, 2 and 'euclidean'");
+  if (!(ordv.tag == VT_UNDEF || ordv.tag == VT_NONE || val_is(ordv, &str_type))) val_as_float(ordv, &p);
+  bool matrix = (val_is(axv, &list_type) && ((List *)axv.u.o)->len == 2) || (val_is(axv, &tuple_type) && ((Tuple *)axv.u.o)->len == 2);
+  bool mnorm = matrix && !val_is(ordv, &str_type) && ordv.tag != VT_UNDEF && ordv.tag != VT_NONE;   /* ord 1, inf or 2 over two axes */
+  if (!mnorm && p != 1 && p != 2) rt_throw(ERR_UNIMPLEMENTED, "gradient of tf.norm is defined for ord 1, 2 and 'euclidean'");
   /* norm's attrs are (ord, axis, keepdims): the reduction helper reads (axis, keepdims) */
-  OpAttrs ra = {2, {g->attrs->n > 1 ? g->attrs->v[1] : val_none(), g->attrs->n > 2 ? g->attrs->v[2] : val_none()}};
+  OpAttrs ra = {2, {axv, g->attrs->n > 2 ? g->attrs->v[2] : val_none()}};
   GradCall rg = *g;
   rg.attrs = &ra;
   int axes[TFS_MAX_RANK], n;
   Val dyk = reduced_keepdims(&rg, DY, axes, &n);
+  if (mnorm) {
+    int r = rank_of(X0);
+    const Val *it = val_is(axv, &list_type) ? ((List *)axv.u.o)->items : ((Tuple *)axv.u.o)->items;
+    int64_t a[2];
+    for (int k = 0; k < 2; k++) {
+      if (!val_as_int(it[k], &a[k])) rt_throw(ERR_UNIMPLEMENTED, "gradient of tf.norm over traced axes is not supported");
+      if (a[k] < 0) a[k] += r;
+    }
+    if (p == 2) {   /* d sigma_max = u1 v1^T, with the two axes moved last and back */
+      tfs_i64 perm[TFS_MAX_RANK], inv[TFS_MAX_RANK];
+      int k = 0;
+      for (int d = 0; d < r; d++)
+        if (d != a[0] && d != a[1]) perm[k++] = d;
+      perm[k++] = a[0], perm[k++] = a[1];
+      for (int d = 0; d < r; d++) inv[perm[d]] = d;
+      Val suv = svd_uv(transpose_perm(X0, r, perm));
+      Val u = ((Tuple *)suv.u.o)->items[1], v = ((Tuple *)suv.u.o)->items[2];
+      Val gt = mul(transpose_perm(dyk, r, perm), matmul(cols(u, 0, 1), cols(v, 0, 1), false, true));
+      dx[0] = keep(transpose_perm(gt, r, inv));
+      return;
+    }
+    /* ord 1: the largest column sum (sum over rows a[0], max over columns a[1]); inf: rows; ties share */
+    Val yk = reduced_keepdims(&rg, Y0, axes, &n);
+    tfs_i64 sax = p == 1 ? a[0] : a[1], max_ax = p == 1 ? a[1] : a[0];
+    Val ind = cast_to(op2(OP_EQUAL, sum_axis_keep(op1(OP_ABS, X0), sax), yk), tn(X0)->dtype);
+    Val cnt = sum_axis_keep(ind, max_ax);
+    dx[0] = keep(mul(mul(dyk, op1(OP_SIGN, X0)), dv(ind, cnt)));
+    return;
+  }
   if (p == 1) {
     dx[0] = keep(mul(dyk, op1(OP_SIGN, X0)));
     return;
@@ -403,6 +440,192 @@ static void g_transpose(const GradCall *g, Val *dx) {
   Val at[1] = {int_tuple(r, inv)};
   dx[0] = keep(opat(OP_TRANSPOSE, 1, &DY, 1, at));
 }
+/* ---- LAPACK-backed linear algebra (TF's linalg_grad.py) ---- */
+static bool attr_bool_d(const GradCall *g, int i, bool dflt) {
+  if (g->attrs->n <= i || g->attrs->v[i].tag == VT_UNDEF || g->attrs->v[i].tag == VT_NONE) return dflt;
+  return rt_truthy(g->attrs->v[i]);
+}
+/* The matrix transpose of the last two dims (the adjoint of a real matrix). */
+static Val adj(Val x) {
+  int r = rank_of(x);
+  if (r < 2) rt_throw(ERR_UNIMPLEMENTED, "gradient of a linalg op needs inputs of known rank");
+  tfs_i64 perm[TFS_MAX_RANK];
+  for (int i = 0; i < r; i++) perm[i] = i;
+  perm[r - 2] = r - 1, perm[r - 1] = r - 2;
+  Val at[1] = {int_tuple(r, perm)};
+  return opat(OP_TRANSPOSE, 1, &x, 1, at);
+}
+static tfs_i64 last_dim(Val x, int from_end) {
+  Tensor *t = tn(x);
+  tfs_i64 d = t->rank >= from_end ? t->shape[t->rank - from_end] : -1;
+  if (d < 0) rt_throw(ERR_UNIMPLEMENTED, "gradient of a linalg op needs static matrix dimensions");
+  return d;
+}
+static Val eye_n(tfs_i64 n, DType dt) {
+  Val at[4] = {val_int(n), val_none(), val_none(), dtype_val(dt)};
+  return opat(OP_EYE, 0, NULL, 4, at);
+}
+/* matrix_diag(d): d [..., n] on the diagonal of [..., n, n] */
+static Val mdiag(Val d) {
+  Val at[1] = {val_int(-1)};
+  return mul(opat(OP_EXPAND_DIMS, 1, &d, 1, at), eye_n(last_dim(d, 1), tn(d)->dtype));
+}
+/* x with its diagonal scaled by k (matrix_set_diag(x, k * diag_part(x))) */
+static Val scale_diag(Val x, double k) { return sub(x, mul(fconst(1 - k), mul(x, eye_n(last_dim(x, 1), tn(x)->dtype)))); }
+static Val band(Val x, tfs_i64 lo, tfs_i64 up) {
+  Val at[2] = {val_int(lo), val_int(up)};
+  return opat(OP_BAND_PART, 1, &x, 2, at);
+}
+static Val expand(Val x, tfs_i64 axis) {
+  Val at[1] = {val_int(axis)};
+  return opat(OP_EXPAND_DIMS, 1, &x, 1, at);
+}
+/* x[..., :, b:b+n] */
+static Val cols(Val x, tfs_i64 b, tfs_i64 n) {
+  int r = rank_of(x);
+  tfs_i64 begin[TFS_MAX_RANK], size[TFS_MAX_RANK];
+  for (int i = 0; i < r; i++) begin[i] = 0, size[i] = -1;
+  begin[r - 1] = b, size[r - 1] = n;
+  Val at[2] = {int_tuple(r, begin), int_tuple(r, size)};
+  return opat(OP_SLICE, 1, &x, 2, at);
+}
+static Val trisolve(Val a, Val b, bool lower, bool adjoint) {
+  Val in[2] = {a, b}, at[2] = {val_bool(lower), val_bool(adjoint)};
+  return opat(OP_TRIANGULAR_SOLVE, 2, in, 2, at);
+}
+static Val inv_adj(Val a) {
+  Val at[1] = {val_bool(true)};
+  return opat(OP_MATRIX_INVERSE, 1, &a, 1, at);
+}
+/* x / (x^2 + 1e-20): TF's _SafeReciprocal, finite for degenerate eigen- and singular values */
+static Val safe_recip(Val x) { return mul(x, op1(OP_RECIPROCAL, add(mul(x, x), fconst(1e-20)))); }
+/* f[i][j] = safe_recip(e[j] - e[i]), 0 on the diagonal */
+static Val fmat(Val e) {
+  Val f = safe_recip(sub(expand(e, -2), expand(e, -1)));
+  return sub(f, mul(f, eye_n(last_dim(e, 1), tn(e)->dtype)));
+}
+
+/* (s, u, v) = svd(x) with the vectors, full_matrices False */
+static Val svd_uv(Val x) {
+  Val at[2] = {val_bool(false), val_bool(true)};
+  return opat(OP_SVD, 1, &x, 2, at);
+}
+
+static void g_matrix_inverse(const GradCall *g, Val *dx) {
+  /* y = inv(A): dA = -y^T dy y^T; with adjoint=True y = inv(A^T), so dA = -y dy^T y */
+  if (attr_bool(g, 0)) dx[0] = keep(neg(matmul(Y0, matmul(DY, Y0, true, false), false, false)));
+  else dx[0] = keep(neg(matmul(Y0, matmul(DY, Y0, false, true), true, false)));
+}
+static void g_matrix_determinant(const GradCall *g, Val *dx) {
+  dx[0] = keep(mul(expand(expand(mul(DY, Y0), -1), -1), inv_adj(X0)));
+}
+static void g_log_matrix_determinant(const GradCall *g, Val *dx) {
+  dx[0] = keep(mul(expand(expand(g->dy[1], -1), -1), inv_adj(X0)));
+}
+static void g_matrix_solve(const GradCall *g, Val *dx) {
+  bool adjoint = attr_bool(g, 0);
+  Val in[2] = {X0, DY}, at[1] = {val_bool(!adjoint)};
+  Val gb = opat(OP_MATRIX_SOLVE, 2, in, 1, at);
+  dx[0] = keep(neg(adjoint ? matmul(Y0, gb, false, true) : matmul(gb, Y0, false, true)));
+  dx[1] = keep(gb);
+}
+static void g_triangular_solve(const GradCall *g, Val *dx) {
+  bool lower = attr_bool_d(g, 0, true), adjoint = attr_bool(g, 1);
+  Val gb = trisolve(X0, DY, lower, !adjoint);
+  Val ga = neg(adjoint ? matmul(Y0, gb, false, true) : matmul(gb, Y0, false, true));
+  ga = lower ? band(ga, -1, 0) : band(ga, 0, -1);
+  dx[0] = keep(unbroadcast(ga, X0));   /* batch dims broadcast */
+  dx[1] = keep(unbroadcast(gb, X1));
+}
+static void g_cholesky(const GradCall *g, Val *dx) {
+  Val l = Y0;
+  Val linv = trisolve(l, eye_n(last_dim(l, 1), tn(l)->dtype), true, false);
+  Val middle = band(scale_diag(matmul(l, DY, true, false), 0.5), -1, 0);
+  Val ga = matmul(matmul(linv, middle, true, false), linv, false, false);
+  dx[0] = keep(mul(add(ga, adj(ga)), fconst(0.5)));
+}
+/* x @ inv(r)^T for upper-triangular r */
+static Val qr_tsolve(Val x, Val r) { return adj(trisolve(r, adj(x), false, false)); }
+static Val qr_grad_deep(Val q, Val r, Val dq, Val dr) {
+  Val qdq = matmul(q, dq, true, false);
+  Val rdr = matmul(r, dr, false, true);
+  Val tril = band(add(sub(qdq, adj(qdq)), sub(rdr, adj(rdr))), -1, 0);
+  Val ga = matmul(q, add(dr, qr_tsolve(tril, r)), false, false);
+  Val gb = qr_tsolve(sub(dq, matmul(q, qdq, false, false)), r);
+  return add(ga, gb);
+}
+static void g_qr(const GradCall *g, Val *dx) {
+  Val q = g->out[0], r = g->out[1], dq = g->dy[0], dr = g->dy[1];
+  tfs_i64 m = last_dim(q, 2), qc = last_dim(q, 1), rr = last_dim(r, 2), n = last_dim(r, 1);
+  if (rr > n && m == qc) rt_throw(ERR_UNIMPLEMENTED, "QrGrad not implemented when nrows > ncols and full_matrices is true.");
+  if (m >= n) {
+    dx[0] = keep(qr_grad_deep(q, r, dq, dr));
+    return;
+  }
+  /* a = [x, y], r = [u, v]: the square case for x */
+  Val y = cols(X0, m, n - m), u = cols(r, 0, m), dv = cols(dr, m, n - m), du = cols(dr, 0, m);
+  Val dy = matmul(q, dv, false, false);
+  Val dxx = qr_grad_deep(q, u, add(dq, matmul(y, dv, false, true)), du);
+  Val l = T(list_new(2));
+  list_append(l, dxx);
+  list_append(l, dy);
+  Val at[1] = {val_int(-1)};
+  dx[0] = keep(opat(OP_CONCAT, 1, &l, 1, at));
+}
+static void g_self_adjoint_eig(const GradCall *g, Val *dx) {
+  Val e = g->out[0], v = g->out[1], ge = g->dy[0], gv = g->dy[1];
+  Val mid = add(mdiag(ge), mul(fmat(e), matmul(v, gv, true, false)));
+  Val ga = matmul(v, matmul(mid, v, false, true), false, false);
+  dx[0] = keep(scale_diag(band(add(ga, adj(ga)), -1, 0), 0.5));
+}
+static void g_svd(const GradCall *g, Val *dx) {
+  Val a = X0, gs = g->dy[0];
+  if (g->nout == 1) {   /* compute_uv=False: the vectors again */
+    Val at[2] = {val_bool(false), val_bool(true)};
+    Val suv = opat(OP_SVD, 1, &a, 2, at);
+    Tuple *t = (Tuple *)suv.u.o;
+    dx[0] = keep(matmul(t->items[1], matmul(mdiag(gs), t->items[2], false, true), false, false));
+    return;
+  }
+  bool full = attr_bool(g, 0);
+  tfs_i64 m = last_dim(a, 2), n = last_dim(a, 1);
+  Val s = g->out[0], u = g->out[1], v = g->out[2], gu = g->dy[1], gv = g->dy[2];
+  bool use_adj = m > n;
+  if (use_adj) {   /* the gradient of A^T = V S U^T, transposed at the end */
+    tfs_i64 k = m; m = n; n = k;
+    Val w = u; u = v; v = w;
+    w = gu; gu = gv; gv = w;
+  }
+  if (full && n - m > 1) rt_throw(ERR_UNIMPLEMENTED, "svd gradient is not implemented for abs(m - n) > 1 when full_matrices is True");
+  Val s_mat = mdiag(s);
+  Val f = fmat(mul(s, s));
+  Val s_inv_mat = mdiag(safe_recip(s));
+  Val v1 = cols(v, 0, m), gv1 = cols(gv, 0, m);
+  Val f_u = mul(f, matmul(u, gu, true, false)), f_v = mul(f, matmul(v1, gv1, true, false));
+  Val t1 = add(add(mdiag(gs), matmul(add(f_u, adj(f_u)), s_mat, false, false)), matmul(s_mat, add(f_v, adj(f_v)), false, false));
+  Val ga = matmul(u, matmul(t1, v1, false, true), false, false);
+  if (m != n) {
+    Val gv1t = adj(gv1);
+    Val t2 = sub(gv1t, matmul(matmul(gv1t, v1, false, false), v1, false, true));
+    if (full) {
+      Val v2 = cols(v, m, n - m), gv2 = cols(gv, m, n - m);
+      t2 = sub(t2, matmul(matmul(v1, gv2, true, false), v2, false, true));
+    }
+    ga = add(ga, matmul(matmul(u, s_inv_mat, false, false), t2, false, false));
+  }
+  dx[0] = keep(use_adj ? adj(ga) : ga);
+}
+static void g_band_part(const GradCall *g, Val *dx) {
+  Val at[2] = {g->attrs->v[0], g->attrs->v[1]};
+  dx[0] = keep(opat(OP_BAND_PART, 1, &DY, 2, at));
+}
+static void g_diag_part(const GradCall *g, Val *dx) {
+  /* dy on the diagonal of an [..., m, n] zero matrix: row i (m <= n) or column j (m > n) of eye(m, n) scaled by dy */
+  tfs_i64 m = last_dim(X0, 2), n = last_dim(X0, 1);
+  Val at[4] = {val_int(m), val_int(n), val_none(), dtype_val(tn(DY)->dtype)};
+  dx[0] = keep(mul(expand(DY, m <= n ? -1 : -2), opat(OP_EYE, 0, NULL, 4, at)));
+}
+
 /* Conv2D: both gradients from one helper op each, given the forward input and filters. */
 static void g_conv2d(const GradCall *g, Val *dx) {
   Val in[3] = {X0, X1, DY}, at[2] = {g->attrs->v[0], g->attrs->v[1]};
@@ -567,7 +790,11 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_SUM] = {g_sum, G_NO_OUT | G_IN_SHAPE}, [OP_MEAN] = {g_mean, G_NO_OUT | G_IN_SHAPE}, [OP_MAX] = {g_maxmin_reduce, 0}, [OP_MIN] = {g_maxmin_reduce, 0}, [OP_PROD] = {g_prod, 0},
   [OP_LOGSUMEXP] = {g_logsumexp, 0}, [OP_SOFTMAX] = {g_softmax, G_NO_IN}, [OP_LOG_SOFTMAX] = {g_log_softmax, G_NO_IN},
   [OP_SPARSE_XENT] = {g_sparse_xent, G_NO_OUT}, [OP_XENT] = {g_xent, G_NO_OUT}, [OP_NORM] = {g_norm, 0},
-  [OP_MATMUL] = {g_matmul, G_NO_OUT}, [OP_TRANSPOSE] = {g_transpose, G_NO_OUT | G_IN_SHAPE}, [OP_BIAS_ADD] = {g_bias_add, G_NO_OUT | G_IN_SHAPE}, [OP_CONV2D] = {g_conv2d, G_NO_OUT}, [OP_MAX_POOL] = {g_max_pool, G_NO_OUT},
+  [OP_MATMUL] = {g_matmul, G_NO_OUT},
+  [OP_MATRIX_INVERSE] = {g_matrix_inverse, G_NO_IN}, [OP_MATRIX_DETERMINANT] = {g_matrix_determinant, 0}, [OP_LOG_MATRIX_DETERMINANT] = {g_log_matrix_determinant, G_NO_OUT},
+  [OP_MATRIX_SOLVE] = {g_matrix_solve, 0}, [OP_TRIANGULAR_SOLVE] = {g_triangular_solve, 0}, [OP_CHOLESKY] = {g_cholesky, G_NO_IN},
+  [OP_QR] = {g_qr, 0}, [OP_SELF_ADJOINT_EIG] = {g_self_adjoint_eig, G_NO_IN}, [OP_SVD] = {g_svd, 0},
+  [OP_BAND_PART] = {g_band_part, G_NO_OUT | G_IN_SHAPE}, [OP_DIAG_PART] = {g_diag_part, G_NO_OUT | G_IN_SHAPE}, [OP_TRANSPOSE] = {g_transpose, G_NO_OUT | G_IN_SHAPE}, [OP_BIAS_ADD] = {g_bias_add, G_NO_OUT | G_IN_SHAPE}, [OP_CONV2D] = {g_conv2d, G_NO_OUT}, [OP_MAX_POOL] = {g_max_pool, G_NO_OUT},
   [OP_RESHAPE] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_EXPAND_DIMS] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_SQUEEZE] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_IDENTITY] = {g_identity, G_NO_OUT | G_IN_SHAPE},
   [OP_CONCAT] = {g_concat, G_NO_OUT | G_IN_SHAPE}, [OP_STACK] = {g_stack, 0}, [OP_UNSTACK] = {g_unstack, 0}, [OP_TILE] = {g_tile, 0},
   [OP_BROADCAST_TO] = {g_broadcast_to, G_NO_OUT | G_IN_SHAPE}, [OP_STRIDED_SLICE] = {g_scatter, 0}, [OP_SLICE] = {g_scatter, 0}, [OP_GATHER] = {g_scatter, 0}, [OP_GATHER_ND] = {g_scatter, 0}, [OP_PAD] = {g_scatter, 0}, [OP_READ_VARIABLE] = {g_identity, 0}, [OP_STOP_GRADIENT] = {grad_none, 0},

@@ -399,6 +399,47 @@ void graph_inline(Graph *dst, const Graph *src, const GraphRef *args, GraphRef *
   free(pre);
 }
 
+/* A copy of src whose handles of Variable from[i] read to[i] instead, cond and
+ * loop bodies included (a tf.function trace run for other Variables of the
+ * same dtype and shape). */
+Graph *graph_clone_vars(const Graph *src, Graph *parent, int n, Variable *const *from, Variable *const *to) {
+  Graph *g = graph_new(src->name, src->fname, parent);
+  g->escaped_loc = src->escaped_loc;
+  int *map = malloc(sizeof(int) * (size_t)(src->nnodes + 1));
+  const GraphRef **pre = calloc((size_t)src->nnodes + 1, sizeof(GraphRef *));
+  GraphRef *args = malloc(sizeof(GraphRef) * (size_t)(src->ninputs + 1));
+  if (!map || !pre || !args) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < src->ninputs; i++) {
+    const GraphNode *ph = &src->nodes[src->inputs[i]];
+    args[i] = (GraphRef){graph_add_placeholder(g, ph->name, &ph->outm[0]), 0};
+    pre[src->inputs[i]] = &args[i];
+  }
+  int last = -1, neff = 0;
+  graph_inline_sel(g, src, pre, map, &last, &neff);
+  for (int i = 0; i < src->noutputs; i++) graph_add_output(g, graph_inline_ref(map, pre, src->outputs[i]));
+  free(map);
+  free(pre);
+  free(args);
+  for (int id = 0; id < g->nnodes; id++) {
+    GraphNode *d = &g->nodes[id];
+    if (d->kind == GN_VARHANDLE)
+      for (int i = 0; i < n; i++)
+        if (d->var == from[i]) {
+          to[i]->hdr.rc++;
+          val_decref(val_obj(d->var));
+          d->var = to[i];
+          break;
+        }
+    for (int k = 0; k < 2; k++)
+      if (d->sub[k]) {
+        Graph *cl = graph_clone_vars(d->sub[k], g, n, from, to);
+        graph_release(d->sub[k]);
+        d->sub[k] = cl;
+      }
+  }
+  return g;
+}
+
 /* ---- text form ------------------------------------------------------------------ */
 
 void graph_shape_text(StrBuf *b, int rank, const tfs_i64 *shape) {

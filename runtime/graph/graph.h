@@ -97,6 +97,8 @@ void graph_set_inputs(Graph *g, int node, int nin, const GraphRef *in, const Val
 void graph_add_dyn_attr(Graph *g, int node, int attr, GraphRef r);
 void graph_add_ctrl(Graph *g, int node, int dep);
 void graph_add_output(Graph *g, GraphRef r);
+/* A copy of src (parent: its parent's copy, or NULL) reading Variable to[i] where src reads from[i]. */
+Graph *graph_clone_vars(const Graph *src, Graph *parent, int n, Variable *const *from, Variable *const *to);
 static inline GraphNode *graph_node(const Graph *g, int id) { return &g->nodes[id]; }
 static inline const TMeta *graph_meta(const Graph *g, GraphRef r) { return &g->nodes[r.node].outm[r.out]; }
 

@@ -965,11 +965,14 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
         if (!(op->dtypes & DTM(t->dtype))) trace_fail_attr(op, "T", t->dtype, op->dtypes);
         break;
       case 'B': case 'b':
-        if (t->dtype != DT_BOOL) trace_fail_dtype(op, i, DT_BOOL, t->dtype);
+        if (t->dtype != DT_BOOL && !op_cond_any_dtype(op, i, nin, tin)) trace_fail_dtype(op, i, DT_BOOL, t->dtype);
         break;
-      case 'I': case 'i':
-        if (!(DTM(t->dtype) & DTM_INT)) trace_fail_attr(op, "Tindices", t->dtype, DTM_INT);
+      case 'I': case 'i': {
+        const char *attr;
+        unsigned ok = op_index_dtypes(op, &attr);
+        if (!(DTM(t->dtype) & ok)) trace_fail_attr(op, attr, t->dtype, ok);
         break;
+      }
       default:
         break;
     }
@@ -1053,6 +1056,12 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
   trace_scratch_free(cx, sc);
 
   if (op->flags & OPF_NOOUT) return val_none();
+  if ((op->flags & OPF_TUPLE) && nout == 1) return trace_sym(g, (GraphRef){id, 0});
+  if (op->flags & OPF_TUPLE) {
+    Val l = tuple_new(nout);
+    for (int i = 0; i < nout; i++) ((Tuple *)l.u.o)->items[i] = trace_sym(g, (GraphRef){id, i});
+    return l;
+  }
   if (op->flags & OPF_MULTI) {
     Val l = list_new(nout);
     for (int i = 0; i < nout; i++) {
@@ -1114,23 +1123,39 @@ Val trace_flatten(TraceCtx *cx, Val v, GraphRefVec *out) {
 /* ---- tf.Variable creation inside a trace (init scope) ------------------------------- */
 
 static Val trace_lifted = {VT_UNDEF, {0}};   /* owned lifted initial value of the creation in progress */
+static Val trace_deferred = {VT_UNDEF, {0}};  /* owned symbolic initial value that cannot be lifted */
 
 void *trace_enter_init_scope(Val *initial) {
   TraceCtx *cx = trace_cur;
   if (!cx) return NULL;
-  if (!cx->allow_vars)
-    rt_throw(ERR_VALUE, "tf.function only supports singleton tf.Variables created on the first call");
+  for (TraceCtx *o = cx; o; o = o->outer)
+    if (!o->allow_vars)
+      /* (one literal: docs/errors.md quotes it) */
+      rt_throw(ERR_VALUE,
+               "tf.function only supports singleton tf.Variables created on the first call. Make sure the tf.Variable is only created once or created outside tf.function.");
+  for (TraceCtx *o = cx; o; o = o->outer) o->nvars++;
   if (val_is(*initial, &tensor_type) && val_tensor(*initial)->sym) {
     Tensor *t = val_tensor(*initial);
     Graph *sg;
     GraphRef r;
     trace_sym_ref(t, &sg, &r);
     Tensor *st = sg == cx->g ? trace_static_value(sg, r) : NULL;
-    if (!st)
-      rt_throw(ERR_VALUE,
-               "tf.Variable: the initial value depends on the inputs of tf.function '%s'; create the variable from "
-               "constants, or outside the function",
-               cx->g->fname);
+    if (!st) {
+      /* computed from the inputs: zeros now, the value assigned by the graph */
+      const TMeta *m = graph_meta(sg, r);
+      bool known = m->rank >= 0;
+      for (int i = 0; known && i < m->rank; i++) known = m->shape[i] >= 0;
+      if (sg != cx->g || !known)
+        rt_throw(ERR_VALUE,
+                 "tf.Variable: the initial value is computed inside tf.function '%s'%s; create the variable from "
+                 "a value of known shape, or outside the function",
+                 cx->g->fname, known ? " in a control-flow branch" : " and its shape is not fully known");
+      for (TraceCtx *o = cx; o; o = o->outer) o->unliftable = true;
+      val_decref(trace_deferred);
+      trace_deferred = val_incref(*initial);
+      st = tensor_new(m->dtype, m->rank, m->shape);
+      if (!dtype_holds_refs(m->dtype)) memset(tensor_data(st), 0, (size_t)st->size * dtype_info[m->dtype].size);
+    }
     val_decref(trace_lifted);
     trace_lifted = val_obj(st);
     *initial = trace_lifted;
@@ -1141,11 +1166,39 @@ void *trace_enter_init_scope(Val *initial) {
   return cx;
 }
 
+void trace_init_variable(void *token, Val var) {
+  if (!token || val_is_undef(trace_deferred)) return;
+  Val init = trace_deferred;
+  trace_deferred = val_undef();
+  int mark = rt_hold_val(init);
+  TraceCtx *saved = trace_cur;
+  trace_cur = token;
+  Val in[2] = {var, init};
+  Tensor *t = val_tensor(init);
+  const Variable *v = (const Variable *)var.u.o;
+  Val cast = val_undef();
+  if (t->dtype != v->value->dtype) {   /* tf.Variable(x, dtype=...): the graph converts */
+    Val dv = dtype_val(v->value->dtype);
+    OpAttrs at = {1, {dv}};
+    cast = op_apply(&op_defs[OP_CAST], 1, &init, &at);
+    rt_hold_val(cast);
+    in[1] = cast;
+  }
+  Val r = trace_hook(&op_defs[OP_ASSIGN_VARIABLE], 2, in, NULL);
+  val_decref(r);
+  trace_cur = saved;
+  rt_unhold(mark);
+  val_decref(init);
+  val_decref(cast);
+}
+
 void trace_leave_init_scope(void *token) {
   if (!token) return;
   trace_cur = token;
   val_decref(trace_lifted);
   trace_lifted = val_undef();
+  val_decref(trace_deferred);
+  trace_deferred = val_undef();
 }
 
 /* ---- installation -------------------------------------------------------------------- */

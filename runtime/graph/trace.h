@@ -33,7 +33,9 @@ typedef struct TraceScratch TraceScratch;
 typedef struct TraceCtx {
   struct TraceCtx *outer;     /* the enclosing context (cond/while bodies) or the one active before */
   Graph *g;                   /* graph being recorded (borrowed) */
-  bool allow_vars;            /* tf.Variable creation allowed (first trace only) */
+  bool allow_vars;            /* tf.Variable creation allowed (TF's variable-creation scope) */
+  int nvars;                  /* tf.Variables created while this context (or one inside it) recorded */
+  bool unliftable;            /* one of them has an initial value computed from the function's inputs */
   bool body;                  /* a cond/while body: captures enclosing graphs' values */
   int last_effect;            /* last stateful node, for automatic control dependencies; -1 */
   int neffects;               /* stateful nodes recorded */
@@ -94,10 +96,16 @@ Val trace_flatten(TraceCtx *cx, Val v, GraphRefVec *out);
 Tensor *trace_static_value(Graph *g, GraphRef r);
 
 /* tf.Variable creation (tensor.c's variable_new): enforces the singleton rule
- * and lifts a symbolic initial value out of the graph (TF's init_scope).
- * Returns an opaque token for trace_leave_init_scope; *initial may be replaced
- * by an owned eager value that trace_leave_init_scope releases. */
+ * (every enclosing function trace must allow creation), counts the creation in
+ * those traces, and lifts a symbolic initial value out of the graph (TF's
+ * init_scope).  Returns an opaque token for trace_leave_init_scope; *initial
+ * may be replaced by an owned eager value that trace_leave_init_scope
+ * releases.  An initial value computed from the function's inputs cannot be
+ * lifted: the Variable starts as zeros of its shape and trace_init_variable
+ * records the assignment of that value into the graph (TF's initialization
+ * inside the first call's graph). */
 void *trace_enter_init_scope(Val *initial);
+void trace_init_variable(void *token, Val var);
 void trace_leave_init_scope(void *token);
 
 /* Install op_graph_hook, tensor_sym_free and tensor_sym_repr (idempotent). */

@@ -696,12 +696,14 @@ void k_select(OpCall *c) {
   if (c->inm[1].rank == TMETA_ABSENT) {
     /* tf.where(cond): coordinates of true elements, int64 [n, rank] */
     tfs_i64 n = 0;
-    for (tfs_i64 i = 0; i < cond->size; i++) n += tensor_get_i(cond, i) != 0;
+    bool fl = dtype_info[cond->dtype].is_float;   /* 0.5 is true: compare as floats, not truncated */
+#define COND_AT(i) (fl ? tensor_get_f(cond, i) != 0 : tensor_get_i(cond, i) != 0)
+    for (tfs_i64 i = 0; i < cond->size; i++) n += COND_AT(i);
     tfs_i64 shape[2] = {n, cond->rank};
     Tensor *o = tensor_new(DT_INT64, 2, shape);
     int64_t *p = tensor_data(o);
     for (tfs_i64 i = 0; i < cond->size; i++) {
-      if (!tensor_get_i(cond, i)) continue;
+      if (!COND_AT(i)) continue;
       tfs_i64 r = i;
       for (int d = cond->rank - 1; d >= 0; d--) {
         p[d] = r % cond->shape[d];
@@ -709,6 +711,7 @@ void k_select(OpCall *c) {
       }
       p += cond->rank;
     }
+#undef COND_AT
     c->out[0] = o;
     return;
   }

@@ -476,31 +476,52 @@ void k_xent(OpCall *c) {
 }
 
 /* ---- linalg.norm --------------------------------------------------------------------------------------
- * Scratch: iscr[0..rank) reduce flags; fscr[0] the order p (inf: max). */
+ * Scratch: iscr[0..rank) reduce flags; fscr[0] the order p (inf: max), fscr[1] the NORM_* mode; a matrix norm's
+ * row and column axes in iscr[TFS_MAX_RANK], iscr[TFS_MAX_RANK + 1]. */
 
 /* shape: a scalar, or the input's shape without the reduced axes (kept as 1 with keepdims=True). */
 void meta_norm(OpCall *c) {
   const TMeta *a = &c->inm[0];
   TMeta *o = &c->outm[0];
-  Val ordv = op_attr(c, 0);
+  Val ordv = op_attr(c, 0), axv = op_attr(c, 1);
+  /* a matrix norm: axis a list or tuple of two axes, in the order given (rows, columns) */
+  bool matrix = (val_is(axv, &list_type) && ((List *)axv.u.o)->len == 2) || (val_is(axv, &tuple_type) && ((Tuple *)axv.u.o)->len == 2);
   double p = 2;
-  bool matrix = false;
+  int mode = NORM_VECTOR;
   if (val_is(ordv, &str_type)) {
     const char *s = str_cstr(ordv);
-    if (!strcmp(s, "fro")) matrix = true;
-    else if (strcmp(s, "euclidean")) op_fail(c, ERR_VALUE, "'ord' must be a supported vector norm, got %s", s);
+    if (matrix && (!strcmp(s, "fro") || !strcmp(s, "euclidean"))) mode = NORM_FRO;
+    else if (strcmp(s, "euclidean")) op_fail(c, ERR_VALUE, matrix ? "'ord' must be a supported matrix norm in ['euclidean', 'fro', 1, 2, inf], got %s" : "'ord' must be a supported vector norm, got %s", s);
   } else if (ordv.tag != VT_UNDEF && ordv.tag != VT_NONE) {
     p = op_attr_float(c, 0, 2);
-    if (!(p > 0)) op_fail(c, ERR_VALUE, "'ord' must be a supported vector norm, got %g", p);
+    if (matrix) {
+      if (p == 1) mode = NORM_ONE;
+      else if (isinf(p) && p > 0) mode = NORM_INF;
+      else if (p == 2) mode = NORM_TWO;
+      else op_fail(c, ERR_VALUE, "'ord' must be a supported matrix norm in ['euclidean', 'fro', 1, 2, inf], got %g", p);
+    } else if (!(p > 0)) {
+      op_fail(c, ERR_VALUE, "'ord' must be a supported vector norm, got %g", p);
+    }
+  } else if (matrix) {
+    mode = NORM_FRO;
   }
+  if (mode == NORM_FRO) p = 2;
   c->fscr[0] = p;
+  c->fscr[1] = mode;
   o->dtype = a->dtype;
   if (a->rank < 0) { o->rank = -1; return; }
   int axes[TFS_MAX_RANK];
   int n = op_attr_axes(c, 1, a->rank, axes);
-  Val axv = op_attr(c, 1);
-  if (axv.tag != VT_NONE && axv.tag != VT_UNDEF && n == 2 && p != 2) op_fail(c, ERR_UNIMPLEMENTED, "linalg.norm: only the Frobenius/euclidean matrix norm is supported");
-  if (matrix && n != 2) op_fail(c, ERR_VALUE, "'fro' norm requires 2 axes");
+  if (matrix) {
+    const Val *it = val_is(axv, &list_type) ? ((List *)axv.u.o)->items : ((Tuple *)axv.u.o)->items;
+    for (int k = 0; k < 2; k++) {
+      int64_t v;
+      if (!val_as_int(it[k], &v)) op_fail(c, ERR_TYPE, "'axis' must be None, an integer, or a tuple of 2 unique integers");
+      c->iscr[TFS_MAX_RANK + k] = op_norm_axis(c, v, a->rank);
+    }
+    if (n != 2) op_fail(c, ERR_VALUE, "'axis' must be None, an integer, or a tuple of 2 unique integers, got [%lld, %lld]",
+                        (long long)c->iscr[TFS_MAX_RANK], (long long)c->iscr[TFS_MAX_RANK + 1]);
+  }
   bool keep = op_attr_bool(c, 2, false);
   for (int d = 0; d < a->rank; d++) c->iscr[d] = 0;
   for (int k = 0; k < n; k++) c->iscr[axes[k]] = 1;
@@ -513,6 +534,11 @@ void meta_norm(OpCall *c) {
 }
 
 void k_norm(OpCall *c) {
+  int mode = (int)c->fscr[1];
+  if (mode == NORM_ONE || mode == NORM_INF || mode == NORM_TWO) {
+    linalg_matrix_norm(c, mode, (int)c->iscr[TFS_MAX_RANK], (int)c->iscr[TFS_MAX_RANK + 1]);
+    return;
+  }
   RPlan pl;
   reduce_plan(c, &pl);
   Tensor *o = c->out[0];

@@ -357,6 +357,11 @@ static Val op_result(OpCall *c) {
     r = val_none();
   } else if (op->flags & OPF_PASS0) {
     r = val_obj(tensor_retain(c->in[0]));
+  } else if ((op->flags & OPF_TUPLE) && c->nout == 1) {
+    r = val_obj(c->out[0]);
+  } else if (op->flags & OPF_TUPLE) {
+    r = tuple_new(c->nout);
+    for (int i = 0; i < c->nout; i++) ((Tuple *)r.u.o)->items[i] = val_obj(c->out[i]);
   } else if (op->flags & OPF_MULTI) {
     r = list_new(c->nout);
     for (int i = 0; i < c->nout; i++) {
@@ -472,11 +477,14 @@ Val op_apply(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) 
       if (!(op->dtypes & DTM(t->dtype))) fail_attr(op, "T", t->dtype, op->dtypes);
       break;
     case 'B': case 'b':
-      if (t->dtype != DT_BOOL) fail_dtype(op, i, DT_BOOL, t->dtype);
+      if (t->dtype != DT_BOOL && !op_cond_any_dtype(op, i, nin, tin)) fail_dtype(op, i, DT_BOOL, t->dtype);
       break;
-    case 'I': case 'i':
-      if (!(DTM(t->dtype) & DTM_INT)) fail_attr(op, "Tindices", t->dtype, DTM_INT);
+    case 'I': case 'i': {
+      const char *attr;
+      unsigned ok = op_index_dtypes(op, &attr);
+      if (!(DTM(t->dtype) & ok)) fail_attr(op, attr, t->dtype, ok);
       break;
+    }
     default:
       break;
     }

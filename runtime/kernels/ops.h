@@ -46,6 +46,7 @@ enum {
   OPF_MULTI = 8,       /* returns a list of nout tensors (unstack) */
   OPF_NOOUT = 16,      /* returns None (asserts, print) */
   OPF_PASS0 = 32,      /* returns input 0 unchanged after the kernel (check_numerics) */
+  OPF_TUPLE = 64,      /* with OPF_MULTI: a tuple of the nout tensors, or the tensor itself when nout is 1 (qr, svd) */
 };
 
 #define OP_MAX_ARGS 16
@@ -172,6 +173,21 @@ Val op_apply2(OpId id, Val a, Val b);
 Val op_builtin(OpId id, const char *qualname);
 /* Find an op by API name ("add", "math.add"); OP__COUNT when absent. */
 OpId op_lookup_api(const char *name);
+/* A 'B' input that takes any dtype but string: tf.where(c) alone is TF's Where
+ * op, whose condition may be numeric (non-zero is true); with x and y it is
+ * SelectV2's, which must be bool. */
+static inline bool op_cond_any_dtype(const OpDef *op, int i, int nin, Tensor *const *tin) {
+  return op->id == OP_SELECT && i == 0 && nin >= 3 && !tin[1] && !tin[2] && tin[0]->dtype != DT_STRING;
+}
+
+/* The dtypes an 'I' input accepts and the attr TF names in the error: OneHot's
+ * TI also takes uint8 (TF 2.15: uint8, int8, int32, int64), the rest int32/int64. */
+static inline unsigned op_index_dtypes(const OpDef *op, const char **attr) {
+  if (op->id == OP_ONE_HOT) { *attr = "TI"; return DTM_INT | DTM(DT_UINT8); }
+  *attr = "Tindices";
+  return DTM_INT;
+}
+
 /* Number of inputs (non-'.' kinds) and attributes of an op. */
 int op_num_inputs(const OpDef *op);
 int op_num_attrs(const OpDef *op);
@@ -216,6 +232,12 @@ _Noreturn void op_fail_sb(const OpCall *c, ErrKind k, StrBuf *msg);   /* frees m
 #include "kernels/ops.def"
 #undef OP_UP
 #undef OP
+
+/* tf.norm's kinds (the NORM_* mode meta_norm leaves in fscr[1]): a vector norm, or a matrix norm over two
+ * axes: Frobenius, max column abs sum (ord 1), max row abs sum (ord inf), largest singular value (ord 2). */
+enum { NORM_VECTOR, NORM_FRO, NORM_ONE, NORM_INF, NORM_TWO };
+/* The matrix norms ord 1, inf and 2 over rows axis a0 and columns axis a1 into c->out[0] (k_linalg.c). */
+void linalg_matrix_norm(OpCall *c, int mode, int a0, int a1);
 
 /* Random state (k_random.c): tf.random.set_seed. */
 void random_set_seed(bool has_seed, tfs_i64 seed);

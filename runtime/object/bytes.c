@@ -1,7 +1,10 @@
 /* bytes.c — an immutable byte string (what SerializeToString returns): repr b'...', len, ==, hash. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "object/hosttypes.h"
 #include "object/object.h"
 
 typedef struct Bytes { Obj hdr; size_t len; unsigned char data[]; } Bytes;
@@ -39,8 +42,74 @@ static tfs_u64 bytes_hash(Val v) {
   return h;
 }
 
-const Type bytes_type = {.name = "bytes", .free = bytes_free, .repr = bytes_repr, .len = bytes_len, .eq = bytes_eq,
-                         .hash = bytes_hash};
+/* The length of the UTF-8 sequence at p (n bytes left), or 0 with *why set
+ * to CPython's reason when it is not one. */
+static size_t utf8_seq(const unsigned char *p, size_t n, const char **why) {
+  unsigned c = p[0];
+  size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 && c >= 0xc2 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 && c <= 0xf4 ? 4 : 0;
+  if (!len) { *why = "invalid start byte"; return 0; }
+  if (len > n) { *why = "unexpected end of data"; return 0; }
+  for (size_t k = 1; k < len; k++) {
+    unsigned lo = 0x80, hi = 0xbf;   /* the second byte's range excludes overlongs and surrogates */
+    if (k == 1 && c == 0xe0) lo = 0xa0;
+    if (k == 1 && c == 0xed) hi = 0x9f;
+    if (k == 1 && c == 0xf0) lo = 0x90;
+    if (k == 1 && c == 0xf4) hi = 0x8f;
+    if (p[k] < lo || p[k] > hi) { *why = "invalid continuation byte"; return 0; }
+  }
+  return len;
+}
+
+//! bytes.decode(encoding='utf-8', errors='strict')
+//!   The str the bytes encode (UTF-8 or ASCII); UnicodeDecodeError where they are not valid.
+static Val bytes_decode_m(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "decode", .sig = "encoding='utf-8', errors='strict'"};
+  Val a[2];
+  args_parse(&spec, n, args, kw, a);
+  const Bytes *x = (const Bytes *)self.u.o;
+  const char *enc = val_is(a[0], &str_type) ? str_cstr(a[0]) : "utf-8";
+  if (!val_is(a[0], &str_type)) rt_throw(ERR_TYPE, "decode() argument 'encoding' must be str, not %s", val_type_name(a[0]));
+  if (!val_is(a[1], &str_type) || strcmp(str_cstr(a[1]), "strict"))
+    rt_throw(ERR_NOTIMPL, "bytes.decode: only errors='strict' is supported");
+  bool ascii = !strcasecmp(enc, "ascii") || !strcasecmp(enc, "us-ascii");
+  if (!ascii && strcasecmp(enc, "utf-8") && strcasecmp(enc, "utf8") && strcasecmp(enc, "utf_8")) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "unknown encoding: %.150s", enc);
+    exc_raise_class(exc_lookup("LookupError", false), ERR_RUNTIME, msg);
+  }
+  for (size_t i = 0; i < x->len;) {
+    const char *why = NULL;
+    size_t len = ascii ? (x->data[i] < 0x80 ? 1 : 0) : utf8_seq(x->data + i, x->len - i, &why);
+    if (!len) exc_unicode_decode_error(ascii ? "ascii" : "utf-8", x->data[i], i, ascii ? "ordinal not in range(128)" : why);
+    i += len;
+  }
+  return str_new((const char *)x->data, (tfs_i64)x->len);
+}
+
+/* b[i] is an int, b[i:j:k] bytes (Python's indexing and slicing). */
+static Val bytes_getitem(Val self, Val key) {
+  const Bytes *x = (const Bytes *)self.u.o;
+  if (val_is(key, &slice_type)) {
+    tfs_i64 start, stop, step, n = slice_indices(key, (tfs_i64)x->len, &start, &stop, &step);
+    Bytes *r = obj_new(&bytes_type, sizeof(Bytes) + (size_t)n);
+    r->len = (size_t)n;
+    for (tfs_i64 k = 0; k < n; k++) r->data[k] = x->data[start + k * step];
+    return val_obj(r);
+  }
+  int64_t i = val_to_index(key, "byte indices");
+  if (i < 0) i += (int64_t)x->len;
+  if (i < 0 || i >= (int64_t)x->len) rt_throw(ERR_INDEX, "index out of range");
+  return val_int(x->data[i]);
+}
+
+static Val bytes_getattr(Val self, const char *name) {
+  if (!strcmp(name, "decode")) return builtin_new("bytes.decode", bytes_decode_m, self, NULL);
+  return val_undef();
+}
+
+const Type bytes_type = {.name = "bytes", .free = bytes_free, .repr = bytes_repr, .getattr = bytes_getattr,
+                         .getitem = bytes_getitem,
+                         .len = bytes_len, .eq = bytes_eq, .hash = bytes_hash};
 
 Val bytes_new(const void *data, size_t n) {
   Bytes *b = obj_new(&bytes_type, sizeof(Bytes) + n);

@@ -70,7 +70,11 @@ static Val class_bind(Val attr, Val self, TypeObj *cls) {
     else if (val_is_undef(self)) r = val_incref(attr);
     else r = rt_call(w->fn, 1, &self, NULL);
   } else if (!val_is_undef(self) && is_method(attr)) {
-    r = bound_new(attr, self);   /* a method; a tf.function keys `self` by identity: one trace cache per instance */
+    /* a method; a tf.function method binds that instance's own function object (one trace cache per instance) */
+    Val per = rt_obj_hooks.method_fn && val_is(self, &inst_type) ? rt_obj_hooks.method_fn(attr, &((Inst *)self.u.o)->fncache)
+                                                                 : val_undef();
+    r = bound_new(val_is_undef(per) ? attr : per, self);
+    val_decref(per);
   } else {
     return attr;
   }
@@ -146,9 +150,21 @@ const Type inst_type;
 static TypeObj *inst_class(Val v) { return val_is(v, &exc_type) ? ((Exc *)v.u.o)->klass : ((Inst *)v.u.o)->klass; }
 
 /* Call special method `name` of self's class with self prepended; false when the class has none. */
+/* Method m (owned) called through instance self: a @tf.function method is the instance's own function object. */
+static Val inst_own_fn(Val self, Val m) {
+  if (!rt_obj_hooks.method_fn || !val_is(self, &inst_type)) return m;
+  int mark = rt_hold_val(m);
+  Val per = rt_obj_hooks.method_fn(m, &((Inst *)self.u.o)->fncache);
+  rt_unhold(mark);
+  if (val_is_undef(per)) return m;
+  val_decref(m);
+  return per;
+}
+
 static bool inst_special(Val self, const char *name, int n, const Val *args, Val *out) {
   Val m = class_find(inst_class(self), name);
   if (val_is_undef(m)) return false;
+  m = inst_own_fn(self, m);
   int mark = rt_hold_val(m);
   Val all[n + 1];
   all[0] = self;
@@ -164,12 +180,14 @@ Val inst_new(TypeObj *cls) {
   o->klass = cls;
   cls->hdr.rc++;
   o->dict = val_undef();
+  o->fncache = val_undef();
   return val_obj(o);
 }
 
 static void inst_free(Obj *o) {
   Inst *x = (Inst *)o;
   val_decref(x->dict);
+  val_decref(x->fncache);
   val_decref(val_obj(x->klass));
   free(o);
 }
@@ -270,6 +288,7 @@ static void inst_setattr(Val self, const char *name, Val v) { inst_setattr_dict(
 static Val inst_call(Val self, int n, const Val *args, const Kw *kw) {
   Val m = class_find(inst_class(self), "__call__");
   if (val_is_undef(m)) rt_throw(ERR_TYPE, "'%s' object is not callable", val_type_name(self));
+  m = inst_own_fn(self, m);
   int mark = rt_hold_val(m);
   Val all[n + 1];
   all[0] = self;
@@ -405,13 +424,16 @@ static void inst_traverse(Obj *o, GcVisit visit, void *arg) {
   Inst *x = (Inst *)o;
   if (x->klass) visit(val_obj(&x->klass->hdr), true, arg);
   visit(x->dict, true, arg);
+  visit(x->fncache, true, arg);
 }
 
 static void inst_clear(Obj *o) {
   Inst *x = (Inst *)o;
-  Val d = x->dict;
+  Val d = x->dict, fc = x->fncache;
   x->dict = val_undef();
+  x->fncache = val_undef();
   val_decref(d);
+  val_decref(fc);
 }
 
 const Type inst_type = {

@@ -22,6 +22,8 @@ EXC(e_lookup, "LookupError", ERR_RUNTIME, &e_exception);
 EXC(e_index, "IndexError", ERR_INDEX, &e_lookup);
 EXC(e_key, "KeyError", ERR_KEY, &e_lookup);
 EXC(e_value, "ValueError", ERR_VALUE, &e_exception);
+EXC(e_unicode, "UnicodeError", ERR_VALUE, &e_value);
+EXC(e_unicode_decode, "UnicodeDecodeError", ERR_VALUE, &e_unicode);
 EXC(e_type, "TypeError", ERR_TYPE, &e_exception);
 EXC(e_attr, "AttributeError", ERR_ATTRIBUTE, &e_exception);
 EXC(e_name, "NameError", ERR_NAME, &e_exception);
@@ -46,7 +48,7 @@ EXC(e_dataloss, "DataLossError", ERR_DATA_LOSS, &e_op);
 static TypeObj *const exc_builtin[] = {
   &e_base, &e_kbint, &e_exception, &e_arith, &e_zero, &e_overflow, &e_lookup, &e_index, &e_key, &e_value,
   &e_type, &e_attr, &e_name, &e_unbound, &e_runtime, &e_recursion, &e_notimpl, &e_assert, &e_stop, &e_import,
-  &e_memory, &e_os, &e_genexit, &e_modnotfound,
+  &e_memory, &e_os, &e_unicode, &e_unicode_decode, &e_genexit, &e_modnotfound,
 };
 static TypeObj *const exc_tf[] = {&e_op, &e_invalid, &e_unimpl, &e_range, &e_notfound, &e_exhausted, &e_dataloss};
 
@@ -138,6 +140,20 @@ _Noreturn void exc_key_error(Val key) {
   char msg[512];
   snprintf(msg, sizeof msg, "%s", str_cstr(x->msg));
   rt_throw_msg(rt_cur_loc, ERR_KEY, msg, e);
+}
+
+_Noreturn void exc_unicode_decode_error(const char *codec, unsigned byte, size_t pos, const char *why) {
+  char msg[200];
+  snprintf(msg, sizeof msg, "'%s' codec can't decode byte 0x%02x in position %zu: %s", codec, byte, pos, why);
+  exc_raise_class(val_obj(&e_unicode_decode), ERR_VALUE, msg);
+}
+
+_Noreturn void exc_raise_class(Val cls, ErrKind kind, const char *msg) {
+  Val m = str_from_cstr(msg);
+  Val e = exc_construct(cls, 1, &m, NULL);
+  val_decref(m);
+  ((Exc *)e.u.o)->loc = rt_cur_loc;
+  rt_throw_msg(rt_cur_loc, kind, msg, e);
 }
 
 static void exc_free(Obj *o) {

@@ -20,6 +20,11 @@ typedef struct RtObjHooks {
   bool (*tracing)(void);                 /* a tf.function is being traced */
   Val (*range_tensor)(int n, const Val *args);   /* range(t) with a traced t: tf.range, or VT_UNDEF */
   Val (*python_fn)(Val v);               /* the Python function a @tf.function wraps, or VT_UNDEF */
+  /* A @tf.function method seen through an instance: that instance's own
+   * function object (TF's per-instance bound Function: its own trace cache,
+   * tracing count and first call), kept in *cache (the instance's slot, a dict
+   * the hook makes); owned, or VT_UNDEF when fn is not a tf.function. */
+  Val (*method_fn)(Val fn, Val *cache);
 } RtObjHooks;
 extern RtObjHooks rt_obj_hooks;
 

@@ -143,6 +143,7 @@ typedef struct Inst {
   Obj hdr;
   TypeObj *klass;             /* a reference */
   Val dict;                   /* attributes (VT_UNDEF until one is set) */
+  Val fncache;                /* rt_obj_hooks.method_fn's per-instance function objects (VT_UNDEF: none) */
 } Inst;
 
 /* An exception instance (raise ValueError("msg")); instances of user
@@ -199,7 +200,11 @@ Val exc_of_kind(int kind, const char *msg);     /* the instance a runtime error 
 Val exc_class_of(Val exc);                       /* borrowed class of an Exc */
 bool exc_class_sub(Val cls, Val base);           /* issubclass for exception classes */
 bool exc_is_class(Val cls);
-_Noreturn void exc_key_error(Val key);           /* raise KeyError(key) */                      /* an exception class (BaseException or below) */
+/* raise cls(msg) (an exception class; kind: the nearest built-in kind, for handlers that match kinds) */
+_Noreturn void exc_raise_class(Val cls, ErrKind kind, const char *msg);
+_Noreturn void exc_key_error(Val key);
+/* raise UnicodeDecodeError with CPython's text: 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte */
+_Noreturn void exc_unicode_decode_error(const char *codec, unsigned byte, size_t pos, const char *why);           /* raise KeyError(key) */                      /* an exception class (BaseException or below) */
 /* Python's slice.indices(len): clamps and fills start/stop/step, returns the
  * slice length.  Raises for a zero step or non-integer parts. */
 tfs_i64 slice_indices(Val slice, tfs_i64 len, tfs_i64 *start, tfs_i64 *stop, tfs_i64 *step);

@@ -351,8 +351,7 @@ void ndarray_repr_tensor(StrBuf *b, const Tensor *t) {
 /* ---- the ndarray type ------------------------------------------------------------------ */
 
 Val ndarray_new(Tensor *t) {
-  /* 0-d: a host scalar; but a string stays a 0-d array, which prints as numpy's bytes scalar (b'a') */
-  if (t->rank == 0 && t->dtype != DT_STRING) return scalar_of(t);
+  if (t->rank == 0) return scalar_of(t);   /* 0-d: a host scalar (a string tensor's: bytes) */
   NdArray *a = obj_new(&ndarray_type, sizeof(NdArray));
   a->t = tensor_retain(t);
   return val_obj(a);

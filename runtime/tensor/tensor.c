@@ -368,9 +368,9 @@ Val tensor_item(const Tensor *t, tfs_i64 i) {
   case DT_FLOAT32: case DT_FLOAT64: return val_float(tensor_get_f(t, i));
   case DT_INT32: case DT_INT64: case DT_UINT8: return val_int(tensor_get_i(t, i));
   case DT_BOOL: return val_bool(tensor_get_i(t, i) != 0);
-  case DT_STRING: {
+  case DT_STRING: {   /* numpy holds a string tensor's elements as bytes, as TF's .numpy() gives them */
     Str *s = ((Str **)t->buf->data)[tensor_elem_offset(t, i)];
-    return s ? val_incref(val_obj(s)) : str_new("", 0);
+    return s ? bytes_new(s->data, (size_t)s->len) : bytes_new("", 0);
   }
   case DT_VARIANT: {
     Obj *o = ((Obj **)t->buf->data)[tensor_elem_offset(t, i)];

@@ -132,7 +132,9 @@ static Val tffn_tensorspec(Val self, int n, const Val *args, const Kw *kw) {
 /* ---- signature keys ----------------------------------------------------------------------
  * A call's signature is serialized into bytes: equal bytes = same trace.  Atoms:
  *   'T' dtype rank dims...    tensor (rank 0xFF unknown; dims -1 unknown: relaxed)
- *   'N' None  'b' bool  'i' int  'f' float  's' len bytes  'V' variable  'O' ptr type
+ *   'N' None  'b' bool  'i' int  'f' float  's' len bytes  'O' ptr type
+ *   'V' dtype rank dims... trainable alias   a Variable: TF's VariableSpec (dtype, shape,
+ *                             trainable, and its alias id: the index of its first appearance in the call)
  *   'L'/'U'/'D' count items   list / tuple / dict (key, value pairs)
  *   'S' len bytes             a dataset (TF's DatasetSpec): its element_spec's key; one int64 leaf, the handle
  * Host objects without value semantics are keyed by identity; the concrete
@@ -176,21 +178,45 @@ static inline void kb_byte(KeyBuf *k, unsigned char c) {
 
 static inline void kb_i64(KeyBuf *k, tfs_i64 v) { kb_put(k, &v, sizeof v); }
 
-/* Tensor leaves of a call: the tensors (NULL for a TensorSpec leaf). */
+/* Tensor leaves of a call: the tensors (NULL for a TensorSpec leaf); and its
+ * Variable arguments, each once, in order of first appearance (TF's alias ids). */
 typedef struct Leaves {
   Tensor **t;
   int n, cap;
   Tensor *inl[16];
+  Variable **v;
+  int nv, capv;
+  Variable *vinl[8];
 } Leaves;
 
 static void lv_init(Leaves *lv) {
   lv->t = lv->inl;
   lv->n = 0;
   lv->cap = 16;
+  lv->v = lv->vinl;
+  lv->nv = 0;
+  lv->capv = 8;
 }
 
 static void lv_free(Leaves *lv) {
   if (lv->t != lv->inl) free(lv->t);
+  if (lv->v != lv->vinl) free(lv->v);
+}
+
+/* The alias id of Variable var in the call (its index among the call's Variables). */
+static int lv_alias(Leaves *lv, Variable *var) {
+  for (int i = 0; i < lv->nv; i++)
+    if (lv->v[i] == var) return i;
+  if (lv->nv == lv->capv) {
+    int cap = lv->capv * 2;
+    Variable **p = lv->v == lv->vinl ? malloc(sizeof(Variable *) * (size_t)cap) : realloc(lv->v, sizeof(Variable *) * (size_t)cap);
+    if (!p) rt_throw(ERR_MEMORY, "out of memory");
+    if (lv->v == lv->vinl) memcpy(p, lv->vinl, sizeof lv->vinl);
+    lv->v = p;
+    lv->capv = cap;
+  }
+  lv->v[lv->nv] = var;
+  return lv->nv++;
 }
 
 static void lv_push(Leaves *lv, Tensor *t) {
@@ -271,6 +297,17 @@ static void key_arg(KeyBuf *k, Val v, Leaves *lv, int flags) {
       key_arg(k, d->keys[i], lv, 0);
       key_arg(k, d->vals[i], lv, flags);
     }
+  } else if (ty == &set_type) {
+    /* TF: a set is neither weakly referable with a hash nor a hashable literal */
+    StrBuf b;
+    sb_init(&b);
+    rt_hold_sb(&b);
+    val_repr(&b, v);
+    sb_putc(&b, '\0');
+    rt_throw(ERR_TYPE,
+             "Could not generate a generic TraceType for %s.Please verify that it is immutable/hashable. Otheriwse, "
+             "consider implementing the Tracing Protocol for it.",
+             b.data);
   } else if ((flags & KEY_SPECS) && ty == &tffn_spec_type) {
     const TensorSpecObj *s = (const TensorSpecObj *)v.u.o;
     key_tensor(k, s->dtype, s->rank, s->dims);
@@ -282,8 +319,17 @@ static void key_arg(KeyBuf *k, Val v, Leaves *lv, int flags) {
   } else if ((flags & KEY_SPECS) && tfdata_is_spec(v)) {
     key_dataset(k, tfdata_spec_element(v));
     lv_push(lv, NULL);
+  } else if (ty == &variable_type) {
+    const Variable *var = (const Variable *)v.u.o;
+    const Tensor *t = var->value;
+    kb_byte(k, 'V');
+    kb_byte(k, (unsigned char)t->dtype);
+    kb_byte(k, (unsigned char)t->rank);
+    if (t->rank > 0) kb_put(k, t->shape, sizeof(tfs_i64) * (size_t)t->rank);
+    kb_byte(k, var->trainable ? 1 : 0);
+    kb_i64(k, lv_alias(lv, (Variable *)var));
   } else {
-    kb_byte(k, ty == &variable_type ? 'V' : 'O');
+    kb_byte(k, 'O');
     const void *o = v.u.o;
     kb_put(k, &o, sizeof o);
     kb_put(k, &ty, sizeof ty);
@@ -307,7 +353,8 @@ static const unsigned char *key_skip(const unsigned char *p) {
     case 'b': return p + 1;
     case 'i': case 'f': return p + 8;
     case 's': case 'S': return p + 8 + key_i64(p);
-    case 'V': case 'O': return p + 2 * sizeof(void *);
+    case 'V': return p + 2 + 8 * (size_t)p[1] + 1 + 8;
+    case 'O': return p + 2 * sizeof(void *);
     case 'L': case 'U': {
       tfs_i64 n = key_i64(p);
       p += 8;
@@ -356,7 +403,15 @@ static const unsigned char *key_desc(StrBuf *b, const unsigned char *p) {
       key_desc(b, q + 8);
       sb_putc(b, ')');
       break;
-    case 'V': sb_puts(b, "<tf.Variable>"); break;
+    case 'V': {
+      sb_printf(b, "<tf.Variable %s[", dtype_info[q[0]].name);
+      for (int i = 0; i < q[1]; i++) {
+        if (i) sb_putc(b, ',');
+        sb_printf(b, "%lld", (long long)key_i64(q + 2 + 8 * i));
+      }
+      sb_puts(b, "]>");
+      break;
+    }
     case 'O': {
       const Type *ty;
       memcpy(&ty, q + sizeof(void *), sizeof ty);
@@ -429,14 +484,22 @@ static bool key_accepts_all(const unsigned char *c, size_t clen, const unsigned 
   return c == ce && k == ke;
 }
 
-/* reduce_retracing: k with the dims where it differs from c made unknown, if
- * c and k differ in dims only.  Appends to out; false when they differ more. */
+/* reduce_retracing: the most specific common supertype of atoms c and k (TF's
+ * TraceType.most_specific_common_supertype): a tensor keeps its dtype, a dim
+ * where they differ becomes unknown, a rank change gives an unknown rank;
+ * containers relax item by item; anything else must be equal.  Appends to
+ * out; false when they have no common supertype. */
 static bool key_relax(const unsigned char *c, const unsigned char *k, KeyBuf *out) {
   if (*c != *k) return false;
   switch (*c) {
     case 'T': {
-      if (c[1] != k[1] || c[2] != k[2]) return false;
-      int rank = c[2] == 0xFF ? -1 : c[2];
+      if (c[1] != k[1]) return false;
+      if (c[2] == 0xFF || k[2] == 0xFF || c[2] != k[2]) {
+        unsigned char t[3] = {'T', c[1], 0xFF};
+        kb_put(out, t, 3);
+        return true;
+      }
+      int rank = c[2];
       kb_put(out, c, 3);
       for (int i = 0; i < rank; i++) {
         tfs_i64 cd = key_i64(c + 3 + 8 * i), kd = key_i64(k + 3 + 8 * i);
@@ -509,6 +572,125 @@ static tfs_u64 key_hash(const unsigned char *p, size_t n) {
   return h;
 }
 
+/* ---- canonical argument order -------------------------------------------------------------------
+ * TF's trace types compare dicts (and so **kwargs) without regard to key
+ * order, and its nest flattens them in sorted key order.  A call's arguments
+ * get their dicts rebuilt in that order when they are not in it already, so
+ * that keys, placeholders and leaves all follow one order. */
+
+static int tffn_keycmp(Val a, Val b) {
+  bool as = val_is(a, &str_type), bs = val_is(b, &str_type);
+  if (as && bs) {
+    tfs_i64 la = str_len(a), lb = str_len(b);
+    int c = memcmp(str_cstr(a), str_cstr(b), (size_t)(la < lb ? la : lb));
+    return c ? c : (la > lb) - (la < lb);
+  }
+  bool an = a.tag == VT_INT || a.tag == VT_FLOAT || a.tag == VT_BOOL;
+  bool bn = b.tag == VT_INT || b.tag == VT_FLOAT || b.tag == VT_BOOL;
+  if (an && bn) {
+    double x = a.tag == VT_FLOAT ? a.u.f : (double)a.u.i, y = b.tag == VT_FLOAT ? b.u.f : (double)b.u.i;
+    return (x > y) - (x < y);
+  }
+  return strcmp(val_type_name(a), val_type_name(b));
+}
+
+/* Whether v holds a dict whose keys are out of order (at any depth). */
+static bool tffn_needs_canon(Val v) {
+  tfs_i64 n;
+  const Val *items;
+  if (val_is(v, &list_type) || val_is(v, &tuple_type)) {
+    seq_items(v, &n, &items);
+    for (tfs_i64 i = 0; i < n; i++)
+      if (tffn_needs_canon(items[i])) return true;
+    return false;
+  }
+  if (!val_is(v, &dict_type)) return false;
+  Dict *d = (Dict *)v.u.o;
+  Val prev = val_undef();
+  for (tfs_i64 i = 0; i < d->used; i++) {
+    if (val_is_undef(d->keys[i])) continue;
+    if (!val_is_undef(prev) && tffn_keycmp(prev, d->keys[i]) > 0) return true;
+    if (tffn_needs_canon(d->vals[i])) return true;
+    prev = d->keys[i];
+  }
+  return false;
+}
+
+static Dict *tffn_sort_dict;
+static int tffn_idxcmp(const void *a, const void *b) {
+  return tffn_keycmp(tffn_sort_dict->keys[*(const tfs_i64 *)a], tffn_sort_dict->keys[*(const tfs_i64 *)b]);
+}
+
+/* v with its dicts in sorted key order (owned; v itself when already so). */
+static Val tffn_canon(Val v) {
+  if (!tffn_needs_canon(v)) return val_incref(v);
+  tfs_i64 n;
+  const Val *items;
+  if (seq_items(v, &n, &items)) {
+    bool list = val_is(v, &list_type);
+    Val r = list ? list_new(n) : tuple_new(n);
+    int mark = rt_hold_val(r);
+    for (tfs_i64 i = 0; i < n; i++) {
+      Val e = tffn_canon(items[i]);
+      if (list) {
+        list_append(r, e);
+        val_decref(e);
+      } else {
+        ((Tuple *)r.u.o)->items[i] = e;
+      }
+    }
+    rt_unhold(mark);
+    return r;
+  }
+  Dict *d = (Dict *)v.u.o;
+  tfs_i64 *idx = malloc(sizeof(tfs_i64) * (size_t)(d->len + 1));
+  if (!idx) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = rt_hold_mem(idx);
+  tfs_i64 k = 0;
+  for (tfs_i64 i = 0; i < d->used; i++)
+    if (!val_is_undef(d->keys[i])) idx[k++] = i;
+  tffn_sort_dict = d;
+  qsort(idx, (size_t)k, sizeof *idx, tffn_idxcmp);
+  Val r = dict_new();
+  rt_hold_val(r);
+  for (tfs_i64 i = 0; i < k; i++) {
+    Val e = tffn_canon(d->vals[idx[i]]);
+    dict_set(r, d->keys[idx[i]], e);
+    val_decref(e);
+  }
+  rt_unhold(mark);
+  free(idx);
+  return r;
+}
+
+/* The bound arguments in canonical order: NULL when they already are, else
+ * an owned array (its count first: tffn_canon_release frees it). */
+typedef struct CanonArgs { int n; Val v[]; } CanonArgs;
+
+static void tffn_canon_release(void *p) {
+  CanonArgs *ca = p;
+  for (int i = 0; i < ca->n; i++) val_decref(ca->v[i]);
+  free(ca);
+}
+
+static CanonArgs *tffn_canon_args(int nb, const Val *bound) {
+  int i = 0;
+  while (i < nb && !tffn_needs_canon(bound[i])) i++;
+  if (i == nb) return NULL;
+  CanonArgs *ca = malloc(sizeof(CanonArgs) + sizeof(Val) * (size_t)(nb + 1));
+  if (!ca) rt_throw(ERR_MEMORY, "out of memory");
+  ca->n = nb;
+  for (int j = 0; j < nb; j++) ca->v[j] = val_incref(bound[j]);
+  int mark = rt_hold_fn(tffn_canon_release, ca);
+  for (; i < nb; i++) {
+    Val e = tffn_canon(ca->v[i]);
+    val_decref(ca->v[i]);
+    ca->v[i] = e;
+  }
+  rt_unhold(mark);
+  return ca;
+}
+
 /* ---- function objects and concrete functions ------------------------------------------------ */
 
 typedef struct TfFunction TfFunction;
@@ -541,7 +723,24 @@ typedef struct Concrete {
   struct FwdBwd *fb[2];       /* forward and backward graphs of recorded calls (NULL: none yet) */
   int fb_state[2];            /* 0: fb not tried yet, 1: built, -1: recorded calls use bwd */
   bool ext;                   /* fn is called with bound arguments (tffn_ext of its tf.function) */
+  Val sig;                    /* the input_signature it was traced for (owned), or VT_UNDEF */
+  int sig_self;               /* 1: the signature starts at parameter 1 (a method's self) */
+  int scope;                  /* 0: traced with Variable creation allowed, 1: forbidden (TF's two tracing scopes) */
+  int nvars;                  /* Variables its trace created */
+  bool unliftable;            /* one of them is initialized from the inputs, by this graph */
+  /* Variable arguments are keyed by dtype, shape and alias, not identity: the
+   * trace reads argvars (in alias order); a call with other Variables runs a
+   * copy of the graph that reads those (binds, made once per set of Variables). */
+  Variable **argvars;         /* owned references */
+  int nargvars;
+  struct VarBind *binds;
+  int nbinds;
 } Concrete;
+
+typedef struct VarBind {
+  Variable **vars;            /* owned references, nargvars of them */
+  Concrete *c;                /* owned: the copy reading them */
+} VarBind;
 
 struct TfFunction {
   Obj hdr;
@@ -550,6 +749,10 @@ struct TfFunction {
   Val sig;                    /* input_signature: tuple (owned) or VT_UNDEF */
   bool reduce_retracing;
   Val jit_compile;
+  /* §8's Variable rules (TF's Function._call): 0 not called yet, 1 the first
+   * call created no Variable (later traces may, and then fail), 2 it did
+   * (later traces forbid creation, in their own cache scope) */
+  int vstate;
   Concrete **conc;            /* in tracing order (owned references) */
   int nconc, capc;
   Concrete *last;             /* the concrete function of the previous call */
@@ -589,12 +792,88 @@ static void tffn_conc_free(Obj *o) {
   val_decref(c->defaults);
   val_decref(c->vars);
   val_decref(c->caps);
+  val_decref(c->sig);
   for (int w = 0; w < 2; w++) {
     val_decref(c->xs[w]);
     val_decref(c->bwd[w]);
     tffn_fwdbwd_free(c->fb[w]);
   }
+  for (int i = 0; i < c->nargvars; i++) val_decref(val_obj(c->argvars[i]));
+  free(c->argvars);
+  for (int b = 0; b < c->nbinds; b++) {
+    for (int i = 0; i < c->nargvars; i++) val_decref(val_obj(c->binds[b].vars[i]));
+    free(c->binds[b].vars);
+    val_decref(val_obj(c->binds[b].c));
+  }
+  free(c->binds);
   free(c);
+}
+
+enum { TFFN_MAX_BINDS = 8 };
+
+/* c for a call whose Variable arguments are vars (alias order): c itself when
+ * they are the ones it was traced with, else its copy reading them (made on
+ * first use, without tracing again, as TF feeds Variables to one graph). */
+static Concrete *tffn_rebind(Concrete *c, Variable *const *vars, int nv) {
+  if (nv != c->nargvars || !nv || !memcmp(vars, c->argvars, sizeof(Variable *) * (size_t)nv)) return c;
+  for (int b = 0; b < c->nbinds; b++)
+    if (!memcmp(vars, c->binds[b].vars, sizeof(Variable *) * (size_t)nv)) return c->binds[b].c;
+  Concrete *d = obj_new(&tffn_conc_type, sizeof(Concrete));
+  memset((char *)d + sizeof(Obj), 0, sizeof(Concrete) - sizeof(Obj));
+  int mark = rt_hold_val(val_obj(d));
+  d->fn = val_incref(c->fn);
+  d->args_tmpl = val_incref(c->args_tmpl);
+  d->out_tmpl = val_incref(c->out_tmpl);
+  d->defaults = val_incref(c->defaults);
+  d->vars = d->caps = val_undef();
+  for (int w = 0; w < 2; w++) d->xs[w] = d->bwd[w] = val_undef();
+  d->ext = c->ext;
+  d->scope = c->scope;
+  d->relaxed = c->relaxed;
+  d->hash = c->hash;
+  d->name = strdup(c->name);
+  d->params = calloc((size_t)c->nparams + 1, sizeof(char *));
+  d->key = malloc(c->keylen + 1);
+  d->off = malloc(sizeof(size_t) * (size_t)(c->nparams + 1));
+  d->leafm = malloc(sizeof(TMeta) * (size_t)(c->nleaves + 1));
+  d->argvars = malloc(sizeof(Variable *) * (size_t)nv);
+  if (!d->name || !d->params || !d->key || !d->off || !d->leafm || !d->argvars) rt_throw(ERR_MEMORY, "out of memory");
+  d->nparams = c->nparams;
+  for (int i = 0; i < c->nparams; i++)
+    if (!(d->params[i] = strdup(c->params[i]))) rt_throw(ERR_MEMORY, "out of memory");
+  memcpy(d->key, c->key, c->keylen);
+  d->keylen = c->keylen;
+  memcpy(d->off, c->off, sizeof(size_t) * (size_t)(c->nparams + 1));
+  d->nleaves = c->nleaves;
+  memcpy(d->leafm, c->leafm, sizeof(TMeta) * (size_t)c->nleaves);
+  for (int i = 0; i < nv; i++) {
+    d->argvars[i] = vars[i];
+    vars[i]->hdr.rc++;
+    d->nargvars = i + 1;
+  }
+  d->g = graph_clone_vars(c->g, NULL, nv, c->argvars, vars);
+  d->plan = exec_plan_new(d->g);
+  if (c->nbinds == TFFN_MAX_BINDS) {   /* forget the oldest copy */
+    for (int i = 0; i < nv; i++) val_decref(val_obj(c->binds[0].vars[i]));
+    free(c->binds[0].vars);
+    val_decref(val_obj(c->binds[0].c));
+    memmove(c->binds, c->binds + 1, sizeof(VarBind) * (size_t)(--c->nbinds));
+  }
+  if (!c->binds) {
+    c->binds = malloc(sizeof(VarBind) * TFFN_MAX_BINDS);
+    if (!c->binds) rt_throw(ERR_MEMORY, "out of memory");
+  }
+  VarBind *vb = &c->binds[c->nbinds];
+  vb->vars = malloc(sizeof(Variable *) * (size_t)nv);
+  if (!vb->vars) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < nv; i++) {
+    vb->vars[i] = vars[i];
+    vars[i]->hdr.rc++;
+  }
+  vb->c = d;   /* the bind's reference (the one obj_new gave) */
+  c->nbinds++;
+  rt_unhold(mark);
+  return d;
 }
 
 static void tffn_free(Obj *o) {
@@ -610,11 +889,52 @@ static void tffn_free(Obj *o) {
   free(f);
 }
 
+/* The marker that ends the bound arguments of a built-in callable called
+ * with keyword arguments (the item before it is their dict). */
+static Val tffn_kw_marker(void) {
+  static Val m = {VT_UNDEF, {0}};
+  if (val_is_undef(m)) m = str_from_cstr("**kwargs");   /* (immortal) */
+  return m;
+}
+
+static bool tffn_kw_bound(int nb, const Val *bound) {
+  return nb >= 2 && bound[nb - 1].tag == VT_OBJ && bound[nb - 1].u.o == tffn_kw_marker().u.o &&
+         val_is(bound[nb - 2], &dict_type);
+}
+
+static bool tffn_ext(const struct TfFunction *f);
+
+/* Call the wrapped function with its bound arguments. */
+static Val tffn_invoke(const struct TfFunction *f, int nb, const Val *bound);
+
 /* Whether the wrapped function has *args, keyword-only or positional-only parameters or **kwargs. */
-static bool tffn_ext(const TfFunction *f) {
+static bool tffn_ext(const struct TfFunction *f) {
   if (!val_is(f->fn, &func_type)) return false;
   const FuncInfo *info = ((Func *)f->fn.u.o)->info;
   return info->nkwonly || info->varargs || info->varkw || info->nposonly;
+}
+
+static Val tffn_invoke(const struct TfFunction *f, int nb, const Val *bound) {
+  if (tffn_ext(f)) return func_call_bound(f->fn, (Val *)bound);
+  if (!tffn_kw_bound(nb, bound)) return rt_call(f->fn, nb, bound, NULL);
+  Dict *d = (Dict *)bound[nb - 2].u.o;
+  const char **names = malloc(sizeof(char *) * (size_t)(d->len + 1));
+  Val *vals = malloc(sizeof(Val) * (size_t)(d->len + 1));
+  if (!names || !vals) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = rt_hold_mem(names);
+  rt_hold_mem(vals);
+  int k = 0;
+  for (tfs_i64 i = 0; i < d->used; i++) {
+    if (val_is_undef(d->keys[i])) continue;
+    names[k] = str_cstr(d->keys[i]);
+    vals[k++] = d->vals[i];
+  }
+  Kw kw = {k, names, vals};
+  Val r = rt_call(f->fn, nb - 2, bound, &kw);
+  rt_unhold(mark);
+  free(names);
+  free(vals);
+  return r;
 }
 
 /* Parameters of the wrapped callable: a compiled function's, else positional. */
@@ -757,7 +1077,7 @@ static void tffn_unbind_datasets(Val v) {
 /* Trace fn for bound arguments whose signature is key (leaf metas from the
  * key, so relaxed keys give relaxed placeholders). */
 static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsigned char *key, size_t keylen,
-                            const size_t *off) {
+                            const size_t *off, int scope) {
   Concrete *c = obj_new(&tffn_conc_type, sizeof(Concrete));
   memset((char *)c + sizeof(Obj), 0, sizeof(Concrete) - sizeof(Obj));
   c->fn = val_incref(f->fn);
@@ -765,7 +1085,9 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
   c->args_tmpl = val_undef();
   c->out_tmpl = val_undef();
   c->defaults = val_undef();
+  c->sig = val_undef();
   c->name = strdup(f->name);
+  c->scope = scope;
   c->key = malloc(keylen ? keylen : 1);
   c->off = malloc(sizeof(size_t) * (size_t)(nb + 1));
   c->leafm = malloc(sizeof(TMeta) * (keylen / 3 + 1));
@@ -792,6 +1114,25 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
       ((Tuple *)c->defaults.u.o)->items[nb - fn->ndefaults + i] = val_incref(fn->defaults[i]);
   }
   key_leaf_metas(key, key + keylen, c->leafm, &c->nleaves);
+  {
+    /* the Variable arguments, in alias order */
+    KeyBuf vk;
+    Leaves vl;
+    kb_init(&vk);
+    lv_init(&vl);
+    for (int i = 0; i < nb; i++) key_arg(&vk, bound[i], &vl, KEY_SPECS | KEY_SYMBOLIC);
+    if (vl.nv) {
+      c->argvars = malloc(sizeof(Variable *) * (size_t)vl.nv);
+      if (!c->argvars) rt_throw(ERR_MEMORY, "out of memory");
+      for (int i = 0; i < vl.nv; i++) {
+        c->argvars[i] = vl.v[i];
+        vl.v[i]->hdr.rc++;
+        c->nargvars = i + 1;
+      }
+    }
+    kb_free(&vk);
+    lv_free(&vl);
+  }
   for (size_t i = 0; i < keylen && !c->relaxed;) {
     /* relaxed when any tensor atom has an unknown rank or dim */
     const unsigned char *p = key + i;
@@ -808,7 +1149,7 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
   }
 
   Graph *g = graph_new(f->name, f->name, NULL);
-  TraceCtx *cx = trace_push(g, f->ntraces == 0, false);
+  TraceCtx *cx = trace_push(g, scope == 0, false);
   int busy = f->nbusy;
   if (busy < 8) {
     f->busy_key[busy] = c->key;
@@ -824,7 +1165,7 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
     int leaf = 0;
     for (int i = 0; i < nb; i++)
       targs[i] = tffn_build_arg(g, bound[i], c->params[i], c->leafm, &leaf, &((Tuple *)c->args_tmpl.u.o)->items[i]);
-    Val raw = tffn_ext(f) ? func_call_bound(f->fn, targs) : rt_call(f->fn, nb, targs, NULL);
+    Val raw = tffn_invoke(f, nb, targs);
     int mark = rt_hold_val(raw);
     Val r = tffn_result_tensors(raw, f->name);
     rt_unhold(mark);
@@ -851,6 +1192,8 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
     rt_rethrow(&t);
   }
   f->nbusy = busy;
+  c->nvars = cx->nvars;
+  c->unliftable = cx->unliftable;
   trace_pop(cx);
   for (int i = 0; i < nb; i++) {
     tffn_unbind_datasets(targs[i]);
@@ -1278,9 +1621,21 @@ static int tffn_bind(TfFunction *f, int n, const Val *args, const Kw *kw, Val *b
   const char *const *params;
   int np = tffn_params(f->fn, &params);
   if (np < 0) {
-    if (kw && kw->n) rt_throw(ERR_TYPE, "tf.function '%s': keyword arguments need a compiled .tfs function", f->name);
-    *out = (Val *)args;
-    return n;
+    if (!kw || !kw->n) {
+      *out = (Val *)args;
+      return n;
+    }
+    /* a built-in op or other callable: its keyword arguments are one dict
+     * argument (keyed like any dict: by name, in any order), then the marker */
+    Val *b = n + 2 <= bufn ? buf : malloc(sizeof(Val) * (size_t)(n + 2));
+    if (!b) rt_throw(ERR_MEMORY, "out of memory");
+    for (int i = 0; i < n; i++) b[i] = args[i];
+    Val d = dict_new();
+    for (int i = 0; i < kw->n; i++) dict_set_str(&d, kw->names[i], kw->vals[i]);
+    b[n] = d;
+    b[n + 1] = tffn_kw_marker();
+    *out = b;
+    return n + 2;
   }
   Func *fn = (Func *)f->fn.u.o;
   bool ext = tffn_ext(f);
@@ -1299,22 +1654,128 @@ static int tffn_bind(TfFunction *f, int n, const Val *args, const Kw *kw, Val *b
 }
 
 /* Release what tffn_bind made. */
-static void tffn_unbind(TfFunction *f, Val *bound, const Val *args, const Val *bbuf) {
+static void tffn_unbind(TfFunction *f, Val *bound, const Val *args, const Val *bbuf, int nb) {
   if (bound == args) return;
   if (tffn_ext(f)) args_unbind(((Func *)f->fn.u.o)->info, bound);
+  else if (tffn_kw_bound(nb, bound)) val_decref(bound[nb - 2]);
   if (bound != bbuf) free(bound);
 }
 
+/* The cache scope calls use now (TF's variable-creation or no-variable-creation tracing options). */
+static int tffn_scope(const TfFunction *f) { return f->vstate == 2 ? 1 : 0; }
+
+/* The trace a call with key k runs (TF's TypeDispatchTable.dispatch): the one
+ * with that key, else the most specific of the relaxed ones that accept it
+ * (the earliest traced among equals); only traces of the current scope. */
 static Concrete *tffn_find(TfFunction *f, const KeyBuf *k) {
   tfs_u64 h = key_hash(k->p, k->len);
+  int scope = tffn_scope(f);
   for (int i = f->nconc - 1; i >= 0; i--) {
     Concrete *c = f->conc[i];
-    if (c->hash == h && c->keylen == k->len && !memcmp(c->key, k->p, k->len)) return c;
+    if (c->scope == scope && c->hash == h && c->keylen == k->len && !memcmp(c->key, k->p, k->len)) return c;
   }
+  Concrete *best = NULL;
   if (f->has_relaxed)
-    for (int i = f->nconc - 1; i >= 0; i--)
-      if (f->conc[i]->relaxed && key_accepts_all(f->conc[i]->key, f->conc[i]->keylen, k->p, k->len)) return f->conc[i];
-  return NULL;
+    for (int i = 0; i < f->nconc; i++) {
+      Concrete *c = f->conc[i];
+      if (c->scope != scope || !c->relaxed || !key_accepts_all(c->key, c->keylen, k->p, k->len)) continue;
+      if (!best || key_accepts_all(best->key, best->keylen, c->key, c->keylen)) best = c;
+    }
+  return best;
+}
+
+/* reduce_retracing (TF's try_generalizing_function_type): the call's key
+ * relaxed in turn against every trace of the current scope that it has a
+ * common supertype with.  Leaves the result in rk; false when nothing relaxed. */
+static bool tffn_generalize(TfFunction *f, const KeyBuf *k, KeyBuf *rk) {
+  KeyBuf cur, tmp;
+  kb_init(&cur);
+  kb_init(&tmp);
+  kb_put(&cur, k->p, k->len);
+  bool changed = false;
+  int scope = tffn_scope(f);
+  for (int i = 0; i < f->nconc; i++) {
+    const Concrete *c = f->conc[i];
+    if (c->scope != scope) continue;
+    tmp.len = 0;
+    if (!key_relax_all(c->key, c->keylen, cur.p, cur.len, &tmp)) continue;
+    if (tmp.len != cur.len || memcmp(tmp.p, cur.p, cur.len)) changed = true;
+    cur.len = 0;
+    kb_put(&cur, tmp.p, tmp.len);
+  }
+  rk->len = 0;
+  kb_put(rk, cur.p, cur.len);
+  kb_free(&cur);
+  kb_free(&tmp);
+  return changed;
+}
+
+/* The offsets of the nb argument atoms of key k. */
+static void key_offsets(const KeyBuf *k, int nb, size_t *off) {
+  const unsigned char *p = k->p;
+  for (int i = 0; i < nb; i++) {
+    off[i] = (size_t)(p - k->p);
+    p = key_skip(p);
+  }
+  off[nb] = k->len;
+}
+
+/* Trace for key (already generalized) by §8's Variable rules, TF's
+ * Function._call: the first call's trace may create Variables; if it did, they
+ * are kept (initialized) and the function is traced again with creation
+ * forbidden, and that trace runs (the first one when a Variable's initial
+ * value comes from the inputs: its graph initializes it).  After a first call
+ * that created none, a trace that creates one sets *late (the caller raises
+ * after running it, as TF does); after one that did, creating fails in the trace. */
+static Concrete *tffn_trace_rules(TfFunction *f, int nb, const Val *bound, const unsigned char *key, size_t keylen,
+                                  const size_t *off, bool *late) {
+  if (f->vstate == 2) return tffn_trace(f, nb, bound, key, keylen, off, 1);
+  Concrete *a = tffn_trace(f, nb, bound, key, keylen, off, 0);
+  if (!a->nvars) {
+    if (!f->vstate) f->vstate = 1;
+    return a;
+  }
+  if (f->vstate == 1) {
+    f->vstate = 2;
+    *late = true;
+    return a;
+  }
+  f->vstate = 2;
+  Concrete *b = tffn_trace(f, nb, bound, key, keylen, off, 1);
+  return a->unliftable ? a : b;
+}
+
+static _Noreturn void tffn_late_vars(void) {
+  rt_throw(ERR_VALUE, "Creating variables on a non-first call to a function decorated with tf.function.");
+}
+
+/* The concrete function for a call with key k (offsets off): found, or traced
+ * (generalized first under reduce_retracing).  *traced: a trace happened. */
+static Concrete *tffn_dispatch(TfFunction *f, int nb, const Val *bound, const KeyBuf *k, const size_t *off, bool *traced,
+                               bool *late) {
+  Concrete *c = tffn_find(f, k);
+  if (c) return c;
+  *traced = true;
+  KeyBuf rk;
+  kb_init(&rk);
+  if (f->reduce_retracing && tffn_generalize(f, k, &rk)) {
+    size_t roffb[17], *roff = nb < 16 ? roffb : malloc(sizeof(size_t) * (size_t)(nb + 1));
+    if (!roff) rt_throw(ERR_MEMORY, "out of memory");
+    key_offsets(&rk, nb, roff);
+    c = tffn_find(f, &rk);
+    if (!c) {
+      int mark = roff != roffb ? rt_hold_mem(roff) : -1;
+      int m2 = rk.p != rk.inl ? rt_hold_mem(rk.p) : -1;
+      c = tffn_trace_rules(f, nb, bound, rk.p, rk.len, roff, late);
+      if (m2 >= 0) rt_unhold(m2);
+      if (mark >= 0) rt_unhold(mark);
+    }
+    if (roff != roffb) free(roff);
+  } else {
+    c = tffn_trace_rules(f, nb, bound, k->p, k->len, off, late);
+  }
+  kb_free(&rk);
+  return c;
 }
 
 static void tffn_remember_call(TfFunction *f, Concrete *c, bool exact_last, const KeyBuf *k, const size_t *off, int nb) {
@@ -1383,85 +1844,6 @@ static void tffn_history(TfFunction *f, bool traced, const KeyBuf *k, const size
   f->nwarn++;
 }
 
-/* input_signature: check one argument against its spec structure, collecting leaves. */
-static void tffn_sig_check(TfFunction *f, const char *pname, Val spec, Val v, Leaves *lv) {
-  if (val_is(spec, &tffn_spec_type)) {
-    const TensorSpecObj *s = (const TensorSpecObj *)spec.u.o;
-    Tensor *t = val_as_tensor(v);
-    const char *why = NULL;
-    char wbuf[128];
-    if (!t || val_is(v, &variable_type)) {
-      why = "not a tensor";
-    } else if ((int)t->dtype != s->dtype) {
-      snprintf(wbuf, sizeof wbuf, "dtype %s is not %s", dtype_info[t->dtype].name, dtype_info[s->dtype].name);
-      why = wbuf;
-    } else if (s->rank >= 0 && t->rank != s->rank) {
-      snprintf(wbuf, sizeof wbuf, "rank %d is not %d", t->rank, s->rank);
-      why = wbuf;
-    } else {
-      for (int i = 0; s->rank >= 0 && i < t->rank && !why; i++)
-        if (s->dims[i] >= 0 && t->shape[i] != s->dims[i]) {
-          snprintf(wbuf, sizeof wbuf, "dimension %d is %lld, not %lld", i, (long long)t->shape[i], (long long)s->dims[i]);
-          why = wbuf;
-        }
-    }
-    if (why) {
-      StrBuf b;
-      sb_init(&b);
-      sb_printf(&b, "tf.function '%s' got an argument incompatible with its input_signature: argument '%s' must match ",
-                f->name, pname);
-      val_repr(&b, spec);
-      sb_puts(&b, ", but received ");
-      if (t && !val_is(v, &variable_type)) {
-        const char *dn = dtype_info[t->dtype].name;
-        sb_printf(&b, "%s %s tensor of shape ", dn[0] == 'i' ? "an" : "a", dn);
-        graph_shape_text(&b, t->rank, t->shape);
-        sb_printf(&b, " (%s)", why);
-      } else {
-        val_repr(&b, v);
-        sb_printf(&b, " (%s, %s)", val_type_name(v), why);
-      }
-      char msg[1024];
-      snprintf(msg, sizeof msg, "%s", b.data);
-      sb_free(&b);
-      /* errindex: tf.function '…' got an argument incompatible with its input_signature: argument '…' must match …, but received … */
-      rt_throw(ERR_TYPE, "%s", msg);
-    }
-    lv_push(lv, t);
-    return;
-  }
-  tfs_i64 ns, nv;
-  const Val *is, *iv;
-  seq_items(spec, &ns, &is);
-  if (!seq_items(v, &nv, &iv) || nv != ns)
-    rt_throw(ERR_TYPE, "tf.function '%s' got an argument incompatible with its input_signature: argument '%s' must be a "
-             "sequence of %lld tensors, but received %s", f->name, pname, (long long)ns, val_type_name(v));
-  for (tfs_i64 i = 0; i < ns; i++) tffn_sig_check(f, pname, is[i], iv[i], lv);
-}
-
-/* get_concrete_function(args) of a signature function: specs equal to the
- * signature's, or tensors it accepts. */
-static bool tffn_equal_spec(Val spec, Val v) {
-  if (val_is(spec, &tffn_spec_type)) {
-    const TensorSpecObj *s = (const TensorSpecObj *)spec.u.o;
-    if (val_is(v, &tffn_spec_type)) {
-      const TensorSpecObj *o = (const TensorSpecObj *)v.u.o;
-      if (o->dtype != s->dtype || o->rank != s->rank) return false;
-      for (int i = 0; i < s->rank; i++)
-        if (o->dims[i] != s->dims[i]) return false;
-      return true;
-    }
-    Tensor *t = val_as_tensor(v);
-    return t && tffn_spec_accepts(s, t->dtype, t->rank, t->shape);
-  }
-  tfs_i64 ns, nv;
-  const Val *is, *iv;
-  if (!seq_items(spec, &ns, &is) || !seq_items(v, &nv, &iv) || ns != nv) return false;
-  for (tfs_i64 i = 0; i < ns; i++)
-    if (!tffn_equal_spec(is[i], iv[i])) return false;
-  return true;
-}
-
 /* The one concrete function of an input_signature. */
 /* The default of parameter i beyond the input_signature (VT_UNDEF: none). */
 static Val tffn_default(TfFunction *f, int i) {
@@ -1477,7 +1859,7 @@ static Concrete *tffn_sig_concrete(TfFunction *f, int nb, Val self) {
     rt_throw(ERR_TYPE, "tf.function '%s' is a method: get its concrete function from an instance ('obj.%s')", f->name,
              strrchr(f->name, '.') ? strrchr(f->name, '.') + 1 : f->name);
   for (int i = 0; i < f->nconc; i++)
-    if (!so || tffn_conc_self(f->conc[i], self)) return f->conc[i];
+    if (f->conc[i]->scope == tffn_scope(f) && (!so || tffn_conc_self(f->conc[i], self))) return f->conc[i];
   Tuple *sig = (Tuple *)f->sig.u.o;
   const char *const *params;
   int np = tffn_params(f->fn, &params);
@@ -1496,7 +1878,11 @@ static Concrete *tffn_sig_concrete(TfFunction *f, int nb, Val self) {
     key_arg(&k, args[i], &lv, KEY_SPECS);
   }
   off[nb] = k.len;
-  Concrete *c = tffn_trace(f, nb, args, k.p, k.len, off);
+  bool late = false;
+  Concrete *c = tffn_trace_rules(f, nb, args, k.p, k.len, off, &late);
+  c->sig = val_incref(f->sig);
+  c->sig_self = so;
+  if (late) tffn_late_vars();
   rt_unhold(mark);
   free(args);
   if (off != offb) free(off);
@@ -1505,30 +1891,704 @@ static Concrete *tffn_sig_concrete(TfFunction *f, int nb, Val self) {
   return c;
 }
 
-/* The input_signature covers the leading parameters; the rest keep their defaults. */
-static void tffn_sig_arity(TfFunction *f, int nb) {
-  tfs_i64 ns = ((Tuple *)f->sig.u.o)->len + tffn_self(f);
-  bool ok = ns == nb;
-  if (ns < nb) {
-    ok = true;
-    for (int i = (int)ns; i < nb; i++)
-      if (val_is_undef(tffn_default(f, i))) ok = false;
+/* ---- trace types: a concrete function's signature as TF 2.15 prints it ----------------------------
+ * Every argument has a trace type: a tensor its TensorSpec, a host value Literal[value], a list,
+ * tuple or dict List[...], Tuple[...], Dict[[key, type], ...]; a FunctionType lists the parameters
+ * with their kinds, the output type and the captures (core/function/polymorphism/function_type.py). */
+
+enum { PK_POSITIONAL_ONLY, PK_POSITIONAL_OR_KEYWORD, PK_VAR_POSITIONAL, PK_KEYWORD_ONLY, PK_VAR_KEYWORD };
+static const char *const tffn_pk_names[] = {"POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD", "VAR_POSITIONAL", "KEYWORD_ONLY",
+                                            "VAR_KEYWORD"};
+
+/* The trace type of a value (specs stand for tensors): repr of TF's TraceType. */
+static void tt_repr(StrBuf *b, Val v) {
+  if (val_is(v, &tffn_spec_type) || tfdata_is_spec(v)) {
+    val_repr(b, v);
+    return;
   }
-  if (!ok)
-    rt_throw(ERR_TYPE, "tf.function '%s' takes %d argument%s but its input_signature has %lld entr%s", f->name, nb,
-             nb == 1 ? "" : "s", (long long)(ns - tffn_self(f)), ns - tffn_self(f) == 1 ? "y" : "ies");
+  Tensor *t = val_is(v, &tensor_type) || val_is(v, &ndarray_type) ? val_as_tensor(v) : NULL;
+  if (t) {
+    sb_puts(b, "TensorSpec(shape=");
+    if (t->rank < 0) sb_puts(b, "<unknown>");
+    else graph_shape_text(b, t->rank, t->shape);
+    sb_printf(b, ", dtype=tf.%s, name=None)", dtype_info[t->dtype].name);
+    return;
+  }
+  tfs_i64 n;
+  const Val *items;
+  if (seq_items(v, &n, &items)) {
+    sb_puts(b, val_is(v, &list_type) ? "List[" : "Tuple[");
+    for (tfs_i64 i = 0; i < n; i++) {
+      if (i) sb_puts(b, ", ");
+      tt_repr(b, items[i]);
+    }
+    sb_putc(b, ']');
+    return;
+  }
+  if (val_is(v, &dict_type)) {
+    Dict *d = (Dict *)v.u.o;
+    sb_puts(b, "Dict[");
+    bool first = true;
+    for (tfs_i64 i = 0; i < d->used; i++) {
+      if (val_is_undef(d->keys[i])) continue;
+      sb_puts(b, first ? "[" : ", [");
+      first = false;
+      val_repr(b, d->keys[i]);
+      sb_puts(b, ", ");
+      tt_repr(b, d->vals[i]);
+      sb_putc(b, ']');
+    }
+    sb_putc(b, ']');
+    return;
+  }
+  if (val_is(v, &variable_type)) {
+    Tensor *vt = val_as_tensor(v);
+    sb_puts(b, "VariableSpec(shape=");
+    graph_shape_text(b, vt ? vt->rank : 0, vt ? vt->shape : NULL);
+    sb_printf(b, ", dtype=tf.%s, trainable=%s, alias_id=None)", vt ? dtype_info[vt->dtype].name : "float32",
+              ((Variable *)v.u.o)->trainable ? "True" : "False");
+    return;
+  }
+  if (v.tag == VT_OBJ && v.u.o->type == &inst_type) {
+    sb_printf(b, "Weakref[<weakref to '%s' object at 0x%llx>])", val_type_name(v), (unsigned long long)(uintptr_t)v.u.o);
+    return;
+  }
+  sb_puts(b, "Literal[");
+  val_repr(b, v);
+  sb_putc(b, ']');
 }
 
-/* Arguments beyond the input_signature must be their defaults (baked into the graph). */
-static void tffn_sig_extra(TfFunction *f, int nb, const Val *bound) {
-  const char *const *params;
-  int np = tffn_params(f->fn, &params);
-  for (int i = (int)((Tuple *)f->sig.u.o)->len + tffn_self(f); i < nb; i++) {
-    Val d = tffn_default(f, i);
-    bool same = d.tag == bound[i].tag && (d.tag != VT_OBJ ? val_eq(d, bound[i]) : d.u.o == bound[i].u.o);
-    if (!same)
-      rt_throw(ERR_TYPE, "tf.function '%s': argument '%s' is not in its input_signature, so it must keep its default value",
-               f->name, np == nb ? params[i] : "?");
+/* A template with its tensor markers replaced by TensorSpecs of c's placeholders (owned). */
+static Val conc_tmpl_spec(const Concrete *c, Val tmpl) {
+  int idx;
+  if (nest_is_leaf(tmpl, &idx))
+    return tffn_spec_new(c->leafm[idx].rank, c->leafm[idx].shape, c->leafm[idx].dtype, val_none());
+  tfs_i64 n;
+  const Val *items;
+  if (seq_items(tmpl, &n, &items)) {
+    bool list = val_is(tmpl, &list_type);
+    Val r = list ? list_new(n) : tuple_new(n);
+    for (tfs_i64 i = 0; i < n; i++) {
+      Val e = conc_tmpl_spec(c, items[i]);
+      if (list) {
+        list_append(r, e);
+        val_decref(e);
+      } else {
+        ((Tuple *)r.u.o)->items[i] = e;
+      }
+    }
+    return r;
+  }
+  if (val_is(tmpl, &dict_type)) {
+    Dict *d = (Dict *)tmpl.u.o;
+    Val r = dict_new();
+    for (tfs_i64 i = 0; i < d->used; i++) {
+      if (val_is_undef(d->keys[i])) continue;
+      Val e = conc_tmpl_spec(c, d->vals[i]);
+      dict_set(r, d->keys[i], e);
+      val_decref(e);
+    }
+    return r;
+  }
+  return val_incref(tmpl);
+}
+
+/* One parameter of a concrete function's FunctionType (*args and **kwargs unbundled, as TF's
+ * canonicalize_to_monomorphic does: args_0.. positional-only, each keyword its own keyword-only). */
+typedef struct PParam {
+  char name[64];
+  int kind;
+  int slot;                   /* index among the bound parameters */
+  Val key;                    /* *args: the item's index; **kwargs: the key; VT_UNDEF: the whole slot */
+  Val type;                   /* owned: the template with specs for tensors (or the input_signature's item) */
+} PParam;
+
+typedef struct PParams { PParam *p; int n; } PParams;
+
+static void pparams_free(void *pp) {
+  PParams *ps = pp;
+  for (int i = 0; i < ps->n; i++) {
+    val_decref(ps->p[i].type);
+    val_decref(ps->p[i].key);
+  }
+  free(ps->p);
+  ps->p = NULL;
+  ps->n = 0;
+}
+
+static PParam *pparams_add(PParams *ps, int cap) {
+  (void)cap;
+  PParam *p = &ps->p[ps->n++];
+  p->name[0] = 0;
+  p->key = val_undef();
+  p->type = val_undef();
+  return p;
+}
+
+/* The FunctionType parameters of c (a method's self left out, as TF binds it).  Caller frees. */
+static void conc_params(const Concrete *c, PParams *ps) {
+  const FuncInfo *info = val_is(c->fn, &func_type) ? ((Func *)c->fn.u.o)->info : NULL;
+  if (info && info->nparams != c->nparams) info = NULL;
+  Tuple *tm = (Tuple *)c->args_tmpl.u.o;
+  int cap = c->nparams + 1;
+  for (int i = 0; i < c->nparams; i++) {
+    tfs_i64 k;
+    const Val *it;
+    if (seq_items(tm->items[i], &k, &it)) cap += (int)k;
+    else if (val_is(tm->items[i], &dict_type)) cap += (int)((Dict *)tm->items[i].u.o)->len;
+  }
+  ps->p = calloc((size_t)cap, sizeof(PParam));
+  ps->n = 0;
+  if (!ps->p) rt_throw(ERR_MEMORY, "out of memory");
+  int np = c->nparams, nkw = info ? info->nkwonly : 0, va = info ? info->varargs : 0, vk = info ? info->varkw : 0;
+  int npos = np - nkw - va - vk, first = np > 0 && !strcmp(c->params[0], "self") ? 1 : 0;
+  int nsig = val_is_undef(c->sig) ? 0 : (int)((Tuple *)c->sig.u.o)->len;
+  for (int i = first; i < npos; i++) {
+    PParam *p = pparams_add(ps, cap);
+    snprintf(p->name, sizeof p->name, "%s", c->params[i]);
+    p->kind = (info && i < info->nposonly) || va ? PK_POSITIONAL_ONLY : PK_POSITIONAL_OR_KEYWORD;
+    p->slot = i;
+    p->type = i - c->sig_self >= 0 && i - c->sig_self < nsig ? val_incref(((Tuple *)c->sig.u.o)->items[i - c->sig_self])
+                                                             : conc_tmpl_spec(c, tm->items[i]);
+  }
+  if (va) {
+    tfs_i64 k;
+    const Val *it;
+    if (seq_items(tm->items[npos], &k, &it))
+      for (tfs_i64 j = 0; j < k; j++) {
+        PParam *p = pparams_add(ps, cap);
+        snprintf(p->name, sizeof p->name, "%s_%lld", c->params[npos], (long long)j);
+        p->kind = PK_POSITIONAL_ONLY;
+        p->slot = npos;
+        p->key = val_int(j);
+        p->type = conc_tmpl_spec(c, it[j]);
+      }
+  }
+  for (int i = npos + va; i < npos + va + nkw; i++) {
+    PParam *p = pparams_add(ps, cap);
+    snprintf(p->name, sizeof p->name, "%s", c->params[i]);
+    p->kind = PK_KEYWORD_ONLY;
+    p->slot = i;
+    p->type = conc_tmpl_spec(c, tm->items[i]);
+  }
+  if (vk && val_is(tm->items[np - 1], &dict_type)) {
+    /* each keyword its own parameter, by name */
+    Dict *d = (Dict *)tm->items[np - 1].u.o;
+    int start = ps->n;
+    for (tfs_i64 i = 0; i < d->used; i++) {
+      if (val_is_undef(d->keys[i]) || !val_is(d->keys[i], &str_type)) continue;
+      PParam *p = pparams_add(ps, cap);
+      snprintf(p->name, sizeof p->name, "%s", str_cstr(d->keys[i]));
+      p->kind = PK_KEYWORD_ONLY;
+      p->slot = np - 1;
+      p->key = val_incref(d->keys[i]);
+      p->type = conc_tmpl_spec(c, d->vals[i]);
+    }
+    for (int i = start + 1; i < ps->n; i++)   /* sorted by name */
+      for (int j = i; j > start && strcmp(ps->p[j - 1].name, ps->p[j].name) > 0; j--) {
+        PParam t = ps->p[j];
+        ps->p[j] = ps->p[j - 1];
+        ps->p[j - 1] = t;
+      }
+  }
+}
+
+/* The output type: the result's structure with TensorSpecs of the graph's outputs. */
+static void conc_output_repr(StrBuf *b, const Concrete *c) {
+  Val o = tffn_output_spec(val_obj((Obj *)c));
+  int mark = rt_hold_val(o);
+  tt_repr(b, o);
+  rt_unhold(mark);
+  val_decref(o);
+}
+
+/* str(FunctionType) (inspect.Signature's text): (x: TensorSpec(...), *, k: Literal[1]) -> TensorSpec(...) */
+static void conc_sig_str(StrBuf *b, const Concrete *c) {
+  PParams ps = {0};
+  int mark = rt_hold_fn(pparams_free, &ps);
+  conc_params(c, &ps);
+  sb_putc(b, '(');
+  bool posonly = false, kwsep = true, first = true;
+  for (int i = 0; i < ps.n; i++) {
+    const PParam *p = &ps.p[i];
+    if (p->kind == PK_POSITIONAL_ONLY) {
+      posonly = true;
+    } else if (posonly) {
+      sb_puts(b, first ? "/" : ", /");
+      first = false;
+      posonly = false;
+    }
+    if (p->kind == PK_KEYWORD_ONLY && kwsep) {
+      sb_puts(b, first ? "*" : ", *");
+      first = false;
+      kwsep = false;
+    }
+    sb_printf(b, "%s%s: ", first ? "" : ", ", p->name);
+    first = false;
+    tt_repr(b, p->type);
+  }
+  if (posonly) sb_puts(b, first ? "/" : ", /");
+  sb_puts(b, ") -> ");
+  conc_output_repr(b, c);
+  rt_unhold(mark);
+  pparams_free(&ps);
+}
+
+/* The graph's captures (Variables as resource handles, tensors from outside), each once, with an id. */
+static void conc_captures(StrBuf *b, const Graph *g, Val seen) {
+  for (int i = 0; i < g->nnodes; i++) {
+    const GraphNode *nd = &g->nodes[i];
+    const Obj *o = nd->kind == GN_VARHANDLE ? &nd->var->hdr
+                   : nd->kind == GN_CONST && (nd->flags & GNF_CAPTURE) ? &nd->value->hdr
+                                                                      : NULL;
+    if (o) {
+      List *l = (List *)seen.u.o;
+      bool dup = false;
+      for (tfs_i64 j = 0; j < l->len && !dup; j++) dup = l->items[j].u.o == o;
+      if (!dup) {
+        list_append(seen, val_obj((Obj *)o));
+        sb_printf(b, "\n  %llu: ", (unsigned long long)(uintptr_t)o);
+        if (nd->kind == GN_VARHANDLE) sb_puts(b, "TensorSpec(shape=(), dtype=tf.resource, name=None)");
+        else tt_repr(b, val_obj((Obj *)o));
+      }
+    }
+    for (int k = 0; k < 2; k++)
+      if (nd->sub[k]) conc_captures(b, nd->sub[k], seen);
+  }
+}
+
+/* repr(FunctionType): TF 2.15's Input Parameters / Output Type / Captures block. */
+static void tffn_pp_concrete(StrBuf *b, const Concrete *c) {
+  PParams ps = {0};
+  int mark = rt_hold_fn(pparams_free, &ps);
+  conc_params(c, &ps);
+  sb_puts(b, "Input Parameters:");
+  for (int i = 0; i < ps.n; i++) {
+    sb_printf(b, "\n  %s (%s): ", ps.p[i].name, tffn_pk_names[ps.p[i].kind]);
+    tt_repr(b, ps.p[i].type);
+  }
+  sb_puts(b, "\nOutput Type:\n  ");
+  conc_output_repr(b, c);
+  sb_puts(b, "\nCaptures:");
+  Val seen = list_new(0);
+  rt_hold_val(seen);
+  size_t before = b->len;
+  conc_captures(b, c->g, seen);
+  if (b->len == before) sb_puts(b, "\n  None");
+  rt_unhold(mark);
+  val_decref(seen);
+  pparams_free(&ps);
+}
+
+/* ---- casting call arguments to trace types (TF's TraceType.cast) ---------------------------------
+ * TF binds a call to the FunctionType, then casts each argument to its parameter's type: a
+ * TensorSpec converts a Python value to its dtype and accepts a tensor whose spec is a subtype
+ * (same dtype, every known dim equal), a Literal accepts an equal value, List/Tuple/Dict the same
+ * structure.  A failure is TF's TypeError "Binding inputs to tf.function failed due to `...`". */
+
+typedef struct Cast {
+  Leaves *lv;
+  Val owned;                  /* list: tensors converted from host values (kept until the call ends) */
+  bool allow_specs;           /* get_concrete_function: a TensorSpec stands for a tensor of its type */
+  StrBuf why;                 /* the reason of a failure */
+} Cast;
+
+/* TensorSpec(shape=..., dtype=tf.X, name=...) */
+static void spec_text(StrBuf *b, int dtype, int rank, const tfs_i64 *dims, Val name) {
+  sb_puts(b, "TensorSpec(shape=");
+  if (rank < 0) sb_puts(b, "<unknown>");
+  else graph_shape_text(b, rank, dims);
+  sb_printf(b, ", dtype=tf.%s, name=", dtype_info[dtype].name);
+  if (val_is_undef(name)) sb_puts(b, "None");
+  else val_repr(b, name);
+  sb_putc(b, ')');
+}
+
+/* TensorSpec.is_subtype_of: same dtype, and every dim the supertype knows equal. */
+static bool spec_subtype(int adt, int arank, const tfs_i64 *adims, int bdt, int brank, const tfs_i64 *bdims) {
+  if (adt != bdt) return false;
+  if (brank < 0) return true;
+  if (arank != brank) return false;
+  for (int i = 0; i < brank; i++)
+    if (bdims[i] >= 0 && adims[i] != bdims[i]) return false;
+  return true;
+}
+
+/* Host value -> tensor of dtype dt; false with the converter's message in cx->why. */
+static bool cast_convert(Cast *cx, Val v, int dt, Tensor **out) {
+  Tensor *volatile t = NULL;
+  RtTry tr;
+  rt_try_push(&tr);
+  if (setjmp(tr.jb) == 0) {
+    t = tensor_from_val(v, dt);
+    rt_try_pop(&tr);
+  } else {
+    sb_puts(&cx->why, tr.msg ? tr.msg : "conversion failed");
+    rt_try_clear(&tr);
+    return false;
+  }
+  list_append(cx->owned, val_obj(t));
+  tensor_release(t);
+  *out = t;
+  return true;
+}
+
+/* TensorSpec.cast: spec (dtype, rank, dims; specv its TensorSpec value for texts, or VT_UNDEF). */
+static bool cast_spec(Cast *cx, int dt, int rank, const tfs_i64 *dims, Val specv, Val v) {
+  Val name = val_is(specv, &tffn_spec_type) ? ((TensorSpecObj *)specv.u.o)->name : val_undef();
+  if (cx->allow_specs && val_is(v, &tffn_spec_type)) {
+    const TensorSpecObj *o = (const TensorSpecObj *)v.u.o;
+    if (spec_subtype(o->dtype, o->rank, o->dims, dt, rank, dims)) {
+      lv_push(cx->lv, NULL);
+      return true;
+    }
+    sb_puts(&cx->why, "Can not cast ");
+    val_repr(&cx->why, v);
+    sb_puts(&cx->why, " to ");
+    spec_text(&cx->why, dt, rank, dims, name);
+    return false;
+  }
+  Tensor *t = val_is(v, &tensor_type) ? val_tensor(v) : NULL;
+  if (!t && !cast_convert(cx, v, dt, &t)) return false;
+  if (!spec_subtype(t->dtype, t->rank, t->shape, dt, rank, dims) &&
+      !(t->dtype == (DType)dt && rank >= 0 && spec_subtype(dt, rank, dims, t->dtype, t->rank, t->shape))) {
+    /* (the second: a symbolic tensor of unknown dims, which TF gives the spec's shape) */
+    sb_puts(&cx->why, "Can not cast ");
+    spec_text(&cx->why, t->dtype, t->rank, t->shape, name);
+    sb_puts(&cx->why, " to ");
+    spec_text(&cx->why, dt, rank, dims, name);
+    return false;
+  }
+  lv_push(cx->lv, t);
+  return true;
+}
+
+/* The structure checks of List/Tuple/Dict.cast; false with TF's assertion text. */
+static bool cast_seq(Cast *cx, Val v, bool list, tfs_i64 n, tfs_i64 *nv, const Val **iv) {
+  if (!val_is(v, list ? &list_type : &tuple_type)) {
+    sb_puts(&cx->why, "Can not cast ");
+    val_repr(&cx->why, v);
+    sb_puts(&cx->why, list ? " to list type." : " to tuple type.");
+    return false;
+  }
+  seq_items(v, nv, iv);
+  if (*nv != n) {
+    sb_puts(&cx->why, "Expected ");
+    val_str(&cx->why, v);
+    sb_printf(&cx->why, " to have length of %lld", (long long)n);
+    return false;
+  }
+  return true;
+}
+
+static bool cast_dict(Cast *cx, Val v, Val tmpl) {
+  if (!val_is(v, &dict_type)) {
+    sb_puts(&cx->why, "Can not cast ");
+    val_repr(&cx->why, v);
+    sb_puts(&cx->why, " to a Dict type.");
+    return false;
+  }
+  Dict *d = (Dict *)tmpl.u.o;
+  bool same = ((Dict *)v.u.o)->len == d->len;
+  for (tfs_i64 i = 0; i < d->used && same; i++) {
+    if (val_is_undef(d->keys[i])) continue;
+    Val e = dict_get(v, d->keys[i]);
+    same = !val_is_undef(e);
+    val_decref(e);
+  }
+  if (!same) {
+    val_repr(&cx->why, v);
+    sb_puts(&cx->why, " has different keys with the TraceType ");
+    tt_repr(&cx->why, tmpl);
+    sb_putc(&cx->why, '.');
+  }
+  return same;
+}
+
+/* Cast v to an input_signature item (a TensorSpec or a list, tuple or dict of them). */
+static bool cast_sig(Cast *cx, Val spec, Val v) {
+  if (val_is(spec, &tffn_spec_type)) {
+    const TensorSpecObj *s = (const TensorSpecObj *)spec.u.o;
+    return cast_spec(cx, s->dtype, s->rank, s->dims, spec, v);
+  }
+  tfs_i64 n, nv;
+  const Val *items, *iv;
+  if (seq_items(spec, &n, &items)) {
+    if (!cast_seq(cx, v, val_is(spec, &list_type), n, &nv, &iv)) return false;
+    for (tfs_i64 i = 0; i < n; i++)
+      if (!cast_sig(cx, items[i], iv[i])) return false;
+    return true;
+  }
+  if (val_is(spec, &dict_type)) {
+    if (!cast_dict(cx, v, spec)) return false;
+    Dict *d = (Dict *)spec.u.o;
+    for (tfs_i64 i = 0; i < d->used; i++) {
+      if (val_is_undef(d->keys[i])) continue;
+      Val e = dict_get(v, d->keys[i]);
+      int mark = rt_hold_val(e);
+      bool ok = cast_sig(cx, d->vals[i], e);
+      rt_unhold(mark);
+      val_decref(e);
+      if (!ok) return false;
+    }
+    return true;
+  }
+  return true;
+}
+
+/* Literal.cast (and a Weakref's or Variable's identity): v against the traced host value h (key atom p). */
+static bool cast_literal(Cast *cx, Val h, const unsigned char *p, Val v) {
+  bool ok;
+  if (*p == 'O') {
+    const void *o = v.tag == VT_OBJ ? (const void *)v.u.o : NULL;
+    ok = o && !memcmp(p + 1, &o, sizeof o);
+  } else if (*p == 'V') {   /* a concrete function keeps the Variables it was traced with (the template holds them) */
+    ok = v.tag == VT_OBJ && h.tag == VT_OBJ && v.u.o == h.u.o;
+  } else if (*p == 'N' || *p == 'b' || *p == 'i' || *p == 'f' || *p == 's') {
+    ok = !val_is_tensor(v) && !val_is(v, &ndarray_type) && val_eq(v, h);
+  } else {
+    KeyBuf k;
+    Leaves dummy;
+    kb_init(&k);
+    lv_init(&dummy);
+    key_arg(&k, v, &dummy, KEY_SYMBOLIC);
+    const unsigned char *e = key_skip(p);
+    ok = k.len == (size_t)(e - p) && !memcmp(k.p, p, k.len);
+    lv_free(&dummy);
+    kb_free(&k);
+  }
+  if (!ok) {
+    sb_puts(&cx->why, "Can not cast ");
+    val_repr(&cx->why, v);
+    sb_puts(&cx->why, " to ");
+    if (*p == 'O') sb_puts(&cx->why, "Weakref[<weakref to an object>])");
+    else tt_repr(&cx->why, h);
+  }
+  return ok;
+}
+
+/* Cast v to the traced type of a concrete function's argument: template tmpl, key atom p. */
+static bool cast_tmpl(Cast *cx, const Concrete *c, Val tmpl, const unsigned char *p, Val v) {
+  int idx;
+  if (tfdata_is_spec(tmpl)) {
+    bool ok = tfdata_is_dataset(v) && !tfdata_is_arg(v);
+    if (ok) {
+      KeyBuf a, b;
+      kb_init(&a);
+      kb_init(&b);
+      key_dataset(&a, tfdata_spec_element(tmpl));
+      key_dataset(&b, tfdata_element_spec(v));
+      ok = a.len == b.len && !memcmp(a.p, b.p, a.len);
+      kb_free(&a);
+      kb_free(&b);
+    }
+    if (!ok) {
+      sb_puts(&cx->why, "Can not cast ");
+      val_repr(&cx->why, v);
+      sb_puts(&cx->why, " to ");
+      val_repr(&cx->why, tmpl);
+      return false;
+    }
+    lv_push(cx->lv, tfdata_handle(v));
+    return true;
+  }
+  if (nest_is_leaf(tmpl, &idx)) {
+    const TMeta *m = &c->leafm[idx];
+    return cast_spec(cx, m->dtype, m->rank, m->shape, val_undef(), v);
+  }
+  tfs_i64 n, nv;
+  const Val *items, *iv;
+  if ((*p == 'L' || *p == 'U') && seq_items(tmpl, &n, &items)) {
+    if (!cast_seq(cx, v, *p == 'L', n, &nv, &iv)) return false;
+    const unsigned char *q = p + 9;
+    for (tfs_i64 i = 0; i < n; i++, q = key_skip(q))
+      if (!cast_tmpl(cx, c, items[i], q, iv[i])) return false;
+    return true;
+  }
+  if (*p == 'D' && val_is(tmpl, &dict_type)) {
+    if (!cast_dict(cx, v, tmpl)) return false;
+    Dict *d = (Dict *)tmpl.u.o;
+    const unsigned char *q = p + 9;
+    for (tfs_i64 i = 0; i < d->used; i++) {
+      if (val_is_undef(d->keys[i])) continue;
+      q = key_skip(q);   /* the key's atom */
+      Val e = dict_get(v, d->keys[i]);
+      int mark = rt_hold_val(e);
+      bool ok = cast_tmpl(cx, c, d->vals[i], q, e);
+      rt_unhold(mark);
+      val_decref(e);
+      if (!ok) return false;
+      q = key_skip(q);
+    }
+    return true;
+  }
+  return cast_literal(cx, tmpl, p, v);
+}
+
+/* TF's binding error: the reason, the call's arguments and the signature (sig writes it). */
+static _Noreturn void bind_fail(const char *why, int n, const Val *args, const Kw *kw, StrBuf *sig, const char *flat) {
+  StrBuf b;
+  sb_init(&b);
+  rt_hold_sb(&b);
+  sb_printf(&b, "Binding inputs to tf.function failed due to `%s`. Received args: ", why);
+  Val t = tuple_new(n);
+  for (int i = 0; i < n; i++) ((Tuple *)t.u.o)->items[i] = val_incref(args[i]);
+  rt_hold_val(t);
+  val_repr(&b, t);
+  Val d = dict_new();
+  rt_hold_val(d);
+  for (int k = 0; kw && k < kw->n; k++) {
+    Val key = str_from_cstr(kw->names[k]);
+    dict_set(d, key, kw->vals[k]);
+    val_decref(key);
+  }
+  sb_puts(&b, " and kwargs: ");
+  val_repr(&b, d);
+  sb_puts(&b, " for signature: ");
+  sb_putn(&b, sig->data ? sig->data : "", sig->len);
+  sb_putc(&b, '.');
+  if (flat) sb_printf(&b, "\nFallback to flat signature also failed due to: %s", flat);
+  /* errindex: Binding inputs to tf.function failed due to `…`. Received args: … and kwargs: … for signature: … */
+  rt_throw(ERR_TYPE, "%s", b.data);
+}
+
+/* inspect.Signature.bind's reason for a call that does not fit the parameters (positional
+ * parameters first (kinds POSITIONAL_*), then keyword-only), or NULL; required[i]: no default. */
+static const char *bind_why(char *buf, size_t bn, int np, const char *const *names, const int *kinds, const bool *required,
+                            int n, const Kw *kw, bool varkw, bool *set) {
+  for (int i = 0; i < np; i++) set[i] = false;
+  int npos = 0;
+  while (npos < np && kinds[npos] <= PK_POSITIONAL_OR_KEYWORD) npos++;
+  if (n > npos) return "too many positional arguments";
+  for (int i = 0; i < n; i++) set[i] = true;
+  for (int k = 0; kw && k < kw->n; k++) {
+    int j = -1;
+    for (int i = 0; i < np && j < 0; i++)
+      if (kinds[i] != PK_POSITIONAL_ONLY && !strcmp(names[i], kw->names[k])) j = i;
+    if (j < 0) {
+      if (varkw) continue;
+      snprintf(buf, bn, "got an unexpected keyword argument '%s'", kw->names[k]);
+      return buf;
+    }
+    if (set[j]) {
+      snprintf(buf, bn, "multiple values for argument '%s'", names[j]);
+      return buf;
+    }
+    set[j] = true;
+  }
+  for (int i = 0; i < np; i++)
+    if (!set[i] && required[i]) {
+      snprintf(buf, bn, "missing a required argument: '%s'", names[i]);
+      return buf;
+    }
+  return NULL;
+}
+
+/* str of a tf.function's FunctionType under an input_signature: (x: TensorSpec(...), k: Literal[1] = <captured_default_value>) */
+static void tffn_poly_sig_str(StrBuf *b, TfFunction *f) {
+  const FuncInfo *info = ((Func *)f->fn.u.o)->info;
+  Tuple *sig = (Tuple *)f->sig.u.o;
+  int so = tffn_self(f), np = info->nparams, nkw = info->nkwonly;
+  int npos = np - nkw - info->varargs - info->varkw, j = 0;
+  bool kwsep = !info->varargs, first = true, posonly = false;
+  sb_putc(b, '(');
+  for (int i = so; i < np; i++) {
+    if (info->varkw && i == np - 1) break;   /* **kwargs: left out under an input_signature */
+    bool va = info->varargs && i == npos;
+    int kind = va || i < info->nposonly ? PK_POSITIONAL_ONLY : i > npos ? PK_KEYWORD_ONLY : PK_POSITIONAL_OR_KEYWORD;
+    if (info->varargs && kind == PK_POSITIONAL_OR_KEYWORD) kind = PK_POSITIONAL_ONLY;
+    int reps = va ? (int)sig->len - j : 1;
+    for (int r = 0; r < reps; r++) {
+      if (kind == PK_POSITIONAL_ONLY) posonly = true;
+      else if (posonly) {
+        sb_puts(b, first ? "/" : ", /");
+        first = false;
+        posonly = false;
+      }
+      if (kind == PK_KEYWORD_ONLY && kwsep) {
+        sb_puts(b, first ? "*" : ", *");
+        first = false;
+        kwsep = false;
+      }
+      if (!first) sb_puts(b, ", ");
+      first = false;
+      if (va) sb_printf(b, "%s_%d: ", info->params[i], r);
+      else sb_printf(b, "%s: ", info->params[i]);
+      Val d = va ? val_undef() : tffn_default(f, i);
+      if (j < sig->len) tt_repr(b, sig->items[j++]);
+      else if (!val_is_undef(d)) tt_repr(b, d);
+      if (!val_is_undef(d)) sb_puts(b, " = <captured_default_value>");
+    }
+  }
+  if (posonly) sb_puts(b, first ? "/" : ", /");
+  sb_putc(b, ')');
+}
+
+/* Bind and cast a call of a tf.function with an input_signature (TF's bind_with_defaults):
+ * bound (nb values) from tffn_bind; the tensor leaves go to lv, in the order of the signature's
+ * concrete function.  Raises TF's binding TypeError. */
+static void tffn_sig_cast(TfFunction *f, int n, const Val *args, const Kw *kw, int nb, const Val *bound, Leaves *lv,
+                          Val owned, bool specs) {
+  Tuple *sig = (Tuple *)f->sig.u.o;
+  int so = tffn_self(f);
+  Cast cx = {.lv = lv, .owned = owned, .allow_specs = specs};
+  sb_init(&cx.why);
+  int mark = rt_hold_sb(&cx.why);
+  bool ok = true;
+  for (int i = so; i < nb && ok; i++) {
+    if (i - so < sig->len) {
+      ok = cast_sig(&cx, sig->items[i - so], bound[i]);
+    } else {
+      Val d = tffn_default(f, i);   /* a parameter beyond the signature: Literal[default] */
+      if (val_is_undef(d)) continue;
+      bool same = d.tag != VT_OBJ || val_is(d, &str_type) ? !val_is_tensor(bound[i]) && val_eq(d, bound[i])
+                                                          : d.u.o == bound[i].u.o;
+      if (!same) {
+        sb_puts(&cx.why, "Can not cast ");
+        val_repr(&cx.why, bound[i]);
+        sb_puts(&cx.why, " to ");
+        tt_repr(&cx.why, d);
+        ok = false;
+      }
+    }
+  }
+  if (!ok) {
+    StrBuf s;
+    sb_init(&s);
+    rt_hold_sb(&s);
+    tffn_poly_sig_str(&s, f);
+    bind_fail(cx.why.data, n - so, args + so, kw, &s, NULL);
+  }
+  rt_unhold(mark);
+  sb_free(&cx.why);
+}
+
+/* The arity check of a call under an input_signature (before tffn_bind, in inspect's words). */
+static void tffn_sig_arity(TfFunction *f, int n, const Val *args, const Kw *kw) {
+  if (!val_is(f->fn, &func_type)) return;
+  const FuncInfo *info = ((Func *)f->fn.u.o)->info;
+  if (info->varargs) return;
+  Func *fn = (Func *)f->fn.u.o;
+  int so = tffn_self(f), np = info->nparams - info->varkw;
+  if (n < so) return;
+  int nposdef = fn->ndefaults - info->nkwonly, npos = np - info->nkwonly;
+  int kinds[64];
+  bool req[64], set[64];
+  const char *names[64];
+  if (np - so > 64) return;
+  for (int i = so; i < np; i++) {
+    names[i - so] = info->params[i];
+    kinds[i - so] = i < info->nposonly ? PK_POSITIONAL_ONLY : i < npos ? PK_POSITIONAL_OR_KEYWORD : PK_KEYWORD_ONLY;
+    req[i - so] = i < npos ? i < npos - nposdef : val_is_undef(fn->defaults[nposdef + (i - npos)]);
+  }
+  char buf[160];
+  const char *why = bind_why(buf, sizeof buf, np - so, names, kinds, req, n - so, kw, info->varkw, set);
+  if (why) {
+    StrBuf s;
+    sb_init(&s);
+    rt_hold_sb(&s);
+    tffn_poly_sig_str(&s, f);
+    bind_fail(why, n - so, args + so, kw, &s, NULL);
   }
 }
 
@@ -1538,23 +2598,32 @@ static void tffn_sig_extra(TfFunction *f, int nb, const Val *bound) {
 static Val tffn_call_traced(TfFunction *f, int n, const Val *args, const Kw *kw) {
   TraceCtx *cx = trace_current();
   Val bbuf[8], *bound;
+  if (!val_is_undef(f->sig)) tffn_sig_arity(f, n, args, kw);
   int nb = tffn_bind(f, n, args, kw, bbuf, 8, &bound);
   if (tape_any_recording()) {
     /* A tape records the call's ops one by one: the function is traced into
      * this graph instead of inlining its concrete graph (which the tape
      * would not see), so its gradient is the one of the same code inline. */
     if (!val_is_undef(f->sig)) {
-      tffn_sig_arity(f, nb);
-      tffn_sig_extra(f, nb, bound);
+      Leaves dummy;
+      lv_init(&dummy);
+      Val owned = list_new(0);
+      int m = rt_hold_val(owned);
+      tffn_sig_cast(f, n, args, kw, nb, bound, &dummy, owned, false);
+      rt_unhold(m);
+      val_decref(owned);
+      lv_free(&dummy);
     }
-    Val raw = tffn_ext(f) ? func_call_bound(f->fn, bound) : rt_call(f->fn, nb, bound, NULL);
+    Val raw = tffn_invoke(f, nb, bound);
     int mark = rt_hold_val(raw);
     Val r = tffn_result_tensors(raw, f->name);
     rt_unhold(mark);
     val_decref(raw);
-    tffn_unbind(f, bound, args, bbuf);
+    tffn_unbind(f, bound, args, bbuf, nb);
     return r;
   }
+  CanonArgs *canon = NULL;
+  int cmark = -1;
   Leaves lv;
   lv_init(&lv);
   KeyBuf k;
@@ -1562,29 +2631,19 @@ static Val tffn_call_traced(TfFunction *f, int n, const Val *args, const Kw *kw)
   size_t offb[17], *off = nb < 16 ? offb : malloc(sizeof(size_t) * (size_t)(nb + 1));
   if (!off) rt_throw(ERR_MEMORY, "out of memory");
   Concrete *c;
+  Val owned = list_new(0);   /* tensors converted from host values */
+  int omark = rt_hold_val(owned);
   if (!val_is_undef(f->sig)) {
-    tffn_sig_arity(f, nb);
-    tffn_sig_extra(f, nb, bound);
-    Tuple *sig = (Tuple *)f->sig.u.o;
     int so = tffn_self(f);
-    for (int j = 0; j < sig->len; j++) {
-      int i = j + so;
-      Tensor *st = val_is_tensor(bound[i]) ? val_tensor(bound[i]) : NULL;
-      bool sym_ok = st && st->sym && val_is(sig->items[j], &tffn_spec_type) &&
-                    ((TensorSpecObj *)sig->items[j].u.o)->dtype == (int)st->dtype &&
-                    (((TensorSpecObj *)sig->items[j].u.o)->rank < 0 || ((TensorSpecObj *)sig->items[j].u.o)->rank == st->rank);
-      if (!sym_ok && !tffn_equal_spec(sig->items[j], bound[i])) {
-        const char *const *params;
-        int np = tffn_params(f->fn, &params);
-        tffn_sig_check(f, np == nb ? params[i] : "?", sig->items[j], bound[i], &lv);
-      }
-      key_arg(&k, bound[i], &lv, KEY_SYMBOLIC);
-    }
+    tffn_sig_cast(f, n, args, kw, nb, bound, &lv, owned, false);
     c = tffn_sig_concrete(f, nb, so ? bound[0] : val_undef());
   } else {
+    canon = tffn_canon_args(nb, bound);   /* dicts in sorted key order */
+    if (canon) cmark = rt_hold_fn(tffn_canon_release, canon);
+    const Val *ub = canon ? canon->v : bound;
     for (int i = 0; i < nb; i++) {
       off[i] = k.len;
-      key_arg(&k, bound[i], &lv, KEY_SYMBOLIC);
+      key_arg(&k, ub[i], &lv, KEY_SYMBOLIC);
     }
     off[nb] = k.len;
     for (int i = 0; i < f->nbusy; i++)
@@ -1593,8 +2652,10 @@ static Val tffn_call_traced(TfFunction *f, int n, const Val *args, const Kw *kw)
                  "tf.function '%s' calls itself with the same signature while it is being traced: recursion whose "
                  "depth depends on a tensor value is not supported (recursion depth must be decided by Python values)",
                  f->name);
-    c = tffn_find(f, &k);
-    if (!c) c = tffn_trace(f, nb, bound, k.p, k.len, off);
+    bool traced = false, late = false;
+    c = tffn_dispatch(f, nb, ub, &k, off, &traced, &late);
+    if (late) tffn_late_vars();
+    c = tffn_rebind(c, lv.v, lv.nv);
   }
   if (off != offb) free(off);
   kb_free(&k);
@@ -1611,8 +2672,14 @@ static Val tffn_call_traced(TfFunction *f, int n, const Val *args, const Kw *kw)
   free(vals);
   free(outs);
   free(in);
+  if (canon) {
+    rt_unhold(cmark);
+    tffn_canon_release(canon);
+  }
   lv_free(&lv);
-  tffn_unbind(f, bound, args, bbuf);
+  rt_unhold(omark);
+  val_decref(owned);
+  tffn_unbind(f, bound, args, bbuf, nb);
   return r;
 }
 
@@ -1631,7 +2698,10 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
   if (tfmod_run_eagerly) return rt_call(f->fn, n, args, kw);
   if (trace_active()) return tffn_call_traced(f, n, args, kw);
   Val bbuf[8], *bound;
+  if (!val_is_undef(f->sig)) tffn_sig_arity(f, n, args, kw);
   int nb = tffn_bind(f, n, args, kw, bbuf, 8, &bound);
+  Val sig_owned = val_undef();
+  int smark = rt_hold_ref(&sig_owned);
   Leaves lv;
   lv_init(&lv);
   Tensor *rng = op_tape_nactive && tape_any_recording() ? random_state_get() : NULL;   /* a gradient replays the draws */
@@ -1639,74 +2709,47 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
   Concrete *c;
   Val r;
   if (!val_is_undef(f->sig)) {
-    tffn_sig_arity(f, nb);
-    tffn_sig_extra(f, nb, bound);
-    Tuple *sig = (Tuple *)f->sig.u.o;
     int so = tffn_self(f);
-    for (int i = 0; i < sig->len; i++) {
-      const char *const *params;
-      int np = tffn_params(f->fn, &params);
-      char pn[32];
-      snprintf(pn, sizeof pn, "arg%d", i + so);
-      tffn_sig_check(f, np == nb ? params[i + so] : pn, sig->items[i], bound[i + so], &lv);
-    }
+    sig_owned = list_new(0);   /* tensors converted from host values */
+    tffn_sig_cast(f, n, args, kw, nb, bound, &lv, sig_owned, false);
     c = tffn_sig_concrete(f, nb, so ? bound[0] : val_undef());
     r = rng ? tffn_run_record(c, nb, bound, &lv, rng) : tffn_run(c, lv.t);
     if (tffn_sig_call_hook) tffn_sig_call_hook(f->name, lv.n, lv.t, r);
   } else {
+    CanonArgs *cb = tffn_canon_args(nb, bound);   /* dicts in sorted key order */
+    int cmark = cb ? rt_hold_fn(tffn_canon_release, cb) : -1;
+    Val *ub = cb ? cb->v : bound;
     KeyBuf k;
     kb_init(&k);
     size_t offb[17], *off = nb < 16 ? offb : malloc(sizeof(size_t) * (size_t)(nb + 1));
     if (!off) rt_throw(ERR_MEMORY, "out of memory");
     for (int i = 0; i < nb; i++) {
       off[i] = k.len;
-      key_arg(&k, bound[i], &lv, 0);
+      key_arg(&k, ub[i], &lv, 0);
     }
     off[nb] = k.len;
     c = f->last;
-    bool fast = c && !c->relaxed && c->keylen == k.len && !memcmp(c->key, k.p, k.len);
-    bool traced = false;
-    if (!fast) {
-      c = tffn_find(f, &k);
-      if (!c) {
-        KeyBuf rk;
-        kb_init(&rk);
-        bool relaxed = false;
-        if (f->reduce_retracing)
-          for (int i = f->nconc - 1; i >= 0 && !relaxed; i--) {
-            const Concrete *ci = f->conc[i];
-            rk.len = 0;
-            relaxed = ci->keylen > 0 && key_relax_all(ci->key, ci->keylen, k.p, k.len, &rk) && rk.len > 0;
-          }
-        if (relaxed) {
-          /* the relaxed key's offsets: same structure, so recompute by walking */
-          size_t roffb[17], *roff = nb < 16 ? roffb : malloc(sizeof(size_t) * (size_t)(nb + 1));
-          if (!roff) rt_throw(ERR_MEMORY, "out of memory");
-          const unsigned char *p = rk.p;
-          for (int i = 0; i < nb; i++) {
-            roff[i] = (size_t)(p - rk.p);
-            p = key_skip(p);
-          }
-          roff[nb] = rk.len;
-          c = tffn_find(f, &rk);
-          if (!c) c = tffn_trace(f, nb, bound, rk.p, rk.len, roff);
-          if (roff != roffb) free(roff);
-        } else {
-          c = tffn_trace(f, nb, bound, k.p, k.len, off);
-        }
-        kb_free(&rk);
-        traced = true;
-      }
-    }
+    bool fast = c && !c->relaxed && c->scope == tffn_scope(f) && c->keylen == k.len && !memcmp(c->key, k.p, k.len);
+    bool traced = false, late = false;
+    if (!fast) c = tffn_dispatch(f, nb, ub, &k, off, &traced, &late);
     tffn_history(f, traced, &k, off, nb);
     tffn_remember_call(f, c, fast || (!c->relaxed && c->keylen == k.len && !memcmp(c->key, k.p, k.len)), &k, off, nb);
     val_incref(val_obj(c));   /* the call keeps it alive even if the program drops the function */
     if (off != offb) free(off);
     kb_free(&k);
     int mark = rt_hold_val(val_obj(c));   /* an error out of the graph (caught by try) releases it */
-    r = rng ? tffn_run_record(c, nb, bound, &lv, rng) : tffn_run(c, lv.t);
+    Concrete *rc = tffn_rebind(c, lv.v, lv.nv);
+    r = rng ? tffn_run_record(rc, nb, ub, &lv, rng) : tffn_run(rc, lv.t);
     rt_unhold(mark);
     val_decref(val_obj(c));
+    if (cb) {
+      rt_unhold(cmark);
+      tffn_canon_release(cb);
+    }
+    if (late) {
+      val_decref(r);
+      tffn_late_vars();
+    }
   }
   if (rng) {
     rt_unhold(rmark);
@@ -1714,93 +2757,13 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
   }
   f->last = c;
   lv_free(&lv);
-  tffn_unbind(f, bound, args, bbuf);
+  rt_unhold(smark);
+  val_decref(sig_owned);
+  tffn_unbind(f, bound, args, bbuf, nb);
   return r;
 }
 
 /* ---- concrete function objects -------------------------------------------------------------------- */
-
-/* Match a value against an argument template for a concrete call, collecting
- * (converted) leaves: tensors must have the traced dtype and a compatible shape. */
-static void tffn_conc_match(Concrete *c, Val tmpl, Val v, Leaves *lv, Val *owned, int *nowned) {
-  int idx;
-  if (tfdata_is_spec(tmpl)) {
-    bool ok = tfdata_is_dataset(v) && !tfdata_is_arg(v);
-    if (ok) {
-      KeyBuf a, b;
-      kb_init(&a);
-      kb_init(&b);
-      key_dataset(&a, tfdata_spec_element(tmpl));
-      key_dataset(&b, tfdata_element_spec(v));
-      ok = a.len == b.len && !memcmp(a.p, b.p, a.len);
-      kb_free(&a);
-      kb_free(&b);
-    }
-    if (!ok) {
-      StrBuf sb;
-      sb_init(&sb);
-      rt_hold_sb(&sb);
-      val_repr(&sb, tmpl);
-      sb_puts(&sb, ", got ");
-      if (tfdata_is_dataset(v)) val_repr(&sb, v);
-      else sb_puts(&sb, val_type_name(v));
-      sb_putc(&sb, '\0');
-      rt_throw(ERR_TYPE, "%s: expected a dataset matching %s", c->name, sb.data);
-    }
-    lv_push(lv, tfdata_handle(v));
-    return;
-  }
-  if (nest_is_leaf(tmpl, &idx)) {
-    const TMeta *m = &c->leafm[idx];
-    Tensor *t = val_as_tensor(v);
-    if (!t) {
-      t = tensor_from_val(v, m->dtype);
-      owned[(*nowned)++] = val_obj(t);
-    }
-    if (t->dtype != m->dtype)
-      rt_throw(ERR_INVALID_ARGUMENT,
-               "cannot compute %s as input #%d(zero-based) was expected to be a %s tensor but is a %s tensor", c->name,
-               idx, dtype_short_name(m->dtype), dtype_short_name(t->dtype));
-    bool ok = m->rank < 0 || m->rank == t->rank;
-    for (int i = 0; ok && m->rank >= 0 && i < m->rank; i++) ok = m->shape[i] < 0 || m->shape[i] == t->shape[i];
-    if (!ok) {
-      StrBuf a, b;
-      sb_init(&a);
-      sb_init(&b);
-      graph_shape_text(&a, m->rank, m->shape);
-      graph_shape_text(&b, t->rank, t->shape);
-      char msg[512];
-      snprintf(msg, sizeof msg,
-               "cannot compute %s as input #%d(zero-based) was expected to be a tensor of shape %s but has shape %s",
-               c->name, idx, a.data, b.data);
-      sb_free(&a);
-      sb_free(&b);
-      rt_throw(ERR_INVALID_ARGUMENT, "%s", msg);
-    }
-    lv_push(lv, t);
-    return;
-  }
-  tfs_i64 nt, nv;
-  const Val *it, *iv;
-  if (seq_items(tmpl, &nt, &it)) {
-    if (!seq_items(v, &nv, &iv) || nv != nt)
-      rt_throw(ERR_TYPE, "%s: expected a sequence of %lld values matching the traced signature, got %s", c->name,
-               (long long)nt, val_type_name(v));
-    for (tfs_i64 i = 0; i < nt; i++) tffn_conc_match(c, it[i], iv[i], lv, owned, nowned);
-    return;
-  }
-  if (val_is(tmpl, &dict_type)) {
-    if (!val_is(v, &dict_type)) rt_throw(ERR_TYPE, "%s: expected a dict, got %s", c->name, val_type_name(v));
-    Dict *d = (Dict *)tmpl.u.o;
-    for (tfs_i64 i = 0; i < d->used; i++) {
-      if (val_is_undef(d->keys[i])) continue;
-      Val e = dict_get(v, d->keys[i]);
-      if (val_is_undef(e)) rt_throw(ERR_KEY, "%s: missing key in argument", c->name);
-      tffn_conc_match(c, d->vals[i], e, lv, owned, nowned);
-      val_decref(e);
-    }
-  }
-}
 
 static bool tffn_has_leaf(Val tmpl) {
   int idx;
@@ -1879,7 +2842,7 @@ static Val tffn_conc_leaves(Val tmpl, Val v, const Leaves *lv, int *k) {
  * gradients the trace notes in has). */
 static FwdBwd *tffn_fwdbwd_trace(Concrete *c, TfFunction *f, const Val *args, const KeyBuf *k, const size_t *off, Val has,
                                  int nargs, int nout, int nsrc) {
-  Concrete *jc = tffn_trace(f, 2, args, k->p, k->len, off);
+  Concrete *jc = tffn_trace(f, 2, args, k->p, k->len, off, 0);
   List *hl = (List *)has.u.o;
   int ng = 0;
   for (tfs_i64 i = 0; i < hl->len; i++) ng += rt_truthy(hl->items[i]);
@@ -2119,155 +3082,279 @@ static Val tffn_conc_record(Concrete *c, int np, const int *pi, const Val *vals,
   return r;
 }
 
-/* A concrete function takes the parameters that hold tensors (host arguments
- * are baked into its graph), positionally or by name. */
-static Val tffn_conc_call(Val self, int n, const Val *args, const Kw *kw) {
-  Concrete *c = (Concrete *)self.u.o;
-  if (trace_active()) return rt_call(c->fn, n, args, kw);
-  Tuple *tm = (Tuple *)c->args_tmpl.u.o;
-  int np = 0;
-  const char *pb[16], **pn = c->nparams <= 16 ? pb : malloc(sizeof(char *) * (size_t)c->nparams);
-  int ib[16], *pi = c->nparams <= 16 ? ib : malloc(sizeof(int) * (size_t)c->nparams);
-  if (!pn || !pi) rt_throw(ERR_MEMORY, "out of memory");
-  for (int i = 0; i < c->nparams; i++)
-    if (tffn_has_leaf(tm->items[i])) {
-      pn[np] = c->params[i];
-      pi[np++] = i;
+/* The flat signature of a concrete function (TF's _call_with_flat_signature): one tensor per
+ * placeholder, by position or by the placeholder's name.  NULL when the call fits (leaves in lv),
+ * else the reason (malloc'd). */
+static char *conc_flat(const Concrete *c, int n, const Val *args, const Kw *kw, Leaves *lv, bool traced) {
+  const Graph *g = c->g;
+  int nl = g->ninputs;
+  StrBuf sum, why;
+  sb_init(&sum);
+  sb_init(&why);
+  sb_printf(&sum, "%s(", c->name);
+  for (int i = 0; i < nl; i++) sb_printf(&sum, "%s%s", i ? ", " : "", g->nodes[g->inputs[i]].name);
+  sb_putc(&sum, ')');
+  Val *flat = calloc((size_t)nl + 1, sizeof(Val));
+  if (!flat) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < nl; i++) flat[i] = val_undef();
+  if (n > nl) {
+    sb_printf(&why, "%s takes %d positional arguments, got %d.", sum.data, nl, n);
+    goto out;
+  }
+  for (int i = 0; i < n; i++) flat[i] = args[i];
+  for (int k = 0; kw && k < kw->n; k++) {
+    int j = -1;
+    for (int i = 0; i < nl && j < 0; i++)
+      if (!strcmp(g->nodes[g->inputs[i]].name, kw->names[k])) j = i;
+    if (j >= 0 && j < n) {
+      sb_printf(&why, "%s got two values for '%s'.", sum.data, kw->names[k]);
+      goto out;
     }
-  Val vb[16], *vals = np <= 16 ? vb : malloc(sizeof(Val) * (size_t)(np ? np : 1));
-  if (!vals) rt_throw(ERR_MEMORY, "out of memory");
-  args_bind(c->name, np, pn, 0, NULL, n, args, kw, vals);
-  Leaves lv;
-  lv_init(&lv);
-  Val ob[16], *owned = c->nleaves <= 16 ? ob : malloc(sizeof(Val) * (size_t)c->nleaves);
-  int nowned = 0;
-  for (int i = 0; i < np; i++) tffn_conc_match(c, tm->items[pi[i]], vals[i], &lv, owned, &nowned);
-  val_incref(self);
-  int mark = rt_hold_val(self);
-  Tensor *rng = op_tape_nactive && tape_any_recording() ? random_state_get() : NULL;   /* a gradient replays the draws */
-  if (rng) rt_hold_val(val_obj(rng));
-  Val r = rng ? tffn_conc_record(c, np, pi, vals, &lv, rng) : tffn_run(c, lv.t);
-  if (rng) val_decref(val_obj(rng));
+    if (j < 0) {
+      sb_printf(&why, "%s got unexpected keyword arguments: %s.", sum.data, kw->names[k]);
+      goto out;
+    }
+    flat[j] = kw->vals[k];
+  }
+  for (int i = 0; i < nl; i++)
+    if (val_is_undef(flat[i])) {
+      sb_printf(&why, "%s missing required arguments: ", sum.data);
+      bool first = true;
+      for (int j = i; j < nl; j++)
+        if (val_is_undef(flat[j])) {
+          sb_printf(&why, "%s%s", first ? "" : ", ", g->nodes[g->inputs[j]].name);
+          first = false;
+        }
+      sb_putc(&why, '.');
+      goto out;
+    }
+  for (int i = 0; i < nl; i++) {
+    Tensor *t = val_is(flat[i], &tensor_type) ? val_tensor(flat[i]) : NULL;
+    if (!t) {
+      sb_printf(&why, "%s: expected argument #%d(zero-based) to be a Tensor; got %s (", sum.data, i,
+                val_type_name(flat[i]));
+      val_str(&why, flat[i]);
+      sb_puts(&why, ").");
+      goto out;
+    }
+    const TMeta *m = &c->leafm[i];
+    if (traced && !spec_subtype(t->dtype, t->rank, t->shape, t->dtype, m->rank, m->shape) &&
+        !spec_subtype(t->dtype, m->rank, m->shape, t->dtype, t->rank, t->shape)) {
+      sb_puts(&why, "Tensor ");
+      val_str(&why, flat[i]);
+      sb_puts(&why, " is not compatible with the shape this function was traced with. Expected shape ");
+      graph_shape_text(&why, m->rank, m->shape);
+      sb_puts(&why, ", but got shape ");
+      graph_shape_text(&why, t->rank, t->shape);
+      sb_puts(&why, ".\n\nIf you called get_concrete_function, you may need to pass a tf.TensorSpec(..., shape=...) "
+                    "with a less specific shape, having None on axes which can vary.");
+      goto out;
+    }
+  }
+  for (int i = 0; i < nl; i++) lv_push(lv, val_tensor(flat[i]));
+out:
+  free(flat);
+  sb_free(&sum);
+  if (!why.len) {
+    sb_free(&why);
+    return NULL;
+  }
+  return sb_steal(&why);
+}
+
+static bool tffn_has_dataset(Val tmpl) {
+  if (tfdata_is_spec(tmpl)) return true;
+  tfs_i64 n;
+  const Val *items;
+  if (seq_items(tmpl, &n, &items)) {
+    for (tfs_i64 i = 0; i < n; i++)
+      if (tffn_has_dataset(items[i])) return true;
+  } else if (val_is(tmpl, &dict_type)) {
+    Dict *d = (Dict *)tmpl.u.o;
+    for (tfs_i64 i = 0; i < d->used; i++)
+      if (!val_is_undef(d->keys[i]) && tffn_has_dataset(d->vals[i])) return true;
+  }
+  return false;
+}
+
+/* c's graph inlined into the graph being traced, on the leaves lv. */
+static Val tffn_conc_inline(Concrete *c, const Leaves *lv) {
+  TraceCtx *cx = trace_current();
+  GraphRef *in = malloc(sizeof(GraphRef) * (size_t)(lv->n + 1));
+  GraphRef *outs = malloc(sizeof(GraphRef) * (size_t)(c->g->noutputs + 1));
+  Val *vals = malloc(sizeof(Val) * (size_t)(c->g->noutputs + 1));
+  if (!in || !outs || !vals) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = rt_hold_mem(in);
+  rt_hold_mem(outs);
+  rt_hold_mem(vals);
+  for (int i = 0; i < lv->n; i++) trace_ref(cx, val_obj(lv->t[i]), &in[i]);
+  graph_inline(cx->g, c->g, in, outs, &cx->last_effect, &cx->neffects);
+  for (int i = 0; i < c->g->noutputs; i++) vals[i] = trace_sym(cx->g, outs[i]);
+  Val r = val_is_undef(c->out_tmpl) ? val_incref(vals[0]) : nest_unflatten(c->out_tmpl, vals);
+  for (int i = 0; i < c->g->noutputs; i++) val_decref(vals[i]);
   rt_unhold(mark);
-  val_decref(self);
-  for (int i = 0; i < nowned; i++) val_decref(owned[i]);
-  if (owned != ob) free(owned);
-  lv_free(&lv);
-  if (vals != vb) free(vals);
-  if (pn != pb) free(pn);
-  if (pi != ib) free(pi);
+  free(vals);
+  free(outs);
+  free(in);
   return r;
 }
 
-/* pretty_printed_signature: TF's layout. */
-static void tffn_pp_leafspec(StrBuf *b, const TMeta *m) {
-  sb_printf(b, "%s Tensor, shape=", dtype_info[m->dtype].name);
-  graph_shape_text(b, m->rank, m->shape);
-}
-
-/* Structure text with <k> markers for every leaf; leaves collected in order. */
-static void tffn_pp_struct(StrBuf *b, Val tmpl, Val *leaves, int *nleaves) {
-  tfs_i64 n;
-  const Val *items;
-  if (seq_items(tmpl, &n, &items)) {
-    bool list = val_is(tmpl, &list_type);
-    sb_putc(b, list ? '[' : '(');
-    for (tfs_i64 i = 0; i < n; i++) {
-      if (i) sb_puts(b, ", ");
-      tffn_pp_struct(b, items[i], leaves, nleaves);
-    }
-    if (!list && n == 1) sb_putc(b, ',');
-    sb_putc(b, list ? ']' : ')');
-    return;
-  }
-  if (val_is(tmpl, &dict_type)) {
-    Dict *d = (Dict *)tmpl.u.o;
-    sb_putc(b, '{');
-    bool first = true;
-    for (tfs_i64 i = 0; i < d->used; i++) {
-      if (val_is_undef(d->keys[i])) continue;
-      if (!first) sb_puts(b, ", ");
-      first = false;
-      val_repr(b, d->keys[i]);
-      sb_puts(b, ": ");
-      tffn_pp_struct(b, d->vals[i], leaves, nleaves);
-    }
-    sb_putc(b, '}');
-    return;
-  }
-  leaves[*nleaves] = tmpl;
-  sb_printf(b, "<%d>", ++*nleaves);
-}
-
-static int tffn_count_leaves(Val tmpl) {
-  tfs_i64 n;
-  const Val *items;
-  if (seq_items(tmpl, &n, &items)) {
-    int k = 0;
-    for (tfs_i64 i = 0; i < n; i++) k += tffn_count_leaves(items[i]);
-    return k;
-  }
-  if (val_is(tmpl, &dict_type)) {
-    Dict *d = (Dict *)tmpl.u.o;
-    int k = 0;
-    for (tfs_i64 i = 0; i < d->used; i++)
-      if (!val_is_undef(d->keys[i])) k += tffn_count_leaves(d->vals[i]);
-    return k;
-  }
-  return 1;
-}
-
-static void tffn_pp_value(StrBuf *b, Val tmpl, const TMeta *metas) {
-  int idx;
-  if (nest_is_leaf(tmpl, &idx)) {
-    tffn_pp_leafspec(b, &metas[idx]);
-    return;
-  }
-  if (!tffn_has_leaf(tmpl) || tfdata_is_spec(tmpl)) {
-    val_repr(b, tmpl);
-    return;
-  }
-  int n = tffn_count_leaves(tmpl);
-  Val *leaves = malloc(sizeof(Val) * (size_t)(n + 1));
-  if (!leaves) rt_throw(ERR_MEMORY, "out of memory");
-  int k = 0;
-  tffn_pp_struct(b, tmpl, leaves, &k);
-  for (int i = 0; i < k; i++) {
-    sb_printf(b, "\n      <%d>: ", i + 1);
-    if (nest_is_leaf(leaves[i], &idx)) tffn_pp_leafspec(b, &metas[idx]);
-    else val_repr(b, leaves[i]);
-  }
-  free(leaves);
-}
-
-static void tffn_pp_concrete(StrBuf *b, const Concrete *c) {
-  sb_printf(b, "%s(", c->name);
-  Tuple *defs = (Tuple *)c->defaults.u.o;
-  for (int i = 0; i < c->nparams; i++) {
-    if (i) sb_puts(b, ", ");
-    sb_puts(b, c->params[i]);
-    if (!val_is_undef(defs->items[i])) {
-      sb_putc(b, '=');
-      val_repr(b, defs->items[i]);
-    }
-  }
-  sb_puts(b, ")\n");
+/* Calling a concrete function, as TF's ConcreteFunction.__call__: the structured signature first
+ * (the function's parameters; host arguments default to, and must equal, their traced values;
+ * tensors must fit the traced specs, Python values are converted), else the flat one (a tensor per
+ * placeholder).  Eagerly no shape is checked beyond the kernels; inside a trace shapes must fit. */
+static Val tffn_conc_call(Val self, int n, const Val *args, const Kw *kw) {
+  Concrete *c = (Concrete *)self.u.o;
+  bool traced = trace_active();
   Tuple *tm = (Tuple *)c->args_tmpl.u.o;
-  if (c->nparams) sb_puts(b, "  Args:\n");
-  for (int i = 0; i < c->nparams; i++) {
-    sb_printf(b, "    %s: ", c->params[i]);
-    tffn_pp_value(b, tm->items[i], c->leafm);
-    sb_putc(b, '\n');
+  val_incref(self);
+  int mark = rt_hold_val(self);
+  PParams ps = {0};
+  rt_hold_fn(pparams_free, &ps);
+  conc_params(c, &ps);
+  Val owned = list_new(0);
+  rt_hold_val(owned);
+  Leaves lv;
+  lv_init(&lv);
+  rt_hold_fn((void (*)(void *))lv_free, &lv);
+  Val *pv = calloc((size_t)ps.n + 1, sizeof(Val)), *slot = calloc((size_t)c->nparams + 1, sizeof(Val));
+  const char **names = calloc((size_t)ps.n + 1, sizeof(char *));
+  int *kinds = calloc((size_t)ps.n + 1, sizeof(int));
+  bool *req = calloc((size_t)ps.n + 1, sizeof(bool)), *set = calloc((size_t)ps.n + 1, sizeof(bool));
+  if (!pv || !slot || !names || !kinds || !req || !set) rt_throw(ERR_MEMORY, "out of memory");
+  rt_hold_mem(pv);
+  rt_hold_mem(slot);
+  rt_hold_mem(names);
+  rt_hold_mem(kinds);
+  rt_hold_mem(req);
+  rt_hold_mem(set);
+  Cast cx = {.lv = &lv, .owned = owned};
+  sb_init(&cx.why);
+  rt_hold_sb(&cx.why);
+  /* bind (inspect's rules; traced host values are the defaults) */
+  for (int i = 0; i < ps.n; i++) {
+    names[i] = ps.p[i].name;
+    kinds[i] = ps.p[i].kind;
+    req[i] = tffn_has_leaf(ps.p[i].type) || tffn_has_dataset(ps.p[i].type);
+    if (!req[i]) {   /* a host value: has a TensorSpec nowhere */
+      Val t = ps.p[i].type;
+      req[i] = val_is(t, &tffn_spec_type);
+    }
   }
-  sb_puts(b, "  Returns:\n    ");
-  /* output metas are the graph outputs' */
-  int no = c->g->noutputs;
-  TMeta *om = malloc(sizeof(TMeta) * (size_t)(no + 1));
-  if (!om) rt_throw(ERR_MEMORY, "out of memory");
-  for (int i = 0; i < no; i++) om[i] = *graph_meta(c->g, c->g->outputs[i]);
-  if (val_is_undef(c->out_tmpl)) tffn_pp_leafspec(b, &om[0]);
-  else tffn_pp_value(b, c->out_tmpl, om);
-  free(om);
+  char buf[160];
+  const char *why = bind_why(buf, sizeof buf, ps.n, names, kinds, req, n, kw, false, set);
+  if (why) sb_puts(&cx.why, why);
+  bool ok = !why;
+  if (ok) {
+    for (int i = 0; i < n; i++) pv[i] = args[i];
+    for (int k = 0; kw && k < kw->n; k++)
+      for (int i = 0; i < ps.n; i++)
+        if (kinds[i] != PK_POSITIONAL_ONLY && !strcmp(names[i], kw->names[k])) pv[i] = kw->vals[k];
+    /* the values of the function's parameters (*args a tuple, **kwargs a dict) */
+    for (int s = 0; s < c->nparams; s++) slot[s] = val_undef();
+    for (int i = 0; i < ps.n; i++) {
+      const PParam *p = &ps.p[i];
+      Val v = set[i] ? pv[i] : val_undef();
+      Val t = tm->items[p->slot];
+      if (val_is_undef(p->key)) {
+        slot[p->slot] = val_is_undef(v) ? t : v;
+      } else if (p->key.tag == VT_INT) {
+        tfs_i64 k;
+        const Val *it;
+        seq_items(t, &k, &it);
+        if (val_is_undef(slot[p->slot])) {
+          slot[p->slot] = tuple_new(k);
+          list_append(owned, slot[p->slot]);
+          val_decref(slot[p->slot]);
+        }
+        ((Tuple *)slot[p->slot].u.o)->items[p->key.u.i] = val_incref(val_is_undef(v) ? it[p->key.u.i] : v);
+      } else {
+        if (val_is_undef(slot[p->slot])) {
+          slot[p->slot] = dict_new();
+          list_append(owned, slot[p->slot]);
+          val_decref(slot[p->slot]);
+        }
+        Val e = val_is_undef(v) ? dict_get(t, p->key) : val_incref(v);
+        dict_set(slot[p->slot], p->key, e);
+        val_decref(e);
+      }
+    }
+    for (int s = 0; s < c->nparams && ok; s++) {
+      if (val_is_undef(slot[s])) continue;   /* a method's self */
+      if (val_is(tm->items[s], &dict_type) && val_is(slot[s], &dict_type) && s == c->nparams - 1 && c->ext) {
+        /* **kwargs: the dict in the template's key order */
+        Dict *d = (Dict *)tm->items[s].u.o;
+        Val od = dict_new();
+        list_append(owned, od);
+        val_decref(od);
+        for (tfs_i64 i = 0; i < d->used; i++) {
+          if (val_is_undef(d->keys[i])) continue;
+          Val e = dict_get(slot[s], d->keys[i]);
+          if (!val_is_undef(e)) {
+            dict_set(od, d->keys[i], e);
+            val_decref(e);
+          }
+        }
+        slot[s] = od;
+      }
+      ok = cast_tmpl(&cx, c, tm->items[s], c->key + c->off[s], slot[s]);
+    }
+  }
+  bool structured = ok;
+  if (!ok) {
+    lv.n = 0;
+    char *flat = conc_flat(c, n, args, kw, &lv, traced);
+    if (flat) {
+      StrBuf s;
+      sb_init(&s);
+      rt_hold_sb(&s);
+      rt_hold_mem(flat);
+      conc_sig_str(&s, c);
+      bind_fail(cx.why.data, n, args, kw, &s, flat);
+    }
+  }
+  /* a tensor of another dtype (the flat signature): the kernel's error */
+  for (int i = 0; i < lv.n && i < c->nleaves; i++)
+    if (lv.t[i] && lv.t[i]->dtype != c->leafm[i].dtype)
+      rt_throw(ERR_INVALID_ARGUMENT,
+               "cannot compute %s as input #%d(zero-based) was expected to be a %s tensor but is a %s tensor", c->name, i,
+               dtype_short_name(c->leafm[i].dtype), dtype_short_name(lv.t[i]->dtype));
+  Val r;
+  if (traced) {
+    bool ds = false;
+    for (int s = 0; s < c->nparams; s++) ds = ds || tffn_has_dataset(tm->items[s]);
+    r = tape_any_recording() || ds ? rt_call(c->fn, n, args, kw) : tffn_conc_inline(c, &lv);
+  } else {
+    Tensor *rng = op_tape_nactive && tape_any_recording() ? random_state_get() : NULL;   /* a gradient replays the draws */
+    if (rng) rt_hold_val(val_obj(rng));
+    if (rng && structured) {
+      int np = 0;
+      int *pi = (int *)kinds;   /* reused: indices of the parameters that hold tensors */
+      Val *vals = pv;
+      for (int s = 0; s < c->nparams; s++)
+        if (!val_is_undef(slot[s]) && tffn_has_leaf(tm->items[s])) {
+          pi[np] = s;
+          vals[np++] = slot[s];
+        }
+      r = tffn_conc_record(c, np, pi, vals, &lv, rng);
+    } else {
+      r = tffn_run(c, lv.t);
+    }
+    if (rng) val_decref(val_obj(rng));
+  }
+  rt_unhold(mark);
+  sb_free(&cx.why);
+  free(pv);
+  free(slot);
+  free(names);
+  free(kinds);
+  free(req);
+  free(set);
+  lv_free(&lv);
+  val_decref(owned);
+  pparams_free(&ps);
+  val_decref(self);
+  return r;
 }
 
 //! ConcreteFunction.pretty_printed_signature(verbose=True)
@@ -2278,9 +3365,13 @@ static Val tffn_conc_pp_m(Val self, int n, const Val *args, const Kw *kw) {
   args_parse(&spec, n, args, kw, a);
   StrBuf b;
   sb_init(&b);
-  tffn_pp_concrete(&b, (Concrete *)self.u.o);
-  size_t len = b.len;
-  return str_take(sb_steal(&b), (tfs_i64)len);
+  int mark = rt_hold_sb(&b);
+  if (rt_truthy(a[0])) tffn_pp_concrete(&b, (Concrete *)self.u.o);
+  else conc_sig_str(&b, (Concrete *)self.u.o);
+  Val r = str_new(b.data ? b.data : "", (tfs_i64)b.len);
+  rt_unhold(mark);
+  sb_free(&b);
+  return r;
 }
 
 /* concrete.graph: a FuncGraph value. */
@@ -2354,11 +3445,16 @@ static const Type tffn_graph_type = {
   .hash = obj_identity_hash,
 };
 
+/* repr: <ConcreteFunction (x: TensorSpec(...)) -> TensorSpec(...) at 0x...>; str: ConcreteFunction and the block. */
 static void tffn_conc_repr(StrBuf *b, Val v) {
-  const Concrete *c = (const Concrete *)v.u.o;
-  sb_printf(b, "<ConcreteFunction %s(", c->name);
-  for (int i = 0; i < c->nparams; i++) sb_printf(b, "%s%s", i ? ", " : "", c->params[i]);
-  sb_puts(b, ")>");
+  sb_puts(b, "<ConcreteFunction ");
+  conc_sig_str(b, (const Concrete *)v.u.o);
+  sb_printf(b, " at 0x%llX>", (unsigned long long)(uintptr_t)v.u.o);
+}
+
+static void tffn_conc_str(StrBuf *b, Val v) {
+  sb_puts(b, "ConcreteFunction ");
+  tffn_pp_concrete(b, (const Concrete *)v.u.o);
 }
 
 static Val tffn_conc_getattr(Val self, const char *name) {
@@ -2377,7 +3473,7 @@ static Val tffn_conc_getattr(Val self, const char *name) {
 }
 
 static const Type tffn_conc_type = {
-  .name = "ConcreteFunction", .free = tffn_conc_free, .repr = tffn_conc_repr, .getattr = tffn_conc_getattr,
+  .name = "ConcreteFunction", .free = tffn_conc_free, .repr = tffn_conc_repr, .str = tffn_conc_str, .getattr = tffn_conc_getattr,
   .call = tffn_conc_call, .hash = obj_identity_hash,
 };
 
@@ -2399,14 +3495,16 @@ static Val tffn_get_concrete_m(Val self, int n, const Val *args, const Kw *kw) {
     if (so && n == 1 && (!kw || !kw->n)) {
       me = args[0];   /* obj.method.get_concrete_function(): the bound method passes self alone */
     } else if (n || (kw && kw->n)) {
+      tffn_sig_arity(f, n, args, kw);
       nb = tffn_bind(f, n, args, kw, bbuf, 8, &bound);
-      tffn_sig_arity(f, nb);
-      tffn_sig_extra(f, nb, bound);
-      Tuple *sig = (Tuple *)f->sig.u.o;
-      for (int i = 0; i < sig->len; i++)
-        if (!tffn_equal_spec(sig->items[i], bound[i + so]))
-          rt_throw(ERR_VALUE, "tf.function '%s': get_concrete_function arguments do not match its input_signature",
-                   f->name);
+      Leaves dummy;
+      lv_init(&dummy);
+      Val owned = list_new(0);
+      int m = rt_hold_val(owned);
+      tffn_sig_cast(f, n, args, kw, nb, bound, &dummy, owned, true);
+      rt_unhold(m);
+      val_decref(owned);
+      lv_free(&dummy);
       if (so) me = bound[0];
     }
     c = tffn_sig_concrete(f, nb, me);
@@ -2423,13 +3521,14 @@ static Val tffn_get_concrete_m(Val self, int n, const Val *args, const Kw *kw) {
       key_arg(&k, bound[i], &lv, KEY_SPECS);
     }
     off[nb] = k.len;
-    c = tffn_find(f, &k);
-    if (!c) c = tffn_trace(f, nb, bound, k.p, k.len, off);
+    bool traced = false, late = false;
+    c = tffn_dispatch(f, nb, bound, &k, off, &traced, &late);
+    if (late) tffn_late_vars();
     if (off != offb) free(off);
     lv_free(&lv);
     kb_free(&k);
   }
-  tffn_unbind(f, bound, args, bbuf);
+  tffn_unbind(f, bound, args, bbuf, nb);
   return val_incref(val_obj(c));
 }
 
@@ -2478,6 +3577,27 @@ static void tffn_repr(StrBuf *b, Val v) { sb_printf(b, "<tf.function %s>", ((TfF
 static const Type tffn_type;
 Val tffn_python_fn(Val v) { return val_is(v, &tffn_type) ? ((TfFunction *)v.u.o)->fn : val_undef(); }
 
+/* TF's Function.__get__: a @tf.function method seen through an instance is
+ * that instance's own function object, made on first access and kept in the
+ * instance (cache: its slot), so each instance has its own trace cache,
+ * tracing count and first call (where its Variables are created). */
+Val tffn_method_fn(Val fn, Val *cache) {
+  if (!val_is(fn, &tffn_type)) return val_undef();
+  if (val_is_undef(*cache)) *cache = dict_new();
+  Val per = dict_get(*cache, fn);
+  if (!val_is_undef(per)) return per;
+  TfFunction *f = (TfFunction *)fn.u.o;
+  per = tffn_make(f->fn, val_is_undef(f->sig) ? val_none() : f->sig, val_bool(f->reduce_retracing), f->jit_compile);
+  int mark = rt_hold_val(per);
+  TfFunction *pf = (TfFunction *)per.u.o;
+  free(pf->name);
+  pf->name = strdup(f->name);
+  if (!pf->name) rt_throw(ERR_MEMORY, "out of memory");
+  dict_set(*cache, fn, per);
+  rt_unhold(mark);
+  return per;
+}
+
 static const Type tffn_type = {
   .name = "Function", .free = tffn_free, .repr = tffn_repr, .getattr = tffn_getattr, .call = tffn_call,
   .hash = obj_identity_hash,
@@ -2485,13 +3605,90 @@ static const Type tffn_type = {
 
 /* ---- tf.function ---------------------------------------------------------------------------------- */
 
-static void tffn_check_sig(Val v) {
+static bool rt_truthy_lt(Val a, Val b) {
+  Val r = rt_compare(CMP_LT, a, b);
+  bool t = rt_truthy(r);
+  val_decref(r);
+  return t;
+}
+
+/* The leaves of an input_signature that are not TensorSpecs (nest.flatten order: dicts by sorted key). */
+static void tffn_sig_bad(Val v, Val bad) {
   if (val_is(v, &tffn_spec_type)) return;
   tfs_i64 n;
   const Val *items;
-  if (!seq_items(v, &n, &items))
-    rt_throw(ERR_TYPE, "input_signature must be a list of tf.TensorSpec, got an item of type %s", val_type_name(v));
-  for (tfs_i64 i = 0; i < n; i++) tffn_check_sig(items[i]);
+  if (seq_items(v, &n, &items)) {
+    for (tfs_i64 i = 0; i < n; i++) tffn_sig_bad(items[i], bad);
+  } else if (val_is(v, &dict_type)) {
+    Val keys = list_new(0);
+    int mark = rt_hold_val(keys);
+    Dict *d = (Dict *)v.u.o;
+    for (tfs_i64 i = 0; i < d->used; i++)
+      if (!val_is_undef(d->keys[i])) list_append(keys, d->keys[i]);
+    List *l = (List *)keys.u.o;
+    for (tfs_i64 i = 1; i < l->len; i++)   /* sorted, as nest.flatten does */
+      for (tfs_i64 j = i; j > 0 && rt_truthy_lt(l->items[j], l->items[j - 1]); j--) {
+        Val t = l->items[j];
+        l->items[j] = l->items[j - 1];
+        l->items[j - 1] = t;
+      }
+    for (tfs_i64 i = 0; i < l->len; i++) {
+      Val e = dict_get(v, l->items[i]);
+      int m = rt_hold_val(e);
+      tffn_sig_bad(e, bad);
+      rt_unhold(m);
+      val_decref(e);
+    }
+    rt_unhold(mark);
+    val_decref(keys);
+  } else {
+    list_append(bad, v);
+  }
+}
+
+/* TF's checks of an input_signature when the function is made (function_type_utils._validate_signature,
+ * function_type.add_type_constraints): TensorSpecs only; every parameter covered or defaulted; a
+ * keyword-only parameter needs a default; no extra entries. */
+static void tffn_check_sig(Val fn, Val sig) {
+  Val bad = list_new(0);
+  int mark = rt_hold_val(bad);
+  tffn_sig_bad(sig, bad);
+  List *l = (List *)bad.u.o;
+  if (l->len) {
+    StrBuf b;
+    sb_init(&b);
+    rt_hold_sb(&b);
+    val_repr(&b, bad);
+    sb_puts(&b, " with types [");
+    for (tfs_i64 i = 0; i < l->len; i++) sb_printf(&b, "%s<class '%s'>", i ? ", " : "", val_type_name(l->items[i]));
+    sb_putc(&b, ']');
+    rt_throw(ERR_TYPE, "input_signature must be a possibly nested sequence of TensorSpec objects, got invalid args %s.",
+             b.data);
+  }
+  rt_unhold(mark);
+  val_decref(bad);
+  if (!val_is(fn, &func_type)) return;
+  const FuncInfo *info = ((Func *)fn.u.o)->info;
+  Func *f = (Func *)fn.u.o;
+  tfs_i64 left = ((Tuple *)sig.u.o)->len;
+  int np = info->nparams, nkw = info->nkwonly, npos = np - nkw - info->varargs - info->varkw;
+  int nposdef = f->ndefaults - nkw;
+  for (int i = 0; i < np; i++) {
+    if (i == 0 && !strcmp(info->params[0], "self")) continue;
+    if (info->varkw && i == np - 1) continue;
+    if (info->varargs && i == npos) {
+      left = 0;
+      continue;
+    }
+    bool kwonly = i >= npos + info->varargs;
+    bool hasdef = kwonly ? !val_is_undef(f->defaults[nposdef + (i - npos - info->varargs)]) : i >= npos - nposdef;
+    if (kwonly && !hasdef)
+      rt_throw(ERR_TYPE, "Since input_signature is defined, keyword-only parameter `%s` must have a default value",
+               info->params[i]);
+    if (left) left--;
+    else if (!hasdef) rt_throw(ERR_TYPE, "input_signature missing type constraint for %s", info->params[i]);
+  }
+  if (left) rt_throw(ERR_TYPE, "input_signature contains %lld extra type constraints.", (long long)left);
 }
 
 static Val tffn_make(Val fn, Val sig, Val reduce, Val jit) {
@@ -2511,9 +3708,11 @@ static Val tffn_make(Val fn, Val sig, Val reduce, Val jit) {
     tfs_i64 n;
     const Val *items;
     if (!seq_items(sig, &n, &items))
-      rt_throw(ERR_TYPE, "input_signature must be a list or tuple of tf.TensorSpec, got %s", val_type_name(sig));
-    for (tfs_i64 i = 0; i < n; i++) tffn_check_sig(items[i]);
+      rt_throw(ERR_TYPE, "input_signature must be either a tuple or a list, got <class '%s'>.", val_type_name(sig));
     f->sig = rt_tuple((int)n, items);
+    int mark = rt_hold_val(val_obj(f));   /* a rejected signature releases it */
+    tffn_check_sig(fn, f->sig);
+    rt_unhold(mark);
   }
   f->reduce_retracing = rt_truthy(reduce);
   return val_obj(f);
@@ -2562,14 +3761,17 @@ static Val tffn_make_callable(Val fn, Val sig, Val reduce, Val jit) {
 //! tf.function(func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False, experimental_relax_shapes=None, experimental_compile=None, name=None)
 //!   Compiles a Python function into graphs: AutoGraph converts its control flow, each new input signature traces
 //!   a concrete function, and later calls with the same signature run the graph. Usable as @tf.function or
-//!   @tf.function(input_signature=[...]).
+//!   @tf.function(input_signature=[...]). The signature keys tensors by dtype and shape, host values by value,
+//!   Variables by dtype, shape and aliasing, dicts and keyword arguments in any order; a first call whose trace
+//!   created Variables traces a second time with creation forbidden, and a @tf.function method has its own
+//!   function object (cache, tracing count, first call) per instance.
 static Val tffn_function(Val self, int n, const Val *args, const Kw *kw) {
   Val a[8];
   args_parse(&tffn_spec_fn, n, args, kw, a);
   Val reduce = a[4];
   if (!rt_truthy(reduce) && a[5].tag != VT_NONE && a[5].tag != VT_UNDEF) reduce = a[5];
   if (a[1].tag != VT_NONE && a[1].tag != VT_UNDEF && !seq_items(a[1], &(tfs_i64){0}, &(const Val *){0}))
-    rt_throw(ERR_TYPE, "input_signature must be a list or tuple of tf.TensorSpec, got %s", val_type_name(a[1]));
+    rt_throw(ERR_TYPE, "input_signature must be either a tuple or a list, got <class '%s'>.", val_type_name(a[1]));
   if (a[0].tag == VT_NONE || a[0].tag == VT_UNDEF) {
     Val opts = tuple_pack(3, a[1], reduce, a[3]);
     Val d = builtin_new("tf.function.<decorator>", tffn_decorator, opts, NULL);
@@ -2628,6 +3830,9 @@ static Val tffn_variable_hook(Val initial, Val name, bool trainable, Val dtype) 
   if (!trace_active()) return val_undef();
   void *tok = trace_enter_init_scope(&initial);
   Val v = variable_new(initial, name, trainable, dtype);
+  int mark = rt_hold_val(v);
+  trace_init_variable(tok, v);
+  rt_unhold(mark);
   trace_leave_init_scope(tok);
   return v;
 }
@@ -2681,6 +3886,13 @@ Val tffn_output_spec(Val conc) {
 bool tffn_is(Val v) { return val_is(v, &tffn_type); }
 
 Val tffn_saved_concretes(Val fnv, Val self) {
+  Val per = val_is(self, &inst_type) && !val_is_undef(((Inst *)self.u.o)->fncache)
+                ? dict_get(((Inst *)self.u.o)->fncache, fnv) : val_undef();
+  if (!val_is_undef(per)) {
+    Val r = tffn_saved_concretes(per, self);   /* the instance's own function object */
+    val_decref(per);
+    return r;
+  }
   TfFunction *f = (TfFunction *)fnv.u.o;
   int so = tffn_self(f);
   const char *const *params;

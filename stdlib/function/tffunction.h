@@ -17,6 +17,7 @@ void tffn_init(void);
 void tffn_set_eager(bool on);
 /* The Python function a tf.function wraps (borrowed), or VT_UNDEF when v is no tf.function. */
 Val tffn_python_fn(Val v);
+Val tffn_method_fn(Val fn, Val *cache);   /* rt_obj_hooks.method_fn: a @tf.function method's per-instance function object */
 
 /* TensorSpec host values (tf.TensorSpec(shape, dtype, name)). */
 typedef struct TensorSpecObj {

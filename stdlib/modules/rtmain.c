@@ -54,6 +54,7 @@ static void rt_layers_fill(void) {
   rt_obj_hooks.tracing = trace_active;
   rt_obj_hooks.range_tensor = ag_range_tensor;
   rt_obj_hooks.python_fn = tffn_python_fn;
+  rt_obj_hooks.method_fn = tffn_method_fn;
   op_tape_record = tape_record;
   op_scope_prefix = graph_scope_prefix;
   nest_composite = (NestComposite){&tensorarray_type, tensorarray_flow, tensorarray_with_flow};

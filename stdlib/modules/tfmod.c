@@ -138,7 +138,9 @@ static Val tf_convert_to_tensor(Val self, int n, const Val *args, const Kw *kw) 
 
 //! tf.Variable(initial_value=None, trainable=None, validate_shape=True, caching_device=None, name=None, variable_def=None, dtype=None, import_scope=None, constraint=None, synchronization=None, aggregation=None, shape=None)
 //!   A mutable tensor: read it like a tensor, change it with assign, assign_add and assign_sub. Trainable variables
-//!   are watched by tf.GradientTape automatically. Inside tf.function a variable may be created on the first trace only.
+//!   are watched by tf.GradientTape automatically. Inside tf.function Variables are created on the first call only:
+//!   a first call whose trace created one traces again with creation forbidden (so an unconditional tf.Variable fails
+//!   there); create them outside, or behind a guard such as `if self.v is None:`.
 static Val tf_variable(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.Variable",
@@ -415,11 +417,69 @@ static Val tf_tensordot(Val self, int n, const Val *args, const Kw *kw) {
   return r;
 }
 
+//! tf.linalg.trace(x, name=None)
+//!   The sum of the main diagonal of each matrix of x [..., M, N]: shape [...] (TF's reduce_sum of diag_part).
+static Val tf_linalg_trace(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.linalg.trace", .sig = "x, name=None"};
+  Val a[2];
+  args_parse(&spec, n, args, kw, a);
+  Val d = op_apply(&op_defs[OP_DIAG_PART], 1, &a[0], NULL);
+  int mark = rt_hold_val(d);
+  OpAttrs at = {.n = 2};
+  at.v[0] = val_int(-1);
+  at.v[1] = val_bool(false);
+  Val r = op_apply(&op_defs[OP_SUM], 1, &d, &at);
+  rt_unhold(mark);
+  val_decref(d);
+  return r;
+}
+
+//! tf.linalg.matrix_transpose(a, name='matrix_transpose', conjugate=False) | tf.linalg.adjoint(matrix, name=None)
+//!   Transposes the last two dimensions of a [..., M, N] to [..., N, M] (real dtypes: conjugate changes nothing).
+static Val tf_matrix_transpose(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.linalg.matrix_transpose", .sig = "a, name='matrix_transpose', conjugate=False"};
+  Val a[3];
+  args_parse(&spec, n, args, kw, a);
+  Val x = op_apply(&op_defs[OP_IDENTITY], 1, &a[0], NULL);
+  int mark = rt_hold_val(x);
+  int r = val_as_tensor(x)->rank;
+  if (r < 0) rt_throw(ERR_UNIMPLEMENTED, "tf.linalg.matrix_transpose needs a tensor of known rank");
+  if (r < 2) {
+    if (r == 0) rt_throw(ERR_VALUE, "Argument `a` should be a (batch) matrix with rank >= 2.  Received `a` with shape: ()");
+    rt_throw(ERR_VALUE, "Argument `a` should be a (batch) matrix with rank >= 2.  Received `a` with shape: (%lld,)",
+             (long long)val_as_tensor(x)->shape[0]);
+  }
+  tfs_i64 perm[TFS_MAX_RANK];
+  for (int i = 0; i < r; i++) perm[i] = i;
+  perm[r - 2] = r - 1, perm[r - 1] = r - 2;
+  OpAttrs at = {.n = 1};
+  at.v[0] = td_int_tuple(r, perm);
+  rt_hold_val(at.v[0]);
+  Val t = op_apply(&op_defs[OP_TRANSPOSE], 1, &x, &at);
+  rt_unhold(mark);
+  val_decref(x);
+  val_decref(at.v[0]);
+  return t;
+}
+
+static Val tf_adjoint(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.linalg.adjoint", .sig = "matrix, name=None"};
+  Val a[2];
+  args_parse(&spec, n, args, kw, a);
+  return tf_matrix_transpose(val_none(), 1, a, NULL);
+}
+
 typedef struct TfFunc { const char *name; BuiltinFn fn; } TfFunc;
 static const TfFunc tf_funcs[] = {
   {"constant", tf_constant},
   {"tensordot", tf_tensordot},
   {"linalg.tensordot", tf_tensordot},
+  {"linalg.trace", tf_linalg_trace},
+  {"linalg.matrix_transpose", tf_matrix_transpose},
+  {"linalg.adjoint", tf_adjoint},
   {"convert_to_tensor", tf_convert_to_tensor},
   {"Variable", tf_variable},
   {"is_tensor", tf_is_tensor},

@@ -107,6 +107,10 @@ static int64_t ord64(double f) {
   return i < 0 ? INT64_MIN - i : i;
 }
 
+/* A case's `cmp abs` line: outputs compare by magnitude, for factors unique only up to sign (svd's u and v,
+ * eigh's v, qr's q and r). */
+static bool cmp_abs;
+
 static bool same_tensor(const Tensor *got, const Tensor *want, int ulps, char *why, size_t n) {
   if (got->dtype != want->dtype) {
     snprintf(why, n, "dtype %s, want %s", dtype_info[got->dtype].name, dtype_info[want->dtype].name);
@@ -128,6 +132,7 @@ static bool same_tensor(const Tensor *got, const Tensor *want, int ulps, char *w
   double abs_tol = ulps > 0 ? ulps * eps * wmax : 0;
   for (tfs_i64 i = 0; i < want->size; i++) {
     double g = tensor_get_f(got, i), w = tensor_get_f(want, i);
+    if (cmp_abs) g = fabs(g), w = fabs(w);
     bool ok;
     if (got->dtype == DT_FLOAT32 || got->dtype == DT_FLOAT64) {
       if (isnan(w)) ok = isnan(g);
@@ -207,9 +212,9 @@ static bool run_case(Val tf, Case *c, const char *file) {
       ok = false;
     } else if (c->nout == 1 && val_is_tensor(r)) {
       ok = same_tensor(val_tensor(r), c->out[0], c->ulps, why, sizeof why);
-    } else if (val_is(r, &list_type) && ((List *)r.u.o)->len == c->nout) {
+    } else if ((val_is(r, &list_type) && ((List *)r.u.o)->len == c->nout) || (val_is(r, &tuple_type) && ((Tuple *)r.u.o)->len == c->nout)) {
       for (int i = 0; ok && i < c->nout; i++) {
-        Val e = ((List *)r.u.o)->items[i];
+        Val e = val_is(r, &list_type) ? ((List *)r.u.o)->items[i] : ((Tuple *)r.u.o)->items[i];
         ok = val_is_tensor(e) && same_tensor(val_tensor(e), c->out[i], c->ulps, why, sizeof why);
       }
     } else {
@@ -249,6 +254,7 @@ static int run_file(const char *name) {
     if (!strncmp(line, "case ", 5)) {
       case_free(&c);
       sscanf(line + 5, "%95s %d", c.api, &c.ulps);
+      cmp_abs = false;
       c.line = lineno;
       c.list = val_undef();
     } else if (!strncmp(line, "attr ", 5)) {
@@ -258,6 +264,8 @@ static int run_file(const char *name) {
       c.kwnames[c.nkw] = c.kwbuf[c.nkw];
       const char *v = sp + 1;
       c.kwvals[c.nkw++] = parse_value(&v);
+    } else if (!strcmp(line, "cmp abs")) {
+      cmp_abs = true;
     } else if (!strncmp(line, "list ", 5)) {
       c.list = list_new(4);
     } else if (!strncmp(line, "in ", 3)) {
@@ -300,6 +308,8 @@ END_TEST
 START_TEST(test_shape) { ck_assert_int_eq(run_file("shape.txt"), 0); }
 END_TEST
 START_TEST(test_matmul_transposed) { ck_assert_int_eq(run_file("matmul_transposed.txt"), 0); }
+END_TEST
+START_TEST(test_linalg) { ck_assert_int_eq(run_file("linalg.txt"), 0); }
 END_TEST
 
 /* Every op of the table is reachable from `tf` under each of its API names. */
@@ -600,6 +610,7 @@ static Suite *ops_suite(void) {
   tcase_add_test(tc, test_matmul);
   tcase_add_test(tc, test_shape);
   tcase_add_test(tc, test_matmul_transposed);
+  tcase_add_test(tc, test_linalg);
   tcase_add_test(tc, test_api_names);
   tcase_add_test(tc, test_io_ops);
   suite_add_tcase(s, tc);
