@@ -84,7 +84,7 @@ static NameSet set_minus(Arena *a, const NameSet *dst, const NameSet *src) {
 
 /* --- reads and binds --- */
 
-static bool is_expr_kind(AstKind k) { return k >= A_BOOLOP && k <= A_DICTCOMP; }
+static bool is_expr_kind(AstKind k) { return k >= A_BOOLOP && k <= A_YIELDFROM; }
 
 static void list_reads(Arena *a, const AstList *l, NameSet *out) {
   for (int i = 0; i < l->n; i++) activity_expr_reads(a, l->items[i], out);

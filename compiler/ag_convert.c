@@ -22,6 +22,77 @@ bool ag_is_converted(const Ast *fn) {
   return found;
 }
 
+/* --- generators --- */
+
+/* Does n yield, outside the functions and classes nested in it? */
+static bool yields_in(const Ast *n) {
+  if (!n) return false;
+  if (n->kind == A_YIELD || n->kind == A_YIELDFROM) return true;
+  if (n->kind == A_FUNCDEF || n->kind == A_LAMBDA || n->kind == A_CLASSDEF) return false;
+  AST_FOR_FIELDS(f, n, AF_PTR_MASK) {
+    if (yields_in(*ast_ptr_field(n, f))) return true;
+  }
+  AST_FOR_FIELDS(f, n, AF_LIST_MASK) {
+    const AstList *l = ast_list_field(n, f);
+    for (int i = 0; i < l->n; i++)
+      if (yields_in(l->items[i])) return true;
+  }
+  return false;
+}
+
+/* A generator function is not converted: its body runs as written, also
+ * while a tf.function traces (a Python loop over a generator unrolls at
+ * trace time, as in TF), so its yields stay in its own body. */
+static bool is_generator(const Ast *fn) {
+  if (!fn || fn->kind != A_FUNCDEF) return false;
+  for (int i = 0; i < fn->body.n; i++)
+    if (yields_in(fn->body.items[i])) return true;
+  return false;
+}
+
+/* Generator functions nested in a function being converted stay as they
+ * are: each is set aside behind a placeholder statement while the passes
+ * run, then put back where the placeholder ended up. */
+typedef struct Aside { Arena *out; Ast **holder, **orig; int n, cap; } Aside;
+
+static void set_aside(Arena *a, AstList *l, Aside *as) {
+  for (int i = 0; i < l->n; i++) {
+    Ast *s = l->items[i];
+    if (!s) continue;
+    if (s->kind == A_FUNCDEF && is_generator(s)) {
+      if (as->n == as->cap) {
+        int cap = as->cap ? as->cap * 2 : 4;
+        Ast **h = arena_alloc(a, sizeof *h * (size_t)cap), **o = arena_alloc(a, sizeof *o * (size_t)cap);
+        if (as->n) {
+          memcpy(h, as->holder, sizeof *h * (size_t)as->n);
+          memcpy(o, as->orig, sizeof *o * (size_t)as->n);
+        }
+        as->holder = h, as->orig = o, as->cap = cap;
+      }
+      Ast *pass = ast_new(as->out, A_PASS, s->line, s->col);   /* in the output's arena: it could outlive the passes */
+      as->holder[as->n] = pass;
+      as->orig[as->n++] = s;
+      l->items[i] = pass;
+      continue;
+    }
+    for (AstBlocks b = ast_blocks(s); ast_blocks_next(&b);) set_aside(a, b.cur, as);
+  }
+}
+
+static void put_back(Ast *n, const Aside *as) {
+  if (!n) return;
+  AST_FOR_FIELDS(f, n, AF_PTR_MASK) { put_back(*ast_ptr_field(n, f), as); }
+  AST_FOR_FIELDS(f, n, AF_LIST_MASK) {
+    AstList *l = ast_list_field(n, f);
+    for (int i = 0; i < l->n; i++) {
+      int k = 0;
+      while (k < as->n && as->holder[k] != l->items[i]) k++;
+      if (k < as->n) l->items[i] = as->orig[k];
+      else put_back(l->items[i], as);
+    }
+  }
+}
+
 /* --- static checks --- */
 
 /* The binding scopes of the functions around the one being checked. */
@@ -115,6 +186,8 @@ static Ast *convert(Arena *arena, const Ast *fn, const char *path, const char *s
   c.source = source;
   c.diags = diags;
   ag_visit(out, reserve_names, &c);
+  Aside aside = {arena, NULL, NULL, 0, 0};
+  set_aside(&c.scratch, &out->body, &aside);
   if (!unknown_outside) check_function(&c, out, NULL);
   ag_calls_mark(&c, out);
   ag_directives(&c, out);
@@ -126,6 +199,7 @@ static Ast *convert(Arena *arena, const Ast *fn, const char *path, const char *s
   ag_ifexp(&c, out);
   ag_logical(&c, out);
   ag_calls(&c, out);
+  if (aside.n) put_back(out, &aside);
   arena_free(&c.scratch);
   return out;
 }
@@ -157,8 +231,10 @@ static void convert_defs(Arena *arena, const AstList *orig, AstList *copy, const
     Ast *t = copy->items[i];
     if (!s || !t) continue;
     if (s->kind == A_FUNCDEF) {
-      copy->items[i] = in_class || !only || ag_ptr_has(only, s) ? convert(arena, s, path, source, diags, false)
-                                                                 : unconverted(arena, s);
+      bool wanted = in_class || !only || ag_ptr_has(only, s);
+      /* a generator function's twin is its own copy, unconverted */
+      copy->items[i] = !wanted ? unconverted(arena, s) : is_generator(s) ? ag_copy(arena, s)
+                                                                       : convert(arena, s, path, source, diags, false);
       continue;
     }
     bool cls = in_class || s->kind == A_CLASSDEF;

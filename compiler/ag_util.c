@@ -254,7 +254,7 @@ Ast *ag_copy(Arena *a, const Ast *n) {
   return c;
 }
 
-static bool is_expr(const Ast *n) { return n && n->kind >= A_BOOLOP && n->kind <= A_DICTCOMP; }
+static bool is_expr(const Ast *n) { return n && n->kind >= A_BOOLOP && n->kind <= A_YIELDFROM; }
 
 static Ast *rewrite(AgCtx *c, Ast *n, AgExprFn fn);
 

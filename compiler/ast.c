@@ -10,7 +10,7 @@ static const char *const kind_names[A__COUNT] = {
     "Continue", "BoolOp",      "BinOp",    "UnaryOp",  "Lambda",         "IfExp",    "Dict",
     "Compare",  "Call",        "JoinedStr", "FormattedValue", "Constant", "Attribute", "Subscript",
     "Starred",  "Name",        "List",     "Tuple",    "Slice",          "Set",      "ListComp",
-    "SetComp",  "GeneratorExp", "DictComp", "arg",     "keyword",        "alias",    "withitem",
+    "SetComp",  "GeneratorExp", "DictComp", "Yield", "YieldFrom", "arg",     "keyword",        "alias",    "withitem",
     "ExceptHandler", "comprehension",
 };
 
@@ -63,6 +63,8 @@ const uint64_t ast_kind_fields[A__COUNT] = {
     [A_SETCOMP] = F(value) F(generators) 0,
     [A_GENEXP] = F(value) F(generators) 0,
     [A_DICTCOMP] = F(key) F(value) F(generators) 0,
+    [A_YIELD] = F(value) 0,
+    [A_YIELDFROM] = F(value) 0,
     [A_ARG] = F(name) F(deflt) 0,
     [A_KEYWORD] = F(name) F(value) 0,
     [A_ALIAS] = F(name) F(asname) 0,

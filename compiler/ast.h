@@ -59,6 +59,8 @@ typedef enum AstKind {
   A_SETCOMP,         /* value, generators */
   A_GENEXP,          /* value, generators */
   A_DICTCOMP,        /* key, value, generators */
+  A_YIELD,           /* value (may be NULL) */
+  A_YIELDFROM,       /* value */
   /* helpers */
   A_ARG,             /* arg name, default (may be NULL) */
   A_KEYWORD,         /* arg (NULL for **kwargs), value */
@@ -69,7 +71,7 @@ typedef enum AstKind {
   A__COUNT
 } AstKind;
 
-typedef enum ConstKind { C_NONE, C_TRUE, C_FALSE, C_INT, C_FLOAT, C_STR, C_ELLIPSIS } ConstKind;
+typedef enum ConstKind { C_NONE, C_TRUE, C_FALSE, C_INT, C_FLOAT, C_STR, C_ELLIPSIS, C_IMAG } ConstKind;   /* C_IMAG: `2.5j`, the imaginary part in fval */
 enum { BOOL_AND, BOOL_OR };
 
 /* One struct for every kind, but each node is allocated only as long as its

@@ -134,6 +134,7 @@ static void dump_constant(Out *o, const Ast *a) {
   case C_ELLIPSIS: puts_(o, "..."); break;
   case C_INT: printf_(o, "%lld", (long long)a->ival); break;
   case C_FLOAT: dump_float(o, a->fval); break;
+  case C_IMAG: dump_float(o, a->fval); puts_(o, "j"); break;
   case C_STR: quote(o, a->str ? a->str : "", a->str ? a->slen : 0); break;
   }
 }
@@ -310,6 +311,7 @@ static void dump(Out *o, const Ast *a) {
     fnode(&f, "value", a->value);
     flist(&f, "generators", &a->generators);
     break;
+  case A_YIELD: case A_YIELDFROM: fnode(&f, "value", a->value); break;
   case A_COMPREHENSION:
     fnode(&f, "target", a->target);
     fnode(&f, "iter", a->iter);

@@ -395,7 +395,7 @@ CG_OUTLINE static int comprehension_value(Fg *g, Ast *e);
 
 static int constant(Fg *g, Ast *e) {
   int t = tmp(g), loc = g->loc_set;
-  if (e->const_kind != C_STR && e->const_kind != C_ELLIPSIS) mark_imm(g, t);
+  if (e->const_kind != C_STR && e->const_kind != C_ELLIPSIS && e->const_kind != C_IMAG) mark_imm(g, t);
   switch (e->const_kind) {
   case C_NONE: emit(g, "TFS_SET(T_[%d], VT_NONE, 0);", t); break;
   case C_TRUE: emit(g, "TFS_SET(T_[%d], VT_BOOL, 1);", t); break;
@@ -417,8 +417,14 @@ static int constant(Fg *g, Ast *e) {
     break;
   }
   case C_ELLIPSIS: emit(g, "T_[%d] = rt_ellipsis();", t); break;
+  case C_IMAG: {
+    union { double d; long long i; } u;
+    u.d = e->fval;
+    emit(g, "{ union { double d; long long i; } u_; u_.i = %lldLL; T_[%d] = rt_complex(0.0, u_.d); } /* %.17gj */", u.i, t, e->fval);
+    break;
   }
-  if (e->const_kind != C_STR && e->const_kind != C_ELLIPSIS) keep_loc(g, loc);
+  }
+  if (e->const_kind != C_STR && e->const_kind != C_ELLIPSIS && e->const_kind != C_IMAG) keep_loc(g, loc);
   return t;
 }
 
@@ -782,6 +788,23 @@ static int expr(Fg *g, Ast *e) {
   case A_SETCOMP:
   case A_GENEXP:
   case A_DICTCOMP: return comprehension_value(g, e);
+  case A_YIELD:
+  case A_YIELDFROM: {
+    /* the body runs on its own stack (runtime/object/gen.c): yield is a call that returns what is sent */
+    int v;
+    if (e->value) {
+      v = expr(g, e->value);
+    } else {
+      v = tmp(g);
+      mark_imm(g, v);
+      emit(g, "TFS_SET(T_[%d], VT_NONE, 0);", v);
+    }
+    int t = tmp(g);
+    set_loc(g, e);
+    emit(g, "T_[%d] = %s(T_[%d]);", t, e->kind == A_YIELD ? "rt_yield" : "rt_yield_from", v);
+    release(g, v);
+    return t;
+  }
   case A_CONSTANT: return constant(g, e);
   case A_NAME: return load_name(g, e);
   case A_BINOP: {
@@ -1041,8 +1064,8 @@ static int closure(Fg *g, Scope *s, int nd, const int *ds) {
 
 /* A comprehension runs as a function of its own (Python 3 scoping) called
  * with the iterator of its first iterable, which the enclosing scope
- * evaluates.  A generator expression is evaluated at once and yields an
- * iterator over the results (no lazy generators). */
+ * evaluates.  A generator expression's function is a generator function:
+ * the call makes the generator, which runs the loops lazily. */
 CG_OUTLINE static int comprehension_value(Fg *g, Ast *e) {
   Scope *s = scope_of(g->si, e);
   gen_function(g->cg, g->m, g->si, g->tag, e, s);
@@ -1087,6 +1110,12 @@ static void comprehension_loop(Fg *g, Ast *e, int i, int acc) {
     emit(g, "rt_setitem(T_[%d], T_[%d], T_[%d]);", acc, k, v);
     release(g, k);
     release(g, v);
+  } else if (e->kind == A_GENEXP) {
+    int v = expr(g, e->value), s = tmp(g);
+    set_loc(g, e->value);
+    emit(g, "T_[%d] = rt_yield(T_[%d]);", s, v);
+    release(g, v);
+    release(g, s);
   } else {
     int v = expr(g, e->value);
     set_loc(g, e->value);
@@ -1098,18 +1127,19 @@ static void comprehension_loop(Fg *g, Ast *e, int i, int acc) {
   release(g, it);
 }
 
+/* A generator expression's function is a generator (its scope says so):
+ * it yields each element as the consumer asks for it. */
 static void comprehension_body(Fg *g, Ast *e) {
+  if (e->kind == A_GENEXP) {
+    comprehension_loop(g, e, 0, -1);
+    return;
+  }
   int acc = tmp(g);
   if (e->kind == A_DICTCOMP) emit(g, "T_[%d] = rt_dict(0, 0, 0);", acc);
   else if (e->kind == A_SETCOMP) emit(g, "T_[%d] = rt_set(0, 0);", acc);
   else emit(g, "T_[%d] = rt_list(0, 0);", acc);
   comprehension_loop(g, e, 0, acc);
-  if (e->kind == A_GENEXP) {
-    emit(g, "R = rt_iter(T_[%d]);", acc);
-    release(g, acc);
-  } else {
-    emit(g, "TFS_COPY(R, T_[%d]); T_[%d].tag = VT_UNDEF;", acc, acc);
-  }
+  emit(g, "TFS_COPY(R, T_[%d]); T_[%d].tag = VT_UNDEF;", acc, acc);
 }
 
 /* Create the function object for a def/lambda in the current scope. */
@@ -1309,10 +1339,10 @@ static void gen_function(Cg *cg, ProgModule *m, ScopeInfo *si, const char *tag, 
   else if (*tag) record_conv(cg, m, fn, s);
   else conv_link(cg, m, fn, s, &tail_info);
   /* a method's name is its qualified name (Python's error texts use it) */
-  sb_printf(&cg->decls, "static const FuncInfo FI%s%d_%d = {\"%s%s%s\", %d, P%s%d_%d, F%s%d_%d, %d, %d, %s, %d, %d, %d, %d};\n",
+  sb_printf(&cg->decls, "static const FuncInfo FI%s%d_%d = {\"%s%s%s\", %d, P%s%d_%d, F%s%d_%d, %d, %d, %s, %d, %d, %d, %d, %d};\n",
             tag, m->index, s->id, g.method ? cg->method_class : "", g.method ? "." : "", name, comp ? 1 : ps.n, tag,
             m->index, s->id, tag, m->index, s->id, add_loc(cg, m, fn->line, fn->col), m->index,
-            *tag && !comp ? "0, 0, 0, 0" : tail_info.data, ps.nkwonly, ps.varargs, ps.varkw, ps.nposonly);
+            *tag && !comp ? "0, 0, 0, 0" : tail_info.data, ps.nkwonly, ps.varargs, ps.varkw, ps.nposonly, s->generator ? 1 : 0);
   sb_free(&tail_info);
   /* body */
   for (int i = 0; i < ps.n; i++) {
@@ -1755,10 +1785,20 @@ static void stmt_kind(Fg *g, Ast *st) {
     for (int i = 0; i < st->names.n; i++) {
       Ast *al = st->names.items[i];
       int t = tmp(g);
-      set_loc(g, al);
+      set_loc(g, st);   /* Python's traceback marks the whole statement */
       if (al->id > 0) emit(g, "T_[%d] = rt_import(%d);", t, al->id - 1);
       else emit(g, "T_[%d] = rt_native_module(\"%s\");", t, al->name);
-      store_name(g, al->asname ? al->asname : al->name, t);
+      const char *dot = strchr(al->name, '.');
+      if (!al->asname && dot) {   /* `import a.b` (checked above) binds the package a */
+        char top[256];
+        snprintf(top, sizeof top, "%.*s", (int)(dot - al->name), al->name);
+        release(g, t);
+        t = tmp(g);
+        emit(g, "T_[%d] = rt_native_module(\"%s\");", t, top);
+        store_name(g, top, t);
+      } else {
+        store_name(g, al->asname ? al->asname : al->name, t);
+      }
       release(g, t);
     }
     break;

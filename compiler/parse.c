@@ -96,6 +96,7 @@ typedef struct P {
   int scope;                  /* S_MODULE / S_FUNC / S_CLASS */
   int loops;                  /* loops around the current statement, within its scope */
   bool errtree;               /* converting the clean statements of a tree with syntax errors */
+  const char *comp;           /* the comprehension being converted ('list comprehension'), for yield; NULL: none */
 } P;
 
 /* S_UNKNOWN: outside any def or class on a tree with syntax errors, where the
@@ -558,12 +559,10 @@ static void lex(P *p) {
       }
       while (j < n && is_id_char((unsigned char)s[j])) j++;
       const char *msg = number_error(s + i, j - i);
-      if (!msg && (s[j - 1] == 'j' || s[j - 1] == 'J')) msg = "complex literals are not supported";
       /* errindex: invalid decimal literal */
       /* errindex: invalid hexadecimal literal */
       /* errindex: invalid octal literal */
       /* errindex: invalid binary literal */
-      /* errindex: complex literals are not supported */
       if (msg) lex_err(L, L->line, col, LE_NUMBER, "%s", msg);
       emit(L, T_NUMBER, i, j, L->line, col);
       L->i = j;
@@ -1163,8 +1162,8 @@ static void ck_params(P *p, const char *close, bool annotations) {
         /* bare '*' */
       } else {
         ck_name(p);
-        if (annotations && at(p, ":")) {
-          ck_fail(p, ck_tok(p), "parameter annotations are not supported");
+        if (annotations && at(p, ":")) {   /* checked, then ignored (as Python does at run time) */
+          ck_adv(p);
           ck_test(p);
         }
         if (!star && !dstar && at(p, "=")) {
@@ -1228,7 +1227,6 @@ static Info ck_testlist(P *p, bool star) {
 
 static Info ck_yield(P *p) {
   int start = p->k;
-  ck_fail(p, ck_tok(p), "'yield' is not supported");
   ck_adv(p);
   if (at(p, "from")) {
     ck_adv(p);
@@ -1603,7 +1601,7 @@ enum {
   NK_TRY_STATEMENT, NK_EXCEPT_CLAUSE, NK_FINALLY_CLAUSE, NK_WITH_STATEMENT, NK_WITH_CLAUSE, NK_WITH_ITEM,
   NK_AS_PATTERN, NK_AS_PATTERN_TARGET, NK_TYPE, NK_COMMENT, NK_PRINT_STATEMENT, NK_SET, NK_LIST_COMPREHENSION,
   NK_DICTIONARY_COMPREHENSION, NK_SET_COMPREHENSION, NK_GENERATOR_EXPRESSION, NK_FOR_IN_CLAUSE, NK_IF_CLAUSE,
-  NK__COUNT
+  NK_YIELD, NK__COUNT
 };
 
 static const char *const nk_names[NK__COUNT] = {
@@ -1622,12 +1620,11 @@ static const char *const nk_names[NK__COUNT] = {
     "relative_import", "wildcard_import", "try_statement", "except_clause", "finally_clause", "with_statement",
     "with_clause", "with_item", "as_pattern", "as_pattern_target", "type", "comment", "print_statement", "set",
     "list_comprehension", "dictionary_comprehension", "set_comprehension", "generator_expression", "for_in_clause",
-    "if_clause",
+    "if_clause", "yield",
 };
 
 /* Constructs a Python grammar may produce that .tfs does not have. */
 static const struct { const char *type, *what; } unsupported[] = {
-    {"yield", "'yield' is"},
     {"await", "'await' is"},
     {"named_expression", "assignment expressions (:=) are"},
     {"match_statement", "'match' statements are"},
@@ -1808,13 +1805,15 @@ static Ast *cv_unsupported(P *p, TSNode n) {
 
 /* --- literals --- */
 
+static Ast *cv_float(P *p, TSNode n);
+
 static Ast *cv_integer(P *p, TSNode n, bool negated) {
   size_t len;
   const char *s = ntext(p, n, &len);
+  if (len && (s[len - 1] == 'j' || s[len - 1] == 'J')) return cv_float(p, n);   /* `3j`: imaginary */
   Ast *a = mk(p, A_CONSTANT, n);
   a->const_kind = C_INT;
   const char *msg = number_error(s, len);
-  if (!msg && len && (s[len - 1] == 'j' || s[len - 1] == 'J')) msg = "complex literals are not supported";
   if (msg) {
     /* errindex: - (passes on a message indexed where it is made) */
     if (!p->errtree) cv_err(p, n, "%s", msg);
@@ -1850,7 +1849,10 @@ static Ast *cv_float(P *p, TSNode n) {
   Ast *a = mk(p, A_CONSTANT, n);
   a->const_kind = C_FLOAT;
   const char *msg = number_error(s, len);
-  if (!msg && len && (s[len - 1] == 'j' || s[len - 1] == 'J')) msg = "complex literals are not supported";
+  if (len && (s[len - 1] == 'j' || s[len - 1] == 'J')) {   /* an imaginary literal: `2.5j`, `1e3j`, `3j` */
+    a->const_kind = C_IMAG;
+    len--;
+  }
   if (msg) {
     /* errindex: - (passes on a message indexed where it is made) */
     if (!p->errtree) cv_err(p, n, "%s", msg);
@@ -2426,14 +2428,22 @@ static Ast *cv_comprehension(P *p, TSNode n, AstKind kind) {
   Ast *a = mk(p, kind, n);
   Kids k = named(p, n);
   Ast *cur = NULL;
+  const char *outer = p->comp;
+  p->comp = kind == A_LISTCOMP ? "list comprehension" : kind == A_SETCOMP ? "set comprehension"
+            : kind == A_DICTCOMP ? "dict comprehension" : "generator expression";
   for (int i = 0; i < k.n; i++) {
     TSNode c = k.v[i];
     switch (nk(p, c)) {
     case NK_FOR_IN_CLAUSE: {
+      bool first = !cur;
       cur = mk(p, A_COMPREHENSION, c);
       TSNode l = field(c, F_LEFT), r = field(c, F_RIGHT);
       cur->target = ts_node_is_null(l) ? bad_node(p, c) : cv_target(p, l, "assign to");
+      /* the first iterable is evaluated in the enclosing scope */
+      const char *inner = p->comp;
+      if (first) p->comp = outer;
       cur->iter = ts_node_is_null(r) ? bad_node(p, c) : cv_expr(p, r);
+      p->comp = inner;
       ast_list_push(p->a, &a->generators, cur);
       break;
     }
@@ -2462,6 +2472,7 @@ static Ast *cv_comprehension(P *p, TSNode n, AstKind kind) {
       break;
     }
   }
+  p->comp = outer;
   if (!a->value) a->value = bad_node(p, n);
   if (kind == A_DICTCOMP && !a->key) a->key = bad_node(p, n);
   if (!a->generators.n) return cv_unsupported(p, n);
@@ -2676,7 +2687,25 @@ static Ast *cv_expr_inner(P *p, TSNode n) {
     Ast *a = mk(p, A_LAMBDA, n);
     cv_params(p, field(n, F_PARAMETERS), &a->args);
     TSNode body = field(n, F_BODY);
+    int scope = p->scope;
+    const char *comp = p->comp;
+    p->scope = S_FUNC;
+    p->comp = NULL;
     a->value = ts_node_is_null(body) ? bad_node(p, n) : cv_expr(p, body);
+    p->scope = scope;
+    p->comp = comp;
+    return a;
+  }
+  case NK_YIELD: {
+    bool from = false;
+    for (uint32_t i = 0; i < ts_node_child_count(n); i++)
+      if (!ts_node_is_named(ts_node_child(n, i)) && ntype_is(ts_node_child(n, i), "from")) from = true;
+    Ast *a = mk(p, from ? A_YIELDFROM : A_YIELD, n);
+    TSNode arg = field(n, F_ARGUMENT);
+    a->value = ts_node_is_null(arg) ? NULL : cv_expr(p, arg);
+    if (from && !a->value) a->value = bad_node(p, n);
+    if (p->comp) cv_err(p, n, "'yield' inside %s", p->comp);
+    else if (p->scope != S_FUNC && p->scope != S_UNKNOWN) cv_err(p, n, "'yield' outside function");
     return a;
   }
   case NK_CALL: return cv_call(p, n);
@@ -2989,11 +3018,14 @@ static Ast *cv_funcdef(P *p, TSNode n, AstList *decorators) {
   for (uint32_t i = 0; i < ts_node_child_count(n); i++)
     if (ntype_is(ts_node_child(n, i), "async")) cv_err(p, n, "'async' functions are not supported");
   int scope = p->scope, loops = p->loops;
+  const char *comp = p->comp;
   p->scope = S_FUNC;
   p->loops = 0;
+  p->comp = NULL;
   cv_block(p, field(n, F_BODY), &a->body, n);
   p->scope = scope;
   p->loops = loops;
+  p->comp = comp;
   return a;
 }
 
@@ -3004,11 +3036,14 @@ static Ast *cv_classdef(P *p, TSNode n, AstList *decorators) {
   if (decorators) a->decorators = *decorators;
   if (!ts_node_is_null(sup)) cv_arguments(p, sup, &a->bases, &a->keywords); /* bases read like call arguments */
   int scope = p->scope, loops = p->loops;
+  const char *comp = p->comp;
   p->scope = S_CLASS;
   p->loops = 0;
+  p->comp = NULL;
   cv_block(p, field(n, F_BODY), &a->body, n);
   p->scope = scope;
   p->loops = loops;
+  p->comp = comp;
   return a;
 }
 

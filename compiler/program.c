@@ -175,22 +175,27 @@ int program_find_module(Program *p, const ProgModule *from, const char *name) {
 static bool load_module(Program *p, ProgModule *m);
 
 /* Resolve one import name; record the module index (+1) or -1 (native) in *slot. */
+/* The names of TensorFlow's packages: paths into the built-in tf module,
+ * resolved at run time (stdlib/modules/native.c). */
+static bool tf_package(const char *name) {
+  return !strcmp(name, "tensorflow") || !strncmp(name, "tensorflow.", 11) || !strcmp(name, "keras") ||
+         !strncmp(name, "keras.", 6);
+}
+
+/* A module that is neither a .tfs file nor native, and a dotted name (tfs
+ * has no packages besides TensorFlow's), import at run time as
+ * rt_native_module does: ModuleNotFoundError there, which a try can catch,
+ * as in Python. */
 static bool resolve_import(Program *p, ProgModule *m, Ast *at, const char *name, int *slot) {
-  if (strchr(name, '.')) {
-    diag_add(&p->diags, m->path, m->source, at->line, at->col, "No module named '%s' (packages are not supported)", name);
-    return false;
+  (void)at;
+  if (tf_package(name) || strchr(name, '.')) {
+    *slot = -1;
+    return true;
   }
   char *path = find_module_file(p, m, name);
   if (!path) {
-    Val nm = stdlib_native_module(name);
-    bool native = !val_is_undef(nm);
-    val_decref(nm);
-    if (native) {
-      *slot = -1;
-      return true;
-    }
-    diag_add(&p->diags, m->path, m->source, at->line, at->col, "No module named '%s'", name);
-    return false;
+    *slot = -1;
+    return true;
   }
   for (int i = 0; i < p->nmods; i++)
     if (strcmp(p->mods[i]->path, path) == 0) {
@@ -292,10 +297,37 @@ static bool check_source_bytes(Program *p, ProgModule *m) {
   return true;
 }
 
+/* `import tensorflow as tf` binds the built-in tf, which a program has
+ * without it: the statement goes (before scope analysis), so `tf` stays the
+ * builtin AutoGraph and the code generator know by name. */
+static void drop_tf_imports(AstList *body) {
+  for (int i = 0; i < body->n; i++) {
+    Ast *st = body->items[i];
+    if (!st) continue;
+    if (st->kind == A_IMPORT) {
+      int keep = 0;
+      for (int j = 0; j < st->names.n; j++) {
+        Ast *al = st->names.items[j];
+        if (!strcmp(al->name, "tensorflow") && al->asname && !strcmp(al->asname, "tf")) continue;
+        st->names.items[keep++] = al;
+      }
+      st->names.n = keep;
+      if (!keep) st->kind = A_PASS;   /* a PASS node is shorter than an IMPORT one */
+      continue;
+    }
+    if (st->kind == A_CLASSDEF || st->kind == A_FUNCDEF) {
+      drop_tf_imports(&st->body);
+      continue;
+    }
+    for (AstBlocks b = ast_blocks(st); ast_blocks_next(&b);) drop_tf_imports(b.cur);
+  }
+}
+
 static bool load_module(Program *p, ProgModule *m) {
   if (!check_source_bytes(p, m)) return false;
   m->ast = parse_source(&p->arena, m->path, m->source, m->len, &p->diags);
   if (!m->ast || !nest_check(m->ast, m->path, m->source, &p->diags)) return false;
+  drop_tf_imports(&m->ast->body);
   bool ok = scope_analyze_seeded(&m->scopes, &p->arena, m->ast, m->path, m->source, &p->diags, is_builtin_name,
                                  m->input ? p->repl_globals : NULL, m->input ? p->repl_nglobals : 0);
   /* Keep going after scope errors so import errors are reported too. */

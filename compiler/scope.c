@@ -132,6 +132,7 @@ static bool is_comprehension(const Ast *e) {
 static void collect_comprehension(Ctx *c, Scope *s, Ast *e) {
   collect_expr(c, s, e->generators.items[0]->iter);
   Scope *inner = scope_new(c, e, s);
+  inner->generator = e->kind == A_GENEXP;   /* lazy: it yields its elements */
   for (int i = 0; i < e->generators.n; i++) {
     Ast *g = e->generators.items[i];
     if (i > 0) collect_expr(c, inner, g->iter);
@@ -171,6 +172,11 @@ static void collect_expr(Ctx *c, Scope *s, Ast *e) {
   case A_SET:
   case A_TUPLE: collect_list(c, s, &e->elts); break;
   case A_SLICE: collect_expr(c, s, e->lower); collect_expr(c, s, e->upper); collect_expr(c, s, e->step); break;
+  case A_YIELD:
+  case A_YIELDFROM:
+    if (!s->is_module) s->generator = true;
+    collect_expr(c, s, e->value);
+    break;
   default: break;
   }
 }
@@ -190,9 +196,11 @@ static void declare(Ctx *c, Scope *s, Ast *st, bool global) {
   }
 }
 
-static const char *import_binding(Ast *alias) {
+/* `import a.b` binds a (the package); `import a.b as c` binds c. */
+static const char *import_binding(Arena *a, Ast *alias) {
   if (alias->asname) return alias->asname;
-  return alias->name;
+  const char *dot = strchr(alias->name, '.');
+  return dot ? arena_strndup(a, alias->name, (size_t)(dot - alias->name)) : alias->name;
 }
 
 /* A class body binds nothing in the enclosing scope (its names become class
@@ -277,7 +285,7 @@ static void collect_stmt(Ctx *c, Scope *s, Ast *st) {
   case A_ASSERT: collect_expr(c, s, st->test); collect_expr(c, s, st->msg); break;
   case A_IMPORT:
   case A_IMPORTFROM:
-    for (int i = 0; i < st->names.n; i++) bind(c, s, import_binding(st->names.items[i]));
+    for (int i = 0; i < st->names.n; i++) bind(c, s, import_binding(c->si->arena, st->names.items[i]));
     break;
   case A_GLOBAL: declare(c, s, st, true); break;
   case A_NONLOCAL: declare(c, s, st, false); break;

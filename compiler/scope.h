@@ -39,6 +39,7 @@ struct Scope {
   Sym **frees;                /* FREE symbols in cell-index order */
   int nfrees;
   int id;                     /* unique per module (C function names) */
+  bool generator;             /* the function's body yields (a generator expression too): calling it makes a generator */
 };
 
 typedef struct ScopeInfo {

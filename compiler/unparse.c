@@ -233,6 +233,7 @@ static void constant(Out *o, const Ast *e) {
   case C_ELLIPSIS: puts_(o, "..."); break;
   case C_INT: putf(o, "%" PRId64, e->ival); break;
   case C_FLOAT: float_literal(o, e->fval); break;
+  case C_IMAG: float_literal(o, e->fval); putch(o, 'j'); break;
   case C_STR: str_literal(o, e->str ? e->str : "", e->str ? e->slen : 0); break;
   }
 }
@@ -456,6 +457,16 @@ static void expr(Out *o, const Ast *e, int prec) {
     close_if(o, prec > p);
     break;
   }
+  case A_YIELD:
+  case A_YIELDFROM:
+    open_if(o, prec > P_YIELD);
+    puts_(o, e->kind == A_YIELD ? "yield" : "yield from");
+    if (e->value) {
+      putch(o, ' ');
+      expr(o, e->value, e->kind == A_YIELD ? P_TUPLE : P_TEST);
+    }
+    close_if(o, prec > P_YIELD);
+    break;
   case A_LAMBDA:
     open_if(o, prec > P_TEST);
     puts_(o, "lambda");

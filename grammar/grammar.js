@@ -131,6 +131,7 @@ module.exports = grammar({
       seq(commaSep1($.expression), optional(',')),
       $.assignment,
       $.augmented_assignment,
+      $.yield,
     ),
 
     // `a = b = e` nests: the right side of the outer one is the inner assignment.
@@ -157,6 +158,7 @@ module.exports = grammar({
       $.assignment,
       $.augmented_assignment,
       $.pattern_list,
+      $.yield,
     ),
 
     type: ($) => $.expression,
@@ -311,11 +313,10 @@ module.exports = grammar({
 
     parameters: ($) => seq('(', optional($._parameters), ')'),
 
-    lambda_parameters: ($) => $._parameters,
+    // no annotations in a lambda's parameters (`lambda x: x` would be ambiguous)
+    lambda_parameters: ($) => seq(commaSep1($._lambda_parameter), optional(',')),
 
-    _parameters: ($) => seq(commaSep1($.parameter), optional(',')),
-
-    parameter: ($) => choice(
+    _lambda_parameter: ($) => choice(
       $.identifier,
       $.default_parameter,
       $.list_splat_pattern,
@@ -324,8 +325,36 @@ module.exports = grammar({
       $.positional_separator,
     ),
 
+    _parameters: ($) => seq(commaSep1($.parameter), optional(',')),
+
+    parameter: ($) => choice(
+      $.identifier,
+      $.typed_parameter,
+      $.default_parameter,
+      $.typed_default_parameter,
+      $.list_splat_pattern,
+      $.dictionary_splat_pattern,
+      $.keyword_separator,
+      $.positional_separator,
+    ),
+
     default_parameter: ($) => seq(
       field('name', $.identifier),
+      '=',
+      field('value', $.expression),
+    ),
+
+    // `x: int`, `*args: int`, `**kw: str`: the annotation is checked, not used.
+    typed_parameter: ($) => seq(
+      choice($.identifier, $.list_splat_pattern, $.dictionary_splat_pattern),
+      ':',
+      field('type', $.type),
+    ),
+
+    typed_default_parameter: ($) => seq(
+      field('name', $.identifier),
+      ':',
+      field('type', $.type),
       '=',
       field('value', $.expression),
     ),
@@ -535,7 +564,17 @@ module.exports = grammar({
     dictionary_splat: ($) => seq('**', $.expression),
 
     parenthesized_expression: ($) => prec(PREC.parenthesized_expression,
-      seq('(', $.expression, ')')),
+      seq('(', choice($.expression, $.yield), ')')),
+
+    // `yield`, `yield x`, `yield a, b`, `yield from it`: a statement, the
+    // right side of an assignment, or parenthesized.
+    yield: ($) => prec.right(seq(
+      'yield',
+      choice(
+        seq('from', field('argument', $.expression)),
+        optional(field('argument', $._expressions)),
+      ),
+    )),
 
     tuple: ($) => seq('(', optional($._collection_elements), ')'),
     list: ($) => seq('[', optional($._collection_elements), ']'),
@@ -593,18 +632,19 @@ module.exports = grammar({
       /0[xX](_?[0-9a-fA-F])+/,
       /0[bB](_?[01])+/,
       /0[oO](_?[0-7])+/,
-      /[0-9](_?[0-9])*/,
+      /[0-9](_?[0-9])*[jJ]?/,
     )),
 
     // `1.0`, `2.`, `.5`, `1e-3`, `1.5E+2`
     float: (_) => {
       const digits = /[0-9](_?[0-9])*/;
       const exponent = seq(/[eE][+-]?/, digits);
-      return token(choice(
+      // an imaginary literal (`2.5j`, `1e3j`) is a float with a j suffix
+      return token(seq(choice(
         seq(digits, '.', optional(digits), optional(exponent)),
         seq('.', digits, optional(exponent)),
         seq(digits, exponent),
-      ));
+      ), optional(/[jJ]/)));
     },
 
     // The scanner owns the delimiters and the raw text; escapes and `{...}`

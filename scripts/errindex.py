@@ -35,7 +35,7 @@ KINDS = {
     'ERR_STOPITER': 'StopIteration', 'ERR_IMPORT': 'ImportError',
     'ERR_UNBOUND': 'UnboundLocalError', 'ERR_NOTIMPL': 'NotImplementedError',
     'ERR_RECURSION': 'RecursionError', 'ERR_MEMORY': 'MemoryError', 'ERR_IO': 'OSError',
-    'ERR_KEYBOARD_INTERRUPT': 'KeyboardInterrupt',
+    'ERR_KEYBOARD_INTERRUPT': 'KeyboardInterrupt', 'ERR_MODULE_NOT_FOUND': 'ModuleNotFoundError',
     'ERR_INVALID_ARGUMENT': 'InvalidArgumentError', 'ERR_UNIMPLEMENTED': 'UnimplementedError',
     'ERR_OUT_OF_RANGE': 'OutOfRangeError', 'ERR_NOT_FOUND': 'NotFoundError',
     'ERR_RESOURCE_EXHAUSTED': 'ResourceExhaustedError',

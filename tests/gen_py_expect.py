@@ -10,6 +10,11 @@ error program: NAME.status is 1 and NAME.err is the docs/errors.md
 diagnostic built from Python's traceback -- the exception's "Type: message"
 line, the line of the innermost frame in the program, and the column where
 Python 3.11's caret marks start (the first non-blank when it marks the whole line).
+When the error passed through two frames or more, the diagnostic follows
+tfs's traceback ("Traceback (most recent call last):" and one
+"  NAME.tfs:LINE in FUNCTION" line per frame of the program, outermost
+first), built from Python's last traceback (the one of the exception that
+ended the program, after any "direct cause" chain).
 """
 import os
 import re
@@ -40,7 +45,9 @@ def expect(name):
         return
     lines = p.stderr.splitlines()
     exc = lines[-1]
-    frames = [i for i, l in enumerate(lines) if re.match(r'  File ".*%s\.tfs", line \d+' % re.escape(name), l)]
+    last_tb = max(i for i, l in enumerate(lines) if l.startswith("Traceback (most recent call last):")) \
+        if any(l.startswith("Traceback (most recent call last):") for l in lines) else 0
+    frames = [i for i, l in enumerate(lines) if i >= last_tb and re.match(r'  File ".*%s\.tfs", line \d+' % re.escape(name), l)]
     if not frames:
         sys.exit("%s: no frame in the program:\n%s" % (name, p.stderr))
     i = frames[-1]
@@ -54,7 +61,13 @@ def expect(name):
         col = lines[i + 2].index(next(c for c in lines[i + 2] if c in "~^")) - 4 + (len(text) - len(text.lstrip())) + 1
         assert shown.strip() == text.strip()
     caret = " " * (col - 1) + "^"
-    write(os.path.join(PROGS, name + ".err"), "%s.tfs:%d:%d: error: %s\n%s\n%s\n" % (name, line, col, exc, text, caret))
+    tb = ""
+    if len(frames) >= 2:
+        tb = "Traceback (most recent call last):\n"
+        for k in frames:
+            m = re.search(r'line (\d+), in (.*)$', lines[k])
+            tb += "  %s.tfs:%s in %s\n" % (name, m.group(1), m.group(2))
+    write(os.path.join(PROGS, name + ".err"), "%s%s.tfs:%d:%d: error: %s\n%s\n%s\n" % (tb, name, line, col, exc, text, caret))
     write(os.path.join(PROGS, name + ".status"), "1\n")
 
 

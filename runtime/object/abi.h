@@ -69,6 +69,7 @@ typedef struct FuncInfo {
   int nkwonly;
   int varargs, varkw;         /* 1 when the signature has *args / **kwargs */
   int nposonly;               /* leading positional-only parameters (before '/') */
+  int generator;              /* 1: the body yields; a call makes a generator that runs it (gen.c) */
 } FuncInfo;
 
 /* tfs run compiles the eager bodies of tf.functions in a second C unit, at
@@ -133,6 +134,7 @@ typedef struct RtTryBuf { tfs_i64 w[60]; } RtTryBuf;
   X(Val, rt_bool, (int b)) \
   X(Val, rt_int, (tfs_i64 i)) \
   X(Val, rt_float, (double f)) \
+  X(Val, rt_complex, (double re, double im)) \
   X(Val, rt_str, (const char *s, tfs_i64 len)) \
   X(Val, rt_list, (int n, const Val *items)) \
   X(Val, rt_tuple, (int n, const Val *items)) \
@@ -184,6 +186,8 @@ typedef struct RtTryBuf { tfs_i64 w[60]; } RtTryBuf;
   X(Val, rt_try_caught, (RtTryBuf *t)) \
   X(int, rt_exc_match, (Val exc, Val cls)) \
   X(Val, rt_with_enter, (Val mgr)) \
+  X(Val, rt_yield, (Val v)) \
+  X(Val, rt_yield_from, (Val iterable)) \
   X(Val, rt_class_new, (const char *name, int nbases, const Val *bases, Val ns, const char *module)) \
   X(Val, rt_super, (struct Func *f, Val self)) \
   X(Val, rt_ag_ld, (Val v)) \

@@ -13,7 +13,7 @@
 static const char *const err_names[ERR__COUNT] = {
   "TypeError", "ValueError", "IndexError", "KeyError", "NameError", "AttributeError", "ZeroDivisionError",
   "OverflowError", "AssertionError", "RuntimeError", "StopIteration", "ImportError", "UnboundLocalError",
-  "NotImplementedError", "RecursionError", "MemoryError", "OSError", "KeyboardInterrupt",
+  "NotImplementedError", "RecursionError", "MemoryError", "OSError", "KeyboardInterrupt", "ModuleNotFoundError",
   "InvalidArgumentError", "UnimplementedError", "OutOfRangeError", "NotFoundError", "ResourceExhaustedError",
   "DataLossError",
 };
@@ -230,6 +230,44 @@ static void err_release_held(int mark) {
 
 static RtTry *err_try_top;
 
+void rt_ctx_save(RtCtxState *s) {
+  s->held = err_held;
+  s->nheld = err_nheld;
+  s->held_cap = err_held_cap;
+  s->try_top = err_try_top;
+  s->call_depth = rt_call_depth;
+  s->repr_depth = repr_depth_get();
+  s->cur_loc = rt_cur_loc;
+  rt_stack_bounds(&s->stack_base, &s->stack_budget, false);
+}
+
+void rt_ctx_load(const RtCtxState *s) {
+  err_held = s->held;
+  err_nheld = s->nheld;
+  err_held_cap = s->held_cap;
+  err_try_top = s->try_top;
+  rt_call_depth = s->call_depth;
+  repr_depth_set(s->repr_depth);
+  rt_cur_loc = s->cur_loc;
+  uintptr_t base = s->stack_base;
+  size_t budget = s->stack_budget;
+  rt_stack_bounds(&base, &budget, true);
+}
+
+static void err_release_held(int mark);
+
+void rt_ctx_release(RtCtxState *s) {
+  RtCtxState cur;
+  rt_ctx_save(&cur);
+  rt_ctx_load(s);
+  err_release_held(0);
+  free(err_held);
+  s->held = NULL;
+  s->nheld = s->held_cap = 0;
+  s->try_top = NULL;
+  rt_ctx_load(&cur);
+}
+
 void rt_try_push(RtTry *t) {
   t->prev = err_try_top;
   t->depth = rt_call_depth;
@@ -258,40 +296,71 @@ void rt_try_clear(RtTry *t) {
  * code, outermost first, when the error passed through a call (§12).  Frames
  * of the stdlib .tfs library (tf.keras) are left out, as Keras filters its own
  * frames from tracebacks: the user's calls remain. */
+/* The frames of a traceback, outermost first: those of the stacks that
+ * resumed the running generators (each one's line is where it resumed the
+ * next), then the current stack's. */
+typedef struct TbFrame { const char *name; int line_loc; } TbFrame;
+
+static int err_frames(TbFrame **out, int loc) {
+  int nseg = rt_gen_segments(NULL, 0), n = 0, cap = 16;
+  const RtCtxState **segs = malloc(sizeof *segs * (size_t)(nseg + 1));
+  nseg = segs ? rt_gen_segments(segs, nseg) : 0;
+  TbFrame *v = malloc(sizeof *v * (size_t)cap);
+  for (int s = 0; s <= nseg && v; s++) {
+    const Held *held = s < nseg ? segs[s]->held : err_held;
+    int nh = s < nseg ? segs[s]->nheld : err_nheld;
+    int end = s < nseg ? segs[s]->cur_loc : loc;
+    for (int i = 0; i < nh; i++) {
+      if (held[i].kind != HOLD_FRAME) continue;
+      const RtFrame *f = held[i].p;
+      if (n && v[n - 1].line_loc == -1) v[n - 1].line_loc = f->call_loc;
+      if (n == cap) {
+        TbFrame *w = realloc(v, sizeof *v * (size_t)(cap *= 2));
+        if (!w) break;
+        v = w;
+      }
+      v[n++] = (TbFrame){f->name, -1};
+    }
+    if (n && v[n - 1].line_loc == -1) v[n - 1].line_loc = end;
+  }
+  free(segs);
+  *out = v;
+  return v ? n : 0;
+}
+
 static void err_traceback(int loc) {
-  int nframes = 0;
-  for (int i = 0; i < err_nheld; i++) nframes += err_held[i].kind == HOLD_FRAME;
-  if (nframes < 2) return;
+  TbFrame *fr;
+  int nframes = err_frames(&fr, loc);
+  if (nframes < 2) {
+    free(fr);
+    return;
+  }
   StrBuf b;
   sb_init(&b);
   sb_puts(&b, "Traceback (most recent call last):\n");
-  const RtFrame *prev = NULL;
   int shown = 0;
   /* Python's collapse of runaway recursion: a line repeated more than 3
    * times in a row prints 3 times, then "[Previous line repeated N more times]" */
   const RtFile *lastfile = NULL;
   int lastline = 0, repeats = 0;
   const char *lastname = NULL;
-  for (int i = 0; i <= err_nheld; i++) {
-    const RtFrame *f = i < err_nheld && err_held[i].kind == HOLD_FRAME ? err_held[i].p : NULL;
-    if (i < err_nheld && !f) continue;
-    if (prev) {
-      const RtLoc *l = rt_loc_get(f ? f->call_loc : loc);
-      const RtFile *file = l ? rt_file_get(l->file) : NULL;
-      if (file && !file->library) {
-        if (file == lastfile && l->line == lastline && strcmp(prev->name, lastname) == 0) {
-          repeats++;
-        } else {
-          if (repeats > 3) sb_printf(&b, "  [Previous line repeated %d more time%s]\n", repeats - 3, repeats == 4 ? "" : "s");
-          repeats = 1;
-          lastfile = file, lastline = l->line, lastname = prev->name;
-        }
-        if (repeats <= 3) sb_printf(&b, "  %s:%d in %s\n", file->path, l->line, prev->name);
-        shown++;
+  for (int i = 0; i < nframes; i++) {
+    const TbFrame *prev = &fr[i];
+    const RtLoc *l = rt_loc_get(prev->line_loc);
+    const RtFile *file = l ? rt_file_get(l->file) : NULL;
+    if (file && !file->library) {
+      if (file == lastfile && l->line == lastline && strcmp(prev->name, lastname) == 0) {
+        repeats++;
+      } else {
+        if (repeats > 3) sb_printf(&b, "  [Previous line repeated %d more time%s]\n", repeats - 3, repeats == 4 ? "" : "s");
+        repeats = 1;
+        lastfile = file, lastline = l->line, lastname = prev->name;
       }
+      if (repeats <= 3) sb_printf(&b, "  %s:%d in %s\n", file->path, l->line, prev->name);
+      shown++;
     }
-    prev = f;
   }
+  free(fr);
   if (repeats > 3) sb_printf(&b, "  [Previous line repeated %d more time%s]\n", repeats - 3, repeats == 4 ? "" : "s");
   rt_flush();
   if (shown >= 2) fwrite(b.data, 1, b.len, stderr);
@@ -319,13 +388,18 @@ static int err_user_loc(int loc) {
 static _Noreturn void err_unwind(int loc, ErrKind kind, char *msg, Val exc) {
   RtTry *t = err_try_top;
   int user = err_user_loc(loc);   /* now: a handler in C releases the frames it passed */
+  /* An error no handler of any stack will catch, raised in a generator:
+   * reported now, while its frames and its consumers' are all alive (the
+   * traceback shows them); StopIteration is excepted, the generator's
+   * handler turns it into RuntimeError (PEP 479). */
+  if (t && t->toplevel == 2 && kind != ERR_STOPITER && rt_gen_uncaught()) t = NULL;
   if (t) {
     err_try_top = t->prev;
     t->kind = kind;
     t->msg = msg;
     t->loc = user;
     t->exc = exc;
-    if (t->toplevel) err_traceback(loc);   /* the frames are still on the hold stack */
+    if (t->toplevel == 1) err_traceback(loc);   /* the frames are still on the hold stack */
     rt_call_depth = t->depth;
     repr_depth_set(t->repr_depth);
     err_release_held(t->hold_mark);   /* the unwound frames are still alive here */

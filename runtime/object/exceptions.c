@@ -13,6 +13,7 @@
   static TypeObj var = {{TFS_IMMORTAL_RC, &type_type}, nm, &exc_type, VT_OBJ, NULL, kind, base, {0, {0}}, NULL}
 EXC(e_base, "BaseException", ERR_RUNTIME, NULL);
 EXC(e_kbint, "KeyboardInterrupt", ERR_KEYBOARD_INTERRUPT, &e_base);
+EXC(e_genexit, "GeneratorExit", ERR_RUNTIME, &e_base);
 EXC(e_exception, "Exception", ERR_RUNTIME, &e_base);
 EXC(e_arith, "ArithmeticError", ERR_RUNTIME, &e_exception);
 EXC(e_zero, "ZeroDivisionError", ERR_ZERODIV, &e_arith);
@@ -33,6 +34,7 @@ EXC(e_notimpl, "NotImplementedError", ERR_NOTIMPL, &e_runtime);
 EXC(e_assert, "AssertionError", ERR_ASSERTION, &e_exception);
 EXC(e_stop, "StopIteration", ERR_STOPITER, &e_exception);
 EXC(e_import, "ImportError", ERR_IMPORT, &e_exception);
+EXC(e_modnotfound, "ModuleNotFoundError", ERR_MODULE_NOT_FOUND, &e_import);
 EXC(e_memory, "MemoryError", ERR_MEMORY, &e_exception);
 EXC(e_os, "OSError", ERR_IO, &e_exception);
 EXC(e_op, "OpError", ERR_INVALID_ARGUMENT, &e_exception);
@@ -46,14 +48,14 @@ EXC(e_dataloss, "DataLossError", ERR_DATA_LOSS, &e_op);
 static TypeObj *const exc_builtin[] = {
   &e_base, &e_kbint, &e_exception, &e_arith, &e_zero, &e_overflow, &e_lookup, &e_index, &e_key, &e_value,
   &e_type, &e_attr, &e_name, &e_unbound, &e_runtime, &e_recursion, &e_notimpl, &e_assert, &e_stop, &e_import,
-  &e_memory, &e_os, &e_unicode, &e_unicode_decode,
+  &e_memory, &e_os, &e_unicode, &e_unicode_decode, &e_genexit, &e_modnotfound,
 };
 static TypeObj *const exc_tf[] = {&e_op, &e_invalid, &e_unimpl, &e_range, &e_notfound, &e_exhausted, &e_dataloss};
 
 /* ORDER ErrKind: the class a runtime error of each kind is caught as. */
 static TypeObj *const exc_by_kind[ERR__COUNT] = {
   &e_type, &e_value, &e_index, &e_key, &e_name, &e_attr, &e_zero, &e_overflow, &e_assert, &e_runtime, &e_stop,
-  &e_import, &e_unbound, &e_notimpl, &e_recursion, &e_memory, &e_os, &e_kbint, &e_invalid, &e_unimpl, &e_range,
+  &e_import, &e_unbound, &e_notimpl, &e_recursion, &e_memory, &e_os, &e_kbint, &e_modnotfound, &e_invalid, &e_unimpl, &e_range,
   &e_notfound, &e_exhausted, &e_dataloss,
 };
 
@@ -201,6 +203,12 @@ static Val exc_getattr(Val self, const char *name) {
   if (!strcmp(name, "args")) return val_incref(e->args);
   if (!strcmp(name, "__cause__")) return val_is_undef(e->cause) ? val_none() : val_incref(e->cause);
   if (!strcmp(name, "__class__")) return val_incref(val_obj(e->klass));
+  if (!strcmp(name, "value") && exc_class_sub(val_obj(e->klass), val_obj(&e_stop))) {   /* StopIteration.value */
+    tfs_i64 n;
+    const Val *items;
+    seq_items(e->args, &n, &items);
+    return n ? val_incref(items[0]) : val_none();
+  }
   if (exc_is_op_error(e->klass)) {
     if (!strcmp(name, "message")) return val_incref(e->msg);
     if (!strcmp(name, "op") || !strcmp(name, "node_def")) return val_none();

@@ -319,6 +319,29 @@ void format_into(StrBuf *b, Val v, const char *spec, size_t n) {
     else fmt_int(b, x, &f, v);
   } else if (v.tag == VT_FLOAT || (rt_is_tensor(v) && val_as_float(v, &d))) {
     fmt_float(b, v.tag == VT_FLOAT ? v.u.f : d, &f, v);
+  } else if (val_is(v, &complex_type) && (!f.type || strchr("eEfFgG", f.type)) && !f.zero && f.align != '=') {
+    /* CPython's complex.__format__: each part formatted, the imaginary one signed; parentheses only without a type */
+    double re, im;
+    complex_parts(v, &re, &im);
+    FmtSpec part = f;
+    part.width = -1;
+    part.align = 0;
+    StrBuf body;
+    sb_init(&body);
+    if (!f.type && f.prec < 0) {
+      val_str(&body, v);
+    } else {
+      bool bare = !f.type && re == 0 && !signbit(re);
+      if (!part.type) part.type = 'g';
+      if (!f.type && !bare) sb_putc(&body, '(');
+      if (!bare) fmt_float(&body, re, &part, v);
+      if (!bare) part.sign = '+';
+      fmt_float(&body, im, &part, v);
+      sb_putc(&body, 'j');
+      if (!f.type && !bare) sb_putc(&body, ')');
+    }
+    fmt_pad(b, &f, '>', "", body.data, body.len);
+    sb_free(&body);
   } else {
     rt_throw(ERR_TYPE, "unsupported format string passed to %s.__format__", val_type_name(v));
   }

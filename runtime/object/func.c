@@ -16,6 +16,16 @@ int rt_call_depth;
 static uintptr_t func_stack_base;
 static size_t func_stack_budget;
 
+void rt_stack_bounds(uintptr_t *base, size_t *budget, bool set) {
+  if (set) {
+    func_stack_base = *base;
+    func_stack_budget = *budget;
+  } else {
+    *base = func_stack_base;
+    *budget = func_stack_budget;
+  }
+}
+
 bool rt_stack_low(void) {
   uintptr_t here = (uintptr_t)__builtin_frame_address(0);
   if (!func_stack_base) {
@@ -127,7 +137,7 @@ static Val func_call(Val self, int n, const Val *args, const Kw *kw) {
   } else {
     args_bind(info->name, info->nparams, info->params, f->ndefaults, f->defaults, n, args, kw, bound);
   }
-  Val r = func_call_bound(self, argv);
+  Val r = info->generator ? gen_new(self, argv, info->nparams) : func_call_bound(self, argv);
   if (ext) {
     rt_unhold(mark);
     args_unbind(info, bound);
@@ -140,6 +150,7 @@ static Val func_call(Val self, int n, const Val *args, const Kw *kw) {
 Val func_call_bound(Val self, Val *argv) {
   Func *f = (Func *)self.u.o;
   const FuncInfo *info = f->info;
+  if (info->generator) return gen_new(self, argv, info->nparams);
   rt_rec_enter("");
   Val r = info->converted && rt_obj_hooks.tracing && rt_obj_hooks.tracing() ? info->converted->code(func_converted(f), argv) : info->code(f, argv);
   rt_rec_leave();

@@ -117,8 +117,7 @@ static Val hop_float(int op, double a, double b) {
     }
     case BIN_POW: {
       if (a == 0 && b < 0) rt_throw(ERR_ZERODIV, "0.0 cannot be raised to a negative power");
-      if (a < 0 && isfinite(a) && isfinite(b) && b != floor(b))
-        rt_throw(ERR_VALUE, "negative number cannot be raised to a fractional power");
+      if (a < 0 && isfinite(a) && isfinite(b) && b != floor(b)) return complex_float_pow(a, b);   /* complex, as Python 3 */
       double r = pow(a, b);
       if (isinf(r) && isfinite(a) && isfinite(b)) rt_throw(ERR_OVERFLOW, "(34, 'Numerical result out of range')");
       return val_float(r);

@@ -7,7 +7,13 @@
 #include "object/value.h"
 
 extern const Type str_type, list_type, tuple_type, dict_type, range_type, slice_type, ellipsis_type, set_type;
-extern const Type func_type, cell_type, module_type, builtin_type, bound_type, iter_type;
+extern const Type func_type, cell_type, module_type, builtin_type, bound_type, iter_type, complex_type;
+
+/* complex numbers (complex.c) */
+Val complex_new(double re, double im);
+void complex_parts(Val v, double *re, double *im);
+Val complex_construct(int n, const Val *args, const Kw *kw);   /* complex(real=0, imag=0) and complex('1+2j') */
+Val complex_float_pow(double a, double b);                     /* a ** b for a < 0, b fractional */
 
 typedef struct Str {
   Obj hdr;
@@ -62,6 +68,18 @@ typedef struct Func {
 } Func;
 /* Call a compiled function on arguments already bound to its parameters. */
 Val func_call_bound(Val f, Val *argv);
+
+/* Generators (gen.c): a call of a generator function makes one, holding the
+ * function and its bound arguments; its body runs on a stack of its own. */
+extern const Type gen_type;
+Val gen_new(Val func, const Val *argv, int nargs);
+/* next(g[, default]): the next value, else StopIteration(return value) or dflt */
+Val gen_next_builtin(Val g, Val dflt);
+/* For the error machinery: the saved states of the stacks that resumed the
+ * running generators, outermost first (their count); whether an error
+ * leaving the running generator would reach no handler on any stack. */
+int rt_gen_segments(const RtCtxState **out, int max);   /* out NULL: the count */
+bool rt_gen_uncaught(void);
 
 /* A builtin function implemented in C.  `self` is the bound receiver for
  * methods ('abc'.upper) or VT_UNDEF for plain functions. */

@@ -55,6 +55,12 @@ int64_t val_pyhash(Val v) {
     case VT_FLOAT: return pyhash_float(v.u.f);
     default: break;
   }
+  if (val_is(v, &complex_type)) {   /* hash(re) + 1000003 * hash(im) */
+    double re, im;
+    complex_parts(v, &re, &im);
+    tfs_u64 h = (tfs_u64)pyhash_float(re) + 1000003ULL * (tfs_u64)pyhash_float(im);
+    return h == (tfs_u64)-1 ? -2 : (int64_t)h;
+  }
   if (val_is(v, &tuple_type)) {   /* xxHash-based tuplehash */
     const tfs_u64 p1 = 11400714785074694791ULL, p2 = 14029467366897019727ULL, p5 = 2870177450012600261ULL;
     Tuple *t = (Tuple *)v.u.o;

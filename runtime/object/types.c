@@ -176,6 +176,11 @@ static Val ty_float(Val self, int n, const Val *args, const Kw *kw) {
   rt_throw(ERR_TYPE, "float() argument must be a string or a real number, not '%s'", val_type_name(args[0]));
 }
 
+static Val ty_complex(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  return complex_construct(n, args, kw);
+}
+
 static Val ty_bool(Val self, int n, const Val *args, const Kw *kw) {
   ty_no_kw("bool", kw);
   ty_max_args("bool", n, 1);
@@ -348,10 +353,11 @@ TY(ty_o_set, "set", &set_type, VT_OBJ, ty_set);
 TY(ty_o_range, "range", &range_type, VT_OBJ, ty_range);
 TY(ty_o_slice, "slice", &slice_type, VT_OBJ, ty_slice);
 TY(ty_o_type, "type", &type_type, VT_OBJ, ty_type);
+TY(ty_o_complex, "complex", &complex_type, VT_OBJ, ty_complex);
 
 static TypeObj *const ty_named[] = {
   &ty_o_int, &ty_o_float, &ty_o_bool, &ty_o_object, &ty_o_str, &ty_o_list, &ty_o_tuple, &ty_o_dict, &ty_o_set, &ty_o_range,
-  &ty_o_slice, &ty_o_type,
+  &ty_o_slice, &ty_o_type, &ty_o_complex,
 };
 
 Val types_lookup(const char *name) {

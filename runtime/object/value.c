@@ -294,6 +294,9 @@ int num_cmp(Val a, Val b) {
 
 bool val_eq(Val a, Val b) {
   if (val_is_num(a) && val_is_num(b)) return num_cmp(a, b) == 0;
+  if (val_is(a, &complex_type) || val_is(b, &complex_type))   /* 1 == 1+0j */
+    return (val_is_num(a) || val_is(a, &complex_type)) && (val_is_num(b) || val_is(b, &complex_type)) &&
+           complex_type.eq(a, b);
   if (a.tag != b.tag) return false;
   if (a.tag == VT_NONE) return true;
   if (a.tag != VT_OBJ) return false;

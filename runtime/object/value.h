@@ -101,7 +101,7 @@ void val_str(StrBuf *b, Val v);                       /* str(v) appended to b */
 typedef enum ErrKind {
   ERR_TYPE, ERR_VALUE, ERR_INDEX, ERR_KEY, ERR_NAME, ERR_ATTRIBUTE, ERR_ZERODIV,
   ERR_OVERFLOW, ERR_ASSERTION, ERR_RUNTIME, ERR_STOPITER, ERR_IMPORT, ERR_UNBOUND,
-  ERR_NOTIMPL, ERR_RECURSION, ERR_MEMORY, ERR_IO, ERR_KEYBOARD_INTERRUPT,
+  ERR_NOTIMPL, ERR_RECURSION, ERR_MEMORY, ERR_IO, ERR_KEYBOARD_INTERRUPT, ERR_MODULE_NOT_FOUND,
   ERR_INVALID_ARGUMENT, ERR_UNIMPLEMENTED, ERR_OUT_OF_RANGE, ERR_NOT_FOUND, ERR_RESOURCE_EXHAUSTED,
   ERR_DATA_LOSS, ERR__COUNT
 } ErrKind;
@@ -128,7 +128,8 @@ typedef struct RtTry {
   char *msg;                  /* caught: malloc'd message (rt_try_clear frees) */
   int loc;                    /* caught: rt_cur_loc of the throw */
   Val exc;                    /* caught: owned exception object from raise, or VT_UNDEF */
-  int toplevel;               /* the interactive prompt's handler: print the traceback before unwinding */
+  int toplevel;               /* 1: the interactive prompt's handler: print the traceback before unwinding;
+                                 2: a generator's outermost handler (gen.c): the error goes on in its consumer */
 } RtTry;
 void rt_try_push(RtTry *t);
 void rt_try_pop(RtTry *t);                            /* body finished normally */
@@ -148,6 +149,23 @@ int rt_hold_vals(Val *const *items, const tfs_i64 *n);   /* *items may be reallo
 int rt_hold_ref(Val *slot);                               /* decref *slot (a variable updated meanwhile) */
 int rt_hold_fn(void (*release)(void *), void *p);         /* release(p): a structure owning several things */
 void rt_unhold(int mark);
+
+/* The error machinery's state for one stack: the hold stack, the innermost
+ * handler, the call and repr depths, rt_cur_loc and the C stack's bounds.
+ * A generator runs on a stack of its own (gen.c), with a state of its own
+ * that a resume loads and a yield saves. */
+typedef struct RtCtxState {
+  void *held;                 /* the hold stack (error.c's entries) */
+  int nheld, held_cap;
+  RtTry *try_top;
+  int call_depth, repr_depth, cur_loc;
+  uintptr_t stack_base;
+  size_t stack_budget;
+} RtCtxState;
+void rt_ctx_save(RtCtxState *s);                      /* the current state into s */
+void rt_ctx_load(const RtCtxState *s);                /* s becomes the current state */
+void rt_ctx_release(RtCtxState *s);                   /* release what a saved state still holds (an abandoned generator) */
+void rt_stack_bounds(uintptr_t *base, size_t *budget, bool set);   /* func.c: the stack guard's bounds */
 
 /* Raise with a prebuilt message and optional exception object (owned). */
 _Noreturn void rt_throw_msg(int loc, ErrKind kind, const char *msg, Val exc);

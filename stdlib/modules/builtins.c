@@ -166,7 +166,7 @@ static Val bi_divmod(Val self, int n, const Val *args, const Kw *kw) {
   bi_exactly("divmod", n, kw, 2);
   /* host values that are not numbers have no divmod (tensors go through // and %) */
   for (int i = 0; i < 2; i++)
-    if (args[i].tag == VT_NONE || (args[i].tag == VT_OBJ && !args[i].u.o->type->binop))
+    if (args[i].tag == VT_NONE || (args[i].tag == VT_OBJ && (!args[i].u.o->type->binop || args[i].u.o->type == &complex_type)))
       rt_throw(ERR_TYPE, "unsupported operand type(s) for divmod(): '%s' and '%s'", val_type_name(args[0]),
                val_type_name(args[1]));
   Val q = rt_binop(BIN_FLOORDIV, args[0], args[1]);
@@ -436,6 +436,7 @@ static Val bi_iter(Val self, int n, const Val *args, const Kw *kw) {
 
 static Val bi_next(Val self, int n, const Val *args, const Kw *kw) {
   bi_range("next", n, kw, 1, 2);
+  if (val_is(args[0], &gen_type)) return gen_next_builtin(args[0], n == 2 ? args[1] : val_undef());
   Val out;
   if (rt_next(args[0], &out)) return out;
   if (n == 2) return val_incref(args[1]);

@@ -541,7 +541,19 @@ static Val sub_summary_experimental(const char *name) {
 //!   The classes of tensors and dtypes, for isinstance(x, tf.Tensor).
 //! tf.newaxis
 //!   None: in an index, t[tf.newaxis, :] inserts a dimension of size 1.
+//! tf.__version__
+//!   "2.15.0": the TensorFlow API level tfs follows (also tf.version.VERSION).
+//! tf.version
+//!   Version information: tf.version.VERSION is "2.15.0".
+//! tf.version.VERSION
+//!   "2.15.0", as tf.__version__.
+static Val tf_version_attr(const char *name) {
+  return !strcmp(name, "VERSION") ? str_from_cstr("2.15.0") : val_undef();
+}
+
 static Val make_attr(const char *qual) {
+  if (!strcmp(qual, "__version__") || !strcmp(qual, "version.VERSION")) return str_from_cstr("2.15.0");
+  if (!strcmp(qual, "version")) return module_native("tf.version", tf_version_attr);
 #define SUB_MAKE(m) if (!strcmp(qual, #m)) return module_native("tf." #m, sub_##m);
   SUBMODULES(SUB_MAKE)
 #undef SUB_MAKE

@@ -670,9 +670,9 @@ static const Case error_cases[] = {
     {"bad_decimal_suffix",
      "x = 1abc\n",
      "1:5: invalid decimal literal\n"},
-    {"complex_literal",
-     "x = 1j\n",
-     "1:5: complex literals are not supported\n"},
+    {"complex_literal_bad",
+     "x = 1jj\n",
+     "1:5: invalid decimal literal\n"},
     {"truncated_x_escape",
      "x = 'a\\x4'\n",
      "1:7: truncated \\xXX escape\n"},
@@ -700,15 +700,24 @@ static const Case error_cases[] = {
     {"comprehension_target",
      "x = [a for a + 1 in b]\n",
      "1:12: cannot assign to expression\n"},
-    {"yield",
-     "def f():\n    yield 1\n",
-     "2:5: 'yield' is not supported\n"},
+    {"yield_outside_function",
+     "yield 1\n",
+     "1:1: 'yield' outside function\n"},
+    {"yield_in_class",
+     "class C:\n    x = yield\n",
+     "2:9: 'yield' outside function\n"},
+    {"yield_in_comprehension",
+     "def f():\n    return [(yield x) for x in y]\n",
+     "2:14: 'yield' inside list comprehension\n"},
+    {"yield_in_genexp",
+     "def f():\n    return list((yield) for x in y)\n",
+     "2:18: 'yield' inside generator expression\n"},
     {"walrus",
      "if (n := 10) > 5:\n    pass\n",
      "1:7: assignment expressions (:=) are not supported\n"},
-    {"param_annotation",
-     "def f(x: int):\n    pass\n",
-     "1:8: parameter annotations are not supported\n"},
+    {"lambda_annotation",
+     "f = lambda x: int, y: 0\n",
+     "1:21: invalid syntax: unexpected ':'\n"},
     {"trailing_comma_import",
      "from m import a,\n",
      "1:16: trailing comma not allowed without surrounding parentheses\n"},
@@ -1089,6 +1098,8 @@ START_TEST(test_kind_fields_reach_all) {
                     "            print(*r, [q for q in r if q], {q for q in r}, (q for q in r), {q: q for q in r})\n"
                     "        finally:\n"
                     "            l = lambda z=1: (z, [z], {z}, o.at)\n"
+                    "        g2 = yield a\n"
+                    "        yield from r\n"
                     "        return a * 2\n");
   int seen[A__COUNT] = {0};
   count_kinds(m, seen);
