@@ -282,6 +282,38 @@ def templates(g, op):
         s = g.shape(rank=r.randint(1, 3))
         return ["tf.norm(a0%s)" % (", axis=%d" % r.randint(-len(s), len(s) - 1) if r.random() < 0.5 else ""),
                 [inp(s, r.choice(FLOAT))]]
+    linalg = ("MATRIX_INVERSE", "MATRIX_DETERMINANT", "LOG_MATRIX_DETERMINANT", "MATRIX_SOLVE", "CHOLESKY", "QR", "SVD",
+              "SELF_ADJOINT_EIG", "TRIANGULAR_SOLVE", "BAND_PART", "DIAG_PART")
+    if op in linalg:   # LAPACK-backed: batches of n x n (or m x n) matrices, made well-conditioned where the op needs it
+        dt = r.choice(FLOAT)
+        batch = tuple(r.randint(0, 2) for _ in range(r.randint(0, 1)))
+        n = r.randint(0, 3)
+        sq = batch + (n, n)
+        eye = "tf.eye(%d, dtype=tf.%s) * 8.0" % (n, dt)
+        if op == "MATRIX_INVERSE":
+            return ["tf.linalg.inv(a0 + %s, adjoint=%s)" % (eye, r.random() < 0.3), [inp(sq, dt)]]
+        if op == "MATRIX_DETERMINANT":
+            return ["tf.linalg.det(a0)", [inp(sq, dt)]]
+        if op == "LOG_MATRIX_DETERMINANT":
+            return ["tf.linalg.slogdet(a0 + %s)" % eye, [inp(sq, dt)]]
+        if op == "MATRIX_SOLVE":
+            return ["tf.linalg.solve(a0 + %s, a1)" % eye, [inp(sq, dt), inp(batch + (n, r.randint(0, 2)), dt)]]
+        if op == "CHOLESKY":
+            return ["tf.linalg.cholesky(tf.matmul(a0, a0, transpose_b=True) + %s)" % eye, [inp(sq, dt)]]
+        if op == "SELF_ADJOINT_EIG":
+            return ["tf.linalg.eigh(a0 + tf.linalg.adjoint(a0))", [inp(sq, dt)]]
+        if op == "TRIANGULAR_SOLVE":
+            return ["tf.linalg.triangular_solve(a0 + %s, a1, lower=%s)" % (eye, r.random() < 0.5),
+                    [inp(sq, dt), inp(batch + (n, r.randint(0, 2)), dt)]]
+        rect = batch + (r.randint(0, 3), r.randint(0, 3))
+        if op == "QR":
+            return ["tf.linalg.qr(a0, full_matrices=%s)" % (r.random() < 0.5), [inp(rect, dt)]]
+        if op == "SVD":
+            return ["tf.linalg.svd(a0, full_matrices=%s, compute_uv=%s)" % (r.random() < 0.5, r.random() < 0.7),
+                    [inp(rect, dt)]]
+        if op == "BAND_PART":
+            return ["tf.linalg.band_part(a0, %d, %d)" % (r.randint(-1, 2), r.randint(-1, 2)), [inp(rect, dt)]]
+        return ["tf.linalg.diag_part(a0)", [inp(rect, dt)]]
     if op in ("MATMUL", "FUSED_MATMUL"):
         dt = r.choice(NUM) if op == "MATMUL" else r.choice(FLOAT)
         m, k, n = r.randint(0, 3), r.randint(0, 3), r.randint(1, 3)
