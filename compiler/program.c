@@ -264,21 +264,6 @@ static bool source_error_at(Program *p, ProgModule *m, const char *at, const cha
   return false;
 }
 
-/* Length of the valid UTF-8 sequence at s (strict: no overlongs, surrogates
- * or code points past U+10FFFF), or 0. */
-static size_t utf8_seq(const unsigned char *s, const unsigned char *end) {
-  unsigned c = s[0];
-  size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-  if (!n || (size_t)(end - s) < n) return 0;
-  for (size_t i = 1; i < n; i++)
-    if ((s[i] & 0xC0) != 0x80) return 0;
-  if (c == 0xE0 && s[1] < 0xA0) return 0;   /* overlong */
-  if (c == 0xED && s[1] > 0x9F) return 0;   /* surrogate */
-  if (c == 0xF0 && s[1] < 0x90) return 0;   /* overlong */
-  if (c == 0xF4 && s[1] > 0x8F) return 0;   /* past U+10FFFF */
-  return n;
-}
-
 /* Python's checks before parsing: no NUL byte, and UTF-8 only (tfs knows no
  * PEP 263 coding declarations). */
 static bool check_source_bytes(Program *p, ProgModule *m) {
@@ -286,7 +271,7 @@ static bool check_source_bytes(Program *p, ProgModule *m) {
   if (z) return source_error_at(p, m, z, "source code cannot contain null bytes");
   const unsigned char *s = (const unsigned char *)m->source, *end = s + m->len;
   while (s < end) {
-    size_t n = *s < 0x80 ? 1 : utf8_seq(s, end);
+    size_t n = utf8_seq(s, (size_t)(end - s), NULL);
     if (!n) {
       char msg[96];
       snprintf(msg, sizeof msg, "Non-UTF-8 code starting with '\\x%02x', but no encoding declared", *s);

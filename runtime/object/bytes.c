@@ -42,24 +42,6 @@ static tfs_u64 bytes_hash(Val v) {
   return h;
 }
 
-/* The length of the UTF-8 sequence at p (n bytes left), or 0 with *why set
- * to CPython's reason when it is not one. */
-static size_t utf8_seq(const unsigned char *p, size_t n, const char **why) {
-  unsigned c = p[0];
-  size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 && c >= 0xc2 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 && c <= 0xf4 ? 4 : 0;
-  if (!len) { *why = "invalid start byte"; return 0; }
-  if (len > n) { *why = "unexpected end of data"; return 0; }
-  for (size_t k = 1; k < len; k++) {
-    unsigned lo = 0x80, hi = 0xbf;   /* the second byte's range excludes overlongs and surrogates */
-    if (k == 1 && c == 0xe0) lo = 0xa0;
-    if (k == 1 && c == 0xed) hi = 0x9f;
-    if (k == 1 && c == 0xf0) lo = 0x90;
-    if (k == 1 && c == 0xf4) hi = 0x8f;
-    if (p[k] < lo || p[k] > hi) { *why = "invalid continuation byte"; return 0; }
-  }
-  return len;
-}
-
 //! bytes.decode(encoding='utf-8', errors='strict')
 //!   The str the bytes encode (UTF-8 or ASCII); UnicodeDecodeError where they are not valid.
 static Val bytes_decode_m(Val self, int n, const Val *args, const Kw *kw) {
@@ -80,7 +62,10 @@ static Val bytes_decode_m(Val self, int n, const Val *args, const Kw *kw) {
   for (size_t i = 0; i < x->len;) {
     const char *why = NULL;
     size_t len = ascii ? (x->data[i] < 0x80 ? 1 : 0) : utf8_seq(x->data + i, x->len - i, &why);
-    if (!len) exc_unicode_decode_error(ascii ? "ascii" : "utf-8", x->data[i], i, ascii ? "ordinal not in range(128)" : why);
+    if (!len) {   /* a truncated sequence at the end is reported whole, as CPython does */
+      size_t end = !ascii && !strcmp(why, "unexpected end of data") ? x->len : i + 1;
+      exc_unicode_decode_error(ascii ? "ascii" : "utf-8", x->data[i], i, end, ascii ? "ordinal not in range(128)" : why);
+    }
     i += len;
   }
   return str_new((const char *)x->data, (tfs_i64)x->len);

@@ -142,9 +142,12 @@ _Noreturn void exc_key_error(Val key) {
   rt_throw_msg(rt_cur_loc, ERR_KEY, msg, e);
 }
 
-_Noreturn void exc_unicode_decode_error(const char *codec, unsigned byte, size_t pos, const char *why) {
+_Noreturn void exc_unicode_decode_error(const char *codec, unsigned byte, size_t start, size_t end, const char *why) {
   char msg[200];
-  snprintf(msg, sizeof msg, "'%s' codec can't decode byte 0x%02x in position %zu: %s", codec, byte, pos, why);
+  if (end - start > 1)
+    snprintf(msg, sizeof msg, "'%s' codec can't decode bytes in position %zu-%zu: %s", codec, start, end - 1, why);
+  else
+    snprintf(msg, sizeof msg, "'%s' codec can't decode byte 0x%02x in position %zu: %s", codec, byte, start, why);
   exc_raise_class(val_obj(&e_unicode_decode), ERR_VALUE, msg);
 }
 

@@ -203,8 +203,9 @@ bool exc_is_class(Val cls);
 /* raise cls(msg) (an exception class; kind: the nearest built-in kind, for handlers that match kinds) */
 _Noreturn void exc_raise_class(Val cls, ErrKind kind, const char *msg);
 _Noreturn void exc_key_error(Val key);
-/* raise UnicodeDecodeError with CPython's text: 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte */
-_Noreturn void exc_unicode_decode_error(const char *codec, unsigned byte, size_t pos, const char *why);           /* raise KeyError(key) */                      /* an exception class (BaseException or below) */
+/* raise UnicodeDecodeError for bytes [start, end) with CPython's text: 'utf-8' codec can't decode byte 0xff
+ * in position 0: invalid start byte (one byte), ... bytes in position 0-1: unexpected end of data (several) */
+_Noreturn void exc_unicode_decode_error(const char *codec, unsigned byte, size_t start, size_t end, const char *why);           /* raise KeyError(key) */                      /* an exception class (BaseException or below) */
 /* Python's slice.indices(len): clamps and fills start/stop/step, returns the
  * slice length.  Raises for a zero step or non-integer parts. */
 tfs_i64 slice_indices(Val slice, tfs_i64 len, tfs_i64 *start, tfs_i64 *stop, tfs_i64 *step);
@@ -213,6 +214,12 @@ Val typeobj_of(Val v);                            /* borrowed */
 Val typeobj_for(const Type *t);
 /* Code point count and code point -> byte offset of a UTF-8 str. */
 tfs_i64 str_nchars(Val s);
+/* Length of the valid UTF-8 sequence at s (avail bytes left; strict: no
+ * overlongs, surrogates or code points past U+10FFFF), or 0 with *why (if
+ * why) set to CPython's reason: invalid start byte, invalid continuation
+ * byte, unexpected end of data.  Shared by the compiler's source check and
+ * bytes.decode. */
+size_t utf8_seq(const unsigned char *s, size_t avail, const char **why);
 void str_repr_into(StrBuf *b, const char *s, tfs_i64 n);   /* Python's quoted, escaped form */
 
 /* Formatting: format(v, spec) appended to b (spec need not be NUL-terminated),

@@ -181,3 +181,24 @@ const Type str_type = {
   .eq = str_eq,
   .hash = str_hash,
 };
+
+size_t utf8_seq(const unsigned char *s, size_t avail, const char **why) {
+  unsigned c = s[0];
+  size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  const char *w = n ? NULL : "invalid start byte";
+  for (size_t k = 1; k < n && !w; k++) {
+    if (k >= avail) {
+      w = "unexpected end of data";   /* the bytes so far were a valid prefix */
+      break;
+    }
+    unsigned lo = 0x80, hi = 0xBF;   /* the second byte's range excludes overlongs, surrogates, > U+10FFFF */
+    if (k == 1 && c == 0xE0) lo = 0xA0;
+    if (k == 1 && c == 0xED) hi = 0x9F;
+    if (k == 1 && c == 0xF0) lo = 0x90;
+    if (k == 1 && c == 0xF4) hi = 0x8F;
+    if (s[k] < lo || s[k] > hi) w = "invalid continuation byte";
+  }
+  if (!w) return n;
+  if (why) *why = w;
+  return 0;
+}
