@@ -2377,8 +2377,17 @@ static bool cast_literal(Cast *cx, Val h, const unsigned char *p, Val v) {
   if (*p == 'O') {
     const void *o = v.tag == VT_OBJ ? (const void *)v.u.o : NULL;
     ok = o && !memcmp(p + 1, &o, sizeof o);
-  } else if (*p == 'V') {   /* a concrete function keeps the Variables it was traced with (the template holds them) */
-    ok = v.tag == VT_OBJ && h.tag == VT_OBJ && v.u.o == h.u.o;
+  } else if (*p == 'V') {
+    /* any Variable of the traced VariableSpec (dtype, shape, trainable, aliasing): the call runs
+     * the graph on it (tffn_rebind), as TF feeds a Variable's handle */
+    ok = val_is(v, &variable_type);
+    if (ok) {
+      KeyBuf k;
+      kb_init(&k);
+      key_arg(&k, v, cx->lv, 0);
+      ok = k.len == (size_t)(key_skip(p) - p) && !memcmp(k.p, p, k.len);
+      kb_free(&k);
+    }
   } else if (*p == 'N' || *p == 'b' || *p == 'i' || *p == 'f' || *p == 's') {
     ok = !val_is_tensor(v) && !val_is(v, &ndarray_type) && val_eq(v, h);
   } else {
@@ -3365,6 +3374,7 @@ static Val tffn_conc_call(Val self, int n, const Val *args, const Kw *kw) {
       rt_throw(ERR_INVALID_ARGUMENT,
                "cannot compute %s as input #%d(zero-based) was expected to be a %s tensor but is a %s tensor", c->name, i,
                dtype_short_name(c->leafm[i].dtype), dtype_short_name(lv.t[i]->dtype));
+  if (structured && lv.nv) c = tffn_rebind(c, lv.v, lv.nv);   /* other Variables of the traced specs */
   Val r;
   if (traced) {
     bool ds = false;
