@@ -26,6 +26,10 @@ int dist_size(void) { return dist_size_; }
 bool dist_launched(void) { return dist_joined; }
 const char *dist_device(void) { return dist_dev; }
 
+static int dist_scope_depth;
+void dist_mirror_scope(int delta) { dist_scope_depth = dist_scope_depth + delta < 0 ? 0 : dist_scope_depth + delta; }
+bool dist_mirroring(void) { return dist_joined && dist_scope_depth > 0; }
+
 /* The launcher's environment: Open MPI's, else MPICH Hydra's (PMI). */
 static int env_int(const char *a, const char *b) {
   const char *s = getenv(a);

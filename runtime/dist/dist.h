@@ -30,6 +30,11 @@ Tensor *dist_all_gather(const Tensor *t, int axis);   /* concatenated in rank or
 Tensor *dist_broadcast(const Tensor *t, int root);
 void dist_barrier(void);
 
+/* Variables created while a strategy's scope is entered are mirrored: they take rank 0's initial
+ * value (stdlib's tf.Variable broadcasts it).  depth +1 on entering a scope, -1 on leaving. */
+void dist_mirror_scope(int delta);
+bool dist_mirroring(void);       /* launched and inside a scope */
+
 /* The device name of this rank's replica, as TF prints it. */
 const char *dist_device(void);
 

@@ -73,13 +73,21 @@ static Val dm_barrier(Val self, int n, const Val *args, const Kw *kw) {
   return val_none();
 }
 
+/* mirror_scope(+1 / -1): entering / leaving a strategy's scope (Variables made inside are mirrored). */
+static Val dm_mirror_scope(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  dm_arity("mirror_scope", n, 1, kw);
+  dist_mirror_scope((int)dm_int_arg(args[0], "_dist.mirror_scope").u.i);
+  return val_none();
+}
+
 static Val dm_attr(const char *name) {
   static const struct {
     const char *name;
     BuiltinFn fn;
   } fns[] = {
     {"size", dm_size},           {"rank", dm_rank},           {"launched", dm_launched}, {"device", dm_device},
-    {"all_reduce", dm_all_reduce}, {"all_gather", dm_all_gather}, {"broadcast", dm_broadcast}, {"barrier", dm_barrier},
+    {"all_reduce", dm_all_reduce}, {"all_gather", dm_all_gather}, {"broadcast", dm_broadcast}, {"barrier", dm_barrier}, {"mirror_scope", dm_mirror_scope},
   };
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
     if (!strcmp(name, fns[i].name)) {
