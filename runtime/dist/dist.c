@@ -145,8 +145,8 @@ static void dist_exchange(Hdr *mine, Hdr *all) {
     if (o->kind == mine->kind) continue;
     if (mine->kind == K_END) {   /* this rank is done while rank r waits: report, let r raise, stop */
       fprintf(stderr,
-              "tfs: error: rank %d reached the end of the program while rank %d waits in collective instance %d (%s); "
-              "every replica must run the same collectives in the same order\n",
+              "tfs: error: rank %d reached the end of the program while rank %d waits in collective instance %d (%s);"
+              " every replica must run the same collectives in the same order\n",
               dist_rank_, r, o->seq, kind_names[o->kind]);
       fflush(stderr);
       sleep(1);   /* the waiting ranks print their error first */
