@@ -103,7 +103,7 @@ typedef enum ErrKind {
   ERR_OVERFLOW, ERR_ASSERTION, ERR_RUNTIME, ERR_STOPITER, ERR_IMPORT, ERR_UNBOUND,
   ERR_NOTIMPL, ERR_RECURSION, ERR_MEMORY, ERR_IO, ERR_KEYBOARD_INTERRUPT, ERR_MODULE_NOT_FOUND,
   ERR_INVALID_ARGUMENT, ERR_UNIMPLEMENTED, ERR_OUT_OF_RANGE, ERR_NOT_FOUND, ERR_RESOURCE_EXHAUSTED,
-  ERR_DATA_LOSS, ERR__COUNT
+  ERR_DATA_LOSS, ERR_ALREADY_EXISTS, ERR_UNAVAILABLE, ERR__COUNT
 } ErrKind;
 const char *err_kind_name(ErrKind k);                 /* 'TypeError', 'InvalidArgumentError' */
 _Noreturn void rt_throw(ErrKind kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
