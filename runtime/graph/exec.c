@@ -1941,7 +1941,8 @@ done:
 /* A while step run per iteration through its body plans.  The running frame
  * owns the loop variables meanwhile (released if an iteration fails). */
 static void exec_while(const ExecStep *st, Tensor **s) {
-  if (st->loop && sloop_run(st, s)) return;
+  /* the profiler records the body's ops, so it takes the body plans, not the register program */
+  if (st->loop && !prof_on && sloop_run(st, s)) return;
   ExecFrame *f = exec_frames[exec_nframes - 1];
   int nv = st->nout, na = st->nin;
   f->own = exec_grow(f->own, &f->capown, na + 1, sizeof(Tensor *));
