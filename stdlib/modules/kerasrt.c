@@ -201,9 +201,6 @@ Val npz_read(const char *what, const char *path) {
   return out;
 }
 
-//! tf.keras.utils.plot_model(model, to_file="model.png", show_shapes=False, show_dtype=False, show_layer_names=True, rankdir="TB", expand_nested=False, dpi=96, layer_range=None, show_layer_activations=False, show_trainable=False) | tf.keras.utils.model_to_dot(model, ...)
-//!   Draws the model's layers and their connections with Graphviz (in-process, libgvc) into to_file, PNG or SVG
-//!   (or any format Graphviz renders) by the file's extension; model_to_dot gives the DOT text.
 /* _keras.render_dot(dot, format, path): the DOT text laid out by Graphviz into path. */
 static Val kr_render_dot(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
