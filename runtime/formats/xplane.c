@@ -27,6 +27,16 @@ static const char *xp_source(PbArena *a, int loc) {
   return f && f->path ? pa_printf(a, "%s:%d", f->path, l->line) : "";
 }
 
+/* The event's inputs as text, in the arena. */
+static const char *xp_inputs(PbArena *a, const ProfEvent *e) {
+  StrBuf b;
+  sb_init(&b);
+  prof_inputs_text(&b, &e->in);
+  char *s = pa_strdup(a, b.data ? b.data : "");
+  sb_free(&b);
+  return s;
+}
+
 /* The event's metadata name: "node:Type" for graph ops (TF's tf_op form), the op type eagerly, a range's name. */
 static const char *xp_event_name(PbArena *a, const ProfEvent *e) {
   if (e->kind == PROF_GRAPH) return pa_printf(a, "%s:%s", e->name, e->type);
@@ -160,7 +170,7 @@ static Tensorflow__Profiler__XSpace *xp_space(PbArena *a, const char *host, cons
     x->duration_ps = e->dur_ns * 1000;
     x->stats = pa_alloc(a, sizeof(void *) * 4);
     if (e->loc > 0) x->stats[x->n_stats++] = xp_stat_str(a, XS_SOURCE, xp_source(a, e->loc));
-    if (e->shapes) x->stats[x->n_stats++] = xp_stat_str(a, XS_SHAPES, e->shapes);
+    if (e->in.n) x->stats[x->n_stats++] = xp_stat_str(a, XS_SHAPES, xp_inputs(a, e));
     if (e->kind != PROF_TRACE) x->stats[x->n_stats++] = xp_stat_int(a, XS_EAGER, e->kind == PROF_EAGER);
     if (e->step >= 0) x->stats[x->n_stats++] = xp_stat_int(a, XS_STEP, e->step);
     ln->events[ln->n_events++] = x;
@@ -213,9 +223,9 @@ static void xp_trace_json(StrBuf *b, PbArena *a, const ProfEvent **ev, int n) {
       sb_puts(b, ",\"source\":");
       xp_json_str(b, xp_source(a, e->loc));
     }
-    if (e->shapes) {
+    if (e->in.n) {
       sb_puts(b, ",\"input_shapes\":");
-      xp_json_str(b, e->shapes);
+      xp_json_str(b, xp_inputs(a, e));
     }
     if (e->step >= 0) sb_printf(b, ",\"step_num\":%lld", (long long)e->step);
     sb_puts(b, "}}");

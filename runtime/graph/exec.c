@@ -1980,16 +1980,15 @@ static inline __attribute__((always_inline)) void exec_step(const ExecPlan *p, c
 /* A step while the profiler records: one event per step run (a fused elementwise
  * chain is one event, named after its last node, as TF reports its fused ops). */
 static __attribute__((noinline)) void exec_step_profiled(const ExecPlan *p, const ExecStep *st, Tensor **s) {
-  Tensor *inb[EXEC_STACK_IN];
-  int n = st->nin < EXEC_STACK_IN ? st->nin : EXEC_STACK_IN;
-  for (int i = 0; i < n; i++) inb[i] = st->in[i] >= 0 ? s[st->in[i]] : NULL;
-  char *shapes = prof_shapes(n, inb);
+  Tensor *inb[PROF_MAXIN];
+  int n = st->nin;
+  for (int i = 0; i < n && i < PROF_MAXIN; i++) inb[i] = st->in[i] >= 0 ? s[st->in[i]] : NULL;
+  ProfInputs pin;
+  prof_inputs(&pin, n, inb);
   const char *type = st->kind == ES_COND ? "If" : st->kind == ES_WHILE ? "While" : st->op->graph_name;
-  int mark = shapes ? rt_hold_mem(shapes) : -1;   /* a failing step must not leak them */
   tfs_i64 t0 = prof_clock();
   exec_step(p, st, s);
-  if (mark >= 0) rt_unhold(mark);
-  prof_add(PROF_GRAPH, type, st->node->name, p->g->name, st->node->loc, t0, shapes, -1);
+  prof_add(PROF_GRAPH, type, st->node->name, p->g->name, st->node->loc, t0, &pin, -1);
 }
 
 /* Run a plan in a new frame, without catching errors (exec_run does). */

@@ -500,12 +500,11 @@ Val op_apply(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) 
   c.inm = inm;
   c.attrs = attrs;
   if (__builtin_expect(prof_on, 0)) {   /* the profiler: time the kernel, note the caller's line and the inputs */
-    char *shapes = prof_shapes(nin, tin);
-    int mark = shapes ? rt_hold_mem(shapes) : -1;   /* a failing op must not leak it */
+    ProfInputs pin;
+    prof_inputs(&pin, nin, tin);
     tfs_i64 t0 = prof_clock();
     op_exec(&c);
-    if (mark >= 0) rt_unhold(mark);
-    prof_add(PROF_EAGER, op->graph_name, NULL, NULL, rt_cur_loc, t0, shapes, -1);
+    prof_add(PROF_EAGER, op->graph_name, NULL, NULL, rt_cur_loc, t0, &pin, -1);
   } else {
     op_exec(&c);
   }

@@ -11,6 +11,9 @@
 
 #include "object/object.h"
 
+#ifdef TFS_PROF_COMPILED_OUT
+#undef prof_on
+#endif
 bool prof_on;
 
 static ProfEvent *prof_ev;
@@ -31,12 +34,43 @@ static tfs_i64 prof_wall(void) {
   return (tfs_i64)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-void prof_clear(void) {
-  for (int i = 0; i < prof_n; i++) {
-    free(prof_ev[i].name);
-    free(prof_ev[i].fn);
-    free(prof_ev[i].shapes);
+/* Node and function names, interned: an event keeps a pointer, valid after the graph is freed. */
+static char **prof_names;
+static size_t prof_nnames, prof_capnames;   /* open addressing, power-of-two capacity */
+
+static const char *prof_intern(const char *s) {
+  if (!s) return NULL;
+  if (2 * (prof_nnames + 1) > prof_capnames) {
+    size_t cap = prof_capnames ? 2 * prof_capnames : 256;
+    char **t = calloc(cap, sizeof(char *));
+    if (!t) return NULL;
+    for (size_t i = 0; i < prof_capnames; i++) {
+      if (!prof_names[i]) continue;
+      unsigned long h = 5381;
+      for (const char *p = prof_names[i]; *p; p++) h = h * 33 + (unsigned char)*p;
+      size_t j = h & (cap - 1);
+      while (t[j]) j = (j + 1) & (cap - 1);
+      t[j] = prof_names[i];
+    }
+    free(prof_names);
+    prof_names = t;
+    prof_capnames = cap;
   }
+  unsigned long h = 5381;
+  for (const char *p = s; *p; p++) h = h * 33 + (unsigned char)*p;
+  size_t j = h & (prof_capnames - 1);
+  for (; prof_names[j]; j = (j + 1) & (prof_capnames - 1))
+    if (!strcmp(prof_names[j], s)) return prof_names[j];
+  prof_names[j] = strdup(s);
+  prof_nnames++;
+  return prof_names[j];
+}
+
+void prof_clear(void) {
+  for (size_t i = 0; i < prof_capnames; i++) free(prof_names[i]);
+  free(prof_names);
+  prof_names = NULL;
+  prof_nnames = prof_capnames = 0;
   free(prof_ev);
   prof_ev = NULL;
   prof_n = prof_cap = 0;
@@ -57,26 +91,36 @@ void prof_stop(void) {
 
 bool prof_session_active(void) { return prof_active; }
 
-char *prof_shapes(int n, Tensor *const *in) {
-  if (n <= 0) return NULL;
-  StrBuf b;
-  sb_init(&b);
-  for (int i = 0; i < n; i++) {
-    if (i) sb_putc(&b, ';');
+void prof_inputs(ProfInputs *pi, int n, Tensor *const *in) {
+  pi->n = (unsigned char)(n > 255 ? 255 : n);
+  for (int i = 0; i < n && i < PROF_MAXIN; i++) {
     const Tensor *t = in[i];
-    if (!t) continue;
-    sb_printf(&b, "%s[", dtype_info[t->dtype].name);
-    for (int d = 0; d < t->rank; d++) sb_printf(&b, d ? ",%lld" : "%lld", (long long)t->shape[d]);
-    sb_putc(&b, ']');
+    pi->dtype[i] = t ? (signed char)t->dtype : -1;
+    pi->rank[i] = t ? (unsigned char)t->rank : 0;
+    for (int d = 0; t && d < t->rank && d < PROF_MAXDIM; d++) pi->dim[i][d] = t->shape[d];
   }
-  return sb_steal(&b);
 }
 
-static char *prof_dup(const char *s) { return s ? strdup(s) : NULL; }
+void prof_inputs_text(StrBuf *b, const ProfInputs *pi) {
+  for (int i = 0; i < pi->n && i < PROF_MAXIN; i++) {
+    if (i) sb_putc(b, ';');
+    if (pi->dtype[i] < 0) continue;
+    sb_printf(b, "%s[", dtype_info[pi->dtype[i]].name);
+    for (int d = 0; d < pi->rank[i]; d++) {
+      if (d == PROF_MAXDIM) {
+        sb_puts(b, ",...");
+        break;
+      }
+      sb_printf(b, d ? ",%lld" : "%lld", (long long)pi->dim[i][d]);
+    }
+    sb_putc(b, ']');
+  }
+  if (pi->n > PROF_MAXIN) sb_puts(b, ";...");
+}
 
 static __thread int prof_tid;
 
-void prof_add(ProfKind kind, const char *type, const char *name, const char *fn, int loc, tfs_i64 t0, char *shapes,
+void prof_add(ProfKind kind, const char *type, const char *name, const char *fn, int loc, tfs_i64 t0, const ProfInputs *in,
               tfs_i64 step) {
   tfs_i64 t1 = prof_clock();
   if (!prof_tid) prof_tid = (int)syscall(SYS_gettid);
@@ -86,7 +130,6 @@ void prof_add(ProfKind kind, const char *type, const char *name, const char *fn,
     ProfEvent *v = realloc(prof_ev, sizeof(ProfEvent) * (size_t)cap);
     if (!v) {
       pthread_mutex_unlock(&prof_mu);
-      free(shapes);
       return;
     }
     prof_ev = v;
@@ -95,13 +138,14 @@ void prof_add(ProfKind kind, const char *type, const char *name, const char *fn,
   ProfEvent *e = &prof_ev[prof_n++];
   e->kind = kind;
   e->type = type;
-  e->name = prof_dup(name);
-  e->fn = prof_dup(fn);
+  e->name = prof_intern(name);
+  e->fn = prof_intern(fn);
   e->loc = loc;
   e->tid = prof_tid;
   e->start_ns = prof_wall0 + (t0 - prof_mono0);
   e->dur_ns = t1 - t0;
-  e->shapes = shapes;
+  if (in) e->in = *in;
+  else e->in.n = 0;
   e->step = step;
   pthread_mutex_unlock(&prof_mu);
 }
