@@ -6,7 +6,7 @@ The profile must be TF's layout, LOGDIR/plugins/profile/<YYYY_MM_DD_HH_MM_SS>/<h
 classes generated here by protoc; Debian python3-protobuf) and checked:
   - one plane "/host:CPU", hostnames [this host]; every event's and stat's metadata id resolves;
   - each line's events are sorted, inside the line's span, and nested events end inside their parent;
-  - the program's `# expect eager OP SHAPES` lines: exactly these eager ops ran, in order, each with
+  - the program's (or NAME.expect's, for a program kept as written) `# expect eager OP SHAPES` lines: exactly these eager ops ran, in order, each with
     the .tfs line of its comment and those input shapes; `# expect trace NAME STEP...`: Trace ranges
     at that line with those step_num stats; `# expect graph-counts OP:N ...`: how many times each
     op ran inside tf.functions (the counts follow from the program's control flow);
@@ -171,12 +171,23 @@ def main():
         progs = sorted(glob.glob(os.path.join(test_dir, "*.tfs")))
         for prog in progs:
             name = os.path.basename(prog)[:-4]
-            logdir = os.path.join(tmp, name)
-            # run from the program's folder by its base name, so sources read "NAME.tfs:LINE"
-            p = subprocess.run([tfs, "run", os.path.basename(prog), logdir], cwd=test_dir, capture_output=True,
-                               text=True, timeout=120)
+            # each program runs in a fresh folder from a copy of itself, so its sources read "NAME.tfs:LINE"
+            # and a program writing relative paths (the seed's logs/func/<stamp>) writes there
+            rundir = os.path.join(tmp, name)
+            os.makedirs(rundir)
+            src = open(prog).read()
+            open(os.path.join(rundir, name + ".tfs"), "w").write(src)
+            logdir = os.path.join(rundir, "logdir")
+            p = subprocess.run([tfs, "run", name + ".tfs", logdir], cwd=rundir, capture_output=True, text=True,
+                               timeout=120)
+            if not os.path.isdir(logdir):   # the log directory the program chose: the one holding plugins/
+                found = glob.glob(os.path.join(rundir, "**", "plugins", "profile"), recursive=True)
+                logdir = os.path.dirname(os.path.dirname(found[0])) if len(found) == 1 else logdir
+            expect = prog[:-4] + ".expect"
+            if os.path.exists(expect):
+                src += "\n" + open(expect).read()
             errs = ["exit %d: %s" % (p.returncode, p.stderr)] if p.returncode else \
-                check(name, xpb, tfpb, logdir, open(prog).read())
+                check(name, xpb, tfpb, logdir, src)
             print("%s %s" % ("FAIL" if errs else "ok  ", name))
             for e in errs:
                 print("   ", e)
