@@ -21,6 +21,8 @@ usage: board.py TFS PROTO_DIR TEST_DIR OUT_DIR
 import glob
 import html.parser
 import json
+import math
+import re
 import os
 import struct
 import subprocess
@@ -92,6 +94,22 @@ def page_requests(netlog):
                    and e["params"].get("network_isolation_key", "").startswith("file://")})
 
 
+def tb_smooth(ys, w=0.6):
+    """TensorBoard's scalar smoothing (its default weight 0.6): a debiased exponential moving average;
+    a constant series and non-finite values are left as they are."""
+    if all(y == ys[0] for y in ys):
+        return list(ys)
+    out, last, n = [], 0.0, 0
+    for y in ys:
+        if not math.isfinite(y):
+            out.append(y)
+            continue
+        last = last * w + (1 - w) * y
+        n += 1
+        out.append(last / (1 - w ** n))
+    return out
+
+
 def main():
     tfs, proto_dir, test_dir, out_dir = (os.path.abspath(a) for a in sys.argv[1:5])
     errs = []
@@ -130,6 +148,7 @@ def main():
         # what the log directory holds, read here
         evs = events(logdir, tfpb)
         scalar_tags, hist_keys, texts, graphs = set(), set(), 0, []
+        series = {}   # (tag, run) -> [(step, value)]
         for run, e in evs:
             if e.WhichOneof("what") == "graph_def":
                 g = tfpb.GraphDef()
@@ -140,6 +159,10 @@ def main():
                     plugin = v.metadata.plugin_data.plugin_name
                     if plugin == "scalars":
                         scalar_tags.add(v.tag)
+                        t = tfpb.TensorProto()
+                        t.CopyFrom(v.tensor)
+                        val = t.float_val[0] if t.float_val else struct.unpack("<f", t.tensor_content[:4])[0]
+                        series.setdefault((v.tag, run), []).append((e.step, val))
                     elif plugin == "histograms":
                         hist_keys.add((v.tag, run))
                     elif plugin == "text":
@@ -182,6 +205,15 @@ def main():
         for tag in scalar_tags:   # two runs (train, validation): a raw and a smoothed line each
             if sorted(runs_per_tag.get(tag, [])) != ["raw", "raw", "smoothed", "smoothed"]:
                 errs.append("chart %s lines %r" % (tag, runs_per_tag.get(tag)))
+        # each legend's last smoothed value against TensorBoard's smoothing computed here from the events
+        for (tag, run), pts in series.items():
+            pts.sort()
+            want = tb_smooth([v for _, v in pts])[-1]
+            fig = r.stdout.split('data-tag="%s"' % tag, 1)[-1].split("</figure>", 1)[0]
+            m = re.search(r"</i>%s — last ([-\d.e+]+) \(smoothed ([-\d.e+]+)\) at step (\d+)" % re.escape(run), fig)
+            if not m or abs(float(m.group(2)) - want) > 1e-5 * max(1, abs(want)) or int(m.group(3)) != pts[-1][0] \
+                    or abs(float(m.group(1)) - pts[-1][1]) > 1e-5 * max(1, abs(pts[-1][1])):
+                errs.append("chart %s run %s: legend %r, want last %g smoothed %g" % (tag, run, m and m.group(0), pts[-1][1], want))
         hists = {(a["data-tag"], a["data-run"]) for t, a, _ in dom.elems if t == "figure" and "histogram" in classes(a)}
         if hists != hist_keys:
             errs.append("histograms %r, want %r" % (hists, hist_keys))
