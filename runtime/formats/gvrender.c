@@ -1,20 +1,25 @@
-/* gvrender.c — DOT text laid out and rendered by Graphviz in-process (libgvc), one context per call. */
+/* gvrender.c — DOT text laid out and rendered by Graphviz in-process (libgvc), with one context for the process. */
 #include "formats/gvrender.h"
 
 #include <graphviz/gvc.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-char *gv_render(const char *dot, const char *format, size_t *len, const char **err) {
-  *len = 0;
-  GVC_t *gvc = gvContext();
+/* One context, made at the first render and kept: Graphviz 2.42's pango plugin keeps a font cache in a
+ * static that gvFreeContext frees but does not clear, so a second context would read freed memory. */
+static GVC_t *gv_ctx;
+static pthread_mutex_t gv_mu = PTHREAD_MUTEX_INITIALIZER;   /* Graphviz is not thread-safe */
+
+static char *gv_render_locked(const char *dot, const char *format, size_t *len, const char **err) {
+  if (!gv_ctx) gv_ctx = gvContext();
+  GVC_t *gvc = gv_ctx;
   if (!gvc) {
     *err = "Graphviz could not start";
     return NULL;
   }
   Agraph_t *g = agmemread(dot);
   if (!g) {
-    gvFreeContext(gvc);
     *err = "the DOT text does not parse";
     return NULL;
   }
@@ -37,6 +42,13 @@ char *gv_render(const char *dot, const char *format, size_t *len, const char **e
     gvFreeLayout(gvc, g);
   }
   agclose(g);
-  gvFreeContext(gvc);
+  return out;
+}
+
+char *gv_render(const char *dot, const char *format, size_t *len, const char **err) {
+  *len = 0;
+  pthread_mutex_lock(&gv_mu);
+  char *out = gv_render_locked(dot, format, len, err);
+  pthread_mutex_unlock(&gv_mu);
   return out;
 }
