@@ -38,6 +38,7 @@ Val gcmod_module(void);                          /* `gc` (gcmod.c) */
 
 /* tf.summary.NAME (summary.c) and tf.io.NAME (graphdefobj.c); VT_UNDEF when unknown. */
 Val summary_lookup(const char *name);
+Val profiler_lookup(const char *name);   /* tf.profiler.experimental.NAME (profiler.c) */
 Val tfio_lookup(const char *name);
 Val eventread_lookup(const char *qual);
 Val tfrwriter_lookup(const char *name);   /* tf.io.TFRecordWriter/TFRecordOptions (tfrwriter.c) */   /* tf.compat (summary_iterator), tf.make_ndarray (eventread.c) */
