@@ -11,13 +11,15 @@ static void tfr_init(void) {
   }
 }
 
-uint32_t tfr_crc32c(const void *data, size_t n) {
+uint32_t tfr_crc32c_extend(uint32_t crc, const void *data, size_t n) {
   if (!tfr_table[1]) tfr_init();
   const unsigned char *p = data;
-  uint32_t c = 0xFFFFFFFFu;
+  uint32_t c = crc ^ 0xFFFFFFFFu;
   for (size_t i = 0; i < n; i++) c = tfr_table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
   return c ^ 0xFFFFFFFFu;
 }
+
+uint32_t tfr_crc32c(const void *data, size_t n) { return tfr_crc32c_extend(0, data, n); }
 
 /* Stored CRCs are masked so that a CRC of data holding CRCs stays well distributed. */
 uint32_t tfr_mask(uint32_t crc) { return ((crc >> 15) | (crc << 17)) + 0xA282EAD8u; }
