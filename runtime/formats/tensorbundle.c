@@ -430,6 +430,13 @@ static void tensor_bytes(StrBuf *b, Tensor *t, uint32_t *crc) {
   *crc = tfr_crc32c(b->data + start, b->len - start);
 }
 
+/* DataType of a tfs dtype in a bundle (uint8 too, which the graph writers do not map) and back. */
+static Tensorflow__DataType tb_dtype(DType dt) {
+  return dt == DT_UINT8 ? TENSORFLOW__DATA_TYPE__DT_UINT8 : pb_dtype(dt);
+}
+
+static int tb_undtype(Tensorflow__DataType t) { return t == TENSORFLOW__DATA_TYPE__DT_UINT8 ? DT_UINT8 : pb_undtype(t); }
+
 typedef struct Order { const char *key; Tensor *t; } Order;
 
 static int order_cmp(const void *a, const void *b) {
@@ -491,7 +498,7 @@ void tb_write(const char *what, const char *prefix, int n, const char *const *ke
     Tensorflow__BundleEntryProto e;
     tensorflow__bundle_entry_proto__init(&e);
     Tensor *t = w.ord[i].t;
-    e.dtype = pb_dtype(t->dtype);
+    e.dtype = tb_dtype(t->dtype);
     e.shape = pb_shape(&w.a, t->rank, t->shape);
     e.offset = (int64_t)w.data.len;
     uint32_t crc;
@@ -605,7 +612,7 @@ int tb_find(const TbReader *r, const char *key) {
 Tensor *tb_tensor(TbReader *r, int i, const char *what) {
   const Tensorflow__BundleEntryProto *e = r->entries[i];
   const char *key = r->keys[i];
-  int dt = pb_undtype(e->dtype);
+  int dt = tb_undtype(e->dtype);
   if (dt < 0 || dt == DT_VARIANT)
     rt_throw(ERR_UNIMPLEMENTED, "%s: the checkpoint's tensor %s has a dtype tfs does not have (DataType %d)", what, key,
              (int)e->dtype);
