@@ -1,6 +1,5 @@
 /* checkpoint.c — tf.train: Checkpoint, CheckpointManager, the restore status, list_variables / load_variable / load_checkpoint / latest_checkpoint, in TF's checkpoint format. */
 #include <errno.h>
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -464,22 +463,7 @@ static Val ckpt_restore_from(Val self, Val path, const char *what) {
   s->r = NULL;
   if (path.tag == VT_NONE || val_is_undef(path)) return val_obj(s);
   int mark = rt_hold_val(val_obj(s));
-  const char *prefix = path_arg(path, what);
-  RtTry t;
-  rt_try_push(&t);
-  if (setjmp(t.jb) == 0) {
-    s->r = cg_restore(what, self, prefix);
-    rt_try_pop(&t);
-  } else if (t.kind == ERR_NOT_FOUND) {   /* TF names the path it was given and the usual mistake */
-    Val msg = str_from_cstr(t.msg ? t.msg : "");
-    rt_hold_val(msg);
-    rt_try_clear(&t);
-    rt_throw(ERR_NOT_FOUND, "Error when restoring from checkpoint or SavedModel at %s: %s\nPlease double-check that the path "
-             "is correct. You may be missing the checkpoint suffix (e.g. the '-1' in 'path/to/ckpt-1').", prefix,
-             str_cstr(msg));
-  } else {
-    rt_rethrow(&t);
-  }
+  s->r = cg_restore(what, self, path_arg(path, what));
   rt_unhold(mark);
   return val_obj(s);
 }

@@ -12,6 +12,7 @@
  * Keras optimizer's _iterations and _variables (the iteration count, then the
  * slots in creation order).  Restoring walks the saved graph from the root,
  * finding each saved child among the live object's children by name. */
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,28 +223,36 @@ static int cg_add(CgGraph *g, Val obj, int parent, const char *name, const char 
 
 typedef struct Emit { CgGraph *g; int parent; } Emit;
 
-static void build_emit(void *ctx, const char *name, Val child) {
-  Emit *e = ctx;
-  CgGraph *g = e->g;
-  const char *local = pa_strdup(&g->a, name);
-  int id = cg_find(g, child);
-  if (id < 0) {
-    const char *pp = g->n[e->parent].path;
-    const char *path = *pp ? pa_printf(&g->a, "%s/%s", pp, escape(&g->a, name)) : escape(&g->a, name);
-    id = cg_add(g, child, e->parent, local, path);
-  }
-  CgNode *p = &g->n[e->parent];
+void cg_link(CgGraph *g, int parent, int kid, const char *name) {
+  CgNode *p = &g->n[parent];
   int *k = pa_alloc(&g->a, sizeof(int) * (size_t)(p->nkids + 1));
   const char **kn = pa_alloc(&g->a, sizeof(char *) * (size_t)(p->nkids + 1));
   if (p->nkids) {
     memcpy(k, p->kids, sizeof(int) * (size_t)p->nkids);
     memcpy(kn, p->kidnames, sizeof(char *) * (size_t)p->nkids);
   }
-  k[p->nkids] = id;
-  kn[p->nkids] = local;
+  k[p->nkids] = kid;
+  kn[p->nkids] = pa_strdup(&g->a, name);
   p->kids = k;
   p->kidnames = kn;
   p->nkids++;
+}
+
+int cg_node(CgGraph *g, Val obj, const char *path) {
+  if (!g->n) g->keep = list_new(0);
+  return cg_add(g, obj, -1, "", pa_strdup(&g->a, path));
+}
+
+static void build_emit(void *ctx, const char *name, Val child) {
+  Emit *e = ctx;
+  CgGraph *g = e->g;
+  int id = cg_find(g, child);
+  if (id < 0) {
+    const char *pp = g->n[e->parent].path;
+    const char *path = *pp ? pa_printf(&g->a, "%s/%s", pp, escape(&g->a, name)) : escape(&g->a, name);
+    id = cg_add(g, child, e->parent, pa_strdup(&g->a, name), path);
+  }
+  cg_link(g, e->parent, id, name);
 }
 
 void cg_build(CgGraph *g, Val root) {
@@ -281,57 +290,62 @@ void cg_save(const char *what, Val root, const char *prefix) {
   CgGraph g;
   cg_build(&g, root);
   int mark = rt_hold_fn(cg_free, &g);
+  cg_write(what, &g, prefix);
+  rt_unhold(mark);
+  cg_free(&g);
+}
+
+void cg_write(const char *what, CgGraph *g, const char *prefix) {
   Tensorflow__TrackableObjectGraph og;
   tensorflow__trackable_object_graph__init(&og);
-  og.n_nodes = (size_t)g.nn;
-  og.nodes = pa_alloc(&g.a, sizeof(void *) * (size_t)g.nn);
-  const char **keys = pa_alloc(&g.a, sizeof(char *) * (size_t)(g.nn + 1));
-  Tensor **ts = pa_alloc(&g.a, sizeof(Tensor *) * (size_t)(g.nn + 1));
+  og.n_nodes = (size_t)g->nn;
+  og.nodes = pa_alloc(&g->a, sizeof(void *) * (size_t)g->nn);
+  const char **keys = pa_alloc(&g->a, sizeof(char *) * (size_t)(g->nn + 1));
+  Tensor **ts = pa_alloc(&g->a, sizeof(Tensor *) * (size_t)(g->nn + 1));
   int nt = 0;
-  for (int i = 0; i < g.nn; i++) {
-    Tensorflow__TrackableObjectGraph__TrackableObject *o = pa_alloc(&g.a, sizeof *o);
+  for (int i = 0; i < g->nn; i++) {
+    Tensorflow__TrackableObjectGraph__TrackableObject *o = pa_alloc(&g->a, sizeof *o);
     tensorflow__trackable_object_graph__trackable_object__init(o);
     og.nodes[i] = o;
-    o->n_children = (size_t)g.n[i].nkids;
-    o->children = pa_alloc(&g.a, sizeof(void *) * (size_t)(g.n[i].nkids + 1));
-    for (int k = 0; k < g.n[i].nkids; k++) {
-      Tensorflow__TrackableObjectGraph__TrackableObject__ObjectReference *r = pa_alloc(&g.a, sizeof *r);
+    o->n_children = (size_t)g->n[i].nkids;
+    o->children = pa_alloc(&g->a, sizeof(void *) * (size_t)(g->n[i].nkids + 1));
+    for (int k = 0; k < g->n[i].nkids; k++) {
+      Tensorflow__TrackableObjectGraph__TrackableObject__ObjectReference *r = pa_alloc(&g->a, sizeof *r);
       tensorflow__trackable_object_graph__trackable_object__object_reference__init(r);
-      r->node_id = g.n[i].kids[k];
-      r->local_name = (char *)g.n[i].kidnames[k];
+      r->node_id = g->n[i].kids[k];
+      r->local_name = (char *)g->n[i].kidnames[k];
       o->children[k] = r;
     }
-    o->has_checkpoint_values = pa_alloc(&g.a, sizeof *o->has_checkpoint_values);
+    o->has_checkpoint_values = pa_alloc(&g->a, sizeof *o->has_checkpoint_values);
     tensorflow__checkpoint_bool_value__init(o->has_checkpoint_values);
-    o->has_checkpoint_values->value = has_values(&g, i, 0);
-    if (!val_is(g.n[i].obj, &variable_type)) continue;
-    Variable *v = (Variable *)g.n[i].obj.u.o;
-    Tensorflow__TrackableObjectGraph__TrackableObject__SerializedTensor *st = pa_alloc(&g.a, sizeof *st);
+    o->has_checkpoint_values->value = has_values(g, i, 0);
+    if (!val_is(g->n[i].obj, &variable_type)) continue;
+    Variable *v = (Variable *)g->n[i].obj.u.o;
+    Tensorflow__TrackableObjectGraph__TrackableObject__SerializedTensor *st = pa_alloc(&g->a, sizeof *st);
     tensorflow__trackable_object_graph__trackable_object__serialized_tensor__init(st);
     st->name = "VARIABLE_VALUE";
-    char *full = pa_strdup(&g.a, v->name ? v->name : "Variable:0");
+    char *full = pa_strdup(&g->a, v->name ? v->name : "Variable:0");
     char *colon = strrchr(full, ':');
     if (colon) *colon = 0;
     st->full_name = full;
-    st->checkpoint_key = (char *)cg_key(&g, i);
+    st->checkpoint_key = (char *)cg_key(g, i);
     o->n_attributes = 1;
-    o->attributes = pa_alloc(&g.a, sizeof(void *));
+    o->attributes = pa_alloc(&g->a, sizeof(void *));
     o->attributes[0] = st;
     keys[nt] = st->checkpoint_key;
     ts[nt++] = v->value;
   }
   size_t len = protobuf_c_message_get_packed_size(&og.base);
-  char *buf = pa_alloc(&g.a, len + 1);
+  char *buf = pa_alloc(&g->a, len + 1);
   protobuf_c_message_pack(&og.base, (uint8_t *)buf);
   Tensor *graph = tensor_scalar(DT_STRING);
   ((Str **)graph->buf->data)[0] = (Str *)str_new(buf, (tfs_i64)len).u.o;
-  rt_hold_val(tensor_val(graph));
   keys[nt] = CG_GRAPH_KEY;
   ts[nt++] = graph;
+  int mark = rt_hold_val(tensor_val(graph));
   tb_write(what, prefix, nt, keys, ts);
   rt_unhold(mark);
   tensor_release(graph);
-  cg_free(&g);
 }
 
 /* ---- restoring ---- */
@@ -386,8 +400,27 @@ static void restore_var(const char *what, TbReader *rd, Variable *v, const char 
   tensor_release(t);
 }
 
+TbReader *cg_open(const char *what, const char *prefix) {
+  TbReader *rd = NULL;
+  RtTry t;
+  rt_try_push(&t);
+  if (setjmp(t.jb) == 0) {
+    rd = tb_open(what, prefix);
+    rt_try_pop(&t);
+    return rd;
+  }
+  if (t.kind != ERR_NOT_FOUND) rt_rethrow(&t);
+  /* TF names the path it was given and the usual mistake */
+  Val msg = str_from_cstr(t.msg ? t.msg : "");
+  rt_hold_val(msg);
+  rt_try_clear(&t);
+  rt_throw(ERR_NOT_FOUND, "Error when restoring from checkpoint or SavedModel at %s: %s\nPlease double-check that the path "
+           "is correct. You may be missing the checkpoint suffix (e.g. the '-1' in 'path/to/ckpt-1').", prefix,
+           str_cstr(msg));
+}
+
 CgRestore *cg_restore(const char *what, Val root, const char *prefix) {
-  TbReader *rd = tb_open(what, prefix);
+  TbReader *rd = cg_open(what, prefix);
   int mark = rt_hold_fn(tb_close, rd);
   int gi = tb_find(rd, CG_GRAPH_KEY);
   if (gi < 0)

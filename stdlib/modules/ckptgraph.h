@@ -28,6 +28,12 @@ typedef struct CgGraph {
 /* Walk from root; the counter hook lets a tf.train.Checkpoint name its save_counter. */
 void cg_build(CgGraph *g, Val root);
 void cg_free(void *g);
+/* Building a graph by hand (a SavedModel's object graph): a node keyed by path (VT_OBJ obj, borrowed), an edge.
+ * Start from a zeroed CgGraph. */
+int cg_node(CgGraph *g, Val obj, const char *path);
+void cg_link(CgGraph *g, int parent, int kid, const char *name);
+/* Write the graph's Variables (keyed PATH/.ATTRIBUTES/VARIABLE_VALUE) and its object graph to PREFIX. */
+void cg_write(const char *what, CgGraph *g, const char *prefix);
 /* The checkpoint key of a Variable node: PATH/.ATTRIBUTES/VARIABLE_VALUE. */
 const char *cg_key(CgGraph *g, int node);
 /* Save every Variable of the graph plus the object graph to PREFIX (errors name `what`). */
@@ -41,6 +47,8 @@ typedef struct CgRestore {
   Val root;                   /* owned */
 } CgRestore;
 
+/* tb_open, a missing checkpoint reported as TF's restore reports it (the path, and the missing-suffix hint). */
+TbReader *cg_open(const char *what, const char *prefix);
 /* Restore PREFIX into root by object-graph matching; returns what matched (malloc'd). */
 CgRestore *cg_restore(const char *what, Val root, const char *prefix);
 void cg_restore_free(CgRestore *r);
