@@ -108,6 +108,39 @@ def restore_errors():
     write("ckpt_restore_errors", "\n".join(lines) + "\n")
 
 
+def keras():
+    # Sequential([Dense(3), Dropout, Dense(1)]): layers with weights numbered apart (layer_with_weights-0/-1), each Dense's
+    # kernel and bias; the Keras 2.15 optimizer's _iterations and its _variables list (iterations first, then m and v of
+    # each trainable weight in order)
+    shapes = {"kernel0": [2, 3], "bias0": [3], "kernel1": [3, 1], "bias1": [1]}
+    model = {"layer_with_weights-0/kernel": [2, 3], "layer_with_weights-0/bias": [3],
+             "layer_with_weights-1/kernel": [3, 1], "layer_with_weights-1/bias": [1]}
+    opt = {"optimizer/_iterations": []}
+    k = 1
+    for w in ("kernel0", "bias0", "kernel1", "bias1"):
+        for _ in ("m", "v"):
+            opt["optimizer/_variables/%d" % k] = shapes[w]
+            k += 1
+
+    def listing(entries):
+        keys = dict((n + A, s) for n, s in entries.items())
+        keys["_CHECKPOINTABLE_OBJECT_GRAPH"] = []
+        return ["%s %s" % (n, keys[n]) for n in sorted(keys)]
+
+    ckpt = dict(("model/" + n, s) for n, s in model.items())
+    ckpt.update(opt)
+    ckpt["save_counter"] = []
+    lines = listing(ckpt)
+    lines.append("True 3")   # 3 epochs of one batch: 3 optimizer steps
+    weights = dict(model)
+    weights.update(opt)      # save_weights of a compiled model: the model is the root, its optimizer a child
+    lines += listing(weights)
+    lines += ["True", "True"]
+    lines.append("ValueError: Received incompatible tensor with shape (2, 3) when attempting to restore variable with "
+                 "shape (2, 4) and name dense_6/kernel:0.")   # the seventh Dense layer the program made
+    write("ckpt_keras", "\n".join(lines) + "\n")
+
+
 def err_missing():
     path = "no_such_checkpoint_dir/ckpt"
     err = ("ckpt_err_missing.tfs:6:1: error: NotFoundError: %s\n%s\nckpt.restore(\"%s\")\n^\n"
@@ -119,4 +152,5 @@ if __name__ == "__main__":
     module_guide()
     manager()
     restore_errors()
+    keras()
     err_missing()

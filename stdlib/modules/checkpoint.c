@@ -183,14 +183,16 @@ typedef struct Ckpt {
   Val names;                  /* list of str, sorted */
   Val objs;                   /* list, parallel */
   Val counter;                /* the save_counter Variable, VT_UNDEF until first needed */
+  Val root;                   /* root=: the object whose children are the checkpoint's (VT_UNDEF: none) */
 } Ckpt;
 
 static const Type ckpt_type;
 
 bool ckpt_is(Val v) { return val_is(v, &ckpt_type); }
 
-void ckpt_each(Val v, CgEmit emit, void *ctx) {
+void ckpt_each(Val v, CgEmit emit, void *ctx, Val keep) {
   Ckpt *c = (Ckpt *)v.u.o;
+  if (!val_is_undef(c->root)) cg_each_child(c->root, emit, ctx, keep);
   tfs_i64 n;
   const Val *names, *objs;
   seq_items(c->names, &n, &names);
@@ -216,6 +218,7 @@ static void ckpt_free(Obj *o) {
   val_decref(c->names);
   val_decref(c->objs);
   val_decref(c->counter);
+  val_decref(c->root);
   free(o);
 }
 
@@ -224,15 +227,18 @@ static void ckpt_traverse(Obj *o, GcVisit visit, void *arg) {
   visit(c->names, true, arg);
   visit(c->objs, true, arg);
   if (!val_is_undef(c->counter)) visit(c->counter, true, arg);
+  if (!val_is_undef(c->root)) visit(c->root, true, arg);
 }
 
 static void ckpt_clear(Obj *o) {
   Ckpt *c = (Ckpt *)o;
-  Val a = c->objs, b = c->counter;
+  Val a = c->objs, b = c->counter, r = c->root;
   c->objs = list_new(0);
   c->counter = val_undef();
+  c->root = val_undef();
   val_decref(a);
   val_decref(b);
+  val_decref(r);
 }
 
 static void ckpt_repr(StrBuf *b, Val v) { sb_printf(b, "<tensorflow.python.checkpoint.checkpoint.Checkpoint object at %p>", v.u.o); }
@@ -513,15 +519,15 @@ static const Type ckpt_type = {
 
 static int kw_cmp(const void *a, const void *b) { return strcmp(**(const char *const *const *)a, **(const char *const *const *)b); }
 
-//! tf.train.Checkpoint(**objects)
+//! tf.train.Checkpoint(root=None, **objects)
 //!   Groups trackable objects (Variables, tf.Modules, Keras models and optimizers, and other Checkpoints) under
 //!   keyword names to save and restore together in TF's checkpoint format: keys name the path from the checkpoint
-//!   ('model/layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE'). Methods save, restore, write, read.
+//!   ('model/layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE'); with root=, the root object's own children
+//!   come first, unprefixed ('layer_with_weights-0/kernel/...'). Methods save, restore, write, read.
 static Val ckpt_new(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   (void)args;
   if (n > 1) rt_throw(ERR_TYPE, "Checkpoint.__init__() takes from 1 to 2 positional arguments but %d were given", n + 1);
-  if (n == 1) rt_throw(ERR_VALUE, "tfs's tf.train.Checkpoint takes its objects as keyword arguments (Checkpoint(model=m)), not root");
   int nk = kw ? kw->n : 0;
   const char *const **order = malloc(sizeof(void *) * (size_t)(nk ? nk : 1));
   if (!order) rt_throw(ERR_MEMORY, "out of memory");
@@ -532,10 +538,16 @@ static Val ckpt_new(Val self, int n, const Val *args, const Kw *kw) {
   c->names = list_new(nk);
   c->objs = list_new(nk);
   c->counter = val_undef();
+  c->root = n == 1 ? val_incref(args[0]) : val_undef();
   rt_hold_val(val_obj(c));
   for (int k = 0; k < nk; k++) {
     int i = (int)(order[k] - kw->names);
     Val v = kw->vals[i];
+    if (!strcmp(kw->names[i], "root")) {
+      if (!val_is_undef(c->root)) rt_throw(ERR_TYPE, "Checkpoint.__init__() got multiple values for argument 'root'");
+      c->root = val_incref(v);
+      continue;
+    }
     bool ok = v.tag == VT_OBJ && (val_is(v, &variable_type) || ckpt_is(v) || tfmodule_is(v) || val_is(v, &inst_type) ||
                                   val_is(v, &list_type) || val_is(v, &dict_type));
     if (!ok) {

@@ -96,10 +96,10 @@ static void each_attr(Val obj, bool skip_private, CgEmit emit, void *ctx) {
 }
 
 /* Every child of obj in TF's order. */
-static void each_child(Val obj, CgEmit emit, void *ctx, Val keep) {
+void cg_each_child(Val obj, CgEmit emit, void *ctx, Val keep) {
   char num[32];
   if (ckpt_is(obj)) {
-    ckpt_each(obj, emit, ctx);
+    ckpt_each(obj, emit, ctx, keep);
     return;
   }
   if (val_is(obj, &variable_type)) return;
@@ -261,7 +261,7 @@ void cg_build(CgGraph *g, Val root) {
   cg_add(g, root, -1, "", "");
   for (int i = 0; i < g->nn; i++) {
     Emit e = {g, i};
-    each_child(g->n[i].obj, build_emit, &e, g->keep);
+    cg_each_child(g->n[i].obj, build_emit, &e, g->keep);
   }
 }
 
@@ -360,7 +360,7 @@ static void pick_emit(void *ctx, const char *name, Val child) {
 Val cg_child(Val obj, const char *name, Val keep) {
   if (ckpt_is(obj) && !strcmp(name, "save_counter")) return val_incref(ckpt_counter(obj));
   Pick p = {name, val_undef()};
-  each_child(obj, pick_emit, &p, keep);
+  cg_each_child(obj, pick_emit, &p, keep);
   return p.found;
 }
 

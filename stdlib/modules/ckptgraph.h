@@ -58,10 +58,13 @@ Val cg_child(Val obj, const char *name, Val keep);
 /* A child found by the walk: its local name and the object (borrowed). */
 typedef void (*CgEmit)(void *ctx, const char *name, Val child);
 
-/* tf.train.Checkpoint objects (checkpoint.c): their objects in sorted name order, then save_counter once it exists;
- * ckpt_counter makes the counter on first use (a restore names it). */
+/* Every child of obj as TF lists them (keep holds lists made for the walk). */
+void cg_each_child(Val obj, CgEmit emit, void *ctx, Val keep);
+
+/* tf.train.Checkpoint objects (checkpoint.c): the children of root= if given, their objects in sorted name order,
+ * then save_counter once it exists; ckpt_counter makes the counter on first use (a restore names it). */
 bool ckpt_is(Val v);
-void ckpt_each(Val v, CgEmit emit, void *ctx);
+void ckpt_each(Val v, CgEmit emit, void *ctx, Val keep);
 Val ckpt_counter(Val v);   /* borrowed */
 
 #endif
