@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "modules/ckptgraph.h"
+#include "object/abi.h"
 #include "modules/modules.h"
 #include "object/hosttypes.h"
 #include "tensor/tensor.h"
@@ -95,8 +96,17 @@ static void each_attr(Val obj, bool skip_private, CgEmit emit, void *ctx) {
   val_decref(keys);
 }
 
-/* Every child of obj in TF's order. */
+static void each_child(Val obj, CgEmit emit, void *ctx, Val keep);
+
+/* Every child of obj in TF's order.  Keras properties run library code, which moves the current
+ * location: errors raised afterwards still belong to the caller's line. */
 void cg_each_child(Val obj, CgEmit emit, void *ctx, Val keep) {
+  int loc = rt_cur_loc;
+  each_child(obj, emit, ctx, keep);
+  rt_cur_loc = loc;
+}
+
+static void each_child(Val obj, CgEmit emit, void *ctx, Val keep) {
   char num[32];
   if (ckpt_is(obj)) {
     ckpt_each(obj, emit, ctx, keep);
