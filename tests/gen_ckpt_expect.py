@@ -141,6 +141,13 @@ def keras():
     write("ckpt_keras", "\n".join(lines) + "\n")
 
 
+def deferred():
+    # TF restores a value whose Variable does not exist yet when it is made (layer build, optimizer slots): two more
+    # epochs from the restored model and optimizer state give the weights two more epochs gave the original, and the
+    # iteration count goes on from the restored 2
+    write("ckpt_deferred", "True 4\n")
+
+
 def err_missing():
     path = "no_such_checkpoint_dir/ckpt"
     err = ("ckpt_err_missing.tfs:6:1: error: NotFoundError: %s\n%s\nckpt.restore(\"%s\")\n^\n"
@@ -153,4 +160,5 @@ if __name__ == "__main__":
     manager()
     restore_errors()
     keras()
+    deferred()
     err_missing()

@@ -429,6 +429,35 @@ TbReader *cg_open(const char *what, const char *prefix) {
            str_cstr(msg));
 }
 
+/* A saved Variable whose object does not exist yet under a Keras layer or optimizer (a layer not built, slots not made):
+ * its value waits in the owner's _deferred dict under its local name, for add_weight / add_slot to take (as TF's
+ * deferred restoration).  True when kept. */
+static bool defer_value(const char *what, TbReader *rd, Val owner, const Tensorflow__TrackableObjectGraph__TrackableObject *node,
+                        const char *local) {
+  if (!(is_keras_layer(owner) || is_keras_optimizer(owner)) || node->n_attributes != 1 || !node->attributes[0]->name ||
+      strcmp(node->attributes[0]->name, "VARIABLE_VALUE"))
+    return false;
+  int i = tb_find(rd, node->attributes[0]->checkpoint_key ? node->attributes[0]->checkpoint_key : "");
+  if (i < 0) return false;
+  Tensor *t = tb_tensor(rd, i, what);
+  int mark = rt_hold_val(tensor_val(t));
+  Val *dict = &((Inst *)owner.u.o)->dict;
+  Val pending = dict_get_str(*dict, "_deferred");
+  if (val_is_undef(pending)) {
+    pending = dict_new();
+    dict_set_str(dict, "_deferred", pending);
+  }
+  rt_hold_val(pending);
+  Val key = str_from_cstr(local);
+  rt_hold_val(key);
+  dict_set(pending, key, tensor_val(t));
+  rt_unhold(mark);
+  val_decref(key);
+  val_decref(pending);
+  tensor_release(t);
+  return true;
+}
+
 CgRestore *cg_restore(const char *what, Val root, const char *prefix) {
   TbReader *rd = cg_open(what, prefix);
   int mark = rt_hold_fn(tb_close, rd);
@@ -454,8 +483,14 @@ CgRestore *cg_restore(const char *what, Val root, const char *prefix) {
   for (int i = 0; i < r->nsaved; i++) r->live[i] = val_undef();
   r->live[0] = val_incref(root);
   int *queue = malloc(sizeof(int) * (size_t)r->nsaved);
-  if (!queue) rt_throw(ERR_MEMORY, "out of memory");
+  Val *owner = calloc((size_t)r->nsaved, sizeof(Val));   /* per saved node: the Keras object it belongs to (borrowed) */
+  if (!queue || !owner) {
+    free(queue);
+    free(owner);
+    rt_throw(ERR_MEMORY, "out of memory");
+  }
   rt_hold_mem(queue);
+  rt_hold_mem(owner);
   Val keep = list_new(0);
   rt_hold_val(keep);
   int qh = 0, qt = 0;
@@ -474,14 +509,21 @@ CgRestore *cg_restore(const char *what, Val root, const char *prefix) {
       if (kid < 0 || kid >= r->nsaved)
         rt_throw(ERR_DATA_LOSS, "%s: the object graph in %s names node %d of %d", what, prefix, kid, r->nsaved);
       if (!val_is_undef(r->live[kid])) continue;
-      Val child = cg_child(live, node->children[c]->local_name ? node->children[c]->local_name : "", keep);
-      if (val_is_undef(child)) continue;
+      const char *local = node->children[c]->local_name ? node->children[c]->local_name : "";
+      Val child = cg_child(live, local, keep);
+      Val own = is_keras_layer(live) || is_keras_optimizer(live) ? live : owner[id];
+      if (val_is_undef(child)) {
+        if (own.tag == VT_OBJ) defer_value(what, rd, own, r->saved->nodes[kid], local);
+        continue;
+      }
       r->live[kid] = child;
+      owner[kid] = own;
       queue[qt++] = kid;
     }
   }
   rt_unhold(mark);
   free(queue);
+  free(owner);
   val_decref(keep);
   tensor_release(gt);
   tb_close(rd);
