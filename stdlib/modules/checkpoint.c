@@ -580,6 +580,7 @@ typedef struct CkManager {
   double *stamps;             /* parallel to kept */
   Val latest;                 /* str or None */
   double preserved;
+  Val init_fn;                /* init_fn= (None: none) */
 } CkManager;
 
 static const Type ckmanager_type;
@@ -589,6 +590,7 @@ static void ckm_free(Obj *o) {
   val_decref(m->ckpt);
   val_decref(m->kept);
   val_decref(m->latest);
+  val_decref(m->init_fn);
   free(m->dir);
   free(m->prefix);
   free(m->stamps);
@@ -599,13 +601,16 @@ static void ckm_traverse(Obj *o, GcVisit visit, void *arg) {
   CkManager *m = (CkManager *)o;
   visit(m->ckpt, true, arg);
   visit(m->kept, true, arg);
+  visit(m->init_fn, true, arg);
 }
 
 static void ckm_clear(Obj *o) {
   CkManager *m = (CkManager *)o;
-  Val c = m->ckpt;
+  Val c = m->ckpt, f = m->init_fn;
   m->ckpt = val_none();
+  m->init_fn = val_none();
   val_decref(c);
+  val_decref(f);
 }
 
 static void ckm_repr(StrBuf *b, Val v) {
@@ -700,9 +705,25 @@ static Val ckm_save(Val self, int n, const Val *args, const Kw *kw) {
   return r;
 }
 
+//! CheckpointManager.restore_or_initialize()
+//!   Restores the latest checkpoint and returns its path; without one, calls init_fn (if given) and returns None.
+static Val ckm_restore_or_init(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "CheckpointManager.restore_or_initialize", .sig = ""};
+  args_parse(&spec, n, args, kw, NULL);
+  CkManager *m = (CkManager *)self.u.o;
+  if (m->latest.tag != VT_NONE) {
+    val_decref(ckpt_restore_from(m->ckpt, m->latest, "CheckpointManager.restore_or_initialize"));
+    return val_incref(m->latest);
+  }
+  if (m->init_fn.tag != VT_NONE) val_decref(rt_call(m->init_fn, 0, NULL, NULL));
+  return val_none();
+}
+
 static Val ckm_getattr(Val self, const char *name) {
   CkManager *m = (CkManager *)self.u.o;
   if (!strcmp(name, "save")) return builtin_new("CheckpointManager.save", ckm_save, self, NULL);
+  if (!strcmp(name, "restore_or_initialize"))
+    return builtin_new("CheckpointManager.restore_or_initialize", ckm_restore_or_init, self, NULL);
   if (!strcmp(name, "latest_checkpoint")) return val_incref(m->latest);
   if (!strcmp(name, "checkpoints")) return list_from_iterable(m->kept);
   if (!strcmp(name, "directory")) return str_from_cstr(m->dir);
@@ -718,9 +739,10 @@ static const Type ckmanager_type = {
   .traverse = ckm_traverse, .clear = ckm_clear,
 };
 
-//! tf.train.CheckpointManager(checkpoint, directory, max_to_keep, checkpoint_name='ckpt')
+//! tf.train.CheckpointManager(checkpoint, directory, max_to_keep, checkpoint_name='ckpt', init_fn=None)
 //!   Saves `checkpoint` as DIRECTORY/ckpt-N keeping the newest max_to_keep (None: all), and picks up the checkpoints
-//!   an earlier manager recorded in DIRECTORY/checkpoint. Attributes latest_checkpoint, checkpoints, directory.
+//!   an earlier manager recorded in DIRECTORY/checkpoint. Attributes latest_checkpoint, checkpoints, directory;
+//!   restore_or_initialize() restores the latest or calls init_fn.
 static Val ckm_new(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.train.CheckpointManager",
@@ -743,6 +765,7 @@ static Val ckm_new(Val self, int n, const Val *args, const Kw *kw) {
   m->kept = list_new(0);
   m->latest = val_none();
   m->preserved = now_seconds();
+  m->init_fn = val_incref(val_is_undef(a[7]) ? val_none() : a[7]);
   int mark = rt_hold_val(val_obj(m));
   m->prefix = malloc(strlen(dir) + strlen(cname) + 2);
   if (!m->prefix) rt_throw(ERR_MEMORY, "out of memory");
