@@ -2,7 +2,8 @@
 # ckpt_format.py — TF checkpoints both ways: what tfs writes, decoded by tests/tfckpt.py; a fixture made by tfckpt.py, restored by tfs.
 """Usage: ckpt_format.py TFS SOURCE_ROOT
 
-1. tests/ckpt/write.tfs saves a checkpoint; tfckpt.py (written from the format's
+1. tests/ckpt/write.tfs saves a checkpoint, overwrites every Variable and
+   restores them (the values must come back); tfckpt.py (written from the format's
    documentation) parses its table (blocks, restart points, CRCs, index
    separators, footer), decodes each BundleEntryProto and the tensor bytes,
    and checks names, dtypes, shapes, values and the object graph.  Re-encoding
@@ -64,12 +65,16 @@ def expected_values():
 
 def written_by_tfs(tfs, tmp):
     p = run(tfs, "write.tfs", tmp)
-    check(p.returncode == 0 and p.stdout == "ckpt-1\n", "write.tfs ran: %r %r" % (p.stdout, p.stderr[-500:]))
+    want = expected_values()
+    # after saving, write.tfs overwrites every Variable, restores, and prints what came back (flattened)
+    back = ["model/w", "model/d", "model/i", "model/big", "model/flags", "model/pix", "model/words",
+            "model/inner/table/a.Sb..c", "model/many/5999", "extra"]
+    printed = "ckpt-1\n" + "".join("%s\n" % (want[k + A].reshape(-1).tolist(),) for k in back)
+    check(p.returncode == 0 and p.stdout == printed, "write.tfs round trip: %r %r" % (p.stdout, p.stderr[-500:]))
     prefix = os.path.join(tmp, "ckpt-1")
     with open(os.path.join(tmp, "checkpoint")) as f:
         check(f.read() == 'model_checkpoint_path: "ckpt-1"\nall_model_checkpoint_paths: "ckpt-1"\n', "checkpoint state file")
     values, entries, graph, pairs, layout = tfckpt.read_bundle(prefix)
-    want = expected_values()
     check(sorted(values) == sorted(list(want) + [tfckpt.GRAPH_KEY.decode()]), "the keys tfs wrote")
     for k, v in want.items():
         got = values.get(k)
