@@ -105,6 +105,10 @@ def restore_errors():
                  "got 3. If you believe this object should be trackable (i.e. it is part of the TensorFlow Python API and "
                  "manages state), please open an issue.")
     lines += ["True", "None", "ValueError: Couldn't find 'checkpoint' file or checkpoints in given directory DIR"]
+    # attributes set on a Checkpoint are dependencies too (b replaced in place); methods cannot be overwritten
+    keys = sorted(["_CHECKPOINTABLE_OBJECT_GRAPH", "b" + A, "c" + A])
+    lines.append("%s %s" % ([(k, []) for k in keys], np.float32(4.0)))
+    lines.append("AttributeError: attribute 'save' of 'Checkpoint' objects is not writable")
     write("ckpt_restore_errors", "\n".join(lines) + "\n")
 
 

@@ -180,7 +180,7 @@ static const char *path_arg(Val v, const char *what) { return io_path_arg(v, wha
 
 typedef struct Ckpt {
   Obj hdr;
-  Val names;                  /* list of str, sorted */
+  Val names;                  /* list of str: the constructor's sorted, then those assigned later */
   Val objs;                   /* list, parallel */
   Val counter;                /* the save_counter Variable, VT_UNDEF until first needed */
   Val root;                   /* root=: the object whose children are the checkpoint's (VT_UNDEF: none) */
@@ -512,8 +512,43 @@ static Val ckpt_getattr(Val self, const char *name) {
   return val_undef();
 }
 
+/* TF's Checkpoint takes trackable objects only. */
+static void ckpt_check_trackable(const char *name, Val v) {
+  bool ok = v.tag == VT_OBJ && (val_is(v, &variable_type) || ckpt_is(v) || tfmodule_is(v) || val_is(v, &inst_type) ||
+                                val_is(v, &list_type) || val_is(v, &dict_type));
+  if (ok) return;
+  Val r = repr_of(v);
+  rt_hold_val(r);
+  rt_throw(ERR_VALUE, "`Checkpoint` was expecting %s to be a trackable object (an object derived from `Trackable`), got "
+           "%s. If you believe this object should be trackable (i.e. it is part of the TensorFlow Python API and "
+           "manages state), please open an issue.", name, str_cstr(r));
+}
+
+/* ckpt.name = obj adds a dependency after those made so far (TF sorts only the constructor's keywords), or replaces
+ * the one of that name in place, as TF's Checkpoint.__setattr__ tracks it. */
+static void ckpt_setattr(Val self, const char *name, Val v) {
+  Ckpt *c = (Ckpt *)self.u.o;
+  static const char *const fixed[] = {"save", "write", "restore", "read", "save_counter"};
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+    if (!strcmp(name, fixed[i])) rt_throw(ERR_ATTRIBUTE, "attribute '%s' of 'Checkpoint' objects is not writable", name);
+  ckpt_check_trackable(name, v);
+  List *nl = (List *)c->names.u.o, *ol = (List *)c->objs.u.o;
+  for (tfs_i64 i = 0; i < nl->len; i++)
+    if (!strcmp(str_cstr(nl->items[i]), name)) {
+      Val old = ol->items[i];
+      ol->items[i] = val_incref(v);
+      val_decref(old);
+      return;
+    }
+  Val key = str_from_cstr(name);
+  list_append(c->names, key);
+  val_decref(key);
+  list_append(c->objs, v);
+}
+
 static const Type ckpt_type = {
-  .name = "Checkpoint", .free = ckpt_free, .repr = ckpt_repr, .getattr = ckpt_getattr, .hash = obj_identity_hash,
+  .name = "Checkpoint", .free = ckpt_free, .repr = ckpt_repr, .getattr = ckpt_getattr, .setattr = ckpt_setattr,
+  .hash = obj_identity_hash,
   .traverse = ckpt_traverse, .clear = ckpt_clear,
 };
 
@@ -548,15 +583,7 @@ static Val ckpt_new(Val self, int n, const Val *args, const Kw *kw) {
       c->root = val_incref(v);
       continue;
     }
-    bool ok = v.tag == VT_OBJ && (val_is(v, &variable_type) || ckpt_is(v) || tfmodule_is(v) || val_is(v, &inst_type) ||
-                                  val_is(v, &list_type) || val_is(v, &dict_type));
-    if (!ok) {
-      Val r = repr_of(v);
-      rt_hold_val(r);
-      rt_throw(ERR_VALUE, "`Checkpoint` was expecting %s to be a trackable object (an object derived from `Trackable`), got "
-               "%s. If you believe this object should be trackable (i.e. it is part of the TensorFlow Python API and "
-               "manages state), please open an issue.", kw->names[i], str_cstr(r));
-    }
+    ckpt_check_trackable(kw->names[i], v);
     if (!strcmp(kw->names[i], "save_counter"))
       rt_throw(ERR_VALUE, "Checkpoint: 'save_counter' is the checkpoint's own counter and cannot name an object");
     Val s = str_from_cstr(kw->names[i]);

@@ -61,8 +61,8 @@ typedef void (*CgEmit)(void *ctx, const char *name, Val child);
 /* Every child of obj as TF lists them (keep holds lists made for the walk). */
 void cg_each_child(Val obj, CgEmit emit, void *ctx, Val keep);
 
-/* tf.train.Checkpoint objects (checkpoint.c): the children of root= if given, their objects in sorted name order,
- * then save_counter once it exists; ckpt_counter makes the counter on first use (a restore names it). */
+/* tf.train.Checkpoint objects (checkpoint.c): the children of root= if given, their objects (keywords sorted, then
+ * attributes assigned later), then save_counter once it exists; ckpt_counter makes the counter on first use (a restore names it). */
 bool ckpt_is(Val v);
 void ckpt_each(Val v, CgEmit emit, void *ctx, Val keep);
 Val ckpt_counter(Val v);   /* borrowed */
