@@ -114,12 +114,12 @@ def restore_errors():
 
 def keras():
     # Sequential([Dense(3), Dropout, Dense(1)]): layers with weights numbered apart (layer_with_weights-0/-1), each Dense's
-    # kernel and bias; the Keras 2.15 optimizer's _iterations and its _variables list (iterations first, then m and v of
-    # each trainable weight in order)
+    # kernel and bias; the Keras 2.15 optimizer's _iterations, _learning_rate and its _variables list (iterations first,
+    # then m and v of each trainable weight in order)
     shapes = {"kernel0": [2, 3], "bias0": [3], "kernel1": [3, 1], "bias1": [1]}
     model = {"layer_with_weights-0/kernel": [2, 3], "layer_with_weights-0/bias": [3],
              "layer_with_weights-1/kernel": [3, 1], "layer_with_weights-1/bias": [1]}
-    opt = {"optimizer/_iterations": []}
+    opt = {"optimizer/_iterations": [], "optimizer/_learning_rate": []}   # Keras' learning rate is a float32 Variable
     k = 1
     for w in ("kernel0", "bias0", "kernel1", "bias1"):
         for _ in ("m", "v"):

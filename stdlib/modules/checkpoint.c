@@ -357,7 +357,7 @@ static Val unmatched_live(CgRestore *r) {
   int mark = rt_hold_fn(cg_free, &g);
   Val out = list_new(0);
   for (int i = 0; i < g.nn; i++) {
-    if (!val_is(g.n[i].obj, &variable_type)) continue;
+    if (!val_is(g.n[i].obj, &variable_type) || cg_is_stand_in(&g, g.n[i].obj)) continue;
     bool found = false;
     for (int k = 0; k < r->nsaved && !found; k++) found = r->live[k].tag == VT_OBJ && r->live[k].u.o == g.n[i].obj.u.o;
     if (!found) list_append(out, g.n[i].obj);

@@ -143,6 +143,21 @@ static void each_child(Val obj, CgEmit emit, void *ctx, Val keep) {
     Val it = rt_getattr(obj, "iterations");
     int mark = rt_hold_val(it);
     emit(ctx, "_iterations", it);
+    /* Keras keeps the learning rate in a float32 Variable; tfs in a number: saved through a Variable made for the
+     * walk, linked to its optimizer (a (variable, optimizer) pair in keep) so a restore can set the number back */
+    Val lr = rt_getattr(obj, "learning_rate"), name = val_undef(), var = val_undef();
+    rt_hold_val(lr);
+    double d;
+    if (val_as_float(lr, &d)) {
+      name = str_from_cstr("learning_rate");
+      rt_hold_val(name);
+      var = variable_new(val_float(d), name, false, dtype_val(DT_FLOAT32));
+      rt_hold_val(var);
+      Val link = tuple_pack(2, var, obj);
+      list_append(keep, link);
+      val_decref(link);
+      emit(ctx, "_learning_rate", var);
+    }
     Val slots = rt_getattr(obj, "_slot_vars");
     rt_hold_val(slots);
     Val all = list_new(0);
@@ -154,6 +169,9 @@ static void each_child(Val obj, CgEmit emit, void *ctx, Val keep) {
     rt_unhold(mark);
     val_decref(slots);
     val_decref(it);
+    val_decref(lr);
+    val_decref(name);
+    val_decref(var);
     return;
   }
   if (is_keras_layer(obj)) {
@@ -273,6 +291,15 @@ void cg_build(CgGraph *g, Val root) {
     Emit e = {g, i};
     cg_each_child(g->n[i].obj, build_emit, &e, g->keep);
   }
+}
+
+bool cg_is_stand_in(const CgGraph *g, Val v) {
+  tfs_i64 n;
+  const Val *kept;
+  if (!seq_items(g->keep, &n, &kept)) return false;
+  for (tfs_i64 i = 0; i < n; i++)
+    if (val_is(kept[i], &tuple_type) && ((Tuple *)kept[i].u.o)->items[0].u.o == v.u.o) return true;
+  return false;
 }
 
 void cg_free(void *p) {
@@ -520,6 +547,20 @@ CgRestore *cg_restore(const char *what, Val root, const char *prefix) {
       owner[kid] = own;
       queue[qt++] = kid;
     }
+  }
+  /* learning rates restored through their stand-in Variables go back to their optimizers */
+  tfs_i64 nk;
+  const Val *kept;
+  seq_items(keep, &nk, &kept);
+  for (tfs_i64 i = 0; i < nk; i++) {
+    if (!val_is(kept[i], &tuple_type) || ((Tuple *)kept[i].u.o)->len != 2) continue;
+    Val var = ((Tuple *)kept[i].u.o)->items[0];
+    for (int k = 0; k < r->nsaved; k++)
+      if (r->live[k].tag == VT_OBJ && r->live[k].u.o == var.u.o) {
+        rt_setattr(((Tuple *)kept[i].u.o)->items[1], "learning_rate",
+                   val_float(tensor_get_f(((Variable *)var.u.o)->value, 0)));
+        break;
+      }
   }
   rt_unhold(mark);
   free(queue);

@@ -28,6 +28,8 @@ typedef struct CgGraph {
 /* Walk from root; the counter hook lets a tf.train.Checkpoint name its save_counter. */
 void cg_build(CgGraph *g, Val root);
 void cg_free(void *g);
+/* A Variable the walk made to stand for a plain number (a Keras optimizer's learning rate), not the program's. */
+bool cg_is_stand_in(const CgGraph *g, Val v);
 /* Building a graph by hand (a SavedModel's object graph): a node keyed by path (VT_OBJ obj, borrowed), an edge.
  * Start from a zeroed CgGraph. */
 int cg_node(CgGraph *g, Val obj, const char *path);
