@@ -11,6 +11,10 @@
  * numbers little-endian as in memory, strings as TF writes them (varint
  * lengths, a masked CRC of the lengths, then the bytes). */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -531,7 +535,7 @@ void tb_close(void *p) {
   }
   free(r->keys);
   free(r->entries);
-  free(r->data);
+  if (r->data && r->ndata) munmap(r->data, (size_t)r->ndata);
   free(r->prefix);
   free(r);
 }
@@ -626,13 +630,23 @@ Tensor *tb_tensor(TbReader *r, int i, const char *what) {
     if (shape[d] < 0 || (shape[d] && nel > ((tfs_i64)1 << 40) / shape[d])) rt_throw(ERR_DATA_LOSS, "Invalid tensor shape: %s", key);
     nel *= shape[d];
   }
-  if (!r->data) {
+  if (!r->data) {   /* mapped, not read: a restore copies each tensor once, straight from the page cache */
     char *dpath = data_name(r->prefix);
     int m = rt_hold_mem(dpath);
-    FILE *f = fopen(dpath, "rb");
-    if (!f) rt_throw(ERR_NOT_FOUND, "%s; No such file or directory", dpath);
-    fclose(f);
-    r->data = (unsigned char *)io_read_bytes(dpath, what, &r->ndata, false);
+    int fd = open(dpath, O_RDONLY);
+    if (fd < 0) rt_throw(errno == ENOENT ? ERR_NOT_FOUND : ERR_IO, "%s; %s", dpath, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+      int e = errno;
+      close(fd);
+      rt_throw(ERR_IO, "%s; %s", dpath, strerror(e));
+    }
+    r->ndata = (tfs_i64)st.st_size;
+    void *map = st.st_size ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : (void *)"";
+    int e = errno;
+    close(fd);
+    if (map == MAP_FAILED) rt_throw(ERR_IO, "%s; %s", dpath, strerror(e));
+    r->data = map;
     rt_unhold(m);
     free(dpath);
   }

@@ -28,7 +28,7 @@ typedef struct TbReader {
   int n;                                  /* entries in key order, the header excluded */
   char **keys;
   Tensorflow__BundleEntryProto **entries;
-  unsigned char *data;                    /* the data file, read on first use */
+  unsigned char *data;                    /* the data file, mapped on first use */
   tfs_i64 ndata;
 } TbReader;
 
