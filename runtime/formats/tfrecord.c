@@ -29,17 +29,21 @@ __attribute__((target("sse4.2"))) static uint32_t crc_sse42(uint32_t c, const un
 }
 #endif
 
-uint32_t tfr_crc32c_extend(uint32_t crc, const void *data, size_t n) {
+uint32_t tfr_crc32c_table(uint32_t crc, const void *data, size_t n) {
   const unsigned char *p = data;
   uint32_t c = crc ^ 0xFFFFFFFFu;
-#if defined(__x86_64__)
-  static int hw = -1;
-  if (hw < 0) hw = __builtin_cpu_supports("sse4.2") ? 1 : 0;
-  if (hw) return crc_sse42(c, p, n) ^ 0xFFFFFFFFu;
-#endif
   if (!tfr_table[1]) tfr_init();
   for (size_t i = 0; i < n; i++) c = tfr_table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
   return c ^ 0xFFFFFFFFu;
+}
+
+uint32_t tfr_crc32c_extend(uint32_t crc, const void *data, size_t n) {
+#if defined(__x86_64__)
+  static int hw = -1;
+  if (hw < 0) hw = __builtin_cpu_supports("sse4.2") ? 1 : 0;
+  if (hw) return crc_sse42(crc ^ 0xFFFFFFFFu, data, n) ^ 0xFFFFFFFFu;
+#endif
+  return tfr_crc32c_table(crc, data, n);
 }
 
 uint32_t tfr_crc32c(const void *data, size_t n) { return tfr_crc32c_extend(0, data, n); }
