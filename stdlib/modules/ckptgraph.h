@@ -68,5 +68,11 @@ void cg_each_child(Val obj, CgEmit emit, void *ctx, Val keep);
 bool ckpt_is(Val v);
 void ckpt_each(Val v, CgEmit emit, void *ctx, Val keep);
 Val ckpt_counter(Val v);   /* borrowed */
+/* What CheckpointManager (ckptmanager.c) uses of a Checkpoint: add 1 to the counter (its new value as an int),
+ * write to exactly PREFIX (the path as a str), restore from PATH (a status; None restores nothing); the constructor. */
+Val ckpt_bump(Val self);
+Val ckpt_write_to(Val self, const char *prefix, const char *what);
+Val ckpt_restore_from(Val self, Val path, const char *what);
+Val ckpt_new(Val self, int n, const Val *args, const Kw *kw);
 
 #endif
