@@ -10,6 +10,8 @@
 Val tf_module(void);
 Val kerasrt_module(void);   /* `_keras`: native helpers of stdlib/keras*.tfs */
 Val distmod_module(void);   /* `_dist`: the MPI job's collectives for stdlib/distribute.tfs */
+/* tf.train.NAME (checkpoint.c), VT_UNDEF when absent. */
+Val checkpoint_lookup(const char *name);
 /* tf.saved_model.NAME (savedmodel.c), VT_UNDEF when absent. */
 Val savedmodel_lookup(const char *name);
 /* tf.<qual> ("keras.datasets"), or VT_UNDEF: the fallback of stdlib .tfs modules standing for tf submodules. */

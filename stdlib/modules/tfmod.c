@@ -514,7 +514,7 @@ static Val keras_native_getattr(const char *name);
 
 //! tf.math | tf.nn | tf.random | tf.linalg | tf.debugging
 //!   Namespaces of tf: each holds the ops whose api names start with it (tf.math.add is tf.add).
-#define SUBMODULES(X) X(math) X(nn) X(random) X(dtypes) X(linalg) X(config) X(debugging) X(errors) X(summary) X(io) X(saved_model) X(profiler)
+#define SUBMODULES(X) X(math) X(nn) X(random) X(dtypes) X(linalg) X(config) X(debugging) X(errors) X(summary) X(io) X(saved_model) X(profiler) X(train)
 #define SUB_GETATTR(m)                                     \
   static Val sub_##m(const char *name) {                   \
     char q[128];                                           \
@@ -543,6 +543,9 @@ static Val sub_profiler_experimental(const char *name) {
   return tf_lookup(q);
 }
 
+//! tf.train
+//!   Checkpoints in TF's format: Checkpoint, CheckpointManager, latest_checkpoint, list_variables, load_variable,
+//!   load_checkpoint.
 //! tf.saved_model
 //!   SavedModel directories: save an object's tf.functions and Variables, load them back without the source.
 //! tf.config
@@ -585,6 +588,10 @@ static Val make_attr(const char *qual) {
   if (!strcmp(qual, "profiler.experimental")) return module_native("tf.profiler.experimental", sub_profiler_experimental);
   if (!strncmp(qual, "profiler.experimental.", 22)) return profiler_lookup(qual + 22);
   if (!strncmp(qual, "saved_model.", 12)) return savedmodel_lookup(qual + 12);
+  if (!strncmp(qual, "train.", 6)) {
+    Val v = checkpoint_lookup(qual + 6);
+    if (!val_is_undef(v)) return v;
+  }
   if (!strncmp(qual, "io.", 3)) {   /* tf.io: GraphDef writing (graphdefobj.c), then files (tfio.c) */
     Val v = tfio_lookup(qual + 3);
     if (val_is_undef(v)) v = tfrwriter_lookup(qual + 3);
