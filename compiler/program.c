@@ -371,26 +371,61 @@ static bool uses_tf_function(Program *p) {
   return false;
 }
 
-/* tf.keras is written in .tfs (stdlib/keras*.tfs): a program that names
- * keras gets the library compiled in as one more module, imported on the
- * first use of tf.keras (stdlib/modules/tfmod.c). */
-static bool load_keras(Program *p) {
-  bool named = false;
+/* Whether a user module's source names `word` as an attribute (".word" not followed by an identifier char). */
+static bool names_attr(Program *p, const char *word, size_t n) {
   for (int i = 0; i < p->nmods; i++) {
-    if (!strcmp(p->mods[i]->name, "keras") && p->mods[i]->library) return true;
-    named |= !p->mods[i]->library && strstr(p->mods[i]->source, "keras") != NULL;
+    if (p->mods[i]->library) continue;
+    for (const char *s = strstr(p->mods[i]->source, "."); s; s = strstr(s + 1, ".")) {
+      char c = s[1 + n];
+      if (!strncmp(s + 1, word, n) && !(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+        return true;
+    }
+  }
+  return false;
+}
+
+/* tfcore.tfs names what it implements in its `_API = {"qual.name": fn, ...}` table: a program naming
+ * one of those (as an attribute: tf.nest, tf.math.reduce_std) gets the library compiled in. */
+static bool names_tfcore(Program *p, const char *src) {
+  const char *s = strstr(src, "\n_API = {");
+  if (!s) return false;
+  for (s = strchr(s, '{'); *s && *s != '}'; s++) {
+    if (*s != '"') continue;
+    const char *e = strchr(s + 1, '"');
+    if (!e) break;
+    const char *w = s + 1;
+    for (const char *d = w; d < e; d++)
+      if (*d == '.') w = d + 1;
+    if (names_attr(p, w, (size_t)(e - w))) return true;
+    s = strchr(e, '\n');
+    if (!s) break;
+  }
+  return false;
+}
+
+/* tf.keras and the .tfs part of the core tf API are written in .tfs (stdlib/keras*.tfs, stdlib/tfcore*.tfs):
+ * a program that names them gets the library compiled in as one more module, imported on the first use
+ * (stdlib/modules/tfmod.c). */
+static bool load_library(Program *p, const char *name) {
+  bool named = false, keras = !strcmp(name, "keras");
+  for (int i = 0; i < p->nmods; i++) {
+    if (!strcmp(p->mods[i]->name, name) && p->mods[i]->library) return true;
+    named |= !p->mods[i]->library && strstr(p->mods[i]->source, keras ? "keras" : "tf") != NULL;
   }
   if (!named) return true;
   const char *sd = p->stdlib_dir ? p->stdlib_dir : TFS_STDLIB_DIR;
-  char *path = arena_printf(&p->arena, "%s/keras.tfs", sd);
+  char *path = arena_printf(&p->arena, "%s/%s.tfs", sd, name);
   size_t len = 0;
   char *src = read_file(&p->arena, path, &len);
   if (!src) {
-    diag_add(&p->diags, p->mods[0]->path, NULL, 0, 0, "cannot read the keras library '%s': %s", path, strerror(errno));
+    diag_add(&p->diags, p->mods[0]->path, NULL, 0, 0, "cannot read the %s library '%s': %s", name, path, strerror(errno));
     return false;
   }
-  return load_module(p, add_module(p, "keras", path, src, len));
+  if (!keras && !names_tfcore(p, src)) return true;
+  return load_module(p, add_module(p, name, path, src, len));
 }
+
+static bool load_keras(Program *p) { return load_library(p, "keras") && load_library(p, "tfcore"); }
 
 static bool load_main(Program *p, ProgModule *m) {
   if (!load_module(p, m) || !load_keras(p)) return false;

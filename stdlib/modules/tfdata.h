@@ -9,6 +9,7 @@
 Val tfio_attr(const char *qual);
 Val tfdata_attr(const char *qual);
 Val kdatasets_attr(const char *qual);
+Val tfcore_attr(const char *qual);   /* tfcore.c: names written in stdlib/tfcore*.tfs */
 
 /* A .npz file as a dict name -> tensor; errors name `what` and the path. */
 Val io_load_npz(const char *path, const char *what);
