@@ -14,6 +14,7 @@ import os
 
 import numpy as np
 
+np.seterr(all="ignore")
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGS = os.path.join(HERE, "programs")
 
@@ -219,5 +220,115 @@ def functional():
           cases, grads, (nest_src + graph_src, nest_out + graph_out))
 
 
+# ---- array and nn functions composed of ops, and the special-function ops ----
+
+A = f32([[1, -2, 3, 0], [4, 5, -6, 2], [0.5, 1.5, 2, -1]])
+P = f32([-2.5, -0.5, 0.1, 1.0, 2.5, 7.0])
+
+
+def np_split(a, sizes, axis):
+    return np.split(a, np.cumsum(sizes)[:-1], axis=axis)
+
+
+def np_clip_by_norm(t, c, axes=None):
+    l2 = np.sqrt((t.astype(np.float64) ** 2).sum(axis=axes, keepdims=True))
+    return (t * c / np.maximum(l2, c)).astype(np.float32)
+
+
+def elementwise(f, a):
+    return np.vectorize(lambda v: f(float(v)))(a).astype(a.dtype)
+
+
+def digamma(a):
+    import torch
+    return torch.digamma(torch.tensor(a, dtype=torch.float64)).numpy().astype(a.dtype)
+
+
+def trigamma(a):
+    import torch
+    return torch.polygamma(1, torch.tensor(a, dtype=torch.float64)).numpy().astype(a.dtype)
+
+
+def selu(a):
+    scale, alpha = 1.0507009873554804934193349852946, 1.6732632423543772848170429916717
+    return np.where(a > 0, scale * a, scale * alpha * np.expm1(a)).astype(a.dtype)
+
+
+def array():
+    import math
+    g = np.sqrt(sum((t.astype(np.float64) ** 2).sum() for t in [A, P]))
+    mean0, var0 = A.mean(0), A.var(0)
+    z = f32([[1, 0, 1, 0], [0, 1, 1, 0], [1, 1, 0, 0]])
+    cases = [
+        ("split num", "tf.split(a, 2, axis=1)", np_split(A, [2, 2], 1)),
+        ("split sizes", "tf.split(a, [1, -1, 1], axis=1)", np_split(A, [1, 2, 1], 1)),
+        ("split axis 0", "tf.split(a, [2, 1])", np_split(A, [2, 1], 0)),
+        ("repeat", "tf.repeat(a, 2, axis=0)", np.repeat(A, 2, axis=0)),
+        ("repeat sizes", "tf.repeat(tf.constant([1, 2, 3]), [2, 0, 1])", np.repeat(i32([1, 2, 3]), [2, 0, 1])),
+        ("repeat flat", "tf.repeat(a[:2, :2], 2)", np.repeat(A[:2, :2], 2)),
+        ("clip_by_norm", "tf.clip_by_norm(a, 3.0)", np_clip_by_norm(A, 3.0)),
+        ("clip_by_norm axes", "tf.clip_by_norm(a, 3.0, axes=[1])", np_clip_by_norm(A, 3.0, axes=1)),
+        ("clip_by_global_norm", "tf.clip_by_global_norm([a, p], 4.0)",
+         ([(A * 4.0 / max(g, 4.0)).astype(np.float32), (P * 4.0 / max(g, 4.0)).astype(np.float32)], np.float32(g))),
+        ("global_norm", "tf.linalg.global_norm([a, p])", np.float32(g)),
+        ("reduce_variance", "tf.math.reduce_variance(a, axis=0)", var0),
+        ("reduce_std", "tf.math.reduce_std(a, axis=1, keepdims=True)", A.std(1, keepdims=True)),
+        ("reduce_std all", "tf.math.reduce_std(a)", np.float32(A.std())),
+        ("divide_no_nan", "tf.math.divide_no_nan(a, a[:, 3:])",
+         np.where(A[:, 3:] == 0, 0, A / np.where(A[:, 3:] == 0, 1, A[:, 3:])).astype(np.float32)),
+        ("l2_normalize", "tf.math.l2_normalize(a, axis=1)",
+         (A / np.sqrt(np.maximum((A ** 2).sum(1, keepdims=True), 1e-12))).astype(np.float32)),
+        ("moments", "tf.nn.moments(a, axes=[0])", (mean0, var0)),
+        ("moments keepdims", "tf.nn.moments(a, axes=[1], keepdims=True)", (A.mean(1, keepdims=True), A.var(1, keepdims=True))),
+        ("batch_normalization", "tf.nn.batch_normalization(a, %s, %s, 0.5, 2.0, 0.001)" % ("tf.nn.moments(a, [0])[0]", "tf.nn.moments(a, [0])[1]"),
+         ((A - mean0) / np.sqrt(var0 + 0.001) * 2.0 + 0.5).astype(np.float32)),
+        ("sigmoid_cross_entropy", "tf.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=a)",
+         (np.maximum(A, 0) - A * z + np.log1p(np.exp(-np.abs(A)))).astype(np.float32)),
+        ("swish", "tf.nn.swish(a)", (A / (1 + np.exp(-A.astype(np.float64)))).astype(np.float32)),
+        ("silu beta", "tf.nn.silu(a, beta=0.5)", (A / (1 + np.exp(-0.5 * A.astype(np.float64)))).astype(np.float32)),
+        ("embedding_lookup", "tf.nn.embedding_lookup(a, [[2, 0], [1, 1]])", A[[[2, 0], [1, 1]]]),
+        ("embedding_lookup max_norm", "tf.nn.embedding_lookup(a, [0, 2], max_norm=2.0)",
+         np_clip_by_norm(A[[0, 2]], 2.0, axes=1)),
+        ("expm1", "tf.math.expm1(p)", elementwise(math.expm1, P)),
+        ("erf", "tf.math.erf(p)", elementwise(math.erf, P)),
+        ("erfc", "tf.math.erfc(p)", elementwise(math.erfc, P)),
+        ("lgamma", "tf.math.lgamma(p)", elementwise(math.lgamma, P)),
+        ("digamma", "tf.math.digamma(p)", digamma(P)),
+        ("selu", "tf.nn.selu(p)", selu(P)),
+        ("expm1 float64", "tf.math.expm1(tf.constant([1e-10, -0.5], tf.float64))", np.expm1(np.float64([1e-10, -0.5]))),
+    ]
+    grads = [
+        ("split", "lambda a: tf.reduce_sum(tf.split(a, [1, 3], axis=1)[1] * 2.0)", "a",
+         np.concatenate([np.zeros((3, 1)), np.full((3, 3), 2.0)], 1).astype(np.float32)),
+        ("repeat", "lambda p: tf.reduce_sum(tf.repeat(p, 3) * p[0])", "p",
+         (np.full(6, 3 * P[0]) + np.eye(6)[0] * 3 * P.sum()).astype(np.float32)),
+        ("clip_by_norm", "lambda p: tf.reduce_sum(tf.clip_by_norm(p, 1.0) * tf.constant([1.0, 0, 0, 0, 0, 0]))", "p",
+         ((np.eye(6)[0] - P[0] * P / (P ** 2).sum()) / np.sqrt((P ** 2).sum())).astype(np.float32)),
+        ("reduce_variance", "lambda p: tf.math.reduce_variance(p)", "p", (2 * (P - P.mean()) / 6).astype(np.float32)),
+        ("divide_no_nan", "lambda p: tf.reduce_sum(tf.math.divide_no_nan(tf.ones_like(p), p - 1.0))", "p",
+         np.where(P == 1.0, 0, -1 / (P - 1.0) ** 2).astype(np.float32)),
+        ("sigmoid_cross_entropy", "lambda p: tf.reduce_sum(tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.ones_like(p), logits=p))",
+         "p", (1 / (1 + np.exp(-P.astype(np.float64))) - 1).astype(np.float32)),
+        ("expm1", "lambda p: tf.reduce_sum(tf.math.expm1(p))", "p", np.exp(P)),
+        ("erf", "lambda p: tf.reduce_sum(tf.math.erf(p))", "p", (2 / np.sqrt(np.pi) * np.exp(-P.astype(np.float64) ** 2)).astype(np.float32)),
+        ("erfc", "lambda p: tf.reduce_sum(tf.math.erfc(p))", "p", (-2 / np.sqrt(np.pi) * np.exp(-P.astype(np.float64) ** 2)).astype(np.float32)),
+        ("lgamma", "lambda p: tf.reduce_sum(tf.math.lgamma(p))", "p", digamma(P)),
+        ("digamma", "lambda p: tf.reduce_sum(tf.math.digamma(p))", "p", trigamma(P)),
+        ("selu", "lambda p: tf.reduce_sum(tf.nn.selu(p))", "p",
+         np.where(P > 0, 1.0507009873554805, 1.0507009873554805 * 1.6732632423543772 * np.exp(P)).astype(np.float32)),
+    ]
+    err_src = ["for bad in [lambda: tf.split(a, 3, axis=1), lambda: tf.split(a, [1, 1], axis=1),",
+               "            lambda: tf.math.reduce_std(tf.constant([1, 2])),",
+               "            lambda: tf.nn.sigmoid_cross_entropy_with_logits(labels=p[:2], logits=p)]:",
+               "    try:", "        bad()", "    except (ValueError, TypeError, tf.errors.InvalidArgumentError) as e:",
+               "        print(type(e).__name__)"]
+    err_out = ["InvalidArgumentError", "InvalidArgumentError", "TypeError", "ValueError"]
+    write("coreapi_array", "split, repeat, clip_by_norm/global_norm, reduce_std/variance, divide_no_nan, l2_normalize, "
+          "moments, batch_normalization, sigmoid xent, swish, embedding_lookup, expm1/erf/erfc/lgamma/digamma/selu",
+          ["a = tf.constant(%s)" % A.tolist(), "p = tf.constant(%s)" % P.tolist(), "z = tf.constant(%s)" % z.tolist()],
+          cases, grads, (err_src, err_out))
+
+
 if __name__ == "__main__":
     functional()
+    array()

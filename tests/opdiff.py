@@ -225,7 +225,9 @@ def templates(g, op):
              "IS_FINITE": ("tf.math.is_finite", FLOAT), "IDENTITY": ("tf.identity", NUM + ["bool", "string"]),
              "STOP_GRADIENT": ("tf.stop_gradient", NUM), "SHAPE": ("tf.shape", NUM + ["bool"]),
              "SIZE": ("tf.size", NUM), "RANK": ("tf.rank", NUM), "ZEROS_LIKE": ("tf.zeros_like", NUM + ["bool"]),
-             "ONES_LIKE": ("tf.ones_like", NUM + ["bool"])}
+             "ONES_LIKE": ("tf.ones_like", NUM + ["bool"]),
+             "EXPM1": ("tf.math.expm1", FLOAT), "ERF": ("tf.math.erf", FLOAT), "ERFC": ("tf.math.erfc", FLOAT),
+             "LGAMMA": ("tf.math.lgamma", FLOAT), "DIGAMMA": ("tf.math.digamma", FLOAT), "SELU": ("tf.nn.selu", FLOAT)}
     if op in unary:
         fn, dts = unary[op]
         dt = r.choice(dts)
@@ -488,6 +490,8 @@ def templates(g, op):
     if op in ("TL_ADD", "TL_CONCAT_GRAD"):
         s = g.shape(rank=2, nonempty=True)
         return ["_grad1(lambda p: _ta_ops(p, [0]), a0)", [inp(s, "float32")]]
+    if op == "TRIGAMMA":   # staged by digamma's gradient
+        return ["_grad1(lambda p: tf.math.digamma(p), a0)", [inp(g.shape(), r.choice(FLOAT))]]
     if op == "SCATTER_GRAD":
         s = g.shape(rank=r.randint(1, 2))
         f = r.choice(["tf.gather(p, [0, 0])" if s[0] else "tf.gather(p, [])", "p[::-1]", "tf.pad(p, %s)" % ([[1, 0]] * len(s))])

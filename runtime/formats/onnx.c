@@ -531,6 +531,8 @@ static const char *ox_simple_unary(OpId id) {
     case OP_RECIPROCAL: return "Reciprocal";
     case OP_SOFTPLUS: return "Softplus";
     case OP_ELU: return "Elu";
+    case OP_ERF: return "Erf";
+    case OP_SELU: return "Selu";
     case OP_IS_NAN: return "IsNaN";
     case OP_LOGICAL_NOT: return "Not";
     case OP_IDENTITY: return "Identity";
@@ -633,6 +635,12 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
       return;
     case OP_LOG1P:
       out[0] = ox_op1(x, "Log", ox_op2(x, "Add", in[0], ox_scalar(x, dt, 1)));
+      return;
+    case OP_EXPM1:
+      out[0] = ox_op2(x, "Sub", ox_op1(x, "Exp", in[0]), ox_scalar(x, dt, 1));
+      return;
+    case OP_ERFC:
+      out[0] = ox_op2(x, "Sub", ox_scalar(x, dt, 1), ox_op1(x, "Erf", in[0]));
       return;
     case OP_ROUND:
       out[0] = isint ? ox_op1(x, "Identity", in[0]) : ox_op1(x, "Round", in[0]);

@@ -789,6 +789,23 @@ static void g_tl_add(const GradCall *g, Val *dx) {
   dx[1] = keep(DY);
 }
 
+/* ---- core API additions (issue 31) ---- */
+#define TWO_OVER_SQRT_PI 1.1283791670955126
+static void g_expm1(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, op1(OP_EXP, X0))); }
+static void g_erf(const GradCall *g, Val *dx) {
+  dx[0] = keep(mul(DY, mul(fconst(TWO_OVER_SQRT_PI), op1(OP_EXP, neg(mul(X0, X0))))));
+}
+static void g_erfc(const GradCall *g, Val *dx) {
+  dx[0] = keep(mul(DY, mul(fconst(-TWO_OVER_SQRT_PI), op1(OP_EXP, neg(mul(X0, X0))))));
+}
+static void g_lgamma(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, op1(OP_DIGAMMA, X0))); }
+static void g_digamma(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, op1(OP_TRIGAMMA, X0))); }
+static void g_selu(const GradCall *g, Val *dx) {
+  /* TF's SeluGrad from the output: scale where y > 0, y + scale * alpha elsewhere */
+  Val neg_part = add(Y0, fconst(1.0507009873554804934193349852946 * 1.6732632423543772848170429916717));
+  dx[0] = keep(where(op2(OP_GREATER, Y0, fconst(0)), mul(DY, fconst(1.0507009873554804934193349852946)), mul(DY, neg_part)));
+}
+
 void grad_none(const GradCall *g, Val *dx) { (void)g; (void)dx; }
 
 /* Each op's gradient and, beside it, what that gradient reads of the forward op (TF's
@@ -796,6 +813,8 @@ void grad_none(const GradCall *g, Val *dx) { (void)g; (void)dx; }
 static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = {
   [OP_ADD] = {g_add, G_NO_OUT | G_IN_SHAPE}, [OP_SUB] = {g_sub, G_NO_OUT | G_IN_SHAPE}, [OP_MUL] = {g_mul, G_NO_OUT}, [OP_DIV] = {g_div, G_NO_OUT}, [OP_FLOORDIV] = {grad_none, 0},
   [OP_MOD] = {g_mod, G_NO_OUT}, [OP_POW] = {g_pow, 0}, [OP_MAXIMUM] = {g_maxmin, G_NO_OUT}, [OP_MINIMUM] = {g_maxmin, G_NO_OUT}, [OP_SQDIFF] = {g_sqdiff, G_NO_OUT},
+  [OP_EXPM1] = {g_expm1, G_NO_OUT}, [OP_ERF] = {g_erf, G_NO_OUT}, [OP_ERFC] = {g_erfc, G_NO_OUT}, [OP_LGAMMA] = {g_lgamma, G_NO_OUT},
+  [OP_DIGAMMA] = {g_digamma, G_NO_OUT}, [OP_SELU] = {g_selu, G_NO_IN},
   [OP_NEG] = {g_neg, G_NO_OUT | G_IN_SHAPE}, [OP_ABS] = {g_abs, G_NO_OUT}, [OP_SIGN] = {g_sign, G_NO_OUT | G_IN_SHAPE}, [OP_SQUARE] = {g_square, G_NO_OUT}, [OP_SQRT] = {g_sqrt, G_NO_IN},
   [OP_RSQRT] = {g_rsqrt, G_NO_IN}, [OP_EXP] = {g_exp, G_NO_IN}, [OP_LOG] = {g_log, G_NO_OUT}, [OP_LOG1P] = {g_log1p, G_NO_OUT}, [OP_SIN] = {g_sin, G_NO_OUT}, [OP_COS] = {g_cos, G_NO_OUT},
   [OP_TANH] = {g_tanh, G_NO_IN}, [OP_SIGMOID] = {g_sigmoid, G_NO_IN}, [OP_FLOOR] = {grad_none, 0}, [OP_CEIL] = {grad_none, 0}, [OP_ROUND] = {grad_none, 0},

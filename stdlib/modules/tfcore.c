@@ -53,3 +53,36 @@ Val tfcore_attr(const char *qual) {
 //! tf.switch_case(branch_index, branch_fns, default=None, name='switch_case')
 //!   branch_fns[branch_index]() (a list of callables, or (index, fn) pairs / a dict with keys 0..n-1); an index out of
 //!   range runs default (the last branch when None). branch_index is an int32/int64 scalar tensor.
+//! tf.split(value, num_or_size_splits, axis=0, num=None, name='split')
+//!   Splits value along axis into num_or_size_splits equal pieces (an int dividing the dimension) or pieces of the
+//!   given sizes (a list; one size may be -1 for the rest); returns a list of tensors (slices: they differentiate).
+//! tf.repeat(input, repeats, axis=None, name=None)
+//!   Repeats each element (each slice along axis; of the flattened input when axis is None) repeats times, or
+//!   repeats[i] times for a list; repeats must be known while tracing.
+//! tf.clip_by_norm(t, clip_norm, axes=None, name=None)
+//!   t scaled so that its L2 norm (over axes, all by default) is at most clip_norm: t * clip_norm / max(norm, clip_norm).
+//! tf.clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None)
+//!   Scales every tensor of t_list by clip_norm / max(global_norm, clip_norm); returns (clipped list, global norm).
+//!   None entries stay None; an infinite norm gives NaN tensors, as TF.
+//! tf.linalg.global_norm(t_list, name=None)
+//!   sqrt(sum of the squares of every element of every tensor of t_list); None entries are skipped.
+//! tf.math.reduce_variance(input_tensor, axis=None, keepdims=False, name=None)
+//!   The variance mean((x - mean(x))**2) over axis (all axes by default); float dtypes only (TypeError for ints, as TF).
+//! tf.math.reduce_std(input_tensor, axis=None, keepdims=False, name=None)
+//!   The standard deviation, sqrt(tf.math.reduce_variance) over axis.
+//! tf.math.divide_no_nan(x, y, name=None)
+//!   x / y, with 0 where y is 0 (also 0 / 0); its gradient is finite there too. Float dtypes.
+//! tf.math.l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None) | tf.nn.l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None)
+//!   x / sqrt(max(sum(x**2, axis), epsilon)): unit L2 norm along axis (all axes by default).
+//! tf.nn.moments(x, axes, shift=None, keepdims=False, name=None)
+//!   (mean, variance) of x over axes; as TF the variance does not propagate gradients through the mean.
+//! tf.nn.batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None)
+//!   (x - mean) * scale / sqrt(variance + variance_epsilon) + offset, broadcasting; offset and scale may be None.
+//! tf.nn.sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None)
+//!   Element-wise logistic loss of logits against labels in [0, 1], in TF's overflow-free form
+//!   max(x, 0) - x * z + log(1 + exp(-|x|)); labels and logits must have the same shape.
+//! tf.nn.swish(features, beta=1.0) | tf.nn.silu(features, beta=1.0)
+//!   features * sigmoid(beta * features).
+//! tf.nn.embedding_lookup(params, ids, max_norm=None, name=None)
+//!   The rows of params selected by ids (tf.gather along axis 0), shape ids.shape + params.shape[1:]; with max_norm
+//!   each row is clipped to that L2 norm. params may be a one-element list.
