@@ -329,6 +329,160 @@ def array():
           cases, grads, (err_src, err_out))
 
 
+# ---- cumsum/cumprod, top_k, sort/argsort, n-d scatter, segments, bincount, reverse, roll, einsum ----
+
+S = f32([[1, 3, 2, 3], [4, -1, 0.5, 2], [0, 2, 2, -3]])
+D = f32([[1, 2], [3, 4], [5, 6], [7, 8]])
+
+
+def np_cum(a, axis, prod=False, exclusive=False, reverse=False):
+    x = np.flip(a, axis) if reverse else a
+    f = np.cumprod if prod else np.cumsum
+    r = f(x, axis=axis).astype(a.dtype)
+    if exclusive:
+        ident = np.ones_like if prod else np.zeros_like
+        first = ident(np.take(r, [0], axis=axis))
+        r = np.concatenate([first, np.delete(r, -1, axis=axis)], axis=axis)
+    return np.flip(r, axis) if reverse else r
+
+
+def np_topk(a, k):
+    idx = np.argsort(-a, axis=-1, kind="stable")[..., :k]
+    return np.take_along_axis(a, idx, -1), idx.astype(np.int32)
+
+
+def np_scatter(t, idx, upd, how):
+    t = t.copy()
+    for i, u in zip(idx, upd):
+        i = tuple(i)
+        t[i] = {"update": u, "add": t[i] + u, "sub": t[i] - u, "max": np.maximum(t[i], u), "min": np.minimum(t[i], u)}[how]
+    return t
+
+
+def np_segment(d, ids, n, how):
+    out = []
+    for s in range(n):
+        rows = d[[i for i in range(len(ids)) if ids[i] == s]]
+        if len(rows) == 0:
+            out.append(np.full(d.shape[1:], {"sum": 0, "mean": 0, "max": np.finfo(np.float32).min,
+                                             "min": np.finfo(np.float32).max}[how], d.dtype))
+        else:
+            out.append({"sum": rows.sum(0), "mean": rows.mean(0), "max": rows.max(0), "min": rows.min(0)}[how])
+    return np.stack(out).astype(d.dtype)
+
+
+def sorting():
+    M = np.arange(6, dtype=np.float32).reshape(2, 3)
+    B = np.arange(12, dtype=np.float32).reshape(3, 4)
+    C = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    Q = np.arange(9, dtype=np.float32).reshape(3, 3)
+    ids = [1, 0, 1, 3]
+    cases = [
+        ("cumsum", "tf.math.cumsum(s, axis=1)", np_cum(S, 1)),
+        ("cumsum exclusive reverse", "tf.math.cumsum(s, axis=0, exclusive=True, reverse=True)",
+         np_cum(S, 0, exclusive=True, reverse=True)),
+        ("cumprod", "tf.math.cumprod(s, axis=-1)", np_cum(S, 1, prod=True)),
+        ("cumprod exclusive", "tf.math.cumprod(tf.constant([2, 3, 4]), exclusive=True)",
+         np_cum(i32([2, 3, 4]), 0, prod=True, exclusive=True)),
+        ("top_k", "tuple(tf.math.top_k(s, k=2))", np_topk(S, 2)),
+        ("top_k values", "tf.math.top_k(tf.constant([5, 1, 5, 7]), 3).values", np_topk(i32([5, 1, 5, 7]), 3)[0]),
+        ("top_k int64 indices", "tf.math.top_k(s, 1, index_type=tf.int64).indices", np_topk(S, 1)[1].astype(np.int64)),
+        ("sort", "tf.sort(s)", np.sort(S, -1)),
+        ("sort descending axis 0", "tf.sort(s, axis=0, direction='DESCENDING')", -np.sort(-S, 0)),
+        ("argsort", "tf.argsort(s)", np.argsort(S, -1, kind="stable").astype(np.int32)),
+        ("argsort descending", "tf.argsort(tf.constant([3, 1, 3, 2]), direction='DESCENDING')",
+         np.argsort(-i32([3, 1, 3, 2]), kind="stable").astype(np.int32)),
+        ("tensor_scatter_nd_update", "tf.tensor_scatter_nd_update(s, [[0, 1], [2, 3]], [10.0, 20.0])",
+         np_scatter(S, [[0, 1], [2, 3]], [10, 20], "update")),
+        ("tensor_scatter_nd_update rows", "tf.tensor_scatter_nd_update(s, [[2], [0]], tf.ones([2, 4]))",
+         np_scatter(S, [[2], [0]], np.ones((2, 4), np.float32), "update")),
+        ("tensor_scatter_nd_add", "tf.tensor_scatter_nd_add(s, [[1, 1], [1, 1]], [1.0, 2.0])",
+         np_scatter(S, [[1, 1], [1, 1]], [1, 2], "add")),
+        ("tensor_scatter_nd_sub", "tf.tensor_scatter_nd_sub(s, [[0, 0]], [5.0])", np_scatter(S, [[0, 0]], [5], "sub")),
+        ("tensor_scatter_nd_max", "tf.tensor_scatter_nd_max(s, [[0, 0], [1, 0]], [2.0, 2.0])",
+         np_scatter(S, [[0, 0], [1, 0]], [2, 2], "max")),
+        ("tensor_scatter_nd_min", "tf.tensor_scatter_nd_min(s, [[0, 0], [1, 0]], [2.0, 2.0])",
+         np_scatter(S, [[0, 0], [1, 0]], [2, 2], "min")),
+        ("scatter_nd", "tf.scatter_nd([[4], [1], [4]], [1, 2, 3], [6])",
+         np_scatter(np.zeros(6, np.int32), [[4], [1], [4]], [1, 2, 3], "add")),
+        ("unsorted_segment_sum", "tf.math.unsorted_segment_sum(d, %s, 5)" % ids, np_segment(D, ids, 5, "sum")),
+        ("unsorted_segment_mean", "tf.math.unsorted_segment_mean(d, %s, 4)" % ids, np_segment(D, ids, 4, "mean")),
+        ("unsorted_segment_max", "tf.math.unsorted_segment_max(d, %s, 4)" % ids, np_segment(D, ids, 4, "max")),
+        ("unsorted_segment_min", "tf.math.unsorted_segment_min(d, %s, 4)" % ids, np_segment(D, ids, 4, "min")),
+        ("segment_sum", "tf.math.segment_sum(d, [0, 0, 1, 3])", np_segment(D, [0, 0, 1, 3], 4, "sum")),
+        ("segment_mean", "tf.math.segment_mean(d, [0, 0, 0, 1])", np_segment(D, [0, 0, 0, 1], 2, "mean")),
+        ("segment_max", "tf.math.segment_max(d, [0, 1, 1, 1])", np_segment(D, [0, 1, 1, 1], 2, "max")),
+        ("bincount", "tf.math.bincount(tf.constant([1, 1, 4, 0, 1]))", np.bincount([1, 1, 4, 0, 1]).astype(np.int32)),
+        ("bincount weights minlength", "tf.math.bincount(tf.constant([1, 2]), weights=[0.5, 2.0], minlength=5)",
+         np.bincount([1, 2], weights=[0.5, 2.0], minlength=5).astype(np.float32)),
+        ("bincount maxlength", "tf.math.bincount(tf.constant([1, 5, 2, 2]), maxlength=3)",
+         np.bincount([1, 2, 2], minlength=3).astype(np.int32)),
+        ("reverse", "tf.reverse(s, [1])", S[:, ::-1]),
+        ("reverse both", "tf.reverse(s, [0, -1])", S[::-1, ::-1]),
+        ("roll", "tf.roll(tf.range(6), 2, 0)", np.roll(np.arange(6, dtype=np.int32), 2)),
+        ("roll axes", "tf.roll(s, [1, -1], [0, 1])", np.roll(S, [1, -1], [0, 1])),
+        ("einsum matmul", "tf.einsum('ij,jk->ik', m, b)", M @ B),
+        ("einsum transpose", "tf.einsum('ij->ji', m)", M.T),
+        ("einsum sum", "tf.einsum('ij->', m)", np.float32(M.sum())),
+        ("einsum trace", "tf.einsum('ii', q)", np.float32(np.trace(Q))),
+        ("einsum diagonal", "tf.einsum('ii->i', q)", np.diag(Q)),
+        ("einsum batch", "tf.einsum('bij,bjk->bik', c[:, :, :3], c)", np.einsum("bij,bjk->bik", C[:, :, :3], C)),
+        ("einsum outer", "tf.einsum('i,j->ij', m[0], m[1])", np.outer(M[0], M[1])),
+        ("einsum dot rows", "tf.einsum('ij,ij->i', m, m)", np.einsum("ij,ij->i", M, M)),
+        ("einsum ellipsis", "tf.einsum('...j,jk->...k', c[:, :, :3], b[:, :2])", np.einsum("...j,jk->...k", C[:, :, :3], B[:, :2])),
+        ("einsum implicit", "tf.einsum('ij,jk', m, b)", np.einsum("ij,jk", M, B)),
+        ("einsum three", "tf.einsum('bij,jk,kl->bil', c[:, :, :3], b, tf.ones([4, 2]))",
+         np.einsum("bij,jk,kl->bil", C[:, :, :3], B, np.ones((4, 2), np.float32))),
+        ("einsum bilinear", "tf.einsum('bi,ij,bj->b', m, q, m)", np.einsum("bi,ij,bj->b", M, Q, M)),
+    ]
+    cw = f32([1, 2, 3, 4])
+    grads = [
+        ("cumsum", "lambda s: tf.reduce_sum(tf.math.cumsum(s, axis=1) * tf.constant([1.0, 2.0, 3.0, 4.0]))", "s",
+         np.broadcast_to(np_cum(cw, 0, reverse=True), S.shape).astype(np.float32)),
+        ("cumsum exclusive", "lambda s: tf.reduce_sum(tf.math.cumsum(s, axis=1, exclusive=True) * tf.constant([1.0, 2.0, 3.0, 4.0]))",
+         "s", np.broadcast_to(np_cum(cw, 0, exclusive=True, reverse=True), S.shape).astype(np.float32)),
+        ("cumprod", "lambda w: tf.reduce_sum(tf.math.cumprod(w))", "tf.constant([2.0, 3.0, 0.5])",
+         f32([1 + 3 + 1.5, 2 + 1, 6])),
+        ("top_k", "lambda s: tf.reduce_sum(tf.math.top_k(s, 2).values * tf.constant([1.0, 10.0]))", "s",
+         np.stack([np.bincount(np_topk(S, 2)[1][r], weights=[1, 10], minlength=4) for r in range(3)]).astype(np.float32)),
+        ("sort", "lambda s: tf.reduce_sum(tf.sort(s) * tf.constant([1.0, 2.0, 3.0, 4.0]))", "s",
+         np.stack([np.bincount(np.argsort(S[r], kind="stable"), weights=[1, 2, 3, 4], minlength=4) for r in range(3)]).astype(np.float32)),
+        ("tensor_scatter_nd_update", "lambda s: tf.reduce_sum(tf.tensor_scatter_nd_update(s, [[0, 1]], [7.0]) * s)", "s",
+         np_scatter(S, [[0, 1]], [0], "update") + np_scatter(S, [[0, 1]], [7], "update")),
+        ("tensor_scatter_nd_max", "lambda s: tf.reduce_sum(tf.tensor_scatter_nd_max(s, [[0, 0], [1, 1]], [1.0, 9.0]))", "s",
+         np_scatter(np.ones_like(S), [[0, 0], [1, 1]], [0.5, 0.0], "update")),
+        ("unsorted_segment_sum", "lambda d: tf.reduce_sum(tf.math.unsorted_segment_sum(d, [1, 0, 1, 3], 4) * tf.constant([[1.0], [2.0], [3.0], [4.0]]))",
+         "d", np.repeat(f32([[2], [1], [2], [4]]), 2, axis=1)),
+        ("unsorted_segment_max", "lambda d: tf.reduce_sum(tf.math.unsorted_segment_max(d, [1, 0, 1, 3], 4))", "d",
+         f32([[0, 0], [1, 1], [1, 1], [1, 1]])),
+        ("reverse", "lambda s: tf.reduce_sum(tf.reverse(s, [1]) * tf.constant([1.0, 2.0, 3.0, 4.0]))", "s",
+         np.broadcast_to(f32([4, 3, 2, 1]), S.shape).astype(np.float32)),
+        ("roll", "lambda s: tf.reduce_sum(tf.roll(s, 1, 1) * tf.constant([1.0, 2.0, 3.0, 4.0]))", "s",
+         np.broadcast_to(f32([2, 3, 4, 1]), S.shape).astype(np.float32)),
+        ("einsum", "lambda m: tf.reduce_sum(tf.einsum('ij,jk->ik', m, b))", "m", np.broadcast_to(B.sum(1), M.shape).astype(np.float32)),
+        ("einsum trace", "lambda q: tf.einsum('ii', q * q)", "q", (2 * Q * np.eye(3)).astype(np.float32)),
+    ]
+    err_src = ["for bad in [lambda: tf.tensor_scatter_nd_update(s, [[5, 0]], [1.0]),",
+               "            lambda: tf.math.top_k(s, 7), lambda: tf.math.cumsum(s, axis=2),",
+               "            lambda: tf.sort(s, direction='UP'), lambda: tf.einsum('ij,jk->ik', m),",
+               "            lambda: tf.einsum('ij->ik', m)]:",
+               "    try:", "        bad()", "    except (ValueError, tf.errors.InvalidArgumentError) as e:",
+               "        print(type(e).__name__, str(e).split('\\n')[0])"]
+    err_out = ["InvalidArgumentError indices[0] = [5, 0] does not index into shape [3,4]",
+               "InvalidArgumentError input must have at least k columns. Had 4, needed 7",
+               "InvalidArgumentError ScanOp: Expected scan axis to be within [-2, 2) but got 2",
+               "ValueError `direction` should be one of {'ASCENDING', 'DESCENDING'}. Received: UP",
+               "ValueError Expected 2 inputs for einsum equation 'ij,jk->ik', got 1",
+               "ValueError Output subscript 'k' does not appear in the input subscripts of einsum equation 'ij->ik'"]
+    write("coreapi_sort_scatter", "cumsum/cumprod, top_k, sort/argsort, tensor_scatter_nd_*, scatter_nd, segment ops, "
+          "bincount, reverse, roll, einsum",
+          ["s = tf.constant(%s)" % S.tolist(), "d = tf.constant(%s)" % D.tolist(),
+           "m = tf.constant(%s)" % M.tolist(), "b = tf.constant(%s)" % B.tolist(),
+           "c = tf.constant(%s)" % C.tolist(), "q = tf.constant(%s)" % Q.tolist()],
+          cases, grads, (err_src, err_out))
+
+
 if __name__ == "__main__":
     functional()
     array()
+    sorting()

@@ -490,6 +490,28 @@ def templates(g, op):
     if op in ("TL_ADD", "TL_CONCAT_GRAD"):
         s = g.shape(rank=2, nonempty=True)
         return ["_grad1(lambda p: _ta_ops(p, [0]), a0)", [inp(s, "float32")]]
+    if op in ("CUMSUM", "CUMPROD"):
+        s = g.shape(rank=r.randint(1, 3))
+        fn = "tf.math.cumsum" if op == "CUMSUM" else "tf.math.cumprod"
+        return ["%s(a0, axis=%d, exclusive=%s, reverse=%s)" % (fn, r.randint(-len(s), len(s) - 1), r.random() < 0.5,
+                                                                r.random() < 0.5), [inp(s, r.choice(NUM), -3, 3)]]
+    if op == "TOP_K":   # tf.math.top_k's values and indices, or sort/argsort built on it
+        s = g.shape(rank=r.randint(1, 3))
+        k = r.randint(0, s[-1])
+        f = r.choice(["tuple(tf.math.top_k(a0, %d))" % k, "tf.sort(a0, direction='DESCENDING')", "tf.argsort(a0)"])
+        return [f, [inp(s, r.choice(NUM))]]
+    if op == "TOP_K_GRAD":
+        s = g.shape(rank=r.randint(1, 3))
+        return ["_grad1(lambda p: tf.math.top_k(p, %d).values, a0)" % r.randint(0, s[-1]), [inp(s, r.choice(FLOAT))]]
+    if op.startswith("TENSOR_SCATTER_"):
+        s = g.shape(rank=r.randint(1, 3), nonempty=True)
+        depth = r.randint(1, len(s))
+        n = r.randint(0, 3)
+        idx = [[r.randint(0, s[d] - 1) for d in range(depth)] for _ in range(n)]
+        dt = r.choice(NUM)
+        fn = "tf.tensor_scatter_nd_" + op[len("TENSOR_SCATTER_"):].lower()
+        return ["%s(a0, tf.constant(%s, shape=[%d, %d], dtype=tf.int32), a1)" % (fn, idx, n, depth),
+                [inp(s, dt), inp(tuple([n]) + tuple(s[depth:]), dt)]]
     if op == "TRIGAMMA":   # staged by digamma's gradient
         return ["_grad1(lambda p: tf.math.digamma(p), a0)", [inp(g.shape(), r.choice(FLOAT))]]
     if op == "SCATTER_GRAD":

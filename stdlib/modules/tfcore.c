@@ -1,11 +1,56 @@
 /* tfcore.c — tf names implemented in .tfs (stdlib/tfcore*.tfs): their lookup through the library's _API table, and their docs. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/ops.h"
 #include "modules/modules.h"
 #include "modules/tfdata.h"
 #include "object/object.h"
+#include "graph/trace.h"
+
+//! tf.raw_ops
+//!   The op table's ops by their GraphDef name (tf.raw_ops.TopKV2), called with the op table's signature: what the
+//!   .tfs parts of the tf API (stdlib/tfcore*.tfs) build on; ops with a public name are better called by it.
+static Val raw_ops_getattr(const char *name) {
+  for (int i = 0; i < OP__COUNT; i++)
+    if (!strcmp(op_defs[i].graph_name, name) && name[0] != '_') {
+      char *q = malloc(strlen(name) + 12);
+      if (!q) rt_throw(ERR_MEMORY, "out of memory");
+      strcpy(q, "tf.raw_ops.");
+      strcat(q, name);
+      return op_builtin((OpId)i, q);
+    }
+  return val_undef();
+}
+
+//! tf.executing_eagerly()
+//!   True when ops run eagerly: False while a tf.function is being traced (True inside one run with
+//!   tf.config.run_functions_eagerly(True)).
+static Val tf_executing_eagerly(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.executing_eagerly", .sig = ""};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  return val_bool(!trace_active());
+}
+
+//! tf.is_symbolic_tensor(tensor)
+//!   True for a graph tensor of a tf.function being traced (its value is known only when the graph runs).
+static Val tf_is_symbolic_tensor(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.is_symbolic_tensor", .sig = "tensor"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  Tensor *t = val_is(a[0], &tensor_type) ? val_as_tensor(a[0]) : NULL;
+  return val_bool(t && t->sym);
+}
 
 /* The value of tf.<qual> from stdlib/tfcore.tfs's _API table, or VT_UNDEF (also when the program was
  * compiled without the library: it names none of its entries). */
 Val tfcore_attr(const char *qual) {
+  if (!strcmp(qual, "raw_ops")) return module_native("tf.raw_ops", raw_ops_getattr);
+  if (!strcmp(qual, "executing_eagerly")) return builtin_new("tf.executing_eagerly", tf_executing_eagerly, val_undef(), NULL);
+  if (!strcmp(qual, "is_symbolic_tensor")) return builtin_new("tf.is_symbolic_tensor", tf_is_symbolic_tensor, val_undef(), NULL);
   Val lib = module_import_library("tfcore");
   if (val_is_undef(lib)) return lib;
   Val api = rt_getattr(lib, "_API");
@@ -86,3 +131,41 @@ Val tfcore_attr(const char *qual) {
 //! tf.nn.embedding_lookup(params, ids, max_norm=None, name=None)
 //!   The rows of params selected by ids (tf.gather along axis 0), shape ids.shape + params.shape[1:]; with max_norm
 //!   each row is clipped to that L2 norm. params may be a one-element list.
+//! tf.math.top_k(input, k=1, sorted=True, index_type=tf.int32, name=None) | tf.nn.top_k(input, k=1, sorted=True, index_type=tf.int32, name=None)
+//!   The k largest entries of each row along the last axis, largest first, and their indices (ties: the lower index
+//!   first), as TF's TopKV2(values, indices) named tuple: unpack it or read .values and .indices (TopKV2 op).
+//! tf.sort(values, axis=-1, direction='ASCENDING', name=None)
+//!   values sorted along axis, 'ASCENDING' or 'DESCENDING' (TopKV2 over the axis, as TF); equal values keep their
+//!   order. The axis' size must be known while tracing.
+//! tf.argsort(values, axis=-1, direction='ASCENDING', stable=False, name=None)
+//!   The int32 indices that sort values along axis (always stable: equal values keep their order).
+//! tf.scatter_nd(indices, updates, shape, name=None)
+//!   A zero tensor of shape with updates added at indices [..., D] (repeated indices add up).
+//! tf.math.unsorted_segment_sum(data, segment_ids, num_segments, name=None) | tf.unsorted_segment_sum(data, segment_ids, num_segments, name=None)
+//!   out[s] = sum of the data[i] with segment_ids[i] == s, for s < num_segments (segment_ids index data's first
+//!   dimensions); empty segments are 0.
+//! tf.math.unsorted_segment_mean(data, segment_ids, num_segments, name=None) | tf.unsorted_segment_mean(data, segment_ids, num_segments, name=None)
+//!   The mean of each segment's rows (0 for an empty segment).
+//! tf.math.unsorted_segment_max(data, segment_ids, num_segments, name=None) | tf.unsorted_segment_max(data, segment_ids, num_segments, name=None)
+//!   The element-wise maximum of each segment's rows; an empty segment holds the dtype's lowest value, as TF.
+//! tf.math.unsorted_segment_min(data, segment_ids, num_segments, name=None) | tf.unsorted_segment_min(data, segment_ids, num_segments, name=None)
+//!   The element-wise minimum of each segment's rows; an empty segment holds the dtype's largest value.
+//! tf.math.segment_sum(data, segment_ids, name=None)
+//!   unsorted_segment_sum with sorted segment_ids and max(segment_ids) + 1 segments.
+//! tf.math.segment_mean(data, segment_ids, name=None)
+//!   unsorted_segment_mean with sorted segment_ids and max(segment_ids) + 1 segments.
+//! tf.math.segment_max(data, segment_ids, name=None)
+//!   unsorted_segment_max with sorted segment_ids and max(segment_ids) + 1 segments.
+//! tf.math.segment_min(data, segment_ids, name=None)
+//!   unsorted_segment_min with sorted segment_ids and max(segment_ids) + 1 segments.
+//! tf.math.bincount(arr, weights=None, minlength=None, maxlength=None, dtype=tf.int32, name=None, axis=None, binary_output=False)
+//!   How many times each value 0..max(arr) occurs in arr (or the sum of its weights), at least minlength and at most
+//!   maxlength bins (larger values are dropped); arr must be non-negative.
+//! tf.reverse(tensor, axis, name=None) | tf.reverse_v2(tensor, axis, name=None)
+//!   tensor with the order of its elements reversed along each axis of the list axis.
+//! tf.roll(input, shift, axis, name=None)
+//!   Elements shifted by shift positions along axis, wrapping around (shift and axis may be lists of the same length).
+//! tf.einsum(equation, *inputs, **kwargs) | tf.linalg.einsum(equation, *inputs, **kwargs)
+//!   Einstein summation: 'ij,jk->ik' is a matmul, 'ij->ji' a transpose, 'ii' a trace, 'bij,bjk->bik' a batched
+//!   matmul; '...' stands for broadcast dimensions, and without '->' the output is the labels used once, sorted. Lowered
+//!   to diag_part, reduce_sum, transpose, reshape and matmul, so it traces and differentiates.
