@@ -512,6 +512,11 @@ def templates(g, op):
         fn = "tf.tensor_scatter_nd_" + op[len("TENSOR_SCATTER_"):].lower()
         return ["%s(a0, tf.constant(%s, shape=[%d, %d], dtype=tf.int32), a1)" % (fn, idx, n, depth),
                 [inp(s, dt), inp(tuple([n]) + tuple(s[depth:]), dt)]]
+    if op in ("STATELESS_UNIFORM", "STATELESS_NORMAL", "STATELESS_TRUNC_NORMAL"):   # same seed: same numbers in both
+        fn = {"STATELESS_UNIFORM": "tf.random.stateless_uniform", "STATELESS_NORMAL": "tf.random.stateless_normal",
+              "STATELESS_TRUNC_NORMAL": "tf.random.stateless_truncated_normal"}[op]
+        return ["%s(%s, seed=tf.cast(a0, tf.int64), dtype=tf.%s)" % (fn, list(g.shape()), r.choice(FLOAT)),
+                [inp((2,), r.choice(INT), 0, 1000)]]
     if op == "TRIGAMMA":   # staged by digamma's gradient
         return ["_grad1(lambda p: tf.math.digamma(p), a0)", [inp(g.shape(), r.choice(FLOAT))]]
     if op == "SCATTER_GRAD":

@@ -1981,7 +1981,21 @@ static bool gd_r_trigamma(GD_RULE_ARGS) {
   return true;
 }
 
+/* Stateless*(shape, seed) with dtype, T (the shape's) and Tseed */
+static bool gd_r_stateless(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (n->nin < 1 || n->in[0].node < 0) return false;
+  const char *in[2] = {gd_attr_input(b, g, n, 0, "shape", NULL, -1, true, &tidx), gd_ref(b, g, n->in[0], b->fn)};
+  if (!in[0]) return false;
+  gd_attr_add(b, &at, "dtype", gd_type(b, n->outm[0].dtype));
+  gd_attr_add(b, &at, "T", gd_pbtype(b, tidx));
+  gd_attr_add(b, &at, "Tseed", gd_type(b, graph_meta(g, n->in[0])->dtype));
+  gd_aux(b, base, n->op->graph_name, &at, 2, in);
+  return true;
+}
+
 static const GdRule gd_rules[OP__COUNT] = {
+  [OP_STATELESS_UNIFORM] = gd_r_stateless, [OP_STATELESS_NORMAL] = gd_r_stateless, [OP_STATELESS_TRUNC_NORMAL] = gd_r_stateless,
   [OP_CUMSUM] = gd_r_cumulative, [OP_CUMPROD] = gd_r_cumulative, [OP_TOP_K] = gd_r_top_k, [OP_TRIGAMMA] = gd_r_trigamma,
   [OP_TENSOR_SCATTER_UPDATE] = gd_r_tensor_scatter, [OP_TENSOR_SCATTER_ADD] = gd_r_tensor_scatter,
   [OP_TENSOR_SCATTER_SUB] = gd_r_tensor_scatter, [OP_TENSOR_SCATTER_MAX] = gd_r_tensor_scatter,

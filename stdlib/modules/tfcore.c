@@ -169,3 +169,52 @@ Val tfcore_attr(const char *qual) {
 //!   Einstein summation: 'ij,jk->ik' is a matmul, 'ij->ji' a transpose, 'ii' a trace, 'bij,bjk->bik' a batched
 //!   matmul; '...' stands for broadcast dimensions, and without '->' the output is the labels used once, sorted. Lowered
 //!   to diag_part, reduce_sum, transpose, reshape and matmul, so it traces and differentiates.
+//! tf.random.Generator(copy_from=None, state=None, alg=None)
+//!   A random number generator whose state ([seed, counter], a tf.Variable) advances with each draw, eagerly and
+//!   inside tf.function: Generator.from_seed(seed), from_non_deterministic_state(), from_state(state); methods normal,
+//!   uniform (int dtypes need maxval), truncated_normal, make_seeds and split(count). The numbers are tfs's own
+//!   (counter-based splitmix64), not TF's Philox stream: the same seed gives the same numbers on every run.
+//! tf.random.get_global_generator()
+//!   The global tf.random.Generator (made from a non-deterministic state on first use).
+//! tf.random.set_global_generator(generator)
+//!   Replaces the global tf.random.Generator.
+//! tf.random.stateless_uniform(shape, seed, minval=0, maxval=None, dtype=tf.float32, name=None, alg='auto_select')
+//!   Uniform numbers in [minval, maxval) that depend only on seed (an int tensor of shape [2]): the same seed, the same
+//!   numbers, eagerly and in graphs. Integer dtypes need maxval.
+//! tf.random.stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=tf.float32, name=None, alg='auto_select')
+//!   Normal numbers that depend only on seed (shape [2]).
+//! tf.random.stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=tf.float32, name=None, alg='auto_select')
+//!   Normal numbers within two standard deviations of the mean (others redrawn) that depend only on seed.
+//! tf.random.stateless_categorical(logits, num_samples, seed, dtype=tf.int64, name=None)
+//!   num_samples class indices per row of logits [batch, classes], drawn from softmax(logits), depending only on seed.
+//! tf.random.categorical(logits, num_samples, dtype=None, seed=None, name=None)
+//!   num_samples class indices per row of logits [batch, classes] drawn from softmax(logits) (int64 by default);
+//!   -inf logits are never drawn.
+//! tf.random.shuffle(value, seed=None, name=None)
+//!   value with its slices along dimension 0 in a random order.
+//! tf.random_normal_initializer(mean=0.0, stddev=0.05, seed=None)
+//!   An initializer: called with (shape, dtype=tf.float32) it returns tf.random.normal numbers.
+//! tf.random_uniform_initializer(minval=-0.05, maxval=0.05, seed=None)
+//!   An initializer: called with (shape, dtype=tf.float32) it returns tf.random.uniform numbers in [minval, maxval).
+//! tf.zeros_initializer()
+//!   An initializer: called with (shape, dtype=tf.float32) it returns zeros.
+//! tf.ones_initializer()
+//!   An initializer: called with (shape, dtype=tf.float32) it returns ones.
+//! tf.constant_initializer(value=0)
+//!   An initializer: called with (shape, dtype=tf.float32) it returns value, filled (a scalar) or reshaped (a list).
+//! tf.config.list_physical_devices(device_type=None) | tf.config.experimental.list_physical_devices(device_type=None)
+//!   [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]: tfs runs on the CPU; 'GPU' gives [].
+//! tf.config.list_logical_devices(device_type=None) | tf.config.experimental.list_logical_devices(device_type=None)
+//!   [LogicalDevice(name='/device:CPU:0', device_type='CPU')]; 'GPU' gives [].
+//! tf.config.threading
+//!   set_intra_op_parallelism_threads, set_inter_op_parallelism_threads and their get_ forms: the numbers are kept
+//!   and read back (0: the runtime's choice); tfs's kernels run on the calling thread.
+//! tf.config.experimental
+//!   enable_op_determinism, disable_op_determinism, is_op_determinism_enabled (tfs's ops are deterministic already),
+//!   list_physical_devices, list_logical_devices.
+//! tf.debugging.assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=None)
+//!   Raises InvalidArgumentError unless |x - y| <= atol + rtol * |y| everywhere (default tolerances 10 * the dtype's
+//!   epsilon); an op inside tf.function, checked at each call.
+//! tf.debugging.assert_shapes(shapes, data=None, summarize=None, message=None, name=None)
+//!   Checks the static shapes of (tensor, spec) pairs: a spec entry is a size, a symbol naming one size across the
+//!   tensors ('N'), or '.'/None for any; ValueError naming the tensor and dimension otherwise.
