@@ -517,6 +517,11 @@ def templates(g, op):
               "STATELESS_TRUNC_NORMAL": "tf.random.stateless_truncated_normal"}[op]
         return ["%s(%s, seed=tf.cast(a0, tf.int64), dtype=tf.%s)" % (fn, list(g.shape()), r.choice(FLOAT)),
                 [inp((2,), r.choice(INT), 0, 1000)]]
+    if op == "PY_FUNC":   # a host function run by the graph at each call
+        dt = r.choice(NUM)
+        fn = r.choice(["tf.py_function(lambda v: v * 2, [a0], tf.%s)" % dt,
+                       "tf.numpy_function(lambda v: v + 1, [a0], tf.%s)" % dt])
+        return [fn, [inp(g.shape(), dt)]]
     if op == "TRIGAMMA":   # staged by digamma's gradient
         return ["_grad1(lambda p: tf.math.digamma(p), a0)", [inp(g.shape(), r.choice(FLOAT))]]
     if op == "SCATTER_GRAD":

@@ -1994,7 +1994,29 @@ static bool gd_r_stateless(GD_RULE_ARGS) {
   return true;
 }
 
+/* EagerPyFunc (py_function) / PyFunc (numpy_function): the host function is named by a token, as TF registers it */
+static bool gd_r_py_func(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  int nin = n->nin + n->ndyn;
+  const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(nin + 1));
+  const TMeta **ins = pa_alloc(b->a, sizeof(TMeta *) * (size_t)(nin + 1));
+  const TMeta **outs = pa_alloc(b->a, sizeof(TMeta *) * (size_t)(n->nout + 1));
+  for (int i = 0; i < nin; i++) {
+    if (n->in[i].node < 0) return false;
+    in[i] = gd_ref(b, g, n->in[i], b->fn);
+    ins[i] = graph_meta(g, n->in[i]);
+  }
+  for (int i = 0; i < n->nout; i++) outs[i] = &n->outm[i];
+  bool eager = !(n->attrs.n > 2 && n->attrs.v[2].tag == VT_BOOL && !n->attrs.v[2].u.i);
+  gd_attr_add(b, &at, "token", gd_str(b, pa_printf(b->a, "pyfunc_%s", base)));
+  gd_attr_add(b, &at, "Tin", gd_types(b, nin, ins));
+  gd_attr_add(b, &at, "Tout", gd_types(b, n->nout, outs));
+  gd_aux(b, base, eager ? "EagerPyFunc" : "PyFunc", &at, nin, in);
+  return true;
+}
+
 static const GdRule gd_rules[OP__COUNT] = {
+  [OP_PY_FUNC] = gd_r_py_func,
   [OP_STATELESS_UNIFORM] = gd_r_stateless, [OP_STATELESS_NORMAL] = gd_r_stateless, [OP_STATELESS_TRUNC_NORMAL] = gd_r_stateless,
   [OP_CUMSUM] = gd_r_cumulative, [OP_CUMPROD] = gd_r_cumulative, [OP_TOP_K] = gd_r_top_k, [OP_TRIGAMMA] = gd_r_trigamma,
   [OP_TENSOR_SCATTER_UPDATE] = gd_r_tensor_scatter, [OP_TENSOR_SCATTER_ADD] = gd_r_tensor_scatter,

@@ -45,10 +45,49 @@ static Val tf_is_symbolic_tensor(Val self, int n, const Val *args, const Kw *kw)
   return val_bool(t && t->sym);
 }
 
+/* tf.py_function / tf.numpy_function: one EagerPyFunc op over the inputs (eager: the function sees tensors). */
+static Val pyfunc_call(const char *what, bool eager, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec_py = {.what = "tf.py_function", .sig = "func=None, inp=None, Tout=None, name=None"};
+  static ArgSpec spec_np = {.what = "tf.numpy_function", .sig = "func, inp, Tout, stateful=True, name=None"};
+  Val a[5];
+  args_parse(eager ? &spec_py : &spec_np, n, args, kw, a);
+  if (a[0].tag != VT_OBJ || !a[0].u.o->type->call) rt_throw(ERR_TYPE, "%s: func must be callable", what);
+  tfs_i64 nin = 0;
+  const Val *items = NULL;
+  if (a[1].tag != VT_NONE && a[1].tag != VT_UNDEF && !seq_items(a[1], &nin, &items))
+    rt_throw(ERR_TYPE, "%s: inp must be a list of tensors", what);
+  OpAttrs at = {3, {a[0], a[2], val_bool(eager)}};
+  Val r = op_apply(&op_defs[OP_PY_FUNC], (int)nin, items, &at);
+  DType d;
+  if (val_as_dtype(a[2], &d)) {   /* a single dtype: the single tensor, not a list */
+    Val one = val_incref(((List *)r.u.o)->items[0]);
+    val_decref(r);
+    return one;
+  }
+  return r;
+}
+
+//! tf.py_function(func=None, inp=None, Tout=None, name=None)
+//!   Calls the host function func(*inp) with eager tensors each time the op runs: eagerly at once, inside tf.function
+//!   at every call of the graph (an EagerPyFunc op); Tout is the result's dtype, or a list of dtypes for several.
+static Val tf_py_function(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  return pyfunc_call("tf.py_function", true, n, args, kw);
+}
+
+//! tf.numpy_function(func, inp, Tout, stateful=True, name=None)
+//!   As tf.py_function, but func receives numpy arrays and returns numpy arrays or Python values.
+static Val tf_numpy_function(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  return pyfunc_call("tf.numpy_function", false, n, args, kw);
+}
+
 /* The value of tf.<qual> from stdlib/tfcore.tfs's _API table, or VT_UNDEF (also when the program was
  * compiled without the library: it names none of its entries). */
 Val tfcore_attr(const char *qual) {
   if (!strcmp(qual, "raw_ops")) return module_native("tf.raw_ops", raw_ops_getattr);
+  if (!strcmp(qual, "py_function")) return builtin_new("tf.py_function", tf_py_function, val_undef(), NULL);
+  if (!strcmp(qual, "numpy_function")) return builtin_new("tf.numpy_function", tf_numpy_function, val_undef(), NULL);
   if (!strcmp(qual, "executing_eagerly")) return builtin_new("tf.executing_eagerly", tf_executing_eagerly, val_undef(), NULL);
   if (!strcmp(qual, "is_symbolic_tensor")) return builtin_new("tf.is_symbolic_tensor", tf_is_symbolic_tensor, val_undef(), NULL);
   Val lib = module_import_library("tfcore");
