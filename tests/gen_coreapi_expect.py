@@ -371,6 +371,15 @@ def np_segment(d, ids, n, how):
     return np.stack(out).astype(d.dtype)
 
 
+def np_unique(v, it=np.int32):
+    a = np.asarray(v)
+    y, first, inv, cnt = np.unique(a, return_index=True, return_inverse=True, return_counts=True)
+    order = np.argsort(first)   # TF keeps the order of first occurrence
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return y[order], rank[inv].astype(it), cnt[order].astype(it)
+
+
 def sorting():
     M = np.arange(6, dtype=np.float32).reshape(2, 3)
     B = np.arange(12, dtype=np.float32).reshape(3, 4)
@@ -421,6 +430,13 @@ def sorting():
         ("reverse both", "tf.reverse(s, [0, -1])", S[::-1, ::-1]),
         ("roll", "tf.roll(tf.range(6), 2, 0)", np.roll(np.arange(6, dtype=np.int32), 2)),
         ("roll axes", "tf.roll(s, [1, -1], [0, 1])", np.roll(S, [1, -1], [0, 1])),
+        ("unique", "tuple(tf.unique(tf.constant([4, 1, 4, 2, 1, 9])))", np_unique(i32([4, 1, 4, 2, 1, 9]))[:2]),
+        ("unique_with_counts", "tuple(tf.unique_with_counts(tf.constant([2.5, 2.5, -1.0]), out_idx=tf.int64))",
+         np_unique(f32([2.5, 2.5, -1.0]), np.int64)),
+        ("searchsorted", "tf.searchsorted(tf.constant([[0, 3, 9, 9, 10], [1, 2, 3, 4, 5]]), tf.constant([[2, 4, 9], [0, 2, 6]]))",
+         np.stack([np.searchsorted([0, 3, 9, 9, 10], [2, 4, 9]), np.searchsorted([1, 2, 3, 4, 5], [0, 2, 6])]).astype(np.int32)),
+        ("searchsorted right", "tf.searchsorted([0.0, 1.0, 2.0], [1.0, 1.5, -3.0], side='right', out_type=tf.int64)",
+         np.searchsorted([0.0, 1.0, 2.0], [1.0, 1.5, -3.0], side="right").astype(np.int64)),
         ("einsum matmul", "tf.einsum('ij,jk->ik', m, b)", M @ B),
         ("einsum transpose", "tf.einsum('ij->ji', m)", M.T),
         ("einsum sum", "tf.einsum('ij->', m)", np.float32(M.sum())),

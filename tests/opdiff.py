@@ -522,6 +522,15 @@ def templates(g, op):
         fn = r.choice(["tf.py_function(lambda v: v * 2, [a0], tf.%s)" % dt,
                        "tf.numpy_function(lambda v: v + 1, [a0], tf.%s)" % dt])
         return [fn, [inp(g.shape(), dt)]]
+    if op in ("UNIQUE", "UNIQUE_WITH_COUNTS"):   # a data-dependent output size
+        fn = "tf.unique" if op == "UNIQUE" else "tf.unique_with_counts"
+        return ["tuple(%s(a0))" % fn, [inp((r.randint(0, 6),), r.choice(NUM), -2, 2)]]
+    if op in ("LOWER_BOUND", "UPPER_BOUND"):
+        dt = r.choice(NUM)
+        lead = g.shape(rank=r.randint(0, 1))
+        side = "left" if op == "LOWER_BOUND" else "right"
+        return ["tf.searchsorted(tf.sort(a0), a1, side='%s')" % side,
+                [inp(tuple(lead) + (r.randint(1, 4),), dt), inp(tuple(lead) + (r.randint(0, 3),), dt)]]
     if op == "TRIGAMMA":   # staged by digamma's gradient
         return ["_grad1(lambda p: tf.math.digamma(p), a0)", [inp(g.shape(), r.choice(FLOAT))]]
     if op == "SCATTER_GRAD":

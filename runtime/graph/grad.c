@@ -888,6 +888,7 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_TENSOR_SCATTER_UPDATE] = {g_tensor_scatter, G_NO_OUT}, [OP_TENSOR_SCATTER_ADD] = {g_tensor_scatter, G_NO_OUT},
   [OP_TENSOR_SCATTER_SUB] = {g_tensor_scatter, G_NO_OUT}, [OP_TENSOR_SCATTER_MAX] = {g_tensor_scatter, 0},
   [OP_TENSOR_SCATTER_MIN] = {g_tensor_scatter, 0},
+  [OP_UNIQUE] = {grad_none, 0}, [OP_UNIQUE_WITH_COUNTS] = {grad_none, 0}, [OP_LOWER_BOUND] = {grad_none, 0}, [OP_UPPER_BOUND] = {grad_none, 0},
   [OP_NEG] = {g_neg, G_NO_OUT | G_IN_SHAPE}, [OP_ABS] = {g_abs, G_NO_OUT}, [OP_SIGN] = {g_sign, G_NO_OUT | G_IN_SHAPE}, [OP_SQUARE] = {g_square, G_NO_OUT}, [OP_SQRT] = {g_sqrt, G_NO_IN},
   [OP_RSQRT] = {g_rsqrt, G_NO_IN}, [OP_EXP] = {g_exp, G_NO_IN}, [OP_LOG] = {g_log, G_NO_OUT}, [OP_LOG1P] = {g_log1p, G_NO_OUT}, [OP_SIN] = {g_sin, G_NO_OUT}, [OP_COS] = {g_cos, G_NO_OUT},
   [OP_TANH] = {g_tanh, G_NO_IN}, [OP_SIGMOID] = {g_sigmoid, G_NO_IN}, [OP_FLOOR] = {grad_none, 0}, [OP_CEIL] = {grad_none, 0}, [OP_ROUND] = {grad_none, 0},

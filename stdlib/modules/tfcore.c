@@ -257,3 +257,11 @@ Val tfcore_attr(const char *qual) {
 //! tf.debugging.assert_shapes(shapes, data=None, summarize=None, message=None, name=None)
 //!   Checks the static shapes of (tensor, spec) pairs: a spec entry is a size, a symbol naming one size across the
 //!   tensors ('N'), or '.'/None for any; ValueError naming the tensor and dimension otherwise.
+//! tf.unique(x, out_idx=tf.int32, name=None)
+//!   The distinct values of the 1-D x in order of first occurrence and, for each element, the index of its value
+//!   there: TF's Unique(y, idx) named tuple (Unique op; y's size is known only when it runs).
+//! tf.unique_with_counts(x, out_idx=tf.int32, name=None)
+//!   As tf.unique, with how many times each value occurs: UniqueWithCounts(y, idx, count).
+//! tf.searchsorted(sorted_sequence, values, side='left', out_type=tf.int32, name=None)
+//!   For each of values [..., M], the position in the sorted last axis of sorted_sequence [..., N] where it would be
+//!   inserted: before equal elements ('left', LowerBound) or after them ('right', UpperBound).
