@@ -1,4 +1,5 @@
 /* tfcore.c — tf names implemented in .tfs (stdlib/tfcore*.tfs): their lookup through the library's _API table, and their docs. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +98,48 @@ Val tfcore_attr(const char *qual) {
   Val v = dict_get_str(api, qual);
   val_decref(api);
   return v;
+}
+
+/* Whether a and b are the same object, or functions made from the same definition. */
+static bool same_obj(Val a, Val b) {
+  if (a.tag != VT_OBJ || b.tag != VT_OBJ) return false;
+  if (a.u.o == b.u.o) return true;
+  return val_is(a, &func_type) && val_is(b, &func_type) && ((Func *)a.u.o)->info == ((Func *)b.u.o)->info;
+}
+
+/* The tf name ("tf.map_fn", "tf.nest.flatten") of a function or class of stdlib/tfcore*.tfs, for help(); false when
+ * v is none of the _API table's values (or a function of a module there). */
+bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
+  if (v.tag != VT_OBJ) return false;
+  Val lib = module_import_library("tfcore");
+  if (val_is_undef(lib)) return false;
+  Val api = rt_getattr(lib, "_API");
+  val_decref(lib);
+  Val keys = dict_keys_list(api);
+  tfs_i64 n;
+  const Val *items;
+  bool found = false;
+  if (seq_items(keys, &n, &items))
+    for (tfs_i64 i = 0; i < n && !found; i++) {
+      Val e = dict_get(api, items[i]);
+      if (same_obj(e, v)) {
+        snprintf(buf, size, "tf.%s", str_cstr(items[i]));
+        found = true;
+      } else if (fname && val_is(e, &module_type)) {
+        const Module *m = (const Module *)e.u.o;
+        bool same = false;
+        for (int g = 0; g < m->nglobals && m->names && !same; g++)
+          same = m->names[g] && !strcmp(m->names[g], fname) && same_obj(m->globals[g], v);
+        if (same) {
+          snprintf(buf, size, "tf.%s.%s", str_cstr(items[i]), fname);
+          found = true;
+        }
+      }
+      val_decref(e);
+    }
+  val_decref(keys);
+  val_decref(api);
+  return found;
 }
 
 //! tf.nest
