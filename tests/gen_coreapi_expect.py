@@ -213,8 +213,15 @@ def functional():
     ]
     graph_src = ["loop = tf.function(lambda: tf.map_fn(lambda r: r * 2.0, x)).get_concrete_function().graph.as_text()",
                  "branch = tf.function(lambda k: tf.switch_case(k, [lambda: w, lambda: -w]))",
-                 "print('While' in loop, 'TensorList' in loop, branch(tf.constant(0)).numpy().tolist())"]
-    graph_out = ["True True %s" % W.tolist()]
+                 "print('While' in loop, 'TensorList' in loop, branch(tf.constant(0)).numpy().tolist())",
+                 "dyn = tf.function(lambda x: (tf.map_fn(lambda r: r * 2.0, x), tf.scan(lambda a, r: a + r, x), tf.split(x, 3)[1]),",
+                 "                  input_signature=[tf.TensorSpec([None, 2], tf.float32)])",
+                 "print([t.numpy().tolist() for t in dyn(tf.constant(%s))])" % X.tolist(),
+                 "dyn_map = tf.function(lambda x: tf.map_fn(lambda r: r * 2.0, x), input_signature=[tf.TensorSpec([None, 2], tf.float32)])",
+                 "print(tf.map_fn(lambda r: r * 2.0, tf.zeros([0, 2])).shape, dyn_map(tf.zeros([0, 2])).shape)"]
+    graph_out = ["True True %s" % W.tolist(),
+                 "%s" % [(X * 2).tolist(), np_scan(lambda a, r: a + r, X).tolist(), X[1:2].tolist()],
+                 "(0, 2) (0, 2)"]
     write("coreapi_functional", "tf.nest, map_fn, scan, foldl, foldr, vectorized_map, case, switch_case (LANGUAGE.md 21)",
           ["x = tf.constant(%s)" % X.tolist(), "v = tf.constant(%s)" % V.tolist(), "w = tf.constant(%s)" % W.tolist()],
           cases, grads, (nest_src + graph_src, nest_out + graph_out))
