@@ -371,9 +371,41 @@ static bool uses_tf_function(Program *p) {
   return false;
 }
 
-/* Parts of `tf` written in .tfs (stdlib/keras*.tfs, distribute.tfs, horovod.tfs): a program
- * whose source names one gets that library compiled in as one more module, imported on the
- * first use of tf.keras / tf.distribute / `import horovod.tensorflow` (stdlib/modules/tfmod.c,
+/* Whether a user module's source names `word` as an attribute (".word" not followed by an identifier char). */
+static bool names_attr(Program *p, const char *word, size_t n) {
+  for (int i = 0; i < p->nmods; i++) {
+    if (p->mods[i]->library) continue;
+    for (const char *s = strstr(p->mods[i]->source, "."); s; s = strstr(s + 1, ".")) {
+      char c = s[1 + n];
+      if (!strncmp(s + 1, word, n) && !(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+        return true;
+    }
+  }
+  return false;
+}
+
+/* tfcore.tfs names what it implements in its `_API = {"qual.name": fn, ...}` table: a program naming
+ * one of those (as an attribute: tf.nest, tf.math.reduce_std) gets the library compiled in. */
+static bool names_tfcore(Program *p, const char *src) {
+  const char *s = strstr(src, "\n_API = {");
+  if (!s) return false;
+  for (s = strchr(s, '{'); *s && *s != '}'; s++) {
+    if (*s != '"') continue;
+    const char *e = strchr(s + 1, '"');
+    if (!e) break;
+    const char *w = s + 1;
+    for (const char *d = w; d < e; d++)
+      if (*d == '.') w = d + 1;
+    if (names_attr(p, w, (size_t)(e - w))) return true;
+    s = strchr(e, '\n');
+    if (!s) break;
+  }
+  return false;
+}
+
+/* Parts of `tf` written in .tfs (stdlib/keras*.tfs, tfcore*.tfs, distribute.tfs, horovod.tfs): a
+ * program whose source names one gets that library compiled in as one more module, imported on the
+ * first use (tf.keras, a tfcore name, tf.distribute, `import horovod.tensorflow`: stdlib/modules/tfmod.c,
  * native.c).  Other programs pay nothing for them. */
 static bool load_library(Program *p, const char *name, const char *word) {
   bool named = false;
@@ -390,13 +422,15 @@ static bool load_library(Program *p, const char *name, const char *word) {
     diag_add(&p->diags, p->mods[0]->path, NULL, 0, 0, "cannot read the %s library '%s': %s", name, path, strerror(errno));
     return false;
   }
+  if (!strcmp(name, "tfcore") && !names_tfcore(p, src)) return true;
   return load_module(p, add_module(p, name, path, src, len));
 }
 
 static bool load_libraries(Program *p) {
-  return load_library(p, "keras", "keras") && load_library(p, "distribute", "distribute") &&
-         load_library(p, "horovod", "horovod");
+  return load_library(p, "keras", "keras") && load_library(p, "tfcore", "tf") &&
+         load_library(p, "distribute", "distribute") && load_library(p, "horovod", "horovod");
 }
+
 
 static bool load_main(Program *p, ProgModule *m) {
   if (!load_module(p, m) || !load_libraries(p)) return false;

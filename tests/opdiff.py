@@ -226,7 +226,9 @@ def templates(g, op):
              "IS_FINITE": ("tf.math.is_finite", FLOAT), "IDENTITY": ("tf.identity", NUM + ["bool", "string"]),
              "STOP_GRADIENT": ("tf.stop_gradient", NUM), "SHAPE": ("tf.shape", NUM + ["bool"]),
              "SIZE": ("tf.size", NUM), "RANK": ("tf.rank", NUM), "ZEROS_LIKE": ("tf.zeros_like", NUM + ["bool"]),
-             "ONES_LIKE": ("tf.ones_like", NUM + ["bool"])}
+             "ONES_LIKE": ("tf.ones_like", NUM + ["bool"]),
+             "EXPM1": ("tf.math.expm1", FLOAT), "ERF": ("tf.math.erf", FLOAT), "ERFC": ("tf.math.erfc", FLOAT),
+             "LGAMMA": ("tf.math.lgamma", FLOAT), "DIGAMMA": ("tf.math.digamma", FLOAT), "SELU": ("tf.nn.selu", FLOAT)}
     if op in unary:
         fn, dts = unary[op]
         dt = r.choice(dts)
@@ -489,6 +491,49 @@ def templates(g, op):
     if op in ("TL_ADD", "TL_CONCAT_GRAD"):
         s = g.shape(rank=2, nonempty=True)
         return ["_grad1(lambda p: _ta_ops(p, [0]), a0)", [inp(s, "float32")]]
+    if op in ("CUMSUM", "CUMPROD"):
+        s = g.shape(rank=r.randint(1, 3))
+        fn = "tf.math.cumsum" if op == "CUMSUM" else "tf.math.cumprod"
+        return ["%s(a0, axis=%d, exclusive=%s, reverse=%s)" % (fn, r.randint(-len(s), len(s) - 1), r.random() < 0.5,
+                                                                r.random() < 0.5), [inp(s, r.choice(NUM), -3, 3)]]
+    if op == "TOP_K":   # tf.math.top_k's values and indices, or sort/argsort built on it
+        s = g.shape(rank=r.randint(1, 3))
+        k = r.randint(0, s[-1])
+        f = r.choice(["tuple(tf.math.top_k(a0, %d))" % k, "tf.sort(a0, direction='DESCENDING')", "tf.argsort(a0)"])
+        return [f, [inp(s, r.choice(NUM))]]
+    if op == "TOP_K_GRAD":
+        s = g.shape(rank=r.randint(1, 3))
+        return ["_grad1(lambda p: tf.math.top_k(p, %d).values, a0)" % r.randint(0, s[-1]), [inp(s, r.choice(FLOAT))]]
+    if op.startswith("TENSOR_SCATTER_"):
+        s = g.shape(rank=r.randint(1, 3), nonempty=True)
+        depth = r.randint(1, len(s))
+        n = r.randint(0, 3)
+        idx = [[r.randint(0, s[d] - 1) for d in range(depth)] for _ in range(n)]
+        dt = r.choice(NUM)
+        fn = "tf.tensor_scatter_nd_" + op[len("TENSOR_SCATTER_"):].lower()
+        return ["%s(a0, tf.constant(%s, shape=[%d, %d], dtype=tf.int32), a1)" % (fn, idx, n, depth),
+                [inp(s, dt), inp(tuple([n]) + tuple(s[depth:]), dt)]]
+    if op in ("STATELESS_UNIFORM", "STATELESS_NORMAL", "STATELESS_TRUNC_NORMAL"):   # same seed: same numbers in both
+        fn = {"STATELESS_UNIFORM": "tf.random.stateless_uniform", "STATELESS_NORMAL": "tf.random.stateless_normal",
+              "STATELESS_TRUNC_NORMAL": "tf.random.stateless_truncated_normal"}[op]
+        return ["%s(%s, seed=tf.cast(a0, tf.int64), dtype=tf.%s)" % (fn, list(g.shape()), r.choice(FLOAT)),
+                [inp((2,), r.choice(INT), 0, 1000)]]
+    if op == "PY_FUNC":   # a host function run by the graph at each call
+        dt = r.choice(NUM)
+        fn = r.choice(["tf.py_function(lambda v: v * 2, [a0], tf.%s)" % dt,
+                       "tf.numpy_function(lambda v: v + 1, [a0], tf.%s)" % dt])
+        return [fn, [inp(g.shape(), dt)]]
+    if op in ("UNIQUE", "UNIQUE_WITH_COUNTS"):   # a data-dependent output size
+        fn = "tf.unique" if op == "UNIQUE" else "tf.unique_with_counts"
+        return ["tuple(%s(a0))" % fn, [inp((r.randint(0, 6),), r.choice(NUM), -2, 2)]]
+    if op in ("LOWER_BOUND", "UPPER_BOUND"):
+        dt = r.choice(NUM)
+        lead = g.shape(rank=r.randint(0, 1))
+        side = "left" if op == "LOWER_BOUND" else "right"
+        return ["tf.searchsorted(tf.sort(a0), a1, side='%s')" % side,
+                [inp(tuple(lead) + (r.randint(1, 4),), dt), inp(tuple(lead) + (r.randint(0, 3),), dt)]]
+    if op == "TRIGAMMA":   # staged by digamma's gradient
+        return ["_grad1(lambda p: tf.math.digamma(p), a0)", [inp(g.shape(), r.choice(FLOAT))]]
     if op == "SCATTER_GRAD":
         s = g.shape(rank=r.randint(1, 2))
         f = r.choice(["tf.gather(p, [0, 0])" if s[0] else "tf.gather(p, [])", "p[::-1]", "tf.pad(p, %s)" % ([[1, 0]] * len(s))])

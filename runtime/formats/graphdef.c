@@ -1924,7 +1924,104 @@ static bool gd_r_tensorlist(GD_RULE_ARGS) {
 }
 
 typedef bool (*GdRule)(GD_RULE_ARGS);
+/* ---- core API additions (issue 31) ---- */
+/* Cumsum/Cumprod(x, axis) with exclusive and reverse attributes */
+static bool gd_r_cumulative(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  tfs_i64 zero = 0;
+  if (!x) return false;
+  const char *in[2] = {x, gd_attr_input(b, g, n, 0, "axis", &zero, 1, false, &tidx)};
+  if (!in[1]) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "Tidx", gd_pbtype(b, tidx));
+  gd_attr_add(b, &at, "exclusive", gd_bool(b, n->attrs.n > 1 && rt_truthy(n->attrs.v[1])));
+  gd_attr_add(b, &at, "reverse", gd_bool(b, n->attrs.n > 2 && rt_truthy(n->attrs.v[2])));
+  gd_aux(b, base, n->op->graph_name, &at, 2, in);
+  return true;
+}
+
+/* TopKV2(input, k) with sorted and the indices' dtype */
+static bool gd_r_top_k(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  tfs_i64 one = 1;
+  if (!x) return false;
+  const char *in[2] = {x, gd_attr_input(b, g, n, 0, "k", &one, 1, false, &tidx)};
+  if (!in[1]) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "sorted", gd_bool(b, !(n->attrs.n > 1 && n->attrs.v[1].tag == VT_BOOL && !n->attrs.v[1].u.i)));
+  gd_attr_add(b, &at, "Tk", gd_pbtype(b, tidx));
+  gd_attr_add(b, &at, "index_type", gd_type(b, n->nout > 1 ? n->outm[1].dtype : DT_INT32));
+  gd_aux(b, base, n->op->graph_name, &at, 2, in);
+  return true;
+}
+
+/* TensorScatter*(tensor, indices, updates) with the indices' dtype */
+static bool gd_r_tensor_scatter(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || n->nin < 3 || n->in[1].node < 0 || n->in[2].node < 0) return false;
+  const char *in[3] = {x, gd_ref(b, g, n->in[1], b->fn), gd_ref(b, g, n->in[2], b->fn)};
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "Tindices", gd_type(b, graph_meta(g, n->in[1])->dtype));
+  gd_aux(b, base, n->op->graph_name, &at, 3, in);
+  return true;
+}
+
+/* _Trigamma(x) is TF's Polygamma(1, x) */
+static bool gd_r_trigamma(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x) return false;
+  Tensor *one = tensor_new(t, 0, NULL);
+  if (t == DT_FLOAT32) *(float *)tensor_data(one) = 1;
+  else *(double *)tensor_data(one) = 1;
+  Tensorflow__TensorProto *p = pb_const_tensor(b->a, one);
+  tensor_release(one);
+  const char *in[2] = {gd_constp(b, base, "a", p), x};
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_aux(b, base, "Polygamma", &at, 2, in);
+  return true;
+}
+
+/* Stateless*(shape, seed) with dtype, T (the shape's) and Tseed */
+static bool gd_r_stateless(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (n->nin < 1 || n->in[0].node < 0) return false;
+  const char *in[2] = {gd_attr_input(b, g, n, 0, "shape", NULL, -1, true, &tidx), gd_ref(b, g, n->in[0], b->fn)};
+  if (!in[0]) return false;
+  gd_attr_add(b, &at, "dtype", gd_type(b, n->outm[0].dtype));
+  gd_attr_add(b, &at, "T", gd_pbtype(b, tidx));
+  gd_attr_add(b, &at, "Tseed", gd_type(b, graph_meta(g, n->in[0])->dtype));
+  gd_aux(b, base, n->op->graph_name, &at, 2, in);
+  return true;
+}
+
+/* EagerPyFunc (py_function) / PyFunc (numpy_function): the host function is named by a token, as TF registers it */
+static bool gd_r_py_func(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  int nin = n->nin + n->ndyn;
+  const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(nin + 1));
+  const TMeta **ins = pa_alloc(b->a, sizeof(TMeta *) * (size_t)(nin + 1));
+  const TMeta **outs = pa_alloc(b->a, sizeof(TMeta *) * (size_t)(n->nout + 1));
+  for (int i = 0; i < nin; i++) {
+    if (n->in[i].node < 0) return false;
+    in[i] = gd_ref(b, g, n->in[i], b->fn);
+    ins[i] = graph_meta(g, n->in[i]);
+  }
+  for (int i = 0; i < n->nout; i++) outs[i] = &n->outm[i];
+  bool eager = !(n->attrs.n > 2 && n->attrs.v[2].tag == VT_BOOL && !n->attrs.v[2].u.i);
+  gd_attr_add(b, &at, "token", gd_str(b, pa_printf(b->a, "pyfunc_%s", base)));
+  gd_attr_add(b, &at, "Tin", gd_types(b, nin, ins));
+  gd_attr_add(b, &at, "Tout", gd_types(b, n->nout, outs));
+  gd_aux(b, base, eager ? "EagerPyFunc" : "PyFunc", &at, nin, in);
+  return true;
+}
+
 static const GdRule gd_rules[OP__COUNT] = {
+  [OP_PY_FUNC] = gd_r_py_func,
+  [OP_STATELESS_UNIFORM] = gd_r_stateless, [OP_STATELESS_NORMAL] = gd_r_stateless, [OP_STATELESS_TRUNC_NORMAL] = gd_r_stateless,
+  [OP_CUMSUM] = gd_r_cumulative, [OP_CUMPROD] = gd_r_cumulative, [OP_TOP_K] = gd_r_top_k, [OP_TRIGAMMA] = gd_r_trigamma,
+  [OP_TENSOR_SCATTER_UPDATE] = gd_r_tensor_scatter, [OP_TENSOR_SCATTER_ADD] = gd_r_tensor_scatter,
+  [OP_TENSOR_SCATTER_SUB] = gd_r_tensor_scatter, [OP_TENSOR_SCATTER_MAX] = gd_r_tensor_scatter,
+  [OP_TENSOR_SCATTER_MIN] = gd_r_tensor_scatter,
   [OP_TL_RESERVE] = gd_r_tensorlist,
   [OP_TL_FROM_TENSOR] = gd_r_tensorlist,
   [OP_TL_SET_ITEM] = gd_r_tensorlist,

@@ -531,6 +531,8 @@ static const char *ox_simple_unary(OpId id) {
     case OP_RECIPROCAL: return "Reciprocal";
     case OP_SOFTPLUS: return "Softplus";
     case OP_ELU: return "Elu";
+    case OP_ERF: return "Erf";
+    case OP_SELU: return "Selu";
     case OP_IS_NAN: return "IsNaN";
     case OP_LOGICAL_NOT: return "Not";
     case OP_IDENTITY: return "Identity";
@@ -633,6 +635,12 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
       return;
     case OP_LOG1P:
       out[0] = ox_op1(x, "Log", ox_op2(x, "Add", in[0], ox_scalar(x, dt, 1)));
+      return;
+    case OP_EXPM1:
+      out[0] = ox_op2(x, "Sub", ox_op1(x, "Exp", in[0]), ox_scalar(x, dt, 1));
+      return;
+    case OP_ERFC:
+      out[0] = ox_op2(x, "Sub", ox_scalar(x, dt, 1), ox_op1(x, "Erf", in[0]));
       return;
     case OP_ROUND:
       out[0] = isint ? ox_op1(x, "Identity", in[0]) : ox_op1(x, "Round", in[0]);
@@ -793,6 +801,34 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
       char **parts = pa_alloc(x->a, sizeof(char *) * (size_t)(n->nin + 1));
       for (int i = 0; i < n->nin; i++) parts[i] = op == OP_STACK ? ox_unsq(x, ox_ref(s, n->in[i]), axis) : ox_ref(s, n->in[i]);
       out[0] = ox_concat(x, n->nin, parts, axis);
+      return;
+    }
+    case OP_CUMSUM: {   /* CumSum(x, axis) with exclusive/reverse; ONNX has no cumulative product */
+      char *ins[2] = {in[0], ox_i64(x, ox_int_attr(n, 0, 0, loc))}, *o;
+      Onnx__NodeProto *nd = ox_emit(x, "CumSum", 2, ins, 1, &o);
+      ox_attr_i(x, nd, "exclusive", ox_bool_attr(n, 1, false));
+      ox_attr_i(x, nd, "reverse", ox_bool_attr(n, 2, false));
+      out[0] = o;
+      return;
+    }
+    case OP_TOP_K: {   /* TopK(X, K[1]) over the last axis, largest first; its int64 indices cast to the op's */
+      int64_t k = ox_int_attr(n, 0, 1, loc);
+      char *ins[2] = {in[0], ox_i64s(x, 1, 1, &k)}, *o[2];
+      Onnx__NodeProto *nd = ox_emit(x, "TopK", 2, ins, 2, o);
+      ox_attr_i(x, nd, "axis", -1);
+      ox_attr_i(x, nd, "largest", 1);
+      ox_attr_i(x, nd, "sorted", 1);
+      out[0] = o[0];
+      out[1] = n->outm[1].dtype == DT_INT64 ? o[1] : ox_cast(x, o[1], n->outm[1].dtype);
+      return;
+    }
+    case OP_TENSOR_SCATTER_UPDATE:
+    case OP_TENSOR_SCATTER_ADD: {   /* ScatterND (opset 16+: reduction 'add'); its indices are int64 */
+      const TMeta *ixm = graph_meta(s->g, n->in[1]);
+      char *ins[3] = {in[0], ixm->dtype == DT_INT64 ? in[1] : ox_cast(x, in[1], DT_INT64), in[2]}, *o;
+      Onnx__NodeProto *nd = ox_emit(x, "ScatterND", 3, ins, 1, &o);
+      if (op == OP_TENSOR_SCATTER_ADD) ox_attr_s(x, nd, "reduction", "add");
+      out[0] = o;
       return;
     }
     case OP_UNSTACK: {

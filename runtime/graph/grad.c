@@ -789,6 +789,92 @@ static void g_tl_add(const GradCall *g, Val *dx) {
   dx[1] = keep(DY);
 }
 
+/* ---- core API additions (issue 31) ---- */
+#define TWO_OVER_SQRT_PI 1.1283791670955126
+static void g_expm1(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, op1(OP_EXP, X0))); }
+static void g_erf(const GradCall *g, Val *dx) {
+  dx[0] = keep(mul(DY, mul(fconst(TWO_OVER_SQRT_PI), op1(OP_EXP, neg(mul(X0, X0))))));
+}
+static void g_erfc(const GradCall *g, Val *dx) {
+  dx[0] = keep(mul(DY, mul(fconst(-TWO_OVER_SQRT_PI), op1(OP_EXP, neg(mul(X0, X0))))));
+}
+static void g_lgamma(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, op1(OP_DIGAMMA, X0))); }
+static void g_digamma(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, op1(OP_TRIGAMMA, X0))); }
+static void g_selu(const GradCall *g, Val *dx) {
+  /* TF's SeluGrad from the output: scale where y > 0, y + scale * alpha elsewhere */
+  Val neg_part = add(Y0, fconst(1.0507009873554804934193349852946 * 1.6732632423543772848170429916717));
+  dx[0] = keep(where(op2(OP_GREATER, Y0, fconst(0)), mul(DY, fconst(1.0507009873554804934193349852946)), mul(DY, neg_part)));
+}
+
+static void g_cumulative(const GradCall *g, Val *dx) {
+  /* TF's _CumsumGrad/_CumprodGrad: the scan of dy run the other way (cumprod: of y * dy, divided by x) */
+  bool excl = attr_bool(g, 1), rev = attr_bool(g, 2);
+  Val at[3] = {val_int(attr_int(g, 0, 0)), val_bool(excl), val_bool(!rev)};
+  if (g->op->id == OP_CUMSUM) {
+    dx[0] = keep(opat(OP_CUMSUM, 1, &DY, 3, at));
+    return;
+  }
+  Val s = mul(Y0, DY);
+  dx[0] = keep(dv(opat(OP_CUMSUM, 1, &s, 3, at), X0));
+}
+static Val gather_nd(Val params, Val idx) {
+  Val in[2] = {params, idx};
+  Val at[1] = {val_int(0)};
+  return opat(OP_GATHER_ND, 2, in, 1, at);
+}
+static Val tscatter(OpId id, Val t, Val idx, Val u) {
+  Val in[3] = {t, idx, u};
+  return opat(id, 3, in, 0, NULL);
+}
+static Val reshape_to(Val x, int n, const tfs_i64 *dims) {
+  Val at[1] = {int_tuple(n, dims)};
+  return opat(OP_RESHAPE, 1, &x, 1, at);
+}
+static void g_top_k(const GradCall *g, Val *dx) {
+  /* TF's _TopKGrad with static shapes: dy scattered into the flattened x at row * n + index (TF's own ops, so a
+   * GraphDef of the gradient stays TF's); unknown shapes use the gradient-only kernel */
+  Tensor *x = tn(X0), *ix = tn(g->out[1]);
+  if (!static_shape(X0) || !static_shape(g->out[1]) || x->rank < 1) {
+    Val in[3] = {X0, g->out[1], DY};
+    dx[0] = keep(opat(OP_TOP_K_GRAD, 3, in, 0, NULL));
+    return;
+  }
+  tfs_i64 n = x->shape[x->rank - 1], k = ix->shape[ix->rank - 1], rows = n ? x->size / n : 0;
+  tfs_i64 rk[2] = {rows, k}, flat[2] = {rows * k, 1}, all[1] = {rows * k}, xs[1] = {x->size}, one[2] = {rows, 1};
+  Tensor *off = tensor_new(ix->dtype, 2, one);
+  for (tfs_i64 r = 0; r < rows; r++) {
+    if (ix->dtype == DT_INT32) ((int32_t *)tensor_data(off))[r] = (int32_t)(r * n);
+    else ((int64_t *)tensor_data(off))[r] = r * n;
+  }
+  Val offv = T(val_obj(off));
+  Val idx = reshape_to(add(reshape_to(g->out[1], 2, rk), offv), 2, flat);
+  Val zeros = opat(OP_ZEROS, 0, NULL, 2, (Val[]){int_tuple(1, xs), T(dtype_val(tn(DY)->dtype))});
+  Val sc = tscatter(OP_TENSOR_SCATTER_ADD, zeros, idx, reshape_to(DY, 1, all));
+  dx[0] = keep(reshape_to(sc, x->rank, x->shape));
+}
+static void g_tensor_scatter(const GradCall *g, Val *dx) {
+  Val idx = X1, x = X0, y = g->in[2];
+  switch (g->op->id) {
+    case OP_TENSOR_SCATTER_UPDATE:
+      dx[0] = keep(tscatter(OP_TENSOR_SCATTER_UPDATE, DY, idx, zeros_like(y)));
+      dx[2] = keep(gather_nd(DY, idx));
+      return;
+    case OP_TENSOR_SCATTER_ADD: dx[0] = keep(DY); dx[2] = keep(gather_nd(DY, idx)); return;
+    case OP_TENSOR_SCATTER_SUB: dx[0] = keep(DY); dx[2] = keep(neg(gather_nd(DY, idx))); return;
+    default: {
+      /* TF's _TensorScatterMinOrMaxGrad: dy shared among the entries equal to the result */
+      DType dt = tn(x)->dtype;
+      Val dtv = T(dtype_val(dt));
+      Val xi = opat(OP_CAST, 1, (Val[]){op2(OP_EQUAL, x, Y0)}, 1, &dtv);
+      Val yi = opat(OP_CAST, 1, (Val[]){op2(OP_EQUAL, y, gather_nd(Y0, idx))}, 1, &dtv);
+      Val count = add(xi, tscatter(OP_TENSOR_SCATTER_ADD, zeros_like(x), idx, yi));
+      dx[0] = keep(dv(mul(DY, xi), count));
+      dx[2] = keep(mul(gather_nd(dv(DY, count), idx), yi));
+      return;
+    }
+  }
+}
+
 void grad_none(const GradCall *g, Val *dx) { (void)g; (void)dx; }
 
 /* Each op's gradient and, beside it, what that gradient reads of the forward op (TF's
@@ -796,6 +882,13 @@ void grad_none(const GradCall *g, Val *dx) { (void)g; (void)dx; }
 static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = {
   [OP_ADD] = {g_add, G_NO_OUT | G_IN_SHAPE}, [OP_SUB] = {g_sub, G_NO_OUT | G_IN_SHAPE}, [OP_MUL] = {g_mul, G_NO_OUT}, [OP_DIV] = {g_div, G_NO_OUT}, [OP_FLOORDIV] = {grad_none, 0},
   [OP_MOD] = {g_mod, G_NO_OUT}, [OP_POW] = {g_pow, 0}, [OP_MAXIMUM] = {g_maxmin, G_NO_OUT}, [OP_MINIMUM] = {g_maxmin, G_NO_OUT}, [OP_SQDIFF] = {g_sqdiff, G_NO_OUT},
+  [OP_EXPM1] = {g_expm1, G_NO_OUT}, [OP_ERF] = {g_erf, G_NO_OUT}, [OP_ERFC] = {g_erfc, G_NO_OUT}, [OP_LGAMMA] = {g_lgamma, G_NO_OUT},
+  [OP_DIGAMMA] = {g_digamma, G_NO_OUT}, [OP_SELU] = {g_selu, G_NO_IN},
+  [OP_CUMSUM] = {g_cumulative, G_NO_IN | G_NO_OUT}, [OP_CUMPROD] = {g_cumulative, 0}, [OP_TOP_K] = {g_top_k, 0},
+  [OP_TENSOR_SCATTER_UPDATE] = {g_tensor_scatter, G_NO_OUT}, [OP_TENSOR_SCATTER_ADD] = {g_tensor_scatter, G_NO_OUT},
+  [OP_TENSOR_SCATTER_SUB] = {g_tensor_scatter, G_NO_OUT}, [OP_TENSOR_SCATTER_MAX] = {g_tensor_scatter, 0},
+  [OP_TENSOR_SCATTER_MIN] = {g_tensor_scatter, 0},
+  [OP_UNIQUE] = {grad_none, 0}, [OP_UNIQUE_WITH_COUNTS] = {grad_none, 0}, [OP_LOWER_BOUND] = {grad_none, 0}, [OP_UPPER_BOUND] = {grad_none, 0},
   [OP_NEG] = {g_neg, G_NO_OUT | G_IN_SHAPE}, [OP_ABS] = {g_abs, G_NO_OUT}, [OP_SIGN] = {g_sign, G_NO_OUT | G_IN_SHAPE}, [OP_SQUARE] = {g_square, G_NO_OUT}, [OP_SQRT] = {g_sqrt, G_NO_IN},
   [OP_RSQRT] = {g_rsqrt, G_NO_IN}, [OP_EXP] = {g_exp, G_NO_IN}, [OP_LOG] = {g_log, G_NO_OUT}, [OP_LOG1P] = {g_log1p, G_NO_OUT}, [OP_SIN] = {g_sin, G_NO_OUT}, [OP_COS] = {g_cos, G_NO_OUT},
   [OP_TANH] = {g_tanh, G_NO_IN}, [OP_SIGMOID] = {g_sigmoid, G_NO_IN}, [OP_FLOOR] = {grad_none, 0}, [OP_CEIL] = {grad_none, 0}, [OP_ROUND] = {grad_none, 0},

@@ -398,6 +398,44 @@ UNLOOPS_I(relu6, x > 6 ? 6 : x > 0 ? x : 0, x > 6 ? 6 : x > 0 ? x : 0)
 UNLOOPS_F(elu, x > 0 ? x : (float)expm1((double)x), x > 0 ? x : expm1(x))
 UNLOOPS_F(leaky, x > 0 ? x : (float)prm * x, x > 0 ? x : prm * x)
 UNLOOPS_F(gelu, geluf_(x, prm), gelu_(x, prm))
+/* digamma and trigamma: raised past 6 by their recurrences, then their asymptotic series; reflection below 0.
+ * digamma is +inf at the poles 0, -1, -2, ... as Eigen's kernel (TF). */
+static double digamma_(double x) {
+  double r = 0;
+  if (x <= 0) {
+    if (x == floor(x)) return INFINITY;
+    return digamma_(1 - x) - M_PI / tan(M_PI * x);
+  }
+  for (; x < 6; x += 1) r -= 1 / x;
+  double f = 1 / (x * x);
+  return r + log(x) - 0.5 / x - f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (1.0 / 132)))));
+}
+static double trigamma_(double x) {
+  double r = 0;
+  if (x <= 0) {
+    if (x == floor(x)) return INFINITY;
+    double s = sin(M_PI * x);
+    return -trigamma_(1 - x) + M_PI * M_PI / (s * s);
+  }
+  for (; x < 6; x += 1) r += 1 / (x * x);
+  double f = 1 / (x * x);
+  return r + 1 / x + f / 2 + f / x * (1.0 / 6 - f * (1.0 / 30 - f * (1.0 / 42 - f * (1.0 / 30))));
+}
+/* selu's constants as TF's kernel */
+#define SELU_SCALE 1.0507009873554804934193349852946
+#define SELU_ALPHA 1.6732632423543772848170429916717
+static inline double selu_(double x) { return x > 0 ? SELU_SCALE * x : SELU_SCALE * SELU_ALPHA * expm1(x); }
+static inline double lgamma_(double x) {
+  int sign;
+  return lgamma_r(x, &sign);
+}
+UNLOOPS_F(expm1, (float)expm1((double)x), expm1(x))
+UNLOOPS_F(erf, (float)erf((double)x), erf(x))
+UNLOOPS_F(erfc, (float)erfc((double)x), erfc(x))
+UNLOOPS_F(lgamma, (float)lgamma_((double)x), lgamma_(x))
+UNLOOPS_F(digamma, (float)digamma_((double)x), digamma_(x))
+UNLOOPS_F(trigamma, (float)trigamma_((double)x), trigamma_(x))
+UNLOOPS_F(selu, (float)selu_((double)x), selu_(x))
 UNLOOP(isnan_f32, float, bool, x != x)
 UNLOOP(isnan_f64, double, bool, x != x)
 UNLOOP(isinf_f32, float, bool, isinf(x))
@@ -417,6 +455,8 @@ static const UnLoop un_loops[OP__COUNT][DT__COUNT] = {
   [OP_RELU6] = UROW_N(relu6), [OP_ELU] = UROW_F(elu), [OP_LEAKY_RELU] = UROW_F(leaky), [OP_GELU] = UROW_F(gelu),
   [OP_IS_NAN] = UROW_F(isnan), [OP_IS_INF] = UROW_F(isinf), [OP_IS_FINITE] = UROW_F(isfin),
   [OP_LOGICAL_NOT] = {[DT_BOOL] = not_b},
+  [OP_EXPM1] = UROW_F(expm1), [OP_ERF] = UROW_F(erf), [OP_ERFC] = UROW_F(erfc), [OP_LGAMMA] = UROW_F(lgamma),
+  [OP_DIGAMMA] = UROW_F(digamma), [OP_TRIGAMMA] = UROW_F(trigamma), [OP_SELU] = UROW_F(selu),
 };
 
 /* shape: the input's shape and dtype. */
@@ -524,6 +564,8 @@ static const OpScalarFn scalar_fns[OP__COUNT][DT__COUNT] = {
   [OP_RELU6] = SROW_NUM(relu6), [OP_ELU] = SROW_F(elu),
   [OP_IS_NAN] = SROW_F(isnan), [OP_IS_INF] = SROW_F(isinf), [OP_IS_FINITE] = SROW_F(isfin),
   [OP_LOGICAL_NOT] = {[DT_BOOL] = s_not_b},
+  [OP_EXPM1] = SROW_F(expm1), [OP_ERF] = SROW_F(erf), [OP_ERFC] = SROW_F(erfc), [OP_LGAMMA] = SROW_F(lgamma),
+  [OP_DIGAMMA] = SROW_F(digamma), [OP_TRIGAMMA] = SROW_F(trigamma), [OP_SELU] = SROW_F(selu),
 };
 #define SCROW(s) {[DT_FLOAT32] = s_cast_##s##_f32, [DT_FLOAT64] = s_cast_##s##_f64, [DT_INT32] = s_cast_##s##_i32, \
                   [DT_INT64] = s_cast_##s##_i64, [DT_BOOL] = s_cast_##s##_b, [DT_UINT8] = s_cast_##s##_u8}

@@ -223,3 +223,47 @@ void k_dropout(OpCall *c) {
   ew_binary(OP_MUL, o, x, mask);
   tensor_release(mask);
 }
+
+/* ---- stateless random ops (issue 31): the numbers are a function of the seed input alone ---- */
+
+/* shape: the requested shape (attribute 0), float dtype attribute 1; the seed input holds 2 integers. */
+void meta_stateless_random(OpCall *c) {
+  tfs_i64 dims[TFS_MAX_RANK];
+  int r = val_to_dims(op_attr(c, 0), dims, false, c->op->graph_name);
+  int dt = op_attr_dtype(c, 1, DT_FLOAT32);
+  if (!(c->op->dtypes & DTM(dt)))
+    op_fail(c, ERR_INVALID_ARGUMENT, "Value for attr 'dtype' of %s is not in the list of allowed values", dtype_short_name((DType)dt));
+  const TMeta *s = &c->inm[0];
+  if (s->rank >= 0 && (s->rank != 1 || (s->shape[0] >= 0 && s->shape[0] != 2))) {
+    StrBuf b;
+    sb_init(&b);
+    sb_puts(&b, "seed must have shape [2], not ");
+    op_shape_text(&b, s->rank, s->shape);
+    /* errindex: seed must have shape [2], not … */
+    op_fail_sb(c, ERR_INVALID_ARGUMENT, &b);
+  }
+  meta_set(&c->outm[0], (DType)dt, r, dims);
+}
+
+void k_stateless_random(OpCall *c) {
+  Tensor *seed = c->in[0], *o = c->out[0];
+  tfs_u64 s0 = (tfs_u64)tensor_get_i(seed, 0), s1 = (tfs_u64)tensor_get_i(seed, 1);
+  tfs_u64 st = mix3(s0, s1, 0x5EEDull + (tfs_u64)c->op->id);
+  void *p = tensor_data(o);
+  for (tfs_i64 i = 0; i < o->size; i++) {
+    double v;
+    if (c->op->id == OP_STATELESS_UNIFORM) {
+      if (o->dtype == DT_FLOAT32) {
+        ((float *)p)[i] = u01f(&st);
+        continue;
+      }
+      v = u01(&st);
+    } else {
+      v = normal01(&st);
+      if (c->op->id == OP_STATELESS_TRUNC_NORMAL)
+        while (fabs(v) > 2.0) v = normal01(&st);
+    }
+    if (o->dtype == DT_FLOAT32) ((float *)p)[i] = (float)v;
+    else ((double *)p)[i] = v;
+  }
+}

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "modules/docs.h"
+#include "modules/tfdata.h"
 #include "tensor/tensor.h"
 
 const DocEntry *doc_find(const char *name) {
@@ -152,6 +153,11 @@ Val bi_help(Val self, int n, const Val *args, const Kw *kw) {
   } else if (val_is(v, &dtype_type) && val_as_dtype(v, &dt)) {
     snprintf(name, sizeof name, "tf.%s", dtype_info[dt].name);
   }
+  /* the tf functions and classes written in .tfs (stdlib/tfcore*.tfs) are documented under their tf name */
+  if (!name[0] && (val_is(v, &func_type) || cls) &&
+      tfcore_name_of(v, val_is(v, &func_type) ? ((Func *)v.u.o)->info->name : NULL, name, sizeof name) && !doc_find(name))
+    name[0] = 0;
+  if (name[0]) cls = NULL;
   StrBuf b;
   sb_init(&b);
   if (cls && !name[0]) {
@@ -163,7 +169,7 @@ Val bi_help(Val self, int n, const Val *args, const Kw *kw) {
     if (seq_items(keys, &n_items, &items))
       for (tfs_i64 i = 0; i < n_items; i++) sb_printf(&b, "    %s\n", str_cstr(items[i]));
     val_decref(keys);
-  } else if (val_is(v, &func_type)) {
+  } else if (val_is(v, &func_type) && !name[0]) {
     /* a function of the program: its signature, as pydoc shows an undocumented function */
     const Func *f = (Func *)v.u.o;
     const FuncInfo *fi = f->info;

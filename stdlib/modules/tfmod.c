@@ -639,6 +639,7 @@ static Val make_attr(const char *qual) {
   Val v = tfio_attr(qual);
   if (val_is_undef(v)) v = tfdata_attr(qual);
   if (val_is_undef(v)) v = kdatasets_attr(qual);
+  if (val_is_undef(v)) v = tfcore_attr(qual);
   return v;
 }
 

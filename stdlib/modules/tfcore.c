@@ -1,0 +1,310 @@
+/* tfcore.c — tf names implemented in .tfs (stdlib/tfcore*.tfs): their lookup through the library's _API table, and their docs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/ops.h"
+#include "modules/modules.h"
+#include "modules/tfdata.h"
+#include "object/object.h"
+#include "graph/trace.h"
+
+//! tf.raw_ops
+//!   The op table's ops by their GraphDef name (tf.raw_ops.TopKV2), called with the op table's signature: what the
+//!   .tfs parts of the tf API (stdlib/tfcore*.tfs) build on; ops with a public name are better called by it.
+static Val raw_ops_getattr(const char *name) {
+  for (int i = 0; i < OP__COUNT; i++)
+    if (!strcmp(op_defs[i].graph_name, name) && name[0] != '_') {
+      char *q = malloc(strlen(name) + 12);
+      if (!q) rt_throw(ERR_MEMORY, "out of memory");
+      strcpy(q, "tf.raw_ops.");
+      strcat(q, name);
+      return op_builtin((OpId)i, q);
+    }
+  return val_undef();
+}
+
+//! tf.executing_eagerly()
+//!   True when ops run eagerly: False while a tf.function is being traced (True inside one run with
+//!   tf.config.run_functions_eagerly(True)).
+static Val tf_executing_eagerly(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.executing_eagerly", .sig = ""};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  return val_bool(!trace_active());
+}
+
+//! tf.is_symbolic_tensor(tensor)
+//!   True for a graph tensor of a tf.function being traced (its value is known only when the graph runs).
+static Val tf_is_symbolic_tensor(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.is_symbolic_tensor", .sig = "tensor"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  Tensor *t = val_is(a[0], &tensor_type) ? val_as_tensor(a[0]) : NULL;
+  return val_bool(t && t->sym);
+}
+
+/* tf.py_function / tf.numpy_function: one EagerPyFunc op over the inputs (eager: the function sees tensors). */
+static Val pyfunc_call(const char *what, bool eager, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec_py = {.what = "tf.py_function", .sig = "func=None, inp=None, Tout=None, name=None"};
+  static ArgSpec spec_np = {.what = "tf.numpy_function", .sig = "func, inp, Tout, stateful=True, name=None"};
+  Val a[5];
+  args_parse(eager ? &spec_py : &spec_np, n, args, kw, a);
+  if (a[0].tag != VT_OBJ || !a[0].u.o->type->call) rt_throw(ERR_TYPE, "%s: func must be callable", what);
+  tfs_i64 nin = 0;
+  const Val *items = NULL;
+  if (a[1].tag != VT_NONE && a[1].tag != VT_UNDEF && !seq_items(a[1], &nin, &items))
+    rt_throw(ERR_TYPE, "%s: inp must be a list of tensors", what);
+  OpAttrs at = {3, {a[0], a[2], val_bool(eager)}};
+  Val r = op_apply(&op_defs[OP_PY_FUNC], (int)nin, items, &at);
+  DType d;
+  if (val_as_dtype(a[2], &d)) {   /* a single dtype: the single tensor, not a list */
+    Val one = val_incref(((List *)r.u.o)->items[0]);
+    val_decref(r);
+    return one;
+  }
+  return r;
+}
+
+//! tf.py_function(func=None, inp=None, Tout=None, name=None)
+//!   Calls the host function func(*inp) with eager tensors each time the op runs: eagerly at once, inside tf.function
+//!   at every call of the graph (an EagerPyFunc op); Tout is the result's dtype, or a list of dtypes for several.
+static Val tf_py_function(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  return pyfunc_call("tf.py_function", true, n, args, kw);
+}
+
+//! tf.numpy_function(func, inp, Tout, stateful=True, name=None)
+//!   As tf.py_function, but func receives numpy arrays and returns numpy arrays or Python values.
+static Val tf_numpy_function(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  return pyfunc_call("tf.numpy_function", false, n, args, kw);
+}
+
+/* The value of tf.<qual> from stdlib/tfcore.tfs's _API table, or VT_UNDEF (also when the program was
+ * compiled without the library: it names none of its entries). */
+Val tfcore_attr(const char *qual) {
+  if (!strcmp(qual, "raw_ops")) return module_native("tf.raw_ops", raw_ops_getattr);
+  if (!strcmp(qual, "py_function")) return builtin_new("tf.py_function", tf_py_function, val_undef(), NULL);
+  if (!strcmp(qual, "numpy_function")) return builtin_new("tf.numpy_function", tf_numpy_function, val_undef(), NULL);
+  if (!strcmp(qual, "executing_eagerly")) return builtin_new("tf.executing_eagerly", tf_executing_eagerly, val_undef(), NULL);
+  if (!strcmp(qual, "is_symbolic_tensor")) return builtin_new("tf.is_symbolic_tensor", tf_is_symbolic_tensor, val_undef(), NULL);
+  Val lib = module_import_library("tfcore");
+  if (val_is_undef(lib)) return lib;
+  Val api = rt_getattr(lib, "_API");
+  val_decref(lib);
+  Val v = dict_get_str(api, qual);
+  val_decref(api);
+  return v;
+}
+
+/* Whether a and b are the same object, or functions made from the same definition. */
+static bool same_obj(Val a, Val b) {
+  if (a.tag != VT_OBJ || b.tag != VT_OBJ) return false;
+  if (a.u.o == b.u.o) return true;
+  return val_is(a, &func_type) && val_is(b, &func_type) && ((Func *)a.u.o)->info == ((Func *)b.u.o)->info;
+}
+
+/* The tf name ("tf.map_fn", "tf.nest.flatten") of a function or class of stdlib/tfcore*.tfs, for help(); false when
+ * v is none of the _API table's values (or a function of a module there). */
+bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
+  if (v.tag != VT_OBJ) return false;
+  Val lib = module_import_library("tfcore");
+  if (val_is_undef(lib)) return false;
+  Val api = rt_getattr(lib, "_API");
+  val_decref(lib);
+  Val keys = dict_keys_list(api);
+  tfs_i64 n;
+  const Val *items;
+  bool found = false;
+  if (seq_items(keys, &n, &items))
+    for (tfs_i64 i = 0; i < n && !found; i++) {
+      Val e = dict_get(api, items[i]);
+      if (same_obj(e, v)) {
+        snprintf(buf, size, "tf.%s", str_cstr(items[i]));
+        found = true;
+      } else if (fname && val_is(e, &module_type)) {
+        const Module *m = (const Module *)e.u.o;
+        bool same = false;
+        for (int g = 0; g < m->nglobals && m->names && !same; g++)
+          same = m->names[g] && !strcmp(m->names[g], fname) && same_obj(m->globals[g], v);
+        if (same) {
+          snprintf(buf, size, "tf.%s.%s", str_cstr(items[i]), fname);
+          found = true;
+        }
+      }
+      val_decref(e);
+    }
+  val_decref(keys);
+  val_decref(api);
+  return found;
+}
+
+//! tf.nest
+//!   Nested structures (lists, tuples and dicts of values; dicts in sorted key order, anything else is an atom):
+//!   flatten, pack_sequence_as, map_structure, assert_same_structure, is_nested.
+//! tf.nest.flatten(structure, expand_composites=False)
+//!   The atoms of a nested structure as a flat list, depth first; dict values in sorted key order; an atom gives [atom].
+//! tf.nest.pack_sequence_as(structure, flat_sequence, expand_composites=False)
+//!   The inverse of flatten: a copy of structure's nesting filled with flat_sequence's items in order (ValueError when
+//!   the counts differ, TypeError when flat_sequence is not a sequence).
+//! tf.nest.map_structure(func, *structure, check_types=True, expand_composites=False)
+//!   func applied to the atoms at the same place of each structure (which must match, as assert_same_structure),
+//!   packed into the first structure's nesting.
+//! tf.nest.assert_same_structure(nest1, nest2, check_types=True, expand_composites=False)
+//!   Raises ValueError when the two structures nest differently (or dicts have different keys), TypeError when
+//!   check_types and the sequence types differ (list vs. tuple); atoms are not compared.
+//! tf.nest.is_nested(seq)
+//!   True for a list, tuple or dict (a structure tf.nest walks into), False for an atom.
+//! tf.map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap_memory=False, infer_shape=True, name=None, fn_output_signature=None)
+//!   fn applied to each slice of elems along dimension 0 (elems may be a nested structure of tensors with the same
+//!   first dimension), results stacked; fn_output_signature (a dtype, tf.TensorSpec or a structure of them) gives the
+//!   results' structure and dtypes when they differ from elems'. A tf.while_loop over TensorArrays: a Python loop
+//!   eagerly, one While op inside tf.function, differentiable.
+//! tf.scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, swap_memory=False, infer_shape=True, reverse=False, name=None)
+//!   The running accumulation acc = fn(acc, x) over the slices x of elems along dimension 0, every acc stacked;
+//!   without initializer the first slice starts it; reverse runs from the end (outputs stay aligned with elems).
+//! tf.foldl(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, swap_memory=False, name=None)
+//!   The final acc = fn(acc, x) over the slices of elems along dimension 0, first to last (the first slice starts
+//!   it when initializer is None).
+//! tf.foldr(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, swap_memory=False, name=None)
+//!   As tf.foldl, from the last slice to the first.
+//! tf.vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True)
+//!   fn applied to each slice of elems along dimension 0, results stacked (the values of TF's vectorised pfor): a
+//!   static batch runs fn once per slice, an unknown one as tf.map_fn's loop.
+//! tf.case(pred_fn_pairs, default=None, exclusive=False, strict=False, name='case')
+//!   The result of the fn of the first (pred, fn) pair whose pred is true, else default() (the last pair's fn when
+//!   default is None); nested tf.cond in graphs. exclusive=True asserts at most one pred is true.
+//! tf.switch_case(branch_index, branch_fns, default=None, name='switch_case')
+//!   branch_fns[branch_index]() (a list of callables, or (index, fn) pairs / a dict with keys 0..n-1); an index out of
+//!   range runs default (the last branch when None). branch_index is an int32/int64 scalar tensor.
+//! tf.split(value, num_or_size_splits, axis=0, num=None, name='split')
+//!   Splits value along axis into num_or_size_splits equal pieces (an int dividing the dimension) or pieces of the
+//!   given sizes (a list; one size may be -1 for the rest); returns a list of tensors (slices: they differentiate).
+//! tf.repeat(input, repeats, axis=None, name=None)
+//!   Repeats each element (each slice along axis; of the flattened input when axis is None) repeats times, or
+//!   repeats[i] times for a list; repeats must be known while tracing.
+//! tf.clip_by_norm(t, clip_norm, axes=None, name=None)
+//!   t scaled so that its L2 norm (over axes, all by default) is at most clip_norm: t * clip_norm / max(norm, clip_norm).
+//! tf.clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None)
+//!   Scales every tensor of t_list by clip_norm / max(global_norm, clip_norm); returns (clipped list, global norm).
+//!   None entries stay None; an infinite norm gives NaN tensors, as TF.
+//! tf.linalg.global_norm(t_list, name=None)
+//!   sqrt(sum of the squares of every element of every tensor of t_list); None entries are skipped.
+//! tf.math.reduce_variance(input_tensor, axis=None, keepdims=False, name=None)
+//!   The variance mean((x - mean(x))**2) over axis (all axes by default); float dtypes only (TypeError for ints, as TF).
+//! tf.math.reduce_std(input_tensor, axis=None, keepdims=False, name=None)
+//!   The standard deviation, sqrt(tf.math.reduce_variance) over axis.
+//! tf.math.divide_no_nan(x, y, name=None)
+//!   x / y, with 0 where y is 0 (also 0 / 0); its gradient is finite there too. Float dtypes.
+//! tf.math.l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None) | tf.nn.l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None)
+//!   x / sqrt(max(sum(x**2, axis), epsilon)): unit L2 norm along axis (all axes by default).
+//! tf.nn.moments(x, axes, shift=None, keepdims=False, name=None)
+//!   (mean, variance) of x over axes; as TF the variance does not propagate gradients through the mean.
+//! tf.nn.batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None)
+//!   (x - mean) * scale / sqrt(variance + variance_epsilon) + offset, broadcasting; offset and scale may be None.
+//! tf.nn.sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None)
+//!   Element-wise logistic loss of logits against labels in [0, 1], in TF's overflow-free form
+//!   max(x, 0) - x * z + log(1 + exp(-|x|)); labels and logits must have the same shape.
+//! tf.nn.swish(features, beta=1.0) | tf.nn.silu(features, beta=1.0)
+//!   features * sigmoid(beta * features).
+//! tf.nn.embedding_lookup(params, ids, max_norm=None, name=None)
+//!   The rows of params selected by ids (tf.gather along axis 0), shape ids.shape + params.shape[1:]; with max_norm
+//!   each row is clipped to that L2 norm. params may be a one-element list.
+//! tf.math.top_k(input, k=1, sorted=True, index_type=tf.int32, name=None) | tf.nn.top_k(input, k=1, sorted=True, index_type=tf.int32, name=None)
+//!   The k largest entries of each row along the last axis, largest first, and their indices (ties: the lower index
+//!   first), as TF's TopKV2(values, indices) named tuple: unpack it or read .values and .indices (TopKV2 op).
+//! tf.sort(values, axis=-1, direction='ASCENDING', name=None)
+//!   values sorted along axis, 'ASCENDING' or 'DESCENDING' (TopKV2 over the axis, as TF); equal values keep their
+//!   order. The axis' size must be known while tracing.
+//! tf.argsort(values, axis=-1, direction='ASCENDING', stable=False, name=None)
+//!   The int32 indices that sort values along axis (always stable: equal values keep their order).
+//! tf.scatter_nd(indices, updates, shape, name=None)
+//!   A zero tensor of shape with updates added at indices [..., D] (repeated indices add up).
+//! tf.math.unsorted_segment_sum(data, segment_ids, num_segments, name=None) | tf.unsorted_segment_sum(data, segment_ids, num_segments, name=None)
+//!   out[s] = sum of the data[i] with segment_ids[i] == s, for s < num_segments (segment_ids index data's first
+//!   dimensions); empty segments are 0.
+//! tf.math.unsorted_segment_mean(data, segment_ids, num_segments, name=None) | tf.unsorted_segment_mean(data, segment_ids, num_segments, name=None)
+//!   The mean of each segment's rows (0 for an empty segment).
+//! tf.math.unsorted_segment_max(data, segment_ids, num_segments, name=None) | tf.unsorted_segment_max(data, segment_ids, num_segments, name=None)
+//!   The element-wise maximum of each segment's rows; an empty segment holds the dtype's lowest value, as TF.
+//! tf.math.unsorted_segment_min(data, segment_ids, num_segments, name=None) | tf.unsorted_segment_min(data, segment_ids, num_segments, name=None)
+//!   The element-wise minimum of each segment's rows; an empty segment holds the dtype's largest value.
+//! tf.math.segment_sum(data, segment_ids, name=None)
+//!   unsorted_segment_sum with sorted segment_ids and max(segment_ids) + 1 segments.
+//! tf.math.segment_mean(data, segment_ids, name=None)
+//!   unsorted_segment_mean with sorted segment_ids and max(segment_ids) + 1 segments.
+//! tf.math.segment_max(data, segment_ids, name=None)
+//!   unsorted_segment_max with sorted segment_ids and max(segment_ids) + 1 segments.
+//! tf.math.segment_min(data, segment_ids, name=None)
+//!   unsorted_segment_min with sorted segment_ids and max(segment_ids) + 1 segments.
+//! tf.math.bincount(arr, weights=None, minlength=None, maxlength=None, dtype=tf.int32, name=None, axis=None, binary_output=False)
+//!   How many times each value 0..max(arr) occurs in arr (or the sum of its weights), at least minlength and at most
+//!   maxlength bins (larger values are dropped); arr must be non-negative.
+//! tf.reverse(tensor, axis, name=None) | tf.reverse_v2(tensor, axis, name=None)
+//!   tensor with the order of its elements reversed along each axis of the list axis.
+//! tf.roll(input, shift, axis, name=None)
+//!   Elements shifted by shift positions along axis, wrapping around (shift and axis may be lists of the same length).
+//! tf.einsum(equation, *inputs, **kwargs) | tf.linalg.einsum(equation, *inputs, **kwargs)
+//!   Einstein summation: 'ij,jk->ik' is a matmul, 'ij->ji' a transpose, 'ii' a trace, 'bij,bjk->bik' a batched
+//!   matmul; '...' stands for broadcast dimensions, and without '->' the output is the labels used once, sorted. Lowered
+//!   to diag_part, reduce_sum, transpose, reshape and matmul, so it traces and differentiates.
+//! tf.random.Generator(copy_from=None, state=None, alg=None)
+//!   A random number generator whose state ([seed, counter], a tf.Variable) advances with each draw, eagerly and
+//!   inside tf.function: Generator.from_seed(seed), from_non_deterministic_state(), from_state(state); methods normal,
+//!   uniform (int dtypes need maxval), truncated_normal, make_seeds and split(count). The numbers are tfs's own
+//!   (counter-based splitmix64), not TF's Philox stream: the same seed gives the same numbers on every run.
+//! tf.random.get_global_generator()
+//!   The global tf.random.Generator (made from a non-deterministic state on first use).
+//! tf.random.set_global_generator(generator)
+//!   Replaces the global tf.random.Generator.
+//! tf.random.stateless_uniform(shape, seed, minval=0, maxval=None, dtype=tf.float32, name=None, alg='auto_select')
+//!   Uniform numbers in [minval, maxval) that depend only on seed (an int tensor of shape [2]): the same seed, the same
+//!   numbers, eagerly and in graphs. Integer dtypes need maxval.
+//! tf.random.stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=tf.float32, name=None, alg='auto_select')
+//!   Normal numbers that depend only on seed (shape [2]).
+//! tf.random.stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=tf.float32, name=None, alg='auto_select')
+//!   Normal numbers within two standard deviations of the mean (others redrawn) that depend only on seed.
+//! tf.random.stateless_categorical(logits, num_samples, seed, dtype=tf.int64, name=None)
+//!   num_samples class indices per row of logits [batch, classes], drawn from softmax(logits), depending only on seed.
+//! tf.random.categorical(logits, num_samples, dtype=None, seed=None, name=None)
+//!   num_samples class indices per row of logits [batch, classes] drawn from softmax(logits) (int64 by default);
+//!   -inf logits are never drawn.
+//! tf.random.shuffle(value, seed=None, name=None)
+//!   value with its slices along dimension 0 in a random order.
+//! tf.random_normal_initializer(mean=0.0, stddev=0.05, seed=None)
+//!   An initializer: called with (shape, dtype=tf.float32) it returns tf.random.normal numbers.
+//! tf.random_uniform_initializer(minval=-0.05, maxval=0.05, seed=None)
+//!   An initializer: called with (shape, dtype=tf.float32) it returns tf.random.uniform numbers in [minval, maxval).
+//! tf.zeros_initializer()
+//!   An initializer: called with (shape, dtype=tf.float32) it returns zeros.
+//! tf.ones_initializer()
+//!   An initializer: called with (shape, dtype=tf.float32) it returns ones.
+//! tf.constant_initializer(value=0)
+//!   An initializer: called with (shape, dtype=tf.float32) it returns value, filled (a scalar) or reshaped (a list).
+//! tf.config.list_physical_devices(device_type=None) | tf.config.experimental.list_physical_devices(device_type=None)
+//!   [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]: tfs runs on the CPU; 'GPU' gives [].
+//! tf.config.list_logical_devices(device_type=None) | tf.config.experimental.list_logical_devices(device_type=None)
+//!   [LogicalDevice(name='/device:CPU:0', device_type='CPU')]; 'GPU' gives [].
+//! tf.config.threading
+//!   set_intra_op_parallelism_threads, set_inter_op_parallelism_threads and their get_ forms: the numbers are kept
+//!   and read back (0: the runtime's choice); tfs's kernels run on the calling thread.
+//! tf.config.experimental
+//!   enable_op_determinism, disable_op_determinism, is_op_determinism_enabled (tfs's ops are deterministic already),
+//!   list_physical_devices, list_logical_devices.
+//! tf.debugging.assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=None)
+//!   Raises InvalidArgumentError unless |x - y| <= atol + rtol * |y| everywhere (default tolerances 10 * the dtype's
+//!   epsilon); an op inside tf.function, checked at each call.
+//! tf.debugging.assert_shapes(shapes, data=None, summarize=None, message=None, name=None)
+//!   Checks the static shapes of (tensor, spec) pairs: a spec entry is a size, a symbol naming one size across the
+//!   tensors ('N'), or '.'/None for any; ValueError naming the tensor and dimension otherwise.
+//! tf.unique(x, out_idx=tf.int32, name=None)
+//!   The distinct values of the 1-D x in order of first occurrence and, for each element, the index of its value
+//!   there: TF's Unique(y, idx) named tuple (Unique op; y's size is known only when it runs).
+//! tf.unique_with_counts(x, out_idx=tf.int32, name=None)
+//!   As tf.unique, with how many times each value occurs: UniqueWithCounts(y, idx, count).
+//! tf.searchsorted(sorted_sequence, values, side='left', out_type=tf.int32, name=None)
+//!   For each of values [..., M], the position in the sorted last axis of sorted_sequence [..., N] where it would be
+//!   inserted: before equal elements ('left', LowerBound) or after them ('right', UpperBound).
