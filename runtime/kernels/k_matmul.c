@@ -4,7 +4,6 @@
 #include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "kernels/ops.h"
 
@@ -12,21 +11,6 @@
  * target (OpenBLAS 0.3.21, AVX-512), its small-matrix path costs 17 ns at
  * 2x2x2 and 96 ns at 16x16x16, below our own loops from about 4x4x4 on. */
 #define MATMUL_BLAS_MIN_FLOPS 65
-
-/* One BLAS thread unless TFS_BLAS_THREADS says otherwise: on the 2-core
- * machines we target, two threads made 128^3 sgemm 1.8x slower (contention
- * with the runtime's own thread) and results stay reproducible. */
-static void blas_init(void) {
-  static bool done;
-  if (done) return;
-  done = true;
-  const char *e = getenv("TFS_BLAS_THREADS");
-  long n = e ? strtol(e, NULL, 10) : 1;
-  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-  if (n < 1) n = 1;
-  if (ncpu > 0 && n > ncpu) n = ncpu;
-  openblas_set_num_threads((int)n);
-}
 
 static inline bool mm_uses_blas(DType dt, tfs_i64 M, tfs_i64 N, tfs_i64 K) {
   return M * N * K >= MATMUL_BLAS_MIN_FLOPS && (dt == DT_FLOAT32 || dt == DT_FLOAT64);
@@ -36,7 +20,7 @@ static inline bool mm_uses_blas(DType dt, tfs_i64 M, tfs_i64 N, tfs_i64 K) {
 static void mm_one(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb) {
   if (xsmm_gemm(dt, C, A, B, M, N, K, ta, tb)) return;
   if (mm_uses_blas(dt, M, N, K)) {
-    blas_init();
+    blas_ready();
     enum CBLAS_TRANSPOSE tA = ta ? CblasTrans : CblasNoTrans, tB = tb ? CblasTrans : CblasNoTrans;
     blasint lda = (blasint)(ta ? M : K), ldb = (blasint)(tb ? K : N);
     if (dt == DT_FLOAT32)

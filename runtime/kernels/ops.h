@@ -267,6 +267,10 @@ bool xsmm_gemm(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i
  * executor's planned products call it without op_run). */
 void matmul_2d(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, const void *bias,
                bool act);
+/* OpenBLAS readied before its first call (blas.c): the core type of the active ISA path unless
+ * OPENBLAS_CORETYPE names one, and TFS_BLAS_THREADS threads (default 1).  blas_core names the core. */
+void blas_ready(void);
+const char *blas_core(void);
 bool gemm_small_on(Isa isa, DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta,
                    bool tb);
 
