@@ -17,7 +17,7 @@ static inline bool mm_uses_blas(DType dt, tfs_i64 M, tfs_i64 N, tfs_i64 K) {
 }
 
 /* C = op(A) op(B). */
-static void mm_one(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb) {
+void matmul_any(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb) {
   if (xsmm_gemm(dt, C, A, B, M, N, K, ta, tb)) return;
   if (mm_uses_blas(dt, M, N, K)) {
     blas_ready();
@@ -68,7 +68,7 @@ static void mm_epilogue(DType dt, void *C, const void *bias, tfs_i64 M, tfs_i64 
  * its rounding would depend on how the BLAS splits K.) */
 static void mm_block(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb,
                      const void *bias, bool act) {
-  mm_one(dt, C, A, B, M, N, K, ta, tb);
+  matmul_any(dt, C, A, B, M, N, K, ta, tb);
   if (bias || act) mm_epilogue(dt, C, bias, M, N, bias != NULL, act);
 }
 
