@@ -133,6 +133,17 @@ def main():
             x, f = grid((N, H, W, C), 7, 13, np.float32), grid((KH, KW, C, O), 5, 11, np.float32)
             y, dx, df = conv_ref(x, f, s, pad)
             out.append("conv %s (%d, %d, %d, %d) %s %s %s" % ((name,) + y.shape + (stats(y), stats(dx), stats(df))))
+    # conv -> bias add -> relu, which a tf.function runs as one _FusedConv2D step (bias from a variable, as Keras)
+    prog += ["",
+             "bias = tf.Variable(grid([32], 3, 1, tf.float32))",
+             "def conv_bias_relu(x, f):",
+             "    return tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, f, 1, 'VALID'), bias))",
+             "",
+             "for run in [conv_bias_relu, tf.function(conv_bias_relu)]:",
+             "    print('conv+bias+relu', stats(run(grid([16, 28, 28, 1], 7, 13, tf.float32), grid([3, 3, 1, 32], 5, 11, tf.float32))))"]
+    x, f = grid((16, 28, 28, 1), 7, 13, np.float32), grid((3, 3, 1, 32), 5, 11, np.float32)
+    y = np.maximum(conv_ref(x, f, 1, "VALID")[0] + grid((32,), 3, 1, np.float64), 0)
+    out += ["conv+bias+relu %s" % stats(y)] * 2
     with open(os.path.join(PROGS, "isa_products.tfs"), "w") as fh:
         fh.write("\n".join(prog) + "\n")
     with open(os.path.join(PROGS, "isa_products.out"), "w") as fh:

@@ -10,8 +10,9 @@ typedef struct {
   tfs_i64 N, H, W, C, KH, KW, O, SH, SW, PT, PL, OH, OW;
 } ConvGeom;
 
-/* y = conv(x, f).  Each returns false only when its scratch memory cannot be had (nothing written then). */
-bool conv_forward(const ConvGeom *g, const void *x, const void *f, void *y);
+/* y = conv(x, f) [+ bias[O]] [relu] (the epilogue of matmul_2d, per block).  Each returns false only when
+ * its scratch memory cannot be had (nothing written then). */
+bool conv_forward(const ConvGeom *g, const void *x, const void *f, void *y, const void *bias, bool relu);
 /* dx = d(sum(y * dy)) / dx. */
 bool conv_backward_input(const ConvGeom *g, const void *f, const void *dy, void *dx);
 /* df = d(sum(y * dy)) / df. */

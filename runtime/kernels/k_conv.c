@@ -98,14 +98,33 @@ static ConvGeom conv_geom(const OpCall *c, const Tensor *x, const Tensor *f) {
   return g;
 }
 
-void k_conv2d(OpCall *c) {
+/* Conv2D, or _FusedConv2D's (input, filters, bias) with the bias add and relu (activation == 1) applied to
+ * each block of output rows while it is in cache. */
+static void conv2d_run(OpCall *c, bool fused) {
   Tensor *x = tensor_contiguous(c->in[0]), *f = tensor_contiguous(c->in[1]);
+  Tensor *b = fused ? tensor_contiguous(c->in[2]) : NULL;
   ConvGeom g = conv_geom(c, x, f);
-  bool ok = conv_forward(&g, tensor_data(x), tensor_data(f), tensor_data(c->out[0]));
+  bool ok = conv_forward(&g, tensor_data(x), tensor_data(f), tensor_data(c->out[0]), b ? tensor_data(b) : NULL,
+                         fused && op_attr_int(c, 4, 0) == 1);
   tensor_release(x);
   tensor_release(f);
+  if (b) tensor_release(b);
   if (!ok) rt_throw(ERR_MEMORY, "out of memory");
 }
+
+void k_conv2d(OpCall *c) { conv2d_run(c, false); }
+
+/* _FusedConv2D(input, filters, bias): the graph planner's Conv2D -> bias add [-> Relu], exactly the unfused
+ * results (the same product, then one add and one max per element, as AddV2 and Relu compute them). */
+/* shape: as tf.nn.conv2d; bias is a vector of the output channels. */
+void meta_fused_conv2d(OpCall *c) {
+  meta_conv2d(c);
+  const TMeta *o = &c->outm[0], *bm = &c->inm[2];
+  if (bm->rank != 1 || bm->dtype != o->dtype || (o->rank == 4 && o->shape[3] >= 0 && bm->shape[0] >= 0 && bm->shape[0] != o->shape[3]))
+    op_fail(c, ERR_INVALID_ARGUMENT, "_FusedConv2D: bias must be a vector of the output channels");
+}
+
+void k_fused_conv2d(OpCall *c) { conv2d_run(c, true); }
 
 /* ---- the gradient ops: (input, filters, dy) -> d input / d filters --------------------------- */
 

@@ -21,6 +21,8 @@ typedef struct {
   tfs_i64 kkc, blk, rows;          /* taps*channels, rows per block, output rows N*OH*OW */
   bool pointwise;                  /* 1x1 window, stride 1: the input is its own im2col matrix */
   const char *x, *f, *dy;          /* f: the filter as [KKC, O], or transposed [O, KKC] for the input gradient */
+  const void *bias;                /* forward: [O] added to each output row, then relu if relu */
+  bool relu;
   char *out;
   char *scratch;                   /* per part: part_bytes */
   size_t part_bytes;
@@ -139,19 +141,22 @@ static void fwd_part(void *ctx, int part, int nparts) {
   for (tfs_i64 r0 = lo; r0 < hi; r0 += j->blk) {
     tfs_i64 r1 = r0 + j->blk < hi ? r0 + j->blk : hi;
     const char *a = rows_as_im2col(j, col, r0, r1);
-    matmul_any(g->dt, j->out + (size_t)(r0 * g->O) * j->es, a, j->f, r1 - r0, g->O, j->kkc, false, false);
+    char *y = j->out + (size_t)(r0 * g->O) * j->es;
+    if (j->bias || j->relu) matmul_2d(g->dt, y, a, j->f, r1 - r0, g->O, j->kkc, j->bias, j->relu);
+    else matmul_any(g->dt, y, a, j->f, r1 - r0, g->O, j->kkc, false, false);
   }
 }
 
-bool conv_forward(const ConvGeom *g, const void *x, const void *f, void *y) {
+bool conv_forward(const ConvGeom *g, const void *x, const void *f, void *y, const void *bias, bool relu) {
   ConvJob j;
   conv_job(&j, g);
   if (j.rows == 0) return true;
-  if (j.kkc == 0) {
+  j.x = x, j.f = f, j.out = y, j.bias = bias, j.relu = relu;
+  if (j.kkc == 0) {   /* no taps: the products are 0, the epilogue still applies */
     memset(y, 0, (size_t)(j.rows * g->O) * j.es);
+    if (bias || relu) matmul_2d_epilogue(g->dt, y, bias, j.rows, g->O, relu);
     return true;
   }
-  j.x = x, j.f = f, j.out = y;
   j.part_bytes = j.pointwise ? 0 : (size_t)(j.blk * j.kkc) * j.es;
   return conv_run(&j, conv_parts(&j, j.rows, j.kkc * g->O), fwd_part);
 }

@@ -16,8 +16,8 @@ static inline bool mm_uses_blas(DType dt, tfs_i64 M, tfs_i64 N, tfs_i64 K) {
   return M * N * K >= MATMUL_BLAS_MIN_FLOPS && (dt == DT_FLOAT32 || dt == DT_FLOAT64);
 }
 
-/* C = op(A) op(B). */
-void matmul_any(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb) {
+/* C = op(A) op(B) on the calling thread. */
+static void matmul_one(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb) {
   if (xsmm_gemm(dt, C, A, B, M, N, K, ta, tb)) return;
   if (mm_uses_blas(dt, M, N, K)) {
     blas_ready();
@@ -30,6 +30,40 @@ void matmul_any(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_
     return;
   }
   gemm_small(dt, C, A, B, M, N, K, ta, tb);
+}
+
+/* Products of at least this many multiply-adds per part go to the thread pool, cut into row slices.  The
+ * slices follow from the thread count alone, so results are bit-identical for a given count (a slice may
+ * take another kernel than the whole product, by size: counts differ within float rounding). */
+#define MM_MIN_PART_MACS ((tfs_i64)1 << 18)
+
+typedef struct {
+  DType dt;
+  char *C;
+  const char *A, *B;
+  tfs_i64 M, N, K;
+  bool tb;
+  size_t es;
+} MmJob;
+
+static void mm_part(void *v, int part, int nparts) {
+  const MmJob *j = v;
+  tfs_i64 lo, hi;
+  tp_slice(j->M, part, nparts, &lo, &hi);
+  if (hi > lo)
+    matmul_one(j->dt, j->C + (size_t)(lo * j->N) * j->es, j->A + (size_t)(lo * j->K) * j->es, j->B, hi - lo, j->N, j->K,
+               false, j->tb);
+}
+
+void matmul_any(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb) {
+  int np = ta ? 1 : tp_parts(M * N * K, MM_MIN_PART_MACS);
+  if (np > M) np = (int)M;
+  if (np <= 1) {
+    matmul_one(dt, C, A, B, M, N, K, ta, tb);
+    return;
+  }
+  MmJob j = {dt, C, A, B, M, N, K, tb, (size_t)dtype_info[dt].size};
+  tp_run(np, mm_part, &j);
 }
 
 /* ---- fused epilogue (graph _FusedMatMul): bias add and activation on a block in cache ---------
@@ -60,6 +94,10 @@ static void mm_epilogue(DType dt, void *C, const void *bias, tfs_i64 M, tfs_i64 
   case DT_INT64: epi_int64_t(C, bias, M, N, add, act); break;
   default: break;
   }
+}
+
+void matmul_2d_epilogue(DType dt, void *C, const void *bias, tfs_i64 M, tfs_i64 N, bool act) {
+  mm_epilogue(dt, C, bias, M, N, bias != NULL, act);
 }
 
 /* One matrix of a (fused) product: C = op(A) op(B) [+ bias] [relu].  The

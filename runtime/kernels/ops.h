@@ -277,6 +277,8 @@ void matmul_2d(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i
  * least min_work); tp_set_threads sets the thread count (0: TFS_NUM_THREADS, else every core the process
  * may use) — tf.config.threading.set_intra_op_parallelism_threads is meant to call it. */
 typedef void (*TpFn)(void *ctx, int part, int nparts);
+/* Fewest elements of an elementwise loop worth a part of their own on another thread (docs/performance.md). */
+#define TP_EW_MIN_PART ((tfs_i64)1 << 15)
 int tp_threads(void);
 void tp_set_threads(int n);
 int tp_parts(tfs_i64 work, tfs_i64 min_work);
@@ -290,6 +292,8 @@ static inline void tp_slice(tfs_i64 n, int part, int nparts, tfs_i64 *lo, tfs_i6
  * OPENBLAS_CORETYPE names one, and TFS_BLAS_THREADS threads (default 1).  blas_core names the core. */
 void blas_ready(void);
 const char *blas_core(void);
+/* Just matmul_2d's epilogue on C[M,N]: + bias[N] (when given), then relu (act). */
+void matmul_2d_epilogue(DType dt, void *C, const void *bias, tfs_i64 M, tfs_i64 N, bool act);
 bool gemm_small_on(Isa isa, DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta,
                    bool tb);
 

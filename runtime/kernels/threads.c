@@ -1,8 +1,9 @@
-/* threads.c — the runtime's intra-op thread pool: a kernel splits its work into parts, part 0 runs on the caller and the others on persistent workers. */
+/* threads.c — the runtime's intra-op thread pool: a kernel splits its work into parts, which the caller and persistent workers claim and run. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -20,8 +21,9 @@ static struct {
   TpFn fn;
   void *ctx;
   int nparts;
-  unsigned long gen;            /* bumped per job: a worker runs part w of each new generation */
-  int pending;                  /* parts still running on workers */
+  _Atomic unsigned long gen;    /* bumped per job */
+  _Atomic uint64_t claim;       /* (job's generation << 32) | next unclaimed part */
+  _Atomic int finished;         /* parts of the job done */
   int started;                  /* workers created so far */
 } tp = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER};
 
@@ -56,22 +58,54 @@ void tp_set_threads(int n) {
   atomic_store(&tp_want, n > TP_MAX ? TP_MAX : n);
 }
 
+/* A kernel's steps come in bursts (a training step is dozens of jobs): a worker, and a caller waiting for
+ * its parts, first spin this many pauses (some tens of microseconds) before sleeping, because waking a
+ * sleeping thread cost ~100 us per job on the loaded 2-core machine (tests/unit/test_threads.c prints it). */
+#define TP_SPIN 20000
+
+/* Parts per thread: with several, a thread the OS preempts holds back one small part, not half the job
+ * (on the shared 2-core machine, 2 even halves ran 1.5-2x slower than one thread; docs/performance.md). */
+#define TP_GRAIN 4
+
+static inline void cpu_pause(void) { __builtin_ia32_pause(); }
+
+/* Parts are claimed, not assigned: whoever is running takes the next one, so a worker the OS has not
+ * scheduled yet costs nothing (the caller runs its parts).  A claim names the job's generation, so a
+ * worker that wakes late cannot take a part of the next job. */
+static int claim_part(uint32_t gen, int nparts) {
+  uint64_t c = atomic_load(&tp.claim);
+  for (;;) {
+    if ((uint32_t)(c >> 32) != gen || (int)(uint32_t)c >= nparts) return -1;
+    if (atomic_compare_exchange_weak(&tp.claim, &c, c + 1)) return (int)(uint32_t)c;
+  }
+}
+
+static void run_claimed(uint32_t gen, TpFn fn, void *ctx, int nparts) {
+  for (int p; (p = claim_part(gen, nparts)) >= 0;) {
+    fn(ctx, p, nparts);
+    if (atomic_fetch_add(&tp.finished, 1) + 1 == nparts) {
+      pthread_mutex_lock(&tp.mu);
+      pthread_cond_signal(&tp.done);
+      pthread_mutex_unlock(&tp.mu);
+    }
+  }
+}
+
 static void *worker(void *arg) {
-  int w = (int)(intptr_t)arg;
+  (void)arg;
   unsigned long seen = 0;
   tp_inside = 1;
-  pthread_mutex_lock(&tp.mu);
   for (;;) {
-    while (tp.gen == seen) pthread_cond_wait(&tp.go, &tp.mu);
-    seen = tp.gen;
-    if (w >= tp.nparts) continue;
+    for (int i = 0; i < TP_SPIN && atomic_load(&tp.gen) == seen; i++) cpu_pause();
+    /* the job's fields are read under the lock, with the generation they belong to */
+    pthread_mutex_lock(&tp.mu);
+    while (atomic_load(&tp.gen) == seen) pthread_cond_wait(&tp.go, &tp.mu);
+    seen = atomic_load(&tp.gen);
     TpFn fn = tp.fn;
     void *ctx = tp.ctx;
     int np = tp.nparts;
     pthread_mutex_unlock(&tp.mu);
-    fn(ctx, w, np);
-    pthread_mutex_lock(&tp.mu);
-    if (--tp.pending == 0) pthread_cond_signal(&tp.done);
+    run_claimed((uint32_t)seen, fn, ctx, np);
   }
   return NULL;
 }
@@ -94,8 +128,8 @@ static bool ensure_workers(int n) {
 int tp_parts(tfs_i64 work, tfs_i64 min_work) {
   int n = tp_threads();
   if (n <= 1 || tp_inside || work < 2 * min_work) return 1;
-  tfs_i64 most = work / (min_work > 0 ? min_work : 1);
-  return most < n ? (int)most : n;
+  tfs_i64 most = work / (min_work > 0 ? min_work : 1), want = (tfs_i64)n * TP_GRAIN;
+  return most < want ? (int)most : (int)want;
 }
 
 void tp_run(int nparts, TpFn fn, void *ctx) {
@@ -107,11 +141,15 @@ void tp_run(int nparts, TpFn fn, void *ctx) {
     return;
   }
   pthread_mutex_lock(&tp.mu);
-  /* the parts stay as the caller cut them (they decide the results); too few workers: all run here */
-  bool inline_all = nparts > TP_MAX || !ensure_workers(nparts) || tp.started + 1 < nparts;
+  /* the parts stay as the caller cut them (they decide the results); no workers: all run here */
+  bool inline_all = nparts > TP_MAX || !ensure_workers(nparts < tp_threads() ? nparts : tp_threads());
+  uint32_t gen = 0;
   if (!inline_all) {
-    tp.fn = fn, tp.ctx = ctx, tp.nparts = nparts, tp.pending = nparts - 1;
-    tp.gen++;
+    tp.fn = fn, tp.ctx = ctx, tp.nparts = nparts;
+    atomic_store(&tp.finished, 0);
+    gen = (uint32_t)(atomic_load(&tp.gen) + 1);
+    atomic_store(&tp.claim, (uint64_t)gen << 32);
+    atomic_fetch_add(&tp.gen, 1);
     pthread_cond_broadcast(&tp.go);
   }
   pthread_mutex_unlock(&tp.mu);
@@ -119,11 +157,12 @@ void tp_run(int nparts, TpFn fn, void *ctx) {
   if (inline_all)
     for (int i = 0; i < nparts; i++) fn(ctx, i, nparts);
   else
-    fn(ctx, 0, nparts);
+    run_claimed(gen, fn, ctx, nparts);
   tp_inside--;
   if (!inline_all) {
+    for (int i = 0; i < TP_SPIN && atomic_load(&tp.finished) < nparts; i++) cpu_pause();
     pthread_mutex_lock(&tp.mu);
-    while (tp.pending > 0) pthread_cond_wait(&tp.done, &tp.mu);
+    while (atomic_load(&tp.finished) < nparts) pthread_cond_wait(&tp.done, &tp.mu);
     pthread_mutex_unlock(&tp.mu);
   }
   pthread_mutex_unlock(&tp.run);
