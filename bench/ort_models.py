@@ -69,10 +69,25 @@ def scalar_add():
                  vi("y", TensorProto.INT32, []))
 
 
+def cnn(rng):
+    # the Keras MNIST CNN of bench/cnn.tfs, NCHW as ONNX's Conv and MaxPool take it: 256 images
+    def w(shape, scale):
+        return (rng.standard_normal(shape) * scale).astype(np.float32)
+    inits = [numpy_helper.from_array(w((32, 1, 3, 3), 0.3), "k1"), numpy_helper.from_array(np.zeros(32, np.float32), "c1"),
+             numpy_helper.from_array(w((64, 32, 3, 3), 0.06), "k2"), numpy_helper.from_array(np.zeros(64, np.float32), "c2"),
+             numpy_helper.from_array(w((1600, 10), 0.03), "wd"), numpy_helper.from_array(np.zeros(10, np.float32), "bd")]
+    nodes = [helper.make_node("Conv", ["x", "k1", "c1"], ["v1"]), helper.make_node("Relu", ["v1"], ["r1"]),
+             helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("Conv", ["p1", "k2", "c2"], ["v2"]), helper.make_node("Relu", ["v2"], ["r2"]),
+             helper.make_node("MaxPool", ["r2"], ["p2"], kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("Flatten", ["p2"], ["f"]), helper.make_node("Gemm", ["f", "wd", "bd"], ["y"])]
+    return model("cnn", nodes, [vi("x", TensorProto.FLOAT, [256, 1, 28, 28])], vi("y", TensorProto.FLOAT, [256, 10]), inits)
+
+
 out = sys.argv[1]
 rng = np.random.default_rng(1)
 for name, m in [("power", power()), ("dense", dense(rng)), ("mlp", mlp(rng)), ("mse", mse()),
-                ("scalar_add", scalar_add())]:
+                ("scalar_add", scalar_add()), ("cnn", cnn(rng))]:
     tmp = os.path.join(out, name + ".onnx.tmp")
     save(m, tmp)
     os.replace(tmp, os.path.join(out, name + ".onnx"))   # atomic, as the project's writers are

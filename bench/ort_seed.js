@@ -1,5 +1,6 @@
 // ort_seed.js — times bench/ort_models.py's ONNX models with onnxruntime-node (2 intra-op threads), as bench/seed.tfs times tfs.
-// Usage: node bench/ort_seed.js MODEL_DIR   (onnxruntime-node found through NODE_PATH); prints "<workload> graph <us>".
+// Usage: node bench/ort_seed.js MODEL_DIR [NAME...]   (onnxruntime-node found through NODE_PATH); prints "<workload> graph <us>"
+// for the seed workloads, or for the named ones (cnn: the MNIST CNN of bench/cnn.tfs, 256 images).
 const path = require("path");
 const ort = require("onnxruntime-node");
 
@@ -39,7 +40,10 @@ async function main() {
     ["mse", { a: T("int32", Int32Array.from([1, 2, 3, 4, 5]), [5]), b: T("int32", Int32Array.from([2, 2, 1, 4, 8]), [5]) }, 20000, 3],
     ["scalar_add", { a: T("int32", Int32Array.from([1]), []), b: T("int32", Int32Array.from([2]), []) }, 20000, 3],
   ];
-  for (const [name, feeds, number, digits] of cases) {
+  const extra = [["cnn", { x: T("float32", randF(256 * 28 * 28), [256, 1, 28, 28]) }, 20, 0]];
+  const names = process.argv.slice(3);
+  const run = names.length ? cases.concat(extra).filter((c) => names.includes(c[0])) : cases;
+  for (const [name, feeds, number, digits] of run) {
     const sess = await load(name);
     console.log(name, "graph", (await timed(sess, feeds, number)).toFixed(digits));
   }

@@ -84,7 +84,7 @@ echo
 "$BUILD/compiler/tfs" run "$ROOT/bench/keras_train.tfs" > "$OUT/tfs_keras.txt"
 /usr/bin/python3 "$ROOT/bench/keras_train_torch.py" > "$OUT/torch_keras.txt"
 echo "tf.keras (bench/keras_train.tfs): MLP 784-100-100-10, batch 100, Adam; training steps per second, best of 5 (higher is better)"
-echo "threads: tfs 1 (libxsmm products and elementwise kernels on the calling thread; OpenBLAS, used only above 2^24 multiply-adds, at TFS_BLAS_THREADS=${TFS_BLAS_THREADS:-1}), pytorch $(awk '$1 == "threads" { print $2 }' "$OUT/torch_keras.txt") (torch.set_num_threads; KERAS_TORCH_THREADS=default for its own choice)"
+echo "threads: tfs ${TFS_NUM_THREADS:-every core} (its thread pool: TFS_NUM_THREADS; OpenBLAS itself at TFS_BLAS_THREADS=${TFS_BLAS_THREADS:-1}), pytorch $(awk '$1 == "threads" { print $2 }' "$OUT/torch_keras.txt") (torch.set_num_threads; KERAS_TORCH_THREADS=default for its own choice)"
 awk 'NR == FNR { torch[$1] = $2; next }
      $1 == "mlp_train_steps_per_s" { printf "tfs tf.function step %9.1f   pytorch eager loop %9.1f   tfs/torch %.2fx\n", $2, torch[$1], $2 / torch[$1] }' \
   "$OUT/torch_keras.txt" "$OUT/tfs_keras.txt"
@@ -92,3 +92,5 @@ awk '$1 ~ /^sequential_model/ { v[$1] = $2 }
      END { printf "the guide\047s SequentialModel on [20, 28, 28], calls/s: eager %9.1f   tf.function %9.1f   graph/eager %.2fx\n",
            v["sequential_model_eager_calls_per_s"], v["sequential_model_graph_calls_per_s"],
            v["sequential_model_graph_calls_per_s"] / v["sequential_model_eager_calls_per_s"] }' "$OUT/tfs_keras.txt"
+echo
+"$ROOT/bench/run_cnn.sh"

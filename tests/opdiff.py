@@ -337,7 +337,7 @@ def templates(g, op):
         s = g.shape(rank=r.randint(1, 3))
         dt = r.choice(NUM)
         return ["tf.nn.bias_add(a0, a1)", [inp(s, dt), inp((s[-1],), dt)]]
-    if op in ("CONV2D", "CONV2D_BP_INPUT", "CONV2D_BP_FILTER"):
+    if op in ("CONV2D", "CONV2D_BP_INPUT", "CONV2D_BP_FILTER", "FUSED_CONV2D"):
         n, h, w, c, o = r.randint(1, 2), r.randint(1, 5), r.randint(1, 5), r.randint(1, 2), r.randint(1, 2)
         kh, kw = r.randint(1, 3), r.randint(1, 3)
         st, pad = r.choice([1, 2]), r.choice(["SAME", "VALID"])
@@ -347,6 +347,8 @@ def templates(g, op):
         ins = [inp((n, h, w, c), "float32"), inp((kh, kw, c, o), "float32")]
         if op == "CONV2D":
             return [call, ins]
+        if op == "FUSED_CONV2D":   # the planner fuses Conv2D + BiasAdd (+ Relu)
+            return ["tf.nn.relu(tf.nn.bias_add(%s, a2))" % call, ins + [inp((o,), "float32")]]
         return ["_grad2(lambda p, q: %s, a0, a1)" % call.replace("a0", "p").replace("a1", "q"), ins]
     if op in ("MAX_POOL", "MAX_POOL_GRAD"):
         n, h, w, c = r.randint(1, 2), r.randint(2, 5), r.randint(2, 5), r.randint(1, 2)

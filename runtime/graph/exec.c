@@ -374,7 +374,7 @@ static OpScalarFn plan_scalar_kernel(const GraphNode *nd, const int *in, const V
 static SLoop *sloop_compile(const ExecStep *st, const TMeta *sm);
 static void sloop_free(SLoop *L);
 
-/* ---- fusion: MatMul -> bias add -> Relu as one _FusedMatMul step -------------------------
+/* ---- fusion: MatMul (Conv2D) -> bias add -> Relu as one _FusedMatMul (_FusedConv2D) step ----
  * As TF's remapper does for graphs: a product whose only consumer adds a [N]
  * bias (AddV2 either way round, or BiasAdd), optionally followed by a Relu
  * that is the add's only consumer, runs as one step.  The bias add and the
@@ -383,7 +383,7 @@ static void sloop_free(SLoop *L);
  * (k_matmul.c's epilogue); the graph text still shows what was traced. */
 
 typedef struct FuseInfo {
-  int mm;                     /* the MatMul node (its inputs, attributes and line) */
+  int mm;                     /* the MatMul or Conv2D node (its inputs, attributes and line) */
   GraphRef bias;
   bool relu;
 } FuseInfo;
@@ -438,7 +438,9 @@ static int plan_fuse(const Planner *pl, int *fuse, unsigned char *absorbed, Fuse
     const GraphNode *an = &g->nodes[add];
     for (int side = 0; side < (is_add ? 2 : 1); side++) {
       GraphRef mr = plan_resolve(pl, an->in[side]), br = plan_resolve(pl, an->in[1 - side]);
-      if (mr.node < 0 || br.node < 0 || mr.out != 0 || uses[mr.node] != 1 || !fuse_is(pl, mr.node, OP_MATMUL)) continue;
+      if (mr.node < 0 || br.node < 0 || mr.out != 0 || uses[mr.node] != 1 ||
+          !(fuse_is(pl, mr.node, OP_MATMUL) || fuse_is(pl, mr.node, OP_CONV2D)))
+        continue;
       const GraphNode *mn = &g->nodes[mr.node];
       const TMeta *mo = &mn->outm[0], *bm = &g->nodes[br.node].outm[br.out], *ao = &an->outm[0];
       /* a [N] bias of the product's dtype, statically the product's last dim; no broadcast beyond it */
@@ -448,11 +450,13 @@ static int plan_fuse(const Planner *pl, int *fuse, unsigned char *absorbed, Fuse
       bool same = true;
       for (int d = 0; d < mo->rank; d++) same = same && ao->shape[d] == mo->shape[d];
       /* the product runs where the chain ends: no side effect may come between
-       * (a failing product must fail before it, as unfused) */
+       * (a failing product must fail before it, as unfused); a variable read is none (it cannot fail, and
+       * a write that could change it is stateful itself), and Keras reads the bias right after the product */
       for (int q = mr.node + 1; q < id && same; q++) {
         const GraphNode *qn = &g->nodes[q];
-        if (pl->live[q] && ((qn->flags & GNF_STATEFUL) || qn->kind == GN_COND || qn->kind == GN_WHILE ||
-                            (qn->kind == GN_OP && (qn->op->flags & OPF_STATEFUL))))
+        bool read = qn->kind == GN_OP && qn->op->id == OP_READ_VARIABLE;
+        if (pl->live[q] && !read && ((qn->flags & GNF_STATEFUL) || qn->kind == GN_COND || qn->kind == GN_WHILE ||
+                                     (qn->kind == GN_OP && (qn->op->flags & OPF_STATEFUL))))
           same = false;
       }
       if (!same) continue;
@@ -954,7 +958,7 @@ static ExecPlan *exec_plan_build(Graph *g) {
       fa->n = 5;
       for (int a = 0; a < 4; a++) fa->v[a] = a < src->attrs.n ? src->attrs.v[a] : val_undef();
       fa->v[4] = val_int(f->relu ? 1 : 0);
-      st->op = &op_defs[OP_FUSED_MATMUL];
+      st->op = &op_defs[src->op->id == OP_CONV2D ? OP_FUSED_CONV2D : OP_FUSED_MATMUL];
       st->node = src;
       st->attrs = fa;
       fref[0] = src->in[0];
@@ -1716,6 +1720,23 @@ static void ew_block(const EwPlan *e, Tensor **s, tfs_i64 i0, tfs_i64 len, char 
   }
 }
 
+/* Blocks of a chain cut over the thread pool: each part runs whole blocks with a side buffer of its own. */
+typedef struct {
+  const EwPlan *e;
+  Tensor **s;
+  char *od;
+  size_t osz;
+} EwJob;
+
+static void ew_chain_part(void *v, int part, int nparts) {
+  const EwJob *j = v;
+  tfs_i64 nb = (j->e->n + EW_BLOCK - 1) / EW_BLOCK, b0, b1;
+  tp_slice(nb, part, nparts, &b0, &b1);
+  _Alignas(64) char side[EW_BLOCK * 8];
+  for (tfs_i64 i0 = b0 * EW_BLOCK; i0 < b1 * EW_BLOCK && i0 < j->e->n; i0 += EW_BLOCK)
+    ew_block(j->e, j->s, i0, j->e->n - i0 < EW_BLOCK ? j->e->n - i0 : EW_BLOCK, j->od + (size_t)i0 * j->osz, side);
+}
+
 /* A planned elementwise step or fused chain; false (before doing anything)
  * when an operand is not the contiguous tensor the plan expects. */
 static bool exec_ew_fast(const ExecPlan *p, const ExecStep *st, Tensor **s) {
@@ -1744,7 +1765,11 @@ static bool exec_ew_fast(const ExecPlan *p, const ExecStep *st, Tensor **s) {
   if (!o) o = tensor_new(e->dt, e->rank, e->shape);
   size_t osz = (size_t)dtype_info[e->dt].size;
   char *od = tensor_data(o);
-  if (e->nops == 1) {
+  int nparts = tp_parts(e->n, TP_EW_MIN_PART);
+  if (nparts > 1) {
+    EwJob j = {e, s, od, osz};
+    tp_run(nparts, ew_chain_part, &j);
+  } else if (e->nops == 1) {
     const EwOp *q = &e->ops[0];
     const char *a = tensor_data(s[q->a]);
     if (q->k.bin) q->k.bin(od, a, tensor_data(s[q->b]), e->n, q->na != 1 || e->n == 1, q->nb != 1 || e->n == 1);

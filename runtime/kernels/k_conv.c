@@ -1,7 +1,10 @@
-/* k_conv.c — 2-D convolution and max pooling over NHWC tensors (Conv2D, MaxPool) and their gradient ops. */
+/* k_conv.c — 2-D convolution and max pooling over NHWC tensors (Conv2D, MaxPool) and their gradient ops: shapes, and the pooling kernels (the convolutions run in k_conv_gemm.c). */
+#pragma GCC optimize("O3")
+#include <stdlib.h>
 #include <string.h>
 
 #include "object/object.h"
+#include "kernels/conv.h"
 #include "kernels/ops.h"
 
 /* Scratch layout shared by every op here (meta -> kernel):
@@ -88,68 +91,40 @@ void meta_conv2d(OpCall *c) {
   meta_set(&c->outm[0], x->dtype, 4, shape);
 }
 
-/* Runs BODY for every (output cell, window tap) pair whose input cell (iy, ix)
- * lies inside the image: padded cells contribute nothing. */
-#define CONV_TAPS(c, N, H, W, BODY)                                                                            \
-  for (tfs_i64 n = 0; n < (N); n++)                                                                            \
-    for (tfs_i64 oy = 0; oy < (c)->iscr[S_OH]; oy++)                                                           \
-      for (tfs_i64 ox = 0; ox < (c)->iscr[S_OW]; ox++)                                                         \
-        for (tfs_i64 ky = 0; ky < (c)->iscr[S_KH]; ky++) {                                                     \
-          tfs_i64 iy = oy * (c)->iscr[S_SH] + ky - (c)->iscr[S_PT];                                            \
-          if (iy < 0 || iy >= (H)) continue;                                                                   \
-          for (tfs_i64 kx = 0; kx < (c)->iscr[S_KW]; kx++) {                                                   \
-            tfs_i64 ix = ox * (c)->iscr[S_SW] + kx - (c)->iscr[S_PL];                                          \
-            if (ix < 0 || ix >= (W)) continue;                                                                 \
-            tfs_i64 yo = ((n * (c)->iscr[S_OH] + oy) * (c)->iscr[S_OW] + ox) * O;                              \
-            tfs_i64 xo = ((n * (H) + iy) * (W) + ix) * C, fo = (ky * (c)->iscr[S_KW] + kx) * C * O;            \
-            BODY                                                                                               \
-          }                                                                                                    \
-        }
+/* The op's geometry (meta scratch and shapes) for the GEMM kernels of k_conv_gemm.c. */
+static ConvGeom conv_geom(const OpCall *c, const Tensor *x, const Tensor *f) {
+  ConvGeom g = {x->dtype, x->shape[0], x->shape[1], x->shape[2], x->shape[3], f->shape[0], f->shape[1], f->shape[3],
+                c->iscr[S_SH], c->iscr[S_SW], c->iscr[S_PT], c->iscr[S_PL], c->iscr[S_OH], c->iscr[S_OW]};
+  return g;
+}
 
-/* Each output sums over (ky, kx, ci) in that order, one multiply and one add per
- * term: the same bits on every machine.  The backward pass:
- * dx[n,iy,ix,ci] += dy[n,oy,ox,o] * f[ky,kx,ci,o]; df[ky,kx,ci,o] += x[n,iy,ix,ci] * dy[n,oy,ox,o]. */
-#define CONV_T(T)                                                                                              \
-  static void conv_fwd_##T(const OpCall *c, const T *x, const T *f, T *y, const tfs_i64 *xs, tfs_i64 O) {      \
-    tfs_i64 N = xs[0], H = xs[1], W = xs[2], C = xs[3];                                                        \
-    memset(y, 0, sizeof(T) * (size_t)(N * c->iscr[S_OH] * c->iscr[S_OW] * O));                                 \
-    CONV_TAPS(c, N, H, W, {                                                                                    \
-      for (tfs_i64 ci = 0; ci < C; ci++)                                                                       \
-        for (tfs_i64 o = 0; o < O; o++) {                                                                      \
-          T p = x[xo + ci] * f[fo + ci * O + o];                                                               \
-          y[yo + o] = y[yo + o] + p;                                                                           \
-        }                                                                                                      \
-    })                                                                                                         \
-  }                                                                                                            \
-  static void conv_bwd_##T(const OpCall *c, const T *x, const T *f, const T *dy, T *dx, T *df, const tfs_i64 *xs, \
-                           tfs_i64 O) {                                                                         \
-    tfs_i64 N = xs[0], H = xs[1], W = xs[2], C = xs[3];                                                        \
-    if (dx) memset(dx, 0, sizeof(T) * (size_t)(N * H * W * C));                                                 \
-    if (df) memset(df, 0, sizeof(T) * (size_t)(c->iscr[S_KH] * c->iscr[S_KW] * C * O));                        \
-    CONV_TAPS(c, N, H, W, {                                                                                    \
-      for (tfs_i64 ci = 0; ci < C; ci++)                                                                       \
-        for (tfs_i64 o = 0; o < O; o++) {                                                                      \
-          if (dx) {                                                                                            \
-            T p = dy[yo + o] * f[fo + ci * O + o];                                                             \
-            dx[xo + ci] = dx[xo + ci] + p;                                                                     \
-          }                                                                                                    \
-          if (df) {                                                                                            \
-            T p = x[xo + ci] * dy[yo + o];                                                                     \
-            df[fo + ci * O + o] = df[fo + ci * O + o] + p;                                                     \
-          }                                                                                                    \
-        }                                                                                                      \
-    })                                                                                                         \
-  }
-CONV_T(float)
-CONV_T(double)
-
-void k_conv2d(OpCall *c) {
+/* Conv2D, or _FusedConv2D's (input, filters, bias) with the bias add and relu (activation == 1) applied to
+ * each block of output rows while it is in cache. */
+static void conv2d_run(OpCall *c, bool fused) {
   Tensor *x = tensor_contiguous(c->in[0]), *f = tensor_contiguous(c->in[1]);
-  if (x->dtype == DT_FLOAT32) conv_fwd_float(c, tensor_data(x), tensor_data(f), tensor_data(c->out[0]), x->shape, f->shape[3]);
-  else conv_fwd_double(c, tensor_data(x), tensor_data(f), tensor_data(c->out[0]), x->shape, f->shape[3]);
+  Tensor *b = fused ? tensor_contiguous(c->in[2]) : NULL;
+  ConvGeom g = conv_geom(c, x, f);
+  bool ok = conv_forward(&g, tensor_data(x), tensor_data(f), tensor_data(c->out[0]), b ? tensor_data(b) : NULL,
+                         fused && op_attr_int(c, 4, 0) == 1);
   tensor_release(x);
   tensor_release(f);
+  if (b) tensor_release(b);
+  if (!ok) rt_throw(ERR_MEMORY, "out of memory");
 }
+
+void k_conv2d(OpCall *c) { conv2d_run(c, false); }
+
+/* _FusedConv2D(input, filters, bias): the graph planner's Conv2D -> bias add [-> Relu], exactly the unfused
+ * results (the same product, then one add and one max per element, as AddV2 and Relu compute them). */
+/* shape: as tf.nn.conv2d; bias is a vector of the output channels. */
+void meta_fused_conv2d(OpCall *c) {
+  meta_conv2d(c);
+  const TMeta *o = &c->outm[0], *bm = &c->inm[2];
+  if (bm->rank != 1 || bm->dtype != o->dtype || (o->rank == 4 && o->shape[3] >= 0 && bm->shape[0] >= 0 && bm->shape[0] != o->shape[3]))
+    op_fail(c, ERR_INVALID_ARGUMENT, "_FusedConv2D: bias must be a vector of the output channels");
+}
+
+void k_fused_conv2d(OpCall *c) { conv2d_run(c, true); }
 
 /* ---- the gradient ops: (input, filters, dy) -> d input / d filters --------------------------- */
 
@@ -162,15 +137,14 @@ void meta_conv2d_grad(OpCall *c) {
 
 void k_conv2d_grad(OpCall *c) {
   Tensor *x = tensor_contiguous(c->in[0]), *f = tensor_contiguous(c->in[1]), *dy = tensor_contiguous(c->in[2]);
-  bool want_x = c->op->id == OP_CONV2D_BP_INPUT;
+  ConvGeom g = conv_geom(c, x, f);
   void *out = tensor_data(c->out[0]);
-  if (x->dtype == DT_FLOAT32)
-    conv_bwd_float(c, tensor_data(x), tensor_data(f), tensor_data(dy), want_x ? out : NULL, want_x ? NULL : out, x->shape, f->shape[3]);
-  else
-    conv_bwd_double(c, tensor_data(x), tensor_data(f), tensor_data(dy), want_x ? out : NULL, want_x ? NULL : out, x->shape, f->shape[3]);
+  bool ok = c->op->id == OP_CONV2D_BP_INPUT ? conv_backward_input(&g, tensor_data(f), tensor_data(dy), out)
+                                            : conv_backward_filter(&g, tensor_data(x), tensor_data(dy), out);
   tensor_release(x);
   tensor_release(f);
   tensor_release(dy);
+  if (!ok) rt_throw(ERR_MEMORY, "out of memory");
 }
 
 /* ---- MaxPool: input [N,H,W,C] -> [N,OH,OW,C]; padded cells never win ------------------------------ */
@@ -186,38 +160,78 @@ void meta_max_pool(OpCall *c) {
   meta_set(&c->outm[0], x->dtype, 4, shape);
 }
 
-/* The winner of each window: the first maximum in row-major window order (TF's CPU kernel). */
+/* The winner of each window: the first maximum in row-major window order (TF's CPU kernel).  Loops run
+ * over the channels innermost (contiguous in NHWC, so they vectorise); parts own whole images. */
+typedef struct {
+  const OpCall *c;
+  tfs_i64 N, H, W, C;
+  const void *x, *dy;
+  void *y, *dx;
+  char *scratch;   /* per part, the gradient's winners: C values and C offsets */
+} PoolJob;
+
 #define POOL_T(T)                                                                                              \
-  static void pool_##T(const OpCall *c, const T *x, const tfs_i64 *xs, T *y, const T *dy, T *dx) {             \
-    tfs_i64 N = xs[0], H = xs[1], W = xs[2], C = xs[3], OH = c->iscr[S_OH], OW = c->iscr[S_OW];                \
-    if (dx) memset(dx, 0, sizeof(T) * (size_t)(N * H * W * C));                                                 \
-    for (tfs_i64 n = 0; n < N; n++)                                                                            \
+  static void pool_part_##T(void *ctx, int part, int nparts) {                                                 \
+    const PoolJob *p = ctx;                                                                                    \
+    const tfs_i64 *s = p->c->iscr;                                                                             \
+    tfs_i64 H = p->H, W = p->W, C = p->C, OH = s[S_OH], OW = s[S_OW], n0, n1;                                   \
+    const T *x = p->x, *dy = p->dy;                                                                            \
+    T *y = p->y, *dx = p->dx;                                                                                  \
+    T *bv = (T *)(p->scratch + (size_t)part * (size_t)C * 16);                                                 \
+    tfs_i64 *bi = (tfs_i64 *)(bv + C);                                                                         \
+    tp_slice(p->N, part, nparts, &n0, &n1);                                                                    \
+    if (dx) memset(dx + n0 * H * W * C, 0, sizeof(T) * (size_t)((n1 - n0) * H * W * C));                        \
+    for (tfs_i64 n = n0; n < n1; n++)                                                                          \
       for (tfs_i64 oy = 0; oy < OH; oy++)                                                                      \
-        for (tfs_i64 ox = 0; ox < OW; ox++)                                                                    \
-          for (tfs_i64 ch = 0; ch < C; ch++) {                                                                 \
-            tfs_i64 best = -1;                                                                                  \
-            for (tfs_i64 ky = 0; ky < c->iscr[S_KH]; ky++) {                                                    \
-              tfs_i64 iy = oy * c->iscr[S_SH] + ky - c->iscr[S_PT];                                             \
-              if (iy < 0 || iy >= H) continue;                                                                  \
-              for (tfs_i64 kx = 0; kx < c->iscr[S_KW]; kx++) {                                                  \
-                tfs_i64 ix = ox * c->iscr[S_SW] + kx - c->iscr[S_PL];                                           \
-                if (ix < 0 || ix >= W) continue;                                                                \
-                tfs_i64 at = ((n * H + iy) * W + ix) * C + ch;                                                  \
-                if (best < 0 || x[at] > x[best]) best = at;                                                     \
+        for (tfs_i64 ox = 0; ox < OW; ox++) {                                                                  \
+          tfs_i64 o = ((n * OH + oy) * OW + ox) * C;                                                            \
+          T *best = y ? y + o : bv;                                                                            \
+          bool first = true;                                                                                   \
+          for (tfs_i64 ky = 0; ky < s[S_KH]; ky++) {                                                            \
+            tfs_i64 iy = oy * s[S_SH] + ky - s[S_PT];                                                           \
+            if (iy < 0 || iy >= H) continue;                                                                    \
+            for (tfs_i64 kx = 0; kx < s[S_KW]; kx++) {                                                          \
+              tfs_i64 ix = ox * s[S_SW] + kx - s[S_PL];                                                         \
+              if (ix < 0 || ix >= W) continue;                                                                  \
+              tfs_i64 at = ((n * H + iy) * W + ix) * C;                                                         \
+              const T *restrict v = x + at;                                                                     \
+              T *restrict b = best;                                                                             \
+              if (first) {                                                                                      \
+                for (tfs_i64 ch = 0; ch < C; ch++) b[ch] = v[ch];                                               \
+                if (dx)                                                                                         \
+                  for (tfs_i64 ch = 0; ch < C; ch++) bi[ch] = at + ch;                                          \
+                first = false;                                                                                  \
+              } else if (!dx) {                                                                                 \
+                for (tfs_i64 ch = 0; ch < C; ch++) b[ch] = v[ch] > b[ch] ? v[ch] : b[ch];                       \
+              } else {                                                                                          \
+                for (tfs_i64 ch = 0; ch < C; ch++)                                                              \
+                  if (v[ch] > b[ch]) b[ch] = v[ch], bi[ch] = at + ch;                                           \
               }                                                                                                 \
             }                                                                                                   \
-            tfs_i64 o = ((n * OH + oy) * OW + ox) * C + ch;                                                     \
-            if (y) y[o] = x[best];                                                                              \
-            if (dx) dx[best] = dx[best] + dy[o];                                                                \
-          }                                                                                                    \
+          }                                                                                                     \
+          if (dx)                                                                                               \
+            for (tfs_i64 ch = 0; ch < C; ch++) dx[bi[ch]] = dx[bi[ch]] + dy[o + ch];                            \
+        }                                                                                                      \
   }
 POOL_T(float)
 POOL_T(double)
 
+/* Either pass over an NHWC input: y = max pool (dy, dx NULL) or dx = its gradient for dy (y NULL). */
+static void pool_run(const OpCall *c, const Tensor *x, void *y, const void *dy, void *dx) {
+  PoolJob p = {c, x->shape[0], x->shape[1], x->shape[2], x->shape[3], tensor_data((Tensor *)x), dy, y, dx, NULL};
+  tfs_i64 per_image = c->iscr[S_OH] * c->iscr[S_OW] * c->iscr[S_KH] * c->iscr[S_KW] * p.C;
+  int nparts = tp_parts(p.N, ((tfs_i64)1 << 16) / (per_image > 0 ? per_image : 1) + 1);
+  p.scratch = malloc((size_t)nparts * (size_t)(p.C > 0 ? p.C : 1) * 16);
+  if (!p.scratch) rt_throw(ERR_MEMORY, "out of memory");
+  tp_run(nparts, x->dtype == DT_FLOAT32 ? pool_part_float : pool_part_double, &p);
+  free(p.scratch);
+}
+
 void k_max_pool(OpCall *c) {
   Tensor *x = tensor_contiguous(c->in[0]);
-  if (x->dtype == DT_FLOAT32) pool_float(c, tensor_data(x), x->shape, tensor_data(c->out[0]), NULL, NULL);
-  else pool_double(c, tensor_data(x), x->shape, tensor_data(c->out[0]), NULL, NULL);
+  int mark = rt_hold_val(val_obj(x));
+  pool_run(c, x, tensor_data(c->out[0]), NULL, NULL);
+  rt_unhold(mark);
   tensor_release(x);
 }
 
@@ -233,8 +247,10 @@ void meta_max_pool_grad(OpCall *c) {
 
 void k_max_pool_grad(OpCall *c) {
   Tensor *x = tensor_contiguous(c->in[0]), *dy = tensor_contiguous(c->in[1]);
-  if (x->dtype == DT_FLOAT32) pool_float(c, tensor_data(x), x->shape, NULL, tensor_data(dy), tensor_data(c->out[0]));
-  else pool_double(c, tensor_data(x), x->shape, NULL, tensor_data(dy), tensor_data(c->out[0]));
+  int mark = rt_hold_val(val_obj(x));
+  rt_hold_val(val_obj(dy));
+  pool_run(c, x, NULL, tensor_data(dy), tensor_data(c->out[0]));
+  rt_unhold(mark);
   tensor_release(x);
   tensor_release(dy);
 }

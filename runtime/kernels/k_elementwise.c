@@ -17,6 +17,60 @@
 #define EW_MAXOP 4
 typedef void (*EwBody)(void *ctx, char *o, char *const *p, tfs_i64 len, const tfs_i64 *st);
 
+/* The coalesced loop nest of one call: q dims, the innermost one handed to the body per row. */
+typedef struct {
+  int n, q;
+  EwBody body;
+  void *ctx;
+  char *obase;
+  size_t oesz;
+  tfs_i64 shape[TFS_MAX_RANK], ost[TFS_MAX_RANK], st[EW_MAXOP][TFS_MAX_RANK];
+  char *base[EW_MAXOP];
+  size_t esz[EW_MAXOP];
+} EwPlan;
+
+#define EW_MIN_PART TP_EW_MIN_PART
+
+/* Part `part` of the loop: a slice of the rows, or of the single row when there is one. */
+static void ew_part(void *v, int part, int nparts) {
+  const EwPlan *pl = v;
+  int q = pl->q, n = pl->n;
+  tfs_i64 inner = pl->shape[q - 1], ist[EW_MAXOP];
+  for (int k = 0; k < n; k++) ist[k] = pl->st[k][q - 1];
+  tfs_i64 rows = 1;
+  for (int d = 0; d < q - 1; d++) rows *= pl->shape[d];
+  if (rows == 1) {
+    tfs_i64 lo, hi;
+    tp_slice(inner, part, nparts, &lo, &hi);
+    char *p[EW_MAXOP];
+    for (int k = 0; k < n; k++) p[k] = pl->base[k] + lo * ist[k] * (tfs_i64)pl->esz[k];
+    if (hi > lo) pl->body(pl->ctx, pl->obase + lo * pl->ost[q - 1] * (tfs_i64)pl->oesz, p, hi - lo, ist);
+    return;
+  }
+  tfs_i64 r0, r1;
+  tp_slice(rows, part, nparts, &r0, &r1);
+  tfs_i64 idx[TFS_MAX_RANK] = {0};
+  for (tfs_i64 d = q - 2, r = r0; d >= 0; d--) {   /* the first row's index */
+    idx[d] = r % pl->shape[d];
+    r /= pl->shape[d];
+  }
+  for (tfs_i64 row = r0; row < r1; row++) {
+    char *p[EW_MAXOP];
+    tfs_i64 oo = 0;
+    for (int k = 0; k < n; k++) {
+      tfs_i64 off = 0;
+      for (int d = 0; d < q - 1; d++) off += idx[d] * pl->st[k][d];
+      p[k] = pl->base[k] + off * (tfs_i64)pl->esz[k];
+    }
+    for (int d = 0; d < q - 1; d++) oo += idx[d] * pl->ost[d];
+    pl->body(pl->ctx, pl->obase + oo * (tfs_i64)pl->oesz, p, inner, ist);
+    for (int d = q - 2; d >= 0; d--) {
+      if (++idx[d] < pl->shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
 static void ew_iterate(Tensor *out, int n, Tensor *const *ins, EwBody body, void *ctx) {
   if (out->size == 0) return;
   int r = out->rank;
@@ -64,25 +118,22 @@ static void ew_iterate(Tensor *out, int n, Tensor *const *ins, EwBody body, void
     body(ctx, obase, base, 1, z);
     return;
   }
-  tfs_i64 inner = shape[q - 1], ist[EW_MAXOP];
-  for (int k = 0; k < n; k++) ist[k] = st[k][q - 1];
-  tfs_i64 idx[TFS_MAX_RANK] = {0};
-  tfs_i64 rows = out->size / inner;
-  for (tfs_i64 row = 0; row < rows; row++) {
-    char *p[EW_MAXOP];
-    tfs_i64 oo = 0;
-    for (int k = 0; k < n; k++) {
-      tfs_i64 off = 0;
-      for (int d = 0; d < q - 1; d++) off += idx[d] * st[k][d];
-      p[k] = base[k] + off * (tfs_i64)esz[k];
-    }
-    for (int d = 0; d < q - 1; d++) oo += idx[d] * ost[d];
-    body(ctx, obase + oo * (tfs_i64)oesz, p, inner, ist);
-    for (int d = q - 2; d >= 0; d--) {
-      if (++idx[d] < shape[d]) break;
-      idx[d] = 0;
-    }
+  EwPlan pl = {.n = n, .q = q, .body = body, .ctx = ctx, .obase = obase, .oesz = oesz};
+  memcpy(pl.shape, shape, sizeof shape);
+  memcpy(pl.ost, ost, sizeof ost);
+  for (int k = 0; k < n; k++) {
+    pl.base[k] = base[k];
+    pl.esz[k] = esz[k];
+    memcpy(pl.st[k], st[k], sizeof st[k]);
   }
+  /* Large loops over plain numbers go to the thread pool (bodies over strings touch reference counts). */
+  bool plain = !dtype_holds_refs(out->dtype);
+  for (int k = 0; k < n; k++) plain = plain && !dtype_holds_refs(ins[k]->dtype);
+  tfs_i64 rows = out->size / shape[q - 1];
+  int nparts = plain ? tp_parts(out->size, EW_MIN_PART) : 1;
+  if (nparts > 1 && rows > 1 && rows < nparts) nparts = (int)rows;
+  if (nparts <= 1) ew_part(&pl, 0, 1);
+  else tp_run(nparts, ew_part, &pl);
 }
 
 /* ---- binary loops -------------------------------------------------------------------- */
@@ -288,6 +339,32 @@ static bool has_negative(Tensor *t) {
   return false;
 }
 
+/* The fast paths' flat loops, cut over the thread pool when large: o[i] = f(a[i*sa], b[i*sb]). */
+typedef struct {
+  BinLoop f;
+  char *o;
+  const char *a, *b;
+  tfs_i64 n, sa, sb;
+  size_t oes, aes, bes;
+} FlatBin;
+
+static void flat_bin_part(void *v, int part, int nparts) {
+  const FlatBin *j = v;
+  tfs_i64 lo, hi;
+  tp_slice(j->n, part, nparts, &lo, &hi);
+  if (hi > lo)
+    j->f(j->o + (size_t)lo * j->oes, j->a + (size_t)(lo * j->sa) * j->aes, j->b + (size_t)(lo * j->sb) * j->bes, hi - lo,
+         j->sa, j->sb);
+}
+
+static void flat_bin(BinLoop f, Tensor *o, Tensor *a, Tensor *b, tfs_i64 sa, tfs_i64 sb) {
+  FlatBin j = {f, tensor_data(o), tensor_data(a), tensor_data(b), o->size, sa, sb, (size_t)dtype_info[o->dtype].size,
+               (size_t)dtype_info[a->dtype].size, (size_t)dtype_info[b->dtype].size};
+  int np = dtype_holds_refs(a->dtype) ? 1 : tp_parts(o->size, EW_MIN_PART);
+  if (np <= 1) f(j.o, j.a, j.b, j.n, sa, sb);
+  else tp_run(np, flat_bin_part, &j);
+}
+
 void k_binary(OpCall *c) {
   Tensor *a = c->in[0], *b = c->in[1], *o = c->out[0];
   OpId id = c->op->id;
@@ -300,9 +377,9 @@ void k_binary(OpCall *c) {
   /* fast paths: contiguous operands of the output's size, or a scalar */
   tfs_i64 n = o->size;
   if (tensor_is_contiguous(a) && tensor_is_contiguous(b)) {
-    if (a->size == n && b->size == n) { f(tensor_data(o), tensor_data(a), tensor_data(b), n, 1, 1); return; }
-    if (a->size == 1 && b->size == n) { f(tensor_data(o), tensor_data(a), tensor_data(b), n, 0, 1); return; }
-    if (a->size == n && b->size == 1) { f(tensor_data(o), tensor_data(a), tensor_data(b), n, 1, 0); return; }
+    if (a->size == n && b->size == n) { flat_bin(f, o, a, b, 1, 1); return; }
+    if (a->size == 1 && b->size == n) { flat_bin(f, o, a, b, 0, 1); return; }
+    if (a->size == n && b->size == 1) { flat_bin(f, o, a, b, 1, 0); return; }
   }
   Tensor *ins[2] = {a, b};
   ew_iterate(o, 2, ins, bin_body, (void *)f);
@@ -478,8 +555,7 @@ void k_unary(OpCall *c) {
   if (!u.f) op_fail(c, ERR_INVALID_ARGUMENT, "%s is not supported for %s tensors", c->op->graph_name, dtype_info[a->dtype].name);
   if (c->op->id == OP_LEAKY_RELU) u.prm = op_attr_float(c, 0, 0.2);
   if (c->op->id == OP_GELU) u.prm = op_attr_bool(c, 0, false);
-  if (tensor_is_contiguous(a)) { u.f(tensor_data(o), tensor_data(a), a->size, 1, u.prm); return; }
-  ew_iterate(o, 1, &a, un_body, &u);
+  ew_iterate(o, 1, &a, un_body, &u);   /* a contiguous input coalesces to one row, cut over the threads when large */
 }
 
 /* ---- cast ------------------------------------------------------------------------------------ */

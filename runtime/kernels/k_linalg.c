@@ -165,6 +165,7 @@ static void *hold_alloc(size_t bytes) {
 }
 
 void k_linalg(OpCall *c) {
+  blas_ready();
   Tensor *a = tensor_contiguous(c->in[0]);
   int mark = rt_hold_val(val_obj(a));
   OpId id = c->op->id;

@@ -4,7 +4,6 @@
 #include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "kernels/ops.h"
 
@@ -13,30 +12,15 @@
  * 2x2x2 and 96 ns at 16x16x16, below our own loops from about 4x4x4 on. */
 #define MATMUL_BLAS_MIN_FLOPS 65
 
-/* One BLAS thread unless TFS_BLAS_THREADS says otherwise: on the 2-core
- * machines we target, two threads made 128^3 sgemm 1.8x slower (contention
- * with the runtime's own thread) and results stay reproducible. */
-static void blas_init(void) {
-  static bool done;
-  if (done) return;
-  done = true;
-  const char *e = getenv("TFS_BLAS_THREADS");
-  long n = e ? strtol(e, NULL, 10) : 1;
-  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-  if (n < 1) n = 1;
-  if (ncpu > 0 && n > ncpu) n = ncpu;
-  openblas_set_num_threads((int)n);
-}
-
 static inline bool mm_uses_blas(DType dt, tfs_i64 M, tfs_i64 N, tfs_i64 K) {
   return M * N * K >= MATMUL_BLAS_MIN_FLOPS && (dt == DT_FLOAT32 || dt == DT_FLOAT64);
 }
 
-/* C = op(A) op(B). */
-static void mm_one(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb) {
+/* C = op(A) op(B) on the calling thread. */
+static void matmul_one(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb) {
   if (xsmm_gemm(dt, C, A, B, M, N, K, ta, tb)) return;
   if (mm_uses_blas(dt, M, N, K)) {
-    blas_init();
+    blas_ready();
     enum CBLAS_TRANSPOSE tA = ta ? CblasTrans : CblasNoTrans, tB = tb ? CblasTrans : CblasNoTrans;
     blasint lda = (blasint)(ta ? M : K), ldb = (blasint)(tb ? K : N);
     if (dt == DT_FLOAT32)
@@ -46,6 +30,40 @@ static void mm_one(DType dt, void *C, const void *A, const void *B, tfs_i64 M, t
     return;
   }
   gemm_small(dt, C, A, B, M, N, K, ta, tb);
+}
+
+/* Products of at least this many multiply-adds per part go to the thread pool, cut into row slices.  The
+ * slices follow from the thread count alone, so results are bit-identical for a given count (a slice may
+ * take another kernel than the whole product, by size: counts differ within float rounding). */
+#define MM_MIN_PART_MACS ((tfs_i64)1 << 18)
+
+typedef struct {
+  DType dt;
+  char *C;
+  const char *A, *B;
+  tfs_i64 M, N, K;
+  bool tb;
+  size_t es;
+} MmJob;
+
+static void mm_part(void *v, int part, int nparts) {
+  const MmJob *j = v;
+  tfs_i64 lo, hi;
+  tp_slice(j->M, part, nparts, &lo, &hi);
+  if (hi > lo)
+    matmul_one(j->dt, j->C + (size_t)(lo * j->N) * j->es, j->A + (size_t)(lo * j->K) * j->es, j->B, hi - lo, j->N, j->K,
+               false, j->tb);
+}
+
+void matmul_any(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb) {
+  int np = ta ? 1 : tp_parts(M * N * K, MM_MIN_PART_MACS);
+  if (np > M) np = (int)M;
+  if (np <= 1) {
+    matmul_one(dt, C, A, B, M, N, K, ta, tb);
+    return;
+  }
+  MmJob j = {dt, C, A, B, M, N, K, tb, (size_t)dtype_info[dt].size};
+  tp_run(np, mm_part, &j);
 }
 
 /* ---- fused epilogue (graph _FusedMatMul): bias add and activation on a block in cache ---------
@@ -78,13 +96,17 @@ static void mm_epilogue(DType dt, void *C, const void *bias, tfs_i64 M, tfs_i64 
   }
 }
 
+void matmul_2d_epilogue(DType dt, void *C, const void *bias, tfs_i64 M, tfs_i64 N, bool act) {
+  mm_epilogue(dt, C, bias, M, N, bias != NULL, act);
+}
+
 /* One matrix of a (fused) product: C = op(A) op(B) [+ bias] [relu].  The
  * epilogue runs right after the product, while the block is in cache.  (Letting
  * the GEMM add a bias prefilled into C, beta = 1, measured no faster here, and
  * its rounding would depend on how the BLAS splits K.) */
 static void mm_block(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb,
                      const void *bias, bool act) {
-  mm_one(dt, C, A, B, M, N, K, ta, tb);
+  matmul_any(dt, C, A, B, M, N, K, ta, tb);
   if (bias || act) mm_epilogue(dt, C, bias, M, N, bias != NULL, act);
 }
 

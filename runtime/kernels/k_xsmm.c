@@ -1,5 +1,7 @@
 /* k_xsmm.c — small float32/float64 products (transposed operands too) through libxsmm's JIT, generating code for the active ISA path. */
 #include <libxsmm.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "kernels/ops.h"
@@ -11,12 +13,17 @@
 
 /* libxsmm targets the path isa.c picked, so TFS_ISA reaches its JIT as well; the baseline path has no
  * JIT (dispatch returns NULL) and falls back to the caller's kernels. */
-static int xsmm_isa = -1;
+static _Atomic int xsmm_isa = -1;
+static pthread_mutex_t xsmm_mu = PTHREAD_MUTEX_INITIALIZER;   /* products run on the thread pool's workers too */
 
 static void xsmm_target(Isa isa) {
   static const int arch[ISA_COUNT] = {LIBXSMM_X86_GENERIC, LIBXSMM_X86_AVX2, LIBXSMM_X86_AVX512_CORE};
-  libxsmm_set_target_archid(arch[isa]);
-  xsmm_isa = (int)isa;
+  pthread_mutex_lock(&xsmm_mu);
+  if (atomic_load(&xsmm_isa) != (int)isa) {
+    libxsmm_set_target_archid(arch[isa]);
+    atomic_store(&xsmm_isa, (int)isa);
+  }
+  pthread_mutex_unlock(&xsmm_mu);
 }
 
 /* libxsmm's JIT kernels return with the upper halves of the vector registers dirty (no
@@ -71,7 +78,7 @@ bool xsmm_gemm(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i
   if (tb && (K * N > XSMM_TB_MAX_ELEMS || M < XSMM_TB_MIN_M)) return false;
   Isa isa = isa_active();
   if (isa == ISA_BASELINE) return false;
-  if (xsmm_isa != (int)isa) xsmm_target(isa);
+  if (atomic_load(&xsmm_isa) != (int)isa) xsmm_target(isa);
   /* libxsmm is column-major: C^T[N,M] = B^T[N,K] A^T[K,M], i.e. row-major C = A B with A and B swapped.
    * transpose_a is its TRANS_B on the stored A (leading dimension M). */
   const libxsmm_blasint m = (libxsmm_blasint)N, n = (libxsmm_blasint)M, k = (libxsmm_blasint)K;

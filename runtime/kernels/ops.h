@@ -262,11 +262,38 @@ bool gemm_small(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_
  * products that reuse a copied B enough);
  * false when it does not apply (the caller then uses gemm_small or BLAS). */
 bool xsmm_gemm(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb);
+/* C[M,N] = op(A) op(B) for contiguous float32/64 or int32/64 matrices (M, N, K > 0), A stored [M,K] or
+ * [K,M] (ta), B [K,N] or [N,K] (tb): libxsmm, the register kernels or OpenBLAS by size, as MatMul runs. */
+void matmul_any(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb);
 /* One 2-D product of contiguous matrices without transposes, C[M,N] = A[M,K] B[K,N] (M, N, K > 0), then
  * the optional [N] bias and relu: exactly what MatMul / _FusedMatMul compute for such operands (the graph
  * executor's planned products call it without op_run). */
 void matmul_2d(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, const void *bias,
                bool act);
+/* The intra-op thread pool (threads.c).  tp_run(n, fn, ctx) calls fn(ctx, part, n) for every part in
+ * [0, n): part 0 on the caller, the others on persistent workers, and returns when all are done; inside a
+ * part, or while another thread's job runs, the parts run one after another on the caller.  Parts must not
+ * throw.  tp_parts(work, min_work) is how many parts to cut work into (at most the thread count, each at
+ * least min_work); tp_set_threads sets the thread count (0: TFS_NUM_THREADS, else every core the process
+ * may use) — tf.config.threading.set_intra_op_parallelism_threads is meant to call it. */
+typedef void (*TpFn)(void *ctx, int part, int nparts);
+/* Fewest elements of an elementwise loop worth a part of their own on another thread (docs/performance.md). */
+#define TP_EW_MIN_PART ((tfs_i64)1 << 15)
+int tp_threads(void);
+void tp_set_threads(int n);
+int tp_parts(tfs_i64 work, tfs_i64 min_work);
+void tp_run(int nparts, TpFn fn, void *ctx);
+/* [*lo, *hi): part `part` of nparts near-equal slices of [0, n). */
+static inline void tp_slice(tfs_i64 n, int part, int nparts, tfs_i64 *lo, tfs_i64 *hi) {
+  *lo = n * part / nparts;
+  *hi = n * (part + 1) / nparts;
+}
+/* OpenBLAS readied before its first call (blas.c): the core type of the active ISA path unless
+ * OPENBLAS_CORETYPE names one, and TFS_BLAS_THREADS threads (default 1).  blas_core names the core. */
+void blas_ready(void);
+const char *blas_core(void);
+/* Just matmul_2d's epilogue on C[M,N]: + bias[N] (when given), then relu (act). */
+void matmul_2d_epilogue(DType dt, void *C, const void *bias, tfs_i64 M, tfs_i64 N, bool act);
 bool gemm_small_on(Isa isa, DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta,
                    bool tb);
 

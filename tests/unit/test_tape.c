@@ -163,7 +163,7 @@ END_TEST
 
 START_TEST(test_gradient_coverage) {
   static const OpId exempt[] = {
-    OP_FUSED_MATMUL,   /* created by the graph planner after tracing, never recorded */
+    OP_FUSED_MATMUL, OP_FUSED_CONV2D,   /* created by the graph planner after tracing, never recorded */
     OP_CONV2D_BP_INPUT, OP_CONV2D_BP_FILTER, OP_MAX_POOL_GRAD, OP_TRIGAMMA, OP_TOP_K_GRAD,   /* gradient-only (no second order) */
     OP_ZEROS, OP_ONES, OP_FILL, OP_EYE, OP_RANGE, OP_LINSPACE, OP_RANDOM_UNIFORM, OP_RANDOM_NORMAL,
     OP_TRUNC_NORMAL, OP_TIMESTAMP, OP_ONE_HOT, OP_STATELESS_UNIFORM, OP_STATELESS_NORMAL, OP_STATELESS_TRUNC_NORMAL,   /* no float tensor inputs to differentiate */

@@ -1,0 +1,21 @@
+/* conv.h — the geometry of an NHWC convolution and its GEMM kernels (k_conv_gemm.c), shared with the ops in k_conv.c. */
+#ifndef TFS_CONV_H
+#define TFS_CONV_H
+
+#include "kernels/ops.h"
+
+/* Input [N,H,W,C], filters [KH,KW,C,O], output [N,OH,OW,O]; strides SH, SW; top/left padding PT, PL. */
+typedef struct {
+  DType dt;   /* float32 or float64 */
+  tfs_i64 N, H, W, C, KH, KW, O, SH, SW, PT, PL, OH, OW;
+} ConvGeom;
+
+/* y = conv(x, f) [+ bias[O]] [relu] (the epilogue of matmul_2d, per block).  Each returns false only when
+ * its scratch memory cannot be had (nothing written then). */
+bool conv_forward(const ConvGeom *g, const void *x, const void *f, void *y, const void *bias, bool relu);
+/* dx = d(sum(y * dy)) / dx. */
+bool conv_backward_input(const ConvGeom *g, const void *f, const void *dy, void *dx);
+/* df = d(sum(y * dy)) / df. */
+bool conv_backward_filter(const ConvGeom *g, const void *x, const void *dy, void *df);
+
+#endif

@@ -1,0 +1,169 @@
+/* threads.c — the runtime's intra-op thread pool: a kernel splits its work into parts, which the caller and persistent workers claim and run. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "kernels/ops.h"
+
+/* Why a pool of its own: OpenBLAS (pthreads) and oneDNN/OpenMP each keep threads that fight when nested
+ * (docs/performance.md); one pool for every kernel, with OpenBLAS at one thread, avoids that.  Parts are
+ * fixed by the caller from the thread count alone, so results are bit-identical for a given count. */
+#define TP_MAX 64
+
+static struct {
+  pthread_mutex_t run;          /* held by the one caller whose job is on the workers */
+  pthread_mutex_t mu;
+  pthread_cond_t go, done;
+  TpFn fn;
+  void *ctx;
+  int nparts;
+  _Atomic unsigned long gen;    /* bumped per job */
+  _Atomic uint64_t claim;       /* (job's generation << 32) | next unclaimed part */
+  _Atomic int finished;         /* parts of the job done */
+  int started;                  /* workers created so far */
+} tp = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER};
+
+static _Atomic int tp_want;          /* the thread count (0: not yet resolved) */
+static __thread int tp_inside;       /* > 0 inside a part: nested calls run inline */
+
+static int default_threads(void) {
+  const char *e = getenv("TFS_NUM_THREADS");
+  if (e && *e) {
+    long n = strtol(e, NULL, 10);
+    if (n >= 1) return n > TP_MAX ? TP_MAX : (int)n;
+  }
+  cpu_set_t set;
+  int n = 0;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
+  if (n < 1) n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+  if (n < 1) n = 1;
+  return n > TP_MAX ? TP_MAX : n;
+}
+
+int tp_threads(void) {
+  int n = atomic_load(&tp_want);
+  if (n == 0) {
+    n = default_threads();
+    atomic_store(&tp_want, n);
+  }
+  return n;
+}
+
+void tp_set_threads(int n) {
+  if (n <= 0) n = default_threads();
+  atomic_store(&tp_want, n > TP_MAX ? TP_MAX : n);
+}
+
+/* A kernel's steps come in bursts (a training step is dozens of jobs): a worker, and a caller waiting for
+ * its parts, first spin this many pauses (some tens of microseconds) before sleeping, because waking a
+ * sleeping thread cost ~100 us per job on the loaded 2-core machine (tests/unit/test_threads.c prints it). */
+#define TP_SPIN 20000
+
+/* Parts per thread: with several, a thread the OS preempts holds back one small part, not half the job
+ * (on the shared 2-core machine, 2 even halves ran 1.5-2x slower than one thread; docs/performance.md). */
+#define TP_GRAIN 4
+
+static inline void cpu_pause(void) { __builtin_ia32_pause(); }
+
+/* Parts are claimed, not assigned: whoever is running takes the next one, so a worker the OS has not
+ * scheduled yet costs nothing (the caller runs its parts).  A claim names the job's generation, so a
+ * worker that wakes late cannot take a part of the next job. */
+static int claim_part(uint32_t gen, int nparts) {
+  uint64_t c = atomic_load(&tp.claim);
+  for (;;) {
+    if ((uint32_t)(c >> 32) != gen || (int)(uint32_t)c >= nparts) return -1;
+    if (atomic_compare_exchange_weak(&tp.claim, &c, c + 1)) return (int)(uint32_t)c;
+  }
+}
+
+static void run_claimed(uint32_t gen, TpFn fn, void *ctx, int nparts) {
+  for (int p; (p = claim_part(gen, nparts)) >= 0;) {
+    fn(ctx, p, nparts);
+    if (atomic_fetch_add(&tp.finished, 1) + 1 == nparts) {
+      pthread_mutex_lock(&tp.mu);
+      pthread_cond_signal(&tp.done);
+      pthread_mutex_unlock(&tp.mu);
+    }
+  }
+}
+
+static void *worker(void *arg) {
+  (void)arg;
+  unsigned long seen = 0;
+  tp_inside = 1;
+  for (;;) {
+    for (int i = 0; i < TP_SPIN && atomic_load(&tp.gen) == seen; i++) cpu_pause();
+    /* the job's fields are read under the lock, with the generation they belong to */
+    pthread_mutex_lock(&tp.mu);
+    while (atomic_load(&tp.gen) == seen) pthread_cond_wait(&tp.go, &tp.mu);
+    seen = atomic_load(&tp.gen);
+    TpFn fn = tp.fn;
+    void *ctx = tp.ctx;
+    int np = tp.nparts;
+    pthread_mutex_unlock(&tp.mu);
+    run_claimed((uint32_t)seen, fn, ctx, np);
+  }
+  return NULL;
+}
+
+/* Workers 1..n-1, created on first need; false when none could be made. */
+static bool ensure_workers(int n) {
+  while (tp.started < n - 1) {
+    pthread_t t;
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&t, &a, worker, (void *)(intptr_t)(tp.started + 1));
+    pthread_attr_destroy(&a);
+    if (rc != 0) return tp.started > 0;
+    tp.started++;
+  }
+  return true;
+}
+
+int tp_parts(tfs_i64 work, tfs_i64 min_work) {
+  int n = tp_threads();
+  if (n <= 1 || tp_inside || work < 2 * min_work) return 1;
+  tfs_i64 most = work / (min_work > 0 ? min_work : 1), want = (tfs_i64)n * TP_GRAIN;
+  return most < want ? (int)most : (int)want;
+}
+
+void tp_run(int nparts, TpFn fn, void *ctx) {
+  /* Nested (inside a part), single, or the pool busy with another caller's job: run every part here. */
+  if (nparts <= 1 || tp_inside || pthread_mutex_trylock(&tp.run) != 0) {
+    tp_inside++;
+    for (int i = 0; i < nparts; i++) fn(ctx, i, nparts);
+    tp_inside--;
+    return;
+  }
+  pthread_mutex_lock(&tp.mu);
+  /* the parts stay as the caller cut them (they decide the results); no workers: all run here */
+  bool inline_all = nparts > TP_MAX || !ensure_workers(nparts < tp_threads() ? nparts : tp_threads());
+  uint32_t gen = 0;
+  if (!inline_all) {
+    tp.fn = fn, tp.ctx = ctx, tp.nparts = nparts;
+    atomic_store(&tp.finished, 0);
+    gen = (uint32_t)(atomic_load(&tp.gen) + 1);
+    atomic_store(&tp.claim, (uint64_t)gen << 32);
+    atomic_fetch_add(&tp.gen, 1);
+    pthread_cond_broadcast(&tp.go);
+  }
+  pthread_mutex_unlock(&tp.mu);
+  tp_inside++;
+  if (inline_all)
+    for (int i = 0; i < nparts; i++) fn(ctx, i, nparts);
+  else
+    run_claimed(gen, fn, ctx, nparts);
+  tp_inside--;
+  if (!inline_all) {
+    for (int i = 0; i < TP_SPIN && atomic_load(&tp.finished) < nparts; i++) cpu_pause();
+    pthread_mutex_lock(&tp.mu);
+    while (atomic_load(&tp.finished) < nparts) pthread_cond_wait(&tp.done, &tp.mu);
+    pthread_mutex_unlock(&tp.mu);
+  }
+  pthread_mutex_unlock(&tp.run);
+}

@@ -1,0 +1,184 @@
+/* test_threads.c — the intra-op thread pool (runtime/kernels/threads.c): every part runs once, nested and concurrent use, thread counts, determinism of a threaded kernel, and its cost. */
+#include <check.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <time.h>
+
+#include "kernels/conv.h"
+#include "kernels/ops.h"
+
+typedef struct {
+  _Atomic int hits[64];
+  _Atomic int nested;
+} Count;
+
+static void count_part(void *ctx, int part, int nparts) {
+  Count *c = ctx;
+  ck_assert_int_lt(part, nparts);
+  atomic_fetch_add(&c->hits[part], 1);
+}
+
+START_TEST(test_every_part_once) {
+  tp_set_threads(4);
+  for (int n = 1; n <= 9; n++) {
+    Count c;
+    memset(&c, 0, sizeof c);
+    tp_run(n, count_part, &c);
+    for (int i = 0; i < n; i++) ck_assert_int_eq(atomic_load(&c.hits[i]), 1);
+    ck_assert_int_eq(atomic_load(&c.hits[n]), 0);
+  }
+  tp_set_threads(0);
+}
+END_TEST
+
+/* a part that runs the pool again: the inner job runs inline on the part's thread, no deadlock */
+static void outer_part(void *ctx, int part, int nparts) {
+  (void)part, (void)nparts;
+  Count inner;
+  memset(&inner, 0, sizeof inner);
+  ck_assert_int_eq(tp_parts(1 << 30, 1), 1);   /* nested: never cut again */
+  tp_run(3, count_part, &inner);
+  for (int i = 0; i < 3; i++) ck_assert_int_eq(atomic_load(&inner.hits[i]), 1);
+  atomic_fetch_add(&((Count *)ctx)->nested, 1);
+}
+
+START_TEST(test_nested_runs_inline) {
+  tp_set_threads(2);
+  Count c;
+  memset(&c, 0, sizeof c);
+  tp_run(2, outer_part, &c);
+  ck_assert_int_eq(atomic_load(&c.nested), 2);
+  tp_set_threads(0);
+}
+END_TEST
+
+static void *hammer(void *arg) {
+  (void)arg;
+  for (int r = 0; r < 200; r++) {
+    Count c;
+    memset(&c, 0, sizeof c);
+    tp_run(2, count_part, &c);
+    if (atomic_load(&c.hits[0]) != 1 || atomic_load(&c.hits[1]) != 1) return (void *)1;
+  }
+  return NULL;
+}
+
+/* two threads sharing the pool: whoever finds it busy runs its parts itself */
+START_TEST(test_concurrent_callers) {
+  tp_set_threads(2);
+  pthread_t t[2];
+  for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, hammer, NULL);
+  for (int i = 0; i < 2; i++) {
+    void *r;
+    pthread_join(t[i], &r);
+    ck_assert_ptr_null(r);
+  }
+  tp_set_threads(0);
+}
+END_TEST
+
+START_TEST(test_thread_counts) {
+  tp_set_threads(3);
+  ck_assert_int_eq(tp_threads(), 3);
+  ck_assert_int_eq(tp_parts(1000, 10), 12);   /* 4 parts per thread */
+  ck_assert_int_eq(tp_parts(100, 10), 10);
+  ck_assert_int_eq(tp_parts(25, 10), 2);    /* each part at least min_work */
+  ck_assert_int_eq(tp_parts(15, 10), 1);
+  tp_set_threads(1);
+  ck_assert_int_eq(tp_parts(1 << 30, 1), 1);
+  setenv("TFS_NUM_THREADS", "5", 1);
+  tp_set_threads(0);
+  ck_assert_int_eq(tp_threads(), 5);
+  unsetenv("TFS_NUM_THREADS");
+  tp_set_threads(0);
+  ck_assert_int_ge(tp_threads(), 1);
+}
+END_TEST
+
+/* A threaded kernel gives the same bits on every run with the same thread count, and within float
+ * tolerance of the one-thread result: the MNIST CNN's second convolution, forward and gradients. */
+static void conv_all(float *y, float *dx, float *df, const ConvGeom *g, const float *x, const float *f,
+                     const float *dy) {
+  ck_assert(conv_forward(g, x, f, y, NULL, false));
+  ck_assert(conv_backward_input(g, f, dy, dx));
+  ck_assert(conv_backward_filter(g, x, dy, df));
+}
+
+START_TEST(test_conv_deterministic) {
+  ConvGeom g = {DT_FLOAT32, 16, 13, 13, 32, 3, 3, 64, 1, 1, 0, 0, 11, 11};
+  size_t nx = 16 * 13 * 13 * 32, nf = 3 * 3 * 32 * 64, ny = 16 * 11 * 11 * 64;
+  float *x = malloc(nx * 4), *f = malloc(nf * 4), *dy = malloc(ny * 4);
+  float *r[2][3];
+  for (size_t i = 0; i < nx; i++) x[i] = (float)((i * 7919) % 1000) / 1000.0f - 0.5f;
+  for (size_t i = 0; i < nf; i++) f[i] = (float)((i * 104729) % 1000) / 1000.0f - 0.5f;
+  for (size_t i = 0; i < ny; i++) dy[i] = (float)((i * 15485863) % 1000) / 1000.0f - 0.5f;
+  size_t sizes[3] = {ny, nx, nf};
+  for (int t = 0; t < 2; t++)
+    for (int k = 0; k < 3; k++) r[t][k] = malloc(sizes[k] * 4);
+  tp_set_threads(2);
+  conv_all(r[0][0], r[0][1], r[0][2], &g, x, f, dy);
+  for (int rep = 0; rep < 3; rep++) {
+    conv_all(r[1][0], r[1][1], r[1][2], &g, x, f, dy);
+    for (int k = 0; k < 3; k++) ck_assert(memcmp(r[0][k], r[1][k], sizes[k] * 4) == 0);
+  }
+  tp_set_threads(1);
+  conv_all(r[1][0], r[1][1], r[1][2], &g, x, f, dy);
+  for (int k = 0; k < 3; k++)
+    for (size_t i = 0; i < sizes[k]; i++) {
+      float a = r[0][k][i], b = r[1][k][i];
+      ck_assert_msg(fabsf(a - b) <= 1e-4f * (1.0f + fabsf(b)), "result %d[%zu]: %g vs %g", k, i, a, b);
+    }
+  tp_set_threads(0);
+  for (int t = 0; t < 2; t++)
+    for (int k = 0; k < 3; k++) free(r[t][k]);
+  free(x), free(f), free(dy);
+}
+END_TEST
+
+static void empty_part(void *ctx, int part, int nparts) { (void)ctx, (void)part, (void)nparts; }
+
+/* The cost of handing a part to a worker (docs/performance.md quotes it): printed, not asserted, as it
+ * moves with the machine's load. */
+START_TEST(test_dispatch_cost) {
+  tp_set_threads(2);
+  tp_run(2, empty_part, NULL);
+  double best = 1e9;
+  for (int rep = 0; rep < 5; rep++) {
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (int i = 0; i < 1000; i++) tp_run(2, empty_part, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double us = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / 1000 / 1e3;
+    if (us < best) best = us;
+  }
+  printf("thread pool: one 2-part job costs %.1f us (best of 5 x 1000)\n", best);
+  tp_set_threads(0);
+}
+END_TEST
+
+static Suite *threads_suite(void) {
+  Suite *s = suite_create("threads");
+  TCase *tc = tcase_create("pool");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_every_part_once);
+  tcase_add_test(tc, test_nested_runs_inline);
+  tcase_add_test(tc, test_concurrent_callers);
+  tcase_add_test(tc, test_thread_counts);
+  tcase_add_test(tc, test_conv_deterministic);
+  tcase_add_test(tc, test_dispatch_cost);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(threads_suite());
+  srunner_set_fork_status(sr, CK_NOFORK);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
