@@ -49,9 +49,7 @@ Total\ params:\ 80,266
 Trainable\ params:\ 80,266
 Non\-trainable\ params:\ 0
 _________________________________________________________________
-Epoch\ 1/1
-24/24 \[==============================\] - \d+s \d+ms/step - loss: \d\.\d{4} - accuracy: \d\.\d{4} - val_loss: \d\.\d{4} - val_accuracy: \d\.\d{4}
+24/24 \[==============================\] - \d+s \d+(s|ms|us)/step - loss: \d\.\d{4} - accuracy: \d\.\d{4} - val_loss: \d\.\d{4} - val_accuracy: \d\.\d{4}
 True
-Epoch\ 1/1
-24/24 \[==============================\] - \d+s \d+ms/step - loss: \d\.\d{4} - accuracy: \d\.\d{4} - val_loss: \d\.\d{4} - val_accuracy: \d\.\d{4}
+24/24 \[==============================\] - \d+s \d+(s|ms|us)/step - loss: \d\.\d{4} - accuracy: \d\.\d{4} - val_loss: \d\.\d{4} - val_accuracy: \d\.\d{4}
 Predicted result is: \[\d\], target result is: .*0.*
