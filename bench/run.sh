@@ -92,5 +92,13 @@ awk '$1 ~ /^sequential_model/ { v[$1] = $2 }
      END { printf "the guide\047s SequentialModel on [20, 28, 28], calls/s: eager %9.1f   tf.function %9.1f   graph/eager %.2fx\n",
            v["sequential_model_eager_calls_per_s"], v["sequential_model_graph_calls_per_s"],
            v["sequential_model_graph_calls_per_s"] / v["sequential_model_eager_calls_per_s"] }' "$OUT/tfs_keras.txt"
+"$BUILD/compiler/tfs" run "$ROOT/bench/keras_lstm.tfs" > "$OUT/tfs_lstm.txt"
+/usr/bin/python3 "$ROOT/bench/keras_lstm_torch.py" > "$OUT/torch_lstm.txt"
+echo "LSTM text classifier (bench/keras_lstm.tfs): Embedding 2000x64 -> LSTM 64 -> Dense 1, sequences of 80, batch 64, Adam; one thread each"
+awk 'NR == FNR { torch[$1] = $2; next }
+     $1 == "lstm_train_steps_per_s" { printf "training steps/s: tfs tf.function %9.1f   pytorch eager %9.1f   tfs/torch %.2fx\n", $2, torch[$1], $2 / torch[$1] }
+     $1 == "lstm_train_cpu_ms_per_step" { printf "training CPU ms/step: tfs %9.1f   pytorch %9.1f\n", $2, torch[$1] }
+     $1 == "lstm_infer_b256_ms" { printf "inference, batch 256, ms: tfs %9.1f   pytorch %9.1f\n", $2, torch[$1] }' \
+  "$OUT/torch_lstm.txt" "$OUT/tfs_lstm.txt"
 echo
 "$ROOT/bench/run_cnn.sh"

@@ -115,6 +115,7 @@ Val trace_sym(Graph *g, GraphRef r) {
   t->tape_bits = 0;
   t->tape_id = 0;
   t->tape_loose = NULL;
+  t->attrs = NULL;
   return val_obj(t);
 }
 

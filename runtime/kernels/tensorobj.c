@@ -37,7 +37,8 @@ static Val tensor_abs_m(Val self, int n, const Val *args, const Kw *kw) {
   return op_apply1(OP_ABS, self);
 }
 
-static Val tensor_getattr(Val self, const char *name) {
+/* The attributes every tensor has (VT_UNDEF: none of them). */
+static Val tensor_own_attr(Val self, const char *name) {
   Tensor *t = val_tensor(self);
   switch (name[0]) {
   case '_':
@@ -60,6 +61,26 @@ static Val tensor_getattr(Val self, const char *name) {
     break;
   }
   return val_undef();
+}
+
+static Val tensor_getattr(Val self, const char *name) {
+  Val v = tensor_own_attr(self, name);
+  Tensor *t = val_tensor(self);
+  return val_is_undef(v) && t->attrs ? dict_get_str(val_obj(t->attrs), name) : v;
+}
+
+/* t.attr = v: TF's tensors take attributes a program sets (Keras attaches _keras_mask to a layer's
+ * output), kept in a per-tensor dict; the built-in attributes are read-only properties, as in TF. */
+static void tensor_setattr(Val self, const char *name, Val v) {
+  Tensor *t = val_tensor(self);
+  Val own = !strcmp(name, "name") ? val_none() : tensor_own_attr(self, name);
+  bool builtin = !val_is_undef(own);
+  val_decref(own);
+  if (builtin)
+    rt_throw(ERR_ATTRIBUTE, "property '%s' of 'EagerTensor' object has no setter", name);
+  Val d = t->attrs ? val_obj(t->attrs) : val_undef();
+  dict_set_str(&d, name, v);
+  t->attrs = d.u.o;
 }
 
 /* Operators: the op each Python operator maps to (ORDER BINOP). */
@@ -327,6 +348,7 @@ static Val variable_getattr(Val self, const char *name) {
  * set here, by the layer that owns the table, at start-up. */
 void tensorobj_register(void) {
   tensor_type.getattr = tensor_getattr;
+  tensor_type.setattr = tensor_setattr;
   tensor_type.getitem = tensor_getitem;
   tensor_type.iter = tensor_iter;
   tensor_type.len = tensor_len;

@@ -68,7 +68,12 @@ static Val class_bind(Val attr, Val self, TypeObj *cls) {
     if (w->kind == WRAP_STATIC) r = val_incref(w->fn);
     else if (w->kind == WRAP_CLASS) r = bound_new(w->fn, val_obj(cls));
     else if (val_is_undef(self)) r = val_incref(attr);
-    else r = rt_call(w->fn, 1, &self, NULL);
+    else {
+      /* a getter that raises must not keep the class's property alive */
+      int mark = rt_hold_val(attr);
+      r = rt_call(w->fn, 1, &self, NULL);
+      rt_unhold(mark);
+    }
   } else if (!val_is_undef(self) && is_method(attr)) {
     /* a method; a tf.function method binds that instance's own function object (one trace cache per instance) */
     Val per = rt_obj_hooks.method_fn && val_is(self, &inst_type) ? rt_obj_hooks.method_fn(attr, &((Inst *)self.u.o)->fncache)

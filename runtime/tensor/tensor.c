@@ -123,6 +123,7 @@ static void buffer_release(Buffer *b) {
 
 static void tensor_free(Obj *o) {
   Tensor *t = (Tensor *)o;
+  if (t->attrs) val_decref(val_obj(t->attrs));
   if (t->tape_loose) *t->tape_loose = NULL;   /* the tape no longer clears its slot bit here */
   if (t->sym && tensor_sym_free) tensor_sym_free(t->sym);
   Buffer *b = t->buf;
@@ -212,6 +213,7 @@ Tensor *tensor_new(DType dt, int rank, const tfs_i64 *shape) {
   t->tape_bits = 0;
   t->tape_id = 0;
   t->tape_loose = NULL;
+  t->attrs = NULL;
   return t;
 }
 
@@ -243,6 +245,7 @@ Tensor *tensor_scalar(DType dt) {
   t->tape_bits = 0;
   t->tape_id = 0;
   t->tape_loose = NULL;
+  t->attrs = NULL;
   return t;
 }
 
@@ -265,6 +268,7 @@ Tensor *tensor_view(Tensor *src, int rank, const tfs_i64 *shape, const tfs_i64 *
   t->tape_bits = 0;
   t->tape_id = 0;
   t->tape_loose = NULL;
+  t->attrs = NULL;
   return t;
 }
 

@@ -46,6 +46,7 @@ typedef struct Tensor {
   tfs_u64 tape_bits;          /* bit i: tracked by the active gradient tape holding slot i (tape.c), so recording needs no lookup */
   tfs_u64 tape_id;            /* the tape's identity of this tensor, given on first use (0: none yet); unique, unlike its address */
   Obj **tape_loose;           /* a tape entry's weak reference to this output (its gradient does not read it): cleared when freed */
+  Obj *attrs;                 /* the attributes a program set on it (a dict; Keras' t._keras_mask), owned; NULL: none */
 } Tensor;
 
 extern Type tensor_type;               /* operator slots set by kernels/tensorobj.c */

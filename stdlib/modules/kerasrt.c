@@ -1,4 +1,4 @@
-/* kerasrt.c — `_keras`, the native helpers of the .tfs tf.keras library: terminal detection and .npz weight files. */
+/* kerasrt.c — `_keras`, the native helpers of the .tfs tf.keras library: terminal detection, warnings, .npz weight files. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +24,15 @@ static Val kr_isatty(Val self, int n, const Val *args, const Kw *kw) {
   return val_bool(isatty(1) == 1);
 }
 
+/* Keras' logging.warning: "WARNING:tensorflow:message" on stderr (stdout flushed first, so the order holds) */
+static Val kr_warn(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  if (n != 1 || (kw && kw->n) || !val_is(args[0], &str_type)) rt_throw(ERR_TYPE, "_keras.warn(message) takes one string");
+  rt_flush();
+  fprintf(stderr, "WARNING:tensorflow:%s\n", str_cstr(args[0]));
+  fflush(stderr);
+  return val_none();
+}
 
 /* ---- .npz: a zip of stored (uncompressed) .npy members arr_0.npy, arr_1.npy, ... as np.savez writes -------- */
 
@@ -222,6 +231,7 @@ static Val kr_render_dot(Val self, int n, const Val *args, const Kw *kw) {
 static Val kr_attr(const char *name) {
   if (!strcmp(name, "render_dot")) return builtin_new("_keras.render_dot", kr_render_dot, val_undef(), NULL);
   if (!strcmp(name, "stdout_isatty")) return builtin_new("_keras.stdout_isatty", kr_isatty, val_undef(), NULL);
+  if (!strcmp(name, "warn")) return builtin_new("_keras.warn", kr_warn, val_undef(), NULL);
   if (!strcmp(name, "save_npz")) return builtin_new("_keras.save_npz", kr_save_npz, val_undef(), NULL);
   if (!strcmp(name, "load_npz")) return builtin_new("_keras.load_npz", kr_load_npz, val_undef(), NULL);
   return val_undef();

@@ -1,0 +1,60 @@
+#!/usr/bin/python3
+"""keras_lstm_torch.py — the PyTorch peer of keras_lstm.tfs: Embedding 2000x64 -> LSTM 64 -> Linear 1, batch 64 of 80 tokens, Adam."""
+import os
+import time
+
+import torch
+
+# one thread, as tfs runs the step; KERAS_TORCH_THREADS=default keeps PyTorch's own choice
+if os.environ.get("KERAS_TORCH_THREADS", "1") != "default":
+    torch.set_num_threads(int(os.environ.get("KERAS_TORCH_THREADS", "1")))
+
+
+def best_rate(fn, number):
+    fn()
+    best = 0.0
+    for _ in range(3):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        best = max(best, number / (time.perf_counter() - t0))
+    return best
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding(2000, 64)
+        self.lstm = torch.nn.LSTM(64, 64, batch_first=True)
+        self.out = torch.nn.Linear(64, 1)
+
+    def forward(self, x):
+        return self.out(self.lstm(self.emb(x))[0][:, -1])
+
+
+def main():
+    torch.manual_seed(3)
+    x = torch.randint(0, 2000, (64, 80))
+    y = torch.randint(0, 2, (64, 1)).float()
+    model = Net()
+    opt = torch.optim.Adam(model.parameters(), 1e-3)
+    loss_fn = torch.nn.BCEWithLogitsLoss()
+
+    def step():
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+    print("threads", torch.get_num_threads())
+    print("lstm_train_steps_per_s", round(best_rate(step, 10), 1))
+    xi = torch.randint(0, 2000, (256, 80))
+    with torch.no_grad():
+        print("lstm_infer_b256_ms", round(1000.0 / best_rate(lambda: model(xi), 5), 1))
+    c0 = time.process_time()
+    for _ in range(10):
+        step()
+    print("lstm_train_cpu_ms_per_step", round((time.process_time() - c0) * 100.0, 1))
+
+
+if __name__ == "__main__":
+    main()
