@@ -45,6 +45,27 @@ static Val nd_abs(Val self, int n, const Val *args, const Kw *kw) {
   return wrap(op_apply1(OP_ABS, self));
 }
 
+/* The numpy module (stdlib/numpy.tfs) supplies the other methods (sum,
+ * reshape, astype ...) and item assignment, written over the op table. */
+static Val nd_methods = {VT_UNDEF, {0}};
+
+void ndarray_set_methods(Val methods) {
+  val_decref(nd_methods);
+  nd_methods = val_incref(methods);
+}
+
+/* A method from the numpy module bound to its array: self is (function, array). */
+static Val nd_bound(Val self, int n, const Val *args, const Kw *kw) {
+  const Val *fa = ((Tuple *)self.u.o)->items;
+  Val stack[8], *all = n < 7 ? stack : malloc(sizeof(Val) * (size_t)(n + 1));
+  if (!all) rt_throw(ERR_MEMORY, "out of memory");
+  all[0] = fa[1];
+  for (int i = 0; i < n; i++) all[i + 1] = args[i];
+  Val r = rt_call(fa[0], n + 1, all, kw);
+  if (all != stack) free(all);
+  return r;
+}
+
 static Val ndarray_getattr(Val self, const char *name) {
   Tensor *t = ((NdArray *)self.u.o)->t;
   if (!strcmp(name, "shape")) {
@@ -57,12 +78,20 @@ static Val ndarray_getattr(Val self, const char *name) {
   if (!strcmp(name, "size")) return val_int(t->size);
   if (!strcmp(name, "tolist")) return builtin_new("ndarray.tolist", nd_tolist, self, NULL);
   if (!strcmp(name, "item")) return builtin_new("ndarray.item", nd_item, self, NULL);
-  if (!strcmp(name, "T")) {
-    Val r = op_apply1(OP_TRANSPOSE, self);
-    return wrap(r);
-  }
   if (!strcmp(name, "__abs__")) return builtin_new("ndarray.__abs__", nd_abs, self, NULL);   /* abs(a) */
-  return val_undef();
+  Val f = dict_get_str(nd_methods, name);
+  if (val_is_undef(f)) return f;
+  if (!strcmp(name, "T") || !strcmp(name, "itemsize") || !strcmp(name, "nbytes") || !strcmp(name, "flat")) {
+    Val r = rt_call(f, 1, &self, NULL);   /* properties */
+    val_decref(f);
+    return r;
+  }
+  Val pair = tuple_new(2);
+  ((Tuple *)pair.u.o)->items[0] = f;
+  ((Tuple *)pair.u.o)->items[1] = val_incref(self);
+  Val b = builtin_new(name, nd_bound, pair, NULL);
+  val_decref(pair);
+  return b;
 }
 
 /* numpy's promotion for two array dtypes. */
@@ -72,10 +101,9 @@ static DType np_promote(DType a, DType b) {
   if (b == DT_BOOL) return a;
   bool fa = dtype_info[a].is_float, fb = dtype_info[b].is_float;
   if (fa && fb) return DT_FLOAT64;
-  if (!fa && !fb) return DT_INT64;
+  if (!fa && !fb) return a == DT_UINT8 ? b : b == DT_UINT8 ? a : DT_INT64;   /* uint8 fits int32 and int64 */
   DType f = fa ? a : b, i = fa ? b : a;
-  (void)i;
-  return f == DT_FLOAT32 ? DT_FLOAT64 : DT_FLOAT64;
+  return f == DT_FLOAT32 && i == DT_UINT8 ? DT_FLOAT32 : DT_FLOAT64;   /* float32 holds uint8 exactly, not int32 */
 }
 
 static Val cast_to(Val v, DType dt) {
@@ -162,10 +190,38 @@ static void np_check_index(const Tensor *t, Val key) {
   }
 }
 
+/* An index holding arrays or lists (integer or boolean) is numpy's advanced
+ * indexing: the numpy module's __getitem__ does it. */
+static bool nd_advanced(Val key) {
+  const Val *items = &key;
+  tfs_i64 n = 1;
+  if (val_is(key, &tuple_type)) seq_items(key, &n, &items);
+  for (tfs_i64 k = 0; k < n; k++)
+    if (val_is(items[k], &ndarray_type) || val_is(items[k], &list_type) || val_is_tensor(items[k])) return true;
+  return false;
+}
+
 static Val ndarray_getitem(Val self, Val key) {
+  if (nd_advanced(key)) {
+    Val f = dict_get_str(nd_methods, "__getitem__");
+    if (!val_is_undef(f)) {
+      Val args[2] = {self, key};
+      Val r = rt_call(f, 2, args, NULL);
+      val_decref(f);
+      return r;
+    }
+  }
   np_check_index(((NdArray *)self.u.o)->t, key);
   OpAttrs at = {1, {key}};
   return wrap(op_apply(&op_defs[OP_STRIDED_SLICE], 1, &self, &at));
+}
+
+static void ndarray_setitem(Val self, Val key, Val v) {
+  Val f = dict_get_str(nd_methods, "__setitem__");
+  if (val_is_undef(f)) rt_throw(ERR_TYPE, "'numpy.ndarray' object does not support item assignment without 'import numpy'");
+  Val args[3] = {self, key, v};
+  val_decref(rt_call(f, 3, args, NULL));
+  val_decref(f);
 }
 
 static tfs_i64 ndarray_len(Val self) {
@@ -214,6 +270,7 @@ static bool ndarray_eq(Val a, Val b) {
 void ndarrayobj_register(void) {
   ndarray_type.getattr = ndarray_getattr;
   ndarray_type.getitem = ndarray_getitem;
+  ndarray_type.setitem = ndarray_setitem;
   ndarray_type.iter = ndarray_iter;
   ndarray_type.len = ndarray_len;
   ndarray_type.binop = ndarray_binop;

@@ -29,6 +29,16 @@ static Val pair(Val a, Val b) {
   return t;
 }
 
+/* Keras returns numpy arrays: an owned tensor Val becomes an ndarray. */
+static Val as_ndarray(Val v) {
+  if (!val_is_tensor(v)) return v;
+  Val a = ndarray_new(val_tensor(v));
+  TFS_DECREF(v);
+  return a;
+}
+
+static Val nd_pair(Val a, Val b) { return pair(as_ndarray(a), as_ndarray(b)); }
+
 /* digits.load_data(): 1,797 8x8 images (uint8, 0-16) and labels (uint8); row i is a test row when i % 6 == 5. */
 //! tf.keras.datasets.digits.load_data(path=None)
 //!   ((x_train, y_train), (x_test, y_test)): uint8 8x8 images and uint8 labels; row i is a test row when i % 6 == 5.
@@ -59,7 +69,7 @@ static Val digits_load_data(Val self, int n, const Val *args, const Kw *kw) {
     py[s][k[s]++] = (uint8_t)src[r * 65 + 64];
   }
   TFS_DECREF(m);
-  Val tr = pair(val_obj(xtr), val_obj(ytr)), te = pair(val_obj(xte), val_obj(yte));
+  Val tr = nd_pair(val_obj(xtr), val_obj(ytr)), te = nd_pair(val_obj(xte), val_obj(yte));
   return pair(tr, te);
 }
 
@@ -97,7 +107,7 @@ static Val mnist_load_data(Val self, int n, const Val *args, const Kw *kw) {
   }
   rt_unhold(mark);
   TFS_DECREF(d);
-  Val tr = pair(v[0], v[1]), te = pair(v[2], v[3]);
+  Val tr = nd_pair(v[0], v[1]), te = nd_pair(v[2], v[3]);
   return pair(tr, te);
 }
 
