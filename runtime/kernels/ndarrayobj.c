@@ -112,16 +112,46 @@ static Val cast_to(Val v, DType dt) {
   return op_apply(&op_defs[OP_CAST], 1, &v, &at);
 }
 
+/* numpy's text for shapes that do not broadcast: "(2,3) (4,) ". */
+static void np_check_broadcast(const Tensor *a, const Tensor *b) {
+  int n = a->rank > b->rank ? a->rank : b->rank;
+  for (int i = 0; i < n; i++) {
+    tfs_i64 da = i < n - a->rank ? 1 : a->shape[i - (n - a->rank)], db = i < n - b->rank ? 1 : b->shape[i - (n - b->rank)];
+    if (da == db || da == 1 || db == 1) continue;
+    StrBuf m;
+    sb_init(&m);
+    const Tensor *ts[2] = {a, b};
+    for (int k = 0; k < 2; k++) {
+      sb_putc(&m, '(');
+      for (int j = 0; j < ts[k]->rank; j++) sb_printf(&m, j ? ",%lld" : "%lld", (long long)ts[k]->shape[j]);
+      sb_puts(&m, ts[k]->rank == 1 ? ",) " : ") ");
+    }
+    char text[300];
+    snprintf(text, sizeof text, "%.*s", (int)m.len, m.data);
+    sb_free(&m);
+    rt_throw(ERR_VALUE, "operands could not be broadcast together with shapes %s", text);
+  }
+}
+
 /* Apply a binary op with numpy's dtype rules; results are ndarrays. */
 static Val np_apply(OpId id, Val a, Val b) {
   Tensor *ta = val_as_tensor(a), *tb = val_as_tensor(b);
   if ((ta && !val_is(a, &ndarray_type)) || (tb && !val_is(b, &ndarray_type)))
     return op_apply2(id, a, b);   /* a tf tensor wins: TF result */
+  if (ta && tb) np_check_broadcast(ta, tb);
   Val ca = val_incref(a), cb = val_incref(b);
   if (ta && tb && ta->dtype != tb->dtype) {
     DType d = np_promote(ta->dtype, tb->dtype);
     if (ta->dtype != d) { Val c = cast_to(a, d); TFS_DECREF(ca); ca = c; }
     if (tb->dtype != d) { Val c = cast_to(b, d); TFS_DECREF(cb); cb = c; }
+  } else if (ta && !tb && ta->dtype == DT_BOOL && (b.tag == VT_INT || b.tag == VT_FLOAT)) {
+    Val c = cast_to(a, b.tag == VT_INT ? DT_INT64 : DT_FLOAT64);   /* bool array with a number: the number's kind */
+    TFS_DECREF(ca);
+    ca = c;
+  } else if (tb && !ta && tb->dtype == DT_BOOL && (a.tag == VT_INT || a.tag == VT_FLOAT)) {
+    Val c = cast_to(b, a.tag == VT_INT ? DT_INT64 : DT_FLOAT64);
+    TFS_DECREF(cb);
+    cb = c;
   } else if (ta && !tb && b.tag == VT_FLOAT && dtype_info[ta->dtype].is_int) {
     Val c = cast_to(a, DT_FLOAT64);
     TFS_DECREF(ca);
@@ -145,6 +175,15 @@ static Val ndarray_binop(int op, Val a, Val b) {
     [BIN_BITAND] = OP_LOGICAL_AND, [BIN_BITOR] = OP_LOGICAL_OR, [BIN_BITXOR] = OP_LOGICAL_XOR,
   };
   if (op < 0 || op >= BIN__COUNT || ops[op] < 0) return val_undef();
+  if (op == BIN_MATMUL) {   /* numpy's matmul (1-D operands, its errors): the numpy module's */
+    Val f = dict_get_str(nd_methods, "__matmul__");
+    if (!val_is_undef(f)) {
+      Val args[2] = {a, b};
+      Val r = rt_call(f, 2, args, NULL);
+      val_decref(f);
+      return r;
+    }
+  }
   return np_apply((OpId)ops[op], a, b);
 }
 

@@ -316,7 +316,7 @@ static void scalar_repr(StrBuf *b, const Tensor *t) {
 
 void ndarray_repr_tensor(StrBuf *b, const Tensor *t) {
   if (t->rank == 0) { scalar_repr(b, t); return; }
-  bool skip_dtype = t->dtype == DT_FLOAT64 || t->dtype == DT_INT64 || t->dtype == DT_BOOL;
+  bool skip_dtype = (t->dtype == DT_FLOAT64 || t->dtype == DT_INT64 || t->dtype == DT_BOOL) && t->size;   /* numpy names an empty array's dtype */
   size_t start = b->len;
   sb_puts(b, "array(");
   if (t->size == 0) {
