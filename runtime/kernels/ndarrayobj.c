@@ -80,6 +80,7 @@ static Val ndarray_getattr(Val self, const char *name) {
   if (!strcmp(name, "item")) return builtin_new("ndarray.item", nd_item, self, NULL);
   if (!strcmp(name, "__abs__")) return builtin_new("ndarray.__abs__", nd_abs, self, NULL);   /* abs(a) */
   Val f = dict_get_str(nd_methods, name);
+  if (val_is_undef(f) && !strcmp(name, "T")) return wrap(op_apply1(OP_TRANSPOSE, self));   /* without the numpy module */
   if (val_is_undef(f)) return f;
   if (!strcmp(name, "T") || !strcmp(name, "itemsize") || !strcmp(name, "nbytes") || !strcmp(name, "flat")) {
     Val r = rt_call(f, 1, &self, NULL);   /* properties */

@@ -26,8 +26,25 @@ static Val npdtype_getattr(Val self, const char *name) {
   if (!strcmp(name, "name")) return str_from_cstr(np_dtype_name(((NpDType *)self.u.o)->dt));
   return val_undef();
 }
+/* np.float32(1.5), np.int64(2.7): a numpy scalar of the dtype (numbers are truncated to integers, as numpy does). */
+static Val npdtype_call(Val self, int n, const Val *args, const Kw *kw) {
+  DType dt = ((NpDType *)self.u.o)->dt;
+  if (kw && kw->n) rt_throw(ERR_TYPE, "%s() takes no keyword arguments", np_dtype_name(dt));
+  if (n > 1) rt_throw(ERR_TYPE, "%s() takes at most 1 argument (%d given)", np_dtype_name(dt), n);
+  Val v = n ? args[0] : val_int(0);
+  if (dtype_info[dt].is_int && v.tag == VT_FLOAT) {
+    if (!isfinite(v.u.f)) rt_throw(ERR_OVERFLOW, "cannot convert float %s to integer", isnan(v.u.f) ? "NaN" : "infinity");
+    v = val_int((tfs_i64)v.u.f);
+  }
+  if (dt == DT_BOOL && (v.tag == VT_INT || v.tag == VT_FLOAT)) v = val_bool(v.tag == VT_INT ? v.u.i != 0 : v.u.f != 0);
+  Tensor *t = tensor_from_val(v, dt);
+  Val r = ndarray_new(t);
+  tensor_release(t);
+  return r;
+}
+
 const Type npdtype_type = {
-  .name = "numpy.dtype", .repr = npdtype_repr, .str = npdtype_str, .getattr = npdtype_getattr,
+  .name = "numpy.dtype", .repr = npdtype_repr, .str = npdtype_str, .getattr = npdtype_getattr, .call = npdtype_call,
   .compare = npdtype_compare, .eq = npdtype_eq,
 };
 NpDType npdtypes[DT__COUNT] = {
