@@ -114,11 +114,17 @@ static Val cast_to(Val v, DType dt) {
 }
 
 /* numpy's text for shapes that do not broadcast: "(2,3) (4,) ". */
-static void np_check_broadcast(const Tensor *a, const Tensor *b) {
+static bool np_broadcasts(const Tensor *a, const Tensor *b) {
   int n = a->rank > b->rank ? a->rank : b->rank;
   for (int i = 0; i < n; i++) {
     tfs_i64 da = i < n - a->rank ? 1 : a->shape[i - (n - a->rank)], db = i < n - b->rank ? 1 : b->shape[i - (n - b->rank)];
-    if (da == db || da == 1 || db == 1) continue;
+    if (da != db && da != 1 && db != 1) return false;
+  }
+  return true;
+}
+
+static void np_check_broadcast(const Tensor *a, const Tensor *b) {
+  if (!np_broadcasts(a, b)) {
     StrBuf m;
     sb_init(&m);
     const Tensor *ts[2] = {a, b};
@@ -165,6 +171,11 @@ static Val np_apply(OpId id, Val a, Val b) {
   Val r = op_apply2(id, ca, cb);
   TFS_DECREF(ca);
   TFS_DECREF(cb);
+  if (id == OP_MOD && val_is_tensor(r) && dtype_info[val_tensor(r)->dtype].is_float) {
+    Val z = op_apply2(OP_ADD, r, val_float(0.0));   /* numpy's remainder: a zero is +0 for a positive divisor */
+    TFS_DECREF(r);
+    r = z;
+  }
   return wrap(r);
 }
 
@@ -176,6 +187,14 @@ static Val ndarray_binop(int op, Val a, Val b) {
     [BIN_BITAND] = OP_LOGICAL_AND, [BIN_BITOR] = OP_LOGICAL_OR, [BIN_BITXOR] = OP_LOGICAL_XOR,
   };
   if (op < 0 || op >= BIN__COUNT || ops[op] < 0) return val_undef();
+  Tensor *ta = val_as_tensor(a), *tb = val_as_tensor(b);
+  bool ba = ta ? ta->dtype == DT_BOOL : a.tag == VT_BOOL, bb = tb ? tb->dtype == DT_BOOL : b.tag == VT_BOOL;
+  if (ba && bb) {   /* numpy's bool arithmetic: + is or, * is and, - is refused */
+    if (op == BIN_ADD) return np_apply(OP_LOGICAL_OR, a, b);
+    if (op == BIN_MUL) return np_apply(OP_LOGICAL_AND, a, b);
+    if (op == BIN_SUB)
+      rt_throw(ERR_TYPE, "numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, the `^` operator, or the logical_xor function instead.");
+  }
   if (op == BIN_MATMUL) {   /* numpy's matmul (1-D operands, its errors): the numpy module's */
     Val f = dict_get_str(nd_methods, "__matmul__");
     if (!val_is_undef(f)) {
@@ -193,10 +212,21 @@ static Val ndarray_compare(int op, Val a, Val b) {
   if (op < CMP_LT || op > CMP_NE) return val_undef();
   if (op == CMP_EQ || op == CMP_NE) {
     bool ok = val_as_tensor(a) && val_as_tensor(b);
+    if (ok && !np_broadcasts(val_as_tensor(a), val_as_tensor(b)))
+      return val_bool(op == CMP_NE);   /* numpy 1.24: elementwise == of unbroadcastable shapes is False */
     Val other = val_as_tensor(a) ? b : a;
     if (!ok && !(other.tag == VT_INT || other.tag == VT_FLOAT || other.tag == VT_BOOL || val_is(other, &list_type) ||
                  val_is(other, &tuple_type) || val_is(other, &str_type)))
       return val_bool(op == CMP_NE);
+  }
+  Tensor *ta = val_as_tensor(a), *tb = val_as_tensor(b);
+  if (op != CMP_EQ && op != CMP_NE && (ta ? ta->dtype == DT_BOOL : a.tag == VT_BOOL) &&
+      (tb ? tb->dtype == DT_BOOL : b.tag == VT_BOOL)) {   /* numpy orders False < True */
+    Val ca = ta ? wrap(cast_to(a, DT_INT32)) : val_int(a.u.i), cb = tb ? wrap(cast_to(b, DT_INT32)) : val_int(b.u.i);
+    Val r = np_apply((OpId)ops[op], ca, cb);
+    TFS_DECREF(ca);
+    TFS_DECREF(cb);
+    return r;
   }
   return np_apply((OpId)ops[op], a, b);
 }

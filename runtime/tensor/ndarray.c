@@ -142,6 +142,7 @@ static void words_pad(Words *ws, bool is_float, size_t minw) {
     } else if (len > mw) mw = len;
   }
   if (ml + mr > mw) mw = ml + mr;
+  else if (ml + mr && ml + mr < mw) ml = mw - mr;   /* a wider nan/inf widens the numbers' left part, as numpy */
   for (tfs_i64 i = 0; i < ws->n; i++) {
     const char *w = ws->w[i];
     if (!strcmp(w, "...")) continue;
