@@ -7,19 +7,27 @@
 Each tests/programs/np_*.tfs program is valid Python 3 that imports numpy and
 uses no tensors: its stdout under Debian's python3-numpy (1.24) is the expected
 output.  Errors are caught and printed inside the programs, so every program
-exits 0; a program that fails under Python is a bug in the program.
+exits 0; a program that fails under Python is a bug in the program.  NAME.args
+gives the arguments, as for tests/golden.py (@TMPDIR@: a private directory).
 """
 import os
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGS = os.path.join(HERE, "programs")
 
 
 def expect(name):
-    p = subprocess.run(["/usr/bin/python3", name + ".tfs"], cwd=PROGS, capture_output=True, text=True,
-                       env=dict(os.environ, PYTHONHASHSEED="0"))
+    args = []
+    argf = os.path.join(PROGS, name + ".args")
+    with tempfile.TemporaryDirectory() as tmp:
+        if os.path.exists(argf):   # as tests/golden.py: @TMPDIR@ is a private directory for the files it writes
+            with open(argf) as f:
+                args = [l.rstrip("\n").replace("@TMPDIR@", tmp) for l in f]
+        p = subprocess.run(["/usr/bin/python3", name + ".tfs"] + args, cwd=PROGS, capture_output=True, text=True,
+                           env=dict(os.environ, PYTHONHASHSEED="0"))
     if p.returncode != 0:
         sys.exit("%s failed under python3:\n%s" % (name, p.stderr))
     with open(os.path.join(PROGS, name + ".out"), "w") as f:

@@ -127,6 +127,15 @@ static Val npm_cumulate(Val self, int n, const Val *args, const Kw *kw) {
   return nd_owned(r);
 }
 
+/* savez(path, names, arrays, compress): np.savez / np.savez_compressed's archive of name.npy members. */
+static Val npm_savez(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("savez", n, 4, kw);
+  if (!val_is(args[0], &str_type) || !val_is(args[1], &list_type) || !val_is(args[2], &list_type))
+    rt_throw(ERR_TYPE, "_numpy.savez: expected a path, a list of names and a list of arrays");
+  npz_write_ex("np.savez", str_cstr(args[0]), args[1], args[2], rt_truthy(args[3]));
+  return val_none();
+}
+
 /* ---- the legacy RandomState stream ---- */
 
 static Val npm_seed(Val self, int n, const Val *args, const Kw *kw) {
@@ -185,7 +194,7 @@ static Val npm_shuffle_order(Val self, int n, const Val *args, const Kw *kw) {
 static Builtin npm_fns[] = {
   NPM("set_methods", npm_set_methods), NPM("dtype", npm_dtype), NPM("is_ndarray", npm_is_ndarray),
   NPM("put", npm_put), NPM("argsort", npm_argsort), NPM("cumulate", npm_cumulate), NPM("seed", npm_seed),
-  NPM("mt_draw", npm_draw), NPM("mt_interval", npm_interval), NPM("mt_shuffle_order", npm_shuffle_order),
+  NPM("savez", npm_savez), NPM("mt_draw", npm_draw), NPM("mt_interval", npm_interval), NPM("mt_shuffle_order", npm_shuffle_order),
 };
 
 static Val npm_attr(const char *name) {
