@@ -1,4 +1,4 @@
-/* npmod.c — `_numpy`: the native helpers of stdlib/numpy.tfs (dtype objects, in-place stores, sorting, the legacy MT19937 stream). */
+/* npmod.c — `_numpy`: the native helpers of stdlib/numpy.tfs (dtype objects, in-place stores, sorting, .npz writing, the legacy MT19937 and PCG64 streams). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,48 +153,109 @@ static Tensor *count_tensor(DType dt, Val nv, const char *what) {
   return tensor_new(dt, 1, &cnt);
 }
 
-/* mt_draw(n, kind): n doubles of random_sample (kind 0) or gauss (kind 1). */
-static Val npm_draw(Val self, int n, const Val *args, const Kw *kw) {
-  want_args("mt_draw", n, 2, kw);
-  Tensor *r = count_tensor(DT_FLOAT64, args[0], "mt_draw");
-  double *o = tensor_data(r);
-  bool g = rt_truthy(args[1]);
-  MtState *s = mt();
-  for (tfs_i64 i = 0; i < r->size; i++) o[i] = g ? mt_gauss(s) : mt_double(s);
+/* The draws of both streams, n at a time, into a new float64 or int64 array. */
+enum { D_MT_DOUBLE, D_MT_GAUSS, D_MT_INTERVAL, D_PCG_DOUBLE, D_PCG_BOUNDED };
+
+static Val draws(Val nv, int kind, void *st, uint64_t arg) {
+  bool f = kind == D_MT_DOUBLE || kind == D_MT_GAUSS || kind == D_PCG_DOUBLE;
+  Tensor *r = count_tensor(f ? DT_FLOAT64 : DT_INT64, nv, "draws");
+  double *od = tensor_data(r);
+  int64_t *oi = tensor_data(r);
+  for (tfs_i64 i = 0; i < r->size; i++) {
+    switch (kind) {
+      case D_MT_DOUBLE: od[i] = mt_double(st); break;
+      case D_MT_GAUSS: od[i] = mt_gauss(st); break;
+      case D_MT_INTERVAL: oi[i] = (int64_t)mt_interval(st, arg); break;
+      case D_PCG_DOUBLE: od[i] = pcg_double(st); break;
+      default: oi[i] = (int64_t)pcg_bounded(st, arg); break;
+    }
+  }
   return nd_owned(r);
 }
 
-/* mt_interval(n, max): n int64 values uniform in [0, max] (numpy's masked rejection). */
-static Val npm_interval(Val self, int n, const Val *args, const Kw *kw) {
-  want_args("mt_interval", n, 2, kw);
-  Tensor *r = count_tensor(DT_INT64, args[0], "mt_interval");
-  int64_t *o = tensor_data(r);
-  uint64_t mx = (uint64_t)val_to_index(args[1], "mt_interval");
-  MtState *s = mt();
-  for (tfs_i64 i = 0; i < r->size; i++) o[i] = (int64_t)mt_interval(s, mx);
-  return nd_owned(r);
-}
+/* The swaps numpy's shuffles make (i from n-1 down to 1 swaps with a draw in [0, i]), as a permutation of range(n). */
+static uint64_t iv_mt(void *s, uint64_t max) { return mt_interval(s, max); }
+static uint64_t iv_pcg(void *s, uint64_t max) { return pcg_interval(s, max); }
 
-/* mt_shuffle_order(n): the swaps numpy's legacy shuffle makes, as a permutation of range(n). */
-static Val npm_shuffle_order(Val self, int n, const Val *args, const Kw *kw) {
-  want_args("mt_shuffle_order", n, 1, kw);
-  Tensor *r = count_tensor(DT_INT64, args[0], "mt_shuffle_order");
+static Val shuffle_order(Val nv, uint64_t (*interval)(void *, uint64_t), void *st) {
+  Tensor *r = count_tensor(DT_INT64, nv, "shuffle_order");
   int64_t *o = tensor_data(r);
-  MtState *s = mt();
   for (tfs_i64 i = 0; i < r->size; i++) o[i] = i;
   for (tfs_i64 i = r->size - 1; i > 0; i--) {
-    tfs_i64 j = (tfs_i64)mt_interval(s, (uint64_t)i), t = o[i];
+    tfs_i64 j = (tfs_i64)interval(st, (uint64_t)i), t = o[i];
     o[i] = o[j];
     o[j] = t;
   }
   return nd_owned(r);
 }
 
+/* mt_draw(n, gauss): n doubles of random_sample, or of the polar gauss. */
+static Val npm_draw(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("mt_draw", n, 2, kw);
+  return draws(args[0], rt_truthy(args[1]) ? D_MT_GAUSS : D_MT_DOUBLE, mt(), 0);
+}
+
+/* mt_interval(n, max): n int64 values uniform in [0, max] (numpy's masked rejection). */
+static Val npm_interval(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("mt_interval", n, 2, kw);
+  return draws(args[0], D_MT_INTERVAL, mt(), (uint64_t)val_to_index(args[1], "mt_interval"));
+}
+
+/* mt_shuffle_order(n): the legacy shuffle's order. */
+static Val npm_shuffle_order(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("mt_shuffle_order", n, 1, kw);
+  return shuffle_order(args[0], iv_mt, mt());
+}
+
+/* ---- the Generator stream (default_rng): PCG64 state objects ---- */
+
+typedef struct PcgObj { Obj hdr; PcgState s; } PcgObj;
+static void pcgobj_repr(StrBuf *b, Val v) { (void)v; sb_puts(b, "PCG64()"); }
+static const Type pcgobj_type = {.name = "numpy.random.PCG64", .free = (void (*)(Obj *))free, .repr = pcgobj_repr};
+
+static PcgState *pcg_arg(Val v) {
+  if (!val_is(v, &pcgobj_type)) rt_throw(ERR_TYPE, "_numpy: expected a PCG64 state, not '%s'", val_type_name(v));
+  return &((PcgObj *)v.u.o)->s;
+}
+
+/* pcg_new(seed): SeedSequence(seed) -> PCG64; None seeds from the clock (numpy: from the OS). */
+static Val npm_pcg_new(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("pcg_new", n, 1, kw);
+  uint64_t seed;
+  if (args[0].tag == VT_NONE) seed = (uint64_t)time(NULL) * 1000003u ^ (uint64_t)clock();
+  else if (args[0].tag == VT_INT && args[0].u.i >= 0) seed = (uint64_t)args[0].u.i;
+  else if (args[0].tag == VT_INT) rt_throw(ERR_VALUE, "expected non-negative integer");
+  else rt_throw(ERR_TYPE, "SeedSequence expects int or sequence of ints for entropy not %s", val_type_name(args[0]));
+  uint32_t words[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+  PcgObj *o = obj_new(&pcgobj_type, sizeof(PcgObj));
+  pcg_seed_sequence(&o->s, words, seed >> 32 ? 2 : 1);
+  return val_obj(o);
+}
+
+/* pcg_draw(state, n): n doubles in [0, 1). */
+static Val npm_pcg_draw(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("pcg_draw", n, 2, kw);
+  return draws(args[1], D_PCG_DOUBLE, pcg_arg(args[0]), 0);
+}
+
+/* pcg_bounded(state, n, rng): n int64 values uniform in [0, rng] (Generator.integers). */
+static Val npm_pcg_bounded(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("pcg_bounded", n, 3, kw);
+  return draws(args[1], D_PCG_BOUNDED, pcg_arg(args[0]), (uint64_t)val_to_index(args[2], "pcg_bounded"));
+}
+
+/* pcg_shuffle_order(state, n): Generator.shuffle's order. */
+static Val npm_pcg_shuffle_order(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("pcg_shuffle_order", n, 2, kw);
+  return shuffle_order(args[1], iv_pcg, pcg_arg(args[0]));
+}
+
 #define NPM(nm, fn) {{TFS_IMMORTAL_RC, &builtin_type}, "_numpy." nm, fn, {VT_UNDEF, {0}}, NULL}
 static Builtin npm_fns[] = {
   NPM("set_methods", npm_set_methods), NPM("dtype", npm_dtype), NPM("is_ndarray", npm_is_ndarray),
   NPM("put", npm_put), NPM("argsort", npm_argsort), NPM("cumulate", npm_cumulate), NPM("seed", npm_seed),
-  NPM("savez", npm_savez), NPM("mt_draw", npm_draw), NPM("mt_interval", npm_interval), NPM("mt_shuffle_order", npm_shuffle_order),
+  NPM("savez", npm_savez), NPM("mt_draw", npm_draw), NPM("pcg_new", npm_pcg_new), NPM("pcg_draw", npm_pcg_draw),
+  NPM("pcg_bounded", npm_pcg_bounded), NPM("pcg_shuffle_order", npm_pcg_shuffle_order), NPM("mt_interval", npm_interval), NPM("mt_shuffle_order", npm_shuffle_order),
 };
 
 static Val npm_attr(const char *name) {
