@@ -6,6 +6,7 @@
 
 #include "object/object.h"
 #include "tensor/tensor.h"
+#include "tensor/tprint.h"
 
 /* ---- numpy dtype objects (a.dtype prints 'float32', repr dtype('float32')) ---- */
 
@@ -281,7 +282,7 @@ static void format_rec(StrBuf *out, const tfs_i64 *shape, int rank, int axis, Wo
 /* Element words of t as numpy would format them (padding dropped). */
 static void tensor_words(Words *ws, const Tensor *t) {
   if (t->dtype == DT_STRING) {
-    bool summary = t->size > 1000;
+    bool summary = t->size > np_print_opts.threshold;
     for (tfs_i64 i = 0; i < t->size; i++) {
       if (summary) {
         /* keep the first/last 3 along each axis */
@@ -321,7 +322,7 @@ void ndarray_str_tensor(StrBuf *b, const Tensor *t) {
   }
   Words ws = {0};
   tensor_words(&ws, t);
-  format_rec(b, t->shape, t->rank, 0, &ws, t->size > 1000, " ", 75, " ");
+  format_rec(b, t->shape, t->rank, 0, &ws, t->size > np_print_opts.threshold, " ", (size_t)np_print_opts.linewidth, " ");
   words_free(&ws);
 }
 
@@ -350,7 +351,7 @@ void ndarray_repr_tensor(StrBuf *b, const Tensor *t) {
     Words ws = {0};
     tensor_words(&ws, t);
     words_pad(&ws, dtype_info[t->dtype].is_float, t->dtype == DT_BOOL ? 5 : 0);   /* numpy: ' True' in arrays */
-    format_rec(b, t->shape, t->rank, 0, &ws, t->size > 1000, "       ", skip_dtype ? 74 : 74, ", ");
+    format_rec(b, t->shape, t->rank, 0, &ws, t->size > np_print_opts.threshold, "       ", (size_t)np_print_opts.linewidth - 1, ", ");
     words_free(&ws);
   }
   if (skip_dtype) { sb_putc(b, ')'); return; }
@@ -361,7 +362,7 @@ void ndarray_repr_tensor(StrBuf *b, const Tensor *t) {
   for (size_t i = start; i < b->len; i++)
     if (b->data[i] == '\n') last_nl = i + 1;
   size_t last_len = b->len - last_nl;
-  if (last_len + strlen(dstr) + 1 > 75) sb_puts(b, "\n      ");
+  if (last_len + strlen(dstr) + 1 > (size_t)np_print_opts.linewidth) sb_puts(b, "\n      ");
   else sb_putc(b, ' ');
   sb_puts(b, dstr);
 }

@@ -9,6 +9,7 @@
 #include "modules/modules.h"
 #include "object/object.h"
 #include "tensor/tensor.h"
+#include "tensor/tprint.h"
 
 static MtState np_mt;
 static bool np_mt_ready;
@@ -125,6 +126,28 @@ static Val npm_cumulate(Val self, int n, const Val *args, const Kw *kw) {
     }
   }
   return nd_owned(r);
+}
+
+/* printoptions(precision, threshold, linewidth, suppress): sets those not None; returns the
+ * options as they were, (precision, threshold, linewidth, suppress). */
+static Val npm_printoptions(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("printoptions", n, 4, kw);
+  NpPrintOpts o = np_print_opts;
+  Val was = tuple_pack(4, val_int(o.precision), val_int(o.threshold), val_int(o.linewidth), val_bool(o.suppress));
+  if (args[0].tag != VT_NONE) o.precision = (int)val_to_index(args[0], "precision");
+  if (args[1].tag != VT_NONE) o.threshold = val_to_index(args[1], "threshold");
+  if (args[2].tag != VT_NONE) o.linewidth = (int)val_to_index(args[2], "linewidth");
+  if (args[3].tag != VT_NONE) o.suppress = rt_truthy(args[3]);
+  if (o.precision < 0 || o.precision > 40) {
+    val_decref(was);
+    rt_throw(ERR_VALUE, "precision must be a non-negative integer (tfs: at most 40)");
+  }
+  if (o.linewidth < 1 || o.threshold < 0) {
+    val_decref(was);
+    rt_throw(ERR_VALUE, "linewidth must be positive and threshold non-negative");
+  }
+  np_print_opts = o;
+  return was;
 }
 
 /* savez(path, names, arrays, compress): np.savez / np.savez_compressed's archive of name.npy members. */
@@ -254,7 +277,7 @@ static Val npm_pcg_shuffle_order(Val self, int n, const Val *args, const Kw *kw)
 static Builtin npm_fns[] = {
   NPM("set_methods", npm_set_methods), NPM("dtype", npm_dtype), NPM("is_ndarray", npm_is_ndarray),
   NPM("put", npm_put), NPM("argsort", npm_argsort), NPM("cumulate", npm_cumulate), NPM("seed", npm_seed),
-  NPM("savez", npm_savez), NPM("mt_draw", npm_draw), NPM("pcg_new", npm_pcg_new), NPM("pcg_draw", npm_pcg_draw),
+  NPM("savez", npm_savez), NPM("printoptions", npm_printoptions), NPM("mt_draw", npm_draw), NPM("pcg_new", npm_pcg_new), NPM("pcg_draw", npm_pcg_draw),
   NPM("pcg_bounded", npm_pcg_bounded), NPM("pcg_shuffle_order", npm_pcg_shuffle_order), NPM("mt_interval", npm_interval), NPM("mt_shuffle_order", npm_shuffle_order),
 };
 
