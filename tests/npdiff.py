@@ -123,9 +123,14 @@ def expression(rng, k):
             c = rng.random()
             if c < 0.4:
                 lines[-1] = "r = a[a > %s]" % rng.choice(["0", "1", "2.5"])
-            elif c < 0.7:
+            elif c < 0.55:
                 idx = [rng.randint(-shape[0], shape[0] - 1) for _ in range(rng.randint(1, 4))]
                 lines[-1] = "r = a[%r]" % (idx,)
+            elif c < 0.7:
+                ax = rng.randint(0, rank - 1)
+                idx = [rng.randint(-shape[ax], shape[ax] - 1) for _ in range(rng.randint(1, 3))]
+                key = [rng.choice([":", "::-1", "1:"]) for _ in range(ax)] + [repr(idx)]
+                lines[-1] = "r = a[%s]" % ", ".join(key)
             else:
                 lines.append("a[%s] = %s" % (index_src(rng, shape), rng.choice(["7", "0", "-1"])))
                 lines.append("r = a")
