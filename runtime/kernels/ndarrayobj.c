@@ -11,7 +11,7 @@
 /* Wrap an op result (owned tensor Val) as an ndarray value. */
 static Val wrap(Val r) {
   if (!val_is_tensor(r)) return r;
-  Val a = ndarray_new(val_tensor(r));
+  Val a = ndarray_new_np(val_tensor(r));
   TFS_DECREF(r);
   return a;
 }
@@ -146,6 +146,15 @@ static Val np_apply(OpId id, Val a, Val b) {
   if ((ta && !val_is(a, &ndarray_type)) || (tb && !val_is(b, &ndarray_type)))
     return op_apply2(id, a, b);   /* a tf tensor wins: TF result */
   if (ta && tb) np_check_broadcast(ta, tb);
+  /* np.float32 with a Python number: numpy 1.24 computes in float64 from the exact value */
+  bool sa = ta && !tb && ta->rank == 0 && ta->dtype == DT_FLOAT32 && (b.tag == VT_INT || b.tag == VT_FLOAT);
+  bool sb = tb && !ta && tb->rank == 0 && tb->dtype == DT_FLOAT32 && (a.tag == VT_INT || a.tag == VT_FLOAT);
+  if (sa || sb) {
+    Val c = cast_to(sa ? a : b, DT_FLOAT64);   /* a float64 tensor: the op keeps float64 */
+    Val r = sa ? op_apply2(id, c, b) : op_apply2(id, a, c);
+    TFS_DECREF(c);
+    return wrap(r);
+  }
   Val ca = val_incref(a), cb = val_incref(b);
   if (ta && tb && ta->dtype != tb->dtype) {
     DType d = np_promote(ta->dtype, tb->dtype);
@@ -321,6 +330,7 @@ static const Type nditer_type = {
   .name = "iterator", .free = nditer_free, .repr = nditer_repr, .iter = nditer_iter, .next = nditer_next,
 };
 static Val ndarray_iter(Val self) {
+  if (((NdArray *)self.u.o)->t->rank == 0) rt_throw(ERR_TYPE, "iteration over a 0-d array");
   NdIter *it = obj_new(&nditer_type, sizeof(NdIter));
   it->a = val_incref(self);
   it->i = 0;

@@ -39,7 +39,7 @@ static Val npdtype_call(Val self, int n, const Val *args, const Kw *kw) {
   }
   if (dt == DT_BOOL && (v.tag == VT_INT || v.tag == VT_FLOAT)) v = val_bool(v.tag == VT_INT ? v.u.i != 0 : v.u.f != 0);
   Tensor *t = tensor_from_val(v, dt);
-  Val r = ndarray_new(t);
+  Val r = ndarray_new_np(t);
   tensor_release(t);
   return r;
 }
@@ -371,6 +371,15 @@ void ndarray_repr_tensor(StrBuf *b, const Tensor *t) {
 
 Val ndarray_new(Tensor *t) {
   if (t->rank == 0) return scalar_of(t);   /* 0-d: a host scalar (a string tensor's: bytes) */
+  NdArray *a = obj_new(&ndarray_type, sizeof(NdArray));
+  a->t = tensor_retain(t);
+  return val_obj(a);
+}
+
+/* numpy's own results: a 0-d float32 stays a (0-d) array, so it computes as np.float32 does
+ * (with Python numbers in float64 from its exact value) and prints its shortest digits. */
+Val ndarray_new_np(Tensor *t) {
+  if (t->rank != 0 || t->dtype != DT_FLOAT32) return ndarray_new(t);
   NdArray *a = obj_new(&ndarray_type, sizeof(NdArray));
   a->t = tensor_retain(t);
   return val_obj(a);

@@ -51,6 +51,13 @@ static Val npm_dtype(Val self, int n, const Val *args, const Kw *kw) {
   return val_obj(&npdtypes[dt]);
 }
 
+/* wrap(t): a tensor result as numpy gives it (a 0-d float32 stays an np.float32-like array). */
+static Val npm_wrap(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("wrap", n, 1, kw);
+  if (!val_is_tensor(args[0])) return val_incref(args[0]);
+  return ndarray_new_np(arg_tensor(args[0], "wrap"));
+}
+
 static Val npm_is_ndarray(Val self, int n, const Val *args, const Kw *kw) {
   want_args("is_ndarray", n, 1, kw);
   return val_bool(val_is(args[0], &ndarray_type));
@@ -275,7 +282,7 @@ static Val npm_pcg_shuffle_order(Val self, int n, const Val *args, const Kw *kw)
 
 #define NPM(nm, fn) {{TFS_IMMORTAL_RC, &builtin_type}, "_numpy." nm, fn, {VT_UNDEF, {0}}, NULL}
 static Builtin npm_fns[] = {
-  NPM("set_methods", npm_set_methods), NPM("dtype", npm_dtype), NPM("is_ndarray", npm_is_ndarray),
+  NPM("set_methods", npm_set_methods), NPM("dtype", npm_dtype), NPM("is_ndarray", npm_is_ndarray), NPM("wrap", npm_wrap),
   NPM("put", npm_put), NPM("argsort", npm_argsort), NPM("cumulate", npm_cumulate), NPM("seed", npm_seed),
   NPM("savez", npm_savez), NPM("printoptions", npm_printoptions), NPM("mt_draw", npm_draw), NPM("pcg_new", npm_pcg_new), NPM("pcg_draw", npm_pcg_draw),
   NPM("pcg_bounded", npm_pcg_bounded), NPM("pcg_shuffle_order", npm_pcg_shuffle_order), NPM("mt_interval", npm_interval), NPM("mt_shuffle_order", npm_shuffle_order),
