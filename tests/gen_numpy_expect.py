@@ -7,7 +7,9 @@
 Each tests/programs/np_*.tfs program is valid Python 3 that imports numpy and
 uses no tensors: its stdout under Debian's python3-numpy (1.24) is the expected
 output.  Errors are caught and printed inside the programs, so every program
-exits 0; a program that fails under Python is a bug in the program.  NAME.args
+exits 0; a program that fails under Python is a bug in the program -- except
+np_err_*.tfs, which end with an uncaught numpy error: their .err/.status are
+built from Python's traceback by gen_py_expect.py.  NAME.args
 gives the arguments, as for tests/golden.py (@TMPDIR@: a private directory).
 """
 import os
@@ -37,7 +39,12 @@ def expect(name):
 def main():
     names = sys.argv[1:] or sorted(f[:-4] for f in os.listdir(PROGS) if f.startswith("np_") and f.endswith(".tfs"))
     for n in names:
-        expect(n)
+        if n.startswith("np_err_"):   # error programs: .out/.err/.status as gen_py_expect.py writes them
+            sys.path.insert(0, HERE)
+            import gen_py_expect
+            gen_py_expect.expect(n)
+        else:
+            expect(n)
 
 
 if __name__ == "__main__":
