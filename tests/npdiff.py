@@ -19,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 
-DTYPES = ["float64", "float32", "int64", "int32", "bool"]
+DTYPES = ["float64", "float32", "int64", "int32", "bool"]   # uint8: numpy's results need uint64/int16/float16 (docs/numpy.md)
 
 
 def shape_of(rng, rank):

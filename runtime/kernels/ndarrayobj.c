@@ -113,6 +113,29 @@ static Val cast_to(Val v, DType dt) {
   return op_apply(&op_defs[OP_CAST], 1, &v, &at);
 }
 
+/* uint8 operands (images): the kernels take uint8 through int32, and numpy's uint8 results wrap as
+ * a cast back does. A Python int outside 0..255 widens the array to int64 (numpy: int16/uint16, same
+ * values). *ca and *cb are owned and may be replaced; VT_UNDEF when no operand is uint8. */
+static Val np_apply_u8(OpId id, Val *ca, Val *cb) {
+  Tensor *ta = val_as_tensor(*ca), *tb = val_as_tensor(*cb);
+  bool ua = ta && ta->dtype == DT_UINT8, ub = tb && tb->dtype == DT_UINT8;
+  if (!ua && !ub) return val_undef();
+  if ((ua && tb && !ub) || (ub && ta && !ua)) return val_undef();   /* promoted already: not both uint8 */
+  Val host = ua ? *cb : *ca;
+  bool wide = !(ua && ub) && host.tag == VT_INT && (host.u.i < 0 || host.u.i > 255);
+  DType via = wide ? DT_INT64 : DT_INT32;
+  Val xa = ta ? cast_to(*ca, via) : val_incref(*ca), xb = tb ? cast_to(*cb, via) : val_incref(*cb);
+  Val r = op_apply2(id, xa, xb);
+  TFS_DECREF(xa);
+  TFS_DECREF(xb);
+  if (!wide && val_is_tensor(r) && val_tensor(r)->dtype == DT_INT32) {
+    Val c = cast_to(r, DT_UINT8);
+    TFS_DECREF(r);
+    r = c;
+  }
+  return r;
+}
+
 /* numpy's text for shapes that do not broadcast: "(2,3) (4,) ". */
 static bool np_broadcasts(const Tensor *a, const Tensor *b) {
   int n = a->rank > b->rank ? a->rank : b->rank;
@@ -177,7 +200,8 @@ static Val np_apply(OpId id, Val a, Val b) {
     TFS_DECREF(cb);
     cb = c;
   }
-  Val r = op_apply2(id, ca, cb);
+  Val r = np_apply_u8(id, &ca, &cb);
+  if (val_is_undef(r)) r = op_apply2(id, ca, cb);
   TFS_DECREF(ca);
   TFS_DECREF(cb);
   if (id == OP_MOD && val_is_tensor(r) && dtype_info[val_tensor(r)->dtype].is_float) {
@@ -241,6 +265,10 @@ static Val ndarray_compare(int op, Val a, Val b) {
 }
 
 static Val ndarray_unop(int op, Val a) {
+  if (op == UN_NEG && val_as_tensor(a)->dtype == DT_UINT8) {   /* wraps, as numpy's uint8 negative */
+    Val z = val_int(0);
+    return np_apply(OP_SUB, z, a);
+  }
   if (op == UN_NEG) return wrap(op_apply1(OP_NEG, a));
   if (op == UN_POS) return val_incref(a);
   if (op == UN_INVERT && val_as_tensor(a)->dtype == DT_BOOL) return wrap(op_apply1(OP_LOGICAL_NOT, a));
