@@ -299,12 +299,29 @@ static void local_check(Fg *g, Sym *y, Ast *n) {
 static int load_name(Fg *g, Ast *n) {
   int t = tmp(g);
   if (g->cls && class_binds(g->cls, n->name)) {
+    /* Python's LOAD_NAME: the class namespace, and while the body has not bound the name yet,
+     * the scopes around the class (`A = A` copies the global A) */
     int k = add_const(g->cg, (Const){0, n->name, strlen(n->name), -1});
     set_loc(g, n);
-    emit(g, "T_[%d] = rt_getitem(T_[%d], K[%d]);", t, g->cls_ns, k);
+    emit(g, "T_[%d] = dict_get(T_[%d], K[%d]);", t, g->cls_ns, k);
+    emit(g, "if (T_[%d].tag == VT_UNDEF) {", t);
+    Ast *cls = g->cls;
+    g->cls = NULL;
+    int t2 = load_name(g, n);
+    g->cls = cls;
+    emit(g, "TFS_COPY(T_[%d], T_[%d]); TFS_INCREF(T_[%d]);", t, t2, t);
+    release(g, t2);
+    emit(g, "}");
     return t;
   }
   Sym *y = sym_of(g, n->name);
+  if (y && y->kind == SYM_BUILTIN && y->index == -1) {
+    /* an unknown name read by a class body (the only place scope analysis leaves them, as the
+     * body may bind it first): Python's NameError when the line runs */
+    set_loc(g, n);
+    emit(g, "rt_unbound_global(\"%s\"); T_[%d].tag = VT_NONE;", n->name, t);
+    return t;
+  }
   if (!y || y->kind == SYM_BUILTIN) {
     int k = add_const(g->cg, (Const){1, n->name, strlen(n->name), -1});
     emit(g, "TFS_COPY(T_[%d], K[%d]); TFS_INCREF(T_[%d]);", t, k, t);

@@ -371,29 +371,35 @@ static bool uses_tf_function(Program *p) {
   return false;
 }
 
-/* tf.keras is written in .tfs (stdlib/keras*.tfs): a program that names
- * keras gets the library compiled in as one more module, imported on the
- * first use of tf.keras (stdlib/modules/tfmod.c). */
-static bool load_keras(Program *p) {
+/* Parts of `tf` written in .tfs (stdlib/keras*.tfs, distribute.tfs, horovod.tfs): a program
+ * whose source names one gets that library compiled in as one more module, imported on the
+ * first use of tf.keras / tf.distribute / `import horovod.tensorflow` (stdlib/modules/tfmod.c,
+ * native.c).  Other programs pay nothing for them. */
+static bool load_library(Program *p, const char *name, const char *word) {
   bool named = false;
   for (int i = 0; i < p->nmods; i++) {
-    if (!strcmp(p->mods[i]->name, "keras") && p->mods[i]->library) return true;
-    named |= !p->mods[i]->library && strstr(p->mods[i]->source, "keras") != NULL;
+    if (!strcmp(p->mods[i]->name, name) && p->mods[i]->library) return true;
+    named |= !p->mods[i]->library && strstr(p->mods[i]->source, word) != NULL;
   }
   if (!named) return true;
   const char *sd = p->stdlib_dir ? p->stdlib_dir : TFS_STDLIB_DIR;
-  char *path = arena_printf(&p->arena, "%s/keras.tfs", sd);
+  char *path = arena_printf(&p->arena, "%s/%s.tfs", sd, name);
   size_t len = 0;
   char *src = read_file(&p->arena, path, &len);
   if (!src) {
-    diag_add(&p->diags, p->mods[0]->path, NULL, 0, 0, "cannot read the keras library '%s': %s", path, strerror(errno));
+    diag_add(&p->diags, p->mods[0]->path, NULL, 0, 0, "cannot read the %s library '%s': %s", name, path, strerror(errno));
     return false;
   }
-  return load_module(p, add_module(p, "keras", path, src, len));
+  return load_module(p, add_module(p, name, path, src, len));
+}
+
+static bool load_libraries(Program *p) {
+  return load_library(p, "keras", "keras") && load_library(p, "distribute", "distribute") &&
+         load_library(p, "horovod", "horovod");
 }
 
 static bool load_main(Program *p, ProgModule *m) {
-  if (!load_module(p, m) || !load_keras(p)) return false;
+  if (!load_module(p, m) || !load_libraries(p)) return false;
   p->autograph = uses_tf_function(p);
   return p->autograph ? program_convert(p) : true;
 }
@@ -432,7 +438,7 @@ bool program_add_input(Program *p, const char *src, size_t len) {
   int first = p->nmods;
   ProgModule *m = add_module(p, "__main__", PROGRAM_STDIN, arena_strndup(&p->arena, src, len), len);
   m->input = true;
-  bool ok = load_module(p, m) && load_keras(p);
+  bool ok = load_module(p, m) && load_libraries(p);
   for (int i = first; ok && i < p->nmods; i++)
     if (!p->mods[i]->library) ok = convert_module(p, p->mods[i]);
   if (!ok || p->diags.n) {

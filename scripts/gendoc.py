@@ -25,6 +25,20 @@ DTYPES = {
     "DTM_ALL": "any dtype",
     "DTM(DT_BOOL)": "bool",
 }
+
+
+def dtype_text(dtm):
+    """The dtypes of an ops.def mask expression such as `DTM_NUM | DTM(DT_STRING)`, in order, once each."""
+    names = []
+    for term in dtm.replace(" ", "").split("|"):
+        m = re.fullmatch(r"DTM\(DT_(\w+)\)", term)
+        text = m.group(1).lower() if m else DTYPES.get(term, term)
+        for n in text.split(", "):
+            if n not in names:
+                names.append(n)
+    return ", ".join(names)
+
+
 KIND = {"T": "tensor", "F": "tensor", "B": "bool tensor", "I": "int32/int64 tensor", "A": "tensor of any dtype",
         "L": "list of tensors", "H": "value or tensor", "R": "tf.Variable"}
 
@@ -105,7 +119,7 @@ def read_ops(root, errors):
         params = [p for p in params if p != "name"]
         ins = [p for p, k in zip(params, kinds) if k != "."]
         attrs = [p for p, k in zip(params, kinds) if k == "."]
-        dts = DTYPES.get(dtm.replace(" ", ""), dtm)
+        dts = dtype_text(dtm)
         parts = []
         if ins:
             parts.append("Inputs: " + ", ".join("%s (%s)" % (p, KIND[k.upper()]) for p, k in zip(params, kinds) if k != ".")

@@ -2,7 +2,7 @@
 """layers.py — the include rule: no C file includes a header from a layer above its own.
 
 Layers, lowest first (docs/architecture.md): runtime/object, runtime/tensor,
-runtime/kernels, runtime/graph, runtime/formats, stdlib/ (function/ and
+runtime/dist, runtime/kernels, runtime/graph, runtime/formats, stdlib/ (function/ and
 modules/, one layer), then capi/ and compiler/ (which may include anything
 below them).  An include is resolved as the compiler resolves it: next to the
 including file first, then on the include path (the repository root,
@@ -23,7 +23,7 @@ import os
 import re
 import sys
 
-LAYERS = ["runtime/object", "runtime/tensor", "runtime/kernels", "runtime/graph", "runtime/formats", "stdlib",
+LAYERS = ["runtime/object", "runtime/tensor", "runtime/dist", "runtime/kernels", "runtime/graph", "runtime/formats", "stdlib",
           "capi", "compiler"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

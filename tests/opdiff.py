@@ -35,6 +35,7 @@ FLOAT = ["float32", "float64"]
 INT = ["int32", "int64"]
 
 PRELUDE = r'''
+import _dist
 def _same(a, b):
     if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
         if not isinstance(a, (list, tuple)) or not isinstance(b, (list, tuple)) or len(a) != len(b):
@@ -492,6 +493,15 @@ def templates(g, op):
         s = g.shape(rank=r.randint(1, 2))
         f = r.choice(["tf.gather(p, [0, 0])" if s[0] else "tf.gather(p, [])", "p[::-1]", "tf.pad(p, %s)" % ([[1, 0]] * len(s))])
         return ["_grad1(lambda p: %s, a0)" % f, [inp(s, "float32")]]
+    if op == "COLL_REDUCE":   # one process: the collectives are the identity (tests/distribute.py runs them on 2 ranks)
+        dt = r.choice(NUM)
+        ins = [inp(g.shape(), dt) for _ in range(r.randint(1, 3))]
+        return ["_dist.all_reduce([%s], %d)" % (", ".join("a%d" % i for i in range(len(ins))), r.randint(0, 4)), ins]
+    if op == "COLL_GATHER":
+        s = g.shape(rank=r.randint(1, 3))
+        return ["_dist.all_gather(a0, %d)" % r.randint(-len(s), len(s) - 1), [inp(s, r.choice(NUM))]]
+    if op == "COLL_BCAST":
+        return ["_dist.broadcast(a0, 0)", [inp(g.shape(), r.choice(NUM))]]
     if op in ("STACK_PUSH", "STACK_SIZE", "STACK_GET", "RNG_STATE", "RNG_SWAP"):
         s = g.shape()
         rnd = "True" if op.startswith("RNG") else "False"

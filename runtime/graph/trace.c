@@ -11,7 +11,7 @@
 #include "graph/tape.h"
 
 /* tensor.c's printing hook for symbolic tensors (declared here until tensor.h has it). */
-extern void (*tensor_sym_repr)(StrBuf *b, const Tensor *t);
+extern void (*tensor_sym_repr)(StrBuf *b, const Tensor *t, bool repr);
 
 /* What a symbolic tensor's `sym` points at: one value of one graph.  The
  * graph is retained, so a symbolic tensor that escapes its function (stored
@@ -81,13 +81,16 @@ static void trace_sym_free(void *p) {
   free(s);
 }
 
-static void trace_sym_repr(StrBuf *b, const Tensor *t) {
+/* TF's str of a graph tensor, or its repr (repr=true: <tf.Tensor 'x:0' shape=() dtype=float32>). */
+static void trace_sym_text(StrBuf *b, const Tensor *t, bool repr) {
   const TraceSym *s = t->sym;
   const GraphNode *n = &s->g->nodes[s->r.node];
-  sb_printf(b, "Tensor(\"%s:%d\", shape=", n->name, s->r.out);
+  sb_printf(b, repr ? "<tf.Tensor '%s:%d' shape=" : "Tensor(\"%s:%d\", shape=", n->name, s->r.out);
   graph_shape_text(b, t->rank, t->shape);
-  sb_printf(b, ", dtype=%s)", dtype_info[t->dtype].name);
+  sb_printf(b, repr ? " dtype=%s>" : ", dtype=%s)", dtype_info[t->dtype].name);
 }
+
+static void trace_sym_repr(StrBuf *b, const Tensor *t) { trace_sym_text(b, t, false); }
 
 Val trace_sym(Graph *g, GraphRef r) {
   const TMeta *m = graph_meta(g, r);
@@ -1268,5 +1271,5 @@ void trace_leave_init_scope(void *token) {
 void trace_install(void) {
   op_graph_hook = trace_hook;
   tensor_sym_free = trace_sym_free;
-  tensor_sym_repr = trace_sym_repr;
+  tensor_sym_repr = trace_sym_text;
 }

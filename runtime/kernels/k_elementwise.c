@@ -236,12 +236,17 @@ typedef Str *StrP;
 BINLOOP(eq_s, StrP, bool, str_equal(x, y))
 BINLOOP(ne_s, StrP, bool, !str_equal(x, y))
 BINLOOP(eq_u8, uint8_t, bool, x == y)
+/* AddV2 of strings concatenates (TF's guide: double(tf.constant("a")) is b'aa'); NULL is the empty string. */
+static inline Str *str_add(const Str *x, const Str *y) {
+  return (Str *)str_concat(x ? x->data : "", x ? x->len : 0, y ? y->data : "", y ? y->len : 0).u.o;
+}
+BINLOOP(add_s, StrP, StrP, str_add(x, y))
 BINLOOP(ne_u8, uint8_t, bool, x != y)
 
 #define ROW_NUM(a) {[DT_FLOAT32] = a##_f32, [DT_FLOAT64] = a##_f64, [DT_INT32] = a##_i32, [DT_INT64] = a##_i64}
 #define ROW_CMP(a) {[DT_FLOAT32] = a##_f32, [DT_FLOAT64] = a##_f64, [DT_INT32] = a##_i32, [DT_INT64] = a##_i64, [DT_BOOL] = a##_b}
 static const BinLoop bin_loops[OP__COUNT][DT__COUNT] = {
-  [OP_ADD] = ROW_NUM(add), [OP_SUB] = ROW_NUM(sub), [OP_MUL] = ROW_NUM(mul), [OP_DIV] = ROW_NUM(div),
+  [OP_ADD] = {add_f32, add_f64, add_i32, add_i64, [DT_STRING] = add_s}, [OP_SUB] = ROW_NUM(sub), [OP_MUL] = ROW_NUM(mul), [OP_DIV] = ROW_NUM(div),
   [OP_FLOORDIV] = {fdiv_f32_, fdiv_f64_, fdiv_i32_, fdiv_i64_}, [OP_MOD] = ROW_NUM(mod), [OP_POW] = ROW_NUM(pow),
   [OP_MAXIMUM] = ROW_NUM(max), [OP_MINIMUM] = ROW_NUM(min), [OP_SQDIFF] = ROW_NUM(sqd),
   [OP_EQUAL] = {eq_f32, eq_f64, eq_i32, eq_i64, eq_b, eq_s, eq_u8},

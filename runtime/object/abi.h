@@ -154,6 +154,7 @@ typedef struct RtTryBuf { tfs_i64 w[60]; } RtTryBuf;
   X(void, rt_setattr, (Val o, const char *name, Val v)) \
   X(void, rt_delattr, (Val o, const char *name)) \
   X(Val, rt_getitem, (Val o, Val key)) \
+  X(Val, dict_get, (Val d, Val key)) \
   X(void, rt_setitem, (Val o, Val key, Val v)) \
   X(void, rt_delitem, (Val o, Val key)) \
   X(Val, rt_call, (Val f, int n, const Val *args, const Kw *kw)) \

@@ -8,6 +8,7 @@
 
 #include "object/object.h"
 #include "object/value.h"
+#include "object/hooks.h"
 
 /* ORDER ErrKind */
 static const char *const err_names[ERR__COUNT] = {
@@ -15,7 +16,7 @@ static const char *const err_names[ERR__COUNT] = {
   "OverflowError", "AssertionError", "RuntimeError", "StopIteration", "ImportError", "UnboundLocalError",
   "NotImplementedError", "RecursionError", "MemoryError", "OSError", "KeyboardInterrupt", "ModuleNotFoundError",
   "InvalidArgumentError", "UnimplementedError", "OutOfRangeError", "NotFoundError", "ResourceExhaustedError",
-  "DataLossError",
+  "DataLossError", "UnavailableError", "DeadlineExceededError", "InternalError",
 };
 
 const char *err_kind_name(ErrKind k) { return k >= 0 && k < ERR__COUNT ? err_names[k] : "Error"; }
@@ -375,6 +376,10 @@ static bool err_in_library(int loc) {
 
 /* An error raised inside the stdlib .tfs library (tf.keras) is reported at
  * the innermost user line that called into it; the traceback shows the rest. */
+static int err_user_loc(int loc);
+
+int rt_user_loc(void) { return err_user_loc(rt_cur_loc); }
+
 static int err_user_loc(int loc) {
   for (int i = err_nheld - 1; i >= 0 && err_in_library(loc); i--)
     if (err_held[i].kind == HOLD_FRAME) {
@@ -414,6 +419,7 @@ static _Noreturn void err_unwind(int loc, ErrKind kind, char *msg, Val exc) {
    * only report those as leaks of a process that is going away. */
   rt_flush();
   fflush(stderr);
+  if (rt_obj_hooks.uncaught) rt_obj_hooks.uncaught();   /* a rank of a distributed job stops the job */
   _exit(kind == ERR_KEYBOARD_INTERRUPT ? 130 : 1);   /* 128 + SIGINT, as a shell reports Ctrl-C */
 }
 

@@ -26,6 +26,9 @@ typedef struct RtObjHooks {
    * tracing count and first call), kept in *cache (the instance's slot, a dict
    * the hook makes); owned, or VT_UNDEF when fn is not a tf.function. */
   Val (*method_fn)(Val fn, Val *cache);
+  /* An uncaught error was reported and the process is about to exit 1: a rank
+   * of an MPI job stops the whole job (runtime/dist). */
+  void (*uncaught)(void);
 } RtObjHooks;
 extern RtObjHooks rt_obj_hooks;
 

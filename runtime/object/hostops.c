@@ -132,12 +132,7 @@ static bool hop_is_intlike(Val v) { return v.tag == VT_INT || v.tag == VT_BOOL; 
 
 static Val hop_concat(Val a, Val b) {
   if (val_is(a, &str_type)) {
-    tfs_i64 na = str_len(a), nb = str_len(b);
-    char *s = malloc((size_t)(na + nb + 1));
-    if (!s) rt_throw(ERR_MEMORY, "out of memory");
-    memcpy(s, str_cstr(a), (size_t)na);
-    memcpy(s + na, str_cstr(b), (size_t)nb + 1);
-    return str_take(s, na + nb);
+    return str_concat(str_cstr(a), str_len(a), str_cstr(b), str_len(b));
   }
   tfs_i64 na, nb;
   const Val *ia, *ib;

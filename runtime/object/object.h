@@ -164,6 +164,7 @@ typedef struct Exc {
 /* Constructors (owned results). */
 Val str_new(const char *s, tfs_i64 len);
 Val str_from_cstr(const char *s);
+Val str_concat(const char *a, tfs_i64 na, const char *b, tfs_i64 nb);
 
 /* bytes (bytes.c): immutable byte strings, as SerializeToString returns. */
 extern const Type bytes_type;

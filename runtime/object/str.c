@@ -15,6 +15,17 @@ Val str_new(const char *s, tfs_i64 len) {
   return val_obj(o);
 }
 
+/* a + b in one allocation (str +, and AddV2 of string tensors). */
+Val str_concat(const char *a, tfs_i64 na, const char *b, tfs_i64 nb) {
+  Str *o = obj_new(&str_type, sizeof(Str) + (size_t)(na + nb) + 1);
+  o->len = na + nb;
+  o->hash = 0;
+  if (na) memcpy(o->data, a, (size_t)na);
+  if (nb) memcpy(o->data + na, b, (size_t)nb);
+  o->data[na + nb] = 0;
+  return val_obj(o);
+}
+
 Val str_from_cstr(const char *s) { return str_new(s, (tfs_i64)strlen(s)); }
 
 Val str_take(char *s, tfs_i64 len) {

@@ -103,7 +103,7 @@ typedef enum ErrKind {
   ERR_OVERFLOW, ERR_ASSERTION, ERR_RUNTIME, ERR_STOPITER, ERR_IMPORT, ERR_UNBOUND,
   ERR_NOTIMPL, ERR_RECURSION, ERR_MEMORY, ERR_IO, ERR_KEYBOARD_INTERRUPT, ERR_MODULE_NOT_FOUND,
   ERR_INVALID_ARGUMENT, ERR_UNIMPLEMENTED, ERR_OUT_OF_RANGE, ERR_NOT_FOUND, ERR_RESOURCE_EXHAUSTED,
-  ERR_DATA_LOSS, ERR__COUNT
+  ERR_DATA_LOSS, ERR_UNAVAILABLE, ERR_DEADLINE_EXCEEDED, ERR_INTERNAL, ERR__COUNT
 } ErrKind;
 const char *err_kind_name(ErrKind k);                 /* 'TypeError', 'InvalidArgumentError' */
 _Noreturn void rt_throw(ErrKind kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -183,6 +183,7 @@ void diag_format(StrBuf *out, const char *path, const char *source, int line, in
 
 /* Location table of the running program (registered by generated code). */
 const RtLoc *rt_loc_get(int loc);
+int rt_user_loc(void);   /* rt_cur_loc, or the innermost user line that called into the stdlib library */
 const RtFile *rt_file_get(int file);
 
 /* ---- recursion ----------------------------------------------------------------

@@ -924,11 +924,13 @@ const Type tshape_type = {
 
 /* ---- the tensor type ----------------------------------------------------------------- */
 
-void (*tensor_sym_repr)(StrBuf *b, const Tensor *t);
+/* str (Tensor("x:0", shape=(), dtype=float32)) or repr (<tf.Tensor 'x:0' shape=() dtype=float32>) of a
+ * symbolic tensor: set by the graph layer. */
+void (*tensor_sym_repr)(StrBuf *b, const Tensor *t, bool repr);
 
 static void tensor_str(StrBuf *b, Val v) {
   Tensor *t = val_tensor(v);
-  if (t->sym && tensor_sym_repr) { tensor_sym_repr(b, t); return; }
+  if (t->sym && tensor_sym_repr) { tensor_sym_repr(b, t, false); return; }
   StrBuf s;
   sb_init(&s);
   ndarray_str_tensor(&s, t);
@@ -953,7 +955,7 @@ static void numpy_repr_text(StrBuf *b, const Tensor *t) {
 
 static void tensor_repr(StrBuf *b, Val v) {
   Tensor *t = val_tensor(v);
-  if (t->sym && tensor_sym_repr) { tensor_sym_repr(b, t); return; }
+  if (t->sym && tensor_sym_repr) { tensor_sym_repr(b, t, true); return; }
   sb_puts(b, "<tf.Tensor: shape=");
   shape_format(b, t->rank, t->shape);
   sb_printf(b, ", dtype=%s, numpy=", dtype_info[t->dtype].name);

@@ -904,6 +904,9 @@ static bool tffn_kw_bound(int nb, const Val *bound) {
 
 static bool tffn_ext(const struct TfFunction *f);
 
+/* The index of the wrapped function's *args parameter among its bound values, or -1. */
+static int tffn_varargs_index(const struct TfFunction *f);
+
 /* Call the wrapped function with its bound arguments. */
 static Val tffn_invoke(const struct TfFunction *f, int nb, const Val *bound);
 
@@ -912,6 +915,12 @@ static bool tffn_ext(const struct TfFunction *f) {
   if (!val_is(f->fn, &func_type)) return false;
   const FuncInfo *info = ((Func *)f->fn.u.o)->info;
   return info->nkwonly || info->varargs || info->varkw || info->nposonly;
+}
+
+static int tffn_varargs_index(const struct TfFunction *f) {
+  if (!val_is(f->fn, &func_type)) return -1;
+  const FuncInfo *info = ((Func *)f->fn.u.o)->info;
+  return info->varargs ? info->nparams - info->nkwonly - 1 - info->varkw : -1;
 }
 
 static Val tffn_invoke(const struct TfFunction *f, int nb, const Val *bound) {
@@ -1163,8 +1172,24 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
   if (setjmp(t.jb) == 0) {
     c->args_tmpl = tuple_new(nb);
     int leaf = 0;
-    for (int i = 0; i < nb; i++)
-      targs[i] = tffn_build_arg(g, bound[i], c->params[i], c->leafm, &leaf, &((Tuple *)c->args_tmpl.u.o)->items[i]);
+    int va = tffn_varargs_index(f);
+    for (int i = 0; i < nb; i++) {
+      Val *tm = &((Tuple *)c->args_tmpl.u.o)->items[i];
+      if (i == va && tffn_ext(f) && val_is(bound[i], &tuple_type)) {
+        /* *args: element k's placeholders are named args_k, as TF names them */
+        Tuple *t = (Tuple *)bound[i].u.o;
+        targs[i] = tuple_new(t->len);
+        *tm = tuple_new(t->len);
+        for (tfs_i64 k = 0; k < t->len; k++) {
+          char nm[180];
+          snprintf(nm, sizeof nm, "%.140s_%lld", c->params[i], (long long)k);
+          ((Tuple *)targs[i].u.o)->items[k] =
+              tffn_build_arg(g, t->items[k], nm, c->leafm, &leaf, &((Tuple *)tm->u.o)->items[k]);
+        }
+      } else {
+        targs[i] = tffn_build_arg(g, bound[i], c->params[i], c->leafm, &leaf, tm);
+      }
+    }
     Val raw = tffn_invoke(f, nb, targs);
     int mark = rt_hold_val(raw);
     Val r = tffn_result_tensors(raw, f->name);
@@ -1864,6 +1889,8 @@ static Concrete *tffn_sig_concrete(TfFunction *f, int nb, Val self) {
   const char *const *params;
   int np = tffn_params(f->fn, &params);
   if (np > nb) nb = np;   /* parameters after the signature take their defaults */
+  int va = tffn_varargs_index(f);
+  if (va >= 0) nb = np;   /* *args takes the signature's remaining items as one tuple */
   KeyBuf k;
   kb_init(&k);
   Leaves lv;
@@ -1873,7 +1900,14 @@ static Concrete *tffn_sig_concrete(TfFunction *f, int nb, Val self) {
   if (!off || !args) rt_throw(ERR_MEMORY, "out of memory");
   int mark = rt_hold_mem(args);   /* a failing trace must not leak it */
   for (int i = 0; i < nb; i++) {
-    args[i] = i < so ? self : i - so < sig->len ? sig->items[i - so] : tffn_default(f, i);
+    if (i == va) {
+      int first = i - so < sig->len ? i - so : (int)sig->len;
+      args[i] = tuple_new(sig->len - first);
+      rt_hold_val(args[i]);
+      for (int j = first; j < sig->len; j++) ((Tuple *)args[i].u.o)->items[j - first] = val_incref(sig->items[j]);
+    } else {
+      args[i] = i < so ? self : i - so < sig->len && (va < 0 || i < va) ? sig->items[i - so] : tffn_default(f, i);
+    }
     off[i] = k.len;
     key_arg(&k, args[i], &lv, KEY_SPECS);
   }
@@ -1884,6 +1918,7 @@ static Concrete *tffn_sig_concrete(TfFunction *f, int nb, Val self) {
   c->sig_self = so;
   if (late) tffn_late_vars();
   rt_unhold(mark);
+  if (va >= 0) val_decref(args[va]);
   free(args);
   if (off != offb) free(off);
   lv_free(&lv);
@@ -2342,8 +2377,17 @@ static bool cast_literal(Cast *cx, Val h, const unsigned char *p, Val v) {
   if (*p == 'O') {
     const void *o = v.tag == VT_OBJ ? (const void *)v.u.o : NULL;
     ok = o && !memcmp(p + 1, &o, sizeof o);
-  } else if (*p == 'V') {   /* a concrete function keeps the Variables it was traced with (the template holds them) */
-    ok = v.tag == VT_OBJ && h.tag == VT_OBJ && v.u.o == h.u.o;
+  } else if (*p == 'V') {
+    /* any Variable of the traced VariableSpec (dtype, shape, trainable, aliasing): the call runs
+     * the graph on it (tffn_rebind), as TF feeds a Variable's handle */
+    ok = val_is(v, &variable_type);
+    if (ok) {
+      KeyBuf k;
+      kb_init(&k);
+      key_arg(&k, v, cx->lv, 0);
+      ok = k.len == (size_t)(key_skip(p) - p) && !memcmp(k.p, p, k.len);
+      kb_free(&k);
+    }
   } else if (*p == 'N' || *p == 'b' || *p == 'i' || *p == 'f' || *p == 's') {
     ok = !val_is_tensor(v) && !val_is(v, &ndarray_type) && val_eq(v, h);
   } else {
@@ -2535,8 +2579,19 @@ static void tffn_sig_cast(TfFunction *f, int n, const Val *args, const Kw *kw, i
   sb_init(&cx.why);
   int mark = rt_hold_sb(&cx.why);
   bool ok = true;
+  int va = tffn_varargs_index(f);
   for (int i = so; i < nb && ok; i++) {
-    if (i - so < sig->len) {
+    if (i == va && val_is(bound[i], &tuple_type)) {
+      /* *args takes the signature's remaining items, one each (TF names them args_0, args_1, ...) */
+      Tuple *t = (Tuple *)bound[i].u.o;
+      int first = i - so;
+      if (first + t->len != sig->len) {   /* inspect's words for the FunctionType's args_0, args_1, ... */
+        if (first + t->len > sig->len) sb_puts(&cx.why, "too many positional arguments");
+        else sb_printf(&cx.why, "missing a required argument: '%s_%lld'", ((Func *)f->fn.u.o)->info->params[i], (long long)t->len);
+        ok = false;
+      }
+      for (tfs_i64 k = 0; k < t->len && ok; k++) ok = cast_sig(&cx, sig->items[first + k], t->items[k]);
+    } else if (i - so < sig->len && (va < 0 || i < va)) {
       ok = cast_sig(&cx, sig->items[i - so], bound[i]);
     } else {
       Val d = tffn_default(f, i);   /* a parameter beyond the signature: Literal[default] */
@@ -3319,6 +3374,7 @@ static Val tffn_conc_call(Val self, int n, const Val *args, const Kw *kw) {
       rt_throw(ERR_INVALID_ARGUMENT,
                "cannot compute %s as input #%d(zero-based) was expected to be a %s tensor but is a %s tensor", c->name, i,
                dtype_short_name(c->leafm[i].dtype), dtype_short_name(lv.t[i]->dtype));
+  if (structured && lv.nv) c = tffn_rebind(c, lv.v, lv.nv);   /* other Variables of the traced specs */
   Val r;
   if (traced) {
     bool ds = false;

@@ -29,12 +29,12 @@
 
 typedef enum DsKind {     /* ORDER DSKIND: ds_class[] follows it */
   DS_SLICES, DS_TENSORS, DS_RANGE, DS_ZIP, DS_MAP, DS_FILTER, DS_BATCH, DS_SHUFFLE, DS_TAKE, DS_SKIP,
-  DS_REPEAT, DS_PREFETCH, DS_CACHE, DS_PMAP, DS_TFRECORD, DS_ARG,
+  DS_REPEAT, DS_PREFETCH, DS_CACHE, DS_PMAP, DS_TFRECORD, DS_ARG, DS_SHARD,
 } DsKind;
 static const char *const ds_class[] = {
   "_TensorSliceDataset", "_TensorDataset", "_RangeDataset", "_ZipDataset", "_MapDataset", "_FilterDataset",
   "_BatchDataset", "_ShuffleDataset", "_TakeDataset", "_SkipDataset", "_RepeatDataset", "_PrefetchDataset",
-  "_CacheDataset", "_ParallelMapDataset", "TFRecordDatasetV2", "_VariantDataset",
+  "_CacheDataset", "_ParallelMapDataset", "TFRecordDatasetV2", "_VariantDataset", "_ShardDataset",
 };
 
 typedef struct Dataset {
@@ -518,6 +518,28 @@ static Val ds_take(Val self, int n, const Val *args, const Kw *kw) { return coun
 static Val ds_skip(Val self, int n, const Val *args, const Kw *kw) { return count_ds(self, n, args, kw, DS_SKIP, "skip"); }
 static Val ds_repeat(Val self, int n, const Val *args, const Kw *kw) { return count_ds(self, n, args, kw, DS_REPEAT, "repeat"); }
 
+//! Dataset.shard(num_shards, index, name=None)
+//!   The elements whose position i has i % num_shards == index (one shard per worker, as tf.distribute's input
+//!   pipelines use it).
+static Val ds_shard(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "Dataset.shard", .sig = "num_shards, index, name=None"};
+  Val a[3];
+  args_parse(&spec, n, args, kw, a);
+  Dataset *s = self_ds(self);
+  tfs_i64 num = int_arg(a[0], "num_shards"), idx = int_arg(a[1], "index");
+  if (num <= 0)
+    rt_throw(ERR_INVALID_ARGUMENT, "Number of shards must be greater than zero (currently num_shards = %lld).", (long long)num);
+  if (idx < 0 || idx >= num)
+    rt_throw(ERR_INVALID_ARGUMENT, "Index must be between 0 and %lld (currently index = %lld).", (long long)(num - 1),
+             (long long)idx);
+  tfs_i64 c = s->card;
+  tfs_i64 card = c < 0 ? c : c / num + (idx < c % num ? 1 : 0);
+  Dataset *d = derive(self, DS_SHARD, val_incref(s->spec), card);
+  d->a = num;
+  d->b = idx;
+  return ds_val(d);
+}
+
 //! Dataset.prefetch(buffer_size, name=None) | Dataset.cache(filename='', name=None)
 //!   Accepted for compatibility: elements are produced on demand, so both return an equivalent dataset.
 static Val ds_prefetch(Val self, int n, const Val *args, const Kw *kw) {
@@ -815,6 +837,12 @@ static bool ds_next(DsIt *it, Val *out) {
     b->items[k] = b->items[--b->len];
     return true;
   }
+  case DS_SHARD:
+    for (;;) {
+      if (!kid_next(it, out)) { it->done = true; return false; }
+      if (it->i++ % d->a == d->b) return true;
+      val_decref(*out);
+    }
   case DS_TAKE:
     if (d->a >= 0 && it->i >= d->a) break;
     if (!kid_next(it, out)) break;
@@ -957,7 +985,7 @@ static Val ds_as_numpy_iterator(Val self, int n, const Val *args, const Kw *kw);
 typedef struct DsMethod { const char *name; BuiltinFn fn; const char *qual; } DsMethod;
 #define DSM(m) {#m, ds_##m, "Dataset." #m}
 static const DsMethod ds_methods[] = {
-  DSM(map), DSM(filter), DSM(batch), DSM(shuffle), DSM(take), DSM(skip), DSM(repeat), DSM(prefetch), DSM(cache),
+  DSM(map), DSM(filter), DSM(batch), DSM(shuffle), DSM(take), DSM(skip), DSM(shard), DSM(repeat), DSM(prefetch), DSM(cache),
   DSM(enumerate), DSM(cardinality), DSM(reduce), DSM(as_numpy_iterator),
 };
 
@@ -1619,6 +1647,7 @@ static bool ds_graphdef_info(Val v, GdDataset *o) {
       return true;
     case DS_TAKE: o->op = "TakeDataset"; I64("count", d->a); return true;
     case DS_SKIP: o->op = "SkipDataset"; I64("count", d->a); return true;
+    case DS_SHARD: o->op = "ShardDataset"; I64("num_shards", d->a); I64("index", d->b); return true;
     case DS_REPEAT: o->op = "RepeatDataset"; I64("count", d->a); return true;
     case DS_PREFETCH: o->op = "PrefetchDataset"; I64("buffer_size", d->a); return true;
     case DS_CACHE:

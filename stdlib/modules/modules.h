@@ -10,6 +10,7 @@
 Val tf_module(void);
 Val kerasrt_module(void);   /* `_keras`: native helpers of stdlib/keras*.tfs */
 Val numpy_native_module(void);   /* `_numpy`: native helpers of stdlib/numpy.tfs (npmod.c) */
+Val distmod_module(void);   /* `_dist`: the MPI job's collectives for stdlib/distribute.tfs */
 /* tf.saved_model.NAME (savedmodel.c), VT_UNDEF when absent. */
 Val savedmodel_lookup(const char *name);
 /* tf.<qual> ("keras.datasets"), or VT_UNDEF: the fallback of stdlib .tfs modules standing for tf submodules. */

@@ -47,8 +47,18 @@ static Val native_tf_module(const char *name) {
   return m;
 }
 
+/* `import horovod.tensorflow as hvd` (and .keras): Horovod's API over the same job as
+ * tf.distribute (stdlib/horovod.tfs), compiled into programs that name horovod. */
+static bool native_horovod_path(const char *name) {
+  return !strcmp(name, "horovod.tensorflow") || !strcmp(name, "horovod.tensorflow.keras");
+}
+
 Val rt_native_module(const char *name) {
   if (native_tf_path(name)) return native_tf_module(name);
+  if (native_horovod_path(name)) {
+    Val m = module_import_library("horovod");
+    if (!val_is_undef(m)) return m;
+  }
   Val m = stdlib_native_module(name);
   if (val_is_undef(m)) {
     const char *dot = strchr(name, '.');

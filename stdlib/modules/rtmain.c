@@ -9,6 +9,7 @@
 #include "function/tffunction.h"
 #include "graph/tape.h"
 #include "graph/trace.h"
+#include "dist/dist.h"
 #include "kernels/isa.h"
 #include "kernels/ops.h"
 #include "modules/modules.h"
@@ -79,12 +80,14 @@ void rt_start(int argc, char **argv) {
   rt_sigint_install();
   rt_set_argv(argc, argv);
   isa_init(); /* a bad TFS_ISA stops the program before it starts */
+  dist_init(); /* under mpirun: join the job before the first line */
   tffn_init(); /* also pulls tf.function into archive-linked executables */
 }
 
 int rt_main(int argc, char **argv, void (*entry)(void), void (*leave)(void)) {
   rt_start(argc, argv);
   entry();
+  dist_finish();   /* every rank leaves together (or learns who still waits) */
   leave();
   rt_gc_shutdown();   /* what only reference cycles kept alive */
   rt_flush();

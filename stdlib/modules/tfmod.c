@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist/dist.h"
 #include "modules/modules.h"
 #include "object/object.h"
 #include "kernels/ops.h"
@@ -165,6 +166,17 @@ static Val tf_variable(Val self, int n, const Val *args, const Kw *kw) {
   /* tf.function tracing may create variables through this hook */
   Val r = tfmod_variable_hook ? tfmod_variable_hook(init, a[4], trainable, a[6]) : val_undef();
   if (r.tag == VT_UNDEF) r = variable_new(init, a[4], trainable, a[6]);
+  if (dist_mirroring() && val_is(r, &variable_type) && !((Variable *)r.u.o)->sym &&
+      ((Variable *)r.u.o)->value && !((Variable *)r.u.o)->value->sym) {
+    /* under a strategy's scope every rank starts from the chief's value (§18.4) */
+    int m2 = rt_hold_val(r);
+    Tensor *b = dist_broadcast(((Variable *)r.u.o)->value, 0);
+    Val bv = val_obj(b);
+    rt_hold_val(bv);
+    variable_assign((Variable *)r.u.o, bv, 0);
+    rt_unhold(m2);
+    val_decref(bv);
+  }
   if (mark >= 0) {
     rt_unhold(mark);
     val_decref(init);
@@ -575,6 +587,11 @@ static Val make_attr(const char *qual) {
     Val k = module_import_library("keras");
     return val_is_undef(k) ? module_native("tf.keras", keras_native_getattr) : k;
   }
+//! tf.distribute
+//!   Data-parallel training across the processes of an MPI job (mpirun): MirroredStrategy,
+//!   MultiWorkerMirroredStrategy, scope/run/reduce/gather, distributed datasets; written in .tfs
+//!   (stdlib/distribute.tfs) over the runtime's collectives (docs/distribute.md).
+  if (!strcmp(qual, "distribute")) return module_import_library("distribute");
   if (!strncmp(qual, "errors.", 7)) return exc_lookup(qual + 7, true);
   if (!strcmp(qual, "compat") || !strcmp(qual, "make_ndarray")) return eventread_lookup(qual);
   /* type objects, for isinstance(x, tf.Tensor) */

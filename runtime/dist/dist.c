@@ -1,0 +1,445 @@
+/* dist.c — joining an MPI job started by mpirun, the header-checked collectives, and stopping the whole job on a failure. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dist/dist.h"
+#include "object/hooks.h"
+#include "object/object.h"
+
+#ifdef TFS_HAVE_MPI
+#include <mpi.h>
+#endif
+
+static int dist_rank_, dist_size_ = 1;
+static bool dist_joined, dist_done;
+static int dist_seq;                 /* collective instances so far (TF's instance key) */
+static double dist_timeout = -1;     /* TFS_COLLECTIVE_TIMEOUT seconds; < 0: none */
+static char dist_dev[96] = "/job:localhost/replica:0/task:0/device:CPU:0";
+
+int dist_rank(void) { return dist_rank_; }
+int dist_size(void) { return dist_size_; }
+bool dist_launched(void) { return dist_joined; }
+const char *dist_device(void) { return dist_dev; }
+
+static int dist_scope_depth;
+void dist_mirror_scope(int delta) { dist_scope_depth = dist_scope_depth + delta < 0 ? 0 : dist_scope_depth + delta; }
+bool dist_mirroring(void) { return dist_joined && dist_scope_depth > 0; }
+
+/* The launcher's environment: Open MPI's, else MPICH Hydra's (PMI). */
+static int env_int(const char *a, const char *b) {
+  const char *s = getenv(a);
+  if (!s || !*s) s = getenv(b);
+  return s && *s ? atoi(s) : -1;
+}
+
+enum { K_ALL_REDUCE = 1, K_ALL_GATHER, K_BROADCAST, K_BARRIER, K_END };
+static const char *const kind_names[] = {"", "all-reduce", "all-gather", "broadcast", "barrier", "end of program"};
+
+/* What every rank states before a collective moves data. */
+typedef struct Hdr {
+  int32_t kind, seq, dtype, rank, nd, op, root, loc;
+  int64_t shape[TFS_MAX_RANK];
+  uint64_t shapes_hash;             /* fused all-reduce: the list of shapes */
+} Hdr;
+
+#ifdef TFS_HAVE_MPI
+static void dist_uncaught(void) {
+  fprintf(stderr, "tfs: rank %d of %d failed; stopping all ranks\n", dist_rank_, dist_size_);
+  fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+static void dist_atexit(void) {
+  if (!dist_done) dist_finish();
+}
+#endif
+
+void dist_init(void) {
+  static bool once;
+  if (once) return;
+  once = true;
+  int size = env_int("OMPI_COMM_WORLD_SIZE", "PMI_SIZE");
+  if (size <= 1) return;   /* alone: never MPI_Init (it costs 0.4 s and starts a daemon) */
+#ifndef TFS_HAVE_MPI
+  fprintf(stderr, "tfs: error: started by mpirun with %d processes, but this tfs was built without MPI\n", size);
+  exit(1);
+#else
+  int provided;
+  if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+    fprintf(stderr, "tfs: error: cannot join the MPI job (MPI_Init failed)\n");
+    exit(1);
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &dist_rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &dist_size_);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  dist_joined = true;
+  snprintf(dist_dev, sizeof dist_dev, "/job:worker/replica:0/task:%d/device:CPU:0", dist_rank_);
+  const char *t = getenv("TFS_COLLECTIVE_TIMEOUT");
+  if (t && *t) dist_timeout = atof(t);
+  rt_obj_hooks.uncaught = dist_uncaught;
+  atexit(dist_atexit);
+#endif
+}
+
+#ifdef TFS_HAVE_MPI
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void loc_text(char *buf, size_t n, int loc) {
+  const RtLoc *l = rt_loc_get(loc);
+  const RtFile *f = l ? rt_file_get(l->file) : NULL;
+  if (f) snprintf(buf, n, "%s:%d", f->path, l->line);
+  else snprintf(buf, n, "?");
+}
+
+/* Wait for req: spin briefly (a collective of a step is microseconds), then poll gently; warn after
+ * 60 s, raise DeadlineExceededError after the timeout (§18.9). */
+static void dist_wait(MPI_Request *req, const Hdr *h) {
+  int done = 0;
+  double t0 = now_s();
+  bool warned = false;
+  for (long spin = 0;; spin++) {
+    MPI_Test(req, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    if (spin < 20000) continue;
+    struct timespec ts = {0, 100000};
+    nanosleep(&ts, NULL);
+    double waited = now_s() - t0;
+    if (!warned && waited >= 60) {
+      char at[300];
+      loc_text(at, sizeof at, h->loc);
+      fprintf(stderr, "tfs: warning: rank %d has waited 60 s in collective instance %d (%s at %s)\n", dist_rank_, h->seq,
+              kind_names[h->kind], at);
+      warned = true;
+    }
+    if (dist_timeout >= 0 && waited >= dist_timeout) {
+      MPI_Cancel(req);
+      rt_throw(ERR_DEADLINE_EXCEEDED, "Collective has timed out waiting for other workers.");
+    }
+  }
+}
+
+static void shape_text(char *buf, size_t n, int nd, const int64_t *shape) {
+  size_t k = (size_t)snprintf(buf, n, "[");
+  for (int i = 0; i < nd && k < n; i++) k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? "," : "", (long long)shape[i]);
+  if (k < n) snprintf(buf + k, n - k, "]");
+}
+
+/* Exchange headers; raise on every rank when they do not match.  all: dist_size_ headers. */
+static void dist_exchange(Hdr *mine, Hdr *all) {
+  MPI_Request req;
+  if (MPI_Iallgather(mine, (int)sizeof *mine, MPI_BYTE, all, (int)sizeof *mine, MPI_BYTE, MPI_COMM_WORLD, &req) != MPI_SUCCESS)
+    rt_throw(ERR_INTERNAL, "MPI_Iallgather failed");
+  dist_wait(&req, mine);
+  char a[300], b[300];
+  for (int r = 0; r < dist_size_; r++) {
+    const Hdr *o = &all[r];
+    if (o->kind == mine->kind) continue;
+    if (mine->kind == K_END) {   /* this rank is done while rank r waits: report, let r raise, stop */
+      fprintf(stderr,
+              "tfs: error: rank %d reached the end of the program while rank %d waits in collective instance %d (%s);"
+              " every replica must run the same collectives in the same order\n",
+              dist_rank_, r, o->seq, kind_names[o->kind]);
+      fflush(stderr);
+      sleep(1);   /* the waiting ranks print their error first */
+      _exit(1);
+    }
+    loc_text(a, sizeof a, mine->loc);
+    if (o->kind == K_END)
+      rt_throw(ERR_UNAVAILABLE,
+               "Collective ops is aborted by: rank %d (worker:%d) reached the end of the program while this rank waits "
+               "in collective instance %d (%s at %s). Every replica must run the same collectives in the same order: "
+               "give every rank the same number of steps.",
+               r, r, mine->seq, kind_names[mine->kind], a);
+    const Hdr *h0 = &all[0];
+    const Hdr *h1 = h0->kind != mine->kind ? mine : o;
+    int r1 = h0->kind != mine->kind ? dist_rank_ : r;
+    loc_text(a, sizeof a, h0->loc);
+    loc_text(b, sizeof b, h1->loc);
+    rt_throw(ERR_INVALID_ARGUMENT, "Collective mismatch in the collective instance %d: rank 0 runs %s (%s), rank %d runs %s (%s)",
+             mine->seq, kind_names[h0->kind], a, r1, kind_names[h1->kind], b);
+  }
+  for (int r = 0; r < dist_size_; r++) {
+    const Hdr *o = &all[r];
+    if (o->dtype != mine->dtype)
+      rt_throw(ERR_INVALID_ARGUMENT,
+               "Data type mismatch in the collective instance %d. Op at device %s expected data type %s but another "
+               "member in the group expected data type %s. This is likely due to different input data types at "
+               "different members of the collective op.",
+               mine->seq, dist_dev, dtype_info[mine->dtype].name, dtype_info[o->dtype].name);
+    bool same = o->nd == mine->nd && o->shapes_hash == mine->shapes_hash;
+    for (int i = 0; same && i < mine->nd && i < TFS_MAX_RANK; i++)
+      same = o->shape[i] == mine->shape[i] || (mine->kind == K_ALL_GATHER && i == mine->root);
+    if (!same) {
+      shape_text(a, sizeof a, mine->nd, mine->shape);
+      shape_text(b, sizeof b, o->nd, o->shape);
+      rt_throw(ERR_INVALID_ARGUMENT,
+               "Shape mismatch in the collective instance %d. Op at device %s expected shape %s but another member in "
+               "the group expected shape %s. This is likely due to different input shapes at different members of the "
+               "collective op.",
+               mine->seq, dist_dev, a, b);
+    }
+    if (o->op != mine->op || (mine->kind == K_BROADCAST && o->root != mine->root))
+      rt_throw(ERR_INVALID_ARGUMENT, "Collective mismatch in the collective instance %d: the ranks name different %s",
+               mine->seq, mine->kind == K_BROADCAST ? "root ranks" : "reduce operations");
+  }
+}
+
+static Hdr hdr_for(int kind, const Tensor *t, int op, int root) {
+  Hdr h;
+  memset(&h, 0, sizeof h);
+  h.kind = kind;
+  h.seq = ++dist_seq;
+  h.rank = dist_rank_;
+  h.op = op;
+  h.root = root;
+  h.loc = rt_user_loc();
+  if (t) {
+    h.dtype = t->dtype;
+    h.nd = t->rank;
+    for (int i = 0; i < t->rank; i++) h.shape[i] = t->shape[i];
+  }
+  return h;
+}
+
+static MPI_Datatype mpi_type(DType dt) {
+  switch (dt) {
+  case DT_FLOAT32: return MPI_FLOAT;
+  case DT_FLOAT64: return MPI_DOUBLE;
+  case DT_INT32: return MPI_INT32_T;
+  case DT_INT64: return MPI_INT64_T;
+  default:
+    rt_throw(ERR_TYPE, "collectives take float32, float64, int32 or int64 tensors, not %s", dtype_info[dt].name);
+  }
+}
+
+static MPI_Op mpi_op(DistOp op) {
+  switch (op) {
+  case DIST_MIN: return MPI_MIN;
+  case DIST_MAX: return MPI_MAX;
+  case DIST_PROD: return MPI_PROD;
+  default: return MPI_SUM;
+  }
+}
+
+static Hdr *hdrs_alloc(void) {
+  Hdr *all = malloc(sizeof(Hdr) * (size_t)dist_size_);
+  if (!all) rt_throw(ERR_MEMORY, "out of memory");
+  return all;
+}
+
+/* Sum -> mean in place: n values of dt divided by the number of replicas. */
+static void mean_in_place(void *p, tfs_i64 n, DType dt) {
+  for (tfs_i64 i = 0; i < n; i++) switch (dt) {
+    case DT_FLOAT32: ((float *)p)[i] /= (float)dist_size_; break;
+    case DT_FLOAT64: ((double *)p)[i] /= dist_size_; break;
+    case DT_INT32: ((int32_t *)p)[i] /= dist_size_; break;
+    default: ((int64_t *)p)[i] /= dist_size_; break;
+    }
+}
+
+/* The exchange, then the data: the header array is held across both (freed on an error too). */
+static void reduce_buf(void *p, tfs_i64 n, DType dt, DistOp op, Hdr *h) {
+  Hdr *all = hdrs_alloc();
+  int mark = rt_hold_mem(all);
+  dist_exchange(h, all);
+  MPI_Request req;
+  if (MPI_Iallreduce(MPI_IN_PLACE, p, (int)n, mpi_type(dt), mpi_op(op), MPI_COMM_WORLD, &req) != MPI_SUCCESS)
+    rt_throw(ERR_INTERNAL, "MPI_Iallreduce failed");
+  dist_wait(&req, h);
+  if (op == DIST_MEAN) mean_in_place(p, n, dt);
+  rt_unhold(mark);
+  free(all);
+}
+#endif
+
+Tensor *dist_all_reduce(const Tensor *t, DistOp op) {
+  Tensor *r = tensor_copy((Tensor *)t);
+#ifdef TFS_HAVE_MPI
+  if (dist_joined) {
+    int mark = rt_hold_val(val_obj(r));
+    Hdr h = hdr_for(K_ALL_REDUCE, t, op, 0);
+    mpi_type(t->dtype);
+    reduce_buf(tensor_data(r), r->size, r->dtype, op, &h);
+    rt_unhold(mark);
+  }
+#endif
+  (void)op;
+  return r;
+}
+
+void dist_all_reduce_n(int n, Tensor *const *in, Tensor **out, DistOp op) {
+  tfs_i64 total = 0;
+  for (int i = 0; i < n; i++) {
+    if (in[i]->dtype != in[0]->dtype)
+      rt_throw(ERR_TYPE, "a fused all-reduce takes tensors of one dtype: %s and %s", dtype_info[in[0]->dtype].name,
+               dtype_info[in[i]->dtype].name);
+    total += in[i]->size;
+  }
+  for (int i = 0; i < n; i++) out[i] = NULL;
+  if (n == 0) return;
+#ifdef TFS_HAVE_MPI
+  if (dist_joined) {
+    DType dt = in[0]->dtype;
+    size_t es = (size_t)dtype_info[dt].size;
+    char *buf = malloc(es * (size_t)(total ? total : 1));
+    if (!buf) rt_throw(ERR_MEMORY, "out of memory");
+    int mark = rt_hold_mem(buf);
+    Hdr h = hdr_for(K_ALL_REDUCE, NULL, op, 0);
+    h.dtype = dt;
+    h.nd = 1;
+    h.shape[0] = total;
+    uint64_t hash = 1469598103934665603ull;   /* FNV-1a of every shape */
+    tfs_i64 off = 0;
+    for (int i = 0; i < n; i++) {
+      Tensor *c = tensor_contiguous(in[i]);
+      memcpy(buf + off * es, tensor_data(c), es * (size_t)c->size);
+      off += c->size;
+      tensor_release(c);
+      for (int d = 0; d <= in[i]->rank; d++) {
+        hash ^= (uint64_t)(d < in[i]->rank ? in[i]->shape[d] : -1);
+        hash *= 1099511628211ull;
+      }
+    }
+    h.shapes_hash = hash;
+    mpi_type(dt);
+    reduce_buf(buf, total, dt, op, &h);
+    off = 0;
+    for (int i = 0; i < n; i++) {
+      out[i] = tensor_new(dt, in[i]->rank, in[i]->shape);
+      memcpy(tensor_data(out[i]), buf + off * es, es * (size_t)in[i]->size);
+      off += in[i]->size;
+    }
+    rt_unhold(mark);
+    free(buf);
+    return;
+  }
+#endif
+  (void)op;
+  for (int i = 0; i < n; i++) out[i] = tensor_copy(in[i]);
+}
+
+Tensor *dist_all_gather(const Tensor *t, int axis) {
+  if (axis < 0 || axis >= (t->rank ? t->rank : 1) || t->rank == 0)
+    rt_throw(ERR_INVALID_ARGUMENT, "all_gather: axis %d is out of range for a tensor of rank %d", axis, t->rank);
+#ifdef TFS_HAVE_MPI
+  if (dist_joined) {
+    Tensor *c = tensor_contiguous((Tensor *)t);
+    int mark = rt_hold_val(val_obj(c));
+    Hdr h = hdr_for(K_ALL_GATHER, t, 0, axis);
+    mpi_type(t->dtype);
+    Hdr *all = hdrs_alloc();
+    rt_hold_mem(all);
+    dist_exchange(&h, all);
+    size_t es = (size_t)dtype_info[t->dtype].size;
+    tfs_i64 outer = 1, inner = 1, total = 0;
+    for (int i = 0; i < axis; i++) outer *= t->shape[i];
+    for (int i = axis + 1; i < t->rank; i++) inner *= t->shape[i];
+    int *counts = malloc(sizeof(int) * 2 * (size_t)dist_size_);
+    if (!counts) rt_throw(ERR_MEMORY, "out of memory");
+    rt_hold_mem(counts);
+    int *displs = counts + dist_size_;
+    tfs_i64 off = 0;
+    for (int r = 0; r < dist_size_; r++) {
+      total += all[r].shape[axis];
+      counts[r] = (int)((tfs_i64)es * outer * all[r].shape[axis] * inner);
+      displs[r] = (int)off;
+      off += counts[r];
+    }
+    char *flat = malloc((size_t)off + 1);
+    if (!flat) rt_throw(ERR_MEMORY, "out of memory");
+    rt_hold_mem(flat);
+    MPI_Request req;
+    if (MPI_Iallgatherv(tensor_data(c), counts[dist_rank_], MPI_BYTE, flat, counts, displs, MPI_BYTE, MPI_COMM_WORLD,
+                        &req) != MPI_SUCCESS)
+      rt_throw(ERR_INTERNAL, "MPI_Iallgatherv failed");
+    dist_wait(&req, &h);
+    tfs_i64 shape[TFS_MAX_RANK];
+    memcpy(shape, t->shape, sizeof shape);
+    shape[axis] = total;
+    Tensor *o = tensor_new(t->dtype, t->rank, shape);
+    char *dst = tensor_data(o);
+    /* rank r's block of each outer row goes after the blocks of ranks < r */
+    tfs_i64 rowbytes = (tfs_i64)es * total * inner, col = 0;
+    for (int r = 0; r < dist_size_; r++) {
+      tfs_i64 w = (tfs_i64)es * all[r].shape[axis] * inner;
+      for (tfs_i64 i = 0; i < outer; i++) memcpy(dst + i * rowbytes + col, flat + displs[r] + i * w, (size_t)w);
+      col += w;
+    }
+    rt_unhold(mark);
+    free(flat);
+    free(counts);
+    free(all);
+    tensor_release(c);
+    return o;
+  }
+#endif
+  return tensor_copy((Tensor *)t);
+}
+
+Tensor *dist_broadcast(const Tensor *t, int root) {
+  if (root < 0 || root >= dist_size_)
+    rt_throw(ERR_INVALID_ARGUMENT, "broadcast: root rank %d is out of range for %d ranks", root, dist_size_);
+  Tensor *r = tensor_copy((Tensor *)t);
+#ifdef TFS_HAVE_MPI
+  if (dist_joined) {
+    int mark = rt_hold_val(val_obj(r));
+    Hdr h = hdr_for(K_BROADCAST, t, 0, root);
+    mpi_type(t->dtype);
+    Hdr *all = hdrs_alloc();
+    rt_hold_mem(all);
+    dist_exchange(&h, all);
+    MPI_Request req;
+    if (MPI_Ibcast(tensor_data(r), (int)r->size, mpi_type(r->dtype), root, MPI_COMM_WORLD, &req) != MPI_SUCCESS)
+      rt_throw(ERR_INTERNAL, "MPI_Ibcast failed");
+    dist_wait(&req, &h);
+    rt_unhold(mark);
+    free(all);
+  }
+#endif
+  return r;
+}
+
+void dist_barrier(void) {
+#ifdef TFS_HAVE_MPI
+  if (!dist_joined) return;
+  Hdr h = hdr_for(K_BARRIER, NULL, 0, 0);
+  Hdr *all = hdrs_alloc();
+  int mark = rt_hold_mem(all);
+  dist_exchange(&h, all);
+  rt_unhold(mark);
+  free(all);
+#endif
+}
+
+void dist_finish(void) {
+#ifdef TFS_HAVE_MPI
+  if (!dist_joined || dist_done) return;
+  dist_done = true;
+  rt_flush();
+  fflush(stdout);
+  Hdr h = hdr_for(K_END, NULL, 0, 0);
+  Hdr *all = hdrs_alloc();
+  RtTry t;
+  rt_try_push(&t);
+  if (setjmp(t.jb) == 0) {
+    dist_exchange(&h, all);   /* every rank ended: leave together */
+    rt_try_pop(&t);
+  } else {
+    rt_report_caught(&t);
+    free(all);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  free(all);
+  MPI_Finalize();
+#endif
+}

@@ -1,0 +1,41 @@
+/* dist.h — the MPI job a process belongs to (LANGUAGE.md §18): joining it, the checked collectives, stopping it. */
+#ifndef TFS_DIST_H
+#define TFS_DIST_H
+
+#include <stdbool.h>
+
+#include "tensor/tensor.h"
+
+/* Join the job when a launcher (mpirun) started this process with N > 1: from
+ * rt_start, before the program's first line.  Alone, nothing happens (no
+ * MPI_Init).  A tfs built without MPI stops when started with N > 1. */
+void dist_init(void);
+int dist_rank(void);             /* 0 alone */
+int dist_size(void);             /* 1 alone */
+bool dist_launched(void);        /* started by a launcher with N > 1 (the job is joined) */
+/* The normal end of the program: tells ranks still waiting in a collective that this one is done
+ * (they raise UnavailableError); this rank then reports and exits 1 if any was waiting. */
+void dist_finish(void);
+
+/* Reduce ops, in the order of tf.distribute.ReduceOp / hvd's constants. */
+typedef enum DistOp { DIST_SUM, DIST_MEAN, DIST_MIN, DIST_MAX, DIST_PROD } DistOp;
+
+/* The collectives (every rank calls them in the same order, §18.3).  Before data moves the ranks
+ * exchange a header (kind, sequence number, dtype, shape, op, root, user line); a mismatch raises
+ * on every rank with TF's text.  Inputs float32/float64/int32/int64; results are new tensors. */
+Tensor *dist_all_reduce(const Tensor *t, DistOp op);
+/* Several tensors of one dtype reduced in one fused buffer; out[i] new tensors of in[i]'s shapes. */
+void dist_all_reduce_n(int n, Tensor *const *in, Tensor **out, DistOp op);
+Tensor *dist_all_gather(const Tensor *t, int axis);   /* concatenated in rank order along axis */
+Tensor *dist_broadcast(const Tensor *t, int root);
+void dist_barrier(void);
+
+/* Variables created while a strategy's scope is entered are mirrored: they take rank 0's initial
+ * value (stdlib's tf.Variable broadcasts it).  depth +1 on entering a scope, -1 on leaving. */
+void dist_mirror_scope(int delta);
+bool dist_mirroring(void);       /* launched and inside a scope */
+
+/* The device name of this rank's replica, as TF prints it. */
+const char *dist_device(void);
+
+#endif

@@ -1,0 +1,105 @@
+/* distmod.c — `_dist`, the native helpers of the .tfs tf.distribute and Horovod library (stdlib/distribute.tfs): the job and its collectives. */
+#include <stdio.h>
+#include <string.h>
+
+#include "dist/dist.h"
+#include "kernels/ops.h"
+#include "modules/modules.h"
+#include "object/object.h"
+
+static Val dm_int_arg(Val v, const char *what) {
+  if (v.tag != VT_INT && v.tag != VT_BOOL) rt_throw(ERR_TYPE, "%s: expected an int, not '%s'", what, val_type_name(v));
+  return v;
+}
+
+static void dm_arity(const char *name, int n, int want, const Kw *kw) {
+  if (n != want || (kw && kw->n)) rt_throw(ERR_TYPE, "_dist.%s() takes %d positional arguments but %d were given", name, want, n);
+}
+
+static Val dm_size(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self, (void)args;
+  dm_arity("size", n, 0, kw);
+  return val_int(dist_size());
+}
+
+static Val dm_rank(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self, (void)args;
+  dm_arity("rank", n, 0, kw);
+  return val_int(dist_rank());
+}
+
+static Val dm_launched(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self, (void)args;
+  dm_arity("launched", n, 0, kw);
+  return val_bool(dist_launched());
+}
+
+static Val dm_device(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self, (void)args;
+  dm_arity("device", n, 0, kw);
+  return str_from_cstr(dist_device());
+}
+
+/* all_reduce(tensors, op): a list of tensors of one dtype reduced in one collective (an op of the
+ * graph being traced, or run now); returns the list of results. */
+static Val dm_all_reduce(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  dm_arity("all_reduce", n, 2, kw);
+  if (!val_is(args[0], &list_type)) rt_throw(ERR_TYPE, "_dist.all_reduce: expected a list of tensors");
+  const List *l = (const List *)args[0].u.o;
+  if (l->len == 0) return list_new(0);
+  OpAttrs at = {1, {dm_int_arg(args[1], "_dist.all_reduce")}};
+  return op_apply(&op_defs[OP_COLL_REDUCE], (int)l->len, l->items, &at);
+}
+
+static Val dm_all_gather(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  dm_arity("all_gather", n, 2, kw);
+  OpAttrs at = {1, {dm_int_arg(args[1], "_dist.all_gather")}};
+  return op_apply(&op_defs[OP_COLL_GATHER], 1, args, &at);
+}
+
+static Val dm_broadcast(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  dm_arity("broadcast", n, 2, kw);
+  OpAttrs at = {1, {dm_int_arg(args[1], "_dist.broadcast")}};
+  return op_apply(&op_defs[OP_COLL_BCAST], 1, args, &at);
+}
+
+static Val dm_barrier(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self, (void)args;
+  dm_arity("barrier", n, 0, kw);
+  dist_barrier();
+  return val_none();
+}
+
+/* mirror_scope(+1 / -1): entering / leaving a strategy's scope (Variables made inside are mirrored). */
+static Val dm_mirror_scope(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  dm_arity("mirror_scope", n, 1, kw);
+  dist_mirror_scope((int)dm_int_arg(args[0], "_dist.mirror_scope").u.i);
+  return val_none();
+}
+
+static Val dm_attr(const char *name) {
+  static const struct {
+    const char *name;
+    BuiltinFn fn;
+  } fns[] = {
+    {"size", dm_size},           {"rank", dm_rank},           {"launched", dm_launched}, {"device", dm_device},
+    {"all_reduce", dm_all_reduce}, {"all_gather", dm_all_gather}, {"broadcast", dm_broadcast}, {"barrier", dm_barrier}, {"mirror_scope", dm_mirror_scope},
+  };
+  for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+    if (!strcmp(name, fns[i].name)) {
+      char q[64];
+      snprintf(q, sizeof q, "_dist.%s", name);
+      return builtin_new(strdup(q), fns[i].fn, val_undef(), NULL);
+    }
+  return val_undef();
+}
+
+Val distmod_module(void) {
+  static Val mod = {VT_UNDEF, {0}};
+  if (val_is_undef(mod)) mod = module_native("_dist", dm_attr);
+  return val_incref(mod);
+}

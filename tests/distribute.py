@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""distribute.py — the programs of tests/distribute/ run as MPI jobs (mpirun -np N), rank by rank.
+
+For each NAME.tfs: NAME.np holds N (default 2).  The job runs under `mpirun --output-filename`
+so each rank's stdout and stderr are kept apart; the test compares
+    === rank R stdout / === rank R stderr
+blocks, rank after rank, with NAME.out.  NAME.status holds the expected exit status of mpirun
+class: 0, or 1 for "failed" (any non-zero).  For a failing job only NAME.err is compared: each of
+its lines must appear in some rank's stderr (which rank prints first is a race Open MPI decides).
+NAME.single.out, when present, is the program's output as a plain `tfs run` (one process).
+With --exe the programs also run as `tfsc -o` executables under mpirun.
+Skipped (exit 77) when mpirun is missing or tfs was built without MPI.
+
+usage: distribute.py TFS TFSC DIR [--only SUBSTR] [--exe] [--update]
+"""
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def mpirun_cmd(n):
+    cmd = ["mpirun", "-np", str(n), "--oversubscribe"]
+    if os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")
+    return cmd
+
+
+def rank_text(outdir, n):
+    parts = []
+    for r in range(n):
+        for stream in ("stdout", "stderr"):
+            path = os.path.join(outdir, "1", "rank.%d" % r, stream)
+            text = open(path, errors="replace").read() if os.path.exists(path) else ""
+            parts.append("=== rank %d %s\n%s" % (r, stream, text))
+    return "".join(parts)
+
+
+def run_job(cmd, n, cwd, tmp):
+    outdir = tempfile.mkdtemp(dir=tmp)
+    supp = os.path.join(os.path.dirname(os.path.abspath(__file__)), "distribute", "lsan.supp")
+    env = dict(os.environ, OMPI_MCA_btl_vader_single_copy_mechanism="none",
+               LSAN_OPTIONS="suppressions=%s:print_suppressions=0" % supp)
+    p = subprocess.run(mpirun_cmd(n) + ["--output-filename", outdir] + cmd, cwd=cwd, capture_output=True, text=True,
+                       timeout=180, env=env)
+    return p.returncode, rank_text(outdir, n), p.stderr
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    only = None
+    if "--only" in sys.argv:
+        only = sys.argv[sys.argv.index("--only") + 1]
+        args.remove(only)
+    tfs, tfsc, d = (os.path.abspath(a) for a in args[:3])
+    if not shutil.which("mpirun"):
+        print("distribute: mpirun not found: skipped")
+        return 77
+    tmp = tempfile.mkdtemp(prefix="tfs-dist-")
+    probe = os.path.join(tmp, "probe.tfs")
+    open(probe, "w").write("import _dist\nprint(_dist.size())\n")
+    rc, text, err = run_job([tfs, "run", probe], 2, tmp, tmp)
+    if rc != 0:
+        print("distribute: tfs cannot run under mpirun (built without MPI?): skipped\n" + err[-2000:])
+        return 77
+    bad = ran = 0
+    for prog in sorted(glob.glob(os.path.join(d, "*.tfs"))):
+        name = os.path.basename(prog)[:-4]
+        if only and only not in name:
+            continue
+        base = os.path.join(d, name)
+        n = int(open(base + ".np").read()) if os.path.exists(base + ".np") else 2
+        want_fail = os.path.exists(base + ".status") and open(base + ".status").read().strip() != "0"
+        runs = [("tfs run", [tfs, "run", name + ".tfs"])]
+        if "--exe" in sys.argv and not want_fail:
+            exe = os.path.join(tmp, name)
+            c = subprocess.run([tfsc, prog, "-o", exe], capture_output=True, text=True)
+            if c.returncode != 0:
+                print("FAIL %s: tfsc -o: %s" % (name, c.stderr))
+                bad += 1
+                continue
+            runs.append(("tfsc -o", [exe]))
+        for how, cmd in runs:
+            ran += 1
+            rc, text, err = run_job(cmd, n, d, tmp)
+            if want_fail:
+                missing = [l for l in open(base + ".err").read().splitlines() if l and l not in text]
+                if rc == 0 or missing:
+                    print("FAIL %s (%s): status %d, lines missing from the ranks' stderr:\n  %s\n%s" %
+                          (name, how, rc, "\n  ".join(missing), text[-3000:]))
+                    bad += 1
+                continue
+            if "--update" in sys.argv and how == "tfs run" and rc == 0:   # writes what it got: review the diff
+                open(base + ".out", "w").write(text)
+            want = open(base + ".out").read() if os.path.exists(base + ".out") else None
+            if rc != 0 or text != want:
+                print("FAIL %s (%s): status %d\n--- expected\n%s--- got\n%s%s" % (name, how, rc, want, text, err[-2000:]))
+                bad += 1
+        if os.path.exists(base + ".single.out"):
+            ran += 1
+            p = subprocess.run([tfs, "run", name + ".tfs"], cwd=d, capture_output=True, text=True, timeout=120)
+            if p.returncode != 0 or p.stdout != open(base + ".single.out").read():
+                print("FAIL %s (one process): status %d\n%s%s" % (name, p.returncode, p.stdout, p.stderr))
+                bad += 1
+    shutil.rmtree(tmp, ignore_errors=True)
+    print("distribute: %d runs, %d failed" % (ran, bad))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
