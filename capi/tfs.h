@@ -30,7 +30,7 @@ typedef enum TfsCode {
   TFS_INVALID_ARGUMENT = 1,   /* bad input: dtype, shape, index, name, a NULL pointer */
   TFS_NOT_FOUND = 2,          /* no such signature or input */
   TFS_IO_ERROR = 3,           /* the directory or a file cannot be read */
-  TFS_CORRUPT = 4,            /* saved_model.pb or variables.npz is damaged */
+  TFS_CORRUPT = 4,            /* saved_model.pb or variables/variables.* is damaged */
   TFS_RUNTIME_ERROR = 5,      /* an op failed while running (the message is TF's) */
 } TfsCode;
 

@@ -1,10 +1,11 @@
-/* main_tfs.c — `tfs run [--eager] [--dump-graphs DIR] prog.tfs [args...]`, `tfs doc NAME...`, the prompt (`tfs repl`, `tfs` on a terminal), or a program on standard input. */
+/* main_tfs.c — `tfs run [--eager] [--dump-graphs DIR] prog.tfs [args...]`, `tfs doc NAME...`, `tfs board LOGDIR [-o FILE]`, the prompt (`tfs repl`, `tfs` on a terminal), or a program on standard input. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "modules/board.h"
 #include "modules/docs.h"
 #include "driver.h"
 #include "hugemem.h"
@@ -14,6 +15,7 @@
 #define TFS_USAGE                                                          \
   "usage: tfs run [--eager] [--dump-graphs DIR] prog.tfs [args...]\n"     \
   "       tfs doc NAME...\n"                                               \
+  "       tfs board LOGDIR [-o report.html]   (the log directory as one HTML page)\n" \
   "       tfs repl | tfs   (the interactive prompt, on a terminal)\n"      \
   "       tfs < prog.tfs | tfs -   (a program on standard input)\n"
 
@@ -57,6 +59,19 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(argv[1], "doc") == 0) return doc_main(argc, argv);
+  if (strcmp(argv[1], "board") == 0) {   /* `tfs board LOGDIR [-o FILE]`: FILE defaults to LOGDIR/report.html */
+    if (argc == 3) {
+      StrBuf out;
+      sb_init(&out);
+      sb_printf(&out, "%s/report.html", argv[2]);
+      int rc = board_main(argv[2], out.data);
+      sb_free(&out);
+      return rc;
+    }
+    if (argc == 5 && !strcmp(argv[3], "-o")) return board_main(argv[2], argv[4]);
+    if (argc == 5 && !strcmp(argv[2], "-o")) return board_main(argv[4], argv[3]);
+    return usage();
+  }
   if (strcmp(argv[1], "repl") == 0) return argc == 2 ? repl_main() : usage();
   if (strcmp(argv[1], "run") != 0) return usage();
   DriverOpts opts = {0};

@@ -39,7 +39,8 @@ KINDS = {
     'ERR_INVALID_ARGUMENT': 'InvalidArgumentError', 'ERR_UNIMPLEMENTED': 'UnimplementedError',
     'ERR_OUT_OF_RANGE': 'OutOfRangeError', 'ERR_NOT_FOUND': 'NotFoundError',
     'ERR_RESOURCE_EXHAUSTED': 'ResourceExhaustedError',
-    'ERR_DATA_LOSS': 'DataLossError',
+    'ERR_DATA_LOSS': 'DataLossError', 'ERR_ALREADY_EXISTS': 'AlreadyExistsError',
+    'ERR_UNAVAILABLE': 'UnavailableError', 'ERR_DEADLINE_EXCEEDED': 'DeadlineExceededError', 'ERR_INTERNAL': 'InternalError',
 }
 SRC_DIRS = ('compiler', 'runtime', 'stdlib')
 CONV = re.compile(r'%[-+ #0]*(\*|\d+)?(\.(\*|\d+))?(hh|h|ll|l|z|j|t|L)?[diouxXeEfgGcsp]|%"\s*PRI[a-z0-9]+\s*"')
@@ -120,7 +121,7 @@ AREAS = [
     (r'^(trace|exec|tffunction|agmod|agscope|graph)\.c$', 'tf.function, AutoGraph and graphs'),
     (r'^(dataset)\.c$', 'tf.data'),
     (r'^(tfio|iofile|npyfile|kdatasets|atomicfile)\.c$', 'Files, tf.io and data sets'),
-    (r'^(summary|k_summary|tfrecord|graphdef.*|pbutil)\.c$', 'TensorBoard and GraphDef'),
+    (r'^(summary|k_summary|tfrecord|graphdef.*|pbutil|profiler|xplane)\.c$', 'TensorBoard and GraphDef'),
     (r'^(keras.*\.tfs|kerasrt\.c)$', 'tf.keras'),
     (r'^(tfmodule|ctxmgr)\.c$', 'tf.Module and scopes'),
     (r'^(tensor|op|ndarray|tfmod|k_.*|tprint)\.c$', 'Tensors and ops'),

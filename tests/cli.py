@@ -146,6 +146,25 @@ def main():
            "tf.reduce_min?\n", "rc=%d\n%s%s" % (rc, out, err))
     rc, out, err = run([tfs, "doc"], here)
     expect("doc usage", rc == 2 and "tfs doc NAME" in err, "rc=%d %s" % (rc, err))
+    # tfs board: usage, a missing directory, an empty one (a page that says so); tests/board.py checks real ones.
+    rc, out, err = run([tfs, "board"], here)
+    expect("board usage", rc == 2 and "tfs board LOGDIR" in err, "rc=%d %s" % (rc, err))
+    with tempfile.TemporaryDirectory() as tmp:
+        rc, out, err = run([tfs, "board", os.path.join(tmp, "nope")], here)
+        expect("board missing dir", rc == 1 and "is not a directory" in err, "rc=%d %s" % (rc, err))
+        rc, out, err = run([tfs, "board", tmp, "-o", os.path.join(tmp, "r.html")], here)
+        page = open(os.path.join(tmp, "r.html")).read() if rc == 0 else ""
+        expect("board empty dir", rc == 0 and "No event files or profiles" in page and "</html>" in page, err)
+        os.makedirs(os.path.join(tmp, "run", "plugins", "profile", "p"))
+        with open(os.path.join(tmp, "run", "events.out.tfevents.1.host"), "wb") as f:
+            f.write(b"\x05\x00\x00\x00\x00\x00\x00\x00garbage")
+        with open(os.path.join(tmp, "run", "plugins", "profile", "p", "host.xplane.pb"), "wb") as f:
+            f.write(b"\xff\xff\xff")
+        rc, out, err = run([tfs, "board", tmp, "-o", os.path.join(tmp, "r.html")], here)
+        expect("board damaged files", rc == 0 and "events.out.tfevents.1.host: corrupted record at 0" in err
+               and "host.xplane.pb is not an XSpace; skipped" in err, "rc=%d %s" % (rc, err))
+        rc, out, err = run([tfs, "board", tmp, "-o", os.path.join(tmp, "no", "r.html")], here)
+        expect("board unwritable", rc == 1 and "cannot write" in err, "rc=%d %s" % (rc, err))
     # Every name of the checked-in reference (headings and aliases) has an entry `tfs doc` prints.
     ref = open(os.path.join(here, "..", "..", "docs", "reference", "tf.md")).read()
     names = re.findall(r"^### (\S+)$", ref, re.M) + re.findall(r"`([\w.]+)`", " ".join(re.findall(r"^Also: .*$", ref, re.M)))

@@ -6,10 +6,12 @@ saving program runs with a fresh export directory as argv[1] (stdout must equal
 NAME_save.out), the copy is deleted, and the loading program runs from another
 directory (stdout must equal NAME_load.out).  saved_model.pb must decode with
 `protoc --decode tensorflow.SavedModel` against proto/saved_model.proto, and
-every line of NAME.pbcheck must occur in the decoded text; variables.npz must
-be a zip of .npy members, one per SavedVariable node.  Then damaged copies of
+every line of NAME.pbcheck must occur in the decoded text; variables/variables
+must be a TF checkpoint (read by tests/tfckpt.py, written from the format's
+documentation) holding one value per SavedVariable node and an object graph
+with as many nodes as the SavedObjectGraph.  Then damaged copies of
 the directory (no directory, a truncated or garbage saved_model.pb, a missing
-or damaged variables.npz, a saved_model.pb naming an op tfs lacks) must each
+or damaged variables.index, a saved_model.pb naming an op tfs lacks) must each
 give the located error in NAME_ERRCASE.err (DIR stands for the directory).
 usage: savedmodel.py TFS PROTO_DIR TEST_DIR
 """
@@ -18,7 +20,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import zipfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tfckpt  # noqa: E402
 
 tfs, proto_dir, test_dir = (os.path.abspath(a) for a in sys.argv[1:4])
 failures = 0
@@ -64,11 +68,11 @@ def garbage_pb(d):
 
 
 def no_variables(d):
-    os.remove(os.path.join(d, "variables", "variables.npz"))
+    os.remove(os.path.join(d, "variables", "variables.index"))
 
 
 def garbage_variables(d):
-    open(os.path.join(d, "variables", "variables.npz"), "wb").write(b"PK but not a zip")
+    open(os.path.join(d, "variables", "variables.index"), "wb").write(b"not a table" * 8)
 
 
 def unknown_op(d):
@@ -109,10 +113,10 @@ for name in names:
             if line.strip() and line.strip() not in text:
                 fail("%s: decoded saved_model.pb lacks %r" % (name, line.strip()))
         nvars = text.count("variable {")
-        with zipfile.ZipFile(os.path.join(out, "variables", "variables.npz")) as z:
-            members = z.namelist()
-            if len(members) != nvars or any(not z.read(m).startswith(b"\x93NUMPY") for m in members):
-                fail("%s: variables.npz has %d .npy members for %d variables" % (name, len(members), nvars))
+        values, _, graph, _, _ = tfckpt.read_bundle(os.path.join(out, "variables", "variables"))
+        keys = [k for k in values if k.endswith("/.ATTRIBUTES/VARIABLE_VALUE")]
+        if len(keys) != nvars or graph is None or len(graph) != text.count("nodes {"):
+            fail("%s: variables/variables holds %d values for %d variables" % (name, len(keys), nvars))
         print("%s: saved, source deleted, reloaded; %d decoded lines, %d variables" % (name, text.count("\n"), nvars))
         for case, damage in DAMAGE:
             errfile = os.path.join(test_dir, "%s_%s.err" % (name, case))

@@ -24,6 +24,24 @@ static bool ends_with(const char *s, const char *suffix) {
   return n >= m && !strcmp(s + n - m, suffix);
 }
 
+void io_deflate(StrBuf *out, const char *data, size_t n, bool gzip, const char *what) {
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, gzip ? 15 + 16 : 15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    rt_throw(ERR_MEMORY, "%s: out of memory", what);
+  z.next_in = (Bytef *)data;
+  z.avail_in = (uInt)n;
+  unsigned char chunk[65536];
+  int rc;
+  do {
+    z.next_out = chunk;
+    z.avail_out = sizeof chunk;
+    rc = deflate(&z, Z_FINISH);
+    sb_putn(out, (const char *)chunk, sizeof chunk - z.avail_out);
+  } while (rc == Z_OK);
+  deflateEnd(&z);
+}
+
 /* Append everything a gzip file holds (concatenated members too, as gzip -d
  * reads them); false when it is not valid gzip or is cut short. */
 static bool read_gz(FILE *f, StrBuf *b) {

@@ -15,6 +15,9 @@ char *io_read_bytes(const char *path, const char *what, tfs_i64 *len, bool gunzi
 /* The bytes a zlib (RFC 1950) or gzip stream data[0..n) holds, malloc'd with a NUL after *len;
  * damaged data raises DataLossError with zlib's words, as TF's ZlibInputStream does. */
 char *io_inflate(const char *data, tfs_i64 n, bool gzip, const char *what, tfs_i64 *len);
+/* Append b compressed whole as one gzip (or zlib) stream with zlib's defaults, as TF's writers do;
+ * raises MemoryError naming `what` when zlib cannot start. */
+void io_deflate(StrBuf *out, const char *data, size_t n, bool gzip, const char *what);
 /* A 0-d string tensor holding s[0..n) (owned). */
 Val io_string_scalar(const char *s, tfs_i64 n);
 

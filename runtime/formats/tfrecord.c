@@ -1,4 +1,6 @@
-/* tfrecord.c — CRC-32C (Castagnoli, table-driven) and TFRecord framing for event files. */
+/* tfrecord.c — CRC-32C (Castagnoli: SSE 4.2's instruction, else a table) and TFRecord framing for event files. */
+#include <string.h>
+
 #include "formats/tfrecord.h"
 
 static uint32_t tfr_table[256];
@@ -11,13 +13,40 @@ static void tfr_init(void) {
   }
 }
 
-uint32_t tfr_crc32c(const void *data, size_t n) {
-  if (!tfr_table[1]) tfr_init();
+#if defined(__x86_64__)
+/* SSE 4.2's crc32 instruction computes this very CRC (Castagnoli, reflected) 8 bytes at a time: checkpoints
+ * checksum every tensor byte, and the table loop ran at a fraction of disk speed. */
+__attribute__((target("sse4.2"))) static uint32_t crc_sse42(uint32_t c, const unsigned char *p, size_t n) {
+  uint64_t c64 = c;
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    c64 = __builtin_ia32_crc32di(c64, v);
+  }
+  uint32_t c32 = (uint32_t)c64;
+  for (; n; p++, n--) c32 = __builtin_ia32_crc32qi(c32, *p);
+  return c32;
+}
+#endif
+
+uint32_t tfr_crc32c_table(uint32_t crc, const void *data, size_t n) {
   const unsigned char *p = data;
-  uint32_t c = 0xFFFFFFFFu;
+  uint32_t c = crc ^ 0xFFFFFFFFu;
+  if (!tfr_table[1]) tfr_init();
   for (size_t i = 0; i < n; i++) c = tfr_table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
   return c ^ 0xFFFFFFFFu;
 }
+
+uint32_t tfr_crc32c_extend(uint32_t crc, const void *data, size_t n) {
+#if defined(__x86_64__)
+  static int hw = -1;
+  if (hw < 0) hw = __builtin_cpu_supports("sse4.2") ? 1 : 0;
+  if (hw) return crc_sse42(crc ^ 0xFFFFFFFFu, data, n) ^ 0xFFFFFFFFu;
+#endif
+  return tfr_crc32c_table(crc, data, n);
+}
+
+uint32_t tfr_crc32c(const void *data, size_t n) { return tfr_crc32c_extend(0, data, n); }
 
 /* Stored CRCs are masked so that a CRC of data holding CRCs stays well distributed. */
 uint32_t tfr_mask(uint32_t crc) { return ((crc >> 15) | (crc << 17)) + 0xA282EAD8u; }

@@ -8,6 +8,8 @@
 #include "object/value.h"
 
 uint32_t tfr_crc32c(const void *data, size_t n);
+uint32_t tfr_crc32c_extend(uint32_t crc, const void *data, size_t n);   /* the CRC of (earlier bytes + data) */
+uint32_t tfr_crc32c_table(uint32_t crc, const void *data, size_t n);    /* the same without SSE 4.2 (tests compare them) */
 uint32_t tfr_mask(uint32_t crc);                 /* TF's rotate-and-add mask of a stored CRC */
 /* Append one framed record holding data[0..n) to b. */
 void tfr_frame(StrBuf *b, const void *data, size_t n);

@@ -9,6 +9,7 @@
 #include "object/object.h"
 #include "graph/tape.h"
 #include "graph/trace.h"
+#include "kernels/prof.h"
 
 typedef enum ExecKind { ES_OP, ES_COND, ES_WHILE } ExecKind;
 
@@ -1940,7 +1941,8 @@ done:
 /* A while step run per iteration through its body plans.  The running frame
  * owns the loop variables meanwhile (released if an iteration fails). */
 static void exec_while(const ExecStep *st, Tensor **s) {
-  if (st->loop && sloop_run(st, s)) return;
+  /* the profiler records the body's ops, so it takes the body plans, not the register program */
+  if (st->loop && !prof_on && sloop_run(st, s)) return;
   ExecFrame *f = exec_frames[exec_nframes - 1];
   int nv = st->nout, na = st->nin;
   f->own = exec_grow(f->own, &f->capown, na + 1, sizeof(Tensor *));
@@ -1967,6 +1969,28 @@ static void exec_while(const ExecStep *st, Tensor **s) {
   }
 }
 
+static inline __attribute__((always_inline)) void exec_step(const ExecPlan *p, const ExecStep *st, Tensor **s) {
+  switch (st->kind) {
+    case ES_OP: exec_op(p, st, s); break;
+    case ES_COND: exec_cond(st, s); break;
+    case ES_WHILE: exec_while(st, s); break;
+  }
+}
+
+/* A step while the profiler records: one event per step run (a fused elementwise
+ * chain is one event, named after its last node, as TF reports its fused ops). */
+static __attribute__((noinline)) void exec_step_profiled(const ExecPlan *p, const ExecStep *st, Tensor **s) {
+  Tensor *inb[PROF_MAXIN];
+  int n = st->nin;
+  for (int i = 0; i < n && i < PROF_MAXIN; i++) inb[i] = st->in[i] >= 0 ? s[st->in[i]] : NULL;
+  ProfInputs pin;
+  prof_inputs(&pin, n, inb);
+  const char *type = st->kind == ES_COND ? "If" : st->kind == ES_WHILE ? "While" : st->op->graph_name;
+  tfs_i64 t0 = prof_clock();
+  exec_step(p, st, s);
+  prof_add(PROF_GRAPH, type, st->node->name, p->g->name, st->node->loc, t0, &pin, -1);
+}
+
 /* Run a plan in a new frame, without catching errors (exec_run does). */
 static void exec_frame_run(const ExecPlan *p, Tensor *const *args, Tensor **outs) {
   ExecFrame *f = exec_push(p);
@@ -1979,11 +2003,8 @@ static void exec_frame_run(const ExecPlan *p, Tensor *const *args, Tensor **outs
     if (exec_step_hook) exec_step_hook(st->node);
     if (st->skip) continue;   /* runs inside the next step's chain */
     f->k = k;
-    switch (st->kind) {
-      case ES_OP: exec_op(p, st, s); break;
-      case ES_COND: exec_cond(st, s); break;
-      case ES_WHILE: exec_while(st, s); break;
-    }
+    if (__builtin_expect(prof_on, 0)) exec_step_profiled(p, st, s);
+    else exec_step(p, st, s);
     for (int r = 0; r < st->nrel; r++) {
       Tensor *t = s[st->rel[r]];
       if (t) tensor_release(t);   /* NULL: handed to this step's result in place */

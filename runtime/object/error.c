@@ -16,7 +16,7 @@ static const char *const err_names[ERR__COUNT] = {
   "OverflowError", "AssertionError", "RuntimeError", "StopIteration", "ImportError", "UnboundLocalError",
   "NotImplementedError", "RecursionError", "MemoryError", "OSError", "KeyboardInterrupt", "ModuleNotFoundError",
   "InvalidArgumentError", "UnimplementedError", "OutOfRangeError", "NotFoundError", "ResourceExhaustedError",
-  "DataLossError", "UnavailableError", "DeadlineExceededError", "InternalError",
+  "DataLossError", "AlreadyExistsError", "UnavailableError", "DeadlineExceededError", "InternalError",
 };
 
 const char *err_kind_name(ErrKind k) { return k >= 0 && k < ERR__COUNT ? err_names[k] : "Error"; }

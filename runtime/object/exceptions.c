@@ -44,6 +44,7 @@ EXC(e_range, "OutOfRangeError", ERR_OUT_OF_RANGE, &e_op);
 EXC(e_notfound, "NotFoundError", ERR_NOT_FOUND, &e_op);
 EXC(e_exhausted, "ResourceExhaustedError", ERR_RESOURCE_EXHAUSTED, &e_op);
 EXC(e_dataloss, "DataLossError", ERR_DATA_LOSS, &e_op);
+EXC(e_exists, "AlreadyExistsError", ERR_ALREADY_EXISTS, &e_op);
 EXC(e_unavailable, "UnavailableError", ERR_UNAVAILABLE, &e_op);
 EXC(e_deadline, "DeadlineExceededError", ERR_DEADLINE_EXCEEDED, &e_op);
 EXC(e_internal, "InternalError", ERR_INTERNAL, &e_op);
@@ -53,14 +54,14 @@ static TypeObj *const exc_builtin[] = {
   &e_type, &e_attr, &e_name, &e_unbound, &e_runtime, &e_recursion, &e_notimpl, &e_assert, &e_stop, &e_import,
   &e_memory, &e_os, &e_unicode, &e_unicode_decode, &e_genexit, &e_modnotfound,
 };
-static TypeObj *const exc_tf[] = {&e_op, &e_invalid, &e_unimpl, &e_range, &e_notfound, &e_exhausted, &e_dataloss, &e_unavailable, &e_deadline,
-                                  &e_internal};
+static TypeObj *const exc_tf[] = {&e_op,      &e_invalid,     &e_unimpl,   &e_range,   &e_notfound, &e_exhausted,
+                                  &e_dataloss, &e_exists, &e_unavailable, &e_deadline, &e_internal};
 
 /* ORDER ErrKind: the class a runtime error of each kind is caught as. */
 static TypeObj *const exc_by_kind[ERR__COUNT] = {
   &e_type, &e_value, &e_index, &e_key, &e_name, &e_attr, &e_zero, &e_overflow, &e_assert, &e_runtime, &e_stop,
   &e_import, &e_unbound, &e_notimpl, &e_recursion, &e_memory, &e_os, &e_kbint, &e_modnotfound, &e_invalid, &e_unimpl, &e_range,
-  &e_notfound, &e_exhausted, &e_dataloss, &e_unavailable, &e_deadline, &e_internal,
+  &e_notfound, &e_exhausted, &e_dataloss, &e_exists, &e_unavailable, &e_deadline, &e_internal,
 };
 
 Val exc_lookup(const char *name, bool tf_errors) {

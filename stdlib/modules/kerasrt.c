@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "object/atomicfile.h"
+#include "formats/gvrender.h"
 #include "formats/iofile.h"
 #include "modules/modules.h"
 #include "object/object.h"
@@ -233,7 +234,26 @@ Val npz_read(const char *what, const char *path) {
   return out;
 }
 
+/* _keras.render_dot(dot, format, path): the DOT text laid out by Graphviz into path. */
+static Val kr_render_dot(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.keras.utils.plot_model", .sig = "dot, format, path"};
+  Val a[3];
+  args_parse(&spec, n, args, kw, a);
+  for (int i = 0; i < 3; i++)
+    if (!val_is(a[i], &str_type)) rt_throw(ERR_TYPE, "tf.keras.utils.plot_model: expected a string, not %s", val_type_name(a[i]));
+  size_t len;
+  const char *err = NULL;
+  char *data = gv_render(str_cstr(a[0]), str_cstr(a[1]), &len, &err);
+  if (!data) rt_throw(ERR_VALUE, "tf.keras.utils.plot_model: cannot draw the model as '%s': %s", str_cstr(a[1]), err);
+  int e = af_write(str_cstr(a[2]), data, len);
+  free(data);
+  if (e) rt_throw(e == ENOENT ? ERR_NOT_FOUND : ERR_IO, "tf.keras.utils.plot_model: cannot write '%s': %s", str_cstr(a[2]), strerror(e));
+  return val_none();
+}
+
 static Val kr_attr(const char *name) {
+  if (!strcmp(name, "render_dot")) return builtin_new("_keras.render_dot", kr_render_dot, val_undef(), NULL);
   if (!strcmp(name, "stdout_isatty")) return builtin_new("_keras.stdout_isatty", kr_isatty, val_undef(), NULL);
   if (!strcmp(name, "save_npz")) return builtin_new("_keras.save_npz", kr_save_npz, val_undef(), NULL);
   if (!strcmp(name, "load_npz")) return builtin_new("_keras.load_npz", kr_load_npz, val_undef(), NULL);

@@ -11,6 +11,8 @@ Val tf_module(void);
 Val kerasrt_module(void);   /* `_keras`: native helpers of stdlib/keras*.tfs */
 Val numpy_native_module(void);   /* `_numpy`: native helpers of stdlib/numpy.tfs (npmod.c) */
 Val distmod_module(void);   /* `_dist`: the MPI job's collectives for stdlib/distribute.tfs */
+/* tf.train.NAME (checkpoint.c), VT_UNDEF when absent. */
+Val checkpoint_lookup(const char *name);
 /* tf.saved_model.NAME (savedmodel.c), VT_UNDEF when absent. */
 Val savedmodel_lookup(const char *name);
 /* tf.<qual> ("keras.datasets"), or VT_UNDEF: the fallback of stdlib .tfs modules standing for tf submodules. */
@@ -39,6 +41,7 @@ Val gcmod_module(void);                          /* `gc` (gcmod.c) */
 
 /* tf.summary.NAME (summary.c) and tf.io.NAME (graphdefobj.c); VT_UNDEF when unknown. */
 Val summary_lookup(const char *name);
+Val profiler_lookup(const char *name);   /* tf.profiler.experimental.NAME (profiler.c) */
 Val tfio_lookup(const char *name);
 Val eventread_lookup(const char *qual);
 Val tfrwriter_lookup(const char *name);   /* tf.io.TFRecordWriter/TFRecordOptions (tfrwriter.c) */   /* tf.compat (summary_iterator), tf.make_ndarray (eventread.c) */

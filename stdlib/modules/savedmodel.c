@@ -4,9 +4,10 @@
  * MetaGraphDef tagged "serve": a GraphDef whose library holds every saved
  * concrete function and the bodies of its conds and loops, the signature
  * defs, and the SavedObjectGraph naming functions and Variables), and
- * variables/variables.npz holds the Variable values, one .npy member per
- * Variable node in node order (tfs's documented stand-in for TF's tensor
- * bundle).  Loading rebuilds each function's graph from the library
+ * variables/variables.index + .data-00000-of-00001 hold the Variable values
+ * as a TF checkpoint (runtime/formats/tensorbundle.c) keyed by each
+ * Variable's path (PATH/.ATTRIBUTES/VARIABLE_VALUE), with an object graph
+ * that mirrors the SavedObjectGraph node for node, as TF writes it.  Loading rebuilds each function's graph from the library
  * (runtime/formats/graphimport.c): nothing of the program that saved it is needed. */
 #define _GNU_SOURCE   /* nftw, mkdtemp */
 #include <dirent.h>
@@ -23,6 +24,7 @@
 #include "graph/exec.h"
 #include "formats/graphdef.h"
 #include "formats/graphimport.h"
+#include "modules/ckptgraph.h"
 #include "modules/modules.h"
 #include "object/object.h"
 #include "saved_model.pb-c.h"
@@ -646,13 +648,16 @@ static void sm_save(Val obj, const char *dir, Val signatures) {
     free(pb);
     if (mkdir(pa_printf(&s.a, "%s/variables", tmp), 0777) || mkdir(pa_printf(&s.a, "%s/assets", tmp), 0777))
       rt_throw(ERR_IO, "tf.saved_model.save: cannot write '%s': %s", dir, strerror(errno));
-    Val vals = list_new(s.nn);
-    int mv = rt_hold_val(vals);
+    /* the Variables as a TF checkpoint whose object graph mirrors the SavedObjectGraph node for node */
+    CgGraph g;
+    memset(&g, 0, sizeof g);
+    int mv = rt_hold_fn(cg_free, &g);
+    for (int i = 0; i < s.nn; i++) cg_node(&g, s.n[i].v, s.n[i].kind == SM_VARIABLE ? s.n[i].key : "");
     for (int i = 0; i < s.nn; i++)
-      if (s.n[i].kind == SM_VARIABLE) list_append(vals, val_obj(((Variable *)s.n[i].v.u.o)->value));
-    npz_write("tf.saved_model.save", pa_printf(&s.a, "%s/variables/variables.npz", tmp), vals);
+      for (int k = 0; k < s.n[i].nkids; k++) cg_link(&g, i, s.n[i].kids[k].node, s.n[i].kids[k].name);
+    cg_write("tf.saved_model.save", &g, pa_printf(&s.a, "%s/variables/variables", tmp));
     rt_unhold(mv);
-    val_decref(vals);
+    cg_free(&g);
     struct stat st;
     char *old = NULL;
     if (stat(dir, &st) == 0) {
@@ -679,7 +684,8 @@ static void sm_save(Val obj, const char *dir, Val signatures) {
 
 //! tf.saved_model.save(obj, export_dir, signatures=None)
 //!   Writes obj's tf.functions (those with an input_signature or already traced) and Variables as a SavedModel
-//!   directory (saved_model.pb in TF's schema, variables/variables.npz), atomically. serving_default is obj.__call__
+//!   directory (saved_model.pb in TF's schema, variables/variables.index + .data-00000-of-00001 in TF's checkpoint
+//!   format), atomically. serving_default is obj.__call__
 //!   when it has an input_signature, or what signatures= names.
 static Val sm_save_fn(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
@@ -1130,41 +1136,21 @@ static SmModel *sm_read(const char *dir) {
   m->vars = calloc((size_t)nv + 1, sizeof(Val));
   m->varkeys = calloc((size_t)nv + 1, sizeof(char *));
   if (!m->vars || !m->varkeys) rt_throw(ERR_MEMORY, "out of memory");
-  Val arrays = val_undef();
-  char *vp = NULL;
+  TbReader *rd = NULL;
   if (nv) {
-    vp = malloc(strlen(dir) + 40);
+    char *vp = malloc(strlen(dir) + 40);
     if (!vp) rt_throw(ERR_MEMORY, "out of memory");
-    rt_hold_mem(vp);
-    sprintf(vp, "%s/variables/variables.npz", dir);
-    arrays = npz_read("tf.saved_model.load", vp);
-    rt_hold_val(arrays);
-    if (((List *)arrays.u.o)->len != nv)
-      sm_corrupt(m, "variables/variables.npz holds %lld arrays for %d variables", (long long)((List *)arrays.u.o)->len, nv);
+    int mp = rt_hold_mem(vp);
+    sprintf(vp, "%s/variables/variables", dir);
+    rd = cg_open("tf.saved_model.load", vp);
+    rt_unhold(mp);
+    free(vp);
+    rt_hold_fn(tb_close, rd);
   }
   for (size_t i = 0; i < nn; i++) {
     const Tensorflow__SavedObject *o = og->nodes[i];
     if (o->kind_case != TENSORFLOW__SAVED_OBJECT__KIND_VARIABLE) continue;
     const Tensorflow__SavedVariable *sv = o->variable;
-    Val a = ((List *)arrays.u.o)->items[m->nvars];
-    Tensor *t = val_as_tensor(a), *conv = NULL;
-    if (!t && (a.tag == VT_INT || a.tag == VT_FLOAT || a.tag == VT_BOOL) && pb_undtype(sv->dtype) >= 0)
-      t = conv = tensor_from_val(a, pb_undtype(sv->dtype));   /* a 0-d member reads back as a host number */
-    int mv = rt_hold_val(conv ? val_obj(conv) : val_none());
-    int rank;
-    tfs_i64 shape[TFS_MAX_RANK];
-    bool ok = t && pb_undtype(sv->dtype) == (int)t->dtype && pb_unshape(sv->shape, &rank, shape) && rank == t->rank;
-    for (int d = 0; ok && d < rank; d++) ok = shape[d] == t->shape[d];
-    if (!ok) sm_corrupt(m, "variable '%s' does not match its saved value", paths[i] ? paths[i] : sv->name);
-    Val nm = str_from_cstr(sv->name && *sv->name ? sv->name : "Variable");
-    rt_hold_val(nm);
-    Val tv = val_obj(tensor_copy(t));
-    rt_hold_val(tv);
-    m->vars[m->nvars] = variable_new(tv, nm, sv->trainable, val_none());
-    rt_unhold(mv);
-    val_decref(nm);
-    val_decref(tv);
-    if (conv) tensor_release(conv);
     char key[64];
     if (paths[i]) m->varkeys[m->nvars] = strdup(paths[i]);
     else {
@@ -1172,6 +1158,27 @@ static SmModel *sm_read(const char *dir) {
       m->varkeys[m->nvars] = strdup(key);
     }
     if (!m->varkeys[m->nvars]) rt_throw(ERR_MEMORY, "out of memory");
+    StrBuf kb;
+    sb_init(&kb);
+    int mk = rt_hold_sb(&kb);
+    sb_printf(&kb, "%s/.ATTRIBUTES/VARIABLE_VALUE", m->varkeys[m->nvars]);
+    int at = tb_find(rd, kb.data);
+    if (at < 0) sm_corrupt(m, "variables/variables.index has no value for variable '%s'", m->varkeys[m->nvars]);
+    Tensor *t = tb_tensor(rd, at, "tf.saved_model.load");
+    rt_unhold(mk);
+    sb_free(&kb);
+    int mv = rt_hold_val(val_obj(t));
+    int rank;
+    tfs_i64 shape[TFS_MAX_RANK];
+    bool ok = pb_undtype(sv->dtype) == (int)t->dtype && pb_unshape(sv->shape, &rank, shape) && rank == t->rank;
+    for (int d = 0; ok && d < rank; d++) ok = shape[d] == t->shape[d];
+    if (!ok) sm_corrupt(m, "variable '%s' does not match its saved value", paths[i] ? paths[i] : sv->name);
+    Val nm = str_from_cstr(sv->name && *sv->name ? sv->name : "Variable");
+    rt_hold_val(nm);
+    m->vars[m->nvars] = variable_new(val_obj(t), nm, sv->trainable, val_none());
+    rt_unhold(mv);
+    val_decref(nm);
+    tensor_release(t);
     m->nvars++;
   }
   /* functions: every concrete function of the library the object graph names */
@@ -1197,10 +1204,9 @@ static SmModel *sm_read(const char *dir) {
     sm_conc_args(m, c, og->concrete_functions[i]->value);
   }
   rt_unhold(mark);
-  val_decref(arrays);
+  if (rd) tb_close(rd);
   sb_free(&b);
   free(pbp);
-  free(vp);
   free(queue);
   return m;
 }

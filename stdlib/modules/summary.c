@@ -22,6 +22,7 @@
 #include "modules/summary.h"
 #include "formats/tfrecord.h"
 #include "graph/trace.h"
+#include "kernels/prof.h"
 
 typedef struct Writer {
   Obj hdr;
@@ -58,8 +59,7 @@ void summary_emit(Val writer, tfs_i64 step, Tensorflow__Event *ev) {
   sm_write_event((Writer *)writer.u.o, sm_now(), step, ev);
 }
 
-/* mkdir -p; 0 or errno */
-static int sm_mkdirs(const char *dir) {
+int summary_mkdirs(const char *dir) {
   char *p = strdup(dir);
   if (!p) return ENOMEM;
   int e = 0;
@@ -80,7 +80,7 @@ static int sm_mkdirs(const char *dir) {
 }
 
 static Val sm_writer_new(const char *logdir) {
-  int e = sm_mkdirs(logdir);
+  int e = summary_mkdirs(logdir);
   if (e) rt_throw(ERR_IO, "tf.summary.create_file_writer: cannot create log directory '%s': %s", logdir, strerror(e));
   char host[256];
   if (gethostname(host, sizeof host) != 0) strcpy(host, "localhost");
@@ -393,6 +393,8 @@ static Val sm_get_step(Val self, int n, const Val *args, const Kw *kw) {
 /* ---- graph tracing: trace_on / trace_export ---------------------------------------------- */
 
 static bool sm_tracing;
+static bool sm_profiling;        /* trace_on(profiler=True) started the profiler */
+static char *sm_prof_outdir;     /* trace_on's profiler_outdir, or NULL */
 static Graph **sm_traced;
 static int sm_ntraced, sm_captraced;
 
@@ -416,14 +418,21 @@ static void sm_on_traced(Graph *g) {
 }
 
 //! tf.summary.trace_on(graph=True, profiler=False, profiler_outdir=None) | tf.summary.trace_off()
-//!   Starts (stops) recording the graphs of tf.function calls, for trace_export.
+//!   Starts (stops) recording the graphs of tf.function calls, for trace_export; profiler=True also starts the
+//!   profiler (tf.profiler.experimental), whose ops trace_export saves under profiler_outdir.
 static Val sm_trace_on(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.summary.trace_on", .sig = "graph=True, profiler=False, profiler_outdir=None"};
   Val a[3];
   args_parse(&spec, n, args, kw, a);
-  if (rt_truthy(a[1]))
-    rt_throw(ERR_NOTIMPL, "tf.summary.trace_on: profiler=True is not supported by tfs (there is no profiler)");
+  if (a[2].tag != VT_NONE && !val_is(a[2], &str_type))
+    rt_throw(ERR_TYPE, "tf.summary.trace_on: profiler_outdir must be a string, not %s", val_type_name(a[2]));
+  if (rt_truthy(a[1])) {
+    profiler_begin();
+    sm_profiling = true;
+    free(sm_prof_outdir);
+    sm_prof_outdir = val_is(a[2], &str_type) ? strdup(str_cstr(a[2])) : NULL;
+  }
   sm_trace_clear();
   sm_tracing = rt_truthy(a[0]);
   graph_traced_hook = sm_on_traced;
@@ -436,17 +445,25 @@ static Val sm_trace_off(Val self, int n, const Val *args, const Kw *kw) {
   args_parse(&spec, n, args, kw, NULL);
   sm_tracing = false;
   sm_trace_clear();
+  if (sm_profiling) {   /* stopped, nothing saved */
+    sm_profiling = false;
+    profiler_end();
+    prof_clear();
+  }
   return val_none();
 }
 
 //! tf.summary.trace_export(name, step=None, profiler_outdir=None)
-//!   Writes the recorded graphs to the default writer as a GraphDef that TensorBoard draws, and stops tracing.
+//!   Writes the recorded graphs to the default writer as a GraphDef that TensorBoard draws, and stops tracing;
+//!   after trace_on(profiler=True) also saves the profile under profiler_outdir (default: the writer's logdir).
 static Val sm_trace_export(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.summary.trace_export", .sig = "name, step=None, profiler_outdir=None"};
   Val a[3];
   args_parse(&spec, n, args, kw, a);
   if (!val_is(a[0], &str_type)) rt_throw(ERR_TYPE, "tf.summary.trace_export: name must be a string, not %s", val_type_name(a[0]));
+  if (a[2].tag != VT_NONE && !val_is(a[2], &str_type))
+    rt_throw(ERR_TYPE, "tf.summary.trace_export: profiler_outdir must be a string, not %s", val_type_name(a[2]));
   Val writer = sm_default_writer();
   if (val_is(writer, &writer_type)) {
     tfs_i64 st = val_to_index(sm_step(a[1]), "step");
@@ -464,6 +481,18 @@ static Val sm_trace_export(Val self, int n, const Val *args, const Kw *kw) {
   }
   sm_tracing = false;
   sm_trace_clear();
+  if (sm_profiling) {   /* TF: the outdir given here, else trace_on's, else the default writer's logdir */
+    const char *dir = val_is(a[2], &str_type) ? str_cstr(a[2])
+                      : sm_prof_outdir          ? sm_prof_outdir
+                      : val_is(writer, &writer_type) ? ((Writer *)writer.u.o)->logdir : NULL;
+    sm_profiling = false;
+    profiler_end();
+    if (!dir) {
+      prof_clear();
+      rt_throw(ERR_VALUE, "Must set profiler_outdir or enable summary writer with logdir.");
+    }
+    profiler_save(dir, "tf.summary.trace_export");
+  }
   return val_none();
 }
 

@@ -514,7 +514,7 @@ static Val keras_native_getattr(const char *name);
 
 //! tf.math | tf.nn | tf.random | tf.linalg | tf.debugging
 //!   Namespaces of tf: each holds the ops whose api names start with it (tf.math.add is tf.add).
-#define SUBMODULES(X) X(math) X(nn) X(random) X(dtypes) X(linalg) X(config) X(debugging) X(errors) X(summary) X(io) X(saved_model)
+#define SUBMODULES(X) X(math) X(nn) X(random) X(dtypes) X(linalg) X(config) X(debugging) X(errors) X(summary) X(io) X(saved_model) X(profiler) X(train)
 #define SUB_GETATTR(m)                                     \
   static Val sub_##m(const char *name) {                   \
     char q[128];                                           \
@@ -533,6 +533,19 @@ static Val sub_summary_experimental(const char *name) {
   return tf_lookup(q);
 }
 
+//! tf.profiler
+//!   The profiler: tf.profiler.experimental.
+//! tf.profiler.experimental
+//!   start/stop, Trace and Profile: record every op run and save TF's profile layout (xplane.pb, trace.json.gz).
+static Val sub_profiler_experimental(const char *name) {
+  char q[128];
+  snprintf(q, sizeof q, "profiler.experimental.%s", name);
+  return tf_lookup(q);
+}
+
+//! tf.train
+//!   Checkpoints in TF's format: Checkpoint, CheckpointManager, latest_checkpoint, list_variables, load_variable,
+//!   load_checkpoint.
 //! tf.saved_model
 //!   SavedModel directories: save an object's tf.functions and Variables, load them back without the source.
 //! tf.config
@@ -541,8 +554,9 @@ static Val sub_summary_experimental(const char *name) {
 //!   The dtypes (tf.dtypes.float32 is tf.float32), tf.dtypes.DType, as_dtype and cast.
 //! tf.errors
 //!   TF's exception classes: OpError and its subclasses InvalidArgumentError, UnimplementedError,
-//!   OutOfRangeError, NotFoundError, ResourceExhaustedError, DataLossError; catch them with try/except.
-//! tf.errors.OpError | tf.errors.InvalidArgumentError | tf.errors.UnimplementedError | tf.errors.OutOfRangeError | tf.errors.NotFoundError | tf.errors.ResourceExhaustedError | tf.errors.DataLossError
+//!   OutOfRangeError, NotFoundError, ResourceExhaustedError, DataLossError, AlreadyExistsError, UnavailableError;
+//!   catch them with try/except.
+//! tf.errors.OpError | tf.errors.InvalidArgumentError | tf.errors.UnimplementedError | tf.errors.OutOfRangeError | tf.errors.NotFoundError | tf.errors.ResourceExhaustedError | tf.errors.DataLossError | tf.errors.AlreadyExistsError | tf.errors.UnavailableError
 //!   Exceptions raised by ops; InvalidArgumentError (bad shapes, failed tf.debugging asserts, out-of-range indices)
 //!   is the common one. All derive from tf.errors.OpError.
 //! tf.float32 | tf.float64 | tf.double | tf.int32 | tf.int64 | tf.bool | tf.string | tf.uint8 | tf.variant
@@ -571,7 +585,13 @@ static Val make_attr(const char *qual) {
 #undef SUB_MAKE
   if (!strcmp(qual, "summary.experimental")) return module_native("tf.summary.experimental", sub_summary_experimental);
   if (!strncmp(qual, "summary.", 8)) return summary_lookup(qual + 8);
+  if (!strcmp(qual, "profiler.experimental")) return module_native("tf.profiler.experimental", sub_profiler_experimental);
+  if (!strncmp(qual, "profiler.experimental.", 22)) return profiler_lookup(qual + 22);
   if (!strncmp(qual, "saved_model.", 12)) return savedmodel_lookup(qual + 12);
+  if (!strncmp(qual, "train.", 6)) {
+    Val v = checkpoint_lookup(qual + 6);
+    if (!val_is_undef(v)) return v;
+  }
   if (!strncmp(qual, "io.", 3)) {   /* tf.io: GraphDef writing (graphdefobj.c), then files (tfio.c) */
     Val v = tfio_lookup(qual + 3);
     if (val_is_undef(v)) v = tfrwriter_lookup(qual + 3);

@@ -74,25 +74,6 @@ static void tfw_free(Obj *o) {
 
 static void tfw_repr(StrBuf *b, Val v) { sb_printf(b, "<tf.io.TFRecordWriter '%s'>", ((TfrWriter *)v.u.o)->path); }
 
-/* Compress b whole as a gzip or zlib stream (zlib's defaults, as TF's writer). */
-static void tfw_deflate(StrBuf *out, const StrBuf *b, bool gzip) {
-  z_stream z;
-  memset(&z, 0, sizeof z);
-  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, gzip ? 15 + 16 : 15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-    rt_throw(ERR_MEMORY, "tf.io.TFRecordWriter: out of memory");
-  z.next_in = (Bytef *)(b->data ? b->data : "");
-  z.avail_in = (uInt)b->len;
-  unsigned char chunk[65536];
-  int rc;
-  do {
-    z.next_out = chunk;
-    z.avail_out = sizeof chunk;
-    rc = deflate(&z, Z_FINISH);
-    sb_putn(out, (const char *)chunk, sizeof chunk - z.avail_out);
-  } while (rc == Z_OK);
-  deflateEnd(&z);
-}
-
 static void tfw_close_file(TfrWriter *w) {
   if (w->closed) return;
   w->closed = true;
@@ -101,7 +82,7 @@ static void tfw_close_file(TfrWriter *w) {
   const StrBuf *body = &w->recs;
   int mark = rt_hold_sb(&z);
   if (w->comp) {
-    tfw_deflate(&z, &w->recs, w->comp == 1);
+    io_deflate(&z, w->recs.data ? w->recs.data : "", w->recs.len, w->comp == 1, "tf.io.TFRecordWriter");
     body = &z;
   }
   int e = af_write(w->path, body->data ? body->data : "", body->len);

@@ -2151,6 +2151,16 @@ START_TEST(test_tfrecord_next) {
   ck_assert_str_eq(STR(tfr_lengths(&b)), "3,0,11,");
   /* the masked CRC-32C of a known string (TF's crc32c test vector, then its mask) */
   ck_assert_uint_eq(tfr_crc32c("123456789", 9), 0xE3069283u);
+  ck_assert_uint_eq(tfr_crc32c_table(0, "123456789", 9), 0xE3069283u);
+  /* the instruction path and the table agree on every length and alignment, extended piecewise too */
+  unsigned char buf[300];
+  for (int i = 0; i < 300; i++) buf[i] = (unsigned char)(i * 131 + 7);
+  for (size_t off = 0; off < 8; off++)
+    for (size_t n = 0; n + off <= 300; n += 37) {
+      uint32_t whole = tfr_crc32c_extend(0, buf + off, n);
+      ck_assert_uint_eq(whole, tfr_crc32c_table(0, buf + off, n));
+      ck_assert_uint_eq(whole, tfr_crc32c_extend(tfr_crc32c_extend(0, buf + off, n / 3), buf + off + n / 3, n - n / 3));
+    }
   b.data[12 + 1] ^= 1;   /* first record's data: its data CRC fails at offset 12 */
   ERR(ERR_DATA_LOSS, "corrupted record at 12", tfr_lengths(&b));
   b.data[12 + 1] ^= 1;
