@@ -8,5 +8,7 @@
  * list of arrays atomically, read one back as a list of ndarrays; `what`
  * starts error messages ('load_weights'). */
 void npz_write(const char *what, const char *path, Val list);
+/* The same with member names (a list of str, VT_UNDEF for arr_0 ...) and deflate (np.savez_compressed). */
+void npz_write_ex(const char *what, const char *path, Val names, Val list, bool compress);
 Val npz_read(const char *what, const char *path);
 #endif

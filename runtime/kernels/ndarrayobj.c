@@ -11,7 +11,7 @@
 /* Wrap an op result (owned tensor Val) as an ndarray value. */
 static Val wrap(Val r) {
   if (!val_is_tensor(r)) return r;
-  Val a = ndarray_new(val_tensor(r));
+  Val a = ndarray_new_np(val_tensor(r));
   TFS_DECREF(r);
   return a;
 }
@@ -45,6 +45,27 @@ static Val nd_abs(Val self, int n, const Val *args, const Kw *kw) {
   return wrap(op_apply1(OP_ABS, self));
 }
 
+/* The numpy module (stdlib/numpy.tfs) supplies the other methods (sum,
+ * reshape, astype ...) and item assignment, written over the op table. */
+static Val nd_methods = {VT_UNDEF, {0}};
+
+void ndarray_set_methods(Val methods) {
+  val_decref(nd_methods);
+  nd_methods = val_incref(methods);
+}
+
+/* A method from the numpy module bound to its array: self is (function, array). */
+static Val nd_bound(Val self, int n, const Val *args, const Kw *kw) {
+  const Val *fa = ((Tuple *)self.u.o)->items;
+  Val stack[8], *all = n < 7 ? stack : malloc(sizeof(Val) * (size_t)(n + 1));
+  if (!all) rt_throw(ERR_MEMORY, "out of memory");
+  all[0] = fa[1];
+  for (int i = 0; i < n; i++) all[i + 1] = args[i];
+  Val r = rt_call(fa[0], n + 1, all, kw);
+  if (all != stack) free(all);
+  return r;
+}
+
 static Val ndarray_getattr(Val self, const char *name) {
   Tensor *t = ((NdArray *)self.u.o)->t;
   if (!strcmp(name, "shape")) {
@@ -57,12 +78,21 @@ static Val ndarray_getattr(Val self, const char *name) {
   if (!strcmp(name, "size")) return val_int(t->size);
   if (!strcmp(name, "tolist")) return builtin_new("ndarray.tolist", nd_tolist, self, NULL);
   if (!strcmp(name, "item")) return builtin_new("ndarray.item", nd_item, self, NULL);
-  if (!strcmp(name, "T")) {
-    Val r = op_apply1(OP_TRANSPOSE, self);
-    return wrap(r);
-  }
   if (!strcmp(name, "__abs__")) return builtin_new("ndarray.__abs__", nd_abs, self, NULL);   /* abs(a) */
-  return val_undef();
+  Val f = dict_get_str(nd_methods, name);
+  if (val_is_undef(f) && !strcmp(name, "T")) return wrap(op_apply1(OP_TRANSPOSE, self));   /* without the numpy module */
+  if (val_is_undef(f)) return f;
+  if (!strcmp(name, "T") || !strcmp(name, "itemsize") || !strcmp(name, "nbytes") || !strcmp(name, "flat")) {
+    Val r = rt_call(f, 1, &self, NULL);   /* properties */
+    val_decref(f);
+    return r;
+  }
+  Val pair = tuple_new(2);
+  ((Tuple *)pair.u.o)->items[0] = f;
+  ((Tuple *)pair.u.o)->items[1] = val_incref(self);
+  Val b = builtin_new(name, nd_bound, pair, NULL);
+  val_decref(pair);
+  return b;
 }
 
 /* numpy's promotion for two array dtypes. */
@@ -72,10 +102,9 @@ static DType np_promote(DType a, DType b) {
   if (b == DT_BOOL) return a;
   bool fa = dtype_info[a].is_float, fb = dtype_info[b].is_float;
   if (fa && fb) return DT_FLOAT64;
-  if (!fa && !fb) return DT_INT64;
+  if (!fa && !fb) return a == DT_UINT8 ? b : b == DT_UINT8 ? a : DT_INT64;   /* uint8 fits int32 and int64 */
   DType f = fa ? a : b, i = fa ? b : a;
-  (void)i;
-  return f == DT_FLOAT32 ? DT_FLOAT64 : DT_FLOAT64;
+  return f == DT_FLOAT32 && i == DT_UINT8 ? DT_FLOAT32 : DT_FLOAT64;   /* float32 holds uint8 exactly, not int32 */
 }
 
 static Val cast_to(Val v, DType dt) {
@@ -84,16 +113,84 @@ static Val cast_to(Val v, DType dt) {
   return op_apply(&op_defs[OP_CAST], 1, &v, &at);
 }
 
+/* uint8 operands (images): the kernels take uint8 through int32, and numpy's uint8 results wrap as
+ * a cast back does. A Python int outside 0..255 widens the array to int64 (numpy: int16/uint16, same
+ * values). *ca and *cb are owned and may be replaced; VT_UNDEF when no operand is uint8. */
+static Val np_apply_u8(OpId id, Val *ca, Val *cb) {
+  Tensor *ta = val_as_tensor(*ca), *tb = val_as_tensor(*cb);
+  bool ua = ta && ta->dtype == DT_UINT8, ub = tb && tb->dtype == DT_UINT8;
+  if (!ua && !ub) return val_undef();
+  if ((ua && tb && !ub) || (ub && ta && !ua)) return val_undef();   /* promoted already: not both uint8 */
+  Val host = ua ? *cb : *ca;
+  bool wide = !(ua && ub) && host.tag == VT_INT && (host.u.i < 0 || host.u.i > 255);
+  DType via = wide ? DT_INT64 : DT_INT32;
+  Val xa = ta ? cast_to(*ca, via) : val_incref(*ca), xb = tb ? cast_to(*cb, via) : val_incref(*cb);
+  Val r = op_apply2(id, xa, xb);
+  TFS_DECREF(xa);
+  TFS_DECREF(xb);
+  if (!wide && val_is_tensor(r) && val_tensor(r)->dtype == DT_INT32) {
+    Val c = cast_to(r, DT_UINT8);
+    TFS_DECREF(r);
+    r = c;
+  }
+  return r;
+}
+
+/* numpy's text for shapes that do not broadcast: "(2,3) (4,) ". */
+static bool np_broadcasts(const Tensor *a, const Tensor *b) {
+  int n = a->rank > b->rank ? a->rank : b->rank;
+  for (int i = 0; i < n; i++) {
+    tfs_i64 da = i < n - a->rank ? 1 : a->shape[i - (n - a->rank)], db = i < n - b->rank ? 1 : b->shape[i - (n - b->rank)];
+    if (da != db && da != 1 && db != 1) return false;
+  }
+  return true;
+}
+
+static void np_check_broadcast(const Tensor *a, const Tensor *b) {
+  if (!np_broadcasts(a, b)) {
+    StrBuf m;
+    sb_init(&m);
+    const Tensor *ts[2] = {a, b};
+    for (int k = 0; k < 2; k++) {
+      sb_putc(&m, '(');
+      for (int j = 0; j < ts[k]->rank; j++) sb_printf(&m, j ? ",%lld" : "%lld", (long long)ts[k]->shape[j]);
+      sb_puts(&m, ts[k]->rank == 1 ? ",) " : ") ");
+    }
+    char text[300];
+    snprintf(text, sizeof text, "%.*s", (int)m.len, m.data);
+    sb_free(&m);
+    rt_throw(ERR_VALUE, "operands could not be broadcast together with shapes %s", text);
+  }
+}
+
 /* Apply a binary op with numpy's dtype rules; results are ndarrays. */
 static Val np_apply(OpId id, Val a, Val b) {
   Tensor *ta = val_as_tensor(a), *tb = val_as_tensor(b);
   if ((ta && !val_is(a, &ndarray_type)) || (tb && !val_is(b, &ndarray_type)))
     return op_apply2(id, a, b);   /* a tf tensor wins: TF result */
+  if (ta && tb) np_check_broadcast(ta, tb);
+  /* np.float32 with a Python number: numpy 1.24 computes in float64 from the exact value */
+  bool sa = ta && !tb && ta->rank == 0 && ta->dtype == DT_FLOAT32 && (b.tag == VT_INT || b.tag == VT_FLOAT);
+  bool sb = tb && !ta && tb->rank == 0 && tb->dtype == DT_FLOAT32 && (a.tag == VT_INT || a.tag == VT_FLOAT);
+  if (sa || sb) {
+    Val c = cast_to(sa ? a : b, DT_FLOAT64);   /* a float64 tensor: the op keeps float64 */
+    Val r = sa ? op_apply2(id, c, b) : op_apply2(id, a, c);
+    TFS_DECREF(c);
+    return wrap(r);
+  }
   Val ca = val_incref(a), cb = val_incref(b);
   if (ta && tb && ta->dtype != tb->dtype) {
     DType d = np_promote(ta->dtype, tb->dtype);
     if (ta->dtype != d) { Val c = cast_to(a, d); TFS_DECREF(ca); ca = c; }
     if (tb->dtype != d) { Val c = cast_to(b, d); TFS_DECREF(cb); cb = c; }
+  } else if (ta && !tb && ta->dtype == DT_BOOL && (b.tag == VT_INT || b.tag == VT_FLOAT)) {
+    Val c = cast_to(a, b.tag == VT_INT ? DT_INT64 : DT_FLOAT64);   /* bool array with a number: the number's kind */
+    TFS_DECREF(ca);
+    ca = c;
+  } else if (tb && !ta && tb->dtype == DT_BOOL && (a.tag == VT_INT || a.tag == VT_FLOAT)) {
+    Val c = cast_to(b, a.tag == VT_INT ? DT_INT64 : DT_FLOAT64);
+    TFS_DECREF(cb);
+    cb = c;
   } else if (ta && !tb && b.tag == VT_FLOAT && dtype_info[ta->dtype].is_int) {
     Val c = cast_to(a, DT_FLOAT64);
     TFS_DECREF(ca);
@@ -103,9 +200,15 @@ static Val np_apply(OpId id, Val a, Val b) {
     TFS_DECREF(cb);
     cb = c;
   }
-  Val r = op_apply2(id, ca, cb);
+  Val r = np_apply_u8(id, &ca, &cb);
+  if (val_is_undef(r)) r = op_apply2(id, ca, cb);
   TFS_DECREF(ca);
   TFS_DECREF(cb);
+  if (id == OP_MOD && val_is_tensor(r) && dtype_info[val_tensor(r)->dtype].is_float) {
+    Val z = op_apply2(OP_ADD, r, val_float(0.0));   /* numpy's remainder: a zero is +0 for a positive divisor */
+    TFS_DECREF(r);
+    r = z;
+  }
   return wrap(r);
 }
 
@@ -117,6 +220,23 @@ static Val ndarray_binop(int op, Val a, Val b) {
     [BIN_BITAND] = OP_LOGICAL_AND, [BIN_BITOR] = OP_LOGICAL_OR, [BIN_BITXOR] = OP_LOGICAL_XOR,
   };
   if (op < 0 || op >= BIN__COUNT || ops[op] < 0) return val_undef();
+  Tensor *ta = val_as_tensor(a), *tb = val_as_tensor(b);
+  bool ba = ta ? ta->dtype == DT_BOOL : a.tag == VT_BOOL, bb = tb ? tb->dtype == DT_BOOL : b.tag == VT_BOOL;
+  if (ba && bb) {   /* numpy's bool arithmetic: + is or, * is and, - is refused */
+    if (op == BIN_ADD) return np_apply(OP_LOGICAL_OR, a, b);
+    if (op == BIN_MUL) return np_apply(OP_LOGICAL_AND, a, b);
+    if (op == BIN_SUB)
+      rt_throw(ERR_TYPE, "numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, the `^` operator, or the logical_xor function instead.");
+  }
+  if (op == BIN_MATMUL) {   /* numpy's matmul (1-D operands, its errors): the numpy module's */
+    Val f = dict_get_str(nd_methods, "__matmul__");
+    if (!val_is_undef(f)) {
+      Val args[2] = {a, b};
+      Val r = rt_call(f, 2, args, NULL);
+      val_decref(f);
+      return r;
+    }
+  }
   return np_apply((OpId)ops[op], a, b);
 }
 
@@ -125,15 +245,30 @@ static Val ndarray_compare(int op, Val a, Val b) {
   if (op < CMP_LT || op > CMP_NE) return val_undef();
   if (op == CMP_EQ || op == CMP_NE) {
     bool ok = val_as_tensor(a) && val_as_tensor(b);
+    if (ok && !np_broadcasts(val_as_tensor(a), val_as_tensor(b)))
+      return val_bool(op == CMP_NE);   /* numpy 1.24: elementwise == of unbroadcastable shapes is False */
     Val other = val_as_tensor(a) ? b : a;
     if (!ok && !(other.tag == VT_INT || other.tag == VT_FLOAT || other.tag == VT_BOOL || val_is(other, &list_type) ||
                  val_is(other, &tuple_type) || val_is(other, &str_type)))
       return val_bool(op == CMP_NE);
   }
+  Tensor *ta = val_as_tensor(a), *tb = val_as_tensor(b);
+  if (op != CMP_EQ && op != CMP_NE && (ta ? ta->dtype == DT_BOOL : a.tag == VT_BOOL) &&
+      (tb ? tb->dtype == DT_BOOL : b.tag == VT_BOOL)) {   /* numpy orders False < True */
+    Val ca = ta ? wrap(cast_to(a, DT_INT32)) : val_int(a.u.i), cb = tb ? wrap(cast_to(b, DT_INT32)) : val_int(b.u.i);
+    Val r = np_apply((OpId)ops[op], ca, cb);
+    TFS_DECREF(ca);
+    TFS_DECREF(cb);
+    return r;
+  }
   return np_apply((OpId)ops[op], a, b);
 }
 
 static Val ndarray_unop(int op, Val a) {
+  if (op == UN_NEG && val_as_tensor(a)->dtype == DT_UINT8) {   /* wraps, as numpy's uint8 negative */
+    Val z = val_int(0);
+    return np_apply(OP_SUB, z, a);
+  }
   if (op == UN_NEG) return wrap(op_apply1(OP_NEG, a));
   if (op == UN_POS) return val_incref(a);
   if (op == UN_INVERT && val_as_tensor(a)->dtype == DT_BOOL) return wrap(op_apply1(OP_LOGICAL_NOT, a));
@@ -162,10 +297,38 @@ static void np_check_index(const Tensor *t, Val key) {
   }
 }
 
+/* An index holding arrays or lists (integer or boolean) is numpy's advanced
+ * indexing: the numpy module's __getitem__ does it. */
+static bool nd_advanced(Val key) {
+  const Val *items = &key;
+  tfs_i64 n = 1;
+  if (val_is(key, &tuple_type)) seq_items(key, &n, &items);
+  for (tfs_i64 k = 0; k < n; k++)
+    if (val_is(items[k], &ndarray_type) || val_is(items[k], &list_type) || val_is_tensor(items[k])) return true;
+  return false;
+}
+
 static Val ndarray_getitem(Val self, Val key) {
+  if (nd_advanced(key)) {
+    Val f = dict_get_str(nd_methods, "__getitem__");
+    if (!val_is_undef(f)) {
+      Val args[2] = {self, key};
+      Val r = rt_call(f, 2, args, NULL);
+      val_decref(f);
+      return r;
+    }
+  }
   np_check_index(((NdArray *)self.u.o)->t, key);
   OpAttrs at = {1, {key}};
   return wrap(op_apply(&op_defs[OP_STRIDED_SLICE], 1, &self, &at));
+}
+
+static void ndarray_setitem(Val self, Val key, Val v) {
+  Val f = dict_get_str(nd_methods, "__setitem__");
+  if (val_is_undef(f)) rt_throw(ERR_TYPE, "'numpy.ndarray' object does not support item assignment without 'import numpy'");
+  Val args[3] = {self, key, v};
+  val_decref(rt_call(f, 3, args, NULL));
+  val_decref(f);
 }
 
 static tfs_i64 ndarray_len(Val self) {
@@ -195,6 +358,7 @@ static const Type nditer_type = {
   .name = "iterator", .free = nditer_free, .repr = nditer_repr, .iter = nditer_iter, .next = nditer_next,
 };
 static Val ndarray_iter(Val self) {
+  if (((NdArray *)self.u.o)->t->rank == 0) rt_throw(ERR_TYPE, "iteration over a 0-d array");
   NdIter *it = obj_new(&nditer_type, sizeof(NdIter));
   it->a = val_incref(self);
   it->i = 0;
@@ -214,6 +378,7 @@ static bool ndarray_eq(Val a, Val b) {
 void ndarrayobj_register(void) {
   ndarray_type.getattr = ndarray_getattr;
   ndarray_type.getitem = ndarray_getitem;
+  ndarray_type.setitem = ndarray_setitem;
   ndarray_type.iter = ndarray_iter;
   ndarray_type.len = ndarray_len;
   ndarray_type.binop = ndarray_binop;

@@ -301,5 +301,7 @@ bool gemm_small_on(Isa isa, DType dt, void *C, const void *A, const void *B, tfs
  * and numpy.ndarray (ndarrayobj.c), whose storage the tensor layer defines. */
 void tensorobj_register(void);
 void ndarrayobj_register(void);
+/* The numpy module's methods of numpy.ndarray (sum, reshape, __setitem__ ...): a dict name -> function. */
+void ndarray_set_methods(Val methods);
 
 #endif

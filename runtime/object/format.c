@@ -307,6 +307,14 @@ void format_into(StrBuf *b, Val v, const char *spec, size_t n) {
     val_str(b, v);
     return;
   }
+  bool sc_int;
+  int64_t sc_i;
+  double sc_f;
+  if (v.tag == VT_OBJ && !strncmp(v.u.o->type->name, "numpy.", 6) && rt_obj_hooks.tensor_scalar &&
+      rt_obj_hooks.tensor_scalar(v, &sc_int, &sc_i, &sc_f)) {
+    format_into(b, sc_int ? val_int(sc_i) : val_float(sc_f), spec, n);   /* numpy scalars format as Python numbers */
+    return;
+  }
   FmtSpec f;
   fmt_parse(&f, spec, n, v);
   int64_t i;

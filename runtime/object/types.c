@@ -382,7 +382,9 @@ Val typeobj_for(const Type *t) {
   TypeObj *o = obj_new(&type_type, sizeof(TypeObj));
   memset((char *)o + sizeof(Obj), 0, sizeof(TypeObj) - sizeof(Obj));   /* no base, dict VT_UNDEF */
   o->hdr.rc = TFS_IMMORTAL_RC;
-  o->name = t->name;
+  const char *dot = strncmp(t->name, "numpy.", 6) ? NULL : t->name + 5;   /* numpy.ndarray: __name__ 'ndarray' */
+  o->name = dot ? dot + 1 : t->name;
+  if (dot) o->module = strndup(t->name, (size_t)(dot - t->name));
   o->type = t;
   o->tag = VT_OBJ;
   o->ctor = NULL;

@@ -6,6 +6,7 @@
 
 #include "object/object.h"
 #include "tensor/tensor.h"
+#include "tensor/tprint.h"
 
 /* ---- numpy dtype objects (a.dtype prints 'float32', repr dtype('float32')) ---- */
 
@@ -26,8 +27,25 @@ static Val npdtype_getattr(Val self, const char *name) {
   if (!strcmp(name, "name")) return str_from_cstr(np_dtype_name(((NpDType *)self.u.o)->dt));
   return val_undef();
 }
+/* np.float32(1.5), np.int64(2.7): a numpy scalar of the dtype (numbers are truncated to integers, as numpy does). */
+static Val npdtype_call(Val self, int n, const Val *args, const Kw *kw) {
+  DType dt = ((NpDType *)self.u.o)->dt;
+  if (kw && kw->n) rt_throw(ERR_TYPE, "%s() takes no keyword arguments", np_dtype_name(dt));
+  if (n > 1) rt_throw(ERR_TYPE, "%s() takes at most 1 argument (%d given)", np_dtype_name(dt), n);
+  Val v = n ? args[0] : val_int(0);
+  if (dtype_info[dt].is_int && v.tag == VT_FLOAT) {
+    if (!isfinite(v.u.f)) rt_throw(ERR_OVERFLOW, "cannot convert float %s to integer", isnan(v.u.f) ? "NaN" : "infinity");
+    v = val_int((tfs_i64)v.u.f);
+  }
+  if (dt == DT_BOOL && (v.tag == VT_INT || v.tag == VT_FLOAT)) v = val_bool(v.tag == VT_INT ? v.u.i != 0 : v.u.f != 0);
+  Tensor *t = tensor_from_val(v, dt);
+  Val r = ndarray_new_np(t);
+  tensor_release(t);
+  return r;
+}
+
 const Type npdtype_type = {
-  .name = "numpy.dtype", .repr = npdtype_repr, .str = npdtype_str, .getattr = npdtype_getattr,
+  .name = "numpy.dtype", .repr = npdtype_repr, .str = npdtype_str, .getattr = npdtype_getattr, .call = npdtype_call,
   .compare = npdtype_compare, .eq = npdtype_eq,
 };
 NpDType npdtypes[DT__COUNT] = {
@@ -125,6 +143,7 @@ static void words_pad(Words *ws, bool is_float, size_t minw) {
     } else if (len > mw) mw = len;
   }
   if (ml + mr > mw) mw = ml + mr;
+  else if (ml + mr && ml + mr < mw) ml = mw - mr;   /* a wider nan/inf widens the numbers' left part, as numpy */
   for (tfs_i64 i = 0; i < ws->n; i++) {
     const char *w = ws->w[i];
     if (!strcmp(w, "...")) continue;
@@ -263,7 +282,7 @@ static void format_rec(StrBuf *out, const tfs_i64 *shape, int rank, int axis, Wo
 /* Element words of t as numpy would format them (padding dropped). */
 static void tensor_words(Words *ws, const Tensor *t) {
   if (t->dtype == DT_STRING) {
-    bool summary = t->size > 1000;
+    bool summary = t->size > np_print_opts.threshold;
     for (tfs_i64 i = 0; i < t->size; i++) {
       if (summary) {
         /* keep the first/last 3 along each axis */
@@ -303,7 +322,7 @@ void ndarray_str_tensor(StrBuf *b, const Tensor *t) {
   }
   Words ws = {0};
   tensor_words(&ws, t);
-  format_rec(b, t->shape, t->rank, 0, &ws, t->size > 1000, " ", 75, " ");
+  format_rec(b, t->shape, t->rank, 0, &ws, t->size > np_print_opts.threshold, " ", (size_t)np_print_opts.linewidth, " ");
   words_free(&ws);
 }
 
@@ -316,7 +335,7 @@ static void scalar_repr(StrBuf *b, const Tensor *t) {
 
 void ndarray_repr_tensor(StrBuf *b, const Tensor *t) {
   if (t->rank == 0) { scalar_repr(b, t); return; }
-  bool skip_dtype = t->dtype == DT_FLOAT64 || t->dtype == DT_INT64 || t->dtype == DT_BOOL;
+  bool skip_dtype = (t->dtype == DT_FLOAT64 || t->dtype == DT_INT64 || t->dtype == DT_BOOL) && t->size;   /* numpy names an empty array's dtype */
   size_t start = b->len;
   sb_puts(b, "array(");
   if (t->size == 0) {
@@ -332,7 +351,7 @@ void ndarray_repr_tensor(StrBuf *b, const Tensor *t) {
     Words ws = {0};
     tensor_words(&ws, t);
     words_pad(&ws, dtype_info[t->dtype].is_float, t->dtype == DT_BOOL ? 5 : 0);   /* numpy: ' True' in arrays */
-    format_rec(b, t->shape, t->rank, 0, &ws, t->size > 1000, "       ", skip_dtype ? 74 : 74, ", ");
+    format_rec(b, t->shape, t->rank, 0, &ws, t->size > np_print_opts.threshold, "       ", (size_t)np_print_opts.linewidth - 1, ", ");
     words_free(&ws);
   }
   if (skip_dtype) { sb_putc(b, ')'); return; }
@@ -343,7 +362,7 @@ void ndarray_repr_tensor(StrBuf *b, const Tensor *t) {
   for (size_t i = start; i < b->len; i++)
     if (b->data[i] == '\n') last_nl = i + 1;
   size_t last_len = b->len - last_nl;
-  if (last_len + strlen(dstr) + 1 > 75) sb_puts(b, "\n      ");
+  if (last_len + strlen(dstr) + 1 > (size_t)np_print_opts.linewidth) sb_puts(b, "\n      ");
   else sb_putc(b, ' ');
   sb_puts(b, dstr);
 }
@@ -352,6 +371,15 @@ void ndarray_repr_tensor(StrBuf *b, const Tensor *t) {
 
 Val ndarray_new(Tensor *t) {
   if (t->rank == 0) return scalar_of(t);   /* 0-d: a host scalar (a string tensor's: bytes) */
+  NdArray *a = obj_new(&ndarray_type, sizeof(NdArray));
+  a->t = tensor_retain(t);
+  return val_obj(a);
+}
+
+/* numpy's own results: a 0-d float32 stays a (0-d) array, so it computes as np.float32 does
+ * (with Python numbers in float64 from its exact value) and prints its shortest digits. */
+Val ndarray_new_np(Tensor *t) {
+  if (t->rank != 0 || t->dtype != DT_FLOAT32) return ndarray_new(t);
   NdArray *a = obj_new(&ndarray_type, sizeof(NdArray));
   a->t = tensor_retain(t);
   return val_obj(a);

@@ -1001,7 +1001,7 @@ Type variable_type = {   /* the operators and methods: kernels/tensorobj.c */
 
 /* The object layer's int(v)/float(v) of an eager 0-d tensor or variable (hooks.h). */
 bool tensor_scalar_of(Val v, bool *is_int, int64_t *i, double *f) {
-  if (!val_is_tensor(v) && !val_is(v, &variable_type)) return false;
+  if (!val_is_tensor(v) && !val_is(v, &variable_type) && !val_is(v, &ndarray_type)) return false;   /* np.float32 too */
   Tensor *t = val_as_tensor(v);
   if (t->rank != 0 || t->sym || !t->buf) return false;
   const void *p = tensor_data(t);

@@ -154,6 +154,7 @@ extern const Type npdtype_type;
 typedef struct NpDType { Obj hdr; DType dt; } NpDType;   /* numpy dtype objects (a.dtype) */
 extern NpDType npdtypes[];              /* one per DType, immortal */
 Val ndarray_new(Tensor *t);                      /* borrows t; 0-d gives a host scalar */
+Val ndarray_new_np(Tensor *t);                   /* the same, but a 0-d float32 stays an array (numpy's np.float32) */
 /* numpy repr of a tensor's values ('array([1., 2.], dtype=float32)', '12.0') */
 void ndarray_repr_tensor(StrBuf *b, const Tensor *t);
 /* numpy str() of a tensor's values, including string tensors */

@@ -24,12 +24,13 @@
 #include "object/object.h"
 
 enum {
-  NP_LINEWIDTH = 75,          /* np.get_printoptions()['linewidth'] */
-  NP_THRESHOLD = 1000,        /* summarize when size > threshold */
   NP_EDGE = 3,                /* edgeitems */
-  NP_PRECISION = 8,           /* max fractional digits of array floats */
   TF_SUMMARIZE = 3,           /* tf.print's default summarize */
 };
+
+/* np.set_printoptions: precision (max fractional digits of array floats), threshold
+ * (summarize when size > threshold), linewidth, suppress (no scientific form for small values) */
+NpPrintOpts np_print_opts = {8, 1000, 75, false};
 
 /* ---- element access -------------------------------------------------------- */
 
@@ -246,11 +247,11 @@ static void fmt_scan_widths(void *ctx, const void *elem) {
   if (!isfinite(x)) return;
   FloatParts p;
   if (f->exp) {
-    float_scientific(x, f->dt == DT_FLOAT32, NP_PRECISION, &p);
+    float_scientific(x, f->dt == DT_FLOAT32, np_print_opts.precision, &p);
     int el = exponent_digits(p.exp);
     if (el > f->exp_size) f->exp_size = el;
   } else {
-    float_positional(x, f->dt == DT_FLOAT32, NP_PRECISION, &p);
+    float_positional(x, f->dt == DT_FLOAT32, np_print_opts.precision, &p);
   }
   int il = (int)strlen(p.ip) + p.neg, fl = (int)strlen(p.fp);
   if (il > f->pad_left) f->pad_left = il;
@@ -269,7 +270,7 @@ static void np_fmt_init(NpFmt *f, const Tensor *t, bool summ) {
   walk_shown(t, summ, 0, 0, fmt_scan_range, f);
   if (f->any_nonzero) {
     bool big_ratio = f->dt == DT_FLOAT32 ? (double)(f->maxf / f->minf) > 1000.0 : f->maxv / f->minv > 1000.0;
-    f->exp = f->maxv >= 1e8 || f->minv < 1e-4 || big_ratio;
+    f->exp = f->maxv >= 1e8 || (!np_print_opts.suppress && (f->minv < 1e-4 || big_ratio));
   }
   if (f->nfinite > 0) {
     walk_shown(t, summ, 0, 0, fmt_scan_widths, f);
@@ -314,7 +315,7 @@ static void np_word(StrBuf *w, const NpFmt *f, const void *elem) {
     if (f->prec == 0) sb_putc(w, '.');
     put_exponent(w, atoi(e + 1), f->exp_size);
   } else {
-    float_positional(x, f->dt == DT_FLOAT32, NP_PRECISION, &p);
+    float_positional(x, f->dt == DT_FLOAT32, np_print_opts.precision, &p);
     /* numpy passes min_digits=0 here, so Dragon4 goes on to the units digit:
      * a float32 above 2^24 shows its exact integer (64796832., not 64796830.) */
     if (!p.fp[0]) snprintf(p.ip, sizeof p.ip, "%.0f", fabs(x));
@@ -402,11 +403,11 @@ void tprint_numpy(StrBuf *b, const Tensor *t) {
   NpOut o;
   o.b = b;
   o.t = t;
-  o.summ = t->size > NP_THRESHOLD;
+  o.summ = t->size > np_print_opts.threshold;
   np_fmt_init(&o.fmt, t, o.summ);
   o.line_start = b->len;
   sb_init(&o.word);
-  np_block(&o, 0, 0, 1, NP_LINEWIDTH);
+  np_block(&o, 0, 0, 1, np_print_opts.linewidth);
   sb_free(&o.word);
 }
 

@@ -4,7 +4,11 @@
 
 #include "tensor/tensor.h"
 
-/* Append numpy's str() of t's values with default print options: "[[12.]]",
+/* numpy's print options (np.set_printoptions), which tf.Tensor printing follows too, as in TF. */
+typedef struct NpPrintOpts { int precision; tfs_i64 threshold; int linewidth; bool suppress; } NpPrintOpts;
+extern NpPrintOpts np_print_opts;
+
+/* Append numpy's str() of t's values with the print options: "[[12.]]",
  * "[ 1.5  -2.25  3.  ]", "[]" when empty; a 0-d tensor prints as its scalar.
  * Multi-line results contain '\n' and no trailing newline. */
 void tprint_numpy(StrBuf *b, const Tensor *t);

@@ -29,9 +29,19 @@ static Val pair(Val a, Val b) {
   return t;
 }
 
+/* Keras returns numpy arrays: an owned tensor Val becomes an ndarray. */
+static Val as_ndarray(Val v) {
+  if (!val_is_tensor(v)) return v;
+  Val a = ndarray_new(val_tensor(v));
+  TFS_DECREF(v);
+  return a;
+}
+
+static Val nd_pair(Val a, Val b) { return pair(as_ndarray(a), as_ndarray(b)); }
+
 /* digits.load_data(): 1,797 8x8 images (uint8, 0-16) and labels (uint8); row i is a test row when i % 6 == 5. */
 //! tf.keras.datasets.digits.load_data(path=None)
-//!   ((x_train, y_train), (x_test, y_test)): uint8 8x8 images and uint8 labels; row i is a test row when i % 6 == 5.
+//!   ((x_train, y_train), (x_test, y_test)): numpy uint8 arrays of 8x8 images and labels, as Keras; row i is a test row when i % 6 == 5.
 static Val digits_load_data(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "tf.keras.datasets.digits.load_data", .sig = "path=None"};
   Val a[1];
@@ -59,14 +69,14 @@ static Val digits_load_data(Val self, int n, const Val *args, const Kw *kw) {
     py[s][k[s]++] = (uint8_t)src[r * 65 + 64];
   }
   TFS_DECREF(m);
-  Val tr = pair(val_obj(xtr), val_obj(ytr)), te = pair(val_obj(xte), val_obj(yte));
+  Val tr = nd_pair(val_obj(xtr), val_obj(ytr)), te = nd_pair(val_obj(xte), val_obj(yte));
   return pair(tr, te);
 }
 
 /* mnist.load_data(path='mnist.npz'): Keras resolves the name under ~/.keras/datasets
  * (KERAS_HOME when set); tfs also accepts a path that exists as given. */
 //! tf.keras.datasets.mnist.load_data(path='mnist.npz')
-//!   ((x_train, y_train), (x_test, y_test)) from a local mnist.npz (~/.keras/datasets/ or the path); never downloads.
+//!   ((x_train, y_train), (x_test, y_test)) as numpy arrays from a local mnist.npz (~/.keras/datasets/ or the path); never downloads.
 static Val mnist_load_data(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "tf.keras.datasets.mnist.load_data", .sig = "path='mnist.npz'"};
   Val a[1];
@@ -97,7 +107,7 @@ static Val mnist_load_data(Val self, int n, const Val *args, const Kw *kw) {
   }
   rt_unhold(mark);
   TFS_DECREF(d);
-  Val tr = pair(v[0], v[1]), te = pair(v[2], v[3]);
+  Val tr = nd_pair(v[0], v[1]), te = nd_pair(v[2], v[3]);
   return pair(tr, te);
 }
 

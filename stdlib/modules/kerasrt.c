@@ -62,7 +62,34 @@ static Val kr_save_npz(Val self, int n, const Val *args, const Kw *kw) {
   return val_none();
 }
 
-void npz_write(const char *what, const char *path, Val list) {
+void npz_write(const char *what, const char *path, Val list) { npz_write_ex(what, path, val_undef(), list, false); }
+
+/* Raw deflate of n bytes (zip method 8), malloc'd; *outn its length. */
+static unsigned char *deflate_raw(const char *src, size_t n, size_t *outn) {
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) rt_throw(ERR_MEMORY, "out of memory");
+  uLong cap = deflateBound(&z, (uLong)n);
+  unsigned char *out = malloc(cap ? cap : 1);
+  if (!out) {
+    deflateEnd(&z);
+    rt_throw(ERR_MEMORY, "out of memory");
+  }
+  z.next_in = (Bytef *)src;
+  z.avail_in = (uInt)n;
+  z.next_out = out;
+  z.avail_out = (uInt)cap;
+  int rc = deflate(&z, Z_FINISH);
+  *outn = z.total_out;
+  deflateEnd(&z);
+  if (rc != Z_STREAM_END) {
+    free(out);
+    rt_throw(ERR_MEMORY, "out of memory");
+  }
+  return out;
+}
+
+void npz_write_ex(const char *what, const char *path, Val names, Val list, bool compress) {
   const List *l = (const List *)list.u.o;
   StrBuf zip, dir;
   sb_init(&zip);
@@ -75,22 +102,28 @@ void npz_write(const char *what, const char *path, Val list) {
     size_t nlen;
     char *npy = npy_format(t, &nlen);   /* the same .npy writer as tf.io.write_npy */
     int mm = rt_hold_mem(npy);
-    char name[32];
-    int nl = snprintf(name, sizeof name, "arr_%lld.npy", (long long)i);
+    char name[300];
+    int nl = val_is_undef(names) ? snprintf(name, sizeof name, "arr_%lld.npy", (long long)i)
+                                 : snprintf(name, sizeof name, "%.280s.npy", str_cstr(((const List *)names.u.o)->items[i]));
     uint32_t crc = (uint32_t)crc32(0L, (const Bytef *)npy, (uInt)nlen), off = (uint32_t)zip.len;
-    if (zip.len + nlen > 0xFFFFFFF0u) rt_throw(ERR_VALUE, "%s: the weights exceed 4 GiB, more than a plain zip holds", what);
-    /* local header: version 2.0, no flags, stored, no time */
+    size_t clen = nlen;
+    unsigned char *packed = compress ? deflate_raw(npy, nlen, &clen) : NULL;
+    if (packed) rt_hold_mem(packed);
+    if (zip.len + clen > 0xFFFFFFF0u) rt_throw(ERR_VALUE, "%s: the weights exceed 4 GiB, more than a plain zip holds", what);
+    unsigned method = compress ? 8 : 0;
+    /* local header: version 2.0, no flags, stored or deflated, no time */
     put32(&zip, 0x04034b50);
-    put16(&zip, 20), put16(&zip, 0), put16(&zip, 0), put16(&zip, 0), put16(&zip, 0x21);
-    put32(&zip, crc), put32(&zip, (uint32_t)nlen), put32(&zip, (uint32_t)nlen);
+    put16(&zip, 20), put16(&zip, 0), put16(&zip, method), put16(&zip, 0), put16(&zip, 0x21);
+    put32(&zip, crc), put32(&zip, (uint32_t)clen), put32(&zip, (uint32_t)nlen);
     put16(&zip, (unsigned)nl), put16(&zip, 0);
     sb_putn(&zip, name, (size_t)nl);
-    sb_putn(&zip, npy, nlen);
+    sb_putn(&zip, packed ? (const char *)packed : npy, clen);
     rt_unhold(mm);
     free(npy);
+    free(packed);
     put32(&dir, 0x02014b50);
-    put16(&dir, 20), put16(&dir, 20), put16(&dir, 0), put16(&dir, 0), put16(&dir, 0), put16(&dir, 0x21);
-    put32(&dir, crc), put32(&dir, (uint32_t)nlen), put32(&dir, (uint32_t)nlen);
+    put16(&dir, 20), put16(&dir, 20), put16(&dir, 0), put16(&dir, method), put16(&dir, 0), put16(&dir, 0x21);
+    put32(&dir, crc), put32(&dir, (uint32_t)clen), put32(&dir, (uint32_t)nlen);
     put16(&dir, (unsigned)nl), put16(&dir, 0), put16(&dir, 0), put16(&dir, 0), put16(&dir, 0);
     put32(&dir, 0), put32(&dir, off);
     sb_putn(&dir, name, (size_t)nl);

@@ -9,6 +9,7 @@
 /* The `tf` and `ag` modules (owned references), provided by their own files. */
 Val tf_module(void);
 Val kerasrt_module(void);   /* `_keras`: native helpers of stdlib/keras*.tfs */
+Val numpy_native_module(void);   /* `_numpy`: native helpers of stdlib/numpy.tfs (npmod.c) */
 Val distmod_module(void);   /* `_dist`: the MPI job's collectives for stdlib/distribute.tfs */
 /* tf.train.NAME (checkpoint.c), VT_UNDEF when absent. */
 Val checkpoint_lookup(const char *name);

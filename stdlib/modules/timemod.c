@@ -111,6 +111,7 @@ Val stdlib_native_module(const char *name) {
   }
   if (!strcmp(name, "gc")) return gcmod_module();
   if (!strcmp(name, "_keras")) return kerasrt_module();
+  if (!strcmp(name, "_numpy")) return numpy_native_module();
   if (!strcmp(name, "_dist")) return distmod_module();
   return val_undef();
 }
