@@ -34,6 +34,7 @@ Val ag_staged_iter(bool is_zip, int n, const Val *args, Val start);
 Val stdlib_native_module(const char *name);
 void native_noargs(const char *what, int n, const Kw *kw);   /* TypeError unless called with no arguments (timemod.c) */
 Val gcmod_module(void);                          /* `gc` (gcmod.c) */
+Val mathmod_module(void);                        /* `math` (mathmod.c) */
 
 /* tf.summary.NAME (summary.c) and tf.io.NAME (graphdefobj.c); VT_UNDEF when unknown. */
 Val summary_lookup(const char *name);

@@ -110,6 +110,7 @@ Val stdlib_native_module(const char *name) {
     return val_incref(timeit_mod);
   }
   if (!strcmp(name, "gc")) return gcmod_module();
+  if (!strcmp(name, "math")) return mathmod_module();
   if (!strcmp(name, "_keras")) return kerasrt_module();
   return val_undef();
 }
