@@ -415,6 +415,10 @@ Val rt_getattr(Val o, const char *name) {
     Val r = o.u.o->type->getattr(o, name);
     if (!val_is_undef(r)) return r;
   }
+  if (o.tag == VT_INT || o.tag == VT_BOOL || o.tag == VT_FLOAT) {
+    Val r = num_getattr(o, name);
+    if (!val_is_undef(r)) return r;
+  }
   if (rt_soft_miss) {
     rt_soft_missed = true;
     return val_none();
