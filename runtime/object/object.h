@@ -226,6 +226,7 @@ void str_repr_into(StrBuf *b, const char *s, tfs_i64 n);   /* Python's quoted, e
 /* Formatting: format(v, spec) appended to b (spec need not be NUL-terminated),
  * and printf-style `fmt % args`. */
 void format_into(StrBuf *b, Val v, const char *spec, size_t speclen);
+bool inst_format(StrBuf *b, Val v, const char *spec, size_t n);   /* through a class's __format__ (classes.c) */
 Val format_percent(Val fmt, Val args);
 
 /* Runtime-internal plumbing shared by the host object files. */
