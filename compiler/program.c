@@ -188,11 +188,13 @@ static bool tf_package(const char *name) {
  * as in Python. */
 static bool resolve_import(Program *p, ProgModule *m, Ast *at, const char *name, int *slot) {
   (void)at;
-  if (tf_package(name) || strchr(name, '.')) {
+  if (tf_package(name)) {
     *slot = -1;
     return true;
   }
-  char *path = find_module_file(p, m, name);
+  /* `import os.path`: a .tfs module's attribute that is a module (cgen walks to it) */
+  const char *dot = strchr(name, '.');
+  char *path = find_module_file(p, m, dot ? arena_strndup(&p->arena, name, (size_t)(dot - name)) : name);
   if (!path) {
     *slot = -1;
     return true;
@@ -209,7 +211,7 @@ static bool resolve_import(Program *p, ProgModule *m, Ast *at, const char *name,
     diag_add(&p->diags, m->path, m->source, at->line, at->col, "cannot read module '%s': %s", path, strerror(errno));
     return false;
   }
-  ProgModule *nm = add_module(p, name, path, src, len);
+  ProgModule *nm = add_module(p, dot ? arena_strndup(&p->arena, name, (size_t)(dot - name)) : name, path, src, len);
   *slot = nm->index + 1;
   return load_module(p, nm);
 }
@@ -373,24 +375,27 @@ static bool uses_tf_function(Program *p) {
 
 /* tf.keras is written in .tfs (stdlib/keras*.tfs): a program that names
  * keras gets the library compiled in as one more module, imported on the
- * first use of tf.keras (stdlib/modules/tfmod.c). */
-static bool load_keras(Program *p) {
+ * first use of tf.keras (stdlib/modules/tfmod.c).  Likewise the builtin
+ * open() is io.open of stdlib/io.tfs, compiled in when a module names open. */
+static bool load_library(Program *p, const char *name, const char *trigger, bool libs_too) {
   bool named = false;
   for (int i = 0; i < p->nmods; i++) {
-    if (!strcmp(p->mods[i]->name, "keras") && p->mods[i]->library) return true;
-    named |= !p->mods[i]->library && strstr(p->mods[i]->source, "keras") != NULL;
+    if (!strcmp(p->mods[i]->name, name) && p->mods[i]->library) return true;
+    named |= (libs_too || !p->mods[i]->library) && strstr(p->mods[i]->source, trigger) != NULL;
   }
   if (!named) return true;
   const char *sd = p->stdlib_dir ? p->stdlib_dir : TFS_STDLIB_DIR;
-  char *path = arena_printf(&p->arena, "%s/keras.tfs", sd);
+  char *path = arena_printf(&p->arena, "%s/%s.tfs", sd, name);
   size_t len = 0;
   char *src = read_file(&p->arena, path, &len);
   if (!src) {
-    diag_add(&p->diags, p->mods[0]->path, NULL, 0, 0, "cannot read the keras library '%s': %s", path, strerror(errno));
+    diag_add(&p->diags, p->mods[0]->path, NULL, 0, 0, "cannot read the %s library '%s': %s", name, path, strerror(errno));
     return false;
   }
-  return load_module(p, add_module(p, "keras", path, src, len));
+  return load_module(p, add_module(p, name, path, src, len));
 }
+
+static bool load_keras(Program *p) { return load_library(p, "keras", "keras", false) && load_library(p, "io", "open", true); }
 
 static bool load_main(Program *p, ProgModule *m) {
   if (!load_module(p, m) || !load_keras(p)) return false;

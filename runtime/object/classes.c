@@ -331,6 +331,14 @@ static void inst_setitem(Val self, Val key, Val v) {
   val_decref(r);
 }
 
+/* del obj[key] through the class's __delitem__: false when it has none. */
+bool inst_delitem(Val self, Val key) {
+  Val r;
+  if (!val_is(self, &inst_type) || !inst_special(self, "__delitem__", 1, &key, &r)) return false;
+  val_decref(r);
+  return true;
+}
+
 static tfs_i64 inst_len(Val self) {
   Val r;
   if (!inst_special(self, "__len__", 0, NULL, &r)) return -1;

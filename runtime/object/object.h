@@ -203,6 +203,7 @@ bool exc_class_sub(Val cls, Val base);           /* issubclass for exception cla
 bool exc_is_class(Val cls);
 /* raise cls(msg) (an exception class; kind: the nearest built-in kind, for handlers that match kinds) */
 _Noreturn void exc_raise_class(Val cls, ErrKind kind, const char *msg);
+_Noreturn void exc_os_error(int err, const char *path);   /* FileNotFoundError etc. from errno, CPython's text */
 _Noreturn void exc_key_error(Val key);
 /* raise UnicodeDecodeError for bytes [start, end) with CPython's text: 'utf-8' codec can't decode byte 0xff
  * in position 0: invalid start byte (one byte), ... bytes in position 0-1: unexpected end of data (several) */
@@ -226,7 +227,8 @@ void str_repr_into(StrBuf *b, const char *s, tfs_i64 n);   /* Python's quoted, e
 /* Formatting: format(v, spec) appended to b (spec need not be NUL-terminated),
  * and printf-style `fmt % args`. */
 void format_into(StrBuf *b, Val v, const char *spec, size_t speclen);
-bool inst_format(StrBuf *b, Val v, const char *spec, size_t n);   /* through a class's __format__ (classes.c) */
+bool inst_format(StrBuf *b, Val v, const char *spec, size_t n);
+bool inst_delitem(Val self, Val key);   /* del obj[key] through __delitem__ (classes.c); false when absent */   /* through a class's __format__ (classes.c) */
 Val format_percent(Val fmt, Val args);
 
 /* Runtime-internal plumbing shared by the host object files. */

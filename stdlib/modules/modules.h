@@ -35,6 +35,7 @@ Val stdlib_native_module(const char *name);
 void native_noargs(const char *what, int n, const Kw *kw);   /* TypeError unless called with no arguments (timemod.c) */
 Val gcmod_module(void);                          /* `gc` (gcmod.c) */
 Val mathmod_module(void);                        /* `math` (mathmod.c) */
+Val osmod_module(void);                          /* `_os`, the POSIX calls of os.tfs, io.tfs, ... (osmod.c) */
 Val randmod_module(void);                        /* `_random`, the generators of random.tfs (randmod.c) */
 
 /* tf.summary.NAME (summary.c) and tf.io.NAME (graphdefobj.c); VT_UNDEF when unknown. */
