@@ -3,7 +3,7 @@
 set -eu
 cd "$(dirname "$0")"
 
-PKGS="gcc libc6-dev pkg-config python3 meson ninja-build libtree-sitter-dev tcc libtcc-dev libopenblas-dev liblapacke-dev libxsmm-dev zlib1g-dev check valgrind libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libedit-dev libonnx-dev python3-onnx clang libclang-rt-14-dev"
+PKGS="gcc libc6-dev pkg-config python3 meson ninja-build libtree-sitter-dev tcc libtcc-dev libopenblas-dev liblapacke-dev libxsmm-dev zlib1g-dev libpcre2-dev check valgrind libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libedit-dev libonnx-dev python3-onnx clang libclang-rt-14-dev"
 
 install_missing() {
   missing=""
