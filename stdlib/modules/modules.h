@@ -36,6 +36,7 @@ void native_noargs(const char *what, int n, const Kw *kw);   /* TypeError unless
 Val gcmod_module(void);                          /* `gc` (gcmod.c) */
 Val mathmod_module(void);                        /* `math` (mathmod.c) */
 Val osmod_module(void);                          /* `_os`, the POSIX calls of os.tfs, io.tfs, ... (osmod.c) */
+Val gzmod_module(void);                          /* `_gzip`, zlib's gzip files of gzip.tfs (gzmod.c) */
 Val remod_module(void);                          /* `_re`, the PCRE2 patterns of re.tfs (remod.c) */
 Val randmod_module(void);                        /* `_random`, the generators of random.tfs (randmod.c) */
 

@@ -245,6 +245,7 @@ Val stdlib_native_module(const char *name) {
   if (!strcmp(name, "_random")) return randmod_module();
   if (!strcmp(name, "_os")) return osmod_module();
   if (!strcmp(name, "_re")) return remod_module();
+  if (!strcmp(name, "_gzip")) return gzmod_module();
   if (!strcmp(name, "_keras")) return kerasrt_module();
   return val_undef();
 }
