@@ -1597,6 +1597,24 @@ static int class_value(Fg *g, Ast *st) {
   for (int i = 0; i < nb; i++) bs[i] = expr(g, st->bases.items[i]);
   int ns = tmp(g);
   emit(g, "T_[%d] = rt_dict(0, 0, 0);", ns);
+  int anns = -1;   /* __annotations__: the annotated names, in order, with their annotations' text */
+  for (int i = 0; i < st->body.n; i++) {
+    Ast *b = st->body.items[i];
+    if ((b->kind != A_ASSIGN && b->kind != A_PASS) || !b->name) continue;
+    if (anns < 0) {
+      anns = tmp(g);
+      emit(g, "T_[%d] = rt_dict(0, 0, 0);", anns);
+    }
+    const char *colon = strchr(b->name, ':');   /* "x:T" (parse.c) */
+    int kn = add_const(g->cg, (Const){0, b->name, (size_t)(colon - b->name), -1});
+    int kt = add_const(g->cg, (Const){0, colon + 1, strlen(colon + 1), -1});
+    emit(g, "rt_setitem(T_[%d], K[%d], K[%d]);", anns, kn, kt);
+  }
+  if (anns >= 0) {
+    int k = add_const(g->cg, (Const){0, "__annotations__", strlen("__annotations__"), -1});
+    emit(g, "rt_setitem(T_[%d], K[%d], T_[%d]);", ns, k, anns);
+    release(g, anns);
+  }
   Ast *saved_cls = g->cls;
   int saved_ns = g->cls_ns;
   for (int i = 0; i < st->body.n; i++) {

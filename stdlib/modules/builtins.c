@@ -554,6 +554,12 @@ static Val bi_setattr(Val self, int n, const Val *args, const Kw *kw) {
   return val_none();
 }
 
+static Val bi_delattr(Val self, int n, const Val *args, const Kw *kw) {
+  bi_exactly("delattr", n, kw, 2);
+  rt_delattr(args[0], bi_attr_name("delattr", args[1]));
+  return val_none();
+}
+
 static Val bi_hash(Val self, int n, const Val *args, const Kw *kw) {
   bi_exactly("hash", n, kw, 1);
   Val x = args[0];
@@ -640,6 +646,8 @@ void rt_set_argv(int argc, char **argv) {
 //!   The one-character string of a Unicode code point.
 //! classmethod(function)
 //!   Decorator: the method receives the class as its first argument.
+//! delattr(obj, name)
+//!   Deletes the attribute name of obj (del obj.name with a computed name).
 //! divmod(a, b)
 //!   The pair (a // b, a % b).
 //! enumerate(iterable, start=0)
@@ -708,7 +716,7 @@ void rt_set_argv(int argc, char **argv) {
 static Builtin bi_table[] = {
   BI("abs", bi_abs),         BI("all", bi_all),           BI("any", bi_any),
   BI("bin", bi_bin),         BI("callable", bi_callable), BI("chr", bi_chr),
-  BI("classmethod", class_classmethod),
+  BI("classmethod", class_classmethod), BI("delattr", bi_delattr),
   BI("divmod", bi_divmod),   BI("enumerate", bi_enumerate), BI("filter", bi_filter),
   BI("format", bi_format),   BI("getattr", bi_getattr),   BI("hasattr", bi_hasattr),
   BI("hash", bi_hash),       BI("help", bi_help),         BI("hex", bi_hex),           BI("id", bi_id),
