@@ -90,8 +90,39 @@ static size_t re_byte_at(const char *s, size_t len, int64_t ci) {
   return b;
 }
 
+/* The spans of one match as Python's tuple of (start, end, text) per group, character offsets
+ * ((-1, -1, None) unset); byte offsets are counted into characters from (bpos, cpos), a known pair. */
+static Val re_spans(pcre2_code *c, pcre2_match_data *md, int rc, const char *s, size_t bpos, int64_t cpos) {
+  uint32_t groups = 0;
+  pcre2_pattern_info(c, PCRE2_INFO_CAPTURECOUNT, &groups);
+  PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+  uint32_t pairs = pcre2_get_ovector_count(md);
+  Val t = tuple_new(groups + 1);
+  Tuple *tp = (Tuple *)t.u.o;
+  for (uint32_t g = 0; g <= groups; g++) {
+    int64_t cs = -1, ce = -1;
+    Val text = val_none();
+    if (g < pairs && (g < (uint32_t)rc || rc == 0) && ov[2 * g] != PCRE2_UNSET) {
+      cs = cpos, ce = cpos;
+      for (size_t b = bpos; b < ov[2 * g]; b++) cs += ((unsigned char)s[b] & 0xC0) != 0x80;
+      for (size_t b = bpos; b < ov[2 * g + 1]; b++) ce += ((unsigned char)s[b] & 0xC0) != 0x80;
+      text = str_new(s + ov[2 * g], (tfs_i64)(ov[2 * g + 1] - ov[2 * g]));
+    }
+    tp->items[g] = tuple_pack(3, val_int(cs), val_int(ce), text);   /* the text too: slicing a str counts from its start */
+    val_decref(text);
+  }
+  return t;
+}
+
+static _Noreturn void re_match_failed(pcre2_match_data *md, int rc) {
+  pcre2_match_data_free(md);
+  PCRE2_UCHAR msg[256];
+  pcre2_get_error_message(rc, msg, sizeof msg);
+  rt_throw(ERR_RUNTIME, "regular expression match failed: %s", (const char *)msg);
+}
+
 /* _re.match(h, string, pos, endpos, mode, notempty_atstart): mode 0 search, 1 match, 2 fullmatch;
- * None, or a tuple of (start, end) character spans per group ((-1, -1) when unset). */
+ * None, or the spans of the match (re_spans). */
 static Val re_match(Val self, int n, const Val *args, const Kw *kw) {
   if (n != 6 || (kw && kw->n)) rt_throw(ERR_TYPE, "_re.match() takes 6 arguments");
   pcre2_code *c = re_get(args[0]);
@@ -105,35 +136,52 @@ static Val re_match(Val self, int n, const Val *args, const Kw *kw) {
   pcre2_match_data *md = pcre2_match_data_create_from_pattern(c, NULL);
   if (!md) rt_throw(ERR_MEMORY, "out of memory");
   int rc = pcre2_match(c, (PCRE2_SPTR)s, bend, bpos, opt | PCRE2_NO_UTF_CHECK, md, NULL);
-  if (rc < 0) {
+  if (rc == PCRE2_ERROR_NOMATCH) {
     pcre2_match_data_free(md);
-    if (rc == PCRE2_ERROR_NOMATCH) return val_none();
-    PCRE2_UCHAR msg[256];
-    pcre2_get_error_message(rc, msg, sizeof msg);
-    rt_throw(ERR_RUNTIME, "regular expression match failed: %s", (const char *)msg);
+    return val_none();
   }
-  uint32_t groups = 0;
-  pcre2_pattern_info(c, PCRE2_INFO_CAPTURECOUNT, &groups);
-  PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
-  uint32_t pairs = pcre2_get_ovector_count(md);
-  Val t = tuple_new(groups + 1);
-  Tuple *tp = (Tuple *)t.u.o;
-  /* byte offsets to character offsets, counting from pos */
-  for (uint32_t g = 0; g <= groups; g++) {
-    int64_t cs = -1, ce = -1;
-    if (g < pairs && (g < (uint32_t)rc || rc == 0) && ov[2 * g] != PCRE2_UNSET) {
-      cs = pos, ce = pos;
-      for (size_t b = bpos; b < ov[2 * g]; b++) cs += ((unsigned char)s[b] & 0xC0) != 0x80;
-      for (size_t b = bpos; b < ov[2 * g + 1]; b++) ce += ((unsigned char)s[b] & 0xC0) != 0x80;
-    }
-    tp->items[g] = tuple_pack(2, val_int(cs), val_int(ce));
-  }
+  if (rc < 0) re_match_failed(md, rc);
+  Val t = re_spans(c, md, rc, s, bpos, pos);
   pcre2_match_data_free(md);
   return t;
 }
 
+/* _re.scan(h, string, pos, endpos, limit): the spans of every successive match (finditer, findall,
+ * sub, split), at most limit when limit > 0; after an empty match the next may not be empty at the
+ * same place (Python 3.7+).  One pass: offsets advance from the last match, never from the start. */
+static Val re_scan(Val self, int n, const Val *args, const Kw *kw) {
+  if (n != 5 || (kw && kw->n)) rt_throw(ERR_TYPE, "_re.scan() takes 5 arguments");
+  pcre2_code *c = re_get(args[0]);
+  const char *s = re_str(args[1], "scan");
+  size_t len = (size_t)str_len(args[1]);
+  int64_t pos = val_to_index(args[2], NULL), endpos = val_to_index(args[3], NULL), limit = val_to_index(args[4], NULL);
+  size_t bpos = re_byte_at(s, len, pos), bend = re_byte_at(s, len, endpos);
+  Val out = list_new(0);
+  if (bend < bpos) return out;
+  int mark = rt_hold_val(out);
+  pcre2_match_data *md = pcre2_match_data_create_from_pattern(c, NULL);
+  if (!md) rt_throw(ERR_MEMORY, "out of memory");
+  uint32_t opt = 0;
+  for (int64_t k = 0; limit <= 0 || k < limit; k++) {
+    int rc = pcre2_match(c, (PCRE2_SPTR)s, bend, bpos, opt | PCRE2_NO_UTF_CHECK, md, NULL);
+    if (rc == PCRE2_ERROR_NOMATCH) break;
+    if (rc < 0) re_match_failed(md, rc);
+    Val t = re_spans(c, md, rc, s, bpos, pos);
+    list_append(out, t);
+    val_decref(t);
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+    for (size_t b = bpos; b < ov[1]; b++) pos += ((unsigned char)s[b] & 0xC0) != 0x80;
+    opt = ov[0] == ov[1] ? PCRE2_NOTEMPTY_ATSTART : 0;
+    bpos = ov[1];
+    if (bpos > bend) break;
+  }
+  pcre2_match_data_free(md);
+  rt_unhold(mark);
+  return out;
+}
+
 #define RB(nm, fn) {{TFS_IMMORTAL_RC, &builtin_type}, "_re." nm, fn, {VT_UNDEF, {0}}, NULL}
-static Builtin re_fns[] = {RB("compile", re_compile), RB("info", re_info), RB("match", re_match)};
+static Builtin re_fns[] = {RB("compile", re_compile), RB("info", re_info), RB("match", re_match), RB("scan", re_scan)};
 
 static Val re_attr(const char *name) {
   for (size_t i = 0; i < sizeof re_fns / sizeof re_fns[0]; i++)
