@@ -368,6 +368,16 @@ static void store_name(Fg *g, const char *name, int t) {
   }
 }
 
+/* T_[t] = T_[t].a.b for the dotted rest ".a.b" of an import of a .tfs module's submodule. */
+static void import_walk(Fg *g, int t, const char *rest) {
+  while (rest && *rest == '.') {
+    const char *e = strchr(rest + 1, '.');
+    int n = e ? (int)(e - rest - 1) : (int)strlen(rest + 1);
+    emit(g, "{ Val m_ = rt_module_attr(T_[%d], \"%.*s\"); TFS_DECREF(T_[%d]); TFS_COPY(T_[%d], m_); }", t, n, rest + 1, t, t);
+    rest = e;
+  }
+}
+
 /* `x = value`, the value's temp t released by the store: its reference moves
  * to the local or global (no incref, no release). */
 static bool move_to_name(Fg *g, Ast *target, int t) {
@@ -1604,6 +1614,24 @@ static int class_value(Fg *g, Ast *st) {
   for (int i = 0; i < nb; i++) bs[i] = expr(g, st->bases.items[i]);
   int ns = tmp(g);
   emit(g, "T_[%d] = rt_dict(0, 0, 0);", ns);
+  int anns = -1;   /* __annotations__: the annotated names, in order, with their annotations' text */
+  for (int i = 0; i < st->body.n; i++) {
+    Ast *b = st->body.items[i];
+    if ((b->kind != A_ASSIGN && b->kind != A_PASS) || !b->name) continue;
+    if (anns < 0) {
+      anns = tmp(g);
+      emit(g, "T_[%d] = rt_dict(0, 0, 0);", anns);
+    }
+    const char *colon = strchr(b->name, ':');   /* "x:T" (parse.c) */
+    int kn = add_const(g->cg, (Const){0, b->name, (size_t)(colon - b->name), -1});
+    int kt = add_const(g->cg, (Const){0, colon + 1, strlen(colon + 1), -1});
+    emit(g, "rt_setitem(T_[%d], K[%d], K[%d]);", anns, kn, kt);
+  }
+  if (anns >= 0) {
+    int k = add_const(g->cg, (Const){0, "__annotations__", strlen("__annotations__"), -1});
+    emit(g, "rt_setitem(T_[%d], K[%d], T_[%d]);", ns, k, anns);
+    release(g, anns);
+  }
   Ast *saved_cls = g->cls;
   int saved_ns = g->cls_ns;
   for (int i = 0; i < st->body.n; i++) {
@@ -1806,7 +1834,12 @@ static void stmt_kind(Fg *g, Ast *st) {
       if (al->id > 0) emit(g, "T_[%d] = rt_import(%d);", t, al->id - 1);
       else emit(g, "T_[%d] = rt_native_module(\"%s\");", t, al->name);
       const char *dot = strchr(al->name, '.');
-      if (!al->asname && dot) {   /* `import a.b` (checked above) binds the package a */
+      if (al->id > 0 && dot) {   /* a .tfs module's submodule: `import os.path` binds os, `as p` the submodule */
+        if (al->asname) import_walk(g, t, dot);
+        char top[256];
+        snprintf(top, sizeof top, "%.*s", (int)(dot - al->name), al->name);
+        store_name(g, al->asname ? al->asname : top, t);
+      } else if (!al->asname && dot) {   /* `import a.b` (checked above) binds the package a */
         char top[256];
         snprintf(top, sizeof top, "%.*s", (int)(dot - al->name), al->name);
         release(g, t);
@@ -1824,6 +1857,7 @@ static void stmt_kind(Fg *g, Ast *st) {
     set_loc(g, st);
     if (st->id > 0) emit(g, "T_[%d] = rt_import(%d);", t, st->id - 1);
     else emit(g, "T_[%d] = rt_native_module(\"%s\");", t, st->name);
+    if (st->id > 0 && strchr(st->name, '.')) import_walk(g, t, strchr(st->name, '.'));
     for (int i = 0; i < st->names.n; i++) {
       Ast *al = st->names.items[i];
       int v = tmp(g);

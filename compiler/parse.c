@@ -2802,6 +2802,7 @@ static Ast *cv_value(P *p, TSNode n) {
 
 static Ast *cv_assignment(P *p, TSNode stmt, TSNode n) {
   TSNode right = field(n, F_RIGHT), type = field(n, F_TYPE);
+  const char *ann = NULL;   /* `x: T` as "x:T": a class body records T's text in __annotations__ (cgen.c) */
   if (!ts_node_is_null(type)) {
     /* an annotation is only checked: .tfs gives it no meaning */
     Kids tk = named(p, type);
@@ -2813,9 +2814,18 @@ static Ast *cv_assignment(P *p, TSNode stmt, TSNode n) {
         ast_err(p, t, "only single target (not %s) can be annotated", t->kind == A_TUPLE ? "tuple" : "list");
       else if (t->kind != A_NAME && t->kind != A_ATTRIBUTE && t->kind != A_SUBSCRIPT)
         ast_err(p, t, "illegal target for annotation");
+      if (t->kind == A_NAME) {
+        size_t len;
+        const char *txt = ntext(p, type, &len);
+        ann = arena_printf(p->a, "%s:%.*s", t->name, (int)len, txt);
+      }
     }
   }
-  if (ts_node_is_null(right)) return mk(p, A_PASS, stmt); /* `x: T` declares only: nothing runs */
+  if (ts_node_is_null(right)) { /* `x: T` declares only: nothing runs */
+    Ast *ps = mk(p, A_PASS, stmt);
+    ps->name = ann;
+    return ps;
+  }
   if (!ts_node_is_null(type) && (nk(p, right) == NK_ASSIGNMENT || nk(p, right) == NK_AUGMENTED_ASSIGNMENT)) {
     /* `x: T = y = 1`: an annotated assignment has one target */
     Kids rk = kids(p, right);
@@ -2829,6 +2839,7 @@ static Ast *cv_assignment(P *p, TSNode stmt, TSNode n) {
     return bad_node(p, stmt);
   }
   Ast *a = mk(p, A_ASSIGN, stmt);
+  a->name = ann;
   TSNode cur = n;
   for (;;) {
     TSNode left = field(cur, F_LEFT), r = field(cur, F_RIGHT);

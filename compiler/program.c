@@ -175,11 +175,12 @@ int program_find_module(Program *p, const ProgModule *from, const char *name) {
 static bool load_module(Program *p, ProgModule *m);
 
 /* Resolve one import name; record the module index (+1) or -1 (native) in *slot. */
-/* The names of TensorFlow's packages: paths into the built-in tf module,
- * resolved at run time (stdlib/modules/native.c). */
+/* The names of TensorFlow's packages: paths into the built-in tf module, and Horovod's TensorFlow
+ * packages (stdlib/horovod.tfs, not a .tfs package with submodules), resolved at run time
+ * (stdlib/modules/native.c). */
 static bool tf_package(const char *name) {
   return !strcmp(name, "tensorflow") || !strncmp(name, "tensorflow.", 11) || !strcmp(name, "keras") ||
-         !strncmp(name, "keras.", 6);
+         !strncmp(name, "keras.", 6) || !strcmp(name, "horovod.tensorflow") || !strcmp(name, "horovod.tensorflow.keras");
 }
 
 /* A module that is neither a .tfs file nor native, and a dotted name (tfs
@@ -188,11 +189,13 @@ static bool tf_package(const char *name) {
  * as in Python. */
 static bool resolve_import(Program *p, ProgModule *m, Ast *at, const char *name, int *slot) {
   (void)at;
-  if (tf_package(name) || strchr(name, '.')) {
+  if (tf_package(name)) {
     *slot = -1;
     return true;
   }
-  char *path = find_module_file(p, m, name);
+  /* `import os.path`: a .tfs module's attribute that is a module (cgen walks to it) */
+  const char *dot = strchr(name, '.');
+  char *path = find_module_file(p, m, dot ? arena_strndup(&p->arena, name, (size_t)(dot - name)) : name);
   if (!path) {
     *slot = -1;
     return true;
@@ -209,7 +212,7 @@ static bool resolve_import(Program *p, ProgModule *m, Ast *at, const char *name,
     diag_add(&p->diags, m->path, m->source, at->line, at->col, "cannot read module '%s': %s", path, strerror(errno));
     return false;
   }
-  ProgModule *nm = add_module(p, name, path, src, len);
+  ProgModule *nm = add_module(p, dot ? arena_strndup(&p->arena, name, (size_t)(dot - name)) : name, path, src, len);
   *slot = nm->index + 1;
   return load_module(p, nm);
 }
@@ -403,15 +406,16 @@ static bool names_tfcore(Program *p, const char *src) {
   return false;
 }
 
-/* Parts of `tf` written in .tfs (stdlib/keras*.tfs, tfcore*.tfs, distribute.tfs, horovod.tfs): a
- * program whose source names one gets that library compiled in as one more module, imported on the
- * first use (tf.keras, a tfcore name, tf.distribute, `import horovod.tensorflow`: stdlib/modules/tfmod.c,
- * native.c).  Other programs pay nothing for them. */
-static bool load_library(Program *p, const char *name, const char *word) {
+/* Parts of `tf` written in .tfs (stdlib/keras*.tfs, tfcore*.tfs, distribute.tfs, horovod.tfs), and the
+ * builtin open() (io.open of stdlib/io.tfs): a program whose source names one gets that library compiled
+ * in as one more module, imported on the first use (tf.keras, a tfcore name, tf.distribute,
+ * `import horovod.tensorflow`: stdlib/modules/tfmod.c, native.c; open: the library modules' sources count
+ * too, libs_too).  Other programs pay nothing for them. */
+static bool load_library(Program *p, const char *name, const char *word, bool libs_too) {
   bool named = false;
   for (int i = 0; i < p->nmods; i++) {
     if (!strcmp(p->mods[i]->name, name) && p->mods[i]->library) return true;
-    named |= !p->mods[i]->library && strstr(p->mods[i]->source, word) != NULL;
+    named |= (libs_too || !p->mods[i]->library) && strstr(p->mods[i]->source, word) != NULL;
   }
   if (!named) return true;
   const char *sd = p->stdlib_dir ? p->stdlib_dir : TFS_STDLIB_DIR;
@@ -427,8 +431,9 @@ static bool load_library(Program *p, const char *name, const char *word) {
 }
 
 static bool load_libraries(Program *p) {
-  return load_library(p, "keras", "keras") && load_library(p, "tfcore", "tf") &&
-         load_library(p, "distribute", "distribute") && load_library(p, "horovod", "horovod");
+  return load_library(p, "keras", "keras", false) && load_library(p, "tfcore", "tf", false) &&
+         load_library(p, "distribute", "distribute", false) && load_library(p, "horovod", "horovod", false) &&
+         load_library(p, "io", "open", true);
 }
 
 

@@ -208,6 +208,25 @@ static Val inst_text(Val v, const char *name) {
   return r;
 }
 
+/* format(v, spec) through a class's __format__: false when the class has none. */
+bool inst_format(StrBuf *b, Val v, const char *spec, size_t n) {
+  if (!val_is(v, &inst_type)) return false;
+  Val s = str_new(spec, (tfs_i64)n), r;
+  int mark = rt_hold_val(s);
+  bool has = inst_special(v, "__format__", 1, &s, &r);
+  rt_unhold(mark);
+  val_decref(s);
+  if (!has) return false;
+  if (!val_is(r, &str_type)) {
+    const char *t = val_type_name(r);
+    val_decref(r);
+    rt_throw(ERR_TYPE, "__format__ must return a str, not %s", t);
+  }
+  sb_putn(b, str_cstr(r), (size_t)str_len(r));
+  val_decref(r);
+  return true;
+}
+
 static void inst_repr(StrBuf *b, Val v) {
   Val r = inst_text(v, "__repr__");
   if (val_is_undef(r)) {
@@ -315,6 +334,14 @@ static void inst_setitem(Val self, Val key, Val v) {
   if (!inst_special(self, "__setitem__", 2, a, &r))
     rt_throw(ERR_TYPE, "'%s' object does not support item assignment", val_type_name(self));
   val_decref(r);
+}
+
+/* del obj[key] through the class's __delitem__: false when it has none. */
+bool inst_delitem(Val self, Val key) {
+  Val r;
+  if (!val_is(self, &inst_type) || !inst_special(self, "__delitem__", 1, &key, &r)) return false;
+  val_decref(r);
+  return true;
 }
 
 static tfs_i64 inst_len(Val self) {

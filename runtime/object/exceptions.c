@@ -1,4 +1,5 @@
 /* exceptions.c — the exception classes of docs/language.md (Python's hierarchy and tf.errors) and their instances. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,11 @@ EXC(e_import, "ImportError", ERR_IMPORT, &e_exception);
 EXC(e_modnotfound, "ModuleNotFoundError", ERR_MODULE_NOT_FOUND, &e_import);
 EXC(e_memory, "MemoryError", ERR_MEMORY, &e_exception);
 EXC(e_os, "OSError", ERR_IO, &e_exception);
+EXC(e_notfound_file, "FileNotFoundError", ERR_IO, &e_os);
+EXC(e_exists_file, "FileExistsError", ERR_IO, &e_os);
+EXC(e_isdir, "IsADirectoryError", ERR_IO, &e_os);
+EXC(e_notdir, "NotADirectoryError", ERR_IO, &e_os);
+EXC(e_perm, "PermissionError", ERR_IO, &e_os);
 EXC(e_op, "OpError", ERR_INVALID_ARGUMENT, &e_exception);
 EXC(e_invalid, "InvalidArgumentError", ERR_INVALID_ARGUMENT, &e_op);
 EXC(e_unimpl, "UnimplementedError", ERR_UNIMPLEMENTED, &e_op);
@@ -52,7 +58,8 @@ EXC(e_internal, "InternalError", ERR_INTERNAL, &e_op);
 static TypeObj *const exc_builtin[] = {
   &e_base, &e_kbint, &e_exception, &e_arith, &e_zero, &e_overflow, &e_lookup, &e_index, &e_key, &e_value,
   &e_type, &e_attr, &e_name, &e_unbound, &e_runtime, &e_recursion, &e_notimpl, &e_assert, &e_stop, &e_import,
-  &e_memory, &e_os, &e_unicode, &e_unicode_decode, &e_genexit, &e_modnotfound,
+  &e_memory, &e_os, &e_unicode, &e_unicode_decode, &e_genexit, &e_modnotfound, &e_notfound_file, &e_exists_file,
+  &e_isdir, &e_notdir, &e_perm,
 };
 static TypeObj *const exc_tf[] = {&e_op,      &e_invalid,     &e_unimpl,   &e_range,   &e_notfound, &e_exhausted,
                                   &e_dataloss, &e_exists, &e_unavailable, &e_deadline, &e_internal};
@@ -154,6 +161,23 @@ _Noreturn void exc_unicode_decode_error(const char *codec, unsigned byte, size_t
   else
     snprintf(msg, sizeof msg, "'%s' codec can't decode byte 0x%02x in position %zu: %s", codec, byte, start, why);
   exc_raise_class(val_obj(&e_unicode_decode), ERR_VALUE, msg);
+}
+
+/* An OSError from errno, with CPython's class and text: "[Errno 2] No such file or directory: 'x'". */
+_Noreturn void exc_os_error(int err, const char *path) {
+  TypeObj *c = err == ENOENT ? &e_notfound_file : err == EEXIST ? &e_exists_file : err == EISDIR ? &e_isdir
+             : err == ENOTDIR ? &e_notdir : err == EACCES || err == EPERM ? &e_perm : &e_os;
+  StrBuf b;
+  sb_init(&b);
+  sb_printf(&b, "[Errno %d] %s", err, strerror(err));
+  if (path) {
+    sb_puts(&b, ": ");
+    str_repr_into(&b, path, (tfs_i64)strlen(path));
+  }
+  char msg[1200];
+  snprintf(msg, sizeof msg, "%s", b.data ? b.data : "");
+  sb_free(&b);
+  exc_raise_class(val_obj(c), ERR_IO, msg);
 }
 
 _Noreturn void exc_raise_class(Val cls, ErrKind kind, const char *msg) {

@@ -303,6 +303,7 @@ void format_into(StrBuf *b, Val v, const char *spec, size_t n) {
     val_decref(x);
     return;
   }
+  if (inst_format(b, v, spec, n)) return;
   if (n == 0) {
     val_str(b, v);
     return;

@@ -172,13 +172,15 @@ static Val func_param_names(const FuncInfo *info) {
 
 static Val func_getattr(Val self, const char *name) {
   Func *f = (Func *)self.u.o;
+  Val own = dict_get_str(f->dict, name);   /* f.__name__ = ... (functools.wraps) wins */
+  if (!val_is_undef(own)) return own;
   if (!strcmp(name, "__qualname__")) return str_from_cstr(f->info->name);
   if (!strcmp(name, "__name__")) {
     const char *dot = strrchr(f->info->name, '.');   /* methods: 'A.f' */
     return str_from_cstr(dot ? dot + 1 : f->info->name);
   }
   if (!strcmp(name, "__tfs_params__")) return func_param_names(f->info);
-  return dict_get_str(f->dict, name);
+  return val_undef();
 }
 
 static void func_setattr(Val self, const char *name, Val v) { dict_set_str(&((Func *)self.u.o)->dict, name, v); }

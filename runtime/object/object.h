@@ -11,6 +11,7 @@ extern const Type func_type, cell_type, module_type, builtin_type, bound_type, i
 
 /* complex numbers (complex.c) */
 Val complex_new(double re, double im);
+Val num_getattr(Val v, const char *name);   /* int/bool/float attributes (nummethods.c); VT_UNDEF when absent */
 void complex_parts(Val v, double *re, double *im);
 Val complex_construct(int n, const Val *args, const Kw *kw);   /* complex(real=0, imag=0) and complex('1+2j') */
 Val complex_float_pow(double a, double b);                     /* a ** b for a < 0, b fractional */
@@ -203,6 +204,7 @@ bool exc_class_sub(Val cls, Val base);           /* issubclass for exception cla
 bool exc_is_class(Val cls);
 /* raise cls(msg) (an exception class; kind: the nearest built-in kind, for handlers that match kinds) */
 _Noreturn void exc_raise_class(Val cls, ErrKind kind, const char *msg);
+_Noreturn void exc_os_error(int err, const char *path);   /* FileNotFoundError etc. from errno, CPython's text */
 _Noreturn void exc_key_error(Val key);
 /* raise UnicodeDecodeError for bytes [start, end) with CPython's text: 'utf-8' codec can't decode byte 0xff
  * in position 0: invalid start byte (one byte), ... bytes in position 0-1: unexpected end of data (several) */
@@ -226,6 +228,8 @@ void str_repr_into(StrBuf *b, const char *s, tfs_i64 n);   /* Python's quoted, e
 /* Formatting: format(v, spec) appended to b (spec need not be NUL-terminated),
  * and printf-style `fmt % args`. */
 void format_into(StrBuf *b, Val v, const char *spec, size_t speclen);
+bool inst_format(StrBuf *b, Val v, const char *spec, size_t n);
+bool inst_delitem(Val self, Val key);   /* del obj[key] through __delitem__ (classes.c); false when absent */   /* through a class's __format__ (classes.c) */
 Val format_percent(Val fmt, Val args);
 
 /* Runtime-internal plumbing shared by the host object files. */

@@ -75,6 +75,10 @@ int64_t val_pyhash(Val v) {
     acc += (tfs_u64)t->len ^ (p5 ^ 3527539UL);
     return acc == (tfs_u64)-1 ? 1546275796 : (int64_t)acc;
   }
+  if (val_is(v, &inst_type)) {   /* a class's __hash__ is hash()'s answer, as in Python (-1 becomes -2) */
+    int64_t h = (int64_t)val_hash(v);
+    return h == -1 ? -2 : h;
+  }
   int64_t h = (int64_t)(val_hash(v) >> 3);
   return h == -1 ? -2 : h;
 }

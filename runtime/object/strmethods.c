@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "object/hosttypes.h"
 #include "object/object.h"
@@ -744,12 +745,38 @@ static Val sm_format(Val self, int n, const Val *args, const Kw *kw) {
   return sm_result(&b);
 }
 
+/* str.encode(encoding='utf-8', errors='strict'): the UTF-8 bytes (tfs's strings are UTF-8 already) or ASCII. */
+static Val sm_encode(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "encode", .sig = "encoding='utf-8', errors='strict'"};
+  Val a[2];
+  args_parse(&spec, n, args, kw, a);
+  if (!val_is(a[0], &str_type)) rt_throw(ERR_TYPE, "encode() argument 'encoding' must be str, not %s", val_type_name(a[0]));
+  if (!val_is(a[1], &str_type)) rt_throw(ERR_TYPE, "encode() argument 'errors' must be str, not %s", val_type_name(a[1]));
+  const char *enc = str_cstr(a[0]);
+  const unsigned char *d = (const unsigned char *)str_cstr(self);
+  tfs_i64 len = str_len(self);
+  bool ascii = !strcasecmp(enc, "ascii") || !strcasecmp(enc, "us-ascii");
+  if (!ascii && strcasecmp(enc, "utf-8") && strcasecmp(enc, "utf8") && strcasecmp(enc, "utf_8")) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "unknown encoding: %.150s", enc);
+    exc_raise_class(exc_lookup("LookupError", false), ERR_RUNTIME, msg);
+  }
+  if (ascii)
+    for (tfs_i64 i = 0, ch = 0; i < len; i++, ch += (d[i - 1] & 0xC0) != 0x80)
+      if (d[i] >= 0x80) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "'ascii' codec can't encode character at position %lld: ordinal not in range(128)", (long long)ch);
+        exc_raise_class(exc_lookup("UnicodeError", false), ERR_VALUE, msg);
+      }
+  return bytes_new(d, (size_t)len);
+}
+
 /* ---- lookup ----------------------------------------------------------------------------------------- */
 
 typedef struct SmEntry { const char *name; BuiltinFn fn; } SmEntry;
 static const SmEntry sm_table[] = {
   {"str.capitalize", sm_capitalize}, {"str.center", sm_center},       {"str.count", sm_count},
-  {"str.endswith", sm_endswith},     {"str.find", sm_find},           {"str.format", sm_format},
+  {"str.encode", sm_encode},         {"str.endswith", sm_endswith},     {"str.find", sm_find},           {"str.format", sm_format},
   {"str.index", sm_index},           {"str.isalnum", sm_isalnum},     {"str.isalpha", sm_isalpha},
   {"str.isdigit", sm_isdigit},       {"str.islower", sm_islower},     {"str.isspace", sm_isspace},
   {"str.isupper", sm_isupper},       {"str.join", sm_join},           {"str.ljust", sm_ljust},

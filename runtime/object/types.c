@@ -318,6 +318,15 @@ static Val ty_getattr(Val self, const char *name) {
 static void ty_setattr(Val self, const char *name, Val v) {
   TypeObj *t = (TypeObj *)self.u.o;
   if (val_is_undef(t->dict)) rt_throw(ERR_TYPE, "cannot set '%s' attribute of immutable type '%s'", name, t->name);
+  if (!strcmp(name, "__name__")) {   /* a user class's name is its own malloc'd copy (class_free frees it) */
+    if (!val_is(v, &str_type))
+      rt_throw(ERR_TYPE, "can only assign string to %s.__name__, not '%s'", t->name, val_type_name(v));
+    char *nm = strdup(str_cstr(v));
+    if (!nm) rt_throw(ERR_MEMORY, "out of memory");
+    free((char *)t->name);
+    t->name = nm;
+    return;
+  }
   dict_set_str(&t->dict, name, v);
 }
 

@@ -415,6 +415,10 @@ Val rt_getattr(Val o, const char *name) {
     Val r = o.u.o->type->getattr(o, name);
     if (!val_is_undef(r)) return r;
   }
+  if (o.tag == VT_INT || o.tag == VT_BOOL || o.tag == VT_FLOAT) {
+    Val r = num_getattr(o, name);
+    if (!val_is_undef(r)) return r;
+  }
   if (rt_soft_miss) {
     rt_soft_missed = true;
     return val_none();
@@ -468,7 +472,7 @@ void rt_setitem(Val o, Val key, Val v) {
 void rt_delitem(Val o, Val key) {
   if (val_is(o, &list_type)) list_delitem(o, key);
   else if (val_is(o, &dict_type)) dict_delitem(o, key);
-  else rt_throw(ERR_TYPE, "'%s' object doesn't support item deletion", val_type_name(o));
+  else if (!inst_delitem(o, key)) rt_throw(ERR_TYPE, "'%s' object doesn't support item deletion", val_type_name(o));
 }
 
 /* ---- calls ------------------------------------------------------------------------------ */

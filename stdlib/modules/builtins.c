@@ -61,10 +61,36 @@ static Val bi_print(Val self, int n, const Val *args, const Kw *kw) {
   if (val_is(kv[1], &str_type)) sb_putn(&b, str_cstr(kv[1]), (size_t)str_len(kv[1]));
   else sb_putc(&b, '\n');
   rt_unhold(mark);
+  if (!val_is_undef(kv[2]) && kv[2].tag != VT_NONE) {   /* file=f: f.write(text) */
+    Val text = str_new(b.data ? b.data : "", (tfs_i64)b.len);
+    sb_free(&b);
+    int m2 = rt_hold_val(text);
+    Val w = rt_getattr(kv[2], "write");
+    rt_hold_val(w);
+    val_decref(rt_call(w, 1, &text, NULL));
+    rt_unhold(m2);
+    val_decref(w);
+    val_decref(text);
+    if (!val_is_undef(kv[3]) && rt_truthy(kv[3])) rt_flush();
+    return val_none();
+  }
   rt_write_stdout(b.data, b.len);
   sb_free(&b);
   if (!val_is_undef(kv[3]) && rt_truthy(kv[3])) rt_flush();
   return val_none();
+}
+
+/* open(): io.open of stdlib/io.tfs, which the compiler links into a program that names open. */
+static Val bi_open(Val self, int n, const Val *args, const Kw *kw) {
+  Val io = module_import_library("io");
+  if (val_is_undef(io)) rt_throw(ERR_IMPORT, "open() needs the io library, which this program was compiled without");
+  Val f = rt_module_attr(io, "open");
+  val_decref(io);
+  int mark = rt_hold_val(f);
+  Val r = rt_call(f, n, args, kw);
+  rt_unhold(mark);
+  val_decref(f);
+  return r;
 }
 
 static Val bi_repr(Val self, int n, const Val *args, const Kw *kw) {
@@ -528,6 +554,12 @@ static Val bi_setattr(Val self, int n, const Val *args, const Kw *kw) {
   return val_none();
 }
 
+static Val bi_delattr(Val self, int n, const Val *args, const Kw *kw) {
+  bi_exactly("delattr", n, kw, 2);
+  rt_delattr(args[0], bi_attr_name("delattr", args[1]));
+  return val_none();
+}
+
 static Val bi_hash(Val self, int n, const Val *args, const Kw *kw) {
   bi_exactly("hash", n, kw, 1);
   Val x = args[0];
@@ -614,6 +646,8 @@ void rt_set_argv(int argc, char **argv) {
 //!   The one-character string of a Unicode code point.
 //! classmethod(function)
 //!   Decorator: the method receives the class as its first argument.
+//! delattr(obj, name)
+//!   Deletes the attribute name of obj (del obj.name with a computed name).
 //! divmod(a, b)
 //!   The pair (a // b, a % b).
 //! enumerate(iterable, start=0)
@@ -652,6 +686,8 @@ void rt_set_argv(int argc, char **argv) {
 //!   The octal text of an int, as '0o17'.
 //! ord(c)
 //!   The code point of a one-character string.
+//! open(file, mode='r', encoding=None, newline=None)
+//!   A file object (read, readline, readlines, write, iteration by lines, with-statement) of stdlib/io.tfs.
 //! pow(base, exp, mod=None)
 //!   base ** exp, modulo mod when given.
 //! print(*objects, sep=' ', end='\n', file=None, flush=False)
@@ -680,13 +716,13 @@ void rt_set_argv(int argc, char **argv) {
 static Builtin bi_table[] = {
   BI("abs", bi_abs),         BI("all", bi_all),           BI("any", bi_any),
   BI("bin", bi_bin),         BI("callable", bi_callable), BI("chr", bi_chr),
-  BI("classmethod", class_classmethod),
+  BI("classmethod", class_classmethod), BI("delattr", bi_delattr),
   BI("divmod", bi_divmod),   BI("enumerate", bi_enumerate), BI("filter", bi_filter),
   BI("format", bi_format),   BI("getattr", bi_getattr),   BI("hasattr", bi_hasattr),
   BI("hash", bi_hash),       BI("help", bi_help),         BI("hex", bi_hex),           BI("id", bi_id),
   BI("isinstance", bi_isinstance), BI("issubclass", bi_issubclass), BI("iter", bi_iter),   BI("len", bi_len),
   BI("map", bi_map),         BI("max", bi_max),           BI("min", bi_min),
-  BI("next", bi_next),       BI("oct", bi_oct),           BI("ord", bi_ord),
+  BI("next", bi_next),       BI("oct", bi_oct),           BI("open", bi_open),         BI("ord", bi_ord),
   BI("pow", bi_pow),         BI("print", bi_print),       BI("property", class_property),
   BI("repr", bi_repr),
   BI("reversed", bi_reversed), BI("round", bi_round),     BI("setattr", bi_setattr),

@@ -38,6 +38,11 @@ Val ag_staged_iter(bool is_zip, int n, const Val *args, Val start);
 Val stdlib_native_module(const char *name);
 void native_noargs(const char *what, int n, const Kw *kw);   /* TypeError unless called with no arguments (timemod.c) */
 Val gcmod_module(void);                          /* `gc` (gcmod.c) */
+Val mathmod_module(void);                        /* `math` (mathmod.c) */
+Val osmod_module(void);                          /* `_os`, the POSIX calls of os.tfs, io.tfs, ... (osmod.c) */
+Val gzmod_module(void);                          /* `_gzip`, zlib's gzip files of gzip.tfs (gzmod.c) */
+Val remod_module(void);                          /* `_re`, the PCRE2 patterns of re.tfs (remod.c) */
+Val randmod_module(void);                        /* `_random`, the generators of random.tfs (randmod.c) */
 
 /* tf.summary.NAME (summary.c) and tf.io.NAME (graphdefobj.c); VT_UNDEF when unknown. */
 Val summary_lookup(const char *name);
