@@ -741,6 +741,16 @@ static void stmt(Out *o, const Ast *s) {
     break;
   case A_ASSIGN:
     fill(o, "");
+    if (s->name && strchr(s->name, ':') && s->targets.n == 1) {
+      /* an annotated assignment keeps its annotation ("x:T" from the parser): x: T = value */
+      const char *colon = strchr(s->name, ':');
+      expr(o, s->targets.items[0], P_TEST);
+      puts_(o, ": ");
+      puts_(o, colon + 1);
+      puts_(o, " = ");
+      expr(o, s->value, P_TEST);
+      break;
+    }
     for (int i = 0; i < s->targets.n; i++) {
       expr(o, s->targets.items[i], P_TEST);
       puts_(o, " = ");
@@ -847,7 +857,17 @@ static void stmt(Out *o, const Ast *s) {
     fill(o, "");
     expr(o, s->value, P_YIELD);
     break;
-  case A_PASS: fill(o, "pass"); break;
+  case A_PASS:
+    if (s->name && strchr(s->name, ':')) {   /* a bare annotation (x: T), kept in the name by the parser */
+      const char *colon = strchr(s->name, ':');
+      fill(o, "");
+      for (const char *c = s->name; c < colon; c++) putch(o, *c);
+      puts_(o, ": ");
+      puts_(o, colon + 1);
+    } else {
+      fill(o, "pass");
+    }
+    break;
   case A_BREAK: fill(o, "break"); break;
   case A_CONTINUE: fill(o, "continue"); break;
   case A_MODULE:

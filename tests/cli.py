@@ -137,8 +137,9 @@ def main():
     # tfs doc NAME: the generated doc table, as help(NAME) prints it.
     rc, out, err = run([tfs, "doc", "tf.add"], here)
     expect("doc tf.add", rc == 0 and err == "" and out == "tf.add(x, y, name=None)\n"
-           "    Element-wise x + y, with NumPy broadcasting.\n"
-           "    Inputs: x (tensor), y (tensor); dtypes: float32, float64, int32, int64.\n"
+           "    Element-wise x + y, with NumPy broadcasting; string tensors concatenate.\n"
+           "    Inputs: x (tensor), y (tensor); dtypes: float32, float64, int32, int64,\n"
+           "    string.\n"
            "    Also: tf.math.add\n", "rc=%d\n%s%s" % (rc, out, err))
     rc, out, err = run([tfs, "doc", "tf.reduce_summ", "len"], here)
     expect("doc unknown", rc == 1 and out.startswith("len(obj)\n") and err ==

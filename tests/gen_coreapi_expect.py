@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""gen_coreapi_expect.py — golden programs for the core tf API of LANGUAGE.md section 21, with numpy expectations.
+"""gen_coreapi_expect.py — golden programs for the core tf API (docs/reference/tf.md), with numpy expectations.
 
     /usr/bin/python3 tests/gen_coreapi_expect.py        # writes tests/programs/coreapi_*.tfs and .out
 
@@ -222,7 +222,7 @@ def functional():
     graph_out = ["True True %s" % W.tolist(),
                  "%s" % [(X * 2).tolist(), np_scan(lambda a, r: a + r, X).tolist(), X[1:2].tolist()],
                  "(0, 2) (0, 2)"]
-    write("coreapi_functional", "tf.nest, map_fn, scan, foldl, foldr, vectorized_map, case, switch_case (LANGUAGE.md 21)",
+    write("coreapi_functional", "tf.nest, map_fn, scan, foldl, foldr, vectorized_map, case, switch_case (docs/reference/tf.md)",
           ["x = tf.constant(%s)" % X.tolist(), "v = tf.constant(%s)" % V.tolist(), "w = tf.constant(%s)" % W.tolist()],
           cases, grads, (nest_src + graph_src, nest_out + graph_out))
 

@@ -1,4 +1,4 @@
-/* dist.h — the MPI job a process belongs to (LANGUAGE.md §18): joining it, the checked collectives, stopping it. */
+/* dist.h — the MPI job a process belongs to (docs/distribute.md): joining it, the checked collectives, stopping it. */
 #ifndef TFS_DIST_H
 #define TFS_DIST_H
 
