@@ -379,9 +379,9 @@ static bool names_attr(Program *p, const char *word, size_t n) {
   for (int i = 0; i < p->nmods; i++) {
     if (p->mods[i]->library) continue;
     for (const char *s = strstr(p->mods[i]->source, "."); s; s = strstr(s + 1, ".")) {
-      char c = s[1 + n];
-      if (!strncmp(s + 1, word, n) && !(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
-        return true;
+      if (strncmp(s + 1, word, n)) continue;
+      char c = s[1 + n];   /* after a match: at most the terminating NUL */
+      if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) return true;
     }
   }
   return false;

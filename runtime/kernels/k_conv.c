@@ -177,8 +177,8 @@ typedef struct {
     tfs_i64 H = p->H, W = p->W, C = p->C, OH = s[S_OH], OW = s[S_OW], n0, n1;                                   \
     const T *x = p->x, *dy = p->dy;                                                                            \
     T *y = p->y, *dx = p->dx;                                                                                  \
-    T *bv = (T *)(p->scratch + (size_t)part * (size_t)C * 16);                                                 \
-    tfs_i64 *bi = (tfs_i64 *)(bv + C);                                                                         \
+    tfs_i64 *bi = (tfs_i64 *)(p->scratch + (size_t)part * (size_t)C * 16);   /* indexes first: 8-aligned */   \
+    T *bv = (T *)(bi + C);                                                                                     \
     tp_slice(p->N, part, nparts, &n0, &n1);                                                                    \
     if (dx) memset(dx + n0 * H * W * C, 0, sizeof(T) * (size_t)((n1 - n0) * H * W * C));                        \
     for (tfs_i64 n = n0; n < n1; n++)                                                                          \

@@ -38,17 +38,17 @@ void k_py_func(OpCall *c) {
   bool eager = op_attr_bool(c, 2, true);
   Val *args = malloc(sizeof(Val) * (size_t)(c->nin ? c->nin : 1));
   if (!args) op_fail(c, ERR_MEMORY, "out of memory");
-  int mark = -1;
+  tfs_i64 nargs = 0;
+  int amark = rt_hold_vals(&args, &nargs);   /* decref'd and freed if the host function raises */
   for (int i = 0; i < c->nin; i++) {
     args[i] = eager ? val_obj(tensor_retain(c->in[i])) : ndarray_new(c->in[i]);
-    int m = rt_hold_val(args[i]);
-    if (mark < 0) mark = m;
+    nargs = i + 1;
   }
   Val r = rt_call(op_attr(c, 0), c->nin, args, NULL);
-  int m = rt_hold_val(r);
-  if (mark < 0) mark = m;
+  rt_unhold(amark);
   for (int i = 0; i < c->nin; i++) val_decref(args[i]);
   free(args);
+  int mark = rt_hold_val(r);
   tfs_i64 n = 1;
   const Val *items = &r;
   bool list = op_attr(c, 1).tag == VT_OBJ && !val_is(op_attr(c, 1), &dtype_type);

@@ -2748,6 +2748,19 @@ struct Graph *tffn_signature_graph(Val v, const char **name) {
   return tffn_sig_concrete(f, (int)((Tuple *)f->sig.u.o)->len, val_undef())->g;
 }
 
+/* The bound arguments of a call (an ext function's *args tuple and **kwargs dict), released if the call raises. */
+typedef struct BindHold {
+  TfFunction *f;
+  Val *bound;
+  const Val *args, *bbuf;
+  int nb;
+} BindHold;
+
+static void tffn_unbind_held(void *p) {
+  BindHold *h = p;
+  tffn_unbind(h->f, h->bound, h->args, h->bbuf, h->nb);
+}
+
 static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
   TfFunction *f = (TfFunction *)self.u.o;
   if (tfmod_run_eagerly) return rt_call(f->fn, n, args, kw);
@@ -2755,6 +2768,8 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
   Val bbuf[8], *bound;
   if (!val_is_undef(f->sig)) tffn_sig_arity(f, n, args, kw);
   int nb = tffn_bind(f, n, args, kw, bbuf, 8, &bound);
+  BindHold bh = {f, bound, args, bbuf, nb};
+  int bmark = rt_hold_fn(tffn_unbind_held, &bh);
   Val sig_owned = val_undef();
   int smark = rt_hold_ref(&sig_owned);
   Leaves lv;
@@ -2814,6 +2829,7 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
   lv_free(&lv);
   rt_unhold(smark);
   val_decref(sig_owned);
+  rt_unhold(bmark);
   tffn_unbind(f, bound, args, bbuf, nb);
   return r;
 }

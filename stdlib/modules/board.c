@@ -170,7 +170,7 @@ static void bd_walk(Board *b, const char *dir, const char *rel, int depth) {
     names[n++] = strdup(e->d_name);
   }
   closedir(d);
-  qsort(names, (size_t)n, sizeof(char *), bd_cmp_str);
+  if (n) qsort(names, (size_t)n, sizeof(char *), bd_cmp_str);   /* names is NULL for an empty directory */
   for (int i = 0; i < n; i++) {
     size_t pl = strlen(dir) + strlen(names[i]) + 2, rl = strlen(rel) + strlen(names[i]) + 2;
     char *path = malloc(pl), *r = malloc(rl);

@@ -83,18 +83,21 @@ static Val dm_mirror_scope(Val self, int n, const Val *args, const Kw *kw) {
 
 static Val dm_attr(const char *name) {
   static const struct {
-    const char *name;
+    const char *name, *qual;
     BuiltinFn fn;
   } fns[] = {
-    {"size", dm_size},           {"rank", dm_rank},           {"launched", dm_launched}, {"device", dm_device},
-    {"all_reduce", dm_all_reduce}, {"all_gather", dm_all_gather}, {"broadcast", dm_broadcast}, {"barrier", dm_barrier}, {"mirror_scope", dm_mirror_scope},
+    {"size", "_dist.size", dm_size},
+    {"rank", "_dist.rank", dm_rank},
+    {"launched", "_dist.launched", dm_launched},
+    {"device", "_dist.device", dm_device},
+    {"all_reduce", "_dist.all_reduce", dm_all_reduce},
+    {"all_gather", "_dist.all_gather", dm_all_gather},
+    {"broadcast", "_dist.broadcast", dm_broadcast},
+    {"barrier", "_dist.barrier", dm_barrier},
+    {"mirror_scope", "_dist.mirror_scope", dm_mirror_scope},
   };
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
-    if (!strcmp(name, fns[i].name)) {
-      char q[64];
-      snprintf(q, sizeof q, "_dist.%s", name);
-      return builtin_new(strdup(q), fns[i].fn, val_undef(), NULL);
-    }
+    if (!strcmp(name, fns[i].name)) return builtin_new(fns[i].qual, fns[i].fn, val_undef(), NULL);
   return val_undef();
 }
 

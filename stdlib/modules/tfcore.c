@@ -13,13 +13,17 @@
 //!   The op table's ops by their GraphDef name (tf.raw_ops.TopKV2), called with the op table's signature: what the
 //!   .tfs parts of the tf API (stdlib/tfcore*.tfs) build on; ops with a public name are better called by it.
 static Val raw_ops_getattr(const char *name) {
+  static Val made[OP__COUNT];   /* one builtin per op, kept: it owns its malloc'd name */
   for (int i = 0; i < OP__COUNT; i++)
     if (!strcmp(op_defs[i].graph_name, name) && name[0] != '_') {
-      char *q = malloc(strlen(name) + 12);
-      if (!q) rt_throw(ERR_MEMORY, "out of memory");
-      strcpy(q, "tf.raw_ops.");
-      strcat(q, name);
-      return op_builtin((OpId)i, q);
+      if (made[i].tag != VT_OBJ) {
+        char *q = malloc(strlen(name) + 12);
+        if (!q) rt_throw(ERR_MEMORY, "out of memory");
+        strcpy(q, "tf.raw_ops.");
+        strcat(q, name);
+        made[i] = op_builtin((OpId)i, q);
+      }
+      return val_incref(made[i]);
     }
   return val_undef();
 }
