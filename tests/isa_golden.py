@@ -3,7 +3,7 @@
 with OpenBLAS left to the runtime: the outputs must match, and the runtime must have moved OpenBLAS to the
 path's core type (OPENBLAS_VERBOSE=2 prints each core it selects).  A path the CPU lacks is skipped.
 
-Usage: isa_golden.py TFS TFSC PROGRAMS_DIR
+Usage: isa_golden.py TFS TFSC PROGRAMS_DIR [--no-exe]
 """
 import os
 import subprocess
@@ -34,8 +34,9 @@ def main():
             failed += 1
         env.pop("OPENBLAS_VERBOSE")
         for name in GOLDENS:
-            r = subprocess.run([sys.executable, golden, "--eager-too", "--tfs", tfs, "--tfsc", tfsc, "--only", name,
-                                progs], env=env, capture_output=True, text=True, timeout=1500)
+            extra = ["--no-exe"] if "--no-exe" in sys.argv else []   # sanitized builds link no executables
+            r = subprocess.run([sys.executable, golden, "--eager-too", "--tfs", tfs, "--tfsc", tfsc, "--only", name]
+                               + extra + [progs], env=env, capture_output=True, text=True, timeout=1500)
             print("%s %s: %s" % ("PASS" if r.returncode == 0 else "FAIL", isa, name))
             if r.returncode != 0:
                 print(r.stdout + r.stderr)
