@@ -1103,10 +1103,7 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
   int nout = (op->flags & OPF_NOOUT) ? 0 : c.nout;
 
   int id = graph_add_node(g, GN_OP, op, op->graph_name, nout, c.outm);
-  if (c.out != c.out_buf) {
-    free(c.out);
-    free(c.outm);
-  }
+  op_release_outputs(&c);
   GraphNode *node = &g->nodes[id];
   node->attrs = at;
   for (int i = 0; i < at.n; i++) val_incref(at.v[i]);

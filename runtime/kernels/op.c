@@ -113,6 +113,14 @@ void op_broadcast_meta(const OpCall *c, const TMeta *a, const TMeta *b, TMeta *o
   out->rank = r;
 }
 
+static void op_reserved_free(void *p) {
+  OpCall *c = p;
+  free(c->out);
+  free(c->outm);
+  c->out = c->out_buf;
+  c->outm = c->outm_buf;
+}
+
 void op_reserve_outputs(OpCall *c, int nout) {
   c->nout = nout;
   if (nout <= 2) {
@@ -122,7 +130,14 @@ void op_reserve_outputs(OpCall *c, int nout) {
     c->outm = malloc(sizeof(TMeta) * (size_t)nout);
     c->out = calloc((size_t)nout, sizeof(Tensor *));
     if (!c->outm || !c->out) rt_throw(ERR_MEMORY, "out of memory");
+    c->rmark = rt_hold_fn(op_reserved_free, c);   /* a failing meta or kernel frees them */
   }
+}
+
+void op_release_outputs(OpCall *c) {
+  if (c->out == c->out_buf) return;
+  rt_unhold(c->rmark);
+  op_reserved_free(c);
 }
 
 /* ---- attribute helpers ---------------------------------------------------- */
@@ -373,7 +388,7 @@ static Val op_result(OpCall *c) {
   } else {
     r = val_obj(c->out[0]);
   }
-  if (c->out != c->out_buf) { free(c->out); free(c->outm); }
+  op_release_outputs(c);
   return r;
 }
 
@@ -552,7 +567,7 @@ int op_run_into(const OpDef *op, int nin, Tensor **in, const Val *raw, const OpA
   }
   if (op->flags & OPF_PASS0) res[0] = tensor_retain(in[0]);
   else for (int i = 0; i < n; i++) res[i] = c.out[i];
-  if (c.out != c.out_buf) { free(c.out); free(c.outm); }
+  op_release_outputs(&c);
   return n;
 }
 

@@ -103,6 +103,7 @@ typedef struct OpCall {
   Tensor **out;               /* nout outputs, owned until returned */
   TMeta outm_buf[2];
   Tensor *out_buf[2];
+  int rmark;                  /* the hold that frees heap outm/out if the op raises (op_reserve_outputs) */
   tfs_i64 iscr[4 * TFS_MAX_RANK];   /* meta -> kernel scratch */
   double fscr[4];
   int nscr;
@@ -196,6 +197,7 @@ const char *op_attr_name(const OpDef *op, int i);
 
 /* ---- helpers for meta functions and kernels (op.c) ---------------------- */
 void op_reserve_outputs(OpCall *c, int nout);
+void op_release_outputs(OpCall *c);   /* frees what op_reserve_outputs allocated (after a normal run) */
 static inline Val op_attr(const OpCall *c, int i) { return i < c->attrs->n ? c->attrs->v[i] : val_undef(); }
 static inline bool op_attr_given(const OpCall *c, int i) {
   Val v = op_attr(c, i);
