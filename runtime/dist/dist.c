@@ -193,6 +193,8 @@ static void dist_exchange(Hdr *mine, Hdr *all) {
   }
 }
 
+static MPI_Datatype mpi_type(DType dt);
+
 static Hdr hdr_for(int kind, const Tensor *t, int op, int root) {
   Hdr h;
   memset(&h, 0, sizeof h);
@@ -203,6 +205,7 @@ static Hdr hdr_for(int kind, const Tensor *t, int op, int root) {
   h.root = root;
   h.loc = rt_user_loc();
   if (t) {
+    mpi_type(t->dtype);   /* a dtype no collective takes: TypeError before anything is exchanged */
     h.dtype = t->dtype;
     h.nd = t->rank;
     for (int i = 0; i < t->rank; i++) h.shape[i] = t->shape[i];
@@ -236,6 +239,16 @@ static Hdr *hdrs_alloc(void) {
   return all;
 }
 
+/* Every rank's header for h's collective, after the exchange has checked that they match; held (its
+ * mark in *mark when mark is not NULL) so an error frees it, else the caller's rt_unhold + free. */
+static Hdr *dist_begin(Hdr *h, int *mark) {
+  Hdr *all = hdrs_alloc();
+  int m = rt_hold_mem(all);
+  if (mark) *mark = m;
+  dist_exchange(h, all);
+  return all;
+}
+
 /* Sum -> mean in place: n values of dt divided by the number of replicas. */
 static void mean_in_place(void *p, tfs_i64 n, DType dt) {
   for (tfs_i64 i = 0; i < n; i++) switch (dt) {
@@ -248,9 +261,8 @@ static void mean_in_place(void *p, tfs_i64 n, DType dt) {
 
 /* The exchange, then the data: the header array is held across both (freed on an error too). */
 static void reduce_buf(void *p, tfs_i64 n, DType dt, DistOp op, Hdr *h) {
-  Hdr *all = hdrs_alloc();
-  int mark = rt_hold_mem(all);
-  dist_exchange(h, all);
+  int mark;
+  Hdr *all = dist_begin(h, &mark);
   MPI_Request req;
   if (MPI_Iallreduce(MPI_IN_PLACE, p, (int)n, mpi_type(dt), mpi_op(op), MPI_COMM_WORLD, &req) != MPI_SUCCESS)
     rt_throw(ERR_INTERNAL, "MPI_Iallreduce failed");
@@ -267,7 +279,6 @@ Tensor *dist_all_reduce(const Tensor *t, DistOp op) {
   if (dist_joined) {
     int mark = rt_hold_val(val_obj(r));
     Hdr h = hdr_for(K_ALL_REDUCE, t, op, 0);
-    mpi_type(t->dtype);
     reduce_buf(tensor_data(r), r->size, r->dtype, op, &h);
     rt_unhold(mark);
   }
@@ -335,10 +346,7 @@ Tensor *dist_all_gather(const Tensor *t, int axis) {
     Tensor *c = tensor_contiguous((Tensor *)t);
     int mark = rt_hold_val(val_obj(c));
     Hdr h = hdr_for(K_ALL_GATHER, t, 0, axis);
-    mpi_type(t->dtype);
-    Hdr *all = hdrs_alloc();
-    rt_hold_mem(all);
-    dist_exchange(&h, all);
+    Hdr *all = dist_begin(&h, NULL);   /* released with mark */
     size_t es = (size_t)dtype_info[t->dtype].size;
     tfs_i64 outer = 1, inner = 1, total = 0;
     for (int i = 0; i < axis; i++) outer *= t->shape[i];
@@ -393,10 +401,7 @@ Tensor *dist_broadcast(const Tensor *t, int root) {
   if (dist_joined) {
     int mark = rt_hold_val(val_obj(r));
     Hdr h = hdr_for(K_BROADCAST, t, 0, root);
-    mpi_type(t->dtype);
-    Hdr *all = hdrs_alloc();
-    rt_hold_mem(all);
-    dist_exchange(&h, all);
+    Hdr *all = dist_begin(&h, NULL);   /* released with mark */
     MPI_Request req;
     if (MPI_Ibcast(tensor_data(r), (int)r->size, mpi_type(r->dtype), root, MPI_COMM_WORLD, &req) != MPI_SUCCESS)
       rt_throw(ERR_INTERNAL, "MPI_Ibcast failed");
@@ -412,9 +417,8 @@ void dist_barrier(void) {
 #ifdef TFS_HAVE_MPI
   if (!dist_joined) return;
   Hdr h = hdr_for(K_BARRIER, NULL, 0, 0);
-  Hdr *all = hdrs_alloc();
-  int mark = rt_hold_mem(all);
-  dist_exchange(&h, all);
+  int mark;
+  Hdr *all = dist_begin(&h, &mark);
   rt_unhold(mark);
   free(all);
 #endif
