@@ -78,9 +78,12 @@ static void tensor_setattr(Val self, const char *name, Val v) {
   val_decref(own);
   if (builtin)
     rt_throw(ERR_ATTRIBUTE, "property '%s' of 'EagerTensor' object has no setter", name);
-  Val d = t->attrs ? val_obj(t->attrs) : val_undef();
+  bool first = !t->attrs;
+  Val d = first ? val_undef() : val_obj(t->attrs);
   dict_set_str(&d, name, v);
   t->attrs = d.u.o;
+  /* a pooled tensor joins the cycle collector with its first attribute (symbolic ones are tracked from birth) */
+  if (first && !t->sym) gc_track(&t->hdr);
 }
 
 /* Operators: the op each Python operator maps to (ORDER BINOP). */

@@ -967,8 +967,23 @@ static void tensor_repr(StrBuf *b, Val v) {
   sb_putc(b, '>');
 }
 
+/* The cycle collector's view (gc.c): a tensor holds references only through the attributes a program set;
+ * kernels/tensorobj.c tracks a pooled tensor when it gets its first attribute. */
+static void tensor_traverse(Obj *o, GcVisit visit, void *arg) {
+  Tensor *t = (Tensor *)o;
+  if (t->attrs) visit(val_obj(t->attrs), true, arg);
+}
+
+static void tensor_clear(Obj *o) {
+  Tensor *t = (Tensor *)o;
+  Obj *a = t->attrs;
+  t->attrs = NULL;
+  if (a) val_decref(val_obj(a));
+}
+
 Type tensor_type = {   /* the operators and methods: kernels/tensorobj.c fills them at start-up */
   .name = "tf.Tensor", .free = tensor_free, .repr = tensor_repr, .str = tensor_str,
+  .traverse = tensor_traverse, .clear = tensor_clear,
 };
 
 /* ---- variables ---------------------------------------------------------------------------- */
