@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "autograph.h"
+#include "nameidx.h"
 #include "nesting.h"
 #include "parse.h"
 #include "paths.h"
@@ -375,23 +376,26 @@ static bool uses_tf_function(Program *p) {
 }
 
 /* Whether a user module's source names `word` as an attribute (".word" not followed by an identifier char). */
-static bool names_attr(Program *p, const char *word, size_t n) {
-  for (int i = 0; i < p->nmods; i++) {
-    if (p->mods[i]->library) continue;
-    for (const char *s = strstr(p->mods[i]->source, "."); s; s = strstr(s + 1, ".")) {
-      if (strncmp(s + 1, word, n)) continue;
-      char c = s[1 + n];   /* after a match: at most the terminating NUL */
-      if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) return true;
-    }
-  }
-  return false;
+static bool ident_char(char c) {
+  return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
 
 /* tfcore.tfs names what it implements in its `_API = {"qual.name": fn, ...}` table: a program naming
- * one of those (as an attribute: tf.nest, tf.math.reduce_std) gets the library compiled in. */
+ * one of those (as an attribute: tf.nest, tf.math.reduce_std) gets the library compiled in.  The
+ * attribute words of the program are indexed once, so the test costs source size plus table size. */
 static bool names_tfcore(Program *p, const char *src) {
   const char *s = strstr(src, "\n_API = {");
   if (!s) return false;
+  NameIdx words = {0};
+  for (int i = 0; i < p->nmods; i++) {
+    if (p->mods[i]->library) continue;
+    for (const char *d = strchr(p->mods[i]->source, '.'); d; d = strchr(d + 1, '.')) {
+      const char *e = d + 1;
+      while (ident_char(*e)) e++;
+      if (e > d + 1) nameidx_put(&words, &p->arena, arena_strndup(&p->arena, d + 1, (size_t)(e - d - 1)), 1);
+    }
+  }
+  char word[128];
   for (s = strchr(s, '{'); *s && *s != '}'; s++) {
     if (*s != '"') continue;
     const char *e = strchr(s + 1, '"');
@@ -399,7 +403,12 @@ static bool names_tfcore(Program *p, const char *src) {
     const char *w = s + 1;
     for (const char *d = w; d < e; d++)
       if (*d == '.') w = d + 1;
-    if (names_attr(p, w, (size_t)(e - w))) return true;
+    size_t n = (size_t)(e - w);
+    if (n < sizeof word) {
+      memcpy(word, w, n);
+      word[n] = 0;
+      if (nameidx_get(&words, word) >= 0) return true;
+    }
     s = strchr(e, '\n');
     if (!s) break;
   }
