@@ -728,6 +728,118 @@ def onnx_program():
         f.write("\n".join(out) + "\n")
 
 
+# ---- tf.linalg composed in .tfs: pinv, matrix_rank, logdet, eigvalsh, cholesky_solve, lstsq, matvec, diag, expm ----
+
+M = f32([[4, 1, 0.5], [1, 3, -1], [0.5, -1, 2]])            # symmetric positive definite
+R = f32([[1, 2, 3], [2, 4, 6.5], [1, 0, -1], [0, 1, 1]])     # 4x3, full column rank
+Q = f32([[0.1, 0.4], [-0.3, 0.2]])
+B = f32([[1, 0], [2, 1], [-1, 3], [0.5, 0.5]])
+
+
+def np_expm(a):
+    # scaling and squaring with a long Taylor series in float64: exact to far beyond the printed digits
+    a = np.asarray(a, np.float64)
+    s = max(0, int(np.ceil(np.log2(max(np.abs(a).sum(0).max(), 1e-300) / 0.25))))
+    x = a / 2.0 ** s
+    out, term = np.eye(len(a)), np.eye(len(a))
+    for k in range(1, 30):
+        term = term @ x / k
+        out = out + term
+    for _ in range(s):
+        out = out @ out
+    return out
+
+
+def np_expm_grad(a, g):
+    # d/dA sum(g * expm(A)) is the Frechet derivative of expm at A^T in the direction g: the upper-right
+    # block of expm([[A^T, g], [0, A^T]])
+    n = len(a)
+    big = np.zeros((2 * n, 2 * n))
+    big[:n, :n] = big[n:, n:] = np.asarray(a, np.float64).T
+    big[:n, n:] = g
+    return np_expm(big)[:n, n:]
+
+
+def np_pinv(a):
+    u, sv, vt = np.linalg.svd(np.asarray(a, np.float64), full_matrices=False)
+    cut = 10.0 * max(a.shape) * np.finfo(np.float32).eps * sv.max()
+    inv = np.where(sv > cut, 1.0 / np.where(sv > cut, sv, 1.0), 0.0)
+    return (vt.T * inv) @ u.T
+
+
+def linalg():
+    m64 = M.astype(np.float64)
+    r64 = R.astype(np.float64)
+    ls = np.linalg.solve(r64.T @ r64, r64.T @ B)
+    wide = R.T[:2]                                            # 2x4: underdetermined
+    wide_ls = wide.T.astype(np.float64) @ np.linalg.solve(wide @ wide.T, f32([[1], [2]]))
+    cases = [
+        ("pinv", "tf.linalg.pinv(r)", f32(np_pinv(R))),
+        ("pinv rank one", "tf.linalg.pinv(tf.constant([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0]]))",
+         f32(np_pinv(f32([[1, 2, 3], [2, 4, 6]])))),
+        ("matrix_rank", "tf.linalg.matrix_rank(tf.stack([r, r[:, :2] @ tf.ones([2, 3])]))",
+         i32([np.linalg.matrix_rank(R), np.linalg.matrix_rank(R[:, :2] @ np.ones((2, 3), np.float32))])),
+        ("logdet", "tf.linalg.logdet(m)", f32(np.log(np.linalg.det(m64)))),
+        ("eigvalsh", "tf.linalg.eigvalsh(m)", f32(np.linalg.eigvalsh(m64))),
+        ("cholesky_solve", "tf.linalg.cholesky_solve(tf.linalg.cholesky(m), b[:3])", f32(np.linalg.solve(m64, B[:3]))),
+        ("lstsq", "tf.linalg.lstsq(r, b)", f32(ls)),
+        ("lstsq regularized", "tf.linalg.lstsq(r, b, l2_regularizer=0.5)",
+         f32(np.linalg.solve(r64.T @ r64 + 0.5 * np.eye(3), r64.T @ B))),
+        ("lstsq underdetermined", "tf.linalg.lstsq(tf.transpose(r)[:2], tf.constant([[1.0], [2.0]]))", f32(wide_ls)),
+        ("lstsq minimum norm", "tf.linalg.lstsq(tf.transpose(r)[:2], tf.constant([[1.0], [2.0]]), fast=False)", f32(wide_ls)),
+        ("matvec", "tf.linalg.matvec(m, b[:3, 0])", M @ B[:3, 0]),
+        ("matvec transpose", "tf.linalg.matvec(r, b[:, 1], transpose_a=True)", R.T @ B[:, 1]),
+        ("diag", "tf.linalg.diag(tf.constant([[1.0, 2.0], [3.0, float('inf')]]))",
+         np.stack([np.diag(f32([1, 2])), np.where(np.eye(2) > 0, f32([[3, 3], [np.inf, np.inf]]).T, 0).astype(np.float32)])),
+        ("diag int", "tf.linalg.diag(tf.constant([4, 5, 6]))", np.diag(i32([4, 5, 6]))),
+        ("set_diag tall", "tf.linalg.set_diag(r, tf.constant([9.0, 8.0, 7.0]))",
+         np.where(np.eye(4, 3) > 0, np.pad(np.diag(f32([9, 8, 7])), ((0, 1), (0, 0))), R).astype(np.float32)),
+        ("set_diag wide", "tf.linalg.set_diag(tf.transpose(r), tf.constant([9.0, 8.0, 7.0]))",
+         np.where(np.eye(3, 4) > 0, np.pad(np.diag(f32([9, 8, 7])), ((0, 0), (0, 1))), R.T).astype(np.float32)),
+        ("tensor_diag", "tf.linalg.tensor_diag(tf.constant([[1, 2], [3, 4]]))",
+         np.einsum("ij,ik,jl->ijkl", i32([[1, 2], [3, 4]]), np.eye(2, dtype=np.int32), np.eye(2, dtype=np.int32))),
+        ("cross", "tf.linalg.cross(r[:, :3], b[:, :1] + r[:, :3])", np.cross(R, B[:, :1] + R)),
+        ("normalize", "tf.linalg.normalize(b, axis=0)",
+         (B / np.linalg.norm(B, axis=0, keepdims=True), f32(np.linalg.norm(B, axis=0, keepdims=True)))),
+        ("expm small", "tf.linalg.expm(q)", f32(np_expm(Q))),
+        ("expm", "tf.linalg.expm(m * 0.5)", f32(np_expm(M * 0.5))),
+        ("expm batch", "tf.linalg.expm(tf.stack([q * 10.0, -q]))", f32(np.stack([np_expm(Q * 10), np_expm(-Q)]))),
+        ("expm float64", "tf.linalg.expm(tf.cast(m, tf.float64) * 0.3)", np_expm(m64 * 0.3)),
+        ("expm float64 small", "tf.linalg.expm(tf.cast(q, tf.float64) * 0.1)", np_expm(Q.astype(np.float64) * 0.1)),
+    ]
+    grads = [
+        ("logdet", "lambda m: tf.linalg.logdet(m)", "m", f32(np.linalg.inv(m64).T)),
+        ("lstsq rhs", "lambda b: tf.reduce_sum(tf.linalg.lstsq(r, b))", "b",
+         f32(r64 @ np.linalg.solve(r64.T @ r64, np.ones((3, 2))))),
+        ("matvec", "lambda m: tf.reduce_sum(tf.linalg.matvec(m, tf.constant([1.0, 2.0, 3.0])))", "m",
+         f32(np.outer(np.ones(3), [1, 2, 3]))),
+        ("cross", "lambda b: tf.reduce_sum(tf.linalg.cross(r[:, :3], b[:, :1] + r[:, :3]))", "b",
+         f32(np.stack([np.cross(np.ones(3), R[i]).sum() * np.array([1, 0]) for i in range(4)]))),
+        ("set_diag", "lambda r: tf.reduce_sum(tf.linalg.set_diag(r, tf.zeros([3])) * 2.0)", "r",
+         f32(np.where(np.eye(4, 3) > 0, 0.0, 2.0))),
+        ("expm", "lambda q: tf.reduce_sum(tf.linalg.expm(q))", "q", f32(np_expm_grad(Q, np.ones((2, 2))))),
+    ]
+    err_src = ["for bad in [lambda: tf.linalg.pinv(tf.constant([[1, 2], [3, 4]])), lambda: tf.linalg.pinv(tf.constant([1.0])),",
+               "            lambda: tf.linalg.cross(tf.ones([2]), tf.ones([2])), lambda: tf.linalg.cross(tf.ones([3]), tf.ones([2, 3])),",
+               "            lambda: tf.linalg.expm(tf.constant([[1, 2], [3, 4]])), lambda: tf.linalg.diag(tf.ones([2]), k=1),",
+               "            lambda: tf.linalg.set_diag(tf.zeros([2, 3]), tf.ones([3]))]:",
+               "    try:", "        bad()", "    except (ValueError, TypeError, NotImplementedError, tf.errors.InvalidArgumentError) as e:",
+               "        print(type(e).__name__ + \": \" + str(e))"]
+    err_out = ["TypeError: Input `a` must have `float`-like `dtype` (saw int32).",
+               "ValueError: Input `a` must have at least 2 dimensions (saw: 1).",
+               "InvalidArgumentError: Arguments to Cross must have inner dimension 3, got [2]",
+               "InvalidArgumentError: Arguments to Cross must have equal shapes, got [3] and [2, 3]",
+               "ValueError: tf.linalg.expm does not support matrices of type tf.int32",
+               "NotImplementedError: tf.linalg.diag: only the main diagonal (k=0) of a square matrix with zero padding is supported",
+               "InvalidArgumentError: diagonal must be at least 1-dim, and the last dimension of diagonal must be min(M, N) = 2, but got 3"]
+    write("coreapi_linalg", "tf.linalg functions composed from other ops: pinv, matrix_rank, logdet, eigvalsh, "
+          "cholesky_solve, lstsq, matvec, diag/set_diag/tensor_diag, cross, normalize, expm (its oracle: a float64 Taylor "
+          "series with scaling and squaring; expm's gradient: the Frechet derivative by the block-matrix identity)",
+          ["m = tf.constant(%s)" % M.tolist(), "r = tf.constant(%s)" % R.tolist(), "q = tf.constant(%s)" % Q.tolist(),
+           "b = tf.constant(%s)" % B.tolist()],
+          cases, grads, (err_src, err_out))
+
+
 if __name__ == "__main__":
     onnx_program()
     pyfunc()
@@ -735,3 +847,4 @@ if __name__ == "__main__":
     array()
     sorting()
     random_config()
+    linalg()

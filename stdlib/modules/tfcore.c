@@ -197,13 +197,43 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   None entries stay None; an infinite norm gives NaN tensors, as TF.
 //! tf.linalg.global_norm(t_list, name=None)
 //!   sqrt(sum of the squares of every element of every tensor of t_list); None entries are skipped.
+//! tf.linalg.pinv(a, rcond=None, validate_args=False, name=None)
+//!   Moore-Penrose pseudo-inverse through the SVD, dropping singular values at or below rcond times the largest
+//!   (rcond defaults to 10 * max(rows, cols) * eps of the dtype, as TF; numpy's default is 1e-15).
+//! tf.linalg.matrix_rank(a, tol=None, validate_args=False, name=None)
+//!   The number of singular values above tol (default eps * max(rows, cols) * the largest), int32.
+//! tf.linalg.logdet(matrix, name=None)
+//!   log(det(matrix)) of Hermitian positive definite matrices: 2 * sum(log(diag(cholesky(matrix)))).
+//! tf.linalg.eigvalsh(tensor, name=None)
+//!   The eigenvalues of self-adjoint matrices in ascending order (tf.linalg.eigh's first output).
+//! tf.linalg.cholesky_solve(chol, rhs, name=None)
+//!   Solves A X = rhs given chol = tf.linalg.cholesky(A): two triangular solves.
+//! tf.linalg.lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None)
+//!   Least-squares solutions of matrix X = rhs. fast=True solves the regularized normal equations by Cholesky (as TF's
+//!   default); fast=False with no regularizer gives the minimum-norm solution (through the pseudo-inverse).
+//! tf.linalg.matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None)
+//!   The matrix-vector product a @ b over the batch dimensions.
+//! tf.linalg.diag(diagonal, name='diag', k=0, num_rows=-1, num_cols=-1, padding_value=0, align='RIGHT_LEFT')
+//!   Square matrices with diagonal on the main diagonal and zeros elsewhere; other k, sizes or padding raise
+//!   NotImplementedError.
+//! tf.linalg.set_diag(input, diagonal, name='set_diag', k=0, align='RIGHT_LEFT')
+//!   input with its main diagonal replaced by diagonal (length min(M, N)); k other than 0 raises NotImplementedError.
+//! tf.linalg.tensor_diag(diagonal, name=None)
+//!   The tensor of rank 2k with diagonal's values on its diagonal: output[i..., i...] = diagonal[i...].
+//! tf.linalg.cross(a, b, name=None)
+//!   The cross product of 3-vectors along the last axis (equal shapes, inner dimension 3).
+//! tf.linalg.normalize(tensor, ord='euclidean', axis=None, name=None)
+//!   (tensor / norm, norm) with the norm of tf.norm kept as a dimension of size one.
+//! tf.linalg.expm(input, name=None)
+//!   The matrix exponential by scaling and squaring with Pade approximants (orders 3/5/7 in float32, up to 13 in
+//!   float64, chosen by the 1-norm as TF).
 //! tf.math.reduce_variance(input_tensor, axis=None, keepdims=False, name=None)
 //!   The variance mean((x - mean(x))**2) over axis (all axes by default); float dtypes only (TypeError for ints, as TF).
 //! tf.math.reduce_std(input_tensor, axis=None, keepdims=False, name=None)
 //!   The standard deviation, sqrt(tf.math.reduce_variance) over axis.
 //! tf.math.divide_no_nan(x, y, name=None)
 //!   x / y, with 0 where y is 0 (also 0 / 0); its gradient is finite there too. Float dtypes.
-//! tf.math.l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None) | tf.nn.l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None)
+//! tf.math.l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None) | tf.nn.l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None) | tf.linalg.l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None)
 //!   x / sqrt(max(sum(x**2, axis), epsilon)): unit L2 norm along axis (all axes by default).
 //! tf.nn.moments(x, axes, shift=None, keepdims=False, name=None)
 //!   (mean, variance) of x over axes; as TF the variance does not propagate gradients through the mean.
