@@ -1698,7 +1698,7 @@ static bool gd_r_conv2d_bp_input(GD_RULE_ARGS) {
   bool bi = n->op->id == OP_CONV2D_BP_INPUT;
   if (!x || n->nin < 3 || n->in[1].node < 0 || n->in[2].node < 0) return false;
   gd_attr_add(b, &at, "T", gd_type(b, t));
-  if (!gd_window_attrs(b, &at, n, -1, 0, 1, -1, true)) return false;
+  if (!gd_window_attrs(b, &at, n, -1, 0, 1, 2, true)) return false;
   const char *f = gd_ref(b, g, n->in[1], b->fn), *dy = gd_ref(b, g, n->in[2], b->fn);
   AttrList sa = {0};
   gd_attr_add(b, &sa, "T", gd_type(b, t));

@@ -4,10 +4,11 @@
 
 #include "kernels/ops.h"
 
-/* Input [N,H,W,C], filters [KH,KW,C,O], output [N,OH,OW,O]; strides SH, SW; top/left padding PT, PL. */
+/* Input [N,H,W,C], filters [KH,KW,C,O], output [N,OH,OW,O]; strides SH, SW; top/left padding PT, PL; dilations
+ * DH, DW (tap ky reads input row oy*SH + ky*DH - PT). */
 typedef struct {
   DType dt;   /* float32 or float64 */
-  tfs_i64 N, H, W, C, KH, KW, O, SH, SW, PT, PL, OH, OW;
+  tfs_i64 N, H, W, C, KH, KW, O, SH, SW, PT, PL, OH, OW, DH, DW;
 } ConvGeom;
 
 /* y = conv(x, f) [+ bias[O]] [relu] (the epilogue of matmul_2d, per block).  Each returns false only when

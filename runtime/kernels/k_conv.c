@@ -8,8 +8,8 @@
 #include "kernels/ops.h"
 
 /* Scratch layout shared by every op here (meta -> kernel):
- * iscr[0..1] window (kh, kw), [2..3] strides, [4..5] top/left padding, [6..7] output (oh, ow). */
-enum { S_KH, S_KW, S_SH, S_SW, S_PT, S_PL, S_OH, S_OW };
+ * iscr[0..1] window (kh, kw), [2..3] strides, [4..5] top/left padding, [6..7] output (oh, ow), [8..9] dilations. */
+enum { S_KH, S_KW, S_SH, S_SW, S_PT, S_PL, S_OH, S_OW, S_DH, S_DW };
 
 /* strides / ksize: an int, or a list of 1, 2 or 4 ints (N and C must then be 1). */
 static void conv_pair(OpCall *c, int attr, const char *what, tfs_i64 *h, tfs_i64 *w) {
@@ -60,19 +60,23 @@ static void conv_need_4d(OpCall *c, const TMeta *m, const char *what) {
   op_fail_sb(c, ERR_INVALID_ARGUMENT, &s);
 }
 
-/* Window, strides, padding and output dims for an NHWC input meta; the 4-d check names the op's input. */
-static void conv_geometry(OpCall *c, const TMeta *x, tfs_i64 kh, tfs_i64 kw, int strides_attr, int pad_attr) {
+/* Window, strides, dilations (attribute dil_attr; -1: none, as pooling) padding and output dims for an NHWC input
+ * meta; the 4-d check names the op's input.  A dilated window spans (k - 1) * d + 1 input cells. */
+static void conv_geometry(OpCall *c, const TMeta *x, tfs_i64 kh, tfs_i64 kw, int strides_attr, int pad_attr, int dil_attr) {
   conv_need_4d(c, x, "input");
-  tfs_i64 sh, sw;
+  tfs_i64 sh, sw, dh = 1, dw = 1;
   conv_pair(c, strides_attr, "strides", &sh, &sw);
+  if (dil_attr >= 0 && op_attr(c, dil_attr).tag != VT_NONE && !val_is_undef(op_attr(c, dil_attr)))
+    conv_pair(c, dil_attr, "dilations", &dh, &dw);
   bool same = conv_same(c, pad_attr);
+  tfs_i64 ekh = (kh - 1) * dh + 1, ekw = (kw - 1) * dw + 1;
   tfs_i64 h = x->rank == 4 ? x->shape[1] : -1, w = x->rank == 4 ? x->shape[2] : -1;
-  if (!same && ((h >= 0 && h < kh) || (w >= 0 && w < kw)))
+  if (!same && ((h >= 0 && h < ekh) || (w >= 0 && w < ekw)))
     op_fail(c, ERR_INVALID_ARGUMENT, "Computed output size would be negative: the %lldx%lld input is smaller than the %lldx%lld window with padding VALID",
-            (long long)h, (long long)w, (long long)kh, (long long)kw);
-  c->iscr[S_KH] = kh, c->iscr[S_KW] = kw, c->iscr[S_SH] = sh, c->iscr[S_SW] = sw;
-  conv_dim(h, kh, sh, same, &c->iscr[S_OH], &c->iscr[S_PT]);
-  conv_dim(w, kw, sw, same, &c->iscr[S_OW], &c->iscr[S_PL]);
+            (long long)h, (long long)w, (long long)ekh, (long long)ekw);
+  c->iscr[S_KH] = kh, c->iscr[S_KW] = kw, c->iscr[S_SH] = sh, c->iscr[S_SW] = sw, c->iscr[S_DH] = dh, c->iscr[S_DW] = dw;
+  conv_dim(h, ekh, sh, same, &c->iscr[S_OH], &c->iscr[S_PT]);
+  conv_dim(w, ekw, sw, same, &c->iscr[S_OW], &c->iscr[S_PL]);
 }
 
 /* ---- Conv2D: input [N,H,W,C], filters [KH,KW,C,O] -> [N,OH,OW,O] ------------------------- */
@@ -83,7 +87,7 @@ void meta_conv2d(OpCall *c) {
   conv_channels_last(c, 2);
   conv_need_4d(c, f, "filter");
   if (f->rank < 0 || f->shape[0] < 0 || f->shape[1] < 0) op_fail(c, ERR_UNIMPLEMENTED, "conv2d needs a filter of known spatial size");
-  conv_geometry(c, x, f->shape[0], f->shape[1], 0, 1);
+  conv_geometry(c, x, f->shape[0], f->shape[1], 0, 1, 3);
   if (x->rank == 4 && x->shape[3] >= 0 && f->shape[2] >= 0 && x->shape[3] != f->shape[2])
     op_fail(c, ERR_INVALID_ARGUMENT, "input depth must be evenly divisible by filter depth: %lld vs %lld", (long long)x->shape[3],
             (long long)f->shape[2]);
@@ -94,7 +98,7 @@ void meta_conv2d(OpCall *c) {
 /* The op's geometry (meta scratch and shapes) for the GEMM kernels of k_conv_gemm.c. */
 static ConvGeom conv_geom(const OpCall *c, const Tensor *x, const Tensor *f) {
   ConvGeom g = {x->dtype, x->shape[0], x->shape[1], x->shape[2], x->shape[3], f->shape[0], f->shape[1], f->shape[3],
-                c->iscr[S_SH], c->iscr[S_SW], c->iscr[S_PT], c->iscr[S_PL], c->iscr[S_OH], c->iscr[S_OW]};
+                c->iscr[S_SH], c->iscr[S_SW], c->iscr[S_PT], c->iscr[S_PL], c->iscr[S_OH], c->iscr[S_OW], c->iscr[S_DH], c->iscr[S_DW]};
   return g;
 }
 
@@ -128,10 +132,34 @@ void k_fused_conv2d(OpCall *c) { conv2d_run(c, true); }
 
 /* ---- the gradient ops: (input, filters, dy) -> d input / d filters --------------------------- */
 
+/* The out_backprop of a gradient op must be the forward op's output, as TF's Conv2DCustomBackprop* check it
+ * (conv2d_transpose reaches these ops with a user's tensors). */
+static void conv_grad_check(OpCall *c, const TMeta *x, const TMeta *f, const TMeta *dy) {
+  const char *op = c->op->id == OP_CONV2D_BP_INPUT ? "Conv2DCustomBackpropInput" : "Conv2DCustomBackpropFilter";
+  if (f->rank >= 0 && f->rank != 4) op_fail(c, ERR_INVALID_ARGUMENT, "%s: filter must be 4-dimensional", op);
+  if (dy->rank >= 0 && dy->rank != 4) op_fail(c, ERR_INVALID_ARGUMENT, "%s: out_backprop must be 4-dimensional", op);
+  if (x->rank != 4 || f->rank != 4 || dy->rank != 4) return;
+  if (x->shape[0] >= 0 && dy->shape[0] >= 0 && x->shape[0] != dy->shape[0])
+    op_fail(c, ERR_INVALID_ARGUMENT, "%s: input and out_backprop must have the same batch size, input batch: %lld outbackprop batch: %lld",
+            op, (long long)x->shape[0], (long long)dy->shape[0]);
+  if (x->shape[3] >= 0 && f->shape[2] >= 0 && x->shape[3] != f->shape[2])
+    op_fail(c, ERR_INVALID_ARGUMENT, "%s: input depth must be evenly divisible by filter depth", op);
+  if (f->shape[3] >= 0 && dy->shape[3] >= 0 && f->shape[3] != dy->shape[3])
+    op_fail(c, ERR_INVALID_ARGUMENT, "%s: filter and out_backprop must have the same out_depth", op);
+  for (int d = 0; d < 2; d++) {
+    tfs_i64 want = c->iscr[S_OH + d], got = dy->shape[1 + d];
+    if (want >= 0 && got >= 0 && want != got)
+      op_fail(c, ERR_INVALID_ARGUMENT, "%s: Size of out_backprop doesn't match computed: actual = %lld, computed = %lld spatial_dim: %d input: %lld filter: %lld output: %lld stride: %lld dilation: %lld",
+              op, (long long)got, (long long)want, d + 1, (long long)x->shape[1 + d], (long long)f->shape[d], (long long)got,
+              (long long)c->iscr[S_SH + d], (long long)c->iscr[S_DH + d]);
+  }
+}
+
 /* shape: the shape of the input (or filter) the gradient is taken with respect to. */
 void meta_conv2d_grad(OpCall *c) {
   const TMeta *x = &c->inm[0], *f = &c->inm[1];
-  conv_geometry(c, x, f->shape[0], f->shape[1], 0, 1);
+  conv_geometry(c, x, f->rank == 4 ? f->shape[0] : 1, f->rank == 4 ? f->shape[1] : 1, 0, 1, 2);
+  conv_grad_check(c, x, f, &c->inm[2]);
   c->outm[0] = c->op->id == OP_CONV2D_BP_INPUT ? *x : *f;
 }
 
@@ -155,7 +183,7 @@ void meta_max_pool(OpCall *c) {
   conv_channels_last(c, 3);
   tfs_i64 kh, kw;
   conv_pair(c, 0, "ksize", &kh, &kw);
-  conv_geometry(c, x, kh, kw, 1, 2);
+  conv_geometry(c, x, kh, kw, 1, 2, -1);
   tfs_i64 shape[4] = {x->rank == 4 ? x->shape[0] : -1, c->iscr[S_OH], c->iscr[S_OW], x->rank == 4 ? x->shape[3] : -1};
   meta_set(&c->outm[0], x->dtype, 4, shape);
 }
@@ -241,7 +269,7 @@ void meta_max_pool_grad(OpCall *c) {
   const TMeta *x = &c->inm[0];
   tfs_i64 kh, kw;
   conv_pair(c, 0, "ksize", &kh, &kw);
-  conv_geometry(c, x, kh, kw, 1, 2);
+  conv_geometry(c, x, kh, kw, 1, 2, -1);
   c->outm[0] = *x;
 }
 

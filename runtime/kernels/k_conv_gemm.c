@@ -46,7 +46,7 @@ static void conv_job(ConvJob *j, const ConvGeom *g) {
 }
 
 /* Rows [r0, r1) of the output as im2col rows: col[r - r0][(ky*KW + kx)*C + ci] = x[n, iy, ix, ci], 0 where
- * the tap falls in the padding.  For one (row, ky) the KW taps are KW*C consecutive input elements. */
+ * the tap falls in the padding.  Undilated, the KW taps of one (row, ky) are KW*C consecutive input elements. */
 static void im2col(const ConvJob *j, char *col, tfs_i64 r0, tfs_i64 r1) {
   const ConvGeom *g = j->g;
   size_t es = j->es, cb = (size_t)g->C * es, rowb = (size_t)g->KW * cb;
@@ -56,18 +56,18 @@ static void im2col(const ConvJob *j, char *col, tfs_i64 r0, tfs_i64 r1) {
     tfs_i64 ix0 = ox * g->SW - g->PL;
     char *dst = col + (size_t)((r - r0) * j->kkc) * es;
     for (tfs_i64 ky = 0; ky < g->KH; ky++, dst += rowb) {
-      tfs_i64 iy = oy * g->SH + ky - g->PT;
+      tfs_i64 iy = oy * g->SH + ky * g->DH - g->PT;
       if (iy < 0 || iy >= g->H) {
         memset(dst, 0, rowb);
         continue;
       }
       const char *src = j->x + (size_t)((n * g->H + iy) * g->W) * cb;
-      if (ix0 >= 0 && ix0 + g->KW <= g->W) {
+      if (g->DW == 1 && ix0 >= 0 && ix0 + g->KW <= g->W) {
         memcpy(dst, src + (size_t)ix0 * cb, rowb);
         continue;
       }
       for (tfs_i64 kx = 0; kx < g->KW; kx++) {
-        tfs_i64 ix = ix0 + kx;
+        tfs_i64 ix = ix0 + kx * g->DW;
         if (ix < 0 || ix >= g->W) memset(dst + (size_t)kx * cb, 0, cb);
         else memcpy(dst + (size_t)kx * cb, src + (size_t)ix * cb, cb);
       }
@@ -104,10 +104,10 @@ static void col2im(const ConvJob *j, char *dx, const char *col, tfs_i64 r0, tfs_
     tfs_i64 n = r / plane, rem = r % plane, oy = rem / g->OW, ox = rem % g->OW;
     const char *src = col + (size_t)((r - r0) * j->kkc) * es;
     for (tfs_i64 ky = 0; ky < g->KH; ky++) {
-      tfs_i64 iy = oy * g->SH + ky - g->PT;
+      tfs_i64 iy = oy * g->SH + ky * g->DH - g->PT;
       if (iy < 0 || iy >= g->H) continue;
       for (tfs_i64 kx = 0; kx < g->KW; kx++) {
-        tfs_i64 ix = ox * g->SW + kx - g->PL;
+        tfs_i64 ix = ox * g->SW + kx * g->DW - g->PL;
         if (ix < 0 || ix >= g->W) continue;
         add_into(f32, dx + (size_t)(((n * g->H + iy) * g->W + ix) * g->C) * es,
                  src + (size_t)((ky * g->KW + kx) * g->C) * es, g->C);

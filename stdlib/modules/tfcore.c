@@ -197,6 +197,28 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   None entries stay None; an infinite norm gives NaN tensors, as TF.
 //! tf.linalg.global_norm(t_list, name=None)
 //!   sqrt(sum of the squares of every element of every tensor of t_list); None entries are skipped.
+//! tf.nn.conv1d(input, filters, stride, padding, data_format='NWC', dilations=None, name=None)
+//!   1-D convolution of an NWC input with [width, in, out] filters: conv2d over an inserted height of one, as TF.
+//! tf.nn.conv2d_transpose(input, filters, output_shape, strides, padding='SAME', data_format='NHWC', dilations=None, name=None)
+//!   The transpose (gradient with respect to its input) of conv2d: filters are [height, width, output_channels,
+//!   in_channels] and output_shape the shape of the result, whose convolution must have input's shape.
+//! tf.nn.conv1d_transpose(input, filters, output_shape, strides, padding='SAME', data_format='NWC', dilations=None, name=None)
+//!   The transpose of conv1d (filters [width, output_channels, in_channels]).
+//! tf.nn.depthwise_conv2d(input, filter, strides, padding, data_format=None, dilations=None, name=None)
+//!   Each input channel c convolved with its own filters filter[:, :, c, :] ([height, width, in, multiplier]); output
+//!   channel c * multiplier + m. Strides [1, s, s, 1], equal in height and width. One conv2d per input channel.
+//! tf.nn.separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding, data_format=None, dilations=None, name=None)
+//!   depthwise_conv2d, then a 1x1 conv2d with pointwise_filter [1, 1, in * multiplier, out].
+//! tf.nn.avg_pool2d(input, ksize, strides, padding, data_format='NHWC', name=None)
+//!   The mean over each ksize window of an NHWC input; with SAME padding a window averages its real cells only.
+//! tf.nn.avg_pool1d(input, ksize, strides, padding, data_format='NWC', name=None)
+//!   avg_pool2d over an NWC input.
+//! tf.nn.avg_pool(input, ksize, strides, padding, data_format=None, name=None)
+//!   avg_pool1d or avg_pool2d by the rank of input (3 or 4).
+//! tf.nn.max_pool1d(input, ksize, strides, padding, data_format='NWC', name=None)
+//!   max_pool2d over an NWC input.
+//! tf.nn.max_pool(input, ksize, strides, padding, data_format=None, name=None)
+//!   max_pool1d or max_pool2d by the rank of input (3 or 4).
 //! tf.linalg.pinv(a, rcond=None, validate_args=False, name=None)
 //!   Moore-Penrose pseudo-inverse through the SVD, dropping singular values at or below rcond times the largest
 //!   (rcond defaults to 10 * max(rows, cols) * eps of the dtype, as TF; numpy's default is 1e-15).

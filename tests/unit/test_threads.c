@@ -109,7 +109,7 @@ static void conv_all(float *y, float *dx, float *df, const ConvGeom *g, const fl
 }
 
 START_TEST(test_conv_deterministic) {
-  ConvGeom g = {DT_FLOAT32, 16, 13, 13, 32, 3, 3, 64, 1, 1, 0, 0, 11, 11};
+  ConvGeom g = {DT_FLOAT32, 16, 13, 13, 32, 3, 3, 64, 1, 1, 0, 0, 11, 11, 1, 1};
   size_t nx = 16 * 13 * 13 * 32, nf = 3 * 3 * 32 * 64, ny = 16 * 11 * 11 * 64;
   float *x = malloc(nx * 4), *f = malloc(nf * 4), *dy = malloc(ny * 4);
   float *r[2][3];
