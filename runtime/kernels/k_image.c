@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "kernels/ops.h"
+#include "object/object.h"
 
 /* Every method is separable: an output row (column) is a weighted sum of a few input rows (columns).  One
  * axis's taps: for output o, k taps (idx[o*k + j], w[o*k + j]); the forward pass applies the taps of the
@@ -14,13 +15,14 @@ typedef struct Taps {
   double *w;
 } Taps;
 
-enum { RS_BILINEAR, RS_NEAREST, RS_BICUBIC, RS_AREA };
+enum { RS_BILINEAR, RS_NEAREST, RS_BICUBIC, RS_AREA, RS_SCALE };
 
 static int resize_method(OpId id) {
   switch (id) {
     case OP_RESIZE_NEAREST: case OP_RESIZE_NEAREST_GRAD: return RS_NEAREST;
     case OP_RESIZE_BICUBIC: case OP_RESIZE_BICUBIC_GRAD: return RS_BICUBIC;
     case OP_RESIZE_AREA: return RS_AREA;
+    case OP_SCALE_TRANSLATE: case OP_SCALE_TRANSLATE_GRAD: return RS_SCALE;
     default: return RS_BILINEAR;
   }
 }
@@ -104,6 +106,67 @@ static void taps_make(Taps *t, int method, tfs_i64 in, tfs_i64 out, bool align, 
   }
 }
 
+/* ScaleAndTranslate's sampling kernels (TF's sampling_kernels.h), by name: the value at |x| and the radius. */
+enum { SK_LANCZOS1, SK_LANCZOS3, SK_LANCZOS5, SK_TRIANGLE, SK_KEYS, SK_MITCHELL, SK_BOX, SK__N };
+static const char *const sk_names[SK__N] = {"lanczos1", "lanczos3", "lanczos5", "triangle", "keyscubic", "mitchellcubic", "box"};
+static const float sk_radius[SK__N] = {1, 3, 5, 1, 2, 2, 1};
+
+static float sk_value(int k, float x) {
+  x = fabsf(x);
+  switch (k) {
+    case SK_LANCZOS1: case SK_LANCZOS3: case SK_LANCZOS5: {
+      float r = sk_radius[k];
+      if (x > r) return 0;
+      if (x <= 1e-3f) return 1;
+      const float pi = 3.14159265358979323846f;
+      return r * sinf(pi * x) * sinf(pi * x / r) / (pi * pi * x * x);
+    }
+    case SK_TRIANGLE: return x < 1 ? 1 - x : 0;
+    case SK_KEYS:
+      if (x >= 2) return 0;
+      if (x >= 1) return ((-0.5f * x + 2.5f) * x - 4.0f) * x + 2.0f;
+      return ((1.5f * x - 2.5f) * x) * x + 1.0f;
+    case SK_MITCHELL:
+      if (x >= 2) return 0;
+      if (x >= 1) return (((-7.0f / 18.0f) * x + 2.0f) * x - 10.0f / 3.0f) * x + 16.0f / 9.0f;
+      return (((7.0f / 6.0f) * x - 2.0f) * x) * x + 8.0f / 9.0f;
+    default:   /* box */
+      if (x < 0.5f) return 1;
+      return x == 0.5f ? 0.5f : 0;
+  }
+}
+
+/* The taps of ScaleAndTranslate along one axis: output o samples the input at (o + 0.5) / scale - translate / scale,
+ * with the kernel widened by 1 / scale when antialiasing a reduction; weights renormalised to sum 1. */
+static void taps_scaled(Taps *t, int kernel, tfs_i64 in, tfs_i64 out, float scale, float translate, bool antialias) {
+  float inv = 1.0f / scale, inv_t = -inv * translate, ks = antialias && inv > 1 ? inv : 1.0f, r = sk_radius[kernel];
+  tfs_i64 span = 2 * (tfs_i64)ceilf(r * ks) + 1;
+  t->k = (int)(span < in ? span : in);
+  t->idx = calloc((size_t)(out * t->k) + 1, sizeof *t->idx);
+  t->w = calloc((size_t)(out * t->k) + 1, sizeof *t->w);
+  if (!t->idx || !t->w) {
+    free(t->idx);
+    free(t->w);
+    rt_throw(ERR_MEMORY, "out of memory");
+  }
+  for (tfs_i64 o = 0; o < out; o++) {
+    float at = ((float)o + 0.5f) * inv + inv_t;
+    if (at < 0 || at > (float)in) continue;   /* outside the image: all weights zero */
+    tfs_i64 a = (tfs_i64)ceilf(at - r * ks - 0.5f), b = (tfs_i64)floorf(at + r * ks - 0.5f);
+    a = bound(a, in);
+    b = bound(b, in) + 1;
+    double *w = t->w + o * t->k, sum = 0;
+    int n = 0;
+    for (tfs_i64 i = a; i < b && n < t->k; i++, n++) {
+      t->idx[o * t->k + n] = i;
+      w[n] = sk_value(kernel, ((float)i + 0.5f - at) / ks);
+      sum += (float)w[n];
+    }
+    if (fabs(sum) >= 1000.0 * 1.17549435e-38)
+      for (int j = 0; j < n; j++) w[j] = (float)w[j] * (1.0f / (float)sum);
+  }
+}
+
 static void taps_free(Taps *t) {
   free(t->idx);
   free(t->w);
@@ -160,6 +223,35 @@ static void image4(OpCall *c, const TMeta *m) {
   }
 }
 
+/* ScaleAndTranslate's scale and translation (2 floats each, scale > 0) and kernel_type, from attribute `first` on. */
+static int scale_attrs(OpCall *c, int first, double *sc, double *tr) {
+  for (int a = 0; a < 2; a++) {
+    Val v = op_attr(c, first + a);
+    Tensor *t = val_as_tensor(v);
+    double *d = a ? tr : sc;
+    if (t && t->rank == 1 && t->size == 2 && t->dtype != DT_STRING && !t->sym) {
+      d[0] = tensor_get_f(t, 0);
+      d[1] = tensor_get_f(t, 1);
+    } else if ((val_is(v, &list_type) && ((List *)v.u.o)->len == 2) || (val_is(v, &tuple_type) && ((Tuple *)v.u.o)->len == 2)) {
+      Val *it = val_is(v, &list_type) ? ((List *)v.u.o)->items : ((Tuple *)v.u.o)->items;
+      for (int i = 0; i < 2; i++) {
+        if (it[i].tag == VT_FLOAT) d[i] = it[i].u.f;
+        else if (it[i].tag == VT_INT) d[i] = (double)it[i].u.i;
+        else op_fail(c, ERR_INVALID_ARGUMENT, "%s must be 2 floats", a ? "translation" : "scale");
+      }
+    } else {
+      op_fail(c, ERR_INVALID_ARGUMENT, "%s must be a 1-D tensor of 2 floats", a ? "translation" : "scale");
+    }
+  }
+  if (!(sc[0] > 0 && sc[1] > 0))
+    op_fail(c, ERR_INVALID_ARGUMENT, "Scale must be greater than zero.%s", "");
+  Val k = op_attr(c, first + 2);
+  const char *name = val_is(k, &str_type) ? str_cstr(k) : k.tag == VT_UNDEF ? "lanczos3" : "";
+  for (int i = 0; i < SK__N; i++)
+    if (!strcmp(name, sk_names[i])) return i;
+  op_fail(c, ERR_INVALID_ARGUMENT, "Unrecognized kernel type: %s", name);
+}
+
 /* shape: [batch, size[0], size[1], channels]; float32 (ResizeNearestNeighbor: the images' dtype). */
 void meta_resize(OpCall *c) {
   const TMeta *x = &c->inm[0];
@@ -204,8 +296,17 @@ static void resize_run(OpCall *c, Tensor *x, Tensor *y, bool grad, bool align, b
     return;
   }
   Taps th, tw;
-  taps_make(&th, method, H, OH, align, half);
-  taps_make(&tw, method, W, OW, align, half);
+  if (method == RS_SCALE) {
+    int first = grad ? 0 : 1;   /* ScaleAndTranslate's attributes start with size; its gradient's do not */
+    double sc[2], tr[2];
+    int kernel = scale_attrs(c, first, sc, tr);
+    bool aa = op_attr_bool(c, first + 3, true);
+    taps_scaled(&th, kernel, H, OH, (float)sc[0], (float)tr[0], aa);
+    taps_scaled(&tw, kernel, W, OW, (float)sc[1], (float)tr[1], aa);
+  } else {
+    taps_make(&th, method, H, OH, align, half);
+    taps_make(&tw, method, W, OW, align, half);
+  }
   Tensor *xd = as_f64(x);
   Tensor *mid = tensor_new(DT_FLOAT64, 4, (tfs_i64[4]){B, grad ? OH : OH, W, C});
   Tensor *yd = tensor_new(DT_FLOAT64, 4, y->shape);
@@ -250,7 +351,8 @@ static void nearest_run(OpCall *c, Tensor *x, Tensor *y, bool align, bool half) 
 void k_resize(OpCall *c) {
   Tensor *x = tensor_contiguous(c->in[0]);
   int mark = rt_hold_val(val_obj(x));
-  bool align = op_attr_bool(c, 1, false), half = c->op->id != OP_RESIZE_AREA && op_attr_bool(c, 2, false);
+  bool scaled = c->op->id == OP_SCALE_TRANSLATE;
+  bool align = !scaled && op_attr_bool(c, 1, false), half = !scaled && c->op->id != OP_RESIZE_AREA && op_attr_bool(c, 2, false);
   if (align && half) op_fail(c, ERR_INVALID_ARGUMENT, "If half_pixel_centers is True, align_corners must be False.");
   if (c->op->id == OP_RESIZE_NEAREST) nearest_run(c, x, c->out[0], align, half);
   else resize_run(c, x, c->out[0], false, align, half);
@@ -261,7 +363,9 @@ void k_resize(OpCall *c) {
 void k_resize_grad(OpCall *c) {
   Tensor *dy = tensor_contiguous(c->in[0]);
   int mark = rt_hold_val(val_obj(dy));
-  bool align = op_attr_bool(c, 1, false), half = op_attr_bool(c, 2, false);
+  bool scaled = c->op->id == OP_SCALE_TRANSLATE_GRAD;
+  int first = c->op->id == OP_RESIZE_NEAREST_GRAD ? 1 : 0;
+  bool align = !scaled && op_attr_bool(c, first, false), half = !scaled && op_attr_bool(c, first + 1, false);
   if (align && half) op_fail(c, ERR_INVALID_ARGUMENT, "If half_pixel_centers is True, align_corners must be False.");
   resize_run(c, dy, c->out[0], true, align, half);
   rt_unhold(mark);
