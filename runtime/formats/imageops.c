@@ -28,6 +28,7 @@ void meta_decode_image(OpCall *c) {
     sb_init(&b);
     sb_printf(&b, "`contents` must be scalar but got shape");
     op_shape_text(&b, m->rank, m->shape);
+    /* errindex: `contents` must be scalar but got shape… */
     op_fail_sb(c, ERR_INVALID_ARGUMENT, &b);
   }
   tfs_i64 ch = op_attr_int(c, 0, 0);
@@ -87,6 +88,7 @@ void k_decode_image(OpCall *c) {
   } else {
     op_fail(c, ERR_INVALID_ARGUMENT, "Unknown image file format. One of JPEG, PNG, GIF, BMP required.");
   }
+  /* errindex: - (imagecodec.c's messages: Invalid PNG data, size …; jpeg::Uncompress failed. Invalid JPEG data or crop window.) */
   if (!px) op_fail(c, ERR_INVALID_ARGUMENT, "%s", err);
   tfs_i64 shape[3] = {h, w, ch};
   Tensor *t = tensor_new(c->outm[0].dtype, 3, shape);
@@ -109,6 +111,7 @@ void meta_encode_image(OpCall *c) {
     sb_init(&b);
     sb_printf(&b, "image must be 3-dimensional");
     op_shape_text(&b, m->rank, m->shape);
+    /* errindex: image must be 3-dimensional… */
     op_fail_sb(c, ERR_INVALID_ARGUMENT, &b);
   }
   tfs_i64 ch = m->rank == 3 ? m->shape[2] : -1;
@@ -127,6 +130,7 @@ void meta_encode_image(OpCall *c) {
       if (want) sb_printf(&b, "format '%s' expects %lld channels, got ", fmt, (long long)want);
       else sb_printf(&b, "image must have 1 or 3 channels, got ");
       op_shape_text(&b, m->rank, m->shape);
+      /* errindex: image must have 1 or 3 channels, got … */
       op_fail_sb(c, ERR_INVALID_ARGUMENT, &b);
     }
     tfs_i64 q = op_attr_int(c, 1, 95);

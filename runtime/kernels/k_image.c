@@ -205,12 +205,12 @@ static void resize_size(OpCall *c, int attr, tfs_i64 *h, tfs_i64 *w) {
   Val v = op_attr(c, attr);
   Tensor *t = val_as_tensor(v);
   if (t && t->sym) op_fail(c, ERR_UNIMPLEMENTED, "%s: the size must be known while tracing (a Python list or a constant)", c->op->graph_name);
-  if (t && t->rank != 1) op_fail(c, ERR_INVALID_ARGUMENT, "shape_t must be 1-dimensional%s", "");
+  if (t && t->rank != 1) op_fail(c, ERR_INVALID_ARGUMENT, "shape_t must be 1-dimensional");
   int r = val_to_dims(v, d, false, "size");
-  if (r != 2) op_fail(c, ERR_INVALID_ARGUMENT, "shape_t must have two elements%s", "");
+  if (r != 2) op_fail(c, ERR_INVALID_ARGUMENT, "shape_t must have two elements");
   *h = d[0];
   *w = d[1];
-  if (*h <= 0 || *w <= 0) op_fail(c, ERR_INVALID_ARGUMENT, "output dimensions must be positive%s", "");
+  if (*h <= 0 || *w <= 0) op_fail(c, ERR_INVALID_ARGUMENT, "output dimensions must be positive");
 }
 
 static void image4(OpCall *c, const TMeta *m) {
@@ -219,6 +219,7 @@ static void image4(OpCall *c, const TMeta *m) {
     sb_init(&b);
     sb_printf(&b, "input must be 4-dimensional");
     op_shape_text(&b, m->rank, m->shape);
+    /* errindex: input must be 4-dimensional… */
     op_fail_sb(c, ERR_INVALID_ARGUMENT, &b);
   }
 }
@@ -244,7 +245,7 @@ static int scale_attrs(OpCall *c, int first, double *sc, double *tr) {
     }
   }
   if (!(sc[0] > 0 && sc[1] > 0))
-    op_fail(c, ERR_INVALID_ARGUMENT, "Scale must be greater than zero.%s", "");
+    op_fail(c, ERR_INVALID_ARGUMENT, "Scale must be greater than zero.");
   Val k = op_attr(c, first + 2);
   const char *name = val_is(k, &str_type) ? str_cstr(k) : k.tag == VT_UNDEF ? "lanczos3" : "";
   for (int i = 0; i < SK__N; i++)
@@ -259,7 +260,7 @@ void meta_resize(OpCall *c) {
   tfs_i64 h, w;
   resize_size(c, 0, &h, &w);
   if (x->rank == 4 && (x->shape[1] == 0 || x->shape[2] == 0))
-    op_fail(c, ERR_INVALID_ARGUMENT, "input image must be of non-zero size%s", "");
+    op_fail(c, ERR_INVALID_ARGUMENT, "input image must be of non-zero size");
   tfs_i64 shape[4] = {x->rank == 4 ? x->shape[0] : -1, h, w, x->rank == 4 ? x->shape[3] : -1};
   meta_set(&c->outm[0], c->op->id == OP_RESIZE_NEAREST ? x->dtype : DT_FLOAT32, 4, shape);
 }
