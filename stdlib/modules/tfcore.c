@@ -304,6 +304,9 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.debugging.assert_shapes(shapes, data=None, summarize=None, message=None, name=None)
 //!   Checks the static shapes of (tensor, spec) pairs: a spec entry is a size, a symbol naming one size across the
 //!   tensors ('N'), or '.'/None for any; ValueError naming the tensor and dimension otherwise.
+//! tf.image
+//!   Image resizing, crops and pads, flips, colour conversions and adjustments, dtype conversion, random augmentation and
+//!   the PNG/JPEG codecs: written in .tfs (stdlib/tfcore_image.tfs) over the Resize* ops and libpng/libjpeg-turbo.
 //! tf.image.resize(images, size, method='bilinear', preserve_aspect_ratio=False, antialias=False, name=None)
 //!   Resizes [H, W, C] or [N, H, W, C] images to size [new_height, new_width] as TF 2.15 does: bilinear, nearest, bicubic
 //!   (Keys a = -0.5) with half-pixel centers, area, lanczos3/5 and mitchellcubic; antialias widens the kernel when
