@@ -11,6 +11,8 @@ Codecs: files written and read by PIL (python3-pil, the same libpng/libjpeg-turb
 """
 import math
 import os
+import struct
+import zlib
 
 import numpy as np
 import torch
@@ -308,6 +310,11 @@ def codec_program():
     jpg = open(os.path.join(DATA, "img_rgb.jpg"), "rb").read()
     open(os.path.join(DATA, "img_truncated.jpg"), "wb").write(jpg[:20])
     open(os.path.join(DATA, "img_garbage.bin"), "wb").write(b"not an image at all")
+    # a PNG whose header claims 100000 x 100000 pixels: refused before any pixel memory is taken
+    ihdr = struct.pack(">IIBBBBB", 100000, 100000, 8, 2, 0, 0, 0)
+    chunk = struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+    idat = struct.pack(">I", 0) + b"IDAT" + struct.pack(">I", zlib.crc32(b"IDAT"))
+    open(os.path.join(DATA, "img_huge.png"), "wb").write(b"\x89PNG\r\n\x1a\n" + chunk + idat)
 
     def pil(name, mode=None):
         im = Image.open(os.path.join(DATA, name))
@@ -353,7 +360,7 @@ def codec_program():
             "def dec(s):",
             "    return tf.io.decode_image(s, channels=3)",
             "print('function', dec(tf.io.read_file('data/img_gray.png')).shape.as_list(), dec(tf.io.read_file('data/img_rgb.jpg')).shape.as_list())",
-            "for name in ['img_truncated.png', 'img_badcrc.png', 'img_truncated.jpg', 'img_garbage.bin']:",
+            "for name in ['img_truncated.png', 'img_badcrc.png', 'img_truncated.jpg', 'img_garbage.bin', 'img_huge.png']:",
             "    try:",
             "        tf.io.decode_image(tf.io.read_file('data/' + name))",
             "    except tf.errors.InvalidArgumentError as e:",
@@ -373,6 +380,7 @@ def codec_program():
             "img_badcrc.png InvalidArgumentError: Invalid PNG data, size %d" % len(good),
             "img_truncated.jpg InvalidArgumentError: jpeg::Uncompress failed. Invalid JPEG data or crop window.",
             "img_garbage.bin InvalidArgumentError: Unknown image file format. One of JPEG, PNG, GIF, BMP required.",
+            "img_huge.png InvalidArgumentError: PNG size too large for int: 100000 by 100000",
             "InvalidArgumentError: `channels` must be 0, 1, 3 or 4 but got 2",
             "InvalidArgumentError: JPEG does not support 4 channels",
             "InvalidArgumentError: Value for attr 'T' of float is not in the list of allowed values: uint8 ; NodeDef: {{node EncodePng}}",

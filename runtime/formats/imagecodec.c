@@ -75,16 +75,21 @@ static unsigned char *png_decode_raw(const unsigned char *data, size_t n, int *h
     free(px);
     free(rows);
     png_destroy_read_struct(&p, &info, NULL);
-    snprintf(err, IMG_ERR_LEN, "Invalid PNG data, size %zu", n);   /* TF's text; libpng's reason is dropped */
+    if (strncmp(err, "PNG size too large", 18))
+      snprintf(err, IMG_ERR_LEN, "Invalid PNG data, size %zu", n);   /* TF's text; libpng's reason is dropped */
     return NULL;
   }
   png_set_read_fn(p, &src, png_read_mem);
-  png_set_user_limits(p, 1 << 27, 1 << 27);
+  png_set_user_limits(p, 0x7fffffff, 0x7fffffff);
   png_read_info(p, info);
   png_uint_32 width, height;
   int depth, ctype, il;
   png_get_IHDR(p, info, &width, &height, &depth, &ctype, &il, NULL, NULL);
-  if ((uint64_t)width * height >= ((uint64_t)1 << 29)) png_error(p, "image too large");
+  if (width >= (1u << 27) || height >= (1u << 27) || (uint64_t)width * height >= ((uint64_t)1 << 29)) {
+    char msg[96];   /* TF's limits and message, checked before any pixel memory is taken */
+    snprintf(msg, sizeof msg, "PNG size too large for int: %u by %u", (unsigned)width, (unsigned)height);
+    png_error(p, msg);
+  }
   if (ctype == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(p);
   if (ctype == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(p);
   if (png_get_valid(p, info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(p);
