@@ -24,6 +24,7 @@ DATA = os.path.join(PROGS, "data")
 GEN = "tests/gen_image_expect.py"
 
 IMG = f32(np.sin(np.arange(2 * 4 * 6 * 3).reshape(2, 4, 6, 3) * 1.7) * 0.45 + 0.5)   # [2, 4, 6, 3] in [0.05, 0.95]
+BIG = f32(np.cos(np.arange(2 * 13 * 12 * 2).reshape(2, 13, 12, 2) * 0.37) * 0.4 + 0.5)
 SMALL = f32([[1, 2, 0], [4, 8, 3], [0, 5, 9]]).reshape(1, 3, 3, 1)
 
 
@@ -254,6 +255,9 @@ def color_cases():
                    for b in range(2) for i in [0, 2]]).reshape(2, 2, 2, 6)),
         ("extract_patches SAME", "tf.image.extract_patches(small, [1, 2, 2, 1], [1, 2, 2, 1], [1, 1, 1, 1], 'SAME')",
          np.pad(SMALL, [[0, 0], [0, 1], [0, 1], [0, 0]]).reshape(1, 2, 2, 2, 2).transpose(0, 1, 3, 2, 4).reshape(1, 2, 2, 4)),
+        ("ssim", "tf.image.ssim(big, big * 0.8 + 0.1, 1.0)", np_ssim(BIG, BIG * np.float32(0.8) + np.float32(0.1))),
+        ("ssim small window", "tf.image.ssim(big, tf.reverse(big, [2]), 1.0, filter_size=5, filter_sigma=1.0)",
+         np_ssim(BIG, BIG[:, :, ::-1], size=5, sigma=1.0)),
         ("psnr", "tf.image.psnr(img, img * 0.9, max_val=1.0)",
          np.float32([20 * math.log10(1.0) - 10 * math.log10(((IMG[b].astype(np.float64) * 0.1) ** 2).mean()) for b in range(2)])),
     ]
@@ -278,8 +282,33 @@ def color_cases():
                "InvalidArgumentError: input must be 4-dimensional[4,6,3]"]
     write("image_ops", "tf.image flips, rot90, crops and pads, colour conversions and adjustments, convert_image_dtype, "
           "extract_patches, psnr", ["img = tf.constant(%s)" % IMG.tolist(), "small = tf.constant(%s)" % SMALL.tolist(),
-                                    "u = tf.cast(img[0] * 200.0, tf.uint8)", "w = tf.constant([[[[1.0], [2.0], [3.0]]]])"],
+                                    "u = tf.cast(img[0] * 200.0, tf.uint8)", "w = tf.constant([[[[1.0], [2.0], [3.0]]]])",
+                                    "big = tf.constant(%s)" % BIG.tolist()],
           cases, grads, (err_src, err_out), gen=GEN)
+
+
+def np_ssim(a, b, max_val=1.0, size=11, sigma=1.5, k1=0.01, k2=0.03):
+    # TF's _ssim_helper over a Gaussian window (VALID), per channel, then averaged
+    coords = np.arange(size, dtype=np.float64) - (size - 1) / 2.0
+    g = coords ** 2 * (-0.5 / sigma ** 2)
+    g = g[None, :] + g[:, None]
+    g = np.exp(g - g.max())
+    g /= g.sum()
+
+    def filt(x):   # x [N, H, W, C]
+        n, h, w, c = x.shape
+        out = np.zeros((n, h - size + 1, w - size + 1, c))
+        for i in range(h - size + 1):
+            for j in range(w - size + 1):
+                out[:, i, j, :] = np.einsum("nhwc,hw->nc", x[:, i:i + size, j:j + size, :], g)
+        return out
+    x, y = a.astype(np.float64), b.astype(np.float64)
+    c1, c2 = (k1 * max_val) ** 2, (k2 * max_val) ** 2
+    m0, m1 = filt(x), filt(y)
+    num0, den0 = m0 * m1 * 2, m0 ** 2 + m1 ** 2
+    lum = (num0 + c1) / (den0 + c1)
+    cs = (filt(x * y) * 2 - num0 + c2) / (filt(x * x + y * y) - den0 + c2)
+    return (lum * cs).mean((1, 2)).mean(-1).astype(np.float32)
 
 
 def grad_contrast(x, f):

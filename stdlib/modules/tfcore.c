@@ -374,6 +374,9 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   (kh * kw * C values in row, column, channel order); padding 'VALID' or 'SAME'.
 //! tf.image.psnr(a, b, max_val, name=None)
 //!   Peak signal-to-noise ratio per image: 20 log10(max_val) - 10 log10(mean squared error).
+//! tf.image.ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03, return_index_map=False)
+//!   Structural similarity per image (TF's: Gaussian window, VALID, per channel then averaged); images at least
+//!   filter_size in height and width.
 //! tf.image.decode_png | tf.image.decode_jpeg | tf.image.decode_image | tf.image.encode_png | tf.image.encode_jpeg
 //!   The tf.io image codecs under their tf.image names.
 //! tf.unique(x, out_idx=tf.int32, name=None)
