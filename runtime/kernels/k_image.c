@@ -199,6 +199,43 @@ static void taps_apply(const Taps *t, const double *src, double *dst, tfs_i64 B,
     }
 }
 
+/* The forward pass over a slice of the output rows: each row of the height pass ([W, C] from its taps' input
+ * rows), then that row's columns through the width taps.  Parts own whole output rows (threads.c). */
+typedef struct RowJob {
+  const Taps *th, *tw;
+  const double *x;
+  double *mid, *y;
+  tfs_i64 B, H, W, C, OH, OW;
+} RowJob;
+
+static void rows_part(void *ctx, int part, int nparts) {
+  const RowJob *j = ctx;
+  tfs_i64 r0, r1, W = j->W, C = j->C, rc = W * C, kh = j->th->k, kw = j->tw->k;
+  tp_slice(j->B * j->OH, part, nparts, &r0, &r1);
+  for (tfs_i64 r = r0; r < r1; r++) {
+    tfs_i64 b = r / j->OH, o = r % j->OH;
+    double *restrict m = j->mid + r * rc;
+    for (int t = 0; t < kh; t++) {
+      double w = j->th->w[o * kh + t];
+      const double *restrict s = j->x + (b * j->H + j->th->idx[o * kh + t]) * rc;
+      if (t == 0)
+        for (tfs_i64 i = 0; i < rc; i++) m[i] = w * s[i];
+      else
+        for (tfs_i64 i = 0; i < rc; i++) m[i] += w * s[i];
+    }
+    double *restrict d = j->y + r * j->OW * C;
+    for (tfs_i64 ox = 0; ox < j->OW; ox++) {
+      const tfs_i64 *ix = j->tw->idx + ox * kw;
+      const double *wt = j->tw->w + ox * kw;
+      for (tfs_i64 c = 0; c < C; c++) {
+        double acc = 0;
+        for (int t = 0; t < kw; t++) acc += wt[t] * m[ix[t] * C + c];
+        d[ox * C + c] = acc;
+      }
+    }
+  }
+}
+
 /* The [height, width] of a size attribute: 2 positive ints. */
 static void resize_size(OpCall *c, int attr, tfs_i64 *h, tfs_i64 *w) {
   tfs_i64 d[TFS_MAX_RANK];
@@ -313,9 +350,8 @@ static void resize_run(OpCall *c, Tensor *x, Tensor *y, bool grad, bool align, b
   Tensor *yd = tensor_new(DT_FLOAT64, 4, y->shape);
   double *xs = tensor_data(xd), *ms = tensor_data(mid), *ys = tensor_data(yd);
   if (!grad) {
-    taps_apply(&th, xs, ms, B, H, OH, W * C, false);           /* rows: [B, H, W*C] -> [B, OH, W*C] */
-    for (tfs_i64 r = 0; r < B * OH; r++)                       /* columns of each output row: [W, C] -> [OW, C] */
-      taps_apply(&tw, ms + r * W * C, ys + r * OW * C, 1, W, OW, C, false);
+    RowJob rj = {&th, &tw, xs, ms, ys, B, H, W, C, OH, OW};
+    tp_run(tp_parts(B * OH * OW * C, TP_EW_MIN_PART), rows_part, &rj);
   } else {
     for (tfs_i64 r = 0; r < B * OH; r++)
       taps_apply(&tw, xs + r * OW * C, ms + r * W * C, 1, W, OW, C, true);
