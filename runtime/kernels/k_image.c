@@ -204,7 +204,8 @@ static void taps_apply(const Taps *t, const double *src, double *dst, tfs_i64 B,
 typedef struct RowJob {
   const Taps *th, *tw;
   const double *x;
-  double *mid, *y;
+  double *mid;   /* per part, one [W, C] row */
+  float *y;      /* the float32 output */
   tfs_i64 B, H, W, C, OH, OW;
 } RowJob;
 
@@ -212,9 +213,9 @@ static void rows_part(void *ctx, int part, int nparts) {
   const RowJob *j = ctx;
   tfs_i64 r0, r1, W = j->W, C = j->C, rc = W * C, kh = j->th->k, kw = j->tw->k;
   tp_slice(j->B * j->OH, part, nparts, &r0, &r1);
+  double *restrict m = j->mid + part * rc;
   for (tfs_i64 r = r0; r < r1; r++) {
     tfs_i64 b = r / j->OH, o = r % j->OH;
-    double *restrict m = j->mid + r * rc;
     for (int t = 0; t < kh; t++) {
       double w = j->th->w[o * kh + t];
       const double *restrict s = j->x + (b * j->H + j->th->idx[o * kh + t]) * rc;
@@ -223,14 +224,14 @@ static void rows_part(void *ctx, int part, int nparts) {
       else
         for (tfs_i64 i = 0; i < rc; i++) m[i] += w * s[i];
     }
-    double *restrict d = j->y + r * j->OW * C;
+    float *restrict d = j->y + r * j->OW * C;
     for (tfs_i64 ox = 0; ox < j->OW; ox++) {
       const tfs_i64 *ix = j->tw->idx + ox * kw;
       const double *wt = j->tw->w + ox * kw;
       for (tfs_i64 c = 0; c < C; c++) {
         double acc = 0;
         for (int t = 0; t < kw; t++) acc += wt[t] * m[ix[t] * C + c];
-        d[ox * C + c] = acc;
+        d[ox * C + c] = (float)acc;
       }
     }
   }
@@ -346,21 +347,32 @@ static void resize_run(OpCall *c, Tensor *x, Tensor *y, bool grad, bool align, b
     taps_make(&tw, method, W, OW, align, half);
   }
   Tensor *xd = as_f64(x);
-  Tensor *mid = tensor_new(DT_FLOAT64, 4, (tfs_i64[4]){B, grad ? OH : OH, W, C});
-  Tensor *yd = tensor_new(DT_FLOAT64, 4, y->shape);
-  double *xs = tensor_data(xd), *ms = tensor_data(mid), *ys = tensor_data(yd);
+  double *xs = tensor_data(xd);
   if (!grad) {
-    RowJob rj = {&th, &tw, xs, ms, ys, B, H, W, C, OH, OW};
-    tp_run(tp_parts(B * OH * OW * C, TP_EW_MIN_PART), rows_part, &rj);
+    /* rows straight into the float32 output (as TF's kernels write float); each part its own [W, C] row */
+    int nparts = tp_parts(B * OH * OW * C, TP_EW_MIN_PART);
+    double *scratch = malloc(sizeof(double) * (size_t)(nparts * W * C));
+    if (!scratch) {
+      tensor_release(xd);
+      taps_free(&th);
+      taps_free(&tw);
+      rt_throw(ERR_MEMORY, "out of memory");
+    }
+    RowJob rj = {&th, &tw, xs, scratch, tensor_data(y), B, H, W, C, OH, OW};
+    tp_run(nparts, rows_part, &rj);
+    free(scratch);
   } else {
+    Tensor *mid = tensor_new(DT_FLOAT64, 4, (tfs_i64[4]){B, OH, W, C});
+    Tensor *yd = tensor_new(DT_FLOAT64, 4, y->shape);
+    double *ms = tensor_data(mid), *ys = tensor_data(yd);
     for (tfs_i64 r = 0; r < B * OH; r++)
       taps_apply(&tw, xs + r * OW * C, ms + r * W * C, 1, W, OW, C, true);
     taps_apply(&th, ms, ys, B, H, OH, W * C, true);
+    ew_cast(y, yd);
+    tensor_release(mid);
+    tensor_release(yd);
   }
-  ew_cast(y, yd);
   tensor_release(xd);
-  tensor_release(mid);
-  tensor_release(yd);
   taps_free(&th);
   taps_free(&tw);
 }
