@@ -345,6 +345,21 @@ def codec_program():
     idat = struct.pack(">I", 0) + b"IDAT" + struct.pack(">I", zlib.crc32(b"IDAT"))
     open(os.path.join(DATA, "img_huge.png"), "wb").write(b"\x89PNG\r\n\x1a\n" + chunk + idat)
 
+    # hostile variants: bytes flipped and files cut at fixed places; each must decode or raise
+    # InvalidArgumentError, never crash (the expected line is the same either way)
+    rng = np.random.RandomState(31)
+    fuzz = []
+    for k, src_bytes in enumerate([good, jpg] * 6):
+        b = bytearray(src_bytes)
+        if k % 3 == 2:
+            b = b[:rng.randint(9, len(b))]
+        else:
+            for _ in range(1 + k % 4):
+                b[rng.randint(8, len(b))] = rng.randint(256)
+        name = "img_fuzz_%02d.%s" % (k, "png" if k % 2 == 0 else "jpg")
+        open(os.path.join(DATA, name), "wb").write(bytes(b))
+        fuzz.append(name)
+
     def pil(name, mode=None):
         im = Image.open(os.path.join(DATA, name))
         return np.asarray(im.convert(mode) if mode else im)
@@ -394,6 +409,12 @@ def codec_program():
             "        tf.io.decode_image(tf.io.read_file('data/' + name))",
             "    except tf.errors.InvalidArgumentError as e:",
             "        print(name, 'InvalidArgumentError:', str(e).split(' [Op')[0])",
+            "for name in %r:" % fuzz,
+            "    try:",
+            "        r = tf.io.decode_image(tf.io.read_file('data/' + name))",
+            "        print(name, 'decoded or refused')",
+            "    except tf.errors.InvalidArgumentError as e:",
+            "        print(name, 'decoded or refused')",
             "for bad in [lambda: tf.io.decode_png(tf.io.read_file('data/img_rgb.png'), channels=2),",
             "            lambda: tf.io.decode_jpeg(tf.io.read_file('data/img_rgb.jpg'), channels=4),",
             "            lambda: tf.io.encode_png(tf.zeros([2, 2, 3])), lambda: tf.io.encode_png(tf.zeros([2, 2], tf.uint8)),",
@@ -409,7 +430,8 @@ def codec_program():
             "img_badcrc.png InvalidArgumentError: Invalid PNG data, size %d" % len(good),
             "img_truncated.jpg InvalidArgumentError: jpeg::Uncompress failed. Invalid JPEG data or crop window.",
             "img_garbage.bin InvalidArgumentError: Unknown image file format. One of JPEG, PNG, GIF, BMP required.",
-            "img_huge.png InvalidArgumentError: PNG size too large for int: 100000 by 100000",
+            "img_huge.png InvalidArgumentError: PNG size too large for int: 100000 by 100000"] + [
+            "%s decoded or refused" % f for f in fuzz] + [
             "InvalidArgumentError: `channels` must be 0, 1, 3 or 4 but got 2",
             "InvalidArgumentError: JPEG does not support 4 channels",
             "InvalidArgumentError: Value for attr 'T' of float is not in the list of allowed values: uint8 ; NodeDef: {{node EncodePng}}",
