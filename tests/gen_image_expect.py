@@ -162,10 +162,18 @@ def resize_cases():
         ("resize bicubic", "lambda s: tf.reduce_sum(tf.image.resize(s, [6, 5], method='bicubic') * r)", "small", g_cub),
         ("resize antialias", "lambda s: tf.reduce_sum(tf.image.resize(s, [2, 2], antialias=True) * r2)", "small", g_aa),
     ]
+    # a signature function: tests/onnx_export.py exports it (ONNX Resize) and compares ONNX Runtime with tfs
+    sig = ["@tf.function(input_signature=[tf.TensorSpec([None, 4, 6, 3], tf.float32)])",
+           "def resize_sig(t):",
+           "    return (tf.image.resize(t, [6, 9]), tf.image.resize(t, [7, 4], method='nearest'),",
+           "            tf.image.resize(t, [8, 12], method='bicubic'))",
+           "show('signature', resize_sig(img))"]
+    sig_out = [show("signature", (torch_resize(x, (6, 9), "bilinear"), torch_resize(x, (7, 4), "nearest-exact"),
+                                  separable(x, bicubic_weights(4, 8), bicubic_weights(6, 12))))]
     write("image_resize", "tf.image.resize (every method, antialias), resize_with_pad, and the resize gradients",
           ["img = tf.constant(%s)" % IMG.tolist(), "small = tf.constant(%s)" % SMALL.tolist(),
            "r = tf.constant(%s)" % r.tolist(), "r2 = tf.constant(%s)" % r2.tolist()],
-          cases, grads, gen=GEN)
+          cases, grads, (sig, sig_out), gen=GEN)
 
 
 # ---- colour, crops, flips, dtypes -----------------------------------------------------------------
