@@ -353,6 +353,12 @@ def codec_program():
     idat = struct.pack(">I", 0) + b"IDAT" + struct.pack(">I", zlib.crc32(b"IDAT"))
     open(os.path.join(DATA, "img_huge.png"), "wb").write(b"\x89PNG\r\n\x1a\n" + chunk + idat)
 
+    # a JPEG cut inside its scan: TF refuses it unless try_recover_truncated (then the rest is filled in)
+    noise = (np.random.RandomState(1).rand(64, 64, 3) * 255).astype(np.uint8)
+    Image.fromarray(noise).save(os.path.join(DATA, "img_noise.jpg"), quality=90)
+    whole = open(os.path.join(DATA, "img_noise.jpg"), "rb").read()
+    open(os.path.join(DATA, "img_cut.jpg"), "wb").write(whole[:len(whole) * 4 // 5])
+    os.remove(os.path.join(DATA, "img_noise.jpg"))
     # hostile variants: bytes flipped and files cut at fixed places; each must decode or raise
     # InvalidArgumentError, never crash (the expected line is the same either way)
     rng = np.random.RandomState(31)
@@ -423,6 +429,12 @@ def codec_program():
             "        print(name, 'decoded or refused')",
             "    except tf.errors.InvalidArgumentError as e:",
             "        print(name, 'decoded or refused')",
+            "cut = tf.io.read_file('data/img_cut.jpg')",
+            "try:",
+            "    tf.io.decode_jpeg(cut)",
+            "except tf.errors.InvalidArgumentError as e:",
+            "    print('cut jpeg InvalidArgumentError:', str(e).split(' [Op')[0])",
+            "print('cut jpeg recovered', tf.io.decode_jpeg(cut, try_recover_truncated=True).shape.as_list())",
             "for bad in [lambda: tf.io.decode_png(tf.io.read_file('data/img_rgb.png'), channels=2),",
             "            lambda: tf.io.decode_jpeg(tf.io.read_file('data/img_rgb.jpg'), channels=4),",
             "            lambda: tf.io.encode_png(tf.zeros([2, 2, 3])), lambda: tf.io.encode_png(tf.zeros([2, 2], tf.uint8)),",
@@ -440,6 +452,8 @@ def codec_program():
             "img_garbage.bin InvalidArgumentError: Unknown image file format. One of JPEG, PNG, GIF, BMP required.",
             "img_huge.png InvalidArgumentError: PNG size too large for int: 100000 by 100000"] + [
             "%s decoded or refused" % f for f in fuzz] + [
+            "cut jpeg InvalidArgumentError: jpeg::Uncompress failed. Invalid JPEG data or crop window.",
+            "cut jpeg recovered [64, 64, 3]",
             "InvalidArgumentError: `channels` must be 0, 1, 3 or 4 but got 2",
             "InvalidArgumentError: JPEG does not support 4 channels",
             "InvalidArgumentError: Value for attr 'T' of float is not in the list of allowed values: uint8 ; NodeDef: {{node EncodePng}}",

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <jpeglib.h>
+#include <jerror.h>
 #include <png.h>
 
 #include "formats/imagecodec.h"
@@ -174,6 +175,7 @@ typedef struct {
   struct jpeg_error_mgr mgr;
   jmp_buf jb;
   char *err;
+  bool recover;   /* a truncated file decodes (the rest gray) instead of failing: try_recover_truncated */
 } JpegErr;
 
 static void jpeg_exit(j_common_ptr j) {
@@ -183,10 +185,14 @@ static void jpeg_exit(j_common_ptr j) {
   if (e->err) snprintf(e->err, IMG_ERR_LEN, "%s", msg);
   longjmp(e->jb, 1);
 }
-static void jpeg_quiet(j_common_ptr j, int level) { (void)j, (void)level; }
+/* Warnings pass, except the end of the data inside the image unless recovering (TF's source fails there). */
+static void jpeg_quiet(j_common_ptr j, int level) {
+  JpegErr *e = (JpegErr *)j->err;
+  if (level < 0 && j->err->msg_code == JWRN_JPEG_EOF && !e->recover) j->err->error_exit(j);
+}
 
 unsigned char *img_jpeg_decode(const unsigned char *data, size_t n, int want, int ratio, bool fancy, bool accurate,
-                               int *h, int *w, int *c, char *err) {
+                               bool recover, int *h, int *w, int *c, char *err) {
   struct jpeg_decompress_struct d;
   JpegErr je;
   unsigned char *volatile px = NULL;
@@ -195,6 +201,7 @@ unsigned char *img_jpeg_decode(const unsigned char *data, size_t n, int want, in
   je.mgr.error_exit = jpeg_exit;
   je.mgr.emit_message = jpeg_quiet;
   je.err = err;
+  je.recover = recover;
   jpeg_create_decompress(&d);
   if (setjmp(je.jb)) {
     free(px);
@@ -246,6 +253,7 @@ unsigned char *img_jpeg_encode(const unsigned char *px, int h, int w, int c, int
   je.mgr.error_exit = jpeg_exit;
   je.mgr.emit_message = jpeg_quiet;
   je.err = err;
+  je.recover = true;
   jpeg_create_compress(&j);
   if (setjmp(je.jb)) {
     jpeg_destroy_compress(&j);

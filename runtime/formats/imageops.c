@@ -82,7 +82,8 @@ void k_decode_image(OpCall *c) {
     int ratio = jp ? (int)op_attr_int(c, 1, 1) : 1;
     bool fancy = jp ? op_attr_bool(c, 2, true) : true;
     bool accurate = jp && !strcmp(str_attr(c, 5, ""), "INTEGER_ACCURATE");
-    px = img_jpeg_decode(data, n, want, ratio, fancy, accurate, &h, &w, &ch, err);
+    bool recover = jp && op_attr_bool(c, 3, false);
+    px = img_jpeg_decode(data, n, want, ratio, fancy, accurate, recover, &h, &w, &ch, err);
   } else if (fmt == FMT_GIF || fmt == FMT_BMP) {
     op_fail(c, ERR_UNIMPLEMENTED, "%s: %s images are not supported by tfs (PNG and JPEG are)", c->op->graph_name, fmt == FMT_GIF ? "GIF" : "BMP");
   } else {
