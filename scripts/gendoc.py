@@ -88,7 +88,7 @@ def read_ops(root, errors):
     text = open(path).read()
     entries, group = [], "Ops"
     pos = 0
-    for m in re.finditer(r"/\* ---- (.*?) ---- \*/|^OP\(", text, re.M):
+    for m in re.finditer(r"/\* ---- (.*?) ---- \*/|^OP(?:_UP)?\(", text, re.M):
         if m.group(1):
             group = m.group(1)
             continue

@@ -1955,6 +1955,64 @@ static bool gd_r_top_k(GD_RULE_ARGS) {
   return true;
 }
 
+/* ResizeBilinear/NearestNeighbor/Bicubic/Area(images, size) with TF's attributes (ResizeArea has no half_pixel_centers) */
+static bool gd_r_resize(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x) return false;
+  const char *in[2] = {x, gd_attr_input(b, g, n, 0, "size", NULL, 0, true, &tidx)};
+  if (!in[1]) return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "align_corners", gd_bool(b, n->attrs.n > 1 && rt_truthy(n->attrs.v[1])));
+  if (n->op->id != OP_RESIZE_AREA)
+    gd_attr_add(b, &at, "half_pixel_centers", gd_bool(b, n->attrs.n > 2 && rt_truthy(n->attrs.v[2])));
+  gd_aux(b, base, n->op->graph_name, &at, 2, in);
+  return true;
+}
+
+/* ScaleAndTranslate(images, size, scale, translation) with kernel_type and antialias */
+static bool gd_r_scale_translate(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x) return false;
+  const char *in[4] = {x, gd_attr_input(b, g, n, 0, "size", NULL, 0, true, &tidx), NULL, NULL};
+  if (!in[1]) return false;
+  for (int a = 0; a < 2; a++) {   /* scale and translation: float32 [2] Consts */
+    Tensor *v = tensor_from_val(n->attrs.v[1 + a], DT_FLOAT32);
+    if (!v) return false;
+    Tensorflow__TensorProto *p = pb_const_tensor(b->a, v);
+    tensor_release(v);
+    in[2 + a] = gd_constp(b, base, a ? "translation" : "scale", p);
+  }
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "kernel_type", gd_str(b, n->attrs.n > 3 && val_is(n->attrs.v[3], &str_type) ? str_cstr(n->attrs.v[3]) : "lanczos3"));
+  gd_attr_add(b, &at, "antialias", gd_bool(b, !(n->attrs.n > 4 && n->attrs.v[4].tag == VT_BOOL && !n->attrs.v[4].u.i)));
+  gd_aux(b, base, n->op->graph_name, &at, 4, in);
+  return true;
+}
+
+/* DecodePng/DecodeJpeg/DecodeImage(contents) and EncodeJpeg(image): their attributes under their names, with no T
+ * (EncodePng's generic form, with T, is TF's already); unset ones take TF's defaults */
+static bool gd_r_codec(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x) return false;
+  int nat = op_num_attrs(n->op);
+  for (int i = 0; i < nat && i < n->attrs.n; i++) {
+    const char *name = op_attr_name(n->op, i);
+    Val v = n->attrs.v[i];
+    if (!strcmp(name, "name")) continue;
+    if (!strcmp(name, "dtype")) {
+      DType dt = DT_UINT8;
+      if (v.tag != VT_NONE && !val_is_undef(v)) val_as_dtype(v, &dt);
+      gd_attr_add(b, &at, name, gd_type(b, dt));
+      continue;
+    }
+    if (!strcmp(name, "channels") && (v.tag == VT_NONE || val_is_undef(v))) v = val_int(0);
+    Tensorflow__AttrValue *av = gd_host(b, v);
+    if (av) gd_attr_add(b, &at, name, av);
+  }
+  gd_aux(b, base, n->op->graph_name, &at, 1, &x);
+  return true;
+}
+
 /* TensorScatter*(tensor, indices, updates) with the indices' dtype */
 static bool gd_r_tensor_scatter(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
@@ -2022,6 +2080,9 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_TENSOR_SCATTER_UPDATE] = gd_r_tensor_scatter, [OP_TENSOR_SCATTER_ADD] = gd_r_tensor_scatter,
   [OP_TENSOR_SCATTER_SUB] = gd_r_tensor_scatter, [OP_TENSOR_SCATTER_MAX] = gd_r_tensor_scatter,
   [OP_TENSOR_SCATTER_MIN] = gd_r_tensor_scatter,
+  [OP_RESIZE_BILINEAR] = gd_r_resize, [OP_RESIZE_NEAREST] = gd_r_resize, [OP_RESIZE_BICUBIC] = gd_r_resize,
+  [OP_RESIZE_AREA] = gd_r_resize, [OP_RESIZE_NEAREST_GRAD] = gd_r_resize, [OP_SCALE_TRANSLATE] = gd_r_scale_translate,
+  [OP_DECODE_PNG] = gd_r_codec, [OP_DECODE_JPEG] = gd_r_codec, [OP_DECODE_IMAGE] = gd_r_codec, [OP_ENCODE_JPEG] = gd_r_codec,
   [OP_TL_RESERVE] = gd_r_tensorlist,
   [OP_TL_FROM_TENSOR] = gd_r_tensorlist,
   [OP_TL_SET_ITEM] = gd_r_tensorlist,

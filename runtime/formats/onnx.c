@@ -811,6 +811,37 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
       out[0] = o;
       return;
     }
+    case OP_RESIZE_BILINEAR:
+    case OP_RESIZE_NEAREST:
+    case OP_RESIZE_BICUBIC: {
+      /* Resize(X, roi "", scales "", sizes [N, h, w, C]) over NHWC: the sizes from X's shape and the size attribute.
+       * TF's half-pixel scalers are ONNX's half_pixel (tf_half_pixel_for_nn with floor for nearest); its
+       * bicubic is Keys' a = -0.5 with out-of-image taps dropped (exclude_outside) */
+      tfs_i64 hw[TFS_MAX_RANK];
+      if (val_to_dims(n->attrs.v[0], hw, false, "size") != 2) ox_fail(loc, "%s: the size must be 2 known ints for ONNX", n->op->graph_name);
+      bool align = ox_bool_attr(n, 1, false), half = ox_bool_attr(n, 2, false);
+      int64_t nhwc_lo[1] = {0}, one[1] = {1}, three[1] = {3}, four[1] = {4}, mid[2] = {hw[0], hw[1]};
+      char *shape = ox_op1(x, "Shape", in[0]);
+      char *sl0[3] = {shape, ox_i64s(x, 1, 1, nhwc_lo), ox_i64s(x, 1, 1, one)};
+      char *sl3[3] = {shape, ox_i64s(x, 1, 1, three), ox_i64s(x, 1, 1, four)};
+      char *parts[3] = {ox_op(x, "Slice", 3, sl0), ox_i64s(x, 1, 2, mid), ox_op(x, "Slice", 3, sl3)};
+      char *sizes = ox_concat(x, 3, parts, 0);
+      bool nearest = op == OP_RESIZE_NEAREST;
+      const TMeta *xm = graph_meta(s->g, n->in[0]);
+      char *xin = !nearest && xm->dtype != DT_FLOAT32 ? ox_cast(x, in[0], DT_FLOAT32) : in[0];
+      char *ins[4] = {xin, "", "", sizes}, *o;
+      Onnx__NodeProto *nd = ox_emit(x, "Resize", 4, ins, 1, &o);
+      ox_attr_s(x, nd, "mode", nearest ? "nearest" : op == OP_RESIZE_BICUBIC ? "cubic" : "linear");
+      ox_attr_s(x, nd, "coordinate_transformation_mode",
+                align ? "align_corners" : !half ? "asymmetric" : nearest ? "tf_half_pixel_for_nn" : "half_pixel");
+      if (nearest) ox_attr_s(x, nd, "nearest_mode", align ? "round_prefer_ceil" : "floor");
+      if (op == OP_RESIZE_BICUBIC) {
+        ox_attr_f(x, nd, "cubic_coeff_a", half ? -0.5f : -0.75f);
+        ox_attr_i(x, nd, "exclude_outside", half ? 1 : 0);
+      }
+      out[0] = o;
+      return;
+    }
     case OP_TOP_K: {   /* TopK(X, K[1]) over the last axis, largest first; its int64 indices cast to the op's */
       int64_t k = ox_int_attr(n, 0, 1, loc);
       char *ins[2] = {in[0], ox_i64s(x, 1, 1, &k)}, *o[2];

@@ -647,6 +647,29 @@ static void g_max_pool(const GradCall *g, Val *dx) {
   dx[0] = keep(opat(OP_MAX_POOL_GRAD, 2, in, 3, at));
 }
 
+/* ResizeBilinear/Bicubic/NearestNeighbor: the resampling's transpose, with the forward's align_corners and
+ * half_pixel_centers (integer images get no gradient, as in TF) */
+static void g_resize(const GradCall *g, Val *dx) {
+  if (!dtype_info[tn(X0)->dtype].is_float) return;
+  Val at[3] = {val_undef(), g->attrs->n > 1 ? g->attrs->v[1] : val_undef(), g->attrs->n > 2 ? g->attrs->v[2] : val_undef()};
+  Tensor *x = tn(X0);
+  if (g->op->id == OP_RESIZE_NEAREST) {
+    tfs_i64 hw[2] = {x->rank == 4 ? x->shape[1] : -1, x->rank == 4 ? x->shape[2] : -1};
+    at[0] = int_tuple(2, hw);
+    dx[0] = keep(opat(OP_RESIZE_NEAREST_GRAD, 1, &DY, 3, at));
+    return;
+  }
+  Val in[2] = {DY, X0};
+  if (g->op->id == OP_SCALE_TRANSLATE) {
+    Val st[4] = {g->attrs->v[1], g->attrs->v[2], g->attrs->n > 3 ? g->attrs->v[3] : val_undef(), g->attrs->n > 4 ? g->attrs->v[4] : val_undef()};
+    dx[0] = keep(opat(OP_SCALE_TRANSLATE_GRAD, 2, in, 4, st));
+    return;
+  }
+  at[0] = at[1];
+  at[1] = at[2];
+  dx[0] = keep(opat(g->op->id == OP_RESIZE_BILINEAR ? OP_RESIZE_BILINEAR_GRAD : OP_RESIZE_BICUBIC_GRAD, 2, in, 2, at));
+}
+
 static void g_bias_add(const GradCall *g, Val *dx) {
   dx[0] = keep(DY);
   dx[1] = keep(unbroadcast(DY, X1));
@@ -913,6 +936,7 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_MATRIX_SOLVE] = {g_matrix_solve, 0}, [OP_TRIANGULAR_SOLVE] = {g_triangular_solve, 0}, [OP_CHOLESKY] = {g_cholesky, G_NO_IN},
   [OP_QR] = {g_qr, 0}, [OP_SELF_ADJOINT_EIG] = {g_self_adjoint_eig, G_NO_IN}, [OP_SVD] = {g_svd, 0},
   [OP_BAND_PART] = {g_band_part, G_NO_OUT | G_IN_SHAPE}, [OP_DIAG_PART] = {g_diag_part, G_NO_OUT | G_IN_SHAPE}, [OP_TRANSPOSE] = {g_transpose, G_NO_OUT | G_IN_SHAPE}, [OP_BIAS_ADD] = {g_bias_add, G_NO_OUT | G_IN_SHAPE}, [OP_CONV2D] = {g_conv2d, G_NO_OUT}, [OP_CONV2D_BP_INPUT] = {g_conv2d_bp_input, G_NO_OUT}, [OP_MAX_POOL] = {g_max_pool, G_NO_OUT},
+  [OP_RESIZE_BILINEAR] = {g_resize, G_NO_OUT}, [OP_RESIZE_BICUBIC] = {g_resize, G_NO_OUT}, [OP_RESIZE_NEAREST] = {g_resize, G_NO_OUT}, [OP_SCALE_TRANSLATE] = {g_resize, G_NO_OUT},
   [OP_RESHAPE] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_EXPAND_DIMS] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_SQUEEZE] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_IDENTITY] = {g_identity, G_NO_OUT | G_IN_SHAPE},
   [OP_CONCAT] = {g_concat, G_NO_OUT | G_IN_SHAPE}, [OP_STACK] = {g_stack, 0}, [OP_UNSTACK] = {g_unstack, 0}, [OP_TILE] = {g_tile, 0},
   [OP_BROADCAST_TO] = {g_broadcast_to, G_NO_OUT | G_IN_SHAPE}, [OP_STRIDED_SLICE] = {g_scatter, 0}, [OP_SLICE] = {g_scatter, 0}, [OP_GATHER] = {g_scatter, 0}, [OP_GATHER_ND] = {g_scatter, 0}, [OP_PAD] = {g_scatter, 0}, [OP_READ_VARIABLE] = {g_identity, 0}, [OP_STOP_GRADIENT] = {grad_none, 0},

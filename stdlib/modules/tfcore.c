@@ -356,6 +356,81 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.debugging.assert_shapes(shapes, data=None, summarize=None, message=None, name=None)
 //!   Checks the static shapes of (tensor, spec) pairs: a spec entry is a size, a symbol naming one size across the
 //!   tensors ('N'), or '.'/None for any; ValueError naming the tensor and dimension otherwise.
+//! tf.image
+//!   Image resizing, crops and pads, flips, colour conversions and adjustments, dtype conversion, random augmentation and
+//!   the PNG/JPEG codecs: written in .tfs (stdlib/tfcore_image.tfs) over the Resize* ops and libpng/libjpeg-turbo.
+//! tf.image.resize(images, size, method='bilinear', preserve_aspect_ratio=False, antialias=False, name=None)
+//!   Resizes [H, W, C] or [N, H, W, C] images to size [new_height, new_width] as TF 2.15 does: bilinear, nearest, bicubic
+//!   (Keys a = -0.5) with half-pixel centers, area, lanczos3/5 and mitchellcubic; antialias widens the kernel when
+//!   reducing. float32 results (nearest keeps the dtype); bilinear, nearest, bicubic and antialiased ones have gradients.
+//! tf.image.ResizeMethod
+//!   The method names of tf.image.resize: BILINEAR, NEAREST_NEIGHBOR, BICUBIC, AREA, LANCZOS3, LANCZOS5,
+//!   GAUSSIAN (not implemented), MITCHELLCUBIC.
+//! tf.image.resize_with_pad(image, target_height, target_width, method='bilinear', antialias=False)
+//!   Resizes keeping the aspect ratio, then pads with zeros to target_height x target_width (centred).
+//! tf.image.crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width)
+//!   The target_height x target_width window at (offset_height, offset_width); ValueError when it leaves the image.
+//! tf.image.pad_to_bounding_box(image, offset_height, offset_width, target_height, target_width)
+//!   Pads with zeros so the image sits at (offset_height, offset_width) of a target_height x target_width image.
+//! tf.image.resize_with_crop_or_pad(image, target_height, target_width)
+//!   Centre-crops or zero-pads each of height and width to the target.
+//! tf.image.central_crop(image, central_fraction)
+//!   The centred central_fraction of the height and width (in (0, 1]).
+//! tf.image.flip_left_right(image)
+//!   Reverses the width axis.
+//! tf.image.flip_up_down(image)
+//!   Reverses the height axis.
+//! tf.image.transpose(image, name=None)
+//!   Swaps height and width.
+//! tf.image.rot90(image, k=1, name=None)
+//!   Rotates by k quarter turns counter-clockwise.
+//! tf.image.convert_image_dtype(image, dtype, saturate=False, name=None)
+//!   Converts between image dtypes with TF's scaling: integers span [0, MAX], floats [0, 1]; float to integer multiplies
+//!   by MAX + 0.5 and truncates (saturate clamps first); integer to integer shifts by the bit widths.
+//! tf.image.rgb_to_grayscale(images, name=None)
+//!   Gray = 0.2989 R + 0.5870 G + 0.1140 B, with a last axis of 1 (integer images converted and back).
+//! tf.image.grayscale_to_rgb(images, name=None)
+//!   Repeats the one channel three times.
+//! tf.image.rgb_to_hsv(images, name=None)
+//!   Float RGB in [0, 1] to hue, saturation, value (hue in [0, 1)), as TF's RGBToHSV kernel.
+//! tf.image.hsv_to_rgb(images, name=None)
+//!   The inverse of rgb_to_hsv.
+//! tf.image.adjust_brightness(image, delta)
+//!   Adds delta in the float domain (integer images converted and back, saturating).
+//! tf.image.adjust_contrast(images, contrast_factor)
+//!   (x - mean) * contrast_factor + mean, the mean per channel over each image.
+//! tf.image.adjust_gamma(image, gamma=1, gain=1)
+//!   gain * image ** gamma in the float domain.
+//! tf.image.adjust_saturation(image, saturation_factor, name=None)
+//!   Scales the HSV saturation (clamped to [0, 1]).
+//! tf.image.adjust_hue(image, delta, name=None)
+//!   Rotates the HSV hue by delta (in [-1, 1]).
+//! tf.image.per_image_standardization(image)
+//!   (x - mean) / max(stddev, 1 / sqrt(pixels)) per image, float32.
+//! tf.image.random_flip_left_right(image, seed=None) | tf.image.random_flip_up_down(image, seed=None)
+//!   Flips each image with probability 1/2 (tfs's random numbers: the same seed repeats, but TF's Philox draws differ).
+//! tf.image.stateless_random_flip_left_right(image, seed) | tf.image.stateless_random_flip_up_down(image, seed)
+//!   As random_flip_*, a function of the [2] seed alone (deterministic; not TF's numbers).
+//! tf.image.random_crop(value, size, seed=None, name=None) | tf.image.stateless_random_crop(value, size, seed, name=None)
+//!   A window of size at a uniformly drawn offset (stateless: from the [2] seed).
+//! tf.image.random_brightness(image, max_delta, seed=None) | tf.image.stateless_random_brightness(image, max_delta, seed)
+//!   adjust_brightness by a delta drawn from [-max_delta, max_delta).
+//! tf.image.random_contrast(image, lower, upper, seed=None) | tf.image.stateless_random_contrast(image, lower, upper, seed)
+//!   adjust_contrast by a factor drawn from [lower, upper).
+//! tf.image.random_saturation(image, lower, upper, seed=None)
+//!   adjust_saturation by a factor drawn from [lower, upper).
+//! tf.image.random_hue(image, max_delta, seed=None)
+//!   adjust_hue by a delta drawn from [-max_delta, max_delta) (max_delta <= 0.5).
+//! tf.image.extract_patches(images, sizes, strides, rates, padding, name=None)
+//!   The sizes [1, kh, kw, 1] patches of [N, H, W, C] images at strides and dilation rates, each flattened into the last axis
+//!   (kh * kw * C values in row, column, channel order); padding 'VALID' or 'SAME'.
+//! tf.image.psnr(a, b, max_val, name=None)
+//!   Peak signal-to-noise ratio per image: 20 log10(max_val) - 10 log10(mean squared error).
+//! tf.image.ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03, return_index_map=False)
+//!   Structural similarity per image (TF's: Gaussian window, VALID, per channel then averaged); images at least
+//!   filter_size in height and width.
+//! tf.image.decode_png | tf.image.decode_jpeg | tf.image.decode_image | tf.image.encode_png | tf.image.encode_jpeg
+//!   The tf.io image codecs under their tf.image names.
 //! tf.unique(x, out_idx=tf.int32, name=None)
 //!   The distinct values of the 1-D x in order of first occurrence and, for each element, the index of its value
 //!   there: TF's Unique(y, idx) named tuple (Unique op; y's size is known only when it runs).

@@ -1,0 +1,167 @@
+/* imageops.c — the DecodePng/DecodeJpeg/DecodeImage and EncodePng/EncodeJpeg ops: TF's checks and messages around imagecodec.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/imagecodec.h"
+#include "object/object.h"
+
+/* TF's DataType numbers, as its messages print them */
+static int tf_enum(int dt) {
+  static const int n[DT__COUNT] = {[DT_FLOAT32] = 1, [DT_FLOAT64] = 2, [DT_INT32] = 3, [DT_UINT8] = 4, [DT_STRING] = 7,
+                                   [DT_INT64] = 9, [DT_BOOL] = 10, [DT_VARIANT] = 21};
+  return dt >= 0 && dt < DT__COUNT ? n[dt] : 0;
+}
+
+static const char *str_attr(OpCall *c, int i, const char *dflt) {
+  Val v = op_attr(c, i);
+  if (v.tag == VT_UNDEF || v.tag == VT_NONE) return dflt;
+  if (!val_is(v, &str_type)) op_fail(c, ERR_TYPE, "%s: expected a str for '%s', got %s", c->op->graph_name, op_attr_name(c->op, i), val_type_name(v));
+  return str_cstr(v);
+}
+
+/* shape: [height, width, channels] (height and width known only when it runs); uint8, or float32 for DecodeImage's dtype. */
+void meta_decode_image(OpCall *c) {
+  const TMeta *m = &c->inm[0];
+  if (m->dtype != DT_STRING) op_fail(c, ERR_INVALID_ARGUMENT, "%s: contents must be a string tensor, got %s", c->op->graph_name, dtype_info[m->dtype].name);
+  if (m->rank > 0) {
+    StrBuf b;
+    sb_init(&b);
+    sb_printf(&b, "`contents` must be scalar but got shape");
+    op_shape_text(&b, m->rank, m->shape);
+    /* errindex: `contents` must be scalar but got shape… */
+    op_fail_sb(c, ERR_INVALID_ARGUMENT, &b);
+  }
+  tfs_i64 ch = op_attr_int(c, 0, 0);
+  if (ch != 0 && ch != 1 && ch != 3 && ch != 4)
+    op_fail(c, ERR_INVALID_ARGUMENT, "`channels` must be 0, 1, 3 or 4 but got %lld", (long long)ch);
+  int dt = DT_UINT8;
+  if (c->op->id == OP_DECODE_JPEG) {
+    tfs_i64 ratio = op_attr_int(c, 1, 1);
+    if (ratio != 1 && ratio != 2 && ratio != 4 && ratio != 8)
+      op_fail(c, ERR_INVALID_ARGUMENT, "ratio must be 1, 2, 4, or 8, got %lld", (long long)ratio);
+    const char *dct = str_attr(c, 5, "");
+    if (*dct && strcmp(dct, "INTEGER_FAST") && strcmp(dct, "INTEGER_ACCURATE"))
+      op_fail(c, ERR_INVALID_ARGUMENT, "dct_method must be one of {'', 'INTEGER_FAST', 'INTEGER_ACCURATE'}");
+  } else {
+    dt = op_attr_dtype(c, 1, DT_UINT8);
+    bool png = c->op->id == OP_DECODE_PNG;
+    if (dt == DT_FLOAT32 && !png) {
+    } else if (dt != DT_UINT8) {
+      if (png) op_fail(c, ERR_INVALID_ARGUMENT, "`dtype` for `DecodePng` must be unit8, unit16 but got: %d", tf_enum(dt));
+      op_fail(c, ERR_INVALID_ARGUMENT, "`dtype` for `DecodeImage` must be unit8, unit16, float but got: %d", tf_enum(dt));
+    }
+  }
+  tfs_i64 shape[3] = {-1, -1, ch ? ch : -1};
+  meta_set(&c->outm[0], (DType)dt, 3, shape);
+  c->iscr[0] = ch;
+}
+
+enum { FMT_UNKNOWN, FMT_PNG, FMT_JPEG, FMT_GIF, FMT_BMP };
+static int image_format(const unsigned char *p, size_t n) {
+  if (n >= 8 && !memcmp(p, "\x89PNG\r\n\x1a\n", 8)) return FMT_PNG;
+  if (n >= 3 && !memcmp(p, "\xff\xd8\xff", 3)) return FMT_JPEG;
+  if (n >= 3 && !memcmp(p, "GIF", 3)) return FMT_GIF;
+  if (n >= 2 && !memcmp(p, "BM", 2)) return FMT_BMP;
+  return FMT_UNKNOWN;
+}
+
+void k_decode_image(OpCall *c) {
+  Str *s = *(Str **)tensor_data(c->in[0]);
+  const unsigned char *data = s ? (const unsigned char *)s->data : (const unsigned char *)"";
+  size_t n = s ? (size_t)s->len : 0;
+  if (!n) op_fail(c, ERR_INVALID_ARGUMENT, "Input is empty.");
+  int want = (int)c->iscr[0], fmt = image_format(data, n);
+  int h = 0, w = 0, ch = 0;
+  char err[IMG_ERR_LEN];
+  unsigned char *px = NULL;
+  if (fmt == FMT_PNG) {
+    px = img_png_decode(data, n, want, &h, &w, &ch, err);
+  } else if (fmt == FMT_JPEG) {
+    if (want == 4) op_fail(c, ERR_INVALID_ARGUMENT, "JPEG does not support 4 channels");
+    bool jp = c->op->id == OP_DECODE_JPEG;
+    int ratio = jp ? (int)op_attr_int(c, 1, 1) : 1;
+    bool fancy = jp ? op_attr_bool(c, 2, true) : true;
+    bool accurate = jp && !strcmp(str_attr(c, 5, ""), "INTEGER_ACCURATE");
+    bool recover = jp && op_attr_bool(c, 3, false);
+    px = img_jpeg_decode(data, n, want, ratio, fancy, accurate, recover, &h, &w, &ch, err);
+  } else if (fmt == FMT_GIF || fmt == FMT_BMP) {
+    op_fail(c, ERR_UNIMPLEMENTED, "%s: %s images are not supported by tfs (PNG and JPEG are)", c->op->graph_name, fmt == FMT_GIF ? "GIF" : "BMP");
+  } else {
+    op_fail(c, ERR_INVALID_ARGUMENT, "Unknown image file format. One of JPEG, PNG, GIF, BMP required.");
+  }
+  /* errindex: - (imagecodec.c's messages: Invalid PNG data, size …; jpeg::Uncompress failed. Invalid JPEG data or crop window.) */
+  if (!px) op_fail(c, ERR_INVALID_ARGUMENT, "%s", err);
+  tfs_i64 shape[3] = {h, w, ch};
+  Tensor *t = tensor_new(c->outm[0].dtype, 3, shape);
+  size_t cnt = (size_t)h * (size_t)w * (size_t)ch;
+  if (t->dtype == DT_UINT8) memcpy(tensor_data(t), px, cnt);
+  else
+    for (size_t i = 0; i < cnt; i++) ((float *)tensor_data(t))[i] = (float)px[i] * (1.0f / 255.0f);
+  free(px);
+  c->out[0] = t;
+}
+
+/* shape: a scalar string (the file's bytes). */
+void meta_encode_image(OpCall *c) {
+  const TMeta *m = &c->inm[0];
+  if (m->dtype != DT_UINT8)
+    op_fail(c, ERR_INVALID_ARGUMENT, "Value for attr 'T' of %s is not in the list of allowed values: uint8%s", dtype_info[m->dtype].name,
+            c->op->id == OP_ENCODE_PNG ? ", uint16" : "");
+  if (m->rank != 3 && m->rank >= 0) {
+    StrBuf b;
+    sb_init(&b);
+    sb_printf(&b, "image must be 3-dimensional");
+    op_shape_text(&b, m->rank, m->shape);
+    /* errindex: image must be 3-dimensional… */
+    op_fail_sb(c, ERR_INVALID_ARGUMENT, &b);
+  }
+  tfs_i64 ch = m->rank == 3 ? m->shape[2] : -1;
+  if (c->op->id == OP_ENCODE_PNG) {
+    tfs_i64 level = op_attr_int(c, 0, -1);
+    if (level < -1 || level > 9) op_fail(c, ERR_INVALID_ARGUMENT, "compression should be in [-1,9], got %lld", (long long)level);
+    if (ch >= 0 && (ch < 1 || ch > 4)) op_fail(c, ERR_INVALID_ARGUMENT, "image must have 1, 2, 3, or 4 channels, got %lld", (long long)ch);
+  } else {
+    const char *fmt = str_attr(c, 0, "");
+    if (*fmt && strcmp(fmt, "grayscale") && strcmp(fmt, "rgb"))
+      op_fail(c, ERR_INVALID_ARGUMENT, "format must be '', grayscale or rgb, got %s", fmt);
+    tfs_i64 want = !strcmp(fmt, "grayscale") ? 1 : !strcmp(fmt, "rgb") ? 3 : 0;
+    if (ch >= 0 && ((want && ch != want) || (!want && ch != 1 && ch != 3))) {
+      StrBuf b;
+      sb_init(&b);
+      if (want) sb_printf(&b, "format '%s' expects %lld channels, got ", fmt, (long long)want);
+      else sb_printf(&b, "image must have 1 or 3 channels, got ");
+      op_shape_text(&b, m->rank, m->shape);
+      /* errindex: image must have 1 or 3 channels, got … */
+      op_fail_sb(c, ERR_INVALID_ARGUMENT, &b);
+    }
+    tfs_i64 q = op_attr_int(c, 1, 95);
+    if (q < 0 || q > 100) op_fail(c, ERR_INVALID_ARGUMENT, "quality must be in [0,100], got %lld", (long long)q);
+    const char *du = str_attr(c, 5, "in");
+    if (strcmp(du, "in") && strcmp(du, "cm")) op_fail(c, ERR_INVALID_ARGUMENT, "density_unit must be 'in' or 'cm', got %s", du);
+  }
+  meta_set(&c->outm[0], DT_STRING, 0, NULL);
+}
+
+void k_encode_image(OpCall *c) {
+  Tensor *x = tensor_contiguous(c->in[0]);
+  int mark = rt_hold_val(val_obj(x));
+  if ((uint64_t)x->shape[0] * (uint64_t)x->shape[1] >= ((uint64_t)1 << 29) || x->shape[0] >= (1 << 27) || x->shape[1] >= (1 << 27))
+    op_fail(c, ERR_INVALID_ARGUMENT, "image too large to encode: %lld by %lld", (long long)x->shape[0], (long long)x->shape[1]);
+  int h = (int)x->shape[0], w = (int)x->shape[1], ch = (int)x->shape[2];
+  char err[IMG_ERR_LEN];
+  size_t len = 0;
+  unsigned char *bytes;
+  if (c->op->id == OP_ENCODE_PNG) {
+    bytes = img_png_encode(tensor_data(x), h, w, ch, (int)op_attr_int(c, 0, -1), &len, err);
+  } else {
+    bytes = img_jpeg_encode(tensor_data(x), h, w, ch, (int)op_attr_int(c, 1, 95), op_attr_bool(c, 2, false), op_attr_bool(c, 3, false),
+                            op_attr_bool(c, 4, true), strcmp(str_attr(c, 5, "in"), "cm") ? 1 : 2, (int)op_attr_int(c, 6, 300),
+                            (int)op_attr_int(c, 7, 300), &len, err);
+  }
+  if (!bytes) op_fail(c, ERR_INTERNAL, "%s failed: %s", c->op->graph_name, err);
+  Val v = str_new((const char *)bytes, (tfs_i64)len);
+  free(bytes);
+  *(Str **)tensor_data(c->out[0]) = (Str *)v.u.o;
+  rt_unhold(mark);
+  tensor_release(x);
+}

@@ -1,0 +1,513 @@
+#!/usr/bin/python3
+"""gen_image_expect.py — golden programs for tf.image and the tf.io image codecs, with numpy/PyTorch/PIL expectations.
+
+    /usr/bin/python3 tests/gen_image_expect.py     # writes tests/programs/image_*.tfs/.out and tests/programs/data/img_*
+
+Resizing: bilinear and nearest against torch.nn.functional.interpolate (align_corners=False is TF 2.15's
+half-pixel-centers bilinear; 'nearest-exact' its nearest); bicubic, area and the antialiased kernels against numpy
+written from TF's kernels (TF's bicubic uses Keys' a = -0.5 from a 1024-step table and renormalises weights at the
+border, torch's a = -0.75 clamps, so torch is no oracle there).  Colour and crops: numpy from image_ops_impl.py.
+Codecs: files written and read by PIL (python3-pil, the same libpng/libjpeg-turbo); PNG round-trips bit-exactly.
+"""
+import math
+import os
+import struct
+import zlib
+
+import numpy as np
+import torch
+from PIL import Image
+
+from gen_coreapi_expect import write, show, f32, PROGS
+
+DATA = os.path.join(PROGS, "data")
+GEN = "tests/gen_image_expect.py"
+
+IMG = f32(np.sin(np.arange(2 * 4 * 6 * 3).reshape(2, 4, 6, 3) * 1.7) * 0.45 + 0.5)   # [2, 4, 6, 3] in [0.05, 0.95]
+BIG = f32(np.cos(np.arange(2 * 13 * 12 * 2).reshape(2, 13, 12, 2) * 0.37) * 0.4 + 0.5)
+SMALL = f32([[1, 2, 0], [4, 8, 3], [0, 5, 9]]).reshape(1, 3, 3, 1)
+
+
+# ---- resampling references ------------------------------------------------------------------------
+
+def torch_resize(x, size, mode):
+    t = torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2)))
+    y = torch.nn.functional.interpolate(t, size=size, mode=mode, **({} if mode == "nearest-exact" else {"align_corners": False}))
+    return y.numpy().transpose(0, 2, 3, 1).astype(np.float32)
+
+
+def separable(x, wh, ww):
+    # x [B, H, W, C]; wh [OH, H], ww [OW, W] weight matrices
+    y = np.einsum("oh,bhwc->bowc", wh.astype(np.float64), x.astype(np.float64))
+    return np.einsum("pw,bowc->bopc", ww.astype(np.float64), y).astype(np.float32)
+
+
+def keys_table(a):
+    t = np.zeros((1025, 2), np.float32)
+    for i in range(1025):
+        x = np.float32(i / 1024.0)
+        t[i, 0] = ((a + 2) * x - (a + 3)) * x * x + 1
+        x = np.float32(x + 1.0)
+        t[i, 1] = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return t
+
+
+def bicubic_weights(n_in, n_out):
+    # TF's ResizeBicubic with half_pixel_centers: a = -0.5, table lookup, out-of-image taps dropped, renormalised
+    t = keys_table(-0.5)
+    scale = np.float32(n_in) / np.float32(n_out)
+    w = np.zeros((n_out, n_in), np.float64)
+    for o in range(n_out):
+        s = (np.float32(o) + np.float32(0.5)) * scale - np.float32(0.5)
+        il = int(math.floor(s))
+        off = int(np.rint((s - np.float32(il)) * 1024))
+        ws = [t[off, 1], t[off, 0], t[1024 - off, 0], t[1024 - off, 1]]
+        idx = [il - 1 + j for j in range(4)]
+        ws = [ws[j] if 0 <= idx[j] < n_in else 0.0 for j in range(4)]
+        tot = sum(ws)
+        for j in range(4):
+            if 0 <= idx[j] < n_in:
+                w[o, idx[j]] += ws[j] / tot
+    return w
+
+
+def area_weights(n_in, n_out):
+    scale = n_in / n_out
+    w = np.zeros((n_out, n_in))
+    for o in range(n_out):
+        lo, hi = o * scale, (o + 1) * scale
+        for i in range(int(math.floor(lo)), int(math.ceil(hi))):
+            w[o, min(i, n_in - 1)] += (min(i + 1, hi) - max(i, lo)) / scale
+    return w
+
+
+def kernel(name, x):
+    x = abs(x)
+    if name == "triangle":
+        return max(0.0, 1 - x)
+    if name == "keyscubic":
+        return ((1.5 * x - 2.5) * x) * x + 1 if x < 1 else (((-0.5 * x + 2.5) * x - 4) * x + 2 if x < 2 else 0.0)
+    if name == "mitchellcubic":
+        return ((7 / 6 * x - 2) * x) * x + 8 / 9 if x < 1 else ((((-7 / 18) * x + 2) * x - 10 / 3) * x + 16 / 9 if x < 2 else 0.0)
+    r = {"lanczos3": 3, "lanczos5": 5}[name]
+    if x > r:
+        return 0.0
+    if x < 1e-3:
+        return 1.0
+    return r * math.sin(math.pi * x) * math.sin(math.pi * x / r) / (math.pi * math.pi * x * x)
+
+
+def scaled_weights(name, n_in, n_out, antialias):
+    # TF's ScaleAndTranslate (translation 0): kernel widened by 1/scale when antialiasing a reduction, renormalised
+    radius = {"triangle": 1, "keyscubic": 2, "mitchellcubic": 2, "lanczos3": 3, "lanczos5": 5}[name]
+    inv = n_in / n_out
+    ks = max(inv, 1.0) if antialias else 1.0
+    w = np.zeros((n_out, n_in))
+    for o in range(n_out):
+        at = (o + 0.5) * inv
+        a = min(max(int(math.ceil(at - radius * ks - 0.5)), 0), n_in - 1)
+        b = min(max(int(math.floor(at + radius * ks - 0.5)), 0), n_in - 1) + 1
+        ws = [kernel(name, (i + 0.5 - at) / ks) for i in range(a, b)]
+        tot = sum(ws)
+        for k, i in enumerate(range(a, b)):
+            w[o, i] = ws[k] / tot
+    return w
+
+
+def resize_cases():
+    x = IMG
+    cases = [
+        ("bilinear up", "tf.image.resize(img, [6, 9])", torch_resize(x, (6, 9), "bilinear")),
+        ("bilinear down", "tf.image.resize(img, [3, 4], method='bilinear')", torch_resize(x, (3, 4), "bilinear")),
+        ("nearest", "tf.image.resize(img, [7, 4], method=tf.image.ResizeMethod.NEAREST_NEIGHBOR)",
+         torch_resize(x, (7, 4), "nearest-exact")),
+        ("nearest single", "tf.image.resize(img[0], [2, 9], method='nearest')", torch_resize(x[:1], (2, 9), "nearest-exact")[0]),
+        ("bicubic", "tf.image.resize(img, [6, 5], method='bicubic')", separable(x, bicubic_weights(4, 6), bicubic_weights(6, 5))),
+        ("area", "tf.image.resize(img, [2, 4], method='area')", separable(x, area_weights(4, 2), area_weights(6, 4))),
+        ("area up", "tf.image.resize(img, [5, 7], method='area')", separable(x, area_weights(4, 5), area_weights(6, 7))),
+        ("antialias bilinear", "tf.image.resize(img, [2, 3], antialias=True)",
+         separable(x, scaled_weights("triangle", 4, 2, True), scaled_weights("triangle", 6, 3, True))),
+        ("antialias bicubic", "tf.image.resize(img, [3, 2], method='bicubic', antialias=True)",
+         separable(x, scaled_weights("keyscubic", 4, 3, True), scaled_weights("keyscubic", 6, 2, True))),
+        ("lanczos3", "tf.image.resize(img, [5, 4], method='lanczos3')",
+         separable(x, scaled_weights("lanczos3", 4, 5, False), scaled_weights("lanczos3", 6, 4, False))),
+        ("mitchellcubic", "tf.image.resize(img, [3, 8], method='mitchellcubic')",
+         separable(x, scaled_weights("mitchellcubic", 4, 3, False), scaled_weights("mitchellcubic", 6, 8, False))),
+        ("uint8 bilinear", "tf.image.resize(tf.cast(img * 100.0, tf.uint8), [3, 3])",
+         torch_resize((x * 100).astype(np.uint8).astype(np.float32), (3, 3), "bilinear")),
+        ("uint8 nearest keeps dtype", "tf.image.resize(tf.cast(img * 100.0, tf.uint8), [2, 2], method='nearest')",
+         torch_resize((x * 100).astype(np.uint8).astype(np.float32), (2, 2), "nearest-exact").astype(np.uint8)),
+        ("preserve_aspect_ratio", "tf.shape(tf.image.resize(img, [8, 8], preserve_aspect_ratio=True))", np.int32([2, 5, 8, 3])),
+        ("resize_with_pad", "tf.image.resize_with_pad(small, 4, 6)",
+         np.pad(torch_resize(SMALL, (4, 4), "bilinear"), [[0, 0], [0, 0], [1, 1], [0, 0]])),
+    ]
+    # gradients: the transpose of the resampling, so sum(resize(x) * r) differentiates to W^T r
+    r = f32(np.linspace(-1, 1.3, 6 * 5).reshape(1, 6, 5, 1))
+    xt = torch.from_numpy(SMALL.transpose(0, 3, 1, 2).copy()).requires_grad_(True)
+    y = torch.nn.functional.interpolate(xt, size=(6, 5), mode="bilinear", align_corners=False)
+    (y * torch.from_numpy(r.transpose(0, 3, 1, 2).copy())).sum().backward()
+    g_bil = xt.grad.numpy().transpose(0, 2, 3, 1)
+    xt.grad = None
+    y = torch.nn.functional.interpolate(xt, size=(6, 5), mode="nearest-exact")
+    (y * torch.from_numpy(r.transpose(0, 3, 1, 2).copy())).sum().backward()
+    g_near = xt.grad.numpy().transpose(0, 2, 3, 1)
+    wh, ww = bicubic_weights(3, 6), bicubic_weights(3, 5)
+    g_cub = np.einsum("oh,pw,bopc->bhwc", wh, ww, r.astype(np.float64)).astype(np.float32)
+    wh, ww = scaled_weights("triangle", 3, 2, True), scaled_weights("triangle", 3, 2, True)
+    r2 = f32([[1.0, -2.1], [0.55, 3.0]]).reshape(1, 2, 2, 1)
+    g_aa = np.einsum("oh,pw,bopc->bhwc", wh, ww, r2.astype(np.float64)).astype(np.float32)
+    grads = [
+        ("resize bilinear", "lambda s: tf.reduce_sum(tf.image.resize(s, [6, 5]) * r)", "small", g_bil),
+        ("resize nearest", "lambda s: tf.reduce_sum(tf.image.resize(s, [6, 5], method='nearest') * r)", "small", g_near),
+        ("resize bicubic", "lambda s: tf.reduce_sum(tf.image.resize(s, [6, 5], method='bicubic') * r)", "small", g_cub),
+        ("resize antialias", "lambda s: tf.reduce_sum(tf.image.resize(s, [2, 2], antialias=True) * r2)", "small", g_aa),
+    ]
+    # a signature function: tests/onnx_export.py exports it (ONNX Resize) and compares ONNX Runtime with tfs
+    sig = ["@tf.function(input_signature=[tf.TensorSpec([None, 4, 6, 3], tf.float32)])",
+           "def resize_sig(t):",
+           "    return (tf.image.resize(t, [6, 9]), tf.image.resize(t, [7, 4], method='nearest'),",
+           "            tf.image.resize(t, [8, 12], method='bicubic'))",
+           "show('signature', resize_sig(img))"]
+    sig_out = [show("signature", (torch_resize(x, (6, 9), "bilinear"), torch_resize(x, (7, 4), "nearest-exact"),
+                                  separable(x, bicubic_weights(4, 8), bicubic_weights(6, 12))))]
+    write("image_resize", "tf.image.resize (every method, antialias), resize_with_pad, and the resize gradients",
+          ["img = tf.constant(%s)" % IMG.tolist(), "small = tf.constant(%s)" % SMALL.tolist(),
+           "r = tf.constant(%s)" % r.tolist(), "r2 = tf.constant(%s)" % r2.tolist()],
+          cases, grads, (sig, sig_out), by=GEN + " (expected values from numpy)")
+
+
+# ---- colour, crops, flips, dtypes -----------------------------------------------------------------
+
+def rgb_to_hsv(x):
+    # in float32, as the ops compute
+    x = x.astype(np.float32)
+    r, g, b = x[..., 0], x[..., 1], x[..., 2]
+    v = x.max(-1)
+    rng = v - x.min(-1)
+    s = np.where(v > 0, rng / np.where(v > 0, v, 1), 0)
+    norm = np.float32(1) / (np.float32(6) * np.where(rng > 0, rng, np.float32(1)))
+    h = np.where(r == v, norm * (g - b), np.where(g == v, norm * (b - r) + np.float32(2 / 6), norm * (r - g) + np.float32(4 / 6)))
+    h = np.where(rng > 0, h, np.float32(0))
+    h = np.where(h < 0, h + np.float32(1), h)
+    return np.stack([h, s, v], -1).astype(np.float32)
+
+
+def hsv_to_rgb(x):
+    h, s, v = x[..., 0], x[..., 1], x[..., 2]
+    c = s * v
+    m = v - c
+    dh = h * np.float32(6)
+    cat = np.floor(dh)
+    xx = c * (np.float32(1) - np.abs(np.mod(dh, np.float32(2)) - np.float32(1)))
+    z = np.zeros_like(c)
+    table = [(c, xx, z), (xx, c, z), (z, c, xx), (z, xx, c), (xx, z, c), (c, z, xx)]
+    out = [z, z, z]
+    for i, t in enumerate(table):
+        out = [np.where(cat == i, t[k], out[k]) for k in range(3)]
+    return np.stack([o + m for o in out], -1)
+
+
+def to_uint8(f):
+    # convert_image_dtype(float -> uint8, saturate=True): x * 255.5, clamped, truncated
+    return np.clip(f.astype(np.float32) * np.float32(255.5), 0, 255).astype(np.uint8)
+
+
+def color_cases():
+    x = IMG[0]
+    u = (IMG[0] * 200).astype(np.uint8)
+    uf = u.astype(np.float32) / np.float32(255)
+    gray_w = f32([0.2989, 0.5870, 0.1140])
+    mean = x.mean((0, 1), keepdims=True)
+    pix = x.astype(np.float64)
+    std = pix.std()
+    hsv = rgb_to_hsv(x)
+    sat = hsv.copy()
+    sat[..., 1] = np.clip(sat[..., 1] * 0.4, 0, 1)
+    hue = hsv.copy()
+    hue[..., 0] = np.mod(hue[..., 0] + np.float32(0.3), np.float32(1))
+    top = int((4 - 4 * 0.5) / 2)
+    left = int((6 - 6 * 0.5) / 2)
+    cases = [
+        ("flip_left_right", "tf.image.flip_left_right(img)", IMG[:, :, ::-1]),
+        ("flip_up_down", "tf.image.flip_up_down(img[0])", IMG[0, ::-1]),
+        ("transpose", "tf.image.transpose(img)", IMG.transpose(0, 2, 1, 3)),
+        ("rot90", "tf.image.rot90(img[0])", np.rot90(IMG[0], 1, (0, 1))),
+        ("rot90 k=2", "tf.image.rot90(img, k=2)", np.rot90(IMG, 2, (1, 2))),
+        ("rot90 k=3", "tf.image.rot90(img[0], 3)", np.rot90(IMG[0], 3, (0, 1))),
+        ("crop_to_bounding_box", "tf.image.crop_to_bounding_box(img, 1, 2, 2, 3)", IMG[:, 1:3, 2:5]),
+        ("pad_to_bounding_box", "tf.image.pad_to_bounding_box(img[0], 1, 0, 6, 7)", np.pad(IMG[0], [[1, 1], [0, 1], [0, 0]])),
+        ("resize_with_crop_or_pad", "tf.image.resize_with_crop_or_pad(img[0], 2, 8)", np.pad(IMG[0, 1:3], [[0, 0], [1, 1], [0, 0]])),
+        ("central_crop", "tf.image.central_crop(img, 0.5)", IMG[:, top:4 - top, left:6 - left]),
+        ("rgb_to_grayscale", "tf.image.rgb_to_grayscale(img[0])", (x * gray_w).sum(-1, keepdims=True)),
+        ("rgb_to_grayscale uint8", "tf.image.rgb_to_grayscale(u)", to_uint8((uf * gray_w).sum(-1, keepdims=True))),
+        ("grayscale_to_rgb", "tf.image.grayscale_to_rgb(img[0, :, :, :1])", np.repeat(IMG[0, :, :, :1], 3, -1)),
+        ("rgb_to_hsv", "tf.image.rgb_to_hsv(img[0])", hsv.astype(np.float32)),
+        ("hsv_to_rgb", "tf.image.hsv_to_rgb(tf.image.rgb_to_hsv(img[0]))", hsv_to_rgb(hsv).astype(np.float32)),
+        ("adjust_brightness", "tf.image.adjust_brightness(img[0], 0.25)", x + np.float32(0.25)),
+        ("adjust_brightness uint8", "tf.image.adjust_brightness(u, 0.5)", to_uint8(uf + np.float32(0.5))),
+        ("adjust_contrast", "tf.image.adjust_contrast(img[0], 1.5)", ((x - mean) * 1.5 + mean).astype(np.float32)),
+        ("adjust_gamma", "tf.image.adjust_gamma(img[0], 2.0, 0.5)", (0.5 * x.astype(np.float64) ** 2).astype(np.float32)),
+        ("adjust_saturation", "tf.image.adjust_saturation(img[0], 0.4)", hsv_to_rgb(sat).astype(np.float32)),
+        ("adjust_hue", "tf.image.adjust_hue(img[0], 0.3)", hsv_to_rgb(hue).astype(np.float32)),
+        ("per_image_standardization", "tf.image.per_image_standardization(img[0])",
+         ((pix - pix.mean()) / max(std, 1 / math.sqrt(pix.size))).astype(np.float32)),
+        ("convert uint8 to float", "tf.image.convert_image_dtype(u, tf.float32)", uf * np.float32(1.0)),
+        ("convert float to uint8", "tf.image.convert_image_dtype(img[0] * 0.5, tf.uint8)", to_uint8(x * np.float32(0.5))),
+        ("convert saturate", "tf.image.convert_image_dtype(img[0] * 2.0 - 0.5, tf.uint8, saturate=True)",
+         to_uint8(x * np.float32(2.0) - np.float32(0.5))),
+        ("convert uint8 to int32", "tf.image.convert_image_dtype(u, tf.int32)", u.astype(np.int32) * (2 ** 23)),
+        ("convert int32 to uint8", "tf.image.convert_image_dtype(tf.constant([[[2147483647, 65536, 16777216]]]), tf.uint8)",
+         np.uint8([[[255, 0, 2]]])),
+        ("extract_patches", "tf.image.extract_patches(img[:, :, :, :1], [1, 2, 3, 1], [1, 2, 2, 1], [1, 1, 1, 1], 'VALID')",
+         np.stack([np.concatenate([IMG[b, i:i + 2, j:j + 3, :1].reshape(-1) for j in [0, 2]]).reshape(2, 6)
+                   for b in range(2) for i in [0, 2]]).reshape(2, 2, 2, 6)),
+        ("extract_patches SAME", "tf.image.extract_patches(small, [1, 2, 2, 1], [1, 2, 2, 1], [1, 1, 1, 1], 'SAME')",
+         np.pad(SMALL, [[0, 0], [0, 1], [0, 1], [0, 0]]).reshape(1, 2, 2, 2, 2).transpose(0, 1, 3, 2, 4).reshape(1, 2, 2, 4)),
+        ("ssim", "tf.image.ssim(big, big * 0.8 + 0.1, 1.0)", np_ssim(BIG, BIG * np.float32(0.8) + np.float32(0.1))),
+        ("ssim small window", "tf.image.ssim(big, tf.reverse(big, [2]), 1.0, filter_size=5, filter_sigma=1.0)",
+         np_ssim(BIG, BIG[:, :, ::-1], size=5, sigma=1.0)),
+        ("psnr", "tf.image.psnr(img, img * 0.9, max_val=1.0)",
+         np.float32([20 * math.log10(1.0) - 10 * math.log10(((IMG[b].astype(np.float64) * 0.1) ** 2).mean()) for b in range(2)])),
+    ]
+    grads = [
+        ("flip_left_right", "lambda s: tf.reduce_sum(tf.image.flip_left_right(s) * w)", "small",
+         np.float32([1, 2, 3]).reshape(1, 1, 3, 1)[:, :, ::-1] * np.ones((1, 3, 1, 1), np.float32)),
+        ("adjust_contrast", "lambda s: tf.reduce_sum(tf.image.adjust_contrast(s, 2.0) * s)", "small",
+         grad_contrast(SMALL, 2.0)),
+    ]
+    err_src = ["for bad in [lambda: tf.image.resize(tf.zeros([4]), [2, 2]), lambda: tf.image.resize(img, [2]),",
+               "            lambda: tf.image.crop_to_bounding_box(img, 3, 0, 2, 2), lambda: tf.image.central_crop(img, 1.5),",
+               "            lambda: tf.image.rgb_to_hsv(img[:, :, :, :2]), lambda: tf.image.resize(img, [2, 2], method='cubic'),",
+               "            lambda: tf.raw_ops.ResizeBilinear(images=img[0], size=[2, 2])]:",
+               "    try:", "        bad()", "    except (ValueError, TypeError, tf.errors.InvalidArgumentError) as e:",
+               "        print(type(e).__name__ + ': ' + str(e).split(' [Op')[0])"]
+    err_out = ["ValueError: 'images' must have either 3 or 4 dimensions.",
+               "ValueError: 'size' must be a 1-D Tensor of 2 elements: new_height, new_width",
+               "ValueError: height must be >= target + offset.",
+               "ValueError: central_fraction must be within (0, 1]",
+               "InvalidArgumentError: input must have 3 channels but input only has 2 channels.",
+               "ValueError: Resize method is not implemented: cubic",
+               "InvalidArgumentError: input must be 4-dimensional[4,6,3]"]
+    write("image_ops", "tf.image flips, rot90, crops and pads, colour conversions and adjustments, convert_image_dtype, "
+          "extract_patches, psnr", ["img = tf.constant(%s)" % IMG.tolist(), "small = tf.constant(%s)" % SMALL.tolist(),
+                                    "u = tf.cast(img[0] * 200.0, tf.uint8)", "w = tf.constant([[[[1.0], [2.0], [3.0]]]])",
+                                    "big = tf.constant(%s)" % BIG.tolist()],
+          cases, grads, (err_src, err_out), by=GEN + " (expected values from numpy)")
+
+
+def np_ssim(a, b, max_val=1.0, size=11, sigma=1.5, k1=0.01, k2=0.03):
+    # TF's _ssim_helper over a Gaussian window (VALID), per channel, then averaged
+    coords = np.arange(size, dtype=np.float64) - (size - 1) / 2.0
+    g = coords ** 2 * (-0.5 / sigma ** 2)
+    g = g[None, :] + g[:, None]
+    g = np.exp(g - g.max())
+    g /= g.sum()
+
+    def filt(x):   # x [N, H, W, C]
+        n, h, w, c = x.shape
+        out = np.zeros((n, h - size + 1, w - size + 1, c))
+        for i in range(h - size + 1):
+            for j in range(w - size + 1):
+                out[:, i, j, :] = np.einsum("nhwc,hw->nc", x[:, i:i + size, j:j + size, :], g)
+        return out
+    x, y = a.astype(np.float64), b.astype(np.float64)
+    c1, c2 = (k1 * max_val) ** 2, (k2 * max_val) ** 2
+    m0, m1 = filt(x), filt(y)
+    num0, den0 = m0 * m1 * 2, m0 ** 2 + m1 ** 2
+    lum = (num0 + c1) / (den0 + c1)
+    cs = (filt(x * y) * 2 - num0 + c2) / (filt(x * x + y * y) - den0 + c2)
+    return (lum * cs).mean((1, 2)).mean(-1).astype(np.float32)
+
+
+def grad_contrast(x, f):
+    # d/dx sum(y * x), y = (x - m) * f + m over the image's pixels per channel (m the mean): y + f x - (f - 1) sum(x) / n
+    m = x.mean((1, 2), keepdims=True)
+    y = (x - m) * f + m
+    n = x.shape[1] * x.shape[2]
+    return (y + f * x - (f - 1) * x.sum((1, 2), keepdims=True) / n).astype(np.float32)
+
+
+# ---- codecs ----------------------------------------------------------------------------------------
+
+def codec_program():
+    os.makedirs(DATA, exist_ok=True)
+    rgb = (np.arange(5 * 7 * 3).reshape(5, 7, 3) * 37 % 251).astype(np.uint8)
+    rgba = np.concatenate([rgb, (np.arange(35).reshape(5, 7, 1) * 7).astype(np.uint8)], -1)
+    Image.fromarray(rgb).save(os.path.join(DATA, "img_rgb.png"))
+    Image.fromarray(rgba).save(os.path.join(DATA, "img_rgba.png"))
+    Image.fromarray(rgb[:, :, 1]).save(os.path.join(DATA, "img_gray.png"))
+    Image.fromarray(rgb).convert("P", palette=Image.ADAPTIVE, colors=16).save(os.path.join(DATA, "img_palette.png"))
+    Image.fromarray(rgb).save(os.path.join(DATA, "img_rgb.jpg"), quality=90)
+    Image.fromarray(rgb[:, :, 0]).save(os.path.join(DATA, "img_gray.jpg"), quality=80)
+    good = open(os.path.join(DATA, "img_rgb.png"), "rb").read()
+    open(os.path.join(DATA, "img_truncated.png"), "wb").write(good[:len(good) // 2])
+    bad = bytearray(good)
+    bad[40] ^= 0xFF   # inside the IDAT data: a bad CRC
+    open(os.path.join(DATA, "img_badcrc.png"), "wb").write(bytes(bad))
+    jpg = open(os.path.join(DATA, "img_rgb.jpg"), "rb").read()
+    open(os.path.join(DATA, "img_truncated.jpg"), "wb").write(jpg[:20])
+    open(os.path.join(DATA, "img_garbage.bin"), "wb").write(b"not an image at all")
+    # a PNG whose header claims 100000 x 100000 pixels: refused before any pixel memory is taken
+    ihdr = struct.pack(">IIBBBBB", 100000, 100000, 8, 2, 0, 0, 0)
+    chunk = struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+    idat = struct.pack(">I", 0) + b"IDAT" + struct.pack(">I", zlib.crc32(b"IDAT"))
+    open(os.path.join(DATA, "img_huge.png"), "wb").write(b"\x89PNG\r\n\x1a\n" + chunk + idat)
+
+    # a JPEG cut inside its scan: TF refuses it unless try_recover_truncated (then the rest is filled in)
+    noise = (np.random.RandomState(1).rand(64, 64, 3) * 255).astype(np.uint8)
+    Image.fromarray(noise).save(os.path.join(DATA, "img_noise.jpg"), quality=90)
+    whole = open(os.path.join(DATA, "img_noise.jpg"), "rb").read()
+    open(os.path.join(DATA, "img_cut.jpg"), "wb").write(whole[:len(whole) * 4 // 5])
+    os.remove(os.path.join(DATA, "img_noise.jpg"))
+    # hostile variants: bytes flipped and files cut at fixed places; each must decode or raise
+    # InvalidArgumentError, never crash (the expected line is the same either way)
+    rng = np.random.RandomState(31)
+    fuzz = []
+    for k, src_bytes in enumerate([good, jpg] * 6):
+        b = bytearray(src_bytes)
+        if k % 3 == 2:
+            b = b[:rng.randint(9, len(b))]
+        else:
+            for _ in range(1 + k % 4):
+                b[rng.randint(8, len(b))] = rng.randint(256)
+        name = "img_fuzz_%02d.%s" % (k, "png" if k % 2 == 0 else "jpg")
+        open(os.path.join(DATA, name), "wb").write(bytes(b))
+        fuzz.append(name)
+
+    def pil(name, mode=None):
+        im = Image.open(os.path.join(DATA, name))
+        return np.asarray(im.convert(mode) if mode else im)
+    pal = pil("img_palette.png", "RGB")
+    jrgb = pil("img_rgb.jpg")
+    jgray = pil("img_gray.jpg")
+    src = ["# image_codecs.tfs — tf.io PNG/JPEG decoding against PIL, PNG round trips, corrupt files",
+           "# generated by %s (expected values from PIL on the same files)" % GEN, "import tensorflow as tf", ""]
+    out = []
+
+    def case(label, expr, want):
+        src.append("x = %s" % expr)
+        src.append("print('%s', x.dtype.name, x.shape.as_list(), tf.reshape(x, [-1]).numpy().tolist())" % label)
+        out.append("%s %s %s %s" % (label, want.dtype.name, list(want.shape), want.reshape(-1).tolist()))
+
+    def rd(name):
+        return "tf.io.read_file('data/%s')" % name
+    case("png rgb", "tf.io.decode_png(%s)" % rd("img_rgb.png"), rgb)
+    case("png rgba", "tf.io.decode_png(%s)" % rd("img_rgba.png"), rgba)
+    case("png rgba as rgb", "tf.io.decode_png(%s, channels=3)" % rd("img_rgba.png"), rgba[:, :, :3])
+    case("png rgb as rgba", "tf.image.decode_png(%s, channels=4)" % rd("img_rgb.png"),
+         np.concatenate([rgb, np.full((5, 7, 1), 255, np.uint8)], -1))
+    case("png gray", "tf.io.decode_png(%s)" % rd("img_gray.png"), rgb[:, :, 1:2])
+    case("png gray as rgb", "tf.io.decode_image(%s, channels=3)" % rd("img_gray.png"), np.repeat(rgb[:, :, 1:2], 3, -1))
+    case("png palette", "tf.io.decode_png(%s)" % rd("img_palette.png"), pal)
+    case("jpeg rgb", "tf.io.decode_jpeg(%s, dct_method='INTEGER_ACCURATE')" % rd("img_rgb.jpg"), jrgb)
+    case("jpeg gray", "tf.io.decode_jpeg(%s, dct_method='INTEGER_ACCURATE')" % rd("img_gray.jpg"), jgray[:, :, None])
+    case("decode_image float", "tf.io.decode_image(%s, dtype=tf.float32)[0]" % rd("img_gray.png"),
+         (rgb[0, :, 1:2].astype(np.float32) * np.float32(1 / 255)).astype(np.float32))
+    # PNG round trips are exact; our JPEG decodes as PIL decodes the same bytes
+    src += ["for name in ['img_rgb.png', 'img_rgba.png', 'img_gray.png']:",
+            "    x = tf.io.decode_png(tf.io.read_file('data/' + name))",
+            "    for level in [-1, 0, 9]:",
+            "        y = tf.io.decode_png(tf.io.encode_png(x, compression=level))",
+            "        print('round trip', name, level, bool(tf.reduce_all(x == y)))",
+            "x = tf.io.decode_png(tf.io.read_file('data/img_rgb.png'))",
+            "j = tf.io.decode_jpeg(tf.io.encode_jpeg(x, quality=100, chroma_downsampling=False), dct_method='INTEGER_ACCURATE')",
+            "print('jpeg q100 max error', int(tf.reduce_max(tf.abs(tf.cast(j, tf.int32) - tf.cast(x, tf.int32)))) <= 12)",
+            "j2 = tf.io.decode_jpeg(tf.io.encode_jpeg(x[:, :, :1], quality=50))",
+            "print('jpeg gray', j2.shape.as_list())",
+            "@tf.function",
+            "def dec(s):",
+            "    return tf.io.decode_image(s, channels=3)",
+            "print('function', dec(tf.io.read_file('data/img_gray.png')).shape.as_list(), dec(tf.io.read_file('data/img_rgb.jpg')).shape.as_list())",
+            "for name in ['img_truncated.png', 'img_badcrc.png', 'img_truncated.jpg', 'img_garbage.bin', 'img_huge.png']:",
+            "    try:",
+            "        tf.io.decode_image(tf.io.read_file('data/' + name))",
+            "    except tf.errors.InvalidArgumentError as e:",
+            "        print(name, 'InvalidArgumentError:', str(e).split(' [Op')[0])",
+            "for name in %r:" % fuzz,
+            "    try:",
+            "        r = tf.io.decode_image(tf.io.read_file('data/' + name))",
+            "        print(name, 'decoded or refused')",
+            "    except tf.errors.InvalidArgumentError as e:",
+            "        print(name, 'decoded or refused')",
+            "cut = tf.io.read_file('data/img_cut.jpg')",
+            "try:",
+            "    tf.io.decode_jpeg(cut)",
+            "except tf.errors.InvalidArgumentError as e:",
+            "    print('cut jpeg InvalidArgumentError:', str(e).split(' [Op')[0])",
+            "print('cut jpeg recovered', tf.io.decode_jpeg(cut, try_recover_truncated=True).shape.as_list())",
+            "for bad in [lambda: tf.io.decode_png(tf.io.read_file('data/img_rgb.png'), channels=2),",
+            "            lambda: tf.io.decode_jpeg(tf.io.read_file('data/img_rgb.jpg'), channels=4),",
+            "            lambda: tf.io.encode_png(tf.zeros([2, 2, 3])), lambda: tf.io.encode_png(tf.zeros([2, 2], tf.uint8)),",
+            "            lambda: tf.io.encode_jpeg(tf.zeros([2, 2, 2], tf.uint8))]:",
+            "    try:", "        bad()",
+            "    except tf.errors.InvalidArgumentError as e:",
+            "        print('InvalidArgumentError:', str(e).split(' [Op')[0])"]
+    for name in ["img_rgb.png", "img_rgba.png", "img_gray.png"]:
+        for lv in ["-1", "0", "9"]:
+            out.append("round trip %s %s True" % (name, lv))
+    out += ["jpeg q100 max error True", "jpeg gray [5, 7, 1]", "function [5, 7, 3] [5, 7, 3]",
+            "img_truncated.png InvalidArgumentError: Invalid PNG data, size %d" % (len(good) // 2),
+            "img_badcrc.png InvalidArgumentError: Invalid PNG data, size %d" % len(good),
+            "img_truncated.jpg InvalidArgumentError: jpeg::Uncompress failed. Invalid JPEG data or crop window.",
+            "img_garbage.bin InvalidArgumentError: Unknown image file format. One of JPEG, PNG, GIF, BMP required.",
+            "img_huge.png InvalidArgumentError: PNG size too large for int: 100000 by 100000"] + [
+            "%s decoded or refused" % f for f in fuzz] + [
+            "cut jpeg InvalidArgumentError: jpeg::Uncompress failed. Invalid JPEG data or crop window.",
+            "cut jpeg recovered [64, 64, 3]",
+            "InvalidArgumentError: `channels` must be 0, 1, 3 or 4 but got 2",
+            "InvalidArgumentError: JPEG does not support 4 channels",
+            "InvalidArgumentError: Value for attr 'T' of float is not in the list of allowed values: uint8 ; NodeDef: {{node EncodePng}}",
+            "InvalidArgumentError: image must be 3-dimensional[2,2]",
+            "InvalidArgumentError: image must have 1 or 3 channels, got [2,2,2]"]
+    with open(os.path.join(PROGS, "image_codecs.tfs"), "w") as f:
+        f.write("\n".join(src) + "\n")
+    with open(os.path.join(PROGS, "image_codecs.out"), "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def random_program():
+    # random augmentation: tfs's draws are not TF's (Philox), so only what TF guarantees is checked: stateless calls
+    # repeat for a seed, each image is flipped or not, crops are windows of the input, and flips happen half the time
+    src = ["# image_random.tfs — tf.image random and stateless augmentation: determinism, shapes and statistics",
+           "# generated by %s (the checks are TF's guarantees; the numbers drawn are tfs's own)" % GEN,
+           "import tensorflow as tf", "",
+           "x = tf.reshape(tf.range(400 * 2 * 3, dtype=tf.float32), [400, 2, 3, 1])",
+           "a = tf.image.stateless_random_flip_left_right(x, [1, 2])",
+           "b = tf.image.stateless_random_flip_left_right(x, [1, 2])",
+           "print('stateless repeats', bool(tf.reduce_all(a == b)))",
+           "flipped = tf.reduce_all(tf.equal(a, tf.image.flip_left_right(x)), axis=[1, 2, 3])",
+           "kept = tf.reduce_all(tf.equal(a, x), axis=[1, 2, 3])",
+           "print('each flipped or kept', bool(tf.reduce_all(tf.logical_or(flipped, kept))))",
+           "frac = float(tf.reduce_mean(tf.cast(flipped, tf.float32)))",
+           "print('flip fraction near 1/2', 0.4 < frac < 0.6)",
+           "u = tf.image.random_flip_up_down(x, seed=5)",
+           "up = tf.reduce_all(tf.equal(u, tf.image.flip_up_down(x)), axis=[1, 2, 3])",
+           "print('up_down flipped or kept', bool(tf.reduce_all(tf.logical_or(up, tf.reduce_all(tf.equal(u, x), axis=[1, 2, 3])))))",
+           "img = tf.reshape(tf.range(6 * 8, dtype=tf.float32), [6, 8, 1])",
+           "c = tf.image.random_crop(img, [3, 4, 1], seed=7)",
+           "r0 = int(c[0, 0, 0]) // 8",
+           "c0 = int(c[0, 0, 0]) % 8",
+           "print('crop is a window', c.shape.as_list(), bool(tf.reduce_all(c == img[r0:r0 + 3, c0:c0 + 4])))",
+           "s1 = tf.image.stateless_random_crop(img, [2, 2, 1], [3, 4])",
+           "s2 = tf.image.stateless_random_crop(img, [2, 2, 1], [3, 4])",
+           "print('stateless crop repeats', bool(tf.reduce_all(s1 == s2)))",
+           "br = tf.image.stateless_random_brightness(tf.zeros([2, 2, 1]), 0.2, [1, 1])",
+           "print('brightness within delta', bool(tf.reduce_all(tf.abs(br) <= 0.2)))",
+           "@tf.function",
+           "def aug(t):",
+           "    return tf.image.stateless_random_flip_left_right(t, [1, 2])",
+           "print('function matches eager', bool(tf.reduce_all(aug(x) == a)))"]
+    out = ["stateless repeats True", "each flipped or kept True", "flip fraction near 1/2 True", "up_down flipped or kept True",
+           "crop is a window [3, 4, 1] True", "stateless crop repeats True", "brightness within delta True",
+           "function matches eager True"]
+    with open(os.path.join(PROGS, "image_random.tfs"), "w") as f:
+        f.write("\n".join(src) + "\n")
+    with open(os.path.join(PROGS, "image_random.out"), "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+if __name__ == "__main__":
+    random_program()
+    resize_cases()
+    color_cases()
+    codec_program()
