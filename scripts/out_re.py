@@ -16,6 +16,8 @@ for line in open(sys.argv[1]).read().splitlines():
         e = re.sub(r"\d+s\\ \\-\\ ", r"\\d+s\\ \\-\\ ", e, count=1) if "/epoch" in line else e
         e = re.sub(r"\d+(?:ms|us|s)/epoch\\ \\-\\ \d+(?:ms|us|s)/step", r"\\d+(s|ms|us)/epoch\\ \\-\\ \\d+(s|ms|us)/step", e)
         e = re.sub(r"(loss|accuracy|acc):\\ \d+\\\.\d+", lambda m: m.group(1) + ": *" + NUM, e)
+    elif re.match(r"step \d+: mean loss = ", line):
+        e = re.escape(line.split("=")[0] + "=") + r"\ " + NUM
     elif line.startswith("Test loss:") or line.startswith("Test accuracy:"):
         e = re.escape(line.split(":")[0] + ":") + r"\ " + r"\d+\.\d+(e[-+]\d+)?"
     out.append("^" + e + "$")
