@@ -104,5 +104,7 @@ lines.append(fmt({"loss": tot, "p_loss": lp, "d_loss": ld, "p_mae": mae.mean(), 
 p, d, lp, ld, tot = evaluate(w, (mse, mse), (1.0, 1.0), 0, 6)
 lines.append(fmt({"loss": tot, "first_loss": lp, "second_loss": ld}))
 lines.append("['first', 'second']")
+lines.append("['first_loss', 'loss', 'second_loss']")
+lines.append("['loss', 'p_loss', 'd_loss', 'p_mae', 'd_mae'] [(6, 1), (6, 3)]")
 with open(os.path.join(HERE, "programs", "keras_functional_multi.out"), "w") as f:
     f.write("\n".join(lines) + "\n")
