@@ -111,6 +111,16 @@ def run(kind, lr, steps=4, **o):
             m_hat = u_t1 * m / (1 - up1) + (1 - u_t) * g / (1 - up)
             v_hat = v / (1 - b2 ** t)
             w = w - m_hat * rate / (np.sqrt(v_hat) + eps)
+        elif kind == "ftrl":
+            # keras/optimizers/ftrl.py: accumulator n (from initial_accumulator_value), linear z
+            pw = -o.get("lr_power", -0.5)
+            l1, l2 = o.get("l1", 0.0), o.get("l2", 0.0) + o.get("beta", 0.0) / (2.0 * rate)
+            n = st.get("n", np.full(3, o.get("init", 0.1)))
+            n2 = n + g * g
+            st["z"] = st.get("z", z) + g + 2 * o.get("shrink", 0.0) * w - (n2 ** pw - n ** pw) / rate * w
+            st["n"] = n2
+            zz = st["z"]
+            w = (np.clip(zz, -l1, l1) - zz) / (n2 ** pw / rate + 2 * l2)
     return " ".join("%.4f" % x for x in w)
 
 
@@ -175,6 +185,9 @@ lines = [
     "Adadelta " + run("adadelta", 1.0),
     "Adamax " + run("adamax", 0.1),
     "Nadam " + run("nadam", 0.1),
+    "Ftrl " + run("ftrl", 0.1),
+    "Ftrl l1 l2 shrinkage beta " + run("ftrl", 0.5, lr_power=-0.7, init=0.2, l1=0.3, l2=0.1, shrink=0.05, beta=0.4),
+    "Ftrl fixed rate " + run("ftrl", 0.1, lr_power=0.0, l1=2.0),
     "SGD clipnorm " + run("sgd", 0.1, clipnorm=1.0),
     "SGD clipvalue " + run("sgd", 0.1, clipvalue=0.5),
     "SGD global_clipnorm " + run("sgd", 0.1, global_clipnorm=2.0),
@@ -206,6 +219,8 @@ lines.append("ValueError: decay is deprecated in the new Keras optimizer, please
              "or use the legacy optimizer, e.g., tf.keras.optimizers.legacy.Adam.")
 lines.append("TypeError: betas is not a valid argument, kwargs should be empty  for `optimizer_experimental.Optimizer`.")
 lines.append("ValueError: `momentum` must be between [0, 1].")
+lines.append("ValueError: `learning_rate_power` needs to be negative or zero. Received: learning_rate_power=0.5.")
+lines.append("ValueError: `l1_regularization_strength` needs to be positive or zero. Received: l1_regularization_strength=-1.0.")
 lines.append("[('amsgrad', False), ('beta_1', 0.9), ('beta_2', 0.999), ('clipnorm', None), ('clipvalue', None), ('ema_momentum', 0.99)] Adam 0.5 15")
 with open(os.path.join(HERE, "programs", "keras_optimizers.out"), "w") as f:
     f.write("\n".join(lines) + "\n")

@@ -184,7 +184,7 @@ int op_attr_dtype(const OpCall *c, int i, int dflt) {
   Val v = op_attr(c, i);
   if (v.tag == VT_UNDEF || v.tag == VT_NONE) return dflt;
   DType dt;
-  if (!val_as_dtype(v, &dt)) dtype_fail(v);
+  if (!val_as_dtype_arg(v, &dt)) dtype_fail(v);
   return (int)dt;
 }
 

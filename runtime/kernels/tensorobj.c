@@ -259,7 +259,7 @@ Val variable_new(Val initial, Val name, bool trainable, Val dtype) {
   int want = -1;
   DType dt;
   if (dtype.tag != VT_NONE && dtype.tag != VT_UNDEF) {
-    if (!val_as_dtype(dtype, &dt)) dtype_fail(dtype);
+    if (!val_as_dtype_arg(dtype, &dt)) dtype_fail(dtype);
     want = dt;
   }
   Tensor *src = val_as_tensor(initial);

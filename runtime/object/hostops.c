@@ -241,6 +241,8 @@ Val rt_binop(int op, Val a, Val b) {
     if (!val_is_undef(r)) return r;
   }
   if (op < 0 || op >= BIN__COUNT) rt_throw(ERR_RUNTIME, "bad binary operator %d", op);
+  /* str % x formats whatever x is (a tensor's __rmod__ is not asked first: str is no Tensor subclass) */
+  if (op == BIN_MOD && val_is(a, &str_type)) return format_percent(a, b);
   Val r = hop_slot_binop(op, a, b);
   if (!val_is_undef(r)) return r;
   r = hop_host_binop(op, a, b, hop_sym[op]);

@@ -55,7 +55,9 @@ Val rt_import(int index) {
   if (m->init) {   /* cleared first: a circular import sees the partly initialised module */
     void (*init)(Val) = m->init;
     m->init = NULL;
+    int at = rt_cur_loc;   /* the importer's line again afterwards: an error after a first-use import is located there */
     init(val_obj(m));
+    rt_cur_loc = at;
   }
   return val_incref(val_obj(m));
 }

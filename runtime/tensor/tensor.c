@@ -468,6 +468,17 @@ bool val_as_dtype(Val v, DType *out) {
   return false;
 }
 
+/* A dtype in a position that takes only dtypes: also TF's DataType enum number (types.proto: tf.zeros(1, 1) is
+ * float32), as tf.as_dtype accepts it. */
+bool val_as_dtype_arg(Val v, DType *out) {
+  if (val_as_dtype(v, out)) return true;
+  if (v.tag != VT_INT) return false;
+  static const int64_t tf_enum[DT__COUNT] = {1, 2, 3, 9, 10, 7, 4, 21};   /* ORDER DTYPE */
+  for (int d = 0; d < DT__COUNT; d++)
+    if (tf_enum[d] == v.u.i) { *out = (DType)d; return true; }
+  return false;
+}
+
 void dtype_fail(Val v) {
   StrBuf b;
   sb_init(&b);

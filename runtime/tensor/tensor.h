@@ -77,6 +77,7 @@ static inline void *tensor_data(const Tensor *t) {
 Val dtype_val(DType dt);
 bool val_as_dtype(Val v, DType *out);
 /* Raise TF's TypeError for a value that names no dtype: Cannot convert the argument `type_value`: 'x' to a TensorFlow DType. */
+bool val_as_dtype_arg(Val v, DType *out);
 _Noreturn void dtype_fail(Val v);
 
 /* Host value -> tensor per docs/reference/tf-notes.md (nested lists give the shape; ragged

@@ -465,7 +465,7 @@ static Val tf_tensor_array(Val self, int n, const Val *args, const Kw *kw) {
   Val a[11];
   args_parse(&spec, n, args, kw, a);
   DType dt;
-  if (!val_as_dtype(a[0], &dt)) dtype_fail(a[0]);
+  if (!val_as_dtype_arg(a[0], &dt)) dtype_fail(a[0]);
   if (dt == DT_VARIANT) rt_throw(ERR_TYPE, "tf.TensorArray: a TensorArray of variants is not supported");
   if (a[5].tag != VT_NONE) rt_throw(ERR_VALUE, "TensorArray handles are not supported when eager execution is enabled.");
   if (a[6].tag != VT_NONE) rt_throw(ERR_VALUE, "tf.TensorArray: flow= is not supported; use the array a method returned");

@@ -941,6 +941,18 @@ static Val ds_cardinality(Val self, int n, const Val *args, const Kw *kw) {
   return val_obj(t);
 }
 
+//! tf.data.experimental.cardinality(dataset)
+//!   dataset.cardinality(): the number of elements as an int64 tensor (-1 infinite, -2 unknown).
+static Val ds_exp_cardinality(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.data.experimental.cardinality", .sig = "dataset"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  if (!is_ds(a[0]))
+    rt_throw(ERR_ATTRIBUTE, "'%s' object has no attribute '_variant_tensor'", val_type_name(a[0]));
+  return ds_cardinality(a[0], 0, NULL, NULL);
+}
+
 static tfs_i64 ds_len(Val self) {
   tfs_i64 c = self_ds(self)->card;
   if (c == CARD_INFINITE) rt_throw(ERR_TYPE, "The dataset is infinite.");
@@ -1140,6 +1152,8 @@ Val tfdata_attr(const char *qual) {
   if (!strcmp(qual, "data.DatasetSpec")) return builtin_new("tf.data.DatasetSpec", ds_spec_ctor, val_undef(), NULL);
   /* tf.data.experimental.AUTOTUNE is reached attribute by attribute */
   if (!strcmp(qual, "data.experimental")) return module_native("tf.data.experimental", data_exp_getattr);
+  if (!strcmp(qual, "data.experimental.cardinality"))
+    return builtin_new("tf.data.experimental.cardinality", ds_exp_cardinality, val_undef(), NULL);
   if (!strcmp(qual, "data.AUTOTUNE") || !strcmp(qual, "data.experimental.AUTOTUNE")) return val_int(-1);
   if (!strcmp(qual, "data.INFINITE_CARDINALITY") || !strcmp(qual, "data.experimental.INFINITE_CARDINALITY")) return val_int(-1);
   if (!strcmp(qual, "data.UNKNOWN_CARDINALITY") || !strcmp(qual, "data.experimental.UNKNOWN_CARDINALITY")) return val_int(-2);

@@ -383,7 +383,7 @@ static Val io_read_csv(Val self, int n, const Val *args, const Kw *kw) {
   args_parse(&spec, n, args, kw, a);
   const char *path = io_path_arg(a[0], "tf.io.read_csv");
   DType dt;
-  if (!val_as_dtype(a[1], &dt)) dtype_fail(a[1]);
+  if (!val_as_dtype_arg(a[1], &dt)) dtype_fail(a[1]);
   if (dt == DT_BOOL || dt == DT_STRING) rt_throw(ERR_TYPE, "tf.io.read_csv: dtype must be numeric, not %s", dtype_info[dt].name);
   tfs_i64 skip = val_to_index(a[2], "skip_header");
   return io_csv_matrix(path, dt, skip, "tf.io.read_csv");

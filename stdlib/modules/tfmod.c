@@ -55,7 +55,7 @@ static Val tf_constant(Val self, int n, const Val *args, const Kw *kw) {
   int want = -1;
   DType dt;
   if (a[1].tag != VT_NONE && a[1].tag != VT_UNDEF) {
-    if (!val_as_dtype(a[1], &dt)) dtype_fail(a[1]);
+    if (!val_as_dtype_arg(a[1], &dt)) dtype_fail(a[1]);
     want = dt;
   }
   Tensor *src = val_as_tensor(a[0]);
@@ -120,7 +120,7 @@ static Val tf_convert_to_tensor(Val self, int n, const Val *args, const Kw *kw) 
   DType dt;
   int want = -1;
   if (a[1].tag != VT_NONE && a[1].tag != VT_UNDEF) {
-    if (!val_as_dtype(a[1], &dt)) dtype_fail(a[1]);
+    if (!val_as_dtype_arg(a[1], &dt)) dtype_fail(a[1]);
     want = dt;
   }
   if (t && val_is_tensor(a[0])) {
@@ -308,7 +308,7 @@ static Val tf_as_dtype(Val self, int n, const Val *args, const Kw *kw) {
   Val a[1];
   args_parse(&spec, n, args, kw, a);
   DType dt;
-  if (!val_as_dtype(a[0], &dt)) dtype_fail(a[0]);
+  if (!val_as_dtype_arg(a[0], &dt)) dtype_fail(a[0]);
   return dtype_val(dt);
 }
 

@@ -1,0 +1,24 @@
+#!/usr/bin/python3
+"""out_re.py — a .out.re from a run of a Keras example: each stdout line escaped, with the values that vary by CPU
+path (progress-bar timings, losses and metrics, "Test loss:"/"Test accuracy:" values) as patterns.
+
+    build/compiler/tfs run examples/keras/NAME.tfs ARGS > /tmp/NAME.txt && python3 scripts/out_re.py /tmp/NAME.txt examples/keras/NAME.out.re
+
+Read the result before committing it: every other line is an exact expectation (summaries, shapes, facts).
+"""
+import re, sys
+NUM = r"-?\d+\.\d+(e[-+]\d+)?"
+out = []
+for line in open(sys.argv[1]).read().splitlines():
+    e = re.escape(line)
+    if "/step" in line or "ms/epoch" in line:
+        e = re.sub(r"\\-\\ \d+s\\ \d+(?:ms|us|s)/step", r"\\-\\ \\d+s \\d+(s|ms|us)/step", e)
+        e = re.sub(r"\d+s\\ \\-\\ ", r"\\d+s\\ \\-\\ ", e, count=1) if "/epoch" in line else e
+        e = re.sub(r"\d+(?:ms|us|s)/epoch\\ \\-\\ \d+(?:ms|us|s)/step", r"\\d+(s|ms|us)/epoch\\ \\-\\ \\d+(s|ms|us)/step", e)
+        e = re.sub(r"(loss|accuracy|acc):\\ \d+\\\.\d+", lambda m: m.group(1) + ": *" + NUM, e)
+    elif re.match(r"step \d+: mean loss = ", line):
+        e = re.escape(line.split("=")[0] + "=") + r"\ " + NUM
+    elif line.startswith("Test loss:") or line.startswith("Test accuracy:"):
+        e = re.escape(line.split(":")[0] + ":") + r"\ " + r"\d+\.\d+(e[-+]\d+)?"
+    out.append("^" + e + "$")
+open(sys.argv[2], "w").write("\n".join(out) + "\n")
