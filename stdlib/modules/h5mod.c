@@ -167,11 +167,19 @@ static Val h5_read(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   if (n != 1 || (kw && kw->n) || !val_is(args[0], &str_type)) rt_throw(ERR_TYPE, "_h5.read(path)");
   const char *path = str_cstr(args[0]);
+  /* h5py's messages for a file that is missing or not HDF5 (Keras passes them on) */
+  char msg[1200];
   FILE *probe = fopen(path, "rb");
-  if (!probe) exc_os_error(errno, path);
+  if (!probe) {
+    int e = errno;
+    snprintf(msg, sizeof msg,
+             "[Errno %d] Unable to synchronously open file (unable to open file: name = '%s', errno = %d, error message = "
+             "'%s', flags = 0, o_flags = 0)", e, path, e, strerror(e));
+    exc_raise_class(builtins_lookup(e == ENOENT ? "FileNotFoundError" : "OSError"), ERR_IO, msg);
+  }
   fclose(probe);
   H5File f = h5_open(path);
-  if (f < 0) rt_throw(ERR_IO, "Unable to open file (file signature not found): '%s' is not an HDF5 file", path);
+  if (f < 0) exc_raise_class(builtins_lookup("OSError"), ERR_IO, "Unable to synchronously open file (file signature not found)");
   Val out = list_new(0);
   int mark = rt_hold_val(out);
   rt_hold_fn(close_file, &f);
