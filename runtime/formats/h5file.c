@@ -22,6 +22,38 @@ H5File h5_create(const char *path) {
   return (H5File)H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
 }
 
+H5File h5_create_mem(void) {
+  h5_quiet();
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_fapl_core(fapl, 1 << 16, 0);   /* grow by 64 KiB, never written to disk */
+  hid_t f = H5Fcreate("tfs-memory.h5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  H5Pclose(fapl);
+  return (H5File)f;
+}
+
+H5File h5_open_mem(const void *data, size_t n) {
+  h5_quiet();
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_fapl_core(fapl, 1 << 16, 0);
+  H5Pset_file_image(fapl, (void *)data, n);   /* copied: the caller keeps its buffer */
+  hid_t f = H5Fopen("tfs-memory.h5", H5F_ACC_RDONLY, fapl);
+  H5Pclose(fapl);
+  return (H5File)f;
+}
+
+void *h5_image(H5File f, size_t *n) {
+  if (H5Fflush((hid_t)f, H5F_SCOPE_GLOBAL) < 0) return NULL;
+  ssize_t size = H5Fget_file_image((hid_t)f, NULL, 0);
+  if (size <= 0) return NULL;
+  void *buf = malloc((size_t)size);
+  if (H5Fget_file_image((hid_t)f, buf, (size_t)size) != size) {
+    free(buf);
+    return NULL;
+  }
+  *n = (size_t)size;
+  return buf;
+}
+
 int h5_close(H5File f) { return H5Fclose((hid_t)f) < 0 ? -1 : 0; }
 
 static int fail(char *err, size_t errn, const char *what, const char *name) {

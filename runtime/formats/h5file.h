@@ -14,6 +14,11 @@ typedef long long H5File;
 H5File h5_open(const char *path);
 /* Create (truncate) path for writing; -1 on failure. */
 H5File h5_create(const char *path);
+/* The same in memory (libhdf5's core driver): a file image to embed in an archive, and one read back. */
+H5File h5_create_mem(void);
+H5File h5_open_mem(const void *data, size_t n);
+/* The bytes of an in-memory file (malloc'd), or NULL. */
+void *h5_image(H5File f, size_t *n);
 /* 0, or -1 when the data could not be flushed. */
 int h5_close(H5File f);
 

@@ -87,21 +87,42 @@ static int write_item(H5File f, Val item, char *err, size_t errn) {
   return rc;
 }
 
-/* _h5.write(path, entries): the whole file written beside path and renamed into place (all or nothing). */
+static void write_entries(Job *job, Val entries, const char *path) {
+  tfs_i64 n;
+  const Val *items;
+  seq_items(entries, &n, &items);
+  char err[512];
+  for (tfs_i64 i = 0; i < n; i++)
+    if (write_item(job->f, items[i], err, sizeof err) < 0) rt_throw(ERR_IO, "Unable to write '%s': %s", path, err);
+}
+
+/* _h5.write(path, entries): the whole file written beside path and renamed into place (all or nothing);
+ * with path None, the file's bytes (an in-memory file, for a .keras archive). */
 static Val h5_write(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
-  if (n != 2 || (kw && kw->n) || !val_is(args[0], &str_type) || !val_is(args[1], &list_type))
+  if (n != 2 || (kw && kw->n) || !(val_is(args[0], &str_type) || (args[0].tag == VT_NONE)) || !val_is(args[1], &list_type))
     rt_throw(ERR_TYPE, "_h5.write(path, entries)");
+  if ((args[0].tag == VT_NONE)) {
+    Job job = {h5_create_mem(), NULL};
+    if (job.f < 0) rt_throw(ERR_IO, "Unable to create an in-memory HDF5 file");
+    int mark = rt_hold_fn(job_release, &job);
+    write_entries(&job, args[1], "model.weights.h5");
+    size_t len = 0;
+    void *img = h5_image(job.f, &len);
+    rt_unhold(mark);
+    job_release(&job);
+    if (!img) rt_throw(ERR_IO, "Unable to write 'model.weights.h5'");
+    Val out = bytes_new(img, len);
+    free(img);
+    return out;
+  }
   const char *path = str_cstr(args[0]);
   Job job = {-1, af_temp_for(path)};
   if (!job.tmp) exc_os_error(errno, path);
   int mark = rt_hold_fn(job_release, &job);
   job.f = h5_create(job.tmp);
   if (job.f < 0) exc_os_error(errno ? errno : EIO, path);
-  const List *l = (const List *)args[1].u.o;
-  char err[512];
-  for (tfs_i64 i = 0; i < l->len; i++)
-    if (write_item(job.f, l->items[i], err, sizeof err) < 0) rt_throw(ERR_IO, "Unable to write '%s': %s", path, err);
+  write_entries(&job, args[1], path);
   int closed = h5_close(job.f);
   job.f = -1;
   if (closed < 0) rt_throw(ERR_IO, "Unable to write '%s'", path);
@@ -162,11 +183,22 @@ static void on_dataset(void *ctx, const char *path, Tensor *t) { on_entry(*(Val 
 
 static void close_file(void *p) { h5_close(*(H5File *)p); }
 
-/* _h5.read(path): [("g", path) | ("a", obj, name, value) | ("d", path, array)], objects in name order. */
+static Val walk_file(H5File f, const char *path);
+
+/* _h5.read(path | bytes): [("g", path) | ("a", obj, name, value) | ("d", path, array)], objects in name order. */
 static Val h5_read(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
-  if (n != 1 || (kw && kw->n) || !val_is(args[0], &str_type)) rt_throw(ERR_TYPE, "_h5.read(path)");
-  const char *path = str_cstr(args[0]);
+  if (n != 1 || (kw && kw->n) || !(val_is(args[0], &str_type) || val_is(args[0], &bytes_type))) rt_throw(ERR_TYPE, "_h5.read(path)");
+  H5File f;
+  const char *path = "model.weights.h5";
+  if (val_is(args[0], &bytes_type)) {
+    size_t len;
+    const void *data = bytes_data(args[0], &len);
+    f = h5_open_mem(data, len);
+    if (f < 0) exc_raise_class(builtins_lookup("OSError"), ERR_IO, "Unable to synchronously open file (file signature not found)");
+    return walk_file(f, path);
+  }
+  path = str_cstr(args[0]);
   /* h5py's messages for a file that is missing or not HDF5 (Keras passes them on) */
   char msg[1200];
   FILE *probe = fopen(path, "rb");
@@ -178,8 +210,13 @@ static Val h5_read(Val self, int n, const Val *args, const Kw *kw) {
     exc_raise_class(builtins_lookup(e == ENOENT ? "FileNotFoundError" : "OSError"), ERR_IO, msg);
   }
   fclose(probe);
-  H5File f = h5_open(path);
+  f = h5_open(path);
   if (f < 0) exc_raise_class(builtins_lookup("OSError"), ERR_IO, "Unable to synchronously open file (file signature not found)");
+  return walk_file(f, path);
+}
+
+/* Every entry of an open file, which is closed after (also when an error unwinds). */
+static Val walk_file(H5File f, const char *path) {
   Val out = list_new(0);
   int mark = rt_hold_val(out);
   rt_hold_fn(close_file, &f);
