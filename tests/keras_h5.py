@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# keras_h5.py — Keras .h5 files both ways: what tfs writes, read with h5py (Debian's python3-h5py) against Keras 2.15's layout; files h5py writes in that layout, loaded by tfs.
+# keras_h5.py — Keras .h5 and .keras files both ways: what tfs writes, read with h5py (Debian's python3-h5py) against Keras 2.15's layout; files h5py writes in that layout, loaded by tfs.
 """Usage: keras_h5.py TFS
 
 1. tests/keras_h5/write.tfs saves Sequential, functional and custom-layer
@@ -8,18 +8,23 @@
    script checks those lines and opens every file with h5py: root attributes
    (keras_version, backend, model_config, training_config), model_weights'
    layer_names / weight_names, the <layer>/<weight name> datasets with their
-   shapes and values, and optimizer_weights.
-2. It writes fixture_w.h5 (weights) and fixture_m.h5 (a whole compiled model)
-   with h5py as Keras 2.15 lays them out; tests/keras_h5/read_fixture.tfs loads
-   both and its predictions must match numpy's forward pass.
+   shapes and values, and optimizer_weights; the .keras archives with zipfile:
+   the members, config.json's keys (build_config, compile_config) and
+   model.weights.h5's layers/<name>/vars/<i> and optimizer/vars datasets.
+2. It writes fixture_w.h5 (weights), fixture_m.h5 (a whole compiled model) and
+   fixture.keras (zipfile + h5py) as Keras 2.15 lays them out;
+   tests/keras_h5/read_fixture.tfs loads them and its predictions must match
+   numpy's forward pass.
 3. tests/keras_h5/errors.tfs: each failing load ends in Keras's (or h5py's)
    message as a located error, never a crash.
 """
+import io
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import zipfile
 
 import h5py
 import numpy as np
@@ -71,7 +76,9 @@ def check_written(tfs, d):
             "metrics after load: ['loss', 'mae']", "continued training equal: True", "weights after training equal: True",
             "functional: Model ['features', 'a', 'bn', 'b']", "functional predict equal: True",
             "uncompiled model loads uncompiled: True", "custom layers: ['Dense', 'Scale', 'Shift'] 3.0 0.5",
-            "custom predict equal: True"]
+            "custom predict equal: True", "keras sequential predict equal: True", "keras continued training equal: True",
+            "keras functional predict equal: True", "keras custom predict equal: True", "keras subclassed: Net 4 SGD",
+            "keras subclassed predict equal: True", "weights.h5 equal: True"]
     check(r.stdout.splitlines() == want, "write.tfs output:\n" + r.stdout)
 
     seq = fixed([(4, 3), (3,), (3, 2), (2,)])
@@ -125,6 +132,32 @@ def check_written(tfs, d):
         check(layers[3]["class_name"] == "Shift" and layers[3]["config"]["by"] == 0.5, "custom.h5: custom layer config")
 
 
+def check_keras_archives(d):
+    with zipfile.ZipFile(os.path.join(d, "seq.keras")) as z:
+        check(sorted(z.namelist()) == ["config.json", "metadata.json", "model.weights.h5"], f"seq.keras: members {z.namelist()}")
+        meta = json.loads(z.read("metadata.json"))
+        check(meta["keras_version"] == "2.15.0" and len(meta["date_saved"]) == 19, f"seq.keras: metadata {meta}")
+        cfg = json.loads(z.read("config.json"))
+        check(cfg["class_name"] == "Sequential" and cfg["module"] == "keras" and cfg["build_config"] == {"input_shape": [None, 4]},
+              f"seq.keras: config {list(cfg.keys())}")
+        cc = cfg["compile_config"]
+        check(cc["optimizer"]["class_name"] == "Adam" and cc["loss"] == "mse" and cc["metrics"] == ["mae"], f"seq.keras: compile_config {cc}")
+        with h5py.File(io.BytesIO(z.read("model.weights.h5")), "r") as f:
+            check(sorted(f.keys()) == ["layers", "optimizer", "vars"], f"seq.keras weights: groups {sorted(f.keys())}")
+            check(sorted(f["layers"].keys()) == ["hidden", "out"], "seq.keras weights: layers")
+            check(f["layers/hidden/vars/0"].shape == (4, 3) and f["layers/hidden/vars/1"].shape == (3,), "seq.keras weights: hidden vars")
+            check(f["layers/out/vars/0"].shape == (3, 2), "seq.keras weights: out vars")
+            check(f["optimizer/vars/0"][()] == 4 and len(f["optimizer/vars"]) == 9, "seq.keras weights: optimizer iterations and slots")
+    with zipfile.ZipFile(os.path.join(d, "net.keras")) as z:
+        cfg = json.loads(z.read("config.json"))
+        check(cfg["class_name"] == "Net" and cfg["registered_name"] == "Demo>Net" and cfg["config"] == {"units": 4, "name": "net"},
+              f"net.keras: config {cfg}")
+        net = fixed([(4, 4), (4,), (4, 2), (2,)])
+        with h5py.File(io.BytesIO(z.read("model.weights.h5")), "r") as f:
+            for i, (layer, k) in enumerate([("d1", 0), ("d1", 1), ("d2", 0), ("d2", 1)]):
+                check(np.allclose(f[f"layers/{layer}/vars/{k}"][()], net[i]), f"net.keras weights: layers/{layer}/vars/{k}")
+
+
 def dense_cfg(name, units, activation, shape=None):
     c = {"name": name, "trainable": True, "dtype": "float32", "units": units, "activation": activation, "use_bias": True,
          "kernel_initializer": {"class_name": "GlorotUniform", "config": {"seed": None}},
@@ -171,11 +204,12 @@ def check_fixture(tfs, d):
                                    "is_legacy_optimizer": False}}
         f.attrs["training_config"] = json.dumps(tc).encode("utf8")
         write_weights(f.create_group("model_weights"), vals)
+    write_keras_fixture(os.path.join(d, "fixture.keras"), vals)
     x = np.arange(12, dtype=np.float32).reshape(3, 4) / 10.0 - 0.5
     want = np.maximum(x @ vals[0] + vals[1], 0) @ vals[2] + vals[3]
     r = run(tfs, "read_fixture.tfs", d)
     check(r.returncode == 0, "read_fixture.tfs exit status: " + r.stderr[-2000:])
-    got = {"weights": [], "model": []}
+    got = {"weights": [], "model": [], "kpred": []}
     for line in r.stdout.splitlines():
         parts = line.split(" ")
         if parts[0] in got:
@@ -183,6 +217,34 @@ def check_fixture(tfs, d):
     for tag in got:
         check(np.array(got[tag]).shape == want.shape and np.allclose(np.array(got[tag]), want, atol=2e-6), f"read_fixture.tfs {tag} predictions {got[tag]} vs {want.tolist()}")
     check("layers ['hidden', 'out']" in r.stdout and "optimizer Adam 0.0125" in r.stdout, "read_fixture.tfs:\n" + r.stdout)
+    check("keras layers ['hidden', 'out']" in r.stdout and "keras optimizer SGD 0.25 7" in r.stdout, "read_fixture.tfs:\n" + r.stdout)
+
+
+def write_keras_fixture(path, vals):
+    # a .keras archive as Keras 2.15's saving_lib writes it: zipfile members, model.weights.h5 made by h5py
+    cfg = {"module": "keras", "class_name": "Sequential", "registered_name": None,
+           "config": {"name": "sequential", "layers": [
+               {"module": "keras.layers", "class_name": "InputLayer", "registered_name": None,
+                "config": {"batch_input_shape": [None, 4], "dtype": "float32", "sparse": False, "ragged": False, "name": "hidden_input"}},
+               dense_cfg("hidden", 3, "relu", [None, 4]), dense_cfg("out", 2, "linear")]},
+           "build_config": {"input_shape": [None, 4]},
+           "compile_config": {"optimizer": {"module": "keras.optimizers", "class_name": "SGD", "registered_name": None,
+                                            "config": {"name": "SGD", "learning_rate": 0.25, "momentum": 0.0, "nesterov": False,
+                                                       "is_legacy_optimizer": False}},
+                              "loss": "mse", "metrics": None, "loss_weights": None, "weighted_metrics": None,
+                              "run_eagerly": None, "steps_per_execution": None, "jit_compile": None}}
+    buf = io.BytesIO()
+    with h5py.File(buf, "w") as f:
+        f.create_group("vars")
+        for layer, ws in (("hidden", vals[:2]), ("out", vals[2:])):
+            g = f.create_group(f"layers/{layer}/vars")
+            for i, v in enumerate(ws):
+                g.create_dataset(str(i), data=v)
+        f.create_group("optimizer/vars").create_dataset("0", data=np.int64(7))
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("metadata.json", json.dumps({"keras_version": "2.15.0", "date_saved": "2023-11-14@10:00:00"}))
+        z.writestr("config.json", json.dumps(cfg))
+        z.writestr("model.weights.h5", buf.getvalue())
 
 
 ERRORS = {
@@ -193,6 +255,8 @@ ERRORS = {
     "shape": "ValueError: Cannot assign value to variable ' dense/kernel:0': Shape mismatch.The variable shape (4, 5), and the assigned value shape (4, 3) are incompatible.",
     "unknown_layer": "ValueError: Unknown layer: 'Scale'. Please ensure you are using a `keras.utils.custom_object_scope` and that this object is included in the scope. See https://www.tensorflow.org/guide/keras/save_and_serialize#registering_the_custom_object for details.",
     "no_config": "ValueError: No model found in config file.",
+    "unknown_class_keras": "TypeError: Could not locate class 'Scale'. Make sure custom classes are decorated with `@keras.saving.register_keras_serializable()`. Full object config: {'module': 'keras.layers', 'class_name': 'Scale', 'config': {'name': 'scale', 'trainable': True, 'dtype': 'float32', 'factor': 3.0}, 'registered_name': 'Demo>Scale'}",
+    "subclassed_h5": "NotImplementedError: Saving the model to HDF5 format requires the model to be a Functional model or a Sequential model. It does not work for subclassed models, because such models are defined via the body of a Python method, which isn't safely serializable. Consider saving to the Tensorflow SavedModel format (by setting save_format=\"tf\") or using `save_weights`.",
 }
 
 
@@ -202,7 +266,7 @@ def check_errors(tfs, d):
     for case, msg in ERRORS.items():
         r = run(tfs, "errors.tfs", case, d)
         line = r.stderr.strip().splitlines()[0] if r.stderr.strip() else ""
-        check(r.returncode == 1 and "errors.tfs:" in line and line.endswith("error: " + msg.format(d=d)),
+        check(r.returncode == 1 and "errors.tfs:" in line and line.endswith("error: " + msg.replace("{d}", d)),
               f"errors.tfs {case}: status {r.returncode}, stderr {r.stderr!r}")
 
 
@@ -210,6 +274,7 @@ def main():
     tfs = sys.argv[1]
     with tempfile.TemporaryDirectory() as d:
         check_written(tfs, d)
+        check_keras_archives(d)
         check_fixture(tfs, d)
         check_errors(tfs, d)
         check(not [n for n in os.listdir(d) if ".tmp" in n or n.startswith(".")], f"temporary files left: {os.listdir(d)}")
