@@ -39,6 +39,10 @@ bool dist_in_scope(void);        /* inside a strategy's scope, launched or not *
  * leaving, 0 to ask; returns the depth.  Optimizers sum gradients across ranks there (§18.4). */
 int dist_replica(int delta);
 
+/* With N > 1 only the chief writes checkpoints, SavedModels and Keras weights (§18.7): true on
+ * rank 0 or alone. */
+bool dist_writes(void);
+
 /* The device name of this rank's replica, as TF prints it. */
 const char *dist_device(void);
 
