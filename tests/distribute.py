@@ -8,6 +8,10 @@ blocks, rank after rank, with NAME.out.  NAME.status holds the expected exit sta
 class: 0, or 1 for "failed" (any non-zero).  For a failing job only NAME.err is compared: each of
 its lines must appear in some rank's stderr (which rank prints first is a race Open MPI decides).
 NAME.single.out, when present, is the program's output as a plain `tfs run` (one process).
+NAME.oracle, when present, lists line prefixes (one a line): the oracle is the same program run as
+one process on the global batches, and every rank's lines with those prefixes must equal its lines
+numerically (relative 1e-5, absolute 1e-6; the summation order differs), the rest of them exactly.
+Keras' timings (`- 0s`, `12ms/step`) are compared as <T>.
 With --exe the programs also run as `tfsc -o` executables under mpirun.
 Skipped (exit 77) when mpirun is missing or tfs was built without MPI.
 
@@ -15,6 +19,7 @@ usage: distribute.py TFS TFSC DIR [--only SUBSTR] [--exe] [--update]
 """
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -46,6 +51,44 @@ def run_job(cmd, n, cwd, tmp):
     p = subprocess.run(mpirun_cmd(n) + ["--output-filename", outdir] + cmd, cwd=cwd, capture_output=True, text=True,
                        timeout=180, env=env)
     return p.returncode, rank_text(outdir, n), p.stderr
+
+
+def untimed(text):
+    return re.sub(r"\b\d+(?:s|ms|us)(?:/step|/epoch)?\b", "<T>", text)
+
+
+NUM = re.compile(r"-?\d+\.\d*(?:e[-+]?\d+)?|-?\d+(?:e[-+]?\d+)?|nan|inf")
+
+
+def close_lines(got, want):
+    """Lines equal but for their numbers, which agree to float tolerance."""
+    if NUM.sub("#", got) != NUM.sub("#", want):
+        return False
+    for a, b in zip(NUM.findall(got), NUM.findall(want)):
+        x, y = float(a), float(b)
+        if abs(x - y) > 1e-6 + 1e-5 * abs(y):
+            return False
+    return True
+
+
+def oracle_check(name, base, tfs, d, text, n):
+    """Every rank's oracle lines against one process's (see the module's docstring); a message or None."""
+    prefixes = [l for l in open(base + ".oracle").read().splitlines() if l]
+    p = subprocess.run([tfs, "run", name + ".tfs"], cwd=d, capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        return "one-process oracle failed: %s" % p.stderr[-2000:]
+    want = [l for l in p.stdout.splitlines() if any(l.startswith(x) for x in prefixes)]
+    if not want:
+        return "the oracle printed no line starting with %s" % prefixes
+    for r in range(n):
+        block = text.split("=== rank %d stdout\n" % r)[1].split("=== rank %d stderr" % r)[0]
+        got = [l for l in block.splitlines() if any(l.startswith(x) for x in prefixes)]
+        if len(got) != len(want):
+            return "rank %d printed %d oracle lines, one process %d" % (r, len(got), len(want))
+        for g, w in zip(got, want):
+            if not close_lines(g, w):
+                return "rank %d differs from one process:\n  got  %s\n  want %s" % (r, g, w)
+    return None
 
 
 def main():
@@ -95,8 +138,14 @@ def main():
             if "--update" in sys.argv and how == "tfs run" and rc == 0:   # writes what it got: review the diff
                 open(base + ".out", "w").write(text)
             want = open(base + ".out").read() if os.path.exists(base + ".out") else None
-            if rc != 0 or text != want:
+            if rc != 0 or want is None or untimed(text) != untimed(want):
                 print("FAIL %s (%s): status %d\n--- expected\n%s--- got\n%s%s" % (name, how, rc, want, text, err[-2000:]))
+                bad += 1
+        if os.path.exists(base + ".oracle") and not want_fail:
+            ran += 1
+            msg = oracle_check(name, base, tfs, d, text, n)
+            if msg:
+                print("FAIL %s (oracle): %s" % (name, msg))
                 bad += 1
         if os.path.exists(base + ".single.out"):
             ran += 1

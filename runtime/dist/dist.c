@@ -29,6 +29,13 @@ const char *dist_device(void) { return dist_dev; }
 static int dist_scope_depth;
 void dist_mirror_scope(int delta) { dist_scope_depth = dist_scope_depth + delta < 0 ? 0 : dist_scope_depth + delta; }
 bool dist_mirroring(void) { return dist_joined && dist_scope_depth > 0; }
+bool dist_writes(void) { return !dist_joined || dist_rank_ == 0; }
+bool dist_in_scope(void) { return dist_scope_depth > 0; }
+static int dist_replica_depth;
+int dist_replica(int delta) {
+  dist_replica_depth = dist_replica_depth + delta < 0 ? 0 : dist_replica_depth + delta;
+  return dist_replica_depth;
+}
 
 /* The launcher's environment: Open MPI's, else MPICH Hydra's (PMI). */
 static int env_int(const char *a, const char *b) {

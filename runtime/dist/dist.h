@@ -34,6 +34,14 @@ void dist_barrier(void);
  * value (stdlib's tf.Variable broadcasts it).  depth +1 on entering a scope, -1 on leaving. */
 void dist_mirror_scope(int delta);
 bool dist_mirroring(void);       /* launched and inside a scope */
+bool dist_in_scope(void);        /* inside a strategy's scope, launched or not */
+/* Replica context (strategy.run, a Keras step under a strategy): depth +1 on entering, -1 on
+ * leaving, 0 to ask; returns the depth.  Optimizers sum gradients across ranks there (§18.4). */
+int dist_replica(int delta);
+
+/* With N > 1 only the chief writes checkpoints, SavedModels and Keras weights (§18.7): true on
+ * rank 0 or alone. */
+bool dist_writes(void);
 
 /* The device name of this rank's replica, as TF prints it. */
 const char *dist_device(void);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "formats/iofile.h"
+#include "dist/dist.h"
 #include "modules/ckptgraph.h"
 #include "modules/ckptstate.h"
 #include "modules/modules.h"
@@ -86,6 +87,7 @@ static Val ckpt_int(Val v) {
 
 /* Save to exactly PREFIX (write) and return it as a str. */
 Val ckpt_write_to(Val self, const char *prefix, const char *what) {
+  if (!dist_writes()) return str_from_cstr(prefix);   /* with N > 1 the chief writes (§18.7); not a collective */
   char *dir = cstate_dir_of(prefix);
   int mark = rt_hold_mem(dir);
   cstate_mkdirs(what, dir);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "object/atomicfile.h"
+#include "dist/dist.h"
 #include "formats/iofile.h"
 #include "modules/ckptstate.h"
 #include "object/object.h"
@@ -61,6 +62,7 @@ static const char *rel_to(const char *dir, const char *path) {
 /* Write DIR/checkpoint as TF's update_checkpoint_state does (a CheckpointState in text format). */
 void cstate_write(const char *what, const char *dir, const char *latest, int n, char *const *all, const double *stamps,
                         double preserved) {
+  if (!dist_writes()) return;   /* with N > 1 the chief writes (§18.7) */
   StrBuf b;
   sb_init(&b);
   int mark = rt_hold_sb(&b);
@@ -178,6 +180,7 @@ double cstate_now(void) {
 
 /* Delete a checkpoint's two files (CheckpointManager's rotation). */
 void cstate_remove(const char *prefix) {
+  if (!dist_writes()) return;
   size_t n = strlen(prefix) + 32;
   char *p = malloc(n);
   if (!p) rt_throw(ERR_MEMORY, "out of memory");

@@ -81,6 +81,19 @@ static Val dm_mirror_scope(Val self, int n, const Val *args, const Kw *kw) {
   return val_none();
 }
 
+static Val dm_in_scope(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self, (void)args;
+  dm_arity("in_scope", n, 0, kw);
+  return val_bool(dist_in_scope());
+}
+
+/* replica(+1 / -1 / 0): entering / leaving / asking about replica context; returns the depth. */
+static Val dm_replica(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  dm_arity("replica", n, 1, kw);
+  return val_int(dist_replica((int)dm_int_arg(args[0], "_dist.replica").u.i));
+}
+
 static Val dm_attr(const char *name) {
   static const struct {
     const char *name, *qual;
@@ -95,6 +108,8 @@ static Val dm_attr(const char *name) {
     {"broadcast", "_dist.broadcast", dm_broadcast},
     {"barrier", "_dist.barrier", dm_barrier},
     {"mirror_scope", "_dist.mirror_scope", dm_mirror_scope},
+    {"in_scope", "_dist.in_scope", dm_in_scope},
+    {"replica", "_dist.replica", dm_replica},
   };
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
     if (!strcmp(name, fns[i].name)) return builtin_new(fns[i].qual, fns[i].fn, val_undef(), NULL);

@@ -11,17 +11,19 @@
 #include "object/atomicfile.h"
 #include "formats/gvrender.h"
 #include "formats/iofile.h"
+#include "dist/dist.h"
 #include "modules/modules.h"
 #include "object/object.h"
 #include "tensor/tensor.h"
 #include "object/value.h"
 
-/* fit's progress bar redraws in place only on a terminal (Keras' _dynamic_display) */
+/* fit's progress bar redraws in place only on a terminal (Keras' _dynamic_display); under mpirun with
+ * N > 1 every rank's stdout is Open MPI's pseudo-terminal, taken as not a terminal (§18.1) */
 static Val kr_isatty(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   (void)args;
   if (n || (kw && kw->n)) rt_throw(ERR_TYPE, "_keras.stdout_isatty() takes no arguments");
-  return val_bool(isatty(1) == 1);
+  return val_bool(isatty(1) == 1 && !dist_launched());
 }
 
 /* Keras' logging.warning: "WARNING:tensorflow:message" on stderr (stdout flushed first, so the order holds) */

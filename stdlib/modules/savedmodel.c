@@ -25,6 +25,7 @@
 #include "formats/graphdef.h"
 #include "formats/graphimport.h"
 #include "modules/ckptgraph.h"
+#include "dist/dist.h"
 #include "modules/modules.h"
 #include "object/object.h"
 #include "saved_model.pb-c.h"
@@ -694,7 +695,7 @@ static Val sm_save_fn(Val self, int n, const Val *args, const Kw *kw) {
   args_parse(&spec, n, args, kw, a);
   if (!val_is(a[1], &str_type))
     rt_throw(ERR_TYPE, "tf.saved_model.save: export_dir must be a string, not %s", val_type_name(a[1]));
-  sm_save(a[0], str_cstr(a[1]), a[2]);
+  if (dist_writes()) sm_save(a[0], str_cstr(a[1]), a[2]);   /* with N > 1 the chief writes (§18.7) */
   return val_none();
 }
 

@@ -264,6 +264,11 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.nn.sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None)
 //!   Element-wise logistic loss of logits against labels in [0, 1], in TF's overflow-free form
 //!   max(x, 0) - x * z + log(1 + exp(-|x|)); labels and logits must have the same shape.
+//! tf.nn.compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None)
+//!   sum(per_example_loss * sample_weight) / global_batch_size (0 when it is 0); the global batch defaults to the
+//!   per-replica batch times the replicas in sync, so the replicas' summed gradients are the global batch's mean (§18.4).
+//! tf.nn.scale_regularization_loss(regularization_loss)
+//!   sum(regularization_loss) / the replicas in sync: added to compute_average_loss's loss in a strategy's replicas.
 //! tf.nn.swish(features, beta=1.0) | tf.nn.silu(features, beta=1.0)
 //!   features * sigmoid(beta * features).
 //! tf.nn.embedding_lookup(params, ids, max_norm=None, name=None)
