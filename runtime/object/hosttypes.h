@@ -41,6 +41,7 @@ void class_delattr_check(Val self, const char *name);
 /* A builtin method for a native class's dict: bound like a function, so it
  * receives the instance as args[0]; `state` reaches it as its self slot. */
 Val class_native_method(const char *name, BuiltinFn fn, Val state);
+int exc_exit_status(Val exc);                         /* an uncaught SystemExit's process status */
 void exc_set_args(Val exc, int n, const Val *args);   /* BaseException.__init__ */
 void types_dict_merge(Val d, Val src);           /* d.update(src): a dict or an iterable of pairs */
 void list_sort(Val list, Val key, bool reverse);  /* stable; key may be VT_NONE */
