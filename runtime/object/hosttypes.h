@@ -27,8 +27,10 @@ Val exc_construct(Val cls, int n, const Val *args, const Kw *kw);
 Val class_find(TypeObj *c, const char *name);
 Val class_instantiate(TypeObj *c, int n, const Val *args, const Kw *kw);
 Val class_getattr(TypeObj *c, const char *name);
+Val class_builtin_attr(TypeObj *b, const char *name);  /* dict.__setitem__, tuple.__new__ ...: a builtin class's methods taking the instance */
 void class_free(TypeObj *c);
 Val inst_new(TypeObj *cls);
+Val inst_base(Val v);                                /* the builtin value a dict/list/tuple/... subclass instance extends (borrowed), else v */
 Val inst_getattr_dict(Val self, Val dict, const char *name);
 bool inst_setattr_dict(Val self, Val *dict, const char *name, Val v);
 int inst_contains(Val self, Val x);
