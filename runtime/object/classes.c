@@ -263,9 +263,18 @@ static Val base_unbound_call(Val state, int n, const Val *args, const Kw *kw) {
   return r;
 }
 
+static Val object_setattr(Val state, int n, const Val *args, const Kw *kw);
+
 Val class_builtin_attr(TypeObj *b, const char *name) {
+  if (b->tag == -1 && (!strcmp(name, "__setattr__") || !strcmp(name, "__delattr__")))
+    return builtin_new(name, object_setattr, val_int(name[2] == 'd'), NULL);
   if (!strcmp(name, "__new__") && (b->tag == -1 || class_extendable(b))) return builtin_new("__new__", class_builtin_new, val_obj(b), NULL);
   if (!class_extendable(b)) return val_undef();
+  Val probe = b->ctor(val_obj(b), 0, NULL, NULL);   /* only the names a B value has */
+  Val m = class_base_attr(probe, name);
+  val_decref(probe);
+  if (val_is_undef(m)) return m;
+  val_decref(m);
   Val nm = str_from_cstr(name);
   Val st = tuple_pack(2, val_obj(b), nm);
   val_decref(nm);
@@ -425,12 +434,25 @@ bool inst_setattr_dict(Val self, Val *dict, const char *name, Val v) {
   return true;
 }
 
-void class_delattr_check(Val self, const char *name) {
+/* del self.name through a class's own __delattr__: true when it has one (it ran). */
+bool class_delattr_check(Val self, const char *name) {
   TypeObj *c = inst_class(self);
+  if (val_is(self, &inst_type)) {
+    Val key = str_from_cstr(name), r;
+    int mark = rt_hold_val(key);
+    bool has = inst_special(self, "__delattr__", 1, &key, &r);
+    rt_unhold(mark);
+    val_decref(key);
+    if (has) {
+      val_decref(r);
+      return true;
+    }
+  }
   Val a = class_find(c, name);
   bool prop = as_wrap(a, WRAP_PROPERTY) != NULL;
   val_decref(a);
   if (prop) rt_throw(ERR_ATTRIBUTE, "property '%s' of '%s' object has no deleter", name, c->name);
+  return false;
 }
 
 static Val inst_getattr(Val self, const char *name) {
@@ -442,7 +464,44 @@ static Val inst_getattr(Val self, const char *name) {
   return inst_getattr_dict(self, ((Inst *)self.u.o)->dict, name);
 }
 
-static void inst_setattr(Val self, const char *name, Val v) { inst_setattr_dict(self, &((Inst *)self.u.o)->dict, name, v); }
+/* self.name = v: the class's own __setattr__ first (a frozen dataclass refuses), else object's. */
+static void inst_setattr(Val self, const char *name, Val v) {
+  Val m = class_find(inst_class(self), "__setattr__");
+  if (val_is_undef(m)) {
+    inst_setattr_dict(self, &((Inst *)self.u.o)->dict, name, v);
+    return;
+  }
+  val_decref(m);
+  Val r, a[2] = {str_from_cstr(name), v};
+  int mark = rt_hold_val(a[0]);
+  inst_special(self, "__setattr__", 2, a, &r);
+  rt_unhold(mark);
+  val_decref(a[0]);
+  val_decref(r);
+}
+
+/* object.__setattr__(self, name, v) / object.__delattr__(self, name): the default, past the class's own. */
+static Val object_setattr(Val state, int n, const Val *args, const Kw *kw) {
+  bool del = state.tag == VT_INT && state.u.i;
+  if ((kw && kw->n) || n != (del ? 2 : 3))
+    rt_throw(ERR_TYPE, "expected %d argument%s, got %d", del ? 2 : 3, "s", n);
+  if (!val_is(args[1], &str_type))
+    rt_throw(ERR_TYPE, "attribute name must be string, not '%s'", val_type_name(args[1]));
+  Val self = args[0];
+  const char *name = str_cstr(args[1]);
+  if (!val_is(self, &inst_type)) {
+    if (del) rt_delattr(self, name);
+    else rt_setattr(self, name, args[2]);
+    return val_none();
+  }
+  Inst *x = (Inst *)self.u.o;
+  if (!del) {
+    inst_setattr_dict(self, &x->dict, name, args[2]);
+    return val_none();
+  }
+  if (!val_is_undef(x->dict) && dict_del(x->dict, args[1])) return val_none();
+  rt_throw(ERR_ATTRIBUTE, "'%s' object has no attribute '%s'", x->klass->name, name);
+}
 
 static Val inst_call(Val self, int n, const Val *args, const Kw *kw) {
   Val m = class_find(inst_class(self), "__call__");
@@ -823,6 +882,12 @@ static Val super_getattr(Val self, const char *name) {
   if (!strcmp(name, "__new__")) {
     TypeObj *b = class_builtin_base(s->start);
     return class_builtin_attr(b ? b : (TypeObj *)types_lookup("object").u.o, "__new__");
+  }
+  if (!strcmp(name, "__setattr__") || !strcmp(name, "__delattr__")) {   /* object's, bound to self */
+    Val f = class_builtin_attr((TypeObj *)types_lookup("object").u.o, name);
+    Val b = bound_new(f, s->self);
+    val_decref(f);
+    return b;
   }
   if (!val_is_undef(inst_base_of(s->self))) return class_base_attr(inst_base_of(s->self), name);
   for (TypeObj *c = s->start; c; c = c->base)

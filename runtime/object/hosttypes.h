@@ -39,7 +39,7 @@ Val class_property(Val self, int n, const Val *args, const Kw *kw);
 Val class_staticmethod(Val self, int n, const Val *args, const Kw *kw);
 Val class_classmethod(Val self, int n, const Val *args, const Kw *kw);
 /* del obj.name on an instance: raises when name is a class's property (no deleters). */
-void class_delattr_check(Val self, const char *name);
+bool class_delattr_check(Val self, const char *name);   /* true: the class's __delattr__ ran */
 /* A builtin method for a native class's dict: bound like a function, so it
  * receives the instance as args[0]; `state` reaches it as its self slot. */
 Val class_native_method(const char *name, BuiltinFn fn, Val state);

@@ -453,7 +453,7 @@ void rt_setattr(Val o, const char *name, Val v) {
 void rt_delattr(Val o, const char *name) {
   Val *dict = NULL;
   if (val_is(o, &inst_type) || val_is(o, &exc_type)) {
-    class_delattr_check(o, name);
+    if (class_delattr_check(o, name)) return;
     dict = val_is(o, &inst_type) ? &((Inst *)o.u.o)->dict : &((Exc *)o.u.o)->dict;
   } else if (val_is(o, &type_type) && !val_is_undef(((TypeObj *)o.u.o)->dict)) {
     dict = &((TypeObj *)o.u.o)->dict;

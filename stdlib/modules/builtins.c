@@ -1,5 +1,6 @@
 /* builtins.c — the builtin functions of docs/language.md (print, len, min, sorted, ...), argv, builtins_lookup. */
 #include <math.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -524,16 +525,30 @@ static const char *bi_attr_name(const char *what, Val name) {
   return str_cstr(name);
 }
 
+/* o.name (owned), or VT_UNDEF when o has none -- an AttributeError raised on the way
+ * (a class's __getattr__, a property) counts as none, as hasattr/getattr(o, n, d) do in Python. */
+static Val bi_attr_or_undef(Val o, const char *name) {
+  if (o.tag != VT_OBJ || !o.u.o->type->getattr) return val_undef();
+  RtTry t;
+  rt_try_push(&t);
+  if (setjmp(t.jb) == 0) {
+    Val r = o.u.o->type->getattr(o, name);
+    rt_try_pop(&t);
+    return r;
+  }
+  Val e = val_is(t.exc, &exc_type) ? t.exc : val_undef();
+  bool attr = val_is_undef(e) ? t.kind == ERR_ATTRIBUTE : exc_class_sub(exc_class_of(e), exc_lookup("AttributeError", false));
+  if (!attr) rt_rethrow(&t);
+  rt_try_clear(&t);
+  return val_undef();
+}
+
 static Val bi_getattr(Val self, int n, const Val *args, const Kw *kw) {
   bi_range("getattr", n, kw, 2, 3);
   const char *name = bi_attr_name("getattr", args[1]);
   if (n == 3) {
-    Val o = args[0];
-    if (o.tag == VT_OBJ && o.u.o->type->getattr) {
-      Val r = o.u.o->type->getattr(o, name);
-      if (!val_is_undef(r)) return r;
-    }
-    return val_incref(args[2]);
+    Val r = bi_attr_or_undef(args[0], name);
+    return val_is_undef(r) ? val_incref(args[2]) : r;
   }
   return rt_getattr(args[0], name);
 }
@@ -541,9 +556,7 @@ static Val bi_getattr(Val self, int n, const Val *args, const Kw *kw) {
 static Val bi_hasattr(Val self, int n, const Val *args, const Kw *kw) {
   bi_exactly("hasattr", n, kw, 2);
   const char *name = bi_attr_name("hasattr", args[1]);
-  Val o = args[0];
-  if (o.tag != VT_OBJ || !o.u.o->type->getattr) return val_bool(false);
-  Val r = o.u.o->type->getattr(o, name);
+  Val r = bi_attr_or_undef(args[0], name);
   bool has = !val_is_undef(r);
   val_decref(r);
   return val_bool(has);
