@@ -405,7 +405,7 @@ static _Noreturn void err_unwind(int loc, ErrKind kind, char *msg, Val exc) {
     t->msg = msg;
     t->loc = user;
     t->exc = exc;
-    if (t->toplevel == 1) err_traceback(loc);   /* the frames are still on the hold stack */
+    if (t->toplevel == 1 && kind != ERR_SYSTEM_EXIT) err_traceback(loc);   /* the frames are still on the hold stack */
     rt_call_depth = t->depth;
     repr_depth_set(t->repr_depth);
     err_release_held(t->hold_mark);   /* the unwound frames are still alive here */
