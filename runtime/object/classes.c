@@ -519,17 +519,15 @@ static Val inst_call(Val self, int n, const Val *args, const Kw *kw) {
 
 static Val inst_getitem(Val self, Val key) {
   Val r;
+  if (inst_special(self, "__getitem__", 1, &key, &r)) return r;
   Val base = inst_base_of(self);
-  if (!val_is_undef(base) && !inst_special(self, "__getitem__", 1, &key, &r)) {
-    if (val_is(base, &dict_type)) {   /* dict's lookup, then the class's __missing__ */
-      Val v = dict_get(base, key);
-      if (!val_is_undef(v)) return v;
-      if (inst_special(self, "__missing__", 1, &key, &r)) return r;
-    }
-    return rt_getitem(base, key);
+  if (val_is_undef(base)) rt_throw(ERR_TYPE, "'%s' object is not subscriptable", val_type_name(self));
+  if (val_is(base, &dict_type)) {   /* dict's lookup, then the class's __missing__ */
+    Val v = dict_get(base, key);
+    if (!val_is_undef(v)) return v;
+    if (inst_special(self, "__missing__", 1, &key, &r)) return r;
   }
-  if (val_is_undef(base) && !inst_special(self, "__getitem__", 1, &key, &r)) rt_throw(ERR_TYPE, "'%s' object is not subscriptable", val_type_name(self));
-  return r;
+  return rt_getitem(base, key);
 }
 
 static void inst_setitem(Val self, Val key, Val v) {
@@ -574,9 +572,9 @@ static tfs_i64 inst_len(Val self) {
 
 static Val inst_iter(Val self) {
   Val r;
-  if (!inst_special(self, "__iter__", 0, NULL, &r) && !val_is_undef(inst_base_of(self))) return rt_iter(inst_base_of(self));
-  if (!inst_special(self, "__iter__", 0, NULL, &r)) rt_throw(ERR_TYPE, "'%s' object is not iterable", val_type_name(self));
-  return r;
+  if (inst_special(self, "__iter__", 0, NULL, &r)) return r;
+  if (!val_is_undef(inst_base_of(self))) return rt_iter(inst_base_of(self));
+  rt_throw(ERR_TYPE, "'%s' object is not iterable", val_type_name(self));
 }
 
 /* __next__: StopIteration ends the iteration. */
