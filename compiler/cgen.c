@@ -903,7 +903,12 @@ static int expr(Fg *g, Ast *e) {
     int n = e->keys.n;
     int *ks = calloc((size_t)(2 * n) + 1, sizeof(int));
     for (int i = 0; i < n; i++) {
-      ks[i] = expr(g, e->keys.items[i]);
+      if (e->keys.items[i]) {
+        ks[i] = expr(g, e->keys.items[i]);
+      } else {   /* {**m}: an undefined key tells rt_dict to merge the mapping */
+        ks[i] = tmp(g);
+        emit(g, "T_[%d] = (Val){VT_UNDEF, {0}};", ks[i]);
+      }
       ks[n + i] = expr(g, e->values.items[i]);
     }
     int t = tmp(g);

@@ -18,6 +18,7 @@
 #include "cgen.h"
 #include "jit.h"
 #include "program.h"
+#include "object/hosttypes.h"
 #include "object/object.h"
 
 /* The namespace every input shares.  Generated code indexes it directly, so
@@ -291,6 +292,10 @@ static void run_input(Repl *r, const char *src) {
   if (setjmp(t.jb) == 0) {
     entry();
     rt_try_pop(&t);
+  } else if (t.kind == ERR_SYSTEM_EXIT) {   /* exit() / sys.exit(n) end the session with that status */
+    int st = exc_exit_status(t.exc);
+    rt_flush();
+    exit(st);
   } else {
     rt_report_caught(&t);   /* the session goes on; what ran before the error stays done */
   }

@@ -14,7 +14,8 @@ When the error passed through two frames or more, the diagnostic follows
 tfs's traceback ("Traceback (most recent call last):" and one
 "  NAME.tfs:LINE in FUNCTION" line per frame of the program, outermost
 first), built from Python's last traceback (the one of the exception that
-ended the program, after any "direct cause" chain).
+ended the program, after any "direct cause" chain).  A program ended by an
+uncaught SystemExit (no traceback) keeps Python's status and stderr as they are.
 """
 import os
 import re
@@ -42,6 +43,11 @@ def expect(name):
     if p.returncode == 0:
         write(os.path.join(PROGS, name + ".err"), None)
         write(os.path.join(PROGS, name + ".status"), None)
+        return
+    if "Traceback (most recent call last):" not in p.stderr:
+        # an uncaught SystemExit: its status, and its message (if any) as Python printed it
+        write(os.path.join(PROGS, name + ".err"), p.stderr or None)
+        write(os.path.join(PROGS, name + ".status"), "%d\n" % p.returncode)
         return
     lines = p.stderr.splitlines()
     exc = lines[-1]

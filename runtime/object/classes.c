@@ -154,6 +154,135 @@ const Type inst_type;
 
 static TypeObj *inst_class(Val v) { return val_is(v, &exc_type) ? ((Exc *)v.u.o)->klass : ((Inst *)v.u.o)->klass; }
 
+/* ---- subclasses of builtin containers: an instance extends a real dict/list/tuple/set/str
+ * (Inst.base); what the class does not define acts on that value, and C code that takes
+ * the builtin sees it through inst_base (seq_items, dict arguments). */
+static bool class_extendable(const TypeObj *b) {
+  return b && val_is_undef(b->dict) && b->errkind < 0 && b->ctor &&
+         (b->type == &dict_type || b->type == &list_type || b->type == &tuple_type || b->type == &set_type ||
+          b->type == &str_type);
+}
+
+/* The builtin class c extends (dict, tuple, ...), or NULL. */
+static TypeObj *class_builtin_base(TypeObj *c) {
+  for (; c; c = c->base)
+    if (class_extendable(c)) return c;
+  return NULL;
+}
+
+static bool builtin_mutable(const TypeObj *b) { return b->type != &tuple_type && b->type != &str_type; }
+
+Val inst_base(Val v) {
+  return val_is(v, &inst_type) && !val_is_undef(((Inst *)v.u.o)->base) ? ((Inst *)v.u.o)->base : v;
+}
+
+static Val inst_base_of(Val v) { return val_is(v, &inst_type) ? ((Inst *)v.u.o)->base : val_undef(); }
+
+/* The special methods a builtin value answers through its slots, as callables (B.__getitem__(self, k), super().__setitem__). */
+static const char *const base_dunders[] = {
+  "__getitem__", "__setitem__", "__delitem__", "__contains__", "__len__", "__iter__", "__repr__", "__str__", "__hash__",
+  "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__add__", "__mul__", "__or__", "__and__", "__sub__", "__xor__",
+};
+enum { BD_GETITEM, BD_SETITEM, BD_DELITEM, BD_CONTAINS, BD_LEN, BD_ITER, BD_REPR, BD_STR, BD_HASH, BD_CMP };
+static const int bd_binops[] = {BIN_ADD, BIN_MUL, BIN_BITOR, BIN_BITAND, BIN_SUB, BIN_BITXOR};
+
+static Val base_dunder_call(Val state, int n, const Val *args, const Kw *kw) {
+  const Val *st = ((Tuple *)state.u.o)->items;
+  Val base = st[0];
+  int k = (int)st[1].u.i;
+  static const int arity[] = {1, 2, 1, 1, 0, 0, 0, 0, 0};
+  int want = k < BD_CMP ? arity[k] : 1;
+  if ((kw && kw->n) || n != want)
+    rt_throw(ERR_TYPE, "expected %d argument%s, got %d", want, want == 1 ? "" : "s", n);
+  switch (k) {
+  case BD_GETITEM: return rt_getitem(base, args[0]);
+  case BD_SETITEM: rt_setitem(base, args[0], args[1]); return val_none();
+  case BD_DELITEM: rt_delitem(base, args[0]); return val_none();
+  case BD_CONTAINS: return val_bool(contains(base, args[0]));
+  case BD_LEN: return val_int(base.u.o->type->len(base));
+  case BD_ITER: return rt_iter(base);
+  case BD_REPR: return repr_of(base);
+  case BD_STR: return str_of(base);
+  case BD_HASH:
+    if (!base.u.o->type->hash) rt_throw(ERR_TYPE, "unhashable type: '%s'", val_type_name(base));
+    return val_int(val_pyhash(base));
+  default: break;
+  }
+  if (k < BD_CMP + 6) return rt_compare(CMP_LT + (k - BD_CMP), base, inst_base(args[0]));
+  Val r = rt_binop(bd_binops[k - BD_CMP - 6], base, inst_base(args[0]));
+  return r;
+}
+
+/* Attribute `name` of builtin value base, bound to it (owned), or VT_UNDEF. */
+static Val class_base_attr(Val base, const char *name) {
+  for (size_t i = 0; i < sizeof base_dunders / sizeof *base_dunders; i++)
+    if (!strcmp(name, base_dunders[i])) {
+      Val st = tuple_pack(2, base, val_int((int64_t)i));
+      Val f = builtin_new(base_dunders[i], base_dunder_call, st, NULL);
+      val_decref(st);
+      return f;
+    }
+  return base.u.o->type->getattr ? base.u.o->type->getattr(base, name) : val_undef();
+}
+
+/* B.__new__(cls, *args): a new cls (a subclass of B) extending B(*args); object.__new__(cls) for plain classes. */
+static Val class_builtin_new(Val state, int n, const Val *args, const Kw *kw) {
+  TypeObj *b = (TypeObj *)state.u.o;
+  if (n < 1) rt_throw(ERR_TYPE, "%s.__new__(): not enough arguments", b->name);
+  if (!val_is(args[0], &type_type))
+    rt_throw(ERR_TYPE, "%s.__new__(X): X is not a type object (%s)", b->name, val_type_name(args[0]));
+  TypeObj *c = (TypeObj *)args[0].u.o;
+  if (c == b && b->ctor) return b->ctor(args[0], n - 1, args + 1, kw);
+  TypeObj *cb = class_builtin_base(c);
+  if (val_is_undef(c->dict) || c->errkind >= 0 || cb != (b->tag == -1 ? NULL : b))
+    rt_throw(ERR_TYPE, "%s.__new__(%s): %s is not a subtype of %s", b->name, c->name, c->name, b->name);
+  Val self = inst_new(c);
+  if (!cb) return self;
+  int mark = rt_hold_val(self);
+  bool fill = !builtin_mutable(cb);
+  ((Inst *)self.u.o)->base = cb->ctor(val_obj(cb), fill ? n - 1 : 0, args + 1, fill ? kw : NULL);
+  rt_unhold(mark);
+  return self;
+}
+
+/* B.name on a builtin class B that user classes extend: the method taking the instance first (dict.__setitem__(self, k, v)). */
+static Val base_unbound_call(Val state, int n, const Val *args, const Kw *kw) {
+  const Val *st = ((Tuple *)state.u.o)->items;
+  TypeObj *b = (TypeObj *)st[0].u.o;
+  const char *name = str_cstr(st[1]);
+  if (n < 1) rt_throw(ERR_TYPE, "unbound method %s.%s() needs an argument", b->name, name);
+  Val self = inst_base(args[0]);
+  if (!val_is(self, b->type))
+    rt_throw(ERR_TYPE, "descriptor '%s' for '%s' objects doesn't apply to a '%s' object", name, b->name, val_type_name(args[0]));
+  Val m = class_base_attr(self, name);
+  if (val_is_undef(m)) rt_throw(ERR_ATTRIBUTE, "type object '%s' has no attribute '%s'", b->name, name);
+  int mark = rt_hold_val(m);
+  Val r = rt_call(m, n - 1, args + 1, kw);
+  rt_unhold(mark);
+  val_decref(m);
+  return r;
+}
+
+static Val object_setattr(Val state, int n, const Val *args, const Kw *kw);
+
+Val class_builtin_attr(TypeObj *b, const char *name) {
+  if (b->tag == -1 && (!strcmp(name, "__setattr__") || !strcmp(name, "__delattr__")))
+    return builtin_new(name, object_setattr, val_int(name[2] == 'd'), NULL);
+  if (!strcmp(name, "__new__") && (b->tag == -1 || class_extendable(b))) return builtin_new("__new__", class_builtin_new, val_obj(b), NULL);
+  if (!class_extendable(b)) return val_undef();
+  Val probe = b->ctor(val_obj(b), 0, NULL, NULL);   /* only the names a B value has */
+  Val m = class_base_attr(probe, name);
+  val_decref(probe);
+  if (val_is_undef(m)) return m;
+  val_decref(m);
+  Val nm = str_from_cstr(name);
+  Val st = tuple_pack(2, val_obj(b), nm);
+  val_decref(nm);
+  Val f = builtin_new(name, base_unbound_call, st, NULL);
+  val_decref(st);
+  return f;
+}
+
 /* Call special method `name` of self's class with self prepended; false when the class has none. */
 /* Method m (owned) called through instance self: a @tf.function method is the instance's own function object. */
 static Val inst_own_fn(Val self, Val m) {
@@ -186,6 +315,7 @@ Val inst_new(TypeObj *cls) {
   cls->hdr.rc++;
   o->dict = val_undef();
   o->fncache = val_undef();
+  o->base = val_undef();
   return val_obj(o);
 }
 
@@ -193,6 +323,7 @@ static void inst_free(Obj *o) {
   Inst *x = (Inst *)o;
   val_decref(x->dict);
   val_decref(x->fncache);
+  val_decref(x->base);
   val_decref(val_obj(x->klass));
   free(o);
 }
@@ -229,6 +360,10 @@ bool inst_format(StrBuf *b, Val v, const char *spec, size_t n) {
 
 static void inst_repr(StrBuf *b, Val v) {
   Val r = inst_text(v, "__repr__");
+  if (val_is_undef(r) && !val_is_undef(inst_base_of(v))) {
+    val_repr(b, inst_base_of(v));
+    return;
+  }
   if (val_is_undef(r)) {
     TypeObj *c = inst_class(v);
     sb_printf(b, "<%s.%s object at %p>", c->module ? c->module : "__main__", c->name, (void *)v.u.o);
@@ -240,6 +375,10 @@ static void inst_repr(StrBuf *b, Val v) {
 
 static void inst_str(StrBuf *b, Val v) {
   Val r = inst_text(v, "__str__");
+  if (val_is_undef(r) && val_is(inst_base_of(v), &str_type)) {
+    val_str(b, inst_base_of(v));
+    return;
+  }
   if (val_is_undef(r)) {
     inst_repr(b, v);
     return;
@@ -262,6 +401,11 @@ Val inst_getattr_dict(Val self, Val dict, const char *name) {
     }
   }
   if (!val_is_undef(a)) return class_bind(a, self, c);
+  Val base = inst_base_of(self);
+  if (!val_is_undef(base) && val_is(self, &inst_type)) {
+    Val v = class_base_attr(base, name);
+    if (!val_is_undef(v)) return v;
+  }
   if (!strcmp(name, "__getattr__")) return val_undef();
   Val key = str_from_cstr(name), r;
   int mark = rt_hold_val(key);
@@ -290,12 +434,25 @@ bool inst_setattr_dict(Val self, Val *dict, const char *name, Val v) {
   return true;
 }
 
-void class_delattr_check(Val self, const char *name) {
+/* del self.name through a class's own __delattr__: true when it has one (it ran). */
+bool class_delattr_check(Val self, const char *name) {
   TypeObj *c = inst_class(self);
+  if (val_is(self, &inst_type)) {
+    Val key = str_from_cstr(name), r;
+    int mark = rt_hold_val(key);
+    bool has = inst_special(self, "__delattr__", 1, &key, &r);
+    rt_unhold(mark);
+    val_decref(key);
+    if (has) {
+      val_decref(r);
+      return true;
+    }
+  }
   Val a = class_find(c, name);
   bool prop = as_wrap(a, WRAP_PROPERTY) != NULL;
   val_decref(a);
   if (prop) rt_throw(ERR_ATTRIBUTE, "property '%s' of '%s' object has no deleter", name, c->name);
+  return false;
 }
 
 static Val inst_getattr(Val self, const char *name) {
@@ -307,7 +464,44 @@ static Val inst_getattr(Val self, const char *name) {
   return inst_getattr_dict(self, ((Inst *)self.u.o)->dict, name);
 }
 
-static void inst_setattr(Val self, const char *name, Val v) { inst_setattr_dict(self, &((Inst *)self.u.o)->dict, name, v); }
+/* self.name = v: the class's own __setattr__ first (a frozen dataclass refuses), else object's. */
+static void inst_setattr(Val self, const char *name, Val v) {
+  Val m = class_find(inst_class(self), "__setattr__");
+  if (val_is_undef(m)) {
+    inst_setattr_dict(self, &((Inst *)self.u.o)->dict, name, v);
+    return;
+  }
+  val_decref(m);
+  Val r, a[2] = {str_from_cstr(name), v};
+  int mark = rt_hold_val(a[0]);
+  inst_special(self, "__setattr__", 2, a, &r);
+  rt_unhold(mark);
+  val_decref(a[0]);
+  val_decref(r);
+}
+
+/* object.__setattr__(self, name, v) / object.__delattr__(self, name): the default, past the class's own. */
+static Val object_setattr(Val state, int n, const Val *args, const Kw *kw) {
+  bool del = state.tag == VT_INT && state.u.i;
+  if ((kw && kw->n) || n != (del ? 2 : 3))
+    rt_throw(ERR_TYPE, "expected %d argument%s, got %d", del ? 2 : 3, "s", n);
+  if (!val_is(args[1], &str_type))
+    rt_throw(ERR_TYPE, "attribute name must be string, not '%s'", val_type_name(args[1]));
+  Val self = args[0];
+  const char *name = str_cstr(args[1]);
+  if (!val_is(self, &inst_type)) {
+    if (del) rt_delattr(self, name);
+    else rt_setattr(self, name, args[2]);
+    return val_none();
+  }
+  Inst *x = (Inst *)self.u.o;
+  if (!del) {
+    inst_setattr_dict(self, &x->dict, name, args[2]);
+    return val_none();
+  }
+  if (!val_is_undef(x->dict) && dict_del(x->dict, args[1])) return val_none();
+  rt_throw(ERR_ATTRIBUTE, "'%s' object has no attribute '%s'", x->klass->name, name);
+}
 
 static Val inst_call(Val self, int n, const Val *args, const Kw *kw) {
   Val m = class_find(inst_class(self), "__call__");
@@ -325,28 +519,48 @@ static Val inst_call(Val self, int n, const Val *args, const Kw *kw) {
 
 static Val inst_getitem(Val self, Val key) {
   Val r;
-  if (!inst_special(self, "__getitem__", 1, &key, &r)) rt_throw(ERR_TYPE, "'%s' object is not subscriptable", val_type_name(self));
-  return r;
+  if (inst_special(self, "__getitem__", 1, &key, &r)) return r;
+  Val base = inst_base_of(self);
+  if (val_is_undef(base)) rt_throw(ERR_TYPE, "'%s' object is not subscriptable", val_type_name(self));
+  if (val_is(base, &dict_type)) {   /* dict's lookup, then the class's __missing__ */
+    Val v = dict_get(base, key);
+    if (!val_is_undef(v)) return v;
+    if (inst_special(self, "__missing__", 1, &key, &r)) return r;
+  }
+  return rt_getitem(base, key);
 }
 
 static void inst_setitem(Val self, Val key, Val v) {
   Val r, a[2] = {key, v};
-  if (!inst_special(self, "__setitem__", 2, a, &r))
+  if (!inst_special(self, "__setitem__", 2, a, &r)) {
+    if (!val_is_undef(inst_base_of(self))) {
+      rt_setitem(inst_base_of(self), key, v);
+      return;
+    }
     rt_throw(ERR_TYPE, "'%s' object does not support item assignment", val_type_name(self));
+  }
   val_decref(r);
 }
 
 /* del obj[key] through the class's __delitem__: false when it has none. */
 bool inst_delitem(Val self, Val key) {
   Val r;
-  if (!val_is(self, &inst_type) || !inst_special(self, "__delitem__", 1, &key, &r)) return false;
+  if (!val_is(self, &inst_type)) return false;
+  if (!inst_special(self, "__delitem__", 1, &key, &r)) {
+    if (val_is_undef(inst_base_of(self))) return false;
+    rt_delitem(inst_base_of(self), key);
+    return true;
+  }
   val_decref(r);
   return true;
 }
 
 static tfs_i64 inst_len(Val self) {
   Val r;
-  if (!inst_special(self, "__len__", 0, NULL, &r)) return -1;
+  if (!inst_special(self, "__len__", 0, NULL, &r)) {
+    Val base = inst_base_of(self);
+    return val_is_undef(base) ? -1 : base.u.o->type->len(base);
+  }
   if (r.tag != VT_INT) {
     const char *t = val_type_name(r);
     val_decref(r);
@@ -358,8 +572,9 @@ static tfs_i64 inst_len(Val self) {
 
 static Val inst_iter(Val self) {
   Val r;
-  if (!inst_special(self, "__iter__", 0, NULL, &r)) rt_throw(ERR_TYPE, "'%s' object is not iterable", val_type_name(self));
-  return r;
+  if (inst_special(self, "__iter__", 0, NULL, &r)) return r;
+  if (!val_is_undef(inst_base_of(self))) return rt_iter(inst_base_of(self));
+  rt_throw(ERR_TYPE, "'%s' object is not iterable", val_type_name(self));
 }
 
 /* __next__: StopIteration ends the iteration. */
@@ -394,6 +609,7 @@ static Val inst_binop(int op, Val a, Val b) {
   if (op < 0 || op >= BIN__COUNT) return val_undef();
   if (val_is(a, &inst_type) && inst_special(a, bin_names[op][0], 1, &b, &r)) return r;
   if (val_is(b, &inst_type) && inst_special(b, bin_names[op][1], 1, &a, &r)) return r;
+  if (!val_is_undef(inst_base_of(a)) || !val_is_undef(inst_base_of(b))) return rt_binop(op, inst_base(a), inst_base(b));
   return val_undef();
 }
 
@@ -416,6 +632,7 @@ static Val inst_compare(int op, Val a, Val b) {
     val_decref(r);
     return val_bool(!t);
   }
+  if (!val_is_undef(inst_base_of(a)) || !val_is_undef(inst_base_of(b))) return rt_compare(op, inst_base(a), inst_base(b));
   if (op == CMP_EQ || op == CMP_NE) return val_bool((a.tag == b.tag && a.u.o == b.u.o) == (op == CMP_EQ));
   return val_undef();
 }
@@ -443,7 +660,12 @@ static bool inst_eq(Val a, Val b) {
 
 static tfs_u64 inst_hash(Val v) {
   Val r;
-  if (!inst_special(v, "__hash__", 0, NULL, &r)) return obj_identity_hash(v);
+  if (!inst_special(v, "__hash__", 0, NULL, &r)) {
+    Val base = inst_base_of(v);
+    if (val_is_undef(base)) return obj_identity_hash(v);
+    if (!base.u.o->type->hash) rt_throw(ERR_TYPE, "unhashable type: '%s'", val_type_name(v));
+    return base.u.o->type->hash(base);
+  }
   if (r.tag != VT_INT) {
     val_decref(r);
     rt_throw(ERR_TYPE, "__hash__ method should return an integer");
@@ -457,15 +679,18 @@ static void inst_traverse(Obj *o, GcVisit visit, void *arg) {
   if (x->klass) visit(val_obj(&x->klass->hdr), true, arg);
   visit(x->dict, true, arg);
   visit(x->fncache, true, arg);
+  visit(x->base, true, arg);
 }
 
 static void inst_clear(Obj *o) {
   Inst *x = (Inst *)o;
-  Val d = x->dict, fc = x->fncache;
+  Val d = x->dict, fc = x->fncache, b = x->base;
   x->dict = val_undef();
   x->fncache = val_undef();
+  x->base = val_undef();
   val_decref(d);
   val_decref(fc);
+  val_decref(b);
 }
 
 const Type inst_type = {
@@ -492,7 +717,7 @@ const Type inst_type = {
 /* __contains__ of an instance: 1/0, or -1 when the class defines none. */
 int inst_contains(Val self, Val x) {
   Val r;
-  if (!inst_special(self, "__contains__", 1, &x, &r)) return -1;
+  if (!inst_special(self, "__contains__", 1, &x, &r)) return val_is_undef(inst_base_of(self)) ? -1 : contains(inst_base_of(self), x);
   int t = rt_truthy(r);
   val_decref(r);
   return t;
@@ -508,7 +733,7 @@ Val rt_class_new(const char *name, int nbases, const Val *bases, Val ns, const c
     if (!val_is(bases[0], &type_type)) rt_throw(ERR_TYPE, "bases must be types");
     base = (TypeObj *)bases[0].u.o;
     if (base->tag == -1) base = NULL;   /* object */
-    else if (val_is_undef(base->dict) && base->errkind < 0 && !base->user_ok)
+    else if (val_is_undef(base->dict) && base->errkind < 0 && !base->user_ok && !class_extendable(base))
       rt_throw(ERR_TYPE, "type '%s' is not an acceptable base type", base->name);
   }
   TypeObj *c = obj_new(&type_type, sizeof(TypeObj));
@@ -555,8 +780,30 @@ void class_free(TypeObj *c) {
 Val class_instantiate(TypeObj *c, int n, const Val *args, const Kw *kw) {
   Val self;
   Val init = class_find(c, "__init__");
+  Val nf = c->errkind >= 0 ? val_undef() : class_find(c, "__new__");
   if (c->errkind >= 0) {
     self = exc_construct(val_obj(c), val_is_undef(init) ? n : 0, args, val_is_undef(init) ? kw : NULL);
+  } else if (!val_is_undef(nf)) {
+    /* a class's own __new__ (a static method taking the class first); __init__ runs on what it returns, if a c */
+    int m = rt_hold_val(nf);
+    if (!val_is_undef(init)) rt_hold_val(init);
+    Val all[n + 1];
+    all[0] = val_obj(c);
+    for (int i = 0; i < n; i++) all[i + 1] = args[i];
+    self = rt_call(nf, n + 1, all, kw);
+    rt_unhold(m);
+    val_decref(nf);
+    if (!val_is(self, &inst_type) || !exc_class_sub(val_obj(((Inst *)self.u.o)->klass), val_obj(c))) {
+      val_decref(init);
+      return self;
+    }
+  } else if (class_builtin_base(c)) {
+    TypeObj *b = class_builtin_base(c);
+    bool fill = !builtin_mutable(b) || val_is_undef(init);   /* dict/list/set: __init__ fills them */
+    self = inst_new(c);
+    int m = rt_hold_val(self);
+    ((Inst *)self.u.o)->base = b->ctor(val_obj(b), fill ? n : 0, args, fill ? kw : NULL);
+    rt_unhold(m);
   } else if (c->ctor) {
     self = c->ctor(val_obj(c), n, args, kw);
   } else {
@@ -600,6 +847,26 @@ static Val super_init(Val self, int n, const Val *args, const Kw *kw) {
     exc_set_args(self, n, args);
     return val_none();
   }
+  Val base = inst_base_of(self);
+  if (!val_is_undef(base)) {   /* dict.__init__ updates; list/set.__init__ refill; tuple/str take their value in __new__ */
+    TypeObj *b = class_builtin_base(inst_class(self));
+    if (!builtin_mutable(b)) return val_none();
+    Val fresh = b->ctor(val_obj(b), n, args, kw);
+    Inst *x = (Inst *)self.u.o;
+    if (val_is(base, &dict_type)) {
+      int mark = rt_hold_val(fresh);
+      Val up = rt_getattr(base, "update");
+      rt_hold_val(up);
+      val_decref(rt_call(up, 1, &fresh, NULL));
+      rt_unhold(mark);
+      val_decref(up);
+      val_decref(fresh);
+    } else {
+      x->base = fresh;
+      val_decref(base);
+    }
+    return val_none();
+  }
   (void)args;
   if (n || (kw && kw->n)) rt_throw(ERR_TYPE, "object.__init__() takes exactly one argument (the instance to initialize)");
   return val_none();
@@ -610,6 +877,17 @@ static Val super_getattr(Val self, const char *name) {
   Val a = class_find(s->start, name);
   if (!val_is_undef(a)) return class_bind(a, s->self, inst_class(s->self));
   if (!strcmp(name, "__init__")) return builtin_new("__init__", super_init, s->self, NULL);
+  if (!strcmp(name, "__new__")) {
+    TypeObj *b = class_builtin_base(s->start);
+    return class_builtin_attr(b ? b : (TypeObj *)types_lookup("object").u.o, "__new__");
+  }
+  if (!strcmp(name, "__setattr__") || !strcmp(name, "__delattr__")) {   /* object's, bound to self */
+    Val f = class_builtin_attr((TypeObj *)types_lookup("object").u.o, name);
+    Val b = bound_new(f, s->self);
+    val_decref(f);
+    return b;
+  }
+  if (!val_is_undef(inst_base_of(s->self))) return class_base_attr(inst_base_of(s->self), name);
   for (TypeObj *c = s->start; c; c = c->base)
     if (c->type && c->type->getattr && val_is_undef(c->dict)) {
       Val v = c->type->getattr(s->self, name);

@@ -9,6 +9,7 @@
 #include "object/object.h"
 #include "object/value.h"
 #include "object/hooks.h"
+#include "object/hosttypes.h"
 
 /* ORDER ErrKind */
 static const char *const err_names[ERR__COUNT] = {
@@ -16,7 +17,7 @@ static const char *const err_names[ERR__COUNT] = {
   "OverflowError", "AssertionError", "RuntimeError", "StopIteration", "ImportError", "UnboundLocalError",
   "NotImplementedError", "RecursionError", "MemoryError", "OSError", "KeyboardInterrupt", "ModuleNotFoundError",
   "InvalidArgumentError", "UnimplementedError", "OutOfRangeError", "NotFoundError", "ResourceExhaustedError",
-  "DataLossError", "AlreadyExistsError", "UnavailableError", "DeadlineExceededError", "InternalError",
+  "DataLossError", "AlreadyExistsError", "UnavailableError", "DeadlineExceededError", "InternalError", "SystemExit",
 };
 
 const char *err_kind_name(ErrKind k) { return k >= 0 && k < ERR__COUNT ? err_names[k] : "Error"; }
@@ -404,11 +405,19 @@ static _Noreturn void err_unwind(int loc, ErrKind kind, char *msg, Val exc) {
     t->msg = msg;
     t->loc = user;
     t->exc = exc;
-    if (t->toplevel == 1) err_traceback(loc);   /* the frames are still on the hold stack */
+    if (t->toplevel == 1 && kind != ERR_SYSTEM_EXIT) err_traceback(loc);   /* the frames are still on the hold stack */
     rt_call_depth = t->depth;
     repr_depth_set(t->repr_depth);
     err_release_held(t->hold_mark);   /* the unwound frames are still alive here */
     longjmp(t->jb, 1);
+  }
+  if (kind == ERR_SYSTEM_EXIT) {   /* sys.exit(): no report, the status it carries */
+    free(msg);
+    int st = exc_exit_status(exc);
+    rt_flush();
+    fflush(stderr);
+    if (st && rt_obj_hooks.uncaught) rt_obj_hooks.uncaught();
+    _exit(st);
   }
   err_traceback(loc);
   loc = user;

@@ -15,6 +15,7 @@
 EXC(e_base, "BaseException", ERR_RUNTIME, NULL);
 EXC(e_kbint, "KeyboardInterrupt", ERR_KEYBOARD_INTERRUPT, &e_base);
 EXC(e_genexit, "GeneratorExit", ERR_RUNTIME, &e_base);
+EXC(e_sysexit, "SystemExit", ERR_SYSTEM_EXIT, &e_base);
 EXC(e_exception, "Exception", ERR_RUNTIME, &e_base);
 EXC(e_arith, "ArithmeticError", ERR_RUNTIME, &e_exception);
 EXC(e_zero, "ZeroDivisionError", ERR_ZERODIV, &e_arith);
@@ -59,7 +60,7 @@ static TypeObj *const exc_builtin[] = {
   &e_base, &e_kbint, &e_exception, &e_arith, &e_zero, &e_overflow, &e_lookup, &e_index, &e_key, &e_value,
   &e_type, &e_attr, &e_name, &e_unbound, &e_runtime, &e_recursion, &e_notimpl, &e_assert, &e_stop, &e_import,
   &e_memory, &e_os, &e_unicode, &e_unicode_decode, &e_genexit, &e_modnotfound, &e_notfound_file, &e_exists_file,
-  &e_isdir, &e_notdir, &e_perm,
+  &e_isdir, &e_notdir, &e_perm, &e_sysexit,
 };
 static TypeObj *const exc_tf[] = {&e_op,      &e_invalid,     &e_unimpl,   &e_range,   &e_notfound, &e_exhausted,
                                   &e_dataloss, &e_exists, &e_unavailable, &e_deadline, &e_internal};
@@ -68,7 +69,7 @@ static TypeObj *const exc_tf[] = {&e_op,      &e_invalid,     &e_unimpl,   &e_ra
 static TypeObj *const exc_by_kind[ERR__COUNT] = {
   &e_type, &e_value, &e_index, &e_key, &e_name, &e_attr, &e_zero, &e_overflow, &e_assert, &e_runtime, &e_stop,
   &e_import, &e_unbound, &e_notimpl, &e_recursion, &e_memory, &e_os, &e_kbint, &e_modnotfound, &e_invalid, &e_unimpl, &e_range,
-  &e_notfound, &e_exhausted, &e_dataloss, &e_exists, &e_unavailable, &e_deadline, &e_internal,
+  &e_notfound, &e_exhausted, &e_dataloss, &e_exists, &e_unavailable, &e_deadline, &e_internal, &e_sysexit,
 };
 
 Val exc_lookup(const char *name, bool tf_errors) {
@@ -228,6 +229,33 @@ void exc_set_args(Val exc, int n, const Val *args) {
   val_decref(fresh);
 }
 
+/* SystemExit.code: None, the one argument, or the argument tuple (owned). */
+static Val exc_exit_code(Exc *e) {
+  tfs_i64 n;
+  const Val *items;
+  seq_items(e->args, &n, &items);
+  return n == 0 ? val_none() : n == 1 ? val_incref(items[0]) : val_incref(e->args);
+}
+
+/* An uncaught SystemExit ends the process as CPython's handler does: None is
+ * status 0, an int its own status, anything else is printed to stderr (status 1). */
+int exc_exit_status(Val exc) {
+  if (!val_is(exc, &exc_type)) return 1;
+  Val code = exc_exit_code((Exc *)exc.u.o);
+  int st = 0;
+  if (code.tag == VT_INT || code.tag == VT_BOOL) {
+    st = (int)code.u.i;   /* the OS keeps the low byte, as exit() does in CPython */
+  } else if (code.tag != VT_NONE) {
+    Val s = str_of(code);
+    rt_flush();
+    fprintf(stderr, "%s\n", str_cstr(s));
+    val_decref(s);
+    st = 1;
+  }
+  val_decref(code);
+  return st;
+}
+
 static Val exc_getattr(Val self, const char *name) {
   Exc *e = (Exc *)self.u.o;
   Val v = inst_getattr_dict(self, e->dict, name);
@@ -235,6 +263,7 @@ static Val exc_getattr(Val self, const char *name) {
   if (!strcmp(name, "args")) return val_incref(e->args);
   if (!strcmp(name, "__cause__")) return val_is_undef(e->cause) ? val_none() : val_incref(e->cause);
   if (!strcmp(name, "__class__")) return val_incref(val_obj(e->klass));
+  if (!strcmp(name, "code") && exc_class_sub(val_obj(e->klass), val_obj(&e_sysexit))) return exc_exit_code(e);
   if (!strcmp(name, "value") && exc_class_sub(val_obj(e->klass), val_obj(&e_stop))) {   /* StopIteration.value */
     tfs_i64 n;
     const Val *items;

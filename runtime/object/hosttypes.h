@@ -27,8 +27,10 @@ Val exc_construct(Val cls, int n, const Val *args, const Kw *kw);
 Val class_find(TypeObj *c, const char *name);
 Val class_instantiate(TypeObj *c, int n, const Val *args, const Kw *kw);
 Val class_getattr(TypeObj *c, const char *name);
+Val class_builtin_attr(TypeObj *b, const char *name);  /* dict.__setitem__, tuple.__new__ ...: a builtin class's methods taking the instance */
 void class_free(TypeObj *c);
 Val inst_new(TypeObj *cls);
+Val inst_base(Val v);                                /* the builtin value a dict/list/tuple/... subclass instance extends (borrowed), else v */
 Val inst_getattr_dict(Val self, Val dict, const char *name);
 bool inst_setattr_dict(Val self, Val *dict, const char *name, Val v);
 int inst_contains(Val self, Val x);
@@ -37,10 +39,11 @@ Val class_property(Val self, int n, const Val *args, const Kw *kw);
 Val class_staticmethod(Val self, int n, const Val *args, const Kw *kw);
 Val class_classmethod(Val self, int n, const Val *args, const Kw *kw);
 /* del obj.name on an instance: raises when name is a class's property (no deleters). */
-void class_delattr_check(Val self, const char *name);
+bool class_delattr_check(Val self, const char *name);   /* true: the class's __delattr__ ran */
 /* A builtin method for a native class's dict: bound like a function, so it
  * receives the instance as args[0]; `state` reaches it as its self slot. */
 Val class_native_method(const char *name, BuiltinFn fn, Val state);
+int exc_exit_status(Val exc);                         /* an uncaught SystemExit's process status */
 void exc_set_args(Val exc, int n, const Val *args);   /* BaseException.__init__ */
 void types_dict_merge(Val d, Val src);           /* d.update(src): a dict or an iterable of pairs */
 void list_sort(Val list, Val key, bool reverse);  /* stable; key may be VT_NONE */

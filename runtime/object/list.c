@@ -8,6 +8,7 @@
 #include "object/value.h"
 
 bool seq_items(Val v, tfs_i64 *n, const Val **items) {
+  v = inst_base(v);   /* a tuple/list subclass instance */
   if (val_is(v, &list_type)) {
     *n = ((List *)v.u.o)->len;
     *items = ((List *)v.u.o)->items;

@@ -145,6 +145,7 @@ typedef struct Inst {
   TypeObj *klass;             /* a reference */
   Val dict;                   /* attributes (VT_UNDEF until one is set) */
   Val fncache;                /* rt_obj_hooks.method_fn's per-instance function objects (VT_UNDEF: none) */
+  Val base;                   /* a subclass of dict/list/tuple/set/str: the builtin value it extends (VT_UNDEF: none) */
 } Inst;
 
 /* An exception instance (raise ValueError("msg")); instances of user

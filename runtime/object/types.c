@@ -220,6 +220,7 @@ static Val ty_tuple(Val self, int n, const Val *args, const Kw *kw) {
 
 /* d.update(x) / dict(x): a dict, or an iterable of key/value pairs. */
 void types_dict_merge(Val d, Val src) {
+  src = inst_base(src);   /* a dict subclass merges as its dict */
   if (val_is(src, &dict_type)) {
     Dict *s = (Dict *)src.u.o;
     for (tfs_i64 i = 0; i < s->used; i++)
@@ -312,7 +313,8 @@ static Val ty_getattr(Val self, const char *name) {
   TypeObj *t = (TypeObj *)self.u.o;
   if (!strcmp(name, "__name__")) return str_from_cstr(t->name);
   if (!strcmp(name, "__base__")) return t->base ? val_incref(val_obj(t->base)) : types_lookup("object");
-  return class_getattr(t, name);
+  Val a = class_getattr(t, name);
+  return val_is_undef(a) && val_is_undef(t->dict) ? class_builtin_attr(t, name) : a;
 }
 
 static void ty_setattr(Val self, const char *name, Val v) {
@@ -423,8 +425,8 @@ bool types_issubclass(Val sub, Val cls) {
   TypeObj *s = (TypeObj *)sub.u.o, *c = (TypeObj *)cls.u.o;
   if (c->tag == -1 || s == c) return true;   /* everything derives from object */
   bool s_class = s->errkind >= 0 || !val_is_undef(s->dict), c_class = c->errkind >= 0 || !val_is_undef(c->dict);
-  if (s_class && c_class) return exc_class_sub(sub, cls);
-  if (s_class || c_class) return false;
+  if (s_class) return exc_class_sub(sub, cls);   /* a user class may extend dict, tuple, ... */
+  if (c_class) return false;
   return c->tag == VT_INT && s->tag == VT_BOOL;   /* bool is the one built-in subclass here */
 }
 
@@ -438,6 +440,8 @@ bool types_isinstance(Val x, Val cls) {
   }
   if (c->tag == VT_INT) return x.tag == VT_INT || x.tag == VT_BOOL;
   if (c->tag != VT_OBJ) return x.tag == (unsigned)c->tag;
+  if (val_is(x, &inst_type) && !val_is_undef(((Inst *)x.u.o)->base))
+    return exc_class_sub(typeobj_of(x), cls);   /* an instance of a dict/tuple/... subclass */
   return x.tag == VT_OBJ && x.u.o->type == c->type;
 }
 

@@ -236,9 +236,22 @@ Val rt_tuple(int n, const Val *items) {
   return t;
 }
 
+/* A dict display; an undefined key marks `**m`, whose items are merged in order. */
 Val rt_dict(int n, const Val *keys, const Val *vals) {
   Val d = dict_new();
-  for (int i = 0; i < n; i++) dict_set(d, keys[i], vals[i]);
+  int mark = rt_hold_val(d);
+  for (int i = 0; i < n; i++) {
+    if (!val_is_undef(keys[i])) {
+      dict_set(d, keys[i], vals[i]);
+      continue;
+    }
+    Val m = inst_base(vals[i]);
+    if (!val_is(m, &dict_type)) rt_throw(ERR_TYPE, "'%s' object is not a mapping", val_type_name(vals[i]));
+    Dict *md = (Dict *)m.u.o;
+    for (tfs_i64 j = 0; j < md->used; j++)
+      if (!val_is_undef(md->keys[j])) dict_set(d, md->keys[j], md->vals[j]);
+  }
+  rt_unhold(mark);
   return d;
 }
 
@@ -302,7 +315,9 @@ bool val_eq(Val a, Val b) {
   if (a.tag != VT_OBJ) return false;
   if (a.u.o == b.u.o) return true;
   const Type *t = a.u.o->type;
-  if (t != b.u.o->type) return false;
+  if (t != b.u.o->type && (inst_base(a).u.o != a.u.o || inst_base(b).u.o != b.u.o))
+    t = &inst_type;   /* a dict/tuple subclass instance against a value: its __eq__, else its builtin value's */
+  else if (t != b.u.o->type) return false;
   if (!t->eq) return false;
   rt_rec_enter(" in comparison");
   bool r = t->eq(a, b);
@@ -438,7 +453,7 @@ void rt_setattr(Val o, const char *name, Val v) {
 void rt_delattr(Val o, const char *name) {
   Val *dict = NULL;
   if (val_is(o, &inst_type) || val_is(o, &exc_type)) {
-    class_delattr_check(o, name);
+    if (class_delattr_check(o, name)) return;
     dict = val_is(o, &inst_type) ? &((Inst *)o.u.o)->dict : &((Exc *)o.u.o)->dict;
   } else if (val_is(o, &type_type) && !val_is_undef(((TypeObj *)o.u.o)->dict)) {
     dict = &((TypeObj *)o.u.o)->dict;
@@ -540,6 +555,7 @@ Val rt_call_star(Val f, Val args, Val kwargs) {
   if (val_is_undef(kwargs) || kwargs.tag == VT_NONE) {
     r = rt_call(f, (int)n, items, NULL);
   } else {
+    kwargs = inst_base(kwargs);   /* a dict subclass */
     if (!val_is(kwargs, &dict_type)) {
       rt_unhold(mark);
       val_decref(pos);
@@ -578,6 +594,7 @@ static void kw_add(Val f, Val d, Val key, Val v) {
 void rt_kw_set(Val f, Val d, Val key, Val v) { kw_add(f, d, key, v); }
 
 void rt_kw_merge(Val f, Val d, Val m) {
+  m = inst_base(m);   /* a dict subclass */
   if (!val_is(m, &dict_type)) call_fail(f, "argument after ** must be a mapping, not %s", val_type_name(m));
   Dict *md = (Dict *)m.u.o;
   for (tfs_i64 i = 0; i < md->used; i++)

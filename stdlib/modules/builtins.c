@@ -1,11 +1,13 @@
 /* builtins.c — the builtin functions of docs/language.md (print, len, min, sorted, ...), argv, builtins_lookup. */
 #include <math.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "modules/docs.h"
 #include "modules/modules.h"
+#include "object/hosttypes.h"
 #include "object/object.h"
 #include "object/value.h"
 
@@ -523,16 +525,30 @@ static const char *bi_attr_name(const char *what, Val name) {
   return str_cstr(name);
 }
 
+/* o.name (owned), or VT_UNDEF when o has none -- an AttributeError raised on the way
+ * (a class's __getattr__, a property) counts as none, as hasattr/getattr(o, n, d) do in Python. */
+static Val bi_attr_or_undef(Val o, const char *name) {
+  if (o.tag != VT_OBJ || !o.u.o->type->getattr) return val_undef();
+  RtTry t;
+  rt_try_push(&t);
+  if (setjmp(t.jb) == 0) {
+    Val r = o.u.o->type->getattr(o, name);
+    rt_try_pop(&t);
+    return r;
+  }
+  Val e = val_is(t.exc, &exc_type) ? t.exc : val_undef();
+  bool attr = val_is_undef(e) ? t.kind == ERR_ATTRIBUTE : exc_class_sub(exc_class_of(e), exc_lookup("AttributeError", false));
+  if (!attr) rt_rethrow(&t);
+  rt_try_clear(&t);
+  return val_undef();
+}
+
 static Val bi_getattr(Val self, int n, const Val *args, const Kw *kw) {
   bi_range("getattr", n, kw, 2, 3);
   const char *name = bi_attr_name("getattr", args[1]);
   if (n == 3) {
-    Val o = args[0];
-    if (o.tag == VT_OBJ && o.u.o->type->getattr) {
-      Val r = o.u.o->type->getattr(o, name);
-      if (!val_is_undef(r)) return r;
-    }
-    return val_incref(args[2]);
+    Val r = bi_attr_or_undef(args[0], name);
+    return val_is_undef(r) ? val_incref(args[2]) : r;
   }
   return rt_getattr(args[0], name);
 }
@@ -540,9 +556,7 @@ static Val bi_getattr(Val self, int n, const Val *args, const Kw *kw) {
 static Val bi_hasattr(Val self, int n, const Val *args, const Kw *kw) {
   bi_exactly("hasattr", n, kw, 2);
   const char *name = bi_attr_name("hasattr", args[1]);
-  Val o = args[0];
-  if (o.tag != VT_OBJ || !o.u.o->type->getattr) return val_bool(false);
-  Val r = o.u.o->type->getattr(o, name);
+  Val r = bi_attr_or_undef(args[0], name);
   bool has = !val_is_undef(r);
   val_decref(r);
   return val_bool(has);
@@ -571,6 +585,17 @@ static Val bi_id(Val self, int n, const Val *args, const Kw *kw) {
   bi_exactly("id", n, kw, 1);
   Val x = args[0];
   return val_int(x.tag == VT_OBJ ? (int64_t)(uintptr_t)x.u.o : (int64_t)(x.u.i ^ (int64_t)x.tag << 56));
+}
+
+/* exit(code=None) / quit(code=None): site's Quitter, SystemExit(code). */
+static Val bi_exit(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  Val code = n ? args[0] : val_none();
+  if (kw && kw->n == 1 && !n && !strcmp(kw->names[0], "code")) code = kw->vals[0];
+  else bi_range("exit", n, kw, 0, 1);
+  Val e = rt_call(exc_lookup("SystemExit", false), 1, &code, NULL);
+  rt_raise(e);
+  return val_none();
 }
 
 static Val bi_format(Val self, int n, const Val *args, const Kw *kw) {
@@ -652,6 +677,8 @@ void rt_set_argv(int argc, char **argv) {
 //!   The pair (a // b, a % b).
 //! enumerate(iterable, start=0)
 //!   Pairs (index, element), counting from start.
+//! exit(code=None)
+//!   Raises SystemExit(code): the program ends with status code (0 for None; a string is printed, status 1).
 //! filter(function, iterable)
 //!   The elements for which function(element) is true (all true elements when function is None).
 //! format(value, format_spec='')
@@ -694,6 +721,8 @@ void rt_set_argv(int argc, char **argv) {
 //!   Writes the objects' str() to stdout; in tf.function it runs at trace time only (use tf.print for every call).
 //! property(fget=None, fset=None)
 //!   Decorator: a computed attribute; .setter adds the assignment function.
+//! quit(code=None)
+//!   The same as exit(code).
 //! repr(obj)
 //!   The printable representation of obj.
 //! reversed(seq)
@@ -717,14 +746,14 @@ static Builtin bi_table[] = {
   BI("abs", bi_abs),         BI("all", bi_all),           BI("any", bi_any),
   BI("bin", bi_bin),         BI("callable", bi_callable), BI("chr", bi_chr),
   BI("classmethod", class_classmethod), BI("delattr", bi_delattr),
-  BI("divmod", bi_divmod),   BI("enumerate", bi_enumerate), BI("filter", bi_filter),
+  BI("divmod", bi_divmod),   BI("enumerate", bi_enumerate), BI("exit", bi_exit),     BI("filter", bi_filter),
   BI("format", bi_format),   BI("getattr", bi_getattr),   BI("hasattr", bi_hasattr),
   BI("hash", bi_hash),       BI("help", bi_help),         BI("hex", bi_hex),           BI("id", bi_id),
   BI("isinstance", bi_isinstance), BI("issubclass", bi_issubclass), BI("iter", bi_iter),   BI("len", bi_len),
   BI("map", bi_map),         BI("max", bi_max),           BI("min", bi_min),
   BI("next", bi_next),       BI("oct", bi_oct),           BI("open", bi_open),         BI("ord", bi_ord),
   BI("pow", bi_pow),         BI("print", bi_print),       BI("property", class_property),
-  BI("repr", bi_repr),
+  BI("quit", bi_exit),       BI("repr", bi_repr),
   BI("reversed", bi_reversed), BI("round", bi_round),     BI("setattr", bi_setattr),
   BI("sorted", bi_sorted),   BI("staticmethod", class_staticmethod), BI("sum", bi_sum),
   BI("super", class_super),  BI("zip", bi_zip),

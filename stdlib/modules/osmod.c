@@ -226,7 +226,7 @@ static Val os_close(Val self, int n, const Val *args, const Kw *kw) {
   return val_none();
 }
 
-/* _os.exit(code): flush and end the process (sys.exit; no SystemExit to catch). */
+/* _os.exit(code): flush and end the process at once (no SystemExit; sys.exit raises one). */
 static Val os_exit(Val self, int n, const Val *args, const Kw *kw) {
   os_nargs("exit", n, kw, 1, 1);
   rt_flush();

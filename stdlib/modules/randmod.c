@@ -5,6 +5,8 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include <openssl/sha.h>
+
 #include "modules/modules.h"
 #include "object/object.h"
 #include "object/value.h"
@@ -98,9 +100,37 @@ static Val rm_new(Val self, int n, const Val *args, const Kw *kw) {
   return val_int(rm_n++);
 }
 
+/* seed(str or bytes), version 2 as CPython 3.11: the int whose big-endian bytes are the
+ * seed's (UTF-8) bytes followed by their SHA-512 digest, then its 32-bit words as for an int. */
+static void rm_seed_bytes(Mt *m, Val a) {
+  size_t n;
+  const unsigned char *src = val_is(a, &str_type) ? (const unsigned char *)str_cstr(a) : bytes_data(a, &n);
+  if (val_is(a, &str_type)) n = (size_t)str_len(a);
+  unsigned char *buf = malloc(n + SHA512_DIGEST_LENGTH);
+  uint32_t *key = malloc(((n + SHA512_DIGEST_LENGTH) / 4 + 1) * sizeof *key);
+  if (!buf || !key) {
+    free(buf);
+    free(key);
+    rt_throw(ERR_MEMORY, "out of memory");
+  }
+  if (n) memcpy(buf, src, n);
+  SHA512(buf, n, buf + n);
+  size_t total = n + SHA512_DIGEST_LENGTH, len = 0;
+  for (size_t end = total; end > 0; end = end >= 4 ? end - 4 : 0) {   /* least significant word first */
+    uint32_t w = 0;
+    for (size_t b = end >= 4 ? end - 4 : 0; b < end; b++) w = w << 8 | buf[b];
+    key[len++] = w;
+    if (end < 4) break;
+  }
+  while (len > 1 && key[len - 1] == 0) len--;   /* the int has no leading zero words */
+  mt_init_array(m, key, len);
+  free(buf);
+  free(key);
+}
+
 /* _random.seed(h, a): a an int (its absolute value's 32-bit words, least
  * significant first, as CPython), a float (its hash as an unsigned 64-bit
- * value, as CPython), or None (urandom). */
+ * value, as CPython), a str or bytes (rm_seed_bytes), or None (urandom). */
 static Val rm_seed(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "seed", .sig = "h, a=None"};
   Val a[2];
@@ -117,6 +147,9 @@ static Val rm_seed(Val self, int n, const Val *args, const Kw *kw) {
         for (size_t i = 0; i < 8; i++) key[i] ^= (uint32_t)(uintptr_t)m * 2654435761u + (uint32_t)i;
     }
     len = 8;
+  } else if (val_is(a[1], &str_type) || val_is(a[1], &bytes_type)) {
+    rm_seed_bytes(m, a[1]);
+    return val_none();
   } else {
     uint64_t u;
     int64_t i;

@@ -1,4 +1,4 @@
-/* timemod.c — the native stdlib modules `time` (perf_counter, time, sleep, localtime, strftime, ...) and `timeit` (timeit). */
+/* timemod.c — the native stdlib modules `_time` (under stdlib/time.tfs: perf_counter, time, sleep, localtime, strftime, ...) and `timeit` (timeit). */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -104,11 +104,15 @@ static time_t tm_secs(int n, const Val *args, const char *what) {
   return (time_t)(s < 0 ? -(double)(int64_t)(-s) : (double)(int64_t)s);
 }
 
-/* A struct tm as Python's 9-tuple (year, mon 1-12, mday, hour, min, sec, wday Monday=0, yday 1-366, isdst). */
+/* A struct tm as Python's 9 fields (year, mon 1-12, mday, hour, min, sec, wday Monday=0, yday 1-366, isdst)
+ * and tm_zone, tm_gmtoff: the 11 items stdlib/time.tfs makes a struct_time of. */
 static Val tm_tuple(const struct tm *t) {
-  return tuple_pack(9, val_int(t->tm_year + 1900), val_int(t->tm_mon + 1), val_int(t->tm_mday), val_int(t->tm_hour),
-                    val_int(t->tm_min), val_int(t->tm_sec), val_int((t->tm_wday + 6) % 7), val_int(t->tm_yday + 1),
-                    val_int(t->tm_isdst));
+  Val zone = str_from_cstr(t->tm_zone ? t->tm_zone : "");
+  Val r = tuple_pack(11, val_int(t->tm_year + 1900), val_int(t->tm_mon + 1), val_int(t->tm_mday), val_int(t->tm_hour),
+                     val_int(t->tm_min), val_int(t->tm_sec), val_int((t->tm_wday + 6) % 7), val_int(t->tm_yday + 1),
+                     val_int(t->tm_isdst), zone, val_int(t->tm_gmtoff));
+  val_decref(zone);
+  return r;
 }
 
 static void tm_from_tuple(Val v, struct tm *t, const char *what) {
@@ -232,8 +236,8 @@ static Val tm_timeit_attr(const char *name) {
 
 Val stdlib_native_module(const char *name) {
   static Val time_mod = {VT_UNDEF, {0}}, timeit_mod = {VT_UNDEF, {0}};
-  if (!strcmp(name, "time")) {
-    if (val_is_undef(time_mod)) time_mod = module_native("time", tm_time_attr);
+  if (!strcmp(name, "_time")) {   /* under stdlib/time.tfs */
+    if (val_is_undef(time_mod)) time_mod = module_native("_time", tm_time_attr);
     return val_incref(time_mod);
   }
   if (!strcmp(name, "timeit")) {

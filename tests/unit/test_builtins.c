@@ -617,7 +617,7 @@ static Val count_fn(Val self, int n, const Val *args, const Kw *kw) {
 }
 
 START_TEST(test_time_modules) {
-  Val time = stdlib_native_module("time"), timeit = stdlib_native_module("timeit");
+  Val time = stdlib_native_module("_time"), timeit = stdlib_native_module("timeit");
   Val pc = rt_getattr(time, "perf_counter");
   Val t0 = rt_call(pc, 0, NULL, NULL), t1 = rt_call(pc, 0, NULL, NULL);
   ck_assert(t0.tag == VT_FLOAT && t1.u.f >= t0.u.f);
