@@ -425,6 +425,8 @@ bool types_issubclass(Val sub, Val cls) {
   bool s_class = s->errkind >= 0 || !val_is_undef(s->dict), c_class = c->errkind >= 0 || !val_is_undef(c->dict);
   if (s_class && c_class) return exc_class_sub(sub, cls);
   if (s_class || c_class) return false;
+  for (const TypeObj *t = s; t; t = t->base)   /* numpy's scalar classes: numpy.float32 < floating < ... */
+    if (t == c) return true;
   return c->tag == VT_INT && s->tag == VT_BOOL;   /* bool is the one built-in subclass here */
 }
 
@@ -437,7 +439,12 @@ bool types_isinstance(Val x, Val cls) {
     return exc_class_sub(typeobj_of(x), cls);
   }
   if (c->tag == VT_INT) return x.tag == VT_INT || x.tag == VT_BOOL;
+  if (c->tag == VT_FLOAT && x.tag == VT_OBJ && !strcmp(x.u.o->type->name, "numpy.float64")) return true;   /* numpy.float64 subclasses float */
   if (c->tag != VT_OBJ) return x.tag == (unsigned)c->tag;
-  return x.tag == VT_OBJ && x.u.o->type == c->type;
+  if (x.tag != VT_OBJ) return false;
+  if (x.u.o->type == c->type) return true;
+  for (const TypeObj *t = ((TypeObj *)typeobj_for(x.u.o->type).u.o)->base; t; t = t->base)   /* builtin bases (numpy.generic ...) */
+    if (t == c) return true;
+  return false;
 }
 

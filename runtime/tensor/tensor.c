@@ -389,7 +389,7 @@ Tensor *val_as_tensor(Val v) {
   const Type *ty = v.u.o->type;
   if (ty == &tensor_type) return (Tensor *)v.u.o;
   if (ty == &variable_type) return ((Variable *)v.u.o)->value;
-  if (ty == &ndarray_type) return ((NdArray *)v.u.o)->t;
+  if (ty == &ndarray_type || val_is_npscalar(v)) return ((NdArray *)v.u.o)->t;
   return NULL;
 }
 
@@ -458,6 +458,10 @@ Val dtype_val(DType dt) { return val_obj(&dtype_objs[dt]); }
 bool val_as_dtype(Val v, DType *out) {
   if (val_is(v, &dtype_type)) { *out = ((DTypeObj *)v.u.o)->dt; return true; }
   if (val_is(v, &npdtype_type)) { *out = ((DTypeObj *)v.u.o)->dt; return true; }
+  if (val_is(v, &type_type)) {   /* np.float32, the scalar type, names its dtype as numpy allows */
+    const Type *t = ((TypeObj *)v.u.o)->type;
+    if (t >= npscalar_types && t < npscalar_types + DT__COUNT && t != &npscalar_types[DT_VARIANT]) { *out = (DType)(t - npscalar_types); return true; }
+  }
   if (val_is(v, &str_type)) {
     const char *s = str_cstr(v);
     for (int d = 0; d < DT__COUNT; d++)
@@ -1016,7 +1020,7 @@ Type variable_type = {   /* the operators and methods: kernels/tensorobj.c */
 
 /* The object layer's int(v)/float(v) of an eager 0-d tensor or variable (hooks.h). */
 bool tensor_scalar_of(Val v, bool *is_int, int64_t *i, double *f) {
-  if (!val_is_tensor(v) && !val_is(v, &variable_type) && !val_is(v, &ndarray_type)) return false;   /* np.float32 too */
+  if (!val_is_tensor(v) && !val_is(v, &variable_type) && !val_is_ndarray(v)) return false;   /* np.float32 too */
   Tensor *t = val_as_tensor(v);
   if (t->rank != 0 || t->sym || !t->buf) return false;
   const void *p = tensor_data(t);
