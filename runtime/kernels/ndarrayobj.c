@@ -108,6 +108,10 @@ static DType np_promote(DType a, DType b) {
 }
 
 static Val cast_to(Val v, DType dt) {
+  if (!val_as_tensor(v)) {   /* a Python number: converted exactly (0.2 as float64, not through float32) */
+    Tensor *t = tensor_from_val(v, dt);
+    return val_obj(t);
+  }
   Val dv = dtype_val(dt);
   OpAttrs at = {1, {dv}};
   return op_apply(&op_defs[OP_CAST], 1, &v, &at);

@@ -654,6 +654,24 @@ Tensor *tensor_from_val(Val v, int want) {
   default: {
     Tensor *t = val_as_tensor(v);
     if (t) {
+      bool compat = (dtype_info[want < 0 ? 0 : want].is_int && dtype_info[t->dtype].is_int) ||
+                    (dtype_info[want < 0 ? 0 : want].is_float && (dtype_info[t->dtype].is_float || dtype_info[t->dtype].is_int));
+      if (want >= 0 && (int)t->dtype != want && val_is_ndarray(v) && compat && !t->sym) {
+        /* a numpy value converts to a compatible dtype, as TF's eager conversion casts it (float64 to float32) */
+        Tensor *r = tensor_new((DType)want, t->rank, t->shape);
+        void *d = tensor_data(r);
+        for (tfs_i64 i = 0; i < t->size; i++) {
+          switch (want) {
+            case DT_FLOAT32: ((float *)d)[i] = (float)tensor_get_f(t, i); break;
+            case DT_FLOAT64: ((double *)d)[i] = tensor_get_f(t, i); break;
+            case DT_INT32: ((int32_t *)d)[i] = (int32_t)tensor_get_i(t, i); break;
+            case DT_INT64: ((int64_t *)d)[i] = tensor_get_i(t, i); break;
+            case DT_UINT8: ((uint8_t *)d)[i] = (uint8_t)tensor_get_i(t, i); break;
+            default: break;
+          }
+        }
+        return r;
+      }
       if (want >= 0 && (int)t->dtype != want) {
         rt_throw(ERR_TYPE, "Expected tensor with dtype %s, but got dtype %s", dtype_info[want].name,
                  dtype_info[t->dtype].name);
@@ -955,7 +973,8 @@ static void tensor_str(StrBuf *b, Val v) {
 static void numpy_repr_text(StrBuf *b, const Tensor *t) {
   StrBuf s;
   sb_init(&s);
-  ndarray_repr_tensor(&s, (Tensor *)t);
+  if (t->rank == 0) ndarray_scalar_repr(&s, t);   /* .numpy() of a 0-d tensor is a numpy scalar */
+  else ndarray_repr_tensor(&s, (Tensor *)t);
   if (s.len && memchr(s.data, '\n', s.len)) sb_putc(b, '\n');
   sb_putn(b, s.data, s.len);
   sb_free(&s);
