@@ -278,7 +278,8 @@ bool jit_output_exe(const char *csrc, const char *out_path, StrBuf *err) {
     const char *cc = getenv("CC");
     /* tcc objects carry no .note.GNU-stack: say so, or ld warns on every build */
     char *argv[] = {(char *)(cc && *cc ? cc : "cc"), "-no-pie", "-Wl,-z,noexecstack", "-o", (char *)out_path, obj, (char *)rtlib,
-                    "-lxsmm", "-llapacke", "-lopenblas", "-lprotobuf-c", "-lgvc", "-lcgraph", "-lz", "-lpcre2-8", "-lm", "-lpthread", "-ldl",
+                    "-lxsmm", "-llapacke", "-lopenblas", "-lprotobuf-c", "-lgvc", "-lcgraph", "-lz", "-lpcre2-8",
+                    "-L" TFS_NPYRANDOM_DIR, "-lnpyrandom", "-lm", "-lpthread", "-ldl",
 #ifdef TFS_HAVE_MPI
                     "-L" TFS_MPI_LIBDIR, "-lmpi",   /* the runtime's collectives (runtime/dist) */
 #endif

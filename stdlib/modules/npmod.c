@@ -236,10 +236,10 @@ static Tensor *count_tensor(DType dt, Val nv, const char *what) {
 }
 
 /* The draws of both streams, n at a time, into a new float64 or int64 array. */
-enum { D_MT_DOUBLE, D_MT_GAUSS, D_MT_INTERVAL, D_PCG_DOUBLE, D_PCG_BOUNDED };
+enum { D_MT_DOUBLE, D_MT_GAUSS, D_MT_INTERVAL, D_PCG_DOUBLE, D_PCG_BOUNDED, D_PCG_NORMAL };
 
 static Val draws(Val nv, int kind, void *st, uint64_t arg) {
-  bool f = kind == D_MT_DOUBLE || kind == D_MT_GAUSS || kind == D_PCG_DOUBLE;
+  bool f = kind == D_MT_DOUBLE || kind == D_MT_GAUSS || kind == D_PCG_DOUBLE || kind == D_PCG_NORMAL;
   Tensor *r = count_tensor(f ? DT_FLOAT64 : DT_INT64, nv, "draws");
   double *od = tensor_data(r);
   int64_t *oi = tensor_data(r);
@@ -249,6 +249,7 @@ static Val draws(Val nv, int kind, void *st, uint64_t arg) {
       case D_MT_GAUSS: od[i] = mt_gauss(st); break;
       case D_MT_INTERVAL: oi[i] = (int64_t)mt_interval(st, arg); break;
       case D_PCG_DOUBLE: od[i] = pcg_double(st); break;
+      case D_PCG_NORMAL: od[i] = pcg_standard_normal(st); break;
       default: oi[i] = (int64_t)pcg_bounded(st, arg); break;
     }
   }
@@ -320,6 +321,12 @@ static Val npm_pcg_draw(Val self, int n, const Val *args, const Kw *kw) {
   return draws(args[1], D_PCG_DOUBLE, pcg_arg(args[0]), 0);
 }
 
+/* pcg_normal(state, n): n standard normal doubles (Generator.standard_normal's ziggurat). */
+static Val npm_pcg_normal(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("pcg_normal", n, 2, kw);
+  return draws(args[1], D_PCG_NORMAL, pcg_arg(args[0]), 0);
+}
+
 /* pcg_bounded(state, n, rng): n int64 values uniform in [0, rng] (Generator.integers). */
 static Val npm_pcg_bounded(Val self, int n, const Val *args, const Kw *kw) {
   want_args("pcg_bounded", n, 3, kw);
@@ -336,7 +343,7 @@ static Val npm_pcg_shuffle_order(Val self, int n, const Val *args, const Kw *kw)
 static Builtin npm_fns[] = {
   NPM("set_methods", npm_set_methods), NPM("dtype", npm_dtype), NPM("is_ndarray", npm_is_ndarray), NPM("wrap", npm_wrap), NPM("array0", npm_array0), NPM("scalar_type", npm_scalar_type),
   NPM("put", npm_put), NPM("argsort", npm_argsort), NPM("cumulate", npm_cumulate), NPM("seed", npm_seed),
-  NPM("savez", npm_savez), NPM("printoptions", npm_printoptions), NPM("mt_draw", npm_draw), NPM("pcg_new", npm_pcg_new), NPM("pcg_draw", npm_pcg_draw),
+  NPM("savez", npm_savez), NPM("printoptions", npm_printoptions), NPM("mt_draw", npm_draw), NPM("pcg_new", npm_pcg_new), NPM("pcg_draw", npm_pcg_draw), NPM("pcg_normal", npm_pcg_normal),
   NPM("pcg_bounded", npm_pcg_bounded), NPM("pcg_shuffle_order", npm_pcg_shuffle_order), NPM("mt_interval", npm_interval), NPM("mt_shuffle_order", npm_shuffle_order),
 };
 
