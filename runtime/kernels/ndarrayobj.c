@@ -234,6 +234,7 @@ static Val ndarray_binop(int op, Val a, Val b) {
     [BIN_BITAND] = OP_LOGICAL_AND, [BIN_BITOR] = OP_LOGICAL_OR, [BIN_BITXOR] = OP_LOGICAL_XOR,
   };
   if (op < 0 || op >= BIN__COUNT || ops[op] < 0) return val_undef();
+  if (val_is(a, &str_type) || val_is(b, &str_type)) return val_undef();   /* '%.2f' % x: str's own operator */
   Tensor *ta = val_as_tensor(a), *tb = val_as_tensor(b);
   bool ba = ta ? ta->dtype == DT_BOOL : a.tag == VT_BOOL, bb = tb ? tb->dtype == DT_BOOL : b.tag == VT_BOOL;
   if (ba && bb) {   /* numpy's bool arithmetic: + is or, * is and, - is refused */
