@@ -208,6 +208,9 @@ static Val np_apply(OpId id, Val a, Val b) {
   NpOperand oa, ob;
   Val ca = val_incref(a), cb = val_incref(b);
   if (np_operand(a, &oa) && np_operand(b, &ob)) {
+    double e = b.tag == VT_INT ? (double)b.u.i : b.tag == VT_FLOAT ? b.u.f : 3.0;
+    if (id == OP_POW && val_is(a, &ndarray_type) && (e == 2 || e == 0.5 || e == 1 || e == -1 || e == 0))
+      oa.scalar = false;   /* ndarray ** 2 is numpy's square (fast_scalar_power): a 0-d array keeps its dtype */
     DType d = np_result_dtype(a, &oa, b, &ob);
     /* host numbers convert to d, except into uint8 and int64, which np_apply_u8 and the ops do */
     bool host_ok = d == DT_UINT8 || d == DT_INT64;
@@ -323,6 +326,15 @@ static bool nd_advanced(Val key) {
   return false;
 }
 
+static bool nd_has_ellipsis(Val key) {
+  const Val *items = &key;
+  tfs_i64 n = 1;
+  if (val_is(key, &tuple_type)) seq_items(key, &n, &items);
+  for (tfs_i64 k = 0; k < n; k++)
+    if (val_is(items[k], &ellipsis_type)) return true;
+  return false;
+}
+
 static Val ndarray_getitem(Val self, Val key) {
   if (nd_advanced(key)) {
     Val f = dict_get_str(nd_methods, "__getitem__");
@@ -335,7 +347,13 @@ static Val ndarray_getitem(Val self, Val key) {
   }
   np_check_index(((NdArray *)self.u.o)->t, key);
   OpAttrs at = {1, {key}};
-  return wrap(op_apply(&op_defs[OP_STRIDED_SLICE], 1, &self, &at));
+  Val r = op_apply(&op_defs[OP_STRIDED_SLICE], 1, &self, &at);
+  if (val_is_tensor(r) && val_tensor(r)->rank == 0 && nd_has_ellipsis(key)) {   /* a[...] of a 0-d array: an array */
+    Val v = ndarray_new_0d(val_tensor(r));
+    TFS_DECREF(r);
+    return v;
+  }
+  return wrap(r);
 }
 
 static void ndarray_setitem(Val self, Val key, Val v) {
