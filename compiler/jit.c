@@ -280,7 +280,7 @@ bool jit_output_exe(const char *csrc, const char *out_path, StrBuf *err) {
     char *argv[] = {(char *)(cc && *cc ? cc : "cc"), "-no-pie", "-Wl,-z,noexecstack", "-o", (char *)out_path, obj, (char *)rtlib,
                     "-lxsmm", "-llapacke", "-lopenblas", "-lprotobuf-c", "-lgvc", "-lcgraph", "-lz", "-lpng16", "-ljpeg", "-lpcre2-8", "-lcrypto", "-lzip",
                     TFS_HDF5_LDFLAG, "-lhdf5",   /* Keras's .h5 files (runtime/formats/h5file.c) */
-                    "-lm", "-lpthread", "-ldl",
+                    "-L" TFS_NPYRANDOM_DIR, "-lnpyrandom", "-lm", "-lpthread", "-ldl",
 #ifdef TFS_HAVE_MPI
                     "-L" TFS_MPI_LIBDIR, "-lmpi",   /* the runtime's collectives (runtime/dist) */
 #endif

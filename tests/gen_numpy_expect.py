@@ -9,7 +9,9 @@ uses no tensors: its stdout under Debian's python3-numpy (1.24) is the expected
 output.  Errors are caught and printed inside the programs, so every program
 exits 0; a program that fails under Python is a bug in the program -- except
 np_err_*.tfs, which end with an uncaught numpy error: their .err/.status are
-built from Python's traceback by gen_py_expect.py.  NAME.args
+built from Python's traceback by gen_py_expect.py.  np_tf_*.tfs programs also
+`import tensorflow as tf` for .numpy() of tensors: tests/npshim/tensorflow.py
+stands in for it (numpy's value of the tensor, as EagerTensor.numpy()).  NAME.args
 gives the arguments, as for tests/golden.py (@TMPDIR@: a private directory).
 """
 import os
@@ -29,7 +31,7 @@ def expect(name):
             with open(argf) as f:
                 args = [l.rstrip("\n").replace("@TMPDIR@", tmp) for l in f]
         p = subprocess.run(["/usr/bin/python3", name + ".tfs"] + args, cwd=PROGS, capture_output=True, text=True,
-                           env=dict(os.environ, PYTHONHASHSEED="0"))
+                           env=dict(os.environ, PYTHONHASHSEED="0", PYTHONPATH=os.path.join(HERE, "npshim")))
     if p.returncode != 0:
         sys.exit("%s failed under python3:\n%s" % (name, p.stderr))
     with open(os.path.join(PROGS, name + ".out"), "w") as f:

@@ -361,7 +361,7 @@ bool trace_ref(TraceCtx *cx, Val v, GraphRef *out) {
     *out = trace_read_var(cx, (Variable *)v.u.o);
     return true;
   }
-  if (ty == &ndarray_type) {
+  if (val_is_ndarray(v)) {
     *out = trace_const_capture(cx, ((NdArray *)v.u.o)->t, false);
     return true;
   }
@@ -672,7 +672,7 @@ static Val trace_attr_value(TraceCtx *cx, const OpDef *op, int ai, Val v, GraphR
 }
 
 static bool trace_tensorlike(Val v) {
-  return val_is(v, &tensor_type) || val_is(v, &variable_type) || val_is(v, &ndarray_type);
+  return val_is(v, &tensor_type) || val_is(v, &variable_type) || val_is_ndarray(v);
 }
 
 /* The output meta of an op whose attributes include graph values: the op's

@@ -184,7 +184,7 @@ void k_assert(OpCall *c) {
  * top level as themselves. */
 static void print_host(StrBuf *b, Val v, bool top, tfs_i64 summarize) {
   Tensor *t = val_as_tensor(v);
-  if (t && !val_is(v, &ndarray_type)) { tprint_tfprint_n(b, t, summarize); return; }
+  if (t && !val_is_ndarray(v)) { tprint_tfprint_n(b, t, summarize); return; }
   bool is_list = val_is(v, &list_type);
   if (is_list || val_is(v, &tuple_type)) {
     tfs_i64 n = is_list ? ((List *)v.u.o)->len : ((Tuple *)v.u.o)->len;

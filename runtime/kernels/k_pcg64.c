@@ -116,3 +116,18 @@ uint64_t pcg_interval(PcgState *s, uint64_t max) {
   }
   return v;
 }
+
+/* ---- Generator.standard_normal: numpy's own ziggurat (libnpyrandom, Debian python3-numpy) over this stream ---- */
+
+#include <numpy/random/bitgen.h>
+
+double random_standard_normal(bitgen_t *bitgen_state);   /* numpy/random/distributions.h (which needs Python.h) */
+
+static uint64_t bg_next64(void *st) { return pcg_next64(st); }
+static uint32_t bg_next32(void *st) { return pcg_next32(st); }
+static double bg_double(void *st) { return pcg_double(st); }
+
+double pcg_standard_normal(PcgState *s) {
+  bitgen_t bg = {s, bg_next64, bg_next32, bg_double, bg_next64};
+  return random_standard_normal(&bg);
+}

@@ -41,7 +41,9 @@ void k_py_func(OpCall *c) {
   tfs_i64 nargs = 0;
   int amark = rt_hold_vals(&args, &nargs);   /* decref'd and freed if the host function raises */
   for (int i = 0; i < c->nin; i++) {
-    args[i] = eager ? val_obj(tensor_retain(c->in[i])) : ndarray_new(c->in[i]);
+    /* numpy_function hands ndarrays, 0-d ones too (TF's TensorToNdarray), not numpy scalars */
+    bool nd0 = c->in[i]->rank == 0 && c->in[i]->dtype != DT_STRING;
+    args[i] = eager ? val_obj(tensor_retain(c->in[i])) : nd0 ? ndarray_new_0d(c->in[i]) : ndarray_new(c->in[i]);
     nargs = i + 1;
   }
   Val r = rt_call(op_attr(c, 0), c->nin, args, NULL);

@@ -11,7 +11,7 @@
 /* Wrap an op result (owned tensor Val) as an ndarray value. */
 static Val wrap(Val r) {
   if (!val_is_tensor(r)) return r;
-  Val a = ndarray_new_np(val_tensor(r));
+  Val a = ndarray_new(val_tensor(r));   /* 0-d: a numpy scalar, as numpy's ufuncs and reductions give */
   TFS_DECREF(r);
   return a;
 }
@@ -108,6 +108,10 @@ static DType np_promote(DType a, DType b) {
 }
 
 static Val cast_to(Val v, DType dt) {
+  if (!val_as_tensor(v)) {   /* a Python number: converted exactly (0.2 as float64, not through float32) */
+    Tensor *t = tensor_from_val(v, dt);
+    return val_obj(t);
+  }
   Val dv = dtype_val(dt);
   OpAttrs at = {1, {dv}};
   return op_apply(&op_defs[OP_CAST], 1, &v, &at);
@@ -163,42 +167,55 @@ static void np_check_broadcast(const Tensor *a, const Tensor *b) {
   }
 }
 
-/* Apply a binary op with numpy's dtype rules; results are ndarrays. */
+/* An operand's numpy reading: its dtype, whether it is a scalar (Python number, numpy scalar,
+ * 0-d array) and its kind (0 bool, 1 int, 2 float); false for other values. */
+typedef struct NpOperand { DType dt; bool scalar; int kind; } NpOperand;
+
+static bool np_operand(Val v, NpOperand *o) {
+  Tensor *t = val_as_tensor(v);
+  if (t) o->dt = t->dtype;
+  else if (v.tag == VT_BOOL) o->dt = DT_BOOL;
+  else if (v.tag == VT_INT) o->dt = DT_INT64;   /* a Python int is numpy's long */
+  else if (v.tag == VT_FLOAT) o->dt = DT_FLOAT64;
+  else return false;
+  o->scalar = !t || t->rank == 0;
+  o->kind = o->dt == DT_BOOL ? 0 : dtype_info[o->dt].is_float ? 2 : 1;
+  return true;
+}
+
+/* numpy 1.24's result_type for two operands: value-based casting -- a scalar whose kind is not
+ * above the array's takes the array's dtype (an int outside the array's range widens it). */
+static DType np_result_dtype(Val a, const NpOperand *oa, Val b, const NpOperand *ob) {
+  if (oa->scalar == ob->scalar) return np_promote(oa->dt, ob->dt);
+  const NpOperand *s = oa->scalar ? oa : ob, *r = oa->scalar ? ob : oa;
+  Val sv = oa->scalar ? a : b;
+  if (s->kind > r->kind) return np_promote(r->dt, s->dt);
+  if (s->kind == 1 && r->kind == 1) {   /* min_scalar_type of the int against the array's integer type */
+    int64_t i = 0;
+    if (!val_as_int(sv, &i)) return r->dt;
+    if (r->dt == DT_UINT8 && (i < 0 || i > 255)) return DT_INT64;   /* numpy: int16/uint16, the same values */
+    if (r->dt == DT_INT32 && (i < INT32_MIN || i > INT32_MAX)) return DT_INT64;
+  }
+  return r->dt;
+}
+
+/* Apply a binary op with numpy's dtype rules; results are ndarrays (0-d: numpy scalars). */
 static Val np_apply(OpId id, Val a, Val b) {
   Tensor *ta = val_as_tensor(a), *tb = val_as_tensor(b);
-  if ((ta && !val_is(a, &ndarray_type)) || (tb && !val_is(b, &ndarray_type)))
+  if ((ta && !val_is_ndarray(a)) || (tb && !val_is_ndarray(b)))
     return op_apply2(id, a, b);   /* a tf tensor wins: TF result */
   if (ta && tb) np_check_broadcast(ta, tb);
-  /* np.float32 with a Python number: numpy 1.24 computes in float64 from the exact value */
-  bool sa = ta && !tb && ta->rank == 0 && ta->dtype == DT_FLOAT32 && (b.tag == VT_INT || b.tag == VT_FLOAT);
-  bool sb = tb && !ta && tb->rank == 0 && tb->dtype == DT_FLOAT32 && (a.tag == VT_INT || a.tag == VT_FLOAT);
-  if (sa || sb) {
-    Val c = cast_to(sa ? a : b, DT_FLOAT64);   /* a float64 tensor: the op keeps float64 */
-    Val r = sa ? op_apply2(id, c, b) : op_apply2(id, a, c);
-    TFS_DECREF(c);
-    return wrap(r);
-  }
+  NpOperand oa, ob;
   Val ca = val_incref(a), cb = val_incref(b);
-  if (ta && tb && ta->dtype != tb->dtype) {
-    DType d = np_promote(ta->dtype, tb->dtype);
-    if (ta->dtype != d) { Val c = cast_to(a, d); TFS_DECREF(ca); ca = c; }
-    if (tb->dtype != d) { Val c = cast_to(b, d); TFS_DECREF(cb); cb = c; }
-  } else if (ta && !tb && ta->dtype == DT_BOOL && (b.tag == VT_INT || b.tag == VT_FLOAT)) {
-    Val c = cast_to(a, b.tag == VT_INT ? DT_INT64 : DT_FLOAT64);   /* bool array with a number: the number's kind */
-    TFS_DECREF(ca);
-    ca = c;
-  } else if (tb && !ta && tb->dtype == DT_BOOL && (a.tag == VT_INT || a.tag == VT_FLOAT)) {
-    Val c = cast_to(b, a.tag == VT_INT ? DT_INT64 : DT_FLOAT64);
-    TFS_DECREF(cb);
-    cb = c;
-  } else if (ta && !tb && b.tag == VT_FLOAT && dtype_info[ta->dtype].is_int) {
-    Val c = cast_to(a, DT_FLOAT64);
-    TFS_DECREF(ca);
-    ca = c;
-  } else if (tb && !ta && a.tag == VT_FLOAT && dtype_info[tb->dtype].is_int) {
-    Val c = cast_to(b, DT_FLOAT64);
-    TFS_DECREF(cb);
-    cb = c;
+  if (np_operand(a, &oa) && np_operand(b, &ob)) {
+    double e = b.tag == VT_INT ? (double)b.u.i : b.tag == VT_FLOAT ? b.u.f : 3.0;
+    if (id == OP_POW && val_is(a, &ndarray_type) && (e == 2 || e == 0.5 || e == 1 || e == -1 || e == 0))
+      oa.scalar = false;   /* ndarray ** 2 is numpy's square (fast_scalar_power): a 0-d array keeps its dtype */
+    DType d = np_result_dtype(a, &oa, b, &ob);
+    /* host numbers convert to d, except into uint8 and int64, which np_apply_u8 and the ops do */
+    bool host_ok = d == DT_UINT8 || d == DT_INT64;
+    if (ta ? oa.dt != d : !host_ok) { TFS_DECREF(ca); ca = cast_to(a, d); }
+    if (tb ? ob.dt != d : !host_ok) { TFS_DECREF(cb); cb = cast_to(b, d); }
   }
   Val r = np_apply_u8(id, &ca, &cb);
   if (val_is_undef(r)) r = op_apply2(id, ca, cb);
@@ -220,6 +237,7 @@ static Val ndarray_binop(int op, Val a, Val b) {
     [BIN_BITAND] = OP_LOGICAL_AND, [BIN_BITOR] = OP_LOGICAL_OR, [BIN_BITXOR] = OP_LOGICAL_XOR,
   };
   if (op < 0 || op >= BIN__COUNT || ops[op] < 0) return val_undef();
+  if (val_is(a, &str_type) || val_is(b, &str_type)) return val_undef();   /* '%.2f' % x: str's own operator */
   Tensor *ta = val_as_tensor(a), *tb = val_as_tensor(b);
   bool ba = ta ? ta->dtype == DT_BOOL : a.tag == VT_BOOL, bb = tb ? tb->dtype == DT_BOOL : b.tag == VT_BOOL;
   if (ba && bb) {   /* numpy's bool arithmetic: + is or, * is and, - is refused */
@@ -270,7 +288,7 @@ static Val ndarray_unop(int op, Val a) {
     return np_apply(OP_SUB, z, a);
   }
   if (op == UN_NEG) return wrap(op_apply1(OP_NEG, a));
-  if (op == UN_POS) return val_incref(a);
+  if (op == UN_POS) return wrap(op_apply1(OP_IDENTITY, a));   /* +a: a new array (0-d: a scalar) */
   if (op == UN_INVERT && val_as_tensor(a)->dtype == DT_BOOL) return wrap(op_apply1(OP_LOGICAL_NOT, a));
   return val_undef();
 }
@@ -304,7 +322,16 @@ static bool nd_advanced(Val key) {
   tfs_i64 n = 1;
   if (val_is(key, &tuple_type)) seq_items(key, &n, &items);
   for (tfs_i64 k = 0; k < n; k++)
-    if (val_is(items[k], &ndarray_type) || val_is(items[k], &list_type) || val_is_tensor(items[k])) return true;
+    if (val_is_ndarray(items[k]) || val_is(items[k], &list_type) || val_is_tensor(items[k])) return true;
+  return false;
+}
+
+static bool nd_has_ellipsis(Val key) {
+  const Val *items = &key;
+  tfs_i64 n = 1;
+  if (val_is(key, &tuple_type)) seq_items(key, &n, &items);
+  for (tfs_i64 k = 0; k < n; k++)
+    if (val_is(items[k], &ellipsis_type)) return true;
   return false;
 }
 
@@ -320,7 +347,13 @@ static Val ndarray_getitem(Val self, Val key) {
   }
   np_check_index(((NdArray *)self.u.o)->t, key);
   OpAttrs at = {1, {key}};
-  return wrap(op_apply(&op_defs[OP_STRIDED_SLICE], 1, &self, &at));
+  Val r = op_apply(&op_defs[OP_STRIDED_SLICE], 1, &self, &at);
+  if (val_is_tensor(r) && val_tensor(r)->rank == 0 && nd_has_ellipsis(key)) {   /* a[...] of a 0-d array: an array */
+    Val v = ndarray_new_0d(val_tensor(r));
+    TFS_DECREF(r);
+    return v;
+  }
+  return wrap(r);
 }
 
 static void ndarray_setitem(Val self, Val key, Val v) {
@@ -374,6 +407,50 @@ static bool ndarray_eq(Val a, Val b) {
 }
 
 
+/* ---- numpy scalars: 0-d values of numpy.float32, numpy.int64 ... ---- */
+
+static void npscalar_repr(StrBuf *b, Val v) { ndarray_scalar_repr(b, ((NdArray *)v.u.o)->t); }
+
+static tfs_i64 npscalar_len(Val self) { rt_throw(ERR_TYPE, "object of type '%s' has no len()", self.u.o->type->name); }
+
+static Val npscalar_iter(Val self) { rt_throw(ERR_TYPE, "'%s' object is not iterable", self.u.o->type->name); }
+
+static Val npscalar_getitem(Val self, Val key) {
+  if (val_is(key, &tuple_type) && !((Tuple *)key.u.o)->len) return val_incref(self);   /* x[()] */
+  if (val_is(key, &ellipsis_type)) return ndarray_new_0d(((NdArray *)self.u.o)->t);   /* x[...]: a 0-d array */
+  rt_throw(ERR_INDEX, "invalid index to scalar variable.");
+}
+
+static void npscalar_setitem(Val self, Val key, Val v) {
+  (void)key; (void)v;
+  rt_throw(ERR_TYPE, "'%s' object does not support item assignment", self.u.o->type->name);
+}
+
+static tfs_u64 npscalar_hash(Val v) {   /* hashes as the Python number it equals */
+  Val x = tensor_item(((NdArray *)v.u.o)->t, 0);
+  tfs_u64 h = val_hash(x);
+  TFS_DECREF(x);
+  return h;
+}
+
+static void npscalars_register(void) {
+  static const char *names[DT__COUNT] = {
+    [DT_FLOAT32] = "numpy.float32", [DT_FLOAT64] = "numpy.float64", [DT_INT32] = "numpy.int32",
+    [DT_INT64] = "numpy.int64", [DT_BOOL] = "numpy.bool_", [DT_UINT8] = "numpy.uint8",
+  };
+  for (int d = 0; d < DT__COUNT; d++) {
+    Type *t = &npscalar_types[d];
+    *t = ndarray_type;
+    t->name = names[d] ? names[d] : "numpy.object_";
+    t->repr = t->str = npscalar_repr;
+    t->len = npscalar_len;
+    t->iter = npscalar_iter;
+    t->getitem = npscalar_getitem;
+    t->setitem = npscalar_setitem;
+    t->hash = npscalar_hash;
+  }
+}
+
 /* numpy.ndarray's operators and methods compute through the op table: set at start-up. */
 void ndarrayobj_register(void) {
   ndarray_type.getattr = ndarray_getattr;
@@ -386,4 +463,5 @@ void ndarrayobj_register(void) {
   ndarray_type.compare = ndarray_compare;
   ndarray_type.truthy = ndarray_truthy;
   ndarray_type.eq = ndarray_eq;
+  npscalars_register();
 }

@@ -36,4 +36,5 @@ uint32_t pcg_next32(PcgState *s);                  /* the halves of a 64-bit dra
 double pcg_double(PcgState *s);
 uint64_t pcg_bounded(PcgState *s, uint64_t rng);   /* uniform in [0, rng]: Lemire's method, as Generator.integers */
 uint64_t pcg_interval(PcgState *s, uint64_t max);  /* uniform in [0, max]: masked rejection, as Generator.shuffle */
+double pcg_standard_normal(PcgState *s);           /* Generator.standard_normal: numpy's ziggurat (libnpyrandom) */
 #endif

@@ -451,12 +451,31 @@ Val op_apply(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) 
       /* absent optional input */
     } else {
       t = val_as_tensor(v);
-      if (t && gdt < 0 && (k == 'T' || k == 't' || k == 'F' || k == 'f')) gdt = t->dtype;
+      if (t && gdt < 0 && !val_is_ndarray(v) && (k == 'T' || k == 't' || k == 'F' || k == 'f')) gdt = t->dtype;
     }
     tin[i] = t;
   }
+  /* numpy values (arrays, scalars) convert to the tensors' dtype where TF's eager conversion allows it
+   * (args_to_matching_eager: int to int or float, float to float); without tensors they keep theirs. */
+  int hold_mark = -1, np_gdt = -1;
+  for (int i = 0; i < nin; i++) {
+    char k = kind_at(a, op, i);
+    if (!tin[i] || !val_is_ndarray(vin[i]) || !(k == 'T' || k == 't' || k == 'F' || k == 'f')) continue;
+    DType from = tin[i]->dtype;
+    if (gdt < 0) { if (np_gdt < 0) np_gdt = from; continue; }
+    bool ok = (dtype_info[gdt].is_int && dtype_info[from].is_int) ||
+              (dtype_info[gdt].is_float && (dtype_info[from].is_float || dtype_info[from].is_int));
+    if ((int)from == gdt || !ok) continue;
+    Val dv = dtype_val((DType)gdt);
+    OpAttrs at = {1, {dv}};
+    Val c = op_apply(&op_defs[OP_CAST], 1, &vin[i], &at);
+    tin[i] = val_tensor(c);
+    owned[i / 32] |= 1u << (i % 32);
+    int m = rt_hold_val(c);
+    if (hold_mark < 0) hold_mark = m;
+  }
+  if (gdt < 0) gdt = np_gdt;
   /* Pass 2: convert host values. */
-  int hold_mark = -1;
   for (int i = 0; i < nin; i++) {
     if (tin[i]) continue;
     char k = kind_at(a, op, i);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "object/hooks.h"
 #include "object/hosttypes.h"
 #include "object/object.h"
 #include "object/value.h"
@@ -55,6 +56,12 @@ int64_t val_pyhash(Val v) {
     case VT_FLOAT: return pyhash_float(v.u.f);
     default: break;
   }
+  bool si;
+  int64_t i;
+  double f;
+  if (v.tag == VT_OBJ && !strncmp(v.u.o->type->name, "numpy.", 6) && rt_obj_hooks.tensor_scalar &&
+      rt_obj_hooks.tensor_scalar(v, &si, &i, &f))   /* numpy scalars hash as the number they hold */
+    return si ? pyhash_int(i) : pyhash_float(f);
   if (val_is(v, &complex_type)) {   /* hash(re) + 1000003 * hash(im) */
     double re, im;
     complex_parts(v, &re, &im);

@@ -427,6 +427,8 @@ bool types_issubclass(Val sub, Val cls) {
   bool s_class = s->errkind >= 0 || !val_is_undef(s->dict), c_class = c->errkind >= 0 || !val_is_undef(c->dict);
   if (s_class) return exc_class_sub(sub, cls);   /* a user class may extend dict, tuple, ... */
   if (c_class) return false;
+  for (const TypeObj *t = s; t; t = t->base)   /* numpy's scalar classes: numpy.float32 < floating < ... */
+    if (t == c) return true;
   return c->tag == VT_INT && s->tag == VT_BOOL;   /* bool is the one built-in subclass here */
 }
 
@@ -439,9 +441,14 @@ bool types_isinstance(Val x, Val cls) {
     return exc_class_sub(typeobj_of(x), cls);
   }
   if (c->tag == VT_INT) return x.tag == VT_INT || x.tag == VT_BOOL;
+  if (c->tag == VT_FLOAT && x.tag == VT_OBJ && !strcmp(x.u.o->type->name, "numpy.float64")) return true;   /* numpy.float64 subclasses float */
   if (c->tag != VT_OBJ) return x.tag == (unsigned)c->tag;
   if (val_is(x, &inst_type) && !val_is_undef(((Inst *)x.u.o)->base))
     return exc_class_sub(typeobj_of(x), cls);   /* an instance of a dict/tuple/... subclass */
-  return x.tag == VT_OBJ && x.u.o->type == c->type;
+  if (x.tag != VT_OBJ) return false;
+  if (x.u.o->type == c->type) return true;
+  for (const TypeObj *t = ((TypeObj *)typeobj_for(x.u.o->type).u.o)->base; t; t = t->base)   /* builtin bases (numpy.generic ...) */
+    if (t == c) return true;
+  return false;
 }
 

@@ -305,8 +305,15 @@ int num_cmp(Val a, Val b) {
   return num_cmp_int_float(a.u.i, b.u.f);
 }
 
+/* numpy's objects (scalars, dtypes) equal other types' values: np.float32(1.5) == 1.5, dtype == np.float32. */
+static const Type *numpy_eq_type(Val v) {
+  return v.tag == VT_OBJ && v.u.o->type->eq && !strncmp(v.u.o->type->name, "numpy.", 6) ? v.u.o->type : NULL;
+}
+
 bool val_eq(Val a, Val b) {
   if (val_is_num(a) && val_is_num(b)) return num_cmp(a, b) == 0;
+  const Type *ne = numpy_eq_type(a) ? numpy_eq_type(a) : numpy_eq_type(b);
+  if (ne && !(a.tag == VT_OBJ && b.tag == VT_OBJ && a.u.o == b.u.o)) return ne->eq(a, b);
   if (val_is(a, &complex_type) || val_is(b, &complex_type))   /* 1 == 1+0j */
     return (val_is_num(a) || val_is(a, &complex_type)) && (val_is_num(b) || val_is(b, &complex_type)) &&
            complex_type.eq(a, b);

@@ -28,8 +28,7 @@ static Val npdtype_getattr(Val self, const char *name) {
   return val_undef();
 }
 /* np.float32(1.5), np.int64(2.7): a numpy scalar of the dtype (numbers are truncated to integers, as numpy does). */
-static Val npdtype_call(Val self, int n, const Val *args, const Kw *kw) {
-  DType dt = ((NpDType *)self.u.o)->dt;
+Val npscalar_new(DType dt, int n, const Val *args, const Kw *kw) {
   if (kw && kw->n) rt_throw(ERR_TYPE, "%s() takes no keyword arguments", np_dtype_name(dt));
   if (n > 1) rt_throw(ERR_TYPE, "%s() takes at most 1 argument (%d given)", np_dtype_name(dt), n);
   Val v = n ? args[0] : val_int(0);
@@ -39,10 +38,11 @@ static Val npdtype_call(Val self, int n, const Val *args, const Kw *kw) {
   }
   if (dt == DT_BOOL && (v.tag == VT_INT || v.tag == VT_FLOAT)) v = val_bool(v.tag == VT_INT ? v.u.i != 0 : v.u.f != 0);
   Tensor *t = tensor_from_val(v, dt);
-  Val r = ndarray_new_np(t);
+  Val r = ndarray_new(t);
   tensor_release(t);
   return r;
 }
+static Val npdtype_call(Val self, int n, const Val *args, const Kw *kw) { return npscalar_new(((NpDType *)self.u.o)->dt, n, args, kw); }
 
 const Type npdtype_type = {
   .name = "numpy.dtype", .repr = npdtype_repr, .str = npdtype_str, .getattr = npdtype_getattr, .call = npdtype_call,
@@ -326,15 +326,37 @@ void ndarray_str_tensor(StrBuf *b, const Tensor *t) {
   words_free(&ws);
 }
 
-static void scalar_repr(StrBuf *b, const Tensor *t) {
+void ndarray_scalar_repr(StrBuf *b, const Tensor *t) {
   if (t->dtype == DT_STRING) { bytes_repr(b, ((Str **)t->buf->data)[t->offset]); return; }
   Val v = scalar_of(t);
   val_repr(b, v);
   TFS_DECREF(v);
 }
 
+/* A 0-d array's repr: its element as array2string writes it ('array(1.)', 'array(1.5, dtype=float32)'). */
+static void repr_0d(StrBuf *b, const Tensor *t) {
+  sb_puts(b, "array(");
+  if (t->dtype == DT_STRING) {
+    ndarray_scalar_repr(b, t);
+  } else {
+    tfs_i64 one = 1;
+    Tensor *v = tensor_new(t->dtype, 1, &one);   /* the element as a 1-element vector: numpy's element format */
+    memcpy(tensor_data(v), tensor_data(t), (size_t)dtype_info[t->dtype].size);
+    StrBuf e;
+    sb_init(&e);
+    tprint_numpy(&e, v);
+    tensor_release(v);
+    size_t lead = 1;
+    while (lead < e.len - 1 && e.data[lead] == ' ') lead++;   /* ' True' pads in arrays only */
+    sb_putn(b, e.data + lead, e.len - 1 - lead);   /* without the brackets */
+    sb_free(&e);
+  }
+  if (t->dtype != DT_FLOAT64 && t->dtype != DT_INT64 && t->dtype != DT_BOOL) sb_printf(b, ", dtype=%s", np_dtype_name(t->dtype));
+  sb_putc(b, ')');
+}
+
 void ndarray_repr_tensor(StrBuf *b, const Tensor *t) {
-  if (t->rank == 0) { scalar_repr(b, t); return; }
+  if (t->rank == 0) { repr_0d(b, t); return; }
   bool skip_dtype = (t->dtype == DT_FLOAT64 || t->dtype == DT_INT64 || t->dtype == DT_BOOL) && t->size;   /* numpy names an empty array's dtype */
   size_t start = b->len;
   sb_puts(b, "array(");
@@ -369,18 +391,18 @@ void ndarray_repr_tensor(StrBuf *b, const Tensor *t) {
 
 /* ---- the ndarray type ------------------------------------------------------------------ */
 
-Val ndarray_new(Tensor *t) {
-  if (t->rank == 0) return scalar_of(t);   /* 0-d: a host scalar (a string tensor's: bytes) */
+Type npscalar_types[DT__COUNT];   /* names and slots: kernels/ndarrayobj.c */
+
+Val ndarray_new_0d(Tensor *t) {
   NdArray *a = obj_new(&ndarray_type, sizeof(NdArray));
   a->t = tensor_retain(t);
   return val_obj(a);
 }
 
-/* numpy's own results: a 0-d float32 stays a (0-d) array, so it computes as np.float32 does
- * (with Python numbers in float64 from its exact value) and prints its shortest digits. */
-Val ndarray_new_np(Tensor *t) {
-  if (t->rank != 0 || t->dtype != DT_FLOAT32) return ndarray_new(t);
-  NdArray *a = obj_new(&ndarray_type, sizeof(NdArray));
+Val ndarray_new(Tensor *t) {
+  if (t->rank == 0 && (t->dtype == DT_STRING || t->dtype == DT_VARIANT)) return scalar_of(t);   /* bytes */
+  if (t->rank != 0) return ndarray_new_0d(t);
+  NdArray *a = obj_new(&npscalar_types[t->dtype], sizeof(NdArray));   /* numpy.float32(1.5) ... */
   a->t = tensor_retain(t);
   return val_obj(a);
 }
@@ -390,7 +412,11 @@ static void ndarray_free(Obj *o) {
   free(o);
 }
 
-static void ndarray_str(StrBuf *b, Val v) { ndarray_str_tensor(b, ((NdArray *)v.u.o)->t); }
+static void ndarray_str(StrBuf *b, Val v) {
+  const Tensor *t = ((NdArray *)v.u.o)->t;
+  if (t->rank == 0 && t->dtype != DT_STRING) ndarray_scalar_repr(b, t);   /* str(np.array(1.0)) is '1.0' */
+  else ndarray_str_tensor(b, t);
+}
 static void ndarray_repr(StrBuf *b, Val v) { ndarray_repr_tensor(b, ((NdArray *)v.u.o)->t); }
 
 Type ndarray_type = {   /* the operators and methods: kernels/ndarrayobj.c */

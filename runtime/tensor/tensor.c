@@ -389,7 +389,7 @@ Tensor *val_as_tensor(Val v) {
   const Type *ty = v.u.o->type;
   if (ty == &tensor_type) return (Tensor *)v.u.o;
   if (ty == &variable_type) return ((Variable *)v.u.o)->value;
-  if (ty == &ndarray_type) return ((NdArray *)v.u.o)->t;
+  if (ty == &ndarray_type || val_is_npscalar(v)) return ((NdArray *)v.u.o)->t;
   return NULL;
 }
 
@@ -458,6 +458,10 @@ Val dtype_val(DType dt) { return val_obj(&dtype_objs[dt]); }
 bool val_as_dtype(Val v, DType *out) {
   if (val_is(v, &dtype_type)) { *out = ((DTypeObj *)v.u.o)->dt; return true; }
   if (val_is(v, &npdtype_type)) { *out = ((DTypeObj *)v.u.o)->dt; return true; }
+  if (val_is(v, &type_type)) {   /* np.float32, the scalar type, names its dtype as numpy allows */
+    const Type *t = ((TypeObj *)v.u.o)->type;
+    if (t >= npscalar_types && t < npscalar_types + DT__COUNT && t != &npscalar_types[DT_VARIANT]) { *out = (DType)(t - npscalar_types); return true; }
+  }
   if (val_is(v, &str_type)) {
     const char *s = str_cstr(v);
     for (int d = 0; d < DT__COUNT; d++)
@@ -661,6 +665,24 @@ Tensor *tensor_from_val(Val v, int want) {
   default: {
     Tensor *t = val_as_tensor(v);
     if (t) {
+      bool compat = (dtype_info[want < 0 ? 0 : want].is_int && dtype_info[t->dtype].is_int) ||
+                    (dtype_info[want < 0 ? 0 : want].is_float && (dtype_info[t->dtype].is_float || dtype_info[t->dtype].is_int));
+      if (want >= 0 && (int)t->dtype != want && val_is_ndarray(v) && compat && !t->sym) {
+        /* a numpy value converts to a compatible dtype, as TF's eager conversion casts it (float64 to float32) */
+        Tensor *r = tensor_new((DType)want, t->rank, t->shape);
+        void *d = tensor_data(r);
+        for (tfs_i64 i = 0; i < t->size; i++) {
+          switch (want) {
+            case DT_FLOAT32: ((float *)d)[i] = (float)tensor_get_f(t, i); break;
+            case DT_FLOAT64: ((double *)d)[i] = tensor_get_f(t, i); break;
+            case DT_INT32: ((int32_t *)d)[i] = (int32_t)tensor_get_i(t, i); break;
+            case DT_INT64: ((int64_t *)d)[i] = tensor_get_i(t, i); break;
+            case DT_UINT8: ((uint8_t *)d)[i] = (uint8_t)tensor_get_i(t, i); break;
+            default: break;
+          }
+        }
+        return r;
+      }
       if (want >= 0 && (int)t->dtype != want) {
         rt_throw(ERR_TYPE, "Expected tensor with dtype %s, but got dtype %s", dtype_info[want].name,
                  dtype_info[t->dtype].name);
@@ -962,7 +984,8 @@ static void tensor_str(StrBuf *b, Val v) {
 static void numpy_repr_text(StrBuf *b, const Tensor *t) {
   StrBuf s;
   sb_init(&s);
-  ndarray_repr_tensor(&s, (Tensor *)t);
+  if (t->rank == 0) ndarray_scalar_repr(&s, t);   /* .numpy() of a 0-d tensor is a numpy scalar */
+  else ndarray_repr_tensor(&s, (Tensor *)t);
   if (s.len && memchr(s.data, '\n', s.len)) sb_putc(b, '\n');
   sb_putn(b, s.data, s.len);
   sb_free(&s);
@@ -1027,7 +1050,7 @@ Type variable_type = {   /* the operators and methods: kernels/tensorobj.c */
 
 /* The object layer's int(v)/float(v) of an eager 0-d tensor or variable (hooks.h). */
 bool tensor_scalar_of(Val v, bool *is_int, int64_t *i, double *f) {
-  if (!val_is_tensor(v) && !val_is(v, &variable_type) && !val_is(v, &ndarray_type)) return false;   /* np.float32 too */
+  if (!val_is_tensor(v) && !val_is(v, &variable_type) && !val_is_ndarray(v)) return false;   /* np.float32 too */
   Tensor *t = val_as_tensor(v);
   if (t->rank != 0 || t->sym || !t->buf) return false;
   const void *p = tensor_data(t);

@@ -151,11 +151,20 @@ void variable_assign(Variable *var, Val v, int mode);
 /* ndarray host values (t.numpy()): an immutable view on a tensor. */
 typedef struct NdArray { Obj hdr; Tensor *t; } NdArray;
 extern Type ndarray_type;              /* operator slots set by kernels/ndarrayobj.c */
+/* numpy's scalar types (numpy.float32, numpy.int64, numpy.bool_ ...): 0-d NdArrays of these types,
+ * one per DType, with ndarray_type's slots but their own printing and type() (kernels/ndarrayobj.c). */
+extern Type npscalar_types[DT__COUNT];
+static inline bool val_is_npscalar(Val v) {
+  return v.tag == VT_OBJ && v.u.o->type >= npscalar_types && v.u.o->type < npscalar_types + DT__COUNT;
+}
+static inline bool val_is_ndarray(Val v) { return val_is(v, &ndarray_type) || val_is_npscalar(v); }   /* or a numpy scalar */
 extern const Type npdtype_type;
 typedef struct NpDType { Obj hdr; DType dt; } NpDType;   /* numpy dtype objects (a.dtype) */
 extern NpDType npdtypes[];              /* one per DType, immortal */
-Val ndarray_new(Tensor *t);                      /* borrows t; 0-d gives a host scalar */
-Val ndarray_new_np(Tensor *t);                   /* the same, but a 0-d float32 stays an array (numpy's np.float32) */
+Val ndarray_new(Tensor *t);                      /* borrows t; 0-d gives the numpy scalar of its dtype (string: bytes) */
+Val ndarray_new_0d(Tensor *t);                   /* borrows t; an ndarray even when 0-d (np.array(7)) */
+void ndarray_scalar_repr(StrBuf *b, const Tensor *t);
+Val npscalar_new(DType dt, int n, const Val *args, const Kw *kw);   /* np.float32(1.5): numpy's scalar constructor */   /* a numpy scalar's repr: '1.5', '3', 'True' */
 /* numpy repr of a tensor's values ('array([1., 2.], dtype=float32)', '12.0') */
 void ndarray_repr_tensor(StrBuf *b, const Tensor *t);
 /* numpy str() of a tensor's values, including string tensors */

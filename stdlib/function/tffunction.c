@@ -271,7 +271,7 @@ static void key_arg(KeyBuf *k, Val v, Leaves *lv, int flags) {
     default: kb_byte(k, '?'); return;
   }
   const Type *ty = v.u.o->type;
-  if (ty == &tensor_type || ty == &ndarray_type) {
+  if (ty == &tensor_type || val_is_ndarray(v)) {
     Tensor *t = val_as_tensor(v);
     if (t->sym && !(flags & KEY_SYMBOLIC))
       rt_throw(ERR_TYPE, "a symbolic tensor cannot be passed to a tf.function outside of tracing");
@@ -984,7 +984,7 @@ static int tffn_self(const TfFunction *f) {
 static Val tffn_result_leaf(void *ctx, Val v) {
   if (val_is(v, &list_type) || val_is(v, &tuple_type) || val_is(v, &dict_type))
     return nest_map(v, tffn_result_leaf, ctx);
-  if (v.tag == VT_NONE || val_is(v, &tensor_type) || val_is(v, &variable_type) || val_is(v, &ndarray_type))
+  if (v.tag == VT_NONE || val_is(v, &tensor_type) || val_is(v, &variable_type) || val_is_ndarray(v))
     return val_incref(v);
   if (v.tag == VT_BOOL || v.tag == VT_INT || v.tag == VT_FLOAT || val_is(v, &str_type))
     return val_obj(tensor_from_val(v, -1));
@@ -1010,7 +1010,7 @@ static Val tffn_build_arg(Graph *g, Val v, const char *pname, const TMeta *leafm
   }
   if (v.tag == VT_OBJ) {
     const Type *ty = v.u.o->type;
-    if (ty == &tensor_type || ty == &ndarray_type || ty == &tffn_spec_type) {
+    if (ty == &tensor_type || val_is_ndarray(v) || ty == &tffn_spec_type) {
       const char *nm = pname;
       if (ty == &tffn_spec_type && val_is(((TensorSpecObj *)v.u.o)->name, &str_type))
         nm = str_cstr(((TensorSpecObj *)v.u.o)->name);
@@ -1941,7 +1941,7 @@ static void tt_repr(StrBuf *b, Val v) {
     val_repr(b, v);
     return;
   }
-  Tensor *t = val_is(v, &tensor_type) || val_is(v, &ndarray_type) ? val_as_tensor(v) : NULL;
+  Tensor *t = val_is(v, &tensor_type) || val_is_ndarray(v) ? val_as_tensor(v) : NULL;
   if (t) {
     sb_puts(b, "TensorSpec(shape=");
     if (t->rank < 0) sb_puts(b, "<unknown>");
@@ -2389,7 +2389,7 @@ static bool cast_literal(Cast *cx, Val h, const unsigned char *p, Val v) {
       kb_free(&k);
     }
   } else if (*p == 'N' || *p == 'b' || *p == 'i' || *p == 'f' || *p == 's') {
-    ok = !val_is_tensor(v) && !val_is(v, &ndarray_type) && val_eq(v, h);
+    ok = !val_is_tensor(v) && !val_is_ndarray(v) && val_eq(v, h);
   } else {
     KeyBuf k;
     Leaves dummy;
@@ -2953,7 +2953,7 @@ typedef struct LeafSpecs { const Concrete *c; int k; } LeafSpecs;
 static Val tffn_leaf_spec(void *ctx, Val v) {
   LeafSpecs *ls = ctx;
   if (val_is(v, &list_type) || val_is(v, &tuple_type) || val_is(v, &dict_type)) return nest_map(v, tffn_leaf_spec, ctx);
-  if ((val_is(v, &tensor_type) || val_is(v, &ndarray_type)) && ls->k < ls->c->nleaves) {
+  if ((val_is(v, &tensor_type) || val_is_ndarray(v)) && ls->k < ls->c->nleaves) {
     const TMeta *m = &ls->c->leafm[ls->k++];
     return tffn_spec_new(m->rank, m->shape, m->dtype, val_none());
   }

@@ -10,6 +10,7 @@
 #include "object/hosttypes.h"
 #include "object/object.h"
 #include "object/value.h"
+#include "tensor/tensor.h"
 
 /* ---- argument helpers ------------------------------------------------------------------- */
 
@@ -184,6 +185,15 @@ static Val bi_round(Val self, int n, const Val *args, const Kw *kw) {
   if (x.tag == VT_FLOAT) {
     if (nd.tag == VT_NONE) return val_int(bi_float_to_int(nearbyint(x.u.f)));
     return val_float(bi_round_float(x.u.f, val_to_index(nd, NULL)));
+  }
+  bool sc_int;
+  int64_t sc_i;
+  double sc_f;
+  if (x.tag == VT_OBJ && val_is_npscalar(x) &&
+      tensor_scalar_of(x, &sc_int, &sc_i, &sc_f)) {
+    Val px = sc_int ? val_int(sc_i) : val_float(sc_f);   /* numpy scalars round as the Python number they hold */
+    Val a2[2] = {px, nd};
+    return bi_round(self, nd.tag == VT_NONE ? 1 : 2, a2, NULL);
   }
   Val r = bi_dunder(x, "__round__", nd.tag == VT_NONE ? 0 : 1, &nd);
   if (!val_is_undef(r)) return r;

@@ -188,7 +188,7 @@ static Val ev_make_ndarray(Val self, int n, const Val *args, const Kw *kw) {
   if (!t) rt_throw(ERR_VALUE, "tf.make_ndarray: the TensorProto is inconsistent: %s", err ? err : "bad contents");
   Val tv = val_obj(t);
   int mark = rt_hold_val(tv);
-  Val r = ndarray_new(t);
+  Val r = t->rank == 0 && t->dtype != DT_STRING ? ndarray_new_0d(t) : ndarray_new(t);   /* make_ndarray: 0-d is an array */
   rt_unhold(mark);
   val_decref(tv);
   return r;

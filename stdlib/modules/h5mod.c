@@ -176,10 +176,10 @@ static void on_strings(void *ctx, const char *obj, const char *name, char **v, i
 
 static void on_attr_tensor(void *ctx, const char *obj, const char *name, Tensor *t) {
   /* an empty numeric attribute is how h5py stores an empty list (Keras's weight_names of a layer without weights) */
-  on_entry(*(Val *)ctx, "a", obj, name, t->rank == 1 && t->shape[0] == 0 ? list_new(0) : ndarray_new_np(t));
+  on_entry(*(Val *)ctx, "a", obj, name, t->rank == 1 && t->shape[0] == 0 ? list_new(0) : ndarray_new(t));
 }
 
-static void on_dataset(void *ctx, const char *path, Tensor *t) { on_entry(*(Val *)ctx, "d", path, NULL, ndarray_new_np(t)); }
+static void on_dataset(void *ctx, const char *path, Tensor *t) { on_entry(*(Val *)ctx, "d", path, NULL, ndarray_new_0d(t)); }
 
 static void close_file(void *p) { h5_close(*(H5File *)p); }
 

@@ -175,7 +175,7 @@ static Val kr_parse_npy(const char *what, const unsigned char *p, size_t len, co
   if (start + hl + bytes > len) rt_throw(ERR_VALUE, "%s: '%s' in %s is truncated", what, member, path);
   Tensor *t = tensor_new((DType)dt, rank, dims);
   memcpy(tensor_data(t), p + start + hl, bytes);
-  Val v = ndarray_new(t);
+  Val v = ndarray_new_0d(t);   /* np.load: a 0-d member is a 0-d array */
   val_decref(val_obj(t));
   return v;
 }

@@ -6,6 +6,7 @@
 #include "modules/modules.h"
 #include "object/object.h"
 #include "object/value.h"
+#include "tensor/tensor.h"
 
 static void mm_count(const char *what, int n, const Kw *kw, int lo, int hi) {
   if (kw && kw->n) rt_throw(ERR_TYPE, "math.%s() takes no keyword arguments", what);
@@ -19,7 +20,7 @@ static void mm_count(const char *what, int n, const Kw *kw, int lo, int hi) {
 
 static double mm_real(Val v) {
   double d;
-  if (v.tag == VT_OBJ || !val_as_float(v, &d)) rt_throw(ERR_TYPE, "must be real number, not %s", val_type_name(v));
+  if ((v.tag == VT_OBJ && !val_is_ndarray(v)) || !val_as_float(v, &d)) rt_throw(ERR_TYPE, "must be real number, not %s", val_type_name(v));
   return d;
 }
 
@@ -285,7 +286,7 @@ static Val mm_fsum(Val self, int n, const Val *args, const Kw *kw) {
   bool have_special = false;
   for (tfs_i64 i = 0; i < len; i++) {
     double x;
-    if (it[i].tag == VT_OBJ || !val_as_float(it[i], &x)) {
+    if ((it[i].tag == VT_OBJ && !val_is_ndarray(it[i])) || !val_as_float(it[i], &x)) {   /* numpy scalars are numbers */
       const char *t = val_type_name(it[i]);
       val_decref(l);
       rt_throw(ERR_TYPE, "must be real number, not %s", t);

@@ -51,22 +51,74 @@ static Val npm_dtype(Val self, int n, const Val *args, const Kw *kw) {
   return val_obj(&npdtypes[dt]);
 }
 
-/* wrap(t): a tensor result as numpy gives it (a 0-d float32 stays an np.float32-like array). */
+/* wrap(t): a tensor result as numpy gives it (0-d: the numpy scalar of its dtype). */
 static Val npm_wrap(Val self, int n, const Val *args, const Kw *kw) {
   want_args("wrap", n, 1, kw);
   if (!val_is_tensor(args[0])) return val_incref(args[0]);
-  return ndarray_new_np(arg_tensor(args[0], "wrap"));
+  return ndarray_new(arg_tensor(args[0], "wrap"));
+}
+
+/* array0(t): t as an ndarray, a 0-d one too (np.array(7), np.zeros(())). */
+static Val npm_array0(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("array0", n, 1, kw);
+  return ndarray_new_0d(arg_tensor(args[0], "array0"));
+}
+
+/* ---- numpy's scalar types as classes: np.float32(1.5), isinstance(x, np.floating), type(x) ---- */
+
+#define NP_CTOR(dt) static Val ctor_##dt(Val self, int n, const Val *args, const Kw *kw) { (void)self; return npscalar_new(dt, n, args, kw); }
+NP_CTOR(DT_FLOAT32) NP_CTOR(DT_FLOAT64) NP_CTOR(DT_INT32) NP_CTOR(DT_INT64) NP_CTOR(DT_BOOL) NP_CTOR(DT_UINT8)
+
+enum { NPA_GENERIC, NPA_NUMBER, NPA_INTEGER, NPA_SIGNED, NPA_UNSIGNED, NPA_INEXACT, NPA_FLOATING, NPA__COUNT };
+static const char *const npa_names[NPA__COUNT] = {"generic", "number", "integer", "signedinteger", "unsignedinteger", "inexact", "floating"};
+static const int npa_base[NPA__COUNT] = {-1, NPA_GENERIC, NPA_NUMBER, NPA_INTEGER, NPA_INTEGER, NPA_NUMBER, NPA_INEXACT};
+static Type npa_types[NPA__COUNT];   /* the abstract classes: no instances of their own */
+
+static TypeObj *npa_class(int k) {
+  if (!npa_types[k].name) {
+    static char names[NPA__COUNT][32];
+    snprintf(names[k], sizeof names[k], "numpy.%s", npa_names[k]);
+    npa_types[k].name = names[k];
+  }
+  TypeObj *o = (TypeObj *)typeobj_for(&npa_types[k]).u.o;
+  if (npa_base[k] >= 0 && !o->base) o->base = npa_class(npa_base[k]);
+  return o;
+}
+
+static TypeObj *np_scalar_class(DType dt) {
+  static const BuiltinFn ctors[DT__COUNT] = {
+    [DT_FLOAT32] = ctor_DT_FLOAT32, [DT_FLOAT64] = ctor_DT_FLOAT64, [DT_INT32] = ctor_DT_INT32,
+    [DT_INT64] = ctor_DT_INT64, [DT_BOOL] = ctor_DT_BOOL, [DT_UINT8] = ctor_DT_UINT8,
+  };
+  TypeObj *o = (TypeObj *)typeobj_for(&npscalar_types[dt]).u.o;
+  if (!o->ctor) {
+    o->ctor = ctors[dt];
+    o->base = npa_class(dt == DT_BOOL ? NPA_GENERIC : dtype_info[dt].is_float ? NPA_FLOATING : dt == DT_UINT8 ? NPA_UNSIGNED : NPA_SIGNED);
+  }
+  return o;
+}
+
+/* scalar_type(name): np.float32 ... ('float32', 'bool'), or an abstract class ('floating'); None if unknown. */
+static Val npm_scalar_type(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("scalar_type", n, 1, kw);
+  if (!val_is(args[0], &str_type)) rt_throw(ERR_TYPE, "_numpy.scalar_type: expected a name");
+  const char *nm = str_cstr(args[0]);
+  for (int k = 0; k < NPA__COUNT; k++)
+    if (!strcmp(nm, npa_names[k])) return val_obj(npa_class(k));
+  DType dt;
+  if (!val_as_dtype(args[0], &dt) || dt == DT_STRING || dt == DT_VARIANT) return val_none();
+  return val_obj(np_scalar_class(dt));
 }
 
 static Val npm_is_ndarray(Val self, int n, const Val *args, const Kw *kw) {
   want_args("is_ndarray", n, 1, kw);
-  return val_bool(val_is(args[0], &ndarray_type));
+  return val_bool(val_is_ndarray(args[0]));   /* numpy scalars too: array-likes of their dtype */
 }
 
 /* put(a, positions, values): a.flat[positions[i]] = values[i], in place (a gets a private buffer first). */
 static Val npm_put(Val self, int n, const Val *args, const Kw *kw) {
   want_args("put", n, 3, kw);
-  if (!val_is(args[0], &ndarray_type)) rt_throw(ERR_TYPE, "_numpy.put: expected an ndarray");
+  if (!val_is_ndarray(args[0])) rt_throw(ERR_TYPE, "_numpy.put: expected an ndarray");
   NdArray *a = (NdArray *)args[0].u.o;
   Tensor *pos = arg_tensor(args[1], "put"), *vals = arg_tensor(args[2], "put");
   if (pos->dtype != DT_INT64 || vals->dtype != a->t->dtype || pos->size != vals->size)
@@ -184,10 +236,10 @@ static Tensor *count_tensor(DType dt, Val nv, const char *what) {
 }
 
 /* The draws of both streams, n at a time, into a new float64 or int64 array. */
-enum { D_MT_DOUBLE, D_MT_GAUSS, D_MT_INTERVAL, D_PCG_DOUBLE, D_PCG_BOUNDED };
+enum { D_MT_DOUBLE, D_MT_GAUSS, D_MT_INTERVAL, D_PCG_DOUBLE, D_PCG_BOUNDED, D_PCG_NORMAL };
 
 static Val draws(Val nv, int kind, void *st, uint64_t arg) {
-  bool f = kind == D_MT_DOUBLE || kind == D_MT_GAUSS || kind == D_PCG_DOUBLE;
+  bool f = kind == D_MT_DOUBLE || kind == D_MT_GAUSS || kind == D_PCG_DOUBLE || kind == D_PCG_NORMAL;
   Tensor *r = count_tensor(f ? DT_FLOAT64 : DT_INT64, nv, "draws");
   double *od = tensor_data(r);
   int64_t *oi = tensor_data(r);
@@ -197,6 +249,7 @@ static Val draws(Val nv, int kind, void *st, uint64_t arg) {
       case D_MT_GAUSS: od[i] = mt_gauss(st); break;
       case D_MT_INTERVAL: oi[i] = (int64_t)mt_interval(st, arg); break;
       case D_PCG_DOUBLE: od[i] = pcg_double(st); break;
+      case D_PCG_NORMAL: od[i] = pcg_standard_normal(st); break;
       default: oi[i] = (int64_t)pcg_bounded(st, arg); break;
     }
   }
@@ -268,6 +321,12 @@ static Val npm_pcg_draw(Val self, int n, const Val *args, const Kw *kw) {
   return draws(args[1], D_PCG_DOUBLE, pcg_arg(args[0]), 0);
 }
 
+/* pcg_normal(state, n): n standard normal doubles (Generator.standard_normal's ziggurat). */
+static Val npm_pcg_normal(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("pcg_normal", n, 2, kw);
+  return draws(args[1], D_PCG_NORMAL, pcg_arg(args[0]), 0);
+}
+
 /* pcg_bounded(state, n, rng): n int64 values uniform in [0, rng] (Generator.integers). */
 static Val npm_pcg_bounded(Val self, int n, const Val *args, const Kw *kw) {
   want_args("pcg_bounded", n, 3, kw);
@@ -282,9 +341,9 @@ static Val npm_pcg_shuffle_order(Val self, int n, const Val *args, const Kw *kw)
 
 #define NPM(nm, fn) {{TFS_IMMORTAL_RC, &builtin_type}, "_numpy." nm, fn, {VT_UNDEF, {0}}, NULL}
 static Builtin npm_fns[] = {
-  NPM("set_methods", npm_set_methods), NPM("dtype", npm_dtype), NPM("is_ndarray", npm_is_ndarray), NPM("wrap", npm_wrap),
+  NPM("set_methods", npm_set_methods), NPM("dtype", npm_dtype), NPM("is_ndarray", npm_is_ndarray), NPM("wrap", npm_wrap), NPM("array0", npm_array0), NPM("scalar_type", npm_scalar_type),
   NPM("put", npm_put), NPM("argsort", npm_argsort), NPM("cumulate", npm_cumulate), NPM("seed", npm_seed),
-  NPM("savez", npm_savez), NPM("printoptions", npm_printoptions), NPM("mt_draw", npm_draw), NPM("pcg_new", npm_pcg_new), NPM("pcg_draw", npm_pcg_draw),
+  NPM("savez", npm_savez), NPM("printoptions", npm_printoptions), NPM("mt_draw", npm_draw), NPM("pcg_new", npm_pcg_new), NPM("pcg_draw", npm_pcg_draw), NPM("pcg_normal", npm_pcg_normal),
   NPM("pcg_bounded", npm_pcg_bounded), NPM("pcg_shuffle_order", npm_pcg_shuffle_order), NPM("mt_interval", npm_interval), NPM("mt_shuffle_order", npm_shuffle_order),
 };
 

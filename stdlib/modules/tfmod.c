@@ -64,7 +64,7 @@ static Val tf_constant(Val self, int n, const Val *args, const Kw *kw) {
     if (want >= 0 && (int)src->dtype != want)
       rt_throw(ERR_TYPE, "Expected tensor with dtype %s, but got dtype %s", dtype_info[want].name, dtype_info[src->dtype].name);
     t = tensor_retain(src);
-  } else if (val_is(a[0], &ndarray_type) && want >= 0 && (int)src->dtype != want) {
+  } else if (val_is_ndarray(a[0]) && want >= 0 && (int)src->dtype != want) {
     /* numpy arrays convert with a cast, as np.asarray(v, dtype) does */
     Val dv = dtype_val((DType)want);
     OpAttrs at = {1, {dv}};

@@ -1,0 +1,27 @@
+# tensorflow.py — a stand-in for `import tensorflow as tf` in the numpy golden programs: only what np_tf_*.tfs use.
+"""tests/gen_numpy_expect.py puts this directory first on PYTHONPATH for np_tf_*.tfs programs.
+
+TF's EagerTensor.numpy() is numpy's value of the tensor: an ndarray, or for a 0-d
+tensor the numpy scalar of its dtype (EagerTensor._numpy() then `[()]`); tf.constant
+converts Python floats to float32 and ints to int32.  Nothing else of TF is modelled.
+"""
+import numpy as _np
+
+float32, float64, int32, int64, bool = _np.float32, _np.float64, _np.int32, _np.int64, _np.bool_
+
+
+class _Tensor:
+    def __init__(self, a):
+        self._a = a
+
+    def numpy(self):
+        return self._a[()] if self._a.ndim == 0 else self._a.copy()
+
+
+def constant(value, dtype=None):
+    a = _np.asarray(value)
+    if dtype is None:
+        dtype = {"f": float32, "i": int32, "b": bool}.get(a.dtype.kind, a.dtype)
+        if a.dtype.kind in "fc" and isinstance(value, _np.ndarray):
+            dtype = a.dtype   # numpy values keep their dtype
+    return _Tensor(_np.asarray(a, dtype=dtype))
