@@ -29,12 +29,12 @@
 
 typedef enum DsKind {     /* ORDER DSKIND: ds_class[] follows it */
   DS_SLICES, DS_TENSORS, DS_RANGE, DS_ZIP, DS_MAP, DS_FILTER, DS_BATCH, DS_SHUFFLE, DS_TAKE, DS_SKIP,
-  DS_REPEAT, DS_PREFETCH, DS_CACHE, DS_PMAP, DS_TFRECORD, DS_ARG, DS_SHARD,
+  DS_REPEAT, DS_PREFETCH, DS_CACHE, DS_PMAP, DS_TFRECORD, DS_ARG, DS_SHARD, DS_HOST,
 } DsKind;
 static const char *const ds_class[] = {
   "_TensorSliceDataset", "_TensorDataset", "_RangeDataset", "_ZipDataset", "_MapDataset", "_FilterDataset",
   "_BatchDataset", "_ShuffleDataset", "_TakeDataset", "_SkipDataset", "_RepeatDataset", "_PrefetchDataset",
-  "_CacheDataset", "_ParallelMapDataset", "TFRecordDatasetV2", "_VariantDataset", "_ShardDataset",
+  "_CacheDataset", "_ParallelMapDataset", "TFRecordDatasetV2", "_VariantDataset", "_ShardDataset", "_HostDataset",
 };
 
 typedef struct Dataset {
@@ -51,6 +51,7 @@ typedef struct Dataset {
   bool traced;                /* created while tracing: the graph rebuilds it on every run */
   Val cached;                 /* cache(): list of the elements once one pass finished (VT_UNDEF before) */
   Tensor *handle;             /* a real dataset fed to a graph: its int64 handle (lazily made, owned) */
+  Val cls;                    /* DS_HOST: TF's class name for the repr, a str (owned) */
 } Dataset;
 
 static const Type ds_type;
@@ -65,6 +66,7 @@ static void ds_free(Obj *o) {
   val_decref(d->src);
   val_decref(d->fn);
   val_decref(d->cached);
+  val_decref(d->cls);
   free(d);
 }
 
@@ -76,6 +78,7 @@ static Dataset *ds_new(DsKind kind, Val spec, Val src, tfs_i64 card) {
   d->src = val_incref(src);
   d->fn = val_undef();
   d->cached = val_undef();
+  d->cls = val_undef();
   d->card = card;
   d->traced = trace_active();
   return d;
@@ -871,6 +874,18 @@ static bool ds_next(DsIt *it, Val *out) {
   case DS_PREFETCH:
     if (!kid_next(it, out)) break;
     return true;
+  case DS_HOST: {
+    /* src() is called when iteration starts: its iterator (a host generator) yields finished elements */
+    if (val_is_undef(it->buf)) {
+      Val g = rt_call(d->src, 0, NULL, NULL);
+      int mark = rt_hold_val(g);
+      it->buf = rt_iter(g);
+      rt_unhold(mark);
+      val_decref(g);
+    }
+    if (rt_next(it->buf, out)) return true;
+    break;
+  }
   case DS_TFRECORD:
     if (tfrecord_next(it, out)) return true;
     break;
@@ -926,7 +941,7 @@ static Val ds_iter(Val v) { return tfdata_iter(v); }
 
 static void ds_repr(StrBuf *b, Val v) {
   Dataset *d = (Dataset *)v.u.o;
-  sb_printf(b, "<%s element_spec=", ds_class[d->kind]);
+  sb_printf(b, "<%s element_spec=", d->kind == DS_HOST ? str_cstr(d->cls) : ds_class[d->kind]);
   val_repr(b, d->spec);
   sb_putc(b, '>');
 }
@@ -993,7 +1008,14 @@ static Val ds_getattr(Val self, const char *name) {
   if (!strcmp(name, "element_spec")) return val_incref(self_ds(self)->spec);
   for (size_t i = 0; i < sizeof ds_methods / sizeof ds_methods[0]; i++)
     if (!strcmp(name, ds_methods[i].name)) return builtin_new(ds_methods[i].qual, ds_methods[i].fn, self, NULL);
-  return val_undef();
+  /* the transformations written in .tfs (stdlib/tfcore_data.tfs), bound to the dataset */
+  char q[128];
+  snprintf(q, sizeof q, "data.Dataset.%s", name);
+  Val f = name[0] != '_' ? tfmod_lookup(q) : val_undef();
+  if (val_is_undef(f) || val_is(f, &builtin_type)) { val_decref(f); return val_undef(); }
+  Val m = bound_new(f, self);
+  val_decref(f);
+  return m;
 }
 
 static Val numpy_leaf(void *ctx, Val leaf) {
@@ -1098,7 +1120,21 @@ static Val ds_tfrecord(Val self, int n, const Val *args, const Kw *kw) {
   return ds_val(d);
 }
 
+/* tf.data.Dataset._host(factory, element_spec, cls, cardinality): the dataset of the .tfs transformations
+ * (stdlib/tfcore_data.tfs); factory() returns an iterator of finished elements, called when iteration starts. */
+static Val ds_host(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.data.Dataset._host", .sig = "factory, element_spec, cls, cardinality"};
+  Val a[4];
+  args_parse(&spec, n, args, kw, a);
+  if (!val_is(a[2], &str_type)) rt_throw(ERR_TYPE, "tf.data.Dataset._host: cls must be a str");
+  Dataset *d = ds_new(DS_HOST, val_incref(a[1]), a[0], int_arg(a[3], "cardinality"));
+  d->cls = val_incref(a[2]);
+  return ds_val(d);
+}
+
 static const DsMethod ds_ctors[] = {
+  {"_host", ds_host, NULL},
   {"from_tensor_slices", ds_from_tensor_slices, NULL}, {"from_tensors", ds_from_tensors, NULL}, {"range", ds_range, NULL},
   {"zip", ds_zip, NULL},
 };
