@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# gen_data_expect.py — writes tests/programs/data_more.out from a pure-Python model of TF 2.15's tf.data transformations.
+# gen_data_expect.py — writes tests/programs/data_more.out and data_more_errors.* from a pure-Python model of TF 2.15's tf.data transformations.
 """Independent reference for tests/programs/data_more.tfs (TensorFlow is not installed here).
 
     /usr/bin/python3 tests/gen_data_expect.py
@@ -238,5 +238,56 @@ def main():
         f.write("\n".join(L) + "\n")
 
 
+# ---- data_more_errors: TF 2.15's messages for the same misuse, from the templates of its sources --------------
+
+def spec_t(shape, dtype):
+    return spec(shape, dtype)
+
+
+def errors_expect():
+    i32, i64 = "int32", "int64"
+    L = [
+        "TypeError: `generator` must be a Python callable.",
+        "TypeError: To specify the output signature you need to provide either the `output_signature` argument "
+        "or the `output_types` argument.",
+        "TypeError: The `output_types` argument can not be used together with the `output_signature` argument.",
+        "TypeError: `output_signature` must contain objects that are subclass of `tf.TypeSpec` but found "
+        "<class 'int'> which is not.",
+        # generator_py_func's errors reach the program through the py_func as InvalidArgumentError
+        "InvalidArgumentError: ValueError: `generator` yielded an element of shape (3,) where an element of "
+        "shape (2,) was expected.",
+        "InvalidArgumentError: TypeError: `generator` yielded an element that did not match the expected "
+        "structure. The expected structure was (%s, %s), but the yielded element was [1, 2, 3]."
+        % (spec_t([3], i32), spec_t([], i32)),
+        "ValueError: You must provide `padded_shapes` argument because component 0 has unknown rank.",
+        "InvalidArgumentError: Attempted to pad to a smaller size than the input element.",
+        "InvalidArgumentError: Batch size must be greater than zero.",
+        "InvalidArgumentError: Window size must be greater than zero.",
+        "TypeError: The `map_func` argument must return a `Dataset` object. Got "
+        "<class 'tensorflow.python.framework.tensor.Tensor'>.",
+        "ValueError: Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its return type "
+        "is %s." % spec_t([], i64),
+        "TypeError: Invalid `scan_func`. `scan_func` should return a pair consisting of new state and the output "
+        "value but its return type is %s." % spec_t([], i64),
+        "TypeError: Invalid `scan_func`. The element types for the new state must match the initial state. "
+        "Expected <dtype: 'int64'>, got <dtype: 'float32'>.",
+        "InvalidArgumentError: UniqueDataset only supports inputs with a single component.",
+    ]
+    base = os.path.join(HERE, "programs", "data_more_errors")
+    with open(base + ".out", "w") as f:
+        f.write("\n".join(L) + "\n")
+    src = open(base + ".tfs").read().splitlines()
+    line = len(src)
+    text = src[-1]
+    col = text.index("tf.data") + 1
+    with open(base + ".err", "w") as f:
+        f.write("data_more_errors.tfs:%d:%d: error: TypeError: The `map_func` argument must return a `Dataset` "
+                "object. Got <class 'tensorflow.python.framework.tensor.Tensor'>.\n%s\n%s^\n"
+                % (line, col, text, " " * (col - 1)))
+    with open(base + ".status", "w") as f:
+        f.write("1\n")
+
+
 if __name__ == "__main__":
     main()
+    errors_expect()
