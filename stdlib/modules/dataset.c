@@ -1127,24 +1127,24 @@ static Val ds_tfrecord(Val self, int n, const Val *args, const Kw *kw) {
 //! tf.data.Dataset.random(seed=None, rerandomize_each_iteration=None, name=None)
 //!   An infinite dataset of int64 scalars; a seed (or tf.random.set_seed) repeats them. tfs's own stream, not TF's
 //!   Philox numbers.
-//! Dataset.padded_batch(batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None)
+//! Dataset.padded_batch(batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None) | tf.data.Dataset.padded_batch
 //!   As batch, for elements of different shapes: each component is padded (with padding_values, 0 or "" by
 //!   default) to padded_shapes, whose None or -1 dimensions take the batch's longest.
-//! Dataset.window(size, shift=None, stride=1, drop_remainder=False, name=None)
+//! Dataset.window(size, shift=None, stride=1, drop_remainder=False, name=None) | tf.data.Dataset.window
 //!   A dataset of windows, each a dataset (a structure of them for structured elements) of size elements stride
 //!   apart, window i starting at element i*shift; the last windows are shorter unless drop_remainder.
-//! Dataset.flat_map(map_func, name=None)
+//! Dataset.flat_map(map_func, name=None) | tf.data.Dataset.flat_map
 //!   map_func returns a dataset for each element; their elements one after another (map_func is traced once on
 //!   the element spec for the element_spec, then called on each element).
-//! Dataset.interleave(map_func, cycle_length=None, block_length=None, num_parallel_calls=None, deterministic=None, name=None)
+//! Dataset.interleave(map_func, cycle_length=None, block_length=None, num_parallel_calls=None, deterministic=None, name=None) | tf.data.Dataset.interleave
 //!   The datasets map_func returns, cycle_length of them open at once, block_length elements from each in turn (TF's
 //!   order); num_parallel_calls and deterministic are accepted and the order is always the deterministic one.
-//! Dataset.scan(initial_state, scan_func, name=None)
+//! Dataset.scan(initial_state, scan_func, name=None) | tf.data.Dataset.scan
 //!   Threads a state through the elements: (state, output) = scan_func(state, element), yielding the outputs;
 //!   scan_func is traced once (again with relaxed shapes when the new state's shapes differ).
-//! Dataset.take_while(predicate, name=None)
+//! Dataset.take_while(predicate, name=None) | tf.data.Dataset.take_while
 //!   The elements up to the first one for which predicate (a traced function returning a bool scalar) is false.
-//! Dataset.unique(name=None)
+//! Dataset.unique(name=None) | tf.data.Dataset.unique
 //!   The elements without repeats, in first-seen order; int32, int64 or string scalars.
 /* tf.data.Dataset._host(factory, element_spec, cls, cardinality): the dataset of the .tfs transformations
  * (stdlib/tfcore_data.tfs); factory() returns an iterator of finished elements, called when iteration starts. */
