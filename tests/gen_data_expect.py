@@ -288,6 +288,44 @@ def errors_expect():
         f.write("1\n")
 
 
+# ---- data_csv: the files read with Python's csv module ----------------------------------------------------
+
+def csv_expect():
+    import csv
+    progs = os.path.join(HERE, "programs")
+    small = os.path.join(progs, "data", "small.csv")
+    lines = open(small).read().split("\n")
+    lines = lines[:-1] if lines[-1] == "" else lines
+    rows = list(csv.reader(lines[1:]))
+    L = []
+    p = L.append
+    p("<TextLineDatasetV2 element_spec=%s>" % spec([], "string"))
+    p(repr([l.encode() for l in lines] * 2))
+    p("<CsvDatasetV2 element_spec=(%s, %s, %s)>" % (spec([], "int32"), spec([], "float32"), spec([], "string")))
+    p(repr([(int(r[0]), float(r[1]), r[2].encode()) for r in rows]))
+    p(repr([(float(r[1]), r[2].encode()) for r in rows]))
+    feats = ", ".join("'%s': %s" % (k, spec([None], "float32")) for k in ["sl", "sw", "pl", "pw"])
+    p("({%s}, %s)" % (feats, spec([None], "int32")))
+    iris = list(csv.reader(open(os.path.join(HERE, "..", "stdlib", "data", "iris.csv")).read().splitlines()[1:]))
+    import struct
+    f32 = lambda x: struct.unpack("f", struct.pack("f", float(x)))[0]
+    # float32 sums per batch of 32, as the program adds them (tf.reduce_sum in float32, then a Python float)
+    total = 0.0
+    for i in range(0, len(iris), 32):
+        b = 0.0
+        for r in iris[i:i + 32]:
+            b = f32(b + f32(r[0]))
+        total += b
+    p("%d %r %d" % (len(iris), round(total, 3), sum(int(r[4]) for r in iris)))
+    # make_csv_dataset's inference on small.csv: a int32, b float32 (2.5), c string; num_epochs=None: fixed batch
+    p("{'a': %s, 'b': %s, 'c': %s}" % (spec([2], "int32"), spec([2], "float32"), spec([2], "string")))
+    b = {"a": [int(r[0]) for r in rows], "b": [float(r[1]) for r in rows], "c": [r[2].encode() for r in rows]}
+    p(repr([b, b]))
+    with open(os.path.join(progs, "data_csv.out"), "w") as f:
+        f.write("\n".join(L) + "\n")
+
+
 if __name__ == "__main__":
     main()
     errors_expect()
+    csv_expect()

@@ -1146,6 +1146,15 @@ static Val ds_tfrecord(Val self, int n, const Val *args, const Kw *kw) {
 //!   The elements up to the first one for which predicate (a traced function returning a bool scalar) is false.
 //! Dataset.unique(name=None) | tf.data.Dataset.unique
 //!   The elements without repeats, in first-seen order; int32, int64 or string scalars.
+//! tf.data.TextLineDataset(filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None)
+//!   The lines of text files (without "\n" or "\r\n") as string scalars, file by file; "GZIP" reads gzip files.
+//! tf.data.experimental.CsvDataset(filenames, record_defaults, compression_type=None, buffer_size=None, header=False, field_delim=',', use_quote_delim=True, na_value='', select_cols=None, exclude_cols=None, name=None)
+//!   The records of CSV files as tuples of scalars, one per record_defaults entry: a dtype (a required field) or a
+//!   default value; header skips each file's first line; select_cols/exclude_cols pick the columns.
+//! tf.data.experimental.make_csv_dataset(file_pattern, batch_size, column_names=None, column_defaults=None, label_name=None, select_columns=None, field_delim=',', use_quote_delim=True, na_value='', header=True, num_epochs=None, shuffle=True, shuffle_buffer_size=10000, shuffle_seed=None, prefetch_buffer_size=None, num_parallel_reads=None, sloppy=False, num_rows_for_inference=100, compression_type=None, ignore_errors=False, encoding='utf-8')
+//!   Batches of ({column: tensor}, label) from CSV files: column names from the header, dtypes inferred from the
+//!   first rows as TF does (int32, int64, float32, float64, string), shuffled and repeated num_epochs times (None:
+//!   forever, full batches only). Features come as a dict (TF: an OrderedDict with the same order).
 /* tf.data.Dataset._host(factory, element_spec, cls, cardinality): the dataset of the .tfs transformations
  * (stdlib/tfcore_data.tfs); factory() returns an iterator of finished elements, called when iteration starts. */
 static Val ds_host(Val self, int n, const Val *args, const Kw *kw) {
