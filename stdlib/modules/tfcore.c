@@ -95,6 +95,8 @@ Val tfcore_attr(const char *qual) {
   if (!strcmp(qual, "numpy_function")) return builtin_new("tf.numpy_function", tf_numpy_function, val_undef(), NULL);
   if (!strcmp(qual, "executing_eagerly")) return builtin_new("tf.executing_eagerly", tf_executing_eagerly, val_undef(), NULL);
   if (!strcmp(qual, "is_symbolic_tensor")) return builtin_new("tf.is_symbolic_tensor", tf_is_symbolic_tensor, val_undef(), NULL);
+  Val fp = fingerprint_attr(qual);
+  if (!val_is_undef(fp)) return fp;
   Val lib = module_import_library("tfcore");
   if (val_is_undef(lib)) return lib;
   Val api = rt_getattr(lib, "_API");
