@@ -29,12 +29,12 @@
 
 typedef enum DsKind {     /* ORDER DSKIND: ds_class[] follows it */
   DS_SLICES, DS_TENSORS, DS_RANGE, DS_ZIP, DS_MAP, DS_FILTER, DS_BATCH, DS_SHUFFLE, DS_TAKE, DS_SKIP,
-  DS_REPEAT, DS_PREFETCH, DS_CACHE, DS_PMAP, DS_TFRECORD, DS_ARG, DS_SHARD, DS_HOST,
+  DS_REPEAT, DS_PREFETCH, DS_CACHE, DS_PMAP, DS_TFRECORD, DS_ARG, DS_SHARD, DS_HOST, DS_RANDOM,
 } DsKind;
 static const char *const ds_class[] = {
   "_TensorSliceDataset", "_TensorDataset", "_RangeDataset", "_ZipDataset", "_MapDataset", "_FilterDataset",
   "_BatchDataset", "_ShuffleDataset", "_TakeDataset", "_SkipDataset", "_RepeatDataset", "_PrefetchDataset",
-  "_CacheDataset", "_ParallelMapDataset", "TFRecordDatasetV2", "_VariantDataset", "_ShardDataset", "_HostDataset",
+  "_CacheDataset", "_ParallelMapDataset", "TFRecordDatasetV2", "_VariantDataset", "_ShardDataset", "_HostDataset", "_RandomDataset",
 };
 
 typedef struct Dataset {
@@ -645,6 +645,10 @@ static DsIt *dsit_new(Dataset *d) {
     it->buf = list_new(0);
   }
   if (d->kind == DS_CACHE && val_is_undef(d->cached)) it->buf = list_new(0);
+  if (d->kind == DS_RANDOM) {
+    tfs_i64 ep = d->flag ? d->epoch++ : 0;
+    it->rng = (tfs_u64)d->seed * 0x9e3779b97f4a7c15ULL + (tfs_u64)ep * 0xbf58476d1ce4e5b9ULL + 7;
+  }
   rt_unhold(mark);
   return it;
 }
@@ -874,6 +878,12 @@ static bool ds_next(DsIt *it, Val *out) {
   case DS_PREFETCH:
     if (!kid_next(it, out)) break;
     return true;
+  case DS_RANDOM: {
+    Tensor *t = tensor_scalar(DT_INT64);
+    *(int64_t *)tensor_data(t) = (int64_t)splitmix(&it->rng);
+    *out = val_obj(t);
+    return true;
+  }
   case DS_HOST: {
     /* src() is called when iteration starts: its iterator (a host generator) yields finished elements */
     if (val_is_undef(it->buf)) {
@@ -1124,9 +1134,6 @@ static Val ds_tfrecord(Val self, int n, const Val *args, const Kw *kw) {
 //!   A dataset of what generator(*args) yields, converted to output_signature's TensorSpecs (or the deprecated
 //!   output_types/output_shapes, unknown shapes when omitted); a value of the wrong structure, dtype or shape raises
 //!   InvalidArgumentError when reached, as TF's py_func does. Cardinality unknown.
-//! tf.data.Dataset.random(seed=None, rerandomize_each_iteration=None, name=None)
-//!   An infinite dataset of int64 scalars; a seed (or tf.random.set_seed) repeats them. tfs's own stream, not TF's
-//!   Philox numbers.
 //! Dataset.padded_batch(batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None) | tf.data.Dataset.padded_batch
 //!   As batch, for elements of different shapes: each component is padded (with padding_values, 0 or "" by
 //!   default) to padded_shapes, whose None or -1 dimensions take the batch's longest.
@@ -1168,8 +1175,26 @@ static Val ds_host(Val self, int n, const Val *args, const Kw *kw) {
   return ds_val(d);
 }
 
+//! tf.data.Dataset.random(seed=None, rerandomize_each_iteration=None, name=None)
+//!   An infinite dataset of int64 scalars; a seed (or tf.random.set_seed) repeats them, and each iteration starts
+//!   them again unless rerandomize_each_iteration. tfs's own stream (splitmix64), not TF's Philox numbers.
+static Val ds_random(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.data.Dataset.random", .sig = "seed=None, rerandomize_each_iteration=None, name=None"};
+  Val a[3];
+  args_parse(&spec, n, args, kw, a);
+  Dataset *d = ds_new(DS_RANDOM, tffn_spec_new(0, NULL, DT_INT64, val_none()), val_undef(), CARD_INFINITE);
+  d->flag = a[1].tag != VT_NONE && a[1].tag != VT_UNDEF && rt_truthy(a[1]);
+  tfs_i64 g;
+  bool has_g = random_global_seed(&g);
+  if (a[0].tag != VT_NONE && a[0].tag != VT_UNDEF) d->seed = int_arg(a[0], "seed") * 1000003 + (has_g ? g : 87654321);
+  else if (has_g) d->seed = g * 7919 + random_op_seed_index();
+  else d->seed = (tfs_i64)time(NULL) ^ (tfs_i64)(uintptr_t)d;
+  return ds_val(d);
+}
+
 static const DsMethod ds_ctors[] = {
-  {"_host", ds_host, NULL},
+  {"_host", ds_host, NULL}, {"random", ds_random, NULL},
   {"from_tensor_slices", ds_from_tensor_slices, NULL}, {"from_tensors", ds_from_tensors, NULL}, {"range", ds_range, NULL},
   {"zip", ds_zip, NULL},
 };

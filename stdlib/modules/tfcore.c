@@ -97,13 +97,17 @@ Val tfcore_attr(const char *qual) {
   if (!strcmp(qual, "is_symbolic_tensor")) return builtin_new("tf.is_symbolic_tensor", tf_is_symbolic_tensor, val_undef(), NULL);
   Val fp = fingerprint_attr(qual);
   if (!val_is_undef(fp)) return fp;
-  Val lib = module_import_library("tfcore");
-  if (val_is_undef(lib)) return lib;
-  Val api = rt_getattr(lib, "_API");
-  val_decref(lib);
-  Val v = dict_get_str(api, qual);
-  val_decref(api);
-  return v;
+  static const char *const libs[] = {"tfcore", "tfextra"};
+  for (int i = 0; i < 2; i++) {
+    Val lib = module_import_library(libs[i]);
+    if (val_is_undef(lib)) continue;
+    Val api = rt_getattr(lib, "_API");
+    val_decref(lib);
+    Val v = dict_get_str(api, qual);
+    val_decref(api);
+    if (!val_is_undef(v)) return v;
+  }
+  return val_undef();
 }
 
 /* Whether a and b are the same object, or functions made from the same definition. */
