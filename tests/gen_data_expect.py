@@ -151,6 +151,19 @@ def unique(elems):
     return out
 
 
+def group_by_window(elems, key, size, reduce):
+    # TF's GroupByWindowDataset: a window is reduced when full; at the end the partial ones, in key order
+    groups, out = {}, []
+    for e in elems:
+        k = key(e)
+        groups.setdefault(k, []).append(e)
+        if len(groups[k]) >= size(k):
+            out += reduce(k, groups.pop(k))
+    for k in sorted(groups):
+        out += reduce(k, groups[k])
+    return out
+
+
 def card_window(n, size, shift, stride, drop):
     shift = size if shift is None else shift
     span = (size - 1) * stride + 1
@@ -173,6 +186,19 @@ def check_docstrings():
     assert scan(range(10), 0, lambda s, i: (s + i, s + i)) == [0, 1, 3, 6, 10, 15, 21, 28, 36, 45]
     assert take_while(range(10), lambda x: x < 5) == [0, 1, 2, 3, 4]
     assert unique([1, 37, 2, 37, 2, 1]) == [1, 37, 2]
+    batch3 = lambda k, w: [w[i:i + 3] for i in range(0, len(w), 3)]
+    assert group_by_window(range(10), lambda x: x % 2, lambda k: 3, batch3) == [[0, 2, 4], [1, 3, 5], [6, 8], [7, 9]]
+    assert bucket(BUCKET_IN) == [[[1, 2, 3, 4], [5, 6, 7, 0]], [[7, 8, 9, 10, 11, 0], [13, 14, 15, 16, 19, 20]],
+                                 [[0, 0], [21, 22]]]
+
+
+BUCKET_IN = [[0], [1, 2, 3, 4], [5, 6, 7], [7, 8, 9, 10, 11], [13, 14, 15, 16, 19, 20], [21, 22]]
+
+
+def bucket(elems, bounds=(3, 5), sizes=(2, 2, 2)):
+    lows, highs = [-2 ** 31] + list(bounds), list(bounds) + [2 ** 31 - 1]
+    key = lambda e: [lo <= len(e) < hi for lo, hi in zip(lows, highs)].index(True)
+    return group_by_window(elems, key, lambda k: sizes[k], lambda k, w: padded_batch(w, sizes[k]))
 
 
 def main():
@@ -234,6 +260,15 @@ def main():
     p("tf.Tensor(%d, shape=(), dtype=int64)" % sum(sum(r) for r in padded_batch([[x] * x for x in range(1, 6)], 2, [6], -1) for r in r))
     p("tf.Tensor(%d, shape=(), dtype=int64)" % sum(scan(range(10), 0, lambda a, x: (a + x, a))))
     p("tf.Tensor(%d, shape=(), dtype=int64)" % sum(take_while(range(20), lambda x: x < 7)))
+    p("<_GroupByWindowDataset element_spec=%s>" % spec([None], i64))
+    p("grouped " + spec([None], i64))
+    p("  " + repr(group_by_window(range(10), lambda x: x % 2, lambda k: 3,
+                                  lambda k, w: [w[i:i + 3] for i in range(0, len(w), 3)])))
+    p("bucketed " + spec([None, None], i64))
+    p("  " + repr(bucket(BUCKET_IN)))
+    p("sized " + spec([None], i64))
+    p("  " + repr(group_by_window(range(12), lambda x: x % 3, lambda k: k + 1,
+                                  lambda k, w: [w[i:i + 4] for i in range(0, len(w), 4)])))
     with open(OUT, "w") as f:
         f.write("\n".join(L) + "\n")
 

@@ -1153,6 +1153,12 @@ static Val ds_tfrecord(Val self, int n, const Val *args, const Kw *kw) {
 //!   The elements up to the first one for which predicate (a traced function returning a bool scalar) is false.
 //! Dataset.unique(name=None) | tf.data.Dataset.unique
 //!   The elements without repeats, in first-seen order; int32, int64 or string scalars.
+//! Dataset.group_by_window(key_func, reduce_func=None, window_size=None, window_size_func=None, name=None) | tf.data.Dataset.group_by_window
+//!   Groups the elements by key_func (an int64 scalar); each window of window_size (or window_size_func(key))
+//!   elements of a key becomes reduce_func(key, window_dataset)'s elements; partial windows end it, by key.
+//! Dataset.bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False, no_padding=False, drop_remainder=False, name=None) | tf.data.Dataset.bucket_by_sequence_length
+//!   Batches elements of similar length together: the bucket of an element is where element_length_func(x) falls
+//!   among bucket_boundaries, each bucket padded_batch-ed (batch with no_padding) by its bucket_batch_sizes entry.
 //! tf.data.TextLineDataset(filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None)
 //!   The lines of text files (without "\n" or "\r\n") as string scalars, file by file; "GZIP" reads gzip files.
 //! tf.data.experimental.CsvDataset(filenames, record_defaults, compression_type=None, buffer_size=None, header=False, field_delim=',', use_quote_delim=True, na_value='', select_cols=None, exclude_cols=None, name=None)
