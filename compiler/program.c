@@ -435,12 +435,13 @@ static bool load_library(Program *p, const char *name, const char *word, bool li
     diag_add(&p->diags, p->mods[0]->path, NULL, 0, 0, "cannot read the %s library '%s': %s", name, path, strerror(errno));
     return false;
   }
-  if (!strcmp(name, "tfcore") && !names_tfcore(p, src)) return true;
+  if ((!strcmp(name, "tfcore") || !strcmp(name, "tfextra")) && !names_tfcore(p, src)) return true;
   return load_module(p, add_module(p, name, path, src, len));
 }
 
 static bool load_libraries(Program *p) {
   return load_library(p, "keras", "keras", false) && load_library(p, "tfcore", "tf", false) &&
+         load_library(p, "tfextra", "tf", false) &&
          load_library(p, "distribute", "distribute", false) && load_library(p, "horovod", "horovod", false) &&
          load_library(p, "io", "open", true);
 }

@@ -29,12 +29,12 @@
 
 typedef enum DsKind {     /* ORDER DSKIND: ds_class[] follows it */
   DS_SLICES, DS_TENSORS, DS_RANGE, DS_ZIP, DS_MAP, DS_FILTER, DS_BATCH, DS_SHUFFLE, DS_TAKE, DS_SKIP,
-  DS_REPEAT, DS_PREFETCH, DS_CACHE, DS_PMAP, DS_TFRECORD, DS_ARG, DS_SHARD,
+  DS_REPEAT, DS_PREFETCH, DS_CACHE, DS_PMAP, DS_TFRECORD, DS_ARG, DS_SHARD, DS_HOST, DS_RANDOM,
 } DsKind;
 static const char *const ds_class[] = {
   "_TensorSliceDataset", "_TensorDataset", "_RangeDataset", "_ZipDataset", "_MapDataset", "_FilterDataset",
   "_BatchDataset", "_ShuffleDataset", "_TakeDataset", "_SkipDataset", "_RepeatDataset", "_PrefetchDataset",
-  "_CacheDataset", "_ParallelMapDataset", "TFRecordDatasetV2", "_VariantDataset", "_ShardDataset",
+  "_CacheDataset", "_ParallelMapDataset", "TFRecordDatasetV2", "_VariantDataset", "_ShardDataset", "_HostDataset", "_RandomDataset",
 };
 
 typedef struct Dataset {
@@ -51,6 +51,7 @@ typedef struct Dataset {
   bool traced;                /* created while tracing: the graph rebuilds it on every run */
   Val cached;                 /* cache(): list of the elements once one pass finished (VT_UNDEF before) */
   Tensor *handle;             /* a real dataset fed to a graph: its int64 handle (lazily made, owned) */
+  Val cls;                    /* DS_HOST: TF's class name for the repr, a str (owned) */
 } Dataset;
 
 static const Type ds_type;
@@ -65,6 +66,7 @@ static void ds_free(Obj *o) {
   val_decref(d->src);
   val_decref(d->fn);
   val_decref(d->cached);
+  val_decref(d->cls);
   free(d);
 }
 
@@ -76,6 +78,7 @@ static Dataset *ds_new(DsKind kind, Val spec, Val src, tfs_i64 card) {
   d->src = val_incref(src);
   d->fn = val_undef();
   d->cached = val_undef();
+  d->cls = val_undef();
   d->card = card;
   d->traced = trace_active();
   return d;
@@ -642,6 +645,10 @@ static DsIt *dsit_new(Dataset *d) {
     it->buf = list_new(0);
   }
   if (d->kind == DS_CACHE && val_is_undef(d->cached)) it->buf = list_new(0);
+  if (d->kind == DS_RANDOM) {
+    tfs_i64 ep = d->flag ? d->epoch++ : 0;
+    it->rng = (tfs_u64)d->seed * 0x9e3779b97f4a7c15ULL + (tfs_u64)ep * 0xbf58476d1ce4e5b9ULL + 7;
+  }
   rt_unhold(mark);
   return it;
 }
@@ -871,6 +878,24 @@ static bool ds_next(DsIt *it, Val *out) {
   case DS_PREFETCH:
     if (!kid_next(it, out)) break;
     return true;
+  case DS_RANDOM: {
+    Tensor *t = tensor_scalar(DT_INT64);
+    *(int64_t *)tensor_data(t) = (int64_t)splitmix(&it->rng);
+    *out = val_obj(t);
+    return true;
+  }
+  case DS_HOST: {
+    /* src() is called when iteration starts: its iterator (a host generator) yields finished elements */
+    if (val_is_undef(it->buf)) {
+      Val g = rt_call(d->src, 0, NULL, NULL);
+      int mark = rt_hold_val(g);
+      it->buf = rt_iter(g);
+      rt_unhold(mark);
+      val_decref(g);
+    }
+    if (rt_next(it->buf, out)) return true;
+    break;
+  }
   case DS_TFRECORD:
     if (tfrecord_next(it, out)) return true;
     break;
@@ -926,7 +951,7 @@ static Val ds_iter(Val v) { return tfdata_iter(v); }
 
 static void ds_repr(StrBuf *b, Val v) {
   Dataset *d = (Dataset *)v.u.o;
-  sb_printf(b, "<%s element_spec=", ds_class[d->kind]);
+  sb_printf(b, "<%s element_spec=", d->kind == DS_HOST ? str_cstr(d->cls) : ds_class[d->kind]);
   val_repr(b, d->spec);
   sb_putc(b, '>');
 }
@@ -1005,7 +1030,14 @@ static Val ds_getattr(Val self, const char *name) {
   if (!strcmp(name, "element_spec")) return val_incref(self_ds(self)->spec);
   for (size_t i = 0; i < sizeof ds_methods / sizeof ds_methods[0]; i++)
     if (!strcmp(name, ds_methods[i].name)) return builtin_new(ds_methods[i].qual, ds_methods[i].fn, self, NULL);
-  return val_undef();
+  /* the transformations written in .tfs (stdlib/tfcore_data.tfs), bound to the dataset */
+  char q[128];
+  snprintf(q, sizeof q, "data.Dataset.%s", name);
+  Val f = name[0] != '_' ? tfmod_lookup(q) : val_undef();
+  if (val_is_undef(f) || val_is(f, &builtin_type)) { val_decref(f); return val_undef(); }
+  Val m = bound_new(f, self);
+  val_decref(f);
+  return m;
 }
 
 static Val numpy_leaf(void *ctx, Val leaf) {
@@ -1110,7 +1142,77 @@ static Val ds_tfrecord(Val self, int n, const Val *args, const Kw *kw) {
   return ds_val(d);
 }
 
+//! tf.data.Dataset.from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None, name=None)
+//!   A dataset of what generator(*args) yields, converted to output_signature's TensorSpecs (or the deprecated
+//!   output_types/output_shapes, unknown shapes when omitted); a value of the wrong structure, dtype or shape raises
+//!   InvalidArgumentError when reached, as TF's py_func does. Cardinality unknown.
+//! Dataset.padded_batch(batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None) | tf.data.Dataset.padded_batch
+//!   As batch, for elements of different shapes: each component is padded (with padding_values, 0 or "" by
+//!   default) to padded_shapes, whose None or -1 dimensions take the batch's longest.
+//! Dataset.window(size, shift=None, stride=1, drop_remainder=False, name=None) | tf.data.Dataset.window
+//!   A dataset of windows, each a dataset (a structure of them for structured elements) of size elements stride
+//!   apart, window i starting at element i*shift; the last windows are shorter unless drop_remainder.
+//! Dataset.flat_map(map_func, name=None) | tf.data.Dataset.flat_map
+//!   map_func returns a dataset for each element; their elements one after another (map_func is traced once on
+//!   the element spec for the element_spec, then called on each element).
+//! Dataset.interleave(map_func, cycle_length=None, block_length=None, num_parallel_calls=None, deterministic=None, name=None) | tf.data.Dataset.interleave
+//!   The datasets map_func returns, cycle_length of them open at once, block_length elements from each in turn (TF's
+//!   order); num_parallel_calls and deterministic are accepted and the order is always the deterministic one.
+//! Dataset.scan(initial_state, scan_func, name=None) | tf.data.Dataset.scan
+//!   Threads a state through the elements: (state, output) = scan_func(state, element), yielding the outputs;
+//!   scan_func is traced once (again with relaxed shapes when the new state's shapes differ).
+//! Dataset.take_while(predicate, name=None) | tf.data.Dataset.take_while
+//!   The elements up to the first one for which predicate (a traced function returning a bool scalar) is false.
+//! Dataset.unique(name=None) | tf.data.Dataset.unique
+//!   The elements without repeats, in first-seen order; int32, int64 or string scalars.
+//! Dataset.group_by_window(key_func, reduce_func=None, window_size=None, window_size_func=None, name=None) | tf.data.Dataset.group_by_window
+//!   Groups the elements by key_func (an int64 scalar); each window of window_size (or window_size_func(key))
+//!   elements of a key becomes reduce_func(key, window_dataset)'s elements; partial windows end it, by key.
+//! Dataset.bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False, no_padding=False, drop_remainder=False, name=None) | tf.data.Dataset.bucket_by_sequence_length
+//!   Batches elements of similar length together: the bucket of an element is where element_length_func(x) falls
+//!   among bucket_boundaries, each bucket padded_batch-ed (batch with no_padding) by its bucket_batch_sizes entry.
+//! tf.data.TextLineDataset(filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None)
+//!   The lines of text files (without "\n" or "\r\n") as string scalars, file by file; "GZIP" reads gzip files.
+//! tf.data.experimental.CsvDataset(filenames, record_defaults, compression_type=None, buffer_size=None, header=False, field_delim=',', use_quote_delim=True, na_value='', select_cols=None, exclude_cols=None, name=None)
+//!   The records of CSV files as tuples of scalars, one per record_defaults entry: a dtype (a required field) or a
+//!   default value; header skips each file's first line; select_cols/exclude_cols pick the columns.
+//! tf.data.experimental.make_csv_dataset(file_pattern, batch_size, column_names=None, column_defaults=None, label_name=None, select_columns=None, field_delim=',', use_quote_delim=True, na_value='', header=True, num_epochs=None, shuffle=True, shuffle_buffer_size=10000, shuffle_seed=None, prefetch_buffer_size=None, num_parallel_reads=None, sloppy=False, num_rows_for_inference=100, compression_type=None, ignore_errors=False, encoding='utf-8')
+//!   Batches of ({column: tensor}, label) from CSV files: column names from the header, dtypes inferred from the
+//!   first rows as TF does (int32, int64, float32, float64, string), shuffled and repeated num_epochs times (None:
+//!   forever, full batches only). Features come as a dict (TF: an OrderedDict with the same order).
+/* tf.data.Dataset._host(factory, element_spec, cls, cardinality): the dataset of the .tfs transformations
+ * (stdlib/tfcore_data.tfs); factory() returns an iterator of finished elements, called when iteration starts. */
+static Val ds_host(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.data.Dataset._host", .sig = "factory, element_spec, cls, cardinality"};
+  Val a[4];
+  args_parse(&spec, n, args, kw, a);
+  if (!val_is(a[2], &str_type)) rt_throw(ERR_TYPE, "tf.data.Dataset._host: cls must be a str");
+  Dataset *d = ds_new(DS_HOST, val_incref(a[1]), a[0], int_arg(a[3], "cardinality"));
+  d->cls = val_incref(a[2]);
+  return ds_val(d);
+}
+
+//! tf.data.Dataset.random(seed=None, rerandomize_each_iteration=None, name=None)
+//!   An infinite dataset of int64 scalars; a seed (or tf.random.set_seed) repeats them, and each iteration starts
+//!   them again unless rerandomize_each_iteration. tfs's own stream (splitmix64), not TF's Philox numbers.
+static Val ds_random(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.data.Dataset.random", .sig = "seed=None, rerandomize_each_iteration=None, name=None"};
+  Val a[3];
+  args_parse(&spec, n, args, kw, a);
+  Dataset *d = ds_new(DS_RANDOM, tffn_spec_new(0, NULL, DT_INT64, val_none()), val_undef(), CARD_INFINITE);
+  d->flag = a[1].tag != VT_NONE && a[1].tag != VT_UNDEF && rt_truthy(a[1]);
+  tfs_i64 g;
+  bool has_g = random_global_seed(&g);
+  if (a[0].tag != VT_NONE && a[0].tag != VT_UNDEF) d->seed = int_arg(a[0], "seed") * 1000003 + (has_g ? g : 87654321);
+  else if (has_g) d->seed = g * 7919 + random_op_seed_index();
+  else d->seed = (tfs_i64)time(NULL) ^ (tfs_i64)(uintptr_t)d;
+  return ds_val(d);
+}
+
 static const DsMethod ds_ctors[] = {
+  {"_host", ds_host, NULL}, {"random", ds_random, NULL},
   {"from_tensor_slices", ds_from_tensor_slices, NULL}, {"from_tensors", ds_from_tensors, NULL}, {"range", ds_range, NULL},
   {"zip", ds_zip, NULL},
 };

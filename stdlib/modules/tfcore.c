@@ -95,13 +95,19 @@ Val tfcore_attr(const char *qual) {
   if (!strcmp(qual, "numpy_function")) return builtin_new("tf.numpy_function", tf_numpy_function, val_undef(), NULL);
   if (!strcmp(qual, "executing_eagerly")) return builtin_new("tf.executing_eagerly", tf_executing_eagerly, val_undef(), NULL);
   if (!strcmp(qual, "is_symbolic_tensor")) return builtin_new("tf.is_symbolic_tensor", tf_is_symbolic_tensor, val_undef(), NULL);
-  Val lib = module_import_library("tfcore");
-  if (val_is_undef(lib)) return lib;
-  Val api = rt_getattr(lib, "_API");
-  val_decref(lib);
-  Val v = dict_get_str(api, qual);
-  val_decref(api);
-  return v;
+  Val fp = fingerprint_attr(qual);
+  if (!val_is_undef(fp)) return fp;
+  static const char *const libs[] = {"tfcore", "tfextra"};
+  for (int i = 0; i < 2; i++) {
+    Val lib = module_import_library(libs[i]);
+    if (val_is_undef(lib)) continue;
+    Val api = rt_getattr(lib, "_API");
+    val_decref(lib);
+    Val v = dict_get_str(api, qual);
+    val_decref(api);
+    if (!val_is_undef(v)) return v;
+  }
+  return val_undef();
 }
 
 /* Whether a and b are the same object, or functions made from the same definition. */
@@ -146,6 +152,45 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
   return found;
 }
 
+//! tf.strings
+//!   String tensors' ops (stdlib/tfcore_strings.tfs): TF's kernels' semantics on the bytes of each element; inside
+//!   tf.function each runs as a tf.py_function (not TF's string op); forms TF returns as a RaggedTensor work on scalars.
+//! tf.strings.length(input, name=None, unit='BYTE')
+//!   The length of each string in bytes, or in UTF-8 characters with unit='UTF8_CHAR' (int32).
+//! tf.strings.upper(input, encoding='', name=None)
+//!   Each string with its ASCII letters upper-cased (every letter with encoding='utf-8').
+//! tf.strings.lower(input, encoding='', name=None)
+//!   Each string with its ASCII letters lower-cased (every letter with encoding='utf-8').
+//! tf.strings.strip(input, name=None)
+//!   Each string without its leading and trailing ASCII whitespace.
+//! tf.strings.join(inputs, separator='', name=None)
+//!   The element-wise concatenation of a list of string tensors of one shape (scalars broadcast), separator between.
+//! tf.strings.reduce_join(inputs, axis=None, keepdims=False, separator='', name=None)
+//!   Concatenates the strings along axis (all axes when None), in order, separator between.
+//! tf.strings.split(input, sep=None, maxsplit=-1, name=None)
+//!   The pieces of a scalar string as a 1-D tensor: on runs of whitespace when sep is None, else on each sep;
+//!   a tensor of rank 1 or more (TF: a RaggedTensor) raises NotImplementedError.
+//! tf.strings.bytes_split(input, name=None)
+//!   The bytes of a scalar string as a 1-D string tensor (rank 1 or more: NotImplementedError, TF's RaggedTensor).
+//! tf.strings.unicode_split(input, input_encoding, errors='replace', replacement_char=65533, name=None)
+//!   The UTF-8 characters of a scalar string as a 1-D string tensor (rank 1 or more: NotImplementedError).
+//! tf.strings.unicode_decode(input, input_encoding, errors='replace', replacement_char=65533, replace_control_characters=False, name=None)
+//!   The code points of a scalar UTF-8 string as a 1-D int32 tensor (rank 1 or more: NotImplementedError).
+//! tf.strings.substr(input, pos, len, name=None, unit='BYTE')
+//!   The substring of len bytes (or UTF-8 characters) from pos of each string; a negative pos counts from the end,
+//!   a pos beyond the string raises InvalidArgumentError.
+//! tf.strings.regex_replace(input, pattern, rewrite, replace_global=True, name=None)
+//!   Each string with the matches of pattern replaced by rewrite (\1..\9 groups, \0 the match); PCRE2 where TF
+//!   uses RE2 (RE2 refuses backreferences and lookaround in patterns).
+//! tf.strings.regex_full_match(input, pattern, name=None)
+//!   Whether each whole string matches pattern (bool).
+//! tf.strings.to_number(input, out_type=tf.float32, name=None)
+//!   Each string parsed as a number of out_type; one that is not raises InvalidArgumentError.
+//! tf.strings.as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill='', name=None)
+//!   Each number or bool as a string, printf-formatted as TF: floats "%f" (precision digits, %e scientific, %g
+//!   shortest), integers "%d", width and fill padding.
+//! tf.strings.format(template, inputs, placeholder='{}', summarize=3, name=None)
+//!   template with each placeholder replaced by the next input tensor printed as numpy prints it (a scalar string).
 //! tf.nest
 //!   Nested structures (lists, tuples and dicts of values; dicts in sorted key order, anything else is an atom):
 //!   flatten, pack_sequence_as, map_structure, assert_same_structure, is_nested.

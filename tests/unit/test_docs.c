@@ -57,27 +57,28 @@ START_TEST(test_every_op_name_documented) {
 }
 END_TEST
 
-/* The _API table of stdlib/tfcore.tfs: the tf names written in .tfs, which exist only in a program that
- * compiles the library in (compiler/program.c), so this runtime alone cannot resolve them. */
-static char tfcore_src[1 << 16];
-static const char *tfcore_api(void) {
-  if (!tfcore_src[0]) {
-    FILE *f = fopen(TFS_SOURCE_ROOT "/stdlib/tfcore.tfs", "r");
+/* The _API tables of stdlib/tfcore.tfs and stdlib/tfextra.tfs: the tf names written in .tfs, which exist only in a
+ * program that compiles the library in (compiler/program.c), so this runtime alone cannot resolve them. */
+static char api_src[2][1 << 16];
+static const char *const api_file[2] = {TFS_SOURCE_ROOT "/stdlib/tfcore.tfs", TFS_SOURCE_ROOT "/stdlib/tfextra.tfs"};
+static const char *tfcore_api(int k) {
+  if (!api_src[k][0]) {
+    FILE *f = fopen(api_file[k], "r");
     ck_assert_ptr_nonnull(f);
-    size_t n = fread(tfcore_src, 1, sizeof tfcore_src - 1, f);
-    tfcore_src[n] = 0;
+    size_t n = fread(api_src[k], 1, sizeof api_src[k] - 1, f);
+    api_src[k][n] = 0;
     fclose(f);
   }
-  const char *api = strstr(tfcore_src, "\n_API = {");
+  const char *api = strstr(api_src[k], "\n_API = {");
   ck_assert_ptr_nonnull(api);
   return api;
 }
 
-/* Whether tf.<qual> (or the module holding it: tf.nest for tf.nest.flatten) is an entry of that table. */
+/* Whether tf.<qual> (or the module holding it: tf.nest for tf.nest.flatten) is an entry of those tables. */
 static bool in_tfcore(const char *qual) {
   char key[140];
   snprintf(key, sizeof key, "\"%s\":", qual);
-  if (strstr(tfcore_api(), key)) return true;
+  if (strstr(tfcore_api(0), key) || strstr(tfcore_api(1), key)) return true;
   const char *dot = strrchr(qual, '.');
   if (!dot) return false;
   char outer[128];
@@ -87,12 +88,15 @@ static bool in_tfcore(const char *qual) {
 
 START_TEST(test_tfcore_names_documented) {
   int n = 0;
-  for (const char *s = strchr(tfcore_api(), '{'); (s = strchr(s + 1, '"')) != NULL && s < strchr(tfcore_api(), '}'); n++) {
-    const char *e = strchr(s + 1, '"');
-    char q[140];
-    snprintf(q, sizeof q, "tf.%.*s", (int)(e - s - 1), s + 1);
-    ck_assert_msg(doc_find(q) != NULL, "%s (stdlib/tfcore.tfs) has no doc entry", q);
-    s = strchr(e, '\n');
+  for (int k = 0; k < 2; k++) {
+    const char *api = tfcore_api(k), *close = strchr(api, '}');
+    for (const char *s = strchr(api, '{'); (s = strchr(s + 1, '"')) != NULL && s < close; n++) {
+      const char *e = strchr(s + 1, '"');
+      char q[140];
+      snprintf(q, sizeof q, "tf.%.*s", (int)(e - s - 1), s + 1);
+      ck_assert_msg(doc_find(q) != NULL, "%s (%s) has no doc entry", q, api_file[k]);
+      s = strchr(e, '\n');
+    }
   }
   ck_assert_int_gt(n, 20);
 }
