@@ -341,7 +341,7 @@ def csv_expect():
     p(repr([(float(r[1]), r[2].encode()) for r in rows]))
     feats = ", ".join("'%s': %s" % (k, spec([None], "float32")) for k in ["sl", "sw", "pl", "pw"])
     p("({%s}, %s)" % (feats, spec([None], "int32")))
-    iris = list(csv.reader(open(os.path.join(HERE, "..", "stdlib", "data", "iris.csv")).read().splitlines()[1:]))
+    iris = list(csv.reader(open(os.path.join(HERE, "programs", "data", "iris.csv")).read().splitlines()[1:]))
     import struct
     f32 = lambda x: struct.unpack("f", struct.pack("f", float(x)))[0]
     # float32 sums per batch of 32, as the program adds them (tf.reduce_sum in float32, then a Python float)

@@ -343,13 +343,39 @@ def templates(g, op):
         st, pad = r.choice([1, 2]), r.choice(["SAME", "VALID"])
         if pad == "VALID":
             h, w = max(h, kh), max(w, kw)
-        call = "tf.nn.conv2d(a0, a1, strides=%d, padding='%s')" % (st, pad)
+        dl = r.choice([1, 1, 2])
+        if pad == "VALID":
+            h, w = max(h, (kh - 1) * dl + 1), max(w, (kw - 1) * dl + 1)
+        call = "tf.nn.conv2d(a0, a1, strides=%d, padding='%s'%s)" % (st, pad, ", dilations=%d" % dl if dl > 1 else "")
         ins = [inp((n, h, w, c), "float32"), inp((kh, kw, c, o), "float32")]
+        if op == "CONV2D_BP_INPUT" and r.random() < 0.4:   # conv2d_transpose stages it directly
+            oh, ow = (h + st - 1) // st if pad == "SAME" else (h - kh) // st + 1, (w + st - 1) // st if pad == "SAME" else (w - kw) // st + 1
+            return ["tf.nn.conv2d_transpose(a0, a1, [%d, %d, %d, %d], %d, '%s')" % (n, h, w, c, st, pad),
+                    [inp((n, oh, ow, o), "float32"), inp((kh, kw, c, o), "float32")]]
         if op == "CONV2D":
             return [call, ins]
         if op == "FUSED_CONV2D":   # the planner fuses Conv2D + BiasAdd (+ Relu)
             return ["tf.nn.relu(tf.nn.bias_add(%s, a2))" % call, ins + [inp((o,), "float32")]]
         return ["_grad2(lambda p, q: %s, a0, a1)" % call.replace("a0", "p").replace("a1", "q"), ins]
+    resize = {"RESIZE_BILINEAR": "bilinear", "RESIZE_NEAREST": "nearest", "RESIZE_BICUBIC": "bicubic", "RESIZE_AREA": "area",
+              "SCALE_TRANSLATE": "lanczos3", "RESIZE_BILINEAR_GRAD": "bilinear", "RESIZE_NEAREST_GRAD": "nearest",
+              "RESIZE_BICUBIC_GRAD": "bicubic", "SCALE_TRANSLATE_GRAD": "lanczos3"}
+    if op in resize:
+        n, h, w, c = r.randint(1, 2), r.randint(1, 5), r.randint(1, 5), r.randint(1, 3)
+        size = [r.randint(1, 7), r.randint(1, 7)]
+        aa = ", antialias=True" if op.startswith("SCALE") else ""
+        call = "tf.image.resize(a0, %s, method='%s'%s)" % (size, resize[op], aa)
+        ins = [inp((n, h, w, c), "float32")]
+        if op.endswith("_GRAD"):
+            return ["_grad1(lambda p: %s, a0)" % call.replace("a0", "p"), ins]
+        return [call, ins]
+    if op in ("DECODE_PNG", "ENCODE_PNG", "DECODE_IMAGE", "DECODE_JPEG", "ENCODE_JPEG"):
+        h, w, c = r.randint(1, 5), r.randint(1, 5), r.choice([1, 3] if "JPEG" in op else [1, 2, 3, 4])
+        img = "tf.cast(a0, tf.uint8)"
+        if "JPEG" in op:
+            return ["tf.io.decode_jpeg(tf.io.encode_jpeg(%s))" % img, [inp((h, w, c), "int32", 0, 255)]]
+        dec = "tf.io.decode_image" if op == "DECODE_IMAGE" else "tf.io.decode_png"
+        return ["%s(tf.io.encode_png(%s))" % (dec, img), [inp((h, w, c), "int32", 0, 255)]]
     if op in ("MAX_POOL", "MAX_POOL_GRAD"):
         n, h, w, c = r.randint(1, 2), r.randint(2, 5), r.randint(2, 5), r.randint(1, 2)
         k, st, pad = r.choice([1, 2]), r.choice([1, 2]), r.choice(["SAME", "VALID"])

@@ -655,6 +655,9 @@ static void g_resize(const GradCall *g, Val *dx) {
   Tensor *x = tn(X0);
   if (g->op->id == OP_RESIZE_NEAREST) {
     tfs_i64 hw[2] = {x->rank == 4 ? x->shape[1] : -1, x->rank == 4 ? x->shape[2] : -1};
+    /* the gradient op takes the input's size as an attribute: in a graph it must be known while tracing */
+    if (hw[0] < 0 || hw[1] < 0)
+      rt_throw(ERR_UNIMPLEMENTED, "the gradient of a nearest-neighbor resize needs the image height and width known while tracing");
     at[0] = int_tuple(2, hw);
     dx[0] = keep(opat(OP_RESIZE_NEAREST_GRAD, 1, &DY, 3, at));
     return;

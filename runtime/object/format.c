@@ -397,6 +397,10 @@ Val format_percent(Val fmt, Val args) {
   size_t n = (size_t)str_len(fmt);
   tfs_i64 nargs;
   const Val *argv;
+  /* an instance of a tuple or dict subclass (a namedtuple, a Counter) formats as its builtin value */
+  if (val_is(args, &inst_type) && !val_is_undef(((Inst *)args.u.o)->base) &&
+      (val_is(((Inst *)args.u.o)->base, &tuple_type) || val_is(((Inst *)args.u.o)->base, &dict_type)))
+    args = ((Inst *)args.u.o)->base;
   bool is_tuple = val_is(args, &tuple_type);
   if (is_tuple) seq_items(args, &nargs, &argv);
   else nargs = 1, argv = &args;
