@@ -46,7 +46,7 @@ def rank_text(outdir, n):
 def run_job(cmd, n, cwd, tmp):
     outdir = tempfile.mkdtemp(dir=tmp)
     supp = os.path.join(os.path.dirname(os.path.abspath(__file__)), "distribute", "lsan.supp")
-    env = dict(os.environ, OMPI_MCA_btl_vader_single_copy_mechanism="none",
+    env = dict(os.environ, OMPI_MCA_btl_vader_single_copy_mechanism="none", TFS_DIST_CHECK="1",
                LSAN_OPTIONS="suppressions=%s:print_suppressions=0" % supp)
     p = subprocess.run(mpirun_cmd(n) + ["--output-filename", outdir] + cmd, cwd=cwd, capture_output=True, text=True,
                        timeout=180, env=env)

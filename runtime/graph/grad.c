@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist/dist.h"
 #include "object/object.h"
 #include "graph/tape.h"
 
@@ -911,6 +912,48 @@ static void g_tensor_scatter(const GradCall *g, Val *dx) {
   }
 }
 
+/* ---- collectives (§18.3): TF's gradients of ReplicaContext.all_reduce / all_gather and Horovod's broadcast ---- */
+static Val coll(OpId id, Val x, tfs_i64 attr) {
+  Val at[1] = {val_int(attr)};
+  return opat(id, 1, &x, 1, at);
+}
+/* The gradient of an all-sum is an all-sum of the incoming gradients (an all-mean, likewise), in one fused
+ * collective; TF defines none for min, max and product. */
+static void g_coll_reduce(const GradCall *g, Val *dx) {
+  tfs_i64 op = attr_int(g, 0, DIST_SUM);
+  if (op != DIST_SUM && op != DIST_MEAN)
+    rt_throw(ERR_NOTIMPL, "the gradient of an all-reduce is defined for Sum and Average only, not %s",
+             op == DIST_MIN ? "Min" : op == DIST_MAX ? "Max" : "Product");
+  Val l = T(list_new(g->nout));
+  for (int i = 0; i < g->nout; i++) list_append(l, g->dy[i]);
+  Val r = T(op_apply(&op_defs[OP_COLL_REDUCE], g->nout, ((List *)l.u.o)->items, g->attrs));
+  for (int i = 0; i < g->nin; i++) dx[i] = keep(((List *)r.u.o)->items[i]);
+}
+/* All-gather: the all-summed gradient, this rank's rows of it (TF's all_gather grad). The offset comes from
+ * gathering each row's rank, so it works with unknown and uneven sizes along the axis. */
+static void g_coll_gather(const GradCall *g, Val *dx) {
+  int r = rank_of(X0), axis = (int)attr_int(g, 0, 0), others[TFS_MAX_RANK], n = 0;
+  if (axis < 0) axis += r;
+  for (int d = 0; d < r; d++)
+    if (d != axis) others[n++] = d;
+  Val full = coll(OP_COLL_REDUCE, DY, DIST_SUM);
+  full = ((List *)full.u.o)->items[0];
+  Val rows = n ? reduce_sum(zeros_like(X0), n, others, false) : zeros_like(X0);   /* [n_local] */
+  Val me = fconst(dist_rank());
+  Val ids = coll(OP_COLL_GATHER, add(rows, me), 0);   /* each gathered row's rank */
+  int ax0[1] = {0};
+  Val before = reduce_sum(cast_to(op2(OP_LESS, ids, me), tn(rows)->dtype), 1, ax0, false);
+  Val at[1] = {val_int(0)};
+  Val pos = sub(add(opat(OP_CUMSUM, 1, (Val[]){op1(OP_ONES_LIKE, rows)}, 1, at), before), fconst(1));
+  Val gat[3] = {val_none(), val_int(axis), val_int(0)};
+  dx[0] = keep(opat(OP_GATHER, 2, (Val[]){full, cast_to(pos, DT_INT32)}, 3, gat));
+}
+/* Broadcast: the all-summed gradient on the root, zero elsewhere (Horovod's broadcast grad). */
+static void g_coll_bcast(const GradCall *g, Val *dx) {
+  Val full = ((List *)coll(OP_COLL_REDUCE, DY, DIST_SUM).u.o)->items[0];
+  dx[0] = keep(dist_rank() == attr_int(g, 0, 0) ? full : zeros_like(full));
+}
+
 void grad_none(const GradCall *g, Val *dx) { (void)g; (void)dx; }
 
 /* Each op's gradient and, beside it, what that gradient reads of the forward op (TF's
@@ -950,6 +993,7 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_TL_GATHER] = {g_tl_gather, 0}, [OP_TL_SCATTER] = {g_tl_scatter, 0}, [OP_TL_ADD] = {g_tl_add, 0},
   [OP_TL_CONCAT] = {g_tl_concat, 0}, [OP_TL_RESIZE] = {g_tl_resize, 0}, [OP_TL_CONCAT_GRAD] = {grad_none, 0},
   [OP_SCATTER_GRAD] = {g_scatter_grad, G_NO_OUT},
+  [OP_COLL_REDUCE] = {g_coll_reduce, G_NO_IN | G_NO_OUT}, [OP_COLL_GATHER] = {g_coll_gather, G_NO_OUT | G_IN_SHAPE}, [OP_COLL_BCAST] = {g_coll_bcast, G_NO_IN | G_NO_OUT},
   /* datasets built from traced tensors: not differentiable, as in TF (no gradient through tf.data) */
   [OP_DATASET_SLICES] = {grad_none, 0}, [OP_DATASET_TENSORS] = {grad_none, 0}, [OP_DATASET_RANGE] = {grad_none, 0},
 };

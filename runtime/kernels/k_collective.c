@@ -1,6 +1,9 @@
 /* k_collective.c — the collective ops of an MPI job (tf.distribute, Horovod) as op-table kernels over runtime/dist. */
+#include <stdint.h>
+
 #include "dist/dist.h"
 #include "kernels/ops.h"
+#include "object/object.h"
 
 /* shape: one output per input, each the input's shape and dtype. */
 void meta_coll_reduce(OpCall *c) {
@@ -43,3 +46,32 @@ void meta_coll_bcast(OpCall *c) {
 
 /* The root rank's value on every rank (shapes and dtypes must agree). */
 void k_coll_bcast(OpCall *c) { c->out[0] = dist_broadcast(c->in[0], (int)op_attr_int(c, 0, 0)); }
+
+/* TFS_DIST_CHECK (§18.10): every input (a mirrored variable's value) hashed (FNV-1a over its bytes, 62 bits) and
+ * the hashes' maximum and minimum taken across the ranks in one all-reduce; they differ when some rank's bits do. */
+void k_dist_check(OpCall *c) {
+  Val names = op_attr(c, 0);
+  int n = c->nin;
+  tfs_i64 shape[1] = {2 * (tfs_i64)n};
+  Tensor *h = tensor_new(DT_INT64, 1, shape);
+  int64_t *hv = tensor_data(h);
+  for (int i = 0; i < n; i++) {
+    const Tensor *t = c->in[i];
+    const unsigned char *p = tensor_data(t);
+    uint64_t x = 1469598103934665603ULL;
+    for (size_t k = 0, nb = (size_t)t->size * (size_t)dtype_info[t->dtype].size; k < nb; k++) x = (x ^ p[k]) * 1099511628211ULL;
+    hv[i] = (int64_t)(x >> 2), hv[n + i] = -(int64_t)(x >> 2);
+  }
+  Tensor *m = dist_all_reduce(h, DIST_MAX);
+  const int64_t *mv = tensor_data(m);
+  int bad = -1;
+  for (int i = 0; i < n && bad < 0; i++)
+    if (mv[i] != -mv[n + i]) bad = i;
+  val_decref(val_obj(h));
+  val_decref(val_obj(m));
+  if (bad >= 0) {
+    const char *name = val_is(names, &tuple_type) && bad < (int)((Tuple *)names.u.o)->len ? str_cstr(((Tuple *)names.u.o)->items[bad]) : "?";
+    op_fail(c, ERR_INTERNAL, "TFS_DIST_CHECK: the mirrored variable '%s' differs across the ranks after apply_gradients",
+            name);
+  }
+}

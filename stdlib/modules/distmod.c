@@ -1,5 +1,6 @@
 /* distmod.c — `_dist`, the native helpers of the .tfs tf.distribute and Horovod library (stdlib/distribute.tfs): the job and its collectives. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dist/dist.h"
@@ -66,6 +67,24 @@ static Val dm_broadcast(Val self, int n, const Val *args, const Kw *kw) {
   return op_apply(&op_defs[OP_COLL_BCAST], 1, args, &at);
 }
 
+/* check(tensors, names): with TFS_DIST_CHECK set (not "0") in a job of N > 1, the tensors' bits compared across
+ * the ranks (§18.10), an op of the graph being traced or run now; otherwise nothing. */
+static Val dm_check(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  dm_arity("check", n, 2, kw);
+  const char *env = getenv("TFS_DIST_CHECK");
+  if (!env || !*env || !strcmp(env, "0") || dist_size() < 2) return val_none();
+  if (!val_is(args[0], &list_type) || !val_is(args[1], &tuple_type)) rt_throw(ERR_TYPE, "_dist.check: expected a list of tensors and a tuple of names");
+  const List *l = (const List *)args[0].u.o;
+  if (l->len == 0) return val_none();
+  OpAttrs at = {1, {args[1]}};
+  int saved = rt_cur_loc;
+  rt_cur_loc = rt_user_loc();   /* a traced node reports the user's apply_gradients line, not the library's */
+  Val r = op_apply(&op_defs[OP_DIST_CHECK], (int)l->len, l->items, &at);
+  rt_cur_loc = saved;
+  return r;
+}
+
 static Val dm_barrier(Val self, int n, const Val *args, const Kw *kw) {
   (void)self, (void)args;
   dm_arity("barrier", n, 0, kw);
@@ -107,6 +126,7 @@ static Val dm_attr(const char *name) {
     {"all_gather", "_dist.all_gather", dm_all_gather},
     {"broadcast", "_dist.broadcast", dm_broadcast},
     {"barrier", "_dist.barrier", dm_barrier},
+    {"check", "_dist.check", dm_check},
     {"mirror_scope", "_dist.mirror_scope", dm_mirror_scope},
     {"in_scope", "_dist.in_scope", dm_in_scope},
     {"replica", "_dist.replica", dm_replica},

@@ -171,7 +171,6 @@ START_TEST(test_gradient_coverage) {
     OP_TRUNC_NORMAL, OP_TIMESTAMP, OP_ONE_HOT, OP_STATELESS_UNIFORM, OP_STATELESS_NORMAL, OP_STATELESS_TRUNC_NORMAL,   /* no float tensor inputs to differentiate */
     OP_IS_NAN, OP_IS_INF, OP_IS_FINITE, OP_ARGMAX, OP_ARGMIN, OP_SHAPE, OP_SIZE, OP_RANK,   /* non-float results */
     OP_PRINT, OP_READ_VARIABLE, OP_PY_FUNC,   /* py_function: TF differentiates the host function with its own tape; tfs does not */
-    OP_COLL_REDUCE, OP_COLL_GATHER, OP_COLL_BCAST,   /* collectives: not differentiated yet (docs/distribute.md) */
   };
   for (int id = 0; id < OP__COUNT; id++) {
     const OpDef *op = &op_defs[id];
