@@ -573,6 +573,9 @@ def templates(g, op):
     if op == "COLL_GATHER":
         s = g.shape(rank=r.randint(1, 3))
         return ["_dist.all_gather(a0, %d)" % r.randint(-len(s), len(s) - 1), [inp(s, r.choice(NUM))]]
+    if op == "DIST_CHECK":   # one process: the check compares nothing and returns nothing; the value passes through
+        s = g.shape()
+        return ["_dist_check(a0)", [inp(s, r.choice(NUM))]]
     if op == "COLL_BCAST":
         return ["_dist.broadcast(a0, 0)", [inp(g.shape(), r.choice(NUM))]]
     if op in ("STACK_PUSH", "STACK_SIZE", "STACK_GET", "RNG_STATE", "RNG_SWAP"):
@@ -632,6 +635,10 @@ def slice_key(g, s):
 HELPERS = r'''
 def _after(op, v):
     return v
+
+def _dist_check(x):
+    _dist.check([x], ("x:0",))
+    return x
 
 def _grad1(f, x):
     with tf.GradientTape() as t:
