@@ -184,13 +184,21 @@ static int dtype_of(hid_t type) {
 }
 
 /* A new tensor shaped like space, or NULL when the rank is too large. */
-static Tensor *tensor_for(int dt, hid_t space) {
+/* A tensor for a dataset or attribute of `stored` bytes in the file.  A damaged header can claim any
+ * extent: more than 64 MiB that is also more than 64 times what the file stores for it is refused
+ * (NULL, reported by the caller) before anything is allocated. */
+static Tensor *tensor_for(int dt, hid_t space, hsize_t stored) {
   int rank = H5Sget_simple_extent_ndims(space);
   if (rank < 0 || rank > TFS_MAX_RANK) return NULL;
   hsize_t d[TFS_MAX_RANK];
   tfs_i64 dims[TFS_MAX_RANK];
   H5Sget_simple_extent_dims(space, d, NULL);
-  for (int i = 0; i < rank; i++) dims[i] = (tfs_i64)d[i];
+  double bytes = (double)dtype_info[dt].size;
+  for (int i = 0; i < rank; i++) {
+    dims[i] = (tfs_i64)d[i];
+    bytes *= (double)d[i];
+  }
+  if (bytes > (double)(64 << 20) && bytes > 64.0 * (double)stored) return NULL;
   return tensor_new((DType)dt, rank, dims);
 }
 
@@ -234,7 +242,7 @@ static herr_t on_attr(hid_t loc, const char *name, const H5A_info_t *info, void 
   if (H5Tget_class(type) == H5T_STRING) {
     rc = read_strings(a, type, space, w, name);
   } else if (dt >= 0) {
-    Tensor *t = tensor_for(dt, space);
+    Tensor *t = tensor_for(dt, space, H5Aget_storage_size(a));
     hid_t ft, mt;
     h5_types((DType)dt, &ft, &mt);
     if (!t || H5Aread(a, mt, tensor_data(t)) < 0) rc = fail(w->err, w->errn, "read the attribute", name);
@@ -250,7 +258,7 @@ static herr_t on_attr(hid_t loc, const char *name, const H5A_info_t *info, void 
 static int read_dataset(hid_t d, const char *path, Walk *w) {
   hid_t type = H5Dget_type(d), space = H5Dget_space(d);
   int rc = 0, dt = dtype_of(type);
-  Tensor *t = dt >= 0 ? tensor_for(dt, space) : NULL;
+  Tensor *t = dt >= 0 ? tensor_for(dt, space, H5Dget_storage_size(d)) : NULL;
   hid_t ft, mt;
   if (!t || !h5_types((DType)dt, &ft, &mt) || H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, tensor_data(t)) < 0)
     rc = fail(w->err, w->errn, "read (unsupported type or shape) the dataset", path);

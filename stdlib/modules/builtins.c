@@ -604,8 +604,8 @@ static Val bi_exit(Val self, int n, const Val *args, const Kw *kw) {
   if (kw && kw->n == 1 && !n && !strcmp(kw->names[0], "code")) code = kw->vals[0];
   else bi_range("exit", n, kw, 0, 1);
   Val e = rt_call(exc_lookup("SystemExit", false), 1, &code, NULL);
+  rt_hold_val(e);   /* rt_raise takes its own reference: the unwinding releases this one */
   rt_raise(e);
-  return val_none();
 }
 
 static Val bi_format(Val self, int n, const Val *args, const Kw *kw) {
