@@ -45,10 +45,8 @@ static void cubic_table(float *t, double a) {
 
 static tfs_i64 bound(tfs_i64 v, tfs_i64 n) { return v < 0 ? 0 : v >= n ? n - 1 : v; }
 
-/* The taps of one axis resized from `in` to `out` elements. */
-static void taps_make(Taps *t, int method, tfs_i64 in, tfs_i64 out, bool align, bool half) {
-  float scale = resize_scale(in, out, align);
-  t->k = method == RS_NEAREST ? 1 : method == RS_BILINEAR ? 2 : method == RS_BICUBIC ? 4 : (int)ceil(scale) + 2;
+/* Room for out * t->k taps (indices and weights, zeroed). */
+static void taps_alloc(Taps *t, tfs_i64 out) {
   t->idx = calloc((size_t)(out * t->k) + 1, sizeof *t->idx);
   t->w = calloc((size_t)(out * t->k) + 1, sizeof *t->w);
   if (!t->idx || !t->w) {
@@ -56,6 +54,13 @@ static void taps_make(Taps *t, int method, tfs_i64 in, tfs_i64 out, bool align, 
     free(t->w);
     rt_throw(ERR_MEMORY, "out of memory");
   }
+}
+
+/* The taps of one axis resized from `in` to `out` elements. */
+static void taps_make(Taps *t, int method, tfs_i64 in, tfs_i64 out, bool align, bool half) {
+  float scale = resize_scale(in, out, align);
+  t->k = method == RS_NEAREST ? 1 : method == RS_BILINEAR ? 2 : method == RS_BICUBIC ? 4 : (int)ceil(scale) + 2;
+  taps_alloc(t, out);
   static float table[2][(CUBIC_TABLE + 1) * 2];
   static bool made;
   if (method == RS_BICUBIC && !made) {
@@ -142,13 +147,7 @@ static void taps_scaled(Taps *t, int kernel, tfs_i64 in, tfs_i64 out, float scal
   float inv = 1.0f / scale, inv_t = -inv * translate, ks = antialias && inv > 1 ? inv : 1.0f, r = sk_radius[kernel];
   tfs_i64 span = 2 * (tfs_i64)ceilf(r * ks) + 1;
   t->k = (int)(span < in ? span : in);
-  t->idx = calloc((size_t)(out * t->k) + 1, sizeof *t->idx);
-  t->w = calloc((size_t)(out * t->k) + 1, sizeof *t->w);
-  if (!t->idx || !t->w) {
-    free(t->idx);
-    free(t->w);
-    rt_throw(ERR_MEMORY, "out of memory");
-  }
+  taps_alloc(t, out);
   for (tfs_i64 o = 0; o < out; o++) {
     float at = ((float)o + 0.5f) * inv + inv_t;
     if (at < 0 || at > (float)in) continue;   /* outside the image: all weights zero */
