@@ -3559,6 +3559,8 @@ static Val tffn_get_concrete_m(Val self, int n, const Val *args, const Kw *kw) {
   Val bbuf[8], *bound = (Val *)args;   /* args until tffn_bind binds */
   Concrete *c;
   int nb = 0;
+  BindHold bh = {f, bound, args, bbuf, 0};
+  int bmark = -1;
   if (!val_is_undef(f->sig)) {
     /* the signature's one concrete function; arguments, if any, must fit it */
     int so = tffn_self(f);
@@ -3569,6 +3571,8 @@ static Val tffn_get_concrete_m(Val self, int n, const Val *args, const Kw *kw) {
     } else if (n || (kw && kw->n)) {
       tffn_sig_arity(f, n, args, kw);
       nb = tffn_bind(f, n, args, kw, bbuf, 8, &bound);
+      bh.bound = bound, bh.nb = nb;
+      bmark = rt_hold_fn(tffn_unbind_held, &bh);   /* arguments that do not fit raise: release the bound ones */
       Leaves dummy;
       lv_init(&dummy);
       Val owned = list_new(0);
@@ -3582,6 +3586,8 @@ static Val tffn_get_concrete_m(Val self, int n, const Val *args, const Kw *kw) {
     c = tffn_sig_concrete(f, nb, me);
   } else {
     nb = tffn_bind(f, n, args, kw, bbuf, 8, &bound);
+    bh.bound = bound, bh.nb = nb;
+    bmark = rt_hold_fn(tffn_unbind_held, &bh);   /* a trace that raises releases the *args tuple */
     KeyBuf k;
     kb_init(&k);
     Leaves lv;
@@ -3600,6 +3606,7 @@ static Val tffn_get_concrete_m(Val self, int n, const Val *args, const Kw *kw) {
     lv_free(&lv);
     kb_free(&k);
   }
+  if (bmark >= 0) rt_unhold(bmark);
   tffn_unbind(f, bound, args, bbuf, nb);
   return val_incref(val_obj(c));
 }
