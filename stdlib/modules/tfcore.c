@@ -117,11 +117,9 @@ static bool same_obj(Val a, Val b) {
   return val_is(a, &func_type) && val_is(b, &func_type) && ((Func *)a.u.o)->info == ((Func *)b.u.o)->info;
 }
 
-/* The tf name ("tf.map_fn", "tf.nest.flatten") of a function or class of stdlib/tfcore*.tfs, for help(); false when
- * v is none of the _API table's values (or a function of a module there). */
-bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
-  if (v.tag != VT_OBJ) return false;
-  Val lib = module_import_library("tfcore");
+/* The tf name of v in one library's _API table (see tfcore_name_of). */
+static bool api_name_of(const char *libname, Val v, const char *fname, char *buf, size_t size) {
+  Val lib = module_import_library(libname);
   if (val_is_undef(lib)) return false;
   Val api = rt_getattr(lib, "_API");
   val_decref(lib);
@@ -150,6 +148,13 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
   val_decref(keys);
   val_decref(api);
   return found;
+}
+
+/* The tf name ("tf.map_fn", "tf.nest.flatten") of a function or class of stdlib/tfcore*.tfs or tfextra.tfs, for
+ * help(); false when v is none of their _API tables' values (or a function of a module there). */
+bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
+  if (v.tag != VT_OBJ) return false;
+  return api_name_of("tfcore", v, fname, buf, size) || api_name_of("tfextra", v, fname, buf, size);
 }
 
 //! tf.strings
