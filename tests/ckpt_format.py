@@ -18,7 +18,6 @@
 """
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -26,22 +25,13 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import filecheck  # noqa: E402
 import gen_ckpt_fixture  # noqa: E402
 import tfckpt  # noqa: E402
 
 A = "/.ATTRIBUTES/VARIABLE_VALUE"
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL", what)
-
-
-def run(tfs, prog, *args):
-    return subprocess.run([tfs, "run", os.path.join(HERE, "ckpt", prog)] + list(args), capture_output=True, text=True,
-                          timeout=120)
+_checks = filecheck.Checks(os.path.join(HERE, "ckpt"), 120)
+check, run, failures = _checks.check, _checks.run, _checks.failures
 
 
 def expected_values():

@@ -31,18 +31,11 @@ import h5py
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-failures = []
+sys.path.insert(0, HERE)
+import filecheck  # noqa: E402
 
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL", what)
-
-
-def run(tfs, prog, *args):
-    return subprocess.run([tfs, "run", os.path.join(HERE, "keras_h5", prog)] + list(args), capture_output=True,
-                          text=True, timeout=300)
+_checks = filecheck.Checks(os.path.join(HERE, "keras_h5"), 300)
+check, run, failures = _checks.check, _checks.run, _checks.failures
 
 
 def fixed(shapes):
