@@ -840,9 +840,34 @@ def linalg():
           cases, grads, (err_src, err_out))
 
 
+# ---- tf.py_function's gradient: the host function differentiated (numpy_function: none, as in TF) ----
+
+def pyfunc_grad():
+    xs = f32([0.5, 1, 2])
+    cases = [("square_sin", "tf.py_function(lambda v: v * v + tf.sin(v), [xv], tf.float32)", xs * xs + np.sin(xs))]
+    grads = [
+        ("square_sin", "lambda a: tf.py_function(lambda v: v * v + tf.sin(v), [a], tf.float32)", "xv",
+         2 * xs + np.cos(xs)),
+        ("two_inputs", "lambda a: tf.py_function(lambda u, v: u * v, [a, tf.constant([2.0, 3.0, 4.0])], tf.float32)",
+         "xv", f32([2, 3, 4])),
+        ("two_outputs", "lambda a: tf.add_n(tf.py_function(lambda v: [v * 2.0, v * v], [a], [tf.float32, tf.float32]))",
+         "xv", 2 + 2 * xs),
+        ("int_input", "lambda a: tf.py_function(lambda v, k: v * tf.cast(k, tf.float32), [a, tf.constant(3)], tf.float32)",
+         "xv", f32([3, 3, 3])),
+        # unconnected: a scalar zero, as TF's EagerFunc._convert turns the None of a gradient function
+        ("unused_input", "lambda a: tf.py_function(lambda v, w: w * 2.0, [a, tf.constant(1.0)], tf.float32)", "xv",
+         np.float32(0)),
+        ("numpy_function", "lambda a: tf.numpy_function(lambda v: v * 2.0, [a], tf.float32)", "xv", None),
+    ]
+    write("coreapi_pyfunc_grad", "tf.py_function's gradient (TF's _EagerPyFuncGrad: the host function's own gradient; "
+          "tf.numpy_function's PyFunc has none), eagerly and through tf.function",
+          ["xv = tf.constant(%s)" % xs.tolist()], cases, grads)
+
+
 if __name__ == "__main__":
     onnx_program()
     pyfunc()
+    pyfunc_grad()
     functional()
     array()
     sorting()

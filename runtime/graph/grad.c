@@ -948,6 +948,86 @@ static void g_coll_gather(const GradCall *g, Val *dx) {
   Val gat[3] = {val_none(), val_int(axis), val_int(0)};
   dx[0] = keep(opat(OP_GATHER, 2, (Val[]){full, cast_to(pos, DT_INT32)}, 3, gat));
 }
+/* ---- tf.py_function ----------------------------------------------------------------------
+ * TF's _EagerPyFuncGrad replays the tape the host function's first run recorded; here the
+ * gradient op (another EagerPyFunc, so it runs in graphs too) runs the function again under a
+ * tape of its own: the same values for a function without random draws or side effects. */
+
+static void pyfunc_tape_pop(void *t) { tape_pop(t); }
+
+/* self: (func, input dtypes); args: the forward inputs, then one incoming gradient per output.
+ * Returns the gradient of each floating input. */
+static Val pyfunc_grad_call(Val self, int n, const Val *args, const Kw *kw) {
+  (void)kw;
+  Tuple *st = (Tuple *)self.u.o;
+  Val func = st->items[0];
+  int nin = (int)((Tuple *)st->items[1].u.o)->len;
+  Val tv = tape_new(false, false);
+  int mark = rt_hold_val(tv);
+  Tape *t = (Tape *)tv.u.o;
+  Val *src = malloc(sizeof(Val) * (size_t)(nin + 1));
+  int nsrc = 0;
+  if (!src) rt_throw(ERR_MEMORY, "out of memory");
+  rt_hold_mem(src);
+  for (int i = 0; i < nin; i++) {
+    Tensor *x = val_as_tensor(args[i]);
+    if (x && dtype_info[x->dtype].is_float) src[nsrc++] = args[i];
+  }
+  tape_push(t);
+  rt_hold_fn(pyfunc_tape_pop, t);   /* the function raising leaves no tape recording */
+  for (int i = 0; i < nsrc; i++) tape_watch(t, src[i]);
+  Val r = rt_call(func, nin, args, NULL);
+  tape_pop(t);
+  rt_hold_val(r);
+  tfs_i64 nt = 1;
+  const Val *targets = &r;
+  if (!val_as_tensor(r) && !seq_items(r, &nt, &targets)) nt = 0;
+  if (nt > n - nin) nt = n - nin;
+  Val *out = calloc((size_t)nsrc + 1, sizeof(Val));
+  if (!out) rt_throw(ERR_MEMORY, "out of memory");
+  rt_hold_mem(out);
+  tape_gradient(t, (int)nt, targets, args + nin, nsrc, src, false, out);
+  /* an unconnected input's gradient is a scalar zero (TF's EagerFunc._convert of None in a gradient function) */
+  for (int i = 0; i < nsrc; i++)
+    if (out[i].tag == VT_NONE) out[i] = val_obj(tensor_from_val(val_int(0), val_as_tensor(src[i])->dtype));
+  Val l = list_new(nsrc);
+  for (int i = 0; i < nsrc; i++) ((List *)l.u.o)->items[i] = out[i];
+  ((List *)l.u.o)->len = nsrc;
+  rt_unhold(mark);
+  val_decref(r);
+  free(out);
+  free(src);
+  val_decref(tv);
+  return l;
+}
+
+static void g_py_func(const GradCall *g, Val *dx) {
+  /* numpy_function (TF's PyFunc) is not differentiable: no gradient flows, as in TF */
+  if (g->attrs->n > 2 && g->attrs->v[2].tag == VT_BOOL && !g->attrs->v[2].u.i) return;
+  Val dts = T(tuple_new(g->nin));
+  Val fl = T(list_new(0));
+  for (int i = 0; i < g->nin; i++) {
+    Tensor *x = tn(g->in[i]);
+    ((Tuple *)dts.u.o)->items[i] = val_incref(dtype_val(x->dtype));
+    if (dtype_info[x->dtype].is_float) list_append(fl, dtype_val(x->dtype));
+  }
+  if (!((List *)fl.u.o)->len) return;
+  Val self = T(tuple_new(2));
+  ((Tuple *)self.u.o)->items[0] = val_incref(g->attrs->v[0]);
+  ((Tuple *)self.u.o)->items[1] = val_incref(dts);
+  Val fn = T(builtin_new("py_function_grad", pyfunc_grad_call, self, NULL));
+  Val *in = malloc(sizeof(Val) * (size_t)(g->nin + g->nout));
+  if (!in) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < g->nin; i++) in[i] = g->in[i];
+  for (int k = 0; k < g->nout; k++) in[g->nin + k] = val_is_undef(g->dy[k]) ? zeros_like(g->out[k]) : g->dy[k];
+  Val at[3] = {fn, fl, val_bool(true)};
+  Val r = opat(OP_PY_FUNC, g->nin + g->nout, in, 3, at);
+  free(in);
+  int k = 0;
+  for (int i = 0; i < g->nin; i++)
+    if (dtype_info[tn(g->in[i])->dtype].is_float) dx[i] = keep(((List *)r.u.o)->items[k++]);
+}
+
 /* Broadcast: the all-summed gradient on the root, zero elsewhere (Horovod's broadcast grad). */
 static void g_coll_bcast(const GradCall *g, Val *dx) {
   Val full = ((List *)coll(OP_COLL_REDUCE, DY, DIST_SUM).u.o)->items[0];
@@ -994,6 +1074,7 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_TL_CONCAT] = {g_tl_concat, 0}, [OP_TL_RESIZE] = {g_tl_resize, 0}, [OP_TL_CONCAT_GRAD] = {grad_none, 0},
   [OP_SCATTER_GRAD] = {g_scatter_grad, G_NO_OUT},
   [OP_COLL_REDUCE] = {g_coll_reduce, G_NO_IN | G_NO_OUT}, [OP_COLL_GATHER] = {g_coll_gather, G_NO_OUT | G_IN_SHAPE}, [OP_COLL_BCAST] = {g_coll_bcast, G_NO_IN | G_NO_OUT},
+  [OP_PY_FUNC] = {g_py_func, 0},
   /* datasets built from traced tensors: not differentiable, as in TF (no gradient through tf.data) */
   [OP_DATASET_SLICES] = {grad_none, 0}, [OP_DATASET_TENSORS] = {grad_none, 0}, [OP_DATASET_RANGE] = {grad_none, 0},
 };

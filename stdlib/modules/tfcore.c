@@ -75,6 +75,7 @@ static Val pyfunc_call(const char *what, bool eager, int n, const Val *args, con
 //! tf.py_function(func=None, inp=None, Tout=None, name=None)
 //!   Calls the host function func(*inp) with eager tensors each time the op runs: eagerly at once, inside tf.function
 //!   at every call of the graph (an EagerPyFunc op); Tout is the result's dtype, or a list of dtypes for several.
+//!   Differentiable: the gradient runs func again under a tape of its own (so func should not draw random numbers).
 static Val tf_py_function(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   return pyfunc_call("tf.py_function", true, n, args, kw);
