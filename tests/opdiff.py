@@ -496,6 +496,8 @@ def templates(g, op):
         return ["tf.debugging.assert_all_finite(a0, 'bad')", [inp(g.shape(), r.choice(FLOAT))]]
     if op == "CHECK_NUMERICS":
         return ["tf.debugging.check_numerics(a0, 'bad')", [inp(g.shape(), r.choice(FLOAT))]]
+    if op == "CHECK_NUMERICS_V2":
+        return ["tf.raw_ops.CheckNumericsV2(tensor=a0, message='bad')", [inp(g.shape(), r.choice(FLOAT))]]
     if op == "PRINT":
         return ["_after(tf.print(a0), a0 + 1)", [inp(g.shape(), r.choice(NUM))]]
     if op == "TIMESTAMP":

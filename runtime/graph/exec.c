@@ -2071,10 +2071,11 @@ void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs) {
     exec_fail_node = NULL;
     StrBuf b;
     sb_init(&b);
-    /* the suffix goes on the message's first line, before any detail lines */
+    /* the suffix goes on the message's first line, before any detail lines (at the end of a message that
+     * opens with a blank line, as check_numerics' do) */
     const char *m = t.msg ? t.msg : "";
     const char *nl = strchr(m, '\n');
-    size_t head = nl ? (size_t)(nl - m) : strlen(m);
+    size_t head = nl && nl != m ? (size_t)(nl - m) : strlen(m);
     sb_putn(&b, m, head);
     sb_printf(&b, " (node %s in tf.function '%s')", nd->name, p->g->fname);
     sb_puts(&b, m + head);

@@ -1067,7 +1067,7 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_CONCAT] = {g_concat, G_NO_OUT | G_IN_SHAPE}, [OP_STACK] = {g_stack, 0}, [OP_UNSTACK] = {g_unstack, 0}, [OP_TILE] = {g_tile, 0},
   [OP_BROADCAST_TO] = {g_broadcast_to, G_NO_OUT | G_IN_SHAPE}, [OP_STRIDED_SLICE] = {g_scatter, 0}, [OP_SLICE] = {g_scatter, 0}, [OP_GATHER] = {g_scatter, 0}, [OP_GATHER_ND] = {g_scatter, 0}, [OP_PAD] = {g_scatter, 0}, [OP_READ_VARIABLE] = {g_identity, 0}, [OP_STOP_GRADIENT] = {grad_none, 0},
   [OP_ZEROS_LIKE] = {grad_none, 0}, [OP_ONES_LIKE] = {grad_none, 0}, [OP_STACK_PUSH] = {grad_none, 0}, [OP_STACK_SIZE] = {grad_none, 0}, [OP_STACK_GET] = {grad_none, 0}, [OP_RNG_STATE] = {grad_none, 0}, [OP_RNG_SWAP] = {grad_none, 0}, [OP_DROPOUT] = {g_dropout, 0},
-  [OP_CHECK_NUMERICS] = {g_identity, G_NO_OUT | G_IN_SHAPE}, [OP_ASSERT_FINITE] = {g_identity, G_NO_OUT | G_IN_SHAPE},
+  [OP_CHECK_NUMERICS] = {g_identity, G_NO_OUT | G_IN_SHAPE}, [OP_CHECK_NUMERICS_V2] = {g_identity, G_NO_OUT | G_IN_SHAPE}, [OP_ASSERT_FINITE] = {g_identity, G_NO_OUT | G_IN_SHAPE},
   [OP_TL_RESERVE] = {grad_none, 0}, [OP_TL_LENGTH] = {grad_none, 0}, [OP_TL_SET_ITEM] = {g_tl_set_item, 0},
   [OP_TL_GET_ITEM] = {g_tl_get_item, 0}, [OP_TL_STACK] = {g_tl_stack, 0}, [OP_TL_FROM_TENSOR] = {g_tl_from_tensor, 0},
   [OP_TL_GATHER] = {g_tl_gather, 0}, [OP_TL_SCATTER] = {g_tl_scatter, 0}, [OP_TL_ADD] = {g_tl_add, 0},

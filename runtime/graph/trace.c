@@ -29,6 +29,12 @@ static TraceCtx *trace_cur;
 bool trace_active(void) { return trace_cur != NULL; }
 TraceCtx *trace_current(void) { return trace_cur; }
 
+const char *trace_graph_name(void) {
+  TraceCtx *cx = trace_cur;
+  while (cx && cx->body && cx->outer) cx = cx->outer;   /* a cond/while body: its function's graph */
+  return cx && cx->g ? cx->g->name : NULL;
+}
+
 /* The nearest function trace's tape for tf.gradients (body contexts belong to their function). */
 static Tape *trace_shadow_in(TraceCtx *cx) {
   for (; cx; cx = cx->outer)

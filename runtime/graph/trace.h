@@ -61,6 +61,8 @@ TraceCtx *trace_push(Graph *g, bool allow_vars, bool body);
 void trace_pop(TraceCtx *cx);
 void trace_abort(TraceCtx *cx);
 TraceCtx *trace_current(void);
+/* The name of the function graph being traced (a cond/while body's function), or NULL. */
+const char *trace_graph_name(void);
 /* Run code eagerly in the middle of a trace (executor, folding): suspend
  * returns the active context, resume reinstates it. */
 TraceCtx *trace_suspend(void);

@@ -71,26 +71,37 @@ static void message_line(OpCall *c, StrBuf *b, int attr) {
   sb_putc(b, '\n');
 }
 
-static void check_numerics(OpCall *c, Tensor *t, int msg_attr) {
-  bool nan = false, inf = false;
+/* TF's CheckNumerics: "Inf", "NaN" or "Inf and NaN"; CheckNumericsV2 (v2) tells -Inf from +Inf:
+ * "-Inf", "+Inf and NaN", "-Inf, +Inf, and NaN". */
+static void check_numerics(OpCall *c, Tensor *t, int msg_attr, bool v2) {
+  bool nan = false, neg = false, pos = false;
   for (tfs_i64 i = 0; i < t->size; i++) {
     double v = tensor_get_f(t, i);
     if (isnan(v)) nan = true;
-    else if (isinf(v)) inf = true;
+    else if (isinf(v)) *(v < 0 ? &neg : &pos) = true;
   }
-  if (!nan && !inf) return;
+  if (!nan && !neg && !pos) return;
   StrBuf b;
   sb_init(&b);
   Val m = op_attr(c, msg_attr);
   if (m.tag != VT_UNDEF && m.tag != VT_NONE) val_str(&b, m);
-  sb_printf(&b, " : Tensor had %s values", inf && nan ? "Inf and NaN" : inf ? "Inf" : "NaN");
+  const char *what;
+  if (!v2) what = (neg || pos) && nan ? "Inf and NaN" : nan ? "NaN" : "Inf";
+  else if (neg && pos && nan) what = "-Inf, +Inf, and NaN";
+  else if (neg && pos) what = "-Inf and +Inf";
+  else if (nan) what = neg ? "-Inf and NaN" : pos ? "+Inf and NaN" : "NaN";
+  else what = neg ? "-Inf" : "+Inf";
+  sb_printf(&b, " : Tensor had %s values", what);
   /* errindex: … : Tensor had … values */
   assert_fail(c, &b);
 }
 
 void k_assert(OpCall *c) {
   OpId id = c->op->id;
-  if (id == OP_CHECK_NUMERICS || id == OP_ASSERT_FINITE) { check_numerics(c, c->in[0], 0); return; }
+  if (id == OP_CHECK_NUMERICS || id == OP_ASSERT_FINITE || id == OP_CHECK_NUMERICS_V2) {
+    check_numerics(c, c->in[0], 0, id == OP_CHECK_NUMERICS_V2);
+    return;
+  }
   Tensor *x = c->in[0];
   tfs_i64 summarize = op_attr_int(c, id == OP_ASSERT_NON_NEGATIVE || id == OP_ASSERT_POSITIVE ? 1 : 1, 3);
   if (summarize < 0) summarize = (tfs_i64)1 << 40;

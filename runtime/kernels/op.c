@@ -27,6 +27,7 @@ Val (*op_graph_hook)(const OpDef *op, int nin, const Val *inputs, const OpAttrs 
 int op_tape_nactive;
 void (*op_tape_record)(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs, Val result);
 const char *(*op_scope_prefix)(void);
+const char *(*op_trace_graph_name)(void);
 
 /* ---- errors -------------------------------------------------------------- */
 
@@ -403,6 +404,11 @@ Val op_apply(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) 
     Val r = op_graph_hook(op, nin, inputs, attrs);
     if (!val_is_undef(r)) {
       if (op_tape_nactive) op_tape_record(op, nin, inputs, attrs, r);
+      if (__builtin_expect(op_check_numerics, 0)) {
+        int m = rt_hold_val(r);
+        numerics_check_traced(op, nin, inputs, r, op_trace_graph_name ? op_trace_graph_name() : NULL);
+        rt_unhold(m);
+      }
       return r;
     }
   }
@@ -543,11 +549,17 @@ Val op_apply(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) 
     op_exec(&c);
   }
 
+  Val r = op_result(&c);
+  if (__builtin_expect(op_check_numerics, 0)) {   /* a failing check releases the result and the inputs' arrays */
+    int m = rt_hold_val(r);
+    if (tin != tin_buf) rt_hold_mem(tin), rt_hold_mem(inm), rt_hold_mem(owned);
+    numerics_check_eager(op, nin, tin, r);
+    rt_unhold(m);
+  }
   if (hold_mark >= 0) rt_unhold(hold_mark);
   for (int i = 0; i < nin; i++)
     if (owned[i / 32] & (1u << (i % 32))) tensor_release(tin[i]);
   if (tin != tin_buf) { free(tin); free(inm); free(owned); }
-  Val r = op_result(&c);
   /* GRADIENT TAPE: ops on watched values are recorded (tape.c) */
   if (op_tape_nactive) op_tape_record(op, nin0, inputs, attrs, r);
   return r;

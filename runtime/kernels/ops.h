@@ -122,6 +122,12 @@ extern int op_tape_nactive;
 extern void (*op_tape_record)(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs, Val result);
 /* The current name scope ("outer/inner/") for new variables' names (graph/graph.c; set at start-up). */
 extern const char *(*op_scope_prefix)(void);
+/* tf.debugging.enable_check_numerics (numerics.c): whether it is on, the check after an eager op and the
+ * checks recorded after a traced one; the name of the function being traced (graph/trace.c; set at start-up). */
+extern bool op_check_numerics;
+void numerics_check_eager(const OpDef *op, int nin, Tensor **in, Val r);
+void numerics_check_traced(const OpDef *op, int nin, const Val *in, Val r, const char *graph);
+extern const char *(*op_trace_graph_name)(void);
 
 /* Run an op on eager tensors only (graph executor entry): outputs are
  * returned in out[] (owned); returns nout.  `raw` may be NULL unless the op

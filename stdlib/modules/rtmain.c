@@ -61,6 +61,7 @@ static void rt_layers_fill(void) {
   rt_obj_hooks.method_fn = tffn_method_fn;
   op_tape_record = tape_record;
   op_scope_prefix = graph_scope_prefix;
+  op_trace_graph_name = trace_graph_name;
   nest_composite = (NestComposite){&tensorarray_type, tensorarray_flow, tensorarray_with_flow};
   upops_bind();
   tensorobj_register();

@@ -269,6 +269,31 @@ static Val tf_run_eagerly(Val self, int n, const Val *args, const Kw *kw) {
   return val_none();
 }
 
+//! tf.debugging.enable_check_numerics(stack_height_limit=30, path_length_limit=50)
+//!   From now on every floating output of an op (eager, and in functions traced afterwards) holding an Inf or NaN
+//!   raises InvalidArgumentError naming the op, the output, its dtype and shape, the counts of -Inf, +Inf and NaN
+//!   (eagerly) and the op's inputs, as TF's check_numerics callback; the error's location is the op's line (TF's
+//!   graph form prints the creation stack instead). Ops that only move values (reshape, concat, gather, ...) are
+//!   not checked, as in TF.
+static Val tf_enable_check_numerics(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.debugging.enable_check_numerics", .sig = "stack_height_limit=30, path_length_limit=50"};
+  Val a[2];
+  args_parse(&spec, n, args, kw, a);
+  op_check_numerics = true;
+  return val_none();
+}
+
+//! tf.debugging.disable_check_numerics()
+//!   Turns tf.debugging.enable_check_numerics off (functions traced while it was on keep their checks).
+static Val tf_disable_check_numerics(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.debugging.disable_check_numerics", .sig = ""};
+  args_parse(&spec, n, args, kw, NULL);
+  op_check_numerics = false;
+  return val_none();
+}
+
 /* The deprecated alias TF 2 still exports: it warns once on stderr, as TF's
  * deprecation decorator logs, naming the caller's file and line. */
 //! tf.config.experimental_run_functions_eagerly(run_eagerly)
@@ -499,6 +524,8 @@ static const TfFunc tf_funcs[] = {
   {"print", tf_print},
   {"random.set_seed", tf_set_seed},
   {"config.run_functions_eagerly", tf_run_eagerly},
+  {"debugging.enable_check_numerics", tf_enable_check_numerics},
+  {"debugging.disable_check_numerics", tf_disable_check_numerics},
   {"config.experimental_run_functions_eagerly", tf_run_eagerly_experimental},
   {"config.functions_run_eagerly", tf_functions_run_eagerly},
   {"dtypes.as_dtype", tf_as_dtype},
