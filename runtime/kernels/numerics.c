@@ -41,8 +41,8 @@ static void shape_str(StrBuf *b, const Tensor *t) {
 /* TF's get_check_numerics_error_message: which output of which op, its dtype and shape, (eagerly) how many
  * elements are -Inf, +Inf and NaN, and the op's inputs; graph: the graph's name.  TF's graph form also lists
  * the op's creation stack, which tfs gives as the error's location instead. */
-static void numerics_message(StrBuf *b, const OpDef *op, int slot, int nout, const Tensor *t, int nin,
-                             const Val *in, const char *graph) {
+static void numerics_text(StrBuf *b, const OpDef *op, int slot, int nout, const Tensor *t, int nin, const Val *in,
+                          const char *graph) {
   sb_printf(b, "\n\n!!! Detected Infinity or NaN in output %d of %s op \"%s\" (# of outputs: %d) !!!\n", slot,
             graph ? "graph" : "eagerly-executing", op->graph_name, nout);
   sb_printf(b, "  dtype: <dtype: '%s'>\n  shape: ", dtype_info[t->dtype].name);
@@ -79,6 +79,18 @@ static void numerics_message(StrBuf *b, const OpDef *op, int slot, int nout, con
   sb_putc(b, '\n');
 }
 
+/* The message as a str (owned), held until the caller unholds *mark. */
+static Val numerics_message(const OpDef *op, int slot, int nout, const Tensor *t, int nin, const Val *in,
+                            const char *graph, int *mark) {
+  StrBuf b;
+  sb_init(&b);
+  numerics_text(&b, op, slot, nout, t, nin, in, graph);
+  size_t len = b.len;
+  Val msg = str_take(sb_steal(&b), (tfs_i64)len);
+  *mark = rt_hold_val(msg);
+  return msg;
+}
+
 /* After an eager op: its float outputs go through CheckNumericsV2 with TF's message. */
 void numerics_check_eager(const OpDef *op, int nin, Tensor **in, Val r) {
   if (numerics_skipped(op)) return;
@@ -94,12 +106,8 @@ void numerics_check_eager(const OpDef *op, int nin, Tensor **in, Val r) {
     Val inv[8];
     int n = nin < 8 ? nin : 8;
     for (int i = 0; i < n; i++) inv[i] = in[i] ? val_obj(in[i]) : val_undef();
-    StrBuf b;
-    sb_init(&b);
-    numerics_message(&b, op, k, (int)nout, t, n, inv, NULL);
-    size_t len = b.len;
-    Val msg = str_take(sb_steal(&b), (tfs_i64)len);
-    int mark = rt_hold_val(msg);
+    int mark;
+    Val msg = numerics_message(op, k, (int)nout, t, n, inv, NULL, &mark);
     OpAttrs at = {1, {msg}};
     Tensor **res;   /* op_run: not recorded on a tape, never traced */
     int nr = op_run(&op_defs[OP_CHECK_NUMERICS_V2], 1, &t, NULL, &at, &res);   /* raises */
@@ -120,12 +128,8 @@ void numerics_check_traced(const OpDef *op, int nin, const Val *in, Val r, const
   for (int k = 0; k < nout; k++) {
     Tensor *t = val_as_tensor(outs[k]);
     if (!t || !dtype_info[t->dtype].is_float) continue;
-    StrBuf b;
-    sb_init(&b);
-    numerics_message(&b, op, k, (int)nout, t, nin, in, graph ? graph : "");
-    size_t len = b.len;
-    Val msg = str_take(sb_steal(&b), (tfs_i64)len);
-    int mark = rt_hold_val(msg);
+    int mark;
+    Val msg = numerics_message(op, k, (int)nout, t, nin, in, graph ? graph : "", &mark);
     OpAttrs at = {1, {msg}};
     Val c = op_apply(&op_defs[OP_CHECK_NUMERICS_V2], 1, &outs[k], &at);
     TFS_DECREF(c);
