@@ -767,6 +767,50 @@ def np_pinv(a):
     return (vt.T * inv) @ u.T
 
 
+def np_matrix_diag(diag, k, rows=-1, cols=-1, pad=0, align="RIGHT_LEFT"):
+    """MatrixDiagV3 as TF's kernel documents it: diagonals k[1] (first row) down to k[0], each shorter one placed
+    left or right in its row by align (super-diagonals by its first word, sub-diagonals by its second)."""
+    lo, hi = (k, k) if np.isscalar(k) else k
+    diag = np.asarray(diag)
+    d2 = diag[..., None, :] if lo == hi else diag
+    L = diag.shape[-1]
+    min_r, min_c = L - min(hi, 0), L + max(lo, 0)
+    if rows == -1 and cols == -1:
+        rows = cols = max(min_r, min_c)
+    rows, cols = (min_r if rows == -1 else rows), (min_c if cols == -1 else cols)
+    out = np.full(d2.shape[:-2] + (rows, cols), pad, dtype=diag.dtype)
+    for i in range(rows):
+        for j in range(cols):
+            d = j - i
+            if lo <= d <= hi:
+                n = min(rows + min(0, d), cols - max(0, d))
+                left = (d >= 0 and align in ("LEFT_LEFT", "LEFT_RIGHT")) or (d <= 0 and align in ("LEFT_LEFT", "RIGHT_LEFT"))
+                out[..., i, j] = d2[..., hi - d, min(i, j) + (0 if left else L - n)]
+    return out
+
+
+def np_set_diag(x, diag, k, align="RIGHT_LEFT"):
+    lo, hi = (k, k) if np.isscalar(k) else k
+    rows, cols = x.shape[-2:]
+    full = np_matrix_diag(diag, k, rows, cols, 0, align)
+    d = np.arange(cols)[None, :] - np.arange(rows)[:, None]
+    return np.where((d >= lo) & (d <= hi), full, x)
+
+
+def np_diag_grad():
+    # diagonals B^T (2 x 4, k=(-1, 0)) laid into a 4 x 4 matrix, weighted by range(16): each used entry's weight
+    w = np.arange(16, dtype=np.float64).reshape(4, 4)
+    g = np.zeros((2, 4))
+    for i in range(4):
+        for j in range(4):
+            d = j - i
+            if -1 <= d <= 0:
+                n = 4 + min(0, d)
+                left = d <= 0
+                g[0 - d, min(i, j) + (0 if left else 4 - n)] += w[i, j]
+    return g.T
+
+
 def linalg():
     m64 = M.astype(np.float64)
     r64 = R.astype(np.float64)
@@ -796,6 +840,20 @@ def linalg():
          np.where(np.eye(4, 3) > 0, np.pad(np.diag(f32([9, 8, 7])), ((0, 1), (0, 0))), R).astype(np.float32)),
         ("set_diag wide", "tf.linalg.set_diag(tf.transpose(r), tf.constant([9.0, 8.0, 7.0]))",
          np.where(np.eye(3, 4) > 0, np.pad(np.diag(f32([9, 8, 7])), ((0, 0), (0, 1))), R.T).astype(np.float32)),
+        ("diag k=1", "tf.linalg.diag(tf.constant([1.0, 2.0]), k=1)", np_matrix_diag(f32([1, 2]), 1)),
+        ("diag k=-1 num_cols", "tf.linalg.diag(tf.constant([1.0, 2.0]), k=-1, num_cols=4)",
+         np_matrix_diag(f32([1, 2]), -1, cols=4)),
+        ("diag band", "tf.linalg.diag(tf.constant([[1, 2, 3], [4, 5, 6]]), k=(-1, 0))",
+         np_matrix_diag(i32([[1, 2, 3], [4, 5, 6]]), (-1, 0))),
+        ("diag band LEFT_RIGHT pad", "tf.linalg.diag(tf.constant([[1, 2, 3], [4, 5, 6]]), k=(-1, 0), align='LEFT_RIGHT', padding_value=9)",
+         np_matrix_diag(i32([[1, 2, 3], [4, 5, 6]]), (-1, 0), pad=9, align="LEFT_RIGHT")),
+        ("diag band batch rect", "tf.linalg.diag(tf.reshape(tf.range(12.0), [2, 3, 2]), k=(-1, 1), num_rows=3)",
+         np_matrix_diag(np.arange(12, dtype=np.float32).reshape(2, 3, 2), (-1, 1), rows=3)),
+        ("diag LEFT_LEFT", "tf.linalg.diag(tf.constant([[1.0, 2.0], [3.0, 4.0]]), k=(1, 2), num_rows=2, num_cols=4, align='LEFT_LEFT')",
+         np_matrix_diag(f32([[1, 2], [3, 4]]), (1, 2), rows=2, cols=4, align="LEFT_LEFT")),
+        ("set_diag band", "tf.linalg.set_diag(tf.zeros([3, 4], tf.int32), tf.constant([[1, 2, 3], [4, 5, 6]]), k=(0, 1))",
+         np_set_diag(np.zeros((3, 4), np.int32), i32([[1, 2, 3], [4, 5, 6]]), (0, 1))),
+        ("set_diag k=-1", "tf.linalg.set_diag(r, tf.constant([7.0, 8.0, 9.0]), k=-1)", np_set_diag(R, f32([7, 8, 9]), -1)),
         ("tensor_diag", "tf.linalg.tensor_diag(tf.constant([[1, 2], [3, 4]]))",
          np.einsum("ij,ik,jl->ijkl", i32([[1, 2], [3, 4]]), np.eye(2, dtype=np.int32), np.eye(2, dtype=np.int32))),
         ("cross", "tf.linalg.cross(r[:, :3], b[:, :1] + r[:, :3])", np.cross(R, B[:, :1] + R)),
@@ -818,10 +876,16 @@ def linalg():
         ("set_diag", "lambda r: tf.reduce_sum(tf.linalg.set_diag(r, tf.zeros([3])) * 2.0)", "r",
          f32(np.where(np.eye(4, 3) > 0, 0.0, 2.0))),
         ("expm", "lambda q: tf.reduce_sum(tf.linalg.expm(q))", "q", f32(np_expm_grad(Q, np.ones((2, 2))))),
+        # d/d(diagonals) of sum(diag * w): w read back along each diagonal (used entries only)
+        ("diag band", "lambda b: tf.reduce_sum(tf.linalg.diag(tf.transpose(b), k=(-1, 0), num_rows=4) * tf.reshape(tf.range(16.0), [4, 4]))",
+         "b", f32(np_diag_grad())),
     ]
     err_src = ["for bad in [lambda: tf.linalg.pinv(tf.constant([[1, 2], [3, 4]])), lambda: tf.linalg.pinv(tf.constant([1.0])),",
                "            lambda: tf.linalg.cross(tf.ones([2]), tf.ones([2])), lambda: tf.linalg.cross(tf.ones([3]), tf.ones([2, 3])),",
-               "            lambda: tf.linalg.expm(tf.constant([[1, 2], [3, 4]])), lambda: tf.linalg.diag(tf.ones([2]), k=1),",
+               "            lambda: tf.linalg.expm(tf.constant([[1, 2], [3, 4]])), lambda: tf.linalg.diag(tf.ones([2]), k=(2, 1)),",
+               "            lambda: tf.linalg.diag(tf.ones([2]), k=1, num_rows=1), lambda: tf.linalg.diag(tf.ones([2, 1]), k=(0, 2)),",
+               "            lambda: tf.linalg.diag(tf.ones([2]), k=(0, 1, 2)),",
+               "            lambda: tf.linalg.set_diag(tf.zeros([3, 3]), tf.ones([3]), k=1),",
                "            lambda: tf.linalg.set_diag(tf.zeros([2, 3]), tf.ones([3]))]:",
                "    try:", "        bad()", "    except (ValueError, TypeError, NotImplementedError, tf.errors.InvalidArgumentError) as e:",
                "        print(type(e).__name__ + \": \" + str(e))"]
@@ -830,7 +894,14 @@ def linalg():
                "InvalidArgumentError: Arguments to Cross must have inner dimension 3, got [2]",
                "InvalidArgumentError: Arguments to Cross must have equal shapes, got [3] and [2, 3]",
                "ValueError: tf.linalg.expm does not support matrices of type tf.int32",
-               "NotImplementedError: tf.linalg.diag: only the main diagonal (k=0) of a square matrix with zero padding is supported",
+               "InvalidArgumentError: lower_diag_index must not be larger than upper_diag_index: 2 > 1",
+               "InvalidArgumentError: The number of rows is too small.",
+               "InvalidArgumentError: The number of diagonals provided in the input does not match the lower_diag_index "
+               "and upper_diag_index range.",
+               "InvalidArgumentError: diag_index must have only one or two elements, received 3 elements.",
+               "InvalidArgumentError: Either first dimensions of diagonal don't match input.shape[:-2], or diagonal.shape[:-1] "
+               "is not equal to the longests diagonal in range [lower_diag_index:upper_diag_index].",
+               "Input shape: [3,3]", "Diagonal shape: [3]", "Expected diagonal shape: [2]",
                "InvalidArgumentError: diagonal must be at least 1-dim, and the last dimension of diagonal must be min(M, N) = 2, but got 3"]
     write("coreapi_linalg", "tf.linalg functions composed from other ops: pinv, matrix_rank, logdet, eigvalsh, "
           "cholesky_solve, lstsq, matvec, diag/set_diag/tensor_diag, cross, normalize, expm (its oracle: a float64 Taylor "

@@ -287,10 +287,11 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.linalg.matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None)
 //!   The matrix-vector product a @ b over the batch dimensions.
 //! tf.linalg.diag(diagonal, name='diag', k=0, num_rows=-1, num_cols=-1, padding_value=0, align='RIGHT_LEFT')
-//!   Square matrices with diagonal on the main diagonal and zeros elsewhere; other k, sizes or padding raise
-//!   NotImplementedError.
+//!   Matrices with diagonal on diagonal k (or the band k=(lower, upper): one row of diagonal per diagonal, from upper
+//!   down) and padding_value elsewhere, as TF's MatrixDiagV3: num_rows/num_cols inferred as TF does, shorter
+//!   diagonals placed by align (its first word for super-diagonals, its second for sub-diagonals).
 //! tf.linalg.set_diag(input, diagonal, name='set_diag', k=0, align='RIGHT_LEFT')
-//!   input with its main diagonal replaced by diagonal (length min(M, N)); k other than 0 raises NotImplementedError.
+//!   input with diagonal k (or the band k=(lower, upper)) replaced by diagonal, laid out as in tf.linalg.diag.
 //! tf.linalg.tensor_diag(diagonal, name=None)
 //!   The tensor of rank 2k with diagonal's values on its diagonal: output[i..., i...] = diagonal[i...].
 //! tf.linalg.cross(a, b, name=None)
