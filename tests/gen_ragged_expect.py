@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# gen_ragged_expect.py — writes tests/programs/ragged_basic.out and ragged_strings.out from a list model of TF 2.15's tf.RaggedTensor.
+# gen_ragged_expect.py — writes tests/programs/ragged_*.out from a list model of TF 2.15's tf.RaggedTensor.
 """Independent reference for tests/programs/ragged_basic.tfs (TensorFlow is not installed here).
 
     /usr/bin/python3 tests/gen_ragged_expect.py
@@ -149,6 +149,32 @@ def strings():
         fh.write("\n".join(L) + "\n")
 
 
+def function():
+    L = []
+    p = lambda *a: L.append(" ".join(str(x) for x in a))
+    x, splits = [1.0, 2.0, 3.0, 4.0, 5.0], [0, 2, 2, 5]
+    rows = [x[splits[i]:splits[i + 1]] for i in range(3)]
+    doubled = [[v * 2.0 + 1.0 for v in r] for r in rows]
+    p([sum(r, 0.0) for r in rows])
+    p([max(c) for c in cols(doubled)])
+    p([r + [-1.0] * (3 - len(r)) for r in rows])
+    p(sum(x) / len(x))
+    p([i for i, r in enumerate(rows) for _ in r])
+    p([v for r in doubled for v in r])
+    rows = [[7], [8, 9], []]
+    p([(r + [0, 0])[:2] for r in rows] + [[0, 0]])
+    p([min(r) if r else 2 ** 31 - 1 for r in rows])
+    for rr in ([[1, 2], [3], []], [[5], [6, 7, 8]]):
+        p([[sum(r) for r in rr], sum(v * v for r in rr for v in r)])
+    rt = [[1, 2], [3], [], [4, 5, 6]]
+    for r in rt:
+        p(r)
+    p([sum(r) for r in rt])
+    with open(os.path.join(HERE, "programs", "ragged_function.out"), "w") as fh:
+        fh.write("\n".join(L) + "\n")
+
+
 if __name__ == "__main__":
     main()
     strings()
+    function()

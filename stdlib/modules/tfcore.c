@@ -201,7 +201,9 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   indexing rt[i], rt[i, j], rt[1:], rt[:, :2]; operators and elementwise tf ops on its values (with a ragged of
 //!   the same row partition, a scalar, or a dense [nrows, 1] tensor); tf.reduce_sum/mean/max/min/any/all over axis
 //!   0, 1 or None, tf.concat and tf.stack on axis 0 or 1 (tf ops reach it through its __tf_dispatch__). Prints as
-//!   TF: <tf.RaggedTensor [[1, 2], [3]]>. Host code over eager components: eager use, not inside a tf.function.
+//!   TF: <tf.RaggedTensor [[1, 2], [3]]>. Inside a tf.function the factories, reductions, to_tensor and operators
+//!   run as graph ops; a RaggedTensor argument is keyed by identity (a trace per value) and one cannot be returned.
+//!   tf.data.Dataset.from_tensor_slices(rt) gives its rows.
 //! tf.RaggedTensor.from_row_splits(values, row_splits, name=None, validate=True)
 //!   The RaggedTensor whose row i is values[row_splits[i]:row_splits[i + 1]]; row_splits must start at 0, never
 //!   decrease and end at len(values) (InvalidArgumentError as TF's validation otherwise).
