@@ -119,6 +119,9 @@ def main():
     p(R([[True], [False, True]], dtype=bool), "(2, None)")
     p(R([list(range(k)) for k in [12, 3, 25]]))
     p(R([[x for x in r if x > 2] for r in rt]), R([rt[0], rt[2]]))
+    d = [[1, 2], [3, 4], [5, 6]]
+    p(R([[x for x in r if x > 2] for r in rt]), [d[0], d[2]], [x for r in d for x in r if x > 2], [[r[1]] for r in d],
+      [[1, 2], [3, 4]])
     L.append("InvalidArgumentError: Arguments to from_row_splits do not form a valid RaggedTensor:zero\n"
              "Condition x == y did not hold.\nFirst 1 elements of x:\n[1]\nFirst 1 elements of y:\n[0]")
     L.append(nonneg("Arguments to from_row_splits do not form a valid RaggedTensor:monotonic", [3, -2]))
@@ -128,6 +131,8 @@ def main():
     L.append("ValueError: RaggedTensor constructor is private; please use one of the factory methods instead "
              "(e.g., RaggedTensor.from_row_lengths())")
     L.append("ValueError: Specify argument `lengths` or `padding`, but not both.")
+    L.append("ValueError: Shapes (3,) and (2,) are incompatible")
+    L.append("ValueError: mask cannot be scalar.")
     with open(os.path.join(HERE, "programs", "ragged_basic.out"), "w") as fh:
         fh.write("\n".join(L) + "\n")
 

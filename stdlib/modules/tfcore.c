@@ -234,6 +234,9 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   op applied to the flat_values of the RaggedTensor arguments (of one row partition), the partition kept.
 //! tf.ragged.boolean_mask(data, mask, name=None)
 //!   The items of data where mask is True: a ragged mask keeps values row by row; a 1-D mask keeps rows.
+//! tf.boolean_mask(tensor, mask, name=None, axis=None)
+//!   The items of tensor where mask (a bool tensor matching tensor's dimensions from axis) is True, those
+//!   dimensions flattened into one (stdlib/tfcore_ragged.tfs); a RaggedTensor mask or tensor as tf.ragged.boolean_mask.
 //! tf.ragged.stack(values, axis=0, name=None)
 //!   Stacks RaggedTensors (or dense tensors of rank 2 or more) along a new axis 0 or 1.
 //! tf.ragged.concat(values, axis, name=None)
