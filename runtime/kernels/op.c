@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "object/object.h"
+#include "object/hosttypes.h"
 #include "kernels/ops.h"
 #include "kernels/prof.h"
 
@@ -647,8 +648,58 @@ Val op_apply2(OpId id, Val a, Val b) {
 
 /* ---- tf.<op> builtins ----------------------------------------------------- */
 
+/* An instance of a .tfs class with a __tf_dispatch__ method (tf.RaggedTensor, stdlib/tfcore_ragged.tfs), given as
+ * an argument or an item of a list/tuple argument (tf.concat's values), or VT_UNDEF.  Borrowed. */
+static Val composite_of(Val v) {
+  if (val_is(v, &inst_type)) {
+    Val f = class_find(((Inst *)v.u.o)->klass, "__tf_dispatch__");
+    if (!val_is_undef(f)) {
+      val_decref(f);
+      return v;
+    }
+  }
+  tfs_i64 m;
+  const Val *items;
+  if ((val_is(v, &list_type) || val_is(v, &tuple_type)) && seq_items(v, &m, &items))
+    for (tfs_i64 i = 0; i < m; i++)
+      if (val_is(items[i], &inst_type)) return composite_of(items[i]);
+  return val_undef();
+}
+
+/* As TF's dispatch for composite tensors: the op called on one is the composite's own
+ * __tf_dispatch__(api_name, *args, **kwargs), which computes it from its component tensors. */
+static bool composite_dispatch(const OpDef *op, int n, const Val *args, const Kw *kw, Val *res) {
+  Val c = val_undef();
+  for (int i = 0; i < n && val_is_undef(c); i++) c = composite_of(args[i]);
+  for (int i = 0; kw && i < kw->n && val_is_undef(c); i++) c = composite_of(kw->vals[i]);
+  if (val_is_undef(c)) return false;
+  size_t len = strcspn(op->api, " ");
+  char name[64];
+  snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), op->api);
+  Val f = rt_getattr(c, "__tf_dispatch__");
+  int mark = rt_hold_val(f);
+  Val stack[9], *all = n < 8 ? stack : malloc(sizeof(Val) * (size_t)(n + 1));
+  if (!all) rt_throw(ERR_MEMORY, "out of memory");
+  int mmark = all != stack ? rt_hold_mem(all) : -1;
+  all[0] = str_from_cstr(name);
+  int smark = rt_hold_val(all[0]);
+  for (int i = 0; i < n; i++) all[i + 1] = args[i];
+  *res = rt_call(f, n + 1, all, kw);
+  rt_unhold(smark);
+  val_decref(all[0]);
+  if (mmark >= 0) {
+    rt_unhold(mmark);
+    free(all);
+  }
+  rt_unhold(mark);
+  val_decref(f);
+  return true;
+}
+
 static Val op_call_builtin(OpId id, int n, const Val *args, const Kw *kw) {
   const OpDef *op = &op_defs[id];
+  Val r;
+  if (composite_dispatch(op, n, args, kw, &r)) return r;
   OpApi *a = api_of(op);
   Val pv[OP_MAX_ARGS];
   args_parse(&a->spec, n, args, kw, pv);

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "object/object.h"
+#include "object/hosttypes.h"
 #include "kernels/ops.h"
 #include "modules/upops.h"
 #include "function/tffunction.h"
@@ -209,7 +210,8 @@ static Val check_rows(void *ctx, Val leaf) {
 }
 
 //! tf.data.Dataset.from_tensor_slices(tensors, name=None)
-//!   A dataset of the slices of a tensor (or of a tuple or dict of tensors) along their first dimension.
+//!   A dataset of the slices of a tensor (or of a tuple or dict of tensors) along their first dimension; a
+//!   tf.RaggedTensor gives its rows (tensors, or RaggedTensors of one ragged_rank less).
 static Val ds_source_traced(OpId op, Val structure, int drop);
 static bool st_symbolic(Val v);
 
@@ -217,6 +219,16 @@ static Val ds_from_tensor_slices(Val self, int n, const Val *args, const Kw *kw)
   static ArgSpec spec = {.what = "tf.data.Dataset.from_tensor_slices", .sig = "tensors, name=None"};
   Val a[2];
   args_parse(&spec, n, args, kw, a);
+  if (val_is(a[0], &inst_type)) {   /* a composite written in .tfs (tf.RaggedTensor) slices itself */
+    Val f = class_find(((Inst *)a[0].u.o)->klass, "_tf_dataset_slices");
+    if (!val_is_undef(f)) {
+      int mark = rt_hold_val(f);
+      Val r = rt_call(f, 1, &a[0], NULL);
+      rt_unhold(mark);
+      val_decref(f);
+      return r;
+    }
+  }
   if (trace_active() && st_symbolic(a[0])) return ds_source_traced(OP_DATASET_SLICES, a[0], 1);
   Val st = st_map(a[0], to_tensor_leaf, "tf.data.Dataset.from_tensor_slices");
   int mark = rt_hold_val(st);

@@ -160,7 +160,7 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 
 //! tf.strings
 //!   String tensors' ops (stdlib/tfcore_strings.tfs): TF's kernels' semantics on the bytes of each element; inside
-//!   tf.function each runs as a tf.py_function (not TF's string op); forms TF returns as a RaggedTensor work on scalars.
+//!   tf.function each runs as a tf.py_function (not TF's string op); forms returning a tf.RaggedTensor run eagerly.
 //! tf.strings.length(input, name=None, unit='BYTE')
 //!   The length of each string in bytes, or in UTF-8 characters with unit='UTF8_CHAR' (int32).
 //! tf.strings.upper(input, encoding='', name=None)
@@ -170,18 +170,20 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.strings.strip(input, name=None)
 //!   Each string without its leading and trailing ASCII whitespace.
 //! tf.strings.join(inputs, separator='', name=None)
-//!   The element-wise concatenation of a list of string tensors of one shape (scalars broadcast), separator between.
+//!   The element-wise concatenation of a list of string tensors of one shape (scalars broadcast), separator between;
+//!   RaggedTensors of one row partition join value by value.
 //! tf.strings.reduce_join(inputs, axis=None, keepdims=False, separator='', name=None)
-//!   Concatenates the strings along axis (all axes when None), in order, separator between.
+//!   Concatenates the strings along axis (all axes when None), in order, separator between; a RaggedTensor joins
+//!   each row (its last axis) or everything (axis=None).
 //! tf.strings.split(input, sep=None, maxsplit=-1, name=None)
-//!   The pieces of a scalar string as a 1-D tensor: on runs of whitespace when sep is None, else on each sep;
-//!   a tensor of rank 1 or more (TF: a RaggedTensor) raises NotImplementedError.
+//!   The pieces of each string: on runs of whitespace when sep is None, else on each sep. A scalar gives a 1-D
+//!   tensor; a tensor of rank 1 or more a tf.RaggedTensor with one more (ragged) dimension (eagerly only).
 //! tf.strings.bytes_split(input, name=None)
-//!   The bytes of a scalar string as a 1-D string tensor (rank 1 or more: NotImplementedError, TF's RaggedTensor).
+//!   The bytes of each string: a 1-D string tensor for a scalar, a tf.RaggedTensor for rank 1 or more.
 //! tf.strings.unicode_split(input, input_encoding, errors='replace', replacement_char=65533, name=None)
-//!   The UTF-8 characters of a scalar string as a 1-D string tensor (rank 1 or more: NotImplementedError).
+//!   The UTF-8 characters of each string: a 1-D string tensor for a scalar, a tf.RaggedTensor for rank 1 or more.
 //! tf.strings.unicode_decode(input, input_encoding, errors='replace', replacement_char=65533, replace_control_characters=False, name=None)
-//!   The code points of a scalar UTF-8 string as a 1-D int32 tensor (rank 1 or more: NotImplementedError).
+//!   The code points of each UTF-8 string (int32): 1-D for a scalar, a tf.RaggedTensor for rank 1 or more.
 //! tf.strings.substr(input, pos, len, name=None, unit='BYTE')
 //!   The substring of len bytes (or UTF-8 characters) from pos of each string; a negative pos counts from the end,
 //!   a pos beyond the string raises InvalidArgumentError.
@@ -197,6 +199,54 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   shortest), integers "%d", width and fill padding.
 //! tf.strings.format(template, inputs, placeholder='{}', summarize=3, name=None)
 //!   template with each placeholder replaced by the next input tensor printed as numpy prints it (a scalar string).
+//! tf.RaggedTensor
+//!   A tensor with ragged (variable-length) dimensions (stdlib/tfcore_ragged.tfs): flat `values` (a Tensor, or a
+//!   RaggedTensor for ragged_rank > 1) cut into rows by int64 `row_splits`. Made by tf.ragged.constant or the
+//!   from_* factories; has values, row_splits, flat_values, nested_row_splits, ragged_rank, dtype, shape ((2, None)),
+//!   row_lengths(), value_rowids(), nrows(), bounding_shape(), to_tensor(default_value, shape), to_list(), numpy();
+//!   indexing rt[i], rt[i, j], rt[1:], rt[:, :2]; operators and elementwise tf ops on its values (with a ragged of
+//!   the same row partition, a scalar, or a dense [nrows, 1] tensor); tf.reduce_sum/mean/max/min/any/all over axis
+//!   0, 1 or None, tf.concat and tf.stack on axis 0 or 1 (tf ops reach it through its __tf_dispatch__). Prints as
+//!   TF: <tf.RaggedTensor [[1, 2], [3]]>. Inside a tf.function the factories, reductions, to_tensor and operators
+//!   run as graph ops; a RaggedTensor argument is keyed by identity (a trace per value) and one cannot be returned.
+//!   tf.data.Dataset.from_tensor_slices(rt) gives its rows.
+//! tf.RaggedTensor.from_row_splits(values, row_splits, name=None, validate=True)
+//!   The RaggedTensor whose row i is values[row_splits[i]:row_splits[i + 1]]; row_splits must start at 0, never
+//!   decrease and end at len(values) (InvalidArgumentError as TF's validation otherwise).
+//! tf.RaggedTensor.from_row_lengths(values, row_lengths, name=None, validate=True)
+//!   The RaggedTensor whose rows have the given (non-negative) lengths.
+//! tf.RaggedTensor.from_row_starts(values, row_starts, name=None, validate=True)
+//!   The RaggedTensor whose rows start at row_starts (row_splits without its last element).
+//! tf.RaggedTensor.from_row_limits(values, row_limits, name=None, validate=True)
+//!   The RaggedTensor whose rows end at row_limits (row_splits without its first element).
+//! tf.RaggedTensor.from_value_rowids(values, value_rowids, nrows=None, name=None, validate=True)
+//!   The RaggedTensor that puts values[i] in row value_rowids[i] (sorted); nrows adds trailing empty rows.
+//! tf.RaggedTensor.from_nested_row_splits(flat_values, nested_row_splits, name=None, validate=True)
+//!   The RaggedTensor of ragged_rank len(nested_row_splits): from_row_splits applied from the innermost splits out.
+//! tf.RaggedTensor.from_nested_row_lengths(flat_values, nested_row_lengths, name=None, validate=True)
+//!   As from_nested_row_splits, from row lengths.
+//! tf.RaggedTensor.from_tensor(tensor, lengths=None, padding=None, ragged_rank=1, name=None, row_splits_dtype=tf.int64)
+//!   The RaggedTensor of a dense tensor's rows: all of each row, its first lengths[i] items, or the row without its
+//!   trailing padding values; ragged_rank > 1 keeps the outer dimensions as uniform row splits.
+//! tf.ragged
+//!   Functions making and transforming tf.RaggedTensor values: constant, range, map_flat_values, boolean_mask,
+//!   stack, concat.
+//! tf.ragged.constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None, row_splits_dtype=tf.int64)
+//!   The RaggedTensor of a nested list (a plain Tensor for ragged_rank 0); ragged_rank defaults to the nesting depth
+//!   of the scalars minus one; scalars at different depths raise ValueError.
+//! tf.ragged.range(starts, limits=None, deltas=1, dtype=None, name=None, row_splits_dtype=tf.int64)
+//!   A RaggedTensor whose row i is range(starts[i], limits[i], deltas[i]) (scalars broadcast; one argument: limits).
+//! tf.ragged.map_flat_values(op, *args, **kwargs)
+//!   op applied to the flat_values of the RaggedTensor arguments (of one row partition), the partition kept.
+//! tf.ragged.boolean_mask(data, mask, name=None)
+//!   The items of data where mask is True: a ragged mask keeps values row by row; a 1-D mask keeps rows.
+//! tf.boolean_mask(tensor, mask, name=None, axis=None)
+//!   The items of tensor where mask (a bool tensor matching tensor's dimensions from axis) is True, those
+//!   dimensions flattened into one (stdlib/tfcore_ragged.tfs); a RaggedTensor mask or tensor as tf.ragged.boolean_mask.
+//! tf.ragged.stack(values, axis=0, name=None)
+//!   Stacks RaggedTensors (or dense tensors of rank 2 or more) along a new axis 0 or 1.
+//! tf.ragged.concat(values, axis, name=None)
+//!   Concatenates RaggedTensors along axis 0 (the rows of each) or 1 (row i of each, joined).
 //! tf.nest
 //!   Nested structures (lists, tuples and dicts of values; dicts in sorted key order, anything else is an atom):
 //!   flatten, pack_sequence_as, map_structure, assert_same_structure, is_nested.
