@@ -364,6 +364,27 @@ typedef struct SmSig { const char *name; int conc; } SmSig;
 /* A signature def and, in the graph, what calls it: one Placeholder per
  * argument ('serving_default_x') and a StatefulPartitionedCall of the
  * function, as TF writes them. */
+/* A signature's output names, as TF gives them: a function returning a flat dict of tensors names its outputs by
+ * the dict's keys (Keras models' signatures return {output layer name: tensor}); otherwise output_0, output_1, ... (NULL). */
+static const char **sm_output_keys(PbArena *a, const TffnConcInfo *ci, int n) {
+  const char **keys = pa_alloc(a, sizeof(char *) * (size_t)(n + 1));
+  memset(keys, 0, sizeof(char *) * (size_t)(n + 1));
+  if (val_is_undef(ci->out_tmpl) || !val_is(ci->out_tmpl, &dict_type)) return keys;
+  Val kl = dict_keys_list(ci->out_tmpl);
+  int mark = rt_hold_val(kl);
+  List *l = (List *)kl.u.o;
+  for (tfs_i64 i = 0; i < l->len; i++) {
+    Val x = dict_get(ci->out_tmpl, l->items[i]);
+    int idx;
+    if (val_is(l->items[i], &str_type) && nest_is_leaf(x, &idx) && idx >= 0 && idx < n)
+      keys[idx] = pa_strdup(a, str_cstr(l->items[i]));
+    val_decref(x);
+  }
+  rt_unhold(mark);
+  val_decref(kl);
+  return keys;
+}
+
 static Tensorflow__MetaGraphDef__SignatureDefEntry *sm_signature(SmSave *s, Tensorflow__GraphDef *gd, const SmSig *sig, int k,
                                                                   const char *const *params) {
   PbArena *a = &s->a;
@@ -415,10 +436,11 @@ static Tensorflow__MetaGraphDef__SignatureDefEntry *sm_signature(SmSave *s, Tens
   nodes[gd->n_node++] = cn;
   gd->node = nodes;
   sd->outputs = pa_alloc(a, sizeof(void *) * (size_t)(g->noutputs + 1));
+  const char **keys = sm_output_keys(a, &ci, g->noutputs);
   for (int i = 0; i < g->noutputs; i++) {
     Tensorflow__SignatureDef__OutputsEntry *e = pa_alloc(a, sizeof *e);
     tensorflow__signature_def__outputs_entry__init(e);
-    e->key = pa_printf(a, "output_%d", i);
+    e->key = keys[i] ? (char *)keys[i] : pa_printf(a, "output_%d", i);
     e->value = sm_tinfo(a, pa_printf(a, "%s:%d", call, i), graph_meta(g, g->outputs[i]));
     sd->outputs[sd->n_outputs++] = e;
   }
@@ -695,6 +717,21 @@ static Val sm_save_fn(Val self, int n, const Val *args, const Kw *kw) {
   args_parse(&spec, n, args, kw, a);
   if (!val_is(a[1], &str_type))
     rt_throw(ERR_TYPE, "tf.saved_model.save: export_dir must be a string, not %s", val_type_name(a[1]));
+  if (val_is(a[0], &inst_type)) {
+    /* a Keras model (stdlib/keras_models.tfs) saves itself: its layers' weights and its call as serving_default */
+    Val d = ((Inst *)a[0].u.o)->dict, k = dict_get_str(d, "_is_compiled");
+    bool keras = !val_is_undef(k);
+    val_decref(k);
+    if (keras) {
+      Val hook = rt_getattr(a[0], "_save_as_saved_model");
+      int mark = rt_hold_val(hook);
+      Val r = rt_call(hook, 2, (Val[]){a[1], a[2]}, NULL);
+      rt_unhold(mark);
+      val_decref(hook);
+      val_decref(r);
+      return val_none();
+    }
+  }
   if (dist_writes()) sm_save(a[0], str_cstr(a[1]), a[2]);   /* with N > 1 the chief writes (§18.7) */
   return val_none();
 }
@@ -933,7 +970,8 @@ static Val sm_fn_call(Val self, int n, const Val *args, const Kw *kw) {
     for (int i = 0; i < no; i++) {
       char key[32];
       snprintf(key, sizeof key, "output_%d", i);
-      dict_set_str(&r, key, val_obj(outs[i]));
+      const char *named = smodel_signature_output(f->model, f->name, i);   /* the signature's own output names */
+      dict_set_str(&r, named ? named : key, val_obj(outs[i]));
       tensor_release(outs[i]);
     }
   } else {
