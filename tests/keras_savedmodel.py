@@ -3,7 +3,7 @@
 """Usage: keras_savedmodel.py TFS PROTO_DIR
 
 Runs tests/programs/keras_savedmodel.tfs with a fresh directory, then:
-- fm/saved_model.pb decodes as tensorflow.SavedModel; its serving_default takes `inputs` (float, [-1, 3]) and
+- fm/saved_model.pb decodes as tensorflow.SavedModel; its serving_default takes `x` (its input layer's name; float, [-1, 3]) and
   names its output by the output layer ("o"), as Keras's saved signatures do;
 - fm/keras_metadata.pb decodes as Keras's SavedMetadata: node 0 "root", identifier _tf_keras_network, version
   producer 2 / min_consumer 1, metadata JSON with class_name "Functional", model_config (Functional, the layers
@@ -47,7 +47,8 @@ with tempfile.TemporaryDirectory() as d:
                        text=True, timeout=300)
     check(r.returncode == 0, "program ran: " + r.stderr)
     sm = decode(os.path.join(d, "fm", "saved_model.pb"), "tensorflow.SavedModel", "saved_model.proto")
-    check('key: "serving_default"' in sm and 'key: "inputs"' in sm and 'key: "o"' in sm, "serving_default names")
+    check('key: "serving_default"' in sm and 'key: "x"' in sm and 'name: "serving_default_x:0"' in sm and 'key: "o"' in sm,
+          "serving_default names")
     meta = decode(os.path.join(d, "fm", "keras_metadata.pb"), "third_party.py.keras.protobuf.SavedMetadata",
                   "keras_metadata.proto")
     check('node_path: "root"' in meta and 'identifier: "_tf_keras_network"' in meta, "root node of the metadata")

@@ -359,7 +359,25 @@ static Tensorflow__TensorInfo *sm_tinfo(PbArena *a, const char *name, const TMet
   return t;
 }
 
-typedef struct SmSig { const char *name; int conc; } SmSig;
+typedef struct SmSig { const char *name; int conc; Val fn; } SmSig;   /* fn: the tf.function (borrowed) or undef */
+
+/* The name TF gives a signature's input i: its TensorSpec's name in the function's input_signature when it has
+ * one (tf.TensorSpec(..., name='x')), else NULL (the parameter's name is used). */
+static const char *sm_spec_name(PbArena *a, Val fn, int i) {
+  if (val_is_undef(fn) || !tffn_is(fn)) return NULL;
+  Val sg = rt_getattr(fn, "input_signature");
+  int mark = rt_hold_val(sg);
+  tfs_i64 n;
+  const Val *items;
+  const char *name = NULL;
+  if (sg.tag != VT_NONE && seq_items(sg, &n, &items) && i < n && val_is(items[i], &tffn_spec_type)) {
+    Val nm = ((TensorSpecObj *)items[i].u.o)->name;
+    if (val_is(nm, &str_type) && str_len(nm) > 0) name = pa_strdup(a, str_cstr(nm));
+  }
+  rt_unhold(mark);
+  val_decref(sg);
+  return name;
+}
 
 /* A signature def and, in the graph, what calls it: one Placeholder per
  * argument ('serving_default_x') and a StatefulPartitionedCall of the
@@ -405,7 +423,9 @@ static Tensorflow__MetaGraphDef__SignatureDefEntry *sm_signature(SmSave *s, Tens
   sd->inputs = pa_alloc(a, sizeof(void *) * (size_t)(g->ninputs + 1));
   for (int i = 0; i < g->ninputs; i++) {
     const TMeta *m = g->nodes[g->inputs[i]].outm;
-    char *ph = pa_printf(a, "%s_%s", sig->name, params[i]);
+    const char *spec = sm_spec_name(a, sig->fn, i);
+    const char *key = spec ? spec : params[i];
+    char *ph = pa_printf(a, "%s_%s", sig->name, key);
     Tensorflow__NodeDef *pn = pa_alloc(a, sizeof *pn);
     tensorflow__node_def__init(pn);
     pn->name = ph;
@@ -421,7 +441,7 @@ static Tensorflow__MetaGraphDef__SignatureDefEntry *sm_signature(SmSave *s, Tens
     cn->input[cn->n_input++] = ph;
     Tensorflow__SignatureDef__InputsEntry *e = pa_alloc(a, sizeof *e);
     tensorflow__signature_def__inputs_entry__init(e);
-    e->key = pa_strdup(a, params[i]);
+    e->key = pa_strdup(a, key);
     e->value = sm_tinfo(a, pa_printf(a, "%s:0", ph), m);
     sd->inputs[sd->n_inputs++] = e;
   }
@@ -493,6 +513,12 @@ static int sm_sig_conc(SmSave *s, Val v, Val root, const char *name) {
   return k;
 }
 
+/* The tf.function a signatures= value is (a method's function), or undef for a concrete function. */
+static Val sm_sig_fn(Val v) {
+  if (val_is(v, &bound_type)) v = ((Bound *)v.u.o)->fn;
+  return tffn_is(v) ? v : val_undef();
+}
+
 static int sm_rm(const char *p, const struct stat *st, int flag, struct FTW *f) {
   (void)st, (void)flag, (void)f;
   return remove(p);
@@ -530,7 +556,7 @@ static void sm_save(Val obj, const char *dir, Val signatures) {
         Val sg = rt_getattr(k->v, "input_signature");
         bool has = sg.tag != VT_NONE;
         val_decref(sg);
-        if (has) sigs[nsig++] = (SmSig){"serving_default", sm_conc_index(&s, ((List *)k->concs.u.o)->items[0])};
+        if (has) sigs[nsig++] = (SmSig){"serving_default", sm_conc_index(&s, ((List *)k->concs.u.o)->items[0]), k->v};
       }
     } else if (val_is(signatures, &dict_type)) {
       Val keys = dict_keys_list(signatures);
@@ -542,14 +568,14 @@ static void sm_save(Val obj, const char *dir, Val signatures) {
         Val v = dict_get(signatures, kl->items[i]);
         int mv = rt_hold_val(v);
         const char *nm = pa_strdup(&s.a, str_cstr(kl->items[i]));
-        sigs[nsig++] = (SmSig){nm, sm_sig_conc(&s, v, obj, nm)};
+        sigs[nsig++] = (SmSig){nm, sm_sig_conc(&s, v, obj, nm), sm_sig_fn(v)};
         rt_unhold(mv);
         val_decref(v);
       }
       rt_unhold(mk);
       val_decref(keys);
     } else {
-      sigs[nsig++] = (SmSig){"serving_default", sm_sig_conc(&s, signatures, obj, "serving_default")};
+      sigs[nsig++] = (SmSig){"serving_default", sm_sig_conc(&s, signatures, obj, "serving_default"), sm_sig_fn(signatures)};
     }
     if (s.nc == 0)
       rt_throw(ERR_VALUE,
@@ -885,6 +911,7 @@ typedef struct SmFn {
   int nconc;
   SmConc **conc;              /* borrowed from the model */
   bool signature;             /* a signature: keyword arguments in, dict {'output_0': ...} out */
+  const char **keys;          /* a signature's argument names: its SignatureDef input keys (borrowed), or NULL */
 } SmFn;
 
 static void sm_fn_free(Obj *o) {
@@ -892,6 +919,7 @@ static void sm_fn_free(Obj *o) {
   val_decref(val_obj(f->model));
   free(f->name);
   free(f->conc);
+  free(f->keys);
   free(f);
 }
 
@@ -901,13 +929,18 @@ static void sm_fn_repr(StrBuf *b, Val v) {
             f->name, f->model->path);
 }
 
+/* The argument names f binds for c: a signature's input keys, else c's parameter names. */
+static const char *const *sm_fn_names(const SmFn *f, const SmConc *c) {
+  return f->keys ? f->keys : (const char *const *)c->args;
+}
+
 /* Whether c accepts these arguments (dtype and shape); binds them into in[]. */
-static bool sm_match(const SmConc *c, int n, const Val *args, const Kw *kw, Val *bound) {
+static bool sm_match(const SmConc *c, const char *const *names, int n, const Val *args, const Kw *kw, Val *bound) {
   if (n > c->nargs) return false;
   for (int i = 0; i < c->nargs; i++) bound[i] = i < n ? args[i] : val_undef();
   for (int k = 0; kw && k < kw->n; k++) {
     int i = 0;
-    while (i < c->nargs && strcmp(c->args[i], kw->names[k])) i++;
+    while (i < c->nargs && strcmp(names[i], kw->names[k])) i++;
     if (i == c->nargs || !val_is_undef(bound[i])) return false;
     bound[i] = kw->vals[k];
   }
@@ -932,7 +965,7 @@ static Val sm_fn_call(Val self, int n, const Val *args, const Kw *kw) {
   const SmConc *c = NULL;
   int ci = 0;
   for (; ci < f->nconc && !c; ci++)
-    if (f->conc[ci]->nargs <= 16 && sm_match(f->conc[ci], n, args, kw, bb)) c = f->conc[ci];
+    if (f->conc[ci]->nargs <= 16 && sm_match(f->conc[ci], sm_fn_names(f, f->conc[ci]), n, args, kw, bb)) c = f->conc[ci];
   if (!c) {
     /* the first concrete function names the problem */
     c = f->conc[0];
@@ -943,12 +976,12 @@ static Val sm_fn_call(Val self, int n, const Val *args, const Kw *kw) {
     for (int i = 0; i < c->nargs; i++) bb[i] = i < n ? args[i] : val_undef();
     for (int k = 0; kw && k < kw->n; k++) {
       int i = 0;
-      while (i < c->nargs && strcmp(c->args[i], kw->names[k])) i++;
+      while (i < c->nargs && strcmp(sm_fn_names(f, c)[i], kw->names[k])) i++;
       if (i == c->nargs) rt_throw(ERR_TYPE, "loaded function '%s' got an unexpected keyword argument '%s'", f->name, kw->names[k]);
       bb[i] = kw->vals[k];
     }
     for (int i = 0; i < c->nargs; i++)
-      if (val_is_undef(bb[i])) rt_throw(ERR_TYPE, "loaded function '%s' is missing its argument '%s'", f->name, c->args[i]);
+      if (val_is_undef(bb[i])) rt_throw(ERR_TYPE, "loaded function '%s' is missing its argument '%s'", f->name, sm_fn_names(f, c)[i]);
   }
   Tensor *in[16], *ob[16];
   int nin = 0;
@@ -993,7 +1026,7 @@ static Val sm_fn_getattr(Val self, const char *name) {
     Val t = tuple_new(c->nargs);
     for (int i = 0; i < c->nargs; i++) {
       const TMeta *m = c->g->nodes[c->g->inputs[i]].outm;
-      Val nm = str_from_cstr(c->args[i]);
+      Val nm = str_from_cstr(sm_fn_names(f, c)[i]);
       ((Tuple *)t.u.o)->items[i] = tffn_spec_new(m->rank, m->shape, m->dtype, nm);
       val_decref(nm);
     }
@@ -1082,6 +1115,7 @@ static Val sm_fn_new(SmModel *m, const char *name, bool signature) {
   f->name = strdup(name);
   f->nconc = 0;
   f->conc = NULL;
+  f->keys = NULL;
   f->signature = signature;
   if (!f->name) rt_throw(ERR_MEMORY, "out of memory");
   return val_obj(f);
@@ -1092,6 +1126,30 @@ static void sm_fn_add(SmFn *f, SmConc *c) {
   if (!cc) rt_throw(ERR_MEMORY, "out of memory");
   f->conc = cc;
   f->conc[f->nconc++] = c;
+}
+
+/* A signature's argument names in c's parameter order: the SignatureDef input whose tensor is the placeholder its
+ * StatefulPartitionedCall node takes as input i ("serving_default_x:0" for input "x"); c's own names where the
+ * graph does not say. */
+static const char **sm_sig_keys(SmModel *m, const Tensorflow__SignatureDef *sd, const SmConc *c) {
+  const Tensorflow__GraphDef *gd = m->msg->meta_graphs[0]->graph_def;
+  const Tensorflow__NodeDef *call = NULL;
+  const char *node = sd && sd->n_outputs && sd->outputs[0]->value ? sd->outputs[0]->value->name : NULL;
+  size_t len = node && strrchr(node, ':') ? (size_t)(strrchr(node, ':') - node) : 0;
+  for (size_t k = 0; len && gd && k < gd->n_node && !call; k++)
+    if (gd->node[k]->name && strlen(gd->node[k]->name) == len && !strncmp(gd->node[k]->name, node, len)) call = gd->node[k];
+  const char **keys = calloc((size_t)c->nargs + 1, sizeof(char *));
+  if (!keys) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < c->nargs; i++) {
+    keys[i] = c->args[i];
+    if (!call || (size_t)i >= call->n_input) continue;
+    for (size_t j = 0; j < sd->n_inputs; j++) {
+      const char *t = sd->inputs[j]->value ? sd->inputs[j]->value->name : NULL;
+      size_t tl = strlen(call->input[i]);
+      if (t && sd->inputs[j]->key && !strncmp(t, call->input[i], tl) && !strcmp(t + tl, ":0")) keys[i] = sd->inputs[j]->key;
+    }
+  }
+  return keys;
 }
 
 /* Parameter names of a concrete function from its canonicalized_input_signature. */
@@ -1303,6 +1361,7 @@ static Val sm_objects(SmModel *m) {
     if (!c) sm_corrupt(m, "signature '%s' calls no saved function", mg->signature_def[i]->key);
     Val f = sm_fn_new(m, mg->signature_def[i]->key, true);
     sm_fn_add((SmFn *)f.u.o, c);
+    ((SmFn *)f.u.o)->keys = sm_sig_keys(m, mg->signature_def[i]->value, c);
     Val key = str_from_cstr(mg->signature_def[i]->key);
     dict_set(sigs, key, f);
     val_decref(key);
