@@ -735,7 +735,9 @@ static void sm_save(Val obj, const char *dir, Val signatures) {
 //!   Writes obj's tf.functions (those with an input_signature or already traced) and Variables as a SavedModel
 //!   directory (saved_model.pb in TF's schema, variables/variables.index + .data-00000-of-00001 in TF's checkpoint
 //!   format), atomically. serving_default is obj.__call__
-//!   when it has an input_signature, or what signatures= names.
+//!   when it has an input_signature, or what signatures= names; a signature's inputs are named by the
+//!   input_signature's TensorSpec names (else the parameters'). A Keras model saves its layers' weights and its
+//!   call (inputs by input layer name, outputs {output layer name: tensor}).
 static Val sm_save_fn(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.saved_model.save", .sig = "obj, export_dir, signatures=None, options=None"};
@@ -1378,7 +1380,8 @@ static Val sm_objects(SmModel *m) {
 
 //! tf.saved_model.load(export_dir)
 //!   Loads a SavedModel directory written by tf.saved_model.save: its functions are callable by attribute name, its
-//!   Variables restored, and signatures['serving_default'](x=...) returns {'output_0': tensor}. No source is needed.
+//!   Variables restored, and signatures['serving_default'](x=...) returns {'output_0': tensor} (or the saved
+//!   function's own keys when it returned a flat dict). No source is needed.
 static Val sm_load_fn(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.saved_model.load", .sig = "export_dir, tags=None, options=None"};
