@@ -5,7 +5,9 @@
 Runs tests/programs/keras_savedmodel.tfs with a fresh directory, then:
 - fm/saved_model.pb decodes as tensorflow.SavedModel; its serving_default takes `x` (its input layer's name; float, [-1, 3]) and
   names its output by the output layer ("o"), as Keras's saved signatures do;
-- fm/keras_metadata.pb decodes as Keras's SavedMetadata: node 0 "root", identifier _tf_keras_network, version
+- fm/keras_metadata.pb decodes as Keras's SavedMetadata: node 0 "root", identifier _tf_keras_network, and one node
+  per layer ("root.layer-<i>", _tf_keras_input_layer / _tf_keras_layer) whose node_id is the object graph node its
+  path reaches (layer_with_weights-<k> is the same node, holding kernel and bias); version
   producer 2 / min_consumer 1, metadata JSON with class_name "Functional", model_config (Functional, the layers
   x, h, o), training_config (SGD, mse), keras_version 2.15.0; seq/ is _tf_keras_sequential; plain/ (written by
   tf.saved_model.save) has no keras_metadata.pb;
@@ -37,6 +39,48 @@ def decode(path, msg, proto_file):
     return r.stdout.decode()
 
 
+def object_children(text):
+    # the SavedObjectGraph of protoc's text: for each node (in order), {local_name: node_id} of its children
+    lines = text[text.index("object_graph_def {"):].splitlines()[1:]
+    nodes, depth, cur, child = [], 0, None, {}
+    for l in lines:
+        t = l.strip()
+        if depth == 0 and t == "nodes {":
+            cur = {}
+            nodes.append(cur)
+        elif depth == 0 and t.endswith("{"):
+            break   # concrete_functions: the nodes are done
+        if depth == 1 and t == "children {":
+            child = {}
+        if depth == 2 and t.startswith("node_id:"):
+            child["id"] = int(t.split(":")[1])
+        if depth == 2 and t.startswith("local_name:"):
+            child["name"] = json.loads(t.split(":", 1)[1].strip())
+        if depth == 2 and t == "}":
+            cur[child["name"]] = child.get("id", 0)
+        depth += t.count("{") - t.count("}")
+    return nodes
+
+
+def reaches(children, path):
+    # the node a metadata path ("root.layer-1") leads to through the object graph's children, -1 if none
+    at = 0
+    for part in path.split(".")[1:]:
+        at = children[at].get(part, -1) if at >= 0 else -1
+    return at
+
+
+def metadata_nodes(text):
+    # (node_id, node_path, identifier) of each SavedObject of protoc's text
+    out = []
+    for block in text.split("nodes {")[1:]:
+        nid = [int(l.split(":")[1]) for l in block.splitlines() if l.strip().startswith("node_id:")]
+        path = [json.loads(l.split(":", 1)[1].strip()) for l in block.splitlines() if l.strip().startswith("node_path:")]
+        ident = [json.loads(l.split(":", 1)[1].strip()) for l in block.splitlines() if l.strip().startswith("identifier:")]
+        out.append((nid[0] if nid else 0, path[0], ident[0]))
+    return out
+
+
 def fixed(shapes):
     return [((((np.arange(int(np.prod(s))) + k) % 7) * 0.1 + 0.05).astype(np.float32)).reshape(s)
             for k, s in enumerate(shapes)]
@@ -61,9 +105,25 @@ with tempfile.TemporaryDirectory() as d:
     check([l["name"] for l in js["model_config"]["config"]["layers"]] == ["x", "h", "o"], "model_config layers")
     check(js["training_config"]["optimizer_config"]["class_name"] == "SGD" and js["training_config"]["loss"] == "mse",
           "training_config")
+    # every metadata node names the object graph node its path reaches from the root
+    children = object_children(sm)
+    nodes = metadata_nodes(meta)
+    check([(p, i) for _, p, i in nodes] == [("root", "_tf_keras_network"), ("root.layer-0", "_tf_keras_input_layer"),
+                                            ("root.layer-1", "_tf_keras_layer"), ("root.layer-2", "_tf_keras_layer")],
+          "metadata nodes %s" % nodes)
+    for nid, path, _ in nodes:
+        check(reaches(children, path) == nid, "metadata node %s: id %d, not where its path leads" % (path, nid))
+    check(children[0].get("layer_with_weights-0") == children[0].get("layer-1"), "layer_with_weights-0 is layer-1")
+    check(sorted(children[children[0]["layer-1"]].keys()) == ["bias", "kernel"], "a Dense holder's weights")
     seq = decode(os.path.join(d, "seq", "keras_metadata.pb"), "third_party.py.keras.protobuf.SavedMetadata",
                  "keras_metadata.proto")
     check('identifier: "_tf_keras_sequential"' in seq, "Sequential identifier")
+    seq_children = object_children(decode(os.path.join(d, "seq", "saved_model.pb"), "tensorflow.SavedModel",
+                                          "saved_model.proto"))
+    seq_nodes = metadata_nodes(seq)
+    check(len(seq_nodes) == 4, "Sequential metadata: the root and its three layers")
+    for nid, path, _ in seq_nodes:
+        check(reaches(seq_children, path) == nid, "Sequential metadata node %s: id %d, not where its path leads" % (path, nid))
     check(not os.path.exists(os.path.join(d, "plain", "keras_metadata.pb")), "tf.saved_model.save writes no metadata")
     # numpy's forward pass against the printed predictions
     k1, b1, k2, b2 = fixed([(3, 4), (4,), (4, 2), (2,)])
