@@ -93,6 +93,7 @@ with tempfile.TemporaryDirectory() as d:
     sm = decode(os.path.join(d, "fm", "saved_model.pb"), "tensorflow.SavedModel", "saved_model.proto")
     check('key: "serving_default"' in sm and 'key: "x"' in sm and 'name: "serving_default_x:0"' in sm and 'key: "o"' in sm,
           "serving_default names")
+    check('name: "x"' in sm, "the saved function's input signature names its TensorSpec x")
     meta = decode(os.path.join(d, "fm", "keras_metadata.pb"), "third_party.py.keras.protobuf.SavedMetadata",
                   "keras_metadata.proto")
     check('node_path: "root"' in meta and 'identifier: "_tf_keras_network"' in meta, "root node of the metadata")

@@ -56,6 +56,7 @@ typedef struct SmSave {
   int nn, cap;
   int ncaptured;
   Val *concs;                 /* every saved concrete function (borrowed from the nodes) */
+  Val *cfns;                  /* the tf.function each came from (borrowed), undef for a concrete function given */
   char **cnames;
   int nc, ccap;
   int seq;
@@ -93,16 +94,19 @@ static void sm_kid(SmSave *s, int parent, int node, const char *name) {
   p->nkids++;
 }
 
-static void sm_add_conc(SmSave *s, Val c, const char *base) {
+static void sm_add_conc(SmSave *s, Val c, const char *base, Val fn) {
   if (s->nc == s->ccap) {
     int cap = s->ccap ? 2 * s->ccap : 8;
     Val *cv = pa_alloc(&s->a, sizeof(Val) * (size_t)cap);
+    Val *fv = pa_alloc(&s->a, sizeof(Val) * (size_t)cap);
     char **cn = pa_alloc(&s->a, sizeof(char *) * (size_t)cap);
     if (s->nc) {
       memcpy(cv, s->concs, sizeof(Val) * (size_t)s->nc);
+      memcpy(fv, s->cfns, sizeof(Val) * (size_t)s->nc);
       memcpy(cn, s->cnames, sizeof(char *) * (size_t)s->nc);
     }
     s->concs = cv;
+    s->cfns = fv;
     s->cnames = cn;
     s->ccap = cap;
   }
@@ -110,6 +114,7 @@ static void sm_add_conc(SmSave *s, Val c, const char *base) {
   for (char *p = name; *p; p++)
     if (*p == '/' || *p == '.') *p = '_';
   s->concs[s->nc] = c;
+  s->cfns[s->nc] = fn;
   s->cnames[s->nc++] = name;
 }
 
@@ -146,7 +151,7 @@ static void sm_attr(SmSave *s, int parent, const char *path, const char *name, V
     List *cl = (List *)l.u.o;
     s->n[id].fnames = pa_alloc(&s->a, sizeof(char *) * (size_t)cl->len);
     for (tfs_i64 i = 0; i < cl->len; i++) {
-      sm_add_conc(s, cl->items[i], sub);
+      sm_add_conc(s, cl->items[i], sub, v);
       s->n[id].fnames[i] = s->cnames[s->nc - 1];
     }
     sm_kid(s, parent, id, name);
@@ -299,8 +304,26 @@ static Tensorflow__StructuredValue *sv_out(PbArena *a, const Graph *g, Val t, co
            val_type_name(t));
 }
 
+/* The name TF gives a saved function's input i (in its input signature and as a signature key): its TensorSpec's name in the function's input_signature when it has
+ * one (tf.TensorSpec(..., name='x')), else NULL (the parameter's name is used). */
+static const char *sm_spec_name(PbArena *a, Val fn, int i) {
+  if (val_is_undef(fn) || !tffn_is(fn)) return NULL;
+  Val sg = rt_getattr(fn, "input_signature");
+  int mark = rt_hold_val(sg);
+  tfs_i64 n;
+  const Val *items;
+  const char *name = NULL;
+  if (sg.tag != VT_NONE && seq_items(sg, &n, &items) && i < n && val_is(items[i], &tffn_spec_type)) {
+    Val nm = ((TensorSpecObj *)items[i].u.o)->name;
+    if (val_is(nm, &str_type) && str_len(nm) > 0) name = pa_strdup(a, str_cstr(nm));
+  }
+  rt_unhold(mark);
+  val_decref(sg);
+  return name;
+}
+
 /* (args tuple, kwargs dict): each parameter but self one TensorSpec named after it. */
-static Tensorflow__StructuredValue *sv_in(PbArena *a, const TffnConcInfo *ci, int *self_out) {
+static Tensorflow__StructuredValue *sv_in(PbArena *a, const TffnConcInfo *ci, int *self_out, Val fn) {
   const Tuple *at = (const Tuple *)ci->args_tmpl.u.o;
   int idx, so = ci->nparams > 0 && !nest_is_leaf(at->items[0], &idx) && !strcmp(ci->params[0], "self") ? 1 : 0;
   int n = ci->nparams - so;
@@ -310,7 +333,8 @@ static Tensorflow__StructuredValue *sv_in(PbArena *a, const TffnConcInfo *ci, in
       rt_throw(ERR_VALUE,
                "tf.saved_model.save: function '%s' takes '%s', which is not a tensor: saved functions take tensor arguments only",
                ci->name, ci->params[i + so]);
-    items[i] = sv_spec(a, ci->params[i + so], graph_meta(ci->g, (GraphRef){ci->g->inputs[i], 0}));
+    const char *spec = sm_spec_name(a, fn, i);
+    items[i] = sv_spec(a, spec ? spec : ci->params[i + so], graph_meta(ci->g, (GraphRef){ci->g->inputs[i], 0}));
   }
   if (n != ci->g->ninputs)
     rt_throw(ERR_VALUE, "tf.saved_model.save: function '%s' has inputs that are not its arguments", ci->name);
@@ -360,24 +384,6 @@ static Tensorflow__TensorInfo *sm_tinfo(PbArena *a, const char *name, const TMet
 }
 
 typedef struct SmSig { const char *name; int conc; Val fn; } SmSig;   /* fn: the tf.function (borrowed) or undef */
-
-/* The name TF gives a signature's input i: its TensorSpec's name in the function's input_signature when it has
- * one (tf.TensorSpec(..., name='x')), else NULL (the parameter's name is used). */
-static const char *sm_spec_name(PbArena *a, Val fn, int i) {
-  if (val_is_undef(fn) || !tffn_is(fn)) return NULL;
-  Val sg = rt_getattr(fn, "input_signature");
-  int mark = rt_hold_val(sg);
-  tfs_i64 n;
-  const Val *items;
-  const char *name = NULL;
-  if (sg.tag != VT_NONE && seq_items(sg, &n, &items) && i < n && val_is(items[i], &tffn_spec_type)) {
-    Val nm = ((TensorSpecObj *)items[i].u.o)->name;
-    if (val_is(nm, &str_type) && str_len(nm) > 0) name = pa_strdup(a, str_cstr(nm));
-  }
-  rt_unhold(mark);
-  val_decref(sg);
-  return name;
-}
 
 /* A signature def and, in the graph, what calls it: one Placeholder per
  * argument ('serving_default_x') and a StatefulPartitionedCall of the
@@ -483,7 +489,7 @@ static int sm_sig_conc(SmSave *s, Val v, Val root, const char *name) {
   if (tffn_conc_info(v, &ci)) {
     int k = sm_conc_index(s, v);
     if (k < 0) {
-      sm_add_conc(s, v, name);
+      sm_add_conc(s, v, name, val_undef());
       k = s->nc - 1;
     }
     return k;
@@ -501,7 +507,7 @@ static int sm_sig_conc(SmSave *s, Val v, Val root, const char *name) {
              name, (long long)cl->len);
   int k = sm_conc_index(s, cl->items[0]);
   if (k < 0) {
-    sm_add_conc(s, cl->items[0], name);
+    sm_add_conc(s, cl->items[0], name, v);
     k = s->nc - 1;
     val_incref(cl->items[0]);   /* kept by the save's list of extra references */
     s->n[0].concs = val_is_undef(s->n[0].concs) ? list_new(1) : s->n[0].concs;
@@ -592,7 +598,7 @@ static void sm_save(Val obj, const char *dir, Val signatures) {
       tffn_conc_info(s.concs[i], &ci);
       gs[i] = ci.g;
       int so;
-      insig[i] = sv_in(&s.a, &ci, &so);
+      insig[i] = sv_in(&s.a, &ci, &so, s.cfns[i]);
       params[i] = (const char **)(ci.params + so);
       outsig[i] = val_is_undef(ci.out_tmpl) ? sv_spec(&s.a, "", graph_meta(ci.g, ci.g->outputs[0]))
                                             : sv_out(&s.a, ci.g, ci.out_tmpl, ci.name);
