@@ -56,6 +56,7 @@ typedef struct SmSave {
   int nn, cap;
   int ncaptured;
   Val *concs;                 /* every saved concrete function (borrowed from the nodes) */
+  Val *cfns;                  /* the tf.function each came from (borrowed), undef for a concrete function given */
   char **cnames;
   int nc, ccap;
   int seq;
@@ -93,16 +94,19 @@ static void sm_kid(SmSave *s, int parent, int node, const char *name) {
   p->nkids++;
 }
 
-static void sm_add_conc(SmSave *s, Val c, const char *base) {
+static void sm_add_conc(SmSave *s, Val c, const char *base, Val fn) {
   if (s->nc == s->ccap) {
     int cap = s->ccap ? 2 * s->ccap : 8;
     Val *cv = pa_alloc(&s->a, sizeof(Val) * (size_t)cap);
+    Val *fv = pa_alloc(&s->a, sizeof(Val) * (size_t)cap);
     char **cn = pa_alloc(&s->a, sizeof(char *) * (size_t)cap);
     if (s->nc) {
       memcpy(cv, s->concs, sizeof(Val) * (size_t)s->nc);
+      memcpy(fv, s->cfns, sizeof(Val) * (size_t)s->nc);
       memcpy(cn, s->cnames, sizeof(char *) * (size_t)s->nc);
     }
     s->concs = cv;
+    s->cfns = fv;
     s->cnames = cn;
     s->ccap = cap;
   }
@@ -110,6 +114,7 @@ static void sm_add_conc(SmSave *s, Val c, const char *base) {
   for (char *p = name; *p; p++)
     if (*p == '/' || *p == '.') *p = '_';
   s->concs[s->nc] = c;
+  s->cfns[s->nc] = fn;
   s->cnames[s->nc++] = name;
 }
 
@@ -146,7 +151,7 @@ static void sm_attr(SmSave *s, int parent, const char *path, const char *name, V
     List *cl = (List *)l.u.o;
     s->n[id].fnames = pa_alloc(&s->a, sizeof(char *) * (size_t)cl->len);
     for (tfs_i64 i = 0; i < cl->len; i++) {
-      sm_add_conc(s, cl->items[i], sub);
+      sm_add_conc(s, cl->items[i], sub, v);
       s->n[id].fnames[i] = s->cnames[s->nc - 1];
     }
     sm_kid(s, parent, id, name);
@@ -299,8 +304,26 @@ static Tensorflow__StructuredValue *sv_out(PbArena *a, const Graph *g, Val t, co
            val_type_name(t));
 }
 
+/* The name TF gives a saved function's input i (in its input signature and as a signature key): its TensorSpec's name in the function's input_signature when it has
+ * one (tf.TensorSpec(..., name='x')), else NULL (the parameter's name is used). */
+static const char *sm_spec_name(PbArena *a, Val fn, int i) {
+  if (val_is_undef(fn) || !tffn_is(fn)) return NULL;
+  Val sg = rt_getattr(fn, "input_signature");
+  int mark = rt_hold_val(sg);
+  tfs_i64 n;
+  const Val *items;
+  const char *name = NULL;
+  if (sg.tag != VT_NONE && seq_items(sg, &n, &items) && i < n && val_is(items[i], &tffn_spec_type)) {
+    Val nm = ((TensorSpecObj *)items[i].u.o)->name;
+    if (val_is(nm, &str_type) && str_len(nm) > 0) name = pa_strdup(a, str_cstr(nm));
+  }
+  rt_unhold(mark);
+  val_decref(sg);
+  return name;
+}
+
 /* (args tuple, kwargs dict): each parameter but self one TensorSpec named after it. */
-static Tensorflow__StructuredValue *sv_in(PbArena *a, const TffnConcInfo *ci, int *self_out) {
+static Tensorflow__StructuredValue *sv_in(PbArena *a, const TffnConcInfo *ci, int *self_out, Val fn) {
   const Tuple *at = (const Tuple *)ci->args_tmpl.u.o;
   int idx, so = ci->nparams > 0 && !nest_is_leaf(at->items[0], &idx) && !strcmp(ci->params[0], "self") ? 1 : 0;
   int n = ci->nparams - so;
@@ -310,7 +333,8 @@ static Tensorflow__StructuredValue *sv_in(PbArena *a, const TffnConcInfo *ci, in
       rt_throw(ERR_VALUE,
                "tf.saved_model.save: function '%s' takes '%s', which is not a tensor: saved functions take tensor arguments only",
                ci->name, ci->params[i + so]);
-    items[i] = sv_spec(a, ci->params[i + so], graph_meta(ci->g, (GraphRef){ci->g->inputs[i], 0}));
+    const char *spec = sm_spec_name(a, fn, i);
+    items[i] = sv_spec(a, spec ? spec : ci->params[i + so], graph_meta(ci->g, (GraphRef){ci->g->inputs[i], 0}));
   }
   if (n != ci->g->ninputs)
     rt_throw(ERR_VALUE, "tf.saved_model.save: function '%s' has inputs that are not its arguments", ci->name);
@@ -359,11 +383,32 @@ static Tensorflow__TensorInfo *sm_tinfo(PbArena *a, const char *name, const TMet
   return t;
 }
 
-typedef struct SmSig { const char *name; int conc; } SmSig;
+typedef struct SmSig { const char *name; int conc; Val fn; } SmSig;   /* fn: the tf.function (borrowed) or undef */
 
 /* A signature def and, in the graph, what calls it: one Placeholder per
  * argument ('serving_default_x') and a StatefulPartitionedCall of the
  * function, as TF writes them. */
+/* A signature's output names, as TF gives them: a function returning a flat dict of tensors names its outputs by
+ * the dict's keys (Keras models' signatures return {output layer name: tensor}); otherwise output_0, output_1, ... (NULL). */
+static const char **sm_output_keys(PbArena *a, const TffnConcInfo *ci, int n) {
+  const char **keys = pa_alloc(a, sizeof(char *) * (size_t)(n + 1));
+  memset(keys, 0, sizeof(char *) * (size_t)(n + 1));
+  if (val_is_undef(ci->out_tmpl) || !val_is(ci->out_tmpl, &dict_type)) return keys;
+  Val kl = dict_keys_list(ci->out_tmpl);
+  int mark = rt_hold_val(kl);
+  List *l = (List *)kl.u.o;
+  for (tfs_i64 i = 0; i < l->len; i++) {
+    Val x = dict_get(ci->out_tmpl, l->items[i]);
+    int idx;
+    if (val_is(l->items[i], &str_type) && nest_is_leaf(x, &idx) && idx >= 0 && idx < n)
+      keys[idx] = pa_strdup(a, str_cstr(l->items[i]));
+    val_decref(x);
+  }
+  rt_unhold(mark);
+  val_decref(kl);
+  return keys;
+}
+
 static Tensorflow__MetaGraphDef__SignatureDefEntry *sm_signature(SmSave *s, Tensorflow__GraphDef *gd, const SmSig *sig, int k,
                                                                   const char *const *params) {
   PbArena *a = &s->a;
@@ -384,7 +429,9 @@ static Tensorflow__MetaGraphDef__SignatureDefEntry *sm_signature(SmSave *s, Tens
   sd->inputs = pa_alloc(a, sizeof(void *) * (size_t)(g->ninputs + 1));
   for (int i = 0; i < g->ninputs; i++) {
     const TMeta *m = g->nodes[g->inputs[i]].outm;
-    char *ph = pa_printf(a, "%s_%s", sig->name, params[i]);
+    const char *spec = sm_spec_name(a, sig->fn, i);
+    const char *key = spec ? spec : params[i];
+    char *ph = pa_printf(a, "%s_%s", sig->name, key);
     Tensorflow__NodeDef *pn = pa_alloc(a, sizeof *pn);
     tensorflow__node_def__init(pn);
     pn->name = ph;
@@ -400,7 +447,7 @@ static Tensorflow__MetaGraphDef__SignatureDefEntry *sm_signature(SmSave *s, Tens
     cn->input[cn->n_input++] = ph;
     Tensorflow__SignatureDef__InputsEntry *e = pa_alloc(a, sizeof *e);
     tensorflow__signature_def__inputs_entry__init(e);
-    e->key = pa_strdup(a, params[i]);
+    e->key = pa_strdup(a, key);
     e->value = sm_tinfo(a, pa_printf(a, "%s:0", ph), m);
     sd->inputs[sd->n_inputs++] = e;
   }
@@ -415,10 +462,11 @@ static Tensorflow__MetaGraphDef__SignatureDefEntry *sm_signature(SmSave *s, Tens
   nodes[gd->n_node++] = cn;
   gd->node = nodes;
   sd->outputs = pa_alloc(a, sizeof(void *) * (size_t)(g->noutputs + 1));
+  const char **keys = sm_output_keys(a, &ci, g->noutputs);
   for (int i = 0; i < g->noutputs; i++) {
     Tensorflow__SignatureDef__OutputsEntry *e = pa_alloc(a, sizeof *e);
     tensorflow__signature_def__outputs_entry__init(e);
-    e->key = pa_printf(a, "output_%d", i);
+    e->key = keys[i] ? (char *)keys[i] : pa_printf(a, "output_%d", i);
     e->value = sm_tinfo(a, pa_printf(a, "%s:%d", call, i), graph_meta(g, g->outputs[i]));
     sd->outputs[sd->n_outputs++] = e;
   }
@@ -441,7 +489,7 @@ static int sm_sig_conc(SmSave *s, Val v, Val root, const char *name) {
   if (tffn_conc_info(v, &ci)) {
     int k = sm_conc_index(s, v);
     if (k < 0) {
-      sm_add_conc(s, v, name);
+      sm_add_conc(s, v, name, val_undef());
       k = s->nc - 1;
     }
     return k;
@@ -459,7 +507,7 @@ static int sm_sig_conc(SmSave *s, Val v, Val root, const char *name) {
              name, (long long)cl->len);
   int k = sm_conc_index(s, cl->items[0]);
   if (k < 0) {
-    sm_add_conc(s, cl->items[0], name);
+    sm_add_conc(s, cl->items[0], name, v);
     k = s->nc - 1;
     val_incref(cl->items[0]);   /* kept by the save's list of extra references */
     s->n[0].concs = val_is_undef(s->n[0].concs) ? list_new(1) : s->n[0].concs;
@@ -469,6 +517,12 @@ static int sm_sig_conc(SmSave *s, Val v, Val root, const char *name) {
   rt_unhold(mark);
   val_decref(l);
   return k;
+}
+
+/* The tf.function a signatures= value is (a method's function), or undef for a concrete function. */
+static Val sm_sig_fn(Val v) {
+  if (val_is(v, &bound_type)) v = ((Bound *)v.u.o)->fn;
+  return tffn_is(v) ? v : val_undef();
 }
 
 static int sm_rm(const char *p, const struct stat *st, int flag, struct FTW *f) {
@@ -508,7 +562,7 @@ static void sm_save(Val obj, const char *dir, Val signatures) {
         Val sg = rt_getattr(k->v, "input_signature");
         bool has = sg.tag != VT_NONE;
         val_decref(sg);
-        if (has) sigs[nsig++] = (SmSig){"serving_default", sm_conc_index(&s, ((List *)k->concs.u.o)->items[0])};
+        if (has) sigs[nsig++] = (SmSig){"serving_default", sm_conc_index(&s, ((List *)k->concs.u.o)->items[0]), k->v};
       }
     } else if (val_is(signatures, &dict_type)) {
       Val keys = dict_keys_list(signatures);
@@ -520,14 +574,14 @@ static void sm_save(Val obj, const char *dir, Val signatures) {
         Val v = dict_get(signatures, kl->items[i]);
         int mv = rt_hold_val(v);
         const char *nm = pa_strdup(&s.a, str_cstr(kl->items[i]));
-        sigs[nsig++] = (SmSig){nm, sm_sig_conc(&s, v, obj, nm)};
+        sigs[nsig++] = (SmSig){nm, sm_sig_conc(&s, v, obj, nm), sm_sig_fn(v)};
         rt_unhold(mv);
         val_decref(v);
       }
       rt_unhold(mk);
       val_decref(keys);
     } else {
-      sigs[nsig++] = (SmSig){"serving_default", sm_sig_conc(&s, signatures, obj, "serving_default")};
+      sigs[nsig++] = (SmSig){"serving_default", sm_sig_conc(&s, signatures, obj, "serving_default"), sm_sig_fn(signatures)};
     }
     if (s.nc == 0)
       rt_throw(ERR_VALUE,
@@ -544,7 +598,7 @@ static void sm_save(Val obj, const char *dir, Val signatures) {
       tffn_conc_info(s.concs[i], &ci);
       gs[i] = ci.g;
       int so;
-      insig[i] = sv_in(&s.a, &ci, &so);
+      insig[i] = sv_in(&s.a, &ci, &so, s.cfns[i]);
       params[i] = (const char **)(ci.params + so);
       outsig[i] = val_is_undef(ci.out_tmpl) ? sv_spec(&s.a, "", graph_meta(ci.g, ci.g->outputs[0]))
                                             : sv_out(&s.a, ci.g, ci.out_tmpl, ci.name);
@@ -687,7 +741,9 @@ static void sm_save(Val obj, const char *dir, Val signatures) {
 //!   Writes obj's tf.functions (those with an input_signature or already traced) and Variables as a SavedModel
 //!   directory (saved_model.pb in TF's schema, variables/variables.index + .data-00000-of-00001 in TF's checkpoint
 //!   format), atomically. serving_default is obj.__call__
-//!   when it has an input_signature, or what signatures= names.
+//!   when it has an input_signature, or what signatures= names; a signature's inputs are named by the
+//!   input_signature's TensorSpec names (else the parameters'). A Keras model saves its layers' weights and its
+//!   call (inputs by input layer name, outputs {output layer name: tensor}).
 static Val sm_save_fn(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.saved_model.save", .sig = "obj, export_dir, signatures=None, options=None"};
@@ -695,6 +751,21 @@ static Val sm_save_fn(Val self, int n, const Val *args, const Kw *kw) {
   args_parse(&spec, n, args, kw, a);
   if (!val_is(a[1], &str_type))
     rt_throw(ERR_TYPE, "tf.saved_model.save: export_dir must be a string, not %s", val_type_name(a[1]));
+  if (val_is(a[0], &inst_type)) {
+    /* a Keras model (stdlib/keras_models.tfs) saves itself: its layers' weights and its call as serving_default */
+    Val d = ((Inst *)a[0].u.o)->dict, k = dict_get_str(d, "_is_compiled");
+    bool keras = !val_is_undef(k);
+    val_decref(k);
+    if (keras) {
+      Val hook = rt_getattr(a[0], "_save_as_saved_model");
+      int mark = rt_hold_val(hook);
+      Val r = rt_call(hook, 2, (Val[]){a[1], a[2]}, NULL);
+      rt_unhold(mark);
+      val_decref(hook);
+      val_decref(r);
+      return val_none();
+    }
+  }
   if (dist_writes()) sm_save(a[0], str_cstr(a[1]), a[2]);   /* with N > 1 the chief writes (§18.7) */
   return val_none();
 }
@@ -848,6 +919,7 @@ typedef struct SmFn {
   int nconc;
   SmConc **conc;              /* borrowed from the model */
   bool signature;             /* a signature: keyword arguments in, dict {'output_0': ...} out */
+  const char **keys;          /* a signature's argument names: its SignatureDef input keys (borrowed), or NULL */
 } SmFn;
 
 static void sm_fn_free(Obj *o) {
@@ -855,6 +927,7 @@ static void sm_fn_free(Obj *o) {
   val_decref(val_obj(f->model));
   free(f->name);
   free(f->conc);
+  free(f->keys);
   free(f);
 }
 
@@ -864,13 +937,18 @@ static void sm_fn_repr(StrBuf *b, Val v) {
             f->name, f->model->path);
 }
 
+/* The argument names f binds for c: a signature's input keys, else c's parameter names. */
+static const char *const *sm_fn_names(const SmFn *f, const SmConc *c) {
+  return f->keys ? f->keys : (const char *const *)c->args;
+}
+
 /* Whether c accepts these arguments (dtype and shape); binds them into in[]. */
-static bool sm_match(const SmConc *c, int n, const Val *args, const Kw *kw, Val *bound) {
+static bool sm_match(const SmConc *c, const char *const *names, int n, const Val *args, const Kw *kw, Val *bound) {
   if (n > c->nargs) return false;
   for (int i = 0; i < c->nargs; i++) bound[i] = i < n ? args[i] : val_undef();
   for (int k = 0; kw && k < kw->n; k++) {
     int i = 0;
-    while (i < c->nargs && strcmp(c->args[i], kw->names[k])) i++;
+    while (i < c->nargs && strcmp(names[i], kw->names[k])) i++;
     if (i == c->nargs || !val_is_undef(bound[i])) return false;
     bound[i] = kw->vals[k];
   }
@@ -895,7 +973,7 @@ static Val sm_fn_call(Val self, int n, const Val *args, const Kw *kw) {
   const SmConc *c = NULL;
   int ci = 0;
   for (; ci < f->nconc && !c; ci++)
-    if (f->conc[ci]->nargs <= 16 && sm_match(f->conc[ci], n, args, kw, bb)) c = f->conc[ci];
+    if (f->conc[ci]->nargs <= 16 && sm_match(f->conc[ci], sm_fn_names(f, f->conc[ci]), n, args, kw, bb)) c = f->conc[ci];
   if (!c) {
     /* the first concrete function names the problem */
     c = f->conc[0];
@@ -906,12 +984,12 @@ static Val sm_fn_call(Val self, int n, const Val *args, const Kw *kw) {
     for (int i = 0; i < c->nargs; i++) bb[i] = i < n ? args[i] : val_undef();
     for (int k = 0; kw && k < kw->n; k++) {
       int i = 0;
-      while (i < c->nargs && strcmp(c->args[i], kw->names[k])) i++;
+      while (i < c->nargs && strcmp(sm_fn_names(f, c)[i], kw->names[k])) i++;
       if (i == c->nargs) rt_throw(ERR_TYPE, "loaded function '%s' got an unexpected keyword argument '%s'", f->name, kw->names[k]);
       bb[i] = kw->vals[k];
     }
     for (int i = 0; i < c->nargs; i++)
-      if (val_is_undef(bb[i])) rt_throw(ERR_TYPE, "loaded function '%s' is missing its argument '%s'", f->name, c->args[i]);
+      if (val_is_undef(bb[i])) rt_throw(ERR_TYPE, "loaded function '%s' is missing its argument '%s'", f->name, sm_fn_names(f, c)[i]);
   }
   Tensor *in[16], *ob[16];
   int nin = 0;
@@ -933,7 +1011,8 @@ static Val sm_fn_call(Val self, int n, const Val *args, const Kw *kw) {
     for (int i = 0; i < no; i++) {
       char key[32];
       snprintf(key, sizeof key, "output_%d", i);
-      dict_set_str(&r, key, val_obj(outs[i]));
+      const char *named = smodel_signature_output(f->model, f->name, i);   /* the signature's own output names */
+      dict_set_str(&r, named ? named : key, val_obj(outs[i]));
       tensor_release(outs[i]);
     }
   } else {
@@ -955,7 +1034,7 @@ static Val sm_fn_getattr(Val self, const char *name) {
     Val t = tuple_new(c->nargs);
     for (int i = 0; i < c->nargs; i++) {
       const TMeta *m = c->g->nodes[c->g->inputs[i]].outm;
-      Val nm = str_from_cstr(c->args[i]);
+      Val nm = str_from_cstr(sm_fn_names(f, c)[i]);
       ((Tuple *)t.u.o)->items[i] = tffn_spec_new(m->rank, m->shape, m->dtype, nm);
       val_decref(nm);
     }
@@ -1044,6 +1123,7 @@ static Val sm_fn_new(SmModel *m, const char *name, bool signature) {
   f->name = strdup(name);
   f->nconc = 0;
   f->conc = NULL;
+  f->keys = NULL;
   f->signature = signature;
   if (!f->name) rt_throw(ERR_MEMORY, "out of memory");
   return val_obj(f);
@@ -1054,6 +1134,30 @@ static void sm_fn_add(SmFn *f, SmConc *c) {
   if (!cc) rt_throw(ERR_MEMORY, "out of memory");
   f->conc = cc;
   f->conc[f->nconc++] = c;
+}
+
+/* A signature's argument names in c's parameter order: the SignatureDef input whose tensor is the placeholder its
+ * StatefulPartitionedCall node takes as input i ("serving_default_x:0" for input "x"); c's own names where the
+ * graph does not say. */
+static const char **sm_sig_keys(SmModel *m, const Tensorflow__SignatureDef *sd, const SmConc *c) {
+  const Tensorflow__GraphDef *gd = m->msg->meta_graphs[0]->graph_def;
+  const Tensorflow__NodeDef *call = NULL;
+  const char *node = sd && sd->n_outputs && sd->outputs[0]->value ? sd->outputs[0]->value->name : NULL;
+  size_t len = node && strrchr(node, ':') ? (size_t)(strrchr(node, ':') - node) : 0;
+  for (size_t k = 0; len && gd && k < gd->n_node && !call; k++)
+    if (gd->node[k]->name && strlen(gd->node[k]->name) == len && !strncmp(gd->node[k]->name, node, len)) call = gd->node[k];
+  const char **keys = calloc((size_t)c->nargs + 1, sizeof(char *));
+  if (!keys) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < c->nargs; i++) {
+    keys[i] = c->args[i];
+    if (!call || (size_t)i >= call->n_input) continue;
+    for (size_t j = 0; j < sd->n_inputs; j++) {
+      const char *t = sd->inputs[j]->value ? sd->inputs[j]->value->name : NULL;
+      size_t tl = strlen(call->input[i]);
+      if (t && sd->inputs[j]->key && !strncmp(t, call->input[i], tl) && !strcmp(t + tl, ":0")) keys[i] = sd->inputs[j]->key;
+    }
+  }
+  return keys;
 }
 
 /* Parameter names of a concrete function from its canonicalized_input_signature. */
@@ -1265,6 +1369,7 @@ static Val sm_objects(SmModel *m) {
     if (!c) sm_corrupt(m, "signature '%s' calls no saved function", mg->signature_def[i]->key);
     Val f = sm_fn_new(m, mg->signature_def[i]->key, true);
     sm_fn_add((SmFn *)f.u.o, c);
+    ((SmFn *)f.u.o)->keys = sm_sig_keys(m, mg->signature_def[i]->value, c);
     Val key = str_from_cstr(mg->signature_def[i]->key);
     dict_set(sigs, key, f);
     val_decref(key);
@@ -1281,7 +1386,8 @@ static Val sm_objects(SmModel *m) {
 
 //! tf.saved_model.load(export_dir)
 //!   Loads a SavedModel directory written by tf.saved_model.save: its functions are callable by attribute name, its
-//!   Variables restored, and signatures['serving_default'](x=...) returns {'output_0': tensor}. No source is needed.
+//!   Variables restored, and signatures['serving_default'](x=...) returns {'output_0': tensor} (or the saved
+//!   function's own keys when it returned a flat dict). No source is needed.
 static Val sm_load_fn(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.saved_model.load", .sig = "export_dir, tags=None, options=None"};
