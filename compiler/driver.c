@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "dist/dist.h"
 #include "object/atomicfile.h"
 
 #include "autograph.h"
@@ -27,7 +28,7 @@ int rt_main(int argc, char **argv, void (*entry)(void), void (*leave)(void));
  * diagnostics and returns false on error. */
 static bool build_c(Program *p, const char *path, StrBuf *c, StrBuf *lazy, bool with_main) {
   bool ok = program_load(p, path) && (lazy ? cgen_program_lazy(p, c, lazy) : cgen_program(p, c, with_main));
-  if (!ok) {
+  if (!ok && dist_launch_rank() == 0) {   /* under mpirun rank 0 alone reports; every rank exits 1 */
     fflush(stdout);
     diag_print(&p->diags, stderr);
   }

@@ -5,8 +5,10 @@ For each NAME.tfs: NAME.np holds N (default 2).  The job runs under `mpirun --ou
 so each rank's stdout and stderr are kept apart; the test compares
     === rank R stdout / === rank R stderr
 blocks, rank after rank, with NAME.out.  NAME.status holds the expected exit status of mpirun
-class: 0, or 1 for "failed" (any non-zero).  For a failing job only NAME.err is compared: each of
-its lines must appear in some rank's stderr (which rank prints first is a race Open MPI decides).
+class: 0, or 1 for "failed" (any non-zero).  For a failing job NAME.err is compared: each of
+its lines must appear in some rank's stderr (which rank prints first is a race Open MPI decides);
+and when NAME.out exists too, the rank blocks exactly (a job whose output does not race: a
+compile error, reported by rank 0 alone).
 NAME.single.out, when present, is the program's output as a plain `tfs run` (one process).
 NAME.oracle, when present, lists line prefixes (one a line): the oracle is the same program run as
 one process on the global batches, and every rank's lines with those prefixes must equal its lines
@@ -133,6 +135,9 @@ def main():
                 if rc == 0 or missing:
                     print("FAIL %s (%s): status %d, lines missing from the ranks' stderr:\n  %s\n%s" %
                           (name, how, rc, "\n  ".join(missing), text[-3000:]))
+                    bad += 1
+                elif os.path.exists(base + ".out") and text != open(base + ".out").read():
+                    print("FAIL %s (%s)\n--- expected\n%s--- got\n%s" % (name, how, open(base + ".out").read(), text))
                     bad += 1
                 continue
             if "--update" in sys.argv and how == "tfs run" and rc == 0:   # writes what it got: review the diff

@@ -44,6 +44,11 @@ static int env_int(const char *a, const char *b) {
   return s && *s ? atoi(s) : -1;
 }
 
+int dist_launch_rank(void) {
+  int r = env_int("OMPI_COMM_WORLD_RANK", "PMI_RANK");
+  return env_int("OMPI_COMM_WORLD_SIZE", "PMI_SIZE") > 1 && r > 0 ? r : 0;
+}
+
 enum { K_ALL_REDUCE = 1, K_ALL_GATHER, K_BROADCAST, K_BARRIER, K_END };
 static const char *const kind_names[] = {"", "all-reduce", "all-gather", "broadcast", "barrier", "end of program"};
 

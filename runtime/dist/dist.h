@@ -11,6 +11,10 @@
  * MPI_Init).  A tfs built without MPI stops when started with N > 1. */
 void dist_init(void);
 int dist_rank(void);             /* 0 alone */
+/* The rank a launcher (mpirun) gave this process when it started N > 1 of them, read from the
+ * environment (no MPI needed, so before dist_init); 0 otherwise.  Compile errors are printed
+ * by rank 0 only: every rank compiles the same program and finds the same errors. */
+int dist_launch_rank(void);
 int dist_size(void);             /* 1 alone */
 bool dist_launched(void);        /* started by a launcher with N > 1 (the job is joined) */
 /* The normal end of the program: tells ranks still waiting in a collective that this one is done

@@ -275,6 +275,7 @@ Val variable_new(Val initial, Val name, bool trainable, Val dtype) {
   if (init->sym) rt_throw(ERR_VALUE, "tf.Variable: the initial value must be an eager tensor here");
   Variable *v = obj_new(&variable_type, sizeof(Variable));
   v->tape_bits = 0;
+  v->dist_synced = false;
   v->value = tensor_copy(init);  /* own storage, so assignments never alias the initial value */
   tensor_release(init);
   const char *nm = "Variable";

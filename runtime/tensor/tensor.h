@@ -142,6 +142,7 @@ typedef struct Variable {
   bool trainable;
   void *sym;                  /* graph mode: the resource node (NULL when eager) */
   tfs_u64 tape_bits;          /* as Tensor.tape_bits */
+  bool dist_synced;           /* hvd.broadcast_variables gave it the root's value: TFS_DIST_CHECK compares it (§18.10) */
 } Variable;
 extern Type variable_type;             /* operator slots set by kernels/tensorobj.c */
 Val variable_new(Val initial, Val name, bool trainable, Val dtype);

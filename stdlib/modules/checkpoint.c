@@ -87,11 +87,12 @@ static Val ckpt_int(Val v) {
 
 /* Save to exactly PREFIX (write) and return it as a str. */
 Val ckpt_write_to(Val self, const char *prefix, const char *what) {
-  if (!dist_writes()) return str_from_cstr(prefix);   /* with N > 1 the chief writes (§18.7); not a collective */
   char *dir = cstate_dir_of(prefix);
   int mark = rt_hold_mem(dir);
+  /* with N > 1 the chief writes (§18.7; not a collective); another rank makes the directory only, as TF's save
+   * would, so TF's multi-worker pattern (save to a worker's temp directory, then rmtree it) works */
   cstate_mkdirs(what, dir);
-  cg_save(what, self, prefix);
+  if (dist_writes()) cg_save(what, self, prefix);
   rt_unhold(mark);
   free(dir);
   return str_from_cstr(prefix);

@@ -67,22 +67,47 @@ static Val dm_broadcast(Val self, int n, const Val *args, const Kw *kw) {
   return op_apply(&op_defs[OP_COLL_BCAST], 1, args, &at);
 }
 
-/* check(tensors, names): with TFS_DIST_CHECK set (not "0") in a job of N > 1, the tensors' bits compared across
- * the ranks (§18.10), an op of the graph being traced or run now; otherwise nothing. */
+/* check(tensors, names[, mode]): with TFS_DIST_CHECK set (not "0") in a job of N > 1, the tensors' bits compared
+ * across the ranks (§18.10), an op of the graph being traced or run now; otherwise nothing.  mode: 0 a strategy's
+ * mirrored variables, 1 a Horovod-only step's (once variables were broadcast), 2 hvd.broadcast_variables' results. */
 static Val dm_check(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
-  dm_arity("check", n, 2, kw);
+  dm_arity("check", n, n == 3 ? 3 : 2, kw);
   const char *env = getenv("TFS_DIST_CHECK");
   if (!env || !*env || !strcmp(env, "0") || dist_size() < 2) return val_none();
   if (!val_is(args[0], &list_type) || !val_is(args[1], &tuple_type)) rt_throw(ERR_TYPE, "_dist.check: expected a list of tensors and a tuple of names");
   const List *l = (const List *)args[0].u.o;
+  const Tuple *names = (const Tuple *)args[1].u.o;
   if (l->len == 0) return val_none();
-  OpAttrs at = {1, {args[1]}};
+  for (tfs_i64 i = 0; i < l->len; i++)
+    if (!val_as_tensor(l->items[i]) || names->len != l->len)
+      rt_throw(ERR_TYPE, "_dist.check: expected a list of tensors and a tuple of names");
+  Val mode = n == 3 ? dm_int_arg(args[2], "_dist.check") : val_int(0);
   int saved = rt_cur_loc;
   rt_cur_loc = rt_user_loc();   /* a traced node reports the user's apply_gradients line, not the library's */
-  Val r = op_apply(&op_defs[OP_DIST_CHECK], (int)l->len, l->items, &at);
+  /* one op per dtype, in order of first appearance (a variadic op's inputs share one dtype); val_as_tensor is
+   * borrowed for tensors, which the list holds (apply_gradients passes tensors) */
+  bool *done = calloc((size_t)l->len, sizeof(bool));
+  Val *items = malloc(sizeof(Val) * (size_t)l->len);
+  tfs_i64 *at_idx = malloc(sizeof(tfs_i64) * (size_t)l->len);
+  if (!done || !items || !at_idx) rt_throw(ERR_MEMORY, "out of memory");
+  for (tfs_i64 i = 0; i < l->len; i++) {
+    if (done[i]) continue;
+    DType dt = val_as_tensor(l->items[i])->dtype;
+    int k = 0;
+    for (tfs_i64 j = i; j < l->len; j++)
+      if (!done[j] && val_as_tensor(l->items[j])->dtype == dt) done[j] = true, at_idx[k] = j, items[k++] = l->items[j];
+    Val sub = tuple_new(k);
+    for (int m = 0; m < k; m++) ((Tuple *)sub.u.o)->items[m] = val_incref(names->items[at_idx[m]]);
+    OpAttrs at = {2, {sub, mode}};
+    val_decref(op_apply(&op_defs[OP_DIST_CHECK], k, items, &at));
+    val_decref(sub);
+  }
+  free(at_idx);
+  free(done);
+  free(items);
   rt_cur_loc = saved;
-  return r;
+  return val_none();
 }
 
 static Val dm_barrier(Val self, int n, const Val *args, const Kw *kw) {

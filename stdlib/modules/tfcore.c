@@ -98,8 +98,8 @@ Val tfcore_attr(const char *qual) {
   if (!strcmp(qual, "is_symbolic_tensor")) return builtin_new("tf.is_symbolic_tensor", tf_is_symbolic_tensor, val_undef(), NULL);
   Val fp = fingerprint_attr(qual);
   if (!val_is_undef(fp)) return fp;
-  static const char *const libs[] = {"tfcore", "tfextra"};
-  for (int i = 0; i < 2; i++) {
+  static const char *const libs[] = {"tfcore", "tfextra", "tfgfile"};
+  for (int i = 0; i < 3; i++) {
     Val lib = module_import_library(libs[i]);
     if (val_is_undef(lib)) continue;
     Val api = rt_getattr(lib, "_API");

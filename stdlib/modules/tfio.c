@@ -497,7 +497,29 @@ static Val gfile_getattr(const char *name) {
 //! tf.io
 //!   File input and output: read_file, write_file, decode_csv, read_csv, NumPy .npy/.npz files, gfile.glob.
 //! tf.io.gfile
-//!   File system helpers: glob.
+//!   File system helpers: glob (native); exists, isdir, makedirs, mkdir, listdir, rmtree, remove, rename, copy, walk
+//!   and GFile, written in .tfs (stdlib/tfgfile.tfs, compiled into a program that names gfile), with TF's errors.
+//! tf.io.gfile.exists(path)
+//!   True when the file or directory exists.
+//! tf.io.gfile.isdir(path)
+//!   True when path is a directory.
+//! tf.io.gfile.makedirs(path)
+//!   Creates the directory and its missing parents; an existing directory is fine.
+//! tf.io.gfile.mkdir(path)
+//!   Creates one directory: AlreadyExistsError when it exists, NotFoundError when its parent does not.
+//! tf.io.gfile.listdir(path)
+//!   The names of the directory's entries, in the file system's order; NotFoundError for a missing directory.
+//! tf.io.gfile.rmtree(path)
+//!   Deletes the directory and everything under it; NotFoundError when it does not exist.
+//! tf.io.gfile.remove(path)
+//!   Deletes a file; NotFoundError when it does not exist.
+//! tf.io.gfile.rename(src, dst, overwrite=False) | tf.io.gfile.copy(src, dst, overwrite=False)
+//!   Renames (copies) the file src to dst; an existing dst raises AlreadyExistsError unless overwrite=True.
+//! tf.io.gfile.walk(top, topdown=True, onerror=None)
+//!   (dirname, subdirectories, files) for top and each directory under it; nothing for a missing top.
+//! tf.io.gfile.GFile(name, mode='r')
+//!   A file opened on first use: read, readline, readlines, iteration, write, flush, size, close, `with`;
+//!   'r'/'w'/'a' text, with 'b' bytes. Reading a missing file raises NotFoundError.
 Val tfio_attr(const char *qual) {
   if (!strcmp(qual, "io")) return module_native("tf.io", io_getattr);
   if (!strcmp(qual, "io.gfile")) return module_native("tf.io.gfile", gfile_getattr);
