@@ -9,8 +9,9 @@ SAME padding is an explicit pad (the extra cell at the bottom/right).  Each case
 under a GradientTape (loss sum(y * w)) eagerly and in a tf.function, and the two gradient ops directly through
 tf.raw_ops; inputs are small multiples of 1/4 and 1/8, so every product and partial sum is exact in float32 and
 every printed difference is 0.0 whatever the summation order.  Odd shapes, strides 1-3, SAME / VALID / explicit
-padding, dilations and channel multipliers 1-3; then separable_conv2d, float64, and the shape errors with TF's
-messages (tensorflow/core/kernels/depthwise_conv_op.cc, depthwise_conv_grad_op.cc).
+padding, dilations (with stride 1, as tf.nn.depthwise_conv2d requires) and channel multipliers 1-3; then
+separable_conv2d, float64, functions with an input_signature (tests/onnx_export.py exports them to ONNX), and the
+shape errors with TF's messages (tensorflow/core/kernels/depthwise_conv_op.cc, depthwise_conv_grad_op.cc).
 """
 import os
 
@@ -64,7 +65,7 @@ CASES = [
     ((2, 7, 5, 3), (3, 2, 3, 2), 2, "SAME", (1, 1)),
     ((1, 9, 8, 5), (3, 3, 5, 3), 3, "VALID", (1, 1)),
     ((2, 6, 7, 4), (2, 3, 4, 2), 1, "VALID", (2, 1)),
-    ((1, 8, 9, 3), (3, 3, 3, 1), 2, "SAME", (2, 2)),
+    ((1, 8, 9, 3), (3, 3, 3, 1), 1, "SAME", (2, 2)),
     ((2, 5, 5, 2), (3, 3, 2, 2), 1, [[0, 0], [1, 2], [0, 1], [0, 0]], (1, 1)),
     ((1, 4, 6, 9), (1, 1, 9, 1), 1, "VALID", (1, 1)),
     ((1, 3, 3, 2), (5, 5, 2, 1), 1, "SAME", (1, 1)),
@@ -134,12 +135,25 @@ def main():
               "print('separable', maxdiff(tf.nn.separable_conv2d(x, f, p, [1, 1, 1, 1], 'SAME'), %s))" % lit(sep),
               "x64, f64 = tf.cast(x, tf.float64), tf.cast(f, tf.float64)",
               "y64 = tf.nn.depthwise_conv2d(x64, f64, [1, 2, 2, 1], 'VALID')",
-              "print('float64', y64.dtype.name, maxdiff(y64, %s))" % lit(y64), "",
+              "print('float64', y64.dtype.name, maxdiff(y64, %s))" % lit(y64), ""]
+    out += ["separable 0.0", "float64 float64 0.0"]
+    # the forms tests/onnx_export.py exports: strided SAME with a multiplier, explicit padding with dilations
+    onnx_cases = [("same s2 m2", (2, 2), 2, "SAME", (1, 1)), ("explicit d2", (2, 1), 1, [[0, 0], [2, 1], [1, 0], [0, 0]], (2, 2))]
+    for i, (tag, fsh, st, padding, d) in enumerate(onnx_cases):
+        fo = grid((fsh[0], fsh[1], 3, fsh[1]), 5, 7, 3, 0.25)
+        yo, _, _, _ = depthwise(x, fo, st, padding, d)
+        lines += ["fo%d = tf.constant(%s)" % (i, lit(fo)),
+                  "@tf.function(input_signature=[tf.TensorSpec([2, 6, 5, 3], tf.float32)])",
+                  "def onnx_dw%d(a):" % i,
+                  "    return tf.nn.depthwise_conv2d(a, fo%d, [1, %d, %d, 1], %r, dilations=%r)" % (i, st, st, padding, list(d)),
+                  "print(%r, maxdiff(onnx_dw%d(x), %s))" % ("signature " + tag, i, lit(yo))]
+        out.append("signature %s 0.0" % tag)
+    lines += ["",
               "for bad in [%s]:" % ",\n            ".join("lambda: " + call for call, _ in ERRORS),
               "    try:", "        bad()", "        print('no error')",
               "    except tf.errors.InvalidArgumentError as e:",
               "        print(type(e).__name__ + ': ' + e.message)", ""]
-    out += ["separable 0.0", "float64 float64 0.0"] + [msg for _, msg in ERRORS]
+    out += [msg for _, msg in ERRORS]
     with open(os.path.join(PROGS, "depthwise_torch.tfs"), "w") as fh:
         fh.write("\n".join(lines))
     with open(os.path.join(PROGS, "depthwise_torch.out"), "w") as fh:

@@ -23,7 +23,7 @@ def main():
                 print("SKIP %s: %s" % (isa, p.stderr.strip()))
                 break
             label = "%s threads=%s" % (isa, threads)
-            if p.returncode != 0 or p.stdout.count("\n") != 16:
+            if p.returncode != 0 or p.stdout.count("\n") != 20:
                 print("FAIL %s: status %d, %d lines\n%s" % (label, p.returncode, p.stdout.count("\n"), p.stderr))
                 failed += 1
                 continue
