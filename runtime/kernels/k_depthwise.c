@@ -80,8 +80,8 @@ static void dw_geometry(OpCall *c, const TMeta *x, const TMeta *f) {
   dw_pair(c, A_DILATIONS, "dilations", &dh, &dw);
   int mode = dw_padding(c, pads);
   tfs_i64 kh = f->rank == 4 ? f->shape[0] : -1, kw = f->rank == 4 ? f->shape[1] : -1;
-  if (kh < 0 || kw < 0) op_fail(c, ERR_UNIMPLEMENTED, "depthwise_conv2d needs a filter of known spatial size");
-  tfs_i64 h = x->rank == 4 ? x->shape[1] : -1, w = x->rank == 4 ? x->shape[2] : -1;
+  /* an unknown input or filter size (a graph traced on None dims): an unknown output size */
+  tfs_i64 h = x->rank == 4 && kh >= 0 ? x->shape[1] : -1, w = x->rank == 4 && kw >= 0 ? x->shape[2] : -1;
   c->iscr[S_KH] = kh, c->iscr[S_KW] = kw, c->iscr[S_SH] = sh, c->iscr[S_SW] = sw, c->iscr[S_DH] = dh, c->iscr[S_DW] = dw;
   dw_dim(c, h, (kh - 1) * dh + 1, sh, mode, pads, &c->iscr[S_OH], &c->iscr[S_PT]);
   dw_dim(c, w, (kw - 1) * dw + 1, sw, mode, pads + 2, &c->iscr[S_OW], &c->iscr[S_PL]);
