@@ -158,6 +158,14 @@ typedef struct {
       for (tfs_i64 ch = 0; ch < C; ch++)                                                                        \
         for (tfs_i64 m = 0; m < M; m++) acc[ch * M + m] = acc[ch * M + m] + a[ch] * b[ch * M + m];              \
   }                                                                                                             \
+  /* acc[c] += sum over m of a[c * M + m] * b[c * M + m], m in order */                                        \
+  static inline void dw_mdot_##T##SFX(T *restrict acc, const T *restrict a, const T *restrict b, tfs_i64 C, tfs_i64 M) { \
+    if (M == 1)                                                                                                 \
+      for (tfs_i64 k = 0; k < C; k++) acc[k] = acc[k] + a[k] * b[k];                                            \
+    else                                                                                                        \
+      for (tfs_i64 ch = 0; ch < C; ch++)                                                                        \
+        for (tfs_i64 m = 0; m < M; m++) acc[ch] = acc[ch] + a[ch * M + m] * b[ch * M + m];                      \
+  }                                                                                                             \
   static void dw_fwd_##T##SFX(void *ctx, int part, int nparts) {                                                \
     const DwJob *j = ctx;                                                                                       \
     const ConvGeom *g = j->g;                                                                                   \
@@ -193,7 +201,7 @@ typedef struct {
     for (tfs_i64 r = r0; r < r1; r++) {                                                                         \
       tfs_i64 n = r / g->H, iy = r % g->H;                                                                      \
       for (tfs_i64 ix = 0; ix < g->W; ix++) {                                                                   \
-        T *restrict d = dx + (r * g->W + ix) * g->C;                                                            \
+        T *d = dx + (r * g->W + ix) * g->C;                                                                     \
         memset(d, 0, sizeof(T) * (size_t)g->C);                                                                 \
         for (tfs_i64 ky = 0; ky < g->KH; ky++) {                                                                \
           tfs_i64 ty = iy + g->PT - ky * g->DH, oy = ty / g->SH;                                                \
@@ -201,13 +209,7 @@ typedef struct {
           for (tfs_i64 kx = 0; kx < g->KW; kx++) {                                                              \
             tfs_i64 tx = ix + g->PL - kx * g->DW, ox = tx / g->SW;                                              \
             if (tx < 0 || tx % g->SW || ox >= g->OW) continue;                                                  \
-            const T *restrict gy = dy + ((n * g->OH + oy) * g->OW + ox) * g->O;                                 \
-            const T *restrict fk = f + (ky * g->KW + kx) * g->O;                                                \
-            if (M == 1)                                                                                         \
-              for (tfs_i64 ch = 0; ch < g->C; ch++) d[ch] = d[ch] + gy[ch] * fk[ch];                            \
-            else                                                                                                \
-              for (tfs_i64 ch = 0; ch < g->C; ch++)                                                             \
-                for (tfs_i64 m = 0; m < M; m++) d[ch] = d[ch] + gy[ch * M + m] * fk[ch * M + m];                \
+            dw_mdot_##T##SFX(d, dy + ((n * g->OH + oy) * g->OW + ox) * g->O, f + (ky * g->KW + kx) * g->O, g->C, M); \
           }                                                                                                     \
         }                                                                                                       \
       }                                                                                                         \
