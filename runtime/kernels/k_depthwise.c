@@ -304,7 +304,8 @@ static void dw_run(OpCall *c, int which) {
   size_t esz = x->dtype == DT_FLOAT64 ? 8 : 4;
   tfs_i64 taps = g.KH * g.KW, out_elems = which == 2 ? taps * g.O : which == 1 ? g.N * g.H * g.W * g.C : g.N * g.OH * g.OW * g.O;
   bool ok = true;
-  if (which == 2 && (g.N * g.OH == 0 || g.OW == 0 || g.C == 0)) {
+  if (out_elems == 0) {   /* nothing to write */
+  } else if (which == 2 && g.N * g.OH * g.OW == 0) {   /* no output cell: a zero filter gradient */
     memset(j.out, 0, esz * (size_t)out_elems);
   } else if (which == 2) {
     dw_chunks(&j);
@@ -315,7 +316,7 @@ static void dw_run(OpCall *c, int which) {
       tp_run(tp_parts(taps * g.O, TP_EW_MIN_PART), fn[3], &j);
     }
     free(j.partial);
-  } else if (out_elems > 0) {
+  } else {
     tfs_i64 rows = which ? g.N * g.H : g.N * g.OH, per_row = (which ? g.W : g.OW) * taps * g.O;
     tp_run(tp_parts(rows, ((tfs_i64)1 << 16) / (per_row > 0 ? per_row : 1) + 1), fn[which], &j);
   }
