@@ -111,6 +111,8 @@ ERRORS = [
      "InvalidArgumentError: Current implementation does not yet support strides in the batch and depth dimensions."),
     ("tf.raw_ops.DepthwiseConv2dNative(input=tf.ones([1, 4, 4, 1]), filter=tf.ones([2, 2, 1, 1]), strides=[1, 1, 1, 1], padding='EXPLICIT', explicit_paddings=[0, 0, 1, 1])",
      "InvalidArgumentError: explicit_paddings attribute must contain 8 values, but got: 4"),
+    ("tf.nn.depthwise_conv2d(tf.ones([1, 4, 4, 1]), tf.ones([2, 2, 1, 1]), [1, 1, 1, 1], [[0, 0], [1, -1], [0, 0], [0, 0]])",
+     "InvalidArgumentError: All elements of explicit_paddings must be nonnegative, but element 3 was -1"),
     ("tf.raw_ops.DepthwiseConv2dNative(input=tf.ones([1, 4, 4, 1]), filter=tf.ones([2, 2, 1]), strides=[1, 1, 1, 1], padding='SAME')",
      "InvalidArgumentError: filter must be 4-dimensional: [2,2,1]"),
     ("tf.raw_ops.DepthwiseConv2dNativeBackpropInput(input=tf.ones([1, 4, 4, 2]), filter=tf.ones([2, 2, 2, 1]), out_backprop=tf.ones([1, 4, 4, 3]), strides=[1, 1, 1, 1], padding='SAME')",

@@ -34,14 +34,20 @@ static int dw_padding(OpCall *c, tfs_i64 pads[4]) {
   const char *s = val_is(v, &str_type) ? str_cstr(v) : "";
   int mode = !strcmp(s, "VALID") ? 0 : !strcmp(s, "SAME") ? 1 : !strcmp(s, "EXPLICIT") ? 2 : -1;
   if (mode < 0) op_fail(c, ERR_INVALID_ARGUMENT, "padding must be \"SAME\", \"VALID\" or \"EXPLICIT\", got \"%s\"", s);
-  tfs_i64 e[TFS_MAX_RANK * 2];
-  int n = op_attr_given(c, A_EXPLICIT) ? val_to_dims(op_attr(c, A_EXPLICIT), e, false, "explicit_paddings") : 0;
+  /* a list of ints, read here (not as dims) so a negative entry gets TF's message below */
+  int64_t e[8];
+  tfs_i64 n = 0;
+  const Val *items = NULL;
+  if (op_attr_given(c, A_EXPLICIT) && !seq_items(op_attr(c, A_EXPLICIT), &n, &items))
+    op_fail(c, ERR_INVALID_ARGUMENT, "explicit_paddings must be a list of ints");
+  for (tfs_i64 i = 0; i < n && i < 8; i++)
+    if (!val_as_int(items[i], &e[i])) op_fail(c, ERR_INVALID_ARGUMENT, "explicit_paddings must be a list of ints");
   if (mode != 2) {
     if (n != 0)
       op_fail(c, ERR_INVALID_ARGUMENT, "explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT");
     return mode;
   }
-  if (n != 8) op_fail(c, ERR_INVALID_ARGUMENT, "explicit_paddings attribute must contain 8 values, but got: %d", n);
+  if (n != 8) op_fail(c, ERR_INVALID_ARGUMENT, "explicit_paddings attribute must contain 8 values, but got: %lld", (long long)n);
   for (int i = 0; i < 8; i++)
     if (e[i] < 0) op_fail(c, ERR_INVALID_ARGUMENT, "All elements of explicit_paddings must be nonnegative, but element %d was %lld", i, (long long)e[i]);
   if (e[0] || e[1] || e[6] || e[7]) op_fail(c, ERR_INVALID_ARGUMENT, "Nonzero explicit padding in the batch or depth dimensions is not supported");
