@@ -102,3 +102,5 @@ awk 'NR == FNR { torch[$1] = $2; next }
   "$OUT/torch_lstm.txt" "$OUT/tfs_lstm.txt"
 echo
 "$ROOT/bench/run_cnn.sh"
+echo
+"$ROOT/bench/run_depthwise.sh"

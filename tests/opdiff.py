@@ -357,6 +357,23 @@ def templates(g, op):
         if op == "FUSED_CONV2D":   # the planner fuses Conv2D + BiasAdd (+ Relu)
             return ["tf.nn.relu(tf.nn.bias_add(%s, a2))" % call, ins + [inp((o,), "float32")]]
         return ["_grad2(lambda p, q: %s, a0, a1)" % call.replace("a0", "p").replace("a1", "q"), ins]
+    if op in ("DEPTHWISE", "DEPTHWISE_BP_INPUT", "DEPTHWISE_BP_FILTER"):
+        n, h, w, c, m = r.randint(1, 2), r.randint(1, 5), r.randint(1, 5), r.randint(1, 3), r.randint(1, 2)
+        kh, kw = r.randint(1, 3), r.randint(1, 3)
+        dl = r.choice([1, 1, 2])
+        st = 1 if dl > 1 else r.choice([1, 2])   # tf.nn.depthwise_conv2d: dilations only with stride 1
+        pad = r.choice(["SAME", "VALID", "EXPLICIT"])
+        if pad == "VALID":
+            h, w = max(h, (kh - 1) * dl + 1), max(w, (kw - 1) * dl + 1)
+        padding = "'%s'" % pad if pad != "EXPLICIT" else str([[0, 0], [r.randint(0, 2), r.randint(0, 2)], [r.randint(0, 2), r.randint(0, 2)], [0, 0]])
+        if pad == "EXPLICIT":
+            h, w = max(h, (kh - 1) * dl + 1), max(w, (kw - 1) * dl + 1)
+        dt = r.choice(FLOAT)
+        call = "tf.nn.depthwise_conv2d(a0, a1, [1, %d, %d, 1], %s%s)" % (st, st, padding, ", dilations=[%d, %d]" % (dl, dl) if dl > 1 else "")
+        ins = [inp((n, h, w, c), dt), inp((kh, kw, c, m), dt)]
+        if op == "DEPTHWISE":
+            return [call, ins]
+        return ["_grad2(lambda p, q: %s, a0, a1)" % call.replace("a0", "p").replace("a1", "q"), ins]
     resize = {"RESIZE_BILINEAR": "bilinear", "RESIZE_NEAREST": "nearest", "RESIZE_BICUBIC": "bicubic", "RESIZE_AREA": "area",
               "SCALE_TRANSLATE": "lanczos3", "RESIZE_BILINEAR_GRAD": "bilinear", "RESIZE_NEAREST_GRAD": "nearest",
               "RESIZE_BICUBIC_GRAD": "bicubic", "SCALE_TRANSLATE_GRAD": "lanczos3"}

@@ -1709,6 +1709,42 @@ static bool gd_r_conv2d_bp_input(GD_RULE_ARGS) {
   return true;
 }
 
+/* DepthwiseConv2dNative and its gradients: TF's attributes (explicit_paddings the 8 ints of EXPLICIT padding); the
+ * gradients take the shape of what they compute (input_sizes / filter_sizes) in its place, as Conv2D's. */
+static bool gd_r_depthwise(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  int nin = n->op->id == OP_DEPTHWISE ? 2 : 3;
+  if (!x || n->nin < nin) return false;
+  for (int i = 1; i < nin; i++)
+    if (n->in[i].node < 0) return false;
+  int st[4], dl[4];
+  tfs_i64 e[8];
+  bool vec;
+  Val pad = n->attrs.n > 1 ? n->attrs.v[1] : val_none(), ex = n->attrs.n > 2 ? n->attrs.v[2] : val_none();
+  int ne = ex.tag == VT_NONE || val_is_undef(ex) ? 0 : gd_ints_of(ex, e, 8, &vec);
+  if (!val_is(pad, &str_type) || ne < 0 || !gd_nhwc4(n->attrs.v[0], 1, st) ||
+      !gd_nhwc4(n->attrs.n > 4 ? n->attrs.v[4] : val_none(), 1, dl))
+    return false;
+  int ei[8];
+  for (int i = 0; i < ne; i++) ei[i] = (int)e[i];
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "strides", gd_ints(b, 4, st));
+  gd_attr_add(b, &at, "padding", gd_str(b, str_cstr(pad)));
+  gd_attr_add(b, &at, "explicit_paddings", gd_ints(b, ne, ei));
+  gd_attr_add(b, &at, "data_format", gd_str(b, "NHWC"));
+  gd_attr_add(b, &at, "dilations", gd_ints(b, 4, dl));
+  const char *in[3] = {x, gd_ref(b, g, n->in[1], b->fn), nin > 2 ? gd_ref(b, g, n->in[2], b->fn) : NULL};
+  if (nin > 2) {
+    bool bi = n->op->id == OP_DEPTHWISE_BP_INPUT;
+    AttrList sa = {0};
+    gd_attr_add(b, &sa, "T", gd_type(b, t));
+    gd_attr_add(b, &sa, "out_type", gd_type(b, DT_INT32));
+    in[bi ? 0 : 1] = gd_aux_named(b, base, bi ? "input_sizes" : "filter_sizes", "Shape", &sa, 1, bi ? &in[0] : &in[1]);
+  }
+  gd_aux(b, base, n->op->graph_name, &at, nin, in);
+  return true;
+}
+
 static bool gd_r_max_pool(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
   if (!x) return false;
@@ -2154,6 +2190,9 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_CONV2D] = gd_r_conv2d,
   [OP_CONV2D_BP_INPUT] = gd_r_conv2d_bp_input,
   [OP_CONV2D_BP_FILTER] = gd_r_conv2d_bp_input,
+  [OP_DEPTHWISE] = gd_r_depthwise,
+  [OP_DEPTHWISE_BP_INPUT] = gd_r_depthwise,
+  [OP_DEPTHWISE_BP_FILTER] = gd_r_depthwise,
   [OP_MAX_POOL] = gd_r_max_pool,
   [OP_MAX_POOL_GRAD] = gd_r_max_pool_grad,
   [OP_STACK_PUSH] = gd_r_stack_push,

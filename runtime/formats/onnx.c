@@ -1021,6 +1021,36 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
       out[0] = ox_perm(x, o, to_nhwc);
       return;
     }
+    case OP_DEPTHWISE: {
+      /* a grouped Conv (group = in_channels): filter [KH, KW, C, M] -> weight [C * M, 1, KH, KW], output channel
+       * c * M + m as TF's; explicit padding as ONNX's pads [top, left, bottom, right] */
+      static const int64_t to_nchw[4] = {0, 3, 1, 2}, to_nhwc[4] = {0, 2, 3, 1}, hwio_to_oihw[4] = {3, 2, 0, 1};
+      const TMeta *fm = graph_meta(s->g, n->in[1]);
+      if (fm->rank != 4 || fm->shape[0] < 0 || fm->shape[1] < 0 || fm->shape[2] < 0 || fm->shape[3] < 0)
+        ox_fail(loc, "%s: a filter of unknown shape has no ONNX form", n->op->graph_name);
+      int64_t strides[2], dil[2], pads[4] = {0, 0, 0, 0}, e[8];
+      int ne = 0;
+      ox_hw(n, 0, 1, strides, loc);
+      ox_hw(n, 4, 1, dil, loc);
+      ox_data_format(n, 3, loc);
+      Val pv = ox_attrv(n, 1), ev = ox_attrv(n, 2);
+      bool explicit_pad = val_is(pv, &str_type) && !strcmp(str_cstr(pv), "EXPLICIT");
+      if (explicit_pad && (ox_dyn(n, 2).node >= 0 || !ox_host_ints(ev, e, &ne, 8) || ne != 8))
+        ox_fail(loc, "%s: attribute '%s' has no ONNX form", n->op->graph_name, "explicit_paddings");
+      if (explicit_pad) pads[0] = e[2], pads[2] = e[3], pads[1] = e[4], pads[3] = e[5];
+      int64_t hw1o[4] = {fm->shape[0], fm->shape[1], 1, fm->shape[2] * fm->shape[3]};
+      char *w = ox_op2(x, "Reshape", in[1], ox_i64s(x, 1, 4, hw1o));
+      char *cin[2] = {ox_perm(x, in[0], to_nchw), ox_perm(x, w, hwio_to_oihw)};
+      char *o;
+      Onnx__NodeProto *nd = ox_emit(x, "Conv", 2, cin, 1, &o);
+      ox_attr_ints(x, nd, "strides", 2, strides);
+      ox_attr_ints(x, nd, "dilations", 2, dil);
+      ox_attr_i(x, nd, "group", fm->shape[2]);
+      if (explicit_pad) ox_attr_ints(x, nd, "pads", 4, pads);
+      else ox_attr_s(x, nd, "auto_pad", ox_auto_pad(n, 1, loc));
+      out[0] = ox_perm(x, o, to_nhwc);
+      return;
+    }
     case OP_MATRIX_DETERMINANT:
       out[0] = ox_op1(x, "Det", in[0]);
       return;

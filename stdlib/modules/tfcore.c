@@ -307,7 +307,8 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   The transpose of conv1d (filters [width, output_channels, in_channels]).
 //! tf.nn.depthwise_conv2d(input, filter, strides, padding, data_format=None, dilations=None, name=None)
 //!   Each input channel c convolved with its own filters filter[:, :, c, :] ([height, width, in, multiplier]); output
-//!   channel c * multiplier + m. Strides [1, s, s, 1], equal in height and width. One conv2d per input channel.
+//!   channel c * multiplier + m (TF's DepthwiseConv2dNative). Strides [1, s, s, 1], equal in height and width;
+//!   padding 'SAME', 'VALID' or explicit [[0, 0], [top, bottom], [left, right], [0, 0]]; dilations with stride 1.
 //! tf.nn.separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding, data_format=None, dilations=None, name=None)
 //!   depthwise_conv2d, then a 1x1 conv2d with pointwise_filter [1, 1, in * multiplier, out].
 //! tf.nn.avg_pool2d(input, ksize, strides, padding, data_format='NHWC', name=None)

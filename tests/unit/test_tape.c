@@ -164,7 +164,7 @@ END_TEST
 START_TEST(test_gradient_coverage) {
   static const OpId exempt[] = {
     OP_FUSED_MATMUL, OP_FUSED_CONV2D,   /* created by the graph planner after tracing, never recorded */
-    OP_CONV2D_BP_INPUT, OP_CONV2D_BP_FILTER, OP_MAX_POOL_GRAD, OP_TRIGAMMA, OP_TOP_K_GRAD,   /* gradient-only (no second order) */
+    OP_CONV2D_BP_INPUT, OP_CONV2D_BP_FILTER, OP_DEPTHWISE_BP_INPUT, OP_DEPTHWISE_BP_FILTER, OP_MAX_POOL_GRAD, OP_TRIGAMMA, OP_TOP_K_GRAD,   /* gradient-only (no second order) */
     OP_RESIZE_BILINEAR_GRAD, OP_RESIZE_NEAREST_GRAD, OP_RESIZE_BICUBIC_GRAD, OP_SCALE_TRANSLATE_GRAD,   /* gradient-only too */
     OP_RESIZE_AREA,   /* TF registers no gradient for ResizeArea */
     OP_ZEROS, OP_ONES, OP_FILL, OP_EYE, OP_RANGE, OP_LINSPACE, OP_RANDOM_UNIFORM, OP_RANDOM_NORMAL,
