@@ -311,6 +311,16 @@ model = tf.keras.Sequential([tf.keras.Input(shape=(1,), dtype=tf.string), ta,
 show("Sequential call", model(tf.constant([["the quick fox"], ["lazy dog"]])))
 show("Sequential predict", tf.constant(model.predict(tf.constant([["the quick fox"], ["lazy dog"]]), verbose=0)))
 print([l.output_shape for l in model.layers])
+texts = ["good movie", "bad movie", "great film", "awful film", "good fun", "bad plot"]
+bag = L.TextVectorization(max_tokens=20, output_mode="multi_hot")
+bag.adapt(texts)
+clf = tf.keras.Sequential([tf.keras.Input(shape=(1,), dtype=tf.string), bag,
+                           L.Dense(1, activation="sigmoid", kernel_initializer="zeros")])
+clf.compile(optimizer=tf.keras.optimizers.SGD(1.0), loss="binary_crossentropy")
+hist = clf.fit(tf.constant([[t] for t in texts]), tf.constant([1.0, 0.0, 1.0, 0.0, 1.0, 0.0]), epochs=10, verbose=0,
+               batch_size=3, shuffle=False)
+p = clf.predict(tf.constant([["good film"], ["bad film"]]), verbose=0)
+print("fit on strings learns:", hist.history["loss"][-1] < hist.history["loss"][0], p[0][0] > 0.5, p[1][0] < 0.5)
 cfg = s3.get_config()
 print([(k, cfg[k]) for k in ["invert", "max_tokens", "num_oov_indices", "oov_token", "mask_token", "output_mode",
                              "pad_to_max_tokens", "vocabulary", "encoding"]])
@@ -371,6 +381,7 @@ def expected_checks():
     pooled = emb[a.call(["the quick fox", "lazy dog"])].mean(axis=1)
     out += [show("Sequential call", pooled), show("Sequential predict", pooled),
             "[(None, 6), (None, 6, 2), (None, 2)]"]
+    out += ["fit on strings learns: True True True"]
     out += ["[('invert', False), ('max_tokens', 3), ('num_oov_indices', 1), ('oov_token', '[UNK]'), ('mask_token', "
             "None), ('output_mode', 'int'), ('pad_to_max_tokens', False), ('vocabulary', None), ('encoding', 'utf-8')]",
             "[('max_tokens', None), ('num_oov_indices', 2), ('oov_token', -1), ('mask_token', 0), ('vocabulary', "
