@@ -386,6 +386,14 @@ def templates(g, op):
         if op.endswith("_GRAD"):
             return ["_grad1(lambda p: %s, a0)" % call.replace("a0", "p"), ins]
         return [call, ins]
+    if op == "PROJ_TRANSFORM":
+        n, h, w, c = r.randint(1, 2), r.randint(1, 5), r.randint(1, 5), r.randint(1, 3)
+        call = ("tf.raw_ops.ImageProjectiveTransformV3(images=a0, transforms=a1, output_shape=%s, fill_value=%s, "
+                "interpolation='%s', fill_mode='%s')" % ([r.randint(1, 6), r.randint(1, 6)], r.choice(["0.0", "-1.5"]),
+                                                        r.choice(["NEAREST", "BILINEAR"]),
+                                                        r.choice(["REFLECT", "WRAP", "CONSTANT", "NEAREST"])))
+        return [call, [inp((n, h, w, c), r.choice(["float32", "float64", "int32"])),
+                       inp((r.choice([1, n]), 8), "float32", -2, 2)]]
     if op in ("DECODE_PNG", "ENCODE_PNG", "DECODE_IMAGE", "DECODE_JPEG", "ENCODE_JPEG"):
         h, w, c = r.randint(1, 5), r.randint(1, 5), r.choice([1, 3] if "JPEG" in op else [1, 2, 3, 4])
         img = "tf.cast(a0, tf.uint8)"

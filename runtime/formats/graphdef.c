@@ -2025,6 +2025,26 @@ static bool gd_r_scale_translate(GD_RULE_ARGS) {
   return true;
 }
 
+/* ImageProjectiveTransformV3(images, transforms, output_shape, fill_value): TF has the last two as inputs (an
+ * int32 [2] and a float32 scalar Const here), interpolation and fill_mode as attributes */
+static bool gd_r_proj_transform(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || n->nin < 2 || n->in[1].node < 0) return false;
+  const char *in[4] = {x, gd_ref(b, g, n->in[1], b->fn), gd_attr_input(b, g, n, 0, "output_shape", NULL, 0, true, &tidx),
+                       NULL};
+  if (!in[2]) return false;
+  Tensor *fv = tensor_from_val(n->attrs.n > 1 ? n->attrs.v[1] : val_float(0.0), DT_FLOAT32);
+  if (!fv) return false;
+  Tensorflow__TensorProto *p = pb_const_tensor(b->a, fv);
+  tensor_release(fv);
+  in[3] = gd_constp(b, base, "fill_value", p);
+  gd_attr_add(b, &at, "dtype", gd_type(b, t));
+  gd_attr_add(b, &at, "interpolation", gd_str(b, n->attrs.n > 2 && val_is(n->attrs.v[2], &str_type) ? str_cstr(n->attrs.v[2]) : "NEAREST"));
+  gd_attr_add(b, &at, "fill_mode", gd_str(b, n->attrs.n > 3 && val_is(n->attrs.v[3], &str_type) ? str_cstr(n->attrs.v[3]) : "CONSTANT"));
+  gd_aux(b, base, n->op->graph_name, &at, 4, in);
+  return true;
+}
+
 /* DecodePng/DecodeJpeg/DecodeImage(contents) and EncodeJpeg(image): their attributes under their names, with no T
  * (EncodePng's generic form, with T, is TF's already); unset ones take TF's defaults */
 static bool gd_r_codec(GD_RULE_ARGS) {
@@ -2118,6 +2138,7 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_TENSOR_SCATTER_MIN] = gd_r_tensor_scatter,
   [OP_RESIZE_BILINEAR] = gd_r_resize, [OP_RESIZE_NEAREST] = gd_r_resize, [OP_RESIZE_BICUBIC] = gd_r_resize,
   [OP_RESIZE_AREA] = gd_r_resize, [OP_RESIZE_NEAREST_GRAD] = gd_r_resize, [OP_SCALE_TRANSLATE] = gd_r_scale_translate,
+  [OP_PROJ_TRANSFORM] = gd_r_proj_transform,
   [OP_DECODE_PNG] = gd_r_codec, [OP_DECODE_JPEG] = gd_r_codec, [OP_DECODE_IMAGE] = gd_r_codec, [OP_ENCODE_JPEG] = gd_r_codec,
   [OP_TL_RESERVE] = gd_r_tensorlist,
   [OP_TL_FROM_TENSOR] = gd_r_tensorlist,

@@ -1,4 +1,4 @@
-/* k_image.c — image resizing over NHWC (ResizeBilinear/NearestNeighbor/Bicubic/Area) and its gradients, as TF's CPU kernels. */
+/* k_image.c — image resizing over NHWC (ResizeBilinear/NearestNeighbor/Bicubic/Area) and its gradients, and ImageProjectiveTransformV3, as TF's CPU kernels. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -418,4 +418,150 @@ void k_resize_grad(OpCall *c) {
   resize_run(c, dy, c->out[0], true, align, half);
   rt_unhold(mark);
   tensor_release(dy);
+}
+
+/* ---- ImageProjectiveTransformV3 (TF's image_ops.h ProjectiveGenerator) ------------------------------------------
+ * Output pixel (x, y) of image b samples the input at ((a0 x + a1 y + a2) / k, (b0 x + b1 y + b2) / k), k = c0 x +
+ * c1 y + 1, with the 8 numbers of transforms[b] (or transforms[0] for all); a coordinate outside the image is mapped
+ * by the fill mode, then read by nearest (std::round) or bilinear interpolation, a read outside giving fill_value.
+ * float32 arithmetic throughout as TF's kernel (float64 images: the reads and sums in double).  TF truncates with
+ * int casts; truncf here gives the same values without the overflow a huge coordinate would make of the cast. */
+enum { FM_REFLECT, FM_WRAP, FM_CONSTANT, FM_NEAREST };
+
+static float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+static float map_coord(float c, tfs_i64 n, int mode) {
+  float len = (float)n;
+  if (mode == FM_REFLECT) {
+    if (c < 0) {
+      if (n <= 1) c = 0;
+      else {
+        float sz2 = 2 * len;
+        if (c < sz2) c = sz2 * truncf(-c / sz2) + c;
+        c = c < -len ? c + sz2 : -c - 1;
+      }
+    } else if (c > len - 1) {
+      if (n <= 1) c = 0;
+      else {
+        float sz2 = 2 * len;
+        c -= sz2 * truncf(c / sz2);
+        if (c >= len) c = sz2 - c - 1;
+      }
+    }
+    return clampf(c, 0.0f, len - 1);
+  }
+  if (mode == FM_WRAP) {
+    if (c < 0) {
+      if (n <= 1) c = 0;
+      else {
+        float sz = len - 1;
+        c += len * (truncf(-c / sz) + 1);
+      }
+    } else if (c > len - 1) {
+      if (n <= 1) c = 0;
+      else {
+        float sz = len - 1;
+        c -= len * truncf(c / sz);
+      }
+    }
+    return clampf(c, 0.0f, len - 1);
+  }
+  if (mode == FM_NEAREST) return clampf(c, 0.0f, len - 1);
+  return c;   /* constant: reads outside give fill_value */
+}
+
+typedef struct Proj {
+  const Tensor *x;
+  tfs_i64 H, W, C;
+  double fill;
+} Proj;
+
+static double proj_read(const Proj *p, tfs_i64 b, float yf, float xf, tfs_i64 ch) {
+  /* TF casts the float coordinate to an index (toward zero): inside the image exactly when -1 < v < n */
+  if (!(yf > -1.0f && yf < (float)p->H && xf > -1.0f && xf < (float)p->W)) return p->fill;
+  tfs_i64 y = (tfs_i64)yf, x = (tfs_i64)xf;
+  return tensor_get_f(p->x, ((b * p->H + y) * p->W + x) * p->C + ch);
+}
+
+static double proj_bilinear(const Proj *p, tfs_i64 b, float y, float x, tfs_i64 ch, bool f64) {
+  float y0 = floorf(y), x0 = floorf(x), y1 = y0 + 1, x1 = x0 + 1;
+  if (f64) {
+    double top = (double)(x1 - x) * proj_read(p, b, y0, x0, ch) + (double)(x - x0) * proj_read(p, b, y0, x1, ch);
+    double bot = (double)(x1 - x) * proj_read(p, b, y1, x0, ch) + (double)(x - x0) * proj_read(p, b, y1, x1, ch);
+    return (double)(y1 - y) * top + (double)(y - y0) * bot;
+  }
+  float top = (x1 - x) * (float)proj_read(p, b, y0, x0, ch) + (x - x0) * (float)proj_read(p, b, y0, x1, ch);
+  float bot = (x1 - x) * (float)proj_read(p, b, y1, x0, ch) + (x - x0) * (float)proj_read(p, b, y1, x1, ch);
+  return (double)((y1 - y) * top + (y - y0) * bot);
+}
+
+static int proj_choice(OpCall *c, int attr, const char *const *names, int n, const char *what) {
+  Val v = op_attr(c, attr);
+  const char *s = val_is(v, &str_type) ? str_cstr(v) : NULL;
+  if (!s && (v.tag == VT_UNDEF || v.tag == VT_NONE) && attr == 3) return FM_CONSTANT;
+  for (int i = 0; s && i < n; i++)
+    if (!strcmp(s, names[i])) return i;
+  op_fail(c, ERR_INVALID_ARGUMENT, "ImageProjectiveTransformV3: %s must be one of %s, got '%s'", what,
+          attr == 3 ? "REFLECT, WRAP, CONSTANT, NEAREST" : "NEAREST, BILINEAR", s ? s : "(not a string)");
+}
+
+/* shape: [batch, output_shape[0], output_shape[1], channels], the images' dtype; transforms [1 or batch, 8]. */
+void meta_proj_transform(OpCall *c) {
+  const TMeta *x = &c->inm[0], *t = &c->inm[1];
+  image4(c, x);
+  if (t->rank >= 0 && (t->rank != 2 || (t->shape[1] >= 0 && t->shape[1] != 8)))
+    op_fail(c, ERR_INVALID_ARGUMENT, "Input transform should be num_images x 8");
+  if (t->dtype != DT_FLOAT32) op_fail(c, ERR_INVALID_ARGUMENT, "transforms must be float32");
+  tfs_i64 h, w;
+  resize_size(c, 0, &h, &w);
+  tfs_i64 shape[4] = {x->rank == 4 ? x->shape[0] : -1, h, w, x->rank == 4 ? x->shape[3] : -1};
+  meta_set(&c->outm[0], x->dtype, 4, shape);
+}
+
+void k_proj_transform(OpCall *c) {
+  static const char *const modes[] = {"REFLECT", "WRAP", "CONSTANT", "NEAREST"};
+  static const char *const interps[] = {"NEAREST", "BILINEAR"};
+  Tensor *x = tensor_contiguous(c->in[0]), *tr = tensor_contiguous(c->in[1]);
+  int mark = rt_hold_val(val_obj(x));
+  rt_hold_val(val_obj(tr));
+  int interp = proj_choice(c, 2, interps, 2, "interpolation");
+  int mode = proj_choice(c, 3, modes, 4, "fill_mode");
+  Tensor *y = c->out[0];
+  tfs_i64 B = x->shape[0], OH = y->shape[1], OW = y->shape[2];
+  Proj p = {x, x->shape[1], x->shape[2], x->shape[3], 0};
+  if (tr->shape[0] != 1 && tr->shape[0] != B)
+    op_fail(c, ERR_INVALID_ARGUMENT, "Input transform should be num_images x 8");
+  /* TF casts fill_value to the image dtype before any read */
+  double fill = op_attr_float(c, 1, 0.0);
+  Tensor *fv = tensor_new(x->dtype, 0, NULL);
+  ew_fill(fv, fill, (tfs_i64)fill);
+  p.fill = tensor_get_f(fv, 0);
+  tensor_release(fv);
+  bool f64 = x->dtype == DT_FLOAT64;
+  const float *T = tensor_data(tr);
+  Tensor *yd = tensor_new(DT_FLOAT64, 4, y->shape);   /* the values as computed; cast to the dtype as TF's T(v) */
+  double *out = tensor_data(yd);
+  for (tfs_i64 b = 0; b < B; b++) {
+    const float *t = T + (tr->shape[0] == 1 ? 0 : b * 8);
+    for (tfs_i64 oy = 0; oy < OH; oy++)
+      for (tfs_i64 ox = 0; ox < OW; ox++) {
+        float fx = (float)ox, fy = (float)oy;
+        float k = t[6] * fx + t[7] * fy + 1.f;
+        tfs_i64 at = ((b * OH + oy) * OW + ox) * p.C;
+        if (k == 0) {
+          for (tfs_i64 ch = 0; ch < p.C; ch++) out[at + ch] = p.fill;
+          continue;
+        }
+        float ix = (t[0] * fx + t[1] * fy + t[2]) / k, iy = (t[3] * fx + t[4] * fy + t[5]) / k;
+        float mx = map_coord(ix, p.W, mode), my = map_coord(iy, p.H, mode);
+        for (tfs_i64 ch = 0; ch < p.C; ch++) {
+          out[at + ch] = interp == 0 ? proj_read(&p, b, roundf(my), roundf(mx), ch) : proj_bilinear(&p, b, my, mx, ch, f64);
+        }
+      }
+  }
+  ew_cast(y, yd);
+  tensor_release(yd);
+  rt_unhold(mark);
+  tensor_release(x);
+  tensor_release(tr);
 }
