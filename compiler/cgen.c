@@ -943,24 +943,23 @@ static void assign(Fg *g, Ast *target, int t) {
   case A_NAME: store_name(g, target->name, t); break;
   case A_TUPLE:
   case A_LIST: {
-    int n = target->elts.n;
+    int n = target->elts.n, star = -1;
     for (int i = 0; i < n; i++)
-      if (target->elts.items[i]->kind == A_STARRED) {
-        error_at(g->cg, g->m, target->elts.items[i], "starred assignment targets are not supported");
-        return;
-      }
+      if (target->elts.items[i]->kind == A_STARRED) star = i;   /* the parser allows one */
     int base = g->cur + 1;
     for (int i = 0; i < n; i++) tmp(g);
     emit(g, "{");
     g->depth++;
     emit(g, "Val u_[%d];", n ? n : 1);
     set_loc(g, target);
-    emit(g, "rt_unpack(T_[%d], %d, u_);", t, n);
+    if (star >= 0) emit(g, "rt_unpack_star(T_[%d], %d, %d, u_);", t, star, n - star - 1);
+    else emit(g, "rt_unpack(T_[%d], %d, u_);", t, n);
     for (int i = 0; i < n; i++) emit(g, "TFS_COPY(T_[%d], u_[%d]);", base + i, i);
     g->depth--;
     emit(g, "}");
     for (int i = 0; i < n; i++) {
-      assign(g, target->elts.items[i], base + i);
+      Ast *el = target->elts.items[i];
+      assign(g, el->kind == A_STARRED ? el->value : el, base + i);
       release(g, base + i);
     }
     break;

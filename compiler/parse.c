@@ -2775,7 +2775,25 @@ static const char *target_problem(const Ast *e, const Ast **where, bool star_ok,
 }
 
 /* Validate an assignment (verb "assign to") or del ("delete") target. */
+/* A tuple or list target holding two starred elements (CPython's compiler refuses it), or NULL. */
+static const Ast *multi_starred(const Ast *e) {
+  if (e->kind == A_STARRED) return multi_starred(e->value);
+  if (e->kind != A_TUPLE && e->kind != A_LIST) return NULL;
+  int stars = 0;
+  for (int i = 0; i < e->elts.n; i++) {
+    stars += e->elts.items[i]->kind == A_STARRED;
+    const Ast *in = multi_starred(e->elts.items[i]);
+    if (in) return in;
+  }
+  return stars > 1 ? e : NULL;
+}
+
 static void check_target(P *p, const Ast *e, const char *verb) {
+  const Ast *multi = strcmp(verb, "delete") ? multi_starred(e) : NULL;
+  if (multi) {
+    ast_err(p, multi, "multiple starred expressions in assignment");
+    return;
+  }
   const Ast *where;
   const char *w = target_problem(e, &where, false, !strcmp(verb, "delete"));
   if (!w) return;

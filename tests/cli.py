@@ -55,12 +55,12 @@ def main():
         # --check keeps no C but still runs code generation, which reports
         # what it cannot translate: the same diagnostics as `tfs run`.
         with open(bad, "w") as f:
-            f.write("def f():\n    a, *b = [1, 2]\n    return a\nc, *d = [3, 4]\n")
+            f.write("class C:\n    a.b = 1\nclass D:\n    if True:\n        pass\n")
         rc, out, err = run([tfsc, "--check", bad], here)
         rc2, out2, err2 = run([tfs, "run", bad], here)
         expect("check codegen errors", rc == 1 and out == "" and err == err2 and rc2 == 1 and
-               "bad.tfs:2:8: error: starred assignment targets are not supported" in err and
-               "bad.tfs:4:4: error: starred assignment targets are not supported" in err, "rc=%d %s" % (rc, err))
+               "bad.tfs:2:5: error: only simple names can be assigned in a class body" in err and
+               "bad.tfs:4:5: error: only methods and assignments are supported in a class body" in err, "rc=%d %s" % (rc, err))
         # A traced program converts only what its tf.function reaches
         # (no twin FIC... for `plain` in the C), yet --to-code shows every
         # function converted, as tf.autograph.to_code would.

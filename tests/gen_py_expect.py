@@ -10,6 +10,8 @@ error program: NAME.status is 1 and NAME.err is the docs/errors.md
 diagnostic built from Python's traceback -- the exception's "Type: message"
 line, the line of the innermost frame in the program, and the column where
 Python 3.11's caret marks start (the first non-blank when it marks the whole line).
+A SyntaxError (no traceback: Python refused the program before running it) is
+tfs's compile-time diagnostic: "NAME.tfs:LINE:COL: error: message", no class.
 When the error passed through two frames or more, the diagnostic follows
 tfs's traceback ("Traceback (most recent call last):" and one
 "  NAME.tfs:LINE in FUNCTION" line per frame of the program, outermost
@@ -43,6 +45,18 @@ def expect(name):
     if p.returncode == 0:
         write(os.path.join(PROGS, name + ".err"), None)
         write(os.path.join(PROGS, name + ".status"), None)
+        return
+    lines = p.stderr.splitlines()
+    if "Traceback (most recent call last):" not in p.stderr and lines and lines[-1].startswith("SyntaxError: "):
+        # refused before running: tfs reports it as a compile-time error, with no class, where Python's caret starts
+        line = int(re.search(r"line (\d+)", lines[0]).group(1))
+        with open(src) as f:
+            text = f.read().splitlines()[line - 1]
+        indent = len(text) - len(text.lstrip())
+        col = lines[2].index("^") - 4 + indent + 1
+        msg = lines[-1][len("SyntaxError: "):]
+        write(os.path.join(PROGS, name + ".err"), "%s.tfs:%d:%d: error: %s\n%s\n%s^\n" % (name, line, col, msg, text, " " * (col - 1)))
+        write(os.path.join(PROGS, name + ".status"), "1\n")
         return
     if "Traceback (most recent call last):" not in p.stderr:
         # an uncaught SystemExit: its status, and its message (if any) as Python printed it

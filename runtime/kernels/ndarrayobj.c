@@ -75,6 +75,15 @@ static Val ndarray_getattr(Val self, const char *name) {
   }
   if (!strcmp(name, "dtype")) return val_obj(&npdtypes[t->dtype]);
   if (!strcmp(name, "ndim")) return val_int(t->rank);
+  if (!strcmp(name, "base")) {   /* the array owning a view's memory; None for an owner */
+    NdArray *b = ((NdArray *)self.u.o)->base;
+    return b ? val_incref(val_obj(b)) : val_none();
+  }
+  if (!strcmp(name, "strides")) {   /* in bytes, as numpy */
+    Val tu = tuple_new(t->rank);
+    for (int i = 0; i < t->rank; i++) ((Tuple *)tu.u.o)->items[i] = val_int(t->strides[i] * dtype_info[t->dtype].size);
+    return tu;
+  }
   if (!strcmp(name, "size")) return val_int(t->size);
   if (!strcmp(name, "tolist")) return builtin_new("ndarray.tolist", nd_tolist, self, NULL);
   if (!strcmp(name, "item")) return builtin_new("ndarray.item", nd_item, self, NULL);
@@ -82,7 +91,7 @@ static Val ndarray_getattr(Val self, const char *name) {
   Val f = dict_get_str(nd_methods, name);
   if (val_is_undef(f) && !strcmp(name, "T")) return wrap(op_apply1(OP_TRANSPOSE, self));   /* without the numpy module */
   if (val_is_undef(f)) return f;
-  if (!strcmp(name, "T") || !strcmp(name, "itemsize") || !strcmp(name, "nbytes") || !strcmp(name, "flat")) {
+  if (!strcmp(name, "T") || !strcmp(name, "itemsize") || !strcmp(name, "nbytes") || !strcmp(name, "flat") || !strcmp(name, "flags")) {
     Val r = rt_call(f, 1, &self, NULL);   /* properties */
     val_decref(f);
     return r;
@@ -282,6 +291,8 @@ static Val ndarray_compare(int op, Val a, Val b) {
   return np_apply((OpId)ops[op], a, b);
 }
 
+static Val ndarray_inplace(int op, Val a, Val b) { return nd_inplace(op, a, b, ndarray_binop); }
+
 static Val ndarray_unop(int op, Val a) {
   if (op == UN_NEG && val_as_tensor(a)->dtype == DT_UINT8) {   /* wraps, as numpy's uint8 negative */
     Val z = val_int(0);
@@ -345,18 +356,31 @@ static Val ndarray_getitem(Val self, Val key) {
       return r;
     }
   }
-  np_check_index(((NdArray *)self.u.o)->t, key);
+  Tensor *at_ = ((NdArray *)self.u.o)->t;
+  np_check_index(at_, key);
   OpAttrs at = {1, {key}};
   Val r = op_apply(&op_defs[OP_STRIDED_SLICE], 1, &self, &at);
-  if (val_is_tensor(r) && val_tensor(r)->rank == 0 && nd_has_ellipsis(key)) {   /* a[...] of a 0-d array: an array */
-    Val v = ndarray_new_0d(val_tensor(r));
+  if (!val_is_tensor(r)) return r;
+  Tensor *rt = val_tensor(r);
+  if (rt->rank == 0 && !nd_has_ellipsis(key)) {   /* a[1, 2]: a numpy scalar holding a copy */
+    Tensor *c = tensor_copy(rt);
     TFS_DECREF(r);
+    Val v = ndarray_new(c);
+    tensor_release(c);
     return v;
   }
-  return wrap(r);
+  if (rt->buf != at_->buf) return wrap(r);
+  Val v = ndarray_view_new(self, rt);   /* basic indexing gives a view, a[...] of a 0-d array too */
+  TFS_DECREF(r);
+  return v;
 }
 
 static void ndarray_setitem(Val self, Val key, Val v) {
+  if (!nd_advanced(key)) {
+    np_check_index(((NdArray *)self.u.o)->t, key);
+    nd_setitem_basic(self, key, v);
+    return;
+  }
   Val f = dict_get_str(nd_methods, "__setitem__");
   if (val_is_undef(f)) rt_throw(ERR_TYPE, "'numpy.ndarray' object does not support item assignment without 'import numpy'");
   Val args[3] = {self, key, v};
@@ -460,6 +484,7 @@ void ndarrayobj_register(void) {
   ndarray_type.len = ndarray_len;
   ndarray_type.binop = ndarray_binop;
   ndarray_type.unop = ndarray_unop;
+  ndarray_type.inplace = ndarray_inplace;
   ndarray_type.compare = ndarray_compare;
   ndarray_type.truthy = ndarray_truthy;
   ndarray_type.eq = ndarray_eq;

@@ -311,5 +311,10 @@ void tensorobj_register(void);
 void ndarrayobj_register(void);
 /* The numpy module's methods of numpy.ndarray (sum, reshape, __setitem__ ...): a dict name -> function. */
 void ndarray_set_methods(Val methods);
+/* numpy's writes (ndassign.c): dst[...] = src broadcast; a[key] = v for a basic key; a op= b in place
+ * (binop: the ndarray's operator; VT_UNDEF when a is no array). */
+void nd_assign(Tensor *dst, Tensor *src);
+void nd_setitem_basic(Val self, Val key, Val v);
+Val nd_inplace(int op, Val a, Val b, Val (*binop)(int, Val, Val));
 
 #endif

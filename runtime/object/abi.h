@@ -165,6 +165,7 @@ typedef struct RtTryBuf { tfs_i64 w[60]; } RtTryBuf;
   X(Val, rt_iter, (Val o)) \
   X(int, rt_next, (Val it, Val *out)) \
   X(void, rt_unpack, (Val v, int n, Val *out)) \
+  X(void, rt_unpack_star, (Val v, int before, int after, Val *out)) \
   X(Val, rt_func_new, (const FuncInfo *info, int ndefaults, const Val *defaults, int ncells, Obj *const *cells)) \
   X(Obj *, rt_cell_new, (Val v)) \
   X(Val, rt_cell_get, (Obj *cell, const char *name)) \

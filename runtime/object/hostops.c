@@ -279,6 +279,10 @@ Val rt_inplace(int op, Val a, Val b) {
     if (op == BIN_BITOR || op == BIN_BITXOR || op == BIN_BITAND || op == BIN_SUB) return val_incref(a);
   }
   if (a.tag == VT_INT && b.tag == VT_INT && op != BIN_MATMUL) return hop_int(op, a.u.i, b.u.i);
+  if (a.tag == VT_OBJ && a.u.o->type->inplace) {
+    Val r = a.u.o->type->inplace(op, a, b);
+    if (!val_is_undef(r)) return r;
+  }
   Val r = hop_slot_binop(op, a, b);
   if (!val_is_undef(r)) return r;
   r = hop_host_binop(op, a, b, hop_isym[op]);

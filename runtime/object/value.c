@@ -621,6 +621,30 @@ int rt_next(Val it, Val *out) {
   rt_throw(ERR_TYPE, "'%s' object is not an iterator", val_type_name(it));
 }
 
+/* a, *rest, z = v: out[before] is a list of what the other targets leave, as CPython. */
+void rt_unpack_star(Val v, int before, int after, Val *out) {
+  tfs_i64 len;
+  const Val *items;
+  Val held = val_undef();
+  if (!seq_items(v, &len, &items)) {
+    if (v.tag != VT_OBJ || !v.u.o->type->iter)
+      rt_throw(ERR_TYPE, "cannot unpack non-iterable %s object", val_type_name(v));
+    held = list_from_iterable(v);
+    seq_items(held, &len, &items);
+  }
+  if (len < before + after) {
+    val_decref(held);
+    rt_throw(ERR_VALUE, "not enough values to unpack (expected at least %d, got %lld)", before + after, (long long)len);
+  }
+  for (int i = 0; i < before; i++) out[i] = val_incref(items[i]);
+  tfs_i64 mid = len - before - after;
+  Val l = list_new(mid);
+  for (tfs_i64 i = 0; i < mid; i++) list_append(l, items[before + i]);
+  out[before] = l;
+  for (int j = 0; j < after; j++) out[before + 1 + j] = val_incref(items[len - after + j]);
+  val_decref(held);
+}
+
 void rt_unpack(Val v, int n, Val *out) {
   tfs_i64 len;
   const Val *items;

@@ -33,6 +33,7 @@ typedef struct Type {
    * not handle the pair (Python's NotImplemented). */
   Val (*binop)(int op, Val a, Val b);
   Val (*unop)(int op, Val a);                         /* VT_UNDEF: unsupported */
+  Val (*inplace)(int op, Val a, Val b);               /* a op= b in place (numpy arrays); NULL or VT_UNDEF: binop's result */
   /* a op b with self on either side (op as written, not reflected); CMP_LT..CMP_NE; VT_UNDEF: unsupported */
   Val (*compare)(int op, Val a, Val b);
   int (*truthy)(Val v);                               /* NULL: always true */

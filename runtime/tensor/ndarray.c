@@ -393,22 +393,90 @@ void ndarray_repr_tensor(StrBuf *b, const Tensor *t) {
 
 Type npscalar_types[DT__COUNT];   /* names and slots: kernels/ndarrayobj.c */
 
-Val ndarray_new_0d(Tensor *t) {
-  NdArray *a = obj_new(&ndarray_type, sizeof(NdArray));
+static NdArray *nd_alloc(const Type *ty, Tensor *t) {
+  NdArray *a = obj_new(ty, sizeof(NdArray));
   a->t = tensor_retain(t);
-  return val_obj(a);
+  a->base = NULL;
+  a->views = NULL;
+  a->nviews = a->vcap = 0;
+  a->readonly = false;
+  return a;
 }
+
+Val ndarray_new_0d(Tensor *t) { return val_obj(nd_alloc(&ndarray_type, t)); }
 
 Val ndarray_new(Tensor *t) {
   if (t->rank == 0 && (t->dtype == DT_STRING || t->dtype == DT_VARIANT)) return scalar_of(t);   /* bytes */
   if (t->rank != 0) return ndarray_new_0d(t);
-  NdArray *a = obj_new(&npscalar_types[t->dtype], sizeof(NdArray));   /* numpy.float32(1.5) ... */
-  a->t = tensor_retain(t);
+  return val_obj(nd_alloc(&npscalar_types[t->dtype], t));   /* numpy.float32(1.5) ... */
+}
+
+Val ndarray_view_new(Val of, Tensor *t) {
+  NdArray *src = (NdArray *)of.u.o, *own = ndarray_owner(src);
+  if (own->nviews == own->vcap) {
+    int cap = own->vcap ? own->vcap * 2 : 4;
+    NdArray **nv = realloc(own->views, sizeof(NdArray *) * (size_t)cap);
+    if (!nv) rt_throw(ERR_MEMORY, "out of memory");
+    own->views = nv;
+    own->vcap = cap;
+  }
+  NdArray *a = nd_alloc(&ndarray_type, t);
+  a->base = own;
+  own->hdr.rc++;
+  a->readonly = src->readonly;
+  own->views[own->nviews++] = a;
   return val_obj(a);
 }
 
+/* Member i of a's family (0: the owner). */
+static NdArray *fam_member(NdArray *own, int i) { return i ? own->views[i - 1] : own; }
+
+void ndarray_prepare_write(NdArray *a) {
+  if (a->readonly) rt_throw(ERR_VALUE, "assignment destination is read-only");
+  NdArray *own = ndarray_owner(a);
+  Buffer *buf = a->t->buf;
+  tfs_i64 held = 0;
+  bool shared = false;
+  for (int i = 0; i <= own->nviews; i++) {
+    Tensor *m = fam_member(own, i)->t;
+    if (m->buf != buf) continue;
+    held++;
+    shared |= m->hdr.rc > 1;   /* the tensor object itself escaped (tf.constant(a) ...) */
+  }
+  if (!shared && buf->rc == held) return;
+  /* copy-on-write: the family moves to a private copy; the other holders keep the old values */
+  tfs_i64 n = buf->nelem;
+  Tensor *c = tensor_new(buf->dtype, 1, &n);
+  size_t es = (size_t)dtype_info[buf->dtype].size;
+  memcpy(c->buf->data, buf->data, (size_t)n * es);
+  if (dtype_holds_refs(buf->dtype))
+    for (tfs_i64 k = 0; k < n; k++) {
+      Obj *o = ((Obj **)c->buf->data)[k];
+      if (o) TFS_INCREF(val_obj(o));
+    }
+  for (int i = 0; i <= own->nviews; i++) {
+    NdArray *m = fam_member(own, i);
+    if (m->t->buf != buf) continue;
+    Tensor *nt = tensor_view(c, m->t->rank, m->t->shape, m->t->strides, m->t->offset);
+    tensor_release(m->t);
+    m->t = nt;
+  }
+  tensor_release(c);
+}
+
 static void ndarray_free(Obj *o) {
-  tensor_release(((NdArray *)o)->t);
+  NdArray *a = (NdArray *)o;
+  tensor_release(a->t);
+  free(a->views);
+  if (a->base) {
+    NdArray *own = a->base;
+    for (int i = own->nviews - 1; i >= 0; i--)
+      if (own->views[i] == a) {
+        own->views[i] = own->views[--own->nviews];
+        break;
+      }
+    TFS_DECREF(val_obj(own));
+  }
   free(o);
 }
 

@@ -149,8 +149,17 @@ Val variable_new(Val initial, Val name, bool trainable, Val dtype);
 /* Replace the variable's value with v converted to its dtype; mode 0 assign, 1 add, 2 sub. */
 void variable_assign(Variable *var, Val v, int mode);
 
-/* ndarray host values (t.numpy()): an immutable view on a tensor. */
-typedef struct NdArray { Obj hdr; Tensor *t; } NdArray;
+/* ndarray host values: a tensor and, as numpy, a family sharing memory -- the owner (base NULL) and
+ * its views (a[1:3], a.T, a.reshape), which write in place through one buffer that the family
+ * copies before a write while anything outside it (a tf tensor, another array) still holds it. */
+typedef struct NdArray {
+  Obj hdr;
+  Tensor *t;                  /* owned; replaced by a copy-on-write of the family */
+  struct NdArray *base;       /* a view: the owner (owned reference); NULL: the owner itself */
+  struct NdArray **views;     /* the owner: its live views (borrowed; each unregisters when freed) */
+  int nviews, vcap;
+  bool readonly;              /* numpy's WRITEABLE flag cleared */
+} NdArray;
 extern Type ndarray_type;              /* operator slots set by kernels/ndarrayobj.c */
 /* numpy's scalar types (numpy.float32, numpy.int64, numpy.bool_ ...): 0-d NdArrays of these types,
  * one per DType, with ndarray_type's slots but their own printing and type() (kernels/ndarrayobj.c). */
@@ -164,6 +173,9 @@ typedef struct NpDType { Obj hdr; DType dt; } NpDType;   /* numpy dtype objects 
 extern NpDType npdtypes[];              /* one per DType, immortal */
 Val ndarray_new(Tensor *t);                      /* borrows t; 0-d gives the numpy scalar of its dtype (string: bytes) */
 Val ndarray_new_0d(Tensor *t);                   /* borrows t; an ndarray even when 0-d (np.array(7)) */
+Val ndarray_view_new(Val of, Tensor *t);         /* borrows t (on of's buffer): a view in of's family, base its owner */
+void ndarray_prepare_write(NdArray *a);          /* ValueError when read-only; makes the family's buffer its own */
+static inline NdArray *ndarray_owner(NdArray *a) { return a->base ? a->base : a; }
 void ndarray_scalar_repr(StrBuf *b, const Tensor *t);
 Val npscalar_new(DType dt, int n, const Val *args, const Kw *kw);   /* np.float32(1.5): numpy's scalar constructor */   /* a numpy scalar's repr: '1.5', '3', 'True' */
 /* numpy repr of a tensor's values ('array([1., 2.], dtype=float32)', '12.0') */

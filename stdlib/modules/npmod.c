@@ -34,6 +34,12 @@ static Val nd_owned(Tensor *t) {
   return a;
 }
 
+static Val nd_owned_0d(Tensor *t) {
+  Val a = ndarray_new_0d(t);
+  tensor_release(t);
+  return a;
+}
+
 static void want_args(const char *what, int n, int want, const Kw *kw) {
   if (n != want || (kw && kw->n)) rt_throw(ERR_TYPE, "_numpy.%s() takes %d positional arguments", what, want);
 }
@@ -115,38 +121,181 @@ static Val npm_is_ndarray(Val self, int n, const Val *args, const Kw *kw) {
   return val_bool(val_is_ndarray(args[0]));   /* numpy scalars too: array-likes of their dtype */
 }
 
-/* put(a, positions, values): a.flat[positions[i]] = values[i], in place (a gets a private buffer first). */
+/* put(a, positions, values): a.flat[positions[i]] = values[i], in place through a's views. */
 static Val npm_put(Val self, int n, const Val *args, const Kw *kw) {
   want_args("put", n, 3, kw);
-  if (!val_is_ndarray(args[0])) rt_throw(ERR_TYPE, "_numpy.put: expected an ndarray");
+  if (!val_is(args[0], &ndarray_type)) rt_throw(ERR_TYPE, "_numpy.put: expected an ndarray");
   NdArray *a = (NdArray *)args[0].u.o;
   Tensor *pos = arg_tensor(args[1], "put"), *vals = arg_tensor(args[2], "put");
   if (pos->dtype != DT_INT64 || vals->dtype != a->t->dtype || pos->size != vals->size)
     rt_throw(ERR_TYPE, "_numpy.put: positions must be int64 and values of the array's dtype and count");
-  if (a->t->buf->rc > 1 || !tensor_is_contiguous(a->t) || a->t->offset) {
-    Tensor *c = tensor_new(a->t->dtype, a->t->rank, a->t->shape);
-    tensor_copy_into(c, a->t);
-    tensor_release(a->t);
-    a->t = c;
-  }
-  Tensor *pc = tensor_contiguous(pos), *vc = tensor_contiguous(vals);
+  Tensor *pc = tensor_contiguous(pos), *vc = tensor_copy(vals);   /* values may be views of a itself */
+  int hm = rt_hold_val(val_obj(pc));
+  rt_hold_val(val_obj(vc));
+  ndarray_prepare_write(a);
+  rt_unhold(hm);
   const int64_t *p = tensor_data(pc);
   size_t es = (size_t)dtype_info[a->t->dtype].size;
-  char *dst = tensor_data(a->t);
+  char *dst = a->t->buf->data;
   const char *src = tensor_data(vc);
   for (tfs_i64 i = 0; i < pc->size; i++) {
     if (p[i] < 0 || p[i] >= a->t->size) continue;
+    char *d = dst + (size_t)tensor_elem_offset(a->t, p[i]) * es;
     if (dtype_holds_refs(a->t->dtype)) {
-      Obj **d = (Obj **)(dst + (size_t)p[i] * es), *o = ((Obj *const *)src)[i];
+      Obj *o = ((Obj *const *)src)[i];
       if (o) TFS_INCREF(val_obj(o));
-      if (*d) TFS_DECREF(val_obj(*d));
-      *d = o;
+      if (*(Obj **)d) TFS_DECREF(val_obj(*(Obj **)d));
+      *(Obj **)d = o;
     } else {
-      memcpy(dst + (size_t)p[i] * es, src + (size_t)i * es, es);
+      memcpy(d, src + (size_t)i * es, es);
     }
   }
   tensor_release(pc);
   tensor_release(vc);
+  return val_none();
+}
+
+static NdArray *arg_array(Val v, const char *what) {
+  if (!val_is(v, &ndarray_type)) rt_throw(ERR_TYPE, "_numpy.%s: expected an ndarray, not '%s'", what, val_type_name(v));
+  return (NdArray *)v.u.o;
+}
+
+/* A view of array a in a's family: its memory from a's offset with this shape and strides. */
+static Val view_of(Val a, int rank, const tfs_i64 *shape, const tfs_i64 *strides) {
+  Tensor *t = ((NdArray *)a.u.o)->t, *v = tensor_view(t, rank, shape, strides, t->offset);
+  Val r = ndarray_view_new(a, v);
+  tensor_release(v);
+  return r;
+}
+
+/* reshape_view(a, shape): a view of a with that shape (same size) when its strides allow one, as
+ * numpy's reshape without a copy; None when the data must be copied. */
+static Val npm_reshape_view(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("reshape_view", n, 2, kw);
+  NdArray *a = arg_array(args[0], "reshape_view");
+  Tensor *t = a->t;
+  tfs_i64 nd[TFS_MAX_RANK], ns[TFS_MAX_RANK], od[TFS_MAX_RANK], os[TFS_MAX_RANK];
+  int nn = val_to_dims(args[1], nd, false, "shape"), on = 0;
+  for (int i = 0; i < t->rank; i++)
+    if (t->shape[i] != 1) { od[on] = t->shape[i]; os[on++] = t->strides[i]; }   /* 1-dims carry no layout */
+  if (t->size == 0) on = 0;
+  int oi = 0, ni = 0;
+  while (oi < on && ni < nn) {   /* match groups of old and new dims with equal products */
+    tfs_i64 np_ = nd[ni], op_ = od[oi];
+    int nj = ni + 1, oj = oi + 1;
+    while (np_ != op_) {
+      if (np_ < op_) { if (nj == nn) return val_none(); np_ *= nd[nj++]; }
+      else { if (oj == on) return val_none(); op_ *= od[oj++]; }
+    }
+    for (int k = oi; k < oj - 1; k++)
+      if (os[k] != od[k + 1] * os[k + 1]) return val_none();   /* the group is not one run of memory */
+    ns[nj - 1] = os[oj - 1];
+    for (int k = nj - 1; k > ni; k--) ns[k - 1] = ns[k] * nd[k];
+    ni = nj;
+    oi = oj;
+  }
+  tfs_i64 last = ni ? ns[ni - 1] : 1;
+  for (; ni < nn; ni++) ns[ni] = last;   /* trailing 1-dims (or an empty or one-element array) */
+  if (t->size == 0 || on == 0) {
+    tfs_i64 s = 1;
+    for (int k = nn - 1; k >= 0; k--) { ns[k] = s; s *= nd[k] ? nd[k] : 1; }
+  }
+  return view_of(args[0], nn, nd, ns);
+}
+
+/* transpose_view(a, axes): the view with a's axes permuted (numpy's transpose never copies). */
+static Val npm_transpose_view(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("transpose_view", n, 2, kw);
+  NdArray *a = arg_array(args[0], "transpose_view");
+  tfs_i64 ax[TFS_MAX_RANK], sh[TFS_MAX_RANK], st[TFS_MAX_RANK];
+  int r = val_to_dims(args[1], ax, false, "axes");
+  if (r != a->t->rank) rt_throw(ERR_VALUE, "axes don't match array");
+  for (int i = 0; i < r; i++) {
+    tfs_i64 k = ax[i] < 0 ? ax[i] + r : ax[i];
+    if (k < 0 || k >= r) rt_throw(ERR_VALUE, "axes don't match array");
+    sh[i] = a->t->shape[k];
+    st[i] = a->t->strides[k];
+  }
+  return view_of(args[0], r, sh, st);
+}
+
+/* copy(a): a new array owning a packed copy of a's values (a.copy(), np.array(a)). */
+static Val npm_copy(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("copy", n, 1, kw);
+  Tensor *t = arg_tensor(args[0], "copy");
+  return nd_owned_0d(tensor_copy(t));
+}
+
+/* Element offsets (into the buffer) that an array's elements occupy: [lo, hi]. */
+static void extent(const Tensor *t, tfs_i64 *lo, tfs_i64 *hi) {
+  *lo = *hi = t->offset;
+  for (int i = 0; i < t->rank; i++) {
+    tfs_i64 span = (t->shape[i] - 1) * t->strides[i];
+    if (span < 0) *lo += span; else *hi += span;
+  }
+}
+
+/* shares_memory(a, b, exact): whether a and b are in one family with elements in common (exact), or
+ * whose memory ranges overlap (numpy's may_share_memory); arrays outside a family never share. */
+static Val npm_shares_memory(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("shares_memory", n, 3, kw);
+  if (!val_is(args[0], &ndarray_type) || !val_is(args[1], &ndarray_type)) return val_bool(false);
+  NdArray *a = (NdArray *)args[0].u.o, *b = (NdArray *)args[1].u.o;
+  if (ndarray_owner(a) != ndarray_owner(b) || a->t->buf != b->t->buf || !a->t->size || !b->t->size) return val_bool(false);
+  tfs_i64 alo, ahi, blo, bhi;
+  extent(a->t, &alo, &ahi);
+  extent(b->t, &blo, &bhi);
+  if (ahi < blo || bhi < alo) return val_bool(false);
+  if (!rt_truthy(args[2])) return val_bool(true);
+  tfs_i64 lo = alo < blo ? blo : alo, hi = ahi < bhi ? ahi : bhi;
+  unsigned char *mark = calloc((size_t)(hi - lo + 1), 1);
+  if (!mark) rt_throw(ERR_MEMORY, "out of memory");
+  for (tfs_i64 i = 0; i < a->t->size; i++) {
+    tfs_i64 o = tensor_elem_offset(a->t, i);
+    if (o >= lo && o <= hi) mark[o - lo] = 1;
+  }
+  bool hit = false;
+  for (tfs_i64 i = 0; i < b->t->size && !hit; i++) {
+    tfs_i64 o = tensor_elem_offset(b->t, i);
+    hit = o >= lo && o <= hi && mark[o - lo];
+  }
+  free(mark);
+  return val_bool(hit);
+}
+
+/* flags(a): (C_CONTIGUOUS, F_CONTIGUOUS, OWNDATA, WRITEABLE) as numpy computes them. */
+static Val npm_flags(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("flags", n, 1, kw);
+  Tensor *t = arg_tensor(args[0], "flags");
+  bool c = true, f = true;
+  tfs_i64 s = 1;
+  for (int i = t->rank - 1; i >= 0; i--) {
+    if (t->shape[i] == 0) { c = f = true; s = 0; break; }
+    if (t->shape[i] != 1 && t->strides[i] != s) c = false;
+    s *= t->shape[i];
+  }
+  s = 1;
+  for (int i = 0; i < t->rank && t->size; i++) {
+    if (t->shape[i] != 1 && t->strides[i] != s) f = false;
+    s *= t->shape[i];
+  }
+  bool nd = val_is(args[0], &ndarray_type);
+  Val tu = tuple_new(4);
+  Val *it = ((Tuple *)tu.u.o)->items;
+  it[0] = val_bool(c);
+  it[1] = val_bool(f);
+  it[2] = val_bool(!nd || !((NdArray *)args[0].u.o)->base);
+  it[3] = val_bool(nd && !((NdArray *)args[0].u.o)->readonly);
+  return tu;
+}
+
+/* set_writeable(a, flag): numpy's a.flags.writeable = flag (a view of a read-only array stays read-only). */
+static Val npm_set_writeable(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("set_writeable", n, 2, kw);
+  NdArray *a = arg_array(args[0], "set_writeable");
+  bool w = rt_truthy(args[1]);
+  if (w && a->base && a->base->readonly) rt_throw(ERR_VALUE, "cannot set WRITEABLE flag to True of this array");
+  a->readonly = !w;
   return val_none();
 }
 
@@ -342,7 +491,8 @@ static Val npm_pcg_shuffle_order(Val self, int n, const Val *args, const Kw *kw)
 #define NPM(nm, fn) {{TFS_IMMORTAL_RC, &builtin_type}, "_numpy." nm, fn, {VT_UNDEF, {0}}, NULL}
 static Builtin npm_fns[] = {
   NPM("set_methods", npm_set_methods), NPM("dtype", npm_dtype), NPM("is_ndarray", npm_is_ndarray), NPM("wrap", npm_wrap), NPM("array0", npm_array0), NPM("scalar_type", npm_scalar_type),
-  NPM("put", npm_put), NPM("argsort", npm_argsort), NPM("cumulate", npm_cumulate), NPM("seed", npm_seed),
+  NPM("put", npm_put), NPM("reshape_view", npm_reshape_view), NPM("transpose_view", npm_transpose_view), NPM("copy", npm_copy),
+  NPM("shares_memory", npm_shares_memory), NPM("flags", npm_flags), NPM("set_writeable", npm_set_writeable), NPM("argsort", npm_argsort), NPM("cumulate", npm_cumulate), NPM("seed", npm_seed),
   NPM("savez", npm_savez), NPM("printoptions", npm_printoptions), NPM("mt_draw", npm_draw), NPM("pcg_new", npm_pcg_new), NPM("pcg_draw", npm_pcg_draw), NPM("pcg_normal", npm_pcg_normal),
   NPM("pcg_bounded", npm_pcg_bounded), NPM("pcg_shuffle_order", npm_pcg_shuffle_order), NPM("mt_interval", npm_interval), NPM("mt_shuffle_order", npm_shuffle_order),
 };

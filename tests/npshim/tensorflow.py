@@ -24,4 +24,4 @@ def constant(value, dtype=None):
         dtype = {"f": float32, "i": int32, "b": bool}.get(a.dtype.kind, a.dtype)
         if a.dtype.kind in "fc" and isinstance(value, _np.ndarray):
             dtype = a.dtype   # numpy values keep their dtype
-    return _Tensor(_np.asarray(a, dtype=dtype))
+    return _Tensor(_np.array(a, dtype=dtype))   # a copy: TF's tensor does not see later writes to the array
