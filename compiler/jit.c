@@ -118,7 +118,7 @@ static TCCState *load_cached(const char *csrc, StrBuf *err, bool *failed) {
       *failed = true;   /* the C itself is wrong: compiling again says the same */
       return NULL;
     }
-    if (tmp && objcache_commit(tmp, entry)) fd = objcache_open(entry);
+    if (tmp) fd = objcache_commit(tmp, entry);
   }
   TCCState *s = NULL;
   if (fd >= 0) {
