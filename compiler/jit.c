@@ -94,12 +94,22 @@ static TCCState *new_state(int output, const char *opts, StrBuf *err) {
   return s;
 }
 
-/* Compile `csrc` to the object file `path`; tcc's messages go to err. */
-static bool compile_obj(const char *csrc, const char *opts, const char *path, StrBuf *err) {
+/* Compile `csrc` to the object file `path`: 1 done, -1 the C does not
+ * compile (tcc's messages in err), 0 it could not be written (a full disk:
+ * the caller compiles in memory, and no message about it reaches the user). */
+static int compile_obj(const char *csrc, const char *opts, const char *path, StrBuf *err) {
   TCCState *s = new_state(TCC_OUTPUT_OBJ, opts, err);
-  bool ok = s && tcc_compile_string(s, csrc) == 0 && tcc_output_file(s, path) == 0;
-  if (s) tcc_delete(s);
-  return ok;
+  if (!s) return 0;
+  int r = tcc_compile_string(s, csrc) == 0 ? 1 : -1;
+  if (r > 0) {
+    StrBuf quiet;
+    sb_init(&quiet);
+    tcc_set_error_func(s, &quiet, on_error);
+    if (tcc_output_file(s, path) != 0) r = 0;
+    sb_free(&quiet);
+  }
+  tcc_delete(s);
+  return r;
 }
 
 /* The unit's object from the cache (objcache.c), compiled into it first
@@ -112,13 +122,17 @@ static TCCState *load_cached(const char *csrc, StrBuf *err, bool *failed) {
   int fd = objcache_open(entry);
   if (fd < 0) {
     char *tmp = objcache_temp(entry);
-    if (tmp && !compile_obj(csrc, mem_opts, tmp, err)) {
+    /* a file size limit (ulimit -f) is a write error here, as rt_main makes it for the program, not a kill */
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old;
+    sigaction(SIGXFSZ, &ign, &old);
+    int r = tmp ? compile_obj(csrc, mem_opts, tmp, err) : 0;
+    if (r > 0) {
+      fd = objcache_commit(tmp, entry);
+    } else {
       af_abort(tmp);
-      free(entry);
-      *failed = true;   /* the C itself is wrong: compiling again says the same */
-      return NULL;
+      *failed = r < 0;   /* the C itself is wrong: compiling again would say the same */
     }
-    if (tmp) fd = objcache_commit(tmp, entry);
+    sigaction(SIGXFSZ, &old, NULL);
   }
   TCCState *s = NULL;
   if (fd >= 0) {

@@ -5,6 +5,7 @@ processes filling one cache at once agree; TFS_NO_CACHE=1 and the size limit are
 
 usage: objcache.py TFS   (every cache lives in a temporary directory, never the user's home)"""
 import os
+import resource
 import struct
 import subprocess
 import sys
@@ -73,9 +74,10 @@ def main():
         with open(other, "w") as f:
             f.write(OTHER)
 
-        def run(cache, *args, path=prog, **extra):
+        def run(cache, *args, path=prog, fsize=None, **extra):
             env = dict(env0, XDG_CACHE_HOME=cache, HOME=os.path.join(tmp, "nohome"), **extra)
-            p = subprocess.run([tfs, "run", *args, path], capture_output=True, timeout=300, env=env, cwd=tmp)
+            limit = (lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))) if fsize else None
+            p = subprocess.run([tfs, "run", *args, path], capture_output=True, timeout=300, env=env, cwd=tmp, preexec_fn=limit)
             return p.returncode, p.stdout.decode(), p.stderr.decode()
 
         def start(cache, *args, path=prog):
@@ -137,6 +139,9 @@ def main():
         expect("cache home under a file", run(os.path.join(blocker, "sub")) == ref)
         expect("relative XDG_CACHE_HOME ignored (HOME used)", run("relative/dir") == ref
                and len(entries(os.path.join(tmp, "nohome", ".cache"))) == 1)
+        # A file size limit (a full disk alike) stops the write: compiled in memory, nothing left behind.
+        full = os.path.join(tmp, "c5")
+        expect("file size limit", run(full, fsize=100000) == ref and entries(full) == [], repr(entries(full)))
         if os.geteuid() != 0:   # root writes anywhere: the read-only case needs another user
             ro = os.path.join(tmp, "ro")
             run(ro)
