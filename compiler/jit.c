@@ -1,6 +1,8 @@
 /* jit.c — libtcc in-process: bind the runtime ABI by name, relocate into memory, or link an executable. */
 #include "jit.h"
+#include "objcache.h"
 #include "paths.h"
+#include "object/atomicfile.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -77,18 +79,97 @@ static void bind_runtime(TCCState *s) {
   tcc_add_symbol(s, "memmove", (const void *)jit_memmove);
 }
 
-/* Compile and relocate `csrc` in memory, with the runtime and `refs`' slot-0
- * entries bound; the caller holds tcc_lock. */
-static TCCState *compile_locked(const char *csrc, const RtLazyRef *refs, StrBuf *err) {
+/* What every in-memory unit is compiled with (part of the cache key). */
+static const char mem_opts[] = "-nostdlib -nostdinc";
+
+static TCCState *new_state(int output, const char *opts, StrBuf *err) {
   TCCState *s = tcc_new();
   if (!s) {
     sb_puts(err, "cannot create a tcc state\n");
     return NULL;
   }
   tcc_set_error_func(s, err, on_error);
-  tcc_set_options(s, "-nostdlib -nostdinc");
-  tcc_set_output_type(s, TCC_OUTPUT_MEMORY);
-  if (tcc_compile_string(s, csrc) != 0) goto fail;
+  tcc_set_options(s, opts);
+  tcc_set_output_type(s, output);
+  return s;
+}
+
+/* Compile `csrc` to the object file `path`: 1 done, -1 the C does not
+ * compile (tcc's messages in err), 0 it could not be written (a full disk:
+ * the caller compiles in memory, and no message about it reaches the user). */
+static int compile_obj(const char *csrc, const char *opts, const char *path, StrBuf *err) {
+  TCCState *s = new_state(TCC_OUTPUT_OBJ, opts, err);
+  if (!s) return 0;
+  int r = tcc_compile_string(s, csrc) == 0 ? 1 : -1;
+  if (r > 0) {
+    StrBuf quiet;
+    sb_init(&quiet);
+    tcc_set_error_func(s, &quiet, on_error);
+    if (tcc_output_file(s, path) != 0) r = 0;
+    sb_free(&quiet);
+  }
+  tcc_delete(s);
+  return r;
+}
+
+/* The unit's object from the cache (objcache.c), compiled into it first
+ * when missing or damaged; NULL when there is no usable cache, or its entry
+ * cannot be loaded (the caller compiles in memory then).  fd: /proc's view
+ * of the open entry, which a concurrent prune or rewrite cannot change. */
+static TCCState *load_cached(const char *csrc, StrBuf *err, bool *failed) {
+  char *entry = objcache_entry(csrc, mem_opts);
+  if (!entry) return NULL;
+  int fd = objcache_open(entry);
+  if (fd < 0) {
+    char *tmp = objcache_temp(entry);
+    /* a file size limit (ulimit -f) is a write error here, as rt_main makes it for the program, not a kill */
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old;
+    sigaction(SIGXFSZ, &ign, &old);
+    int r = tmp ? compile_obj(csrc, mem_opts, tmp, err) : 0;
+    if (r > 0) {
+      fd = objcache_commit(tmp, entry);
+    } else {
+      af_abort(tmp);
+      *failed = r < 0;   /* the C itself is wrong: compiling again would say the same */
+    }
+    sigaction(SIGXFSZ, &old, NULL);
+  }
+  TCCState *s = NULL;
+  if (fd >= 0) {
+    char via[64];
+    snprintf(via, sizeof via, "/proc/self/fd/%d", fd);
+    StrBuf quiet;   /* an entry tcc refuses is dropped and the unit compiled afresh: its messages are no one's business */
+    sb_init(&quiet);
+    s = new_state(TCC_OUTPUT_MEMORY, mem_opts, &quiet);
+    if (s) {
+      tcc_set_options(s, "-xb");   /* an object file, whatever its name says (/proc/self/fd/N has no .o) */
+      if (tcc_add_file(s, access(via, R_OK) == 0 ? via : entry) == 0) {
+        tcc_set_error_func(s, err, on_error);
+      } else {
+        tcc_delete(s);
+        s = NULL;
+        unlink(entry);
+      }
+    }
+    sb_free(&quiet);
+    close(fd);
+  }
+  free(entry);
+  return s;
+}
+
+/* Compile and relocate `csrc` in memory (through the object cache when it
+ * has one), with the runtime and `refs`' slot-0 entries bound; the caller
+ * holds tcc_lock. */
+static TCCState *compile_locked(const char *csrc, const RtLazyRef *refs, StrBuf *err) {
+  bool failed = false;
+  TCCState *s = load_cached(csrc, err, &failed);
+  if (failed) return NULL;
+  if (!s) {
+    s = new_state(TCC_OUTPUT_MEMORY, mem_opts, err);
+    if (!s) return NULL;
+    if (tcc_compile_string(s, csrc) != 0) goto fail;
+  }
   bind_runtime(s);
   for (const RtLazyRef *r = refs; r && r->name; r++)
     if (!r->slot) tcc_add_symbol(s, r->name, r->addr);

@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""objcache.py — tfs run's object cache (compiler/objcache.c): cached runs print what uncached ones do; damaged,
+foreign and stale entries are detected and rebuilt; an unusable cache directory falls back to compiling; many
+processes filling one cache at once agree; TFS_NO_CACHE=1 and the size limit are honoured.
+
+usage: objcache.py TFS   (every cache lives in a temporary directory, never the user's home)"""
+import os
+import resource
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+failures = 0
+checks = 0
+
+# tfcore compiled in (tf.nest, reduce_std), a tf.function (under --eager its body is the second, lazy unit),
+# a traceback through library code, and an uncaught error ending the run.
+PROG = '''
+@tf.function
+def f(x):
+''' + "    x = x * 1.0 + 0.0\n" * 300 + '''    return x * 2.0 + 1.0
+
+print(f(tf.constant([1.0, 2.0])))
+print(tf.nest.flatten({"a": 1, "b": [2, 3]}))
+print(tf.math.reduce_std(tf.constant([1.0, 2.0, 4.0])))
+try:
+    tf.nest.assert_same_structure([1], [1, 2])
+except ValueError as e:
+    print("ValueError:", str(e).splitlines()[0])
+print(tf.nest.map_structure(lambda v: v + 1, [1, "x"]))
+'''
+# a second program whose object differs (tfcore makes its unit big enough to be cached)
+OTHER = 'print(tf.nest.flatten([1, [2, (3,)]]))\n'
+
+TRAILER = 56  # magic 8, length 8, key 32, CRC-32 of the object as 8 bytes
+
+
+def expect(name, cond, detail=""):
+    global failures, checks
+    checks += 1
+    if not cond:
+        failures += 1
+        print("FAIL %s %s" % (name, detail))
+
+
+def entries(cache):
+    d = os.path.join(cache, "tfs")
+    return sorted(n for n in os.listdir(d)) if os.path.isdir(d) else []
+
+
+def whole(path):
+    """The entry's trailer checks out: our own reading of the format objcache.c writes."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) <= TRAILER:
+        return False
+    obj, tr = data[:-TRAILER], data[-TRAILER:]
+    magic, n = tr[:8], struct.unpack("<Q", tr[8:16])[0]
+    key, crc = tr[16:48].hex(), struct.unpack("<Q", tr[48:56])[0]
+    name = os.path.basename(path)
+    return (magic == b"TFSOBJ1\0" and n == len(obj) and name == key + ".o" and obj[:4] == b"\x7fELF"
+            and zlib.crc32(obj) == crc)
+
+
+def main():
+    tfs = os.path.abspath(sys.argv[1])
+    env0 = {k: v for k, v in os.environ.items() if k not in ("TFS_NO_CACHE", "TFS_CACHE_MAX_MB")}
+    with tempfile.TemporaryDirectory() as tmp:
+        prog, other = os.path.join(tmp, "prog.tfs"), os.path.join(tmp, "other.tfs")
+        with open(prog, "w") as f:
+            f.write(PROG)
+        with open(other, "w") as f:
+            f.write(OTHER)
+
+        def run(cache, *args, path=prog, fsize=None, **extra):
+            env = dict(env0, XDG_CACHE_HOME=cache, HOME=os.path.join(tmp, "nohome"), **extra)
+            limit = (lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))) if fsize else None
+            p = subprocess.run([tfs, "run", *args, path], capture_output=True, timeout=300, env=env, cwd=tmp, preexec_fn=limit)
+            return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+        def start(cache, *args, path=prog):
+            env = dict(env0, XDG_CACHE_HOME=cache, HOME=os.path.join(tmp, "nohome"))
+            return subprocess.Popen([tfs, "run", *args, path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp)
+
+        cache = os.path.join(tmp, "c1")
+        # The reference: no cache at all.
+        ref = run(cache, TFS_NO_CACHE="1")
+        ref_eager = run(cache, "--eager", TFS_NO_CACHE="1")
+        expect("reference runs", ref[0] == 1 and "ValueError:" in ref[1] and "TypeError" in ref[2] and ref_eager[1] == ref[1], repr(ref) + repr(ref_eager))
+        expect("TFS_NO_CACHE writes nothing", entries(cache) == [], repr(entries(cache)))
+
+        # Cold, then warm: the same output; one entry (the main unit), then a second for --eager's lazy unit.
+        expect("cold run", run(cache) == ref)
+        cold = entries(cache)
+        expect("cold run stores one entry", len(cold) == 1 and whole(os.path.join(cache, "tfs", cold[0])), repr(cold))
+        expect("warm run", run(cache) == ref)
+        expect("warm run adds nothing", entries(cache) == cold, repr(entries(cache)))
+        expect("eager cold", run(cache, "--eager") == ref_eager)
+        both = entries(cache)
+        expect("the lazy unit is an entry too", len(both) == 2 and all(whole(os.path.join(cache, "tfs", n)) for n in both), repr(both))
+        expect("eager warm", run(cache, "--eager") == ref_eager and entries(cache) == both)
+
+        # Damage: each kind is detected (the run prints the same) and the entry rebuilt whole.
+        entry = os.path.join(cache, "tfs", cold[0])
+        with open(entry, "rb") as f:
+            good = f.read()
+        damages = {
+            "truncated": good[: len(good) // 2],
+            "trailer cut": good[:-10],
+            "empty": b"",
+            "flipped byte": good[:1000] + bytes([good[1000] ^ 0x40]) + good[1001:],
+            "zeroed ELF header": b"\0" * 64 + good[64:],
+            "garbage": b"not an object file\n" * 100,
+            "foreign entry": open(os.path.join(cache, "tfs", [n for n in both if n != cold[0]][0]), "rb").read(),
+        }
+        for what, data in damages.items():
+            with open(entry, "wb") as f:
+                f.write(data)
+            expect("damaged entry (%s): same output" % what, run(cache) == ref)
+            with open(entry, "rb") as f:
+                expect("damaged entry (%s): rebuilt" % what, f.read() == good)
+        # a directory where the entry should be: compiled all the same
+        os.remove(entry)
+        os.mkdir(entry)
+        expect("entry is a directory", run(cache) == ref)
+        os.rmdir(entry)
+        # a stale temporary of a dead writer does no harm
+        with open(entry + ".tmp-dead00", "wb") as f:
+            f.write(good[:100])
+        expect("stale temporary", run(cache) == ref)
+
+        # No usable directory: a file where it should be, a cache home that cannot be made: compiled in memory.
+        blocker = os.path.join(tmp, "afile")
+        with open(blocker, "w") as f:
+            f.write("x")
+        expect("cache home is a file", run(blocker) == ref)
+        expect("cache home under a file", run(os.path.join(blocker, "sub")) == ref)
+        expect("relative XDG_CACHE_HOME ignored (HOME used)", run("relative/dir") == ref
+               and len(entries(os.path.join(tmp, "nohome", ".cache"))) == 1)
+        # A file size limit (a full disk alike) stops the write: compiled in memory, nothing left behind.
+        full = os.path.join(tmp, "c5")
+        expect("file size limit", run(full, fsize=100000) == ref and entries(full) == [], repr(entries(full)))
+        if os.geteuid() != 0:   # root writes anywhere: the read-only case needs another user
+            ro = os.path.join(tmp, "ro")
+            run(ro)
+            os.chmod(os.path.join(ro, "tfs"), 0o555)
+            expect("read-only cache, entry present", run(ro) == ref)
+            expect("read-only cache, entry missing", run(ro, path=other)[0] == 0)
+            os.chmod(os.path.join(ro, "tfs"), 0o755)
+
+        # Many processes at once on an empty cache: all print the reference, every entry is whole, no temporary is left.
+        conc = os.path.join(tmp, "c2")
+        procs = [start(conc) for _ in range(6)] + [start(conc, path=other) for _ in range(3)] + [start(conc, "--eager") for _ in range(3)]
+        outs = [(p.wait(timeout=600), p.stdout.read().decode(), p.stderr.read().decode()) for p in procs]
+        for p in procs:
+            p.stdout.close()
+            p.stderr.close()
+        ref_other = run(conc, path=other, TFS_NO_CACHE="1")
+        expect("concurrent runs agree", outs[:6] == [ref] * 6 and outs[6:9] == [ref_other] * 3 and outs[9:] == [ref_eager] * 3,
+               repr(outs))
+        names = entries(conc)
+        expect("concurrent entries whole", len(names) == 3 and all(whole(os.path.join(conc, "tfs", n)) for n in names), repr(names))
+
+        # A unit too small to be worth hashing (print(1)) is compiled each time, with no entry.
+        tiny = os.path.join(tmp, "tiny.tfs")
+        with open(tiny, "w") as f:
+            f.write("print(1)\n")
+        small = os.path.join(tmp, "c4")
+        expect("tiny program", run(small, path=tiny) == (0, "1\n", "") and entries(small) == [], repr(entries(small)))
+
+        # The size limit: with 0 MB only the entry just written stays.
+        lim = os.path.join(tmp, "c3")
+        run(lim, TFS_CACHE_MAX_MB="0")
+        first = entries(lim)
+        expect("limit: other program", run(lim, path=other, TFS_CACHE_MAX_MB="0") == ref_other)
+        left = entries(lim)
+        expect("limit prunes the older entry", len(first) == 1 and len(left) == 1 and left != first, repr((first, left)))
+    print("%d passed, %d failed" % (checks - failures, failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
