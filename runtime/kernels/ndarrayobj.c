@@ -437,6 +437,8 @@ static void npscalars_register(void) {
   static const char *names[DT__COUNT] = {
     [DT_FLOAT32] = "numpy.float32", [DT_FLOAT64] = "numpy.float64", [DT_INT32] = "numpy.int32",
     [DT_INT64] = "numpy.int64", [DT_BOOL] = "numpy.bool_", [DT_UINT8] = "numpy.uint8",
+    [DT_INT8] = "numpy.int8", [DT_INT16] = "numpy.int16", [DT_UINT16] = "numpy.uint16", [DT_UINT32] = "numpy.uint32",
+    [DT_UINT64] = "numpy.uint64", [DT_FLOAT16] = "numpy.float16", [DT_BFLOAT16] = "bfloat16",
   };
   for (int d = 0; d < DT__COUNT; d++) {
     Type *t = &npscalar_types[d];

@@ -52,7 +52,11 @@ NpDType npdtypes[DT__COUNT] = {
   {{(tfs_i64)1 << 60, &npdtype_type}, DT_FLOAT32}, {{(tfs_i64)1 << 60, &npdtype_type}, DT_FLOAT64},
   {{(tfs_i64)1 << 60, &npdtype_type}, DT_INT32},   {{(tfs_i64)1 << 60, &npdtype_type}, DT_INT64},
   {{(tfs_i64)1 << 60, &npdtype_type}, DT_BOOL},    {{(tfs_i64)1 << 60, &npdtype_type}, DT_STRING},
-  {{(tfs_i64)1 << 60, &npdtype_type}, DT_UINT8},   {{(tfs_i64)1 << 60, &npdtype_type}, DT_VARIANT},
+  {{(tfs_i64)1 << 60, &npdtype_type}, DT_UINT8},   {{(tfs_i64)1 << 60, &npdtype_type}, DT_INT8},
+  {{(tfs_i64)1 << 60, &npdtype_type}, DT_INT16},   {{(tfs_i64)1 << 60, &npdtype_type}, DT_UINT16},
+  {{(tfs_i64)1 << 60, &npdtype_type}, DT_UINT32},  {{(tfs_i64)1 << 60, &npdtype_type}, DT_UINT64},
+  {{(tfs_i64)1 << 60, &npdtype_type}, DT_FLOAT16}, {{(tfs_i64)1 << 60, &npdtype_type}, DT_BFLOAT16},
+  {{(tfs_i64)1 << 60, &npdtype_type}, DT_VARIANT},
 };
 
 /* ---- scalars ---------------------------------------------------------------------
