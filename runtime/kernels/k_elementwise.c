@@ -315,8 +315,8 @@ void meta_binary(OpCall *c) {
   case OP_EQUAL: case OP_NOT_EQUAL: case OP_LESS: case OP_LESS_EQUAL: case OP_GREATER: case OP_GREATER_EQUAL:
     dt = DT_BOOL;
     break;
-  case OP_DIV:
-    if (dtype_info[dt].is_int) dt = DT_FLOAT64;   /* truediv of integers */
+  case OP_DIV:   /* truediv of integers: float32 for 8- and 16-bit ones (TF's _TRUEDIV_TABLE), else float64 */
+    if (dtype_info[dt].is_int) dt = dtype_info[dt].size <= 2 ? DT_FLOAT32 : DT_FLOAT64;
     break;
   default:
     break;
@@ -366,10 +366,53 @@ static void flat_bin(BinLoop f, Tensor *o, Tensor *a, Tensor *b, tfs_i64 sa, tfs
   else tp_run(np, flat_bin_part, &j);
 }
 
+/* ---- dtypes without loops of their own ------------------------------------------------------------
+ * Halves compute in float32 and round the result per op, as Eigen's half and bfloat16 operators do
+ * (float(a) op float(b), then back); the small integers compute in int64 and wrap back on the cast,
+ * which gives the low bits their own width's arithmetic gives. */
+int ew_wide(DType dt) {
+  switch (dt) {
+  case DT_FLOAT16: case DT_BFLOAT16: return DT_FLOAT32;
+  case DT_UINT8: case DT_INT8: case DT_INT16: case DT_UINT16: case DT_UINT32: case DT_UINT64: return DT_INT64;
+  default: return -1;
+  }
+}
+
+static Tensor *ew_cast_new(Tensor *t, DType dt) {
+  Tensor *r = tensor_new(dt, t->rank, t->shape);
+  ew_cast(r, t);
+  return r;
+}
+
+/* Run kernel k on the inputs cast to w, into the output (or a temporary of w's result dtype, cast back). */
+void ew_run_wide(OpCall *c, DType w, void (*k)(OpCall *)) {
+  Tensor *o = c->out[0], *in[2] = {NULL, NULL};
+  int n = c->nin < 2 ? c->nin : 2, mark = -1;
+  for (int i = 0; i < n; i++) {
+    in[i] = ew_cast_new(c->in[i], w);
+    int m = rt_hold_val(val_obj(in[i]));
+    if (mark < 0) mark = m;
+  }
+  /* the wide op's own result dtype: w for a same-dtype result, bool for comparisons, float64 for int true division */
+  DType tdt = o->dtype == c->in[0]->dtype ? w : o->dtype == DT_BOOL ? DT_BOOL : dtype_info[w].is_int ? DT_FLOAT64 : w;
+  Tensor *wo = tdt == o->dtype ? tensor_retain(o) : tensor_new(tdt, o->rank, o->shape);
+  rt_hold_val(val_obj(wo));
+  OpCall wc = *c;
+  Tensor *wout[1] = {wo};
+  wc.in = in;
+  wc.out = wout;
+  k(&wc);
+  if (wo != o) ew_cast(o, wo);
+  rt_unhold(mark);
+  for (int i = 0; i < n; i++) tensor_release(in[i]);
+  tensor_release(wo);
+}
+
 void k_binary(OpCall *c) {
   Tensor *a = c->in[0], *b = c->in[1], *o = c->out[0];
   OpId id = c->op->id;
   BinLoop f = bin_loops[id][a->dtype];
+  if (!f && ew_wide(a->dtype) >= 0) { ew_run_wide(c, (DType)ew_wide(a->dtype), k_binary); return; }
   if (!f) op_fail(c, ERR_INVALID_ARGUMENT, "%s is not supported for %s tensors", c->op->graph_name, dtype_info[a->dtype].name);
   if (dtype_info[a->dtype].is_int) {
     if ((id == OP_FLOORDIV || id == OP_MOD) && has_zero(b)) op_fail(c, ERR_INVALID_ARGUMENT, "Integer division by zero");
@@ -388,6 +431,7 @@ void k_binary(OpCall *c) {
 
 void ew_binary(OpId id, Tensor *o, Tensor *a, Tensor *b) {
   BinLoop f = bin_loops[id][a->dtype];
+  if (!f) rt_throw(ERR_INVALID_ARGUMENT, "%s is not supported for %s tensors", op_defs[id].graph_name, dtype_info[a->dtype].name);
   Tensor *ins[2] = {a, b};
   ew_iterate(o, 2, ins, bin_body, (void *)f);
 }
@@ -553,6 +597,7 @@ static void un_body(void *ctx, char *o, char *const *p, tfs_i64 len, const tfs_i
 void k_unary(OpCall *c) {
   Tensor *a = c->in[0], *o = c->out[0];
   UnCtx u = {un_loops[c->op->id][a->dtype], 0};
+  if (!u.f && ew_wide(a->dtype) >= 0) { ew_run_wide(c, (DType)ew_wide(a->dtype), k_unary); return; }
   if (!u.f) op_fail(c, ERR_INVALID_ARGUMENT, "%s is not supported for %s tensors", c->op->graph_name, dtype_info[a->dtype].name);
   if (c->op->id == OP_LEAKY_RELU) u.prm = op_attr_float(c, 0, 0.2);
   if (c->op->id == OP_GELU) u.prm = op_attr_bool(c, 0, false);

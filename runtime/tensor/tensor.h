@@ -106,6 +106,9 @@ void tensor_copy_into(Tensor *dst, const Tensor *src);
 #define DTM_HALF (DTM(DT_FLOAT16) | DTM(DT_BFLOAT16))
 #define DTM_SMALLINT (DTM(DT_UINT8) | DTM(DT_INT8) | DTM(DT_INT16) | DTM(DT_UINT16) | DTM(DT_UINT32) | DTM(DT_UINT64))
 #define DTM_REAL (DTM_NUM | DTM_HALF | DTM_SMALLINT)   /* every real number dtype */
+#define DTM_REALX (DTM_REAL & ~DTM(DT_UINT64))          /* ... but uint64, which kernels compute through int64 */
+#define DTM_FLOATS (DTM_FLOAT | DTM_HALF)               /* every float dtype */
+#define DTM_SIGNED (DTM_NUM | DTM_HALF | DTM(DT_INT8) | DTM(DT_INT16))   /* signed numbers */
 
 const char *dtype_short_name(DType dt);          /* TF's 'float', 'double', 'int32' (error texts) */
 
