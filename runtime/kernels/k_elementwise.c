@@ -378,9 +378,11 @@ int ew_wide(DType dt) {
   }
 }
 
+static void ew_cast_real(Tensor *dst, const Tensor *src);   /* ew_cast between real dtypes (no strings) */
+
 static Tensor *ew_cast_new(Tensor *t, DType dt) {
   Tensor *r = tensor_new(dt, t->rank, t->shape);
-  ew_cast(r, t);
+  ew_cast_real(r, t);
   return r;
 }
 
@@ -402,7 +404,7 @@ void ew_run_wide(OpCall *c, DType w, void (*k)(OpCall *)) {
   wc.in = in;
   wc.out = wout;
   k(&wc);
-  if (wo != o) ew_cast(o, wo);
+  if (wo != o) ew_cast_real(o, wo);
   rt_unhold(mark);
   for (int i = 0; i < n; i++) tensor_release(in[i]);
   tensor_release(wo);
@@ -814,6 +816,10 @@ void ew_cast(Tensor *dst, const Tensor *src) {
     tensor_release(c);
     return;
   }
+  ew_cast_real(dst, src);
+}
+
+static void ew_cast_real(Tensor *dst, const Tensor *src) {
   UnCtx u = {cast_loops[src->dtype][dst->dtype], 0};
   if (tensor_is_contiguous(src) && src->size == dst->size) { u.f(tensor_data(dst), tensor_data(src), src->size, 1, 0); return; }
   Tensor *s = (Tensor *)src;
