@@ -332,6 +332,7 @@ void ndarray_str_tensor(StrBuf *b, const Tensor *t) {
 
 void ndarray_scalar_repr(StrBuf *b, const Tensor *t) {
   if (t->dtype == DT_STRING) { bytes_repr(b, ((Str **)t->buf->data)[t->offset]); return; }
+  if (t->dtype == DT_FLOAT16) { tprint_numpy_scalar(b, t->dtype, tensor_data(t)); return; }   /* float16's shortest digits */
   Val v = scalar_of(t);
   val_repr(b, v);
   TFS_DECREF(v);
