@@ -24,6 +24,11 @@ DTYPES = {
     "DTM_NUMBOOL": "float32, float64, int32, int64, bool",
     "DTM_ALL": "any dtype",
     "DTM(DT_BOOL)": "bool",
+    "DTM_HALF": "float16, bfloat16",
+    "DTM_FLOATS": "float32, float64, float16, bfloat16",
+    "DTM_SIGNED": "float32, float64, int32, int64, float16, bfloat16, int8, int16",
+    "DTM_REALX": "float32, float64, int32, int64, float16, bfloat16, uint8, int8, int16, uint16, uint32",
+    "DTM_REAL": "float32, float64, int32, int64, float16, bfloat16, uint8, int8, int16, uint16, uint32, uint64",
 }
 
 

@@ -190,7 +190,7 @@ def gen_binary():
     w.case("floordiv", [np.array([1, 2], I32), np.array([1, 0], I32)], err=("InvalidArgumentError", "Integer division by zero"))
     w.case("math.floormod", [np.array([1, 2], I64), np.array(0, I64)], err=("InvalidArgumentError", "Integer division by zero"))
     w.case("logical_and", [rand((2,), I32), rand((2,), BOOL)], err=("InvalidArgumentError", "cannot compute LogicalAnd as input #0(zero-based) was expected to be a bool tensor but is a int32 tensor"))
-    w.case("sqrt", [np.array([4, 9], I32)], err=("InvalidArgumentError", "Value for attr 'T' of int32 is not in the list of allowed values: float, double"))
+    w.case("sqrt", [np.array([4, 9], I32)], err=("InvalidArgumentError", "Value for attr 'T' of int32 is not in the list of allowed values: bfloat16, half, float, double"))
     return w.save()
 
 

@@ -33,6 +33,8 @@ OPS_DEF = os.path.join(HERE, "..", "runtime", "kernels", "ops.def")
 NUM = ["float32", "float64", "int32", "int64"]
 FLOAT = ["float32", "float64"]
 INT = ["int32", "int64"]
+HALF = ["float16", "bfloat16"]   # computed in float32, rounded per op
+SMALL = HALF + ["int8", "int16", "uint16", "uint32"]   # the small dtypes the elementwise, reduce and matmul kernels widen
 
 PRELUDE = r'''
 import _dist
@@ -52,7 +54,7 @@ def _same(a, b):
         return False
     if _SHAPE_ONLY:
         return True
-    if a.dtype == tf.float32 or a.dtype == tf.float64:
+    if a.dtype.is_floating:
         af = tf.cast(a, tf.float64)
         bf = tf.cast(b, tf.float64)
         nan = tf.math.is_nan(af)
@@ -147,8 +149,8 @@ class Gen:
             return [r.choice(["True", "False"]) for _ in range(n)]
         if dtype == "string":
             return ["'%s'" % r.choice(["a", "bc", "", "x y"]) for _ in range(n)]
-        if dtype.startswith("int") or dtype == "uint8":
-            if dtype == "uint8":
+        if dtype.startswith("int") or dtype.startswith("uint"):
+            if dtype.startswith("uint"):
                 lo = max(lo, 0)
             return [str(r.randint(lo, hi)) for _ in range(n)]
         out = []
@@ -199,7 +201,7 @@ def templates(g, op):
                "LESS": "tf.less", "LESS_EQUAL": "tf.less_equal", "GREATER": "tf.greater",
                "GREATER_EQUAL": "tf.greater_equal"}
     if op in bin_num:
-        dt = r.choice(NUM)
+        dt = r.choice(NUM + SMALL)
         s = g.shape()
         t = g.bcast(s)
         if r.random() < 0.5:
@@ -231,6 +233,10 @@ def templates(g, op):
              "LGAMMA": ("tf.math.lgamma", FLOAT), "DIGAMMA": ("tf.math.digamma", FLOAT), "SELU": ("tf.nn.selu", FLOAT)}
     if op in unary:
         fn, dts = unary[op]
+        if dts is FLOAT:
+            dts = FLOAT + HALF
+        elif op in ("NEG", "ABS", "SIGN", "SQUARE", "ROUND", "RELU", "RELU6"):
+            dts = NUM + HALF + ["int8", "int16"]
         dt = r.choice(dts)
         return ["%s(a0)" % fn, [inp(g.shape(), dt)]]
     if op == "LOGICAL_NOT":
@@ -240,9 +246,9 @@ def templates(g, op):
     if op == "GELU":
         return ["tf.nn.gelu(a0, approximate=%s)" % r.choice(["True", "False"]), [inp(g.shape(), r.choice(FLOAT))]]
     if op == "CAST":
-        src = r.choice(NUM + ["bool"])
-        dst = r.choice(NUM + ["bool", "uint8"])
-        return ["tf.cast(a0, tf.%s)" % dst, [inp(g.shape(), src, -3, 300 if dst == "uint8" else 5)]]
+        src = r.choice(NUM + SMALL + ["bool"])
+        dst = r.choice(NUM + SMALL + ["bool", "uint8", "uint64"])
+        return ["tf.cast(a0, tf.%s)" % dst, [inp(g.shape(), src, -3, 300 if dst == "uint8" and src in NUM else 5)]]
     if op == "SELECT":
         s = g.shape()
         if r.random() < 0.5:   # tf.where(c): indices, a data-dependent shape
@@ -262,7 +268,7 @@ def templates(g, op):
             "PROD": "tf.reduce_prod", "ANY": "tf.reduce_any", "ALL": "tf.reduce_all",
             "LOGSUMEXP": "tf.reduce_logsumexp"}
     if op in reds:
-        dt = "bool" if op in ("ANY", "ALL") else (r.choice(FLOAT) if op == "LOGSUMEXP" else r.choice(NUM))
+        dt = "bool" if op in ("ANY", "ALL") else (r.choice(FLOAT + HALF) if op == "LOGSUMEXP" else r.choice(NUM + SMALL))
         s = g.shape()
         ax = axis_arg(g, len(s))
         return ["%s(a0%s, keepdims=%s)" % (reds[op], ax, r.choice(["True", "False"])), [inp(s, dt, -3, 3)]]
@@ -318,7 +324,7 @@ def templates(g, op):
             return ["tf.linalg.band_part(a0, %d, %d)" % (r.randint(-1, 2), r.randint(-1, 2)), [inp(rect, dt)]]
         return ["tf.linalg.diag_part(a0)", [inp(rect, dt)]]
     if op in ("MATMUL", "FUSED_MATMUL"):
-        dt = r.choice(NUM) if op == "MATMUL" else r.choice(FLOAT)
+        dt = r.choice(NUM + SMALL) if op == "MATMUL" else r.choice(FLOAT)
         m, k, n = r.randint(0, 3), r.randint(0, 3), r.randint(1, 3)
         ta, tb = r.random() < 0.3, r.random() < 0.3
         batch = (r.randint(1, 2),) if r.random() < 0.3 and op == "MATMUL" else ()

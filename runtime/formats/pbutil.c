@@ -188,6 +188,13 @@ Tensorflow__DataType pb_dtype(DType dt) {
     case DT_BOOL: return TENSORFLOW__DATA_TYPE__DT_BOOL;
     case DT_STRING: return TENSORFLOW__DATA_TYPE__DT_STRING;
     case DT_VARIANT: return TENSORFLOW__DATA_TYPE__DT_VARIANT;
+    case DT_INT8: return TENSORFLOW__DATA_TYPE__DT_INT8;
+    case DT_INT16: return TENSORFLOW__DATA_TYPE__DT_INT16;
+    case DT_UINT16: return TENSORFLOW__DATA_TYPE__DT_UINT16;
+    case DT_UINT32: return TENSORFLOW__DATA_TYPE__DT_UINT32;
+    case DT_UINT64: return TENSORFLOW__DATA_TYPE__DT_UINT64;
+    case DT_FLOAT16: return TENSORFLOW__DATA_TYPE__DT_HALF;
+    case DT_BFLOAT16: return TENSORFLOW__DATA_TYPE__DT_BFLOAT16;
     default: return TENSORFLOW__DATA_TYPE__DT_INVALID;
   }
 }
@@ -237,7 +244,8 @@ Tensorflow__TensorProto *pb_tensor(PbArena *a, Tensor *t) {
 }
 
 Tensorflow__TensorProto *pb_const_tensor(PbArena *a, Tensor *t) {
-  if (t->size != 1 || t->dtype == DT_STRING) return pb_tensor(a, t);
+  bool typed = t->dtype == DT_FLOAT32 || t->dtype == DT_FLOAT64 || t->dtype == DT_INT32 || t->dtype == DT_INT64 || t->dtype == DT_BOOL;
+  if (t->size != 1 || !typed) return pb_tensor(a, t);   /* the small dtypes' scalars as tensor_content too */
   Tensorflow__TensorProto *p = pa_alloc(a, sizeof *p);
   tensorflow__tensor_proto__init(p);
   p->dtype = pb_dtype(t->dtype);
@@ -310,11 +318,14 @@ Tensor *pb_untensor(const Tensorflow__TensorProto *p, const char **err) {
     size *= shape[i];
   }
   size_t es = (size_t)dtype_info[dt].size, have;
+  bool small_int = dt == DT_UINT8 || dt == DT_INT8 || dt == DT_INT16 || dt == DT_UINT16;   /* TF writes them to int_val */
   if (dt == DT_STRING) have = p->n_string_val;
   else if (p->tensor_content.len) have = p->tensor_content.len / es;
   else
-    have = dt == DT_FLOAT32 ? p->n_float_val : dt == DT_FLOAT64 ? p->n_double_val : dt == DT_INT32 ? p->n_int_val
-         : dt == DT_INT64 ? p->n_int64_val : p->n_bool_val;
+    have = dt == DT_FLOAT32 ? p->n_float_val : dt == DT_FLOAT64 ? p->n_double_val : dt == DT_INT32 || small_int ? p->n_int_val
+         : dt == DT_INT64 ? p->n_int64_val
+         : dt == DT_FLOAT16 || dt == DT_BFLOAT16 || dt == DT_UINT32 || dt == DT_UINT64 ? 0   /* half_val, uint32_val, uint64_val: not read */
+         : p->n_bool_val;
   /* TF repeats the last typed value to fill the shape; content must be exact */
   if ((p->tensor_content.len && (p->tensor_content.len != es * (size_t)size)) || (size && !have) ||
       (size_t)size < have) {
@@ -339,6 +350,7 @@ Tensor *pb_untensor(const Tensorflow__TensorProto *p, const char **err) {
         case DT_FLOAT64: *(double *)d = p->double_val[k]; break;
         case DT_INT32: *(int32_t *)d = p->int_val[k]; break;
         case DT_INT64: *(int64_t *)d = p->int64_val[k]; break;
+        case DT_UINT8: case DT_INT8: case DT_INT16: case DT_UINT16: dtype_store_i((DType)dt, d, p->int_val[k]); break;
         default: *(unsigned char *)d = p->bool_val[k] != 0; break;
       }
     }

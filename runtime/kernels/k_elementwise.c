@@ -8,6 +8,7 @@
 #include "kernels/isa.h"
 #include "object/object.h"
 #include "kernels/ops.h"
+#include "object/half.h"
 
 /* ---- n-ary strided iteration ---------------------------------------------------
  * Output `out` is contiguous; inputs are broadcast views of any strides.  Dims
@@ -314,8 +315,8 @@ void meta_binary(OpCall *c) {
   case OP_EQUAL: case OP_NOT_EQUAL: case OP_LESS: case OP_LESS_EQUAL: case OP_GREATER: case OP_GREATER_EQUAL:
     dt = DT_BOOL;
     break;
-  case OP_DIV:
-    if (dtype_info[dt].is_int) dt = DT_FLOAT64;   /* truediv of integers */
+  case OP_DIV:   /* truediv of integers: float32 for 8- and 16-bit ones (TF's _TRUEDIV_TABLE), else float64 */
+    if (dtype_info[dt].is_int) dt = dtype_info[dt].size <= 2 ? DT_FLOAT32 : DT_FLOAT64;
     break;
   default:
     break;
@@ -365,10 +366,55 @@ static void flat_bin(BinLoop f, Tensor *o, Tensor *a, Tensor *b, tfs_i64 sa, tfs
   else tp_run(np, flat_bin_part, &j);
 }
 
+/* ---- dtypes without loops of their own ------------------------------------------------------------
+ * Halves compute in float32 and round the result per op, as Eigen's half and bfloat16 operators do
+ * (float(a) op float(b), then back); the small integers compute in int64 and wrap back on the cast,
+ * which gives the low bits their own width's arithmetic gives. */
+int ew_wide(DType dt) {
+  switch (dt) {
+  case DT_FLOAT16: case DT_BFLOAT16: return DT_FLOAT32;
+  case DT_UINT8: case DT_INT8: case DT_INT16: case DT_UINT16: case DT_UINT32: case DT_UINT64: return DT_INT64;
+  default: return -1;
+  }
+}
+
+static void ew_cast_real(Tensor *dst, const Tensor *src);   /* ew_cast between real dtypes (no strings) */
+
+static Tensor *ew_cast_new(Tensor *t, DType dt) {
+  Tensor *r = tensor_new(dt, t->rank, t->shape);
+  ew_cast_real(r, t);
+  return r;
+}
+
+/* Run kernel k on the inputs cast to w, into the output (or a temporary of w's result dtype, cast back). */
+void ew_run_wide(OpCall *c, DType w, void (*k)(OpCall *)) {
+  Tensor *o = c->out[0], *in[2] = {NULL, NULL};
+  int n = c->nin < 2 ? c->nin : 2, mark = -1;
+  for (int i = 0; i < n; i++) {
+    in[i] = ew_cast_new(c->in[i], w);
+    int m = rt_hold_val(val_obj(in[i]));
+    if (mark < 0) mark = m;
+  }
+  /* the wide op's own result dtype: w for a same-dtype result, bool for comparisons, float64 for int true division */
+  DType tdt = o->dtype == c->in[0]->dtype ? w : o->dtype == DT_BOOL ? DT_BOOL : dtype_info[w].is_int ? DT_FLOAT64 : w;
+  Tensor *wo = tdt == o->dtype ? tensor_retain(o) : tensor_new(tdt, o->rank, o->shape);
+  rt_hold_val(val_obj(wo));
+  OpCall wc = *c;
+  Tensor *wout[1] = {wo};
+  wc.in = in;
+  wc.out = wout;
+  k(&wc);
+  if (wo != o) ew_cast_real(o, wo);
+  rt_unhold(mark);
+  for (int i = 0; i < n; i++) tensor_release(in[i]);
+  tensor_release(wo);
+}
+
 void k_binary(OpCall *c) {
   Tensor *a = c->in[0], *b = c->in[1], *o = c->out[0];
   OpId id = c->op->id;
   BinLoop f = bin_loops[id][a->dtype];
+  if (!f && ew_wide(a->dtype) >= 0) { ew_run_wide(c, (DType)ew_wide(a->dtype), k_binary); return; }
   if (!f) op_fail(c, ERR_INVALID_ARGUMENT, "%s is not supported for %s tensors", c->op->graph_name, dtype_info[a->dtype].name);
   if (dtype_info[a->dtype].is_int) {
     if ((id == OP_FLOORDIV || id == OP_MOD) && has_zero(b)) op_fail(c, ERR_INVALID_ARGUMENT, "Integer division by zero");
@@ -387,6 +433,7 @@ void k_binary(OpCall *c) {
 
 void ew_binary(OpId id, Tensor *o, Tensor *a, Tensor *b) {
   BinLoop f = bin_loops[id][a->dtype];
+  if (!f) rt_throw(ERR_INVALID_ARGUMENT, "%s is not supported for %s tensors", op_defs[id].graph_name, dtype_info[a->dtype].name);
   Tensor *ins[2] = {a, b};
   ew_iterate(o, 2, ins, bin_body, (void *)f);
 }
@@ -552,6 +599,7 @@ static void un_body(void *ctx, char *o, char *const *p, tfs_i64 len, const tfs_i
 void k_unary(OpCall *c) {
   Tensor *a = c->in[0], *o = c->out[0];
   UnCtx u = {un_loops[c->op->id][a->dtype], 0};
+  if (!u.f && ew_wide(a->dtype) >= 0) { ew_run_wide(c, (DType)ew_wide(a->dtype), k_unary); return; }
   if (!u.f) op_fail(c, ERR_INVALID_ARGUMENT, "%s is not supported for %s tensors", c->op->graph_name, dtype_info[a->dtype].name);
   if (c->op->id == OP_LEAKY_RELU) u.prm = op_attr_float(c, 0, 0.2);
   if (c->op->id == OP_GELU) u.prm = op_attr_bool(c, 0, false);
@@ -565,42 +613,92 @@ void k_unary(OpCall *c) {
 static inline int32_t f2i32(double x) { return (x >= -2147483648.0 && x < 2147483648.0) ? (int32_t)x : INT32_MIN; }
 static inline int64_t f2i64(double x) { return (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (int64_t)x : INT64_MIN; }
 
-#define CASTLOOP(name, T, TO, EXPR) UNLOOP(name, T, TO, EXPR)
-#define CASTS_FROM(s, T)                                        \
-  CASTLOOP(cast_##s##_f32, T, float, (float)x)                  \
-  CASTLOOP(cast_##s##_f64, T, double, (double)x)                \
-  CASTLOOP(cast_##s##_b, T, bool, x != 0)
-CASTS_FROM(f32, float)
-CASTS_FROM(f64, double)
-CASTS_FROM(i32, int32_t)
-CASTS_FROM(i64, int64_t)
-CASTS_FROM(b, bool)
-CASTS_FROM(u8, uint8_t)
-CASTLOOP(cast_f32_i32, float, int32_t, f2i32(x))
-CASTLOOP(cast_f32_i64, float, int64_t, f2i64(x))
-CASTLOOP(cast_f64_i32, double, int32_t, f2i32(x))
-CASTLOOP(cast_f64_i64, double, int64_t, f2i64(x))
-CASTLOOP(cast_i32_i32, int32_t, int32_t, x)
-CASTLOOP(cast_i32_i64, int32_t, int64_t, x)
-CASTLOOP(cast_i64_i32, int64_t, int32_t, (int32_t)(uint32_t)(uint64_t)x)
-CASTLOOP(cast_i64_i64, int64_t, int64_t, x)
-CASTLOOP(cast_b_i32, bool, int32_t, x)
-CASTLOOP(cast_b_i64, bool, int64_t, x)
-CASTLOOP(cast_u8_i32, uint8_t, int32_t, x)
-CASTLOOP(cast_u8_i64, uint8_t, int64_t, x)
-CASTLOOP(cast_u8_u8, uint8_t, uint8_t, x)
-/* to uint8 wraps modulo 256 as TF's static_cast does (floats through int64) */
-CASTLOOP(cast_f32_u8, float, uint8_t, (uint8_t)(uint64_t)f2i64(x))
-CASTLOOP(cast_f64_u8, double, uint8_t, (uint8_t)(uint64_t)f2i64(x))
-CASTLOOP(cast_i32_u8, int32_t, uint8_t, (uint8_t)(uint32_t)x)
-CASTLOOP(cast_i64_u8, int64_t, uint8_t, (uint8_t)(uint64_t)x)
-CASTLOOP(cast_b_u8, bool, uint8_t, x)
+/* (uint64_t)x as x86-64 code computes it: values from 2^63 go through x - 2^63, the rest through int64. */
+static inline uint64_t f2u64(double x) {
+  if (!(x >= 9223372036854775808.0)) return (uint64_t)f2i64(x);
+  return x < 18446744073709551616.0 ? (uint64_t)(int64_t)(x - 9223372036854775808.0) ^ (1ull << 63) : 0;
+}
 
-#define CROW(s) {[DT_FLOAT32] = cast_##s##_f32, [DT_FLOAT64] = cast_##s##_f64, [DT_INT32] = cast_##s##_i32, \
-                 [DT_INT64] = cast_##s##_i64, [DT_BOOL] = cast_##s##_b, [DT_UINT8] = cast_##s##_u8}
-static const UnLoop cast_loops[DT__COUNT][DT__COUNT] = {
-  [DT_FLOAT32] = CROW(f32), [DT_FLOAT64] = CROW(f64), [DT_INT32] = CROW(i32), [DT_INT64] = CROW(i64), [DT_BOOL] = CROW(b),
-  [DT_UINT8] = CROW(u8)};
+/* Every cast is dst(value(src)): a source's value is its C value (a half's is its float); the destination
+ * takes a float value (F_) or an integer one (I_).  16-bit floats round once from float, as Eigen's
+ * half(float) and bfloat16(float) do (a double first becomes a float, as theirs); integer targets wrap
+ * modulo their width, as TF's static_cast does; out-of-range floats give x86's conversion results
+ * (to uint8 through int64, as before; to 8- and 16-bit ints through int32, as gcc converts). */
+#define V_f32(x) (x)
+#define V_f64(x) (x)
+#define V_i32(x) (x)
+#define V_i64(x) (x)
+#define V_b(x) (x)
+#define V_u8(x) (x)
+#define V_i8(x) (x)
+#define V_i16(x) (x)
+#define V_u16(x) (x)
+#define V_u32(x) (x)
+#define V_u64(x) (x)
+#define V_f16(x) f16_to_f32(x)
+#define V_bf(x) bf16_to_f32(x)
+#define F_f32(v) ((float)(v))
+#define F_f64(v) ((double)(v))
+#define F_f16(v) f32_to_f16((float)(v))
+#define F_bf(v) f32_to_bf16((float)(v))
+#define F_b(v) ((v) != 0)
+#define F_i32(v) f2i32(v)
+#define F_i64(v) f2i64(v)
+#define F_u8(v) ((uint8_t)(uint64_t)f2i64(v))
+#define F_i8(v) ((int8_t)(uint8_t)(uint32_t)f2i32(v))
+#define F_i16(v) ((int16_t)(uint16_t)(uint32_t)f2i32(v))
+#define F_u16(v) ((uint16_t)(uint32_t)f2i32(v))
+#define F_u32(v) ((uint32_t)(uint64_t)f2i64(v))
+#define F_u64(v) f2u64(v)
+#define I_f32(v) ((float)(v))
+#define I_f64(v) ((double)(v))
+#define I_f16(v) f32_to_f16((float)(v))
+#define I_bf(v) f32_to_bf16((float)(v))
+#define I_b(v) ((v) != 0)
+#define I_i32(v) ((int32_t)(uint32_t)(uint64_t)(v))
+#define I_i64(v) ((int64_t)(v))
+#define I_u8(v) ((uint8_t)(uint64_t)(v))
+#define I_i8(v) ((int8_t)(uint8_t)(uint64_t)(v))
+#define I_i16(v) ((int16_t)(uint16_t)(uint64_t)(v))
+#define I_u16(v) ((uint16_t)(uint64_t)(v))
+#define I_u32(v) ((uint32_t)(uint64_t)(v))
+#define I_u64(v) ((uint64_t)(v))
+#define CASTS_FROM(s, T, K)                                                                             \
+  UNLOOP(cast_##s##_f32, T, float, K##_f32(V_##s(x))) UNLOOP(cast_##s##_f64, T, double, K##_f64(V_##s(x))) \
+  UNLOOP(cast_##s##_i32, T, int32_t, K##_i32(V_##s(x))) UNLOOP(cast_##s##_i64, T, int64_t, K##_i64(V_##s(x))) \
+  UNLOOP(cast_##s##_b, T, bool, K##_b(V_##s(x))) UNLOOP(cast_##s##_u8, T, uint8_t, K##_u8(V_##s(x)))       \
+  UNLOOP(cast_##s##_i8, T, int8_t, K##_i8(V_##s(x))) UNLOOP(cast_##s##_i16, T, int16_t, K##_i16(V_##s(x))) \
+  UNLOOP(cast_##s##_u16, T, uint16_t, K##_u16(V_##s(x))) UNLOOP(cast_##s##_u32, T, uint32_t, K##_u32(V_##s(x))) \
+  UNLOOP(cast_##s##_u64, T, uint64_t, K##_u64(V_##s(x))) UNLOOP(cast_##s##_f16, T, uint16_t, K##_f16(V_##s(x))) \
+  UNLOOP(cast_##s##_bf, T, uint16_t, K##_bf(V_##s(x)))
+CASTS_FROM(f32, float, F)
+CASTS_FROM(f64, double, F)
+CASTS_FROM(f16, uint16_t, F)
+CASTS_FROM(bf, uint16_t, F)
+CASTS_FROM(i32, int32_t, I)
+CASTS_FROM(i64, int64_t, I)
+CASTS_FROM(b, bool, I)
+CASTS_FROM(u8, uint8_t, I)
+CASTS_FROM(i8, int8_t, I)
+CASTS_FROM(i16, int16_t, I)
+CASTS_FROM(u16, uint16_t, I)
+CASTS_FROM(u32, uint32_t, I)
+CASTS_FROM(u64, uint64_t, I)
+
+/* ORDER DTYPE: one row and column per real dtype (two lists: a macro cannot expand inside itself) */
+#define CAST_DTS(X, p, s)                                                                                \
+  X(DT_FLOAT32, p, s, f32) X(DT_FLOAT64, p, s, f64) X(DT_INT32, p, s, i32) X(DT_INT64, p, s, i64)         \
+  X(DT_BOOL, p, s, b) X(DT_UINT8, p, s, u8) X(DT_INT8, p, s, i8) X(DT_INT16, p, s, i16)                    \
+  X(DT_UINT16, p, s, u16) X(DT_UINT32, p, s, u32) X(DT_UINT64, p, s, u64) X(DT_FLOAT16, p, s, f16)         \
+  X(DT_BFLOAT16, p, s, bf)
+#define CAST_COLS(p, s)                                                                                  \
+  {[DT_FLOAT32] = p##cast_##s##_f32, [DT_FLOAT64] = p##cast_##s##_f64, [DT_INT32] = p##cast_##s##_i32,    \
+   [DT_INT64] = p##cast_##s##_i64, [DT_BOOL] = p##cast_##s##_b, [DT_UINT8] = p##cast_##s##_u8,             \
+   [DT_INT8] = p##cast_##s##_i8, [DT_INT16] = p##cast_##s##_i16, [DT_UINT16] = p##cast_##s##_u16,          \
+   [DT_UINT32] = p##cast_##s##_u32, [DT_UINT64] = p##cast_##s##_u64, [DT_FLOAT16] = p##cast_##s##_f16,     \
+   [DT_BFLOAT16] = p##cast_##s##_bf}
+#define CAST_ROW(D, p, s_, s) [D] = CAST_COLS(p, s),
+static const UnLoop cast_loops[DT__COUNT][DT__COUNT] = {CAST_DTS(CAST_ROW, , 0)};
 
 /* ---- scalar kernels: the graph executor's 0-d fast path ---------------------------------------
  * Keyed by op id and input dtype, like bin_loops/un_loops; exec.c picks one per
@@ -643,11 +741,7 @@ static const OpScalarFn scalar_fns[OP__COUNT][DT__COUNT] = {
   [OP_EXPM1] = SROW_F(expm1), [OP_ERF] = SROW_F(erf), [OP_ERFC] = SROW_F(erfc), [OP_LGAMMA] = SROW_F(lgamma),
   [OP_DIGAMMA] = SROW_F(digamma), [OP_TRIGAMMA] = SROW_F(trigamma), [OP_SELU] = SROW_F(selu),
 };
-#define SCROW(s) {[DT_FLOAT32] = s_cast_##s##_f32, [DT_FLOAT64] = s_cast_##s##_f64, [DT_INT32] = s_cast_##s##_i32, \
-                  [DT_INT64] = s_cast_##s##_i64, [DT_BOOL] = s_cast_##s##_b, [DT_UINT8] = s_cast_##s##_u8}
-static const OpScalarFn scalar_casts[DT__COUNT][DT__COUNT] = {
-  [DT_FLOAT32] = SCROW(f32), [DT_FLOAT64] = SCROW(f64), [DT_INT32] = SCROW(i32), [DT_INT64] = SCROW(i64), [DT_BOOL] = SCROW(b),
-  [DT_UINT8] = SCROW(u8)};
+static const OpScalarFn scalar_casts[DT__COUNT][DT__COUNT] = {CAST_DTS(CAST_ROW, s_, 0)};
 
 OpScalarFn op_scalar_kernel(OpId id, DType in, DType out) {
   if ((unsigned)id >= OP__COUNT || (unsigned)in >= DT__COUNT || (unsigned)out >= DT__COUNT) return NULL;
@@ -722,6 +816,10 @@ void ew_cast(Tensor *dst, const Tensor *src) {
     tensor_release(c);
     return;
   }
+  ew_cast_real(dst, src);
+}
+
+static void ew_cast_real(Tensor *dst, const Tensor *src) {
   UnCtx u = {cast_loops[src->dtype][dst->dtype], 0};
   if (tensor_is_contiguous(src) && src->size == dst->size) { u.f(tensor_data(dst), tensor_data(src), src->size, 1, 0); return; }
   Tensor *s = (Tensor *)src;
@@ -738,6 +836,13 @@ void ew_fill(Tensor *dst, double fv, tfs_i64 iv) {
   case DT_INT64: { int64_t *o = p; for (tfs_i64 i = 0; i < n; i++) o[i] = iv; break; }
   case DT_BOOL: memset(p, iv != 0, (size_t)n); break;
   case DT_UINT8: memset(p, (int)(uint8_t)iv, (size_t)n); break;
+  case DT_INT8: case DT_INT16: case DT_UINT16: case DT_UINT32: case DT_UINT64: case DT_FLOAT16: case DT_BFLOAT16: {
+    size_t esz = (size_t)dtype_info[dst->dtype].size;
+    if (dtype_info[dst->dtype].is_float) dtype_store_f(dst->dtype, p, fv);
+    else dtype_store_i(dst->dtype, p, iv);
+    for (tfs_i64 i = 1; i < n; i++) memcpy((char *)p + (size_t)i * esz, p, esz);
+    break;
+  }
   case DT_STRING: {
     Str **o = p;
     for (tfs_i64 i = 0; i < n; i++) {

@@ -228,7 +228,10 @@ static void mm_batched(OpCall *c, const void *bias, bool act) {
   tensor_release(b);
 }
 
-void k_matmul(OpCall *c) { mm_batched(c, NULL, false); }
+void k_matmul(OpCall *c) {
+  if (ew_wide(c->in[0]->dtype) >= 0) { ew_run_wide(c, (DType)ew_wide(c->in[0]->dtype), k_matmul); return; }   /* halves: float32 products and sums, rounded once */
+  mm_batched(c, NULL, false);
+}
 
 /* _FusedMatMul(a, b, bias): the planner only fuses a [N] bias of the product's
  * dtype whose size it knows to match, but the checks stay for direct callers. */

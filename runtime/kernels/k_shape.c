@@ -938,7 +938,8 @@ void meta_range(OpCall *c) {
   }
   int dt = op_attr_dtype(c, 3, -1);
   if (dt < 0) dt = k == 2 ? DT_FLOAT32 : k == 3 ? DT_FLOAT64 : k == 4 ? DT_INT64 : DT_INT32;
-  if (!(DTM(dt) & DTM_NUM)) op_fail(c, ERR_INVALID_ARGUMENT, "Value for attr 'Tidx' of %s is not in the list of allowed values: float, double, int32, int64", dtype_short_name((DType)dt));
+  if (!(DTM(dt) & (DTM_NUM | DTM_HALF | DTM(DT_INT8) | DTM(DT_INT16) | DTM(DT_UINT16) | DTM(DT_UINT32))))
+    op_fail(c, ERR_INVALID_ARGUMENT, "Value for attr 'Tidx' of %s is not in the list of allowed values: bfloat16, half, float, double, int8, int16, int32, int64, uint16, uint32", dtype_short_name((DType)dt));
   if (delta == 0) op_fail(c, ERR_INVALID_ARGUMENT, "Requires delta != 0: %g", delta);
   if (delta > 0 && start > limit) op_fail(c, ERR_INVALID_ARGUMENT, "Requires start <= limit when delta > 0: %g/%g", start, limit);
   if (delta < 0 && start < limit) op_fail(c, ERR_INVALID_ARGUMENT, "Requires start >= limit when delta < 0: %g/%g", start, limit);
@@ -949,6 +950,18 @@ void meta_range(OpCall *c) {
     n = (llabs(l - s) + llabs(d) - 1) / llabs(d);
   } else if (dt == DT_FLOAT32) {   /* TF sizes the result in the element type */
     n = (tfs_i64)ceilf(fabsf(((float)limit - (float)start) / (float)delta));
+  } else if (dt != DT_FLOAT64) {     /* a half: each operation in float, rounded back to the half */
+    Tensor *h = tensor_scalar((DType)dt);
+    void *hp = tensor_data(h);
+    float v[3];
+    for (int i = 0; i < 3; i++) {
+      dtype_store_f((DType)dt, hp, i == 0 ? start : i == 1 ? limit : delta);
+      v[i] = (float)dtype_load_f((DType)dt, hp);
+    }
+    dtype_store_f((DType)dt, hp, v[1] - v[0]);
+    dtype_store_f((DType)dt, hp, dtype_load_f((DType)dt, hp) / v[2]);
+    n = (tfs_i64)ceil(fabs(dtype_load_f((DType)dt, hp)));
+    tensor_release(h);
   } else {
     n = (tfs_i64)ceil(fabs((limit - start) / delta));
   }
@@ -968,7 +981,18 @@ void k_range(OpCall *c) {
   case DT_FLOAT64: { double *q = p, v = s; for (tfs_i64 i = 0; i < o->size; i++, v += d) q[i] = v; break; }
   case DT_INT32: { int32_t *q = p, is = (int32_t)s, id = (int32_t)d; for (tfs_i64 i = 0; i < o->size; i++) q[i] = is + (int32_t)i * id; break; }
   case DT_INT64: { int64_t *q = p, is = (int64_t)s, id = (int64_t)d; for (tfs_i64 i = 0; i < o->size; i++) q[i] = is + i * id; break; }
-  default: break;
+  default: {   /* the small ints and halves: val += delta in the element type */
+    size_t esz = (size_t)dtype_info[o->dtype].size;
+    bool fl = dtype_info[o->dtype].is_float;
+    char *q = p, dq[8];
+    if (fl) { dtype_store_f(o->dtype, q, s); dtype_store_f(o->dtype, dq, d); }
+    else { dtype_store_i(o->dtype, q, (tfs_i64)s); dtype_store_i(o->dtype, dq, (tfs_i64)d); }
+    for (tfs_i64 i = 1; i < o->size; i++, q += esz) {
+      if (fl) dtype_store_f(o->dtype, q + esz, (double)((float)dtype_load_f(o->dtype, q) + (float)dtype_load_f(o->dtype, dq)));
+      else dtype_store_i(o->dtype, q + esz, dtype_load_i(o->dtype, q) + dtype_load_i(o->dtype, dq));
+    }
+    break;
+  }
   }
 }
 

@@ -104,16 +104,31 @@ static Val ndarray_getattr(Val self, const char *name) {
   return b;
 }
 
-/* numpy's promotion for two array dtypes. */
+/* numpy's promotion for two array dtypes: the smallest type holding both (a signed int twice an unsigned
+ * one's size, float16 for 8-bit ints, float32 for 16-bit ones, float64 past those and for uint64 with a signed). */
+static bool np_unsigned(DType d) { return d == DT_UINT8 || d == DT_UINT16 || d == DT_UINT32 || d == DT_UINT64; }
 static DType np_promote(DType a, DType b) {
   if (a == b) return a;
   if (a == DT_BOOL) return b;
   if (b == DT_BOOL) return a;
+  int sa = dtype_info[a].size, sb = dtype_info[b].size;
   bool fa = dtype_info[a].is_float, fb = dtype_info[b].is_float;
-  if (fa && fb) return DT_FLOAT64;
-  if (!fa && !fb) return a == DT_UINT8 ? b : b == DT_UINT8 ? a : DT_INT64;   /* uint8 fits int32 and int64 */
-  DType f = fa ? a : b, i = fa ? b : a;
-  return f == DT_FLOAT32 && i == DT_UINT8 ? DT_FLOAT32 : DT_FLOAT64;   /* float32 holds uint8 exactly, not int32 */
+  if (fa && fb) return sa >= sb ? a : b;
+  if (fa || fb) {
+    int si = fa ? sb : sa, need = si == 1 ? 2 : si == 2 ? 4 : 8, sf = fa ? sa : sb;
+    int sz = sf > need ? sf : need;
+    return sz == 2 ? DT_FLOAT16 : sz == 4 ? DT_FLOAT32 : DT_FLOAT64;
+  }
+  bool ua = np_unsigned(a), ub = np_unsigned(b);
+  if (ua == ub) return sa >= sb ? a : b;
+  DType u = ua ? a : b, sg = ua ? b : a;
+  if (dtype_info[sg].size > dtype_info[u].size) return sg;
+  switch (dtype_info[u].size) {
+  case 1: return DT_INT16;
+  case 2: return DT_INT32;
+  case 4: return DT_INT64;
+  default: return DT_FLOAT64;
+  }
 }
 
 static Val cast_to(Val v, DType dt) {
@@ -204,6 +219,15 @@ static DType np_result_dtype(Val a, const NpOperand *oa, Val b, const NpOperand 
     if (!val_as_int(sv, &i)) return r->dt;
     if (r->dt == DT_UINT8 && (i < 0 || i > 255)) return DT_INT64;   /* numpy: int16/uint16, the same values */
     if (r->dt == DT_INT32 && (i < INT32_MIN || i > INT32_MAX)) return DT_INT64;
+    static const int64_t lo[] = {-128, -32768, 0, 0}, hi[] = {127, 32767, 65535, 4294967295};
+    int k = r->dt == DT_INT8 ? 0 : r->dt == DT_INT16 ? 1 : r->dt == DT_UINT16 ? 2 : r->dt == DT_UINT32 ? 3 : -1;
+    if (k >= 0 && (i < lo[k] || i > hi[k])) {   /* an int the array's type cannot hold: with its min_scalar_type */
+      /* a positive int against a signed array counts as the smallest signed type holding it (numpy's small-unsigned rule) */
+      if (i >= 0 && !np_unsigned(r->dt)) i = -i - 1;
+      DType m = i >= 0 ? (i <= 255 ? DT_UINT8 : i <= 65535 ? DT_UINT16 : i <= 4294967295 ? DT_UINT32 : DT_UINT64)
+                       : (i >= -128 ? DT_INT8 : i >= -32768 ? DT_INT16 : i >= INT32_MIN ? DT_INT32 : DT_INT64);
+      return np_promote(r->dt, m);
+    }
   }
   return r->dt;
 }
@@ -461,6 +485,8 @@ static void npscalars_register(void) {
   static const char *names[DT__COUNT] = {
     [DT_FLOAT32] = "numpy.float32", [DT_FLOAT64] = "numpy.float64", [DT_INT32] = "numpy.int32",
     [DT_INT64] = "numpy.int64", [DT_BOOL] = "numpy.bool_", [DT_UINT8] = "numpy.uint8",
+    [DT_INT8] = "numpy.int8", [DT_INT16] = "numpy.int16", [DT_UINT16] = "numpy.uint16", [DT_UINT32] = "numpy.uint32",
+    [DT_UINT64] = "numpy.uint64", [DT_FLOAT16] = "numpy.float16", [DT_BFLOAT16] = "bfloat16",
   };
   for (int d = 0; d < DT__COUNT; d++) {
     Type *t = &npscalar_types[d];

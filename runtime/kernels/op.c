@@ -70,8 +70,16 @@ void op_shape_text(StrBuf *b, int rank, const tfs_i64 *shape) {
 static const char *mask_text(unsigned mask, char *buf, size_t n) {
   size_t len = 0;
   buf[0] = 0;
+  /* TF's attr lists name bfloat16 and half first ({bfloat16, half, float, double, ...}) */
+  static const DType order[] = {DT_BFLOAT16, DT_FLOAT16};
+  unsigned rest = mask;
+  for (int k = 0; k < 2; k++)
+    if (mask & DTM(order[k])) {
+      len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? ", " : "", dtype_short_name(order[k]));
+      rest &= ~DTM(order[k]);
+    }
   for (int d = 0; d < DT__COUNT; d++)
-    if (mask & DTM(d)) len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? ", " : "", dtype_short_name(d));
+    if (rest & DTM(d)) len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? ", " : "", dtype_short_name(d));
   return buf;
 }
 
@@ -315,7 +323,7 @@ static _Noreturn void fail_dtype(const OpDef *op, int i, DType want, DType got) 
 }
 
 static _Noreturn void fail_attr(const OpDef *op, const char *attr, DType got, unsigned mask) {
-  char buf[128];
+  char buf[256];
   rt_throw(ERR_INVALID_ARGUMENT, "Value for attr '%s' of %s is not in the list of allowed values: %s ; NodeDef: {{node %s}}",
            attr, dtype_short_name(got), mask_text(mask, buf, sizeof buf), op->graph_name);
 }

@@ -259,6 +259,10 @@ void random_state_set(const Tensor *snap);
 
 /* Elementwise helpers reused by other kernels (k_elementwise.c). */
 void ew_cast(Tensor *dst, const Tensor *src);                 /* same shape, any dtypes */
+/* Dtypes without loops of their own (k_elementwise.c): the dtype they compute in (float32 for halves, int64
+ * for the small ints; -1: none), and running kernel k on c's inputs (up to 2) cast to it, the result cast back. */
+int ew_wide(DType dt);
+void ew_run_wide(OpCall *c, DType w, void (*k)(OpCall *));
 void ew_fill(Tensor *dst, double fv, tfs_i64 iv);             /* fill with a value */
 void ew_binary(OpId id, Tensor *out, Tensor *a, Tensor *b);    /* out = a <op> b, broadcasting, no checks */
 

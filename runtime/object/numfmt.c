@@ -1,5 +1,6 @@
 /* numfmt.c — shortest round-trip float digits (by correctly rounded printf + read-back) and repr(float). */
 #include "object/numfmt.h"
+#include "object/half.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 static bool numfmt_roundtrips(double x, int is_f32, const char *m, int decpt) {
   char buf[64];
   snprintf(buf, sizeof buf, "0.%se%d", m, decpt);
+  if (is_f32 == 2) return f64_to_f16(strtod(buf, NULL)) == f64_to_f16(x);
   if (is_f32) return strtof(buf, NULL) == (float)x;
   return strtod(buf, NULL) == x;
 }
@@ -60,7 +62,7 @@ int numfmt_shortest(double x, int is_f32, char *digits, int *decpt) {
     return 1;
   }
   char buf[64], cand[NUMFMT_MAXDIGITS + 2];
-  int maxp = is_f32 ? 9 : 17, e2;
+  int maxp = is_f32 == 2 ? 5 : is_f32 ? 9 : 17, e2;
   if (frexp(x, &e2) != 0.5) {
     /* Not a power of two: the read-back interval is symmetric about x, so the
      * nearest p-digit decimal is the best p-digit candidate and reading back
@@ -97,7 +99,7 @@ int numfmt_shortest(double x, int is_f32, char *digits, int *decpt) {
       }
     }
   }
-  /* 17 (9) significant digits always round-trip; not reached. */
+  /* 17 (9, 5) significant digits always round-trip; not reached. */
   snprintf(buf, sizeof buf, "%.*e", maxp - 1, x);
   int n = numfmt_split(buf, digits, decpt);
   return numfmt_trim(digits, n);

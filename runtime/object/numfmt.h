@@ -8,8 +8,8 @@
 #define NUMFMT_MAXDIGITS 20
 
 /* Shortest decimal digits of |x| (finite) that read back as x at float64
- * precision, or at float32 precision when is_f32 (x must then hold a float32
- * value).  Among equally short candidates the one nearest x wins.  The value
+ * precision, or at float32 precision when is_f32 is 1, float16 when 2 (x must then hold
+ * such a value).  Among equally short candidates the one nearest x wins.  The value
  * is 0.DIGITS x 10^decpt; digits gets a NUL-terminated string without
  * trailing zeros ("0" with decpt 1 for zero).  Returns the digit count. */
 int numfmt_shortest(double x, int is_f32, char *digits, int *decpt);

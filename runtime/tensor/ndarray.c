@@ -52,7 +52,11 @@ NpDType npdtypes[DT__COUNT] = {
   {{(tfs_i64)1 << 60, &npdtype_type}, DT_FLOAT32}, {{(tfs_i64)1 << 60, &npdtype_type}, DT_FLOAT64},
   {{(tfs_i64)1 << 60, &npdtype_type}, DT_INT32},   {{(tfs_i64)1 << 60, &npdtype_type}, DT_INT64},
   {{(tfs_i64)1 << 60, &npdtype_type}, DT_BOOL},    {{(tfs_i64)1 << 60, &npdtype_type}, DT_STRING},
-  {{(tfs_i64)1 << 60, &npdtype_type}, DT_UINT8},   {{(tfs_i64)1 << 60, &npdtype_type}, DT_VARIANT},
+  {{(tfs_i64)1 << 60, &npdtype_type}, DT_UINT8},   {{(tfs_i64)1 << 60, &npdtype_type}, DT_INT8},
+  {{(tfs_i64)1 << 60, &npdtype_type}, DT_INT16},   {{(tfs_i64)1 << 60, &npdtype_type}, DT_UINT16},
+  {{(tfs_i64)1 << 60, &npdtype_type}, DT_UINT32},  {{(tfs_i64)1 << 60, &npdtype_type}, DT_UINT64},
+  {{(tfs_i64)1 << 60, &npdtype_type}, DT_FLOAT16}, {{(tfs_i64)1 << 60, &npdtype_type}, DT_BFLOAT16},
+  {{(tfs_i64)1 << 60, &npdtype_type}, DT_VARIANT},
 };
 
 /* ---- scalars ---------------------------------------------------------------------
@@ -328,6 +332,7 @@ void ndarray_str_tensor(StrBuf *b, const Tensor *t) {
 
 void ndarray_scalar_repr(StrBuf *b, const Tensor *t) {
   if (t->dtype == DT_STRING) { bytes_repr(b, ((Str **)t->buf->data)[t->offset]); return; }
+  if (t->dtype == DT_FLOAT16) { tprint_numpy_scalar(b, t->dtype, tensor_data(t)); return; }   /* float16's shortest digits */
   Val v = scalar_of(t);
   val_repr(b, v);
   TFS_DECREF(v);

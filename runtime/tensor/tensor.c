@@ -7,6 +7,7 @@
 
 #include "object/object.h"
 #include "tensor/tensor.h"
+#include "object/half.h"
 
 /* ORDER DTYPE */
 const DTypeInfo dtype_info[DT__COUNT] = {
@@ -17,11 +18,19 @@ const DTypeInfo dtype_info[DT__COUNT] = {
   {"bool", 1, false, false},
   {"string", sizeof(Str *), false, false},
   {"uint8", 1, false, true},
+  {"int8", 1, false, true},
+  {"int16", 2, false, true},
+  {"uint16", 2, false, true},
+  {"uint32", 4, false, true},
+  {"uint64", 8, false, true},
+  {"float16", 2, true, false},
+  {"bfloat16", 2, true, false},
   {"variant", sizeof(Obj *), false, false},
 };
 
 const char *dtype_short_name(DType dt) {
-  static const char *const names[DT__COUNT] = {"float", "double", "int32", "int64", "bool", "string", "uint8", "variant"};
+  static const char *const names[DT__COUNT] = {"float", "double", "int32", "int64", "bool", "string", "uint8", "int8", "int16",
+                                                      "uint16", "uint32", "uint64", "half", "bfloat16", "variant"};
   return (unsigned)dt < DT__COUNT ? names[dt] : "?";
 }
 
@@ -341,36 +350,73 @@ Tensor *tensor_contiguous(Tensor *t) {
   return tensor_copy(t);
 }
 
-double tensor_get_f(const Tensor *t, tfs_i64 i) {
-  const char *p = (const char *)t->buf->data + tensor_elem_offset(t, i) * dtype_info[t->dtype].size;
-  switch (t->dtype) {
+double dtype_load_f(DType dt, const void *p) {
+  switch (dt) {
   case DT_FLOAT32: return *(const float *)p;
   case DT_FLOAT64: return *(const double *)p;
-  case DT_INT32: return *(const int32_t *)p;
-  case DT_INT64: return (double)*(const int64_t *)p;
-  case DT_BOOL: return *(const bool *)p;
-  case DT_UINT8: return *(const uint8_t *)p;
-  default: return 0;
+  case DT_FLOAT16: return f16_to_f32(*(const uint16_t *)p);
+  case DT_BFLOAT16: return bf16_to_f32(*(const uint16_t *)p);
+  case DT_UINT64: return (double)*(const uint64_t *)p;
+  default: return (double)dtype_load_i(dt, p);
   }
 }
 
-tfs_i64 tensor_get_i(const Tensor *t, tfs_i64 i) {
-  const char *p = (const char *)t->buf->data + tensor_elem_offset(t, i) * dtype_info[t->dtype].size;
-  switch (t->dtype) {
-  case DT_FLOAT32: return (tfs_i64)*(const float *)p;
-  case DT_FLOAT64: return (tfs_i64)*(const double *)p;
+tfs_i64 dtype_load_i(DType dt, const void *p) {
+  switch (dt) {
+  case DT_FLOAT32: case DT_FLOAT64: case DT_FLOAT16: case DT_BFLOAT16: return (tfs_i64)dtype_load_f(dt, p);
   case DT_INT32: return *(const int32_t *)p;
   case DT_INT64: return *(const int64_t *)p;
   case DT_BOOL: return *(const bool *)p;
   case DT_UINT8: return *(const uint8_t *)p;
+  case DT_INT8: return *(const int8_t *)p;
+  case DT_INT16: return *(const int16_t *)p;
+  case DT_UINT16: return *(const uint16_t *)p;
+  case DT_UINT32: return *(const uint32_t *)p;
+  case DT_UINT64: return (tfs_i64)*(const uint64_t *)p;
   default: return 0;
   }
 }
 
+void dtype_store_f(DType dt, void *p, double x) {
+  switch (dt) {
+  case DT_FLOAT32: *(float *)p = (float)x; break;
+  case DT_FLOAT64: *(double *)p = x; break;
+  case DT_FLOAT16: *(uint16_t *)p = f32_to_f16((float)x); break;
+  case DT_BFLOAT16: *(uint16_t *)p = f32_to_bf16((float)x); break;
+  case DT_BOOL: *(bool *)p = x != 0; break;
+  default: dtype_store_i(dt, p, (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (tfs_i64)x : INT64_MIN); break;
+  }
+}
+
+void dtype_store_i(DType dt, void *p, tfs_i64 x) {
+  switch (dt) {
+  case DT_FLOAT32: case DT_FLOAT64: case DT_FLOAT16: case DT_BFLOAT16: dtype_store_f(dt, p, (double)x); break;
+  case DT_INT32: *(int32_t *)p = (int32_t)(uint32_t)(uint64_t)x; break;
+  case DT_INT64: *(int64_t *)p = x; break;
+  case DT_BOOL: *(bool *)p = x != 0; break;
+  case DT_UINT8: *(uint8_t *)p = (uint8_t)(uint64_t)x; break;
+  case DT_INT8: *(int8_t *)p = (int8_t)(uint8_t)(uint64_t)x; break;
+  case DT_INT16: *(int16_t *)p = (int16_t)(uint16_t)(uint64_t)x; break;
+  case DT_UINT16: *(uint16_t *)p = (uint16_t)(uint64_t)x; break;
+  case DT_UINT32: *(uint32_t *)p = (uint32_t)(uint64_t)x; break;
+  case DT_UINT64: *(uint64_t *)p = (uint64_t)x; break;
+  default: break;
+  }
+}
+
+double tensor_get_f(const Tensor *t, tfs_i64 i) {
+  return dtype_load_f(t->dtype, (const char *)t->buf->data + tensor_elem_offset(t, i) * dtype_info[t->dtype].size);
+}
+
+tfs_i64 tensor_get_i(const Tensor *t, tfs_i64 i) {
+  return dtype_load_i(t->dtype, (const char *)t->buf->data + tensor_elem_offset(t, i) * dtype_info[t->dtype].size);
+}
+
 Val tensor_item(const Tensor *t, tfs_i64 i) {
   switch (t->dtype) {
-  case DT_FLOAT32: case DT_FLOAT64: return val_float(tensor_get_f(t, i));
-  case DT_INT32: case DT_INT64: case DT_UINT8: return val_int(tensor_get_i(t, i));
+  case DT_FLOAT32: case DT_FLOAT64: case DT_FLOAT16: case DT_BFLOAT16: return val_float(tensor_get_f(t, i));
+  case DT_INT32: case DT_INT64: case DT_UINT8: case DT_INT8: case DT_INT16: case DT_UINT16: case DT_UINT32: case DT_UINT64:
+    return val_int(tensor_get_i(t, i));
   case DT_BOOL: return val_bool(tensor_get_i(t, i) != 0);
   case DT_STRING: {   /* numpy holds a string tensor's elements as bytes, as TF's .numpy() gives them */
     Str *s = ((Str **)t->buf->data)[tensor_elem_offset(t, i)];
@@ -433,6 +479,14 @@ static Val dtype_getattr(Val self, const char *name) {
     case DT_INT32: return val_int(mx ? INT32_MAX : INT32_MIN);
     case DT_INT64: return val_int(mx ? INT64_MAX : INT64_MIN);
     case DT_BOOL: return val_bool(mx);
+    case DT_UINT8: return val_int(mx ? 255 : 0);
+    case DT_INT8: return val_int(mx ? 127 : -128);
+    case DT_INT16: return val_int(mx ? 32767 : -32768);
+    case DT_UINT16: return val_int(mx ? 65535 : 0);
+    case DT_UINT32: return val_int(mx ? 4294967295 : 0);
+    case DT_UINT64: if (!mx) return val_int(0); break;   /* 2**64 - 1 is past the host's 64-bit ints */
+    case DT_FLOAT16: return val_float(mx ? 65504.0 : -65504.0);
+    case DT_BFLOAT16: return val_float(mx ? 3.3895313892515355e38 : -3.3895313892515355e38);
     default: break;
     }
   }
@@ -450,7 +504,11 @@ static DTypeObj dtype_objs[DT__COUNT] = {
   {{IMMORTAL, &dtype_type}, DT_FLOAT32}, {{IMMORTAL, &dtype_type}, DT_FLOAT64},
   {{IMMORTAL, &dtype_type}, DT_INT32},   {{IMMORTAL, &dtype_type}, DT_INT64},
   {{IMMORTAL, &dtype_type}, DT_BOOL},    {{IMMORTAL, &dtype_type}, DT_STRING},
-  {{IMMORTAL, &dtype_type}, DT_UINT8},   {{IMMORTAL, &dtype_type}, DT_VARIANT},
+  {{IMMORTAL, &dtype_type}, DT_UINT8},   {{IMMORTAL, &dtype_type}, DT_INT8},
+  {{IMMORTAL, &dtype_type}, DT_INT16},   {{IMMORTAL, &dtype_type}, DT_UINT16},
+  {{IMMORTAL, &dtype_type}, DT_UINT32},  {{IMMORTAL, &dtype_type}, DT_UINT64},
+  {{IMMORTAL, &dtype_type}, DT_FLOAT16}, {{IMMORTAL, &dtype_type}, DT_BFLOAT16},
+  {{IMMORTAL, &dtype_type}, DT_VARIANT},
 };
 
 Val dtype_val(DType dt) { return val_obj(&dtype_objs[dt]); }
@@ -468,6 +526,7 @@ bool val_as_dtype(Val v, DType *out) {
       if (!strcmp(s, dtype_info[d].name)) { *out = (DType)d; return true; }
     if (!strcmp(s, "float")) { *out = DT_FLOAT32; return true; }
     if (!strcmp(s, "double")) { *out = DT_FLOAT64; return true; }
+    if (!strcmp(s, "half")) { *out = DT_FLOAT16; return true; }
   }
   return false;
 }
@@ -477,7 +536,7 @@ bool val_as_dtype(Val v, DType *out) {
 bool val_as_dtype_arg(Val v, DType *out) {
   if (val_as_dtype(v, out)) return true;
   if (v.tag != VT_INT) return false;
-  static const int64_t tf_enum[DT__COUNT] = {1, 2, 3, 9, 10, 7, 4, 21};   /* ORDER DTYPE */
+  static const int64_t tf_enum[DT__COUNT] = {1, 2, 3, 9, 10, 7, 4, 6, 5, 17, 22, 23, 19, 14, 21};   /* ORDER DTYPE */
   for (int d = 0; d < DT__COUNT; d++)
     if (tf_enum[d] == v.u.i) { *out = (DType)d; return true; }
   return false;
@@ -631,9 +690,17 @@ static void fill_from(Val v, int depth, int lrank, DType dt, char **p, Val whole
     if (!is_int) fail_convert(whole, dt);
     *(int64_t *)*p = v.u.i;
     break;
-  case DT_UINT8:
-    if (!is_int || v.u.i < 0 || v.u.i > 255) fail_convert(whole, dt);
-    *(uint8_t *)*p = (uint8_t)v.u.i;
+  case DT_UINT8: case DT_INT8: case DT_INT16: case DT_UINT16: case DT_UINT32: case DT_UINT64: {
+    static const int64_t lo[] = {0, -128, -32768, 0, 0, 0}, hi[] = {255, 127, 32767, 65535, 4294967295, INT64_MAX};
+    int k = dt == DT_UINT8 ? 0 : dt - DT_INT8 + 1;
+    if (!is_int || v.u.i < lo[k] || v.u.i > hi[k]) fail_convert(whole, dt);
+    dtype_store_i(dt, *p, v.u.i);
+    break;
+  }
+  case DT_FLOAT16: case DT_BFLOAT16:
+    if (v.tag == VT_FLOAT) dtype_store_f(dt, *p, v.u.f);
+    else if (is_int) dtype_store_f(dt, *p, (double)(float)v.u.i);
+    else fail_convert(whole, dt);
     break;
   case DT_BOOL:
     if (v.tag != VT_BOOL) fail_convert(whole, dt);
@@ -672,14 +739,9 @@ Tensor *tensor_from_val(Val v, int want) {
         Tensor *r = tensor_new((DType)want, t->rank, t->shape);
         void *d = tensor_data(r);
         for (tfs_i64 i = 0; i < t->size; i++) {
-          switch (want) {
-            case DT_FLOAT32: ((float *)d)[i] = (float)tensor_get_f(t, i); break;
-            case DT_FLOAT64: ((double *)d)[i] = tensor_get_f(t, i); break;
-            case DT_INT32: ((int32_t *)d)[i] = (int32_t)tensor_get_i(t, i); break;
-            case DT_INT64: ((int64_t *)d)[i] = tensor_get_i(t, i); break;
-            case DT_UINT8: ((uint8_t *)d)[i] = (uint8_t)tensor_get_i(t, i); break;
-            default: break;
-          }
+          char *e = (char *)d + i * dtype_info[want].size;
+          if (dtype_info[want].is_float) dtype_store_f((DType)want, e, tensor_get_f(t, i));
+          else dtype_store_i((DType)want, e, tensor_get_i(t, i));
         }
         return r;
       }
@@ -1061,7 +1123,8 @@ bool tensor_scalar_of(Val v, bool *is_int, int64_t *i, double *f) {
     case DT_INT32: *i = *(const int32_t *)p; break;
     case DT_INT64: *i = *(const int64_t *)p; break;
     case DT_BOOL: *i = *(const bool *)p ? 1 : 0; break;
-    case DT_UINT8: *i = *(const uint8_t *)p; break;
+    case DT_FLOAT16: case DT_BFLOAT16: *f = dtype_load_f(t->dtype, p); *is_int = false; break;
+    case DT_UINT8: case DT_INT8: case DT_INT16: case DT_UINT16: case DT_UINT32: case DT_UINT64: *i = dtype_load_i(t->dtype, p); break;
     default: return false;
   }
   if (*is_int) *f = (double)*i;

@@ -8,6 +8,8 @@
 
 typedef enum DType {          /* ORDER DTYPE: dtype_info[] in tensor.c follows it */
   DT_FLOAT32, DT_FLOAT64, DT_INT32, DT_INT64, DT_BOOL, DT_STRING, DT_UINT8,
+  DT_INT8, DT_INT16, DT_UINT16, DT_UINT32, DT_UINT64,
+  DT_FLOAT16, DT_BFLOAT16,    /* 16-bit floats stored as their bits (object/half.h); kernels compute in float32 */
   DT_VARIANT,                 /* one owned Obj * per element: a TensorList (k_list.c); only list ops take it */
   DT__COUNT
 } DType;
@@ -101,6 +103,12 @@ void tensor_copy_into(Tensor *dst, const Tensor *src);
 #define DTM_ALL ((1u << DT_VARIANT) - 1)              /* every dtype but variant, which only list ops take */
 #define DTM_ANY ((1u << DT__COUNT) - 1)
 #define DTM_NUM8 (DTM_NUM | DTM(DT_UINT8))            /* ops that also take uint8 (images) */
+#define DTM_HALF (DTM(DT_FLOAT16) | DTM(DT_BFLOAT16))
+#define DTM_SMALLINT (DTM(DT_UINT8) | DTM(DT_INT8) | DTM(DT_INT16) | DTM(DT_UINT16) | DTM(DT_UINT32) | DTM(DT_UINT64))
+#define DTM_REAL (DTM_NUM | DTM_HALF | DTM_SMALLINT)   /* every real number dtype */
+#define DTM_REALX (DTM_REAL & ~DTM(DT_UINT64))          /* ... but uint64, which kernels compute through int64 */
+#define DTM_FLOATS (DTM_FLOAT | DTM_HALF)               /* every float dtype */
+#define DTM_SIGNED (DTM_NUM | DTM_HALF | DTM(DT_INT8) | DTM(DT_INT16))   /* signed numbers */
 
 const char *dtype_short_name(DType dt);          /* TF's 'float', 'double', 'int32' (error texts) */
 
@@ -113,6 +121,11 @@ static inline Val tensor_val(Tensor *t) { return val_obj(t); }  /* adopts the re
 /* Element i (row-major over the view) as double / int64. */
 double tensor_get_f(const Tensor *t, tfs_i64 i);
 tfs_i64 tensor_get_i(const Tensor *t, tfs_i64 i);
+/* One element at p of a real dtype, as double / int64 (a half as its float value), and stored back. */
+double dtype_load_f(DType dt, const void *p);
+tfs_i64 dtype_load_i(DType dt, const void *p);
+void dtype_store_f(DType dt, void *p, double x);   /* floats round (16-bit ones via float32, as Eigen); ints truncate */
+void dtype_store_i(DType dt, void *p, tfs_i64 x);  /* wraps modulo the width */
 /* Byte offset (in elements) of row-major element i of a strided view. */
 tfs_i64 tensor_elem_offset(const Tensor *t, tfs_i64 i);
 /* Element i of a tensor as a host value (int/float/bool/str), owned. */

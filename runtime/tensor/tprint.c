@@ -14,6 +14,7 @@
  * tf.print side: TF's Tensor::SummarizeValue(3, print_v2=true) — see
  * docs/printing.md for the rules and why. */
 #include "tensor/tprint.h"
+#include "object/half.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -38,13 +39,22 @@ static const void *elem_at(const Tensor *t, tfs_i64 off) {
   return (const char *)tensor_data(t) + off * dtype_info[t->dtype].size;
 }
 
-static double elem_float(DType dt, const void *p) {
-  return dt == DT_FLOAT32 ? (double)*(const float *)p : *(const double *)p;
+static double elem_float(DType dt, const void *p) { return dtype_load_f(dt, p); }
+
+/* An integer element's digits (uint64 past int64 too). */
+static int int_text(char *buf, size_t n, DType dt, const void *p) {
+  if (dt == DT_UINT64) return snprintf(buf, n, "%llu", (unsigned long long)*(const uint64_t *)p);
+  return snprintf(buf, n, "%lld", (long long)dtype_load_i(dt, p));
 }
 
-static long long elem_int(DType dt, const void *p) {
-  if (dt == DT_UINT8) return *(const uint8_t *)p;
-  return dt == DT_INT32 ? (long long)*(const int32_t *)p : (long long)*(const int64_t *)p;
+/* The precision numfmt_shortest reads a float dtype at: 0 double, 1 float32, 2 float16. */
+static int float_kind(DType dt) { return dt == DT_FLOAT32 ? 1 : dt == DT_FLOAT16 ? 2 : 0; }
+
+/* bfloat16 is not a numpy float: numpy prints it by its repr, ml_dtypes' `ostream << float` (%g). */
+static void bf16_text(StrBuf *b, const void *p) {
+  double x = dtype_load_f(DT_BFLOAT16, p);
+  if (isnan(x)) sb_puts(b, "nan");
+  else sb_printf(b, "%g", x);
 }
 
 static bool elem_bool(const void *p) { return *(const unsigned char *)p != 0; }
@@ -73,7 +83,7 @@ static void trim_zeros(char *s) {
 /* Positional digits of x: shortest round-trip digits, or x rounded exactly to
  * maxfrac fractional digits when those need more (maxfrac < 0: no limit).
  * Callers only use this for |x| < 1e16, so the buffers are ample. */
-static void float_positional(double x, bool f32, int maxfrac, FloatParts *p) {
+static void float_positional(double x, int f32, int maxfrac, FloatParts *p) {
   char d[NUMFMT_MAXDIGITS];
   int decpt, n = numfmt_shortest(x, f32, d, &decpt);
   p->neg = signbit(x) != 0;
@@ -100,7 +110,7 @@ static void float_positional(double x, bool f32, int maxfrac, FloatParts *p) {
 
 /* Scientific digits of x: d.ddd x 10^exp, shortest, or rounded exactly to
  * maxfrac digits after the point when longer (maxfrac < 0: no limit). */
-static void float_scientific(double x, bool f32, int maxfrac, FloatParts *p) {
+static void float_scientific(double x, int f32, int maxfrac, FloatParts *p) {
   char d[NUMFMT_MAXDIGITS];
   int decpt, n = numfmt_shortest(x, f32, d, &decpt);
   p->neg = signbit(x) != 0;
@@ -136,7 +146,7 @@ static int exponent_digits(int exp) {
 /* numpy's str(np.float32(x)) / str(np.float64(x)): positional with at least
  * one fractional digit for 1e-4 <= |x| < 1e16 (and 0), else scientific
  * without a bare point: "12.0", "0.1", "1e-05", "1.5e+20", "nan", "-inf". */
-static void np_float_scalar(StrBuf *b, double x, bool f32) {
+static void np_float_scalar(StrBuf *b, double x, int f32) {
   if (isnan(x)) { sb_puts(b, "nan"); return; }
   if (isinf(x)) { sb_puts(b, x < 0 ? "-inf" : "inf"); return; }
   FloatParts p;
@@ -177,11 +187,14 @@ static void bytes_repr(StrBuf *b, const Str *s) {
 
 void tprint_numpy_scalar(StrBuf *b, DType dt, const void *elem) {
   switch (dt) {
-  case DT_FLOAT32:
-  case DT_FLOAT64: np_float_scalar(b, elem_float(dt, elem), dt == DT_FLOAT32); break;
-  case DT_INT32:
-  case DT_UINT8:
-  case DT_INT64: sb_printf(b, "%lld", elem_int(dt, elem)); break;
+  case DT_FLOAT32: case DT_FLOAT64: case DT_FLOAT16: np_float_scalar(b, elem_float(dt, elem), float_kind(dt)); break;
+  case DT_BFLOAT16: bf16_text(b, elem); break;
+  case DT_INT32: case DT_UINT8: case DT_INT64: case DT_INT8: case DT_INT16: case DT_UINT16: case DT_UINT32: case DT_UINT64: {
+    char buf[32];
+    int_text(buf, sizeof buf, dt, elem);
+    sb_puts(b, buf);
+    break;
+  }
   case DT_BOOL: sb_puts(b, elem_bool(elem) ? "True" : "False"); break;
   case DT_STRING: bytes_repr(b, elem_str(elem)); break;
   default: sb_puts(b, "?"); break;
@@ -221,7 +234,7 @@ typedef struct NpFmt {
 static void fmt_scan_ints(void *ctx, const void *elem) {
   NpFmt *f = ctx;
   char buf[32];
-  int n = snprintf(buf, sizeof buf, "%lld", elem_int(f->dt, elem));
+  int n = int_text(buf, sizeof buf, f->dt, elem);
   if (n > f->int_width) f->int_width = n;
 }
 
@@ -247,11 +260,11 @@ static void fmt_scan_widths(void *ctx, const void *elem) {
   if (!isfinite(x)) return;
   FloatParts p;
   if (f->exp) {
-    float_scientific(x, f->dt == DT_FLOAT32, np_print_opts.precision, &p);
+    float_scientific(x, float_kind(f->dt), np_print_opts.precision, &p);
     int el = exponent_digits(p.exp);
     if (el > f->exp_size) f->exp_size = el;
   } else {
-    float_positional(x, f->dt == DT_FLOAT32, np_print_opts.precision, &p);
+    float_positional(x, float_kind(f->dt), np_print_opts.precision, &p);
   }
   int il = (int)strlen(p.ip) + p.neg, fl = (int)strlen(p.fp);
   if (il > f->pad_left) f->pad_left = il;
@@ -262,14 +275,17 @@ static void fmt_scan_widths(void *ctx, const void *elem) {
 static void np_fmt_init(NpFmt *f, const Tensor *t, bool summ) {
   memset(f, 0, sizeof *f);
   f->dt = t->dtype;
-  if (f->dt == DT_INT32 || f->dt == DT_INT64 || f->dt == DT_UINT8) {
+  if (dtype_info[f->dt].is_int) {
     walk_shown(t, summ, 0, 0, fmt_scan_ints, f);
     return;
   }
-  if (f->dt != DT_FLOAT32 && f->dt != DT_FLOAT64) return;
+  if (f->dt != DT_FLOAT32 && f->dt != DT_FLOAT64 && f->dt != DT_FLOAT16) return;
   walk_shown(t, summ, 0, 0, fmt_scan_range, f);
   if (f->any_nonzero) {
-    bool big_ratio = f->dt == DT_FLOAT32 ? (double)(f->maxf / f->minf) > 1000.0 : f->maxv / f->minv > 1000.0;
+    /* numpy divides in the array's dtype: float16's quotient rounds to half (and overflows to inf) */
+    float q = f->maxf / f->minf;
+    if (f->dt == DT_FLOAT16) q = f16_to_f32(f32_to_f16(q));
+    bool big_ratio = f->dt != DT_FLOAT64 ? (double)q > 1000.0 : f->maxv / f->minv > 1000.0;
     f->exp = f->maxv >= 1e8 || (!np_print_opts.suppress && (f->minv < 1e-4 || big_ratio));
   }
   if (f->nfinite > 0) {
@@ -287,13 +303,16 @@ static void np_fmt_init(NpFmt *f, const Tensor *t, bool summ) {
 /* One array element in the common format (numpy's FloatingFormat.__call__ etc.). */
 static void np_word(StrBuf *w, const NpFmt *f, const void *elem) {
   switch (f->dt) {
-  case DT_INT32:
-  case DT_UINT8:
-  case DT_INT64: sb_printf(w, "%*lld", f->int_width, elem_int(f->dt, elem)); return;
+  case DT_INT32: case DT_UINT8: case DT_INT64: case DT_INT8: case DT_INT16: case DT_UINT16: case DT_UINT32: case DT_UINT64: {
+    char buf[32];
+    int_text(buf, sizeof buf, f->dt, elem);
+    sb_printf(w, "%*s", f->int_width, buf);
+    return;
+  }
   case DT_BOOL: sb_puts(w, elem_bool(elem) ? " True" : "False"); return;
   case DT_STRING: bytes_repr(w, elem_str(elem)); return;
-  case DT_FLOAT32:
-  case DT_FLOAT64: break;
+  case DT_BFLOAT16: bf16_text(w, elem); return;
+  case DT_FLOAT32: case DT_FLOAT64: case DT_FLOAT16: break;
   default: sb_puts(w, "?"); return;
   }
   double x = elem_float(f->dt, elem);
@@ -315,7 +334,7 @@ static void np_word(StrBuf *w, const NpFmt *f, const void *elem) {
     if (f->prec == 0) sb_putc(w, '.');
     put_exponent(w, atoi(e + 1), f->exp_size);
   } else {
-    float_positional(x, f->dt == DT_FLOAT32, np_print_opts.precision, &p);
+    float_positional(x, float_kind(f->dt), np_print_opts.precision, &p);
     /* numpy passes min_digits=0 here, so Dragon4 goes on to the units digit:
      * a float32 above 2^24 shows its exact integer (64796832., not 64796830.) */
     if (!p.fp[0]) snprintf(p.ip, sizeof p.ip, "%.0f", fabs(x));
@@ -448,11 +467,15 @@ static void tf_string(StrBuf *b, const Str *s) {
 
 static void tf_elem(StrBuf *b, DType dt, const void *p) {
   switch (dt) {
-  case DT_FLOAT32:
-  case DT_FLOAT64: tf_float(b, elem_float(dt, p), dt == DT_FLOAT32); break;
-  case DT_INT32:
-  case DT_UINT8:
-  case DT_INT64: sb_printf(b, "%lld", elem_int(dt, p)); break;
+  case DT_FLOAT32: case DT_FLOAT64: case DT_FLOAT16: case DT_BFLOAT16:   /* TF prints a half as its float */
+    tf_float(b, elem_float(dt, p), dt != DT_FLOAT64);
+    break;
+  case DT_INT32: case DT_UINT8: case DT_INT64: case DT_INT8: case DT_INT16: case DT_UINT16: case DT_UINT32: case DT_UINT64: {
+    char buf[32];
+    int_text(buf, sizeof buf, dt, p);
+    sb_puts(b, buf);
+    break;
+  }
   case DT_BOOL: sb_putc(b, elem_bool(p) ? '1' : '0'); break;
   case DT_STRING: tf_string(b, elem_str(p)); break;
   default: sb_puts(b, "?"); break;

@@ -74,6 +74,7 @@ static Val npm_array0(Val self, int n, const Val *args, const Kw *kw) {
 
 #define NP_CTOR(dt) static Val ctor_##dt(Val self, int n, const Val *args, const Kw *kw) { (void)self; return npscalar_new(dt, n, args, kw); }
 NP_CTOR(DT_FLOAT32) NP_CTOR(DT_FLOAT64) NP_CTOR(DT_INT32) NP_CTOR(DT_INT64) NP_CTOR(DT_BOOL) NP_CTOR(DT_UINT8)
+NP_CTOR(DT_INT8) NP_CTOR(DT_INT16) NP_CTOR(DT_UINT16) NP_CTOR(DT_UINT32) NP_CTOR(DT_UINT64) NP_CTOR(DT_FLOAT16)
 
 enum { NPA_GENERIC, NPA_NUMBER, NPA_INTEGER, NPA_SIGNED, NPA_UNSIGNED, NPA_INEXACT, NPA_FLOATING, NPA__COUNT };
 static const char *const npa_names[NPA__COUNT] = {"generic", "number", "integer", "signedinteger", "unsignedinteger", "inexact", "floating"};
@@ -95,11 +96,14 @@ static TypeObj *np_scalar_class(DType dt) {
   static const BuiltinFn ctors[DT__COUNT] = {
     [DT_FLOAT32] = ctor_DT_FLOAT32, [DT_FLOAT64] = ctor_DT_FLOAT64, [DT_INT32] = ctor_DT_INT32,
     [DT_INT64] = ctor_DT_INT64, [DT_BOOL] = ctor_DT_BOOL, [DT_UINT8] = ctor_DT_UINT8,
+    [DT_INT8] = ctor_DT_INT8, [DT_INT16] = ctor_DT_INT16, [DT_UINT16] = ctor_DT_UINT16,
+    [DT_UINT32] = ctor_DT_UINT32, [DT_UINT64] = ctor_DT_UINT64, [DT_FLOAT16] = ctor_DT_FLOAT16,
   };
   TypeObj *o = (TypeObj *)typeobj_for(&npscalar_types[dt]).u.o;
   if (!o->ctor) {
     o->ctor = ctors[dt];
-    o->base = npa_class(dt == DT_BOOL ? NPA_GENERIC : dtype_info[dt].is_float ? NPA_FLOATING : dt == DT_UINT8 ? NPA_UNSIGNED : NPA_SIGNED);
+    bool uns = dt == DT_UINT8 || dt == DT_UINT16 || dt == DT_UINT32 || dt == DT_UINT64;
+    o->base = npa_class(dt == DT_BOOL ? NPA_GENERIC : dtype_info[dt].is_float ? NPA_FLOATING : uns ? NPA_UNSIGNED : NPA_SIGNED);
   }
   return o;
 }
@@ -112,7 +116,7 @@ static Val npm_scalar_type(Val self, int n, const Val *args, const Kw *kw) {
   for (int k = 0; k < NPA__COUNT; k++)
     if (!strcmp(nm, npa_names[k])) return val_obj(npa_class(k));
   DType dt;
-  if (!val_as_dtype(args[0], &dt) || dt == DT_STRING || dt == DT_VARIANT) return val_none();
+  if (!val_as_dtype(args[0], &dt) || dt == DT_STRING || dt == DT_VARIANT || dt == DT_BFLOAT16) return val_none();   /* bfloat16 is no numpy type */
   return val_obj(np_scalar_class(dt));
 }
 

@@ -586,10 +586,11 @@ static Val sub_profiler_experimental(const char *name) {
 //! tf.errors.OpError | tf.errors.InvalidArgumentError | tf.errors.UnimplementedError | tf.errors.OutOfRangeError | tf.errors.NotFoundError | tf.errors.ResourceExhaustedError | tf.errors.DataLossError | tf.errors.AlreadyExistsError | tf.errors.UnavailableError
 //!   Exceptions raised by ops; InvalidArgumentError (bad shapes, failed tf.debugging asserts, out-of-range indices)
 //!   is the common one. All derive from tf.errors.OpError.
-//! tf.float32 | tf.float64 | tf.double | tf.int32 | tf.int64 | tf.bool | tf.string | tf.uint8 | tf.variant
-//!   The dtypes tfs implements (also under tf.dtypes). tf.double is tf.float64. A dtype prints as
-//!   <dtype: 'float32'> and has the attributes name, is_floating, is_integer and is_bool. tf.variant is the
-//!   dtype of a TensorArray's flow (a TensorList); only the TensorArray methods take it.
+//! tf.float32 | tf.float64 | tf.double | tf.int32 | tf.int64 | tf.bool | tf.string | tf.uint8 | tf.variant | tf.int8 | tf.int16 | tf.uint16 | tf.uint32 | tf.uint64 | tf.float16 | tf.half | tf.bfloat16
+//!   The dtypes tfs implements (also under tf.dtypes). tf.double is tf.float64, tf.half tf.float16. A dtype prints as
+//!   <dtype: 'float32'> and has the attributes name, size, min, max, is_floating, is_integer and is_bool. tf.variant is the
+//!   dtype of a TensorArray's flow (a TensorList); only the TensorArray methods take it. The small dtypes (int8 ...
+//!   bfloat16) cast, print and compute as TF: halves in float32, rounded per op (docs/reference/tf-notes.md).
 //! tf.Tensor | tf.DType | tf.dtypes.DType
 //!   The classes of tensors and dtypes, for isinstance(x, tf.Tensor).
 //! tf.newaxis
@@ -629,6 +630,7 @@ static Val make_attr(const char *qual) {
   for (int d = 0; d < DT__COUNT; d++)
     if (!strcmp(base, dtype_info[d].name)) return dtype_val((DType)d);
   if (!strcmp(base, "double")) return dtype_val(DT_FLOAT64);
+  if (!strcmp(base, "half")) return dtype_val(DT_FLOAT16);
   if (!strcmp(qual, "newaxis")) return val_none();
   if (!strcmp(qual, "keras")) {   /* stdlib/keras.tfs, compiled into every program that names keras */
     Val k = module_import_library("keras");

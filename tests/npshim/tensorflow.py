@@ -8,6 +8,7 @@ converts Python floats to float32 and ints to int32.  Nothing else of TF is mode
 import numpy as _np
 
 float32, float64, int32, int64, bool = _np.float32, _np.float64, _np.int32, _np.int64, _np.bool_
+float16, int8, int16, uint16, uint32, uint64 = _np.float16, _np.int8, _np.int16, _np.uint16, _np.uint32, _np.uint64
 
 
 class _Tensor:
