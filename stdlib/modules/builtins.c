@@ -606,6 +606,7 @@ static Val bi_exit(Val self, int n, const Val *args, const Kw *kw) {
   Val e = rt_call(exc_lookup("SystemExit", false), 1, &code, NULL);
   rt_hold_val(e);   /* rt_raise takes its own reference: the unwinding releases this one */
   rt_raise(e);
+  return val_none();   /* not reached: rt_raise unwinds (its ABI declaration cannot say _Noreturn) */
 }
 
 static Val bi_format(Val self, int n, const Val *args, const Kw *kw) {
