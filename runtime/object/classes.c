@@ -875,6 +875,8 @@ static Val super_init(Val self, int n, const Val *args, const Kw *kw) {
 static Val super_getattr(Val self, const char *name) {
   Super *s = (Super *)self.u.o;
   Val a = class_find(s->start, name);
+  /* super() in a classmethod: self is the class (maybe a subclass): a classmethod binds to it, a function stays unbound */
+  if (!val_is_undef(a) && val_is(s->self, &type_type)) return class_bind(a, val_undef(), (TypeObj *)s->self.u.o);
   if (!val_is_undef(a)) return class_bind(a, s->self, inst_class(s->self));
   if (!strcmp(name, "__init__")) return builtin_new("__init__", super_init, s->self, NULL);
   if (!strcmp(name, "__new__")) {
@@ -888,6 +890,7 @@ static Val super_getattr(Val self, const char *name) {
     return b;
   }
   if (!val_is_undef(inst_base_of(s->self))) return class_base_attr(inst_base_of(s->self), name);
+  if (val_is(s->self, &type_type)) return val_undef();   /* a class is no instance of a builtin base */
   for (TypeObj *c = s->start; c; c = c->base)
     if (c->type && c->type->getattr && val_is_undef(c->dict)) {
       Val v = c->type->getattr(s->self, name);
