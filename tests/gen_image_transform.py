@@ -197,9 +197,21 @@ EXPECTED = [
 ]
 
 
+def grads():
+    # TF's gradient: the incoming gradient through the inverse transform, fill 0 (transforms with exact inverses)
+    wt = np.arange(120, dtype=np.float32).reshape(2, 5, 6, 2)
+    out = []
+    for label, t, inv, interp, mode in [("translate", [1, 0, 1, 0, 1, -1, 0, 0], [1, 0, -1, 0, 1, 1, 0, 0], "BILINEAR", "REFLECT"),
+                                        ("zoom out", [2, 0, 0, 0, 2, 0, 0, 0], [0.5, 0, 0, 0, 0.5, 0, 0, 0], "NEAREST", "CONSTANT")]:
+        out.append(("transform " + label, "lambda a: tf.reduce_sum(%s * wt)" % op(t, (5, 6), 0.0, interp, mode, "a"), "img",
+                    projective(wt, [inv], (5, 6), 0.0, interp, mode)))
+    return out
+
+
 if __name__ == "__main__":
     inputs = ["L = tf.keras.layers",
-              "img = tf.constant(%s, shape=[2, 5, 6, 2])" % [float(v) for v in IMG.reshape(-1)]]
+              "img = tf.constant(%s, shape=[2, 5, 6, 2])" % [float(v) for v in IMG.reshape(-1)],
+              "wt = tf.reshape(tf.range(120.0), [2, 5, 6, 2])"]
     write("image_transform", "tf.raw_ops.ImageProjectiveTransformV3 (every fill mode and interpolation, dtypes) and "
-          "Keras' RandomRotation, RandomZoom, RandomTranslation", inputs, cases(), [],
+          "Keras' RandomRotation, RandomZoom, RandomTranslation", inputs, cases(), grads(),
           (CHECKS.split("\n"), EXPECTED), by=GEN)

@@ -955,6 +955,25 @@ static void g_coll_gather(const GradCall *g, Val *dx) {
   Val gat[3] = {val_none(), val_int(axis), val_int(0)};
   dx[0] = keep(opat(OP_GATHER, 2, (Val[]){full, cast_to(pos, DT_INT32)}, 3, gat));
 }
+/* ImageProjectiveTransformV3: the incoming gradient sent through the inverse transforms, filling with 0
+ * (TF's _image_projective_transform_v3_grad: an approximation of the adjoint, as TF's); the transforms get none. */
+static void g_proj_transform(const GradCall *g, Val *dx) {
+  if (!dtype_info[tn(X0)->dtype].is_float || rank_of(X0) != 4) return;
+  Val t = g->in[1];
+  if (rank_of(t) == 1) t = reshape(t, int_tuple(2, (tfs_i64[]){1, 8}));
+  Val l = T(list_new(2));
+  list_append(l, t);
+  list_append(l, op1(OP_ONES_LIKE, cols(t, 0, 1)));
+  Val cat[1] = {val_int(1)};
+  Val m = reshape(opat(OP_CONCAT, 1, &l, 1, cat), int_tuple(3, (tfs_i64[]){-1, 3, 3}));
+  Val noadj[1] = {val_bool(false)};
+  Val flat = reshape(opat(OP_MATRIX_INVERSE, 1, &m, 1, noadj), int_tuple(2, (tfs_i64[]){-1, 9}));
+  Val inv = cols(dv(flat, cols(flat, 8, 1)), 0, 8);
+  Val hw = static_shape(X0) ? int_tuple(2, (tfs_i64[]){tn(X0)->shape[1], tn(X0)->shape[2]}) : g->attrs->v[0];
+  Val in[2] = {DY, inv}, at[4] = {hw, fconst(0.0), g->attrs->v[2], g->attrs->v[3]};
+  dx[0] = keep(opat(OP_PROJ_TRANSFORM, 2, in, 4, at));
+}
+
 /* ---- tf.py_function ----------------------------------------------------------------------
  * TF's _EagerPyFuncGrad replays the tape the host function's first run recorded; here the
  * gradient op (another EagerPyFunc, so it runs in graphs too) runs the function again under a
@@ -1081,7 +1100,7 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_TL_CONCAT] = {g_tl_concat, 0}, [OP_TL_RESIZE] = {g_tl_resize, 0}, [OP_TL_CONCAT_GRAD] = {grad_none, 0},
   [OP_SCATTER_GRAD] = {g_scatter_grad, G_NO_OUT},
   [OP_COLL_REDUCE] = {g_coll_reduce, G_NO_IN | G_NO_OUT}, [OP_COLL_GATHER] = {g_coll_gather, G_NO_OUT | G_IN_SHAPE}, [OP_COLL_BCAST] = {g_coll_bcast, G_NO_IN | G_NO_OUT},
-  [OP_PY_FUNC] = {g_py_func, 0},
+  [OP_PY_FUNC] = {g_py_func, 0}, [OP_PROJ_TRANSFORM] = {g_proj_transform, G_NO_OUT},
   /* datasets built from traced tensors: not differentiable, as in TF (no gradient through tf.data) */
   [OP_DATASET_SLICES] = {grad_none, 0}, [OP_DATASET_TENSORS] = {grad_none, 0}, [OP_DATASET_RANGE] = {grad_none, 0},
 };
