@@ -91,12 +91,19 @@ static Val numerics_message(const OpDef *op, int slot, int nout, const Tensor *t
   return msg;
 }
 
+/* The outputs of an op's result *r (a tensor, or a list or tuple of them) when the op is checked at all. */
+static bool numerics_outputs(const OpDef *op, const Val *r, tfs_i64 *nout, const Val **outs) {
+  if (numerics_skipped(op)) return false;
+  *nout = 1;
+  *outs = r;
+  return val_as_tensor(*r) || seq_items(*r, nout, outs);
+}
+
 /* After an eager op: its float outputs go through CheckNumericsV2 with TF's message. */
 void numerics_check_eager(const OpDef *op, int nin, Tensor **in, Val r) {
-  if (numerics_skipped(op)) return;
-  tfs_i64 nout = 1;
-  const Val *outs = &r;
-  if (!val_as_tensor(r) && !seq_items(r, &nout, &outs)) return;
+  tfs_i64 nout;
+  const Val *outs;
+  if (!numerics_outputs(op, &r, &nout, &outs)) return;
   for (int k = 0; k < nout; k++) {
     Tensor *t = val_as_tensor(outs[k]);
     if (!t || !dtype_info[t->dtype].is_float) continue;
@@ -121,10 +128,9 @@ void numerics_check_eager(const OpDef *op, int nin, Tensor **in, Val r) {
 /* While a function is traced: a CheckNumericsV2 node on each float output of the op just recorded (stateful,
  * so it runs with the graph although nothing reads it). */
 void numerics_check_traced(const OpDef *op, int nin, const Val *in, Val r, const char *graph) {
-  if (numerics_skipped(op)) return;
-  tfs_i64 nout = 1;
-  const Val *outs = &r;
-  if (!val_as_tensor(r) && !seq_items(r, &nout, &outs)) return;
+  tfs_i64 nout;
+  const Val *outs;
+  if (!numerics_outputs(op, &r, &nout, &outs)) return;
   for (int k = 0; k < nout; k++) {
     Tensor *t = val_as_tensor(outs[k]);
     if (!t || !dtype_info[t->dtype].is_float) continue;
