@@ -37,8 +37,18 @@ def load_protos(proto_dir, out):
     return xplane_pb2, tensorflow_pb2
 
 
+def typed(v):
+    """A Trace keyword's value as TF's converter types the stat: int, else float, else text."""
+    for conv in (int, float):
+        try:
+            return conv(v)
+        except ValueError:
+            pass
+    return v
+
+
 def expectations(src):
-    eager, traces, counts = [], [], {}
+    eager, traces, counts, tstats = [], [], {}, {}
     for ln, line in enumerate(src.splitlines(), 1):
         m = re.search(r"# expect (\S+) (.*)$", line)
         if not m:
@@ -48,9 +58,13 @@ def expectations(src):
             eager.append((rest[0], ln, rest[1] if len(rest) > 1 else ""))
         elif kind == "trace":
             traces += [(rest[0], ln, int(s)) for s in rest[1:]]
+        elif kind == "trace-stats":
+            # values may hold spaces: each item starts at a word holding '='
+            items = re.findall(r"(\S+?)=(.*?)(?= \S+=|$)", m.group(2).split(None, 1)[1])
+            tstats[rest[0]] = {k: typed(v) for k, v in items}
         elif kind == "graph-counts":
             counts.update({k: int(v) for k, v in (r.split(":") for r in rest)})
-    return eager, traces, counts
+    return eager, traces, counts, tstats
 
 
 def graph_nodes(tfpb, logdir):
@@ -118,7 +132,7 @@ def check(name, xpb, tfpb, logdir, src):
                 errs.append("line %s: %s overlaps its parent's end" % (ln.name, md.name))
             stack.append(end)
             events.append((ln.id, start, end, md, stats))
-    eager_want, traces_want, counts_want = expectations(src)
+    eager_want, traces_want, counts_want, tstats_want = expectations(src)
     base = os.path.basename
     eager = [(md.display_name, int(st["source"].rsplit(":", 1)[1]), st.get("input_shapes", ""))
              for _, _, _, md, st in events if st.get("is_eager") == 1]
@@ -131,6 +145,11 @@ def check(name, xpb, tfpb, logdir, src):
               for _, _, _, md, st in events if "is_eager" not in st]
     if traces != traces_want:
         errs.append("trace ranges:\n  got  %r\n  want %r" % (traces, traces_want))
+    fixed = {"source", "step_num", "input_shapes", "tf_op", "tf_function", "is_eager"}
+    for tname, want in tstats_want.items():
+        got = [{k: v for k, v in st.items() if k not in fixed} for _, _, _, md, st in events if md.name == tname]
+        if got != [want]:
+            errs.append("trace %s stats:\n  got  %r\n  want %r" % (tname, got, [want]))
     graph = [(md, st) for _, _, _, md, st in events if st.get("is_eager") == 0]
     counts = {}
     for md, _ in graph:

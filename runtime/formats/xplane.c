@@ -37,10 +37,38 @@ static const char *xp_inputs(PbArena *a, const ProfEvent *e) {
   return s;
 }
 
+/* A range's recorded name is in TF's TraceMe form "name#k=v,k2=v2#" when it has metadata: the name part. */
+static const char *xp_trace_name(PbArena *a, const char *enc) {
+  const char *h = strchr(enc, '#');
+  return h ? pa_printf(a, "%.*s", (int)(h - enc), enc) : enc;
+}
+
+/* The next "k=v" of an encoded range name, from *p (NULL: start): false at the end. As TF's parser,
+ * the metadata is split at every ',' and each item at its first '='; items without one are dropped. */
+static bool xp_trace_kv(PbArena *a, const char *enc, const char **p, const char **k, const char **v) {
+  if (!*p) {
+    const char *h = strchr(enc, '#');
+    if (!h) return false;
+    *p = h + 1;
+  }
+  const char *end = strrchr(enc, '#');
+  while (*p < end) {
+    const char *q = *p, *c = memchr(q, ',', (size_t)(end - q));
+    if (!c) c = end;
+    *p = c < end ? c + 1 : end;
+    const char *eq = memchr(q, '=', (size_t)(c - q));
+    if (!eq || eq == q) continue;
+    *k = pa_printf(a, "%.*s", (int)(eq - q), q);
+    *v = pa_printf(a, "%.*s", (int)(c - eq - 1), eq + 1);
+    return true;
+  }
+  return false;
+}
+
 /* The event's metadata name: "node:Type" for graph ops (TF's tf_op form), the op type eagerly, a range's name. */
 static const char *xp_event_name(PbArena *a, const ProfEvent *e) {
   if (e->kind == PROF_GRAPH) return pa_printf(a, "%s:%s", e->name, e->type);
-  return e->kind == PROF_TRACE ? e->name : e->type;
+  return e->kind == PROF_TRACE ? xp_trace_name(a, e->name) : e->type;
 }
 
 static int xp_by_start(const void *x, const void *y) {
@@ -66,6 +94,22 @@ static Tensorflow__Profiler__XStat *xp_stat_int(PbArena *a, int id, tfs_i64 v) {
   st->value_case = TENSORFLOW__PROFILER__XSTAT__VALUE_INT64_VALUE;
   st->int64_value = v;
   return st;
+}
+
+/* A range's metadata value as TF's converter types it: an integer, else a number, else the text. */
+static Tensorflow__Profiler__XStat *xp_stat_parsed(PbArena *a, int id, const char *v) {
+  char *end;
+  errno = 0;
+  long long i = strtoll(v, &end, 10);
+  if (*v && !*end && !errno) return xp_stat_int(a, id, i);
+  double d = strtod(v, &end);
+  if (*v && !*end) {
+    Tensorflow__Profiler__XStat *st = xp_stat_int(a, id, 0);
+    st->value_case = TENSORFLOW__PROFILER__XSTAT__VALUE_DOUBLE_VALUE;
+    st->double_value = d;
+    return st;
+  }
+  return xp_stat_str(a, id, v);
 }
 
 /* A small string -> id table for event metadata (linear probing on a power-of-two table). */
@@ -102,18 +146,39 @@ static Tensorflow__Profiler__XSpace *xp_space(PbArena *a, const char *host, cons
   sp->planes = pa_alloc(a, sizeof pl);
   sp->planes[0] = pl;
   pl->name = "/host:CPU";
-  pl->n_stat_metadata = XS__COUNT - 1;
-  pl->stat_metadata = pa_alloc(a, sizeof(void *) * (XS__COUNT - 1));
+  /* stat metadata: the fixed ones, then one per distinct key of the ranges' metadata (ids after them) */
+  XpNames keys = {0};
+  int nkv = 0;
+  for (int i = 0; i < n; i++)
+    if (ev[i]->kind == PROF_TRACE) {
+      const char *p = NULL, *k, *v;
+      while (xp_trace_kv(a, ev[i]->name, &p, &k, &v)) nkv++;
+    }
+  for (keys.cap = 16; keys.cap < 2 * nkv + 2; keys.cap *= 2) {}
+  keys.key = pa_alloc(a, sizeof(char *) * (size_t)keys.cap);
+  keys.id = pa_alloc(a, sizeof(int) * (size_t)keys.cap);
+  pl->stat_metadata = pa_alloc(a, sizeof(void *) * (size_t)(XS__COUNT - 1 + nkv));
   for (int i = 1; i < XS__COUNT; i++) {
+    bool fresh;
+    xp_name_id(&keys, xs_names[i], &fresh);   /* takes id i: inserted first, in order */
+  }
+  for (int i = 0; i < n; i++)
+    if (ev[i]->kind == PROF_TRACE) {
+      const char *p = NULL, *k, *v;
+      bool fresh;
+      while (xp_trace_kv(a, ev[i]->name, &p, &k, &v)) xp_name_id(&keys, k, &fresh);
+    }
+  for (int i = 0; i < keys.cap; i++) {
+    if (!keys.key[i]) continue;
     Tensorflow__Profiler__XPlane__StatMetadataEntry *me = pa_alloc(a, sizeof *me);
     tensorflow__profiler__xplane__stat_metadata_entry__init(me);
     Tensorflow__Profiler__XStatMetadata *m = pa_alloc(a, sizeof *m);
     tensorflow__profiler__xstat_metadata__init(m);
-    m->id = i;
-    m->name = (char *)xs_names[i];
-    me->key = i;
+    m->id = keys.id[i];
+    m->name = (char *)keys.key[i];
+    me->key = m->id;
     me->value = m;
-    pl->stat_metadata[i - 1] = me;
+    pl->stat_metadata[pl->n_stat_metadata++] = me;
   }
   /* event metadata: one per distinct name, carrying the op's type and function */
   XpNames names = {0};
@@ -168,7 +233,17 @@ static Tensorflow__Profiler__XSpace *xp_space(PbArena *a, const char *host, cons
     x->data_case = TENSORFLOW__PROFILER__XEVENT__DATA_OFFSET_PS;
     x->offset_ps = (e->start_ns - t0) * 1000;
     x->duration_ps = e->dur_ns * 1000;
-    x->stats = pa_alloc(a, sizeof(void *) * 4);
+    int nmeta = 0;
+    if (e->kind == PROF_TRACE) {
+      const char *p = NULL, *k, *v;
+      while (xp_trace_kv(a, e->name, &p, &k, &v)) nmeta++;
+    }
+    x->stats = pa_alloc(a, sizeof(void *) * (size_t)(4 + nmeta));
+    if (nmeta) {
+      const char *p = NULL, *k, *v;
+      bool fresh;
+      while (xp_trace_kv(a, e->name, &p, &k, &v)) x->stats[x->n_stats++] = xp_stat_parsed(a, xp_name_id(&keys, k, &fresh), v);
+    }
     if (e->loc > 0) x->stats[x->n_stats++] = xp_stat_str(a, XS_SOURCE, xp_source(a, e->loc));
     if (e->in.n) x->stats[x->n_stats++] = xp_stat_str(a, XS_SHAPES, xp_inputs(a, e));
     if (e->kind != PROF_TRACE) x->stats[x->n_stats++] = xp_stat_int(a, XS_EAGER, e->kind == PROF_EAGER);
@@ -212,7 +287,7 @@ static void xp_trace_json(StrBuf *b, PbArena *a, const ProfEvent **ev, int n) {
     sb_printf(b, ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"name\":",
               e->kind == PROF_EAGER ? "eager" : e->kind == PROF_GRAPH ? "graph" : "trace", main_tid, e->tid,
               (double)(e->start_ns - t0) / 1e3, (double)e->dur_ns / 1e3);
-    xp_json_str(b, e->kind == PROF_TRACE ? e->name : e->type);
+    xp_json_str(b, e->kind == PROF_TRACE ? xp_trace_name(a, e->name) : e->type);
     sb_puts(b, ",\"args\":{\"long_name\":");
     xp_json_str(b, xp_event_name(a, e));
     if (e->fn) {
@@ -228,6 +303,15 @@ static void xp_trace_json(StrBuf *b, PbArena *a, const ProfEvent **ev, int n) {
       xp_json_str(b, xp_inputs(a, e));
     }
     if (e->step >= 0) sb_printf(b, ",\"step_num\":%lld", (long long)e->step);
+    if (e->kind == PROF_TRACE) {
+      const char *p = NULL, *k, *v;
+      while (xp_trace_kv(a, e->name, &p, &k, &v)) {
+        sb_putc(b, ',');
+        xp_json_str(b, k);
+        sb_putc(b, ':');
+        xp_json_str(b, v);
+      }
+    }
     sb_puts(b, "}}");
   }
   sb_puts(b, "\n]}\n");

@@ -92,6 +92,7 @@ typedef struct PfCtx {
   bool profile;               /* Profile(logdir): a session; else Trace(name): a named range */
   Val name;                   /* owned str: the range's name or the logdir */
   tfs_i64 step;               /* Trace's step_num (-1: none) */
+  StrBuf meta;                /* Trace's other keywords as TF's TraceMe encodes them: "k=v,k2=v2" */
   tfs_i64 t0;                 /* prof_clock() at __enter__ (0: not recording) */
   int loc;                    /* the with statement's line */
 } PfCtx;
@@ -121,20 +122,50 @@ static Val pf_exit(Val self, int n, const Val *args, const Kw *kw) {
     profiler_end();
     profiler_save(str_cstr(c->name), "tf.profiler.experimental.Profile");
   } else if (c->t0 && prof_on) {
-    prof_add(PROF_TRACE, "Trace", str_cstr(c->name), NULL, c->loc, c->t0, NULL, c->step);
+    /* TF's TraceMe name form "name#k=v,...#": formats/xplane.c splits it into the event's name and stats */
+    StrBuf nm;
+    sb_init(&nm);
+    sb_puts(&nm, str_cstr(c->name));
+    if (c->meta.len) sb_printf(&nm, "#%s#", c->meta.data);
+    prof_add(PROF_TRACE, "Trace", nm.data, NULL, c->loc, c->t0, NULL, c->step);
+    sb_free(&nm);
     c->t0 = 0;
   }
   return val_bool(false);
 }
 
+/* Trace's keywords other than step_num, appended as "k=str(v)" (TF converts both to strings). */
+static void pf_meta_add(PfCtx *c, const Kw *kw) {
+  for (int i = 0; kw && i < kw->n; i++) {
+    if (!strcmp(kw->names[i], "step_num")) {
+      c->step = val_to_index(kw->vals[i], "step_num");
+      continue;
+    }
+    if (c->meta.len) sb_putc(&c->meta, ',');
+    sb_printf(&c->meta, "%s=", kw->names[i]);
+    val_str(&c->meta, kw->vals[i]);
+  }
+}
+
+static Val pf_set_metadata(Val self, int n, const Val *args, const Kw *kw) {
+  (void)args;
+  if (n) rt_throw(ERR_TYPE, "Trace.set_metadata() takes 1 positional argument but %d were given", n + 1);
+  PfCtx *c = (PfCtx *)self.u.o;
+  if (c->t0) pf_meta_add(c, kw);   /* as TF: metadata of a range that is not recorded is dropped */
+  return val_none();
+}
+
 static Val pf_getattr(Val self, const char *name) {
   if (!strcmp(name, "__enter__")) return builtin_new("__enter__", pf_enter, self, NULL);
+  if (!strcmp(name, "set_metadata") && !((PfCtx *)self.u.o)->profile)
+    return builtin_new("set_metadata", pf_set_metadata, self, NULL);
   if (!strcmp(name, "__exit__")) return builtin_new("__exit__", pf_exit, self, NULL);
   return val_undef();
 }
 
 static void pf_free(Obj *o) {
   val_decref(((PfCtx *)o)->name);
+  sb_free(&((PfCtx *)o)->meta);
   free(o);
 }
 
@@ -150,28 +181,31 @@ static const Type pfctx_type = {
   .getattr = pf_getattr,
 };
 
-static Val pf_ctx_new(bool profile, Val name, tfs_i64 step) {
+static Val pf_ctx_new(bool profile, Val name) {
   PfCtx *c = obj_new(&pfctx_type, sizeof(PfCtx));
   c->profile = profile;
   c->name = val_incref(name);
-  c->step = step;
+  c->step = -1;
+  sb_init(&c->meta);
   c->t0 = 0;
   c->loc = 0;
   return val_obj(c);
 }
 
 //! tf.profiler.experimental.Trace(name, **kwargs)
-//!   A context manager naming a range of the profile (a "Trace" event with the ops inside it); step_num=
-//!   is kept as the event's step_num stat. Outside a profiling session it does nothing.
+//!   A context manager naming a range of the profile (a "Trace" event with the ops inside it); each
+//!   keyword (step_num=, and any other, as TF's TraceMe) becomes a stat of the event, and
+//!   .set_metadata(**kwargs) adds more inside the range. Outside a profiling session it does nothing.
 static Val pf_trace(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   if (n != 1) rt_throw(ERR_TYPE, "Trace.__init__() takes 1 positional argument (name), %d given", n);
   if (!val_is(args[0], &str_type))
     rt_throw(ERR_TYPE, "tf.profiler.experimental.Trace: name must be a string, not %s", val_type_name(args[0]));
-  tfs_i64 step = -1;
-  for (int i = 0; kw && i < kw->n; i++)   /* TF keeps every keyword as metadata; tfs keeps step_num */
-    if (!strcmp(kw->names[i], "step_num")) step = val_to_index(kw->vals[i], "step_num");
-  return pf_ctx_new(false, args[0], step);
+  Val c = pf_ctx_new(false, args[0]);
+  int mark = rt_hold_val(c);   /* a keyword's str() may raise */
+  pf_meta_add((PfCtx *)c.u.o, kw);
+  rt_unhold(mark);
+  return c;
 }
 
 //! tf.profiler.experimental.Profile(logdir, options=None)
@@ -182,7 +216,7 @@ static Val pf_profile(Val self, int n, const Val *args, const Kw *kw) {
   Val a[2];
   args_parse(&spec, n, args, kw, a);
   pf_logdir_arg(a[0], spec.what);
-  return pf_ctx_new(true, a[0], -1);
+  return pf_ctx_new(true, a[0]);
 }
 
 typedef struct PfFunc { const char *name; BuiltinFn fn; } PfFunc;
