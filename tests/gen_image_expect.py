@@ -89,6 +89,8 @@ def kernel(name, x):
         return ((1.5 * x - 2.5) * x) * x + 1 if x < 1 else (((-0.5 * x + 2.5) * x - 4) * x + 2 if x < 2 else 0.0)
     if name == "mitchellcubic":
         return ((7 / 6 * x - 2) * x) * x + 8 / 9 if x < 1 else ((((-7 / 18) * x + 2) * x - 10 / 3) * x + 16 / 9 if x < 2 else 0.0)
+    if name == "gaussian":   # TF's: radius 1.5, sigma 0.5
+        return math.exp(-x * x / (2 * 0.5 * 0.5)) if x < 1.5 else 0.0
     r = {"lanczos3": 3, "lanczos5": 5}[name]
     if x > r:
         return 0.0
@@ -99,7 +101,7 @@ def kernel(name, x):
 
 def scaled_weights(name, n_in, n_out, antialias):
     # TF's ScaleAndTranslate (translation 0): kernel widened by 1/scale when antialiasing a reduction, renormalised
-    radius = {"triangle": 1, "keyscubic": 2, "mitchellcubic": 2, "lanczos3": 3, "lanczos5": 5}[name]
+    radius = {"triangle": 1, "keyscubic": 2, "mitchellcubic": 2, "lanczos3": 3, "lanczos5": 5, "gaussian": 1.5}[name]
     inv = n_in / n_out
     ks = max(inv, 1.0) if antialias else 1.0
     w = np.zeros((n_out, n_in))
@@ -133,6 +135,10 @@ def resize_cases():
          separable(x, scaled_weights("lanczos3", 4, 5, False), scaled_weights("lanczos3", 6, 4, False))),
         ("mitchellcubic", "tf.image.resize(img, [3, 8], method='mitchellcubic')",
          separable(x, scaled_weights("mitchellcubic", 4, 3, False), scaled_weights("mitchellcubic", 6, 8, False))),
+        ("gaussian", "tf.image.resize(img, [7, 3], method='gaussian')",
+         separable(x, scaled_weights("gaussian", 4, 7, False), scaled_weights("gaussian", 6, 3, False))),
+        ("gaussian antialias", "tf.image.resize(img, [2, 5], method=tf.image.ResizeMethod.GAUSSIAN, antialias=True)",
+         separable(x, scaled_weights("gaussian", 4, 2, True), scaled_weights("gaussian", 6, 5, True))),
         ("uint8 bilinear", "tf.image.resize(tf.cast(img * 100.0, tf.uint8), [3, 3])",
          torch_resize((x * 100).astype(np.uint8).astype(np.float32), (3, 3), "bilinear")),
         ("uint8 nearest keeps dtype", "tf.image.resize(tf.cast(img * 100.0, tf.uint8), [2, 2], method='nearest')",

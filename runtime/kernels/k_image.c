@@ -112,9 +112,10 @@ static void taps_make(Taps *t, int method, tfs_i64 in, tfs_i64 out, bool align, 
 }
 
 /* ScaleAndTranslate's sampling kernels (TF's sampling_kernels.h), by name: the value at |x| and the radius. */
-enum { SK_LANCZOS1, SK_LANCZOS3, SK_LANCZOS5, SK_TRIANGLE, SK_KEYS, SK_MITCHELL, SK_BOX, SK__N };
-static const char *const sk_names[SK__N] = {"lanczos1", "lanczos3", "lanczos5", "triangle", "keyscubic", "mitchellcubic", "box"};
-static const float sk_radius[SK__N] = {1, 3, 5, 1, 2, 2, 1};
+enum { SK_LANCZOS1, SK_LANCZOS3, SK_LANCZOS5, SK_TRIANGLE, SK_KEYS, SK_MITCHELL, SK_BOX, SK_GAUSSIAN, SK__N };
+static const char *const sk_names[SK__N] = {"lanczos1", "lanczos3", "lanczos5", "triangle", "keyscubic", "mitchellcubic", "box",
+                                            "gaussian"};
+static const float sk_radius[SK__N] = {1, 3, 5, 1, 2, 2, 1, 1.5f};
 
 static float sk_value(int k, float x) {
   x = fabsf(x);
@@ -127,6 +128,10 @@ static float sk_value(int k, float x) {
       return r * sinf(pi * x) * sinf(pi * x / r) / (pi * pi * x * x);
     }
     case SK_TRIANGLE: return x < 1 ? 1 - x : 0;
+    case SK_GAUSSIAN: {   /* radius 1.5, sigma = radius / 3; the exponent in double as TF computes it */
+      const float sigma = 1.5f / 3.0f;
+      return x >= 1.5f ? 0 : (float)exp(-x * x / (2.0 * sigma * sigma));
+    }
     case SK_KEYS:
       if (x >= 2) return 0;
       if (x >= 1) return ((-0.5f * x + 2.5f) * x - 4.0f) * x + 2.0f;
