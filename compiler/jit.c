@@ -359,7 +359,7 @@ bool jit_output_exe(const char *csrc, const char *out_path, StrBuf *err) {
     const char *cc = getenv("CC");
     /* tcc objects carry no .note.GNU-stack: say so, or ld warns on every build */
     char *argv[] = {(char *)(cc && *cc ? cc : "cc"), "-no-pie", "-Wl,-z,noexecstack", "-o", (char *)out_path, obj, (char *)rtlib,
-                    "-lxsmm", "-llapacke", "-lopenblas", "-lprotobuf-c", "-lgvc", "-lcgraph", "-lz", "-lpng16", "-ljpeg", "-lpcre2-8", "-lcrypto", "-lzip",
+                    "-lxsmm", "-llapacke", "-lopenblas", "-lprotobuf-c", "-lgvc", "-lcgraph", "-lz", "-lpng16", "-ljpeg", "-lgif", "-lpcre2-8", "-lcrypto", "-lzip",
                     TFS_HDF5_LDFLAG, "-lhdf5",   /* Keras's .h5 files (runtime/formats/h5file.c) */
                     "-L" TFS_NPYRANDOM_DIR, "-lnpyrandom", "-lm", "-lpthread", "-ldl",
 #ifdef TFS_HAVE_MPI

@@ -400,6 +400,9 @@ def templates(g, op):
                                                         r.choice(["REFLECT", "WRAP", "CONSTANT", "NEAREST"])))
         return [call, [inp((n, h, w, c), r.choice(["float32", "float64", "int32"])),
                        inp((r.choice([1, n]), 8), "float32", -2, 2)]]
+    if op in ("DECODE_GIF", "DECODE_BMP"):   # no encoders: a PNG through DecodeGif, DecodeBmp refusing it
+        h, w, c = r.randint(1, 5), r.randint(1, 5), 3
+        return ["tf.io.%s(tf.io.encode_png(tf.cast(a0, tf.uint8)))" % op.lower(), [inp((h, w, c), "int32", 0, 255)]]
     if op in ("DECODE_PNG", "ENCODE_PNG", "DECODE_IMAGE", "DECODE_JPEG", "ENCODE_JPEG"):
         h, w, c = r.randint(1, 5), r.randint(1, 5), r.choice([1, 3] if "JPEG" in op else [1, 2, 3, 4])
         img = "tf.cast(a0, tf.uint8)"

@@ -2045,7 +2045,7 @@ static bool gd_r_proj_transform(GD_RULE_ARGS) {
   return true;
 }
 
-/* DecodePng/DecodeJpeg/DecodeImage(contents) and EncodeJpeg(image): their attributes under their names, with no T
+/* DecodePng/DecodeJpeg/DecodeGif/DecodeBmp/DecodeImage(contents) and EncodeJpeg(image): their attributes under their names, with no T
  * (EncodePng's generic form, with T, is TF's already); unset ones take TF's defaults */
 static bool gd_r_codec(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
@@ -2139,7 +2139,8 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_RESIZE_BILINEAR] = gd_r_resize, [OP_RESIZE_NEAREST] = gd_r_resize, [OP_RESIZE_BICUBIC] = gd_r_resize,
   [OP_RESIZE_AREA] = gd_r_resize, [OP_RESIZE_NEAREST_GRAD] = gd_r_resize, [OP_SCALE_TRANSLATE] = gd_r_scale_translate,
   [OP_PROJ_TRANSFORM] = gd_r_proj_transform,
-  [OP_DECODE_PNG] = gd_r_codec, [OP_DECODE_JPEG] = gd_r_codec, [OP_DECODE_IMAGE] = gd_r_codec, [OP_ENCODE_JPEG] = gd_r_codec,
+  [OP_DECODE_PNG] = gd_r_codec, [OP_DECODE_JPEG] = gd_r_codec, [OP_DECODE_IMAGE] = gd_r_codec, [OP_DECODE_GIF] = gd_r_codec,
+  [OP_DECODE_BMP] = gd_r_codec, [OP_ENCODE_JPEG] = gd_r_codec,
   [OP_TL_RESERVE] = gd_r_tensorlist,
   [OP_TL_FROM_TENSOR] = gd_r_tensorlist,
   [OP_TL_SET_ITEM] = gd_r_tensorlist,

@@ -1,4 +1,4 @@
-/* imagecodec.h — PNG and JPEG to and from 8-bit [height, width, channels] pixels (libpng, libjpeg-turbo), and the ops over them. */
+/* imagecodec.h — PNG and JPEG to and from 8-bit [height, width, channels] pixels (libpng, libjpeg-turbo), GIF (giflib) and BMP decoding, and the ops over them. */
 #ifndef TFS_IMAGECODEC_H
 #define TFS_IMAGECODEC_H
 
@@ -16,12 +16,16 @@ unsigned char *img_png_decode(const unsigned char *data, size_t n, int want, int
  * recover: a truncated file decodes with the missing part gray (else it fails, as TF's decoder does). */
 unsigned char *img_jpeg_decode(const unsigned char *data, size_t n, int want, int ratio, bool fancy, bool accurate,
                                bool recover, int *h, int *w, int *c, char *err);
+/* GIF (giflib): all frames (or the first), each [*h, *w, 3], composited over the one before as TF does. */
+unsigned char *img_gif_decode(const unsigned char *data, size_t n, bool all_frames, int *frames, int *h, int *w, char *err);
+/* BMP: uncompressed 8, 24 or 32 bits per pixel; want 0 (the file's channels), 3 or 4. */
+unsigned char *img_bmp_decode(const unsigned char *data, size_t n, int want, int *h, int *w, int *c, char *err);
 /* Encoders: malloc'd file bytes (*len), or NULL with the message in err.  c: 1 to 4 (PNG), 1 or 3 (JPEG). */
 unsigned char *img_png_encode(const unsigned char *px, int h, int w, int c, int level, size_t *len, char *err);
 unsigned char *img_jpeg_encode(const unsigned char *px, int h, int w, int c, int quality, bool progressive,
                                bool optimize, bool chroma_down, int density_unit, int xd, int yd, size_t *len, char *err);
 
-/* The ops (OP_UP rows of ops.def, bound by stdlib/modules/upops.c): DecodePng/DecodeJpeg/DecodeImage, EncodePng, EncodeJpeg. */
+/* The ops (OP_UP rows of ops.def, bound by stdlib/modules/upops.c): DecodePng/DecodeJpeg/DecodeGif/DecodeBmp/DecodeImage, EncodePng, EncodeJpeg. */
 void meta_decode_image(OpCall *c);
 void k_decode_image(OpCall *c);
 void meta_encode_image(OpCall *c);

@@ -1,4 +1,4 @@
-/* imageops.c — the DecodePng/DecodeJpeg/DecodeImage and EncodePng/EncodeJpeg ops: TF's checks and messages around imagecodec.c. */
+/* imageops.c — the DecodePng/DecodeJpeg/DecodeGif/DecodeBmp/DecodeImage and EncodePng/EncodeJpeg ops: TF's checks and messages around the codecs. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +32,12 @@ void meta_decode_image(OpCall *c) {
     /* errindex: `contents` must be scalar but got shape… */
     op_fail_sb(c, ERR_INVALID_ARGUMENT, &b);
   }
+  if (c->op->id == OP_DECODE_GIF) {   /* no attributes: RGB frames */
+    tfs_i64 shape[4] = {-1, -1, -1, 3};
+    meta_set(&c->outm[0], DT_UINT8, 4, shape);
+    c->iscr[0] = 3;
+    return;
+  }
   tfs_i64 ch = op_attr_int(c, 0, 0);
   if (ch != 0 && ch != 1 && ch != 3 && ch != 4)
     op_fail(c, ERR_INVALID_ARGUMENT, "`channels` must be 0, 1, 3 or 4 but got %lld", (long long)ch);
@@ -43,7 +49,7 @@ void meta_decode_image(OpCall *c) {
     const char *dct = str_attr(c, 5, "");
     if (*dct && strcmp(dct, "INTEGER_FAST") && strcmp(dct, "INTEGER_ACCURATE"))
       op_fail(c, ERR_INVALID_ARGUMENT, "dct_method must be one of {'', 'INTEGER_FAST', 'INTEGER_ACCURATE'}");
-  } else {
+  } else if (c->op->id != OP_DECODE_BMP) {
     dt = op_attr_dtype(c, 1, DT_UINT8);
     bool png = c->op->id == OP_DECODE_PNG;
     if (dt == DT_FLOAT32 && !png) {
@@ -53,7 +59,9 @@ void meta_decode_image(OpCall *c) {
     }
   }
   tfs_i64 shape[3] = {-1, -1, ch ? ch : -1};
-  meta_set(&c->outm[0], (DType)dt, 3, shape);
+  /* DecodeImage expanding animations: 4-D for a GIF, 3-D otherwise, so the rank is unknown (TF's shape function) */
+  bool expand = c->op->id == OP_DECODE_IMAGE && op_attr_bool(c, 2, true);
+  meta_set(&c->outm[0], (DType)dt, expand ? -1 : 3, expand ? NULL : shape);
   c->iscr[0] = ch;
 }
 
@@ -66,35 +74,68 @@ static int image_format(const unsigned char *p, size_t n) {
   return FMT_UNKNOWN;
 }
 
+/* Which op may read which format, with TF's refusals (its decoders read each other's PNG, JPEG and GIF;
+ * BMP only through DecodeBmp or DecodeImage, and DecodeBmp nothing else). */
+static void format_allowed(OpCall *c, int fmt, int want, bool *four_d, bool expand) {
+  int op = c->op->id;
+  static const char *const names[] = {"", "PNG", "JPEG", "GIF", "BMP"};
+  if (op == OP_DECODE_BMP && fmt != FMT_BMP)
+    /* errindex: Trying to decode … format using DecodeBmp op. Use `decode_…` or `decode_image` instead. */
+    op_fail(c, ERR_INVALID_ARGUMENT, "Trying to decode %s format using DecodeBmp op. Use `decode_%s` or `decode_image` instead.",
+            names[fmt], fmt == FMT_PNG ? "png" : fmt == FMT_JPEG ? "jpeg" : "gif");
+  if (fmt == FMT_BMP) {
+    if (want == 1) op_fail(c, ERR_INVALID_ARGUMENT, "`channels` must be 0, 3 or 4 for BMP, but got %d", want);
+    if (op != OP_DECODE_BMP && op != OP_DECODE_IMAGE)
+      op_fail(c, ERR_INVALID_ARGUMENT, "Trying to decode BMP format using a wrong op. Use `decode_bmp` or `decode_image` instead. Op used: %s",
+              c->op->graph_name);
+  }
+  if (fmt == FMT_GIF && want != 0 && want != 3) op_fail(c, ERR_INVALID_ARGUMENT, "channels must be 0 or 3 for GIF, got %d", want);
+  if (fmt == FMT_JPEG && want == 4) op_fail(c, ERR_INVALID_ARGUMENT, "JPEG does not support 4 channels");
+  /* a DecodeGif result is 4-D whatever it read; DecodeImage's only for a GIF when expanding animations */
+  *four_d = op == OP_DECODE_GIF || (op == OP_DECODE_IMAGE && expand && fmt == FMT_GIF);
+}
+
 void k_decode_image(OpCall *c) {
   Str *s = *(Str **)tensor_data(c->in[0]);
   const unsigned char *data = s ? (const unsigned char *)s->data : (const unsigned char *)"";
   size_t n = s ? (size_t)s->len : 0;
   if (!n) op_fail(c, ERR_INVALID_ARGUMENT, "Input is empty.");
   int want = (int)c->iscr[0], fmt = image_format(data, n);
-  int h = 0, w = 0, ch = 0;
+  if (fmt == FMT_UNKNOWN) op_fail(c, ERR_INVALID_ARGUMENT, "Unknown image file format. One of JPEG, PNG, GIF, BMP required.");
+  bool expand = c->op->id == OP_DECODE_IMAGE && op_attr_bool(c, 2, true), four_d;
+  format_allowed(c, fmt, want, &four_d, expand);
+  int h = 0, w = 0, ch = 0, frames = 1;
   char err[IMG_ERR_LEN];
   unsigned char *px = NULL;
   if (fmt == FMT_PNG) {
     px = img_png_decode(data, n, want, &h, &w, &ch, err);
   } else if (fmt == FMT_JPEG) {
-    if (want == 4) op_fail(c, ERR_INVALID_ARGUMENT, "JPEG does not support 4 channels");
     bool jp = c->op->id == OP_DECODE_JPEG;
     int ratio = jp ? (int)op_attr_int(c, 1, 1) : 1;
     bool fancy = jp ? op_attr_bool(c, 2, true) : true;
     bool accurate = jp && !strcmp(str_attr(c, 5, ""), "INTEGER_ACCURATE");
     bool recover = jp && op_attr_bool(c, 3, false);
     px = img_jpeg_decode(data, n, want, ratio, fancy, accurate, recover, &h, &w, &ch, err);
-  } else if (fmt == FMT_GIF || fmt == FMT_BMP) {
-    op_fail(c, ERR_UNIMPLEMENTED, "%s: %s images are not supported by tfs (PNG and JPEG are)", c->op->graph_name, fmt == FMT_GIF ? "GIF" : "BMP");
+  } else if (fmt == FMT_GIF) {
+    /* every frame for DecodeGif and an expanding DecodeImage; DecodePng/DecodeJpeg take a one-frame GIF only */
+    bool all = c->op->id != OP_DECODE_IMAGE || expand;
+    px = img_gif_decode(data, n, all, &frames, &h, &w, err);
+    ch = 3;
+    if (px && frames > 1 && (c->op->id == OP_DECODE_PNG || c->op->id == OP_DECODE_JPEG)) {
+      free(px);
+      op_fail(c, ERR_INVALID_ARGUMENT, "Got %d frames, but animated gifs can only be decoded by tf.io.decode_gif or tf.io.decode_image",
+              frames);
+    }
+    if (!px) op_fail(c, ERR_INVALID_ARGUMENT, "Invalid GIF data (size %zu), %s", n, err);
   } else {
-    op_fail(c, ERR_INVALID_ARGUMENT, "Unknown image file format. One of JPEG, PNG, GIF, BMP required.");
+    px = img_bmp_decode(data, n, want, &h, &w, &ch, err);
   }
-  /* errindex: - (imagecodec.c's messages: Invalid PNG data, size …; jpeg::Uncompress failed. Invalid JPEG data or crop window.) */
+  /* errindex: - (the codecs' messages: Invalid PNG data, size …; jpeg::Uncompress failed. Invalid JPEG data or crop window.;
+   * the BMP checks of bmpcodec.c) */
   if (!px) op_fail(c, ERR_INVALID_ARGUMENT, "%s", err);
-  tfs_i64 shape[3] = {h, w, ch};
-  Tensor *t = tensor_new(c->outm[0].dtype, 3, shape);
-  size_t cnt = (size_t)h * (size_t)w * (size_t)ch;
+  tfs_i64 shape[4] = {frames, h, w, ch};
+  Tensor *t = four_d ? tensor_new(c->outm[0].dtype, 4, shape) : tensor_new(c->outm[0].dtype, 3, shape + 1);
+  size_t cnt = (size_t)frames * (size_t)h * (size_t)w * (size_t)ch;
   if (t->dtype == DT_UINT8) memcpy(tensor_data(t), px, cnt);
   else
     for (size_t i = 0; i < cnt; i++) ((float *)tensor_data(t))[i] = (float)px[i] * (1.0f / 255.0f);
