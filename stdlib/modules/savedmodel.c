@@ -33,6 +33,8 @@
 #include "tensor/tensor.h"
 #include "function/tffunction.h"
 #include "graph/trace.h"
+#include "graph/replay.h"
+#include "graph/tape.h"
 
 /* ==== saving ==================================================================================== */
 
@@ -1004,7 +1006,19 @@ static Val sm_fn_call(Val self, int n, const Val *args, const Kw *kw) {
   Tensor **outs = no <= 16 ? ob : malloc(sizeof(Tensor *) * (size_t)no);
   if (!outs) rt_throw(ERR_MEMORY, "out of memory");
   if (outs != ob) rt_hold_mem(outs);
-  sm_run(c, in, outs);
+  if (trace_active() || tape_any_recording()) {
+    /* as TF's loaded functions: differentiable, and callable inside tf.function (runtime/graph/replay.c) */
+    Val av[16];
+    for (int i = 0; i < nin; i++) av[i] = val_obj(in[i]);
+    Val rt = graph_replay(c->g, av);
+    for (int i = 0; i < no; i++) {
+      Tensor *t = val_as_tensor(((Tuple *)rt.u.o)->items[i]);
+      outs[i] = t ? tensor_retain(t) : tensor_from_val(((Tuple *)rt.u.o)->items[i], -1);
+    }
+    val_decref(rt);
+  } else {
+    sm_run(c, in, outs);
+  }
   Val r;
   if (f->signature) {
     r = dict_new();
