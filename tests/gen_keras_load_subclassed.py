@@ -7,6 +7,9 @@ custom_objects or registered is rebuilt from its config; a call whose input fits
 "Could not find matching concrete function ...").
 
     /usr/bin/python3 tests/gen_keras_load_subclassed.py
+
+Also writes saved_model_replay_cond's expectations: the loaded function's value (w * t for t > 0), and inside
+tf.function tfs's own refusal of a loaded graph with a graph cond (docs/errors.md), except under --eager.
 """
 import os
 
@@ -78,3 +81,17 @@ print([r4(2.0 * x.sum(0).reshape(3, 1)), r4([2.0 * len(x)])])
 print(r4((x @ k + b) * 2.0 * 2.0))
 with open(os.path.join(HERE, "programs", "keras_load_subclassed.out"), "w") as f:
     f.write("\n".join(out) + "\n")
+
+
+# saved_model_replay_cond.tfs: w = 2; f(3) eagerly, then f(1) inside tf.function (refused) or eagerly (--eager)
+progs = os.path.join(HERE, "programs")
+with open(os.path.join(progs, "saved_model_replay_cond.out"), "w") as f:
+    f.write("%s\n" % F(3.0 * 2.0))
+with open(os.path.join(progs, "saved_model_replay_cond.eager.out"), "w") as f:
+    f.write("%s\n%s\n" % (F(3.0 * 2.0), F(1.0 * 2.0)))
+with open(os.path.join(progs, "saved_model_replay_cond.status"), "w") as f:
+    f.write("1\n")
+with open(os.path.join(progs, "saved_model_replay_cond.err"), "w") as f:
+    f.write("saved_model_replay_cond.tfs:22:12: error: UnimplementedError: a loaded function with a graph cond or while "
+            "loop cannot be differentiated or called inside tf.function in tfs (node 'cond')\n"
+            "    return lc.f(t)\n           ^\n")

@@ -45,6 +45,12 @@ static Val rp_op(const GraphNode *nd, const Val *vals, const int *base) {
   return r;
 }
 
+bool graph_replayable(const Graph *g) {
+  for (int i = 0; i < g->nnodes; i++)
+    if (g->nodes[i].kind == GN_COND || g->nodes[i].kind == GN_WHILE) return false;
+  return true;
+}
+
 Val graph_replay(const Graph *g, const Val *args) {
   int *base = malloc(sizeof(int) * (size_t)(g->nnodes + 1));
   if (!base) rt_throw(ERR_MEMORY, "out of memory");

@@ -1006,8 +1006,9 @@ static Val sm_fn_call(Val self, int n, const Val *args, const Kw *kw) {
   Tensor **outs = no <= 16 ? ob : malloc(sizeof(Tensor *) * (size_t)no);
   if (!outs) rt_throw(ERR_MEMORY, "out of memory");
   if (outs != ob) rt_hold_mem(outs);
-  if (trace_active() || tape_any_recording()) {
-    /* as TF's loaded functions: differentiable, and callable inside tf.function (runtime/graph/replay.c) */
+  if (trace_active() || (tape_any_recording() && graph_replayable(c->g))) {
+    /* as TF's loaded functions: differentiable, and callable inside tf.function (runtime/graph/replay.c); a
+     * graph replay does not run yet (a cond or loop) runs whole under a tape, its gradient None as before */
     Val av[16];
     for (int i = 0; i < nin; i++) av[i] = val_obj(in[i]);
     Val rt = graph_replay(c->g, av);
