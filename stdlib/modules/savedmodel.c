@@ -324,19 +324,31 @@ static const char *sm_spec_name(PbArena *a, Val fn, int i) {
   return name;
 }
 
-/* (args tuple, kwargs dict): each parameter but self one TensorSpec named after it. */
+/* (args tuple, kwargs dict): each parameter but self one TensorSpec named after it (its input_signature's name
+ * first); a *args parameter one TensorSpec per tensor it took, as TF flattens varargs into positional arguments. */
 static Tensorflow__StructuredValue *sv_in(PbArena *a, const TffnConcInfo *ci, int *self_out, Val fn) {
   const Tuple *at = (const Tuple *)ci->args_tmpl.u.o;
   int idx, so = ci->nparams > 0 && !nest_is_leaf(at->items[0], &idx) && !strcmp(ci->params[0], "self") ? 1 : 0;
-  int n = ci->nparams - so;
-  Tensorflow__StructuredValue **items = pa_alloc(a, sizeof(void *) * (size_t)(n + 1));
-  for (int i = 0; i < n; i++) {
-    if (!nest_is_leaf(at->items[i + so], &idx) || idx != i)
-      rt_throw(ERR_VALUE,
-               "tf.saved_model.save: function '%s' takes '%s', which is not a tensor: saved functions take tensor arguments only",
-               ci->name, ci->params[i + so]);
-    const char *spec = sm_spec_name(a, fn, i);
-    items[i] = sv_spec(a, spec ? spec : ci->params[i + so], graph_meta(ci->g, (GraphRef){ci->g->inputs[i], 0}));
+  int nin = ci->g->ninputs, n = 0;
+  Tensorflow__StructuredValue **items = pa_alloc(a, sizeof(void *) * (size_t)(nin + 1));
+  for (int p = so; p < ci->nparams; p++) {
+    Val t = at->items[p];
+    tfs_i64 nv = 1;
+    const Val *vs = &t;
+    bool var = p == ci->varargs && seq_items(t, &nv, &vs);
+    const char *pname = ci->params[p];
+    for (tfs_i64 k = 0; k < nv; k++) {
+      if (n >= nin || !nest_is_leaf(vs[k], &idx) || idx != n)
+        rt_throw(ERR_VALUE,
+                 "tf.saved_model.save: function '%s' takes '%s', which is not a tensor: saved functions take tensor arguments only",
+                 ci->name, ci->params[p]);
+      const char *spec = sm_spec_name(a, fn, n);
+      char *dflt = pa_alloc(a, strlen(pname) + 24);
+      if (var && k > 0) sprintf(dflt, "%s_%d", pname, (int)k);
+      else strcpy(dflt, pname);
+      items[n] = sv_spec(a, spec ? spec : dflt, graph_meta(ci->g, (GraphRef){ci->g->inputs[n], 0}));
+      n++;
+    }
   }
   if (n != ci->g->ninputs)
     rt_throw(ERR_VALUE, "tf.saved_model.save: function '%s' has inputs that are not its arguments", ci->name);
