@@ -126,6 +126,24 @@ with tempfile.TemporaryDirectory() as d:
     for nid, path, _ in seq_nodes:
         check(reaches(seq_children, path) == nid, "Sequential metadata node %s: id %d, not where its path leads" % (path, nid))
     check(not os.path.exists(os.path.join(d, "plain", "keras_metadata.pb")), "tf.saved_model.save writes no metadata")
+    # a subclassed model: _tf_keras_model, its saved call functions under keras_api (sorted first, shifting the
+    # layers' node ids), each layer's config and build_input_shape
+    net = decode(os.path.join(d, "net", "keras_metadata.pb"), "third_party.py.keras.protobuf.SavedMetadata",
+                 "keras_metadata.proto")
+    net_children = object_children(decode(os.path.join(d, "net", "saved_model.pb"), "tensorflow.SavedModel",
+                                          "saved_model.proto"))
+    net_nodes = metadata_nodes(net)
+    check([(p, i) for _, p, i in net_nodes] == [("root", "_tf_keras_model"), ("root.layer-0", "_tf_keras_layer")],
+          "subclassed metadata nodes %s" % net_nodes)
+    for nid, path, _ in net_nodes:
+        check(reaches(net_children, path) == nid, "subclassed metadata node %s: id %d, not where its path leads" % (path, nid))
+    api = net_children[0].get("keras_api", -1)
+    check(api > 0 and sorted(net_children[api].keys()) == ["call_inference", "call_training"], "keras_api functions")
+    metas = [json.loads(l.strip()[len("metadata: "):][1:-1].encode().decode("unicode_escape"))
+             for l in net.splitlines() if l.strip().startswith("metadata:")]
+    check(metas[0]["class_name"] == "Net" and metas[0]["build_input_shape"] == [None, 3] and metas[0]["config"] == {},
+          "subclassed root metadata %s" % metas[0])
+    check(metas[1]["config"]["units"] == 2 and metas[1]["build_input_shape"] == [2, 3], "layer metadata %s" % metas[1])
     # numpy's forward pass against the printed predictions
     k1, b1, k2, b2 = fixed([(3, 4), (4,), (4, 2), (2,)])
     x = np.array([[1.0, 2.0, 3.0], [0.5, -1.0, 0.25]], dtype=np.float32)

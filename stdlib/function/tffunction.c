@@ -3993,5 +3993,7 @@ bool tffn_conc_info(Val conc, TffnConcInfo *out) {
   out->params = c->params;
   out->args_tmpl = c->args_tmpl;
   out->out_tmpl = c->out_tmpl;
+  const FuncInfo *info = val_is(c->fn, &func_type) ? ((Func *)c->fn.u.o)->info : NULL;
+  out->varargs = info && info->nparams == c->nparams && info->varargs ? info->nparams - info->nkwonly - 1 - info->varkw : -1;
   return true;
 }

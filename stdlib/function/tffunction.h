@@ -53,6 +53,7 @@ typedef struct TffnConcInfo {
   char *const *params;        /* parameter names, self included for a method */
   Val args_tmpl;              /* tuple of the bound arguments, tensor leaves as markers */
   Val out_tmpl;               /* result template; VT_UNDEF: the single output 0 */
+  int varargs;                /* the index of the *args parameter, or -1 */
 } TffnConcInfo;
 bool tffn_conc_info(Val conc, TffnConcInfo *out);
 

@@ -33,6 +33,8 @@
 #include "tensor/tensor.h"
 #include "function/tffunction.h"
 #include "graph/trace.h"
+#include "graph/replay.h"
+#include "graph/tape.h"
 
 /* ==== saving ==================================================================================== */
 
@@ -322,19 +324,31 @@ static const char *sm_spec_name(PbArena *a, Val fn, int i) {
   return name;
 }
 
-/* (args tuple, kwargs dict): each parameter but self one TensorSpec named after it. */
+/* (args tuple, kwargs dict): each parameter but self one TensorSpec named after it (its input_signature's name
+ * first); a *args parameter one TensorSpec per tensor it took, as TF flattens varargs into positional arguments. */
 static Tensorflow__StructuredValue *sv_in(PbArena *a, const TffnConcInfo *ci, int *self_out, Val fn) {
   const Tuple *at = (const Tuple *)ci->args_tmpl.u.o;
   int idx, so = ci->nparams > 0 && !nest_is_leaf(at->items[0], &idx) && !strcmp(ci->params[0], "self") ? 1 : 0;
-  int n = ci->nparams - so;
-  Tensorflow__StructuredValue **items = pa_alloc(a, sizeof(void *) * (size_t)(n + 1));
-  for (int i = 0; i < n; i++) {
-    if (!nest_is_leaf(at->items[i + so], &idx) || idx != i)
-      rt_throw(ERR_VALUE,
-               "tf.saved_model.save: function '%s' takes '%s', which is not a tensor: saved functions take tensor arguments only",
-               ci->name, ci->params[i + so]);
-    const char *spec = sm_spec_name(a, fn, i);
-    items[i] = sv_spec(a, spec ? spec : ci->params[i + so], graph_meta(ci->g, (GraphRef){ci->g->inputs[i], 0}));
+  int nin = ci->g->ninputs, n = 0;
+  Tensorflow__StructuredValue **items = pa_alloc(a, sizeof(void *) * (size_t)(nin + 1));
+  for (int p = so; p < ci->nparams; p++) {
+    Val t = at->items[p];
+    tfs_i64 nv = 1;
+    const Val *vs = &t;
+    bool var = p == ci->varargs && seq_items(t, &nv, &vs);
+    const char *pname = ci->params[p];
+    for (tfs_i64 k = 0; k < nv; k++) {
+      if (n >= nin || !nest_is_leaf(vs[k], &idx) || idx != n)
+        rt_throw(ERR_VALUE,
+                 "tf.saved_model.save: function '%s' takes '%s', which is not a tensor: saved functions take tensor arguments only",
+                 ci->name, ci->params[p]);
+      const char *spec = sm_spec_name(a, fn, n);
+      char *dflt = pa_alloc(a, strlen(pname) + 24);
+      if (var && k > 0) sprintf(dflt, "%s_%d", pname, (int)k);
+      else strcpy(dflt, pname);
+      items[n] = sv_spec(a, spec ? spec : dflt, graph_meta(ci->g, (GraphRef){ci->g->inputs[n], 0}));
+      n++;
+    }
   }
   if (n != ci->g->ninputs)
     rt_throw(ERR_VALUE, "tf.saved_model.save: function '%s' has inputs that are not its arguments", ci->name);
@@ -1004,7 +1018,20 @@ static Val sm_fn_call(Val self, int n, const Val *args, const Kw *kw) {
   Tensor **outs = no <= 16 ? ob : malloc(sizeof(Tensor *) * (size_t)no);
   if (!outs) rt_throw(ERR_MEMORY, "out of memory");
   if (outs != ob) rt_hold_mem(outs);
-  sm_run(c, in, outs);
+  if (trace_active() || (tape_any_recording() && graph_replayable(c->g))) {
+    /* as TF's loaded functions: differentiable, and callable inside tf.function (runtime/graph/replay.c); a
+     * graph replay does not run yet (a cond or loop) runs whole under a tape, its gradient None as before */
+    Val av[16];
+    for (int i = 0; i < nin; i++) av[i] = val_obj(in[i]);
+    Val rt = graph_replay(c->g, av);
+    for (int i = 0; i < no; i++) {
+      Tensor *t = val_as_tensor(((Tuple *)rt.u.o)->items[i]);
+      outs[i] = t ? tensor_retain(t) : tensor_from_val(((Tuple *)rt.u.o)->items[i], -1);
+    }
+    val_decref(rt);
+  } else {
+    sm_run(c, in, outs);
+  }
   Val r;
   if (f->signature) {
     r = dict_new();

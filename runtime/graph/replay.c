@@ -1,0 +1,100 @@
+/* replay.c — running a graph op by op through op_apply, so that tapes record its ops and a trace takes them in.
+ *
+ * The executor (exec.c) runs a planned graph as one unit: a gradient tape
+ * sees nothing of it and a graph being traced cannot hold it.  A graph read
+ * back from a SavedModel is differentiable and callable inside tf.function in
+ * TF, so such calls replay the graph here instead: every node in creation
+ * (topological) order, each op applied as an eager or traced op would be.
+ * Variables stay Variables (ReadVariableOp reads them), so a tape sees their
+ * reads and a trace captures them. */
+#include <stdlib.h>
+
+#include "graph/graph.h"
+#include "graph/replay.h"
+#include "object/object.h"
+
+/* The value of r (borrowed from vals), base[node] being the node's first slot. */
+static Val rp_ref(const Val *vals, const int *base, GraphRef r) { return vals[base[r.node] + r.out]; }
+
+/* Node nd applied to its inputs' values: an owned result (a tensor, a list of them, or None). */
+static Val rp_op(const GraphNode *nd, const Val *vals, const int *base) {
+  int nin = nd->nin;
+  Val inb[16], *in = nin <= 16 ? inb : malloc(sizeof(Val) * (size_t)nin);
+  if (!in) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = in != inb ? rt_hold_mem(in) : -1;
+  for (int i = 0; i < nin; i++)
+    in[i] = nd->in[i].node >= 0 ? rp_ref(vals, base, nd->in[i]) : nd->raw ? nd->raw[i] : val_undef();
+  OpAttrs at = nd->attrs;
+  for (int k = 0; k < nd->ndyn; k++) at.v[nd->dyn_attr[k]] = rp_ref(vals, base, nd->in[nin + k]);
+  Val r;
+  if (nd->flags & GNF_LIST) {
+    /* the op's one list input (concat's values) was recorded as its elements */
+    Val l = list_new(nin);
+    int lm = rt_hold_val(l);
+    for (int i = 0; i < nin; i++) list_append(l, in[i]);
+    r = op_apply(nd->op, 1, &l, &at);
+    rt_unhold(lm);
+    val_decref(l);
+  } else {
+    r = op_apply(nd->op, nin, in, &at);
+  }
+  if (mark >= 0) {
+    rt_unhold(mark);
+    free(in);
+  }
+  return r;
+}
+
+bool graph_replayable(const Graph *g) {
+  for (int i = 0; i < g->nnodes; i++)
+    if (g->nodes[i].kind == GN_COND || g->nodes[i].kind == GN_WHILE) return false;
+  return true;
+}
+
+Val graph_replay(const Graph *g, const Val *args) {
+  int *base = malloc(sizeof(int) * (size_t)(g->nnodes + 1));
+  if (!base) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = rt_hold_mem(base);
+  int nslots = 0;
+  for (int i = 0; i < g->nnodes; i++) {
+    base[i] = nslots;
+    nslots += g->nodes[i].kind == GN_OP || g->nodes[i].kind == GN_COND || g->nodes[i].kind == GN_WHILE ? g->nodes[i].nout : 1;
+  }
+  Val *vals = calloc((size_t)nslots + 1, sizeof(Val));
+  if (!vals) rt_throw(ERR_MEMORY, "out of memory");
+  rt_hold_mem(vals);
+  Val keep = list_new(nslots);   /* owns every value until the end (and on an error) */
+  rt_hold_val(keep);
+  for (int i = 0; i < g->nnodes; i++) {
+    const GraphNode *nd = &g->nodes[i];
+    Val v;
+    switch (nd->kind) {
+      case GN_PLACEHOLDER: v = val_incref(args[nd->param]); break;
+      case GN_CONST: v = val_obj(tensor_retain(nd->value)); break;
+      case GN_VARHANDLE: v = val_incref(val_obj(nd->var)); break;
+      case GN_OP: v = rp_op(nd, vals, base); break;
+      default:
+        /* errindex: a loaded function with a graph cond or while loop cannot be … */
+        rt_throw(ERR_UNIMPLEMENTED,
+                 "a loaded function with a graph cond or while loop cannot be differentiated or called inside tf.function "
+                 "in tfs (node '%s')", nd->name);
+    }
+    list_append(keep, v);
+    val_decref(v);
+    Val owned = ((List *)keep.u.o)->items[((List *)keep.u.o)->len - 1];   /* borrowed from keep */
+    tfs_i64 n;
+    const Val *items;
+    if (nd->kind == GN_OP && nd->nout != 1 && seq_items(owned, &n, &items)) {
+      for (int o = 0; o < nd->nout && o < n; o++) vals[base[i] + o] = items[o];
+    } else if (!(nd->kind == GN_OP && nd->nout == 0)) {
+      vals[base[i]] = owned;
+    }
+  }
+  Val out = tuple_new(g->noutputs);
+  for (int i = 0; i < g->noutputs; i++) ((Tuple *)out.u.o)->items[i] = val_incref(rp_ref(vals, base, g->outputs[i]));
+  rt_unhold(mark);
+  val_decref(keep);
+  free(vals);
+  free(base);
+  return out;
+}
