@@ -232,11 +232,22 @@ static DType np_result_dtype(Val a, const NpOperand *oa, Val b, const NpOperand 
   return r->dt;
 }
 
-/* Apply a binary op with numpy's dtype rules; results are ndarrays (0-d: numpy scalars). */
+static Val np_apply_host(OpId id, Val a, Val b);
+
+/* Apply a binary op with numpy's dtype rules; results are ndarrays (0-d: numpy scalars).  Numpy's arithmetic
+ * is host code: inside a traced function it runs now, as numpy does under TF's tracing. */
 static Val np_apply(OpId id, Val a, Val b) {
   Tensor *ta = val_as_tensor(a), *tb = val_as_tensor(b);
   if ((ta && !val_is_ndarray(a)) || (tb && !val_is_ndarray(b)))
     return op_apply2(id, a, b);   /* a tf tensor wins: TF result */
+  int mark = op_host_begin();
+  Val r = np_apply_host(id, a, b);
+  op_host_end(mark);
+  return r;
+}
+
+static Val np_apply_host(OpId id, Val a, Val b) {
+  Tensor *ta = val_as_tensor(a), *tb = val_as_tensor(b);
   if (ta && tb) np_check_broadcast(ta, tb);
   NpOperand oa, ob;
   Val ca = val_incref(a), cb = val_incref(b);
@@ -322,9 +333,14 @@ static Val ndarray_unop(int op, Val a) {
     Val z = val_int(0);
     return np_apply(OP_SUB, z, a);
   }
-  if (op == UN_NEG) return wrap(op_apply1(OP_NEG, a));
-  if (op == UN_POS) return wrap(op_apply1(OP_IDENTITY, a));   /* +a: a new array (0-d: a scalar) */
-  if (op == UN_INVERT && val_as_tensor(a)->dtype == DT_BOOL) return wrap(op_apply1(OP_LOGICAL_NOT, a));
+  OpId un = op == UN_NEG ? OP_NEG : op == UN_POS ? OP_IDENTITY   /* +a: a new array (0-d: a scalar) */
+            : op == UN_INVERT && val_as_tensor(a)->dtype == DT_BOOL ? OP_LOGICAL_NOT : OP__COUNT;
+  if (un != OP__COUNT) {
+    int mark = op_host_begin();   /* host code, as np_apply */
+    Val r = wrap(op_apply1(un, a));
+    op_host_end(mark);
+    return r;
+  }
   return val_undef();
 }
 

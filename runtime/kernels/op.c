@@ -25,6 +25,22 @@ void op_bind(OpId id, OpMetaFn meta, OpKernelFn kernel) {
 }
 
 Val (*op_graph_hook)(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs);
+int op_host_depth;
+
+static void op_host_unwind(void *p) {
+  (void)p;
+  op_host_depth--;
+}
+
+int op_host_begin(void) {
+  op_host_depth++;
+  return rt_hold_fn(op_host_unwind, NULL);
+}
+
+void op_host_end(int mark) {
+  rt_unhold(mark);
+  op_host_depth--;
+}
 int op_tape_nactive;
 void (*op_tape_record)(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs, Val result);
 const char *(*op_scope_prefix)(void);
@@ -409,7 +425,7 @@ Val op_apply(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) 
 
   /* GRAPH HOOK: while a tf.function is traced every op is recorded into the
    * graph under construction (trace.c); VT_UNDEF means: run it now. */
-  if (op_graph_hook) {
+  if (op_graph_hook && !op_host_depth) {
     Val r = op_graph_hook(op, nin, inputs, attrs);
     if (!val_is_undef(r)) {
       if (op_tape_nactive) op_tape_record(op, nin, inputs, attrs, r);

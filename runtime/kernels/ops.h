@@ -116,6 +116,12 @@ typedef struct OpCall {
  * op_graph_hook (set by the graph builder) instead of running eagerly. */
 Val op_apply(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs);
 extern Val (*op_graph_hook)(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs);
+/* Host computation (numpy's operators on arrays): ops run now even while a function is traced, as numpy
+ * runs in Python when TF traces.  op_host_begin returns the mark op_host_end takes (an error unwinding
+ * past it ends the host section too). */
+extern int op_host_depth;
+int op_host_begin(void);
+void op_host_end(int mark);
 /* Gradient tapes (graph/tape.c): how many are recording, and the recorder
  * every executed op is handed to while any is (set at start-up). */
 extern int op_tape_nactive;
