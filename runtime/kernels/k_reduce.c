@@ -351,7 +351,16 @@ void k_softmax(OpCall *c) {
   ori(x, (int)c->iscr[0], &O, &R, &I);
   bool logsm = c->op->id == OP_LOG_SOFTMAX;
   if (x->dtype == DT_FLOAT32) softmax_f32(tensor_data(x), tensor_data(o), O, R, I, logsm);
-  else softmax_f64(tensor_data(x), tensor_data(o), O, R, I, logsm);
+  else if (x->dtype == DT_FLOAT64) softmax_f64(tensor_data(x), tensor_data(o), O, R, I, logsm);
+  else {
+    /* float16/bfloat16: computed in float32 and rounded once (keeps a 16-bit softmax summing to ~1) */
+    Tensor *xf = tensor_new(DT_FLOAT32, x->rank, x->shape), *of = tensor_new(DT_FLOAT32, x->rank, x->shape);
+    ew_cast(xf, x);
+    softmax_f32(tensor_data(xf), tensor_data(of), O, R, I, logsm);
+    ew_cast(o, of);
+    tensor_release(xf);
+    tensor_release(of);
+  }
   tensor_release(x);
 }
 
