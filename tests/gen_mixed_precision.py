@@ -131,6 +131,19 @@ model.compile(loss="sparse_categorical_crossentropy", optimizer=tf.keras.optimiz
 print(type(model.optimizer).__name__, type(model.optimizer.inner_optimizer).__name__)
 print(tf.keras.layers.BatchNormalization()(tf.ones((2, 3))).dtype)
 print(tf.keras.layers.LayerNormalization()(tf.ones((2, 3))).dtype)
+seq = tf.random.uniform((2, 5, 4))
+for lay in [tf.keras.layers.LSTM(3), tf.keras.layers.GRU(3), tf.keras.layers.SimpleRNN(3)]:
+    print(type(lay).__name__, lay(seq).dtype, lay.cell.kernel.dtype)
+print(tf.keras.layers.MultiHeadAttention(2, 2)(seq, seq).dtype)
+img = tf.reshape(tf.range(18, dtype=tf.float32) / 4.0, (2, 3, 3, 1))
+conv = tf.keras.layers.Conv2D(2, 2, kernel_initializer=tf.keras.initializers.Constant(0.5),
+                              bias_initializer=tf.keras.initializers.Constant(0.25))
+print(conv(img))
+print(tf.keras.layers.MaxPooling2D(2)(img))
+print(tf.keras.layers.Dropout(0.5)(img, training=True).dtype)
+with tf.GradientTape() as tape:
+    loss = tf.reduce_sum(tf.cast(conv(img), tf.float32))
+print([g.dtype for g in tape.gradient(loss, conv.trainable_variables)])
 
 mixed_precision.set_global_policy("float32")
 layer = tf.keras.layers.Conv2D(filters=4, kernel_size=2)
@@ -183,7 +196,24 @@ def gen_policy():
     out.append("<dtype: 'float64'> <dtype: 'float32'>")   # only the first argument is cast
     out.append("<dtype: 'int32'>")                          # integer inputs are not cast
     out += ["x.dtype: float16", "dense1.kernel.dtype: float32", "Outputs dtype: float32", '<Policy "mixed_float16">',
-            "<dtype: 'float32'>", "LossScaleOptimizer RMSprop", "<dtype: 'float16'>", "<dtype: 'float16'>",
+            "<dtype: 'float32'>", "LossScaleOptimizer RMSprop", "<dtype: 'float16'>", "<dtype: 'float16'>"]
+    for n in ["LSTM", "GRU", "SimpleRNN"]:
+        out.append("%s <dtype: 'float16'> <dtype: 'float32'>" % n)
+    out.append("<dtype: 'float16'>")
+    # Conv2D (2x2 windows of the input / 4, kernel 0.5, bias 0.25) and MaxPooling2D: every value exact in half
+    img = (np.arange(18, dtype=F32) / 4).reshape(2, 3, 3, 1)
+    conv = np.zeros((2, 2, 2, 2), F32)
+    pool = np.zeros((2, 1, 1, 1), F32)
+    for n in range(2):
+        for i in range(2):
+            for j in range(2):
+                conv[n, i, j, :] = img[n, i:i + 2, j:j + 2, 0].sum() * 0.5 + 0.25
+        pool[n, 0, 0, 0] = img[n, 0:2, 0:2, 0].max()
+    out.append(tstr(conv.astype(F16)))
+    out.append(tstr(pool.astype(F16)))
+    out.append("<dtype: 'float16'>")
+    out.append("[tf.float32, tf.float32]")
+    out += [
             "float32", "<dtype: 'float32'>", "SGD", "inf"]
     write("keras_mixed_policy", ("Keras mixed precision policies and layer dtypes (TF's mixed precision guide and Policy docs).",
                                  src), out)

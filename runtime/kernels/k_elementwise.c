@@ -422,6 +422,44 @@ void ew_run_wide(OpCall *c, DType w, void (*k)(OpCall *)) {
   tensor_release(wo);
 }
 
+/* Kernels with float32/float64 loops only (convolutions, pools, dropout): float16/bfloat16 inputs run
+ * through float32 and every half output is rounded once at the end.  Returns false (nothing done) when
+ * no input is a half. */
+bool op_run_half_as_f32(OpCall *c, void (*k)(OpCall *)) {
+  enum { MAXIO = 8 };
+  bool any = false;
+  for (int i = 0; i < c->nin; i++)
+    if (c->in[i] && (c->in[i]->dtype == DT_FLOAT16 || c->in[i]->dtype == DT_BFLOAT16)) any = true;
+  if (!any || c->nin > MAXIO || c->nout > MAXIO) return false;
+  Tensor *in[MAXIO], *out[MAXIO];
+  int mark = -1;
+  for (int i = 0; i < c->nin; i++) {
+    Tensor *t = c->in[i];
+    in[i] = t && (t->dtype == DT_FLOAT16 || t->dtype == DT_BFLOAT16) ? ew_cast_new(t, DT_FLOAT32) : (t ? tensor_retain(t) : NULL);
+    if (in[i]) {
+      int m = rt_hold_val(val_obj(in[i]));
+      if (mark < 0) mark = m;
+    }
+  }
+  for (int j = 0; j < c->nout; j++) {
+    Tensor *o = c->out[j];
+    out[j] = o->dtype == DT_FLOAT16 || o->dtype == DT_BFLOAT16 ? tensor_new(DT_FLOAT32, o->rank, o->shape) : tensor_retain(o);
+    int m = rt_hold_val(val_obj(out[j]));
+    if (mark < 0) mark = m;
+  }
+  OpCall wc = *c;
+  wc.in = in;
+  wc.out = out;
+  k(&wc);
+  for (int j = 0; j < c->nout; j++)
+    if (out[j] != c->out[j]) ew_cast_real(c->out[j], out[j]);
+  rt_unhold(mark);
+  for (int i = 0; i < c->nin; i++)
+    if (in[i]) tensor_release(in[i]);
+  for (int j = 0; j < c->nout; j++) tensor_release(out[j]);
+  return true;
+}
+
 void k_binary(OpCall *c) {
   Tensor *a = c->in[0], *b = c->in[1], *o = c->out[0];
   OpId id = c->op->id;
