@@ -343,6 +343,17 @@ print(round(h.history["loss"][0], 4))
 for w in model.get_weights():
     print(repr(w))
 print(model.optimizer.loss_scale.numpy(), model.optimizer.dynamic_counter.numpy(), model.optimizer.iterations.numpy())
+
+# a .keras round trip keeps each layer's policy and the wrapped optimizer
+import os
+import shutil
+import tempfile
+d = tempfile.mkdtemp()
+model.save(os.path.join(d, "m.keras"))
+m2 = tf.keras.models.load_model(os.path.join(d, "m.keras"))
+print(m2.layers[1].dtype_policy, m2.layers[2].dtype_policy, type(m2.optimizer).__name__, m2.optimizer.initial_scale)
+print(np.array_equal(m2.predict(xs, verbose=0), model.predict(xs, verbose=0)))
+shutil.rmtree(d)
 '''
 
 
@@ -379,6 +390,8 @@ def gen_fit():
     out.append(repr(w1))
     out.append(repr(b1))
     out.append("32768.0 1 1")
+    out.append('<Policy "mixed_float16"> <Policy "float32"> LossScaleOptimizer 32768.0')
+    out.append("True")
     write("keras_mixed_fit", ("one SGD step of a mixed_float16 model through compile/fit (loss scaled by 2**15).", src), out)
 
 
