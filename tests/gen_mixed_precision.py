@@ -395,7 +395,28 @@ def gen_fit():
     write("keras_mixed_fit", ("one SGD step of a mixed_float16 model through compile/fit (loss scaled by 2**15).", src), out)
 
 
+def gen_error():
+    # a bad policy name in a layer's dtype= stops the program with Keras's ValueError, located at the call
+    name = "err_keras_mixed_policy"
+    call = 'tf.keras.layers.Dense(3, dtype="mixed_float32")'
+    src = ('import tensorflow as tf\n'
+           'tf.keras.mixed_precision.set_global_policy("mixed_float16")\n'
+           'print(tf.keras.mixed_precision.global_policy())\n'
+           'layer = %s\n'
+           'print("not reached")\n' % call)
+    write(name, ("a layer's dtype= naming no policy (Keras's ValueError).", src), ['<Policy "mixed_float16">'])
+    line = 'layer = %s' % call
+    col = line.index(call) + 1
+    msg = ("Cannot convert value mixed_float32 to a mixed precision Policy. Valid policies include 'mixed_float16', "
+           "'mixed_bfloat16', and the name of any dtype such as 'float32'.")
+    with open(os.path.join(PROGS, name + ".err"), "w") as f:
+        f.write("%s.tfs:5:%d: error: ValueError: %s\n%s\n%s^\n" % (name, col, msg, line, " " * (col - 1)))
+    with open(os.path.join(PROGS, name + ".status"), "w") as f:
+        f.write("1\n")
+
+
 if __name__ == "__main__":
     gen_policy()
     gen_loss_scale()
     gen_fit()
+    gen_error()
