@@ -116,7 +116,10 @@ static void conv2d_run(OpCall *c, bool fused) {
   if (!ok) rt_throw(ERR_MEMORY, "out of memory");
 }
 
-void k_conv2d(OpCall *c) { conv2d_run(c, false); }
+void k_conv2d(OpCall *c) {
+  if (op_run_half_as_f32(c, k_conv2d)) return;
+  conv2d_run(c, false);
+}
 
 /* _FusedConv2D(input, filters, bias): the graph planner's Conv2D -> bias add [-> Relu], exactly the unfused
  * results (the same product, then one add and one max per element, as AddV2 and Relu compute them). */
@@ -164,6 +167,7 @@ void meta_conv2d_grad(OpCall *c) {
 }
 
 void k_conv2d_grad(OpCall *c) {
+  if (op_run_half_as_f32(c, k_conv2d_grad)) return;
   Tensor *x = tensor_contiguous(c->in[0]), *f = tensor_contiguous(c->in[1]), *dy = tensor_contiguous(c->in[2]);
   ConvGeom g = conv_geom(c, x, f);
   void *out = tensor_data(c->out[0]);
@@ -256,6 +260,7 @@ static void pool_run(const OpCall *c, const Tensor *x, void *y, const void *dy, 
 }
 
 void k_max_pool(OpCall *c) {
+  if (op_run_half_as_f32(c, k_max_pool)) return;
   Tensor *x = tensor_contiguous(c->in[0]);
   int mark = rt_hold_val(val_obj(x));
   pool_run(c, x, tensor_data(c->out[0]), NULL, NULL);
@@ -274,6 +279,7 @@ void meta_max_pool_grad(OpCall *c) {
 }
 
 void k_max_pool_grad(OpCall *c) {
+  if (op_run_half_as_f32(c, k_max_pool_grad)) return;
   Tensor *x = tensor_contiguous(c->in[0]), *dy = tensor_contiguous(c->in[1]);
   int mark = rt_hold_val(val_obj(x));
   rt_hold_val(val_obj(dy));

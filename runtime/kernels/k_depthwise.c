@@ -332,6 +332,12 @@ static void dw_run(OpCall *c, int which) {
   if (!ok) rt_throw(ERR_MEMORY, "out of memory");
 }
 
-void k_depthwise(OpCall *c) { dw_run(c, 0); }
+void k_depthwise(OpCall *c) {
+  if (op_run_half_as_f32(c, k_depthwise)) return;
+  dw_run(c, 0);
+}
 
-void k_depthwise_grad(OpCall *c) { dw_run(c, c->op->id == OP_DEPTHWISE_BP_INPUT ? 1 : 2); }
+void k_depthwise_grad(OpCall *c) {
+  if (op_run_half_as_f32(c, k_depthwise_grad)) return;
+  dw_run(c, c->op->id == OP_DEPTHWISE_BP_INPUT ? 1 : 2);
+}

@@ -264,6 +264,15 @@ static inline double mind_nan(double x, double y) { return (x != x || y != y) ? 
   CMPS(X, le, <=) \
   CMPS(X, gt, >) \
   CMPS(X, ge, >=) \
+  X(div_u64, uint64_t, double, (double)x / (double)y) \
+  X(fdiv_u64_, uint64_t, uint64_t, x / y) \
+  X(mod_u64, uint64_t, uint64_t, x % y) \
+  X(max_u64, uint64_t, uint64_t, x > y ? x : y) \
+  X(min_u64, uint64_t, uint64_t, x < y ? x : y) \
+  X(lt_u64, uint64_t, bool, x < y) \
+  X(le_u64, uint64_t, bool, x <= y) \
+  X(gt_u64, uint64_t, bool, x > y) \
+  X(ge_u64, uint64_t, bool, x >= y) \
   X(and_b, bool, bool, x && y) \
   X(or_b, bool, bool, x || y) \
   X(xor_b, bool, bool, x != y)
@@ -297,13 +306,16 @@ BINLOOP(ne_u8, uint8_t, bool, x != y)
 
 #define ROW_NUM(a) {[DT_FLOAT32] = a##_f32, [DT_FLOAT64] = a##_f64, [DT_INT32] = a##_i32, [DT_INT64] = a##_i64}
 #define ROW_CMP(a) {[DT_FLOAT32] = a##_f32, [DT_FLOAT64] = a##_f64, [DT_INT32] = a##_i32, [DT_INT64] = a##_i64, [DT_BOOL] = a##_b}
+/* ...U: with uint64's own loop (values above 2**63 would misorder and divide wrongly through int64) */
+#define ROW_NUMU(a) {[DT_FLOAT32] = a##_f32, [DT_FLOAT64] = a##_f64, [DT_INT32] = a##_i32, [DT_INT64] = a##_i64, [DT_UINT64] = a##_u64}
+#define ROW_CMPU(a) {[DT_FLOAT32] = a##_f32, [DT_FLOAT64] = a##_f64, [DT_INT32] = a##_i32, [DT_INT64] = a##_i64, [DT_BOOL] = a##_b, [DT_UINT64] = a##_u64}
 static const BinLoop bin_loops[OP__COUNT][DT__COUNT] = {
-  [OP_ADD] = {add_f32, add_f64, add_i32, add_i64, [DT_STRING] = add_s}, [OP_SUB] = ROW_NUM(sub), [OP_MUL] = ROW_NUM(mul), [OP_DIV] = ROW_NUM(div),
-  [OP_FLOORDIV] = {fdiv_f32_, fdiv_f64_, fdiv_i32_, fdiv_i64_}, [OP_MOD] = ROW_NUM(mod), [OP_POW] = ROW_NUM(pow),
-  [OP_MAXIMUM] = ROW_NUM(max), [OP_MINIMUM] = ROW_NUM(min), [OP_SQDIFF] = ROW_NUM(sqd),
+  [OP_ADD] = {add_f32, add_f64, add_i32, add_i64, [DT_STRING] = add_s}, [OP_SUB] = ROW_NUM(sub), [OP_MUL] = ROW_NUM(mul), [OP_DIV] = ROW_NUMU(div),
+  [OP_FLOORDIV] = {fdiv_f32_, fdiv_f64_, fdiv_i32_, fdiv_i64_, [DT_UINT64] = fdiv_u64_}, [OP_MOD] = ROW_NUMU(mod), [OP_POW] = ROW_NUM(pow),
+  [OP_MAXIMUM] = ROW_NUMU(max), [OP_MINIMUM] = ROW_NUMU(min), [OP_SQDIFF] = ROW_NUM(sqd),
   [OP_EQUAL] = {eq_f32, eq_f64, eq_i32, eq_i64, eq_b, eq_s, eq_u8},
   [OP_NOT_EQUAL] = {ne_f32, ne_f64, ne_i32, ne_i64, ne_b, ne_s, ne_u8},
-  [OP_LESS] = ROW_CMP(lt), [OP_LESS_EQUAL] = ROW_CMP(le), [OP_GREATER] = ROW_CMP(gt), [OP_GREATER_EQUAL] = ROW_CMP(ge),
+  [OP_LESS] = ROW_CMPU(lt), [OP_LESS_EQUAL] = ROW_CMPU(le), [OP_GREATER] = ROW_CMPU(gt), [OP_GREATER_EQUAL] = ROW_CMPU(ge),
   [OP_LOGICAL_AND] = {[DT_BOOL] = and_b}, [OP_LOGICAL_OR] = {[DT_BOOL] = or_b}, [OP_LOGICAL_XOR] = {[DT_BOOL] = xor_b},
 };
 
@@ -408,6 +420,44 @@ void ew_run_wide(OpCall *c, DType w, void (*k)(OpCall *)) {
   rt_unhold(mark);
   for (int i = 0; i < n; i++) tensor_release(in[i]);
   tensor_release(wo);
+}
+
+/* Kernels with float32/float64 loops only (convolutions, pools, dropout): float16/bfloat16 inputs run
+ * through float32 and every half output is rounded once at the end.  Returns false (nothing done) when
+ * no input is a half. */
+bool op_run_half_as_f32(OpCall *c, void (*k)(OpCall *)) {
+  enum { MAXIO = 8 };
+  bool any = false;
+  for (int i = 0; i < c->nin; i++)
+    if (c->in[i] && (c->in[i]->dtype == DT_FLOAT16 || c->in[i]->dtype == DT_BFLOAT16)) any = true;
+  if (!any || c->nin > MAXIO || c->nout > MAXIO) return false;
+  Tensor *in[MAXIO], *out[MAXIO];
+  int mark = -1;
+  for (int i = 0; i < c->nin; i++) {
+    Tensor *t = c->in[i];
+    in[i] = t && (t->dtype == DT_FLOAT16 || t->dtype == DT_BFLOAT16) ? ew_cast_new(t, DT_FLOAT32) : (t ? tensor_retain(t) : NULL);
+    if (in[i]) {
+      int m = rt_hold_val(val_obj(in[i]));
+      if (mark < 0) mark = m;
+    }
+  }
+  for (int j = 0; j < c->nout; j++) {
+    Tensor *o = c->out[j];
+    out[j] = o->dtype == DT_FLOAT16 || o->dtype == DT_BFLOAT16 ? tensor_new(DT_FLOAT32, o->rank, o->shape) : tensor_retain(o);
+    int m = rt_hold_val(val_obj(out[j]));
+    if (mark < 0) mark = m;
+  }
+  OpCall wc = *c;
+  wc.in = in;
+  wc.out = out;
+  k(&wc);
+  for (int j = 0; j < c->nout; j++)
+    if (out[j] != c->out[j]) ew_cast_real(c->out[j], out[j]);
+  rt_unhold(mark);
+  for (int i = 0; i < c->nin; i++)
+    if (in[i]) tensor_release(in[i]);
+  for (int j = 0; j < c->nout; j++) tensor_release(out[j]);
+  return true;
 }
 
 void k_binary(OpCall *c) {

@@ -328,4 +328,9 @@ void meta_bias_add(OpCall *c) {
   c->outm[0] = *v;
 }
 
-void k_bias_add(OpCall *c) { ew_binary(OP_ADD, c->out[0], c->in[0], c->in[1]); }
+void k_bias_add(OpCall *c) {
+  DType dt = c->in[0]->dtype;
+  /* float16/bfloat16 (mixed precision Dense layers): added in float32 and rounded, as k_binary does */
+  if ((dt == DT_FLOAT16 || dt == DT_BFLOAT16) && ew_wide(dt) >= 0) { ew_run_wide(c, (DType)ew_wide(dt), k_bias_add); return; }
+  ew_binary(OP_ADD, c->out[0], c->in[0], c->in[1]);
+}

@@ -202,6 +202,7 @@ void meta_dropout(OpCall *c) {
 }
 
 void k_dropout(OpCall *c) {
+  if (op_run_half_as_f32(c, k_dropout)) return;
   Tensor *x = c->in[0], *o = c->out[0];
   double rate = op_attr_float(c, 0, 0);
   tfs_u64 st = stream_key(c, 2);

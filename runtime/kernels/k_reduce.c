@@ -147,6 +147,12 @@ REDUCE_T(i32, int32_t, uint32_t, 0)
 REDUCE_T(i64, int64_t, uint64_t, 0)
 #undef LOWEST
 #undef HIGHEST
+/* uint64 values above 2**63 order and divide (Mean) as unsigned, which int64 would not */
+#define LOWEST 0
+#define HIGHEST UINT64_MAX
+REDUCE_T(u64, uint64_t, uint64_t, 0)
+#undef LOWEST
+#undef HIGHEST
 #undef PSUM
 
 static void reduce_bool(OpId id, const bool *x, bool *o, tfs_i64 O, tfs_i64 R, tfs_i64 I) {
@@ -210,7 +216,7 @@ static void logsumexp(OpCall *c, RPlan *p) {
 }
 
 void k_reduce(OpCall *c) {
-  if (c->in[0]->dtype != DT_BOOL && ew_wide(c->in[0]->dtype) >= 0) {   /* halves sum in float, small ints in int64 */
+  if (c->in[0]->dtype != DT_BOOL && c->in[0]->dtype != DT_UINT64 && ew_wide(c->in[0]->dtype) >= 0) {   /* halves sum in float, small ints in int64 */
     ew_run_wide(c, (DType)ew_wide(c->in[0]->dtype), k_reduce);
     return;
   }
@@ -225,6 +231,7 @@ void k_reduce(OpCall *c) {
   case DT_FLOAT64: reduce_f64(id, x, od, p.O, p.R, p.I); break;
   case DT_INT32: reduce_i32(id, x, od, p.O, p.R, p.I); break;
   case DT_INT64: reduce_i64(id, x, od, p.O, p.R, p.I); break;
+  case DT_UINT64: reduce_u64(id, x, od, p.O, p.R, p.I); break;
   case DT_BOOL: reduce_bool(id, x, od, p.O, p.R, p.I); break;
   default: break;
   }
@@ -351,7 +358,16 @@ void k_softmax(OpCall *c) {
   ori(x, (int)c->iscr[0], &O, &R, &I);
   bool logsm = c->op->id == OP_LOG_SOFTMAX;
   if (x->dtype == DT_FLOAT32) softmax_f32(tensor_data(x), tensor_data(o), O, R, I, logsm);
-  else softmax_f64(tensor_data(x), tensor_data(o), O, R, I, logsm);
+  else if (x->dtype == DT_FLOAT64) softmax_f64(tensor_data(x), tensor_data(o), O, R, I, logsm);
+  else {
+    /* float16/bfloat16: computed in float32 and rounded once (keeps a 16-bit softmax summing to ~1) */
+    Tensor *xf = tensor_new(DT_FLOAT32, x->rank, x->shape), *of = tensor_new(DT_FLOAT32, x->rank, x->shape);
+    ew_cast(xf, x);
+    softmax_f32(tensor_data(xf), tensor_data(of), O, R, I, logsm);
+    ew_cast(o, of);
+    tensor_release(xf);
+    tensor_release(of);
+  }
   tensor_release(x);
 }
 

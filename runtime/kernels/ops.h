@@ -269,6 +269,7 @@ void ew_cast(Tensor *dst, const Tensor *src);                 /* same shape, any
  * for the small ints; -1: none), and running kernel k on c's inputs (up to 2) cast to it, the result cast back. */
 int ew_wide(DType dt);
 void ew_run_wide(OpCall *c, DType w, void (*k)(OpCall *));
+bool op_run_half_as_f32(OpCall *c, void (*k)(OpCall *));   /* half inputs through a float32 kernel */
 void ew_fill(Tensor *dst, double fv, tfs_i64 iv);             /* fill with a value */
 void ew_binary(OpId id, Tensor *out, Tensor *a, Tensor *b);    /* out = a <op> b, broadcasting, no checks */
 

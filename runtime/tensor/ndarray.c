@@ -333,6 +333,10 @@ void ndarray_str_tensor(StrBuf *b, const Tensor *t) {
 void ndarray_scalar_repr(StrBuf *b, const Tensor *t) {
   if (t->dtype == DT_STRING) { bytes_repr(b, ((Str **)t->buf->data)[t->offset]); return; }
   if (t->dtype == DT_FLOAT16) { tprint_numpy_scalar(b, t->dtype, tensor_data(t)); return; }   /* float16's shortest digits */
+  if (t->dtype == DT_UINT64) {   /* above 2**63 a host int would not hold it: its digits, unsigned */
+    sb_printf(b, "%llu", (unsigned long long)*(const uint64_t *)tensor_data(t));
+    return;
+  }
   Val v = scalar_of(t);
   val_repr(b, v);
   TFS_DECREF(v);

@@ -415,7 +415,14 @@ tfs_i64 tensor_get_i(const Tensor *t, tfs_i64 i) {
 Val tensor_item(const Tensor *t, tfs_i64 i) {
   switch (t->dtype) {
   case DT_FLOAT32: case DT_FLOAT64: case DT_FLOAT16: case DT_BFLOAT16: return val_float(tensor_get_f(t, i));
-  case DT_INT32: case DT_INT64: case DT_UINT8: case DT_INT8: case DT_INT16: case DT_UINT16: case DT_UINT32: case DT_UINT64:
+  case DT_UINT64: {
+    /* host ints are 64-bit signed: a uint64 above 2**63 - 1 would come back negative, so it is refused */
+    uint64_t u = (uint64_t)tensor_get_i(t, i);
+    if (u > (uint64_t)INT64_MAX)
+      rt_throw(ERR_OVERFLOW, "uint64 value %llu does not fit a host int (tfs ints are 64-bit signed)", (unsigned long long)u);
+    return val_int((tfs_i64)u);
+  }
+  case DT_INT32: case DT_INT64: case DT_UINT8: case DT_INT8: case DT_INT16: case DT_UINT16: case DT_UINT32:
     return val_int(tensor_get_i(t, i));
   case DT_BOOL: return val_bool(tensor_get_i(t, i) != 0);
   case DT_STRING: {   /* numpy holds a string tensor's elements as bytes, as TF's .numpy() gives them */
@@ -1124,7 +1131,12 @@ bool tensor_scalar_of(Val v, bool *is_int, int64_t *i, double *f) {
     case DT_INT64: *i = *(const int64_t *)p; break;
     case DT_BOOL: *i = *(const bool *)p ? 1 : 0; break;
     case DT_FLOAT16: case DT_BFLOAT16: *f = dtype_load_f(t->dtype, p); *is_int = false; break;
-    case DT_UINT8: case DT_INT8: case DT_INT16: case DT_UINT16: case DT_UINT32: case DT_UINT64: *i = dtype_load_i(t->dtype, p); break;
+    case DT_UINT8: case DT_INT8: case DT_INT16: case DT_UINT16: case DT_UINT32: *i = dtype_load_i(t->dtype, p); break;
+    case DT_UINT64: {
+      Val item = tensor_item(t, 0);   /* raises OverflowError above 2**63 - 1, as int() would wrap it negative */
+      *i = item.u.i;
+      break;
+    }
     default: return false;
   }
   if (*is_int) *f = (double)*i;
