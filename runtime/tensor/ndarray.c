@@ -56,7 +56,8 @@ NpDType npdtypes[DT__COUNT] = {
   {{(tfs_i64)1 << 60, &npdtype_type}, DT_INT16},   {{(tfs_i64)1 << 60, &npdtype_type}, DT_UINT16},
   {{(tfs_i64)1 << 60, &npdtype_type}, DT_UINT32},  {{(tfs_i64)1 << 60, &npdtype_type}, DT_UINT64},
   {{(tfs_i64)1 << 60, &npdtype_type}, DT_FLOAT16}, {{(tfs_i64)1 << 60, &npdtype_type}, DT_BFLOAT16},
-  {{(tfs_i64)1 << 60, &npdtype_type}, DT_VARIANT},
+  {{(tfs_i64)1 << 60, &npdtype_type}, DT_VARIANT},  {{(tfs_i64)1 << 60, &npdtype_type}, DT_COMPLEX64},
+  {{(tfs_i64)1 << 60, &npdtype_type}, DT_COMPLEX128},
 };
 
 /* ---- scalars ---------------------------------------------------------------------
@@ -332,7 +333,10 @@ void ndarray_str_tensor(StrBuf *b, const Tensor *t) {
 
 void ndarray_scalar_repr(StrBuf *b, const Tensor *t) {
   if (t->dtype == DT_STRING) { bytes_repr(b, ((Str **)t->buf->data)[t->offset]); return; }
-  if (t->dtype == DT_FLOAT16) { tprint_numpy_scalar(b, t->dtype, tensor_data(t)); return; }   /* float16's shortest digits */
+  if (t->dtype == DT_FLOAT16 || dtype_is_complex(t->dtype)) {   /* float16's shortest digits; numpy's complex str */
+    tprint_numpy_scalar(b, t->dtype, tensor_data(t));
+    return;
+  }
   Val v = scalar_of(t);
   val_repr(b, v);
   TFS_DECREF(v);
