@@ -78,6 +78,7 @@ CASES = [
     ("tf.square(z)", Z * Z),
     ("tf.equal(z, tf.constant([1 + 2j, 3, -0.5 + 0.25j]))", Z == np.array([1 + 2j, 3, -0.5 + 0.25j])),
     ("tf.not_equal(z, w)", Z != W),
+    ("tf.constant([1j, 2]) == 1j", np.array([True, False])),
     ("tf.reduce_sum(z)", c128(Z.sum())),
     ("tf.reduce_mean(m, axis=0)", M.mean(axis=0).astype(c64)),
     ("tf.reduce_sum(m, axis=1, keepdims=True)", M.sum(axis=1, keepdims=True)),

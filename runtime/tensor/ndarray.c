@@ -123,6 +123,8 @@ static void words_push(Words *ws, const char *s, size_t len) {
 }
 
 /* Split a numpy str() into element words (padding dropped). */
+static void words_push_cb(void *ws, const char *w, size_t n) { words_push(ws, w, n); }
+
 static void words_from_str(Words *ws, const char *s) {
   while (*s) {
     if (*s == '[' || *s == ']' || *s == ' ' || *s == '\n') { s++; continue; }
@@ -308,6 +310,10 @@ static void tensor_words(Words *ws, const Tensor *t) {
     }
     return;
   }
+  if (dtype_is_complex(t->dtype)) {   /* complex words hold spaces ("2.  +1.j  "): taken whole, not split */
+    tprint_numpy_words(t, words_push_cb, ws);
+    return;
+  }
   StrBuf b;
   sb_init(&b);
   tprint_numpy(&b, t);
@@ -360,13 +366,15 @@ static void repr_0d(StrBuf *b, const Tensor *t) {
     sb_putn(b, e.data + lead, e.len - 1 - lead);   /* without the brackets */
     sb_free(&e);
   }
-  if (t->dtype != DT_FLOAT64 && t->dtype != DT_INT64 && t->dtype != DT_BOOL) sb_printf(b, ", dtype=%s", np_dtype_name(t->dtype));
+  if (t->dtype != DT_FLOAT64 && t->dtype != DT_INT64 && t->dtype != DT_BOOL && t->dtype != DT_COMPLEX128)
+    sb_printf(b, ", dtype=%s", np_dtype_name(t->dtype));
   sb_putc(b, ')');
 }
 
 void ndarray_repr_tensor(StrBuf *b, const Tensor *t) {
   if (t->rank == 0) { repr_0d(b, t); return; }
-  bool skip_dtype = (t->dtype == DT_FLOAT64 || t->dtype == DT_INT64 || t->dtype == DT_BOOL) && t->size;   /* numpy names an empty array's dtype */
+  bool skip_dtype = (t->dtype == DT_FLOAT64 || t->dtype == DT_INT64 || t->dtype == DT_BOOL || t->dtype == DT_COMPLEX128) &&
+                    t->size;   /* numpy's default dtypes go unnamed, but an empty array's dtype is named */
   size_t start = b->len;
   sb_puts(b, "array(");
   if (t->size == 0) {

@@ -423,6 +423,22 @@ static void np_newrow(NpOut *o, int k, int hang) {
   put_spaces(o->b, hang);
 }
 
+/* One element's word in o->word: a complex one is its real part, its imaginary part and 'j' before the
+ * latter's padding (numpy's ComplexFloatingFormat). */
+static void np_elem_word(NpOut *o, const void *elem) {
+  o->word.len = 0;
+  np_word(&o->word, &o->fmt, elem);
+  if (!dtype_is_complex(o->t->dtype)) return;
+  size_t at = o->word.len;
+  np_word(&o->word, &o->ifmt, elem);
+  size_t end = o->word.len;
+  while (end > at && o->word.data[end - 1] == ' ') end--;
+  size_t pad = o->word.len - end;
+  o->word.len = end;
+  sb_putc(&o->word, 'j');
+  put_spaces(&o->word, (int)pad);
+}
+
 /* numpy's _formatArray recurser: axis, element offset, hanging indent width
  * (the column where this level's '[' stands, plus one) and the line width
  * left for it (one less per level, for the closing bracket). */
@@ -451,18 +467,7 @@ static void np_block(NpOut *o, int axis, tfs_i64 off, int hang, int width) {
     if (dots) i = n - NP_EDGE;
     tfs_i64 sub = off + i * t->strides[axis];
     if (left == 1) {
-      o->word.len = 0;
-      np_word(&o->word, &o->fmt, elem_at(t, sub));
-      if (dtype_is_complex(t->dtype)) {   /* real part, imaginary part, and 'j' before the latter's padding */
-        size_t at = o->word.len;
-        np_word(&o->word, &o->ifmt, elem_at(t, sub));
-        size_t end = o->word.len;
-        while (end > at && o->word.data[end - 1] == ' ') end--;
-        size_t pad = o->word.len - end;
-        o->word.len = end;
-        sb_putc(&o->word, 'j');
-        put_spaces(&o->word, (int)pad);
-      }
+      np_elem_word(o, elem_at(t, sub));
       np_extend(o, o->word.data, o->word.len, width - 1, hang);
     } else {
       np_block(o, axis + 1, sub, hang + 1, width - 1);
@@ -471,19 +476,42 @@ static void np_block(NpOut *o, int axis, tfs_i64 off, int hang, int width) {
   sb_putc(o->b, ']');
 }
 
+static void np_out_init(NpOut *o, StrBuf *b, const Tensor *t) {
+  o->b = b;
+  o->t = t;
+  o->summ = t->size > np_print_opts.threshold;
+  np_fmt_init(&o->fmt, t, o->summ, false);
+  if (dtype_is_complex(t->dtype)) np_fmt_init(&o->ifmt, t, o->summ, true);
+  o->line_start = b->len;
+  sb_init(&o->word);
+}
+
 void tprint_numpy(StrBuf *b, const Tensor *t) {
   if (t->rank == 0) { tprint_numpy_scalar(b, t->dtype, tensor_data(t)); return; }
   if (t->size == 0) { sb_puts(b, "[]"); return; }
   NpOut o;
-  o.b = b;
-  o.t = t;
-  o.summ = t->size > np_print_opts.threshold;
-  np_fmt_init(&o.fmt, t, o.summ, false);
-  if (dtype_is_complex(t->dtype)) np_fmt_init(&o.ifmt, t, o.summ, true);
-  o.line_start = b->len;
-  sb_init(&o.word);
+  np_out_init(&o, b, t);
   np_block(&o, 0, 0, 1, np_print_opts.linewidth);
   sb_free(&o.word);
+}
+
+typedef struct WordsCtx { NpOut *o; void (*push)(void *ctx, const char *w, size_t n); void *ctx; } WordsCtx;
+static void words_elem(void *ctx, const void *elem) {
+  WordsCtx *w = ctx;
+  np_elem_word(w->o, elem);
+  w->push(w->ctx, w->o->word.data, w->o->word.len);
+}
+
+void tprint_numpy_words(const Tensor *t, void (*push)(void *ctx, const char *w, size_t n), void *ctx) {
+  if (t->size == 0) return;
+  StrBuf none;
+  sb_init(&none);
+  NpOut o;
+  np_out_init(&o, &none, t);
+  WordsCtx w = {&o, push, ctx};
+  walk_shown(t, o.summ, 0, 0, words_elem, &w);
+  sb_free(&o.word);
+  sb_free(&none);
 }
 
 /* ---- tf.print -------------------------------------------------------------------- */
