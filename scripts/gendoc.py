@@ -29,6 +29,8 @@ DTYPES = {
     "DTM_SIGNED": "float32, float64, int32, int64, float16, bfloat16, int8, int16",
     "DTM_REALX": "float32, float64, int32, int64, float16, bfloat16, uint8, int8, int16, uint16, uint32",
     "DTM_REAL": "float32, float64, int32, int64, float16, bfloat16, uint8, int8, int16, uint16, uint32, uint64",
+    "DTM_CPLX": "complex64, complex128",
+    "DTM_ALLC": "any dtype",
 }
 
 

@@ -139,7 +139,8 @@ def main():
     expect("doc tf.add", rc == 0 and err == "" and out == "tf.add(x, y, name=None)\n"
            "    Element-wise x + y, with NumPy broadcasting; string tensors concatenate.\n"
            "    Inputs: x (tensor), y (tensor); dtypes: float32, float64, int32, int64,\n"
-           "    float16, bfloat16, uint8, int8, int16, uint16, uint32, uint64, string.\n"
+           "    float16, bfloat16, uint8, int8, int16, uint16, uint32, uint64, complex64,\n"
+           "    complex128, string.\n"
            "    Also: tf.math.add\n", "rc=%d\n%s%s" % (rc, out, err))
     rc, out, err = run([tfs, "doc", "tf.reduce_summ", "len"], here)
     expect("doc unknown", rc == 1 and out.startswith("len(obj)\n") and err ==

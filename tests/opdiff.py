@@ -35,6 +35,7 @@ FLOAT = ["float32", "float64"]
 INT = ["int32", "int64"]
 HALF = ["float16", "bfloat16"]   # computed in float32, rounded per op
 SMALL = HALF + ["int8", "int16", "uint16", "uint32"]   # the small dtypes the elementwise, reduce and matmul kernels widen
+CPLX = ["complex64", "complex128"]   # literals of real values; tf.complex makes the imaginary parts
 
 PRELUDE = r'''
 import _dist
@@ -54,6 +55,8 @@ def _same(a, b):
         return False
     if _SHAPE_ONLY:
         return True
+    if a.dtype.is_complex:
+        return _same(tf.math.real(a), tf.math.real(b)) and _same(tf.math.imag(a), tf.math.imag(b))
     if a.dtype.is_floating:
         af = tf.cast(a, tf.float64)
         bf = tf.cast(b, tf.float64)
@@ -201,7 +204,7 @@ def templates(g, op):
                "LESS": "tf.less", "LESS_EQUAL": "tf.less_equal", "GREATER": "tf.greater",
                "GREATER_EQUAL": "tf.greater_equal"}
     if op in bin_num:
-        dt = r.choice(NUM + SMALL)
+        dt = r.choice(NUM + SMALL + (CPLX if op in ("ADD", "SUB", "MUL", "DIV") else []))
         s = g.shape()
         t = g.bcast(s)
         if r.random() < 0.5:
@@ -210,7 +213,7 @@ def templates(g, op):
         lo = 0 if op == "POW" and dt.startswith("int") else -5
         return ["%s(a0, a1)" % bin_num[op], [inp(s, dt, lo, hi), inp(t, dt, lo, hi)]]
     if op in ("EQUAL", "NOT_EQUAL"):
-        dt = r.choice(NUM + ["bool", "string"])
+        dt = r.choice(NUM + CPLX + ["bool", "string"])
         s = g.shape()
         return ["tf.%s(a0, a1)" % op.lower(), [inp(s, dt), inp(g.bcast(s), dt)]]
     if op in ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_XOR"):
@@ -236,9 +239,20 @@ def templates(g, op):
         if dts is FLOAT:
             dts = FLOAT + HALF
         elif op in ("NEG", "ABS", "SIGN", "SQUARE", "ROUND", "RELU", "RELU6"):
-            dts = NUM + HALF + ["int8", "int16"]
+            dts = NUM + HALF + ["int8", "int16"] + (CPLX if op in ("NEG", "ABS", "SQUARE") else [])
         dt = r.choice(dts)
         return ["%s(a0)" % fn, [inp(g.shape(), dt)]]
+    if op == "COMPLEX":
+        dt = r.choice(FLOAT)
+        s = g.shape()
+        return ["tf.complex(a0, a1)", [inp(s, dt), inp(g.bcast(s), dt)]]
+    if op in ("REAL", "IMAG", "CONJ", "ANGLE"):
+        fn = "tf.math." + op.lower()
+        s = g.shape()
+        if r.random() < 0.25:   # a real tensor: what TF's wrappers make of it
+            return ["%s(a0)" % fn, [inp(s, r.choice(FLOAT))]]
+        dt = r.choice(FLOAT)
+        return ["%s(tf.complex(a0, a1))" % fn, [inp(s, dt), inp(s, dt)]]
     if op == "LOGICAL_NOT":
         return ["tf.logical_not(a0)", [inp(g.shape(), "bool")]]
     if op == "LEAKY_RELU":
@@ -246,8 +260,8 @@ def templates(g, op):
     if op == "GELU":
         return ["tf.nn.gelu(a0, approximate=%s)" % r.choice(["True", "False"]), [inp(g.shape(), r.choice(FLOAT))]]
     if op == "CAST":
-        src = r.choice(NUM + SMALL + ["bool"])
-        dst = r.choice(NUM + SMALL + ["bool", "uint8", "uint64"])
+        src = r.choice(NUM + SMALL + CPLX + ["bool"])
+        dst = r.choice(NUM + SMALL + CPLX + ["bool", "uint8", "uint64"])
         return ["tf.cast(a0, tf.%s)" % dst, [inp(g.shape(), src, -3, 300 if dst == "uint8" and src in NUM else 5)]]
     if op == "SELECT":
         s = g.shape()

@@ -1562,6 +1562,31 @@ static bool gd_r_cast(GD_RULE_ARGS) {
   return true;
 }
 
+/* Complex, Real, Imag, Angle and ComplexAbs (tf.abs of a complex tensor) carry Tout, the part or complex dtype;
+ * real and conj of a real tensor are the tensor (Identity), imag of one its zeros (ZerosLike), as TF's wrappers. */
+static bool gd_r_complex(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  OpId id = n->op->id;
+  if (!x) return false;
+  bool cx = dtype_is_complex(t);
+  if (id == OP_ABS && !cx) return false;
+  if (!cx && id != OP_COMPLEX && id != OP_ANGLE) {
+    gd_attr_add(b, &at, "T", gd_type(b, t));
+    gd_aux(b, base, id == OP_IMAG ? "ZerosLike" : "Identity", &at, 1, &x);
+    return true;
+  }
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  if (id != OP_CONJ) gd_attr_add(b, &at, "Tout", gd_type(b, n->outm[0].dtype));
+  if (id == OP_COMPLEX) {
+    if (n->nin < 2 || n->in[1].node < 0) return false;
+    const char *in[2] = {x, gd_ref(b, g, n->in[1], b->fn)};
+    gd_aux(b, base, "Complex", &at, 2, in);
+    return true;
+  }
+  gd_aux(b, base, id == OP_ABS ? "ComplexAbs" : n->op->graph_name, &at, 1, &x);
+  return true;
+}
+
 static bool gd_r_argmax(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
   tfs_i64 zero = 0;
@@ -2198,6 +2223,12 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_FILL] = gd_r_fill,
   [OP_RANGE] = gd_r_range,
   [OP_CAST] = gd_r_cast,
+  [OP_COMPLEX] = gd_r_complex,
+  [OP_REAL] = gd_r_complex,
+  [OP_IMAG] = gd_r_complex,
+  [OP_CONJ] = gd_r_complex,
+  [OP_ANGLE] = gd_r_complex,
+  [OP_ABS] = gd_r_complex,
   [OP_ARGMAX] = gd_r_argmax,
   [OP_ARGMIN] = gd_r_argmax,
   [OP_RESHAPE] = gd_r_reshape,

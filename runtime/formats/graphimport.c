@@ -49,6 +49,7 @@ static const Tensorflow__FunctionDef *gi_find_fn(const GiCtx *cx, const char *na
 }
 
 static const OpDef *gi_op(const char *name) {
+  if (!strcmp(name, "ComplexAbs")) return &op_defs[OP_ABS];   /* tf.abs of a complex tensor (graphdef.c's gd_r_complex) */
   for (int i = 0; i < OP__COUNT; i++)
     if (!strcmp(op_defs[i].graph_name, name)) return &op_defs[i];
   return NULL;

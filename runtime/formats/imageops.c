@@ -9,7 +9,8 @@
 static int tf_enum(int dt) {
   static const int n[DT__COUNT] = {[DT_FLOAT32] = 1, [DT_FLOAT64] = 2, [DT_INT32] = 3, [DT_UINT8] = 4, [DT_STRING] = 7,
                                    [DT_INT64] = 9, [DT_BOOL] = 10, [DT_VARIANT] = 21, [DT_INT8] = 6, [DT_INT16] = 5,
-                                   [DT_UINT16] = 17, [DT_UINT32] = 22, [DT_UINT64] = 23, [DT_FLOAT16] = 19, [DT_BFLOAT16] = 14};
+                                   [DT_UINT16] = 17, [DT_UINT32] = 22, [DT_UINT64] = 23, [DT_FLOAT16] = 19, [DT_BFLOAT16] = 14,
+                                   [DT_COMPLEX64] = 8, [DT_COMPLEX128] = 18};
   return dt >= 0 && dt < DT__COUNT ? n[dt] : 0;
 }
 

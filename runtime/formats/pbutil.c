@@ -195,6 +195,8 @@ Tensorflow__DataType pb_dtype(DType dt) {
     case DT_UINT64: return TENSORFLOW__DATA_TYPE__DT_UINT64;
     case DT_FLOAT16: return TENSORFLOW__DATA_TYPE__DT_HALF;
     case DT_BFLOAT16: return TENSORFLOW__DATA_TYPE__DT_BFLOAT16;
+    case DT_COMPLEX64: return TENSORFLOW__DATA_TYPE__DT_COMPLEX64;
+    case DT_COMPLEX128: return TENSORFLOW__DATA_TYPE__DT_COMPLEX128;
     default: return TENSORFLOW__DATA_TYPE__DT_INVALID;
   }
 }
@@ -321,6 +323,7 @@ Tensor *pb_untensor(const Tensorflow__TensorProto *p, const char **err) {
   bool small_int = dt == DT_UINT8 || dt == DT_INT8 || dt == DT_INT16 || dt == DT_UINT16;   /* TF writes them to int_val */
   if (dt == DT_STRING) have = p->n_string_val;
   else if (p->tensor_content.len) have = p->tensor_content.len / es;
+  else if (dtype_is_complex((DType)dt)) have = (dt == DT_COMPLEX64 ? p->n_scomplex_val : p->n_dcomplex_val) / 2;   /* (re, im) pairs */
   else
     have = dt == DT_FLOAT32 ? p->n_float_val : dt == DT_FLOAT64 ? p->n_double_val : dt == DT_INT32 || small_int ? p->n_int_val
          : dt == DT_INT64 ? p->n_int64_val
@@ -351,6 +354,8 @@ Tensor *pb_untensor(const Tensorflow__TensorProto *p, const char **err) {
         case DT_INT32: *(int32_t *)d = p->int_val[k]; break;
         case DT_INT64: *(int64_t *)d = p->int64_val[k]; break;
         case DT_UINT8: case DT_INT8: case DT_INT16: case DT_UINT16: dtype_store_i((DType)dt, d, p->int_val[k]); break;
+        case DT_COMPLEX64: dtype_store_c((DType)dt, d, p->scomplex_val[2 * k], p->scomplex_val[2 * k + 1]); break;
+        case DT_COMPLEX128: dtype_store_c((DType)dt, d, p->dcomplex_val[2 * k], p->dcomplex_val[2 * k + 1]); break;
         default: *(unsigned char *)d = p->bool_val[k] != 0; break;
       }
     }

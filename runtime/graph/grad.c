@@ -42,6 +42,10 @@ static Val zeros_like(Val a) { return op1(OP_ZEROS_LIKE, a); }
 
 static Tensor *tn(Val v) { return val_as_tensor(v); }
 static int rank_of(Val v) { return tn(v)->rank; }
+static bool is_cplx(Val v) { return tn(v) && dtype_is_complex(tn(v)->dtype); }
+/* TF's gradients of complex ops take the conjugate of the forward values (math_grad.py: math_ops.conj) */
+static Val conj_(Val x) { return is_cplx(x) ? op1(OP_CONJ, x) : x; }
+static Val cplx(Val re, Val im) { return op2(OP_COMPLEX, re, im); }
 
 static bool static_shape(Val v) {
   Tensor *t = tn(v);
@@ -186,12 +190,13 @@ static void g_sub(const GradCall *g, Val *dx) {
   dx[1] = keep(unbroadcast(neg(DY), X1));
 }
 static void g_mul(const GradCall *g, Val *dx) {
-  dx[0] = keep(unbroadcast(mul(DY, X1), X0));
-  dx[1] = keep(unbroadcast(mul(X0, DY), X1));
+  dx[0] = keep(unbroadcast(mul(DY, conj_(X1)), X0));
+  dx[1] = keep(unbroadcast(mul(conj_(X0), DY), X1));
 }
 static void g_div(const GradCall *g, Val *dx) {
-  dx[0] = keep(unbroadcast(dv(DY, X1), X0));
-  dx[1] = keep(unbroadcast(mul(DY, dv(dv(neg(X0), X1), X1)), X1));
+  Val x = conj_(X0), y = conj_(X1);
+  dx[0] = keep(unbroadcast(dv(DY, y), X0));
+  dx[1] = keep(unbroadcast(mul(DY, dv(dv(neg(x), y), y)), X1));
 }
 static void g_pow(const GradCall *g, Val *dx) {
   /* d/dx = y * x^(y-1); d/dy = x^y * log(x), taken as 0 where x <= 0 (TF) */
@@ -219,8 +224,38 @@ static void g_mod(const GradCall *g, Val *dx) {
 
 /* ---- elementwise unary ---- */
 static void g_neg(const GradCall *g, Val *dx) { dx[0] = keep(neg(DY)); }
-static void g_abs(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, op1(OP_SIGN, X0))); }
-static void g_square(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, mul(fconst(2), X0))); }
+static void g_abs(const GradCall *g, Val *dx) {
+  if (!is_cplx(X0)) { dx[0] = keep(mul(DY, op1(OP_SIGN, X0))); return; }
+  /* ComplexAbs: div_no_nan(complex(dy, 0) * x, complex(|x|, 0)) */
+  Val z = zeros_like(DY), y = op1(OP_ABS, X0);
+  Val q = dv(mul(cplx(DY, z), X0), cplx(y, z));
+  dx[0] = keep(where(op2(OP_EQUAL, y, fconst(0)), zeros_like(X0), q));
+}
+static void g_square(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, mul(fconst(2), conj_(X0)))); }
+
+/* ---- complex parts (math_grad.py's _RealGrad, _ImagGrad, _ComplexGrad, _ConjGrad, _AngleGrad) ---- */
+static void g_complex(const GradCall *g, Val *dx) {
+  dx[0] = keep(unbroadcast(op1(OP_REAL, DY), X0));
+  dx[1] = keep(unbroadcast(op1(OP_IMAG, DY), X1));
+}
+static void g_complex_part(const GradCall *g, Val *dx) {
+  OpId id = g->op->id;
+  if (!is_cplx(X0)) {   /* real and conj of a real tensor are the tensor; imag and angle are constants */
+    if (id == OP_REAL || id == OP_CONJ) dx[0] = keep(DY);
+    return;
+  }
+  Val z = zeros_like(DY);
+  switch (id) {
+  case OP_REAL: dx[0] = keep(cplx(DY, z)); break;
+  case OP_IMAG: dx[0] = keep(cplx(z, DY)); break;
+  case OP_CONJ: dx[0] = keep(op1(OP_CONJ, DY)); break;
+  default: {   /* angle: -complex(dy, 0) / complex(imag(x), real(x)) */
+    Val w = cplx(op1(OP_IMAG, X0), op1(OP_REAL, X0));
+    dx[0] = keep(neg(dv(cplx(DY, z), w)));
+    break;
+  }
+  }
+}
 static void g_sqrt(const GradCall *g, Val *dx) { dx[0] = keep(dv(mul(DY, fconst(0.5)), Y0)); }
 static void g_rsqrt(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, mul(fconst(-0.5), mul(Y0, mul(Y0, Y0))))); }
 static void g_exp(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, Y0)); }
@@ -266,8 +301,9 @@ static void g_gelu(const GradCall *g, Val *dx) {
 }
 static void g_identity(const GradCall *g, Val *dx) { dx[0] = keep(DY); }
 static void g_cast(const GradCall *g, Val *dx) {
-  Tensor *tx = tn(X0);
-  if (tx && dtype_info[tx->dtype].is_float && dtype_info[tn(DY)->dtype].is_float) dx[0] = keep(cast_to(DY, tx->dtype));
+  Tensor *tx = tn(X0);   /* TF: between float and complex dtypes only (complex to real keeps the real part) */
+  DType s = tx ? tx->dtype : DT_STRING, d = tn(DY)->dtype;
+  if ((dtype_info[s].is_float || dtype_is_complex(s)) && (dtype_info[d].is_float || dtype_is_complex(d))) dx[0] = keep(cast_to(DY, s));
 }
 static void g_select(const GradCall *g, Val *dx) {
   if (g->nin < 3 || g->in[1].tag == VT_NONE) return;
@@ -418,11 +454,16 @@ static void g_norm(const GradCall *g, Val *dx) {
 /* ---- linear algebra ---- */
 static void g_matmul(const GradCall *g, Val *dx) {
   bool ta = attr_bool(g, 0) || attr_bool(g, 2), tb = attr_bool(g, 1) || attr_bool(g, 3);
-  Val a = X0, b = X1, d = DY, da, db;
+  /* complex: TF's formulas on conj(a) and conj(b); an adjoint operand is conj(x) transposed, so it takes x
+   * itself there and conjugates its gradient back */
+  bool cja = is_cplx(X0) && attr_bool(g, 2), cjb = is_cplx(X1) && attr_bool(g, 3);
+  Val a = cja ? X0 : conj_(X0), b = cjb ? X1 : conj_(X1), d = DY, da, db;
   if (!ta && !tb) { da = matmul(d, b, false, true); db = matmul(a, d, true, false); }
   else if (!ta && tb) { da = matmul(d, b, false, false); db = matmul(d, a, true, false); }
   else if (ta && !tb) { da = matmul(b, d, false, true); db = matmul(a, d, false, false); }
   else { da = matmul(b, d, true, true); db = matmul(d, a, true, true); }
+  if (cja) da = conj_(da);
+  if (cjb) db = conj_(db);
   dx[0] = keep(unbroadcast(da, a));   /* batch dimensions broadcast like elementwise ones */
   dx[1] = keep(unbroadcast(db, b));
 }
@@ -1078,7 +1119,9 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_RSQRT] = {g_rsqrt, G_NO_IN}, [OP_EXP] = {g_exp, G_NO_IN}, [OP_LOG] = {g_log, G_NO_OUT}, [OP_LOG1P] = {g_log1p, G_NO_OUT}, [OP_SIN] = {g_sin, G_NO_OUT}, [OP_COS] = {g_cos, G_NO_OUT},
   [OP_TANH] = {g_tanh, G_NO_IN}, [OP_SIGMOID] = {g_sigmoid, G_NO_IN}, [OP_FLOOR] = {grad_none, 0}, [OP_CEIL] = {grad_none, 0}, [OP_ROUND] = {grad_none, 0},
   [OP_RECIPROCAL] = {g_reciprocal, G_NO_IN}, [OP_SOFTPLUS] = {g_softplus, G_NO_OUT}, [OP_RELU] = {g_relu, G_NO_IN}, [OP_RELU6] = {g_relu6, G_NO_OUT},
-  [OP_ELU] = {g_elu, G_NO_IN}, [OP_LEAKY_RELU] = {g_leaky_relu, G_NO_OUT}, [OP_GELU] = {g_gelu, 0}, [OP_CAST] = {g_cast, G_NO_OUT | G_IN_SHAPE}, [OP_SELECT] = {g_select, G_NO_OUT},
+  [OP_ELU] = {g_elu, G_NO_IN}, [OP_LEAKY_RELU] = {g_leaky_relu, G_NO_OUT}, [OP_GELU] = {g_gelu, 0}, [OP_CAST] = {g_cast, G_NO_OUT | G_IN_SHAPE},
+  [OP_COMPLEX] = {g_complex, G_NO_OUT | G_IN_SHAPE}, [OP_REAL] = {g_complex_part, G_NO_OUT}, [OP_IMAG] = {g_complex_part, G_NO_OUT},
+  [OP_CONJ] = {g_complex_part, G_NO_OUT}, [OP_ANGLE] = {g_complex_part, G_NO_OUT}, [OP_SELECT] = {g_select, G_NO_OUT},
   [OP_CLIP] = {g_clip, G_NO_OUT}, [OP_ADD_N] = {g_add_n, G_NO_OUT | G_IN_SHAPE},
   [OP_SUM] = {g_sum, G_NO_OUT | G_IN_SHAPE}, [OP_MEAN] = {g_mean, G_NO_OUT | G_IN_SHAPE}, [OP_MAX] = {g_maxmin_reduce, 0}, [OP_MIN] = {g_maxmin_reduce, 0}, [OP_PROD] = {g_prod, 0},
   [OP_LOGSUMEXP] = {g_logsumexp, 0}, [OP_SOFTMAX] = {g_softmax, G_NO_IN}, [OP_LOG_SOFTMAX] = {g_log_softmax, G_NO_IN},

@@ -204,7 +204,7 @@ Val tape_new(bool persistent, bool watch_vars) {
                                    (d & G_NO_IN ? E_IN_NONE : d & G_IN_SHAPE ? E_IN_SHAPE : 0));
     }
     for (int d = 0; d < DT__COUNT; d++)
-      if (dtype_info[d].is_float) float_dtypes |= 1u << d;
+      if (dtype_has_grad((DType)d)) float_dtypes |= 1u << d;
     rec_of_init();
     drops_ready = true;
   }
@@ -247,14 +247,14 @@ static inline tfs_u64 *bits_of(Obj *k) {
 
 static bool is_float_val(Val v) {
   Tensor *t = val_as_tensor(v);
-  return t && (dtype_info[t->dtype].is_float || t->dtype == DT_VARIANT);   /* lists carry their elements' gradients */
+  return t && (dtype_has_grad(t->dtype) || t->dtype == DT_VARIANT);   /* lists carry their elements' gradients */
 }
 
 /* is_float_val of a key (NULL: false), without the call. */
 static inline bool key_is_float(Obj *k) {
   if (!k) return false;
   const Tensor *t = k->type == &tensor_type ? (const Tensor *)k : ((const Variable *)k)->value;
-  return dtype_info[t->dtype].is_float || t->dtype == DT_VARIANT;
+  return dtype_has_grad(t->dtype) || t->dtype == DT_VARIANT;
 }
 
 /* The slot bits and the tape holding each.  A tape keeps its slot after its `with` block (its bits
@@ -596,7 +596,7 @@ static void record_all(const OpDef *op, int nin, const Val *inputs, const OpAttr
     flat_inputs(op, &nin, &inputs);
     /* eager tensors in and a float tensor out (most recorded ops): record_on specialised further */
     Tensor *o = (Tensor *)result.u.o;
-    bool tensors = op && result.u.o->type == &tensor_type && !o->sym && dtype_info[o->dtype].is_float;
+    bool tensors = op && result.u.o->type == &tensor_type && !o->sym && dtype_has_grad(o->dtype);
     for (int i = 0; i < nin && tensors; i++) tensors = vin_is_tensor(inputs[i]);
     for (int i = 0; i < op_tape_nactive; i++) {
       if (!recording(active[i])) continue;

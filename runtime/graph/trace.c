@@ -128,7 +128,7 @@ Val trace_sym(Graph *g, GraphRef r) {
 Val trace_placeholder(Graph *g, const char *name, const TMeta *m) {
   int id = graph_add_placeholder(g, name, m);
   Val v = trace_sym(g, (GraphRef){id, 0});
-  if (trace_cur && !trace_cur->body && trace_cur->g == g && trace_cur->shadow && dtype_info[m->dtype].is_float)
+  if (trace_cur && !trace_cur->body && trace_cur->g == g && trace_cur->shadow && dtype_has_grad(m->dtype))
     tape_watch(trace_cur->shadow, v);   /* a function input: tf.gradients may differentiate with respect to it */
   return v;
 }

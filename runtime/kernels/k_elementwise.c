@@ -1,6 +1,9 @@
 /* k_elementwise.c — elementwise kernels: broadcasting iteration, binary/unary/compare/logic loops, cast, select, clip, add_n. */
 #pragma GCC optimize("O3")   /* vectorized inner loops; set before any function, so inlining stays possible */
 
+#include <complex.h>
+#undef I         /* complex.h's imaginary unit would clash with the I_ cast macros' prefix */
+#undef complex
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -288,6 +291,28 @@ BIN_FNS(BINLOOP)
   }
 BIN_FNS(BINSCALAR)
 
+/* complex64 / complex128 as C's _Complex types (the same (re, im) layout as std::complex): +, -, * and /
+ * are gcc's, whose division is Annex G's scaled one (libgcc __divsc3), as std::complex's operator/. */
+typedef float _Complex cf32;
+typedef double _Complex cf64;
+#define CPLX_FNS(X) \
+  X(add_c64, cf32, cf32, x + y) \
+  X(add_c128, cf64, cf64, x + y) \
+  X(sub_c64, cf32, cf32, x - y) \
+  X(sub_c128, cf64, cf64, x - y) \
+  X(mul_c64, cf32, cf32, x * y) \
+  X(mul_c128, cf64, cf64, x * y) \
+  X(div_c64, cf32, cf32, x / y) \
+  X(div_c128, cf64, cf64, x / y) \
+  X(eq_c64, cf32, bool, x == y) \
+  X(eq_c128, cf64, bool, x == y) \
+  X(ne_c64, cf32, bool, x != y) \
+  X(ne_c128, cf64, bool, x != y)
+CPLX_FNS(BINLOOP)
+CPLX_FNS(BINSCALAR)
+BINLOOP(mkc_f32, float, cf32, CMPLXF(x, y))   /* tf.complex(real, imag) */
+BINLOOP(mkc_f64, double, cf64, CMPLX(x, y))
+
 static inline bool str_equal(const Str *x, const Str *y) {
   if (x == y) return true;
   tfs_i64 lx = x ? x->len : 0, ly = y ? y->len : 0;
@@ -305,18 +330,24 @@ BINLOOP(add_s, StrP, StrP, str_add(x, y))
 BINLOOP(ne_u8, uint8_t, bool, x != y)
 
 #define ROW_NUM(a) {[DT_FLOAT32] = a##_f32, [DT_FLOAT64] = a##_f64, [DT_INT32] = a##_i32, [DT_INT64] = a##_i64}
+#define ROW_NUMC(a) {[DT_FLOAT32] = a##_f32, [DT_FLOAT64] = a##_f64, [DT_INT32] = a##_i32, [DT_INT64] = a##_i64, \
+                     [DT_COMPLEX64] = a##_c64, [DT_COMPLEX128] = a##_c128}
 #define ROW_CMP(a) {[DT_FLOAT32] = a##_f32, [DT_FLOAT64] = a##_f64, [DT_INT32] = a##_i32, [DT_INT64] = a##_i64, [DT_BOOL] = a##_b}
 /* ...U: with uint64's own loop (values above 2**63 would misorder and divide wrongly through int64) */
 #define ROW_NUMU(a) {[DT_FLOAT32] = a##_f32, [DT_FLOAT64] = a##_f64, [DT_INT32] = a##_i32, [DT_INT64] = a##_i64, [DT_UINT64] = a##_u64}
 #define ROW_CMPU(a) {[DT_FLOAT32] = a##_f32, [DT_FLOAT64] = a##_f64, [DT_INT32] = a##_i32, [DT_INT64] = a##_i64, [DT_BOOL] = a##_b, [DT_UINT64] = a##_u64}
 static const BinLoop bin_loops[OP__COUNT][DT__COUNT] = {
-  [OP_ADD] = {add_f32, add_f64, add_i32, add_i64, [DT_STRING] = add_s}, [OP_SUB] = ROW_NUM(sub), [OP_MUL] = ROW_NUM(mul), [OP_DIV] = ROW_NUMU(div),
+  [OP_ADD] = {add_f32, add_f64, add_i32, add_i64, [DT_STRING] = add_s, [DT_COMPLEX64] = add_c64, [DT_COMPLEX128] = add_c128},
+  [OP_SUB] = ROW_NUMC(sub), [OP_MUL] = ROW_NUMC(mul),
+  [OP_DIV] = {[DT_FLOAT32] = div_f32, [DT_FLOAT64] = div_f64, [DT_INT32] = div_i32, [DT_INT64] = div_i64, [DT_UINT64] = div_u64,
+              [DT_COMPLEX64] = div_c64, [DT_COMPLEX128] = div_c128},
   [OP_FLOORDIV] = {fdiv_f32_, fdiv_f64_, fdiv_i32_, fdiv_i64_, [DT_UINT64] = fdiv_u64_}, [OP_MOD] = ROW_NUMU(mod), [OP_POW] = ROW_NUM(pow),
   [OP_MAXIMUM] = ROW_NUMU(max), [OP_MINIMUM] = ROW_NUMU(min), [OP_SQDIFF] = ROW_NUM(sqd),
-  [OP_EQUAL] = {eq_f32, eq_f64, eq_i32, eq_i64, eq_b, eq_s, eq_u8},
-  [OP_NOT_EQUAL] = {ne_f32, ne_f64, ne_i32, ne_i64, ne_b, ne_s, ne_u8},
+  [OP_EQUAL] = {eq_f32, eq_f64, eq_i32, eq_i64, eq_b, eq_s, eq_u8, [DT_COMPLEX64] = eq_c64, [DT_COMPLEX128] = eq_c128},
+  [OP_NOT_EQUAL] = {ne_f32, ne_f64, ne_i32, ne_i64, ne_b, ne_s, ne_u8, [DT_COMPLEX64] = ne_c64, [DT_COMPLEX128] = ne_c128},
   [OP_LESS] = ROW_CMPU(lt), [OP_LESS_EQUAL] = ROW_CMPU(le), [OP_GREATER] = ROW_CMPU(gt), [OP_GREATER_EQUAL] = ROW_CMPU(ge),
   [OP_LOGICAL_AND] = {[DT_BOOL] = and_b}, [OP_LOGICAL_OR] = {[DT_BOOL] = or_b}, [OP_LOGICAL_XOR] = {[DT_BOOL] = xor_b},
+  [OP_COMPLEX] = {[DT_FLOAT32] = mkc_f32, [DT_FLOAT64] = mkc_f64},
 };
 
 /* shape: the NumPy broadcast of x's and y's shapes (dimensions equal, or one of them 1); comparisons give bool, integer true division float64. */
@@ -617,11 +648,28 @@ UNLOOP(isinf_f64, double, bool, isinf(x))
 UNLOOP(isfin_f32, float, bool, isfinite(x))
 UNLOOP(isfin_f64, double, bool, isfinite(x))
 UNLOOP(not_b, bool, bool, !x)
+UNLOOP(neg_c64, cf32, cf32, -x)
+UNLOOP(neg_c128, cf64, cf64, -x)
+UNLOOP(square_c64, cf32, cf32, x * x)
+UNLOOP(square_c128, cf64, cf64, x * x)
+UNLOOP(abs_c64, cf32, float, cabsf(x))    /* TF's ComplexAbs: std::abs, a hypot */
+UNLOOP(abs_c128, cf64, double, cabs(x))
+UNLOOP(real_c64, cf32, float, crealf(x))
+UNLOOP(real_c128, cf64, double, creal(x))
+UNLOOP(imag_c64, cf32, float, cimagf(x))
+UNLOOP(imag_c128, cf64, double, cimag(x))
+UNLOOP(conj_c64, cf32, cf32, conjf(x))
+UNLOOP(conj_c128, cf64, cf64, conj(x))
+UNLOOP(angle_c64, cf32, float, cargf(x))  /* std::arg: atan2(imag, real) */
+UNLOOP(angle_c128, cf64, double, carg(x))
 
 #define UROW_F(a) {[DT_FLOAT32] = a##_f32, [DT_FLOAT64] = a##_f64}
 #define UROW_N(a) {[DT_FLOAT32] = a##_f32, [DT_FLOAT64] = a##_f64, [DT_INT32] = a##_i32, [DT_INT64] = a##_i64}
+#define UROW_C(a) {[DT_COMPLEX64] = a##_c64, [DT_COMPLEX128] = a##_c128}
+#define UROW_NC(a) {[DT_FLOAT32] = a##_f32, [DT_FLOAT64] = a##_f64, [DT_INT32] = a##_i32, [DT_INT64] = a##_i64, \
+                    [DT_COMPLEX64] = a##_c64, [DT_COMPLEX128] = a##_c128}
 static const UnLoop un_loops[OP__COUNT][DT__COUNT] = {
-  [OP_NEG] = UROW_N(neg), [OP_ABS] = UROW_N(abs), [OP_SIGN] = UROW_N(sign), [OP_SQUARE] = UROW_N(square),
+  [OP_NEG] = UROW_NC(neg), [OP_ABS] = UROW_NC(abs), [OP_SIGN] = UROW_N(sign), [OP_SQUARE] = UROW_NC(square),
   [OP_SQRT] = UROW_F(sqrt), [OP_RSQRT] = UROW_F(rsqrt), [OP_EXP] = UROW_F(exp), [OP_LOG] = UROW_F(log),
   [OP_LOG1P] = UROW_F(log1p), [OP_SIN] = UROW_F(sin), [OP_COS] = UROW_F(cos), [OP_TANH] = UROW_F(tanh),
   [OP_SIGMOID] = UROW_F(sigmoid), [OP_FLOOR] = UROW_F(floor), [OP_CEIL] = UROW_F(ceil), [OP_ROUND] = UROW_N(round),
@@ -631,13 +679,15 @@ static const UnLoop un_loops[OP__COUNT][DT__COUNT] = {
   [OP_LOGICAL_NOT] = {[DT_BOOL] = not_b},
   [OP_EXPM1] = UROW_F(expm1), [OP_ERF] = UROW_F(erf), [OP_ERFC] = UROW_F(erfc), [OP_LGAMMA] = UROW_F(lgamma),
   [OP_DIGAMMA] = UROW_F(digamma), [OP_TRIGAMMA] = UROW_F(trigamma), [OP_SELU] = UROW_F(selu),
+  [OP_REAL] = UROW_C(real), [OP_IMAG] = UROW_C(imag), [OP_CONJ] = UROW_C(conj), [OP_ANGLE] = UROW_C(angle),
 };
 
-/* shape: the input's shape and dtype. */
+/* shape: the input's shape and dtype (abs of a complex tensor: its part dtype). */
 void meta_unary(OpCall *c) {
   c->outm[0] = c->inm[0];
   OpId id = c->op->id;
   if (id == OP_IS_NAN || id == OP_IS_INF || id == OP_IS_FINITE) c->outm[0].dtype = DT_BOOL;
+  if (id == OP_ABS) c->outm[0].dtype = dtype_real_part(c->inm[0].dtype);
 }
 
 typedef struct UnCtx { UnLoop f; double prm; } UnCtx;
@@ -654,6 +704,12 @@ void k_unary(OpCall *c) {
   if (c->op->id == OP_LEAKY_RELU) u.prm = op_attr_float(c, 0, 0.2);
   if (c->op->id == OP_GELU) u.prm = op_attr_bool(c, 0, false);
   ew_iterate(o, 1, &a, un_body, &u);   /* a contiguous input coalesces to one row, cut over the threads when large */
+}
+
+void ew_unary(OpId id, Tensor *o, Tensor *a) {
+  UnCtx u = {un_loops[id][a->dtype], 0};
+  if (!u.f) rt_throw(ERR_INVALID_ARGUMENT, "%s is not supported for %s tensors", op_defs[id].graph_name, dtype_info[a->dtype].name);
+  ew_iterate(o, 1, &a, un_body, &u);
 }
 
 /* ---- cast ------------------------------------------------------------------------------------ */
@@ -687,6 +743,24 @@ static inline uint64_t f2u64(double x) {
 #define V_u64(x) (x)
 #define V_f16(x) f16_to_f32(x)
 #define V_bf(x) bf16_to_f32(x)
+#define V_c64(x) crealf(x)     /* complex to a real dtype: the real part (TF's cast, and to bool too) */
+#define V_c128(x) creal(x)
+/* The value a complex destination takes: a complex source whole, a real one as its value */
+#define Z_f32(x) (x)
+#define Z_f64(x) (x)
+#define Z_i32(x) (x)
+#define Z_i64(x) (x)
+#define Z_b(x) (x)
+#define Z_u8(x) (x)
+#define Z_i8(x) (x)
+#define Z_i16(x) (x)
+#define Z_u16(x) (x)
+#define Z_u32(x) (x)
+#define Z_u64(x) (x)
+#define Z_f16(x) f16_to_f32(x)
+#define Z_bf(x) bf16_to_f32(x)
+#define Z_c64(x) (x)
+#define Z_c128(x) (x)
 #define F_f32(v) ((float)(v))
 #define F_f64(v) ((double)(v))
 #define F_f16(v) f32_to_f16((float)(v))
@@ -720,7 +794,8 @@ static inline uint64_t f2u64(double x) {
   UNLOOP(cast_##s##_i8, T, int8_t, K##_i8(V_##s(x))) UNLOOP(cast_##s##_i16, T, int16_t, K##_i16(V_##s(x))) \
   UNLOOP(cast_##s##_u16, T, uint16_t, K##_u16(V_##s(x))) UNLOOP(cast_##s##_u32, T, uint32_t, K##_u32(V_##s(x))) \
   UNLOOP(cast_##s##_u64, T, uint64_t, K##_u64(V_##s(x))) UNLOOP(cast_##s##_f16, T, uint16_t, K##_f16(V_##s(x))) \
-  UNLOOP(cast_##s##_bf, T, uint16_t, K##_bf(V_##s(x)))
+  UNLOOP(cast_##s##_bf, T, uint16_t, K##_bf(V_##s(x))) UNLOOP(cast_##s##_c64, T, cf32, (cf32)Z_##s(x)) \
+  UNLOOP(cast_##s##_c128, T, cf64, (cf64)Z_##s(x))
 CASTS_FROM(f32, float, F)
 CASTS_FROM(f64, double, F)
 CASTS_FROM(f16, uint16_t, F)
@@ -734,19 +809,21 @@ CASTS_FROM(i16, int16_t, I)
 CASTS_FROM(u16, uint16_t, I)
 CASTS_FROM(u32, uint32_t, I)
 CASTS_FROM(u64, uint64_t, I)
+CASTS_FROM(c64, cf32, F)
+CASTS_FROM(c128, cf64, F)
 
-/* ORDER DTYPE: one row and column per real dtype (two lists: a macro cannot expand inside itself) */
+/* ORDER DTYPE: one row and column per number dtype (two lists: a macro cannot expand inside itself) */
 #define CAST_DTS(X, p, s)                                                                                \
   X(DT_FLOAT32, p, s, f32) X(DT_FLOAT64, p, s, f64) X(DT_INT32, p, s, i32) X(DT_INT64, p, s, i64)         \
   X(DT_BOOL, p, s, b) X(DT_UINT8, p, s, u8) X(DT_INT8, p, s, i8) X(DT_INT16, p, s, i16)                    \
   X(DT_UINT16, p, s, u16) X(DT_UINT32, p, s, u32) X(DT_UINT64, p, s, u64) X(DT_FLOAT16, p, s, f16)         \
-  X(DT_BFLOAT16, p, s, bf)
+  X(DT_BFLOAT16, p, s, bf) X(DT_COMPLEX64, p, s, c64) X(DT_COMPLEX128, p, s, c128)
 #define CAST_COLS(p, s)                                                                                  \
   {[DT_FLOAT32] = p##cast_##s##_f32, [DT_FLOAT64] = p##cast_##s##_f64, [DT_INT32] = p##cast_##s##_i32,    \
    [DT_INT64] = p##cast_##s##_i64, [DT_BOOL] = p##cast_##s##_b, [DT_UINT8] = p##cast_##s##_u8,             \
    [DT_INT8] = p##cast_##s##_i8, [DT_INT16] = p##cast_##s##_i16, [DT_UINT16] = p##cast_##s##_u16,          \
    [DT_UINT32] = p##cast_##s##_u32, [DT_UINT64] = p##cast_##s##_u64, [DT_FLOAT16] = p##cast_##s##_f16,     \
-   [DT_BFLOAT16] = p##cast_##s##_bf}
+   [DT_BFLOAT16] = p##cast_##s##_bf, [DT_COMPLEX64] = p##cast_##s##_c64, [DT_COMPLEX128] = p##cast_##s##_c128}
 #define CAST_ROW(D, p, s_, s) [D] = CAST_COLS(p, s),
 static const UnLoop cast_loops[DT__COUNT][DT__COUNT] = {CAST_DTS(CAST_ROW, , 0)};
 
@@ -886,9 +963,10 @@ void ew_fill(Tensor *dst, double fv, tfs_i64 iv) {
   case DT_INT64: { int64_t *o = p; for (tfs_i64 i = 0; i < n; i++) o[i] = iv; break; }
   case DT_BOOL: memset(p, iv != 0, (size_t)n); break;
   case DT_UINT8: memset(p, (int)(uint8_t)iv, (size_t)n); break;
-  case DT_INT8: case DT_INT16: case DT_UINT16: case DT_UINT32: case DT_UINT64: case DT_FLOAT16: case DT_BFLOAT16: {
+  case DT_INT8: case DT_INT16: case DT_UINT16: case DT_UINT32: case DT_UINT64: case DT_FLOAT16: case DT_BFLOAT16:
+  case DT_COMPLEX64: case DT_COMPLEX128: {
     size_t esz = (size_t)dtype_info[dst->dtype].size;
-    if (dtype_info[dst->dtype].is_float) dtype_store_f(dst->dtype, p, fv);
+    if (dtype_info[dst->dtype].is_float || dtype_is_complex(dst->dtype)) dtype_store_f(dst->dtype, p, fv);
     else dtype_store_i(dst->dtype, p, iv);
     for (tfs_i64 i = 1; i < n; i++) memcpy((char *)p + (size_t)i * esz, p, esz);
     break;

@@ -104,6 +104,21 @@ void matmul_2d_epilogue(DType dt, void *C, const void *bias, tfs_i64 M, tfs_i64 
  * epilogue runs right after the product, while the block is in cache.  (Letting
  * the GEMM add a bias prefilled into C, beta = 1, measured no faster here, and
  * its rounding would depend on how the BLAS splits K.) */
+/* Complex products through OpenBLAS's cgemm/zgemm; adjoint_a/b are its conjugate transposes (ca, cb). */
+static void mm_complex(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb,
+                       bool ca, bool cb) {
+  blas_ready();
+  enum CBLAS_TRANSPOSE tA = ca ? CblasConjTrans : ta ? CblasTrans : CblasNoTrans;
+  enum CBLAS_TRANSPOSE tB = cb ? CblasConjTrans : tb ? CblasTrans : CblasNoTrans;
+  blasint lda = (blasint)(ta ? M : K), ldb = (blasint)(tb ? K : N);
+  static const float one_f[2] = {1, 0}, zero_f[2] = {0, 0};
+  static const double one_d[2] = {1, 0}, zero_d[2] = {0, 0};
+  if (dt == DT_COMPLEX64)
+    cblas_cgemm(CblasRowMajor, tA, tB, (blasint)M, (blasint)N, (blasint)K, one_f, A, lda, B, ldb, zero_f, C, (blasint)N);
+  else
+    cblas_zgemm(CblasRowMajor, tA, tB, (blasint)M, (blasint)N, (blasint)K, one_d, A, lda, B, ldb, zero_d, C, (blasint)N);
+}
+
 static void mm_block(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb,
                      const void *bias, bool act) {
   matmul_any(dt, C, A, B, M, N, K, ta, tb);
@@ -125,6 +140,8 @@ static inline bool mm_attr_flag(const OpCall *c, int i) {
 static void mm_flags(OpCall *c, bool *ta, bool *tb) {
   *ta = mm_attr_flag(c, 0) || mm_attr_flag(c, 2);
   *tb = mm_attr_flag(c, 1) || mm_attr_flag(c, 3);
+  c->iscr[2] = mm_attr_flag(c, 2);   /* adjoint: a conjugate transpose, for complex products */
+  c->iscr[3] = mm_attr_flag(c, 3);
 }
 
 /* shape: [..., m, n] from a [..., m, k] and b [..., k, n] (after transpose_a / transpose_b); both at least rank 2, batch dimensions broadcast. */
@@ -181,7 +198,7 @@ void meta_matmul(OpCall *c) {
  * each matrix followed by the fused epilogue when bias/act are given. */
 static void mm_batched(OpCall *c, const void *bias, bool act) {
   Tensor *a = tensor_contiguous(c->in[0]), *b = tensor_contiguous(c->in[1]), *o = c->out[0];
-  bool ta = c->iscr[0] != 0, tb = c->iscr[1] != 0;
+  bool ta = c->iscr[0] != 0, tb = c->iscr[1] != 0, cplx = dtype_is_complex(o->dtype), ca = cplx && c->iscr[2], cb = cplx && c->iscr[3];
   int ra = a->rank, rb = b->rank, ro = o->rank;
   tfs_i64 M = o->shape[ro - 2], N = o->shape[ro - 1];
   tfs_i64 K = a->shape[ra - (ta ? 2 : 1)];
@@ -194,6 +211,8 @@ static void mm_batched(OpCall *c, const void *bias, bool act) {
     if (bias || act)
       for (tfs_i64 bi = 0; bi < nbatch; bi++)
         mm_epilogue(o->dtype, (char *)tensor_data(o) + (size_t)(bi * M * N) * esz, bias, M, N, bias != NULL, act);
+  } else if (ro == 2 && cplx) {
+    mm_complex(o->dtype, tensor_data(o), tensor_data(a), tensor_data(b), M, N, K, ta, tb, ca, cb);
   } else if (ro == 2) {
     mm_block(o->dtype, tensor_data(o), tensor_data(a), tensor_data(b), M, N, K, ta, tb, bias, act);
   } else {
@@ -215,9 +234,10 @@ static void mm_batched(OpCall *c, const void *bias, bool act) {
           sb *= n;
         }
       }
-      mm_block(o->dtype, (char *)tensor_data(o) + (size_t)(bi * M * N) * esz,
-               (char *)tensor_data(a) + (size_t)(ia * amat) * esz, (char *)tensor_data(b) + (size_t)(ib * bmat) * esz,
-               M, N, K, ta, tb, bias, act);
+      char *po = (char *)tensor_data(o) + (size_t)(bi * M * N) * esz, *pa = (char *)tensor_data(a) + (size_t)(ia * amat) * esz,
+           *pb = (char *)tensor_data(b) + (size_t)(ib * bmat) * esz;
+      if (cplx) mm_complex(o->dtype, po, pa, pb, M, N, K, ta, tb, ca, cb);
+      else mm_block(o->dtype, po, pa, pb, M, N, K, ta, tb, bias, act);
       for (int d = nb - 1; d >= 0; d--) {
         if (++idx[d] < o->shape[d]) break;
         idx[d] = 0;

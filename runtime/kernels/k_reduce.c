@@ -233,6 +233,10 @@ void k_reduce(OpCall *c) {
   case DT_INT64: reduce_i64(id, x, od, p.O, p.R, p.I); break;
   case DT_UINT64: reduce_u64(id, x, od, p.O, p.R, p.I); break;
   case DT_BOOL: reduce_bool(id, x, od, p.O, p.R, p.I); break;
+  /* complex sum and mean (the only complex reductions) act on the real and imaginary parts apart: a row of
+   * I complex numbers is a row of 2I floats */
+  case DT_COMPLEX64: reduce_f32(id, x, od, p.O, p.R, p.I * 2); break;
+  case DT_COMPLEX128: reduce_f64(id, x, od, p.O, p.R, p.I * 2); break;
   default: break;
   }
   tensor_release(p.x);

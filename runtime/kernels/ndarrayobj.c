@@ -91,7 +91,8 @@ static Val ndarray_getattr(Val self, const char *name) {
   Val f = dict_get_str(nd_methods, name);
   if (val_is_undef(f) && !strcmp(name, "T")) return wrap(op_apply1(OP_TRANSPOSE, self));   /* without the numpy module */
   if (val_is_undef(f)) return f;
-  if (!strcmp(name, "T") || !strcmp(name, "itemsize") || !strcmp(name, "nbytes") || !strcmp(name, "flat") || !strcmp(name, "flags")) {
+  if (!strcmp(name, "T") || !strcmp(name, "itemsize") || !strcmp(name, "nbytes") || !strcmp(name, "flat") || !strcmp(name, "flags") ||
+      !strcmp(name, "real") || !strcmp(name, "imag")) {
     Val r = rt_call(f, 1, &self, NULL);   /* properties */
     val_decref(f);
     return r;
@@ -112,6 +113,12 @@ static DType np_promote(DType a, DType b) {
   if (a == DT_BOOL) return b;
   if (b == DT_BOOL) return a;
   int sa = dtype_info[a].size, sb = dtype_info[b].size;
+  if (dtype_is_complex(a) || dtype_is_complex(b)) {   /* complex parts wide enough for the other: complex64 or complex128 */
+    DType c = dtype_is_complex(a) ? a : b, x = c == a ? b : a;
+    int part = dtype_info[c].size / 2, sx = dtype_info[x].size;
+    int need = dtype_is_complex(x) ? sx / 2 : dtype_info[x].is_float ? sx : sx <= 2 ? 4 : 8;
+    return (part > need ? part : need) == 4 ? DT_COMPLEX64 : DT_COMPLEX128;
+  }
   bool fa = dtype_info[a].is_float, fb = dtype_info[b].is_float;
   if (fa && fb) return sa >= sb ? a : b;
   if (fa || fb) {
@@ -192,7 +199,7 @@ static void np_check_broadcast(const Tensor *a, const Tensor *b) {
 }
 
 /* An operand's numpy reading: its dtype, whether it is a scalar (Python number, numpy scalar,
- * 0-d array) and its kind (0 bool, 1 int, 2 float); false for other values. */
+ * 0-d array) and its kind (0 bool, 1 int, 2 float, 3 complex); false for other values. */
 typedef struct NpOperand { DType dt; bool scalar; int kind; } NpOperand;
 
 static bool np_operand(Val v, NpOperand *o) {
@@ -201,9 +208,10 @@ static bool np_operand(Val v, NpOperand *o) {
   else if (v.tag == VT_BOOL) o->dt = DT_BOOL;
   else if (v.tag == VT_INT) o->dt = DT_INT64;   /* a Python int is numpy's long */
   else if (v.tag == VT_FLOAT) o->dt = DT_FLOAT64;
+  else if (val_is(v, &complex_type)) o->dt = DT_COMPLEX128;
   else return false;
   o->scalar = !t || t->rank == 0;
-  o->kind = o->dt == DT_BOOL ? 0 : dtype_info[o->dt].is_float ? 2 : 1;
+  o->kind = o->dt == DT_BOOL ? 0 : dtype_info[o->dt].is_float ? 2 : dtype_is_complex(o->dt) ? 3 : 1;
   return true;
 }
 
@@ -213,6 +221,15 @@ static DType np_result_dtype(Val a, const NpOperand *oa, Val b, const NpOperand 
   if (oa->scalar == ob->scalar) return np_promote(oa->dt, ob->dt);
   const NpOperand *s = oa->scalar ? oa : ob, *r = oa->scalar ? ob : oa;
   Val sv = oa->scalar ? a : b;
+  if (s->kind == 3 && r->kind < 3) {   /* a complex scalar counts as complex64 when its parts fit float32 (min_scalar_type) */
+    Tensor *st = val_as_tensor(sv);
+    if (!st && r->kind < 2) return DT_COMPLEX128;   /* numpy 1.24: a Python complex with bool or int arrays */
+    double re = 0, im = 0;
+    if (st) tensor_get_c(st, 0, &re, &im);
+    else complex_parts(sv, &re, &im);
+    bool fits = (fabs(re) <= 3.4028234663852886e38 || !isfinite(re)) && (fabs(im) <= 3.4028234663852886e38 || !isfinite(im));
+    return np_promote(r->dt, fits ? DT_COMPLEX64 : DT_COMPLEX128);
+  }
   if (s->kind > r->kind) return np_promote(r->dt, s->dt);
   if (s->kind == 1 && r->kind == 1) {   /* min_scalar_type of the int against the array's integer type */
     int64_t i = 0;
@@ -503,6 +520,7 @@ static void npscalars_register(void) {
     [DT_INT64] = "numpy.int64", [DT_BOOL] = "numpy.bool_", [DT_UINT8] = "numpy.uint8",
     [DT_INT8] = "numpy.int8", [DT_INT16] = "numpy.int16", [DT_UINT16] = "numpy.uint16", [DT_UINT32] = "numpy.uint32",
     [DT_UINT64] = "numpy.uint64", [DT_FLOAT16] = "numpy.float16", [DT_BFLOAT16] = "bfloat16",
+    [DT_COMPLEX64] = "numpy.complex64", [DT_COMPLEX128] = "numpy.complex128",
   };
   for (int d = 0; d < DT__COUNT; d++) {
     Type *t = &npscalar_types[d];

@@ -272,6 +272,7 @@ void ew_run_wide(OpCall *c, DType w, void (*k)(OpCall *));
 bool op_run_half_as_f32(OpCall *c, void (*k)(OpCall *));   /* half inputs through a float32 kernel */
 void ew_fill(Tensor *dst, double fv, tfs_i64 iv);             /* fill with a value */
 void ew_binary(OpId id, Tensor *out, Tensor *a, Tensor *b);    /* out = a <op> b, broadcasting, no checks */
+void ew_unary(OpId id, Tensor *out, Tensor *a);                /* out = <op> a (un_loops), same shape */
 
 /* Register-blocked products of contiguous matrices (k_gemm.c): C[M,N] = op(A) op(B), for float32/64 and
  * int32/64 (wrapping); false for other dtypes.  gemm_small takes the active ISA path (isa.h),

@@ -103,11 +103,13 @@ static Val tensor_binop(int op, Val a, Val b) {
  * False instead of raising for such values, as TF does.) */
 static bool host_convertible(Val v, DType dt) {
   switch (v.tag) {
-  case VT_INT: return dt == DT_FLOAT32 || dt == DT_FLOAT64 || dt == DT_INT64 || (dt == DT_INT32 && v.u.i >= INT32_MIN && v.u.i <= INT32_MAX);
-  case VT_FLOAT: return dtype_info[dt].is_float;
+  case VT_INT: return dt == DT_FLOAT32 || dt == DT_FLOAT64 || dt == DT_INT64 || dtype_is_complex(dt) ||
+                     (dt == DT_INT32 && v.u.i >= INT32_MIN && v.u.i <= INT32_MAX);
+  case VT_FLOAT: return dtype_info[dt].is_float || dtype_is_complex(dt);
   case VT_BOOL: return dt != DT_STRING;
   case VT_OBJ:
     if (val_is(v, &str_type)) return dt == DT_STRING;
+    if (val_is(v, &complex_type)) return dtype_is_complex(dt);
     if (val_is(v, &list_type) || val_is(v, &tuple_type)) {
       tfs_i64 n;
       const Val *items;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "object/hooks.h"
 #include "object/numfmt.h"
 #include "object/object.h"
 #include "object/value.h"
@@ -318,14 +319,18 @@ Val complex_construct(int n, const Val *args, const Kw *kw) {
     if (!cx_parse(str_cstr(a), &ar, &ai)) rt_throw(ERR_VALUE, "complex() arg is a malformed string");
     return complex_new(ar, ai);
   }
-  if (!val_is_undef(a) && !cx_as(a, &ar, &ai))
-    rt_throw(ERR_TYPE, "complex() first argument must be a string or a number, not '%s'", val_type_name(a));
+  bool a_cplx = val_is(a, &complex_type);
+  if (!val_is_undef(a) && !cx_as(a, &ar, &ai)) {   /* numpy scalars and 0-d tensors: their __complex__ */
+    if (!rt_obj_hooks.tensor_complex || !rt_obj_hooks.tensor_complex(a, &ar, &ai))
+      rt_throw(ERR_TYPE, "complex() first argument must be a string or a number, not '%s'", val_type_name(a));
+    a_cplx = true;
+  }
   if (val_is(b, &str_type)) rt_throw(ERR_TYPE, "complex() second arg can't be a string");
   if (!val_is_undef(b) && !cx_as(b, &br, &bi))
     rt_throw(ERR_TYPE, "complex() second argument must be a number, not '%s'", val_type_name(b));
   /* complex(a, b) is a + b*1j, each part possibly complex (CPython's steps, signed zeros included) */
   double cr = ar, ci = val_is_undef(b) ? ai : br;
   if (val_is(b, &complex_type)) cr -= bi;
-  if (val_is(a, &complex_type) && !val_is_undef(b)) ci += ai;
+  if (a_cplx && !val_is_undef(b)) ci += ai;
   return complex_new(cr, ci);
 }

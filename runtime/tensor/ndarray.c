@@ -56,7 +56,8 @@ NpDType npdtypes[DT__COUNT] = {
   {{(tfs_i64)1 << 60, &npdtype_type}, DT_INT16},   {{(tfs_i64)1 << 60, &npdtype_type}, DT_UINT16},
   {{(tfs_i64)1 << 60, &npdtype_type}, DT_UINT32},  {{(tfs_i64)1 << 60, &npdtype_type}, DT_UINT64},
   {{(tfs_i64)1 << 60, &npdtype_type}, DT_FLOAT16}, {{(tfs_i64)1 << 60, &npdtype_type}, DT_BFLOAT16},
-  {{(tfs_i64)1 << 60, &npdtype_type}, DT_VARIANT},
+  {{(tfs_i64)1 << 60, &npdtype_type}, DT_VARIANT},  {{(tfs_i64)1 << 60, &npdtype_type}, DT_COMPLEX64},
+  {{(tfs_i64)1 << 60, &npdtype_type}, DT_COMPLEX128},
 };
 
 /* ---- scalars ---------------------------------------------------------------------
@@ -122,6 +123,8 @@ static void words_push(Words *ws, const char *s, size_t len) {
 }
 
 /* Split a numpy str() into element words (padding dropped). */
+static void words_push_cb(void *ws, const char *w, size_t n) { words_push(ws, w, n); }
+
 static void words_from_str(Words *ws, const char *s) {
   while (*s) {
     if (*s == '[' || *s == ']' || *s == ' ' || *s == '\n') { s++; continue; }
@@ -307,6 +310,10 @@ static void tensor_words(Words *ws, const Tensor *t) {
     }
     return;
   }
+  if (dtype_is_complex(t->dtype)) {   /* complex words hold spaces ("2.  +1.j  "): taken whole, not split */
+    tprint_numpy_words(t, words_push_cb, ws);
+    return;
+  }
   StrBuf b;
   sb_init(&b);
   tprint_numpy(&b, t);
@@ -332,7 +339,10 @@ void ndarray_str_tensor(StrBuf *b, const Tensor *t) {
 
 void ndarray_scalar_repr(StrBuf *b, const Tensor *t) {
   if (t->dtype == DT_STRING) { bytes_repr(b, ((Str **)t->buf->data)[t->offset]); return; }
-  if (t->dtype == DT_FLOAT16) { tprint_numpy_scalar(b, t->dtype, tensor_data(t)); return; }   /* float16's shortest digits */
+  if (t->dtype == DT_FLOAT16 || dtype_is_complex(t->dtype)) {   /* float16's shortest digits; numpy's complex str */
+    tprint_numpy_scalar(b, t->dtype, tensor_data(t));
+    return;
+  }
   if (t->dtype == DT_UINT64) {   /* above 2**63 a host int would not hold it: its digits, unsigned */
     sb_printf(b, "%llu", (unsigned long long)*(const uint64_t *)tensor_data(t));
     return;
@@ -360,13 +370,15 @@ static void repr_0d(StrBuf *b, const Tensor *t) {
     sb_putn(b, e.data + lead, e.len - 1 - lead);   /* without the brackets */
     sb_free(&e);
   }
-  if (t->dtype != DT_FLOAT64 && t->dtype != DT_INT64 && t->dtype != DT_BOOL) sb_printf(b, ", dtype=%s", np_dtype_name(t->dtype));
+  if (t->dtype != DT_FLOAT64 && t->dtype != DT_INT64 && t->dtype != DT_BOOL && t->dtype != DT_COMPLEX128)
+    sb_printf(b, ", dtype=%s", np_dtype_name(t->dtype));
   sb_putc(b, ')');
 }
 
 void ndarray_repr_tensor(StrBuf *b, const Tensor *t) {
   if (t->rank == 0) { repr_0d(b, t); return; }
-  bool skip_dtype = (t->dtype == DT_FLOAT64 || t->dtype == DT_INT64 || t->dtype == DT_BOOL) && t->size;   /* numpy names an empty array's dtype */
+  bool skip_dtype = (t->dtype == DT_FLOAT64 || t->dtype == DT_INT64 || t->dtype == DT_BOOL || t->dtype == DT_COMPLEX128) &&
+                    t->size;   /* numpy's default dtypes go unnamed, but an empty array's dtype is named */
   size_t start = b->len;
   sb_puts(b, "array(");
   if (t->size == 0) {

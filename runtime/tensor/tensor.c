@@ -26,11 +26,14 @@ const DTypeInfo dtype_info[DT__COUNT] = {
   {"float16", 2, true, false},
   {"bfloat16", 2, true, false},
   {"variant", sizeof(Obj *), false, false},
+  {"complex64", 8, false, false},
+  {"complex128", 16, false, false},
 };
 
 const char *dtype_short_name(DType dt) {
   static const char *const names[DT__COUNT] = {"float", "double", "int32", "int64", "bool", "string", "uint8", "int8", "int16",
-                                                      "uint16", "uint32", "uint64", "half", "bfloat16", "variant"};
+                                                      "uint16", "uint32", "uint64", "half", "bfloat16", "variant",
+                                                      "complex64", "complex128"};
   return (unsigned)dt < DT__COUNT ? names[dt] : "?";
 }
 
@@ -352,6 +355,8 @@ Tensor *tensor_contiguous(Tensor *t) {
 
 double dtype_load_f(DType dt, const void *p) {
   switch (dt) {
+  case DT_COMPLEX64: return *(const float *)p;   /* the real part */
+  case DT_COMPLEX128: return *(const double *)p;
   case DT_FLOAT32: return *(const float *)p;
   case DT_FLOAT64: return *(const double *)p;
   case DT_FLOAT16: return f16_to_f32(*(const uint16_t *)p);
@@ -363,7 +368,8 @@ double dtype_load_f(DType dt, const void *p) {
 
 tfs_i64 dtype_load_i(DType dt, const void *p) {
   switch (dt) {
-  case DT_FLOAT32: case DT_FLOAT64: case DT_FLOAT16: case DT_BFLOAT16: return (tfs_i64)dtype_load_f(dt, p);
+  case DT_FLOAT32: case DT_FLOAT64: case DT_FLOAT16: case DT_BFLOAT16: case DT_COMPLEX64: case DT_COMPLEX128:
+    return (tfs_i64)dtype_load_f(dt, p);
   case DT_INT32: return *(const int32_t *)p;
   case DT_INT64: return *(const int64_t *)p;
   case DT_BOOL: return *(const bool *)p;
@@ -383,14 +389,24 @@ void dtype_store_f(DType dt, void *p, double x) {
   case DT_FLOAT64: *(double *)p = x; break;
   case DT_FLOAT16: *(uint16_t *)p = f32_to_f16((float)x); break;
   case DT_BFLOAT16: *(uint16_t *)p = f32_to_bf16((float)x); break;
+  case DT_COMPLEX64: ((float *)p)[0] = (float)x, ((float *)p)[1] = 0; break;
+  case DT_COMPLEX128: ((double *)p)[0] = x, ((double *)p)[1] = 0; break;
   case DT_BOOL: *(bool *)p = x != 0; break;
   default: dtype_store_i(dt, p, (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (tfs_i64)x : INT64_MIN); break;
   }
 }
 
+void dtype_store_c(DType dt, void *p, double re, double im) {
+  if (dt == DT_COMPLEX64) ((float *)p)[0] = (float)re, ((float *)p)[1] = (float)im;
+  else if (dt == DT_COMPLEX128) ((double *)p)[0] = re, ((double *)p)[1] = im;
+  else dtype_store_f(dt, p, re);
+}
+
 void dtype_store_i(DType dt, void *p, tfs_i64 x) {
   switch (dt) {
-  case DT_FLOAT32: case DT_FLOAT64: case DT_FLOAT16: case DT_BFLOAT16: dtype_store_f(dt, p, (double)x); break;
+  case DT_FLOAT32: case DT_FLOAT64: case DT_FLOAT16: case DT_BFLOAT16: case DT_COMPLEX64: case DT_COMPLEX128:
+    dtype_store_f(dt, p, (double)x);
+    break;
   case DT_INT32: *(int32_t *)p = (int32_t)(uint32_t)(uint64_t)x; break;
   case DT_INT64: *(int64_t *)p = x; break;
   case DT_BOOL: *(bool *)p = x != 0; break;
@@ -412,8 +428,22 @@ tfs_i64 tensor_get_i(const Tensor *t, tfs_i64 i) {
   return dtype_load_i(t->dtype, (const char *)t->buf->data + tensor_elem_offset(t, i) * dtype_info[t->dtype].size);
 }
 
+void tensor_get_c(const Tensor *t, tfs_i64 i, double *re, double *im) {
+  const char *p = (const char *)t->buf->data + tensor_elem_offset(t, i) * dtype_info[t->dtype].size;
+  switch (t->dtype) {
+  case DT_COMPLEX64: *re = ((const float *)p)[0], *im = ((const float *)p)[1]; break;
+  case DT_COMPLEX128: *re = ((const double *)p)[0], *im = ((const double *)p)[1]; break;
+  default: *re = dtype_load_f(t->dtype, p), *im = 0; break;
+  }
+}
+
 Val tensor_item(const Tensor *t, tfs_i64 i) {
   switch (t->dtype) {
+  case DT_COMPLEX64: case DT_COMPLEX128: {
+    double re, im;
+    tensor_get_c(t, i, &re, &im);
+    return complex_new(re, im);
+  }
   case DT_FLOAT32: case DT_FLOAT64: case DT_FLOAT16: case DT_BFLOAT16: return val_float(tensor_get_f(t, i));
   case DT_UINT64: {
     /* host ints are 64-bit signed: a uint64 above 2**63 - 1 would come back negative, so it is refused */
@@ -475,6 +505,8 @@ static Val dtype_getattr(Val self, const char *name) {
   if (!strcmp(name, "is_floating")) return val_bool(di->is_float);
   if (!strcmp(name, "is_integer")) return val_bool(di->is_int);
   if (!strcmp(name, "is_bool")) return val_bool(dt == DT_BOOL);
+  if (!strcmp(name, "is_complex")) return val_bool(dtype_is_complex(dt));
+  if (!strcmp(name, "real_dtype")) return dtype_val(dtype_real_part(dt));
   if (!strcmp(name, "size")) return val_int(dt == DT_STRING ? 8 : di->size);
   if (!strcmp(name, "as_numpy_dtype")) return val_incref(self);
   if (!strcmp(name, "base_dtype")) return val_incref(self);
@@ -515,7 +547,8 @@ static DTypeObj dtype_objs[DT__COUNT] = {
   {{IMMORTAL, &dtype_type}, DT_INT16},   {{IMMORTAL, &dtype_type}, DT_UINT16},
   {{IMMORTAL, &dtype_type}, DT_UINT32},  {{IMMORTAL, &dtype_type}, DT_UINT64},
   {{IMMORTAL, &dtype_type}, DT_FLOAT16}, {{IMMORTAL, &dtype_type}, DT_BFLOAT16},
-  {{IMMORTAL, &dtype_type}, DT_VARIANT},
+  {{IMMORTAL, &dtype_type}, DT_VARIANT},  {{IMMORTAL, &dtype_type}, DT_COMPLEX64},
+  {{IMMORTAL, &dtype_type}, DT_COMPLEX128},
 };
 
 Val dtype_val(DType dt) { return val_obj(&dtype_objs[dt]); }
@@ -543,7 +576,7 @@ bool val_as_dtype(Val v, DType *out) {
 bool val_as_dtype_arg(Val v, DType *out) {
   if (val_as_dtype(v, out)) return true;
   if (v.tag != VT_INT) return false;
-  static const int64_t tf_enum[DT__COUNT] = {1, 2, 3, 9, 10, 7, 4, 6, 5, 17, 22, 23, 19, 14, 21};   /* ORDER DTYPE */
+  static const int64_t tf_enum[DT__COUNT] = {1, 2, 3, 9, 10, 7, 4, 6, 5, 17, 22, 23, 19, 14, 21, 8, 18};   /* ORDER DTYPE */
   for (int d = 0; d < DT__COUNT; d++)
     if (tf_enum[d] == v.u.i) { *out = (DType)d; return true; }
   return false;
@@ -565,7 +598,7 @@ typedef struct Scan {
   int rank;                   /* rank of the result */
   tfs_i64 shape[TFS_MAX_RANK];
   int lrank;                  /* nesting depth of host lists */
-  bool has_float, has_int, has_bool, has_str, int64;
+  bool has_float, has_int, has_bool, has_str, int64, has_complex;
   int tdt;                    /* dtype of the first tensor leaf, -1 none */
 } Scan;
 
@@ -648,6 +681,7 @@ static void scan_check(Scan *s, Val v, int depth, Val whole) {
   case VT_FLOAT: s->has_float = true; break;
   default:
     if (val_is(v, &str_type)) { s->has_str = true; break; }
+    if (val_is(v, &complex_type)) { s->has_complex = true; break; }
     fail_unsupported(v);
   }
 }
@@ -713,6 +747,15 @@ static void fill_from(Val v, int depth, int lrank, DType dt, char **p, Val whole
     if (v.tag != VT_BOOL) fail_convert(whole, dt);
     *(bool *)*p = v.u.i != 0;
     break;
+  case DT_COMPLEX64: case DT_COMPLEX128: {
+    double re, im = 0;
+    if (val_is(v, &complex_type)) complex_parts(v, &re, &im);
+    else if (v.tag == VT_FLOAT) re = v.u.f;
+    else if (is_int) re = (double)v.u.i;
+    else fail_convert(whole, dt);
+    dtype_store_c(dt, *p, re, im);
+    break;
+  }
   case DT_STRING:
     if (!val_is(v, &str_type)) fail_convert(whole, dt);
     v.u.o->rc++;
@@ -737,17 +780,25 @@ Tensor *tensor_from_val(Val v, int want) {
     if (want < 0) want = DT_BOOL;
     break;
   default: {
+    if (val_is(v, &complex_type)) {
+      if (want < 0) want = DT_COMPLEX128;
+      break;
+    }
     Tensor *t = val_as_tensor(v);
     if (t) {
       bool compat = (dtype_info[want < 0 ? 0 : want].is_int && dtype_info[t->dtype].is_int) ||
-                    (dtype_info[want < 0 ? 0 : want].is_float && (dtype_info[t->dtype].is_float || dtype_info[t->dtype].is_int));
+                    (dtype_info[want < 0 ? 0 : want].is_float && (dtype_info[t->dtype].is_float || dtype_info[t->dtype].is_int)) ||
+                    (want >= 0 && dtype_is_complex((DType)want) && (dtype_is_complex(t->dtype) || dtype_info[t->dtype].is_float));
       if (want >= 0 && (int)t->dtype != want && val_is_ndarray(v) && compat && !t->sym) {
         /* a numpy value converts to a compatible dtype, as TF's eager conversion casts it (float64 to float32) */
         Tensor *r = tensor_new((DType)want, t->rank, t->shape);
         void *d = tensor_data(r);
         for (tfs_i64 i = 0; i < t->size; i++) {
           char *e = (char *)d + i * dtype_info[want].size;
-          if (dtype_info[want].is_float) dtype_store_f((DType)want, e, tensor_get_f(t, i));
+          double re, im;
+          tensor_get_c(t, i, &re, &im);
+          if (dtype_is_complex((DType)want)) dtype_store_c((DType)want, e, re, im);
+          else if (dtype_info[want].is_float) dtype_store_f((DType)want, e, tensor_get_f(t, i));
           else dtype_store_i((DType)want, e, tensor_get_i(t, i));
         }
         return r;
@@ -774,11 +825,13 @@ Tensor *tensor_from_val(Val v, int want) {
     if (want < 0) {
       if (s.tdt >= 0) want = s.tdt;
       else if (s.has_str) want = DT_STRING;
+      else if (s.has_complex) want = DT_COMPLEX128;   /* TF: a Python complex is complex128 */
       else if (s.has_float) want = DT_FLOAT32;
       else if (s.has_int) want = s.int64 ? DT_INT64 : DT_INT32;
       else if (s.has_bool) want = DT_BOOL;
       else want = DT_FLOAT32;  /* [] */
-      if ((s.has_str && (s.has_float || s.has_int || s.has_bool)) || (s.has_bool && (s.has_int || s.has_float)))
+      if ((s.has_str && (s.has_float || s.has_int || s.has_bool || s.has_complex)) ||
+          (s.has_bool && (s.has_int || s.has_float || s.has_complex)))
         fail_convert(v, -1);
     }
     if (s.tdt >= 0 && s.tdt != want) fail_convert(v, want);
@@ -1140,6 +1193,14 @@ bool tensor_scalar_of(Val v, bool *is_int, int64_t *i, double *f) {
     default: return false;
   }
   if (*is_int) *f = (double)*i;
+  return true;
+}
+
+bool tensor_complex_of(Val v, double *re, double *im) {
+  if (!val_is_tensor(v) && !val_is(v, &variable_type) && !val_is_ndarray(v)) return false;
+  Tensor *t = val_as_tensor(v);
+  if (t->rank != 0 || t->sym || !t->buf || t->dtype == DT_STRING || t->dtype == DT_VARIANT) return false;
+  tensor_get_c(t, 0, re, im);
   return true;
 }
 

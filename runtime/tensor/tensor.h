@@ -11,11 +11,16 @@ typedef enum DType {          /* ORDER DTYPE: dtype_info[] in tensor.c follows i
   DT_INT8, DT_INT16, DT_UINT16, DT_UINT32, DT_UINT64,
   DT_FLOAT16, DT_BFLOAT16,    /* 16-bit floats stored as their bits (object/half.h); kernels compute in float32 */
   DT_VARIANT,                 /* one owned Obj * per element: a TensorList (k_list.c); only list ops take it */
+  DT_COMPLEX64, DT_COMPLEX128, /* (re, im) pairs of float32 / float64, C's _Complex layout; past variant so DTM_ALL leaves
+                                * them out of ops whose kernels do not know them */
   DT__COUNT
 } DType;
 
 /* Element types whose elements are owned object references (strings, variants). */
 static inline bool dtype_holds_refs(DType dt) { return dt == DT_STRING || dt == DT_VARIANT; }
+static inline bool dtype_is_complex(DType dt) { return dt == DT_COMPLEX64 || dt == DT_COMPLEX128; }
+/* A complex dtype's part dtype (complex64 -> float32); any other dtype is its own. */
+static inline DType dtype_real_part(DType dt) { return dt == DT_COMPLEX64 ? DT_FLOAT32 : dt == DT_COMPLEX128 ? DT_FLOAT64 : dt; }
 
 typedef struct DTypeInfo {
   const char *name;           /* 'float32' */
@@ -23,6 +28,8 @@ typedef struct DTypeInfo {
   bool is_float, is_int;
 } DTypeInfo;
 extern const DTypeInfo dtype_info[DT__COUNT];
+/* Tensors of these dtypes carry gradients (TF's tape: floating and complex). */
+static inline bool dtype_has_grad(DType dt) { return dtype_info[dt].is_float || dtype_is_complex(dt); }
 
 /* A buffer owns the bytes; tensors are views on it.  String tensors store one
  * owned `Str *` per element. */
@@ -100,7 +107,7 @@ void tensor_copy_into(Tensor *dst, const Tensor *src);
 #define DTM_INT (DTM(DT_INT32) | DTM(DT_INT64))
 #define DTM_NUM (DTM_FLOAT | DTM_INT)
 #define DTM_NUMBOOL (DTM_NUM | DTM(DT_BOOL))
-#define DTM_ALL ((1u << DT_VARIANT) - 1)              /* every dtype but variant, which only list ops take */
+#define DTM_ALL ((1u << DT_VARIANT) - 1)              /* every dtype before variant (list ops take variant; complex: DTM_ALLC) */
 #define DTM_ANY ((1u << DT__COUNT) - 1)
 #define DTM_NUM8 (DTM_NUM | DTM(DT_UINT8))            /* ops that also take uint8 (images) */
 #define DTM_HALF (DTM(DT_FLOAT16) | DTM(DT_BFLOAT16))
@@ -109,6 +116,8 @@ void tensor_copy_into(Tensor *dst, const Tensor *src);
 #define DTM_REALX (DTM_REAL & ~DTM(DT_UINT64))          /* ... but uint64, which kernels compute through int64 */
 #define DTM_FLOATS (DTM_FLOAT | DTM_HALF)               /* every float dtype */
 #define DTM_SIGNED (DTM_NUM | DTM_HALF | DTM(DT_INT8) | DTM(DT_INT16))   /* signed numbers */
+#define DTM_CPLX (DTM(DT_COMPLEX64) | DTM(DT_COMPLEX128))
+#define DTM_ALLC (DTM_ALL | DTM_CPLX)                   /* every dtype but variant: ops that move elements as bytes */
 
 const char *dtype_short_name(DType dt);          /* TF's 'float', 'double', 'int32' (error texts) */
 
@@ -119,16 +128,18 @@ static inline void tensor_release(Tensor *t) { Val v = val_obj(t); TFS_DECREF(v)
 static inline Tensor *tensor_retain(Tensor *t) { t->hdr.rc++; return t; }
 static inline Val tensor_val(Tensor *t) { return val_obj(t); }  /* adopts the reference */
 /* Element i (row-major over the view) as double / int64. */
-double tensor_get_f(const Tensor *t, tfs_i64 i);
+double tensor_get_f(const Tensor *t, tfs_i64 i);   /* a complex element: its real part */
 tfs_i64 tensor_get_i(const Tensor *t, tfs_i64 i);
+void tensor_get_c(const Tensor *t, tfs_i64 i, double *re, double *im);   /* any number dtype (im 0 for real ones) */
 /* One element at p of a real dtype, as double / int64 (a half as its float value), and stored back. */
 double dtype_load_f(DType dt, const void *p);
 tfs_i64 dtype_load_i(DType dt, const void *p);
 void dtype_store_f(DType dt, void *p, double x);   /* floats round (16-bit ones via float32, as Eigen); ints truncate */
 void dtype_store_i(DType dt, void *p, tfs_i64 x);  /* wraps modulo the width */
+void dtype_store_c(DType dt, void *p, double re, double im);   /* a real dtype takes re */
 /* Byte offset (in elements) of row-major element i of a strided view. */
 tfs_i64 tensor_elem_offset(const Tensor *t, tfs_i64 i);
-/* Element i of a tensor as a host value (int/float/bool/str), owned. */
+/* Element i of a tensor as a host value (int/float/bool/str/complex), owned. */
 Val tensor_item(const Tensor *t, tfs_i64 i);
 /* The tensor a value stands for (tensor, Variable, ndarray): borrowed, or NULL. */
 Tensor *val_as_tensor(Val v);
@@ -204,6 +215,7 @@ void tprint_tfprint_n(StrBuf *b, const Tensor *t, tfs_i64 summarize);
 /* The object layer's hooks (object/hooks.h): the number in an eager 0-d tensor
  * or variable, an eager tensor test, a dtype by name. */
 bool tensor_scalar_of(Val v, bool *is_int, int64_t *i, double *f);
+bool tensor_complex_of(Val v, double *re, double *im);   /* the same for any number dtype, complex ones too */
 bool tensor_is_eager_tensor(Val v);
 Val dtype_named(const char *name);
 

@@ -41,6 +41,11 @@ static const void *elem_at(const Tensor *t, tfs_i64 off) {
 
 static double elem_float(DType dt, const void *p) { return dtype_load_f(dt, p); }
 
+/* A complex element's imaginary part (its real part is elem_float's). */
+static double elem_imag(DType dt, const void *p) {
+  return dt == DT_COMPLEX64 ? ((const float *)p)[1] : dt == DT_COMPLEX128 ? ((const double *)p)[1] : 0;
+}
+
 /* An integer element's digits (uint64 past int64 too). */
 static int int_text(char *buf, size_t n, DType dt, const void *p) {
   if (dt == DT_UINT64) return snprintf(buf, n, "%llu", (unsigned long long)*(const uint64_t *)p);
@@ -161,6 +166,37 @@ static void np_float_scalar(StrBuf *b, double x, int f32) {
   }
 }
 
+/* A part of numpy's str() of a complex scalar: numpy's float str without a bare ".0" (trim mode
+ * DptZeros: "1", "1.5", "1e-05"), a sign when `plus` (the imaginary part), nan/inf spelt out. */
+static void np_complex_part(StrBuf *b, double x, int f32, bool plus) {
+  if (isnan(x)) { sb_puts(b, plus ? "+nan" : "nan"); return; }
+  if (isinf(x)) { sb_puts(b, x < 0 ? "-inf" : plus ? "+inf" : "inf"); return; }
+  FloatParts p;
+  long double ax = fabsl((long double)x);
+  const char *sg = signbit(x) ? "-" : plus ? "+" : "";
+  if (x == 0 || (ax < 1e16L && ax >= 1e-4L)) {
+    float_positional(x, f32, -1, &p);
+    sb_printf(b, "%s%s%s%s", sg, p.ip, p.fp[0] ? "." : "", p.fp);
+  } else {
+    float_scientific(x, f32, -1, &p);
+    sb_printf(b, "%s%s%s%s", sg, p.ip, p.fp[0] ? "." : "", p.fp);
+    put_exponent(b, p.exp, 2);
+  }
+}
+
+/* numpy's str(np.complex128(z)): "1j" for a +0 real part, else "(re+imj)", as CPython's complex repr. */
+static void np_complex_scalar(StrBuf *b, double re, double im, int f32) {
+  if (re == 0 && !signbit(re)) {
+    np_complex_part(b, im, f32, false);
+    sb_putc(b, 'j');
+    return;
+  }
+  sb_putc(b, '(');
+  np_complex_part(b, re, f32, false);
+  np_complex_part(b, im, f32, true);
+  sb_puts(b, "j)");
+}
+
 /* Python's repr(bytes): b'..' (b".." when only ' occurs), \t \n \r \\ and \xNN escapes. */
 static void bytes_repr(StrBuf *b, const Str *s) {
   const unsigned char *c = s ? (const unsigned char *)s->data : (const unsigned char *)"";
@@ -197,6 +233,7 @@ void tprint_numpy_scalar(StrBuf *b, DType dt, const void *elem) {
   }
   case DT_BOOL: sb_puts(b, elem_bool(elem) ? "True" : "False"); break;
   case DT_STRING: bytes_repr(b, elem_str(elem)); break;
+  case DT_COMPLEX64: case DT_COMPLEX128: np_complex_scalar(b, elem_float(dt, elem), elem_imag(dt, elem), dt == DT_COMPLEX64); break;
   default: sb_puts(b, "?"); break;
   }
 }
@@ -219,7 +256,9 @@ static void walk_shown(const Tensor *t, bool summ, int axis, tfs_i64 off, ElemFn
 
 /* The common element format (numpy's IntegerFormat / FloatingFormat state). */
 typedef struct NpFmt {
-  DType dt;
+  DType dt;                   /* a complex array's part formats: the part's float dtype */
+  DType cdt;                  /* the array's own dtype */
+  bool imag, plus;            /* the imaginary part of complex elements; sign '+' (numpy's imag_format) */
   int int_width;              /* ints: widest of str(max), str(min) */
   /* floats */
   bool exp;                   /* scientific mode */
@@ -238,9 +277,12 @@ static void fmt_scan_ints(void *ctx, const void *elem) {
   if (n > f->int_width) f->int_width = n;
 }
 
+/* The value a float format reads from an element: a complex one's real or imaginary part. */
+static double fmt_x(const NpFmt *f, const void *elem) { return f->imag ? elem_imag(f->cdt, elem) : elem_float(f->cdt, elem); }
+
 static void fmt_scan_range(void *ctx, const void *elem) {
   NpFmt *f = ctx;
-  double x = elem_float(f->dt, elem);
+  double x = fmt_x(f, elem);
   if (!isfinite(x)) {
     f->any_nonfinite = true;
     if (isinf(x) && x < 0) f->neg_inf = true;
@@ -256,7 +298,7 @@ static void fmt_scan_range(void *ctx, const void *elem) {
 
 static void fmt_scan_widths(void *ctx, const void *elem) {
   NpFmt *f = ctx;
-  double x = elem_float(f->dt, elem);
+  double x = fmt_x(f, elem);
   if (!isfinite(x)) return;
   FloatParts p;
   if (f->exp) {
@@ -266,15 +308,17 @@ static void fmt_scan_widths(void *ctx, const void *elem) {
   } else {
     float_positional(x, float_kind(f->dt), np_print_opts.precision, &p);
   }
-  int il = (int)strlen(p.ip) + p.neg, fl = (int)strlen(p.fp);
+  int il = (int)strlen(p.ip) + (p.neg || f->plus), fl = (int)strlen(p.fp);
   if (il > f->pad_left) f->pad_left = il;
   int *frac = f->exp ? &f->prec : &f->pad_right;
   if (fl > *frac) *frac = fl;
 }
 
-static void np_fmt_init(NpFmt *f, const Tensor *t, bool summ) {
+static void np_fmt_init(NpFmt *f, const Tensor *t, bool summ, bool imag) {
   memset(f, 0, sizeof *f);
-  f->dt = t->dtype;
+  f->dt = dtype_real_part(t->dtype);
+  f->cdt = t->dtype;
+  f->imag = f->plus = imag;
   if (dtype_info[f->dt].is_int) {
     walk_shown(t, summ, 0, 0, fmt_scan_ints, f);
     return;
@@ -295,7 +339,7 @@ static void np_fmt_init(NpFmt *f, const Tensor *t, bool summ) {
   if (f->any_nonfinite) {
     /* nan/inf are right-aligned in the whole width: widen the integer part */
     int offset = f->pad_right + 1;
-    int need = 3 + (f->neg_inf ? 1 : 0) - offset;
+    int need = 3 + (f->neg_inf || f->plus ? 1 : 0) - offset;
     if (need > f->pad_left) f->pad_left = need;
   }
 }
@@ -312,12 +356,12 @@ static void np_word(StrBuf *w, const NpFmt *f, const void *elem) {
   case DT_BOOL: sb_puts(w, elem_bool(elem) ? " True" : "False"); return;
   case DT_STRING: bytes_repr(w, elem_str(elem)); return;
   case DT_BFLOAT16: bf16_text(w, elem); return;
-  case DT_FLOAT32: case DT_FLOAT64: case DT_FLOAT16: break;
+  case DT_FLOAT32: case DT_FLOAT64: case DT_FLOAT16: break;   /* also a complex element's part */
   default: sb_puts(w, "?"); return;
   }
-  double x = elem_float(f->dt, elem);
+  double x = fmt_x(f, elem);
   if (!isfinite(x)) {
-    const char *s = isnan(x) ? "nan" : x < 0 ? "-inf" : "inf";
+    const char *s = isnan(x) ? (f->plus ? "+nan" : "nan") : x < 0 ? "-inf" : f->plus ? "+inf" : "inf";
     put_spaces(w, f->pad_left + f->pad_right + 1 - (int)strlen(s));
     sb_puts(w, s);
     return;
@@ -329,7 +373,8 @@ static void np_word(StrBuf *w, const NpFmt *f, const void *elem) {
     char buf[64];
     snprintf(buf, sizeof buf, "%.*e", f->prec, x);
     char *e = strchr(buf, 'e');
-    put_spaces(w, f->pad_left - 1 - (buf[0] == '-'));
+    put_spaces(w, f->pad_left - 1 - (buf[0] == '-' || f->plus));
+    if (f->plus && buf[0] != '-') sb_putc(w, '+');
     sb_putn(w, buf, (size_t)(e - buf));
     if (f->prec == 0) sb_putc(w, '.');
     put_exponent(w, atoi(e + 1), f->exp_size);
@@ -338,8 +383,8 @@ static void np_word(StrBuf *w, const NpFmt *f, const void *elem) {
     /* numpy passes min_digits=0 here, so Dragon4 goes on to the units digit:
      * a float32 above 2^24 shows its exact integer (64796832., not 64796830.) */
     if (!p.fp[0]) snprintf(p.ip, sizeof p.ip, "%.0f", fabs(x));
-    put_spaces(w, f->pad_left - (int)strlen(p.ip) - p.neg);
-    sb_printf(w, "%s%s.%s", p.neg ? "-" : "", p.ip, p.fp);
+    put_spaces(w, f->pad_left - (int)strlen(p.ip) - (p.neg || f->plus));
+    sb_printf(w, "%s%s.%s", p.neg ? "-" : f->plus ? "+" : "", p.ip, p.fp);
     put_spaces(w, f->pad_right - (int)strlen(p.fp));
   }
 }
@@ -350,7 +395,7 @@ typedef struct NpOut {
   StrBuf *b;
   const Tensor *t;
   bool summ;
-  NpFmt fmt;
+  NpFmt fmt, ifmt;            /* complex: real and imaginary part formats */
   size_t line_start;          /* offset in b of the current output line */
   StrBuf word;                /* scratch for one element */
 } NpOut;
@@ -376,6 +421,22 @@ static void np_newrow(NpOut *o, int k, int hang) {
   for (int j = 0; j < k - 1; j++) sb_putc(o->b, '\n');
   o->line_start = o->b->len;
   put_spaces(o->b, hang);
+}
+
+/* One element's word in o->word: a complex one is its real part, its imaginary part and 'j' before the
+ * latter's padding (numpy's ComplexFloatingFormat). */
+static void np_elem_word(NpOut *o, const void *elem) {
+  o->word.len = 0;
+  np_word(&o->word, &o->fmt, elem);
+  if (!dtype_is_complex(o->t->dtype)) return;
+  size_t at = o->word.len;
+  np_word(&o->word, &o->ifmt, elem);
+  size_t end = o->word.len;
+  while (end > at && o->word.data[end - 1] == ' ') end--;
+  size_t pad = o->word.len - end;
+  o->word.len = end;
+  sb_putc(&o->word, 'j');
+  put_spaces(&o->word, (int)pad);
 }
 
 /* numpy's _formatArray recurser: axis, element offset, hanging indent width
@@ -406,8 +467,7 @@ static void np_block(NpOut *o, int axis, tfs_i64 off, int hang, int width) {
     if (dots) i = n - NP_EDGE;
     tfs_i64 sub = off + i * t->strides[axis];
     if (left == 1) {
-      o->word.len = 0;
-      np_word(&o->word, &o->fmt, elem_at(t, sub));
+      np_elem_word(o, elem_at(t, sub));
       np_extend(o, o->word.data, o->word.len, width - 1, hang);
     } else {
       np_block(o, axis + 1, sub, hang + 1, width - 1);
@@ -416,18 +476,42 @@ static void np_block(NpOut *o, int axis, tfs_i64 off, int hang, int width) {
   sb_putc(o->b, ']');
 }
 
+static void np_out_init(NpOut *o, StrBuf *b, const Tensor *t) {
+  o->b = b;
+  o->t = t;
+  o->summ = t->size > np_print_opts.threshold;
+  np_fmt_init(&o->fmt, t, o->summ, false);
+  if (dtype_is_complex(t->dtype)) np_fmt_init(&o->ifmt, t, o->summ, true);
+  o->line_start = b->len;
+  sb_init(&o->word);
+}
+
 void tprint_numpy(StrBuf *b, const Tensor *t) {
   if (t->rank == 0) { tprint_numpy_scalar(b, t->dtype, tensor_data(t)); return; }
   if (t->size == 0) { sb_puts(b, "[]"); return; }
   NpOut o;
-  o.b = b;
-  o.t = t;
-  o.summ = t->size > np_print_opts.threshold;
-  np_fmt_init(&o.fmt, t, o.summ);
-  o.line_start = b->len;
-  sb_init(&o.word);
+  np_out_init(&o, b, t);
   np_block(&o, 0, 0, 1, np_print_opts.linewidth);
   sb_free(&o.word);
+}
+
+typedef struct WordsCtx { NpOut *o; void (*push)(void *ctx, const char *w, size_t n); void *ctx; } WordsCtx;
+static void words_elem(void *ctx, const void *elem) {
+  WordsCtx *w = ctx;
+  np_elem_word(w->o, elem);
+  w->push(w->ctx, w->o->word.data, w->o->word.len);
+}
+
+void tprint_numpy_words(const Tensor *t, void (*push)(void *ctx, const char *w, size_t n), void *ctx) {
+  if (t->size == 0) return;
+  StrBuf none;
+  sb_init(&none);
+  NpOut o;
+  np_out_init(&o, &none, t);
+  WordsCtx w = {&o, push, ctx};
+  walk_shown(t, o.summ, 0, 0, words_elem, &w);
+  sb_free(&o.word);
+  sb_free(&none);
 }
 
 /* ---- tf.print -------------------------------------------------------------------- */
@@ -478,6 +562,9 @@ static void tf_elem(StrBuf *b, DType dt, const void *p) {
   }
   case DT_BOOL: sb_putc(b, elem_bool(p) ? '1' : '0'); break;
   case DT_STRING: tf_string(b, elem_str(p)); break;
+  case DT_COMPLEX64: case DT_COMPLEX128:   /* std::complex's ostream form at its default precision: "(re,im)", %g parts */
+    sb_printf(b, "(%g,%g)", elem_float(dt, p), elem_imag(dt, p));
+    break;
   default: sb_puts(b, "?"); break;
   }
 }

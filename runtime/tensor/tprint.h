@@ -12,6 +12,8 @@ extern NpPrintOpts np_print_opts;
  * "[ 1.5  -2.25  3.  ]", "[]" when empty; a 0-d tensor prints as its scalar.
  * Multi-line results contain '\n' and no trailing newline. */
 void tprint_numpy(StrBuf *b, const Tensor *t);
+/* The shown elements' words of tprint_numpy, in order and padded (no brackets, no "..."): for repr(). */
+void tprint_numpy_words(const Tensor *t, void (*push)(void *ctx, const char *w, size_t n), void *ctx);
 
 /* Append numpy's str() of one scalar of dtype dt stored at elem (the element
  * layout of a tensor buffer): "12.0", "1e-05", "-3", "True", "b'a'". */

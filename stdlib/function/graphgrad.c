@@ -78,7 +78,7 @@ static Val tf_gradients(Val self, int n, const Val *args, const Kw *kw) {
     GraphRef r;
     if (!value_ref(cx, ys[i], &r)) continue;
     Tensor *t = val_as_tensor(ys[i]);
-    if (!t || !dtype_info[t->dtype].is_float || ptrmap_find(&reach, ref_key(r)) < 0) continue;
+    if (!t || !dtype_has_grad(t->dtype) || ptrmap_find(&reach, ref_key(r)) < 0) continue;
     Val seed = i < ng && gys[i].tag != VT_NONE ? val_incref(gys[i]) : op_apply1(OP_ONES_LIKE, ys[i]);
     int s = ptrmap_find(&grads, ref_key(r));
     if (s >= 0) {

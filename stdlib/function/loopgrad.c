@@ -20,7 +20,7 @@
 
 static bool float_tensor(Val v) {
   Tensor *t = val_as_tensor(v);
-  return t && (dtype_info[t->dtype].is_float || t->dtype == DT_VARIANT);
+  return t && (dtype_has_grad(t->dtype) || t->dtype == DT_VARIANT);
 }
 
 static Val items_tuple(const Val *v, int n) { return rt_tuple(n, v); }

@@ -1296,7 +1296,7 @@ static void tffn_graph_vars(const Graph *g, Val vars, Val caps) {
   for (int i = 0; i < g->nnodes; i++) {
     const GraphNode *nd = &g->nodes[i];
     if (nd->kind == GN_VARHANDLE && nd->var->trainable) tffn_list_add_once(vars, &nd->var->hdr);
-    if (nd->kind == GN_CONST && (nd->flags & GNF_CAPTURE) && dtype_info[nd->value->dtype].is_float)
+    if (nd->kind == GN_CONST && (nd->flags & GNF_CAPTURE) && dtype_has_grad(nd->value->dtype))
       tffn_list_add_once(caps, &nd->value->hdr);
     for (int k = 0; k < 2; k++)
       if (nd->sub[k]) tffn_graph_vars(nd->sub[k], vars, caps);

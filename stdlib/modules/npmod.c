@@ -75,10 +75,12 @@ static Val npm_array0(Val self, int n, const Val *args, const Kw *kw) {
 #define NP_CTOR(dt) static Val ctor_##dt(Val self, int n, const Val *args, const Kw *kw) { (void)self; return npscalar_new(dt, n, args, kw); }
 NP_CTOR(DT_FLOAT32) NP_CTOR(DT_FLOAT64) NP_CTOR(DT_INT32) NP_CTOR(DT_INT64) NP_CTOR(DT_BOOL) NP_CTOR(DT_UINT8)
 NP_CTOR(DT_INT8) NP_CTOR(DT_INT16) NP_CTOR(DT_UINT16) NP_CTOR(DT_UINT32) NP_CTOR(DT_UINT64) NP_CTOR(DT_FLOAT16)
+NP_CTOR(DT_COMPLEX64) NP_CTOR(DT_COMPLEX128)
 
-enum { NPA_GENERIC, NPA_NUMBER, NPA_INTEGER, NPA_SIGNED, NPA_UNSIGNED, NPA_INEXACT, NPA_FLOATING, NPA__COUNT };
-static const char *const npa_names[NPA__COUNT] = {"generic", "number", "integer", "signedinteger", "unsignedinteger", "inexact", "floating"};
-static const int npa_base[NPA__COUNT] = {-1, NPA_GENERIC, NPA_NUMBER, NPA_INTEGER, NPA_INTEGER, NPA_NUMBER, NPA_INEXACT};
+enum { NPA_GENERIC, NPA_NUMBER, NPA_INTEGER, NPA_SIGNED, NPA_UNSIGNED, NPA_INEXACT, NPA_FLOATING, NPA_COMPLEX, NPA__COUNT };
+static const char *const npa_names[NPA__COUNT] = {"generic", "number", "integer", "signedinteger", "unsignedinteger", "inexact", "floating",
+                                                  "complexfloating"};
+static const int npa_base[NPA__COUNT] = {-1, NPA_GENERIC, NPA_NUMBER, NPA_INTEGER, NPA_INTEGER, NPA_NUMBER, NPA_INEXACT, NPA_INEXACT};
 static Type npa_types[NPA__COUNT];   /* the abstract classes: no instances of their own */
 
 static TypeObj *npa_class(int k) {
@@ -98,12 +100,14 @@ static TypeObj *np_scalar_class(DType dt) {
     [DT_INT64] = ctor_DT_INT64, [DT_BOOL] = ctor_DT_BOOL, [DT_UINT8] = ctor_DT_UINT8,
     [DT_INT8] = ctor_DT_INT8, [DT_INT16] = ctor_DT_INT16, [DT_UINT16] = ctor_DT_UINT16,
     [DT_UINT32] = ctor_DT_UINT32, [DT_UINT64] = ctor_DT_UINT64, [DT_FLOAT16] = ctor_DT_FLOAT16,
+    [DT_COMPLEX64] = ctor_DT_COMPLEX64, [DT_COMPLEX128] = ctor_DT_COMPLEX128,
   };
   TypeObj *o = (TypeObj *)typeobj_for(&npscalar_types[dt]).u.o;
   if (!o->ctor) {
     o->ctor = ctors[dt];
     bool uns = dt == DT_UINT8 || dt == DT_UINT16 || dt == DT_UINT32 || dt == DT_UINT64;
-    o->base = npa_class(dt == DT_BOOL ? NPA_GENERIC : dtype_info[dt].is_float ? NPA_FLOATING : uns ? NPA_UNSIGNED : NPA_SIGNED);
+    o->base = npa_class(dt == DT_BOOL ? NPA_GENERIC : dtype_info[dt].is_float ? NPA_FLOATING : dtype_is_complex(dt) ? NPA_COMPLEX
+                        : uns ? NPA_UNSIGNED : NPA_SIGNED);
   }
   return o;
 }

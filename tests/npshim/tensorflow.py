@@ -9,6 +9,7 @@ import numpy as _np
 
 float32, float64, int32, int64, bool = _np.float32, _np.float64, _np.int32, _np.int64, _np.bool_
 float16, int8, int16, uint16, uint32, uint64 = _np.float16, _np.int8, _np.int16, _np.uint16, _np.uint32, _np.uint64
+complex64, complex128 = _np.complex64, _np.complex128
 
 
 class _Tensor:

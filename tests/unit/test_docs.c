@@ -161,7 +161,8 @@ START_TEST(test_format) {
   ck_assert_str_eq(b.data, "tf.add(x, y, name=None)\n"
                            "    Element-wise x + y, with NumPy broadcasting; string tensors concatenate.\n"
                            "    Inputs: x (tensor), y (tensor); dtypes: float32, float64, int32, int64,\n"
-                           "    float16, bfloat16, uint8, int8, int16, uint16, uint32, uint64, string.\n"
+                           "    float16, bfloat16, uint8, int8, int16, uint16, uint32, uint64, complex64,\n"
+                           "    complex128, string.\n"
                            "    Also: tf.math.add\n");
   sb_free(&b);
   ck_assert_ptr_null(doc_find("tf.nonexistent"));
