@@ -14,7 +14,8 @@
  * product routine, (xp + hU) + bias, the sigmoid and tanh of the elementwise kernels (through double, rounded
  * once), f*c + i*g with each product rounded: the outputs are the same bits.  Outputs: hs [B,T,H] in step
  * order (reversed in time with go_backwards, as Keras returns them), the last h and c [B,H], and for the
- * gradient the cells cs [B,T,H] and activations [B,T,5H] (i, f, g, o, tanh c) of every step. */
+ * gradient the cells cs [T,B,H] and activations [T,B,5H] (i, f, g, o, tanh c) of every step, step-major so
+ * that each step writes and reads one contiguous block. */
 
 static inline float rnn_sigmoid(float x) { return (float)(1.0 / (1.0 + exp(-(double)x))); }
 static inline float rnn_tanh(float x) { return (float)tanh((double)x); }
@@ -39,24 +40,24 @@ static void need_shape(OpCall *c, int i, int rank, const tfs_i64 *want) {
   }
 }
 
-/* shape: xp [B,T,4H], h0 / c0 [B,H], recurrent_kernel [H,4H], bias [4H] (optional); the gradient's inputs are
+/* shape: xp [T,B,4H] (time-major: each step reads one block), h0 / c0 [B,H], recurrent_kernel [H,4H], bias [4H] (optional); the gradient's inputs are
  * h0, c0, recurrent_kernel, then the forward outputs and their gradients (hs [B,T,H] first). */
 void meta_lstm_seq(OpCall *c) {
   bool fwd = c->op->id == OP_LSTM_SEQ;
   const TMeta *xs = &c->inm[fwd ? 0 : 3], *u = &c->inm[fwd ? 3 : 2];
   if (xs->rank >= 0 && xs->rank != 3) op_fail(c, ERR_INVALID_ARGUMENT, "LSTM sequence: inputs must be 3-D, got rank %d", xs->rank);
   if (u->rank >= 0 && u->rank != 2) op_fail(c, ERR_INVALID_ARGUMENT, "LSTM sequence: recurrent_kernel must be 2-D, got rank %d", u->rank);
-  tfs_i64 b = dim_or(xs, 0), t = dim_or(xs, 1), h = dim_or(u, 0), g = h >= 0 ? 4 * h : -1;
+  tfs_i64 b = dim_or(xs, fwd ? 1 : 0), t = dim_or(xs, fwd ? 0 : 1), h = dim_or(u, 0), g = h >= 0 ? 4 * h : -1;
   if (h >= 0 && u->shape[1] >= 0 && u->shape[1] != g)
     op_fail(c, ERR_INVALID_ARGUMENT, "LSTM sequence: recurrent_kernel must be [units, 4 * units]");
   if (fwd && h >= 0 && xs->rank == 3 && xs->shape[2] >= 0 && xs->shape[2] != g)
     op_fail(c, ERR_INVALID_ARGUMENT, "LSTM sequence: xp must have 4 * units columns");
-  tfs_i64 s[3] = {b, t, h}, s5[3] = {b, t, h >= 0 ? 5 * h : -1}, bh[2] = {b, h};
+  tfs_i64 s[3] = {b, t, h}, sc[3] = {t, b, h}, s5[3] = {t, b, h >= 0 ? 5 * h : -1}, bh[2] = {b, h};
   need_shape(c, fwd ? 1 : 0, 2, bh);
   need_shape(c, fwd ? 2 : 1, 2, bh);
   if (fwd) need_shape(c, 4, 1, &g);
   else {
-    for (int i = 3; i < 7; i++) need_shape(c, i, 3, i == 5 ? s5 : s);
+    for (int i = 3; i < 7; i++) need_shape(c, i, 3, i == 5 ? s5 : i == 4 ? sc : s);
     need_shape(c, 7, 2, bh);
     need_shape(c, 8, 2, bh);
   }
@@ -65,14 +66,14 @@ void meta_lstm_seq(OpCall *c) {
     meta_set(&c->outm[0], DT_FLOAT32, 3, s);
     meta_set(&c->outm[1], DT_FLOAT32, 2, bh);
     meta_set(&c->outm[2], DT_FLOAT32, 2, bh);
-    meta_set(&c->outm[3], DT_FLOAT32, 3, s);
+    meta_set(&c->outm[3], DT_FLOAT32, 3, sc);
     meta_set(&c->outm[4], DT_FLOAT32, 3, s5);
     return;
   }
   /* the gradient: dxp, dh0, dc0, d recurrent_kernel, d bias */
   op_reserve_outputs(c, 5);
-  s[2] = g;
-  meta_set(&c->outm[0], DT_FLOAT32, 3, s);
+  sc[2] = g;
+  meta_set(&c->outm[0], DT_FLOAT32, 3, sc);
   c->outm[1] = c->inm[0];
   c->outm[2] = c->inm[1];
   c->outm[3] = *u;
@@ -106,8 +107,8 @@ static void lstm_rows(void *ctx, int part, int nparts) {
   tfs_i64 H = p->H, G = 4 * H, T = p->T, lo, hi;
   tp_slice(p->B, part, nparts, &lo, &hi);
   for (tfs_i64 b = lo; b < hi; b++) {
-    const float *x = p->xp + (b * T + p->t) * G;
-    float *zb = p->z + b * G, *a = p->act + (b * T + p->s) * 5 * H, *cc = p->cc + b * H, *h = p->h + b * H;
+    const float *x = p->xp + (p->t * p->B + b) * G;
+    float *zb = p->z + b * G, *a = p->act + (p->s * p->B + b) * 5 * H, *cc = p->cc + b * H, *h = p->h + b * H;
     for (tfs_i64 j = 0; j < G; j++) {
       float v = x[j] + zb[j];
       if (p->bias) v = v + p->bias[j];
@@ -122,7 +123,7 @@ static void lstm_rows(void *ctx, int part, int nparts) {
       h[j] = h2;
       a[j] = i, a[H + j] = f, a[2 * H + j] = g, a[3 * H + j] = o, a[4 * H + j] = tc;
       p->hs[(b * T + p->s) * H + j] = h2;
-      p->cs[(b * T + p->s) * H + j] = c2;
+      p->cs[(p->s * p->B + b) * H + j] = c2;
     }
   }
 }
@@ -132,7 +133,7 @@ static void lstm_forward(OpCall *c) {
   const float *xp = held(&hd, c->in[0]), *h0 = held(&hd, c->in[1]), *c0 = held(&hd, c->in[2]), *u = held(&hd, c->in[3]);
   const float *bias = held(&hd, c->in[4]);
   bool back = op_attr_bool(c, 0, false);
-  tfs_i64 B = c->in[0]->shape[0], T = c->in[0]->shape[1], H = c->in[3]->shape[0], G = 4 * H;
+  tfs_i64 T = c->in[0]->shape[0], B = c->in[0]->shape[1], H = c->in[3]->shape[0], G = 4 * H;
   float *h = tensor_data(c->out[1]), *cc = tensor_data(c->out[2]);   /* the states, last ones at the end */
   float *z = malloc(sizeof(float) * (size_t)(B * G + 1));
   if (!z) rt_throw(ERR_MEMORY, "out of memory");
@@ -176,12 +177,12 @@ static void lstm_backward(OpCall *c) {
   for (tfs_i64 s = T - 1; s >= 0; s--) {
     tfs_i64 t = back ? T - 1 - s : s;
     for (tfs_i64 b = 0; b < B; b++) {
-      const float *a = act + (b * T + s) * 5 * H;
-      float *z = dz + (s * B + b) * G, *x = dxp + (b * T + t) * G;
+      const float *a = act + (s * B + b) * 5 * H;
+      float *z = dz + (s * B + b) * G, *x = dxp + (t * B + b) * G;
       for (tfs_i64 j = 0; j < H; j++) {
         tfs_i64 k = (b * T + s) * H + j;
         float i = a[j], f = a[H + j], g = a[2 * H + j], o = a[3 * H + j], tc = a[4 * H + j];
-        float cp = s ? cs[k - H] : c0[b * H + j];
+        float cp = s ? cs[((s - 1) * B + b) * H + j] : c0[b * H + j];
         float dhv = dhs[k] + dh[b * H + j];
         float dcv = dc[b * H + j] + dhv * o * (1.0f - tc * tc);
         z[j] = dcv * g * i * (1.0f - i);
