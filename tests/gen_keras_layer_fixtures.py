@@ -149,8 +149,8 @@ def recurrent_cases(x, mask):
         cases.append(Case(tag, "tf.keras.layers.LSTM(%d%s)" % (u, ", " + kw if kw else ""), [K, R, b], x, y.detach().numpy(),
                           grads_of(y, w, [tx, tK, tR, tb]), call="layer(x%s)" % (", mask=mask" if msk is not None else "")))
         cases[-1].w = w
-    # the fused LSTM op's configurations (no mask): the final states (concatenated after the output), backwards
-    # without a mask, and no bias
+    # the fused LSTM op's configurations (eager training, no mask): the final states (concatenated after the
+    # output), backwards without a mask, and no bias; dropout is 0, so training=True changes no value
     for tag, kw, back, seq, state, bias in [("lstm state", "return_state=True", False, False, True, True),
                                             ("lstm backwards last", "go_backwards=True", True, False, False, True),
                                             ("lstm seq backwards", "return_sequences=True, go_backwards=True", True, True, False, True),
@@ -160,7 +160,8 @@ def recurrent_cases(x, mask):
         w = grid(tuple(y.shape), 3, 5, 2, 1.0)
         params = [tx, tK, tR] + ([tb] if bias else [])
         cases.append(Case(tag, "tf.keras.layers.LSTM(%d, %s)" % (u, kw), [K, R] + ([b] if bias else []), x, y.detach().numpy(),
-                          grads_of(y, w, params), call="tf.concat(layer(x), -1)" if state else "layer(x)"))
+                          grads_of(y, w, params),
+                          call="tf.concat(layer(x, training=True), -1)" if state else "layer(x, training=True)"))
         cases[-1].w = w
     u = 4
     for tag, reset_after, kw in [("gru seq", True, "return_sequences=True"), ("gru reset_before last", False, "reset_after=False")]:

@@ -104,28 +104,42 @@ typedef struct {
 
 static void lstm_rows(void *ctx, int part, int nparts) {
   const LstmStep *p = ctx;
-  tfs_i64 H = p->H, G = 4 * H, T = p->T, lo, hi;
-  tp_slice(p->B, part, nparts, &lo, &hi);
-  for (tfs_i64 b = lo; b < hi; b++) {
-    const float *x = p->xp + (p->t * p->B + b) * G;
-    float *zb = p->z + b * G, *a = p->act + (p->s * p->B + b) * 5 * H, *cc = p->cc + b * H, *h = p->h + b * H;
+  tfs_i64 H = p->H, G = 4 * H, T = p->T, B = p->B, lo, hi;
+  tp_slice(B, part, nparts, &lo, &hi);
+  float *act = p->act + p->s * B * 5 * H;
+#define ROWS for (tfs_i64 b = lo; b < hi; b++)
+  ROWS {
+    const float *x = p->xp + (p->t * B + b) * G;
+    float *zb = p->z + b * G;
     for (tfs_i64 j = 0; j < G; j++) {
       float v = x[j] + zb[j];
       if (p->bias) v = v + p->bias[j];
       zb[j] = v;
     }
+  }
+  /* one function at a time over all rows, as the op-by-op path runs them: interleaving the sigmoid and tanh
+   * calls measured slower (libm's branches mispredict) */
+  ROWS for (tfs_i64 j = 0; j < 2 * H; j++) act[b * 5 * H + j] = rnn_sigmoid(p->z[b * G + j]);
+  ROWS for (tfs_i64 j = 2 * H; j < 3 * H; j++) act[b * 5 * H + j] = rnn_tanh(p->z[b * G + j]);
+  ROWS for (tfs_i64 j = 3 * H; j < G; j++) act[b * 5 * H + j] = rnn_sigmoid(p->z[b * G + j]);
+  ROWS {
+    float *a = act + b * 5 * H, *cc = p->cc + b * H;
     for (tfs_i64 j = 0; j < H; j++) {
-      float i = rnn_sigmoid(zb[j]), f = rnn_sigmoid(zb[H + j]), g = rnn_tanh(zb[2 * H + j]), o = rnn_sigmoid(zb[3 * H + j]);
-      float fc = f * cc[j], ig = i * g;
-      float c2 = fc + ig, tc = rnn_tanh(c2);
-      float h2 = o * tc;
-      cc[j] = c2;
-      h[j] = h2;
-      a[j] = i, a[H + j] = f, a[2 * H + j] = g, a[3 * H + j] = o, a[4 * H + j] = tc;
-      p->hs[(b * T + p->s) * H + j] = h2;
-      p->cs[(p->s * p->B + b) * H + j] = c2;
+      float fc = a[H + j] * cc[j], ig = a[j] * a[2 * H + j];
+      cc[j] = fc + ig;
     }
   }
+  ROWS for (tfs_i64 j = 0; j < H; j++) act[b * 5 * H + 4 * H + j] = rnn_tanh(p->cc[b * H + j]);
+  ROWS {
+    const float *a = act + b * 5 * H;
+    for (tfs_i64 j = 0; j < H; j++) {
+      float h2 = a[3 * H + j] * a[4 * H + j];
+      p->h[b * H + j] = h2;
+      p->hs[(b * T + p->s) * H + j] = h2;
+      p->cs[(p->s * B + b) * H + j] = p->cc[b * H + j];
+    }
+  }
+#undef ROWS
 }
 
 static void lstm_forward(OpCall *c) {
