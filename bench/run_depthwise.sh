@@ -33,9 +33,11 @@ done
 echo "3x3 depthwise, SAME, stride 1, on 16x56x56x64 float32: ms per call, best of $REPS interleaved runs (each itself best of 5)"
 awk '{ k = $1 " " $2; v = $3 + 0; if (!(k in best) || v < best[k]) best[k] = v
        if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
-     END { printf "%-10s %12s %16s\n", "", "forward", "fwd + 2 grads"
+     END { printf "%-10s %12s %16s %16s\n", "", "forward", "fwd + 2 grads", "tape step"
            for (i = 1; i <= n; i++) { s = order[i]
              f = (s " dw_fwd_ms") in best ? sprintf("%.2f", best[s " dw_fwd_ms"]) : "-"
              b = (s " dw_fwd_bwd_ms") in best ? sprintf("%.2f", best[s " dw_fwd_bwd_ms"]) : "-"
-             printf "%-10s %12s %16s\n", s, f, b } }' "$OUT/all.txt"
-echo "(tfs_N / torch_N / ort_N: N threads; PyTorch NCHW conv2d with groups = 64; ONNX Runtime: the exported grouped Conv)"
+             g = (s " dw_tape_step_ms") in best ? sprintf("%.2f", best[s " dw_tape_step_ms"]) : "-"
+             printf "%-10s %12s %16s %16s\n", s, f, b, g } }' "$OUT/all.txt"
+echo "(tfs_N / torch_N / ort_N: N threads; PyTorch NCHW conv2d with groups = 64; ONNX Runtime: the exported grouped Conv;"
+echo " tape step: tfs's tf.GradientTape step of sum(y * y) for both gradients, tfs only)"

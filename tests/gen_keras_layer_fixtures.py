@@ -37,7 +37,7 @@ def T(a, grad=True):
 
 
 # ---- Keras 2's recurrent steps, written in torch ---------------------------------------------------------
-def run_rnn(step, x, states, mask=None, go_backwards=False, return_sequences=True):
+def run_rnn(step, x, states, mask=None, go_backwards=False, return_sequences=True, return_state=False):
     B, Tn, _ = x.shape
     order = range(Tn - 1, -1, -1) if go_backwards else range(Tn)
     outs, prev = [], torch.zeros(B, states[0].shape[1])
@@ -49,7 +49,8 @@ def run_rnn(step, x, states, mask=None, go_backwards=False, return_sequences=Tru
             new = [torch.where(m, n, s) for n, s in zip(new, states)]
         prev, states = out, new
         outs.append(out)
-    return torch.stack(outs, 1) if return_sequences else prev
+    y = torch.stack(outs, 1) if return_sequences else prev
+    return torch.cat([y] + list(states), -1) if return_state else y
 
 
 def lstm_step(K, R, b):
@@ -147,6 +148,20 @@ def recurrent_cases(x, mask):
         w = grid(tuple(y.shape), 3, 5, 2, 1.0)
         cases.append(Case(tag, "tf.keras.layers.LSTM(%d%s)" % (u, ", " + kw if kw else ""), [K, R, b], x, y.detach().numpy(),
                           grads_of(y, w, [tx, tK, tR, tb]), call="layer(x%s)" % (", mask=mask" if msk is not None else "")))
+        cases[-1].w = w
+    # the fused LSTM op's configurations (eager training, no mask): the final states (concatenated after the
+    # output), backwards without a mask, and no bias; dropout is 0, so training=True changes no value
+    for tag, kw, back, seq, state, bias in [("lstm state", "return_state=True", False, False, True, True),
+                                            ("lstm backwards last", "go_backwards=True", True, False, False, True),
+                                            ("lstm seq backwards", "return_sequences=True, go_backwards=True", True, True, False, True),
+                                            ("lstm seq no bias", "return_sequences=True, use_bias=False", False, True, False, False)]:
+        tK, tR, tb, tx = T(K), T(R), T(b if bias else np.zeros(4 * u)), T(x)
+        y = run_rnn(lstm_step(tK, tR, tb), tx, [torch.zeros(2, u)] * 2, None, back, seq, state)
+        w = grid(tuple(y.shape), 3, 5, 2, 1.0)
+        params = [tx, tK, tR] + ([tb] if bias else [])
+        cases.append(Case(tag, "tf.keras.layers.LSTM(%d, %s)" % (u, kw), [K, R] + ([b] if bias else []), x, y.detach().numpy(),
+                          grads_of(y, w, params),
+                          call="tf.concat(layer(x, training=True), -1)" if state else "layer(x, training=True)"))
         cases[-1].w = w
     u = 4
     for tag, reset_after, kw in [("gru seq", True, "return_sequences=True"), ("gru reset_before last", False, "reset_after=False")]:

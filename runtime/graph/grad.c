@@ -753,6 +753,16 @@ static void g_stack(const GradCall *g, Val *dx) {
   List *l = (List *)parts.u.o;
   for (int i = 0; i < g->nin && i < l->len; i++) dx[i] = keep(l->items[i]);
 }
+/* TfsLSTMSequence: its own BPTT op on the saved outputs, from the gradients of hs, h_last and c_last (those of
+ * the cells and activations, which the layer reads only for this gradient, are not taken). */
+static void g_lstm_seq(const GradCall *g, Val *dx) {
+  Val in[9] = {g->in[1], g->in[2], g->in[3], g->out[0], g->out[3], g->out[4], g->dy[0], g->dy[1], g->dy[2]};
+  Val at[1] = {val_bool(attr_bool(g, 0))};
+  Val r = opat(OP_LSTM_SEQ_GRAD, 9, in, 1, at);
+  Tuple *t = (Tuple *)r.u.o;
+  for (int i = 0; i < 4; i++) dx[i] = keep(t->items[i]);
+  if (g->nin > 4 && g->in[4].tag != VT_NONE && g->in[4].tag != VT_UNDEF) dx[4] = keep(t->items[4]);
+}
 static void g_unstack(const GradCall *g, Val *dx) {
   Val l = T(list_new(g->nout));
   for (int i = 0; i < g->nout; i++) list_append(l, g->dy[i]);
@@ -1133,7 +1143,7 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_BAND_PART] = {g_band_part, G_NO_OUT | G_IN_SHAPE}, [OP_DIAG_PART] = {g_diag_part, G_NO_OUT | G_IN_SHAPE}, [OP_TRANSPOSE] = {g_transpose, G_NO_OUT | G_IN_SHAPE}, [OP_BIAS_ADD] = {g_bias_add, G_NO_OUT | G_IN_SHAPE}, [OP_CONV2D] = {g_conv2d, G_NO_OUT}, [OP_CONV2D_BP_INPUT] = {g_conv2d_bp_input, G_NO_OUT}, [OP_MAX_POOL] = {g_max_pool, G_NO_OUT}, [OP_DEPTHWISE] = {g_depthwise, G_NO_OUT},
   [OP_RESIZE_BILINEAR] = {g_resize, G_NO_OUT}, [OP_RESIZE_BICUBIC] = {g_resize, G_NO_OUT}, [OP_RESIZE_NEAREST] = {g_resize, G_NO_OUT}, [OP_SCALE_TRANSLATE] = {g_resize, G_NO_OUT},
   [OP_RESHAPE] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_EXPAND_DIMS] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_SQUEEZE] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_IDENTITY] = {g_identity, G_NO_OUT | G_IN_SHAPE},
-  [OP_CONCAT] = {g_concat, G_NO_OUT | G_IN_SHAPE}, [OP_STACK] = {g_stack, 0}, [OP_UNSTACK] = {g_unstack, 0}, [OP_TILE] = {g_tile, 0},
+  [OP_CONCAT] = {g_concat, G_NO_OUT | G_IN_SHAPE}, [OP_STACK] = {g_stack, 0}, [OP_UNSTACK] = {g_unstack, 0}, [OP_LSTM_SEQ] = {g_lstm_seq, 0}, [OP_TILE] = {g_tile, 0},
   [OP_BROADCAST_TO] = {g_broadcast_to, G_NO_OUT | G_IN_SHAPE}, [OP_STRIDED_SLICE] = {g_scatter, 0}, [OP_SLICE] = {g_scatter, 0}, [OP_GATHER] = {g_scatter, 0}, [OP_GATHER_ND] = {g_scatter, 0}, [OP_PAD] = {g_scatter, 0}, [OP_READ_VARIABLE] = {g_identity, 0}, [OP_STOP_GRADIENT] = {grad_none, 0},
   [OP_ZEROS_LIKE] = {grad_none, 0}, [OP_ONES_LIKE] = {grad_none, 0}, [OP_STACK_PUSH] = {grad_none, 0}, [OP_STACK_SIZE] = {grad_none, 0}, [OP_STACK_GET] = {grad_none, 0}, [OP_RNG_STATE] = {grad_none, 0}, [OP_RNG_SWAP] = {grad_none, 0}, [OP_DROPOUT] = {g_dropout, 0},
   [OP_CHECK_NUMERICS] = {g_identity, G_NO_OUT | G_IN_SHAPE}, [OP_CHECK_NUMERICS_V2] = {g_identity, G_NO_OUT | G_IN_SHAPE}, [OP_ASSERT_FINITE] = {g_identity, G_NO_OUT | G_IN_SHAPE},

@@ -757,8 +757,54 @@ void meta_broadcast_to(OpCall *c) {
   }
 }
 
+/* Broadcast src into dst for fixed-size dtypes: dims whose source strides chain (broadcast runs
+ * included) are merged, then each innermost run is one memcpy (contiguous), a fill by doubling copies
+ * (a repeated element: reduce_sum's gradient spreads a scalar this way) or a strided loop. The same
+ * bytes as copy_mapped, without its per-element index arithmetic. */
+static void broadcast_rows(Tensor *dst, const Tensor *src) {
+  size_t esz = (size_t)dtype_info[src->dtype].size;
+  int r = dst->rank, sr = src->rank, n = 0;
+  tfs_i64 sh[TFS_MAX_RANK + 1], st[TFS_MAX_RANK + 1];
+  for (int d = 0; d < r; d++) {
+    int sd = d - (r - sr);
+    tfs_i64 len = dst->shape[d], s = sd < 0 || src->shape[sd] == 1 ? 0 : src->strides[sd];
+    if (len == 1) continue;
+    if (n && st[n - 1] == s * len) { sh[n - 1] *= len; st[n - 1] = s; continue; }
+    sh[n] = len;
+    st[n++] = s;
+  }
+  if (!n) { sh[0] = 1; st[0] = 0; n = 1; }
+  tfs_i64 inner = sh[n - 1], is = st[n - 1], idx[TFS_MAX_RANK + 1] = {0}, rows = dst->size / inner;
+  char *o = tensor_data(dst);
+  const char *base = (const char *)src->buf->data + (size_t)src->offset * esz;
+  tfs_i64 off = 0;
+  for (tfs_i64 q = 0; q < rows; q++) {
+    const char *p = base + (size_t)off * esz;
+    if (is == 1) memcpy(o, p, (size_t)inner * esz);
+    else if (is == 0) {
+      memcpy(o, p, esz);
+      for (size_t done = 1, left = (size_t)inner - 1; left;) {
+        size_t k = done < left ? done : left;
+        memcpy(o + done * esz, o, k * esz);
+        done += k;
+        left -= k;
+      }
+    } else
+      for (tfs_i64 i = 0; i < inner; i++) memcpy(o + (size_t)i * esz, p + (size_t)(i * is) * esz, esz);
+    o += (size_t)inner * esz;
+    for (int d = n - 2; d >= 0; d--) {
+      off += st[d];
+      if (++idx[d] < sh[d]) break;
+      off -= st[d] * sh[d];
+      idx[d] = 0;
+    }
+  }
+}
+
 void k_broadcast_to(OpCall *c) {
-  if (c->out[0]->size) copy_mapped(c->out[0], c->in[0], false);
+  if (!c->out[0]->size) return;
+  if (dtype_holds_refs(c->in[0]->dtype)) copy_mapped(c->out[0], c->in[0], false);
+  else broadcast_rows(c->out[0], c->in[0]);
 }
 
 /* shape: indices' shape with a new dimension of size depth at axis (last by default). */

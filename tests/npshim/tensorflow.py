@@ -3,7 +3,8 @@
 
 TF's EagerTensor.numpy() is numpy's value of the tensor: an ndarray, or for a 0-d
 tensor the numpy scalar of its dtype (EagerTensor._numpy() then `[()]`); tf.constant
-converts Python floats to float32 and ints to int32.  Nothing else of TF is modelled.
+converts Python floats to float32 and ints to int32; broadcast_to and transpose are numpy's.
+Nothing else of TF is modelled.
 """
 import numpy as _np
 
@@ -27,3 +28,11 @@ def constant(value, dtype=None):
         if a.dtype.kind in "fc" and isinstance(value, _np.ndarray):
             dtype = a.dtype   # numpy values keep their dtype
     return _Tensor(_np.array(a, dtype=dtype))   # a copy: TF's tensor does not see later writes to the array
+
+
+def broadcast_to(input, shape):
+    return _Tensor(_np.broadcast_to(input._a, shape).copy())
+
+
+def transpose(a, perm=None):
+    return _Tensor(_np.transpose(a._a, perm).copy())
