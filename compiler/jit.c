@@ -16,9 +16,21 @@
 
 #include <libtcc.h>
 
+/* A module compiled as a unit of its own (cgen_program_units). */
+typedef struct Unit {
+  TCCState *s;
+  void (*main)(int module, const int *imports);
+  void (*exit)(void);
+  int module;
+  int *imports;
+} Unit;
+
 /* A unit, and (tfs run) its second unit: the eager bodies of tf.functions,
- * compiled at the first call of one (cgen_program_lazy). */
+ * compiled at the first call of one (cgen_program_lazy), and the modules
+ * compiled apart. */
 struct Jit {
+  Unit *units;
+  int nunits;
   TCCState *s;
   const RtLazyRef *refs;      /* unit 1's tfs_lazy_refs (NULL: no second unit) */
   char *lazy_text;            /* the second unit's C until it compiles */
@@ -64,7 +76,21 @@ void jit_bind_extra(const char *name, void *addr) {
 
 static void lazy_load(const RtLazyRef *refs);
 
+/* The program whose units tfs_units_main and tfs_units_exit start and end
+ * (one program runs at a time). */
+static Jit *units_jit;
+
+static void units_main(void) {
+  for (int i = 0; units_jit && i < units_jit->nunits; i++) units_jit->units[i].main(units_jit->units[i].module, units_jit->units[i].imports);
+}
+
+static void units_exit(void) {
+  for (int i = 0; units_jit && i < units_jit->nunits; i++) units_jit->units[i].exit();
+}
+
 static void bind_runtime(TCCState *s) {
+  tcc_add_symbol(s, "tfs_units_main", (const void *)units_main);
+  tcc_add_symbol(s, "tfs_units_exit", (const void *)units_exit);
   if (extra_name) tcc_add_symbol(s, extra_name, extra_addr);
   tcc_add_symbol(s, "tfs_lazy_load", (const void *)lazy_load);
 #define BIND(ret, name, params) tcc_add_symbol(s, #name, (const void *)name);
@@ -116,10 +142,11 @@ static int compile_obj(const char *csrc, const char *opts, const char *path, Str
  * when missing or damaged; NULL when there is no usable cache, or its entry
  * cannot be loaded (the caller compiles in memory then).  fd: /proc's view
  * of the open entry, which a concurrent prune or rewrite cannot change. */
-static TCCState *load_cached(const char *csrc, StrBuf *err, bool *failed) {
+static TCCState *load_cached(const char *csrc, const char *what, StrBuf *err, bool *failed) {
   char *entry = objcache_entry(csrc, mem_opts);
   if (!entry) return NULL;
   int fd = objcache_open(entry);
+  objcache_trace(fd >= 0 ? "hit" : "miss", what, entry);
   if (fd < 0) {
     char *tmp = objcache_temp(entry);
     /* a file size limit (ulimit -f) is a write error here, as rt_main makes it for the program, not a kill */
@@ -161,9 +188,9 @@ static TCCState *load_cached(const char *csrc, StrBuf *err, bool *failed) {
 /* Compile and relocate `csrc` in memory (through the object cache when it
  * has one), with the runtime and `refs`' slot-0 entries bound; the caller
  * holds tcc_lock. */
-static TCCState *compile_locked(const char *csrc, const RtLazyRef *refs, StrBuf *err) {
+static TCCState *compile_locked(const char *csrc, const char *what, const RtLazyRef *refs, StrBuf *err) {
   bool failed = false;
-  TCCState *s = load_cached(csrc, err, &failed);
+  TCCState *s = load_cached(csrc, what, err, &failed);
   if (failed) return NULL;
   if (!s) {
     s = new_state(TCC_OUTPUT_MEMORY, mem_opts, err);
@@ -182,7 +209,7 @@ fail:
 
 Jit *jit_compile(const char *csrc, StrBuf *err) {
   pthread_mutex_lock(&tcc_lock);
-  TCCState *s = compile_locked(csrc, NULL, err);
+  TCCState *s = compile_locked(csrc, "program", NULL, err);
   pthread_mutex_unlock(&tcc_lock);
   if (!s) return NULL;
   Jit *j = calloc(1, sizeof *j);
@@ -216,7 +243,7 @@ Jit *jit_compile_lazy(const char *csrc, StrBuf *lazy, StrBuf *err) {
 /* The second unit of j, with unit 1's objects bound by name; each body's
  * address is stored into its pointer only once all are found. */
 static bool lazy_compile_locked(Jit *j, StrBuf *err) {
-  TCCState *s = compile_locked(j->lazy_text, j->refs, err);
+  TCCState *s = compile_locked(j->lazy_text, "eager bodies", j->refs, err);
   if (!s) return false;
   for (const RtLazyRef *r = j->refs; r->name; r++)
     if (r->slot && !tcc_get_symbol(s, r->name)) {
@@ -271,6 +298,48 @@ int jit_lazy_compiles(void) {
   return n;
 }
 
+/* Each module unit in a tcc state of its own (its names are its own, and
+ * libtcc relocates one state at a time), then the program's. */
+Jit *jit_compile_units(const char *csrc, StrBuf *lazy, const CgUnit *cus, int n, StrBuf *err) {
+  Unit *us = calloc((size_t)n + 1, sizeof *us);
+  if (!us) abort();
+  int k = 0;
+  bool ok = true;
+  for (; ok && k < n; k++) {
+    const char *name = NULL;
+    pthread_mutex_lock(&tcc_lock);
+    TCCState *s = compile_locked(cus[k].text.data, cus[k].name, NULL, err);
+    pthread_mutex_unlock(&tcc_lock);
+    Unit *u = &us[k];
+    u->s = s;
+    u->module = cus[k].module;
+    u->imports = malloc(sizeof *u->imports * (size_t)(cus[k].nimports + 1));
+    if (!u->imports) abort();
+    if (cus[k].nimports) memcpy(u->imports, cus[k].imports, sizeof *u->imports * (size_t)cus[k].nimports);
+    if (s) {
+      u->main = (void (*)(int, const int *))tcc_get_symbol(s, name = "tfs_unit_main");
+      u->exit = (void (*)(void))tcc_get_symbol(s, name = "tfs_unit_exit");
+    }
+    ok = s && u->main && u->exit;
+    if (s && !ok) sb_printf(err, "the unit of module %s does not define tfs_unit_main/exit\n", cus[k].name);
+  }
+  Jit *j = ok ? jit_compile_lazy(csrc, lazy, err) : NULL;
+  if (!j) {
+    for (int i = 0; i < k; i++) {
+      pthread_mutex_lock(&tcc_lock);
+      if (us[i].s) tcc_delete(us[i].s);
+      pthread_mutex_unlock(&tcc_lock);
+      free(us[i].imports);
+    }
+    free(us);
+    return NULL;
+  }
+  j->units = us;
+  j->nunits = n;
+  units_jit = j;
+  return j;
+}
+
 void *jit_symbol(Jit *j, const char *name) { return tcc_get_symbol(j->s, name); }
 
 void jit_free(Jit *j) {
@@ -283,7 +352,13 @@ void jit_free(Jit *j) {
     }
   if (j->lazy) tcc_delete(j->lazy);
   tcc_delete(j->s);
+  for (int i = 0; i < j->nunits; i++) {
+    tcc_delete(j->units[i].s);
+    free(j->units[i].imports);
+  }
+  if (units_jit == j) units_jit = NULL;
   pthread_mutex_unlock(&tcc_lock);
+  free(j->units);
   free(j->lazy_text);
   free(j);
 }

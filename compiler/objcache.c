@@ -192,6 +192,13 @@ int objcache_open(const char *entry) {
 
 char *objcache_temp(const char *entry) { return af_temp_for(entry); }
 
+void objcache_trace(const char *event, const char *what, const char *entry) {
+  const char *t = getenv("TFS_CACHE_TRACE");
+  if (!t || !*t || !strcmp(t, "0")) return;
+  const char *b = strrchr(entry, '/');
+  fprintf(stderr, "tfs-cache: %s %s %s\n", event, what, b ? b + 1 : entry);
+}
+
 /* ---- pruning ------------------------------------------------------------------- */
 
 typedef struct { char *name; time_t mtime; off_t size; } Ent;

@@ -26,4 +26,8 @@ char *objcache_temp(const char *entry);
  * the cache is pruned to its size limit, oldest first. */
 int objcache_commit(char *tmp, const char *entry);
 
+/* Under TFS_CACHE_TRACE=1, one line on stderr per cache look-up:
+ * "tfs-cache: <event> <what> <entry's file name>" (tests/objcache.py). */
+void objcache_trace(const char *event, const char *what, const char *entry);
+
 #endif

@@ -21,6 +21,7 @@ typedef struct ProgModule {
   Ast *conv;                  /* AutoGraph-converted module (NULL when not converted) */
   ScopeInfo conv_scopes;      /* its scopes; GLOBAL slots are the original module's */
   bool library;               /* found in stdlib/: host code TF would not convert (tf.keras) */
+  bool unit;                  /* tfs run: compiled as a C unit of its own (cgen_program_units) */
   bool input;                 /* one input of the interactive prompt: shares the prompt's namespace */
 } ProgModule;
 
