@@ -11,11 +11,13 @@
  */
 #include "cgen.h"
 
+#include "objcache.h"
 #include "unparse.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The number in a module's C names (G<n>, F<n>_<id>, ...): a unit of its own
  * (tfs run's library modules) says 0, so its text is the same in every
@@ -2217,6 +2219,43 @@ static bool gen_solo(Program *p, ProgModule *m, CgUnit *u) {
   return cg.ok;
 }
 
+/* The index of the module at `path`. */
+static int module_at(Program *p, const char *path) {
+  for (int i = 0; i < p->nmods; i++)
+    if (!strcmp(p->mods[i]->path, path)) return i;
+  return -1;
+}
+
+/* A cached unit (not parsed): its object and IM_[] from the record. */
+static bool cached_unit(Program *p, ProgModule *m, CgUnit *u) {
+  sb_init(&u->text);
+  u->module = m->index;
+  u->name = strdup(m->name);
+  u->fd = m->obj_fd;
+  m->obj_fd = -1;
+  u->entry = strdup(m->obj_entry);
+  u->imports = malloc(sizeof *u->imports * (size_t)(m->nunit_imports + 1));
+  if (!u->name || !u->imports || !u->entry) abort();
+  u->nimports = m->nunit_imports;
+  bool ok = true;
+  for (int i = 0; i < m->nunit_imports; i++) ok &= (u->imports[i] = module_at(p, m->unit_imports[i])) >= 0;
+  if (!ok) {
+    diag_add(&p->diags, m->path, NULL, 0, 0, "internal error: the cached unit of '%s' imports a module the program lacks", m->name);
+  }
+  return ok;
+}
+
+/* What the module's record will say (written once its object is cached). */
+static void unit_record(Program *p, ProgModule *m, CgUnit *u) {
+  u->record = objcache_unit_path(m->name, m->path, m->source, m->len);
+  if (!u->record) return;
+  const char **paths = malloc(sizeof *paths * (size_t)(u->nimports + 1));
+  if (!paths) abort();
+  for (int i = 0; i < u->nimports; i++) paths[i] = p->mods[u->imports[i]]->path;
+  u->body = objcache_unit_body(m->imp_names, m->imp_paths, m->nimp, paths, u->nimports, &u->nbody);
+  free(paths);
+}
+
 bool cgen_program_units(Program *p, StrBuf *out, StrBuf *lazy, CgUnit **units, int *nunits) {
   *units = NULL;
   *nunits = 0;
@@ -2227,7 +2266,15 @@ bool cgen_program_units(Program *p, StrBuf *out, StrBuf *lazy, CgUnit **units, i
     m->unit = true;
     *units = realloc(*units, sizeof **units * (size_t)(*nunits + 1));
     if (!*units) abort();
-    ok &= gen_solo(p, m, &(*units)[(*nunits)++]);
+    CgUnit *u = &(*units)[(*nunits)++];
+    memset(u, 0, sizeof *u);
+    u->fd = -1;
+    if (!m->ast) {
+      ok &= cached_unit(p, m, u);
+      continue;
+    }
+    ok &= gen_solo(p, m, u);
+    unit_record(p, m, u);
   }
   int nlocs = 0;
   return gen_unit(p, out, lazy, false, 0, &nlocs) && ok;
@@ -2238,6 +2285,10 @@ void cgen_units_free(CgUnit *units, int n) {
     sb_free(&units[i].text);
     free(units[i].imports);
     free(units[i].name);
+    free(units[i].record);
+    free(units[i].body);
+    free(units[i].entry);
+    if (units[i].fd >= 0) close(units[i].fd);
   }
   free(units);
 }

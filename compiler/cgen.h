@@ -30,6 +30,11 @@ typedef struct CgUnit {
   char *name;                 /* the module's name (malloc'd: the units outlive the program's arena) */
   StrBuf text;
   int *imports, nimports;     /* the indices its IM_[] receives */
+  int fd;                     /* a cached unit (ProgModule.obj_fd): its object, open; text empty */
+  char *record;               /* generated: where to record it by its source (objcache_unit_path), or NULL */
+  char *body;                 /* ... what to record (objcache_unit_body) */
+  size_t nbody;
+  char *entry;                /* set by the JIT: its object's cache entry, or NULL */
 } CgUnit;
 bool cgen_program_units(Program *p, StrBuf *out, StrBuf *lazy, CgUnit **units, int *nunits);
 void cgen_units_free(CgUnit *units, int n);

@@ -18,6 +18,7 @@
 #include "graph/graph.h"
 #include "function/tffunction.h"
 #include "jit.h"
+#include "objcache.h"
 #include "modules/onnxexport.h"
 #include "program.h"
 #include "unparse.h"
@@ -139,7 +140,7 @@ int driver_run(const char *path, int argc, char **argv, const DriverOpts *opts) 
   int rc = 1;
   CgUnit *units = NULL;
   int nunits = 0;
-  bool ok = program_load(&p, path) && cgen_program_units(&p, &c, &lazy, &units, &nunits);
+  bool ok = program_load_run(&p, path) && cgen_program_units(&p, &c, &lazy, &units, &nunits);
   if (!ok) report(&p);
   /* the C units hold all the program needs: the ASTs go before libtcc's
    * memory is added to them */
@@ -147,6 +148,9 @@ int driver_run(const char *path, int argc, char **argv, const DriverOpts *opts) 
   if (ok) {
     Jit *j = jit_compile_units(c.data, &lazy, units, nunits, &err);
     sb_free(&c);
+    /* a library module whose object is now cached need not be parsed next time */
+    for (int i = 0; j && i < nunits; i++)
+      if (units[i].record && units[i].entry && units[i].body) objcache_unit_write(units[i].record, units[i].entry, units[i].body, units[i].nbody);
     cgen_units_free(units, nunits);
     units = NULL;
     nunits = 0;

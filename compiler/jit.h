@@ -20,8 +20,9 @@ Jit *jit_compile_lazy(const char *csrc, StrBuf *lazy, StrBuf *err);
  * `err` when it does not. */
 bool jit_load_lazy(Jit *j, StrBuf *err);
 /* The same, with the module units of cgen_program_units, each compiled
- * (and cached) apart, and bound to the program's tfs_units_main/exit. */
-Jit *jit_compile_units(const char *csrc, StrBuf *lazy, const CgUnit *units, int n, StrBuf *err);
+ * (and cached) apart, or loaded from its open entry (fd), and bound to the
+ * program's tfs_units_main/exit; each compiled one's entry is set. */
+Jit *jit_compile_units(const char *csrc, StrBuf *lazy, CgUnit *units, int n, StrBuf *err);
 /* How many such second units have been compiled in this process. */
 int jit_lazy_compiles(void);
 void *jit_symbol(Jit *j, const char *name);
