@@ -392,6 +392,14 @@ void objcache_unit_write(const char *rec, const char *entry, const char *body, s
   memcpy(data, OC_UNIT_MAGIC, sizeof OC_UNIT_MAGIC);
   memcpy(data + sizeof OC_UNIT_MAGIC, b, strlen(b) + 1);
   memcpy(data + head, body, n);
-  af_write(rec, data, head + n);   /* a failure leaves no record: the module is parsed next time */
+  /* written beside and renamed into place, not synced (a cache: a record
+   * torn by a crash fails its checks and is rewritten); a failure leaves no
+   * record, and the module is parsed next time */
+  char *tmp = af_temp_for(rec);
+  int fd = tmp ? open(tmp, O_WRONLY | O_TRUNC | O_CLOEXEC) : -1;
+  bool ok = fd >= 0 && write(fd, data, head + n) == (ssize_t)(head + n);
+  if (fd >= 0 && close(fd) != 0) ok = false;
+  if (ok) af_commit(tmp, rec);
+  else af_abort(tmp);
   free(data);
 }
