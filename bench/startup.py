@@ -2,9 +2,10 @@
 """startup.py — what `tfs run` spends before the program's first line (issue 32), with and without the object cache
 (compiler/objcache.c): instructions (callgrind; this KVM guest has no hardware counters) and wall time (best of N).
 
-usage: BUILD=build python3 bench/startup.py [--reps N] [--no-callgrind]
+usage: BUILD=build python3 bench/startup.py [--reps N] [--no-callgrind] [--only print|tf|keras]
 Modes: nocache (TFS_NO_CACHE=1: compiled in memory, as before the cache), cold (empty cache: compiled, written,
-loaded), warm (the entry is there: loaded)."""
+loaded), warm (the entries are there: loaded), edit (the cache warmed by the program, then a copy of it with one
+line added is run: what an edit-run cycle costs)."""
 import os
 import re
 import shutil
@@ -33,28 +34,39 @@ def main():
     print("%-6s %-8s %16s %10s" % ("prog", "mode", "instructions", "wall s"))
     with tempfile.TemporaryDirectory() as tmp:
         cache = os.path.join(tmp, "cache")
-        for name in PROGS:
+        only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
+        for name in [p for p in PROGS if not only or p == only]:
             prog = os.path.join(HERE, "startup_%s.tfs" % name)
-            for mode in ("nocache", "cold", "warm"):
+            edited = os.path.join(tmp, "edited_%s.tfs" % name)
+            with open(prog) as f, open(edited, "w") as g:
+                g.write(f.read() + "_edited = 1\n")
+            for mode in ("nocache", "cold", "warm", "edit"):
                 env = dict(os.environ, XDG_CACHE_HOME=cache)
                 env.pop("TFS_NO_CACHE", None)
                 if mode == "nocache":
                     env["TFS_NO_CACHE"] = "1"
-                if mode == "warm":
+                if mode in ("warm", "edit"):
+                    shutil.rmtree(cache, ignore_errors=True)
                     run(tfs, prog, env)
+                target = edited if mode == "edit" else prog
                 best = None
                 for _ in range(reps):
                     if mode == "cold":
                         shutil.rmtree(cache, ignore_errors=True)
+                    if mode == "edit":   # each run sees the program's entries, never the edited copy's
+                        shutil.rmtree(cache, ignore_errors=True)
+                        run(tfs, prog, env)
                     t = time.perf_counter()
-                    run(tfs, prog, env)
+                    run(tfs, target, env)
                     t = time.perf_counter() - t
                     best = t if best is None else min(best, t)
                 ins = "-"
                 if grind:
-                    if mode == "cold":
+                    if mode in ("cold", "edit"):
                         shutil.rmtree(cache, ignore_errors=True)
-                    err = run(tfs, prog, env, ("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"))
+                    if mode == "edit":
+                        run(tfs, prog, env)
+                    err = run(tfs, target, env, ("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"))
                     m = re.search(r"Collected : (\d+)", err)
                     ins = "{:,}".format(int(m.group(1))) if m else "?"
                 print("%-6s %-8s %16s %10.3f" % (name, mode, ins, best), flush=True)

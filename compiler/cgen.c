@@ -11,11 +11,18 @@
  */
 #include "cgen.h"
 
+#include "objcache.h"
 #include "unparse.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* The number in a module's C names (G<n>, F<n>_<id>, ...): a unit of its own
+ * (tfs run's library modules) says 0, so its text is the same in every
+ * program that imports it. */
+#define CN(m) ((m)->unit ? 0 : (m)->index)
 
 /* A constant slot: strings, builtins, attributes of builtin modules. */
 typedef struct Const {
@@ -57,6 +64,12 @@ typedef struct Cg {
    * `finally` block is emitted once per way out of its `try`, its C once. */
   struct Made { const ScopeInfo *si; unsigned char *done; } *made;
   int nmade;
+  /* A unit of one module (m->unit): its locations number from the LB_ the
+   * runtime gives it at start-up, its imports go through IM_[], the modules'
+   * indices in this program, and its FuncInfos are fixed up to both. */
+  const char *lb;             /* "" or "LB_ + ", before every location number */
+  int *imports, nimports;     /* IM_[j]: the index of the module imported j-th */
+  StrBuf fixups;              /* "&FI0_<id>, " of each FuncInfo */
 } Cg;
 
 /* Is this the first time s's C is asked for?  (Marks it made.) */
@@ -212,7 +225,8 @@ static void error_at(Cg *cg, ProgModule *m, Ast *n, const char *msg) {
 }
 
 static int add_loc(Cg *cg, ProgModule *m, int line, int col) {
-  if (cg->nlocs && cg->locs[cg->nlocs - 1].file == m->index && cg->locs[cg->nlocs - 1].line == line &&
+  int file = m->unit ? 0 : m->index;
+  if (cg->nlocs && cg->locs[cg->nlocs - 1].file == file && cg->locs[cg->nlocs - 1].line == line &&
       cg->locs[cg->nlocs - 1].col == col)
     return cg->loc_base + cg->nlocs - 1;
   if (cg->nlocs == cg->clocs) {
@@ -220,7 +234,7 @@ static int add_loc(Cg *cg, ProgModule *m, int line, int col) {
     cg->locs = realloc(cg->locs, sizeof *cg->locs * (size_t)cg->clocs);
     if (!cg->locs) abort();
   }
-  cg->locs[cg->nlocs] = (RtLoc){m->index, line, col};
+  cg->locs[cg->nlocs] = (RtLoc){file, line, col};
   return cg->loc_base + cg->nlocs++;
 }
 
@@ -228,7 +242,7 @@ static int add_loc(Cg *cg, ProgModule *m, int line, int col) {
 static void set_loc(Fg *g, Ast *n) {
   int loc = add_loc(g->cg, g->m, n->line, n->col);
   if (loc == g->loc_set) return;
-  emit(g, "rt_cur_loc = %d;", loc);
+  emit(g, "rt_cur_loc = %s%d;", g->cg->lb, loc);
   g->loc_set = loc;
 }
 
@@ -292,7 +306,7 @@ static bool class_binds(Ast *cls, const char *name) {
  * of small functions). */
 static void local_check(Fg *g, Sym *y, Ast *n) {
   if (!y->param || y->unbinds)
-    emit(g, "if (L_%s.tag == VT_UNDEF) { rt_cur_loc = %d; rt_unbound_local(\"%s\"); }", n->name,
+    emit(g, "if (L_%s.tag == VT_UNDEF) { rt_cur_loc = %s%d; rt_unbound_local(\"%s\"); }", n->name, g->cg->lb,
          add_loc(g->cg, g->m, n->line, n->col), n->name);
 }
 
@@ -341,9 +355,9 @@ static int load_name(Fg *g, Ast *n) {
     emit(g, "T_[%d] = rt_cell_get(F_%s, \"%s\");", t, n->name, n->name);
     break;
   case SYM_GLOBAL:
-    emit(g, "if (G%d[%d].tag == VT_UNDEF) { rt_cur_loc = %d; rt_unbound_global(\"%s\"); }", g->m->index, y->index,
+    emit(g, "if (G%d[%d].tag == VT_UNDEF) { rt_cur_loc = %s%d; rt_unbound_global(\"%s\"); }", CN(g->m), y->index, g->cg->lb,
          add_loc(g->cg, g->m, n->line, n->col), n->name);
-    emit(g, "TFS_COPY(T_[%d], G%d[%d]); TFS_INCREF(T_[%d]);", t, g->m->index, y->index, t);
+    emit(g, "TFS_COPY(T_[%d], G%d[%d]); TFS_INCREF(T_[%d]);", t, CN(g->m), y->index, t);
     break;
   default: break;
   }
@@ -361,11 +375,29 @@ static void store_name(Fg *g, const char *name, int t) {
   case SYM_CELL: emit(g, "rt_cell_set(C_%s, T_[%d]);", name, t); break;
   case SYM_FREE: emit(g, "rt_cell_set(F_%s, T_[%d]);", name, t); break;
   case SYM_GLOBAL:
-    emit(g, "{ Val o_; TFS_COPY(o_, G%d[%d]); TFS_COPY(G%d[%d], T_[%d]); TFS_INCREF(G%d[%d]); TFS_DECREF(o_); }", g->m->index, y->index,
-         g->m->index, y->index, t, g->m->index, y->index);
+    emit(g, "{ Val o_; TFS_COPY(o_, G%d[%d]); TFS_COPY(G%d[%d], T_[%d]); TFS_INCREF(G%d[%d]); TFS_DECREF(o_); }", CN(g->m), y->index,
+         CN(g->m), y->index, t, CN(g->m), y->index);
     break;
   default: break;
   }
+}
+
+/* T_[t] = the compiled module `module`; a unit of its own names it by its
+ * place in IM_[], which its start-up fills with this program's indices. */
+static void emit_import(Fg *g, int t, int module) {
+  if (!g->m->unit) {
+    emit(g, "T_[%d] = rt_import(%d);", t, module);
+    return;
+  }
+  Cg *cg = g->cg;
+  int j = 0;
+  while (j < cg->nimports && cg->imports[j] != module) j++;
+  if (j == cg->nimports) {
+    cg->imports = realloc(cg->imports, sizeof *cg->imports * (size_t)(j + 1));
+    if (!cg->imports) abort();
+    cg->imports[cg->nimports++] = module;
+  }
+  emit(g, "T_[%d] = rt_import(IM_[%d]);", t, j);
 }
 
 /* T_[t] = T_[t].a.b for the dotted rest ".a.b" of an import of a .tfs module's submodule. */
@@ -385,7 +417,7 @@ static bool move_to_name(Fg *g, Ast *target, int t) {
   Sym *y = sym_of(g, target->name);
   if (!y) return false;
   if (y->kind == SYM_LOCAL) emit(g, "TFS_MOVE(L_%s, T_[%d]);", target->name, t);
-  else if (y->kind == SYM_GLOBAL) emit(g, "TFS_MOVE(G%d[%d], T_[%d]);", g->m->index, y->index, t);
+  else if (y->kind == SYM_GLOBAL) emit(g, "TFS_MOVE(G%d[%d], T_[%d]);", CN(g->m), y->index, t);
   else return false;
   return true;
 }
@@ -395,7 +427,7 @@ static void unbind_name(Fg *g, const char *name) {
   if (!y) return;
   switch (y->kind) {
   case SYM_LOCAL: emit(g, "TFS_CLEAR(L_%s);", name); break;
-  case SYM_GLOBAL: emit(g, "TFS_CLEAR(G%d[%d]);", g->m->index, y->index); break;
+  case SYM_GLOBAL: emit(g, "TFS_CLEAR(G%d[%d]);", CN(g->m), y->index); break;
   default: emit(g, "rt_cell_set(%s_%s, (Val){VT_UNDEF, {0}});", y->kind == SYM_CELL ? "C" : "F", name); break;
   }
 }
@@ -689,7 +721,7 @@ static void ensure_const(Fg *g, int k, Ast *at) {
   int base = c->base;
   const char *name = c->s;
   ensure_const(g, base, at);
-  emit(g, "if (K[%d].tag == VT_UNDEF) { rt_cur_loc = %d; K[%d] = rt_getattr(K[%d], \"%s\"); }", k,
+  emit(g, "if (K[%d].tag == VT_UNDEF) { rt_cur_loc = %s%d; K[%d] = rt_getattr(K[%d], \"%s\"); }", k, g->cg->lb,
        add_loc(g->cg, g->m, at->line, at->col), k, base, name);
 }
 
@@ -1086,8 +1118,8 @@ static int closure(Fg *g, Scope *s, int nd, const int *ds) {
   }
   if (!s->nfrees) sb_puts(&g->body, "0");
   sb_puts(&g->body, "};\n");
-  emit(g, "T_[%d] = rt_func_new(&FI%s%d_%d, %d, d_, %d, c_);", t, g->tag, g->m->index, s->id, nd, s->nfrees);
-  if (g->lazy) lazy_import(g->cg, "const FuncInfo", "FI%s%d_%d", g->tag, g->m->index, s->id);
+  emit(g, "T_[%d] = rt_func_new(&FI%s%d_%d, %d, d_, %d, c_);", t, g->tag, CN(g->m), s->id, nd, s->nfrees);
+  if (g->lazy) lazy_import(g->cg, "const FuncInfo", "FI%s%d_%d", g->tag, CN(g->m), s->id);
   g->depth--;
   emit(g, "}");
   return t;
@@ -1289,7 +1321,7 @@ static void conv_link(Cg *cg, ProgModule *m, Ast *fn, Scope *s, StrBuf *out) {
   }
   const Ast *conv_fn = c->scope->node;
   char *text = unparse_function(conv_fn, true);
-  sb_printf(&cg->decls, "static const int CM%d_%d[%d] = {", m->index, s->id, c->scope->nfrees ? c->scope->nfrees : 1);
+  sb_printf(&cg->decls, "static const int CM%d_%d[%d] = {", CN(m), s->id, c->scope->nfrees ? c->scope->nfrees : 1);
   for (int i = 0; i < c->scope->nfrees; i++) {
     int j = -1;
     for (int k = 0; k < s->nfrees; k++)
@@ -1298,7 +1330,7 @@ static void conv_link(Cg *cg, ProgModule *m, Ast *fn, Scope *s, StrBuf *out) {
   }
   sb_puts(&cg->decls, c->scope->nfrees ? "};\n" : "0};\n");
   c_string(out, text, strlen(text));
-  sb_printf(out, ", &FIC%d_%d, CM%d_%d, %d", m->index, c->scope->id, m->index, s->id, c->scope->nfrees);
+  sb_printf(out, ", &FIC%d_%d, CM%d_%d, %d", CN(m), c->scope->id, CN(m), s->id, c->scope->nfrees);
   free(text);
 }
 
@@ -1327,18 +1359,18 @@ static bool lazy_body(Cg *cg, ProgModule *m, const char *tag, Ast *fn) {
  * the JIT's lock) and then always calls the body through LZ<m>_<id>. */
 static void lazy_begin(Cg *cg, ProgModule *m) {
   if (cg->lazy_gmod < 0) lazy_import(cg, "Val", "K[]");
-  if (cg->lazy_gmod != m->index) lazy_import(cg, "Val", "G%d[]", m->index);   /* modules are generated one by one */
-  cg->lazy_gmod = m->index;
+  if (cg->lazy_gmod != CN(m)) lazy_import(cg, "Val", "G%d[]", CN(m));   /* modules are generated one by one */
+  cg->lazy_gmod = CN(m);
 }
 
 static void lazy_stub(Cg *cg, ProgModule *m, Scope *s, const char *name) {
-  sb_printf(&cg->lazy_refs, "  {\"FL%d_%d\", (void *)&LZ%d_%d, 1},\n", m->index, s->id, m->index, s->id);
+  sb_printf(&cg->lazy_refs, "  {\"FL%d_%d\", (void *)&LZ%d_%d, 1},\n", CN(m), s->id, CN(m), s->id);
   sb_printf(&cg->funcs,
             "static Val (*LZ%d_%d)(struct Func *self, Val *args);\n"
             "static Val F%d_%d(struct Func *self, Val *args) { /* %s: the body is compiled at the first eager call */\n"
             "  if (!LZ%d_%d) tfs_lazy_load(tfs_lazy_refs);\n"
             "  return LZ%d_%d(self, args);\n}\n\n",
-            m->index, s->id, m->index, s->id, name, m->index, s->id, m->index, s->id);
+            CN(m), s->id, CN(m), s->id, name, CN(m), s->id, CN(m), s->id);
 }
 
 static void gen_function(Cg *cg, ProgModule *m, ScopeInfo *si, const char *tag, Ast *fn, Scope *s) {
@@ -1357,8 +1389,8 @@ static void gen_function(Cg *cg, ProgModule *m, ScopeInfo *si, const char *tag, 
                      : fn->kind == A_GENEXP   ? "<genexpr>"
                                               : fn->name;
   /* static description */
-  sb_printf(&cg->decls, "static Val F%s%d_%d(struct Func *self, Val *args); /* %s */\n", tag, m->index, s->id, name);
-  sb_printf(&cg->decls, "static const char *const P%s%d_%d[%d] = {", tag, m->index, s->id, ps.n ? ps.n : 1);
+  sb_printf(&cg->decls, "static Val F%s%d_%d(struct Func *self, Val *args); /* %s */\n", tag, CN(m), s->id, name);
+  sb_printf(&cg->decls, "static const char *const P%s%d_%d[%d] = {", tag, CN(m), s->id, ps.n ? ps.n : 1);
   for (int i = 0; i < ps.n; i++) sb_printf(&cg->decls, "%s\"%s\"", i ? ", " : "", ps.p[i]->name);
   if (comp) sb_puts(&cg->decls, "\".0\"");   /* Python's name for the iterator argument */
   else if (!ps.n) sb_puts(&cg->decls, "0");
@@ -1370,9 +1402,11 @@ static void gen_function(Cg *cg, ProgModule *m, ScopeInfo *si, const char *tag, 
   else if (*tag) record_conv(cg, m, fn, s);
   else conv_link(cg, m, fn, s, &tail_info);
   /* a method's name is its qualified name (Python's error texts use it) */
-  sb_printf(&cg->decls, "static const FuncInfo FI%s%d_%d = {\"%s%s%s\", %d, P%s%d_%d, F%s%d_%d, %d, %d, %s, %d, %d, %d, %d, %d};\n",
-            tag, m->index, s->id, g.method ? cg->method_class : "", g.method ? "." : "", name, comp ? 1 : ps.n, tag,
-            m->index, s->id, tag, m->index, s->id, add_loc(cg, m, fn->line, fn->col), m->index,
+  if (m->unit) sb_printf(&cg->fixups, "&FI%s%d_%d, ", tag, CN(m), s->id);
+  sb_printf(&cg->decls, "static %sFuncInfo FI%s%d_%d = {", m->unit ? "" : "const ", tag, CN(m), s->id);
+  sb_printf(&cg->decls, "\"%s%s%s\", %d, P%s%d_%d, F%s%d_%d, %d, %d, %s, %d, %d, %d, %d, %d};\n",
+            g.method ? cg->method_class : "", g.method ? "." : "", name, comp ? 1 : ps.n, tag,
+            CN(m), s->id, tag, CN(m), s->id, add_loc(cg, m, fn->line, fn->col), CN(m),
             *tag && !comp ? "0, 0, 0, 0" : tail_info.data, ps.nkwonly, ps.varargs, ps.varkw, ps.nposonly, s->generator ? 1 : 0);
   sb_free(&tail_info);
   /* body */
@@ -1395,8 +1429,8 @@ static void gen_function(Cg *cg, ProgModule *m, ScopeInfo *si, const char *tag, 
   sb_init(&head);
   sb_init(&tail);
   sb_init(&foot);
-  if (g.lazy) sb_printf(&head, "Val FL%d_%d(struct Func *self, Val *args) { /* %s */\n", m->index, s->id, name);
-  else sb_printf(&head, "static Val F%s%d_%d(struct Func *self, Val *args) { /* %s */\n", tag, m->index, s->id, name);
+  if (g.lazy) sb_printf(&head, "Val FL%d_%d(struct Func *self, Val *args) { /* %s */\n", CN(m), s->id, name);
+  else sb_printf(&head, "static Val F%s%d_%d(struct Func *self, Val *args) { /* %s */\n", tag, CN(m), s->id, name);
   declare_locals(&g, &head, s);
   sb_puts(&head, "  Val R = {VT_NONE, {0}};\n");
   release_locals(&tail, s);
@@ -1835,7 +1869,7 @@ static void stmt_kind(Fg *g, Ast *st) {
       Ast *al = st->names.items[i];
       int t = tmp(g);
       set_loc(g, st);   /* Python's traceback marks the whole statement */
-      if (al->id > 0) emit(g, "T_[%d] = rt_import(%d);", t, al->id - 1);
+      if (al->id > 0) emit_import(g, t, al->id - 1);
       else emit(g, "T_[%d] = rt_native_module(\"%s\");", t, al->name);
       const char *dot = strchr(al->name, '.');
       if (al->id > 0 && dot) {   /* a .tfs module's submodule: `import os.path` binds os, `as p` the submodule */
@@ -1859,7 +1893,7 @@ static void stmt_kind(Fg *g, Ast *st) {
   case A_IMPORTFROM: {
     int t = tmp(g);
     set_loc(g, st);
-    if (st->id > 0) emit(g, "T_[%d] = rt_import(%d);", t, st->id - 1);
+    if (st->id > 0) emit_import(g, t, st->id - 1);
     else emit(g, "T_[%d] = rt_native_module(\"%s\");", t, st->name);
     if (st->id > 0 && strchr(st->name, '.')) import_walk(g, t, strchr(st->name, '.'));
     for (int i = 0; i < st->names.n; i++) {
@@ -1964,9 +1998,9 @@ static void gen_module(Cg *cg, ProgModule *m) {
   Fg g = {.cg = cg, .m = m, .si = &m->scopes, .tag = "", .scope = s, .loc_set = -1};
   sb_init(&g.body);
   int ng = m->scopes.nglobals;
-  if (m->input) sb_printf(&cg->decls, "#define G%d tfs_repl_globals   /* the prompt's namespace */\n", m->index);
-  else sb_printf(&cg->decls, "static Val G%d[%d];\n", m->index, ng ? ng : 1);
-  sb_printf(&cg->decls, "static const char *const GN%d[%d] = {", m->index, ng ? ng : 1);
+  if (m->input) sb_printf(&cg->decls, "#define G%d tfs_repl_globals   /* the prompt's namespace */\n", CN(m));
+  else sb_printf(&cg->decls, "static Val G%d[%d];\n", CN(m), ng ? ng : 1);
+  sb_printf(&cg->decls, "static const char *const GN%d[%d] = {", CN(m), ng ? ng : 1);
   for (int i = 0; i < ng; i++) sb_printf(&cg->decls, "%s\"%s\"", i ? ", " : "", m->scopes.globals[i]);
   if (!ng) sb_puts(&cg->decls, "0");
   sb_puts(&cg->decls, "};\n");
@@ -1975,7 +2009,7 @@ static void gen_module(Cg *cg, ProgModule *m) {
   sb_init(&head);
   sb_init(&tail);
   sb_init(&foot);
-  sb_printf(&head, "static void M%d_init(Val module) { /* %s */\n", m->index, m->path);
+  sb_printf(&head, "static void M%d_init(Val module) { /* %s */\n", CN(m), m->path);
   emit(&g, "goto out_;");
   finish_function(&g, NULL, &head, &tail, &foot, "<module>", false);
   sb_puts(&foot, "}\n\n");
@@ -2008,7 +2042,7 @@ static void write_lazy_unit(Cg *cg) {
 /* Modules first..p->nmods-1 as one unit; their locations start at *nlocs,
  * which is advanced past them.  Without `out`, only the diagnostics. */
 static bool gen_unit(Program *p, StrBuf *out, StrBuf *lazy, bool with_main, int first, int *nlocs) {
-  Cg cg = {p, NULL, 0, 0, {0}, {0}, NULL, 0, 0, NULL, 0, 0, *nlocs, true, .discard = !out, .lazy = lazy, .lazy_gmod = -1};
+  Cg cg = {p, NULL, 0, 0, {0}, {0}, NULL, 0, 0, NULL, 0, 0, *nlocs, true, .discard = !out, .lazy = lazy, .lazy_gmod = -1, .lb = ""};
   sb_init(&cg.decls);
   sb_init(&cg.funcs);
   sb_init(&cg.lazy_decls);
@@ -2016,8 +2050,9 @@ static bool gen_unit(Program *p, StrBuf *out, StrBuf *lazy, bool with_main, int 
   sb_init(&cg.lazy_refs);
   if (!cg.loc_base) add_loc(&cg, p->mods[first], 0, 0); /* loc 0: unknown */
   for (int i = first; i < p->nmods; i++)
-    if (p->mods[i]->conv) gen_converted(&cg, p->mods[i], &p->mods[i]->conv->body);
-  for (int i = first; i < p->nmods; i++) gen_module(&cg, p->mods[i]);
+    if (p->mods[i]->conv && !p->mods[i]->unit) gen_converted(&cg, p->mods[i], &p->mods[i]->conv->body);
+  for (int i = first; i < p->nmods; i++)
+    if (!p->mods[i]->unit) gen_module(&cg, p->mods[i]);
   if (out) write_unit(p, &cg, out, with_main, first);
   if (out && cg.lazy && cg.lazy_funcs.len) write_lazy_unit(&cg);
   *nlocs = cg.loc_base + cg.nlocs;
@@ -2034,51 +2069,19 @@ static bool gen_unit(Program *p, StrBuf *out, StrBuf *lazy, bool with_main, int 
   return cg.ok;
 }
 
-/* The unit's text: the ABI prelude, declarations, functions and the tables. */
-static void write_unit(Program *p, Cg *cgp, StrBuf *out, bool with_main, int first) {
-  Cg cg = *cgp;   /* read only: a copy keeps the generator's `cg.` spelling */
-  bool unit = first > 0 || p->mods[0]->input;
-  prelude(out, "C glue for the tfs runtime");
-  sb_printf(out, "static Val K[%d];\n", cg.nconsts ? cg.nconsts : 1);
-  if (unit) sb_puts(out, "extern Val tfs_repl_globals[];\n");
-  if (cg.lazy_funcs.len) sb_puts(out, "extern const RtLazyRef tfs_lazy_refs[];\nvoid tfs_lazy_load(const RtLazyRef *refs);\n");
-  sb_putn(out, cg.decls.data, cg.decls.len);
-  sb_putn(out, "\n", 1);
-  sb_putn(out, cg.funcs.data, cg.funcs.len);
-
-  sb_printf(out, "static const RtFile FILES[%d] = {\n", p->nmods - first);
-  for (int i = first; i < p->nmods; i++) {
-    sb_puts(out, "  {");
-    /* library frames print as <stdlib>/keras.tfs: the same on every machine and checkout */
-    const char *shown = p->mods[i]->path, *slash = strrchr(shown, '/');
-    if (p->mods[i]->library && slash) shown = arena_printf(&p->arena, "<stdlib>%s", slash);
-    c_string(out, shown, strlen(shown));
-    sb_puts(out, ", ");
-    c_string(out, p->mods[i]->source, p->mods[i]->len);
-    sb_printf(out, ", %d},\n", p->mods[i]->library);
-  }
-  sb_puts(out, "};\n");
-  sb_printf(out, "static const RtLoc LOCS[%d] = {\n", cg.nlocs);
-  for (int i = 0; i < cg.nlocs; i++)
-    sb_printf(out, "  {%d, %d, %d},\n", cg.locs[i].file, cg.locs[i].line, cg.locs[i].col);
+/* The unit's table of locations. */
+static void write_locs(StrBuf *out, const Cg *cg) {
+  sb_printf(out, "static const RtLoc LOCS[%d] = {\n", cg->nlocs ? cg->nlocs : 1);
+  for (int i = 0; i < cg->nlocs; i++)
+    sb_printf(out, "  {%d, %d, %d},\n", cg->locs[i].file, cg->locs[i].line, cg->locs[i].col);
+  if (!cg->nlocs) sb_puts(out, "  {0, 0, 0},\n");
   sb_puts(out, "};\n\n");
-  if (cg.lazy_funcs.len) {
-    sb_puts(out, "const RtLazyRef tfs_lazy_refs[] = {\n");
-    sb_putn(out, cg.lazy_refs.data, cg.lazy_refs.len);
-    sb_puts(out, "  {0, 0, 0}\n};\n\n");
-  }
+}
 
-  sb_puts(out, "void tfs_program_main(void) {\n");
-  if (unit) sb_printf(out, "  rt_append_program(%d, FILES, %d, LOCS);\n", p->nmods - first, cg.nlocs);
-  else sb_printf(out, "  rt_register_program(%d, FILES, %d, LOCS);\n", p->nmods, cg.nlocs);
-  for (int i = first; i < p->nmods; i++) {
-    ProgModule *m = p->mods[i];
-    sb_printf(out, "  rt_register_module(%d, ", i);
-    c_string(out, m->name, strlen(m->name));
-    sb_printf(out, ", M%d_init, %d, GN%d, G%d);\n", i, m->scopes.nglobals, i, i);
-  }
-  for (int i = 0; i < cg.nconsts; i++) {
-    Const *k = &cg.consts[i];
+/* Start-up's filling of the unit's constants. */
+static void write_consts(StrBuf *out, const Cg *cg) {
+  for (int i = 0; i < cg->nconsts; i++) {
+    Const *k = &cg->consts[i];
     sb_printf(out, "  K[%d] = ", i);
     if (k->kind == 0) {
       sb_puts(out, "rt_str(");
@@ -2090,19 +2093,204 @@ static void write_unit(Program *p, Cg *cgp, StrBuf *out, bool with_main, int fir
       sb_puts(out, "(Val){VT_UNDEF, {0}}; /* resolved at first use */\n");
     }
   }
+}
+
+/* The shown path of module m: library frames print as <stdlib>/keras.tfs, the same on every machine and checkout. */
+static const char *shown_path(Program *p, const ProgModule *m) {
+  const char *slash = strrchr(m->path, '/');
+  return m->library && slash ? arena_printf(&p->arena, "<stdlib>%s", slash) : m->path;
+}
+
+/* The unit's text: the ABI prelude, declarations, functions and the tables. */
+static void write_unit(Program *p, Cg *cgp, StrBuf *out, bool with_main, int first) {
+  Cg cg = *cgp;   /* read only: a copy keeps the generator's `cg.` spelling */
+  bool unit = first > 0 || p->mods[0]->input;
+  prelude(out, "C glue for the tfs runtime");
+  sb_printf(out, "static Val K[%d];\n", cg.nconsts ? cg.nconsts : 1);
+  if (unit) sb_puts(out, "extern Val tfs_repl_globals[];\n");
+  if (cg.lazy_funcs.len) sb_puts(out, "extern const RtLazyRef tfs_lazy_refs[];\nvoid tfs_lazy_load(const RtLazyRef *refs);\n");
+  bool units = false;
+  for (int i = first; i < p->nmods; i++) units |= p->mods[i]->unit;
+  if (units) sb_puts(out, "void tfs_units_main(void); /* the modules compiled apart (compiler/jit.c) */\nvoid tfs_units_exit(void);\n");
+  sb_putn(out, cg.decls.data, cg.decls.len);
+  sb_putn(out, "\n", 1);
+  sb_putn(out, cg.funcs.data, cg.funcs.len);
+
+  sb_printf(out, "static const RtFile FILES[%d] = {\n", p->nmods - first);
+  for (int i = first; i < p->nmods; i++) {
+    if (p->mods[i]->unit) {   /* its own unit fills the entry in */
+      sb_puts(out, "  {0, 0, 0},\n");
+      continue;
+    }
+    sb_puts(out, "  {");
+    const char *shown = shown_path(p, p->mods[i]);
+    c_string(out, shown, strlen(shown));
+    sb_puts(out, ", ");
+    c_string(out, p->mods[i]->source, p->mods[i]->len);
+    sb_printf(out, ", %d},\n", p->mods[i]->library);
+  }
+  sb_puts(out, "};\n");
+  write_locs(out, &cg);
+  if (cg.lazy_funcs.len) {
+    sb_puts(out, "const RtLazyRef tfs_lazy_refs[] = {\n");
+    sb_putn(out, cg.lazy_refs.data, cg.lazy_refs.len);
+    sb_puts(out, "  {0, 0, 0}\n};\n\n");
+  }
+
+  sb_puts(out, "void tfs_program_main(void) {\n");
+  if (unit) sb_printf(out, "  rt_append_program(%d, FILES, %d, LOCS);\n", p->nmods - first, cg.nlocs);
+  else sb_printf(out, "  rt_register_program(%d, FILES, %d, LOCS);\n", p->nmods, cg.nlocs);
+  if (units) sb_puts(out, "  tfs_units_main();\n");
+  for (int i = first; i < p->nmods; i++) {
+    ProgModule *m = p->mods[i];
+    if (m->unit) continue;
+    sb_printf(out, "  rt_register_module(%d, ", i);
+    c_string(out, m->name, strlen(m->name));
+    sb_printf(out, ", M%d_init, %d, GN%d, G%d);\n", i, m->scopes.nglobals, i, i);
+  }
+  write_consts(out, &cg);
   sb_printf(out, "  Val m = rt_import(%d);\n  TFS_DECREF(m);\n}\n\n", first);
   sb_puts(out, "void tfs_program_exit(void) {\n");
   for (int i = first; i < p->nmods; i++) {
-    int ng = p->mods[i]->input ? 0 : p->mods[i]->scopes.nglobals;   /* the prompt clears its namespace itself */
+    int ng = p->mods[i]->input || p->mods[i]->unit ? 0 : p->mods[i]->scopes.nglobals;   /* the prompt clears its namespace itself */
     if (ng) sb_printf(out, "  for (int i = 0; i < %d; i++) { Val v = G%d[i]; G%d[i].tag = VT_UNDEF; TFS_DECREF(v); }\n", ng, i, i);
   }
   if (cg.nconsts)
     sb_printf(out, "  for (int i = 0; i < %d; i++) { Val v = K[i]; K[i].tag = VT_UNDEF; TFS_DECREF(v); }\n", cg.nconsts);
+  if (units) sb_puts(out, "  tfs_units_exit();\n");
   sb_puts(out, "}\n");
   if (with_main) {
     sb_puts(out, "\nint rt_main(int argc, char **argv, void (*entry)(void), void (*leave)(void));\n");
     sb_puts(out, "int main(int argc, char **argv) { return rt_main(argc, argv, tfs_program_main, tfs_program_exit); }\n");
   }
+}
+
+/* Module m (m->unit) as a unit of its own: `tfs_unit_main(module, imports)`
+ * registers its file and locations (rt_unit_register gives their base), its
+ * imports' indices, and the module; `tfs_unit_exit` releases what it holds.
+ * Nothing in the text depends on the rest of the program. */
+static bool gen_solo(Program *p, ProgModule *m, CgUnit *u) {
+  Cg cg = {p, NULL, 0, 0, {0}, {0}, NULL, 0, 0, NULL, 0, 0, 0, true, .lazy_gmod = -1, .lb = "LB_ + "};
+  sb_init(&cg.decls);
+  sb_init(&cg.funcs);
+  sb_init(&cg.fixups);
+  gen_module(&cg, m);
+  StrBuf *out = &u->text;
+  sb_init(out);
+  prelude(out, "one module of the tfs runtime's C glue, compiled and cached apart");
+  sb_printf(out, "static Val K[%d];\nstatic int LB_;\nstatic int IM_[%d];\n", cg.nconsts ? cg.nconsts : 1, cg.nimports ? cg.nimports : 1);
+  sb_putn(out, cg.decls.data, cg.decls.len);
+  sb_putn(out, "\n", 1);
+  sb_putn(out, cg.funcs.data, cg.funcs.len);
+  sb_puts(out, "static const RtFile FILE_ = {");
+  const char *shown = shown_path(p, m);
+  c_string(out, shown, strlen(shown));
+  sb_puts(out, ", ");
+  c_string(out, m->source, m->len);
+  sb_printf(out, ", %d};\n", m->library);
+  write_locs(out, &cg);
+  sb_printf(out, "static FuncInfo *const FIX_[] = {%s0};\n\n", cg.fixups.len ? cg.fixups.data : "");
+  sb_puts(out, "void tfs_unit_main(int mod, const int *im) {\n");
+  sb_printf(out, "  LB_ = rt_unit_register(mod, &FILE_, %d, LOCS);\n", cg.nlocs);
+  sb_printf(out, "  for (int i = 0; i < %d; i++) IM_[i] = im[i];\n", cg.nimports);
+  sb_puts(out, "  for (FuncInfo *const *f = FIX_; *f; f++) { (*f)->loc += LB_; (*f)->module = mod; }\n");
+  sb_puts(out, "  rt_register_module(mod, ");
+  c_string(out, m->name, strlen(m->name));
+  sb_printf(out, ", M0_init, %d, GN0, G0);\n", m->scopes.nglobals);
+  write_consts(out, &cg);
+  sb_puts(out, "}\n\nvoid tfs_unit_exit(void) {\n");
+  if (m->scopes.nglobals)
+    sb_printf(out, "  for (int i = 0; i < %d; i++) { Val v = G0[i]; G0[i].tag = VT_UNDEF; TFS_DECREF(v); }\n", m->scopes.nglobals);
+  if (cg.nconsts)
+    sb_printf(out, "  for (int i = 0; i < %d; i++) { Val v = K[i]; K[i].tag = VT_UNDEF; TFS_DECREF(v); }\n", cg.nconsts);
+  sb_puts(out, "}\n");
+  u->module = m->index;
+  u->name = strdup(m->name);
+  if (!u->name) abort();
+  u->imports = cg.imports;
+  u->nimports = cg.nimports;
+  free(cg.consts);
+  free(cg.locs);
+  for (int i = 0; i < cg.nmade; i++) free(cg.made[i].done);
+  free(cg.made);
+  sb_free(&cg.decls);
+  sb_free(&cg.funcs);
+  sb_free(&cg.fixups);
+  return cg.ok;
+}
+
+/* The index of the module at `path`. */
+static int module_at(Program *p, const char *path) {
+  for (int i = 0; i < p->nmods; i++)
+    if (!strcmp(p->mods[i]->path, path)) return i;
+  return -1;
+}
+
+/* A cached unit (not parsed): its object and IM_[] from the record. */
+static bool cached_unit(Program *p, ProgModule *m, CgUnit *u) {
+  sb_init(&u->text);
+  u->module = m->index;
+  u->name = strdup(m->name);
+  u->fd = m->obj_fd;
+  m->obj_fd = -1;
+  u->entry = strdup(m->obj_entry);
+  u->imports = malloc(sizeof *u->imports * (size_t)(m->nunit_imports + 1));
+  if (!u->name || !u->imports || !u->entry) abort();
+  u->nimports = m->nunit_imports;
+  bool ok = true;
+  for (int i = 0; i < m->nunit_imports; i++) ok &= (u->imports[i] = module_at(p, m->unit_imports[i])) >= 0;
+  if (!ok) {
+    diag_add(&p->diags, m->path, NULL, 0, 0, "internal error: the cached unit of '%s' imports a module the program lacks", m->name);
+  }
+  return ok;
+}
+
+/* What the module's record will say (written once its object is cached). */
+static void unit_record(Program *p, ProgModule *m, CgUnit *u) {
+  u->record = objcache_unit_path(m->name, m->path, m->source, m->len);
+  if (!u->record) return;
+  const char **paths = malloc(sizeof *paths * (size_t)(u->nimports + 1));
+  if (!paths) abort();
+  for (int i = 0; i < u->nimports; i++) paths[i] = p->mods[u->imports[i]]->path;
+  u->body = objcache_unit_body(m->imp_names, m->imp_paths, m->nimp, paths, u->nimports, &u->nbody);
+  free(paths);
+}
+
+bool cgen_program_units(Program *p, StrBuf *out, StrBuf *lazy, CgUnit **units, int *nunits) {
+  *units = NULL;
+  *nunits = 0;
+  bool ok = true;
+  for (int i = 1; i < p->nmods; i++) {
+    ProgModule *m = p->mods[i];
+    if (!m->library || m->conv) continue;
+    m->unit = true;
+    *units = realloc(*units, sizeof **units * (size_t)(*nunits + 1));
+    if (!*units) abort();
+    CgUnit *u = &(*units)[(*nunits)++];
+    memset(u, 0, sizeof *u);
+    u->fd = -1;
+    if (!m->ast) {
+      ok &= cached_unit(p, m, u);
+      continue;
+    }
+    ok &= gen_solo(p, m, u);
+    unit_record(p, m, u);
+  }
+  int nlocs = 0;
+  return gen_unit(p, out, lazy, false, 0, &nlocs) && ok;
+}
+
+void cgen_units_free(CgUnit *units, int n) {
+  for (int i = 0; i < n; i++) {
+    sb_free(&units[i].text);
+    free(units[i].imports);
+    free(units[i].name);
+    free(units[i].record);
+    free(units[i].body);
+    free(units[i].entry);
+    if (units[i].fd >= 0) close(units[i].fd);
+  }
+  free(units);
 }
 
 bool cgen_program(Program *p, StrBuf *out, bool with_main) {

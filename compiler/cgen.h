@@ -20,6 +20,25 @@ bool cgen_program(Program *p, StrBuf *out, bool with_main);
  * empty when there is no such function. */
 bool cgen_program_lazy(Program *p, StrBuf *out, StrBuf *lazy);
 
+/* tfs run: as cgen_program_lazy, with each library module a unit of its own
+ * (`units`, freed with cgen_units_free) whose text depends on that module
+ * alone, so its cached object serves every program that imports it; `out`
+ * calls tfs_units_main() and tfs_units_exit(), which the JIT binds to its
+ * units' tfs_unit_main(module, imports) and tfs_unit_exit(). */
+typedef struct CgUnit {
+  int module;                 /* its index in the program */
+  char *name;                 /* the module's name (malloc'd: the units outlive the program's arena) */
+  StrBuf text;
+  int *imports, nimports;     /* the indices its IM_[] receives */
+  int fd;                     /* a cached unit (ProgModule.obj_fd): its object, open; text empty */
+  char *record;               /* generated: where to record it by its source (objcache_unit_path), or NULL */
+  char *body;                 /* ... what to record (objcache_unit_body) */
+  size_t nbody;
+  char *entry;                /* set by the JIT: its object's cache entry, or NULL */
+} CgUnit;
+bool cgen_program_units(Program *p, StrBuf *out, StrBuf *lazy, CgUnit **units, int *nunits);
+void cgen_units_free(CgUnit *units, int n);
+
 /* The same generation for its diagnostics only (tfsc --check): no C is kept. */
 bool cgen_check(Program *p);
 

@@ -18,20 +18,24 @@
 #include "graph/graph.h"
 #include "function/tffunction.h"
 #include "jit.h"
+#include "objcache.h"
 #include "modules/onnxexport.h"
 #include "program.h"
 #include "unparse.h"
 
 int rt_main(int argc, char **argv, void (*entry)(void), void (*leave)(void));
 
-/* Load and generate (with `lazy`, as two units: cgen_program_lazy); prints
- * diagnostics and returns false on error. */
-static bool build_c(Program *p, const char *path, StrBuf *c, StrBuf *lazy, bool with_main) {
-  bool ok = program_load(p, path) && (lazy ? cgen_program_lazy(p, c, lazy) : cgen_program(p, c, with_main));
-  if (!ok && dist_launch_rank() == 0) {   /* under mpirun rank 0 alone reports; every rank exits 1 */
+/* Load and generate one unit; prints diagnostics and returns false on error. */
+static void report(Program *p) {
+  if (dist_launch_rank() == 0) {   /* under mpirun rank 0 alone reports; every rank exits 1 */
     fflush(stdout);
     diag_print(&p->diags, stderr);
   }
+}
+
+static bool build_c(Program *p, const char *path, StrBuf *c, bool with_main) {
+  bool ok = program_load(p, path) && cgen_program(p, c, with_main);
+  if (!ok) report(p);
   return ok;
 }
 
@@ -85,7 +89,7 @@ int driver_emit_c(const char *path, const char *out_path) {
   StrBuf c;
   sb_init(&c);
   int rc = 1;
-  if (build_c(&p, path, &c, NULL, true)) {
+  if (build_c(&p, path, &c, true)) {
     if (!out_path) {
       size_t n = fwrite(c.data, 1, c.len, stdout);
       rc = n == c.len && fflush(stdout) == 0 ? 0 : (errno == EPIPE ? 1 : cannot_write("<stdout>", errno));
@@ -107,7 +111,7 @@ int driver_build_exe(const char *path, const char *out_path) {
   sb_init(&c);
   sb_init(&err);
   int rc = 1;
-  if (build_c(&p, path, &c, NULL, true) && !output_is_input(&p, out_path)) {
+  if (build_c(&p, path, &c, true) && !output_is_input(&p, out_path)) {
     char *tmp = af_temp_for(out_path);
     if (!tmp) {
       rc = cannot_write(out_path, errno);
@@ -134,13 +138,22 @@ int driver_run(const char *path, int argc, char **argv, const DriverOpts *opts) 
   sb_init(&lazy);
   sb_init(&err);
   int rc = 1;
-  bool ok = build_c(&p, path, &c, &lazy, false);
+  CgUnit *units = NULL;
+  int nunits = 0;
+  bool ok = program_load_run(&p, path) && cgen_program_units(&p, &c, &lazy, &units, &nunits);
+  if (!ok) report(&p);
   /* the C units hold all the program needs: the ASTs go before libtcc's
    * memory is added to them */
   program_free(&p);
   if (ok) {
-    Jit *j = jit_compile_lazy(c.data, &lazy, &err);
+    Jit *j = jit_compile_units(c.data, &lazy, units, nunits, &err);
     sb_free(&c);
+    /* a library module whose object is now cached need not be parsed next time */
+    for (int i = 0; j && i < nunits; i++)
+      if (units[i].record && units[i].entry && units[i].body) objcache_unit_write(units[i].record, units[i].entry, units[i].body, units[i].nbody);
+    cgen_units_free(units, nunits);
+    units = NULL;
+    nunits = 0;
     if (!j) {
       internal_error("generated C did not compile", &err);
     } else {
@@ -152,6 +165,7 @@ int driver_run(const char *path, int argc, char **argv, const DriverOpts *opts) 
       jit_free(j);
     }
   }
+  cgen_units_free(units, nunits);
   sb_free(&c);
   sb_free(&lazy);
   sb_free(&err);
@@ -175,7 +189,7 @@ int driver_onnx(const char *path, const char *function, const char *out_path, co
   sb_init(&c);
   sb_init(&err);
   int rc = 1;
-  if (build_c(&p, path, &c, NULL, false) && !output_is_input(&p, out_path)) {
+  if (build_c(&p, path, &c, false) && !output_is_input(&p, out_path)) {
     Jit *j = jit_compile(c.data, &err);
     if (!j) {
       internal_error("generated C did not compile", &err);

@@ -16,9 +16,21 @@
 
 #include <libtcc.h>
 
+/* A module compiled as a unit of its own (cgen_program_units). */
+typedef struct Unit {
+  TCCState *s;
+  void (*main)(int module, const int *imports);
+  void (*exit)(void);
+  int module;
+  int *imports;
+} Unit;
+
 /* A unit, and (tfs run) its second unit: the eager bodies of tf.functions,
- * compiled at the first call of one (cgen_program_lazy). */
+ * compiled at the first call of one (cgen_program_lazy), and the modules
+ * compiled apart. */
 struct Jit {
+  Unit *units;
+  int nunits;
   TCCState *s;
   const RtLazyRef *refs;      /* unit 1's tfs_lazy_refs (NULL: no second unit) */
   char *lazy_text;            /* the second unit's C until it compiles */
@@ -64,7 +76,21 @@ void jit_bind_extra(const char *name, void *addr) {
 
 static void lazy_load(const RtLazyRef *refs);
 
+/* The program whose units tfs_units_main and tfs_units_exit start and end
+ * (one program runs at a time). */
+static Jit *units_jit;
+
+static void units_main(void) {
+  for (int i = 0; units_jit && i < units_jit->nunits; i++) units_jit->units[i].main(units_jit->units[i].module, units_jit->units[i].imports);
+}
+
+static void units_exit(void) {
+  for (int i = 0; units_jit && i < units_jit->nunits; i++) units_jit->units[i].exit();
+}
+
 static void bind_runtime(TCCState *s) {
+  tcc_add_symbol(s, "tfs_units_main", (const void *)units_main);
+  tcc_add_symbol(s, "tfs_units_exit", (const void *)units_exit);
   if (extra_name) tcc_add_symbol(s, extra_name, extra_addr);
   tcc_add_symbol(s, "tfs_lazy_load", (const void *)lazy_load);
 #define BIND(ret, name, params) tcc_add_symbol(s, #name, (const void *)name);
@@ -116,10 +142,13 @@ static int compile_obj(const char *csrc, const char *opts, const char *path, Str
  * when missing or damaged; NULL when there is no usable cache, or its entry
  * cannot be loaded (the caller compiles in memory then).  fd: /proc's view
  * of the open entry, which a concurrent prune or rewrite cannot change. */
-static TCCState *load_cached(const char *csrc, StrBuf *err, bool *failed) {
+static TCCState *load_object(int fd, const char *entry, StrBuf *err);
+
+static TCCState *load_cached(const char *csrc, const char *what, StrBuf *err, bool *failed, char **entry_out) {
   char *entry = objcache_entry(csrc, mem_opts);
   if (!entry) return NULL;
   int fd = objcache_open(entry);
+  objcache_trace(fd >= 0 ? "hit" : "miss", what, entry);
   if (fd < 0) {
     char *tmp = objcache_temp(entry);
     /* a file size limit (ulimit -f) is a write error here, as rt_main makes it for the program, not a kill */
@@ -134,46 +163,58 @@ static TCCState *load_cached(const char *csrc, StrBuf *err, bool *failed) {
     }
     sigaction(SIGXFSZ, &old, NULL);
   }
-  TCCState *s = NULL;
-  if (fd >= 0) {
-    char via[64];
-    snprintf(via, sizeof via, "/proc/self/fd/%d", fd);
-    StrBuf quiet;   /* an entry tcc refuses is dropped and the unit compiled afresh: its messages are no one's business */
-    sb_init(&quiet);
-    s = new_state(TCC_OUTPUT_MEMORY, mem_opts, &quiet);
-    if (s) {
-      tcc_set_options(s, "-xb");   /* an object file, whatever its name says (/proc/self/fd/N has no .o) */
-      if (tcc_add_file(s, access(via, R_OK) == 0 ? via : entry) == 0) {
-        tcc_set_error_func(s, err, on_error);
-      } else {
-        tcc_delete(s);
-        s = NULL;
-        unlink(entry);
-      }
-    }
-    sb_free(&quiet);
-    close(fd);
-  }
-  free(entry);
+  TCCState *s = fd >= 0 ? load_object(fd, entry, err) : NULL;
+  if (s && entry_out) *entry_out = entry;
+  else free(entry);
   return s;
+}
+
+/* The object file the cache entry `entry` holds, open as fd (closed here),
+ * in a new state; NULL (the entry removed) when tcc refuses it. */
+static TCCState *load_object(int fd, const char *entry, StrBuf *err) {
+  char via[64];
+  snprintf(via, sizeof via, "/proc/self/fd/%d", fd);
+  StrBuf quiet;   /* an entry tcc refuses is dropped and the unit compiled afresh: its messages are no one's business */
+  sb_init(&quiet);
+  TCCState *s = new_state(TCC_OUTPUT_MEMORY, mem_opts, &quiet);
+  if (s) {
+    tcc_set_options(s, "-xb");   /* an object file, whatever its name says (/proc/self/fd/N has no .o) */
+    if (tcc_add_file(s, access(via, R_OK) == 0 ? via : entry) == 0) {
+      tcc_set_error_func(s, err, on_error);
+    } else {
+      tcc_delete(s);
+      s = NULL;
+      unlink(entry);
+    }
+  }
+  sb_free(&quiet);
+  close(fd);
+  return s;
+}
+
+/* Bind the runtime and `refs`' slot-0 entries, and relocate (false: s deleted). */
+static bool bind_relocate(TCCState *s, const RtLazyRef *refs) {
+  bind_runtime(s);
+  for (const RtLazyRef *r = refs; r && r->name; r++)
+    if (!r->slot) tcc_add_symbol(s, r->name, r->addr);
+  if (tcc_relocate(s, TCC_RELOCATE_AUTO) >= 0) return true;
+  tcc_delete(s);
+  return false;
 }
 
 /* Compile and relocate `csrc` in memory (through the object cache when it
  * has one), with the runtime and `refs`' slot-0 entries bound; the caller
  * holds tcc_lock. */
-static TCCState *compile_locked(const char *csrc, const RtLazyRef *refs, StrBuf *err) {
+static TCCState *compile_locked(const char *csrc, const char *what, const RtLazyRef *refs, StrBuf *err, char **entry) {
   bool failed = false;
-  TCCState *s = load_cached(csrc, err, &failed);
+  TCCState *s = load_cached(csrc, what, err, &failed, entry);
   if (failed) return NULL;
   if (!s) {
     s = new_state(TCC_OUTPUT_MEMORY, mem_opts, err);
     if (!s) return NULL;
     if (tcc_compile_string(s, csrc) != 0) goto fail;
   }
-  bind_runtime(s);
-  for (const RtLazyRef *r = refs; r && r->name; r++)
-    if (!r->slot) tcc_add_symbol(s, r->name, r->addr);
-  if (tcc_relocate(s, TCC_RELOCATE_AUTO) < 0) goto fail;
+  if (!bind_relocate(s, refs)) return NULL;
   return s;
 fail:
   tcc_delete(s);
@@ -182,7 +223,7 @@ fail:
 
 Jit *jit_compile(const char *csrc, StrBuf *err) {
   pthread_mutex_lock(&tcc_lock);
-  TCCState *s = compile_locked(csrc, NULL, err);
+  TCCState *s = compile_locked(csrc, "program", NULL, err, NULL);
   pthread_mutex_unlock(&tcc_lock);
   if (!s) return NULL;
   Jit *j = calloc(1, sizeof *j);
@@ -216,7 +257,7 @@ Jit *jit_compile_lazy(const char *csrc, StrBuf *lazy, StrBuf *err) {
 /* The second unit of j, with unit 1's objects bound by name; each body's
  * address is stored into its pointer only once all are found. */
 static bool lazy_compile_locked(Jit *j, StrBuf *err) {
-  TCCState *s = compile_locked(j->lazy_text, j->refs, err);
+  TCCState *s = compile_locked(j->lazy_text, "eager bodies", j->refs, err, NULL);
   if (!s) return false;
   for (const RtLazyRef *r = j->refs; r->name; r++)
     if (r->slot && !tcc_get_symbol(s, r->name)) {
@@ -271,6 +312,56 @@ int jit_lazy_compiles(void) {
   return n;
 }
 
+/* Each module unit in a tcc state of its own (its names are its own, and
+ * libtcc relocates one state at a time), then the program's. */
+Jit *jit_compile_units(const char *csrc, StrBuf *lazy, CgUnit *cus, int n, StrBuf *err) {
+  Unit *us = calloc((size_t)n + 1, sizeof *us);
+  if (!us) abort();
+  int k = 0;
+  bool ok = true;
+  for (; ok && k < n; k++) {
+    const char *name = NULL;
+    pthread_mutex_lock(&tcc_lock);
+    TCCState *s;
+    if (cus[k].fd >= 0) {   /* cached, the module not parsed: its object as it is */
+      s = load_object(cus[k].fd, cus[k].entry, err);
+      cus[k].fd = -1;
+      if (s && !bind_relocate(s, NULL)) s = NULL;
+      if (!s) sb_printf(err, "the cached unit of module %s cannot be loaded\n", cus[k].name);
+    } else {
+      s = compile_locked(cus[k].text.data, cus[k].name, NULL, err, &cus[k].entry);
+    }
+    pthread_mutex_unlock(&tcc_lock);
+    Unit *u = &us[k];
+    u->s = s;
+    u->module = cus[k].module;
+    u->imports = malloc(sizeof *u->imports * (size_t)(cus[k].nimports + 1));
+    if (!u->imports) abort();
+    if (cus[k].nimports) memcpy(u->imports, cus[k].imports, sizeof *u->imports * (size_t)cus[k].nimports);
+    if (s) {
+      u->main = (void (*)(int, const int *))tcc_get_symbol(s, name = "tfs_unit_main");
+      u->exit = (void (*)(void))tcc_get_symbol(s, name = "tfs_unit_exit");
+    }
+    ok = s && u->main && u->exit;
+    if (s && !ok) sb_printf(err, "the unit of module %s does not define tfs_unit_main/exit\n", cus[k].name);
+  }
+  Jit *j = ok ? jit_compile_lazy(csrc, lazy, err) : NULL;
+  if (!j) {
+    for (int i = 0; i < k; i++) {
+      pthread_mutex_lock(&tcc_lock);
+      if (us[i].s) tcc_delete(us[i].s);
+      pthread_mutex_unlock(&tcc_lock);
+      free(us[i].imports);
+    }
+    free(us);
+    return NULL;
+  }
+  j->units = us;
+  j->nunits = n;
+  units_jit = j;
+  return j;
+}
+
 void *jit_symbol(Jit *j, const char *name) { return tcc_get_symbol(j->s, name); }
 
 void jit_free(Jit *j) {
@@ -283,7 +374,13 @@ void jit_free(Jit *j) {
     }
   if (j->lazy) tcc_delete(j->lazy);
   tcc_delete(j->s);
+  for (int i = 0; i < j->nunits; i++) {
+    tcc_delete(j->units[i].s);
+    free(j->units[i].imports);
+  }
+  if (units_jit == j) units_jit = NULL;
   pthread_mutex_unlock(&tcc_lock);
+  free(j->units);
   free(j->lazy_text);
   free(j);
 }

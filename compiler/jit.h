@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 
+#include "cgen.h"
 #include "object/value.h"
 
 typedef struct Jit Jit;
@@ -18,6 +19,10 @@ Jit *jit_compile_lazy(const char *csrc, StrBuf *lazy, StrBuf *err);
  * harness: every generated C must compile); false with tcc's messages in
  * `err` when it does not. */
 bool jit_load_lazy(Jit *j, StrBuf *err);
+/* The same, with the module units of cgen_program_units, each compiled
+ * (and cached) apart, or loaded from its open entry (fd), and bound to the
+ * program's tfs_units_main/exit; each compiled one's entry is set. */
+Jit *jit_compile_units(const char *csrc, StrBuf *lazy, CgUnit *units, int n, StrBuf *err);
 /* How many such second units have been compiled in this process. */
 int jit_lazy_compiles(void);
 void *jit_symbol(Jit *j, const char *name);

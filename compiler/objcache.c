@@ -112,10 +112,11 @@ static void hex(const unsigned char *h, size_t n, char *out) {
   for (size_t i = 0; i < n; i++) sprintf(out + 2 * i, "%02x", h[i]);
 }
 
-char *objcache_entry(const char *text, const char *opts) {
+/* The entry for text of at least `min` bytes. */
+static char *entry_for(const char *text, const char *opts, size_t min) {
   const char *off = getenv("TFS_NO_CACHE");
-  if ((off && *off && strcmp(off, "0") != 0) || strlen(text) < OC_MIN_TEXT) return NULL;
-  if (!build_id_len) dl_iterate_phdr(find_build_id, (void *)objcache_entry);
+  if ((off && *off && strcmp(off, "0") != 0) || strlen(text) < min) return NULL;
+  if (!build_id_len) dl_iterate_phdr(find_build_id, (void *)entry_for);
   unsigned char key[OC_HASH];
   if (!build_id_len || !sha256(build_id, build_id_len, opts, strlen(opts) + 1, text, strlen(text), key)) return NULL;
   char *dir = cache_dir(), *path = NULL;
@@ -126,6 +127,8 @@ char *objcache_entry(const char *text, const char *opts) {
   free(dir);
   return path;
 }
+
+char *objcache_entry(const char *text, const char *opts) { return entry_for(text, opts, OC_MIN_TEXT); }
 
 /* ---- entries ------------------------------------------------------------------ */
 
@@ -192,6 +195,13 @@ int objcache_open(const char *entry) {
 
 char *objcache_temp(const char *entry) { return af_temp_for(entry); }
 
+void objcache_trace(const char *event, const char *what, const char *entry) {
+  const char *t = getenv("TFS_CACHE_TRACE");
+  if (!t || !*t || !strcmp(t, "0")) return;
+  const char *b = strrchr(entry, '/');
+  fprintf(stderr, "tfs-cache: %s %s %s\n", event, what, b ? b + 1 : entry);
+}
+
 /* ---- pruning ------------------------------------------------------------------- */
 
 typedef struct { char *name; time_t mtime; off_t size; } Ent;
@@ -220,11 +230,12 @@ static void prune(const char *entry) {
   for (struct dirent *e; (e = readdir(d));) {
     struct stat st;
     if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
-    if (strstr(e->d_name, ".o.tmp-")) {
+    if (strstr(e->d_name, ".o.tmp-") || strstr(e->d_name, ".u.tmp-")) {
       if (now - st.st_mtime > 3600) unlinkat(dirfd(d), e->d_name, 0);
       continue;
     }
-    if (strlen(e->d_name) != 2 * OC_HASH + 2 || strcmp(e->d_name + 2 * OC_HASH, ".o") != 0 || !strcmp(e->d_name, slash + 1))
+    if (strlen(e->d_name) != 2 * OC_HASH + 2 || (strcmp(e->d_name + 2 * OC_HASH, ".o") != 0 && strcmp(e->d_name + 2 * OC_HASH, ".u") != 0) ||
+        !strcmp(e->d_name, slash + 1))
       continue;
     if (n == cap) {
       cap = cap ? cap * 2 : 64;
@@ -268,4 +279,127 @@ int objcache_commit(char *tmp, const char *entry) {
   }
   prune(entry);
   return fd;   /* still the file just written, whatever replaces the name meanwhile */
+}
+
+/* ---- a library module's unit by its source ------------------------------------ */
+
+#define OC_UNIT_MAGIC "TFSUNIT1"
+
+/* <key>.u for the module (malloc'd; NULL: no cache, or a module too small to be worth it). */
+char *objcache_unit_path(const char *name, const char *path, const char *src, size_t len) {
+  char *text = NULL;
+  if (asprintf(&text, "unit\n%s\n%s\n%.*s", name, path, (int)len, src) < 0) return NULL;
+  char *e = entry_for(text, "unit", 0);   /* a record saves parsing the module, whatever its size */
+  free(text);
+  if (e) e[strlen(e) - 1] = 'u';
+  return e;
+}
+
+/* The next NUL-terminated field of [*p, end), or NULL. */
+static const char *field(char **p, const char *end) {
+  char *s = *p, *z = s < end ? memchr(s, 0, (size_t)(end - s)) : NULL;
+  if (!z) return NULL;
+  *p = z + 1;
+  return s;
+}
+
+static bool parse_record(ObjcacheUnit *u, const char *dir, size_t n) {
+  char *p = u->buf, *end = u->buf + n;
+  const char *magic = field(&p, end), *obj = field(&p, end), *ni = field(&p, end);
+  if (!magic || strcmp(magic, OC_UNIT_MAGIC) || !obj || strlen(obj) != 2 * OC_HASH + 2 || !ni) return false;
+  u->nimports = atoi(ni);
+  if (u->nimports < 0 || u->nimports > 100000) return false;
+  u->import_names = calloc((size_t)u->nimports + 1, sizeof *u->import_names);
+  u->import_paths = calloc((size_t)u->nimports + 1, sizeof *u->import_paths);
+  if (!u->import_names || !u->import_paths) return false;
+  for (int i = 0; i < u->nimports; i++) {
+    const char *nm = field(&p, end), *pa = field(&p, end);
+    if (!nm || !pa || (pa[0] != 'F' && pa[0] != 'N')) return false;
+    u->import_names[i] = nm;
+    u->import_paths[i] = pa[0] == 'F' ? pa + 1 : NULL;
+  }
+  const char *nu = field(&p, end);
+  if (!nu) return false;
+  u->nunit = atoi(nu);
+  if (u->nunit < 0 || u->nunit > u->nimports) return false;
+  u->unit_paths = calloc((size_t)u->nunit + 1, sizeof *u->unit_paths);
+  if (!u->unit_paths) return false;
+  for (int i = 0; i < u->nunit; i++)
+    if (!(u->unit_paths[i] = field(&p, end))) return false;
+  if (p != end || asprintf(&u->entry, "%s/%s", dir, obj) < 0) return false;
+  return true;
+}
+
+void objcache_unit_release(ObjcacheUnit *u) {
+  if (u->fd >= 0) close(u->fd);
+  free(u->entry);
+  free(u->import_names);
+  free(u->import_paths);
+  free(u->unit_paths);
+  free(u->buf);
+  memset(u, 0, sizeof *u);
+  u->fd = -1;
+}
+
+bool objcache_unit_find(const char *name, const char *path, const char *src, size_t len, ObjcacheUnit *u) {
+  memset(u, 0, sizeof *u);
+  u->fd = -1;
+  char *rec = objcache_unit_path(name, path, src, len);
+  if (!rec) return false;
+  int fd = open(rec, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < (1 << 24) &&
+            (u->buf = malloc((size_t)st.st_size + 1)) && read_all(fd, u->buf, (size_t)st.st_size, 0);
+  if (fd >= 0) close(fd);
+  if (ok) {
+    u->buf[st.st_size] = 1;   /* a last field without its NUL runs into this, not past the end */
+    *strrchr(rec, '/') = 0;
+    ok = parse_record(u, rec, (size_t)st.st_size);
+    rec[strlen(rec)] = '/';
+    if (!ok) unlink(rec);   /* damaged: rewritten by this run */
+  }
+  if (ok) ok = (u->fd = objcache_open(u->entry)) >= 0;
+  objcache_trace(ok ? "source-hit" : "source-miss", name, rec);
+  free(rec);
+  if (!ok) objcache_unit_release(u);
+  return ok;
+}
+
+char *objcache_unit_body(const char *const *import_names, const char *const *import_paths, int nimports,
+                         const char *const *unit_paths, int nunit, size_t *n) {
+  char *data = NULL;
+  *n = 0;
+  FILE *f = open_memstream(&data, n);
+  if (!f) return NULL;
+  fprintf(f, "%d%c", nimports, 0);
+  for (int i = 0; i < nimports; i++)
+    fprintf(f, "%s%c%s%s%c", import_names[i], 0, import_paths[i] ? "F" : "N", import_paths[i] ? import_paths[i] : "", 0);
+  fprintf(f, "%d%c", nunit, 0);
+  for (int i = 0; i < nunit; i++) fprintf(f, "%s%c", unit_paths[i], 0);
+  if (fclose(f) != 0) {
+    free(data);
+    return NULL;
+  }
+  return data;
+}
+
+void objcache_unit_write(const char *rec, const char *entry, const char *body, size_t n) {
+  const char *b = strrchr(entry, '/');
+  b = b ? b + 1 : entry;
+  size_t head = sizeof OC_UNIT_MAGIC + strlen(b) + 1;
+  char *data = malloc(head + n);
+  if (!data) return;
+  memcpy(data, OC_UNIT_MAGIC, sizeof OC_UNIT_MAGIC);
+  memcpy(data + sizeof OC_UNIT_MAGIC, b, strlen(b) + 1);
+  memcpy(data + head, body, n);
+  /* written beside and renamed into place, not synced (a cache: a record
+   * torn by a crash fails its checks and is rewritten); a failure leaves no
+   * record, and the module is parsed next time */
+  char *tmp = af_temp_for(rec);
+  int fd = tmp ? open(tmp, O_WRONLY | O_TRUNC | O_CLOEXEC) : -1;
+  bool ok = fd >= 0 && write(fd, data, head + n) == (ssize_t)(head + n);
+  if (fd >= 0 && close(fd) != 0) ok = false;
+  if (ok) af_commit(tmp, rec);
+  else af_abort(tmp);
+  free(data);
 }

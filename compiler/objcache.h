@@ -3,6 +3,7 @@
 #define TFS_OBJCACHE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* An entry of $XDG_CACHE_HOME/tfs (or ~/.cache/tfs): <sha-256 hex>.o, the
  * object file followed by a trailer (magic, length, key, CRC-32 of the
@@ -25,5 +26,34 @@ char *objcache_temp(const char *entry);
  * an open descriptor of the entry, or -1 (tmp removed) on any failure.  Then
  * the cache is pruned to its size limit, oldest first. */
 int objcache_commit(char *tmp, const char *entry);
+
+/* Under TFS_CACHE_TRACE=1, one line on stderr per cache look-up:
+ * "tfs-cache: <event> <what> <entry's file name>" (tests/objcache.py). */
+void objcache_trace(const char *event, const char *what, const char *entry);
+
+/* A library module's unit by its source (tfs run skips parsing a module
+ * whose unit is cached): <key>.u, keyed by the build id, the module's name,
+ * path and text, names the unit's object entry and records how the module's
+ * imports resolved (path NULL: native) and the paths of the modules its
+ * IM_[] names, in order.  Fields are NUL-separated; a damaged record is
+ * removed and rewritten. */
+typedef struct ObjcacheUnit {
+  int fd;                     /* the object entry, open (objcache_open) */
+  char *entry;
+  const char **import_names, **import_paths;
+  int nimports;
+  const char **unit_paths;
+  int nunit;
+  char *buf;                  /* what the strings point into */
+} ObjcacheUnit;
+bool objcache_unit_find(const char *name, const char *path, const char *src, size_t len, ObjcacheUnit *u);
+void objcache_unit_release(ObjcacheUnit *u);
+/* The record's path for the module (malloc'd; NULL: no cache, or a module too small to be worth it). */
+char *objcache_unit_path(const char *name, const char *path, const char *src, size_t len);
+/* What the record says besides its object (malloc'd, *n bytes). */
+char *objcache_unit_body(const char *const *import_names, const char *const *import_paths, int nimports,
+                         const char *const *unit_paths, int nunit, size_t *n);
+/* Write the record `rec` (atomically) naming the object entry `entry`. */
+void objcache_unit_write(const char *rec, const char *entry, const char *body, size_t n);
 
 #endif

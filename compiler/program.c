@@ -7,7 +7,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <unistd.h>
+
 #include "autograph.h"
+#include "objcache.h"
 #include "nameidx.h"
 #include "nesting.h"
 #include "parse.h"
@@ -122,6 +125,7 @@ static ProgModule *add_module(Program *p, const char *name, const char *path, ch
   const char *sd = p->stdlib_dir ? p->stdlib_dir : TFS_STDLIB_DIR;
   size_t sdl = strlen(sd);
   m->library = !strncmp(path, sd, sdl) && path[sdl] == '/' && !strchr(path + sdl + 1, '/');
+  m->obj_fd = -1;
   p->mods[p->nmods++] = m;
   return m;
 }
@@ -174,6 +178,7 @@ int program_find_module(Program *p, const ProgModule *from, const char *name) {
 }
 
 static bool load_module(Program *p, ProgModule *m);
+static bool program_load_into(Program *p, const char *path);
 
 /* Resolve one import name; record the module index (+1) or -1 (native) in *slot. */
 /* The names of TensorFlow's packages: paths into the built-in tf module, and Horovod's TensorFlow
@@ -218,6 +223,24 @@ static bool resolve_import(Program *p, ProgModule *m, Ast *at, const char *name,
   return load_module(p, nm);
 }
 
+/* Resolve, and record for the module's cached unit (ProgModule.imp_names). */
+static bool record_import(Program *p, ProgModule *m, Ast *at, const char *name, int *slot) {
+  bool ok = resolve_import(p, m, at, name, slot);
+  if (m->nimp == m->cimp) {
+    m->cimp = m->cimp ? m->cimp * 2 : 8;
+    const char **n = arena_alloc(&p->arena, sizeof *n * (size_t)m->cimp), **q = arena_alloc(&p->arena, sizeof *q * (size_t)m->cimp);
+    if (m->nimp) {
+      memcpy(n, m->imp_names, sizeof *n * (size_t)m->nimp);
+      memcpy(q, m->imp_paths, sizeof *q * (size_t)m->nimp);
+    }
+    m->imp_names = n;
+    m->imp_paths = q;
+  }
+  m->imp_names[m->nimp] = arena_strdup(&p->arena, name);
+  m->imp_paths[m->nimp++] = *slot > 0 ? p->mods[*slot - 1]->path : NULL;
+  return ok;
+}
+
 static bool scan_imports(Program *p, ProgModule *m, AstList *body);
 
 static bool scan_stmt(Program *p, ProgModule *m, Ast *st) {
@@ -226,10 +249,10 @@ static bool scan_stmt(Program *p, ProgModule *m, Ast *st) {
   case A_IMPORT:
     for (int i = 0; i < st->names.n; i++) {
       Ast *al = st->names.items[i];
-      ok &= resolve_import(p, m, al, al->name, &al->id);
+      ok &= record_import(p, m, al, al->name, &al->id);
     }
     break;
-  case A_IMPORTFROM: ok &= resolve_import(p, m, st, st->name, &st->id); break;
+  case A_IMPORTFROM: ok &= record_import(p, m, st, st->name, &st->id); break;
   case A_FUNCDEF:
   case A_CLASSDEF:
   case A_WHILE:
@@ -312,7 +335,34 @@ static void drop_tf_imports(AstList *body) {
   }
 }
 
+/* A library module whose unit the cache holds (tfs run): its recorded
+ * imports resolve as they did (else it is parsed after all), and load. */
+static bool load_prebuilt(Program *p, ProgModule *m) {
+  if (!p->prebuilt_ok || !m->library) return false;
+  ObjcacheUnit u;
+  if (!objcache_unit_find(m->name, m->path, m->source, m->len, &u)) return false;
+  Ast at = {.line = 1, .col = 1};
+  bool same = true;
+  for (int i = 0; same && i < u.nimports; i++) {
+    int slot = 0;
+    same = record_import(p, m, &at, u.import_names[i], &slot) && p->diags.n == 0 &&
+           (slot > 0 ? u.import_paths[i] && !strcmp(p->mods[slot - 1]->path, u.import_paths[i]) : !u.import_paths[i]);
+  }
+  if (same) {
+    m->obj_fd = u.fd;
+    m->obj_entry = arena_strdup(&p->arena, u.entry);
+    m->unit_imports = arena_alloc(&p->arena, sizeof *m->unit_imports * (size_t)(u.nunit + 1));
+    for (int i = 0; i < u.nunit; i++) m->unit_imports[i] = arena_strdup(&p->arena, u.unit_paths[i]);
+    m->nunit_imports = u.nunit;
+    u.fd = -1;
+  }
+  if (!same) m->nimp = 0;   /* parsing records them afresh */
+  objcache_unit_release(&u);
+  return same;
+}
+
 static bool load_module(Program *p, ProgModule *m) {
+  if (load_prebuilt(p, m)) return true;
   if (!check_source_bytes(p, m)) return false;
   m->ast = parse_source(&p->arena, m->path, m->source, m->len, &p->diags);
   if (!m->ast || !nest_check(m->ast, m->path, m->source, &p->diags)) return false;
@@ -463,8 +513,18 @@ bool program_load_source(Program *p, const char *path, const char *src, size_t l
   return load_main(p, m);
 }
 
+bool program_load_run(Program *p, const char *path) {
+  memset(p, 0, sizeof *p);
+  p->prebuilt_ok = true;
+  return program_load_into(p, path);
+}
+
 bool program_load(Program *p, const char *path) {
   memset(p, 0, sizeof *p);
+  return program_load_into(p, path);
+}
+
+static bool program_load_into(Program *p, const char *path) {
   arena_init(&p->arena);
   diag_init(&p->diags);
   size_t len = 0;
@@ -501,6 +561,8 @@ bool program_add_input(Program *p, const char *src, size_t len) {
 }
 
 void program_free(Program *p) {
+  for (int i = 0; i < p->nmods; i++)
+    if (p->mods[i]->obj_fd >= 0) close(p->mods[i]->obj_fd);
   diag_free(&p->diags);
   arena_free(&p->arena);
 }

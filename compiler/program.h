@@ -21,6 +21,17 @@ typedef struct ProgModule {
   Ast *conv;                  /* AutoGraph-converted module (NULL when not converted) */
   ScopeInfo conv_scopes;      /* its scopes; GLOBAL slots are the original module's */
   bool library;               /* found in stdlib/: host code TF would not convert (tf.keras) */
+  bool unit;                  /* tfs run: compiled as a C unit of its own (cgen_program_units) */
+  /* Its imports as resolved, in order: name and module path (NULL: native),
+   * what a cached unit records and a later run checks (objcache.h). */
+  const char **imp_names, **imp_paths;
+  int nimp, cimp;
+  /* A library module whose cached unit serves (program_load_run): not
+   * parsed (ast NULL); the unit's object, open, and its IM_[] modules' paths. */
+  int obj_fd;
+  const char *obj_entry;
+  const char **unit_imports;
+  int nunit_imports;
   bool input;                 /* one input of the interactive prompt: shares the prompt's namespace */
 } ProgModule;
 
@@ -31,7 +42,8 @@ typedef struct Program {
   DiagList diags;
   const char *stdlib_dir;     /* installed/source stdlib directory for imports */
   bool autograph;             /* convert functions (the program uses tf.function) */
-  bool main_imported;         /* some module imports the main one: convert all of it */
+  bool main_imported;
+  bool prebuilt_ok;           /* program_load_run */         /* some module imports the main one: convert all of it */
   const char *const *repl_globals;  /* the prompt's namespace: slot names so far, in slot order */
   int repl_nglobals;
 } Program;
@@ -46,6 +58,9 @@ bool program_convert(Program *p);
 /* The path under which a program read from standard input is loaded and reported, as Python names it. */
 #define PROGRAM_STDIN "<stdin>"
 bool program_load(Program *p, const char *path);
+/* The same for tfs run: a library module whose unit is in the object cache
+ * (objcache_unit_*) is not parsed; its recorded imports are loaded instead. */
+bool program_load_run(Program *p, const char *path);
 /* The same from a source string (tests, `-c`). */
 bool program_load_source(Program *p, const char *path, const char *src, size_t len);
 void program_free(Program *p);

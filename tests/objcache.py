@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """objcache.py — tfs run's object cache (compiler/objcache.c): cached runs print what uncached ones do; damaged,
-foreign and stale entries are detected and rebuilt; an unusable cache directory falls back to compiling; many
-processes filling one cache at once agree; TFS_NO_CACHE=1 and the size limit are honoured.
+foreign and stale entries (objects and the .u records of library units) are detected and rebuilt; an edited program
+reuses its library modules' units unparsed; an unusable cache directory falls back to compiling; many processes
+filling one cache at once agree; TFS_NO_CACHE=1 and the size limit are honoured.
 
 usage: objcache.py TFS   (every cache lives in a temporary directory, never the user's home)"""
 import os
@@ -45,9 +46,21 @@ def expect(name, cond, detail=""):
         print("FAIL %s %s" % (name, detail))
 
 
-def entries(cache):
+def entries(cache, ext=".o"):
     d = os.path.join(cache, "tfs")
-    return sorted(n for n in os.listdir(d)) if os.path.isdir(d) else []
+    return sorted(n for n in os.listdir(d) if n.endswith(ext)) if os.path.isdir(d) else []
+
+
+def all_whole(cache):
+    """Every object entry checks out and no temporary is left."""
+    d = os.path.join(cache, "tfs")
+    return all(whole(os.path.join(d, n)) for n in entries(cache)) and entries(cache, "") == sorted(entries(cache, ".o") + entries(cache, ".u")) \
+        if os.path.isdir(d) else True
+
+
+def trace(err):
+    """TFS_CACHE_TRACE's lines: (event, what)."""
+    return [tuple(l.split()[1:3]) for l in err.splitlines() if l.startswith("tfs-cache: ")]
 
 
 def whole(path):
@@ -89,18 +102,59 @@ def main():
         ref = run(cache, TFS_NO_CACHE="1")
         ref_eager = run(cache, "--eager", TFS_NO_CACHE="1")
         expect("reference runs", ref[0] == 1 and "ValueError:" in ref[1] and "TypeError" in ref[2] and ref_eager[1] == ref[1], repr(ref) + repr(ref_eager))
-        expect("TFS_NO_CACHE writes nothing", entries(cache) == [], repr(entries(cache)))
+        expect("TFS_NO_CACHE writes nothing", entries(cache, "") == [], repr(entries(cache, "")))
 
-        # Cold, then warm: the same output; one entry (the main unit), then a second for --eager's lazy unit.
-        expect("cold run", run(cache) == ref)
+        # Cold, then warm: the same output; entries for the main unit and each library module's unit (tfcore_*),
+        # with a record (.u) per library unit; then one more for --eager's lazy unit.
+        _, _, err = run(cache, TFS_CACHE_TRACE="1")
+        units = {w for e, w in trace(err) if e == "miss" and w != "program"}
         cold = entries(cache)
-        expect("cold run stores one entry", len(cold) == 1 and whole(os.path.join(cache, "tfs", cold[0])), repr(cold))
+        expect("cold run stores the program's and the library units' entries", len(cold) == len(units) + 1 and len(units) >= 1
+               and all_whole(cache) and len(entries(cache, ".u")) >= len(units), repr((cold, units)))
         expect("warm run", run(cache) == ref)
         expect("warm run adds nothing", entries(cache) == cold, repr(entries(cache)))
+        _, _, err = run(cache, TFS_CACHE_TRACE="1")
+        expect("warm run parses no cached library module", units and all(("source-hit", u) in trace(err) for u in units)
+               and not any(e in ("miss", "source-miss") and w in units for e, w in trace(err)), err)
         expect("eager cold", run(cache, "--eager") == ref_eager)
         both = entries(cache)
-        expect("the lazy unit is an entry too", len(both) == 2 and all(whole(os.path.join(cache, "tfs", n)) for n in both), repr(both))
+        expect("the lazy unit is an entry too", len(both) == len(cold) + 1 and all_whole(cache), repr(both))
         expect("eager warm", run(cache, "--eager") == ref_eager and entries(cache) == both)
+
+        # An edited program: only its own unit is new; every library unit is reused, its module not parsed.
+        edited = os.path.join(tmp, "edited.tfs")
+        with open(edited, "w") as f:
+            f.write(PROG.replace("print(f(tf.constant([1.0, 2.0])))", "print(f(tf.constant([3.0, 2.0])))"))
+        ref_edited = run(cache, path=edited, TFS_NO_CACHE="1")
+        rc, out, err = run(cache, path=edited, TFS_CACHE_TRACE="1")
+        expect("edited program runs", (rc, out) == ref_edited[:2] and "[7. 5.]" in out, repr((rc, out)))
+        expect("edited program reuses the library units", all(("source-hit", u) in trace(err) for u in units)
+               and [w for e, w in trace(err) if e == "miss"] == ["program"], err)
+        expect("edited program adds one entry", len(entries(cache)) == len(both) + 1 and all_whole(cache), repr(entries(cache)))
+
+        # A damaged or truncated record is ignored (the module parsed), and rewritten whole, atomically.
+        recs = entries(cache, ".u")
+        rec = os.path.join(cache, "tfs", recs[0])
+        with open(rec, "rb") as f:
+            good_rec = f.read()
+        for what, data in {"truncated": good_rec[: len(good_rec) // 2], "empty": b"", "garbage": b"x" * 200,
+                           "bad magic": b"Z" + good_rec[1:], "missing NUL": good_rec[:-1]}.items():
+            with open(rec, "wb") as f:
+                f.write(data)
+            expect("damaged record (%s): same output" % what, run(cache) == ref)
+            with open(rec, "rb") as f:
+                expect("damaged record (%s): rewritten" % what, f.read() == good_rec)
+            expect("damaged record (%s): nothing else left" % what, entries(cache, ".u") == recs and all_whole(cache))
+        # A library unit's damaged object behind a good record: detected, the module parsed, the object rebuilt.
+        for n in entries(cache):
+            path = os.path.join(cache, "tfs", n)
+            with open(path, "rb") as f:
+                data = f.read()
+            with open(path, "wb") as f:
+                f.write(data[: len(data) // 3])
+        expect("every object truncated: same output", run(cache) == ref)
+        expect("every object truncated: what the run uses is rebuilt",
+               set(cold) <= set(entries(cache)) and all(whole(os.path.join(cache, "tfs", n)) for n in cold), repr(entries(cache)))
 
         # Damage: each kind is detected (the run prints the same) and the entry rebuilt whole.
         entry = os.path.join(cache, "tfs", cold[0])
@@ -138,10 +192,10 @@ def main():
         expect("cache home is a file", run(blocker) == ref)
         expect("cache home under a file", run(os.path.join(blocker, "sub")) == ref)
         expect("relative XDG_CACHE_HOME ignored (HOME used)", run("relative/dir") == ref
-               and len(entries(os.path.join(tmp, "nohome", ".cache"))) == 1)
-        # A file size limit (a full disk alike) stops the write: compiled in memory, nothing left behind.
+               and len(entries(os.path.join(tmp, "nohome", ".cache"))) == len(cold))
+        # A file size limit (a full disk alike) stops the writes it hits: compiled in memory, nothing damaged left behind.
         full = os.path.join(tmp, "c5")
-        expect("file size limit", run(full, fsize=100000) == ref and entries(full) == [], repr(entries(full)))
+        expect("file size limit", run(full, fsize=100000) == ref and all_whole(full) and len(entries(full)) < len(cold), repr(entries(full)))
         if os.geteuid() != 0:   # root writes anywhere: the read-only case needs another user
             ro = os.path.join(tmp, "ro")
             run(ro)
@@ -161,7 +215,13 @@ def main():
         expect("concurrent runs agree", outs[:6] == [ref] * 6 and outs[6:9] == [ref_other] * 3 and outs[9:] == [ref_eager] * 3,
                repr(outs))
         names = entries(conc)
-        expect("concurrent entries whole", len(names) == 3 and all(whole(os.path.join(conc, "tfs", n)) for n in names), repr(names))
+        seq = os.path.join(tmp, "c6")
+        for args, path in (((), prog), ((), other), (("--eager",), prog)):
+            run(seq, *args, path=path)
+        expect("concurrent entries whole, as one run after another makes them", names == entries(seq) and all_whole(conc)
+               and entries(conc, ".u") == entries(seq, ".u"), repr((names, entries(seq))))
+        with open(os.path.join(conc, "tfs", entries(conc, ".u")[0]), "rb") as f, open(os.path.join(seq, "tfs", entries(seq, ".u")[0]), "rb") as g:
+            expect("concurrent records whole", f.read() == g.read())
 
         # A unit too small to be worth hashing (print(1)) is compiled each time, with no entry.
         tiny = os.path.join(tmp, "tiny.tfs")
@@ -176,7 +236,8 @@ def main():
         first = entries(lim)
         expect("limit: other program", run(lim, path=other, TFS_CACHE_MAX_MB="0") == ref_other)
         left = entries(lim)
-        expect("limit prunes the older entry", len(first) == 1 and len(left) == 1 and left != first, repr((first, left)))
+        expect("limit prunes all but the entry just written", len(first) == 1 and len(left) == 1 and left != first, repr((first, left)))
+        expect("limit: runs again", run(lim, TFS_CACHE_MAX_MB="0") == ref)
     print("%d passed, %d failed" % (checks - failures, failures))
     return 1 if failures else 0
 

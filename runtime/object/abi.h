@@ -198,6 +198,7 @@ typedef struct RtTryBuf { tfs_i64 w[60]; } RtTryBuf;
   X(void, rt_set_loc, (int loc)) \
   X(void, rt_register_program, (int nfiles, const RtFile *files, int nlocs, const RtLoc *locs)) \
   X(void, rt_append_program, (int nfiles, const RtFile *files, int nlocs, const RtLoc *locs)) \
+  X(int, rt_unit_register, (int module, const RtFile *file, int nlocs, const RtLoc *locs)) \
   X(void, rt_repl_echo, (Val v)) \
   X(Val *, rt_temps_new, (int n, int *mark)) \
   X(void, rt_temps_free, (Val *t, int mark)) \

@@ -64,6 +64,45 @@ void rt_append_program(int nfiles, const RtFile *files, int nlocs, const RtLoc *
   err_nlocs += nlocs;
 }
 
+/* Tables the runtime owns (err_files may still be a unit's const array). */
+static void err_own_tables(void) {
+  if (err_files != err_files_grown) {
+    err_files_grown = err_grow(err_files_grown, 0, (size_t)err_nfiles + 1, sizeof *err_files);
+    if (err_nfiles) memcpy(err_files_grown, err_files, sizeof *err_files * (size_t)err_nfiles);
+    err_files = err_files_grown;
+  }
+  if (err_locs != err_locs_grown) {
+    err_locs_grown = err_grow(err_locs_grown, 0, (size_t)err_nlocs + 1, sizeof *err_locs);
+    if (err_nlocs) memcpy(err_locs_grown, err_locs, sizeof *err_locs * (size_t)err_nlocs);
+    err_locs = err_locs_grown;
+  }
+}
+
+/* tfs run compiles each library module as a unit of its own, whose text
+ * cannot know the module's index nor where its locations fall: it is file
+ * `module`, and its locations (their file fields ignored) go at the end of
+ * the table, numbered from the base returned, which the unit adds to its own. */
+int rt_unit_register(int module, const RtFile *file, int nlocs, const RtLoc *locs) {
+  err_own_tables();
+  if (module >= err_nfiles) {
+    err_files_grown = err_grow(err_files_grown, (size_t)err_nfiles, (size_t)(module + 1 - err_nfiles), sizeof *err_files);
+    memset(err_files_grown + err_nfiles, 0, sizeof *err_files * (size_t)(module + 1 - err_nfiles));
+    err_nfiles = module + 1;
+  }
+  err_files_grown[module] = *file;
+  if (!err_nlocs) {   /* location 0 means unknown */
+    err_locs_grown[0] = (RtLoc){0, 0, 0};
+    err_nlocs = 1;
+  }
+  int base = err_nlocs;
+  err_locs_grown = err_grow(err_locs_grown, (size_t)err_nlocs, (size_t)nlocs + 1, sizeof *err_locs);
+  for (int i = 0; i < nlocs; i++) err_locs_grown[base + i] = (RtLoc){module, locs[i].line, locs[i].col};
+  err_files = err_files_grown;
+  err_locs = err_locs_grown;
+  err_nlocs += nlocs;
+  return base;
+}
+
 void rt_program_tables_free(void) {
   free(err_files_grown);
   free(err_locs_grown);

@@ -168,6 +168,46 @@ START_TEST(cgen_with_main) {
 }
 END_TEST
 
+/* tfs run's library units (cgen_program_units): a library module's C is the
+ * same whatever else the program holds (its index differs), and reaches the
+ * modules it imports through IM_[] only. */
+static const CgUnit *unit_named(const CgUnit *us, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(us[i].name, name)) return &us[i];
+  return NULL;
+}
+
+START_TEST(units_independent) {
+  const char *src[2] = {"import json\nprint(json.dumps([1]))\n",
+                        "import os\nx = 1\nimport re\nimport json\nprint(json.loads('[2]'), x, re.sub('a', 'b', 'a'))\n"};
+  StrBuf c[2], lazy[2];
+  CgUnit *us[2];
+  int n[2];
+  Program p[2];
+  for (int i = 0; i < 2; i++) {
+    sb_init(&c[i]);
+    sb_init(&lazy[i]);
+    load_ok(&p[i], src[i]);
+    ck_assert(cgen_program_units(&p[i], &c[i], &lazy[i], &us[i], &n[i]));
+  }
+  const CgUnit *j0 = unit_named(us[0], n[0], "json"), *j1 = unit_named(us[1], n[1], "json"), *r1 = unit_named(us[1], n[1], "os");
+  ck_assert(j0 && j1 && r1);
+  ck_assert_int_ne(j0->module, j1->module);
+  ck_assert_str_eq(j0->text.data, j1->text.data);
+  ck_assert_ptr_nonnull(strstr(c[1].data, "tfs_units_main();"));
+  ck_assert_ptr_null(strstr(c[1].data, "/* <stdlib>/json.tfs"));   /* the program's unit holds none of it */
+  ck_assert_ptr_nonnull(strstr(r1->text.data, "rt_import(IM_[0])"));   /* os imports posixpath */
+  for (const char *t = strstr(r1->text.data, "rt_import("); t; t = strstr(t + 1, "rt_import("))
+    ck_assert_msg(!strncmp(t, "rt_import(IM_[", 14), "a module index in a library unit: %.40s", t);
+  for (int i = 0; i < 2; i++) {
+    cgen_units_free(us[i], n[i]);
+    sb_free(&c[i]);
+    sb_free(&lazy[i]);
+    program_free(&p[i]);
+  }
+}
+END_TEST
+
 /* tfs run (cgen_program_lazy + jit_compile_lazy): the original body of a
  * @tf.function with a converted twin is in the second unit only, compiled
  * at the first eager call of one such body, once. */
@@ -480,6 +520,7 @@ int main(void) {
   tcase_add_test(tc, cgen_with_main);
   tcase_add_test(tc, cgen_star_params);
   tcase_add_test(tc, cgen_temps_reused);
+  tcase_add_test(tc, units_independent);
   tcase_add_test(tc, lazy_unit_graph_only);
   tcase_add_test(tc, lazy_unit_eager_once);
   tcase_add_test(tc, lazy_unit_compile_error);
