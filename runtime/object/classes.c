@@ -725,6 +725,23 @@ int inst_contains(Val self, Val x) {
 
 /* ---- class objects ---------------------------------------------------------------------------- */
 
+/* A class's module name set at run time (`__module__ = "json.decoder"` in
+ * its body, or assigned later): kept once for the program's life, as the
+ * names the compiler passes are, so a class never owns or frees it. */
+const char *class_module_intern(const char *name) {
+  static char **names;
+  static int n, cap;
+  for (int i = 0; i < n; i++)
+    if (!strcmp(names[i], name)) return names[i];
+  if (n == cap) {
+    char **g = realloc(names, sizeof *g * (size_t)(cap = cap ? cap * 2 : 8));
+    if (!g) rt_throw(ERR_MEMORY, "out of memory");
+    names = g;
+  }
+  if (!(names[n] = strdup(name))) rt_throw(ERR_MEMORY, "out of memory");
+  return names[n++];
+}
+
 /* The class statement: name, at most one base, the body's namespace. */
 Val rt_class_new(const char *name, int nbases, const Val *bases, Val ns, const char *module) {
   if (nbases > 1) rt_throw(ERR_TYPE, "multiple inheritance is not supported");
@@ -740,6 +757,9 @@ Val rt_class_new(const char *name, int nbases, const Val *bases, Val ns, const c
   memset((char *)c + sizeof(Obj), 0, sizeof(TypeObj) - sizeof(Obj));
   c->name = strdup(name);
   c->module = module;
+  Val modname = dict_get_str(ns, "__module__");   /* the body names its module, as CPython's classes may */
+  if (val_is(modname, &str_type)) c->module = class_module_intern(str_cstr(modname));
+  val_decref(modname);
   c->type = base && base->errkind >= 0 ? &exc_type : &inst_type;
   if (base && base->type && base->user_ok) c->type = base->type;
   c->tag = VT_OBJ;

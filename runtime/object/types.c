@@ -312,6 +312,7 @@ static Val ty_call(Val self, int n, const Val *args, const Kw *kw) {
 static Val ty_getattr(Val self, const char *name) {
   TypeObj *t = (TypeObj *)self.u.o;
   if (!strcmp(name, "__name__")) return str_from_cstr(t->name);
+  if (!strcmp(name, "__module__")) return str_from_cstr(t->module ? t->module : "builtins");
   if (!strcmp(name, "__base__")) return t->base ? val_incref(val_obj(t->base)) : types_lookup("object");
   Val a = class_getattr(t, name);
   return val_is_undef(a) && val_is_undef(t->dict) ? class_builtin_attr(t, name) : a;
@@ -329,6 +330,7 @@ static void ty_setattr(Val self, const char *name, Val v) {
     t->name = nm;
     return;
   }
+  if (!strcmp(name, "__module__") && val_is(v, &str_type)) t->module = class_module_intern(str_cstr(v));
   dict_set_str(&t->dict, name, v);
 }
 

@@ -423,7 +423,7 @@ int64_t val_to_index(Val v, const char *what) {
 
 static _Noreturn void no_attribute(Val o, const char *name) {
   if (val_is(o, &module_type))
-    rt_throw(ERR_ATTRIBUTE, "module '%s' has no attribute '%s'", ((Module *)o.u.o)->name, name);
+    rt_throw(ERR_ATTRIBUTE, "module '%s' has no attribute '%s'", module_shown_name(o), name);
   if (val_is(o, &type_type))
     rt_throw(ERR_ATTRIBUTE, "type object '%s' has no attribute '%s'", ((TypeObj *)o.u.o)->name, name);
   rt_throw(ERR_ATTRIBUTE, "'%s' object has no attribute '%s'", val_type_name(o), name);
