@@ -442,11 +442,11 @@ bool types_isinstance(Val x, Val cls) {
     if (!val_is(x, &exc_type) && !val_is(x, &inst_type)) return false;
     return exc_class_sub(typeobj_of(x), cls);
   }
+  if (val_is(x, &inst_type) && !val_is_undef(((Inst *)x.u.o)->base))
+    return exc_class_sub(typeobj_of(x), cls);   /* an instance of an int/float/dict/tuple/... subclass */
   if (c->tag == VT_INT) return x.tag == VT_INT || x.tag == VT_BOOL;
   if (c->tag == VT_FLOAT && x.tag == VT_OBJ && !strcmp(x.u.o->type->name, "numpy.float64")) return true;   /* numpy.float64 subclasses float */
   if (c->tag != VT_OBJ) return x.tag == (unsigned)c->tag;
-  if (val_is(x, &inst_type) && !val_is_undef(((Inst *)x.u.o)->base))
-    return exc_class_sub(typeobj_of(x), cls);   /* an instance of a dict/tuple/... subclass */
   if (x.tag != VT_OBJ) return false;
   if (x.u.o->type == c->type) return true;
   for (const TypeObj *t = ((TypeObj *)typeobj_for(x.u.o->type).u.o)->base; t; t = t->base)   /* builtin bases (numpy.generic ...) */
