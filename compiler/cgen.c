@@ -336,6 +336,13 @@ static int load_name(Fg *g, Ast *n) {
     emit(g, "rt_unbound_global(\"%s\"); T_[%d].tag = VT_NONE;", n->name, t);
     return t;
   }
+  if ((!y || y->kind == SYM_BUILTIN) && !strcmp(n->name, "__name__")) {
+    /* a module's __name__ it does not set: '__main__' for the program, as `if __name__ == "__main__":` expects */
+    const char *mod = g->m->index == 0 ? "__main__" : g->m->name;
+    int k = add_const(g->cg, (Const){0, mod, strlen(mod), -1});
+    emit(g, "TFS_COPY(T_[%d], K[%d]); TFS_INCREF(T_[%d]);", t, k, t);
+    return t;
+  }
   if (!y || y->kind == SYM_BUILTIN) {
     int k = add_const(g->cg, (Const){1, n->name, strlen(n->name), -1});
     emit(g, "TFS_COPY(T_[%d], K[%d]); TFS_INCREF(T_[%d]);", t, k, t);

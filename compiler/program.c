@@ -21,6 +21,7 @@
 
 static bool is_builtin_name(const char *name) {
   if (strcmp(name, "tf") == 0 || strcmp(name, "ag") == 0 || strcmp(name, "ag__") == 0) return true;
+  if (strcmp(name, "__name__") == 0) return true;   /* each module's own name (cgen) */
   Val v = builtins_lookup(name);
   bool ok = !val_is_undef(v);
   val_decref(v);

@@ -14,13 +14,26 @@ static void shape_text(StrBuf *b, int rank, const tfs_i64 *shape) {
   sb_putc(b, ')');
 }
 
+/* A Python float, or a list/tuple holding one at any depth. */
+static bool holds_float(Val v) {
+  if (v.tag == VT_FLOAT) return true;
+  if (!val_is(v, &list_type) && !val_is(v, &tuple_type)) return false;
+  tfs_i64 n;
+  const Val *items;
+  seq_items(v, &n, &items);
+  for (tfs_i64 i = 0; i < n; i++)
+    if (holds_float(items[i])) return true;
+  return false;
+}
+
 /* v as a tensor of dtype dt (owned): numpy casts what it stores unsafely (2.7 into an int array is 2). */
 static Tensor *value_as(Val v, DType dt) {
   Tensor *t = val_as_tensor(v);
   Val tv;
   if (t) tv = val_incref(v);
   else {
-    bool via_default = dt == DT_BOOL || (!dtype_info[dt].is_float && v.tag == VT_FLOAT);
+    /* floats (also inside lists) stored into an int or bool array: their own dtype first, then numpy's cast */
+    bool via_default = dt == DT_BOOL || (!dtype_info[dt].is_float && holds_float(v));
     tv = val_obj(tensor_from_val(v, via_default ? -1 : (int)dt));
   }
   int hm = rt_hold_val(tv);

@@ -160,7 +160,7 @@ static TypeObj *inst_class(Val v) { return val_is(v, &exc_type) ? ((Exc *)v.u.o)
 static bool class_extendable(const TypeObj *b) {
   return b && val_is_undef(b->dict) && b->errkind < 0 && b->ctor &&
          (b->type == &dict_type || b->type == &list_type || b->type == &tuple_type || b->type == &set_type ||
-          b->type == &str_type);
+          b->type == &str_type || (!b->type && (b->tag == VT_INT || b->tag == VT_FLOAT)));
 }
 
 /* The builtin class c extends (dict, tuple, ...), or NULL. */
@@ -170,7 +170,7 @@ static TypeObj *class_builtin_base(TypeObj *c) {
   return NULL;
 }
 
-static bool builtin_mutable(const TypeObj *b) { return b->type != &tuple_type && b->type != &str_type; }
+static bool builtin_mutable(const TypeObj *b) { return b->type && b->type != &tuple_type && b->type != &str_type; }
 
 Val inst_base(Val v) {
   return val_is(v, &inst_type) && !val_is_undef(((Inst *)v.u.o)->base) ? ((Inst *)v.u.o)->base : v;
@@ -199,12 +199,14 @@ static Val base_dunder_call(Val state, int n, const Val *args, const Kw *kw) {
   case BD_SETITEM: rt_setitem(base, args[0], args[1]); return val_none();
   case BD_DELITEM: rt_delitem(base, args[0]); return val_none();
   case BD_CONTAINS: return val_bool(contains(base, args[0]));
-  case BD_LEN: return val_int(base.u.o->type->len(base));
+  case BD_LEN:
+    if (base.tag != VT_OBJ || !base.u.o->type->len) rt_throw(ERR_TYPE, "object of type '%s' has no len()", val_type_name(base));
+    return val_int(base.u.o->type->len(base));
   case BD_ITER: return rt_iter(base);
   case BD_REPR: return repr_of(base);
   case BD_STR: return str_of(base);
   case BD_HASH:
-    if (!base.u.o->type->hash) rt_throw(ERR_TYPE, "unhashable type: '%s'", val_type_name(base));
+    if (base.tag == VT_OBJ && !base.u.o->type->hash) rt_throw(ERR_TYPE, "unhashable type: '%s'", val_type_name(base));
     return val_int(val_pyhash(base));
   default: break;
   }
@@ -222,6 +224,7 @@ static Val class_base_attr(Val base, const char *name) {
       val_decref(st);
       return f;
     }
+  if (base.tag != VT_OBJ) return num_getattr(base, name);   /* an int or float subclass: (x).real, .is_integer() */
   return base.u.o->type->getattr ? base.u.o->type->getattr(base, name) : val_undef();
 }
 
@@ -559,7 +562,7 @@ static tfs_i64 inst_len(Val self) {
   Val r;
   if (!inst_special(self, "__len__", 0, NULL, &r)) {
     Val base = inst_base_of(self);
-    return val_is_undef(base) ? -1 : base.u.o->type->len(base);
+    return base.tag != VT_OBJ ? -1 : base.u.o->type->len(base);   /* none, or an int/float: no len() */
   }
   if (r.tag != VT_INT) {
     const char *t = val_type_name(r);
@@ -617,6 +620,8 @@ static Val inst_unop(int op, Val a) {
   static const char *const names[] = {"__neg__", "__pos__", "__invert__"};
   Val r;
   if (op >= 0 && op < 3 && inst_special(a, names[op], 0, NULL, &r)) return r;
+  Val base = inst_base_of(a);
+  if (op >= 0 && op < 3 && (base.tag == VT_INT || base.tag == VT_FLOAT)) return rt_unop(op, base);   /* -C(2.5) is a float */
   return val_undef();
 }
 
@@ -647,6 +652,8 @@ static int inst_truthy(Val v) {
     }
     return (int)r.u.i;
   }
+  Val base = inst_base_of(v);
+  if (base.tag == VT_INT || base.tag == VT_FLOAT) return rt_truthy(base);   /* Count(0) is false */
   tfs_i64 n = inst_len(v);
   return n != 0;
 }
@@ -663,6 +670,7 @@ static tfs_u64 inst_hash(Val v) {
   if (!inst_special(v, "__hash__", 0, NULL, &r)) {
     Val base = inst_base_of(v);
     if (val_is_undef(base)) return obj_identity_hash(v);
+    if (base.tag != VT_OBJ) return val_hash(base);   /* an int/float subclass hashes as its number */
     if (!base.u.o->type->hash) rt_throw(ERR_TYPE, "unhashable type: '%s'", val_type_name(v));
     return base.u.o->type->hash(base);
   }
@@ -725,6 +733,23 @@ int inst_contains(Val self, Val x) {
 
 /* ---- class objects ---------------------------------------------------------------------------- */
 
+/* A class's module name set at run time (`__module__ = "json.decoder"` in
+ * its body, or assigned later): kept once for the program's life, as the
+ * names the compiler passes are, so a class never owns or frees it. */
+const char *class_module_intern(const char *name) {
+  static char **names;
+  static int n, cap;
+  for (int i = 0; i < n; i++)
+    if (!strcmp(names[i], name)) return names[i];
+  if (n == cap) {
+    char **g = realloc(names, sizeof *g * (size_t)(cap = cap ? cap * 2 : 8));
+    if (!g) rt_throw(ERR_MEMORY, "out of memory");
+    names = g;
+  }
+  if (!(names[n] = strdup(name))) rt_throw(ERR_MEMORY, "out of memory");
+  return names[n++];
+}
+
 /* The class statement: name, at most one base, the body's namespace. */
 Val rt_class_new(const char *name, int nbases, const Val *bases, Val ns, const char *module) {
   if (nbases > 1) rt_throw(ERR_TYPE, "multiple inheritance is not supported");
@@ -740,6 +765,9 @@ Val rt_class_new(const char *name, int nbases, const Val *bases, Val ns, const c
   memset((char *)c + sizeof(Obj), 0, sizeof(TypeObj) - sizeof(Obj));
   c->name = strdup(name);
   c->module = module;
+  Val modname = dict_get_str(ns, "__module__");   /* the body names its module, as CPython's classes may */
+  if (val_is(modname, &str_type)) c->module = class_module_intern(str_cstr(modname));
+  val_decref(modname);
   c->type = base && base->errkind >= 0 ? &exc_type : &inst_type;
   if (base && base->type && base->user_ok) c->type = base->type;
   c->tag = VT_OBJ;

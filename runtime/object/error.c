@@ -175,6 +175,25 @@ static void err_report(int loc, ErrKind kind, const char *cls, const char *msg) 
 
 void rt_report(int loc, ErrKind kind, const char *msg) { err_report(loc, kind, NULL, msg); }
 
+/* The class an uncaught exception prints, as CPython's traceback does: a
+ * class of a module other than the program and builtins is qualified by it
+ * (`json.decoder.JSONDecodeError`, `mymod.Error`).  NULL: the kind's name. */
+static const char *err_class_name(Val exc, StrBuf *b) {
+  if (!val_is(exc, &exc_type)) return NULL;
+  const Exc *e = (const Exc *)exc.u.o;
+  const char *mod = e->klass ? e->klass->module : NULL;
+  if (!mod || !strcmp(mod, "__main__") || !strcmp(mod, "builtins")) return e->cls;
+  sb_printf(b, "%s.%s", mod, e->cls);
+  return b->data;
+}
+
+static void err_report_exc(int loc, ErrKind kind, Val exc, const char *msg) {
+  StrBuf b;
+  sb_init(&b);
+  err_report(loc, kind, err_class_name(exc, &b), msg);
+  sb_free(&b);
+}
+
 /* ---- temporaries released on unwind -------------------------------------------------------------- */
 
 typedef struct Held {
@@ -460,7 +479,7 @@ static _Noreturn void err_unwind(int loc, ErrKind kind, char *msg, Val exc) {
   }
   err_traceback(loc);
   loc = user;
-  err_report(loc, kind, val_is(exc, &exc_type) ? ((Exc *)exc.u.o)->cls : NULL, msg);
+  err_report_exc(loc, kind, exc, msg);
   free(msg);
   /* An uncaught error ends the program at once.  Frames it unwound through
    * (generated code, tracing) still own values; running exit handlers would
@@ -472,7 +491,7 @@ static _Noreturn void err_unwind(int loc, ErrKind kind, char *msg, Val exc) {
 }
 
 void rt_report_caught(RtTry *t) {
-  err_report(t->loc, t->kind, val_is(t->exc, &exc_type) ? ((Exc *)t->exc.u.o)->cls : NULL, t->msg ? t->msg : "");
+  err_report_exc(t->loc, t->kind, t->exc, t->msg ? t->msg : "");
   rt_try_clear(t);
 }
 

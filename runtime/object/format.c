@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "object/hosttypes.h"
 #include "object/numfmt.h"
 #include "object/object.h"
 #include "object/hooks.h"
@@ -306,6 +307,11 @@ void format_into(StrBuf *b, Val v, const char *spec, size_t n) {
   if (inst_format(b, v, spec, n)) return;
   if (n == 0) {
     val_str(b, v);
+    return;
+  }
+  Val base = inst_base(v);   /* class C(float) / C(str) without a __format__: its value's format */
+  if (base.tag != v.tag || (base.tag == VT_OBJ && base.u.o != v.u.o)) {
+    format_into(b, base, spec, n);
     return;
   }
   bool sc_int;

@@ -29,6 +29,7 @@ Val class_instantiate(TypeObj *c, int n, const Val *args, const Kw *kw);
 Val class_getattr(TypeObj *c, const char *name);
 Val class_builtin_attr(TypeObj *b, const char *name);  /* dict.__setitem__, tuple.__new__ ...: a builtin class's methods taking the instance */
 void class_free(TypeObj *c);
+const char *class_module_intern(const char *name);   /* a module name kept for the program's life */
 Val inst_new(TypeObj *cls);
 Val inst_base(Val v);                                /* the builtin value a dict/list/tuple/... subclass instance extends (borrowed), else v */
 Val inst_getattr_dict(Val self, Val dict, const char *name);

@@ -64,10 +64,19 @@ Val rt_import(int index) {
 
 static void module_free(Obj *o) { free(o); }   /* globals belong to the generated code */
 
+/* The name a module shows: its global __name__ when it sets one (numpy_linalg.tfs is
+ * 'numpy.linalg', as Python's module.__name__ is), else the name it was imported by. */
+const char *module_shown_name(Val mod) {
+  Module *m = (Module *)mod.u.o;
+  for (int i = 0; i < m->nglobals; i++)
+    if (!strcmp(m->names[i], "__name__") && val_is(m->globals[i], &str_type)) return str_cstr(m->globals[i]);
+  return m->name;
+}
+
 static void module_repr(StrBuf *b, Val v) {
   Module *m = (Module *)v.u.o;
   if (m->getattr) sb_printf(b, "<module '%s' (built-in)>", m->name);
-  else sb_printf(b, "<module '%s'>", m->name);
+  else sb_printf(b, "<module '%s'>", module_shown_name(v));
 }
 
 static Val module_getattr(Val self, const char *name) {
@@ -97,7 +106,7 @@ static void module_setattr(Val self, const char *name, Val v) {
       return;
     }
   }
-  rt_throw(ERR_ATTRIBUTE, "module '%s' has no attribute '%s'", m->name, name);
+  rt_throw(ERR_ATTRIBUTE, "module '%s' has no attribute '%s'", module_shown_name(self), name);
 }
 
 const Type module_type = {

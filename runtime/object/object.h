@@ -273,6 +273,7 @@ int num_cmp(Val a, Val b);                       /* host numbers: -1, 0, 1, or 2
 
 /* Native modules register their attribute tables here. */
 Val module_native(const char *name, Val (*getattr)(const char *name));
+const char *module_shown_name(Val mod);           /* its __name__ (borrowed) */
 
 /* Builtins scope: returns the builtin named `name` (owned) or VT_UNDEF. */
 Val builtins_lookup(const char *name);

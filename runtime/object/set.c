@@ -82,11 +82,11 @@ int64_t val_pyhash(Val v) {
     acc += (tfs_u64)t->len ^ (p5 ^ 3527539UL);
     return acc == (tfs_u64)-1 ? 1546275796 : (int64_t)acc;
   }
-  if (val_is(v, &inst_type) && inst_base(v).u.o != v.u.o) {   /* a tuple/str subclass without __hash__ of its own */
+  if (val_is(v, &inst_type) && (inst_base(v).tag != VT_OBJ || inst_base(v).u.o != v.u.o)) {   /* a tuple/str/int/float subclass without __hash__ of its own */
     Val h = class_find(((Inst *)v.u.o)->klass, "__hash__");
     bool own = !val_is_undef(h);
     val_decref(h);
-    if (!own && !inst_base(v).u.o->type->hash) rt_throw(ERR_TYPE, "unhashable type: '%s'", val_type_name(v));
+    if (!own && inst_base(v).tag == VT_OBJ && !inst_base(v).u.o->type->hash) rt_throw(ERR_TYPE, "unhashable type: '%s'", val_type_name(v));
     if (!own) return val_pyhash(inst_base(v));
   }
   if (val_is(v, &inst_type)) {   /* a class's __hash__ is hash()'s answer, as in Python (-1 becomes -2) */

@@ -312,6 +312,7 @@ static Val ty_call(Val self, int n, const Val *args, const Kw *kw) {
 static Val ty_getattr(Val self, const char *name) {
   TypeObj *t = (TypeObj *)self.u.o;
   if (!strcmp(name, "__name__")) return str_from_cstr(t->name);
+  if (!strcmp(name, "__module__")) return str_from_cstr(t->module ? t->module : "builtins");
   if (!strcmp(name, "__base__")) return t->base ? val_incref(val_obj(t->base)) : types_lookup("object");
   Val a = class_getattr(t, name);
   return val_is_undef(a) && val_is_undef(t->dict) ? class_builtin_attr(t, name) : a;
@@ -329,6 +330,7 @@ static void ty_setattr(Val self, const char *name, Val v) {
     t->name = nm;
     return;
   }
+  if (!strcmp(name, "__module__") && val_is(v, &str_type)) t->module = class_module_intern(str_cstr(v));
   dict_set_str(&t->dict, name, v);
 }
 
@@ -440,11 +442,11 @@ bool types_isinstance(Val x, Val cls) {
     if (!val_is(x, &exc_type) && !val_is(x, &inst_type)) return false;
     return exc_class_sub(typeobj_of(x), cls);
   }
+  if (val_is(x, &inst_type) && !val_is_undef(((Inst *)x.u.o)->base))
+    return exc_class_sub(typeobj_of(x), cls);   /* an instance of an int/float/dict/tuple/... subclass */
   if (c->tag == VT_INT) return x.tag == VT_INT || x.tag == VT_BOOL;
   if (c->tag == VT_FLOAT && x.tag == VT_OBJ && !strcmp(x.u.o->type->name, "numpy.float64")) return true;   /* numpy.float64 subclasses float */
   if (c->tag != VT_OBJ) return x.tag == (unsigned)c->tag;
-  if (val_is(x, &inst_type) && !val_is_undef(((Inst *)x.u.o)->base))
-    return exc_class_sub(typeobj_of(x), cls);   /* an instance of a dict/tuple/... subclass */
   if (x.tag != VT_OBJ) return false;
   if (x.u.o->type == c->type) return true;
   for (const TypeObj *t = ((TypeObj *)typeobj_for(x.u.o->type).u.o)->base; t; t = t->base)   /* builtin bases (numpy.generic ...) */

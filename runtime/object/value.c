@@ -317,6 +317,8 @@ bool val_eq(Val a, Val b) {
   if (val_is(a, &complex_type) || val_is(b, &complex_type))   /* 1 == 1+0j */
     return (val_is_num(a) || val_is(a, &complex_type)) && (val_is_num(b) || val_is(b, &complex_type)) &&
            complex_type.eq(a, b);
+  if (a.tag != b.tag && (inst_base(a).tag != a.tag || inst_base(b).tag != b.tag))
+    return inst_type.eq(a, b);   /* class C(float) against a number: its __eq__, else its number's */
   if (a.tag != b.tag) return false;
   if (a.tag == VT_NONE) return true;
   if (a.tag != VT_OBJ) return false;
@@ -383,6 +385,7 @@ bool val_as_int(Val v, int64_t *out) {
     *out = v.u.i;
     return true;
   }
+  if (val_is(v, &inst_type) && inst_base(v).tag == VT_INT) return val_as_int(inst_base(v), out);   /* class C(int) */
   bool is_int;
   int64_t i;
   double f;
@@ -398,6 +401,8 @@ bool val_as_float(Val v, double *out) {
     *out = v.u.f;
     return true;
   }
+  if (val_is(v, &inst_type) && (inst_base(v).tag == VT_FLOAT || inst_base(v).tag == VT_INT))
+    return val_as_float(inst_base(v), out);   /* class C(float) */
   if (v.tag == VT_INT || v.tag == VT_BOOL) {
     *out = (double)v.u.i;
     return true;
@@ -423,7 +428,7 @@ int64_t val_to_index(Val v, const char *what) {
 
 static _Noreturn void no_attribute(Val o, const char *name) {
   if (val_is(o, &module_type))
-    rt_throw(ERR_ATTRIBUTE, "module '%s' has no attribute '%s'", ((Module *)o.u.o)->name, name);
+    rt_throw(ERR_ATTRIBUTE, "module '%s' has no attribute '%s'", module_shown_name(o), name);
   if (val_is(o, &type_type))
     rt_throw(ERR_ATTRIBUTE, "type object '%s' has no attribute '%s'", ((TypeObj *)o.u.o)->name, name);
   rt_throw(ERR_ATTRIBUTE, "'%s' object has no attribute '%s'", val_type_name(o), name);

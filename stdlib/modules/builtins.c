@@ -124,6 +124,12 @@ static Val bi_dunder(Val x, const char *name, int n, const Val *args) {
   return r;
 }
 
+/* The int or float an instance of `class C(float)` extends, else x itself. */
+static Val bi_num_base(Val x) {
+  Val b = inst_base(x);
+  return b.tag == VT_INT || b.tag == VT_FLOAT ? b : x;
+}
+
 static Val bi_abs(Val self, int n, const Val *args, const Kw *kw) {
   bi_exactly("abs", n, kw, 1);
   Val x = args[0];
@@ -134,6 +140,8 @@ static Val bi_abs(Val self, int n, const Val *args, const Kw *kw) {
   if (x.tag == VT_FLOAT) return val_float(fabs(x.u.f));
   Val r = bi_dunder(x, "__abs__", 0, NULL);
   if (!val_is_undef(r)) return r;
+  Val b = bi_num_base(x);
+  if (b.tag != x.tag) return bi_abs(self, 1, &b, NULL);
   rt_throw(ERR_TYPE, "bad operand type for abs(): '%s'", val_type_name(x));
 }
 
@@ -167,6 +175,11 @@ static Val bi_round(Val self, int n, const Val *args, const Kw *kw) {
   Val a[2];
   args_parse(&spec, n, args, kw, a);
   Val x = a[0], nd = a[1];
+  if (val_is(x, &inst_type)) {   /* a float subclass without its own __round__ rounds its float */
+    Val own = class_find(((Inst *)x.u.o)->klass, "__round__");
+    if (val_is_undef(own)) x = bi_num_base(x);
+    val_decref(own);
+  }
   if (x.tag == VT_INT || x.tag == VT_BOOL) {
     int64_t v = x.u.i;
     if (nd.tag == VT_NONE) return val_int(v);

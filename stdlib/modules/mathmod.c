@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "modules/modules.h"
+#include "object/hosttypes.h"
 #include "object/object.h"
 #include "object/value.h"
 #include "tensor/tensor.h"
@@ -18,9 +19,12 @@ static void mm_count(const char *what, int n, const Kw *kw, int lo, int hi) {
   }
 }
 
+/* A Python number math takes: an int or float (also of a subclass, class C(float)), a numpy scalar. */
+static bool mm_number(Val v) { return v.tag != VT_OBJ || val_is_ndarray(v) || inst_base(v).tag != VT_OBJ; }
+
 static double mm_real(Val v) {
   double d;
-  if ((v.tag == VT_OBJ && !val_is_ndarray(v)) || !val_as_float(v, &d)) rt_throw(ERR_TYPE, "must be real number, not %s", val_type_name(v));
+  if (!mm_number(v) || !val_as_float(v, &d)) rt_throw(ERR_TYPE, "must be real number, not %s", val_type_name(v));
   return d;
 }
 
@@ -286,7 +290,7 @@ static Val mm_fsum(Val self, int n, const Val *args, const Kw *kw) {
   bool have_special = false;
   for (tfs_i64 i = 0; i < len; i++) {
     double x;
-    if ((it[i].tag == VT_OBJ && !val_is_ndarray(it[i])) || !val_as_float(it[i], &x)) {   /* numpy scalars are numbers */
+    if (!mm_number(it[i]) || !val_as_float(it[i], &x)) {   /* numpy scalars are numbers */
       const char *t = val_type_name(it[i]);
       val_decref(l);
       rt_throw(ERR_TYPE, "must be real number, not %s", t);
