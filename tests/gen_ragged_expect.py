@@ -262,6 +262,16 @@ def composite(eager):
     r1 = [[1, 2], [3], []]
     p([[sum(x)] for x in r1], [[max(c) for c in cols(r1)]], [[sum(sum(x) for x in r1)]])
     p(reduce_ax(sum, r2, 0), [[v] for v in reduce_ax(sum, r2, 1)])
+    # a ragged argument in a list (one trace), gradients through a ragged argument and a ragged result
+    pairs = [([[1.0, 2.0], [3.0]], 2.0), ([[4.0], [5.0, 6.0]], 3.0)]
+    p(*[[sum(r) * sc for r in rows] for rows, sc in pairs], 0 if eager else 1)
+    rows = [[1.0, 2.0], [3.0]]
+    p(sum(map(sum, rows)) * 2.0, sum(map(sum, rows)))             # d/dv sum(rt * v) = sum(rt)
+    xs, w = [1.0, 2.0, 3.0], [1.0, 10.0, 100.0]
+    p(R([[v * v for v in xs[:2]], [xs[2] ** 2]], dtype=np.float32), 2, [2 * a * b for a, b in zip(xs, w)])
+    fs = spec([2, None], "float32", 1)
+    L.extend(["Input Parameters:", "  rt (POSITIONAL_OR_KEYWORD): " + fs, "Output Type:",
+              "  Dict[['r', %s], ['n', TensorSpec(shape=(), dtype=tf.int64, name=None)]]" % fs, "Captures:", "  None"])
     with open(os.path.join(HERE, "programs", "ragged_composite%s.out" % (".eager" if eager else "")), "w") as fh:
         fh.write("\n".join(L) + "\n")
 

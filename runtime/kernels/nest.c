@@ -50,6 +50,9 @@ Val nest_packed(Val spec, Val comps) {
   return val_obj(p);
 }
 
+Val nest_packed_comps(Val v) { return ((const NestPacked *)v.u.o)->comps; }
+Val nest_packed_spec(Val v) { return ((const NestPacked *)v.u.o)->spec; }
+
 Val nest_map(Val v, Val (*fn)(void *ctx, Val elem), void *ctx) {
   if (val_is(v, &nest_packed_type)) {
     const NestPacked *p = (const NestPacked *)v.u.o;

@@ -17,6 +17,8 @@ extern const Type nest_leaf_type;
  * components.  nest_map maps the components; nest_unflatten gives spec._from_components(list) of the filled
  * ones (stdlib/function/tffunction.c makes them for tf.function's arguments and results). */
 Val nest_packed(Val spec, Val comps);   /* both borrowed; owned result */
+Val nest_packed_comps(Val v);           /* its components' tuple (borrowed) */
+Val nest_packed_spec(Val v);            /* its TypeSpec (borrowed) */
 extern const Type nest_packed_type;
 
 /* A composite value with one tensor inside (tf.TensorArray: its flow), which

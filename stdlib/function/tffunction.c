@@ -1450,6 +1450,17 @@ static void tffn_graph_vars(const Graph *g, Val vars, Val caps) {
 static void tffn_tensor_leaves(Val v, Val list, bool vars) {
   if (val_is(v, &tensor_type) || (vars && val_is(v, &variable_type))) {
     list_append(list, v);
+  } else if (val_is(v, &nest_packed_type)) {
+    tffn_tensor_leaves(nest_packed_comps(v), list, vars);
+  } else if (comp_is_value(v)) {   /* a composite: its components, in the order its key feeds them */
+    Val spec = rt_getattr(v, "_type_spec");
+    int mark = rt_hold_val(spec);
+    Val comps = comp_call(spec, "_to_components", 1, &v);
+    rt_hold_val(comps);
+    tffn_tensor_leaves(comps, list, vars);
+    rt_unhold(mark);
+    val_decref(comps);
+    val_decref(spec);
   } else if (val_is(v, &list_type) || val_is(v, &tuple_type)) {
     tfs_i64 n;
     const Val *items;
@@ -2149,6 +2160,7 @@ static Val conc_tmpl_spec(const Concrete *c, Val tmpl) {
   int idx;
   if (nest_is_leaf(tmpl, &idx))
     return tffn_spec_new(c->leafm[idx].rank, c->leafm[idx].shape, c->leafm[idx].dtype, val_none());
+  if (val_is(tmpl, &nest_packed_type)) return val_incref(nest_packed_spec(tmpl));   /* a composite: its TypeSpec */
   tfs_i64 n;
   const Val *items;
   if (seq_items(tmpl, &n, &items)) {
@@ -4149,6 +4161,16 @@ __attribute__((constructor)) static void tffn_ctor(void) { tffn_init(); }
 
 /* The structure of TensorSpecs a concrete function returns (tf.data's map and
  * filter read their element_spec from it). */
+/* nest_unflatten of output specs, a composite giving its own TypeSpec (not one rebuilt from specs). */
+static Val spec_unflatten_elem(void *ctx, Val e);
+static Val spec_unflatten(Val tmpl, const Val *specs) {
+  int idx;
+  if (nest_is_leaf(tmpl, &idx)) return val_incref(specs[idx]);
+  if (val_is(tmpl, &nest_packed_type)) return val_incref(nest_packed_spec(tmpl));
+  return nest_map(tmpl, spec_unflatten_elem, (void *)specs);
+}
+static Val spec_unflatten_elem(void *ctx, Val e) { return spec_unflatten(e, (const Val *)ctx); }
+
 Val tffn_output_spec(Val conc) {
   const Concrete *c = (const Concrete *)conc.u.o;
   int no = c->g->noutputs;
@@ -4158,7 +4180,7 @@ Val tffn_output_spec(Val conc) {
     const TMeta *m = graph_meta(c->g, c->g->outputs[i]);
     specs[i] = tffn_spec_new(m->rank, m->shape, m->dtype, val_none());
   }
-  Val r = val_is_undef(c->out_tmpl) ? (no ? val_incref(specs[0]) : val_none()) : nest_unflatten(c->out_tmpl, specs);
+  Val r = val_is_undef(c->out_tmpl) ? (no ? val_incref(specs[0]) : val_none()) : spec_unflatten(c->out_tmpl, specs);
   for (int i = 0; i < no; i++) val_decref(specs[i]);
   free(specs);
   return r;
