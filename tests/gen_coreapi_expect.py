@@ -789,6 +789,31 @@ def np_matrix_diag(diag, k, rows=-1, cols=-1, pad=0, align="RIGHT_LEFT"):
     return out
 
 
+def np_diag_part(x, k, pad=0, align="RIGHT_LEFT"):
+    """MatrixDiagPartV3 from numpy's own np.diagonal: diagonals k[1] down to k[0] as rows, each shorter one padded
+    on the side align does not name for it (super-diagonals by its first word, sub-diagonals by its second)."""
+    lo, hi = (k, k) if np.isscalar(k) else k
+    x = np.asarray(x)
+    m, n = x.shape[-2:]
+    width = min(m + min(hi, 0), n - max(lo, 0))
+    rows = []
+    for d in range(hi, lo - 1, -1):
+        v = np.diagonal(x, offset=d, axis1=-2, axis2=-1)
+        fill = np.full(v.shape[:-1] + (width - v.shape[-1],), pad, dtype=x.dtype)
+        left = (d >= 0 and align.startswith("LEFT")) or (d <= 0 and align.endswith("_LEFT"))
+        rows.append(np.concatenate([v, fill] if left else [fill, v], -1))
+    out = np.stack(rows, -2)
+    return out[..., 0, :] if lo == hi else out
+
+
+def np_diag_part_grad(shape, k, w, align="RIGHT_LEFT"):
+    # d/dx sum(diag_part(x, k) * w): each element of the band gets the weight of its place in the output
+    where = np_diag_part(np.arange(np.prod(shape)).reshape(shape), k, pad=-1, align=align)
+    g = np.zeros(np.prod(shape), np.float32)
+    np.add.at(g, where[where >= 0], np.asarray(w, np.float32)[where >= 0])
+    return g.reshape(shape)
+
+
 def np_set_diag(x, diag, k, align="RIGHT_LEFT"):
     lo, hi = (k, k) if np.isscalar(k) else k
     rows, cols = x.shape[-2:]
@@ -859,6 +884,14 @@ def linalg():
         ("cross", "tf.linalg.cross(r[:, :3], b[:, :1] + r[:, :3])", np.cross(R, B[:, :1] + R)),
         ("normalize", "tf.linalg.normalize(b, axis=0)",
          (B / np.linalg.norm(B, axis=0, keepdims=True), f32(np.linalg.norm(B, axis=0, keepdims=True)))),
+        ("diag_part k=1", "tf.linalg.diag_part(r, k=1)", np_diag_part(R, 1)),
+        ("diag_part k=-2", "tf.linalg.diag_part(r, k=-2)", np_diag_part(R, -2)),
+        ("diag_part band pad", "tf.linalg.diag_part(r, k=(-1, 1), padding_value=9)", np_diag_part(R, (-1, 1), pad=9)),
+        ("diag_part band LEFT_RIGHT", "tf.linalg.diag_part(tf.transpose(r), k=(-2, 1), align='LEFT_RIGHT')",
+         np_diag_part(R.T, (-2, 1), align="LEFT_RIGHT")),
+        ("diag_part batch int LEFT_LEFT", "tf.linalg.diag_part(tf.reshape(tf.range(24), [2, 3, 4]), k=(0, 2), align='LEFT_LEFT', padding_value=-1)",
+         np_diag_part(np.arange(24, dtype=np.int32).reshape(2, 3, 4), (0, 2), pad=-1, align="LEFT_LEFT")),
+        ("diag_part RIGHT_RIGHT", "tf.linalg.diag_part(m, k=(-1, 1), align='RIGHT_RIGHT')", np_diag_part(M, (-1, 1), align="RIGHT_RIGHT")),
         ("expm small", "tf.linalg.expm(q)", f32(np_expm(Q))),
         ("expm", "tf.linalg.expm(m * 0.5)", f32(np_expm(M * 0.5))),
         ("expm batch", "tf.linalg.expm(tf.stack([q * 10.0, -q]))", f32(np.stack([np_expm(Q * 10), np_expm(-Q)]))),
@@ -876,6 +909,10 @@ def linalg():
         ("set_diag", "lambda r: tf.reduce_sum(tf.linalg.set_diag(r, tf.zeros([3])) * 2.0)", "r",
          f32(np.where(np.eye(4, 3) > 0, 0.0, 2.0))),
         ("expm", "lambda q: tf.reduce_sum(tf.linalg.expm(q))", "q", f32(np_expm_grad(Q, np.ones((2, 2))))),
+        ("diag_part band", "lambda r: tf.reduce_sum(tf.linalg.diag_part(r, k=(-1, 1)) * tf.reshape(tf.range(1.0, 10.0), [3, 3]))",
+         "r", np_diag_part_grad(R.shape, (-1, 1), np.arange(1, 10).reshape(3, 3))),
+        ("diag_part k=1 LEFT_LEFT", "lambda r: tf.reduce_sum(tf.linalg.diag_part(tf.transpose(r), k=(1, 2), align='LEFT_LEFT') ** 2)",
+         "r", np_diag_part_grad(R.T.shape, (1, 2), 2 * np_diag_part(R.T, (1, 2), align="LEFT_LEFT"), align="LEFT_LEFT").T),
         # d/d(diagonals) of sum(diag * w): w read back along each diagonal (used entries only)
         ("diag band", "lambda b: tf.reduce_sum(tf.linalg.diag(tf.transpose(b), k=(-1, 0), num_rows=4) * tf.reshape(tf.range(16.0), [4, 4]))",
          "b", f32(np_diag_grad())),
@@ -886,7 +923,9 @@ def linalg():
                "            lambda: tf.linalg.diag(tf.ones([2]), k=1, num_rows=1), lambda: tf.linalg.diag(tf.ones([2, 1]), k=(0, 2)),",
                "            lambda: tf.linalg.diag(tf.ones([2]), k=(0, 1, 2)),",
                "            lambda: tf.linalg.set_diag(tf.zeros([3, 3]), tf.ones([3]), k=1),",
-               "            lambda: tf.linalg.set_diag(tf.zeros([2, 3]), tf.ones([3]))]:",
+               "            lambda: tf.linalg.set_diag(tf.zeros([2, 3]), tf.ones([3])),",
+               "            lambda: tf.linalg.diag_part(tf.ones([2, 3]), k=(1, 0)), lambda: tf.linalg.diag_part(tf.ones([2, 3]), k=3),",
+               "            lambda: tf.linalg.diag_part(tf.ones([2, 3]), k=(-1, 5))]:",
                "    try:", "        bad()", "    except (ValueError, TypeError, NotImplementedError, tf.errors.InvalidArgumentError) as e:",
                "        print(type(e).__name__ + \": \" + str(e))"]
     err_out = ["TypeError: Input `a` must have `float`-like `dtype` (saw int32).",
@@ -902,7 +941,15 @@ def linalg():
                "InvalidArgumentError: Either first dimensions of diagonal don't match input.shape[:-2], or diagonal.shape[:-1] "
                "is not equal to the longests diagonal in range [lower_diag_index:upper_diag_index].",
                "Input shape: [3,3]", "Diagonal shape: [3]", "Expected diagonal shape: [2]",
-               "InvalidArgumentError: diagonal must be at least 1-dim, and the last dimension of diagonal must be min(M, N) = 2, but got 3"]
+               "InvalidArgumentError: diagonal must be at least 1-dim, and the last dimension of diagonal must be min(M, N) = 2, but got 3",
+               "InvalidArgumentError: lower_diag_index must not be larger than upper_diag_index: 1 > 0",
+               "InvalidArgumentError: lower_diag_index is out of bound: 3. It must be between -2 and 3",
+               "InvalidArgumentError: upper_diag_index is out of bound: 5. It must be between -2 and 3"]
+    # tf.linalg.diag of a diagonal whose length is only known when the function runs
+    err_src += ["", "@tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])", "def diag_any(d):",
+                "    return tf.linalg.diag(d), tf.linalg.diag_part(tf.linalg.diag(d), k=(-1, 0))",
+                "show(\"diag unknown length\", diag_any(tf.constant([1.0, 2.0, 3.0])))"]
+    err_out += [show("diag unknown length", (np.diag(f32([1, 2, 3])), np_diag_part(np.diag(f32([1, 2, 3])), (-1, 0))))]
     write("coreapi_linalg", "tf.linalg functions composed from other ops: pinv, matrix_rank, logdet, eigvalsh, "
           "cholesky_solve, lstsq, matvec, diag/set_diag/tensor_diag, cross, normalize, expm (its oracle: a float64 Taylor "
           "series with scaling and squaring; expm's gradient: the Frechet derivative by the block-matrix identity)",

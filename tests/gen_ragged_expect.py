@@ -179,7 +179,106 @@ def function():
         fh.write("\n".join(L) + "\n")
 
 
+def reduce_rows(fn, group):
+    # rows of varying lengths reduced elementwise, aligned at their start (TF's ragged segment reductions)
+    return [fn(c) for c in cols(group)] if any(group) else []
+
+
+def reduce_ax(fn, rt, axis):
+    # rt a nested list of ragged_rank 2 ([B, (r), (c)]); axis 0, 1 or 2
+    if axis == 0:
+        return [reduce_rows(fn, g) for g in cols(rt)] if any(rt) else []
+    if axis == 1:
+        return [reduce_rows(fn, r) for r in rt]
+    return [[fn(c) for c in r] for r in rt]
+
+
+I32_LOWEST = -2 ** 31
+
+
+def rmax(xs):
+    return max(xs) if xs else I32_LOWEST
+
+
+def rmin(xs):
+    return min(xs) if xs else 2 ** 31 - 1
+
+
+def composite(eager):
+    # eager: `tfs run --eager` (tf.config.run_functions_eagerly(True)): no traces, no signature checks
+    L = []
+    p = lambda *a: L.append(" ".join(str(x) for x in a))
+    shape = lambda dims: "TensorShape([" + ", ".join("None" if d is None else str(d) for d in dims) + "])"
+    spec = lambda dims, dt, rr: "RaggedTensorSpec(%s, tf.%s, %d, tf.int64)" % (shape(dims), dt, rr)
+    calls = [[[1, 2], [3], []], [[4], [5, 6, 7], [8]], [[9], [10, 11]]]
+    for c in calls:
+        p(R(m(c, lambda v: v + 1)))
+    if eager:
+        p(0, "[%s]" % ", ".join(shape([len(c), None]) for c in calls))
+    else:
+        p(2, "[%s, %s]" % (shape([3, None]), shape([2, None])))   # one trace per RaggedTensorSpec: [3, None], [2, None]
+    x, lens = [1.0, 2.0, 3.0, 4.0], [3, 0, 1]
+    splits = [0] + list(np.cumsum(lens))
+    rows = [x[splits[i]:splits[i + 1]] for i in range(3)]
+    p(R(rows, dtype=np.float32), sum(x))
+    p([int(v) for v in splits], "(3, None)")
+    for r in ([[1.0, 2.0], [3.0], [5.0, 7.0, 9.0]], [[4.0], [6.0, 8.0]]):
+        p([mean32(row) for row in r], R(m(r, lambda v: v * 2.0), dtype=np.float32))
+    p(0 if eager else 1)
+    sig = spec([None, None], "float32", 1)
+    p(sig)
+    p(spec([2, None, None], "int32", 2))
+    if eager:
+        p(R([[1, 2], [3]]))
+    else:
+        p("TypeError: Binding inputs to tf.function failed due to `Can not cast %s to %s`. Received args: "
+          "(%s,) and kwargs: {} for signature: (rt: %s)." % (spec([2, None], "int32", 1), sig, R([[1, 2], [3]]), sig))
+    p(R(m([[1], [2, 3, 4]], lambda v: v + 1)))
+
+    def dyn(rows, rr, inner=()):
+        lengths, level = [len(rows)], rows
+        for _ in range(rr):
+            lengths.append(tuple(len(r) for r in level))
+            level = [e for r in level for e in r]
+        return "<DynamicRaggedShape lengths=[%s] num_row_partitions=%d>" % (
+            ", ".join(str(v) for v in lengths + list(inner)), rr)
+    p(dyn([[1, 2], [3], []], 1))
+    p(2, 1, "<dtype: 'int32'>", 3)
+    p(dyn([[[1, 2], [3]], [[4]]], 2))
+    p(dyn([[[1, 2]], [[3, 4], [5, 6]]], 1, [2]))
+    p("ValueError: Index 1 is not uniform")
+    r = [[1, 2], [3], [4, 5, 6]]
+    # in a graph the row lengths are not static
+    p(dyn(r, 1) if eager else "<DynamicRaggedShape lengths=[3, None] num_row_partitions=1>")
+    p([len(r), [len(r), max(len(x) for x in r)]])
+
+    r2 = [[[1, 2], [3]], [], [[4], [5, 6, 7], []]]
+    for axis in (0, 1, 2, -1):
+        a = axis % 3
+        p(axis, reduce_ax(sum, r2, a), reduce_ax(rmax, r2, a))
+    p(reduce_ax(mean32, [[[float(v) for v in c] for c in r] for r in r2], 1))
+    p([sum(sum(c) for c in r) for r in r2], [rmin(c) for c in cols(reduce_ax(rmin, r2, 1))])
+    p([[v] for v in reduce_ax(sum, r2, 1)], [[[v] for v in r] for r in reduce_ax(sum, r2, 2)])
+    r1 = [[1, 2], [3], []]
+    p([[sum(x)] for x in r1], [[max(c) for c in cols(r1)]], [[sum(sum(x) for x in r1)]])
+    p(reduce_ax(sum, r2, 0), [[v] for v in reduce_ax(sum, r2, 1)])
+    # a ragged argument in a list (one trace), gradients through a ragged argument and a ragged result
+    pairs = [([[1.0, 2.0], [3.0]], 2.0), ([[4.0], [5.0, 6.0]], 3.0)]
+    p(*[[sum(r) * sc for r in rows] for rows, sc in pairs], 0 if eager else 1)
+    rows = [[1.0, 2.0], [3.0]]
+    p(sum(map(sum, rows)) * 2.0, sum(map(sum, rows)))             # d/dv sum(rt * v) = sum(rt)
+    xs, w = [1.0, 2.0, 3.0], [1.0, 10.0, 100.0]
+    p(R([[v * v for v in xs[:2]], [xs[2] ** 2]], dtype=np.float32), 2, [2 * a * b for a, b in zip(xs, w)])
+    fs = spec([2, None], "float32", 1)
+    L.extend(["Input Parameters:", "  rt (POSITIONAL_OR_KEYWORD): " + fs, "Output Type:",
+              "  Dict[['r', %s], ['n', TensorSpec(shape=(), dtype=tf.int64, name=None)]]" % fs, "Captures:", "  None"])
+    with open(os.path.join(HERE, "programs", "ragged_composite%s.out" % (".eager" if eager else "")), "w") as fh:
+        fh.write("\n".join(L) + "\n")
+
+
 if __name__ == "__main__":
     main()
     strings()
     function()
+    composite(False)
+    composite(True)

@@ -336,6 +336,12 @@ def templates(g, op):
                     [inp(rect, dt)]]
         if op == "BAND_PART":
             return ["tf.linalg.band_part(a0, %d, %d)" % (r.randint(-1, 2), r.randint(-1, 2)), [inp(rect, dt)]]
+        if rect[-2] and rect[-1] and r.random() < 0.6:   # a band inside the matrix (TF's bounds), padded and aligned
+            lo, hi = r.randint(1 - rect[-2], 0), r.randint(0, rect[-1] - 1)
+            k = "%d" % lo if r.random() < 0.3 else "(%d, %d)" % (lo, hi)
+            return ["tf.linalg.diag_part(a0, k=%s, padding_value=%d, align='%s')"
+                    % (k, r.randint(-2, 2), r.choice(["RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT"])),
+                    [inp(rect, dt)]]
         return ["tf.linalg.diag_part(a0)", [inp(rect, dt)]]
     if op in ("MATMUL", "FUSED_MATMUL"):
         dt = r.choice(NUM + SMALL) if op == "MATMUL" else r.choice(FLOAT)

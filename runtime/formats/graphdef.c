@@ -1213,15 +1213,30 @@ static bool gd_r_norm(GD_RULE_ARGS) {
 }
 
 /* tf.linalg.band_part: MatrixBandPart with num_lower/num_upper as index inputs; diag_part: MatrixDiagPartV3 with
- * k 0 and padding 0 (TF's Python defaults) */
+ * k (a scalar, or [lo, hi]), padding_value and align */
 static bool gd_r_band_part(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
   if (!x) return false;
   gd_attr_add(b, &at, "T", gd_type(b, t));
   if (n->op->id == OP_DIAG_PART) {
-    tfs_i64 zero = 0;
-    const char *in[3] = {x, gd_i32(b, base, "k", 1, &zero, false), gd_fill(b, base, "padding_value", t, 0, 0, NULL)};
-    gd_attr_add(b, &at, "align", gd_str(b, "RIGHT_LEFT"));
+    tfs_i64 k[2] = {0, 0};
+    int nk = 1;
+    tfs_i64 cnt;
+    const Val *items;
+    Val kv = n->attrs.n > 0 ? n->attrs.v[0] : val_undef();
+    int64_t v0 = 0, v1 = 0;
+    if (seq_items(kv, &cnt, &items) && cnt >= 1 && cnt <= 2) {
+      if (!val_as_int(items[0], &v0) || !val_as_int(items[cnt - 1], &v1)) return false;
+      k[0] = v0, k[1] = v1, nk = 2;
+    } else if (!val_is_undef(kv) && kv.tag != VT_NONE) {
+      if (!val_as_int(kv, &v0)) return false;
+      k[0] = v0;
+    }
+    const char *pad = gd_num_input(b, g, n, 1, "padding_value", t, 0);
+    if (!pad) return false;
+    const char *in[3] = {x, gd_i32(b, base, "k", nk, k, nk == 2), pad};
+    Val al = n->attrs.n > 2 ? n->attrs.v[2] : val_undef();
+    gd_attr_add(b, &at, "align", gd_str(b, val_is(al, &str_type) ? str_cstr(al) : "RIGHT_LEFT"));
     gd_aux(b, base, "MatrixDiagPartV3", &at, 3, in);
     return true;
   }

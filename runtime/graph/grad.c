@@ -662,8 +662,33 @@ static void g_band_part(const GradCall *g, Val *dx) {
   dx[0] = keep(opat(OP_BAND_PART, 1, &DY, 2, at));
 }
 static void g_diag_part(const GradCall *g, Val *dx) {
-  /* dy on the diagonal of an [..., m, n] zero matrix: row i (m <= n) or column j (m > n) of eye(m, n) scaled by dy */
   tfs_i64 m = last_dim(X0, 2), n = last_dim(X0, 1);
+  DiagLayout l;
+  linalg_diag_layout(g->attrs->n > 0 ? g->attrs->v[0] : val_undef(), g->attrs->n > 2 ? g->attrs->v[2] : val_undef(),
+                     m, n, &l);
+  if (l.lo != 0 || l.hi != 0) {
+    /* TF's MatrixDiagV3 of dy: each element of the band gathers its place in dy (flattened per matrix, one zero
+     * appended for the elements off the band) */
+    tfs_i64 nd = l.hi - l.lo + 1, size = m * n, total = nd * l.len;
+    Tensor *idx = tensor_new(DT_INT32, 1, &size);
+    Val iv = T(val_obj(idx));
+    int32_t *ip = tensor_data(idx);
+    for (tfs_i64 i = 0; i < m; i++)
+      for (tfs_i64 j = 0; j < n; j++) {
+        tfs_i64 p = linalg_diag_pos(&l, i, j);
+        ip[i * n + j] = (int32_t)(p < 0 ? total : p);
+      }
+    Val flat = reshape(DY, int_tuple(2, (tfs_i64[]){-1, total}));
+    Val parts = T(list_new(2));
+    list_append(parts, flat);
+    list_append(parts, sum_axis_keep(zeros_like(flat), 1));
+    Val cat[1] = {val_int(-1)};
+    Val ext = opat(OP_CONCAT, 1, &parts, 1, cat);
+    Val gat[3] = {val_none(), val_int(1), val_int(0)};
+    dx[0] = keep(reshape_like(opat(OP_GATHER, 2, (Val[]){ext, iv}, 3, gat), X0));
+    return;
+  }
+  /* dy on the diagonal of an [..., m, n] zero matrix: row i (m <= n) or column j (m > n) of eye(m, n) scaled by dy */
   Val at[4] = {val_int(m), val_int(n), val_none(), dtype_val(tn(DY)->dtype)};
   dx[0] = keep(mul(expand(DY, m <= n ? -1 : -2), opat(OP_EYE, 0, NULL, 4, at)));
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kernels/ops.h"
+#include "object/object.h"
 
 #define ROW LAPACK_ROW_MAJOR
 
@@ -123,13 +124,78 @@ void meta_linalg_solve(OpCall *c) {
   o->rank += 2;
 }
 
-/* shape: band_part the input's [..., M, N]; diag_part [..., min(M, N)]. */
+/* diag_part's k: one diagonal or a (lo, hi) band (TF's MatrixDiagPartV3 checks). */
+static void diag_band(OpCall *c, tfs_i64 m, tfs_i64 n, tfs_i64 *lo, tfs_i64 *hi) {
+  Val k = op_attr(c, 0);
+  tfs_i64 cnt;
+  const Val *items;
+  if (seq_items(k, &cnt, &items)) {
+    if (cnt < 1 || cnt > 2)
+      op_fail(c, ERR_INVALID_ARGUMENT, "diag_index must have only one or two elements, received %lld elements.",
+              (long long)cnt);
+    int64_t l = 0, h = 0;
+    if (!val_as_int(items[0], &l) || !val_as_int(items[cnt - 1], &h))
+      op_fail(c, ERR_INVALID_ARGUMENT, "diag_index must be integers");
+    *lo = l;
+    *hi = h;
+  } else {
+    *lo = *hi = op_attr_int(c, 0, 0);
+  }
+  for (int e = 0; e < 2 && known(m) && known(n); e++) {
+    tfs_i64 v = e ? *hi : *lo;
+    if (v != 0 && !(-m < v && v < n))
+      op_fail(c, ERR_INVALID_ARGUMENT, "%s_diag_index is out of bound: %lld. It must be between %lld and %lld",
+              e ? "upper" : "lower", (long long)v, (long long)-m, (long long)n);
+  }
+  if (*lo > *hi)
+    op_fail(c, ERR_INVALID_ARGUMENT, "lower_diag_index must not be larger than upper_diag_index: %lld > %lld",
+            (long long)*lo, (long long)*hi);
+}
+
+/* The longest diagonal's length in band lo..hi of an m x n matrix (-1: unknown). */
+static tfs_i64 diag_max_len(tfs_i64 m, tfs_i64 n, tfs_i64 lo, tfs_i64 hi) {
+  if (!known(m) || !known(n)) return -1;
+  tfs_i64 a = m + (hi < 0 ? hi : 0), b = n - (lo > 0 ? lo : 0);
+  return a < b ? a : b;
+}
+
+void linalg_diag_layout(Val k, Val align, tfs_i64 m, tfs_i64 n, DiagLayout *l) {
+  tfs_i64 cnt;
+  const Val *items;
+  int64_t lo = 0, hi = 0;
+  if (seq_items(k, &cnt, &items) && cnt >= 1) {
+    val_as_int(items[0], &lo);
+    val_as_int(items[cnt - 1], &hi);
+  } else if (val_as_int(k, &lo)) {
+    hi = lo;
+  }
+  const char *a = val_is(align, &str_type) ? str_cstr(align) : "RIGHT_LEFT";
+  const char *sub = strchr(a, '_');
+  *l = (DiagLayout){.m = m, .n = n, .lo = lo, .hi = hi, .len = diag_max_len(m, n, lo, hi),
+                    .sup_left = !strncmp(a, "LEFT", 4), .sub_left = sub && !strcmp(sub + 1, "LEFT")};
+}
+
+tfs_i64 linalg_diag_offset(const DiagLayout *l, tfs_i64 d) {
+  /* the main diagonal is left-aligned when either side is (TF's ComputeDiagLenAndContentOffset) */
+  bool left = (d >= 0 && l->sup_left) || (d <= 0 && l->sub_left);
+  return left ? 0 : l->len - diag_max_len(l->m, l->n, d, d);
+}
+
+tfs_i64 linalg_diag_pos(const DiagLayout *l, tfs_i64 i, tfs_i64 j) {
+  tfs_i64 d = j - i;
+  if (d < l->lo || d > l->hi) return -1;
+  return (l->hi - d) * l->len + (i < j ? i : j) + linalg_diag_offset(l, d);
+}
+
+/* shape: band_part the input's [..., M, N]; diag_part [..., L] or [..., hi - lo + 1, L]. */
 void meta_band_part(OpCall *c) {
   need_matrix(c, 0);
   const TMeta *a = &c->inm[0];
   if (c->op->id == OP_DIAG_PART) {
-    tfs_i64 m = a->rank >= 2 ? a->shape[a->rank - 2] : -1, n = a->rank >= 2 ? a->shape[a->rank - 1] : -1;
-    batch_plus(&c->outm[0], a, a->dtype, 1, dmin(m, n), 0);
+    tfs_i64 m = a->rank >= 2 ? a->shape[a->rank - 2] : -1, n = a->rank >= 2 ? a->shape[a->rank - 1] : -1, lo, hi;
+    diag_band(c, m, n, &lo, &hi);
+    if (lo == hi) batch_plus(&c->outm[0], a, a->dtype, 1, lo == 0 ? dmin(m, n) : diag_max_len(m, n, lo, hi), 0);
+    else batch_plus(&c->outm[0], a, a->dtype, 2, hi - lo + 1, diag_max_len(m, n, lo, hi));
     return;
   }
   c->outm[0] = *a;
@@ -354,9 +420,28 @@ void k_band_part(OpCall *c) {
   const char *s = tensor_data(a);
   char *d = tensor_data(o);
   if (c->op->id == OP_DIAG_PART) {
-    tfs_i64 p = m < n ? m : n;
+    tfs_i64 lo, hi;
+    diag_band(c, m, n, &lo, &hi);
+    Val al = op_attr(c, 2);
+    const char *align = val_is(al, &str_type) ? str_cstr(al) : "RIGHT_LEFT";
+    if (strcmp(align, "RIGHT_LEFT") && strcmp(align, "LEFT_RIGHT") && strcmp(align, "LEFT_LEFT") && strcmp(align, "RIGHT_RIGHT"))
+      op_fail(c, ERR_INVALID_ARGUMENT, "Unknown align: %s", align);
+    DiagLayout l;
+    linalg_diag_layout(op_attr(c, 0), al, m, n, &l);
+    char pad[16];
+    dtype_store_f(a->dtype, pad, op_attr_float(c, 1, 0));
+    tfs_i64 nd = hi - lo + 1;
     for (tfs_i64 b = 0; b < nb; b++)
-      for (tfs_i64 i = 0; i < p; i++) memcpy(d + (size_t)(b * p + i) * es, s + (size_t)(b * m * n + i * n + i) * es, es);
+      for (tfs_i64 r = 0; r < nd; r++) {
+        tfs_i64 dg = hi - r, dlen = diag_max_len(m, n, dg, dg), off = linalg_diag_offset(&l, dg);
+        tfs_i64 i0 = dg < 0 ? -dg : 0, j0 = dg > 0 ? dg : 0;
+        for (tfs_i64 p = 0; p < l.len; p++) {
+          tfs_i64 q = p - off;
+          char *to = d + (size_t)((b * nd + r) * l.len + p) * es;
+          if (q >= 0 && q < dlen) memcpy(to, s + (size_t)(b * m * n + (i0 + q) * n + j0 + q) * es, es);
+          else memcpy(to, pad, es);
+        }
+      }
     tensor_release(a);
     return;
   }

@@ -26,7 +26,43 @@ bool nest_is_leaf(Val tmpl, int *index) {
   return true;
 }
 
+typedef struct NestPacked { Obj hdr; Val spec, comps; } NestPacked;
+
+static void nest_packed_free(Obj *o) {
+  NestPacked *p = (NestPacked *)o;
+  val_decref(p->spec);
+  val_decref(p->comps);
+  free(o);
+}
+
+static void nest_packed_repr(StrBuf *b, Val v) {
+  const NestPacked *p = (const NestPacked *)v.u.o;
+  val_repr(b, p->spec);
+  val_repr(b, p->comps);
+}
+
+const Type nest_packed_type = {.name = "composite", .free = nest_packed_free, .repr = nest_packed_repr};
+
+Val nest_packed(Val spec, Val comps) {
+  NestPacked *p = obj_new(&nest_packed_type, sizeof(NestPacked));
+  p->spec = val_incref(spec);
+  p->comps = val_incref(comps);
+  return val_obj(p);
+}
+
+Val nest_packed_comps(Val v) { return ((const NestPacked *)v.u.o)->comps; }
+Val nest_packed_spec(Val v) { return ((const NestPacked *)v.u.o)->spec; }
+
 Val nest_map(Val v, Val (*fn)(void *ctx, Val elem), void *ctx) {
+  if (val_is(v, &nest_packed_type)) {
+    const NestPacked *p = (const NestPacked *)v.u.o;
+    Val c = nest_map(p->comps, fn, ctx);
+    int mark = rt_hold_val(c);
+    Val r = nest_packed(p->spec, c);
+    rt_unhold(mark);
+    val_decref(c);
+    return r;
+  }
   if (nest_composite.type && val_is(v, nest_composite.type)) {   /* a composite: its flow is its one tensor */
     Val f = fn(ctx, nest_composite.flow(v));
     Val r = nest_composite.with_flow(v, f);
@@ -69,5 +105,23 @@ static Val unflatten_elem(void *ctx, Val e) { return nest_unflatten(e, (const Va
 Val nest_unflatten(Val tmpl, const Val *leaves) {
   int idx;
   if (nest_is_leaf(tmpl, &idx)) return val_incref(leaves[idx]);
-  return nest_map(tmpl, unflatten_elem, (void *)leaves);
+  Val r = nest_map(tmpl, unflatten_elem, (void *)leaves);
+  if (!val_is(r, &nest_packed_type)) return r;
+  /* a composite: its spec rebuilds the value from the filled components */
+  const NestPacked *p = (const NestPacked *)r.u.o;
+  int mark = rt_hold_val(r);
+  tfs_i64 n;
+  const Val *items;
+  seq_items(p->comps, &n, &items);
+  Val list = list_new(n);
+  rt_hold_val(list);
+  for (tfs_i64 i = 0; i < n; i++) list_append(list, items[i]);
+  Val f = rt_getattr(p->spec, "_from_components");
+  rt_hold_val(f);
+  Val v = rt_call(f, 1, &list, NULL);
+  rt_unhold(mark);
+  val_decref(f);
+  val_decref(list);
+  val_decref(r);
+  return v;
 }

@@ -13,6 +13,14 @@ bool nest_is_leaf(Val tmpl, int *index);          /* a marker: its leaf index */
 Val nest_leaf(int index);                         /* a new marker (owned) */
 extern const Type nest_leaf_type;
 
+/* A composite tensor written in .tfs (tf.RaggedTensor) as a structure: its TypeSpec and a tuple of its
+ * components.  nest_map maps the components; nest_unflatten gives spec._from_components(list) of the filled
+ * ones (stdlib/function/tffunction.c makes them for tf.function's arguments and results). */
+Val nest_packed(Val spec, Val comps);   /* both borrowed; owned result */
+Val nest_packed_comps(Val v);           /* its components' tuple (borrowed) */
+Val nest_packed_spec(Val v);            /* its TypeSpec (borrowed) */
+extern const Type nest_packed_type;
+
 /* A composite value with one tensor inside (tf.TensorArray: its flow), which
  * nest_map treats as a leaf structure; set at start-up by its owner
  * (stdlib/function/tensorarray.c). */

@@ -252,6 +252,13 @@ _Noreturn void op_fail_sb(const OpCall *c, ErrKind k, StrBuf *msg);   /* frees m
 enum { NORM_VECTOR, NORM_FRO, NORM_ONE, NORM_INF, NORM_TWO };
 /* The matrix norms ord 1, inf and 2 over rows axis a0 and columns axis a1 into c->out[0] (k_linalg.c). */
 void linalg_matrix_norm(OpCall *c, int mode, int a0, int a1);
+/* diag_part's layout (k_linalg.c): the band lo..hi of an m x n matrix from attributes k and align (checked by the
+ * op), its longest diagonal's length len, where diagonal d starts in its row of the [hi - lo + 1, len] output, and
+ * where element (i, j) lands there (-1: off the band); the gradient scatters back through it. */
+typedef struct DiagLayout { tfs_i64 m, n, lo, hi, len; bool sup_left, sub_left; } DiagLayout;
+void linalg_diag_layout(Val k, Val align, tfs_i64 m, tfs_i64 n, DiagLayout *l);
+tfs_i64 linalg_diag_offset(const DiagLayout *l, tfs_i64 d);
+tfs_i64 linalg_diag_pos(const DiagLayout *l, tfs_i64 i, tfs_i64 j);
 
 /* Random state (k_random.c): tf.random.set_seed. */
 void random_set_seed(bool has_seed, tfs_i64 seed);

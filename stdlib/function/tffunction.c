@@ -137,6 +137,8 @@ static Val tffn_tensorspec(Val self, int n, const Val *args, const Kw *kw) {
  *                             trainable, and its alias id: the index of its first appearance in the call)
  *   'L'/'U'/'D' count items   list / tuple / dict (key, value pairs)
  *   'S' len bytes             a dataset (TF's DatasetSpec): its element_spec's key; one int64 leaf, the handle
+ *   'C' class 'U' n specs...  a composite tensor (TF's TypeSpec, a .tfs class: tf.RaggedTensorSpec): the spec's
+ *                             class, then its component specs' tensor atoms, one leaf each
  * Host objects without value semantics are keyed by identity; the concrete
  * function keeps them alive through its argument template. */
 
@@ -256,6 +258,78 @@ static void key_dataset(KeyBuf *k, Val elem) {
   kb_free(&sub);
 }
 
+/* ---- composite tensors (TF's CompositeTensor and TypeSpec, written in .tfs: tf.RaggedTensor) ----
+ * A value whose class has a `_type_spec` property is one; its spec (an instance with `_component_specs`,
+ * `_to_components(value)` and `_from_components(list)`) says what tf.function keys, feeds as placeholders
+ * and returns: its component tensors, as TF's nest does with expand_composites. */
+static bool inst_has(Val v, const char *name) {
+  if (!val_is(v, &inst_type)) return false;
+  Val f = class_find(((Inst *)v.u.o)->klass, name);
+  if (val_is_undef(f)) return false;
+  val_decref(f);
+  return true;
+}
+
+static bool comp_is_value(Val v) { return inst_has(v, "_type_spec"); }
+static bool comp_is_spec(Val v) { return inst_has(v, "_component_specs") && inst_has(v, "_from_components"); }
+
+/* spec.name(args...) (owned). */
+static Val comp_call(Val spec, const char *name, int n, const Val *args) {
+  Val f = rt_getattr(spec, name);
+  int mark = rt_hold_val(f);
+  Val r = rt_call(f, n, args, NULL);
+  rt_unhold(mark);
+  val_decref(f);
+  return r;
+}
+
+/* The items of a list the spec returned (borrowed from seq), checked. */
+static void comp_items(Val seq, const char *what, tfs_i64 *n, const Val **items) {
+  if (!seq_items(seq, n, items)) rt_throw(ERR_TYPE, "a TypeSpec's %s must be a list, got %s", what, val_type_name(seq));
+}
+
+/* A composite's key atom; its components' tensors (value given) or NULL leaves (a spec alone). */
+static void key_composite(KeyBuf *k, Val spec, Val value, Leaves *lv, int flags) {
+  Val cs = rt_getattr(spec, "_component_specs");
+  int mark = rt_hold_val(cs);
+  tfs_i64 n, nc = 0;
+  const Val *items, *comps = NULL;
+  comp_items(cs, "_component_specs", &n, &items);
+  Val cv = val_undef();
+  if (!val_is_undef(value)) {
+    cv = comp_call(spec, "_to_components", 1, &value);
+    rt_hold_val(cv);
+    comp_items(cv, "_to_components", &nc, &comps);
+    if (nc != n) rt_throw(ERR_VALUE, "a TypeSpec's _to_components gave %lld tensors for %lld component specs",
+                          (long long)nc, (long long)n);
+  }
+  kb_byte(k, 'C');
+  const void *cls = ((Inst *)spec.u.o)->klass;
+  kb_put(k, &cls, sizeof cls);
+  kb_byte(k, 'U');
+  kb_i64(k, n);
+  for (tfs_i64 i = 0; i < n; i++) {
+    if (!val_is(items[i], &tffn_spec_type))
+      rt_throw(ERR_TYPE, "a TypeSpec's %s must give %s, got %s", "_component_specs", "tf.TensorSpecs",
+               val_type_name(items[i]));
+    const TensorSpecObj *s = (const TensorSpecObj *)items[i].u.o;
+    key_tensor(k, s->dtype, s->rank, s->dims);
+    if (!comps) {
+      lv_push(lv, NULL);
+      continue;
+    }
+    if (!val_is(comps[i], &tensor_type))
+      rt_throw(ERR_TYPE, "a TypeSpec's %s must give %s, got %s", "_to_components", "tensors", val_type_name(comps[i]));
+    Tensor *t = val_tensor(comps[i]);   /* (held by the composite value itself) */
+    if (t->sym && !(flags & KEY_SYMBOLIC))
+      rt_throw(ERR_TYPE, "a symbolic tensor cannot be passed to a tf.function outside of tracing");
+    lv_push(lv, t);
+  }
+  rt_unhold(mark);
+  val_decref(cs);
+  val_decref(cv);
+}
+
 static void key_arg(KeyBuf *k, Val v, Leaves *lv, int flags) {
   switch (v.tag) {
     case VT_NONE: kb_byte(k, 'N'); return;
@@ -319,6 +393,14 @@ static void key_arg(KeyBuf *k, Val v, Leaves *lv, int flags) {
   } else if ((flags & KEY_SPECS) && tfdata_is_spec(v)) {
     key_dataset(k, tfdata_spec_element(v));
     lv_push(lv, NULL);
+  } else if (comp_is_value(v)) {
+    Val spec = rt_getattr(v, "_type_spec");
+    int mark = rt_hold_val(spec);
+    key_composite(k, spec, v, lv, flags);
+    rt_unhold(mark);
+    val_decref(spec);
+  } else if ((flags & KEY_SPECS) && comp_is_spec(v)) {
+    key_composite(k, v, val_undef(), lv, flags);
   } else if (ty == &variable_type) {
     const Variable *var = (const Variable *)v.u.o;
     const Tensor *t = var->value;
@@ -355,6 +437,7 @@ static const unsigned char *key_skip(const unsigned char *p) {
     case 's': case 'S': return p + 8 + key_i64(p);
     case 'V': return p + 2 + 8 * (size_t)p[1] + 1 + 8;
     case 'O': return p + 2 * sizeof(void *);
+    case 'C': return key_skip(p + sizeof(void *));
     case 'L': case 'U': {
       tfs_i64 n = key_i64(p);
       p += 8;
@@ -418,6 +501,13 @@ static const unsigned char *key_desc(StrBuf *b, const unsigned char *p) {
       sb_printf(b, "<%s object>", ty->name);
       break;
     }
+    case 'C': {
+      const TypeObj *cls;
+      memcpy(&cls, q, sizeof cls);
+      sb_printf(b, "%s", cls->name);
+      key_desc(b, q + sizeof cls);
+      break;
+    }
     case 'L': case 'U': case 'D': {
       tfs_i64 n = key_i64(q);
       const unsigned char *r = q + 8;
@@ -453,6 +543,7 @@ static bool key_accepts(const unsigned char *c, const unsigned char *k) {
       }
       return true;
     }
+    case 'C': return !memcmp(c, k, 1 + sizeof(void *)) && key_accepts(c + 1 + sizeof(void *), k + 1 + sizeof(void *));
     case 'L': case 'U': case 'D': {
       tfs_i64 n = key_i64(c + 1);
       if (n != key_i64(k + 1)) return false;
@@ -507,6 +598,10 @@ static bool key_relax(const unsigned char *c, const unsigned char *k, KeyBuf *ou
       }
       return true;
     }
+    case 'C':
+      if (memcmp(c, k, 1 + sizeof(void *))) return false;
+      kb_put(out, c, 1 + sizeof(void *));
+      return key_relax(c + 1 + sizeof(void *), k + 1 + sizeof(void *), out);
     case 'L': case 'U': case 'D': {
       tfs_i64 n = key_i64(c + 1);
       if (n != key_i64(k + 1)) return false;
@@ -554,6 +649,7 @@ static void key_leaf_metas(const unsigned char *p, const unsigned char *end, TMe
         break;
       }
       case 'L': case 'U': case 'D': p += 9; break;   /* descend: items follow */
+      case 'C': p += 1 + sizeof(void *); break;       /* a composite: its component specs follow */
       case 'S': {                                     /* a dataset: its handle */
         TMeta *m = &out[(*n)++];
         m->dtype = DT_INT64;
@@ -986,6 +1082,23 @@ static Val tffn_result_leaf(void *ctx, Val v) {
     return nest_map(v, tffn_result_leaf, ctx);
   if (v.tag == VT_NONE || val_is(v, &tensor_type) || val_is(v, &variable_type) || val_is_ndarray(v))
     return val_incref(v);
+  if (comp_is_value(v)) {   /* a composite: its components, rebuilt by its spec from the outputs (nest_unflatten) */
+    Val spec = rt_getattr(v, "_type_spec");
+    int mark = rt_hold_val(spec);
+    Val comps = comp_call(spec, "_to_components", 1, &v);
+    rt_hold_val(comps);
+    tfs_i64 n;
+    const Val *items;
+    comp_items(comps, "_to_components", &n, &items);
+    Val t = tuple_new(n);
+    for (tfs_i64 i = 0; i < n; i++) ((Tuple *)t.u.o)->items[i] = val_incref(items[i]);
+    Val r = nest_packed(spec, t);
+    rt_unhold(mark);
+    val_decref(t);
+    val_decref(comps);
+    val_decref(spec);
+    return r;
+  }
   if (v.tag == VT_BOOL || v.tag == VT_INT || v.tag == VT_FLOAT || val_is(v, &str_type))
     return val_obj(tensor_from_val(v, -1));
   rt_throw(ERR_TYPE,
@@ -1006,6 +1119,34 @@ static Val tffn_build_arg(Graph *g, Val v, const char *pname, const TMeta *leafm
     *tmpl = tfdata_is_spec(v) ? val_incref(v) : tfdata_spec_of(v);
     Val r = tfdata_arg_new(elem, ph);
     val_decref(ph);
+    return r;
+  }
+  if (comp_is_value(v) || comp_is_spec(v)) {
+    /* a composite: rebuilt by its spec from placeholders of its components; the template packs their markers */
+    Val spec = comp_is_spec(v) ? val_incref(v) : rt_getattr(v, "_type_spec");
+    int mark = rt_hold_val(spec);
+    Val cs = rt_getattr(spec, "_component_specs");
+    rt_hold_val(cs);
+    tfs_i64 n;
+    const Val *items;
+    comp_items(cs, "_component_specs", &n, &items);
+    Val phs = list_new(n), marks = tuple_new(n);
+    rt_hold_val(phs);
+    rt_hold_val(marks);
+    for (tfs_i64 i = 0; i < n; i++) {
+      Val ph = trace_placeholder(g, pname, &leafm[*leaf]);
+      list_append(phs, ph);
+      val_decref(ph);
+      ((Tuple *)marks.u.o)->items[i] = nest_leaf(*leaf);
+      (*leaf)++;
+    }
+    Val r = comp_call(spec, "_from_components", 1, &phs);
+    *tmpl = nest_packed(spec, marks);
+    rt_unhold(mark);
+    val_decref(phs);
+    val_decref(marks);
+    val_decref(cs);
+    val_decref(spec);
     return r;
   }
   if (v.tag == VT_OBJ) {
@@ -1152,6 +1293,8 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
       i = (size_t)(key_skip(p) - key);
     } else if (*p == 'L' || *p == 'U' || *p == 'D') {
       i += 9;
+    } else if (*p == 'C') {
+      i += 1 + sizeof(void *);
     } else {
       i = (size_t)(key_skip(p) - key);
     }
@@ -1307,6 +1450,17 @@ static void tffn_graph_vars(const Graph *g, Val vars, Val caps) {
 static void tffn_tensor_leaves(Val v, Val list, bool vars) {
   if (val_is(v, &tensor_type) || (vars && val_is(v, &variable_type))) {
     list_append(list, v);
+  } else if (val_is(v, &nest_packed_type)) {
+    tffn_tensor_leaves(nest_packed_comps(v), list, vars);
+  } else if (comp_is_value(v)) {   /* a composite: its components, in the order its key feeds them */
+    Val spec = rt_getattr(v, "_type_spec");
+    int mark = rt_hold_val(spec);
+    Val comps = comp_call(spec, "_to_components", 1, &v);
+    rt_hold_val(comps);
+    tffn_tensor_leaves(comps, list, vars);
+    rt_unhold(mark);
+    val_decref(comps);
+    val_decref(spec);
   } else if (val_is(v, &list_type) || val_is(v, &tuple_type)) {
     tfs_i64 n;
     const Val *items;
@@ -1937,8 +2091,16 @@ static const char *const tffn_pk_names[] = {"POSITIONAL_ONLY", "POSITIONAL_OR_KE
 
 /* The trace type of a value (specs stand for tensors): repr of TF's TraceType. */
 static void tt_repr(StrBuf *b, Val v) {
-  if (val_is(v, &tffn_spec_type) || tfdata_is_spec(v)) {
+  if (val_is(v, &tffn_spec_type) || tfdata_is_spec(v) || comp_is_spec(v)) {
     val_repr(b, v);
+    return;
+  }
+  if (comp_is_value(v)) {   /* a composite's trace type: its TypeSpec */
+    Val spec = rt_getattr(v, "_type_spec");
+    int mark = rt_hold_val(spec);
+    val_repr(b, spec);
+    rt_unhold(mark);
+    val_decref(spec);
     return;
   }
   Tensor *t = val_is(v, &tensor_type) || val_is_ndarray(v) ? val_as_tensor(v) : NULL;
@@ -1998,6 +2160,7 @@ static Val conc_tmpl_spec(const Concrete *c, Val tmpl) {
   int idx;
   if (nest_is_leaf(tmpl, &idx))
     return tffn_spec_new(c->leafm[idx].rank, c->leafm[idx].shape, c->leafm[idx].dtype, val_none());
+  if (val_is(tmpl, &nest_packed_type)) return val_incref(nest_packed_spec(tmpl));   /* a composite: its TypeSpec */
   tfs_i64 n;
   const Val *items;
   if (seq_items(tmpl, &n, &items)) {
@@ -2341,11 +2504,44 @@ static bool cast_dict(Cast *cx, Val v, Val tmpl) {
 }
 
 /* Cast v to an input_signature item (a TensorSpec or a list, tuple or dict of them). */
+/* Cast v to a composite's spec (tf.RaggedTensorSpec): a value of a compatible spec, whose components are fed. */
+static bool cast_composite(Cast *cx, Val spec, Val v) {
+  bool given_spec = cx->allow_specs && comp_is_spec(v);
+  Val vs = given_spec ? val_incref(v) : comp_is_value(v) ? rt_getattr(v, "_type_spec") : val_undef();
+  int mark = rt_hold_val(vs);
+  bool ok = !val_is_undef(vs) && ((Inst *)vs.u.o)->klass == ((Inst *)spec.u.o)->klass;
+  if (ok) {
+    Val r = comp_call(spec, "is_compatible_with", 1, &vs);
+    ok = rt_truthy(r);
+    val_decref(r);
+  }
+  if (!ok) {
+    sb_puts(&cx->why, "Can not cast ");
+    val_repr(&cx->why, val_is_undef(vs) ? v : vs);
+    sb_puts(&cx->why, " to ");
+    val_repr(&cx->why, spec);
+  } else if (given_spec) {
+    KeyBuf k;
+    kb_init(&k);
+    key_composite(&k, spec, val_undef(), cx->lv, 0);
+    kb_free(&k);
+  } else {
+    KeyBuf k;
+    kb_init(&k);
+    key_composite(&k, spec, v, cx->lv, KEY_SYMBOLIC);   /* (the spec's component shapes, the value's tensors) */
+    kb_free(&k);
+  }
+  rt_unhold(mark);
+  val_decref(vs);
+  return ok;
+}
+
 static bool cast_sig(Cast *cx, Val spec, Val v) {
   if (val_is(spec, &tffn_spec_type)) {
     const TensorSpecObj *s = (const TensorSpecObj *)spec.u.o;
     return cast_spec(cx, s->dtype, s->rank, s->dims, spec, v);
   }
+  if (comp_is_spec(spec)) return cast_composite(cx, spec, v);
   tfs_i64 n, nv;
   const Val *items, *iv;
   if (seq_items(spec, &n, &items)) {
@@ -2439,6 +2635,26 @@ static bool cast_tmpl(Cast *cx, const Concrete *c, Val tmpl, const unsigned char
   if (nest_is_leaf(tmpl, &idx)) {
     const TMeta *m = &c->leafm[idx];
     return cast_spec(cx, m->dtype, m->rank, m->shape, val_undef(), v);
+  }
+  if (*p == 'C' && val_is(tmpl, &nest_packed_type)) {
+    /* a composite: a value (or, for a concrete function's own specs, a spec) whose key the traced one accepts */
+    bool ok = comp_is_value(v) || (cx->allow_specs && comp_is_spec(v));
+    if (ok) {
+      KeyBuf k;
+      kb_init(&k);
+      int n0 = cx->lv->n;
+      key_arg(&k, v, cx->lv, KEY_SPECS | KEY_SYMBOLIC);
+      ok = *k.p == 'C' && key_accepts(p, k.p);
+      if (!ok) cx->lv->n = n0;
+      kb_free(&k);
+    }
+    if (!ok) {
+      sb_puts(&cx->why, "Can not cast ");
+      val_repr(&cx->why, v);
+      sb_puts(&cx->why, " to ");
+      key_desc(&cx->why, p);
+    }
+    return ok;
   }
   tfs_i64 n, nv;
   const Val *items, *iv;
@@ -3693,7 +3909,7 @@ static bool rt_truthy_lt(Val a, Val b) {
 
 /* The leaves of an input_signature that are not TensorSpecs (nest.flatten order: dicts by sorted key). */
 static void tffn_sig_bad(Val v, Val bad) {
-  if (val_is(v, &tffn_spec_type)) return;
+  if (val_is(v, &tffn_spec_type) || comp_is_spec(v)) return;   /* (a composite's TypeSpec: tf.RaggedTensorSpec) */
   tfs_i64 n;
   const Val *items;
   if (seq_items(v, &n, &items)) {
@@ -3945,6 +4161,16 @@ __attribute__((constructor)) static void tffn_ctor(void) { tffn_init(); }
 
 /* The structure of TensorSpecs a concrete function returns (tf.data's map and
  * filter read their element_spec from it). */
+/* nest_unflatten of output specs, a composite giving its own TypeSpec (not one rebuilt from specs). */
+static Val spec_unflatten_elem(void *ctx, Val e);
+static Val spec_unflatten(Val tmpl, const Val *specs) {
+  int idx;
+  if (nest_is_leaf(tmpl, &idx)) return val_incref(specs[idx]);
+  if (val_is(tmpl, &nest_packed_type)) return val_incref(nest_packed_spec(tmpl));
+  return nest_map(tmpl, spec_unflatten_elem, (void *)specs);
+}
+static Val spec_unflatten_elem(void *ctx, Val e) { return spec_unflatten(e, (const Val *)ctx); }
+
 Val tffn_output_spec(Val conc) {
   const Concrete *c = (const Concrete *)conc.u.o;
   int no = c->g->noutputs;
@@ -3954,7 +4180,7 @@ Val tffn_output_spec(Val conc) {
     const TMeta *m = graph_meta(c->g, c->g->outputs[i]);
     specs[i] = tffn_spec_new(m->rank, m->shape, m->dtype, val_none());
   }
-  Val r = val_is_undef(c->out_tmpl) ? (no ? val_incref(specs[0]) : val_none()) : nest_unflatten(c->out_tmpl, specs);
+  Val r = val_is_undef(c->out_tmpl) ? (no ? val_incref(specs[0]) : val_none()) : spec_unflatten(c->out_tmpl, specs);
   for (int i = 0; i < no; i++) val_decref(specs[i]);
   free(specs);
   return r;

@@ -205,11 +205,22 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   from_* factories; has values, row_splits, flat_values, nested_row_splits, ragged_rank, dtype, shape ((2, None)),
 //!   row_lengths(), value_rowids(), nrows(), bounding_shape(), to_tensor(default_value, shape), to_list(), numpy();
 //!   indexing rt[i], rt[i, j], rt[1:], rt[:, :2]; operators and elementwise tf ops on its values (with a ragged of
-//!   the same row partition, a scalar, or a dense [nrows, 1] tensor); tf.reduce_sum/mean/max/min/any/all over axis
-//!   0, 1 or None, tf.concat and tf.stack on axis 0 or 1 (tf ops reach it through its __tf_dispatch__). Prints as
-//!   TF: <tf.RaggedTensor [[1, 2], [3]]>. Inside a tf.function the factories, reductions, to_tensor and operators
-//!   run as graph ops; a RaggedTensor argument is keyed by identity (a trace per value) and one cannot be returned.
+//!   the same row partition, a scalar, or a dense [nrows, 1] tensor); tf.reduce_sum/mean/max/min/any/all over any
+//!   axis (any ragged_rank), a list of axes or None, with keepdims; tf.concat and tf.stack on axis 0 or 1 (tf ops
+//!   reach it through its __tf_dispatch__); tf.shape(rt) is a DynamicRaggedShape. Prints as TF: <tf.RaggedTensor
+//!   [[1, 2], [3]]>. Inside a tf.function the factories, reductions, to_tensor and operators run as graph ops; as
+//!   TF's composite tensors, an argument is keyed by its tf.RaggedTensorSpec (a new trace per row count, dtype or
+//!   ragged_rank, not per value) and fed as its components, and a returned one is rebuilt from its components.
 //!   tf.data.Dataset.from_tensor_slices(rt) gives its rows.
+//! tf.RaggedTensorSpec(shape=None, dtype=tf.float32, ragged_rank=None, row_splits_dtype=tf.int64, flat_values_spec=None)
+//!   The type of a RaggedTensor (rt._type_spec): shape [nrows, None, ...] with None for ragged dims, dtype,
+//!   ragged_rank (default: rank - 1). In a tf.function's input_signature it accepts RaggedTensors of a compatible
+//!   shape (one trace); get_concrete_function takes one. Prints as TF: RaggedTensorSpec(TensorShape([None, None]),
+//!   tf.float32, 1, tf.int64).
+//! tf.experimental.DynamicRaggedShape
+//!   What tf.shape(rt, out_type=tf.int32) gives for a RaggedTensor: rank, num_row_partitions, dtype, inner_shape,
+//!   static_lengths(), shape[i] (the row count, or a uniform inner dim; ValueError for a ragged one). Prints as TF:
+//!   <DynamicRaggedShape lengths=[3, (2, 1, 0)] num_row_partitions=1> (row lengths None inside a tf.function).
 //! tf.RaggedTensor.from_row_splits(values, row_splits, name=None, validate=True)
 //!   The RaggedTensor whose row i is values[row_splits[i]:row_splits[i + 1]]; row_splits must start at 0, never
 //!   decrease and end at len(values) (InvalidArgumentError as TF's validation otherwise).
