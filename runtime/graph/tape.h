@@ -164,6 +164,10 @@ void graphgrad_init(void);
  * seeds each target; zeros: unconnected sources give zeros instead of None. */
 void tape_gradient(Tape *t, int ntarget, const Val *targets, const Val *out_grads, int nsrc, const Val *sources,
                    bool zeros, Val *out);
+/* The same; sync: GradientTape.gradient's, which in replica context starts the all-reduce of the Variables'
+ * gradients during the sweep (gradsync.h). */
+void tape_gradient_ex(Tape *t, int ntarget, const Val *targets, const Val *out_grads, int nsrc, const Val *sources,
+                      bool zeros, bool sync, Val *out);
 
 /* ---- per-op gradient functions (grad.c) ------------------------------------
  * A gradient function reads the forward inputs, outputs and attributes and the
