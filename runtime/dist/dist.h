@@ -45,6 +45,7 @@ void dist_barrier(void);
  * 2 on even alone (tests: the buckets then reduce nothing).  mode < 0 asks; returns the mode in force. */
 int dist_overlap(int mode);
 tfs_i64 dist_bucket_bytes(void);          /* the bucket cap: TFS_DIST_BUCKET_KB (default 256) KB */
+void dist_set_bucket_bytes(tfs_i64 n);    /* n > 0 */
 /* Bucket `bucket` of `nbuckets` of a group of `total` elements whose plan (dtype, shapes, bucket bounds) hashes to
  * `plan`: copies in[] into the group's buffer and starts its all-reduce.  Bucket 0 makes the group (id ignored) and
  * exchanges its header; returns the group's id. */

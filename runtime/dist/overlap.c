@@ -23,6 +23,9 @@ int dist_overlap(int mode) {
 }
 
 tfs_i64 dist_bucket_bytes(void) { return bucket_bytes; }
+void dist_set_bucket_bytes(tfs_i64 n) {
+  if (n > 0) bucket_bytes = n;
+}
 
 /* One element of a group: where it lies in the buffer and its shape. */
 typedef struct GElem {

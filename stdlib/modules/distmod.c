@@ -150,14 +150,16 @@ static Val dm_replica(Val self, int n, const Val *args, const Kw *kw) {
   return val_int(depth);
 }
 
-/* overlap(mode): the all-reduce of a replica's gradients overlapped with the backward pass: 0 off (one blocking
- * fused all-reduce in apply_gradients), 1 on when N > 1 (the default; TFS_DIST_OVERLAP), 2 on even alone (tests);
- * -1 asks.  Returns the mode before the call. */
+/* overlap(mode[, bucket_kb]): the all-reduce of a replica's gradients overlapped with the backward pass: 0 off (one
+ * blocking fused all-reduce in apply_gradients), 1 on when N > 1 (the default; TFS_DIST_OVERLAP), 2 on even alone
+ * (tests); -1 asks.  bucket_kb: the bucket cap (TFS_DIST_BUCKET_KB).  Read when a gradient is computed (traced).
+ * Returns the mode before the call. */
 static Val dm_overlap(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
-  dm_arity("overlap", n, 1, kw);
+  dm_arity("overlap", n, n == 2 ? 2 : 1, kw);
   int was = dist_overlap(-1);
   dist_overlap((int)dm_int_arg(args[0], "_dist.overlap").u.i);
+  if (n == 2) dist_set_bucket_bytes(dm_int_arg(args[1], "_dist.overlap").u.i * 1024);
   return val_int(was);
 }
 
