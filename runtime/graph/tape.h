@@ -55,6 +55,8 @@ typedef struct Tape {
   bool active;                /* inside its `with` block */
   bool used;                  /* a non-persistent tape computed its gradients */
   bool busy;                  /* computing gradients: its own backward ops are not recorded on it */
+  bool sync;                  /* the next tape_gradient is GradientTape.gradient's: in replica context it starts the
+                               * all-reduce of the Variables' gradients during the sweep (gradsync.h); then cleared */
   int paused;                 /* stop_recording depth */
   int regions;                /* open control-flow regions: entries recorded now will be replaced */
   TapeEntry *e;
@@ -164,10 +166,6 @@ void graphgrad_init(void);
  * seeds each target; zeros: unconnected sources give zeros instead of None. */
 void tape_gradient(Tape *t, int ntarget, const Val *targets, const Val *out_grads, int nsrc, const Val *sources,
                    bool zeros, Val *out);
-/* The same; sync: GradientTape.gradient's, which in replica context starts the all-reduce of the Variables'
- * gradients during the sweep (gradsync.h). */
-void tape_gradient_ex(Tape *t, int ntarget, const Val *targets, const Val *out_grads, int nsrc, const Val *sources,
-                      bool zeros, bool sync, Val *out);
 
 /* ---- per-op gradient functions (grad.c) ------------------------------------
  * A gradient function reads the forward inputs, outputs and attributes and the
