@@ -129,17 +129,16 @@ static Group *group_new(DType dt, int nb, tfs_i64 total, uint64_t plan) {
 
 tfs_i64 dist_group_start(tfs_i64 id, int bucket, int nbuckets, tfs_i64 total, uint64_t plan, int n, Tensor *const *in) {
   if (n < 1 || nbuckets < 1 || bucket < 0 || bucket >= nbuckets)
-    rt_throw(ERR_INTERNAL, "gradient all-reduce: bucket %d of %d with %d tensors", bucket, nbuckets, n);
+    rt_throw(ERR_INTERNAL, "gradient all-reduce: the buckets do not follow the plan every rank agreed on");
   Group *g = bucket == 0 ? group_new(in[0]->dtype, nbuckets, total, plan) : groups[group_index(id)];
   if (bucket != g->launched || g->nb != nbuckets)
-    rt_throw(ERR_INTERNAL, "gradient all-reduce: bucket %d started out of order (%d of %d started)", bucket, g->launched, g->nb);
+    rt_throw(ERR_INTERNAL, "gradient all-reduce: the buckets do not follow the plan every rank agreed on");
   size_t es = (size_t)dtype_info[g->dt].size;
   tfs_i64 from = g->filled;
   for (int i = 0; i < n; i++) {
     const Tensor *t = in[i];
     if (t->dtype != g->dt || g->filled + t->size > g->total)
-      rt_throw(ERR_INTERNAL, "gradient all-reduce: a %s gradient of %lld values does not fit its plan", dtype_info[t->dtype].name,
-               (long long)t->size);
+      rt_throw(ERR_INTERNAL, "gradient all-reduce: the buckets do not follow the plan every rank agreed on");
     if (g->n == g->cap) {
       int c = g->cap ? 2 * g->cap : 8;
       GElem *ne = realloc(g->el, sizeof *ne * (size_t)c);
@@ -157,7 +156,7 @@ tfs_i64 dist_group_start(tfs_i64 id, int bucket, int nbuckets, tfs_i64 total, ui
     g->filled += t->size;
   }
   if (bucket == nbuckets - 1 && g->filled != g->total)
-    rt_throw(ERR_INTERNAL, "gradient all-reduce: %lld of the plan's %lld values given", (long long)g->filled, (long long)g->total);
+    rt_throw(ERR_INTERNAL, "gradient all-reduce: the buckets do not follow the plan every rank agreed on");
 #ifdef TFS_HAVE_MPI
   if (dist_joined && g->filled > from) {
     /* in place: libnbc then always reduces along its binomial tree, the same per element for any count */
@@ -197,9 +196,9 @@ void dist_group_finish(tfs_i64 id, int n, const int64_t *idx, Tensor **out, Dist
   int gi = group_index(id);
   Group *g = groups[gi];
   if (g->launched != g->nb)
-    rt_throw(ERR_INTERNAL, "gradient all-reduce: waited for after %d of its %d buckets started", g->launched, g->nb);
+    rt_throw(ERR_INTERNAL, "gradient all-reduce: the buckets do not follow the plan every rank agreed on");
   for (int i = 0; i < n; i++)
-    if (idx[i] < 0 || idx[i] >= g->n) rt_throw(ERR_INTERNAL, "gradient all-reduce: no element %lld", (long long)idx[i]);
+    if (idx[i] < 0 || idx[i] >= g->n) rt_throw(ERR_INTERNAL, "gradient all-reduce: the buckets do not follow the plan every rank agreed on");
   group_wait(g);
   size_t es = (size_t)dtype_info[g->dt].size;
   for (int i = 0; i < n; i++) out[i] = NULL;

@@ -27,7 +27,7 @@ void k_coll_reduce(OpCall *c) { dist_all_reduce_n(c->nin, c->in, c->out, (DistOp
  * Output: the handle (int64 scalar) the next bucket and the wait take. */
 void meta_coll_grad_start(OpCall *c) {
   tfs_i64 k = op_attr_int(c, 0, 0);
-  if (c->nin < (k ? 2 : 1)) op_fail(c, ERR_INTERNAL, "_CollectiveGradStart: bucket %lld without gradients", (long long)k);
+  if (c->nin < (k ? 2 : 1)) op_fail(c, ERR_INTERNAL, "gradient all-reduce: the buckets do not follow the plan every rank agreed on");
   c->outm[0].dtype = DT_INT64;
   c->outm[0].rank = 0;
 }
@@ -53,12 +53,13 @@ void k_coll_grad_wait(OpCall *c) {
   Val at = op_attr(c, 1);
   const Tuple *tv = val_is(at, &tuple_type) ? (const Tuple *)at.u.o : NULL;
   int n = c->nin - 1;
-  if (!tv || (int)tv->len != n) op_fail(c, ERR_INTERNAL, "_CollectiveGradWait: %d gradients, no index for each", n);
+  if (!tv || (int)tv->len != n) op_fail(c, ERR_INTERNAL, "gradient all-reduce: the buckets do not follow the plan every rank agreed on");
   int64_t *idx = malloc(sizeof *idx * (size_t)(n + 1));
   if (!idx) op_fail(c, ERR_MEMORY, "out of memory");
   int mark = rt_hold_mem(idx);
   for (int i = 0; i < n; i++)
-    if (!val_as_int(tv->items[i], &idx[i])) op_fail(c, ERR_INTERNAL, "_CollectiveGradWait: a place is not an int");
+    if (!val_as_int(tv->items[i], &idx[i]))
+      op_fail(c, ERR_INTERNAL, "gradient all-reduce: the buckets do not follow the plan every rank agreed on");
   dist_group_finish(*(const int64_t *)tensor_data(c->in[0]), n, idx, c->out, (DistOp)op_attr_int(c, 0, DIST_SUM));
   rt_unhold(mark);
   free(idx);
