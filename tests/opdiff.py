@@ -632,6 +632,8 @@ def templates(g, op):
     if op == "DIST_CHECK":   # one process: the check compares nothing and returns nothing; the value passes through
         s = g.shape()
         return ["_dist_check(a0)", [inp(s, r.choice(NUM))]]
+    if op in ("COLL_GRAD_START", "COLL_GRAD_WAIT"):   # staged by a tape's gradient in replica context, waited by all_reduce
+        return ["_grad_overlap(a0, %d)" % r.randint(0, 1), [inp(g.shape(), r.choice(NUM))]]
     if op == "COLL_BCAST":
         return ["_dist.broadcast(a0, 0)", [inp(g.shape(), r.choice(NUM))]]
     if op in ("STACK_PUSH", "STACK_SIZE", "STACK_GET", "RNG_STATE", "RNG_SWAP"):
@@ -695,6 +697,20 @@ def _after(op, v):
 def _dist_check(x):
     _dist.check([x], ("x:0",))
     return x
+
+_ov = [tf.Variable([1.0, 2.0, 3.0]), tf.Variable([[0.5], [-1.0]])]
+
+def _grad_overlap(x, op):
+    # a tape's gradients in replica context with the overlap forced on (one process: the buckets reduce nothing)
+    was = _dist.overlap(2)
+    _dist.replica(1)
+    with tf.GradientTape() as t:
+        s = tf.reduce_sum(tf.cast(x, tf.float32))
+        y = s * tf.reduce_sum(_ov[0] * _ov[0]) + tf.reduce_sum(_ov[1]) * s
+    r = _dist.all_reduce(t.gradient(y, _ov), op)
+    _dist.replica(-1)
+    _dist.overlap(was)
+    return r
 
 def _grad1(f, x):
     with tf.GradientTape() as t:

@@ -11,12 +11,11 @@
 #include "object/hooks.h"
 #include "object/object.h"
 
-#ifdef TFS_HAVE_MPI
-#include <mpi.h>
-#endif
+#include "dist/dist_mpi.h"
 
-static int dist_rank_, dist_size_ = 1;
-static bool dist_joined, dist_done;
+int dist_rank_, dist_size_ = 1;
+bool dist_joined;
+static bool dist_done;
 static int dist_seq;                 /* collective instances so far (TF's instance key) */
 static double dist_timeout = -1;     /* TFS_COLLECTIVE_TIMEOUT seconds; < 0: none */
 static char dist_dev[96] = "/job:localhost/replica:0/task:0/device:CPU:0";
@@ -49,15 +48,7 @@ int dist_launch_rank(void) {
   return env_int("OMPI_COMM_WORLD_SIZE", "PMI_SIZE") > 1 && r > 0 ? r : 0;
 }
 
-enum { K_ALL_REDUCE = 1, K_ALL_GATHER, K_BROADCAST, K_BARRIER, K_END };
 static const char *const kind_names[] = {"", "all-reduce", "all-gather", "broadcast", "barrier", "end of program"};
-
-/* What every rank states before a collective moves data. */
-typedef struct Hdr {
-  int32_t kind, seq, dtype, rank, nd, op, root, loc;
-  int64_t shape[TFS_MAX_RANK];
-  uint64_t shapes_hash;             /* fused all-reduce: the list of shapes */
-} Hdr;
 
 #ifdef TFS_HAVE_MPI
 static void dist_uncaught(void) {
@@ -96,6 +87,7 @@ void dist_init(void) {
   rt_obj_hooks.uncaught = dist_uncaught;
   atexit(dist_atexit);
 #endif
+  dist_overlap_init();
 }
 
 #ifdef TFS_HAVE_MPI
@@ -114,7 +106,7 @@ static void loc_text(char *buf, size_t n, int loc) {
 
 /* Wait for req: spin briefly (a collective of a step is microseconds), then poll gently; warn after
  * 60 s, raise DeadlineExceededError after the timeout (§18.9). */
-static void dist_wait(MPI_Request *req, const Hdr *h) {
+void dist_wait(MPI_Request *req, const Hdr *h) {
   int done = 0;
   double t0 = now_s();
   bool warned = false;
@@ -205,9 +197,7 @@ static void dist_exchange(Hdr *mine, Hdr *all) {
   }
 }
 
-static MPI_Datatype mpi_type(DType dt);
-
-static Hdr hdr_for(int kind, const Tensor *t, int op, int root) {
+Hdr dist_hdr(int kind, const Tensor *t, int op, int root) {
   Hdr h;
   memset(&h, 0, sizeof h);
   h.kind = kind;
@@ -217,7 +207,7 @@ static Hdr hdr_for(int kind, const Tensor *t, int op, int root) {
   h.root = root;
   h.loc = rt_user_loc();
   if (t) {
-    mpi_type(t->dtype);   /* a dtype no collective takes: TypeError before anything is exchanged */
+    dist_mpi_type(t->dtype);   /* a dtype no collective takes: TypeError before anything is exchanged */
     h.dtype = t->dtype;
     h.nd = t->rank;
     for (int i = 0; i < t->rank; i++) h.shape[i] = t->shape[i];
@@ -225,7 +215,7 @@ static Hdr hdr_for(int kind, const Tensor *t, int op, int root) {
   return h;
 }
 
-static MPI_Datatype mpi_type(DType dt) {
+MPI_Datatype dist_mpi_type(DType dt) {
   switch (dt) {
   case DT_FLOAT32: return MPI_FLOAT;
   case DT_FLOAT64: return MPI_DOUBLE;
@@ -253,7 +243,7 @@ static Hdr *hdrs_alloc(void) {
 
 /* Every rank's header for h's collective, after the exchange has checked that they match; held (its
  * mark in *mark when mark is not NULL) so an error frees it, else the caller's rt_unhold + free. */
-static Hdr *dist_begin(Hdr *h, int *mark) {
+Hdr *dist_begin(Hdr *h, int *mark) {
   Hdr *all = hdrs_alloc();
   int m = rt_hold_mem(all);
   if (mark) *mark = m;
@@ -262,7 +252,7 @@ static Hdr *dist_begin(Hdr *h, int *mark) {
 }
 
 /* Sum -> mean in place: n values of dt divided by the number of replicas. */
-static void mean_in_place(void *p, tfs_i64 n, DType dt) {
+void dist_mean_in_place(void *p, tfs_i64 n, DType dt) {
   for (tfs_i64 i = 0; i < n; i++) switch (dt) {
     case DT_FLOAT32: ((float *)p)[i] /= (float)dist_size_; break;
     case DT_FLOAT64: ((double *)p)[i] /= dist_size_; break;
@@ -276,10 +266,10 @@ static void reduce_buf(void *p, tfs_i64 n, DType dt, DistOp op, Hdr *h) {
   int mark;
   Hdr *all = dist_begin(h, &mark);
   MPI_Request req;
-  if (MPI_Iallreduce(MPI_IN_PLACE, p, (int)n, mpi_type(dt), mpi_op(op), MPI_COMM_WORLD, &req) != MPI_SUCCESS)
+  if (MPI_Iallreduce(MPI_IN_PLACE, p, (int)n, dist_mpi_type(dt), mpi_op(op), MPI_COMM_WORLD, &req) != MPI_SUCCESS)
     rt_throw(ERR_INTERNAL, "MPI_Iallreduce failed");
   dist_wait(&req, h);
-  if (op == DIST_MEAN) mean_in_place(p, n, dt);
+  if (op == DIST_MEAN) dist_mean_in_place(p, n, dt);
   rt_unhold(mark);
   free(all);
 }
@@ -290,7 +280,7 @@ Tensor *dist_all_reduce(const Tensor *t, DistOp op) {
 #ifdef TFS_HAVE_MPI
   if (dist_joined) {
     int mark = rt_hold_val(val_obj(r));
-    Hdr h = hdr_for(K_ALL_REDUCE, t, op, 0);
+    Hdr h = dist_hdr(K_ALL_REDUCE, t, op, 0);
     reduce_buf(tensor_data(r), r->size, r->dtype, op, &h);
     rt_unhold(mark);
   }
@@ -316,7 +306,7 @@ void dist_all_reduce_n(int n, Tensor *const *in, Tensor **out, DistOp op) {
     char *buf = malloc(es * (size_t)(total ? total : 1));
     if (!buf) rt_throw(ERR_MEMORY, "out of memory");
     int mark = rt_hold_mem(buf);
-    Hdr h = hdr_for(K_ALL_REDUCE, NULL, op, 0);
+    Hdr h = dist_hdr(K_ALL_REDUCE, NULL, op, 0);
     h.dtype = dt;
     h.nd = 1;
     h.shape[0] = total;
@@ -333,7 +323,7 @@ void dist_all_reduce_n(int n, Tensor *const *in, Tensor **out, DistOp op) {
       }
     }
     h.shapes_hash = hash;
-    mpi_type(dt);
+    dist_mpi_type(dt);
     reduce_buf(buf, total, dt, op, &h);
     off = 0;
     for (int i = 0; i < n; i++) {
@@ -357,7 +347,7 @@ Tensor *dist_all_gather(const Tensor *t, int axis) {
   if (dist_joined) {
     Tensor *c = tensor_contiguous((Tensor *)t);
     int mark = rt_hold_val(val_obj(c));
-    Hdr h = hdr_for(K_ALL_GATHER, t, 0, axis);
+    Hdr h = dist_hdr(K_ALL_GATHER, t, 0, axis);
     Hdr *all = dist_begin(&h, NULL);   /* released with mark */
     size_t es = (size_t)dtype_info[t->dtype].size;
     tfs_i64 outer = 1, inner = 1, total = 0;
@@ -412,10 +402,10 @@ Tensor *dist_broadcast(const Tensor *t, int root) {
 #ifdef TFS_HAVE_MPI
   if (dist_joined) {
     int mark = rt_hold_val(val_obj(r));
-    Hdr h = hdr_for(K_BROADCAST, t, 0, root);
+    Hdr h = dist_hdr(K_BROADCAST, t, 0, root);
     Hdr *all = dist_begin(&h, NULL);   /* released with mark */
     MPI_Request req;
-    if (MPI_Ibcast(tensor_data(r), (int)r->size, mpi_type(r->dtype), root, MPI_COMM_WORLD, &req) != MPI_SUCCESS)
+    if (MPI_Ibcast(tensor_data(r), (int)r->size, dist_mpi_type(r->dtype), root, MPI_COMM_WORLD, &req) != MPI_SUCCESS)
       rt_throw(ERR_INTERNAL, "MPI_Ibcast failed");
     dist_wait(&req, &h);
     rt_unhold(mark);
@@ -428,7 +418,7 @@ Tensor *dist_broadcast(const Tensor *t, int root) {
 void dist_barrier(void) {
 #ifdef TFS_HAVE_MPI
   if (!dist_joined) return;
-  Hdr h = hdr_for(K_BARRIER, NULL, 0, 0);
+  Hdr h = dist_hdr(K_BARRIER, NULL, 0, 0);
   int mark;
   Hdr *all = dist_begin(&h, &mark);
   rt_unhold(mark);
@@ -442,11 +432,12 @@ void dist_finish(void) {
   dist_done = true;
   rt_flush();
   fflush(stdout);
-  Hdr h = hdr_for(K_END, NULL, 0, 0);
   Hdr *all = hdrs_alloc();
   RtTry t;
   rt_try_push(&t);
   if (setjmp(t.jb) == 0) {
+    dist_groups_drain(0);   /* gradient all-reduces no optimizer waited for */
+    Hdr h = dist_hdr(K_END, NULL, 0, 0);
     dist_exchange(&h, all);   /* every rank ended: leave together */
     rt_try_pop(&t);
   } else {

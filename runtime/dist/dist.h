@@ -3,6 +3,7 @@
 #define TFS_DIST_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "tensor/tensor.h"
 
@@ -33,6 +34,32 @@ void dist_all_reduce_n(int n, Tensor *const *in, Tensor **out, DistOp op);
 Tensor *dist_all_gather(const Tensor *t, int axis);   /* concatenated in rank order along axis */
 Tensor *dist_broadcast(const Tensor *t, int root);
 void dist_barrier(void);
+
+/* ---- overlapping the gradients' all-reduce with the backward pass (overlap.c, docs/distribute.md) ----
+ * In replica context a tape computing the gradients of Variables starts their all-reduce bucket by bucket as the
+ * backward pass finishes each bucket's gradients (_CollectiveGradStart), and the optimizer's all-reduce of those
+ * gradients waits for them (_CollectiveGradWait).  Every rank starts the same buckets in the same order; one
+ * header exchange (at bucket 0) checks the whole plan.  The sums are bitwise those of one fused all-reduce: Open
+ * MPI's in-place Iallreduce adds each element in an order that depends on the ranks only, not on the count. */
+/* Mode: 0 off (the blocking fused all-reduce), 1 on with N > 1 (the default; TFS_DIST_OVERLAP=0 turns it off),
+ * 2 on even alone (tests: the buckets then reduce nothing).  mode < 0 asks; returns the mode in force. */
+int dist_overlap(int mode);
+tfs_i64 dist_bucket_bytes(void);          /* the bucket cap: TFS_DIST_BUCKET_KB (default 256) KB */
+void dist_set_bucket_bytes(tfs_i64 n);    /* n > 0 */
+/* Bucket `bucket` of `nbuckets` of a group of `total` elements whose plan (dtype, shapes, bucket bounds) hashes to
+ * `plan`: copies in[] into the group's buffer and starts its all-reduce.  Bucket 0 makes the group (id ignored) and
+ * exchanges its header; returns the group's id. */
+tfs_i64 dist_group_start(tfs_i64 id, int bucket, int nbuckets, tfs_i64 total, uint64_t plan, int n, Tensor *const *in);
+/* Waits for every bucket of group id, then out[i] = the reduced element idx[i] (op DIST_SUM or DIST_MEAN);
+ * frees the group. */
+void dist_group_finish(tfs_i64 id, int n, const int64_t *idx, Tensor **out, DistOp op);
+extern int dist_inflight;                 /* buckets started and not known complete */
+void dist_progress(void);                 /* lets MPI move the started buckets (between steps) */
+/* Groups made from now on have ids >= the mark; drain waits for and frees those with ids >= from (0: all):
+ * the ones no optimizer waited for, at the end of a graph run or of a replica context. */
+tfs_i64 dist_group_mark(void);
+void dist_groups_drain(tfs_i64 from);
+tfs_i64 dist_groups_waited(void);         /* groups an optimizer's all-reduce waited for so far (tests) */
 
 /* Variables created while a strategy's scope is entered are mirrored: they take rank 0's initial
  * value (stdlib's tf.Variable broadcasts it).  depth +1 on entering a scope, -1 on leaving. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist/dist.h"
 #include "object/object.h"
 #include "graph/tape.h"
 #include "graph/trace.h"
@@ -1471,6 +1472,7 @@ typedef struct ExecFrame {
 static ExecFrame **exec_frames;              /* the pool; [0, exec_nframes) are running */
 static int exec_nframes, exec_capframes;
 static int exec_depth;                       /* exec_run calls in progress (a kernel may call back) */
+static tfs_i64 exec_groups;                  /* dist_group_mark() when the outermost run began */
 static const GraphNode *exec_fail_node;      /* innermost node of the error being unwound */
 
 static void *exec_grow(void *p, int *cap, int need, size_t elem) {
@@ -2030,6 +2032,7 @@ static void exec_frame_run(const ExecPlan *p, Tensor *const *args, Tensor **outs
     f->k = k;
     if (__builtin_expect(prof_on, 0)) exec_step_profiled(p, st, s);
     else exec_step(p, st, s);
+    if (__builtin_expect(dist_inflight, 0)) dist_progress();   /* gradient buckets move while the backward pass runs */
     for (int r = 0; r < st->nrel; r++) {
       Tensor *t = s[st->rel[r]];
       if (t) tensor_release(t);   /* NULL: handed to this step's result in place */
@@ -2047,7 +2050,7 @@ static void exec_frame_run(const ExecPlan *p, Tensor *const *args, Tensor **outs
 void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs) {
   TraceCtx *saved = trace_suspend();   /* kernels applying ops must run them, not record them */
   int base = exec_nframes;
-  exec_depth++;
+  if (exec_depth++ == 0) exec_groups = dist_group_mark();
   RtTry t;
   rt_try_push(&t);
   if (setjmp(t.jb) != 0) {
@@ -2093,6 +2096,9 @@ void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs) {
   }
   exec_frame_run(p, args, outs);
   rt_try_pop(&t);
-  if (--exec_depth == 0) accstack_clear_all();   /* loop state pushed for a gradient that was not taken */
+  if (--exec_depth == 0) {
+    accstack_clear_all();                       /* loop state pushed for a gradient that was not taken */
+    if (dist_group_mark() != exec_groups) dist_groups_drain(exec_groups);   /* gradient all-reduces nothing waited for */
+  }
   trace_resume(saved);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "object/object.h"
+#include "graph/gradsync.h"
 #include "graph/tape.h"
 
 /* ---- identity map ---------------------------------------------------------------------- */
@@ -973,9 +974,23 @@ static void sweep_step_release(void *p) {
 }
 
 static void ptrmap_release(void *m) { ptrmap_free(m); }
+static void gradsync_release(void *s) { gradsync_free(s); }
+
+/* The plan of a sweep that starts the gradients' all-reduce as it goes (gradsync.h), or NULL. */
+static GradSync *sync_plan(Tape *t, int ntarget, const Val *targets, int nsrc, const Val *sources, const PtrMap *reach) {
+  uintptr_t *k = malloc(sizeof(uintptr_t) * (size_t)(ntarget + nsrc + 1));
+  if (!k) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = rt_hold_mem(k);
+  for (int i = 0; i < ntarget; i++) k[i] = is_float_val(targets[i]) ? key_of(targets[i]) : 0;
+  for (int i = 0; i < nsrc; i++) k[ntarget + i] = key_of(sources[i]);
+  GradSync *s = gradsync_plan(t, ntarget, k, nsrc, sources, k + ntarget, reach);
+  rt_unhold(mark);
+  free(k);
+  return s;
+}
 
 static void gradient_sweep(Tape *t, int ntarget, const Val *targets, const Val *out_grads, int nsrc, const Val *sources,
-                   bool zeros, Val *out) {
+                   bool zeros, bool sync, Val *out) {
   /* values downstream of the sources: only they need gradients */
   PtrMap reach = {0}, grads = {0};
   int hmark = rt_hold_fn(ptrmap_release, &reach);   /* a failing gradient function leaks neither map */
@@ -989,6 +1004,8 @@ static void gradient_sweep(Tape *t, int ntarget, const Val *targets, const Val *
     if (any)
       for (int j = 0; j < e->nout; j++) ptrmap_put(&reach, kp(tape_entry_key(e)[e->nin + j]), val_undef());
   }
+  GradSync *gs = sync ? sync_plan(t, ntarget, targets, nsrc, sources, &reach) : NULL;
+  if (gs) rt_hold_fn(gradsync_release, gs);
   t->busy = true;
   for (int i = 0; i < ntarget; i++) {
     uintptr_t k = key_of(targets[i]);
@@ -998,6 +1015,7 @@ static void gradient_sweep(Tape *t, int ntarget, const Val *targets, const Val *
   Val dybuf[4], dxbuf[8], inbuf[8];
   Tensor stubbuf[8];
   for (int i = t->n - 1; i >= 0 && grads.n; i--) {
+    if (gs && i + 1 < t->n) gradsync_step(gs, i + 1, &grads);   /* entry i + 1 is done: start what is final */
     TapeEntry *e = &t->e[i];
     bool any = false;
     for (int j = 0; j < e->nout && !any; j++) any = ptrmap_find(&grads, kp(tape_entry_key(e)[e->nin + j])) >= 0;
@@ -1067,6 +1085,7 @@ static void gradient_sweep(Tape *t, int ntarget, const Val *targets, const Val *
     if (dy != dybuf) free(dy);
     if (dx != dxbuf) free(dx);
   }
+  if (gs) gradsync_end(gs, &grads);
   t->busy = false;
   for (int i = 0; i < nsrc; i++) {
     Obj *k = obj_of(sources[i]);
@@ -1081,17 +1100,20 @@ static void gradient_sweep(Tape *t, int ntarget, const Val *targets, const Val *
     else out[i] = val_none();
   }
   rt_unhold(hmark);
+  gradsync_free(gs);
   ptrmap_free(&reach);
   ptrmap_free(&grads);
 }
 
 void tape_gradient(Tape *t, int ntarget, const Val *targets, const Val *out_grads, int nsrc, const Val *sources,
                    bool zeros, Val *out) {
+  bool sync = t->sync;
+  t->sync = false;
   /* a failing gradient (no gradient defined, a shape error) leaves the tape usable */
   RtTry tr;
   rt_try_push(&tr);
   if (setjmp(tr.jb) == 0) {
-    gradient_sweep(t, ntarget, targets, out_grads, nsrc, sources, zeros, out);
+    gradient_sweep(t, ntarget, targets, out_grads, nsrc, sources, zeros, sync, out);
     rt_try_pop(&tr);
   } else {
     t->busy = false;

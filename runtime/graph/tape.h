@@ -55,6 +55,8 @@ typedef struct Tape {
   bool active;                /* inside its `with` block */
   bool used;                  /* a non-persistent tape computed its gradients */
   bool busy;                  /* computing gradients: its own backward ops are not recorded on it */
+  bool sync;                  /* the next tape_gradient is GradientTape.gradient's: in replica context it starts the
+                               * all-reduce of the Variables' gradients during the sweep (gradsync.h); then cleared */
   int paused;                 /* stop_recording depth */
   int regions;                /* open control-flow regions: entries recorded now will be replaced */
   TapeEntry *e;

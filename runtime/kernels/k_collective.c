@@ -22,6 +22,49 @@ void meta_coll_reduce(OpCall *c) {
 /* Every input summed (or averaged, min, max, product) across the ranks, in one fused buffer. */
 void k_coll_reduce(OpCall *c) { dist_all_reduce_n(c->nin, c->in, c->out, (DistOp)op_attr_int(c, 0, DIST_SUM)); }
 
+/* _CollectiveGradStart: bucket k (attr 0) of nbuckets (1) of a gradient group of total (2) elements whose plan
+ * hashes to attr 3.  Inputs: bucket 0 its gradients; a later bucket the group's handle, then its gradients.
+ * Output: the handle (int64 scalar) the next bucket and the wait take. */
+void meta_coll_grad_start(OpCall *c) {
+  tfs_i64 k = op_attr_int(c, 0, 0);
+  if (c->nin < (k ? 2 : 1)) op_fail(c, ERR_INTERNAL, "gradient all-reduce: the buckets do not follow the plan every rank agreed on");
+  c->outm[0].dtype = DT_INT64;
+  c->outm[0].rank = 0;
+}
+
+void k_coll_grad_start(OpCall *c) {
+  tfs_i64 k = op_attr_int(c, 0, 0);
+  tfs_i64 id = k ? *(const int64_t *)tensor_data(c->in[0]) : 0;
+  id = dist_group_start(id, (int)k, (int)op_attr_int(c, 1, 1), op_attr_int(c, 2, 0), (uint64_t)op_attr_int(c, 3, 0),
+                        c->nin - (k ? 1 : 0), c->in + (k ? 1 : 0));
+  c->out[0] = tensor_new(DT_INT64, 0, NULL);
+  *(int64_t *)tensor_data(c->out[0]) = id;
+}
+
+/* _CollectiveGradWait: input 0 the handle of a group's last bucket, then the gradients wanted (for their shapes
+ * and dtypes); attr 0 the reduce op (SUM or MEAN), attr 1 a tuple of the gradients' places in the group.
+ * Outputs: the reduced gradients. */
+void meta_coll_grad_wait(OpCall *c) {
+  op_reserve_outputs(c, c->nin - 1);
+  for (int i = 1; i < c->nin; i++) c->outm[i - 1] = c->inm[i];
+}
+
+void k_coll_grad_wait(OpCall *c) {
+  Val at = op_attr(c, 1);
+  const Tuple *tv = val_is(at, &tuple_type) ? (const Tuple *)at.u.o : NULL;
+  int n = c->nin - 1;
+  if (!tv || (int)tv->len != n) op_fail(c, ERR_INTERNAL, "gradient all-reduce: the buckets do not follow the plan every rank agreed on");
+  int64_t *idx = malloc(sizeof *idx * (size_t)(n + 1));
+  if (!idx) op_fail(c, ERR_MEMORY, "out of memory");
+  int mark = rt_hold_mem(idx);
+  for (int i = 0; i < n; i++)
+    if (!val_as_int(tv->items[i], &idx[i]))
+      op_fail(c, ERR_INTERNAL, "gradient all-reduce: the buckets do not follow the plan every rank agreed on");
+  dist_group_finish(*(const int64_t *)tensor_data(c->in[0]), n, idx, c->out, (DistOp)op_attr_int(c, 0, DIST_SUM));
+  rt_unhold(mark);
+  free(idx);
+}
+
 /* shape: the input's, with the axis dimension unknown when several ranks contribute to it. */
 void meta_coll_gather(OpCall *c) {
   const TMeta *a = &c->inm[0];

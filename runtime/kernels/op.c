@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist/dist.h"
 #include "object/object.h"
 #include "object/hosttypes.h"
 #include "kernels/ops.h"
@@ -585,6 +586,7 @@ Val op_apply(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) 
   for (int i = 0; i < nin; i++)
     if (owned[i / 32] & (1u << (i % 32))) tensor_release(tin[i]);
   if (tin != tin_buf) { free(tin); free(inm); free(owned); }
+  if (__builtin_expect(dist_inflight, 0)) dist_progress();   /* gradient buckets move while an eager backward pass runs */
   /* GRADIENT TAPE: ops on watched values are recorded (tape.c) */
   if (op_tape_nactive) op_tape_record(op, nin0, inputs, attrs, r);
   return r;

@@ -143,6 +143,7 @@ static Val m_gradient(Val self, int n, const Val *args, const Kw *kw) {
   rt_hold_mem(tg.v);
   rt_hold_mem(src.v);
   rt_hold_mem(og.v);
+  t->sync = true;   /* in replica context its all-reduce starts during the sweep */
   tape_gradient(t, tg.n, tg.v, og.n ? og.v : NULL, src.n, src.v, zeros, res);
   int pos = 0;
   Val r = unflatten(a[1], res, &pos);

@@ -107,7 +107,8 @@ Val ckpt_bump(Val self) {
 
 //! Checkpoint.save(file_prefix)
 //!   Adds 1 to save_counter, writes FILE_PREFIX-N (.index + .data-00000-of-00001) and records it in the directory's
-//!   `checkpoint` file; returns the path written.
+//!   `checkpoint` file; returns the path written. Under mpirun with N > 1 only the chief (rank 0) writes: another rank
+//!   creates the directory only, as TF's save does, and returns the same path.
 static Val ck_save(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "Checkpoint.save", .sig = "file_prefix, options=None"};
   Val a[2];
@@ -130,7 +131,8 @@ static Val ck_save(Val self, int n, const Val *args, const Kw *kw) {
 }
 
 //! Checkpoint.write(file_prefix)
-//!   Writes the objects' Variables to exactly FILE_PREFIX (no counter, no `checkpoint` file); returns the path.
+//!   Writes the objects' Variables to exactly FILE_PREFIX (no counter, no `checkpoint` file); returns the path. Under
+//!   mpirun with N > 1 only the chief writes; another rank creates the directory only.
 static Val ck_write(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "Checkpoint.write", .sig = "file_prefix, options=None"};
   Val a[2];

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "dist/dist.h"
+#include "graph/gradsync.h"
 #include "kernels/ops.h"
 #include "modules/modules.h"
 #include "object/object.h"
@@ -50,6 +51,8 @@ static Val dm_all_reduce(Val self, int n, const Val *args, const Kw *kw) {
   const List *l = (const List *)args[0].u.o;
   if (l->len == 0) return list_new(0);
   OpAttrs at = {1, {dm_int_arg(args[1], "_dist.all_reduce")}};
+  Val r;
+  if (gradsync_take((int)l->len, l->items, (int)at.v[0].u.i, &r)) return r;   /* gradients whose all-reduce already runs */
   return op_apply(&op_defs[OP_COLL_REDUCE], (int)l->len, l->items, &at);
 }
 
@@ -131,11 +134,40 @@ static Val dm_in_scope(Val self, int n, const Val *args, const Kw *kw) {
   return val_bool(dist_in_scope());
 }
 
-/* replica(+1 / -1 / 0): entering / leaving / asking about replica context; returns the depth. */
+/* replica(+1 / -1 / 0): entering / leaving / asking about replica context; returns the depth.  Leaving it forgets
+ * the gradients whose all-reduce started there and no optimizer took (their collectives complete). */
 static Val dm_replica(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   dm_arity("replica", n, 1, kw);
-  return val_int(dist_replica((int)dm_int_arg(args[0], "_dist.replica").u.i));
+  static tfs_i64 mark;
+  int delta = (int)dm_int_arg(args[0], "_dist.replica").u.i, before = dist_replica(0);
+  if (delta > 0 && before == 0) mark = dist_group_mark();
+  int depth = dist_replica(delta);
+  if (before > 0 && depth == 0) {
+    gradsync_clear();
+    dist_groups_drain(mark);
+  }
+  return val_int(depth);
+}
+
+/* overlap(mode[, bucket_kb]): the all-reduce of a replica's gradients overlapped with the backward pass: 0 off (one
+ * blocking fused all-reduce in apply_gradients), 1 on when N > 1 (the default; TFS_DIST_OVERLAP), 2 on even alone
+ * (tests); -1 asks.  bucket_kb: the bucket cap (TFS_DIST_BUCKET_KB).  Read when a gradient is computed (traced).
+ * Returns the mode before the call. */
+static Val dm_overlap(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  dm_arity("overlap", n, n == 2 ? 2 : 1, kw);
+  int was = dist_overlap(-1);
+  dist_overlap((int)dm_int_arg(args[0], "_dist.overlap").u.i);
+  if (n == 2) dist_set_bucket_bytes(dm_int_arg(args[1], "_dist.overlap").u.i * 1024);
+  return val_int(was);
+}
+
+/* overlapped(): how many gradient groups an all-reduce has waited for so far (tests: the overlap was used). */
+static Val dm_overlapped(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self, (void)args;
+  dm_arity("overlapped", n, 0, kw);
+  return val_int(dist_groups_waited());
 }
 
 static Val dm_attr(const char *name) {
@@ -155,6 +187,8 @@ static Val dm_attr(const char *name) {
     {"mirror_scope", "_dist.mirror_scope", dm_mirror_scope},
     {"in_scope", "_dist.in_scope", dm_in_scope},
     {"replica", "_dist.replica", dm_replica},
+    {"overlap", "_dist.overlap", dm_overlap},
+    {"overlapped", "_dist.overlapped", dm_overlapped},
   };
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
     if (!strcmp(name, fns[i].name)) return builtin_new(fns[i].qual, fns[i].fn, val_undef(), NULL);

@@ -1,0 +1,39 @@
+/* dist_mpi.h — what dist.c shares with overlap.c inside runtime/dist: the job's state, the header every collective exchanges, waiting on a request. */
+#ifndef TFS_DIST_MPI_H
+#define TFS_DIST_MPI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tensor/tensor.h"
+
+extern int dist_rank_, dist_size_;
+extern bool dist_joined;           /* the job is joined (MPI initialized, N > 1) */
+
+/* Reads TFS_DIST_OVERLAP and TFS_DIST_BUCKET_KB (overlap.c); from dist_init. */
+void dist_overlap_init(void);
+
+#ifdef TFS_HAVE_MPI
+#include <mpi.h>
+
+enum { K_ALL_REDUCE = 1, K_ALL_GATHER, K_BROADCAST, K_BARRIER, K_END };
+
+/* What every rank states before a collective moves data. */
+typedef struct Hdr {
+  int32_t kind, seq, dtype, rank, nd, op, root, loc;
+  int64_t shape[TFS_MAX_RANK];
+  uint64_t shapes_hash;             /* fused all-reduce: the list of shapes */
+} Hdr;
+
+/* A header for the next collective instance (t: its dtype and shape; NULL: filled by the caller). */
+Hdr dist_hdr(int kind, const Tensor *t, int op, int root);
+/* Exchange h with every rank; raises on every rank when they do not match.  Returns the ranks'
+ * headers, held (mark in *mark when not NULL): the caller's rt_unhold + free. */
+Hdr *dist_begin(Hdr *h, int *mark);
+/* Wait for req (progress, the 60 s warning, TFS_COLLECTIVE_TIMEOUT) on behalf of h's collective. */
+void dist_wait(MPI_Request *req, const Hdr *h);
+MPI_Datatype dist_mpi_type(DType dt);   /* TypeError for a dtype no collective takes */
+void dist_mean_in_place(void *p, tfs_i64 n, DType dt);   /* a sum divided by the number of ranks */
+#endif
+
+#endif
