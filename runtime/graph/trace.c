@@ -1145,8 +1145,56 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
 
 int trace_quiet;
 
+/* Whether the op being applied comes from numpy's own library code (numpy.tfs, numpy_linalg.tfs): host code,
+ * whose ops run when the function is traced, as numpy runs in Python under TF's tracing. */
+static bool trace_in_numpy(void) {
+  static int last_file = -1;
+  static bool last;
+  const RtLoc *l = rt_loc_get(rt_cur_loc);
+  if (!l) return false;
+  if (l->file != last_file) {
+    const RtFile *f = rt_file_get(l->file);
+    const char *base = f && f->path ? strrchr(f->path, '/') : NULL;
+    base = base ? base + 1 : f && f->path ? f->path : "";
+    last = f && f->library && (!strcmp(base, "numpy.tfs") || !strcmp(base, "numpy_linalg.tfs"));
+    last_file = l->file;
+  }
+  return last;
+}
+
+/* A graph tensor among an op's inputs (in sequences too), or NULL. */
+static Tensor *trace_first_symbolic(int nin, const Val *inputs) {
+  for (int i = 0; i < nin; i++) {
+    Tensor *t = val_as_tensor(inputs[i]);
+    if (t && t->sym) return t;
+    tfs_i64 n;
+    const Val *items;
+    if (!t && seq_items(inputs[i], &n, &items)) {
+      Tensor *u = trace_first_symbolic((int)n, items);
+      if (u) return u;
+    }
+  }
+  return NULL;
+}
+
+/* Whether an input is a numpy array (or scalar): an op of numpy's own methods and operators on it. */
+static bool trace_any_ndarray(int nin, const Val *inputs) {
+  for (int i = 0; i < nin; i++)
+    if (val_is_ndarray(inputs[i])) return true;
+  return false;
+}
+
 static Val trace_hook(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) {
   TraceCtx *cx = trace_cur;
+  /* numpy is host code: its library code and pure ops on its arrays are computed now (a constant to the graph);
+   * a graph tensor cannot reach numpy's code (TF's error) */
+  if (cx && trace_in_numpy()) {
+    Tensor *s = trace_first_symbolic(nin, inputs);
+    if (s) ndarray_symbolic_error(s);
+    return val_undef();
+  }
+  if (cx && !(op->flags & OPF_STATEFUL) && trace_any_ndarray(nin, inputs) && !trace_first_symbolic(nin, inputs))
+    return val_undef();
   if (cx && trace_quiet && (op->flags & OPF_NOOUT) && (op->flags & OPF_STATEFUL) && op->id != OP_STACK_PUSH)
     return val_none();
   if (!cx) {

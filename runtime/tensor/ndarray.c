@@ -426,18 +426,20 @@ static NdArray *nd_alloc(const Type *ty, Tensor *t) {
 
 Val ndarray_new_0d(Tensor *t) { return val_obj(nd_alloc(&ndarray_type, t)); }
 
+_Noreturn void ndarray_symbolic_error(Tensor *t) {
+  StrBuf b;
+  sb_init(&b);
+  val_repr(&b, val_obj(t));   /* <tf.Tensor 'Mul:0' shape=... */
+  const char *q = b.data ? strchr(b.data, '\'') : NULL, *e = q ? strchr(q + 1, '\'') : NULL;
+  char name[160];
+  snprintf(name, sizeof name, "%.*s", q && e ? (int)(e - q - 1) : 0, q ? q + 1 : "");
+  sb_free(&b);
+  rt_throw(ERR_NOTIMPL, "Cannot convert a symbolic tf.Tensor (%s) to a numpy array. This error may indicate that you're "
+           "trying to pass a Tensor to a NumPy call, which is not supported.", name);
+}
+
 Val ndarray_new(Tensor *t) {
-  if (t->sym) {   /* a graph tensor has no values: TF's error for it reaching numpy */
-    StrBuf b;
-    sb_init(&b);
-    val_repr(&b, val_obj(t));   /* <tf.Tensor 'Mul:0' shape=... */
-    const char *q = b.data ? strchr(b.data, '\'') : NULL, *e = q ? strchr(q + 1, '\'') : NULL;
-    char name[160];
-    snprintf(name, sizeof name, "%.*s", q && e ? (int)(e - q - 1) : 0, q ? q + 1 : "");
-    sb_free(&b);
-    rt_throw(ERR_NOTIMPL, "Cannot convert a symbolic tf.Tensor (%s) to a numpy array. This error may indicate that you're "
-             "trying to pass a Tensor to a NumPy call, which is not supported.", name);
-  }
+  if (t->sym) ndarray_symbolic_error(t);   /* a graph tensor has no values: TF's error for it reaching numpy */
   if (t->rank == 0 && (t->dtype == DT_STRING || t->dtype == DT_VARIANT)) return scalar_of(t);   /* bytes */
   if (t->rank != 0) return ndarray_new_0d(t);
   return val_obj(nd_alloc(&npscalar_types[t->dtype], t));   /* numpy.float32(1.5) ... */

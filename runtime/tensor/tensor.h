@@ -195,6 +195,7 @@ static inline bool val_is_ndarray(Val v) { return val_is(v, &ndarray_type) || va
 extern const Type npdtype_type;
 typedef struct NpDType { Obj hdr; DType dt; } NpDType;   /* numpy dtype objects (a.dtype) */
 extern NpDType npdtypes[];              /* one per DType, immortal */
+_Noreturn void ndarray_symbolic_error(Tensor *t);   /* TF's NotImplementedError: a graph tensor given to numpy */
 Val ndarray_new(Tensor *t);                      /* borrows t; 0-d gives the numpy scalar of its dtype (string: bytes) */
 Val ndarray_new_0d(Tensor *t);                   /* borrows t; an ndarray even when 0-d (np.array(7)) */
 Val ndarray_view_new(Val of, Tensor *t);         /* borrows t (on of's buffer): a view in of's family, base its owner */

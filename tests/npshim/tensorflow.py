@@ -36,3 +36,33 @@ def broadcast_to(input, shape):
 
 def transpose(a, perm=None):
     return _Tensor(_np.transpose(a._a, perm).copy())
+
+
+class _Symbolic:
+    """A tf.function's argument while it is traced: a graph tensor, whose values numpy cannot have (TF's
+    Tensor.__array__ raises this NotImplementedError)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __array__(self, dtype=None):
+        raise NotImplementedError(f"Cannot convert a symbolic tf.Tensor ({self.name}) to a numpy array. This error may "
+                                  "indicate that you're trying to pass a Tensor to a NumPy call, which is not supported.")
+
+
+def function(func=None, **kwargs):
+    """tf.function: the body runs as Python once, when traced, on graph tensors named after the parameters
+    (numpy's arrays inside it are computed then); the call returns what the body returned."""
+    if func is None:
+        return lambda f: function(f, **kwargs)
+    import inspect
+    names = list(inspect.signature(func).parameters)
+
+    def call(*args):
+        return func(*[_Symbolic(n + ":0") if isinstance(a, _Tensor) else a for n, a in zip(names, args)])
+    call.get_concrete_function = lambda *specs: func(*[_Symbolic(n + ":0") for n in names[:len(specs)]])
+    return call
+
+
+def TensorSpec(shape, dtype=None):
+    return (shape, dtype)
