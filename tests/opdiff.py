@@ -430,6 +430,15 @@ def templates(g, op):
             return ["tf.io.decode_jpeg(tf.io.encode_jpeg(%s))" % img, [inp((h, w, c), "int32", 0, 255)]]
         dec = "tf.io.decode_image" if op == "DECODE_IMAGE" else "tf.io.decode_png"
         return ["%s(tf.io.encode_png(%s))" % (dec, img), [inp((h, w, c), "int32", 0, 255)]]
+    if op in ("LSTM_SEQ", "LSTM_SEQ_GRAD"):   # the fused LSTM (k_rnn.c) and, through a tape, its gradient
+        t_, b_, h_ = r.randint(1, 4), r.randint(1, 3), r.randint(1, 3)
+        call = ("tf.raw_ops.TfsLSTMSequence(xp=a0, h0=a1, c0=a2, recurrent_kernel=a3, bias=a4, go_backwards=%s)[0]"
+                % r.choice(["False", "True"]))
+        ins = [inp((t_, b_, 4 * h_), "float32", -1, 1), inp((b_, h_), "float32", -1, 1), inp((b_, h_), "float32", -1, 1),
+               inp((h_, 4 * h_), "float32", -1, 1), inp((4 * h_,), "float32", -1, 1)]
+        if op == "LSTM_SEQ":
+            return [call, ins]
+        return ["_grad1(lambda p: %s, a0)" % call.replace("xp=a0", "xp=p"), ins]
     if op in ("MAX_POOL", "MAX_POOL_GRAD"):
         n, h, w, c = r.randint(1, 2), r.randint(2, 5), r.randint(2, 5), r.randint(1, 2)
         k, st, pad = r.choice([1, 2]), r.choice([1, 2]), r.choice(["SAME", "VALID"])

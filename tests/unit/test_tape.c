@@ -165,12 +165,12 @@ START_TEST(test_gradient_coverage) {
   static const OpId exempt[] = {
     OP_FUSED_MATMUL, OP_FUSED_CONV2D,   /* created by the graph planner after tracing, never recorded */
     OP_CONV2D_BP_INPUT, OP_CONV2D_BP_FILTER, OP_DEPTHWISE_BP_INPUT, OP_DEPTHWISE_BP_FILTER, OP_MAX_POOL_GRAD, OP_TRIGAMMA, OP_TOP_K_GRAD,   /* gradient-only (no second order) */
-    OP_RESIZE_BILINEAR_GRAD, OP_RESIZE_NEAREST_GRAD, OP_RESIZE_BICUBIC_GRAD, OP_SCALE_TRANSLATE_GRAD,   /* gradient-only too */
+    OP_RESIZE_BILINEAR_GRAD, OP_RESIZE_NEAREST_GRAD, OP_RESIZE_BICUBIC_GRAD, OP_SCALE_TRANSLATE_GRAD, OP_LSTM_SEQ_GRAD,   /* gradient-only too */
     OP_RESIZE_AREA,   /* TF registers no gradient for ResizeArea */
     OP_ZEROS, OP_ONES, OP_FILL, OP_EYE, OP_RANGE, OP_LINSPACE, OP_RANDOM_UNIFORM, OP_RANDOM_NORMAL,
     OP_TRUNC_NORMAL, OP_TIMESTAMP, OP_ONE_HOT, OP_STATELESS_UNIFORM, OP_STATELESS_NORMAL, OP_STATELESS_TRUNC_NORMAL,   /* no float tensor inputs to differentiate */
     OP_IS_NAN, OP_IS_INF, OP_IS_FINITE, OP_ARGMAX, OP_ARGMIN, OP_SHAPE, OP_SIZE, OP_RANK,   /* non-float results */
-    OP_COLL_GRAD_START,   /* staged by the backward pass itself (gradient all-reduce overlap), never differentiated */
+    OP_COLL_GRAD_START, OP_COLL_GRAD_WAIT,   /* staged by the backward pass itself (gradient all-reduce overlap), never differentiated */
     OP_PRINT, OP_READ_VARIABLE, OP_PY_FUNC,   /* py_function: TF differentiates the host function with its own tape; tfs does not */
   };
   for (int id = 0; id < OP__COUNT; id++) {
