@@ -9,5 +9,5 @@ ninja -C "$BUILD" libtfsrt.a >/dev/null
 OUT=$(mktemp -d /tmp/tfs-bench.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
 gcc -std=gnu11 -O2 -I"$ROOT/runtime" -I"$ROOT/stdlib" -o "$OUT/gemm" "$ROOT/bench/gemm.c" \
-  "$BUILD/libtfsrt.a" $(pkg-config --cflags --libs libxsmm openblas libprotobuf-c zlib) -lm -lpthread
+  "$BUILD/libtfsrt.a" $(pkg-config --cflags libxsmm openblas) $("$ROOT/bench/rtlibs.sh")
 OPENBLAS_NUM_THREADS=1 "$OUT/gemm"

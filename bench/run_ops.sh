@@ -10,7 +10,7 @@ ninja -C "$BUILD" libtfsrt.a >/dev/null
 OUT=$(mktemp -d /tmp/tfs-bench.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
 gcc -std=gnu11 -O2 -I"$ROOT/runtime" -I"$ROOT/stdlib" -o "$OUT/eager_ops" "$ROOT/bench/eager_ops.c" \
-  "$BUILD/libtfsrt.a" $(pkg-config --cflags --libs libxsmm openblas libprotobuf-c zlib) -lm -lpthread
+  "$BUILD/libtfsrt.a" $(pkg-config --cflags libxsmm openblas) $("$ROOT/bench/rtlibs.sh")
 "$OUT/eager_ops" "$N" > "$OUT/tfs.txt"
 /usr/bin/python3 "$ROOT/bench/eager_ops_torch.py" $((N / 5)) > "$OUT/torch.txt"
 echo "eager per-op time (best of 5; lower is better)"
