@@ -125,6 +125,12 @@ AREAS = [
     (r'^(keras.*\.tfs|kerasrt\.c)$', 'tf.keras'),
     (r'^(tfmodule|ctxmgr)\.c$', 'tf.Module and scopes'),
     (r'^(tensor|op|ndarray|tfmod|k_.*|tprint)\.c$', 'Tensors and ops'),
+    # the .tfs sources of the tf API, in the sections that already hold their messages
+    (r'^(tfcore_data|tfcore_ragged|tfcore_strings)\.tfs$', 'tf.data'),
+    (r'^tfcore_image\.tfs$', 'tf.image and image files'),
+    (r'^(distribute|horovod|tfcore_dist)\.tfs$', 'Distributed training (MPI)'),
+    (r'^tfgfile\.tfs$', 'Files, tf.io and data sets'),
+    (r'^tfcore_.*\.tfs$', 'tf.nest and the functional ops'),
 ]
 
 
@@ -207,20 +213,54 @@ def scan(root):
     for f in sorted(os.listdir(sd)):
         if not f.endswith('.tfs'):
             continue
-        for i, l in enumerate(open(os.path.join(sd, f), encoding='utf-8')):
-            m = re.search(r'\braise (\w+)\((.*)\)\s*(?:from\b.*)?$', l.strip())
+        lines = open(os.path.join(sd, f), encoding='utf-8').read().split('\n')
+        for i, l in enumerate(lines):
+            if not re.search(r'\braise [\w.]+\(', l):
+                continue
+            # a raise spread over lines: joined until its parentheses close (a few lines at most)
+            stmt, k = l.strip(), i
+            while open_parens(stmt) > 0 and k + 1 < len(lines) and k < i + 6:
+                k += 1
+                stmt += ' ' + lines[k].strip()
+            # tf.errors.X(node_def, op, message) names its class by the last part of the dotted name
+            m = re.search(r'\braise (?:[\w]+\.)*(\w+)\((.*)\)\s*(?:from\b.*)?$', stmt)
             if not m:
                 continue
-            parts = re.findall(r'(f?)(["\'])((?:(?!\2)[^\\]|\\.)*)\2', m.group(2))
-            if not parts:
-                continue
-            s = ''
-            for fpre, _q, body in parts:
-                s += re.sub(r'\{[^{}]*\}', '…', body) if fpre else body
-            s = unescape(s)
-            if s.strip('… '):
+            s = tfs_template(m.group(2))
+            if s is not None and s.strip('… :'):
                 add(s, m.group(1), f'stdlib/{f}:{i + 1}')
     return found
+
+
+PYCONV = re.compile(r'%(\(\w+\))?[-+ #0]*(\*|\d+)?(\.(\*|\d+))?[diouxXeEfFgGcrsa]')
+LIT = re.compile(r'([rbf]*)(["\'])((?:(?!\2)[^\\]|\\.)*)\2')
+
+
+def tfs_template(args):
+    """The message of a .tfs raise's arguments: its string literals joined, f-string fields as `…`.
+    Literals followed by a `%` operator are a %-format: their conversions become `…` and the
+    operand's own literals (`"" if n == 1 else "s"`) are not part of the message."""
+    s, pos, pct = '', 0, False
+    for lm in LIT.finditer(args):
+        if s and re.search(r'(?<![%=])%(?!=)', args[pos:lm.start()]):
+            pct = True
+            break
+        fpre, body = lm.group(1), lm.group(3)
+        s += re.sub(r'\{[^{}]*\}', '…', body) if 'f' in fpre else body
+        pos = lm.end()
+    if not s:
+        return None
+    if not pct and re.match(r'\s*%(?!=)', args[pos:]):
+        pct = True
+    if pct:
+        s = PYCONV.sub('…', s.replace('%%', '\x00')).replace('\x00', '%')
+    return unescape(s)
+
+
+def open_parens(code):
+    """Parentheses a line of .tfs code leaves open, its string literals aside."""
+    bare = re.sub(r'([\'"])(?:(?!\1)[^\\]|\\.)*\1', '', code)
+    return bare.count('(') - bare.count(')')
 
 
 def index_rows(doc):
