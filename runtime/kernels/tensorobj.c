@@ -159,9 +159,8 @@ static Val tensor_unop(int op, Val a) {
   case UN_NEG: return op_apply1(OP_NEG, a);
   case UN_POS: return op_apply1(OP_IDENTITY, a);
   case UN_INVERT:
-    if (t && t->dtype == DT_BOOL) return op_apply1(OP_LOGICAL_NOT, a);
-    if (t && dtype_info[t->dtype].is_int) return op_apply1(OP_INVERT, a);
-    rt_throw(ERR_TYPE, "bad operand type for unary ~: '%s' tensor", dtype_info[t ? t->dtype : 0].name);
+    /* TF's invert_: logical_not of bool, else Invert (whose dtype check refuses floats) */
+    return op_apply1(t && t->dtype == DT_BOOL ? OP_LOGICAL_NOT : OP_INVERT, a);
   default: return val_undef();
   }
 }
