@@ -1,4 +1,4 @@
-/* k_elementwise.c — elementwise kernels: broadcasting iteration, binary/unary/compare/logic loops, cast, select, clip, add_n. */
+/* k_elementwise.c — elementwise kernels: broadcasting iteration, binary/unary/compare/logic/bitwise loops, cast, select, clip, add_n. */
 #pragma GCC optimize("O3")   /* vectorized inner loops; set before any function, so inlining stays possible */
 
 #include <complex.h>
