@@ -220,6 +220,15 @@ def templates(g, op):
         s = g.shape()
         fn = {"LOGICAL_AND": "tf.logical_and", "LOGICAL_OR": "tf.logical_or", "LOGICAL_XOR": "tf.math.logical_xor"}[op]
         return ["%s(a0, a1)" % fn, [inp(s, "bool"), inp(g.bcast(s), "bool")]]
+    bits = {"BITWISE_AND": "bitwise_and", "BITWISE_OR": "bitwise_or", "BITWISE_XOR": "bitwise_xor",
+            "LEFT_SHIFT": "left_shift", "RIGHT_SHIFT": "right_shift"}
+    ints = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+    if op in bits:   # shift amounts past the width too (TF clamps them)
+        dt, s = r.choice(ints), g.shape()
+        hi = 70 if "SHIFT" in op else 100
+        return ["tf.bitwise.%s(a0, a1)" % bits[op], [inp(s, dt, -100, 100), inp(g.bcast(s), dt, -3, hi)]]
+    if op == "INVERT":
+        return ["tf.bitwise.invert(a0)", [inp(g.shape(), r.choice(ints + ["float32"]), -100, 100)]]
     unary = {"NEG": ("tf.negative", NUM), "ABS": ("tf.abs", NUM), "SIGN": ("tf.sign", NUM),
              "SQUARE": ("tf.square", NUM), "SQRT": ("tf.sqrt", FLOAT), "RSQRT": ("tf.math.rsqrt", FLOAT),
              "EXP": ("tf.exp", FLOAT), "LOG": ("tf.math.log", FLOAT), "LOG1P": ("tf.math.log1p", FLOAT),

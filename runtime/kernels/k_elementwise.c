@@ -1,4 +1,4 @@
-/* k_elementwise.c — elementwise kernels: broadcasting iteration, binary/unary/compare/logic loops, cast, select, clip, add_n. */
+/* k_elementwise.c — elementwise kernels: broadcasting iteration, binary/unary/compare/logic/bitwise loops, cast, select, clip, add_n. */
 #pragma GCC optimize("O3")   /* vectorized inner loops; set before any function, so inlining stays possible */
 
 #include <complex.h>
@@ -329,6 +329,32 @@ static inline Str *str_add(const Str *x, const Str *y) {
 BINLOOP(add_s, StrP, StrP, str_add(x, y))
 BINLOOP(ne_u8, uint8_t, bool, x != y)
 
+/* Bitwise ops: every integer width has its own loops (a shift depends on the width, so no widening).
+ * TF clamps the shift amount to [0, bits - 1] first (cwise_ops.h), shifts left in the unsigned type
+ * (no signed overflow) and right in the operand's own type (arithmetic for signed ones). */
+#define SHCL_S(y, B) ((y) < 0 ? 0 : (y) > (B) - 1 ? (B) - 1 : (y))
+#define SHCL_U(y, B) ((y) > (B) - 1 ? (B) - 1 : (y))
+#define BITS_T(X, s, T, U, B, CL)                  \
+  X(band_##s, T, T, (T)(x & y))                    \
+  X(bor_##s, T, T, (T)(x | y))                     \
+  X(bxor_##s, T, T, (T)(x ^ y))                    \
+  X(shl_##s, T, T, (T)(U)((U)x << CL(y, B)))       \
+  X(shr_##s, T, T, (T)(x >> CL(y, B)))
+#define BITS_FNS(X)                                          \
+  BITS_T(X, i8, int8_t, uint8_t, 8, SHCL_S)                  \
+  BITS_T(X, i16, int16_t, uint16_t, 16, SHCL_S)              \
+  BITS_T(X, i32, int32_t, uint32_t, 32, SHCL_S)              \
+  BITS_T(X, i64, int64_t, uint64_t, 64, SHCL_S)              \
+  BITS_T(X, u8, uint8_t, uint8_t, 8, SHCL_U)                 \
+  BITS_T(X, u16, uint16_t, uint16_t, 16, SHCL_U)             \
+  BITS_T(X, u32, uint32_t, uint32_t, 32, SHCL_U)             \
+  BITS_T(X, u64, uint64_t, uint64_t, 64, SHCL_U)
+BITS_FNS(BINLOOP)
+BITS_FNS(BINSCALAR)
+#define ROW_BITS(p, a)                                                                              \
+  {[DT_INT8] = p##a##_i8, [DT_INT16] = p##a##_i16, [DT_INT32] = p##a##_i32, [DT_INT64] = p##a##_i64, \
+   [DT_UINT8] = p##a##_u8, [DT_UINT16] = p##a##_u16, [DT_UINT32] = p##a##_u32, [DT_UINT64] = p##a##_u64}
+
 #define ROW_NUM(a) {[DT_FLOAT32] = a##_f32, [DT_FLOAT64] = a##_f64, [DT_INT32] = a##_i32, [DT_INT64] = a##_i64}
 #define ROW_NUMC(a) {[DT_FLOAT32] = a##_f32, [DT_FLOAT64] = a##_f64, [DT_INT32] = a##_i32, [DT_INT64] = a##_i64, \
                      [DT_COMPLEX64] = a##_c64, [DT_COMPLEX128] = a##_c128}
@@ -348,6 +374,8 @@ static const BinLoop bin_loops[OP__COUNT][DT__COUNT] = {
   [OP_LESS] = ROW_CMPU(lt), [OP_LESS_EQUAL] = ROW_CMPU(le), [OP_GREATER] = ROW_CMPU(gt), [OP_GREATER_EQUAL] = ROW_CMPU(ge),
   [OP_LOGICAL_AND] = {[DT_BOOL] = and_b}, [OP_LOGICAL_OR] = {[DT_BOOL] = or_b}, [OP_LOGICAL_XOR] = {[DT_BOOL] = xor_b},
   [OP_COMPLEX] = {[DT_FLOAT32] = mkc_f32, [DT_FLOAT64] = mkc_f64},
+  [OP_BITWISE_AND] = ROW_BITS(, band), [OP_BITWISE_OR] = ROW_BITS(, bor), [OP_BITWISE_XOR] = ROW_BITS(, bxor),
+  [OP_LEFT_SHIFT] = ROW_BITS(, shl), [OP_RIGHT_SHIFT] = ROW_BITS(, shr),
 };
 
 /* shape: the NumPy broadcast of x's and y's shapes (dimensions equal, or one of them 1); comparisons give bool, integer true division float64. */
@@ -581,6 +609,10 @@ UNLOOPS_F(sign, signf_(x), sign_(x))
 UNLOOPS_I(sign, (x > 0) - (x < 0), (x > 0) - (x < 0))
 UNLOOPS_F(square, x * x, x * x)
 UNLOOPS_I(square, WRAP(int32_t, uint32_t, (uint32_t)x * (uint32_t)x), WRAP(int64_t, uint64_t, (uint64_t)x * (uint64_t)x))
+UNLOOP(inv_i8, int8_t, int8_t, (int8_t)~x) UNLOOP(inv_i16, int16_t, int16_t, (int16_t)~x)   /* bitwise NOT, each width's own */
+UNLOOP(inv_i32, int32_t, int32_t, ~x) UNLOOP(inv_i64, int64_t, int64_t, ~x)
+UNLOOP(inv_u8, uint8_t, uint8_t, (uint8_t)~x) UNLOOP(inv_u16, uint16_t, uint16_t, (uint16_t)~x)
+UNLOOP(inv_u32, uint32_t, uint32_t, ~x) UNLOOP(inv_u64, uint64_t, uint64_t, ~x)
 UNLOOPS_F(sqrt, sqrtf(x), sqrt(x))
 UNLOOPS_F(rsqrt, 1.0f / sqrtf(x), 1.0 / sqrt(x))
 UNLOOPS_F(exp, expf(x), exp(x))
@@ -677,6 +709,7 @@ static const UnLoop un_loops[OP__COUNT][DT__COUNT] = {
   [OP_RELU6] = UROW_N(relu6), [OP_ELU] = UROW_F(elu), [OP_LEAKY_RELU] = UROW_F(leaky), [OP_GELU] = UROW_F(gelu),
   [OP_IS_NAN] = UROW_F(isnan), [OP_IS_INF] = UROW_F(isinf), [OP_IS_FINITE] = UROW_F(isfin),
   [OP_LOGICAL_NOT] = {[DT_BOOL] = not_b},
+  [OP_INVERT] = ROW_BITS(, inv),
   [OP_EXPM1] = UROW_F(expm1), [OP_ERF] = UROW_F(erf), [OP_ERFC] = UROW_F(erfc), [OP_LGAMMA] = UROW_F(lgamma),
   [OP_DIGAMMA] = UROW_F(digamma), [OP_TRIGAMMA] = UROW_F(trigamma), [OP_SELU] = UROW_F(selu),
   [OP_REAL] = UROW_C(real), [OP_IMAG] = UROW_C(imag), [OP_CONJ] = UROW_C(conj), [OP_ANGLE] = UROW_C(angle),
@@ -865,6 +898,8 @@ static const OpScalarFn scalar_fns[OP__COUNT][DT__COUNT] = {
   [OP_RELU6] = SROW_NUM(relu6), [OP_ELU] = SROW_F(elu),
   [OP_IS_NAN] = SROW_F(isnan), [OP_IS_INF] = SROW_F(isinf), [OP_IS_FINITE] = SROW_F(isfin),
   [OP_LOGICAL_NOT] = {[DT_BOOL] = s_not_b},
+  [OP_INVERT] = ROW_BITS(s_, inv), [OP_BITWISE_AND] = ROW_BITS(s_, band), [OP_BITWISE_OR] = ROW_BITS(s_, bor),
+  [OP_BITWISE_XOR] = ROW_BITS(s_, bxor), [OP_LEFT_SHIFT] = ROW_BITS(s_, shl), [OP_RIGHT_SHIFT] = ROW_BITS(s_, shr),
   [OP_EXPM1] = SROW_F(expm1), [OP_ERF] = SROW_F(erf), [OP_ERFC] = SROW_F(erfc), [OP_LGAMMA] = SROW_F(lgamma),
   [OP_DIGAMMA] = SROW_F(digamma), [OP_TRIGAMMA] = SROW_F(trigamma), [OP_SELU] = SROW_F(selu),
 };

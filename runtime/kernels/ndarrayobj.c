@@ -290,6 +290,17 @@ static Val np_apply_host(OpId id, Val a, Val b) {
   return wrap(r);
 }
 
+/* Does v hold integers or bools only (what numpy's bitwise ufuncs take)? */
+static bool np_integral(Val v) {
+  Tensor *t = val_as_tensor(v);
+  if (t) return dtype_info[t->dtype].is_int || t->dtype == DT_BOOL;
+  return v.tag == VT_INT || v.tag == VT_BOOL;
+}
+
+static _Noreturn void np_refuse_ufunc(const char *name) {
+  rt_throw(ERR_TYPE, "ufunc '%s' not supported for the input types, and the inputs could not be safely coerced to any supported types according to the casting rule ''safe''", name);
+}
+
 static Val ndarray_binop(int op, Val a, Val b) {
   static const int ops[BIN__COUNT] = {
     [BIN_ADD] = OP_ADD, [BIN_SUB] = OP_SUB, [BIN_MUL] = OP_MUL, [BIN_DIV] = OP_DIV,
@@ -306,6 +317,11 @@ static Val ndarray_binop(int op, Val a, Val b) {
     if (op == BIN_MUL) return np_apply(OP_LOGICAL_AND, a, b);
     if (op == BIN_SUB)
       rt_throw(ERR_TYPE, "numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, the `^` operator, or the logical_xor function instead.");
+  }
+  if ((op == BIN_BITAND || op == BIN_BITOR || op == BIN_BITXOR) && !(ba && bb)) {   /* numpy's bitwise ufuncs */
+    static const char *const names[] = {[BIN_BITAND] = "bitwise_and", [BIN_BITOR] = "bitwise_or", [BIN_BITXOR] = "bitwise_xor"};
+    if (!np_integral(a) || !np_integral(b)) np_refuse_ufunc(names[op]);
+    return np_apply(op == BIN_BITAND ? OP_BITWISE_AND : op == BIN_BITOR ? OP_BITWISE_OR : OP_BITWISE_XOR, a, b);
   }
   if (op == BIN_MATMUL) {   /* numpy's matmul (1-D operands, its errors): the numpy module's */
     Val f = dict_get_str(nd_methods, "__matmul__");
@@ -351,7 +367,8 @@ static Val ndarray_unop(int op, Val a) {
     return np_apply(OP_SUB, z, a);
   }
   OpId un = op == UN_NEG ? OP_NEG : op == UN_POS ? OP_IDENTITY   /* +a: a new array (0-d: a scalar) */
-            : op == UN_INVERT && val_as_tensor(a)->dtype == DT_BOOL ? OP_LOGICAL_NOT : OP__COUNT;
+            : op == UN_INVERT && val_as_tensor(a)->dtype == DT_BOOL ? OP_LOGICAL_NOT : op == UN_INVERT ? OP_INVERT : OP__COUNT;
+  if (un == OP_INVERT && !np_integral(a)) np_refuse_ufunc("invert");
   if (un != OP__COUNT) {
     int mark = op_host_begin();   /* host code, as np_apply */
     Val r = wrap(op_apply1(un, a));

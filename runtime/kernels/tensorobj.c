@@ -96,7 +96,12 @@ static const int binop_ops[BIN__COUNT] = {
 
 static Val tensor_binop(int op, Val a, Val b) {
   if (op < 0 || op >= BIN__COUNT || binop_ops[op] < 0) return val_undef();
-  return op_apply2((OpId)binop_ops[op], a, b);
+  OpId id = (OpId)binop_ops[op];
+  /* & | ^: logical ops of bool tensors, bitwise ops of the others (TF's and_/or_/xor_ pick by x's dtype) */
+  Tensor *t = val_as_tensor(a) ? val_as_tensor(a) : val_as_tensor(b);
+  if (t && t->dtype != DT_BOOL)
+    id = id == OP_LOGICAL_AND ? OP_BITWISE_AND : id == OP_LOGICAL_OR ? OP_BITWISE_OR : id == OP_LOGICAL_XOR ? OP_BITWISE_XOR : id;
+  return op_apply2(id, a, b);
 }
 
 /* Can host value v be converted to dtype dt without error? (== and != answer
@@ -154,8 +159,8 @@ static Val tensor_unop(int op, Val a) {
   case UN_NEG: return op_apply1(OP_NEG, a);
   case UN_POS: return op_apply1(OP_IDENTITY, a);
   case UN_INVERT:
-    if (t && t->dtype == DT_BOOL) return op_apply1(OP_LOGICAL_NOT, a);
-    rt_throw(ERR_TYPE, "bad operand type for unary ~: '%s' tensor", dtype_info[t ? t->dtype : 0].name);
+    /* TF's invert_: logical_not of bool, else Invert (whose dtype check refuses floats) */
+    return op_apply1(t && t->dtype == DT_BOOL ? OP_LOGICAL_NOT : OP_INVERT, a);
   default: return val_undef();
   }
 }

@@ -117,6 +117,7 @@ void tensor_copy_into(Tensor *dst, const Tensor *src);
 #define DTM_FLOATS (DTM_FLOAT | DTM_HALF)               /* every float dtype */
 #define DTM_SIGNED (DTM_NUM | DTM_HALF | DTM(DT_INT8) | DTM(DT_INT16))   /* signed numbers */
 #define DTM_CPLX (DTM(DT_COMPLEX64) | DTM(DT_COMPLEX128))
+#define DTM_INTS (DTM_INT | DTM(DT_INT8) | DTM(DT_INT16) | DTM(DT_UINT8) | DTM(DT_UINT16) | DTM(DT_UINT32) | DTM(DT_UINT64))   /* every integer dtype (bitwise ops) */
 #define DTM_ALLC (DTM_ALL | DTM_CPLX)                   /* every dtype but variant: ops that move elements as bytes */
 
 const char *dtype_short_name(DType dt);          /* TF's 'float', 'double', 'int32' (error texts) */

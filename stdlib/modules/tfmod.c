@@ -541,9 +541,11 @@ static Val keras_native_getattr(const char *name);
 
 //! tf.math | tf.nn | tf.random | tf.linalg | tf.debugging
 //!   Namespaces of tf: each holds the ops whose api names start with it (tf.math.add is tf.add).
+//! tf.bitwise
+//!   Bitwise ops of integer tensors: bitwise_and, bitwise_or, bitwise_xor, invert, left_shift, right_shift.
 //! tf.experimental
 //!   TF's experimental names tfs has: DynamicRaggedShape (what tf.shape gives for a RaggedTensor).
-#define SUBMODULES(X) X(math) X(nn) X(random) X(dtypes) X(linalg) X(config) X(debugging) X(errors) X(summary) X(io) X(saved_model) X(profiler) X(train) X(experimental)
+#define SUBMODULES(X) X(math) X(nn) X(random) X(dtypes) X(linalg) X(config) X(debugging) X(errors) X(summary) X(io) X(saved_model) X(profiler) X(train) X(experimental) X(bitwise)
 #define SUB_GETATTR(m)                                     \
   static Val sub_##m(const char *name) {                   \
     char q[128];                                           \
