@@ -2103,7 +2103,8 @@ static Ast *cv_strings(P *p, TSNode whole, TSNode *parts, int n) {
     }
     for (size_t k = 0; l.bytes && k < l.blen; k++)
       if ((unsigned char)p->src[l.body + k] >= 0x80) {
-        cv_err(p, parts[i], "bytes can only contain ASCII literal characters");
+        TSPoint e = ts_node_end_point(parts[i]);   /* Python 3.11 marks just past the literal */
+        perr(p, (int)e.row + 1, (int)e.column + 1, "bytes can only contain ASCII literal characters");
         return bad_node(p, whole);
       }
     anyf |= l.f;
