@@ -9,9 +9,9 @@
 
 static const unsigned char *bm_data(Val v, size_t *n) { return (const unsigned char *)bytes_data(v, n); }
 
-/* A bytes argument (`what` names it in CPython's message). */
-static const unsigned char *bm_arg(Val v, size_t *n, const char *what) {
-  if (!val_is(v, &bytes_type)) rt_throw(ERR_TYPE, "%s, not '%s'", what, val_type_name(v));
+/* A bytes argument. */
+static const unsigned char *bm_arg(Val v, size_t *n) {
+  if (!val_is(v, &bytes_type)) rt_throw(ERR_TYPE, "a bytes-like object is required, not '%s'", val_type_name(v));
   return bm_data(v, n);
 }
 
@@ -23,7 +23,8 @@ static const unsigned char *bm_sub(Val v, size_t *n, unsigned char *one) {
     *n = 1;
     return one;
   }
-  return bm_arg(v, n, "argument should be integer or bytes-like object");
+  if (!val_is(v, &bytes_type)) rt_throw(ERR_TYPE, "argument should be integer or bytes-like object, not '%s'", val_type_name(v));
+  return bm_data(v, n);
 }
 
 static Val bm_copy(const unsigned char *d, size_t n) { return bytes_new(d, n); }
@@ -159,8 +160,8 @@ static Val bm_replace(Val self, int n, const Val *args, const Kw *kw) {
   args_parse(&spec, n, args, kw, a);
   size_t len, mo, mn;
   const unsigned char *d = bm_data(self, &len);
-  const unsigned char *o = bm_arg(a[0], &mo, "a bytes-like object is required");
-  const unsigned char *w = bm_arg(a[1], &mn, "a bytes-like object is required");
+  const unsigned char *o = bm_arg(a[0], &mo);
+  const unsigned char *w = bm_arg(a[1], &mn);
   int64_t count = val_to_index(a[2], NULL);
   StrBuf b;
   sb_init(&b);
@@ -196,7 +197,7 @@ static Val bm_split(Val self, int n, const Val *args, const Kw *kw) {
   args_parse(&spec, n, args, kw, a);
   size_t len, m = 0;
   const unsigned char *d = bm_data(self, &len), *s = NULL;
-  if (a[0].tag != VT_NONE) s = bm_arg(a[0], &m, "a bytes-like object is required");
+  if (a[0].tag != VT_NONE) s = bm_arg(a[0], &m);
   if (s && !m) rt_throw(ERR_VALUE, "empty separator");
   int64_t maxsplit = val_to_index(a[1], NULL);
   Val l = list_new(0);
@@ -272,7 +273,7 @@ static Val bm_strip(Val self, int n, const Val *args, const Kw *kw) {
   args_parse(&spec, n, args, kw, a);
   size_t len, m = 0;
   const unsigned char *d = bm_data(self, &len), *set = NULL;
-  if (a[0].tag != VT_NONE) set = bm_arg(a[0], &m, "a bytes-like object is required");
+  if (a[0].tag != VT_NONE) set = bm_arg(a[0], &m);
   size_t i = 0, j = len;
   while (i < j && (set ? memchr(set, d[i], m) != NULL : bm_space(d[i]))) i++;
   while (j > i && (set ? memchr(set, d[j - 1], m) != NULL : bm_space(d[j - 1]))) j--;
