@@ -115,10 +115,10 @@ static Val bm_startswith(Val self, int n, const Val *args, const Kw *kw) { retur
 //!   Whether the bytes end with suffix (bytes, or a tuple of bytes: any of them).
 static Val bm_endswith(Val self, int n, const Val *args, const Kw *kw) { return bm_affix(self, n, args, kw, true); }
 
-static tfs_i64 bm_find_arg(Val self, int n, const Val *args, const Kw *kw, const char *what) {
-  ArgSpec spec = {.what = what, .sig = "sub"};   /* not cached: the names differ per method */
+static tfs_i64 bm_find_arg(Val self, int n, const Val *args, const Kw *kw, bool index) {
+  static ArgSpec fspec = {.what = "find", .sig = "sub"}, ispec = {.what = "index", .sig = "sub"};
   Val a[1];
-  args_parse(&spec, n, args, kw, a);
+  args_parse(index ? &ispec : &fspec, n, args, kw, a);
   size_t len, m;
   unsigned char one;
   const unsigned char *d = bm_data(self, &len), *s = bm_sub(a[0], &m, &one);
@@ -127,12 +127,12 @@ static tfs_i64 bm_find_arg(Val self, int n, const Val *args, const Kw *kw, const
 
 //! bytes.find(sub)
 //!   The index where sub (bytes or a byte value) first occurs, or -1.
-static Val bm_find(Val self, int n, const Val *args, const Kw *kw) { return val_int(bm_find_arg(self, n, args, kw, "find")); }
+static Val bm_find(Val self, int n, const Val *args, const Kw *kw) { return val_int(bm_find_arg(self, n, args, kw, false)); }
 
 //! bytes.index(sub)
 //!   As find, but ValueError when sub does not occur.
 static Val bm_index(Val self, int n, const Val *args, const Kw *kw) {
-  tfs_i64 i = bm_find_arg(self, n, args, kw, "index");
+  tfs_i64 i = bm_find_arg(self, n, args, kw, true);
   if (i < 0) rt_throw(ERR_VALUE, "subsection not found");
   return val_int(i);
 }
