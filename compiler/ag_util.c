@@ -241,7 +241,7 @@ static void copy_list(Arena *a, AstList *l) {
 Ast *ag_copy(Arena *a, const Ast *n) {
   if (!n) return NULL;
   Ast *c = ast_clone(a, n);
-  if (ast_has(n, AF_str) && n->str) c->str = arena_strndup(a, n->str, n->const_kind == C_STR ? n->slen : strlen(n->str));
+  if (ast_has(n, AF_str) && n->str) c->str = arena_strndup(a, n->str, n->const_kind == C_STR || n->const_kind == C_BYTES ? n->slen : strlen(n->str));
   if (ast_has(n, AF_name) && n->name) c->name = arena_strdup(a, n->name);
   if (ast_has(n, AF_asname) && n->asname) c->asname = arena_strdup(a, n->asname);
   if (ast_has(n, AF_ops) && n->ops && n->comparators.n) {

@@ -71,7 +71,7 @@ typedef enum AstKind {
   A__COUNT
 } AstKind;
 
-typedef enum ConstKind { C_NONE, C_TRUE, C_FALSE, C_INT, C_FLOAT, C_STR, C_ELLIPSIS, C_IMAG } ConstKind;   /* C_IMAG: `2.5j`, the imaginary part in fval */
+typedef enum ConstKind { C_NONE, C_TRUE, C_FALSE, C_INT, C_FLOAT, C_STR, C_ELLIPSIS, C_IMAG, C_BYTES } ConstKind;   /* C_IMAG: `2.5j`, the imaginary part in fval; C_BYTES: b"..", its bytes in str/slen */
 enum { BOOL_AND, BOOL_OR };
 
 /* One struct for every kind, but each node is allocated only as long as its

@@ -38,7 +38,8 @@ static void printf_(Out *o, const char *fmt, ...) {
 }
 
 /* Python-repr-like quoting: single quotes, escapes for control bytes; UTF-8 as is. */
-static void quote(Out *o, const char *s, size_t n) {
+static void quote(Out *o, const char *s, size_t n, bool by) {
+  if (by) puts_(o, "b");
   bool sq = memchr(s, '\'', n) != NULL, dq = memchr(s, '"', n) != NULL;
   char q = sq && !dq ? '"' : '\'';
   put(o, &q, 1);
@@ -49,7 +50,7 @@ static void quote(Out *o, const char *s, size_t n) {
     else if (c == '\n') puts_(o, "\\n");
     else if (c == '\t') puts_(o, "\\t");
     else if (c == '\r') puts_(o, "\\r");
-    else if (c < 0x20 || c == 0x7F) printf_(o, "\\x%02x", c);
+    else if (c < 0x20 || c == 0x7F || (by && c >= 0x80)) printf_(o, "\\x%02x", c);
     else put(o, (const char *)&c, 1);
   }
   put(o, &q, 1);
@@ -118,7 +119,7 @@ static void flist(F *f, const char *k, const AstList *l) {
 static void fstr(F *f, const char *k, const char *s) {
   if (!s) return;
   key(f, k);
-  quote(f->o, s, strlen(s));
+  quote(f->o, s, strlen(s), false);
 }
 
 static void fraw(F *f, const char *k, const char *text) {
@@ -135,7 +136,7 @@ static void dump_constant(Out *o, const Ast *a) {
   case C_INT: printf_(o, "%lld", (long long)a->ival); break;
   case C_FLOAT: dump_float(o, a->fval); break;
   case C_IMAG: dump_float(o, a->fval); puts_(o, "j"); break;
-  case C_STR: quote(o, a->str ? a->str : "", a->str ? a->slen : 0); break;
+  case C_STR: case C_BYTES: quote(o, a->str ? a->str : "", a->str ? a->slen : 0, a->const_kind == C_BYTES); break;
   }
 }
 
@@ -146,7 +147,7 @@ static void dump(Out *o, const Ast *a) {
   }
   if (a->kind == A_NAME) {
     puts_(o, "Name(");
-    quote(o, a->name ? a->name : "?", a->name ? strlen(a->name) : 1);
+    quote(o, a->name ? a->name : "?", a->name ? strlen(a->name) : 1, false);
     puts_(o, ")");
     return;
   }
@@ -225,7 +226,7 @@ static void dump(Out *o, const Ast *a) {
     for (int i = 0; i < a->names.n; i++) {
       const char *n = a->names.items[i]->name ? a->names.items[i]->name : "?";
       if (i) puts_(o, ", ");
-      quote(o, n, strlen(n));
+      quote(o, n, strlen(n), false);
     }
     puts_(o, "]");
     break;
@@ -325,7 +326,7 @@ static void dump(Out *o, const Ast *a) {
   case A_ARG:
     if (a->name) {
       key(&f, NULL);
-      quote(o, a->name, strlen(a->name));
+      quote(o, a->name, strlen(a->name), false);
     }
     if (a->is_kwstar) fraw(&f, "kwstar", "True");
     else if (a->is_star) fraw(&f, "star", "True");

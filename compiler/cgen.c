@@ -26,8 +26,8 @@
 
 /* A constant slot: strings, builtins, attributes of builtin modules. */
 typedef struct Const {
-  int kind;                   /* 0 str, 1 builtin, 2 attribute of another const */
-  const char *s;              /* str bytes / builtin name / attribute name */
+  int kind;                   /* 0 str, 1 builtin, 2 attribute of another const, 3 bytes */
+  const char *s;              /* str or bytes data / builtin name / attribute name */
   size_t len;
   int base;                   /* kind 2: const index of the object */
 } Const;
@@ -461,7 +461,8 @@ CG_OUTLINE static int comprehension_value(Fg *g, Ast *e);
 
 static int constant(Fg *g, Ast *e) {
   int t = tmp(g), loc = g->loc_set;
-  if (e->const_kind != C_STR && e->const_kind != C_ELLIPSIS && e->const_kind != C_IMAG) mark_imm(g, t);
+  bool obj = e->const_kind == C_STR || e->const_kind == C_BYTES || e->const_kind == C_ELLIPSIS || e->const_kind == C_IMAG;
+  if (!obj) mark_imm(g, t);
   switch (e->const_kind) {
   case C_NONE: emit(g, "TFS_SET(T_[%d], VT_NONE, 0);", t); break;
   case C_TRUE: emit(g, "TFS_SET(T_[%d], VT_BOOL, 1);", t); break;
@@ -477,8 +478,8 @@ static int constant(Fg *g, Ast *e) {
     emit(g, "TFS_SET(T_[%d], VT_FLOAT, %lldLL); /* %.17g */", t, u.i, e->fval);
     break;
   }
-  case C_STR: {
-    int k = add_const(g->cg, (Const){0, e->str, e->slen, -1});
+  case C_STR: case C_BYTES: {
+    int k = add_const(g->cg, (Const){e->const_kind == C_BYTES ? 3 : 0, e->str, e->slen, -1});
     emit(g, "TFS_COPY(T_[%d], K[%d]); TFS_INCREF(T_[%d]);", t, k, t);
     break;
   }
@@ -490,7 +491,7 @@ static int constant(Fg *g, Ast *e) {
     break;
   }
   }
-  if (e->const_kind != C_STR && e->const_kind != C_ELLIPSIS && e->const_kind != C_IMAG) keep_loc(g, loc);
+  if (!obj) keep_loc(g, loc);
   return t;
 }
 
@@ -2090,8 +2091,8 @@ static void write_consts(StrBuf *out, const Cg *cg) {
   for (int i = 0; i < cg->nconsts; i++) {
     Const *k = &cg->consts[i];
     sb_printf(out, "  K[%d] = ", i);
-    if (k->kind == 0) {
-      sb_puts(out, "rt_str(");
+    if (k->kind == 0 || k->kind == 3) {
+      sb_puts(out, k->kind ? "rt_bytes(" : "rt_str(");
       c_string(out, k->s, k->len);
       sb_printf(out, ", %zu);\n", k->len);
     } else if (k->kind == 1) {

@@ -1882,8 +1882,10 @@ static size_t put_utf8(char *o, unsigned cp) {
 static int hexval(int c) { return isdigit(c) ? c - '0' : isxdigit(c) ? tolower(c) - 'a' + 10 : -1; }
 
 /* Decode src[off..off+n) of a string body into `out` (room for n bytes):
- * escapes unless raw, and "{{"/"}}" in f-string text.  Returns the length. */
-static size_t decode(P *p, size_t off, size_t n, bool raw, bool fmt, char *out) {
+ * escapes unless raw, and "{{"/"}}" in f-string text.  A bytes body (`by`)
+ * takes \x and octal escapes as raw bytes and has no \u \U \N escapes, as
+ * CPython.  Returns the length. */
+static size_t decode(P *p, size_t off, size_t n, bool raw, bool fmt, bool by, char *out) {
   const char *s = p->src + off;
   size_t o = 0;
   for (size_t i = 0; i < n;) {
@@ -1925,18 +1927,24 @@ static size_t decode(P *p, size_t off, size_t n, bool raw, bool fmt, char *out) 
     case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
       unsigned v = (unsigned)(e - '0');
       for (int k = 0; k < 2 && i < n && s[i] >= '0' && s[i] <= '7'; k++) v = v * 8 + (unsigned)(s[i++] - '0');
-      o += put_utf8(out + o, v);
+      if (by) out[o++] = (char)(v & 0xFF);   /* b'\777' is b'\xff' in CPython 3.11 */
+      else o += put_utf8(out + o, v);
       break;
     }
     case 'x': digits = 2; break;
-    case 'u': digits = 4; break;
-    case 'U': digits = 8; break;
-    case 'N': {
-      int l, col;
-      pos_of(p, off + start, &l, &col);
-      perr(p, l, col, "\\N{...} escapes are not supported");
+    case 'u': case 'U': case 'N':
+      if (!by) {
+        digits = e == 'u' ? 4 : e == 'U' ? 8 : 0;
+        if (e == 'N') {
+          int l, col;
+          pos_of(p, off + start, &l, &col);
+          perr(p, l, col, "\\N{...} escapes are not supported");
+        }
+        break;
+      }
+      out[o++] = '\\';   /* not an escape in bytes */
+      out[o++] = e;
       break;
-    }
     default:
       out[o++] = '\\';
       out[o++] = e;
@@ -1953,6 +1961,8 @@ static size_t decode(P *p, size_t off, size_t n, bool raw, bool fmt, char *out) 
         perr(p, l, col, "truncated \\%c%s escape", e, digits == 2 ? "XX" : digits == 4 ? "XXXX" : "XXXXXXXX");
       else if (v > 0x10FFFF)
         perr(p, l, col, "illegal Unicode character in \\U escape");
+      else if (by)
+        out[o++] = (char)v;
       else
         o += put_utf8(out + o, v);
     }
@@ -2012,7 +2022,7 @@ static void push_text(P *p, AstList *vals, TSNode loc, const char *s, size_t n) 
 static void push_decoded(P *p, AstList *vals, TSNode loc, size_t off, size_t n, bool raw) {
   if (!n) return;
   char *buf = arena_alloc(p->a, n + 1);
-  size_t m = decode(p, off, n, raw, true, buf);
+  size_t m = decode(p, off, n, raw, true, false, buf);
   push_text(p, vals, loc, buf, m);
 }
 
@@ -2085,10 +2095,18 @@ static Ast *cv_strings(P *p, TSNode whole, TSNode *parts, int n) {
       cv_err(p, parts[i], "invalid string prefix '%.*s'", (int)np, t);
       return bad_node(p, whole);
     }
-    if (l.bytes) {
-      cv_err(p, parts[i], "bytes literals are not supported");
+    if (l.bytes != str_parts(p, parts[0]).bytes) {
+      /* CPython's tokenizer reports it just past the whole concatenation */
+      TSPoint e = ts_node_end_point(whole);
+      perr(p, (int)e.row + 1, (int)e.column + 1, "cannot mix bytes and nonbytes literals");
       return bad_node(p, whole);
     }
+    for (size_t k = 0; l.bytes && k < l.blen; k++)
+      if ((unsigned char)p->src[l.body + k] >= 0x80) {
+        TSPoint e = ts_node_end_point(parts[i]);   /* Python 3.11 marks just past the literal */
+        perr(p, (int)e.row + 1, (int)e.column + 1, "bytes can only contain ASCII literal characters");
+        return bad_node(p, whole);
+      }
     anyf |= l.f;
     total += l.blen;
   }
@@ -2097,10 +2115,10 @@ static Ast *cv_strings(P *p, TSNode whole, TSNode *parts, int n) {
     size_t m = 0;
     for (int i = 0; i < n; i++) {
       StrLit l = str_parts(p, parts[i]);
-      m += decode(p, l.body, l.blen, l.raw, false, buf + m);
+      m += decode(p, l.body, l.blen, l.raw, false, l.bytes, buf + m);
     }
     Ast *a = mk(p, A_CONSTANT, whole);
-    a->const_kind = C_STR;
+    a->const_kind = str_parts(p, parts[0]).bytes ? C_BYTES : C_STR;
     a->str = buf;
     a->slen = m;
     return a;
@@ -2112,7 +2130,7 @@ static Ast *cv_strings(P *p, TSNode whole, TSNode *parts, int n) {
       fstring_parts(p, parts[i], l.body, l.body + l.blen, &js->values, whole, l.raw);
     } else {
       char *buf = arena_alloc(p->a, l.blen + 1);
-      size_t m = decode(p, l.body, l.blen, l.raw, false, buf);
+      size_t m = decode(p, l.body, l.blen, l.raw, false, false, buf);
       push_text(p, &js->values, whole, buf, m);
     }
   }

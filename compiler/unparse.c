@@ -172,6 +172,19 @@ static void str_literal(Out *o, const char *s, size_t n) {
   putch(o, q);
 }
 
+/* b'...': bytes outside printable ASCII as \xNN (a bytes literal holds ASCII only). */
+static void bytes_literal(Out *o, const char *s, size_t n) {
+  char q = pick_quote(s, n);
+  putch(o, 'b');
+  putch(o, q);
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x80) putf(o, "\\x%02x", c);
+    else str_body(o, s + i, 1, q, false);
+  }
+  putch(o, q);
+}
+
 /* repr(float), but inf as 1e309 so that the text reads back (ast.unparse's rule). */
 static void float_literal(Out *o, double x) {
   if (isnan(x)) {
@@ -235,6 +248,7 @@ static void constant(Out *o, const Ast *e) {
   case C_FLOAT: float_literal(o, e->fval); break;
   case C_IMAG: float_literal(o, e->fval); putch(o, 'j'); break;
   case C_STR: str_literal(o, e->str ? e->str : "", e->str ? e->slen : 0); break;
+  case C_BYTES: bytes_literal(o, e->str ? e->str : "", e->str ? e->slen : 0); break;
   }
 }
 

@@ -113,7 +113,7 @@ static bool host_convertible(Val v, DType dt) {
   case VT_FLOAT: return dtype_info[dt].is_float || dtype_is_complex(dt);
   case VT_BOOL: return dt != DT_STRING;
   case VT_OBJ:
-    if (val_is(v, &str_type)) return dt == DT_STRING;
+    if (val_is(v, &str_type) || val_is(v, &bytes_type)) return dt == DT_STRING;
     if (val_is(v, &complex_type)) return dtype_is_complex(dt);
     if (val_is(v, &list_type) || val_is(v, &tuple_type)) {
       tfs_i64 n;

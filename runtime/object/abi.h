@@ -136,6 +136,7 @@ typedef struct RtTryBuf { tfs_i64 w[60]; } RtTryBuf;
   X(Val, rt_float, (double f)) \
   X(Val, rt_complex, (double re, double im)) \
   X(Val, rt_str, (const char *s, tfs_i64 len)) \
+  X(Val, rt_bytes, (const char *s, tfs_i64 len)) \
   X(Val, rt_list, (int n, const Val *items)) \
   X(Val, rt_tuple, (int n, const Val *items)) \
   X(Val, rt_dict, (int n, const Val *keys, const Val *vals)) \

@@ -172,6 +172,11 @@ Val str_concat(const char *a, tfs_i64 na, const char *b, tfs_i64 nb);
 extern const Type bytes_type;
 Val bytes_new(const void *data, size_t n);
 const void *bytes_data(Val v, size_t *n);
+Val bytes_alloc(size_t n, unsigned char **data);   /* owned, n bytes for the caller to fill */
+Val bytes_construct(int n, const Val *args, const Kw *kw);   /* bytes(...) */
+bool bytes_contains(Val c, Val x);                 /* x in c for a bytes c */
+Val bytes_method(Val self, const char *name);      /* bytesmethods.c: b.hex, b.split, ...; VT_UNDEF: none */
+Val bytes_fromhex_fn(void);                        /* bytes.fromhex */
 Val str_take(char *s, tfs_i64 len);   /* adopts a malloc'd NUL-terminated buffer's bytes */
 Val list_new(tfs_i64 cap);
 void list_append(Val list, Val item);            /* borrows item (increfs) */

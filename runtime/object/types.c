@@ -75,6 +75,18 @@ static int64_t ty_float_to_int(double d) {
   return (int64_t)d;
 }
 
+/* The text int() and float() parse: a str's, or a bytes' (int(b'12') is 12, as CPython). */
+static bool ty_text(Val v, const char **s, size_t *n) {
+  if (val_is(v, &str_type)) {
+    *s = str_cstr(v);
+    *n = (size_t)str_len(v);
+    return true;
+  }
+  if (!val_is(v, &bytes_type)) return false;
+  *s = bytes_data(v, n);
+  return true;
+}
+
 static Val ty_int(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "int", .sig = "x=, base="};
   Val a[2];
@@ -84,12 +96,14 @@ static Val ty_int(Val self, int n, const Val *args, const Kw *kw) {
     return val_int(0);
   }
   Val x = a[0];
+  const char *txt;
+  size_t tlen;
   if (!val_is_undef(a[1])) {
-    if (!val_is(x, &str_type)) rt_throw(ERR_TYPE, "int() can't convert non-string with explicit base");
+    if (!ty_text(x, &txt, &tlen)) rt_throw(ERR_TYPE, "int() can't convert non-string with explicit base");
     int64_t base = val_to_index(a[1], NULL);
     if (base != 0 && (base < 2 || base > 36)) rt_throw(ERR_VALUE, "int() base must be >= 2 and <= 36, or 0");
     int64_t r;
-    if (!ty_parse_int(str_cstr(x), (size_t)str_len(x), (int)base, &r)) {
+    if (!ty_parse_int(txt, tlen, (int)base, &r)) {
       Val rep = repr_of(x);
       char msg[300];
       snprintf(msg, sizeof msg, "invalid literal for int() with base %d: %.200s", (int)base, str_cstr(rep));
@@ -102,8 +116,8 @@ static Val ty_int(Val self, int n, const Val *args, const Kw *kw) {
   double d;
   if (val_as_int(x, &i)) return val_int(i);
   if (val_as_float(x, &d)) return val_int(ty_float_to_int(d));
-  if (val_is(x, &str_type)) {
-    if (!ty_parse_int(str_cstr(x), (size_t)str_len(x), 10, &i)) {
+  if (ty_text(x, &txt, &tlen)) {
+    if (!ty_parse_int(txt, tlen, 10, &i)) {
       Val rep = repr_of(x);
       char msg[300];
       snprintf(msg, sizeof msg, "invalid literal for int() with base 10: %.200s", str_cstr(rep));
@@ -163,8 +177,10 @@ static Val ty_float(Val self, int n, const Val *args, const Kw *kw) {
   if (n == 0) return val_float(0.0);
   double d;
   if (val_as_float(args[0], &d)) return val_float(d);
-  if (val_is(args[0], &str_type)) {
-    if (!ty_parse_float(str_cstr(args[0]), (size_t)str_len(args[0]), &d)) {
+  const char *txt;
+  size_t tlen;
+  if (ty_text(args[0], &txt, &tlen)) {
+    if (!ty_parse_float(txt, tlen, &d)) {
       Val rep = repr_of(args[0]);
       char msg[300];
       snprintf(msg, sizeof msg, "could not convert string to float: %.200s", str_cstr(rep));
@@ -192,6 +208,11 @@ static Val ty_str(Val self, int n, const Val *args, const Kw *kw) {
   Val a[1];
   args_parse(&spec, n, args, kw, a);
   return str_of(a[0]);
+}
+
+static Val ty_bytes(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  return bytes_construct(n, args, kw);
 }
 
 static Val ty_list(Val self, int n, const Val *args, const Kw *kw) {
@@ -314,6 +335,7 @@ static Val ty_getattr(Val self, const char *name) {
   if (!strcmp(name, "__name__")) return str_from_cstr(t->name);
   if (!strcmp(name, "__module__")) return str_from_cstr(t->module ? t->module : "builtins");
   if (!strcmp(name, "__base__")) return t->base ? val_incref(val_obj(t->base)) : types_lookup("object");
+  if (t->type == &bytes_type && val_is_undef(t->dict) && !strcmp(name, "fromhex")) return bytes_fromhex_fn();
   Val a = class_getattr(t, name);
   return val_is_undef(a) && val_is_undef(t->dict) ? class_builtin_attr(t, name) : a;
 }
@@ -367,10 +389,11 @@ TY(ty_o_range, "range", &range_type, VT_OBJ, ty_range);
 TY(ty_o_slice, "slice", &slice_type, VT_OBJ, ty_slice);
 TY(ty_o_type, "type", &type_type, VT_OBJ, ty_type);
 TY(ty_o_complex, "complex", &complex_type, VT_OBJ, ty_complex);
+TY(ty_o_bytes, "bytes", &bytes_type, VT_OBJ, ty_bytes);
 
 static TypeObj *const ty_named[] = {
   &ty_o_int, &ty_o_float, &ty_o_bool, &ty_o_object, &ty_o_str, &ty_o_list, &ty_o_tuple, &ty_o_dict, &ty_o_set, &ty_o_range,
-  &ty_o_slice, &ty_o_type, &ty_o_complex,
+  &ty_o_slice, &ty_o_type, &ty_o_complex, &ty_o_bytes,
 };
 
 Val types_lookup(const char *name) {

@@ -222,6 +222,7 @@ Val rt_bool(int b) { return val_bool(b != 0); }
 Val rt_int(tfs_i64 i) { return val_int(i); }
 Val rt_float(double f) { return val_float(f); }
 Val rt_str(const char *s, tfs_i64 len) { return str_new(s, len); }
+Val rt_bytes(const char *s, tfs_i64 len) { return bytes_new(s, (size_t)len); }
 
 Val rt_list(int n, const Val *items) {
   Val l = list_new(n);

@@ -680,7 +680,7 @@ static void scan_check(Scan *s, Val v, int depth, Val whole) {
     break;
   case VT_FLOAT: s->has_float = true; break;
   default:
-    if (val_is(v, &str_type)) { s->has_str = true; break; }
+    if (val_is(v, &str_type) || val_is(v, &bytes_type)) { s->has_str = true; break; }
     if (val_is(v, &complex_type)) { s->has_complex = true; break; }
     fail_unsupported(v);
   }
@@ -757,6 +757,12 @@ static void fill_from(Val v, int depth, int lrank, DType dt, char **p, Val whole
     break;
   }
   case DT_STRING:
+    if (val_is(v, &bytes_type)) {   /* a string element holds bytes: b'..' keeps them as they are */
+      size_t n;
+      const void *d = bytes_data(v, &n);
+      *(Str **)*p = (Str *)str_new(d, (tfs_i64)n).u.o;
+      break;
+    }
     if (!val_is(v, &str_type)) fail_convert(whole, dt);
     v.u.o->rc++;
     *(Str **)*p = (Str *)v.u.o;
@@ -818,7 +824,8 @@ Tensor *tensor_from_val(Val v, int want) {
       TFS_DECREF(l);
       return r;
     }
-    if (!val_is(v, &list_type) && !val_is(v, &tuple_type) && !val_is(v, &str_type)) fail_unsupported(v);
+    if (!val_is(v, &list_type) && !val_is(v, &tuple_type) && !val_is(v, &str_type) && !val_is(v, &bytes_type))
+      fail_unsupported(v);
     Scan s = {0};
     scan_shape(&s, v);
     scan_check(&s, v, 0, v);
