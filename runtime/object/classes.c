@@ -272,6 +272,7 @@ Val class_builtin_attr(TypeObj *b, const char *name) {
   if (b->tag == -1 && (!strcmp(name, "__setattr__") || !strcmp(name, "__delattr__")))
     return builtin_new(name, object_setattr, val_int(name[2] == 'd'), NULL);
   if (!strcmp(name, "__new__") && (b->tag == -1 || class_extendable(b))) return builtin_new("__new__", class_builtin_new, val_obj(b), NULL);
+  if (b->tag == VT_FLOAT && !strcmp(name, "fromhex")) return num_fromhex_builtin();   /* a class method: no self */
   if (!class_extendable(b)) return val_undef();
   Val probe = b->ctor(val_obj(b), 0, NULL, NULL);   /* only the names a B value has */
   Val m = class_base_attr(probe, name);

@@ -12,6 +12,7 @@ extern const Type func_type, cell_type, module_type, builtin_type, bound_type, i
 /* complex numbers (complex.c) */
 Val complex_new(double re, double im);
 Val num_getattr(Val v, const char *name);   /* int/bool/float attributes (nummethods.c); VT_UNDEF when absent */
+Val num_fromhex_builtin(void);              /* float.fromhex, the type's class method (nummethods.c) */
 void complex_parts(Val v, double *re, double *im);
 Val complex_construct(int n, const Val *args, const Kw *kw);   /* complex(real=0, imag=0) and complex('1+2j') */
 Val complex_float_pow(double a, double b);                     /* a ** b for a < 0, b fractional */

@@ -1260,12 +1260,12 @@ static Val ds_spec_ctor(Val self, int n, const Val *args, const Kw *kw);
 //! tf.data.experimental.UNKNOWN_CARDINALITY | tf.data.UNKNOWN_CARDINALITY
 //!   -2, the cardinality() of a dataset whose length is not known before iterating (after filter).
 Val tfdata_attr(const char *qual) {
-  if (!strcmp(qual, "data")) return module_native("tf.data", data_getattr);
+  if (!strcmp(qual, "data")) return module_native("tensorflow._api.v2.data", data_getattr);
   if (!strcmp(qual, "data.Dataset")) return module_native("tf.data.Dataset", dataset_cls_getattr);
   if (!strcmp(qual, "data.TFRecordDataset")) return builtin_new("tf.data.TFRecordDataset", ds_tfrecord, val_undef(), NULL);
   if (!strcmp(qual, "data.DatasetSpec")) return builtin_new("tf.data.DatasetSpec", ds_spec_ctor, val_undef(), NULL);
   /* tf.data.experimental.AUTOTUNE is reached attribute by attribute */
-  if (!strcmp(qual, "data.experimental")) return module_native("tf.data.experimental", data_exp_getattr);
+  if (!strcmp(qual, "data.experimental")) return module_native("tensorflow._api.v2.data.experimental", data_exp_getattr);
   if (!strcmp(qual, "data.experimental.cardinality"))
     return builtin_new("tf.data.experimental.cardinality", ds_exp_cardinality, val_undef(), NULL);
   if (!strcmp(qual, "data.AUTOTUNE") || !strcmp(qual, "data.experimental.AUTOTUNE")) return val_int(-1);

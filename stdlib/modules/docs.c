@@ -149,7 +149,12 @@ Val bi_help(Val self, int n, const Val *args, const Kw *kw) {
   } else if (val_is(v, &builtin_type)) {
     snprintf(name, sizeof name, "%s", ((Builtin *)v.u.o)->name);
   } else if (val_is(v, &module_type)) {
-    snprintf(name, sizeof name, "%s", ((Module *)v.u.o)->name);
+    /* TF's module names (tensorflow._api.v2.nn, keras.api._v2.keras.layers) are documented as tf.nn, tf.keras.layers */
+    const char *mn = module_shown_name(v);
+    if (!strcmp(mn, "tensorflow")) snprintf(name, sizeof name, "tf");
+    else if (!strncmp(mn, "tensorflow._api.v2.", 19)) snprintf(name, sizeof name, "tf.%s", mn + 19);
+    else if (!strncmp(mn, "keras.api._v2.", 14)) snprintf(name, sizeof name, "tf.%s", mn + 14);
+    else snprintf(name, sizeof name, "%s", mn);
   } else if (val_is(v, &dtype_type) && val_as_dtype(v, &dt)) {
     snprintf(name, sizeof name, "tf.%s", dtype_info[dt].name);
   }

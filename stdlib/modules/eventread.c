@@ -202,16 +202,16 @@ static Val compat_train(const char *name) {
   return val_undef();
 }
 static Val compat_v1(const char *name) {
-  if (!strcmp(name, "train")) return module_native("tf.compat.v1.train", compat_train);
+  if (!strcmp(name, "train")) return module_native("tensorflow._api.v2.compat.v1.train", compat_train);
   return val_undef();
 }
 static Val compat(const char *name) {
-  if (!strcmp(name, "v1")) return module_native("tf.compat.v1", compat_v1);
+  if (!strcmp(name, "v1")) return module_native("tensorflow._api.v2.compat.v1", compat_v1);
   return val_undef();
 }
 
 Val eventread_lookup(const char *qual) {
-  if (!strcmp(qual, "compat")) return module_native("tf.compat", compat);
+  if (!strcmp(qual, "compat")) return module_native("tensorflow._api.v2.compat", compat);
   if (!strcmp(qual, "make_ndarray")) return builtin_new("tf.make_ndarray", ev_make_ndarray, val_undef(), NULL);
   return val_undef();
 }

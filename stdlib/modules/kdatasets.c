@@ -130,9 +130,9 @@ static Val mnist_getattr(const char *name) {
 //! tf.keras.datasets.mnist
 //!   MNIST from a local Keras mnist.npz (never downloaded): load_data(path).
 Val kdatasets_attr(const char *qual) {
-  if (!strcmp(qual, "keras.datasets")) return module_native("tf.keras.datasets", ds_getattr);
-  if (!strcmp(qual, "keras.datasets.digits")) return module_native("tf.keras.datasets.digits", digits_getattr);
-  if (!strcmp(qual, "keras.datasets.mnist")) return module_native("tf.keras.datasets.mnist", mnist_getattr);
+  if (!strcmp(qual, "keras.datasets")) return module_native("keras.api._v2.keras.datasets", ds_getattr);
+  if (!strcmp(qual, "keras.datasets.digits")) return module_native("keras.api._v2.keras.datasets.digits", digits_getattr);
+  if (!strcmp(qual, "keras.datasets.mnist")) return module_native("keras.api._v2.keras.datasets.mnist", mnist_getattr);
   if (!strcmp(qual, "keras.datasets.digits.load_data"))
     return builtin_new(strdup("tf.keras.datasets.digits.load_data"), digits_load_data, val_undef(), NULL);
   if (!strcmp(qual, "keras.datasets.mnist.load_data"))

@@ -91,7 +91,7 @@ static Val tf_numpy_function(Val self, int n, const Val *args, const Kw *kw) {
 /* The value of tf.<qual> from stdlib/tfcore.tfs's _API table, or VT_UNDEF (also when the program was
  * compiled without the library: it names none of its entries). */
 Val tfcore_attr(const char *qual) {
-  if (!strcmp(qual, "raw_ops")) return module_native("tf.raw_ops", raw_ops_getattr);
+  if (!strcmp(qual, "raw_ops")) return module_native("tensorflow._api.v2.raw_ops", raw_ops_getattr);
   if (!strcmp(qual, "py_function")) return builtin_new("tf.py_function", tf_py_function, val_undef(), NULL);
   if (!strcmp(qual, "numpy_function")) return builtin_new("tf.numpy_function", tf_numpy_function, val_undef(), NULL);
   if (!strcmp(qual, "executing_eagerly")) return builtin_new("tf.executing_eagerly", tf_executing_eagerly, val_undef(), NULL);

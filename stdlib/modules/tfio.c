@@ -521,8 +521,8 @@ static Val gfile_getattr(const char *name) {
 //!   A file opened on first use: read, readline, readlines, iteration, write, flush, size, close, `with`;
 //!   'r'/'w'/'a' text, with 'b' bytes. Reading a missing file raises NotFoundError.
 Val tfio_attr(const char *qual) {
-  if (!strcmp(qual, "io")) return module_native("tf.io", io_getattr);
-  if (!strcmp(qual, "io.gfile")) return module_native("tf.io.gfile", gfile_getattr);
+  if (!strcmp(qual, "io")) return module_native("tensorflow._api.v2.io", io_getattr);
+  if (!strcmp(qual, "io.gfile")) return module_native("tensorflow._api.v2.io.gfile", gfile_getattr);
   if (!strcmp(qual, "io.gfile.glob")) return builtin_new("tf.io.gfile.glob", io_glob, val_undef(), NULL);
   if (!strncmp(qual, "io.", 3)) {
     for (size_t i = 0; i < sizeof io_funcs / sizeof io_funcs[0]; i++)

@@ -613,13 +613,13 @@ static Val tf_version_attr(const char *name) {
 
 static Val make_attr(const char *qual) {
   if (!strcmp(qual, "__version__") || !strcmp(qual, "version.VERSION")) return str_from_cstr("2.15.0");
-  if (!strcmp(qual, "version")) return module_native("tf.version", tf_version_attr);
-#define SUB_MAKE(m) if (!strcmp(qual, #m)) return module_native("tf." #m, sub_##m);
+  if (!strcmp(qual, "version")) return module_native("tensorflow._api.v2.version", tf_version_attr);
+#define SUB_MAKE(m) if (!strcmp(qual, #m)) return module_native("tensorflow._api.v2." #m, sub_##m);
   SUBMODULES(SUB_MAKE)
 #undef SUB_MAKE
-  if (!strcmp(qual, "summary.experimental")) return module_native("tf.summary.experimental", sub_summary_experimental);
+  if (!strcmp(qual, "summary.experimental")) return module_native("tensorflow._api.v2.summary.experimental", sub_summary_experimental);
   if (!strncmp(qual, "summary.", 8)) return summary_lookup(qual + 8);
-  if (!strcmp(qual, "profiler.experimental")) return module_native("tf.profiler.experimental", sub_profiler_experimental);
+  if (!strcmp(qual, "profiler.experimental")) return module_native("tensorflow._api.v2.profiler.experimental", sub_profiler_experimental);
   if (!strncmp(qual, "profiler.experimental.", 22)) return profiler_lookup(qual + 22);
   if (!strncmp(qual, "saved_model.", 12)) return savedmodel_lookup(qual + 12);
   if (!strncmp(qual, "train.", 6)) {
@@ -640,7 +640,7 @@ static Val make_attr(const char *qual) {
   if (!strcmp(qual, "newaxis")) return val_none();
   if (!strcmp(qual, "keras")) {   /* stdlib/keras.tfs, compiled into every program that names keras */
     Val k = module_import_library("keras");
-    return val_is_undef(k) ? module_native("tf.keras", keras_native_getattr) : k;
+    return val_is_undef(k) ? module_native("keras.api._v2.keras", keras_native_getattr) : k;
   }
 //! tf.distribute
 //!   Data-parallel training across the processes of an MPI job (mpirun): MirroredStrategy,
@@ -705,4 +705,4 @@ static Val keras_native_getattr(const char *name) {
 //! tf
 //!   The TensorFlow module: tensors, ops, tf.function, GradientTape and the namespaces math, nn, random,
 //!   linalg, dtypes, config, debugging, errors, autograph and test.
-Val tf_module(void) { return module_native("tf", tf_getattr); }
+Val tf_module(void) { return module_native("tensorflow", tf_getattr); }
