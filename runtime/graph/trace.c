@@ -1177,11 +1177,15 @@ static Tensor *trace_first_symbolic(int nin, const Val *inputs) {
   return NULL;
 }
 
-/* Whether an input is a numpy array (or scalar): an op of numpy's own methods and operators on it. */
-static bool trace_any_ndarray(int nin, const Val *inputs) {
-  for (int i = 0; i < nin; i++)
-    if (val_is_ndarray(inputs[i])) return true;
-  return false;
+/* Whether an input is a numpy array (or scalar) and none is symbolic (a graph tensor or Variable, in sequences
+ * too): an op of numpy's own methods and operators on host arrays. */
+static bool trace_host_ndarray_op(int nin, const Val *inputs) {
+  bool nd = false;
+  for (int i = 0; i < nin; i++) {
+    if (trace_val_symbolic(inputs[i])) return false;
+    nd |= val_is_ndarray(inputs[i]);
+  }
+  return nd;
 }
 
 static Val trace_hook(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) {
@@ -1193,7 +1197,7 @@ static Val trace_hook(const OpDef *op, int nin, const Val *inputs, const OpAttrs
     if (s) ndarray_symbolic_error(s);
     return val_undef();
   }
-  if (cx && !(op->flags & OPF_STATEFUL) && trace_any_ndarray(nin, inputs) && !trace_first_symbolic(nin, inputs))
+  if (cx && !(op->flags & OPF_STATEFUL) && trace_host_ndarray_op(nin, inputs))
     return val_undef();
   if (cx && trace_quiet && (op->flags & OPF_NOOUT) && (op->flags & OPF_STATEFUL) && op->id != OP_STACK_PUSH)
     return val_none();

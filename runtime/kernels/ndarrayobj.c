@@ -252,7 +252,8 @@ static DType np_result_dtype(Val a, const NpOperand *oa, Val b, const NpOperand 
 static Val np_apply_host(OpId id, Val a, Val b);
 
 /* Apply a binary op with numpy's dtype rules; results are ndarrays (0-d: numpy scalars).  Numpy's arithmetic
- * is host code: inside a traced function it runs now, as numpy does under TF's tracing. */
+ * is host code: inside a traced function it runs now, as numpy does under TF's tracing -- a host section,
+ * since the operands' casts give plain tensors that trace.c's rule for ops on numpy arrays would not cover. */
 static Val np_apply(OpId id, Val a, Val b) {
   Tensor *ta = val_as_tensor(a), *tb = val_as_tensor(b);
   if ((ta && !val_is_ndarray(a)) || (tb && !val_is_ndarray(b)))
@@ -369,13 +370,8 @@ static Val ndarray_unop(int op, Val a) {
   OpId un = op == UN_NEG ? OP_NEG : op == UN_POS ? OP_IDENTITY   /* +a: a new array (0-d: a scalar) */
             : op == UN_INVERT && val_as_tensor(a)->dtype == DT_BOOL ? OP_LOGICAL_NOT : op == UN_INVERT ? OP_INVERT : OP__COUNT;
   if (un == OP_INVERT && !np_integral(a)) np_refuse_ufunc("invert");
-  if (un != OP__COUNT) {
-    int mark = op_host_begin();   /* host code, as np_apply */
-    Val r = wrap(op_apply1(un, a));
-    op_host_end(mark);
-    return r;
-  }
-  return val_undef();
+  /* inside a trace an op on the array alone runs now (trace.c's host rule for numpy arrays) */
+  return un != OP__COUNT ? wrap(op_apply1(un, a)) : val_undef();
 }
 
 /* numpy's IndexError for integer indices out of range (checked before the

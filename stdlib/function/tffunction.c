@@ -283,6 +283,16 @@ static Val comp_call(Val spec, const char *name, int n, const Val *args) {
   return r;
 }
 
+Val tffn_components(Val v) {
+  if (!comp_is_value(v)) return val_undef();
+  Val spec = rt_getattr(v, "_type_spec");
+  int mark = rt_hold_val(spec);
+  Val comps = comp_call(spec, "_to_components", 1, &v);
+  rt_unhold(mark);
+  val_decref(spec);
+  return comps;
+}
+
 /* The items of a list the spec returned (borrowed from seq), checked. */
 static void comp_items(Val seq, const char *what, tfs_i64 *n, const Val **items) {
   if (!seq_items(seq, n, items)) rt_throw(ERR_TYPE, "a TypeSpec's %s must be a list, got %s", what, val_type_name(seq));
@@ -1453,14 +1463,11 @@ static void tffn_tensor_leaves(Val v, Val list, bool vars) {
   } else if (val_is(v, &nest_packed_type)) {
     tffn_tensor_leaves(nest_packed_comps(v), list, vars);
   } else if (comp_is_value(v)) {   /* a composite: its components, in the order its key feeds them */
-    Val spec = rt_getattr(v, "_type_spec");
-    int mark = rt_hold_val(spec);
-    Val comps = comp_call(spec, "_to_components", 1, &v);
-    rt_hold_val(comps);
+    Val comps = tffn_components(v);
+    int mark = rt_hold_val(comps);
     tffn_tensor_leaves(comps, list, vars);
     rt_unhold(mark);
     val_decref(comps);
-    val_decref(spec);
   } else if (val_is(v, &list_type) || val_is(v, &tuple_type)) {
     tfs_i64 n;
     const Val *items;

@@ -45,6 +45,9 @@ extern void (*tffn_sig_call_hook)(const char *name, int nin, struct Tensor **in,
  * what a concrete function holds (borrowed). */
 struct Graph;
 bool tffn_is(Val v);
+/* A composite value's (tf.RaggedTensor: a class with `_type_spec`) component tensors as its spec's
+ * _to_components gives them (owned), or VT_UNDEF when v is not a composite. */
+Val tffn_components(Val v);
 Val tffn_saved_concretes(Val fn, Val self);
 typedef struct TffnConcInfo {
   const char *name;

@@ -9,7 +9,6 @@
 #include "modules/onnxexport.h"
 #include "modules/savedmodel.h"
 #include "object/atomicfile.h"
-#include "object/hosttypes.h"
 #include "object/object.h"
 #include "tensor/tensor.h"
 
@@ -49,20 +48,12 @@ static void ex_result_json(StrBuf *b, Val v, int *k) {
     return;
   }
   if (val_is(v, &dict_type)) return;   /* dict results are not recorded */
-  Val tsf = val_is(v, &inst_type) ? class_find(((Inst *)v.u.o)->klass, "_type_spec") : val_undef();
-  if (!val_is_undef(tsf)) {   /* a composite (tf.RaggedTensor): its component tensors, as the graph's outputs are */
-    val_decref(tsf);
-    Val spec = rt_getattr(v, "_type_spec");
-    int mark = rt_hold_val(spec);
-    Val f = rt_getattr(spec, "_to_components");
-    rt_hold_val(f);
-    Val comps = rt_call(f, 1, &v, NULL);
-    rt_hold_val(comps);
+  Val comps = tffn_components(v);
+  if (!val_is_undef(comps)) {   /* a composite (tf.RaggedTensor): its component tensors, as the graph's outputs are */
+    int mark = rt_hold_val(comps);
     ex_result_json(b, comps, k);
     rt_unhold(mark);
     val_decref(comps);
-    val_decref(f);
-    val_decref(spec);
     return;
   }
   Tensor *t = val_as_tensor(v);
