@@ -257,53 +257,35 @@ Tensorflow__TensorProto *pb_const_tensor(PbArena *a, Tensor *t) {
   p->dtype = pb_dtype(dt);
   p->tensor_shape = pb_shape(a, t->rank, t->shape);
   size_t n = (size_t)t->size, es = (size_t)dtype_info[dt].size;
+/* append one value to repeated field F (n_F counts), allocating room for the whole tensor at the first */
+#define PUT(F, CT, V)                                         \
+  do {                                                        \
+    if (!p->F) p->F = pa_alloc(a, sizeof(CT) * n * per);      \
+    p->F[p->n_##F++] = (V);                                   \
+  } while (0)
+  size_t per = dtype_is_complex(dt) ? 2 : 1;   /* complex: (re, im) pairs */
   for (size_t i = 0; i < n; i++) {
     const void *e = (const char *)t->buf->data + es * (size_t)tensor_elem_offset(t, (tfs_i64)i);
     switch (dt) {
-      case DT_FLOAT32:
-        if (!i) p->float_val = pa_alloc(a, sizeof(float) * n);
-        p->float_val[p->n_float_val++] = *(const float *)e;
-        break;
-      case DT_FLOAT64:
-        if (!i) p->double_val = pa_alloc(a, sizeof(double) * n);
-        p->double_val[p->n_double_val++] = *(const double *)e;
-        break;
-      case DT_INT64:
-        if (!i) p->int64_val = pa_alloc(a, sizeof(int64_t) * n);
-        p->int64_val[p->n_int64_val++] = *(const int64_t *)e;
-        break;
-      case DT_FLOAT16: case DT_BFLOAT16:
-        if (!i) p->half_val = pa_alloc(a, sizeof(int32_t) * n);
-        p->half_val[p->n_half_val++] = *(const uint16_t *)e;
-        break;
-      case DT_UINT32:
-        if (!i) p->uint32_val = pa_alloc(a, sizeof(uint32_t) * n);
-        p->uint32_val[p->n_uint32_val++] = *(const uint32_t *)e;
-        break;
-      case DT_UINT64:
-        if (!i) p->uint64_val = pa_alloc(a, sizeof(uint64_t) * n);
-        p->uint64_val[p->n_uint64_val++] = *(const uint64_t *)e;
-        break;
+      case DT_FLOAT32: PUT(float_val, float, *(const float *)e); break;
+      case DT_FLOAT64: PUT(double_val, double, *(const double *)e); break;
+      case DT_INT64: PUT(int64_val, int64_t, *(const int64_t *)e); break;
+      case DT_FLOAT16: case DT_BFLOAT16: PUT(half_val, int32_t, *(const uint16_t *)e); break;
+      case DT_UINT32: PUT(uint32_val, uint32_t, *(const uint32_t *)e); break;
+      case DT_UINT64: PUT(uint64_val, uint64_t, *(const uint64_t *)e); break;
       case DT_COMPLEX64:
-        if (!i) p->scomplex_val = pa_alloc(a, sizeof(float) * 2 * n);
-        memcpy(p->scomplex_val + p->n_scomplex_val, e, 2 * sizeof(float));
-        p->n_scomplex_val += 2;
+        PUT(scomplex_val, float, ((const float *)e)[0]);
+        PUT(scomplex_val, float, ((const float *)e)[1]);
         break;
       case DT_COMPLEX128:
-        if (!i) p->dcomplex_val = pa_alloc(a, sizeof(double) * 2 * n);
-        memcpy(p->dcomplex_val + p->n_dcomplex_val, e, 2 * sizeof(double));
-        p->n_dcomplex_val += 2;
+        PUT(dcomplex_val, double, ((const double *)e)[0]);
+        PUT(dcomplex_val, double, ((const double *)e)[1]);
         break;
-      case DT_BOOL:
-        if (!i) p->bool_val = pa_alloc(a, sizeof(protobuf_c_boolean) * n);
-        p->bool_val[p->n_bool_val++] = *(const unsigned char *)e != 0;
-        break;
-      default:   /* int32 and the small integers */
-        if (!i) p->int_val = pa_alloc(a, sizeof(int32_t) * n);
-        p->int_val[p->n_int_val++] = (int32_t)tensor_get_i(t, (tfs_i64)i);
-        break;
+      case DT_BOOL: PUT(bool_val, protobuf_c_boolean, *(const unsigned char *)e != 0); break;
+      default: PUT(int_val, int32_t, (int32_t)tensor_get_i(t, (tfs_i64)i)); break;   /* int32, the small integers */
     }
   }
+#undef PUT
   return p;
 }
 
