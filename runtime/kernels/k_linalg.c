@@ -244,7 +244,8 @@ static void *hold_alloc(size_t bytes) {
 
 /* LU with partial pivoting of the n x n matrix w in place; a zero pivot is TF's "not invertible" (inv, lu). */
 static void lu_or_fail(OpCall *c, bool f, void *w, tfs_i64 n, lapack_int *ipiv) {
-  int info = f ? LAPACKE_sgetrf(ROW, n, n, w, n, ipiv) : LAPACKE_dgetrf(ROW, n, n, w, n, ipiv);
+  /* the _work form skips LAPACKE's NaN check: NaN and inf propagate into the factors, as Eigen's LU lets them */
+  int info = f ? LAPACKE_sgetrf_work(ROW, n, n, w, n, ipiv) : LAPACKE_dgetrf_work(ROW, n, n, w, n, ipiv);
   if (info > 0) op_fail(c, ERR_INVALID_ARGUMENT, "Input is not invertible.");
   if (info < 0) la_fail_internal(c, "getrf", info);
 }

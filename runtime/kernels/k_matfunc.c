@@ -160,6 +160,21 @@ static void back_transform(bool cplx, const void *z, const void *f, void *tmp, v
   }
 }
 
+/* f(a) into a for one n x n matrix (float64 or complex128): Schur form, f of the triangular factor, back. */
+static void matfunc_one(OpCall *c, bool cplx, int n, void *a, void *z, void *f, void *tmp, void *w, double *wr, double *wi,
+                        int *start) {
+  lapack_int sdim = 0, info;
+  if (cplx) info = LAPACKE_zgees(LAPACK_ROW_MAJOR, 'V', 'N', NULL, n, (lapack_complex_double *)a, n, &sdim,
+                                 (lapack_complex_double *)w, (lapack_complex_double *)z, n);
+  else info = LAPACKE_dgees(LAPACK_ROW_MAJOR, 'V', 'N', NULL, n, (double *)a, n, &sdim, wr, wi, (double *)z, n);
+  if (info > 0) op_fail(c, ERR_INVALID_ARGUMENT, "Schur decomposition did not converge. The input might not be valid.");
+  if (info < 0) op_fail(c, ERR_RUNTIME, "%s: LAPACK returned %d", "gees", (int)info);
+  if (c->op->id == OP_MATRIX_LOG) log_tri((zc *)a, (zc *)f, n, (zc *)tmp);
+  else if (cplx) sqrt_tri((const zc *)a, (zc *)f, n);
+  else sqrt_quasi((const double *)a, (double *)f, n, start);
+  back_transform(cplx, z, f, tmp, a, n);
+}
+
 void k_matfunc(OpCall *c) {
   blas_ready();
   Tensor *in = tensor_contiguous(c->in[0]);
@@ -178,16 +193,11 @@ void k_matfunc(OpCall *c) {
     size_t off = (size_t)b * nn * parts;
     for (size_t e = 0; e < nn * parts; e++)
       ((double *)a)[e] = wide ? ((const double *)tensor_data(in))[off + e] : ((const float *)tensor_data(in))[off + e];
-    lapack_int sdim = 0, info;
-    if (cplx) info = LAPACKE_zgees(LAPACK_ROW_MAJOR, 'V', 'N', NULL, n, (lapack_complex_double *)a, n, &sdim,
-                                   (lapack_complex_double *)w, (lapack_complex_double *)z, n);
-    else info = LAPACKE_dgees(LAPACK_ROW_MAJOR, 'V', 'N', NULL, n, (double *)a, n, &sdim, wr, wi, (double *)z, n);
-    if (info > 0) op_fail(c, ERR_INVALID_ARGUMENT, "Schur decomposition did not converge. The input might not be valid.");
-    if (info < 0) op_fail(c, ERR_RUNTIME, "gees: LAPACK returned %d", (int)info);
-    if (c->op->id == OP_MATRIX_LOG) log_tri((zc *)a, (zc *)f, n, (zc *)tmp);
-    else if (cplx) sqrt_tri((const zc *)a, (zc *)f, n);
-    else sqrt_quasi((const double *)a, (double *)f, n, start);
-    back_transform(cplx, z, f, tmp, a, n);
+    bool finite = true;
+    for (size_t e = 0; e < nn * parts; e++) finite &= isfinite(((double *)a)[e]) != 0;
+    if (finite) matfunc_one(c, cplx, n, a, z, f, tmp, w, wr, wi, start);
+    else   /* no Schur form: NaN throughout, as Eigen's iteration leaves it */
+      for (size_t e = 0; e < nn * parts; e++) ((double *)a)[e] = NAN;
     for (size_t e = 0; e < nn * parts; e++) {
       double v = ((double *)a)[e];
       if (wide) ((double *)tensor_data(c->out[0]))[off + e] = v;
