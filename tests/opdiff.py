@@ -315,7 +315,7 @@ def templates(g, op):
         return ["tf.norm(a0%s)" % (", axis=%d" % r.randint(-len(s), len(s) - 1) if r.random() < 0.5 else ""),
                 [inp(s, r.choice(FLOAT))]]
     linalg = ("MATRIX_INVERSE", "MATRIX_DETERMINANT", "LOG_MATRIX_DETERMINANT", "MATRIX_SOLVE", "CHOLESKY", "QR", "SVD",
-              "SELF_ADJOINT_EIG", "TRIANGULAR_SOLVE", "BAND_PART", "DIAG_PART")
+              "SELF_ADJOINT_EIG", "TRIANGULAR_SOLVE", "BAND_PART", "DIAG_PART", "LU", "MATRIX_SQRT", "MATRIX_LOG")
     if op in linalg:   # LAPACK-backed: batches of n x n (or m x n) matrices, made well-conditioned where the op needs it
         dt = r.choice(FLOAT)
         batch = tuple(r.randint(0, 2) for _ in range(r.randint(0, 1)))
@@ -332,6 +332,15 @@ def templates(g, op):
             return ["tf.linalg.solve(a0 + %s, a1)" % eye, [inp(sq, dt), inp(batch + (n, r.randint(0, 2)), dt)]]
         if op == "CHOLESKY":
             return ["tf.linalg.cholesky(tf.matmul(a0, a0, transpose_b=True) + %s)" % eye, [inp(sq, dt)]]
+        if op == "LU":
+            return ["tf.linalg.lu(a0 + %s%s)" % (eye, r.choice(["", ", output_idx_type=tf.int64"])), [inp(sq, dt)]]
+        spd = "tf.matmul(a0, a0, transpose_b=True) + %s" % eye
+        if op == "MATRIX_SQRT":   # symmetric positive definite, real or as complex
+            if r.random() < 0.3:
+                return ["tf.linalg.sqrtm(tf.complex(%s, a0 * 0.1))" % spd, [inp(sq, dt)]]
+            return ["tf.linalg.sqrtm(%s)" % spd, [inp(sq, dt)]]
+        if op == "MATRIX_LOG":   # complex only, as TF
+            return ["tf.linalg.logm(tf.complex(%s, a0 * 0.1))" % spd, [inp(sq, dt)]]
         if op == "SELF_ADJOINT_EIG":
             return ["tf.linalg.eigh(a0 + tf.linalg.adjoint(a0))", [inp(sq, dt)]]
         if op == "TRIANGULAR_SOLVE":

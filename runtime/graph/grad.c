@@ -657,6 +657,45 @@ static void g_svd(const GradCall *g, Val *dx) {
   }
   dx[0] = keep(use_adj ? adj(ga) : ga);
 }
+/* TF's _LuGrad: P A = L U, so dA = P^T L^-H (strictly_lower(L^H dLU) + upper(dLU U^H)) U^-H, P = one_hot(perm) */
+static void g_lu(const GradCall *g, Val *dx) {
+  Val lu = g->out[0], perm = g->out[1], glu = val_is_undef(g->dy[0]) ? zeros_like(g->out[0]) : g->dy[0];
+  tfs_i64 n = last_dim(lu, 1);
+  DType dt = tn(lu)->dtype;
+  Val eye = eye_n(n, dt);
+  Val l = add(sub(band(lu, -1, 0), mul(lu, eye)), eye), u = band(lu, 0, -1);
+  Val lg = matmul(l, glu, true, false);
+  Val phi = add(sub(band(lg, -1, 0), mul(lg, eye)), band(matmul(glu, u, false, true), 0, -1));
+  Val y = trisolve(l, phi, true, true);
+  Val z = adj(trisolve(u, adj(y), false, false));
+  Val at[5] = {val_int(n), fconst(1), fconst(0), val_int(-1), dtype_val(dt)};
+  Val p = opat(OP_ONE_HOT, 1, &perm, 5, at);
+  dx[0] = keep(matmul(p, z, true, false));
+}
+/* x reshaped to r's batch dims followed by the k dims d */
+static Val batch_reshape(Val x, Val r, int k, const tfs_i64 *d) {
+  if (!static_shape(r)) rt_throw(ERR_UNIMPLEMENTED, "gradient of a linalg op needs static matrix dimensions");
+  Tensor *t = tn(r);
+  tfs_i64 s[TFS_MAX_RANK + 4];
+  int nb = t->rank - 2;
+  for (int i = 0; i < nb; i++) s[i] = t->shape[i];
+  for (int i = 0; i < k; i++) s[nb + i] = d[i];
+  return reshape(x, int_tuple(nb + k, s));
+}
+/* TF's _MatrixSquareRootGrad: dA = R dR + dR R solved for dR as the Sylvester equation's Kronecker form,
+ * (I (x) R^T + R (x) I) vec(dR^T) = vec(dY^T) */
+static void g_matrix_sqrt(const GradCall *g, Val *dx) {
+  Val r = Y0;
+  tfs_i64 n = last_dim(r, 1);
+  Val eye = eye_n(n, tn(r)->dtype);
+  tfs_i64 left[4] = {n, 1, n, 1}, right[4] = {1, n, 1, n}, sq[2] = {n * n, n * n}, vec[2] = {n * n, 1}, mat[2] = {n, n};
+  Val k1 = mul(reshape(eye, int_tuple(4, left)), batch_reshape(adj(r), r, 4, right));
+  Val k2 = mul(batch_reshape(r, r, 4, left), reshape(eye, int_tuple(4, right)));
+  Val ksum = add(batch_reshape(k1, r, 2, sq), batch_reshape(k2, r, 2, sq));
+  Val in[2] = {ksum, batch_reshape(adj(DY), r, 2, vec)}, at[1] = {val_bool(false)};
+  Val v = opat(OP_MATRIX_SOLVE, 2, in, 1, at);
+  dx[0] = keep(adj(batch_reshape(v, r, 2, mat)));
+}
 static void g_band_part(const GradCall *g, Val *dx) {
   Val at[2] = {g->attrs->v[0], g->attrs->v[1]};
   dx[0] = keep(opat(OP_BAND_PART, 1, &DY, 2, at));
@@ -1165,6 +1204,7 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_MATRIX_INVERSE] = {g_matrix_inverse, G_NO_IN}, [OP_MATRIX_DETERMINANT] = {g_matrix_determinant, 0}, [OP_LOG_MATRIX_DETERMINANT] = {g_log_matrix_determinant, G_NO_OUT},
   [OP_MATRIX_SOLVE] = {g_matrix_solve, 0}, [OP_TRIANGULAR_SOLVE] = {g_triangular_solve, 0}, [OP_CHOLESKY] = {g_cholesky, G_NO_IN},
   [OP_QR] = {g_qr, 0}, [OP_SELF_ADJOINT_EIG] = {g_self_adjoint_eig, G_NO_IN}, [OP_SVD] = {g_svd, 0},
+  [OP_LU] = {g_lu, G_NO_IN}, [OP_MATRIX_SQRT] = {g_matrix_sqrt, G_NO_IN},
   [OP_BAND_PART] = {g_band_part, G_NO_OUT | G_IN_SHAPE}, [OP_DIAG_PART] = {g_diag_part, G_NO_OUT | G_IN_SHAPE}, [OP_TRANSPOSE] = {g_transpose, G_NO_OUT | G_IN_SHAPE}, [OP_BIAS_ADD] = {g_bias_add, G_NO_OUT | G_IN_SHAPE}, [OP_CONV2D] = {g_conv2d, G_NO_OUT}, [OP_CONV2D_BP_INPUT] = {g_conv2d_bp_input, G_NO_OUT}, [OP_MAX_POOL] = {g_max_pool, G_NO_OUT}, [OP_DEPTHWISE] = {g_depthwise, G_NO_OUT},
   [OP_RESIZE_BILINEAR] = {g_resize, G_NO_OUT}, [OP_RESIZE_BICUBIC] = {g_resize, G_NO_OUT}, [OP_RESIZE_NEAREST] = {g_resize, G_NO_OUT}, [OP_SCALE_TRANSLATE] = {g_resize, G_NO_OUT},
   [OP_RESHAPE] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_EXPAND_DIMS] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_SQUEEZE] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_IDENTITY] = {g_identity, G_NO_OUT | G_IN_SHAPE},
