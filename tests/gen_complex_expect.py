@@ -279,7 +279,146 @@ def write_saved():
         f.write(("\n".join(tstr(o) for o in outs) + "\n") * 2)
 
 
+# ---- complex_math: the elementwise math TF's kernels register for complex64/complex128 ----
+# TF computes them with std::complex's functions, which libstdc++ takes from glibc's cexp, clog, csqrt, csin,
+# ccos, ctanh and cpow; numpy's complex ufuncs call the same glibc functions, so np.exp etc. are the oracle.
+# Pow is cpow = exp(y * log(x)) for every exponent (numpy multiplies out small integer powers instead, so the
+# expectation spells out exp(y * log(x))); log1p and expm1 split into real functions as numpy's do; Sign is
+# x * (1 / |x|) (0 at 0) as Eigen's scalar_sign_op; Sigmoid 1 / (1 + exp(-x)).
+
+def c_sign(a):
+    r = np.abs(a)
+    inv = np.where(r == 0, 0, 1 / np.where(r == 0, 1, r)).astype(r.dtype)
+    return (a.real * inv + 1j * (a.imag * inv)).astype(a.dtype)
+
+
+def c_log1p(a):   # complex64 in double, rounded once
+    w = a.astype(c128)
+    re, im = w.real + 1, w.imag
+    return (np.log(np.hypot(re, im)) + 1j * np.arctan2(im, re)).astype(a.dtype)
+
+
+def c_expm1(a):
+    w = a.astype(c128)
+    re, im = w.real, w.imag
+    h = np.sin(im / 2)
+    return ((np.expm1(re) * np.cos(im) - 2 * h * h) + 1j * (np.exp(re) * np.sin(im))).astype(a.dtype)
+
+
+def c_rsqrt(a):
+    """Eigen's complex_rsqrt: w / |z| and y / (2 w |z|) with w = sqrt((|x| + |z|) / 2), in the part dtype."""
+    x, y = a.real, a.imag
+    R = x.dtype.type
+    r = np.hypot(x, y)
+    w = np.sqrt(R(0.5) * (np.abs(x) + r))
+    woz = w / r
+    other = np.abs(y) / (R(2) * w * r)
+    re = np.where(x >= 0, woz, other)
+    im = np.where(x >= 0, -y / (R(2) * w * r), np.where(y < 0, woz, -woz))
+    out = np.empty(a.shape, a.dtype)
+    out.real, out.imag = re, im
+    return out
+
+
+def c_pow(x, y):
+    return np.exp(y * np.log(x))
+
+
+MATH_PRELUDE = """z = tf.constant([1 + 2j, 3 - 1j, -0.5 + 0.25j])
+m = tf.constant([[1 + 1j, 2], [0.5j, -1 - 3j]], dtype=tf.complex64)
+p = tf.constant([0.5 + 0.5j, -2j, 4])"""
+P = np.array([0.5 + 0.5j, -2j, 4], c128)
+
+MATH_CASES = [
+    ("tf.exp(z)", np.exp(Z)),
+    ("tf.math.exp(m)", np.exp(M)),
+    ("tf.math.log(z)", np.log(Z)),
+    ("tf.math.log(m)", np.log(M)),
+    ("tf.sqrt(z)", np.sqrt(Z)),
+    ("tf.math.sqrt(m)", np.sqrt(M)),
+    ("tf.math.rsqrt(z)", c_rsqrt(Z)),
+    ("tf.math.rsqrt(m)", c_rsqrt(M)),
+    ("tf.pow(z, p)", c_pow(Z, P)),
+    ("z ** 0.5", c_pow(Z, c128(0.5))),
+    ("m ** tf.constant(1j, tf.complex64)", c_pow(M, c64(1j))),
+    ("tf.square(m)", M * M),
+    ("tf.math.reciprocal(z)", 1 / Z),
+    ("tf.math.reciprocal(m * tf.constant([[1, 1], [1, 1 - 1j]], tf.complex64))", 1 / (M * np.array([[1, 1], [1, 1 - 1j]], c64))),
+    ("tf.sin(z)", np.sin(Z)),
+    ("tf.cos(z)", np.cos(Z)),
+    ("tf.math.sin(m)", np.sin(M)),
+    ("tf.math.cos(m)", np.cos(M)),
+    ("tf.tanh(z)", np.tanh(Z)),
+    ("tf.math.tanh(m)", np.tanh(M)),
+    ("tf.sigmoid(z)", 1 / (1 + np.exp(-Z))),
+    ("tf.math.log1p(z)", c_log1p(Z)),
+    ("tf.math.log1p(tf.constant([1e-10 + 1e-10j]))", c_log1p(np.array([1e-10 + 1e-10j]))),
+    ("tf.math.expm1(m)", c_expm1(M)),
+    ("tf.math.expm1(tf.constant([1e-10 - 2e-10j]))", c_expm1(np.array([1e-10 - 2e-10j]))),
+    ("tf.sign(z)", c_sign(Z)),
+    ("tf.math.sign(tf.constant([0j, 3 + 4j, -2j], tf.complex64))", c_sign(np.array([0j, 3 + 4j, -2j], c64))),
+    ("tf.reduce_prod(z)", c128(np.prod(Z))),
+    ("tf.reduce_prod(m, axis=0)", np.prod(M, axis=0)),
+    ("tf.math.reduce_prod(m, axis=1, keepdims=True)", np.prod(M, axis=1, keepdims=True)),
+]
+
+# numpy orders complex numbers lexicographically (real part first): max/min of a complex array
+MATH_NUMPY = [
+    ("z.numpy().max(), z.numpy().min()", "%s %s" % (Z.max(), Z.min())),
+    ("np.max(m.numpy()), np.min(m.numpy())", "%s %s" % (np.max(M), np.min(M))),
+    ("np.max(np.array([1 + 2j, 1 + 3j, 1 - 5j])), np.min(np.array([2j, -1j, 1]))",
+     "%s %s" % (np.max(np.array([1 + 2j, 1 + 3j, 1 - 5j])), np.min(np.array([2j, -1j, 1])))),
+    ("m.numpy().max(axis=0)", str(M.max(axis=0))),
+    ("np.min(m.numpy(), axis=1, keepdims=True)", str(np.min(M, axis=1, keepdims=True))),
+]
+
+MATH_FUNC = """
+
+@tf.function
+def g(a, b):
+    return tf.exp(a) * tf.math.log(b), tf.sqrt(a) + tf.math.reciprocal(b), a ** b, tf.reduce_prod(tf.tanh(a))
+"""
+
+
+def math_func_expect():
+    return [tstr(np.exp(Z) * np.log(P)), tstr(np.sqrt(Z) + 1 / P), tstr(c_pow(Z, P)), tstr(c128(np.prod(np.tanh(Z))))]
+
+
+ALLOWED = "bfloat16, half, float, double, int32, int64, uint8, int8, int16, uint16, uint32, uint64"
+MATH_ERRORS = [
+    ("tf.reduce_max(z)", "InvalidArgumentError",
+     "Value for attr 'T' of complex128 is not in the list of allowed values: %s ; NodeDef: {{node Max}}" % ALLOWED),
+    ("tf.reduce_min(m)", "InvalidArgumentError",
+     "Value for attr 'T' of complex64 is not in the list of allowed values: %s ; NodeDef: {{node Min}}" % ALLOWED),
+]
+
+
+def write_math():
+    name = NAME.replace("tensors", "math")
+    prog = ["# %s.tfs — generated by tests/gen_complex_expect.py: elementwise math, Pow, Prod of complex tensors; "
+            "numpy's complex max/min; TF's error for reduce_max." % name, "import numpy as np", "import tensorflow as tf", ""]
+    prog += MATH_PRELUDE.split("\n") + MATH_FUNC.split("\n") + [""]
+    out = []
+    for expr, v in MATH_CASES:
+        prog.append("print(%s)" % expr)
+        out.append(tstr(v if isinstance(v, np.generic) else np.asarray(v)))
+    for expr, text in MATH_NUMPY:
+        prog.append("print(%s)" % expr)
+        out.append(text)
+    prog.append("for t in g(z, p):")
+    prog.append("    print(t)")
+    out += math_func_expect()
+    for expr, cls, msg in MATH_ERRORS:
+        prog += ["try:", "    print(%s)" % expr, "except tf.errors.%s as e:" % cls, "    print('%s:', e)" % cls]
+        out.append("%s: %s" % (cls, msg))
+    with open(os.path.join(PROGS, name + ".tfs"), "w") as f:
+        f.write("\n".join(prog) + "\n")
+    with open(os.path.join(PROGS, name + ".out"), "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
 if __name__ == "__main__":
     write_main()
     write_grad()
     write_saved()
+    write_math()
