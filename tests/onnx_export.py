@@ -108,7 +108,10 @@ def cli_checks(tfsc, work):
                 "    return tf.abs(tf.exp(tf.complex(x, x)))\n"
                 "@tf.function(input_signature=[tf.TensorSpec([2], tf.complex128)])\n"
                 "def cplx_in(z):\n"
-                "    return tf.math.real(z) * 2.0\n")
+                "    return tf.math.real(z) * 2.0\n"
+                "@tf.function(input_signature=[tf.TensorSpec([2], tf.int32)])\n"
+                "def bits(x):\n"
+                "    return tf.bitwise.bitwise_xor(x, 3)\n")
     out = os.path.join(work, "cli.onnx")
     with open(out, "wb") as f:
         f.write(b"previous")
@@ -123,6 +126,8 @@ def cli_checks(tfsc, work):
                    "(ONNX operators take no complex types)"),
         (["cplx_in"], "cli.tfs:21:12: error: UnimplementedError: tf.function 'cplx_in': complex128 tensors have no ONNX form "
                       "(ONNX operators take no complex types)"),
+        (["bits"], "cli.tfs:24:12: error: UnimplementedError: tf.function 'bits': op BitwiseXor has no ONNX form at opset 17 "
+                   "(ONNX's bitwise operators are opset 18)"),
     ]
     for args, want in cases:
         r = subprocess.run([tfsc, "--onnx", "cli.tfs", "--function", args[0], "-o", "cli.onnx"], cwd=work,

@@ -1125,6 +1125,25 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
       out[0] = ox_op1(x, "Neg", r);
       return;
     }
+    case OP_LEFT_SHIFT:
+    case OP_RIGHT_SHIFT:
+      /* opset 11's BitShift takes unsigned integers only (uint8 is the one this export maps); TF clamps the
+       * shift to [0, bits - 1] first, a Min with 7 for uint8 */
+      if (dt == DT_UINT8) {
+        char *amt = ox_op2(x, "Min", in[1], ox_scalar(x, DT_UINT8, 7)), *bin[2] = {in[0], amt}, *o;
+        Onnx__NodeProto *nd = ox_emit(x, "BitShift", 2, bin, 1, &o);
+        ox_attr_s(x, nd, "direction", op == OP_LEFT_SHIFT ? "LEFT" : "RIGHT");
+        out[0] = o;
+        return;
+      }
+      ox_fail(loc, "tf.function '%s': op %s of %s has no ONNX form (opset %d's BitShift takes uint8 here, unsigned types only)",
+              x->fname, n->op->graph_name, dtype_info[dt].name, OX_OPSET);
+    case OP_BITWISE_AND:
+    case OP_BITWISE_OR:
+    case OP_BITWISE_XOR:
+    case OP_INVERT:   /* ONNX's BitwiseAnd/Or/Xor/Not arrived in opset 18; And/Or/Xor/Not before it are bool-only */
+      ox_fail(loc, "tf.function '%s': op %s has no ONNX form at opset %d (ONNX's bitwise operators are opset 18)", x->fname,
+              n->op->graph_name, OX_OPSET);
     default: break;
   }
   ox_fail(loc, "tf.function '%s': op %s has no ONNX form", x->fname, n->op->graph_name);
