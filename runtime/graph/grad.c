@@ -568,9 +568,9 @@ static Val svd_uv(Val x) {
 }
 
 static void g_matrix_inverse(const GradCall *g, Val *dx) {
-  /* y = inv(A): dA = -y^T dy y^T; with adjoint=True y = inv(A^T), so dA = -y dy^T y */
-  if (attr_bool(g, 0)) dx[0] = keep(neg(matmul(Y0, matmul(DY, Y0, true, false), false, false)));
-  else dx[0] = keep(neg(matmul(Y0, matmul(DY, Y0, false, true), true, false)));
+  /* y = inv(A): dA = -y^H dy y^H; with adjoint=True y = inv(A^H), so dA = -y dy^H y (^H: transposed conj_) */
+  if (attr_bool(g, 0)) dx[0] = keep(neg(matmul(Y0, matmul(conj_(DY), Y0, true, false), false, false)));
+  else dx[0] = keep(neg(matmul(conj_(Y0), matmul(DY, conj_(Y0), false, true), true, false)));
 }
 static void g_matrix_determinant(const GradCall *g, Val *dx) {
   dx[0] = keep(mul(expand(expand(mul(DY, Y0), -1), -1), inv_adj(X0)));
@@ -582,7 +582,7 @@ static void g_matrix_solve(const GradCall *g, Val *dx) {
   bool adjoint = attr_bool(g, 0);
   Val in[2] = {X0, DY}, at[1] = {val_bool(!adjoint)};
   Val gb = opat(OP_MATRIX_SOLVE, 2, in, 1, at);
-  dx[0] = keep(neg(adjoint ? matmul(Y0, gb, false, true) : matmul(gb, Y0, false, true)));
+  dx[0] = keep(neg(adjoint ? matmul(Y0, conj_(gb), false, true) : matmul(gb, conj_(Y0), false, true)));   /* TF: adjoint_b */
   dx[1] = keep(gb);
 }
 static void g_triangular_solve(const GradCall *g, Val *dx) {
