@@ -62,7 +62,7 @@ void k_linalg_cplx(OpCall *c) {
       if (info > 0) op_fail(c, ERR_INVALID_ARGUMENT, "Input is not invertible.");
       if (info == 0) info = f ? LAPACKE_cgetri(ROW, n, w, n, ipiv) : LAPACKE_zgetri(ROW, n, w, n, ipiv);
       if (info > 0) op_fail(c, ERR_INVALID_ARGUMENT, "Input is not invertible.");
-      if (info < 0) op_fail(c, ERR_RUNTIME, "getrf/getri: LAPACK returned %d", info);
+      if (info < 0) op_fail(c, ERR_RUNTIME, "%s: LAPACK returned %d", "getrf/getri", info);
       if (op_attr_bool(c, 0, false)) adjoint_sq(w, f, n);
       memcpy((char *)tensor_data(c->out[0]) + (size_t)(b * n * n) * es, w, (size_t)(n * n) * es);
       continue;
@@ -70,7 +70,7 @@ void k_linalg_cplx(OpCall *c) {
     double _Complex det = 1;   /* a zero pivot (info > 0) leaves a zero on the diagonal: det 0 */
     if (n > 0) {
       int info = getrf(f, n, w, ipiv);
-      if (info < 0) op_fail(c, ERR_RUNTIME, "getrf: LAPACK returned %d", info);
+      if (info < 0) op_fail(c, ERR_RUNTIME, "%s: LAPACK returned %d", "getrf", info);
       for (tfs_i64 i = 0; i < n; i++) {
         double _Complex d = f ? (double _Complex)((float _Complex *)w)[i * n + i] : ((double _Complex *)w)[i * n + i];
         det = ipiv[i] != i + 1 ? -det * d : det * d;
@@ -95,5 +95,5 @@ void k_linalg_solve_cplx(OpCall *c, const void *ap, void *x, tfs_i64 n, tfs_i64 
   if (info == 0)
     info = f ? LAPACKE_cgetrs(ROW, adj ? 'C' : 'N', n, k, w, n, ipiv, (float _Complex *)x, k)
              : LAPACKE_zgetrs(ROW, adj ? 'C' : 'N', n, k, w, n, ipiv, (double _Complex *)x, k);
-  if (info) op_fail(c, ERR_RUNTIME, "getrf/getrs: LAPACK returned %d", info);
+  if (info) op_fail(c, ERR_RUNTIME, "%s: LAPACK returned %d", "getrf/getrs", info);
 }
