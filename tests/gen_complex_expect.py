@@ -375,6 +375,10 @@ MATH_NUMPY = [
      "%s %s" % (np.max(np.array([1 + 2j, 1 + 3j, 1 - 5j])), np.min(np.array([2j, -1j, 1])))),
     ("m.numpy().max(axis=0)", str(M.max(axis=0))),
     ("np.min(m.numpy(), axis=1, keepdims=True)", str(np.min(M, axis=1, keepdims=True))),
+    # numpy 1.24's sign of a complex number is the sign of its real part (of the imaginary part where that is 0)
+    ("np.sign(np.array([3 + 4j, -2j, 0j, -1 + 5j, 2j], np.complex64))",
+     str(np.sign(np.array([3 + 4j, -2j, 0j, -1 + 5j, 2j], np.complex64)))),
+    ("np.exp(z.numpy()), np.sqrt(m.numpy())", "%s %s" % (np.exp(Z), np.sqrt(M))),
 ]
 
 MATH_FUNC = """
