@@ -1,7 +1,8 @@
 /* k_linalg.c — LAPACK-backed linear algebra (tf.linalg.inv, det, slogdet, solve, cholesky, qr, svd, eigh, lu,
  * triangular_solve) and the matrix helpers band_part and diag_part, batched over leading dimensions [..., M, N]
  * as TF's LinearAlgebraOp.  The factorizations are LAPACKE's (Debian liblapacke-dev), triangular solves BLAS trsm;
- * float32 uses the s routines and float64 the d ones, as TF computes in the input's dtype. */
+ * float32 uses the s routines and float64 the d ones, as TF computes in the input's dtype (complex inv, det and solve:
+ * k_linalg_cplx.c). */
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
@@ -252,6 +253,10 @@ static void lu_or_fail(OpCall *c, bool f, void *w, tfs_i64 n, lapack_int *ipiv) 
 
 void k_linalg(OpCall *c) {
   blas_ready();
+  if (dtype_is_complex(c->in[0]->dtype)) {   /* inv and det (k_linalg_cplx.c) */
+    k_linalg_cplx(c);
+    return;
+  }
   Tensor *a = tensor_contiguous(c->in[0]);
   int mark = rt_hold_val(val_obj(a));
   OpId id = c->op->id;
@@ -414,8 +419,8 @@ void k_linalg_solve(OpCall *c) {
   int mark = rt_hold_val(val_obj(a));
   rt_hold_val(val_obj(rhs));
   Tensor *o = c->out[0];
-  bool f = a->dtype == DT_FLOAT32, tri = c->op->id == OP_TRIANGULAR_SOLVE;
-  size_t es = f ? 4 : 8;
+  bool f = a->dtype == DT_FLOAT32, tri = c->op->id == OP_TRIANGULAR_SOLVE, cplx = dtype_is_complex(a->dtype);
+  size_t es = (size_t)dtype_info[a->dtype].size;
   tfs_i64 n = a->shape[a->rank - 1], k = rhs->shape[rhs->rank - 1], nb = nbatch(o, 2);
   bool lower = tri ? op_attr_bool(c, 0, true) : false, adj = op_attr_bool(c, tri ? 1 : 0, false);
   void *w = hold_alloc((size_t)(n * n) * es);
@@ -432,6 +437,10 @@ void k_linalg_solve(OpCall *c) {
       CBLAS_TRANSPOSE tr = adj ? CblasTrans : CblasNoTrans;
       if (f) cblas_strsm(CblasRowMajor, CblasLeft, up, tr, CblasNonUnit, n, k, 1.0f, (const float *)ap, n, (float *)x, k);
       else cblas_dtrsm(CblasRowMajor, CblasLeft, up, tr, CblasNonUnit, n, k, 1.0, (const double *)ap, n, (double *)x, k);
+      continue;
+    }
+    if (cplx) {
+      k_linalg_solve_cplx(c, ap, x, n, k, adj, w, ipiv);
       continue;
     }
     memcpy(w, ap, (size_t)(n * n) * es);
