@@ -24,6 +24,7 @@
 #include "formats/tfrecord.h"
 #include "graph/trace.h"
 #include "kernels/nest.h"
+#include "modules/dsparmap.h"
 
 #define CARD_INFINITE (-1)
 #define CARD_UNKNOWN (-2)
@@ -416,8 +417,18 @@ static Val ds_map(Val self, int n, const Val *args, const Kw *kw) {
   Dataset *s = self_ds(self);
   Val sp;
   Val c = trace_elem_fn(a[0], s, &sp);
-  Dataset *d = derive(self, a[1].tag == VT_NONE || a[1].tag == VT_UNDEF ? DS_MAP : DS_PMAP, sp, s->card);
+  bool par = !(a[1].tag == VT_NONE || a[1].tag == VT_UNDEF);
+  Dataset *d = derive(self, par ? DS_PMAP : DS_MAP, sp, s->card);
   d->fn = c;
+  /* num_parallel_calls: AUTOTUNE (-1) or a count; a tensor counts by its value; deterministic=False is
+   * accepted and the order stays the input's (dsparmap.c) */
+  if (par) {
+    int64_t np = -1;
+    Val nv = a[1];
+    if (val_is(nv, &tensor_type) && val_tensor(nv)->size == 1) np = (int64_t)tensor_get_f(val_tensor(nv), 0);
+    else if (!val_as_int(nv, &np)) np = -1;
+    d->a = np;
+  }
   return ds_val(d);
 }
 
@@ -607,6 +618,8 @@ typedef struct DsIt {
   bool started;               /* next() was called on it (Python's view; not the inputs' iterators) */
   Val buf;                    /* shuffle buffer / cache recording: a list; TFRecord: the file's bytes, a str (owned) or VT_UNDEF */
   tfs_u64 rng;                /* shuffle: splitmix64 state */
+  ParMap *pm;                 /* parallel map: its buffer and workers (NULL: maps in order here) */
+  bool pm_tried;
 } DsIt;
 
 static const Type dsit_type;
@@ -616,6 +629,7 @@ static void dsit_free(Obj *o) {
   for (int k = 0; k < it->nkids; k++)
     if (it->kids[k]) { Val v = val_obj(it->kids[k]); val_decref(v); }
   free(it->kids);
+  parmap_free(it->pm);
   val_decref(it->buf);
   Val d = val_obj(it->ds);
   val_decref(d);
@@ -747,6 +761,16 @@ static bool tfrecord_next(DsIt *it, Val *out) {
 }
 
 static bool kid_next(DsIt *it, Val *out) { return ds_next(it->kids[0], out); }
+static bool pull_kid(void *it, Val *out) { return kid_next(it, out); }
+
+/* One element mapped the ordinary way (the parallel map's fallback); e is consumed. */
+static Val map_one(void *it, Val e) {
+  int mark = rt_hold_val(e);
+  Val r = call_fn(((DsIt *)it)->ds->fn, e);
+  rt_unhold(mark);
+  val_decref(e);
+  return as_element(r);
+}
 
 static bool ds_next(DsIt *it, Val *out) {
   Dataset *d = it->ds;
@@ -790,7 +814,17 @@ static bool ds_next(DsIt *it, Val *out) {
     *out = t;
     return true;
   }
-  case DS_MAP: case DS_PMAP: {
+  case DS_PMAP:
+    if (!it->pm_tried) {
+      it->pm_tried = true;
+      it->pm = parmap_new(d->fn, ((Dataset *)d->src.u.o)->spec, d->a);
+    }
+    if (it->pm) {
+      if (parmap_next(it->pm, pull_kid, it, as_element, map_one, out)) return true;
+      break;
+    }
+    __attribute__((fallthrough));   /* the ordinary map, in order */
+  case DS_MAP: {
     Val e;
     if (!kid_next(it, &e)) break;
     int mark = rt_hold_val(e);
