@@ -410,6 +410,8 @@ static Val trace_elem_fn(Val f, Dataset *s, Val *out) {
 
 //! Dataset.map(map_func, num_parallel_calls=None, deterministic=None, name=None)
 //!   Applies map_func to every element; the function is traced into a graph once, when map() is called.
+//!   num_parallel_calls (a count or tf.data.AUTOTUNE) runs the graph for that many elements at once on worker
+//!   threads, results in input order (also with deterministic=False); docs/data.md says when it stays sequential.
 static Val ds_map(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "Dataset.map", .sig = "map_func, num_parallel_calls=None, deterministic=None, name=None"};
   Val a[4];
@@ -1288,7 +1290,7 @@ static Val ds_spec_ctor(Val self, int n, const Val *args, const Kw *kw);
 //! tf.data.Dataset
 //!   The dataset class: build one with from_tensor_slices, from_tensors, range or zip, then transform it.
 //! tf.data.AUTOTUNE | tf.data.experimental.AUTOTUNE
-//!   -1: lets the runtime pick num_parallel_calls or a prefetch size (tfs runs pipelines in order).
+//!   -1: lets the runtime pick num_parallel_calls (map: one per core) or a prefetch size.
 //! tf.data.experimental.INFINITE_CARDINALITY | tf.data.INFINITE_CARDINALITY
 //!   -1, the cardinality() of an infinite dataset.
 //! tf.data.experimental.UNKNOWN_CARDINALITY | tf.data.UNKNOWN_CARDINALITY
@@ -1792,7 +1794,7 @@ static bool ds_graphdef_info(Val v, GdDataset *o) {
       o->fn_attr = d->kind == DS_FILTER ? "predicate" : "f";
       if (!tffn_conc_info(d->fn, &ci)) return false;
       o->fn = ci.g;
-      if (d->kind == DS_PMAP) I64("num_parallel_calls", -1);   /* AUTOTUNE: tfs maps in order on one thread */
+      if (d->kind == DS_PMAP) I64("num_parallel_calls", -1);   /* AUTOTUNE (dsparmap.c maps d->a at once) */
       return true;
     case DS_BATCH:
       o->op = "BatchDatasetV2";
