@@ -37,6 +37,14 @@ def main():
         out("%.2f %.2f" % (a, b))
     for a, b in zip(np.arange(7.0), np.arange(7) * 3):
         out("%s %s" % (a + b, a * a))
+    def collatz(n):
+        i = 0
+        while n != 1:
+            n = n // 2 if n % 2 == 0 else 3 * n + 1
+            i += 1
+        return i
+
+    out("collatz %s" % [collatz(n) for n in range(1, 13)])
     for npc in ["None", "3"]:
         for k in range(6):
             x = 3 + k

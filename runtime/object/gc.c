@@ -200,7 +200,8 @@ size_t rt_gc_collect(void) {
 }
 
 void rt_gc_poll(void) {
-  if (rt_gc_pending && gc_enabled) rt_gc_collect();
+  /* not while graph workers run (a while loop's safe point is on a worker too): the main thread's next one */
+  if (rt_gc_pending && gc_enabled && !atomic_load_explicit(&rt_mt_active, memory_order_relaxed)) rt_gc_collect();
 }
 
 void rt_gc_enable(bool on) {
