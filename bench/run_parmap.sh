@@ -15,8 +15,10 @@ while [ $i -lt "$ROUNDS" ]; do
   i=$((i + 1))
 done
 echo "Dataset.map, best of $ROUNDS rounds (ms per element; lower is better), $(nproc) cores"
-awk '{ k = $1 " " $2; if (!(k in best) || $3 < best[k]) best[k] = $3 }
-     END { printf "%-8s %12s %12s %8s\n", "workload", "calls=1", "AUTOTUNE", "speedup";
+echo "(wall: elapsed time; cpu: the process's CPU time over all threads, so cpu AUTOTUNE / cpu 1 is the overhead)"
+awk '{ k = $1 " " $2; if (!(k in best) || $3 < best[k]) best[k] = $3; if (!(k in cpu) || $4 < cpu[k]) cpu[k] = $4 }
+     END { printf "%-8s %10s %10s %8s %10s %10s\n", "workload", "wall 1", "wall AUTO", "speedup", "cpu 1", "cpu AUTO";
            split("small large", w, " ");
            for (i = 1; i <= 2; i++) { a = best[w[i] " 1"]; b = best[w[i] " AUTOTUNE"];
-             printf "%-8s %12.3f %12.3f %7.2fx\n", w[i], a, b, a / b } }' "$OUT"
+             printf "%-8s %10.3f %10.3f %7.2fx %10.3f %10.3f\n", w[i], a, b, a / b, cpu[w[i] " 1"], cpu[w[i] " AUTOTUNE"] } }' "$OUT"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
