@@ -11,6 +11,7 @@ Val tf_module(void);
 Val kerasrt_module(void);   /* `_keras`: native helpers of stdlib/keras*.tfs */
 Val numpy_native_module(void);   /* `_numpy`: native helpers of stdlib/numpy.tfs (npmod.c) */
 Val distmod_module(void);   /* `_dist`: the MPI job's collectives for stdlib/distribute.tfs */
+Val tfdata_internal_module(void);   /* `_tfdata`: counters of the tf.data runtime for tests (dsparmap.c) */
 /* tf.train.NAME (checkpoint.c), VT_UNDEF when absent. */
 Val checkpoint_lookup(const char *name);
 /* tf.saved_model.NAME (savedmodel.c), VT_UNDEF when absent. */

@@ -256,5 +256,6 @@ Val stdlib_native_module(const char *name) {
   if (!strcmp(name, "_keras")) return kerasrt_module();
   if (!strcmp(name, "_numpy")) return numpy_native_module();
   if (!strcmp(name, "_dist")) return distmod_module();
+  if (!strcmp(name, "_tfdata")) return tfdata_internal_module();
   return val_undef();
 }
