@@ -197,13 +197,155 @@ def example_proto(p):
         p(type(e).__name__ + ":", e)
 
 
+# ---- TF's FixedLenFeature / FixedLenSequenceFeature semantics over the oracle's messages ----
+class Fixed:
+    def __init__(self, shape, dtype, default_value=None, seq=False):
+        self.shape, self.dtype, self.default, self.seq = list(shape), dtype, default_value, seq
+
+
+KIND = {"bytes_list": "string", "float_list": "float32", "int64_list": "int64"}
+WORD = {"string": "string", "float32": "float", "int64": "int64"}
+NP = {"string": object, "float32": np.float32, "int64": np.int64}
+
+
+class OpError(Exception):
+    pass
+
+
+def _values(f):
+    k = f.WhichOneof("kind")
+    return (KIND[k], list(getattr(f, k).value)) if k else (None, [])
+
+
+def parse(records, spec, batch):
+    """TF's ParseExampleV2 for dense features: records is one serialized Example or a list (batch)."""
+    recs = records if batch else [records]
+    rows = {}
+    for i, r in enumerate(recs):
+        try:
+            ex = train.Example.FromString(r)
+        except Exception:
+            raise OpError("Could not parse example input, value: '%s'" % r.decode("latin-1"))
+        for k in sorted(spec):
+            f = spec[k]
+            n = int(np.prod(f.shape)) if f.shape else 1
+            fm = ex.features.feature
+            dt, vals = _values(fm[k]) if k in fm else (None, [])
+            where = "Name: <unknown>, Key: %s, Index: %d.  " % (k, i) if batch else "Key: %s.  " % k
+            if dt is None:
+                if f.seq:
+                    rows.setdefault(k, []).append([])
+                    continue
+                if f.default is None:
+                    raise OpError(("Name: <unknown>, " if batch else "") +
+                                  "Feature: %s (data type: %s) is required but could not be found." % (k, WORD[f.dtype]))
+                rows.setdefault(k, []).append(list(np.array(f.default, dtype=NP[f.dtype]).reshape(-1)))
+                continue
+            if dt != f.dtype:
+                if f.seq and batch:
+                    raise OpError(where + "Data types don't match. Expected type: %s" % WORD[f.dtype])
+                raise OpError(where + "Data types don't match. Data type: %s but expected type: %s" % (WORD[dt], WORD[f.dtype]))
+            if f.seq:
+                if len(vals) % n:
+                    if batch:
+                        raise OpError(where + "Number of %s values is not a multiple of stride length. Saw %d values but "
+                                      "output shape is: [%s]" % ("bytes" if dt == "string" else WORD[dt], len(vals),
+                                                                 ",".join(map(str, f.shape))))
+                    raise OpError(where + "Can't parse serialized Example.")
+            elif len(vals) != n:
+                if batch:
+                    raise OpError(where + "Number of %s values != expected.  Values size: %d but output shape: [%s]"
+                                  % ("bytes" if dt == "string" else WORD[dt], len(vals), ",".join(map(str, f.shape))))
+                raise OpError(where + "Can't parse serialized Example.")
+            rows.setdefault(k, []).append(vals)
+    out = {}
+    for k in sorted(spec):
+        f = spec[k]
+        if f.seq:
+            n = int(np.prod(f.shape)) if f.shape else 1
+            longest = max(len(v) for v in rows[k]) // n
+            pad = 0 if f.default is None else f.default
+            if f.dtype == "string" and f.default is None:
+                pad = b""
+            vals = [v + [pad] * (longest * n - len(v)) for v in rows[k]]
+            a = np.array(vals, dtype=NP[f.dtype]).reshape([len(vals), longest] + f.shape)
+        else:
+            a = np.array(rows[k], dtype=NP[f.dtype]).reshape([len(rows[k])] + f.shape)
+        out[k] = a if batch else a.reshape(a.shape[1:])
+    return out
+
+
+def show(p, d):
+    for k in sorted(d):
+        v = d[k]
+        name = "string" if v.dtype == object else str(v.dtype)
+        p(k, name, list(v.shape), [x for x in v.reshape(-1).tolist()])
+
+
+def fixture_examples():
+    def ex(feats):
+        return train.Example(features=train.Features(feature=feats))
+    return [
+        ex({"id": _int64_feature(0), "x": train.Feature(float_list=train.FloatList(value=[0.5, 1.5])),
+            "name": _bytes_feature(b"zero"), "seq": _int64_feature(10)}),
+        ex({"id": _int64_feature(1), "x": train.Feature(float_list=train.FloatList(value=[1.25, -2.0])),
+            "name": _bytes_feature(b"one"), "seq": train.Feature(int64_list=train.Int64List(value=[11, 12, 13]))}),
+        ex({"id": _int64_feature(2), "x": train.Feature(float_list=train.FloatList(value=[0.1, 2e10])),
+            "extra": _bytes_feature(b"unused"), "grid": train.Feature(float_list=train.FloatList(value=[1, 2, 3, 4]))}),
+    ]
+
+
+# ---- example_parse.tfs ----
+def example_parse(p):
+    spec = {"id": Fixed([], "int64"), "x": Fixed([2], "float32"), "name": Fixed([], "string", b"?"),
+            "seq": Fixed([], "int64", seq=True), "grid": Fixed([2, 2], "float32", [0.5, 1.5, 2.5, 3.5])}
+    p("FixedLenFeature(shape=[], dtype=tf.int64, default_value=None)")
+    records = [ser(e) for e in fixture_examples()]
+    p(len(records))
+    for r in records:
+        show(p, parse(r, spec, False))
+    p("(None,)", "(2,)")
+    for r in records:
+        show(p, parse(r, spec, False))
+    show(p, parse(records, spec, True))
+    show(p, parse(records[:2], {"id": Fixed([1], "int64")}, True))
+    for r in records[:2]:
+        p((parse(r, {"x": Fixed([2], "float32")}, False)["x"] * np.float32(2.0)).tolist())
+
+    def attempt(f):
+        try:
+            f()
+        except OpError as e:
+            p("InvalidArgumentError:", e)
+
+    bad = ser(train.Example(features=train.Features(feature={
+        "x": train.Feature(float_list=train.FloatList(value=[1.0, 2.0, 3.0]))})))
+    attempt(lambda: parse(bad, {"x": Fixed([2], "float32")}, False))
+    attempt(lambda: parse(bad, {"x": Fixed([3], "int64")}, False))
+    attempt(lambda: parse(bad, {"y": Fixed([], "float32")}, False))
+    attempt(lambda: parse(b"\x0a\x05abc", {"y": Fixed([], "float32")}, False))
+    attempt(lambda: parse([bad, bad], {"x": Fixed([2], "float32")}, True))
+    attempt(lambda: parse([bad], {"x": Fixed([3], "int64")}, True))
+    attempt(lambda: parse([bad], {"y": Fixed([], "string")}, True))
+    attempt(lambda: parse(bad, {"x": Fixed([2], "float32", seq=True)}, False))
+    # TF's Python refuses these before the op runs
+    p("TypeError: Value passed to parameter 'dense_defaults' has DataType int32 not in list of allowed values: "
+      "float32, int64, string")
+    p("ValueError: Unsupported: FixedLenSequenceFeature requires allow_missing to be True.")
+    p("NotImplementedError: tf.io.VarLenFeature (feature 'x') parses to a tf.SparseTensor, which tfs does not "
+      "implement; use tf.io.FixedLenSequenceFeature(shape, dtype, allow_missing=True) for a padded dense tensor instead")
+
+
 def write(name, text):
     with open(os.path.join(PROGS, name), "w") as f:
         f.write(text)
 
 
 def main():
-    for name, fn in [("example_proto", example_proto)]:
+    os.makedirs(os.path.join(PROGS, "data"), exist_ok=True)
+    with open(os.path.join(PROGS, "data", "examples.tfrecord"), "wb") as f:
+        f.write(tfrecord([ser(e) for e in fixture_examples()]))
+    for name, fn in [("example_proto", example_proto), ("example_parse", example_parse)]:
         p = Out()
         fn(p)
         write(name + ".out", p.text())

@@ -143,10 +143,7 @@ static void pe_check(const OpCall *c, PeRun *r, const PeDense *d, int nd, bool b
                       dt == DT_STRING ? "bytes" : dtype_word((DType)dt), (long long)cnt);
             shape_text(&m, f);
           } else {
-            sb_free(&m);
-            sb_init(&m);
-            sb_printf(&m, "Error while parsing feature with key %s: number of elements should be divisible by %lld, found %lld instead",
-                      f->key, (long long)f->stride, (long long)cnt);
+            sb_puts(&m, "Can't parse serialized Example.");
           }
           pe_fail(c, r, &m);
         }
