@@ -336,6 +336,28 @@ def example_parse(p):
       "implement; use tf.io.FixedLenSequenceFeature(shape, dtype, allow_missing=True) for a padded dense tensor instead")
 
 
+# ---- example_tfrecord.tfs ----
+def example_tfrecord(p):
+    def example(i):
+        return train.Example(features=train.Features(feature={
+            "label": train.Feature(int64_list=train.Int64List(value=[i])),
+            "pixels": train.Feature(float_list=train.FloatList(value=[i * 0.25, -i * 1.5, 3.0])),
+            "text": train.Feature(bytes_list=train.BytesList(value=[("row %d" % i).encode()])),
+        }))
+
+    data = tfrecord([ser(example(i)) for i in range(4)])
+    p(len(data))
+    p(data.hex())
+    p(True)
+    spec = {"label": Fixed([], "int64"), "pixels": Fixed([3], "float32"), "text": Fixed([], "string")}
+    recs = [ser(example(i)) for i in range(4)]
+    for _ in range(2):
+        for b in (recs[:2], recs[2:]):
+            d = parse(b, spec, True)
+            p(d["label"].tolist(), d["pixels"].tolist(), d["text"].tolist())
+    p(True)
+
+
 def write(name, text):
     with open(os.path.join(PROGS, name), "w") as f:
         f.write(text)
@@ -345,7 +367,8 @@ def main():
     os.makedirs(os.path.join(PROGS, "data"), exist_ok=True)
     with open(os.path.join(PROGS, "data", "examples.tfrecord"), "wb") as f:
         f.write(tfrecord([ser(e) for e in fixture_examples()]))
-    for name, fn in [("example_proto", example_proto), ("example_parse", example_parse)]:
+    for name, fn in [("example_proto", example_proto), ("example_parse", example_parse),
+                     ("example_tfrecord", example_tfrecord)]:
         p = Out()
         fn(p)
         write(name + ".out", p.text())
