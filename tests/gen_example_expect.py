@@ -358,6 +358,21 @@ def example_tfrecord(p):
     p(True)
 
 
+# ---- example_errors.tfs: the error ends the program, located at the parse call in the map function ----
+def example_errors():
+    ex = train.Example(features=train.Features(feature={"a": _int64_feature(1)}))
+    try:
+        parse(ser(ex), {"b": Fixed([], "float32")}, False)
+    except OpError as e:
+        msg = str(e)
+    src = open(os.path.join(PROGS, "example_errors.tfs")).read().splitlines()
+    call = "tf.io.parse_single_example"
+    line = next(i for i, l in enumerate(src) if call in l and "lambda" in l)
+    col = src[line].index(call)
+    return ("example_errors.tfs:%d:%d: error: InvalidArgumentError: %s (node ParseExampleV2 in tf.function '<lambda>')\n"
+            "%s\n%s^\n" % (line + 1, col + 1, msg, src[line], " " * col))
+
+
 def write(name, text):
     with open(os.path.join(PROGS, name), "w") as f:
         f.write(text)
@@ -372,6 +387,9 @@ def main():
         p = Out()
         fn(p)
         write(name + ".out", p.text())
+    write("example_errors.out", "")
+    write("example_errors.err", example_errors())
+    write("example_errors.status", "1\n")
 
 
 if __name__ == "__main__":
