@@ -19,11 +19,14 @@ enum { M_BYTES = 1, M_FLOAT, M_INT64, M_FEATURE, M_FEATURES, M_FLIST, M_FLISTS, 
 static const char *const msg_names[] = {"", "BytesList", "FloatList", "Int64List", "Feature", "Features",
                                         "FeatureList", "FeatureLists", "Example", "SequenceExample"};
 
+/* misuse of the private module (only tfcore_example.tfs calls it) */
+static _Noreturn void ex_misuse(const char *what) { rt_throw(ERR_TYPE, "_example: %s", what); }
+
 static int msg_kind(Val v) {
   if (val_is(v, &str_type))
     for (int i = 1; i <= M_SEQ; i++)
       if (!strcmp(str_cstr(v), msg_names[i])) return i;
-  rt_throw(ERR_VALUE, "_example: unknown message type");
+  ex_misuse("unknown message type");
 }
 
 static void put_varint(StrBuf *b, uint64_t x) {
@@ -47,7 +50,7 @@ static void put_len(StrBuf *b, int num, const char *data, size_t len) {
 
 static const Val *items_of(Val v, tfs_i64 *n, const char *what) {
   const Val *it;
-  if (!seq_items(v, n, &it)) rt_throw(ERR_TYPE, "_example: %s must be a list, not %s", what, val_type_name(v));
+  if (!seq_items(v, n, &it)) ex_misuse(what);
   return it;
 }
 
@@ -70,7 +73,7 @@ static void enc_list(StrBuf *b, int kind, Val v) {
   if (kind == M_BYTES) {
     for (tfs_i64 i = 0; i < n; i++) {
       size_t len;
-      if (!val_is(it[i], &bytes_type)) rt_throw(ERR_TYPE, "_example: a bytes_list value must be bytes");
+      if (!val_is(it[i], &bytes_type)) ex_misuse("a bytes_list value must be bytes");
       const void *d = bytes_data(it[i], &len);
       put_len(b, 1, d, len);
     }
@@ -83,14 +86,14 @@ static void enc_list(StrBuf *b, int kind, Val v) {
   for (tfs_i64 i = 0; i < n; i++) {
     if (kind == M_FLOAT) {
       double d;
-      if (!val_as_float(it[i], &d)) rt_throw(ERR_TYPE, "_example: a float_list value must be a number");
+      if (!val_as_float(it[i], &d)) ex_misuse("a float_list value must be a number");
       float f = (float)d;
       unsigned char c[4];
       memcpy(c, &f, 4);   /* little-endian hosts only (x86-64, as the rest of tfs) */
       sb_putn(&s, (const char *)c, 4);
     } else {
       int64_t x;
-      if (!val_as_int(it[i], &x)) rt_throw(ERR_TYPE, "_example: an int64_list value must be an int");
+      if (!val_as_int(it[i], &x)) ex_misuse("an int64_list value must be an int");
       put_varint(&s, (uint64_t)x);
     }
   }
@@ -106,7 +109,7 @@ static void enc_map(StrBuf *b, int vkind, Val v) {
   for (tfs_i64 i = 0; i < n; i++) {
     tfs_i64 k;
     const Val *kv = items_of(it[i], &k, "a map entry");
-    if (k != 2 || !val_is(kv[0], &str_type)) rt_throw(ERR_TYPE, "_example: a map entry is (str, value)");
+    if (k != 2 || !val_is(kv[0], &str_type)) ex_misuse("a map entry is (str, value)");
     StrBuf s;
     sb_init(&s);
     int mark = rt_hold_sb(&s);
@@ -126,7 +129,7 @@ static void enc_message(StrBuf *b, int kind, Val v) {
       tfs_i64 n;
       const Val *kv = items_of(v, &n, "a Feature");
       int64_t k;
-      if (n != 2 || !val_as_int(kv[0], &k) || k < 1 || k > 3) rt_throw(ERR_TYPE, "_example: a Feature is (kind, values)");
+      if (n != 2 || !val_as_int(kv[0], &k) || k < 1 || k > 3) ex_misuse("a Feature is (kind, values)");
       enc_sub(b, (int)k, (int)k, kv[1]);
       return;
     }
@@ -144,7 +147,7 @@ static void enc_message(StrBuf *b, int kind, Val v) {
     default: {   /* SequenceExample */
       tfs_i64 n;
       const Val *cf = items_of(v, &n, "a SequenceExample");
-      if (n != 2) rt_throw(ERR_TYPE, "_example: a SequenceExample is (context, feature_lists)");
+      if (n != 2) ex_misuse("a SequenceExample is (context, feature_lists)");
       if (cf[0].tag != VT_NONE) enc_sub(b, 1, M_FEATURES, cf[0]);
       if (cf[1].tag != VT_NONE) enc_sub(b, 2, M_FLISTS, cf[1]);
       return;
@@ -155,7 +158,7 @@ static void enc_message(StrBuf *b, int kind, Val v) {
 /* _example.encode(type_name, contents): the serialized message, as bytes */
 static Val ex_encode(Val self, int n, const Val *args, const Kw *kw) {
   (void)self; (void)kw;
-  if (n != 2) rt_throw(ERR_TYPE, "_example.encode(type_name, contents)");
+  if (n != 2) ex_misuse("encode(type_name, contents)");
   StrBuf b;
   sb_init(&b);
   int mark = rt_hold_sb(&b);
@@ -237,7 +240,7 @@ static Val dec_flists(const Tensorflow__FeatureLists *m) {
 /* _example.decode(type_name, data): the contents of the serialized message, or None when data is no such message */
 static Val ex_decode(Val self, int n, const Val *args, const Kw *kw) {
   (void)self; (void)kw;
-  if (n != 2 || !val_is(args[1], &bytes_type)) rt_throw(ERR_TYPE, "_example.decode(type_name, data: bytes)");
+  if (n != 2 || !val_is(args[1], &bytes_type)) ex_misuse("decode(type_name, data: bytes)");
   int kind = msg_kind(args[0]);
   size_t len;
   const uint8_t *d = bytes_data(args[1], &len);
@@ -281,7 +284,7 @@ static _Noreturn void bad_value(Val v, const char *expected) {
 static Val ex_values(Val self, int n, const Val *args, const Kw *kw) {
   (void)self; (void)kw;
   int64_t kind;
-  if (n != 2 || !val_as_int(args[0], &kind)) rt_throw(ERR_TYPE, "_example.values(kind, iterable)");
+  if (n != 2 || !val_as_int(args[0], &kind)) ex_misuse("values(kind, iterable)");
   Val src = list_from_iterable(args[1]);
   int mark = rt_hold_val(src);
   List *in = (List *)src.u.o;
@@ -310,7 +313,7 @@ static Val ex_values(Val self, int n, const Val *args, const Kw *kw) {
 /* _example.cescape(b): protobuf's text-format escape of bytes (octal for bytes outside printable ASCII) */
 static Val ex_cescape(Val self, int n, const Val *args, const Kw *kw) {
   (void)self; (void)kw;
-  if (n != 1 || !val_is(args[0], &bytes_type)) rt_throw(ERR_TYPE, "_example.cescape(data: bytes)");
+  if (n != 1 || !val_is(args[0], &bytes_type)) ex_misuse("cescape(data: bytes)");
   size_t len;
   const unsigned char *d = bytes_data(args[0], &len);
   StrBuf b;
@@ -336,6 +339,28 @@ static Val ex_cescape(Val self, int n, const Val *args, const Kw *kw) {
   return r;
 }
 
+//! tf.train.Example(features=None)
+//!   One record of named features (stdlib/tfcore_example.tfs), as TF's protobuf message: SerializeToString() gives
+//!   TF's bytes (map entries sorted by key), Example.FromString(b) / ParseFromString(b) read them back, str() is
+//!   protobuf's text form, example.features.feature['x'].int64_list.value reads a list. TFRecord files hold them.
+//! tf.train.Features | tf.train.Feature | tf.train.BytesList | tf.train.FloatList | tf.train.Int64List
+//!   The parts of a tf.train.Example: Features(feature={name: Feature}), Feature(bytes_list= | float_list= |
+//!   int64_list=) holding one list, BytesList(value=[b"..."]), FloatList(value=[...]) (stored as float32),
+//!   Int64List(value=[...]); values checked as protobuf checks them. Each serializes and parses on its own.
+//! tf.train.SequenceExample | tf.train.FeatureList | tf.train.FeatureLists
+//!   A record with context Features and named sequences: SequenceExample(context=Features(...),
+//!   feature_lists=FeatureLists(feature_list={name: FeatureList(feature=[Feature, ...])})); TF's bytes and text.
+//! tf.io.parse_single_example(serialized, features, example_names=None, name=None)
+//!   One serialized tf.train.Example (a scalar string) to a dict of dense tensors, one per spec of features
+//!   (tf.io.FixedLenFeature, tf.io.FixedLenSequenceFeature); the ParseExampleV2 op, so it runs inside tf.function
+//!   and Dataset.map. Missing, mistyped or mis-sized features raise TF's InvalidArgumentError texts.
+//! tf.io.parse_example(serialized, features, example_names=None, name=None)
+//!   A batch (1-D string tensor) of serialized Examples to a dict of tensors with a leading batch dimension;
+//!   FixedLenSequenceFeature values are padded to the longest record with the default (or zeros).
+//! tf.io.FixedLenFeature | tf.io.FixedLenSequenceFeature | tf.io.VarLenFeature
+//!   Feature specs for tf.io.parse_example: FixedLenFeature(shape, dtype, default_value=None) (no default: the
+//!   feature is required), FixedLenSequenceFeature(shape, dtype, allow_missing=True, default_value=None) (rows of
+//!   shape, any number). VarLenFeature(dtype) parses to a tf.SparseTensor, which tfs does not have: it raises.
 #define EB(nm, fn) {{TFS_IMMORTAL_RC, &builtin_type}, "_example." nm, fn, {VT_UNDEF, {0}}, NULL}
 static Builtin ex_fns[] = {EB("encode", ex_encode), EB("decode", ex_decode), EB("values", ex_values),
                            EB("cescape", ex_cescape)};
