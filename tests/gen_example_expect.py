@@ -72,6 +72,35 @@ def _classes():
     return {n: get(pool.FindMessageTypeByName("tensorflow." + n)) for n in names}
 
 
+def _tensor_proto():
+    """TF's TensorProto and TensorShapeProto (tensor.proto, tensor_shape.proto): the fields SerializeTensor writes."""
+    fdp = descriptor_pb2.FileDescriptorProto(name="tensorflow/core/framework/tensor.proto", package="tensorflow",
+                                             syntax="proto3")
+    F = descriptor_pb2.FieldDescriptorProto
+    shape = fdp.message_type.add(name="TensorShapeProto")
+    dim = shape.nested_type.add(name="Dim")
+    dim.field.add(name="size", number=1, type=F.TYPE_INT64, label=F.LABEL_OPTIONAL)
+    dim.field.add(name="name", number=2, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL)
+    shape.field.add(name="dim", number=2, type=F.TYPE_MESSAGE, label=F.LABEL_REPEATED,
+                    type_name=".tensorflow.TensorShapeProto.Dim")
+    shape.field.add(name="unknown_rank", number=3, type=F.TYPE_BOOL, label=F.LABEL_OPTIONAL)
+    t = fdp.message_type.add(name="TensorProto")
+    t.field.add(name="dtype", number=1, type=F.TYPE_INT32, label=F.LABEL_OPTIONAL)   # the DataType enum's varint
+    t.field.add(name="tensor_shape", number=2, type=F.TYPE_MESSAGE, label=F.LABEL_OPTIONAL,
+                type_name=".tensorflow.TensorShapeProto")
+    t.field.add(name="version_number", number=3, type=F.TYPE_INT32, label=F.LABEL_OPTIONAL)
+    t.field.add(name="tensor_content", number=4, type=F.TYPE_BYTES, label=F.LABEL_OPTIONAL)
+    t.field.add(name="string_val", number=8, type=F.TYPE_BYTES, label=F.LABEL_REPEATED)
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(fdp)
+    get = getattr(message_factory, "GetMessageClass", None) or message_factory.MessageFactory(pool).GetPrototype
+    return get(pool.FindMessageTypeByName("tensorflow.TensorProto"))
+
+
+TensorProto = _tensor_proto()
+TF_DTYPE = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "string": 7, "int64": 9, "bool": 10}
+
+
 class train:   # tf.train's names over the oracle classes
     pass
 
@@ -373,6 +402,28 @@ def example_errors():
             "%s\n%s^\n" % (line + 1, col + 1, msg, src[line], " " * col))
 
 
+# ---- example_tensorproto.tfs: TF's SerializeTensor (AsProtoTensorContent) ----
+def example_tensorproto(p):
+    tensors = [("float32", np.array([[1.5, 2.0], [-3.0, 0.25]], np.float32)), ("int32", np.array(3, np.int32)),
+               ("string", np.array([b"ab", b"", b"\x00\xff"], object)), ("bool", np.array([True, False])),
+               ("float64", np.array(2.5)), ("int64", np.array([[7]], np.int64)), ("float32", np.zeros([0, 3], np.float32)),
+               ("uint8", np.array([1, 255], np.uint8))]
+    for name, a in tensors:
+        t = TensorProto(dtype=TF_DTYPE[name])
+        t.tensor_shape.SetInParent()
+        for d in a.shape:
+            t.tensor_shape.dim.add(size=d)
+        if name == "string":
+            t.string_val.extend(a.reshape(-1).tolist())
+        elif a.size:
+            t.tensor_content = a.tobytes()
+        p("string", [], t.SerializeToString().hex())
+        p(name, list(a.shape), a.reshape(-1).tolist())
+    p((np.array([1.0, 2.0], np.float32) * 2).tolist())
+    p("InvalidArgumentError: Type mismatch between parsed tensor (float) and dtype (int32)")
+    p("InvalidArgumentError: Could not parse `serialized` as TensorProto: '\x08'")
+
+
 def write(name, text):
     with open(os.path.join(PROGS, name), "w") as f:
         f.write(text)
@@ -383,7 +434,7 @@ def main():
     with open(os.path.join(PROGS, "data", "examples.tfrecord"), "wb") as f:
         f.write(tfrecord([ser(e) for e in fixture_examples()]))
     for name, fn in [("example_proto", example_proto), ("example_parse", example_parse),
-                     ("example_tfrecord", example_tfrecord)]:
+                     ("example_tfrecord", example_tfrecord), ("example_tensorproto", example_tensorproto)]:
         p = Out()
         fn(p)
         write(name + ".out", p.text())
