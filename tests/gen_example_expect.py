@@ -424,6 +424,31 @@ def example_tensorproto(p):
     p("InvalidArgumentError: Could not parse `serialized` as TensorProto: '\x08'")
 
 
+# ---- savedmodel/example_save.tfs and example_load.tfs (tests/savedmodel.py runs them) ----
+def savedmodel_example():
+    spec = {"x": Fixed([2], "float32", [-1.0, -2.0]), "id": Fixed([], "int64"), "tag": Fixed([], "string", b"none"),
+            "seq": Fixed([], "int64", seq=True)}
+
+    def example(i, with_x):
+        f = {"id": _int64_feature(i), "seq": train.Feature(int64_list=train.Int64List(value=list(range(i))))}
+        if with_x:
+            f["x"] = train.Feature(float_list=train.FloatList(value=[i * 0.5, 1.0]))
+        return ser(train.Example(features=train.Features(feature=f)))
+
+    def run(p, recs):
+        d = parse(recs, spec, True)
+        d["x"] = d["x"] * np.float32(2.0)
+        for k in sorted(d):
+            p(k, d[k].tolist())
+
+    save, load = Out(), Out()
+    run(save, [example(1, True), example(3, False)])
+    run(load, [example(1, True), example(3, False)])
+    run(load, [example(2, True)])
+    load("InvalidArgumentError")
+    return save.text(), load.text()
+
+
 def write(name, text):
     with open(os.path.join(PROGS, name), "w") as f:
         f.write(text)
@@ -438,6 +463,10 @@ def main():
         p = Out()
         fn(p)
         write(name + ".out", p.text())
+    save, load = savedmodel_example()
+    for name, text in (("example_save.out", save), ("example_load.out", load)):
+        with open(os.path.join(HERE, "savedmodel", name), "w") as f:
+            f.write(text)
     write("example_errors.out", "")
     write("example_errors.err", example_errors())
     write("example_errors.status", "1\n")
