@@ -363,6 +363,10 @@ def example_parse(p):
     p("ValueError: Unsupported: FixedLenSequenceFeature requires allow_missing to be True.")
     p("NotImplementedError: tf.io.VarLenFeature (feature 'x') parses to a tf.SparseTensor, which tfs does not "
       "implement; use tf.io.FixedLenSequenceFeature(shape, dtype, allow_missing=True) for a padded dense tensor instead")
+    recs = [ser(train.Example(features=train.Features(feature={
+        "v": train.Feature(int64_list=train.Int64List(value=[i, i * 2]))}))) for i in range(200)]
+    vs = [parse(r, {"v": Fixed([2], "int64")}, False)["v"].tolist() for r in recs]
+    p(vs[:3], sum(a + b for a, b in vs))
 
 
 # ---- example_tfrecord.tfs ----

@@ -187,7 +187,7 @@ void meta_parse_example(OpCall *c) {
   const TMeta *s = &c->inm[0];
   if (s->dtype != DT_STRING) op_fail(c, ERR_TYPE, "ParseExampleV2: serialized must be a string tensor, not %s", dtype_info[s->dtype].name);
   if (s->rank > 1) op_fail(c, ERR_INVALID_ARGUMENT, "Expected serialized to be a scalar or vector, got rank: %d", s->rank);
-  static PeDense d[PE_MAX];   /* meta runs on one thread: tracing or op_apply */
+  PeDense d[PE_MAX];   /* on the stack: parallel Dataset.map runs the op on several threads */
   int nd = pe_config(c, d);
   op_reserve_outputs(c, nd);
   for (int k = 0; k < nd; k++) {
@@ -241,7 +241,7 @@ static void pe_fill(Tensor *out, tfs_i64 at, tfs_i64 n, const Tensor *def) {
 }
 
 void k_parse_example(OpCall *c) {
-  static PeDense d[PE_MAX];
+  PeDense d[PE_MAX];
   int nd = pe_config(c, d);
   Tensor *st = c->in[0];
   bool batch = st->rank == 1;
