@@ -224,6 +224,18 @@ def example_proto(p):
         train.Example.FromString(b"\x0a\x05abc")
     except Exception as e:
         p(type(e).__name__ + ":", e)
+    for v in (np.array([1.5]), [np.float32(2.5)], [None], [b"x"]):
+        try:
+            train.Int64List(value=v)
+        except TypeError as e:
+            p("TypeError:", e)
+    for make in (lambda: train.FloatList(value=[None]), lambda: train.BytesList(value=[1])):
+        try:
+            make()
+        except TypeError as e:
+            p("TypeError:", e)
+    p(list(train.Int64List(value=np.array([1, 2])).value), list(train.FloatList(value=[True]).value))
+    p(list(train.FloatList(value=np.array([0.1, 2.0], dtype=np.float32)).value))
 
 
 # ---- TF's FixedLenFeature / FixedLenSequenceFeature semantics over the oracle's messages ----
