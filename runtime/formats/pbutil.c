@@ -187,6 +187,7 @@ Tensorflow__DataType pb_dtype(DType dt) {
     case DT_INT64: return TENSORFLOW__DATA_TYPE__DT_INT64;
     case DT_BOOL: return TENSORFLOW__DATA_TYPE__DT_BOOL;
     case DT_STRING: return TENSORFLOW__DATA_TYPE__DT_STRING;
+    case DT_UINT8: return TENSORFLOW__DATA_TYPE__DT_UINT8;
     case DT_VARIANT: return TENSORFLOW__DATA_TYPE__DT_VARIANT;
     case DT_INT8: return TENSORFLOW__DATA_TYPE__DT_INT8;
     case DT_INT16: return TENSORFLOW__DATA_TYPE__DT_INT16;
