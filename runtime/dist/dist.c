@@ -35,6 +35,11 @@ int dist_replica(int delta) {
   dist_replica_depth = dist_replica_depth + delta < 0 ? 0 : dist_replica_depth + delta;
   return dist_replica_depth;
 }
+static int dist_sync_depth;
+int dist_grad_sync(int delta) {
+  dist_sync_depth = dist_sync_depth + delta < 0 ? 0 : dist_sync_depth + delta;
+  return dist_sync_depth;
+}
 
 /* The launcher's environment: Open MPI's, else MPICH Hydra's (PMI). */
 static int env_int(const char *a, const char *b) {
