@@ -33,6 +33,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import filecheck  # noqa: E402
+import keras_layout  # noqa: E402
 
 _checks = filecheck.Checks(os.path.join(HERE, "keras_h5"), 300)
 check, run, failures = _checks.check, _checks.run, _checks.failures
@@ -137,19 +138,51 @@ def check_keras_archives(d):
         cc = cfg["compile_config"]
         check(cc["optimizer"]["class_name"] == "Adam" and cc["loss"] == "mse" and cc["metrics"] == ["mae"], f"seq.keras: compile_config {cc}")
         with h5py.File(io.BytesIO(z.read("model.weights.h5")), "r") as f:
-            check(sorted(f.keys()) == ["layers", "optimizer", "vars"], f"seq.keras weights: groups {sorted(f.keys())}")
-            check(sorted(f["layers"].keys()) == ["hidden", "out"], "seq.keras weights: layers")
-            check(f["layers/hidden/vars/0"].shape == (4, 3) and f["layers/hidden/vars/1"].shape == (3,), "seq.keras weights: hidden vars")
-            check(f["layers/out/vars/0"].shape == (3, 2), "seq.keras weights: out vars")
-            check(f["optimizer/vars/0"][()] == 4 and len(f["optimizer/vars"]) == 9, "seq.keras weights: optimizer iterations and slots")
+            check_tree(f, SEQ_TRAINED, "seq.keras")
+            check(f["optimizer/vars/0"][()] == 4, "seq.keras weights: optimizer iterations")
+    for name, root in (("fn.keras", FN), ("custom.keras", CUSTOM)):
+        with zipfile.ZipFile(os.path.join(d, name)) as z:
+            with h5py.File(io.BytesIO(z.read("model.weights.h5")), "r") as f:
+                check_tree(f, root, name)
+    with zipfile.ZipFile(os.path.join(d, "fn.keras")) as z:
+        fn = fixed([(4, 5), (5,), (5,), (5,), (5,), (5,), (5, 1), (1,)])
+        with h5py.File(io.BytesIO(z.read("model.weights.h5")), "r") as f:
+            got = [f[f"_layer_checkpoint_dependencies/{p}/vars/{i}"][()] for p, i in
+                   [("dense", 0), ("dense", 1), ("batch_normalization", 0), ("batch_normalization", 1), ("batch_normalization", 2),
+                    ("batch_normalization", 3), ("dense_2", 0), ("dense_2", 1)]]
+            check(all(np.allclose(a, b) for a, b in zip(got, fn)), "fn.keras weights: values in Keras's order")
+    with h5py.File(os.path.join(d, "seq.weights.h5"), "r") as f:
+        check_tree(f, SEQ_TRAINED, "seq.weights.h5")
     with zipfile.ZipFile(os.path.join(d, "net.keras")) as z:
         cfg = json.loads(z.read("config.json"))
         check(cfg["class_name"] == "Net" and cfg["registered_name"] == "Demo>Net" and cfg["config"] == {"units": 4, "name": "net"},
               f"net.keras: config {cfg}")
         net = fixed([(4, 4), (4,), (4, 2), (2,)])
         with h5py.File(io.BytesIO(z.read("model.weights.h5")), "r") as f:
+            check_tree(f, NET, "net.keras")
             for i, (layer, k) in enumerate([("d1", 0), ("d1", 1), ("d2", 0), ("d2", 1)]):
-                check(np.allclose(f[f"layers/{layer}/vars/{k}"][()], net[i]), f"net.keras weights: layers/{layer}/vars/{k}")
+                check(np.allclose(f[f"{layer}/vars/{k}"][()], net[i]), f"net.keras weights: {layer}/vars/{k}")
+
+
+def check_tree(f, root, where):
+    # the whole file: every group and dataset Keras 2.15 would write for this model, and nothing else
+    got, want = keras_layout.names(f), keras_layout.expected_names(root)
+    check(got == want, f"{where}: tree {got} != {want}")
+    check(keras_layout.read(f) == keras_layout.expected(root), f"{where}: shapes/dtypes {keras_layout.read(f)} != {keras_layout.expected(root)}")
+
+
+# the models write.tfs saves, described as Keras objects (keras_layout.py derives their trees)
+_SEQ_LAYERS = [keras_layout.dense(4, 3), keras_layout.dense(3, 2)]
+SEQ_TRAINED = keras_layout.graph_model(
+    "Sequential", _SEQ_LAYERS, [keras_layout.mean(), keras_layout.mean("MeanMetricWrapper")],
+    keras_layout.optimizer("Adam", [(4, 3), (3,), (3, 2), (2,)], ["m", "v"], built=True))
+FN = keras_layout.graph_model("Functional", [keras_layout.plain("InputLayer"), keras_layout.dense(4, 5), keras_layout.batch_norm(5),
+                                             keras_layout.dense(5, 1)])
+CUSTOM = keras_layout.graph_model("Sequential", [keras_layout.dense(4, 2), keras_layout.Obj("Scale", [((2,), "float32")]),
+                                                 keras_layout.plain("Shift")])
+_NET_LAYERS = [keras_layout.dense(4, 4), keras_layout.dense(4, 2)]
+NET = keras_layout.subclassed("Net", {"d1": _NET_LAYERS[0], "d2": _NET_LAYERS[1]}, _NET_LAYERS, [],
+                              keras_layout.optimizer("SGD", [], ["m"], built=False))
 
 
 def dense_cfg(name, units, activation, shape=None):
