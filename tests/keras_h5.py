@@ -232,46 +232,100 @@ def check_fixture(tfs, d):
         f.attrs["training_config"] = json.dumps(tc).encode("utf8")
         write_weights(f.create_group("model_weights"), vals)
     write_keras_fixture(os.path.join(d, "fixture.keras"), vals)
+    write_keras_fixture_v0(os.path.join(d, "fixture_v0.keras"), vals)
+    bn = [rng.standard_normal(s).astype(np.float32) for s in BN_SHAPES]
+    bn[5] = np.abs(bn[5]) + 0.5   # a moving variance
+    write_bn_fixture(os.path.join(d, "fixture_bn.keras"), bn)
     x = np.arange(12, dtype=np.float32).reshape(3, 4) / 10.0 - 0.5
     want = np.maximum(x @ vals[0] + vals[1], 0) @ vals[2] + vals[3]
+    h = np.maximum(x @ bn[0] + bn[1], 0)
+    want_bn = ((h - bn[4]) / np.sqrt(bn[5] + 0.001) * bn[2] + bn[3]) @ bn[6] + bn[7]
     r = run(tfs, "read_fixture.tfs", d)
     check(r.returncode == 0, "read_fixture.tfs exit status: " + r.stderr[-2000:])
-    got = {"weights": [], "model": [], "kpred": []}
+    got = {"weights": [], "model": [], "kpred": [], "kold": [], "kbn": []}
     for line in r.stdout.splitlines():
         parts = line.split(" ")
         if parts[0] in got:
             got[parts[0]].append([float(v) for v in parts[1:]])
     for tag in got:
-        check(np.array(got[tag]).shape == want.shape and np.allclose(np.array(got[tag]), want, atol=2e-6), f"read_fixture.tfs {tag} predictions {got[tag]} vs {want.tolist()}")
+        w = want_bn if tag == "kbn" else want
+        check(np.array(got[tag]).shape == w.shape and np.allclose(np.array(got[tag]), w, atol=2e-5), f"read_fixture.tfs {tag} predictions {got[tag]} vs {w.tolist()}")
+    check("bn optimizer Adam 11" in r.stdout, "read_fixture.tfs:\n" + r.stdout)
     check("layers ['hidden', 'out']" in r.stdout and "optimizer Adam 0.0125" in r.stdout, "read_fixture.tfs:\n" + r.stdout)
     check("keras layers ['hidden', 'out']" in r.stdout and "keras optimizer SGD 0.25 7" in r.stdout, "read_fixture.tfs:\n" + r.stdout)
 
 
-def write_keras_fixture(path, vals):
-    # a .keras archive as Keras 2.15's saving_lib writes it: zipfile members, model.weights.h5 made by h5py
+def sgd_cfg(lr):
+    return {"module": "keras.optimizers", "class_name": "SGD", "registered_name": None,
+            "config": {"name": "SGD", "learning_rate": lr, "momentum": 0.0, "nesterov": False, "is_legacy_optimizer": False}}
+
+
+def keras_archive(path, layer_cfgs, compile_cfg, weights):
+    # a .keras archive as Keras 2.15's saving_lib writes it: metadata.json, config.json, then model.weights.h5 made by h5py
     cfg = {"module": "keras", "class_name": "Sequential", "registered_name": None,
            "config": {"name": "sequential", "layers": [
                {"module": "keras.layers", "class_name": "InputLayer", "registered_name": None,
-                "config": {"batch_input_shape": [None, 4], "dtype": "float32", "sparse": False, "ragged": False, "name": "hidden_input"}},
-               dense_cfg("hidden", 3, "relu", [None, 4]), dense_cfg("out", 2, "linear")]},
+                "config": {"batch_input_shape": [None, 4], "dtype": "float32", "sparse": False, "ragged": False,
+                           "name": layer_cfgs[0]["config"]["name"] + "_input"}}] + layer_cfgs},
            "build_config": {"input_shape": [None, 4]},
-           "compile_config": {"optimizer": {"module": "keras.optimizers", "class_name": "SGD", "registered_name": None,
-                                            "config": {"name": "SGD", "learning_rate": 0.25, "momentum": 0.0, "nesterov": False,
-                                                       "is_legacy_optimizer": False}},
-                              "loss": "mse", "metrics": None, "loss_weights": None, "weighted_metrics": None,
-                              "run_eagerly": None, "steps_per_execution": None, "jit_compile": None}}
+           "compile_config": dict({"loss": "mse", "metrics": None, "loss_weights": None, "weighted_metrics": None,
+                                   "run_eagerly": None, "steps_per_execution": None, "jit_compile": None}, **compile_cfg)}
     buf = io.BytesIO()
     with h5py.File(buf, "w") as f:
+        weights(f)
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("metadata.json", json.dumps({"keras_version": "2.15.0", "date_saved": "2023-11-14@10:00:00"}))
+        z.writestr("config.json", json.dumps(cfg))
+        z.writestr("model.weights.h5", buf.getvalue())
+
+
+def write_keras_fixture(path, vals):
+    # Sequential(hidden, out) compiled with SGD, never trained: the optimizer holds only iterations
+    root = keras_layout.graph_model("Sequential", [keras_layout.dense(4, 3), keras_layout.dense(3, 2)], [],
+                                    keras_layout.optimizer("SGD", [], ["m"], built=False))
+    keras_archive(path, [dense_cfg("hidden", 3, "relu", [None, 4]), dense_cfg("out", 2, "linear")],
+                  {"optimizer": sgd_cfg(0.25)}, lambda f: keras_layout.write(f, root, list(vals) + [np.int64(7)]))
+
+
+def write_keras_fixture_v0(path, vals):
+    # the layout tfs wrote before it followed Keras: layers/<layer name>/vars
+    def weights(f):
         f.create_group("vars")
         for layer, ws in (("hidden", vals[:2]), ("out", vals[2:])):
             g = f.create_group(f"layers/{layer}/vars")
             for i, v in enumerate(ws):
                 g.create_dataset(str(i), data=v)
         f.create_group("optimizer/vars").create_dataset("0", data=np.int64(7))
-    with zipfile.ZipFile(path, "w") as z:
-        z.writestr("metadata.json", json.dumps({"keras_version": "2.15.0", "date_saved": "2023-11-14@10:00:00"}))
-        z.writestr("config.json", json.dumps(cfg))
-        z.writestr("model.weights.h5", buf.getvalue())
+    keras_archive(path, [dense_cfg("hidden", 3, "relu", [None, 4]), dense_cfg("out", 2, "linear")], {"optimizer": sgd_cfg(0.25)}, weights)
+
+
+def bn_cfg(name):
+    init = lambda c: {"module": "keras.initializers", "class_name": c, "config": {}, "registered_name": None}
+    return {"module": "keras.layers", "class_name": "BatchNormalization", "registered_name": None,
+            "config": {"name": name, "trainable": True, "dtype": "float32", "axis": [1], "momentum": 0.99, "epsilon": 0.001,
+                       "center": True, "scale": True, "beta_initializer": init("Zeros"), "gamma_initializer": init("Ones"),
+                       "moving_mean_initializer": init("Zeros"), "moving_variance_initializer": init("Ones"),
+                       "beta_regularizer": None, "gamma_regularizer": None, "beta_constraint": None, "gamma_constraint": None}}
+
+
+BN_SHAPES = [(4, 3), (3,), (3,), (3,), (3,), (3,), (3, 2), (2,)]
+
+
+def write_bn_fixture(path, vals):
+    # Sequential(a, bn, b) trained by Keras (Adam built: m and v per variable; the loss and "mae" metrics built):
+    # names skip a number per weighted layer, BatchNormalization's moving statistics follow gamma and beta
+    trainable = [BN_SHAPES[k] for k in (0, 1, 2, 3, 6, 7)]
+    root = keras_layout.graph_model("Sequential", [keras_layout.dense(4, 3), keras_layout.batch_norm(3), keras_layout.dense(3, 2)],
+                                    [keras_layout.mean(), keras_layout.mean("MeanMetricWrapper")],
+                                    keras_layout.optimizer("Adam", trainable, ["m", "v"], built=True))
+    rng = np.random.default_rng(3)
+    values = list(vals) + [np.float32(5.0), np.float32(2.0), np.float32(1.5), np.float32(2.0), np.int64(11)]
+    values += [rng.standard_normal(s).astype(np.float32) for s in trainable for _ in ("m", "v")]
+    adam = {"module": "keras.optimizers", "class_name": "Adam", "registered_name": None,
+            "config": {"name": "Adam", "learning_rate": 0.001, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-07, "amsgrad": False,
+                       "is_legacy_optimizer": False}}
+    keras_archive(path, [dense_cfg("a", 3, "relu", [None, 4]), bn_cfg("bn"), dense_cfg("b", 2, "linear")],
+                  {"optimizer": adam, "metrics": ["mae"]}, lambda f: keras_layout.write(f, root, values))
 
 
 ERRORS = {
@@ -283,13 +337,38 @@ ERRORS = {
     "unknown_layer": "ValueError: Unknown layer: 'Scale'. Please ensure you are using a `keras.utils.custom_object_scope` and that this object is included in the scope. See https://www.tensorflow.org/guide/keras/save_and_serialize#registering_the_custom_object for details.",
     "no_config": "ValueError: No model found in config file.",
     "unknown_class_keras": "TypeError: Could not locate class 'Scale'. Make sure custom classes are decorated with `@keras.saving.register_keras_serializable()`. Full object config: {'module': 'keras.layers', 'class_name': 'Scale', 'config': {'name': 'scale', 'trainable': True, 'dtype': 'float32', 'factor': 3.0}, 'registered_name': 'Demo>Scale'}",
+    "keras_missing": "ValueError: Layer 'hidden' expected 2 variables, but received 0 variables during loading. Expected: ['hidden/kernel:0', 'hidden/bias:0']",
+    "keras_extra": "ValueError: Layer 'out' expected 2 variables, but received 3 variables during loading. Expected: ['out/kernel:0', 'out/bias:0']",
+    "keras_shape": "ValueError: Cannot assign value to variable ' out/kernel:0': Shape mismatch.The variable shape (3, 2), and the assigned value shape (2, 3) are incompatible.",
     "subclassed_h5": "NotImplementedError: Saving the model to HDF5 format requires the model to be a Functional model or a Sequential model. It does not work for subclassed models, because such models are defined via the body of a Python method, which isn't safely serializable. Consider saving to the Tensorflow SavedModel format (by setting save_format=\"tf\") or using `save_weights`.",
 }
+
+
+def write_broken(d):
+    # Keras 2.15's tree for Sequential(hidden, out) with one flaw each: a layer's group missing, a dataset too many,
+    # a value of the wrong shape
+    vals = fixed([(4, 3), (3,), (3, 2), (2,)])
+    root = keras_layout.graph_model("Sequential", [keras_layout.dense(4, 3), keras_layout.dense(3, 2)])
+    layer_cfgs = [dense_cfg("hidden", 3, "relu", [None, 4]), dense_cfg("out", 2, "linear")]
+
+    def missing(f):
+        keras_layout.write(f, root, vals)
+        del f["_layer_checkpoint_dependencies/dense"]
+
+    def extra(f):
+        keras_layout.write(f, root, vals)
+        f["_layer_checkpoint_dependencies/dense_2/vars"].create_dataset("2", data=vals[3])
+
+    def shape(f):
+        keras_layout.write(f, root, vals[:2] + [vals[2].T.copy(), vals[3]])
+    for name, weights in (("keras_missing", missing), ("keras_extra", extra), ("keras_shape", shape)):
+        keras_archive(os.path.join(d, name + ".keras"), layer_cfgs, {"optimizer": sgd_cfg(0.1)}, weights)
 
 
 def check_errors(tfs, d):
     with open(os.path.join(d, "junk.h5"), "w") as f:
         f.write("not an HDF5 file\n")
+    write_broken(d)
     for case, msg in ERRORS.items():
         r = run(tfs, "errors.tfs", case, d)
         line = r.stderr.strip().splitlines()[0] if r.stderr.strip() else ""
