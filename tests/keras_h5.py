@@ -340,6 +340,7 @@ ERRORS = {
     "keras_missing": "ValueError: Layer 'hidden' expected 2 variables, but received 0 variables during loading. Expected: ['hidden/kernel:0', 'hidden/bias:0']",
     "keras_extra": "ValueError: Layer 'out' expected 2 variables, but received 3 variables during loading. Expected: ['out/kernel:0', 'out/bias:0']",
     "keras_shape": "ValueError: Cannot assign value to variable ' out/kernel:0': Shape mismatch.The variable shape (3, 2), and the assigned value shape (2, 3) are incompatible.",
+    "keras_names": "KeyError: \"Unable to synchronously open object (object '1' doesn't exist)\"",
     "subclassed_h5": "NotImplementedError: Saving the model to HDF5 format requires the model to be a Functional model or a Sequential model. It does not work for subclassed models, because such models are defined via the body of a Python method, which isn't safely serializable. Consider saving to the Tensorflow SavedModel format (by setting save_format=\"tf\") or using `save_weights`.",
 }
 
@@ -361,7 +362,13 @@ def write_broken(d):
 
     def shape(f):
         keras_layout.write(f, root, vals[:2] + [vals[2].T.copy(), vals[3]])
-    for name, weights in (("keras_missing", missing), ("keras_extra", extra), ("keras_shape", shape)):
+
+    def names(f):
+        keras_layout.write(f, root, vals)
+        g = f["_layer_checkpoint_dependencies/dense/vars"]
+        g.move("1", "bias")
+    cases = (("keras_missing", missing), ("keras_extra", extra), ("keras_shape", shape), ("keras_names", names))
+    for name, weights in cases:
         keras_archive(os.path.join(d, name + ".keras"), layer_cfgs, {"optimizer": sgd_cfg(0.1)}, weights)
 
 
