@@ -73,7 +73,8 @@ def check_written(tfs, d):
             "uncompiled model loads uncompiled: True", "custom layers: ['Dense', 'Scale', 'Shift'] 3.0 0.5",
             "custom predict equal: True", "keras sequential predict equal: True", "keras continued training equal: True",
             "keras functional predict equal: True", "keras custom predict equal: True", "keras subclassed: Net 4 SGD",
-            "keras subclassed predict equal: True", "weights.h5 equal: True"]
+            "keras subclassed predict equal: True", "weights.h5 equal: True",
+            "nested weights.h5 equal: True"]
     check(r.stdout.splitlines() == want, "write.tfs output:\n" + r.stdout)
 
     seq = fixed([(4, 3), (3,), (3, 2), (2,)])
@@ -153,6 +154,8 @@ def check_keras_archives(d):
             check(all(np.allclose(a, b) for a, b in zip(got, fn)), "fn.keras weights: values in Keras's order")
     with h5py.File(os.path.join(d, "seq.weights.h5"), "r") as f:
         check_tree(f, SEQ_TRAINED, "seq.weights.h5")
+    with h5py.File(os.path.join(d, "rnn.weights.h5"), "r") as f:
+        check_tree(f, NESTED, "rnn.weights.h5")
     with zipfile.ZipFile(os.path.join(d, "net.keras")) as z:
         cfg = json.loads(z.read("config.json"))
         check(cfg["class_name"] == "Net" and cfg["registered_name"] == "Demo>Net" and cfg["config"] == {"units": 4, "name": "net"},
@@ -180,6 +183,32 @@ FN = keras_layout.graph_model("Functional", [keras_layout.plain("InputLayer"), k
                                              keras_layout.dense(5, 1)])
 CUSTOM = keras_layout.graph_model("Sequential", [keras_layout.dense(4, 2), keras_layout.Obj("Scale", [((2,), "float32")]),
                                                  keras_layout.plain("Shift")])
+
+
+def _rnn(cls, cell_cls, n_in, units, gates, bias_rows=1):
+    # Keras's RNN layers keep their weights in .cell: kernel, recurrent_kernel, bias
+    bias = (gates * units,) if bias_rows == 1 else (bias_rows, gates * units)
+    cell = keras_layout.Obj(cell_cls, [((n_in, gates * units), "float32"), ((units, gates * units), "float32"), (bias, "float32")])
+    return keras_layout.Obj(cls, [], {"cell": cell})
+
+
+def _mha(n, heads, key_dim):
+    # Keras's MultiHeadAttention: four EinsumDense layers, a Softmax and a Dropout, no variables of its own
+    proj = lambda: keras_layout.Obj("EinsumDense", [((n, heads, key_dim), "float32"), ((heads, key_dim), "float32")])
+    out = keras_layout.Obj("EinsumDense", [((heads, key_dim, n), "float32"), ((n,), "float32")])
+    return keras_layout.Obj("MultiHeadAttention", [], {"_query_dense": proj(), "_key_dense": proj(), "_value_dense": proj(),
+                                                       "_output_dense": out, "_softmax": keras_layout.plain("Softmax"),
+                                                       "_dropout_layer": keras_layout.plain("Dropout")})
+
+
+# Bidirectional also holds the layer it was given, never built: its cell has no variables
+_BI = keras_layout.Obj("Bidirectional", [], {"forward_layer": _rnn("GRU", "GRUCell", 3, 2, 3, 2),
+                                             "backward_layer": _rnn("GRU", "GRUCell", 3, 2, 3, 2),
+                                             "layer": keras_layout.Obj("GRU", [], {"cell": keras_layout.plain("GRUCell")})})
+_BLOCK = keras_layout.Obj("Block", [], {"inner": [keras_layout.dense(4, 3), keras_layout.dense(3, 3)], "proj": keras_layout.dense(3, 2)})
+NESTED = keras_layout.graph_model("Functional", [
+    keras_layout.plain("InputLayer"), _rnn("LSTM", "LSTMCell", 4, 3, 4), _BI,
+    keras_layout.Obj("TimeDistributed", [], {"layer": keras_layout.dense(4, 4)}), _mha(4, 2, 3), _BLOCK, keras_layout.plain("Flatten")])
 _NET_LAYERS = [keras_layout.dense(4, 4), keras_layout.dense(4, 2)]
 NET = keras_layout.subclassed("Net", {"d1": _NET_LAYERS[0], "d2": _NET_LAYERS[1]}, _NET_LAYERS, [],
                               keras_layout.optimizer("SGD", [], ["m"], built=False))
