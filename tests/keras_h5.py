@@ -74,7 +74,7 @@ def check_written(tfs, d):
             "custom predict equal: True", "keras sequential predict equal: True", "keras continued training equal: True",
             "keras functional predict equal: True", "keras custom predict equal: True", "keras subclassed: Net 4 SGD",
             "keras subclassed predict equal: True", "weights.h5 equal: True",
-            "nested weights.h5 equal: True"]
+            "nested weights.h5 equal: True", "mixed: LossScaleOptimizer 1"]
     check(r.stdout.splitlines() == want, "write.tfs output:\n" + r.stdout)
 
     seq = fixed([(4, 3), (3,), (3, 2), (2,)])
@@ -156,6 +156,9 @@ def check_keras_archives(d):
         check_tree(f, SEQ_TRAINED, "seq.weights.h5")
     with h5py.File(os.path.join(d, "rnn.weights.h5"), "r") as f:
         check_tree(f, NESTED, "rnn.weights.h5")
+    with zipfile.ZipFile(os.path.join(d, "mp.keras")) as z:
+        with h5py.File(io.BytesIO(z.read("model.weights.h5")), "r") as f:
+            check_tree(f, MIXED, "mp.keras")
     with zipfile.ZipFile(os.path.join(d, "net.keras")) as z:
         cfg = json.loads(z.read("config.json"))
         check(cfg["class_name"] == "Net" and cfg["registered_name"] == "Demo>Net" and cfg["config"] == {"units": 4, "name": "net"},
@@ -209,6 +212,10 @@ _BLOCK = keras_layout.Obj("Block", [], {"inner": [keras_layout.dense(4, 3), kera
 NESTED = keras_layout.graph_model("Functional", [
     keras_layout.plain("InputLayer"), _rnn("LSTM", "LSTMCell", 4, 3, 4), _BI,
     keras_layout.Obj("TimeDistributed", [], {"layer": keras_layout.dense(4, 4)}), _mha(4, 2, 3), _BLOCK, keras_layout.plain("Flatten")])
+# LossScaleOptimizerV3: its variables are the inner optimizer's; the inner one is its attribute _optimizer
+_ADAM = keras_layout.optimizer("Adam", [(4, 2), (2,)], ["m", "v"], built=True)
+MIXED = keras_layout.graph_model("Sequential", [keras_layout.dense(4, 2)], [keras_layout.mean()],
+                                 keras_layout.Obj("LossScaleOptimizerV3", _ADAM.variables, {"_optimizer": _ADAM}))
 _NET_LAYERS = [keras_layout.dense(4, 4), keras_layout.dense(4, 2)]
 NET = keras_layout.subclassed("Net", {"d1": _NET_LAYERS[0], "d2": _NET_LAYERS[1]}, _NET_LAYERS, [],
                               keras_layout.optimizer("SGD", [], ["m"], built=False))
