@@ -73,7 +73,7 @@ def check_written(tfs, d):
             "uncompiled model loads uncompiled: True", "custom layers: ['Dense', 'Scale', 'Shift'] 3.0 0.5",
             "custom predict equal: True", "keras sequential predict equal: True", "keras continued training equal: True",
             "keras functional predict equal: True", "keras custom predict equal: True", "keras subclassed: Net 4 SGD",
-            "keras subclassed predict equal: True", "weights.h5 equal: True",
+            "keras subclassed predict equal: True", "weights.h5 equal: True", "built optimizer restored: True True",
             "nested weights.h5 equal: True", "mixed: LossScaleOptimizer 1"]
     check(r.stdout.splitlines() == want, "write.tfs output:\n" + r.stdout)
 
