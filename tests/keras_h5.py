@@ -9,15 +9,20 @@
    (keras_version, backend, model_config, training_config), model_weights'
    layer_names / weight_names, the <layer>/<weight name> datasets with their
    shapes and values, and optimizer_weights; the .keras archives with zipfile:
-   the members, config.json's keys (build_config, compile_config) and
-   model.weights.h5's layers/<name>/vars/<i> and optimizer/vars datasets.
+   the members, config.json's keys (build_config, compile_config); every
+   model.weights.h5 / x.weights.h5 must hold exactly the groups and datasets
+   tests/keras_layout.py derives from Keras 2.15's saving_lib rules for a
+   description of the same model (Sequential, functional, subclassed, nested
+   layers, RNN cells, MultiHeadAttention, metrics, Adam/SGD, LossScaleOptimizer).
 2. It writes fixture_w.h5 (weights), fixture_m.h5 (a whole compiled model) and
-   fixture.keras (zipfile + h5py) as Keras 2.15 lays them out;
+   .keras archives (zipfile + h5py, the weights tree by keras_layout.write) as
+   Keras 2.15 lays them out, plus one in tfs's older layout;
    tests/keras_h5/read_fixture.tfs loads them and its predictions must match
    numpy's forward pass.
 3. tests/keras_h5/errors.tfs: each failing load ends in Keras's (or h5py's)
-   message as a located error, never a crash; so do truncated and
-   byte-flipped copies of the saved .h5 and .keras files.
+   message as a located error, never a crash (among them .keras files with a
+   missing group, an extra dataset, a wrong shape, misnamed datasets); so do
+   truncated and byte-flipped copies of the saved .h5 and .keras files.
 """
 import io
 import json
