@@ -14,18 +14,22 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 F = np.float32
 
 x = np.array([[1.0, 2.0, 3.0], [0.5, -1.0, 0.25]], dtype=F)
-y = np.array([[2.0, -1.0], [1.0, 0.5]], dtype=F)
-shapes = [(3, 2), (2,)]
-w, b = [((((np.arange(int(np.prod(s))) + k) % 7) * 0.1 + 0.05)).astype(F).reshape(s) for k, s in enumerate(shapes)]
-lines = ["Net False ['Dense']"]
+y = np.array([[-4.0, -1.0], [1.0, -6.0]], dtype=F)
+shapes = [(3, 2), (2,), (2,)]
+w, b, sc = [((((np.arange(int(np.prod(s))) + k) % 7) * 0.1 + 0.05)).astype(F).reshape(s) for k, s in enumerate(shapes)]
+# the unregistered Scale layer comes back as a Layer subclass of that name (revive_custom_object) with its weight
+lines = ["Net False ['Dense', 'Scale'] True", f"s [TensorShape([2])] {sc}"]
 penalty = lambda k: F(0.1) * np.sum(np.square(k))
 lines.append(str(np.round(float(penalty(w)), 4)))
 # one SGD(0.1) step on mse + the penalty: the loss fit reports is the one before the step
-pred = x @ w + b
+h = x @ w + b
+pred = h * sc
 loss = np.mean(np.square(pred - y)) + penalty(w)
 g = 2.0 * (pred - y) / pred.size
-dw = x.T @ g + F(0.2) * w
-db = g.sum(axis=0)
+dsc = (g * h).sum(axis=0)
+gh = g * sc
+dw = x.T @ gh + F(0.2) * w
+db = gh.sum(axis=0)
 w = w - F(0.1) * dw
 b = b - F(0.1) * db
 w = w * (w >= 0).astype(F)
