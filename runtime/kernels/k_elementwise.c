@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kernels/isa.h"
+#include "kernels/vmath.h"
 #include "object/object.h"
 #include "kernels/ops.h"
 #include "object/half.h"
@@ -622,6 +623,15 @@ UNLOOPS_F(sin, sinf(x), sin(x))
 UNLOOPS_F(cos, cosf(x), cos(x))
 UNLOOPS_F(tanh, (float)tanh((double)x), tanh(x))
 UNLOOPS_F(sigmoid, sigmoidf_(x), sigmoid_(x))
+/* contiguous float32 sigmoid and tanh: the vector loops of vmath.c, with the same bits as the lines above */
+static void sigmoid_f32_vec(char *o, const char *a, tfs_i64 n, tfs_i64 sa, double prm) {
+  if (sa == 1) vm_sigmoid_f32((float *)o, (const float *)a, n);
+  else sigmoid_f32(o, a, n, sa, prm);
+}
+static void tanh_f32_vec(char *o, const char *a, tfs_i64 n, tfs_i64 sa, double prm) {
+  if (sa == 1) vm_tanh_f32((float *)o, (const float *)a, n);
+  else tanh_f32(o, a, n, sa, prm);
+}
 UNLOOPS_F(floor, floorf(x), floor(x))
 UNLOOPS_F(ceil, ceilf(x), ceil(x))
 UNLOOPS_F(round, nearbyintf(x), nearbyint(x))
@@ -703,8 +713,8 @@ UNLOOP(angle_c128, cf64, double, carg(x))
 static const UnLoop un_loops[OP__COUNT][DT__COUNT] = {
   [OP_NEG] = UROW_NC(neg), [OP_ABS] = UROW_NC(abs), [OP_SIGN] = UROW_N(sign), [OP_SQUARE] = UROW_NC(square),
   [OP_SQRT] = UROW_F(sqrt), [OP_RSQRT] = UROW_F(rsqrt), [OP_EXP] = UROW_F(exp), [OP_LOG] = UROW_F(log),
-  [OP_LOG1P] = UROW_F(log1p), [OP_SIN] = UROW_F(sin), [OP_COS] = UROW_F(cos), [OP_TANH] = UROW_F(tanh),
-  [OP_SIGMOID] = UROW_F(sigmoid), [OP_FLOOR] = UROW_F(floor), [OP_CEIL] = UROW_F(ceil), [OP_ROUND] = UROW_N(round),
+  [OP_LOG1P] = UROW_F(log1p), [OP_SIN] = UROW_F(sin), [OP_COS] = UROW_F(cos), [OP_TANH] = {[DT_FLOAT32] = tanh_f32_vec, [DT_FLOAT64] = tanh_f64},
+  [OP_SIGMOID] = {[DT_FLOAT32] = sigmoid_f32_vec, [DT_FLOAT64] = sigmoid_f64}, [OP_FLOOR] = UROW_F(floor), [OP_CEIL] = UROW_F(ceil), [OP_ROUND] = UROW_N(round),
   [OP_RECIPROCAL] = UROW_F(recip), [OP_SOFTPLUS] = UROW_F(softplus), [OP_RELU] = UROW_N(relu),
   [OP_RELU6] = UROW_N(relu6), [OP_ELU] = UROW_F(elu), [OP_LEAKY_RELU] = UROW_F(leaky), [OP_GELU] = UROW_F(gelu),
   [OP_IS_NAN] = UROW_F(isnan), [OP_IS_INF] = UROW_F(isinf), [OP_IS_FINITE] = UROW_F(isfin),
