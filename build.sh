@@ -41,6 +41,10 @@ case "$cmd" in
     build build-asan -Db_sanitize=address,undefined -Db_lundef=false
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
       meson test -C build-asan --print-errorlogs
+    # The thread pool and the pooled kernels under ThreadSanitizer (only what the suite 'tsan' needs is built).
+    [ -f build-tsan/build.ninja ] || meson setup build-tsan -Db_sanitize=thread -Db_lundef=false >&2
+    ninja -C build-tsan compiler/tfs compiler/tfsc tests/test_threads >&2
+    meson test -C build-tsan --no-rebuild --suite tsan --print-errorlogs
     # libFuzzer: each harness for a short fixed budget (fuzz/run.sh builds build-fuzz/ with clang).
     fuzz/run.sh 20
     ;;

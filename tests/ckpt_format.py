@@ -10,7 +10,8 @@
    the decoded table, entries and graph must give tfs's bytes exactly.
 2. tests/fixtures/ckpt/model-5 (tests/gen_ckpt_fixture.py) is regenerated and
    must equal the committed files byte for byte; tfs restores it into a Keras
-   model and prints what numpy computes from the same values.
+   model and prints what numpy computes from the same values; so too the same
+   checkpoint dealt over 2 and 3 data files (a missing one: NotFoundError).
 3. Damaged checkpoints fail with TF's errors: a flipped byte in the index
    (DataLossError: block checksum mismatch), in the data (DataLossError:
    Checksum does not match), a missing checkpoint (NotFoundError); truncated
@@ -107,6 +108,17 @@ def fixture(tfs, tmp):
     p = run(tfs, "restore_fixture.tfs", os.path.join(tfckpt_fixture, "model-5"))
     check(p.returncode == 0 and p.stdout == gen_ckpt_fixture.expected_output(),
           "fixture restored in tfs:\n%s%s\nwanted:\n%s" % (p.stdout, p.stderr, gen_ckpt_fixture.expected_output()))
+    for shards in (2, 3):   # the same checkpoint over several data files
+        d = os.path.join(tmp, "sharded%d" % shards)
+        gen_ckpt_fixture.main.__globals__["sys"].argv = ["gen", d]
+        gen_ckpt_fixture.main(shards)
+        p = run(tfs, "restore_fixture.tfs", os.path.join(d, "model-5"))
+        check(p.returncode == 0 and p.stdout == gen_ckpt_fixture.expected_output(),
+              "%d-shard fixture restored in tfs:\n%s%s" % (shards, p.stdout, p.stderr))
+        os.remove(os.path.join(d, "model-5.data-00001-of-%05d" % shards))
+        p = run(tfs, "restore_fixture.tfs", os.path.join(d, "model-5"))
+        check(p.returncode == 1 and "NotFoundError" in p.stderr and "model-5.data-00001-of-%05d" % shards in p.stderr,
+              "a missing shard is a located NotFoundError: %s" % p.stderr)
 
 
 def damaged(tfs, tmp, prefix):

@@ -61,12 +61,14 @@ def expected_output():
     return out + "%s\n" % (y.tolist(),)
 
 
-def main():
+def main(shards=1):
+    """The fixture in one data file; with shards > 1 (ckpt_format.py, not committed) dealt over several, as TF
+    writes a model whose variables lie on several devices."""
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "ckpt")
     os.makedirs(out, exist_ok=True)
     tensors = dict(VALUES)
     tensors[tfckpt.GRAPH_KEY.decode()] = np.array(tfckpt.encode_graph(graph()), dtype=object)
-    tfckpt.write_bundle(os.path.join(out, "model-5"), tensors)
+    tfckpt.write_bundle(os.path.join(out, "model-5"), tensors, shards)
 
 
 if __name__ == "__main__":

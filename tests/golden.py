@@ -111,6 +111,7 @@ def main():
     ap.add_argument("--tfsc", required=True)
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--only", help="run only programs whose name contains this")
+    ap.add_argument("--names", help="run only these programs (comma-separated names)")
     ap.add_argument("--eager-too", action="store_true", help="differential pass with tfs run --eager")
     ap.add_argument("--no-exe", action="store_true",
                     help="skip the standalone-executable pass (sanitizer builds: tcc cannot link them)")
@@ -124,6 +125,13 @@ def main():
     names = sorted(f[:-4] for f in os.listdir(a.dir) if f.endswith(".tfs"))
     if a.only:
         names = [n for n in names if a.only in n]
+    if a.names:
+        want = a.names.split(",")
+        missing = sorted(set(want) - set(names))
+        if missing:
+            print("FAIL: no such programs in %s: %s" % (a.dir, ", ".join(missing)))
+            return 1
+        names = [n for n in names if n in want]
     failed = 0
     ran = 0
     with tempfile.TemporaryDirectory() as tmp:

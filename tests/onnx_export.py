@@ -102,7 +102,16 @@ def cli_checks(tfsc, work):
                 "    return tf.linalg.inv(x)\n"
                 "@tf.function(input_signature=[tf.TensorSpec([3, 3], tf.float32)])\n"
                 "def spectral(x):\n"
-                "    return tf.norm(x, ord=2, axis=[0, 1])\n")
+                "    return tf.norm(x, ord=2, axis=[0, 1])\n"
+                "@tf.function(input_signature=[tf.TensorSpec([2], tf.float32)])\n"
+                "def cplx(x):\n"
+                "    return tf.abs(tf.exp(tf.complex(x, x)))\n"
+                "@tf.function(input_signature=[tf.TensorSpec([2], tf.complex128)])\n"
+                "def cplx_in(z):\n"
+                "    return tf.math.real(z) * 2.0\n"
+                "@tf.function(input_signature=[tf.TensorSpec([2], tf.int32)])\n"
+                "def bits(x):\n"
+                "    return tf.bitwise.bitwise_xor(x, 3)\n")
     out = os.path.join(work, "cli.onnx")
     with open(out, "wb") as f:
         f.write(b"previous")
@@ -112,6 +121,13 @@ def cli_checks(tfsc, work):
         (["nope"], "cli.tfs: error: the program defines no global 'nope'"),
         (["inverse"], "cli.tfs:12:12: error: UnimplementedError: tf.function 'inverse': op MatrixInverse has no ONNX form"),
         (["spectral"], "cli.tfs:15:12: error: UnimplementedError: Norm: the matrix 2-norm (largest singular value) has no ONNX form"),
+        # ONNX's operators take no complex types: a complex tensor anywhere (an input too) is refused
+        (["cplx"], "cli.tfs:18:26: error: UnimplementedError: tf.function 'cplx': complex64 tensors have no ONNX form "
+                   "(ONNX operators take no complex types)"),
+        (["cplx_in"], "cli.tfs:21:12: error: UnimplementedError: tf.function 'cplx_in': complex128 tensors have no ONNX form "
+                      "(ONNX operators take no complex types)"),
+        (["bits"], "cli.tfs:24:12: error: UnimplementedError: tf.function 'bits': op BitwiseXor has no ONNX form at opset 17 "
+                   "(ONNX's bitwise operators are opset 18)"),
     ]
     for args, want in cases:
         r = subprocess.run([tfsc, "--onnx", "cli.tfs", "--function", args[0], "-o", "cli.onnx"], cwd=work,

@@ -36,6 +36,7 @@ INT = ["int32", "int64"]
 HALF = ["float16", "bfloat16"]   # computed in float32, rounded per op
 SMALL = HALF + ["int8", "int16", "uint16", "uint32"]   # the small dtypes the elementwise, reduce and matmul kernels widen
 CPLX = ["complex64", "complex128"]   # literals of real values; tf.complex makes the imaginary parts
+CPLX_MATH = ("SQRT", "RSQRT", "EXP", "LOG", "LOG1P", "EXPM1", "SIN", "COS", "TANH", "SIGMOID", "RECIPROCAL")
 
 PRELUDE = r'''
 import _dist
@@ -204,7 +205,7 @@ def templates(g, op):
                "LESS": "tf.less", "LESS_EQUAL": "tf.less_equal", "GREATER": "tf.greater",
                "GREATER_EQUAL": "tf.greater_equal"}
     if op in bin_num:
-        dt = r.choice(NUM + SMALL + (CPLX if op in ("ADD", "SUB", "MUL", "DIV") else []))
+        dt = r.choice(NUM + SMALL + (CPLX if op in ("ADD", "SUB", "MUL", "DIV", "POW") else []))
         s = g.shape()
         t = g.bcast(s)
         if r.random() < 0.5:
@@ -245,10 +246,10 @@ def templates(g, op):
              "LGAMMA": ("tf.math.lgamma", FLOAT), "DIGAMMA": ("tf.math.digamma", FLOAT), "SELU": ("tf.nn.selu", FLOAT)}
     if op in unary:
         fn, dts = unary[op]
-        if dts is FLOAT:
-            dts = FLOAT + HALF
+        if dts is FLOAT:   # the ones TF registers complex kernels for take complex too
+            dts = FLOAT + HALF + (CPLX if op in CPLX_MATH else [])
         elif op in ("NEG", "ABS", "SIGN", "SQUARE", "ROUND", "RELU", "RELU6"):
-            dts = NUM + HALF + ["int8", "int16"] + (CPLX if op in ("NEG", "ABS", "SQUARE") else [])
+            dts = NUM + HALF + ["int8", "int16"] + (CPLX if op in ("NEG", "ABS", "SIGN", "SQUARE") else [])
         dt = r.choice(dts)
         return ["%s(a0)" % fn, [inp(g.shape(), dt)]]
     if op == "COMPLEX":
@@ -291,7 +292,7 @@ def templates(g, op):
             "PROD": "tf.reduce_prod", "ANY": "tf.reduce_any", "ALL": "tf.reduce_all",
             "LOGSUMEXP": "tf.reduce_logsumexp"}
     if op in reds:
-        dt = "bool" if op in ("ANY", "ALL") else (r.choice(FLOAT + HALF) if op == "LOGSUMEXP" else r.choice(NUM + SMALL))
+        dt = "bool" if op in ("ANY", "ALL") else (r.choice(FLOAT + HALF) if op == "LOGSUMEXP" else r.choice(NUM + SMALL + (CPLX if op in ("SUM", "MEAN", "PROD") else [])))
         s = g.shape()
         ax = axis_arg(g, len(s))
         return ["%s(a0%s, keepdims=%s)" % (reds[op], ax, r.choice(["True", "False"])), [inp(s, dt, -3, 3)]]
@@ -315,7 +316,7 @@ def templates(g, op):
         return ["tf.norm(a0%s)" % (", axis=%d" % r.randint(-len(s), len(s) - 1) if r.random() < 0.5 else ""),
                 [inp(s, r.choice(FLOAT))]]
     linalg = ("MATRIX_INVERSE", "MATRIX_DETERMINANT", "LOG_MATRIX_DETERMINANT", "MATRIX_SOLVE", "CHOLESKY", "QR", "SVD",
-              "SELF_ADJOINT_EIG", "TRIANGULAR_SOLVE", "BAND_PART", "DIAG_PART")
+              "SELF_ADJOINT_EIG", "TRIANGULAR_SOLVE", "BAND_PART", "DIAG_PART", "LU", "MATRIX_SQRT", "MATRIX_LOG")
     if op in linalg:   # LAPACK-backed: batches of n x n (or m x n) matrices, made well-conditioned where the op needs it
         dt = r.choice(FLOAT)
         batch = tuple(r.randint(0, 2) for _ in range(r.randint(0, 1)))
@@ -332,6 +333,15 @@ def templates(g, op):
             return ["tf.linalg.solve(a0 + %s, a1)" % eye, [inp(sq, dt), inp(batch + (n, r.randint(0, 2)), dt)]]
         if op == "CHOLESKY":
             return ["tf.linalg.cholesky(tf.matmul(a0, a0, transpose_b=True) + %s)" % eye, [inp(sq, dt)]]
+        if op == "LU":
+            return ["tf.linalg.lu(a0 + %s%s)" % (eye, r.choice(["", ", output_idx_type=tf.int64"])), [inp(sq, dt)]]
+        spd = "tf.matmul(a0, a0, transpose_b=True) + %s" % eye
+        if op == "MATRIX_SQRT":   # symmetric positive definite, real or as complex
+            if r.random() < 0.3:
+                return ["tf.linalg.sqrtm(tf.complex(%s, a0 * 0.1))" % spd, [inp(sq, dt)]]
+            return ["tf.linalg.sqrtm(%s)" % spd, [inp(sq, dt)]]
+        if op == "MATRIX_LOG":   # complex only, as TF
+            return ["tf.linalg.logm(tf.complex(%s, a0 * 0.1))" % spd, [inp(sq, dt)]]
         if op == "SELF_ADJOINT_EIG":
             return ["tf.linalg.eigh(a0 + tf.linalg.adjoint(a0))", [inp(sq, dt)]]
         if op == "TRIANGULAR_SOLVE":

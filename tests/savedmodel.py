@@ -15,6 +15,7 @@ or damaged variables.index, a saved_model.pb naming an op tfs lacks) must each
 give the located error in NAME_ERRCASE.err (DIR stands for the directory).
 usage: savedmodel.py TFS PROTO_DIR TEST_DIR
 """
+import atexit
 import os
 import shutil
 import subprocess
@@ -82,6 +83,55 @@ def unknown_op(d):
     open(p, "wb").write(data.replace(b"\x12\x06MatMul", b"\x12\x06MadMul", 1))
 
 
+_PB = {}
+
+
+def saved_model_pb2():
+    """tfs's proto/saved_model.proto compiled for python3-protobuf (once)."""
+    if not _PB:
+        out = tempfile.mkdtemp(prefix="tfs-pb-")
+        atexit.register(shutil.rmtree, out, True)
+        subprocess.run(["protoc", "--proto_path=" + proto_dir, "--python_out=" + out, "saved_model.proto",
+                        "tensorflow.proto"], check=True)
+        sys.path.insert(0, out)
+        import saved_model_pb2 as m  # noqa: E402
+        _PB["m"] = m
+    return _PB["m"]
+
+
+# dtype enum -> (numpy dtype of tensor_content, typed field): what a writer may use instead of tensor_content
+TYPED = {19: ("<u2", "half_val"), 14: ("<u2", "half_val"), 22: ("<u4", "uint32_val"), 23: ("<u8", "uint64_val"),
+         6: ("<i1", "int_val"), 4: ("<u1", "int_val"), 5: ("<i2", "int_val"), 17: ("<u2", "int_val"),
+         1: ("<f4", "float_val"), 2: ("<f8", "double_val"), 3: ("<i4", "int_val"), 9: ("<i8", "int64_val")}
+
+
+def typed_fields(d):
+    """Rewrites every Const of saved_model.pb whose value is in tensor_content into TensorProto's typed repeated
+    field (half_val holding float16/bfloat16 bit patterns, uint32_val, uint64_val, int_val...), as other writers
+    store constants; returns how many were rewritten."""
+    import numpy as np
+    pb = saved_model_pb2()
+    path = os.path.join(d, "saved_model.pb")
+    sm = pb.SavedModel()
+    sm.ParseFromString(open(path, "rb").read())
+    count = 0
+    for mg in sm.meta_graphs:
+        nodes = list(mg.graph_def.node) + [n for f in mg.graph_def.library.function for n in f.node_def]
+        for n in nodes:
+            if "value" not in n.attr or not n.attr["value"].HasField("tensor"):
+                continue
+            t = n.attr["value"].tensor
+            if not t.tensor_content or t.dtype not in TYPED:
+                continue
+            npdt, field = TYPED[t.dtype]
+            values = np.frombuffer(t.tensor_content, dtype=npdt).tolist()
+            t.tensor_content = b""
+            getattr(t, field).extend(values)
+            count += 1
+    open(path, "wb").write(sm.SerializeToString())
+    return count
+
+
 DAMAGE = [("missing", no_dir), ("truncated", truncate_pb), ("garbage", garbage_pb),
           ("novars", no_variables), ("badvars", garbage_variables), ("unknownop", unknown_op)]
 
@@ -117,7 +167,16 @@ for name in names:
         keys = [k for k in values if k.endswith("/.ATTRIBUTES/VARIABLE_VALUE")]
         if len(keys) != nvars or graph is None or len(graph) != text.count("nodes {"):
             fail("%s: variables/variables holds %d values for %d variables" % (name, len(keys), nvars))
-        print("%s: saved, source deleted, reloaded; %d decoded lines, %d variables" % (name, text.count("\n"), nvars))
+        typed = os.path.join(tmp, "typed")
+        shutil.copytree(out, typed)
+        rewritten = typed_fields(typed)
+        r = run(loader, typed, run_dir)
+        if r.returncode != 0:
+            fail("%s_load of typed fields: exit %d\n%s" % (name, r.returncode, r.stderr))
+        else:
+            expect(name + "_load of typed fields", r.stdout, os.path.join(test_dir, name + "_load.out"))
+        print("%s: saved, source deleted, reloaded; %d decoded lines, %d variables; %d constants retyped, reloaded" %
+              (name, text.count("\n"), nvars, rewritten))
         for case, damage in DAMAGE:
             errfile = os.path.join(test_dir, "%s_%s.err" % (name, case))
             if not os.path.exists(errfile):

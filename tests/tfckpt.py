@@ -154,9 +154,9 @@ def encode_entry(e):
     return out
 
 
-def encode_header():
-    # num_shards 1, endianness LITTLE (0, left out), version {producer: 1}
-    return pb_field(1, 1, 0) + pb_field(3, pb_field(1, 1, 0), 2)
+def encode_header(shards=1):
+    # num_shards, endianness LITTLE (0, left out), version {producer: 1}
+    return pb_field(1, shards, 0) + pb_field(3, pb_field(1, 1, 0), 2)
 
 
 def decode_graph(buf):
@@ -389,10 +389,12 @@ def read_bundle(prefix):
 DT_OF = {np.dtype(v): k for k, v in DTYPES.items()}
 
 
-def write_bundle(prefix, tensors):
-    """Write PREFIX.index and .data for a dict key -> numpy array (object arrays of bytes: strings)."""
-    data, pairs = bytearray(), []
-    for key in sorted(tensors, key=lambda k: k.encode()):
+def write_bundle(prefix, tensors, shards=1):
+    """Write PREFIX.index and the data file(s) for a dict key -> numpy array (object arrays of bytes: strings).
+    With shards > 1 the tensors are dealt to PREFIX.data-SSSSS-of-NNNNN in key order, as TF's merge of several
+    devices' bundles leaves them (each entry's shard_id and offset within its own file)."""
+    data, pairs = [bytearray() for _ in range(shards)], []
+    for i, key in enumerate(sorted(tensors, key=lambda k: k.encode())):
         a = tensors[key]
         if a.dtype == object:
             raw, crc = string_bytes(list(a.reshape(-1)))
@@ -400,11 +402,14 @@ def write_bundle(prefix, tensors):
         else:
             raw = np.ascontiguousarray(a).astype(a.dtype.newbyteorder("<")).tobytes()
             crc, dt = crc32c(raw), DT_OF[a.dtype]
-        e = {"dtype": dt, "shape": list(a.shape), "shard_id": 0, "offset": len(data), "size": len(raw), "crc32c": mask(crc)}
-        data += raw
+        sh = i % shards
+        e = {"dtype": dt, "shape": list(a.shape), "shard_id": sh, "offset": len(data[sh]), "size": len(raw),
+             "crc32c": mask(crc)}
+        data[sh] += raw
         pairs.append((key.encode(), encode_entry(e)))
-    table = write_table([(b"", encode_header())] + pairs)
-    with open(prefix + ".data-00000-of-00001", "wb") as fh:
-        fh.write(bytes(data))
+    table = write_table([(b"", encode_header(shards))] + pairs)
+    for sh in range(shards):
+        with open(prefix + ".data-%05d-of-%05d" % (sh, shards), "wb") as fh:
+            fh.write(bytes(data[sh]))
     with open(prefix + ".index", "wb") as fh:
         fh.write(table)

@@ -18,6 +18,7 @@ bool dist_joined;
 static bool dist_done;
 static int dist_seq;                 /* collective instances so far (TF's instance key) */
 static double dist_timeout = -1;     /* TFS_COLLECTIVE_TIMEOUT seconds; < 0: none */
+static double dist_spin = 300e-6;    /* TFS_DIST_SPIN_US: how long a wait spins before it sleeps, seconds */
 static char dist_dev[96] = "/job:localhost/replica:0/task:0/device:CPU:0";
 
 int dist_rank(void) { return dist_rank_; }
@@ -35,6 +36,11 @@ int dist_replica(int delta) {
   dist_replica_depth = dist_replica_depth + delta < 0 ? 0 : dist_replica_depth + delta;
   return dist_replica_depth;
 }
+static int dist_sync_depth;
+int dist_grad_sync(int delta) {
+  dist_sync_depth = dist_sync_depth + delta < 0 ? 0 : dist_sync_depth + delta;
+  return dist_sync_depth;
+}
 
 /* The launcher's environment: Open MPI's, else MPICH Hydra's (PMI). */
 static int env_int(const char *a, const char *b) {
@@ -51,6 +57,10 @@ int dist_launch_rank(void) {
 static const char *const kind_names[] = {"", "all-reduce", "all-gather", "broadcast", "barrier", "end of program"};
 
 #ifdef TFS_HAVE_MPI
+static double now_s(void);
+static bool stats_on;         /* TFS_DIST_STATS */
+static double stat_t0;
+
 static void dist_uncaught(void) {
   fprintf(stderr, "tfs: rank %d of %d failed; stopping all ranks\n", dist_rank_, dist_size_);
   fflush(stderr);
@@ -84,8 +94,13 @@ void dist_init(void) {
   snprintf(dist_dev, sizeof dist_dev, "/job:worker/replica:0/task:%d/device:CPU:0", dist_rank_);
   const char *t = getenv("TFS_COLLECTIVE_TIMEOUT");
   if (t && *t) dist_timeout = atof(t);
+  t = getenv("TFS_DIST_SPIN_US");
+  if (t && *t) dist_spin = atof(t) * 1e-6;
   rt_obj_hooks.uncaught = dist_uncaught;
   atexit(dist_atexit);
+  const char *st = getenv("TFS_DIST_STATS");
+  stats_on = st && *st && strcmp(st, "0");
+  stat_t0 = now_s();
 #endif
   dist_overlap_init();
 }
@@ -104,16 +119,43 @@ static void loc_text(char *buf, size_t n, int loc) {
   else snprintf(buf, n, "?");
 }
 
-/* Wait for req: spin briefly (a collective of a step is microseconds), then poll gently; warn after
- * 60 s, raise DeadlineExceededError after the timeout (§18.9). */
-void dist_wait(MPI_Request *req, const Hdr *h) {
+/* TFS_DIST_STATS=1: where a rank's time goes, printed to stderr at the end (docs/distribute.md). */
+static double stat_t[DIST_WAIT_SLOTS];
+static long stat_n[DIST_WAIT_SLOTS], stat_slept[DIST_WAIT_SLOTS];
+double dist_progress_s;
+long dist_progress_n;
+
+static void stats_print(void) {
+  static const char *const what[DIST_WAIT_SLOTS] = {"header exchanges", "data of blocking collectives",
+                                                    "gradient buckets (overlap)"};
+  double wall = now_s() - stat_t0;
+  fprintf(stderr, "tfs: rank %d: %.3f s from joining the job to its end\n", dist_rank_, wall);
+  for (int i = 0; i < DIST_WAIT_SLOTS; i++)
+    fprintf(stderr, "tfs: rank %d: waited %.3f s (%.1f%%) in %ld %s (%ld past the spin)\n", dist_rank_, stat_t[i],
+            100 * stat_t[i] / wall, stat_n[i], what[i], stat_slept[i]);
+  fprintf(stderr, "tfs: rank %d: %ld MPI_Test calls during backward passes, %.3f s\n", dist_rank_, dist_progress_n,
+          dist_progress_s);
+}
+
+double dist_now(void) { return stats_on ? now_s() : 0; }
+
+/* Wait for req.  Open MPI moves a collective only inside MPI calls, so the rank polls: it spins 300 us (the 20000
+ * MPI_Test calls of before, measured on the 2-core EPYC; TFS_DIST_SPIN_US), since a step's collectives take
+ * microseconds, then sleeps 100 us between polls, leaving the core to others.  On the loaded 2-core machine a 2 ms
+ * spin halved the throughput and 20 us lost a quarter (docs/distribute.md).  Warns after 60 s, raises
+ * DeadlineExceededError after the timeout (§18.9).  slot: what is waited for (TFS_DIST_STATS). */
+void dist_wait(MPI_Request *req, const Hdr *h, int slot) {
   int done = 0;
   double t0 = now_s();
-  bool warned = false;
+  bool warned = false, slept = false;
   for (long spin = 0;; spin++) {
     MPI_Test(req, &done, MPI_STATUS_IGNORE);
-    if (done) return;
-    if (spin < 20000) continue;
+    if (done) {
+      if (stats_on) stat_t[slot] += now_s() - t0, stat_n[slot]++, stat_slept[slot] += slept;
+      return;
+    }
+    if (!slept && ((spin & 15) || now_s() - t0 < dist_spin)) continue;
+    slept = true;
     struct timespec ts = {0, 100000};
     nanosleep(&ts, NULL);
     double waited = now_s() - t0;
@@ -142,7 +184,7 @@ static void dist_exchange(Hdr *mine, Hdr *all) {
   MPI_Request req;
   if (MPI_Iallgather(mine, (int)sizeof *mine, MPI_BYTE, all, (int)sizeof *mine, MPI_BYTE, MPI_COMM_WORLD, &req) != MPI_SUCCESS)
     rt_throw(ERR_INTERNAL, "MPI_Iallgather failed");
-  dist_wait(&req, mine);
+  dist_wait(&req, mine, DIST_WAIT_HEADER);
   char a[300], b[300];
   for (int r = 0; r < dist_size_; r++) {
     const Hdr *o = &all[r];
@@ -268,7 +310,7 @@ static void reduce_buf(void *p, tfs_i64 n, DType dt, DistOp op, Hdr *h) {
   MPI_Request req;
   if (MPI_Iallreduce(MPI_IN_PLACE, p, (int)n, dist_mpi_type(dt), mpi_op(op), MPI_COMM_WORLD, &req) != MPI_SUCCESS)
     rt_throw(ERR_INTERNAL, "MPI_Iallreduce failed");
-  dist_wait(&req, h);
+  dist_wait(&req, h, DIST_WAIT_DATA);
   if (op == DIST_MEAN) dist_mean_in_place(p, n, dt);
   rt_unhold(mark);
   free(all);
@@ -371,7 +413,7 @@ Tensor *dist_all_gather(const Tensor *t, int axis) {
     if (MPI_Iallgatherv(tensor_data(c), counts[dist_rank_], MPI_BYTE, flat, counts, displs, MPI_BYTE, MPI_COMM_WORLD,
                         &req) != MPI_SUCCESS)
       rt_throw(ERR_INTERNAL, "MPI_Iallgatherv failed");
-    dist_wait(&req, &h);
+    dist_wait(&req, &h, DIST_WAIT_DATA);
     tfs_i64 shape[TFS_MAX_RANK];
     memcpy(shape, t->shape, sizeof shape);
     shape[axis] = total;
@@ -407,7 +449,7 @@ Tensor *dist_broadcast(const Tensor *t, int root) {
     MPI_Request req;
     if (MPI_Ibcast(tensor_data(r), (int)r->size, dist_mpi_type(r->dtype), root, MPI_COMM_WORLD, &req) != MPI_SUCCESS)
       rt_throw(ERR_INTERNAL, "MPI_Ibcast failed");
-    dist_wait(&req, &h);
+    dist_wait(&req, &h, DIST_WAIT_DATA);
     rt_unhold(mark);
     free(all);
   }
@@ -447,6 +489,7 @@ void dist_finish(void) {
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   free(all);
+  if (stats_on) stats_print();
   MPI_Finalize();
 #endif
 }

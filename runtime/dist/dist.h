@@ -69,6 +69,10 @@ bool dist_in_scope(void);        /* inside a strategy's scope, launched or not *
 /* Replica context (strategy.run, a Keras step under a strategy): depth +1 on entering, -1 on
  * leaving, 0 to ask; returns the depth.  Optimizers sum gradients across ranks there (§18.4). */
 int dist_replica(int delta);
+/* Horovod's gradient all-reduce (hvd.DistributedGradientTape.gradient, a hvd.DistributedOptimizer's minimize): depth
+ * +1 / -1 / 0 as dist_replica.  A tape's gradients are then all-reduced overlapped with its backward pass as in replica
+ * context, without the rest of replica context's meaning (losses, apply_gradients' sum). */
+int dist_grad_sync(int delta);
 
 /* With N > 1 only the chief writes checkpoints, SavedModels and Keras weights (§18.7): true on
  * rank 0 or alone. */

@@ -30,8 +30,14 @@ Hdr dist_hdr(int kind, const Tensor *t, int op, int root);
 /* Exchange h with every rank; raises on every rank when they do not match.  Returns the ranks'
  * headers, held (mark in *mark when not NULL): the caller's rt_unhold + free. */
 Hdr *dist_begin(Hdr *h, int *mark);
-/* Wait for req (progress, the 60 s warning, TFS_COLLECTIVE_TIMEOUT) on behalf of h's collective. */
-void dist_wait(MPI_Request *req, const Hdr *h);
+/* What a rank waits for (TFS_DIST_STATS's lines). */
+enum { DIST_WAIT_HEADER, DIST_WAIT_DATA, DIST_WAIT_GROUP, DIST_WAIT_SLOTS };
+/* Wait for req (progress, the 60 s warning, TFS_COLLECTIVE_TIMEOUT) on behalf of h's collective; slot: what for. */
+void dist_wait(MPI_Request *req, const Hdr *h, int slot);
+/* TFS_DIST_STATS: the clock when stats are on (else 0), and dist_progress's MPI_Test calls and time. */
+double dist_now(void);
+extern double dist_progress_s;
+extern long dist_progress_n;
 MPI_Datatype dist_mpi_type(DType dt);   /* TypeError for a dtype no collective takes */
 void dist_mean_in_place(void *p, tfs_i64 n, DType dt);   /* a sum divided by the number of ranks */
 #endif

@@ -186,7 +186,7 @@ static void recount(void) {
 static void group_wait(Group *g) {
 #ifdef TFS_HAVE_MPI
   for (int b = 0; b < g->launched; b++)
-    if (g->req[b] != MPI_REQUEST_NULL) dist_wait(&g->req[b], &g->h);   /* MPI_REQUEST_NULL once complete */
+    if (g->req[b] != MPI_REQUEST_NULL) dist_wait(&g->req[b], &g->h, DIST_WAIT_GROUP);   /* MPI_REQUEST_NULL once complete */
 #else
   (void)g;
 #endif
@@ -218,15 +218,18 @@ void dist_group_finish(tfs_i64 id, int n, const int64_t *idx, Tensor **out, Dist
 
 void dist_progress(void) {
 #ifdef TFS_HAVE_MPI
+  double t0 = dist_now();
   for (int i = 0; i < ngroups; i++) {
     Group *g = groups[i];
     for (int b = 0; b < g->launched; b++)
       if (g->req[b] != MPI_REQUEST_NULL) {
         int done = 0;
         MPI_Test(&g->req[b], &done, MPI_STATUS_IGNORE);   /* MPI_REQUEST_NULL once complete */
+        dist_progress_n++;
         if (!done) break;   /* one test moves every request; the later buckets are behind this one */
       }
   }
+  if (t0 > 0) dist_progress_s += dist_now() - t0;
   recount();
 #endif
 }

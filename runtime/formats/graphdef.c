@@ -176,6 +176,57 @@ static Tensorflow__AttrValue *gd_shapes(GdBuild *b, int n, const TMeta *m) {
   return v;
 }
 
+/* A list whose items are all str, all dtypes, all bools, all lists of ints (kept as shapes) or all tensors or None
+ * (None: a DT_INVALID TensorProto), as the matching AttrValue list (graphimport.c reads them back); NULL: none of those. */
+static Tensorflow__AttrValue *gd_typed_list(GdBuild *b, tfs_i64 n, const Val *it) {
+  bool strs = true, types = true, bools = true, shapes = true, tensors = true;
+  DType dt;
+  for (tfs_i64 i = 0; i < n; i++) {
+    tfs_i64 k;
+    const Val *d;
+    strs &= val_is(it[i], &str_type);
+    types &= val_is(it[i], &dtype_type) && val_as_dtype(it[i], &dt);
+    bools &= it[i].tag == VT_BOOL;
+    bool ints = seq_items(it[i], &k, &d) && k <= TFS_MAX_RANK;
+    for (tfs_i64 j = 0; ints && j < k; j++) ints = d[j].tag == VT_INT;
+    shapes &= ints;
+    Tensor *t = val_as_tensor(it[i]);
+    tensors &= it[i].tag == VT_NONE || (t && !t->sym && val_is(it[i], &tensor_type));
+  }
+  if (!(strs || types || bools || shapes || tensors)) return NULL;
+  Tensorflow__AttrValue *v = gd_list(b);
+  Tensorflow__AttrValue__ListValue *l = v->list;
+  size_t m = (size_t)n;
+  if (strs) l->n_s = m, l->s = pa_alloc(b->a, sizeof *l->s * m);
+  else if (types) l->n_type = m, l->type = pa_alloc(b->a, sizeof *l->type * m);
+  else if (bools) l->n_b = m, l->b = pa_alloc(b->a, sizeof *l->b * m);
+  else if (shapes) l->n_shape = m, l->shape = pa_alloc(b->a, sizeof *l->shape * m);
+  else l->n_tensor = m, l->tensor = pa_alloc(b->a, sizeof *l->tensor * m);
+  for (tfs_i64 i = 0; i < n; i++) {
+    if (strs) {
+      l->s[i].data = (uint8_t *)pa_strdup(b->a, str_cstr(it[i]));
+      l->s[i].len = (size_t)str_len(it[i]);
+    } else if (types) {
+      val_as_dtype(it[i], &dt);
+      l->type[i] = pb_dtype(dt);
+    } else if (bools) {
+      l->b[i] = it[i].u.i != 0;
+    } else if (shapes) {
+      tfs_i64 k, dims[TFS_MAX_RANK];
+      const Val *d;
+      seq_items(it[i], &k, &d);
+      for (tfs_i64 j = 0; j < k; j++) dims[j] = d[j].u.i;
+      l->shape[i] = pb_shape(b->a, (int)k, dims);
+    } else if (it[i].tag == VT_NONE) {
+      l->tensor[i] = pa_alloc(b->a, sizeof(Tensorflow__TensorProto));
+      tensorflow__tensor_proto__init(l->tensor[i]);
+    } else {
+      l->tensor[i] = pb_const_tensor(b->a, val_as_tensor(it[i]));
+    }
+  }
+  return v;
+}
+
 /* An op attribute (a host value) as an AttrValue; NULL when it has no TF form. */
 static Tensorflow__AttrValue *gd_host(GdBuild *b, Val x) {
   DType dt;
@@ -205,6 +256,10 @@ static Tensorflow__AttrValue *gd_host(GdBuild *b, Val x) {
       v->list->f = pa_alloc(b->a, sizeof(float) * (size_t)n);
       for (tfs_i64 i = 0; i < n; i++) v->list->f[i] = (float)it[i].u.f;
       return v;
+    }
+    if (n > 0 && b->full) {   /* saved graphs only: lists of str, dtypes, bools, int lists (as shapes), tensors or None */
+      v = gd_typed_list(b, n, it);
+      if (v) return v;
     }
     for (tfs_i64 i = 0; i < n; i++)
       if (it[i].tag != VT_INT) return NULL;

@@ -72,6 +72,42 @@ static int gi_metas(const GiCtx *cx, const Tensorflow__NodeDef *nd, TMeta *m, in
 }
 
 /* A host value (attribute or host input) from its AttrValue; VT_UNDEF when it has no tfs form. */
+/* A list of str, dtypes, bools, shapes (lists of ints) or tensors (DT_INVALID: None), as graphdef.c writes them. */
+static Val gi_typed_list(const GiCtx *cx, const Tensorflow__AttrValue__ListValue *l, const char *node) {
+  size_t n = l->n_s + l->n_type + l->n_b + l->n_shape + l->n_tensor;
+  Val r = list_new((tfs_i64)n);
+  int mark = rt_hold_val(r);
+  for (size_t i = 0; i < n; i++) {
+    Val x;
+    if (l->n_s) {
+      x = str_new((const char *)l->s[i].data, (tfs_i64)l->s[i].len);
+    } else if (l->n_type) {
+      int dt = pb_undtype(l->type[i]);
+      if (dt < 0) gi_fail(cx, "node '%s' has an attribute of an unsupported dtype", node);
+      x = dtype_val((DType)dt);
+    } else if (l->n_b) {
+      x = val_bool(l->b[i]);
+    } else if (l->n_shape) {
+      int rank;
+      tfs_i64 dims[TFS_MAX_RANK];
+      if (!pb_unshape(l->shape[i], &rank, dims) || rank < 0) gi_fail(cx, "node '%s' holds a bad shape", node);
+      x = list_new(rank ? rank : 1);
+      for (int j = 0; j < rank; j++) list_append(x, val_int(dims[j]));
+    } else if (l->tensor[i]->dtype == TENSORFLOW__DATA_TYPE__DT_INVALID) {
+      x = val_none();
+    } else {
+      const char *err = NULL;
+      Tensor *t = pb_untensor(l->tensor[i], &err);
+      if (!t) gi_fail(cx, "node '%s' holds %s", node, err);
+      x = val_obj(t);
+    }
+    list_append(r, x);
+    val_decref(x);
+  }
+  rt_unhold(mark);
+  return r;
+}
+
 static Val gi_host(const GiCtx *cx, const Tensorflow__AttrValue *v, const char *node) {
   switch (v->value_case) {
     case TENSORFLOW__ATTR_VALUE__VALUE_PLACEHOLDER: return val_none();
@@ -92,6 +128,7 @@ static Val gi_host(const GiCtx *cx, const Tensorflow__AttrValue *v, const char *
     }
     case TENSORFLOW__ATTR_VALUE__VALUE_LIST: {
       const Tensorflow__AttrValue__ListValue *l = v->list;
+      if (l->n_s || l->n_type || l->n_b || l->n_shape || l->n_tensor) return gi_typed_list(cx, l, node);
       size_t n = l->n_f ? l->n_f : l->n_i;
       Val r = list_new((tfs_i64)n);
       for (size_t i = 0; i < n; i++) {

@@ -34,6 +34,16 @@ static int ox_dtype(DType dt) {
   }
 }
 
+/* A dtype the export has no form for: complex (ONNX's operators take no complex types, so a model with
+ * them would not run) and the dtypes ox_dtype does not map; a located UnimplementedError. */
+static void ox_check_dtype(const char *fname, DType dt, int loc) {
+  if (dtype_is_complex(dt))
+    rt_throw_at(loc, ERR_UNIMPLEMENTED, "tf.function '%s': %s tensors have no ONNX form (ONNX operators take no complex types)",
+                fname, dtype_info[dt].name);
+  if (dt != DT_STRING && ox_dtype(dt) == OT_STRING)
+    rt_throw_at(loc, ERR_UNIMPLEMENTED, "tf.function '%s': %s tensors have no ONNX form in tfs's export", fname, dtype_info[dt].name);
+}
+
 typedef struct OxList {       /* the nodes of one ONNX graph being built */
   Onnx__NodeProto **v;
   size_t n, cap;
@@ -1115,6 +1125,25 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
       out[0] = ox_op1(x, "Neg", r);
       return;
     }
+    case OP_LEFT_SHIFT:
+    case OP_RIGHT_SHIFT:
+      /* opset 11's BitShift takes unsigned integers only (uint8 is the one this export maps); TF clamps the
+       * shift to [0, bits - 1] first, a Min with 7 for uint8 */
+      if (dt == DT_UINT8) {
+        char *amt = ox_op2(x, "Min", in[1], ox_scalar(x, DT_UINT8, 7)), *bin[2] = {in[0], amt}, *o;
+        Onnx__NodeProto *nd = ox_emit(x, "BitShift", 2, bin, 1, &o);
+        ox_attr_s(x, nd, "direction", op == OP_LEFT_SHIFT ? "LEFT" : "RIGHT");
+        out[0] = o;
+        return;
+      }
+      ox_fail(loc, "tf.function '%s': op %s of %s has no ONNX form (opset %d's BitShift takes uint8 here, unsigned types only)",
+              x->fname, n->op->graph_name, dtype_info[dt].name, OX_OPSET);
+    case OP_BITWISE_AND:
+    case OP_BITWISE_OR:
+    case OP_BITWISE_XOR:
+    case OP_INVERT:   /* ONNX's BitwiseAnd/Or/Xor/Not arrived in opset 18; And/Or/Xor/Not before it are bool-only */
+      ox_fail(loc, "tf.function '%s': op %s has no ONNX form at opset %d (ONNX's bitwise operators are opset 18)", x->fname,
+              n->op->graph_name, OX_OPSET);
     default: break;
   }
   ox_fail(loc, "tf.function '%s': op %s has no ONNX form", x->fname, n->op->graph_name);
@@ -1321,6 +1350,7 @@ static void ox_body(Ox *x, const Graph *g, char **in_names, char **out_names) {
     char **o = pa_alloc(x->a, sizeof(char *) * (size_t)(n->nout + 1));
     s.names[id] = o;
     rt_cur_loc = n->loc;
+    for (int i = 0; i < n->nout && n->kind != GN_VARHANDLE; i++) ox_check_dtype(x->fname, n->outm[i].dtype, n->loc);
     switch (n->kind) {
       case GN_CONST:
         s.konst[id] = (Tensor **)&n->value;
@@ -1351,6 +1381,13 @@ static void ox_body(Ox *x, const Graph *g, char **in_names, char **out_names) {
   free(s.live);
 }
 
+/* A signature's placeholders have no source line: the function's first located node stands for it. */
+static int ox_first_loc(const Graph *g) {
+  for (int id = 0; id < g->nnodes; id++)
+    if (g->nodes[id].loc) return g->nodes[id].loc;
+  return 0;
+}
+
 unsigned char *onnx_model_pack(const Graph *g, const char *fname, const char *const *in_names, const char *const *out_names,
                                size_t *len) {
   OxHold *hold = obj_new(&ox_hold_type, sizeof *hold);
@@ -1370,6 +1407,7 @@ unsigned char *onnx_model_pack(const Graph *g, const char *fname, const char *co
     if (p->outm[0].rank < 0)
       rt_throw_at(p->loc, ERR_UNIMPLEMENTED, "tf.function '%s': argument '%s' has unknown rank: an ONNX model input needs one", fname,
                   p->name);
+    ox_check_dtype(fname, p->outm[0].dtype, p->loc ? p->loc : ox_first_loc(g));
     gp->input[i] = ox_value_info(&x, in[i], &p->outm[0], true, in[i]);
   }
   char **outs = pa_alloc(ap, sizeof(char *) * (size_t)(g->noutputs + 1));

@@ -187,6 +187,7 @@ Tensorflow__DataType pb_dtype(DType dt) {
     case DT_INT64: return TENSORFLOW__DATA_TYPE__DT_INT64;
     case DT_BOOL: return TENSORFLOW__DATA_TYPE__DT_BOOL;
     case DT_STRING: return TENSORFLOW__DATA_TYPE__DT_STRING;
+    case DT_UINT8: return TENSORFLOW__DATA_TYPE__DT_UINT8;
     case DT_VARIANT: return TENSORFLOW__DATA_TYPE__DT_VARIANT;
     case DT_INT8: return TENSORFLOW__DATA_TYPE__DT_INT8;
     case DT_INT16: return TENSORFLOW__DATA_TYPE__DT_INT16;
@@ -245,40 +246,47 @@ Tensorflow__TensorProto *pb_tensor(PbArena *a, Tensor *t) {
   return p;
 }
 
+/* A Const's value as TF's make_tensor_proto writes it: several elements of a dtype TF packs into tensor_content
+ * (every real dtype but uint16 and bool) as bytes; a scalar, and any size of uint16, bool and complex, in the typed
+ * repeated field (half_val holds float16/bfloat16 bit patterns). */
 Tensorflow__TensorProto *pb_const_tensor(PbArena *a, Tensor *t) {
-  bool typed = t->dtype == DT_FLOAT32 || t->dtype == DT_FLOAT64 || t->dtype == DT_INT32 || t->dtype == DT_INT64 || t->dtype == DT_BOOL;
-  if (t->size != 1 || !typed) return pb_tensor(a, t);   /* the small dtypes' scalars as tensor_content too */
+  DType dt = t->dtype;
+  bool typed_always = dt == DT_UINT16 || dt == DT_BOOL || dtype_is_complex(dt);
+  if (dt == DT_STRING || (t->size != 1 && !typed_always)) return pb_tensor(a, t);
   Tensorflow__TensorProto *p = pa_alloc(a, sizeof *p);
   tensorflow__tensor_proto__init(p);
-  p->dtype = pb_dtype(t->dtype);
+  p->dtype = pb_dtype(dt);
   p->tensor_shape = pb_shape(a, t->rank, t->shape);
-  switch (t->dtype) {
-    case DT_FLOAT32:
-      p->n_float_val = 1;
-      p->float_val = pa_alloc(a, sizeof(float));
-      p->float_val[0] = (float)tensor_get_f(t, 0);
-      break;
-    case DT_FLOAT64:
-      p->n_double_val = 1;
-      p->double_val = pa_alloc(a, sizeof(double));
-      p->double_val[0] = tensor_get_f(t, 0);
-      break;
-    case DT_INT32:
-      p->n_int_val = 1;
-      p->int_val = pa_alloc(a, sizeof(int32_t));
-      p->int_val[0] = (int32_t)tensor_get_i(t, 0);
-      break;
-    case DT_INT64:
-      p->n_int64_val = 1;
-      p->int64_val = pa_alloc(a, sizeof(int64_t));
-      p->int64_val[0] = tensor_get_i(t, 0);
-      break;
-    default:
-      p->n_bool_val = 1;
-      p->bool_val = pa_alloc(a, sizeof(protobuf_c_boolean));
-      p->bool_val[0] = tensor_get_i(t, 0) != 0;
-      break;
+  size_t n = (size_t)t->size, es = (size_t)dtype_info[dt].size;
+/* append one value to repeated field F (n_F counts), allocating room for the whole tensor at the first */
+#define PUT(F, CT, V)                                         \
+  do {                                                        \
+    if (!p->F) p->F = pa_alloc(a, sizeof(CT) * n * per);      \
+    p->F[p->n_##F++] = (V);                                   \
+  } while (0)
+  size_t per = dtype_is_complex(dt) ? 2 : 1;   /* complex: (re, im) pairs */
+  for (size_t i = 0; i < n; i++) {
+    const void *e = (const char *)t->buf->data + es * (size_t)tensor_elem_offset(t, (tfs_i64)i);
+    switch (dt) {
+      case DT_FLOAT32: PUT(float_val, float, *(const float *)e); break;
+      case DT_FLOAT64: PUT(double_val, double, *(const double *)e); break;
+      case DT_INT64: PUT(int64_val, int64_t, *(const int64_t *)e); break;
+      case DT_FLOAT16: case DT_BFLOAT16: PUT(half_val, int32_t, *(const uint16_t *)e); break;
+      case DT_UINT32: PUT(uint32_val, uint32_t, *(const uint32_t *)e); break;
+      case DT_UINT64: PUT(uint64_val, uint64_t, *(const uint64_t *)e); break;
+      case DT_COMPLEX64:
+        PUT(scomplex_val, float, ((const float *)e)[0]);
+        PUT(scomplex_val, float, ((const float *)e)[1]);
+        break;
+      case DT_COMPLEX128:
+        PUT(dcomplex_val, double, ((const double *)e)[0]);
+        PUT(dcomplex_val, double, ((const double *)e)[1]);
+        break;
+      case DT_BOOL: PUT(bool_val, protobuf_c_boolean, *(const unsigned char *)e != 0); break;
+      default: PUT(int_val, int32_t, (int32_t)tensor_get_i(t, (tfs_i64)i)); break;   /* int32, the small integers */
+    }
   }
+#undef PUT
   return p;
 }
 
@@ -327,8 +335,8 @@ Tensor *pb_untensor(const Tensorflow__TensorProto *p, const char **err) {
   else
     have = dt == DT_FLOAT32 ? p->n_float_val : dt == DT_FLOAT64 ? p->n_double_val : dt == DT_INT32 || small_int ? p->n_int_val
          : dt == DT_INT64 ? p->n_int64_val
-         : dt == DT_FLOAT16 || dt == DT_BFLOAT16 || dt == DT_UINT32 || dt == DT_UINT64 ? 0   /* half_val, uint32_val, uint64_val: not read */
-         : p->n_bool_val;
+         : dt == DT_FLOAT16 || dt == DT_BFLOAT16 ? p->n_half_val : dt == DT_UINT32 ? p->n_uint32_val
+         : dt == DT_UINT64 ? p->n_uint64_val : p->n_bool_val;
   /* TF repeats the last typed value to fill the shape; content must be exact */
   if ((p->tensor_content.len && (p->tensor_content.len != es * (size_t)size)) || (size && !have) ||
       (size_t)size < have) {
@@ -354,6 +362,9 @@ Tensor *pb_untensor(const Tensorflow__TensorProto *p, const char **err) {
         case DT_INT32: *(int32_t *)d = p->int_val[k]; break;
         case DT_INT64: *(int64_t *)d = p->int64_val[k]; break;
         case DT_UINT8: case DT_INT8: case DT_INT16: case DT_UINT16: dtype_store_i((DType)dt, d, p->int_val[k]); break;
+        case DT_FLOAT16: case DT_BFLOAT16: *(uint16_t *)d = (uint16_t)p->half_val[k]; break;   /* the bit pattern */
+        case DT_UINT32: *(uint32_t *)d = p->uint32_val[k]; break;
+        case DT_UINT64: *(uint64_t *)d = p->uint64_val[k]; break;
         case DT_COMPLEX64: dtype_store_c((DType)dt, d, p->scomplex_val[2 * k], p->scomplex_val[2 * k + 1]); break;
         case DT_COMPLEX128: dtype_store_c((DType)dt, d, p->dcomplex_val[2 * k], p->dcomplex_val[2 * k + 1]); break;
         default: *(unsigned char *)d = p->bool_val[k] != 0; break;

@@ -535,7 +535,10 @@ void tb_close(void *p) {
   }
   free(r->keys);
   free(r->entries);
-  if (r->data && r->ndata) munmap(r->data, (size_t)r->ndata);
+  for (int i = 0; i < r->nshards && r->data; i++)
+    if (r->data[i] && r->ndata[i]) munmap(r->data[i], (size_t)r->ndata[i]);
+  free(r->data);
+  free(r->ndata);
   free(r->prefix);
   free(r);
 }
@@ -572,8 +575,9 @@ TbReader *tb_open(const char *what, const char *prefix) {
     if (kv[i].klen == 0) {
       Tensorflow__BundleHeaderProto *h = tensorflow__bundle_header_proto__unpack(NULL, kv[i].vlen, kv[i].val);
       if (!h) err = "unable to parse header";
-      else if (h->num_shards != 1) err = "bundles of several shards are not supported";
+      else if (h->num_shards < 1 || h->num_shards > 100000) err = "a bad number of shards";
       else if (h->endianness != TENSORFLOW__BUNDLE_HEADER_PROTO__ENDIANNESS__LITTLE) err = "a big-endian bundle";
+      if (h && !err) r->nshards = h->num_shards;
       if (h) tensorflow__bundle_header_proto__free_unpacked(h, NULL);
       header = true;
       continue;
@@ -593,6 +597,11 @@ TbReader *tb_open(const char *what, const char *prefix) {
   }
   if (!err && !header) err = "failed to seek to header entry";
   tb_kv_free(kv, count);
+  if (!err) {
+    r->data = calloc((size_t)r->nshards, sizeof *r->data);
+    r->ndata = calloc((size_t)r->nshards, sizeof *r->ndata);
+    if (!r->data || !r->ndata) rt_throw(ERR_MEMORY, "out of memory");
+  }
   if (err)
     rt_throw(ERR_DATA_LOSS, "Unable to read file (%s). Perhaps the file is corrupt or was produced by a newer version of "
              "TensorFlow with format changes (%s)", ipath, err);
@@ -630,8 +639,13 @@ Tensor *tb_tensor(TbReader *r, int i, const char *what) {
     if (shape[d] < 0 || (shape[d] && nel > ((tfs_i64)1 << 40) / shape[d])) rt_throw(ERR_DATA_LOSS, "Invalid tensor shape: %s", key);
     nel *= shape[d];
   }
-  if (!r->data) {   /* mapped, not read: a restore copies each tensor once, straight from the page cache */
-    char *dpath = data_name(r->prefix);
+  if (e->shard_id < 0 || e->shard_id >= r->nshards)
+    rt_throw(ERR_DATA_LOSS, "%s: %s lies in shard %d of a %d-shard bundle", what, key, (int)e->shard_id, r->nshards);
+  int sh = e->shard_id;
+  char dname[64];
+  snprintf(dname, sizeof dname, ".data-%05d-of-%05d", sh, r->nshards);
+  if (!r->data[sh]) {   /* mapped, not read: a restore copies each tensor once, straight from the page cache */
+    char *dpath = with_suffix(r->prefix, dname);
     int m = rt_hold_mem(dpath);
     int fd = open(dpath, O_RDONLY);
     if (fd < 0) rt_throw(errno == ENOENT ? ERR_NOT_FOUND : ERR_IO, "%s; %s", dpath, strerror(errno));
@@ -641,16 +655,15 @@ Tensor *tb_tensor(TbReader *r, int i, const char *what) {
       close(fd);
       rt_throw(ERR_IO, "%s; %s", dpath, strerror(e));
     }
-    r->ndata = (tfs_i64)st.st_size;
     void *map = st.st_size ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : (void *)"";
     int e = errno;
     close(fd);
     if (map == MAP_FAILED) rt_throw(ERR_IO, "%s; %s", dpath, strerror(e));
-    r->data = map;
+    r->ndata[sh] = (tfs_i64)st.st_size;
+    r->data[sh] = map;
     rt_unhold(m);
     free(dpath);
   }
-  if (e->shard_id != 0) rt_throw(ERR_DATA_LOSS, "%s: %s lies in shard %d of a 1-shard bundle", what, key, (int)e->shard_id);
   size_t es = (size_t)dtype_info[dt].size;
   if (dt != DT_STRING && e->size != (int64_t)(es * (size_t)nel))
     rt_throw(ERR_DATA_LOSS, "Invalid size in bundle entry: key %s; stored size %lld; expected size %lld", key,
@@ -658,10 +671,10 @@ Tensor *tb_tensor(TbReader *r, int i, const char *what) {
   if (dt == DT_STRING && e->size < nel + 4)
     rt_throw(ERR_DATA_LOSS, "Invalid size in bundle entry: key %s; stored size %lld; expected size is at least %lld", key,
              (long long)e->size, (long long)(nel + 4));
-  if (e->offset < 0 || e->size < 0 || e->offset > r->ndata || e->size > r->ndata - e->offset)
-    rt_throw(ERR_OUT_OF_RANGE, "%s: %s lies past the end of %s.data-00000-of-00001 (%lld bytes)", what, key, r->prefix,
-             (long long)r->ndata);
-  const unsigned char *p = r->data + e->offset;
+  if (e->offset < 0 || e->size < 0 || e->offset > r->ndata[sh] || e->size > r->ndata[sh] - e->offset)
+    rt_throw(ERR_OUT_OF_RANGE, "%s: %s lies past the end of %s%s (%lld bytes)", what, key, r->prefix, dname,
+             (long long)r->ndata[sh]);
+  const unsigned char *p = r->data[sh] + e->offset;
   uint32_t crc = 0;
   Tensor *t = tensor_new((DType)dt, rank, shape);
   int mark = rt_hold_val(tensor_val(t));
@@ -694,8 +707,8 @@ Tensor *tb_tensor(TbReader *r, int i, const char *what) {
   }
   uint32_t stored = ((e->crc32c - 0xA282EAD8u) << 15) | ((e->crc32c - 0xA282EAD8u) >> 17);   /* unmask */
   if (stored != crc)
-    rt_throw(ERR_DATA_LOSS, "TensorBundle at %s shard 0 (%lld bytes): Checksum does not match: stored %08u vs. calculated "
-             "on the restored bytes %u", r->prefix, (long long)e->size, stored, crc);
+    rt_throw(ERR_DATA_LOSS, "TensorBundle at %s shard %d (%lld bytes): Checksum does not match: stored %08u vs. calculated "
+             "on the restored bytes %u", r->prefix, sh, (long long)e->size, stored, crc);
   rt_unhold(mark);
   free(lens);
   return t;

@@ -28,8 +28,10 @@ typedef struct TbReader {
   int n;                                  /* entries in key order, the header excluded */
   char **keys;
   Tensorflow__BundleEntryProto **entries;
-  unsigned char *data;                    /* the data file, mapped on first use */
-  tfs_i64 ndata;
+  int nshards;                            /* data files PREFIX.data-SSSSS-of-NNNNN (TF writes several when a model's
+                                             variables lie on several devices) */
+  unsigned char **data;                   /* each data file, mapped on first use */
+  tfs_i64 *ndata;
 } TbReader;
 
 /* Open a bundle: a missing PREFIX.index raises NotFoundError, a damaged one DataLossError; errors name `what`. */

@@ -790,6 +790,21 @@ static void plan_ew(ExecPlan *p, const TMeta *sm, const int *lastuse) {
 
 static ExecPlan *exec_plan_build(Graph *g);
 
+static int plan_private;   /* > 0: exec_plan_new_private is planning (main thread only) */
+static void plan_private_unwind(void *unused) {
+  (void)unused;
+  plan_private--;
+}
+
+ExecPlan *exec_plan_new_private(Graph *g) {
+  plan_private++;
+  int mark = rt_hold_fn(plan_private_unwind, NULL);
+  ExecPlan *p = exec_plan_new(g);
+  rt_unhold(mark);
+  plan_private--;
+  return p;
+}
+
 ExecPlan *exec_plan_new(Graph *g) {
   TraceCtx *saved = trace_suspend();   /* folding runs kernels */
   ExecPlan *p = exec_plan_build(g);
@@ -891,6 +906,12 @@ static ExecPlan *exec_plan_build(Graph *g) {
       }
     }
   }
+  if (plan_private)   /* a worker's plan: constants of its own, so no reference count is shared between threads */
+    for (int i = 0; i < nslots; i++)
+      if (p->init[i] && !p->init_owned[i]) {
+        p->init[i] = tensor_copy(p->init[i]);
+        p->init_owned[i] = 1;
+      }
   for (int i = 0; i < g->ninputs; i++) {
     int id = g->inputs[i];
     p->input_slot[i] = base[id] >= 0 && pl.canon[id] == id ? base[id] : -1;
@@ -1469,11 +1490,13 @@ typedef struct ExecFrame {
   int capscratch;
 } ExecFrame;
 
-static ExecFrame **exec_frames;              /* the pool; [0, exec_nframes) are running */
-static int exec_nframes, exec_capframes;
-static int exec_depth;                       /* exec_run calls in progress (a kernel may call back) */
-static tfs_i64 exec_groups;                  /* dist_group_mark() when the outermost run began */
-static const GraphNode *exec_fail_node;      /* innermost node of the error being unwound */
+/* Per thread: tf.data's graph workers (parexec.c) run plans beside the main thread. */
+static __thread ExecFrame **exec_frames;     /* the pool; [0, exec_nframes) are running */
+static __thread int exec_nframes, exec_capframes;
+static __thread int exec_depth;              /* exec_run calls in progress (a kernel may call back) */
+static __thread tfs_i64 exec_groups;         /* dist_group_mark() when the outermost run began */
+static __thread const GraphNode *exec_fail_node;   /* innermost node of the error being unwound */
+__thread bool exec_on_worker;                /* this thread is a graph worker: no tape, accumulator or collective state */
 
 static void *exec_grow(void *p, int *cap, int need, size_t elem) {
   if (need <= *cap) return p;
@@ -2032,7 +2055,7 @@ static void exec_frame_run(const ExecPlan *p, Tensor *const *args, Tensor **outs
     f->k = k;
     if (__builtin_expect(prof_on, 0)) exec_step_profiled(p, st, s);
     else exec_step(p, st, s);
-    if (__builtin_expect(dist_inflight, 0)) dist_progress();   /* gradient buckets move while the backward pass runs */
+    if (__builtin_expect(dist_inflight, 0) && !exec_on_worker) dist_progress();   /* gradient buckets move while the backward pass runs */
     for (int r = 0; r < st->nrel; r++) {
       Tensor *t = s[st->rel[r]];
       if (t) tensor_release(t);   /* NULL: handed to this step's result in place */
@@ -2050,7 +2073,7 @@ static void exec_frame_run(const ExecPlan *p, Tensor *const *args, Tensor **outs
 void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs) {
   TraceCtx *saved = trace_suspend();   /* kernels applying ops must run them, not record them */
   int base = exec_nframes;
-  if (exec_depth++ == 0) exec_groups = dist_group_mark();
+  if (exec_depth++ == 0 && !exec_on_worker) exec_groups = dist_group_mark();
   RtTry t;
   rt_try_push(&t);
   if (setjmp(t.jb) != 0) {
@@ -2063,7 +2086,7 @@ void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs) {
       if (f->k < f->p->nsteps) nd = f->p->steps[f->k].node;
     }
     exec_unwind(base);
-    if (--exec_depth == 0) accstack_clear_all();   /* loop state a failed run pushed */
+    if (--exec_depth == 0 && !exec_on_worker) accstack_clear_all();   /* loop state a failed run pushed */
     if (!exec_fail_node) exec_fail_node = nd;
     /* Ctrl-C names no node: the user stopped the run, no op failed */
     if (exec_depth > 0 || !exec_fail_node || t.kind == ERR_KEYBOARD_INTERRUPT) {
@@ -2089,14 +2112,14 @@ void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs) {
     rt_try_clear(&t);
     char *msg = sb_steal(&b);
     /* rt_throw_msg copies the text; keep ours bounded and freed */
-    static char last[2048];
+    static __thread char last[2048];
     snprintf(last, sizeof last, "%s", msg);
     free(msg);
     rt_throw_msg(loc, kind, last, exc);
   }
   exec_frame_run(p, args, outs);
   rt_try_pop(&t);
-  if (--exec_depth == 0) {
+  if (--exec_depth == 0 && !exec_on_worker) {
     accstack_clear_all();                       /* loop state pushed for a gradient that was not taken */
     if (dist_group_mark() != exec_groups) dist_groups_drain(exec_groups);   /* gradient all-reduces nothing waited for */
   }

@@ -31,6 +31,11 @@ typedef struct ExecPlan ExecPlan;
 
 ExecPlan *exec_plan_new(Graph *g);                    /* retains g */
 void exec_plan_free(ExecPlan *p);
+/* A plan whose constants are copies of its own (graph/parexec.c: one per worker thread, so threads share no
+ * tensor; plans also keep per-call arenas, so one plan never runs on two threads at once). */
+ExecPlan *exec_plan_new_private(Graph *g);
+/* Set on a thread of graph/parexec.c's pool: runs skip the tape's accumulator stacks and collectives. */
+extern __thread bool exec_on_worker;
 
 /* Run the plan: args[i] is the tensor for graph input i (borrowed); outs[i]
  * receives graph output i (owned).  Errors raised by an op are re-raised at

@@ -199,12 +199,14 @@ static void g_div(const GradCall *g, Val *dx) {
   dx[1] = keep(unbroadcast(mul(DY, dv(dv(neg(x), y), y)), X1));
 }
 static void g_pow(const GradCall *g, Val *dx) {
-  /* d/dx = y * x^(y-1); d/dy = x^y * log(x), taken as 0 where x <= 0 (TF) */
-  dx[0] = keep(unbroadcast(mul(DY, mul(X1, op2(OP_POW, X0, sub(X1, fconst(1))))), X0));
-  Val pos = op2(OP_GREATER, X0, fconst(0));
-  Val safe = where(pos, X0, op1(OP_ONES_LIKE, X0));
-  Val lg = where(pos, op1(OP_LOG, safe), zeros_like(X0));
-  dx[1] = keep(unbroadcast(mul(DY, mul(Y0, lg)), X1));
+  /* d/dx = y * x^(y-1); d/dy = x^y * log(x), taken as 0 where x <= 0 (TF; complex: where x == 0, and
+   * on the conjugates of x, y and x^y) */
+  Val x = conj_(X0), y = conj_(X1), z = conj_(Y0);
+  dx[0] = keep(unbroadcast(mul(DY, mul(y, op2(OP_POW, x, sub(y, fconst(1))))), X0));
+  Val pos = is_cplx(X0) ? op2(OP_NOT_EQUAL, x, fconst(0)) : op2(OP_GREATER, x, fconst(0));
+  Val safe = where(pos, x, op1(OP_ONES_LIKE, x));
+  Val lg = where(pos, op1(OP_LOG, safe), zeros_like(x));
+  dx[1] = keep(unbroadcast(mul(DY, mul(z, lg)), X1));
 }
 static void g_maxmin(const GradCall *g, Val *dx) {
   Val xmask = op2(g->op->id == OP_MAXIMUM ? OP_GREATER_EQUAL : OP_LESS_EQUAL, X0, X1);
@@ -256,16 +258,28 @@ static void g_complex_part(const GradCall *g, Val *dx) {
   }
   }
 }
-static void g_sqrt(const GradCall *g, Val *dx) { dx[0] = keep(dv(mul(DY, fconst(0.5)), Y0)); }
-static void g_rsqrt(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, mul(fconst(-0.5), mul(Y0, mul(Y0, Y0))))); }
-static void g_exp(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, Y0)); }
-static void g_log(const GradCall *g, Val *dx) { dx[0] = keep(dv(DY, X0)); }
-static void g_log1p(const GradCall *g, Val *dx) { dx[0] = keep(dv(DY, add(fconst(1), X0))); }
-static void g_sin(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, op1(OP_COS, X0))); }
-static void g_cos(const GradCall *g, Val *dx) { dx[0] = keep(neg(mul(DY, op1(OP_SIN, X0)))); }
-static void g_tanh(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, sub(fconst(1), mul(Y0, Y0)))); }
-static void g_sigmoid(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, mul(Y0, sub(fconst(1), Y0)))); }
-static void g_reciprocal(const GradCall *g, Val *dx) { dx[0] = keep(neg(mul(DY, mul(Y0, Y0)))); }
+static void g_sqrt(const GradCall *g, Val *dx) { dx[0] = keep(dv(mul(DY, fconst(0.5)), conj_(Y0))); }
+static void g_rsqrt(const GradCall *g, Val *dx) {
+  Val y = conj_(Y0);
+  dx[0] = keep(mul(DY, mul(fconst(-0.5), mul(y, mul(y, y)))));
+}
+static void g_exp(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, conj_(Y0))); }
+static void g_log(const GradCall *g, Val *dx) { dx[0] = keep(dv(DY, conj_(X0))); }
+static void g_log1p(const GradCall *g, Val *dx) { dx[0] = keep(dv(DY, add(fconst(1), conj_(X0)))); }
+static void g_sin(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, op1(OP_COS, conj_(X0)))); }
+static void g_cos(const GradCall *g, Val *dx) { dx[0] = keep(neg(mul(DY, op1(OP_SIN, conj_(X0))))); }
+static void g_tanh(const GradCall *g, Val *dx) {
+  Val y = conj_(Y0);
+  dx[0] = keep(mul(DY, sub(fconst(1), mul(y, y))));
+}
+static void g_sigmoid(const GradCall *g, Val *dx) {
+  Val y = conj_(Y0);
+  dx[0] = keep(mul(DY, mul(y, sub(fconst(1), y))));
+}
+static void g_reciprocal(const GradCall *g, Val *dx) {
+  Val y = conj_(Y0);
+  dx[0] = keep(neg(mul(DY, mul(y, y))));
+}
 static void g_softplus(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, op1(OP_SIGMOID, X0))); }
 static void g_relu(const GradCall *g, Val *dx) { dx[0] = keep(where(op2(OP_GREATER, Y0, fconst(0)), DY, zeros_like(DY))); }
 static void g_relu6(const GradCall *g, Val *dx) {
@@ -354,7 +368,7 @@ static void g_prod(const GradCall *g, Val *dx) {
   int axes[TFS_MAX_RANK], n;
   Val yk = reduced_keepdims(g, Y0, axes, &n);
   Val dyk = reduced_keepdims(g, DY, axes, &n);
-  dx[0] = keep(mul(dyk, dv(yk, X0)));   /* y / x: inputs with zeros give inf/nan (TF uses cumulative products) */
+  dx[0] = keep(mul(dyk, conj_(dv(yk, X0))));   /* y / x: inputs with zeros give inf/nan (TF uses cumulative products) */
 }
 static void g_logsumexp(const GradCall *g, Val *dx) {
   int axes[TFS_MAX_RANK], n;
@@ -554,9 +568,9 @@ static Val svd_uv(Val x) {
 }
 
 static void g_matrix_inverse(const GradCall *g, Val *dx) {
-  /* y = inv(A): dA = -y^T dy y^T; with adjoint=True y = inv(A^T), so dA = -y dy^T y */
-  if (attr_bool(g, 0)) dx[0] = keep(neg(matmul(Y0, matmul(DY, Y0, true, false), false, false)));
-  else dx[0] = keep(neg(matmul(Y0, matmul(DY, Y0, false, true), true, false)));
+  /* y = inv(A): dA = -y^H dy y^H; with adjoint=True y = inv(A^H), so dA = -y dy^H y (^H: transposed conj_) */
+  if (attr_bool(g, 0)) dx[0] = keep(neg(matmul(Y0, matmul(conj_(DY), Y0, true, false), false, false)));
+  else dx[0] = keep(neg(matmul(conj_(Y0), matmul(DY, conj_(Y0), false, true), true, false)));
 }
 static void g_matrix_determinant(const GradCall *g, Val *dx) {
   dx[0] = keep(mul(expand(expand(mul(DY, Y0), -1), -1), inv_adj(X0)));
@@ -568,7 +582,7 @@ static void g_matrix_solve(const GradCall *g, Val *dx) {
   bool adjoint = attr_bool(g, 0);
   Val in[2] = {X0, DY}, at[1] = {val_bool(!adjoint)};
   Val gb = opat(OP_MATRIX_SOLVE, 2, in, 1, at);
-  dx[0] = keep(neg(adjoint ? matmul(Y0, gb, false, true) : matmul(gb, Y0, false, true)));
+  dx[0] = keep(neg(adjoint ? matmul(Y0, conj_(gb), false, true) : matmul(gb, conj_(Y0), false, true)));   /* TF: adjoint_b */
   dx[1] = keep(gb);
 }
 static void g_triangular_solve(const GradCall *g, Val *dx) {
@@ -656,6 +670,45 @@ static void g_svd(const GradCall *g, Val *dx) {
     ga = add(ga, matmul(matmul(u, s_inv_mat, false, false), t2, false, false));
   }
   dx[0] = keep(use_adj ? adj(ga) : ga);
+}
+/* TF's _LuGrad: P A = L U, so dA = P^T L^-H (strictly_lower(L^H dLU) + upper(dLU U^H)) U^-H, P = one_hot(perm) */
+static void g_lu(const GradCall *g, Val *dx) {
+  Val lu = g->out[0], perm = g->out[1], glu = val_is_undef(g->dy[0]) ? zeros_like(g->out[0]) : g->dy[0];
+  tfs_i64 n = last_dim(lu, 1);
+  DType dt = tn(lu)->dtype;
+  Val eye = eye_n(n, dt);
+  Val l = add(sub(band(lu, -1, 0), mul(lu, eye)), eye), u = band(lu, 0, -1);
+  Val lg = matmul(l, glu, true, false);
+  Val phi = add(sub(band(lg, -1, 0), mul(lg, eye)), band(matmul(glu, u, false, true), 0, -1));
+  Val y = trisolve(l, phi, true, true);
+  Val z = adj(trisolve(u, adj(y), false, false));
+  Val at[5] = {val_int(n), fconst(1), fconst(0), val_int(-1), dtype_val(dt)};
+  Val p = opat(OP_ONE_HOT, 1, &perm, 5, at);
+  dx[0] = keep(matmul(p, z, true, false));
+}
+/* x reshaped to r's batch dims followed by the k dims d */
+static Val batch_reshape(Val x, Val r, int k, const tfs_i64 *d) {
+  if (!static_shape(r)) rt_throw(ERR_UNIMPLEMENTED, "gradient of a linalg op needs static matrix dimensions");
+  Tensor *t = tn(r);
+  tfs_i64 s[TFS_MAX_RANK + 4];
+  int nb = t->rank - 2;
+  for (int i = 0; i < nb; i++) s[i] = t->shape[i];
+  for (int i = 0; i < k; i++) s[nb + i] = d[i];
+  return reshape(x, int_tuple(nb + k, s));
+}
+/* TF's _MatrixSquareRootGrad: dA = R dR + dR R solved for dR as the Sylvester equation's Kronecker form,
+ * (I (x) R^T + R (x) I) vec(dR^T) = vec(dY^T) */
+static void g_matrix_sqrt(const GradCall *g, Val *dx) {
+  Val r = Y0;
+  tfs_i64 n = last_dim(r, 1);
+  Val eye = eye_n(n, tn(r)->dtype);
+  tfs_i64 left[4] = {n, 1, n, 1}, right[4] = {1, n, 1, n}, sq[2] = {n * n, n * n}, vec[2] = {n * n, 1}, mat[2] = {n, n};
+  Val k1 = mul(reshape(eye, int_tuple(4, left)), batch_reshape(adj(r), r, 4, right));
+  Val k2 = mul(batch_reshape(r, r, 4, left), reshape(eye, int_tuple(4, right)));
+  Val ksum = add(batch_reshape(k1, r, 2, sq), batch_reshape(k2, r, 2, sq));
+  Val in[2] = {ksum, batch_reshape(adj(DY), r, 2, vec)}, at[1] = {val_bool(false)};
+  Val v = opat(OP_MATRIX_SOLVE, 2, in, 1, at);
+  dx[0] = keep(adj(batch_reshape(v, r, 2, mat)));
 }
 static void g_band_part(const GradCall *g, Val *dx) {
   Val at[2] = {g->attrs->v[0], g->attrs->v[1]};
@@ -911,7 +964,7 @@ static void g_tl_add(const GradCall *g, Val *dx) {
 
 /* ---- core API additions (issue 31) ---- */
 #define TWO_OVER_SQRT_PI 1.1283791670955126
-static void g_expm1(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, op1(OP_EXP, X0))); }
+static void g_expm1(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, op1(OP_EXP, conj_(X0)))); }
 static void g_erf(const GradCall *g, Val *dx) {
   dx[0] = keep(mul(DY, mul(fconst(TWO_OVER_SQRT_PI), op1(OP_EXP, neg(mul(X0, X0))))));
 }
@@ -1165,6 +1218,7 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_MATRIX_INVERSE] = {g_matrix_inverse, G_NO_IN}, [OP_MATRIX_DETERMINANT] = {g_matrix_determinant, 0}, [OP_LOG_MATRIX_DETERMINANT] = {g_log_matrix_determinant, G_NO_OUT},
   [OP_MATRIX_SOLVE] = {g_matrix_solve, 0}, [OP_TRIANGULAR_SOLVE] = {g_triangular_solve, 0}, [OP_CHOLESKY] = {g_cholesky, G_NO_IN},
   [OP_QR] = {g_qr, 0}, [OP_SELF_ADJOINT_EIG] = {g_self_adjoint_eig, G_NO_IN}, [OP_SVD] = {g_svd, 0},
+  [OP_LU] = {g_lu, G_NO_IN}, [OP_MATRIX_SQRT] = {g_matrix_sqrt, G_NO_IN},
   [OP_BAND_PART] = {g_band_part, G_NO_OUT | G_IN_SHAPE}, [OP_DIAG_PART] = {g_diag_part, G_NO_OUT | G_IN_SHAPE}, [OP_TRANSPOSE] = {g_transpose, G_NO_OUT | G_IN_SHAPE}, [OP_BIAS_ADD] = {g_bias_add, G_NO_OUT | G_IN_SHAPE}, [OP_CONV2D] = {g_conv2d, G_NO_OUT}, [OP_CONV2D_BP_INPUT] = {g_conv2d_bp_input, G_NO_OUT}, [OP_MAX_POOL] = {g_max_pool, G_NO_OUT}, [OP_DEPTHWISE] = {g_depthwise, G_NO_OUT},
   [OP_RESIZE_BILINEAR] = {g_resize, G_NO_OUT}, [OP_RESIZE_BICUBIC] = {g_resize, G_NO_OUT}, [OP_RESIZE_NEAREST] = {g_resize, G_NO_OUT}, [OP_SCALE_TRANSLATE] = {g_resize, G_NO_OUT},
   [OP_RESHAPE] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_EXPAND_DIMS] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_SQUEEZE] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_IDENTITY] = {g_identity, G_NO_OUT | G_IN_SHAPE},

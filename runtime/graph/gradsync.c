@@ -53,7 +53,7 @@ static Graph *context_graph(void) {
 
 static bool applies(int nsrc) {
   int mode = dist_overlap(-1);
-  return nsrc > 0 && dist_replica(0) > 0 && !trace_quiet && (mode == 2 || (mode == 1 && dist_size() > 1));
+  return nsrc > 0 && (dist_replica(0) > 0 || dist_grad_sync(0) > 0) && !trace_quiet && (mode == 2 || (mode == 1 && dist_size() > 1));
 }
 
 static const Tensor *var_value(Val v) { return ((const Variable *)v.u.o)->value; }

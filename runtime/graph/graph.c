@@ -251,7 +251,7 @@ int graph_add_node(Graph *g, GraphNodeKind kind, const OpDef *op, const char *ba
   n->name = name;
   n->nout = nout;
   n->outm = m;
-  n->loc = rt_cur_loc;
+  n->loc = rt_user_loc();   /* a node traced inside the stdlib library fails at the user line that called it */
   n->param = -1;
   n->aux = val_undef();
   return id;

@@ -24,7 +24,7 @@ typedef struct TraceSym {
 /* Eager objects already captured in a context: Obj* -> node. */
 typedef struct TraceKey { const void *obj; int node; } TraceKey;
 
-static TraceCtx *trace_cur;
+static __thread TraceCtx *trace_cur;   /* per thread: tf.data graph workers trace nothing (parexec.c) */
 
 bool trace_active(void) { return trace_cur != NULL; }
 TraceCtx *trace_current(void) { return trace_cur; }

@@ -59,6 +59,6 @@ Isa isa_init(void) {
     fprintf(stderr, "tfs: error: %s\n", msg);
     exit(2);
   }
-  isa_cur = (int)i;
+  __atomic_store_n(&isa_cur, (int)i, __ATOMIC_RELAXED);
   return i;
 }

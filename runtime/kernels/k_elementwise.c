@@ -305,6 +305,8 @@ typedef double _Complex cf64;
   X(mul_c128, cf64, cf64, x * y) \
   X(div_c64, cf32, cf32, x / y) \
   X(div_c128, cf64, cf64, x / y) \
+  X(pow_c64, cf32, cf32, cpowf(x, y)) \
+  X(pow_c128, cf64, cf64, cpow(x, y)) \
   X(eq_c64, cf32, bool, x == y) \
   X(eq_c128, cf64, bool, x == y) \
   X(ne_c64, cf32, bool, x != y) \
@@ -368,7 +370,7 @@ static const BinLoop bin_loops[OP__COUNT][DT__COUNT] = {
   [OP_SUB] = ROW_NUMC(sub), [OP_MUL] = ROW_NUMC(mul),
   [OP_DIV] = {[DT_FLOAT32] = div_f32, [DT_FLOAT64] = div_f64, [DT_INT32] = div_i32, [DT_INT64] = div_i64, [DT_UINT64] = div_u64,
               [DT_COMPLEX64] = div_c64, [DT_COMPLEX128] = div_c128},
-  [OP_FLOORDIV] = {fdiv_f32_, fdiv_f64_, fdiv_i32_, fdiv_i64_, [DT_UINT64] = fdiv_u64_}, [OP_MOD] = ROW_NUMU(mod), [OP_POW] = ROW_NUM(pow),
+  [OP_FLOORDIV] = {fdiv_f32_, fdiv_f64_, fdiv_i32_, fdiv_i64_, [DT_UINT64] = fdiv_u64_}, [OP_MOD] = ROW_NUMU(mod), [OP_POW] = ROW_NUMC(pow),
   [OP_MAXIMUM] = ROW_NUMU(max), [OP_MINIMUM] = ROW_NUMU(min), [OP_SQDIFF] = ROW_NUM(sqd),
   [OP_EQUAL] = {eq_f32, eq_f64, eq_i32, eq_i64, eq_b, eq_s, eq_u8, [DT_COMPLEX64] = eq_c64, [DT_COMPLEX128] = eq_c128},
   [OP_NOT_EQUAL] = {ne_f32, ne_f64, ne_i32, ne_i64, ne_b, ne_s, ne_u8, [DT_COMPLEX64] = ne_c64, [DT_COMPLEX128] = ne_c128},
@@ -707,22 +709,73 @@ UNLOOP(conj_c128, cf64, cf64, conj(x))
 UNLOOP(angle_c64, cf32, float, cargf(x))  /* std::arg: atan2(imag, real) */
 UNLOOP(angle_c128, cf64, double, carg(x))
 
+/* complex math as TF's kernels (std::exp, std::log, ... of std::complex, which libstdc++ takes from glibc's
+ * cexp, clog, csqrt, csin, ccos, ctanh, cpow): the same scalar code on every ISA path.  log1p and expm1
+ * split into real functions so small arguments keep their digits (complex64 through double, rounded once,
+ * as the float32 kernels); rsqrt is Eigen's complex_rsqrt (w / |z| and y / (2 w |z|), w = sqrt((|x| + |z|) / 2)),
+ * which a division 1 / sqrt(z) in float would round twice; sign is x * (1 / |x|) (0 at 0), as Eigen's
+ * scalar_sign_op; sigmoid 1 / (1 + exp(-x)). */
+static inline cf64 clog1p_d_(cf64 x) {
+  double re = creal(x) + 1, im = cimag(x);
+  return CMPLX(log(hypot(re, im)), atan2(im, re));
+}
+static inline cf64 cexpm1_d_(cf64 x) {
+  double re = creal(x), im = cimag(x), h = sin(im / 2);
+  return CMPLX(expm1(re) * cos(im) - 2 * h * h, exp(re) * sin(im));
+}
+static inline cf32 clog1p_f_(cf32 x) { return (cf32)clog1p_d_(x); }
+static inline cf32 cexpm1_f_(cf32 x) { return (cf32)cexpm1_d_(x); }
+#define CRSQRT(name, T, R, SUF, MK)                                                 \
+  static inline T name(T z) {                                                       \
+    R x = creal##SUF(z), y = cimag##SUF(z), a = hypot##SUF(x, y);                   \
+    if (a == 0) return MK((R)INFINITY, (R)NAN);                                     \
+    if (isinf(x) || isinf(y)) return 0;                                             \
+    R w = sqrt##SUF((R)0.5 * (fabs##SUF(x) + a)), woz = w / a;                      \
+    if (x >= 0) return MK(woz, -y / ((R)2 * w * a));                                \
+    return MK(fabs##SUF(y) / ((R)2 * w * a), y < 0 ? woz : -woz);                   \
+  }
+CRSQRT(crsqrt_f_, cf32, float, f, CMPLXF)
+CRSQRT(crsqrt_d_, cf64, double, , CMPLX)
+static inline cf32 csign_f_(cf32 x) {
+  float a = cabsf(x);
+  return a == 0 ? 0 : CMPLXF(crealf(x) * (1 / a), cimagf(x) * (1 / a));
+}
+static inline cf64 csign_d_(cf64 x) {
+  double a = cabs(x);
+  return a == 0 ? 0 : CMPLX(creal(x) * (1 / a), cimag(x) * (1 / a));
+}
+#define UNLOOPS_C(name, e64, e128) UNLOOP(name##_c64, cf32, cf32, e64) UNLOOP(name##_c128, cf64, cf64, e128)
+UNLOOPS_C(exp, cexpf(x), cexp(x))
+UNLOOPS_C(log, clogf(x), clog(x))
+UNLOOPS_C(log1p, clog1p_f_(x), clog1p_d_(x))
+UNLOOPS_C(expm1, cexpm1_f_(x), cexpm1_d_(x))
+UNLOOPS_C(sqrt, csqrtf(x), csqrt(x))
+UNLOOPS_C(rsqrt, crsqrt_f_(x), crsqrt_d_(x))
+UNLOOPS_C(sin, csinf(x), csin(x))
+UNLOOPS_C(cos, ccosf(x), ccos(x))
+UNLOOPS_C(tanh, ctanhf(x), ctanh(x))
+UNLOOPS_C(sigmoid, 1 / (1 + cexpf(-x)), 1 / (1 + cexp(-x)))
+UNLOOPS_C(recip, 1 / x, 1 / x)
+UNLOOPS_C(sign, csign_f_(x), csign_d_(x))
+
 #define UROW_F(a) {[DT_FLOAT32] = a##_f32, [DT_FLOAT64] = a##_f64}
 #define UROW_N(a) {[DT_FLOAT32] = a##_f32, [DT_FLOAT64] = a##_f64, [DT_INT32] = a##_i32, [DT_INT64] = a##_i64}
 #define UROW_C(a) {[DT_COMPLEX64] = a##_c64, [DT_COMPLEX128] = a##_c128}
+#define UROW_FC(a) {[DT_FLOAT32] = a##_f32, [DT_FLOAT64] = a##_f64, [DT_COMPLEX64] = a##_c64, [DT_COMPLEX128] = a##_c128}
 #define UROW_NC(a) {[DT_FLOAT32] = a##_f32, [DT_FLOAT64] = a##_f64, [DT_INT32] = a##_i32, [DT_INT64] = a##_i64, \
                     [DT_COMPLEX64] = a##_c64, [DT_COMPLEX128] = a##_c128}
 static const UnLoop un_loops[OP__COUNT][DT__COUNT] = {
-  [OP_NEG] = UROW_NC(neg), [OP_ABS] = UROW_NC(abs), [OP_SIGN] = UROW_N(sign), [OP_SQUARE] = UROW_NC(square),
-  [OP_SQRT] = UROW_F(sqrt), [OP_RSQRT] = UROW_F(rsqrt), [OP_EXP] = UROW_F(exp), [OP_LOG] = UROW_F(log),
-  [OP_LOG1P] = UROW_F(log1p), [OP_SIN] = UROW_F(sin), [OP_COS] = UROW_F(cos), [OP_TANH] = {[DT_FLOAT32] = tanh_f32_vec, [DT_FLOAT64] = tanh_f64},
-  [OP_SIGMOID] = {[DT_FLOAT32] = sigmoid_f32_vec, [DT_FLOAT64] = sigmoid_f64}, [OP_FLOOR] = UROW_F(floor), [OP_CEIL] = UROW_F(ceil), [OP_ROUND] = UROW_N(round),
-  [OP_RECIPROCAL] = UROW_F(recip), [OP_SOFTPLUS] = UROW_F(softplus), [OP_RELU] = UROW_N(relu),
+  [OP_NEG] = UROW_NC(neg), [OP_ABS] = UROW_NC(abs), [OP_SIGN] = UROW_NC(sign), [OP_SQUARE] = UROW_NC(square),
+  [OP_SQRT] = UROW_FC(sqrt), [OP_RSQRT] = UROW_FC(rsqrt), [OP_EXP] = UROW_FC(exp), [OP_LOG] = UROW_FC(log),
+  [OP_LOG1P] = UROW_FC(log1p), [OP_SIN] = UROW_FC(sin), [OP_COS] = UROW_FC(cos), [OP_TANH] = {[DT_FLOAT32] = tanh_f32_vec, [DT_FLOAT64] = tanh_f64, [DT_COMPLEX64] = tanh_c64, [DT_COMPLEX128] = tanh_c128},
+  [OP_SIGMOID] = {[DT_FLOAT32] = sigmoid_f32_vec, [DT_FLOAT64] = sigmoid_f64, [DT_COMPLEX64] = sigmoid_c64,
+                  [DT_COMPLEX128] = sigmoid_c128}, [OP_FLOOR] = UROW_F(floor), [OP_CEIL] = UROW_F(ceil), [OP_ROUND] = UROW_N(round),
+  [OP_RECIPROCAL] = UROW_FC(recip), [OP_SOFTPLUS] = UROW_F(softplus), [OP_RELU] = UROW_N(relu),
   [OP_RELU6] = UROW_N(relu6), [OP_ELU] = UROW_F(elu), [OP_LEAKY_RELU] = UROW_F(leaky), [OP_GELU] = UROW_F(gelu),
   [OP_IS_NAN] = UROW_F(isnan), [OP_IS_INF] = UROW_F(isinf), [OP_IS_FINITE] = UROW_F(isfin),
   [OP_LOGICAL_NOT] = {[DT_BOOL] = not_b},
   [OP_INVERT] = ROW_BITS(, inv),
-  [OP_EXPM1] = UROW_F(expm1), [OP_ERF] = UROW_F(erf), [OP_ERFC] = UROW_F(erfc), [OP_LGAMMA] = UROW_F(lgamma),
+  [OP_EXPM1] = UROW_FC(expm1), [OP_ERF] = UROW_F(erf), [OP_ERFC] = UROW_F(erfc), [OP_LGAMMA] = UROW_F(lgamma),
   [OP_DIGAMMA] = UROW_F(digamma), [OP_TRIGAMMA] = UROW_F(trigamma), [OP_SELU] = UROW_F(selu),
   [OP_REAL] = UROW_C(real), [OP_IMAG] = UROW_C(imag), [OP_CONJ] = UROW_C(conj), [OP_ANGLE] = UROW_C(angle),
 };

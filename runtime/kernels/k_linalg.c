@@ -1,7 +1,8 @@
-/* k_linalg.c — LAPACK-backed linear algebra (tf.linalg.inv, det, slogdet, solve, cholesky, qr, svd, eigh,
+/* k_linalg.c — LAPACK-backed linear algebra (tf.linalg.inv, det, slogdet, solve, cholesky, qr, svd, eigh, lu,
  * triangular_solve) and the matrix helpers band_part and diag_part, batched over leading dimensions [..., M, N]
  * as TF's LinearAlgebraOp.  The factorizations are LAPACKE's (Debian liblapacke-dev), triangular solves BLAS trsm;
- * float32 uses the s routines and float64 the d ones, as TF computes in the input's dtype. */
+ * float32 uses the s routines and float64 the d ones, as TF computes in the input's dtype (complex inv, det and solve:
+ * k_linalg_cplx.c). */
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
@@ -42,9 +43,11 @@ static tfs_i64 dmin(tfs_i64 a, tfs_i64 b) { return !known(a) || !known(b) ? (a =
 
 /* shape: inv, cholesky [..., M, M]; det [...]; slogdet two [...]; eigh [..., M] and [..., M, M]; qr [..., M, P] and [..., P, N] (P = min(M, N), M with full_matrices); svd s [..., P], u [..., M, P], v [..., N, P] (u [..., M, M], v [..., N, N] with full_matrices). */
 void meta_linalg(OpCall *c) {
-  need_matrix(c, 0);
   const TMeta *a = &c->inm[0];
   OpId id = c->op->id;
+  /* Lu is TF's own kernel, not a LinearAlgebraOp: its rank message names no input */
+  if (id == OP_LU && a->rank >= 0 && a->rank < 2) op_fail(c, ERR_INVALID_ARGUMENT, "Input tensor must have rank >= 2, got %d", a->rank);
+  need_matrix(c, 0);
   tfs_i64 m = a->rank >= 2 ? a->shape[a->rank - 2] : -1, n = a->rank >= 2 ? a->shape[a->rank - 1] : -1;
   bool square = id != OP_QR && id != OP_SVD;
   if (square && known(m) && known(n) && m != n) op_fail(c, ERR_INVALID_ARGUMENT, "Input matrix must be square.");
@@ -59,6 +62,16 @@ void meta_linalg(OpCall *c) {
       batch_plus(&c->outm[0], a, dt, 0, 0, 0);
       batch_plus(&c->outm[1], a, dt, 0, 0, 0);
       break;
+    case OP_LU: {
+      int it = op_attr_dtype(c, 0, DT_INT32);
+      if (it != DT_INT32 && it != DT_INT64)
+        op_fail(c, ERR_INVALID_ARGUMENT, "Value for attr 'output_idx_type' of %s is not in the list of allowed values: int32, int64 ; NodeDef: {{node Lu}}",
+                dtype_short_name((DType)it));
+      op_reserve_outputs(c, 2);
+      batch_plus(&c->outm[0], a, dt, 2, m, m);
+      batch_plus(&c->outm[1], a, (DType)it, 1, m, 0);
+      break;
+    }
     case OP_SELF_ADJOINT_EIG:
       op_reserve_outputs(c, 2);
       batch_plus(&c->outm[0], a, dt, 1, m, 0);
@@ -230,8 +243,20 @@ static void *hold_alloc(size_t bytes) {
   return p;
 }
 
+/* LU with partial pivoting of the n x n matrix w in place; a zero pivot is TF's "not invertible" (inv, lu). */
+static void lu_or_fail(OpCall *c, bool f, void *w, tfs_i64 n, lapack_int *ipiv) {
+  /* the _work form skips LAPACKE's NaN check: NaN and inf propagate into the factors, as Eigen's LU lets them */
+  int info = f ? LAPACKE_sgetrf_work(ROW, n, n, w, n, ipiv) : LAPACKE_dgetrf_work(ROW, n, n, w, n, ipiv);
+  if (info > 0) op_fail(c, ERR_INVALID_ARGUMENT, "Input is not invertible.");
+  if (info < 0) la_fail_internal(c, "getrf", info);
+}
+
 void k_linalg(OpCall *c) {
   blas_ready();
+  if (dtype_is_complex(c->in[0]->dtype)) {   /* inv and det (k_linalg_cplx.c) */
+    k_linalg_cplx(c);
+    return;
+  }
   Tensor *a = tensor_contiguous(c->in[0]);
   int mark = rt_hold_val(val_obj(a));
   OpId id = c->op->id;
@@ -242,16 +267,15 @@ void k_linalg(OpCall *c) {
   void *w = hold_alloc((size_t)(m * n) * es);
   lapack_int *ipiv = hold_alloc(sizeof(lapack_int) * (size_t)(m > n ? m : n) + 1);
   void *tau = hold_alloc((size_t)(p + 1) * es), *vt = hold_alloc((size_t)(n * n + 1) * es), *dummy = hold_alloc(es);
+  tfs_i64 *perm = hold_alloc(sizeof(tfs_i64) * (size_t)(n + 1));
   for (tfs_i64 b = 0; b < nb; b++) {
     memcpy(w, src + (size_t)(b * m * n) * es, (size_t)(m * n) * es);
     switch (id) {
       case OP_MATRIX_INVERSE: {
         char *o = (char *)tensor_data(c->out[0]) + (size_t)(b * n * n) * es;
         if (n == 0) break;
-        int info = f ? LAPACKE_sgetrf(ROW, n, n, w, n, ipiv) : LAPACKE_dgetrf(ROW, n, n, w, n, ipiv);
-        if (info > 0) op_fail(c, ERR_INVALID_ARGUMENT, "Input is not invertible.");
-        if (info < 0) la_fail_internal(c, "getrf", info);
-        info = f ? LAPACKE_sgetri(ROW, n, w, n, ipiv) : LAPACKE_dgetri(ROW, n, w, n, ipiv);
+        lu_or_fail(c, f, w, n, ipiv);
+        int info = f ? LAPACKE_sgetri(ROW, n, w, n, ipiv) : LAPACKE_dgetri(ROW, n, w, n, ipiv);
         if (info > 0) op_fail(c, ERR_INVALID_ARGUMENT, "Input is not invertible.");
         if (info < 0) la_fail_internal(c, "getri", info);
         if (op_attr_bool(c, 0, false)) transpose_sq(w, f, n);   /* adjoint: inv(A^T) = inv(A)^T */
@@ -279,6 +303,25 @@ void k_linalg(OpCall *c) {
         } else {
           st(tensor_data(c->out[0]), f, b, sign);
           st(tensor_data(c->out[1]), f, b, sign == 0 ? -INFINITY : logabs);
+        }
+        break;
+      }
+      case OP_LU: {
+        /* P @ A = L @ U with P's rows the input rows perm lists: getrf's row swaps applied in order to 0..n-1 */
+        char *o = (char *)tensor_data(c->out[0]) + (size_t)(b * n * n) * es;
+        if (n == 0) break;
+        lu_or_fail(c, f, w, n, ipiv);
+        memcpy(o, w, (size_t)(n * n) * es);
+        for (tfs_i64 i = 0; i < n; i++) perm[i] = i;
+        for (tfs_i64 i = 0; i < n; i++) {
+          tfs_i64 j = ipiv[i] - 1, pi = perm[i];
+          perm[i] = perm[j];
+          perm[j] = pi;
+        }
+        bool i32 = c->out[1]->dtype == DT_INT32;
+        for (tfs_i64 i = 0; i < n; i++) {
+          if (i32) ((int32_t *)tensor_data(c->out[1]))[b * n + i] = (int32_t)perm[i];
+          else ((int64_t *)tensor_data(c->out[1]))[b * n + i] = perm[i];
         }
         break;
       }
@@ -354,6 +397,7 @@ void k_linalg(OpCall *c) {
   free(tau);
   free(vt);
   free(dummy);
+  free(perm);
 }
 
 /* Index into an input's batch dims (right-aligned, size-1 dims broadcast) of output batch index q. */
@@ -375,8 +419,8 @@ void k_linalg_solve(OpCall *c) {
   int mark = rt_hold_val(val_obj(a));
   rt_hold_val(val_obj(rhs));
   Tensor *o = c->out[0];
-  bool f = a->dtype == DT_FLOAT32, tri = c->op->id == OP_TRIANGULAR_SOLVE;
-  size_t es = f ? 4 : 8;
+  bool f = a->dtype == DT_FLOAT32, tri = c->op->id == OP_TRIANGULAR_SOLVE, cplx = dtype_is_complex(a->dtype);
+  size_t es = (size_t)dtype_info[a->dtype].size;
   tfs_i64 n = a->shape[a->rank - 1], k = rhs->shape[rhs->rank - 1], nb = nbatch(o, 2);
   bool lower = tri ? op_attr_bool(c, 0, true) : false, adj = op_attr_bool(c, tri ? 1 : 0, false);
   void *w = hold_alloc((size_t)(n * n) * es);
@@ -393,6 +437,10 @@ void k_linalg_solve(OpCall *c) {
       CBLAS_TRANSPOSE tr = adj ? CblasTrans : CblasNoTrans;
       if (f) cblas_strsm(CblasRowMajor, CblasLeft, up, tr, CblasNonUnit, n, k, 1.0f, (const float *)ap, n, (float *)x, k);
       else cblas_dtrsm(CblasRowMajor, CblasLeft, up, tr, CblasNonUnit, n, k, 1.0, (const double *)ap, n, (double *)x, k);
+      continue;
+    }
+    if (cplx) {
+      k_linalg_solve_cplx(c, ap, x, n, k, adj, w, ipiv);
       continue;
     }
     memcpy(w, ap, (size_t)(n * n) * es);

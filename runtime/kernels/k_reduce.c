@@ -155,6 +155,20 @@ REDUCE_T(u64, uint64_t, uint64_t, 0)
 #undef HIGHEST
 #undef PSUM
 
+/* complex Prod: C's complex multiply (as std::complex's) along R, in row order */
+#define REDUCE_PROD_C(sfx, T)                                                                 \
+  static void reduce_prod_##sfx(const T *x, T *o, tfs_i64 O, tfs_i64 R, tfs_i64 I) {          \
+    for (tfs_i64 q = 0; q < O; q++) {                                                         \
+      const T *xb = x + q * R * I;                                                            \
+      T *ob = o + q * I;                                                                      \
+      for (tfs_i64 i = 0; i < I; i++) ob[i] = 1;                                              \
+      for (tfs_i64 r = 0; r < R; r++)                                                         \
+        for (tfs_i64 i = 0; i < I; i++) ob[i] *= xb[r * I + i];                               \
+    }                                                                                         \
+  }
+REDUCE_PROD_C(c64, float _Complex)
+REDUCE_PROD_C(c128, double _Complex)
+
 static void reduce_bool(OpId id, const bool *x, bool *o, tfs_i64 O, tfs_i64 R, tfs_i64 I) {
   bool any = id == OP_ANY;
   for (tfs_i64 q = 0; q < O; q++) {
@@ -233,10 +247,16 @@ void k_reduce(OpCall *c) {
   case DT_INT64: reduce_i64(id, x, od, p.O, p.R, p.I); break;
   case DT_UINT64: reduce_u64(id, x, od, p.O, p.R, p.I); break;
   case DT_BOOL: reduce_bool(id, x, od, p.O, p.R, p.I); break;
-  /* complex sum and mean (the only complex reductions) act on the real and imaginary parts apart: a row of
-   * I complex numbers is a row of 2I floats */
-  case DT_COMPLEX64: reduce_f32(id, x, od, p.O, p.R, p.I * 2); break;
-  case DT_COMPLEX128: reduce_f64(id, x, od, p.O, p.R, p.I * 2); break;
+  /* complex sum and mean act on the real and imaginary parts apart: a row of I complex numbers is a row
+   * of 2I floats; prod multiplies complex numbers */
+  case DT_COMPLEX64:
+    if (id == OP_PROD) reduce_prod_c64(x, od, p.O, p.R, p.I);
+    else reduce_f32(id, x, od, p.O, p.R, p.I * 2);
+    break;
+  case DT_COMPLEX128:
+    if (id == OP_PROD) reduce_prod_c128(x, od, p.O, p.R, p.I);
+    else reduce_f64(id, x, od, p.O, p.R, p.I * 2);
+    break;
   default: break;
   }
   tensor_release(p.x);

@@ -22,7 +22,7 @@ void meta_top_k(OpCall *c) {
 }
 
 typedef struct TopKRow { const char *base; DType dt; } TopKRow;
-static TopKRow topk_row;   /* the row qsort compares in (kernels run on one thread) */
+static __thread TopKRow topk_row;   /* the row qsort compares in (per thread: tf.data graph workers run kernels too) */
 
 static double topk_at(tfs_i64 i) {
   switch (topk_row.dt) {

@@ -205,8 +205,9 @@ typedef struct Held {
 } Held;
 enum { HOLD_VAL, HOLD_MEM, HOLD_SB, HOLD_VALS, HOLD_REF, HOLD_FRAME, HOLD_FN };
 
-static Held *err_held;
-static int err_nheld, err_held_cap;
+/* per thread: a tf.data worker running a graph (graph/parexec.c) throws and catches on its own stack */
+static __thread Held *err_held;
+static __thread int err_nheld, err_held_cap;
 
 static int err_hold(Held h) {
   if (err_nheld == err_held_cap) {
@@ -288,7 +289,7 @@ static void err_release_held(int mark) {
 
 /* ---- throwing and catching ---------------------------------------------------------------------- */
 
-static RtTry *err_try_top;
+static __thread RtTry *err_try_top;
 
 void rt_ctx_save(RtCtxState *s) {
   s->held = err_held;

@@ -9,7 +9,7 @@
 #include "object/hooks.h"
 #include "object/value.h"
 
-int rt_call_depth;
+__thread int rt_call_depth;
 
 /* C stack guard: deep recursion must raise RecursionError before the native
  * stack runs out, whatever the frame sizes of the generated code are. */

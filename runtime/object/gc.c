@@ -1,4 +1,6 @@
 /* gc.c — the cycle collector: reference counting frees everything else; this finds groups of containers only reachable from each other (CPython's algorithm). */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +24,13 @@ int rt_gc_pending;
 RtGcStats rt_gc_stats;
 
 static int gc_bits;                     /* log2(gc_cap) */
+
+/* While tf.data's graph workers run (graph/parexec.c), containers made or freed on them change the one
+ * table: it is locked then (a relaxed load of the flag costs nothing otherwise). */
+_Atomic int rt_mt_active;
+static pthread_mutex_t gc_mu = PTHREAD_MUTEX_INITIALIZER;
+static void gc_track_locked(Obj *o);
+static void gc_untrack_locked(Obj *o);
 
 /* Fibonacci hashing: the product's top bits mix every address bit. */
 static size_t gc_slot(const Obj *o) { return (size_t)(((uint64_t)(uintptr_t)o * 0x9E3779B97F4A7C15ull) >> (64 - gc_bits)); }
@@ -69,6 +78,26 @@ static void gc_init(void) {
 }
 
 void gc_track(Obj *o) {
+  if (atomic_load_explicit(&rt_mt_active, memory_order_relaxed)) {
+    pthread_mutex_lock(&gc_mu);
+    gc_track_locked(o);
+    pthread_mutex_unlock(&gc_mu);
+    return;
+  }
+  gc_track_locked(o);
+}
+
+void gc_untrack(Obj *o) {
+  if (atomic_load_explicit(&rt_mt_active, memory_order_relaxed)) {
+    pthread_mutex_lock(&gc_mu);
+    gc_untrack_locked(o);
+    pthread_mutex_unlock(&gc_mu);
+    return;
+  }
+  gc_untrack_locked(o);
+}
+
+static void gc_track_locked(Obj *o) {
   if (!gc_cap) gc_init();
   if ((gc_len + 1) * 2 > gc_cap) gc_grow();
   gc_insert(o);
@@ -79,7 +108,7 @@ void gc_track(Obj *o) {
 }
 
 /* Deletion without tombstones: shift later members of the probe run back. */
-void gc_untrack(Obj *o) {
+static void gc_untrack_locked(Obj *o) {
   GcEntry *e = gc_find(o);
   if (!e) return;
   size_t i = (size_t)(e - gc_tab);
@@ -171,7 +200,8 @@ size_t rt_gc_collect(void) {
 }
 
 void rt_gc_poll(void) {
-  if (rt_gc_pending && gc_enabled) rt_gc_collect();
+  /* not while graph workers run (a while loop's safe point is on a worker too): the main thread's next one */
+  if (rt_gc_pending && gc_enabled && !atomic_load_explicit(&rt_mt_active, memory_order_relaxed)) rt_gc_collect();
 }
 
 void rt_gc_enable(bool on) {

@@ -47,6 +47,16 @@
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
+#if defined(__SANITIZE_THREAD__)
+#define GEN_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define GEN_TSAN 1
+#endif
+#endif
+#ifdef GEN_TSAN
+#include <sanitizer/tsan_interface.h>   /* a body runs as a ThreadSanitizer fiber: its stack and longjmps are its own */
+#endif
 
 /* ---- the stack switch --------------------------------------------------------------------- */
 
@@ -150,6 +160,10 @@ typedef struct Gen {
   const void *caller_bottom;  /* the resumer's stack, as ASan reported it */
   size_t caller_size;
 #endif
+#ifdef GEN_TSAN
+  void *fiber;                /* the body's ThreadSanitizer fiber, and the resumer's while it runs */
+  void *caller_fiber;
+#endif
 } Gen;
 
 static Gen *gen_cur;          /* the generator whose body is running (NULL: the main stack) */
@@ -181,6 +195,9 @@ static void gen_switch_out(Gen *g, bool final) {
   __sanitizer_start_switch_fiber(final ? NULL : &g->fake, g->caller_bottom, g->caller_size);
 #else
   (void)final;
+#endif
+#ifdef GEN_TSAN
+  __tsan_switch_to_fiber(g->caller_fiber, 0);
 #endif
   gen_switch(&g->sp, g->caller_sp);
 #ifdef GEN_ASAN
@@ -252,6 +269,10 @@ static _Noreturn void gen_reraise(ErrKind kind, char *msg, int loc, Val exc) {
 
 static void gen_finish(Gen *g) {
   g->state = GEN_DONE;
+#ifdef GEN_TSAN
+  if (g->fiber) __tsan_destroy_fiber(g->fiber);
+  g->fiber = NULL;
+#endif
   if (g->stack) gen_stack_put(g->stack);
   g->stack = NULL;
   rt_ctx_release(&g->own);
@@ -297,6 +318,11 @@ static int gen_resume(Gen *g, Val send, Val exc, Val *out) {
 #ifdef GEN_ASAN
   void *fake = NULL;
   __sanitizer_start_switch_fiber(&fake, g->stack + GEN_GUARD, GEN_STACK - GEN_GUARD);
+#endif
+#ifdef GEN_TSAN
+  if (!g->fiber) g->fiber = __tsan_create_fiber(0);
+  g->caller_fiber = __tsan_get_current_fiber();
+  __tsan_switch_to_fiber(g->fiber, 0);
 #endif
   gen_switch(&g->caller_sp, g->sp);
 #ifdef GEN_ASAN

@@ -241,7 +241,9 @@ Val format_percent(Val fmt, Val args);
 
 /* Runtime-internal plumbing shared by the host object files. */
 #define TFS_IMMORTAL_RC ((tfs_i64)1 << 60)       /* statically allocated objects: never freed */
-extern int rt_call_depth;                        /* active .tfs function calls (RecursionError) */
+/* Nonzero while graph workers of tf.data run (graph/parexec.c): the collector's table is locked. */
+extern _Atomic int rt_mt_active;
+extern __thread int rt_call_depth;                       /* active .tfs function calls (RecursionError) */
 bool repr_enter(Obj *o);                         /* false: o is already being repr'd (cycle) */
 void repr_leave(Obj *o);
 int repr_depth_get(void);                        /* for RtTry: the guard's depth, saved and restored */

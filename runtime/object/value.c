@@ -31,8 +31,8 @@ void *obj_new(const Type *type, size_t size) {
  * rc field, so no allocation), and the outermost call frees the queue in a
  * loop.  A list nested a million deep is freed without deep C recursion. */
 enum { FREE_MAX_DEPTH = 32 };
-static int free_depth;
-static Obj *free_queue;
+static __thread int free_depth;      /* per thread: graph workers free tensors too */
+static __thread Obj *free_queue;
 
 void rt_free_obj(Obj *o) {
   if (o->type->traverse) gc_untrack(o);
@@ -197,8 +197,8 @@ Val repr_of(Val v) {
  * recursion guard bounds the depth by RT_RECURSION_LIMIT: the stack never
  * fills, and [...] means a true self-reference only. */
 enum { REPR_MAX = RT_RECURSION_LIMIT + 1 };
-static Obj *repr_stack[REPR_MAX];
-static int repr_depth;
+static __thread Obj *repr_stack[REPR_MAX];
+static __thread int repr_depth;
 
 bool repr_enter(Obj *o) {
   for (int i = 0; i < repr_depth; i++)

@@ -4217,6 +4217,11 @@ Val tffn_saved_concretes(Val fnv, Val self) {
   return l;
 }
 
+Val tffn_conc_result(Val conc, Tensor **outs) {
+  Concrete *c = (Concrete *)conc.u.o;
+  return tffn_result(c, outs, c->g->noutputs);
+}
+
 bool tffn_conc_info(Val conc, TffnConcInfo *out) {
   if (!val_is(conc, &tffn_conc_type)) return false;
   Concrete *c = (Concrete *)conc.u.o;

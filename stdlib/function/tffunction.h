@@ -59,6 +59,9 @@ typedef struct TffnConcInfo {
   int varargs;                /* the index of the *args parameter, or -1 */
 } TffnConcInfo;
 bool tffn_conc_info(Val conc, TffnConcInfo *out);
+/* What a call of concrete function conc returns, from its graph's output tensors (owned, consumed):
+ * tf.data's parallel map runs the graph itself (graph/parexec.c). */
+Val tffn_conc_result(Val conc, struct Tensor **outs);
 
 /* Start-up: tf.GradientTape's repr and methods on the graph layer's tape type (gradtape.c). */
 void gradtape_register(void);

@@ -24,6 +24,7 @@
 #include "formats/tfrecord.h"
 #include "graph/trace.h"
 #include "kernels/nest.h"
+#include "modules/dsparmap.h"
 
 #define CARD_INFINITE (-1)
 #define CARD_UNKNOWN (-2)
@@ -409,6 +410,8 @@ static Val trace_elem_fn(Val f, Dataset *s, Val *out) {
 
 //! Dataset.map(map_func, num_parallel_calls=None, deterministic=None, name=None)
 //!   Applies map_func to every element; the function is traced into a graph once, when map() is called.
+//!   num_parallel_calls (a count or tf.data.AUTOTUNE) runs the graph for that many elements at once on worker
+//!   threads, results in input order (also with deterministic=False); docs/data.md says when it stays sequential.
 static Val ds_map(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "Dataset.map", .sig = "map_func, num_parallel_calls=None, deterministic=None, name=None"};
   Val a[4];
@@ -416,8 +419,18 @@ static Val ds_map(Val self, int n, const Val *args, const Kw *kw) {
   Dataset *s = self_ds(self);
   Val sp;
   Val c = trace_elem_fn(a[0], s, &sp);
-  Dataset *d = derive(self, a[1].tag == VT_NONE || a[1].tag == VT_UNDEF ? DS_MAP : DS_PMAP, sp, s->card);
+  bool par = !(a[1].tag == VT_NONE || a[1].tag == VT_UNDEF);
+  Dataset *d = derive(self, par ? DS_PMAP : DS_MAP, sp, s->card);
   d->fn = c;
+  /* num_parallel_calls: AUTOTUNE (-1) or a count; a tensor counts by its value; deterministic=False is
+   * accepted and the order stays the input's (dsparmap.c) */
+  if (par) {
+    int64_t np = -1;
+    Val nv = a[1];
+    if (val_is(nv, &tensor_type) && val_tensor(nv)->size == 1) np = (int64_t)tensor_get_f(val_tensor(nv), 0);
+    else if (!val_as_int(nv, &np)) np = -1;
+    d->a = np;
+  }
   return ds_val(d);
 }
 
@@ -607,6 +620,8 @@ typedef struct DsIt {
   bool started;               /* next() was called on it (Python's view; not the inputs' iterators) */
   Val buf;                    /* shuffle buffer / cache recording: a list; TFRecord: the file's bytes, a str (owned) or VT_UNDEF */
   tfs_u64 rng;                /* shuffle: splitmix64 state */
+  ParMap *pm;                 /* parallel map: its buffer and workers (NULL: maps in order here) */
+  bool pm_tried;
 } DsIt;
 
 static const Type dsit_type;
@@ -616,6 +631,7 @@ static void dsit_free(Obj *o) {
   for (int k = 0; k < it->nkids; k++)
     if (it->kids[k]) { Val v = val_obj(it->kids[k]); val_decref(v); }
   free(it->kids);
+  parmap_free(it->pm);
   val_decref(it->buf);
   Val d = val_obj(it->ds);
   val_decref(d);
@@ -747,6 +763,16 @@ static bool tfrecord_next(DsIt *it, Val *out) {
 }
 
 static bool kid_next(DsIt *it, Val *out) { return ds_next(it->kids[0], out); }
+static bool pull_kid(void *it, Val *out) { return kid_next(it, out); }
+
+/* One element mapped the ordinary way (the parallel map's fallback); e is consumed. */
+static Val map_one(void *it, Val e) {
+  int mark = rt_hold_val(e);
+  Val r = call_fn(((DsIt *)it)->ds->fn, e);
+  rt_unhold(mark);
+  val_decref(e);
+  return as_element(r);
+}
 
 static bool ds_next(DsIt *it, Val *out) {
   Dataset *d = it->ds;
@@ -790,7 +816,17 @@ static bool ds_next(DsIt *it, Val *out) {
     *out = t;
     return true;
   }
-  case DS_MAP: case DS_PMAP: {
+  case DS_PMAP:
+    if (!it->pm_tried) {
+      it->pm_tried = true;
+      it->pm = parmap_new(d->fn, ((Dataset *)d->src.u.o)->spec, d->a);
+    }
+    if (it->pm) {
+      if (parmap_next(it->pm, pull_kid, it, as_element, map_one, out)) return true;
+      break;
+    }
+    __attribute__((fallthrough));   /* the ordinary map, in order */
+  case DS_MAP: {
     Val e;
     if (!kid_next(it, &e)) break;
     int mark = rt_hold_val(e);
@@ -1254,7 +1290,7 @@ static Val ds_spec_ctor(Val self, int n, const Val *args, const Kw *kw);
 //! tf.data.Dataset
 //!   The dataset class: build one with from_tensor_slices, from_tensors, range or zip, then transform it.
 //! tf.data.AUTOTUNE | tf.data.experimental.AUTOTUNE
-//!   -1: lets the runtime pick num_parallel_calls or a prefetch size (tfs runs pipelines in order).
+//!   -1: lets the runtime pick num_parallel_calls (map: one per core) or a prefetch size.
 //! tf.data.experimental.INFINITE_CARDINALITY | tf.data.INFINITE_CARDINALITY
 //!   -1, the cardinality() of an infinite dataset.
 //! tf.data.experimental.UNKNOWN_CARDINALITY | tf.data.UNKNOWN_CARDINALITY
@@ -1758,7 +1794,7 @@ static bool ds_graphdef_info(Val v, GdDataset *o) {
       o->fn_attr = d->kind == DS_FILTER ? "predicate" : "f";
       if (!tffn_conc_info(d->fn, &ci)) return false;
       o->fn = ci.g;
-      if (d->kind == DS_PMAP) I64("num_parallel_calls", -1);   /* AUTOTUNE: tfs maps in order on one thread */
+      if (d->kind == DS_PMAP) I64("num_parallel_calls", -1);   /* AUTOTUNE (dsparmap.c maps d->a at once) */
       return true;
     case DS_BATCH:
       o->op = "BatchDatasetV2";

@@ -134,20 +134,33 @@ static Val dm_in_scope(Val self, int n, const Val *args, const Kw *kw) {
   return val_bool(dist_in_scope());
 }
 
-/* replica(+1 / -1 / 0): entering / leaving / asking about replica context; returns the depth.  Leaving it forgets
- * the gradients whose all-reduce started there and no optimizer took (their collectives complete). */
-static Val dm_replica(Val self, int n, const Val *args, const Kw *kw) {
-  (void)self;
-  dm_arity("replica", n, 1, kw);
+/* Entering (delta > 0) or leaving a context where a tape's gradients start their all-reduce (replica context, or
+ * Horovod's gradient all-reduce); set: dist_replica or dist_grad_sync.  Leaving the last one forgets the gradients
+ * whose all-reduce started there and that no all-reduce took (their collectives complete).  Returns the depth. */
+static int sync_context(int (*set)(int), int delta) {
   static tfs_i64 mark;
-  int delta = (int)dm_int_arg(args[0], "_dist.replica").u.i, before = dist_replica(0);
-  if (delta > 0 && before == 0) mark = dist_group_mark();
-  int depth = dist_replica(delta);
-  if (before > 0 && depth == 0) {
+  bool before = dist_replica(0) > 0 || dist_grad_sync(0) > 0;
+  if (delta > 0 && !before) mark = dist_group_mark();
+  int depth = set(delta);
+  if (before && dist_replica(0) == 0 && dist_grad_sync(0) == 0) {
     gradsync_clear();
     dist_groups_drain(mark);
   }
-  return val_int(depth);
+  return depth;
+}
+
+/* replica(+1 / -1 / 0): entering / leaving / asking about replica context; returns the depth. */
+static Val dm_replica(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  dm_arity("replica", n, 1, kw);
+  return val_int(sync_context(dist_replica, (int)dm_int_arg(args[0], "_dist.replica").u.i));
+}
+
+/* grad_sync(+1 / -1 / 0): entering / leaving / asking about Horovod's gradient all-reduce (dist_grad_sync). */
+static Val dm_grad_sync(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  dm_arity("grad_sync", n, 1, kw);
+  return val_int(sync_context(dist_grad_sync, (int)dm_int_arg(args[0], "_dist.grad_sync").u.i));
 }
 
 /* overlap(mode[, bucket_kb]): the all-reduce of a replica's gradients overlapped with the backward pass: 0 off (one
@@ -187,6 +200,7 @@ static Val dm_attr(const char *name) {
     {"mirror_scope", "_dist.mirror_scope", dm_mirror_scope},
     {"in_scope", "_dist.in_scope", dm_in_scope},
     {"replica", "_dist.replica", dm_replica},
+    {"grad_sync", "_dist.grad_sync", dm_grad_sync},
     {"overlap", "_dist.overlap", dm_overlap},
     {"overlapped", "_dist.overlapped", dm_overlapped},
   };

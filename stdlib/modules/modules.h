@@ -11,6 +11,7 @@ Val tf_module(void);
 Val kerasrt_module(void);   /* `_keras`: native helpers of stdlib/keras*.tfs */
 Val numpy_native_module(void);   /* `_numpy`: native helpers of stdlib/numpy.tfs (npmod.c) */
 Val distmod_module(void);   /* `_dist`: the MPI job's collectives for stdlib/distribute.tfs */
+Val tfdata_internal_module(void);   /* `_tfdata`: counters of the tf.data runtime for tests (dsparmap.c) */
 /* tf.train.NAME (checkpoint.c), VT_UNDEF when absent. */
 Val checkpoint_lookup(const char *name);
 /* tf.saved_model.NAME (savedmodel.c), VT_UNDEF when absent. */
@@ -41,6 +42,7 @@ Val gcmod_module(void);                          /* `gc` (gcmod.c) */
 Val mathmod_module(void);                        /* `math` (mathmod.c) */
 Val osmod_module(void);                          /* `_os`, the POSIX calls of os.tfs, io.tfs, ... (osmod.c) */
 Val gzmod_module(void);                          /* `_gzip`, zlib's gzip files of gzip.tfs (gzmod.c) */
+Val examplemod_module(void);                      /* `_example`, tf.train.Example's wire form for tfcore_example.tfs (examplemod.c) */
 Val h5mod_module(void);                          /* `_h5`, libhdf5 files for keras_saving.tfs (h5mod.c) */
 Val zipmod_module(void);                         /* `_zip`, libzip archives for keras_saving.tfs (zipmod.c) */
 Val kmetamod_module(void);                       /* `_kmeta`, keras_metadata.pb for keras_saving.tfs (kmetamod.c) */

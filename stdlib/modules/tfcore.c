@@ -363,6 +363,13 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.linalg.expm(input, name=None)
 //!   The matrix exponential by scaling and squaring with Pade approximants (orders 3/5/7 in float32, up to 13 in
 //!   float64, chosen by the 1-norm as TF).
+//! tf.linalg.lu_reconstruct(lower_upper, perm, validate_args=False, name=None)
+//!   The matrices tf.linalg.lu factored: L @ U from the packed factors, rows put back in the input's order by perm.
+//! tf.linalg.lu_solve(lower_upper, perm, rhs, validate_args=False, name=None)
+//!   Solves A X = rhs given (lower_upper, perm) = tf.linalg.lu(A): rhs's rows permuted by perm, then two triangular
+//!   solves; the batch dimensions of rhs and perm broadcast.
+//! tf.linalg.lu_matrix_inverse(lower_upper, perm, validate_args=False, name=None)
+//!   The inverse of A given (lower_upper, perm) = tf.linalg.lu(A): lu_solve with the identity.
 //! tf.math.reduce_variance(input_tensor, axis=None, keepdims=False, name=None)
 //!   The variance mean((x - mean(x))**2) over axis (all axes by default); float dtypes only (TypeError for ints, as TF).
 //! tf.math.reduce_std(input_tensor, axis=None, keepdims=False, name=None)

@@ -250,11 +250,13 @@ Val stdlib_native_module(const char *name) {
   if (!strcmp(name, "_os")) return osmod_module();
   if (!strcmp(name, "_re")) return remod_module();
   if (!strcmp(name, "_gzip")) return gzmod_module();
+  if (!strcmp(name, "_example")) return examplemod_module();
   if (!strcmp(name, "_h5")) return h5mod_module();
   if (!strcmp(name, "_zip")) return zipmod_module();
   if (!strcmp(name, "_kmeta")) return kmetamod_module();
   if (!strcmp(name, "_keras")) return kerasrt_module();
   if (!strcmp(name, "_numpy")) return numpy_native_module();
   if (!strcmp(name, "_dist")) return distmod_module();
+  if (!strcmp(name, "_tfdata")) return tfdata_internal_module();
   return val_undef();
 }

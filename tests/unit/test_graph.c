@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "graph/exec.h"
+#include "graph/parexec.h"
 #include "formats/graphdef.h"
 #include "formats/graphimport.h"
 #include "graphs.h"
@@ -188,6 +189,50 @@ START_TEST(test_exec_runs_and_releases) {
   ck_assert_int_eq(x->hdr.rc, 1);       /* inputs are borrowed */
   tensor_release(x);
   exec_plan_free(p);
+  graph_release(g);
+}
+END_TEST
+
+/* tf.data's parallel map: jobs on worker threads give the main thread's results, an error stays with its job. */
+static Val body_reshape_3x3(Val x) {
+  Val shape = tuple_pack(2, val_int(3), val_int(3));
+  OpAttrs at = {1, {shape}};
+  Val r = op_apply(&op_defs[OP_RESHAPE], 1, &x, &at);
+  val_decref(shape);
+  return r;
+}
+
+START_TEST(test_parexec_runs_on_workers) {
+  Graph *g = trace_graph(body_reshape_3x3, NULL);
+  const char *why;
+  ck_assert(parexec_graph_ok(g, &why));
+  ParExec *x = parexec_new(g, 3);
+  tfs_i64 rows[3] = {3, 2, 3};
+  Tensor *in[3], **args[3], *out[3] = {0}, **outs[3];
+  for (int j = 0; j < 3; j++) {
+    tfs_i64 shape[2] = {rows[j], 3};
+    in[j] = tensor_new(DT_FLOAT32, 2, shape);
+    for (int i = 0; i < rows[j] * 3; i++) ((float *)tensor_data(in[j]))[i] = (float)(10 * j + i);
+    args[j] = &in[j];
+    outs[j] = &out[j];
+  }
+  ParErr errs[3];
+  tfs_i64 before = parexec_offthread_runs();
+  parexec_run(x, 3, args, outs, errs);
+  ck_assert_int_eq(parexec_offthread_runs() - before, 2);   /* jobs 1 and 2 left this thread */
+  ck_assert_ptr_null(errs[0].msg);
+  ck_assert_ptr_null(errs[2].msg);
+  ck_assert_ptr_nonnull(errs[1].msg);
+  ck_assert_int_eq(errs[1].kind, ERR_INVALID_ARGUMENT);
+  ck_assert_msg(strstr(errs[1].msg, "Input to reshape is a tensor with 6 values"), "%s", errs[1].msg);
+  free(errs[1].msg);
+  for (int j = 0; j < 3; j += 2) {
+    ck_assert_int_eq(out[j]->rank, 2);
+    for (int i = 0; i < 9; i++) ck_assert(elem_f(out[j], i) == (float)(10 * j + i));
+    tensor_release(out[j]);
+  }
+  for (int j = 0; j < 3; j++) tensor_release(in[j]);
+  parexec_free(x);
   graph_release(g);
 }
 END_TEST
@@ -1456,6 +1501,7 @@ static Suite *graph_suite(void) {
   tcase_add_test(tc, test_trace_dtype_error);
   tcase_add_test(tc, test_static_value_of_shape);
   tcase_add_test(tc, test_exec_runs_and_releases);
+  tcase_add_test(tc, test_parexec_runs_on_workers);
   tcase_add_test(tc, test_prune_fold_cse);
   tcase_add_test(tc, test_nonstrict_and_error_location);
   tcase_add_test(tc, test_output_aliasing);

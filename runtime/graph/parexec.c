@@ -1,0 +1,177 @@
+/* parexec.c — runs one graph on several inputs at once on a pool of worker threads (tf.data's parallel map). */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/parexec.h"
+#include "graph/exec.h"
+#include "object/object.h"
+
+/* The ops whose code lives above the kernels layer (tf.data, file I/O, summaries): never on a worker. */
+static const bool op_is_up[OP__COUNT] = {
+#define OP(id, ...) [OP_##id] = false,
+#define OP_UP(id, ...) [OP_##id] = true,
+#include "kernels/ops.def"
+#undef OP
+#undef OP_UP
+};
+
+static bool plain_dtype(int dt) { return dt != DT_STRING && dt != DT_VARIANT; }
+
+bool parexec_graph_ok(const Graph *g, const char **why) {
+  for (int id = 0; id < g->nnodes; id++) {
+    const GraphNode *nd = &g->nodes[id];
+    *why = nd->name;
+    switch (nd->kind) {
+      case GN_VARHANDLE: return false;   /* a Variable's value is shared with the program */
+      case GN_CONST:
+        if (!plain_dtype(nd->value->dtype)) return false;
+        break;
+      case GN_OP:
+        if ((nd->op->flags & OPF_STATEFUL) || op_is_up[nd->op->id]) return false;
+        break;
+      case GN_COND:
+      case GN_WHILE:
+        if (!parexec_graph_ok(nd->sub[0], why) || !parexec_graph_ok(nd->sub[1], why)) return false;
+        break;
+      case GN_PLACEHOLDER: break;
+    }
+    for (int o = 0; o < nd->nout; o++)
+      if (!plain_dtype(nd->outm[o].dtype)) return false;
+  }
+  *why = NULL;
+  return true;
+}
+
+struct ParExec {
+  Graph *g;
+  int lanes;
+  ExecPlan **plans;           /* one per lane: a plan's arena serves one run at a time */
+};
+
+ParExec *parexec_new(Graph *g, int lanes) {
+  ParExec *x = calloc(1, sizeof(ParExec));
+  if (!x) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = rt_hold_fn((void (*)(void *))parexec_free, x);
+  x->g = graph_retain(g);
+  x->plans = calloc((size_t)lanes, sizeof(ExecPlan *));
+  if (!x->plans) rt_throw(ERR_MEMORY, "out of memory");
+  x->lanes = lanes;
+  for (int i = 0; i < lanes; i++) x->plans[i] = exec_plan_new_private(g);
+  rt_unhold(mark);
+  return x;
+}
+
+void parexec_free(ParExec *x) {
+  if (!x) return;
+  for (int i = 0; x->plans && i < x->lanes; i++) exec_plan_free(x->plans[i]);
+  free(x->plans);
+  if (x->g) graph_release(x->g);
+  free(x);
+}
+
+int parexec_lanes(const ParExec *x) { return x->lanes; }
+
+/* ---- the pool ---------------------------------------------------------------------------------
+ * Threads are made on first need and live as long as the program (a thread's per-thread free lists
+ * stay reachable, so nothing leaks).  One batch at a time: only the main thread starts batches, and
+ * it waits for each one to finish, so nothing runs on a worker once parexec_run has returned. */
+enum { PAR_MAX = 64 };
+
+typedef struct Batch {
+  ParExec *x;
+  int n;
+  Tensor **const *args;
+  Tensor **const *outs;
+  ParErr *errs;
+} Batch;
+
+static struct {
+  pthread_mutex_t mu;
+  pthread_cond_t go, done;
+  unsigned long gen;          /* bumped per batch */
+  Batch b;
+  int pending;                /* jobs of the batch not finished on workers */
+  int started;                /* threads made so far (lane 1..started) */
+} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER};
+
+static _Atomic tfs_i64 offthread_runs;
+tfs_i64 parexec_offthread_runs(void) { return atomic_load(&offthread_runs); }
+
+/* One job, its error caught here (the caller raises it when the element is reached). */
+static void job_run(const Batch *b, int i) {
+  ParErr *e = &b->errs[i];
+  e->msg = NULL;
+  RtTry t;
+  rt_try_push(&t);
+  if (setjmp(t.jb) == 0) {
+    exec_run(b->x->plans[i], b->args[i], b->outs[i]);
+    rt_try_pop(&t);
+    return;
+  }
+  e->kind = t.kind;
+  e->loc = t.loc;
+  e->msg = t.msg ? t.msg : strdup("");
+  t.msg = NULL;
+  rt_try_clear(&t);   /* (an op raises no exception object) */
+}
+
+static void *lane_main(void *arg) {
+  int lane = (int)(intptr_t)arg;
+  exec_on_worker = true;
+  unsigned long seen = 0;
+  pthread_mutex_lock(&pool.mu);
+  for (;;) {
+    while (pool.gen == seen) pthread_cond_wait(&pool.go, &pool.mu);
+    seen = pool.gen;
+    if (lane >= pool.b.n) continue;
+    Batch b = pool.b;
+    pthread_mutex_unlock(&pool.mu);
+    job_run(&b, lane);
+    atomic_fetch_add(&offthread_runs, 1);
+    pthread_mutex_lock(&pool.mu);
+    if (--pool.pending == 0) pthread_cond_signal(&pool.done);
+  }
+  return NULL;
+}
+
+/* Lanes 1..n-1 have threads; false when one could not be made. */
+static bool ensure_lanes(int n) {
+  while (pool.started < n - 1) {
+    pthread_t t;
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&t, &a, lane_main, (void *)(intptr_t)(pool.started + 1));
+    pthread_attr_destroy(&a);
+    if (rc != 0) return false;
+    pool.started++;
+  }
+  return true;
+}
+
+void parexec_run(ParExec *x, int n, Tensor **const *args, Tensor **const *outs, ParErr *errs) {
+  Batch b = {x, n, args, outs, errs};
+  pthread_mutex_lock(&pool.mu);
+  bool threads = n > 1 && n <= PAR_MAX && ensure_lanes(n);
+  if (threads) {
+    atomic_store(&rt_mt_active, 1);
+    pool.b = b;
+    pool.pending = n - 1;
+    pool.gen++;
+    pthread_cond_broadcast(&pool.go);
+  }
+  pthread_mutex_unlock(&pool.mu);
+  if (!threads) {   /* no thread could be made: every job here, in order */
+    for (int i = 0; i < n; i++) job_run(&b, i);
+    return;
+  }
+  job_run(&b, 0);
+  pthread_mutex_lock(&pool.mu);
+  while (pool.pending > 0) pthread_cond_wait(&pool.done, &pool.mu);
+  pool.b.n = 0;
+  atomic_store(&rt_mt_active, 0);
+  pthread_mutex_unlock(&pool.mu);
+}

@@ -1,0 +1,36 @@
+/* parexec.h — one traced graph run on several inputs at once, on worker threads (tf.data's parallel map).
+ *
+ * What may run off the main thread is decided per graph (parexec_graph_ok): only pure ops of the kernels
+ * layer on numbers (no OPF_STATEFUL op, no op bound from stdlib, no Variable, no string or variant value),
+ * so a worker never reaches the host interpreter, a tape, a random state, a file or a resource.  Each lane
+ * has its own plan with its own copies of the constants (exec_plan_new_private); the inputs are the
+ * caller's copies.  A batch runs job 0 on the calling thread and job i on pool thread i, and returns when
+ * all are done: the caller runs nothing else meanwhile, so the only objects threads could share are the
+ * ones this layer copies.  The rules this relies on are in runtime/README.md ("Threads").
+ */
+#ifndef TFS_PAREXEC_H
+#define TFS_PAREXEC_H
+
+#include "graph/graph.h"
+
+/* Whether g (and its cond/while bodies) can run on a worker thread; when not, *why names the first
+ * node that keeps it on the main thread (static text or the node's name). */
+bool parexec_graph_ok(const Graph *g, const char **why);
+
+typedef struct ParExec ParExec;
+/* A runner of `lanes` (2..64) concurrent runs of g (retained); the plans are made now. */
+ParExec *parexec_new(Graph *g, int lanes);
+void parexec_free(ParExec *x);
+int parexec_lanes(const ParExec *x);
+
+/* A failed run: the error as exec_run raised it (msg owned; NULL when the run succeeded). */
+typedef struct ParErr { ErrKind kind; char *msg; int loc; } ParErr;
+
+/* Run job i < n <= lanes on args[i] (the graph's inputs, borrowed; not shared with another job), filling
+ * outs[i] (the graph's outputs, owned) or errs[i].  Job 0 runs here, the others on the pool's threads. */
+void parexec_run(ParExec *x, int n, Tensor **const *args, Tensor **const *outs, ParErr *errs);
+
+/* Runs done on pool threads since the start (tests: proof that work left the calling thread). */
+tfs_i64 parexec_offthread_runs(void);
+
+#endif

@@ -1,0 +1,247 @@
+/* dsparmap.c — Dataset.map(num_parallel_calls=...): a buffer of mapped elements filled by graph runs on several threads.
+ *
+ * As TF's ParallelMapDataset, the map function's traced graph runs for up to num_parallel_calls input
+ * elements at once (AUTOTUNE: one per core) and the results come out in input order, an error at the
+ * element that raised it.  Unlike TF, the buffer is filled only when it is empty and next() waits for
+ * the whole batch: the consumer's code never runs beside a worker (graph/parexec.h says why that
+ * matters).  A graph that cannot leave the main thread (parexec_graph_ok) maps in order here instead.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "object/object.h"
+#include "kernels/ops.h"
+#include "function/tffunction.h"
+#include "graph/parexec.h"
+#include "graph/trace.h"
+#include "modules/tfdata.h"
+#include "modules/dsparmap.h"
+#include "modules/modules.h"
+
+typedef struct Slot {
+  Val elem;                   /* the mapped element (owned), or VT_UNDEF */
+  Val input;                  /* an input to map here, in order (owned), or VT_UNDEF */
+  ParErr err;                 /* a graph run's error (msg owned) */
+  RtTry up;                   /* the input pipeline's error at this position (kind, msg, loc, exc); up.msg NULL: none */
+  bool up_failed;
+} Slot;
+
+struct ParMap {
+  Val conc;                   /* the traced function (owned) */
+  Val spec;                   /* the input element spec (owned) */
+  ParExec *x;
+  int lanes, nin, nout;
+  const TMeta **inm;          /* the placeholders' metas */
+  Slot *ring;                 /* lanes slots: [head, head + count) are ready */
+  int head, count;
+  bool up_done;               /* the input iterator is exhausted or failed */
+  Tensor ***args, ***outs;    /* per lane: nin inputs, nout outputs */
+  ParErr *errs;
+};
+
+ParMap *parmap_new(Val conc, Val spec, tfs_i64 num_parallel_calls) {
+  TffnConcInfo ci;
+  if (!tffn_conc_info(conc, &ci)) return NULL;
+  int lanes = num_parallel_calls < 0 ? tp_threads() : num_parallel_calls > 64 ? 64 : (int)num_parallel_calls;
+  const char *why;
+  if (lanes < 2 || !parexec_graph_ok(ci.g, &why)) return NULL;
+  ParMap *m = calloc(1, sizeof(ParMap));
+  if (!m) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = rt_hold_fn((void (*)(void *))parmap_free, m);
+  m->conc = val_incref(conc);
+  m->spec = val_incref(spec);
+  m->lanes = lanes;
+  m->nin = ci.g->ninputs;
+  m->nout = ci.g->noutputs;
+  m->inm = calloc((size_t)m->nin + 1, sizeof(TMeta *));
+  m->ring = calloc((size_t)lanes, sizeof(Slot));
+  m->args = calloc((size_t)lanes, sizeof(Tensor **));
+  m->outs = calloc((size_t)lanes, sizeof(Tensor **));
+  m->errs = calloc((size_t)lanes, sizeof(ParErr));
+  if (!m->inm || !m->ring || !m->args || !m->outs || !m->errs) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < m->nin; i++) m->inm[i] = &ci.g->nodes[ci.g->inputs[i]].outm[0];
+  for (int l = 0; l < lanes; l++) {
+    m->ring[l].elem = m->ring[l].input = val_undef();
+    m->args[l] = calloc((size_t)m->nin + 1, sizeof(Tensor *));
+    m->outs[l] = calloc((size_t)m->nout + 1, sizeof(Tensor *));
+    if (!m->args[l] || !m->outs[l]) rt_throw(ERR_MEMORY, "out of memory");
+  }
+  m->x = parexec_new(ci.g, lanes);
+  rt_unhold(mark);
+  return m;
+}
+
+static void slot_clear(Slot *s) {
+  TFS_CLEAR(s->elem);
+  TFS_CLEAR(s->input);
+  free(s->err.msg);
+  s->err.msg = NULL;
+  if (s->up_failed) rt_try_clear(&s->up);
+  s->up_failed = false;
+}
+
+void parmap_free(ParMap *m) {
+  if (!m) return;
+  for (int l = 0; m->ring && l < m->lanes; l++) slot_clear(&m->ring[l]);
+  for (int l = 0; m->args && l < m->lanes; l++) free(m->args[l]);
+  for (int l = 0; m->outs && l < m->lanes; l++) free(m->outs[l]);
+  free(m->args);
+  free(m->outs);
+  free(m->errs);
+  free(m->ring);
+  free(m->inm);
+  parexec_free(m->x);
+  val_decref(m->conc);
+  val_decref(m->spec);
+  free(m);
+}
+
+/* The element's tensors in the order of the graph's inputs (the spec's order: tuples in order, dicts by
+ * the spec's keys), each a private copy; false when a leaf does not fit its placeholder (the element is
+ * then mapped by the ordinary call, which raises TF's error). */
+static bool leaf_fits(const TMeta *pm, const Tensor *t) {
+  if (t->sym || t->dtype != pm->dtype) return false;
+  if (pm->rank < 0) return true;
+  if (t->rank != pm->rank) return false;
+  for (int d = 0; d < t->rank; d++)
+    if (pm->shape[d] >= 0 && pm->shape[d] != t->shape[d]) return false;
+  return true;
+}
+
+static bool flatten(ParMap *m, Val spec, Val v, Tensor **args, int *k) {
+  if (val_is(spec, &tuple_type)) {
+    Tuple *s = (Tuple *)spec.u.o;
+    if (!val_is(v, &tuple_type) || ((Tuple *)v.u.o)->len != s->len) return false;
+    for (tfs_i64 i = 0; i < s->len; i++)
+      if (!flatten(m, s->items[i], ((Tuple *)v.u.o)->items[i], args, k)) return false;
+    return true;
+  }
+  if (val_is(spec, &dict_type)) {
+    Dict *s = (Dict *)spec.u.o;
+    if (!val_is(v, &dict_type) || ((Dict *)v.u.o)->len != s->len) return false;
+    for (tfs_i64 i = 0; i < s->used; i++) {
+      if (val_is_undef(s->keys[i])) continue;
+      Val x = dict_get(v, s->keys[i]);
+      if (val_is_undef(x)) return false;
+      bool ok = flatten(m, s->vals[i], x, args, k);
+      val_decref(x);
+      if (!ok) return false;
+    }
+    return true;
+  }
+  if (!val_is(v, &tensor_type) || *k >= m->nin || !leaf_fits(m->inm[*k], val_tensor(v))) return false;
+  args[(*k)++] = tensor_copy(val_tensor(v));   /* the worker's own: no count shared with the program */
+  return true;
+}
+
+static void args_release(Tensor **args, int n) {
+  for (int i = 0; i < n; i++)
+    if (args[i]) tensor_release(args[i]);
+  memset(args, 0, sizeof(Tensor *) * (size_t)n);
+}
+
+/* pull, an error kept in s (raised when the consumer reaches this position): 1 got, 0 the end, -1 failed. */
+static int pull_caught(Slot *s, ParPull pull, void *ctx, Val *e) {
+  RtTry t;
+  rt_try_push(&t);
+  if (setjmp(t.jb) != 0) {
+    s->up = t;
+    s->up_failed = true;
+    return -1;
+  }
+  bool got = pull(ctx, e);
+  rt_try_pop(&t);
+  return got;
+}
+
+/* Fill the empty buffer: pull up to `lanes` inputs, run the graph on them at once, keep the results. */
+static void fill(ParMap *m, ParPull pull, void *ctx, ParFinish finish) {
+  int n = 0, nrun = 0, run_of[64];
+  m->head = 0;
+  while (n < m->lanes && !m->up_done) {
+    Slot *s = &m->ring[n];
+    Val e;
+    int got = pull_caught(s, pull, ctx, &e);
+    if (got < 0) { m->up_done = true; n++; break; }
+    if (!got) { m->up_done = true; break; }
+    int k = 0;
+    if (flatten(m, m->spec, e, m->args[nrun], &k) && k == m->nin) {
+      val_decref(e);
+      run_of[nrun++] = n;
+    } else {
+      args_release(m->args[nrun], m->nin);
+      s->input = e;
+    }
+    n++;
+  }
+  m->count = n;
+  if (nrun) {
+    parexec_run(m->x, nrun, m->args, m->outs, m->errs);
+    for (int j = 0; j < nrun; j++) {
+      args_release(m->args[j], m->nin);
+      Slot *s = &m->ring[run_of[j]];
+      if (m->errs[j].msg) { s->err = m->errs[j]; m->errs[j].msg = NULL; continue; }
+      Val r = tffn_conc_result(m->conc, m->outs[j]);
+      s->elem = finish(r);
+    }
+  }
+}
+
+bool parmap_next(ParMap *m, ParPull pull, void *ctx, ParFinish finish, ParSeq seq, Val *out) {
+  /* a tape recording, or a trace: the ordinary call, in order (it records or traces what it runs) */
+  if (m->count == 0 && (op_tape_nactive || trace_active())) {
+    Val e;
+    if (m->up_done || !pull(ctx, &e)) { m->up_done = true; return false; }
+    *out = seq(ctx, e);
+    return true;
+  }
+  if (m->count == 0) {
+    if (m->up_done) return false;
+    fill(m, pull, ctx, finish);
+    if (m->count == 0) return false;
+  }
+  Slot *s = &m->ring[m->head++];
+  m->count--;
+  if (!val_is_undef(s->elem)) {
+    *out = s->elem;
+    s->elem = val_undef();
+    return true;
+  }
+  if (!val_is_undef(s->input)) {
+    Val e = s->input;
+    s->input = val_undef();
+    *out = seq(ctx, e);
+    return true;
+  }
+  if (s->err.msg) {   /* raised as exec_run raised it on this thread */
+    char *msg = s->err.msg;
+    s->err.msg = NULL;
+    int mark = rt_hold_mem(msg);
+    (void)mark;
+    rt_throw_msg(s->err.loc, s->err.kind, msg, val_undef());
+  }
+  RtTry t = s->up;
+  s->up_failed = false;
+  char *msg = t.msg;
+  rt_hold_mem(msg);
+  rt_throw_msg(t.loc, t.kind, msg ? msg : "", t.exc);
+}
+
+/* `_tfdata`: internals tests read (not a TF name). offthread_runs(): graph runs done on worker threads so
+ * far, so a test can prove a parallel map left the main thread. */
+static Val td_offthread_runs(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self, (void)args;
+  if (n || (kw && kw->n)) rt_throw(ERR_TYPE, "_tfdata.offthread_runs() takes 0 positional arguments but %d were given", n);
+  return val_int(parexec_offthread_runs());
+}
+
+static Val td_attr(const char *name) {
+  if (!strcmp(name, "offthread_runs")) return builtin_new("_tfdata.offthread_runs", td_offthread_runs, val_undef(), NULL);
+  return val_undef();
+}
+
+Val tfdata_internal_module(void) {
+  static Val mod = {VT_UNDEF, {0}};
+  if (val_is_undef(mod)) mod = module_native("_tfdata", td_attr);
+  return val_incref(mod);
+}
