@@ -54,6 +54,11 @@ def main():
     for _ in range(10):
         step()
     print("lstm_train_cpu_ms_per_step", round((time.process_time() - c0) * 100.0, 1))
+    c0 = time.process_time()
+    with torch.no_grad():
+        for _ in range(5):
+            model(xi)
+    print("lstm_infer_b256_cpu_ms", round((time.process_time() - c0) * 200.0, 1))
 
 
 if __name__ == "__main__":

@@ -98,7 +98,8 @@ echo "LSTM text classifier (bench/keras_lstm.tfs): Embedding 2000x64 -> LSTM 64 
 awk 'NR == FNR { torch[$1] = $2; next }
      $1 == "lstm_train_steps_per_s" { printf "training steps/s: tfs tf.function %9.1f   pytorch eager %9.1f   tfs/torch %.2fx\n", $2, torch[$1], $2 / torch[$1] }
      $1 == "lstm_train_cpu_ms_per_step" { printf "training CPU ms/step: tfs %9.1f   pytorch %9.1f\n", $2, torch[$1] }
-     $1 == "lstm_infer_b256_ms" { printf "inference, batch 256, ms: tfs %9.1f   pytorch %9.1f\n", $2, torch[$1] }' \
+     $1 == "lstm_infer_b256_ms" { printf "inference, batch 256, ms: tfs %9.1f   pytorch %9.1f\n", $2, torch[$1] }
+     $1 == "lstm_infer_b256_cpu_ms" { printf "inference CPU ms: tfs %9.1f   pytorch %9.1f\n", $2, torch[$1] }' \
   "$OUT/torch_lstm.txt" "$OUT/tfs_lstm.txt"
 echo
 "$ROOT/bench/run_cnn.sh"

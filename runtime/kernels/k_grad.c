@@ -37,7 +37,16 @@ void k_scatter_grad(OpCall *c) {
     op_fail(c, ERR_INVALID_ARGUMENT, "gradient of %s: %lld gradient values for %lld selected elements",
             op_defs[fop].graph_name, (long long)dy->size, (long long)sel->size);
   memset(tensor_data(out), 0, (size_t)out->size * (size_t)dtype_info[out->dtype].size);
-  if (out->dtype == DT_FLOAT32) {
+  if (out->dtype == DT_FLOAT32 && sel->dtype == DT_INT64 && dy->dtype == DT_FLOAT32 && tensor_is_contiguous(sel) &&
+      tensor_is_contiguous(dy)) {
+    /* the common case without the per-element accessors (the Embedding's gradient: 5% of an LSTM step);
+     * the same additions in the same order */
+    float *o = tensor_data(out);
+    const int64_t *s = tensor_data(sel);
+    const float *d = tensor_data(dy);
+    for (tfs_i64 i = 0; i < sel->size; i++)
+      if (s[i] >= 0) o[s[i]] += d[i];
+  } else if (out->dtype == DT_FLOAT32) {
     float *o = tensor_data(out);
     for (tfs_i64 i = 0; i < sel->size; i++)
       if (tensor_get_i(sel, i) >= 0) o[tensor_get_i(sel, i)] += (float)tensor_get_f(dy, i);

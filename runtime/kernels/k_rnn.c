@@ -7,6 +7,7 @@
 
 #include "object/object.h"
 #include "kernels/ops.h"
+#include "kernels/vmath.h"
 
 /* The forward op takes the input already projected for every step (one MatMul of [B*T, F] by the kernel, made
  * by the layer), then per step one product h @ recurrent_kernel for all four gates (Keras' order i, f, g, o) and
@@ -16,9 +17,6 @@
  * order (reversed in time with go_backwards, as Keras returns them), the last h and c [B,H], and for the
  * gradient the cells cs [T,B,H] and activations [T,B,5H] (i, f, g, o, tanh c) of every step, step-major so
  * that each step writes and reads one contiguous block. */
-
-static inline float rnn_sigmoid(float x) { return (float)(1.0 / (1.0 + exp(-(double)x))); }
-static inline float rnn_tanh(float x) { return (float)tanh((double)x); }
 
 static tfs_i64 dim_or(const TMeta *m, int d) { return m->rank > d ? m->shape[d] : -1; }
 
@@ -117,11 +115,14 @@ static void lstm_rows(void *ctx, int part, int nparts) {
       zb[j] = v;
     }
   }
-  /* one function at a time over all rows, as the op-by-op path runs them: interleaving the sigmoid and tanh
-   * calls measured slower (libm's branches mispredict) */
-  ROWS for (tfs_i64 j = 0; j < 2 * H; j++) act[b * 5 * H + j] = rnn_sigmoid(p->z[b * G + j]);
-  ROWS for (tfs_i64 j = 2 * H; j < 3 * H; j++) act[b * 5 * H + j] = rnn_tanh(p->z[b * G + j]);
-  ROWS for (tfs_i64 j = 3 * H; j < G; j++) act[b * 5 * H + j] = rnn_sigmoid(p->z[b * G + j]);
+  /* the vector loops of vmath.c, one function at a time over a row's gates (the elementwise kernels' bits) */
+  ROWS {
+    float *a = act + b * 5 * H;
+    const float *zb = p->z + b * G;
+    vm_sigmoid_f32(a, zb, 2 * H);
+    vm_tanh_f32(a + 2 * H, zb + 2 * H, H);
+    vm_sigmoid_f32(a + 3 * H, zb + 3 * H, H);
+  }
   ROWS {
     float *a = act + b * 5 * H, *cc = p->cc + b * H;
     for (tfs_i64 j = 0; j < H; j++) {
@@ -129,7 +130,7 @@ static void lstm_rows(void *ctx, int part, int nparts) {
       cc[j] = fc + ig;
     }
   }
-  ROWS for (tfs_i64 j = 0; j < H; j++) act[b * 5 * H + 4 * H + j] = rnn_tanh(p->cc[b * H + j]);
+  ROWS vm_tanh_f32(act + b * 5 * H + 4 * H, p->cc + b * H, H);
   ROWS {
     const float *a = act + b * 5 * H;
     for (tfs_i64 j = 0; j < H; j++) {

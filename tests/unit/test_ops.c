@@ -12,6 +12,7 @@
 #include "isagate.h"
 #include "object/object.h"
 #include "kernels/ops.h"
+#include "kernels/vmath.h"
 #include "modules/tfmod.h"
 
 static char fixture_dir[1024];
@@ -437,6 +438,50 @@ static void fill(DType dt, void *p, int n, unsigned *seed) {
   }
 }
 
+/* The vector sigmoid/tanh of vmath.c on every path against the scalar glibc formulas, bit for bit: every
+ * 65537th float32 bit pattern, a million consecutive floats around 0.5 and -3 (gates' usual range), the
+ * special values, and every length up to 19 at odd offsets (the vector tails).  All 2^32 inputs:
+ * tests/tools/vmath_all.c (by hand, minutes). */
+static int vm_check(Isa isa, const float *in, tfs_i64 n) {
+  float *got = malloc(sizeof(float) * (size_t)(n + 1));
+  int bad = 0;
+  for (int fn = 0; fn < 2; fn++) {
+    if (fn) vm_tanh_on(isa, got, in, n);
+    else vm_sigmoid_on(isa, got, in, n);
+    for (tfs_i64 i = 0; i < n; i++) {
+      float want = fn ? vm_tanh_ref(in[i]) : vm_sigmoid_ref(in[i]);
+      if (memcmp(&got[i], &want, 4) != 0) {
+        bad++;
+        fprintf(stderr, "%s %s(%a) = %a, want %a\n", isa_name(isa), fn ? "tanh" : "sigmoid", (double)in[i], (double)got[i], (double)want);
+      }
+    }
+  }
+  free(got);
+  return bad;
+}
+
+START_TEST(test_vmath_paths) {
+  tfs_i64 n = 0, cap = (1 << 16) + 2 * (1 << 20) + 64;
+  float *in = malloc(sizeof(float) * (size_t)cap);
+  for (uint64_t u = 0; u < (1ULL << 32); u += 65537) { uint32_t b = (uint32_t)u; memcpy(&in[n++], &b, 4); }
+  float starts[2] = {0.5f, -3.0f};
+  for (int k = 0; k < 2; k++) {
+    uint32_t b;
+    memcpy(&b, &starts[k], 4);
+    for (uint32_t i = 0; i < (1u << 20); i++) { uint32_t v = b + i; memcpy(&in[n++], &v, 4); }
+  }
+  static const float special[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 1e-45f, -1e-45f, 0x1p-126f, 0x1p-125f,
+                                  0x1p-5f, -0x1p-5f, 80.0f, -80.0f, 80.00001f, -80.00001f, 40.0f, -40.00001f, 88.7f, -104.0f};
+  for (size_t i = 0; i < sizeof special / sizeof special[0]; i++) in[n++] = special[i];
+  for (int isa = 0; isa <= (int)isa_cpu_best(); isa++) {
+    ck_assert_int_eq(vm_check((Isa)isa, in, n), 0);
+    for (tfs_i64 len = 0; len < 20; len++)
+      for (tfs_i64 off = 0; off < 3; off++) ck_assert_int_eq(vm_check((Isa)isa, in + n - 20 - off, len), 0);
+  }
+  free(in);
+}
+END_TEST
+
 START_TEST(test_gemm_paths) {
   /* row tails (M % 4), one and two vectors per panel, partial last panels, several panels, K = 1,
    * and a product big enough to pack on the heap */
@@ -617,6 +662,7 @@ static Suite *ops_suite(void) {
   TCase *tg = tcase_create("gemm");
   tcase_set_timeout(tg, 120);
   tcase_add_test(tg, test_gemm_paths);
+  tcase_add_test(tg, test_vmath_paths);
   tcase_add_test(tg, test_xsmm_upper_clean);
   tcase_add_test(tg, test_xsmm_transposes);
   tcase_add_test(tg, test_row_kernels_wide);
