@@ -500,6 +500,7 @@ void rt_setitem(Val o, Val key, Val v) {
 void rt_delitem(Val o, Val key) {
   if (val_is(o, &list_type)) list_delitem(o, key);
   else if (val_is(o, &dict_type)) dict_delitem(o, key);
+  else if (val_is(o, &bytearray_type)) bytearray_delitem(o, key);
   else if (!inst_delitem(o, key)) rt_throw(ERR_TYPE, "'%s' object doesn't support item deletion", val_type_name(o));
 }
 
