@@ -103,6 +103,7 @@ typedef struct Module {
   Val (*getattr)(const char *name);   /* native modules (tf, ag, time): attribute lookup */
   void (*init)(Val module);   /* compiled modules: top-level code; NULL once run */
   const char *tfqual;         /* a stdlib module standing for tf.<tfqual>: missing names fall back to the tf table */
+  const char *as_class;       /* a native module standing for a class (tf.data.Dataset: 'DatasetV2'): its errors name it so */
 } Module;
 const char *module_name(int index);              /* compiled module's name, or NULL */
 Val module_global(int index, const char *name);  /* a compiled module's global (borrowed) or VT_UNDEF */
