@@ -54,6 +54,15 @@ void ndarray_set_methods(Val methods) {
   nd_methods = val_incref(methods);
 }
 
+/* numpy's exception for an in-place result its array's dtype cannot hold (its class, from the numpy module). */
+_Noreturn void ndarray_raise_cast_error(const char *msg) {
+  Val cls = dict_get_str(nd_methods, "__cast_error__");
+  /* errindex: Cannot cast ufunc '…' output from dtype('…') to dtype('…') with casting rule 'same_kind' */
+  if (val_is_undef(cls)) rt_throw(ERR_TYPE, "%s", msg);
+  val_decref(cls);   /* a class of the numpy module, which keeps it */
+  exc_raise_class(cls, ERR_TYPE, msg);
+}
+
 /* A method from the numpy module bound to its array: self is (function, array). */
 static Val nd_bound(Val self, int n, const Val *args, const Kw *kw) {
   const Val *fa = ((Tuple *)self.u.o)->items;
@@ -249,6 +258,14 @@ static DType np_result_dtype(Val a, const NpOperand *oa, Val b, const NpOperand 
   return r->dt;
 }
 
+/* numpy 1.24's result dtype of a binary ufunc (value-based casting included); false when a or b is no number or array. */
+bool ndarray_result_dtype(Val a, Val b, DType *out) {
+  NpOperand oa, ob;
+  if (!np_operand(a, &oa) || !np_operand(b, &ob)) return false;
+  *out = np_result_dtype(a, &oa, b, &ob);
+  return true;
+}
+
 static Val np_apply_host(OpId id, Val a, Val b);
 
 /* Apply a binary op with numpy's dtype rules; results are ndarrays (0-d: numpy scalars).  Numpy's arithmetic
@@ -309,8 +326,18 @@ static Val ndarray_binop(int op, Val a, Val b) {
     [BIN_LSHIFT] = -1, [BIN_RSHIFT] = -1,
     [BIN_BITAND] = OP_LOGICAL_AND, [BIN_BITOR] = OP_LOGICAL_OR, [BIN_BITXOR] = OP_LOGICAL_XOR,
   };
-  if (op < 0 || op >= BIN__COUNT || ops[op] < 0) return val_undef();
   if (val_is(a, &str_type) || val_is(b, &str_type)) return val_undef();   /* '%.2f' % x: str's own operator */
+  if (op == BIN_LSHIFT || op == BIN_RSHIFT) {   /* numpy's shifts (counts past the width, bools): the numpy module's */
+    Val f = dict_get_str(nd_methods, op == BIN_LSHIFT ? "__lshift__" : "__rshift__");
+    if (val_is_undef(f)) return val_undef();
+    Val args[2] = {a, b};
+    int mark = rt_hold_val(f);
+    Val r = rt_call(f, 2, args, NULL);
+    rt_unhold(mark);
+    val_decref(f);
+    return r;
+  }
+  if (op < 0 || op >= BIN__COUNT || ops[op] < 0) return val_undef();
   Tensor *ta = val_as_tensor(a), *tb = val_as_tensor(b);
   bool ba = ta ? ta->dtype == DT_BOOL : a.tag == VT_BOOL, bb = tb ? tb->dtype == DT_BOOL : b.tag == VT_BOOL;
   if (ba && bb) {   /* numpy's bool arithmetic: + is or, * is and, - is refused */

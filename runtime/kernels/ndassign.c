@@ -148,9 +148,12 @@ Val nd_inplace(int op, Val a, Val b, Val (*binop)(int, Val, Val)) {
   if (!rt) { rt_unhold(hm); return r; }
   DType ad = na->t->dtype, rd = rt->dtype;
   bool narrows = (dtype_info[rd].is_float && !dtype_info[ad].is_float) || (ad == DT_BOOL && rd != DT_BOOL);
-  if (narrows)
-    rt_throw(ERR_TYPE, "Cannot cast ufunc '%s' output from dtype('%s') to dtype('%s') with casting rule 'same_kind'",
+  if (narrows) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "Cannot cast ufunc '%s' output from dtype('%s') to dtype('%s') with casting rule 'same_kind'",
              ufunc[op], dtype_info[rd].name, dtype_info[ad].name);
+    ndarray_raise_cast_error(msg);
+  }
   bool same = rt->rank == na->t->rank;
   for (int d = 0; same && d < rt->rank; d++) same = rt->shape[d] == na->t->shape[d];
   if (!same) {

@@ -333,6 +333,9 @@ void tensorobj_register(void);
 void ndarrayobj_register(void);
 /* The numpy module's methods of numpy.ndarray (sum, reshape, __setitem__ ...): a dict name -> function. */
 void ndarray_set_methods(Val methods);
+_Noreturn void ndarray_raise_cast_error(const char *msg);   /* numpy's _UFuncOutputCastingError */
+/* numpy 1.24's result dtype of a binary ufunc on a and b (value-based casting); false: not numbers or arrays. */
+bool ndarray_result_dtype(Val a, Val b, DType *out);
 /* numpy's writes (ndassign.c): dst[...] = src broadcast; a[key] = v for a basic key; a op= b in place
  * (binop: the ndarray's operator; VT_UNDEF when a is no array). */
 void nd_assign(Tensor *dst, Tensor *src);

@@ -33,10 +33,11 @@ static void bytes_repr(StrBuf *b, Val v) {
 
 static tfs_i64 bytes_len(Val v) { return (tfs_i64)((const Bytes *)v.u.o)->len; }
 
-static bool bytes_eq(Val a, Val b) {
-  if (!val_is(a, &bytes_type) || !val_is(b, &bytes_type)) return false;
-  const Bytes *x = (const Bytes *)a.u.o, *y = (const Bytes *)b.u.o;
-  return x->len == y->len && !memcmp(x->data, y->data, x->len);
+/* bytes == bytearray compares the bytes, as CPython. */
+bool byteslike_eq(Val a, Val b) {
+  size_t n, m;
+  const unsigned char *x = byteslike_data(a, &n), *y = byteslike_data(b, &m);
+  return x && y && n == m && (!n || !memcmp(x, y, n));
 }
 
 static tfs_u64 bytes_hash(Val v) {
@@ -44,35 +45,6 @@ static tfs_u64 bytes_hash(Val v) {
   tfs_u64 h = 1469598103934665603ull;
   for (size_t i = 0; i < x->len; i++) h = (h ^ x->data[i]) * 1099511628211ull;
   return h;
-}
-
-//! bytes.decode(encoding='utf-8', errors='strict')
-//!   The str the bytes encode (UTF-8 or ASCII); UnicodeDecodeError where they are not valid.
-static Val bytes_decode_m(Val self, int n, const Val *args, const Kw *kw) {
-  static ArgSpec spec = {.what = "decode", .sig = "encoding='utf-8', errors='strict'"};
-  Val a[2];
-  args_parse(&spec, n, args, kw, a);
-  const Bytes *x = (const Bytes *)self.u.o;
-  const char *enc = val_is(a[0], &str_type) ? str_cstr(a[0]) : "utf-8";
-  if (!val_is(a[0], &str_type)) rt_throw(ERR_TYPE, "decode() argument 'encoding' must be str, not %s", val_type_name(a[0]));
-  if (!val_is(a[1], &str_type) || strcmp(str_cstr(a[1]), "strict"))
-    rt_throw(ERR_NOTIMPL, "bytes.decode: only errors='strict' is supported");
-  bool ascii = !strcasecmp(enc, "ascii") || !strcasecmp(enc, "us-ascii");
-  if (!ascii && strcasecmp(enc, "utf-8") && strcasecmp(enc, "utf8") && strcasecmp(enc, "utf_8")) {
-    char msg[200];
-    snprintf(msg, sizeof msg, "unknown encoding: %.150s", enc);
-    exc_raise_class(exc_lookup("LookupError", false), ERR_RUNTIME, msg);
-  }
-  for (size_t i = 0; i < x->len;) {
-    const char *why = NULL;
-    size_t len = ascii ? (x->data[i] < 0x80 ? 1 : 0) : utf8_seq(x->data + i, x->len - i, &why);
-    if (!len) {   /* a truncated sequence at the end is reported whole, as CPython does */
-      size_t end = !ascii && !strcmp(why, "unexpected end of data") ? x->len : i + 1;
-      exc_unicode_decode_error(ascii ? "ascii" : "utf-8", x->data[i], i, end, ascii ? "ordinal not in range(128)" : why);
-    }
-    i += len;
-  }
-  return str_new((const char *)x->data, (tfs_i64)x->len);
 }
 
 /* b[i] is an int, b[i:j:k] bytes (Python's indexing and slicing). */
@@ -91,10 +63,7 @@ static Val bytes_getitem(Val self, Val key) {
   return val_int(x->data[i]);
 }
 
-static Val bytes_getattr(Val self, const char *name) {
-  if (!strcmp(name, "decode")) return builtin_new("bytes.decode", bytes_decode_m, self, NULL);
-  return bytes_method(self, name);
-}
+static Val bytes_getattr(Val self, const char *name) { return bytes_method(self, name); }
 
 /* An owned bytes of n bytes, its data left for the caller to fill. */
 Val bytes_alloc(size_t n, unsigned char **data) {
@@ -107,14 +76,17 @@ Val bytes_alloc(size_t n, unsigned char **data) {
 /* b + b2 and b * n; the operand errors are CPython's. */
 static Val bytes_binop(int op, Val a, Val b) {
   if (op == BIN_ADD && val_is(a, &bytes_type)) {
-    if (!val_is(b, &bytes_type)) rt_throw(ERR_TYPE, "can't concat %s to bytes", val_type_name(b));
-    const Bytes *x = (const Bytes *)a.u.o, *y = (const Bytes *)b.u.o;
+    size_t m;
+    const unsigned char *yd = byteslike_data(b, &m);   /* bytes + bytearray is bytes */
+    if (!yd) rt_throw(ERR_TYPE, "can't concat %s to bytes", val_type_name(b));
+    const Bytes *x = (const Bytes *)a.u.o;
     unsigned char *d;
-    Val r = bytes_alloc(x->len + y->len, &d);
+    Val r = bytes_alloc(x->len + m, &d);
     if (x->len) memcpy(d, x->data, x->len);
-    if (y->len) memcpy(d + x->len, y->data, y->len);
+    if (m) memcpy(d + x->len, yd, m);
     return r;
   }
+  if (op == BIN_MOD && val_is(a, &bytes_type)) return format_percent(a, b);
   if (op == BIN_MUL) {
     Val seq = val_is(a, &bytes_type) ? a : b, n = val_is(a, &bytes_type) ? b : a;
     if (n.tag != VT_INT && n.tag != VT_BOOL)
@@ -130,12 +102,13 @@ static Val bytes_binop(int op, Val a, Val b) {
   return val_undef();
 }
 
-/* < <= > >= between bytes: byte-wise, the shorter first on a tie; other pairs are the caller's. */
-static Val bytes_compare(int op, Val a, Val b) {
-  if (!val_is(a, &bytes_type) || !val_is(b, &bytes_type)) return val_undef();
-  const Bytes *x = (const Bytes *)a.u.o, *y = (const Bytes *)b.u.o;
-  int c = memcmp(x->data, y->data, x->len < y->len ? x->len : y->len);
-  if (!c) c = x->len < y->len ? -1 : x->len > y->len;
+/* < <= > >= between bytes and bytearrays: byte-wise, the shorter first on a tie; other pairs are the caller's. */
+Val byteslike_compare(int op, Val a, Val b) {
+  size_t n, m;
+  const unsigned char *x = byteslike_data(a, &n), *y = byteslike_data(b, &m);
+  if (!x || !y) return val_undef();
+  int c = n && m ? memcmp(x, y, n < m ? n : m) : 0;
+  if (!c) c = n < m ? -1 : n > m;
   switch (op) {
   case CMP_LT: return val_bool(c < 0);
   case CMP_LE: return val_bool(c <= 0);
@@ -159,27 +132,30 @@ static int bytes_truthy(Val v) { return ((const Bytes *)v.u.o)->len != 0; }
 
 /* x in b: a byte value (an int) or a sub-sequence (bytes). */
 bool bytes_contains(Val c, Val x) {
-  const Bytes *b = (const Bytes *)c.u.o;
+  size_t n, m;
+  const unsigned char *d = byteslike_data(c, &n), *s;
   if (x.tag == VT_INT || x.tag == VT_BOOL) {
     if (x.u.i < 0 || x.u.i > 255) rt_throw(ERR_VALUE, "byte must be in range(0, 256)");
-    return memchr(b->data, (int)x.u.i, b->len) != NULL;
+    return n && memchr(d, (int)x.u.i, n) != NULL;
   }
-  if (!val_is(x, &bytes_type)) rt_throw(ERR_TYPE, "a bytes-like object is required, not '%s'", val_type_name(x));
-  const Bytes *s = (const Bytes *)x.u.o;
-  return !s->len || memmem(b->data, b->len, s->data, s->len) != NULL;
+  if (!(s = byteslike_data(x, &m))) rt_throw(ERR_TYPE, "a bytes-like object is required, not '%s'", val_type_name(x));
+  return !m || (n && memmem(d, n, s, m) != NULL);
 }
 
 const Type bytes_type = {.name = "bytes", .free = bytes_free, .repr = bytes_repr, .getattr = bytes_getattr,
                          .getitem = bytes_getitem, .iter = bytes_iter, .truthy = bytes_truthy,
-                         .binop = bytes_binop, .compare = bytes_compare,
-                         .len = bytes_len, .eq = bytes_eq, .hash = bytes_hash};
+                         .binop = bytes_binop, .compare = byteslike_compare,
+                         .len = bytes_len, .eq = byteslike_eq, .hash = bytes_hash};
 
-/* bytes(), bytes(n), bytes(iterable of ints), bytes(str, encoding), bytes(bytes). */
-Val bytes_construct(int n, const Val *args, const Kw *kw) {
-  static ArgSpec spec = {.what = "bytes", .sig = "source=, encoding=, errors="};
+/* bytes(), bytes(n), bytes(iterable of ints), bytes(str, encoding), bytes(bytes-like); bytearray(...) likewise. */
+Val bytes_build(int n, const Val *args, const Kw *kw, bool mutable_) {
+  static ArgSpec spec = {.what = "bytes", .sig = "source=, encoding=, errors="},
+                 bspec = {.what = "bytearray", .sig = "source=, encoding=, errors="};
   Val a[3];
-  args_parse(&spec, n, args, kw, a);
+  args_parse(mutable_ ? &bspec : &spec, n, args, kw, a);
   Val src = a[0];
+  size_t len;
+  const unsigned char *d;
   if (val_is(src, &str_type)) {
     if (val_is_undef(a[1])) rt_throw(ERR_TYPE, "string argument without an encoding");
     Val enc = rt_getattr(src, "encode");
@@ -187,38 +163,57 @@ Val bytes_construct(int n, const Val *args, const Kw *kw) {
     Val r = rt_call(enc, val_is_undef(a[2]) ? 1 : 2, a + 1, NULL);
     rt_unhold(mark);
     val_decref(enc);
-    return r;
+    if (!mutable_) return r;
+    mark = rt_hold_val(r);
+    d = byteslike_data(r, &len);
+    Val ba = bytearray_new(d, len);
+    rt_unhold(mark);
+    val_decref(r);
+    return ba;
   }
   if (!val_is_undef(a[1])) rt_throw(ERR_TYPE, "encoding without a string argument");
   if (!val_is_undef(a[2])) rt_throw(ERR_TYPE, "errors without a string argument");
-  if (val_is_undef(src)) return bytes_new("", 0);
-  if (val_is(src, &bytes_type)) return val_incref(src);
+  if (val_is_undef(src)) return mutable_ ? bytearray_new("", 0) : bytes_new("", 0);
+  if (val_is(src, &bytes_type) && !mutable_) return val_incref(src);
+  if ((d = byteslike_data(src, &len))) return mutable_ ? bytearray_new(d, len) : bytes_new(d, len);
   if (src.tag == VT_INT || src.tag == VT_BOOL) {
     if (src.u.i < 0) rt_throw(ERR_VALUE, "negative count");
     if (src.u.i > ((tfs_i64)1 << 36)) rt_throw(ERR_MEMORY, "%s", "");
-    unsigned char *d;
-    Val r = bytes_alloc((size_t)src.u.i, &d);
-    memset(d, 0, (size_t)src.u.i);
-    return r;
+    unsigned char *z;
+    Val r = bytes_alloc((size_t)src.u.i, &z);
+    memset(z, 0, (size_t)src.u.i);
+    if (!mutable_) return r;
+    int mark = rt_hold_val(r);
+    Val ba = bytearray_new(z, (size_t)src.u.i);
+    rt_unhold(mark);
+    val_decref(r);
+    return ba;
   }
   if (src.tag != VT_OBJ || (!src.u.o->type->iter && !val_is(src, &list_type) && !val_is(src, &tuple_type)))
-    rt_throw(ERR_TYPE, "cannot convert '%s' object to bytes", val_type_name(src));
+    rt_throw(ERR_TYPE, "cannot convert '%s' object to %s", val_type_name(src), mutable_ ? "bytearray" : "bytes");
   Val l = list_from_iterable(src);
   int mark = rt_hold_val(l);
-  tfs_i64 len;
+  tfs_i64 cnt;
   const Val *items;
-  seq_items(l, &len, &items);
-  for (tfs_i64 i = 0; i < len; i++) {
+  seq_items(l, &cnt, &items);
+  for (tfs_i64 i = 0; i < cnt; i++) {
     int64_t v = val_to_index(items[i], NULL);
-    if (v < 0 || v > 255) rt_throw(ERR_VALUE, "bytes must be in range(0, 256)");
+    if (v < 0 || v > 255) rt_throw(ERR_VALUE, mutable_ ? "byte must be in range(0, 256)" : "bytes must be in range(0, 256)");
   }
-  unsigned char *d;
-  Val r = bytes_alloc((size_t)len, &d);
-  for (tfs_i64 i = 0; i < len; i++) d[i] = (unsigned char)items[i].u.i;
+  unsigned char *z;
+  Val r = bytes_alloc((size_t)cnt, &z);
+  for (tfs_i64 i = 0; i < cnt; i++) z[i] = (unsigned char)items[i].u.i;
   rt_unhold(mark);
   val_decref(l);
-  return r;
+  if (!mutable_) return r;
+  mark = rt_hold_val(r);
+  Val ba = bytearray_new(z, (size_t)cnt);
+  rt_unhold(mark);
+  val_decref(r);
+  return ba;
 }
+
+Val bytes_construct(int n, const Val *args, const Kw *kw) { return bytes_build(n, args, kw, false); }
 
 Val bytes_new(const void *data, size_t n) {
   Bytes *b = obj_new(&bytes_type, sizeof(Bytes) + n);

@@ -182,8 +182,15 @@ static const char *err_class_name(Val exc, StrBuf *b) {
   if (!val_is(exc, &exc_type)) return NULL;
   const Exc *e = (const Exc *)exc.u.o;
   const char *mod = e->klass ? e->klass->module : NULL;
-  if (!mod || !strcmp(mod, "__main__") || !strcmp(mod, "builtins")) return e->cls;
-  sb_printf(b, "%s.%s", mod, e->cls);
+  /* a class whose __name__ was changed keeps its __qualname__ in tracebacks (numpy's _display_as_base) */
+  Val qn = e->klass ? dict_get_str(e->klass->dict, "__qualname__") : val_undef();
+  if (!val_is(qn, &str_type) && !mod) {
+    val_decref(qn);
+    return e->cls;
+  }
+  if (mod && strcmp(mod, "__main__") && strcmp(mod, "builtins")) sb_printf(b, "%s.", mod);
+  sb_puts(b, val_is(qn, &str_type) ? str_cstr(qn) : e->cls);
+  val_decref(qn);
   return b->data;
 }
 

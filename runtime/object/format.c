@@ -398,9 +398,65 @@ Val rt_fstring(int n, const Val *parts) {
 
 /* ---- printf-style formatting: fmt % args --------------------------------------------------- */
 
+/* ascii(v): repr(v) with every non-ASCII character escaped (\xNN, \uNNNN, \UNNNNNNNN), as CPython. */
+Val ascii_of(Val v) {
+  Val r = repr_of(v);
+  const unsigned char *p = (const unsigned char *)str_cstr(r);
+  size_t n = (size_t)str_len(r);
+  size_t k = 0;
+  while (k < n && p[k] < 0x80) k++;
+  if (k == n) return r;
+  StrBuf b;
+  sb_init(&b);
+  int mark = rt_hold_sb(&b);
+  rt_hold_val(r);
+  for (size_t i = 0; i < n;) {
+    if (p[i] < 0x80) {
+      sb_putc(&b, (char)p[i++]);
+      continue;
+    }
+    size_t len = utf8_seq(p + i, n - i, NULL);
+    if (!len) len = 1;
+    unsigned cp = len == 1 ? p[i] : len == 2 ? (p[i] & 31u) << 6 | (p[i + 1] & 63u)
+                : len == 3 ? (p[i] & 15u) << 12 | (p[i + 1] & 63u) << 6 | (p[i + 2] & 63u)
+                : (p[i] & 7u) << 18 | (p[i + 1] & 63u) << 12 | (p[i + 2] & 63u) << 6 | (p[i + 3] & 63u);
+    if (cp < 0x100) sb_printf(&b, "\\x%02x", cp);
+    else if (cp < 0x10000) sb_printf(&b, "\\u%04x", cp);
+    else sb_printf(&b, "\\U%08x", cp);
+    i += len;
+  }
+  rt_unhold(mark);
+  val_decref(r);
+  size_t bl = b.len;
+  return str_take(sb_steal(&b), (tfs_i64)bl);
+}
+
+/* %s/%b/%r/%a/%c of bytes formatting: raw bytes, cut to prec, padded with spaces to width. */
+static void fmt_raw(StrBuf *b, const char *d, size_t m, int64_t width, int prec, char align) {
+  if (prec >= 0 && (size_t)prec < m) m = (size_t)prec;
+  size_t pad = width > 0 && (uint64_t)width > m ? (size_t)width - m : 0;
+  if (align != '<') for (size_t i = 0; i < pad; i++) sb_putc(b, ' ');
+  sb_putn(b, d, m);
+  if (align == '<') for (size_t i = 0; i < pad; i++) sb_putc(b, ' ');
+}
+
+/* fmt % args: fmt is a str, or a bytes/bytearray (CPython's bytes formatting: %s and %b take bytes-like
+ * objects, %r and %a give ascii(), %c a byte; the result is of fmt's kind). */
 Val format_percent(Val fmt, Val args) {
-  const char *s = str_cstr(fmt);
-  size_t n = (size_t)str_len(fmt);
+  bool bytes = !val_is(fmt, &str_type);
+  Val args_kind = val_undef();   /* bytes mode: the format's kind (bytes or bytearray) */
+  size_t n;
+  const char *s;
+  if (bytes) {
+    const unsigned char *d = byteslike_data(fmt, &n);
+    args_kind = fmt;
+    fmt = bytes_new(d, n);   /* a private copy: a bytearray format may change while the arguments format */
+    s = (const char *)byteslike_data(fmt, &n);
+  } else {
+    s = str_cstr(fmt);
+    n = (size_t)str_len(fmt);
+  }
+  Val fmt_owned = bytes ? fmt : val_undef();
   tfs_i64 nargs;
   const Val *argv;
   /* an instance of a tuple or dict subclass (a namedtuple, a Counter) formats as its builtin value */
@@ -418,6 +474,7 @@ Val format_percent(Val fmt, Val args) {
   int mark = rt_hold_sb(&b);
   rt_hold_ref(&owned);
   rt_hold_ref(&conv);
+  rt_hold_ref(&fmt_owned);
   for (size_t i = 0; i < n; i++) {
     if (s[i] != '%') {
       sb_putc(&b, s[i]);
@@ -429,7 +486,7 @@ Val format_percent(Val fmt, Val args) {
       size_t k = ++i;
       while (i < n && s[i] != ')') i++;
       if (!mapping) rt_throw(ERR_TYPE, "format requires a mapping");
-      Val key = str_new(s + k, (tfs_i64)(i - k));
+      Val key = bytes ? bytes_new(s + k, i - k) : str_new(s + k, (tfs_i64)(i - k));
       int km = rt_hold_val(key);
       owned = rt_getitem(args, key);
       rt_unhold(km);
@@ -527,17 +584,60 @@ Val format_percent(Val fmt, Val args) {
       case 'g':
       case 'G': {
         double dv;
-        if (!val_as_float(arg, &dv))
+        if (!val_as_float(arg, &dv)) {
+          if (bytes) rt_throw(ERR_TYPE, "float argument required, not %s", val_type_name(arg));
           rt_throw(ERR_TYPE, "must be real number, not %s", val_type_name(arg));
+        }
         conv = val_float(dv);
         if (prec < 0) sl += (size_t)snprintf(spec + sl, sizeof spec - sl, ".6");
         spec[sl++] = c;
         break;
       }
-      case 's': conv = str_of(arg); break;
+      case 'b':
+      case 's':
+        if (bytes) {
+          size_t m;
+          const unsigned char *d = byteslike_data(arg, &m);
+          if (!d)
+            rt_throw(ERR_TYPE, "%%b requires a bytes-like object, or an object that implements __bytes__, not '%s'", val_type_name(arg));
+          fmt_raw(&b, (const char *)d, m, width, prec, align);
+          val_decref(owned);
+          owned = val_undef();
+          continue;
+        }
+        if (c == 'b') rt_throw(ERR_VALUE, "unsupported format character '%c' (0x%x) at index %zu", c, (unsigned char)c, i);
+        conv = str_of(arg);
+        break;
       case 'r':
-      case 'a': conv = repr_of(arg); break;
+      case 'a':
+        conv = c == 'a' || bytes ? ascii_of(arg) : repr_of(arg);
+        if (bytes) {
+          fmt_raw(&b, str_cstr(conv), (size_t)str_len(conv), width, prec, align);
+          val_decref(conv);
+          val_decref(owned);
+          conv = owned = val_undef();
+          continue;
+        }
+        break;
       case 'c':
+        if (bytes) {
+          int64_t iv;
+          size_t m;
+          const unsigned char *d = byteslike_data(arg, &m);
+          char one;
+          if (val_as_int(arg, &iv) && !val_is(arg, &str_type)) {
+            if (iv < 0 || iv > 255) rt_throw(ERR_OVERFLOW, "%%c arg not in range(256)");
+            one = (char)iv;
+          } else if (d && m == 1) {
+            one = (char)d[0];
+          } else {
+            rt_throw(ERR_TYPE, "%%c requires an integer in range(256) or a single byte");
+          }
+          fmt_raw(&b, &one, 1, width, -1, align);
+          val_decref(owned);
+          owned = val_undef();
+          continue;
+        }
         if (val_is(arg, &str_type)) conv = val_incref(arg);
         else {
           int64_t iv;
@@ -555,8 +655,15 @@ Val format_percent(Val fmt, Val args) {
     val_decref(owned);
     conv = owned = val_undef();
   }
-  if (!mapping && next < nargs) rt_throw(ERR_TYPE, "not all arguments converted during string formatting");
+  if (!mapping && next < nargs)
+    rt_throw(ERR_TYPE, "not all arguments converted during %s formatting", bytes ? "bytes" : "string");
   rt_unhold(mark);
   size_t len = b.len;
+  if (bytes) {
+    Val r = byteslike_new(args_kind, b.len ? b.data : "", len);
+    sb_free(&b);
+    val_decref(fmt_owned);
+    return r;
+  }
   return str_take(sb_steal(&b), (tfs_i64)len);
 }

@@ -401,7 +401,7 @@ bool contains(Val c, Val x) {
     int r = inst_contains(c, x);
     if (r >= 0) return r;
   }
-  if (val_is(c, &bytes_type)) return bytes_contains(c, x);
+  if (val_is(c, &bytes_type) || val_is(c, &bytearray_type)) return bytes_contains(c, x);
   if (val_is(c, &str_type)) {
     if (!val_is(x, &str_type))
       rt_throw(ERR_TYPE, "'in <string>' requires string as left operand, not %s", val_type_name(x));

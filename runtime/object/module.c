@@ -21,6 +21,7 @@ static Module *module_alloc(const char *name) {
   m->getattr = NULL;
   m->init = NULL;
   m->tfqual = NULL;
+  m->as_class = NULL;
   return m;
 }
 

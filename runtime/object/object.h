@@ -103,6 +103,7 @@ typedef struct Module {
   Val (*getattr)(const char *name);   /* native modules (tf, ag, time): attribute lookup */
   void (*init)(Val module);   /* compiled modules: top-level code; NULL once run */
   const char *tfqual;         /* a stdlib module standing for tf.<tfqual>: missing names fall back to the tf table */
+  const char *as_class;       /* a native module standing for a class (tf.data.Dataset: 'DatasetV2'): its errors name it so */
 } Module;
 const char *module_name(int index);              /* compiled module's name, or NULL */
 Val module_global(int index, const char *name);  /* a compiled module's global (borrowed) or VT_UNDEF */
@@ -177,7 +178,18 @@ Val bytes_alloc(size_t n, unsigned char **data);   /* owned, n bytes for the cal
 Val bytes_construct(int n, const Val *args, const Kw *kw);   /* bytes(...) */
 bool bytes_contains(Val c, Val x);                 /* x in c for a bytes c */
 Val bytes_method(Val self, const char *name);      /* bytesmethods.c: b.hex, b.split, ...; VT_UNDEF: none */
-Val bytes_fromhex_fn(void);                        /* bytes.fromhex */
+Val bytes_fromhex_fn(bool mutable_);              /* bytes.fromhex, bytearray.fromhex */
+Val bytes_maketrans_fn(void);                      /* bytes.maketrans */
+Val bytes_text_method(Val self, const char *name); /* bytestext.c: b.upper, b.center, b.decode, ...; VT_UNDEF: none */
+Val bytes_build(int n, const Val *args, const Kw *kw, bool mutable_);   /* bytes(...) / bytearray(...) */
+bool byteslike_eq(Val a, Val b);                   /* bytes/bytearray == bytes/bytearray */
+Val byteslike_compare(int op, Val a, Val b);       /* < <= ... between bytes-likes; VT_UNDEF: other pairs */
+/* bytearray (bytearray.c): mutable byte strings; bytes-like = bytes or bytearray. */
+extern const Type bytearray_type;
+Val bytearray_new(const void *data, size_t n);
+void bytearray_delitem(Val self, Val key);         /* del ba[i], del ba[i:j] */
+const unsigned char *byteslike_data(Val v, size_t *n);   /* NULL: not bytes-like */
+Val byteslike_new(Val like, const void *d, size_t n);    /* bytearray when like is one, else bytes */
 Val str_take(char *s, tfs_i64 len);   /* adopts a malloc'd NUL-terminated buffer's bytes */
 Val list_new(tfs_i64 cap);
 void list_append(Val list, Val item);            /* borrows item (increfs) */
@@ -196,6 +208,7 @@ static inline tfs_i64 str_len(Val v) { return ((Str *)v.u.o)->len; }
 /* More constructors and helpers shared by the runtime and the modules. */
 Val str_of(Val v);                               /* str(v) as a str value */
 Val repr_of(Val v);                              /* repr(v) as a str value */
+Val ascii_of(Val v);                             /* ascii(v): repr with non-ASCII escaped (format.c) */
 Val list_from_iterable(Val it);                  /* list(it) */
 void list_extend(Val list, Val iterable);
 Val dict_keys_list(Val d);                       /* list(d) */
@@ -237,7 +250,7 @@ void str_repr_into(StrBuf *b, const char *s, tfs_i64 n);   /* Python's quoted, e
 void format_into(StrBuf *b, Val v, const char *spec, size_t speclen);
 bool inst_format(StrBuf *b, Val v, const char *spec, size_t n);
 bool inst_delitem(Val self, Val key);   /* del obj[key] through __delitem__ (classes.c); false when absent */   /* through a class's __format__ (classes.c) */
-Val format_percent(Val fmt, Val args);
+Val format_percent(Val fmt, Val args);   /* str % args, and bytes/bytearray % args (the same kind back) */
 
 /* Runtime-internal plumbing shared by the host object files. */
 #define TFS_IMMORTAL_RC ((tfs_i64)1 << 60)       /* statically allocated objects: never freed */

@@ -215,6 +215,11 @@ static Val ty_bytes(Val self, int n, const Val *args, const Kw *kw) {
   return bytes_construct(n, args, kw);
 }
 
+static Val ty_bytearray(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  return bytes_build(n, args, kw, true);
+}
+
 static Val ty_list(Val self, int n, const Val *args, const Kw *kw) {
   ty_no_kw("list", kw);
   ty_max_args("list", n, 1);
@@ -335,7 +340,10 @@ static Val ty_getattr(Val self, const char *name) {
   if (!strcmp(name, "__name__")) return str_from_cstr(t->name);
   if (!strcmp(name, "__module__")) return str_from_cstr(t->module ? t->module : "builtins");
   if (!strcmp(name, "__base__")) return t->base ? val_incref(val_obj(t->base)) : types_lookup("object");
-  if (t->type == &bytes_type && val_is_undef(t->dict) && !strcmp(name, "fromhex")) return bytes_fromhex_fn();
+  if ((t->type == &bytes_type || t->type == &bytearray_type) && val_is_undef(t->dict)) {
+    if (!strcmp(name, "fromhex")) return bytes_fromhex_fn(t->type == &bytearray_type);
+    if (!strcmp(name, "maketrans")) return bytes_maketrans_fn();
+  }
   Val a = class_getattr(t, name);
   return val_is_undef(a) && val_is_undef(t->dict) ? class_builtin_attr(t, name) : a;
 }
@@ -390,10 +398,11 @@ TY(ty_o_slice, "slice", &slice_type, VT_OBJ, ty_slice);
 TY(ty_o_type, "type", &type_type, VT_OBJ, ty_type);
 TY(ty_o_complex, "complex", &complex_type, VT_OBJ, ty_complex);
 TY(ty_o_bytes, "bytes", &bytes_type, VT_OBJ, ty_bytes);
+TY(ty_o_bytearray, "bytearray", &bytearray_type, VT_OBJ, ty_bytearray);
 
 static TypeObj *const ty_named[] = {
   &ty_o_int, &ty_o_float, &ty_o_bool, &ty_o_object, &ty_o_str, &ty_o_list, &ty_o_tuple, &ty_o_dict, &ty_o_set, &ty_o_range,
-  &ty_o_slice, &ty_o_type, &ty_o_complex, &ty_o_bytes,
+  &ty_o_slice, &ty_o_type, &ty_o_complex, &ty_o_bytes, &ty_o_bytearray,
 };
 
 Val types_lookup(const char *name) {

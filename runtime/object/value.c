@@ -428,6 +428,8 @@ int64_t val_to_index(Val v, const char *what) {
 /* ---- attributes ---------------------------------------------------------------------- */
 
 static _Noreturn void no_attribute(Val o, const char *name) {
+  if (val_is(o, &module_type) && ((Module *)o.u.o)->as_class)
+    rt_throw(ERR_ATTRIBUTE, "type object '%s' has no attribute '%s'", ((Module *)o.u.o)->as_class, name);
   if (val_is(o, &module_type))
     rt_throw(ERR_ATTRIBUTE, "module '%s' has no attribute '%s'", module_shown_name(o), name);
   if (val_is(o, &type_type))
@@ -500,6 +502,7 @@ void rt_setitem(Val o, Val key, Val v) {
 void rt_delitem(Val o, Val key) {
   if (val_is(o, &list_type)) list_delitem(o, key);
   else if (val_is(o, &dict_type)) dict_delitem(o, key);
+  else if (val_is(o, &bytearray_type)) bytearray_delitem(o, key);
   else if (!inst_delitem(o, key)) rt_throw(ERR_TYPE, "'%s' object doesn't support item deletion", val_type_name(o));
 }
 

@@ -101,6 +101,11 @@ static Val bi_repr(Val self, int n, const Val *args, const Kw *kw) {
   return repr_of(args[0]);
 }
 
+static Val bi_ascii(Val self, int n, const Val *args, const Kw *kw) {
+  bi_exactly("ascii", n, kw, 1);
+  return ascii_of(args[0]);
+}
+
 static Val bi_len(Val self, int n, const Val *args, const Kw *kw) {
   bi_exactly("len", n, kw, 1);
   Val x = args[0];
@@ -689,6 +694,8 @@ void rt_set_argv(int argc, char **argv) {
 //!   True when some element is true.
 //! bin(x)
 //!   The binary text of an int, as '0b101'.
+//! ascii(obj)
+//!   repr(obj) with every non-ASCII character escaped as \x, \u or \U.
 //! callable(obj)
 //!   True for functions, builtins, classes and objects with __call__.
 //! chr(i)
@@ -767,7 +774,7 @@ void rt_set_argv(int argc, char **argv) {
 //!   Tuples of the iterables' elements in parallel, stopping at the shortest.
 #define BI(nm, fn) {{TFS_IMMORTAL_RC, &builtin_type}, nm, fn, {VT_UNDEF, {0}}, NULL}
 static Builtin bi_table[] = {
-  BI("abs", bi_abs),         BI("all", bi_all),           BI("any", bi_any),
+  BI("abs", bi_abs),         BI("all", bi_all),           BI("any", bi_any),         BI("ascii", bi_ascii),
   BI("bin", bi_bin),         BI("callable", bi_callable), BI("chr", bi_chr),
   BI("classmethod", class_classmethod), BI("delattr", bi_delattr),
   BI("divmod", bi_divmod),   BI("enumerate", bi_enumerate), BI("exit", bi_exit),     BI("filter", bi_filter),

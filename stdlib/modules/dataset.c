@@ -1297,7 +1297,11 @@ static Val ds_spec_ctor(Val self, int n, const Val *args, const Kw *kw);
 //!   -2, the cardinality() of a dataset whose length is not known before iterating (after filter).
 Val tfdata_attr(const char *qual) {
   if (!strcmp(qual, "data")) return module_native("tensorflow._api.v2.data", data_getattr);
-  if (!strcmp(qual, "data.Dataset")) return module_native("tf.data.Dataset", dataset_cls_getattr);
+  if (!strcmp(qual, "data.Dataset")) {   /* TF's tf.data.Dataset is the class DatasetV2 */
+    Val m = module_native("tf.data.Dataset", dataset_cls_getattr);
+    ((Module *)m.u.o)->as_class = "DatasetV2";
+    return m;
+  }
   if (!strcmp(qual, "data.TFRecordDataset")) return builtin_new("tf.data.TFRecordDataset", ds_tfrecord, val_undef(), NULL);
   if (!strcmp(qual, "data.DatasetSpec")) return builtin_new("tf.data.DatasetSpec", ds_spec_ctor, val_undef(), NULL);
   /* tf.data.experimental.AUTOTUNE is reached attribute by attribute */

@@ -57,6 +57,14 @@ static Val npm_dtype(Val self, int n, const Val *args, const Kw *kw) {
   return val_obj(&npdtypes[dt]);
 }
 
+/* result_dtype(a, b): the dtype numpy 1.24 gives a binary ufunc's result (None: not numbers or arrays). */
+static Val npm_result_dtype(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("result_dtype", n, 2, kw);
+  DType dt;
+  if (!ndarray_result_dtype(args[0], args[1], &dt)) return val_none();
+  return val_obj(&npdtypes[dt]);
+}
+
 /* wrap(t): a tensor result as numpy gives it (0-d: the numpy scalar of its dtype). */
 static Val npm_wrap(Val self, int n, const Val *args, const Kw *kw) {
   want_args("wrap", n, 1, kw);
@@ -498,7 +506,7 @@ static Val npm_pcg_shuffle_order(Val self, int n, const Val *args, const Kw *kw)
 
 #define NPM(nm, fn) {{TFS_IMMORTAL_RC, &builtin_type}, "_numpy." nm, fn, {VT_UNDEF, {0}}, NULL}
 static Builtin npm_fns[] = {
-  NPM("set_methods", npm_set_methods), NPM("dtype", npm_dtype), NPM("is_ndarray", npm_is_ndarray), NPM("wrap", npm_wrap), NPM("array0", npm_array0), NPM("scalar_type", npm_scalar_type),
+  NPM("set_methods", npm_set_methods), NPM("dtype", npm_dtype), NPM("result_dtype", npm_result_dtype), NPM("is_ndarray", npm_is_ndarray), NPM("wrap", npm_wrap), NPM("array0", npm_array0), NPM("scalar_type", npm_scalar_type),
   NPM("put", npm_put), NPM("reshape_view", npm_reshape_view), NPM("transpose_view", npm_transpose_view), NPM("copy", npm_copy),
   NPM("shares_memory", npm_shares_memory), NPM("flags", npm_flags), NPM("set_writeable", npm_set_writeable), NPM("argsort", npm_argsort), NPM("cumulate", npm_cumulate), NPM("seed", npm_seed),
   NPM("savez", npm_savez), NPM("printoptions", npm_printoptions), NPM("mt_draw", npm_draw), NPM("pcg_new", npm_pcg_new), NPM("pcg_draw", npm_pcg_draw), NPM("pcg_normal", npm_pcg_normal),
