@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# gen_strings_expect.py — writes tests/programs/strings_basic.out, strings_hash.out and tests/savedmodel/sm_strings_*.out from a pure-Python model of TF 2.15's tf.strings kernels.
+# gen_strings_expect.py — writes tests/programs/strings_basic.out, strings_hash.out, strings_graph_ops.out and tests/savedmodel/sm_strings_*.out from a pure-Python model of TF 2.15's tf.strings kernels.
 """Independent reference for tests/programs/strings_basic.tfs (TensorFlow is not installed here).
 
     /usr/bin/python3 tests/gen_strings_expect.py
@@ -204,6 +204,8 @@ def saved_expect():
     with open(os.path.join(HERE, "savedmodel", "sm_strings_save.out"), "w") as f:
         f.write("\n".join(lines + ["saved"]) + "\n")
     again = run(["x 3", "  Ünï 10", "qq9"])
+    with open(os.path.join(HERE, "programs", "strings_graph_ops.out"), "w") as f:
+        f.write("\n".join(lines + ["%s %s" % (k, again[k]) for k in sorted(again)]) + "\n")
     with open(os.path.join(HERE, "savedmodel", "sm_strings_load.out"), "w") as f:
         f.write("\n".join(lines + [" ".join([again["upper"], again["chars"], again["vowels"]])]) + "\n")
 

@@ -254,12 +254,13 @@ static void as_string_format(const OpCall *c, DType dt, char *fmt) {
   tfs_i64 prec = op_attr_int(c, 0, -1), width = op_attr_int(c, 3, -1);
   bool sci = op_attr_bool(c, 1, false), shortest = op_attr_bool(c, 2, false);
   const char *fill = attr_text(c, 4, "");
-  if (sci && shortest) op_fail(c, ERR_INVALID_ARGUMENT, "Cannot select both scientific and shortest notation");
-  if (strlen(fill) > 1) op_fail(c, ERR_INVALID_ARGUMENT, "Fill string must be one or fewer characters");
-  if (*fill && !strchr(" +-0#", *fill)) op_fail(c, ERR_INVALID_ARGUMENT, "Fill argument not supported: \"%s\"", fill);
   bool flt = dtype_info[dt].is_float;
-  if (!flt && dt != DT_BOOL && (prec > -1 || sci || shortest))
-    op_fail(c, ERR_INVALID_ARGUMENT, "Cannot select precision, scientific or shortest for %s", dtype_info[dt].name);
+  if (!flt && (sci || shortest))
+    op_fail(c, ERR_INVALID_ARGUMENT, "scientific and shortest format not supported for datatype %s", dtype_info[dt].name);
+  if (!flt && prec > -1) op_fail(c, ERR_INVALID_ARGUMENT, "precision not supported for datatype %s", dtype_info[dt].name);
+  if (strlen(fill) > 1) op_fail(c, ERR_INVALID_ARGUMENT, "Fill string must be one or fewer characters");
+  if (sci && shortest) op_fail(c, ERR_INVALID_ARGUMENT, "Cannot select both scientific and shortest notation");
+  if (*fill && !strchr(" +-0#", *fill)) op_fail(c, ERR_INVALID_ARGUMENT, "Fill argument not supported: \"%s\"", fill);
   int k = snprintf(fmt, 32, "%%%s", fill);
   if (width > -1) k += snprintf(fmt + k, (size_t)(32 - k), "%d", (int)(width > 9999 ? 9999 : width));
   if (flt && prec > -1) k += snprintf(fmt + k, (size_t)(32 - k), ".%d", (int)(prec > 999 ? 999 : prec));
