@@ -205,7 +205,10 @@ def saved_expect():
         f.write("\n".join(lines + ["saved"]) + "\n")
     again = run(["x 3", "  Ünï 10", "qq9"])
     with open(os.path.join(HERE, "programs", "strings_graph_ops.out"), "w") as f:
-        f.write("\n".join(lines + ["%s %s" % (k, again[k]) for k in sorted(again)]) + "\n")
+        raw = [b"\xffab", b"c\xe9"]
+        f.write("\n".join(lines + ["%s %s" % (k, again[k]) for k in sorted(again)] + [" ".join([
+            show([asc(e, True) for e in raw], "string"), show([sum((c & 0xC0) != 0x80 for c in e) for e in raw], "int32"),
+            show([e[1:2] for e in raw], "string")])]) + "\n")
     with open(os.path.join(HERE, "savedmodel", "sm_strings_load.out"), "w") as f:
         f.write("\n".join(lines + [" ".join([again["upper"], again["chars"], again["vowels"]])]) + "\n")
 
