@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# gen_strings_expect.py — writes tests/programs/strings_basic.out and strings_hash.out from a pure-Python model of TF 2.15's tf.strings kernels.
+# gen_strings_expect.py — writes tests/programs/strings_basic.out, strings_hash.out, strings_graph_ops.out and tests/savedmodel/sm_strings_*.out from a pure-Python model of TF 2.15's tf.strings kernels.
 """Independent reference for tests/programs/strings_basic.tfs (TensorFlow is not installed here).
 
     /usr/bin/python3 tests/gen_strings_expect.py
@@ -174,6 +174,46 @@ def hash_expect():
         f.write("\n".join(L) + "\n")
 
 
+def saved_expect():
+    # tests/savedmodel/sm_strings_save.tfs's function (TF's string graph ops), printed as TF prints tensors
+    import numpy as np
+
+    def show(a, dt):
+        a = np.array(a, dtype=object if dt == "string" else {"int32": np.int32, "float64": np.float64,
+                                                              "bool": np.bool_}[dt])
+        if dt == "string":
+            a = a.astype(bytes)
+        return "tf.Tensor(%s, shape=(%d,), dtype=%s)" % (np.array2string(a, separator=" "), len(a), dt)
+
+    def run(xs):
+        b = [x.encode() for x in xs]
+        digits = [re.sub(rb"[^0-9.]", b"", e) for e in b]
+        return {"upper": show([asc(e, True) for e in b], "string"), "lower": show([asc(e, False) for e in b], "string"),
+                "bytes": show([len(e) for e in b], "int32"), "chars": show([len(x) for x in xs], "int32"),
+                "strip": show([e.strip(WS) for e in b], "string"),
+                "vowels": show([re.sub("([aeiouö])", r"<\1>", x).encode() for x in xs], "string"),
+                "first": show([re.sub(rb"[a-z]", b"_", e, count=1) for e in b], "string"),
+                "word": show([re.fullmatch(rb"[A-Za-z]+ [0-9.]+", e.strip(WS)) is not None for e in b], "bool"),
+                "number": show([float(d) for d in digits], "float64"), "int": show([int(re.sub(rb"[.].*", b"", d)) for d in digits], "int32"),
+                "joined": show([b"-".join([e, b"!", d]) for e, d in zip(b, digits)], "string"),
+                "sub": show([x[1:4].encode() for x in xs], "string"), "tail": show([e[-3:][:2] for e in b], "string"),
+                "text": show([("%07.2f" % float(d)).encode() for d in digits], "string")}
+
+    out = run([" Hello 1 ", "wörld 42", "ABC 7.5"])
+    lines = ["%s %s" % (k, out[k]) for k in sorted(out)]
+    with open(os.path.join(HERE, "savedmodel", "sm_strings_save.out"), "w") as f:
+        f.write("\n".join(lines + ["saved"]) + "\n")
+    again = run(["x 3", "  Ünï 10", "qq9"])
+    with open(os.path.join(HERE, "programs", "strings_graph_ops.out"), "w") as f:
+        raw = [b"\xffab", b"c\xe9"]
+        f.write("\n".join(lines + ["%s %s" % (k, again[k]) for k in sorted(again)] + [" ".join([
+            show([asc(e, True) for e in raw], "string"), show([sum((c & 0xC0) != 0x80 for c in e) for e in raw], "int32"),
+            show([e[1:2] for e in raw], "string")])]) + "\n")
+    with open(os.path.join(HERE, "savedmodel", "sm_strings_load.out"), "w") as f:
+        f.write("\n".join(lines + [" ".join([again["upper"], again["chars"], again["vowels"]])]) + "\n")
+
+
 if __name__ == "__main__":
     main()
     hash_expect()
+    saved_expect()

@@ -680,6 +680,26 @@ def templates(g, op):
         return ["_file_roundtrip(a0)", ["tf.constant(%r)" % r.choice(["", "abc", "x\\ny"])]]
     if op == "WRITE_NPY":
         return ["_npy(a0)", [inp(g.shape(), r.choice(NUM))]]
+    strings = {"STRING_LENGTH": "tf.strings.length(a0, unit=%r)" % r.choice(["BYTE", "UTF8_CHAR"]),
+               "STRING_UPPER": "tf.strings.upper(a0)", "STRING_LOWER": "tf.strings.lower(a0)",
+               "STRING_STRIP": "tf.strings.strip(a0)", "REGEX_FULL_MATCH": "tf.strings.regex_full_match(a0, 'b.*')",
+               "REGEX_REPLACE": "tf.strings.regex_replace(a0, '[a ]', '<\\\\0>', %r)" % r.choice([True, False])}
+    if op in strings:
+        return [strings[op], [inp(g.shape(), "string")]]
+    if op == "STRING_JOIN":
+        s = g.shape()
+        return ["tf.strings.join([a0, 'x', a1], separator=%r)" % r.choice(["", "-"]), [inp(s, "string"), inp(s, "string")]]
+    if op == "SUBSTR":
+        return ["tf.strings.substr(a0, 0, %d, unit=%r)" % (r.randint(-1, 3), r.choice(["BYTE", "UTF8_CHAR"])),
+                [inp(g.shape(), "string")]]
+    if op == "AS_STRING":
+        t = r.choice(NUM + ["bool"])
+        kw = r.choice(["", ", width=5", ", fill='0', width=4"] + ([", precision=2", ", scientific=True", ", shortest=True"]
+                                                                  if t.startswith("float") else []))
+        return ["tf.strings.as_string(a0%s)" % kw, [inp(g.shape(), t)]]
+    if op == "STRING_TO_NUMBER":
+        t = r.choice(NUM)
+        return ["tf.strings.to_number(tf.strings.as_string(a0), tf.%s)" % t, [inp(g.shape(), t)]]
     if op == "DECODE_CSV":
         recs = [",".join(r.choice(["1", "2", ""]) for _ in range(2)) for _ in range(r.randint(0, 3))]
         return ["tf.io.decode_csv(a0, [[0], [7]])", ["tf.constant(%r, dtype=tf.string)" % recs if recs else

@@ -6,7 +6,7 @@ saving program runs with a fresh export directory as argv[1] (stdout must equal
 NAME_save.out), the copy is deleted, and the loading program runs from another
 directory (stdout must equal NAME_load.out).  saved_model.pb must decode with
 `protoc --decode tensorflow.SavedModel` against proto/saved_model.proto, and
-every line of NAME.pbcheck must occur in the decoded text; variables/variables
+every line of NAME.pbcheck must occur in the decoded text (a line `!TEXT`: TEXT must not); variables/variables
 must be a TF checkpoint (read by tests/tfckpt.py, written from the format's
 documentation) holding one value per SavedVariable node and an object graph
 with as many nodes as the SavedObjectGraph.  Then damaged copies of
@@ -160,8 +160,11 @@ for name in names:
         if rc != 0:
             fail("%s: protoc --decode tensorflow.SavedModel failed: %s" % (name, err))
         for line in open(os.path.join(test_dir, name + ".pbcheck")).read().splitlines():
-            if line.strip() and line.strip() not in text:
-                fail("%s: decoded saved_model.pb lacks %r" % (name, line.strip()))
+            want = line.strip()
+            if want.startswith("!") and want[1:].strip() in text:   # `!LINE`: a line that must not occur
+                fail("%s: decoded saved_model.pb has %r" % (name, want[1:].strip()))
+            elif want and not want.startswith("!") and want not in text:
+                fail("%s: decoded saved_model.pb lacks %r" % (name, want))
         nvars = text.count("variable {")
         values, _, graph, _, _ = tfckpt.read_bundle(os.path.join(out, "variables", "variables"))
         keys = [k for k in values if k.endswith("/.ATTRIBUTES/VARIABLE_VALUE")]

@@ -1531,6 +1531,35 @@ static bool gd_r_squeeze(GD_RULE_ARGS) {
   return x && !n->ndyn && gd_squeeze(b, base, t, x, n->attrs.v[0], -1);
 }
 
+/* StringJoin(inputs: N strings) with N and separator */
+static bool gd_r_string_join(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(n->nin + 1));
+  for (int i = 0; i < n->nin; i++) {
+    if (n->in[i].node < 0) return false;
+    in[i] = gd_ref(b, g, n->in[i], b->fn);
+  }
+  gd_attr_add(b, &at, "N", gd_int(b, n->nin));
+  Val sep = n->attrs.n > 0 ? n->attrs.v[0] : val_undef();
+  gd_attr_add(b, &at, "separator", gd_str(b, val_is(sep, &str_type) ? str_cstr(sep) : ""));
+  gd_aux(b, base, "StringJoin", &at, n->nin, in);
+  return true;
+}
+
+/* Substr(input, pos, len) with T (pos's dtype) and unit */
+static bool gd_r_substr(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || n->nin < 3 || n->in[1].node < 0 || n->in[2].node < 0) return false;
+  const TMeta *pm = graph_meta(g, n->in[1]);
+  if (pm->dtype != graph_meta(g, n->in[2])->dtype) return false;   /* TF's one T for both */
+  const char *in[3] = {x, gd_ref(b, g, n->in[1], b->fn), gd_ref(b, g, n->in[2], b->fn)};
+  Val u = n->attrs.n > 0 ? n->attrs.v[0] : val_undef();
+  gd_attr_add(b, &at, "T", gd_type(b, pm->dtype));
+  gd_attr_add(b, &at, "unit", gd_str(b, val_is(u, &str_type) ? str_cstr(u) : "BYTE"));
+  gd_aux(b, base, "Substr", &at, 3, in);
+  return true;
+}
+
 /* N tensors; ConcatV2's axis is an int32 input, Pack's an attribute */
 static bool gd_r_concat(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
@@ -2140,7 +2169,8 @@ static bool gd_r_proj_transform(GD_RULE_ARGS) {
   return true;
 }
 
-/* DecodePng/DecodeJpeg/DecodeGif/DecodeBmp/DecodeImage(contents) and EncodeJpeg(image): their attributes under their names, with no T
+/* DecodePng/DecodeJpeg/DecodeGif/DecodeBmp/DecodeImage(contents), EncodeJpeg(image) and the string ops (StringUpper ...,
+ * whose only input is a string): their attributes under their names, with no T
  * (EncodePng's generic form, with T, is TF's already); unset ones take TF's defaults */
 static bool gd_r_codec(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
@@ -2236,6 +2266,9 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_PROJ_TRANSFORM] = gd_r_proj_transform,
   [OP_DECODE_PNG] = gd_r_codec, [OP_DECODE_JPEG] = gd_r_codec, [OP_DECODE_IMAGE] = gd_r_codec, [OP_DECODE_GIF] = gd_r_codec,
   [OP_DECODE_BMP] = gd_r_codec, [OP_ENCODE_JPEG] = gd_r_codec,
+  [OP_STRING_LENGTH] = gd_r_codec, [OP_STRING_UPPER] = gd_r_codec, [OP_STRING_LOWER] = gd_r_codec,
+  [OP_STRING_STRIP] = gd_r_codec, [OP_STRING_TO_NUMBER] = gd_r_codec, [OP_REGEX_FULL_MATCH] = gd_r_codec,
+  [OP_REGEX_REPLACE] = gd_r_codec, [OP_STRING_JOIN] = gd_r_string_join, [OP_SUBSTR] = gd_r_substr,
   [OP_TL_RESERVE] = gd_r_tensorlist,
   [OP_TL_FROM_TENSOR] = gd_r_tensorlist,
   [OP_TL_SET_ITEM] = gd_r_tensorlist,

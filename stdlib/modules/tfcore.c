@@ -159,8 +159,10 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 }
 
 //! tf.strings
-//!   String tensors' ops (stdlib/tfcore_strings.tfs): TF's kernels' semantics on the bytes of each element; inside
-//!   tf.function each runs as a tf.py_function (not TF's string op); forms returning a tf.RaggedTensor run eagerly.
+//!   String tensors' ops (stdlib/tfcore_strings.tfs): TF's kernels' semantics on the bytes of each element. length,
+//!   upper/lower (encoding ''), strip, join, substr, regex_replace, regex_full_match, to_number and as_string are
+//!   TF's own graph ops (StringLength ... AsString), so a saved GraphDef/SavedModel runs them; the others run inside
+//!   tf.function as a tf.py_function (EagerPyFunc, not TF's op); forms returning a tf.RaggedTensor run eagerly.
 //! tf.strings.length(input, name=None, unit='BYTE')
 //!   The length of each string in bytes, or in UTF-8 characters with unit='UTF8_CHAR' (int32).
 //! tf.strings.upper(input, encoding='', name=None)

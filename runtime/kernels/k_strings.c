@@ -1,0 +1,391 @@
+/* k_strings.c — tf.strings' element-wise ops (StringLength/Upper/Lower/Strip/Join, Substr, StringToNumber, AsString, StaticRegex*) on the elements' bytes. */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <math.h>
+#include <pcre2.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "object/object.h"
+#include "kernels/ops.h"
+
+/* Element i of a string tensor (any strides); a NULL element reads as "". */
+static const Str *s_elem(const Tensor *t, tfs_i64 i) {
+  return ((Str *const *)t->buf->data)[tensor_elem_offset(t, i)];
+}
+static const char *s_data(const Str *s) { return s ? s->data : ""; }
+static tfs_i64 s_len(const Str *s) { return s ? s->len : 0; }
+/* Stores a new string as element i of the contiguous output. */
+static void s_set(Tensor *o, tfs_i64 i, const char *p, tfs_i64 n) {
+  Val v = str_new(p, n);
+  ((Str **)tensor_data(o))[i] = (Str *)v.u.o;
+}
+static tfs_i64 nelems(const Tensor *t) {
+  tfs_i64 n = 1;
+  for (int d = 0; d < t->rank; d++) n *= t->shape[d];
+  return n;
+}
+static const char *attr_text(const OpCall *c, int i, const char *dflt) {
+  Val v = op_attr(c, i);
+  return val_is(v, &str_type) ? str_cstr(v) : dflt;
+}
+
+/* shape: the input's; dtype: int32 (StringLength), bool (full match), out_type (StringToNumber), else string. */
+void meta_string_unary(OpCall *c) {
+  c->outm[0] = c->inm[0];
+  switch (c->op->id) {
+  case OP_STRING_LENGTH: {
+    const char *u = attr_text(c, 0, "BYTE");
+    if (strcmp(u, "BYTE") && strcmp(u, "UTF8_CHAR"))
+      op_fail(c, ERR_INVALID_ARGUMENT, "Value for attr 'unit' of \"%s\" is not in the list of allowed values: \"BYTE\", \"UTF8_CHAR\"", u);
+    c->outm[0].dtype = DT_INT32;
+    break;
+  }
+  case OP_REGEX_FULL_MATCH: c->outm[0].dtype = DT_BOOL; break;
+  case OP_STRING_TO_NUMBER: {
+    int dt = op_attr_dtype(c, 0, DT_FLOAT32);
+    if (dt != DT_FLOAT32 && dt != DT_FLOAT64 && dt != DT_INT32 && dt != DT_INT64)
+      op_fail(c, ERR_INVALID_ARGUMENT, "Value for attr 'out_type' of %s is not in the list of allowed values: float, double, int32, int64",
+              dtype_info[dt].name);
+    c->outm[0].dtype = (DType)dt;
+    break;
+  }
+  case OP_STRING_UPPER: case OP_STRING_LOWER: {
+    const char *e = attr_text(c, 0, "");
+    if (*e) op_fail(c, ERR_UNIMPLEMENTED, "%s: tfs's kernel maps ASCII letters only (encoding '', not '%s')", c->op->graph_name, e);
+    break;
+  }
+  default: break;
+  }
+}
+
+void k_string_length(OpCall *c) {
+  bool chars = !strcmp(attr_text(c, 0, "BYTE"), "UTF8_CHAR");
+  int32_t *o = tensor_data(c->out[0]);
+  tfs_i64 n = nelems(c->in[0]);
+  for (tfs_i64 i = 0; i < n; i++) {
+    const Str *s = s_elem(c->in[0], i);
+    tfs_i64 k = s_len(s);
+    if (chars) {   /* a UTF-8 character is each byte that is no continuation byte (10xxxxxx), as TF counts */
+      const unsigned char *p = (const unsigned char *)s_data(s);
+      tfs_i64 m = 0;
+      for (tfs_i64 j = 0; j < k; j++) m += (p[j] & 0xC0) != 0x80;
+      k = m;
+    }
+    o[i] = (int32_t)k;
+  }
+}
+
+void k_string_case(OpCall *c) {
+  bool up = c->op->id == OP_STRING_UPPER;
+  tfs_i64 n = nelems(c->in[0]);
+  for (tfs_i64 i = 0; i < n; i++) {
+    const Str *s = s_elem(c->in[0], i);
+    tfs_i64 k = s_len(s);
+    char *b = malloc((size_t)k + 1);
+    if (!b) rt_throw(ERR_MEMORY, "out of memory");
+    for (tfs_i64 j = 0; j < k; j++) {
+      char ch = s->data[j];
+      b[j] = up ? (ch >= 'a' && ch <= 'z' ? (char)(ch - 32) : ch) : (ch >= 'A' && ch <= 'Z' ? (char)(ch + 32) : ch);
+    }
+    s_set(c->out[0], i, b, k);
+    free(b);
+  }
+}
+
+static bool ascii_space(char ch) { return ch == ' ' || (ch >= '\t' && ch <= '\r'); }
+
+void k_string_strip(OpCall *c) {
+  tfs_i64 n = nelems(c->in[0]);
+  for (tfs_i64 i = 0; i < n; i++) {
+    const Str *s = s_elem(c->in[0], i);
+    const char *p = s_data(s);
+    tfs_i64 a = 0, b = s_len(s);
+    while (a < b && ascii_space(p[a])) a++;
+    while (b > a && ascii_space(p[b - 1])) b--;
+    s_set(c->out[0], i, p + a, b - a);
+  }
+}
+
+/* shape: the inputs' one shape, scalars broadcasting (unknown dims agree with any). */
+void meta_string_join(OpCall *c) {
+  const TMeta *sh = NULL, *unknown = NULL;
+  for (int i = 0; i < c->nin; i++) {
+    const TMeta *m = &c->inm[i];
+    if (m->rank == 0) continue;
+    if (m->rank < 0) unknown = m;
+    if (m->rank < 0 || !sh) {
+      if (m->rank > 0) sh = m;
+      continue;
+    }
+    bool same = m->rank == sh->rank;
+    for (int d = 0; same && d < m->rank; d++) same = m->shape[d] == sh->shape[d] || m->shape[d] < 0 || sh->shape[d] < 0;
+    if (!same) {
+      StrBuf b;
+      sb_init(&b);
+      sb_puts(&b, "Input shapes do not match: ");
+      op_shape_text(&b, sh->rank, sh->shape);
+      sb_puts(&b, " vs. ");
+      op_shape_text(&b, m->rank, m->shape);
+      /* errindex: Input shapes do not match: … vs. … */
+      op_fail_sb(c, ERR_INVALID_ARGUMENT, &b);
+    }
+  }
+  c->outm[0] = sh ? *sh : unknown ? *unknown : c->inm[0];
+  c->outm[0].dtype = DT_STRING;
+}
+
+void k_string_join(OpCall *c) {
+  const char *sep = attr_text(c, 0, "");
+  size_t nsep = strlen(sep);
+  Tensor *o = c->out[0];
+  tfs_i64 n = nelems(o);
+  for (tfs_i64 i = 0; i < n; i++) {
+    StrBuf b;
+    sb_init(&b);
+    for (int k = 0; k < c->nin; k++) {
+      const Str *s = s_elem(c->in[k], c->in[k]->rank == 0 ? 0 : i);
+      if (k) sb_putn(&b, sep, nsep);
+      sb_putn(&b, s_data(s), (size_t)s_len(s));
+    }
+    s_set(o, i, b.data ? b.data : "", (tfs_i64)b.len);
+    sb_free(&b);
+  }
+}
+
+/* shape: the input's; pos and len are scalars or of its shape (TF broadcasts them further). */
+void meta_substr(OpCall *c) {
+  const char *u = attr_text(c, 0, "BYTE");
+  if (strcmp(u, "BYTE") && strcmp(u, "UTF8_CHAR"))
+    op_fail(c, ERR_INVALID_ARGUMENT, "Value for attr 'unit' of \"%s\" is not in the list of allowed values: \"BYTE\", \"UTF8_CHAR\"", u);
+  for (int k = 1; k < 3; k++) {
+    const TMeta *m = &c->inm[k], *x = &c->inm[0];
+    bool ok = m->rank <= 0 || x->rank < 0 || m->rank == x->rank;
+    for (int d = 0; ok && m->rank > 0 && d < m->rank; d++) ok = m->shape[d] == x->shape[d] || m->shape[d] < 0 || x->shape[d] < 0;
+    if (!ok) op_fail(c, ERR_UNIMPLEMENTED, "Substr: tfs takes pos and len as scalars or of the input's shape");
+  }
+  c->outm[0] = c->inm[0];
+}
+
+static tfs_i64 int_elem(const Tensor *t, tfs_i64 i) {
+  const char *p = (const char *)t->buf->data + tensor_elem_offset(t, t->rank == 0 ? 0 : i) * dtype_info[t->dtype].size;
+  return t->dtype == DT_INT32 ? *(const int32_t *)p : *(const tfs_i64 *)p;
+}
+
+/* Byte offset of UTF-8 character k of p[0..n) (n when past the end). */
+static tfs_i64 utf8_at(const char *p, tfs_i64 n, tfs_i64 k) {
+  tfs_i64 j = 0;
+  for (; j < n && k > 0; k--)
+    for (j++; j < n && ((unsigned char)p[j] & 0xC0) == 0x80; j++) {}
+  return j;
+}
+
+void k_substr(OpCall *c) {
+  bool chars = !strcmp(attr_text(c, 0, "BYTE"), "UTF8_CHAR");
+  Tensor *o = c->out[0];
+  tfs_i64 n = nelems(o);
+  for (tfs_i64 i = 0; i < n; i++) {
+    const Str *s = s_elem(c->in[0], i);
+    const char *p = s_data(s);
+    tfs_i64 len = s_len(s), size = len, pos = int_elem(c->in[1], i), k = int_elem(c->in[2], i);
+    if (chars) {
+      size = 0;
+      for (tfs_i64 j = 0; j < len; j++) size += ((unsigned char)p[j] & 0xC0) != 0x80;
+    }
+    if (pos > size || pos < -size) {
+      StrBuf m;
+      sb_init(&m);
+      sb_printf(&m, "pos %lld out of range for string b'", (long long)pos);
+      sb_putn(&m, p, (size_t)len);
+      sb_printf(&m, "' at index %lld", (long long)i);
+      /* errindex: pos … out of range for string b'…' at index … */
+      op_fail_sb(c, ERR_INVALID_ARGUMENT, &m);
+    }
+    if (pos < 0) pos += size;
+    if (k < 0 || k > size - pos) k = size - pos;   /* a negative len takes the rest, as TF's size_t substr does */
+    tfs_i64 a = chars ? utf8_at(p, len, pos) : pos, b = chars ? a + utf8_at(p + a, len - a, k) : pos + k;
+    s_set(o, i, p + a, b - a);
+  }
+}
+
+/* TF's safe_strto*: surrounding ASCII whitespace allowed, the rest must be the whole number (in range). */
+static bool parse_number(const char *p, tfs_i64 len, DType dt, double *f, tfs_i64 *iv) {
+  tfs_i64 a = 0, b = len;
+  while (a < b && ascii_space(p[a])) a++;
+  while (b > a && ascii_space(p[b - 1])) b--;
+  if (a == b || (tfs_i64)strlen(p + a) < b - a) return false;   /* empty, or a NUL inside */
+  char *t = malloc((size_t)(b - a) + 1), *end;
+  if (!t) rt_throw(ERR_MEMORY, "out of memory");
+  memcpy(t, p + a, (size_t)(b - a));
+  t[b - a] = 0;
+  errno = 0;
+  bool ok;
+  if (dt == DT_INT32 || dt == DT_INT64) {
+    long long v = strtoll(t, &end, 10);
+    ok = *end == 0 && errno == 0 && (dt == DT_INT64 || (v >= INT32_MIN && v <= INT32_MAX));
+    *iv = v;
+  } else {
+    *f = dt == DT_FLOAT32 ? (double)strtof(t, &end) : strtod(t, &end);
+    ok = *end == 0;   /* overflow gives inf, as TF's converter does */
+  }
+  free(t);
+  return ok;
+}
+
+void k_string_to_number(OpCall *c) {
+  DType dt = c->out[0]->dtype;
+  char *o = tensor_data(c->out[0]);
+  tfs_i64 n = nelems(c->in[0]);
+  for (tfs_i64 i = 0; i < n; i++) {
+    const Str *s = s_elem(c->in[0], i);
+    double f = 0;
+    tfs_i64 iv = 0;
+    if (!parse_number(s_data(s), s_len(s), dt, &f, &iv))
+      op_fail(c, ERR_INVALID_ARGUMENT, "StringToNumberOp could not correctly convert string: %s", s_data(s));
+    if (dt == DT_INT32 || dt == DT_INT64) dtype_store_i(dt, o + i * dtype_info[dt].size, iv);
+    else dtype_store_f(dt, o + i * dtype_info[dt].size, f);
+  }
+}
+
+/* The printf format AsString uses for c's dtype and attributes (fmt holds 32 bytes); raises TF's errors. */
+static void as_string_format(const OpCall *c, DType dt, char *fmt) {
+  tfs_i64 prec = op_attr_int(c, 0, -1), width = op_attr_int(c, 3, -1);
+  bool sci = op_attr_bool(c, 1, false), shortest = op_attr_bool(c, 2, false);
+  const char *fill = attr_text(c, 4, "");
+  bool flt = dtype_info[dt].is_float;
+  if (!flt && (sci || shortest))
+    op_fail(c, ERR_INVALID_ARGUMENT, "scientific and shortest format not supported for datatype %s", dtype_info[dt].name);
+  if (!flt && prec > -1) op_fail(c, ERR_INVALID_ARGUMENT, "precision not supported for datatype %s", dtype_info[dt].name);
+  if (strlen(fill) > 1) op_fail(c, ERR_INVALID_ARGUMENT, "Fill string must be one or fewer characters");
+  if (sci && shortest) op_fail(c, ERR_INVALID_ARGUMENT, "Cannot select both scientific and shortest notation");
+  if (*fill && !strchr(" +-0#", *fill)) op_fail(c, ERR_INVALID_ARGUMENT, "Fill argument not supported: \"%s\"", fill);
+  int k = snprintf(fmt, 32, "%%%s", fill);
+  if (width > -1) k += snprintf(fmt + k, (size_t)(32 - k), "%d", (int)(width > 9999 ? 9999 : width));
+  if (flt && prec > -1) k += snprintf(fmt + k, (size_t)(32 - k), ".%d", (int)(prec > 999 ? 999 : prec));
+  snprintf(fmt + k, (size_t)(32 - k), "%s", flt ? (sci ? "e" : shortest ? "g" : "f") : dt == DT_UINT64 ? PRIu64 : PRId64);
+}
+
+void meta_as_string(OpCall *c) {
+  char fmt[32];
+  as_string_format(c, c->inm[0].dtype, fmt);
+  c->outm[0] = c->inm[0];
+  c->outm[0].dtype = DT_STRING;
+}
+
+void k_as_string(OpCall *c) {
+  const Tensor *t = c->in[0];
+  DType dt = t->dtype;
+  char fmt[32], small[64];
+  as_string_format(c, dt, fmt);
+  tfs_i64 n = nelems(t);
+  size_t esz = (size_t)dtype_info[dt].size;
+  for (tfs_i64 i = 0; i < n; i++) {
+    const char *p = (const char *)t->buf->data + tensor_elem_offset(t, i) * (tfs_i64)esz;
+    if (dt == DT_BOOL) {
+      bool v = *(const bool *)p;
+      s_set(c->out[0], i, v ? "true" : "false", v ? 4 : 5);
+      continue;
+    }
+    int len;
+    char *buf = small;
+    for (int pass = 0; pass < 2; pass++) {   /* a second pass for a result longer than small */
+      size_t cap = pass ? (size_t)len + 1 : sizeof small;
+      if (dtype_info[dt].is_float) len = snprintf(buf, cap, fmt, dtype_load_f(dt, p));
+      else if (dt == DT_UINT64) len = snprintf(buf, cap, fmt, *(const uint64_t *)p);
+      else len = snprintf(buf, cap, fmt, (int64_t)dtype_load_i(dt, p));
+      if (len < (int)sizeof small || pass) break;
+      buf = malloc((size_t)len + 1);
+      if (!buf) rt_throw(ERR_MEMORY, "out of memory");
+    }
+    s_set(c->out[0], i, buf, len);
+    if (buf != small) free(buf);
+  }
+}
+
+/* ---- regular expressions (PCRE2 where TF has RE2; the syntax both accept matches the same) ---- */
+
+static pcre2_code *rx_compile(const OpCall *c, const char *pat, uint32_t opt) {
+  int err;
+  PCRE2_SIZE off;
+  pcre2_code *rx = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, opt | PCRE2_UTF | PCRE2_NO_UTF_CHECK, &err, &off, NULL);
+  if (!rx) {
+    PCRE2_UCHAR msg[256];
+    pcre2_get_error_message(err, msg, sizeof msg);
+    op_fail(c, ERR_INVALID_ARGUMENT, "Invalid pattern: %s, error: %s", pat, (const char *)msg);
+  }
+  return rx;
+}
+
+void k_regex_full_match(OpCall *c) {
+  pcre2_code *rx = rx_compile(c, attr_text(c, 0, ""), PCRE2_ANCHORED | PCRE2_ENDANCHORED);
+  pcre2_match_data *md = pcre2_match_data_create_from_pattern(rx, NULL);
+  bool *o = tensor_data(c->out[0]);
+  tfs_i64 n = nelems(c->in[0]);
+  for (tfs_i64 i = 0; i < n; i++) {
+    const Str *s = s_elem(c->in[0], i);
+    o[i] = pcre2_match(rx, (PCRE2_SPTR)s_data(s), (PCRE2_SIZE)s_len(s), 0, PCRE2_NO_UTF_CHECK, md, NULL) >= 0;
+  }
+  pcre2_match_data_free(md);
+  pcre2_code_free(rx);
+}
+
+/* RE2's rewrite: \0..\9 insert the match or a group, \\ a backslash; anything else is copied. */
+static void rx_rewrite(StrBuf *b, const char *rw, const char *subj, const PCRE2_SIZE *ov, int ngroups) {
+  for (const char *p = rw; *p; p++) {
+    if (*p == '\\' && p[1] >= '0' && p[1] <= '9') {
+      int g = p[1] - '0';
+      if (g < ngroups && ov[2 * g] != PCRE2_UNSET) sb_putn(b, subj + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
+      p++;
+    } else if (*p == '\\' && p[1] == '\\') {
+      sb_putc(b, '\\');
+      p++;
+    } else {
+      sb_putc(b, *p);
+    }
+  }
+}
+
+void k_regex_replace(OpCall *c) {
+  pcre2_code *rx = rx_compile(c, attr_text(c, 0, ""), 0);
+  const char *rw = attr_text(c, 1, "");
+  bool global = op_attr_bool(c, 2, true);
+  pcre2_match_data *md = pcre2_match_data_create_from_pattern(rx, NULL);
+  tfs_i64 n = nelems(c->in[0]);
+  for (tfs_i64 i = 0; i < n; i++) {
+    const Str *s = s_elem(c->in[0], i);
+    const char *p = s_data(s);
+    PCRE2_SIZE len = (PCRE2_SIZE)s_len(s), pos = 0, copied = 0, last_end = (PCRE2_SIZE)-1;
+    StrBuf b;
+    sb_init(&b);
+    while (pos <= len) {
+      int rc = pcre2_match(rx, (PCRE2_SPTR)p, len, pos, PCRE2_NO_UTF_CHECK, md, NULL);
+      if (rc < 0) break;
+      const PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+      if (ov[0] == ov[1] && ov[0] == last_end) {   /* RE2 takes no empty match where the last match ended */
+        if (ov[0] >= len) break;
+        pos = ov[0] + 1;
+        while (pos < len && ((unsigned char)p[pos] & 0xC0) == 0x80) pos++;
+        continue;
+      }
+      sb_putn(&b, p + copied, ov[0] - copied);
+      rx_rewrite(&b, rw, p, ov, rc);
+      copied = last_end = ov[1];
+      if (!global) break;
+      if (ov[1] > ov[0]) pos = ov[1];
+      else {
+        if (ov[1] >= len) break;
+        pos = ov[1] + 1;   /* past an empty match: one UTF-8 character on */
+        while (pos < len && ((unsigned char)p[pos] & 0xC0) == 0x80) pos++;
+        sb_putn(&b, p + copied, pos - copied);
+        copied = pos;
+      }
+    }
+    sb_putn(&b, p + copied, len - copied);
+    s_set(c->out[0], i, b.data ? b.data : "", (tfs_i64)b.len);
+    sb_free(&b);
+  }
+  pcre2_match_data_free(md);
+  pcre2_code_free(rx);
+}
