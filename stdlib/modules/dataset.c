@@ -624,7 +624,7 @@ typedef struct DsIt {
   tfs_u64 rng;                /* shuffle: splitmix64 state */
   ParMap *pm;                 /* parallel map: its buffer and workers (NULL: maps in order here) */
   bool pm_tried;
-  /* parallel interleave (dsit_pull_blocks) */
+  /* parallel interleave (ds_pull_blocks) */
   struct ExecPlan *wplan;     /* map on top: the worker's private plan of the function's graph */
   signed char wk;             /* 0 not checked, 1 its pulls may run on a worker, -1 main thread only */
   bool pend;                  /* a pull failed: raised by the next next() */
@@ -1175,9 +1175,9 @@ static Val job_list(WkJob *jb) {
   return l;
 }
 
-//! tf.data.Dataset._pull_blocks(iterators, n, num_parallel_calls)
-//!   The parallel interleave's read-ahead (not a TF name): up to n next elements of each iterator, as a list of
-//!   (elements, ended) pairs; the iterators whose pipelines allow it are pulled at once on worker threads.
+/* tf.data.Dataset._pull_blocks(iterators, n, num_parallel_calls): the parallel interleave's read-ahead (not a
+ * TF name): up to n next elements of each iterator, as a list of (elements, ended) pairs; the iterators whose
+ * pipelines allow it are pulled at once on worker threads. */
 static Val ds_pull_blocks(Val self, int nargs, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.data.Dataset._pull_blocks", .sig = "iterators, n, num_parallel_calls"};
