@@ -86,6 +86,8 @@ typedef struct Batch {
   Tensor **const *args;
   Tensor **const *outs;
   ParErr *errs;
+  void (*fn)(void *ctx, int i);   /* parexec_run_fn's job (x NULL) */
+  void *ctx;
 } Batch;
 
 static struct {
@@ -102,6 +104,7 @@ tfs_i64 parexec_offthread_runs(void) { return atomic_load(&offthread_runs); }
 
 /* One job, its error caught here (the caller raises it when the element is reached). */
 static void job_run(const Batch *b, int i) {
+  if (b->fn) { b->fn(b->ctx, i); return; }
   ParErr *e = &b->errs[i];
   e->msg = NULL;
   RtTry t;
@@ -152,8 +155,7 @@ static bool ensure_lanes(int n) {
   return true;
 }
 
-void parexec_run(ParExec *x, int n, Tensor **const *args, Tensor **const *outs, ParErr *errs) {
-  Batch b = {x, n, args, outs, errs};
+static void batch_run(Batch b, int n) {
   pthread_mutex_lock(&pool.mu);
   bool threads = n > 1 && n <= PAR_MAX && ensure_lanes(n);
   if (threads) {
@@ -174,4 +176,12 @@ void parexec_run(ParExec *x, int n, Tensor **const *args, Tensor **const *outs, 
   pool.b.n = 0;
   atomic_store(&rt_mt_active, 0);
   pthread_mutex_unlock(&pool.mu);
+}
+
+void parexec_run(ParExec *x, int n, Tensor **const *args, Tensor **const *outs, ParErr *errs) {
+  batch_run((Batch){x, n, args, outs, errs, NULL, NULL}, n);
+}
+
+void parexec_run_fn(int n, void (*fn)(void *ctx, int i), void *ctx) {
+  batch_run((Batch){NULL, n, NULL, NULL, NULL, fn, ctx}, n);
 }

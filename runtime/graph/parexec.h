@@ -30,6 +30,10 @@ typedef struct ParErr { ErrKind kind; char *msg; int loc; } ParErr;
  * outs[i] (the graph's outputs, owned) or errs[i].  Job 0 runs here, the others on the pool's threads. */
 void parexec_run(ParExec *x, int n, Tensor **const *args, Tensor **const *outs, ParErr *errs);
 
+/* Run fn(ctx, i) for i < n <= 64 the same way: i = 0 here, the others on the pool's threads (tf.data's
+ * parallel interleave pulls its inputs so).  fn must catch its own errors and follow the rules above. */
+void parexec_run_fn(int n, void (*fn)(void *ctx, int i), void *ctx);
+
 /* Runs done on pool threads since the start (tests: proof that work left the calling thread). */
 tfs_i64 parexec_offthread_runs(void);
 

@@ -14,7 +14,7 @@
 
 static _Noreturn void fail_buf(OpCall *c, ErrKind k, StrBuf *b) {
   char *m = sb_steal(b);
-  static char msg[1024];
+  char msg[1024];   /* per call: workers may fail at once */
   snprintf(msg, sizeof msg, "%s", m);
   free(m);
   /* errindex: - (passes on a message indexed where it is made) */

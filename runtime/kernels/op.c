@@ -59,7 +59,7 @@ void op_fail(const OpCall *c, ErrKind k, const char *fmt, ...) {
   (void)c;
   char *msg = sb_steal(&b);
   /* rt_throw copies the message; keep this function's buffer bounded. */
-  static char last[1024];
+  char last[1024];   /* per call: graph workers may fail at once */
   snprintf(last, sizeof last, "%s", msg);
   free(msg);
   /* errindex: - (passes on a message indexed where it is made) */
@@ -67,7 +67,7 @@ void op_fail(const OpCall *c, ErrKind k, const char *fmt, ...) {
 }
 
 void op_fail_sb(const OpCall *c, ErrKind k, StrBuf *msg) {
-  static char text[2048];
+  char text[2048];
   snprintf(text, sizeof text, "%.*s", (int)msg->len, msg->data ? msg->data : "");
   sb_free(msg);
   /* errindex: - (passes on a message indexed where it is made) */

@@ -25,6 +25,8 @@
 #include "graph/trace.h"
 #include "kernels/nest.h"
 #include "modules/dsparmap.h"
+#include "graph/exec.h"
+#include "graph/parexec.h"
 
 #define CARD_INFINITE (-1)
 #define CARD_UNKNOWN (-2)
@@ -622,6 +624,11 @@ typedef struct DsIt {
   tfs_u64 rng;                /* shuffle: splitmix64 state */
   ParMap *pm;                 /* parallel map: its buffer and workers (NULL: maps in order here) */
   bool pm_tried;
+  /* parallel interleave (ds_pull_blocks) */
+  struct ExecPlan *wplan;     /* map on top: the worker's private plan of the function's graph */
+  signed char wk;             /* 0 not checked, 1 its pulls may run on a worker, -1 main thread only */
+  bool pend;                  /* a pull failed: raised by the next next() */
+  RtTry perr;                 /* that error (kind, msg, loc, exc) */
 } DsIt;
 
 static const Type dsit_type;
@@ -632,6 +639,8 @@ static void dsit_free(Obj *o) {
     if (it->kids[k]) { Val v = val_obj(it->kids[k]); val_decref(v); }
   free(it->kids);
   parmap_free(it->pm);
+  if (it->wplan) exec_plan_free(it->wplan);
+  if (it->pend) rt_try_clear(&it->perr);
   val_decref(it->buf);
   Val d = val_obj(it->ds);
   val_decref(d);
@@ -969,12 +978,274 @@ static bool ds_next(DsIt *it, Val *out) {
   return false;
 }
 
+/* ---- parallel interleave: pulling inputs' iterators on worker threads ------------------------------
+ * The interleave's cycle (stdlib/tfcore_data.tfs) asks for up to n elements of each open input iterator at
+ * once.  An iterator whose pipeline touches nothing shared (dsit_wk: file records, int64 ranges, tensors,
+ * take/skip/shard/prefetch of them, and a graph-only map on top) is pulled on its own pool thread; the
+ * others are pulled here, in order.  The main thread waits for the batch (graph/parexec.h), builds the
+ * map's results from the graph outputs, and an error is kept on its iterator for the next next(). */
+
+/* A pull that failed ahead of the consumer raises here, as ds_next would have; the iterator then ends. */
+static _Noreturn void dsit_raise_pending(DsIt *it) {
+  RtTry t = it->perr;
+  it->pend = false;
+  it->done = true;
+  rt_hold_mem(t.msg);
+  rt_throw_msg(t.loc, t.kind, t.msg ? t.msg : "", t.exc);
+}
+
+static bool plain_struct(Val v) {
+  if (val_is(v, &tuple_type)) {
+    Tuple *t = (Tuple *)v.u.o;
+    for (tfs_i64 i = 0; i < t->len; i++)
+      if (!plain_struct(t->items[i])) return false;
+    return true;
+  }
+  return val_is(v, &tensor_type) && !val_tensor(v)->sym && val_tensor(v)->dtype != DT_STRING && val_tensor(v)->dtype != DT_VARIANT;
+}
+
+/* Whether the pulls of it's dataset touch only what the iterator owns (no shared count, no host code);
+ * a from_tensors element is copied (wk_next), so only where it is pulled directly. */
+static bool wk_tree(DsIt *it, bool direct) {
+  Dataset *d = it->ds;
+  switch (d->kind) {
+  case DS_TFRECORD: return true;
+  case DS_RANGE: return spec_obj(d->spec)->dtype == DT_INT64;
+  case DS_TENSORS: return direct && plain_struct(d->src);
+  case DS_TAKE: case DS_SKIP: case DS_SHARD: case DS_PREFETCH:
+    return it->nkids == 1 && it->kids[0] && wk_tree(it->kids[0], false);
+  default: return false;
+  }
+}
+
+static bool dsit_wk(DsIt *it, TffnConcInfo *ci) {
+  if (it->wk) return it->wk > 0;
+  it->wk = -1;
+  if (it->started || it->done || it->pend) return false;
+  Dataset *d = it->ds;
+  if (d->kind == DS_MAP || d->kind == DS_PMAP) {
+    const char *why;
+    if (it->nkids != 1 || !it->kids[0] || !wk_tree(it->kids[0], true) || !tffn_conc_info(d->fn, ci) ||
+        !parexec_graph_ok(ci->g, &why))
+      return false;
+    it->wplan = exec_plan_new_private(ci->g);
+  } else if (!wk_tree(it, true)) {
+    return false;
+  }
+  it->wk = 1;
+  return true;
+}
+
+/* a worker's copy of a from_tensors element: the program shares the original */
+static Val wk_copy(Val v) {
+  if (val_is(v, &tuple_type)) {
+    Tuple *t = (Tuple *)v.u.o;
+    Val r = tuple_new(t->len);
+    for (tfs_i64 i = 0; i < t->len; i++) ((Tuple *)r.u.o)->items[i] = wk_copy(t->items[i]);
+    return r;
+  }
+  return val_obj(tensor_copy(val_tensor(v)));
+}
+
+static bool wk_next(DsIt *it, Val *out) {
+  if (it->ds->kind != DS_TENSORS || it->wk < 0) return ds_next(it, out);
+  if (it->done) return false;
+  it->done = true;
+  *out = wk_copy(it->ds->src);
+  return true;
+}
+
+typedef struct WkJob {
+  DsIt *it;
+  int want, got;              /* elements asked, pulled */
+  Val *els;                   /* got elements (owned) */
+  Tensor ***outs;             /* map on top: per element, the graph's outputs (owned), or NULL */
+  bool end;                   /* the iterator ended or failed */
+  Val conc;                   /* map on top: its function (borrowed) */
+  Graph *g;
+} WkJob;
+
+typedef struct WkBatch { WkJob *jobs; int njobs, *wk, nwk, lanes; } WkBatch;
+
+static void leaves_of(Val v, Tensor **args, int *k, int max) {
+  if (val_is(v, &tuple_type)) {
+    Tuple *t = (Tuple *)v.u.o;
+    for (tfs_i64 i = 0; i < t->len; i++) leaves_of(t->items[i], args, k, max);
+    return;
+  }
+  if (!val_is(v, &tensor_type) || *k >= max) rt_throw(ERR_INVALID_ARGUMENT, "an interleave input element does not fit its map function");
+  args[(*k)++] = val_tensor(v);
+}
+
+/* One element of a map on top: the graph run on the kid's next element (what DS_MAP's call runs). */
+static bool job_map_one(WkJob *jb) {
+  DsIt *it = jb->it;
+  Val e;
+  if (!wk_next(it->kids[0], &e)) return false;
+  int mark = rt_hold_val(e);
+  Graph *g = jb->g;
+  Tensor **args = calloc((size_t)g->ninputs + 1, sizeof(Tensor *));
+  rt_hold_mem(args);
+  Tensor **outs = calloc((size_t)g->noutputs + 1, sizeof(Tensor *));
+  rt_hold_mem(outs);
+  if (!args || !outs) rt_throw(ERR_MEMORY, "out of memory");
+  int k = 0;
+  leaves_of(e, args, &k, g->ninputs);
+  bool fits = k == g->ninputs;
+  for (int i = 0; fits && i < k; i++) fits = parmap_leaf_fits(&g->nodes[g->inputs[i]].outm[0], args[i]);
+  if (!fits) rt_throw(ERR_INVALID_ARGUMENT, "an interleave input element does not fit its map function");
+  exec_run(it->wplan, args, outs);
+  rt_unhold(mark);
+  val_decref(e);
+  free(args);
+  jb->outs[jb->got] = outs;
+  return true;
+}
+
+/* Pull job jb's elements (on whichever thread runs it); an error ends the job and stays on the iterator. */
+static void job_pull(WkJob *jb) {
+  DsIt *it = jb->it;
+  RtTry t;
+  rt_try_push(&t);
+  if (setjmp(t.jb) != 0) {
+    it->pend = true;
+    it->perr = t;
+    jb->end = true;
+    return;
+  }
+  while (jb->got < jb->want) {
+    if (jb->outs) {
+      if (!job_map_one(jb)) { jb->end = true; it->done = true; break; }
+    } else {
+      Val e;
+      if (!wk_next(it, &e)) { jb->end = true; break; }
+      jb->els[jb->got] = e;
+    }
+    jb->got++;
+  }
+  rt_try_pop(&t);
+}
+
+static void lane_pull(void *ctx, int lane) {
+  WkBatch *b = ctx;
+  for (int j = lane; j < b->nwk; j += b->lanes) job_pull(&b->jobs[b->wk[j]]);
+}
+
+static void wkbatch_free(WkBatch *b) {
+  for (int j = 0; b->jobs && j < b->njobs; j++) {
+    WkJob *jb = &b->jobs[j];
+    for (int i = 0; i < jb->got; i++) {
+      if (jb->outs && jb->outs[i]) {
+        for (int o = 0; o < jb->g->noutputs; o++)
+          if (jb->outs[i][o]) tensor_release(jb->outs[i][o]);
+        free(jb->outs[i]);
+      } else if (!jb->outs && jb->els && !val_is_undef(jb->els[i])) {
+        val_decref(jb->els[i]);
+      }
+    }
+    free(jb->els);
+    free(jb->outs);
+  }
+  free(b->jobs);
+  free(b->wk);
+  free(b);
+}
+
+/* The job's elements as a list, the map's results built here from the graph outputs. */
+static Val job_list(WkJob *jb) {
+  Val l = list_new(jb->got);
+  int mark = rt_hold_val(l);
+  for (int i = 0; i < jb->got; i++) {
+    Val e;
+    if (jb->outs) {
+      Tensor **outs = jb->outs[i];
+      jb->outs[i] = NULL;
+      int m = rt_hold_mem(outs);
+      e = as_element(tffn_conc_result(jb->conc, outs));
+      rt_unhold(m);
+      free(outs);
+    } else {
+      e = jb->els[i];
+      jb->els[i] = val_undef();
+    }
+    list_append(l, e);
+    val_decref(e);
+  }
+  rt_unhold(mark);
+  return l;
+}
+
+/* tf.data.Dataset._pull_blocks(iterators, n, num_parallel_calls): the parallel interleave's read-ahead (not a
+ * TF name): up to n next elements of each iterator, as a list of (elements, ended) pairs; the iterators whose
+ * pipelines allow it are pulled at once on worker threads. */
+static Val ds_pull_blocks(Val self, int nargs, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.data.Dataset._pull_blocks", .sig = "iterators, n, num_parallel_calls"};
+  Val a[3];
+  args_parse(&spec, nargs, args, kw, a);
+  if (!val_is(a[0], &list_type)) rt_throw(ERR_TYPE, "tf.data.Dataset._pull_blocks: iterators must be a list");
+  List *l = (List *)a[0].u.o;
+  tfs_i64 n = int_arg(a[1], "n"), npc = int_arg(a[2], "num_parallel_calls");
+  if (n < 1) n = 1;
+  if (n > 1 << 20) n = 1 << 20;
+  WkBatch *b = calloc(1, sizeof(WkBatch));
+  if (!b) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = rt_hold_fn((void (*)(void *))wkbatch_free, b);
+  b->njobs = (int)l->len;
+  b->jobs = calloc((size_t)b->njobs + 1, sizeof(WkJob));
+  b->wk = calloc((size_t)b->njobs + 1, sizeof(int));
+  if (!b->jobs || !b->wk) rt_throw(ERR_MEMORY, "out of memory");
+  bool here = op_tape_nactive || trace_active();
+  for (int j = 0; j < b->njobs; j++) {
+    if (!val_is(l->items[j], &dsit_type)) rt_throw(ERR_TYPE, "tf.data.Dataset._pull_blocks: iterators must be dataset iterators");
+    WkJob *jb = &b->jobs[j];
+    jb->it = (DsIt *)l->items[j].u.o;
+    jb->want = (int)n;
+    jb->els = calloc((size_t)n, sizeof(Val));
+    if (!jb->els) rt_throw(ERR_MEMORY, "out of memory");
+    TffnConcInfo ci;
+    if (here || jb->it->pend || !dsit_wk(jb->it, &ci)) continue;
+    if (jb->it->wplan) {
+      if (!tffn_conc_info(jb->it->ds->fn, &ci)) continue;
+      jb->conc = jb->it->ds->fn;
+      jb->g = ci.g;
+      jb->outs = calloc((size_t)n, sizeof(Tensor **));
+      if (!jb->outs) rt_throw(ERR_MEMORY, "out of memory");
+    }
+    b->wk[b->nwk++] = j;
+  }
+  /* the others first, here and in order (host code, shared objects) */
+  for (int j = 0, w = 0; j < b->njobs; j++) {
+    if (w < b->nwk && b->wk[w] == j) { w++; continue; }
+    if (b->jobs[j].it->pend) { b->jobs[j].end = true; continue; }
+    job_pull(&b->jobs[j]);
+  }
+  int lanes = npc < 0 ? tp_threads() : npc > 64 ? 64 : (int)npc;
+  b->lanes = lanes < b->nwk ? lanes : b->nwk;
+  if (b->lanes >= 2) parexec_run_fn(b->lanes, lane_pull, b);
+  else for (int w = 0; w < b->nwk; w++) job_pull(&b->jobs[b->wk[w]]);
+  Val r = list_new(b->njobs);
+  rt_hold_val(r);
+  for (int j = 0; j < b->njobs; j++) {
+    Val els = job_list(&b->jobs[j]);
+    Val pair = tuple_new(2);
+    ((Tuple *)pair.u.o)->items[0] = els;
+    ((Tuple *)pair.u.o)->items[1] = val_bool(b->jobs[j].end);
+    list_append(r, pair);
+    val_decref(pair);
+  }
+  rt_unhold(mark);
+  wkbatch_free(b);
+  return r;
+}
+
 /* ---- Python-facing iterator ---------------------------------------------------------- */
 
 static void dsit_repr(StrBuf *b, Val v) { sb_printf(b, "<tensorflow.python.data.ops.iterator_ops.OwnedIterator object at %p>", (void *)v.u.o); }
 static Val dsit_self(Val v) { return val_incref(v); }
 static bool dsit_next(Val v, Val *out) {
   ((DsIt *)v.u.o)->started = true;
+  if (((DsIt *)v.u.o)->pend) dsit_raise_pending((DsIt *)v.u.o);
   return ds_next((DsIt *)v.u.o, out);
 }
 
@@ -1260,7 +1531,7 @@ static Val ds_random(Val self, int n, const Val *args, const Kw *kw) {
 }
 
 static const DsMethod ds_ctors[] = {
-  {"_host", ds_host, NULL}, {"random", ds_random, NULL},
+  {"_host", ds_host, NULL}, {"_pull_blocks", ds_pull_blocks, NULL}, {"random", ds_random, NULL},
   {"from_tensor_slices", ds_from_tensor_slices, NULL}, {"from_tensors", ds_from_tensors, NULL}, {"range", ds_range, NULL},
   {"zip", ds_zip, NULL},
 };

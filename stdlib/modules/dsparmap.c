@@ -99,7 +99,7 @@ void parmap_free(ParMap *m) {
 /* The element's tensors in the order of the graph's inputs (the spec's order: tuples in order, dicts by
  * the spec's keys), each a private copy; false when a leaf does not fit its placeholder (the element is
  * then mapped by the ordinary call, which raises TF's error). */
-static bool leaf_fits(const TMeta *pm, const Tensor *t) {
+bool parmap_leaf_fits(const TMeta *pm, const Tensor *t) {
   if (t->sym || t->dtype != pm->dtype) return false;
   if (pm->rank < 0) return true;
   if (t->rank != pm->rank) return false;
@@ -129,7 +129,7 @@ static bool flatten(ParMap *m, Val spec, Val v, Tensor **args, int *k) {
     }
     return true;
   }
-  if (!val_is(v, &tensor_type) || *k >= m->nin || !leaf_fits(m->inm[*k], val_tensor(v))) return false;
+  if (!val_is(v, &tensor_type) || *k >= m->nin || !parmap_leaf_fits(m->inm[*k], val_tensor(v))) return false;
   args[(*k)++] = tensor_copy(val_tensor(v));   /* the worker's own: no count shared with the program */
   return true;
 }

@@ -16,4 +16,8 @@ void parmap_free(ParMap *m);
 /* The next mapped element, in input order; an element's error is raised when it is reached. */
 bool parmap_next(ParMap *m, ParPull pull, void *ctx, ParFinish finish, ParSeq seq, Val *out);
 
+/* Whether tensor t can feed a placeholder of meta pm as it is (dtype, rank, known dimensions). */
+struct TMeta;
+bool parmap_leaf_fits(const struct TMeta *pm, const struct Tensor *t);
+
 #endif
