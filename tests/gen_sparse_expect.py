@@ -13,6 +13,8 @@ SparseTensor::IndicesValid (tensorflow/core/util/sparse/sparse_tensor.cc).
 import os
 import numpy as np
 
+from gen_ragged_expect import R   # TF's RaggedTensor.__repr__ model
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGS = os.path.join(HERE, "programs")
 NAMES = {np.dtype(np.float32): "float32", np.dtype(np.int32): "int32", np.dtype(np.int64): "int64",
@@ -121,6 +123,64 @@ def basic():
     return "\n".join(L) + "\n"
 
 
+def varlen():
+    # parse_example of VarLenFeatures: row b's j-th value at [b, j], dense_shape [batch, longest]
+    recs = [([3, 0, 1], [b"a"]), ([], [b"", b"c"]), ([7], [])]
+
+    def batch(rows, dtype):
+        ind = [[b, j] for b, r in enumerate(rows) for j in range(len(r))]
+        vals = [v for r in rows for v in r]
+        return Sp(ind, np.array(vals, dtype) if vals else np.zeros(0, dtype), [len(rows), max(len(r) for r in rows)],
+                  dtype)
+
+    def single(row, dtype):
+        return Sp([[j] for j in range(len(row))], np.array(row, dtype) if row else np.zeros(0, dtype), [len(row)],
+                  dtype)
+
+    NAMES[np.dtype(object)] = "string"
+    ids = [r[0] for r in recs]
+    L = ["ids %s" % batch(ids, np.int64), "n %s" % T(np.array([-1, -1, -1], np.int64)),
+         "name %s" % batch([r[1] for r in recs], object), "w %s" % batch(ids, np.float32),
+         str(single(ids[0], np.int64)), str(single(ids[1], np.int64))]
+    w = batch(ids, np.float32)
+    L.append(T(w.dense()[:2]))
+    L.append(T(batch(ids[2:], np.float32).dense()))
+    return "\n".join(L) + "\n"
+
+
+def ragged():
+    # to_sparse: an entry per value at [row, position...] in the bounding shape; from_sparse: rows of the values
+    # grouped by their first index (TF's RaggedTensor.__repr__ of a list model)
+    def to_sparse(rows, dtype=np.int32):
+        ind, vals = [], []
+
+        def walk(x, path):
+            if isinstance(x, list):
+                for j, e in enumerate(x):
+                    walk(e, path + [j])
+            else:
+                ind.append(path)
+                vals.append(x)
+        walk(rows, [])
+
+        def bound(x, d):
+            if not isinstance(x, list):
+                return []
+            inner = [bound(e, d + 1) for e in x]
+            width = [max([i[k] for i in inner if len(i) > k] + [0]) for k in range(max([len(i) for i in inner] + [0]))]
+            return [len(x)] + width
+        return Sp(ind, np.array(vals, dtype), bound(rows, 0), dtype)
+
+    rt = [[1, 2], [], [3, 4, 5]]
+    st = to_sparse(rt)
+    # from_sparse of [[0, 0], [2, 0], [2, 1]] -> [1., 2., 3.] in 4 rows
+    back = [[], [], [], []]
+    for (r, _), v in zip([[0, 0], [2, 0], [2, 1]], [1.0, 2.0, 3.0]):
+        back[r].append(v)
+    L = [str(st), R(rt), R(back, 1, np.float32), str(to_sparse([[[1], [2, 3]], [[4]]])), "(%s, %s)" % (st, R(rt))]
+    return "\n".join(L) + "\n"
+
+
 def err(name, line, col, src, msg):
     with open(os.path.join(PROGS, name + ".out"), "w") as f:
         f.write("")
@@ -133,6 +193,10 @@ def err(name, line, col, src, msg):
 def main():
     with open(os.path.join(PROGS, "sparse_basic.out"), "w") as f:
         f.write(basic())
+    with open(os.path.join(PROGS, "sparse_ragged.out"), "w") as f:
+        f.write(ragged())
+    with open(os.path.join(PROGS, "sparse_varlen.out"), "w") as f:
+        f.write(varlen())
     for name, msg in (("sparse_err_order", "indices[1] = [0,0] is out of order. Many sparse ops require sorted "
                        "indices.\n    Use `tf.sparse.reorder` to create a correctly ordered copy.\n\n"),
                       ("sparse_err_bounds", "indices[1] = [3,0] is out of bounds: need 0 <= index < [3,4]")):

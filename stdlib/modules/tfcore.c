@@ -291,6 +291,10 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.RaggedTensor.from_tensor(tensor, lengths=None, padding=None, ragged_rank=1, name=None, row_splits_dtype=tf.int64)
 //!   The RaggedTensor of a dense tensor's rows: all of each row, its first lengths[i] items, or the row without its
 //!   trailing padding values; ragged_rank > 1 keeps the outer dimensions as uniform row splits.
+//! tf.RaggedTensor.from_sparse(st_input, name=None, row_splits_dtype=tf.int64)
+//!   The RaggedTensor of a rank-2 tf.SparseTensor (sorted indices): row i holds the values whose index starts with i.
+//! tf.RaggedTensor.to_sparse(name=None)
+//!   The tf.SparseTensor of a RaggedTensor: an entry per value at [row, position, ...], dense_shape its bounding shape.
 //! tf.ragged
 //!   Functions making and transforming tf.RaggedTensor values: constant, range, map_flat_values, boolean_mask,
 //!   stack, concat.
