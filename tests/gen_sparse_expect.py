@@ -181,6 +181,21 @@ def ragged():
     return "\n".join(L) + "\n"
 
 
+def keras():
+    # Keras 2.15's encodings (index 0 is the OOV token of a lookup layer), as SparseTensors of their non-zero entries
+    def encode(rows, depth, mode):
+        out = np.zeros((len(rows), depth), np.float32)
+        for i, r in enumerate(rows):
+            for t in r:
+                out[i, t] = 1.0 if mode != "count" else out[i, t] + 1.0
+        return out
+    vocab = {"a": 1, "b": 2, "c": 3}
+    L = [str(from_dense(encode([[vocab.get(t, 0) for t in r] for r in [["a", "c"], ["b", "z"]]], 4, "multi_hot"))),
+         str(from_dense(encode([[0, 1, 1], [3, 3, 0]], 4, "count"))),
+         T(encode([[{10: 1, 20: 2}.get(t, 0)] for t in [10, 30, 20]], 3, "one_hot"))]
+    return "\n".join(L) + "\n"
+
+
 def err(name, line, col, src, msg):
     with open(os.path.join(PROGS, name + ".out"), "w") as f:
         f.write("")
@@ -193,6 +208,8 @@ def err(name, line, col, src, msg):
 def main():
     with open(os.path.join(PROGS, "sparse_basic.out"), "w") as f:
         f.write(basic())
+    with open(os.path.join(PROGS, "sparse_keras.out"), "w") as f:
+        f.write(keras())
     with open(os.path.join(PROGS, "sparse_ragged.out"), "w") as f:
         f.write(ragged())
     with open(os.path.join(PROGS, "sparse_varlen.out"), "w") as f:
