@@ -120,6 +120,11 @@ def basic():
         L.append(T(s.dense().sum(0)))
         L.append(str(Sp(s.ind, s.vals * f32(2), s.shape, f32)))
         L.append(T(s.dense()))
+    # the sorting ops inside a tf.function (the count of values unknown while tracing)
+    L.append(str(r))
+    L.append(str(from_dense(u.dense().T)))
+    L.append(str(from_dense(np.concatenate([u.dense(), other.dense()], 0))))
+    L.append(str(add(r, other)))
     return "\n".join(L) + "\n"
 
 

@@ -237,7 +237,7 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.sparse.from_dense(tensor, name=None)
 //!   The SparseTensor of a dense tensor's non-zero entries, in row-major order.
 //! tf.sparse.reorder(sp_input, name=None)
-//!   The same SparseTensor with its entries in row-major order (in a tf.function: when the count of values is known).
+//!   The same SparseTensor with its entries in row-major order.
 //! tf.sparse.reshape(sp_input, shape, name=None)
 //!   The SparseTensor of the dense one reshaped (one -1 inferred); InvalidArgumentError as TF's SparseReshape.
 //! tf.sparse.add(a, b, threshold=0)
