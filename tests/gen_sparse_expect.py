@@ -50,7 +50,7 @@ class Sp:
 
 def from_dense(d):
     d = np.asarray(d)
-    ind = np.argwhere(d != 0)
+    ind = np.argwhere(d != (b"" if d.dtype == object else 0))   # TF's: not_equal to zeros_like ("" for strings)
     return Sp(ind, d[tuple(ind.T)], d.shape, d.dtype)
 
 
@@ -201,6 +201,20 @@ def keras():
     return "\n".join(L) + "\n"
 
 
+def dense():
+    NAMES[np.dtype(object)] = "string"
+    s = np.array([[b"", b"x", b""], [b"yy", b"", b""]], object)
+    dash = np.where(s == b"", b"-", s)
+    L = [T(s), T(dash), str(from_dense(np.array([[b"", b"a"], [b"b", b""]], object)))]
+    ind = np.zeros((2, 4), bool)
+    ind[0, 2] = ind[0, 0] = ind[1, 3] = True
+    L.append(T(ind))
+    # d/dv of sum(to_dense(v at [0,1], [1,0]) * w): w at those places
+    L.append(T(np.array([2.0, 3.0], np.float32)))
+    L.append(T(np.where(s == b"", b"?", s)))
+    return "\n".join(L) + "\n"
+
+
 def err(name, line, col, src, msg):
     with open(os.path.join(PROGS, name + ".out"), "w") as f:
         f.write("")
@@ -213,6 +227,8 @@ def err(name, line, col, src, msg):
 def main():
     with open(os.path.join(PROGS, "sparse_basic.out"), "w") as f:
         f.write(basic())
+    with open(os.path.join(PROGS, "sparse_dense.out"), "w") as f:
+        f.write(dense())
     with open(os.path.join(PROGS, "sparse_keras.out"), "w") as f:
         f.write(keras())
     with open(os.path.join(PROGS, "sparse_ragged.out"), "w") as f:
