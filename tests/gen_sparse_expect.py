@@ -215,11 +215,11 @@ def dense():
     return "\n".join(L) + "\n"
 
 
-def err(name, line, col, src, msg):
+def err(name, line, col, src, msg, cls="InvalidArgumentError"):
     with open(os.path.join(PROGS, name + ".out"), "w") as f:
         f.write("")
     with open(os.path.join(PROGS, name + ".err"), "w") as f:
-        f.write("%s.tfs:%d:%d: error: InvalidArgumentError: %s\n%s\n%s^\n" % (name, line, col, msg, src, " " * (col - 1)))
+        f.write("%s.tfs:%d:%d: error: %s: %s\n%s\n%s^\n" % (name, line, col, cls, msg, src, " " * (col - 1)))
     with open(os.path.join(PROGS, name + ".status"), "w") as f:
         f.write("1\n")
 
@@ -241,6 +241,10 @@ def main():
         with open(os.path.join(PROGS, name + ".tfs")) as f:
             src = f.read().splitlines()[2]
         err(name, 3, 7, src, msg)
+    # TF's SparseTensor.__init__: indices.shape.with_rank(2)
+    with open(os.path.join(PROGS, "sparse_err_rank.tfs")) as f:
+        src = f.read().splitlines()[2]
+    err("sparse_err_rank", 3, 6, src, "Shape (2,) must have rank 2", "ValueError")
 
 
 if __name__ == "__main__":
