@@ -373,8 +373,8 @@ def example_parse(p):
     p("TypeError: Value passed to parameter 'dense_defaults' has DataType int32 not in list of allowed values: "
       "float32, int64, string")
     p("ValueError: Unsupported: FixedLenSequenceFeature requires allow_missing to be True.")
-    p("NotImplementedError: tf.io.VarLenFeature (feature 'x') parses to a tf.SparseTensor, which tfs does not "
-      "implement; use tf.io.FixedLenSequenceFeature(shape, dtype, allow_missing=True) for a padded dense tensor instead")
+    # a VarLenFeature: a SparseTensor of the record's values, indices [[j]], dense_shape [count]
+    p("%s %s %s" % ([[0], [1], [2]], [1.0, 2.0, 3.0], [3]))
     recs = [ser(train.Example(features=train.Features(feature={
         "v": train.Feature(int64_list=train.Int64List(value=[i, i * 2]))}))) for i in range(200)]
     vs = [parse(r, {"v": Fixed([2], "int64")}, False)["v"].tolist() for r in recs]

@@ -360,7 +360,8 @@ static Val ex_cescape(Val self, int n, const Val *args, const Kw *kw) {
 //! tf.io.FixedLenFeature | tf.io.FixedLenSequenceFeature | tf.io.VarLenFeature
 //!   Feature specs for tf.io.parse_example: FixedLenFeature(shape, dtype, default_value=None) (no default: the
 //!   feature is required), FixedLenSequenceFeature(shape, dtype, allow_missing=True, default_value=None) (rows of
-//!   shape, any number). VarLenFeature(dtype) parses to a tf.SparseTensor, which tfs does not have: it raises.
+//!   shape, any number). VarLenFeature(dtype) parses to a tf.SparseTensor: indices [row, j] (just [j] for
+//!   parse_single_example), the values in order, dense_shape [batch, longest row] ([count]).
 #define EB(nm, fn) {{TFS_IMMORTAL_RC, &builtin_type}, "_example." nm, fn, {VT_UNDEF, {0}}, NULL}
 static Builtin ex_fns[] = {EB("encode", ex_encode), EB("decode", ex_decode), EB("values", ex_values),
                            EB("cescape", ex_cescape)};

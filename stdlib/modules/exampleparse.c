@@ -202,10 +202,12 @@ void meta_parse_example(OpCall *c) {
 static void pe_copy(const Tensorflow__Feature *ft, Tensor *out, tfs_i64 at) {
   switch (ft->kind_case) {
     case TENSORFLOW__FEATURE__KIND_FLOAT_LIST:
-      memcpy((float *)tensor_data(out) + at, ft->float_list->value, sizeof(float) * ft->float_list->n_value);
+      if (ft->float_list->n_value)   /* an empty list's value is NULL, which memcpy may not take even for 0 bytes */
+        memcpy((float *)tensor_data(out) + at, ft->float_list->value, sizeof(float) * ft->float_list->n_value);
       break;
     case TENSORFLOW__FEATURE__KIND_INT64_LIST:
-      memcpy((int64_t *)tensor_data(out) + at, ft->int64_list->value, sizeof(int64_t) * ft->int64_list->n_value);
+      if (ft->int64_list->n_value)
+        memcpy((int64_t *)tensor_data(out) + at, ft->int64_list->value, sizeof(int64_t) * ft->int64_list->n_value);
       break;
     default: {
       Str **dst = (Str **)tensor_data(out) + at;

@@ -219,6 +219,58 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   ragged_rank (default: rank - 1). In a tf.function's input_signature it accepts RaggedTensors of a compatible
 //!   shape (one trace); get_concrete_function takes one. Prints as TF: RaggedTensorSpec(TensorShape([None, None]),
 //!   tf.float32, 1, tf.int64).
+//! tf.SparseTensor(indices, values, dense_shape)
+//!   A sparse tensor (stdlib/tfcore_sparse.tfs), also tf.sparse.SparseTensor: entry indices[i] (int64 [N, rank],
+//!   row-major sorted by convention) holds values[i] ([N]); every other entry is zero; dense_shape is int64 [rank].
+//!   Has indices, values, dense_shape, shape (static when dense_shape is known), dtype, with_values(); * and / by a
+//!   dense tensor broadcast to its shape (SparseDenseCwiseMul/Div). Prints as TF: SparseTensor(indices=tf.Tensor(...),
+//!   values=tf.Tensor(...), dense_shape=tf.Tensor(...)). As TF's composite tensors, a tf.function argument is keyed by
+//!   its tf.SparseTensorSpec (dtype and shape, not the number of values) and fed as its three components, and a
+//!   returned one is rebuilt from them. The tf.sparse ops are computed from the components with dense tf ops
+//!   (gradients flow to values and to a dense operand); their index checks run when the components are eager.
+//! tf.SparseTensorSpec(shape=None, dtype=tf.float32)
+//!   The type of a SparseTensor (st._type_spec): its dense shape and dtype; components indices int64 [None, rank],
+//!   values [None], dense_shape int64 [rank]. Prints as TF: SparseTensorSpec(TensorShape([3, 4]), tf.int32).
+//! tf.sparse
+//!   The sparse-tensor ops of TF 2.15 over tf.SparseTensor (stdlib/tfcore_sparse_ns.tfs).
+//! tf.sparse.to_dense(sp_input, default_value=None, validate_indices=True, name=None)
+//!   The dense tensor: default_value (zero) where no index is; validate_indices checks the indices as TF's
+//!   SparseToDense (InvalidArgumentError: out of bounds, out of order, repeated), eagerly.
+//! tf.sparse.from_dense(tensor, name=None)
+//!   The SparseTensor of a dense tensor's non-zero entries, in row-major order.
+//! tf.sparse.reorder(sp_input, name=None)
+//!   The same SparseTensor with its entries in row-major order.
+//! tf.sparse.reshape(sp_input, shape, name=None)
+//!   The SparseTensor of the dense one reshaped (one -1 inferred); InvalidArgumentError as TF's SparseReshape.
+//! tf.sparse.add(a, b, threshold=0)
+//!   Sparse + sparse: a SparseTensor of the union of their indices (a sum of two entries kept when |sum| >=
+//!   threshold); sparse + dense: a dense tensor.
+//! tf.sparse.sparse_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None)
+//!   The matrix product of a rank-2 SparseTensor and a dense matrix (either order), optionally adjointed; repeated
+//!   indices add up. Differentiable in the values and in b. Also tf.sparse.matmul.
+//! tf.sparse.matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None)
+//!   tf.sparse.sparse_dense_matmul.
+//! tf.sparse.reduce_sum(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=None)
+//!   The sum over axis (all when None) as a dense tensor (a SparseTensor with output_is_sparse).
+//! tf.sparse.reduce_max(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=None)
+//!   The max over axis of the entries present (the dtype's lowest where none is).
+//! tf.sparse.slice(sp_input, start, size, name=None)
+//!   The entries in [start, start + size), shifted by -start; the shape is clipped to dense_shape.
+//! tf.sparse.concat(axis, sp_inputs, expand_nonconcat_dims=False, name=None, concat_dim=None)
+//!   The SparseTensors joined along axis, in row-major order; other dims must match unless expand_nonconcat_dims.
+//! tf.sparse.retain(sp_input, to_retain)
+//!   The entries whose to_retain flag (a bool vector of the count of values) is True.
+//! tf.sparse.transpose(sp_input, perm=None, name=None)
+//!   The SparseTensor with its dims permuted (reversed by default), in row-major order.
+//! tf.sparse.expand_dims(sp_input, axis=None, name=None)
+//!   The SparseTensor with a new dim of size 1 at axis.
+//! tf.sparse.eye(num_rows, num_columns=None, dtype=tf.float32, name=None)
+//!   The sparse identity matrix [num_rows, num_columns].
+//! tf.sparse.to_indicator(sp_input, vocab_size, name=None)
+//!   A dense bool tensor [..., vocab_size]: True at each id found in the last dimension's values.
+//! tf.sparse.map_values(op, *args, **kwargs)
+//!   op applied to the values of the SparseTensor arguments (the others passed as they are), with the first one's
+//!   indices and dense shape.
 //! tf.experimental.DynamicRaggedShape
 //!   What tf.shape(rt, out_type=tf.int32) gives for a RaggedTensor: rank, num_row_partitions, dtype, inner_shape,
 //!   static_lengths(), shape[i] (the row count, or a uniform inner dim; ValueError for a ragged one). Prints as TF:
@@ -241,6 +293,10 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.RaggedTensor.from_tensor(tensor, lengths=None, padding=None, ragged_rank=1, name=None, row_splits_dtype=tf.int64)
 //!   The RaggedTensor of a dense tensor's rows: all of each row, its first lengths[i] items, or the row without its
 //!   trailing padding values; ragged_rank > 1 keeps the outer dimensions as uniform row splits.
+//! tf.RaggedTensor.from_sparse(st_input, name=None, row_splits_dtype=tf.int64)
+//!   The RaggedTensor of a rank-2 tf.SparseTensor (sorted indices): row i holds the values whose index starts with i.
+//! tf.RaggedTensor.to_sparse(name=None)
+//!   The tf.SparseTensor of a RaggedTensor: an entry per value at [row, position, ...], dense_shape its bounding shape.
 //! tf.ragged
 //!   Functions making and transforming tf.RaggedTensor values: constant, range, map_flat_values, boolean_mask,
 //!   stack, concat.
