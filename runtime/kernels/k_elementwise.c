@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kernels/isa.h"
+#include "kernels/halfconv.h"
 #include "kernels/vmath.h"
 #include "object/object.h"
 #include "kernels/ops.h"
@@ -925,6 +926,22 @@ CASTS_FROM(c128, cf64, F)
 #define CAST_ROW(D, p, s_, s) [D] = CAST_COLS(p, s),
 static const UnLoop cast_loops[DT__COUNT][DT__COUNT] = {CAST_DTS(CAST_ROW, , 0)};
 
+/* float16 <-> float32 on contiguous rows: whole blocks through F16C (kernels/halfconv.c, the same bits);
+ * every float16 op runs through these two casts. */
+static void cast_f16_f32_v(char *o, const char *a, tfs_i64 n, tfs_i64 sa, double prm) {
+  if (sa == 1) hc_f16_to_f32((float *)o, (const uint16_t *)a, n);
+  else cast_f16_f32(o, a, n, sa, prm);
+}
+static void cast_f32_f16_v(char *o, const char *a, tfs_i64 n, tfs_i64 sa, double prm) {
+  if (sa == 1) hc_f32_to_f16((uint16_t *)o, (const float *)a, n);
+  else cast_f32_f16(o, a, n, sa, prm);
+}
+static UnLoop cast_loop(DType s, DType d) {
+  if (s == DT_FLOAT16 && d == DT_FLOAT32) return cast_f16_f32_v;
+  if (s == DT_FLOAT32 && d == DT_FLOAT16) return cast_f32_f16_v;
+  return cast_loops[s][d];
+}
+
 /* ---- scalar kernels: the graph executor's 0-d fast path ---------------------------------------
  * Keyed by op id and input dtype, like bin_loops/un_loops; exec.c picks one per
  * graph step at plan time through op_scalar_kernel().  Integer FloorDiv/FloorMod
@@ -1029,7 +1046,7 @@ bool op_row_kernel(OpId id, DType in, DType out, OpRow *r) {
   r->un = NULL;
   if ((unsigned)id >= OP__COUNT || (unsigned)in >= DT__COUNT || (unsigned)out >= DT__COUNT) return false;
   if (in == DT_STRING || out == DT_STRING) return false;
-  if (id == OP_CAST) return (r->un = cast_loops[in][out]) != NULL;
+  if (id == OP_CAST) return (r->un = cast_loop(in, out)) != NULL;
   /* ops that can fail (the generic kernel raises TF's error) or read an attribute stay generic */
   if (dtype_info[in].is_int && (id == OP_FLOORDIV || id == OP_MOD || id == OP_POW)) return false;
   if (id == OP_LEAKY_RELU || id == OP_GELU) return false;
@@ -1053,7 +1070,7 @@ void ew_cast(Tensor *dst, const Tensor *src) {
 }
 
 static void ew_cast_real(Tensor *dst, const Tensor *src) {
-  UnCtx u = {cast_loops[src->dtype][dst->dtype], 0};
+  UnCtx u = {cast_loop(src->dtype, dst->dtype), 0};
   if (tensor_is_contiguous(src) && src->size == dst->size) { u.f(tensor_data(dst), tensor_data(src), src->size, 1, 0); return; }
   Tensor *s = (Tensor *)src;
   ew_iterate(dst, 1, &s, un_body, &u);

@@ -159,6 +159,11 @@ bool gemm_small_on(Isa isa, DType dt, void *C, const void *A, const void *B, tfs
                    bool tb) {
   int d = gemm_dtype_index(dt);
   if (d < 0 || (unsigned)isa >= ISA_COUNT) return false;
+  /* Zen 4 runs each 512-bit operation as two 256-bit halves, so the AVX-512 kernels do no more work per
+   * cycle than the AVX2 ones, and from 32x32x32 up they measured 1.2-1.5x slower (bench/run_gemm.sh,
+   * docs/performance.md); past 16x16x16 the AVX-512 path takes the AVX2 kernels.  Same summation order on
+   * every path, so the same bits. */
+  if (isa == ISA_AVX512 && M * N * K > 16 * 16 * 16) isa = ISA_AVX2;
   NarrowFn nf = tb ? NULL : narrow_for(isa, d, N);
   if (nf) nf(C, A, B, M, N, K, ta);
   else gemm_table[isa][d](C, A, B, M, N, K, ta, tb);

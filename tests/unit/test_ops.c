@@ -12,7 +12,9 @@
 #include "isagate.h"
 #include "object/object.h"
 #include "kernels/ops.h"
+#include "kernels/halfconv.h"
 #include "kernels/vmath.h"
+#include "object/half.h"
 #include "modules/tfmod.h"
 
 static char fixture_dir[1024];
@@ -482,6 +484,51 @@ START_TEST(test_vmath_paths) {
 }
 END_TEST
 
+/* The F16C conversions of halfconv.c on every path against object/half.h's scalar ones, bit for bit: all
+ * 2^16 halves (NaNs with payloads, signalling ones, subnormals), every 4099th float32 bit pattern, each
+ * half rounding boundary and its neighbours (ties to even, the subnormal and overflow edges), NaNs among
+ * ordinary values, and every length up to 39 at odd offsets (the vector tails). */
+static int hc_check(Isa isa, const uint16_t *h, tfs_i64 nh, const float *f, tfs_i64 nf) {
+  float *gf = malloc(sizeof(float) * (size_t)(nh + 1));
+  uint16_t *gh = malloc(sizeof(uint16_t) * (size_t)(nf + 1));
+  int bad = 0;
+  hc_f16_to_f32_on(isa, gf, h, nh);
+  for (tfs_i64 i = 0; i < nh; i++) {
+    float want = f16_to_f32(h[i]);
+    if (memcmp(&gf[i], &want, 4) != 0 && bad++ < 5) fprintf(stderr, "%s f16 %04x -> %a, want %a\n", isa_name(isa), h[i], (double)gf[i], (double)want);
+  }
+  hc_f32_to_f16_on(isa, gh, f, nf);
+  for (tfs_i64 i = 0; i < nf; i++)
+    if (gh[i] != f32_to_f16(f[i]) && bad++ < 5) fprintf(stderr, "%s f32 %a -> %04x, want %04x\n", isa_name(isa), (double)f[i], gh[i], f32_to_f16(f[i]));
+  free(gf);
+  free(gh);
+  return bad;
+}
+
+START_TEST(test_halfconv_paths) {
+  tfs_i64 nh = 1 << 16, nf = 0, cap = (1 << 20) + 6 * (1 << 16) + 64;
+  uint16_t *h = malloc(sizeof(uint16_t) * (size_t)nh);
+  float *f = malloc(sizeof(float) * (size_t)cap);
+  for (tfs_i64 i = 0; i < nh; i++) h[i] = (uint16_t)i;
+  for (uint64_t u = 0; u < (1ULL << 32); u += 4099) { uint32_t b = (uint32_t)u; memcpy(&f[nf++], &b, 4); }
+  for (uint32_t i = 0; i < (1u << 16); i++) {   /* the float halfway between halves i and i+1, and its neighbours */
+    float lo = f16_to_f32((uint16_t)i), hi = f16_to_f32((uint16_t)(i + 1)), mid = (lo + hi) / 2;
+    uint32_t b;
+    memcpy(&b, &mid, 4);
+    for (int d = -2; d <= 2; d++) { uint32_t v = b + (uint32_t)d; memcpy(&f[nf++], &v, 4); }
+    f[nf++] = lo;
+  }
+  for (tfs_i64 i = 0; i < 40; i++) f[nf++] = i % 7 == 3 ? NAN : i % 11 == 5 ? -NAN : (float)i * 0.37f - 3;
+  for (int isa = 0; isa <= (int)isa_cpu_best(); isa++) {
+    ck_assert_int_eq(hc_check((Isa)isa, h, nh, f, nf), 0);
+    for (tfs_i64 len = 0; len < 40; len++)
+      for (tfs_i64 off = 0; off < 3; off++) ck_assert_int_eq(hc_check((Isa)isa, h + 0x7bf0 - off, len, f + nf - 40 - off, len), 0);
+  }
+  free(h);
+  free(f);
+}
+END_TEST
+
 START_TEST(test_gemm_paths) {
   /* row tails (M % 4), one and two vectors per panel, partial last panels, several panels, K = 1,
    * and a product big enough to pack on the heap */
@@ -663,6 +710,7 @@ static Suite *ops_suite(void) {
   tcase_set_timeout(tg, 120);
   tcase_add_test(tg, test_gemm_paths);
   tcase_add_test(tg, test_vmath_paths);
+  tcase_add_test(tg, test_halfconv_paths);
   tcase_add_test(tg, test_xsmm_upper_clean);
   tcase_add_test(tg, test_xsmm_transposes);
   tcase_add_test(tg, test_row_kernels_wide);
