@@ -473,13 +473,15 @@ static bool unit_object(CgUnit *cu, int k, const char *obj, StrBuf *err) {
   }
   pthread_mutex_unlock(&tcc_lock);
   char src[64], main_sym[64], exit_sym[64];
-  if (fd >= 0) snprintf(src, sizeof src, "/proc/%d/fd/%d", (int)getpid(), fd);   /* the open entry: a concurrent prune cannot change it */
+  /* the open entry, which a concurrent prune or rewrite cannot change (its name without /proc) */
+  if (fd >= 0) snprintf(src, sizeof src, "/proc/%d/fd/%d", (int)getpid(), fd);
+  const char *from = fd < 0 ? scratch : access(src, R_OK) == 0 ? src : cu->entry;
   snprintf(main_sym, sizeof main_sym, "tfs_unit_main=tfs_unit_main_%d", k);
   snprintf(exit_sym, sizeof exit_sym, "tfs_unit_exit=tfs_unit_exit_%d", k);
   const char *oc = getenv("OBJCOPY");
   char *argv[] = {(char *)(oc && *oc ? oc : "objcopy"), "--redefine-sym", main_sym, "--redefine-sym", exit_sym,
-                  fd >= 0 ? src : scratch, (char *)obj, NULL};
-  ok = ok && (fd >= 0 || scratch) && run_tool(argv, err);
+                  (char *)from, (char *)obj, NULL};
+  ok = ok && from && run_tool(argv, err);
   if (fd >= 0) close(fd);
   if (scratch) unlink(scratch);
   free(scratch);
