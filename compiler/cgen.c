@@ -2264,7 +2264,7 @@ static void unit_record(Program *p, ProgModule *m, CgUnit *u) {
   free(paths);
 }
 
-bool cgen_program_units(Program *p, StrBuf *out, StrBuf *lazy, CgUnit **units, int *nunits) {
+static bool program_units(Program *p, StrBuf *out, StrBuf *lazy, bool with_main, CgUnit **units, int *nunits) {
   *units = NULL;
   *nunits = 0;
   bool ok = true;
@@ -2285,7 +2285,15 @@ bool cgen_program_units(Program *p, StrBuf *out, StrBuf *lazy, CgUnit **units, i
     unit_record(p, m, u);
   }
   int nlocs = 0;
-  return gen_unit(p, out, lazy, false, 0, &nlocs) && ok;
+  return gen_unit(p, out, lazy, with_main, 0, &nlocs) && ok;
+}
+
+bool cgen_program_units(Program *p, StrBuf *out, StrBuf *lazy, CgUnit **units, int *nunits) {
+  return program_units(p, out, lazy, false, units, nunits);
+}
+
+bool cgen_program_units_exe(Program *p, StrBuf *out, CgUnit **units, int *nunits) {
+  return program_units(p, out, NULL, true, units, nunits);
 }
 
 void cgen_units_free(CgUnit *units, int n) {

@@ -37,6 +37,9 @@ typedef struct CgUnit {
   char *entry;                /* set by the JIT: its object's cache entry, or NULL */
 } CgUnit;
 bool cgen_program_units(Program *p, StrBuf *out, StrBuf *lazy, CgUnit **units, int *nunits);
+/* The same for an executable (tfsc -o): the program's unit has main() and
+ * no second unit; jit_output_exe_units links the module units with it. */
+bool cgen_program_units_exe(Program *p, StrBuf *out, CgUnit **units, int *nunits);
 void cgen_units_free(CgUnit *units, int n);
 
 /* The same generation for its diagnostics only (tfsc --check): no C is kept. */

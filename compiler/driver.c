@@ -103,28 +103,41 @@ int driver_emit_c(const char *path, const char *out_path) {
   return rc;
 }
 
+/* A library module whose object is now cached need not be parsed next time. */
+static void record_units(const CgUnit *units, int n) {
+  for (int i = 0; i < n; i++)
+    if (units[i].record && units[i].entry && units[i].body) objcache_unit_write(units[i].record, units[i].entry, units[i].body, units[i].nbody);
+}
+
 /* Linked into a temporary file beside the output and renamed into place: a
- * failed build leaves the previous executable intact. */
+ * failed build leaves the previous executable intact.  The library modules
+ * are units of their own, from the object cache as tfs run has them. */
 int driver_build_exe(const char *path, const char *out_path) {
   Program p;
   StrBuf c, err;
   sb_init(&c);
   sb_init(&err);
   int rc = 1;
-  if (build_c(&p, path, &c, true) && !output_is_input(&p, out_path)) {
+  CgUnit *units = NULL;
+  int nunits = 0;
+  bool ok = program_load_run(&p, path) && cgen_program_units_exe(&p, &c, &units, &nunits);
+  if (!ok) report(&p);
+  if (ok && !output_is_input(&p, out_path)) {
     char *tmp = af_temp_for(out_path);
     if (!tmp) {
       rc = cannot_write(out_path, errno);
-    } else if (!jit_output_exe(c.data, tmp, &err)) {
+    } else if (!jit_output_exe_units(c.data, units, nunits, tmp, &err)) {
       af_abort(tmp);
       int e = write_errno_in(&err);
       if (e) cannot_write(out_path, e);
       else internal_error("linking the executable failed", &err);
     } else {
+      record_units(units, nunits);
       int e = af_commit(tmp, out_path);
       rc = e ? cannot_write(out_path, e) : 0;
     }
   }
+  cgen_units_free(units, nunits);
   sb_free(&c);
   sb_free(&err);
   program_free(&p);
@@ -148,9 +161,7 @@ int driver_run(const char *path, int argc, char **argv, const DriverOpts *opts) 
   if (ok) {
     Jit *j = jit_compile_units(c.data, &lazy, units, nunits, &err);
     sb_free(&c);
-    /* a library module whose object is now cached need not be parsed next time */
-    for (int i = 0; j && i < nunits; i++)
-      if (units[i].record && units[i].entry && units[i].body) objcache_unit_write(units[i].record, units[i].entry, units[i].body, units[i].nbody);
+    if (j) record_units(units, nunits);
     cgen_units_free(units, nunits);
     units = NULL;
     nunits = 0;

@@ -144,9 +144,13 @@ static int compile_obj(const char *csrc, const char *opts, const char *path, Str
  * of the open entry, which a concurrent prune or rewrite cannot change. */
 static TCCState *load_object(int fd, const char *entry, StrBuf *err);
 
-static TCCState *load_cached(const char *csrc, const char *what, StrBuf *err, bool *failed, char **entry_out) {
+/* An open descriptor of the unit's cache entry, compiled into it first when
+ * missing or damaged; -1 when there is no usable cache (*failed: the C
+ * itself does not compile).  *entry_out: the entry's path (malloc'd). */
+static int cached_fd(const char *csrc, const char *what, StrBuf *err, bool *failed, char **entry_out) {
+  *entry_out = NULL;
   char *entry = objcache_entry(csrc, mem_opts);
-  if (!entry) return NULL;
+  if (!entry) return -1;
   int fd = objcache_open(entry);
   objcache_trace(fd >= 0 ? "hit" : "miss", what, entry);
   if (fd < 0) {
@@ -163,6 +167,14 @@ static TCCState *load_cached(const char *csrc, const char *what, StrBuf *err, bo
     }
     sigaction(SIGXFSZ, &old, NULL);
   }
+  if (fd >= 0) *entry_out = entry;
+  else free(entry);
+  return fd;
+}
+
+static TCCState *load_cached(const char *csrc, const char *what, StrBuf *err, bool *failed, char **entry_out) {
+  char *entry;
+  int fd = cached_fd(csrc, what, err, failed, &entry);
   TCCState *s = fd >= 0 ? load_object(fd, entry, err) : NULL;
   if (s && entry_out) *entry_out = entry;
   else free(entry);
@@ -424,47 +436,134 @@ static bool run_tool(char *const *argv, StrBuf *err) {
   return WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
+/* A temporary object file's name (malloc'd; the file made, empty), or NULL. */
+static char *temp_object(StrBuf *err) {
+  char *obj = strdup("/tmp/tfsc-XXXXXX.o");
+  int fd = obj ? mkstemps(obj, 2) : -1;
+  if (fd < 0) {
+    free(obj);
+    sb_puts(err, "cannot create a temporary object file\n");
+    return NULL;
+  }
+  close(fd);
+  return obj;
+}
+
+/* Module unit k's object as `obj`, its tfs_unit_main/exit renamed
+ * tfs_unit_main_k/exit_k (every unit defines the same two names; nothing
+ * else of it is global).  The object comes from the cache (filled first
+ * when missing, as tfs run does; cu->entry set), or is compiled here when
+ * there is no cache. */
+static bool unit_object(CgUnit *cu, int k, const char *obj, StrBuf *err) {
+  int fd = cu->fd;
+  cu->fd = -1;
+  char *entry = NULL, *scratch = NULL;
+  bool failed = false, ok = true;
+  pthread_mutex_lock(&tcc_lock);
+  if (fd < 0) {
+    fd = cached_fd(cu->text.data, cu->name, err, &failed, &entry);
+    if (fd >= 0) {
+      free(cu->entry);
+      cu->entry = entry;
+    } else if (!failed && (scratch = temp_object(err))) {
+      ok = compile_obj(cu->text.data, mem_opts, scratch, err) > 0;
+    } else {
+      ok = false;
+    }
+  }
+  pthread_mutex_unlock(&tcc_lock);
+  char src[64], main_sym[64], exit_sym[64];
+  /* the open entry, which a concurrent prune or rewrite cannot change (its name without /proc) */
+  if (fd >= 0) snprintf(src, sizeof src, "/proc/%d/fd/%d", (int)getpid(), fd);
+  const char *from = fd < 0 ? scratch : access(src, R_OK) == 0 ? src : cu->entry;
+  snprintf(main_sym, sizeof main_sym, "tfs_unit_main=tfs_unit_main_%d", k);
+  snprintf(exit_sym, sizeof exit_sym, "tfs_unit_exit=tfs_unit_exit_%d", k);
+  const char *oc = getenv("OBJCOPY");
+  char *argv[] = {(char *)(oc && *oc ? oc : "objcopy"), "--redefine-sym", main_sym, "--redefine-sym", exit_sym,
+                  (char *)from, (char *)obj, NULL};
+  ok = ok && from && run_tool(argv, err);
+  if (fd >= 0) close(fd);
+  if (scratch) unlink(scratch);
+  free(scratch);
+  return ok;
+}
+
 /* libtcc compiles the program to an object file in-process; the system
- * linker then joins it with the runtime archive.  (The gcc-built runtime uses
+ * linker then joins it with the module units' objects (cached, as tfs run
+ * uses them) and the runtime archive.  (The gcc-built runtime uses
  * thread-local storage and CPU-dispatched kernels, which tcc's own linker
- * cannot relocate.) */
-bool jit_output_exe(const char *csrc, const char *out_path, StrBuf *err) {
+ * cannot relocate.)  tfs_units_main/exit, which jit.c provides tfs run, are
+ * generated here: each unit's main with its module and imports, in order. */
+bool jit_output_exe_units(const char *csrc, CgUnit *cus, int n, const char *out_path, StrBuf *err) {
   const char *rtlib = paths_runtime_archive();
   if (!rtlib) {
     sb_puts(err, "cannot find the tfs runtime library (libtfsrt.a); set TFS_RTLIB\n");
     return false;
   }
-  char obj[] = "/tmp/tfsc-XXXXXX.o";
-  int fd = mkstemps(obj, 2);
-  if (fd < 0) {
-    sb_puts(err, "cannot create a temporary object file\n");
-    return false;
+  char **objs = calloc((size_t)n + 1, sizeof *objs);
+  if (!objs) abort();
+  bool ok = true;
+  for (int k = 0; ok && k <= n; k++) ok = (objs[k] = temp_object(err)) != NULL;
+  for (int k = 0; ok && k < n; k++) ok = unit_object(&cus[k], k, objs[k + 1], err);
+  StrBuf glue;
+  sb_init(&glue);
+  if (n) {
+    sb_puts(&glue, csrc);
+    sb_puts(&glue, "\n/* the module units (compiler/jit.c) */\n");
+    for (int k = 0; k < n; k++) {
+      sb_printf(&glue, "void tfs_unit_main_%d(int mod, const int *im);\nvoid tfs_unit_exit_%d(void);\nstatic const int IMS_%d[] = {", k, k, k);
+      for (int i = 0; i < cus[k].nimports; i++) sb_printf(&glue, "%d, ", cus[k].imports[i]);
+      sb_puts(&glue, "0};\n");
+    }
+    sb_puts(&glue, "void tfs_units_main(void) {\n");
+    for (int k = 0; k < n; k++) sb_printf(&glue, "  tfs_unit_main_%d(%d, IMS_%d);\n", k, cus[k].module, k);
+    sb_puts(&glue, "}\nvoid tfs_units_exit(void) {\n");
+    for (int k = 0; k < n; k++) sb_printf(&glue, "  tfs_unit_exit_%d();\n", k);
+    sb_puts(&glue, "}\n");
   }
-  close(fd);
-  pthread_mutex_lock(&tcc_lock);
-  TCCState *s = tcc_new();
-  bool ok = false;
-  if (s) {
-    tcc_set_error_func(s, err, on_error);
-    tcc_set_options(s, "-nostdinc");
-    tcc_set_output_type(s, TCC_OUTPUT_OBJ);
-    ok = tcc_compile_string(s, csrc) == 0 && tcc_output_file(s, obj) == 0;
-    tcc_delete(s);
+  if (ok) {
+    pthread_mutex_lock(&tcc_lock);
+    TCCState *s = tcc_new();
+    ok = false;
+    if (s) {
+      tcc_set_error_func(s, err, on_error);
+      tcc_set_options(s, "-nostdinc");
+      tcc_set_output_type(s, TCC_OUTPUT_OBJ);
+      ok = tcc_compile_string(s, n ? glue.data : csrc) == 0 && tcc_output_file(s, objs[0]) == 0;
+      tcc_delete(s);
+    }
+    pthread_mutex_unlock(&tcc_lock);
   }
-  pthread_mutex_unlock(&tcc_lock);
+  sb_free(&glue);
   if (ok) {
     const char *cc = getenv("CC");
     /* tcc objects carry no .note.GNU-stack: say so, or ld warns on every build */
-    char *argv[] = {(char *)(cc && *cc ? cc : "cc"), "-no-pie", "-Wl,-z,noexecstack", "-o", (char *)out_path, obj, (char *)rtlib,
-                    "-lxsmm", "-llapacke", "-lopenblas", "-lprotobuf-c", "-lgvc", "-lcgraph", "-lz", "-lpng16", "-ljpeg", "-lgif", "-lpcre2-8", "-lcrypto", "-lzip",
-                    TFS_HDF5_LDFLAG, "-lhdf5",   /* Keras's .h5 files (runtime/formats/h5file.c) */
-                    "-L" TFS_NPYRANDOM_DIR, "-lnpyrandom", "-lm", "-lpthread", "-ldl",
+    const char *head[] = {cc && *cc ? cc : "cc", "-no-pie", "-Wl,-z,noexecstack", "-o", out_path};
+    const char *tail[] = {rtlib, "-lxsmm", "-llapacke", "-lopenblas", "-lprotobuf-c", "-lgvc", "-lcgraph", "-lz", "-lpng16", "-ljpeg", "-lgif",
+                          "-lpcre2-8", "-lcrypto", "-lzip",
+                          TFS_HDF5_LDFLAG, "-lhdf5",   /* Keras's .h5 files (runtime/formats/h5file.c) */
+                          "-L" TFS_NPYRANDOM_DIR, "-lnpyrandom", "-lm", "-lpthread", "-ldl",
 #ifdef TFS_HAVE_MPI
-                    "-L" TFS_MPI_LIBDIR, "-lmpi",   /* the runtime's collectives (runtime/dist) */
+                          "-L" TFS_MPI_LIBDIR, "-lmpi",   /* the runtime's collectives (runtime/dist) */
 #endif
-                    NULL};
+    };
+    size_t nh = sizeof head / sizeof *head, nt = sizeof tail / sizeof *tail, na = 0;
+    char **argv = malloc(sizeof *argv * (nh + (size_t)n + 1 + nt + 1));
+    if (!argv) abort();
+    for (size_t i = 0; i < nh; i++) argv[na++] = (char *)head[i];
+    for (int k = 0; k <= n; k++) argv[na++] = objs[k];
+    for (size_t i = 0; i < nt; i++) argv[na++] = (char *)tail[i];
+    argv[na] = NULL;
     ok = run_tool(argv, err);
+    free(argv);
   }
-  unlink(obj);
+  for (int k = 0; k <= n; k++)
+    if (objs[k]) {
+      unlink(objs[k]);
+      free(objs[k]);
+    }
+  free(objs);
   return ok;
 }
+
+bool jit_output_exe(const char *csrc, const char *out_path, StrBuf *err) { return jit_output_exe_units(csrc, NULL, 0, out_path, err); }

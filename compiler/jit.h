@@ -33,5 +33,9 @@ void jit_free(Jit *j);
 /* Compile and link `csrc` (which must define main) with the runtime archive
  * into the executable `out_path`. */
 bool jit_output_exe(const char *csrc, const char *out_path, StrBuf *err);
+/* The same with the module units of cgen_program_units_exe, their objects
+ * taken from (and put into) the object cache as tfs run does; each unit
+ * compiled here has its entry set. */
+bool jit_output_exe_units(const char *csrc, CgUnit *units, int n, const char *out_path, StrBuf *err);
 
 #endif
