@@ -593,6 +593,19 @@ static Val ndarray_getitem(Val self, Val key) {
 static void ndarray_setitem(Val self, Val key, Val v) {
   if (!nd_advanced(key)) {
     np_check_index(((NdArray *)self.u.o)->t, key);
+    Val f = ndarray_uwidth(self) ? dict_get_str(nd_methods, "__text_value__") : val_undef();
+    if (!val_is_undef(f)) {   /* text stored into a text array is cut to its width (the numpy module's rule) */
+      Val args[2] = {v, val_int(ndarray_uwidth(self))};
+      int mark = rt_hold_val(f);
+      Val c = rt_call(f, 2, args, NULL);
+      rt_unhold(mark);
+      val_decref(f);
+      mark = rt_hold_val(c);
+      nd_setitem_basic(self, key, c);
+      rt_unhold(mark);
+      val_decref(c);
+      return;
+    }
     nd_setitem_basic(self, key, v);
     return;
   }
