@@ -626,6 +626,10 @@ static int ndarray_truthy(Val v) {
   Tensor *t = ((NdArray *)v.u.o)->t;
   if (t->size != 1)
     rt_throw(ERR_VALUE, "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
+  if (((NdArray *)v.u.o)->uwidth) {   /* text: true when not empty */
+    const Str *e = ((Str **)t->buf->data)[tensor_elem_offset(t, 0)];
+    return e && e->len > 0;
+  }
   return tensor_get_f(t, 0) != 0;
 }
 
