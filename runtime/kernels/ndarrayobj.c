@@ -16,11 +16,18 @@ static Val wrap(Val r) {
   return a;
 }
 
-static Val tolist_rec(const Tensor *t, int axis, tfs_i64 *flat) {
-  if (axis == t->rank) return tensor_item(t, (*flat)++);
+/* Element i as a Python value: a text array's elements are str, not bytes. */
+static Val elem_item(const Tensor *t, tfs_i64 i, bool uni) {
+  if (!uni) return tensor_item(t, i);
+  const Str *e = ((Str **)t->buf->data)[tensor_elem_offset(t, i)];
+  return str_new(e ? e->data : "", e ? e->len : 0);
+}
+
+static Val tolist_rec(const Tensor *t, int axis, tfs_i64 *flat, bool uni) {
+  if (axis == t->rank) return elem_item(t, (*flat)++, uni);
   Val l = list_new(t->shape[axis]);
   for (tfs_i64 i = 0; i < t->shape[axis]; i++) {
-    Val e = tolist_rec(t, axis + 1, flat);
+    Val e = tolist_rec(t, axis + 1, flat, uni);
     list_append(l, e);
     TFS_DECREF(e);
   }
@@ -30,14 +37,14 @@ static Val tolist_rec(const Tensor *t, int axis, tfs_i64 *flat) {
 static Val nd_tolist(Val self, int n, const Val *args, const Kw *kw) {
   (void)n; (void)args; (void)kw;
   tfs_i64 flat = 0;
-  return tolist_rec(val_as_tensor(self), 0, &flat);
+  return tolist_rec(val_as_tensor(self), 0, &flat, ndarray_uwidth(self) > 0);
 }
 
 static Val nd_item(Val self, int n, const Val *args, const Kw *kw) {
   (void)args; (void)kw;
   Tensor *t = val_as_tensor(self);
   if (n != 0 || t->size != 1) rt_throw(ERR_VALUE, "can only convert an array of size 1 to a Python scalar");
-  return tensor_item(t, 0);
+  return elem_item(t, 0, ndarray_uwidth(self) > 0);
 }
 
 static Val nd_abs(Val self, int n, const Val *args, const Kw *kw) {
@@ -82,15 +89,19 @@ static Val ndarray_getattr(Val self, const char *name) {
     for (int i = 0; i < t->rank; i++) ((Tuple *)tu.u.o)->items[i] = val_int(t->shape[i]);
     return tu;
   }
+  if (!strcmp(name, "dtype") && ((NdArray *)self.u.o)->uwidth) return npdtype_unicode(((NdArray *)self.u.o)->uwidth);
   if (!strcmp(name, "dtype")) return val_obj(&npdtypes[t->dtype]);
+  if (!strcmp(name, "itemsize") && ((NdArray *)self.u.o)->uwidth) return val_int(4 * (tfs_i64)((NdArray *)self.u.o)->uwidth);
+  if (!strcmp(name, "nbytes") && ((NdArray *)self.u.o)->uwidth) return val_int(4 * (tfs_i64)((NdArray *)self.u.o)->uwidth * t->size);
   if (!strcmp(name, "ndim")) return val_int(t->rank);
   if (!strcmp(name, "base")) {   /* the array owning a view's memory; None for an owner */
     NdArray *b = ((NdArray *)self.u.o)->base;
     return b ? val_incref(val_obj(b)) : val_none();
   }
-  if (!strcmp(name, "strides")) {   /* in bytes, as numpy */
+  if (!strcmp(name, "strides")) {   /* in bytes, as numpy (a text array's items: 4 bytes a code point) */
+    int uw = ((NdArray *)self.u.o)->uwidth;
     Val tu = tuple_new(t->rank);
-    for (int i = 0; i < t->rank; i++) ((Tuple *)tu.u.o)->items[i] = val_int(t->strides[i] * dtype_info[t->dtype].size);
+    for (int i = 0; i < t->rank; i++) ((Tuple *)tu.u.o)->items[i] = val_int(t->strides[i] * (uw ? 4 * uw : dtype_info[t->dtype].size));
     return tu;
   }
   if (!strcmp(name, "size")) return val_int(t->size);
@@ -319,6 +330,42 @@ static _Noreturn void np_refuse_ufunc(const char *name) {
   rt_throw(ERR_TYPE, "ufunc '%s' not supported for the input types, and the inputs could not be safely coerced to any supported types according to the casting rule ''safe''", name);
 }
 
+static tfs_i64 utf8_chars(const char *p, tfs_i64 n) {
+  tfs_i64 c = 0;
+  for (tfs_i64 i = 0; i < n; i++) c += ((unsigned char)p[i] & 0xC0) != 0x80;
+  return c;
+}
+
+/* An operand's dtype as numpy's ufunc errors write it: dtype('<U3'), dtype('int64'). */
+static void np_dtype_text(StrBuf *b, Val v) {
+  int uw = ndarray_uwidth(v);
+  Tensor *t = val_as_tensor(v);
+  if (uw) sb_printf(b, "dtype('<U%d')", uw);
+  else if (val_is(v, &str_type)) sb_printf(b, "dtype('<U%lld')", (long long)utf8_chars(((Str *)v.u.o)->data, ((Str *)v.u.o)->len));
+  else if (t) val_repr(b, val_obj(&npdtypes[t->dtype]));
+  else sb_printf(b, "dtype('%s')", v.tag == VT_BOOL ? "bool" : v.tag == VT_INT ? "int64" : v.tag == VT_FLOAT ? "float64" :
+                                   val_is(v, &complex_type) ? "complex128" : "O");
+}
+
+/* numpy 1.24 has no arithmetic loops for text arrays: its UFuncTypeError (the numpy module's _UFuncNoLoopError). */
+static _Noreturn void np_no_loop(const char *ufunc, Val a, Val b) {
+  StrBuf m;
+  sb_init(&m);
+  sb_printf(&m, "ufunc '%s' did not contain a loop with signature matching types (", ufunc);
+  np_dtype_text(&m, a);
+  sb_puts(&m, ", ");
+  np_dtype_text(&m, b);
+  sb_puts(&m, ") -> None");
+  char msg[400];
+  snprintf(msg, sizeof msg, "%s", m.data);
+  sb_free(&m);
+  Val cls = dict_get_str(nd_methods, "__no_loop_error__");
+  /* errindex: ufunc '…' did not contain a loop with signature matching types (dtype('…'), dtype('…')) -> None */
+  if (val_is_undef(cls)) rt_throw(ERR_TYPE, "%s", msg);
+  val_decref(cls);   /* a class of the numpy module, which keeps it */
+  exc_raise_class(cls, ERR_TYPE, msg);
+}
+
 static Val ndarray_binop(int op, Val a, Val b) {
   static const int ops[BIN__COUNT] = {
     [BIN_ADD] = OP_ADD, [BIN_SUB] = OP_SUB, [BIN_MUL] = OP_MUL, [BIN_DIV] = OP_DIV,
@@ -326,6 +373,14 @@ static Val ndarray_binop(int op, Val a, Val b) {
     [BIN_LSHIFT] = -1, [BIN_RSHIFT] = -1,
     [BIN_BITAND] = OP_LOGICAL_AND, [BIN_BITOR] = OP_LOGICAL_OR, [BIN_BITXOR] = OP_LOGICAL_XOR,
   };
+  if (ndarray_uwidth(a) || ndarray_uwidth(b)) {
+    static const char *const names[BIN__COUNT] = {
+      [BIN_ADD] = "add", [BIN_SUB] = "subtract", [BIN_MUL] = "multiply", [BIN_DIV] = "divide", [BIN_FLOORDIV] = "floor_divide",
+      [BIN_MOD] = "remainder", [BIN_POW] = "power", [BIN_MATMUL] = "matmul", [BIN_LSHIFT] = "left_shift",
+      [BIN_RSHIFT] = "right_shift", [BIN_BITAND] = "bitwise_and", [BIN_BITOR] = "bitwise_or", [BIN_BITXOR] = "bitwise_xor",
+    };
+    if (op >= 0 && op < BIN__COUNT && names[op]) np_no_loop(names[op], a, b);
+  }
   if (val_is(a, &str_type) || val_is(b, &str_type)) return val_undef();   /* '%.2f' % x: str's own operator */
   if (op == BIN_LSHIFT || op == BIN_RSHIFT) {   /* numpy's shifts (counts past the width, bools): the numpy module's */
     Val f = dict_get_str(nd_methods, op == BIN_LSHIFT ? "__lshift__" : "__rshift__");
@@ -363,9 +418,54 @@ static Val ndarray_binop(int op, Val a, Val b) {
   return np_apply((OpId)ops[op], a, b);
 }
 
+/* A text operand's element i (a str, or a text array broadcast by numpy's rules). */
+static const Str *text_elem(Val v, const Tensor *t, const tfs_i64 *shape, int rank, tfs_i64 i) {
+  if (!t) return (const Str *)v.u.o;
+  tfs_i64 off = t->offset;
+  for (int d = rank - 1, k = t->rank - 1; d >= 0; d--, k--) {
+    tfs_i64 c = i % shape[d];
+    i /= shape[d];
+    if (k >= 0 && t->shape[k] > 1) off += c * t->strides[k];
+  }
+  return ((Str **)t->buf->data)[off];
+}
+
+/* Comparison of text arrays (with each other or a str): elementwise, by code points (UTF-8's byte order). */
+static Val text_compare(int op, Val a, Val b) {
+  bool ta_ok = ndarray_uwidth(a) || val_is(a, &str_type), tb_ok = ndarray_uwidth(b) || val_is(b, &str_type);
+  if (!ta_ok || !tb_ok) return val_undef();   /* numpy 1.24 declines: == is False, < a TypeError */
+  Tensor *ta = ndarray_uwidth(a) ? val_as_tensor(a) : NULL, *tb = ndarray_uwidth(b) ? val_as_tensor(b) : NULL;
+  if (ta && tb) np_check_broadcast(ta, tb);
+  int rank = ta && tb ? (ta->rank > tb->rank ? ta->rank : tb->rank) : ta ? ta->rank : tb->rank;
+  tfs_i64 sh[TFS_MAX_RANK];
+  for (int d = 0; d < rank; d++) sh[d] = 1;
+  for (int s = 0; s < 2; s++) {
+    Tensor *t = s ? tb : ta;
+    for (int k = 0; t && k < t->rank; k++)
+      if (t->shape[k] != 1) sh[rank - t->rank + k] = t->shape[k];
+  }
+  Tensor *r = tensor_new(DT_BOOL, rank, sh);
+  bool *out = tensor_data(r);
+  for (tfs_i64 i = 0; i < r->size; i++) {
+    const Str *x = text_elem(a, ta, sh, rank, i), *y = text_elem(b, tb, sh, rank, i);
+    tfs_i64 xl = x ? x->len : 0, yl = y ? y->len : 0;
+    int c = memcmp(x ? x->data : "", y ? y->data : "", (size_t)(xl < yl ? xl : yl));
+    if (!c) c = xl < yl ? -1 : xl > yl;
+    out[i] = op == CMP_LT ? c < 0 : op == CMP_LE ? c <= 0 : op == CMP_GT ? c > 0 : op == CMP_GE ? c >= 0 : op == CMP_EQ ? !c : c != 0;
+  }
+  Val v = ndarray_new(r);
+  tensor_release(r);
+  return v;
+}
+
 static Val ndarray_compare(int op, Val a, Val b) {
   static const int ops[] = {OP_LESS, OP_LESS_EQUAL, OP_GREATER, OP_GREATER_EQUAL, OP_EQUAL, OP_NOT_EQUAL};
   if (op < CMP_LT || op > CMP_NE) return val_undef();
+  if (ndarray_uwidth(a) || ndarray_uwidth(b)) {
+    Val r = text_compare(op, a, b);
+    if (!val_is_undef(r) || (op != CMP_EQ && op != CMP_NE)) return r;
+    return val_bool(op == CMP_NE);   /* numpy 1.24: text == number is False (with a FutureWarning) */
+  }
   if (op == CMP_EQ || op == CMP_NE) {
     bool ok = val_as_tensor(a) && val_as_tensor(b);
     if (ok && !np_broadcasts(val_as_tensor(a), val_as_tensor(b)))
@@ -443,6 +543,24 @@ static bool nd_has_ellipsis(Val key) {
   return false;
 }
 
+/* A text array's width carried to a new array of its elements (fancy indexing, copies). */
+static Val text_keep(Val self, Val r) {
+  int uw = ndarray_uwidth(self);
+  if (!uw) return r;
+  if (val_is(r, &ndarray_type) && ((NdArray *)r.u.o)->t->dtype == DT_STRING) {
+    if (!((NdArray *)r.u.o)->uwidth) ((NdArray *)r.u.o)->uwidth = uw;
+    return r;
+  }
+  if (val_is(r, &bytes_type)) {   /* a 0-d element: numpy's str_ scalar */
+    size_t n;
+    const void *d = bytes_data(r, &n);
+    Val s = str_new(d, (tfs_i64)n);
+    TFS_DECREF(r);
+    return s;
+  }
+  return r;
+}
+
 static Val ndarray_getitem(Val self, Val key) {
   if (nd_advanced(key)) {
     Val f = dict_get_str(nd_methods, "__getitem__");
@@ -450,7 +568,7 @@ static Val ndarray_getitem(Val self, Val key) {
       Val args[2] = {self, key};
       Val r = rt_call(f, 2, args, NULL);
       val_decref(f);
-      return r;
+      return text_keep(self, r);
     }
   }
   Tensor *at_ = ((NdArray *)self.u.o)->t;
@@ -464,9 +582,9 @@ static Val ndarray_getitem(Val self, Val key) {
     TFS_DECREF(r);
     Val v = ndarray_new(c);
     tensor_release(c);
-    return v;
+    return text_keep(self, v);
   }
-  if (rt->buf != at_->buf) return wrap(r);
+  if (rt->buf != at_->buf) return text_keep(self, wrap(r));
   Val v = ndarray_view_new(self, rt);   /* basic indexing gives a view, a[...] of a 0-d array too */
   TFS_DECREF(r);
   return v;
@@ -475,6 +593,19 @@ static Val ndarray_getitem(Val self, Val key) {
 static void ndarray_setitem(Val self, Val key, Val v) {
   if (!nd_advanced(key)) {
     np_check_index(((NdArray *)self.u.o)->t, key);
+    Val f = ndarray_uwidth(self) ? dict_get_str(nd_methods, "__text_value__") : val_undef();
+    if (!val_is_undef(f)) {   /* text stored into a text array is cut to its width (the numpy module's rule) */
+      Val args[2] = {v, val_int(ndarray_uwidth(self))};
+      int mark = rt_hold_val(f);
+      Val c = rt_call(f, 2, args, NULL);
+      rt_unhold(mark);
+      val_decref(f);
+      mark = rt_hold_val(c);
+      nd_setitem_basic(self, key, c);
+      rt_unhold(mark);
+      val_decref(c);
+      return;
+    }
     nd_setitem_basic(self, key, v);
     return;
   }
@@ -495,6 +626,10 @@ static int ndarray_truthy(Val v) {
   Tensor *t = ((NdArray *)v.u.o)->t;
   if (t->size != 1)
     rt_throw(ERR_VALUE, "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
+  if (((NdArray *)v.u.o)->uwidth) {   /* text: true when not empty */
+    const Str *e = ((Str **)t->buf->data)[tensor_elem_offset(t, 0)];
+    return e && e->len > 0;
+  }
   return tensor_get_f(t, 0) != 0;
 }
 

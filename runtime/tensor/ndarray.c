@@ -12,9 +12,22 @@
 
 
 static const char *np_dtype_name(DType dt) { return dt == DT_STRING ? "object" : dtype_info[dt].name; }
-static void npdtype_str(StrBuf *b, Val v) { sb_puts(b, np_dtype_name(((NpDType *)v.u.o)->dt)); }
-static void npdtype_repr(StrBuf *b, Val v) { sb_printf(b, "dtype('%s')", np_dtype_name(((NpDType *)v.u.o)->dt)); }
+/* A dtype object's text: '<U3' for numpy's text arrays, else its dtype's name. */
+static const char *npdtype_text(Val v, char *buf, size_t n) {
+  const NpDType *d = (const NpDType *)v.u.o;
+  if (!d->uwidth) return np_dtype_name(d->dt);
+  snprintf(buf, n, "<U%d", d->uwidth);
+  return buf;
+}
+static void npdtype_str(StrBuf *b, Val v) { char t[24]; sb_puts(b, npdtype_text(v, t, sizeof t)); }
+static void npdtype_repr(StrBuf *b, Val v) { char t[24]; sb_printf(b, "dtype('%s')", npdtype_text(v, t, sizeof t)); }
 static bool npdtype_eq(Val a, Val b) {
+  if (val_is(a, &npdtype_type) && val_is(b, &npdtype_type) && (((NpDType *)a.u.o)->uwidth || ((NpDType *)b.u.o)->uwidth))
+    return ((NpDType *)a.u.o)->uwidth == ((NpDType *)b.u.o)->uwidth;
+  if (val_is(a, &npdtype_type) && ((NpDType *)a.u.o)->uwidth && val_is(b, &str_type)) {   /* a.dtype == '<U2' */
+    char t[24];
+    return !strcmp(npdtype_text(a, t, sizeof t), ((Str *)b.u.o)->data);
+  }
   DType x, y;
   return val_as_dtype(a, &x) && val_as_dtype(b, &y) && x == y;
 }
@@ -24,7 +37,15 @@ static Val npdtype_compare(int op, Val a, Val b) {
   return val_bool(op == CMP_EQ ? e : !e);
 }
 static Val npdtype_getattr(Val self, const char *name) {
-  if (!strcmp(name, "name")) return str_from_cstr(np_dtype_name(((NpDType *)self.u.o)->dt));
+  const NpDType *d = (const NpDType *)self.u.o;
+  if (!strcmp(name, "name") && d->uwidth) {   /* numpy names text dtypes by their bits: 'str96' for '<U3' */
+    char t[32];
+    snprintf(t, sizeof t, "str%d", 32 * d->uwidth);
+    return str_from_cstr(t);
+  }
+  if (!strcmp(name, "name")) return str_from_cstr(np_dtype_name(d->dt));
+  if (!strcmp(name, "itemsize") && d->uwidth) return val_int(4 * (tfs_i64)d->uwidth);   /* UCS4 */
+  if (!strcmp(name, "kind") && d->uwidth) return str_from_cstr("U");
   return val_undef();
 }
 /* np.float32(1.5), np.int64(2.7): a numpy scalar of the dtype (numbers are truncated to integers, as numpy does). */
@@ -45,7 +66,7 @@ Val npscalar_new(DType dt, int n, const Val *args, const Kw *kw) {
 static Val npdtype_call(Val self, int n, const Val *args, const Kw *kw) { return npscalar_new(((NpDType *)self.u.o)->dt, n, args, kw); }
 
 const Type npdtype_type = {
-  .name = "numpy.dtype", .repr = npdtype_repr, .str = npdtype_str, .getattr = npdtype_getattr, .call = npdtype_call,
+  .name = "numpy.dtype", .free = (void (*)(Obj *))free, .repr = npdtype_repr, .str = npdtype_str, .getattr = npdtype_getattr, .call = npdtype_call,
   .compare = npdtype_compare, .eq = npdtype_eq,
 };
 NpDType npdtypes[DT__COUNT] = {
@@ -59,6 +80,13 @@ NpDType npdtypes[DT__COUNT] = {
   {{(tfs_i64)1 << 60, &npdtype_type}, DT_VARIANT},  {{(tfs_i64)1 << 60, &npdtype_type}, DT_COMPLEX64},
   {{(tfs_i64)1 << 60, &npdtype_type}, DT_COMPLEX128},
 };
+
+Val npdtype_unicode(int width) {
+  NpDType *d = obj_new(&npdtype_type, sizeof(NpDType));
+  d->dt = DT_STRING;
+  d->uwidth = width;
+  return val_obj(d);
+}
 
 /* ---- scalars ---------------------------------------------------------------------
  * A float32 scalar becomes the host float nearest to its shortest decimal form,
@@ -286,8 +314,17 @@ static void format_rec(StrBuf *out, const tfs_i64 *shape, int rank, int axis, Wo
   free(next_indent);
 }
 
-/* Element words of t as numpy would format them (padding dropped). */
-static void tensor_words(Words *ws, const Tensor *t) {
+/* Element i of a string tensor as Python writes it: b'..' for bytes, '..' for numpy's text arrays (uni). */
+static void string_elem_repr(StrBuf *b, const Tensor *t, tfs_i64 i, bool uni) {
+  const Str *e = ((Str **)t->buf->data)[tensor_elem_offset(t, i)];
+  if (!uni) { bytes_repr(b, e); return; }
+  Val v = str_new(e ? e->data : "", e ? e->len : 0);
+  val_repr(b, v);
+  TFS_DECREF(v);
+}
+
+/* Element words of t as numpy would format them (padding dropped); uni: t holds a '<U n' array's text. */
+static void tensor_words(Words *ws, const Tensor *t, bool uni) {
   if (t->dtype == DT_STRING) {
     bool summary = t->size > np_print_opts.threshold;
     for (tfs_i64 i = 0; i < t->size; i++) {
@@ -304,7 +341,7 @@ static void tensor_words(Words *ws, const Tensor *t) {
       }
       StrBuf b;
       sb_init(&b);
-      bytes_repr(&b, ((Str **)t->buf->data)[tensor_elem_offset(t, i)]);
+      string_elem_repr(&b, t, i, uni);
       words_push(ws, b.data, b.len);
       sb_free(&b);
     }
@@ -322,8 +359,13 @@ static void tensor_words(Words *ws, const Tensor *t) {
   sb_free(&b);
 }
 
-void ndarray_str_tensor(StrBuf *b, const Tensor *t) {
+static void str_impl(StrBuf *b, const Tensor *t, bool uni) {
   if (t->dtype != DT_STRING) { tprint_numpy(b, t); return; }
+  if (t->rank == 0 && uni) {   /* str(np.array('abc')) is abc */
+    const Str *e = ((Str **)t->buf->data)[t->offset];
+    if (e) sb_putn(b, e->data, (size_t)e->len);
+    return;
+  }
   if (t->rank == 0) { bytes_repr(b, ((Str **)t->buf->data)[t->offset]); return; }
   if (t->size == 0) {
     for (int i = 0; i < t->rank && t->shape[i]; i++) sb_putc(b, '[');
@@ -332,10 +374,12 @@ void ndarray_str_tensor(StrBuf *b, const Tensor *t) {
     return;
   }
   Words ws = {0};
-  tensor_words(&ws, t);
+  tensor_words(&ws, t, uni);
   format_rec(b, t->shape, t->rank, 0, &ws, t->size > np_print_opts.threshold, " ", (size_t)np_print_opts.linewidth, " ");
   words_free(&ws);
 }
+
+void ndarray_str_tensor(StrBuf *b, const Tensor *t) { str_impl(b, t, false); }
 
 void ndarray_scalar_repr(StrBuf *b, const Tensor *t) {
   if (t->dtype == DT_STRING) { bytes_repr(b, ((Str **)t->buf->data)[t->offset]); return; }
@@ -353,8 +397,13 @@ void ndarray_scalar_repr(StrBuf *b, const Tensor *t) {
 }
 
 /* A 0-d array's repr: its element as array2string writes it ('array(1.)', 'array(1.5, dtype=float32)'). */
-static void repr_0d(StrBuf *b, const Tensor *t) {
+static void repr_0d(StrBuf *b, const Tensor *t, int uwidth) {
   sb_puts(b, "array(");
+  if (uwidth) {
+    string_elem_repr(b, t, 0, true);
+    sb_printf(b, ", dtype='<U%d')", uwidth);
+    return;
+  }
   if (t->dtype == DT_STRING) {
     ndarray_scalar_repr(b, t);
   } else {
@@ -375,8 +424,9 @@ static void repr_0d(StrBuf *b, const Tensor *t) {
   sb_putc(b, ')');
 }
 
-void ndarray_repr_tensor(StrBuf *b, const Tensor *t) {
-  if (t->rank == 0) { repr_0d(b, t); return; }
+/* uwidth: t holds a '<U n' array's text (its words unpadded, its dtype quoted). */
+static void repr_impl(StrBuf *b, const Tensor *t, int uwidth) {
+  if (t->rank == 0) { repr_0d(b, t, uwidth); return; }
   bool skip_dtype = (t->dtype == DT_FLOAT64 || t->dtype == DT_INT64 || t->dtype == DT_BOOL || t->dtype == DT_COMPLEX128) &&
                     t->size;   /* numpy's default dtypes go unnamed, but an empty array's dtype is named */
   size_t start = b->len;
@@ -392,15 +442,16 @@ void ndarray_repr_tensor(StrBuf *b, const Tensor *t) {
     }
   } else {
     Words ws = {0};
-    tensor_words(&ws, t);
-    words_pad(&ws, dtype_info[t->dtype].is_float, t->dtype == DT_BOOL ? 5 : 0);   /* numpy: ' True' in arrays */
+    tensor_words(&ws, t, uwidth > 0);
+    if (!uwidth) words_pad(&ws, dtype_info[t->dtype].is_float, t->dtype == DT_BOOL ? 5 : 0);   /* numpy: ' True' in arrays */
     format_rec(b, t->shape, t->rank, 0, &ws, t->size > np_print_opts.threshold, "       ", (size_t)np_print_opts.linewidth - 1, ", ");
     words_free(&ws);
   }
   if (skip_dtype) { sb_putc(b, ')'); return; }
   sb_putc(b, ',');
   char dstr[40];
-  snprintf(dstr, sizeof dstr, "dtype=%s)", np_dtype_name(t->dtype));
+  if (uwidth) snprintf(dstr, sizeof dstr, "dtype='<U%d')", uwidth);
+  else snprintf(dstr, sizeof dstr, "dtype=%s)", np_dtype_name(t->dtype));
   size_t last_nl = start;
   for (size_t i = start; i < b->len; i++)
     if (b->data[i] == '\n') last_nl = i + 1;
@@ -409,6 +460,8 @@ void ndarray_repr_tensor(StrBuf *b, const Tensor *t) {
   else sb_putc(b, ' ');
   sb_puts(b, dstr);
 }
+
+void ndarray_repr_tensor(StrBuf *b, const Tensor *t) { repr_impl(b, t, 0); }
 
 /* ---- the ndarray type ------------------------------------------------------------------ */
 
@@ -421,10 +474,24 @@ static NdArray *nd_alloc(const Type *ty, Tensor *t) {
   a->views = NULL;
   a->nviews = a->vcap = 0;
   a->readonly = false;
+  a->uwidth = 0;
   return a;
 }
 
 Val ndarray_new_0d(Tensor *t) { return val_obj(nd_alloc(&ndarray_type, t)); }
+
+Val ndarray_new_unicode(Tensor *t, int width, bool keep0d) {
+  if (t->dtype != DT_STRING) rt_throw(ERR_TYPE, "_numpy: a text array needs a string tensor");
+  if (t->rank == 0 && !keep0d) {   /* numpy's str_ scalar: shown here as the Python str it equals */
+    const Str *e = ((Str **)t->buf->data)[t->offset];
+    return str_new(e ? e->data : "", e ? e->len : 0);
+  }
+  NdArray *a = nd_alloc(&ndarray_type, t);
+  a->uwidth = width < 1 ? 1 : width;   /* numpy: '<U0' arrays are '<U1' */
+  return val_obj(a);
+}
+
+int ndarray_uwidth(Val v) { return val_is(v, &ndarray_type) ? ((NdArray *)v.u.o)->uwidth : 0; }
 
 _Noreturn void ndarray_symbolic_error(Tensor *t) {
   StrBuf b;
@@ -458,6 +525,7 @@ Val ndarray_view_new(Val of, Tensor *t) {
   a->base = own;
   own->hdr.rc++;
   a->readonly = src->readonly;
+  a->uwidth = src->uwidth;
   own->views[own->nviews++] = a;
   return val_obj(a);
 }
@@ -515,11 +583,11 @@ static void ndarray_free(Obj *o) {
 }
 
 static void ndarray_str(StrBuf *b, Val v) {
-  const Tensor *t = ((NdArray *)v.u.o)->t;
-  if (t->rank == 0 && t->dtype != DT_STRING) ndarray_scalar_repr(b, t);   /* str(np.array(1.0)) is '1.0' */
-  else ndarray_str_tensor(b, t);
+  const NdArray *a = (const NdArray *)v.u.o;
+  if (a->t->rank == 0 && a->t->dtype != DT_STRING) ndarray_scalar_repr(b, a->t);   /* str(np.array(1.0)) is '1.0' */
+  else str_impl(b, a->t, a->uwidth > 0);
 }
-static void ndarray_repr(StrBuf *b, Val v) { ndarray_repr_tensor(b, ((NdArray *)v.u.o)->t); }
+static void ndarray_repr(StrBuf *b, Val v) { repr_impl(b, ((NdArray *)v.u.o)->t, ((NdArray *)v.u.o)->uwidth); }
 
 Type ndarray_type = {   /* the operators and methods: kernels/ndarrayobj.c */
   .name = "numpy.ndarray", .free = ndarray_free, .repr = ndarray_repr, .str = ndarray_str,

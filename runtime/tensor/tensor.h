@@ -184,6 +184,7 @@ typedef struct NdArray {
   struct NdArray **views;     /* the owner: its live views (borrowed; each unregisters when freed) */
   int nviews, vcap;
   bool readonly;              /* numpy's WRITEABLE flag cleared */
+  int uwidth;                 /* numpy's '<U n' text arrays: a string tensor of UTF-8, n code points wide; 0: none */
 } NdArray;
 extern Type ndarray_type;              /* operator slots set by kernels/ndarrayobj.c */
 /* numpy's scalar types (numpy.float32, numpy.int64, numpy.bool_ ...): 0-d NdArrays of these types,
@@ -194,11 +195,14 @@ static inline bool val_is_npscalar(Val v) {
 }
 static inline bool val_is_ndarray(Val v) { return val_is(v, &ndarray_type) || val_is_npscalar(v); }   /* or a numpy scalar */
 extern const Type npdtype_type;
-typedef struct NpDType { Obj hdr; DType dt; } NpDType;   /* numpy dtype objects (a.dtype) */
+typedef struct NpDType { Obj hdr; DType dt; int uwidth; } NpDType;   /* numpy dtype objects (a.dtype); uwidth: '<U n' */
+Val npdtype_unicode(int width);          /* dtype('<U width') */
 extern NpDType npdtypes[];              /* one per DType, immortal */
 _Noreturn void ndarray_symbolic_error(Tensor *t);   /* TF's NotImplementedError: a graph tensor given to numpy */
 Val ndarray_new(Tensor *t);                      /* borrows t; 0-d gives the numpy scalar of its dtype (string: bytes) */
 Val ndarray_new_0d(Tensor *t);                   /* borrows t; an ndarray even when 0-d (np.array(7)) */
+Val ndarray_new_unicode(Tensor *t, int width, bool keep0d);   /* borrows a string tensor: a '<U width' array (0-d: str unless keep0d) */
+int ndarray_uwidth(Val v);                       /* a '<U n' array's n; 0 for anything else */
 Val ndarray_view_new(Val of, Tensor *t);         /* borrows t (on of's buffer): a view in of's family, base its owner */
 void ndarray_prepare_write(NdArray *a);          /* ValueError when read-only; makes the family's buffer its own */
 static inline NdArray *ndarray_owner(NdArray *a) { return a->base ? a->base : a; }

@@ -78,6 +78,18 @@ static Val npm_array0(Val self, int n, const Val *args, const Kw *kw) {
   return ndarray_new_0d(arg_tensor(args[0], "array0"));
 }
 
+/* text(t, width): a string tensor as numpy's '<U width' array (0-d too: np.array('abc')). */
+static Val npm_text(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("text", n, 2, kw);
+  return ndarray_new_unicode(arg_tensor(args[0], "text"), (int)val_to_index(args[1], "text"), true);
+}
+
+/* uwidth(a): a '<U n' array's n, 0 for other values. */
+static Val npm_uwidth(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("uwidth", n, 1, kw);
+  return val_int(ndarray_uwidth(args[0]));
+}
+
 /* ---- numpy's scalar types as classes: np.float32(1.5), isinstance(x, np.floating), type(x) ---- */
 
 #define NP_CTOR(dt) static Val ctor_##dt(Val self, int n, const Val *args, const Kw *kw) { (void)self; return npscalar_new(dt, n, args, kw); }
@@ -239,7 +251,9 @@ static Val npm_transpose_view(Val self, int n, const Val *args, const Kw *kw) {
 static Val npm_copy(Val self, int n, const Val *args, const Kw *kw) {
   want_args("copy", n, 1, kw);
   Tensor *t = arg_tensor(args[0], "copy");
-  return nd_owned_0d(tensor_copy(t));
+  Val r = nd_owned_0d(tensor_copy(t));
+  if (ndarray_uwidth(args[0])) ((NdArray *)r.u.o)->uwidth = ndarray_uwidth(args[0]);   /* a text array's copy keeps its width */
+  return r;
 }
 
 /* Element offsets (into the buffer) that an array's elements occupy: [lo, hi]. */
@@ -507,6 +521,7 @@ static Val npm_pcg_shuffle_order(Val self, int n, const Val *args, const Kw *kw)
 #define NPM(nm, fn) {{TFS_IMMORTAL_RC, &builtin_type}, "_numpy." nm, fn, {VT_UNDEF, {0}}, NULL}
 static Builtin npm_fns[] = {
   NPM("set_methods", npm_set_methods), NPM("dtype", npm_dtype), NPM("result_dtype", npm_result_dtype), NPM("is_ndarray", npm_is_ndarray), NPM("wrap", npm_wrap), NPM("array0", npm_array0), NPM("scalar_type", npm_scalar_type),
+  NPM("text", npm_text), NPM("uwidth", npm_uwidth),
   NPM("put", npm_put), NPM("reshape_view", npm_reshape_view), NPM("transpose_view", npm_transpose_view), NPM("copy", npm_copy),
   NPM("shares_memory", npm_shares_memory), NPM("flags", npm_flags), NPM("set_writeable", npm_set_writeable), NPM("argsort", npm_argsort), NPM("cumulate", npm_cumulate), NPM("seed", npm_seed),
   NPM("savez", npm_savez), NPM("printoptions", npm_printoptions), NPM("mt_draw", npm_draw), NPM("pcg_new", npm_pcg_new), NPM("pcg_draw", npm_pcg_draw), NPM("pcg_normal", npm_pcg_normal),
