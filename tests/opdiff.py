@@ -700,11 +700,41 @@ def templates(g, op):
     if op == "STRING_TO_NUMBER":
         t = r.choice(NUM)
         return ["tf.strings.to_number(tf.strings.as_string(a0), tf.%s)" % t, [inp(g.shape(), t)]]
+    if op in ("SERIALIZE_TENSOR", "PARSE_TENSOR"):   # a tensor through TF's TensorProto bytes and back
+        t = r.choice(NUM + ["bool"])
+        return ["tf.io.parse_tensor(tf.io.serialize_tensor(a0), tf.%s)" % t, [inp(g.shape(), t)]]
+    if op == "PARSE_EXAMPLE":   # Examples of one int64 feature, some records lacking it (the default fills in)
+        recs = [r.choice([[r.randint(-5, 5)], []]) for _ in range(r.randint(0, 3))]
+        return ["tf.io.parse_example(a0, {'x': tf.io.FixedLenFeature([1], tf.int64, default_value=[7])})['x']",
+                ["tf.constant(%r, dtype=tf.string)" % [tf_example_bytes(v) for v in recs] if recs
+                 else "tf.zeros([0], tf.string)"]]
     if op == "DECODE_CSV":
         recs = [",".join(r.choice(["1", "2", ""]) for _ in range(2)) for _ in range(r.randint(0, 3))]
         return ["tf.io.decode_csv(a0, [[0], [7]])", ["tf.constant(%r, dtype=tf.string)" % recs if recs else
                                                    "tf.zeros([0], tf.string)"]]
     return None
+
+
+def tf_example_bytes(values):
+    """A tf.train.Example with int64 feature 'x' = values (empty: no feature), in protobuf's wire form."""
+    def varint(n):
+        n &= (1 << 64) - 1
+        out = b""
+        while True:
+            out += bytes([(n & 0x7F) | (0x80 if n > 0x7F else 0)])
+            n >>= 7
+            if not n:
+                return out
+
+    def field(num, payload):   # a length-delimited field
+        return varint(num << 3 | 2) + varint(len(payload)) + payload
+
+    if not values:
+        return b""
+    packed = b"".join(varint(v) for v in values)
+    feature = field(3, field(1, packed))                   # Feature.int64_list(3) -> Int64List.value(1), packed
+    entry = field(1, b"x") + field(2, feature)              # map entry: key(1), value(2)
+    return field(1, field(1, entry))                       # Example.features(1) -> Features.feature(1)
 
 
 def axis_arg(g, rank):

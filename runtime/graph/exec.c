@@ -1,6 +1,7 @@
 /* exec.c — the executor: planning (pruning, folding, CSE, fusion, slots, lifetimes, scalar fast paths, compiled loops) and running plans. */
 #include "graph/exec.h"
 
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1508,7 +1509,33 @@ static void *exec_grow(void *p, int *cap, int need, size_t elem) {
   return n;
 }
 
+/* A thread that ran plans (a tf.data worker, a C API caller's thread) gives its frame pool back when it ends;
+ * the main thread's stays until exit. */
+static pthread_key_t exec_pool_key;
+static pthread_once_t exec_pool_once = PTHREAD_ONCE_INIT;
+
+static void exec_pool_free(void *unused) {
+  (void)unused;
+  for (int i = 0; i < exec_capframes; i++) {
+    ExecFrame *f = exec_frames[i];
+    if (!f) continue;
+    free(f->s);
+    free(f->own);
+    free(f->scratch);
+    free(f);
+  }
+  free(exec_frames);
+  exec_frames = NULL;
+  exec_nframes = exec_capframes = 0;
+}
+
+static void exec_pool_key_make(void) { pthread_key_create(&exec_pool_key, exec_pool_free); }
+
 static ExecFrame *exec_push(const ExecPlan *p) {
+  if (!exec_frames) {   /* this thread's first frame: free the pool when the thread ends */
+    pthread_once(&exec_pool_once, exec_pool_key_make);
+    pthread_setspecific(exec_pool_key, (void *)1);
+  }
   if (exec_nframes == exec_capframes) {
     int old = exec_capframes;
     exec_frames = exec_grow(exec_frames, &exec_capframes, exec_nframes + 1, sizeof(ExecFrame *));

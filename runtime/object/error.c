@@ -1,4 +1,5 @@
 /* error.c — runtime errors: kind names, locations, try handlers, §11 reports, and generated code's error calls. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -216,7 +217,24 @@ enum { HOLD_VAL, HOLD_MEM, HOLD_SB, HOLD_VALS, HOLD_REF, HOLD_FRAME, HOLD_FN };
 static __thread Held *err_held;
 static __thread int err_nheld, err_held_cap;
 
+/* A thread that held anything (a tf.data worker, a C API caller's thread) frees its hold stack when it ends. */
+static pthread_key_t err_held_key;
+static pthread_once_t err_held_once = PTHREAD_ONCE_INIT;
+
+static void err_held_free(void *unused) {
+  (void)unused;
+  free(err_held);
+  err_held = NULL;
+  err_nheld = err_held_cap = 0;
+}
+
+static void err_held_key_make(void) { pthread_key_create(&err_held_key, err_held_free); }
+
 static int err_hold(Held h) {
+  if (!err_held) {
+    pthread_once(&err_held_once, err_held_key_make);
+    pthread_setspecific(err_held_key, (void *)1);
+  }
   if (err_nheld == err_held_cap) {
     int cap = err_held_cap ? err_held_cap * 2 : 64;
     Held *n = realloc(err_held, sizeof(Held) * (size_t)cap);
