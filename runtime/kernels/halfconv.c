@@ -5,6 +5,16 @@
 
 #include "object/half.h"
 
+/* gcc takes the paths' targets from the pragmas below; clang (the fuzz build) ignores those pragmas and needs
+ * the target on each function that uses the intrinsics */
+#if defined(__clang__)
+#define HC_V3 __attribute__((target("avx2,f16c,fma")))
+#define HC_V4 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,f16c,fma")))
+#else
+#define HC_V3
+#define HC_V4
+#endif
+
 /* Half-precision compute runs through float32 (as Eigen's half operators do), so every float16 op
  * converts its inputs and its result: per element that was about half of a float16 op's time. */
 
@@ -19,7 +29,7 @@ static void f2h_base(uint16_t *o, const float *a, tfs_i64 n) {
  * quiets a signalling NaN, the scalar conversion keeps its bits. */
 #pragma GCC push_options
 #pragma GCC target("arch=x86-64-v3")
-static void h2f_avx2(float *o, const uint16_t *a, tfs_i64 n) {
+HC_V3 static void h2f_avx2(float *o, const uint16_t *a, tfs_i64 n) {
   const __m128i ex = _mm_set1_epi16(0x7c00);
   tfs_i64 i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -29,7 +39,7 @@ static void h2f_avx2(float *o, const uint16_t *a, tfs_i64 n) {
   }
   h2f_base(o + i, a + i, n - i);
 }
-static void f2h_avx2(uint16_t *o, const float *a, tfs_i64 n) {
+HC_V3 static void f2h_avx2(uint16_t *o, const float *a, tfs_i64 n) {
   tfs_i64 i = 0;
   for (; i + 8 <= n; i += 8) {
     __m256 x = _mm256_loadu_ps(a + i);
@@ -42,7 +52,7 @@ static void f2h_avx2(uint16_t *o, const float *a, tfs_i64 n) {
 
 #pragma GCC push_options
 #pragma GCC target("arch=x86-64-v4")
-static void h2f_avx512(float *o, const uint16_t *a, tfs_i64 n) {
+HC_V4 static void h2f_avx512(float *o, const uint16_t *a, tfs_i64 n) {
   const __m256i ex = _mm256_set1_epi16(0x7c00);
   tfs_i64 i = 0;
   for (; i + 16 <= n; i += 16) {
@@ -52,7 +62,7 @@ static void h2f_avx512(float *o, const uint16_t *a, tfs_i64 n) {
   }
   h2f_avx2(o + i, a + i, n - i);
 }
-static void f2h_avx512(uint16_t *o, const float *a, tfs_i64 n) {
+HC_V4 static void f2h_avx512(uint16_t *o, const float *a, tfs_i64 n) {
   tfs_i64 i = 0;
   for (; i + 16 <= n; i += 16) {
     __m512 x = _mm512_loadu_ps(a + i);

@@ -2,6 +2,12 @@
 #pragma GCC optimize("O3")   /* vectorized inner loops; set before any function, so inlining stays possible */
 
 #include <complex.h>
+#ifndef CMPLX   /* glibc defines CMPLX for gcc only; clang (the fuzz build) has the same builtin */
+#define CMPLX(x, y) __builtin_complex((double)(x), (double)(y))
+#endif
+#ifndef CMPLXF
+#define CMPLXF(x, y) __builtin_complex((float)(x), (float)(y))
+#endif
 #undef I         /* complex.h's imaginary unit would clash with the I_ cast macros' prefix */
 #undef complex
 #include <math.h>
