@@ -98,14 +98,19 @@ def window(elems, size, shift=None, stride=1, drop=False):
     return out
 
 
-def interleave(inputs, fn, cycle, block):
+def interleave(inputs, fn, cycle, block, out=None):
+    """TF's InterleaveDataset order; elements appended to out (a fresh list unless given).  An element that is
+    an exception instance is raised when the cycle reaches it (the elements before it are in out)."""
     slots = [None] * cycle
     it = iter(inputs)
-    end, nopen, ci, bi, out = False, 0, 0, 0, []
+    end, nopen, ci, bi = False, 0, 0, 0
+    out = [] if out is None else out
     while not end or nopen:
         if slots[ci] is not None:
             x = next(slots[ci], None)
             if x is not None:
+                if isinstance(x, BaseException):
+                    raise x
                 out.append(x)
                 bi += 1
                 if bi == block:

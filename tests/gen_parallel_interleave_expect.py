@@ -13,8 +13,12 @@ at that input's element (the elements before it come first); the message texts a
 only checked to happen (> 0) for the inputs tfs pulls on workers, and to be 0 for the others.
 """
 import os
+import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_data_expect  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs", "data_parallel_interleave.out")
 
@@ -25,36 +29,10 @@ class Failed(Exception):
 
 def interleave(inputs, fn, cycle_length, block_length):
     """(elements, error): fn(x) gives an input's elements as a list, or raises Failed; an element given as a
-    Failed instance stands for an error raised when that element is reached."""
+    Failed instance stands for an error raised when that element is reached.  The order is gen_data_expect's."""
     got = []
-    slots = [None] * cycle_length
-    inp = iter(inputs)
-    end = False
-    nopen = ci = bi = 0
     try:
-        while not end or nopen:
-            if slots[ci] is not None:
-                x = next(slots[ci], None)
-                if x is not None:
-                    if isinstance(x, Failed):
-                        raise x
-                    got.append(x)
-                    bi += 1
-                    if bi == block_length:
-                        bi, ci = 0, (ci + 1) % cycle_length
-                    continue
-                slots[ci] = None
-                nopen -= 1
-                bi, ci = 0, (ci + 1) % cycle_length
-            elif not end:
-                e = next(inp, None)
-                if e is None:
-                    end = True
-                else:
-                    slots[ci] = iter(fn(e))
-                    nopen += 1
-            else:
-                bi, ci = 0, (ci + 1) % cycle_length
+        gen_data_expect.interleave(inputs, fn, cycle_length, block_length, out=got)
     except Failed as err:
         return got, str(err)
     return got, None
