@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """out_re.py — a .out.re from a run of a Keras example: each stdout line escaped, with the values that vary by CPU
-path (progress-bar timings, losses and metrics, "Test loss:"/"Test accuracy:" values) as patterns.
+path (progress-bar timings, losses and metrics, "Test loss:"/"Test accuracy:" values, the ids of a concrete
+function's captures) as patterns.
 
     build/compiler/tfs run examples/keras/NAME.tfs ARGS > /tmp/NAME.txt && python3 scripts/out_re.py /tmp/NAME.txt examples/keras/NAME.out.re
 
@@ -18,6 +19,9 @@ for line in open(sys.argv[1]).read().splitlines():
         e = re.sub(r"(loss|accuracy|acc):\\ \d+\\\.\d+", lambda m: m.group(1) + ": *" + NUM, e)
     elif re.match(r"step \d+: mean loss = ", line):
         e = re.escape(line.split("=")[0] + "=") + r"\ " + NUM
+    elif re.match(r"  \d+: TensorSpec\(", line):
+        # a concrete function's captures, keyed by the tensor's id (an address)
+        e = r"\ \ \d+:" + re.escape(line.split(":", 1)[1])
     elif line.startswith("Test loss:") or line.startswith("Test accuracy:"):
         e = re.escape(line.split(":")[0] + ":") + r"\ " + r"\d+\.\d+(e[-+]\d+)?"
     out.append("^" + e + "$")

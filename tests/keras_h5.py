@@ -110,7 +110,9 @@ def check_written(tfs, d):
         for n in ow[1:]:
             check(f["optimizer_weights/" + n].dtype == np.float32, f"seq.h5: optimizer slot {n}")
 
-    fn = fixed([(4, 5), (5,), (5,), (5,), (5,), (5,), (5, 1), (1,)])
+    # fn.get_weights() in Keras's order: the trainable weights (a, bn's gamma/beta, b), then bn's moving statistics
+    fw = fixed([(4, 5), (5,), (5,), (5,), (5, 1), (1,), (5,), (5,)])
+    fn = [fw[0], fw[1], fw[2], fw[3], fw[6], fw[7], fw[4], fw[5]]   # by layer: a, bn (gamma beta mean var), b
     with h5py.File(os.path.join(d, "fn.h5"), "r") as f:
         cfg = json.loads(f.attrs["model_config"])
         c = cfg["config"]
@@ -151,7 +153,8 @@ def check_keras_archives(d):
             with h5py.File(io.BytesIO(z.read("model.weights.h5")), "r") as f:
                 check_tree(f, root, name)
     with zipfile.ZipFile(os.path.join(d, "fn.keras")) as z:
-        fn = fixed([(4, 5), (5,), (5,), (5,), (5,), (5,), (5, 1), (1,)])
+        fw = fixed([(4, 5), (5,), (5,), (5,), (5, 1), (1,), (5,), (5,)])   # get_weights order, as in check_h5
+        fn = [fw[0], fw[1], fw[2], fw[3], fw[6], fw[7], fw[4], fw[5]]
         with h5py.File(io.BytesIO(z.read("model.weights.h5")), "r") as f:
             got = [f[f"_layer_checkpoint_dependencies/{p}/vars/{i}"][()] for p, i in
                    [("dense", 0), ("dense", 1), ("batch_normalization", 0), ("batch_normalization", 1), ("batch_normalization", 2),

@@ -441,6 +441,8 @@ static Tensorflow__DataType tb_dtype(DType dt) {
 
 static int tb_undtype(Tensorflow__DataType t) { return t == TENSORFLOW__DATA_TYPE__DT_UINT8 ? DT_UINT8 : pb_undtype(t); }
 
+int tb_entry_dtype(const TbReader *r, int i) { return tb_undtype(r->entries[i]->dtype); }
+
 typedef struct Order { const char *key; Tensor *t; } Order;
 
 static int order_cmp(const void *a, const void *b) {

@@ -37,6 +37,7 @@ typedef struct TbReader {
 /* Open a bundle: a missing PREFIX.index raises NotFoundError, a damaged one DataLossError; errors name `what`. */
 TbReader *tb_open(const char *what, const char *prefix);
 int tb_find(const TbReader *r, const char *key);         /* the entry's index, or -1 */
+int tb_entry_dtype(const TbReader *r, int i);             /* entry i's tfs dtype, or -1 for one tfs lacks */
 /* Entry i's tensor (owned); a size or checksum that does not match raises DataLossError with TF's text. */
 Tensor *tb_tensor(TbReader *r, int i, const char *what);
 void tb_close(void *r);

@@ -434,6 +434,9 @@ static void err_traceback(int loc) {
     const TbFrame *prev = &fr[i];
     const RtLoc *l = rt_loc_get(prev->line_loc);
     const RtFile *file = l ? rt_file_get(l->file) : NULL;
+    /* a frame at the very location of its caller's call is a library frame an error re-raised from at the
+     * user's line (a handler in the library caught it there): it is the library's, not shown */
+    if (i > 0 && prev->line_loc == fr[i - 1].line_loc) continue;
     if (file && !file->library) {
       if (file == lastfile && l->line == lastline && strcmp(prev->name, lastname) == 0) {
         repeats++;

@@ -1029,6 +1029,13 @@ static int tffn_varargs_index(const struct TfFunction *f) {
   return info->varargs ? info->nparams - info->nkwonly - 1 - info->varkw : -1;
 }
 
+/* The **kwargs parameter's index (the last), or -1. */
+static int tffn_varkw_index(const struct TfFunction *f) {
+  if (!val_is(f->fn, &func_type)) return -1;
+  const FuncInfo *info = ((Func *)f->fn.u.o)->info;
+  return info->varkw ? info->nparams - 1 : -1;
+}
+
 static Val tffn_invoke(const struct TfFunction *f, int nb, const Val *bound) {
   if (tffn_ext(f)) return func_call_bound(f->fn, (Val *)bound);
   if (!tffn_kw_bound(nb, bound)) return rt_call(f->fn, nb, bound, NULL);
@@ -2050,8 +2057,9 @@ static Concrete *tffn_sig_concrete(TfFunction *f, int nb, Val self) {
   const char *const *params;
   int np = tffn_params(f->fn, &params);
   if (np > nb) nb = np;   /* parameters after the signature take their defaults */
-  int va = tffn_varargs_index(f);
+  int va = tffn_varargs_index(f), vk = tffn_varkw_index(f);
   if (va >= 0) nb = np;   /* *args takes the signature's remaining items as one tuple */
+  if (vk >= 0) nb = np;   /* **kwargs: empty under an input_signature */
   KeyBuf k;
   kb_init(&k);
   Leaves lv;
@@ -2066,6 +2074,9 @@ static Concrete *tffn_sig_concrete(TfFunction *f, int nb, Val self) {
       args[i] = tuple_new(sig->len - first);
       rt_hold_val(args[i]);
       for (int j = first; j < sig->len; j++) ((Tuple *)args[i].u.o)->items[j - first] = val_incref(sig->items[j]);
+    } else if (i == vk) {
+      args[i] = dict_new();
+      rt_hold_val(args[i]);
     } else {
       args[i] = i < so ? self : i - so < sig->len && (va < 0 || i < va) ? sig->items[i - so] : tffn_default(f, i);
     }
@@ -2080,6 +2091,7 @@ static Concrete *tffn_sig_concrete(TfFunction *f, int nb, Val self) {
   if (late) tffn_late_vars();
   rt_unhold(mark);
   if (va >= 0) val_decref(args[va]);
+  if (vk >= 0) val_decref(args[vk]);
   free(args);
   if (off != offb) free(off);
   lv_free(&lv);

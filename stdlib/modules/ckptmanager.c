@@ -371,7 +371,33 @@ static Val ckr_shape_map(Val self, int n, const Val *args, const Kw *kw) {
   return d;
 }
 
+//! CheckpointReader.get_variable_to_dtype_map()
+//!   A dict key -> tf.DType of each tensor the checkpoint holds (the object graph's is tf.string).
+static Val ckr_dtype_map(Val self, int n, const Val *args, const Kw *kw) {
+  (void)kw;
+  (void)args;
+  if (n) rt_throw(ERR_TYPE, "get_variable_to_dtype_map() takes no arguments");
+  TbReader *r = tb_open("get_variable_to_dtype_map", ((CkReader *)self.u.o)->prefix);
+  int mark = rt_hold_fn(tb_close, r);
+  Val d = dict_new();
+  rt_hold_val(d);
+  for (int i = 0; i < r->n; i++) {
+    int dt = tb_entry_dtype(r, i);
+    if (dt < 0) rt_throw(ERR_UNIMPLEMENTED, "get_variable_to_dtype_map: '%s' has a dtype tfs does not have", r->keys[i]);
+    Val name = str_from_cstr(r->keys[i]), v = dtype_val((DType)dt);
+    dict_set(d, name, v);
+    val_decref(name);
+    val_decref(v);
+  }
+  val_incref(d);
+  rt_unhold(mark);
+  val_decref(d);
+  tb_close(r);
+  return d;
+}
+
 static Val ckr_getattr(Val self, const char *name) {
+  if (!strcmp(name, "get_variable_to_dtype_map")) return builtin_new("get_variable_to_dtype_map", ckr_dtype_map, self, NULL);
   if (!strcmp(name, "get_tensor")) return builtin_new("get_tensor", ckr_get_tensor, self, NULL);
   if (!strcmp(name, "has_tensor")) return builtin_new("has_tensor", ckr_has_tensor, self, NULL);
   if (!strcmp(name, "get_variable_to_shape_map")) return builtin_new("get_variable_to_shape_map", ckr_shape_map, self, NULL);

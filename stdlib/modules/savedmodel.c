@@ -38,7 +38,7 @@
 
 /* ==== saving ==================================================================================== */
 
-enum { SM_USER, SM_FUNCTION, SM_VARIABLE };
+enum { SM_USER, SM_FUNCTION, SM_VARIABLE, SM_LIST };   /* SM_LIST: a list attribute holding trackables (TF's ListWrapper) */
 
 typedef struct SmRef { int node; const char *name; } SmRef;
 
@@ -128,6 +128,17 @@ static int sm_conc_index(const SmSave *s, Val c) {
 
 static void sm_walk(SmSave *s, int node, const char *path);
 
+/* Whether a list or tuple holds something saved (a Variable, tf.function or module), at any depth. */
+static bool sm_has_trackable(Val v, int depth) {
+  tfs_i64 k;
+  const Val *it;
+  if (depth > 32 || !(val_is(v, &list_type) || val_is(v, &tuple_type)) || !seq_items(v, &k, &it)) return false;
+  for (tfs_i64 i = 0; i < k; i++)
+    if (val_is(it[i], &variable_type) || tffn_is(it[i]) || tfmodule_is(it[i]) || sm_has_trackable(it[i], depth + 1))
+      return true;
+  return false;
+}
+
 /* One attribute of a user object: a Variable, a tf.function (or a method bound to an object), or a module. */
 static void sm_attr(SmSave *s, int parent, const char *path, const char *name, Val v, Val self) {
   char *sub = *path ? pa_printf(&s->a, "%s/%s", path, name) : pa_strdup(&s->a, name);
@@ -157,6 +168,14 @@ static void sm_attr(SmSave *s, int parent, const char *path, const char *name, V
       s->n[id].fnames[i] = s->cnames[s->nc - 1];
     }
     sm_kid(s, parent, id, name);
+  } else if (sm_has_trackable(v, 0)) {
+    /* a list of trackables: a node whose children are its items by index ("vs/0"), as TF's ListWrapper */
+    id = sm_add(s, SM_LIST, v);
+    sm_kid(s, parent, id, name);
+    tfs_i64 k;
+    const Val *it;
+    seq_items(v, &k, &it);
+    for (tfs_i64 i = 0; i < k; i++) sm_attr(s, id, sub, pa_printf(&s->a, "%lld", (long long)i), it[i], self);
   } else if (tfmodule_is(v) || (val_is(v, &inst_type) && id < 0 && false)) {
     id = sm_add(s, SM_USER, v);
     sm_kid(s, parent, id, name);
@@ -331,8 +350,16 @@ static Tensorflow__StructuredValue *sv_in(PbArena *a, const TffnConcInfo *ci, in
   int idx, so = ci->nparams > 0 && !nest_is_leaf(at->items[0], &idx) && !strcmp(ci->params[0], "self") ? 1 : 0;
   int nin = ci->g->ninputs, n = 0;
   Tensorflow__StructuredValue **items = pa_alloc(a, sizeof(void *) * (size_t)(nin + 1));
+  Val sg = rt_getattr(fn, "input_signature");
+  bool has_sig = sg.tag != VT_NONE && !val_is_undef(sg);
+  val_decref(sg);
   for (int p = so; p < ci->nparams; p++) {
     Val t = at->items[p];
+    if (val_is(t, &dict_type) && ((Dict *)t.u.o)->len == 0) continue;   /* **kwargs left empty by an input_signature */
+    /* a parameter beyond an input_signature keeps its default: bound in the graph, not an input (TF's Literal) */
+    if (has_sig && !nest_is_leaf(t, &idx) && p - so >= 0 && !val_is(t, &tuple_type) && !val_is(t, &list_type) &&
+        !val_is(t, &dict_type))
+      continue;
     tfs_i64 nv = 1;
     const Val *vs = &t;
     bool var = p == ci->varargs && seq_items(t, &nv, &vs);
@@ -558,6 +585,27 @@ static void sm_save_free(SmSave *s) {
   pa_free(&s->a);
 }
 
+/* Each Variable's key is its shortest path from the root, breadth first with children in order, as TF names
+ * checkpoint keys (and as the loader finds them), whatever path the walk reached it by first. */
+static void sm_bfs_keys(SmSave *s) {
+  int *q = pa_alloc(&s->a, sizeof(int) * (size_t)(s->nn + 1));
+  char **path = pa_alloc(&s->a, sizeof(char *) * (size_t)(s->nn + 1));
+  memset(path, 0, sizeof(char *) * (size_t)(s->nn + 1));
+  int head = 0, tail = 0;
+  q[tail++] = 0;
+  path[0] = "";
+  while (head < tail) {
+    int i = q[head++];
+    for (int k = 0; k < s->n[i].nkids; k++) {
+      int c = s->n[i].kids[k].node;
+      if (path[c]) continue;
+      path[c] = *path[i] ? pa_printf(&s->a, "%s/%s", path[i], s->n[i].kids[k].name) : pa_strdup(&s->a, s->n[i].kids[k].name);
+      if (s->n[c].kind == SM_VARIABLE) s->n[c].key = path[c];
+      q[tail++] = c;
+    }
+  }
+}
+
 static void sm_save(Val obj, const char *dir, Val signatures) {
   SmSave s = {0};
   RtTry t;
@@ -566,6 +614,7 @@ static void sm_save(Val obj, const char *dir, Val signatures) {
   if (setjmp(t.jb) == 0) {
     sm_add(&s, SM_USER, obj);
     sm_walk(&s, 0, "");
+    sm_bfs_keys(&s);
     /* signatures */
     SmSig sigs[16];
     int nsig = 0;
@@ -652,11 +701,11 @@ static void sm_save(Val obj, const char *dir, Val signatures) {
         r->local_name = (char *)n->kids[k].name;
         so->children[so->n_children++] = r;
       }
-      if (n->kind == SM_USER) {
+      if (n->kind == SM_USER || n->kind == SM_LIST) {
         so->kind_case = TENSORFLOW__SAVED_OBJECT__KIND_USER_OBJECT;
         so->user_object = pa_alloc(&s.a, sizeof *so->user_object);
         tensorflow__saved_user_object__init(so->user_object);
-        so->user_object->identifier = "_generic_user_object";
+        so->user_object->identifier = n->kind == SM_LIST ? "trackable_list_wrapper" : "_generic_user_object";
       } else if (n->kind == SM_VARIABLE) {
         Variable *v = (Variable *)n->v.u.o;
         so->kind_case = TENSORFLOW__SAVED_OBJECT__KIND_VARIABLE;
@@ -1343,6 +1392,10 @@ static SmModel *sm_read(const char *dir) {
   return m;
 }
 
+static bool sm_is_list(const Tensorflow__SavedObject *o) {
+  return o->user_object && o->user_object->identifier && !strcmp(o->user_object->identifier, "trackable_list_wrapper");
+}
+
 /* The objects of the graph: user objects with their functions, Variables and sub-objects as attributes. */
 static Val sm_objects(SmModel *m) {
   const Tensorflow__MetaGraphDef *mg = m->msg->meta_graphs[0];
@@ -1358,6 +1411,10 @@ static Val sm_objects(SmModel *m) {
     const Tensorflow__SavedObject *o = og->nodes[i];
     switch (o->kind_case) {
       case TENSORFLOW__SAVED_OBJECT__KIND_USER_OBJECT: {
+        if (sm_is_list(o)) {   /* a ListWrapper comes back as a list of its children */
+          objs[i] = list_new(0);
+          break;
+        }
         SmUser *u = obj_new(&sm_user_type, sizeof(SmUser));
         u->model = m;
         m->hdr.rc++;
@@ -1385,8 +1442,11 @@ static Val sm_objects(SmModel *m) {
   for (size_t i = 0; i < nn; i++) {
     const Tensorflow__SavedObject *o = og->nodes[i];
     if (o->kind_case != TENSORFLOW__SAVED_OBJECT__KIND_USER_OBJECT) continue;
-    for (size_t c = 0; c < o->n_children; c++)
-      dict_set_str(&((SmUser *)objs[i].u.o)->dict, o->children[c]->local_name, objs[o->children[c]->node_id]);
+    for (size_t c = 0; c < o->n_children; c++) {
+      if (o->children[c]->node_id < 0 || (size_t)o->children[c]->node_id >= nn) sm_corrupt(m, "a child refers to node %d of %zu", (int)o->children[c]->node_id, nn);
+      if (sm_is_list(o)) list_append(objs[i], objs[o->children[c]->node_id]);
+      else dict_set_str(&((SmUser *)objs[i].u.o)->dict, o->children[c]->local_name, objs[o->children[c]->node_id]);
+    }
   }
   /* signatures: name -> the function its StatefulPartitionedCall node calls */
   Val sigs = dict_new();
