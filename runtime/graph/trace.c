@@ -607,6 +607,8 @@ static bool trace_dyn_allowed(const OpDef *op, int ai) {
     case OP_RANDOM_NORMAL: case OP_TRUNC_NORMAL: return ai <= 2;   /* shape, mean, stddev */
     case OP_ZEROS: case OP_ONES: case OP_FILL: case OP_RESHAPE: case OP_BROADCAST_TO: case OP_TILE:
       return ai == 0;
+    case OP_RESIZE_BILINEAR: case OP_RESIZE_NEAREST: case OP_RESIZE_BICUBIC: case OP_RESIZE_AREA:
+      return ai == 0;                            /* size: an input in TF (Keras's RandomHeight computes it) */
     default: return false;
   }
 }
@@ -685,6 +687,14 @@ static bool trace_tensorlike(Val v) {
  * own rule needs their values, so the dims it would compute are unknown. */
 static void trace_dyn_meta(const OpDef *op, const OpAttrs *at, const bool *isdyn, const GraphRef *dref, Graph *g,
                            Tensor **tin, TMeta *out) {
+  if (op->id == OP_RESIZE_BILINEAR || op->id == OP_RESIZE_NEAREST || op->id == OP_RESIZE_BICUBIC ||
+      op->id == OP_RESIZE_AREA) {
+    /* [batch, ?, ?, channels]; float32 but for ResizeNearestNeighbor (the images' dtype), as meta_resize */
+    out->dtype = op->id == OP_RESIZE_NEAREST ? tin[0]->dtype : DT_FLOAT32;
+    out->rank = 4;
+    for (int i = 0; i < 4; i++) out->shape[i] = (i == 0 || i == 3) && tin[0]->rank == 4 ? tin[0]->shape[i] : -1;
+    return;
+  }
   int rank = -1;
   if (isdyn[0]) {
     const TMeta *m = graph_meta(g, dref[0]);
