@@ -4,7 +4,11 @@
 #include <string.h>
 #include <time.h>
 
+#include <errno.h>
+
+#include "formats/iofile.h"
 #include "kernels/nprandom.h"
+#include "object/atomicfile.h"
 #include "kernels/ops.h"
 #include "modules/modules.h"
 #include "object/object.h"
@@ -397,6 +401,48 @@ static Val npm_savez(Val self, int n, const Val *args, const Kw *kw) {
   return val_none();
 }
 
+/* save(path, arr): np.save's .npy, version 1.0 (a text array as '<U n', UTF-32LE). */
+static Val npm_save(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("save", n, 2, kw);
+  if (!val_is(args[0], &str_type)) rt_throw(ERR_TYPE, "_numpy.save: expected a path");
+  size_t len;
+  char *buf = npy_format_ex(arg_tensor(args[1], "save"), ndarray_uwidth(args[1]), &len);
+  int mark = rt_hold_mem(buf);
+  int e = af_write(str_cstr(args[0]), buf, len);
+  if (e) rt_throw(e == ENOENT ? ERR_NOT_FOUND : ERR_IO, "np.save: %s; %s", str_cstr(args[0]), strerror(e));
+  rt_unhold(mark);
+  free(buf);
+  return val_none();
+}
+
+/* load(path): np.load by the file's magic: an ndarray (.npy), a dict name -> ndarray or None (.npz; None: an
+ * object member), the str 'object' (an object .npy) or 'pickle' (neither: numpy would try pickle). */
+static Val npm_load(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("load", n, 1, kw);
+  if (!val_is(args[0], &str_type)) rt_throw(ERR_TYPE, "_numpy.load: expected a path");
+  const char *path = str_cstr(args[0]);
+  tfs_i64 len;
+  unsigned char *data = (unsigned char *)io_read_bytes(path, "np.load", &len, false);
+  int mark = rt_hold_mem(data);
+  Val r;
+  if (len >= 4 && (!memcmp(data, "PK\x03\x04", 4) || !memcmp(data, "PK\x05\x06", 4))) {
+    r = npz_parse_ex(data, len, path, true);
+  } else if (len >= 6 && !memcmp(data, "\x93NUMPY", 6)) {
+    int uw = 0;
+    Tensor *t = npy_parse_ex(data, len, path, &uw);
+    if (!t) r = str_from_cstr("object");
+    else {
+      r = uw ? ndarray_new_unicode(t, uw, true) : ndarray_new_0d(t);
+      tensor_release(t);
+    }
+  } else {
+    r = str_from_cstr("pickle");
+  }
+  rt_unhold(mark);
+  free(data);
+  return r;
+}
+
 /* ---- the legacy RandomState stream ---- */
 
 static Val npm_seed(Val self, int n, const Val *args, const Kw *kw) {
@@ -524,7 +570,7 @@ static Builtin npm_fns[] = {
   NPM("text", npm_text), NPM("uwidth", npm_uwidth),
   NPM("put", npm_put), NPM("reshape_view", npm_reshape_view), NPM("transpose_view", npm_transpose_view), NPM("copy", npm_copy),
   NPM("shares_memory", npm_shares_memory), NPM("flags", npm_flags), NPM("set_writeable", npm_set_writeable), NPM("argsort", npm_argsort), NPM("cumulate", npm_cumulate), NPM("seed", npm_seed),
-  NPM("savez", npm_savez), NPM("printoptions", npm_printoptions), NPM("mt_draw", npm_draw), NPM("pcg_new", npm_pcg_new), NPM("pcg_draw", npm_pcg_draw), NPM("pcg_normal", npm_pcg_normal),
+  NPM("savez", npm_savez), NPM("save", npm_save), NPM("load", npm_load), NPM("printoptions", npm_printoptions), NPM("mt_draw", npm_draw), NPM("pcg_new", npm_pcg_new), NPM("pcg_draw", npm_pcg_draw), NPM("pcg_normal", npm_pcg_normal),
   NPM("pcg_bounded", npm_pcg_bounded), NPM("pcg_shuffle_order", npm_pcg_shuffle_order), NPM("mt_interval", npm_interval), NPM("mt_shuffle_order", npm_shuffle_order),
 };
 
