@@ -340,6 +340,12 @@ static Val ty_getattr(Val self, const char *name) {
   if (!strcmp(name, "__name__")) return str_from_cstr(t->name);
   if (!strcmp(name, "__module__")) return str_from_cstr(t->module ? t->module : "builtins");
   if (!strcmp(name, "__base__")) return t->base ? val_incref(val_obj(t->base)) : types_lookup("object");
+  if (!strcmp(name, "__bases__")) {   /* (base,), or two for class E(ValueError, IndexError) */
+    if (t->base2 && t->base && t->base->base2 != t->base2) return tuple_pack(2, val_obj(t->base), val_obj(t->base2));
+    Val b = t->base ? val_incref(val_obj(t->base)) : types_lookup("object"), r = tuple_pack(1, b);
+    val_decref(b);
+    return r;
+  }
   if ((t->type == &bytes_type || t->type == &bytearray_type) && val_is_undef(t->dict)) {
     if (!strcmp(name, "fromhex")) return bytes_fromhex_fn(t->type == &bytearray_type);
     if (!strcmp(name, "maketrans")) return bytes_maketrans_fn();
