@@ -77,6 +77,7 @@ static int64_t ty_float_to_int(double d) {
 
 /* The text int() and float() parse: a str's, or a bytes' (int(b'12') is 12, as CPython). */
 static bool ty_text(Val v, const char **s, size_t *n) {
+  v = inst_base(v);   /* int(s) of a str subclass (numpy.str_) parses its text */
   if (val_is(v, &str_type)) {
     *s = str_cstr(v);
     *n = (size_t)str_len(v);

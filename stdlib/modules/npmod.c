@@ -88,6 +88,21 @@ static Val npm_text(Val self, int n, const Val *args, const Kw *kw) {
   return ndarray_new_unicode(arg_tensor(args[0], "text"), (int)val_to_index(args[1], "text"), true);
 }
 
+/* set_str_type(cls): numpy.str_, the class of a text array's elements. */
+static Val npm_set_str_type(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("set_str_type", n, 1, kw);
+  ndarray_set_str_type(args[0]);
+  return val_none();
+}
+
+/* udtype(n): dtype('<U n'); n 0: np.dtype(str), printed '<U0' (its repr dtype('<U')). */
+static Val npm_udtype(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("udtype", n, 1, kw);
+  tfs_i64 w = val_to_index(args[0], "udtype");
+  if (w < 0 || w > 0x7fffffff / 4) rt_throw(ERR_VALUE, "_numpy.udtype: bad width %lld", (long long)w);
+  return npdtype_unicode(w ? (int)w : -1);
+}
+
 /* uwidth(a): a '<U n' array's n, 0 for other values. */
 static Val npm_uwidth(Val self, int n, const Val *args, const Kw *kw) {
   want_args("uwidth", n, 1, kw);
@@ -567,7 +582,7 @@ static Val npm_pcg_shuffle_order(Val self, int n, const Val *args, const Kw *kw)
 #define NPM(nm, fn) {{TFS_IMMORTAL_RC, &builtin_type}, "_numpy." nm, fn, {VT_UNDEF, {0}}, NULL}
 static Builtin npm_fns[] = {
   NPM("set_methods", npm_set_methods), NPM("dtype", npm_dtype), NPM("result_dtype", npm_result_dtype), NPM("is_ndarray", npm_is_ndarray), NPM("wrap", npm_wrap), NPM("array0", npm_array0), NPM("scalar_type", npm_scalar_type),
-  NPM("text", npm_text), NPM("uwidth", npm_uwidth),
+  NPM("text", npm_text), NPM("uwidth", npm_uwidth), NPM("set_str_type", npm_set_str_type), NPM("udtype", npm_udtype),
   NPM("put", npm_put), NPM("reshape_view", npm_reshape_view), NPM("transpose_view", npm_transpose_view), NPM("copy", npm_copy),
   NPM("shares_memory", npm_shares_memory), NPM("flags", npm_flags), NPM("set_writeable", npm_set_writeable), NPM("argsort", npm_argsort), NPM("cumulate", npm_cumulate), NPM("seed", npm_seed),
   NPM("savez", npm_savez), NPM("save", npm_save), NPM("load", npm_load), NPM("printoptions", npm_printoptions), NPM("mt_draw", npm_draw), NPM("pcg_new", npm_pcg_new), NPM("pcg_draw", npm_pcg_draw), NPM("pcg_normal", npm_pcg_normal),
