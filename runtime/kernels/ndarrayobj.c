@@ -444,7 +444,11 @@ static Val text_compare(int op, Val a, Val b) {
   bool ta_ok = ndarray_uwidth(a) || val_is(a, &str_type), tb_ok = ndarray_uwidth(b) || val_is(b, &str_type);
   if (!ta_ok || !tb_ok) return val_undef();   /* numpy 1.24 declines: == is False, < a TypeError */
   Tensor *ta = ndarray_uwidth(a) ? val_as_tensor(a) : NULL, *tb = ndarray_uwidth(b) ? val_as_tensor(b) : NULL;
-  if (ta && tb) np_check_broadcast(ta, tb);
+  if (ta && tb && !np_broadcasts(ta, tb)) {   /* numpy 1.24: == is False, an order a TypeError */
+    if (op == CMP_EQ || op == CMP_NE) return val_bool(op == CMP_NE);
+    static const char *const sym[] = {"<", "<=", ">", ">="};
+    rt_throw(ERR_TYPE, "'%s' not supported between instances of 'numpy.ndarray' and 'numpy.ndarray'", sym[op - CMP_LT]);
+  }
   int rank = ta && tb ? (ta->rank > tb->rank ? ta->rank : tb->rank) : ta ? ta->rank : tb->rank;
   tfs_i64 sh[TFS_MAX_RANK];
   for (int d = 0; d < rank; d++) sh[d] = 1;

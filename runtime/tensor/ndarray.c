@@ -215,6 +215,13 @@ static void str_rstrip_append(StrBuf *s, const StrBuf *line) {
   sb_putn(s, line->data, n);
 }
 
+/* Characters (code points) in n bytes of UTF-8: numpy measures lines in characters (text arrays). */
+static size_t u8chars(const char *p, size_t n) {
+  size_t c = 0;
+  for (size_t i = 0; i < n; i++) c += ((unsigned char)p[i] & 0xC0) != 0x80;
+  return c;
+}
+
 /* Append `word` (possibly multi-line) to `line`, wrapping into `s` when needed. */
 static void extend_line(StrBuf *s, StrBuf *line, const char *word, size_t width, const char *indent) {
   const char *nl = strchr(word, '\n');
@@ -230,7 +237,7 @@ static void extend_line(StrBuf *s, StrBuf *line, const char *word, size_t width,
     sb_puts(line, word);
     return;
   }
-  bool wrap = line->len + wlen > width && line->len > strlen(indent);
+  bool wrap = u8chars(line->data, line->len) + u8chars(word, wlen) > width && line->len > strlen(indent);
   if (wrap) {
     str_rstrip_append(s, line);
     sb_putc(s, '\n');
@@ -460,7 +467,7 @@ static void repr_impl(StrBuf *b, const Tensor *t, int uwidth) {
   size_t last_nl = start;
   for (size_t i = start; i < b->len; i++)
     if (b->data[i] == '\n') last_nl = i + 1;
-  size_t last_len = b->len - last_nl;
+  size_t last_len = u8chars(b->data + last_nl, b->len - last_nl);
   if (last_len + strlen(dstr) + 1 > (size_t)np_print_opts.linewidth) sb_puts(b, "\n      ");
   else sb_putc(b, ' ');
   sb_puts(b, dstr);
