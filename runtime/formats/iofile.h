@@ -30,9 +30,8 @@ char *npy_format(Tensor *t, size_t *len);
  * UTF-8 strings) and returns NULL for an object ('|O', pickled) array. */
 char *npy_format_ex(Tensor *t, int uwidth, size_t *len);
 Tensor *npy_parse_ex(const unsigned char *data, tfs_i64 len, const char *where, int *uwidth);
-/* A .npz archive (zip of .npy members, stored or deflated): a dict name -> tensor. */
-Val npz_parse(const unsigned char *data, tfs_i64 len, const char *where);
-/* nd: the dict's values are ndarrays (text arrays keep their width; an object member is None). */
-Val npz_parse_ex(const unsigned char *data, tfs_i64 len, const char *where, bool nd);
+/* A .npz archive (zip of .npy members, stored or deflated): a dict name -> tensor; nd: name ->
+ * ndarray instead (text arrays keep their width; an object member is None). */
+Val npz_parse(const unsigned char *data, tfs_i64 len, const char *where, bool nd);
 
 #endif

@@ -104,8 +104,6 @@ static Str *utf32_elem(const unsigned char *src, int n, bool swap, const char *w
   return (Str *)v.u.o;
 }
 
-Tensor *npy_parse(const unsigned char *data, tfs_i64 len, const char *where) { return npy_parse_ex(data, len, where, NULL); }
-
 Tensor *npy_parse_ex(const unsigned char *data, tfs_i64 len, const char *where, int *uwidth) {
   if (len < 10 || memcmp(data, "\x93NUMPY", 6) != 0)
     rt_throw(ERR_INVALID_ARGUMENT, "%s: not a .npy file (no \\x93NUMPY magic string)", where);
@@ -192,8 +190,6 @@ static void utf32_put(char *dst, const Str *e, int uwidth) {
   }
 }
 
-char *npy_format(Tensor *t, size_t *len) { return npy_format_ex(t, 0, len); }
-
 char *npy_format_ex(Tensor *t, int uwidth, size_t *len) {
   const char *descr;
   char ubuf[24];
@@ -236,6 +232,14 @@ char *npy_format_ex(Tensor *t, int uwidth, size_t *len) {
   *len = 10 + h.len + nbytes;
   sb_free(&h);
   return buf;
+}
+
+Tensor *npy_parse(const unsigned char *data, tfs_i64 len, const char *where) {
+  return npy_parse_ex(data, len, where, NULL);
+}
+
+char *npy_format(Tensor *t, size_t *len) {
+  return npy_format_ex(t, 0, len);
 }
 
 /* ---- .npz: a zip archive of NAME.npy members ------------------------------------ */
@@ -307,9 +311,7 @@ static unsigned char *zip_member(const unsigned char *data, tfs_i64 len, const Z
   return out;
 }
 
-Val npz_parse(const unsigned char *data, tfs_i64 len, const char *where) { return npz_parse_ex(data, len, where, false); }
-
-Val npz_parse_ex(const unsigned char *data, tfs_i64 len, const char *where, bool nd) {
+Val npz_parse(const unsigned char *data, tfs_i64 len, const char *where, bool nd) {
   /* the end-of-central-directory record: the last signature within 64 KiB of the end */
   tfs_i64 eocd = -1;
   for (tfs_i64 i = len - 22; i >= 0 && i >= len - 22 - 65535; i--)

@@ -441,7 +441,7 @@ static Val npm_load(Val self, int n, const Val *args, const Kw *kw) {
   int mark = rt_hold_mem(data);
   Val r;
   if (len >= 4 && (!memcmp(data, "PK\x03\x04", 4) || !memcmp(data, "PK\x05\x06", 4))) {
-    r = npz_parse_ex(data, len, path, true);
+    r = npz_parse(data, len, path, true);
   } else if (len >= 6 && !memcmp(data, "\x93NUMPY", 6)) {
     int uw = 0;
     Tensor *t = npy_parse_ex(data, len, path, &uw);
