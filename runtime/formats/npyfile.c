@@ -51,7 +51,7 @@ static bool descr_dtype(const char *d, DType *dt, int *size, bool *swap) {
   else if (kind == 'u' && n == 2) *dt = DT_INT32;
   else if (kind == 'u' && n == 4) *dt = DT_INT64;
   else if (kind == 'b' && n == 1) *dt = DT_BOOL;
-  else if (kind == 'U') { *dt = DT_STRING; *size = 4 * n; }   /* numpy's '<U n': n UTF-32 code units */
+  else if (kind == 'U' && n <= (1 << 24)) { *dt = DT_STRING; *size = 4 * n; }   /* numpy's '<U n': n UTF-32 code units */
   else return false;
   return true;
 }
@@ -148,9 +148,9 @@ Tensor *npy_parse_ex(const unsigned char *data, tfs_i64 len, const char *where, 
     p = end;
   }
   const unsigned char *body = data + hstart + hlen;
-  if (n * esize > len - hstart - hlen)
-    rt_throw(ERR_INVALID_ARGUMENT, "%s: truncated .npy data: %lld elements need %lld bytes, the file has %lld",
-             where, (long long)n, (long long)(n * esize), (long long)(len - hstart - hlen));
+  if (n > (len - hstart - hlen) / esize)   /* divided: n * esize may not fit (wide text) */
+    rt_throw(ERR_INVALID_ARGUMENT, "%s: truncated .npy data: %lld elements need %llu bytes, the file has %lld",
+             where, (long long)n, (unsigned long long)n * (unsigned long long)esize, (long long)(len - hstart - hlen));
   Tensor *t = tensor_new(dt, rank, shape);
   int tmark = rt_hold_val(val_obj(t));   /* a bad code point throws part way */
   char *out = tensor_data(t);
