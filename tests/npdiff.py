@@ -6,7 +6,8 @@ From a seed, builds programs of random expressions over arrays of random shapes 
 and non-broadcasting pairs) and dtypes (float64 float32 int64 int32 bool), covering operators and
 comparisons with numpy's type promotion, Python scalars, elementwise functions, reductions with
 axis/keepdims, shape functions, and indexing (slices with steps, integer arrays, boolean masks, None,
-...) and assignment.  Each expression is printed with repr(), or its exception as "Class: message", so
+...) and assignment; then (--text, a sixth of --count by default) expressions on numpy's text ('<U n') arrays:
+creation, comparisons, sort/argsort, concatenate/stack, where, astype, indexing.  Each expression is printed with repr(), or its exception as "Class: message", so
 numpy's errors are compared too.  Every line of the two outputs must be equal.
 
 usage: npdiff.py TFS [--count N] [--seed S] [--keep DIR]
@@ -169,6 +170,60 @@ def expression(rng, k):
     return body
 
 
+WORDS = ["", "a", "ab", "abc", "b", "Ab", "zz", "h\u00e9llo", "x\u20ac", "a b", "10", "7"]
+
+
+def text_src(rng, shape, words=WORDS):
+    """A numpy text ('<U n') array of the shape, from a list (numpy finds the width) or with a dtype."""
+    n = 1
+    for d in shape:
+        n *= d
+    vals = [rng.choice(words) for _ in range(n)]
+    dt = rng.choice(["", "", ", dtype=str", ", dtype='U2'", ", dtype='<U6'"])
+    return "np.array(%r%s).reshape(%r)" % (vals, dt, shape)
+
+
+def text_expression(rng, k):
+    """A statement block over text arrays: creation, comparisons, sort, concatenate, where, astype."""
+    rank = rng.randint(0, 2) if rng.random() < 0.1 else rng.randint(1, 2)
+    shape = shape_of(rng, rank)
+    lines = ["a = " + text_src(rng, shape)]
+    kind = rng.random()
+    w = repr(rng.choice(WORDS))
+    if kind < 0.15:
+        lines.append("r = " + rng.choice(["np.full(%d, %s)" % (rng.randint(0, 3), w), "np.zeros(%d, dtype=str)" % rng.randint(1, 3),
+                                          "np.array([%s, 'q'])" % w, "np.array([1, %s])" % w, "np.array([1.5, %s])" % w,
+                                          "np.array([True, %s])" % w, "np.arange(%d).astype(str)" % rng.randint(1, 4),
+                                          "(np.arange(3) * 0.5).astype('U4')", "np.array(%s)" % w, "np.array(%s, dtype='U1')" % w,
+                                          "np.array([[%s], ['c']])" % w]))
+    elif kind < 0.4:
+        op = rng.choice(["==", "!=", "<", "<=", ">", ">="])
+        b = text_src(rng, broadcast_partner(rng, shape)) if rng.random() < 0.6 else w
+        lines.append("r = a %s %s" % (op, b) if rng.random() < 0.8 else "r = %s %s a" % (b, op))
+    elif kind < 0.55:
+        if rank:
+            ax = rng.choice(["", ", axis=0", ", axis=-1", ", axis=None"])
+            lines.append("r = np.sort(a%s)" % ax if rng.random() < 0.6 else "r = np.argsort(a%s, kind='stable')" % ax)
+        else:
+            lines.append("r = a")
+    elif kind < 0.7:
+        b = text_src(rng, shape)
+        f = rng.choice(["concatenate", "stack"])
+        lines.append("r = np.%s([a, %s]%s)" % (f, b, (", axis=%d" % rng.randint(0, rank - 1)) if rank and rng.random() < 0.5 else ""))
+    elif kind < 0.8:
+        lines.append("r = np.where(a == %s, a, %s)" % (w, rng.choice(["'zzzzzzz'", "a", "'-'", text_src(rng, shape)])))
+    elif kind < 0.92:
+        tgt = rng.choice(["'U1'", "'U3'", "str", "'<U8'", "int", "float"])
+        if tgt in ("int", "float"):
+            lines[0] = "a = " + text_src(rng, shape, ["1", "22", "-3", "7"])
+        lines.append("r = a.astype(%s)" % tgt)
+    else:
+        lines.append("r = " + rng.choice(["a[a > %s]" % w, "a[::-1]", "np.unique(a)", "a.T", "a.tolist()", "a.ravel()"]))
+    body = ["try:"] + ["    " + l for l in lines] + ["    print(%d, type(r).__name__, repr(r))" % k,
+            "except Exception as e:", "    print(%d, type(e).__name__ + ':', e)" % k]
+    return body
+
+
 def run(cmd, path):
     p = subprocess.run(cmd + [path], capture_output=True, text=True, timeout=300)
     return p.returncode, p.stdout, p.stderr
@@ -178,6 +233,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("tfs")
     ap.add_argument("--count", type=int, default=1500)
+    ap.add_argument("--text", type=int, default=None, help="text-array expressions (default: a sixth of --count)")
     ap.add_argument("--seed", type=int, default=29)
     ap.add_argument("--keep")
     args = ap.parse_args()
@@ -188,6 +244,11 @@ def main():
     src = ["import numpy as np", ""]
     for k in range(args.count):
         src += expression(rng, k)
+    ntext = args.count // 6 if args.text is None else args.text
+    trng = random.Random(args.seed + 1)   # its own stream: the numeric expressions stay as they were
+    for k in range(args.count, args.count + ntext):
+        src += text_expression(trng, k)
+    total = args.count + ntext
     text = "\n".join(src) + "\n"
     d = args.keep or tempfile.mkdtemp(prefix="npdiff")
     path = os.path.join(d, "npdiff.tfs")
@@ -212,14 +273,14 @@ def main():
                 out[cur].append(l)
         return out
     pb, tb = blocks(pl), blocks(tl)
-    bad = [k for k in range(args.count) if pb.get(k) != tb.get(k)]
+    bad = [k for k in range(total) if pb.get(k) != tb.get(k)]
     if bad:
         exprs = text.split("try:\n")[1:]
         for k in bad[:10]:
             print("--- expression %d:\n%s" % (k, exprs[k].split("    print(")[0]))
             print("numpy: %s\ntfs:   %s" % ("\n".join(pb.get(k, ["(nothing)"])), "\n".join(tb.get(k, ["(nothing)"]))))
-        sys.exit("%d of %d expressions differ (seed %d; program kept in %s)" % (len(bad), args.count, args.seed, path))
-    print("%d numpy expressions: tfs printed what numpy prints for every one" % args.count)
+        sys.exit("%d of %d expressions differ (seed %d; program kept in %s)" % (len(bad), total, args.seed, path))
+    print("%d numpy expressions (%d of them on text arrays): tfs printed what numpy prints for every one" % (total, ntext))
     if not args.keep:
         os.remove(path)
         os.rmdir(d)

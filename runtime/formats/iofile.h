@@ -25,7 +25,13 @@ Val io_string_scalar(const char *s, tfs_i64 n);
  * `where`), or serialise a tensor as version 1 (malloc'd, *len bytes). */
 Tensor *npy_parse(const unsigned char *data, tfs_i64 len, const char *where);
 char *npy_format(Tensor *t, size_t *len);
-/* A .npz archive (zip of .npy members, stored or deflated): a dict name -> tensor. */
-Val npz_parse(const unsigned char *data, tfs_i64 len, const char *where);
+/* The same for np.save/np.load: uwidth > 0 writes a string tensor as numpy's '<U uwidth'
+ * (UTF-32LE); parsing sets *uwidth to a '<U n' file's n (0 otherwise; its tensor holds
+ * UTF-8 strings) and returns NULL for an object ('|O', pickled) array. */
+char *npy_format_ex(Tensor *t, int uwidth, size_t *len);
+Tensor *npy_parse_ex(const unsigned char *data, tfs_i64 len, const char *where, int *uwidth);
+/* A .npz archive (zip of .npy members, stored or deflated): a dict name -> tensor; nd: name ->
+ * ndarray instead (text arrays keep their width; an object member is None). */
+Val npz_parse(const unsigned char *data, tfs_i64 len, const char *where, bool nd);
 
 #endif

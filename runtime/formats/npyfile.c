@@ -8,6 +8,7 @@
 #include "formats/iofile.h"
 #include "formats/npyfile.h"
 #include "object/object.h"
+#include "tensor/tensor.h"
 
 static uint32_t rd16(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
 static uint32_t rd32(const unsigned char *p) { return rd16(p) | rd16(p + 2) << 16; }
@@ -50,6 +51,7 @@ static bool descr_dtype(const char *d, DType *dt, int *size, bool *swap) {
   else if (kind == 'u' && n == 2) *dt = DT_INT32;
   else if (kind == 'u' && n == 4) *dt = DT_INT64;
   else if (kind == 'b' && n == 1) *dt = DT_BOOL;
+  else if (kind == 'U' && n <= (1 << 24)) { *dt = DT_STRING; *size = 4 * n; }   /* numpy's '<U n': n UTF-32 code units */
   else return false;
   return true;
 }
@@ -76,7 +78,33 @@ static void put_elem(void *dst, DType dt, const unsigned char *src, int size, bo
   }
 }
 
-Tensor *npy_parse(const unsigned char *data, tfs_i64 len, const char *where) {
+/* A '<U n' element: n UTF-32 code units (zero-padded) as a UTF-8 Str (owned). */
+static Str *utf32_elem(const unsigned char *src, int n, bool swap, const char *where) {
+  StrBuf b;
+  sb_init(&b);
+  int mark = rt_hold_sb(&b);
+  for (int i = 0; i < n; i++) {
+    const unsigned char *q = src + 4 * i;
+    uint32_t c = swap ? (uint32_t)q[3] | (uint32_t)q[2] << 8 | (uint32_t)q[1] << 16 | (uint32_t)q[0] << 24 : rd32(q);
+    if (c == 0) break;   /* numpy strips the trailing NULs of its fixed-width text */
+    if (c > 0x10FFFF || (c >= 0xD800 && c < 0xE000))
+      rt_throw(ERR_VALUE, "%s: invalid code point 0x%x in a '<U%d' element", where, (unsigned)c, n);
+    if (c < 0x80) sb_putc(&b, (char)c);
+    else if (c < 0x800) { sb_putc(&b, (char)(0xC0 | c >> 6)); sb_putc(&b, (char)(0x80 | (c & 63))); }
+    else if (c < 0x10000) {
+      sb_putc(&b, (char)(0xE0 | c >> 12)); sb_putc(&b, (char)(0x80 | (c >> 6 & 63))); sb_putc(&b, (char)(0x80 | (c & 63)));
+    } else {
+      sb_putc(&b, (char)(0xF0 | c >> 18)); sb_putc(&b, (char)(0x80 | (c >> 12 & 63)));
+      sb_putc(&b, (char)(0x80 | (c >> 6 & 63))); sb_putc(&b, (char)(0x80 | (c & 63)));
+    }
+  }
+  Val v = str_new(b.data ? b.data : "", (tfs_i64)b.len);
+  rt_unhold(mark);
+  sb_free(&b);
+  return (Str *)v.u.o;
+}
+
+Tensor *npy_parse_ex(const unsigned char *data, tfs_i64 len, const char *where, int *uwidth) {
   if (len < 10 || memcmp(data, "\x93NUMPY", 6) != 0)
     rt_throw(ERR_INVALID_ARGUMENT, "%s: not a .npy file (no \\x93NUMPY magic string)", where);
   int major = data[6];
@@ -100,6 +128,7 @@ Tensor *npy_parse(const unsigned char *data, tfs_i64 len, const char *where) {
   DType dt;
   int esize;
   bool swap;
+  if (uwidth && !strcmp(descr, "|O")) return NULL;   /* an object array: pickled data, the caller's message */
   if (!descr_dtype(descr, &dt, &esize, &swap))
     rt_throw(ERR_INVALID_ARGUMENT, "%s: unsupported .npy dtype '%s'", where, descr);
   bool fortran = !strncmp(fv, "True", 4);
@@ -119,10 +148,11 @@ Tensor *npy_parse(const unsigned char *data, tfs_i64 len, const char *where) {
     p = end;
   }
   const unsigned char *body = data + hstart + hlen;
-  if (n * esize > len - hstart - hlen)
-    rt_throw(ERR_INVALID_ARGUMENT, "%s: truncated .npy data: %lld elements need %lld bytes, the file has %lld",
-             where, (long long)n, (long long)(n * esize), (long long)(len - hstart - hlen));
+  if (n > (len - hstart - hlen) / esize)   /* divided: n * esize may not fit (wide text) */
+    rt_throw(ERR_INVALID_ARGUMENT, "%s: truncated .npy data: %lld elements need %llu bytes, the file has %lld",
+             where, (long long)n, (unsigned long long)n * (unsigned long long)esize, (long long)(len - hstart - hlen));
   Tensor *t = tensor_new(dt, rank, shape);
+  int tmark = rt_hold_val(val_obj(t));   /* a bad code point throws part way */
   char *out = tensor_data(t);
   int osize = dtype_info[dt].size;
   for (tfs_i64 i = 0; i < n; i++) {
@@ -134,14 +164,39 @@ Tensor *npy_parse(const unsigned char *data, tfs_i64 len, const char *where) {
       for (int k = 0; k < rank; k++) { off += idx[k] * stride; stride *= shape[k]; }
       src = off;
     }
-    put_elem(out + i * osize, dt, body + src * esize, esize, swap, descr[1]);
+    if (dt == DT_STRING) ((Str **)out)[i] = utf32_elem(body + src * esize, esize / 4, swap, where);
+    else put_elem(out + i * osize, dt, body + src * esize, esize, swap, descr[1]);
   }
+  rt_unhold(tmark);
+  if (uwidth) *uwidth = dt == DT_STRING ? esize / 4 : 0;
   return t;
 }
 
-char *npy_format(Tensor *t, size_t *len) {
+/* A text element as uwidth UTF-32LE code units, zero-padded (cut at the width, as numpy stores text). */
+static void utf32_put(char *dst, const Str *e, int uwidth) {
+  memset(dst, 0, 4 * (size_t)uwidth);
+  const unsigned char *s = e ? (const unsigned char *)e->data : (const unsigned char *)"";
+  size_t n = e ? (size_t)e->len : 0, i = 0;
+  for (int k = 0; k < uwidth && i < n; k++) {
+    size_t m = utf8_seq(s + i, n - i, NULL);
+    uint32_t c;
+    if (!m) { c = 0xFFFD; m = 1; }   /* a str always holds valid UTF-8; bytes from a tensor might not */
+    else if (m == 1) c = s[i];
+    else if (m == 2) c = (uint32_t)(s[i] & 31) << 6 | (s[i + 1] & 63);
+    else if (m == 3) c = (uint32_t)(s[i] & 15) << 12 | (uint32_t)(s[i + 1] & 63) << 6 | (s[i + 2] & 63);
+    else c = (uint32_t)(s[i] & 7) << 18 | (uint32_t)(s[i + 1] & 63) << 12 | (uint32_t)(s[i + 2] & 63) << 6 | (s[i + 3] & 63);
+    for (int j = 0; j < 4; j++) dst[4 * k + j] = (char)(c >> 8 * j & 0xff);
+    i += m;
+  }
+}
+
+char *npy_format_ex(Tensor *t, int uwidth, size_t *len) {
   const char *descr;
-  switch (t->dtype) {
+  char ubuf[24];
+  if (uwidth > 0 && t->dtype == DT_STRING) {
+    snprintf(ubuf, sizeof ubuf, "<U%d", uwidth);
+    descr = ubuf;
+  } else switch (t->dtype) {
   case DT_FLOAT32: descr = "<f4"; break;
   case DT_FLOAT64: descr = "<f8"; break;
   case DT_INT32: descr = "<i4"; break;
@@ -162,7 +217,7 @@ char *npy_format(Tensor *t, size_t *len) {
   size_t pad = (64 - total % 64) % 64;
   for (size_t i = 0; i < pad; i++) sb_putc(&h, ' ');
   sb_putc(&h, '\n');
-  size_t esz = (size_t)dtype_info[t->dtype].size, nbytes = (size_t)t->size * esz;
+  size_t esz = uwidth > 0 ? 4 * (size_t)uwidth : (size_t)dtype_info[t->dtype].size, nbytes = (size_t)t->size * esz;
   char *buf = malloc(10 + h.len + nbytes + 1);
   if (!buf) { sb_free(&h); rt_throw(ERR_MEMORY, "out of memory"); }
   memcpy(buf, "\x93NUMPY\x01\x00", 8);
@@ -170,11 +225,21 @@ char *npy_format(Tensor *t, size_t *len) {
   buf[9] = (char)(h.len >> 8);
   memcpy(buf + 10, h.data, h.len);
   Tensor *c = tensor_contiguous(t);
-  if (nbytes) memcpy(buf + 10 + h.len, tensor_data(c), nbytes);
+  if (uwidth > 0)
+    for (tfs_i64 i = 0; i < t->size; i++) utf32_put(buf + 10 + h.len + i * esz, ((Str **)tensor_data(c))[i], uwidth);
+  else if (nbytes) memcpy(buf + 10 + h.len, tensor_data(c), nbytes);
   tensor_release(c);
   *len = 10 + h.len + nbytes;
   sb_free(&h);
   return buf;
+}
+
+Tensor *npy_parse(const unsigned char *data, tfs_i64 len, const char *where) {
+  return npy_parse_ex(data, len, where, NULL);
+}
+
+char *npy_format(Tensor *t, size_t *len) {
+  return npy_format_ex(t, 0, len);
 }
 
 /* ---- .npz: a zip archive of NAME.npy members ------------------------------------ */
@@ -246,7 +311,7 @@ static unsigned char *zip_member(const unsigned char *data, tfs_i64 len, const Z
   return out;
 }
 
-Val npz_parse(const unsigned char *data, tfs_i64 len, const char *where) {
+Val npz_parse(const unsigned char *data, tfs_i64 len, const char *where, bool nd) {
   /* the end-of-central-directory record: the last signature within 64 KiB of the end */
   tfs_i64 eocd = -1;
   for (tfs_i64 i = len - 22; i >= 0 && i >= len - 22 - 65535; i--)
@@ -276,11 +341,19 @@ Val npz_parse(const unsigned char *data, tfs_i64 len, const char *where) {
     int mm = rt_hold_mem(m);
     char what[600];
     snprintf(what, sizeof what, "%s member '%s'", where, name);
-    Tensor *t = npy_parse(m, (tfs_i64)e.usize, what);
+    int uw = 0;
+    Tensor *t = npy_parse_ex(m, (tfs_i64)e.usize, what, nd ? &uw : NULL);
     rt_unhold(mm);
     free(m);
     if (nl > 4 && !strcmp(name + nl - 4, ".npy")) name[nl - 4] = '\0';
-    Val k = str_from_cstr(name), v = val_obj(t);
+    Val v;
+    if (!nd) v = val_obj(t);
+    else if (!t) v = val_none();   /* an object array: refused when the program asks for it, as numpy does */
+    else if (nd) {   /* ndarrays (text arrays with their width) for np.load */
+      v = uw ? ndarray_new_unicode(t, uw, true) : ndarray_new_0d(t);
+      tensor_release(t);
+    }
+    Val k = str_from_cstr(name);
     dict_set(d, k, v);
     TFS_DECREF(k);
     TFS_DECREF(v);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kernels/ops.h"
+#include "object/hosttypes.h"
 #include "object/object.h"
 #include "tensor/tensor.h"
 
@@ -43,6 +44,14 @@ static Val nd_tolist(Val self, int n, const Val *args, const Kw *kw) {
 static Val nd_item(Val self, int n, const Val *args, const Kw *kw) {
   (void)args; (void)kw;
   Tensor *t = val_as_tensor(self);
+  if (n == 1 && (args[0].tag == VT_INT || args[0].tag == VT_BOOL)) {   /* a.item(i): the i-th element in C order */
+    tfs_i64 i = val_to_index(args[0], "item");
+    if (i < -t->size || i >= t->size) {
+      if (t->rank == 1) rt_throw(ERR_INDEX, "index %lld is out of bounds for axis 0 with size %lld", (long long)i, (long long)t->size);
+      rt_throw(ERR_INDEX, "index %lld is out of bounds for size %lld", (long long)i, (long long)t->size);
+    }
+    return elem_item(t, i < 0 ? i + t->size : i, ndarray_uwidth(self) > 0);
+  }
   if (n != 0 || t->size != 1) rt_throw(ERR_VALUE, "can only convert an array of size 1 to a Python scalar");
   return elem_item(t, 0, ndarray_uwidth(self) > 0);
 }
@@ -435,7 +444,11 @@ static Val text_compare(int op, Val a, Val b) {
   bool ta_ok = ndarray_uwidth(a) || val_is(a, &str_type), tb_ok = ndarray_uwidth(b) || val_is(b, &str_type);
   if (!ta_ok || !tb_ok) return val_undef();   /* numpy 1.24 declines: == is False, < a TypeError */
   Tensor *ta = ndarray_uwidth(a) ? val_as_tensor(a) : NULL, *tb = ndarray_uwidth(b) ? val_as_tensor(b) : NULL;
-  if (ta && tb) np_check_broadcast(ta, tb);
+  if (ta && tb && !np_broadcasts(ta, tb)) {   /* numpy 1.24: == is False, an order a TypeError */
+    if (op == CMP_EQ || op == CMP_NE) return val_bool(op == CMP_NE);
+    static const char *const sym[] = {"<", "<=", ">", ">="};
+    rt_throw(ERR_TYPE, "'%s' not supported between instances of 'numpy.ndarray' and 'numpy.ndarray'", sym[op - CMP_LT]);
+  }
   int rank = ta && tb ? (ta->rank > tb->rank ? ta->rank : tb->rank) : ta ? ta->rank : tb->rank;
   tfs_i64 sh[TFS_MAX_RANK];
   for (int d = 0; d < rank; d++) sh[d] = 1;
@@ -461,6 +474,8 @@ static Val text_compare(int op, Val a, Val b) {
 static Val ndarray_compare(int op, Val a, Val b) {
   static const int ops[] = {OP_LESS, OP_LESS_EQUAL, OP_GREATER, OP_GREATER_EQUAL, OP_EQUAL, OP_NOT_EQUAL};
   if (op < CMP_LT || op > CMP_NE) return val_undef();
+  a = inst_base(a);   /* a numpy.str_ (a str subclass) compares as its text */
+  b = inst_base(b);
   if (ndarray_uwidth(a) || ndarray_uwidth(b)) {
     Val r = text_compare(op, a, b);
     if (!val_is_undef(r) || (op != CMP_EQ && op != CMP_NE)) return r;
@@ -554,7 +569,9 @@ static Val text_keep(Val self, Val r) {
   if (val_is(r, &bytes_type)) {   /* a 0-d element: numpy's str_ scalar */
     size_t n;
     const void *d = bytes_data(r, &n);
-    Val s = str_new(d, (tfs_i64)n);
+    int mark = rt_hold_val(r);
+    Val s = ndarray_str_scalar(d, (tfs_i64)n);
+    rt_unhold(mark);
     TFS_DECREF(r);
     return s;
   }

@@ -751,11 +751,22 @@ const char *class_module_intern(const char *name) {
   return names[n++];
 }
 
-/* The class statement: name, at most one base, the body's namespace. */
+/* A second base tfs takes: a builtin exception class beside an exception class (class
+ * AxisError(ValueError, IndexError), as numpy's), which adds no attributes, only subclass relations. */
+static TypeObj *class_second_base(int nbases, const Val *bases) {
+  if (nbases == 1) return NULL;
+  if (nbases == 2 && val_is(bases[0], &type_type) && val_is(bases[1], &type_type)) {
+    TypeObj *a = (TypeObj *)bases[0].u.o, *b = (TypeObj *)bases[1].u.o;
+    if (a->errkind >= 0 && b->errkind >= 0 && val_is_undef(b->dict) && !a->base2 && !b->base2) return b;
+  }
+  rt_throw(ERR_TYPE, "multiple inheritance is not supported (tfs: only a second builtin exception base)");
+}
+
+/* The class statement: name, at most one base (two for exceptions), the body's namespace. */
 Val rt_class_new(const char *name, int nbases, const Val *bases, Val ns, const char *module) {
-  if (nbases > 1) rt_throw(ERR_TYPE, "multiple inheritance is not supported");
+  TypeObj *base2 = nbases > 1 ? class_second_base(nbases, bases) : NULL;
   TypeObj *base = NULL;
-  if (nbases == 1) {
+  if (nbases >= 1) {
     if (!val_is(bases[0], &type_type)) rt_throw(ERR_TYPE, "bases must be types");
     base = (TypeObj *)bases[0].u.o;
     if (base->tag == -1) base = NULL;   /* object */
@@ -775,6 +786,7 @@ Val rt_class_new(const char *name, int nbases, const Val *bases, Val ns, const c
   c->ctor = NULL;
   c->errkind = base ? base->errkind : -1;
   c->base = base;
+  c->base2 = base2 ? base2 : base ? base->base2 : NULL;   /* subclasses inherit the second base */
   if (base) base->hdr.rc++;
   c->user_ok = base ? base->user_ok : false;
   c->dict = val_incref(ns);

@@ -85,7 +85,8 @@ bool exc_is_class(Val cls) { return val_is(cls, &type_type) && ((TypeObj *)cls.u
 bool exc_class_sub(Val cls, Val base) {
   for (TypeObj *c = (TypeObj *)cls.u.o; c; c = c->base)
     if (c == (TypeObj *)base.u.o) return true;
-  return false;
+  TypeObj *b2 = ((TypeObj *)cls.u.o)->base2;   /* a second (builtin exception) base: numpy's AxisError is an IndexError */
+  return b2 && exc_class_sub(val_obj(b2), base);
 }
 
 Val exc_class_of(Val exc) { return val_obj(((Exc *)exc.u.o)->klass); }

@@ -138,6 +138,9 @@ typedef struct TypeObj {
   Val dict;                   /* user classes: attributes and methods (owned dict); else VT_UNDEF */
   const char *module;         /* user classes: '__main__' or the module's name */
   bool user_ok;               /* a builtin class user classes may derive from (tf.Module) */
+  struct TypeObj *base2;      /* an exception class's second base, a builtin exception class (numpy's
+                               * AxisError(ValueError, IndexError)): subclass tests and except see it;
+                               * attributes come from `base` (immortal: no reference held) */
 } TypeObj;
 
 /* An instance of a user class (class statements, runtime/object/classes.c). */

@@ -478,10 +478,11 @@ static Val sm_join(Val self, int n, const Val *args, const Kw *kw) {
   rt_hold_sb(&b);
   rt_hold_ref(&item);
   for (tfs_i64 k = 0; rt_next(it, &item); k++) {
-    if (!val_is(item, &str_type))
+    Val s = inst_base(item);   /* a str subclass (numpy.str_) joins as its text */
+    if (!val_is(s, &str_type))
       rt_throw(ERR_TYPE, "sequence item %lld: expected str instance, %s found", (long long)k, val_type_name(item));
     if (k) sb_putn(&b, str_cstr(self), (size_t)str_len(self));
-    sb_putn(&b, str_cstr(item), (size_t)str_len(item));
+    sb_putn(&b, str_cstr(s), (size_t)str_len(s));
     val_decref(item);
     item = val_undef();
   }

@@ -77,6 +77,7 @@ static int64_t ty_float_to_int(double d) {
 
 /* The text int() and float() parse: a str's, or a bytes' (int(b'12') is 12, as CPython). */
 static bool ty_text(Val v, const char **s, size_t *n) {
+  v = inst_base(v);   /* int(s) of a str subclass (numpy.str_) parses its text */
   if (val_is(v, &str_type)) {
     *s = str_cstr(v);
     *n = (size_t)str_len(v);
@@ -340,6 +341,12 @@ static Val ty_getattr(Val self, const char *name) {
   if (!strcmp(name, "__name__")) return str_from_cstr(t->name);
   if (!strcmp(name, "__module__")) return str_from_cstr(t->module ? t->module : "builtins");
   if (!strcmp(name, "__base__")) return t->base ? val_incref(val_obj(t->base)) : types_lookup("object");
+  if (!strcmp(name, "__bases__")) {   /* (base,), or two for class E(ValueError, IndexError) */
+    if (t->base2 && t->base && t->base->base2 != t->base2) return tuple_pack(2, val_obj(t->base), val_obj(t->base2));
+    Val b = t->base ? val_incref(val_obj(t->base)) : types_lookup("object"), r = tuple_pack(1, b);
+    val_decref(b);
+    return r;
+  }
   if ((t->type == &bytes_type || t->type == &bytearray_type) && val_is_undef(t->dict)) {
     if (!strcmp(name, "fromhex")) return bytes_fromhex_fn(t->type == &bytearray_type);
     if (!strcmp(name, "maketrans")) return bytes_maketrans_fn();

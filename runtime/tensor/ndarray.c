@@ -16,11 +16,15 @@ static const char *np_dtype_name(DType dt) { return dt == DT_STRING ? "object" :
 static const char *npdtype_text(Val v, char *buf, size_t n) {
   const NpDType *d = (const NpDType *)v.u.o;
   if (!d->uwidth) return np_dtype_name(d->dt);
-  snprintf(buf, n, "<U%d", d->uwidth);
+  snprintf(buf, n, "<U%d", d->uwidth < 0 ? 0 : d->uwidth);   /* -1: np.dtype(str), '<U0' */
   return buf;
 }
 static void npdtype_str(StrBuf *b, Val v) { char t[24]; sb_puts(b, npdtype_text(v, t, sizeof t)); }
-static void npdtype_repr(StrBuf *b, Val v) { char t[24]; sb_printf(b, "dtype('%s')", npdtype_text(v, t, sizeof t)); }
+static void npdtype_repr(StrBuf *b, Val v) {
+  char t[24];
+  if (((const NpDType *)v.u.o)->uwidth == -1) { sb_puts(b, "dtype('<U')"); return; }   /* numpy's unsized str dtype */
+  sb_printf(b, "dtype('%s')", npdtype_text(v, t, sizeof t));
+}
 static bool npdtype_eq(Val a, Val b) {
   if (val_is(a, &npdtype_type) && val_is(b, &npdtype_type) && (((NpDType *)a.u.o)->uwidth || ((NpDType *)b.u.o)->uwidth))
     return ((NpDType *)a.u.o)->uwidth == ((NpDType *)b.u.o)->uwidth;
@@ -40,11 +44,12 @@ static Val npdtype_getattr(Val self, const char *name) {
   const NpDType *d = (const NpDType *)self.u.o;
   if (!strcmp(name, "name") && d->uwidth) {   /* numpy names text dtypes by their bits: 'str96' for '<U3' */
     char t[32];
-    snprintf(t, sizeof t, "str%d", 32 * d->uwidth);
+    if (d->uwidth < 0) snprintf(t, sizeof t, "str");   /* np.dtype(str): unsized */
+    else snprintf(t, sizeof t, "str%d", 32 * d->uwidth);
     return str_from_cstr(t);
   }
   if (!strcmp(name, "name")) return str_from_cstr(np_dtype_name(d->dt));
-  if (!strcmp(name, "itemsize") && d->uwidth) return val_int(4 * (tfs_i64)d->uwidth);   /* UCS4 */
+  if (!strcmp(name, "itemsize") && d->uwidth) return val_int(d->uwidth < 0 ? 0 : 4 * (tfs_i64)d->uwidth);   /* UCS4 */
   if (!strcmp(name, "kind") && d->uwidth) return str_from_cstr("U");
   return val_undef();
 }
@@ -210,6 +215,13 @@ static void str_rstrip_append(StrBuf *s, const StrBuf *line) {
   sb_putn(s, line->data, n);
 }
 
+/* Characters (code points) in n bytes of UTF-8: numpy measures lines in characters (text arrays). */
+static size_t u8chars(const char *p, size_t n) {
+  size_t c = 0;
+  for (size_t i = 0; i < n; i++) c += ((unsigned char)p[i] & 0xC0) != 0x80;
+  return c;
+}
+
 /* Append `word` (possibly multi-line) to `line`, wrapping into `s` when needed. */
 static void extend_line(StrBuf *s, StrBuf *line, const char *word, size_t width, const char *indent) {
   const char *nl = strchr(word, '\n');
@@ -225,7 +237,7 @@ static void extend_line(StrBuf *s, StrBuf *line, const char *word, size_t width,
     sb_puts(line, word);
     return;
   }
-  bool wrap = line->len + wlen > width && line->len > strlen(indent);
+  bool wrap = u8chars(line->data, line->len) + u8chars(word, wlen) > width && line->len > strlen(indent);
   if (wrap) {
     str_rstrip_append(s, line);
     sb_putc(s, '\n');
@@ -455,7 +467,7 @@ static void repr_impl(StrBuf *b, const Tensor *t, int uwidth) {
   size_t last_nl = start;
   for (size_t i = start; i < b->len; i++)
     if (b->data[i] == '\n') last_nl = i + 1;
-  size_t last_len = b->len - last_nl;
+  size_t last_len = u8chars(b->data + last_nl, b->len - last_nl);
   if (last_len + strlen(dstr) + 1 > (size_t)np_print_opts.linewidth) sb_puts(b, "\n      ");
   else sb_putc(b, ' ');
   sb_puts(b, dstr);
@@ -480,11 +492,29 @@ static NdArray *nd_alloc(const Type *ty, Tensor *t) {
 
 Val ndarray_new_0d(Tensor *t) { return val_obj(nd_alloc(&ndarray_type, t)); }
 
+/* numpy.str_, the str subclass stdlib/numpy.tfs defines (VT_UNDEF until numpy is imported: a plain str). */
+static Val np_str_class = {VT_UNDEF, {0}};
+
+void ndarray_set_str_type(Val cls) {
+  val_decref(np_str_class);
+  np_str_class = val_incref(cls);
+}
+
+Val ndarray_str_scalar(const char *s, tfs_i64 n) {
+  Val v = str_new(s, n);
+  if (val_is_undef(np_str_class)) return v;
+  int mark = rt_hold_val(v);
+  Val r = rt_call(np_str_class, 1, &v, NULL);
+  rt_unhold(mark);
+  val_decref(v);
+  return r;
+}
+
 Val ndarray_new_unicode(Tensor *t, int width, bool keep0d) {
   if (t->dtype != DT_STRING) rt_throw(ERR_TYPE, "_numpy: a text array needs a string tensor");
-  if (t->rank == 0 && !keep0d) {   /* numpy's str_ scalar: shown here as the Python str it equals */
+  if (t->rank == 0 && !keep0d) {   /* numpy's str_ scalar */
     const Str *e = ((Str **)t->buf->data)[t->offset];
-    return str_new(e ? e->data : "", e ? e->len : 0);
+    return ndarray_str_scalar(e ? e->data : "", e ? e->len : 0);
   }
   NdArray *a = nd_alloc(&ndarray_type, t);
   a->uwidth = width < 1 ? 1 : width;   /* numpy: '<U0' arrays are '<U1' */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "object/hosttypes.h"
 #include "object/object.h"
 #include "tensor/tensor.h"
 #include "object/half.h"
@@ -602,6 +603,12 @@ typedef struct Scan {
   int tdt;                    /* dtype of the first tensor leaf, -1 none */
 } Scan;
 
+/* A str subclass's instance (numpy.str_) as the str it extends; other values as they are. */
+static Val text_of(Val v) {
+  Val b = inst_base(v);
+  return val_is(b, &str_type) ? b : v;
+}
+
 static _Noreturn void fail_unsupported(Val v) {
   StrBuf b;
   sb_init(&b);
@@ -680,7 +687,7 @@ static void scan_check(Scan *s, Val v, int depth, Val whole) {
     break;
   case VT_FLOAT: s->has_float = true; break;
   default:
-    if (val_is(v, &str_type) || val_is(v, &bytes_type)) { s->has_str = true; break; }
+    if (val_is(text_of(v), &str_type) || val_is(v, &bytes_type)) { s->has_str = true; break; }
     if (val_is(v, &complex_type)) { s->has_complex = true; break; }
     fail_unsupported(v);
   }
@@ -763,6 +770,7 @@ static void fill_from(Val v, int depth, int lrank, DType dt, char **p, Val whole
       *(Str **)*p = (Str *)str_new(d, (tfs_i64)n).u.o;
       break;
     }
+    v = text_of(v);
     if (!val_is(v, &str_type)) fail_convert(whole, dt);
     v.u.o->rc++;
     *(Str **)*p = (Str *)v.u.o;
@@ -824,6 +832,7 @@ Tensor *tensor_from_val(Val v, int want) {
       TFS_DECREF(l);
       return r;
     }
+    v = text_of(v);
     if (!val_is(v, &list_type) && !val_is(v, &tuple_type) && !val_is(v, &str_type) && !val_is(v, &bytes_type))
       fail_unsupported(v);
     Scan s = {0};

@@ -196,13 +196,15 @@ static inline bool val_is_npscalar(Val v) {
 static inline bool val_is_ndarray(Val v) { return val_is(v, &ndarray_type) || val_is_npscalar(v); }   /* or a numpy scalar */
 extern const Type npdtype_type;
 typedef struct NpDType { Obj hdr; DType dt; int uwidth; } NpDType;   /* numpy dtype objects (a.dtype); uwidth: '<U n' */
-Val npdtype_unicode(int width);          /* dtype('<U width') */
+Val npdtype_unicode(int width);          /* dtype('<U width'); width -1: np.dtype(str), '<U0' */
 extern NpDType npdtypes[];              /* one per DType, immortal */
 _Noreturn void ndarray_symbolic_error(Tensor *t);   /* TF's NotImplementedError: a graph tensor given to numpy */
 Val ndarray_new(Tensor *t);                      /* borrows t; 0-d gives the numpy scalar of its dtype (string: bytes) */
 Val ndarray_new_0d(Tensor *t);                   /* borrows t; an ndarray even when 0-d (np.array(7)) */
 Val ndarray_new_unicode(Tensor *t, int width, bool keep0d);   /* borrows a string tensor: a '<U width' array (0-d: str unless keep0d) */
 int ndarray_uwidth(Val v);                       /* a '<U n' array's n; 0 for anything else */
+void ndarray_set_str_type(Val cls);              /* numpy.str_ (stdlib/numpy.tfs's str subclass) */
+Val ndarray_str_scalar(const char *s, tfs_i64 n);   /* a text array's element: numpy.str_ of s[0..n) (str before import) */
 Val ndarray_view_new(Val of, Tensor *t);         /* borrows t (on of's buffer): a view in of's family, base its owner */
 void ndarray_prepare_write(NdArray *a);          /* ValueError when read-only; makes the family's buffer its own */
 static inline NdArray *ndarray_owner(NdArray *a) { return a->base ? a->base : a; }

@@ -4,7 +4,11 @@
 #include <string.h>
 #include <time.h>
 
+#include <errno.h>
+
+#include "formats/iofile.h"
 #include "kernels/nprandom.h"
+#include "object/atomicfile.h"
 #include "kernels/ops.h"
 #include "modules/modules.h"
 #include "object/object.h"
@@ -82,6 +86,21 @@ static Val npm_array0(Val self, int n, const Val *args, const Kw *kw) {
 static Val npm_text(Val self, int n, const Val *args, const Kw *kw) {
   want_args("text", n, 2, kw);
   return ndarray_new_unicode(arg_tensor(args[0], "text"), (int)val_to_index(args[1], "text"), true);
+}
+
+/* set_str_type(cls): numpy.str_, the class of a text array's elements. */
+static Val npm_set_str_type(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("set_str_type", n, 1, kw);
+  ndarray_set_str_type(args[0]);
+  return val_none();
+}
+
+/* udtype(n): dtype('<U n'); n 0: np.dtype(str), printed '<U0' (its repr dtype('<U')). */
+static Val npm_udtype(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("udtype", n, 1, kw);
+  tfs_i64 w = val_to_index(args[0], "udtype");
+  if (w < 0 || w > 0x7fffffff / 4) rt_throw(ERR_VALUE, "_numpy.udtype: bad width %lld", (long long)w);
+  return npdtype_unicode(w ? (int)w : -1);
 }
 
 /* uwidth(a): a '<U n' array's n, 0 for other values. */
@@ -397,6 +416,48 @@ static Val npm_savez(Val self, int n, const Val *args, const Kw *kw) {
   return val_none();
 }
 
+/* save(path, arr): np.save's .npy, version 1.0 (a text array as '<U n', UTF-32LE). */
+static Val npm_save(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("save", n, 2, kw);
+  if (!val_is(args[0], &str_type)) rt_throw(ERR_TYPE, "_numpy.save: expected a path");
+  size_t len;
+  char *buf = npy_format_ex(arg_tensor(args[1], "save"), ndarray_uwidth(args[1]), &len);
+  int mark = rt_hold_mem(buf);
+  int e = af_write(str_cstr(args[0]), buf, len);
+  if (e) rt_throw(e == ENOENT ? ERR_NOT_FOUND : ERR_IO, "np.save: %s; %s", str_cstr(args[0]), strerror(e));
+  rt_unhold(mark);
+  free(buf);
+  return val_none();
+}
+
+/* load(path): np.load by the file's magic: an ndarray (.npy), a dict name -> ndarray or None (.npz; None: an
+ * object member), the str 'object' (an object .npy) or 'pickle' (neither: numpy would try pickle). */
+static Val npm_load(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("load", n, 1, kw);
+  if (!val_is(args[0], &str_type)) rt_throw(ERR_TYPE, "_numpy.load: expected a path");
+  const char *path = str_cstr(args[0]);
+  tfs_i64 len;
+  unsigned char *data = (unsigned char *)io_read_bytes(path, "np.load", &len, false);
+  int mark = rt_hold_mem(data);
+  Val r;
+  if (len >= 4 && (!memcmp(data, "PK\x03\x04", 4) || !memcmp(data, "PK\x05\x06", 4))) {
+    r = npz_parse(data, len, path, true);
+  } else if (len >= 6 && !memcmp(data, "\x93NUMPY", 6)) {
+    int uw = 0;
+    Tensor *t = npy_parse_ex(data, len, path, &uw);
+    if (!t) r = str_from_cstr("object");
+    else {
+      r = uw ? ndarray_new_unicode(t, uw, true) : ndarray_new_0d(t);
+      tensor_release(t);
+    }
+  } else {
+    r = str_from_cstr("pickle");
+  }
+  rt_unhold(mark);
+  free(data);
+  return r;
+}
+
 /* ---- the legacy RandomState stream ---- */
 
 static Val npm_seed(Val self, int n, const Val *args, const Kw *kw) {
@@ -521,10 +582,10 @@ static Val npm_pcg_shuffle_order(Val self, int n, const Val *args, const Kw *kw)
 #define NPM(nm, fn) {{TFS_IMMORTAL_RC, &builtin_type}, "_numpy." nm, fn, {VT_UNDEF, {0}}, NULL}
 static Builtin npm_fns[] = {
   NPM("set_methods", npm_set_methods), NPM("dtype", npm_dtype), NPM("result_dtype", npm_result_dtype), NPM("is_ndarray", npm_is_ndarray), NPM("wrap", npm_wrap), NPM("array0", npm_array0), NPM("scalar_type", npm_scalar_type),
-  NPM("text", npm_text), NPM("uwidth", npm_uwidth),
+  NPM("text", npm_text), NPM("uwidth", npm_uwidth), NPM("set_str_type", npm_set_str_type), NPM("udtype", npm_udtype),
   NPM("put", npm_put), NPM("reshape_view", npm_reshape_view), NPM("transpose_view", npm_transpose_view), NPM("copy", npm_copy),
   NPM("shares_memory", npm_shares_memory), NPM("flags", npm_flags), NPM("set_writeable", npm_set_writeable), NPM("argsort", npm_argsort), NPM("cumulate", npm_cumulate), NPM("seed", npm_seed),
-  NPM("savez", npm_savez), NPM("printoptions", npm_printoptions), NPM("mt_draw", npm_draw), NPM("pcg_new", npm_pcg_new), NPM("pcg_draw", npm_pcg_draw), NPM("pcg_normal", npm_pcg_normal),
+  NPM("savez", npm_savez), NPM("save", npm_save), NPM("load", npm_load), NPM("printoptions", npm_printoptions), NPM("mt_draw", npm_draw), NPM("pcg_new", npm_pcg_new), NPM("pcg_draw", npm_pcg_draw), NPM("pcg_normal", npm_pcg_normal),
   NPM("pcg_bounded", npm_pcg_bounded), NPM("pcg_shuffle_order", npm_pcg_shuffle_order), NPM("mt_interval", npm_interval), NPM("mt_shuffle_order", npm_shuffle_order),
 };
 

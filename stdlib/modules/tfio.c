@@ -136,7 +136,7 @@ Val io_load_npz(const char *path, const char *what) {
   tfs_i64 len;
   char *data = io_read_all(path, what, &len);
   int mark = rt_hold_mem(data);
-  Val d = npz_parse((const unsigned char *)data, len, path);
+  Val d = npz_parse((const unsigned char *)data, len, path, false);
   rt_unhold(mark);
   free(data);
   return d;

@@ -24,7 +24,7 @@ class _Tensor:
 def constant(value, dtype=None):
     a = _np.asarray(value)
     if dtype is None:
-        dtype = {"f": float32, "i": int32, "b": bool}.get(a.dtype.kind, a.dtype)
+        dtype = {"f": float32, "i": int32, "b": bool, "S": object}.get(a.dtype.kind, a.dtype)   # tf.string: bytes objects
         if a.dtype.kind in "fc" and isinstance(value, _np.ndarray):
             dtype = a.dtype   # numpy values keep their dtype
     return _Tensor(_np.array(a, dtype=dtype))   # a copy: TF's tensor does not see later writes to the array
