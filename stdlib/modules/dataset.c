@@ -34,11 +34,13 @@
 typedef enum DsKind {     /* ORDER DSKIND: ds_class[] follows it */
   DS_SLICES, DS_TENSORS, DS_RANGE, DS_ZIP, DS_MAP, DS_FILTER, DS_BATCH, DS_SHUFFLE, DS_TAKE, DS_SKIP,
   DS_REPEAT, DS_PREFETCH, DS_CACHE, DS_PMAP, DS_TFRECORD, DS_ARG, DS_SHARD, DS_HOST, DS_RANDOM,
+  DS_TEXTLINE,
 } DsKind;
 static const char *const ds_class[] = {
   "_TensorSliceDataset", "_TensorDataset", "_RangeDataset", "_ZipDataset", "_MapDataset", "_FilterDataset",
   "_BatchDataset", "_ShuffleDataset", "_TakeDataset", "_SkipDataset", "_RepeatDataset", "_PrefetchDataset",
   "_CacheDataset", "_ParallelMapDataset", "TFRecordDatasetV2", "_VariantDataset", "_ShardDataset", "_HostDataset", "_RandomDataset",
+  "TextLineDatasetV2",
 };
 
 typedef struct Dataset {
@@ -735,32 +737,48 @@ static Val as_element(Val v) {
 
 static bool ds_next(DsIt *it, Val *out);
 
+/* The file a TFRecordDataset or TextLineDataset reached, read whole into it->buf (inflated for GZIP/ZLIB);
+ * false after the last one. */
+static bool file_load(DsIt *it, const char *what) {
+  Tuple *files = (Tuple *)it->ds->src.u.o;
+  if (it->i >= files->len) return false;
+  tfs_i64 len;
+  char *data = io_read_bytes(str_cstr(files->items[it->i]), what, &len, false);
+  it->buf = str_new(data, len);
+  free(data);
+  if (it->ds->a) {   /* GZIP or ZLIB: the records are inside the stream (it->buf frees the file if it is bad) */
+    data = io_inflate(str_cstr(it->buf), str_len(it->buf), it->ds->a == 1, what, &len);
+    TFS_CLEAR(it->buf);
+    it->buf = str_new(data, len);
+    free(data);
+  }
+  it->j = 0;
+  return true;
+}
+
 /* The next record of a TFRecordDataset: files are read whole when reached;
  * each record's length and data are checked against their masked CRC-32C,
- * and a bad or cut record raises DataLossError with TF's text and offset. */
-static bool tfrecord_next(DsIt *it, Val *out) {
-  Tuple *files = (Tuple *)it->ds->src.u.o;
+ * and a bad or cut record raises DataLossError with TF's text and offset.
+ * A TextLineDataset's next line: without its "\n" or "\r\n", the last one also without them (TF's ReadLine). */
+static bool file_next(DsIt *it, Val *out) {
+  bool lines = it->ds->kind == DS_TEXTLINE;
   for (;;) {
-    if (val_is_undef(it->buf)) {
-      if (it->i >= files->len) return false;
-      tfs_i64 len;
-      char *data = io_read_bytes(str_cstr(files->items[it->i]), "tf.data.TFRecordDataset", &len, false);
-      it->buf = str_new(data, len);
-      free(data);
-      if (it->ds->a) {   /* GZIP or ZLIB: the records are inside the stream (it->buf frees the file if it is bad) */
-        data = io_inflate(str_cstr(it->buf), str_len(it->buf), it->ds->a == 1, "tf.data.TFRecordDataset", &len);
-        TFS_CLEAR(it->buf);
-        it->buf = str_new(data, len);
-        free(data);
-      }
-      it->j = 0;
-    }
+    if (val_is_undef(it->buf) && !file_load(it, lines ? "tf.data.TextLineDataset" : "tf.data.TFRecordDataset"))
+      return false;
     const unsigned char *p = (const unsigned char *)str_cstr(it->buf);
     tfs_i64 len = str_len(it->buf), at = it->j;
     if (at == len) {
       TFS_CLEAR(it->buf);
       it->i++;
       continue;
+    }
+    if (lines) {
+      const unsigned char *nl = memchr(p + at, '\n', (size_t)(len - at));
+      tfs_i64 end = nl ? nl - p : len, n = end - at;
+      if (n > 0 && p[end - 1] == '\r') n--;
+      *out = io_string_scalar((const char *)p + at, n);
+      it->j = nl ? end + 1 : len;
+      return true;
     }
     const unsigned char *rec;
     tfs_i64 n;
@@ -954,7 +972,8 @@ static bool ds_next(DsIt *it, Val *out) {
     break;
   }
   case DS_TFRECORD:
-    if (tfrecord_next(it, out)) return true;
+  case DS_TEXTLINE:
+    if (file_next(it, out)) return true;
     break;
   case DS_ARG:
     /* the stand-in for a dataset argument escaped its tf.function */
@@ -980,7 +999,7 @@ static bool ds_next(DsIt *it, Val *out) {
 
 /* ---- parallel interleave: pulling inputs' iterators on worker threads ------------------------------
  * The interleave's cycle (stdlib/tfcore_data.tfs) asks for up to n elements of each open input iterator at
- * once.  An iterator whose pipeline touches nothing shared (dsit_wk: file records, int64 ranges, tensors,
+ * once.  An iterator whose pipeline touches nothing shared (dsit_wk: file records and text lines, int64 ranges, tensors,
  * take/skip/shard/prefetch of them, and a graph-only map on top) is pulled on its own pool thread; the
  * others are pulled here, in order.  The main thread waits for the batch (graph/parexec.h), builds the
  * map's results from the graph outputs, and an error is kept on its iterator for the next next(). */
@@ -1001,7 +1020,7 @@ static bool plain_struct(Val v) {
       if (!plain_struct(t->items[i])) return false;
     return true;
   }
-  return val_is(v, &tensor_type) && !val_tensor(v)->sym && val_tensor(v)->dtype != DT_STRING && val_tensor(v)->dtype != DT_VARIANT;
+  return val_is(v, &tensor_type) && !val_tensor(v)->sym && val_tensor(v)->dtype != DT_VARIANT;
 }
 
 /* Whether the pulls of it's dataset touch only what the iterator owns (no shared count, no host code);
@@ -1009,7 +1028,7 @@ static bool plain_struct(Val v) {
 static bool wk_tree(DsIt *it, bool direct) {
   Dataset *d = it->ds;
   switch (d->kind) {
-  case DS_TFRECORD: return true;
+  case DS_TFRECORD: case DS_TEXTLINE: return true;
   case DS_RANGE: return spec_obj(d->spec)->dtype == DT_INT64;
   case DS_TENSORS: return direct && plain_struct(d->src);
   case DS_TAKE: case DS_SKIP: case DS_SHARD: case DS_PREFETCH:
@@ -1044,7 +1063,7 @@ static Val wk_copy(Val v) {
     for (tfs_i64 i = 0; i < t->len; i++) ((Tuple *)r.u.o)->items[i] = wk_copy(t->items[i]);
     return r;
   }
-  return val_obj(tensor_copy(val_tensor(v)));
+  return val_obj(tensor_copy_own(val_tensor(v)));
 }
 
 static bool wk_next(DsIt *it, Val *out) {
@@ -1398,8 +1417,9 @@ Val tfdata_element_spec(Val ds) { return self_ds(ds)->spec; }
 
 /* ---- the tf.data module ------------------------------------------------------------------ */
 
-/* Append the file names of a TFRecordDataset: a str, a string tensor (0-d or 1-D) or a list/tuple of them. */
-static void tfrecord_names(Val v, Val list) {
+/* Append the file names of a TFRecordDataset/TextLineDataset: a str, a string tensor (0-d or 1-D) or a list/tuple
+ * of them. */
+static void file_names(Val v, Val list, const char *what) {
   if (val_is(v, &str_type)) {
     list_append(list, v);
     return;
@@ -1419,26 +1439,24 @@ static void tfrecord_names(Val v, Val list) {
     seq_items(v, &n, &items);
     for (tfs_i64 i = 0; i < n; i++) {
       if (val_is(items[i], &list_type) || val_is(items[i], &tuple_type)) break;
-      tfrecord_names(items[i], list);
+      file_names(items[i], list, what);
     }
     if (((List *)list.u.o)->len == n) return;
   }
-  rt_throw(ERR_TYPE, "tf.data.TFRecordDataset: filenames must be a str, a string tensor or a list of str, not %s",
-           val_type_name(v));
+  rt_throw(ERR_TYPE, "%s: filenames must be a str, a string tensor or a list of str, not %s", what, val_type_name(v));
 }
 
-//! tf.data.TFRecordDataset(filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None)
-//!   The records of TFRecord files (event files are TFRecord files) as 0-d string tensors, file by file; each
-//!   record's masked CRC-32C is checked and a damaged file raises tf.errors.DataLossError. compression_type "GZIP"
-//!   or "ZLIB" reads files written compressed (tf.io.TFRecordOptions); "" or None reads them as they are.
-static Val ds_tfrecord(Val self, int n, const Val *args, const Kw *kw) {
-  static ArgSpec spec = {.what = "tf.data.TFRecordDataset",
-                         .sig = "filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None"};
+/* A dataset of files' records or lines (kind DS_TFRECORD or DS_TEXTLINE), read on iteration (file_next). */
+static Val ds_files(DsKind kind, const char *what, int n, const Val *args, const Kw *kw) {
+  static ArgSpec specs[2] = {
+    {.what = "tf.data.TFRecordDataset", .sig = "filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None"},
+    {.what = "tf.data.TextLineDataset", .sig = "filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None"},
+  };
   Val a[5];
-  args_parse(&spec, n, args, kw, a);
+  args_parse(&specs[kind == DS_TEXTLINE], n, args, kw, a);
   Val ct = a[1];
   if (ct.tag != VT_NONE && ct.tag != VT_UNDEF && !val_is(ct, &str_type))
-    rt_throw(ERR_TYPE, "tf.data.TFRecordDataset: compression_type must be a str or None");
+    rt_throw(ERR_TYPE, "%s: compression_type must be a str or None", what);
   int comp = 0;   /* 0 none, 1 GZIP, 2 ZLIB (Dataset.a) */
   if (val_is(ct, &str_type) && str_len(ct)) {
     const char *c = str_cstr(ct);
@@ -1447,18 +1465,35 @@ static Val ds_tfrecord(Val self, int n, const Val *args, const Kw *kw) {
   }
   Val names = list_new(0);
   int mark = rt_hold_val(names);
-  tfrecord_names(a[0], names);
+  file_names(a[0], names, what);
   List *l = (List *)names.u.o;
   Val files = tuple_new(l->len);
   for (tfs_i64 i = 0; i < l->len; i++) ((Tuple *)files.u.o)->items[i] = val_incref(l->items[i]);
   rt_unhold(mark);
   val_decref(names);
   mark = rt_hold_val(files);
-  Dataset *d = ds_new(DS_TFRECORD, tffn_spec_new(0, NULL, DT_STRING, val_none()), files, CARD_UNKNOWN);
+  Dataset *d = ds_new(kind, tffn_spec_new(0, NULL, DT_STRING, val_none()), files, CARD_UNKNOWN);
   d->a = comp;
   rt_unhold(mark);
   val_decref(files);   /* ds_new took its own reference */
   return ds_val(d);
+}
+
+//! tf.data.TFRecordDataset(filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None)
+//!   The records of TFRecord files (event files are TFRecord files) as 0-d string tensors, file by file; each
+//!   record's masked CRC-32C is checked and a damaged file raises tf.errors.DataLossError. compression_type "GZIP"
+//!   or "ZLIB" reads files written compressed (tf.io.TFRecordOptions); "" or None reads them as they are.
+static Val ds_tfrecord(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  return ds_files(DS_TFRECORD, "tf.data.TFRecordDataset", n, args, kw);
+}
+
+//! tf.data.TextLineDataset(filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None)
+//!   The lines of text files (without "\n" or "\r\n") as string scalars, file by file, read in C when iteration
+//!   reaches each file; "GZIP"/"ZLIB" read compressed files. A missing file raises NotFoundError when reached.
+static Val ds_textline(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  return ds_files(DS_TEXTLINE, "tf.data.TextLineDataset", n, args, kw);
 }
 
 //! tf.data.Dataset.from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None, name=None)
@@ -1490,8 +1525,6 @@ static Val ds_tfrecord(Val self, int n, const Val *args, const Kw *kw) {
 //! Dataset.bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False, no_padding=False, drop_remainder=False, name=None) | tf.data.Dataset.bucket_by_sequence_length
 //!   Batches elements of similar length together: the bucket of an element is where element_length_func(x) falls
 //!   among bucket_boundaries, each bucket padded_batch-ed (batch with no_padding) by its bucket_batch_sizes entry.
-//! tf.data.TextLineDataset(filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None)
-//!   The lines of text files (without "\n" or "\r\n") as string scalars, file by file; "GZIP" reads gzip files.
 //! tf.data.experimental.CsvDataset(filenames, record_defaults, compression_type=None, buffer_size=None, header=False, field_delim=',', use_quote_delim=True, na_value='', select_cols=None, exclude_cols=None, name=None)
 //!   The records of CSV files as tuples of scalars, one per record_defaults entry: a dtype (a required field) or a
 //!   default value; header skips each file's first line; select_cols/exclude_cols pick the columns.
@@ -1574,6 +1607,7 @@ Val tfdata_attr(const char *qual) {
     return m;
   }
   if (!strcmp(qual, "data.TFRecordDataset")) return builtin_new("tf.data.TFRecordDataset", ds_tfrecord, val_undef(), NULL);
+  if (!strcmp(qual, "data.TextLineDataset")) return builtin_new("tf.data.TextLineDataset", ds_textline, val_undef(), NULL);
   if (!strcmp(qual, "data.DatasetSpec")) return builtin_new("tf.data.DatasetSpec", ds_spec_ctor, val_undef(), NULL);
   /* tf.data.experimental.AUTOTUNE is reached attribute by attribute */
   if (!strcmp(qual, "data.experimental")) return module_native("tensorflow._api.v2.data.experimental", data_exp_getattr);
@@ -2093,11 +2127,12 @@ static bool ds_graphdef_info(Val v, GdDataset *o) {
       o->op = "CacheDataset";
       o->c[o->nconst++] = (GdDsConst){.name = "filename", .dtype = DT_STRING, .s = ""};   /* in memory */
       return true;
-    case DS_TFRECORD: {
+    case DS_TFRECORD:
+    case DS_TEXTLINE: {
       Tuple *f = (Tuple *)d->src.u.o;
       for (tfs_i64 i = 0; i < f->len; i++)
         if (!val_is(f->items[i], &str_type)) return false;
-      o->op = "TFRecordDataset";
+      o->op = d->kind == DS_TEXTLINE ? "TextLineDataset" : "TFRecordDataset";
       o->c[o->nconst++] = (GdDsConst){.name = "filenames", .dtype = DT_STRING, .strs = f->items, .nstrs = (int)f->len};
       o->c[o->nconst++] = (GdDsConst){.name = "compression_type", .dtype = DT_STRING, .s = d->a == 1 ? "GZIP" : d->a == 2 ? "ZLIB" : ""};
       I64("buffer_size", 262144);   /* TF's default read buffer: tfs reads the files whole */
