@@ -57,7 +57,8 @@ typedef struct Dataset {
   bool traced;                /* created while tracing: the graph rebuilds it on every run */
   Val cached;                 /* cache(): list of the elements once one pass finished (VT_UNDEF before) */
   Tensor *handle;             /* a real dataset fed to a graph: its int64 handle (lazily made, owned) */
-  Val cls;                    /* DS_HOST: TF's class name for the repr, a str (owned) */
+  Val cls;                    /* DS_HOST (and with_options' pass-through): TF's class name for the repr, a str (owned) */
+  Val opts;                   /* tf.data.Options set by with_options here or on an input (owned), or VT_UNDEF */
 } Dataset;
 
 static const Type ds_type;
@@ -73,7 +74,23 @@ static void ds_free(Obj *o) {
   val_decref(d->fn);
   val_decref(d->cached);
   val_decref(d->cls);
+  val_decref(d->opts);
   free(d);
+}
+
+/* The options a transformation carries over from input v (TF merges its inputs' options, the later ones
+ * winning: Options.merge of stdlib/tfcore_data.tfs). */
+static void ds_inherit_opts(Dataset *d, Val v) {
+  if (!is_ds(v) || val_is_undef(((Dataset *)v.u.o)->opts)) return;
+  Val o = ((Dataset *)v.u.o)->opts;
+  if (val_is_undef(d->opts)) { d->opts = val_incref(o); return; }
+  Val m = rt_getattr(d->opts, "merge");
+  int mark = rt_hold_val(m);
+  Val r = rt_call(m, 1, &o, NULL);
+  rt_unhold(mark);
+  val_decref(m);
+  val_decref(d->opts);
+  d->opts = r;
 }
 
 static Dataset *ds_new(DsKind kind, Val spec, Val src, tfs_i64 card) {
@@ -85,8 +102,12 @@ static Dataset *ds_new(DsKind kind, Val spec, Val src, tfs_i64 card) {
   d->fn = val_undef();
   d->cached = val_undef();
   d->cls = val_undef();
+  d->opts = val_undef();
   d->card = card;
   d->traced = trace_active();
+  if (is_ds(src)) ds_inherit_opts(d, src);
+  else if (kind == DS_ZIP)
+    for (tfs_i64 i = 0; i < ((Tuple *)src.u.o)->len; i++) ds_inherit_opts(d, ((Tuple *)src.u.o)->items[i]);
   return d;
 }
 
@@ -1289,7 +1310,7 @@ static Val ds_iter(Val v) { return tfdata_iter(v); }
 
 static void ds_repr(StrBuf *b, Val v) {
   Dataset *d = (Dataset *)v.u.o;
-  sb_printf(b, "<%s element_spec=", d->kind == DS_HOST ? str_cstr(d->cls) : ds_class[d->kind]);
+  sb_printf(b, "<%s element_spec=", !val_is_undef(d->cls) ? str_cstr(d->cls) : ds_class[d->kind]);
   val_repr(b, d->spec);
   sb_putc(b, '>');
 }
@@ -1532,16 +1553,56 @@ static Val ds_textline(Val self, int n, const Val *args, const Kw *kw) {
 //!   Batches of ({column: tensor}, label) from CSV files: column names from the header, dtypes inferred from the
 //!   first rows as TF does (int32, int64, float32, float64, string), shuffled and repeated num_epochs times (None:
 //!   forever, full batches only). Features come as a dict (TF: an OrderedDict with the same order).
-/* tf.data.Dataset._host(factory, element_spec, cls, cardinality): the dataset of the .tfs transformations
- * (stdlib/tfcore_data.tfs); factory() returns an iterator of finished elements, called when iteration starts. */
+/* tf.data.Dataset._host(factory, element_spec, cls, cardinality, inputs=None): the dataset of the .tfs
+ * transformations (stdlib/tfcore_data.tfs); factory() returns an iterator of finished elements, called when
+ * iteration starts; inputs (a dataset or a list of them) pass their options on. */
 static Val ds_host(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
-  static ArgSpec spec = {.what = "tf.data.Dataset._host", .sig = "factory, element_spec, cls, cardinality"};
-  Val a[4];
+  static ArgSpec spec = {.what = "tf.data.Dataset._host", .sig = "factory, element_spec, cls, cardinality, inputs=None"};
+  Val a[5];
   args_parse(&spec, n, args, kw, a);
   if (!val_is(a[2], &str_type)) rt_throw(ERR_TYPE, "tf.data.Dataset._host: cls must be a str");
   Dataset *d = ds_new(DS_HOST, val_incref(a[1]), a[0], int_arg(a[3], "cardinality"));
+  Val dv = ds_val(d);
+  int mark = rt_hold_val(dv);
   d->cls = val_incref(a[2]);
+  if (val_is(a[4], &list_type) || val_is(a[4], &tuple_type)) {
+    tfs_i64 k;
+    const Val *items;
+    seq_items(a[4], &k, &items);
+    for (tfs_i64 i = 0; i < k; i++) ds_inherit_opts(d, items[i]);
+  } else {
+    ds_inherit_opts(d, a[4]);
+  }
+  rt_unhold(mark);
+  return dv;
+}
+
+/* Dataset._opts(ds): the options ds carries (stdlib/tfcore_data.tfs's Options), or None. */
+static Val ds_opts(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.data.Dataset._opts", .sig = "ds"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  if (!is_ds(a[0])) rt_throw(ERR_TYPE, "tf.data.Dataset._opts: not a dataset");
+  Val o = ((Dataset *)a[0].u.o)->opts;
+  return val_is_undef(o) ? val_none() : val_incref(o);
+}
+
+/* Dataset._with_opts(ds, options): with_options' dataset, ds's elements as they are (a pass-through the parallel
+ * interleave sees through, as prefetch) carrying the merged options. */
+static Val ds_with_opts(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.data.Dataset._with_opts", .sig = "ds, options"};
+  Val a[2];
+  args_parse(&spec, n, args, kw, a);
+  if (!is_ds(a[0])) rt_throw(ERR_TYPE, "tf.data.Dataset._with_opts: not a dataset");
+  Dataset *in = (Dataset *)a[0].u.o;
+  Dataset *d = ds_new(DS_PREFETCH, val_incref(in->spec), a[0], in->card);
+  d->a = -1;
+  d->cls = str_from_cstr("_OptionsDataset");
+  val_decref(d->opts);
+  d->opts = val_incref(a[1]);
   return ds_val(d);
 }
 
@@ -1565,6 +1626,7 @@ static Val ds_random(Val self, int n, const Val *args, const Kw *kw) {
 
 static const DsMethod ds_ctors[] = {
   {"_host", ds_host, NULL}, {"_pull_blocks", ds_pull_blocks, NULL}, {"random", ds_random, NULL},
+  {"_opts", ds_opts, NULL}, {"_with_opts", ds_with_opts, NULL},
   {"from_tensor_slices", ds_from_tensor_slices, NULL}, {"from_tensors", ds_from_tensors, NULL}, {"range", ds_range, NULL},
   {"zip", ds_zip, NULL},
 };
@@ -1961,6 +2023,10 @@ static Val unbound_copy(Dataset *d) {
   n->seeded = d->seeded;
   n->seed = d->seed;
   n->traced = true;
+  val_decref(n->cls);
+  n->cls = val_incref(d->cls);
+  val_decref(n->opts);
+  n->opts = val_incref(d->opts);
   return ds_val(n);
 }
 
