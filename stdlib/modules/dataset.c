@@ -1546,6 +1546,31 @@ static Val ds_textline(Val self, int n, const Val *args, const Kw *kw) {
 //! Dataset.bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False, no_padding=False, drop_remainder=False, name=None) | tf.data.Dataset.bucket_by_sequence_length
 //!   Batches elements of similar length together: the bucket of an element is where element_length_func(x) falls
 //!   among bucket_boundaries, each bucket padded_batch-ed (batch with no_padding) by its bucket_batch_sizes entry.
+//! Dataset.unbatch(name=None) | tf.data.Dataset.unbatch
+//!   The rows of each element (its components split along their first dimension, which must agree); cardinality
+//!   n * batch when the batch dimension is static, else unknown.
+//! Dataset.rebatch(batch_size, drop_remainder=False, name=None) | tf.data.Dataset.rebatch
+//!   unbatch().batch(N) in one step, N cycling through batch_size when it is a list; the static batch dimension
+//!   as TF computes it (known with drop_remainder, or when it divides the input's static batch).
+//! tf.data.Dataset.list_files(file_pattern, shuffle=None, seed=None, name=None)
+//!   The files matching the pattern(s), sorted, as string scalars; shuffled (over all of them, with seed) unless
+//!   shuffle=False. No match raises InvalidArgumentError with TF's Assert text.
+//! Dataset.with_options(options, name=None) | tf.data.Dataset.with_options
+//!   The same elements (an _OptionsDataset) carrying options merged over the input's; later transformations keep them.
+//! Dataset.options() | tf.data.Dataset.options
+//!   The dataset's tf.data.Options: those set by with_options on it or its inputs, merged as TF does; read-only.
+//! tf.data.Options()
+//!   Options of a dataset: deterministic (alias experimental_deterministic), threading, experimental_optimization,
+//!   experimental_distribute, autotune, experimental_slack, ...; unset ones read None; merge(other). tfs keeps
+//!   the input order in parallel map and interleave whatever deterministic says (TF may reorder when False).
+//! tf.data.ThreadingOptions() | tf.data.experimental.ThreadingOptions
+//!   Options.threading: private_threadpool_size, max_intra_op_parallelism (accepted; tfs's pool is per process).
+//! tf.data.experimental.OptimizationOptions()
+//!   Options.experimental_optimization: map_parallelization, map_fusion, parallel_batch, ... (accepted, recorded).
+//! tf.data.experimental.DistributeOptions()
+//!   Options.experimental_distribute: auto_shard_policy, num_devices (accepted, recorded).
+//! tf.data.experimental.AutotuneOptions()
+//!   Options.autotune: enabled, cpu_budget, ram_budget, autotune_algorithm (accepted, recorded).
 //! tf.data.experimental.CsvDataset(filenames, record_defaults, compression_type=None, buffer_size=None, header=False, field_delim=',', use_quote_delim=True, na_value='', select_cols=None, exclude_cols=None, name=None)
 //!   The records of CSV files as tuples of scalars, one per record_defaults entry: a dtype (a required field) or a
 //!   default value; header skips each file's first line; select_cols/exclude_cols pick the columns.
