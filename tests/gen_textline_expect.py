@@ -8,7 +8,7 @@ lines() is TF's InputBuffer::ReadLine as TextLineDataset uses it: a line ends at
 the end of the file) is dropped, a last line without "\\n" counts, and nothing follows a final "\\n".  The
 interleave order is gen_data_expect.interleave, through gen_parallel_interleave_expect (TF's InterleaveDatasetOp; ParallelInterleaveDatasetV4 with
 deterministic order gives the same).  Error texts are tfs's forms of TF's: the missing file's "<name>; No such
-file or directory" behind the reader's name, StringToNumber's text with the node and function.  Whether work
+file or directory" behind the reader's name, StringToNumber's and DecodeCSV's texts with the node and function.  Whether work
 left the main thread is tfs's rule (docs/data.md): a parallel interleave with cycle_length > 1 reads lines on
 workers; a map whose graph has no stateful or host op runs on workers when num_parallel_calls > 1.
 """
@@ -80,6 +80,10 @@ def main():
         got.append(float(l[0]))
     for npc in ["None", "4"]:
         out("%s after %s InvalidArgumentError: %s" % (npc, got, err))
+    rows = [(i, i + 0.5, "w" if i % 3 else "?") for i in range(12)]   # "?": the default of an empty field
+    for npc in ["None", "3"]:
+        out("%s %s %s" % (npc, npc != "None", rows))
+    out("InvalidArgumentError: Expect 4 fields but have 3 in record 0 (node DecodeCSV in tf.function '<lambda>')")
     with open(OUT, "w") as f:
         f.write("\n".join(res) + "\n")
 

@@ -31,7 +31,8 @@ bool parexec_graph_ok(const Graph *g, const char **why) {
         if (!plain_dtype(nd->value->dtype)) return false;
         break;
       case GN_OP:
-        if ((nd->op->flags & OPF_STATEFUL) || op_is_up[nd->op->id]) return false;
+        /* DecodeCSV (stdlib/modules/tfio.c) only reads its attributes and makes new tensors: worker-safe */
+        if ((nd->op->flags & OPF_STATEFUL) || (op_is_up[nd->op->id] && nd->op->id != OP_DECODE_CSV)) return false;
         break;
       case GN_COND:
       case GN_WHILE:
