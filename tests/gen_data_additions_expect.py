@@ -101,7 +101,17 @@ def merge(*os_):
     return result
 
 
+def self_check():
+    """The model against the examples of TF's Dataset.rebatch docstring."""
+    rows = [x for b in batches(list(range(8)), 4) for x in b]
+    assert rebatch(rows, [2], False) == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    rows = [x for b in batches(list(range(16)), 4) for x in b]
+    assert rebatch(rows, [2, 1, 1], False) == [[0, 1], [2], [3], [4, 5], [6], [7], [8, 9], [10], [11], [12, 13],
+                                               [14], [15]]
+
+
 def main():
+    self_check()
     lines = []
     out = lines.append
     out("<_UnbatchDataset element_spec=%s>" % spec("()"))
