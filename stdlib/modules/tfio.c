@@ -341,9 +341,11 @@ void meta_decode_csv(OpCall *c) {
   CsvCol cols[256];
   int ncols, mark;
   csv_columns(c, cols, &ncols, &mark);
+  DType dts[256];
+  for (int i = 0; i < ncols; i++) dts[i] = cols[i].dt;
+  csv_columns_free(cols, ncols, mark);   /* first: its unhold must not drop the reserved outputs' hold */
   op_reserve_outputs(c, ncols);
-  for (int i = 0; i < ncols; i++) meta_set(&c->outm[i], cols[i].dt, c->inm[0].rank, c->inm[0].shape);
-  csv_columns_free(cols, ncols, mark);
+  for (int i = 0; i < ncols; i++) meta_set(&c->outm[i], dts[i], c->inm[0].rank, c->inm[0].shape);
 }
 
 void k_decode_csv(OpCall *c) {
