@@ -18,7 +18,7 @@ echo "Dataset.interleave, best of $ROUNDS rounds (ms per pass; lower is better),
 echo "(wall: elapsed time; cpu: the process's CPU time over all threads, so cpu AUTOTUNE / cpu 1 is the overhead)"
 awk '{ k = $1 " " $2; if (!(k in best) || $3 < best[k]) best[k] = $3; if (!(k in cpu) || $4 < cpu[k]) cpu[k] = $4 }
      END { printf "%-8s %10s %10s %8s %10s %10s %8s\n", "workload", "wall 1", "wall AUTO", "speedup", "cpu 1", "cpu AUTO", "cpu x";
-           split("files map", w, " ");
-           for (i = 1; i <= 2; i++) { a = best[w[i] " 1"]; b = best[w[i] " AUTOTUNE"]; c = cpu[w[i] " 1"]; d = cpu[w[i] " AUTOTUNE"];
+           split("files map lines", w, " ");
+           for (i = 1; i <= 3; i++) { a = best[w[i] " 1"]; b = best[w[i] " AUTOTUNE"]; c = cpu[w[i] " 1"]; d = cpu[w[i] " AUTOTUNE"];
              printf "%-8s %10.1f %10.1f %7.2fx %10.1f %10.1f %7.2fx\n", w[i], a, b, a / b, c, d, d / c } }' "$DIR/out"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

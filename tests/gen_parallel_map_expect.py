@@ -10,7 +10,8 @@ numpy in float32 as the map functions do; an element's error appears at that ele
 goes on (TF's iterator after a map error); the error text is tfs's form of TF's Reshape message,
 "(node Reshape in tf.function 'shaped')" naming the op as TF's graph errors do.  A batch of 4
 runs jobs 1..3 on worker threads, so 20 elements make 15 worker runs; a function that must stay on
-the main thread (a Variable, a py_function, strings) makes none.
+the main thread (a Variable, a py_function) makes none; a string map of 2 elements with 2 calls runs
+one of them on a worker.
 """
 import os
 
@@ -61,8 +62,9 @@ def main():
     out("sum of squares %d" % sum(i * i for i in range(10)))
     out(str([float(np.float32(i) * np.float32(2.0)) for i in range(4)]))
     out(str([float(i + 1) for i in range(4)]))
-    out(str([s + "!" for s in ["a", "b"]]))
     out("runs on worker threads: 0")
+    out(str([s + "!" for s in ["a", "b"]]))
+    out("string map runs on worker threads: 1")
     with open(OUT, "w") as f:
         f.write("\n".join(lines) + "\n")
 

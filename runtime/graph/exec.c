@@ -909,8 +909,11 @@ static ExecPlan *exec_plan_build(Graph *g) {
   }
   if (plan_private)   /* a worker's plan: constants of its own, so no reference count is shared between threads */
     for (int i = 0; i < nslots; i++)
-      if (p->init[i] && !p->init_owned[i]) {
-        p->init[i] = tensor_copy(p->init[i]);
+      if (p->init[i] && (!p->init_owned[i] || p->init[i]->dtype == DT_STRING)) {
+        /* a string constant folded here may still hold the graph's strings (a view of its constant) */
+        Tensor *own = tensor_copy_own(p->init[i]);
+        if (p->init_owned[i]) tensor_release(p->init[i]);
+        p->init[i] = own;
         p->init_owned[i] = 1;
       }
   for (int i = 0; i < g->ninputs; i++) {

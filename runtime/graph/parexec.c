@@ -18,7 +18,8 @@ static const bool op_is_up[OP__COUNT] = {
 #undef OP_UP
 };
 
-static bool plain_dtype(int dt) { return dt != DT_STRING && dt != DT_VARIANT; }
+/* strings may: a worker's strings are its own (tensor_copy_own of its inputs and constants); variants may not */
+static bool plain_dtype(int dt) { return dt != DT_VARIANT; }
 
 bool parexec_graph_ok(const Graph *g, const char **why) {
   for (int id = 0; id < g->nnodes; id++) {
@@ -30,7 +31,8 @@ bool parexec_graph_ok(const Graph *g, const char **why) {
         if (!plain_dtype(nd->value->dtype)) return false;
         break;
       case GN_OP:
-        if ((nd->op->flags & OPF_STATEFUL) || op_is_up[nd->op->id]) return false;
+        /* DecodeCSV (stdlib/modules/tfio.c) only reads its attributes and makes new tensors: worker-safe */
+        if ((nd->op->flags & OPF_STATEFUL) || (op_is_up[nd->op->id] && nd->op->id != OP_DECODE_CSV)) return false;
         break;
       case GN_COND:
       case GN_WHILE:

@@ -1,10 +1,10 @@
 /* parexec.h — one traced graph run on several inputs at once, on worker threads (tf.data's parallel map).
  *
  * What may run off the main thread is decided per graph (parexec_graph_ok): only pure ops of the kernels
- * layer on numbers (no OPF_STATEFUL op, no op bound from stdlib, no Variable, no string or variant value),
+ * layer on numbers and strings (no OPF_STATEFUL op, no op bound from stdlib, no Variable, no variant value),
  * so a worker never reaches the host interpreter, a tape, a random state, a file or a resource.  Each lane
- * has its own plan with its own copies of the constants (exec_plan_new_private); the inputs are the
- * caller's copies.  A batch runs job 0 on the calling thread and job i on pool thread i, and returns when
+ * has its own plan with its own copies of the constants (exec_plan_new_private, new strings too); the inputs are
+ * the caller's copies (tensor_copy_own).  A batch runs job 0 on the calling thread and job i on pool thread i, and returns when
  * all are done: the caller runs nothing else meanwhile, so the only objects threads could share are the
  * ones this layer copies.  The rules this relies on are in runtime/README.md ("Threads").
  */

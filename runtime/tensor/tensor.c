@@ -349,6 +349,23 @@ Tensor *tensor_copy(Tensor *t) {
   return c;
 }
 
+/* A copy sharing no object with t (a graph worker's own, graph/parexec.h): string elements are new strings,
+ * so no reference count is shared between threads.  Not for variant tensors (their objects cannot be copied). */
+Tensor *tensor_copy_own(Tensor *t) {
+  Tensor *c = tensor_copy(t);
+  if (c->dtype == DT_STRING) {
+    Str **e = tensor_data(c);
+    for (tfs_i64 i = 0; i < c->size; i++)
+      if (e[i]) {
+        Str *o = e[i];
+        e[i] = (Str *)str_new(o->data, o->len).u.o;
+        Val ov = val_obj(o);
+        val_decref(ov);
+      }
+  }
+  return c;
+}
+
 Tensor *tensor_contiguous(Tensor *t) {
   if (tensor_is_contiguous(t)) return tensor_retain(t);
   return tensor_copy(t);

@@ -125,6 +125,7 @@ const char *dtype_short_name(DType dt);          /* TF's 'float', 'double', 'int
 /* Scalar tensors and values. */
 Tensor *tensor_scalar(DType dt);                 /* 0-d, uninitialised */
 Tensor *tensor_copy(Tensor *t);                  /* packed copy (owned) */
+Tensor *tensor_copy_own(Tensor *t);              /* packed copy sharing no object with t (new strings; not variant) */
 static inline void tensor_release(Tensor *t) { Val v = val_obj(t); TFS_DECREF(v); }
 static inline Tensor *tensor_retain(Tensor *t) { t->hdr.rc++; return t; }
 static inline Val tensor_val(Tensor *t) { return val_obj(t); }  /* adopts the reference */

@@ -34,11 +34,13 @@
 typedef enum DsKind {     /* ORDER DSKIND: ds_class[] follows it */
   DS_SLICES, DS_TENSORS, DS_RANGE, DS_ZIP, DS_MAP, DS_FILTER, DS_BATCH, DS_SHUFFLE, DS_TAKE, DS_SKIP,
   DS_REPEAT, DS_PREFETCH, DS_CACHE, DS_PMAP, DS_TFRECORD, DS_ARG, DS_SHARD, DS_HOST, DS_RANDOM,
+  DS_TEXTLINE,
 } DsKind;
 static const char *const ds_class[] = {
   "_TensorSliceDataset", "_TensorDataset", "_RangeDataset", "_ZipDataset", "_MapDataset", "_FilterDataset",
   "_BatchDataset", "_ShuffleDataset", "_TakeDataset", "_SkipDataset", "_RepeatDataset", "_PrefetchDataset",
   "_CacheDataset", "_ParallelMapDataset", "TFRecordDatasetV2", "_VariantDataset", "_ShardDataset", "_HostDataset", "_RandomDataset",
+  "TextLineDatasetV2",
 };
 
 typedef struct Dataset {
@@ -55,7 +57,8 @@ typedef struct Dataset {
   bool traced;                /* created while tracing: the graph rebuilds it on every run */
   Val cached;                 /* cache(): list of the elements once one pass finished (VT_UNDEF before) */
   Tensor *handle;             /* a real dataset fed to a graph: its int64 handle (lazily made, owned) */
-  Val cls;                    /* DS_HOST: TF's class name for the repr, a str (owned) */
+  Val cls;                    /* DS_HOST (and with_options' pass-through): TF's class name for the repr, a str (owned) */
+  Val opts;                   /* tf.data.Options set by with_options here or on an input (owned), or VT_UNDEF */
 } Dataset;
 
 static const Type ds_type;
@@ -71,7 +74,23 @@ static void ds_free(Obj *o) {
   val_decref(d->fn);
   val_decref(d->cached);
   val_decref(d->cls);
+  val_decref(d->opts);
   free(d);
+}
+
+/* The options a transformation carries over from input v (TF merges its inputs' options, the later ones
+ * winning: Options.merge of stdlib/tfcore_data.tfs). */
+static void ds_inherit_opts(Dataset *d, Val v) {
+  if (!is_ds(v) || val_is_undef(((Dataset *)v.u.o)->opts)) return;
+  Val o = ((Dataset *)v.u.o)->opts;
+  if (val_is_undef(d->opts)) { d->opts = val_incref(o); return; }
+  Val m = rt_getattr(d->opts, "merge");
+  int mark = rt_hold_val(m);
+  Val r = rt_call(m, 1, &o, NULL);
+  rt_unhold(mark);
+  val_decref(m);
+  val_decref(d->opts);
+  d->opts = r;
 }
 
 static Dataset *ds_new(DsKind kind, Val spec, Val src, tfs_i64 card) {
@@ -83,8 +102,12 @@ static Dataset *ds_new(DsKind kind, Val spec, Val src, tfs_i64 card) {
   d->fn = val_undef();
   d->cached = val_undef();
   d->cls = val_undef();
+  d->opts = val_undef();
   d->card = card;
   d->traced = trace_active();
+  if (is_ds(src)) ds_inherit_opts(d, src);
+  else if (kind == DS_ZIP)
+    for (tfs_i64 i = 0; i < ((Tuple *)src.u.o)->len; i++) ds_inherit_opts(d, ((Tuple *)src.u.o)->items[i]);
   return d;
 }
 
@@ -735,32 +758,48 @@ static Val as_element(Val v) {
 
 static bool ds_next(DsIt *it, Val *out);
 
+/* The file a TFRecordDataset or TextLineDataset reached, read whole into it->buf (inflated for GZIP/ZLIB);
+ * false after the last one. */
+static bool file_load(DsIt *it, const char *what) {
+  Tuple *files = (Tuple *)it->ds->src.u.o;
+  if (it->i >= files->len) return false;
+  tfs_i64 len;
+  char *data = io_read_bytes(str_cstr(files->items[it->i]), what, &len, false);
+  it->buf = str_new(data, len);
+  free(data);
+  if (it->ds->a) {   /* GZIP or ZLIB: the records are inside the stream (it->buf frees the file if it is bad) */
+    data = io_inflate(str_cstr(it->buf), str_len(it->buf), it->ds->a == 1, what, &len);
+    TFS_CLEAR(it->buf);
+    it->buf = str_new(data, len);
+    free(data);
+  }
+  it->j = 0;
+  return true;
+}
+
 /* The next record of a TFRecordDataset: files are read whole when reached;
  * each record's length and data are checked against their masked CRC-32C,
- * and a bad or cut record raises DataLossError with TF's text and offset. */
-static bool tfrecord_next(DsIt *it, Val *out) {
-  Tuple *files = (Tuple *)it->ds->src.u.o;
+ * and a bad or cut record raises DataLossError with TF's text and offset.
+ * A TextLineDataset's next line: without its "\n" or "\r\n", the last one also without them (TF's ReadLine). */
+static bool file_next(DsIt *it, Val *out) {
+  bool lines = it->ds->kind == DS_TEXTLINE;
   for (;;) {
-    if (val_is_undef(it->buf)) {
-      if (it->i >= files->len) return false;
-      tfs_i64 len;
-      char *data = io_read_bytes(str_cstr(files->items[it->i]), "tf.data.TFRecordDataset", &len, false);
-      it->buf = str_new(data, len);
-      free(data);
-      if (it->ds->a) {   /* GZIP or ZLIB: the records are inside the stream (it->buf frees the file if it is bad) */
-        data = io_inflate(str_cstr(it->buf), str_len(it->buf), it->ds->a == 1, "tf.data.TFRecordDataset", &len);
-        TFS_CLEAR(it->buf);
-        it->buf = str_new(data, len);
-        free(data);
-      }
-      it->j = 0;
-    }
+    if (val_is_undef(it->buf) && !file_load(it, lines ? "tf.data.TextLineDataset" : "tf.data.TFRecordDataset"))
+      return false;
     const unsigned char *p = (const unsigned char *)str_cstr(it->buf);
     tfs_i64 len = str_len(it->buf), at = it->j;
     if (at == len) {
       TFS_CLEAR(it->buf);
       it->i++;
       continue;
+    }
+    if (lines) {
+      const unsigned char *nl = memchr(p + at, '\n', (size_t)(len - at));
+      tfs_i64 end = nl ? nl - p : len, n = end - at;
+      if (n > 0 && p[end - 1] == '\r') n--;
+      *out = io_string_scalar((const char *)p + at, n);
+      it->j = nl ? end + 1 : len;
+      return true;
     }
     const unsigned char *rec;
     tfs_i64 n;
@@ -954,7 +993,8 @@ static bool ds_next(DsIt *it, Val *out) {
     break;
   }
   case DS_TFRECORD:
-    if (tfrecord_next(it, out)) return true;
+  case DS_TEXTLINE:
+    if (file_next(it, out)) return true;
     break;
   case DS_ARG:
     /* the stand-in for a dataset argument escaped its tf.function */
@@ -980,7 +1020,7 @@ static bool ds_next(DsIt *it, Val *out) {
 
 /* ---- parallel interleave: pulling inputs' iterators on worker threads ------------------------------
  * The interleave's cycle (stdlib/tfcore_data.tfs) asks for up to n elements of each open input iterator at
- * once.  An iterator whose pipeline touches nothing shared (dsit_wk: file records, int64 ranges, tensors,
+ * once.  An iterator whose pipeline touches nothing shared (dsit_wk: file records and text lines, int64 ranges, tensors,
  * take/skip/shard/prefetch of them, and a graph-only map on top) is pulled on its own pool thread; the
  * others are pulled here, in order.  The main thread waits for the batch (graph/parexec.h), builds the
  * map's results from the graph outputs, and an error is kept on its iterator for the next next(). */
@@ -1001,7 +1041,7 @@ static bool plain_struct(Val v) {
       if (!plain_struct(t->items[i])) return false;
     return true;
   }
-  return val_is(v, &tensor_type) && !val_tensor(v)->sym && val_tensor(v)->dtype != DT_STRING && val_tensor(v)->dtype != DT_VARIANT;
+  return val_is(v, &tensor_type) && !val_tensor(v)->sym && val_tensor(v)->dtype != DT_VARIANT;
 }
 
 /* Whether the pulls of it's dataset touch only what the iterator owns (no shared count, no host code);
@@ -1009,7 +1049,7 @@ static bool plain_struct(Val v) {
 static bool wk_tree(DsIt *it, bool direct) {
   Dataset *d = it->ds;
   switch (d->kind) {
-  case DS_TFRECORD: return true;
+  case DS_TFRECORD: case DS_TEXTLINE: return true;
   case DS_RANGE: return spec_obj(d->spec)->dtype == DT_INT64;
   case DS_TENSORS: return direct && plain_struct(d->src);
   case DS_TAKE: case DS_SKIP: case DS_SHARD: case DS_PREFETCH:
@@ -1044,7 +1084,7 @@ static Val wk_copy(Val v) {
     for (tfs_i64 i = 0; i < t->len; i++) ((Tuple *)r.u.o)->items[i] = wk_copy(t->items[i]);
     return r;
   }
-  return val_obj(tensor_copy(val_tensor(v)));
+  return val_obj(tensor_copy_own(val_tensor(v)));
 }
 
 static bool wk_next(DsIt *it, Val *out) {
@@ -1270,7 +1310,7 @@ static Val ds_iter(Val v) { return tfdata_iter(v); }
 
 static void ds_repr(StrBuf *b, Val v) {
   Dataset *d = (Dataset *)v.u.o;
-  sb_printf(b, "<%s element_spec=", d->kind == DS_HOST ? str_cstr(d->cls) : ds_class[d->kind]);
+  sb_printf(b, "<%s element_spec=", !val_is_undef(d->cls) ? str_cstr(d->cls) : ds_class[d->kind]);
   val_repr(b, d->spec);
   sb_putc(b, '>');
 }
@@ -1398,8 +1438,9 @@ Val tfdata_element_spec(Val ds) { return self_ds(ds)->spec; }
 
 /* ---- the tf.data module ------------------------------------------------------------------ */
 
-/* Append the file names of a TFRecordDataset: a str, a string tensor (0-d or 1-D) or a list/tuple of them. */
-static void tfrecord_names(Val v, Val list) {
+/* Append the file names of a TFRecordDataset/TextLineDataset: a str, a string tensor (0-d or 1-D) or a list/tuple
+ * of them. */
+static void file_names(Val v, Val list, const char *what) {
   if (val_is(v, &str_type)) {
     list_append(list, v);
     return;
@@ -1419,26 +1460,24 @@ static void tfrecord_names(Val v, Val list) {
     seq_items(v, &n, &items);
     for (tfs_i64 i = 0; i < n; i++) {
       if (val_is(items[i], &list_type) || val_is(items[i], &tuple_type)) break;
-      tfrecord_names(items[i], list);
+      file_names(items[i], list, what);
     }
     if (((List *)list.u.o)->len == n) return;
   }
-  rt_throw(ERR_TYPE, "tf.data.TFRecordDataset: filenames must be a str, a string tensor or a list of str, not %s",
-           val_type_name(v));
+  rt_throw(ERR_TYPE, "%s: filenames must be a str, a string tensor or a list of str, not %s", what, val_type_name(v));
 }
 
-//! tf.data.TFRecordDataset(filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None)
-//!   The records of TFRecord files (event files are TFRecord files) as 0-d string tensors, file by file; each
-//!   record's masked CRC-32C is checked and a damaged file raises tf.errors.DataLossError. compression_type "GZIP"
-//!   or "ZLIB" reads files written compressed (tf.io.TFRecordOptions); "" or None reads them as they are.
-static Val ds_tfrecord(Val self, int n, const Val *args, const Kw *kw) {
-  static ArgSpec spec = {.what = "tf.data.TFRecordDataset",
-                         .sig = "filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None"};
+/* A dataset of files' records or lines (kind DS_TFRECORD or DS_TEXTLINE), read on iteration (file_next). */
+static Val ds_files(DsKind kind, const char *what, int n, const Val *args, const Kw *kw) {
+  static ArgSpec specs[2] = {
+    {.what = "tf.data.TFRecordDataset", .sig = "filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None"},
+    {.what = "tf.data.TextLineDataset", .sig = "filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None"},
+  };
   Val a[5];
-  args_parse(&spec, n, args, kw, a);
+  args_parse(&specs[kind == DS_TEXTLINE], n, args, kw, a);
   Val ct = a[1];
   if (ct.tag != VT_NONE && ct.tag != VT_UNDEF && !val_is(ct, &str_type))
-    rt_throw(ERR_TYPE, "tf.data.TFRecordDataset: compression_type must be a str or None");
+    rt_throw(ERR_TYPE, "%s: compression_type must be a str or None", what);
   int comp = 0;   /* 0 none, 1 GZIP, 2 ZLIB (Dataset.a) */
   if (val_is(ct, &str_type) && str_len(ct)) {
     const char *c = str_cstr(ct);
@@ -1447,18 +1486,35 @@ static Val ds_tfrecord(Val self, int n, const Val *args, const Kw *kw) {
   }
   Val names = list_new(0);
   int mark = rt_hold_val(names);
-  tfrecord_names(a[0], names);
+  file_names(a[0], names, what);
   List *l = (List *)names.u.o;
   Val files = tuple_new(l->len);
   for (tfs_i64 i = 0; i < l->len; i++) ((Tuple *)files.u.o)->items[i] = val_incref(l->items[i]);
   rt_unhold(mark);
   val_decref(names);
   mark = rt_hold_val(files);
-  Dataset *d = ds_new(DS_TFRECORD, tffn_spec_new(0, NULL, DT_STRING, val_none()), files, CARD_UNKNOWN);
+  Dataset *d = ds_new(kind, tffn_spec_new(0, NULL, DT_STRING, val_none()), files, CARD_UNKNOWN);
   d->a = comp;
   rt_unhold(mark);
   val_decref(files);   /* ds_new took its own reference */
   return ds_val(d);
+}
+
+//! tf.data.TFRecordDataset(filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None)
+//!   The records of TFRecord files (event files are TFRecord files) as 0-d string tensors, file by file; each
+//!   record's masked CRC-32C is checked and a damaged file raises tf.errors.DataLossError. compression_type "GZIP"
+//!   or "ZLIB" reads files written compressed (tf.io.TFRecordOptions); "" or None reads them as they are.
+static Val ds_tfrecord(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  return ds_files(DS_TFRECORD, "tf.data.TFRecordDataset", n, args, kw);
+}
+
+//! tf.data.TextLineDataset(filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None)
+//!   The lines of text files (without "\n" or "\r\n") as string scalars, file by file, read in C when iteration
+//!   reaches each file; "GZIP"/"ZLIB" read compressed files. A missing file raises NotFoundError when reached.
+static Val ds_textline(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  return ds_files(DS_TEXTLINE, "tf.data.TextLineDataset", n, args, kw);
 }
 
 //! tf.data.Dataset.from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None, name=None)
@@ -1490,8 +1546,31 @@ static Val ds_tfrecord(Val self, int n, const Val *args, const Kw *kw) {
 //! Dataset.bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False, no_padding=False, drop_remainder=False, name=None) | tf.data.Dataset.bucket_by_sequence_length
 //!   Batches elements of similar length together: the bucket of an element is where element_length_func(x) falls
 //!   among bucket_boundaries, each bucket padded_batch-ed (batch with no_padding) by its bucket_batch_sizes entry.
-//! tf.data.TextLineDataset(filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None)
-//!   The lines of text files (without "\n" or "\r\n") as string scalars, file by file; "GZIP" reads gzip files.
+//! Dataset.unbatch(name=None) | tf.data.Dataset.unbatch
+//!   The rows of each element (its components split along their first dimension, which must agree); cardinality
+//!   n * batch when the batch dimension is static, else unknown.
+//! Dataset.rebatch(batch_size, drop_remainder=False, name=None) | tf.data.Dataset.rebatch
+//!   unbatch().batch(N) in one step, N cycling through batch_size when it is a list; the static batch dimension
+//!   as TF computes it (known with drop_remainder, or when it divides the input's static batch).
+//! tf.data.Dataset.list_files(file_pattern, shuffle=None, seed=None, name=None)
+//!   The files matching the pattern(s), sorted, as string scalars; shuffled (over all of them, with seed) unless
+//!   shuffle=False. No match raises InvalidArgumentError with TF's Assert text.
+//! Dataset.with_options(options, name=None) | tf.data.Dataset.with_options
+//!   The same elements (an _OptionsDataset) carrying options merged over the input's; later transformations keep them.
+//! Dataset.options() | tf.data.Dataset.options
+//!   The dataset's tf.data.Options: those set by with_options on it or its inputs, merged as TF does; read-only.
+//! tf.data.Options()
+//!   Options of a dataset: deterministic (alias experimental_deterministic), threading, experimental_optimization,
+//!   experimental_distribute, autotune, experimental_slack, ...; unset ones read None; merge(other). tfs keeps
+//!   the input order in parallel map and interleave whatever deterministic says (TF may reorder when False).
+//! tf.data.ThreadingOptions() | tf.data.experimental.ThreadingOptions
+//!   Options.threading: private_threadpool_size, max_intra_op_parallelism (accepted; tfs's pool is per process).
+//! tf.data.experimental.OptimizationOptions()
+//!   Options.experimental_optimization: map_parallelization, map_fusion, parallel_batch, ... (accepted, recorded).
+//! tf.data.experimental.DistributeOptions()
+//!   Options.experimental_distribute: auto_shard_policy, num_devices (accepted, recorded).
+//! tf.data.experimental.AutotuneOptions()
+//!   Options.autotune: enabled, cpu_budget, ram_budget, autotune_algorithm (accepted, recorded).
 //! tf.data.experimental.CsvDataset(filenames, record_defaults, compression_type=None, buffer_size=None, header=False, field_delim=',', use_quote_delim=True, na_value='', select_cols=None, exclude_cols=None, name=None)
 //!   The records of CSV files as tuples of scalars, one per record_defaults entry: a dtype (a required field) or a
 //!   default value; header skips each file's first line; select_cols/exclude_cols pick the columns.
@@ -1499,16 +1578,56 @@ static Val ds_tfrecord(Val self, int n, const Val *args, const Kw *kw) {
 //!   Batches of ({column: tensor}, label) from CSV files: column names from the header, dtypes inferred from the
 //!   first rows as TF does (int32, int64, float32, float64, string), shuffled and repeated num_epochs times (None:
 //!   forever, full batches only). Features come as a dict (TF: an OrderedDict with the same order).
-/* tf.data.Dataset._host(factory, element_spec, cls, cardinality): the dataset of the .tfs transformations
- * (stdlib/tfcore_data.tfs); factory() returns an iterator of finished elements, called when iteration starts. */
+/* tf.data.Dataset._host(factory, element_spec, cls, cardinality, inputs=None): the dataset of the .tfs
+ * transformations (stdlib/tfcore_data.tfs); factory() returns an iterator of finished elements, called when
+ * iteration starts; inputs (a dataset or a list of them) pass their options on. */
 static Val ds_host(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
-  static ArgSpec spec = {.what = "tf.data.Dataset._host", .sig = "factory, element_spec, cls, cardinality"};
-  Val a[4];
+  static ArgSpec spec = {.what = "tf.data.Dataset._host", .sig = "factory, element_spec, cls, cardinality, inputs=None"};
+  Val a[5];
   args_parse(&spec, n, args, kw, a);
   if (!val_is(a[2], &str_type)) rt_throw(ERR_TYPE, "tf.data.Dataset._host: cls must be a str");
   Dataset *d = ds_new(DS_HOST, val_incref(a[1]), a[0], int_arg(a[3], "cardinality"));
+  Val dv = ds_val(d);
+  int mark = rt_hold_val(dv);
   d->cls = val_incref(a[2]);
+  if (val_is(a[4], &list_type) || val_is(a[4], &tuple_type)) {
+    tfs_i64 k;
+    const Val *items;
+    seq_items(a[4], &k, &items);
+    for (tfs_i64 i = 0; i < k; i++) ds_inherit_opts(d, items[i]);
+  } else {
+    ds_inherit_opts(d, a[4]);
+  }
+  rt_unhold(mark);
+  return dv;
+}
+
+/* Dataset._opts(ds): the options ds carries (stdlib/tfcore_data.tfs's Options), or None. */
+static Val ds_opts(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.data.Dataset._opts", .sig = "ds"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  if (!is_ds(a[0])) rt_throw(ERR_TYPE, "tf.data.Dataset._opts: not a dataset");
+  Val o = ((Dataset *)a[0].u.o)->opts;
+  return val_is_undef(o) ? val_none() : val_incref(o);
+}
+
+/* Dataset._with_opts(ds, options): with_options' dataset, ds's elements as they are (a pass-through the parallel
+ * interleave sees through, as prefetch) carrying the merged options. */
+static Val ds_with_opts(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.data.Dataset._with_opts", .sig = "ds, options"};
+  Val a[2];
+  args_parse(&spec, n, args, kw, a);
+  if (!is_ds(a[0])) rt_throw(ERR_TYPE, "tf.data.Dataset._with_opts: not a dataset");
+  Dataset *in = (Dataset *)a[0].u.o;
+  Dataset *d = ds_new(DS_PREFETCH, val_incref(in->spec), a[0], in->card);
+  d->a = -1;
+  d->cls = str_from_cstr("_OptionsDataset");
+  val_decref(d->opts);
+  d->opts = val_incref(a[1]);
   return ds_val(d);
 }
 
@@ -1532,6 +1651,7 @@ static Val ds_random(Val self, int n, const Val *args, const Kw *kw) {
 
 static const DsMethod ds_ctors[] = {
   {"_host", ds_host, NULL}, {"_pull_blocks", ds_pull_blocks, NULL}, {"random", ds_random, NULL},
+  {"_opts", ds_opts, NULL}, {"_with_opts", ds_with_opts, NULL},
   {"from_tensor_slices", ds_from_tensor_slices, NULL}, {"from_tensors", ds_from_tensors, NULL}, {"range", ds_range, NULL},
   {"zip", ds_zip, NULL},
 };
@@ -1574,6 +1694,7 @@ Val tfdata_attr(const char *qual) {
     return m;
   }
   if (!strcmp(qual, "data.TFRecordDataset")) return builtin_new("tf.data.TFRecordDataset", ds_tfrecord, val_undef(), NULL);
+  if (!strcmp(qual, "data.TextLineDataset")) return builtin_new("tf.data.TextLineDataset", ds_textline, val_undef(), NULL);
   if (!strcmp(qual, "data.DatasetSpec")) return builtin_new("tf.data.DatasetSpec", ds_spec_ctor, val_undef(), NULL);
   /* tf.data.experimental.AUTOTUNE is reached attribute by attribute */
   if (!strcmp(qual, "data.experimental")) return module_native("tensorflow._api.v2.data.experimental", data_exp_getattr);
@@ -1927,6 +2048,10 @@ static Val unbound_copy(Dataset *d) {
   n->seeded = d->seeded;
   n->seed = d->seed;
   n->traced = true;
+  val_decref(n->cls);
+  n->cls = val_incref(d->cls);
+  val_decref(n->opts);
+  n->opts = val_incref(d->opts);
   return ds_val(n);
 }
 
@@ -2093,11 +2218,12 @@ static bool ds_graphdef_info(Val v, GdDataset *o) {
       o->op = "CacheDataset";
       o->c[o->nconst++] = (GdDsConst){.name = "filename", .dtype = DT_STRING, .s = ""};   /* in memory */
       return true;
-    case DS_TFRECORD: {
+    case DS_TFRECORD:
+    case DS_TEXTLINE: {
       Tuple *f = (Tuple *)d->src.u.o;
       for (tfs_i64 i = 0; i < f->len; i++)
         if (!val_is(f->items[i], &str_type)) return false;
-      o->op = "TFRecordDataset";
+      o->op = d->kind == DS_TEXTLINE ? "TextLineDataset" : "TFRecordDataset";
       o->c[o->nconst++] = (GdDsConst){.name = "filenames", .dtype = DT_STRING, .strs = f->items, .nstrs = (int)f->len};
       o->c[o->nconst++] = (GdDsConst){.name = "compression_type", .dtype = DT_STRING, .s = d->a == 1 ? "GZIP" : d->a == 2 ? "ZLIB" : ""};
       I64("buffer_size", 262144);   /* TF's default read buffer: tfs reads the files whole */

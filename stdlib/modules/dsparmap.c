@@ -130,7 +130,7 @@ static bool flatten(ParMap *m, Val spec, Val v, Tensor **args, int *k) {
     return true;
   }
   if (!val_is(v, &tensor_type) || *k >= m->nin || !parmap_leaf_fits(m->inm[*k], val_tensor(v))) return false;
-  args[(*k)++] = tensor_copy(val_tensor(v));   /* the worker's own: no count shared with the program */
+  args[(*k)++] = tensor_copy_own(val_tensor(v));   /* the worker's own: no count shared with the program */
   return true;
 }
 

@@ -156,7 +156,9 @@ static Val io_write_npy(Val self, int n, const Val *args, const Kw *kw) {
  * One record splits into fields at `delim`; with quoting, a field in double
  * quotes may hold the delimiter and "" stands for one quote (RFC 4180, as TF). */
 
-typedef struct CsvCol { DType dt; bool has_default; Val def; } CsvCol;
+/* def: the default as a 0/1-element tensor, owned (made from a host value) or borrowed from the op's attributes
+ * (owned false): a graph worker runs this kernel too (graph/parexec.c), so attribute values are only read. */
+typedef struct CsvCol { DType dt; bool has_default, owned; Val def; } CsvCol;
 
 /* Split rec[0..n) into fields; returns the field count (fields stored in f[] up to max,
  * as malloc'd strings only when unquoting changed them), or -1 for a bad quote. */
@@ -245,6 +247,7 @@ static const char *csv_type_word(DType dt) {
 static void csv_column(Val d, CsvCol *c, int i) {
   DType dt;
   c->def = val_undef();
+  c->owned = false;
   if (val_as_dtype(d, &dt) && !val_is(d, &str_type)) { c->dt = dt; c->has_default = false; return; }
   Tensor *t = val_as_tensor(d);
   Val owned = val_undef();
@@ -255,12 +258,13 @@ static void csv_column(Val d, CsvCol *c, int i) {
   }
   c->dt = t->dtype;
   c->has_default = t->size == 1;
-  if (c->has_default) c->def = val_obj(tensor_retain(t));
-  TFS_DECREF(owned);
   if (c->dt == DT_BOOL) {
-    if (c->has_default) TFS_DECREF(c->def);
+    TFS_DECREF(owned);
     rt_throw(ERR_INVALID_ARGUMENT, "tf.io.decode_csv: record_defaults[%d] has dtype bool; use int32, int64, float32, float64 or string", i);
   }
+  if (!c->has_default) { TFS_DECREF(owned); return; }
+  c->owned = !val_is_undef(owned);
+  c->def = c->owned ? owned : val_obj(t);   /* borrowed: the attribute holds it */
 }
 
 static void csv_fill_record(const char *rec, tfs_i64 rn, tfs_i64 r, int ncols, CsvCol *cols, Tensor **outs, char delim,
@@ -282,10 +286,9 @@ static void csv_fill_record(const char *rec, tfs_i64 rn, tfs_i64 r, int ncols, C
         rt_throw(ERR_INVALID_ARGUMENT, "Field %d is required but missing in record %lld!", i, (long long)r);
       }
       Tensor *d = val_tensor(cols[i].def);
-      if (o->dtype == DT_STRING) {
+      if (o->dtype == DT_STRING) {   /* a new string: the default may be the op's, shared with other threads */
         Str *s = *(Str **)tensor_data(d);
-        if (s) s->hdr.rc++;
-        *(Str **)dst = s;
+        *(Str **)dst = s ? (Str *)str_new(s->data, s->len).u.o : NULL;
       } else {
         memcpy(dst, tensor_data(d), (size_t)dtype_info[o->dtype].size);
       }
@@ -304,43 +307,51 @@ static void csv_fill_record(const char *rec, tfs_i64 rn, tfs_i64 r, int ncols, C
 
 /* DecodeCSV's attributes: record_defaults, field_delim, use_quote_delim, na_value.
  * The columns (dtype, default) of record_defaults; *nc: their count. */
-static void csv_columns(OpCall *c, CsvCol *cols, int *nc) {
-  Val defs = list_from_iterable(op_attr(c, 0));
-  int mark = rt_hold_val(defs);
-  List *dl = (List *)defs.u.o;
-  int ncols = (int)dl->len;
+static void csv_columns(OpCall *c, CsvCol *cols, int *nc, int *mark) {
+  Val defs = op_attr(c, 0);   /* a list (io_decode_csv makes one): read in place, no count touched */
+  if (!val_is(defs, &list_type) && !val_is(defs, &tuple_type))
+    rt_throw(ERR_TYPE, "tf.io.decode_csv: record_defaults must be a list");
+  tfs_i64 n;
+  const Val *items;
+  seq_items(defs, &n, &items);
+  int ncols = (int)n;
   if (ncols == 0 || ncols > 256) rt_throw(ERR_INVALID_ARGUMENT, "tf.io.decode_csv: record_defaults must name 1 to 256 columns");
-  for (int i = 0; i < ncols; i++) cols[i].def = val_undef();
+  for (int i = 0; i < ncols; i++) cols[i].def = val_undef(), cols[i].owned = false;
+  *mark = -1;
   for (int i = 0; i < ncols; i++) {
-    csv_column(dl->items[i], &cols[i], i);
-    rt_hold_val(cols[i].def);
+    csv_column(items[i], &cols[i], i);
+    if (cols[i].owned) {
+      int m = rt_hold_val(cols[i].def);
+      if (*mark < 0) *mark = m;
+    }
   }
-  rt_unhold(mark);
-  val_decref(defs);
   *nc = ncols;
+}
+
+/* Release the defaults csv_columns made (held on the error hold stack from mark on). */
+static void csv_columns_free(CsvCol *cols, int ncols, int mark) {
+  if (mark >= 0) rt_unhold(mark);
+  for (int i = 0; i < ncols; i++)
+    if (cols[i].owned) val_decref(cols[i].def);
 }
 
 void meta_decode_csv(OpCall *c) {
   if (c->inm[0].dtype != DT_STRING)
     op_fail(c, ERR_TYPE, "tf.io.decode_csv: records must be strings, not %s", dtype_info[c->inm[0].dtype].name);
   CsvCol cols[256];
-  int ncols;
-  csv_columns(c, cols, &ncols);
+  int ncols, mark;
+  csv_columns(c, cols, &ncols, &mark);
+  DType dts[256];
+  for (int i = 0; i < ncols; i++) dts[i] = cols[i].dt;
+  csv_columns_free(cols, ncols, mark);   /* first: its unhold must not drop the reserved outputs' hold */
   op_reserve_outputs(c, ncols);
-  for (int i = 0; i < ncols; i++) {
-    meta_set(&c->outm[i], cols[i].dt, c->inm[0].rank, c->inm[0].shape);
-    val_decref(cols[i].def);
-  }
+  for (int i = 0; i < ncols; i++) meta_set(&c->outm[i], dts[i], c->inm[0].rank, c->inm[0].shape);
 }
 
 void k_decode_csv(OpCall *c) {
   CsvCol cols[256];
-  int ncols, mark = -1;
-  csv_columns(c, cols, &ncols);
-  for (int i = 0; i < ncols; i++) {
-    int m = rt_hold_val(cols[i].def);
-    if (mark < 0) mark = m;
-  }
+  int ncols, mark;
+  csv_columns(c, cols, &ncols, &mark);
   Tensor *rt = c->in[0];
   const char *na = val_is(op_attr(c, 3), &str_type) && str_len(op_attr(c, 3)) > 0 ? str_cstr(op_attr(c, 3)) : NULL;
   for (tfs_i64 r = 0; r < rt->size; r++) {
@@ -348,8 +359,7 @@ void k_decode_csv(OpCall *c) {
     csv_fill_record(s ? s->data : "", s ? s->len : 0, r, ncols, cols, c->out, str_cstr(op_attr(c, 1))[0],
                     rt_truthy(op_attr(c, 2)), na);
   }
-  rt_unhold(mark);
-  for (int i = 0; i < ncols; i++) val_decref(cols[i].def);
+  csv_columns_free(cols, ncols, mark);
 }
 
 //! tf.io.decode_csv(records, record_defaults, field_delim=',', use_quote_delim=True, na_value='', select_cols=None, name=None)

@@ -400,6 +400,28 @@ END_TEST
 
 /* ---- refcounts and memory ------------------------------------------------------------------------- */
 
+/* A graph worker's copy of a string tensor (tensor_copy_own) shares no string with the original: a worker's
+ * reference counts stay its own (graph/parexec.h). */
+START_TEST(test_copy_own_strings) {
+  tfs_i64 shape[1] = {3};
+  Tensor *t = tensor_new(DT_STRING, 1, shape);
+  const char *txt[3] = {"alpha", "", "gamma"};
+  for (int i = 0; i < 3; i++) ((Str **)tensor_data(t))[i] = (Str *)str_from_cstr(txt[i]).u.o;
+  Tensor *c = tensor_copy_own(t), *shared = tensor_copy(t);
+  for (int i = 0; i < 3; i++) {
+    Str *a = ((Str **)tensor_data(t))[i], *b = ((Str **)tensor_data(c))[i];
+    ck_assert_ptr_ne(a, b);
+    ck_assert_int_eq(b->hdr.rc, 1);
+    ck_assert_str_eq(b->data, txt[i]);
+    ck_assert_int_eq(a->hdr.rc, 2);   /* the original and tensor_copy's copy, not tensor_copy_own's */
+  }
+  tensor_release(shared);
+  tensor_release(c);
+  for (int i = 0; i < 3; i++) ck_assert_int_eq(((Str **)tensor_data(t))[i]->hdr.rc, 1);
+  tensor_release(t);
+}
+END_TEST
+
 START_TEST(test_refcounts) {
   Val l = nested2x3();
   Val a = call1("constant", l);
@@ -485,6 +507,7 @@ static Suite *tensor_suite(void) {
   tcase_add_test(tc, test_printing_and_attrs);
   tcase_add_test(tc, test_variables);
   tcase_add_test(tc, test_refcounts);
+  tcase_add_test(tc, test_copy_own_strings);
   tcase_add_test(tc, test_where_forms);
   tcase_add_test(tc, test_keyword_errors_and_seeds);
   suite_add_tcase(s, tc);
