@@ -16,6 +16,7 @@ void dist_overlap_init(void);
 #ifdef TFS_HAVE_MPI
 #include <mpi.h>
 
+enum { DIST_HDR_DATA = 64 };   /* bytes of an all-reduce's data the header carries */
 enum { K_ALL_REDUCE = 1, K_ALL_GATHER, K_BROADCAST, K_BARRIER, K_END };
 
 /* What every rank states before a collective moves data. */
@@ -23,6 +24,7 @@ typedef struct Hdr {
   int32_t kind, seq, dtype, rank, nd, op, root, loc;
   int64_t shape[TFS_MAX_RANK];
   uint64_t shapes_hash;             /* fused all-reduce: the list of shapes */
+  char data[DIST_HDR_DATA];         /* a small all-reduce's values (dist.c's reduce_buf) */
 } Hdr;
 
 /* A header for the next collective instance (t: its dtype and shape; NULL: filled by the caller). */
