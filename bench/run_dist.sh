@@ -37,48 +37,51 @@ echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$L" "$STEPS" <<'PY'
 import re, statistics, sys
 steps = int(sys.argv[2])
-one, plain, ceil, mpi, loads = [], [], [], [], []
-rank2 = {"0": [], "1": []}
-wait = {"0": [], "1": []}
-cur = None
+# per configuration, per round: (samples/s, wall ms/step, cpu ms/step, fastest 20-step block ms/step)
+runs = {k: [] for k in ("one", "plain", "ceil", "ov0", "ov1")}
+waits = {"ov0": [], "ov1": []}
+mpi, loads, ceil = [], [], []
 for line in open(sys.argv[1]):
     w = line.split()
     if w[0] == "round":
         loads.append(float(w[3]))
-        cur = {"ceil": [], "wait0": 0.0, "wait1": 0.0}
         continue
-    m = re.search(r": (\d+) samples/s \(([\d.]+) ms/step, cpu ([\d.]+) ms/step\)", line)
-    if w[0] == "one" and m: one.append((float(m[1]), float(m[2]), float(m[3])))
-    elif w[0] == "plain" and m: plain.append((float(m[1]), float(m[2]), float(m[3])))
-    elif w[0] == "ceil" and m:
-        cur["ceil"].append((float(m[1]), float(m[2]), float(m[3])))
-        if len(cur["ceil"]) == 2:   # both processes: samples/s add, the step is the slower one's
-            c = cur["ceil"]
-            ceil.append((c[0][0] + c[1][0], max(c[0][1], c[1][1]), (c[0][2] + c[1][2]) / 2))
-    elif w[0] in ("ov0", "ov1") and w[1] == "wait": cur["wait" + w[0][2]] += float(w[2])
-    elif w[0] in ("ov0", "ov1") and m:
-        rank2[w[0][2]].append((float(m[1]), float(m[2]), float(m[3])))
-        wait[w[0][2]].append(cur)   # the round's waits follow this line
+    m = re.search(r": (\d+) samples/s \(([\d.]+) ms/step, cpu ([\d.]+) ms/step, fastest 20 steps ([\d.]+) ms/step\)", line)
+    if m:
+        v = tuple(float(x) for x in m.groups())
+        if w[0] == "ceil":
+            ceil.append(v)
+            if len(ceil) == 2:   # both processes: samples/s add, a step is the slower one's
+                runs["ceil"].append((ceil[0][0] + ceil[1][0], max(ceil[0][1], ceil[1][1]), (ceil[0][2] + ceil[1][2]) / 2,
+                                     max(ceil[0][3], ceil[1][3])))
+                ceil = []
+        else:
+            runs[w[0]].append(v)
+            if w[0] in waits: waits[w[0]].append(0.0)
+    elif w[0] in waits and w[1] == "wait": waits[w[0]][-1] += float(w[2]) / 2 / steps * 1e3   # per rank and step, ms
     elif w[0] == "mpi": mpi.append(float(w[1]) / 1e3)   # fastest round, ms
-med = lambda v, i: statistics.median(x[i] for x in v)
-m1 = med(one, 0)
+med = lambda k, i: statistics.median(x[i] for x in runs[k])
 print("load average at the rounds' starts: %s" % " ".join("%.1f" % x for x in loads))
-print("1 rank: %.0f samples/s (%.3f ms/step, cpu %.3f ms/step)" % (m1, med(one, 1), med(one, 2)))
-print("ceiling, 2 independent 1-rank processes at once: %.0f samples/s (%.3f ms/step, cpu %.3f ms/step): "
-      "%.0f%% of 2 x 1 rank" % (med(ceil, 0), med(ceil, 1), med(ceil, 2), 100 * med(ceil, 0) / (2 * m1)))
+print("medians of %d rounds; 'fastest' = each run's fastest block of 20 steps (the least disturbed by other jobs)" % len(loads))
+m1, f1 = med("one", 0), med("one", 3)
+print("1 rank: %.0f samples/s (%.3f ms/step, cpu %.3f ms/step); fastest %.3f ms/step" % (m1, med("one", 1), med("one", 2), f1))
+fc = med("ceil", 3)
+print("ceiling, 2 independent 1-rank processes at once: %.0f samples/s (%.3f ms/step, cpu %.3f ms/step): %.0f%% of 2 x 1 "
+      "rank; fastest %.3f ms/step: %.0f%%" % (med("ceil", 0), med("ceil", 1), med("ceil", 2), 100 * med("ceil", 0) / (2 * m1),
+                                             fc, 100 * f1 / fc))
 ma = statistics.median(mpi)
-print("MPI_Allreduce of the 358 KB buffer: %.3f ms (fastest of 21 rounds of 20 calls, median over the rounds)" % ma)
-for k, name in (("0", "blocking"), ("1", "overlapped")):
-    v = rank2[k]
-    s2 = med(v, 0)
-    wt = statistics.median(c["wait" + k] / 2 / steps * 1e3 for c in wait[k])
-    extra = med(v, 1) - med(ceil, 1)
-    print("2 ranks %s: %.0f samples/s (%.3f ms/step, cpu %.3f ms/step): weak-scaling efficiency %.0f%% (%.0f%% of the "
-          "ceiling); waiting in collectives %.3f ms/step, cpu not waiting %.3f ms/step" % (
-              name, s2, med(v, 1), med(v, 2), 100 * s2 / (2 * m1), 100 * s2 / med(ceil, 0), wt, med(v, 2) - wt))
-    print("  collectives' time: 2-rank step - ceiling step = %.3f ms = %.2f x MPI_Allreduce" % (extra, extra / ma))
-mp = med(plain, 0)
-print("fallback: 1 process with the strategy %.0f samples/s (cpu %.3f ms/step), without %.0f (cpu %.3f ms/step): "
-      "%.1f%% slower (cpu %+.1f%%)" % (m1, med(one, 2), mp, med(plain, 2), 100 * (1 - m1 / mp),
-                                       100 * (med(one, 2) / med(plain, 2) - 1)))
+print("MPI_Allreduce of the 358 KB buffer: fastest of 21 rounds of 20 calls %.3f ms" % ma)
+for k, name in (("ov0", "blocking"), ("ov1", "overlapped")):
+    s2, f2 = med(k, 0), med(k, 3)
+    print("2 ranks %s: %.0f samples/s (%.3f ms/step, cpu %.3f ms/step, waiting in collectives %.3f ms/step): weak-scaling "
+          "efficiency %.0f%%; fastest %.3f ms/step: %.0f%% (%.0f%% of the ceiling)" % (
+              name, s2, med(k, 1), med(k, 2), statistics.median(waits[k]), 100 * s2 / (2 * m1), f2, 100 * f1 / f2,
+              100 * fc / f2))
+    print("  collectives' time, fastest 2-rank step - fastest ceiling step: %.3f ms = %.2f x MPI_Allreduce" % (
+        f2 - fc, (f2 - fc) / ma))
+mp = med("plain", 0)
+print("fallback: 1 process with the strategy %.0f samples/s (cpu %.3f ms/step, fastest %.3f), without %.0f (cpu %.3f, "
+      "fastest %.3f): %+.1f%% time (cpu %+.1f%%, fastest %+.1f%%)" % (
+          m1, med("one", 2), f1, mp, med("plain", 2), med("plain", 3), 100 * (mp / m1 - 1),
+          100 * (med("one", 2) / med("plain", 2) - 1), 100 * (f1 / med("plain", 3) - 1)))
 PY
