@@ -99,6 +99,7 @@ void dist_init(void) {
   t = getenv("TFS_DIST_SPIN_US");
   if (t && *t) dist_spin = atof(t) * 1e-6;
   rt_obj_hooks.uncaught = dist_uncaught;
+  rt_obj_hooks.exit_ok = dist_finish;
   atexit(dist_atexit);
   const char *st = getenv("TFS_DIST_STATS");
   stats_on = st && *st && strcmp(st, "0");
