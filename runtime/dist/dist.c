@@ -179,8 +179,8 @@ void dist_wait(MPI_Request *req, int nreq, const Hdr *h, int slot) {
 
 /* ---- an in-place all-reduce in flight (dist_mpi.h) ----
  * Two ranks swap their buffers (MPI_Irecv + MPI_Isend on a communicator of their own; Open MPI's shared memory moves
- * each in one copy, CMA) and each adds the other's into its own with MPI_Reduce_local: the cost of MPI_Allreduce,
- * where libnbc's MPI_Iallreduce takes 1.5 times as long on this machine (in place it always reduces to rank 0 and
+ * each in one copy, CMA) and each adds the other's into its own with MPI_Reduce_local: 1.15 times MPI_Allreduce,
+ * where libnbc's MPI_Iallreduce takes 1.5-1.8 times as long on this machine (in place it always reduces to rank 0 and
  * broadcasts back, bench/allreduce_mpi.c).  An op of two operands being commutative, every rank and every bucketing
  * gets the same bits.  More ranks: MPI_Iallreduce, whose in-place binomial tree keeps the bits independent of the
  * bucketing (docs/distribute.md). */
