@@ -58,6 +58,7 @@ static const char *const kind_names[] = {"", "all-reduce", "all-gather", "broadc
 
 #ifdef TFS_HAVE_MPI
 static double now_s(void);
+static MPI_Comm pair_comm = MPI_COMM_NULL;   /* 2 ranks: the pairwise all-reduce's messages (dist_ar_start) */
 static bool stats_on;         /* TFS_DIST_STATS */
 static double stat_t0;
 
@@ -90,6 +91,7 @@ void dist_init(void) {
   MPI_Comm_rank(MPI_COMM_WORLD, &dist_rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &dist_size_);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  if (dist_size_ == 2) MPI_Comm_dup(MPI_COMM_WORLD, &pair_comm);   /* the pairwise all-reduce's messages */
   dist_joined = true;
   snprintf(dist_dev, sizeof dist_dev, "/job:worker/replica:0/task:%d/device:CPU:0", dist_rank_);
   const char *t = getenv("TFS_COLLECTIVE_TIMEOUT");
@@ -97,6 +99,7 @@ void dist_init(void) {
   t = getenv("TFS_DIST_SPIN_US");
   if (t && *t) dist_spin = atof(t) * 1e-6;
   rt_obj_hooks.uncaught = dist_uncaught;
+  rt_obj_hooks.exit_ok = dist_finish;
   atexit(dist_atexit);
   const char *st = getenv("TFS_DIST_STATS");
   stats_on = st && *st && strcmp(st, "0");
@@ -139,17 +142,17 @@ static void stats_print(void) {
 
 double dist_now(void) { return stats_on ? now_s() : 0; }
 
-/* Wait for req.  Open MPI moves a collective only inside MPI calls, so the rank polls: it spins 300 us (the 20000
- * MPI_Test calls of before, measured on the 2-core EPYC; TFS_DIST_SPIN_US), since a step's collectives take
- * microseconds, then sleeps 100 us between polls, leaving the core to others.  On the loaded 2-core machine a 2 ms
- * spin halved the throughput and 20 us lost a quarter (docs/distribute.md).  Warns after 60 s, raises
+/* Wait for the nreq requests at req.  Open MPI moves a collective only inside MPI calls, so the rank polls: it spins
+ * 300 us (the 20000 MPI_Test calls of before, measured on the 2-core EPYC; TFS_DIST_SPIN_US), since a step's
+ * collectives take microseconds, then sleeps 100 us between polls, leaving the core to others.  On the loaded 2-core
+ * machine a 2 ms spin halved the throughput and 20 us lost a quarter (docs/distribute.md).  Warns after 60 s, raises
  * DeadlineExceededError after the timeout (§18.9).  slot: what is waited for (TFS_DIST_STATS). */
-void dist_wait(MPI_Request *req, const Hdr *h, int slot) {
+void dist_wait(MPI_Request *req, int nreq, const Hdr *h, int slot) {
   int done = 0;
   double t0 = now_s();
   bool warned = false, slept = false;
   for (long spin = 0;; spin++) {
-    MPI_Test(req, &done, MPI_STATUS_IGNORE);
+    MPI_Testall(nreq, req, &done, MPI_STATUSES_IGNORE);
     if (done) {
       if (stats_on) stat_t[slot] += now_s() - t0, stat_n[slot]++, stat_slept[slot] += slept;
       return;
@@ -167,10 +170,60 @@ void dist_wait(MPI_Request *req, const Hdr *h, int slot) {
       warned = true;
     }
     if (dist_timeout >= 0 && waited >= dist_timeout) {
-      MPI_Cancel(req);
+      for (int i = 0; i < nreq; i++)
+        if (req[i] != MPI_REQUEST_NULL) MPI_Cancel(&req[i]);
       rt_throw(ERR_DEADLINE_EXCEEDED, "Collective has timed out waiting for other workers.");
     }
   }
+}
+
+/* ---- an in-place all-reduce in flight (dist_mpi.h) ----
+ * Two ranks swap their buffers (MPI_Irecv + MPI_Isend on a communicator of their own; Open MPI's shared memory moves
+ * each in one copy, CMA) and each adds the other's into its own with MPI_Reduce_local: 1.15 times MPI_Allreduce,
+ * where libnbc's MPI_Iallreduce takes 1.5-1.8 times as long on this machine (in place it always reduces to rank 0 and
+ * broadcasts back, bench/allreduce_mpi.c).  An op of two operands being commutative, every rank and every bucketing
+ * gets the same bits.  More ranks: MPI_Iallreduce, whose in-place binomial tree keeps the bits independent of the
+ * bucketing (docs/distribute.md). */
+void dist_ar_start(DistAR *a, void *p, tfs_i64 n, DType dt, MPI_Op op) {
+  a->p = p;
+  a->n = (int)n;
+  a->type = dist_mpi_type(dt);
+  a->op = op;
+  a->tmp = NULL;
+  a->req[0] = a->req[1] = MPI_REQUEST_NULL;
+  if (dist_size_ == 2) {
+    a->tmp = malloc((size_t)dtype_info[dt].size * (size_t)(n ? n : 1));
+    if (!a->tmp) rt_throw(ERR_MEMORY, "out of memory");
+    if (MPI_Irecv(a->tmp, a->n, a->type, 1 - dist_rank_, 0, pair_comm, &a->req[0]) != MPI_SUCCESS ||
+        MPI_Isend(p, a->n, a->type, 1 - dist_rank_, 0, pair_comm, &a->req[1]) != MPI_SUCCESS)
+      rt_throw(ERR_INTERNAL, "MPI_Isend failed");
+  } else if (MPI_Iallreduce(MPI_IN_PLACE, p, a->n, a->type, op, MPI_COMM_WORLD, &a->req[0]) != MPI_SUCCESS)
+    rt_throw(ERR_INTERNAL, "MPI_Iallreduce failed");
+}
+
+/* Both requests complete: the partner's buffer added in. */
+static void ar_done(DistAR *a) {
+  if (!a->tmp) return;
+  MPI_Reduce_local(a->tmp, a->p, a->n, a->type, a->op);
+  free(a->tmp);
+  a->tmp = NULL;
+}
+
+bool dist_ar_test(DistAR *a) {
+  int done = 0;
+  MPI_Testall(2, a->req, &done, MPI_STATUSES_IGNORE);
+  if (done) ar_done(a);
+  return done;
+}
+
+void dist_ar_wait(DistAR *a, const Hdr *h, int slot) {
+  dist_wait(a->req, 2, h, slot);
+  ar_done(a);
+}
+
+void dist_ar_free(DistAR *a) {
+  free(a->tmp);
+  a->tmp = NULL;
 }
 
 static void shape_text(char *buf, size_t n, int nd, const int64_t *shape) {
@@ -184,7 +237,7 @@ static void dist_exchange(Hdr *mine, Hdr *all) {
   MPI_Request req;
   if (MPI_Iallgather(mine, (int)sizeof *mine, MPI_BYTE, all, (int)sizeof *mine, MPI_BYTE, MPI_COMM_WORLD, &req) != MPI_SUCCESS)
     rt_throw(ERR_INTERNAL, "MPI_Iallgather failed");
-  dist_wait(&req, mine, DIST_WAIT_HEADER);
+  dist_wait(&req, 1, mine, DIST_WAIT_HEADER);
   char a[300], b[300];
   for (int r = 0; r < dist_size_; r++) {
     const Hdr *o = &all[r];
@@ -303,14 +356,27 @@ void dist_mean_in_place(void *p, tfs_i64 n, DType dt) {
     }
 }
 
-/* The exchange, then the data: the header array is held across both (freed on an error too). */
+/* The exchange, then the data: the header array is held across both (freed on an error too).  Data of at most
+ * DIST_HDR_DATA bytes travels in the header, saving the step a second meeting of the ranks (strategy.reduce of a
+ * loss, metrics); every rank then reduces the ranks' values along libnbc's binomial tree, (v0+v1)+(v2+v3), so the
+ * bits are those of MPI_Iallreduce. */
 static void reduce_buf(void *p, tfs_i64 n, DType dt, DistOp op, Hdr *h) {
+  size_t bytes = (size_t)dtype_info[dt].size * (size_t)n;
+  bool inline_data = bytes <= sizeof h->data;
+  if (inline_data) memcpy(h->data, p, bytes);
   int mark;
   Hdr *all = dist_begin(h, &mark);
-  MPI_Request req;
-  if (MPI_Iallreduce(MPI_IN_PLACE, p, (int)n, dist_mpi_type(dt), mpi_op(op), MPI_COMM_WORLD, &req) != MPI_SUCCESS)
-    rt_throw(ERR_INTERNAL, "MPI_Iallreduce failed");
-  dist_wait(&req, h, DIST_WAIT_DATA);
+  if (inline_data) {
+    for (int s = 1; s < dist_size_; s *= 2)
+      for (int i = 0; i + s < dist_size_; i += 2 * s)
+        MPI_Reduce_local(all[i + s].data, all[i].data, (int)n, dist_mpi_type(dt), mpi_op(op));
+    memcpy(p, all[0].data, bytes);
+  } else {
+    DistAR a;
+    dist_ar_start(&a, p, n, dt, mpi_op(op));
+    rt_hold_mem(a.tmp);   /* freed by an error; dist_ar_wait frees it */
+    dist_ar_wait(&a, h, DIST_WAIT_DATA);
+  }
   if (op == DIST_MEAN) dist_mean_in_place(p, n, dt);
   rt_unhold(mark);
   free(all);
@@ -413,7 +479,7 @@ Tensor *dist_all_gather(const Tensor *t, int axis) {
     if (MPI_Iallgatherv(tensor_data(c), counts[dist_rank_], MPI_BYTE, flat, counts, displs, MPI_BYTE, MPI_COMM_WORLD,
                         &req) != MPI_SUCCESS)
       rt_throw(ERR_INTERNAL, "MPI_Iallgatherv failed");
-    dist_wait(&req, &h, DIST_WAIT_DATA);
+    dist_wait(&req, 1, &h, DIST_WAIT_DATA);
     tfs_i64 shape[TFS_MAX_RANK];
     memcpy(shape, t->shape, sizeof shape);
     shape[axis] = total;
@@ -449,7 +515,7 @@ Tensor *dist_broadcast(const Tensor *t, int root) {
     MPI_Request req;
     if (MPI_Ibcast(tensor_data(r), (int)r->size, dist_mpi_type(r->dtype), root, MPI_COMM_WORLD, &req) != MPI_SUCCESS)
       rt_throw(ERR_INTERNAL, "MPI_Ibcast failed");
-    dist_wait(&req, &h, DIST_WAIT_DATA);
+    dist_wait(&req, 1, &h, DIST_WAIT_DATA);
     rt_unhold(mark);
     free(all);
   }

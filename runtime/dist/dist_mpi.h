@@ -16,6 +16,7 @@ void dist_overlap_init(void);
 #ifdef TFS_HAVE_MPI
 #include <mpi.h>
 
+enum { DIST_HDR_DATA = 64 };   /* bytes of an all-reduce's data the header carries */
 enum { K_ALL_REDUCE = 1, K_ALL_GATHER, K_BROADCAST, K_BARRIER, K_END };
 
 /* What every rank states before a collective moves data. */
@@ -23,6 +24,7 @@ typedef struct Hdr {
   int32_t kind, seq, dtype, rank, nd, op, root, loc;
   int64_t shape[TFS_MAX_RANK];
   uint64_t shapes_hash;             /* fused all-reduce: the list of shapes */
+  char data[DIST_HDR_DATA];         /* a small all-reduce's values (dist.c's reduce_buf) */
 } Hdr;
 
 /* A header for the next collective instance (t: its dtype and shape; NULL: filled by the caller). */
@@ -32,8 +34,22 @@ Hdr dist_hdr(int kind, const Tensor *t, int op, int root);
 Hdr *dist_begin(Hdr *h, int *mark);
 /* What a rank waits for (TFS_DIST_STATS's lines). */
 enum { DIST_WAIT_HEADER, DIST_WAIT_DATA, DIST_WAIT_GROUP, DIST_WAIT_SLOTS };
-/* Wait for req (progress, the 60 s warning, TFS_COLLECTIVE_TIMEOUT) on behalf of h's collective; slot: what for. */
-void dist_wait(MPI_Request *req, const Hdr *h, int slot);
+/* Wait for nreq requests (progress, the 60 s warning, TFS_COLLECTIVE_TIMEOUT) on behalf of h's collective; slot: what
+ * for. */
+void dist_wait(MPI_Request *req, int nreq, const Hdr *h, int slot);
+/* An in-place all-reduce in flight: with 2 ranks a swap of the buffers and a local reduction (the cost of
+ * MPI_Allreduce), else MPI_Iallreduce (dist.c). */
+typedef struct DistAR {
+  MPI_Request req[2];
+  void *p, *tmp;             /* the buffer; the partner's copy (2 ranks) */
+  int n;
+  MPI_Datatype type;
+  MPI_Op op;
+} DistAR;
+void dist_ar_start(DistAR *a, void *p, tfs_i64 n, DType dt, MPI_Op op);
+bool dist_ar_test(DistAR *a);                               /* complete (and reduced)? */
+void dist_ar_wait(DistAR *a, const Hdr *h, int slot);       /* as dist_wait, then reduced */
+void dist_ar_free(DistAR *a);                               /* the scratch of one never completed */
 /* TFS_DIST_STATS: the clock when stats are on (else 0), and dist_progress's MPI_Test calls and time. */
 double dist_now(void);
 extern double dist_progress_s;

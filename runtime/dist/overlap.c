@@ -43,10 +43,14 @@ typedef struct Group {
   GElem *el;
   int n, cap;
 #ifdef TFS_HAVE_MPI
-  MPI_Request *req;          /* one per started bucket */
+  DistAR *ar;                /* one per started bucket; req[] MPI_REQUEST_NULL once complete */
   Hdr h;                     /* for dist_wait's messages */
 #endif
 } Group;
+
+#ifdef TFS_HAVE_MPI
+static bool ar_complete(const DistAR *a) { return a->req[0] == MPI_REQUEST_NULL && a->req[1] == MPI_REQUEST_NULL; }
+#endif
 
 static Group **groups;
 static int ngroups, capgroups;
@@ -61,7 +65,10 @@ static void group_free(Group *g) {
   free(g->buf);
   free(g->el);
 #ifdef TFS_HAVE_MPI
-  free(g->req);
+  if (g->ar) {
+    for (int b = 0; b < g->launched; b++) dist_ar_free(&g->ar[b]);
+    free(g->ar);
+  }
 #endif
   free(g);
 }
@@ -115,10 +122,10 @@ static Group *group_new(DType dt, int nb, tfs_i64 total, uint64_t plan) {
   g->total = total;
   g->buf = malloc((size_t)dtype_info[dt].size * (size_t)(total ? total : 1));
 #ifdef TFS_HAVE_MPI
-  g->req = malloc(sizeof(MPI_Request) * (size_t)nb);
+  g->ar = calloc((size_t)nb, sizeof(DistAR));
   g->h = h;
-  if (!g->req) rt_throw(ERR_MEMORY, "out of memory");
-  for (int b = 0; b < nb; b++) g->req[b] = MPI_REQUEST_NULL;
+  if (!g->ar) rt_throw(ERR_MEMORY, "out of memory");
+  for (int b = 0; b < nb; b++) g->ar[b].req[0] = g->ar[b].req[1] = MPI_REQUEST_NULL;
 #endif
   if (!g->buf) rt_throw(ERR_MEMORY, "out of memory");
   rt_unhold(mark);
@@ -159,10 +166,8 @@ tfs_i64 dist_group_start(tfs_i64 id, int bucket, int nbuckets, tfs_i64 total, ui
     rt_throw(ERR_INTERNAL, "gradient all-reduce: the buckets do not follow the plan every rank agreed on");
 #ifdef TFS_HAVE_MPI
   if (dist_joined && g->filled > from) {
-    /* in place: libnbc then always reduces along its binomial tree, the same per element for any count */
-    if (MPI_Iallreduce(MPI_IN_PLACE, g->buf + (size_t)from * es, (int)(g->filled - from), dist_mpi_type(g->dt), MPI_SUM,
-                       MPI_COMM_WORLD, &g->req[bucket]) != MPI_SUCCESS)
-      rt_throw(ERR_INTERNAL, "MPI_Iallreduce failed");
+    /* the same bits per element for any bucketing (dist_ar_start) */
+    dist_ar_start(&g->ar[bucket], g->buf + (size_t)from * es, g->filled - from, g->dt, MPI_SUM);
     dist_inflight++;
   }
 #else
@@ -177,7 +182,7 @@ static void recount(void) {
   int left = 0;
 #ifdef TFS_HAVE_MPI
   for (int i = 0; i < ngroups; i++)
-    for (int b = 0; b < groups[i]->launched; b++) left += groups[i]->req[b] != MPI_REQUEST_NULL;
+    for (int b = 0; b < groups[i]->launched; b++) left += !ar_complete(&groups[i]->ar[b]);
 #endif
   dist_inflight = left;
 }
@@ -186,7 +191,7 @@ static void recount(void) {
 static void group_wait(Group *g) {
 #ifdef TFS_HAVE_MPI
   for (int b = 0; b < g->launched; b++)
-    if (g->req[b] != MPI_REQUEST_NULL) dist_wait(&g->req[b], &g->h, DIST_WAIT_GROUP);   /* MPI_REQUEST_NULL once complete */
+    if (!ar_complete(&g->ar[b])) dist_ar_wait(&g->ar[b], &g->h, DIST_WAIT_GROUP);
 #else
   (void)g;
 #endif
@@ -222,11 +227,9 @@ void dist_progress(void) {
   for (int i = 0; i < ngroups; i++) {
     Group *g = groups[i];
     for (int b = 0; b < g->launched; b++)
-      if (g->req[b] != MPI_REQUEST_NULL) {
-        int done = 0;
-        MPI_Test(&g->req[b], &done, MPI_STATUS_IGNORE);   /* MPI_REQUEST_NULL once complete */
+      if (!ar_complete(&g->ar[b])) {
         dist_progress_n++;
-        if (!done) break;   /* one test moves every request; the later buckets are behind this one */
+        if (!dist_ar_test(&g->ar[b])) break;   /* one test moves every request; the later buckets are behind this one */
       }
   }
   if (t0 > 0) dist_progress_s += dist_now() - t0;

@@ -504,6 +504,7 @@ static _Noreturn void err_unwind(int loc, ErrKind kind, char *msg, Val exc) {
     rt_flush();
     fflush(stderr);
     if (st && rt_obj_hooks.uncaught) rt_obj_hooks.uncaught();
+    if (!st && rt_obj_hooks.exit_ok) rt_obj_hooks.exit_ok();
     _exit(st);
   }
   err_traceback(loc);

@@ -30,6 +30,9 @@ typedef struct RtObjHooks {
   /* An uncaught error was reported and the process is about to exit 1: a rank
    * of an MPI job stops the whole job (runtime/dist). */
   void (*uncaught)(void);
+  /* sys.exit(0) (or None) is about to end the process: a rank of an MPI job leaves it as at the program's end
+   * (runtime/dist), else Open MPI reports the rank as exiting improperly and mpirun fails. */
+  void (*exit_ok)(void);
 } RtObjHooks;
 extern RtObjHooks rt_obj_hooks;
 
