@@ -84,10 +84,50 @@ def cnn(rng):
     return model("cnn", nodes, [vi("x", TensorProto.FLOAT, [256, 1, 28, 28])], vi("y", TensorProto.FLOAT, [256, 10]), inits)
 
 
+def lstm(rng):
+    # the LSTM text classifier of bench/keras_lstm.tfs (Embedding 2000x64 -> LSTM 64 -> Dense 1) as ONNX's LSTM op
+    # (gates i, o, f, c; time-major): 256 sequences of 80 tokens
+    h = 64
+    def w(shape, scale):
+        return (rng.standard_normal(shape) * scale).astype(np.float32)
+    inits = [numpy_helper.from_array(w((2000, 64), 0.05), "emb"), numpy_helper.from_array(w((1, 4 * h, 64), 0.15), "W"),
+             numpy_helper.from_array(w((1, 4 * h, h), 0.15), "R"), numpy_helper.from_array(np.zeros((1, 8 * h), np.float32), "B"),
+             numpy_helper.from_array(w((h, 1), 0.2), "wd"), numpy_helper.from_array(np.zeros(1, np.float32), "bd"),
+             numpy_helper.from_array(np.array([0], np.int64), "ax0")]
+    nodes = [helper.make_node("Gather", ["emb", "x"], ["e"]), helper.make_node("Transpose", ["e"], ["et"], perm=[1, 0, 2]),
+             helper.make_node("LSTM", ["et", "W", "R", "B"], ["", "hl"], hidden_size=h),
+             helper.make_node("Squeeze", ["hl", "ax0"], ["h"]), helper.make_node("Gemm", ["h", "wd", "bd"], ["y"])]
+    return model("lstm", nodes, [vi("x", TensorProto.INT32, [256, 80])], vi("y", TensorProto.FLOAT, [256, 1]), inits)
+
+
+def resnet(rng):
+    # the ResNet block of bench/resnet_block.tfs, NCHW: Conv 3x3 -> BN -> relu -> Conv 3x3 -> BN -> add input -> relu,
+    # 16 channels on 32x32, 64 images (ONNX Runtime folds each BatchNormalization into its Conv)
+    c = 16
+    inits = []
+    for i in (1, 2):
+        inits += [numpy_helper.from_array((rng.standard_normal((c, c, 3, 3)) * 0.1).astype(np.float32), "k%d" % i),
+                  numpy_helper.from_array(np.zeros(c, np.float32), "cb%d" % i),
+                  numpy_helper.from_array((1 + 0.1 * rng.standard_normal(c)).astype(np.float32), "g%d" % i),
+                  numpy_helper.from_array((0.1 * rng.standard_normal(c)).astype(np.float32), "b%d" % i),
+                  numpy_helper.from_array((0.1 * rng.standard_normal(c)).astype(np.float32), "m%d" % i),
+                  numpy_helper.from_array((1 + 0.1 * rng.random(c)).astype(np.float32), "v%d" % i)]
+    nodes = [helper.make_node("Conv", ["x", "k1", "cb1"], ["v1"], pads=[1, 1, 1, 1]),
+             helper.make_node("BatchNormalization", ["v1", "g1", "b1", "m1", "v1_"], ["n1"], epsilon=1e-3),
+             helper.make_node("Relu", ["n1"], ["r1"]),
+             helper.make_node("Conv", ["r1", "k2", "cb2"], ["v2"], pads=[1, 1, 1, 1]),
+             helper.make_node("BatchNormalization", ["v2", "g2", "b2", "m2", "v2_"], ["n2"], epsilon=1e-3),
+             helper.make_node("Add", ["n2", "x"], ["s"]), helper.make_node("Relu", ["s"], ["y"])]
+    for i in (1, 2):   # the variances' initializer names differ from the conv outputs'
+        inits[6 * (i - 1) + 5].name = "v%d_" % i
+    return model("resnet", nodes, [vi("x", TensorProto.FLOAT, [64, c, 32, 32])], vi("y", TensorProto.FLOAT, [64, c, 32, 32]), inits)
+
+
 out = sys.argv[1]
 rng = np.random.default_rng(1)
 for name, m in [("power", power()), ("dense", dense(rng)), ("mlp", mlp(rng)), ("mse", mse()),
-                ("scalar_add", scalar_add()), ("cnn", cnn(rng))]:
+                ("scalar_add", scalar_add()), ("cnn", cnn(rng)),
+                ("lstm", lstm(rng)), ("resnet", resnet(rng))]:
     tmp = os.path.join(out, name + ".onnx.tmp")
     save(m, tmp)
     os.replace(tmp, os.path.join(out, name + ".onnx"))   # atomic, as the project's writers are

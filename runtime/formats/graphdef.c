@@ -1008,6 +1008,17 @@ static const char *gd_paddings(GdBuild *b, const Graph *g, const GraphNode *n, T
   return gd_constp(b, n->name, "paddings", p);
 }
 
+/* The attributes of a StridedSlice taking one index of dim 0 (shrunk away), whole dims where mask has bits. */
+static void gd_ss_attrs(GdBuild *b, AttrList *sa, DType t, int mask) {
+  gd_attr_add(b, sa, "T", gd_type(b, t));
+  gd_attr_add(b, sa, "Index", gd_type(b, DT_INT32));
+  gd_attr_add(b, sa, "begin_mask", gd_int(b, mask));
+  gd_attr_add(b, sa, "end_mask", gd_int(b, mask));
+  gd_attr_add(b, sa, "ellipsis_mask", gd_int(b, 0));
+  gd_attr_add(b, sa, "new_axis_mask", gd_int(b, 0));
+  gd_attr_add(b, sa, "shrink_axis_mask", gd_int(b, 1));
+}
+
 /* t[key] as TF's StridedSlice: begin/end/strides inputs and the five masks, as
  * TF's Python builds them from the key's items (a traced bound is element k
  * of the `bounds` input, cut out by a StridedSlice of its own). */
@@ -1064,13 +1075,7 @@ static bool gd_strided_slice(GdBuild *b, const Graph *g, const GraphNode *n, con
         if (!bounds) return false;
         tfs_i64 lb = leaf, le = leaf + 1, one = 1;
         AttrList sa = {0};
-        gd_attr_add(b, &sa, "T", gd_type(b, bt));
-        gd_attr_add(b, &sa, "Index", gd_type(b, DT_INT32));
-        gd_attr_add(b, &sa, "begin_mask", gd_int(b, 0));
-        gd_attr_add(b, &sa, "end_mask", gd_int(b, 0));
-        gd_attr_add(b, &sa, "ellipsis_mask", gd_int(b, 0));
-        gd_attr_add(b, &sa, "new_axis_mask", gd_int(b, 0));
-        gd_attr_add(b, &sa, "shrink_axis_mask", gd_int(b, 1));
+        gd_ss_attrs(b, &sa, bt, 0);
         const char *in[4] = {bounds, gd_i32(b, base, "bound_begin", 1, &lb, true), gd_i32(b, base, "bound_end", 1, &le, true),
                              gd_i32(b, base, "bound_strides", 1, &one, true)};
         sv[j][k] = gd_aux_named(b, base, pa_printf(b->a, "bound_%d", leaf), "StridedSlice", &sa, 4, in);
@@ -1591,6 +1596,69 @@ static bool gd_r_unstack(GD_RULE_ARGS) {
   gd_attr_add(b, &at, "num", gd_int(b, n->nout));
   gd_attr_add(b, &at, "axis", gd_int(b, axis));
   gd_aux(b, base, "Unpack", &at, 1, &x);
+  return true;
+}
+
+/* TfsLSTMSequence without saved activations (inference, save=False) as TF's ops, unrolled over its static steps:
+ * per step StridedSlice of xp, z = (xp_t + h @ U) + bias, Split into Keras' gates i, f, g, o, then
+ * c = f*c + i*g and h = o * tanh(c); the node itself is IdentityN(hs, h, c, cs, act) with hs Pack'ed in step
+ * order and the 0-step cs / act as empty slices.  The training form (save=True) and its gradient have none. */
+static bool gd_r_lstm_seq(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || rank != 3 || xm->shape[0] < 0 || n->nin < 4 || (n->attrs.n > 1 && rt_truthy(n->attrs.v[1]))) return false;
+  tfs_i64 T = xm->shape[0];
+  bool back = n->attrs.n > 0 && rt_truthy(n->attrs.v[0]);
+  const char *h = gd_ref(b, g, n->in[1], b->fn), *c = gd_ref(b, g, n->in[2], b->fn), *u = gd_ref(b, g, n->in[3], b->fn);
+  const char *bias = n->nin > 4 && n->in[4].node >= 0 ? gd_ref(b, g, n->in[4], b->fn) : NULL;
+  tfs_i64 one[3] = {1, 1, 1}, zero = 0;
+  const char *strides = gd_i32(b, base, "strides", 3, one, true), *axis = gd_i32(b, base, "split_dim", 1, &zero, false);
+  const char **hs = pa_alloc(b->a, sizeof(char *) * (size_t)(T + 1));
+  for (tfs_i64 s = 0; s < T; s++) {
+    tfs_i64 t = back ? T - 1 - s : s, lo[3] = {t, 0, 0}, hi[3] = {t + 1, 0, 0};
+    AttrList sa = {0}, ma = {0}, pa = {0};
+    gd_ss_attrs(b, &sa, DT_FLOAT32, 6);
+    const char *si[4] = {x, gd_i32(b, base, "begin", 3, lo, true), gd_i32(b, base, "end", 3, hi, true), strides};
+    const char *xt = gd_aux(b, base, "StridedSlice", &sa, 4, si);
+    gd_attr_add(b, &ma, "T", gd_type(b, DT_FLOAT32));
+    gd_attr_add(b, &ma, "transpose_a", gd_bool(b, false));
+    gd_attr_add(b, &ma, "transpose_b", gd_bool(b, false));
+    const char *mi[2] = {h, u};
+    const char *z = gd_opT(b, base, "AddV2", DT_FLOAT32, xt, gd_aux(b, base, "MatMul", &ma, 2, mi));
+    if (bias) z = gd_opT(b, base, "AddV2", DT_FLOAT32, z, bias);
+    gd_attr_add(b, &pa, "T", gd_type(b, DT_FLOAT32));
+    gd_attr_add(b, &pa, "num_split", gd_int(b, 4));
+    const char *spi[2] = {axis, z};
+    const char *sp = gd_aux(b, base, "Split", &pa, 2, spi);
+    const char *spn = b->pend[b->npend - 1]->name;
+    const char *i = gd_opT(b, base, "Sigmoid", DT_FLOAT32, sp, NULL), *f = gd_opT(b, base, "Sigmoid", DT_FLOAT32, gd_out(b, spn, 1), NULL);
+    const char *gg = gd_opT(b, base, "Tanh", DT_FLOAT32, gd_out(b, spn, 2), NULL);
+    const char *o = gd_opT(b, base, "Sigmoid", DT_FLOAT32, gd_out(b, spn, 3), NULL);
+    c = gd_opT(b, base, "AddV2", DT_FLOAT32, gd_opT(b, base, "Mul", DT_FLOAT32, f, c), gd_opT(b, base, "Mul", DT_FLOAT32, i, gg));
+    h = hs[s] = gd_opT(b, base, "Mul", DT_FLOAT32, o, gd_opT(b, base, "Tanh", DT_FLOAT32, c, NULL));
+  }
+  AttrList ka = {0}, ea = {0}, la = {0}, ta = {0}, ia = {0};
+  gd_attr_add(b, &ka, "N", gd_int(b, T));
+  gd_attr_add(b, &ka, "T", gd_type(b, DT_FLOAT32));
+  gd_attr_add(b, &ka, "axis", gd_int(b, 1));
+  const char *seq = gd_aux(b, base, "Pack", &ka, (int)T, hs);
+  /* the empty cells [0, B, H] and activations [0, B, 5H]: a 0-step slice of h, tiled */
+  gd_attr_add(b, &ea, "T", gd_type(b, DT_FLOAT32));
+  gd_attr_add(b, &ea, "Tdim", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
+  const char *ei[2] = {h, gd_i32(b, base, "dim", 1, &zero, false)};
+  tfs_i64 z3[3] = {0, 0, 0}, sz[3] = {0, -1, -1}, five[3] = {1, 1, 5};
+  gd_attr_add(b, &la, "T", gd_type(b, DT_FLOAT32));
+  gd_attr_add(b, &la, "Index", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
+  const char *li[3] = {gd_aux(b, base, "ExpandDims", &ea, 2, ei), gd_i32(b, base, "begin", 3, z3, true), gd_i32(b, base, "size", 3, sz, true)};
+  const char *cs = gd_aux(b, base, "Slice", &la, 3, li);
+  gd_attr_add(b, &ta, "T", gd_type(b, DT_FLOAT32));
+  gd_attr_add(b, &ta, "Tmultiples", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
+  const char *ti[2] = {cs, gd_i32(b, base, "multiples", 3, five, true)};
+  const char *act = gd_aux(b, base, "Tile", &ta, 2, ti);
+  Tensorflow__DataType f5[5] = {TENSORFLOW__DATA_TYPE__DT_FLOAT, TENSORFLOW__DATA_TYPE__DT_FLOAT, TENSORFLOW__DATA_TYPE__DT_FLOAT,
+                                TENSORFLOW__DATA_TYPE__DT_FLOAT, TENSORFLOW__DATA_TYPE__DT_FLOAT};
+  gd_attr_add(b, &ia, "T", gd_pbtypes(b, 5, f5));
+  const char *ii[5] = {seq, h, c, cs, act};
+  gd_aux(b, base, "IdentityN", &ia, 5, ii);
   return true;
 }
 
@@ -2320,6 +2388,7 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_CONCAT] = gd_r_concat,
   [OP_STACK] = gd_r_concat,
   [OP_UNSTACK] = gd_r_unstack,
+  [OP_LSTM_SEQ] = gd_r_lstm_seq,
   [OP_GATHER] = gd_r_gather,
   [OP_TILE] = gd_r_tile,
   [OP_BROADCAST_TO] = gd_r_tile,

@@ -234,6 +234,16 @@ static char *ox_scalar(Ox *x, DType dt, double v) {
   return o;
 }
 
+/* A float32 vector of n zeros. */
+static char *ox_const_zeros(Ox *x, int64_t n, int loc) {
+  tfs_i64 sh[1] = {n};
+  Tensor *t = tensor_new(DT_FLOAT32, 1, sh);
+  memset(tensor_data(t), 0, sizeof(float) * (size_t)n);
+  char *o = ox_const(x, t, loc);
+  tensor_release(t);
+  return o;
+}
+
 static char *ox_cast(Ox *x, char *a, DType to) {
   char *o;
   Onnx__NodeProto *nd = ox_emit(x, "Cast", 1, &a, 1, &o);
@@ -405,12 +415,13 @@ static void ox_hw(const GraphNode *n, int ai, int64_t dflt, int64_t *out, int lo
 }
 
 /* NHWC <-> NCHW around ONNX's convolution and pooling; TF's SAME puts the odd padding last (SAME_UPPER). */
-static char *ox_perm(Ox *x, char *a, const int64_t *perm) {
+static char *ox_perm_n(Ox *x, char *a, int rank, const int64_t *perm) {
   char *o;
   Onnx__NodeProto *nd = ox_emit(x, "Transpose", 1, &a, 1, &o);
-  ox_attr_ints(x, nd, "perm", 4, perm);
+  ox_attr_ints(x, nd, "perm", rank, perm);
   return o;
 }
+static char *ox_perm(Ox *x, char *a, const int64_t *perm) { return ox_perm_n(x, a, 4, perm); }
 
 static const char *ox_auto_pad(const GraphNode *n, int ai, int loc) {
   Val v = ox_attrv(n, ai);
@@ -878,6 +889,63 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
       Onnx__NodeProto *nd = ox_emit(x, "Split", 1, in, n->nout, parts);
       ox_attr_i(x, nd, "axis", axis);
       for (int i = 0; i < n->nout; i++) out[i] = ox_sq(x, parts[i], 1, &axis);
+      return;
+    }
+    case OP_LSTM_SEQ: {
+      /* ONNX's LSTM on the projected input: X = xp [T, B, 4H] with W the permutation taking Keras' gate blocks
+       * (i, f, g, o) to ONNX's (i, o, f, c), so X W^T only reorders (exact); R and B are the recurrent kernel's
+       * and the bias's columns in that order.  go_backwards reverses X (a Slice of step -1): hs stays in step order. */
+      const TMeta *um = graph_meta(s->g, n->in[3]);
+      if (ox_bool_attr(n, 1, true))
+        ox_fail(loc, "%s: the training form (save=True) has no ONNX form", n->op->graph_name);
+      if (um->rank != 2 || um->shape[0] < 0) ox_fail(loc, "%s: the recurrent kernel's shape must be static", n->op->graph_name);
+      int64_t H = um->shape[0], G = 4 * H;
+      static const int blk[4] = {0, 3, 1, 2};
+      tfs_i64 wsh[3] = {1, G, G};
+      Tensor *w = tensor_new(DT_FLOAT32, 3, wsh), *cols = tensor_new(DT_INT64, 1, &wsh[1]);
+      memset(tensor_data(w), 0, sizeof(float) * (size_t)(G * G));
+      for (int64_t r = 0; r < G; r++) {
+        int64_t col = blk[r / H] * H + r % H;
+        ((float *)tensor_data(w))[r * G + col] = 1.0f;
+        ((int64_t *)tensor_data(cols))[r] = col;
+      }
+      char *wn = ox_const(x, w, loc), *cn = ox_const(x, cols, loc);
+      tensor_release(w);
+      tensor_release(cols);
+      char *gi[2] = {in[3], cn}, *o;
+      Onnx__NodeProto *nd = ox_emit(x, "Gather", 2, gi, 1, &o);
+      ox_attr_i(x, nd, "axis", 1);
+      static const int64_t t10[2] = {1, 0}, t102[3] = {1, 0, 2};
+      char *rn = ox_unsq(x, ox_perm_n(x, o, 2, t10), 0);
+      char *bz = ox_const_zeros(x, G, loc), *bn;
+      if (in[4]) {
+        char *bi[2] = {in[4], cn}, *bo[2];
+        ox_emit(x, "Gather", 2, bi, 1, bo);
+        bo[1] = bz;
+        bn = ox_unsq(x, ox_concat(x, 2, bo, 0), 0);
+      } else {
+        char *bo[2] = {bz, bz};
+        bn = ox_unsq(x, ox_concat(x, 2, bo, 0), 0);
+      }
+      char *xs = in[0];
+      if (ox_bool_attr(n, 0, false)) {
+        int64_t st = -1, en = INT64_MIN, ax = 0;
+        char *si[5] = {xs, ox_i64s(x, 1, 1, &st), ox_i64s(x, 1, 1, &en), ox_i64s(x, 1, 1, &ax), ox_i64s(x, 1, 1, &st)};
+        xs = ox_op(x, "Slice", 5, si);
+      }
+      char *li[7] = {xs, wn, rn, bn, "", ox_unsq(x, in[1], 0), ox_unsq(x, in[2], 0)}, *lo[3];
+      nd = ox_emit(x, "LSTM", 7, li, 3, lo);
+      ox_attr_i(x, nd, "hidden_size", H);
+      int64_t one = 1, zero = 0;
+      char *ys = ox_sq(x, lo[0], 1, &one);
+      out[0] = ox_perm_n(x, ys, 3, t102);
+      out[1] = ox_sq(x, lo[1], 1, &zero);
+      out[2] = ox_sq(x, lo[2], 1, &zero);
+      /* the cells and activations it does not keep: 0 steps */
+      char *ei[4] = {ys, ox_i64s(x, 1, 1, &zero), ox_i64s(x, 1, 1, &zero), ox_i64s(x, 1, 1, &zero)};
+      out[3] = ox_op(x, "Slice", 4, ei);
+      int64_t rep[3] = {1, 1, 5};
+      out[4] = ox_op2(x, "Tile", out[3], ox_i64s(x, 1, 3, rep));
       return;
     }
     case OP_GATHER: {

@@ -835,7 +835,13 @@ static void g_stack(const GradCall *g, Val *dx) {
  * the cells and activations, which the layer reads only for this gradient, are not taken). */
 static void g_lstm_seq(const GradCall *g, Val *dx) {
   Val in[9] = {g->in[1], g->in[2], g->in[3], g->out[0], g->out[3], g->out[4], g->dy[0], g->dy[1], g->dy[2]};
-  Val at[1] = {val_bool(attr_bool(g, 0))};
+  Val at[2] = {val_bool(attr_bool(g, 0)), val_bool(true)};
+  if (!attr_bool_d(g, 1, true)) {
+    /* an inference run (save=False) kept no cells or activations: the forward op again, keeping them */
+    Val f = opat(OP_LSTM_SEQ, g->nin, g->in, 2, at);
+    in[4] = ((Tuple *)f.u.o)->items[3];
+    in[5] = ((Tuple *)f.u.o)->items[4];
+  }
   Val r = opat(OP_LSTM_SEQ_GRAD, 9, in, 1, at);
   Tuple *t = (Tuple *)r.u.o;
   for (int i = 0; i < 4; i++) dx[i] = keep(t->items[i]);

@@ -16,7 +16,8 @@
  * once), f*c + i*g with each product rounded: the outputs are the same bits.  Outputs: hs [B,T,H] in step
  * order (reversed in time with go_backwards, as Keras returns them), the last h and c [B,H], and for the
  * gradient the cells cs [T,B,H] and activations [T,B,5H] (i, f, g, o, tanh c) of every step, step-major so
- * that each step writes and reads one contiguous block. */
+ * that each step writes and reads one contiguous block; with save=False (inference) those two have 0 steps and
+ * each step's activations go to one reused block [B,5H], which stays in cache. */
 
 static tfs_i64 dim_or(const TMeta *m, int d) { return m->rank > d ? m->shape[d] : -1; }
 
@@ -60,6 +61,7 @@ void meta_lstm_seq(OpCall *c) {
     need_shape(c, 8, 2, bh);
   }
   if (fwd) {
+    if (!op_attr_bool(c, 1, true)) sc[0] = s5[0] = 0;
     op_reserve_outputs(c, 5);
     meta_set(&c->outm[0], DT_FLOAT32, 3, s);
     meta_set(&c->outm[1], DT_FLOAT32, 2, bh);
@@ -104,57 +106,47 @@ static void lstm_rows(void *ctx, int part, int nparts) {
   const LstmStep *p = ctx;
   tfs_i64 H = p->H, G = 4 * H, T = p->T, B = p->B, lo, hi;
   tp_slice(B, part, nparts, &lo, &hi);
-  float *act = p->act + p->s * B * 5 * H;
-#define ROWS for (tfs_i64 b = lo; b < hi; b++)
-  ROWS {
-    const float *x = p->xp + (p->t * B + b) * G;
-    float *zb = p->z + b * G;
-    for (tfs_i64 j = 0; j < G; j++) {
-      float v = x[j] + zb[j];
-      if (p->bias) v = v + p->bias[j];
-      zb[j] = v;
-    }
-  }
-  /* the vector loops of vmath.c, one function at a time over a row's gates (the elementwise kernels' bits) */
-  ROWS {
-    float *a = act + b * 5 * H;
-    const float *zb = p->z + b * G;
+  float *act = p->act + (p->cs ? p->s * B * 5 * H : 0);
+  /* restrict locals: the loops below vectorise only when the compiler knows the buffers apart */
+  for (tfs_i64 b = lo; b < hi; b++) {
+    const float *restrict x = p->xp + (p->t * B + b) * G, *restrict bias = p->bias;
+    float *restrict zb = p->z + b * G;
+    if (bias)
+      for (tfs_i64 j = 0; j < G; j++) zb[j] = (x[j] + zb[j]) + bias[j];
+    else
+      for (tfs_i64 j = 0; j < G; j++) zb[j] = x[j] + zb[j];
+    /* the vector loops of vmath.c, one function at a time over a row's gates (the elementwise kernels' bits) */
+    float *restrict a = act + b * 5 * H;
     vm_sigmoid_f32(a, zb, 2 * H);
     vm_tanh_f32(a + 2 * H, zb + 2 * H, H);
     vm_sigmoid_f32(a + 3 * H, zb + 3 * H, H);
-  }
-  ROWS {
-    float *a = act + b * 5 * H, *cc = p->cc + b * H;
+    float *restrict cc = p->cc + b * H;
     for (tfs_i64 j = 0; j < H; j++) {
       float fc = a[H + j] * cc[j], ig = a[j] * a[2 * H + j];
       cc[j] = fc + ig;
     }
+    vm_tanh_f32(a + 4 * H, cc, H);
+    float *restrict h = p->h + b * H, *restrict hs = p->hs + (b * T + p->s) * H;
+    for (tfs_i64 j = 0; j < H; j++) h[j] = a[3 * H + j] * a[4 * H + j];
+    memcpy(hs, h, sizeof(float) * (size_t)H);
+    if (p->cs) memcpy(p->cs + (p->s * B + b) * H, cc, sizeof(float) * (size_t)H);
   }
-  ROWS vm_tanh_f32(act + b * 5 * H + 4 * H, p->cc + b * H, H);
-  ROWS {
-    const float *a = act + b * 5 * H;
-    for (tfs_i64 j = 0; j < H; j++) {
-      float h2 = a[3 * H + j] * a[4 * H + j];
-      p->h[b * H + j] = h2;
-      p->hs[(b * T + p->s) * H + j] = h2;
-      p->cs[(p->s * B + b) * H + j] = p->cc[b * H + j];
-    }
-  }
-#undef ROWS
 }
 
 static void lstm_forward(OpCall *c) {
   Held hd = {.n = 0};
   const float *xp = held(&hd, c->in[0]), *h0 = held(&hd, c->in[1]), *c0 = held(&hd, c->in[2]), *u = held(&hd, c->in[3]);
   const float *bias = held(&hd, c->in[4]);
-  bool back = op_attr_bool(c, 0, false);
+  bool back = op_attr_bool(c, 0, false), save = op_attr_bool(c, 1, true);
   tfs_i64 T = c->in[0]->shape[0], B = c->in[0]->shape[1], H = c->in[3]->shape[0], G = 4 * H;
   float *h = tensor_data(c->out[1]), *cc = tensor_data(c->out[2]);   /* the states, last ones at the end */
-  float *z = malloc(sizeof(float) * (size_t)(B * G + 1));
+  /* the gates' sums [B,4H], and without save one step's activations [B,5H] after them */
+  float *z = malloc(sizeof(float) * (size_t)(B * G + (save ? 0 : B * 5 * H) + 1));
   if (!z) rt_throw(ERR_MEMORY, "out of memory");
   memcpy(h, h0, sizeof(float) * (size_t)(B * H));
   memcpy(cc, c0, sizeof(float) * (size_t)(B * H));
-  LstmStep st = {xp, bias, h, cc, z, tensor_data(c->out[0]), tensor_data(c->out[3]), tensor_data(c->out[4]), B, T, H, 0, 0};
+  LstmStep st = {xp, bias, h, cc, z, tensor_data(c->out[0]), save ? tensor_data(c->out[3]) : NULL,
+                 save ? tensor_data(c->out[4]) : z + B * G, B, T, H, 0, 0};
   /* a sigmoid or tanh (through double) costs about 8 elementwise operations */
   int np = tp_parts(B * 5 * H * 8, TP_EW_MIN_PART);
   if (np > B) np = (int)B;

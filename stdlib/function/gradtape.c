@@ -460,6 +460,18 @@ static Val tf_gradient_tape(Val self, int n, const Val *args, const Kw *kw) {
   return tape_new(rt_truthy(a[0]), rt_truthy(a[1]));
 }
 
+//! tf._tape_recording()
+//!   True while a GradientTape records the ops that run (inside its with block, not paused by stop_recording): the Keras
+//!   layers ask it to choose between a fused inference op and ops a traced gradient can export (tfs's own, not TF's).
+static Val tf_tape_recording(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf._tape_recording", .sig = ""};
+  args_parse(&spec, n, args, kw, NULL);
+  for (int i = 0; i < tape_nactive_count(); i++)
+    if (!tape_active_at(i)->paused) return val_bool(true);
+  return val_bool(false);
+}
+
 /* A result of f as a tensor of its own, as TF's custom_gradient passes every
  * result through an Identity: f may return its input (or a Variable) as is,
  * and the entry must not be keyed on the input. */
@@ -625,6 +637,9 @@ void gradtape_init(void) {
   done = true;
   Val b = builtin_new("tf.GradientTape", tf_gradient_tape, val_undef(), NULL);
   tfmod_register("GradientTape", b);
+  TFS_DECREF(b);
+  b = builtin_new("tf._tape_recording", tf_tape_recording, val_undef(), NULL);
+  tfmod_register("_tape_recording", b);
   TFS_DECREF(b);
   b = builtin_new("tf.custom_gradient", tf_custom_gradient, val_undef(), NULL);
   tfmod_register("custom_gradient", b);
