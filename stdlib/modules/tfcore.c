@@ -96,8 +96,6 @@ Val tfcore_attr(const char *qual) {
   if (!strcmp(qual, "numpy_function")) return builtin_new("tf.numpy_function", tf_numpy_function, val_undef(), NULL);
   if (!strcmp(qual, "executing_eagerly")) return builtin_new("tf.executing_eagerly", tf_executing_eagerly, val_undef(), NULL);
   if (!strcmp(qual, "is_symbolic_tensor")) return builtin_new("tf.is_symbolic_tensor", tf_is_symbolic_tensor, val_undef(), NULL);
-  Val fp = fingerprint_attr(qual);
-  if (!val_is_undef(fp)) return fp;
   static const char *const libs[] = {"tfcore", "tfextra", "tfgfile"};
   for (int i = 0; i < 3; i++) {
     Val lib = module_import_library(libs[i]);
