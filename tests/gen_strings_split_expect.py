@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# gen_strings_split_expect.py — writes tests/programs/strings_graph_split.out (and .eager.out) from a pure-Python model of TF 2.15's string kernels (StringSplitV2, StringSplit, UnicodeDecode/Encode, ReduceJoin, StringFormat, StringToHashBucketFast, RegexReplace).
+# gen_strings_split_expect.py — writes tests/programs/strings_graph_split.out (and .eager.out) and tests/savedmodel/sm_strsplit_*.out from a pure-Python model of TF 2.15's string kernels (StringSplitV2, StringSplit, UnicodeDecode/Encode, ReduceJoin, StringFormat, StringToHashBucketFast, RegexReplace).
 """Independent reference for tests/programs/strings_graph_split.tfs (TensorFlow is not installed here).
 
     /usr/bin/python3 tests/gen_strings_split_expect.py
@@ -148,5 +148,29 @@ def main():
         f.write("\n".join(out[:-1] + ["InvalidArgumentError: Invalid formatting on input string"]) + "\n")
 
 
+def saved_expect():
+    """tests/savedmodel/sm_strsplit_{save,load}.out: the saved function's outputs for each input."""
+
+    def run(xs, pat):
+        x = [e.encode() for e in xs]
+        words = [split_v2(s, b"", -1) for s in x]
+        dec = [decode(s) for s in x]
+        splits = lambda rows: [sum(len(r) for r in rows[:i]) for i in range(len(rows) + 1)]
+        out = {"buckets": [fp64(s) % 100 for s in x], "byte_splits": splits(x),
+               "chars": [c.encode() for e in xs for c in e], "codes": [c for d in dec for c in d[0]],
+               "offsets": [o for d in dec for o in d[1]], "encoded": [encode(d[0]) for d in dec],
+               "format": ("%s / %s" % (summarize(x, 3), summarize([len(x)], 3))).encode(),
+               "joined": b"_".join(w for ws in words for w in ws), "replaced": [re.sub(pat, b"*", s) for s in x],
+               "word_splits": splits(words), "words": [w for ws in words for w in ws]}
+        return ["%s %r" % (k, out[k]) for k in sorted(out)]
+
+    first = run(["ab cd", "é f"], rb"[a-d]")
+    with open(os.path.join(HERE, "savedmodel", "sm_strsplit_save.out"), "w") as f:
+        f.write("\n".join(first + ["saved"]) + "\n")
+    with open(os.path.join(HERE, "savedmodel", "sm_strsplit_load.out"), "w") as f:
+        f.write("\n".join(first + run(["  x  ", "", "ü v w"], rb"\s")) + "\n")
+
+
 if __name__ == "__main__":
     main()
+    saved_expect()
