@@ -66,11 +66,9 @@ def utf8_chars(b):
 def decode(b, errors="replace", repl=0xFFFD, ctrl=False):
     cps, offs = [], []
     for v, o in utf8_chars(b):
-        if v is None:
+        if v is None or (ctrl and v < 0x20):   # a control character to replace is handled as an ill-formed one
             if errors == "ignore":
                 continue
-            v = repl
-        elif ctrl and v < 0x20:
             v = repl
         cps.append(v)
         offs.append(o)
@@ -118,6 +116,7 @@ def main():
         [[c.encode() for c in s.decode()] for s in x], [c.encode() for c in x[3].decode()],
         [decode(s)[0] for s in x], [[decode(s)[0] for s in r] for r in m],
         [decode(s)[0] for s in raw], [decode(s, "ignore")[0] for s in raw], [decode(s, repl=63, ctrl=True)[0] for s in raw],
+        [decode(s, "ignore", ctrl=True)[0] for s in raw],
         [decode(s)[0] for s in raw], [decode(s)[1] for s in raw],
         [encode(decode(s)[0]) for s in x], [encode([104, 105]), encode([-5, 1114112])],
         encode([65, 0xFFFE, 0xD800], "ignore"),
@@ -133,6 +132,7 @@ def main():
         'InvalidArgumentError: Value for attr \'errors\' of "loud" is not in the list of allowed values: "strict", '
         '"replace", "ignore"',
         "InvalidArgumentError: Code point is out of range for Unicode, or a noncharacter.",
+        "InvalidArgumentError: replacement_char out of unicode codepoint range",
         "InvalidArgumentError: Value for attr 'num_buckets' of 0 must be at least minimum 1",
         "InvalidArgumentError: Invalid reduction dimension 2 for input with 2 dimensions.",
         "InvalidArgumentError: Duplicate reduction dimension 1",

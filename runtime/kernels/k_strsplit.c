@@ -140,12 +140,16 @@ void k_string_split(OpCall *c) {
 
 /* ---- Unicode ---- */
 
-/* The attribute checks TF's op definitions make (errors one of three words, a known encoding). */
+static bool unicode_char(int64_t v);
+
+/* The attribute checks TF's op definitions and kernels make: errors one of three words (attribute i), a
+ * replacement_char (attribute i + 1) that is a Unicode character. */
 static bool uc_errors(const OpCall *c, int i, int *mode) {
   const char *e = attr_text(c, i, "replace");
   *mode = !strcmp(e, "strict") ? 0 : !strcmp(e, "replace") ? 1 : !strcmp(e, "ignore") ? 2 : -1;
   if (*mode < 0)
     op_fail(c, ERR_INVALID_ARGUMENT, "Value for attr 'errors' of \"%s\" is not in the list of allowed values: \"strict\", \"replace\", \"ignore\"", e);
+  if (!unicode_char(op_attr_int(c, i + 1, 0xFFFD))) op_fail(c, ERR_INVALID_ARGUMENT, "replacement_char out of unicode codepoint range");
   return true;
 }
 
@@ -221,7 +225,7 @@ void k_unicode_decode(OpCall *c) {
     for (tfs_i64 j = 0; j < len;) {
       int32_t cp;
       int k = utf8_next(p + j, len - j, &cp);
-      if (cp < 0) {
+      if (cp < 0 || (ctrl && cp < 0x20)) {   /* a control character counts as ill-formed when replaced (TF) */
         if (mode == 0) {
           free(cps);
           free(starts);
@@ -229,8 +233,6 @@ void k_unicode_decode(OpCall *c) {
           op_fail(c, ERR_INVALID_ARGUMENT, "Invalid formatting on input string");
         }
         cp = mode == 1 ? repl : -1;
-      } else if (ctrl && cp < 0x20) {
-        cp = repl;
       }
       if (cp >= 0) {
         if (total == cap) {
