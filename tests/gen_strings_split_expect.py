@@ -1,10 +1,11 @@
 #!/usr/bin/python3
-# gen_strings_split_expect.py — writes tests/programs/strings_graph_split.out (and .eager.out) and tests/savedmodel/sm_strsplit_*.out from a pure-Python model of TF 2.15's string kernels (StringSplitV2, StringSplit, UnicodeDecode/Encode, ReduceJoin, StringFormat, StringToHashBucketFast, RegexReplace).
+# gen_strings_split_expect.py — writes tests/programs/strings_graph_split.out (and .eager.out) and tests/savedmodel/sm_strsplit_*.out from a pure-Python model of TF 2.15's string kernels (StringSplitV2, StringSplit, UnicodeDecode/Encode, ReduceJoin, UnsortedSegmentJoin, StringFormat, StringToHashBucketFast, RegexReplace).
 """Independent reference for tests/programs/strings_graph_split.tfs (TensorFlow is not installed here).
 
     /usr/bin/python3 tests/gen_strings_split_expect.py
 
 The model follows TF's kernels (tensorflow/core/kernels/string_split_op.cc, unicode_ops.cc, reduce_join_op.cc,
+unsorted_segment_join_op.cc (the separator only after a non-empty part),
 string_format_op.cc with Tensor::SummarizeValue(summarize, print_v2=true), string_to_hash_bucket_op.cc):
 StringSplitV2 is Python's str.split but for maxsplit (0 keeps the string whole; after k splits the rest follows,
 even empty); StringSplit with an empty delimiter gives the bytes; UTF-8 decoding replaces each maximal ill-formed
@@ -85,6 +86,14 @@ def encode(cps, errors="replace", repl=0xFFFD):
     return "".join(chr(v) if unicode_char(v) else "" if errors == "ignore" else chr(repl) for v in cps).encode()
 
 
+def segment_join(parts, sep):
+    """UnsortedSegmentJoin of one segment: TF appends sep only once the output is non-empty."""
+    out = b""
+    for p in parts:
+        out += (sep if out else b"") + p
+    return out
+
+
 def tf_value(v):
     if isinstance(v, bytes):
         return '"' + "".join({"\n": "\\n", '"': '\\"', "'": "\\'", "\\": "\\\\"}.get(c, c) for c in v.decode()) + '"'
@@ -108,6 +117,7 @@ def main():
     x = [" hello  wörld ".encode(), b"a b c", b"", "😊 ok".encode()]
     m = [[b"a-b", b"c"], [b"--d", b"e-"]]
     rw, raw = b"[\\0]", [b"a\xffb\x01", b"\xe2\x82x\xf0\x9f\x98\x8a"]
+    rg = [[b"a", b"", b"b"], [], [b"", b"c"], [b"d"]]
     lines = [
         [split_v2(s, b"", -1) for s in x], [split_v2(s, b" ", 1) for s in x], [split_v2(s, b"", 1) for s in x],
         [split_v2(s, b"", 0) for s in x], split_v2(x[0], b"", -1), [[split_v2(s, b"-", -1) for s in r] for r in m],
@@ -121,6 +131,7 @@ def main():
         [encode(decode(s)[0]) for s in x], [encode([104, 105]), encode([-5, 1114112])],
         encode([65, 0xFFFE, 0xD800], "ignore"),
         b"".join(b"".join(r) for r in m), [b"+".join(c) for c in zip(*m)], [[b",".join(r)] for r in m],
+        [segment_join(r, b",") for r in rg], [[segment_join(r, b"")] for r in rg],
         ("m=%s rw=%s n=%s" % (summarize(m, 3), summarize(rw, 3), summarize([[1, -2], [3, 4]], 3))).encode(),
         ("%s: %s" % (summarize(list(range(10)), 2), summarize(2.5, 2))).encode(),
         [fp64(s) % 1000 for s in x], [[fp64(s) % 7 for s in r] for r in m],

@@ -702,6 +702,12 @@ def templates(g, op):
         ax = r.choice([None] + list(range(-len(s), len(s))))
         return ["tf.strings.reduce_join(a0, axis=%r, keepdims=%r, separator=%r)" % (ax, r.choice([True, False]), r.choice(["", "-"])),
                 [inp(s, "string")]]
+    if op == "UNSORTED_SEGMENT_JOIN":
+        s = [r.randint(0, 4)] + list(g.shape())[:1]
+        k = r.randint(1, 3)
+        ids = [r.randint(0, k - 1) for _ in range(s[0])]
+        return ["tf.strings.unsorted_segment_join(a0, tf.constant(%r, tf.int32), %d, separator=%r)" % (ids, k, r.choice(["", ","])),
+                [inp(s, "string")]]
     if op == "STRING_FORMAT":
         return ["tf.strings.format('a{}b{}', [a0, a1], summarize=%d)" % r.choice([-1, 1, 3]),
                 [inp(g.shape(), r.choice(NUM + ["bool"])), inp(g.shape(), "string")]]

@@ -1560,9 +1560,9 @@ static bool gd_r_substr(GD_RULE_ARGS) {
   return true;
 }
 
-/* The string ops with several inputs (StringSplitV2, StringSplit, RegexReplace, UnicodeEncode, StringFormat):
- * every tensor input, the attributes under their names, and the type attributes TF infers from the inputs
- * (StringFormat's T list, UnicodeEncode's Tsplits) */
+/* The string ops with several inputs (StringSplitV2, StringSplit, RegexReplace, UnicodeEncode, StringFormat,
+ * UnsortedSegmentJoin): every tensor input, the attributes under their names, and the type attributes TF infers from
+ * the inputs (StringFormat's T list, UnicodeEncode's Tsplits, UnsortedSegmentJoin's Tindices and Tnumsegments) */
 static bool gd_r_string_ops(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
   const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(n->nin + 1));
@@ -1584,6 +1584,10 @@ static bool gd_r_string_ops(GD_RULE_ARGS) {
     gd_attr_add(b, &at, "T", gd_pbtypes(b, n->nin, ts));
   }
   if (n->op->id == OP_UNICODE_ENCODE) gd_attr_add(b, &at, "Tsplits", gd_type(b, graph_meta(g, n->in[1])->dtype));
+  if (n->op->id == OP_UNSORTED_SEGMENT_JOIN) {
+    gd_attr_add(b, &at, "Tindices", gd_type(b, graph_meta(g, n->in[1])->dtype));
+    gd_attr_add(b, &at, "Tnumsegments", gd_type(b, graph_meta(g, n->in[2])->dtype));
+  }
   gd_aux(b, base, n->op->graph_name, &at, n->nin, in);
   return true;
 }
@@ -2314,6 +2318,7 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_STRING_TO_HASH_BUCKET_FAST] = gd_r_codec, [OP_UNICODE_DECODE] = gd_r_codec, [OP_UNICODE_DECODE_OFFSETS] = gd_r_codec,
   [OP_STRING_SPLIT_V2] = gd_r_string_ops, [OP_STRING_SPLIT] = gd_r_string_ops, [OP_REGEX_REPLACE_T] = gd_r_string_ops,
   [OP_UNICODE_ENCODE] = gd_r_string_ops, [OP_STRING_FORMAT] = gd_r_string_ops, [OP_REDUCE_JOIN] = gd_r_reduce_join,
+  [OP_UNSORTED_SEGMENT_JOIN] = gd_r_string_ops,
   [OP_TL_RESERVE] = gd_r_tensorlist,
   [OP_TL_FROM_TENSOR] = gd_r_tensorlist,
   [OP_TL_SET_ITEM] = gd_r_tensorlist,

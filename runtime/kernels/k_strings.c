@@ -1,5 +1,5 @@
 /* k_strings.c — tf.strings' element-wise ops (StringLength/Upper/Lower/Strip/Join, Substr, StringToNumber, AsString, (Static)Regex*,
- * StringToHashBucketFast) and the joins ReduceJoin and StringFormat, on the elements' bytes. */
+ * StringToHashBucketFast) and the joins ReduceJoin, UnsortedSegmentJoin and StringFormat, on the elements' bytes. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <errno.h>
 #include <inttypes.h>
@@ -467,6 +467,53 @@ void k_reduce_join(OpCall *c) {
     s_set(c->out[0], o, b.data ? b.data : "", (tfs_i64)b.len);
     sb_free(&b);
   }
+}
+
+/* ---- UnsortedSegmentJoin (1-D segment_ids: the rows of inputs) ---- */
+
+/* shape: [num_segments] + inputs.shape[1:] (num_segments is a value: unknown while traced) */
+void meta_segment_join(OpCall *c) {
+  const TMeta *x = &c->inm[0], *ids = &c->inm[1];
+  if (ids->rank == 0) op_fail(c, ERR_INVALID_ARGUMENT, "Segment_id cannot have rank 0");
+  if (ids->rank > 1) op_fail(c, ERR_UNIMPLEMENTED, "UnsortedSegmentJoin: tfs takes 1-D segment_ids (the rows of inputs)");
+  if (x->rank == 0)
+    op_fail(c, ERR_INVALID_ARGUMENT, "Segment dimension is %lld while input dimension is %d in rank 0", (long long)ids->shape[0], x->rank);
+  c->outm[0] = *x;
+  if (x->rank > 0) c->outm[0].shape[0] = -1;
+}
+
+void k_segment_join(OpCall *c) {
+  const Tensor *x = c->in[0], *ids = c->in[1], *ns = c->in[2];
+  if (nelems(ns) == 0) op_fail(c, ERR_INVALID_ARGUMENT, "Number of segments cannot be empty.");
+  tfs_i64 n = int_elem(ns, 0), rows = ids->shape[0], width = nelems(x) / (x->shape[0] ? x->shape[0] : 1);
+  if (x->shape[0] != rows)
+    op_fail(c, ERR_INVALID_ARGUMENT, "Segment dimension is %lld while input dimension is %d in rank 0", (long long)rows, x->rank);
+  for (tfs_i64 i = 0; i < rows; i++) {
+    tfs_i64 k = int_elem(ids, i);
+    if (k < 0 || k >= n) op_fail(c, ERR_INVALID_ARGUMENT, "segment_ids are not allowed to exceed num_segments or to have negative values.");
+  }
+  tfs_i64 shape[TFS_MAX_RANK];
+  memcpy(shape, x->shape, sizeof(tfs_i64) * (size_t)x->rank);
+  shape[0] = n < 0 ? 0 : n;
+  Tensor *o = tensor_new(DT_STRING, x->rank, shape);
+  c->out[0] = o;
+  const char *sep = attr_text(c, 0, "");
+  size_t nsep = strlen(sep);
+  tfs_i64 nout = shape[0] * width;
+  StrBuf *acc = calloc((size_t)(nout ? nout : 1), sizeof(StrBuf));
+  if (!acc) rt_throw(ERR_MEMORY, "out of memory");
+  for (tfs_i64 i = 0; i < rows; i++)
+    for (tfs_i64 j = 0; j < width; j++) {
+      StrBuf *b = &acc[int_elem(ids, i) * width + j];
+      const Str *s = s_elem(x, i * width + j);
+      if (b->len) sb_putn(b, sep, nsep);   /* TF appends the separator only after a non-empty part */
+      sb_putn(b, s_data(s), (size_t)s_len(s));
+    }
+  for (tfs_i64 k = 0; k < nout; k++) {
+    s_set(o, k, acc[k].data ? acc[k].data : "", (tfs_i64)acc[k].len);
+    sb_free(&acc[k]);
+  }
+  free(acc);
 }
 
 /* ---- StringFormat ---- */

@@ -159,9 +159,9 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.strings
 //!   String tensors' ops (stdlib/tfcore_strings.tfs): TF's kernels' semantics on the bytes of each element. Each
 //!   emits the raw ops TF's Python API emits (StringLength ... AsString, ReduceJoin, StringFormat, StringSplitV2,
-//!   StringSplit, UnicodeDecode(WithOffsets), UnicodeEncode, StringToHashBucketFast, (Static)RegexReplace), eagerly
-//!   and inside tf.function, so a saved GraphDef/SavedModel runs them; only upper/lower with encoding='utf-8' and
-//!   reduce_join of a RaggedTensor along one axis run inside tf.function as a tf.py_function (EagerPyFunc).
+//!   StringSplit, UnicodeDecode(WithOffsets), UnicodeEncode, StringToHashBucketFast, (Static)RegexReplace,
+//!   UnsortedSegmentJoin), eagerly and inside tf.function, so a saved GraphDef/SavedModel runs them; only upper/lower
+//!   with encoding='utf-8' run inside tf.function as a tf.py_function (EagerPyFunc).
 //! tf.strings.length(input, name=None, unit='BYTE')
 //!   The length of each string in bytes, or in UTF-8 characters with unit='UTF8_CHAR' (int32).
 //! tf.strings.upper(input, encoding='', name=None)
@@ -175,7 +175,11 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   RaggedTensors of one row partition join value by value.
 //! tf.strings.reduce_join(inputs, axis=None, keepdims=False, separator='', name=None)
 //!   Concatenates the strings along axis (all axes when None), in order, separator between; a RaggedTensor joins
-//!   each row (its last axis) or everything (axis=None). TF's ReduceJoin (reduction_indices, keep_dims, separator).
+//!   each row (its last axis; TF's UnsortedSegmentJoin, which puts separator only after a non-empty part) or
+//!   everything (axis=None). TF's ReduceJoin (reduction_indices, keep_dims, separator).
+//! tf.strings.unsorted_segment_join(inputs, segment_ids, num_segments, separator='', name=None)
+//!   Row k of the result joins, in order, the rows of inputs whose segment id is k (TF's UnsortedSegmentJoin:
+//!   separator only after a non-empty part; "" for a segment no row names); 1-D segment_ids.
 //! tf.strings.split(input, sep=None, maxsplit=-1, name=None)
 //!   The pieces of each string: on runs of whitespace when sep is None, else on each sep; maxsplit limits the
 //!   splits as TF's StringSplitV2 does (0 keeps each string whole). A scalar gives a 1-D tensor; a tensor of rank 1
