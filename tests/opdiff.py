@@ -686,6 +686,31 @@ def templates(g, op):
                "REGEX_REPLACE": "tf.strings.regex_replace(a0, '[a ]', '<\\\\0>', %r)" % r.choice([True, False])}
     if op in strings:
         return [strings[op], [inp(g.shape(), "string")]]
+    more = {"STRING_SPLIT_V2": "tf.strings.split(a0%s).flat_values" % r.choice(["", ", sep=' '", ", maxsplit=1", ", sep='a', maxsplit=0"]),
+            "STRING_SPLIT": "tf.strings.bytes_split(a0).row_splits",
+            "UNICODE_DECODE": "tf.strings.unicode_decode(a0, 'UTF-8', errors=%r).flat_values" % r.choice(["replace", "ignore"]),
+            "UNICODE_DECODE_OFFSETS": "tf.strings.unicode_decode_with_offsets(a0, 'UTF-8')[1].flat_values",
+            "STRING_TO_HASH_BUCKET_FAST": "tf.strings.to_hash_bucket_fast(a0, %d)" % r.randint(1, 1000),
+            "REGEX_REPLACE_T": "tf.strings.regex_replace(a0, tf.constant('[a ]+'), tf.constant('<\\\\0>'), %r)" % r.choice([True, False])}
+    if op in more:   # rank 1 or more: the ragged results' components
+        return [more[op], [inp([r.randint(0, 3)] + list(g.shape())[:2], "string")]]
+    if op == "UNICODE_ENCODE":
+        return ["tf.strings.unicode_encode(a0, 'UTF-8', errors=%r)" % r.choice(["replace", "ignore"]),
+                [inp([r.randint(0, 3)] + list(g.shape())[:1], "int32", -2, 300)]]   # rank 3+: see tfs's notes (issue 31)
+    if op == "REDUCE_JOIN":
+        s = g.shape()
+        ax = r.choice([None] + list(range(-len(s), len(s))))
+        return ["tf.strings.reduce_join(a0, axis=%r, keepdims=%r, separator=%r)" % (ax, r.choice([True, False]), r.choice(["", "-"])),
+                [inp(s, "string")]]
+    if op == "UNSORTED_SEGMENT_JOIN":
+        s = [r.randint(0, 4)] + list(g.shape())[:1]
+        k = r.randint(1, 3)
+        ids = [r.randint(0, k - 1) for _ in range(s[0])]
+        return ["tf.strings.unsorted_segment_join(a0, tf.constant(%r, tf.int32), %d, separator=%r)" % (ids, k, r.choice(["", ","])),
+                [inp(s, "string")]]
+    if op == "STRING_FORMAT":
+        return ["tf.strings.format('a{}b{}', [a0, a1], summarize=%d)" % r.choice([-1, 1, 3]),
+                [inp(g.shape(), r.choice(NUM + ["bool"])), inp(g.shape(), "string")]]
     if op == "STRING_JOIN":
         s = g.shape()
         return ["tf.strings.join([a0, 'x', a1], separator=%r)" % r.choice(["", "-"]), [inp(s, "string"), inp(s, "string")]]

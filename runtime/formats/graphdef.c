@@ -1565,6 +1565,52 @@ static bool gd_r_substr(GD_RULE_ARGS) {
   return true;
 }
 
+/* The string ops with several inputs (StringSplitV2, StringSplit, RegexReplace, UnicodeEncode, StringFormat,
+ * UnsortedSegmentJoin): every tensor input, the attributes under their names, and the type attributes TF infers from
+ * the inputs (StringFormat's T list, UnicodeEncode's Tsplits, UnsortedSegmentJoin's Tindices and Tnumsegments) */
+static bool gd_r_string_ops(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(n->nin + 1));
+  for (int i = 0; i < n->nin; i++) {
+    if (n->in[i].node < 0) return false;
+    in[i] = gd_ref(b, g, n->in[i], b->fn);
+  }
+  int nat = op_num_attrs(n->op);
+  for (int i = 0; i < nat && i < n->attrs.n; i++) {
+    const char *name = op_attr_name(n->op, i);
+    Val v = n->attrs.v[i];
+    if (!strcmp(name, "name") || v.tag == VT_NONE || val_is_undef(v)) continue;
+    Tensorflow__AttrValue *av = gd_host(b, v);
+    if (av) gd_attr_add(b, &at, name, av);
+  }
+  if (n->op->id == OP_STRING_FORMAT) {
+    Tensorflow__DataType *ts = pa_alloc(b->a, sizeof(Tensorflow__DataType) * (size_t)(n->nin + 1));
+    for (int i = 0; i < n->nin; i++) ts[i] = pb_dtype(graph_meta(g, n->in[i])->dtype);
+    gd_attr_add(b, &at, "T", gd_pbtypes(b, n->nin, ts));
+  }
+  if (n->op->id == OP_UNICODE_ENCODE) gd_attr_add(b, &at, "Tsplits", gd_type(b, graph_meta(g, n->in[1])->dtype));
+  if (n->op->id == OP_UNSORTED_SEGMENT_JOIN) {
+    gd_attr_add(b, &at, "Tindices", gd_type(b, graph_meta(g, n->in[1])->dtype));
+    gd_attr_add(b, &at, "Tnumsegments", gd_type(b, graph_meta(g, n->in[2])->dtype));
+  }
+  gd_aux(b, base, n->op->graph_name, &at, n->nin, in);
+  return true;
+}
+
+/* ReduceJoin(inputs, reduction_indices: int32) with keep_dims and separator */
+static bool gd_r_reduce_join(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || rank < 0) return false;
+  const char *axes = gd_attr_input(b, g, n, 0, "reduction_indices", all, rank, true, &tidx);
+  if (!axes || tidx != TENSORFLOW__DATA_TYPE__DT_INT32) return false;
+  const char *in[2] = {x, axes};
+  Val sep = n->attrs.n > 2 ? n->attrs.v[2] : val_undef();
+  gd_attr_add(b, &at, "keep_dims", gd_bool(b, gd_attr_bool(n, 1)));
+  gd_attr_add(b, &at, "separator", gd_str(b, val_is(sep, &str_type) ? str_cstr(sep) : ""));
+  gd_aux(b, base, "ReduceJoin", &at, 2, in);
+  return true;
+}
+
 /* N tensors; ConcatV2's axis is an int32 input, Pack's an attribute */
 static bool gd_r_concat(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
@@ -2337,6 +2383,10 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_STRING_LENGTH] = gd_r_codec, [OP_STRING_UPPER] = gd_r_codec, [OP_STRING_LOWER] = gd_r_codec,
   [OP_STRING_STRIP] = gd_r_codec, [OP_STRING_TO_NUMBER] = gd_r_codec, [OP_REGEX_FULL_MATCH] = gd_r_codec,
   [OP_REGEX_REPLACE] = gd_r_codec, [OP_STRING_JOIN] = gd_r_string_join, [OP_SUBSTR] = gd_r_substr,
+  [OP_STRING_TO_HASH_BUCKET_FAST] = gd_r_codec, [OP_UNICODE_DECODE] = gd_r_codec, [OP_UNICODE_DECODE_OFFSETS] = gd_r_codec,
+  [OP_STRING_SPLIT_V2] = gd_r_string_ops, [OP_STRING_SPLIT] = gd_r_string_ops, [OP_REGEX_REPLACE_T] = gd_r_string_ops,
+  [OP_UNICODE_ENCODE] = gd_r_string_ops, [OP_STRING_FORMAT] = gd_r_string_ops, [OP_REDUCE_JOIN] = gd_r_reduce_join,
+  [OP_UNSORTED_SEGMENT_JOIN] = gd_r_string_ops,
   [OP_TL_RESERVE] = gd_r_tensorlist,
   [OP_TL_FROM_TENSOR] = gd_r_tensorlist,
   [OP_TL_SET_ITEM] = gd_r_tensorlist,

@@ -444,7 +444,7 @@ static inline __attribute__((always_inline)) TapeEntry *new_entry(Tape *t) {
  * op's dtype group take that dtype, indices their default. */
 static Tensor *host_operand(const OpDef *op, int nin, const Val *vin, int i) {
   int want = -1;
-  char k = !op ? 'A' : op->kinds[0] == 'L' ? 'T' : i < (int)strlen(op->kinds) ? op->kinds[i] : 'A';
+  char k = !op ? 'A' : op->kinds[0] == 'L' ? (op->flags & OPF_VARIADIC ? 'A' : 'T') : i < (int)strlen(op->kinds) ? op->kinds[i] : 'A';
   if (strchr("TtFf", k))
     for (int j = 0; j < nin && want < 0; j++)
       if (val_as_tensor(vin[j])) want = val_as_tensor(vin[j])->dtype;

@@ -964,7 +964,7 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
   /* Pass 1: inputs that are tensors already; the group dtype. */
   int gdt = -1, vardt = -1;
   for (int i = 0; i < nin; i++) {
-    char k = (op->flags & OPF_VARIADIC) || is_list ? (is_list ? 'T' : kinds[0]) : kinds[i];
+    char k = is_list ? (op->flags & OPF_VARIADIC ? 'A' : 'T') : op->flags & OPF_VARIADIC ? kinds[0] : kinds[i];
     Val v = vin[i];
     ref[i] = (GraphRef){-1, 0};
     raw[i] = val_undef();
@@ -1000,7 +1000,7 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
   /* Pass 2: host values become Const nodes. */
   for (int i = 0; i < nin; i++) {
     if (ref[i].node >= 0 || !val_is_undef(raw[i])) continue;
-    char k = (op->flags & OPF_VARIADIC) || is_list ? (is_list ? 'T' : kinds[0]) : kinds[i];
+    char k = is_list ? (op->flags & OPF_VARIADIC ? 'A' : 'T') : op->flags & OPF_VARIADIC ? kinds[0] : kinds[i];
     Val v = vin[i];
     if (k == 'R' || k == 'H' || ((k >= 'a' && k <= 'z') && (v.tag == VT_NONE || v.tag == VT_UNDEF))) continue;
     int want = -1;
@@ -1034,7 +1034,7 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
       inm[i].dtype = DT_FLOAT32;
       continue;
     }
-    char k = (op->flags & OPF_VARIADIC) || is_list ? (is_list ? 'T' : kinds[0]) : kinds[i];
+    char k = is_list ? (op->flags & OPF_VARIADIC ? 'A' : 'T') : op->flags & OPF_VARIADIC ? kinds[0] : kinds[i];
     switch (k) {
       case 'T': case 't': case 'F': case 'f':
         if ((int)t->dtype != gdt) trace_fail_dtype(op, i, (DType)gdt, t->dtype);

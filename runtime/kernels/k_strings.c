@@ -1,4 +1,5 @@
-/* k_strings.c — tf.strings' element-wise ops (StringLength/Upper/Lower/Strip/Join, Substr, StringToNumber, AsString, StaticRegex*) on the elements' bytes. */
+/* k_strings.c — tf.strings' element-wise ops (StringLength/Upper/Lower/Strip/Join, Substr, StringToNumber, AsString, (Static)Regex*,
+ * StringToHashBucketFast) and the joins ReduceJoin, UnsortedSegmentJoin and StringFormat, on the elements' bytes. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <errno.h>
 #include <inttypes.h>
@@ -8,29 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "object/object.h"
-#include "kernels/ops.h"
-
-/* Element i of a string tensor (any strides); a NULL element reads as "". */
-static const Str *s_elem(const Tensor *t, tfs_i64 i) {
-  return ((Str *const *)t->buf->data)[tensor_elem_offset(t, i)];
-}
-static const char *s_data(const Str *s) { return s ? s->data : ""; }
-static tfs_i64 s_len(const Str *s) { return s ? s->len : 0; }
-/* Stores a new string as element i of the contiguous output. */
-static void s_set(Tensor *o, tfs_i64 i, const char *p, tfs_i64 n) {
-  Val v = str_new(p, n);
-  ((Str **)tensor_data(o))[i] = (Str *)v.u.o;
-}
-static tfs_i64 nelems(const Tensor *t) {
-  tfs_i64 n = 1;
-  for (int d = 0; d < t->rank; d++) n *= t->shape[d];
-  return n;
-}
-static const char *attr_text(const OpCall *c, int i, const char *dflt) {
-  Val v = op_attr(c, i);
-  return val_is(v, &str_type) ? str_cstr(v) : dflt;
-}
+#include "kernels/kstr.h"
+#include "tensor/tprint.h"
 
 /* shape: the input's; dtype: int32 (StringLength), bool (full match), out_type (StringToNumber), else string. */
 void meta_string_unary(OpCall *c) {
@@ -44,6 +24,12 @@ void meta_string_unary(OpCall *c) {
     break;
   }
   case OP_REGEX_FULL_MATCH: c->outm[0].dtype = DT_BOOL; break;
+  case OP_STRING_TO_HASH_BUCKET_FAST: {
+    tfs_i64 nb = op_attr_int(c, 0, 0);
+    if (nb < 1) op_fail(c, ERR_INVALID_ARGUMENT, "Value for attr 'num_buckets' of %lld must be at least minimum 1", (long long)nb);
+    c->outm[0].dtype = DT_INT64;
+    break;
+  }
   case OP_STRING_TO_NUMBER: {
     int dt = op_attr_dtype(c, 0, DT_FLOAT32);
     if (dt != DT_FLOAT32 && dt != DT_FLOAT64 && dt != DT_INT32 && dt != DT_INT64)
@@ -347,10 +333,21 @@ static void rx_rewrite(StrBuf *b, const char *rw, const char *subj, const PCRE2_
   }
 }
 
+/* RegexReplace: pattern and rewrite are scalar string tensors; the output has the input's shape. */
+void meta_regex_replace_t(OpCall *c) {
+  for (int i = 1; i < 3; i++)
+    if (c->inm[i].dtype != DT_STRING)
+      op_fail(c, ERR_INVALID_ARGUMENT, "cannot compute RegexReplace as input #%d(zero-based) was expected to be a string tensor but is a %s tensor",
+              i, dtype_short_name(c->inm[i].dtype));
+  c->outm[0] = c->inm[0];
+}
+
 void k_regex_replace(OpCall *c) {
-  pcre2_code *rx = rx_compile(c, attr_text(c, 0, ""), 0);
-  const char *rw = attr_text(c, 1, "");
-  bool global = op_attr_bool(c, 2, true);
+  bool tensors = c->op->id == OP_REGEX_REPLACE_T;   /* RegexReplace: pattern, rewrite as inputs 1, 2 */
+  const char *pat = tensors ? s_data(s_scalar(c, 1, "Pattern")) : attr_text(c, 0, "");
+  const char *rw = tensors ? s_data(s_scalar(c, 2, "Rewrite")) : attr_text(c, 1, "");
+  pcre2_code *rx = rx_compile(c, pat, 0);
+  bool global = op_attr_bool(c, tensors ? 0 : 2, true);
   pcre2_match_data *md = pcre2_match_data_create_from_pattern(rx, NULL);
   tfs_i64 n = nelems(c->in[0]);
   for (tfs_i64 i = 0; i < n; i++) {
@@ -388,4 +385,171 @@ void k_regex_replace(OpCall *c) {
   }
   pcre2_match_data_free(md);
   pcre2_code_free(rx);
+}
+
+void k_string_hash_bucket(OpCall *c) {
+  uint64_t nb = (uint64_t)op_attr_int(c, 0, 1);
+  int64_t *o = tensor_data(c->out[0]);
+  tfs_i64 n = nelems(c->in[0]);
+  for (tfs_i64 i = 0; i < n; i++) {
+    const Str *s = s_elem(c->in[0], i);
+    o[i] = (int64_t)(fingerprint64((const unsigned char *)s_data(s), (size_t)s_len(s)) % nb);
+  }
+}
+
+/* ---- ReduceJoin ---- */
+
+/* The reduction axes of c (attribute 0: an int, a list of them, or None for all) as a mask of the input's dims;
+ * raises TF's errors for one out of range or given twice. */
+static unsigned rj_axes(const OpCall *c, int rank) {
+  Val v = op_attr(c, 0);
+  if (v.tag == VT_NONE || val_is_undef(v)) return rank > 0 ? (1u << rank) - 1 : 0;
+  tfs_i64 n = 1;
+  const Val *it = &v;
+  if (val_is(v, &list_type) || val_is(v, &tuple_type)) seq_items(v, &n, &it);
+  unsigned mask = 0;
+  for (tfs_i64 k = 0; k < n; k++) {
+    int64_t a;
+    if (!val_as_int(it[k], &a)) op_fail(c, ERR_TYPE, "ReduceJoin: reduction_indices must be integers");
+    if (a < -rank || a >= rank)
+      op_fail(c, ERR_INVALID_ARGUMENT, "Invalid reduction dimension %lld for input with %d dimensions.", (long long)a, rank);
+    if (a < 0) a += rank;
+    if (mask & (1u << a)) op_fail(c, ERR_INVALID_ARGUMENT, "Duplicate reduction dimension %lld", (long long)a);
+    mask |= 1u << a;
+  }
+  return mask;
+}
+
+/* shape: the input's without the reduced dims (size 1 with keep_dims) */
+void meta_reduce_join(OpCall *c) {
+  const TMeta *x = &c->inm[0];
+  bool keep = op_attr_bool(c, 1, false);
+  if (x->rank < 0) {
+    c->outm[0] = *x;
+    return;
+  }
+  unsigned mask = rj_axes(c, x->rank);
+  TMeta *o = &c->outm[0];
+  o->dtype = DT_STRING;
+  o->rank = 0;
+  for (int d = 0; d < x->rank; d++)
+    if (!(mask & (1u << d))) o->shape[o->rank++] = x->shape[d];
+    else if (keep) o->shape[o->rank++] = 1;
+}
+
+void k_reduce_join(OpCall *c) {
+  const Tensor *x = c->in[0];
+  unsigned mask = rj_axes(c, x->rank);
+  const char *sep = attr_text(c, 2, "");
+  size_t nsep = strlen(sep);
+  /* kept dims outer, reduced dims inner, both in the input's order: each output joins one inner block */
+  int kd[TFS_MAX_RANK], rd[TFS_MAX_RANK], nk = 0, nr = 0;
+  tfs_i64 inner = 1;
+  for (int d = 0; d < x->rank; d++) {
+    if (mask & (1u << d)) { rd[nr++] = d; inner *= x->shape[d]; }
+    else kd[nk++] = d;
+  }
+  tfs_i64 nout = nelems(c->out[0]), idx[TFS_MAX_RANK];
+  for (tfs_i64 o = 0; o < nout; o++) {
+    tfs_i64 r = o;
+    for (int k = nk - 1; k >= 0; k--) { idx[kd[k]] = r % x->shape[kd[k]]; r /= x->shape[kd[k]]; }
+    StrBuf b;
+    sb_init(&b);
+    for (tfs_i64 j = 0; j < inner; j++) {
+      tfs_i64 q = j;
+      for (int k = nr - 1; k >= 0; k--) { idx[rd[k]] = q % x->shape[rd[k]]; q /= x->shape[rd[k]]; }
+      tfs_i64 flat = 0;
+      for (int d = 0; d < x->rank; d++) flat = flat * x->shape[d] + idx[d];
+      const Str *s = s_elem(x, flat);
+      if (j) sb_putn(&b, sep, nsep);
+      sb_putn(&b, s_data(s), (size_t)s_len(s));
+    }
+    s_set(c->out[0], o, b.data ? b.data : "", (tfs_i64)b.len);
+    sb_free(&b);
+  }
+}
+
+/* ---- UnsortedSegmentJoin (1-D segment_ids: the rows of inputs) ---- */
+
+/* shape: [num_segments] + inputs.shape[1:] (num_segments is a value: unknown while traced) */
+void meta_segment_join(OpCall *c) {
+  const TMeta *x = &c->inm[0], *ids = &c->inm[1];
+  if (ids->rank == 0) op_fail(c, ERR_INVALID_ARGUMENT, "Segment_id cannot have rank 0");
+  if (ids->rank > 1) op_fail(c, ERR_UNIMPLEMENTED, "UnsortedSegmentJoin: tfs takes 1-D segment_ids (the rows of inputs)");
+  if (x->rank == 0)
+    op_fail(c, ERR_INVALID_ARGUMENT, "Segment dimension is %lld while input dimension is %d in rank 0", (long long)ids->shape[0], x->rank);
+  c->outm[0] = *x;
+  if (x->rank > 0) c->outm[0].shape[0] = -1;
+}
+
+void k_segment_join(OpCall *c) {
+  const Tensor *x = c->in[0], *ids = c->in[1], *ns = c->in[2];
+  if (nelems(ns) == 0) op_fail(c, ERR_INVALID_ARGUMENT, "Number of segments cannot be empty.");
+  tfs_i64 n = int_elem(ns, 0), rows = ids->shape[0], width = nelems(x) / (x->shape[0] ? x->shape[0] : 1);
+  if (x->shape[0] != rows)
+    op_fail(c, ERR_INVALID_ARGUMENT, "Segment dimension is %lld while input dimension is %d in rank 0", (long long)rows, x->rank);
+  for (tfs_i64 i = 0; i < rows; i++) {
+    tfs_i64 k = int_elem(ids, i);
+    if (k < 0 || k >= n) op_fail(c, ERR_INVALID_ARGUMENT, "segment_ids are not allowed to exceed num_segments or to have negative values.");
+  }
+  tfs_i64 shape[TFS_MAX_RANK];
+  memcpy(shape, x->shape, sizeof(tfs_i64) * (size_t)x->rank);
+  shape[0] = n < 0 ? 0 : n;
+  Tensor *o = tensor_new(DT_STRING, x->rank, shape);
+  c->out[0] = o;
+  const char *sep = attr_text(c, 0, "");
+  size_t nsep = strlen(sep);
+  tfs_i64 nout = shape[0] * width;
+  StrBuf *acc = calloc((size_t)(nout ? nout : 1), sizeof(StrBuf));
+  if (!acc) rt_throw(ERR_MEMORY, "out of memory");
+  for (tfs_i64 i = 0; i < rows; i++)
+    for (tfs_i64 j = 0; j < width; j++) {
+      StrBuf *b = &acc[int_elem(ids, i) * width + j];
+      const Str *s = s_elem(x, i * width + j);
+      if (b->len) sb_putn(b, sep, nsep);   /* TF appends the separator only after a non-empty part */
+      sb_putn(b, s_data(s), (size_t)s_len(s));
+    }
+  for (tfs_i64 k = 0; k < nout; k++) {
+    s_set(o, k, acc[k].data ? acc[k].data : "", (tfs_i64)acc[k].len);
+    sb_free(&acc[k]);
+  }
+  free(acc);
+}
+
+/* ---- StringFormat ---- */
+
+/* The number of placeholders in template (non-overlapping, left to right). */
+static int fmt_count(const char *tpl, const char *ph) {
+  size_t n = strlen(ph);
+  int k = 0;
+  if (!n) return 0;
+  for (const char *p = strstr(tpl, ph); p; p = strstr(p + n, ph)) k++;
+  return k;
+}
+
+/* shape: a scalar string; the template's placeholders must be as many as the inputs */
+void meta_string_format(OpCall *c) {
+  const char *tpl = attr_text(c, 0, "%s"), *ph = attr_text(c, 1, "%s");
+  int k = fmt_count(tpl, ph);
+  if (k != c->nin)
+    op_fail(c, ERR_INVALID_ARGUMENT, "num placeholders in template and num inputs must match: %d vs. %d", k, c->nin);
+  meta_set(&c->outm[0], DT_STRING, 0, NULL);
+}
+
+void k_string_format(OpCall *c) {
+  const char *tpl = attr_text(c, 0, "%s"), *ph = attr_text(c, 1, "%s");
+  tfs_i64 summarize = op_attr_int(c, 2, 3);
+  size_t n = strlen(ph);
+  StrBuf b;
+  sb_init(&b);
+  const char *p = tpl;
+  for (int i = 0; i < c->nin; i++) {
+    const char *q = strstr(p, ph);
+    sb_putn(&b, p, (size_t)(q - p));
+    tprint_tfprint_n(&b, c->in[i], summarize);
+    p = q + n;
+  }
+  sb_puts(&b, p);
+  s_set(c->out[0], 0, b.data ? b.data : "", (tfs_i64)b.len);
+  sb_free(&b);
 }

@@ -347,7 +347,8 @@ static _Noreturn void fail_attr(const OpDef *op, const char *attr, DType got, un
 
 /* Kind of input i for op (variadic ops and list inputs repeat their kind). */
 static inline char kind_at(const OpApi *a, const OpDef *op, int i) {
-  if ((op->flags & OPF_VARIADIC) || a->kin[0] == 'L') return a->kin[0] == 'L' ? 'T' : a->kin[0];
+  if (a->kin[0] == 'L') return op->flags & OPF_VARIADIC ? 'A' : 'T';   /* a variadic list: each input its own dtype */
+  if (op->flags & OPF_VARIADIC) return a->kin[0];
   return a->kin[i];
 }
 

@@ -14,6 +14,7 @@
  *                    B  bool tensor          I  int32/int64 tensor (indices)
  *                    A  any dtype, converted alone by default rules
  *                    L  a list/tuple of T inputs (concat, stack, add_n)
+ *                       (with OPF_VARIADIC: of A inputs, each its own dtype: StringFormat)
  *                    H  host value or tensor passed through unconverted (print)
  *                    R  a tf.Variable (resource), passed through
  *                  lower case: optional, None means absent (in[i] == NULL);

@@ -96,8 +96,6 @@ Val tfcore_attr(const char *qual) {
   if (!strcmp(qual, "numpy_function")) return builtin_new("tf.numpy_function", tf_numpy_function, val_undef(), NULL);
   if (!strcmp(qual, "executing_eagerly")) return builtin_new("tf.executing_eagerly", tf_executing_eagerly, val_undef(), NULL);
   if (!strcmp(qual, "is_symbolic_tensor")) return builtin_new("tf.is_symbolic_tensor", tf_is_symbolic_tensor, val_undef(), NULL);
-  Val fp = fingerprint_attr(qual);
-  if (!val_is_undef(fp)) return fp;
   static const char *const libs[] = {"tfcore", "tfextra", "tfgfile"};
   for (int i = 0; i < 3; i++) {
     Val lib = module_import_library(libs[i]);
@@ -159,10 +157,11 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 }
 
 //! tf.strings
-//!   String tensors' ops (stdlib/tfcore_strings.tfs): TF's kernels' semantics on the bytes of each element. length,
-//!   upper/lower (encoding ''), strip, join, substr, regex_replace, regex_full_match, to_number and as_string are
-//!   TF's own graph ops (StringLength ... AsString), so a saved GraphDef/SavedModel runs them; the others run inside
-//!   tf.function as a tf.py_function (EagerPyFunc, not TF's op); forms returning a tf.RaggedTensor run eagerly.
+//!   String tensors' ops (stdlib/tfcore_strings.tfs): TF's kernels' semantics on the bytes of each element. Each
+//!   emits the raw ops TF's Python API emits (StringLength ... AsString, ReduceJoin, StringFormat, StringSplitV2,
+//!   StringSplit, UnicodeDecode(WithOffsets), UnicodeEncode, StringToHashBucketFast, (Static)RegexReplace,
+//!   UnsortedSegmentJoin), eagerly and inside tf.function, so a saved GraphDef/SavedModel runs them; only upper/lower
+//!   with encoding='utf-8' run inside tf.function as a tf.py_function (EagerPyFunc).
 //! tf.strings.length(input, name=None, unit='BYTE')
 //!   The length of each string in bytes, or in UTF-8 characters with unit='UTF8_CHAR' (int32).
 //! tf.strings.upper(input, encoding='', name=None)
@@ -176,22 +175,38 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   RaggedTensors of one row partition join value by value.
 //! tf.strings.reduce_join(inputs, axis=None, keepdims=False, separator='', name=None)
 //!   Concatenates the strings along axis (all axes when None), in order, separator between; a RaggedTensor joins
-//!   each row (its last axis) or everything (axis=None).
+//!   each row (its last axis; TF's UnsortedSegmentJoin, which puts separator only after a non-empty part) or
+//!   everything (axis=None). TF's ReduceJoin (reduction_indices, keep_dims, separator).
+//! tf.strings.unsorted_segment_join(inputs, segment_ids, num_segments, separator='', name=None)
+//!   Row k of the result joins, in order, the rows of inputs whose segment id is k (TF's UnsortedSegmentJoin:
+//!   separator only after a non-empty part; "" for a segment no row names); 1-D segment_ids.
 //! tf.strings.split(input, sep=None, maxsplit=-1, name=None)
-//!   The pieces of each string: on runs of whitespace when sep is None, else on each sep. A scalar gives a 1-D
-//!   tensor; a tensor of rank 1 or more a tf.RaggedTensor with one more (ragged) dimension (eagerly only).
+//!   The pieces of each string: on runs of whitespace when sep is None, else on each sep; maxsplit limits the
+//!   splits as TF's StringSplitV2 does (0 keeps each string whole). A scalar gives a 1-D tensor; a tensor of rank 1
+//!   or more a tf.RaggedTensor with one more (ragged) dimension, made from the op's indices, values and dense_shape.
 //! tf.strings.bytes_split(input, name=None)
-//!   The bytes of each string: a 1-D string tensor for a scalar, a tf.RaggedTensor for rank 1 or more.
+//!   The bytes of each string (TF's StringSplit with delimiter ''): a 1-D string tensor for a scalar, a
+//!   tf.RaggedTensor for rank 1 or more.
 //! tf.strings.unicode_split(input, input_encoding, errors='replace', replacement_char=65533, name=None)
-//!   The UTF-8 characters of each string: a 1-D string tensor for a scalar, a tf.RaggedTensor for rank 1 or more.
+//!   The UTF-8 characters of each string: a 1-D string tensor for a scalar, a tf.RaggedTensor for rank 1 or more;
+//!   as TF, UnicodeDecode then UnicodeEncode of each code point (ill-formed bytes become replacement_char).
 //! tf.strings.unicode_decode(input, input_encoding, errors='replace', replacement_char=65533, replace_control_characters=False, name=None)
-//!   The code points of each UTF-8 string (int32): 1-D for a scalar, a tf.RaggedTensor for rank 1 or more.
+//!   The code points of each UTF-8 string (int32): 1-D for a scalar, a tf.RaggedTensor for rank 1 or more. errors:
+//!   'replace' (each maximal ill-formed subpart becomes replacement_char), 'ignore' or 'strict' (InvalidArgumentError);
+//!   replace_control_characters replaces U+0000..U+001F too. UTF-8 only (UTF-16-BE/UTF-32-BE raise Unimplemented).
+//! tf.strings.unicode_decode_with_offsets(input, input_encoding, errors='replace', replacement_char=65533, replace_control_characters=False, name=None)
+//!   unicode_decode's code points and each one's starting byte offset in its string (int64), as two tensors or
+//!   tf.RaggedTensors of one shape.
+//! tf.strings.unicode_encode(input, output_encoding, errors='replace', replacement_char=65533, name=None)
+//!   One UTF-8 string per innermost row of code points (a tf.RaggedTensor or a tensor of rank 1 or more); a code point
+//!   ICU refuses (negative, past U+10FFFF, a surrogate or a noncharacter) is replaced, skipped or an error (errors).
 //! tf.strings.substr(input, pos, len, name=None, unit='BYTE')
 //!   The substring of len bytes (or UTF-8 characters) from pos of each string; a negative pos counts from the end,
 //!   a pos beyond the string raises InvalidArgumentError.
 //! tf.strings.regex_replace(input, pattern, rewrite, replace_global=True, name=None)
 //!   Each string with the matches of pattern replaced by rewrite (\1..\9 groups, \0 the match); PCRE2 where TF
-//!   uses RE2 (RE2 refuses backreferences and lookaround in patterns).
+//!   uses RE2 (RE2 refuses backreferences and lookaround in patterns). Python strings give TF's StaticRegexReplace,
+//!   a tensor pattern or rewrite its RegexReplace (compiled when the op runs).
 //! tf.strings.regex_full_match(input, pattern, name=None)
 //!   Whether each whole string matches pattern (bool).
 //! tf.strings.to_number(input, out_type=tf.float32, name=None)
@@ -200,7 +215,11 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   Each number or bool as a string, printf-formatted as TF: floats "%f" (precision digits, %e scientific, %g
 //!   shortest), integers "%d", width and fill padding.
 //! tf.strings.format(template, inputs, placeholder='{}', summarize=3, name=None)
-//!   template with each placeholder replaced by the next input tensor printed as numpy prints it (a scalar string).
+//!   template with each placeholder replaced by the next input tensor as tf.print shows it (TF's StringFormat:
+//!   summarize elements at each end of a dimension, strings quoted); a scalar string.
+//! tf.strings.to_hash_bucket_fast(input, num_buckets, name=None)
+//!   Each string's bucket: TF's Fingerprint64 (FarmHash) of its bytes modulo num_buckets (int64), the same buckets
+//!   TF gives (StringToHashBucketFast).
 //! tf.RaggedTensor
 //!   A tensor with ragged (variable-length) dimensions (stdlib/tfcore_ragged.tfs): flat `values` (a Tensor, or a
 //!   RaggedTensor for ragged_rank > 1) cut into rows by int64 `row_splits`. Made by tf.ragged.constant or the

@@ -9,8 +9,7 @@
 Val tfio_attr(const char *qual);
 Val tfdata_attr(const char *qual);
 Val kdatasets_attr(const char *qual);
-Val tfcore_attr(const char *qual);
-Val fingerprint_attr(const char *qual);   /* fingerprint.c: tf._hash_bucket_fast (FarmHash Fingerprint64) */   /* tfcore.c: names written in stdlib/tfcore*.tfs */
+Val tfcore_attr(const char *qual);   /* tfcore.c: names written in stdlib/tfcore*.tfs */
 /* tfcore.c: the tf name of a function or class of stdlib/tfcore*.tfs (fname: the function name), for help() */
 bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size);
 

@@ -172,7 +172,7 @@ START_TEST(test_gradient_coverage) {
     OP_BITWISE_AND, OP_BITWISE_OR, OP_BITWISE_XOR, OP_LEFT_SHIFT, OP_RIGHT_SHIFT, OP_INVERT,   /* TF: not differentiable (integer-only anyway) */
     OP_IS_NAN, OP_IS_INF, OP_IS_FINITE, OP_ARGMAX, OP_ARGMIN, OP_SHAPE, OP_SIZE, OP_RANK,   /* non-float results */
     OP_COLL_GRAD_START, OP_COLL_GRAD_WAIT,   /* staged by the backward pass itself (gradient all-reduce overlap), never differentiated */
-    OP_AS_STRING,   /* TF: NotDifferentiable (a string result) */
+    OP_AS_STRING, OP_STRING_FORMAT,   /* TF: NotDifferentiable (a string result) */
     OP_PRINT, OP_READ_VARIABLE, OP_PY_FUNC,   /* py_function: TF differentiates the host function with its own tape; tfs does not */
     OP_SERIALIZE_TENSOR,   /* a string result: TF registers no gradient */
   };

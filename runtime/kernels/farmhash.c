@@ -1,11 +1,9 @@
-/* fingerprint.c — TF's Fingerprint64 (FarmHash's farmhashna Hash64, the fingerprint TF pins) and the bucket of
- * tf.strings.to_hash_bucket_fast, written from FarmHash's published algorithm (Debian ships no FarmHash). */
+/* farmhash.c — TF's Fingerprint64 (FarmHash's farmhashna Hash64, the fingerprint TF pins) for StringToHashBucketFast,
+ * written from FarmHash's published algorithm (Debian ships no FarmHash). */
 #include <stdint.h>
 #include <string.h>
 
-#include "object/object.h"
-#include "modules/modules.h"
-#include "modules/tfdata.h"
+#include "kernels/kstr.h"
 
 static const uint64_t K0 = 0xc3a5c85c97cb3127ULL, K1 = 0xb492b66fbe98f273ULL, K2 = 0x9ae16a3b2f90404fULL;
 
@@ -104,34 +102,4 @@ uint64_t fingerprint64(const unsigned char *s, size_t len) {
   weak32(s + 32, z + w2, y + f64(s + 16), &w1, &w2);
   t = z; z = x; x = t;
   return len16(len16(v1, w1, mul) + smix(y) * K0 + z, len16(v2, w2, mul) + x, mul);
-}
-
-//! tf.strings.to_hash_bucket_fast(input, num_buckets, name=None)
-//!   Each string's bucket: TF's Fingerprint64 (FarmHash) of its bytes modulo num_buckets (int64), the same buckets
-//!   TF gives.
-//! tf._hash_bucket_fast(s, num_buckets)
-//!   The bucket of one string (a Python str or bytes): the element form tf.strings.to_hash_bucket_fast maps.
-static Val tf_hash_bucket(Val self, int n, const Val *args, const Kw *kw) {
-  (void)self;
-  static ArgSpec spec = {.what = "tf.strings.to_hash_bucket_fast", .sig = "s, num_buckets"};
-  Val a[2];
-  args_parse(&spec, n, args, kw, a);
-  const unsigned char *p;
-  size_t len;
-  if (val_is(a[0], &bytes_type)) {
-    p = bytes_data(a[0], &len);
-  } else if (val_is(a[0], &str_type)) {
-    p = (const unsigned char *)str_cstr(a[0]);
-    len = (size_t)str_len(a[0]);
-  } else {
-    rt_throw(ERR_TYPE, "tf.strings.to_hash_bucket_fast: elements must be strings");
-  }
-  if (a[1].tag != VT_INT || a[1].u.i < 1) rt_throw(ERR_INVALID_ARGUMENT, "num_buckets must be >= 1");
-  uint64_t h = fingerprint64(p, len);
-  return val_int((tfs_i64)(h % (uint64_t)a[1].u.i));
-}
-
-Val fingerprint_attr(const char *qual) {
-  if (!strcmp(qual, "_hash_bucket_fast")) return builtin_new("tf.strings.to_hash_bucket_fast", tf_hash_bucket, val_undef(), NULL);
-  return val_undef();
 }
