@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kernels/conv.h"
+#include "kernels/isa.h"
 
 /* Why im2col + GEMM: measured on the MNIST CNN (docs/performance.md), im2col blocks feeding libxsmm ran
  * the training step within 10-30% of oneDNN's blocked kernels and ahead of them on the filter gradient,
@@ -223,19 +224,24 @@ static void fwd_direct_part(void *ctx, int part, int nparts) {
  * runs on the pooled row: v -> relu(v + bias) is monotone (rounding is) and maps NaN to NaN, so the maximum
  * of the epilogue's values is the epilogue of the maximum, bit for bit, at a quarter of the work for 2x2. - */
 
-#define POOL_ROW_T(T)                                                                                          \
-  static void pool_row_##T(const ConvJob *j, T *dst, T *const *rows) {                                          \
+/* One pooled row dst[POW, O] from the convolution rows of its windows (NULL: a row in the padding); with epi,
+ * the epilogue on each pooled pixel as it is done (the expressions of k_matmul.c's, one rounding each).  Max,
+ * add and relu are exact or singly rounded, so every ISA path gives the same bits. */
+#define POOL_ROW_T(T, SFX)                                                                                     \
+  static void pool_row_##T##SFX(const ConvJob *j, T *dst, T *const *rows, bool epi) {                          \
     const ConvPool *p = j->pool;                                                                               \
+    const T *restrict bias = j->bias;                                                                          \
     tfs_i64 O = j->g->O, OW = j->g->OW;                                                                        \
+    T acc[O <= 1024 ? O : 1];   /* the maximum builds up in L1, the (cold) output is written once */            \
     for (tfs_i64 px = 0; px < p->OW; px++, dst += O) {                                                         \
       bool first = true;                                                                                       \
+      T *restrict b = O <= 1024 ? acc : dst;                                                                   \
       for (tfs_i64 ky = 0; ky < p->KH; ky++) {                                                                 \
         if (!rows[ky]) continue;                                                                               \
         for (tfs_i64 kx = 0; kx < p->KW; kx++) {                                                               \
           tfs_i64 cx = px * p->SW + kx - p->PL;                                                                \
           if (cx < 0 || cx >= OW) continue;                                                                    \
           const T *restrict v = rows[ky] + cx * O;                                                             \
-          T *restrict b = dst;                                                                                 \
           if (first)                                                                                           \
             for (tfs_i64 ch = 0; ch < O; ch++) b[ch] = v[ch];                                                  \
           else                                                                                                 \
@@ -243,10 +249,39 @@ static void fwd_direct_part(void *ctx, int part, int nparts) {
           first = false;                                                                                       \
         }                                                                                                      \
       }                                                                                                        \
+      if (epi && bias)                                                                                         \
+        for (tfs_i64 ch = 0; ch < O; ch++) b[ch] = b[ch] + bias[ch];                                           \
+      if (epi && j->relu)                                                                                      \
+        for (tfs_i64 ch = 0; ch < O; ch++) {                                                                   \
+          T x = b[ch];                                                                                         \
+          b[ch] = x > 0 ? x : (x != x ? x : (T)0);                                                             \
+        }                                                                                                      \
+      if (b != dst) memcpy(dst, b, sizeof(T) * (size_t)O);                                                     \
     }                                                                                                          \
   }
-POOL_ROW_T(float)
-POOL_ROW_T(double)
+#define POOL_ROW_PATH(SFX) POOL_ROW_T(float, SFX) POOL_ROW_T(double, SFX)
+POOL_ROW_PATH(_base)
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
+#pragma GCC target("arch=x86-64-v3")
+POOL_ROW_PATH(_avx2)
+#pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
+#pragma GCC target("arch=x86-64-v4")
+POOL_ROW_PATH(_avx512)
+#pragma GCC pop_options
+
+typedef void (*PoolRowFn)(const ConvJob *j, void *dst, void *const *rows, bool epi);
+static const PoolRowFn pool_rows[ISA_COUNT][2] = {
+  {(PoolRowFn)pool_row_float_base, (PoolRowFn)pool_row_double_base},
+  {(PoolRowFn)pool_row_float_avx2, (PoolRowFn)pool_row_double_avx2},
+  {(PoolRowFn)pool_row_float_avx512, (PoolRowFn)pool_row_double_avx512},
+};
+
+static void pool_row(const ConvJob *j, char *dst, void *const *rows, bool epi) {
+  pool_rows[isa_active()][j->g->dt == DT_FLOAT64](j, dst, rows, epi);
+}
 
 static void fwd_pool_part(void *ctx, int part, int nparts) {
   const ConvJob *j = ctx;
@@ -272,10 +307,7 @@ static void fwd_pool_part(void *ctx, int part, int nparts) {
       }
       rows[ky] = slot;
     }
-    char *dst = j->out + (size_t)(u * p->OW * g->O) * j->es;
-    if (g->dt == DT_FLOAT32) pool_row_float(j, (float *)dst, (float *const *)rows);
-    else pool_row_double(j, (double *)dst, (double *const *)rows);
-    if (j->bias || j->relu) matmul_2d_epilogue(g->dt, dst, j->bias, p->OW, g->O, j->relu);
+    pool_row(j, j->out + (size_t)(u * p->OW * g->O) * j->es, rows, true);
   }
 }
 
@@ -299,9 +331,7 @@ static bool conv_forward_then_pool(const ConvGeom *g, const void *x, const void 
       tfs_i64 oy = py * pool->SH + ky - pool->PT;
       rows[ky] = oy < 0 || oy >= g->OH ? NULL : t + rowb * (size_t)(n * g->OH + oy);
     }
-    char *dst = (char *)y + (size_t)(u * pool->OW * g->O) * es;
-    if (g->dt == DT_FLOAT32) pool_row_float(&j, (float *)dst, (float *const *)rows);
-    else pool_row_double(&j, (double *)dst, (double *const *)rows);
+    pool_row(&j, (char *)y + (size_t)(u * pool->OW * g->O) * es, rows, false);
   }
   free(t);
   return true;
