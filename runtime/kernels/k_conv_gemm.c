@@ -288,8 +288,9 @@ static void fwd_pool_part(void *ctx, int part, int nparts) {
   const ConvGeom *g = j->g;
   const ConvPool *p = j->pool;
   size_t rowb = (size_t)(g->OW * g->O) * j->es;
-  char *ring = j->scratch + j->part_bytes * (size_t)part, *scr = ring + rowb * (size_t)p->KH;
-  tfs_i64 *tag = (tfs_i64 *)(scr + conv_row_scratch(j));   /* which conv row (n*OH + oy) each ring slot holds */
+  /* 8-byte items first: which conv row (n*OH + oy) each ring slot holds, the kernels' pointers; then the ring */
+  tfs_i64 *tag = (tfs_i64 *)(j->scratch + j->part_bytes * (size_t)part);
+  char *scr = (char *)(tag + p->KH), *ring = scr + conv_row_scratch(j);
   void *rows[p->KH];
   for (tfs_i64 k = 0; k < p->KH; k++) tag[k] = -1;
   tfs_i64 lo, hi;
