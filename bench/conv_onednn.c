@@ -120,7 +120,7 @@ static void run_tfs(const Case *cs, Bufs *b, DwTfs *dw) {
     free(res);
     return;
   }
-  bool ok = cs->dir == FWD        ? conv_forward(g, b->x, b->f, b->out, cs->bias_relu ? b->bias : NULL, cs->bias_relu)
+  bool ok = cs->dir == FWD        ? conv_forward(g, b->x, b->f, b->out, cs->bias_relu ? b->bias : NULL, cs->bias_relu, NULL)
             : cs->dir == BWD_DATA ? conv_backward_input(g, b->f, b->y, b->out)
                                   : conv_backward_filter(g, b->x, b->y, b->out);
   if (!ok) exit(1);

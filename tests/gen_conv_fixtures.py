@@ -31,16 +31,17 @@ def same_pad(n, k, s):
     return total // 2, total - total // 2
 
 
-def conv(x, f, stride, padding):
+def conv(x, f, stride, padding, dilation=1):
     """TF's conv2d (NHWC input, HWIO filters) through torch; returns output, d input, d filters for loss sum(y * w)."""
     xt = torch.tensor(x).permute(0, 3, 1, 2).requires_grad_(True)
     ft = torch.tensor(f).permute(3, 2, 0, 1).requires_grad_(True)
     xi = xt
+    sh, sw = (stride, stride) if isinstance(stride, int) else stride
     if padding == "SAME":
-        pt, pb = same_pad(x.shape[1], f.shape[0], stride)
-        pl, pr = same_pad(x.shape[2], f.shape[1], stride)
+        pt, pb = same_pad(x.shape[1], (f.shape[0] - 1) * dilation + 1, sh)
+        pl, pr = same_pad(x.shape[2], (f.shape[1] - 1) * dilation + 1, sw)
         xi = F.pad(xt, (pl, pr, pt, pb))
-    y = F.conv2d(xi, ft, stride=stride)
+    y = F.conv2d(xi, ft, stride=(sh, sw), dilation=dilation)
     w = torch.tensor(grid(tuple(y.shape), 3, 5, 2, 1.0))
     (y * w).sum().backward()
     return (y.detach().permute(0, 2, 3, 1).numpy(), w.permute(0, 2, 3, 1).numpy(), xt.grad.permute(0, 2, 3, 1).numpy(),
@@ -58,6 +59,14 @@ def pool(x, k, stride, padding):
     w = torch.tensor(grid(tuple(y.shape), 3, 5, 2, 1.0))
     (y * w).sum().backward()
     return y.detach().permute(0, 2, 3, 1).numpy(), w.permute(0, 2, 3, 1).numpy(), xt.grad.permute(0, 2, 3, 1).numpy()
+
+
+def conv_pool(x, f, b, stride, padding, relu, k, pstride, ppadding):
+    """max_pool2d(relu?(conv2d(x, f) + b)): the chain tf.function runs as one fused step (Keras Conv2D + MaxPooling2D)."""
+    y = torch.tensor(conv(x, f, stride, padding)[0]) + torch.tensor(b)
+    if relu:
+        y = torch.relu(y)
+    return pool(y.numpy(), k, pstride, ppadding)[0]
 
 
 def main():
@@ -84,6 +93,33 @@ def main():
                   "    y, dx, df = run(x, f, w)",
                   "    print(%r, y.shape, maxdiff(y, %s), maxdiff(dx, %s), maxdiff(df, %s))" % (tag, lit(y), lit(dx), lit(df)), ""]
         out += ["%s (%d, %d, %d, %d) 0.0 0.0 0.0" % ((tag,) + y.shape)] * 2
+    # one input channel (the MNIST CNN's first layer), dilations, unequal strides; the forward pass only
+    x1 = grid((2, 7, 9, 1), 5, 11, 5, 0.5)
+    f1 = grid((3, 2, 1, 5), 3, 7, 3, 0.25)
+    for xx, ff, stride, padding, dil in [(x1, f1, 1, "VALID", 1), (x1, f1, [2, 1], "SAME", 1), (x, f, 1, "SAME", 2),
+                                         (x1, f1, 1, "VALID", 2)]:
+        y = conv(xx, ff, stride, padding, dil)[0]
+        tag = "conv C%d s%s %s d%d" % (xx.shape[3], stride, padding, dil)
+        call = "tf.nn.conv2d(x, f, %r, %r, dilations=%d)" % (stride, padding, dil)
+        lines += ["for run in [lambda x, f: %s, tf.function(lambda x, f: %s)]:" % (call, call),
+                  "    y = run(tf.constant(%s), tf.constant(%s))" % (lit(xx), lit(ff)),
+                  "    print(%r, y.shape, maxdiff(y, %s))" % (tag, lit(y)), ""]
+        out += ["%s (%d, %d, %d, %d) 0.0" % ((tag,) + y.shape)] * 2
+    # conv + bias [+ relu] + max pool: one fused step inside tf.function (pooled rows in cache), eager unfused
+    b1 = grid((5,), 3, 5, 2, 0.25)
+    for xx, ff, stride, padding, relu, k, ps, pp in [(x1, f1, 1, "VALID", True, 2, 2, "VALID"),
+                                                     (x1, f1, [2, 1], "SAME", True, 3, 2, "SAME"),
+                                                     (x1, f1, 1, "SAME", False, 3, 1, "VALID")]:
+        y = conv_pool(xx, ff, b1, stride, padding, relu, k, ps, pp)
+        tag = "conv+pool s%s %s relu=%s k%d s%d %s" % (stride, padding, relu, k, ps, pp)
+        body = "tf.nn.conv2d(x, f, %r, %r) + b" % (stride, padding)
+        if relu:
+            body = "tf.nn.relu(%s)" % body
+        call = "tf.nn.max_pool2d(%s, %d, %d, %r)" % (body, k, ps, pp)
+        lines += ["for run in [lambda x, f, b: %s, tf.function(lambda x, f, b: %s)]:" % (call, call),
+                  "    y = run(tf.constant(%s), tf.constant(%s), tf.constant(%s))" % (lit(xx), lit(ff), lit(b1)),
+                  "    print(%r, y.shape, maxdiff(y, %s))" % (tag, lit(y)), ""]
+        out += ["%s (%d, %d, %d, %d) 0.0" % ((tag,) + y.shape)] * 2
     for k, stride, padding in [(2, 2, "VALID"), (3, 2, "SAME"), (3, 1, "VALID")]:
         y, w, dx = pool(xp, k, stride, padding)
         tag = "pool k%d s%d %s" % (k, stride, padding)

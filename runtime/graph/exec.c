@@ -388,6 +388,7 @@ typedef struct FuseInfo {
   int mm;                     /* the MatMul or Conv2D node (its inputs, attributes and line) */
   GraphRef bias;
   bool relu;
+  int pool;                   /* an NHWC MaxPool node consuming a Conv2D chain (its attributes), or -1 */
 } FuseInfo;
 
 /* Whether node id is a pure op `op` with all inputs graph values. */
@@ -398,6 +399,43 @@ static bool fuse_is(const Planner *pl, int id, OpId op) {
   for (int i = 0; i < n->nin; i++)
     if (n->in[i].node < 0) return false;
   return true;
+}
+
+/* Whether no side effect comes between nodes a and b (exclusive): a fused chain runs where it ends, and a
+ * failing product must fail before any later effect, as unfused.  A variable read is none (it cannot fail, and
+ * a write that could change it is stateful itself); Keras reads the bias right after the product. */
+static bool fuse_no_effect_between(const Planner *pl, int a, int b) {
+  for (int q = a + 1; q < b; q++) {
+    const GraphNode *qn = &pl->g->nodes[q];
+    bool read = qn->kind == GN_OP && qn->op->id == OP_READ_VARIABLE;
+    if (pl->live[q] && !read && ((qn->flags & GNF_STATEFUL) || qn->kind == GN_COND || qn->kind == GN_WHILE ||
+                                 (qn->kind == GN_OP && (qn->op->flags & OPF_STATEFUL))))
+      return false;
+  }
+  return true;
+}
+
+/* A float32 convolution chain's only consumer, an NHWC MaxPool, joins it (inference graphs: training reads the
+ * Relu's output again for MaxPoolGrad, so that Relu has two uses and stays a step).  The pooling then runs on
+ * each few rows of convolution output while they are in cache, and the unpooled output is never allocated. */
+static void plan_fuse_pool(const Planner *pl, int *fuse, unsigned char *absorbed, FuseInfo *fi, const int *uses) {
+  const Graph *g = pl->g;
+  for (int id = 0; id < pl->n; id++) {
+    if (!pl->live[id] || pl->canon[id] != id || !fuse_is(pl, id, OP_MAX_POOL) || g->nodes[id].nin != 1 || fuse[id] >= 0)
+      continue;
+    GraphRef r = plan_resolve(pl, g->nodes[id].in[0]);
+    if (r.node < 0 || r.out != 0 || fuse[r.node] < 0 || uses[r.node] != 1) continue;
+    FuseInfo *f = &fi[fuse[r.node]];
+    const GraphNode *pn = &g->nodes[id];
+    Val df = pn->attrs.n > 3 ? pn->attrs.v[3] : val_undef();
+    if (g->nodes[f->mm].op->id != OP_CONV2D || g->nodes[f->mm].outm[0].dtype != DT_FLOAT32 || pn->attrs.n < 3) continue;
+    if (df.tag == VT_OBJ && !(val_is(df, &str_type) && !strcmp(str_cstr(df), "NHWC"))) continue;
+    if (!fuse_no_effect_between(pl, r.node, id)) continue;
+    f->pool = id;
+    fuse[id] = fuse[r.node];
+    fuse[r.node] = -1;
+    absorbed[r.node] = 1;
+  }
 }
 
 /* Find the fusable chains among live nodes: fuse[root] indexes fi[], absorbed
@@ -451,24 +489,16 @@ static int plan_fuse(const Planner *pl, int *fuse, unsigned char *absorbed, Fuse
       if (N < 0 || bm->shape[0] != N || ao->rank != mo->rank || ao->dtype != mo->dtype) continue;
       bool same = true;
       for (int d = 0; d < mo->rank; d++) same = same && ao->shape[d] == mo->shape[d];
-      /* the product runs where the chain ends: no side effect may come between
-       * (a failing product must fail before it, as unfused); a variable read is none (it cannot fail, and
-       * a write that could change it is stateful itself), and Keras reads the bias right after the product */
-      for (int q = mr.node + 1; q < id && same; q++) {
-        const GraphNode *qn = &g->nodes[q];
-        bool read = qn->kind == GN_OP && qn->op->id == OP_READ_VARIABLE;
-        if (pl->live[q] && !read && ((qn->flags & GNF_STATEFUL) || qn->kind == GN_COND || qn->kind == GN_WHILE ||
-                                     (qn->kind == GN_OP && (qn->op->flags & OPF_STATEFUL))))
-          same = false;
-      }
-      if (!same) continue;
-      fi[nf] = (FuseInfo){mr.node, br, relu};
+      /* the product runs where the chain ends: no side effect may come between */
+      if (!same || !fuse_no_effect_between(pl, mr.node, id)) continue;
+      fi[nf] = (FuseInfo){mr.node, br, relu, -1};
       fuse[id] = nf++;
       absorbed[mr.node] = 1;
       if (relu) absorbed[add] = 1;
       break;
     }
   }
+  plan_fuse_pool(pl, fuse, absorbed, fi, uses);
   free(uses);
   return nf;
 }
@@ -981,9 +1011,10 @@ static ExecPlan *exec_plan_build(Graph *g) {
     st->attrs = &nd->attrs;
     if (f) {
       OpAttrs *fa = &p->fattrs[p->stats.fused++];
-      fa->n = 5;
+      fa->n = f->pool >= 0 ? 8 : 5;
       for (int a = 0; a < 4; a++) fa->v[a] = a < src->attrs.n ? src->attrs.v[a] : val_undef();
       fa->v[4] = val_int(f->relu ? 1 : 0);
+      for (int a = 0; a < 3 && f->pool >= 0; a++) fa->v[5 + a] = nd->attrs.v[a];   /* MaxPool's ksize, strides, padding */
       st->op = &op_defs[src->op->id == OP_CONV2D ? OP_FUSED_CONV2D : OP_FUSED_MATMUL];
       st->node = src;
       st->attrs = fa;

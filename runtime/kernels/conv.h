@@ -11,9 +11,16 @@ typedef struct {
   tfs_i64 N, H, W, C, KH, KW, O, SH, SW, PT, PL, OH, OW, DH, DW;
 } ConvGeom;
 
-/* y = conv(x, f) [+ bias[O]] [relu] (the epilogue of matmul_2d, per block).  Each returns false only when
- * its scratch memory cannot be had (nothing written then). */
-bool conv_forward(const ConvGeom *g, const void *x, const void *f, void *y, const void *bias, bool relu);
+/* A max pooling of the convolution's output [N,OH,OW,O] -> [N,OH,OW,O] (this struct's OH, OW), as MaxPool
+ * computes it: window KH x KW, strides SH, SW, top/left padding PT, PL (padded cells never win). */
+typedef struct {
+  tfs_i64 KH, KW, SH, SW, PT, PL, OH, OW;
+} ConvPool;
+
+/* y = conv(x, f) [+ bias[O]] [relu] (the epilogue of matmul_2d, per block), then max pooled when pool is
+ * given (y is then the pooled output; the convolution's rows live only in cache-sized scratch).  Each
+ * returns false only when its scratch memory cannot be had (nothing written then). */
+bool conv_forward(const ConvGeom *g, const void *x, const void *f, void *y, const void *bias, bool relu, const ConvPool *pool);
 /* dx = d(sum(y * dy)) / dx. */
 bool conv_backward_input(const ConvGeom *g, const void *f, const void *dy, void *dx);
 /* df = d(sum(y * dy)) / df. */

@@ -9,7 +9,9 @@
 
 /* Scratch layout shared by every op here (meta -> kernel):
  * iscr[0..1] window (kh, kw), [2..3] strides, [4..5] top/left padding, [6..7] output (oh, ow), [8..9] dilations. */
-enum { S_KH, S_KW, S_SH, S_SW, S_PT, S_PL, S_OH, S_OW, S_DH, S_DW };
+enum { S_KH, S_KW, S_SH, S_SW, S_PT, S_PL, S_OH, S_OW, S_DH, S_DW, S_COUNT };
+/* _FusedConv2D with a pooling: the pooling's geometry follows, in the same order (its dilations unused) */
+enum { S_POOL = S_COUNT };
 
 /* strides / ksize: an int, or a list of 1, 2 or 4 ints (N and C must then be 1). */
 static void conv_pair(OpCall *c, int attr, const char *what, tfs_i64 *h, tfs_i64 *w) {
@@ -104,12 +106,16 @@ static ConvGeom conv_geom(const OpCall *c, const Tensor *x, const Tensor *f) {
 
 /* Conv2D, or _FusedConv2D's (input, filters, bias) with the bias add and relu (activation == 1) applied to
  * each block of output rows while it is in cache. */
+static bool fused_pooled(OpCall *c) { return c->op->id == OP_FUSED_CONV2D && op_attr(c, 5).tag != VT_NONE && !val_is_undef(op_attr(c, 5)); }
+
 static void conv2d_run(OpCall *c, bool fused) {
   Tensor *x = tensor_contiguous(c->in[0]), *f = tensor_contiguous(c->in[1]);
   Tensor *b = fused ? tensor_contiguous(c->in[2]) : NULL;
   ConvGeom g = conv_geom(c, x, f);
+  const tfs_i64 *ps = c->iscr + S_POOL;
+  ConvPool pool = {ps[S_KH], ps[S_KW], ps[S_SH], ps[S_SW], ps[S_PT], ps[S_PL], ps[S_OH], ps[S_OW]};
   bool ok = conv_forward(&g, tensor_data(x), tensor_data(f), tensor_data(c->out[0]), b ? tensor_data(b) : NULL,
-                         fused && op_attr_int(c, 4, 0) == 1);
+                         fused && op_attr_int(c, 4, 0) == 1, fused && fused_pooled(c) ? &pool : NULL);
   tensor_release(x);
   tensor_release(f);
   if (b) tensor_release(b);
@@ -123,12 +129,23 @@ void k_conv2d(OpCall *c) {
 
 /* _FusedConv2D(input, filters, bias): the graph planner's Conv2D -> bias add [-> Relu], exactly the unfused
  * results (the same product, then one add and one max per element, as AddV2 and Relu compute them). */
-/* shape: as tf.nn.conv2d; bias is a vector of the output channels. */
+/* shape: as tf.nn.conv2d, then as tf.nn.max_pool2d of that when pool_ksize is given; bias is a vector of the output channels. */
 void meta_fused_conv2d(OpCall *c) {
   meta_conv2d(c);
   const TMeta *o = &c->outm[0], *bm = &c->inm[2];
   if (bm->rank != 1 || bm->dtype != o->dtype || (o->rank == 4 && o->shape[3] >= 0 && bm->shape[0] >= 0 && bm->shape[0] != o->shape[3]))
     op_fail(c, ERR_INVALID_ARGUMENT, "_FusedConv2D: bias must be a vector of the output channels");
+  if (!fused_pooled(c)) return;
+  /* the pooling's geometry over the convolution's output, kept after the convolution's own */
+  TMeta conv_out = *o;
+  tfs_i64 conv_scr[S_COUNT], kh, kw;
+  memcpy(conv_scr, c->iscr, sizeof conv_scr);
+  conv_pair(c, 5, "ksize", &kh, &kw);
+  conv_geometry(c, &conv_out, kh, kw, 6, 7, -1);
+  memcpy(c->iscr + S_POOL, c->iscr, sizeof conv_scr);
+  memcpy(c->iscr, conv_scr, sizeof conv_scr);
+  tfs_i64 shape[4] = {conv_out.shape[0], c->iscr[S_POOL + S_OH], c->iscr[S_POOL + S_OW], conv_out.shape[3]};
+  meta_set(&c->outm[0], conv_out.dtype, 4, shape);
 }
 
 void k_fused_conv2d(OpCall *c) { conv2d_run(c, true); }

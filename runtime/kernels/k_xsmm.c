@@ -107,3 +107,31 @@ bool xsmm_gemm(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i
   xsmm_clear_upper();
   return true;
 }
+
+bool xsmm_br_get(XsmmBr *h, DType dt, tfs_i64 M, tfs_i64 N, tfs_i64 K, tfs_i64 lda) {
+  h->fn = NULL, h->dt = dt;
+  if ((dt != DT_FLOAT32 && dt != DT_FLOAT64) || M <= 0 || N <= 0 || K <= 0) return false;
+  Isa isa = isa_active();
+  if (isa == ISA_BASELINE) return false;
+  if (atomic_load(&xsmm_isa) != (int)isa) xsmm_target(isa);
+  /* column-major as in xsmm_gemm: C^T[N,M] = sum B_i^T[N,K] A_i^T[K,M] */
+  const libxsmm_blasint m = (libxsmm_blasint)N, n = (libxsmm_blasint)M, k = (libxsmm_blasint)K;
+  const libxsmm_blasint la = (libxsmm_blasint)N, lb = (libxsmm_blasint)lda, lc = (libxsmm_blasint)N;
+  const int flags = LIBXSMM_GEMM_FLAG_NONE, prefetch = LIBXSMM_PREFETCH_NONE;
+  const float salpha = 1, sbeta = 0;
+  const double dalpha = 1, dbeta = 0;
+  if (dt == DT_FLOAT32)
+    h->fn = (void *)libxsmm_smmdispatch_reducebatch_addr(m, n, k, &la, &lb, &lc, &salpha, &sbeta, &flags, &prefetch);
+  else
+    h->fn = (void *)libxsmm_dmmdispatch_reducebatch_addr(m, n, k, &la, &lb, &lc, &dalpha, &dbeta, &flags, &prefetch);
+  return h->fn != NULL;
+}
+
+void xsmm_br_run(const XsmmBr *h, void *C, const void **A, const void **B, tfs_i64 count) {
+  unsigned long long cnt = (unsigned long long)count;
+  if (h->dt == DT_FLOAT32)
+    ((libxsmm_smmfunction_reducebatch_addr)h->fn)((const float **)B, (const float **)A, C, &cnt);
+  else
+    ((libxsmm_dmmfunction_reducebatch_addr)h->fn)((const double **)B, (const double **)A, C, &cnt);
+  xsmm_clear_upper();
+}

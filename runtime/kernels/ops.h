@@ -293,6 +293,16 @@ bool gemm_small(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_
  * products that reuse a copied B enough);
  * false when it does not apply (the caller then uses gemm_small or BLAS). */
 bool xsmm_gemm(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb);
+/* Batch-reduce products through libxsmm's JIT (k_xsmm.c), for the direct convolutions of k_conv_gemm.c:
+ * C[M,N] (row stride N) = sum over i < count of A_i[M,K] (row stride lda) B_i[K,N] (row stride N), each
+ * element one fused multiply-add chain over (i, k) in order from 0 (the order of an im2col product's K).
+ * xsmm_br_get readies a kernel (false on the baseline path or for other dtypes than float32/64). */
+typedef struct {
+  void *fn;
+  DType dt;
+} XsmmBr;
+bool xsmm_br_get(XsmmBr *h, DType dt, tfs_i64 M, tfs_i64 N, tfs_i64 K, tfs_i64 lda);
+void xsmm_br_run(const XsmmBr *h, void *C, const void **A, const void **B, tfs_i64 count);
 /* C[M,N] = op(A) op(B) for contiguous float32/64 or int32/64 matrices (M, N, K > 0), A stored [M,K] or
  * [K,M] (ta), B [K,N] or [N,K] (tb): libxsmm, the register kernels or OpenBLAS by size, as MatMul runs. */
 void matmul_any(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb);

@@ -1053,6 +1053,106 @@ START_TEST(test_exec_fused_matmul) {
 }
 END_TEST
 
+/* Conv2D [-> bias add -> Relu] -> MaxPool as a graph; strides/dilations s, d; pool window k, stride ps. */
+typedef struct {
+  tfs_i64 xs[4], fs[4];
+  int s, d;
+  const char *pad;
+  int k, ps;
+  const char *ppad;
+  bool relu, relu_also_output;
+} ConvPoolCase;
+
+static void conv_attrs(OpAttrs *a, const ConvPoolCase *c) {
+  a->n = 4;
+  a->v[0] = val_int(c->s);
+  a->v[1] = str_from_cstr(c->pad);
+  a->v[2] = str_from_cstr("NHWC");
+  a->v[3] = val_int(c->d);
+}
+
+static void pool_attrs(OpAttrs *a, const ConvPoolCase *c) {
+  a->n = 4;
+  a->v[0] = val_int(c->k);
+  a->v[1] = val_int(c->ps);
+  a->v[2] = str_from_cstr(c->ppad);
+  a->v[3] = str_from_cstr("NHWC");
+}
+
+static void attrs_release(OpAttrs *a) {
+  for (int i = 0; i < a->n; i++) val_decref(a->v[i]);
+}
+
+static Graph *conv_pool_graph(const ConvPoolCase *c, TMeta *conv_m, TMeta *pool_m) {
+  TMeta mx = {DT_FLOAT32, 4, {c->xs[0], c->xs[1], c->xs[2], c->xs[3]}}, mf = {DT_FLOAT32, 4, {c->fs[0], c->fs[1], c->fs[2], c->fs[3]}};
+  TMeta mb = {DT_FLOAT32, 1, {c->fs[3]}};
+  Graph *g = graph_new("f", "convpool", NULL);
+  int x = graph_add_placeholder(g, "x", &mx), f = graph_add_placeholder(g, "f", &mf), b = graph_add_placeholder(g, "b", &mb);
+  GraphRef xf[2] = {{x, 0}, {f, 0}};
+  int conv = add_op(g, OP_CONV2D, 2, xf, conv_m);
+  conv_attrs(&graph_node(g, conv)->attrs, c);
+  GraphRef cb[2] = {{conv, 0}, {b, 0}};
+  int add = add_op(g, OP_ADD, 2, cb, conv_m);
+  int last = c->relu ? add_op(g, OP_RELU, 1, &(GraphRef){add, 0}, conv_m) : add;
+  int pool = add_op(g, OP_MAX_POOL, 1, &(GraphRef){last, 0}, pool_m);
+  pool_attrs(&graph_node(g, pool)->attrs, c);
+  graph_add_output(g, (GraphRef){pool, 0});
+  if (c->relu_also_output) graph_add_output(g, (GraphRef){last, 0});
+  return g;
+}
+
+/* Conv2D -> bias add [-> Relu] -> MaxPool runs as one _FusedConv2D step (pooling rows in cache) whose results
+ * equal the unfused ops' bit for bit, on whichever ISA path runs the suite (graph-baseline/avx2/avx512);
+ * with the Relu's output read again (as training's MaxPoolGrad does) the pooling stays a step. */
+START_TEST(test_exec_fused_conv_pool) {
+  static const ConvPoolCase cases[] = {
+    {{3, 28, 28, 1}, {3, 3, 1, 32}, 1, 1, "VALID", 2, 2, "VALID", true, false},   /* the MNIST CNN's layers */
+    {{2, 13, 13, 32}, {3, 3, 32, 64}, 1, 1, "VALID", 2, 2, "VALID", true, false},
+    {{2, 9, 11, 3}, {3, 2, 3, 5}, 2, 1, "SAME", 3, 2, "SAME", true, false},        /* odd shapes, padding both */
+    {{1, 12, 10, 2}, {3, 3, 2, 7}, 1, 2, "SAME", 3, 1, "VALID", false, false},    /* dilated; overlapping windows */
+    {{2, 7, 7, 4}, {1, 1, 4, 3}, 1, 1, "VALID", 2, 1, "SAME", true, false},       /* pointwise */
+    {{2, 8, 8, 2}, {3, 3, 2, 4}, 1, 1, "VALID", 2, 2, "VALID", true, true},       /* Relu also read: not pooled */
+  };
+  for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+    const ConvPoolCase *c = &cases[ci];
+    Tensor *x = ramp(DT_FLOAT32, 4, c->xs, 1), *f = ramp(DT_FLOAT32, 4, c->fs, 2), *b = ramp(DT_FLOAT32, 1, &c->fs[3], 3);
+    OpAttrs ca, pa;
+    conv_attrs(&ca, c);
+    pool_attrs(&pa, c);
+    Tensor *conv = run1(OP_CONV2D, 2, x, f, &ca), *sum = run1(OP_ADD, 2, conv, b, NULL);
+    Tensor *act = c->relu ? run1(OP_RELU, 1, sum, NULL, NULL) : tensor_retain(sum);
+    Tensor *want = run1(OP_MAX_POOL, 1, act, NULL, &pa);
+    TMeta cm = {DT_FLOAT32, 4, {0}}, pm = {DT_FLOAT32, 4, {0}};
+    for (int d = 0; d < 4; d++) cm.shape[d] = conv->shape[d], pm.shape[d] = want->shape[d];
+    Graph *g = conv_pool_graph(c, &cm, &pm);
+    ExecPlan *p = exec_plan_new(g);
+    ExecStats st;
+    exec_plan_stats(p, &st);
+    int steps = c->relu_also_output ? 2 : 1;
+    ck_assert_msg(st.fused == 1 && st.steps == steps, "case %d: %d fused, %d steps", (int)ci, st.fused, st.steps);
+    Tensor *args[3] = {x, f, b}, *out[2] = {NULL, NULL};
+    exec_run(p, args, out);
+    ck_assert_int_eq(out[0]->size, want->size);
+    for (int d = 0; d < 4; d++) ck_assert_int_eq(out[0]->shape[d], want->shape[d]);
+    ck_assert_msg(!memcmp(tensor_data(out[0]), tensor_data(want), (size_t)want->size * sizeof(float)),
+                  "case %d: fused result differs from the unfused ops", (int)ci);
+    for (int o = 0; o < 2; o++)
+      if (out[o]) tensor_release(out[o]);
+    exec_plan_free(p);
+    graph_release(g);
+    attrs_release(&ca);
+    attrs_release(&pa);
+    tensor_release(want);
+    tensor_release(act);
+    tensor_release(sum);
+    tensor_release(conv);
+    tensor_release(x);
+    tensor_release(f);
+    tensor_release(b);
+  }
+}
+END_TEST
+
 /* Chained 2-D products (the power benchmark) run as planned steps, each into an arena slot: bit for bit
  * the eager ops' results, over repeated calls, with the caller's earlier results never written over;
  * an argument that is a strided view takes the generic path for the steps that read it. */
@@ -1523,6 +1623,7 @@ static Suite *graph_suite(void) {
   tcase_add_test(tc, test_exec_ew_chain_bounded);
   tcase_add_test(tc, test_exec_ew_steady_state_no_tensors);
   tcase_add_test(tc, test_exec_fused_updates);
+  tcase_add_test(tc, test_exec_fused_conv_pool);
   tcase_add_test(tc, test_exec_fused_update_side_op);
   suite_add_tcase(s, tc);
   return s;

@@ -103,7 +103,7 @@ END_TEST
  * tolerance of the one-thread result: the MNIST CNN's second convolution, forward and gradients. */
 static void conv_all(float *y, float *dx, float *df, const ConvGeom *g, const float *x, const float *f,
                      const float *dy) {
-  ck_assert(conv_forward(g, x, f, y, NULL, false));
+  ck_assert(conv_forward(g, x, f, y, NULL, false, NULL));
   ck_assert(conv_backward_input(g, f, dy, dx));
   ck_assert(conv_backward_filter(g, x, dy, df));
 }
