@@ -155,8 +155,8 @@ START_TEST(test_matmul_deterministic) {
     bool ta = shapes[sh][3];
     float *a = malloc((size_t)M * K * 4), *b = malloc((size_t)K * N * 4), *bias = malloc((size_t)N * 4);
     float *first = malloc((size_t)M * N * 4), *again = malloc((size_t)M * N * 4);
-    for (int i = 0; i < M * K; i++) a[i] = (float)((i * 7919) % 1000) / 1000.0f - 0.5f;
-    for (int i = 0; i < K * N; i++) b[i] = (float)((i * 104729) % 1000) / 1000.0f - 0.5f;
+    for (size_t i = 0; i < (size_t)M * K; i++) a[i] = (float)((i * 7919) % 1000) / 1000.0f - 0.5f;
+    for (size_t i = 0; i < (size_t)K * N; i++) b[i] = (float)((i * 104729) % 1000) / 1000.0f - 0.5f;
     for (int i = 0; i < N; i++) bias[i] = (float)(i % 7) / 7.0f - 0.4f;
     for (int threads = 1; threads <= 3; threads++) {
       tp_set_threads(threads);
