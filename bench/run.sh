@@ -64,6 +64,18 @@ awk 'FILENAME == ARGV[1] { torch[$1 " " $2] = $3; fz[$1 " " $2] = (NF > 3) ? $4 
        rf = (f != "-" && $3 > 0) ? sprintf("%.1fx", f / $3) : "-";
        ro = (o != "-" && $3 > 0) ? sprintf("%.1fx", o / $3) : "-";
        printf "%-13s %-6s %10s %10s %9s %10s %10s %10s %8s\n", $1, $2, $3, t, r, f, rf, o, ro }' "$OUT/torch.txt" "$OUT/ort.txt" "$OUT/tfs.txt"
+# issue 32's thread goal: the seq model and the 100-layer model at 1 and 2 threads (tf.function graphs),
+# beside ONNX Runtime's 2-thread figure from the table above
+TFS_NUM_THREADS=1 "$BUILD/compiler/tfs" run "$ROOT/bench/seed.tfs" threads > "$OUT/t1.txt"
+TFS_NUM_THREADS=2 "$BUILD/compiler/tfs" run "$ROOT/bench/seed.tfs" threads > "$OUT/t2.txt"
+echo
+echo "threads (TFS_NUM_THREADS), tf.function graphs, microseconds per call (best of 5); goal: 2 threads >= 1.6x one, ahead of ONNX Runtime"
+awk 'FILENAME == ARGV[1] { ort[$1] = $3; next }
+     FILENAME == ARGV[2] { t1[$1] = $3; next }
+     !hdr { hdr = 1; printf "%-28s %10s %10s %9s %10s %8s\n", "workload", "1 thread", "2 threads", "speedup", "ort (2)", "ort/tfs" }
+     { o = ($1 in ort) ? ort[$1] : "-"; name = ($1 == "mlp") ? "mlp (seq 784-128-10, b 60)" : ($1 == "dense") ? "dense (100 layers)" : $1;
+       printf "%-28s %10s %10s %9s %10s %8s\n", name, t1[$1], $3, ($3 > 0) ? sprintf("%.2fx", t1[$1] / $3) : "-", o,
+              (o != "-" && $3 > 0) ? sprintf("%.2fx", o / $3) : "-" }' "$OUT/ort.txt" "$OUT/t1.txt" "$OUT/t2.txt"
 if [ -n "$SEED_ONLY" ]; then exit 0; fi
 echo
 echo "eager per-op overhead from C (bench/eager_ops.c):"

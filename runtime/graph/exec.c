@@ -1871,6 +1871,23 @@ static bool exec_ew_fast(const ExecPlan *p, const ExecStep *st, Tensor **s) {
   return true;
 }
 
+/* Whole blocks of a variable update (below): each element's value, then its store or accumulation into the
+ * variable, depends on that element alone, so any cut of the blocks over the pool gives the same bits. */
+static void ew_update_part(void *v, int part, int nparts) {
+  const EwJob *j = v;
+  const EwPlan *e = j->e;
+  tfs_i64 nb = (e->n + EW_BLOCK - 1) / EW_BLOCK, b0, b1;
+  tp_slice(nb, part, nparts, &b0, &b1);
+  _Alignas(64) char tmp[EW_BLOCK * 8], side[EW_BLOCK * 8];
+  for (tfs_i64 i0 = b0 * EW_BLOCK; i0 < b1 * EW_BLOCK && i0 < e->n; i0 += EW_BLOCK) {
+    tfs_i64 len = e->n - i0 < EW_BLOCK ? e->n - i0 : EW_BLOCK;
+    ew_block(e, j->s, i0, len, tmp, side);
+    char *vb = j->od + (size_t)i0 * j->osz;
+    if (e->amode == 0) memcpy(vb, tmp, (size_t)len * j->osz);
+    else e->acc.bin(vb, vb, tmp, len, true, true);
+  }
+}
+
 /* A variable update (a chain fused into the Assign* step after it); false (before doing anything)
  * unless the operands are as planned and variable_assign would write the variable's buffer in place:
  * contiguous, of the chain's dtype and shape, held by nobody but the variable and slots whose last
@@ -1887,16 +1904,10 @@ static bool exec_ew_update(const ExecStep *st, Tensor **s) {
   if (cur->hdr.rc != 1 + dying || cur->buf->rc != 1 || !ew_operand_ok(cur, e->dt, e->n) || cur->rank != e->rank ||
       memcmp(cur->shape, e->shape, sizeof(tfs_i64) * (size_t)e->rank))
     return false;
-  size_t osz = (size_t)dtype_info[e->dt].size;
-  char *vd = tensor_data(cur);
-  _Alignas(64) char tmp[EW_BLOCK * 8], side[EW_BLOCK * 8];
-  for (tfs_i64 i0 = 0; i0 < e->n; i0 += EW_BLOCK) {
-    tfs_i64 len = e->n - i0 < EW_BLOCK ? e->n - i0 : EW_BLOCK;
-    ew_block(e, s, i0, len, tmp, side);
-    char *vb = vd + (size_t)i0 * osz;
-    if (e->amode == 0) memcpy(vb, tmp, (size_t)len * osz);
-    else e->acc.bin(vb, vb, tmp, len, true, true);
-  }
+  EwJob j = {e, s, tensor_data(cur), (size_t)dtype_info[e->dt].size};
+  int nparts = tp_parts(e->n, TP_EW_MIN_PART);
+  if (nparts > 1) tp_run(nparts, ew_update_part, &j);
+  else ew_update_part(&j, 0, 1);
   exec_upd_runs++;
   return true;
 }

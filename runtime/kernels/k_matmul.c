@@ -16,54 +16,21 @@ static inline bool mm_uses_blas(DType dt, tfs_i64 M, tfs_i64 N, tfs_i64 K) {
   return M * N * K >= MATMUL_BLAS_MIN_FLOPS && (dt == DT_FLOAT32 || dt == DT_FLOAT64);
 }
 
-/* C = op(A) op(B) on the calling thread. */
-static void matmul_one(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb) {
-  if (xsmm_gemm(dt, C, A, B, M, N, K, ta, tb)) return;
+/* C = op(A) op(B) on the calling thread; A's rows are ldA apart (K, or M when ta, for a whole matrix). */
+static void matmul_one(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb,
+                       tfs_i64 ldA) {
+  if (xsmm_gemm_lda(dt, C, A, B, M, N, K, ta, tb, ldA)) return;
   if (mm_uses_blas(dt, M, N, K)) {
     blas_ready();
     enum CBLAS_TRANSPOSE tA = ta ? CblasTrans : CblasNoTrans, tB = tb ? CblasTrans : CblasNoTrans;
-    blasint lda = (blasint)(ta ? M : K), ldb = (blasint)(tb ? K : N);
+    blasint ldb = (blasint)(tb ? K : N);
     if (dt == DT_FLOAT32)
-      cblas_sgemm(CblasRowMajor, tA, tB, (blasint)M, (blasint)N, (blasint)K, 1.0f, A, lda, B, ldb, 0.0f, C, (blasint)N);
+      cblas_sgemm(CblasRowMajor, tA, tB, (blasint)M, (blasint)N, (blasint)K, 1.0f, A, (blasint)ldA, B, ldb, 0.0f, C, (blasint)N);
     else
-      cblas_dgemm(CblasRowMajor, tA, tB, (blasint)M, (blasint)N, (blasint)K, 1.0, A, lda, B, ldb, 0.0, C, (blasint)N);
+      cblas_dgemm(CblasRowMajor, tA, tB, (blasint)M, (blasint)N, (blasint)K, 1.0, A, (blasint)ldA, B, ldb, 0.0, C, (blasint)N);
     return;
   }
-  gemm_small(dt, C, A, B, M, N, K, ta, tb);
-}
-
-/* Products of at least this many multiply-adds per part go to the thread pool, cut into row slices.  The
- * slices follow from the thread count alone, so results are bit-identical for a given count (a slice may
- * take another kernel than the whole product, by size: counts differ within float rounding). */
-#define MM_MIN_PART_MACS ((tfs_i64)1 << 18)
-
-typedef struct {
-  DType dt;
-  char *C;
-  const char *A, *B;
-  tfs_i64 M, N, K;
-  bool tb;
-  size_t es;
-} MmJob;
-
-static void mm_part(void *v, int part, int nparts) {
-  const MmJob *j = v;
-  tfs_i64 lo, hi;
-  tp_slice(j->M, part, nparts, &lo, &hi);
-  if (hi > lo)
-    matmul_one(j->dt, j->C + (size_t)(lo * j->N) * j->es, j->A + (size_t)(lo * j->K) * j->es, j->B, hi - lo, j->N, j->K,
-               false, j->tb);
-}
-
-void matmul_any(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb) {
-  int np = ta ? 1 : tp_parts(M * N * K, MM_MIN_PART_MACS);
-  if (np > M) np = (int)M;
-  if (np <= 1) {
-    matmul_one(dt, C, A, B, M, N, K, ta, tb);
-    return;
-  }
-  MmJob j = {dt, C, A, B, M, N, K, tb, (size_t)dtype_info[dt].size};
-  tp_run(np, mm_part, &j);
+  gemm_small(dt, C, A, B, M, N, K, ta, tb);   /* whole matrices only: matmul_any slices float products alone */
 }
 
 /* ---- fused epilogue (graph _FusedMatMul): bias add and activation on a block in cache ---------
@@ -96,14 +63,58 @@ static void mm_epilogue(DType dt, void *C, const void *bias, tfs_i64 M, tfs_i64 
   }
 }
 
+/* Products of at least this many multiply-adds per part go to the thread pool, cut into slices of C's rows
+ * (op(A)'s rows: with transpose_a, columns of the stored A, read with its full row stride), each with its
+ * bias and relu while the slice is in cache.  Every element's sum runs over k in one kernel call, and the
+ * slices follow from the thread count alone, so results are bit-identical for a given count (a slice may
+ * take another kernel than the whole product, by size: counts differ within float rounding).  2^15 splits
+ * the 100-layer bench's 20x64x64 products in two (docs/performance.md, "Two threads on small graphs"). */
+#define MM_MIN_PART_MACS ((tfs_i64)1 << 15)
+
+typedef struct {
+  DType dt;
+  char *C;
+  const char *A, *B;
+  const void *bias;
+  tfs_i64 M, N, K;
+  bool ta, tb, act;
+  size_t es;
+} MmJob;
+
+static void mm_part(void *v, int part, int nparts) {
+  const MmJob *j = v;
+  tfs_i64 lo, hi;
+  tp_slice(j->M, part, nparts, &lo, &hi);
+  if (hi <= lo) return;
+  char *c = j->C + (size_t)(lo * j->N) * j->es;
+  const char *a = j->A + (size_t)(j->ta ? lo : lo * j->K) * j->es;
+  matmul_one(j->dt, c, a, j->B, hi - lo, j->N, j->K, j->ta, j->tb, j->ta ? j->M : j->K);
+  if (j->bias || j->act) mm_epilogue(j->dt, c, j->bias, hi - lo, j->N, j->bias != NULL, j->act);
+}
+
+/* C = op(A) op(B) [+ bias] [relu], over the pool when large enough. */
+static void mm_block(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb,
+                     const void *bias, bool act) {
+  /* a slice of a transposed A needs a row stride: libxsmm and OpenBLAS take one, the integer kernels not */
+  bool sliceable = !ta || dt == DT_FLOAT32 || dt == DT_FLOAT64;
+  int np = sliceable ? tp_parts(M * N * K, MM_MIN_PART_MACS) : 1;
+  if (np > M) np = (int)M;
+  if (np <= 1) {
+    matmul_one(dt, C, A, B, M, N, K, ta, tb, ta ? M : K);
+    if (bias || act) mm_epilogue(dt, C, bias, M, N, bias != NULL, act);
+    return;
+  }
+  MmJob j = {dt, C, A, B, bias, M, N, K, ta, tb, act, (size_t)dtype_info[dt].size};
+  tp_run(np, mm_part, &j);
+}
+
+void matmul_any(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb) {
+  mm_block(dt, C, A, B, M, N, K, ta, tb, NULL, false);
+}
+
 void matmul_2d_epilogue(DType dt, void *C, const void *bias, tfs_i64 M, tfs_i64 N, bool act) {
   mm_epilogue(dt, C, bias, M, N, bias != NULL, act);
 }
-
-/* One matrix of a (fused) product: C = op(A) op(B) [+ bias] [relu].  The
- * epilogue runs right after the product, while the block is in cache.  (Letting
- * the GEMM add a bias prefilled into C, beta = 1, measured no faster here, and
- * its rounding would depend on how the BLAS splits K.) */
 /* Complex products through OpenBLAS's cgemm/zgemm; adjoint_a/b are its conjugate transposes (ca, cb). */
 static void mm_complex(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb,
                        bool ca, bool cb) {
@@ -117,12 +128,6 @@ static void mm_complex(DType dt, void *C, const void *A, const void *B, tfs_i64 
     cblas_cgemm(CblasRowMajor, tA, tB, (blasint)M, (blasint)N, (blasint)K, one_f, A, lda, B, ldb, zero_f, C, (blasint)N);
   else
     cblas_zgemm(CblasRowMajor, tA, tB, (blasint)M, (blasint)N, (blasint)K, one_d, A, lda, B, ldb, zero_d, C, (blasint)N);
-}
-
-static void mm_block(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb,
-                     const void *bias, bool act) {
-  matmul_any(dt, C, A, B, M, N, K, ta, tb);
-  if (bias || act) mm_epilogue(dt, C, bias, M, N, bias != NULL, act);
 }
 
 void matmul_2d(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, const void *bias,

@@ -74,15 +74,20 @@ static void *tb_scratch(size_t bytes) {
 }
 
 bool xsmm_gemm(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb) {
+  return xsmm_gemm_lda(dt, C, A, B, M, N, K, ta, tb, ta ? M : K);
+}
+
+bool xsmm_gemm_lda(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb,
+                   tfs_i64 ldA) {
   if ((dt != DT_FLOAT32 && dt != DT_FLOAT64) || M * N * K > XSMM_MAX_FLOPS || M * N * K == 0) return false;
   if (tb && (K * N > XSMM_TB_MAX_ELEMS || M < XSMM_TB_MIN_M)) return false;
   Isa isa = isa_active();
   if (isa == ISA_BASELINE) return false;
   if (atomic_load(&xsmm_isa) != (int)isa) xsmm_target(isa);
   /* libxsmm is column-major: C^T[N,M] = B^T[N,K] A^T[K,M], i.e. row-major C = A B with A and B swapped.
-   * transpose_a is its TRANS_B on the stored A (leading dimension M). */
+   * transpose_a is its TRANS_B on the stored A (leading dimension M, or ldA for a slice of a wider A). */
   const libxsmm_blasint m = (libxsmm_blasint)N, n = (libxsmm_blasint)M, k = (libxsmm_blasint)K;
-  const libxsmm_blasint lda = (libxsmm_blasint)N, ldb = (libxsmm_blasint)(ta ? M : K), ldc = (libxsmm_blasint)N;
+  const libxsmm_blasint lda = (libxsmm_blasint)N, ldb = (libxsmm_blasint)ldA, ldc = (libxsmm_blasint)N;
   const int flags = ta ? LIBXSMM_GEMM_FLAG_TRANS_B : LIBXSMM_GEMM_FLAG_NONE, prefetch = LIBXSMM_PREFETCH_NONE;
   libxsmm_smmfunction fs = NULL;
   libxsmm_dmmfunction fd = NULL;

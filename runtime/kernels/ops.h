@@ -303,6 +303,9 @@ typedef struct {
 } XsmmBr;
 bool xsmm_br_get(XsmmBr *h, DType dt, tfs_i64 M, tfs_i64 N, tfs_i64 K, tfs_i64 lda);
 void xsmm_br_run(const XsmmBr *h, void *C, const void **A, const void **B, tfs_i64 count);
+/* The same with A's row stride ldA (K, or M when ta, for a whole matrix): a slice of a wider A. */
+bool xsmm_gemm_lda(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb,
+                   tfs_i64 ldA);
 /* C[M,N] = op(A) op(B) for contiguous float32/64 or int32/64 matrices (M, N, K > 0), A stored [M,K] or
  * [K,M] (ta), B [K,N] or [N,K] (tb): libxsmm, the register kernels or OpenBLAS by size, as MatMul runs. */
 void matmul_any(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb);

@@ -1,4 +1,4 @@
-/* test_threads.c — the intra-op thread pool (runtime/kernels/threads.c): every part runs once, nested and concurrent use, thread counts, determinism of a threaded kernel, and its cost. */
+/* test_threads.c — the intra-op thread pool (runtime/kernels/threads.c): every part runs once, nested and concurrent use, thread counts, determinism of threaded kernels (convolution, products), and its cost. */
 #include <check.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -139,6 +139,52 @@ START_TEST(test_conv_deterministic) {
 }
 END_TEST
 
+/* Products split by rows of C, transpose_a too (slices of the stored A's columns), with the fused bias and
+ * relu: the same bits on every run with a thread count, each element within float rounding of a double
+ * reference.  Shapes are the Keras MLP step's (784-100-100-10, batch 100) and the 100-layer bench's. */
+static void mm_case(float *c, const float *a, const float *b, const float *bias, int M, int N, int K, bool ta) {
+  if (bias) matmul_2d(DT_FLOAT32, c, a, b, M, N, K, bias, true);
+  else matmul_any(DT_FLOAT32, c, a, b, M, N, K, ta, false);
+}
+
+START_TEST(test_matmul_deterministic) {
+  static const int shapes[][4] = {{100, 100, 784, 0}, {784, 100, 100, 1}, {100, 10, 100, 1}, {20, 64, 64, 0},
+                                  {60, 128, 784, 0}, {7, 33, 5000, 1}};
+  for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++) {
+    int M = shapes[sh][0], N = shapes[sh][1], K = shapes[sh][2];
+    bool ta = shapes[sh][3];
+    float *a = malloc((size_t)M * K * 4), *b = malloc((size_t)K * N * 4), *bias = malloc((size_t)N * 4);
+    float *first = malloc((size_t)M * N * 4), *again = malloc((size_t)M * N * 4);
+    for (size_t i = 0; i < (size_t)M * K; i++) a[i] = (float)((i * 7919) % 1000) / 1000.0f - 0.5f;
+    for (size_t i = 0; i < (size_t)K * N; i++) b[i] = (float)((i * 104729) % 1000) / 1000.0f - 0.5f;
+    for (int i = 0; i < N; i++) bias[i] = (float)(i % 7) / 7.0f - 0.4f;
+    for (int threads = 1; threads <= 3; threads++) {
+      tp_set_threads(threads);
+      const float *bs = ta ? NULL : bias;
+      mm_case(first, a, b, bs, M, N, K, ta);
+      for (int rep = 0; rep < 3; rep++) {
+        mm_case(again, a, b, bs, M, N, K, ta);
+        ck_assert_msg(memcmp(first, again, (size_t)M * N * 4) == 0, "%dx%dx%d, %d threads", M, N, K, threads);
+      }
+      for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+          double ref = bs ? bs[j] : 0, mag = 0;
+          for (int k = 0; k < K; k++) {
+            double p = (double)(ta ? a[(size_t)k * M + i] : a[(size_t)i * K + k]) * b[(size_t)k * N + j];
+            ref += p, mag += fabs(p);
+          }
+          if (bs && ref < 0) ref = 0;
+          float got = first[(size_t)i * N + j];
+          ck_assert_msg(fabs(got - ref) <= 1e-5 * (1 + mag), "%dx%dx%d ta=%d, %d threads, [%d,%d]: %g vs %g", M, N, K,
+                        ta, threads, i, j, got, ref);
+        }
+    }
+    free(a), free(b), free(bias), free(first), free(again);
+  }
+  tp_set_threads(0);
+}
+END_TEST
+
 static void empty_part(void *ctx, int part, int nparts) { (void)ctx, (void)part, (void)nparts; }
 
 /* The cost of handing a part to a worker (docs/performance.md quotes it): printed, not asserted, as it
@@ -169,6 +215,7 @@ static Suite *threads_suite(void) {
   tcase_add_test(tc, test_concurrent_callers);
   tcase_add_test(tc, test_thread_counts);
   tcase_add_test(tc, test_conv_deterministic);
+  tcase_add_test(tc, test_matmul_deterministic);
   tcase_add_test(tc, test_dispatch_cost);
   suite_add_tcase(s, tc);
   return s;
