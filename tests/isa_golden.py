@@ -21,8 +21,10 @@ def main():
     for isa, cores in CORES.items():
         env = dict(os.environ, TFS_ISA=isa, OPENBLAS_VERBOSE="2")
         env.pop("OPENBLAS_CORETYPE", None)
-        p = subprocess.run([tfs, "run", "isa_products.tfs"], cwd=progs, env=env, capture_output=True, text=True,
-                           timeout=300)
+        # one thread: with more, the pool cuts large products into parts libxsmm takes, and OpenBLAS (whose
+        # core is checked here) may not be called at all
+        p = subprocess.run([tfs, "run", "isa_products.tfs"], cwd=progs, env=dict(env, TFS_NUM_THREADS="1"),
+                           capture_output=True, text=True, timeout=300)
         if p.returncode == 2 and "cannot run" in p.stderr:
             print("SKIP %s: %s" % (isa, p.stderr.strip()))
             continue

@@ -436,7 +436,7 @@ static void err_traceback(int loc) {
     const RtFile *file = l ? rt_file_get(l->file) : NULL;
     /* a frame at the very location of its caller's call is a library frame an error re-raised from at the
      * user's line (a handler in the library caught it there): it is the library's, not shown */
-    if (i > 0 && prev->line_loc == fr[i - 1].line_loc) continue;
+    if (i > 0 && prev->line_loc == fr[i - 1].line_loc && strcmp(prev->name, fr[i - 1].name) != 0) continue;
     if (file && !file->library) {
       if (file == lastfile && l->line == lastline && strcmp(prev->name, lastname) == 0) {
         repeats++;
