@@ -1,7 +1,7 @@
 /* strmethods.c — methods of str (join split format strip replace find ...), by code point.
  *
  * Case mapping covers ASCII, Latin-1, Latin Extended-A, Greek and Cyrillic one-to-one pairs (no 'ß' -> 'SS');
- * character classes (isdigit, ...) cover ASCII only. */
+ * character classes (isalpha, ...) cover ASCII only (isdigit and the other digit classes: strmore.c). */
 #define _GNU_SOURCE   /* memmem */
 #include <ctype.h>
 #include <stdio.h>
@@ -194,10 +194,6 @@ static Val sm_class(Val self, int (*f)(int)) {
 
 static int sm_isspace_c(int c) { return sm_is_space((unsigned char)c); }
 
-static Val sm_isdigit(Val self, int n, const Val *args, const Kw *kw) {
-  sm_range("isdigit", n, kw, 0, 0);
-  return sm_class(self, isdigit);
-}
 static Val sm_isalpha(Val self, int n, const Val *args, const Kw *kw) {
   sm_range("isalpha", n, kw, 0, 0);
   return sm_class(self, isalpha);
@@ -801,7 +797,7 @@ static const SmEntry sm_table[] = {
   {"str.capitalize", sm_capitalize}, {"str.center", sm_center},       {"str.count", sm_count},
   {"str.encode", sm_encode},         {"str.endswith", sm_endswith},     {"str.find", sm_find},           {"str.format", sm_format},       {"str.format_map", sm_format_map},
   {"str.index", sm_index},           {"str.isalnum", sm_isalnum},     {"str.isalpha", sm_isalpha},
-  {"str.isdigit", sm_isdigit},       {"str.islower", sm_islower},     {"str.isspace", sm_isspace},
+  {"str.islower", sm_islower},     {"str.isspace", sm_isspace},
   {"str.isupper", sm_isupper},       {"str.join", sm_join},           {"str.ljust", sm_ljust},
   {"str.lower", sm_lower},           {"str.lstrip", sm_lstrip},       {"str.partition", sm_partition},
   {"str.replace", sm_replace},       {"str.rfind", sm_rfind},         {"str.rindex", sm_rindex},

@@ -1,4 +1,4 @@
-/* strmore.c — str's less common methods: casefold expandtabs isascii isdecimal isnumeric isprintable isidentifier istitle
+/* strmore.c — str's less common methods: casefold expandtabs isascii isdecimal isdigit isnumeric isprintable isidentifier istitle
  * removeprefix removesuffix translate, and str.maketrans.
  *
  * Character classes beyond ASCII follow Latin-1 (superscript digits, fractions, its non-printables) and the case pairs of
@@ -52,7 +52,15 @@ static Val sx_result(StrBuf *b) {
 
 /* ---- character classes ----------------------------------------------------------------------------- */
 
-static bool sx_decimal(uint32_t c) { return c >= '0' && c <= '9'; }
+/* The first code points of Unicode's common blocks of ten decimal digits (Arabic-Indic, Devanagari, ..., fullwidth). */
+static const uint32_t sx_zeros[] = {'0', 0x660, 0x6F0, 0x7C0, 0x966, 0x9E6, 0xA66, 0xAE6, 0xB66, 0xBE6, 0xC66, 0xCE6, 0xD66,
+                                    0xDE6, 0xE50, 0xED0, 0xF20, 0x1040, 0x17E0, 0x1810, 0xFF10};
+
+static bool sx_decimal(uint32_t c) {
+  for (size_t i = 0; i < sizeof sx_zeros / sizeof sx_zeros[0]; i++)
+    if (c >= sx_zeros[i] && c < sx_zeros[i] + 10) return true;
+  return false;
+}
 static bool sx_digit(uint32_t c) { return sx_decimal(c) || c == 0xB2 || c == 0xB3 || c == 0xB9; }
 static bool sx_numeric(uint32_t c) { return sx_digit(c) || (c >= 0xBC && c <= 0xBE); }
 static bool sx_printable(uint32_t c) { return c < 0x80 ? c >= 0x20 && c < 0x7F : c > 0xA0 && c != 0xAD; }
@@ -60,7 +68,7 @@ static bool sx_letter(uint32_t c) {
   uint32_t o;
   if (c < 0x80) return (c | 32) >= 'a' && (c | 32) <= 'z';
   if (c < 0x100) return c == 0xAA || c == 0xB5 || c == 0xBA || (c >= 0xC0 && c != 0xD7 && c != 0xF7);
-  return str_case_of(c, &o) != 0 || c >= 0x250;   /* beyond the case table: count as a letter */
+  return str_case_of(c, &o) != 0 || (c >= 0x250 && !sx_decimal(c));   /* beyond the case table: count as a letter */
 }
 
 /* Whether every code point passes (an empty string: `empty`). */
@@ -78,6 +86,10 @@ static bool sx_ascii_c(uint32_t c) { return c < 0x80; }
 static Val sx_isascii(Val self, int n, const Val *args, const Kw *kw) {
   sx_none("isascii", n, kw);
   return sx_all(self, sx_ascii_c, true);
+}
+static Val sx_isdigit(Val self, int n, const Val *args, const Kw *kw) {
+  sx_none("isdigit", n, kw);
+  return sx_all(self, sx_digit, false);
 }
 static Val sx_isdecimal(Val self, int n, const Val *args, const Kw *kw) {
   sx_none("isdecimal", n, kw);
@@ -143,13 +155,11 @@ static Val sx_casefold(Val self, int n, const Val *args, const Kw *kw) {
 
 /* expandtabs(tabsize=8): each tab to spaces up to the next multiple of tabsize; newlines restart the column. */
 static Val sx_expandtabs(Val self, int n, const Val *args, const Kw *kw) {
-  if (n > 1) rt_throw(ERR_TYPE, "expandtabs() takes at most 1 argument (%d given)", n);
+  int nkw = kw ? kw->n : 0;
+  if (n + nkw > 1) rt_throw(ERR_TYPE, "expandtabs() takes at most 1 argument (%d given)", n + nkw);
   Val ts = n ? args[0] : val_int(8);
-  for (int k = 0; kw && k < kw->n; k++) {
-    if (strcmp(kw->names[k], "tabsize")) rt_throw(ERR_TYPE, "'%s' is an invalid keyword argument for expandtabs()", kw->names[k]);
-    if (n) rt_throw(ERR_TYPE, "argument for expandtabs() given by name ('tabsize') and position (1)");
-    ts = kw->vals[k];
-  }
+  if (nkw && strcmp(kw->names[0], "tabsize")) rt_throw(ERR_TYPE, "'%s' is an invalid keyword argument for expandtabs()", kw->names[0]);
+  if (nkw) ts = kw->vals[0];
   tfs_i64 tab = val_to_index(ts, NULL);
   const unsigned char *s = (const unsigned char *)str_cstr(self);
   tfs_i64 len = str_len(self), col = 0;
@@ -261,7 +271,7 @@ static Val sx_maketrans(Val self, int n, const Val *args, const Kw *kw) {
       } else if (key.tag != VT_INT && key.tag != VT_BOOL) {
         rt_throw(ERR_TYPE, "keys in translate table must be strings or integers");
       }
-      dict_set(d, ck.tag == VT_BOOL ? val_int(ck.u.i) : ck, v);
+      dict_set(d, ck, v);
     }
   } else {
     if (!val_is(args[0], &str_type))
@@ -285,7 +295,7 @@ Val str_maketrans_fn(void) { return builtin_new("str.maketrans", sx_maketrans, v
 typedef struct SxEntry { const char *name; BuiltinFn fn; } SxEntry;
 static const SxEntry sx_table[] = {
   {"str.casefold", sx_casefold},       {"str.expandtabs", sx_expandtabs},   {"str.isascii", sx_isascii},
-  {"str.isdecimal", sx_isdecimal},     {"str.isidentifier", sx_isidentifier}, {"str.isnumeric", sx_isnumeric},
+  {"str.isdecimal", sx_isdecimal},     {"str.isdigit", sx_isdigit},     {"str.isidentifier", sx_isidentifier}, {"str.isnumeric", sx_isnumeric},
   {"str.isprintable", sx_isprintable}, {"str.istitle", sx_istitle},         {"str.removeprefix", sx_removeprefix},
   {"str.removesuffix", sx_removesuffix}, {"str.translate", sx_translate},
 };

@@ -358,8 +358,9 @@ static Val ty_mro(TypeObj *t, bool as_list) {
 }
 
 static Val ty_mro_call(Val self, int n, const Val *args, const Kw *kw) {
-  if (kw && kw->n) rt_throw(ERR_TYPE, "type.mro() takes no keyword arguments");
-  if (n) rt_throw(ERR_TYPE, "type.mro() takes no arguments (%d given)", n);
+  const char *c = ((TypeObj *)self.u.o)->name;
+  if (kw && kw->n) rt_throw(ERR_TYPE, "%s.mro() takes no keyword arguments", c);
+  if (n) rt_throw(ERR_TYPE, "%s.mro() takes no arguments (%d given)", c, n);
   return ty_mro((TypeObj *)self.u.o, true);
 }
 
