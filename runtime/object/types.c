@@ -374,6 +374,7 @@ static Val ty_getattr(Val self, const char *name) {
   if (!strcmp(name, "mro")) return builtin_new("type.mro", ty_mro_call, self, NULL);
   if (t->type == &str_type && val_is_undef(t->dict) && !strcmp(name, "maketrans")) return str_maketrans_fn();
   if (t->type == &dict_type && !strcmp(name, "fromkeys")) return dict_fromkeys_fn();
+  if ((t->tag == VT_INT || t->tag == VT_BOOL) && !strcmp(name, "from_bytes")) return int_from_bytes_fn(t->tag == VT_BOOL);
   if ((t->type == &bytes_type || t->type == &bytearray_type) && val_is_undef(t->dict)) {
     if (!strcmp(name, "fromhex")) return bytes_fromhex_fn(t->type == &bytearray_type);
     if (!strcmp(name, "maketrans")) return bytes_maketrans_fn();
