@@ -260,10 +260,9 @@ static Val sx_maketrans(Val self, int n, const Val *args, const Kw *kw) {
   if (n == 1) {
     if (!val_is(args[0], &dict_type)) rt_throw(ERR_TYPE, "if you give only one argument to maketrans it must be a dict");
     Val keys = dict_keys_list(args[0]);
-    rt_hold_val(keys);
+    int km = rt_hold_val(keys);
     for (tfs_i64 i = 0; i < ((List *)keys.u.o)->len; i++) {
-      Val key = ((List *)keys.u.o)->items[i], v = dict_get(args[0], key), ck = key;
-      rt_hold_val(v);
+      Val key = ((List *)keys.u.o)->items[i], ck = key;
       if (val_is(key, &str_type)) {
         if (str_nchars(key) != 1) rt_throw(ERR_VALUE, "string keys in translate table must be of length 1");
         tfs_i64 at = 0;
@@ -271,8 +270,12 @@ static Val sx_maketrans(Val self, int n, const Val *args, const Kw *kw) {
       } else if (key.tag != VT_INT && key.tag != VT_BOOL) {
         rt_throw(ERR_TYPE, "keys in translate table must be strings or integers");
       }
+      Val v = dict_get(args[0], key);
       dict_set(d, ck, v);
+      val_decref(v);
     }
+    rt_unhold(km);
+    val_decref(keys);
   } else {
     if (!val_is(args[0], &str_type))
       rt_throw(ERR_TYPE, "first maketrans argument must be a string if there is a second argument");
