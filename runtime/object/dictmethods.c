@@ -1,4 +1,4 @@
-/* dictmethods.c — methods of dict: keys values items get pop popitem setdefault update clear copy. */
+/* dictmethods.c — methods of dict: keys values items get pop popitem setdefault update clear copy fromkeys. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,9 +107,25 @@ static Val dm_copy(Val self, int n, const Val *args, const Kw *kw) {
   return d;
 }
 
+/* dict.fromkeys(iterable, value=None): a class method; every key maps to the one value. */
+static Val dm_fromkeys(Val self, int n, const Val *args, const Kw *kw) {
+  if (kw && kw->n) rt_throw(ERR_TYPE, "dict.fromkeys() takes no keyword arguments");
+  dm_range("fromkeys", n, NULL, 1, 2);
+  Val keys = list_from_iterable(args[0]);
+  int mark = rt_hold_val(keys);
+  Val d = dict_new();
+  rt_hold_val(d);
+  for (tfs_i64 i = 0; i < ((List *)keys.u.o)->len; i++) dict_set(d, ((List *)keys.u.o)->items[i], n == 2 ? args[1] : val_none());
+  rt_unhold(mark);
+  val_decref(keys);
+  return d;
+}
+
+Val dict_fromkeys_fn(void) { return builtin_new("dict.fromkeys", dm_fromkeys, val_undef(), NULL); }
+
 typedef struct DmEntry { const char *name; BuiltinFn fn; } DmEntry;
 static const DmEntry dm_table[] = {
-  {"dict.clear", dm_clear}, {"dict.copy", dm_copy},       {"dict.get", dm_get},
+  {"dict.clear", dm_clear}, {"dict.copy", dm_copy},       {"dict.fromkeys", dm_fromkeys}, {"dict.get", dm_get},
   {"dict.items", dm_items}, {"dict.keys", dm_keys},       {"dict.pop", dm_pop},
   {"dict.popitem", dm_popitem}, {"dict.setdefault", dm_setdefault}, {"dict.update", dm_update},
   {"dict.values", dm_values},

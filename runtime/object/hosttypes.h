@@ -6,6 +6,12 @@
 
 /* Bound methods of host values ('abc'.upper); VT_UNDEF when no such method. */
 Val strmethods_get(Val self, const char *name);
+Val strmore_get(Val self, const char *name);     /* strmore.c: casefold, translate, ... (strmethods_get asks it) */
+Val str_maketrans_fn(void);                      /* str.maketrans */
+int str_case_of(uint32_t c, uint32_t *other);    /* 'u' upper, 'l' lower (*other: the other case), 0 caseless */
+Val numextra_get(Val v, const char *name);       /* numextra.c: to_bytes, bit_count, as_integer_ratio, ...; VT_UNDEF: none */
+Val int_from_bytes_fn(bool as_bool);             /* int.from_bytes (bool.from_bytes: a bool) */
+Val dict_fromkeys_fn(void);                      /* dict.fromkeys */
 Val listmethods_get(Val self, const char *name);
 Val dictmethods_get(Val self, const char *name);
 Val setmethods_get(Val self, const char *name);

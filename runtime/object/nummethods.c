@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "object/hosttypes.h"
 #include "object/object.h"
 #include "object/value.h"
 
@@ -108,5 +109,5 @@ Val num_getattr(Val v, const char *name) {
   if (!fl && !strcmp(name, "bit_length")) return builtin_new("int.bit_length", nm_bit_length, v, NULL);
   if (!fl && (!strcmp(name, "numerator"))) return val_int(v.u.i);
   if (!fl && (!strcmp(name, "denominator"))) return val_int(1);
-  return val_undef();
+  return numextra_get(v, name);
 }

@@ -1,4 +1,5 @@
-/* range.c — the lazy range type, slice objects with Python's index clamping, and the Ellipsis singleton. */
+/* range.c — the lazy range type (start stop step count index), slice objects (indices) with Python's index clamping, and the Ellipsis singleton. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,10 +77,49 @@ static tfs_u64 range_hash(Val v) {
   return val_hash(val_int(n)) ^ (n ? val_hash(val_int(r->start)) * 31 : 0) ^ (n > 1 ? (tfs_u64)r->step * 1099511628211ULL : 0);
 }
 
+/* Position of x in r, or -1 (x no int, bool or integral float: in no range). */
+static tfs_i64 range_pos(Range *r, Val x) {
+  double f;
+  int64_t i;
+  if (x.tag == VT_OBJ) return -1;   /* tensors and other objects: never equal here */
+  if (x.tag == VT_FLOAT ? (f = x.u.f, f != floor(f) || fabs(f) >= 9.2e18) : !val_as_int(x, &i)) return -1;
+  if (x.tag == VT_FLOAT) i = (int64_t)f;
+  __int128 d = (__int128)i - r->start;
+  if (d % r->step) return -1;
+  __int128 k = d / r->step;
+  return k >= 0 && k < range_count(r->start, r->stop, r->step) ? (tfs_i64)k : -1;
+}
+
+static Val range_count_m(Val self, int n, const Val *args, const Kw *kw) {
+  if (kw && kw->n) rt_throw(ERR_TYPE, "range.count() takes no keyword arguments");
+  if (n != 1) rt_throw(ERR_TYPE, "range.count() takes exactly one argument (%d given)", n);
+  return val_int(range_pos((Range *)self.u.o, args[0]) >= 0);
+}
+
+static Val range_index_m(Val self, int n, const Val *args, const Kw *kw) {
+  if (kw && kw->n) rt_throw(ERR_TYPE, "range.index() takes no keyword arguments");
+  if (n != 1) rt_throw(ERR_TYPE, "range.index() takes exactly one argument (%d given)", n);
+  tfs_i64 k = range_pos((Range *)self.u.o, args[0]);
+  if (k >= 0) return val_int(k);
+  if (args[0].tag == VT_INT) rt_throw(ERR_VALUE, "%lld is not in range", (long long)args[0].u.i);
+  rt_throw(ERR_VALUE, "sequence.index(x): x not in sequence");
+}
+
+static Val range_getattr(Val self, const char *name) {
+  Range *r = (Range *)self.u.o;
+  if (!strcmp(name, "start")) return val_int(r->start);
+  if (!strcmp(name, "stop")) return val_int(r->stop);
+  if (!strcmp(name, "step")) return val_int(r->step);
+  if (!strcmp(name, "count")) return builtin_new("range.count", range_count_m, self, NULL);
+  if (!strcmp(name, "index")) return builtin_new("range.index", range_index_m, self, NULL);
+  return val_undef();
+}
+
 const Type range_type = {
   .name = "range",
   .free = range_free,
   .repr = range_repr,
+  .getattr = range_getattr,
   .getitem = range_getitem,
   .iter = range_iter,
   .len = range_len,
@@ -121,8 +161,23 @@ static bool slice_eq(Val a, Val b) {
   return val_eq(x->lo, y->lo) && val_eq(x->hi, y->hi) && val_eq(x->step, y->step);
 }
 
+/* slice.indices(length): (start, stop, step) clamped to a sequence of that length. */
+static Val slice_indices_m(Val self, int n, const Val *args, const Kw *kw) {
+  if (kw && kw->n) rt_throw(ERR_TYPE, "slice.indices() takes no keyword arguments");
+  if (n != 1) rt_throw(ERR_TYPE, "slice.indices() takes exactly one argument (%d given)", n);
+  tfs_i64 len = val_to_index(args[0], NULL), a, z, st;
+  if (len < 0) rt_throw(ERR_VALUE, "length should not be negative");
+  slice_indices(self, len, &a, &z, &st);
+  Val t = tuple_new(3);
+  ((Tuple *)t.u.o)->items[0] = val_int(a);
+  ((Tuple *)t.u.o)->items[1] = val_int(z);
+  ((Tuple *)t.u.o)->items[2] = val_int(st);
+  return t;
+}
+
 static Val slice_getattr(Val self, const char *name) {
   Slice *s = (Slice *)self.u.o;
+  if (!strcmp(name, "indices")) return builtin_new("slice.indices", slice_indices_m, self, NULL);
   if (!strcmp(name, "start")) return val_incref(s->lo);
   if (!strcmp(name, "stop")) return val_incref(s->hi);
   if (!strcmp(name, "step")) return val_incref(s->step);

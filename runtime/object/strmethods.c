@@ -1,7 +1,7 @@
 /* strmethods.c — methods of str (join split format strip replace find ...), by code point.
  *
  * Case mapping covers ASCII, Latin-1, Latin Extended-A, Greek and Cyrillic one-to-one pairs (no 'ß' -> 'SS');
- * character classes (isdigit, ...) cover ASCII only. */
+ * character classes (isalpha, ...) cover ASCII only (isdigit and the other digit classes: strmore.c). */
 #define _GNU_SOURCE   /* memmem */
 #include <ctype.h>
 #include <stdio.h>
@@ -116,6 +116,8 @@ static int sm_case(uint32_t c, uint32_t *other) {
   return 0;
 }
 
+int str_case_of(uint32_t c, uint32_t *other) { return sm_case(c, other); }
+
 static void sm_put_cp(StrBuf *b, uint32_t c) {
   char e[4];
   int n = 0;
@@ -192,10 +194,6 @@ static Val sm_class(Val self, int (*f)(int)) {
 
 static int sm_isspace_c(int c) { return sm_is_space((unsigned char)c); }
 
-static Val sm_isdigit(Val self, int n, const Val *args, const Kw *kw) {
-  sm_range("isdigit", n, kw, 0, 0);
-  return sm_class(self, isdigit);
-}
 static Val sm_isalpha(Val self, int n, const Val *args, const Kw *kw) {
   sm_range("isalpha", n, kw, 0, 0);
   return sm_class(self, isalpha);
@@ -615,6 +613,7 @@ typedef struct SmFmt {
   const Kw *kw;
   int next;                   /* automatic field numbering */
   int mode;                   /* 0 unknown, 1 automatic, 2 manual */
+  Val map;                    /* format_map's mapping (VT_UNDEF: format's keywords) */
 } SmFmt;
 
 /* Resolve a field name ("", "0", "name", "0.attr", "x[1]") to an owned value. */
@@ -622,7 +621,15 @@ static Val sm_field(SmFmt *st, const char *f, size_t n) {
   size_t i = 0;
   while (i < n && f[i] != '.' && f[i] != '[') i++;
   Val v;
-  if (i == 0) {
+  if (!val_is_undef(st->map) && (i == 0 || isdigit((unsigned char)f[0])))
+    rt_throw(ERR_VALUE, "Format string contains positional fields");
+  if (!val_is_undef(st->map)) {
+    Val key = str_new(f, (tfs_i64)i);
+    int km = rt_hold_val(key);
+    v = rt_getitem(st->map, key);
+    rt_unhold(km);
+    val_decref(key);
+  } else if (i == 0) {
     if (st->mode == 2) rt_throw(ERR_VALUE, "cannot switch from manual field specification to automatic field numbering");
     st->mode = 1;
     int k = st->next++;
@@ -736,14 +743,26 @@ static void sm_format_into(StrBuf *b, SmFmt *st, const char *s, size_t n, int de
   }
 }
 
-static Val sm_format(Val self, int n, const Val *args, const Kw *kw) {
-  SmFmt st = {n, args, kw, 0, 0};
+static Val sm_format_with(Val self, SmFmt *st) {
   StrBuf b;
   sb_init(&b);
   int mark = rt_hold_sb(&b);
-  sm_format_into(&b, &st, str_cstr(self), (size_t)str_len(self), 0);
+  sm_format_into(&b, st, str_cstr(self), (size_t)str_len(self), 0);
   rt_unhold(mark);
   return sm_result(&b);
+}
+
+static Val sm_format(Val self, int n, const Val *args, const Kw *kw) {
+  SmFmt st = {n, args, kw, 0, 0, val_undef()};
+  return sm_format_with(self, &st);
+}
+
+/* str.format_map(mapping): format's named fields looked up by mapping[name] (a dict subclass's __missing__ applies). */
+static Val sm_format_map(Val self, int n, const Val *args, const Kw *kw) {
+  if (kw && kw->n) rt_throw(ERR_TYPE, "str.format_map() takes no keyword arguments");
+  if (n != 1) rt_throw(ERR_TYPE, "str.format_map() takes exactly one argument (%d given)", n);
+  SmFmt st = {0, NULL, NULL, 0, 0, args[0]};
+  return sm_format_with(self, &st);
 }
 
 /* str.encode(encoding='utf-8', errors='strict'): the UTF-8 bytes (tfs's strings are UTF-8 already) or ASCII. */
@@ -777,9 +796,9 @@ static Val sm_encode(Val self, int n, const Val *args, const Kw *kw) {
 typedef struct SmEntry { const char *name; BuiltinFn fn; } SmEntry;
 static const SmEntry sm_table[] = {
   {"str.capitalize", sm_capitalize}, {"str.center", sm_center},       {"str.count", sm_count},
-  {"str.encode", sm_encode},         {"str.endswith", sm_endswith},     {"str.find", sm_find},           {"str.format", sm_format},
+  {"str.encode", sm_encode},         {"str.endswith", sm_endswith},     {"str.find", sm_find},           {"str.format", sm_format},       {"str.format_map", sm_format_map},
   {"str.index", sm_index},           {"str.isalnum", sm_isalnum},     {"str.isalpha", sm_isalpha},
-  {"str.isdigit", sm_isdigit},       {"str.islower", sm_islower},     {"str.isspace", sm_isspace},
+  {"str.islower", sm_islower},     {"str.isspace", sm_isspace},
   {"str.isupper", sm_isupper},       {"str.join", sm_join},           {"str.ljust", sm_ljust},
   {"str.lower", sm_lower},           {"str.lstrip", sm_lstrip},       {"str.partition", sm_partition},
   {"str.replace", sm_replace},       {"str.rfind", sm_rfind},         {"str.rindex", sm_rindex},
@@ -792,5 +811,5 @@ static const SmEntry sm_table[] = {
 Val strmethods_get(Val self, const char *name) {
   for (size_t i = 0; i < sizeof sm_table / sizeof sm_table[0]; i++)
     if (!strcmp(sm_table[i].name + 4, name)) return builtin_new(sm_table[i].name, sm_table[i].fn, self, NULL);
-  return val_undef();
+  return strmore_get(self, name);
 }

@@ -336,17 +336,49 @@ static Val ty_call(Val self, int n, const Val *args, const Kw *kw) {
   return t->ctor(val_undef(), n, args, kw);
 }
 
+static TypeObj ty_o_int, ty_o_object;   /* defined with the other builtin type objects below */
+
+/* The superclass (borrowed): NULL for object; int for bool; object when none is recorded. */
+static TypeObj *ty_base(TypeObj *t) {
+  if (t->tag == -1) return NULL;
+  if (t->tag == VT_BOOL) return &ty_o_int;
+  return t->base ? t->base : &ty_o_object;
+}
+
+/* C.__mro__ / C.mro(): C and its superclasses up to object (single inheritance: the chain itself). */
+static Val ty_mro(TypeObj *t, bool as_list) {
+  Val r = as_list ? list_new(4) : val_undef();
+  int n = 0;
+  for (TypeObj *c = t; c; c = ty_base(c)) n++;
+  if (!as_list) r = tuple_new(n);
+  n = 0;
+  for (TypeObj *c = t; c; c = ty_base(c), n++)
+    if (as_list) list_append(r, val_obj(c));
+    else ((Tuple *)r.u.o)->items[n] = val_incref(val_obj(c));
+  return r;
+}
+
+static Val ty_mro_call(Val self, int n, const Val *args, const Kw *kw) {
+  const char *c = ((TypeObj *)self.u.o)->name;
+  if (kw && kw->n) rt_throw(ERR_TYPE, "%s.mro() takes no keyword arguments", c);
+  if (n) rt_throw(ERR_TYPE, "%s.mro() takes no arguments (%d given)", c, n);
+  return ty_mro((TypeObj *)self.u.o, true);
+}
+
 static Val ty_getattr(Val self, const char *name) {
   TypeObj *t = (TypeObj *)self.u.o;
   if (!strcmp(name, "__name__")) return str_from_cstr(t->name);
   if (!strcmp(name, "__module__")) return str_from_cstr(t->module ? t->module : "builtins");
-  if (!strcmp(name, "__base__")) return t->base ? val_incref(val_obj(t->base)) : types_lookup("object");
+  if (!strcmp(name, "__base__")) return ty_base(t) ? val_incref(val_obj(ty_base(t))) : val_none();
   if (!strcmp(name, "__bases__")) {   /* (base,), or two for class E(ValueError, IndexError) */
     if (t->base2 && t->base && t->base->base2 != t->base2) return tuple_pack(2, val_obj(t->base), val_obj(t->base2));
-    Val b = t->base ? val_incref(val_obj(t->base)) : types_lookup("object"), r = tuple_pack(1, b);
-    val_decref(b);
-    return r;
+    return ty_base(t) ? tuple_pack(1, val_obj(ty_base(t))) : tuple_new(0);
   }
+  if (!strcmp(name, "__mro__")) return ty_mro(t, false);
+  if (!strcmp(name, "mro")) return builtin_new("type.mro", ty_mro_call, self, NULL);
+  if (t->type == &str_type && val_is_undef(t->dict) && !strcmp(name, "maketrans")) return str_maketrans_fn();
+  if (t->type == &dict_type && !strcmp(name, "fromkeys")) return dict_fromkeys_fn();
+  if ((t->tag == VT_INT || t->tag == VT_BOOL) && !strcmp(name, "from_bytes")) return int_from_bytes_fn(t->tag == VT_BOOL);
   if ((t->type == &bytes_type || t->type == &bytearray_type) && val_is_undef(t->dict)) {
     if (!strcmp(name, "fromhex")) return bytes_fromhex_fn(t->type == &bytearray_type);
     if (!strcmp(name, "maketrans")) return bytes_maketrans_fn();

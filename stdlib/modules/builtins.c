@@ -556,11 +556,12 @@ static const char *bi_attr_name(const char *what, Val name) {
 /* o.name (owned), or VT_UNDEF when o has none -- an AttributeError raised on the way
  * (a class's __getattr__, a property) counts as none, as hasattr/getattr(o, n, d) do in Python. */
 static Val bi_attr_or_undef(Val o, const char *name) {
-  if (o.tag != VT_OBJ || !o.u.o->type->getattr) return val_undef();
+  bool num = o.tag == VT_INT || o.tag == VT_BOOL || o.tag == VT_FLOAT;   /* 7 .bit_length: rt_getattr's number methods */
+  if (!num && (o.tag != VT_OBJ || !o.u.o->type->getattr)) return val_undef();
   RtTry t;
   rt_try_push(&t);
   if (setjmp(t.jb) == 0) {
-    Val r = o.u.o->type->getattr(o, name);
+    Val r = num ? rt_getattr(o, name) : o.u.o->type->getattr(o, name);
     rt_try_pop(&t);
     return r;
   }

@@ -1,0 +1,128 @@
+/* numextra.c — int.to_bytes, int.from_bytes, int.bit_count and int/float.as_integer_ratio (ints are 64-bit here). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "object/hosttypes.h"
+#include "object/object.h"
+#include "object/value.h"
+
+/* byteorder and signed of to_bytes/from_bytes: a str 'little'/'big' and any truth value. */
+static bool nx_little(const char *what, Val order) {
+  if (!val_is(order, &str_type)) rt_throw(ERR_TYPE, "%s() argument 'byteorder' must be str, not %s", what, val_type_name(order));
+  if (!strcmp(str_cstr(order), "little")) return true;
+  if (!strcmp(str_cstr(order), "big")) return false;
+  rt_throw(ERR_VALUE, "byteorder must be either 'little' or 'big'");
+}
+
+/* Positional-or-keyword parameters names[0..np) then keyword-only ones, CPython's messages for misuse. */
+static void nx_args(const char *what, int n, const Val *args, const Kw *kw, const char *const *names, int np, int nall, Val *out) {
+  if (n > np) rt_throw(ERR_TYPE, "%s() takes at most %d positional argument%s (%d given)", what, np, np == 1 ? "" : "s", n);
+  for (int i = 0; i < n; i++) out[i] = args[i];
+  for (int k = 0; kw && k < kw->n; k++) {
+    int j = 0;
+    while (j < nall && strcmp(names[j], kw->names[k])) j++;
+    if (j == nall) rt_throw(ERR_TYPE, "'%s' is an invalid keyword argument for %s()", kw->names[k], what);
+    if (j < n) rt_throw(ERR_TYPE, "argument for %s() given by name ('%s') and position (%d)", what, names[j], j + 1);
+    out[j] = kw->vals[k];
+  }
+}
+
+static Val nx_to_bytes(Val self, int n, const Val *args, const Kw *kw) {
+  static const char *const names[] = {"length", "byteorder", "signed"};
+  Val a[3] = {val_int(1), val_undef(), val_bool(false)};
+  nx_args("to_bytes", n, args, kw, names, 2, 3, a);
+  tfs_i64 len = val_to_index(a[0], NULL);
+  if (len < 0) rt_throw(ERR_VALUE, "length argument must be non-negative");
+  bool little = val_is_undef(a[1]) ? false : nx_little("to_bytes", a[1]), sgn = rt_truthy(a[2]);
+  int64_t v = self.u.i;
+  if (v < 0 && !sgn) rt_throw(ERR_OVERFLOW, "can't convert negative int to unsigned");
+  /* fits when every byte beyond len is the sign fill and the top kept bit agrees (signed) */
+  bool fits = len >= 8 || (sgn ? (len ? v >= -((int64_t)1 << (8 * len - 1)) && v < ((int64_t)1 << (8 * len - 1)) : v >= -1 && v <= 0)
+                                : (uint64_t)v < ((uint64_t)1 << (8 * len)));   /* CPython 3.11 also gives (-1).to_bytes(0, signed=True) == b'' */
+  if (!fits) rt_throw(ERR_OVERFLOW, "int too big to convert");
+  unsigned char *d;
+  Val r = bytes_alloc((size_t)len, &d);
+  for (tfs_i64 i = 0; i < len; i++) {
+    unsigned char byte = i < 8 ? (unsigned char)((uint64_t)v >> (8 * i)) : v < 0 ? 0xFF : 0;
+    d[little ? i : len - 1 - i] = byte;
+  }
+  return r;
+}
+
+static Val nx_from_bytes(Val self, int n, const Val *args, const Kw *kw) {
+  static const char *const names[] = {"bytes", "byteorder", "signed"};
+  Val a[3] = {val_undef(), val_undef(), val_bool(false)};
+  nx_args("from_bytes", n, args, kw, names, 2, 3, a);
+  if (val_is_undef(a[0])) rt_throw(ERR_TYPE, "from_bytes() missing required argument 'bytes' (pos 1)");
+  bool little = val_is_undef(a[1]) ? false : nx_little("from_bytes", a[1]), sgn = rt_truthy(a[2]);
+  Val b = a[0];
+  int mark = -1;
+  if (!val_is(b, &bytes_type)) {
+    if (val_is(b, &str_type) || (b.tag != VT_OBJ) || !b.u.o->type->iter)
+      rt_throw(ERR_TYPE, "cannot convert '%s' object to bytes", val_type_name(b));
+    b = bytes_construct(1, &a[0], NULL);   /* a bytearray, an iterable of ints in range(256) */
+    mark = rt_hold_val(b);
+  }
+  size_t len;
+  const unsigned char *d = bytes_data(b, &len);
+  uint64_t u = 0;
+  bool big = false;
+  for (size_t i = 0; i < len; i++) {
+    unsigned char byte = d[little ? len - 1 - i : i];
+    if (u >> 56) big = true;
+    u = (u << 8) | byte;
+  }
+  bool neg = sgn && len && (d[little ? len - 1 : 0] & 0x80);
+  if (neg && len < 8) u |= ~(uint64_t)0 << (8 * len);
+  if (big || (!sgn && len >= 8 && (u >> 63))) rt_throw(ERR_OVERFLOW, "integer overflow");
+  if (mark >= 0) {
+    rt_unhold(mark);
+    val_decref(b);
+  }
+  int64_t v = (int64_t)u;
+  return self.tag == VT_BOOL ? val_bool(v != 0) : val_int(v);   /* bool.from_bytes gives a bool */
+}
+
+static void nx_noargs(const char *what, int n, const Kw *kw) {
+  if ((kw && kw->n) || n) rt_throw(ERR_TYPE, "%s() takes no arguments (%d given)", what, n + (kw ? kw->n : 0));
+}
+
+static Val nx_bit_count(Val self, int n, const Val *args, const Kw *kw) {
+  nx_noargs("int.bit_count", n, kw);
+  uint64_t u = self.u.i < 0 ? (uint64_t)0 - (uint64_t)self.u.i : (uint64_t)self.u.i;
+  return val_int(__builtin_popcountll(u));
+}
+
+static Val nx_ratio(Val self, int n, const Val *args, const Kw *kw) {
+  if (self.tag != VT_FLOAT) {
+    nx_noargs("int.as_integer_ratio", n, kw);
+    return tuple_pack(2, val_int(self.u.i), val_int(1));
+  }
+  nx_noargs("float.as_integer_ratio", n, kw);
+  double f = self.u.f;
+  if (isinf(f)) rt_throw(ERR_OVERFLOW, "cannot convert Infinity to integer ratio");
+  if (isnan(f)) rt_throw(ERR_VALUE, "cannot convert NaN to integer ratio");
+  int e;
+  double m = frexp(f, &e);
+  for (int i = 0; i < 300 && m != floor(m); i++) m *= 2.0, e--;   /* an integral mantissa: f = m * 2**e */
+  if (e > 0) {
+    if (fabs(m) * ldexp(1.0, e) >= 9223372036854775808.0) rt_throw(ERR_OVERFLOW, "integer overflow");
+    return tuple_pack(2, val_int((int64_t)ldexp(m, e)), val_int(1));
+  }
+  if (-e >= 63) rt_throw(ERR_OVERFLOW, "integer overflow");
+  return tuple_pack(2, val_int((int64_t)m), val_int((int64_t)1 << -e));
+}
+
+Val numextra_get(Val v, const char *name) {
+  bool fl = v.tag == VT_FLOAT;
+  if (!strcmp(name, "as_integer_ratio")) return builtin_new(fl ? "float.as_integer_ratio" : "int.as_integer_ratio", nx_ratio, v, NULL);
+  if (fl) return val_undef();
+  if (!strcmp(name, "to_bytes")) return builtin_new("int.to_bytes", nx_to_bytes, v, NULL);
+  if (!strcmp(name, "from_bytes")) return int_from_bytes_fn(v.tag == VT_BOOL);
+  if (!strcmp(name, "bit_count")) return builtin_new("int.bit_count", nx_bit_count, v, NULL);
+  return val_undef();
+}
+
+Val int_from_bytes_fn(bool as_bool) { return builtin_new("int.from_bytes", nx_from_bytes, as_bool ? val_bool(false) : val_int(0), NULL); }
