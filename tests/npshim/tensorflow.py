@@ -66,3 +66,19 @@ def function(func=None, **kwargs):
 
 def TensorSpec(shape, dtype=None):
     return (shape, dtype)
+
+
+class _KerasUtils:
+    @staticmethod
+    def set_random_seed(seed):
+        """Keras 2.15's keras.utils.set_random_seed: Python's random, numpy's global generator (and TF's, not modelled)."""
+        import random
+        random.seed(seed)
+        _np.random.seed(seed)
+
+
+class _Keras:
+    utils = _KerasUtils()
+
+
+keras = _Keras()
