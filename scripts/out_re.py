@@ -16,7 +16,8 @@ for line in open(sys.argv[1]).read().splitlines():
         e = re.sub(r"\\-\\ \d+s\\ \d+(?:ms|us|s)/step", r"\\-\\ \\d+s \\d+(s|ms|us)/step", e)
         e = re.sub(r"\d+s\\ \\-\\ ", r"\\d+s\\ \\-\\ ", e, count=1) if "/epoch" in line else e
         e = re.sub(r"\d+(?:ms|us|s)/epoch\\ \\-\\ \d+(?:ms|us|s)/step", r"\\d+(s|ms|us)/epoch\\ \\-\\ \\d+(s|ms|us)/step", e)
-        e = re.sub(r"(loss|accuracy|acc):\\ \d+\\\.\d+", lambda m: m.group(1) + ": *" + NUM, e)
+        # every logged value (loss, accuracy, mae, d_loss, ...): "NAME: 0.1234"
+        e = re.sub(r"(\w+):\\ (?:\\-)?\d+\\\.\d+(?:e[-+]\d+)?", lambda m: m.group(1) + ": *" + NUM, e)
     elif re.match(r"step \d+: mean loss = ", line):
         e = re.escape(line.split("=")[0] + "=") + r"\ " + NUM
     elif re.match(r"  \d+: TensorSpec\(", line):
