@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """out_re.py — a .out.re from a run of a Keras example: each stdout line escaped, with the values that vary by CPU
-path (progress-bar timings, losses and metrics, "Test loss:"/"Test accuracy:" values, the ids of a concrete
+path (progress-bar timings, losses and metrics, "Test loss:"/"Test accuracy:" values, a custom loop's "LABEL: 0.1234" values, the ids of a concrete
 function's captures) as patterns.
 
     build/compiler/tfs run examples/keras/NAME.tfs ARGS > /tmp/NAME.txt && python3 scripts/out_re.py /tmp/NAME.txt examples/keras/NAME.out.re
@@ -20,6 +20,10 @@ for line in open(sys.argv[1]).read().splitlines():
         e = re.sub(r"(\w+):\\ (?:\\-)?\d+\\\.\d+(?:e[-+]\d+)?", lambda m: m.group(1) + ": *" + NUM, e)
     elif re.match(r"step \d+: mean loss = ", line):
         e = re.escape(line.split("=")[0] + "=") + r"\ " + NUM
+    elif re.match(r"[A-Za-z][^:]*: -?\d+\.\d+(e[-+]\d+)?s?$", line):
+        # a custom loop's label and one decimal value ("Validation acc: 0.4800", "Time taken: 0.06s",
+        # "discriminator loss at step 0: 0.69")
+        e = re.escape(line.rsplit(":", 1)[0] + ":") + r"\ " + NUM + ("s" if line.endswith("s") else "")
     elif re.match(r"  \d+: TensorSpec\(", line):
         # a concrete function's captures, keyed by the tensor's id (an address)
         e = r"\ \ \d+:" + re.escape(line.split(":", 1)[1])
