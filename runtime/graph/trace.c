@@ -714,6 +714,22 @@ static void trace_dyn_meta(const OpDef *op, const OpAttrs *at, const bool *isdyn
       if (m->rank >= 0 && m->rank == rank) from_shape = m;
     }
   }
+  /* a shape packed from a list ([tf.shape(x)[0], 2, 2, 8]): its constant elements are known dims, as TF's
+   * MakeShapeFromShapeTensor reads a Pack (Keras's Reshape keeps (None, 2, 2, 8) so) */
+  tfs_i64 packed[TFS_MAX_RANK];
+  bool from_pack = false;
+  if (isdyn[0] && !from_shape && op->id != OP_TILE && op->id != OP_RANGE && rank > 0 && rank <= TFS_MAX_RANK) {
+    const GraphNode *sn = graph_node(g, dref[0].node);
+    if (sn->kind == GN_OP && sn->op->id == OP_STACK && sn->nin == rank) {
+      from_pack = true;
+      for (int i = 0; i < rank; i++) {
+        Tensor *st = sn->in[i].node >= 0 ? trace_static_value(g, sn->in[i]) : NULL;
+        packed[i] = st && st->rank == 0 && (st->dtype == DT_INT32 || st->dtype == DT_INT64) ? tensor_get_i(st, 0) : -1;
+        if (packed[i] < 0) packed[i] = -1;   /* unknown, or -1: to infer (left unknown) */
+        if (st) val_decref(val_obj(st));
+      }
+    }
+  }
   switch (op->id) {
     case OP_RANGE: {
       int k = 0;   /* int32 < float32 < float64, int64 */
@@ -757,7 +773,8 @@ static void trace_dyn_meta(const OpDef *op, const OpAttrs *at, const bool *isdyn
   }
   out->dtype = dt;
   out->rank = rank;
-  for (int i = 0; i < rank && i < TFS_MAX_RANK; i++) out->shape[i] = from_shape ? from_shape->shape[i] : -1;
+  for (int i = 0; i < rank && i < TFS_MAX_RANK; i++)
+    out->shape[i] = from_shape ? from_shape->shape[i] : from_pack && op->id != OP_TILE ? packed[i] : -1;
 }
 
 static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs);
