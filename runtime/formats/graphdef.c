@@ -2308,6 +2308,20 @@ static bool gd_r_codec(GD_RULE_ARGS) {
   return true;
 }
 
+/* DecodeRaw(bytes) and DecodePaddedRaw(input_bytes, fixed_length): out_type and little_endian, no T */
+static bool gd_r_decode_raw(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  bool padded = n->op->id == OP_DECODE_PADDED_RAW;
+  if (!x || (padded && (n->nin < 2 || n->in[1].node < 0))) return false;
+  DType dt = DT_UINT8;
+  if (n->attrs.n > 0) val_as_dtype(n->attrs.v[0], &dt);
+  gd_attr_add(b, &at, "out_type", gd_type(b, dt));
+  gd_attr_add(b, &at, "little_endian", gd_bool(b, !(n->attrs.n > 1 && n->attrs.v[1].tag == VT_BOOL && !n->attrs.v[1].u.i)));
+  const char *in[2] = {x, padded ? gd_ref(b, g, n->in[1], b->fn) : NULL};
+  gd_aux(b, base, n->op->graph_name, &at, padded ? 2 : 1, in);
+  return true;
+}
+
 /* TensorScatter*(tensor, indices, updates) with the indices' dtype */
 static bool gd_r_tensor_scatter(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
@@ -2383,7 +2397,7 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_STRING_LENGTH] = gd_r_codec, [OP_STRING_UPPER] = gd_r_codec, [OP_STRING_LOWER] = gd_r_codec,
   [OP_STRING_STRIP] = gd_r_codec, [OP_STRING_TO_NUMBER] = gd_r_codec, [OP_REGEX_FULL_MATCH] = gd_r_codec,
   [OP_REGEX_REPLACE] = gd_r_codec, [OP_STRING_JOIN] = gd_r_string_join, [OP_SUBSTR] = gd_r_substr,
-  [OP_STRING_TO_HASH_BUCKET_FAST] = gd_r_codec, [OP_UNICODE_DECODE] = gd_r_codec, [OP_UNICODE_DECODE_OFFSETS] = gd_r_codec,
+  [OP_DECODE_RAW] = gd_r_decode_raw, [OP_DECODE_PADDED_RAW] = gd_r_decode_raw, [OP_STRING_TO_HASH_BUCKET_FAST] = gd_r_codec, [OP_UNICODE_DECODE] = gd_r_codec, [OP_UNICODE_DECODE_OFFSETS] = gd_r_codec,
   [OP_STRING_SPLIT_V2] = gd_r_string_ops, [OP_STRING_SPLIT] = gd_r_string_ops, [OP_REGEX_REPLACE_T] = gd_r_string_ops,
   [OP_UNICODE_ENCODE] = gd_r_string_ops, [OP_STRING_FORMAT] = gd_r_string_ops, [OP_REDUCE_JOIN] = gd_r_reduce_join,
   [OP_UNSORTED_SEGMENT_JOIN] = gd_r_string_ops,
@@ -2623,7 +2637,11 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
       if (!tm && n->nout) tm = &n->outm[0];
       if (tm) gd_attr_add(b, &at, "T", gd_type(b, tm->dtype));
       for (int i = 0; i < n->attrs.n; i++) {
-        Tensorflow__AttrValue *v = gd_host(b, n->attrs.v[i]);
+        int rank;
+        tfs_i64 dims[TFS_MAX_RANK];
+        /* an attribute TF names `shape` is a shape (EnsureShape's), given as a list with None, a TensorShape or None */
+        bool is_shape = !strcmp(op_attr_name(n->op, i), "shape") && !val_is_undef(n->attrs.v[i]) && val_as_tshape(n->attrs.v[i], &rank, dims);
+        Tensorflow__AttrValue *v = is_shape ? gd_shape(b, rank, dims) : gd_host(b, n->attrs.v[i]);
         if (v) gd_attr_add(b, &at, op_attr_name(n->op, i), v);
         else if (b->full && !val_is_undef(n->attrs.v[i]) && n->attrs.v[i].tag != VT_NONE)
           rt_throw(ERR_VALUE, "tf.saved_model.save: attribute '%s' of op %s in '%s' is a %s, which a saved graph cannot hold",

@@ -126,6 +126,12 @@ static Val gi_host(const GiCtx *cx, const Tensorflow__AttrValue *v, const char *
       if (!t) gi_fail(cx, "node '%s' holds %s", node, err);
       return val_obj(t);
     }
+    case TENSORFLOW__ATTR_VALUE__VALUE_SHAPE: {   /* EnsureShape's shape */
+      int rank;
+      tfs_i64 dims[TFS_MAX_RANK];
+      if (!pb_unshape(v->shape, &rank, dims)) gi_fail(cx, "node '%s' has a shape attribute tfs cannot read", node);
+      return tshape_new(rank, dims);
+    }
     case TENSORFLOW__ATTR_VALUE__VALUE_LIST: {
       const Tensorflow__AttrValue__ListValue *l = v->list;
       if (l->n_s || l->n_type || l->n_b || l->n_shape || l->n_tensor) return gi_typed_list(cx, l, node);

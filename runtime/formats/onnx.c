@@ -558,6 +558,7 @@ static const char *ox_simple_unary(OpId id) {
     case OP_LOGICAL_NOT: return "Not";
     case OP_IDENTITY: return "Identity";
     case OP_STOP_GRADIENT: return "Identity";
+    case OP_ENSURE_SHAPE: return "Identity";
     case OP_READ_VARIABLE: return "Identity";
     default: return NULL;
   }

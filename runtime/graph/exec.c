@@ -2142,6 +2142,17 @@ static void exec_frame_run(const ExecPlan *p, Tensor *const *args, Tensor **outs
   exec_nframes--;
 }
 
+/* The failing node's first input as TF names it in a graph ('x', 'split:1'): kernels' messages say
+ * dummy_input there, as TF's eager nodes do. */
+static __thread char exec_fail_input[128];
+static void exec_input_name(const Graph *g, const GraphNode *nd) {
+  exec_fail_input[0] = 0;
+  if (nd->kind != GN_OP || nd->nin < 1 || nd->in[0].node < 0) return;
+  const GraphNode *src = &g->nodes[nd->in[0].node];
+  if (nd->in[0].out > 0) snprintf(exec_fail_input, sizeof exec_fail_input, "%s:%d", src->name, nd->in[0].out);
+  else snprintf(exec_fail_input, sizeof exec_fail_input, "%s", src->name);
+}
+
 void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs) {
   TraceCtx *saved = trace_suspend();   /* kernels applying ops must run them, not record them */
   int base = exec_nframes;
@@ -2156,6 +2167,7 @@ void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs) {
     if (exec_nframes > base) {
       const ExecFrame *f = exec_frames[exec_nframes - 1];
       if (f->k < f->p->nsteps) nd = f->p->steps[f->k].node;
+      if (nd && !exec_fail_node) exec_input_name(f->p->g, nd);
     }
     exec_unwind(base);
     if (--exec_depth == 0 && !exec_on_worker) accstack_clear_all();   /* loop state a failed run pushed */
@@ -2174,7 +2186,13 @@ void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs) {
     const char *m = t.msg ? t.msg : "";
     const char *nl = strchr(m, '\n');
     size_t head = nl && nl != m ? (size_t)(nl - m) : strlen(m);
-    sb_putn(&b, m, head);
+    const char *dummy = exec_fail_input[0] ? strstr(m, "dummy_input") : NULL;
+    if (dummy && (size_t)(dummy - m) < head) {   /* an eager message's input name: the graph's own */
+      sb_putn(&b, m, (size_t)(dummy - m));
+      sb_puts(&b, exec_fail_input);
+      sb_putn(&b, dummy + 11, head - (size_t)(dummy - m) - 11);
+    } else sb_putn(&b, m, head);
+    exec_fail_input[0] = 0;
     sb_printf(&b, " (node %s in tf.function '%s')", nd->name, p->g->fname);
     sb_puts(&b, m + head);
     int loc = nd->loc > 0 ? nd->loc : t.loc;

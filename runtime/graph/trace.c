@@ -323,7 +323,9 @@ static int trace_varhandle(TraceCtx *cx, Variable *var) {
 GraphRef trace_read_var(TraceCtx *cx, Variable *var) {
   int h = trace_varhandle(cx, var);
   TMeta m;
-  meta_set(&m, var->value->dtype, var->value->rank, var->value->shape);
+  tfs_i64 dims[TFS_MAX_RANK];
+  int rank = variable_shape(var, dims);   /* a declared shape's open dims stay open in the graph */
+  meta_set(&m, var->value->dtype, rank, dims);
   int id = graph_add_node(cx->g, GN_OP, &op_defs[OP_READ_VARIABLE], "ReadVariableOp", 1, &m);
   GraphRef in = {h, 0};
   graph_set_inputs(cx->g, id, 1, &in, NULL);
@@ -1079,14 +1081,16 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
   /* v.assign(x): a statically wrong shape fails now, as it would eagerly. */
   if (vardt >= 0 && nin == 2 && tin[1] && ref[0].node >= 0) {
     Variable *var = g->nodes[ref[0].node].var;
-    const Tensor *cur = var->value, *nv = tin[1];
-    bool bad = nv->rank >= 0 && nv->rank != cur->rank;
-    for (int d = 0; !bad && nv->rank >= 0 && d < cur->rank; d++) bad = nv->shape[d] >= 0 && nv->shape[d] != cur->shape[d];
+    const Tensor *nv = tin[1];
+    tfs_i64 vdims[TFS_MAX_RANK];
+    int vrank = variable_shape(var, vdims);   /* a declared shape (tf.Variable(shape=...)) may leave dims open */
+    bool bad = nv->rank >= 0 && vrank >= 0 && nv->rank != vrank;
+    for (int d = 0; !bad && nv->rank >= 0 && d < vrank; d++) bad = nv->shape[d] >= 0 && vdims[d] >= 0 && nv->shape[d] != vdims[d];
     if (bad) {
       StrBuf a, b2;
       sb_init(&a);
       sb_init(&b2);
-      graph_shape_text(&a, cur->rank, cur->shape);
+      graph_shape_text(&a, vrank, vdims);
       graph_shape_text(&b2, nv->rank, nv->shape);
       char msg[512];
       snprintf(msg, sizeof msg,

@@ -45,6 +45,68 @@ void k_stop_gradient(OpCall *c) {
   c->out[0] = tensor_view(t, t->rank, t->shape, t->strides, t->offset);
 }
 
+/* tf.ensure_shape's expected shape: its rank (-1: None, any shape) and dims (-1: None). */
+static int ensure_expected(OpCall *c, tfs_i64 *dims) {
+  Val v = op_attr(c, 0);
+  int rank;
+  if (val_as_tshape(v, &rank, dims)) return rank;   /* TensorShape, list/tuple with None, None */
+  return val_to_dims(v, dims, true, "tf.ensure_shape");
+}
+
+/* Eagerly the kernel checks, with the op's run-time message; a trace merges as TF's shape function does. */
+/* shape: x's, merged with shape while tracing (ValueError when the two cannot be merged). */
+void meta_ensure_shape(OpCall *c) {
+  const TMeta *a = &c->inm[0];
+  TMeta *o = &c->outm[0];
+  tfs_i64 e[TFS_MAX_RANK];
+  int er = ensure_expected(c, e);
+  *o = *a;
+  if (er < 0 || !(c->in && c->in[0] && c->in[0]->sym)) return;
+  if (a->rank < 0) {
+    o->rank = er;
+    memcpy(o->shape, e, sizeof(tfs_i64) * (size_t)er);
+    return;
+  }
+  if (a->rank != er) op_fail(c, ERR_VALUE, "Shapes must be equal rank, but are %d and %d", a->rank, er);
+  for (int d = 0; d < er; d++) {
+    if (a->shape[d] >= 0 && e[d] >= 0 && a->shape[d] != e[d]) {
+      StrBuf b;
+      sb_init(&b);
+      sb_printf(&b, "Dimension %d in both shapes must be equal, but are %lld and %lld. Shapes are ", d,
+                (long long)a->shape[d], (long long)e[d]);
+      op_shape_text(&b, a->rank, a->shape);
+      sb_puts(&b, " and ");
+      op_shape_text(&b, er, e);
+      sb_putc(&b, '.');
+      /* errindex: Dimension … in both shapes must be equal, but are … and …. Shapes are … and …. */
+      fail_buf(c, ERR_VALUE, &b);
+    }
+    if (o->shape[d] < 0) o->shape[d] = e[d];
+  }
+}
+
+/* x itself (a view), after checking its shape.  The input is named dummy_input, as in TF's eager
+ * node; in a graph the executor puts the input node's name there. */
+void k_ensure_shape(OpCall *c) {
+  Tensor *t = c->in[0];
+  tfs_i64 e[TFS_MAX_RANK];
+  int er = ensure_expected(c, e);
+  bool ok = er < 0 || er == t->rank;
+  for (int d = 0; ok && d < er; d++) ok = e[d] < 0 || e[d] == t->shape[d];
+  if (!ok) {
+    StrBuf b;
+    sb_init(&b);
+    sb_puts(&b, "Shape of tensor dummy_input ");
+    op_shape_text(&b, t->rank, t->shape);
+    sb_puts(&b, " is not compatible with expected shape ");
+    op_shape_text(&b, er, e);
+    sb_putc(&b, '.');
+    /* errindex: Shape of tensor … … is not compatible with expected shape …. */
+    fail_buf(c, ERR_INVALID_ARGUMENT, &b);
+  }
+  c->out[0] = tensor_view(t, t->rank, t->shape, t->strides, t->offset);
+}
+
 /* shape: the requested shape; one dimension may be -1 and is inferred; the number of elements must not change. */
 void meta_reshape(OpCall *c) {
   const TMeta *a = &c->inm[0];

@@ -553,3 +553,95 @@ void k_string_format(OpCall *c) {
   s_set(c->out[0], 0, b.data ? b.data : "", (tfs_i64)b.len);
   sb_free(&b);
 }
+
+/* ---- tf.io.decode_raw: each string's bytes as a row of elements ---- */
+
+/* The output dtype (TF's out_type list: numbers and bool, no strings). */
+static DType decode_raw_type(OpCall *c) {
+  DType dt;
+  if (!val_as_dtype(op_attr(c, 0), &dt) || dt == DT_STRING || dtype_info[dt].size <= 0 ||
+      dt == DT_UINT32 || dt == DT_UINT64)
+    /* errindex: Value for attr 'out_type' of … is not in the list of allowed values: half, float, double, int32, uint16, uint8, int16, int8, int64, complex64, complex128, bool, bfloat16 */
+    op_fail(c, ERR_INVALID_ARGUMENT, "Value for attr 'out_type' of %s is not in the list of allowed values: half, float, double, "
+            "int32, uint16, uint8, int16, int8, int64, complex64, complex128, bool, bfloat16",
+            val_as_dtype(op_attr(c, 0), &dt) ? dtype_short_name(dt) : "that type");
+  return dt;
+}
+
+/* DecodePaddedRaw's fixed_length (-1: not known while tracing), checked as TF's kernel does. */
+static tfs_i64 decode_raw_fixed(OpCall *c, int esz) {
+  if (c->op->id != OP_DECODE_PADDED_RAW) return -1;
+  const Tensor *f = c->in[1];
+  if (!f || f->sym || !f->buf) return -1;
+  if (f->rank != 0) {
+    StrBuf b;
+    sb_init(&b);
+    sb_puts(&b, "k must be scalar, got shape ");
+    op_shape_text(&b, f->rank, f->shape);
+    /* errindex: k must be scalar, got shape … */
+    op_fail_sb(c, ERR_INVALID_ARGUMENT, &b);
+  }
+  tfs_i64 n = tensor_get_i(f, 0);
+  if (n % esz) op_fail(c, ERR_INVALID_ARGUMENT, "fixed_length (%lld) must be a multiple of the size of out_type (%d)", (long long)n, esz);
+  if (n <= 0) op_fail(c, ERR_INVALID_ARGUMENT, "fixed_length (%lld) must be greater than zero.", (long long)n);
+  return n;
+}
+
+/* shape: bytes' shape plus a last dimension of each string's length over the element size (fixed_length's with DecodePaddedRaw). */
+void meta_decode_raw(OpCall *c) {
+  DType dt = decode_raw_type(c);
+  const TMeta *a = &c->inm[0];
+  TMeta *o = &c->outm[0];
+  *o = *a;
+  o->dtype = dt;
+  if (a->rank < 0) return;
+  if (a->rank >= TFS_MAX_RANK) op_fail(c, ERR_INVALID_ARGUMENT, "DecodeRaw: input of rank %d has too many dimensions", a->rank);
+  tfs_i64 fixed = decode_raw_fixed(c, dtype_info[dt].size);
+  o->shape[o->rank++] = fixed < 0 ? -1 : fixed / dtype_info[dt].size;
+}
+
+void k_decode_raw(OpCall *c) {
+  const Tensor *in = c->in[0];
+  DType dt = decode_raw_type(c);
+  int esz = dtype_info[dt].size;
+  bool padded = c->op->id == OP_DECODE_PADDED_RAW;
+  tfs_i64 fixed = decode_raw_fixed(c, esz);
+  Val le = op_attr(c, 1);
+  bool swap = le.tag == VT_BOOL && !le.u.i;   /* big-endian data on this little-endian host */
+  tfs_i64 n = nelems(in), width = padded ? fixed : -1;
+  if (!padded) {
+    /* every string the same length, a whole number of elements (TF's DecodeRaw) */
+    tfs_i64 len = n ? s_len(s_elem(in, 0)) : 0;
+    if (len % esz)
+      op_fail(c, ERR_INVALID_ARGUMENT, "Input to DecodeRaw has length %lld that is not a multiple of %d, the size of %s",
+              (long long)len, esz, dtype_short_name(dt));
+    for (tfs_i64 i = 1; i < n; i++) {
+      tfs_i64 k = s_len(s_elem(in, i));
+      if (k != len)
+        op_fail(c, ERR_INVALID_ARGUMENT, "DecodeRaw requires input strings to all be the same size, but element %lld has size %lld != %lld",
+                (long long)i, (long long)len, (long long)k);
+    }
+    width = len;
+  }
+  tfs_i64 shape[TFS_MAX_RANK];
+  memcpy(shape, in->shape, sizeof(tfs_i64) * (size_t)in->rank);
+  shape[in->rank] = width / esz;
+  Tensor *o = tensor_new(dt, in->rank + 1, shape);
+  unsigned char *p = tensor_data(o);
+  memset(p, 0, (size_t)(n * width));   /* DecodePaddedRaw pads short strings with zeros */
+  for (tfs_i64 i = 0; i < n; i++) {
+    const Str *s = s_elem(in, i);
+    tfs_i64 k = s_len(s) < width ? s_len(s) : width;
+    memcpy(p + i * width, s_data(s), (size_t)k);
+  }
+  if (swap) {   /* each number reversed; a complex number's two parts each on their own, as TF swaps them */
+    int part = dtype_is_complex(dt) ? esz / 2 : esz;
+    for (tfs_i64 j = 0; part > 1 && j + part <= n * width; j += part)
+      for (int a = 0, b = part - 1; a < b; a++, b--) {
+        unsigned char t = p[j + a];
+        p[j + a] = p[j + b];
+        p[j + b] = t;
+      }
+  }
+  c->out[0] = o;
+}

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist/dist.h"
 #include "kernels/ops.h"
 #include "object/object.h"
 #include "tensor/tensor.h"
@@ -37,6 +38,144 @@ static Val tensor_abs_m(Val self, int n, const Val *args, const Kw *kw) {
   return op_apply1(OP_ABS, self);
 }
 
+/* ---- t.ref(): TF's object_identity.Reference, a hashable stand-in for the tensor or variable itself ---- */
+
+typedef struct Ref { Obj hdr; Val obj; } Ref;
+static void ref_free(Obj *o) { val_decref(((Ref *)o)->obj); free(o); }
+static void ref_traverse(Obj *o, GcVisit visit, void *arg) { visit(((Ref *)o)->obj, true, arg); }
+static void ref_clear(Obj *o) {
+  Ref *r = (Ref *)o;
+  Val v = r->obj;
+  r->obj = val_none();
+  val_decref(v);
+}
+static void ref_repr(StrBuf *b, Val v) {
+  sb_puts(b, "<Reference wrapping ");
+  val_repr(b, ((Ref *)v.u.o)->obj);
+  sb_putc(b, '>');
+}
+static Val ref_getattr(Val self, const char *name);
+static bool ref_eq(Val a, Val b);
+static tfs_u64 ref_hash(Val v) { return (tfs_u64)(uintptr_t)((Ref *)v.u.o)->obj.u.o * 0x9e3779b97f4a7c15ULL; }
+static const Type ref_type = {
+  .name = "tensorflow.python.util.object_identity.Reference", .free = ref_free, .repr = ref_repr,
+  .getattr = ref_getattr, .eq = ref_eq, .hash = ref_hash, .traverse = ref_traverse, .clear = ref_clear,
+};
+/* Two references are equal when they wrap the same object (not equal values). */
+static bool ref_eq(Val a, Val b) {
+  return val_is(a, &ref_type) && val_is(b, &ref_type) && ((Ref *)a.u.o)->obj.u.o == ((Ref *)b.u.o)->obj.u.o;
+}
+//! Reference.deref()
+//!   The tensor or variable the reference (t.ref()) wraps.
+static Val ref_deref_m(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "deref", .sig = ""};
+  args_parse(&spec, n, args, kw, NULL);
+  return val_incref(((Ref *)self.u.o)->obj);
+}
+static Val ref_getattr(Val self, const char *name) {
+  if (!strcmp(name, "deref")) return builtin_new("Reference.deref", ref_deref_m, self, NULL);
+  return val_undef();
+}
+//! Tensor.ref() | Variable.ref() | Tensor.experimental_ref() | Variable.experimental_ref()
+//!   A hashable reference to this tensor or variable (equal only to references to the same object), to use as a
+//!   set element or dict key where the tensor itself is unhashable; deref() gives the object back.
+static Val tensor_ref_m(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "ref", .sig = ""};
+  args_parse(&spec, n, args, kw, NULL);
+  Ref *r = obj_new(&ref_type, sizeof(Ref));
+  r->obj = val_incref(self);
+  return val_obj(r);
+}
+
+/* hash(t): TF's tensors and variables are unhashable (they compare element-wise). */
+static tfs_u64 tensor_hash(Val v) {
+  (void)v;
+  rt_throw(ERR_TYPE, "Tensor is unhashable. Instead, use tensor.ref() as the key.");
+}
+static tfs_u64 variable_hash(Val v) {
+  StrBuf b;
+  sb_init(&b);
+  val_repr(&b, v);
+  char text[1024];
+  snprintf(text, sizeof text, "%s", b.data ? b.data : "");
+  sb_free(&b);
+  rt_throw(ERR_TYPE, "Variable is unhashable. Instead, use variable.ref() as the key. (Variable: %s)", text);
+}
+
+/* The static shape a shape-like value names (rank -1: None, unknown). */
+static int shape_arg(Val v, tfs_i64 *dims, const char *what) {
+  int r;
+  if (val_as_tshape(v, &r, dims)) return r;
+  return val_to_dims(v, dims, true, what);
+}
+
+//! Tensor.set_shape(shape)
+//!   Eagerly, checks that shape (a list, tuple or TensorShape; None for unknown parts) is compatible with the
+//!   tensor's shape. Inside tf.function, merges shape into the tensor's static shape (ValueError when the two
+//!   conflict); unlike TF, tfs also checks it when the graph runs, since its executor plans by static shapes.
+static Val tensor_set_shape_m(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "set_shape", .sig = "shape"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  Tensor *t = val_tensor(self);
+  tfs_i64 e[TFS_MAX_RANK];
+  int er = shape_arg(a[0], e, "set_shape");
+  if (!t->sym) {
+    bool ok = er < 0 || er == t->rank;
+    for (int d = 0; ok && d < er; d++) ok = e[d] < 0 || e[d] == t->shape[d];
+    if (!ok) {
+      StrBuf b;
+      sb_init(&b);
+      shape_format(&b, t->rank, t->shape);
+      sb_puts(&b, " is not compatible with supplied shape ");
+      val_str(&b, a[0]);
+      char text[1024];
+      snprintf(text, sizeof text, "%s", b.data ? b.data : "");
+      sb_free(&b);
+      rt_throw(ERR_VALUE, "Tensor's shape %s.", text);
+    }
+    return val_none();
+  }
+  bool adds = t->rank < 0 && er >= 0;
+  for (int d = 0; !adds && er >= 0 && d < er && d < t->rank; d++) adds = t->shape[d] < 0 && e[d] >= 0;
+  if (!adds && (er < 0 || er == t->rank)) {   /* nothing new: only check that the two agree */
+    bool ok = true;
+    for (int d = 0; ok && er >= 0 && d < er; d++) ok = e[d] < 0 || t->shape[d] < 0 || e[d] == t->shape[d];
+    if (ok) return val_none();
+  }
+  /* the tensor now stands for an EnsureShape node of its old value: the merge (and its errors) is that op's
+   * shape rule, and the run-time check keeps the executor's static shapes true */
+  OpAttrs at = {1, {tshape_new(er, e)}};
+  Val r = op_apply(&op_defs[OP_ENSURE_SHAPE], 1, &self, &at);
+  val_decref(at.v[0]);
+  Tensor *nt = val_tensor(r);
+  void *sym = t->sym;
+  t->sym = nt->sym;
+  nt->sym = sym;
+  t->rank = nt->rank;
+  t->size = nt->size;
+  memcpy(t->shape, nt->shape, sizeof(tfs_i64) * (size_t)nt->rank);
+  val_decref(r);
+  return val_none();
+}
+
+static const char *const eager_undefined[] = {"op", "graph", "value_index"};
+
+//! Tensor.consumers()
+//!   Raises NotImplementedError, as TF does for an eager tensor (traced tensors do not have it in tfs).
+static Val tensor_consumers_m(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self; (void)n; (void)args; (void)kw;
+  rt_throw(ERR_NOTIMPL, "Tensor.consumers is undefined when eager execution is enabled.");
+}
+
+//! Tensor.cpu()
+//!   The tensor itself, on the CPU (where every tfs tensor is).
+static Val tensor_cpu_m(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "cpu", .sig = ""};
+  args_parse(&spec, n, args, kw, NULL);
+  return op_apply1(OP_IDENTITY, self);
+}
+
 /* The attributes every tensor has (VT_UNDEF: none of them). */
 static Val tensor_own_attr(Val self, const char *name) {
   Tensor *t = val_tensor(self);
@@ -46,9 +185,30 @@ static Val tensor_own_attr(Val self, const char *name) {
     break;
   case 's':
     if (!strcmp(name, "shape")) return tshape_new(t->rank, t->shape);
+    if (!strcmp(name, "set_shape")) return builtin_new("Tensor.set_shape", tensor_set_shape_m, self, NULL);
+    break;
+  case 'r':
+    if (!strcmp(name, "ref")) return builtin_new("Tensor.ref", tensor_ref_m, self, NULL);
+    break;
+  case 'e':
+    if (!strcmp(name, "experimental_ref")) return builtin_new("Tensor.experimental_ref", tensor_ref_m, self, NULL);
+    break;
+  case 'b':
+    if (!strcmp(name, "backing_device") && !t->sym) return str_from_cstr(dist_device());
+    break;
+  case 'c':
+    if (!strcmp(name, "cpu") && !t->sym) return builtin_new("Tensor.cpu", tensor_cpu_m, self, NULL);
+    if (!strcmp(name, "consumers") && !t->sym) return builtin_new("Tensor.consumers", tensor_consumers_m, self, NULL);
+    break;
+  case 'o': case 'g': case 'v':
+    for (size_t i = 0; !t->sym && i < sizeof eager_undefined / sizeof *eager_undefined; i++)
+      if (!strcmp(name, eager_undefined[i]))
+        /* errindex: Tensor.… is undefined when eager execution is enabled. */
+        rt_throw(ERR_ATTRIBUTE, "Tensor.%s is undefined when eager execution is enabled.", name);
     break;
   case 'd':
     if (!strcmp(name, "dtype")) return dtype_val(t->dtype);
+    if (!strcmp(name, "device")) return str_from_cstr(t->sym ? "" : dist_device());
     break;
   case 'n':
     if (!strcmp(name, "ndim")) return val_int(t->rank);
@@ -56,10 +216,8 @@ static Val tensor_own_attr(Val self, const char *name) {
     if (!strcmp(name, "name") && !t->sym)
       rt_throw(ERR_ATTRIBUTE, "Tensor.name is undefined when eager execution is enabled.");
     break;
-  case 'g':
-    if (!strcmp(name, "get_shape")) return builtin_new("Tensor.get_shape", tensor_get_shape_m, self, NULL);
-    break;
   }
+  if (!strcmp(name, "get_shape")) return builtin_new("Tensor.get_shape", tensor_get_shape_m, self, NULL);
   return val_undef();
 }
 
@@ -179,7 +337,7 @@ static int tensor_truthy(Val v) {
 
 static tfs_i64 tensor_len(Val v) {
   Tensor *t = val_as_tensor(v);
-  if (t->rank == 0) rt_throw(ERR_TYPE, "len() of unsized object");
+  if (t->rank == 0) rt_throw(ERR_TYPE, "Scalar tensor has no `len()`");
   if (t->shape[0] < 0) rt_throw(ERR_TYPE, "len is not well defined for a symbolic tensor of unknown length");
   return t->shape[0];
 }
@@ -232,13 +390,15 @@ void variable_assign(Variable *var, Val v, int mode) {
     tensor_release(nv);
     nv = val_tensor(sum);
   }
-  bool same = nv->rank == cur->rank;
-  for (int i = 0; same && i < cur->rank; i++) same = nv->shape[i] == cur->shape[i];
+  tfs_i64 vdims[TFS_MAX_RANK];
+  int vrank = variable_shape(var, vdims);   /* a declared shape (tf.Variable(shape=...)) may leave dims open */
+  bool same = vrank < 0 || nv->rank == vrank;
+  for (int i = 0; same && i < vrank; i++) same = vdims[i] < 0 || nv->shape[i] == vdims[i];
   if (!same) {
     StrBuf a, b2;
     sb_init(&a);
     sb_init(&b2);
-    shape_format(&a, cur->rank, cur->shape);
+    shape_format(&a, vrank, vdims);
     shape_format(&b2, nv->rank, nv->shape);
     char *sa = sb_steal(&a), *sb2 = sb_steal(&b2);
     static char m1[128], m2[128];
@@ -250,8 +410,10 @@ void variable_assign(Variable *var, Val v, int mode) {
     rt_throw(ERR_VALUE, "Cannot assign value to variable ' %s': Shape mismatch.The variable shape %s, and the assigned value shape %s are incompatible.",
              var->name, m1, m2);
   }
-  /* Write in place when nobody else sees the current value; else swap. */
-  if (cur->hdr.rc == 1 && cur->buf->rc == 1 && tensor_is_contiguous(cur) && !dtype_holds_refs(cur->dtype)) {
+  /* Write in place when nobody else sees the current value (and it keeps its shape); else swap. */
+  bool same_shape = nv->rank == cur->rank;
+  for (int i = 0; same_shape && i < cur->rank; i++) same_shape = nv->shape[i] == cur->shape[i];
+  if (same_shape && cur->hdr.rc == 1 && cur->buf->rc == 1 && tensor_is_contiguous(cur) && !dtype_holds_refs(cur->dtype)) {
     tensor_copy_into(cur, nv);
     tensor_release(nv);
   } else {
@@ -295,6 +457,7 @@ Val variable_new(Val initial, Val name, bool trainable, Val dtype) {
   snprintf(v->name, len, "%s%s:0", scope, nm);
   v->trainable = trainable;
   v->sym = NULL;
+  v->decl_rank = -2;
   return val_obj(v);
 }
 
@@ -306,17 +469,19 @@ static Val var_method(Val self, int n, const Val *args, const Kw *kw, int mode) 
   Val a[4];
   args_parse(&specs[mode], n, args, kw, a);
   Variable *v = (Variable *)self.u.o;
+  /* read_value=False: TF returns the assign op, None eagerly */
+  bool read = !(a[3].tag == VT_BOOL && !a[3].u.i);
   if (op_graph_hook) {   /* tracing: recorded as a graph op (VT_UNDEF: assign now) */
     Val in[2] = {self, a[0]};
     static const OpId ids[3] = {OP_ASSIGN_VARIABLE, OP_ASSIGN_ADD_VARIABLE, OP_ASSIGN_SUB_VARIABLE};
     Val r = op_graph_hook(&op_defs[ids[mode]], 2, in, NULL);
     if (!val_is_undef(r)) {
       TFS_DECREF(r);
-      return val_incref(self);
+      return read ? val_incref(self) : val_none();
     }
   }
   variable_assign(v, a[0], mode);
-  return val_incref(self);
+  return read ? val_incref(self) : val_none();
 }
 //! Variable.assign(value, use_locking=None, name=None, read_value=True)
 //!   Stores value (same dtype and shape) in the variable and returns the variable.
@@ -334,22 +499,76 @@ static Val var_read_m(Val self, int n, const Val *args, const Kw *kw) {
   return op_apply1(OP_READ_VARIABLE, self);
 }
 
+//! Variable.sparse_read(indices, name=None)
+//!   The rows of the variable's value at indices (tf.gather on its first axis).
+static Val var_sparse_read_m(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "sparse_read", .sig = "indices, name=None"};
+  Val a[2];
+  args_parse(&spec, n, args, kw, a);
+  Val in[2] = {self, a[0]};
+  return op_apply(&op_defs[OP_GATHER], 2, in, NULL);
+}
+//! Variable.gather_nd(indices, name=None)
+//!   tf.gather_nd of the variable's value.
+static Val var_gather_nd_m(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "gather_nd", .sig = "indices, name=None"};
+  Val a[2];
+  args_parse(&spec, n, args, kw, a);
+  Val in[2] = {self, a[0]};
+  return op_apply(&op_defs[OP_GATHER_ND], 2, in, NULL);
+}
+static const char *const var_scatter_names[5] = {"scatter_nd_update", "scatter_nd_add", "scatter_nd_sub", "scatter_nd_max", "scatter_nd_min"};
+static const OpId var_scatter_ops[5] = {OP_TENSOR_SCATTER_UPDATE, OP_TENSOR_SCATTER_ADD, OP_TENSOR_SCATTER_SUB,
+                                        OP_TENSOR_SCATTER_MAX, OP_TENSOR_SCATTER_MIN};
+//! Variable.scatter_nd_update(indices, updates, name=None) | Variable.scatter_nd_add(indices, updates, name=None) | Variable.scatter_nd_sub(indices, updates, name=None) | Variable.scatter_nd_max(indices, updates, name=None) | Variable.scatter_nd_min(indices, updates, name=None)
+//!   Writes updates into the variable at indices (as tf.tensor_scatter_nd_update/add/sub/max/min) and returns the variable.
+static Val var_scatter_nd(Val self, int n, const Val *args, const Kw *kw, int k) {
+  ArgSpec spec = {.what = var_scatter_names[k], .sig = "indices, updates, name=None"};
+  Val a[3];
+  args_parse(&spec, n, args, kw, a);
+  Val in[3] = {self, a[0], a[1]};
+  Val r = op_apply(&op_defs[var_scatter_ops[k]], 3, in, NULL);
+  int mark = rt_hold_val(r);
+  Val res = var_method(self, 1, &r, NULL, 0);
+  rt_unhold(mark);
+  val_decref(r);
+  return res;
+}
+#define VAR_SCATTER(k) \
+  static Val var_scatter_nd_##k(Val self, int n, const Val *args, const Kw *kw) { return var_scatter_nd(self, n, args, kw, k); }
+VAR_SCATTER(0) VAR_SCATTER(1) VAR_SCATTER(2) VAR_SCATTER(3) VAR_SCATTER(4)
+static const BuiltinFn var_scatter_fns[5] = {var_scatter_nd_0, var_scatter_nd_1, var_scatter_nd_2, var_scatter_nd_3, var_scatter_nd_4};
+
+static Val var_get_shape_m(Val self, int n, const Val *args, const Kw *kw) {
+  (void)n; (void)args; (void)kw;
+  tfs_i64 dims[TFS_MAX_RANK];
+  return tshape_new(variable_shape((Variable *)self.u.o, dims), dims);
+}
+
 static Val variable_getattr(Val self, const char *name) {
   Variable *v = (Variable *)self.u.o;
   Tensor *t = v->value;
-  if (!strcmp(name, "shape")) return tshape_new(t->rank, t->shape);
+  tfs_i64 dims[TFS_MAX_RANK];
+  if (!strcmp(name, "shape")) return tshape_new(variable_shape(v, dims), dims);
   if (!strcmp(name, "dtype")) return dtype_val(t->dtype);
-  if (!strcmp(name, "ndim")) return val_int(t->rank);
+  if (!strcmp(name, "ndim")) return variable_shape(v, dims) < 0 ? val_none() : val_int(t->rank);
   if (!strcmp(name, "name")) return str_from_cstr(v->name);
   if (!strcmp(name, "trainable")) return val_bool(v->trainable);
   if (!strcmp(name, "numpy")) return builtin_new("Variable.numpy", tensor_numpy_m, self, NULL);
-  if (!strcmp(name, "get_shape")) return builtin_new("Variable.get_shape", tensor_get_shape_m, self, NULL);
+  if (!strcmp(name, "get_shape")) return builtin_new("Variable.get_shape", var_get_shape_m, self, NULL);
   if (!strcmp(name, "assign")) return builtin_new("Variable.assign", var_assign_m, self, NULL);
   if (!strcmp(name, "assign_add")) return builtin_new("Variable.assign_add", var_assign_add_m, self, NULL);
   if (!strcmp(name, "assign_sub")) return builtin_new("Variable.assign_sub", var_assign_sub_m, self, NULL);
   if (!strcmp(name, "read_value") || !strcmp(name, "value"))
     return builtin_new("Variable.read_value", var_read_m, self, NULL);
   if (!strcmp(name, "__abs__")) return builtin_new("Variable.__abs__", tensor_abs_m, self, NULL);
+  if (!strcmp(name, "ref")) return builtin_new("Variable.ref", tensor_ref_m, self, NULL);
+  if (!strcmp(name, "experimental_ref")) return builtin_new("Variable.experimental_ref", tensor_ref_m, self, NULL);
+  if (!strcmp(name, "device")) return str_from_cstr(dist_device());
+  if (!strcmp(name, "sparse_read")) return builtin_new("Variable.sparse_read", var_sparse_read_m, self, NULL);
+  if (!strcmp(name, "gather_nd")) return builtin_new("Variable.gather_nd", var_gather_nd_m, self, NULL);
+  for (int k = 0; k < 5; k++)
+    if (!strcmp(name, var_scatter_names[k])) return builtin_new(var_scatter_names[k], var_scatter_fns[k], self, NULL);
   return val_undef();
 }
 
@@ -368,10 +587,11 @@ void tensorobj_register(void) {
   tensor_type.compare = tensor_compare;
   tensor_type.truthy = tensor_truthy;
   tensor_type.eq = tensor_eq;
+  tensor_type.hash = tensor_hash;
+  variable_type.hash = variable_hash;
   variable_type.getattr = variable_getattr;
   variable_type.getitem = tensor_getitem;
   variable_type.iter = tensor_iter;
-  variable_type.len = tensor_len;
   variable_type.binop = tensor_binop;
   variable_type.unop = tensor_unop;
   variable_type.compare = tensor_compare;

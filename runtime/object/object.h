@@ -141,6 +141,8 @@ typedef struct TypeObj {
   struct TypeObj *base2;      /* an exception class's second base, a builtin exception class (numpy's
                                * AxisError(ValueError, IndexError)): subclass tests and except see it;
                                * attributes come from `base` (immortal: no reference held) */
+  const char *tp_name;        /* the name messages give when not `name`: a C-defined class's dotted tp_name
+                               * ('tensorflow.python.framework.ops.EagerTensor'); NULL: name */
 } TypeObj;
 
 /* An instance of a user class (class statements, runtime/object/classes.c). */

@@ -466,7 +466,8 @@ Val typeobj_for(const Type *t) {
   TypeObj *o = obj_new(&type_type, sizeof(TypeObj));
   memset((char *)o + sizeof(Obj), 0, sizeof(TypeObj) - sizeof(Obj));   /* no base, dict VT_UNDEF */
   o->hdr.rc = TFS_IMMORTAL_RC;
-  const char *dot = strncmp(t->name, "numpy.", 6) ? NULL : t->name + 5;   /* numpy.ndarray: __name__ 'ndarray' */
+  /* a Python module path names the module: numpy.ndarray's __name__ is 'ndarray', __module__ 'numpy' */
+  const char *dot = strncmp(t->name, "numpy.", 6) && strncmp(t->name, "tensorflow.", 11) ? NULL : strrchr(t->name, '.');
   o->name = dot ? dot + 1 : t->name;
   if (dot) o->module = strndup(t->name, (size_t)(dot - t->name));
   o->type = t;
@@ -486,6 +487,7 @@ Val typeobj_of(Val v) {
     case VT_OBJ:
       if (val_is(v, &exc_type)) return exc_class_of(v);
       if (val_is(v, &inst_type)) return val_obj(((Inst *)v.u.o)->klass);
+      if (v.u.o->type->klass) return v.u.o->type->klass(v);
       return typeobj_for(v.u.o->type);
     default: return val_obj(&ty_o_none);
   }
@@ -520,7 +522,7 @@ bool types_isinstance(Val x, Val cls) {
   if (c->tag != VT_OBJ) return x.tag == (unsigned)c->tag;
   if (x.tag != VT_OBJ) return false;
   if (x.u.o->type == c->type) return true;
-  for (const TypeObj *t = ((TypeObj *)typeobj_for(x.u.o->type).u.o)->base; t; t = t->base)   /* builtin bases (numpy.generic ...) */
+  for (const TypeObj *t = (TypeObj *)typeobj_of(x).u.o; t; t = t->base)   /* builtin bases (numpy.generic, tf.Tensor ...) */
     if (t == c) return true;
   return false;
 }

@@ -62,6 +62,10 @@ const char *val_type_name(Val v) {
     case VT_OBJ:
       if (v.u.o->type == &inst_type) return ((Inst *)v.u.o)->klass->name;
       if (v.u.o->type == &exc_type) return ((Exc *)v.u.o)->cls;
+      if (v.u.o->type->klass) {
+        const TypeObj *k = (const TypeObj *)v.u.o->type->klass(v).u.o;
+        return k->tp_name ? k->tp_name : k->name;
+      }
       return v.u.o->type->name;
     default: return "<undefined>";
   }

@@ -45,6 +45,9 @@ typedef struct Type {
    * clear drops the owned references, leaving an object free can still free. */
   void (*traverse)(Obj *o, void (*visit)(Val child, bool owned, void *arg), void *arg);
   void (*clear)(Obj *o);
+  /* The value's class when one Type serves several (a tensor is an EagerTensor or a SymbolicTensor):
+   * a borrowed type object whose bases reach the Type's own; NULL: the Type's own class. */
+  Val (*klass)(Val self);
 } Type;
 typedef void (*GcVisit)(Val child, bool owned, void *arg);
 

@@ -1170,9 +1170,30 @@ static void tensor_clear(Obj *o) {
   if (a) val_decref(val_obj(a));
 }
 
+/* The classes tensors and variables show as (type(t), messages), as in TF: EagerTensor and SymbolicTensor
+ * derive from tf.Tensor, ResourceVariable from tf.Variable.  No value has these Types; only their type
+ * objects are used.  EagerTensor is a C-defined class in TF, so messages give its dotted name. */
+static const Type eager_cls = {.name = "tensorflow.python.framework.ops.EagerTensor"};
+static const Type symbolic_cls = {.name = "tensorflow.python.framework.ops.SymbolicTensor"};
+static const Type resvar_cls = {.name = "tensorflow.python.ops.resource_variable_ops.ResourceVariable"};
+
+static Val subclass_of(const Type *cls, const Type *base, bool dotted_in_messages) {
+  Val v = typeobj_for(cls);
+  TypeObj *o = (TypeObj *)v.u.o;
+  if (!o->base) {
+    o->base = (TypeObj *)typeobj_for(base).u.o;
+    if (dotted_in_messages) o->tp_name = cls->name;
+  }
+  return v;
+}
+
+static Val tensor_klass(Val self) {
+  return ((Tensor *)self.u.o)->sym ? subclass_of(&symbolic_cls, &tensor_type, false) : subclass_of(&eager_cls, &tensor_type, true);
+}
+
 Type tensor_type = {   /* the operators and methods: kernels/tensorobj.c fills them at start-up */
-  .name = "tf.Tensor", .free = tensor_free, .repr = tensor_repr, .str = tensor_str,
-  .traverse = tensor_traverse, .clear = tensor_clear,
+  .name = "tensorflow.python.framework.tensor.Tensor", .free = tensor_free, .repr = tensor_repr, .str = tensor_str,
+  .traverse = tensor_traverse, .clear = tensor_clear, .klass = tensor_klass,
 };
 
 /* ---- variables ---------------------------------------------------------------------------- */
@@ -1184,11 +1205,19 @@ static void variable_free(Obj *o) {
   free(v);
 }
 
+int variable_shape(const Variable *v, tfs_i64 *dims) {
+  int r = v->decl_rank == -2 ? v->value->rank : v->decl_rank;
+  memcpy(dims, v->decl_rank == -2 ? v->value->shape : v->decl_shape, sizeof(tfs_i64) * (size_t)(r > 0 ? r : 0));
+  return r;
+}
+
 static void variable_repr(StrBuf *b, Val self) {
   Variable *v = (Variable *)self.u.o;
   Tensor *t = v->value;
   sb_printf(b, "<tf.Variable '%s' shape=", v->name);
-  shape_format(b, t->rank, t->shape);
+  tfs_i64 dims[TFS_MAX_RANK];
+  int rank = variable_shape(v, dims);
+  shape_format(b, rank, dims);
   sb_printf(b, " dtype=%s", dtype_info[t->dtype].name);
   if (!t->sym) {
     sb_puts(b, ", numpy=");
@@ -1197,8 +1226,13 @@ static void variable_repr(StrBuf *b, Val self) {
   sb_putc(b, '>');
 }
 
+static Val variable_klass(Val self) {
+  (void)self;
+  return subclass_of(&resvar_cls, &variable_type, false);
+}
+
 Type variable_type = {   /* the operators and methods: kernels/tensorobj.c */
-  .name = "tf.Variable", .free = variable_free, .repr = variable_repr,
+  .name = "tensorflow.python.ops.variables.Variable", .free = variable_free, .repr = variable_repr, .klass = variable_klass,
 };
 
 /* ---- what the object layer asks of tensors (object/hooks.h) ---- */

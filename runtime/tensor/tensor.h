@@ -169,9 +169,14 @@ typedef struct Variable {
   void *sym;                  /* graph mode: the resource node (NULL when eager) */
   tfs_u64 tape_bits;          /* as Tensor.tape_bits */
   bool dist_synced;           /* hvd.broadcast_variables gave it the root's value: TFS_DIST_CHECK compares it (§18.10) */
+  int decl_rank;              /* tf.Variable(shape=...): the shape values must be compatible with (-1: unknown rank,
+                               * dims -1 unknown); -2: none given, its value's shape is fixed */
+  tfs_i64 decl_shape[TFS_MAX_RANK];
 } Variable;
 extern Type variable_type;             /* operator slots set by kernels/tensorobj.c */
 Val variable_new(Val initial, Val name, bool trainable, Val dtype);
+/* The variable's static shape: the declared one (tf.Variable(shape=...)), else its value's. */
+int variable_shape(const Variable *v, tfs_i64 *dims);
 /* Replace the variable's value with v converted to its dtype; mode 0 assign, 1 add, 2 sub. */
 void variable_assign(Variable *var, Val v, int mode);
 

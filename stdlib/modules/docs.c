@@ -142,7 +142,9 @@ Val bi_help(Val self, int n, const Val *args, const Kw *kw) {
      * program are described from their body, builtin types by name */
     char tfname[160];
     snprintf(tfname, sizeof tfname, "tf.%s", cls->name);
-    if (doc_find(cls->name) || val_is_undef(cls->dict)) snprintf(name, sizeof name, "%s", cls->name);
+    bool tf_class = cls->module && !strncmp(cls->module, "tensorflow.", 11);   /* tf.Tensor's class: tensorflow.python... */
+    if (tf_class && doc_find(tfname)) snprintf(name, sizeof name, "%s", tfname);
+    else if (doc_find(cls->name) || val_is_undef(cls->dict)) snprintf(name, sizeof name, "%s", cls->name);
     else if (doc_find(tfname)) snprintf(name, sizeof name, "%s", tfname);
   } else if (val_is(v, &str_type)) {
     snprintf(name, sizeof name, "%s", str_cstr(v));

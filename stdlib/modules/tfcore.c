@@ -639,6 +639,10 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   there: TF's Unique(y, idx) named tuple (Unique op; y's size is known only when it runs).
 //! tf.unique_with_counts(x, out_idx=tf.int32, name=None)
 //!   As tf.unique, with how many times each value occurs: UniqueWithCounts(y, idx, count).
+//! tf.io.decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, name=None)
+//!   Each string's bytes reinterpreted as elements of out_type: the result has one more dimension, of length
+//!   len(string) / element size (every string the same length), or fixed_length / element size with fixed_length,
+//!   short strings padded with zeros (DecodeRaw / DecodePaddedRaw).
 //! tf.searchsorted(sorted_sequence, values, side='left', out_type=tf.int32, name=None)
 //!   For each of values [..., M], the position in the sorted last axis of sorted_sequence [..., N] where it would be
 //!   inserted: before equal elements ('left', LowerBound) or after them ('right', UpperBound).

@@ -137,6 +137,33 @@ static Val tf_convert_to_tensor(Val self, int n, const Val *args, const Kw *kw) 
   return val_obj(tensor_from_val(a[0], want));
 }
 
+/* tf.Variable(shape=...): the shape later values must be compatible with (TensorShape(None): any), checked
+ * against the initial value as TF does. */
+static void tfmod_declare_shape(Variable *v, Val shape) {
+  int rank;
+  tfs_i64 dims[TFS_MAX_RANK];
+  if (!val_as_tshape(shape, &rank, dims)) rank = val_to_dims(shape, dims, true, "tf.Variable");
+  const Tensor *t = v->value;
+  bool ok = rank < 0 || rank == t->rank;
+  for (int i = 0; ok && i < rank; i++) ok = dims[i] < 0 || dims[i] == t->shape[i];
+  if (!ok) {
+    StrBuf a, b;
+    sb_init(&a);
+    sb_init(&b);
+    shape_format(&a, t->rank, t->shape);
+    val_str(&b, shape);
+    char ta[256], tb[256];
+    snprintf(ta, sizeof ta, "%s", a.data ? a.data : "");
+    snprintf(tb, sizeof tb, "%s", b.data ? b.data : "");
+    sb_free(&a);
+    sb_free(&b);
+    rt_throw(ERR_VALUE, "In this `tf.Variable` creation, the initial value's shape (%s) is not compatible with the explicitly "
+             "supplied `shape` argument (%s).", ta, tb);
+  }
+  v->decl_rank = rank;
+  if (rank > 0) memcpy(v->decl_shape, dims, sizeof(tfs_i64) * (size_t)rank);
+}
+
 //! tf.Variable(initial_value=None, trainable=None, validate_shape=True, caching_device=None, name=None, variable_def=None, dtype=None, import_scope=None, constraint=None, synchronization=None, aggregation=None, shape=None)
 //!   A mutable tensor: read it like a tensor, change it with assign, assign_add and assign_sub. Trainable variables
 //!   are watched by tf.GradientTape automatically. Inside tf.function Variables are created on the first call only:
@@ -166,6 +193,7 @@ static Val tf_variable(Val self, int n, const Val *args, const Kw *kw) {
   /* tf.function tracing may create variables through this hook */
   Val r = tfmod_variable_hook ? tfmod_variable_hook(init, a[4], trainable, a[6]) : val_undef();
   if (r.tag == VT_UNDEF) r = variable_new(init, a[4], trainable, a[6]);
+  if (a[11].tag != VT_NONE && a[11].tag != VT_UNDEF && val_is(r, &variable_type)) tfmod_declare_shape((Variable *)r.u.o, a[11]);
   if (dist_mirroring() && val_is(r, &variable_type) && !((Variable *)r.u.o)->sym &&
       ((Variable *)r.u.o)->value && !((Variable *)r.u.o)->value->sym) {
     /* under a strategy's scope every rank starts from the chief's value (§18.4) */
