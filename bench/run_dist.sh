@@ -1,5 +1,5 @@
 #!/bin/sh
-# run_dist.sh — §18.11's three goals in one run: weak scaling of bench/dist_scaling.tfs at 2 ranks (blocking and overlapped all-reduce) against 1 rank and against the ceiling (two independent 1-rank runs at once, one per core), tfs's fused all-reduce of the 358 KB gradients and the collectives' time per step against MPI_Allreduce of the same buffer (bench/allreduce_mpi.c), and the 1-process fallback against the same training without a strategy; the configurations alternate, ROUNDS rounds, medians; wall and CPU time, load averages.
+# run_dist.sh — §18.11's three goals in one run: weak scaling of bench/dist_scaling.tfs at 2 ranks (blocking through the shared window, overlapped, blocking over point-to-point MPI) against 1 rank and against the ceiling (two independent 1-rank runs at once, one per core), tfs's fused all-reduce of the 358 KB gradients and the collectives' time per step against MPI_Allreduce of the same buffer (bench/allreduce_mpi.c), and the 1-process fallback against the same training without a strategy; the configurations alternate, ROUNDS rounds, medians; wall and CPU time, load averages.
 # Usage: bench/run_dist.sh [ROUNDS [STEPS]]   (BUILD=<meson build dir>, default ./build)
 set -e
 ROUNDS=${1:-5}
@@ -26,9 +26,13 @@ for r in $(seq "$ROUNDS"); do
   taskset -c 1 "$TFS" run "$B" steps="$STEPS" >"$OUT/c1"
   wait $p
   sed 's/^/ceil /' "$OUT/c0" "$OUT/c1" >>"$L"
-  for ov in 0 1; do
-    mpirun $ROOTFLAG -np 2 --bind-to core -x TFS_DIST_OVERLAP=$ov -x TFS_DIST_STATS=1 "$TFS" run "$B" steps="$STEPS" \
-      2>"$OUT/err" | sed "s/^/ov$ov /" >>"$L"
+  # ov0: blocking through the shared window (the default at 2 ranks on one host); ov1: overlapped; swap: blocking,
+  # the buffers swapped over point-to-point MPI (TFS_DIST_SHM=0, the path before the window)
+  for ov in 0 1 swap; do
+    o=$ov; s=1
+    [ "$ov" = swap ] && o=0 s=0
+    mpirun $ROOTFLAG -np 2 --bind-to core -x TFS_DIST_OVERLAP=$o -x TFS_DIST_SHM=$s -x TFS_DIST_STATS=1 "$TFS" run "$B" \
+      steps="$STEPS" 2>"$OUT/err" | sed "s/^/ov$ov /" >>"$L"
     sed -n "s/^tfs: rank [0-9]*: waited \([0-9.]*\) s.*/ov$ov wait \1/p" "$OUT/err" >>"$L"
   done
   mpirun $ROOTFLAG -np 2 --bind-to core "$OUT/allreduce" 89610 20 21 | sed -n 's/^MPI_Allreduce /mpi /p' >>"$L"
@@ -39,8 +43,8 @@ python3 - "$L" "$STEPS" <<'PY'
 import re, statistics, sys
 steps = int(sys.argv[2])
 # per configuration, per round: (samples/s, wall ms/step, cpu ms/step, fastest 20-step block ms/step)
-runs = {k: [] for k in ("one", "plain", "ceil", "ov0", "ov1")}
-waits = {"ov0": [], "ov1": []}
+runs = {k: [] for k in ("one", "plain", "ceil", "ov0", "ov1", "ovswap")}
+waits = {"ov0": [], "ov1": [], "ovswap": []}
 mpi, tfsar, loads, ceil = [], [], [], []
 for line in open(sys.argv[1]):
     w = line.split()
@@ -75,7 +79,7 @@ ma = statistics.median(mpi)
 ta = statistics.median(tfsar)
 print("all-reduce of the 358 KB gradients, fastest of 21 blocks of 20 calls: MPI_Allreduce %.3f ms; tfs (strategy.run's "
       "fused all-reduce in a tf.function, header exchange included) %.3f ms = %.2f x MPI_Allreduce" % (ma, ta, ta / ma))
-for k, name in (("ov0", "blocking"), ("ov1", "overlapped")):
+for k, name in (("ov0", "blocking (shared window)"), ("ov1", "overlapped"), ("ovswap", "blocking (swap)")):
     s2, f2 = med(k, 0), med(k, 3)
     print("2 ranks %s: %.0f samples/s (%.3f ms/step, cpu %.3f ms/step, waiting in collectives %.3f ms/step): weak-scaling "
           "efficiency %.0f%%; fastest %.3f ms/step: %.0f%% (%.0f%% of the ceiling)" % (

@@ -9,6 +9,8 @@ class: 0, or 1 for "failed" (any non-zero).  For a failing job NAME.err is compa
 its lines must appear in some rank's stderr (which rank prints first is a race Open MPI decides);
 and when NAME.out exists too, the rank blocks exactly (a job whose output does not race: a
 compile error, reported by rank 0 alone).
+NAME.env, when present, lists environments, one a line (space-separated KEY=VALUE; an empty line: none added): the
+job runs once in each, every run compared with NAME.out (one program, several runtime paths).
 NAME.single.out, when present, is the program's output as a plain `tfs run` (one process).
 NAME.oracle, when present, lists line prefixes (one a line): the oracle is the same program run as
 one process on the global batches, and every rank's lines with those prefixes must equal its lines
@@ -53,7 +55,7 @@ def rank_text(outdir, n):
 LSAN_FATAL = "LeakSanitizer has encountered a fatal error"
 
 
-def run_job(cmd, n, cwd, tmp, retried=False):
+def run_job(cmd, n, cwd, tmp, retried=False, extra=None):
     outdir = tempfile.mkdtemp(dir=tmp)
     supp = os.path.join(os.path.dirname(os.path.abspath(__file__)), "distribute", "lsan.supp")
     # Open MPI's plugins stay loaded to the end (disable_dlclose) and LeakSanitizer unwinds their frames fully
@@ -61,6 +63,7 @@ def run_job(cmd, n, cwd, tmp, retried=False):
     env = dict(os.environ, OMPI_MCA_btl_vader_single_copy_mechanism="none", TFS_DIST_CHECK="1",
                OMPI_MCA_mca_base_component_disable_dlclose="1",
                LSAN_OPTIONS="suppressions=%s:print_suppressions=0:fast_unwind_on_malloc=0" % supp)
+    env.update(extra or {})
     p = subprocess.Popen(mpirun_cmd(n) + ["--output-filename", outdir] + cmd, cwd=cwd, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, env=env)
     try:
@@ -82,7 +85,7 @@ def run_job(cmd, n, cwd, tmp, retried=False):
         # load): no leak was checked, let alone found, so the job runs again rather than fail on the tool's accident
         print("distribute: LeakSanitizer's at-exit check failed to run (not a leak report); running the job again")
         shutil.rmtree(outdir, ignore_errors=True)
-        return run_job(cmd, n, cwd, tmp, retried=True)
+        return run_job(cmd, n, cwd, tmp, retried=True, extra=extra)
     return p.returncode, text, err
 
 
@@ -168,7 +171,10 @@ def main():
         base = os.path.join(d, name)
         n = int(open(base + ".np").read()) if os.path.exists(base + ".np") else 2
         want_fail = os.path.exists(base + ".status") and open(base + ".status").read().strip() != "0"
-        runs = [("tfs run", [tfs, "run", name + ".tfs"])]
+        runs = [("tfs run", [tfs, "run", name + ".tfs"], {})]
+        if os.path.exists(base + ".env"):   # the same job in each environment listed
+            runs = [("tfs run %s" % line.strip(), runs[0][1], dict(kv.split("=", 1) for kv in line.split()))
+                    for line in open(base + ".env").read().split("\n")[:-1]]
         if "--exe" in sys.argv and not want_fail:
             exe = os.path.join(tmp, name)
             c = subprocess.run([tfsc, prog, "-o", exe], capture_output=True, text=True)
@@ -176,10 +182,10 @@ def main():
                 print("FAIL %s: tfsc -o: %s" % (name, c.stderr))
                 bad += 1
                 continue
-            runs.append(("tfsc -o", [exe]))
-        for how, cmd in runs:
+            runs.append(("tfsc -o", [exe], {}))
+        for how, cmd, extra in runs:
             ran += 1
-            rc, text, err = run_job(cmd, n, d, tmp)
+            rc, text, err = run_job(cmd, n, d, tmp, extra=extra)
             if want_fail:
                 missing = [l for l in open(base + ".err").read().splitlines() if l and l not in text]
                 if rc == 0 or missing:
@@ -191,7 +197,7 @@ def main():
                     print("FAIL %s (%s)\n%s--- expected\n%s--- got\n%s" % (name, how, stderr_heads(text, want, err), want, text))
                     bad += 1
                 continue
-            if "--update" in sys.argv and how == "tfs run" and rc == 0:   # writes what it got: review the diff
+            if "--update" in sys.argv and how.startswith("tfs run") and rc == 0:   # writes what it got: review the diff
                 open(base + ".out", "w").write(text)
             want = open(base + ".out").read() if os.path.exists(base + ".out") else None
             if rc != 0 or want is None or untimed(text) != untimed(want):

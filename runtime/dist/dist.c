@@ -61,6 +61,8 @@ static double now_s(void);
 static MPI_Comm pair_comm = MPI_COMM_NULL;   /* 2 ranks: the pairwise all-reduce's messages (dist_ar_start) */
 static bool stats_on;         /* TFS_DIST_STATS */
 static double stat_t0;
+static MPI_Comm shm_comm = MPI_COMM_NULL;    /* 2 ranks on one host: the shared window's (shm_init) */
+static void shm_init(void);
 
 static void dist_uncaught(void) {
   fprintf(stderr, "tfs: rank %d of %d failed; stopping all ranks\n", dist_rank_, dist_size_);
@@ -91,7 +93,10 @@ void dist_init(void) {
   MPI_Comm_rank(MPI_COMM_WORLD, &dist_rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &dist_size_);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  if (dist_size_ == 2) MPI_Comm_dup(MPI_COMM_WORLD, &pair_comm);   /* the pairwise all-reduce's messages */
+  if (dist_size_ == 2) {
+    MPI_Comm_dup(MPI_COMM_WORLD, &pair_comm);   /* the pairwise all-reduce's messages */
+    shm_init();
+  }
   dist_joined = true;
   snprintf(dist_dev, sizeof dist_dev, "/job:worker/replica:0/task:%d/device:CPU:0", dist_rank_);
   const char *t = getenv("TFS_COLLECTIVE_TIMEOUT");
@@ -106,6 +111,12 @@ void dist_init(void) {
   stat_t0 = now_s();
 #endif
   dist_overlap_init();
+#ifdef TFS_HAVE_MPI
+  /* 2 ranks on one host: the blocking all-reduce through the shared window is one meeting and the least memory
+   * traffic, and on 2 cores no core is free to overlap with (docs/distribute.md): blocking unless asked. */
+  const char *ov = getenv("TFS_DIST_OVERLAP");
+  if (shm_comm != MPI_COMM_NULL && !(ov && *ov)) dist_overlap(0);
+#endif
 }
 
 #ifdef TFS_HAVE_MPI
@@ -125,6 +136,8 @@ static void loc_text(char *buf, size_t n, int loc) {
 /* TFS_DIST_STATS=1: where a rank's time goes, printed to stderr at the end (docs/distribute.md). */
 static double stat_t[DIST_WAIT_SLOTS];
 static long stat_n[DIST_WAIT_SLOTS], stat_slept[DIST_WAIT_SLOTS];
+static long stat_shm_n;                     /* all-reduces through the shared window (shm_reduce) */
+static double stat_shm_pack, stat_shm_sum;
 double dist_progress_s;
 long dist_progress_n;
 
@@ -138,6 +151,8 @@ static void stats_print(void) {
             100 * stat_t[i] / wall, stat_n[i], what[i], stat_slept[i]);
   fprintf(stderr, "tfs: rank %d: %ld MPI_Test calls during backward passes, %.3f s\n", dist_rank_, dist_progress_n,
           dist_progress_s);
+  fprintf(stderr, "tfs: rank %d: %ld all-reduces through the shared window: %.3f s copying in, %.3f s summing out\n",
+          dist_rank_, stat_shm_n, stat_shm_pack, stat_shm_sum);
 }
 
 double dist_now(void) { return stats_on ? now_s() : 0; }
@@ -234,10 +249,21 @@ static void shape_text(char *buf, size_t n, int nd, const int64_t *shape) {
 
 /* Exchange headers; raise on every rank when they do not match.  all: dist_size_ headers. */
 static void dist_exchange(Hdr *mine, Hdr *all) {
-  MPI_Request req;
-  if (MPI_Iallgather(mine, (int)sizeof *mine, MPI_BYTE, all, (int)sizeof *mine, MPI_BYTE, MPI_COMM_WORLD, &req) != MPI_SUCCESS)
-    rt_throw(ERR_INTERNAL, "MPI_Iallgather failed");
-  dist_wait(&req, 1, mine, DIST_WAIT_HEADER);
+  if (dist_size_ == 2) {   /* a swap of the headers: point-to-point costs less than libnbc's schedule */
+    MPI_Request req[2];
+    all[dist_rank_] = *mine;
+    if (MPI_Irecv(&all[1 - dist_rank_], (int)sizeof *mine, MPI_BYTE, 1 - dist_rank_, 1, pair_comm, &req[0]) !=
+            MPI_SUCCESS ||
+        MPI_Isend(mine, (int)sizeof *mine, MPI_BYTE, 1 - dist_rank_, 1, pair_comm, &req[1]) != MPI_SUCCESS)
+      rt_throw(ERR_INTERNAL, "MPI_Isend failed");
+    dist_wait(req, 2, mine, DIST_WAIT_HEADER);
+  } else {
+    MPI_Request req;
+    if (MPI_Iallgather(mine, (int)sizeof *mine, MPI_BYTE, all, (int)sizeof *mine, MPI_BYTE, MPI_COMM_WORLD, &req) !=
+        MPI_SUCCESS)
+      rt_throw(ERR_INTERNAL, "MPI_Iallgather failed");
+    dist_wait(&req, 1, mine, DIST_WAIT_HEADER);
+  }
   char a[300], b[300];
   for (int r = 0; r < dist_size_; r++) {
     const Hdr *o = &all[r];
@@ -356,6 +382,133 @@ void dist_mean_in_place(void *p, tfs_i64 n, DType dt) {
     }
 }
 
+/* ---- 2 ranks on one host: the all-reduce through an MPI shared-memory window ----
+ * Each rank copies its data into its own part of a window both ranks can read (MPI_Win_allocate_shared); the header
+ * exchange that checks the collective is also the point after which both parts are written, and each rank then adds
+ * the two parts straight into the results.  One meeting of the ranks and two passes over the data (the copy in, the
+ * sum out), where the swap (dist_ar_start) needs a second meeting, a CMA copy of the partner's buffer, a reduction in
+ * place and, fused, the copies into and out of one buffer: at 2 ranks on 2 cores every copy is compute time taken from
+ * the step (docs/distribute.md).  Both ranks add rank 0's value to rank 1's, so they get the same bits (NaN payloads
+ * included) and the swap's.  A rank's part has two slots used alternately: a rank writes a slot again two all-reduces
+ * later, when the partner has exchanged a header since, so it has finished reading it.  TFS_DIST_SHM=0: the swap. */
+static MPI_Win shm_win = MPI_WIN_NULL;
+static char *shm_mine, *shm_peer;   /* this rank's part and the partner's: two slots each */
+static size_t shm_slot;             /* bytes of one slot */
+static unsigned shm_uses;
+
+static void shm_init(void) {
+  const char *e = getenv("TFS_DIST_SHM");
+  if (e && !strcmp(e, "0")) return;
+  MPI_Comm c;
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c) != MPI_SUCCESS) return;
+  int n = 0;
+  MPI_Comm_size(c, &n);
+  if (n == 2) shm_comm = c;
+  else MPI_Comm_free(&c);
+}
+
+/* A window with slots of at least `bytes` (both ranks call it at the same all-reduce: it is collective). */
+static void shm_grow(size_t bytes) {
+  if (shm_win != MPI_WIN_NULL) {
+    MPI_Win_unlock_all(shm_win);
+    MPI_Win_free(&shm_win);
+  }
+  size_t slot = (bytes + 65535) & ~(size_t)65535;
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "alloc_shared_noncontig", "true");   /* each part on its own pages */
+  char *base = NULL;
+  int rc = MPI_Win_allocate_shared((MPI_Aint)(2 * slot), 1, info, shm_comm, &base, &shm_win);
+  MPI_Info_free(&info);
+  if (rc != MPI_SUCCESS) rt_throw(ERR_MEMORY, "cannot allocate the all-reduce's shared window of %zu bytes", 2 * slot);
+  int me = 0, du = 1;
+  MPI_Aint sz = 0;
+  MPI_Comm_rank(shm_comm, &me);
+  MPI_Win_shared_query(shm_win, 1 - me, &sz, &du, &shm_peer);
+  shm_mine = base;
+  shm_slot = slot;
+  shm_uses = 0;
+  MPI_Win_lock_all(MPI_MODE_NOCHECK, shm_win);   /* a passive epoch for good: MPI_Win_sync needs one */
+}
+
+static void shm_pack(char *dst, int n, Tensor *const *in, size_t es) {
+  for (int i = 0; i < n; i++) {
+    Tensor *c = tensor_contiguous(in[i]);
+    memcpy(dst, tensor_data(c), es * (size_t)c->size);
+    dst += es * (size_t)c->size;
+    tensor_release(c);
+  }
+}
+
+/* o = x + y, element by element (vectorized: -O3 here, as the kernels' loops). */
+#pragma GCC push_options
+#pragma GCC optimize("O3")
+#define ADD2(NAME, T, U)                                                                                              \
+  static void NAME(void *o_, const void *x_, const void *y_, tfs_i64 n) {                                              \
+    T *restrict o = o_;                                                                                                \
+    const T *restrict x = x_, *restrict y = y_;                                                                        \
+    for (tfs_i64 i = 0; i < n; i++) o[i] = (T)((U)x[i] + (U)y[i]);                                                     \
+  }
+ADD2(add_f32, float, float)
+ADD2(add_f64, double, double)
+ADD2(add_i32, int32_t, uint32_t)   /* wrapping, as MPI_SUM's */
+ADD2(add_i64, int64_t, uint64_t)
+#pragma GCC pop_options
+
+static MPI_Op mpi_op(DistOp op);
+
+/* out = rank 0's x (op) rank 1's y, n values of dt. */
+static void reduce2(void *out, const void *x, const void *y, tfs_i64 n, DType dt, DistOp op) {
+  if (op == DIST_SUM || op == DIST_MEAN) {
+    (dt == DT_FLOAT32 ? add_f32 : dt == DT_FLOAT64 ? add_f64 : dt == DT_INT32 ? add_i32 : add_i64)(out, x, y, n);
+    if (op == DIST_MEAN) dist_mean_in_place(out, n, dt);
+  } else {   /* MPI_Reduce_local: inout = in (op) inout */
+    memcpy(out, y, (size_t)dtype_info[dt].size * (size_t)n);
+    MPI_Reduce_local(x, out, (int)n, dist_mpi_type(dt), mpi_op(op));
+  }
+}
+
+/* out[i] = in[i] reduced over the 2 ranks through the shared window, after h's exchange; `total` elements of dt in
+ * all.  The outputs are new tensors. */
+static void shm_reduce(int n, Tensor *const *in, Tensor **out, tfs_i64 total, DType dt, DistOp op, Hdr *h) {
+  size_t es = (size_t)dtype_info[dt].size, bytes = es * (size_t)total;
+  bool fits = shm_win != MPI_WIN_NULL && bytes <= shm_slot;   /* the same on both ranks when their headers match */
+  double t0 = dist_now(), tp = 0;
+  char *mine = shm_mine + (shm_uses & 1) * shm_slot;
+  if (fits) {
+    shm_pack(mine, n, in, es);
+    tp = dist_now() - t0;
+    MPI_Win_sync(shm_win);
+  }
+  int mark;
+  Hdr *all = dist_begin(h, &mark);
+  if (!fits) {   /* the first all-reduce this large: a larger window, then a meeting once both parts are written */
+    shm_grow(bytes);
+    mine = shm_mine;
+    double t1 = dist_now();
+    shm_pack(mine, n, in, es);
+    tp = dist_now() - t1;
+    MPI_Win_sync(shm_win);
+    MPI_Request req;
+    MPI_Ibarrier(shm_comm, &req);
+    dist_wait(&req, 1, h, DIST_WAIT_DATA);
+  }
+  MPI_Win_sync(shm_win);
+  double t2 = dist_now();
+  const char *peer = shm_peer + (mine - shm_mine);
+  const char *x = dist_rank_ == 0 ? mine : peer, *y = dist_rank_ == 0 ? peer : mine;
+  size_t off = 0;
+  for (int i = 0; i < n; i++) {
+    out[i] = tensor_new(dt, in[i]->rank, in[i]->shape);
+    reduce2(tensor_data(out[i]), x + off, y + off, out[i]->size, dt, op);
+    off += es * (size_t)out[i]->size;
+  }
+  shm_uses++;
+  if (stats_on) stat_shm_n++, stat_shm_pack += tp, stat_shm_sum += dist_now() - t2;
+  rt_unhold(mark);
+  free(all);
+}
+
 /* The exchange, then the data: the header array is held across both (freed on an error too).  Data of at most
  * DIST_HDR_DATA bytes travels in the header, saving the step a second meeting of the ranks (strategy.reduce of a
  * loss, metrics); every rank then reduces the ranks' values along libnbc's binomial tree, (v0+v1)+(v2+v3), so the
@@ -381,9 +534,20 @@ static void reduce_buf(void *p, tfs_i64 n, DType dt, DistOp op, Hdr *h) {
   rt_unhold(mark);
   free(all);
 }
+
+/* Whether the shared window takes an all-reduce of `bytes` (the header carries up to DIST_HDR_DATA itself). */
+static bool shm_takes(size_t bytes) { return shm_comm != MPI_COMM_NULL && bytes > DIST_HDR_DATA; }
 #endif
 
 Tensor *dist_all_reduce(const Tensor *t, DistOp op) {
+#ifdef TFS_HAVE_MPI
+  if (dist_joined && shm_takes((size_t)dtype_info[t->dtype].size * (size_t)t->size)) {
+    Hdr h = dist_hdr(K_ALL_REDUCE, t, op, 0);
+    Tensor *r;
+    shm_reduce(1, (Tensor *const *)&t, &r, t->size, t->dtype, op, &h);
+    return r;
+  }
+#endif
   Tensor *r = tensor_copy((Tensor *)t);
 #ifdef TFS_HAVE_MPI
   if (dist_joined) {
@@ -411,27 +575,32 @@ void dist_all_reduce_n(int n, Tensor *const *in, Tensor **out, DistOp op) {
   if (dist_joined) {
     DType dt = in[0]->dtype;
     size_t es = (size_t)dtype_info[dt].size;
-    char *buf = malloc(es * (size_t)(total ? total : 1));
-    if (!buf) rt_throw(ERR_MEMORY, "out of memory");
-    int mark = rt_hold_mem(buf);
+    dist_mpi_type(dt);
     Hdr h = dist_hdr(K_ALL_REDUCE, NULL, op, 0);
     h.dtype = dt;
     h.nd = 1;
     h.shape[0] = total;
     uint64_t hash = 1469598103934665603ull;   /* FNV-1a of every shape */
+    for (int i = 0; i < n; i++)
+      for (int d = 0; d <= in[i]->rank; d++) {
+        hash ^= (uint64_t)(d < in[i]->rank ? in[i]->shape[d] : -1);
+        hash *= 1099511628211ull;
+      }
+    h.shapes_hash = hash;
+    if (shm_takes(es * (size_t)total)) {
+      shm_reduce(n, in, out, total, dt, op, &h);
+      return;
+    }
+    char *buf = malloc(es * (size_t)(total ? total : 1));
+    if (!buf) rt_throw(ERR_MEMORY, "out of memory");
+    int mark = rt_hold_mem(buf);
     tfs_i64 off = 0;
     for (int i = 0; i < n; i++) {
       Tensor *c = tensor_contiguous(in[i]);
       memcpy(buf + off * es, tensor_data(c), es * (size_t)c->size);
       off += c->size;
       tensor_release(c);
-      for (int d = 0; d <= in[i]->rank; d++) {
-        hash ^= (uint64_t)(d < in[i]->rank ? in[i]->shape[d] : -1);
-        hash *= 1099511628211ull;
-      }
     }
-    h.shapes_hash = hash;
-    dist_mpi_type(dt);
     reduce_buf(buf, total, dt, op, &h);
     off = 0;
     for (int i = 0; i < n; i++) {
@@ -556,6 +725,11 @@ void dist_finish(void) {
   }
   free(all);
   if (stats_on) stats_print();
+  if (shm_win != MPI_WIN_NULL) {   /* collective: every rank is here */
+    MPI_Win_unlock_all(shm_win);
+    MPI_Win_free(&shm_win);
+  }
+  if (shm_comm != MPI_COMM_NULL) MPI_Comm_free(&shm_comm);
   MPI_Finalize();
 #endif
 }

@@ -41,7 +41,8 @@ void dist_barrier(void);
  * gradients waits for them (_CollectiveGradWait).  Every rank starts the same buckets in the same order; one
  * header exchange (at bucket 0) checks the whole plan.  The sums are bitwise those of one fused all-reduce: Open
  * MPI's in-place Iallreduce adds each element in an order that depends on the ranks only, not on the count. */
-/* Mode: 0 off (the blocking fused all-reduce), 1 on with N > 1 (the default; TFS_DIST_OVERLAP=0 turns it off),
+/* Mode: 0 off (the blocking fused all-reduce; the default at 2 ranks on one host, dist.c), 1 on with N > 1 (the
+ * default otherwise; TFS_DIST_OVERLAP=0 turns it off),
  * 2 on even alone (tests: the buckets then reduce nothing).  mode < 0 asks; returns the mode in force. */
 int dist_overlap(int mode);
 tfs_i64 dist_bucket_bytes(void);          /* the bucket cap: TFS_DIST_BUCKET_KB (default 256) KB */

@@ -164,7 +164,8 @@ static Val dm_grad_sync(Val self, int n, const Val *args, const Kw *kw) {
 }
 
 /* overlap(mode[, bucket_kb]): the all-reduce of a replica's gradients overlapped with the backward pass: 0 off (one
- * blocking fused all-reduce in apply_gradients), 1 on when N > 1 (the default; TFS_DIST_OVERLAP), 2 on even alone
+ * blocking fused all-reduce in apply_gradients; the default at 2 ranks on one host), 1 on when N > 1 (the default
+ * otherwise; TFS_DIST_OVERLAP), 2 on even alone
  * (tests); -1 asks.  bucket_kb: the bucket cap (TFS_DIST_BUCKET_KB).  Read when a gradient is computed (traced).
  * Returns the mode before the call. */
 static Val dm_overlap(Val self, int n, const Val *args, const Kw *kw) {
