@@ -19,6 +19,7 @@
 ^19/19\ \[==============================\]\ \-\ \d+s \d+(s|ms|us)/step\ \-\ loss: *-?\d+\.\d+(e[-+]\d+)?\ \-\ categorical_true_positives: *-?\d+\.\d+(e[-+]\d+)?$
 ^19/19\ \[==============================\]\ \-\ \d+s \d+(s|ms|us)/step\ \-\ loss: *-?\d+\.\d+(e[-+]\d+)?$
 ^19/19\ \[==============================\]\ \-\ \d+s \d+(s|ms|us)/step\ \-\ loss: *-?\d+\.\d+(e[-+]\d+)?\ \-\ std_of_activation: *-?\d+\.\d+(e[-+]\d+)?$
+^19/19\ \[==============================\]\ \-\ \d+s \d+(s|ms|us)/step\ \-\ loss: *-?\d+\.\d+(e[-+]\d+)?\ \-\ std_of_activation: *-?\d+\.\d+(e[-+]\d+)?$
 ^1/1\ \[==============================\]\ \-\ \d+s \d+(s|ms|us)/step\ \-\ loss: *-?\d+\.\d+(e[-+]\d+)?\ \-\ binary_accuracy: *-?\d+\.\d+(e[-+]\d+)?e\+00$
 ^15/15\ \[==============================\]\ \-\ \d+s \d+(s|ms|us)/step\ \-\ loss: *-?\d+\.\d+(e[-+]\d+)?\ \-\ sparse_categorical_accuracy: *-?\d+\.\d+(e[-+]\d+)?\ \-\ val_loss: *-?\d+\.\d+(e[-+]\d+)?\ \-\ val_sparse_categorical_accuracy: *-?\d+\.\d+(e[-+]\d+)?$
 ^Epoch\ 1/3$
@@ -79,15 +80,7 @@
 ^15/15\ \[==============================\]\ \-\ \d+s \d+(s|ms|us)/step\ \-\ loss: *-?\d+\.\d+(e[-+]\d+)?\ \-\ sparse_categorical_accuracy: *-?\d+\.\d+(e[-+]\d+)?\ \-\ val_loss: *-?\d+\.\d+(e[-+]\d+)?\ \-\ val_sparse_categorical_accuracy: *-?\d+\.\d+(e[-+]\d+)?$
 ^Epoch\ 16/20$
 ^15/15\ \[==============================\]\ \-\ \d+s \d+(s|ms|us)/step\ \-\ loss: *-?\d+\.\d+(e[-+]\d+)?\ \-\ sparse_categorical_accuracy: *-?\d+\.\d+(e[-+]\d+)?\ \-\ val_loss: *-?\d+\.\d+(e[-+]\d+)?\ \-\ val_sparse_categorical_accuracy: *-?\d+\.\d+(e[-+]\d+)?$
-^Epoch\ 17/20$
-^15/15\ \[==============================\]\ \-\ \d+s \d+(s|ms|us)/step\ \-\ loss: *-?\d+\.\d+(e[-+]\d+)?\ \-\ sparse_categorical_accuracy: *-?\d+\.\d+(e[-+]\d+)?\ \-\ val_loss: *-?\d+\.\d+(e[-+]\d+)?\ \-\ val_sparse_categorical_accuracy: *-?\d+\.\d+(e[-+]\d+)?$
-^Epoch\ 18/20$
-^15/15\ \[==============================\]\ \-\ \d+s \d+(s|ms|us)/step\ \-\ loss: *-?\d+\.\d+(e[-+]\d+)?\ \-\ sparse_categorical_accuracy: *-?\d+\.\d+(e[-+]\d+)?\ \-\ val_loss: *-?\d+\.\d+(e[-+]\d+)?\ \-\ val_sparse_categorical_accuracy: *-?\d+\.\d+(e[-+]\d+)?$
-^Epoch\ 19/20$
-^15/15\ \[==============================\]\ \-\ \d+s \d+(s|ms|us)/step\ \-\ loss: *-?\d+\.\d+(e[-+]\d+)?\ \-\ sparse_categorical_accuracy: *-?\d+\.\d+(e[-+]\d+)?\ \-\ val_loss: *-?\d+\.\d+(e[-+]\d+)?\ \-\ val_sparse_categorical_accuracy: *-?\d+\.\d+(e[-+]\d+)?$
-^Epoch\ 20/20$
-^15/15\ \[==============================\]\ \-\ \d+s \d+(s|ms|us)/step\ \-\ loss: *-?\d+\.\d+(e[-+]\d+)?\ \-\ sparse_categorical_accuracy: *-?\d+\.\d+(e[-+]\d+)?\ \-\ val_loss: *-?\d+\.\d+(e[-+]\d+)?\ \-\ val_sparse_categorical_accuracy: *-?\d+\.\d+(e[-+]\d+)?$
-^Epoch\ 20:\ early\ stopping$
+^Epoch\ 16:\ early\ stopping$
 ^Epoch\ 1/2$
 ^$
 ^Epoch\ 1:\ val_loss\ improved\ from\ (inf|-?\d+\.\d+(e[-+]\d+)?)\ to\ (inf|-?\d+\.\d+(e[-+]\d+)?),\ saving\ model\ to\ mymodel_1$

@@ -12,6 +12,7 @@
 #include "formats/gvrender.h"
 #include "formats/iofile.h"
 #include "dist/dist.h"
+#include "kernels/ops.h"
 #include "modules/modules.h"
 #include "object/object.h"
 #include "tensor/tensor.h"
@@ -263,7 +264,23 @@ static Val kr_render_dot(Val self, int n, const Val *args, const Kw *kw) {
   return val_none();
 }
 
+/* The op table's names and signature of a tf op ("reduce_sum math.reduce_sum", "input_tensor, axis=None, ...") or
+ * None: a TFOpLambda layer (stdlib/keras_tfop.tfs) names its layer and its node's arguments from them, as Keras
+ * does from the function's tf_export names and Python signature. */
+static Val kr_op_signature(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  if (n != 1 || (kw && kw->n) || !val_is(args[0], &str_type)) rt_throw(ERR_TYPE, "_keras.op_signature(name) takes one str");
+  OpId id = op_lookup_api(str_cstr(args[0]));
+  if (id == OP__COUNT) return val_none();
+  Val a = str_from_cstr(op_defs[id].api), s = str_from_cstr(op_defs[id].sig);
+  Val t = tuple_pack(2, a, s);
+  val_decref(a);
+  val_decref(s);
+  return t;
+}
+
 static Val kr_attr(const char *name) {
+  if (!strcmp(name, "op_signature")) return builtin_new("_keras.op_signature", kr_op_signature, val_undef(), NULL);
   if (!strcmp(name, "render_dot")) return builtin_new("_keras.render_dot", kr_render_dot, val_undef(), NULL);
   if (!strcmp(name, "stdout_isatty")) return builtin_new("_keras.stdout_isatty", kr_isatty, val_undef(), NULL);
   if (!strcmp(name, "warn")) return builtin_new("_keras.warn", kr_warn, val_undef(), NULL);
