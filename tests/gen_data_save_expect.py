@@ -43,7 +43,7 @@ def errors():
              ("data_save_err_meta", "tf.data.Dataset.load(",
               "NotFoundError: Could not find metadata file [/nonexistent/tfs-saved-data]", "")]
     for name, needle, msg, out in cases:
-        err = located(os.path.join(PROGS, name + ".tfs"), name + ".tfs", needle[3:], msg)
+        err = located(os.path.join(PROGS, name + ".tfs"), name + ".tfs", needle, msg)
         write(name, out, err)
     lib = os.path.join(HERE, "..", "stdlib", "tfcore_datasave.tfs")
     write("data_save_err_corrupt", "3\n", located(lib, "<stdlib>/tfcore_datasave.tfs", "reader(_shards(",
