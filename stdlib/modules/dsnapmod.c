@@ -326,6 +326,20 @@ static Val fingerprint_fn(Val self, int n, const Val *args, const Kw *kw) {
   return str_from_cstr(buf);
 }
 
+//! Dataset.save(path, compression=None, shard_func=None, checkpoint_args=None) | tf.data.Dataset.save | tf.data.experimental.save
+//!   Writes every element under path in TF 2.15's layout (dataset_spec.pb, snapshot.metadata, RUN/%08d.shard/
+//!   00000000.snapshot TFRecords of TensorProtos), so TF's load reads it; compression None, "GZIP" or "ZLIB";
+//!   shard_func (a scalar int64 per element) picks the shard, else round-robin over the CPU count. Tensor
+//!   elements in dicts, tuples and lists; checkpoint_args is not supported.
+//! tf.data.Dataset.load(path, element_spec=None, compression=None, reader_func=None) | tf.data.experimental.load
+//!   The dataset a save (TF's or tfs's) wrote at path: element_spec from dataset_spec.pb when not given,
+//!   cardinality from the metadata; reader_func gets the dataset of per-shard datasets (default: an interleave
+//!   over the CPU count, which gives back the saved order). Missing files raise TF's NotFoundErrors, damaged
+//!   records DataLossError.
+//! Dataset.snapshot(path, compression="AUTO", reader_func=None, shard_func=None, name=None) | tf.data.Dataset.snapshot
+//!   The same elements, written under path/FINGERPRINT/ (save's layout, each element stored with its index)
+//!   on the first full pass and read back on later ones. The fingerprint is tfs's own (of the element spec,
+//!   cardinality and compression, not TF's graph hash); AUTO (SNAPPY in TF) writes uncompressed files.
 static Val dsnap_attr(const char *name) {
   if (!strcmp(name, "run_id")) return builtin_new("_dsnap.run_id", run_id_fn, val_undef(), NULL);
   if (!strcmp(name, "fingerprint")) return builtin_new("_dsnap.fingerprint", fingerprint_fn, val_undef(), NULL);
