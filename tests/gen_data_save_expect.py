@@ -45,8 +45,8 @@ def errors():
     for name, needle, msg, out in cases:
         err = located(os.path.join(PROGS, name + ".tfs"), name + ".tfs", needle, msg)
         write(name, out, err)
-    lib = os.path.join(HERE, "..", "stdlib", "tfcore_datasave.tfs")
-    write("data_save_err_corrupt", "3\n", located(lib, "<stdlib>/tfcore_datasave.tfs", "reader(_shards(",
+    lib = os.path.join(HERE, "..", "stdlib", "tfdatasave.tfs")
+    write("data_save_err_corrupt", "3\n", located(lib, "<stdlib>/tfdatasave.tfs", "reader(_shards(",
                                                   "DataLossError: corrupted record at 12"))
 
 

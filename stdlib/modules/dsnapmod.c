@@ -1,4 +1,4 @@
-/* dsnapmod.c — `_dsnap`: the two protos of a tf.data save/snapshot directory (dataset_spec.pb, a StructuredValue; snapshot.metadata, a SnapshotMetadataRecord) encoded and decoded for stdlib/tfcore_datasave.tfs. */
+/* dsnapmod.c — `_dsnap`: the two protos of a tf.data save/snapshot directory (dataset_spec.pb, a StructuredValue; snapshot.metadata, a SnapshotMetadataRecord) encoded and decoded for stdlib/tfdatasave.tfs. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
