@@ -10,7 +10,8 @@
    shard_func) and every tensor; re-encoding the decoded spec and tensors gives tfs's bytes exactly.
 2. tfdsave.py writes directories by TF's rules (a dict spec over 3 shards; a GZIP tuple with vectors of
    unknown length over 2 shards) that tests/dsave/read.tfs loads and prints; a GZIP directory read as
-   uncompressed and a shard with a flipped byte fail with TF's DataLossError "corrupted record at N".
+   uncompressed and a shard with a flipped byte fail with TF's DataLossError "corrupted record at N"; a
+   garbage dataset_spec.pb and snapshot.metadata with TF's NotFoundError and DataLossError.
 """
 import os
 import shutil
@@ -114,6 +115,11 @@ def part2(tfs, tmp):
         b = f.read(1)
         f.seek(14)
         f.write(bytes([b[0] ^ 0x40]))
+    # damaged protos: a dataset_spec.pb that is no StructuredValue, a snapshot.metadata that is no record
+    for name, fname in (("py_badspec", "dataset_spec.pb"), ("py_badmeta", "snapshot.metadata")):
+        shutil.copytree(os.path.join(tmp, "py_dict"), os.path.join(tmp, name))
+        with open(os.path.join(tmp, name, fname), "wb") as f:
+            f.write(b"\xff\xff\xff garbage")
     exp = []
     order = [i for k in range(3) for i in range(k, 7, 3)]
     exp.append("py_dict 7 [('name', %s), ('x', %s)]" % (SPEC % ("()", "string"), SPEC % ("(2,)", "float32")))
@@ -122,6 +128,8 @@ def part2(tfs, tmp):
     exp.append(str([(int(r[0]), (r[1].tolist(), bool(r[2]))) for r in rows]))
     exp.append("py_gz DataLossError: corrupted record at 0")
     exp.append("py_bad DataLossError: corrupted record at 12")
+    exp.append("py_badspec NotFoundError: tf.data snapshot element_spec file not found or invalid: OUT/py_badspec/dataset_spec.pb.")
+    exp.append("py_badmeta DataLossError: Can't parse OUT/py_badmeta/snapshot.metadata as binary proto")
     r = run(tfs, "read.tfs", tmp)
     got = r.stdout.splitlines()
     check(r.returncode == 0, f"read.tfs: exit {r.returncode}: {r.stderr}")
