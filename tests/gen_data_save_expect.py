@@ -93,6 +93,8 @@ def main():
     out(str(sq))
     out("1 1")
     out(str(['snapshot.metadata']))
+    # 7. repeat().snapshot(): infinite cardinality (-1), a partial pass
+    out("%s -1" % [0, 1, 2, 0, 1])
     with open(OUT, "w") as f:
         f.write("\n".join(res) + "\n")
 
