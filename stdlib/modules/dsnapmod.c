@@ -338,8 +338,9 @@ static Val fingerprint_fn(Val self, int n, const Val *args, const Kw *kw) {
 //!   records DataLossError.
 //! Dataset.snapshot(path, compression="AUTO", reader_func=None, shard_func=None, name=None) | tf.data.Dataset.snapshot
 //!   The same elements, written under path/FINGERPRINT/ (save's layout, each element stored with its index)
-//!   while the first pass reads them, finalized when it ends, and read back on later passes. The fingerprint is tfs's own (of the element spec,
-//!   cardinality and compression, not TF's graph hash); AUTO (SNAPPY in TF) writes uncompressed files.
+//!   while the first pass reads them, finalized when it ends, and read back on later passes. The fingerprint
+//!   is tfs's own (of the element spec, cardinality and compression, not TF's graph hash); AUTO (SNAPPY in
+//!   TF) writes uncompressed files.
 static Val dsnap_attr(const char *name) {
   if (!strcmp(name, "run_id")) return builtin_new("_dsnap.run_id", run_id_fn, val_undef(), NULL);
   if (!strcmp(name, "fingerprint")) return builtin_new("_dsnap.fingerprint", fingerprint_fn, val_undef(), NULL);
