@@ -494,7 +494,8 @@ static bool load_libraries(Program *p) {
   return load_library(p, "keras", "keras", false) && load_library(p, "tfcore", "tf", false) &&
          load_library(p, "tfextra", "tf", false) &&
          load_library(p, "distribute", "distribute", false) && load_library(p, "horovod", "horovod", false) &&
-         load_library(p, "tfgfile", "gfile", false) &&
+         load_library(p, "tfgfile", "gfile", false) && load_library(p, "tfdatasave", ".save", false) &&
+         load_library(p, "tfdatasave", ".load", false) && load_library(p, "tfdatasave", ".snapshot", false) &&
          load_library(p, "io", "open", true);
 }
 

@@ -114,11 +114,14 @@ void meta_reshape(OpCall *c) {
   tfs_i64 dims[TFS_MAX_RANK];
   int r = val_to_dims(op_attr(c, 0), dims, true, "tf.reshape");
   int infer = -1;
-  tfs_i64 known = 1;
+  tfs_i64 known = 1;    /* the product of the requested sizes but the zeros (TF's ReshapeOp leaves them out) */
+  bool has_zero = false;
   for (int i = 0; i < r; i++) {
     if (dims[i] < 0) {
       if (infer >= 0) op_fail(c, ERR_INVALID_ARGUMENT, "Only one input size may be -1, not both %d and %d", infer, i);
       infer = i;
+    } else if (dims[i] == 0) {
+      has_zero = true;
     } else known *= dims[i];
   }
   bool size_known = a->rank >= 0;
@@ -126,14 +129,26 @@ void meta_reshape(OpCall *c) {
   if (size_known) {
     tfs_i64 n = meta_size(a);
     if (infer >= 0) {
-      if (known == 0 || n % known)
+      /* As TF's kernel: with a 0 among the requested sizes, the input's zero dimensions are left out of
+       * its count too, so the -1 takes the product of its other dimensions ([0] to [-1, 0]: (1, 0);
+       * [0, 3] to [-1, 0]: (3, 0)); the element counts are compared below. */
+      tfs_i64 in = 1;
+      bool in_zero = false;
+      for (int i = 0; i < a->rank; i++) {
+        if (a->shape[i] > 0 || !has_zero) in *= a->shape[i];
+        else in_zero = true;
+      }
+      if (!in_zero && in % known)
         op_fail(c, ERR_INVALID_ARGUMENT, "Input to reshape is a tensor with %lld values, but the requested shape requires a multiple of %lld",
-                (long long)n, (long long)known);
-      dims[infer] = n / known;
-    } else if (known != n) {
+                (long long)in, (long long)known);
+      dims[infer] = in / known;
+    }
+    tfs_i64 out = 1;
+    for (int i = 0; i < r; i++) out *= dims[i];
+    if (out != n) {
       StrBuf b;
       sb_init(&b);
-      sb_printf(&b, "Input to reshape is a tensor with %lld values, but the requested shape has %lld", (long long)n, (long long)known);
+      sb_printf(&b, "Input to reshape is a tensor with %lld values, but the requested shape has %lld", (long long)n, (long long)out);
       /* errindex: Input to reshape is a tensor with … values, but the requested shape has … */
       fail_buf(c, ERR_INVALID_ARGUMENT, &b);
     }

@@ -46,6 +46,7 @@ Val examplemod_module(void);                      /* `_example`, tf.train.Exampl
 Val h5mod_module(void);                          /* `_h5`, libhdf5 files for keras_saving.tfs (h5mod.c) */
 Val zipmod_module(void);                         /* `_zip`, libzip archives for keras_saving.tfs (zipmod.c) */
 Val kmetamod_module(void);                       /* `_kmeta`, keras_metadata.pb for keras_saving.tfs (kmetamod.c) */
+Val dsnapmod_module(void);                       /* `_dsnap`, tf.data save/snapshot protos for tfdatasave.tfs (dsnapmod.c) */
 Val remod_module(void);                          /* `_re`, the PCRE2 patterns of re.tfs (remod.c) */
 Val randmod_module(void);                        /* `_random`, the generators of random.tfs (randmod.c) */
 

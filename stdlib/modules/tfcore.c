@@ -96,8 +96,8 @@ Val tfcore_attr(const char *qual) {
   if (!strcmp(qual, "numpy_function")) return builtin_new("tf.numpy_function", tf_numpy_function, val_undef(), NULL);
   if (!strcmp(qual, "executing_eagerly")) return builtin_new("tf.executing_eagerly", tf_executing_eagerly, val_undef(), NULL);
   if (!strcmp(qual, "is_symbolic_tensor")) return builtin_new("tf.is_symbolic_tensor", tf_is_symbolic_tensor, val_undef(), NULL);
-  static const char *const libs[] = {"tfcore", "tfextra", "tfgfile"};
-  for (int i = 0; i < 3; i++) {
+  static const char *const libs[] = {"tfcore", "tfextra", "tfgfile", "tfdatasave"};
+  for (int i = 0; i < 4; i++) {
     Val lib = module_import_library(libs[i]);
     if (val_is_undef(lib)) continue;
     Val api = rt_getattr(lib, "_API");
@@ -153,7 +153,8 @@ static bool api_name_of(const char *libname, Val v, const char *fname, char *buf
  * help(); false when v is none of their _API tables' values (or a function of a module there). */
 bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
   if (v.tag != VT_OBJ) return false;
-  return api_name_of("tfcore", v, fname, buf, size) || api_name_of("tfextra", v, fname, buf, size);
+  return api_name_of("tfcore", v, fname, buf, size) || api_name_of("tfextra", v, fname, buf, size) ||
+         api_name_of("tfdatasave", v, fname, buf, size);
 }
 
 //! tf.strings

@@ -254,6 +254,7 @@ Val stdlib_native_module(const char *name) {
   if (!strcmp(name, "_h5")) return h5mod_module();
   if (!strcmp(name, "_zip")) return zipmod_module();
   if (!strcmp(name, "_kmeta")) return kmetamod_module();
+  if (!strcmp(name, "_dsnap")) return dsnapmod_module();
   if (!strcmp(name, "_keras")) return kerasrt_module();
   if (!strcmp(name, "_numpy")) return numpy_native_module();
   if (!strcmp(name, "_dist")) return distmod_module();

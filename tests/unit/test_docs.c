@@ -57,12 +57,12 @@ START_TEST(test_every_op_name_documented) {
 }
 END_TEST
 
-/* The _API tables of stdlib/tfcore.tfs, tfextra.tfs and tfgfile.tfs: the tf names written in .tfs, which exist only
+/* The _API tables of stdlib/tfcore.tfs, tfextra.tfs, tfgfile.tfs and tfdatasave.tfs: the tf names written in .tfs, which exist only
  * in a program that compiles the library in (compiler/program.c), so this runtime alone cannot resolve them. */
-enum { NAPI = 3 };
+enum { NAPI = 4 };
 static char api_src[NAPI][1 << 16];
 static const char *const api_file[NAPI] = {TFS_SOURCE_ROOT "/stdlib/tfcore.tfs", TFS_SOURCE_ROOT "/stdlib/tfextra.tfs",
-                                           TFS_SOURCE_ROOT "/stdlib/tfgfile.tfs"};
+                                           TFS_SOURCE_ROOT "/stdlib/tfgfile.tfs", TFS_SOURCE_ROOT "/stdlib/tfdatasave.tfs"};
 static const char *tfcore_api(int k) {
   if (!api_src[k][0]) {
     FILE *f = fopen(api_file[k], "r");

@@ -1,0 +1,358 @@
+/* dsnapmod.c — `_dsnap`: the two protos of a tf.data save/snapshot directory (dataset_spec.pb, a StructuredValue; snapshot.metadata, a SnapshotMetadataRecord) encoded and decoded for stdlib/tfdatasave.tfs. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/time.h>
+
+#include "formats/pbutil.h"
+#include "modules/modules.h"
+#include "object/object.h"
+#include "object/value.h"
+#include "saved_model.pb-c.h"
+#include "snapshot.pb-c.h"
+
+typedef Tensorflow__StructuredValue SV;
+typedef Tensorflow__Data__Experimental__SnapshotMetadataRecord SnapMeta;
+
+/* The element spec travels between the .tfs side and here as a tree of tuples:
+ * ("none",)  ("spec", shape, dtype, name)  ("tuple", [nodes])  ("list", [nodes])  ("dict", [(key, node)]),
+ * shape None (unknown rank) or a list of ints (-1: unknown dim), name a str or None. */
+
+static const char *tree_err;   /* why a tree did not convert (the builders return NULL) */
+
+static bool node_parts(Val v, const char **kind, tfs_i64 *n, const Val **f) {
+  if (!val_is(v, &tuple_type) || !seq_items(v, n, f) || *n < 1 || !val_is((*f)[0], &str_type)) return false;
+  *kind = str_cstr((*f)[0]);
+  return true;
+}
+
+static SV *sv_of(PbArena *a, Val v);
+
+static SV *sv_seq(PbArena *a, Val items, bool tuple) {
+  tfs_i64 n;
+  const Val *it;
+  if (!val_is(items, &list_type) || !seq_items(items, &n, &it)) return tree_err = "a sequence node holds a list", NULL;
+  SV **vals = pa_alloc(a, sizeof(SV *) * (size_t)(n + 1));
+  for (tfs_i64 i = 0; i < n; i++)
+    if (!(vals[i] = sv_of(a, it[i]))) return NULL;
+  SV *s = pa_alloc(a, sizeof *s);
+  tensorflow__structured_value__init(s);
+  if (tuple) {
+    s->kind_case = TENSORFLOW__STRUCTURED_VALUE__KIND_TUPLE_VALUE;
+    s->tuple_value = pa_alloc(a, sizeof *s->tuple_value);
+    tensorflow__tuple_value__init(s->tuple_value);
+    s->tuple_value->n_values = (size_t)n, s->tuple_value->values = vals;
+  } else {
+    s->kind_case = TENSORFLOW__STRUCTURED_VALUE__KIND_LIST_VALUE;
+    s->list_value = pa_alloc(a, sizeof *s->list_value);
+    tensorflow__list_value__init(s->list_value);
+    s->list_value->n_values = (size_t)n, s->list_value->values = vals;
+  }
+  return s;
+}
+
+static SV *sv_dict(PbArena *a, Val items) {
+  tfs_i64 n;
+  const Val *it;
+  if (!val_is(items, &list_type) || !seq_items(items, &n, &it)) return tree_err = "a dict node holds a list", NULL;
+  Tensorflow__DictValue__FieldsEntry **ents = pa_alloc(a, sizeof(void *) * (size_t)(n + 1));
+  for (tfs_i64 i = 0; i < n; i++) {
+    tfs_i64 k;
+    const Val *kv;
+    if (!seq_items(it[i], &k, &kv) || k != 2 || !val_is(kv[0], &str_type)) return tree_err = "dict keys are str", NULL;
+    ents[i] = pa_alloc(a, sizeof *ents[i]);
+    tensorflow__dict_value__fields_entry__init(ents[i]);
+    ents[i]->key = pa_strdup(a, str_cstr(kv[0]));
+    if (!(ents[i]->value = sv_of(a, kv[1]))) return NULL;
+  }
+  SV *s = pa_alloc(a, sizeof *s);
+  tensorflow__structured_value__init(s);
+  s->kind_case = TENSORFLOW__STRUCTURED_VALUE__KIND_DICT_VALUE;
+  s->dict_value = pa_alloc(a, sizeof *s->dict_value);
+  tensorflow__dict_value__init(s->dict_value);
+  s->dict_value->n_fields = (size_t)n, s->dict_value->fields = ents;
+  return s;
+}
+
+static SV *sv_spec(PbArena *a, const Val *f) {
+  DType dt;
+  if (!val_as_dtype(f[2], &dt)) return tree_err = "a spec node's dtype", NULL;
+  tfs_i64 dims[TFS_MAX_RANK];
+  int rank = -1;
+  if (f[1].tag != VT_NONE) {
+    tfs_i64 n;
+    const Val *d;
+    if (!seq_items(f[1], &n, &d) || n > TFS_MAX_RANK) return tree_err = "a spec node's shape", NULL;
+    for (tfs_i64 i = 0; i < n; i++) {
+      int64_t x;
+      if (!val_as_int(d[i], &x)) return tree_err = "a spec node's shape", NULL;
+      dims[i] = x;
+    }
+    rank = (int)n;
+  }
+  SV *s = pa_alloc(a, sizeof *s);
+  tensorflow__structured_value__init(s);
+  s->kind_case = TENSORFLOW__STRUCTURED_VALUE__KIND_TENSOR_SPEC_VALUE;
+  s->tensor_spec_value = pa_alloc(a, sizeof *s->tensor_spec_value);
+  tensorflow__tensor_spec_proto__init(s->tensor_spec_value);
+  s->tensor_spec_value->name = pa_strdup(a, val_is(f[3], &str_type) ? str_cstr(f[3]) : "");
+  s->tensor_spec_value->shape = pb_shape(a, rank, dims);
+  s->tensor_spec_value->dtype = pb_dtype(dt);
+  return s;
+}
+
+static SV *sv_of(PbArena *a, Val v) {
+  const char *kind;
+  tfs_i64 n;
+  const Val *f;
+  if (!node_parts(v, &kind, &n, &f)) return tree_err = "a node is a (kind, ...) tuple", NULL;
+  if (!strcmp(kind, "none")) {
+    SV *s = pa_alloc(a, sizeof *s);
+    tensorflow__structured_value__init(s);
+    s->kind_case = TENSORFLOW__STRUCTURED_VALUE__KIND_NONE_VALUE;
+    s->none_value = pa_alloc(a, sizeof *s->none_value);
+    tensorflow__none_value__init(s->none_value);
+    return s;
+  }
+  if (!strcmp(kind, "spec") && n == 4) return sv_spec(a, f);
+  if ((!strcmp(kind, "tuple") || !strcmp(kind, "list")) && n == 2) return sv_seq(a, f[1], kind[0] == 't');
+  if (!strcmp(kind, "dict") && n == 2) return sv_dict(a, f[1]);
+  return tree_err = "unknown node kind", NULL;
+}
+
+/* _dsnap.encode_spec(tree): the StructuredValue bytes TF's nested_structure_coder writes for it. */
+static Val encode_spec_fn(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  if (n != 1 || (kw && kw->n)) rt_throw(ERR_TYPE, "_dsnap.encode_spec(tree)");
+  PbArena a = {0};
+  SV *s = sv_of(&a, args[0]);
+  if (!s) {
+    pa_free(&a);
+    rt_throw(ERR_TYPE, "_dsnap.encode_spec: %s", tree_err);
+  }
+  size_t len;
+  unsigned char *buf = pb_pack(&s->base, &len);
+  pa_free(&a);
+  Val out = bytes_new(buf, len);
+  free(buf);
+  return out;
+}
+
+static Val pair(Val a, Val b) {
+  Val t = tuple_new(2);
+  ((Tuple *)t.u.o)->items[0] = a;
+  ((Tuple *)t.u.o)->items[1] = b;
+  return t;
+}
+
+/* The tree of a decoded StructuredValue; VT_UNDEF for a kind an element spec does not hold. */
+static Val tree_of(const SV *s, int depth) {
+  if (!s || depth > 100) return val_undef();
+  switch (s->kind_case) {
+  case TENSORFLOW__STRUCTURED_VALUE__KIND_NONE_VALUE: {
+    Val t = tuple_new(1);
+    ((Tuple *)t.u.o)->items[0] = str_from_cstr("none");
+    return t;
+  }
+  case TENSORFLOW__STRUCTURED_VALUE__KIND_TENSOR_SPEC_VALUE: {
+    const Tensorflow__TensorSpecProto *p = s->tensor_spec_value;
+    int dt = pb_undtype(p->dtype), rank;
+    tfs_i64 dims[TFS_MAX_RANK];
+    if (dt < 0 || !pb_unshape(p->shape, &rank, dims)) return val_undef();
+    Val shape = val_none();
+    if (rank >= 0) {
+      shape = list_new(rank);
+      for (int i = 0; i < rank; i++) {
+        Val d = val_int(dims[i]);
+        list_append(shape, d);
+      }
+    }
+    Val t = tuple_new(4);
+    Val *it = ((Tuple *)t.u.o)->items;
+    it[0] = str_from_cstr("spec");
+    it[1] = shape;
+    it[2] = dtype_val((DType)dt);
+    it[3] = p->name && *p->name ? str_from_cstr(p->name) : val_none();
+    return t;
+  }
+  case TENSORFLOW__STRUCTURED_VALUE__KIND_LIST_VALUE:
+  case TENSORFLOW__STRUCTURED_VALUE__KIND_TUPLE_VALUE: {
+    bool tup = s->kind_case == TENSORFLOW__STRUCTURED_VALUE__KIND_TUPLE_VALUE;
+    size_t n = tup ? s->tuple_value->n_values : s->list_value->n_values;
+    SV **vals = tup ? s->tuple_value->values : s->list_value->values;
+    Val items = list_new((tfs_i64)n);
+    for (size_t i = 0; i < n; i++) {
+      Val c = tree_of(vals[i], depth + 1);
+      if (val_is_undef(c)) return val_decref(items), val_undef();
+      list_append(items, c);
+      val_decref(c);
+    }
+    return pair(str_from_cstr(tup ? "tuple" : "list"), items);
+  }
+  case TENSORFLOW__STRUCTURED_VALUE__KIND_DICT_VALUE: {
+    Val items = list_new((tfs_i64)s->dict_value->n_fields);
+    for (size_t i = 0; i < s->dict_value->n_fields; i++) {
+      const Tensorflow__DictValue__FieldsEntry *e = s->dict_value->fields[i];
+      Val c = tree_of(e->value, depth + 1);
+      if (val_is_undef(c)) return val_decref(items), val_undef();
+      Val kv = pair(str_from_cstr(e->key ? e->key : ""), c);
+      list_append(items, kv);
+      val_decref(kv);
+    }
+    return pair(str_from_cstr("dict"), items);
+  }
+  default:
+    return val_undef();
+  }
+}
+
+/* _dsnap.decode_spec(data): the tree of a StructuredValue; None when the bytes are not one an element spec makes. */
+static Val decode_spec_fn(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  if (n != 1 || (kw && kw->n) || !val_is(args[0], &bytes_type)) rt_throw(ERR_TYPE, "_dsnap.decode_spec(data)");
+  size_t len;
+  const void *d = bytes_data(args[0], &len);
+  SV *s = tensorflow__structured_value__unpack(NULL, len, d);
+  Val t = tree_of(s, 0);
+  if (s) tensorflow__structured_value__free_unpacked(s, NULL);
+  return val_is_undef(t) ? val_none() : t;
+}
+
+/* _dsnap.encode_meta(run_id, graph_hash, version, dtypes, num_elements, finalized): a SnapshotMetadataRecord
+ * stamped with the current time, as TF's save and snapshot write it. */
+static Val encode_meta_fn(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  int64_t version, count;
+  tfs_i64 nd;
+  const Val *dts;
+  if (n != 6 || (kw && kw->n) || !val_is(args[0], &str_type) || !val_is(args[1], &str_type) ||
+      !val_as_int(args[2], &version) || !seq_items(args[3], &nd, &dts) || !val_as_int(args[4], &count))
+    rt_throw(ERR_TYPE, "_dsnap.encode_meta(run_id, graph_hash, version, dtypes, num_elements, finalized)");
+  int32_t *codes = calloc((size_t)nd + 1, sizeof *codes);
+  if (!codes) rt_throw(ERR_MEMORY, "out of memory");
+  for (tfs_i64 i = 0; i < nd; i++) {
+    DType dt;
+    if (!val_as_dtype(dts[i], &dt)) {
+      free(codes);
+      rt_throw(ERR_TYPE, "_dsnap.encode_meta: dtypes must be tf.DTypes");
+    }
+    codes[i] = (int32_t)pb_dtype(dt);
+  }
+  struct timeval tv;
+  gettimeofday(&tv, NULL);
+  SnapMeta m = TENSORFLOW__DATA__EXPERIMENTAL__SNAPSHOT_METADATA_RECORD__INIT;
+  m.run_id = (char *)str_cstr(args[0]);
+  m.graph_hash = (char *)str_cstr(args[1]);
+  m.creation_timestamp = (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
+  m.version = version;
+  m.n_dtype = (size_t)nd, m.dtype = codes;
+  m.num_elements = count;
+  m.finalized = rt_truthy(args[5]);
+  size_t len = tensorflow__data__experimental__snapshot_metadata_record__get_packed_size(&m);
+  uint8_t *buf = malloc(len + 1);
+  if (!buf) {
+    free(codes);
+    rt_throw(ERR_MEMORY, "out of memory");
+  }
+  tensorflow__data__experimental__snapshot_metadata_record__pack(&m, buf);
+  free(codes);
+  Val out = bytes_new(buf, len);
+  free(buf);
+  return out;
+}
+
+/* _dsnap.decode_meta(data, filename): (run_id, graph_hash, version, dtypes, num_elements, finalized); a
+ * DataLossError naming the file, as TF's ReadBinaryProto, when the bytes are not the record. */
+static Val decode_meta_fn(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  if (n != 2 || (kw && kw->n) || !val_is(args[0], &bytes_type) || !val_is(args[1], &str_type))
+    rt_throw(ERR_TYPE, "_dsnap.decode_meta(data, filename)");
+  size_t len;
+  const void *d = bytes_data(args[0], &len);
+  SnapMeta *m = tensorflow__data__experimental__snapshot_metadata_record__unpack(NULL, len, d);
+  /* errindex: Can't parse … as binary proto */
+  if (!m) rt_throw(ERR_DATA_LOSS, "Can't parse %s as binary proto", str_cstr(args[1]));
+  Val dts = list_new((tfs_i64)m->n_dtype);
+  for (size_t i = 0; i < m->n_dtype; i++) {
+    int dt = pb_undtype((Tensorflow__DataType)m->dtype[i]);
+    if (dt < 0) {
+      tensorflow__data__experimental__snapshot_metadata_record__free_unpacked(m, NULL);
+      val_decref(dts);
+      rt_throw(ERR_DATA_LOSS, "Can't parse %s as binary proto", str_cstr(args[1]));
+    }
+    Val v = dtype_val((DType)dt);
+    list_append(dts, v);
+    val_decref(v);
+  }
+  Val t = tuple_new(6);
+  Val *it = ((Tuple *)t.u.o)->items;
+  it[0] = str_from_cstr(m->run_id ? m->run_id : "");
+  it[1] = str_from_cstr(m->graph_hash ? m->graph_hash : "");
+  it[2] = val_int(m->version);
+  it[3] = dts;
+  it[4] = val_int(m->num_elements);
+  it[5] = val_bool(m->finalized);
+  tensorflow__data__experimental__snapshot_metadata_record__free_unpacked(m, NULL);
+  return t;
+}
+
+/* _dsnap.run_id(): a fresh random 64-bit id as TF prints it (%llu), naming a run directory. */
+static Val run_id_fn(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self, (void)args;
+  if (n || (kw && kw->n)) rt_throw(ERR_TYPE, "_dsnap.run_id()");
+  unsigned long long id = 0;
+  if (getrandom(&id, sizeof id, 0) != (ssize_t)sizeof id) {
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    id = ((unsigned long long)tv.tv_sec * 1000003u) ^ (unsigned long long)tv.tv_usec ^ (unsigned long long)(uintptr_t)&id;
+  }
+  char buf[32];
+  snprintf(buf, sizeof buf, "%llu", id);
+  return str_from_cstr(buf);
+}
+
+/* _dsnap.fingerprint(data): FNV-1a 64 of the bytes as %llu, the name of a snapshot's hash directory. */
+static Val fingerprint_fn(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  if (n != 1 || (kw && kw->n) || !val_is(args[0], &bytes_type)) rt_throw(ERR_TYPE, "_dsnap.fingerprint(data)");
+  size_t len;
+  const unsigned char *d = bytes_data(args[0], &len);
+  unsigned long long h = 14695981039346656037ull;
+  for (size_t i = 0; i < len; i++) h = (h ^ d[i]) * 1099511628211ull;
+  char buf[32];
+  snprintf(buf, sizeof buf, "%llu", h);
+  return str_from_cstr(buf);
+}
+
+//! Dataset.save(path, compression=None, shard_func=None, checkpoint_args=None) | tf.data.Dataset.save | tf.data.experimental.save
+//!   Writes every element under path in TF 2.15's layout (dataset_spec.pb, snapshot.metadata, RUN/%08d.shard/
+//!   00000000.snapshot TFRecords of TensorProtos), so TF's load reads it; compression None, "GZIP" or "ZLIB";
+//!   shard_func (a scalar int64 per element) picks the shard, else round-robin over the CPU count. Tensor
+//!   elements in dicts, tuples and lists; checkpoint_args is not supported.
+//! tf.data.Dataset.load(path, element_spec=None, compression=None, reader_func=None) | tf.data.experimental.load
+//!   The dataset a save (TF's or tfs's) wrote at path: element_spec from dataset_spec.pb when not given,
+//!   cardinality from the metadata; reader_func gets the dataset of per-shard datasets (default: an interleave
+//!   over the CPU count, which gives back the saved order). Missing files raise TF's NotFoundErrors, damaged
+//!   records DataLossError.
+//! Dataset.snapshot(path, compression="AUTO", reader_func=None, shard_func=None, name=None) | tf.data.Dataset.snapshot
+//!   The same elements, written under path/FINGERPRINT/ (save's layout, each element stored with its index)
+//!   while the first pass reads them, finalized when it ends, and read back on later passes. The fingerprint
+//!   is tfs's own (of the element spec, cardinality and compression, not TF's graph hash); AUTO (SNAPPY in
+//!   TF) writes uncompressed files.
+static Val dsnap_attr(const char *name) {
+  if (!strcmp(name, "run_id")) return builtin_new("_dsnap.run_id", run_id_fn, val_undef(), NULL);
+  if (!strcmp(name, "fingerprint")) return builtin_new("_dsnap.fingerprint", fingerprint_fn, val_undef(), NULL);
+  if (!strcmp(name, "encode_spec")) return builtin_new("_dsnap.encode_spec", encode_spec_fn, val_undef(), NULL);
+  if (!strcmp(name, "decode_spec")) return builtin_new("_dsnap.decode_spec", decode_spec_fn, val_undef(), NULL);
+  if (!strcmp(name, "encode_meta")) return builtin_new("_dsnap.encode_meta", encode_meta_fn, val_undef(), NULL);
+  if (!strcmp(name, "decode_meta")) return builtin_new("_dsnap.decode_meta", decode_meta_fn, val_undef(), NULL);
+  return val_undef();
+}
+
+Val dsnapmod_module(void) {
+  static Val mod = {VT_UNDEF, {0}};
+  if (val_is_undef(mod)) mod = module_native("_dsnap", dsnap_attr);
+  return val_incref(mod);
+}

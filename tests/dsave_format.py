@@ -1,0 +1,156 @@
+#!/usr/bin/python3
+# dsave_format.py — tf.data save/snapshot directories both ways: what tfs writes, decoded by tests/tfdsave.py; directories tfdsave.py writes by TF's layout, loaded by tfs.
+"""Usage: dsave_format.py TFS SOURCE_ROOT
+
+1. tests/dsave/write.tfs saves a dict dataset (plain), a tuple one with an unknown dimension (GZIP, a
+   shard_func), a range (ZLIB) and snapshots a map; tfdsave.py (written from the format's documentation)
+   checks the layout (dataset_spec.pb, snapshot.metadata, RUN/%08d.shard/00000000.snapshot), every
+   TFRecord CRC, the metadata (run_id naming the run directory, version 2, dtypes, num_elements,
+   finalized), the element spec, the shard each element went to (round-robin over the CPU count, or the
+   shard_func) and every tensor; re-encoding the decoded spec and tensors gives tfs's bytes exactly.
+2. tfdsave.py writes directories by TF's rules (a dict spec over 3 shards; a GZIP tuple with vectors of
+   unknown length over 2 shards) that tests/dsave/read.tfs loads and prints; a GZIP directory read as
+   uncompressed and a shard with a flipped byte fail with TF's DataLossError "corrupted record at N"; a
+   garbage dataset_spec.pb and snapshot.metadata with TF's NotFoundError and DataLossError.
+"""
+import os
+import shutil
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import filecheck  # noqa: E402
+import tfdsave as fmt  # noqa: E402
+
+_checks = filecheck.Checks(os.path.join(HERE, "dsave"), 120)
+check, run, failures = _checks.check, _checks.run, _checks.failures
+SPEC = "TensorSpec(shape=%s, dtype=tf.%s, name=None)"
+
+
+def raw_records(path, comp):
+    with open(path, "rb") as f:
+        return fmt.records(fmt.decompress(f.read(), comp))
+
+
+def check_dir(path, comp, want_spec, want_dtypes, elems, shard_of, snapshot=False):
+    """elems: the elements in dataset order, each a list of numpy arrays in flat order."""
+    name = os.path.basename(path)
+    spec, meta, shards = fmt.read_dir(path, comp)
+    if not snapshot:
+        check(spec == want_spec, f"{name}: element spec {spec}")
+        with open(os.path.join(path, "dataset_spec.pb"), "rb") as f:
+            check(fmt.encode_spec(spec) == f.read(), f"{name}: dataset_spec.pb re-encodes to its bytes")
+    check(meta["version"] == 2 and meta["finalized"], f"{name}: metadata {meta}")
+    check(meta["dtype"] == want_dtypes, f"{name}: dtypes {meta['dtype']}")
+    check(meta["num_elements"] == len(elems), f"{name}: num_elements {meta['num_elements']}")
+    check(sorted(os.listdir(path)) == sorted([meta["run_id"], "snapshot.metadata"] +
+                                             ([] if snapshot else ["dataset_spec.pb"])), f"{name}: layout")
+    with open(os.path.join(path, "snapshot.metadata"), "rb") as f:
+        again = fmt.encode_meta(meta["run_id"], meta["dtype"], meta["num_elements"], True,
+                                graph_hash=meta["graph_hash"], timestamp=meta["creation_timestamp"])
+        check(again == f.read(), f"{name}: snapshot.metadata re-encodes to its bytes")
+    want = {}
+    for i, e in enumerate(elems):
+        want.setdefault(f"{shard_of(i, e):08d}.shard", []).append(e)
+    check(sorted(shards) == sorted(want), f"{name}: shards {sorted(shards)} (want {sorted(want)})")
+    for sname, got in shards.items():
+        exp = want.get(sname, [])
+        check(len(got) == len(exp), f"{name}/{sname}: {len(got)} elements")
+        for g, w in zip(got, exp):
+            for (dt, a), b in zip(g, w):
+                same = a.shape == np.asarray(b).shape and (a.tolist() == np.asarray(b).tolist())
+                check(same, f"{name}/{sname}: {a!r} != {b!r}")
+        recs = raw_records(os.path.join(path, meta["run_id"], sname, "00000000.snapshot"), comp)
+        for r in recs:
+            dt, a = fmt.decode_tensor(r)
+            check(fmt.encode_tensor(a, dt) == bytes(r), f"{name}/{sname}: a TensorProto re-encodes to its bytes")
+
+
+def part1(tfs, tmp):
+    r = run(tfs, "write.tfs", tmp)
+    check(r.returncode == 0 and r.stdout == "[0, 10, 20, 30]\n", f"write.tfs: {r.returncode} {r.stdout} {r.stderr}")
+    cpus = os.cpu_count()
+    a = np.arange(6, dtype=np.int64) * 7
+    s = np.array([b"zero", b"one", b"", b"three", b"four", b"five"], dtype=object)
+    m = np.arange(36, dtype=np.float32).reshape(6, 2, 3) - 10.0
+    dict_spec = ("dict", {"a": ("spec", [], 9, ""), "m": ("spec", [2, 3], 1, ""), "s": ("spec", [], 7, "")})
+    check_dir(os.path.join(tmp, "plain"), "", dict_spec, [9, 1, 7], [[a[i], m[i], s[i]] for i in range(6)],
+              lambda i, e: i % cpus)
+    gz_spec = ("tuple", [("spec", [], 3, ""), ("spec", [-1], 2, "")])
+    rows = [[np.int32(i), np.arange(i, dtype=np.float64) / 4.0] for i in range(7)]
+    check_dir(os.path.join(tmp, "gz"), "GZIP", gz_spec, [3, 2], rows, lambda i, e: int(e[0]) % 3)
+    check_dir(os.path.join(tmp, "zlib"), "ZLIB", ("spec", [], 9, ""), [9], [[np.int64(i)] for i in range(5)],
+              lambda i, e: i % cpus)
+    # snapshot: PATH/FINGERPRINT/ holds the layout; elements stored with their enumerate index
+    snap = os.path.join(tmp, "snap")
+    hashes = os.listdir(snap)
+    check(len(hashes) == 1 and hashes[0].isdigit(), f"snapshot: hash directories {hashes}")
+    if len(hashes) == 1:
+        meta = fmt.read_dir(os.path.join(snap, hashes[0]))[1]
+        check(meta["graph_hash"] == hashes[0], f"snapshot: graph_hash {meta['graph_hash']}")
+        check_dir(os.path.join(snap, hashes[0]), "", None, [9, 9],
+                  [[np.int64(i), np.int64(10 * i)] for i in range(4)], lambda i, e: i % cpus, snapshot=True)
+
+
+def part2(tfs, tmp):
+    f32 = [np.array([i, -i], np.float32) * 0.25 for i in range(7)]
+    names = [b"n%d" % i for i in range(7)]
+    dict_spec = ("dict", {"x": ("spec", [2], 1, ""), "name": ("spec", [], 7, "")})
+    # flat order: keys sorted (name, x); shard k holds elements k, k+3, ...
+    shards = {k: [[(7, np.array(names[i], dtype=object)), (1, f32[i])] for i in range(k, 7, 3)] for k in range(3)}
+    fmt.write_dir(os.path.join(tmp, "py_dict"), dict_spec, shards)
+    gz_spec = ("tuple", [("spec", [], 9, ""), ("tuple", [("spec", [-1], 4, ""), ("spec", [], 10, "")])])
+    rows = [(np.int64(100 + i), np.arange(i, dtype=np.uint8) + 250 - i, np.bool_(i % 2)) for i in range(5)]
+    gshards = {0: [[(9, r[0]), (4, r[1]), (10, r[2])] for r in rows[:3]],
+               1: [[(9, r[0]), (4, r[1]), (10, r[2])] for r in rows[3:]]}
+    fmt.write_dir(os.path.join(tmp, "py_gz"), gz_spec, gshards, comp="GZIP")
+    # a damaged copy: the first record's data has a flipped byte (its data begins at offset 12)
+    shutil.copytree(os.path.join(tmp, "py_dict"), os.path.join(tmp, "py_bad"))
+    bad = os.path.join(tmp, "py_bad", "1234567890123456789", "00000001.shard", "00000000.snapshot")
+    with open(bad, "r+b") as f:
+        f.seek(14)
+        b = f.read(1)
+        f.seek(14)
+        f.write(bytes([b[0] ^ 0x40]))
+    # damaged protos: a dataset_spec.pb that is no StructuredValue, a snapshot.metadata that is no record
+    for name, fname in (("py_badspec", "dataset_spec.pb"), ("py_badmeta", "snapshot.metadata")):
+        shutil.copytree(os.path.join(tmp, "py_dict"), os.path.join(tmp, name))
+        with open(os.path.join(tmp, name, fname), "wb") as f:
+            f.write(b"\xff\xff\xff garbage")
+    exp = []
+    order = [i for k in range(3) for i in range(k, 7, 3)]
+    exp.append("py_dict 7 [('name', %s), ('x', %s)]" % (SPEC % ("()", "string"), SPEC % ("(2,)", "float32")))
+    exp.append(str([{"name": names[i], "x": f32[i].tolist()} for i in order]))
+    exp.append("py_gz 5 (%s, (%s, %s))" % (SPEC % ("()", "int64"), SPEC % ("(None,)", "uint8"), SPEC % ("()", "bool")))
+    exp.append(str([(int(r[0]), (r[1].tolist(), bool(r[2]))) for r in rows]))
+    exp.append("py_gz DataLossError: corrupted record at 0")
+    exp.append("py_bad DataLossError: corrupted record at 12")
+    exp.append("py_badspec NotFoundError: tf.data snapshot element_spec file not found or invalid: OUT/py_badspec/dataset_spec.pb.")
+    exp.append("py_badmeta DataLossError: Can't parse OUT/py_badmeta/snapshot.metadata as binary proto")
+    r = run(tfs, "read.tfs", tmp)
+    got = r.stdout.splitlines()
+    check(r.returncode == 0, f"read.tfs: exit {r.returncode}: {r.stderr}")
+    for i, line in enumerate(exp):
+        check(i < len(got) and got[i] == line, f"read.tfs line {i + 1}: {got[i] if i < len(got) else None!r} != {line!r}")
+    check(len(got) == len(exp), f"read.tfs: {len(got)} lines")
+
+
+def main():
+    tfs = sys.argv[1]
+    tmp = tempfile.mkdtemp(prefix="dsave-")
+    try:
+        part1(tfs, tmp)
+        part2(tfs, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if failures:
+        print(f"{len(failures)} failures")
+        sys.exit(1)
+    print("dsave-format: ok")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,363 @@
+#!/usr/bin/python3
+# tfdsave.py — an independent reader and writer of tf.data save/snapshot directories (TF 2.15's layout), written from the format's documentation with the standard library and numpy.
+"""The layout (tensorflow/core/data/snapshot_utils.cc, kernels/data/experimental/save_dataset_op.cc):
+
+  PATH/dataset_spec.pb     StructuredValue (struct.proto): none_value=1, tensor_spec_value=33
+                           {name=1, shape=2, dtype=3}, list_value=51, tuple_value=52 {values=1},
+                           dict_value=53 {map<string, StructuredValue> fields=1}
+  PATH/snapshot.metadata   SnapshotMetadataRecord: graph_hash=1, run_id=2, creation_timestamp=3,
+                           version=4, dtype=5 (packed), num_elements=6, finalized=1000
+  PATH/RUN/%08d.shard/%08d.snapshot
+                           TFRecord file (uint64 length, masked CRC-32C of it, data, masked CRC-32C of
+                           the data), compressed as a whole with GZIP or ZLIB or not; version 2: one
+                           record per flat component, a TensorProto (dtype=1, tensor_shape=2 {dim=2
+                           {size=1}, unknown_rank=3}, tensor_content=4, string_val=8).
+"""
+import gzip
+import os
+import struct
+import zlib
+
+import numpy as np
+
+# DataType numbers (types.proto) and numpy forms
+NP = {1: np.float32, 2: np.float64, 3: np.int32, 4: np.uint8, 5: np.int16, 6: np.int8, 9: np.int64, 10: np.bool_,
+      17: np.uint16, 19: np.float16, 22: np.uint32, 23: np.uint64}
+DT_STRING = 7
+NAMES = {1: "float32", 2: "float64", 3: "int32", 4: "uint8", 5: "int16", 6: "int8", 7: "string", 9: "int64",
+         10: "bool", 17: "uint16", 19: "float16", 22: "uint32", 23: "uint64"}
+
+
+class FormatError(Exception):
+    pass
+
+
+# ---- CRC-32C (Castagnoli, reflected polynomial 0x82F63B78) and TFRecord's mask ----
+def _table():
+    t = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        t.append(c)
+    return t
+
+
+_T = _table()
+
+
+def crc32c(data):
+    c = 0xffffffff
+    for b in data:
+        c = _T[(c ^ b) & 0xff] ^ (c >> 8)
+    return c ^ 0xffffffff
+
+
+def mask(crc):
+    return ((((crc >> 15) | (crc << 17)) & 0xffffffff) + 0xa282ead8) & 0xffffffff
+
+
+# ---- protobuf wire format ----
+def varint(n):
+    n &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        b = n & 0x7f
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def read_varint(b, i):
+    shift = n = 0
+    while True:
+        if i >= len(b):
+            raise FormatError("truncated varint")
+        x = b[i]
+        i += 1
+        n |= (x & 0x7f) << shift
+        shift += 7
+        if not x & 0x80:
+            return n, i
+
+
+def fields(b):
+    """[(number, wire type, value)]: ints for varints, bytes for length-delimited and fixed fields."""
+    out, i = [], 0
+    while i < len(b):
+        key, i = read_varint(b, i)
+        num, wt = key >> 3, key & 7
+        if wt == 0:
+            v, i = read_varint(b, i)
+        elif wt == 2:
+            n, i = read_varint(b, i)
+            if i + n > len(b):
+                raise FormatError("truncated field")
+            v, i = b[i:i + n], i + n
+        elif wt == 5:
+            v, i = b[i:i + 4], i + 4
+        elif wt == 1:
+            v, i = b[i:i + 8], i + 8
+        else:
+            raise FormatError(f"wire type {wt}")
+        out.append((num, wt, v))
+    return out
+
+
+def fv(num, v):
+    return bytes(varint(num << 3)) + varint(v)
+
+
+def fb(num, data):
+    return varint(num << 3 | 2) + varint(len(data)) + data
+
+
+def packed(vals):
+    return b"".join(varint(v) for v in vals)
+
+
+def unpack_varints(b):
+    out, i = [], 0
+    while i < len(b):
+        v, i = read_varint(b, i)
+        out.append(v)
+    return out
+
+
+# ---- TensorShapeProto / TensorProto ----
+def encode_shape(shape):
+    if shape is None:
+        return fv(3, 1)
+    return b"".join(fb(2, fv(1, d) if d != 0 else b"") for d in shape)
+
+
+def decode_shape(b):
+    dims, unknown = [], False
+    for num, _, v in fields(b):
+        if num == 2:
+            size = 0
+            for n2, _, v2 in fields(v):
+                if n2 == 1:
+                    size = v2 - (1 << 64) if v2 >= 1 << 63 else v2
+            dims.append(size)
+        elif num == 3:
+            unknown = bool(v)
+    return None if unknown else dims
+
+
+def encode_tensor(a, dtype):
+    """A TensorProto as TF's AsProtoTensorContent: numbers in tensor_content, strings in string_val."""
+    a = np.asarray(a)
+    out = fv(1, dtype) + fb(2, encode_shape(list(a.shape)))
+    if dtype == DT_STRING:
+        for s in a.reshape(-1):
+            out += fb(8, s if isinstance(s, bytes) else str(s).encode())
+    elif a.size:
+        out += fb(4, np.ascontiguousarray(a, dtype=NP[dtype]).tobytes())
+    return out
+
+
+def decode_tensor(b):
+    """(dtype, numpy array) of a TensorProto written in tensor_content / string_val form."""
+    dtype, shape, content, strings = 0, [], None, []
+    for num, _, v in fields(b):
+        if num == 1:
+            dtype = v
+        elif num == 2:
+            shape = decode_shape(v)
+        elif num == 4:
+            content = v
+        elif num == 8:
+            strings.append(bytes(v))
+    n = int(np.prod(shape)) if shape else 1
+    if dtype == DT_STRING:
+        if len(strings) != n:
+            raise FormatError(f"{len(strings)} strings for shape {shape}")
+        return dtype, np.array(strings, dtype=object).reshape(shape)
+    if dtype not in NP:
+        raise FormatError(f"dtype {dtype}")
+    data = np.frombuffer(content or b"", dtype=NP[dtype])
+    if data.size != n:
+        raise FormatError(f"{data.size} values for shape {shape}")
+    return dtype, data.reshape(shape)
+
+
+# ---- StructuredValue (element specs): ("spec", shape, dtype, name) / ("tuple"|"list", [..]) / ("dict", {..}) / None
+def encode_spec(s):
+    if s is None:
+        return fb(1, b"")
+    kind = s[0]
+    if kind == "spec":
+        _, shape, dtype, name = s
+        return fb(33, (fb(1, name.encode()) if name else b"") + fb(2, encode_shape(shape)) + fv(3, dtype))
+    if kind in ("tuple", "list"):
+        return fb(52 if kind == "tuple" else 51, b"".join(fb(1, encode_spec(c)) for c in s[1]))
+    if kind == "dict":
+        return fb(53, b"".join(fb(1, fb(1, k.encode()) + fb(2, encode_spec(v))) for k, v in s[1].items()))
+    raise ValueError(kind)
+
+
+def decode_spec(b):
+    (num, _, v), = fields(b)
+    if num == 1:
+        return None
+    if num == 33:
+        name, shape, dtype = "", [], 0
+        for n2, _, v2 in fields(v):
+            if n2 == 1:
+                name = v2.decode()
+            elif n2 == 2:
+                shape = decode_shape(v2)
+            elif n2 == 3:
+                dtype = v2
+        return ("spec", shape, dtype, name)
+    if num in (51, 52):
+        return ("tuple" if num == 52 else "list", [decode_spec(c) for n2, _, c in fields(v) if n2 == 1])
+    if num == 53:
+        d = {}
+        for _, _, entry in fields(v):
+            k, val = "", b""
+            for n2, _, v2 in fields(entry):
+                if n2 == 1:
+                    k = v2.decode()
+                elif n2 == 2:
+                    val = v2
+            d[k] = decode_spec(val)
+        return ("dict", d)
+    raise FormatError(f"StructuredValue field {num}")
+
+
+def flat_specs(s):
+    """The leaves in tf.nest order (dict keys sorted)."""
+    if s is None:
+        return []
+    if s[0] == "spec":
+        return [s]
+    if s[0] == "dict":
+        return [x for k in sorted(s[1]) for x in flat_specs(s[1][k])]
+    return [x for c in s[1] for x in flat_specs(c)]
+
+
+# ---- SnapshotMetadataRecord ----
+def encode_meta(run_id, dtypes, num_elements, finalized, version=2, graph_hash="", timestamp=1700000000000000):
+    out = b""
+    if graph_hash:
+        out += fb(1, graph_hash.encode())
+    out += fb(2, run_id.encode()) + fv(3, timestamp) + fv(4, version)
+    if dtypes:
+        out += fb(5, packed(dtypes))
+    out += fv(6, num_elements)
+    if finalized:
+        out += fv(1000, 1)
+    return out
+
+
+def decode_meta(b):
+    m = {"graph_hash": "", "run_id": "", "creation_timestamp": 0, "version": 0, "dtype": [], "num_elements": 0,
+         "finalized": False}
+    for num, wt, v in fields(b):
+        if num == 1:
+            m["graph_hash"] = v.decode()
+        elif num == 2:
+            m["run_id"] = v.decode()
+        elif num == 3:
+            m["creation_timestamp"] = v
+        elif num == 4:
+            m["version"] = v
+        elif num == 5:
+            m["dtype"] += unpack_varints(v) if wt == 2 else [v]
+        elif num == 6:
+            m["num_elements"] = v
+        elif num == 1000:
+            m["finalized"] = bool(v)
+    return m
+
+
+# ---- TFRecord files ----
+def frame(data):
+    n = struct.pack("<Q", len(data))
+    return n + struct.pack("<I", mask(crc32c(n))) + data + struct.pack("<I", mask(crc32c(data)))
+
+
+def records(raw):
+    """The records of an uncompressed TFRecord stream; FormatError on a bad length or data CRC."""
+    out, i = [], 0
+    while i < len(raw):
+        if i + 12 > len(raw):
+            raise FormatError("truncated header")
+        n = raw[i:i + 8]
+        if struct.unpack("<I", raw[i + 8:i + 12])[0] != mask(crc32c(n)):
+            raise FormatError(f"length CRC at {i}")
+        size = struct.unpack("<Q", n)[0]
+        data = raw[i + 12:i + 12 + size]
+        crc = raw[i + 12 + size:i + 16 + size]
+        if len(data) != size or len(crc) != 4 or struct.unpack("<I", crc)[0] != mask(crc32c(data)):
+            raise FormatError(f"data CRC at {i}")
+        out.append(data)
+        i += 16 + size
+    return out
+
+
+def compress(raw, comp):
+    if comp == "GZIP":
+        return gzip.compress(raw)
+    if comp == "ZLIB":
+        return zlib.compress(raw)
+    return raw
+
+
+def decompress(raw, comp):
+    if comp == "GZIP":
+        return gzip.decompress(raw)
+    if comp == "ZLIB":
+        return zlib.decompress(raw)
+    return raw
+
+
+# ---- whole directories ----
+def read_dir(path, comp=""):
+    """(spec tree or None, metadata, {shard name: [element as list of (dtype, array)]})."""
+    spec = None
+    if os.path.exists(os.path.join(path, "dataset_spec.pb")):
+        with open(os.path.join(path, "dataset_spec.pb"), "rb") as f:
+            spec = decode_spec(f.read())
+    with open(os.path.join(path, "snapshot.metadata"), "rb") as f:
+        meta = decode_meta(f.read())
+    k = len(meta["dtype"])
+    run = os.path.join(path, meta["run_id"])
+    shards = {}
+    for name in sorted(os.listdir(run)):
+        if not name.endswith(".shard"):
+            continue
+        elems, i = [], 0
+        while os.path.exists(os.path.join(run, name, f"{i:08d}.snapshot")):
+            with open(os.path.join(run, name, f"{i:08d}.snapshot"), "rb") as f:
+                recs = records(decompress(f.read(), comp))
+            if len(recs) % k:
+                raise FormatError(f"{len(recs)} records for {k} components")
+            ts = [decode_tensor(r) for r in recs]
+            elems += [ts[j:j + k] for j in range(0, len(ts), k)]
+            i += 1
+        shards[name] = elems
+    return spec, meta, shards
+
+
+def write_dir(path, spec, shards, comp="", run_id="1234567890123456789"):
+    """A saved dataset by TF's layout: shards {index: [element as list of (dtype, array)]}."""
+    os.makedirs(os.path.join(path, run_id), exist_ok=True)
+    with open(os.path.join(path, "dataset_spec.pb"), "wb") as f:
+        f.write(encode_spec(spec))
+    dtypes = [s[2] for s in flat_specs(spec)]
+    count = 0
+    for idx, elems in shards.items():
+        d = os.path.join(path, run_id, f"{idx:08d}.shard")
+        os.makedirs(d, exist_ok=True)
+        raw = b"".join(frame(encode_tensor(a, dt)) for e in elems for dt, a in e)
+        with open(os.path.join(d, "00000000.snapshot"), "wb") as f:
+            f.write(compress(raw, comp))
+        count += len(elems)
+    with open(os.path.join(path, "snapshot.metadata"), "wb") as f:
+        f.write(encode_meta(run_id, dtypes, count, True))
