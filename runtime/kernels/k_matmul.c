@@ -88,6 +88,7 @@ static int mm_parts(tfs_i64 M, tfs_i64 N, tfs_i64 K) {
   if (np > nt && macs / nt < MM_GRAIN_MACS) np = nt;
   tfs_i64 rows = M >= 2 * MM_MIN_ROWS ? M / MM_MIN_ROWS : M >= 2 ? 2 : 1;
   if (np > rows) np = (int)rows;
+  if (np > nt) np -= np % nt;   /* whole rounds: 7 parts on 2 threads leave one thread a part behind */
   return np;
 }
 
