@@ -66,10 +66,31 @@ static void mm_epilogue(DType dt, void *C, const void *bias, tfs_i64 M, tfs_i64 
 /* Products of at least this many multiply-adds per part go to the thread pool, cut into slices of C's rows
  * (op(A)'s rows: with transpose_a, columns of the stored A, read with its full row stride), each with its
  * bias and relu while the slice is in cache.  Every element's sum runs over k in one kernel call, and the
- * slices follow from the thread count alone, so results are bit-identical for a given count (a slice may
- * take another kernel than the whole product, by size: counts differ within float rounding).  2^15 splits
- * the 100-layer bench's 20x64x64 products in two (docs/performance.md, "Two threads on small graphs"). */
+ * slices follow from the shape and the thread count alone, so results are bit-identical for a given count
+ * (a slice may take another kernel than the whole product, by size: counts differ within float rounding).
+ * 2^15 splits the 100-layer bench's 20x64x64 products in two (docs/performance.md, "Two threads on small
+ * graphs").  How many slices, by shape:
+ * - one per thread below MM_GRAIN_MACS per thread: a short product is rarely preempted midway (a worker not
+ *   yet running costs nothing, as parts are claimed), while each extra slice re-reads all of B and gives the
+ *   kernel fewer rows (the LSTM's 64x256x64 step products ran slower cut in 8 than in 4);
+ * - several per thread (the pool's grain) above it, so a preempted thread holds back a small part only;
+ * - at least MM_MIN_ROWS rows each where the product has them: the JIT kernels block rows by 4 to 8.
+ * Products inside a recurrent layer's step do not come here split: the LSTM op runs each thread's batch
+ * rows through every step as one job (k_rnn.c). */
 #define MM_MIN_PART_MACS ((tfs_i64)1 << 15)
+#define MM_GRAIN_MACS ((tfs_i64)1 << 21)
+#define MM_MIN_ROWS 8
+
+/* How many row slices to cut an M x N x K product into (1: none). */
+static int mm_parts(tfs_i64 M, tfs_i64 N, tfs_i64 K) {
+  tfs_i64 macs = M * N * K;
+  int np = tp_parts(macs, MM_MIN_PART_MACS), nt = tp_threads();
+  if (np > nt && macs / nt < MM_GRAIN_MACS) np = nt;
+  tfs_i64 rows = M >= 2 * MM_MIN_ROWS ? M / MM_MIN_ROWS : M >= 2 ? 2 : 1;
+  if (np > rows) np = (int)rows;
+  if (np > nt) np -= np % nt;   /* whole rounds: 7 parts on 2 threads leave one thread a part behind */
+  return np;
+}
 
 typedef struct {
   DType dt;
@@ -97,8 +118,7 @@ static void mm_block(DType dt, void *C, const void *A, const void *B, tfs_i64 M,
                      const void *bias, bool act) {
   /* a slice of a transposed A needs a row stride: libxsmm and OpenBLAS take one, the integer kernels not */
   bool sliceable = !ta || dt == DT_FLOAT32 || dt == DT_FLOAT64;
-  int np = sliceable ? tp_parts(M * N * K, MM_MIN_PART_MACS) : 1;
-  if (np > M) np = (int)M;
+  int np = sliceable ? mm_parts(M, N, K) : 1;
   if (np <= 1) {
     matmul_one(dt, C, A, B, M, N, K, ta, tb, ta ? M : K);
     if (bias || act) mm_epilogue(dt, C, bias, M, N, bias != NULL, act);

@@ -94,22 +94,23 @@ static void held_release(Held *hd) {
   for (int i = 0; i < hd->n; i++) tensor_release(hd->t[i]);
 }
 
-/* One step's gates for batch rows [lo, hi): the loop the thread pool splits (rows are independent, so the
- * bits do not depend on the thread count). */
+/* The whole sequence for batch rows [lo, hi): a row's recurrence reads only its own h and c, so each part runs
+ * every step of its rows (its slice of the product h @ recurrent_kernel, then the gates) with no barrier
+ * between steps: one thread-pool job per sequence instead of two per step, whose hand-offs cost more than
+ * a step's 64x256x64 product saved (docs/performance.md, "Splitting products by shape"). */
 typedef struct {
-  const float *xp, *bias;
+  const float *xp, *bias, *u;
   float *h, *cc, *z, *hs, *cs, *act;
-  tfs_i64 B, T, H, s, t;
-} LstmStep;
+  tfs_i64 B, T, H;
+  bool back;
+} LstmSeq;
 
-static void lstm_rows(void *ctx, int part, int nparts) {
-  const LstmStep *p = ctx;
-  tfs_i64 H = p->H, G = 4 * H, T = p->T, B = p->B, lo, hi;
-  tp_slice(B, part, nparts, &lo, &hi);
-  float *act = p->act + (p->cs ? p->s * B * 5 * H : 0);
+static void lstm_gates(const LstmSeq *p, tfs_i64 s, tfs_i64 t, tfs_i64 lo, tfs_i64 hi) {
+  tfs_i64 H = p->H, G = 4 * H, T = p->T, B = p->B;
+  float *act = p->act + (p->cs ? s * B * 5 * H : 0);
   /* restrict locals: the loops below vectorise only when the compiler knows the buffers apart */
   for (tfs_i64 b = lo; b < hi; b++) {
-    const float *restrict x = p->xp + (p->t * B + b) * G, *restrict bias = p->bias;
+    const float *restrict x = p->xp + (t * B + b) * G, *restrict bias = p->bias;
     float *restrict zb = p->z + b * G;
     if (bias)
       for (tfs_i64 j = 0; j < G; j++) zb[j] = (x[j] + zb[j]) + bias[j];
@@ -126,11 +127,32 @@ static void lstm_rows(void *ctx, int part, int nparts) {
       cc[j] = fc + ig;
     }
     vm_tanh_f32(a + 4 * H, cc, H);
-    float *restrict h = p->h + b * H, *restrict hs = p->hs + (b * T + p->s) * H;
+    float *restrict h = p->h + b * H, *restrict hs = p->hs + (b * T + s) * H;
     for (tfs_i64 j = 0; j < H; j++) h[j] = a[3 * H + j] * a[4 * H + j];
     memcpy(hs, h, sizeof(float) * (size_t)H);
-    if (p->cs) memcpy(p->cs + (p->s * B + b) * H, cc, sizeof(float) * (size_t)H);
+    if (p->cs) memcpy(p->cs + (s * B + b) * H, cc, sizeof(float) * (size_t)H);
   }
+}
+
+static void lstm_fwd_rows(void *ctx, int part, int nparts) {
+  const LstmSeq *p = ctx;
+  tfs_i64 H = p->H, G = 4 * H, lo, hi;
+  tp_slice(p->B, part, nparts, &lo, &hi);
+  if (hi <= lo || H <= 0) return;
+  for (tfs_i64 s = 0; s < p->T; s++) {
+    matmul_2d(DT_FLOAT32, p->z + lo * G, p->h + lo * H, p->u, hi - lo, G, H, NULL, false);
+    lstm_gates(p, s, p->back ? p->T - 1 - s : s, lo, hi);
+  }
+}
+
+/* Parts of a sequence's batch: one per thread (each runs all steps, so more would only shorten the product's
+ * rows), at least 4 rows each, and none for a sequence too small to pay for a hand-off. */
+static int lstm_parts(tfs_i64 B, tfs_i64 T, tfs_i64 H) {
+  int np = tp_parts(T * B * 4 * H * H, (tfs_i64)1 << 15);
+  int most = tp_threads();
+  if (np > most) np = most;
+  if (np > B / 4) np = (int)(B / 4);
+  return np < 1 ? 1 : np;
 }
 
 static void lstm_forward(OpCall *c) {
@@ -145,45 +167,34 @@ static void lstm_forward(OpCall *c) {
   if (!z) rt_throw(ERR_MEMORY, "out of memory");
   memcpy(h, h0, sizeof(float) * (size_t)(B * H));
   memcpy(cc, c0, sizeof(float) * (size_t)(B * H));
-  LstmStep st = {xp, bias, h, cc, z, tensor_data(c->out[0]), save ? tensor_data(c->out[3]) : NULL,
-                 save ? tensor_data(c->out[4]) : z + B * G, B, T, H, 0, 0};
-  /* a sigmoid or tanh (through double) costs about 8 elementwise operations */
-  int np = tp_parts(B * 5 * H * 8, TP_EW_MIN_PART);
-  if (np > B) np = (int)B;
-  for (tfs_i64 s = 0; s < T; s++) {
-    st.s = s;
-    st.t = back ? T - 1 - s : s;
-    if (H > 0 && B > 0) matmul_2d(DT_FLOAT32, z, h, u, B, G, H, NULL, false);
-    if (np > 1) tp_run(np, lstm_rows, &st);
-    else lstm_rows(&st, 0, 1);
-  }
+  LstmSeq st = {xp, bias, u, h, cc, z, tensor_data(c->out[0]), save ? tensor_data(c->out[3]) : NULL,
+                save ? tensor_data(c->out[4]) : z + B * G, B, T, H, back};
+  int np = lstm_parts(B, T, H);
+  if (np > 1) tp_run(np, lstm_fwd_rows, &st);
+  else lstm_fwd_rows(&st, 0, 1);   /* not as a pool job: its products may still split */
   free(z);
   held_release(&hd);
 }
 
-/* Backpropagation through time, from the forward op's saved outputs: per step (last first) the gate gradients
- * dz [B,4H] in one loop, the recurrent gradient dz @ recurrent_kernel^T as one product; then the recurrent
- * kernel's gradient as ONE product over all steps (h_prev^T [H, T*B] @ dz [T*B, 4H]) and the bias's as sums in
- * a fixed order.  Inputs: h0, c0, recurrent_kernel, hs, cs, act, and the gradients of hs, h_last and c_last
- * (those of cs and act are not taken: the layer reads them only for this op). */
-static void lstm_backward(OpCall *c) {
-  Held hd = {.n = 0};
-  const float *h0 = held(&hd, c->in[0]), *c0 = held(&hd, c->in[1]), *u = held(&hd, c->in[2]), *hs = held(&hd, c->in[3]);
-  const float *cs = held(&hd, c->in[4]), *act = held(&hd, c->in[5]), *dhs = held(&hd, c->in[6]), *dhl = held(&hd, c->in[7]);
-  const float *dcl = held(&hd, c->in[8]);
-  bool back = op_attr_bool(c, 0, false);
-  tfs_i64 B = c->in[3]->shape[0], T = c->in[3]->shape[1], H = c->in[2]->shape[0], G = 4 * H;
-  float *dxp = tensor_data(c->out[0]), *dh0 = tensor_data(c->out[1]), *dc0 = tensor_data(c->out[2]);
-  float *du = tensor_data(c->out[3]), *db = tensor_data(c->out[4]);
-  /* dz by step [T, B, 4H] and h_prev by step [T, B, H], contiguous for the final product */
-  float *dz = malloc(sizeof(float) * (size_t)(T * B * G + T * B * H + 2 * B * H));
-  if (!dz) rt_throw(ERR_MEMORY, "out of memory");
-  float *hp = dz + T * B * G, *dh = hp + T * B * H, *dc = dh + B * H;
-  memcpy(dh, dhl, sizeof(float) * (size_t)(B * H));
-  memcpy(dc, dcl, sizeof(float) * (size_t)(B * H));
+/* Backpropagation through time for batch rows [lo, hi) (independent as in the forward pass): per step (last
+ * first) the gate gradients dz in one loop, then the recurrent gradient dz @ recurrent_kernel^T of its rows. */
+typedef struct {
+  const float *h0, *c0, *u, *hs, *cs, *act, *dhs;
+  float *dxp, *dz, *hp, *dh, *dc;
+  tfs_i64 B, T, H;
+  bool back;
+} LstmBack;
+
+static void lstm_bwd_rows(void *ctx, int part, int nparts) {
+  const LstmBack *p = ctx;
+  tfs_i64 B = p->B, T = p->T, H = p->H, G = 4 * H, lo, hi;
+  tp_slice(B, part, nparts, &lo, &hi);
+  if (hi <= lo) return;
+  const float *h0 = p->h0, *c0 = p->c0, *hs = p->hs, *cs = p->cs, *act = p->act, *dhs = p->dhs;
+  float *dz = p->dz, *hp = p->hp, *dh = p->dh, *dc = p->dc, *dxp = p->dxp;
   for (tfs_i64 s = T - 1; s >= 0; s--) {
-    tfs_i64 t = back ? T - 1 - s : s;
-    for (tfs_i64 b = 0; b < B; b++) {
+    tfs_i64 t = p->back ? T - 1 - s : s;
+    for (tfs_i64 b = lo; b < hi; b++) {
       const float *a = act + (s * B + b) * 5 * H;
       float *z = dz + (s * B + b) * G, *x = dxp + (t * B + b) * G;
       for (tfs_i64 j = 0; j < H; j++) {
@@ -201,8 +212,33 @@ static void lstm_backward(OpCall *c) {
       }
       memcpy(x, z, sizeof(float) * (size_t)G);
     }
-    if (B > 0 && H > 0) matmul_any(DT_FLOAT32, dh, dz + s * B * G, u, B, H, G, false, true);
+    if (H > 0) matmul_any(DT_FLOAT32, dh + lo * H, dz + (s * B + lo) * G, p->u, hi - lo, H, G, false, true);
   }
+}
+
+/* From the forward op's saved outputs: the rows' recurrences above, then the recurrent kernel's gradient as
+ * ONE product over all steps (h_prev^T [H, T*B] @ dz [T*B, 4H]) and the bias's as sums in a fixed order.
+ * Inputs: h0, c0, recurrent_kernel, hs, cs, act, and the gradients of hs, h_last and c_last (those of cs and
+ * act are not taken: the layer reads them only for this op). */
+static void lstm_backward(OpCall *c) {
+  Held hd = {.n = 0};
+  const float *h0 = held(&hd, c->in[0]), *c0 = held(&hd, c->in[1]), *u = held(&hd, c->in[2]), *hs = held(&hd, c->in[3]);
+  const float *cs = held(&hd, c->in[4]), *act = held(&hd, c->in[5]), *dhs = held(&hd, c->in[6]), *dhl = held(&hd, c->in[7]);
+  const float *dcl = held(&hd, c->in[8]);
+  bool back = op_attr_bool(c, 0, false);
+  tfs_i64 B = c->in[3]->shape[0], T = c->in[3]->shape[1], H = c->in[2]->shape[0], G = 4 * H;
+  float *dxp = tensor_data(c->out[0]), *dh0 = tensor_data(c->out[1]), *dc0 = tensor_data(c->out[2]);
+  float *du = tensor_data(c->out[3]), *db = tensor_data(c->out[4]);
+  /* dz by step [T, B, 4H] and h_prev by step [T, B, H], contiguous for the final product */
+  float *dz = malloc(sizeof(float) * (size_t)(T * B * G + T * B * H + 2 * B * H));
+  if (!dz) rt_throw(ERR_MEMORY, "out of memory");
+  float *hp = dz + T * B * G, *dh = hp + T * B * H, *dc = dh + B * H;
+  memcpy(dh, dhl, sizeof(float) * (size_t)(B * H));
+  memcpy(dc, dcl, sizeof(float) * (size_t)(B * H));
+  LstmBack st = {h0, c0, u, hs, cs, act, dhs, dxp, dz, hp, dh, dc, B, T, H, back};
+  int np = lstm_parts(B, T, H);
+  if (np > 1) tp_run(np, lstm_bwd_rows, &st);
+  else if (B > 0) lstm_bwd_rows(&st, 0, 1);
   memcpy(dh0, dh, sizeof(float) * (size_t)(B * H));
   memcpy(dc0, dc, sizeof(float) * (size_t)(B * H));
   if (T * B > 0 && H > 0) matmul_any(DT_FLOAT32, du, hp, dz, H, G, T * B, true, false);

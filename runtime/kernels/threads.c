@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kernels/ops.h"
@@ -14,17 +15,24 @@
  * fixed by the caller from the thread count alone, so results are bit-identical for a given count. */
 #define TP_MAX 64
 
+/* The job's fields are atomics written before its generation is published (release) and read after it
+ * (acquire): a worker that reads them late sees a later job's, whose claims name another generation.  The
+ * hand-off itself takes no lock: the mutex and condition variables serve only a worker that went to sleep
+ * (sleepers) or a caller waiting for a worker's last part (waiting), each side checking the other's flag
+ * after writing its own (sequentially consistent), so no wake-up is lost. */
 static struct {
   pthread_mutex_t run;          /* held by the one caller whose job is on the workers */
   pthread_mutex_t mu;
   pthread_cond_t go, done;
-  TpFn fn;
-  void *ctx;
-  int nparts;
-  _Atomic unsigned long gen;    /* bumped per job */
-  _Atomic uint64_t claim;       /* (job's generation << 32) | next unclaimed part */
+  int started;                  /* workers created so far (under run) */
+  _Atomic(TpFn) fn;
+  _Atomic(void *) ctx;
+  _Atomic int nparts;
+  _Atomic unsigned long gen;    /* bumped per job; the line the spinning workers read */
+  _Atomic int sleepers;         /* workers asleep on go, or about to be */
+  _Alignas(64) _Atomic uint64_t claim;  /* (job's generation << 32) | next unclaimed part */
   _Atomic int finished;         /* parts of the job done */
-  int started;                  /* workers created so far */
+  _Atomic int waiting;          /* the caller asleep on done, or about to be */
 } tp = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER};
 
 static _Atomic int tp_want;          /* the thread count (0: not yet resolved) */
@@ -66,15 +74,37 @@ void tp_set_threads(int n) {
 }
 
 /* A kernel's steps come in bursts (a training step is dozens of jobs): a worker, and a caller waiting for
- * its parts, first spin this many pauses (some tens of microseconds) before sleeping, because waking a
- * sleeping thread cost ~100 us per job on the loaded 2-core machine (tests/unit/test_threads.c prints it). */
-#define TP_SPIN 20000
+ * its parts, first spin this long before sleeping, because waking a sleeping thread costs tens of
+ * microseconds (more than a small product).  The spin reads the flag without PAUSE: in this KVM guest a
+ * PAUSE takes ~430 ns (the host's pause-loop exit), so the old count of 20,000 pauses spun ~9 ms and
+ * noticed a new job up to half a microsecond late (docs/performance.md, "Splitting products by shape"). */
+#define TP_SPIN_NS 2000000L
 
 /* Parts per thread: with several, a thread the OS preempts holds back one small part, not half the job
  * (on the shared 2-core machine, 2 even halves ran 1.5-2x slower than one thread; docs/performance.md). */
 #define TP_GRAIN 4
 
-static inline void cpu_pause(void) { __builtin_ia32_pause(); }
+static inline long now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
+/* True once a new job is out (the worker's wait: tp.gen != v) or every part is done (the caller's: tp.finished
+ * >= v); false after TP_SPIN_NS.  The clock is read once per 256 looks. */
+static bool spin_for(bool done, unsigned long v) {
+  long end = 0;
+  for (unsigned i = 1;; i++) {
+    if (done ? (unsigned long)atomic_load_explicit(&tp.finished, memory_order_acquire) >= v
+             : atomic_load_explicit(&tp.gen, memory_order_acquire) != v)
+      return true;
+    if ((i & 255) == 0) {
+      long t = now_ns();
+      if (!end) end = t + TP_SPIN_NS;
+      else if (t > end) return false;
+    }
+  }
+}
 
 /* Parts are claimed, not assigned: whoever is running takes the next one, so a worker the OS has not
  * scheduled yet costs nothing (the caller runs its parts).  A claim names the job's generation, so a
@@ -90,7 +120,8 @@ static int claim_part(uint32_t gen, int nparts) {
 static void run_claimed(uint32_t gen, TpFn fn, void *ctx, int nparts) {
   for (int p; (p = claim_part(gen, nparts)) >= 0;) {
     fn(ctx, p, nparts);
-    if (atomic_fetch_add(&tp.finished, 1) + 1 == nparts) {
+    /* the last part wakes the caller only when it went to sleep */
+    if (atomic_fetch_add(&tp.finished, 1) + 1 == nparts && atomic_load(&tp.waiting)) {
       pthread_mutex_lock(&tp.mu);
       pthread_cond_signal(&tp.done);
       pthread_mutex_unlock(&tp.mu);
@@ -103,15 +134,18 @@ static void *worker(void *arg) {
   unsigned long seen = 0;
   tp_inside = 1;
   for (;;) {
-    for (int i = 0; i < TP_SPIN && atomic_load(&tp.gen) == seen; i++) cpu_pause();
-    /* the job's fields are read under the lock, with the generation they belong to */
-    pthread_mutex_lock(&tp.mu);
-    while (atomic_load(&tp.gen) == seen) pthread_cond_wait(&tp.go, &tp.mu);
-    seen = atomic_load(&tp.gen);
-    TpFn fn = tp.fn;
-    void *ctx = tp.ctx;
-    int np = tp.nparts;
-    pthread_mutex_unlock(&tp.mu);
+    if (!spin_for(false, seen)) {
+      pthread_mutex_lock(&tp.mu);
+      atomic_fetch_add(&tp.sleepers, 1);
+      while (atomic_load(&tp.gen) == seen) pthread_cond_wait(&tp.go, &tp.mu);
+      atomic_fetch_sub(&tp.sleepers, 1);
+      pthread_mutex_unlock(&tp.mu);
+    }
+    seen = atomic_load_explicit(&tp.gen, memory_order_acquire);
+    /* fields of this job or (when late) of a later one, whose claims name another generation */
+    TpFn fn = atomic_load_explicit(&tp.fn, memory_order_relaxed);
+    void *ctx = atomic_load_explicit(&tp.ctx, memory_order_relaxed);
+    int np = atomic_load_explicit(&tp.nparts, memory_order_relaxed);
     run_claimed((uint32_t)seen, fn, ctx, np);
   }
   return NULL;
@@ -147,29 +181,34 @@ void tp_run(int nparts, TpFn fn, void *ctx) {
     tp_inside--;
     return;
   }
-  pthread_mutex_lock(&tp.mu);
   /* the parts stay as the caller cut them (they decide the results); no workers: all run here */
   bool inline_all = nparts > TP_MAX || !ensure_workers(nparts < tp_threads() ? nparts : tp_threads());
   uint32_t gen = 0;
   if (!inline_all) {
-    tp.fn = fn, tp.ctx = ctx, tp.nparts = nparts;
+    atomic_store_explicit(&tp.fn, fn, memory_order_relaxed);
+    atomic_store_explicit(&tp.ctx, ctx, memory_order_relaxed);
+    atomic_store_explicit(&tp.nparts, nparts, memory_order_relaxed);
     atomic_store(&tp.finished, 0);
     gen = (uint32_t)(atomic_load(&tp.gen) + 1);
     atomic_store(&tp.claim, (uint64_t)gen << 32);
-    atomic_fetch_add(&tp.gen, 1);
-    pthread_cond_broadcast(&tp.go);
+    atomic_fetch_add(&tp.gen, 1);   /* publishes the fields above */
+    if (atomic_load(&tp.sleepers) > 0) {
+      pthread_mutex_lock(&tp.mu);
+      pthread_cond_broadcast(&tp.go);
+      pthread_mutex_unlock(&tp.mu);
+    }
   }
-  pthread_mutex_unlock(&tp.mu);
   tp_inside++;
   if (inline_all)
     for (int i = 0; i < nparts; i++) fn(ctx, i, nparts);
   else
     run_claimed(gen, fn, ctx, nparts);
   tp_inside--;
-  if (!inline_all) {
-    for (int i = 0; i < TP_SPIN && atomic_load(&tp.finished) < nparts; i++) cpu_pause();
+  if (!inline_all && !spin_for(true, (unsigned long)nparts)) {
     pthread_mutex_lock(&tp.mu);
+    atomic_store(&tp.waiting, 1);
     while (atomic_load(&tp.finished) < nparts) pthread_cond_wait(&tp.done, &tp.mu);
+    atomic_store(&tp.waiting, 0);
     pthread_mutex_unlock(&tp.mu);
   }
   pthread_mutex_unlock(&tp.run);

@@ -10,6 +10,7 @@
 
 #include "kernels/conv.h"
 #include "kernels/ops.h"
+#include "tensor/tensor.h"
 
 typedef struct {
   _Atomic int hits[64];
@@ -185,23 +186,101 @@ START_TEST(test_matmul_deterministic) {
 }
 END_TEST
 
-static void empty_part(void *ctx, int part, int nparts) { (void)ctx, (void)part, (void)nparts; }
+/* The fused LSTM sequence and its gradient, whose batch rows run as whole sequences on the pool's threads
+ * (k_rnn.c): the same bits on repeated runs with a thread count, and the same values (within float
+ * rounding: a part's product has fewer rows) at 1, 2 and 3 threads. */
+static Tensor *filled(int rank, const tfs_i64 *shape, int seed, float scale) {
+  Tensor *t = tensor_new(DT_FLOAT32, rank, shape);
+  float *d = tensor_data(t);
+  for (tfs_i64 i = 0; i < t->size; i++) d[i] = (float)((i * 7919 + seed * 104729) % 1000) / 1000.0f * scale - scale / 2;
+  return t;
+}
 
-/* The cost of handing a part to a worker (docs/performance.md quotes it): printed, not asserted, as it
- * moves with the machine's load. */
-START_TEST(test_dispatch_cost) {
-  tp_set_threads(2);
-  tp_run(2, empty_part, NULL);
+enum { LB = 24, LT = 9, LH = 16, LOUT = 10 };
+
+/* outs[0..5): hs, h, c, cs, act; outs[5..10): dxp, dh0, dc0, du, db */
+static void lstm_case(Tensor **in, Tensor **outs, bool back) {
+  OpAttrs fa = {2, {val_bool(back), val_bool(true)}};
+  Tensor **r;
+  ck_assert_int_eq(op_run(&op_defs[OP_LSTM_SEQ], 5, in, NULL, &fa, &r), 5);
+  for (int i = 0; i < 5; i++) outs[i] = r[i];
+  free(r);
+  /* h0, c0, recurrent_kernel, hs, cs, act, dhs, dh_last, dc_last */
+  Tensor *gin[9] = {in[1], in[2], in[3], outs[0], outs[3], outs[4], in[5], in[6], in[7]};
+  OpAttrs ba = {1, {val_bool(back)}};
+  ck_assert_int_eq(op_run(&op_defs[OP_LSTM_SEQ_GRAD], 9, gin, NULL, &ba, &r), 5);
+  for (int i = 0; i < 5; i++) outs[5 + i] = r[i];
+  free(r);
+}
+
+START_TEST(test_lstm_deterministic) {
+  tfs_i64 xs[3] = {LT, LB, 4 * LH}, bh[2] = {LB, LH}, us[2] = {LH, 4 * LH}, bs[1] = {4 * LH}, hs[3] = {LB, LT, LH};
+  Tensor *in[8] = {filled(3, xs, 1, 2), filled(2, bh, 2, 1), filled(2, bh, 3, 1), filled(2, us, 4, 0.5f),
+                   filled(1, bs, 5, 0.2f), filled(3, hs, 6, 1), filled(2, bh, 7, 1), filled(2, bh, 8, 1)};
+  for (int back = 0; back < 2; back++) {
+    Tensor *one[LOUT];
+    for (int threads = 1; threads <= 3; threads++) {
+      tp_set_threads(threads);
+      Tensor *first[LOUT], *again[LOUT];
+      lstm_case(in, first, back);
+      lstm_case(in, again, back);
+      for (int i = 0; i < LOUT; i++) {
+        ck_assert_int_eq(first[i]->size, again[i]->size);
+        ck_assert_msg(memcmp(tensor_data(first[i]), tensor_data(again[i]), (size_t)first[i]->size * 4) == 0,
+                      "output %d, %d threads, go_backwards=%d", i, threads, back);
+        tensor_release(again[i]);
+        if (threads == 1) {
+          one[i] = first[i];
+          continue;
+        }
+        const float *x = tensor_data(first[i]), *y = tensor_data(one[i]);
+        for (tfs_i64 k = 0; k < first[i]->size; k++)
+          ck_assert_msg(fabsf(x[k] - y[k]) <= 1e-5f * (1 + fabsf(y[k])), "output %d [%lld], %d threads: %g vs %g", i,
+                        (long long)k, threads, x[k], y[k]);
+        tensor_release(first[i]);
+      }
+    }
+    for (int i = 0; i < LOUT; i++) tensor_release(one[i]);
+  }
+  for (int i = 0; i < 8; i++) tensor_release(in[i]);
+  tp_set_threads(0);
+}
+END_TEST
+
+/* A part of about a microsecond of arithmetic (the 100-layer bench's half-products are about that long). */
+static _Atomic int parts_off_caller;
+static __thread int on_caller;
+static void busy_part(void *ctx, int part, int nparts) {
+  (void)part, (void)nparts;
+  volatile double x = 1;
+  for (int i = 0; i < *(const int *)ctx; i++) x = x * 1.0000001 + 1e-9;
+  if (!on_caller) atomic_fetch_add(&parts_off_caller, 1);
+}
+
+static double best_job_us(int threads, int iters) {
+  tp_set_threads(threads);
+  tp_run(2, busy_part, &iters);
   double best = 1e9;
   for (int rep = 0; rep < 5; rep++) {
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
-    for (int i = 0; i < 1000; i++) tp_run(2, empty_part, NULL);
+    for (int i = 0; i < 1000; i++) tp_run(2, busy_part, &iters);
     clock_gettime(CLOCK_MONOTONIC, &b);
     double us = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / 1000 / 1e3;
     if (us < best) best = us;
   }
-  printf("thread pool: one 2-part job costs %.1f us (best of 5 x 1000)\n", best);
+  return best;
+}
+
+/* The cost of handing a part to a worker (docs/performance.md quotes it): a job of two ~1 us parts at 1 and
+ * 2 threads; printed, not asserted, as it moves with the machine's load. */
+START_TEST(test_dispatch_cost) {
+  on_caller = 1;
+  double one = best_job_us(1, 250);
+  atomic_store(&parts_off_caller, 0);
+  double two = best_job_us(2, 250);
+  printf("thread pool: a job of two parts takes %.2f us on 1 thread, %.2f us on 2 (%.2fx; %d of 10,002 parts ran on the "
+         "worker; best of 5 x 1000)\n", one, two, one / two, atomic_load(&parts_off_caller));
   tp_set_threads(0);
 }
 END_TEST
@@ -216,6 +295,7 @@ static Suite *threads_suite(void) {
   tcase_add_test(tc, test_thread_counts);
   tcase_add_test(tc, test_conv_deterministic);
   tcase_add_test(tc, test_matmul_deterministic);
+  tcase_add_test(tc, test_lstm_deterministic);
   tcase_add_test(tc, test_dispatch_cost);
   suite_add_tcase(s, tc);
   return s;
