@@ -518,8 +518,10 @@ static tfs_i64 last_dim(Val x, int from_end) {
   return d;
 }
 static Val eye_n(tfs_i64 n, DType dt) {
-  Val at[4] = {val_int(n), val_none(), val_none(), dtype_val(dt)};
-  return opat(OP_EYE, 0, NULL, 4, at);
+  bool c = dtype_is_complex(dt);   /* Eye has no complex kernel: the real one cast */
+  Val at[4] = {val_int(n), val_none(), val_none(), dtype_val(c ? (dt == DT_COMPLEX64 ? DT_FLOAT32 : DT_FLOAT64) : dt)};
+  Val e = opat(OP_EYE, 0, NULL, 4, at);
+  return c ? cast_to(e, dt) : e;
 }
 /* matrix_diag(d): d [..., n] on the diagonal of [..., n, n] */
 static Val mdiag(Val d) {
@@ -633,6 +635,28 @@ static void g_self_adjoint_eig(const GradCall *g, Val *dx) {
   Val mid = add(mdiag(ge), mul(fmat(e), matmul(v, gv, true, false)));
   Val ga = matmul(v, matmul(mid, v, false, true), false, false);
   dx[0] = keep(scale_diag(band(add(ga, adj(ga)), -1, 0), 0.5));
+}
+/* TF's _EigGrad (distinct eigenvalues): with vt = v^H, f[i][j] = conj(1 / (e_j - e_i)) off the diagonal,
+ * dA = vt^-1 (diag(ge) + f * (vt gv - vt v diag(re(diag(vt gv))))) vt, its real part for a real input */
+static void g_eig(const GradCall *g, Val *dx) {
+  Val e = Y0, v, ge = DY;
+  bool vecs = attr_bool_d(g, 0, true);
+  if (vecs) {
+    v = g->out[1];
+  } else {   /* eigvals: the vectors again */
+    Val at[2] = {val_bool(true), dtype_val(tn(e)->dtype)};
+    v = ((Tuple *)opat(OP_EIG, 1, &X0, 2, at).u.o)->items[1];
+  }
+  Val vt = conj_(adj(v)), mid = mdiag(ge);
+  if (vecs) {
+    DType dt = tn(e)->dtype;
+    Val vgv = matmul(vt, g->dy[1], false, false);
+    Val dgp = mul(cast_to(op1(OP_REAL, vgv), dt), eye_n(last_dim(e, 1), dt));
+    mid = add(mid, mul(conj_(fmat(e)), sub(vgv, matmul(matmul(vt, v, false, false), dgp, false, false))));
+  }
+  Val in[2] = {vt, matmul(mid, vt, false, false)}, at[1] = {val_bool(false)};
+  Val ga = opat(OP_MATRIX_SOLVE, 2, in, 1, at);
+  dx[0] = keep(is_cplx(X0) ? cast_to(ga, tn(X0)->dtype) : cast_to(op1(OP_REAL, ga), tn(X0)->dtype));
 }
 static void g_svd(const GradCall *g, Val *dx) {
   Val a = X0, gs = g->dy[0];
@@ -1223,7 +1247,7 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_MATMUL] = {g_matmul, G_NO_OUT},
   [OP_MATRIX_INVERSE] = {g_matrix_inverse, G_NO_IN}, [OP_MATRIX_DETERMINANT] = {g_matrix_determinant, 0}, [OP_LOG_MATRIX_DETERMINANT] = {g_log_matrix_determinant, G_NO_OUT},
   [OP_MATRIX_SOLVE] = {g_matrix_solve, 0}, [OP_TRIANGULAR_SOLVE] = {g_triangular_solve, 0}, [OP_CHOLESKY] = {g_cholesky, G_NO_IN},
-  [OP_QR] = {g_qr, 0}, [OP_SELF_ADJOINT_EIG] = {g_self_adjoint_eig, G_NO_IN}, [OP_SVD] = {g_svd, 0},
+  [OP_QR] = {g_qr, 0}, [OP_SELF_ADJOINT_EIG] = {g_self_adjoint_eig, G_NO_IN}, [OP_EIG] = {g_eig, 0}, [OP_SVD] = {g_svd, 0},
   [OP_LU] = {g_lu, G_NO_IN}, [OP_MATRIX_SQRT] = {g_matrix_sqrt, G_NO_IN},
   [OP_BAND_PART] = {g_band_part, G_NO_OUT | G_IN_SHAPE}, [OP_DIAG_PART] = {g_diag_part, G_NO_OUT | G_IN_SHAPE}, [OP_TRANSPOSE] = {g_transpose, G_NO_OUT | G_IN_SHAPE}, [OP_BIAS_ADD] = {g_bias_add, G_NO_OUT | G_IN_SHAPE}, [OP_CONV2D] = {g_conv2d, G_NO_OUT}, [OP_CONV2D_BP_INPUT] = {g_conv2d_bp_input, G_NO_OUT}, [OP_MAX_POOL] = {g_max_pool, G_NO_OUT}, [OP_DEPTHWISE] = {g_depthwise, G_NO_OUT},
   [OP_RESIZE_BILINEAR] = {g_resize, G_NO_OUT}, [OP_RESIZE_BICUBIC] = {g_resize, G_NO_OUT}, [OP_RESIZE_NEAREST] = {g_resize, G_NO_OUT}, [OP_SCALE_TRANSLATE] = {g_resize, G_NO_OUT},
