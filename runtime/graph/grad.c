@@ -618,7 +618,13 @@ static Val qr_grad_deep(Val q, Val r, Val dq, Val dr) {
   Val tril = band(add(sub(qdq, madj(qdq)), sub(rdr, madj(rdr))), -1, 0);
   Val ga = amatmul(q, add(dr, qr_tsolve(tril, r)), false, false);
   Val gb = qr_tsolve(sub(dq, amatmul(q, qdq, false, false)), r);
-  return add(ga, gb);
+  Val ret = add(ga, gb);
+  if (is_cplx(q)) {   /* TF's correction for complex q: the imaginary part of diag(r dr^H - dq^H q) */
+    Val m = mul(sub(rdr, madj(qdq)), eye_n(last_dim(r, 2), tn(q)->dtype));
+    Val corr = sub(m, cast_to(op1(OP_REAL, m), tn(q)->dtype));
+    ret = add(ret, qr_tsolve(amatmul(q, corr, false, true), r));
+  }
+  return ret;
 }
 static void g_qr(const GradCall *g, Val *dx) {
   Val q = g->out[0], r = g->out[1], dq = g->dy[0], dr = g->dy[1];
