@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """gen_linalg_complex_expect.py — golden program for tf.linalg on complex64/complex128 matrices: cholesky, eigh, qr,
-svd, slogdet, lu, triangular_solve, expm, logdet and the gradients TF defines for them.
+svd, slogdet, lu, triangular_solve, lstsq, expm, logdet and the gradients TF defines for them.
 
     /usr/bin/python3 tests/gen_linalg_complex_expect.py    # writes tests/programs/linalg_complex.tfs and .out
 
@@ -23,6 +23,8 @@ H = np.array([[4, 1 - 1j, 0.5j], [1 + 1j, 3, -1 + 0.5j], [-0.5j, -1 - 0.5j, 2.5]
 G = np.array([[1 + 1j, 0.5, -0.2j], [0.3, 2 - 0.5j, 1], [0.1j, -0.4, 3]])
 T = np.array([[2 + 1j, 1 - 1j], [0.5j, -1 + 0.5j], [1, 2j]])                            # 3 x 2
 RHS = np.array([[1 + 1j, 2], [-1j, 0.5], [3, 1 - 2j]])
+RD = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0]])                                    # rank 1
+RDB = np.array([[1.0], [2.0]])
 W = np.array([[1.0, -2.0, 0.5], [3.0, 1.0, -1.0], [0.25, 2.0, 1.5]])
 
 
@@ -99,6 +101,12 @@ def main():
         ("triangular_solve upper adjoint", "ri(tf.linalg.triangular_solve(g, rhs, lower=False, adjoint=True))",
          cpair(np.linalg.solve(np.triu(G).conj().T, RHS))),
         ("logdet", "tf.linalg.logdet(h)", np.float64(np.linalg.slogdet(H)[1])),
+        ("lstsq", "ri(tf.linalg.lstsq(t, rhs))", cpair(np.linalg.lstsq(T, RHS, rcond=None)[0])),
+        ("lstsq fast=False", "ri(tf.linalg.lstsq(t, rhs, fast=False))", cpair(np.linalg.lstsq(T, RHS, rcond=None)[0])),
+        ("lstsq rank deficient fast=False l2 ignored", "tf.linalg.lstsq(tf.constant(%s, tf.float64), tf.constant(%s, tf.float64), "
+         "l2_regularizer=0.5, fast=False)" % (RD.tolist(), RDB.tolist()), np.linalg.pinv(RD) @ RDB),
+        ("lstsq l2_regularizer", "tf.linalg.lstsq(tf.math.real(t), tf.math.real(rhs), l2_regularizer=0.5)",
+         np.linalg.solve(T.real.T @ T.real + 0.5 * np.eye(2), T.real.T @ RHS.real)),
         ("expm", "ri(tf.linalg.expm(g))", cpair(expm(G))),
         ("expm complex64", "ri(tf.linalg.expm(tf.cast(g, tf.complex64) * 0.5))", cpair(expm(G * 0.5), np.float32)),
     ]
@@ -154,14 +162,17 @@ def main():
         ("tf.linalg.eigh(tf.zeros([2, 3], tf.complex128))", "InvalidArgumentError: Input matrix must be square."),
         ("tf.linalg.triangular_solve(g, tf.zeros([2, 1], tf.complex128))",
          "InvalidArgumentError: Input matrix and rhs are incompatible."),
+        ("tf.linalg.lstsq(t, rhs, l2_regularizer=0.1)",
+         "NotImplementedError: matrix_solve_ls is currently disabled for complex128 and l2_regularizer != 0 due to poor "
+         "accuracy."),
         ("tf.linalg.pinv(g)", "TypeError: Input `a` must have `float`-like `dtype` (saw complex128)."),
     ]
     src += ["BAD = ["] + ["    lambda: %s," % b for b, _ in bad] + [
         "]", "for f in BAD:", "    try:", "        f()", "        print('no error')",
-        "    except (tf.errors.InvalidArgumentError, TypeError) as e:", "        print(type(e).__name__ + ': ' + str(e))"]
+        "    except (tf.errors.InvalidArgumentError, TypeError, NotImplementedError) as e:", "        print(type(e).__name__ + ': ' + str(e))"]
     expect += [m for _, m in bad]
-    write("linalg_complex", "tf.linalg cholesky, eigh, qr, svd, slogdet, lu, triangular_solve, expm, logdet of complex "
-          "matrices, their gradients and bad input", inputs, cases, [], (src, expect),
+    write("linalg_complex", "tf.linalg cholesky, eigh, qr, svd, slogdet, lu, triangular_solve, lstsq, expm, logdet of "
+          "complex matrices, their gradients and bad input", inputs, cases, [], (src, expect),
           by="tests/gen_linalg_complex_expect.py (expected values from numpy's LAPACK and central differences)")
 
 

@@ -16,7 +16,7 @@
  * complex64 input, complex128 for float64 and complex128 (a Tout of the other precision is TF's error too). */
 void meta_eig(OpCall *c) {
   const TMeta *a = &c->inm[0];
-  if (a->rank >= 0 && a->rank < 2) op_fail(c, ERR_INVALID_ARGUMENT, "Input tensor 0 must have rank >= 2, got %d", a->rank);
+  if (a->rank >= 0 && a->rank < 2) op_fail(c, ERR_INVALID_ARGUMENT, "Input tensor %d must have rank >= 2, got %d", 0, a->rank);
   tfs_i64 m = a->rank >= 2 ? a->shape[a->rank - 2] : -1, n = a->rank >= 2 ? a->shape[a->rank - 1] : -1;
   if (m >= 0 && n >= 0 && m != n) op_fail(c, ERR_INVALID_ARGUMENT, "Input matrix must be square.");
   if (n < 0) n = m;
