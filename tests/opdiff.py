@@ -316,7 +316,7 @@ def templates(g, op):
         return ["tf.norm(a0%s)" % (", axis=%d" % r.randint(-len(s), len(s) - 1) if r.random() < 0.5 else ""),
                 [inp(s, r.choice(FLOAT))]]
     linalg = ("MATRIX_INVERSE", "MATRIX_DETERMINANT", "LOG_MATRIX_DETERMINANT", "MATRIX_SOLVE", "CHOLESKY", "QR", "SVD",
-              "SELF_ADJOINT_EIG", "TRIANGULAR_SOLVE", "BAND_PART", "DIAG_PART", "LU", "MATRIX_SQRT", "MATRIX_LOG")
+              "SELF_ADJOINT_EIG", "TRIANGULAR_SOLVE", "BAND_PART", "DIAG_PART", "LU", "MATRIX_SQRT", "MATRIX_LOG", "EIG")
     if op in linalg:   # LAPACK-backed: batches of n x n (or m x n) matrices, made well-conditioned where the op needs it
         dt = r.choice(FLOAT)
         batch = tuple(r.randint(0, 2) for _ in range(r.randint(0, 1)))
@@ -344,6 +344,8 @@ def templates(g, op):
             return ["tf.linalg.logm(tf.complex(%s, a0 * 0.1))" % spd, [inp(sq, dt)]]
         if op == "SELF_ADJOINT_EIG":
             return ["tf.linalg.eigh(a0 + tf.linalg.adjoint(a0))", [inp(sq, dt)]]
+        if op == "EIG":   # general matrices: complex eigen-pairs, or the values alone
+            return [r.choice(["tf.linalg.eig(a0)", "tf.linalg.eigvals(a0)"]), [inp(sq, dt)]]
         if op == "TRIANGULAR_SOLVE":
             return ["tf.linalg.triangular_solve(a0 + %s, a1, lower=%s)" % (eye, r.random() < 0.5),
                     [inp(sq, dt), inp(batch + (n, r.randint(0, 2)), dt)]]

@@ -518,8 +518,10 @@ static tfs_i64 last_dim(Val x, int from_end) {
   return d;
 }
 static Val eye_n(tfs_i64 n, DType dt) {
-  Val at[4] = {val_int(n), val_none(), val_none(), dtype_val(dt)};
-  return opat(OP_EYE, 0, NULL, 4, at);
+  bool c = dtype_is_complex(dt);   /* Eye has no complex kernel: the real one cast */
+  Val at[4] = {val_int(n), val_none(), val_none(), dtype_val(c ? (dt == DT_COMPLEX64 ? DT_FLOAT32 : DT_FLOAT64) : dt)};
+  Val e = opat(OP_EYE, 0, NULL, 4, at);
+  return c ? cast_to(e, dt) : e;
 }
 /* matrix_diag(d): d [..., n] on the diagonal of [..., n, n] */
 static Val mdiag(Val d) {
@@ -548,6 +550,14 @@ static Val cols(Val x, tfs_i64 b, tfs_i64 n) {
 static Val trisolve(Val a, Val b, bool lower, bool adjoint) {
   Val in[2] = {a, b}, at[2] = {val_bool(lower), val_bool(adjoint)};
   return opat(OP_TRIANGULAR_SOLVE, 2, in, 2, at);
+}
+/* the adjoint (conjugate transpose) and products of adjoints, as TF's linalg gradients take them: for real
+ * tensors the transpose */
+static Val madj(Val x) { return conj_(adj(x)); }
+static Val amatmul(Val a, Val b, bool aa, bool ab) {
+  Val in[2] = {a, b};
+  Val at[4] = {val_bool(false), val_bool(false), val_bool(aa), val_bool(ab)};
+  return opat(OP_MATMUL, 2, in, 4, at);
 }
 static Val inv_adj(Val a) {
   Val at[1] = {val_bool(true)};
@@ -588,7 +598,7 @@ static void g_matrix_solve(const GradCall *g, Val *dx) {
 static void g_triangular_solve(const GradCall *g, Val *dx) {
   bool lower = attr_bool_d(g, 0, true), adjoint = attr_bool(g, 1);
   Val gb = trisolve(X0, DY, lower, !adjoint);
-  Val ga = neg(adjoint ? matmul(Y0, gb, false, true) : matmul(gb, Y0, false, true));
+  Val ga = neg(adjoint ? amatmul(Y0, gb, false, true) : amatmul(gb, Y0, false, true));
   ga = lower ? band(ga, -1, 0) : band(ga, 0, -1);
   dx[0] = keep(unbroadcast(ga, X0));   /* batch dims broadcast */
   dx[1] = keep(unbroadcast(gb, X1));
@@ -596,19 +606,25 @@ static void g_triangular_solve(const GradCall *g, Val *dx) {
 static void g_cholesky(const GradCall *g, Val *dx) {
   Val l = Y0;
   Val linv = trisolve(l, eye_n(last_dim(l, 1), tn(l)->dtype), true, false);
-  Val middle = band(scale_diag(matmul(l, DY, true, false), 0.5), -1, 0);
-  Val ga = matmul(matmul(linv, middle, true, false), linv, false, false);
-  dx[0] = keep(mul(add(ga, adj(ga)), fconst(0.5)));
+  Val middle = band(scale_diag(amatmul(l, DY, true, false), 0.5), -1, 0);
+  Val ga = amatmul(amatmul(linv, middle, true, false), linv, false, false);
+  dx[0] = keep(mul(add(ga, madj(ga)), fconst(0.5)));
 }
-/* x @ inv(r)^T for upper-triangular r */
-static Val qr_tsolve(Val x, Val r) { return adj(trisolve(r, adj(x), false, false)); }
+/* x @ inv(r)^H for upper-triangular r */
+static Val qr_tsolve(Val x, Val r) { return madj(trisolve(r, madj(x), false, false)); }
 static Val qr_grad_deep(Val q, Val r, Val dq, Val dr) {
-  Val qdq = matmul(q, dq, true, false);
-  Val rdr = matmul(r, dr, false, true);
-  Val tril = band(add(sub(qdq, adj(qdq)), sub(rdr, adj(rdr))), -1, 0);
-  Val ga = matmul(q, add(dr, qr_tsolve(tril, r)), false, false);
-  Val gb = qr_tsolve(sub(dq, matmul(q, qdq, false, false)), r);
-  return add(ga, gb);
+  Val qdq = amatmul(q, dq, true, false);
+  Val rdr = amatmul(r, dr, false, true);
+  Val tril = band(add(sub(qdq, madj(qdq)), sub(rdr, madj(rdr))), -1, 0);
+  Val ga = amatmul(q, add(dr, qr_tsolve(tril, r)), false, false);
+  Val gb = qr_tsolve(sub(dq, amatmul(q, qdq, false, false)), r);
+  Val ret = add(ga, gb);
+  if (is_cplx(q)) {   /* TF's correction for complex q: the imaginary part of diag(r dr^H - dq^H q) */
+    Val m = mul(sub(rdr, madj(qdq)), eye_n(last_dim(r, 2), tn(q)->dtype));
+    Val corr = sub(m, cast_to(op1(OP_REAL, m), tn(q)->dtype));
+    ret = add(ret, qr_tsolve(amatmul(q, corr, false, true), r));
+  }
+  return ret;
 }
 static void g_qr(const GradCall *g, Val *dx) {
   Val q = g->out[0], r = g->out[1], dq = g->dy[0], dr = g->dy[1];
@@ -620,8 +636,8 @@ static void g_qr(const GradCall *g, Val *dx) {
   }
   /* a = [x, y], r = [u, v]: the square case for x */
   Val y = cols(X0, m, n - m), u = cols(r, 0, m), dv = cols(dr, m, n - m), du = cols(dr, 0, m);
-  Val dy = matmul(q, dv, false, false);
-  Val dxx = qr_grad_deep(q, u, add(dq, matmul(y, dv, false, true)), du);
+  Val dy = amatmul(q, dv, false, false);
+  Val dxx = qr_grad_deep(q, u, add(dq, amatmul(y, dv, false, true)), du);
   Val l = T(list_new(2));
   list_append(l, dxx);
   list_append(l, dy);
@@ -630,12 +646,35 @@ static void g_qr(const GradCall *g, Val *dx) {
 }
 static void g_self_adjoint_eig(const GradCall *g, Val *dx) {
   Val e = g->out[0], v = g->out[1], ge = g->dy[0], gv = g->dy[1];
-  Val mid = add(mdiag(ge), mul(fmat(e), matmul(v, gv, true, false)));
-  Val ga = matmul(v, matmul(mid, v, false, true), false, false);
-  dx[0] = keep(scale_diag(band(add(ga, adj(ga)), -1, 0), 0.5));
+  Val mid = add(mdiag(ge), mul(fmat(e), amatmul(v, gv, true, false)));
+  Val ga = amatmul(v, amatmul(mid, v, false, true), false, false);
+  dx[0] = keep(scale_diag(band(add(ga, madj(ga)), -1, 0), 0.5));
+}
+/* TF's _EigGrad (distinct eigenvalues): with vt = v^H, f[i][j] = conj(1 / (e_j - e_i)) off the diagonal,
+ * dA = vt^-1 (diag(ge) + f * (vt gv - vt v diag(re(diag(vt gv))))) vt, its real part for a real input */
+static void g_eig(const GradCall *g, Val *dx) {
+  Val e = Y0, v, ge = DY;
+  bool vecs = attr_bool_d(g, 0, true);
+  if (vecs) {
+    v = g->out[1];
+  } else {   /* eigvals: the vectors again */
+    Val at[2] = {val_bool(true), dtype_val(tn(e)->dtype)};
+    v = ((Tuple *)opat(OP_EIG, 1, &X0, 2, at).u.o)->items[1];
+  }
+  Val vt = madj(v), mid = mdiag(ge);
+  if (vecs) {
+    DType dt = tn(e)->dtype;
+    Val vgv = matmul(vt, g->dy[1], false, false);
+    Val dgp = mul(cast_to(op1(OP_REAL, vgv), dt), eye_n(last_dim(e, 1), dt));
+    mid = add(mid, mul(conj_(fmat(e)), sub(vgv, matmul(matmul(vt, v, false, false), dgp, false, false))));
+  }
+  Val in[2] = {vt, matmul(mid, vt, false, false)}, at[1] = {val_bool(false)};
+  Val ga = opat(OP_MATRIX_SOLVE, 2, in, 1, at);
+  dx[0] = keep(is_cplx(X0) ? cast_to(ga, tn(X0)->dtype) : cast_to(op1(OP_REAL, ga), tn(X0)->dtype));
 }
 static void g_svd(const GradCall *g, Val *dx) {
   Val a = X0, gs = g->dy[0];
+  if (is_cplx(a)) rt_throw(ERR_UNIMPLEMENTED, "the gradient of tf.linalg.svd of a complex matrix is not supported");
   if (g->nout == 1) {   /* compute_uv=False: the vectors again */
     Val at[2] = {val_bool(false), val_bool(true)};
     Val suv = opat(OP_SVD, 1, &a, 2, at);
@@ -678,13 +717,13 @@ static void g_lu(const GradCall *g, Val *dx) {
   DType dt = tn(lu)->dtype;
   Val eye = eye_n(n, dt);
   Val l = add(sub(band(lu, -1, 0), mul(lu, eye)), eye), u = band(lu, 0, -1);
-  Val lg = matmul(l, glu, true, false);
-  Val phi = add(sub(band(lg, -1, 0), mul(lg, eye)), band(matmul(glu, u, false, true), 0, -1));
+  Val lg = amatmul(l, glu, true, false);
+  Val phi = add(sub(band(lg, -1, 0), mul(lg, eye)), band(amatmul(glu, u, false, true), 0, -1));
   Val y = trisolve(l, phi, true, true);
-  Val z = adj(trisolve(u, adj(y), false, false));
+  Val z = madj(trisolve(u, madj(y), false, false));
   Val at[5] = {val_int(n), fconst(1), fconst(0), val_int(-1), dtype_val(dt)};
   Val p = opat(OP_ONE_HOT, 1, &perm, 5, at);
-  dx[0] = keep(matmul(p, z, true, false));
+  dx[0] = keep(amatmul(p, z, true, false));
 }
 /* x reshaped to r's batch dims followed by the k dims d */
 static Val batch_reshape(Val x, Val r, int k, const tfs_i64 *d) {
@@ -1223,7 +1262,7 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_MATMUL] = {g_matmul, G_NO_OUT},
   [OP_MATRIX_INVERSE] = {g_matrix_inverse, G_NO_IN}, [OP_MATRIX_DETERMINANT] = {g_matrix_determinant, 0}, [OP_LOG_MATRIX_DETERMINANT] = {g_log_matrix_determinant, G_NO_OUT},
   [OP_MATRIX_SOLVE] = {g_matrix_solve, 0}, [OP_TRIANGULAR_SOLVE] = {g_triangular_solve, 0}, [OP_CHOLESKY] = {g_cholesky, G_NO_IN},
-  [OP_QR] = {g_qr, 0}, [OP_SELF_ADJOINT_EIG] = {g_self_adjoint_eig, G_NO_IN}, [OP_SVD] = {g_svd, 0},
+  [OP_QR] = {g_qr, 0}, [OP_SELF_ADJOINT_EIG] = {g_self_adjoint_eig, G_NO_IN}, [OP_EIG] = {g_eig, 0}, [OP_SVD] = {g_svd, 0},
   [OP_LU] = {g_lu, G_NO_IN}, [OP_MATRIX_SQRT] = {g_matrix_sqrt, G_NO_IN},
   [OP_BAND_PART] = {g_band_part, G_NO_OUT | G_IN_SHAPE}, [OP_DIAG_PART] = {g_diag_part, G_NO_OUT | G_IN_SHAPE}, [OP_TRANSPOSE] = {g_transpose, G_NO_OUT | G_IN_SHAPE}, [OP_BIAS_ADD] = {g_bias_add, G_NO_OUT | G_IN_SHAPE}, [OP_CONV2D] = {g_conv2d, G_NO_OUT}, [OP_CONV2D_BP_INPUT] = {g_conv2d_bp_input, G_NO_OUT}, [OP_MAX_POOL] = {g_max_pool, G_NO_OUT}, [OP_DEPTHWISE] = {g_depthwise, G_NO_OUT},
   [OP_RESIZE_BILINEAR] = {g_resize, G_NO_OUT}, [OP_RESIZE_BICUBIC] = {g_resize, G_NO_OUT}, [OP_RESIZE_NEAREST] = {g_resize, G_NO_OUT}, [OP_SCALE_TRANSLATE] = {g_resize, G_NO_OUT},

@@ -89,7 +89,8 @@ void meta_linalg(OpCall *c) {
       bool full = op_attr_bool(c, 0, false), uv = op_attr_bool(c, 1, true);
       tfs_i64 p = dmin(m, n);
       op_reserve_outputs(c, uv ? 3 : 1);
-      batch_plus(&c->outm[0], a, dt, 1, p, 0);
+      /* complex input: s real, as tf.linalg.svd takes the real part of the op's output */
+      batch_plus(&c->outm[0], a, dt == DT_COMPLEX64 ? DT_FLOAT32 : dt == DT_COMPLEX128 ? DT_FLOAT64 : dt, 1, p, 0);
       if (uv) {
         batch_plus(&c->outm[1], a, dt, 2, m, full ? m : p);
         batch_plus(&c->outm[2], a, dt, 2, n, full ? n : p);
@@ -432,6 +433,10 @@ void k_linalg_solve(OpCall *c) {
     memcpy(x, (const char *)tensor_data(rhs) + (size_t)(ib * n * k) * es, (size_t)(n * k) * es);
     if (n == 0 || k == 0) continue;
     const char *ap = (const char *)tensor_data(a) + (size_t)(ia * n * n) * es;
+    if (tri && cplx) {
+      k_trisolve_cplx(a->dtype == DT_COMPLEX64, ap, x, n, k, lower, adj);
+      continue;
+    }
     if (tri) {   /* BLAS trsm: no singularity check, a zero diagonal gives inf/nan as TF */
       CBLAS_UPLO up = lower ? CblasLower : CblasUpper;
       CBLAS_TRANSPOSE tr = adj ? CblasTrans : CblasNoTrans;

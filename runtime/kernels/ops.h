@@ -254,6 +254,7 @@ enum { NORM_VECTOR, NORM_FRO, NORM_ONE, NORM_INF, NORM_TWO };
 /* complex64/complex128 inv and det, and one complex solve of k_linalg_solve's loop (k_linalg_cplx.c) */
 void k_linalg_cplx(OpCall *c);
 void k_linalg_solve_cplx(OpCall *c, const void *ap, void *x, tfs_i64 n, tfs_i64 k, bool adj, void *w, void *ipiv);
+void k_trisolve_cplx(bool f, const void *ap, void *x, tfs_i64 n, tfs_i64 k, bool lower, bool adj);
 /* The matrix norms ord 1, inf and 2 over rows axis a0 and columns axis a1 into c->out[0] (k_linalg.c). */
 void linalg_matrix_norm(OpCall *c, int mode, int a0, int a1);
 /* diag_part's layout (k_linalg.c): the band lo..hi of an m x n matrix from attributes k and align (checked by the

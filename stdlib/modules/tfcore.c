@@ -419,6 +419,12 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   log(det(matrix)) of Hermitian positive definite matrices: 2 * sum(log(diag(cholesky(matrix)))).
 //! tf.linalg.eigvalsh(tensor, name=None)
 //!   The eigenvalues of self-adjoint matrices in ascending order (tf.linalg.eigh's first output).
+//! tf.linalg.eig(tensor, name=None)
+//!   The tuple (e, v) of eigenvalues and right eigenvectors (columns, unit norm, unique only up to a complex phase) of
+//!   general square matrices [..., N, N], complex64 for float32/complex64 input and complex128 for float64/complex128;
+//!   eigenvalues in ascending order of magnitude (TF's Eig op, on LAPACK geev).
+//! tf.linalg.eigvals(tensor, name=None)
+//!   The eigenvalues of general square matrices, as tf.linalg.eig's first output, without the eigenvectors.
 //! tf.linalg.cholesky_solve(chol, rhs, name=None)
 //!   Solves A X = rhs given chol = tf.linalg.cholesky(A): two triangular solves.
 //! tf.linalg.lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None)
