@@ -1,16 +1,13 @@
 #!/usr/bin/python3
 """cnn_torch.py — the PyTorch peer of bench/cnn.tfs: the same MNIST CNN (NCHW), Adam, batch 64 training steps/s in an
 eager loop, and inference of 256 images under no_grad in ms.  Usage: cnn_torch.py THREADS (torch.set_num_threads)."""
-import sys
-
 import torch
 
-from keras_train_torch import best_rate   # sets one thread on import; main() sets the count asked for
+import torch_timing
 
 
 def main():
-    torch.set_num_threads(int(sys.argv[1]))
-    torch.manual_seed(3)
+    torch_timing.setup()
     model = torch.nn.Sequential(torch.nn.Conv2d(1, 32, 3), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
                                 torch.nn.Conv2d(32, 64, 3), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
                                 torch.nn.Flatten(), torch.nn.Linear(1600, 10))
@@ -29,8 +26,8 @@ def main():
         with torch.no_grad():
             model(xi)
 
-    print("cnn_train_steps_per_s", round(best_rate(step, 10), 1))
-    print("cnn_infer256_ms", round(1000.0 / best_rate(infer, 5), 2))
+    print("cnn_train_steps_per_s", round(torch_timing.best_rate(step, 10), 1))
+    print("cnn_infer256_ms", round(torch_timing.best_ms(infer, 5), 2))
 
 
 if __name__ == "__main__":

@@ -2,27 +2,14 @@
 """depthwise_torch.py — the PyTorch peer of bench/depthwise.tfs: the same 3x3 depthwise layer (conv2d with groups = 64,
 padding 1) on 16 x 64 x 56 x 56 float32, forward and forward + both gradients for dy = 2 y, in ms (best of 5 runs).
 Usage: depthwise_torch.py THREADS (torch.set_num_threads)."""
-import sys
-import time
-
 import torch
 import torch.nn.functional as F
 
-
-def best_ms(fn, number):
-    fn()
-    best = 1e30
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - t0) * 1000.0 / number)
-    return best
+import torch_timing
 
 
 def main():
-    torch.set_num_threads(int(sys.argv[1]))
-    torch.manual_seed(3)
+    torch_timing.setup()
     x = torch.rand(16, 64, 56, 56)
     w = torch.rand(64, 1, 3, 3)
 
@@ -35,8 +22,8 @@ def main():
         y = F.conv2d(a, k, padding=1, groups=64)
         y.backward(2.0 * y.detach())
 
-    print("dw_fwd_ms", round(best_ms(fwd, 10), 2))
-    print("dw_fwd_bwd_ms", round(best_ms(fwd_bwd, 5), 2))
+    print("dw_fwd_ms", round(torch_timing.best_ms(fwd, 10), 2))
+    print("dw_fwd_bwd_ms", round(torch_timing.best_ms(fwd_bwd, 5), 2))
 
 
 if __name__ == "__main__":

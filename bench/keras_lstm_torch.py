@@ -1,24 +1,12 @@
 #!/usr/bin/python3
 """keras_lstm_torch.py — the PyTorch peer of keras_lstm.tfs: Embedding 2000x64 -> LSTM 64 -> Linear 1, batch 64 of 80 tokens, Adam."""
-import os
 import time
 
 import torch
 
-# one thread, as tfs runs the step; KERAS_TORCH_THREADS=default keeps PyTorch's own choice
-if os.environ.get("KERAS_TORCH_THREADS", "1") != "default":
-    torch.set_num_threads(int(os.environ.get("KERAS_TORCH_THREADS", "1")))
+import torch_timing
 
-
-def best_rate(fn, number):
-    fn()
-    best = 0.0
-    for _ in range(3):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = max(best, number / (time.perf_counter() - t0))
-    return best
+torch_timing.env_threads()
 
 
 class Net(torch.nn.Module):
@@ -46,10 +34,10 @@ def main():
         loss.backward()
         opt.step()
     print("threads", torch.get_num_threads())
-    print("lstm_train_steps_per_s", round(best_rate(step, 10), 1))
+    print("lstm_train_steps_per_s", round(torch_timing.best_rate(step, 10, repeats=3), 1))
     xi = torch.randint(0, 2000, (256, 80))
     with torch.no_grad():
-        print("lstm_infer_b256_ms", round(1000.0 / best_rate(lambda: model(xi), 5), 1))
+        print("lstm_infer_b256_ms", round(torch_timing.best_ms(lambda: model(xi), 5, repeats=3), 1))
     c0 = time.process_time()
     for _ in range(10):
         step()

@@ -1,25 +1,10 @@
 #!/usr/bin/python3
 """keras_train_torch.py — the PyTorch peer of keras_train.tfs: the same MLP, Adam and batch trained in an eager loop."""
-import os
-import time
-
 import torch
 
-# Thread policy: one thread, as tfs runs this step (its products are single-threaded libxsmm kernels);
-# KERAS_TORCH_THREADS=default keeps PyTorch's own choice (one per core), to report that ratio too.
-if os.environ.get("KERAS_TORCH_THREADS", "1") != "default":
-    torch.set_num_threads(int(os.environ.get("KERAS_TORCH_THREADS", "1")))
+import torch_timing
 
-
-def best_rate(fn, number):
-    fn()
-    best = 0.0
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = max(best, number / (time.perf_counter() - t0))
-    return best
+torch_timing.env_threads()
 
 
 def main():
@@ -38,7 +23,7 @@ def main():
         opt.step()
         return loss
 
-    print("mlp_train_steps_per_s", round(best_rate(step, 200), 1))
+    print("mlp_train_steps_per_s", round(torch_timing.best_rate(step, 200), 1))
     print("threads", torch.get_num_threads())
 
 

@@ -2,11 +2,9 @@
 """resnet_block_torch.py — the PyTorch peer of bench/resnet_block.tfs: the same ResNet block (NCHW, BatchNorm2d with Keras'
 epsilon and momentum), Adam, batch 64 training steps/s in an eager loop, and inference of the 64 images under no_grad (eval
 mode) in ms.  Usage: resnet_block_torch.py THREADS (torch.set_num_threads)."""
-import sys
-
 import torch
 
-from keras_train_torch import best_rate   # sets one thread on import; main() sets the count asked for
+import torch_timing
 
 
 class Block(torch.nn.Module):
@@ -23,8 +21,7 @@ class Block(torch.nn.Module):
 
 
 def main():
-    torch.set_num_threads(int(sys.argv[1]))
-    torch.manual_seed(3)
+    torch_timing.setup()
     model = Block(16)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3, eps=1e-7)
     loss_fn = torch.nn.MSELoss()
@@ -41,9 +38,9 @@ def main():
             model(x)
 
     model.train()
-    print("resnet_train_steps_per_s", round(best_rate(step, 10), 1))
+    print("resnet_train_steps_per_s", round(torch_timing.best_rate(step, 10), 1))
     model.eval()
-    print("resnet_infer64_ms", round(1000.0 / best_rate(infer, 10), 2))
+    print("resnet_infer64_ms", round(torch_timing.best_ms(infer, 10), 2))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@
 
 #include "autograph.h"
 #include "objcache.h"
+#include "parsecache.h"
 #include "nameidx.h"
 #include "nesting.h"
 #include "parse.h"
@@ -362,12 +363,20 @@ static bool load_prebuilt(Program *p, ProgModule *m) {
   return same;
 }
 
-static bool load_module(Program *p, ProgModule *m) {
-  if (load_prebuilt(p, m)) return true;
+/* Parse a module's text (a library module's tree may come from the parse cache, parsecache.h). */
+static bool parse_module(Program *p, ProgModule *m) {
+  if (m->library && (m->ast = parsecache_get(&p->arena, m->path, m->source, m->len))) return true;
   if (!check_source_bytes(p, m)) return false;
   m->ast = parse_source(&p->arena, m->path, m->source, m->len, &p->diags);
   if (!m->ast || !nest_check(m->ast, m->path, m->source, &p->diags)) return false;
   drop_tf_imports(&m->ast->body);
+  if (m->library && p->diags.n == 0) parsecache_put(m->path, m->source, m->len, m->ast);
+  return true;
+}
+
+static bool load_module(Program *p, ProgModule *m) {
+  if (load_prebuilt(p, m)) return true;
+  if (!parse_module(p, m)) return false;
   bool ok = scope_analyze_seeded(&m->scopes, &p->arena, m->ast, m->path, m->source, &p->diags, is_builtin_name,
                                  m->input ? p->repl_globals : NULL, m->input ? p->repl_nglobals : 0);
   /* Keep going after scope errors so import errors are reported too. */

@@ -4,8 +4,11 @@
 #include <stdlib.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* libFuzzer calls a harness's set-up (the parse cache) before any input; replays do too. */
+int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
 
 int main(int argc, char **argv) {
+  if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
   for (int i = 1; i < argc; i++) {
     FILE *f = fopen(argv[i], "rb");
     if (!f) {

@@ -11,10 +11,11 @@ import sys
 import tempfile
 
 TYPES = ["str", "bytes", "bytearray", "list", "tuple", "dict", "set", "frozenset", "int", "float",
-         "complex", "bool", "range", "slice", "object", "type"]
+         "complex", "bool", "range", "slice", "memoryview", "object", "type"]
 SAMPLE = {"str": "'a'", "bytes": "b'a'", "bytearray": "bytearray(b'a')", "list": "[1]", "tuple": "(1,)",
           "dict": "{1: 2}", "set": "{1}", "frozenset": "frozenset({1})", "int": "7", "float": "1.5",
-          "complex": "1j", "bool": "True", "range": "range(3)", "slice": "slice(1)", "object": "object()",
+          "complex": "1j", "bool": "True", "range": "range(3)", "slice": "slice(1)", "memoryview": "memoryview(b'a')",
+          "object": "object()",
           "type": "int"}
 EXTRA = {"type": ["__mro__", "__bases__", "__base__", "__name__"]}   # dunders the issue names
 

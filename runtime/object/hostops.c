@@ -415,7 +415,7 @@ bool contains(Val c, Val x) {
       if (val_eq(items[i], x)) return true;
     return false;
   }
-  if (val_is(c, &set_type)) return set_contains(c, x);
+  if (val_is(c, &set_type) || val_is(c, &frozenset_type)) return set_contains(c, x);
   if (val_is(c, &dict_type)) {
     Val v = dict_get(c, x);
     if (val_is_undef(v)) return false;

@@ -33,7 +33,9 @@ Val exc_construct(Val cls, int n, const Val *args, const Kw *kw);
 Val class_find(TypeObj *c, const char *name);
 Val class_instantiate(TypeObj *c, int n, const Val *args, const Kw *kw);
 Val class_getattr(TypeObj *c, const char *name);
-Val class_builtin_attr(TypeObj *b, const char *name);  /* dict.__setitem__, tuple.__new__ ...: a builtin class's methods taking the instance */
+Val class_builtin_attr(TypeObj *b, const char *name);
+/* descr.c: T.name for a builtin type's non-dunder method or data attribute (bytes.decode, range.start); VT_UNDEF: none */
+Val descr_get(TypeObj *t, const char *name);  /* dict.__setitem__, tuple.__new__ ...: a builtin class's methods taking the instance */
 void class_free(TypeObj *c);
 const char *class_module_intern(const char *name);   /* a module name kept for the program's life */
 Val inst_new(TypeObj *cls);

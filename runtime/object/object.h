@@ -278,6 +278,11 @@ void dict_delitem(Val d, Val key);               /* del d[k] (KeyError when miss
 bool contains(Val container, Val x);             /* x in container */
 /* sets (set.c); keys are borrowed */
 Val set_new(void);
+extern const Type frozenset_type;                /* set.c: a set's table, immutable and hashable */
+Val frozenset_from_iterable(Val it);             /* frozenset(it); VT_UNDEF: frozenset() */
+int64_t frozenset_pyhash(Val v);                 /* CPython's hash of a frozenset */
+extern const Type memoryview_type;               /* memview.c */
+Val memoryview_of(Val self, int n, const Val *args, const Kw *kw);   /* memoryview(obj) */
 Val set_from_iterable(Val it);
 Val set_copy(Val s);
 bool set_add(Val s, Val key);                    /* false when already present */

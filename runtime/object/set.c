@@ -68,6 +68,7 @@ int64_t val_pyhash(Val v) {
     tfs_u64 h = (tfs_u64)pyhash_float(re) + 1000003ULL * (tfs_u64)pyhash_float(im);
     return h == (tfs_u64)-1 ? -2 : (int64_t)h;
   }
+  if (val_is(v, &frozenset_type)) return frozenset_pyhash(v);
   if (val_is(v, &tuple_type)) {   /* xxHash-based tuplehash */
     const tfs_u64 p1 = 11400714785074694791ULL, p2 = 14029467366897019727ULL, p5 = 2870177450012600261ULL;
     Tuple *t = (Tuple *)v.u.o;
@@ -104,6 +105,15 @@ enum { SET_MINSIZE = 8, SET_LINEAR_PROBES = 9, SET_PERTURB_SHIFT = 5 };
 /* key VT_UNDEF: unused (u.i == 0) or a deleted entry ("dummy", u.i == 1). */
 static bool set_unused(const SetEntry *e) { return e->key.tag == VT_UNDEF && e->key.u.i == 0; }
 static bool set_active(const SetEntry *e) { return e->key.tag != VT_UNDEF; }
+
+/* set or frozenset: the algebra and comparisons take either. */
+static bool anyset(Val v) { return val_is(v, &set_type) || val_is(v, &frozenset_type); }
+
+/* A result takes the type of the operand it was built for (frozenset | set is a frozenset). */
+static Val as_type_of(Val r, Val like) {
+  if (val_is(like, &frozenset_type)) r.u.o->type = &frozenset_type;
+  return r;
+}
 
 Val set_new(void) {
   Set *s = obj_new(&set_type, sizeof(Set));
@@ -206,7 +216,13 @@ static int64_t set_hash_of(Val key) {
 
 bool set_add(Val s, Val key) { return set_add_hashed((Set *)s.u.o, key, set_hash_of(key)); }
 
-bool set_contains(Val s, Val key) { return set_lookup((Set *)s.u.o, key, set_hash_of(key)) != NULL; }
+static int64_t frozen_hash(const Set *s);
+
+/* A set key is looked up as the frozenset it equals ({1} in {frozenset({1})}), as CPython does. */
+bool set_contains(Val s, Val key) {
+  int64_t h = val_is(key, &set_type) ? frozen_hash((Set *)key.u.o) : set_hash_of(key);
+  return set_lookup((Set *)s.u.o, key, h) != NULL;
+}
 
 bool set_discard(Val sv, Val key) {
   Set *s = (Set *)sv.u.o;
@@ -310,7 +326,7 @@ static void set_add_if_in(Val s, Val x, Val in) {
 
 /* s.update(it): a set merges, anything else is iterated. */
 void set_update(Val s, Val it) {
-  if (val_is(it, &set_type)) {
+  if (anyset(it)) {
     set_merge((Set *)s.u.o, (Set *)it.u.o);
     return;
   }
@@ -326,7 +342,7 @@ void set_update(Val s, Val it) {
 Val set_copy(Val s) {
   Val r = set_new();
   set_merge((Set *)r.u.o, (Set *)s.u.o);
-  return r;
+  return as_type_of(r, s);
 }
 
 Val set_from_iterable(Val it) {
@@ -341,9 +357,9 @@ Val set_from_iterable(Val it) {
 /* ---- algebra, as CPython builds each result (which fixes its order) --------------------- */
 
 Val set_intersection(Val a, Val b) {
-  Val r = set_new();
+  Val r = as_type_of(set_new(), a);
   int mark = rt_hold_val(r);
-  if (val_is(b, &set_type)) {
+  if (anyset(b)) {
     if (((Set *)b.u.o)->used > ((Set *)a.u.o)->used) {
       Val t = a;
       a = b;
@@ -368,7 +384,7 @@ Val set_intersection(Val a, Val b) {
 Val set_difference(Val a, Val b) {
   Val r;
   Set *sa = (Set *)a.u.o;
-  tfs_i64 blen = val_is(b, &set_type) ? ((Set *)b.u.o)->used : val_is(b, &dict_type) ? ((Dict *)b.u.o)->len : -1;
+  tfs_i64 blen = anyset(b) ? ((Set *)b.u.o)->used : val_is(b, &dict_type) ? ((Dict *)b.u.o)->len : -1;
   if (blen < 0 || (sa->used >> 2) > blen) {
     r = set_copy(a);   /* then discard every item of b */
     int mark = rt_hold_val(r);
@@ -376,12 +392,12 @@ Val set_difference(Val a, Val b) {
     rt_unhold(mark);
     return r;
   }
-  r = set_new();
+  r = as_type_of(set_new(), a);
   int mark = rt_hold_val(r);
   for (tfs_u64 i = 0; i <= sa->mask; i++) {
     SetEntry *e = &sa->table[i];
     if (!set_active(e)) continue;
-    bool in = val_is(b, &set_type) ? set_lookup((Set *)b.u.o, e->key, e->hash) != NULL : contains(b, e->key);
+    bool in = anyset(b) ? set_lookup((Set *)b.u.o, e->key, e->hash) != NULL : contains(b, e->key);
     if (!in) set_add_hashed((Set *)r.u.o, e->key, e->hash);
   }
   rt_unhold(mark);
@@ -390,7 +406,7 @@ Val set_difference(Val a, Val b) {
 
 /* s ^= other: remove what both hold, add the rest of other, in other's order. */
 void set_symmetric_update(Val s, Val other) {
-  Val o = val_is(other, &set_type) ? val_incref(other) : set_from_iterable(other);
+  Val o = anyset(other) ? val_incref(other) : set_from_iterable(other);
   int mark = rt_hold_val(o);
   Set *so = (Set *)o.u.o;
   for (tfs_u64 i = 0; i <= so->mask; i++) {
@@ -415,7 +431,7 @@ void set_intersection_update(Val sv, Val other) {
  * more than a quarter of the table. */
 void set_difference_update(Val sv, Val other) {
   Set *s = (Set *)sv.u.o;
-  if (val_is(other, &set_type)) {
+  if (anyset(other)) {
     Val o = ((Set *)other.u.o)->used >> 3 > s->used ? set_intersection(sv, other) : val_incref(other);
     int mark = rt_hold_val(o);
     Set *so = (Set *)o.u.o;
@@ -435,7 +451,7 @@ Val set_symmetric_difference(Val a, Val b) {
   int mark = rt_hold_val(r);
   set_symmetric_update(r, a);
   rt_unhold(mark);
-  return r;
+  return as_type_of(r, a);
 }
 
 bool set_issubset(Val a, Val b) {
@@ -458,10 +474,12 @@ static void set_free(Obj *o) {
 
 static void set_repr(StrBuf *b, Val v) {
   Set *s = (Set *)v.u.o;
+  bool frozen = val_is(v, &frozenset_type);
   if (!s->used) {
-    sb_puts(b, "set()");
+    sb_puts(b, frozen ? "frozenset()" : "set()");
     return;
   }
+  if (frozen) sb_puts(b, "frozenset(");
   sb_putc(b, '{');
   bool first = true;
   for (tfs_u64 i = 0; i <= s->mask; i++) {
@@ -471,12 +489,13 @@ static void set_repr(StrBuf *b, Val v) {
     val_repr(b, s->table[i].key);
   }
   sb_putc(b, '}');
+  if (frozen) sb_putc(b, ')');
 }
 
 static tfs_i64 set_len(Val v) { return ((Set *)v.u.o)->used; }
 
 static bool set_eq(Val a, Val b) {
-  if (!val_is(b, &set_type) || !val_is(a, &set_type)) return false;
+  if (!anyset(b) || !anyset(a)) return false;
   return ((Set *)a.u.o)->used == ((Set *)b.u.o)->used && set_issubset(a, b);
 }
 
@@ -496,7 +515,7 @@ static Val set_iter(Val self) { return iter_new("set_iterator", set_step, self, 
 
 /* | & - ^ between two sets; anything else is NotImplemented. */
 static Val set_binop(int op, Val a, Val b) {
-  if (!val_is(a, &set_type) || !val_is(b, &set_type)) return val_undef();
+  if (!anyset(a) || !anyset(b)) return val_undef();
   switch (op) {
     case BIN_BITOR: {
       Val r = set_copy(a);
@@ -512,7 +531,7 @@ static Val set_binop(int op, Val a, Val b) {
 
 /* Ordering is inclusion: a <= b when a is a subset of b. */
 static Val set_compare(int op, Val a, Val b) {
-  if (!val_is(a, &set_type) || !val_is(b, &set_type)) return val_undef();
+  if (!anyset(a) || !anyset(b)) return val_undef();
   tfs_i64 na = ((Set *)a.u.o)->used, nb = ((Set *)b.u.o)->used;
   switch (op) {
     case CMP_LT: return val_bool(na < nb && set_issubset(a, b));
@@ -558,6 +577,51 @@ const Type set_type = {
   .compare = set_compare,
   .eq = set_eq,
 };
+
+/* CPython 3.11's frozenset_hash: the entries' hashes shuffled and xor-ed (order-free), then
+ * the size folded in and the bits dispersed, so hash(frozenset({1, 2})) is CPython's. */
+static tfs_u64 shuffle_bits(tfs_u64 h) { return ((h ^ 89869747ULL) ^ (h << 16)) * 3644798167ULL; }
+
+static int64_t frozen_hash(const Set *s) {
+  tfs_u64 h = 0;
+  for (tfs_u64 i = 0; i <= s->mask; i++)
+    if (set_active(&s->table[i])) h ^= shuffle_bits((tfs_u64)s->table[i].hash);
+  h ^= ((tfs_u64)s->used + 1) * 1927868237ULL;
+  h ^= (h >> 11) ^ (h >> 25);
+  h = h * 69069U + 907133923ULL;
+  return h == (tfs_u64)-1 ? 590923713 : (int64_t)h;
+}
+
+int64_t frozenset_pyhash(Val v) { return frozen_hash((Set *)v.u.o); }
+
+static tfs_u64 frozenset_hash(Val v) { return (tfs_u64)frozen_hash((Set *)v.u.o); }
+
+static Val frozenset_getattr(Val self, const char *name) { return setmethods_get(self, name); }
+
+/* The immutable set: the same table, no mutating method, hashable. */
+const Type frozenset_type = {
+  .name = "frozenset",
+  .free = set_free, .traverse = set_traverse, .clear = set_gc_clear,
+  .repr = set_repr,
+  .getattr = frozenset_getattr,
+  .iter = set_iter,
+  .len = set_len,
+  .binop = set_binop,
+  .compare = set_compare,
+  .eq = set_eq,
+  .hash = frozenset_hash,
+};
+
+/* frozenset(it) (VT_UNDEF: frozenset()): a frozenset is its own copy, as in CPython. */
+Val frozenset_from_iterable(Val it) {
+  if (val_is(it, &frozenset_type)) return val_incref(it);
+  Val r = set_new();
+  int mark = rt_hold_val(r);
+  if (!val_is_undef(it)) set_update(r, it);
+  rt_unhold(mark);
+  r.u.o->type = &frozenset_type;
+  return r;
+}
 
 /* ---- generated code's entry points ------------------------------------------------------ */
 

@@ -5,15 +5,19 @@
 #include "object/object.h"
 #include "object/value.h"
 
-/* CPython's METH_NOARGS / METH_O / METH_VARARGS checks and texts. */
-static void sm_args(const char *what, int n, const Kw *kw, int want) {
-  if (kw && kw->n) rt_throw(ERR_TYPE, "set.%s() takes no keyword arguments", what);
-  if (want == 0 && n) rt_throw(ERR_TYPE, "set.%s() takes no arguments (%d given)", what, n);
-  if (want == 1 && n != 1) rt_throw(ERR_TYPE, "set.%s() takes exactly one argument (%d given)", what, n);
+/* CPython's METH_NOARGS / METH_O / METH_VARARGS checks and texts (set.add, frozenset.union). */
+#define sm_args(what, n, kw, want) sm_args_of(self, what, n, kw, want)
+static void sm_args_of(Val self, const char *what, int n, const Kw *kw, int want) {
+  const char *t = val_is(self, &frozenset_type) ? "frozenset" : "set";
+  if (kw && kw->n) rt_throw(ERR_TYPE, "%s.%s() takes no keyword arguments", t, what);
+  if (want == 0 && n) rt_throw(ERR_TYPE, "%s.%s() takes no arguments (%d given)", t, what, n);
+  if (want == 1 && n != 1) rt_throw(ERR_TYPE, "%s.%s() takes exactly one argument (%d given)", t, what, n);
 }
 
 /* A set made from any iterable argument (borrowed when it is one). */
-static Val sm_as_set(Val x) { return val_is(x, &set_type) ? val_incref(x) : set_from_iterable(x); }
+static Val sm_as_set(Val x) {
+  return val_is(x, &set_type) || val_is(x, &frozenset_type) ? val_incref(x) : set_from_iterable(x);
+}
 
 static Val sm_add(Val self, int n, const Val *args, const Kw *kw) {
   sm_args("add", n, kw, 1);
@@ -46,6 +50,7 @@ static Val sm_clear(Val self, int n, const Val *args, const Kw *kw) {
 
 static Val sm_copy(Val self, int n, const Val *args, const Kw *kw) {
   sm_args("copy", n, kw, 0);
+  if (val_is(self, &frozenset_type)) return val_incref(self);   /* immutable: its own copy */
   return set_copy(self);
 }
 
@@ -59,7 +64,7 @@ static Val sm_union(Val self, int n, const Val *args, const Kw *kw) {
   sm_args("union", n, kw, -1);
   Val r = set_copy(self);
   int mark = rt_hold_val(r);
-  for (int i = 0; i < n; i++) set_update(r, args[i]);
+  for (int i = 0; i < n; i++) set_update(r, args[i]);   /* a frozenset result is filled before anyone sees it */
   rt_unhold(mark);
   return r;
 }
@@ -68,7 +73,7 @@ static Val sm_union(Val self, int n, const Val *args, const Kw *kw) {
  * one difference, then the others removed in place. */
 static Val sm_intersection(Val self, int n, const Val *args, const Kw *kw) {
   sm_args("intersection", n, kw, -1);
-  if (n == 0) return set_copy(self);
+  if (n == 0) return set_copy(self);   /* a new set, a frozenset's too */
   Val r = set_intersection(self, args[0]);
   for (int i = 1; i < n; i++) {
     int mark = rt_hold_val(r);
@@ -82,7 +87,7 @@ static Val sm_intersection(Val self, int n, const Val *args, const Kw *kw) {
 
 static Val sm_difference(Val self, int n, const Val *args, const Kw *kw) {
   sm_args("difference", n, kw, -1);
-  if (n == 0) return set_copy(self);
+  if (n == 0) return set_copy(self);   /* a new set, a frozenset's too */
   Val r = set_difference(self, args[0]);
   int mark = rt_hold_val(r);
   for (int i = 1; i < n; i++) set_difference_update(r, args[i]);
@@ -149,8 +154,18 @@ static const SmEntry sm_table[] = {
   {"set.update", sm_update},
 };
 
+/* A frozenset has the methods that make new sets or answer questions. */
+static const SmEntry fm_table[] = {
+  {"frozenset.copy", sm_copy}, {"frozenset.difference", sm_difference}, {"frozenset.intersection", sm_intersection},
+  {"frozenset.isdisjoint", sm_isdisjoint}, {"frozenset.issubset", sm_issubset}, {"frozenset.issuperset", sm_issuperset},
+  {"frozenset.symmetric_difference", sm_symmetric_difference}, {"frozenset.union", sm_union},
+};
+
 Val setmethods_get(Val self, const char *name) {
-  for (size_t i = 0; i < sizeof sm_table / sizeof sm_table[0]; i++)
-    if (!strcmp(sm_table[i].name + 4, name)) return builtin_new(sm_table[i].name, sm_table[i].fn, self, NULL);
+  bool frozen = val_is(self, &frozenset_type);
+  const SmEntry *t = frozen ? fm_table : sm_table;
+  size_t n = frozen ? sizeof fm_table / sizeof *fm_table : sizeof sm_table / sizeof *sm_table, skip = frozen ? 10 : 4;
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(t[i].name + skip, name)) return builtin_new(t[i].name, t[i].fn, self, NULL);
   return val_undef();
 }

@@ -233,6 +233,15 @@ static Val ty_set(Val self, int n, const Val *args, const Kw *kw) {
   return n ? set_from_iterable(args[0]) : set_new();
 }
 
+//! frozenset(iterable=())
+//!   An immutable, hashable set of the iterable's items: set's non-mutating methods and operators, usable
+//!   as a dict key or set element; equal to the set of the same items.
+static Val ty_frozenset(Val self, int n, const Val *args, const Kw *kw) {
+  ty_no_kw("frozenset", kw);
+  ty_max_args("frozenset", n, 1);
+  return frozenset_from_iterable(n ? args[0] : val_undef());
+}
+
 static Val ty_tuple(Val self, int n, const Val *args, const Kw *kw) {
   ty_no_kw("tuple", kw);
   ty_max_args("tuple", n, 1);
@@ -383,6 +392,8 @@ static Val ty_getattr(Val self, const char *name) {
     if (!strcmp(name, "fromhex")) return bytes_fromhex_fn(t->type == &bytearray_type);
     if (!strcmp(name, "maketrans")) return bytes_maketrans_fn();
   }
+  Val d = descr_get(t, name);
+  if (!val_is_undef(d)) return d;
   Val a = class_getattr(t, name);
   return val_is_undef(a) && val_is_undef(t->dict) ? class_builtin_attr(t, name) : a;
 }
@@ -432,6 +443,8 @@ TY(ty_o_list, "list", &list_type, VT_OBJ, ty_list);
 TY(ty_o_tuple, "tuple", &tuple_type, VT_OBJ, ty_tuple);
 TY(ty_o_dict, "dict", &dict_type, VT_OBJ, ty_dict);
 TY(ty_o_set, "set", &set_type, VT_OBJ, ty_set);
+TY(ty_o_frozenset, "frozenset", &frozenset_type, VT_OBJ, ty_frozenset);
+TY(ty_o_memoryview, "memoryview", &memoryview_type, VT_OBJ, memoryview_of);
 TY(ty_o_range, "range", &range_type, VT_OBJ, ty_range);
 TY(ty_o_slice, "slice", &slice_type, VT_OBJ, ty_slice);
 TY(ty_o_type, "type", &type_type, VT_OBJ, ty_type);
@@ -441,7 +454,8 @@ TY(ty_o_bytearray, "bytearray", &bytearray_type, VT_OBJ, ty_bytearray);
 
 static TypeObj *const ty_named[] = {
   &ty_o_int, &ty_o_float, &ty_o_bool, &ty_o_object, &ty_o_str, &ty_o_list, &ty_o_tuple, &ty_o_dict, &ty_o_set, &ty_o_range,
-  &ty_o_slice, &ty_o_type, &ty_o_complex, &ty_o_bytes, &ty_o_bytearray,
+  &ty_o_slice, &ty_o_type, &ty_o_complex, &ty_o_bytes, &ty_o_bytearray, &ty_o_frozenset,
+  &ty_o_memoryview,
 };
 
 Val types_lookup(const char *name) {

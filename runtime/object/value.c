@@ -331,7 +331,9 @@ bool val_eq(Val a, Val b) {
   const Type *t = a.u.o->type;
   if (t != b.u.o->type && (inst_base(a).u.o != a.u.o || inst_base(b).u.o != b.u.o))
     t = &inst_type;   /* a dict/tuple subclass instance against a value: its __eq__, else its builtin value's */
-  else if (t != b.u.o->type) return false;
+  else if (t != b.u.o->type && !((t == &set_type || t == &frozenset_type) &&
+                                  (b.u.o->type == &set_type || b.u.o->type == &frozenset_type)))
+    return false;   /* a set equals the frozenset of its items */
   if (!t->eq) return false;
   rt_rec_enter(" in comparison");
   bool r = t->eq(a, b);

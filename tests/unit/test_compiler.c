@@ -10,6 +10,7 @@
 #include "cgen.h"
 #include "nameidx.h"
 #include "jit.h"
+#include "parsecache.h"
 #include "program.h"
 
 /* Load `src` as prog.tfs; the program must analyse cleanly. */
@@ -506,6 +507,40 @@ END_TEST
 START_TEST(scaling_flat_traced) { check_flat("traced", 60); }
 END_TEST
 
+/* The C generated for `src`, a malloc'd string. */
+static char *code_of(const char *src) {
+  Program p;
+  load_ok(&p, src);
+  StrBuf c;
+  sb_init(&c);
+  ck_assert(cgen_program(&p, &c, false));
+  program_free(&p);
+  return c.data;
+}
+
+/* The fuzz harnesses' parse cache (parsecache.h) changes nothing a load gives: the library
+ * modules' trees, cached and then copied, make the same C as fresh ones, also after a program
+ * that imports them in another order (other module indices in the trees' import ids). */
+START_TEST(parsecache_same_code) {
+  const char *prog = "import json\nimport collections\nimport tensorflow as tf\n"
+                     "m = tf.keras.Sequential([tf.keras.layers.Dense(2)])\n"
+                     "print(json.dumps([1]), collections.Counter('aab'))\n"
+                     "@tf.function\ndef f(x):\n    return x + 1\n";
+  const char *other = "import collections\nimport json\nprint(json.loads('[2]'), collections.deque())\n";
+  char *fresh = code_of(prog);
+  parsecache_enable();
+  char *filling = code_of(prog), *o1 = code_of(other), *cached = code_of(prog), *o2 = code_of(other);
+  ck_assert_str_eq(fresh, filling);
+  ck_assert_str_eq(fresh, cached);
+  ck_assert_str_eq(o1, o2);
+  free(fresh);
+  free(filling);
+  free(cached);
+  free(o1);
+  free(o2);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("compiler");
   TCase *tc = tcase_create("scope");
@@ -530,6 +565,10 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, scaling_flat);
   tcase_add_test(tc, scaling_flat_traced);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("parsecache");   /* last: the cache stays on for the rest of the process */
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, parsecache_same_code);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
