@@ -118,7 +118,10 @@ static double seg_scale(OpId id, tfs_i64 count) {
       const T *xr = xv + tensor_get_i(ind, j) * row;                                   \
       for (tfs_i64 e = 0; e < row; e++) ov[e] += xr[e];                                \
     }                                                                                  \
-    if (scale != 1) for (tfs_i64 e = 0; e < row; e++) ov[e] = (T)(ov[e] / (T)scale);   \
+    if (scale != 1 && end - start < 10) { /* TF's: times 1 / scale below ten rows, over it after */ \
+      T inv = (T)1 / (T)scale;                                                         \
+      for (tfs_i64 e = 0; e < row; e++) ov[e] *= inv;                                  \
+    } else if (scale != 1) for (tfs_i64 e = 0; e < row; e++) ov[e] /= (T)scale;        \
   } while (0)
 
 void k_sparse_segment(OpCall *c) {
