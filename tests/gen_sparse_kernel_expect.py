@@ -156,6 +156,97 @@ def kernels():
     return "\n".join(L) + "\n"
 
 
+def S(ind, vals, shape):
+    return "SparseTensor(indices=%s, values=%s, dense_shape=%s)" % (T(np.array(ind, np.int64).reshape(-1, len(shape))),
+                                                                   T(vals), T(np.array(shape, np.int64)))
+
+
+def to_dense(ind, vals, shape, default=0):
+    d = np.full(tuple(shape), default, vals.dtype)
+    for i, v in zip(ind, vals):
+        d[tuple(i)] = v
+    return d
+
+
+def sreduce(ind, vals, shape, axes, keep, how, sparse):
+    """TF's SparseReduce*: entries grouped by their kept coordinates in row-major order (ties: reduced
+    coordinates, then input order), each group summed / maxed in that order"""
+    r = len(shape)
+    axes = sorted(set(a % r for a in axes))
+    kept = [d for d in range(r) if d not in axes]
+    order = sorted(range(len(ind)), key=lambda i: ([ind[i][d] for d in kept + axes], i))
+    groups = []
+    for i in order:
+        k = tuple(ind[i][d] for d in kept)
+        if groups and groups[-1][0] == k:
+            groups[-1][1].append(vals[i])
+        else:
+            groups.append((k, [vals[i]]))
+    oshape = [1 if d in axes else shape[d] for d in range(r)] if keep else [shape[d] for d in kept]
+    red = []
+    for k, vs in groups:
+        acc = vs[0]
+        for v in vs[1:]:
+            acc = max(acc, v) if how == "max" else acc + v
+        red.append(acc)
+    if sparse:
+        oind = []
+        for k, _ in groups:
+            row, it = [], iter(k)
+            for d in range(r):
+                if d in axes:
+                    if keep:
+                        row.append(0)
+                else:
+                    row.append(next(it))
+            oind.append(row)
+        return S(oind, np.array(red, vals.dtype), oshape)
+    out = np.zeros(oshape, vals.dtype)
+    for (k, _), v in zip(groups, red):
+        pos = []
+        it = iter(k)
+        for d in range(r):
+            if d in axes:
+                if keep:
+                    pos.append(0)
+            else:
+                pos.append(next(it))
+        out[tuple(pos)] = v
+    return T(out)
+
+
+def reduce_prog():
+    L = []
+    ind = [[0, 3, 1], [1, 0, 0], [0, 1, 1], [1, 2, 1], [0, 1, 0]]
+    vals = np.array([1.5, -2.0, 4.0, 0.5, -1.0], f32)
+    shape = [2, 4, 2]
+    L.append(T(to_dense(ind, vals, shape)))
+    L.append(T(to_dense(ind, vals, shape, f32(9))))
+    order = sorted(range(len(ind)), key=lambda i: (ind[i], i))
+    L.append(T(np.array([ind[i] for i in order], np.int64)))
+    L.append(T(vals[order]))
+    L.append(sreduce(ind, vals, shape, [0, 1, 2], False, "sum", False))
+    L.append(sreduce(ind, vals, shape, [1], False, "sum", False))
+    L.append(sreduce(ind, vals, shape, [0, 2], True, "sum", False))
+    L.append(sreduce(ind, vals, shape, [-1], False, "sum", True))
+    L.append(sreduce(ind, vals, shape, [1], False, "max", False))
+    L.append(sreduce(ind, vals, shape, [2], True, "max", True))
+    L.append(sreduce([[0, 0], [1, 1], [0, 0]], np.array([3, 4, 5], np.int32), [2, 3], [0], False, "sum", False))
+    L.append("tf.Tensor(\n%s, shape=(2, 2), dtype=string)" % str(to_dense([[0, 1], [1, 0]], np.array([b"a", b"b"], object), [2, 2], b"")))
+    g = np.array([[1, 2], [3, 4], [5, 6], [7, 8]], f32)
+    # d/dv: the upstream gradient at each entry's coordinates with the reduced ones dropped
+    L.append(T(np.array([g[i[1], i[2]] for i in ind], f32)))
+    gg = np.stack([g, -g])
+    L.append(T(np.array([gg[tuple(i)] for i in ind], f32)))
+    L.append(T(np.array([[1, 2, 3, 4][i[1]] for i in ind], f32)))
+    L.append(sreduce(ind, vals, shape, [1], False, "sum", False))
+    L.append(T(to_dense(ind, vals, shape)))
+    mx = sreduce(ind, vals, shape, [0], False, "max", True)
+    L.append(mx[mx.index("values=") + 7:mx.index(", dense_shape=")])
+    L.append(str(['op: "SparseReduceMaxSparse"', 'op: "SparseReduceSum"', 'op: "SparseReorder"', 'op: "SparseToDense"']))
+    return "\n".join(L) + "\n"
+
+
 ERRS = [
     ("sparse_kernels_err_k", 4, 7, "k (4) from index[1,1] out of bounds (>=4)"),
     ("sparse_kernels_err_inner", 4, 7, "Cannot multiply A and B because inner dimension does not match: 4 vs. 3.  Did "
@@ -169,6 +260,8 @@ ERRS = [
 def main():
     with open(os.path.join(PROGS, "sparse_kernels.out"), "w") as f:
         f.write(kernels())
+    with open(os.path.join(PROGS, "sparse_kernels_reduce.out"), "w") as f:
+        f.write(reduce_prog())
     for name, line, col, msg in ERRS:
         with open(os.path.join(PROGS, name + ".tfs")) as f:
             src = f.read().splitlines()[line - 1]

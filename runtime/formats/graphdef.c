@@ -2378,7 +2378,17 @@ static bool gd_r_sparse(GD_RULE_ARGS) {
     if (n->in[i].node >= 0) in[nin++] = gd_ref(b, g, n->in[i], b->fn);
     else if (i < 3) return false;
   const char *name = n->op->graph_name;
-  if (n->op->id == OP_SPARSE_DENSE_MATMUL) {
+  if (n->op->id == OP_SPARSE_TO_DENSE) {
+    gd_attr_add(b, &at, "T", gd_type(b, graph_meta(g, n->in[2])->dtype));
+    gd_attr_add(b, &at, "Tindices", gd_type(b, graph_meta(g, n->in[0])->dtype));
+    gd_attr_add(b, &at, "validate_indices", gd_bool(b, !(n->attrs.n > 0 && n->attrs.v[0].tag == VT_BOOL && !n->attrs.v[0].u.i)));
+  } else if (n->op->id == OP_SPARSE_REDUCE_SUM || n->op->id == OP_SPARSE_REDUCE_MAX ||
+             n->op->id == OP_SPARSE_REDUCE_SUM_SPARSE || n->op->id == OP_SPARSE_REDUCE_MAX_SPARSE) {
+    gd_attr_add(b, &at, "T", gd_type(b, graph_meta(g, n->in[1])->dtype));
+    gd_attr_add(b, &at, "keep_dims", gd_bool(b, gd_attr_bool(n, 0)));
+  } else if (n->op->id == OP_SPARSE_REORDER) {
+    gd_attr_add(b, &at, "T", gd_type(b, graph_meta(g, n->in[1])->dtype));
+  } else if (n->op->id == OP_SPARSE_DENSE_MATMUL) {
     gd_attr_add(b, &at, "T", gd_type(b, graph_meta(g, n->in[1])->dtype));
     gd_attr_add(b, &at, "Tindices", gd_type(b, graph_meta(g, n->in[0])->dtype));
     gd_attr_add(b, &at, "adjoint_a", gd_bool(b, gd_attr_bool(n, 0)));
@@ -2400,7 +2410,9 @@ static bool gd_r_sparse(GD_RULE_ARGS) {
 
 static const GdRule gd_rules[OP__COUNT] = {
   [OP_PY_FUNC] = gd_r_py_func,
-  [OP_SPARSE_DENSE_MATMUL] = gd_r_sparse, [OP_SPARSE_SEGMENT_SUM] = gd_r_sparse, [OP_SPARSE_SEGMENT_MEAN] = gd_r_sparse,
+  [OP_SPARSE_DENSE_MATMUL] = gd_r_sparse, [OP_SPARSE_TO_DENSE] = gd_r_sparse, [OP_SPARSE_REORDER] = gd_r_sparse,
+  [OP_SPARSE_REDUCE_SUM] = gd_r_sparse, [OP_SPARSE_REDUCE_MAX] = gd_r_sparse, [OP_SPARSE_REDUCE_SUM_SPARSE] = gd_r_sparse,
+  [OP_SPARSE_REDUCE_MAX_SPARSE] = gd_r_sparse, [OP_SPARSE_SEGMENT_SUM] = gd_r_sparse, [OP_SPARSE_SEGMENT_MEAN] = gd_r_sparse,
   [OP_SPARSE_SEGMENT_SQRTN] = gd_r_sparse, [OP_SPARSE_SEGMENT_SUM_GRAD] = gd_r_sparse,
   [OP_SPARSE_SEGMENT_MEAN_GRAD] = gd_r_sparse, [OP_SPARSE_SEGMENT_SQRTN_GRAD] = gd_r_sparse,
   [OP_STATELESS_UNIFORM] = gd_r_stateless, [OP_STATELESS_NORMAL] = gd_r_stateless, [OP_STATELESS_TRUNC_NORMAL] = gd_r_stateless,

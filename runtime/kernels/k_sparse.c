@@ -1,14 +1,24 @@
 /* k_sparse.c — kernels on a tf.SparseTensor's components (TF's SparseTensorDenseMatMul, SparseSegment*), linear in the nonzeros. */
+#define _GNU_SOURCE   /* qsort_r */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "object/object.h"
 #include "kernels/ops.h"
 
 /* element i of an eager integer tensor given as input k, or -1 when it is absent or traced */
 static tfs_i64 known_i(const OpCall *c, int k, tfs_i64 i) {
   const Tensor *t = c->in ? c->in[k] : NULL;
   return t && !t->sym && i < t->size ? tensor_get_i(t, i) : -1;
+}
+
+/* after a byte copy of string elements the copy holds references of its own */
+static void own_strings(Tensor *t) {
+  if (t->dtype != DT_STRING) return;
+  Str **s = tensor_data(t);
+  for (tfs_i64 i = 0; i < t->size; i++)
+    if (s[i]) s[i]->hdr.rc++;
 }
 
 /* ---- SparseTensorDenseMatMul(a_indices [nnz, 2], a_values [nnz], a_shape [2], b) -> op(A) op(B) ---- */
@@ -223,4 +233,285 @@ void k_sparse_segment_grad(OpCall *c) {
   if (bs)
     op_fail(c, ERR_INVALID_ARGUMENT, "Segment id %lld out of range [0, %lld).", (long long)bad_s, (long long)nseg);
   if (bk) op_fail(c, ERR_INVALID_ARGUMENT, "Index %lld out of range [0, %lld).", (long long)bad_k, (long long)m);
+}
+
+/* ---- SparseToDense(sparse_indices, output_shape, sparse_values, default_value) ---- */
+
+/* TF's SparseTensor::IndicesValid: row i of ind [n, r] inside shape, after row i - 1, not equal to it; false with
+ * the message in *msg */
+static bool indices_valid(const Tensor *ind, const tfs_i64 *shape, int r, StrBuf *msg) {
+  tfs_i64 n = ind->rank == 2 ? ind->shape[0] : ind->size;
+  for (tfs_i64 i = 0; i < n; i++) {
+    int state = 0;   /* 1 out of bounds, 2 out of order, 3 repeated */
+    bool eq = i > 0, decided = i == 0;
+    for (int d = 0; d < r; d++) {
+      tfs_i64 v = tensor_get_i(ind, i * r + d);
+      if (v < 0 || v >= shape[d]) { state = 1; break; }
+      if (!decided) {
+        tfs_i64 p = tensor_get_i(ind, (i - 1) * r + d);
+        if (v != p) { decided = true, eq = false; if (v < p) state = 2; }
+      }
+    }
+    if (!state && eq && !decided) state = 3;
+    if (!state) continue;
+    sb_printf(msg, "indices[%lld] = [", (long long)i);
+    for (int d = 0; d < r; d++) sb_printf(msg, d ? ",%lld" : "%lld", (long long)tensor_get_i(ind, i * r + d));
+    if (state == 1) {
+      sb_puts(msg, "] is out of bounds: need 0 <= index < ");
+      op_shape_text(msg, r, shape);
+    } else if (state == 2) {
+      sb_puts(msg, "] is out of order. Many sparse ops require sorted indices.\n"
+                   "    Use `tf.sparse.reorder` to create a correctly ordered copy.\n\n");
+    } else {
+      sb_puts(msg, "] is repeated");
+    }
+    return false;
+  }
+  return true;
+}
+
+/* shape: output_shape's values (their count when traced); values a scalar or one per index row */
+void meta_sparse_to_dense(OpCall *c) {
+  const TMeta *ind = &c->inm[0], *shp = &c->inm[1], *val = &c->inm[2], *dv = &c->inm[3];
+  if (ind->rank > 2) op_fail(c, ERR_INVALID_ARGUMENT, "sparse_indices should be a scalar, vector, or matrix, got rank %d", ind->rank);
+  if (shp->rank >= 0 && shp->rank != 1) op_fail(c, ERR_INVALID_ARGUMENT, "output_shape must be rank 1, got rank %d", shp->rank);
+  if (dv->rank > 0) op_fail(c, ERR_INVALID_ARGUMENT, "default_value should be a scalar.");
+  if (val->rank > 1) op_fail(c, ERR_INVALID_ARGUMENT, "sparse_values should be a scalar or a vector, got rank %d", val->rank);
+  int r = shp->rank == 1 ? (int)shp->shape[0] : -1;
+  if (r > TFS_MAX_RANK) op_fail(c, ERR_INVALID_ARGUMENT, "output_shape has more than %d dimensions", TFS_MAX_RANK);
+  tfs_i64 shape[TFS_MAX_RANK];
+  for (int d = 0; d < r; d++) shape[d] = known_i(c, 1, d);
+  meta_set(&c->outm[0], val->dtype, r, shape);
+}
+
+void k_sparse_to_dense(OpCall *c) {
+  Tensor *ind = tensor_contiguous(c->in[0]), *val = tensor_contiguous(c->in[2]), *dv = c->in[3], *o = c->out[0];
+  int r = o->rank;
+  tfs_i64 n = ind->rank == 0 ? 1 : ind->shape[0], cols = ind->rank == 2 ? ind->shape[1] : 1;
+  StrBuf msg;
+  sb_init(&msg);
+  if (ind->rank == 2 && cols != r)
+    sb_printf(&msg, "sparse_indices is a matrix with %lld columns but output_shape has %d dimensions", (long long)cols, r);
+  else if (val->rank == 1 && val->shape[0] != n)
+    sb_printf(&msg, "sparse_values has incorrect shape [%lld], should be [] or [%lld]", (long long)val->shape[0], (long long)n);
+  else if (op_attr_bool(c, 0, true) && ind->rank == 2)
+    indices_valid(ind, o->shape, r, &msg);
+  size_t es = (size_t)dtype_info[o->dtype].size;
+  char *od = tensor_data(o);
+  const char *vd = tensor_data(val), *dd = tensor_data(dv);
+  if (!msg.len) {
+    for (tfs_i64 i = 0; i < o->size; i++) memcpy(od + (size_t)i * es, dd, es);
+    for (tfs_i64 i = 0; i < n && !msg.len; i++) {
+      tfs_i64 off = 0;
+      for (int d = 0; d < r; d++) {
+        tfs_i64 v = tensor_get_i(ind, i * cols + d);
+        if (v < 0 || v >= o->shape[d]) {
+          sb_puts(&msg, "Indices are not valid (out of bounds).  Shape: ");
+          op_shape_text(&msg, r, o->shape);
+          break;
+        }
+        off = off * o->shape[d] + v;
+      }
+      if (!msg.len) memcpy(od + (size_t)off * es, vd + (val->rank ? (size_t)i * es : 0), es);
+    }
+  }
+  tensor_release(ind);
+  tensor_release(val);
+  if (msg.len) {
+    if (o->dtype == DT_STRING) memset(od, 0, (size_t)o->size * es);   /* no references taken yet */
+    /* errindex: indices[…] = […] is out of bounds: need 0 <= index < […] | indices[…] = […] is out of order. Many sparse ops require sorted indices. | indices[…] = […] is repeated | Indices are not valid (out of bounds).  Shape: […] | sparse_values has incorrect shape […], should be [] or […] | sparse_indices is a matrix with … columns but output_shape has … dimensions */
+    op_fail_sb(c, ERR_INVALID_ARGUMENT, &msg);
+  }
+  own_strings(o);
+}
+
+/* ---- SparseReorder(input_indices, input_values, input_shape): the entries in row-major order ---- */
+
+typedef struct { const Tensor *ind; int r; } ReorderCtx;
+static int reorder_cmp(const void *a, const void *b, void *ctx) {
+  const ReorderCtx *x = ctx;
+  tfs_i64 i = *(const tfs_i64 *)a, j = *(const tfs_i64 *)b;
+  for (int d = 0; d < x->r; d++) {
+    tfs_i64 u = tensor_get_i(x->ind, i * x->r + d), v = tensor_get_i(x->ind, j * x->r + d);
+    if (u != v) return u < v ? -1 : 1;
+  }
+  return i < j ? -1 : i > j;   /* stable: repeated indices keep their order */
+}
+
+/* shape: the indices' and values' shapes */
+void meta_sparse_reorder(OpCall *c) {
+  if (c->inm[0].rank >= 0 && c->inm[0].rank != 2)
+    op_fail(c, ERR_INVALID_ARGUMENT, "Input indices should be a matrix but received shape of rank %d", c->inm[0].rank);
+  if (c->inm[1].rank >= 0 && c->inm[1].rank != 1)
+    op_fail(c, ERR_INVALID_ARGUMENT, "Input values should be a vector but received shape of rank %d", c->inm[1].rank);
+  op_reserve_outputs(c, 2);
+  c->outm[0] = c->inm[0];
+  c->outm[1] = c->inm[1];
+}
+
+void k_sparse_reorder(OpCall *c) {
+  Tensor *ind = tensor_contiguous(c->in[0]), *val = tensor_contiguous(c->in[1]);
+  tfs_i64 n = ind->shape[0];
+  int r = (int)ind->shape[1];
+  tfs_i64 *perm = malloc(sizeof *perm * (size_t)(n ? n : 1));
+  if (!perm) {
+    tensor_release(ind);
+    tensor_release(val);
+    op_fail(c, ERR_MEMORY, "out of memory");
+  }
+  for (tfs_i64 i = 0; i < n; i++) perm[i] = i;
+  ReorderCtx ctx = {ind, r};
+  qsort_r(perm, (size_t)n, sizeof *perm, reorder_cmp, &ctx);
+  Tensor *oi = tensor_new(ind->dtype, 2, ind->shape), *ov = tensor_new(val->dtype, 1, val->shape);
+  size_t ies = (size_t)dtype_info[ind->dtype].size * (size_t)r, ves = (size_t)dtype_info[val->dtype].size;
+  for (tfs_i64 i = 0; i < n; i++) {
+    memcpy((char *)tensor_data(oi) + (size_t)i * ies, (const char *)tensor_data(ind) + (size_t)perm[i] * ies, ies);
+    memcpy((char *)tensor_data(ov) + (size_t)i * ves, (const char *)tensor_data(val) + (size_t)perm[i] * ves, ves);
+  }
+  own_strings(ov);
+  free(perm);
+  tensor_release(ind);
+  tensor_release(val);
+  c->out[0] = oi;
+  c->out[1] = ov;
+}
+
+/* ---- SparseReduceSum/Max(input_indices, input_values, input_shape, reduction_axes, keep_dims) and their *Sparse
+ * forms: the entries grouped by their kept coordinates (sorted as TF's Reorder: kept dims, then reduced ones), each
+ * group reduced in that order; a dense result (0 where no entry falls) or a SparseTensor of the groups ---- */
+
+typedef struct { const Tensor *ind; int r, nk; int order[TFS_MAX_RANK]; } ReduceCtx;   /* order: kept dims first */
+static int reduce_cmp(const void *a, const void *b, void *ctx) {
+  const ReduceCtx *x = ctx;
+  tfs_i64 i = *(const tfs_i64 *)a, j = *(const tfs_i64 *)b;
+  for (int d = 0; d < x->r; d++) {
+    tfs_i64 u = tensor_get_i(x->ind, i * x->r + x->order[d]), v = tensor_get_i(x->ind, j * x->r + x->order[d]);
+    if (u != v) return u < v ? -1 : 1;
+  }
+  return i < j ? -1 : i > j;
+}
+
+static bool same_group(const ReduceCtx *x, tfs_i64 i, tfs_i64 j) {
+  for (int d = 0; d < x->nk; d++)
+    if (tensor_get_i(x->ind, i * x->r + x->order[d]) != tensor_get_i(x->ind, j * x->r + x->order[d])) return false;
+  return true;
+}
+
+static bool sparse_out(const OpCall *c) { return c->op->id == OP_SPARSE_REDUCE_SUM_SPARSE || c->op->id == OP_SPARSE_REDUCE_MAX_SPARSE; }
+static bool reduce_max(const OpCall *c) { return c->op->id == OP_SPARSE_REDUCE_MAX || c->op->id == OP_SPARSE_REDUCE_MAX_SPARSE; }
+
+/* the reduced axes (eager axes only): red[d] for d < r; false when they are not known yet */
+static bool reduce_axes(const OpCall *c, int r, bool *red) {
+  const Tensor *ax = c->in ? c->in[3] : NULL;
+  if (!ax || ax->sym || r < 0) return false;
+  if (ax->rank > 1) op_fail(c, ERR_INVALID_ARGUMENT, "Expected reduction_axes to be a scalar or a vector; got shape: [%lld,...]", (long long)ax->shape[0]);
+  for (int d = 0; d < r; d++) red[d] = false;
+  for (tfs_i64 i = 0; i < ax->size; i++) {
+    tfs_i64 a = tensor_get_i(ax, i);
+    if (a < -r || a >= r) op_fail(c, ERR_INVALID_ARGUMENT, "Invalid reduction dimension %lld, for input with %d dimensions.", (long long)a, r);
+    red[a < 0 ? a + r : a] = true;
+  }
+  return true;
+}
+
+/* shape: the input shape without the reduced axes (1 there with keep_dims); *Sparse: indices [N, rank], values [N], shape [rank] */
+void meta_sparse_reduce(OpCall *c) {
+  const TMeta *shp = &c->inm[2];
+  if (shp->rank >= 0 && shp->rank != 1) op_fail(c, ERR_INVALID_ARGUMENT, "Expected input_shape to be a vector; got rank %d", shp->rank);
+  int r = shp->rank == 1 ? (int)shp->shape[0] : -1;
+  bool keep = op_attr_bool(c, 0, false), red[TFS_MAX_RANK];
+  int orank = -1;
+  tfs_i64 oshape[TFS_MAX_RANK];
+  if (r > TFS_MAX_RANK) op_fail(c, ERR_INVALID_ARGUMENT, "input_shape has more than %d dimensions", TFS_MAX_RANK);
+  if (reduce_axes(c, r, red)) {
+    orank = 0;
+    for (int d = 0; d < r; d++)
+      if (!red[d]) oshape[orank++] = known_i(c, 2, d);
+      else if (keep) oshape[orank++] = 1;
+  } else if (keep) {
+    orank = r;
+    for (int d = 0; d < r; d++) oshape[d] = -1;
+  }
+  if (!sparse_out(c)) {
+    meta_set(&c->outm[0], c->inm[1].dtype, orank, oshape);
+    return;
+  }
+  op_reserve_outputs(c, 3);
+  tfs_i64 s[2] = {-1, orank};
+  meta_set(&c->outm[0], DT_INT64, 2, s);
+  meta_set(&c->outm[1], c->inm[1].dtype, 1, s);
+  meta_set(&c->outm[2], DT_INT64, 1, &s[1]);
+}
+
+#define RED_GROUPS(T)                                                                                   \
+  do {                                                                                                  \
+    const T *v = (const T *)tensor_data(val);                                                           \
+    for (tfs_i64 s = 0; s < n;) {                                                                       \
+      tfs_i64 e = s + 1;                                                                                \
+      while (e < n && same_group(&ctx, perm[s], perm[e])) e++;                                          \
+      T acc = v[perm[s]];                                                                               \
+      for (tfs_i64 j = s + 1; j < e; j++) acc = mx ? (v[perm[j]] > acc ? v[perm[j]] : acc) : acc + v[perm[j]]; \
+      tfs_i64 off = 0;                                                                                  \
+      for (int d = 0; d < ctx.nk; d++) off = off * kshape[d] + tensor_get_i(ind, perm[s] * r + ctx.order[d]); \
+      if (dense) ((T *)tensor_data(dense))[off] = acc;                                                  \
+      else {                                                                                            \
+        ((T *)tensor_data(ov))[ng] = acc;                                                               \
+        int64_t *oi = (int64_t *)tensor_data(oind) + ng * orank;                                        \
+        for (int d = 0, k = 0; d < r; d++)                                                              \
+          if (!red[d]) oi[keep ? d : k++] = tensor_get_i(ind, perm[s] * r + d);                         \
+      }                                                                                                 \
+      ng++;                                                                                             \
+      s = e;                                                                                            \
+    }                                                                                                   \
+  } while (0)
+
+void k_sparse_reduce(OpCall *c) {
+  Tensor *ind = tensor_contiguous(c->in[0]), *val = tensor_contiguous(c->in[1]), *shp = c->in[2];
+  int r = (int)shp->size;
+  bool red[TFS_MAX_RANK], keep = op_attr_bool(c, 0, false), mx = reduce_max(c);
+  reduce_axes(c, r, red);
+  tfs_i64 n = val->size, kshape[TFS_MAX_RANK], *perm = malloc(sizeof *perm * (size_t)(n ? n : 1));
+  ReduceCtx ctx = {ind, r, 0, {0}};
+  for (int d = 0; d < r; d++)
+    if (!red[d]) kshape[ctx.nk] = tensor_get_i(shp, d), ctx.order[ctx.nk++] = d;
+  for (int d = 0, k = ctx.nk; d < r; d++)
+    if (red[d]) ctx.order[k++] = d;
+  if (!perm) {
+    tensor_release(ind);
+    tensor_release(val);
+    op_fail(c, ERR_MEMORY, "out of memory");
+  }
+  for (tfs_i64 i = 0; i < n; i++) perm[i] = i;
+  qsort_r(perm, (size_t)n, sizeof *perm, reduce_cmp, &ctx);
+  int orank = keep ? r : ctx.nk;
+  Tensor *dense = NULL, *oind = NULL, *ov = NULL;
+  if (!sparse_out(c)) {
+    dense = c->out[0];
+    memset(tensor_data(dense), 0, (size_t)(dense->size * dtype_info[dense->dtype].size));
+  } else {
+    tfs_i64 groups = 0;
+    for (tfs_i64 i = 0; i < n; i++) groups += i == 0 || !same_group(&ctx, perm[i - 1], perm[i]);
+    tfs_i64 is[2] = {groups, orank};
+    oind = tensor_new(DT_INT64, 2, is);
+    ov = tensor_new(val->dtype, 1, is);
+    memset(tensor_data(oind), 0, (size_t)(groups * orank) * sizeof(int64_t));
+  }
+  tfs_i64 ng = 0;
+  switch (val->dtype) {
+    case DT_FLOAT32: RED_GROUPS(float); break;
+    case DT_FLOAT64: RED_GROUPS(double); break;
+    case DT_INT32: RED_GROUPS(int32_t); break;
+    default: RED_GROUPS(int64_t); break;
+  }
+  free(perm);
+  tensor_release(ind);
+  tensor_release(val);
+  if (dense) return;
+  tfs_i64 ns = orank;
+  Tensor *os = tensor_new(DT_INT64, 1, &ns);
+  for (int d = 0, k = 0; d < r; d++)
+    if (!red[d] || keep) ((int64_t *)tensor_data(os))[k++] = red[d] ? 1 : tensor_get_i(shp, d);
+  c->out[0] = oind;
+  c->out[1] = ov;
+  c->out[2] = os;
 }
