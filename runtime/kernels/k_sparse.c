@@ -1,6 +1,7 @@
 /* k_sparse.c — kernels on a tf.SparseTensor's components (TF's SparseTensorDenseMatMul, SparseSegment*), linear in the nonzeros. */
 #define _GNU_SOURCE   /* qsort_r */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -237,37 +238,28 @@ void k_sparse_segment_grad(OpCall *c) {
 
 /* ---- SparseToDense(sparse_indices, output_shape, sparse_values, default_value) ---- */
 
-/* TF's SparseTensor::IndicesValid: row i of ind [n, r] inside shape, after row i - 1, not equal to it; false with
- * the message in *msg */
-static bool indices_valid(const Tensor *ind, const tfs_i64 *shape, int r, StrBuf *msg) {
+/* TF's SparseTensor::IndicesValid: row i of ind [n, r] inside shape, after row i - 1, not equal to it.  Returns
+ * 0 when all are, else 1 (out of bounds), 2 (out of order) or 3 (repeated) with the row's number and text. */
+static int indices_valid(const Tensor *ind, const tfs_i64 *shape, int r, tfs_i64 *row, StrBuf *text) {
   tfs_i64 n = ind->rank == 2 ? ind->shape[0] : ind->size;
   for (tfs_i64 i = 0; i < n; i++) {
-    int state = 0;   /* 1 out of bounds, 2 out of order, 3 repeated */
-    bool eq = i > 0, decided = i == 0;
+    int state = 0;
+    bool decided = i == 0;
     for (int d = 0; d < r; d++) {
       tfs_i64 v = tensor_get_i(ind, i * r + d);
       if (v < 0 || v >= shape[d]) { state = 1; break; }
       if (!decided) {
         tfs_i64 p = tensor_get_i(ind, (i - 1) * r + d);
-        if (v != p) { decided = true, eq = false; if (v < p) state = 2; }
+        if (v != p) decided = true, state = v < p ? 2 : 0;
       }
     }
-    if (!state && eq && !decided) state = 3;
+    if (!state && !decided) state = 3;
     if (!state) continue;
-    sb_printf(msg, "indices[%lld] = [", (long long)i);
-    for (int d = 0; d < r; d++) sb_printf(msg, d ? ",%lld" : "%lld", (long long)tensor_get_i(ind, i * r + d));
-    if (state == 1) {
-      sb_puts(msg, "] is out of bounds: need 0 <= index < ");
-      op_shape_text(msg, r, shape);
-    } else if (state == 2) {
-      sb_puts(msg, "] is out of order. Many sparse ops require sorted indices.\n"
-                   "    Use `tf.sparse.reorder` to create a correctly ordered copy.\n\n");
-    } else {
-      sb_puts(msg, "] is repeated");
-    }
-    return false;
+    *row = i;
+    for (int d = 0; d < r; d++) sb_printf(text, d ? ",%lld" : "%lld", (long long)tensor_get_i(ind, i * r + d));
+    return state;
   }
-  return true;
+  return 0;
 }
 
 /* shape: output_shape's values (their count when traced); values a scalar or one per index row */
@@ -285,43 +277,59 @@ void meta_sparse_to_dense(OpCall *c) {
 }
 
 void k_sparse_to_dense(OpCall *c) {
-  Tensor *ind = tensor_contiguous(c->in[0]), *val = tensor_contiguous(c->in[2]), *dv = c->in[3], *o = c->out[0];
+  Tensor *ind = c->in[0], *val = c->in[2], *dv = c->in[3], *o = c->out[0];
   int r = o->rank;
   tfs_i64 n = ind->rank == 0 ? 1 : ind->shape[0], cols = ind->rank == 2 ? ind->shape[1] : 1;
-  StrBuf msg;
-  sb_init(&msg);
   if (ind->rank == 2 && cols != r)
-    sb_printf(&msg, "sparse_indices is a matrix with %lld columns but output_shape has %d dimensions", (long long)cols, r);
-  else if (val->rank == 1 && val->shape[0] != n)
-    sb_printf(&msg, "sparse_values has incorrect shape [%lld], should be [] or [%lld]", (long long)val->shape[0], (long long)n);
-  else if (op_attr_bool(c, 0, true) && ind->rank == 2)
-    indices_valid(ind, o->shape, r, &msg);
+    op_fail(c, ERR_INVALID_ARGUMENT, "sparse_indices is a matrix with %lld columns but output_shape has %d dimensions", (long long)cols, r);
+  if (val->rank == 1 && val->shape[0] != n)
+    op_fail(c, ERR_INVALID_ARGUMENT, "sparse_values has incorrect shape [%lld], should be [] or [%lld]", (long long)val->shape[0], (long long)n);
+  for (tfs_i64 i = 0; i < n; i++)
+    for (int d = 0; d < r; d++) {
+      tfs_i64 v = tensor_get_i(ind, i * cols + d);
+      if ((v < 0 || v >= o->shape[d]) && !op_attr_bool(c, 0, true)) {
+        StrBuf s;
+        sb_init(&s);
+        op_shape_text(&s, r, o->shape);
+        char shape[256];
+        snprintf(shape, sizeof shape, "%s", s.len ? s.data : "");
+        sb_free(&s);
+        op_fail(c, ERR_INVALID_ARGUMENT, "Indices are not valid (out of bounds).  Shape: %s", shape);
+      }
+    }
+  if (op_attr_bool(c, 0, true) && ind->rank == 2) {
+    StrBuf s;
+    sb_init(&s);
+    tfs_i64 row = 0;
+    int state = indices_valid(ind, o->shape, r, &row, &s);
+    if (state) {
+      char text[512], shape[256];
+      snprintf(text, sizeof text, "%s", s.len ? s.data : "");
+      sb_free(&s);
+      sb_init(&s);
+      op_shape_text(&s, r, o->shape);
+      snprintf(shape, sizeof shape, "%s", s.len ? s.data : "");
+      sb_free(&s);
+      if (state == 1)
+        op_fail(c, ERR_INVALID_ARGUMENT, "indices[%lld] = [%s] is out of bounds: need 0 <= index < %s", (long long)row, text, shape);
+      if (state == 2)
+        op_fail(c, ERR_INVALID_ARGUMENT, "indices[%lld] = [%s] is out of order. Many sparse ops require sorted indices.\n"
+                "    Use `tf.sparse.reorder` to create a correctly ordered copy.\n\n", (long long)row, text);
+      op_fail(c, ERR_INVALID_ARGUMENT, "indices[%lld] = [%s] is repeated", (long long)row, text);
+    }
+    sb_free(&s);
+  }
   size_t es = (size_t)dtype_info[o->dtype].size;
   char *od = tensor_data(o);
-  const char *vd = tensor_data(val), *dd = tensor_data(dv);
-  if (!msg.len) {
-    for (tfs_i64 i = 0; i < o->size; i++) memcpy(od + (size_t)i * es, dd, es);
-    for (tfs_i64 i = 0; i < n && !msg.len; i++) {
-      tfs_i64 off = 0;
-      for (int d = 0; d < r; d++) {
-        tfs_i64 v = tensor_get_i(ind, i * cols + d);
-        if (v < 0 || v >= o->shape[d]) {
-          sb_puts(&msg, "Indices are not valid (out of bounds).  Shape: ");
-          op_shape_text(&msg, r, o->shape);
-          break;
-        }
-        off = off * o->shape[d] + v;
-      }
-      if (!msg.len) memcpy(od + (size_t)off * es, vd + (val->rank ? (size_t)i * es : 0), es);
-    }
+  Tensor *vc = tensor_contiguous(val);
+  const char *vd = tensor_data(vc), *dd = tensor_data(dv);
+  for (tfs_i64 i = 0; i < o->size; i++) memcpy(od + (size_t)i * es, dd, es);
+  for (tfs_i64 i = 0; i < n; i++) {   /* repeated indices unchecked: the last one's value, as TF's ToDense */
+    tfs_i64 off = 0;
+    for (int d = 0; d < r; d++) off = off * o->shape[d] + tensor_get_i(ind, i * cols + d);
+    memcpy(od + (size_t)off * es, vd + (vc->rank ? (size_t)i * es : 0), es);
   }
-  tensor_release(ind);
-  tensor_release(val);
-  if (msg.len) {
-    if (o->dtype == DT_STRING) memset(od, 0, (size_t)o->size * es);   /* no references taken yet */
-    /* errindex: indices[…] = […] is out of bounds: need 0 <= index < […] | indices[…] = […] is out of order. Many sparse ops require sorted indices. | indices[…] = […] is repeated | Indices are not valid (out of bounds).  Shape: […] | sparse_values has incorrect shape […], should be [] or […] | sparse_indices is a matrix with … columns but output_shape has … dimensions */
-    op_fail_sb(c, ERR_INVALID_ARGUMENT, &msg);
-  }
+  tensor_release(vc);
   own_strings(o);
 }
 
