@@ -2382,8 +2382,53 @@ static bool gd_r_py_func(GD_RULE_ARGS) {
   return true;
 }
 
+/* The sparse-component ops (k_sparse.c) with TF's attributes: SparseTensorDenseMatMul's T, Tindices, adjoint_a/b;
+ * SparseSegment*'s T, Tidx, Tsegmentids (and the WithNumSegments form with Tnumsegments when num_segments is given) */
+static bool gd_r_sparse(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  const char *in[4];
+  int nin = 0;
+  for (int i = 0; i < n->nin && i < 4; i++)
+    if (n->in[i].node >= 0) in[nin++] = gd_ref(b, g, n->in[i], b->fn);
+    else if (i < 3) return false;
+  const char *name = n->op->graph_name;
+  if (n->op->id == OP_SPARSE_TO_DENSE) {
+    gd_attr_add(b, &at, "T", gd_type(b, graph_meta(g, n->in[2])->dtype));
+    gd_attr_add(b, &at, "Tindices", gd_type(b, graph_meta(g, n->in[0])->dtype));
+    gd_attr_add(b, &at, "validate_indices", gd_bool(b, !(n->attrs.n > 0 && n->attrs.v[0].tag == VT_BOOL && !n->attrs.v[0].u.i)));
+  } else if (n->op->id == OP_SPARSE_REDUCE_SUM || n->op->id == OP_SPARSE_REDUCE_MAX ||
+             n->op->id == OP_SPARSE_REDUCE_SUM_SPARSE || n->op->id == OP_SPARSE_REDUCE_MAX_SPARSE) {
+    gd_attr_add(b, &at, "T", gd_type(b, graph_meta(g, n->in[1])->dtype));
+    gd_attr_add(b, &at, "keep_dims", gd_bool(b, gd_attr_bool(n, 0)));
+  } else if (n->op->id == OP_SPARSE_REORDER) {
+    gd_attr_add(b, &at, "T", gd_type(b, graph_meta(g, n->in[1])->dtype));
+  } else if (n->op->id == OP_SPARSE_DENSE_MATMUL) {
+    gd_attr_add(b, &at, "T", gd_type(b, graph_meta(g, n->in[1])->dtype));
+    gd_attr_add(b, &at, "Tindices", gd_type(b, graph_meta(g, n->in[0])->dtype));
+    gd_attr_add(b, &at, "adjoint_a", gd_bool(b, gd_attr_bool(n, 0)));
+    gd_attr_add(b, &at, "adjoint_b", gd_bool(b, gd_attr_bool(n, 1)));
+  } else {
+    gd_attr_add(b, &at, "T", gd_type(b, t));
+    gd_attr_add(b, &at, "Tidx", gd_type(b, graph_meta(g, n->in[1])->dtype));
+    gd_attr_add(b, &at, "Tsegmentids", gd_type(b, graph_meta(g, n->in[2])->dtype));
+    bool grad = n->op->id == OP_SPARSE_SEGMENT_SUM_GRAD || n->op->id == OP_SPARSE_SEGMENT_MEAN_GRAD ||
+                n->op->id == OP_SPARSE_SEGMENT_SQRTN_GRAD;
+    if (!grad && nin == 4) {
+      name = pa_printf(b->a, "%sWithNumSegments", name);
+      gd_attr_add(b, &at, "Tnumsegments", gd_type(b, graph_meta(g, n->in[3])->dtype));
+    }
+  }
+  gd_aux(b, base, name, &at, nin, in);
+  return true;
+}
+
 static const GdRule gd_rules[OP__COUNT] = {
   [OP_PY_FUNC] = gd_r_py_func,
+  [OP_SPARSE_DENSE_MATMUL] = gd_r_sparse, [OP_SPARSE_TO_DENSE] = gd_r_sparse, [OP_SPARSE_REORDER] = gd_r_sparse,
+  [OP_SPARSE_REDUCE_SUM] = gd_r_sparse, [OP_SPARSE_REDUCE_MAX] = gd_r_sparse, [OP_SPARSE_REDUCE_SUM_SPARSE] = gd_r_sparse,
+  [OP_SPARSE_REDUCE_MAX_SPARSE] = gd_r_sparse, [OP_SPARSE_SEGMENT_SUM] = gd_r_sparse, [OP_SPARSE_SEGMENT_MEAN] = gd_r_sparse,
+  [OP_SPARSE_SEGMENT_SQRTN] = gd_r_sparse, [OP_SPARSE_SEGMENT_SUM_GRAD] = gd_r_sparse,
+  [OP_SPARSE_SEGMENT_MEAN_GRAD] = gd_r_sparse, [OP_SPARSE_SEGMENT_SQRTN_GRAD] = gd_r_sparse,
   [OP_STATELESS_UNIFORM] = gd_r_stateless, [OP_STATELESS_NORMAL] = gd_r_stateless, [OP_STATELESS_TRUNC_NORMAL] = gd_r_stateless,
   [OP_CUMSUM] = gd_r_cumulative, [OP_CUMPROD] = gd_r_cumulative, [OP_TOP_K] = gd_r_top_k, [OP_TRIGAMMA] = gd_r_trigamma,
   [OP_TENSOR_SCATTER_UPDATE] = gd_r_tensor_scatter, [OP_TENSOR_SCATTER_ADD] = gd_r_tensor_scatter,

@@ -1234,6 +1234,74 @@ static void g_coll_bcast(const GradCall *g, Val *dx) {
   dx[0] = keep(dist_rank() == attr_int(g, 0, 0) ? full : zeros_like(full));
 }
 
+/* ---- sparse components (k_sparse.c) ---- */
+static Val gather_axis(Val params, Val idx, tfs_i64 axis) {
+  Val at[3] = {val_none(), val_int(axis), val_int(0)};
+  return opat(OP_GATHER, 2, (Val[]){params, idx}, 3, at);
+}
+
+/* SparseTensorDenseMatMul (TF's sparse_grad.py): b gets op(A)^H dy (B's adjoint undone); value i, at (m, k) of op(A),
+ * gets dy[m] . op(B)[k]; the indices and the shape none. */
+static void g_sparse_matmul(const GradCall *g, Val *dx) {
+  bool adj_a = attr_bool(g, 0), adj_b = attr_bool(g, 1);
+  Val ind = g->in[0], b = g->in[3];
+  Val at[2] = {val_bool(!adj_a), val_bool(false)};
+  Val bg = opat(OP_SPARSE_DENSE_MATMUL, 4, (Val[]){ind, g->in[1], g->in[2], DY}, 2, at);
+  static const tfs_i64 swap[2] = {1, 0};
+  dx[3] = keep(adj_b ? transpose_perm(bg, 2, swap) : bg);
+  Val rows = gather_axis(ind, val_int(0), 1), cols = gather_axis(ind, val_int(1), 1);
+  Val pa = gather_axis(DY, adj_a ? cols : rows, 0);
+  Val pb = gather_axis(adj_b ? transpose_perm(b, 2, swap) : b, adj_a ? rows : cols, 0);
+  int one = 1;
+  dx[1] = keep(reduce_sum(mul(pa, pb), 1, &one, false));
+}
+
+/* SparseToDense (TF's sparse_grad.py): the values get dy at their indices, the default value the rest of dy's sum */
+static void g_sparse_to_dense(const GradCall *g, Val *dx) {
+  if (rank_of(g->in[2]) != 1) rt_throw(ERR_UNIMPLEMENTED, "gradient of SparseToDense with one scalar value");
+  Val vg = gather_nd(DY, g->in[0]);
+  dx[2] = keep(vg);
+  Val all[2] = {val_none(), val_bool(false)};
+  dx[3] = keep(sub(opat(OP_SUM, 1, &DY, 2, all), opat(OP_SUM, 1, &vg, 2, all)));
+}
+
+/* SparseReorder: the values' gradient put back in the input order (the reorder of 0..n-1 is the permutation) */
+static void g_sparse_reorder(const GradCall *g, Val *dx) {
+  if (val_is_undef(g->dy[1])) return;
+  Val n = gather_axis(op1(OP_SHAPE, g->in[0]), val_int(0), 0);
+  Val ra[4] = {val_int(0), n, val_int(1), dtype_val(DT_INT64)};
+  Val pos = opat(OP_RANGE, 0, NULL, 4, ra);
+  Val r = opat(OP_SPARSE_REORDER, 3, (Val[]){g->in[0], pos, g->in[2]}, 0, NULL);
+  Val perm = ((Tuple *)r.u.o)->items[1];
+  Val at[1] = {val_int(1)};
+  Val where = opat(OP_EXPAND_DIMS, 1, &perm, 1, at);
+  dx[1] = keep(tscatter(OP_TENSOR_SCATTER_ADD, zeros_like(g->in[1]), where, g->dy[1]));
+}
+
+/* SparseReduceSum (TF's sparse_grad.py): value i gets dy at its coordinates with the reduced ones dropped, read as
+ * gather_nd of dy (shaped with 1 at the reduced axes) at indices // (shape // that shape) */
+static void g_sparse_reduce_sum(const GradCall *g, Val *dx) {
+  Tensor *shp = tn(g->in[2]);
+  int r = shp->rank == 1 ? (int)shp->shape[0] : -1, axes[TFS_MAX_RANK];
+  if (r < 0) rt_throw(ERR_UNIMPLEMENTED, "gradient of SparseReduceSum of unknown rank");
+  int na = norm_axes(g->in[3], r, axes);
+  tfs_i64 keepm[TFS_MAX_RANK], redm[TFS_MAX_RANK];
+  for (int d = 0; d < r; d++) keepm[d] = 1, redm[d] = 0;
+  for (int i = 0; i < na; i++) keepm[axes[i]] = 0, redm[axes[i]] = 1;
+  Val kept = add(mul(g->in[2], int_tuple(r, keepm)), int_tuple(r, redm));
+  Val scale = op2(OP_FLOORDIV, g->in[2], kept);
+  dx[1] = keep(gather_nd(reshape(DY, kept), op2(OP_FLOORDIV, g->in[0], scale)));
+}
+
+/* SparseSegmentSum/Mean/SqrtN: their Grad ops scatter dy's rows back to data's rows (TF's math_grad.py) */
+static void g_sparse_segment(const GradCall *g, Val *dx) {
+  OpId gid = g->op->id == OP_SPARSE_SEGMENT_SUM ? OP_SPARSE_SEGMENT_SUM_GRAD
+           : g->op->id == OP_SPARSE_SEGMENT_MEAN ? OP_SPARSE_SEGMENT_MEAN_GRAD : OP_SPARSE_SEGMENT_SQRTN_GRAD;
+  Tensor *x = tn(X0);
+  Val dim0 = x->rank >= 1 && x->shape[0] >= 0 ? val_int(x->shape[0]) : gather_axis(op1(OP_SHAPE, X0), val_int(0), 0);
+  dx[0] = keep(opat(gid, 4, (Val[]){DY, g->in[1], g->in[2], dim0}, 0, NULL));
+}
+
 void grad_none(const GradCall *g, Val *dx) { (void)g; (void)dx; }
 
 /* Each op's gradient and, beside it, what that gradient reads of the forward op (TF's
@@ -1277,6 +1345,11 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_TL_CONCAT] = {g_tl_concat, 0}, [OP_TL_RESIZE] = {g_tl_resize, 0}, [OP_TL_CONCAT_GRAD] = {grad_none, 0},
   [OP_SCATTER_GRAD] = {g_scatter_grad, G_NO_OUT},
   [OP_COLL_REDUCE] = {g_coll_reduce, G_NO_IN | G_NO_OUT}, [OP_COLL_GATHER] = {g_coll_gather, G_NO_OUT | G_IN_SHAPE}, [OP_COLL_BCAST] = {g_coll_bcast, G_NO_IN | G_NO_OUT},
+  [OP_SPARSE_DENSE_MATMUL] = {g_sparse_matmul, G_NO_OUT}, [OP_SPARSE_SEGMENT_SUM] = {g_sparse_segment, G_NO_OUT},
+  [OP_SPARSE_SEGMENT_MEAN] = {g_sparse_segment, G_NO_OUT}, [OP_SPARSE_SEGMENT_SQRTN] = {g_sparse_segment, G_NO_OUT},
+  [OP_SPARSE_TO_DENSE] = {g_sparse_to_dense, G_NO_OUT}, [OP_SPARSE_REORDER] = {g_sparse_reorder, G_NO_OUT},
+  [OP_SPARSE_REDUCE_SUM] = {g_sparse_reduce_sum, G_NO_OUT},
+  [OP_SPARSE_SEGMENT_SUM_GRAD] = {grad_none, 0}, [OP_SPARSE_SEGMENT_MEAN_GRAD] = {grad_none, 0}, [OP_SPARSE_SEGMENT_SQRTN_GRAD] = {grad_none, 0},
   [OP_PY_FUNC] = {g_py_func, 0}, [OP_PROJ_TRANSFORM] = {g_proj_transform, G_NO_OUT},
   /* datasets built from traced tensors: not differentiable, as in TF (no gradient through tf.data) */
   [OP_DATASET_SLICES] = {grad_none, 0}, [OP_DATASET_TENSORS] = {grad_none, 0}, [OP_DATASET_RANGE] = {grad_none, 0},

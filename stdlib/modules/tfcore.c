@@ -246,20 +246,23 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   dense tensor broadcast to its shape (SparseDenseCwiseMul/Div). Prints as TF: SparseTensor(indices=tf.Tensor(...),
 //!   values=tf.Tensor(...), dense_shape=tf.Tensor(...)). As TF's composite tensors, a tf.function argument is keyed by
 //!   its tf.SparseTensorSpec (dtype and shape, not the number of values) and fed as its three components, and a
-//!   returned one is rebuilt from them. The tf.sparse ops are computed from the components with dense tf ops
-//!   (gradients flow to values and to a dense operand); their index checks run when the components are eager.
+//!   returned one is rebuilt from them. The common tf.sparse ops run TF's sparse kernels on the components
+//!   (SparseTensorDenseMatMul, SparseToDense, SparseReorder, SparseReduceSum/Max, SparseSegment*: cost linear in
+//!   the nonzeros, TF's op names in graphs, gradients to values and to a dense operand); the rest are computed
+//!   from the components with dense tf ops.
 //! tf.SparseTensorSpec(shape=None, dtype=tf.float32)
 //!   The type of a SparseTensor (st._type_spec): its dense shape and dtype; components indices int64 [None, rank],
 //!   values [None], dense_shape int64 [rank]. Prints as TF: SparseTensorSpec(TensorShape([3, 4]), tf.int32).
 //! tf.sparse
 //!   The sparse-tensor ops of TF 2.15 over tf.SparseTensor (stdlib/tfcore_sparse_ns.tfs).
 //! tf.sparse.to_dense(sp_input, default_value=None, validate_indices=True, name=None)
-//!   The dense tensor: default_value (zero) where no index is; validate_indices checks the indices as TF's
-//!   SparseToDense (InvalidArgumentError: out of bounds, out of order, repeated), eagerly.
+//!   The dense tensor (TF's SparseToDense kernel): default_value (zero) where no index is; validate_indices checks
+//!   the indices (InvalidArgumentError: out of bounds, out of order, repeated), in graphs too. Differentiable in the
+//!   values and the default value.
 //! tf.sparse.from_dense(tensor, name=None)
 //!   The SparseTensor of a dense tensor's non-zero entries, in row-major order.
 //! tf.sparse.reorder(sp_input, name=None)
-//!   The same SparseTensor with its entries in row-major order.
+//!   The same SparseTensor with its entries in row-major order (SparseReorder; stable for repeated indices).
 //! tf.sparse.reshape(sp_input, shape, name=None)
 //!   The SparseTensor of the dense one reshaped (one -1 inferred); InvalidArgumentError as TF's SparseReshape.
 //! tf.sparse.add(a, b, threshold=0)
@@ -267,13 +270,16 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   threshold); sparse + dense: a dense tensor.
 //! tf.sparse.sparse_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None)
 //!   The matrix product of a rank-2 SparseTensor and a dense matrix (either order), optionally adjointed; repeated
-//!   indices add up. Differentiable in the values and in b. Also tf.sparse.matmul.
+//!   indices add up. TF's SparseTensorDenseMatMul: one pass over the nonzeros, its errors (an index out of bounds,
+//!   inner dimensions that differ). Differentiable in the values and in b. Also tf.sparse.matmul.
 //! tf.sparse.matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None)
 //!   tf.sparse.sparse_dense_matmul.
 //! tf.sparse.reduce_sum(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=None)
-//!   The sum over axis (all when None) as a dense tensor (a SparseTensor with output_is_sparse).
+//!   The sum over axis (all when None) as a dense tensor (SparseReduceSum), or a SparseTensor with one entry per
+//!   group of entries with output_is_sparse (SparseReduceSumSparse). Differentiable in the values.
 //! tf.sparse.reduce_max(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=None)
-//!   The max over axis of the entries present (the dtype's lowest where none is).
+//!   The max over axis of the entries present, 0 where none is (SparseReduceMax; SparseReduceMaxSparse with
+//!   output_is_sparse).
 //! tf.sparse.slice(sp_input, start, size, name=None)
 //!   The entries in [start, start + size), shifted by -start; the shape is clipped to dense_shape.
 //! tf.sparse.concat(axis, sp_inputs, expand_nonconcat_dims=False, name=None, concat_dim=None)
@@ -291,6 +297,16 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.sparse.map_values(op, *args, **kwargs)
 //!   op applied to the values of the SparseTensor arguments (the others passed as they are), with the first one's
 //!   indices and dense shape.
+//! tf.sparse.segment_sum(data, indices, segment_ids, num_segments=None, name=None)
+//!   Row s: the sum of data[indices[j]] over the j whose segment_ids[j] (sorted) is s; rows up to the last id, or
+//!   num_segments (TF's SparseSegmentSum / ...WithNumSegments). Differentiable in data (SparseSegmentSumGrad).
+//! tf.sparse.segment_mean(data, indices, segment_ids, num_segments=None, name=None)
+//!   As tf.sparse.segment_sum, each row divided by its count (SparseSegmentMean; 0 for an empty segment).
+//! tf.sparse.segment_sqrt_n(data, indices, segment_ids, num_segments=None, name=None)
+//!   As tf.sparse.segment_sum, each row divided by the square root of its count (SparseSegmentSqrtN).
+//! tf.sparse.fill_empty_rows(sp_input, default_value, name=None)
+//!   (the SparseTensor with an entry [row, 0, ...] = default_value added for each empty row, in row-major order;
+//!   a bool vector saying which rows were empty).
 //! tf.experimental.DynamicRaggedShape
 //!   What tf.shape(rt, out_type=tf.int32) gives for a RaggedTensor: rank, num_row_partitions, dtype, inner_shape,
 //!   static_lengths(), shape[i] (the row count, or a uniform inner dim; ValueError for a ragged one). Prints as TF:
@@ -479,6 +495,12 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.nn.embedding_lookup(params, ids, max_norm=None, name=None)
 //!   The rows of params selected by ids (tf.gather along axis 0), shape ids.shape + params.shape[1:]; with max_norm
 //!   each row is clipped to that L2 norm. params may be a one-element list.
+//! tf.nn.embedding_lookup_sparse(params, sp_ids, sp_weights, combiner=None, max_norm=None, name=None, allow_fast_lookup=False)
+//!   Row r combines the params rows of the ids in row r of sp_ids (a SparseTensor): "sum", "mean" (default) or
+//!   "sqrtn"; unweighted through SparseSegmentSum/Mean/SqrtN, weighted by sp_weights' values through segment sums.
+//! tf.nn.safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=None, combiner="mean", default_id=None, max_norm=None, name=None, allow_fast_lookup=False)
+//!   tf.nn.embedding_lookup_sparse over the ids >= 0 (and weights > 0 unless summing); an empty row gives
+//!   params[default_id] or zeros; ids of higher rank are combined over their last dimension.
 //! tf.math.top_k(input, k=1, sorted=True, index_type=tf.int32, name=None) | tf.nn.top_k(input, k=1, sorted=True, index_type=tf.int32, name=None)
 //!   The k largest entries of each row along the last axis, largest first, and their indices (ties: the lower index
 //!   first), as TF's TopKV2(values, indices) named tuple: unpack it or read .values and .indices (TopKV2 op).
