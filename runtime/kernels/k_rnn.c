@@ -115,11 +115,17 @@ static void lstm_rows(void *ctx, int part, int nparts) {
       for (tfs_i64 j = 0; j < G; j++) zb[j] = (x[j] + zb[j]) + bias[j];
     else
       for (tfs_i64 j = 0; j < G; j++) zb[j] = x[j] + zb[j];
-    /* the vector loops of vmath.c, one function at a time over a row's gates (the elementwise kernels' bits) */
+    /* the vector loops of vmath.c over a row's gates, with the elementwise kernels' bits: TF applies each
+     * sigmoid to a [B, H] gate, whose last B*H % 8 elements take Eigen's scalar formula */
     float *restrict a = act + b * 5 * H;
-    vm_sigmoid_f32(a, zb, 2 * H);
+    tfs_i64 nv = B * H - (B * H) % VM_PACKET - b * H;
+    if (nv >= H) vm_sigmoid_part_f32(a, zb, 2 * H, 2 * H);
+    else {
+      vm_sigmoid_part_f32(a, zb, H, nv);
+      vm_sigmoid_part_f32(a + H, zb + H, H, nv);
+    }
     vm_tanh_f32(a + 2 * H, zb + 2 * H, H);
-    vm_sigmoid_f32(a + 3 * H, zb + 3 * H, H);
+    vm_sigmoid_part_f32(a + 3 * H, zb + 3 * H, H, nv);
     float *restrict cc = p->cc + b * H;
     for (tfs_i64 j = 0; j < H; j++) {
       float fc = a[H + j] * cc[j], ig = a[j] * a[2 * H + j];
@@ -147,7 +153,7 @@ static void lstm_forward(OpCall *c) {
   memcpy(cc, c0, sizeof(float) * (size_t)(B * H));
   LstmStep st = {xp, bias, h, cc, z, tensor_data(c->out[0]), save ? tensor_data(c->out[3]) : NULL,
                  save ? tensor_data(c->out[4]) : z + B * G, B, T, H, 0, 0};
-  /* a sigmoid or tanh (through double) costs about 8 elementwise operations */
+  /* a sigmoid or tanh costs about 8 elementwise operations */
   int np = tp_parts(B * 5 * H * 8, TP_EW_MIN_PART);
   if (np > B) np = (int)B;
   for (tfs_i64 s = 0; s < T; s++) {
