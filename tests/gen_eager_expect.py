@@ -10,7 +10,8 @@ modelled here on numpy following docs/reference/tf-notes.md and TensorFlow 2
 host values convert by the contract's rules (int -> int32, float -> float32,
 a host value meeting a tensor takes its dtype), integer `/` gives float64,
 `//` and `%` floor, integer mean truncates, tf.print formats as TF's
-SummarizeValue (docs/printing.md).  Float32 transcendental functions are
+SummarizeValue (docs/printing.md).  Float32 transcendental functions (but Tanh and Sigmoid: TF's Eigen
+formulas, tests/eigen_float.py) are
 computed in float64 and rounded once; reductions and softmax follow TF's
 float32 order of operations where it matters.
 
@@ -31,6 +32,9 @@ import types
 import warnings
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import eigen_float  # noqa: E402
 
 assert np.__version__.startswith('1.24'), np.__version__
 warnings.filterwarnings('ignore')
@@ -738,12 +742,19 @@ def cos(x, name=None):
     return _unary('Cos', x, _f64(np.cos), FLOAT)
 
 
+def _eigen_f32(model, fn):
+    """float32 through TF's own Eigen formulas (tests/eigen_float.py), other dtypes in float64 rounded once"""
+    def g(a, dt):
+        return model(a) if dt.np == np.float32 else _f64(fn)(a, dt)
+    return g
+
+
 def tanh(x, name=None):
-    return _unary('Tanh', x, _f64(np.tanh), FLOAT)
+    return _unary('Tanh', x, _eigen_f32(eigen_float.tanh, np.tanh), FLOAT)
 
 
 def sigmoid(x, name=None):
-    return _unary('Sigmoid', x, _f64(lambda a: 1.0 / (1.0 + np.exp(-a))), FLOAT)
+    return _unary('Sigmoid', x, _eigen_f32(eigen_float.sigmoid, lambda a: 1.0 / (1.0 + np.exp(-a))), FLOAT)
 
 
 def floor(x, name=None):

@@ -585,8 +585,6 @@ typedef void (*UnLoop)(char *o, const char *a, tfs_i64 n, tfs_i64 sa, double prm
 #define UNLOOPS_F(nm, EF, ED) UNLOOP(nm##_f32, float, float, EF) UNLOOP(nm##_f64, double, double, ED)
 #define UNLOOPS_I(nm, EI, EL) UNLOOP(nm##_i32, int32_t, int32_t, EI) UNLOOP(nm##_i64, int64_t, int64_t, EL)
 
-/* float sigmoid through double: one rounding, so it is correctly rounded (0.8807971, not 0.880797) */
-static inline float sigmoidf_(float x) { return (float)(1.0 / (1.0 + exp(-(double)x))); }
 static inline double sigmoid_(double x) { return 1.0 / (1.0 + exp(-x)); }
 /* softplus as TF's kernel: x above -(log(eps) + 2), exp(x) below log(eps) + 2, else log1p(exp(x)). */
 static inline float softplusf_(float x) {
@@ -632,13 +630,11 @@ UNLOOPS_F(log, logf(x), log(x))
 UNLOOPS_F(log1p, (float)log1p((double)x), log1p(x))
 UNLOOPS_F(sin, sinf(x), sin(x))
 UNLOOPS_F(cos, cosf(x), cos(x))
-UNLOOPS_F(tanh, (float)tanh((double)x), tanh(x))
-UNLOOPS_F(sigmoid, sigmoidf_(x), sigmoid_(x))
-/* contiguous float32 sigmoid and tanh: the vector loops of vmath.c, with the same bits as the lines above */
-static void sigmoid_f32_vec(char *o, const char *a, tfs_i64 n, tfs_i64 sa, double prm) {
-  if (sa == 1) vm_sigmoid_f32((float *)o, (const float *)a, n);
-  else sigmoid_f32(o, a, n, sa, prm);
-}
+/* float32 tanh and sigmoid: TF's Eigen formulas (vmath.c); a one-element sigmoid is Eigen's scalar one */
+UNLOOPS_F(tanh, vm_tanh1(x), tanh(x))
+UNLOOPS_F(sigmoid, vm_sigmoid_tail1(x), sigmoid_(x))
+/* contiguous float32 tanh: the vector loops of vmath.c, with the same bits as the line above (float32 sigmoid,
+ * whose elements' formula depends on their place in the tensor, is k_unary's) */
 static void tanh_f32_vec(char *o, const char *a, tfs_i64 n, tfs_i64 sa, double prm) {
   if (sa == 1) vm_tanh_f32((float *)o, (const float *)a, n);
   else tanh_f32(o, a, n, sa, prm);
@@ -775,7 +771,7 @@ static const UnLoop un_loops[OP__COUNT][DT__COUNT] = {
   [OP_NEG] = UROW_NC(neg), [OP_ABS] = UROW_NC(abs), [OP_SIGN] = UROW_NC(sign), [OP_SQUARE] = UROW_NC(square),
   [OP_SQRT] = UROW_FC(sqrt), [OP_RSQRT] = UROW_FC(rsqrt), [OP_EXP] = UROW_FC(exp), [OP_LOG] = UROW_FC(log),
   [OP_LOG1P] = UROW_FC(log1p), [OP_SIN] = UROW_FC(sin), [OP_COS] = UROW_FC(cos), [OP_TANH] = {[DT_FLOAT32] = tanh_f32_vec, [DT_FLOAT64] = tanh_f64, [DT_COMPLEX64] = tanh_c64, [DT_COMPLEX128] = tanh_c128},
-  [OP_SIGMOID] = {[DT_FLOAT32] = sigmoid_f32_vec, [DT_FLOAT64] = sigmoid_f64, [DT_COMPLEX64] = sigmoid_c64,
+  [OP_SIGMOID] = {[DT_FLOAT32] = sigmoid_f32, [DT_FLOAT64] = sigmoid_f64, [DT_COMPLEX64] = sigmoid_c64,
                   [DT_COMPLEX128] = sigmoid_c128}, [OP_FLOOR] = UROW_F(floor), [OP_CEIL] = UROW_F(ceil), [OP_ROUND] = UROW_N(round),
   [OP_RECIPROCAL] = UROW_FC(recip), [OP_SOFTPLUS] = UROW_F(softplus), [OP_RELU] = UROW_N(relu),
   [OP_RELU6] = UROW_N(relu6), [OP_ELU] = UROW_F(elu), [OP_LEAKY_RELU] = UROW_F(leaky), [OP_GELU] = UROW_F(gelu),
@@ -801,8 +797,31 @@ static void un_body(void *ctx, char *o, char *const *p, tfs_i64 len, const tfs_i
   u->f(o, p[0], len, st[0], u->prm);
 }
 
+/* float32 sigmoid over a whole tensor: an element's formula depends on whether it lies in the tensor's last
+ * size % 8 (vmath.h), so the kernel sees the tensor packed, cut over the pool at multiples of 8 */
+typedef struct { float *o; const float *a; tfs_i64 n; } SigJob;
+static void sigmoid_part(void *ctx, int part, int nparts) {
+  const SigJob *j = ctx;
+  tfs_i64 lo, hi, blocks = (j->n + VM_PACKET - 1) / VM_PACKET;
+  tp_slice(blocks, part, nparts, &lo, &hi);
+  lo *= VM_PACKET;
+  hi = hi * VM_PACKET < j->n ? hi * VM_PACKET : j->n;
+  if (hi > lo) vm_sigmoid_part_f32(j->o + lo, j->a + lo, hi - lo, j->n - j->n % VM_PACKET - lo);
+}
+static bool sigmoid_f32_tensor(Tensor *o, Tensor *a) {
+  if (a->dtype != DT_FLOAT32 || o->dtype != DT_FLOAT32 || o->size != a->size || !tensor_is_contiguous(o)) return false;
+  Tensor *ac = tensor_contiguous(a);
+  SigJob j = {tensor_data(o), tensor_data(ac), o->size};
+  int np = tp_parts(o->size * 8, EW_MIN_PART);   /* about 8 elementwise operations an element */
+  if (np > 1) tp_run(np, sigmoid_part, &j);
+  else sigmoid_part(&j, 0, 1);
+  tensor_release(ac);
+  return true;
+}
+
 void k_unary(OpCall *c) {
   Tensor *a = c->in[0], *o = c->out[0];
+  if (c->op->id == OP_SIGMOID && sigmoid_f32_tensor(o, a)) return;
   UnCtx u = {un_loops[c->op->id][a->dtype], 0};
   if (!u.f && ew_wide(a->dtype) >= 0) { ew_run_wide(c, (DType)ew_wide(a->dtype), k_unary); return; }
   if (!u.f) op_fail(c, ERR_INVALID_ARGUMENT, "%s is not supported for %s tensors", c->op->graph_name, dtype_info[a->dtype].name);
@@ -812,6 +831,7 @@ void k_unary(OpCall *c) {
 }
 
 void ew_unary(OpId id, Tensor *o, Tensor *a) {
+  if (id == OP_SIGMOID && sigmoid_f32_tensor(o, a)) return;
   UnCtx u = {un_loops[id][a->dtype], 0};
   if (!u.f) rt_throw(ERR_INVALID_ARGUMENT, "%s is not supported for %s tensors", op_defs[id].graph_name, dtype_info[a->dtype].name);
   ew_iterate(o, 1, &a, un_body, &u);
@@ -1056,6 +1076,7 @@ bool op_row_kernel(OpId id, DType in, DType out, OpRow *r) {
   /* ops that can fail (the generic kernel raises TF's error) or read an attribute stay generic */
   if (dtype_info[in].is_int && (id == OP_FLOORDIV || id == OP_MOD || id == OP_POW)) return false;
   if (id == OP_LEAKY_RELU || id == OP_GELU) return false;
+  if (id == OP_SIGMOID && in == DT_FLOAT32) return false;   /* an element's formula depends on its place (k_unary) */
   if (!op_scalar_kernel(id, in, out)) return false;   /* the same ops and output dtypes as the scalar path */
   r->bin = bin_loops[id][in];
   r->un = r->bin ? NULL : un_loops[id][in];

@@ -116,11 +116,17 @@ static void lstm_gates(const LstmSeq *p, tfs_i64 s, tfs_i64 t, tfs_i64 lo, tfs_i
       for (tfs_i64 j = 0; j < G; j++) zb[j] = (x[j] + zb[j]) + bias[j];
     else
       for (tfs_i64 j = 0; j < G; j++) zb[j] = x[j] + zb[j];
-    /* the vector loops of vmath.c, one function at a time over a row's gates (the elementwise kernels' bits) */
+    /* the vector loops of vmath.c over a row's gates, with the elementwise kernels' bits: TF applies each
+     * sigmoid to a [B, H] gate, whose last B*H % 8 elements take Eigen's scalar formula */
     float *restrict a = act + b * 5 * H;
-    vm_sigmoid_f32(a, zb, 2 * H);
+    tfs_i64 nv = B * H - (B * H) % VM_PACKET - b * H;
+    if (nv >= H) vm_sigmoid_part_f32(a, zb, 2 * H, 2 * H);
+    else {
+      vm_sigmoid_part_f32(a, zb, H, nv);
+      vm_sigmoid_part_f32(a + H, zb + H, H, nv);
+    }
     vm_tanh_f32(a + 2 * H, zb + 2 * H, H);
-    vm_sigmoid_f32(a + 3 * H, zb + 3 * H, H);
+    vm_sigmoid_part_f32(a + 3 * H, zb + 3 * H, H, nv);
     float *restrict cc = p->cc + b * H;
     for (tfs_i64 j = 0; j < H; j++) {
       float fc = a[H + j] * cc[j], ig = a[j] * a[2 * H + j];

@@ -1,57 +1,57 @@
-/* vmath_tmpl.h — one ISA path's vector sigmoid/tanh (included by vmath.c with VW lanes of double and SFX set). */
+/* vmath_tmpl.h — one ISA path's vector float32 sigmoid/tanh (included by vmath.c with VW float lanes and SFX set). */
 #define VM_CAT2(a, b) a##b
 #define VM_CAT(a, b) VM_CAT2(a, b)
-#define VD VM_CAT(vd, SFX)
-#define VL VM_CAT(vl, SFX)
 #define VF VM_CAT(vf, SFX)
 #define VI VM_CAT(vi, SFX)
 #define VFN(n) VM_CAT(n, SFX)
 
-typedef double VD __attribute__((vector_size(VW * 8)));
-typedef long long VL __attribute__((vector_size(VW * 8)));
 typedef float VF __attribute__((vector_size(VW * 4)));
-typedef int VI __attribute__((vector_size(VW * 8)));
+typedef int VI __attribute__((vector_size(VW * 4)));
 
-/* exp(t) for |t| <= 81: t = k ln2 + r (Cody-Waite, |r| <= ln2/2, k ln2's high part exact), exp(r) by its
- * Taylor polynomial to degree 12 (truncation below 2^-52), times 2^k built in the exponent bits.  Relative
- * error a few ulps of double, far inside the margin of the rounding test. */
-static inline __attribute__((always_inline)) VD VFN(vexp_)(VD t) {
-  const VD shifter = (VD){0} + 0x1.8p52;
-  VD kd = t * 0x1.71547652b82fep0 + shifter;
-  VL kb = (VL)kd;
-  kd = kd - shifter;
-  VD r = t - kd * 0x1.62e42feep-1;   /* ln2's high 32 bits: k * it is exact for |k| < 2^11 */
-  r = r - kd * 0x1.a39ef35793c76p-33;
-  VD p = (VD){0} + 1.0 / 479001600.0;
-  p = 1.0 / 39916800.0 + r * p;
-  p = 1.0 / 3628800.0 + r * p;
-  p = 1.0 / 362880.0 + r * p;
-  p = 1.0 / 40320.0 + r * p;
-  p = 1.0 / 5040.0 + r * p;
-  p = 1.0 / 720.0 + r * p;
-  p = 1.0 / 120.0 + r * p;
-  p = 1.0 / 24.0 + r * p;
-  p = 1.0 / 6.0 + r * p;
-  p = 0.5 + r * p;
-  p = 1.0 + r * p;
-  p = 1.0 + r * p;
-  VD s = (VD)((kb + 1023) << 52);
-  return p * s;
+/* lanes of a where m is set, of b elsewhere (C's vector extensions have no ?:) */
+static inline __attribute__((always_inline)) VF VFN(sel_)(VI m, VF a, VF b) { return (VF)(((VI)a & m) | ((VI)b & ~m)); }
+
+/* Every operation below is one IEEE float operation (no contraction: vmath.c sets fp-contract=off), so each lane
+ * gives the scalar formulas' bits of vmath.c on every path. */
+static inline __attribute__((always_inline)) VF VFN(sig_)(VF x) {
+  VI nan = x != x, zero = x < VM_SIG_LO;
+  VF t = VFN(sel_)(nan | zero, (VF){0} + VM_SIG_LO, x);   /* lanes that are replaced at the end compute on -104 */
+  t = VFN(sel_)(t > VM_SIG_HI, (VF){0} + VM_SIG_HI, t);
+  VF h = t * 0.5f;
+  VF k = h * VM_LOG2E + 0.5f;
+  VF m = __builtin_convertvector(__builtin_convertvector(k, VI), VF);   /* |k| < 2^7: truncation, then floor */
+  m = m + __builtin_convertvector(m > k, VF);                           /* true is -1 */
+  VF r = m * VM_LN2_HI + h;
+  r = m * VM_LN2_LO + r;
+  VF r2 = r * r;
+  VF pe = r2 * VM_P4 + VM_P2, po = r2 * VM_P5 + VM_P3, pl = r + 1.0f;
+  VF p = r * po + pe;
+  p = r2 * p + pl;
+  VF s = (VF)((__builtin_convertvector(m, VI) + 127) << 23);
+  VF e = p * s;
+  e = e * e;
+  VF y = e / (1.0f + e);
+  y = VFN(sel_)(zero, (VF){0}, y);
+  return VFN(sel_)(nan, x + x, y);
 }
 
-/* lanes whose double y (positive, a normal float's range) lies within 2^12 ulps of double of a midpoint
- * between two floats: their rounding could differ from the reference's, whose own error is below 2 ulps */
-static inline __attribute__((always_inline)) VL VFN(near_mid_)(VD y) {
-  /* on 32-bit halves (SSE2 compares no 64-bit integers): each high half becomes 0 - 2^30, never near */
-  VI lo = (VI)y & (VI)((VL){0} + 0x1FFFFFFF);
-  VI d = lo - (VI)((VL){0} + 0x4000000010000000LL);
-  return (VL)((d < 4096) & (d > -4096));
-}
-
-static inline __attribute__((always_inline)) bool VFN(any_)(VL m) {
-  long long r = 0;
-  for (int l = 0; l < VW; l++) r |= m[l];
-  return r != 0;
+static inline __attribute__((always_inline)) VF VFN(tanh_)(VF a) {
+  VF ax = (VF)((VI)a & 0x7FFFFFFF);
+  VI tiny = ax < VM_TANH_TINY;
+  VF x = VFN(sel_)(a > VM_TANH_CLAMP, (VF){0} + VM_TANH_CLAMP, a);   /* NaN stays */
+  x = VFN(sel_)(x < -VM_TANH_CLAMP, (VF){0} - VM_TANH_CLAMP, x);
+  VF x2 = x * x;
+  VF p = x2 * VM_A13 + VM_A11;
+  p = x2 * p + VM_A9;
+  p = x2 * p + VM_A7;
+  p = x2 * p + VM_A5;
+  p = x2 * p + VM_A3;
+  p = x2 * p + VM_A1;
+  p = x * p;
+  VF q = x2 * VM_B6 + VM_B4;
+  q = x2 * q + VM_B2;
+  q = x2 * q + VM_B0;
+  return VFN(sel_)(tiny, a, p / q);
 }
 
 static inline __attribute__((always_inline)) VF VFN(load_)(const float *a) {
@@ -60,68 +60,25 @@ static inline __attribute__((always_inline)) VF VFN(load_)(const float *a) {
   return v;
 }
 
-/* one vector of sigmoid: the float results, and the lanes that must take the reference */
-static inline __attribute__((always_inline)) VF VFN(sig_)(const float *a, VL *bad) {
-  VD x = __builtin_convertvector(VFN(load_)(a), VD);
-  VL ok = (x >= -80.0) & (x <= 80.0);   /* false for NaN; the result stays a normal float */
-  VD t = (VD)((VL)-x & ok);
-  VD y = 1.0 / (1.0 + VFN(vexp_)(t));
-  *bad = ~ok | VFN(near_mid_)(y);
-  return __builtin_convertvector(y, VF);
-}
-
-/* tanh |x| = 1 - 2 / (exp(2|x|) + 1) from 2^-5 up (the subtraction loses at most 5 bits there), its odd
- * Taylor polynomial to x^9 below (truncation under 2^-56 relative); then x's sign (rounding is symmetric) */
-static inline __attribute__((always_inline)) VF VFN(tanh_)(const float *a, VL *bad) {
-  VD x = __builtin_convertvector(VFN(load_)(a), VD);
-  VD ax = (VD)((VL)x & 0x7FFFFFFFFFFFFFFFLL);
-  VL ok = (ax >= 0x1p-125) & (ax <= 40.0);
-  VD t = (VD)((VL)(ax + ax) & ok);
-  VD big = 1.0 - 2.0 / (VFN(vexp_)(t) + 1.0);
-  VD x2 = ax * ax;
-  VD q = (VD){0} - 1382.0 / 155925.0;
-  q = 62.0 / 2835.0 + x2 * q;
-  q = -17.0 / 315.0 + x2 * q;
-  q = 2.0 / 15.0 + x2 * q;
-  q = -1.0 / 3.0 + x2 * q;
-  VD small = ax + ax * (x2 * q);
-  VL sm = ax < 0x1p-5;
-  VD y = (VD)(((VL)small & sm) | ((VL)big & ~sm));
-  *bad = ~ok | VFN(near_mid_)(y);
-  y = (VD)((VL)y | ((VL)x & ((VL){0} + (-0x7FFFFFFFFFFFFFFFLL - 1))));
-  return __builtin_convertvector(y, VF);
-}
-
-/* two vectors per round, so that their polynomials' dependency chains overlap; then one; then scalars */
-#define VM_LOOP(VEC, REF)                                                                          \
+/* o[i] for i < nv by the vector formula, the rest by TAIL (two vectors a round so their chains overlap) */
+#define VM_LOOP(VEC, ONE, TAIL)                                                                    \
   tfs_i64 i = 0;                                                                                   \
-  for (; i + 2 * VW <= n; i += 2 * VW) {                                                           \
-    VL b0, b1;                                                                                     \
-    VF f0 = VEC(a + i, &b0), f1 = VEC(a + i + VW, &b1);                                            \
+  for (; i + 2 * VW <= nv; i += 2 * VW) {                                                          \
+    VF f0 = VEC(VFN(load_)(a + i)), f1 = VEC(VFN(load_)(a + i + VW));                              \
     memcpy(o + i, &f0, sizeof f0);                                                                 \
     memcpy(o + i + VW, &f1, sizeof f1);                                                            \
-    if (VFN(any_)(b0 | b1))                                                                        \
-      for (int l = 0; l < VW; l++) {                                                               \
-        if (b0[l]) o[i + l] = REF(a[i + l]);                                                       \
-        if (b1[l]) o[i + VW + l] = REF(a[i + VW + l]);                                             \
-      }                                                                                            \
   }                                                                                                \
-  for (; i + VW <= n; i += VW) {                                                                   \
-    VL b0;                                                                                         \
-    VF f0 = VEC(a + i, &b0);                                                                       \
+  for (; i + VW <= nv; i += VW) {                                                                  \
+    VF f0 = VEC(VFN(load_)(a + i));                                                                \
     memcpy(o + i, &f0, sizeof f0);                                                                 \
-    if (VFN(any_)(b0))                                                                             \
-      for (int l = 0; l < VW; l++)                                                                 \
-        if (b0[l]) o[i + l] = REF(a[i + l]);                                                       \
   }                                                                                                \
-  for (; i < n; i++) o[i] = REF(a[i]);
+  for (; i < nv; i++) o[i] = ONE(a[i]);                                                            \
+  for (; i < n; i++) o[i] = TAIL(a[i]);
 
-static void VFN(vm_sigmoid_)(float *o, const float *a, tfs_i64 n) { VM_LOOP(VFN(sig_), vm_sigmoid_ref) }
-static void VFN(vm_tanh_)(float *o, const float *a, tfs_i64 n) { VM_LOOP(VFN(tanh_), vm_tanh_ref) }
+static void VFN(vm_sigmoid_)(float *o, const float *a, tfs_i64 n, tfs_i64 nv) { VM_LOOP(VFN(sig_), vm_sigmoid_vec1, vm_sigmoid_tail1) }
+static void VFN(vm_tanh_)(float *o, const float *a, tfs_i64 n, tfs_i64 nv) { VM_LOOP(VFN(tanh_), vm_tanh1, vm_tanh1) }
 #undef VM_LOOP
 
-#undef VD
 #undef VI
-#undef VL
 #undef VF
 #undef VFN

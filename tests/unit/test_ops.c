@@ -440,10 +440,10 @@ static void fill(DType dt, void *p, int n, unsigned *seed) {
   }
 }
 
-/* The vector sigmoid/tanh of vmath.c on every path against the scalar glibc formulas, bit for bit: every
- * 65537th float32 bit pattern, a million consecutive floats around 0.5 and -3 (gates' usual range), the
- * special values, and every length up to 19 at odd offsets (the vector tails).  All 2^32 inputs:
- * tests/tools/vmath_all.c (by hand, minutes). */
+/* The vector sigmoid/tanh of vmath.c on every path against the scalar formulas, bit for bit (a sigmoid's
+ * last n % 8 elements take Eigen's scalar formula, as TF's): every 65537th float32 bit pattern, a million
+ * consecutive floats around 0.5 and -3 (gates' usual range), the special values, and every length up to 19 at
+ * odd offsets (the vector tails).  All 2^32 inputs: tests/tools/vmath_all.c (by hand, a minute or two). */
 static int vm_check(Isa isa, const float *in, tfs_i64 n) {
   float *got = malloc(sizeof(float) * (size_t)(n + 1));
   int bad = 0;
@@ -451,7 +451,7 @@ static int vm_check(Isa isa, const float *in, tfs_i64 n) {
     if (fn) vm_tanh_on(isa, got, in, n);
     else vm_sigmoid_on(isa, got, in, n);
     for (tfs_i64 i = 0; i < n; i++) {
-      float want = fn ? vm_tanh_ref(in[i]) : vm_sigmoid_ref(in[i]);
+      float want = fn ? vm_tanh1(in[i]) : i < n - n % 8 ? vm_sigmoid_vec1(in[i]) : vm_sigmoid_tail1(in[i]);
       if (memcmp(&got[i], &want, 4) != 0) {
         bad++;
         fprintf(stderr, "%s %s(%a) = %a, want %a\n", isa_name(isa), fn ? "tanh" : "sigmoid", (double)in[i], (double)got[i], (double)want);
@@ -459,6 +459,27 @@ static int vm_check(Isa isa, const float *in, tfs_i64 n) {
     }
   }
   free(got);
+  return bad;
+}
+
+/* the formulas against double precision: Eigen's bounds (a few ulps) where the result is a normal float */
+static int vm_accuracy(const float *in, tfs_i64 n) {
+  int bad = 0;
+  for (tfs_i64 i = 0; i < n; i++) {
+    float x = in[i];
+    if (x != x) continue;
+    double ds = 1.0 / (1.0 + exp(-(double)x)), dt = tanh((double)x);
+    float got[3] = {vm_sigmoid_vec1(x), vm_sigmoid_tail1(x), vm_tanh1(x)};
+    double want[3] = {ds, ds, dt}, tol[3] = {5, 3, 8};
+    for (int k = 0; k < 3; k++) {
+      if (fabs(want[k]) < 0x1p-126) continue;
+      double ulp = nextafterf((float)fabs(want[k]), INFINITY) - (float)fabs(want[k]);
+      if (fabs(got[k] - want[k]) > tol[k] * ulp) {
+        bad++;
+        fprintf(stderr, "formula %d at %a: %a, want %a\n", k, (double)x, (double)got[k], want[k]);
+      }
+    }
+  }
   return bad;
 }
 
@@ -477,9 +498,18 @@ START_TEST(test_vmath_paths) {
   for (size_t i = 0; i < sizeof special / sizeof special[0]; i++) in[n++] = special[i];
   for (int isa = 0; isa <= (int)isa_cpu_best(); isa++) {
     ck_assert_int_eq(vm_check((Isa)isa, in, n), 0);
+    ck_assert_int_eq(vm_check((Isa)isa, in + 1, n - 1), 0);   /* n - 1: a scalar tail of another length */
     for (tfs_i64 len = 0; len < 20; len++)
       for (tfs_i64 off = 0; off < 3; off++) ck_assert_int_eq(vm_check((Isa)isa, in + n - 20 - off, len), 0);
   }
+  ck_assert_int_eq(vm_accuracy(in, n), 0);
+  /* the limits */
+  float lim[] = {0.0f, -0.0f, INFINITY, -INFINITY, -200.0f, 20.0f, 1e-30f}, out[7];
+  vm_sigmoid_f32(out, lim, 7);
+  ck_assert(out[0] == 0.5f && out[1] == 0.5f && out[2] == 1.0f && out[3] == 0.0f && out[4] == 0.0f && out[5] == 1.0f && out[6] == 0.5f);
+  vm_tanh_f32(out, lim, 7);
+  ck_assert(out[0] == 0.0f && !signbit(out[0]) && signbit(out[1]) && out[2] == 1.0f && out[3] == -1.0f && out[4] == -1.0f);
+  ck_assert(out[5] == 1.0f && out[6] == 1e-30f);
   free(in);
 }
 END_TEST
