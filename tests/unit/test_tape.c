@@ -166,7 +166,7 @@ START_TEST(test_gradient_coverage) {
     OP_FUSED_MATMUL, OP_FUSED_CONV2D,   /* created by the graph planner after tracing, never recorded */
     OP_CONV2D_BP_INPUT, OP_CONV2D_BP_FILTER, OP_DEPTHWISE_BP_INPUT, OP_DEPTHWISE_BP_FILTER, OP_MAX_POOL_GRAD, OP_TRIGAMMA, OP_TOP_K_GRAD,   /* gradient-only (no second order) */
     OP_RESIZE_BILINEAR_GRAD, OP_RESIZE_NEAREST_GRAD, OP_RESIZE_BICUBIC_GRAD, OP_SCALE_TRANSLATE_GRAD, OP_LSTM_SEQ_GRAD,   /* gradient-only too */
-    OP_RESIZE_AREA,   /* TF registers no gradient for ResizeArea */
+    OP_RESIZE_AREA, OP_SPARSE_REDUCE_MAX, OP_SPARSE_REDUCE_MAX_SPARSE, OP_SPARSE_REDUCE_SUM_SPARSE,   /* TF registers no gradient for ResizeArea, SparseReduceMax(Sparse), SparseReduceSumSparse */
     OP_ZEROS, OP_ONES, OP_FILL, OP_EYE, OP_RANGE, OP_LINSPACE, OP_RANDOM_UNIFORM, OP_RANDOM_NORMAL,
     OP_TRUNC_NORMAL, OP_TIMESTAMP, OP_ONE_HOT, OP_STATELESS_UNIFORM, OP_STATELESS_NORMAL, OP_STATELESS_TRUNC_NORMAL,   /* no float tensor inputs to differentiate */
     OP_BITWISE_AND, OP_BITWISE_OR, OP_BITWISE_XOR, OP_LEFT_SHIFT, OP_RIGHT_SHIFT, OP_INVERT,   /* TF: not differentiable (integer-only anyway) */
