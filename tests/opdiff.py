@@ -640,6 +640,45 @@ def templates(g, op):
     if op in ("UNIQUE", "UNIQUE_WITH_COUNTS"):   # a data-dependent output size
         fn = "tf.unique" if op == "UNIQUE" else "tf.unique_with_counts"
         return ["tuple(%s(a0))" % fn, [inp((r.randint(0, 6),), r.choice(NUM), -2, 2)]]
+    if op == "ENSURE_SHAPE":   # a compatible expected shape (some dims None): the value passes through
+        dt = r.choice(NUM + ["string"])
+        s = g.shape()
+        want = [d if r.random() < 0.5 else None for d in s] if r.random() < 0.8 else None
+        return ["tf.ensure_shape(a0, %r)" % (want,), [inp(s, dt)]]
+    if op in ("DECODE_RAW", "DECODE_PADDED_RAW"):   # strings of equal (or, padded, any) length as numbers
+        n = r.randint(0, 3)
+        width = r.choice([0, 4, 8])
+        strs = ["".join(r.choice("ab\x01") for _ in range(width if op == "DECODE_RAW" else r.randint(0, 6))) for _ in range(n)]
+        call = "tf.io.decode_raw(a0, tf.%s%s)" % (r.choice(["uint8", "int16", "int32", "float32"]),
+                                                  "" if op == "DECODE_RAW" else ", fixed_length=%d" % r.choice([4, 8]))
+        return [call, ["tf.constant(%r, tf.string)" % (strs,)]]
+    sparse = {"SPARSE_TO_DENSE": "tf.sparse.to_dense(tf.sparse.from_dense(a0))",
+              "SPARSE_REORDER": "tf.sparse.reorder(tf.sparse.from_dense(a0)).values",
+              "SPARSE_REDUCE_SUM": "tf.sparse.reduce_sum(tf.sparse.from_dense(a0), axis=%d)",
+              "SPARSE_REDUCE_MAX": "tf.sparse.reduce_max(tf.sparse.from_dense(a0), axis=%d)",
+              "SPARSE_REDUCE_SUM_SPARSE": "tf.sparse.reduce_sum(tf.sparse.from_dense(a0), axis=%d, output_is_sparse=True).values",
+              "SPARSE_REDUCE_MAX_SPARSE": "tf.sparse.reduce_max(tf.sparse.from_dense(a0), axis=%d, output_is_sparse=True).values"}
+    if op in sparse:   # a SparseTensor of a dense input's nonzeros
+        s = g.shape(rank=r.randint(1, 3))
+        body = sparse[op] % r.randint(0, len(s) - 1) if "%d" in sparse[op] else sparse[op]
+        return [body, [inp(s, r.choice(NUM), -2, 2)]]
+    if op == "SPARSE_DENSE_MATMUL":
+        m, k, n = r.randint(0, 3), r.randint(1, 3), r.randint(0, 3)
+        dt = r.choice(FLOAT)
+        return ["tf.sparse.sparse_dense_matmul(tf.sparse.from_dense(a0), a1)", [inp((m, k), dt, -2, 2), inp((k, n), dt)]]
+    segs = {"SPARSE_SEGMENT_SUM": "tf.sparse.segment_sum", "SPARSE_SEGMENT_MEAN": "tf.sparse.segment_mean",
+            "SPARSE_SEGMENT_SQRTN": "tf.sparse.segment_sqrt_n"}
+    grads = {"SPARSE_SEGMENT_SUM_GRAD": "tf.sparse.segment_sum", "SPARSE_SEGMENT_MEAN_GRAD": "tf.sparse.segment_mean",
+             "SPARSE_SEGMENT_SQRTN_GRAD": "tf.sparse.segment_sqrt_n"}
+    if op in segs or op in grads:   # rows picked by indices into sorted segments; the Grad ops by the gradient
+        rows = r.randint(1, 4)
+        k = r.randint(0, 4)
+        idx = sorted(r.randint(0, rows - 1) for _ in range(k))
+        ids = sorted(r.randint(0, 2) for _ in range(k))
+        s = (rows,) + tuple(g.shape(rank=r.randint(0, 1)))
+        if op in segs:
+            return ["%s(a0, %r, %r)" % (segs[op], idx, ids), [inp(s, r.choice(FLOAT))]]
+        return ["_grad1(lambda p: %s(p, %r, %r), a0)" % (grads[op], idx, ids), [inp(s, "float32")]]
     if op in ("LOWER_BOUND", "UPPER_BOUND"):
         dt = r.choice(NUM)
         lead = g.shape(rank=r.randint(0, 1))
