@@ -79,6 +79,39 @@ def timeseries():
     return lines
 
 
+def to_img(x):
+    # Keras's array_to_img(scale=True): shift to 0, divide by the max, times 255, uint8 truncation
+    x = x - np.min(x)
+    if np.max(x) != 0:
+        x = x / np.max(x)
+    return (x * 255).astype("uint8")
+
+
+def image_utils():
+    x = (np.arange(24, dtype="float32").reshape((2, 4, 3)) - 5.0) * 0.5
+    px = to_img(x)
+    f = px.astype("float32")
+    lines = ["RGB (4, 2)", str(f.tolist())]
+    g = (np.arange(6, dtype="float32").reshape((2, 3, 1)) * 40.0).astype("uint8").astype("float32")
+    lines.append("L (3, 2) (2, 3, 1)")
+    lines.append(str(g.transpose(2, 0, 1).tolist()))
+    lines.append("RGB (4, 2) True")
+    # PIL's RGB -> L: ITU-R 601-2 luma in 16-bit fixed point, rounded
+    q = px.astype("int64")
+    luma = (q[:, :, 0] * 19595 + q[:, :, 1] * 38470 + q[:, :, 2] * 7471 + 0x8000) >> 16
+    lines.append("L " + str(luma.astype("float32").tolist()))
+    lines.append("RGBA " + str(f[0, 0].tolist() + [255.0]))
+    lines.append("(2, 1) (1, 2, 3)")
+    lines.append("True")
+    lines.append("(2, 3)")
+    lines += ["ValueError: Expected image array to have rank 3 (single image). Got array with shape: (2, 2)",
+              "ValueError: Unsupported channel number: 2",
+              "ValueError: Invalid data_format: channels_middle",
+              "ValueError: Unsupported image shape: (2,)",
+              'ValueError: color_mode must be "grayscale", "rgb", or "rgba"']
+    return lines
+
+
 def write(name, lines):
     with open(os.path.join(PROGS, name + ".out"), "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -86,3 +119,4 @@ def write(name, lines):
 
 if __name__ == "__main__":
     write("keras_timeseries", timeseries())
+    write("keras_image_utils", image_utils())
