@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# gen_keras_utils_expect.py — writes the expected output of the Keras-utils goldens (keras_timeseries, keras_image_utils) from numpy.
+# gen_keras_utils_expect.py — writes the expected output of the Keras-utils goldens (keras_timeseries, keras_image_utils, keras_image_dataset) from numpy.
 """Independent reference for tf.keras.utils' timeseries and image helpers.
 
     /usr/bin/python3 tests/gen_keras_utils_expect.py
@@ -112,6 +112,145 @@ def image_utils():
     return lines
 
 
+def index(directory, labels, formats, class_names=None, shuffle=True, seed=None):
+    # Keras 2.15's dataset_utils.index_directory: sorted class subdirectories, each walked in sorted order
+    out = []
+    if labels == "inferred":
+        subdirs = [s for s in sorted(os.listdir(directory))
+                   if os.path.isdir(os.path.join(directory, s)) and not s.startswith(".")]
+        if class_names:
+            subdirs = list(class_names)
+    else:
+        subdirs = [""]
+    idx = {c: i for i, c in enumerate(subdirs)}
+    names, found = [], []
+    for sub in subdirs:
+        top = os.path.join(directory, sub)
+        base = os.path.basename(top)
+        for root, _, files in sorted(os.walk(top), key=lambda x: x[0]):
+            for f in sorted(files):
+                if f.lower().endswith(formats):
+                    names.append(os.path.join(base, os.path.relpath(os.path.join(root, f), top)))
+                    found.append(idx[base])
+    if labels == "inferred":
+        labels, classes = found, subdirs
+    elif labels is None:
+        classes = None
+    else:
+        classes = sorted(set(labels))
+    out.append(f"Found {len(names)} files." if labels is None else
+               f"Found {len(names)} files belonging to {len(classes)} classes.")
+    if shuffle:
+        np.random.RandomState(seed).shuffle(names)
+        if labels is not None:
+            labels = list(labels)
+            np.random.RandomState(seed).shuffle(labels)
+    return out, names, labels, classes
+
+
+def image_dataset():
+    import tempfile
+    import shutil
+    root = tempfile.mkdtemp()
+    d = os.path.join(root, "imgs")
+    files = {"dog": ["b.png", "a.png", "c.PNG"], "cat": ["z.png", "y.jpg.png"], "bird": ["m.png", "notes.txt"]}
+    level, levels = 10, {}
+    for cls in ["dog", "cat", "bird"]:
+        os.makedirs(os.path.join(d, cls))
+        for name in files[cls]:
+            open(os.path.join(d, cls, name), "w").close()
+            if not name.endswith(".txt"):
+                levels[cls + "/" + name] = level
+                level += 10
+    os.makedirs(os.path.join(d, "cat", "sub"))
+    open(os.path.join(d, "cat", "sub", "w.png"), "w").close()
+    levels["cat/sub/w.png"] = 200
+    fmts = (".bmp", ".gif", ".jpeg", ".jpg", ".png")
+    lines = []
+
+    def batches(seq, n):
+        return [seq[i:i + n] for i in range(0, len(seq), n)]
+
+    msg, names, labels, classes = index(d, "inferred", fmts, shuffle=False)
+    lines += msg
+    lines.append(f"{classes} {names}")
+    lines.append("(TensorSpec(shape=(None, 2, 3, 3), dtype=tf.float32, name=None), "
+                 "TensorSpec(shape=(None,), dtype=tf.int32, name=None))")
+    for b in range(0, len(names), 4):
+        nb = names[b:b + 4]
+        lines.append(f"({len(nb)}, 2, 3, 3) {[float(levels[n]) for n in nb]} {labels[b:b + 4]}")
+    lines += msg
+    # nearest keeps the images' uint8 (TF's resize); categorical labels are float32 one-hot rows
+    lines.append("(TensorSpec(shape=(4, 6, 1), dtype=tf.uint8, name=None), "
+                 "TensorSpec(shape=(3,), dtype=tf.float32, name=None))")
+    for n, lab in list(zip(names, labels))[:2]:
+        lines.append(f"(4, 6, 1) {float(levels[n])} {np.eye(3)[lab].tolist()}")
+    msg2, _, _, _ = index(d, None, fmts, shuffle=False)
+    lines += msg2
+    lines.append("TensorSpec(shape=(None, 4, 4, 3), dtype=tf.float32, name=None) None")
+    msg, names, labels, classes = index(d, "inferred", fmts, seed=7)
+    nval = int(0.34 * len(names))
+    lines += msg
+    lines.append(f"Using {len(names) - nval} files for training.")
+    lines.append(str(names[:-nval]))
+    lines.append(str(sorted((levels[n], l) for n, l in zip(names[:-nval], labels[:-nval]))))
+    msg, names, labels, classes = index(d, "inferred", fmts, class_names=["dog", "cat", "bird"], seed=7)
+    lines += msg
+    lines.append(f"Using {len(names) - nval} files for training.")
+    lines.append(f"Using {nval} files for validation.")
+    lines.append(f"{names[:-nval]} {names[-nval:]} {classes}")
+    lines.append(str(labels[-nval:]))
+    two = os.path.join(root, "two")
+    shutil.copytree(os.path.join(d, "cat"), os.path.join(two, "cat"))
+    shutil.copytree(os.path.join(d, "dog"), os.path.join(two, "dog"))
+    msg, names, labels, classes = index(two, "inferred", fmts, shuffle=False)
+    lines += msg
+    lines.append(str([[float(l)] for l in labels]))
+    t = os.path.join(root, "texts")
+    docs = {"pos": ["good film", "great"], "neg": ["bad", "awful plot", "boring"]}
+    for cls in docs:
+        os.makedirs(os.path.join(t, cls))
+        for k, doc in enumerate(docs[cls]):
+            with open(os.path.join(t, cls, "t" + str(k) + ".txt"), "w") as f:
+                f.write(doc)
+    msg, names, labels, classes = index(t, "inferred", (".txt",), shuffle=False)
+    lines += msg
+    lines.append(f"{classes} (TensorSpec(shape=(None,), dtype=tf.string, name=None), "
+                 "TensorSpec(shape=(None,), dtype=tf.int32, name=None))")
+    texts = [open(os.path.join(t, n)).read()[:4].encode() for n in names]
+    for xb, yb in zip(batches(texts, 2), batches(labels, 2)):
+        lines.append(f"{xb} {yb}")
+    msg, names, labels, classes = index(t, [1, 0, 1, 0, 1], (".txt",), shuffle=False)
+    lines += msg
+    lines.append(f"{classes} {labels}")
+    lines += [
+        'ValueError: `label_mode` argument must be one of "int", "categorical", "binary", or None. Received: label_mode=sparse',
+        'ValueError: `color_mode` must be one of {"rgb", "rgba", "grayscale"}. Received: color_mode=cmyk',
+        "ValueError: `labels` argument should be a list/tuple of integer labels, of the same size as the number of "
+        "image files in the target directory. If you wish to infer the labels from the subdirectory names in the "
+        'target directory, pass `labels="inferred"`. If you wish to get a dataset that only contains images (no '
+        "labels), pass `labels=None`.",
+        "ValueError: If `subset` is set, `validation_split` must be set, and inversely.",
+        "ValueError: `validation_split` must be between 0 and 1, received: 1.5",
+        'ValueError: `subset` must be either "training", "validation" or "both", received: test',
+        "ValueError: If using `validation_split` and shuffling the data, you must provide a `seed` argument, to make "
+        "sure that there is no overlap between the training and validation subset.",
+        "Found 7 files belonging to 3 classes.",
+        "ValueError: When passing `label_mode=\"binary\"`, there must be exactly 2 class_names. "
+        "Received: class_names=['bird', 'cat', 'dog']",
+        "ValueError: The `class_names` passed did not match the names of the subdirectories of the target directory. "
+        "Expected: ['bird', 'cat', 'dog'], but received: ['cat', 'dog']",
+        "ValueError: Expected the lengths of `labels` to match the number of files in the target directory. "
+        "len(labels) is 2 while we found 7 files in directory ROOT/imgs.",
+        "ValueError: Argument `interpolation` should be one of ('bilinear', 'nearest', 'bicubic', 'area', 'lanczos3', "
+        "'lanczos5', 'gaussian', 'mitchellcubic'). Received: interpolation=cubic",
+        "Found 0 files belonging to 0 classes.",
+        "ValueError: No text files found in directory ROOT/imgs/dog. Allowed format: .txt",
+    ]
+    shutil.rmtree(root)
+    return lines
+
+
 def write(name, lines):
     with open(os.path.join(PROGS, name + ".out"), "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -120,3 +259,4 @@ def write(name, lines):
 if __name__ == "__main__":
     write("keras_timeseries", timeseries())
     write("keras_image_utils", image_utils())
+    write("keras_image_dataset", image_dataset())
