@@ -247,6 +247,17 @@ def image_dataset():
         "Found 0 files belonging to 0 classes.",
         "ValueError: No text files found in directory ROOT/imgs/dog. Allowed format: .txt",
     ]
+    # crop_to_aspect_ratio (Keras's smart_resize): the centred box of the target's aspect ratio, then TF's
+    # nearest resize (half-pixel centres: source index floor((i + 0.5) * in / out))
+    img = (np.arange(24) * 10).reshape((4, 6))
+    h, w = img.shape
+    ch, cw = min(h, int(w * 2 / 2)), min(w, int(h * 2 / 2))
+    top, left = int((h - ch) / 2), int((w - cw) / 2)
+    box = img[top:top + ch, left:left + cw]
+    rows = [int(np.floor((i + 0.5) * ch / 2)) for i in range(2)]
+    cols = [int(np.floor((j + 0.5) * cw / 2)) for j in range(2)]
+    lines.append("Found 1 files belonging to 1 classes.")
+    lines.append(str(box[np.ix_(rows, cols)].tolist()))
     shutil.rmtree(root)
     return lines
 
