@@ -113,16 +113,15 @@ def image_utils():
 
 
 def index(directory, labels, formats, class_names=None, shuffle=True, seed=None):
-    # Keras 2.15's dataset_utils.index_directory: sorted class subdirectories, each walked in sorted order
-    out = []
-    if labels == "inferred":
-        subdirs = [s for s in sorted(os.listdir(directory))
-                   if os.path.isdir(os.path.join(directory, s)) and not s.startswith(".")]
-        if class_names:
-            subdirs = list(class_names)
-    else:
+    # Keras 2.15's dataset_utils.index_directory: sorted class subdirectories (also with a list of labels; labels=None
+    # indexes the directory itself as the one class ""), each walked in sorted order; the message always counts classes
+    if labels is None:
         subdirs = [""]
-    idx = {c: i for i, c in enumerate(subdirs)}
+        classes = subdirs
+    else:
+        subdirs = [s for s in sorted(os.listdir(directory)) if os.path.isdir(os.path.join(directory, s))]
+        classes = list(class_names) if class_names else subdirs
+    idx = {c: i for i, c in enumerate(classes)}
     names, found = [], []
     for sub in subdirs:
         top = os.path.join(directory, sub)
@@ -132,19 +131,11 @@ def index(directory, labels, formats, class_names=None, shuffle=True, seed=None)
                 if f.lower().endswith(formats):
                     names.append(os.path.join(base, os.path.relpath(os.path.join(root, f), top)))
                     found.append(idx[base])
-    if labels == "inferred":
-        labels, classes = found, subdirs
-    elif labels is None:
-        classes = None
-    else:
-        classes = sorted(set(labels))
-    out.append(f"Found {len(names)} files." if labels is None else
-               f"Found {len(names)} files belonging to {len(classes)} classes.")
+    labels = list(labels) if labels not in ("inferred", None) else found
+    out = [f"Found {len(names)} files belonging to {len(classes)} classes."]
     if shuffle:
         np.random.RandomState(seed).shuffle(names)
-        if labels is not None:
-            labels = list(labels)
-            np.random.RandomState(seed).shuffle(labels)
+        np.random.RandomState(seed).shuffle(labels)
     return out, names, labels, classes
 
 
@@ -187,7 +178,7 @@ def image_dataset():
         lines.append(f"(4, 6, 1) {float(levels[n])} {np.eye(3)[lab].tolist()}")
     msg2, _, _, _ = index(d, None, fmts, shuffle=False)
     lines += msg2
-    lines.append("TensorSpec(shape=(None, 4, 4, 3), dtype=tf.float32, name=None) None")
+    lines.append("TensorSpec(shape=(None, 4, 4, 3), dtype=tf.float32, name=None) ['']")
     msg, names, labels, classes = index(d, "inferred", fmts, seed=7)
     nval = int(0.34 * len(names))
     lines += msg
@@ -229,7 +220,7 @@ def image_dataset():
         "ValueError: `labels` argument should be a list/tuple of integer labels, of the same size as the number of "
         "image files in the target directory. If you wish to infer the labels from the subdirectory names in the "
         'target directory, pass `labels="inferred"`. If you wish to get a dataset that only contains images (no '
-        "labels), pass `labels=None`.",
+        "labels), pass `labels=None`. Received: labels=folders",
         "ValueError: If `subset` is set, `validation_split` must be set, and inversely.",
         "ValueError: `validation_split` must be between 0 and 1, received: 1.5",
         'ValueError: `subset` must be either "training", "validation" or "both", received: test',
@@ -242,8 +233,8 @@ def image_dataset():
         "Expected: ['bird', 'cat', 'dog'], but received: ['cat', 'dog']",
         "ValueError: Expected the lengths of `labels` to match the number of files in the target directory. "
         "len(labels) is 2 while we found 7 files in directory ROOT/imgs.",
-        "ValueError: Argument `interpolation` should be one of ('bilinear', 'nearest', 'bicubic', 'area', 'lanczos3', "
-        "'lanczos5', 'gaussian', 'mitchellcubic'). Received: interpolation=cubic",
+        "NotImplementedError: Value not recognized for `interpolation`: cubic. Supported values are: "
+        "dict_keys(['bilinear', 'nearest', 'bicubic', 'area', 'lanczos3', 'lanczos5', 'gaussian', 'mitchellcubic'])",
         "Found 0 files belonging to 0 classes.",
         "ValueError: No text files found in directory ROOT/imgs/dog. Allowed format: .txt",
     ]
