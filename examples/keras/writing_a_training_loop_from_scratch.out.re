@@ -63,3 +63,4 @@
 ^Start\ epoch\ 0$
 ^discriminator\ loss\ at\ step\ 0:\ -?\d+\.\d+(e[-+]\d+)?$
 ^adversarial\ loss\ at\ step\ 0:\ -?\d+\.\d+(e[-+]\d+)?$
+^\['generated_img0\.png'\]\ \(8,\ 8\)$

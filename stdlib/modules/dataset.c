@@ -59,6 +59,7 @@ typedef struct Dataset {
   Tensor *handle;             /* a real dataset fed to a graph: its int64 handle (lazily made, owned) */
   Val cls;                    /* DS_HOST (and with_options' pass-through): TF's class name for the repr, a str (owned) */
   Val opts;                   /* tf.data.Options set by with_options here or on an input (owned), or VT_UNDEF */
+  Val attrs;                  /* attributes a program sets (Keras's class_names, file_paths): a dict, or VT_UNDEF */
 } Dataset;
 
 static const Type ds_type;
@@ -75,6 +76,7 @@ static void ds_free(Obj *o) {
   val_decref(d->cached);
   val_decref(d->cls);
   val_decref(d->opts);
+  val_decref(d->attrs);
   free(d);
 }
 
@@ -103,6 +105,7 @@ static Dataset *ds_new(DsKind kind, Val spec, Val src, tfs_i64 card) {
   d->cached = val_undef();
   d->cls = val_undef();
   d->opts = val_undef();
+  d->attrs = val_undef();
   d->card = card;
   d->traced = trace_active();
   if (is_ds(src)) ds_inherit_opts(d, src);
@@ -1387,6 +1390,8 @@ static const DsMethod ds_methods[] = {
 
 static Val ds_getattr(Val self, const char *name) {
   if (!strcmp(name, "element_spec")) return val_incref(self_ds(self)->spec);
+  Val own = dict_get_str(self_ds(self)->attrs, name);
+  if (!val_is_undef(own)) return own;
   for (size_t i = 0; i < sizeof ds_methods / sizeof ds_methods[0]; i++)
     if (!strcmp(name, ds_methods[i].name)) return builtin_new(ds_methods[i].qual, ds_methods[i].fn, self, NULL);
   /* the transformations written in .tfs (stdlib/tfcore_data.tfs), bound to the dataset */
@@ -1428,8 +1433,12 @@ static Val ds_as_numpy_iterator(Val self, int n, const Val *args, const Kw *kw) 
   return r;
 }
 
+/* A Python Dataset takes any attribute (Keras sets class_names and file_paths on the datasets it returns). */
+static void ds_setattr(Val self, const char *name, Val v) { dict_set_str(&self_ds(self)->attrs, name, v); }
+
 static const Type ds_type = {
-  .name = "DatasetV2", .free = ds_free, .repr = ds_repr, .getattr = ds_getattr, .iter = ds_iter, .len = ds_len,
+  .name = "DatasetV2", .free = ds_free, .repr = ds_repr, .getattr = ds_getattr, .setattr = ds_setattr, .iter = ds_iter,
+  .len = ds_len,
   .hash = obj_identity_hash,
 };
 
