@@ -41,6 +41,22 @@ static Val nd_tolist(Val self, int n, const Val *args, const Kw *kw) {
   return tolist_rec(val_as_tensor(self), 0, &flat, ndarray_uwidth(self) > 0);
 }
 
+//! ndarray.tobytes(order='C')
+//!   The array's elements as bytes in C order (numbers and bool; a text array's as UTF-32LE code points is not provided).
+static Val nd_tobytes(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "tobytes", .sig = "order='C'"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  if (val_is(a[0], &str_type) && strcmp(str_cstr(a[0]), "C"))
+    rt_throw(ERR_VALUE, "ndarray.tobytes: only order='C' is provided");
+  Tensor *t = val_as_tensor(self);
+  if (t->dtype == DT_STRING) rt_throw(ERR_TYPE, "ndarray.tobytes of a text or bytes array is not provided");
+  Tensor *c = tensor_contiguous(t);
+  Val r = bytes_new(tensor_data(c), (size_t)(c->size * dtype_info[c->dtype].size));
+  tensor_release(c);
+  return r;
+}
+
 static Val nd_item(Val self, int n, const Val *args, const Kw *kw) {
   (void)args; (void)kw;
   Tensor *t = val_as_tensor(self);
@@ -116,6 +132,7 @@ static Val ndarray_getattr(Val self, const char *name) {
   if (!strcmp(name, "size")) return val_int(t->size);
   if (!strcmp(name, "tolist")) return builtin_new("ndarray.tolist", nd_tolist, self, NULL);
   if (!strcmp(name, "item")) return builtin_new("ndarray.item", nd_item, self, NULL);
+  if (!strcmp(name, "tobytes")) return builtin_new("ndarray.tobytes", nd_tobytes, self, NULL);
   if (!strcmp(name, "__abs__")) return builtin_new("ndarray.__abs__", nd_abs, self, NULL);   /* abs(a) */
   Val f = dict_get_str(nd_methods, name);
   if (val_is_undef(f) && !strcmp(name, "T")) return wrap(op_apply1(OP_TRANSPOSE, self));   /* without the numpy module */

@@ -1,9 +1,11 @@
-/* kdatasets.c — tf.keras.datasets: mnist.load_data (a local Keras mnist.npz, never downloaded) and the bundled digits set. */
+/* kdatasets.c — tf.keras.datasets: mnist, fashion_mnist and boston_housing from Keras's local cache (never downloaded), the bundled digits set, and tf.keras.utils.get_file over that cache. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
+#include "kernels/nprandom.h"
 #include "object/exepath.h"
 #include "object/object.h"
 #include "modules/tfdata.h"
@@ -73,6 +75,185 @@ static Val digits_load_data(Val self, int n, const Val *args, const Kw *kw) {
   return pair(tr, te);
 }
 
+/* The file Keras's get_file keeps as cache_subdir/fname under KERAS_HOME (default ~/.keras); an absolute
+ * fname is itself, as os.path.join makes it. */
+static void keras_cache_file(const char *cache_dir, const char *subdir, const char *fname, char *out, size_t n) {
+  const char *kh = getenv("KERAS_HOME"), *home = getenv("HOME");
+  if (fname[0] == '/') snprintf(out, n, "%s", fname);
+  else if (cache_dir && *cache_dir) snprintf(out, n, "%s/%s/%s", cache_dir, subdir, fname);
+  else if (kh && *kh) snprintf(out, n, "%s/%s/%s", kh, subdir, fname);
+  else snprintf(out, n, "%s/.keras/%s/%s", home && *home ? home : "/tmp", subdir, fname);
+}
+
+/* A data set's local file: in the Keras cache (datasets/subdir), or as given when it exists there (a tfs
+ * addition); never downloaded. */
+static const char *dataset_file(const char *what, const char *subdir, const char *name, char *cache, size_t n) {
+  char sub[256];
+  snprintf(sub, sizeof sub, "datasets%s%s", *subdir ? "/" : "", subdir);
+  keras_cache_file(NULL, sub, name, cache, n);
+  const char *path = name[0] == '/' ? name : access(name, F_OK) == 0 ? name : cache;
+  if (access(path, F_OK) != 0) {
+    if (name[0] == '/') rt_throw(ERR_IO, "%s: %s does not exist (tfs never downloads data sets)", what, name);
+    rt_throw(ERR_IO, "%s: %s not found: looked in %s and in the current directory "
+             "(tfs never downloads data sets; put the Keras file there)", what, name, cache);
+  }
+  return path;
+}
+
+/* fashion_mnist.load_data(): Keras's four gzipped IDX files under ~/.keras/datasets/fashion-mnist. */
+static Tensor *idx_gz(const char *path, size_t header, tfs_i64 rows, const char *what) {
+  gzFile f = gzopen(path, "rb");
+  if (!f) rt_throw(ERR_IO, "%s: cannot open %s", what, path);
+  size_t cap = 1 << 20, len = 0;
+  unsigned char *buf = malloc(cap);
+  int got;
+  while (buf && (got = gzread(f, buf + len, (unsigned)(cap - len))) > 0) {
+    len += (size_t)got;
+    if (len == cap) {
+      unsigned char *nb = realloc(buf, cap *= 2);
+      if (!nb) free(buf);
+      buf = nb;
+    }
+  }
+  int bad = 0;
+  gzerror(f, &bad);
+  gzclose(f);
+  if (!buf) rt_throw(ERR_MEMORY, "out of memory");
+  if (bad < 0 || len < header) {
+    free(buf);
+    rt_throw(ERR_IO, "%s: %s is not a gzipped IDX file", what, path);
+  }
+  tfs_i64 n = (tfs_i64)(len - header);
+  if (rows >= 0 && n != rows * 28 * 28) {
+    free(buf);
+    rt_throw(ERR_VALUE, "cannot reshape array of size %lld into shape (%lld,28,28)", (long long)n, (long long)rows);
+  }
+  tfs_i64 shape[3] = {rows < 0 ? n : rows, 28, 28};
+  Tensor *t = tensor_new(DT_UINT8, rows < 0 ? 1 : 3, shape);
+  memcpy(tensor_data(t), buf + header, (size_t)n);
+  free(buf);
+  return t;
+}
+
+//! tf.keras.datasets.fashion_mnist.load_data()
+//!   ((x_train, y_train), (x_test, y_test)): uint8 arrays (60,000 and 10,000 28x28 images) from Keras's gzipped IDX files in
+//!   ~/.keras/datasets/fashion-mnist/ (KERAS_HOME when set); never downloads.
+static Val fashion_load_data(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.keras.datasets.fashion_mnist.load_data", .sig = ""};
+  args_parse(&spec, n, args, kw, NULL);
+  static const char *const files[4] = {"train-labels-idx1-ubyte.gz", "train-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz",
+                                       "t10k-images-idx3-ubyte.gz"};
+  Val v[4];
+  for (int i = 0; i < 4; i++) {
+    char cache[4096];
+    const char *path = dataset_file(spec.what, "fashion-mnist", files[i], cache, sizeof cache);
+    int mark = i ? rt_hold_val(v[i - 1]) : -1;
+    v[i] = val_obj(idx_gz(path, i % 2 ? 16 : 8, i % 2 ? val_tensor(v[i - 1])->shape[0] : -1, spec.what));
+    if (mark >= 0) rt_unhold(mark);
+  }
+  Val tr = nd_pair(v[1], v[0]), te = nd_pair(v[3], v[2]);
+  return pair(tr, te);
+}
+
+/* Rows idx[lo..hi) of a (contiguous copy of) t. */
+static Val take_rows(Tensor *t, const tfs_i64 *idx, tfs_i64 lo, tfs_i64 hi) {
+  tfs_i64 shape[TFS_MAX_RANK];
+  memcpy(shape, t->shape, sizeof(tfs_i64) * (size_t)t->rank);
+  shape[0] = hi - lo;
+  Tensor *o = tensor_new(t->dtype, t->rank, shape);
+  size_t row = (size_t)dtype_info[t->dtype].size;
+  for (int d = 1; d < t->rank; d++) row *= (size_t)t->shape[d];
+  for (tfs_i64 i = lo; i < hi; i++) memcpy((char *)tensor_data(o) + (size_t)(i - lo) * row, (char *)tensor_data(t) + (size_t)idx[i] * row, row);
+  return as_ndarray(val_obj(o));
+}
+
+//! tf.keras.datasets.boston_housing.load_data(path='boston_housing.npz', test_split=0.2, seed=113)
+//!   ((x_train, y_train), (x_test, y_test)) from Keras's boston_housing.npz in ~/.keras/datasets/, its rows shuffled by
+//!   numpy's RandomState(seed) as Keras does, the first int(n * (1 - test_split)) for training; never downloads.
+static Val boston_load_data(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.keras.datasets.boston_housing.load_data", .sig = "path='boston_housing.npz', test_split=0.2, seed=113"};
+  Val a[3];
+  args_parse(&spec, n, args, kw, a);
+  if (!val_is(a[0], &str_type)) rt_throw(ERR_TYPE, "%s: path must be a str, not %s", spec.what, val_type_name(a[0]));
+  double split = a[1].tag == VT_INT ? (double)a[1].u.i : a[1].tag == VT_FLOAT ? a[1].u.f : -1.0;
+  if (!(split >= 0 && split < 1)) rt_throw(ERR_ASSERTION, "%s", "");   /* Keras: assert 0 <= test_split < 1 */
+  if (a[2].tag != VT_INT) rt_throw(ERR_TYPE, "%s: seed must be an int, not %s", spec.what, val_type_name(a[2]));
+  char cache[4096];
+  const char *path = dataset_file(spec.what, "", str_cstr(a[0]), cache, sizeof cache);
+  Val d = io_load_npz(path, spec.what);
+  int mark = rt_hold_val(d);
+  Val x = dict_get_str(d, "x"), y = dict_get_str(d, "y");
+  if (val_is_undef(x) || val_is_undef(y)) rt_throw(ERR_KEY, "%s: %s has no array '%s'", spec.what, path, val_is_undef(x) ? "x" : "y");
+  rt_hold_val(x);
+  rt_hold_val(y);
+  Tensor *xt = tensor_contiguous(val_as_tensor(x)), *yt = tensor_contiguous(val_as_tensor(y));
+  tfs_i64 rows = xt->rank ? xt->shape[0] : 0;
+  tfs_i64 *idx = malloc(sizeof(tfs_i64) * (size_t)(rows + 1));
+  if (!idx) rt_throw(ERR_MEMORY, "out of memory");
+  for (tfs_i64 i = 0; i < rows; i++) idx[i] = i;
+  MtState st;   /* numpy's legacy RandomState(seed).shuffle of a 1-D array */
+  mt_seed(&st, (uint32_t)a[2].u.i);
+  for (tfs_i64 i = rows - 1; i > 0; i--) {
+    tfs_i64 j = (tfs_i64)mt_interval(&st, (uint64_t)i), t = idx[i];
+    idx[i] = idx[j];
+    idx[j] = t;
+  }
+  tfs_i64 cut = (tfs_i64)((double)rows * (1 - split));
+  Val xtr = take_rows(xt, idx, 0, cut), ytr = take_rows(yt, idx, 0, cut);
+  Val xte = take_rows(xt, idx, cut, rows), yte = take_rows(yt, idx, cut, rows);
+  free(idx);
+  tensor_release(xt);
+  tensor_release(yt);
+  val_decref(x);
+  val_decref(y);
+  rt_unhold(mark);
+  TFS_DECREF(d);
+  return pair(pair(xtr, ytr), pair(xte, yte));
+}
+
+//! tf.keras.utils.get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None, cache_subdir='datasets', hash_algorithm='auto', extract=False, archive_format='auto', cache_dir=None)
+//!   The path of fname in Keras's cache (cache_dir or KERAS_HOME or ~/.keras, then cache_subdir; fname defaults to origin's
+//!   last path component) when the file is there, as Keras returns it once downloaded; tfs never downloads, so a missing
+//!   file is an error naming where it was looked for. untar returns the extracted directory when it exists; extraction
+//!   itself is not done.
+static Val get_file_fn(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "get_file", .sig = "fname=None, origin=None, untar=False, md5_hash=None, file_hash=None, cache_subdir='datasets', "
+                                                     "hash_algorithm='auto', extract=False, archive_format='auto', cache_dir=None"};
+  Val a[10];
+  args_parse(&spec, n, args, kw, a);
+  const char *origin = val_is(a[1], &str_type) ? str_cstr(a[1]) : NULL, *fname = val_is(a[0], &str_type) ? str_cstr(a[0]) : NULL;
+  if (a[1].tag == VT_NONE) rt_throw(ERR_VALUE, "Please specify the \"origin\" argument (URL of the file to download).");
+  if (!origin) rt_throw(ERR_TYPE, "get_file: origin must be a str, not %s", val_type_name(a[1]));
+  char base[1024];
+  if (!fname || !*fname) {   /* Keras: the last component of origin's path */
+    const char *q = strpbrk(origin, "?#");
+    size_t len = q ? (size_t)(q - origin) : strlen(origin);
+    const char *b = origin;
+    for (size_t i = 0; i < len; i++)
+      if (origin[i] == '/') b = origin + i + 1;
+    snprintf(base, sizeof base, "%.*s", (int)(len - (size_t)(b - origin)), b);
+    if (!base[0]) rt_throw(ERR_VALUE, "Can't parse the file name from the origin provided: '%s'.Please specify the `fname` as the input param.", origin);
+    fname = base;
+  }
+  const char *subdir = val_is(a[5], &str_type) ? str_cstr(a[5]) : "datasets";
+  const char *cache_dir = val_is(a[9], &str_type) ? str_cstr(a[9]) : NULL;
+  char path[4096];
+  keras_cache_file(cache_dir, subdir, fname, path, sizeof path);
+  if (rt_truthy(a[2])) {   /* untar: the directory beside the archive */
+    size_t l = strlen(path);
+    if (l > 7 && !strcmp(path + l - 7, ".tar.gz")) path[l - 7] = 0;
+    if (access(path, F_OK) == 0) return str_from_cstr(path);
+    rt_throw(ERR_UNIMPLEMENTED, "get_file: %s has not been extracted, and tfs does not download or extract archives (untar=True)", path);
+  }
+  if (access(path, F_OK) != 0)
+    rt_throw(ERR_IO, "get_file: %s not found (tfs never downloads%s%s; put the file there)", path, origin ? " " : "", origin ? origin : "");
+  if (rt_truthy(a[7])) rt_throw(ERR_UNIMPLEMENTED, "get_file: extract=True: tfs does not extract archives (%s)", path);
+  return str_from_cstr(path);
+}
+
 /* mnist.load_data(path='mnist.npz'): Keras resolves the name under ~/.keras/datasets
  * (KERAS_HOME when set); tfs also accepts a path that exists as given. */
 //! tf.keras.datasets.mnist.load_data(path='mnist.npz')
@@ -82,18 +263,8 @@ static Val mnist_load_data(Val self, int n, const Val *args, const Kw *kw) {
   Val a[1];
   args_parse(&spec, n, args, kw, a);
   if (!val_is(a[0], &str_type)) rt_throw(ERR_TYPE, "tf.keras.datasets.mnist.load_data: path must be a str, not %s", val_type_name(a[0]));
-  const char *name = str_cstr(a[0]);
   char cache[4096];
-  const char *kh = getenv("KERAS_HOME"), *home = getenv("HOME");
-  if (kh && *kh) snprintf(cache, sizeof cache, "%s/datasets/%s", kh, name);
-  else snprintf(cache, sizeof cache, "%s/.keras/datasets/%s", home && *home ? home : "/tmp", name);
-  const char *path = name[0] == '/' ? name : access(name, F_OK) == 0 ? name : cache;
-  if (access(path, F_OK) != 0) {
-    if (name[0] == '/')
-      rt_throw(ERR_IO, "tf.keras.datasets.mnist.load_data: %s does not exist (tfs never downloads data sets)", name);
-    rt_throw(ERR_IO, "tf.keras.datasets.mnist.load_data: %s not found: looked in %s and in the current directory "
-             "(tfs never downloads data sets; put the Keras mnist.npz there)", name, cache);
-  }
+  const char *path = dataset_file(spec.what, "", str_cstr(a[0]), cache, sizeof cache);
   Val d = io_load_npz(path, "tf.keras.datasets.mnist.load_data");
   int mark = rt_hold_val(d);
   static const char *const keys[4] = {"x_train", "y_train", "x_test", "y_test"};
@@ -122,9 +293,20 @@ static Val digits_getattr(const char *name) {
 static Val mnist_getattr(const char *name) {
   return !strcmp(name, "load_data") ? tfmod_lookup("keras.datasets.mnist.load_data") : val_undef();
 }
+static Val fashion_getattr(const char *name) {
+  return !strcmp(name, "load_data") ? tfmod_lookup("keras.datasets.fashion_mnist.load_data") : val_undef();
+}
+static Val boston_getattr(const char *name) {
+  return !strcmp(name, "load_data") ? tfmod_lookup("keras.datasets.boston_housing.load_data") : val_undef();
+}
 
 //! tf.keras.datasets
-//!   Small data sets loaded from local files: digits (bundled) and mnist (a local mnist.npz).
+//!   Data sets loaded from local files: digits (bundled); mnist, fashion_mnist and boston_housing from Keras's cache
+//!   (~/.keras/datasets; never downloaded).
+//! tf.keras.datasets.fashion_mnist
+//!   Fashion-MNIST from Keras's gzipped IDX files in ~/.keras/datasets/fashion-mnist (never downloaded): load_data().
+//! tf.keras.datasets.boston_housing
+//!   Boston housing from Keras's boston_housing.npz (never downloaded): load_data(path, test_split, seed).
 //! tf.keras.datasets.digits
 //!   The bundled 8x8 handwritten digits (1,797 images): load_data().
 //! tf.keras.datasets.mnist
@@ -137,5 +319,12 @@ Val kdatasets_attr(const char *qual) {
     return builtin_new(strdup("tf.keras.datasets.digits.load_data"), digits_load_data, val_undef(), NULL);
   if (!strcmp(qual, "keras.datasets.mnist.load_data"))
     return builtin_new(strdup("tf.keras.datasets.mnist.load_data"), mnist_load_data, val_undef(), NULL);
+  if (!strcmp(qual, "keras.datasets.fashion_mnist")) return module_native("keras.api._v2.keras.datasets.fashion_mnist", fashion_getattr);
+  if (!strcmp(qual, "keras.datasets.boston_housing")) return module_native("keras.api._v2.keras.datasets.boston_housing", boston_getattr);
+  if (!strcmp(qual, "keras.datasets.fashion_mnist.load_data"))
+    return builtin_new(strdup("tf.keras.datasets.fashion_mnist.load_data"), fashion_load_data, val_undef(), NULL);
+  if (!strcmp(qual, "keras.datasets.boston_housing.load_data"))
+    return builtin_new(strdup("tf.keras.datasets.boston_housing.load_data"), boston_load_data, val_undef(), NULL);
+  if (!strcmp(qual, "keras.utils.get_file")) return builtin_new(strdup("tf.keras.utils.get_file"), get_file_fn, val_undef(), NULL);
   return val_undef();
 }

@@ -11,6 +11,7 @@
 #include "object/atomicfile.h"
 #include "formats/gvrender.h"
 #include "formats/iofile.h"
+#include "modules/tfdata.h"
 #include "dist/dist.h"
 #include "kernels/ops.h"
 #include "modules/modules.h"
@@ -286,6 +287,7 @@ static Val kr_attr(const char *name) {
   if (!strcmp(name, "warn")) return builtin_new("_keras.warn", kr_warn, val_undef(), NULL);
   if (!strcmp(name, "save_npz")) return builtin_new("_keras.save_npz", kr_save_npz, val_undef(), NULL);
   if (!strcmp(name, "load_npz")) return builtin_new("_keras.load_npz", kr_load_npz, val_undef(), NULL);
+  if (!strcmp(name, "get_file")) return kdatasets_attr("keras.utils.get_file");   /* beside the data sets it serves (kdatasets.c) */
   return val_undef();
 }
 

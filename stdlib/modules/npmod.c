@@ -416,6 +416,33 @@ static Val npm_savez(Val self, int n, const Val *args, const Kw *kw) {
   return val_none();
 }
 
+/* frombuffer(buffer, dtype, count, offset): np.frombuffer's 1-D array over a bytes-like object's bytes (a copy:
+ * tfs arrays own their memory), with numpy 1.24's messages. */
+static Val npm_frombuffer(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("frombuffer", n, 4, kw);
+  size_t len;
+  const unsigned char *p = byteslike_data(args[0], &len);
+  if (!p) rt_throw(ERR_TYPE, "a bytes-like object is required, not '%s'", val_type_name(args[0]));
+  DType dt;
+  if (!val_as_dtype_arg(args[1], &dt) || dt == DT_STRING) rt_throw(ERR_TYPE, "np.frombuffer: unsupported dtype");
+  if (args[2].tag != VT_INT || args[3].tag != VT_INT) rt_throw(ERR_TYPE, "'float' object cannot be interpreted as an integer");
+  tfs_i64 count = args[2].u.i, off = args[3].u.i, esz = dtype_info[dt].size;
+  if (off < 0 || (size_t)off > len)
+    rt_throw(ERR_VALUE, "offset must be non-negative and no greater than buffer length (%lld)", (long long)len);
+  tfs_i64 avail = (tfs_i64)len - off;
+  if (count < 0) {
+    if (avail % esz) rt_throw(ERR_VALUE, "buffer size must be a multiple of element size");
+    count = avail / esz;
+  } else if (count * esz > avail) {
+    rt_throw(ERR_VALUE, "buffer is smaller than requested size");
+  }
+  Tensor *t = tensor_new(dt, 1, &count);
+  memcpy(tensor_data(t), p + off, (size_t)(count * esz));
+  Val r = ndarray_new_0d(t);
+  tensor_release(t);
+  return r;
+}
+
 /* save(path, arr): np.save's .npy, version 1.0 (a text array as '<U n', UTF-32LE). */
 static Val npm_save(Val self, int n, const Val *args, const Kw *kw) {
   want_args("save", n, 2, kw);
@@ -585,7 +612,7 @@ static Builtin npm_fns[] = {
   NPM("text", npm_text), NPM("uwidth", npm_uwidth), NPM("set_str_type", npm_set_str_type), NPM("udtype", npm_udtype),
   NPM("put", npm_put), NPM("reshape_view", npm_reshape_view), NPM("transpose_view", npm_transpose_view), NPM("copy", npm_copy),
   NPM("shares_memory", npm_shares_memory), NPM("flags", npm_flags), NPM("set_writeable", npm_set_writeable), NPM("argsort", npm_argsort), NPM("cumulate", npm_cumulate), NPM("seed", npm_seed),
-  NPM("savez", npm_savez), NPM("save", npm_save), NPM("load", npm_load), NPM("printoptions", npm_printoptions), NPM("mt_draw", npm_draw), NPM("pcg_new", npm_pcg_new), NPM("pcg_draw", npm_pcg_draw), NPM("pcg_normal", npm_pcg_normal),
+  NPM("savez", npm_savez), NPM("frombuffer", npm_frombuffer), NPM("save", npm_save), NPM("load", npm_load), NPM("printoptions", npm_printoptions), NPM("mt_draw", npm_draw), NPM("pcg_new", npm_pcg_new), NPM("pcg_draw", npm_pcg_draw), NPM("pcg_normal", npm_pcg_normal),
   NPM("pcg_bounded", npm_pcg_bounded), NPM("pcg_shuffle_order", npm_pcg_shuffle_order), NPM("mt_interval", npm_interval), NPM("mt_shuffle_order", npm_shuffle_order),
 };
 
