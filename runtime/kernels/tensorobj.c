@@ -146,7 +146,9 @@ static Val tensor_set_shape_m(Val self, int n, const Val *args, const Kw *kw) {
   /* the tensor now stands for an EnsureShape node of its old value: the merge (and its errors) is that op's
    * shape rule, and the run-time check keeps the executor's static shapes true */
   OpAttrs at = {1, {tshape_new(er, e)}};
+  int mark = rt_hold_val(at.v[0]);   /* released if the shape rule raises */
   Val r = op_apply(&op_defs[OP_ENSURE_SHAPE], 1, &self, &at);
+  rt_unhold(mark);
   val_decref(at.v[0]);
   Tensor *nt = val_tensor(r);
   void *sym = t->sym;
@@ -523,9 +525,14 @@ static const OpId var_scatter_ops[5] = {OP_TENSOR_SCATTER_UPDATE, OP_TENSOR_SCAT
 //! Variable.scatter_nd_update(indices, updates, name=None) | Variable.scatter_nd_add(indices, updates, name=None) | Variable.scatter_nd_sub(indices, updates, name=None) | Variable.scatter_nd_max(indices, updates, name=None) | Variable.scatter_nd_min(indices, updates, name=None)
 //!   Writes updates into the variable at indices (as tf.tensor_scatter_nd_update/add/sub/max/min) and returns the variable.
 static Val var_scatter_nd(Val self, int n, const Val *args, const Kw *kw, int k) {
-  ArgSpec spec = {.what = var_scatter_names[k], .sig = "indices, updates, name=None"};
+  /* static: args_parse keeps the parsed signature in the spec */
+  static ArgSpec specs[5] = {{.what = "scatter_nd_update", .sig = "indices, updates, name=None"},
+                             {.what = "scatter_nd_add", .sig = "indices, updates, name=None"},
+                             {.what = "scatter_nd_sub", .sig = "indices, updates, name=None"},
+                             {.what = "scatter_nd_max", .sig = "indices, updates, name=None"},
+                             {.what = "scatter_nd_min", .sig = "indices, updates, name=None"}};
   Val a[3];
-  args_parse(&spec, n, args, kw, a);
+  args_parse(&specs[k], n, args, kw, a);
   Val in[3] = {self, a[0], a[1]};
   Val r = op_apply(&op_defs[var_scatter_ops[k]], 3, in, NULL);
   int mark = rt_hold_val(r);

@@ -325,6 +325,6 @@ Val kdatasets_attr(const char *qual) {
     return builtin_new(strdup("tf.keras.datasets.fashion_mnist.load_data"), fashion_load_data, val_undef(), NULL);
   if (!strcmp(qual, "keras.datasets.boston_housing.load_data"))
     return builtin_new(strdup("tf.keras.datasets.boston_housing.load_data"), boston_load_data, val_undef(), NULL);
-  if (!strcmp(qual, "keras.utils.get_file")) return builtin_new(strdup("tf.keras.utils.get_file"), get_file_fn, val_undef(), NULL);
+  if (!strcmp(qual, "keras.utils.get_file")) return builtin_new("tf.keras.utils.get_file", get_file_fn, val_undef(), NULL);
   return val_undef();
 }

@@ -193,7 +193,11 @@ static Val tf_variable(Val self, int n, const Val *args, const Kw *kw) {
   /* tf.function tracing may create variables through this hook */
   Val r = tfmod_variable_hook ? tfmod_variable_hook(init, a[4], trainable, a[6]) : val_undef();
   if (r.tag == VT_UNDEF) r = variable_new(init, a[4], trainable, a[6]);
-  if (a[11].tag != VT_NONE && a[11].tag != VT_UNDEF && val_is(r, &variable_type)) tfmod_declare_shape((Variable *)r.u.o, a[11]);
+  if (a[11].tag != VT_NONE && a[11].tag != VT_UNDEF && val_is(r, &variable_type)) {
+    int m = rt_hold_val(r);   /* released if the shape does not fit */
+    tfmod_declare_shape((Variable *)r.u.o, a[11]);
+    rt_unhold(m);
+  }
   if (dist_mirroring() && val_is(r, &variable_type) && !((Variable *)r.u.o)->sym &&
       ((Variable *)r.u.o)->value && !((Variable *)r.u.o)->value->sym) {
     /* under a strategy's scope every rank starts from the chief's value (§18.4) */
