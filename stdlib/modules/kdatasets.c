@@ -296,6 +296,11 @@ static Val mnist_getattr(const char *name) {
 static Val fashion_getattr(const char *name) {
   return !strcmp(name, "load_data") ? tfmod_lookup("keras.datasets.fashion_mnist.load_data") : val_undef();
 }
+/* tf.keras.utils in a program without the Keras library (stdlib/keras_utils.tfs, which holds the rest, takes its
+ * place in one that has it): get_file alone */
+static Val kutils_getattr(const char *name) {
+  return !strcmp(name, "get_file") ? tfmod_lookup("keras.utils.get_file") : val_undef();
+}
 static Val boston_getattr(const char *name) {
   return !strcmp(name, "load_data") ? tfmod_lookup("keras.datasets.boston_housing.load_data") : val_undef();
 }
@@ -303,6 +308,10 @@ static Val boston_getattr(const char *name) {
 //! tf.keras.datasets
 //!   Data sets loaded from local files: digits (bundled); mnist, fashion_mnist and boston_housing from Keras's cache
 //!   (~/.keras/datasets; never downloaded).
+//! tf.keras.utils
+//!   Keras's utilities: to_categorical, set_random_seed, get_file, pad_sequences, plot_model, the data set builders
+//!   (image_dataset_from_directory, ...) and image helpers (array_to_img, ...); written in .tfs (stdlib/keras_utils.tfs),
+//!   get_file in C beside the data sets.
 //! tf.keras.datasets.fashion_mnist
 //!   Fashion-MNIST from Keras's gzipped IDX files in ~/.keras/datasets/fashion-mnist (never downloaded): load_data().
 //! tf.keras.datasets.boston_housing
@@ -325,6 +334,7 @@ Val kdatasets_attr(const char *qual) {
     return builtin_new(strdup("tf.keras.datasets.fashion_mnist.load_data"), fashion_load_data, val_undef(), NULL);
   if (!strcmp(qual, "keras.datasets.boston_housing.load_data"))
     return builtin_new(strdup("tf.keras.datasets.boston_housing.load_data"), boston_load_data, val_undef(), NULL);
+  if (!strcmp(qual, "keras.utils")) return module_native("keras.api._v2.keras.utils", kutils_getattr);
   if (!strcmp(qual, "keras.utils.get_file")) return builtin_new("tf.keras.utils.get_file", get_file_fn, val_undef(), NULL);
   return val_undef();
 }
