@@ -1084,9 +1084,7 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
     const Tensor *nv = tin[1];
     tfs_i64 vdims[TFS_MAX_RANK];
     int vrank = variable_shape(var, vdims);   /* a declared shape (tf.Variable(shape=...)) may leave dims open */
-    bool bad = nv->rank >= 0 && vrank >= 0 && nv->rank != vrank;
-    for (int d = 0; !bad && nv->rank >= 0 && d < vrank; d++) bad = nv->shape[d] >= 0 && vdims[d] >= 0 && nv->shape[d] != vdims[d];
-    if (bad) {
+    if (!shape_compatible(vrank, vdims, nv->rank, nv->shape)) {
       StrBuf a, b2;
       sb_init(&a);
       sb_init(&b2);

@@ -97,13 +97,7 @@ static void tl_attr_shape(OpCall *c, int i, int *rank, tfs_i64 *dims) {
   if (!val_as_tshape(v, rank, dims)) *rank = val_to_dims(v, dims, true, "element_shape");
 }
 
-static bool tl_compatible(int rank, const tfs_i64 *dims, const Tensor *t) {
-  if (rank < 0) return true;
-  if (rank != t->rank) return false;
-  for (int d = 0; d < rank; d++)
-    if (dims[d] >= 0 && dims[d] != t->shape[d]) return false;
-  return true;
-}
+static bool tl_compatible(int rank, const tfs_i64 *dims, const Tensor *t) { return shape_compatible(rank, dims, t->rank, t->shape); }
 
 /* "[2,3]" / "<unknown>" as TF's PartialTensorShape::DebugString. */
 static void tl_shape_text(StrBuf *b, int rank, const tfs_i64 *dims) {

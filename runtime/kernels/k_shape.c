@@ -47,10 +47,7 @@ void k_stop_gradient(OpCall *c) {
 
 /* tf.ensure_shape's expected shape: its rank (-1: None, any shape) and dims (-1: None). */
 static int ensure_expected(OpCall *c, tfs_i64 *dims) {
-  Val v = op_attr(c, 0);
-  int rank;
-  if (val_as_tshape(v, &rank, dims)) return rank;   /* TensorShape, list/tuple with None, None */
-  return val_to_dims(v, dims, true, "tf.ensure_shape");
+  return val_shape_like(op_attr(c, 0), dims, "tf.ensure_shape");
 }
 
 /* Eagerly the kernel checks, with the op's run-time message; a trace merges as TF's shape function does. */
@@ -91,9 +88,7 @@ void k_ensure_shape(OpCall *c) {
   Tensor *t = c->in[0];
   tfs_i64 e[TFS_MAX_RANK];
   int er = ensure_expected(c, e);
-  bool ok = er < 0 || er == t->rank;
-  for (int d = 0; ok && d < er; d++) ok = e[d] < 0 || e[d] == t->shape[d];
-  if (!ok) {
+  if (!shape_compatible(er, e, t->rank, t->shape)) {
     StrBuf b;
     sb_init(&b);
     sb_puts(&b, "Shape of tensor dummy_input ");

@@ -102,13 +102,6 @@ static tfs_u64 variable_hash(Val v) {
   rt_throw(ERR_TYPE, "Variable is unhashable. Instead, use variable.ref() as the key. (Variable: %s)", text);
 }
 
-/* The static shape a shape-like value names (rank -1: None, unknown). */
-static int shape_arg(Val v, tfs_i64 *dims, const char *what) {
-  int r;
-  if (val_as_tshape(v, &r, dims)) return r;
-  return val_to_dims(v, dims, true, what);
-}
-
 //! Tensor.set_shape(shape)
 //!   Eagerly, checks that shape (a list, tuple or TensorShape; None for unknown parts) is compatible with the
 //!   tensor's shape. Inside tf.function, merges shape into the tensor's static shape (ValueError when the two
@@ -119,11 +112,9 @@ static Val tensor_set_shape_m(Val self, int n, const Val *args, const Kw *kw) {
   args_parse(&spec, n, args, kw, a);
   Tensor *t = val_tensor(self);
   tfs_i64 e[TFS_MAX_RANK];
-  int er = shape_arg(a[0], e, "set_shape");
+  int er = val_shape_like(a[0], e, "set_shape");
   if (!t->sym) {
-    bool ok = er < 0 || er == t->rank;
-    for (int d = 0; ok && d < er; d++) ok = e[d] < 0 || e[d] == t->shape[d];
-    if (!ok) {
+    if (!shape_compatible(er, e, t->rank, t->shape)) {
       StrBuf b;
       sb_init(&b);
       shape_format(&b, t->rank, t->shape);
@@ -138,11 +129,7 @@ static Val tensor_set_shape_m(Val self, int n, const Val *args, const Kw *kw) {
   }
   bool adds = t->rank < 0 && er >= 0;
   for (int d = 0; !adds && er >= 0 && d < er && d < t->rank; d++) adds = t->shape[d] < 0 && e[d] >= 0;
-  if (!adds && (er < 0 || er == t->rank)) {   /* nothing new: only check that the two agree */
-    bool ok = true;
-    for (int d = 0; ok && er >= 0 && d < er; d++) ok = e[d] < 0 || t->shape[d] < 0 || e[d] == t->shape[d];
-    if (ok) return val_none();
-  }
+  if (!adds && shape_compatible(er, e, t->rank, t->shape)) return val_none();   /* nothing new, and the two agree */
   /* the tensor now stands for an EnsureShape node of its old value: the merge (and its errors) is that op's
    * shape rule, and the run-time check keeps the executor's static shapes true */
   OpAttrs at = {1, {tshape_new(er, e)}};
@@ -394,9 +381,7 @@ void variable_assign(Variable *var, Val v, int mode) {
   }
   tfs_i64 vdims[TFS_MAX_RANK];
   int vrank = variable_shape(var, vdims);   /* a declared shape (tf.Variable(shape=...)) may leave dims open */
-  bool same = vrank < 0 || nv->rank == vrank;
-  for (int i = 0; same && i < vrank; i++) same = vdims[i] < 0 || nv->shape[i] == vdims[i];
-  if (!same) {
+  if (!shape_compatible(vrank, vdims, nv->rank, nv->shape)) {
     StrBuf a, b2;
     sb_init(&a);
     sb_init(&b2);

@@ -949,6 +949,19 @@ Val tshape_new(int rank, const tfs_i64 *dims) {
   return val_obj(s);
 }
 
+int val_shape_like(Val v, tfs_i64 *dims, const char *what) {
+  int rank;
+  return val_as_tshape(v, &rank, dims) ? rank : val_to_dims(v, dims, true, what);
+}
+
+bool shape_compatible(int ra, const tfs_i64 *a, int rb, const tfs_i64 *b) {
+  if (ra < 0 || rb < 0) return true;
+  if (ra != rb) return false;
+  for (int i = 0; i < ra; i++)
+    if (a[i] >= 0 && b[i] >= 0 && a[i] != b[i]) return false;
+  return true;
+}
+
 bool val_as_tshape(Val v, int *rank, tfs_i64 *dims) {
   if (val_is(v, &tshape_type)) {
     TShape *s = (TShape *)v.u.o;

@@ -159,6 +159,10 @@ extern const Type tshape_type;
 Val tshape_new(int rank, const tfs_i64 *dims);
 /* TensorShape, list/tuple of int/None, or None (unknown rank) -> rank/dims. */
 bool val_as_tshape(Val v, int *rank, tfs_i64 *dims);
+/* A shape argument (TensorShape, list/tuple with None, None, or what val_to_dims takes) -> its rank (-1: unknown). */
+int val_shape_like(Val v, tfs_i64 *dims, const char *what);
+/* TF's TensorShape.is_compatible_with: equal ranks and dims where both are known (-1: unknown). */
+bool shape_compatible(int ra, const tfs_i64 *a, int rb, const tfs_i64 *b);
 
 /* Variables: mutable storage holding the current value tensor. */
 typedef struct Variable {

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
+#include "formats/iofile.h"
 #include "kernels/nprandom.h"
 #include "object/exepath.h"
 #include "object/object.h"
@@ -102,28 +102,13 @@ static const char *dataset_file(const char *what, const char *subdir, const char
 
 /* fashion_mnist.load_data(): Keras's four gzipped IDX files under ~/.keras/datasets/fashion-mnist. */
 static Tensor *idx_gz(const char *path, size_t header, tfs_i64 rows, const char *what) {
-  gzFile f = gzopen(path, "rb");
-  if (!f) rt_throw(ERR_IO, "%s: cannot open %s", what, path);
-  size_t cap = 1 << 20, len = 0;
-  unsigned char *buf = malloc(cap);
-  int got;
-  while (buf && (got = gzread(f, buf + len, (unsigned)(cap - len))) > 0) {
-    len += (size_t)got;
-    if (len == cap) {
-      unsigned char *nb = realloc(buf, cap *= 2);
-      if (!nb) free(buf);
-      buf = nb;
-    }
-  }
-  int bad = 0;
-  gzerror(f, &bad);
-  gzclose(f);
-  if (!buf) rt_throw(ERR_MEMORY, "out of memory");
-  if (bad < 0 || len < header) {
+  tfs_i64 len;
+  char *buf = io_read_all(path, what, &len);   /* gunzipped: the names end in .gz */
+  if ((size_t)len < header) {
     free(buf);
-    rt_throw(ERR_IO, "%s: %s is not a gzipped IDX file", what, path);
+    rt_throw(ERR_IO, "%s: %s is shorter than an IDX header", what, path);
   }
-  tfs_i64 n = (tfs_i64)(len - header);
+  tfs_i64 n = len - (tfs_i64)header;
   if (rows >= 0 && n != rows * 28 * 28) {
     free(buf);
     rt_throw(ERR_VALUE, "cannot reshape array of size %lld into shape (%lld,28,28)", (long long)n, (long long)rows);

@@ -140,13 +140,10 @@ static Val tf_convert_to_tensor(Val self, int n, const Val *args, const Kw *kw) 
 /* tf.Variable(shape=...): the shape later values must be compatible with (TensorShape(None): any), checked
  * against the initial value as TF does. */
 static void tfmod_declare_shape(Variable *v, Val shape) {
-  int rank;
   tfs_i64 dims[TFS_MAX_RANK];
-  if (!val_as_tshape(shape, &rank, dims)) rank = val_to_dims(shape, dims, true, "tf.Variable");
+  int rank = val_shape_like(shape, dims, "tf.Variable");
   const Tensor *t = v->value;
-  bool ok = rank < 0 || rank == t->rank;
-  for (int i = 0; ok && i < rank; i++) ok = dims[i] < 0 || dims[i] == t->shape[i];
-  if (!ok) {
+  if (!shape_compatible(rank, dims, t->rank, t->shape)) {
     StrBuf a, b;
     sb_init(&a);
     sb_init(&b);
