@@ -162,6 +162,27 @@ double dist_now(void) { return stats_on ? now_s() : 0; }
  * collectives take microseconds, then sleeps 100 us between polls, leaving the core to others.  On the loaded 2-core
  * machine a 2 ms spin halved the throughput and 20 us lost a quarter (docs/distribute.md).  Warns after 60 s, raises
  * DeadlineExceededError after the timeout (§18.9).  slot: what is waited for (TFS_DIST_STATS). */
+double dist_wait_clock(void) { return now_s(); }
+double dist_wait_spin(void) { return dist_spin; }
+
+void dist_wait_stat(int slot, double t, bool slept) {
+  if (stats_on) stat_t[slot] += t, stat_n[slot]++, stat_slept[slot] += slept;
+}
+
+/* A wait for h's collective has lasted `waited` seconds: the warning after 60 s, DeadlineExceededError after
+ * TFS_COLLECTIVE_TIMEOUT. */
+void dist_wait_tick(const Hdr *h, double waited, bool *warned) {
+  if (!*warned && waited >= 60) {
+    char at[300];
+    loc_text(at, sizeof at, h->loc);
+    fprintf(stderr, "tfs: warning: rank %d has waited 60 s in collective instance %d (%s at %s)\n", dist_rank_, h->seq,
+            kind_names[h->kind], at);
+    *warned = true;
+  }
+  if (dist_timeout >= 0 && waited >= dist_timeout)
+    rt_throw(ERR_DEADLINE_EXCEEDED, "Collective has timed out waiting for other workers.");
+}
+
 void dist_wait(MPI_Request *req, int nreq, const Hdr *h, int slot) {
   int done = 0;
   double t0 = now_s();
@@ -169,7 +190,7 @@ void dist_wait(MPI_Request *req, int nreq, const Hdr *h, int slot) {
   for (long spin = 0;; spin++) {
     MPI_Testall(nreq, req, &done, MPI_STATUSES_IGNORE);
     if (done) {
-      if (stats_on) stat_t[slot] += now_s() - t0, stat_n[slot]++, stat_slept[slot] += slept;
+      dist_wait_stat(slot, now_s() - t0, slept);
       return;
     }
     if (!slept && ((spin & 15) || now_s() - t0 < dist_spin)) continue;
@@ -177,18 +198,10 @@ void dist_wait(MPI_Request *req, int nreq, const Hdr *h, int slot) {
     struct timespec ts = {0, 100000};
     nanosleep(&ts, NULL);
     double waited = now_s() - t0;
-    if (!warned && waited >= 60) {
-      char at[300];
-      loc_text(at, sizeof at, h->loc);
-      fprintf(stderr, "tfs: warning: rank %d has waited 60 s in collective instance %d (%s at %s)\n", dist_rank_, h->seq,
-              kind_names[h->kind], at);
-      warned = true;
-    }
-    if (dist_timeout >= 0 && waited >= dist_timeout) {
+    if (dist_timeout >= 0 && waited >= dist_timeout)
       for (int i = 0; i < nreq; i++)
         if (req[i] != MPI_REQUEST_NULL) MPI_Cancel(&req[i]);
-      rt_throw(ERR_DEADLINE_EXCEEDED, "Collective has timed out waiting for other workers.");
-    }
+    dist_wait_tick(h, waited, &warned);
   }
 }
 
@@ -249,7 +262,10 @@ static void shape_text(char *buf, size_t n, int nd, const int64_t *shape) {
 
 /* Exchange headers; raise on every rank when they do not match.  all: dist_size_ headers. */
 static void dist_exchange(Hdr *mine, Hdr *all) {
-  if (dist_size_ == 2) {   /* a swap of the headers: point-to-point costs less than libnbc's schedule */
+  if (dist_meet_on()) {   /* 2 ranks on one host: the mailboxes (meet.c) */
+    all[dist_rank_] = *mine;
+    dist_meet_exchange(mine, &all[1 - dist_rank_]);
+  } else if (dist_size_ == 2) {   /* a swap of the headers: point-to-point costs less than libnbc's schedule */
     MPI_Request req[2];
     all[dist_rank_] = *mine;
     if (MPI_Irecv(&all[1 - dist_rank_], (int)sizeof *mine, MPI_BYTE, 1 - dist_rank_, 1, pair_comm, &req[0]) !=
@@ -403,8 +419,10 @@ static void shm_init(void) {
   if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c) != MPI_SUCCESS) return;
   int n = 0;
   MPI_Comm_size(c, &n);
-  if (n == 2) shm_comm = c;
-  else MPI_Comm_free(&c);
+  if (n == 2) {
+    shm_comm = c;
+    dist_meet_init(c);
+  } else MPI_Comm_free(&c);
 }
 
 /* A window with slots of at least `bytes` (both ranks call it at the same all-reduce: it is collective). */
@@ -729,6 +747,7 @@ void dist_finish(void) {
     MPI_Win_unlock_all(shm_win);
     MPI_Win_free(&shm_win);
   }
+  dist_meet_free();
   if (shm_comm != MPI_COMM_NULL) MPI_Comm_free(&shm_comm);
   MPI_Finalize();
 #endif

@@ -37,6 +37,18 @@ enum { DIST_WAIT_HEADER, DIST_WAIT_DATA, DIST_WAIT_GROUP, DIST_WAIT_SLOTS };
 /* Wait for nreq requests (progress, the 60 s warning, TFS_COLLECTIVE_TIMEOUT) on behalf of h's collective; slot: what
  * for. */
 void dist_wait(MPI_Request *req, int nreq, const Hdr *h, int slot);
+/* What a wait is made of (meet.c waits without MPI requests): the clock, TFS_DIST_SPIN_US in seconds, a wait's
+ * TFS_DIST_STATS record, and its checks after `waited` seconds (the 60 s warning; raises at TFS_COLLECTIVE_TIMEOUT). */
+double dist_wait_clock(void);
+double dist_wait_spin(void);
+void dist_wait_stat(int slot, double t, bool slept);
+void dist_wait_tick(const Hdr *h, double waited, bool *warned);
+/* 2 ranks on one host: the header exchange through two mailboxes in a shared window (meet.c).  init is collective over
+ * the host's communicator (from dist_init), free too (from dist_finish); on: the mailboxes exist. */
+void dist_meet_init(MPI_Comm shm);
+void dist_meet_free(void);
+bool dist_meet_on(void);
+void dist_meet_exchange(const Hdr *mine, Hdr *peer);
 /* An in-place all-reduce in flight: with 2 ranks a swap of the buffers and a local reduction (the cost of
  * MPI_Allreduce), else MPI_Iallreduce (dist.c). */
 typedef struct DistAR {
