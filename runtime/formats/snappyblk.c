@@ -24,6 +24,7 @@ static void put_block(StrBuf *out, const char *p, size_t n) {
   sb_putn(out, be, 4);
   sb_putn(out, dst, clen);
   rt_unhold(mark);
+  free(dst);
 }
 
 void snb_compress_records(StrBuf *out, const char *recs, size_t n) {
@@ -77,9 +78,7 @@ char *snb_decompress(const char *data, size_t n, const char *what, size_t *len) 
     at += clen;
   }
   out[used] = '\0';
-  char *r = out;
-  out = NULL;
   rt_unhold(mark);
   *len = used;
-  return r;
+  return out;
 }
