@@ -71,7 +71,8 @@ typedef enum AstKind {
   A__COUNT
 } AstKind;
 
-typedef enum ConstKind { C_NONE, C_TRUE, C_FALSE, C_INT, C_FLOAT, C_STR, C_ELLIPSIS, C_IMAG, C_BYTES } ConstKind;   /* C_IMAG: `2.5j`, the imaginary part in fval; C_BYTES: b"..", its bytes in str/slen */
+typedef enum ConstKind { C_NONE, C_TRUE, C_FALSE, C_INT, C_FLOAT, C_STR, C_ELLIPSIS, C_IMAG, C_BYTES, C_BIGINT } ConstKind;   /* C_IMAG: `2.5j`, the imaginary part in fval; C_BYTES: b"..", its bytes in str/slen */
+/* C_BIGINT: an int in (INT64_MAX, 2**64): a literal or a folded int-only constant expression, its bits in ival */
 enum { BOOL_AND, BOOL_OR };
 
 /* One struct for every kind, but each node is allocated only as long as its
@@ -144,6 +145,8 @@ extern const uint16_t ast_field_offset[AF__COUNT], ast_field_size[AF__COUNT];
 extern const char *const ast_field_names[AF__COUNT];
 /* Bytes a node of this kind occupies: the end of its last field. */
 size_t ast_size(AstKind kind);
+/* C_BIGINT's value: ival's 64 bits read unsigned */
+static inline uint64_t ast_bigint(const Ast *n) { return (uint64_t)n->ival; }
 static inline bool ast_has(const Ast *n, AstField f) { return ast_kind_fields[n->kind] >> f & 1; }
 static inline Ast **ast_ptr_field(const Ast *n, int f) { return (Ast **)((char *)n + ast_field_offset[f]); }
 static inline AstList *ast_list_field(const Ast *n, int f) { return (AstList *)((char *)n + ast_field_offset[f]); }

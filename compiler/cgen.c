@@ -461,7 +461,8 @@ CG_OUTLINE static int comprehension_value(Fg *g, Ast *e);
 
 static int constant(Fg *g, Ast *e) {
   int t = tmp(g), loc = g->loc_set;
-  bool obj = e->const_kind == C_STR || e->const_kind == C_BYTES || e->const_kind == C_ELLIPSIS || e->const_kind == C_IMAG;
+  bool obj = e->const_kind == C_STR || e->const_kind == C_BYTES || e->const_kind == C_ELLIPSIS || e->const_kind == C_IMAG ||
+             e->const_kind == C_BIGINT;
   if (!obj) mark_imm(g, t);
   switch (e->const_kind) {
   case C_NONE: emit(g, "TFS_SET(T_[%d], VT_NONE, 0);", t); break;
@@ -471,6 +472,7 @@ static int constant(Fg *g, Ast *e) {
     if (e->ival == INT64_MIN) emit(g, "TFS_SET(T_[%d], VT_INT, -9223372036854775807LL - 1);", t);
     else emit(g, "TFS_SET(T_[%d], VT_INT, %lldLL);", t, (long long)e->ival);
     break;
+  case C_BIGINT: emit(g, "T_[%d] = rt_u64int(%lluULL);", t, (unsigned long long)ast_bigint(e)); break;
   case C_FLOAT: {
     /* Exact bits: tcc's decimal float parser is not guaranteed correctly rounded. */
     union { double d; long long i; } u;

@@ -1834,13 +1834,79 @@ static Ast *cv_integer(P *p, TSNode n, bool negated) {
     if (v > (UINT64_MAX - d) / base) over = true;
     v = v * base + d;
   }
-  uint64_t lim = negated ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+  uint64_t lim = negated ? (uint64_t)INT64_MAX + 1 : (uint64_t)UINT64_MAX;
   if (over || v > lim) {
     cv_err(p, n, "integer literal too large");
     return a;
   }
+  if (!negated && v > (uint64_t)INT64_MAX) {   /* above int64: a uint64 value (runtime/object/u64int.c) */
+    a->const_kind = C_BIGINT;
+    a->ival = (int64_t)v;   /* its bits (ast_bigint) */
+    return a;
+  }
   a->ival = negated ? (int64_t)(0 - v) : (int64_t)v;
   return a;
+}
+
+/* ---- int-only constant expressions beyond int64 ----
+ * Python's ints are unbounded, tfs's are int64 (LANGUAGE.md §5).  An expression of int literals and + - * **
+ * is computed here in 128 bits; when it or one of its parts leaves int64 (2**64 - 1) and its value is in
+ * [INT64_MIN, 2**64), it becomes a constant (C_INT, or C_BIGINT above int64), so the value Python gives can be
+ * written for a uint64 tensor.  One that stays inside int64 all the way runs as written. */
+
+static bool in_i64(__int128 v) { return v >= INT64_MIN && v <= INT64_MAX; }
+static bool pow128(__int128 x, __int128 y, __int128 *r);
+
+/* The exact value of e when it is an int literal or + - * ** of such (nested at most `depth` deep, which bounds
+ * the work a long chain of literals costs); *wide is set when a part leaves int64. */
+static bool cint_eval(const Ast *e, __int128 *v, bool *wide, int depth) {
+  if (e->kind == A_CONSTANT && e->const_kind == C_INT) { *v = e->ival; return true; }
+  if (e->kind == A_CONSTANT && e->const_kind == C_BIGINT) { *v = (__int128)ast_bigint(e); *wide = true; return true; }
+  if (e->kind != A_BINOP || depth <= 0) return false;
+  __int128 x, y;
+  if (!cint_eval(e->left, &x, wide, depth - 1) || !cint_eval(e->right, &y, wide, depth - 1)) return false;
+  bool ok;
+  switch (e->op) {
+  case BIN_ADD: ok = !__builtin_add_overflow(x, y, v); break;
+  case BIN_SUB: ok = !__builtin_sub_overflow(x, y, v); break;
+  case BIN_MUL: ok = !__builtin_mul_overflow(x, y, v); break;
+  case BIN_POW: ok = y >= 0 && pow128(x, y, v); break;
+  default: ok = false;
+  }
+  if (ok && !in_i64(*v)) *wide = true;
+  return ok;
+}
+
+static bool cint_of(const Ast *e, __int128 *v) {
+  bool wide = false;
+  return cint_eval(e, v, &wide, 64);
+}
+
+static bool pow128(__int128 x, __int128 y, __int128 *r) {
+  __int128 acc = 1;
+  while (y > 0) {
+    if ((y & 1) && __builtin_mul_overflow(acc, x, &acc)) return false;
+    y >>= 1;
+    if (y && __builtin_mul_overflow(x, x, &x)) return false;
+  }
+  *r = acc;
+  return true;
+}
+
+static Ast *fold_int(P *p, Ast *b, TSNode n) {
+  __int128 r;
+  bool wide = false;
+  if (b->op != BIN_ADD && b->op != BIN_SUB && b->op != BIN_MUL && b->op != BIN_POW) return b;
+  if (!cint_eval(b, &r, &wide, 64) || !wide || r < INT64_MIN || r > (__int128)UINT64_MAX) return b;
+  Ast *c = mk(p, A_CONSTANT, n);
+  if (in_i64(r)) {
+    c->const_kind = C_INT;
+    c->ival = (int64_t)r;
+  } else {
+    c->const_kind = C_BIGINT;
+    c->ival = (int64_t)(uint64_t)r;
+  }
+  return c;
 }
 
 static Ast *cv_float(P *p, TSNode n) {
@@ -2189,7 +2255,7 @@ static Ast *cv_binop_chain(P *p, TSNode n) {
     }
     b->left = left;
     b->right = ts_node_is_null(r) ? bad_node(p, spine[i]) : cv_expr(p, r);
-    left = b;
+    left = fold_int(p, b, spine[i]);
   }
   free(spine);
   return left;
@@ -2676,6 +2742,18 @@ static Ast *cv_expr_inner(P *p, TSNode n) {
       a->operand = cv_expr(p, arg);
     } else {
       a->operand = cv_expr(p, arg);
+    }
+    __int128 v;   /* -(2**63): an int-only constant beyond int64 whose negation is an int64 */
+    if (a->op == UN_NEG && !ts_node_is_null(arg) && nk(p, arg) == NK_INTEGER && a->operand->kind == A_CONSTANT &&
+        a->operand->const_kind == C_BIGINT) {   /* -9223372036854775809: below int64, no uint64 either */
+      cv_err(p, arg, "integer literal too large");
+      return a;
+    }
+    if (a->op == UN_NEG && a->operand->kind != A_UNARYOP && cint_of(a->operand, &v) && !in_i64(v) && in_i64(-v)) {
+      Ast *c = mk(p, A_CONSTANT, n);
+      c->const_kind = C_INT;
+      c->ival = (int64_t)-v;
+      return c;
     }
     return a;
   }

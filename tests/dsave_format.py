@@ -3,18 +3,21 @@
 """Usage: dsave_format.py TFS SOURCE_ROOT
 
 1. tests/dsave/write.tfs saves a dict dataset (plain), a tuple one with an unknown dimension (GZIP, a
-   shard_func), a range (ZLIB) and snapshots a map; tfdsave.py (written from the format's documentation)
+   shard_func), a range (ZLIB), 400,000-byte vectors (SNAPPY: TF's block cuts and bytes) and snapshots a map
+   (uncompressed, and AUTO: SNAPPY); tfdsave.py (written from the format's documentation)
    checks the layout (dataset_spec.pb, snapshot.metadata, RUN/%08d.shard/00000000.snapshot), every
    TFRecord CRC, the metadata (run_id naming the run directory, version 2, dtypes, num_elements,
    finalized), the element spec, the shard each element went to (round-robin over the CPU count, or the
    shard_func) and every tensor; re-encoding the decoded spec and tensors gives tfs's bytes exactly.
-2. tfdsave.py writes directories by TF's rules (a dict spec over 3 shards; a GZIP tuple with vectors of
-   unknown length over 2 shards) that tests/dsave/read.tfs loads and prints; a GZIP directory read as
+2. tfdsave.py writes directories by TF's rules (a dict spec over 3 shards; a GZIP and a SNAPPY tuple with
+   vectors of unknown length over 2 shards) that tests/dsave/read.tfs loads and prints; a SNAPPY file cut inside
+   its block fails with TF's SnappyInputBuffer DataLossError; a GZIP directory read as
    uncompressed and a shard with a flipped byte fail with TF's DataLossError "corrupted record at N"; a
    garbage dataset_spec.pb and snapshot.metadata with TF's NotFoundError and DataLossError.
 """
 import os
 import shutil
+import struct
 import sys
 import tempfile
 
@@ -63,7 +66,12 @@ def check_dir(path, comp, want_spec, want_dtypes, elems, shard_of, snapshot=Fals
             for (dt, a), b in zip(g, w):
                 same = a.shape == np.asarray(b).shape and (a.tolist() == np.asarray(b).tolist())
                 check(same, f"{name}/{sname}: {a!r} != {b!r}")
-        recs = raw_records(os.path.join(path, meta["run_id"], sname, "00000000.snapshot"), comp)
+        fname = os.path.join(path, meta["run_id"], sname, "00000000.snapshot")
+        recs = raw_records(fname, comp)
+        if comp == "SNAPPY":   # TF's blocks: the same cuts and, through the same libsnappy, the same bytes
+            with open(fname, "rb") as f:
+                data = f.read()
+            check(fmt.snappy_blocks(fmt.snappy_unblocks(data)) == data, f"{name}/{sname}: TF's snappy blocks")
         for r in recs:
             dt, a = fmt.decode_tensor(r)
             check(fmt.encode_tensor(a, dt) == bytes(r), f"{name}/{sname}: a TensorProto re-encodes to its bytes")
@@ -71,7 +79,10 @@ def check_dir(path, comp, want_spec, want_dtypes, elems, shard_of, snapshot=Fals
 
 def part1(tfs, tmp):
     r = run(tfs, "write.tfs", tmp)
-    check(r.returncode == 0 and r.stdout == "[0, 10, 20, 30]\n", f"write.tfs: {r.returncode} {r.stdout} {r.stderr}")
+    col = np.arange(100000) % 97
+    sums = [float(np.float32(np.sum((col + i).astype(np.float32), dtype=np.float64))) for i in range(5)]
+    want = "[0, 10, 20, 30]\n%s %s\n%s\n" % ([i * i for i in range(6)], [i * i for i in range(6)], sums)
+    check(r.returncode == 0 and r.stdout == want, f"write.tfs: {r.returncode} {r.stdout!r} {r.stderr}")
     cpus = os.cpu_count()
     a = np.arange(6, dtype=np.int64) * 7
     s = np.array([b"zero", b"one", b"", b"three", b"four", b"five"], dtype=object)
@@ -93,6 +104,25 @@ def part1(tfs, tmp):
         check(meta["graph_hash"] == hashes[0], f"snapshot: graph_hash {meta['graph_hash']}")
         check_dir(os.path.join(snap, hashes[0]), "", None, [9, 9],
                   [[np.int64(i), np.int64(10 * i)] for i in range(4)], lambda i, e: i % cpus, snapshot=True)
+    big = [[(np.arange(100000) % 97 + i).astype(np.float32)] for i in range(5)]
+    check_dir(os.path.join(tmp, "snappy"), "SNAPPY", ("spec", [100000], 1, ""), [1], big, lambda i, e: 0)
+    with open(os.path.join(tmp, "snappy", fmt.read_dir(os.path.join(tmp, "snappy"), "SNAPPY")[1]["run_id"],
+                           "00000000.shard", "00000000.snapshot"), "rb") as f:
+        data = f.read()
+    lens = []
+    while data:   # the 400,000-byte records are blocks of their own, the small parts share blocks
+        n = struct.unpack(">I", data[:4])[0]
+        lens.append(len(fmt.snappy.uncompress(data[4:4 + n])))
+        data = data[4 + n:]
+    d = lens[1] if len(lens) > 1 else 0   # a record's TensorProto: 400,000 bytes of content and its header
+    check(d > fmt.SNAPPY_INPUT and lens == [12] + [d, 16] * 4 + [d, 4], f"snappy blocks of {lens} bytes")
+    # a snapshot's AUTO compression is SNAPPY, as in TF
+    auto = os.path.join(tmp, "snap_auto")
+    hashes = os.listdir(auto)
+    check(len(hashes) == 1, f"snapshot AUTO: hash directories {hashes}")
+    if len(hashes) == 1:
+        check_dir(os.path.join(auto, hashes[0]), "SNAPPY", None, [9, 9],
+                  [[np.int64(i), np.int64(i * i)] for i in range(6)], lambda i, e: i % cpus, snapshot=True)
 
 
 def part2(tfs, tmp):
@@ -107,6 +137,15 @@ def part2(tfs, tmp):
     gshards = {0: [[(9, r[0]), (4, r[1]), (10, r[2])] for r in rows[:3]],
                1: [[(9, r[0]), (4, r[1]), (10, r[2])] for r in rows[3:]]}
     fmt.write_dir(os.path.join(tmp, "py_gz"), gz_spec, gshards, comp="GZIP")
+    fmt.write_dir(os.path.join(tmp, "py_snappy"), gz_spec, gshards, comp="SNAPPY")
+    # a SNAPPY file cut inside its only block
+    shutil.copytree(os.path.join(tmp, "py_snappy"), os.path.join(tmp, "py_snappy_cut"))
+    cut = os.path.join(tmp, "py_snappy_cut", "1234567890123456789", "00000000.shard", "00000000.snapshot")
+    with open(cut, "rb") as f:
+        whole = f.read()
+    with open(cut, "wb") as f:
+        f.write(whole[:-3])
+    block = struct.unpack(">I", whole[:4])[0]
     # a damaged copy: the first record's data has a flipped byte (its data begins at offset 12)
     shutil.copytree(os.path.join(tmp, "py_dict"), os.path.join(tmp, "py_bad"))
     bad = os.path.join(tmp, "py_bad", "1234567890123456789", "00000001.shard", "00000000.snapshot")
@@ -126,8 +165,13 @@ def part2(tfs, tmp):
     exp.append(str([{"name": names[i], "x": f32[i].tolist()} for i in order]))
     exp.append("py_gz 5 (%s, (%s, %s))" % (SPEC % ("()", "int64"), SPEC % ("(None,)", "uint8"), SPEC % ("()", "bool")))
     exp.append(str([(int(r[0]), (r[1].tolist(), bool(r[2]))) for r in rows]))
+    exp.append("py_snappy 5 (%s, (%s, %s))" % (SPEC % ("()", "int64"), SPEC % ("(None,)", "uint8"), SPEC % ("()", "bool")))
+    exp.append(str([(int(r[0]), (r[1].tolist(), bool(r[2]))) for r in rows]))
     exp.append("py_gz DataLossError: corrupted record at 0")
     exp.append("py_bad DataLossError: corrupted record at 12")
+    exp.append("py_snappy_cut DataLossError: tf.data.TFRecordDataset: Failed to read %d bytes from file. "
+               "Possible data corruption." % block)
+    exp.append("py_snappy DataLossError: inflate() failed with error -3: incorrect header check")
     exp.append("py_badspec NotFoundError: tf.data snapshot element_spec file not found or invalid: OUT/py_badspec/dataset_spec.pb.")
     exp.append("py_badmeta DataLossError: Can't parse OUT/py_badmeta/snapshot.metadata as binary proto")
     r = run(tfs, "read.tfs", tmp)

@@ -95,6 +95,10 @@ def main():
     out(str(['snapshot.metadata']))
     # 7. repeat().snapshot(): infinite cardinality (-1), a partial pass
     out("%s -1" % [0, 1, 2, 0, 1])
+    # 8. SNAPPY round trip (keys in sorted order, as plain() prints them); GZIP reading a snappy file: zlib's words
+    z = [{"v": [0.5, -1.0], "w": b"snappy"}, {"v": [2.0, 3.5], "w": b""}, {"v": [float(np.float32(1e-3)), 7.0], "w": b"blocks"}]
+    out(str(z))
+    out("DataLossError: inflate() failed with error -3: incorrect header check")
     with open(OUT, "w") as f:
         f.write("\n".join(res) + "\n")
 

@@ -9,7 +9,10 @@
                            version=4, dtype=5 (packed), num_elements=6, finalized=1000
   PATH/RUN/%08d.shard/%08d.snapshot
                            TFRecord file (uint64 length, masked CRC-32C of it, data, masked CRC-32C of
-                           the data), compressed as a whole with GZIP or ZLIB or not; version 2: one
+                           the data), compressed as a whole with GZIP or ZLIB, or SNAPPY (TF's
+                           SnappyOutputBuffer: blocks of a 4-byte big-endian length and one raw snappy
+                           block of at most 256 KiB of the record stream, cut between the header, data
+                           and footer parts RecordWriter appends), or not; version 2: one
                            record per flat component, a TensorProto (dtype=1, tensor_shape=2 {dim=2
                            {size=1}, unknown_rank=3}, tensor_content=4, string_val=8).
 """
@@ -19,6 +22,7 @@ import struct
 import zlib
 
 import numpy as np
+import snappy  # python3-snappy: the raw snappy block format
 
 # DataType numbers (types.proto) and numpy forms
 NP = {1: np.float32, 2: np.float64, 3: np.int32, 4: np.uint8, 5: np.int16, 6: np.int8, 9: np.int64, 10: np.bool_,
@@ -301,11 +305,58 @@ def records(raw):
     return out
 
 
+SNAPPY_INPUT = 256 << 10   # SnappyCompressionOptions' input_buffer_size
+
+
+def snappy_blocks(raw):
+    """The framed record stream raw as TF's RecordWriter writes it with SNAPPY: each part (12-byte header,
+    data, 4-byte footer) goes to a 256 KiB buffer that is compressed as one block when the next part does not
+    fit; a part larger than the buffer is a block of its own; the rest is the last block."""
+    parts, i = [], 0
+    while i < len(raw):
+        n = struct.unpack("<Q", raw[i:i + 8])[0]
+        parts += [raw[i:i + 12], raw[i + 12:i + 12 + n], raw[i + 12 + n:i + 16 + n]]
+        i += 16 + n
+    blocks, buf = [], b""
+    for part in parts:
+        if len(buf) + len(part) > SNAPPY_INPUT:
+            if buf:
+                blocks.append(buf)
+            buf = b""
+            if len(part) > SNAPPY_INPUT:
+                blocks.append(part)
+                continue
+        buf += part
+    if buf:
+        blocks.append(buf)
+    out = b""
+    for b in blocks:
+        c = snappy.compress(b)
+        out += struct.pack(">I", len(c)) + c
+    return out
+
+
+def snappy_unblocks(raw):
+    """The record stream of a SNAPPY file; FormatError on a cut block."""
+    out, i = [], 0
+    while i < len(raw):
+        if i + 4 > len(raw):
+            raise FormatError(f"cut block length at {i}")
+        n = struct.unpack(">I", raw[i:i + 4])[0]
+        if i + 4 + n > len(raw):
+            raise FormatError(f"cut block at {i}")
+        out.append(snappy.uncompress(raw[i + 4:i + 4 + n]))
+        i += 4 + n
+    return b"".join(out)
+
+
 def compress(raw, comp):
     if comp == "GZIP":
         return gzip.compress(raw)
     if comp == "ZLIB":
         return zlib.compress(raw)
+    if comp == "SNAPPY":
+        return snappy_blocks(raw)
     return raw
 
 
@@ -314,6 +365,8 @@ def decompress(raw, comp):
         return gzip.decompress(raw)
     if comp == "ZLIB":
         return zlib.decompress(raw)
+    if comp == "SNAPPY":
+        return snappy_unblocks(raw)
     return raw
 
 

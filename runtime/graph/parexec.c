@@ -90,6 +90,7 @@ typedef struct Batch {
   ParErr *errs;
   void (*fn)(void *ctx, int i);   /* parexec_run_fn's job (x NULL) */
   void *ctx;
+  int local;                  /* the caller's tp_local_limit, which its jobs keep on their lanes */
 } Batch;
 
 static struct {
@@ -134,7 +135,9 @@ static void *lane_main(void *arg) {
     if (lane >= pool.b.n) continue;
     Batch b = pool.b;
     pthread_mutex_unlock(&pool.mu);
+    int was = tp_local_limit(b.local);
     job_run(&b, lane);
+    tp_local_limit(was);
     atomic_fetch_add(&offthread_runs, 1);
     pthread_mutex_lock(&pool.mu);
     if (--pool.pending == 0) pthread_cond_signal(&pool.done);
@@ -181,9 +184,9 @@ static void batch_run(Batch b, int n) {
 }
 
 void parexec_run(ParExec *x, int n, Tensor **const *args, Tensor **const *outs, ParErr *errs) {
-  batch_run((Batch){x, n, args, outs, errs, NULL, NULL}, n);
+  batch_run((Batch){x, n, args, outs, errs, NULL, NULL, tp_local_limit(-1)}, n);
 }
 
 void parexec_run_fn(int n, void (*fn)(void *ctx, int i), void *ctx) {
-  batch_run((Batch){NULL, n, NULL, NULL, NULL, fn, ctx}, n);
+  batch_run((Batch){NULL, n, NULL, NULL, NULL, fn, ctx, tp_local_limit(-1)}, n);
 }

@@ -37,6 +37,7 @@ static struct {
 
 static _Atomic int tp_want;          /* the thread count (0: not yet resolved) */
 static __thread int tp_inside;       /* > 0 inside a part: nested calls run inline */
+static __thread int tp_local;        /* 1: jobs started on this thread run inline (tp_local_limit) */
 
 static int default_threads(void) {
   const char *e = getenv("TFS_NUM_THREADS");
@@ -66,6 +67,12 @@ int tp_threads(void) {
     atomic_store(&tp_want, n);
   }
   return n;
+}
+
+int tp_local_limit(int n) {
+  int old = tp_local;
+  if (n >= 0) tp_local = n;
+  return old;
 }
 
 void tp_set_threads(int n) {
@@ -175,7 +182,7 @@ int tp_parts(tfs_i64 work, tfs_i64 min_work) {
 
 void tp_run(int nparts, TpFn fn, void *ctx) {
   /* Nested (inside a part), single, or the pool busy with another caller's job: run every part here. */
-  if (nparts <= 1 || tp_inside || pthread_mutex_trylock(&tp.run) != 0) {
+  if (nparts <= 1 || tp_inside || tp_local == 1 || pthread_mutex_trylock(&tp.run) != 0) {
     tp_inside++;
     for (int i = 0; i < nparts; i++) fn(ctx, i, nparts);
     tp_inside--;

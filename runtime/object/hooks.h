@@ -16,6 +16,7 @@ typedef struct RtObjHooks {
   /* The number in an eager 0-d tensor or variable (int(v), float(v), indexes); false if v is none. */
   bool (*tensor_scalar)(Val v, bool *is_int, int64_t *i, double *f);
   bool (*tensor_complex)(Val v, double *re, double *im);   /* the same, as a complex (complex(np.complex64(1j))) */
+  bool (*tensor_u64)(Val v, tfs_u64 *u);  /* a 0-d uint64 value above int64 (int() gives it as a u64int) */
   bool (*is_tensor)(Val v);              /* an eager tf.Tensor (not a variable): its format spec applies */
   Val (*dtype_named)(const char *name);  /* "float32" -> tf.float32 (ArgSpec defaults), or VT_UNDEF */
   bool (*tracing)(void);                 /* a tf.function is being traced */

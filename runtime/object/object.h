@@ -17,6 +17,11 @@ void complex_parts(Val v, double *re, double *im);
 Val complex_construct(int n, const Val *args, const Kw *kw);   /* complex(real=0, imag=0) and complex('1+2j') */
 Val complex_float_pow(double a, double b);                     /* a ** b for a < 0, b fractional */
 
+/* ints in [2**63, 2**64) (u64int.c): literals and constant expressions above int64, for uint64 tensors */
+extern const Type u64int_type;
+Val u64int_new(tfs_u64 v);                  /* an ordinary int when v fits int64 */
+bool u64int_value(Val v, tfs_u64 *out);     /* false: v is no such int */
+
 typedef struct Str {
   Obj hdr;
   tfs_i64 len;                /* bytes, excluding the NUL */

@@ -115,6 +115,9 @@ static Val ty_int(Val self, int n, const Val *args, const Kw *kw) {
   }
   int64_t i;
   double d;
+  tfs_u64 u;
+  if (x.tag == VT_OBJ && rt_obj_hooks.tensor_u64 && rt_obj_hooks.tensor_u64(x, &u)) return u64int_new(u);
+  if (val_is(x, &u64int_type)) return val_incref(x);
   if (val_as_int(x, &i)) return val_int(i);
   if (val_as_float(x, &d)) return val_int(ty_float_to_int(d));
   if (ty_text(x, &txt, &tlen)) {

@@ -463,13 +463,8 @@ Val tensor_item(const Tensor *t, tfs_i64 i) {
     return complex_new(re, im);
   }
   case DT_FLOAT32: case DT_FLOAT64: case DT_FLOAT16: case DT_BFLOAT16: return val_float(tensor_get_f(t, i));
-  case DT_UINT64: {
-    /* host ints are 64-bit signed: a uint64 above 2**63 - 1 would come back negative, so it is refused */
-    uint64_t u = (uint64_t)tensor_get_i(t, i);
-    if (u > (uint64_t)INT64_MAX)
-      rt_throw(ERR_OVERFLOW, "uint64 value %llu does not fit a host int (tfs ints are 64-bit signed)", (unsigned long long)u);
-    return val_int((tfs_i64)u);
-  }
+  case DT_UINT64:   /* above 2**63 - 1: the int kind that holds [2**63, 2**64) (object/u64int.c) */
+    return u64int_new((tfs_u64)tensor_get_i(t, i));
   case DT_INT32: case DT_INT64: case DT_UINT8: case DT_INT8: case DT_INT16: case DT_UINT16: case DT_UINT32:
     return val_int(tensor_get_i(t, i));
   case DT_BOOL: return val_bool(tensor_get_i(t, i) != 0);
@@ -616,7 +611,7 @@ typedef struct Scan {
   int rank;                   /* rank of the result */
   tfs_i64 shape[TFS_MAX_RANK];
   int lrank;                  /* nesting depth of host lists */
-  bool has_float, has_int, has_bool, has_str, int64, has_complex;
+  bool has_float, has_int, has_bool, has_str, int64, has_complex, has_big;   /* has_big: an int above int64 */
   int tdt;                    /* dtype of the first tensor leaf, -1 none */
 } Scan;
 
@@ -704,6 +699,7 @@ static void scan_check(Scan *s, Val v, int depth, Val whole) {
     break;
   case VT_FLOAT: s->has_float = true; break;
   default:
+    if (val_is(v, &u64int_type)) { s->has_int = s->int64 = s->has_big = true; break; }
     if (val_is(text_of(v), &str_type) || val_is(v, &bytes_type)) { s->has_str = true; break; }
     if (val_is(v, &complex_type)) { s->has_complex = true; break; }
     fail_unsupported(v);
@@ -736,6 +732,18 @@ static void fill_from(Val v, int depth, int lrank, DType dt, char **p, Val whole
   }
   /* A Python bool is an int: it converts to numeric dtypes as 0 / 1 (TF does too). */
   bool is_int = v.tag == VT_INT || v.tag == VT_BOOL;
+  tfs_u64 big;
+  if (u64int_value(v, &big)) {
+    /* an int above int64: TF's converters take it for uint64, float32/64 and complex128 only; for the
+     * others (and without a dtype) they fall back to int64, which it overflows */
+    if (dt == DT_UINT64) *(uint64_t *)*p = big;
+    else if (dt == DT_FLOAT32) *(float *)*p = (float)big;
+    else if (dt == DT_FLOAT64) *(double *)*p = (double)big;
+    else if (dt == DT_COMPLEX128) dtype_store_c(dt, *p, (double)big, 0);
+    else rt_throw(ERR_VALUE, "Can't convert Python sequence with out-of-range integer to Tensor.");
+    *p += esz;
+    return;
+  }
   switch (dt) {
   case DT_FLOAT32:
     if (v.tag == VT_FLOAT) *(float *)*p = (float)v.u.f;
@@ -811,6 +819,10 @@ Tensor *tensor_from_val(Val v, int want) {
     if (want < 0) want = DT_BOOL;
     break;
   default: {
+    if (val_is(v, &u64int_type)) {
+      if (want < 0) want = DT_INT64;   /* fill_from raises TF's out-of-range error */
+      break;
+    }
     if (val_is(v, &complex_type)) {
       if (want < 0) want = DT_COMPLEX128;
       break;
@@ -868,6 +880,9 @@ Tensor *tensor_from_val(Val v, int want) {
         fail_convert(v, -1);
     }
     if (s.tdt >= 0 && s.tdt != want) fail_convert(v, want);
+    /* TF's converter of such a dtype fails on the list (mixed types, say) and falls back to int64's */
+    if (s.has_big && want != DT_UINT64 && want != DT_FLOAT32 && want != DT_FLOAT64 && want != DT_COMPLEX128)
+      rt_throw(ERR_VALUE, "Can't convert Python sequence with out-of-range integer to Tensor.");
     Tensor *t2 = tensor_new((DType)want, s.rank, s.shape);
     char *p = tensor_data(t2);
     int mark = rt_hold_val(val_obj(t2)); /* fill_from raises on values the dtype cannot hold */
@@ -1251,6 +1266,14 @@ Type variable_type = {   /* the operators and methods: kernels/tensorobj.c */
 /* ---- what the object layer asks of tensors (object/hooks.h) ---- */
 
 /* The object layer's int(v)/float(v) of an eager 0-d tensor or variable (hooks.h). */
+bool tensor_u64_of(Val v, tfs_u64 *u) {
+  if (!val_is_tensor(v) && !val_is(v, &variable_type) && !val_is_ndarray(v)) return false;
+  Tensor *t = val_as_tensor(v);
+  if (t->rank != 0 || t->sym || !t->buf || t->dtype != DT_UINT64) return false;
+  *u = (tfs_u64)dtype_load_i(t->dtype, tensor_data(t));
+  return *u > (tfs_u64)INT64_MAX;
+}
+
 bool tensor_scalar_of(Val v, bool *is_int, int64_t *i, double *f) {
   if (!val_is_tensor(v) && !val_is(v, &variable_type) && !val_is_ndarray(v)) return false;   /* np.float32 too */
   Tensor *t = val_as_tensor(v);
@@ -1265,9 +1288,11 @@ bool tensor_scalar_of(Val v, bool *is_int, int64_t *i, double *f) {
     case DT_BOOL: *i = *(const bool *)p ? 1 : 0; break;
     case DT_FLOAT16: case DT_BFLOAT16: *f = dtype_load_f(t->dtype, p); *is_int = false; break;
     case DT_UINT8: case DT_INT8: case DT_INT16: case DT_UINT16: case DT_UINT32: *i = dtype_load_i(t->dtype, p); break;
-    case DT_UINT64: {
-      Val item = tensor_item(t, 0);   /* raises OverflowError above 2**63 - 1, as int() would wrap it negative */
-      *i = item.u.i;
+    case DT_UINT64: {   /* where an int64 is needed; int() takes a larger one through tensor_u64_of */
+      uint64_t u = (uint64_t)dtype_load_i(t->dtype, p);
+      if (u > (uint64_t)INT64_MAX)
+        rt_throw(ERR_OVERFLOW, "uint64 value %llu does not fit a host int (tfs ints are 64-bit signed)", (unsigned long long)u);
+      *i = (int64_t)u;
       break;
     }
     default: return false;

@@ -233,6 +233,8 @@ void tprint_tfprint_n(StrBuf *b, const Tensor *t, tfs_i64 summarize);
 /* The object layer's hooks (object/hooks.h): the number in an eager 0-d tensor
  * or variable, an eager tensor test, a dtype by name. */
 bool tensor_scalar_of(Val v, bool *is_int, int64_t *i, double *f);
+/* v is a 0-d uint64 tensor, variable or array holding a value above int64 (*u): int() gives it whole. */
+bool tensor_u64_of(Val v, tfs_u64 *u);
 bool tensor_complex_of(Val v, double *re, double *im);   /* the same for any number dtype, complex ones too */
 bool tensor_is_eager_tensor(Val v);
 Val dtype_named(const char *name);

@@ -20,6 +20,7 @@
 #include "modules/tfdata.h"
 #include "formats/graphdef.h"
 #include "formats/iofile.h"
+#include "formats/snappyblk.h"
 #include "modules/tfmod.h"
 #include "formats/tfrecord.h"
 #include "graph/trace.h"
@@ -439,7 +440,8 @@ static Val trace_elem_fn(Val f, Dataset *s, Val *out) {
 //! Dataset.map(map_func, num_parallel_calls=None, deterministic=None, name=None)
 //!   Applies map_func to every element; the function is traced into a graph once, when map() is called.
 //!   num_parallel_calls (a count or tf.data.AUTOTUNE) runs the graph for that many elements at once on worker
-//!   threads, results in input order (also with deterministic=False); docs/data.md says when it stays sequential.
+//!   threads (within the pipeline's tf.data.Options), results in input order (also with deterministic=False);
+//!   docs/data.md says when it stays sequential.
 static Val ds_map(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "Dataset.map", .sig = "map_func, num_parallel_calls=None, deterministic=None, name=None"};
   Val a[4];
@@ -638,8 +640,20 @@ static Val ds_enumerate(Val self, int n, const Val *args, const Kw *kw) {
 /* ---- iteration --------------------------------------------------------------------
  * One state per dataset node; ds_next returns false at the end. */
 
+/* What the iterated dataset's tf.data.Options change in its pipeline (docs/data.md "Options and determinism"),
+ * read once when the outermost iterator is made and handed to every iterator under it, as TF applies the final
+ * dataset's options to the whole graph. */
+typedef struct DsPolicy {
+  int pool;                   /* threading.private_threadpool_size > 0: the threads parallel map/interleave may use */
+  int intra;                  /* threading.max_intra_op_parallelism (1: kernels run on the pipeline's thread), or 0 */
+  bool autotune;              /* autotune.enabled is not False */
+  int cpu_budget;             /* autotune.cpu_budget > 0, or 0 */
+  bool map_par;               /* map_parallelization is True and autotune on: sequential maps run as AUTOTUNE ones */
+} DsPolicy;
+
 typedef struct DsIt {
   Obj hdr;
+  DsPolicy pol;               /* the pipeline's options, as the outermost iterator read them */
   Dataset *ds;                /* owned reference */
   struct DsIt **kids;         /* inputs' iterators (zip: several) */
   int nkids;
@@ -673,17 +687,75 @@ static void dsit_free(Obj *o) {
   free(it);
 }
 
-static DsIt *dsit_new(Dataset *d);
+/* The policy of the iterator whose next() is running on this thread: an iterator made meanwhile (a .tfs
+ * dataset's inputs, an interleave's inner datasets) belongs to that pipeline and takes it (TF's nested
+ * iterators share their parent's context). */
+static _Thread_local const DsPolicy *ds_ambient;
+
+static tfs_i64 opt_int(Val o, const char *group, const char *name, bool *isset) {
+  Val g = rt_getattr(o, group);
+  int mark = rt_hold_val(g);
+  Val v = rt_getattr(g, name);
+  rt_unhold(mark);
+  val_decref(g);
+  int64_t n = 0;
+  *isset = v.tag != VT_NONE && !val_is_undef(v);
+  if (v.tag == VT_BOOL) n = v.u.i;
+  else if (*isset && !val_as_int(v, &n)) n = 0;
+  val_decref(v);
+  return n;
+}
+
+/* The policy of options o (VT_UNDEF: none set), as TF's FinalizeDataset and map_parallelization read them. */
+static DsPolicy pol_of(Val o) {
+  DsPolicy p = {.autotune = true};
+  if (val_is_undef(o)) return p;
+  bool set;
+  tfs_i64 v = opt_int(o, "threading", "private_threadpool_size", &set);
+  p.pool = set && v > 0 ? (int)(v > 64 ? 64 : v) : 0;
+  v = opt_int(o, "threading", "max_intra_op_parallelism", &set);
+  p.intra = set && v > 0 ? (int)(v > 64 ? 64 : v) : 0;
+  v = opt_int(o, "autotune", "enabled", &set);
+  p.autotune = !set || v;
+  v = opt_int(o, "autotune", "cpu_budget", &set);
+  p.cpu_budget = set && v > 0 ? (int)(v > 64 ? 64 : v) : 0;
+  v = opt_int(o, "experimental_optimization", "map_parallelization", &set);
+  p.map_par = set && v && p.autotune;   /* TF skips the rewrite when autotune is off */
+  return p;
+}
+
+/* The threads a parallel map or interleave of the pipeline uses for num_parallel_calls npc (-1: AUTOTUNE).
+ * TF runs the calls on the runner's pool (the private one when private_threadpool_size is set, else one thread
+ * per core) and starts AUTOTUNE at min(16, pool); the autotuner may raise it up to the pool within cpu_budget,
+ * tfs takes the pool within cpu_budget at once (it does not tune). */
+static int pol_lanes(const DsPolicy *p, tfs_i64 npc) {
+  int pool = p->pool > 0 ? p->pool : tp_threads();
+  tfs_i64 n = npc;
+  if (npc < 0) {
+    n = p->autotune ? pool : pool < 16 ? pool : 16;
+    if (p->autotune && p->cpu_budget > 0 && n > p->cpu_budget) n = p->cpu_budget;
+  }
+  if (n > pool && p->pool > 0) n = pool;
+  return n > 64 ? 64 : (int)n;
+}
+
+static DsIt *dsit_new_in(Dataset *d, const DsPolicy *pol);
+static DsIt *dsit_new(Dataset *d) {
+  if (ds_ambient) return dsit_new_in(d, ds_ambient);
+  DsPolicy p = pol_of(d->opts);
+  return dsit_new_in(d, &p);
+}
 
 static void dsit_set_kid(DsIt *it, int k, Dataset *d) {
   if (it->kids[k]) { Val v = val_obj(it->kids[k]); val_decref(v); }
   it->kids[k] = NULL;
-  it->kids[k] = dsit_new(d);
+  it->kids[k] = dsit_new_in(d, &it->pol);
 }
 
-static DsIt *dsit_new(Dataset *d) {
+static DsIt *dsit_new_in(Dataset *d, const DsPolicy *pol) {
   DsIt *it = obj_new(&dsit_type, sizeof(DsIt));
   memset((char *)it + sizeof(Obj), 0, sizeof(DsIt) - sizeof(Obj));
+  it->pol = *pol;
   d->hdr.rc++;
   it->ds = d;
   it->buf = val_undef();
@@ -770,7 +842,13 @@ static bool file_load(DsIt *it, const char *what) {
   char *data = io_read_bytes(str_cstr(files->items[it->i]), what, &len, false);
   it->buf = str_new(data, len);
   free(data);
-  if (it->ds->a) {   /* GZIP or ZLIB: the records are inside the stream (it->buf frees the file if it is bad) */
+  if (it->ds->a == 3) {   /* SNAPPY (TFRecords only): TF's block stream */
+    size_t ulen;
+    data = snb_decompress(str_cstr(it->buf), (size_t)str_len(it->buf), what, &ulen);
+    TFS_CLEAR(it->buf);
+    it->buf = str_new(data, (tfs_i64)ulen);
+    free(data);
+  } else if (it->ds->a) {   /* GZIP or ZLIB: the records are inside the stream (it->buf frees the file if it is bad) */
     data = io_inflate(str_cstr(it->buf), str_len(it->buf), it->ds->a == 1, what, &len);
     TFS_CLEAR(it->buf);
     it->buf = str_new(data, len);
@@ -868,16 +946,19 @@ static bool ds_next(DsIt *it, Val *out) {
     return true;
   }
   case DS_PMAP:
+  case DS_MAP: {
+    /* a sequential map runs as an AUTOTUNE one under map_parallelization (TF's rewrite, for stateless
+     * functions: parmap_new keeps a graph that cannot leave the main thread here) */
     if (!it->pm_tried) {
       it->pm_tried = true;
-      it->pm = parmap_new(d->fn, ((Dataset *)d->src.u.o)->spec, d->a);
+      if (d->kind == DS_PMAP || it->pol.map_par)
+        it->pm = parmap_new(d->fn, ((Dataset *)d->src.u.o)->spec, pol_lanes(&it->pol, d->kind == DS_PMAP ? d->a : -1));
     }
     if (it->pm) {
       if (parmap_next(it->pm, pull_kid, it, as_element, map_one, out)) return true;
       break;
     }
-    __attribute__((fallthrough));   /* the ordinary map, in order */
-  case DS_MAP: {
+    /* the ordinary map, in order */
     Val e;
     if (!kid_next(it, &e)) break;
     int mark = rt_hold_val(e);
@@ -1263,7 +1344,8 @@ static Val ds_pull_blocks(Val self, int nargs, const Val *args, const Kw *kw) {
     if (b->jobs[j].it->pend) { b->jobs[j].end = true; continue; }
     job_pull(&b->jobs[j]);
   }
-  int lanes = npc < 0 ? tp_threads() : npc > 64 ? 64 : (int)npc;
+  DsPolicy dp = pol_of(val_undef());
+  int lanes = pol_lanes(ds_ambient ? ds_ambient : &dp, npc);   /* the interleave's pipeline (ds_ambient) */
   b->lanes = lanes < b->nwk ? lanes : b->nwk;
   if (b->lanes >= 2) parexec_run_fn(b->lanes, lane_pull, b);
   else for (int w = 0; w < b->nwk; w++) job_pull(&b->jobs[b->wk[w]]);
@@ -1286,10 +1368,28 @@ static Val ds_pull_blocks(Val self, int nargs, const Val *args, const Kw *kw) {
 
 static void dsit_repr(StrBuf *b, Val v) { sb_printf(b, "<tensorflow.python.data.ops.iterator_ops.OwnedIterator object at %p>", (void *)v.u.o); }
 static Val dsit_self(Val v) { return val_incref(v); }
+/* What dsit_next changed for the pipeline's run, put back when it returns or raises. */
+typedef struct DsScope { const DsPolicy *ambient; int intra; } DsScope;
+static void scope_end(void *p) {
+  DsScope *sc = p;
+  ds_ambient = sc->ambient;
+  tp_local_limit(sc->intra);
+}
+
 static bool dsit_next(Val v, Val *out) {
-  ((DsIt *)v.u.o)->started = true;
-  if (((DsIt *)v.u.o)->pend) dsit_raise_pending((DsIt *)v.u.o);
-  return ds_next((DsIt *)v.u.o, out);
+  DsIt *it = (DsIt *)v.u.o;
+  it->started = true;
+  if (it->pend) dsit_raise_pending(it);
+  /* the pipeline runs under its options: iterators made meanwhile join it, and with max_intra_op_parallelism
+   * 1 its kernels run on this thread (TF's MaxIntraOpParallelismDataset; larger values bound nothing here:
+   * the intra-op pool has tp_threads() threads) */
+  DsScope sc = {ds_ambient, tp_local_limit(it->pol.intra == 1 ? 1 : 0)};
+  ds_ambient = &it->pol;
+  int mark = rt_hold_fn(scope_end, &sc);
+  bool got = ds_next(it, out);
+  rt_unhold(mark);
+  scope_end(&sc);
+  return got;
 }
 
 Val tfdata_fresh_iter_dataset(Val v) {
@@ -1487,10 +1587,10 @@ static Val ds_files(DsKind kind, const char *what, int n, const Val *args, const
   Val ct = a[1];
   if (ct.tag != VT_NONE && ct.tag != VT_UNDEF && !val_is(ct, &str_type))
     rt_throw(ERR_TYPE, "%s: compression_type must be a str or None", what);
-  int comp = 0;   /* 0 none, 1 GZIP, 2 ZLIB (Dataset.a) */
+  int comp = 0;   /* 0 none, 1 GZIP, 2 ZLIB, 3 SNAPPY (Dataset.a; TF's record reader takes SNAPPY, its text reader not) */
   if (val_is(ct, &str_type) && str_len(ct)) {
     const char *c = str_cstr(ct);
-    comp = !strcmp(c, "GZIP") ? 1 : !strcmp(c, "ZLIB") ? 2 : 0;
+    comp = !strcmp(c, "GZIP") ? 1 : !strcmp(c, "ZLIB") ? 2 : !strcmp(c, "SNAPPY") && kind == DS_TFRECORD ? 3 : 0;
     if (!comp) rt_throw(ERR_INVALID_ARGUMENT, "Unsupported compression_type: %s.", c);
   }
   Val names = list_new(0);
@@ -1512,7 +1612,8 @@ static Val ds_files(DsKind kind, const char *what, int n, const Val *args, const
 //! tf.data.TFRecordDataset(filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None)
 //!   The records of TFRecord files (event files are TFRecord files) as 0-d string tensors, file by file; each
 //!   record's masked CRC-32C is checked and a damaged file raises tf.errors.DataLossError. compression_type "GZIP"
-//!   or "ZLIB" reads files written compressed (tf.io.TFRecordOptions); "" or None reads them as they are.
+//!   or "ZLIB" reads files written compressed (tf.io.TFRecordOptions), "SNAPPY" TF's snappy block files (as
+//!   tf.data save/snapshot write them); "" or None reads them as they are.
 static Val ds_tfrecord(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   return ds_files(DS_TFRECORD, "tf.data.TFRecordDataset", n, args, kw);
@@ -1570,16 +1671,20 @@ static Val ds_textline(Val self, int n, const Val *args, const Kw *kw) {
 //!   The dataset's tf.data.Options: those set by with_options on it or its inputs, merged as TF does; read-only.
 //! tf.data.Options()
 //!   Options of a dataset: deterministic (alias experimental_deterministic), threading, experimental_optimization,
-//!   experimental_distribute, autotune, experimental_slack, ...; unset ones read None; merge(other). tfs keeps
-//!   the input order in parallel map and interleave whatever deterministic says (TF may reorder when False).
+//!   experimental_distribute, autotune, experimental_slack, ...; unset ones read None; merge(other). The iterated
+//!   dataset's options apply to its whole pipeline; tfs keeps the input order in parallel map and interleave
+//!   whatever deterministic says (TF may reorder when False).
 //! tf.data.ThreadingOptions() | tf.data.experimental.ThreadingOptions
-//!   Options.threading: private_threadpool_size, max_intra_op_parallelism (accepted; tfs's pool is per process).
+//!   Options.threading: private_threadpool_size (N > 0: parallel map and interleave use at most N threads),
+//!   max_intra_op_parallelism (1: the pipeline's kernels run on their own thread; larger values bound nothing).
 //! tf.data.experimental.OptimizationOptions()
-//!   Options.experimental_optimization: map_parallelization, map_fusion, parallel_batch, ... (accepted, recorded).
+//!   Options.experimental_optimization: map_parallelization=True runs sequential maps of stateless functions as
+//!   AUTOTUNE parallel maps (TF's default rewrite is applied only when set); map_fusion, ... are recorded.
 //! tf.data.experimental.DistributeOptions()
 //!   Options.experimental_distribute: auto_shard_policy, num_devices (accepted, recorded).
 //! tf.data.experimental.AutotuneOptions()
-//!   Options.autotune: enabled, cpu_budget, ram_budget, autotune_algorithm (accepted, recorded).
+//!   Options.autotune: enabled=False keeps AUTOTUNE at min(16, pool) and skips map_parallelization; cpu_budget
+//!   bounds AUTOTUNE; ram_budget and autotune_algorithm are recorded.
 //! tf.data.experimental.CsvDataset(filenames, record_defaults, compression_type=None, buffer_size=None, header=False, field_delim=',', use_quote_delim=True, na_value='', select_cols=None, exclude_cols=None, name=None)
 //!   The records of CSV files as tuples of scalars, one per record_defaults entry: a dtype (a required field) or a
 //!   default value; header skips each file's first line; select_cols/exclude_cols pick the columns.
@@ -2234,7 +2339,7 @@ static bool ds_graphdef_info(Val v, GdDataset *o) {
         if (!val_is(f->items[i], &str_type)) return false;
       o->op = d->kind == DS_TEXTLINE ? "TextLineDataset" : "TFRecordDataset";
       o->c[o->nconst++] = (GdDsConst){.name = "filenames", .dtype = DT_STRING, .strs = f->items, .nstrs = (int)f->len};
-      o->c[o->nconst++] = (GdDsConst){.name = "compression_type", .dtype = DT_STRING, .s = d->a == 1 ? "GZIP" : d->a == 2 ? "ZLIB" : ""};
+      o->c[o->nconst++] = (GdDsConst){.name = "compression_type", .dtype = DT_STRING, .s = d->a == 1 ? "GZIP" : d->a == 2 ? "ZLIB" : d->a == 3 ? "SNAPPY" : ""};
       I64("buffer_size", 262144);   /* TF's default read buffer: tfs reads the files whole */
       return true;
     }

@@ -1,7 +1,7 @@
 /* dsparmap.c — Dataset.map(num_parallel_calls=...): a buffer of mapped elements filled by graph runs on several threads.
  *
  * As TF's ParallelMapDataset, the map function's traced graph runs for up to num_parallel_calls input
- * elements at once (AUTOTUNE: one per core) and the results come out in input order, an error at the
+ * elements at once (the lanes the pipeline's options allow: dataset.c's pol_lanes) and the results come out in input order, an error at the
  * element that raised it.  Unlike TF, the buffer is filled only when it is empty and next() waits for
  * the whole batch: the consumer's code never runs beside a worker (graph/parexec.h says why that
  * matters).  A graph that cannot leave the main thread (parexec_graph_ok) maps in order here instead.
@@ -39,10 +39,9 @@ struct ParMap {
   ParErr *errs;
 };
 
-ParMap *parmap_new(Val conc, Val spec, tfs_i64 num_parallel_calls) {
+ParMap *parmap_new(Val conc, Val spec, int lanes) {
   TffnConcInfo ci;
   if (!tffn_conc_info(conc, &ci)) return NULL;
-  int lanes = num_parallel_calls < 0 ? tp_threads() : num_parallel_calls > 64 ? 64 : (int)num_parallel_calls;
   const char *why;
   if (lanes < 2 || !parexec_graph_ok(ci.g, &why)) return NULL;
   ParMap *m = calloc(1, sizeof(ParMap));

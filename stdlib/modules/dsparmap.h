@@ -9,9 +9,9 @@ typedef bool (*ParPull)(void *ctx, Val *out);      /* the next input element (ow
 typedef Val (*ParFinish)(Val r);                    /* a function result (consumed) as an element */
 typedef Val (*ParSeq)(void *ctx, Val elem);         /* map one element (consumed) the ordinary way */
 
-/* A parallel map of concrete function conc over elements of `spec`; NULL when it must run in order on the
- * calling thread (one lane, or a graph parexec_graph_ok keeps on the main thread). */
-ParMap *parmap_new(Val conc, Val spec, tfs_i64 num_parallel_calls);
+/* A parallel map of concrete function conc over elements of `spec` on `lanes` threads (at most 64); NULL when
+ * it must run in order on the calling thread (one lane, or a graph parexec_graph_ok keeps on the main thread). */
+ParMap *parmap_new(Val conc, Val spec, int lanes);
 void parmap_free(ParMap *m);
 /* The next mapped element, in input order; an element's error is raised when it is reached. */
 bool parmap_next(ParMap *m, ParPull pull, void *ctx, ParFinish finish, ParSeq seq, Val *out);

@@ -53,6 +53,7 @@ static void rt_layers_fill(void) {
   rt_obj_hooks.tf_lookup = tfmod_lookup;
   rt_obj_hooks.tensor_scalar = tensor_scalar_of;
   rt_obj_hooks.tensor_complex = tensor_complex_of;
+  rt_obj_hooks.tensor_u64 = tensor_u64_of;
   rt_obj_hooks.is_tensor = tensor_is_eager_tensor;
   rt_obj_hooks.dtype_named = dtype_named;
   rt_obj_hooks.tracing = trace_active;

@@ -656,7 +656,7 @@ static const Case error_cases[] = {
      "def f(*):\n    pass\n",
      "1:7: named arguments must follow bare *\n"},
     {"int_too_large",
-     "x = 9223372036854775808\n",
+     "x = 18446744073709551616\n",
      "1:5: integer literal too large\n"},
     {"hex_too_large",
      "x = 0x10000000000000000\n",

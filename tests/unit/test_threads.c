@@ -1,4 +1,4 @@
-/* test_threads.c — the intra-op thread pool (runtime/kernels/threads.c): every part runs once, nested and concurrent use, thread counts, determinism of threaded kernels (convolution, products), and its cost. */
+/* test_threads.c — the intra-op thread pool (runtime/kernels/threads.c): every part runs once, nested and concurrent use, the caller's local limit, thread counts, determinism of threaded kernels (convolution, products), and its cost. */
 #include <check.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -53,6 +53,32 @@ START_TEST(test_nested_runs_inline) {
   memset(&c, 0, sizeof c);
   tp_run(2, outer_part, &c);
   ck_assert_int_eq(atomic_load(&c.nested), 2);
+  tp_set_threads(0);
+}
+END_TEST
+
+/* tf.data's max_intra_op_parallelism = 1: a job started under tp_local_limit(1) runs every part on its caller */
+static pthread_t limit_caller;
+static _Atomic int limit_elsewhere;
+static void where_part(void *ctx, int part, int nparts) {
+  (void)part, (void)nparts;
+  if (!pthread_equal(pthread_self(), limit_caller)) atomic_fetch_add(&limit_elsewhere, 1);
+  atomic_fetch_add((_Atomic int *)ctx, 1);
+}
+
+START_TEST(test_local_limit) {
+  tp_set_threads(4);
+  limit_caller = pthread_self();
+  ck_assert_int_eq(tp_local_limit(1), 0);
+  ck_assert_int_eq(tp_local_limit(-1), 1);   /* n < 0 only reads */
+  for (int r = 0; r < 50; r++) {
+    _Atomic int done = 0;
+    tp_run(16, where_part, &done);
+    ck_assert_int_eq(atomic_load(&done), 16);
+  }
+  ck_assert_int_eq(atomic_load(&limit_elsewhere), 0);
+  ck_assert_int_eq(tp_local_limit(0), 1);
+  ck_assert_int_eq(tp_local_limit(-1), 0);
   tp_set_threads(0);
 }
 END_TEST
@@ -291,6 +317,7 @@ static Suite *threads_suite(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_every_part_once);
   tcase_add_test(tc, test_nested_runs_inline);
+  tcase_add_test(tc, test_local_limit);
   tcase_add_test(tc, test_concurrent_callers);
   tcase_add_test(tc, test_thread_counts);
   tcase_add_test(tc, test_conv_deterministic);

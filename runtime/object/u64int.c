@@ -1,0 +1,103 @@
+/* u64int.c — Python ints in [2**63, 2**64): what an integer literal or an int-only constant expression above int64 gives (uint64 tensor values); printed, compared and hashed as int, converted to uint64/float tensors. */
+#include <stdlib.h>
+
+#include "object/object.h"
+#include "object/value.h"
+
+/* tfs's int is int64 (LANGUAGE.md §5); these values exist so that tf.constant(2**64 - 1, tf.uint64) and
+ * np.uint64 literals can be written.  Arithmetic on them is beyond int64 and raises OverflowError, as an
+ * int64 overflow does. */
+typedef struct U64Int {
+  Obj hdr;
+  tfs_u64 v;
+} U64Int;
+
+Val u64int_new(tfs_u64 v) {
+  if (v <= (tfs_u64)INT64_MAX) return val_int((tfs_i64)v);   /* the same int as an int64 one */
+  U64Int *o = obj_new(&u64int_type, sizeof(U64Int));
+  o->v = v;
+  return val_obj(o);
+}
+
+Val rt_u64int(tfs_u64 v) { return u64int_new(v); }
+
+bool u64int_value(Val v, tfs_u64 *out) {
+  if (!val_is(v, &u64int_type)) return false;
+  *out = ((U64Int *)v.u.o)->v;
+  return true;
+}
+
+static void ui_free(Obj *o) { free(o); }
+
+static void ui_repr(StrBuf *b, Val v) { sb_printf(b, "%llu", (unsigned long long)((U64Int *)v.u.o)->v); }
+
+/* -1: a < b, 0 equal, 1 a > b; false when b is no int or float (a is always a U64Int). */
+static bool ui_order(Val a, Val b, int *r) {
+  tfs_u64 x = ((U64Int *)a.u.o)->v, y;
+  if (b.tag == VT_INT || b.tag == VT_BOOL) { *r = 1; return true; }   /* every int64 is below 2**63 */
+  if (b.tag == VT_FLOAT) {
+    double d = (double)x;   /* exact enough: a double above 2**63 is an integer */
+    *r = d < b.u.f ? -1 : d > b.u.f ? 1 : 0;
+    return b.u.f == b.u.f;
+  }
+  if (!u64int_value(b, &y)) return false;
+  *r = x < y ? -1 : x > y;
+  return true;
+}
+
+static Val ui_compare(int op, Val a, Val b) {
+  bool swap = !val_is(a, &u64int_type);
+  int r;
+  if (!ui_order(swap ? b : a, swap ? a : b, &r)) {
+    if (op == CMP_EQ) return val_bool(false);
+    if (op == CMP_NE) return val_bool(true);
+    return val_undef();
+  }
+  if (swap) r = -r;
+  switch (op) {
+  case CMP_LT: return val_bool(r < 0);
+  case CMP_LE: return val_bool(r <= 0);
+  case CMP_GT: return val_bool(r > 0);
+  case CMP_GE: return val_bool(r >= 0);
+  case CMP_EQ: return val_bool(r == 0);
+  case CMP_NE: return val_bool(r != 0);
+  default: return val_undef();
+  }
+}
+
+static bool ui_eq(Val a, Val b) {
+  int r;
+  return ui_order(a, b, &r) && r == 0;
+}
+
+/* CPython's hash of an int: its value modulo 2**61 - 1 */
+static tfs_u64 ui_hash(Val v) {
+  const tfs_u64 m = ((tfs_u64)1 << 61) - 1;
+  tfs_u64 x = ((U64Int *)v.u.o)->v;
+  return (x & m) + (x >> 61) >= m ? (x & m) + (x >> 61) - m : (x & m) + (x >> 61);
+}
+
+static Val ui_binop(int op, Val a, Val b) {
+  (void)op;
+  if (!(a.tag == VT_INT || a.tag == VT_BOOL || a.tag == VT_FLOAT || val_is(a, &u64int_type)) ||
+      !(b.tag == VT_INT || b.tag == VT_BOOL || b.tag == VT_FLOAT || val_is(b, &u64int_type)))
+    return val_undef();
+  rt_throw(ERR_OVERFLOW, "integer overflow");
+}
+
+static Val ui_unop(int op, Val a) {
+  if (op == UN_POS) return val_incref(a);
+  if (op == UN_NOT) return val_bool(false);
+  rt_throw(ERR_OVERFLOW, "integer overflow");
+}
+
+const Type u64int_type = {
+  .name = "int",
+  .free = ui_free,
+  .repr = ui_repr,
+  .binop = ui_binop,
+  .unop = ui_unop,
+  .compare = ui_compare,
+  .eq = ui_eq,
+  .hash = ui_hash,
+};
