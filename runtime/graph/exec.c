@@ -39,6 +39,9 @@ typedef struct ExecStep {
   struct EwPlan *ew;          /* ES_OP: a planned elementwise step (or fused chain ending here), or NULL */
   int oarena;                 /* ES_OP run through op_run: its result's arena slot (offered to the op), -1 none */
   struct MmPlan *mm;          /* ES_OP: a planned 2-D MatMul / _FusedMatMul, or NULL */
+  int mmchain;                /* planned products from this step on that run as one row chain (0, or >= 2) */
+  struct GpPlan *gp;          /* a planned product whose left operand is gathered table rows (plan_gather_project) */
+  bool gpdefer;               /* a step of such an operand: run by the product's step, or just before it */
   bool skip;                  /* absorbed into the next step's fused elementwise chain */
 } ExecStep;
 
@@ -560,6 +563,112 @@ static bool ew_in_list(const int *l, int n, int x) {
   for (int i = 0; i < n; i++)
     if (l[i] == x) return true;
   return false;
+}
+
+/* Row chains of planned products (after mm_single): step k+1 reads step k's result as its left operand,
+ * nothing else reads it, and both have the same rows, as in a stack of Dense layers.  Row r of each result
+ * then depends only on row r of the one before, so matmul_chain runs the whole chain as one pool job, each
+ * thread on its slice of rows, where each product was a job of its own (docs/performance.md, "One pool
+ * job per chain of products"). */
+static void plan_mm_chains(ExecPlan *p, const int *lastuse) {
+  for (int k = 0; k < p->nsteps;) {
+    int n = 1;
+    while (k + n < p->nsteps) {
+      const ExecStep *A = &p->steps[k + n - 1], *B = &p->steps[k + n];
+      int oa = A->out[0];
+      if (!A->mm || !B->mm || oa < 0 || lastuse[oa] != k + n || B->in[0] != oa || B->in[1] == oa ||
+          (B->mm->bias && B->in[2] == oa) || B->mm->dt != A->mm->dt || B->mm->m != A->mm->m || B->mm->k != A->mm->n)
+        break;
+      n++;
+    }
+    p->steps[k].mmchain = n >= 2 ? n : 0;
+    k += n;
+  }
+}
+
+/* A planned product (no bias or relu) whose left operand is gathered rows of a table:
+ * Reshape([B*T, K]) of GatherV2(E [V, K], ids [B, T]) (axis 0), or of its Transpose to [T, B, K] (an
+ * Embedding feeding a recurrent layer's input projection), each result read only by the next.  The
+ * gather, transpose and reshape are deferred to the product's step, which runs matmul_gather (V rows
+ * multiplied, not B*T); when that declines (other kernels, an id out of range) the deferred steps run
+ * there as planned, so errors are the gather's own (docs/performance.md, "Embedding into the projection"). */
+typedef struct GpPlan {
+  int steps[3];               /* the deferred steps, in order: gather, [transpose,] reshape */
+  int nsteps;
+  int table, ids;             /* their slots */
+  tfs_i64 V, B, T;
+  bool tmajor;
+} GpPlan;
+
+static bool gp_attr_zero(const OpAttrs *a, int i) {
+  Val v = i < a->n ? a->v[i] : val_undef();
+  return v.tag == VT_UNDEF || v.tag == VT_NONE || (v.tag == VT_INT && v.u.i == 0);
+}
+
+static bool gp_static(const TMeta *m, int rank) {
+  if (m->rank != rank) return false;
+  for (int d = 0; d < rank; d++)
+    if (m->shape[d] <= 0) return false;
+  return true;
+}
+
+static void plan_gather_project(ExecPlan *p, const TMeta *sm, const int *lastuse) {
+  /* per slot: its producing step, and how many steps read it (a deferred result must have one reader) */
+  int *prod = malloc(sizeof(int) * (size_t)(2 * p->nslots + 1)), *nread = prod + p->nslots;
+  if (!prod) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < p->nslots; i++) prod[i] = -1, nread[i] = 0;
+  for (int k = 0; k < p->nsteps; k++) {
+    const ExecStep *st = &p->steps[k];
+    if (st->kind == ES_OP && st->nout >= 1 && st->out[0] >= 0) prod[st->out[0]] = k;
+    for (int i = 0; i < st->nin + st->ndyn; i++)
+      if (st->in[i] >= 0) nread[st->in[i]]++;
+  }
+  for (int k = 0; k < p->nsteps; k++) {
+    ExecStep *M = &p->steps[k];
+    if (!M->mm || M->mm->bias || M->mm->relu || M->mmchain) continue;
+    int a = M->in[0], kr = a >= 0 ? prod[a] : -1;
+    if (kr < 0 || lastuse[a] != k || nread[a] != 1) continue;
+    ExecStep *R = &p->steps[kr];
+    if (R->op->id != OP_RESHAPE || R->nin < 1 || R->in[0] < 0 || R->ndyn || R->skip || R->ew || R->mm) continue;
+    int x = R->in[0], kx = prod[x];
+    if (kx < 0 || lastuse[x] != kr || nread[x] != 1) continue;
+    ExecStep *X = &p->steps[kx], *T = NULL, *G = X;
+    bool tmajor = false;
+    if (X->op->id == OP_TRANSPOSE) {
+      if (X->nin != 1 || X->in[0] < 0 || X->ndyn || X->skip || X->ew || X->attrs->n < 1) continue;
+      tfs_i64 perm[TFS_MAX_RANK];
+      Val pv = X->attrs->v[0];
+      if (pv.tag == VT_UNDEF || pv.tag == VT_NONE || val_to_dims(pv, perm, false, "tf.transpose perm") != 3 ||
+          perm[0] != 1 || perm[1] != 0 || perm[2] != 2)
+        continue;
+      int g = X->in[0], kg = prod[g];
+      if (kg < 0 || lastuse[g] != kx || nread[g] != 1) continue;
+      T = X;
+      G = &p->steps[kg];
+      tmajor = true;
+    }
+    if (G->op->id != OP_GATHER || G->nin != 2 || G->in[0] < 0 || G->in[1] < 0 || G->raw || G->ndyn || G->skip || G->ew ||
+        !gp_attr_zero(G->attrs, 1) || !gp_attr_zero(G->attrs, 2))
+      continue;
+    const TMeta *e = &sm[G->in[0]], *ix = &sm[G->in[1]], *am = &sm[a];
+    if (!gp_static(e, 2) || !gp_static(ix, 2) || (ix->dtype != DT_INT32 && ix->dtype != DT_INT64) || e->dtype != M->mm->dt ||
+        !gp_static(am, 2) || am->shape[0] != ix->shape[0] * ix->shape[1] || am->shape[1] != e->shape[1] || e->shape[1] != M->mm->k)
+      continue;
+    bool calm = true;   /* nothing in between may change the table the deferred gather reads */
+    for (int j = (int)(G - p->steps) + 1; j < k && calm; j++) {
+      const ExecStep *S = &p->steps[j];
+      if (S->kind != ES_OP) calm = false;
+      else if (S->op->id != OP_READ_VARIABLE && ((S->op->flags & OPF_STATEFUL) || (S->node->flags & GNF_STATEFUL))) calm = false;
+    }
+    if (!calm) continue;
+    GpPlan *gp = malloc(sizeof *gp);
+    if (!gp) rt_throw(ERR_MEMORY, "out of memory");
+    *gp = (GpPlan){{(int)(G - p->steps), T ? (int)(T - p->steps) : kr, kr}, T ? 3 : 2, G->in[0], G->in[1],
+                   e->shape[0], ix->shape[0], ix->shape[1], tmajor};
+    M->gp = gp;
+    for (int i = 0; i < gp->nsteps; i++) p->steps[gp->steps[i]].gpdefer = true;
+  }
+  free(prod);
 }
 
 /* Select the planned elementwise steps, fuse consecutive ones, then plan their
@@ -1121,6 +1230,8 @@ static ExecPlan *exec_plan_build(Graph *g) {
   plan_ew(p, sm, lastuse);
   for (int k = 0; k < nsteps; k++)
     if ((p->steps[k].mm = mm_single(&p->steps[k], sm))) p->stats.mm++;
+  plan_mm_chains(p, lastuse);
+  plan_gather_project(p, sm, lastuse);
   free(sm);
   p->stats.steps = nsteps;
   p->stats.slots = nslots;
@@ -1158,6 +1269,7 @@ void exec_plan_free(ExecPlan *p) {
     if (p->steps[s].ew) free(p->steps[s].ew->rel);
     free(p->steps[s].ew);
     free(p->steps[s].mm);
+    free(p->steps[s].gp);
     exec_plan_free(p->steps[s].sub[0]);
     exec_plan_free(p->steps[s].sub[1]);
     sloop_free(p->steps[s].loop);
@@ -1676,32 +1788,116 @@ static inline bool mm_operand_ok(const Tensor *t, DType dt, int rank, tfs_i64 d0
   return t->shape[1] == d1 && (d1 == 1 || t->strides[1] == 1) && (d0 == 1 || t->strides[0] == d1);
 }
 
+/* A planned product's result tensor: last call's arena buffer if nobody kept it (or, in a chain, if an
+ * earlier link of the same chain took it: by liveness that link's value is dead before this one is
+ * written, and each thread writes and reads only its own rows), else a new one the arena keeps. */
+static Tensor *mm_result(const ExecPlan *p, const ExecStep *st, Tensor *const *taken, int ntaken) {
+  const MmPlan *m = st->mm;
+  tfs_i64 shape[2] = {m->m, m->n};
+  if (st->oarena < 0) return tensor_new(m->dt, 2, shape);
+  Tensor *t = p->arena[st->oarena];
+  if (t && t->hdr.rc == 1 && t->buf->rc == 1) return tensor_retain(t);
+  for (int i = 0; t && i < ntaken; i++)
+    if (taken[i] == t && t->rank == 2 && t->shape[0] == m->m && t->shape[1] == m->n) return tensor_retain(t);
+  Tensor *o = tensor_new(m->dt, 2, shape);
+  p->arena[st->oarena] = tensor_retain(o);
+  if (t) tensor_release(t);
+  return o;
+}
+
+/* Whether a planned product's operands are as planned (its left one only when left is set). */
+static bool mm_operands_ok(const ExecStep *st, Tensor **s, bool left) {
+  const MmPlan *m = st->mm;
+  return (!left || mm_operand_ok(s[st->in[0]], m->dt, 2, m->m, m->k)) && mm_operand_ok(s[st->in[1]], m->dt, 2, m->k, m->n) &&
+         (!m->bias || mm_operand_ok(s[st->in[2]], m->dt, 1, m->n, 0));
+}
+
 /* A planned product; false (before doing anything) when an operand is not as planned. */
 static bool exec_mm(const ExecPlan *p, const ExecStep *st, Tensor **s) {
   const MmPlan *m = st->mm;
   Tensor *a = s[st->in[0]], *b = s[st->in[1]], *c = m->bias ? s[st->in[2]] : NULL;
-  if (!mm_operand_ok(a, m->dt, 2, m->m, m->k) || !mm_operand_ok(b, m->dt, 2, m->k, m->n) ||
-      (c && !mm_operand_ok(c, m->dt, 1, m->n, 0)))
-    return false;
-  tfs_i64 shape[2] = {m->m, m->n};
-  Tensor *o = NULL;
-  if (st->oarena >= 0) {   /* last call's result buffer, if nobody kept it; else a new one the arena keeps */
-    Tensor *t = p->arena[st->oarena];
-    if (t && t->hdr.rc == 1 && t->buf->rc == 1) {
-      o = tensor_retain(t);
-    } else {
-      o = tensor_new(m->dt, 2, shape);
-      p->arena[st->oarena] = tensor_retain(o);
-      if (t) tensor_release(t);
-    }
-  } else {
-    o = tensor_new(m->dt, 2, shape);
-  }
+  if (!mm_operands_ok(st, s, true)) return false;
+  Tensor *o = mm_result(p, st, NULL, 0);
   matmul_2d(m->dt, tensor_data(o), tensor_data(a), tensor_data(b), m->m, m->n, m->k, c ? tensor_data(c) : NULL, m->relu);
   exec_mm_runs++;
   if (st->out[0] >= 0) s[st->out[0]] = o;
   else tensor_release(o);
   return true;
+}
+
+/* Steps k .. k+n-1, a row chain of planned products (plan_mm_chains), as one matmul_chain; their release
+ * lists are the caller's.  False (before doing anything) when an operand is not as planned. */
+enum { MM_CHAIN_STACK = 128 };
+static bool exec_mm_chain(const ExecPlan *p, int k, int n, Tensor **s) {
+  for (int l = 0; l < n; l++)
+    if (!mm_operands_ok(&p->steps[k + l], s, l == 0)) return false;
+  MmLink lb[MM_CHAIN_STACK], *links = n <= MM_CHAIN_STACK ? lb : malloc(sizeof(MmLink) * (size_t)n);
+  Tensor *ob[MM_CHAIN_STACK], **outs = n <= MM_CHAIN_STACK ? ob : malloc(sizeof(Tensor *) * (size_t)n);
+  if (!links || !outs) rt_throw(ERR_MEMORY, "out of memory");
+  for (int l = 0; l < n; l++) {
+    const ExecStep *st = &p->steps[k + l];
+    outs[l] = mm_result(p, st, outs, l);
+    links[l] = (MmLink){tensor_data(outs[l]), tensor_data(s[st->in[1]]), st->mm->bias ? tensor_data(s[st->in[2]]) : NULL,
+                        st->mm->n, st->mm->k, st->mm->relu};
+  }
+  const ExecStep *st0 = &p->steps[k];
+  matmul_chain(st0->mm->dt, tensor_data(s[st0->in[0]]), st0->mm->m, links, n);
+  exec_mm_runs += n;
+  for (int l = 0; l < n; l++) {
+    int o = p->steps[k + l].out[0];
+    if (o >= 0) s[o] = outs[l];
+    else tensor_release(outs[l]);
+  }
+  if (links != lb) free(links);
+  if (outs != ob) free(outs);
+  return true;
+}
+
+static inline __attribute__((always_inline)) void exec_step(const ExecPlan *p, const ExecStep *st, Tensor **s);
+
+static void exec_release(const ExecStep *st, Tensor **s) {
+  for (int r = 0; r < st->nrel; r++) {
+    Tensor *t = s[st->rel[r]];
+    if (t) tensor_release(t);   /* NULL: handed to a step's result in place, or never made (deferred) */
+    s[st->rel[r]] = NULL;
+  }
+}
+
+/* A product whose deferred operand steps (plan_gather_project) did not run: as one matmul_gather, else
+ * those steps (with their releases) and then the product as planned. */
+static void exec_op(const ExecPlan *p, const ExecStep *st, Tensor **s);
+
+static void exec_gather_project(const ExecPlan *p, int k, int *fk, Tensor **s) {
+  const ExecStep *st = &p->steps[k];
+  const GpPlan *gp = st->gp;
+  const MmPlan *m = st->mm;
+  Tensor *e = s[gp->table], *ix = s[gp->ids];
+  DType idt = ix ? ix->dtype : DT_INT32;
+  bool ok = mm_operand_ok(e, m->dt, 2, gp->V, m->k) && (idt == DT_INT32 || idt == DT_INT64) &&
+            mm_operand_ok(ix, idt, 2, gp->B, gp->T) && mm_operands_ok(st, s, false);
+  Tensor *o = NULL;
+  if (ok) {
+    o = mm_result(p, st, NULL, 0);
+    ok = matmul_gather(m->dt, tensor_data(o), tensor_data(e), gp->V, tensor_data(ix), idt == DT_INT64, gp->B, gp->T, gp->tmajor,
+                       tensor_data(s[st->in[1]]), m->n, m->k, NULL, false);
+    if (!ok) tensor_release(o);
+  }
+  for (int i = 0; i < gp->nsteps; i++) {
+    const ExecStep *d = &p->steps[gp->steps[i]];
+    if (!ok) {
+      *fk = gp->steps[i];   /* an error (an id out of range) is the gather's */
+      exec_step(p, d, s);
+    }
+    exec_release(d, s);
+  }
+  *fk = k;
+  if (!ok) {
+    exec_op(p, st, s);
+    return;
+  }
+  exec_mm_runs++;
+  if (st->out[0] >= 0) s[st->out[0]] = o;
+  else tensor_release(o);
 }
 
 static void exec_op(const ExecPlan *p, const ExecStep *st, Tensor **s) {
@@ -2124,7 +2320,18 @@ static void exec_frame_run(const ExecPlan *p, Tensor *const *args, Tensor **outs
     const ExecStep *st = &p->steps[k];
     if (exec_step_hook) exec_step_hook(st->node);
     if (st->skip) continue;   /* runs inside the next step's chain */
+    if (st->gpdefer && !prof_on && !exec_step_hook) continue;   /* runs in (or right before) its product's step */
     f->k = k;
+    if (st->gp && !s[st->in[0]]) {   /* its operand's steps were deferred to here */
+      exec_gather_project(p, k, &f->k, s);
+      exec_release(st, s);
+      continue;
+    }
+    if (st->mmchain && !prof_on && !exec_step_hook && exec_mm_chain(p, k, st->mmchain, s)) {
+      for (int e = k + st->mmchain; k < e; k++) exec_release(&p->steps[k], s);   /* each link's, in step order */
+      k--;
+      continue;
+    }
     if (__builtin_expect(prof_on, 0)) exec_step_profiled(p, st, s);
     else exec_step(p, st, s);
     if (__builtin_expect(dist_inflight, 0) && !exec_on_worker) dist_progress();   /* gradient buckets move while the backward pass runs */

@@ -4,6 +4,7 @@
 #include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "kernels/ops.h"
 
@@ -126,6 +127,156 @@ static void mm_block(DType dt, void *C, const void *A, const void *B, tfs_i64 M,
   }
   MmJob j = {dt, C, A, B, bias, M, N, K, ta, tb, act, (size_t)dtype_info[dt].size};
   tp_run(np, mm_part, &j);
+}
+
+/* A chain of products each reading the previous one's result (the first reads A), as a graph's stack of
+ * Dense layers: row r of every link depends only on row r of the link before, so each thread takes a slice
+ * of the rows through the whole chain as one pool job, with no hand-off or barrier per link (the 100-layer
+ * bench handed the pool 100 jobs of ~1 us per call; docs/performance.md, "One pool job per chain of
+ * products").  One slice per thread (at least MM_MIN_ROWS rows each where there are 16), fixed by M, the
+ * chain's work and the thread count alone, so the bits are too; each slice of a link runs the kernel
+ * mm_part would run on those rows. */
+typedef struct {
+  DType dt;
+  const char *A;
+  tfs_i64 M;
+  const MmLink *links;
+  int n;
+  size_t es;
+} MmChainJob;
+
+static void mm_chain_part(void *v, int part, int nparts) {
+  const MmChainJob *j = v;
+  tfs_i64 lo, hi;
+  tp_slice(j->M, part, nparts, &lo, &hi);
+  if (hi <= lo) return;
+  const char *a = j->A;
+  tfs_i64 K = j->links[0].K;
+  for (int l = 0; l < j->n; l++) {
+    const MmLink *q = &j->links[l];
+    char *c = (char *)q->C + (size_t)(lo * q->N) * j->es;
+    matmul_one(j->dt, c, a + (size_t)(lo * K) * j->es, q->B, hi - lo, q->N, K, false, false, K);
+    if (q->bias || q->act) mm_epilogue(j->dt, c, q->bias, hi - lo, q->N, q->bias != NULL, q->act);
+    a = q->C;
+    K = q->N;
+  }
+}
+
+void matmul_chain(DType dt, const void *A, tfs_i64 M, const MmLink *links, int n) {
+  tfs_i64 macs = 0;
+  for (int l = 0; l < n; l++) macs += M * links[l].N * links[l].K;
+  int np = tp_parts(macs, MM_MIN_PART_MACS), nt = tp_threads();
+  tfs_i64 rows = M >= 2 * MM_MIN_ROWS ? M / MM_MIN_ROWS : M >= 2 ? 2 : 1;
+  if (np > nt) np = nt;
+  if (np > rows) np = (int)rows;
+  MmChainJob j = {dt, A, M, links, n, (size_t)dtype_info[dt].size};
+  if (np > 1) tp_run(np, mm_chain_part, &j);
+  else mm_chain_part(&j, 0, 1);
+}
+
+/* A product whose left operand is gathered rows of a table E [V, K] (an Embedding feeding a layer's input
+ * projection: the LSTM bench projects 20,480 gathered rows of a 2,000-row table) is the gather of E's own
+ * product: V rows are multiplied instead of B*T, and the gathered copy of the inputs is never made.  Each
+ * row's sums are the same bits either way where both run OpenBLAS: its kernels sum every element over k in
+ * order, whatever the number of rows (the register kernels and libxsmm's JIT block rows by size, so sizes
+ * they would take are left to the unfused steps).  docs/performance.md, "Embedding into the projection". */
+typedef struct {
+  DType dt;
+  char *P;
+  const char *E, *W;
+  const void *bias, *ids;
+  char *C;
+  tfs_i64 V, N, K, B, T;
+  bool act, ids64, tmajor;
+  size_t es;
+} MmGather;
+
+/* Fewest multiply-adds per slice of the table's product: far above OpenBLAS's small-matrix path (10^6), whose
+ * kernels are not the ones its regular path runs. */
+#define MM_TABLE_MACS ((tfs_i64)1 << 22)
+/* OpenBLAS's kernels take C's rows (its column-major N) in blocks of up to 16 (Haswell: 4 or 8, with tails
+ * of 2 and 1), and a row in a tail block can take other sums than one in a full block (measured: the avx2
+ * and baseline paths' table rows differed in the last bits).  So every slice of the unfused product must be
+ * whole blocks of 16 rows, and the table's product runs on whole blocks too, its last one padded. */
+#define MM_TABLE_ROWS 16
+
+static void mm_gather_table(void *v, int part, int nparts) {
+  const MmGather *j = v;
+  tfs_i64 lo, hi;
+  tp_slice(j->V / MM_TABLE_ROWS, part, nparts, &lo, &hi);   /* whole blocks of rows (V is padded to them) */
+  lo *= MM_TABLE_ROWS, hi *= MM_TABLE_ROWS;
+  if (hi <= lo) return;
+  char *p = j->P + (size_t)(lo * j->N) * j->es;
+  blas_ready();
+  if (j->dt == DT_FLOAT32)
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)(hi - lo), (blasint)j->N, (blasint)j->K, 1.0f,
+                (const float *)j->E + lo * j->K, (blasint)j->K, (const float *)j->W, (blasint)j->N, 0.0f, (float *)p, (blasint)j->N);
+  else
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)(hi - lo), (blasint)j->N, (blasint)j->K, 1.0,
+                (const double *)j->E + lo * j->K, (blasint)j->K, (const double *)j->W, (blasint)j->N, 0.0, (double *)p, (blasint)j->N);
+  if (j->bias || j->act) mm_epilogue(j->dt, p, j->bias, hi - lo, j->N, j->bias != NULL, j->act);
+}
+
+static void mm_gather_rows(void *v, int part, int nparts) {
+  const MmGather *j = v;
+  tfs_i64 M = j->B * j->T, lo, hi;
+  tp_slice(M, part, nparts, &lo, &hi);
+  size_t row = (size_t)j->N * j->es;
+  for (tfs_i64 r = lo; r < hi; r++) {
+    tfs_i64 i = j->tmajor ? (r % j->B) * j->T + r / j->B : r;   /* row t*B + b reads ids[b, t] */
+    tfs_i64 id = j->ids64 ? ((const int64_t *)j->ids)[i] : ((const int32_t *)j->ids)[i];
+    memcpy(j->C + (size_t)r * row, j->P + (size_t)id * row, row);
+  }
+}
+
+bool matmul_gather(DType dt, void *C, const void *E, tfs_i64 V, const void *ids, bool ids64, tfs_i64 B, tfs_i64 T,
+                   bool tmajor, const void *W, tfs_i64 N, tfs_i64 K, const void *bias, bool act) {
+  tfs_i64 M = B * T;
+  if ((dt != DT_FLOAT32 && dt != DT_FLOAT64) || V <= 0 || N <= 0 || K <= 0 || M < 2 * V || V * N * K < MM_TABLE_MACS)
+    return false;
+  /* the kernel each slice of the unfused product would take (mm_block): OpenBLAS only */
+  int np = mm_parts(M, N, K);
+  for (int part = 0; part < np; part++) {
+    tfs_i64 lo, hi;
+    tp_slice(M, part, np, &lo, &hi);
+    if (xsmm_takes_size((hi - lo) * N * K) || !mm_uses_blas(dt, hi - lo, N, K) || (hi - lo) % MM_TABLE_ROWS) return false;
+  }
+  /* the OpenBLAS cores whose rows were checked to sum alike in any block (golden keras_embedding_lstm on the
+   * baseline and avx512 paths); Haswell's (the avx2 path) did not, for reasons not found */
+  blas_ready();
+  const char *core = blas_core();
+  if (strcasecmp(core, "SkylakeX") && strcasecmp(core, "Cooperlake") && strcasecmp(core, "Prescott")) return false;
+  for (tfs_i64 i = 0; i < M; i++) {
+    tfs_i64 id = ids64 ? ((const int64_t *)ids)[i] : ((const int32_t *)ids)[i];
+    if (id < 0 || id >= V) return false;
+  }
+  size_t es = (size_t)dtype_info[dt].size;
+  tfs_i64 Vp = (V + MM_TABLE_ROWS - 1) / MM_TABLE_ROWS * MM_TABLE_ROWS;
+  /* the table's product (2 MB for the bench), then, when V is not whole blocks, the table padded with zero
+   * rows; kept for the next call */
+  static __thread void *pbuf;
+  static __thread size_t pcap;
+  size_t need = (size_t)(Vp * N) * es + (Vp > V ? (size_t)(Vp * K) * es : 0);
+  if (need > pcap) {
+    void *q = realloc(pbuf, need);
+    if (!q) return false;
+    pbuf = q;
+    pcap = need;
+  }
+  if (Vp > V) {
+    char *pad = (char *)pbuf + (size_t)(Vp * N) * es;
+    memcpy(pad, E, (size_t)(V * K) * es);
+    memset(pad + (size_t)(V * K) * es, 0, (size_t)((Vp - V) * K) * es);
+    E = pad;
+  }
+  MmGather j = {dt, pbuf, E, W, bias, ids, C, Vp, N, K, B, T, act, ids64, tmajor, es};
+  int nt = tp_parts(Vp * N * K, MM_TABLE_MACS);
+  if (nt > 1) tp_run(nt, mm_gather_table, &j);
+  else mm_gather_table(&j, 0, 1);
+  int ng = tp_parts(M * N, TP_EW_MIN_PART);
+  if (ng > 1) tp_run(ng, mm_gather_rows, &j);
+  else mm_gather_rows(&j, 0, 1);
+  return true;
 }
 
 void matmul_any(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb) {

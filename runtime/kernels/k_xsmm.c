@@ -73,6 +73,8 @@ static void *tb_scratch(size_t bytes) {
   return tb_buf;
 }
 
+bool xsmm_takes_size(tfs_i64 macs) { return macs > 0 && macs <= XSMM_MAX_FLOPS && isa_active() != ISA_BASELINE; }
+
 bool xsmm_gemm(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb) {
   return xsmm_gemm_lda(dt, C, A, B, M, N, K, ta, tb, ta ? M : K);
 }

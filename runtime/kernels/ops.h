@@ -315,6 +315,24 @@ void matmul_any(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_
  * executor's planned products call it without op_run). */
 void matmul_2d(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, const void *bias,
                bool act);
+/* A chain of such products: link l computes links[l].C[M, N_l] = X_l[M, K_l] B_l (+ bias, relu), X_0 = A
+ * and X_l = links[l-1].C (K_l = N_{l-1}); each C's rows equal matmul_2d's for the same thread count. */
+typedef struct {
+  void *C;
+  const void *B, *bias;
+  tfs_i64 N, K;
+  bool act;
+} MmLink;
+void matmul_chain(DType dt, const void *A, tfs_i64 M, const MmLink *links, int n);
+/* Whether libxsmm is tried for a product of this many multiply-adds on the active path (else OpenBLAS). */
+bool xsmm_takes_size(tfs_i64 macs);
+/* C[B*T, N] = gather(E[V, K], ids) W[K, N] (+ bias, relu) for contiguous float32/64 E, W and int32/int64
+ * ids [B, T], computed as gather(E W, ids): the rows of C in time-major order (row t*B + b is ids[b, t]'s)
+ * when tmajor, else in ids' order.  The same bits as the product of the gathered rows, which it runs only
+ * where that product's slices would all go to OpenBLAS; false (nothing written) otherwise, or when an id is
+ * outside [0, V) (the caller then runs the gather, which raises TF's error). */
+bool matmul_gather(DType dt, void *C, const void *E, tfs_i64 V, const void *ids, bool ids64, tfs_i64 B, tfs_i64 T,
+                   bool tmajor, const void *W, tfs_i64 N, tfs_i64 K, const void *bias, bool act);
 /* The intra-op thread pool (threads.c).  tp_run(n, fn, ctx) calls fn(ctx, part, n) for every part in
  * [0, n): part 0 on the caller, the others on persistent workers, and returns when all are done; inside a
  * part, or while another thread's job runs, the parts run one after another on the caller.  Parts must not

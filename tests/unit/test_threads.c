@@ -212,6 +212,79 @@ START_TEST(test_matmul_deterministic) {
 }
 END_TEST
 
+/* A chain of products run as one pool job (matmul_chain, the graph executor's stacks of Dense layers): at
+ * each thread count, every link's result has the bits of the same link run alone (matmul_2d) where both cut
+ * the rows alike (the 100-layer bench's 20 rows: halves at 2 threads, whole at 1), and the same bits on
+ * repeated runs at 3 threads. */
+START_TEST(test_matmul_chain) {
+  enum { M = 20, L = 6, W = 64, K0 = 784 };
+  float *x = malloc(sizeof(float) * M * K0), *w[L], *bias[L], *got[L], *want[L];
+  for (size_t i = 0; i < (size_t)M * K0; i++) x[i] = (float)((i * 7919) % 1000) / 1000.0f - 0.5f;
+  MmLink links[L];
+  for (int l = 0; l < L; l++) {
+    int K = l ? W : K0;
+    w[l] = malloc(sizeof(float) * K * W), bias[l] = malloc(sizeof(float) * W);
+    got[l] = malloc(sizeof(float) * M * W), want[l] = malloc(sizeof(float) * M * W);
+    for (size_t i = 0; i < (size_t)K * W; i++) w[l][i] = (float)((i * 104729 + (size_t)l) % 1000) / 10000.0f - 0.05f;
+    for (int i = 0; i < W; i++) bias[l][i] = (float)(i % 7) / 70.0f - 0.04f;
+    links[l] = (MmLink){got[l], w[l], l % 3 == 2 ? NULL : bias[l], W, K, l % 2 == 0};
+  }
+  for (int threads = 1; threads <= 3; threads++) {
+    tp_set_threads(threads);
+    for (int rep = 0; rep < 3; rep++) {
+      matmul_chain(DT_FLOAT32, x, M, links, L);
+      for (int l = 0; l < L; l++) {
+        if (threads == 3 && rep) {
+          ck_assert_msg(memcmp(got[l], want[l], sizeof(float) * M * W) == 0, "link %d, 3 threads, run %d", l, rep);
+          continue;
+        }
+        if (threads < 3) matmul_2d(DT_FLOAT32, want[l], l ? got[l - 1] : x, w[l], M, W, links[l].K, links[l].bias, links[l].act);
+        else memcpy(want[l], got[l], sizeof(float) * M * W);
+        ck_assert_msg(memcmp(got[l], want[l], sizeof(float) * M * W) == 0, "link %d, %d threads", l, threads);
+      }
+    }
+  }
+  tp_set_threads(0);
+  for (int l = 0; l < L; l++) free(w[l]), free(bias[l]), free(got[l]), free(want[l]);
+  free(x);
+}
+END_TEST
+
+/* A product of gathered table rows as the gather of the table's product (matmul_gather): where it runs, the
+ * bits of the product of the gathered rows (matmul_any) at the same thread count, in time-major and
+ * batch-major order; it declines an id outside the table without writing. */
+START_TEST(test_matmul_gather) {
+  enum { V = 1000, B = 128, T = 80, K = 64, N = 256 };
+  float *e = malloc(sizeof(float) * V * K), *w = malloc(sizeof(float) * K * N), *x = malloc(sizeof(float) * B * T * K);
+  float *got = malloc(sizeof(float) * B * T * N), *want = malloc(sizeof(float) * B * T * N);
+  int32_t *ids = malloc(sizeof(int32_t) * B * T);
+  for (size_t i = 0; i < (size_t)V * K; i++) e[i] = (float)((i * 7919) % 1000) / 1000.0f - 0.5f;
+  for (size_t i = 0; i < (size_t)K * N; i++) w[i] = (float)((i * 104729) % 1000) / 10000.0f - 0.05f;
+  for (int i = 0; i < B * T; i++) ids[i] = (int32_t)((i * 2654435761u) % V);
+  int ran = 0;
+  for (int threads = 1; threads <= 2; threads++) {
+    tp_set_threads(threads);
+    for (int tmajor = 0; tmajor <= 1; tmajor++) {
+      for (int r = 0; r < B * T; r++) {
+        int i = tmajor ? (r % B) * T + r / B : r;
+        memcpy(x + (size_t)r * K, e + (size_t)ids[i] * K, sizeof(float) * K);
+      }
+      matmul_any(DT_FLOAT32, want, x, w, B * T, N, K, false, false);
+      if (!matmul_gather(DT_FLOAT32, got, e, V, ids, false, B, T, tmajor, w, N, K, NULL, false)) continue;
+      ran++;
+      ck_assert_msg(memcmp(got, want, sizeof(float) * B * T * N) == 0, "%d threads, tmajor %d", threads, tmajor);
+    }
+  }
+  printf("matmul_gather: ran in %d of 4 cases on OpenBLAS core %s\n", ran, blas_core());
+  ids[77] = V;
+  got[0] = 12345.0f;
+  ck_assert(!matmul_gather(DT_FLOAT32, got, e, V, ids, false, B, T, true, w, N, K, NULL, false));
+  ck_assert(got[0] == 12345.0f);
+  tp_set_threads(0);
+  free(e), free(w), free(x), free(got), free(want), free(ids);
+}
+END_TEST
+
 /* The fused LSTM sequence and its gradient, whose batch rows run as whole sequences on the pool's threads
  * (k_rnn.c): the same bits on repeated runs with a thread count, and the same values (within float
  * rounding: a part's product has fewer rows) at 1, 2 and 3 threads. */
@@ -322,6 +395,8 @@ static Suite *threads_suite(void) {
   tcase_add_test(tc, test_thread_counts);
   tcase_add_test(tc, test_conv_deterministic);
   tcase_add_test(tc, test_matmul_deterministic);
+  tcase_add_test(tc, test_matmul_chain);
+  tcase_add_test(tc, test_matmul_gather);
   tcase_add_test(tc, test_lstm_deterministic);
   tcase_add_test(tc, test_dispatch_cost);
   suite_add_tcase(s, tc);
