@@ -589,9 +589,29 @@ static Val long_bytes(Pkl *P, const unsigned char *q, tfs_i64 n) {
 
 /* ---- containers ---- */
 
+/* Whether v is, or (through tuples) holds, a list, dict or set still open on the stack below `from`: storing it
+ * would make a container hold itself. Python allows such cycles; data never has them, and tfs refuses them
+ * so that nothing read stays unreachable but alive. */
+static bool holds_open(Pkl *P, Val v, tfs_i64 from, int depth) {
+  if (v.tag != VT_OBJ) return false;
+  if (val_is(v, &tuple_type)) {
+    if (depth > 200) BAD(P, "tuples nested too deeply");
+    Tuple *t = (Tuple *)v.u.o;
+    for (tfs_i64 i = 0; i < t->len; i++)
+      if (holds_open(P, t->items[i], from, depth + 1)) return true;
+    return false;
+  }
+  if (!val_is(v, &list_type) && !val_is(v, &dict_type) && !val_is(v, &set_type)) return false;
+  for (tfs_i64 i = 0; i < from; i++)
+    if (P->stack[i].tag == VT_OBJ && P->stack[i].u.o == v.u.o) return true;
+  return false;
+}
+
 static void add_items(Pkl *P, Val container, tfs_i64 from, bool pairs) {
   if (pairs && (P->sn - from) % 2) BAD(P, "odd number of items for SETITEMS");
   for (tfs_i64 i = from; i < P->sn; i += pairs ? 2 : 1) {
+    if (holds_open(P, P->stack[i + (pairs ? 1 : 0)], from, 0))
+      rt_throw(ERR_NOTIMPL, "%s: the pickle stores a container inside itself, which tfs does not load", P->where);
     Val v = resolve(P, P->stack[i + (pairs ? 1 : 0)], 0);
     int mark = rt_hold_val(v);
     if (pairs) {

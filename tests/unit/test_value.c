@@ -2360,6 +2360,9 @@ START_TEST(test_pickle_read) {
   ERR(ERR_VALUE, "t.pkl: damaged pickle: Memo value not found at index 7 (opcode 'h' at byte 0)", pkl_load((const unsigned char *)"h\x07.", 3, "t.pkl", 0, NULL));
   ERR(ERR_NOTIMPL, "t.pkl: the pickle names the global 'os.system', which tfs does not load (it reads Python's containers, numbers and "
       "text and numpy's arrays, dtypes and scalars only)", pkl_load((const unsigned char *)"cos\nsystem\n.", 12, "t.pkl", 0, NULL));
+  /* l = [1]; l.append(l): Python allows the cycle, tfs refuses it (nothing read stays alive unreachable) */
+  ERR(ERR_NOTIMPL, "t.pkl: the pickle stores a container inside itself, which tfs does not load",
+      pkl_load((const unsigned char *)"\x80\x02\x5d\x71\x00\x28\x4b\x01\x68\x00\x65\x2e", 12, "t.pkl", 0, NULL));
   /* Python 2 str: bytes, or text as the load's encoding says */
   EQ(pkl_load((const unsigned char *)"U\x02\xe9x.", 5, "t.pkl", PKL_PY2_BYTES, NULL), "b'\\xe9x'");
   EQ(pkl_load((const unsigned char *)"U\x02\xe9x.", 5, "t.pkl", PKL_PY2_LATIN1, NULL), "'\xc3\xa9x'");
