@@ -30,8 +30,17 @@ char *npy_format(Tensor *t, size_t *len);
  * UTF-8 strings) and returns NULL for an object ('|O', pickled) array. */
 char *npy_format_ex(Tensor *t, int uwidth, size_t *len);
 Tensor *npy_parse_ex(const unsigned char *data, tfs_i64 len, const char *where, int *uwidth);
+/* The array of a .npy header's descr, order and shape whose elements are body[0..blen) (owned; the pickle
+ * reader's ndarrays too); exact: blen must be the elements' size, as ndarray.__setstate__ asks. */
+Tensor *npy_from_raw(const char *descr, bool fortran, int rank, const tfs_i64 *shape, const unsigned char *body,
+                     tfs_i64 blen, bool exact, const char *where, int *uwidth);
+/* An object ('|O') .npy's array: the nested lists the pickle reader makes of it (formats/pklread.h); py2: its
+ * PklPy2Str, how Python 2 str come back (np.load's encoding). */
+Val npy_load_object(const unsigned char *data, tfs_i64 len, const char *where, int py2);
+/* The offset of an object ('|O') .npy's pickled array, -1 when the file holds another dtype. */
+tfs_i64 npy_object_pickle(const unsigned char *data, tfs_i64 len, const char *where);
 /* A .npz archive (zip of .npy members, stored or deflated): a dict name -> tensor; nd: name ->
- * ndarray instead (text arrays keep their width; an object member is None). */
+ * ndarray instead (text arrays keep their width; an object member is its .npy bytes, for npy_load_object). */
 Val npz_parse(const unsigned char *data, tfs_i64 len, const char *where, bool nd);
 
 #endif

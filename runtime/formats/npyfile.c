@@ -7,6 +7,7 @@
 
 #include "formats/iofile.h"
 #include "formats/npyfile.h"
+#include "formats/pklread.h"
 #include "object/object.h"
 #include "tensor/tensor.h"
 
@@ -104,7 +105,9 @@ static Str *utf32_elem(const unsigned char *src, int n, bool swap, const char *w
   return (Str *)v.u.o;
 }
 
-Tensor *npy_parse_ex(const unsigned char *data, tfs_i64 len, const char *where, int *uwidth) {
+/* A .npy header: the element type, order and shape; returns the offset of the elements. */
+static tfs_i64 npy_header(const unsigned char *data, tfs_i64 len, const char *where, char descr[16], bool *fortran,
+                          int *rank, tfs_i64 *shape) {
   if (len < 10 || memcmp(data, "\x93NUMPY", 6) != 0)
     rt_throw(ERR_INVALID_ARGUMENT, "%s: not a .npy file (no \\x93NUMPY magic string)", where);
   int major = data[6];
@@ -120,37 +123,48 @@ Tensor *npy_parse_ex(const unsigned char *data, tfs_i64 len, const char *where, 
   const char *dv = hdr_value(hbuf, "descr"), *fv = hdr_value(hbuf, "fortran_order"), *sv = hdr_value(hbuf, "shape");
   if (!dv || !fv || !sv || *dv != '\'' || *sv != '(')
     rt_throw(ERR_INVALID_ARGUMENT, "%s: malformed .npy header: %s", where, hbuf);
-  char descr[16];
   size_t dn = strcspn(dv + 1, "'");
-  if (dn >= sizeof descr) dn = sizeof descr - 1;
+  if (dn >= 16) dn = 15;
   memcpy(descr, dv + 1, dn);
   descr[dn] = '\0';
-  DType dt;
-  int esize;
-  bool swap;
-  if (uwidth && !strcmp(descr, "|O")) return NULL;   /* an object array: pickled data, the caller's message */
-  if (!descr_dtype(descr, &dt, &esize, &swap))
-    rt_throw(ERR_INVALID_ARGUMENT, "%s: unsupported .npy dtype '%s'", where, descr);
-  bool fortran = !strncmp(fv, "True", 4);
-  tfs_i64 shape[TFS_MAX_RANK], n = 1;
-  int rank = 0;
+  *fortran = !strncmp(fv, "True", 4);
+  tfs_i64 n = 1;
+  *rank = 0;
   const char *p = sv + 1;
   for (;;) {
     while (*p == ' ' || *p == ',') p++;
     if (*p == ')') break;
     char *end;
     long long d = strtoll(p, &end, 10);
-    if (end == p || d < 0 || rank == TFS_MAX_RANK)
+    if (end == p || d < 0 || *rank == TFS_MAX_RANK)
       rt_throw(ERR_INVALID_ARGUMENT, "%s: bad .npy shape in header: %s", where, hbuf);
     if (d > 0 && n > ((tfs_i64)1 << 40) / d) rt_throw(ERR_INVALID_ARGUMENT, "%s: .npy array too large", where);
-    shape[rank++] = d;
+    shape[(*rank)++] = d;
     n *= d;
     p = end;
   }
-  const unsigned char *body = data + hstart + hlen;
-  if (n > (len - hstart - hlen) / esize)   /* divided: n * esize may not fit (wide text) */
+  return hstart + hlen;
+}
+
+Tensor *npy_from_raw(const char *descr, bool fortran, int rank, const tfs_i64 *shape, const unsigned char *body,
+                     tfs_i64 blen, bool exact, const char *where, int *uwidth) {
+  DType dt;
+  int esize;
+  bool swap;
+  if (!descr_dtype(descr, &dt, &esize, &swap))
+    rt_throw(ERR_INVALID_ARGUMENT, "%s: unsupported .npy dtype '%s'", where, descr);
+  tfs_i64 n = 1;
+  for (int k = 0; k < rank; k++) {
+    if (shape[k] < 0 || (shape[k] > 0 && n > ((tfs_i64)1 << 40) / shape[k]))
+      rt_throw(ERR_INVALID_ARGUMENT, "%s: bad array shape", where);
+    n *= shape[k];
+  }
+  if (n > blen / esize)   /* divided: n * esize may not fit (wide text) */
     rt_throw(ERR_INVALID_ARGUMENT, "%s: truncated .npy data: %lld elements need %llu bytes, the file has %lld",
-             where, (long long)n, (unsigned long long)n * (unsigned long long)esize, (long long)(len - hstart - hlen));
+             where, (long long)n, (unsigned long long)n * (unsigned long long)esize, (long long)blen);
+  if (exact && n * esize != blen)   /* ndarray.__setstate__'s check */
+    rt_throw(ERR_VALUE, "%s: buffer size does not match array size (%lld elements of %d bytes, %lld bytes given)",
+             where, (long long)n, esize, (long long)blen);
   Tensor *t = tensor_new(dt, rank, shape);
   int tmark = rt_hold_val(val_obj(t));   /* a bad code point throws part way */
   char *out = tensor_data(t);
@@ -170,6 +184,31 @@ Tensor *npy_parse_ex(const unsigned char *data, tfs_i64 len, const char *where, 
   rt_unhold(tmark);
   if (uwidth) *uwidth = dt == DT_STRING ? esize / 4 : 0;
   return t;
+}
+
+Tensor *npy_parse_ex(const unsigned char *data, tfs_i64 len, const char *where, int *uwidth) {
+  char descr[16];
+  bool fortran;
+  int rank;
+  tfs_i64 shape[TFS_MAX_RANK];
+  tfs_i64 off = npy_header(data, len, where, descr, &fortran, &rank, shape);
+  if (uwidth && !strcmp(descr, "|O")) return NULL;   /* an object array: pickled data, the caller's message */
+  return npy_from_raw(descr, fortran, rank, shape, data + off, len - off, false, where, uwidth);
+}
+
+Val npy_load_object(const unsigned char *data, tfs_i64 len, const char *where, int py2) {
+  tfs_i64 off = npy_object_pickle(data, len, where);
+  if (off < 0) rt_throw(ERR_INVALID_ARGUMENT, "%s: not an object array", where);
+  return pkl_load(data + off, len - off, where, (PklPy2Str)py2, NULL);
+}
+
+tfs_i64 npy_object_pickle(const unsigned char *data, tfs_i64 len, const char *where) {
+  char descr[16];
+  bool fortran;
+  int rank;
+  tfs_i64 shape[TFS_MAX_RANK];
+  tfs_i64 off = npy_header(data, len, where, descr, &fortran, &rank, shape);
+  return strcmp(descr, "|O") ? -1 : off;
 }
 
 /* A text element as uwidth UTF-32LE code units, zero-padded (cut at the width, as numpy stores text). */
@@ -343,16 +382,16 @@ Val npz_parse(const unsigned char *data, tfs_i64 len, const char *where, bool nd
     snprintf(what, sizeof what, "%s member '%s'", where, name);
     int uw = 0;
     Tensor *t = npy_parse_ex(m, (tfs_i64)e.usize, what, nd ? &uw : NULL);
-    rt_unhold(mm);
-    free(m);
     if (nl > 4 && !strcmp(name + nl - 4, ".npy")) name[nl - 4] = '\0';
     Val v;
     if (!nd) v = val_obj(t);
-    else if (!t) v = val_none();   /* an object array: refused when the program asks for it, as numpy does */
+    else if (!t) v = bytes_new(m, (size_t)e.usize);   /* an object array: unpickled (or refused) when asked for, as numpy does */
     else if (nd) {   /* ndarrays (text arrays with their width) for np.load */
       v = uw ? ndarray_new_unicode(t, uw, true) : ndarray_new_0d(t);
       tensor_release(t);
     }
+    rt_unhold(mm);
+    free(m);
     Val k = str_from_cstr(name);
     dict_set(d, k, v);
     TFS_DECREF(k);

@@ -8,6 +8,7 @@
 #include "kernels/nprandom.h"
 #include "object/exepath.h"
 #include "object/object.h"
+#include "modules/kdatasets.h"
 #include "modules/tfdata.h"
 
 #ifndef TFS_DATA_DIR
@@ -24,7 +25,7 @@ static const char *data_dir(void) {
   return rt_path_is(inst, true) ? inst : TFS_DATA_DIR;
 }
 
-static Val pair(Val a, Val b) {
+Val kd_pair(Val a, Val b) {
   Val t = tuple_pack(2, a, b);
   TFS_DECREF(a);
   TFS_DECREF(b);
@@ -32,14 +33,14 @@ static Val pair(Val a, Val b) {
 }
 
 /* Keras returns numpy arrays: an owned tensor Val becomes an ndarray. */
-static Val as_ndarray(Val v) {
+Val kd_ndarray(Val v) {
   if (!val_is_tensor(v)) return v;
   Val a = ndarray_new(val_tensor(v));
   TFS_DECREF(v);
   return a;
 }
 
-static Val nd_pair(Val a, Val b) { return pair(as_ndarray(a), as_ndarray(b)); }
+static Val nd_pair(Val a, Val b) { return kd_pair(kd_ndarray(a), kd_ndarray(b)); }
 
 /* digits.load_data(): 1,797 8x8 images (uint8, 0-16) and labels (uint8); row i is a test row when i % 6 == 5. */
 //! tf.keras.datasets.digits.load_data(path=None)
@@ -72,12 +73,12 @@ static Val digits_load_data(Val self, int n, const Val *args, const Kw *kw) {
   }
   TFS_DECREF(m);
   Val tr = nd_pair(val_obj(xtr), val_obj(ytr)), te = nd_pair(val_obj(xte), val_obj(yte));
-  return pair(tr, te);
+  return kd_pair(tr, te);
 }
 
 /* The file Keras's get_file keeps as cache_subdir/fname under KERAS_HOME (default ~/.keras); an absolute
  * fname is itself, as os.path.join makes it. */
-static void keras_cache_file(const char *cache_dir, const char *subdir, const char *fname, char *out, size_t n) {
+void keras_cache_file(const char *cache_dir, const char *subdir, const char *fname, char *out, size_t n) {
   const char *kh = getenv("KERAS_HOME"), *home = getenv("HOME");
   if (fname[0] == '/') snprintf(out, n, "%s", fname);
   else if (cache_dir && *cache_dir) snprintf(out, n, "%s/%s/%s", cache_dir, subdir, fname);
@@ -138,11 +139,20 @@ static Val fashion_load_data(Val self, int n, const Val *args, const Kw *kw) {
     if (mark >= 0) rt_unhold(mark);
   }
   Val tr = nd_pair(v[1], v[0]), te = nd_pair(v[3], v[2]);
-  return pair(tr, te);
+  return kd_pair(tr, te);
+}
+
+/* numpy's legacy RandomState(...).shuffle of a 1-D array (idx[0..n)), drawing from st. */
+void kd_shuffle(MtState *st, tfs_i64 *idx, tfs_i64 n) {
+  for (tfs_i64 i = n - 1; i > 0; i--) {
+    tfs_i64 j = (tfs_i64)mt_interval(st, (uint64_t)i), t = idx[i];
+    idx[i] = idx[j];
+    idx[j] = t;
+  }
 }
 
 /* Rows idx[lo..hi) of a (contiguous copy of) t. */
-static Val take_rows(Tensor *t, const tfs_i64 *idx, tfs_i64 lo, tfs_i64 hi) {
+Val kd_take_rows(Tensor *t, const tfs_i64 *idx, tfs_i64 lo, tfs_i64 hi) {
   tfs_i64 shape[TFS_MAX_RANK];
   memcpy(shape, t->shape, sizeof(tfs_i64) * (size_t)t->rank);
   shape[0] = hi - lo;
@@ -150,7 +160,7 @@ static Val take_rows(Tensor *t, const tfs_i64 *idx, tfs_i64 lo, tfs_i64 hi) {
   size_t row = (size_t)dtype_info[t->dtype].size;
   for (int d = 1; d < t->rank; d++) row *= (size_t)t->shape[d];
   for (tfs_i64 i = lo; i < hi; i++) memcpy((char *)tensor_data(o) + (size_t)(i - lo) * row, (char *)tensor_data(t) + (size_t)idx[i] * row, row);
-  return as_ndarray(val_obj(o));
+  return kd_ndarray(val_obj(o));
 }
 
 //! tf.keras.datasets.boston_housing.load_data(path='boston_housing.npz', test_split=0.2, seed=113)
@@ -178,16 +188,12 @@ static Val boston_load_data(Val self, int n, const Val *args, const Kw *kw) {
   tfs_i64 *idx = malloc(sizeof(tfs_i64) * (size_t)(rows + 1));
   if (!idx) rt_throw(ERR_MEMORY, "out of memory");
   for (tfs_i64 i = 0; i < rows; i++) idx[i] = i;
-  MtState st;   /* numpy's legacy RandomState(seed).shuffle of a 1-D array */
+  MtState st;
   mt_seed(&st, (uint32_t)a[2].u.i);
-  for (tfs_i64 i = rows - 1; i > 0; i--) {
-    tfs_i64 j = (tfs_i64)mt_interval(&st, (uint64_t)i), t = idx[i];
-    idx[i] = idx[j];
-    idx[j] = t;
-  }
+  kd_shuffle(&st, idx, rows);
   tfs_i64 cut = (tfs_i64)((double)rows * (1 - split));
-  Val xtr = take_rows(xt, idx, 0, cut), ytr = take_rows(yt, idx, 0, cut);
-  Val xte = take_rows(xt, idx, cut, rows), yte = take_rows(yt, idx, cut, rows);
+  Val xtr = kd_take_rows(xt, idx, 0, cut), ytr = kd_take_rows(yt, idx, 0, cut);
+  Val xte = kd_take_rows(xt, idx, cut, rows), yte = kd_take_rows(yt, idx, cut, rows);
   free(idx);
   tensor_release(xt);
   tensor_release(yt);
@@ -195,7 +201,7 @@ static Val boston_load_data(Val self, int n, const Val *args, const Kw *kw) {
   val_decref(y);
   rt_unhold(mark);
   TFS_DECREF(d);
-  return pair(pair(xtr, ytr), pair(xte, yte));
+  return kd_pair(kd_pair(xtr, ytr), kd_pair(xte, yte));
 }
 
 //! tf.keras.utils.get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None, cache_subdir='datasets', hash_algorithm='auto', extract=False, archive_format='auto', cache_dir=None)
@@ -264,7 +270,7 @@ static Val mnist_load_data(Val self, int n, const Val *args, const Kw *kw) {
   rt_unhold(mark);
   TFS_DECREF(d);
   Val tr = nd_pair(v[0], v[1]), te = nd_pair(v[2], v[3]);
-  return pair(tr, te);
+  return kd_pair(tr, te);
 }
 
 static Val ds_getattr(const char *name) {
@@ -291,8 +297,8 @@ static Val boston_getattr(const char *name) {
 }
 
 //! tf.keras.datasets
-//!   Data sets loaded from local files: digits (bundled); mnist, fashion_mnist and boston_housing from Keras's cache
-//!   (~/.keras/datasets; never downloaded).
+//!   Data sets loaded from local files: digits (bundled); mnist, fashion_mnist, boston_housing, cifar10, cifar100, imdb
+//!   and reuters from Keras's cache (~/.keras/datasets; never downloaded).
 //! tf.keras.utils
 //!   Keras's utilities: to_categorical, set_random_seed, get_file, pad_sequences, plot_model, the data set builders
 //!   (image_dataset_from_directory, ...) and image helpers (array_to_img, ...); written in .tfs (stdlib/keras_utils.tfs),
@@ -321,5 +327,5 @@ Val kdatasets_attr(const char *qual) {
     return builtin_new(strdup("tf.keras.datasets.boston_housing.load_data"), boston_load_data, val_undef(), NULL);
   if (!strcmp(qual, "keras.utils")) return module_native("keras.api._v2.keras.utils", kutils_getattr);
   if (!strcmp(qual, "keras.utils.get_file")) return builtin_new("tf.keras.utils.get_file", get_file_fn, val_undef(), NULL);
-  return val_undef();
+  return kdpickled_attr(qual);
 }

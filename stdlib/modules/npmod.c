@@ -7,6 +7,7 @@
 #include <errno.h>
 
 #include "formats/iofile.h"
+#include "formats/pklread.h"
 #include "kernels/nprandom.h"
 #include "object/atomicfile.h"
 #include "kernels/ops.h"
@@ -485,6 +486,32 @@ static Val npm_load(Val self, int n, const Val *args, const Kw *kw) {
   return r;
 }
 
+/* unpickle(path or member bytes, name, encoding): np.load(allow_pickle=True) of an object .npy (or .npz member: its
+ * bytes) or of a plain pickle, Python 2 str read as encoding says; an object array comes back as its nested lists. */
+static Val npm_unpickle(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("unpickle", n, 3, kw);
+  if (!val_is(args[1], &str_type) || !val_is(args[2], &str_type)) rt_throw(ERR_TYPE, "_numpy.unpickle: expected a name and an encoding");
+  const char *enc = str_cstr(args[2]);
+  PklPy2Str py2 = !strcmp(enc, "bytes") ? PKL_PY2_BYTES : !strcmp(enc, "latin1") ? PKL_PY2_LATIN1 : PKL_PY2_ASCII;
+  const char *where = str_cstr(args[1]);
+  size_t bn;
+  const unsigned char *b = byteslike_data(args[0], &bn);
+  unsigned char *data = NULL;
+  tfs_i64 len = (tfs_i64)bn;
+  if (!b) {
+    if (!val_is(args[0], &str_type)) rt_throw(ERR_TYPE, "_numpy.unpickle: expected a path or bytes");
+    data = (unsigned char *)io_read_bytes(str_cstr(args[0]), "np.load", &len, false);
+    b = data;
+  }
+  int mark = data ? rt_hold_mem(data) : -1;
+  Val r = len >= 6 && !memcmp(b, "\x93NUMPY", 6) ? npy_load_object(b, len, where, py2) : pkl_load(b, len, where, py2, NULL);
+  if (mark >= 0) {
+    rt_unhold(mark);
+    free(data);
+  }
+  return r;
+}
+
 /* ---- the legacy RandomState stream ---- */
 
 static Val npm_seed(Val self, int n, const Val *args, const Kw *kw) {
@@ -612,7 +639,7 @@ static Builtin npm_fns[] = {
   NPM("text", npm_text), NPM("uwidth", npm_uwidth), NPM("set_str_type", npm_set_str_type), NPM("udtype", npm_udtype),
   NPM("put", npm_put), NPM("reshape_view", npm_reshape_view), NPM("transpose_view", npm_transpose_view), NPM("copy", npm_copy),
   NPM("shares_memory", npm_shares_memory), NPM("flags", npm_flags), NPM("set_writeable", npm_set_writeable), NPM("argsort", npm_argsort), NPM("cumulate", npm_cumulate), NPM("seed", npm_seed),
-  NPM("savez", npm_savez), NPM("frombuffer", npm_frombuffer), NPM("save", npm_save), NPM("load", npm_load), NPM("printoptions", npm_printoptions), NPM("mt_draw", npm_draw), NPM("pcg_new", npm_pcg_new), NPM("pcg_draw", npm_pcg_draw), NPM("pcg_normal", npm_pcg_normal),
+  NPM("savez", npm_savez), NPM("frombuffer", npm_frombuffer), NPM("save", npm_save), NPM("load", npm_load), NPM("unpickle", npm_unpickle), NPM("printoptions", npm_printoptions), NPM("mt_draw", npm_draw), NPM("pcg_new", npm_pcg_new), NPM("pcg_draw", npm_pcg_draw), NPM("pcg_normal", npm_pcg_normal),
   NPM("pcg_bounded", npm_pcg_bounded), NPM("pcg_shuffle_order", npm_pcg_shuffle_order), NPM("mt_interval", npm_interval), NPM("mt_shuffle_order", npm_shuffle_order),
 };
 
