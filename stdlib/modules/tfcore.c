@@ -643,13 +643,14 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.image.adjust_brightness(image, delta)
 //!   Adds delta in the float domain (integer images converted and back, saturating).
 //! tf.image.adjust_contrast(images, contrast_factor)
-//!   (x - mean) * contrast_factor + mean, the mean per channel over each image.
+//!   (x - mean) * contrast_factor + mean, the mean per channel over each image. No gradient, as TF's AdjustContrastv2:
+//!   a GradientTape through it raises LookupError.
 //! tf.image.adjust_gamma(image, gamma=1, gain=1)
 //!   gain * image ** gamma in the float domain.
 //! tf.image.adjust_saturation(image, saturation_factor, name=None)
-//!   Scales the HSV saturation (clamped to [0, 1]).
+//!   Scales the HSV saturation (clamped to [0, 1]). No gradient (TF's AdjustSaturation: LookupError on a tape).
 //! tf.image.adjust_hue(image, delta, name=None)
-//!   Rotates the HSV hue by delta (in [-1, 1]).
+//!   Rotates the HSV hue by delta (in [-1, 1]). No gradient (TF's AdjustHue: LookupError on a tape).
 //! tf.image.per_image_standardization(image)
 //!   (x - mean) / max(stddev, 1 / sqrt(pixels)) per image, float32.
 //! tf.image.random_flip_left_right(image, seed=None) | tf.image.random_flip_up_down(image, seed=None)
