@@ -278,15 +278,27 @@ def color_cases():
     grads = [
         ("flip_left_right", "lambda s: tf.reduce_sum(tf.image.flip_left_right(s) * w)", "small",
          np.float32([1, 2, 3]).reshape(1, 1, 3, 1)[:, :, ::-1] * np.ones((1, 3, 1, 1), np.float32)),
-        ("adjust_contrast", "lambda s: tf.reduce_sum(tf.image.adjust_contrast(s, 2.0) * s)", "small",
-         grad_contrast(SMALL, 2.0)),
     ]
     err_src = ["for bad in [lambda: tf.image.resize(tf.zeros([4]), [2, 2]), lambda: tf.image.resize(img, [2]),",
                "            lambda: tf.image.crop_to_bounding_box(img, 3, 0, 2, 2), lambda: tf.image.central_crop(img, 1.5),",
                "            lambda: tf.image.rgb_to_hsv(img[:, :, :, :2]), lambda: tf.image.resize(img, [2, 2], method='cubic'),",
                "            lambda: tf.raw_ops.ResizeBilinear(images=img[0], size=[2, 2])]:",
                "    try:", "        bad()", "    except (ValueError, TypeError, tf.errors.InvalidArgumentError) as e:",
-               "        print(type(e).__name__ + ': ' + str(e).split(' [Op')[0])"]
+               "        print(type(e).__name__ + ': ' + str(e).split(' [Op')[0])",
+               "# TF registers no gradient for AdjustContrastv2, AdjustHue, AdjustSaturation: a tape through them raises",
+               "for adj in [lambda s: tf.image.adjust_contrast(s, 2.0), lambda s: tf.image.adjust_hue(s, 0.1),",
+               "            lambda s: tf.image.adjust_saturation(s, 0.5), lambda s: tf.function(tf.image.adjust_contrast)(s, 2.0)]:",
+               "    with tf.GradientTape() as tape:",
+               "        tape.watch(img)",
+               "        y = tf.reduce_sum(adj(img) * img)",
+               "    try:",
+               "        print(tape.gradient(y, img))",
+               "    except LookupError as e:",
+               "        print(type(e).__name__ + ': ' + str(e))",
+               "    with tf.GradientTape() as tape:   # nothing watched reaches it: no error",
+               "        tape.watch(small)",
+               "        y = tf.reduce_sum(adj(img)) + tf.reduce_sum(small)",
+               "    print(tape.gradient(y, small).shape)"]
     err_out = ["ValueError: 'images' must have either 3 or 4 dimensions.",
                "ValueError: 'size' must be a 1-D Tensor of 2 elements: new_height, new_width",
                "ValueError: height must be >= target + offset.",
@@ -294,6 +306,8 @@ def color_cases():
                "InvalidArgumentError: input must have 3 channels but input only has 2 channels.",
                "ValueError: Resize method is not implemented: cubic",
                "InvalidArgumentError: input must be 4-dimensional[4,6,3]"]
+    for op in ("AdjustContrastv2", "AdjustHue", "AdjustSaturation", "AdjustContrastv2"):
+        err_out += ["LookupError: gradient registry has no entry for: " + op, str(tuple(SMALL.shape)).replace(",)", ")")]
     write("image_ops", "tf.image flips, rot90, crops and pads, colour conversions and adjustments, convert_image_dtype, "
           "extract_patches, psnr", ["img = tf.constant(%s)" % IMG.tolist(), "small = tf.constant(%s)" % SMALL.tolist(),
                                     "u = tf.cast(img[0] * 200.0, tf.uint8)", "w = tf.constant([[[[1.0], [2.0], [3.0]]]])",
@@ -323,14 +337,6 @@ def np_ssim(a, b, max_val=1.0, size=11, sigma=1.5, k1=0.01, k2=0.03):
     lum = (num0 + c1) / (den0 + c1)
     cs = (filt(x * y) * 2 - num0 + c2) / (filt(x * x + y * y) - den0 + c2)
     return (lum * cs).mean((1, 2)).mean(-1).astype(np.float32)
-
-
-def grad_contrast(x, f):
-    # d/dx sum(y * x), y = (x - m) * f + m over the image's pixels per channel (m the mean): y + f x - (f - 1) sum(x) / n
-    m = x.mean((1, 2), keepdims=True)
-    y = (x - m) * f + m
-    n = x.shape[1] * x.shape[2]
-    return (y + f * x - (f - 1) * x.sum((1, 2), keepdims=True) / n).astype(np.float32)
 
 
 # ---- codecs ----------------------------------------------------------------------------------------

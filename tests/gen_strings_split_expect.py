@@ -10,7 +10,7 @@ string_format_op.cc with Tensor::SummarizeValue(summarize, print_v2=true), strin
 StringSplitV2 is Python's str.split but for maxsplit (0 keeps the string whole; after k splits the rest follows,
 even empty); StringSplit with an empty delimiter gives the bytes; UTF-8 decoding replaces each maximal ill-formed
 subpart (Python's own 'replace' decoding, checked against it below); encoding replaces what ICU's U_IS_UNICODE_CHAR
-refuses (surrogates, noncharacters, out of range).
+refuses (surrogates, noncharacters, out of range), or with 'ignore' appends it as ICU's UnicodeString does.
 """
 import os
 import re
@@ -67,7 +67,7 @@ def utf8_chars(b):
 def decode(b, errors="replace", repl=0xFFFD, ctrl=False):
     cps, offs = [], []
     for v, o in utf8_chars(b):
-        if v is None or (ctrl and v < 0x20):   # a control character to replace is handled as an ill-formed one
+        if v is None or (ctrl and v < 0x20):   # a control character to replace: replaced or dropped, never an error
             if errors == "ignore":
                 continue
             v = repl
@@ -82,8 +82,24 @@ def unicode_char(v):
     return not (v >= 0xFDD0 and (v <= 0xFDEF or (v & 0xFFFE) == 0xFFFE))
 
 
-def encode(cps, errors="replace", repl=0xFFFD):
-    return "".join(chr(v) if unicode_char(v) else "" if errors == "ignore" else chr(repl) for v in cps).encode()
+def encode(cps, errors="replace", repl=0xFFFD, codec="utf-8"):
+    """TF's UnicodeEncode: a value that is no Unicode character becomes repl, or with 'ignore' is appended as it is
+    (icu::UnicodeString's append: a noncharacter stays, a surrogate is one UTF-16 unit, a value outside 0..U+10FFFF is
+    dropped); the UTF-16 string is then written as UTF-8 (an unpaired surrogate as U+FFFD), UTF-16-BE or UTF-32-BE."""
+    units = b""
+    for v in cps:
+        if not unicode_char(v):
+            if errors != "ignore":
+                v = repl
+            elif v < 0 or v > 0x10FFFF:
+                continue
+        units += v.to_bytes(2, "big") if v <= 0xFFFF else chr(v).encode("utf-16-be")
+    if codec == "utf-16-be":
+        return units
+    text = units.decode("utf-16-be", "surrogatepass")
+    if codec == "utf-32-be":
+        return b"".join(ord(c).to_bytes(4, "big") for c in text)   # a lone surrogate as its own value
+    return units.decode("utf-16-be", "replace").encode()
 
 
 def segment_join(parts, sep):

@@ -724,7 +724,9 @@ def templates(g, op):
     strings = {"STRING_LENGTH": "tf.strings.length(a0, unit=%r)" % r.choice(["BYTE", "UTF8_CHAR"]),
                "STRING_UPPER": "tf.strings.upper(a0)", "STRING_LOWER": "tf.strings.lower(a0)",
                "STRING_STRIP": "tf.strings.strip(a0)", "REGEX_FULL_MATCH": "tf.strings.regex_full_match(a0, 'b.*')",
-               "REGEX_REPLACE": "tf.strings.regex_replace(a0, '[a ]', '<\\\\0>', %r)" % r.choice([True, False])}
+               "REGEX_REPLACE": "tf.strings.regex_replace(a0, '[a ]', '<\\\\0>', %r)" % r.choice([True, False]),
+               "UNICODE_TRANSCODE": "tf.strings.unicode_transcode(a0, 'UTF-8', %r, errors=%r)" % (
+                   r.choice(["UTF-8", "UTF-16-BE", "UTF-32-BE"]), r.choice(["replace", "ignore"]))}
     if op in strings:
         return [strings[op], [inp(g.shape(), "string")]]
     more = {"STRING_SPLIT_V2": "tf.strings.split(a0%s).flat_values" % r.choice(["", ", sep=' '", ", maxsplit=1", ", sep='a', maxsplit=0"]),

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "object/hooks.h"
 #include "object/hosttypes.h"
 #include "object/object.h"
 #include "tensor/tensor.h"
@@ -1247,7 +1248,8 @@ static void variable_repr(StrBuf *b, Val self) {
   int rank = variable_shape(v, dims);
   shape_format(b, rank, dims);
   sb_printf(b, " dtype=%s", dtype_info[t->dtype].name);
-  if (!t->sym) {
+  /* TF shows the value only when executing eagerly: not while a tf.function is traced */
+  if (!t->sym && !(rt_obj_hooks.tracing && rt_obj_hooks.tracing())) {
     sb_puts(b, ", numpy=");
     numpy_repr_text(b, t);
   }

@@ -189,18 +189,31 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   The bytes of each string (TF's StringSplit with delimiter ''): a 1-D string tensor for a scalar, a
 //!   tf.RaggedTensor for rank 1 or more.
 //! tf.strings.unicode_split(input, input_encoding, errors='replace', replacement_char=65533, name=None)
-//!   The UTF-8 characters of each string: a 1-D string tensor for a scalar, a tf.RaggedTensor for rank 1 or more;
-//!   as TF, UnicodeDecode then UnicodeEncode of each code point (ill-formed bytes become replacement_char).
+//!   The characters of each string, each one encoded in input_encoding: a 1-D string tensor for a scalar, a
+//!   tf.RaggedTensor for rank 1 or more; as TF, UnicodeDecode then UnicodeEncode of each code point (ill-formed input
+//!   becomes replacement_char), so input_encoding must be one UnicodeEncode writes.
+//! tf.strings.unicode_split_with_offsets(input, input_encoding, errors='replace', replacement_char=65533, name=None)
+//!   unicode_split's characters and each one's starting byte offset in its string (int64), as two tensors or
+//!   tf.RaggedTensors of one shape.
 //! tf.strings.unicode_decode(input, input_encoding, errors='replace', replacement_char=65533, replace_control_characters=False, name=None)
-//!   The code points of each UTF-8 string (int32): 1-D for a scalar, a tf.RaggedTensor for rank 1 or more. errors:
-//!   'replace' (each maximal ill-formed subpart becomes replacement_char), 'ignore' or 'strict' (InvalidArgumentError);
-//!   replace_control_characters replaces U+0000..U+001F too. UTF-8 only (UTF-16-BE/UTF-32-BE raise Unimplemented).
+//!   The code points of each string (int32): 1-D for a scalar, a tf.RaggedTensor for rank 1 or more. input_encoding is
+//!   any encoding ICU's converters name ('UTF-8', 'UTF-16-BE', 'UTF-32-BE', 'ISO-8859-1', ...), read as TF reads it,
+//!   with ICU one character at a time. errors: 'replace' (each ill-formed sequence ICU delimits becomes
+//!   replacement_char), 'ignore' or 'strict' (InvalidArgumentError); replace_control_characters replaces
+//!   U+0000..U+001F too.
 //! tf.strings.unicode_decode_with_offsets(input, input_encoding, errors='replace', replacement_char=65533, replace_control_characters=False, name=None)
 //!   unicode_decode's code points and each one's starting byte offset in its string (int64), as two tensors or
 //!   tf.RaggedTensors of one shape.
 //! tf.strings.unicode_encode(input, output_encoding, errors='replace', replacement_char=65533, name=None)
-//!   One UTF-8 string per innermost row of code points (a tf.RaggedTensor or a tensor of rank 1 or more); a code point
-//!   ICU refuses (negative, past U+10FFFF, a surrogate or a noncharacter) is replaced, skipped or an error (errors).
+//!   One string per innermost row of code points (a tf.RaggedTensor or a tensor of rank 1 or more) in output_encoding
+//!   'UTF-8', 'UTF-16-BE' or 'UTF-32-BE'. A value that is no Unicode character (negative, past U+10FFFF, a surrogate
+//!   or a noncharacter) is an error with 'strict', replacement_char with 'replace'; with 'ignore' it is kept as TF
+//!   keeps it (a noncharacter as itself, a surrogate as a UTF-16 unit, U+FFFD in UTF-8 when unpaired, a value
+//!   outside 0..U+10FFFF dropped).
+//! tf.strings.unicode_transcode(input, input_encoding, output_encoding, errors='replace', replacement_char=65533, replace_control_characters=False, name=None)
+//!   Each string re-encoded from input_encoding (as unicode_decode reads it) to 'UTF-8', 'UTF-16-BE' or 'UTF-32-BE',
+//!   of the input's shape; 'strict' raises InvalidArgumentError after the whole tensor when any string had an
+//!   ill-formed sequence (or a control character replace_control_characters replaced).
 //! tf.strings.substr(input, pos, len, name=None, unit='BYTE')
 //!   The substring of len bytes (or UTF-8 characters) from pos of each string; a negative pos counts from the end,
 //!   a pos beyond the string raises InvalidArgumentError.
@@ -630,13 +643,14 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.image.adjust_brightness(image, delta)
 //!   Adds delta in the float domain (integer images converted and back, saturating).
 //! tf.image.adjust_contrast(images, contrast_factor)
-//!   (x - mean) * contrast_factor + mean, the mean per channel over each image.
+//!   (x - mean) * contrast_factor + mean, the mean per channel over each image. No gradient, as TF's AdjustContrastv2:
+//!   a GradientTape through it raises LookupError.
 //! tf.image.adjust_gamma(image, gamma=1, gain=1)
 //!   gain * image ** gamma in the float domain.
 //! tf.image.adjust_saturation(image, saturation_factor, name=None)
-//!   Scales the HSV saturation (clamped to [0, 1]).
+//!   Scales the HSV saturation (clamped to [0, 1]). No gradient (TF's AdjustSaturation: LookupError on a tape).
 //! tf.image.adjust_hue(image, delta, name=None)
-//!   Rotates the HSV hue by delta (in [-1, 1]).
+//!   Rotates the HSV hue by delta (in [-1, 1]). No gradient (TF's AdjustHue: LookupError on a tape).
 //! tf.image.per_image_standardization(image)
 //!   (x - mean) / max(stddev, 1 / sqrt(pixels)) per image, float32.
 //! tf.image.random_flip_left_right(image, seed=None) | tf.image.random_flip_up_down(image, seed=None)
