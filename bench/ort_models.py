@@ -84,20 +84,22 @@ def cnn(rng):
     return model("cnn", nodes, [vi("x", TensorProto.FLOAT, [256, 1, 28, 28])], vi("y", TensorProto.FLOAT, [256, 10]), inits)
 
 
-def lstm(rng):
-    # the LSTM text classifier of bench/keras_lstm.tfs (Embedding 2000x64 -> LSTM 64 -> Dense 1) as ONNX's LSTM op
-    # (gates i, o, f, c; time-major): 256 sequences of 80 tokens
-    h = 64
+def rnn(rng, op):
+    # the text classifier of bench/keras_lstm.tfs (Embedding 2000x64 -> LSTM 64 -> Dense 1) as ONNX's LSTM op (gates i, o,
+    # f, c; time-major), or with op "GRU" ONNX's GRU op (gates z, r, h; linear_before_reset=1, Keras' reset_after=True):
+    # 256 sequences of 80 tokens
+    h, g = 64, 4 if op == "LSTM" else 3
     def w(shape, scale):
         return (rng.standard_normal(shape) * scale).astype(np.float32)
-    inits = [numpy_helper.from_array(w((2000, 64), 0.05), "emb"), numpy_helper.from_array(w((1, 4 * h, 64), 0.15), "W"),
-             numpy_helper.from_array(w((1, 4 * h, h), 0.15), "R"), numpy_helper.from_array(np.zeros((1, 8 * h), np.float32), "B"),
+    inits = [numpy_helper.from_array(w((2000, 64), 0.05), "emb"), numpy_helper.from_array(w((1, g * h, 64), 0.15), "W"),
+             numpy_helper.from_array(w((1, g * h, h), 0.15), "R"), numpy_helper.from_array(np.zeros((1, 2 * g * h), np.float32), "B"),
              numpy_helper.from_array(w((h, 1), 0.2), "wd"), numpy_helper.from_array(np.zeros(1, np.float32), "bd"),
              numpy_helper.from_array(np.array([0], np.int64), "ax0")]
+    extra = {"linear_before_reset": 1} if op == "GRU" else {}
     nodes = [helper.make_node("Gather", ["emb", "x"], ["e"]), helper.make_node("Transpose", ["e"], ["et"], perm=[1, 0, 2]),
-             helper.make_node("LSTM", ["et", "W", "R", "B"], ["", "hl"], hidden_size=h),
+             helper.make_node(op, ["et", "W", "R", "B"], ["", "hl"], hidden_size=h, **extra),
              helper.make_node("Squeeze", ["hl", "ax0"], ["h"]), helper.make_node("Gemm", ["h", "wd", "bd"], ["y"])]
-    return model("lstm", nodes, [vi("x", TensorProto.INT32, [256, 80])], vi("y", TensorProto.FLOAT, [256, 1]), inits)
+    return model(op.lower(), nodes, [vi("x", TensorProto.INT32, [256, 80])], vi("y", TensorProto.FLOAT, [256, 1]), inits)
 
 
 def resnet(rng):
@@ -127,7 +129,7 @@ out = sys.argv[1]
 rng = np.random.default_rng(1)
 for name, m in [("power", power()), ("dense", dense(rng)), ("mlp", mlp(rng)), ("mse", mse()),
                 ("scalar_add", scalar_add()), ("cnn", cnn(rng)),
-                ("lstm", lstm(rng)), ("resnet", resnet(rng))]:
+                ("lstm", rnn(rng, "LSTM")), ("resnet", resnet(rng)), ("gru", rnn(rng, "GRU"))]:
     tmp = os.path.join(out, name + ".onnx.tmp")
     save(m, tmp)
     os.replace(tmp, os.path.join(out, name + ".onnx"))   # atomic, as the project's writers are

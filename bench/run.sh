@@ -104,22 +104,25 @@ awk '$1 ~ /^sequential_model/ { v[$1] = $2 }
      END { printf "the guide\047s SequentialModel on [20, 28, 28], calls/s: eager %9.1f   tf.function %9.1f   graph/eager %.2fx\n",
            v["sequential_model_eager_calls_per_s"], v["sequential_model_graph_calls_per_s"],
            v["sequential_model_graph_calls_per_s"] / v["sequential_model_eager_calls_per_s"] }' "$OUT/tfs_keras.txt"
-"$BUILD/compiler/tfs" run "$ROOT/bench/keras_lstm.tfs" > "$OUT/tfs_lstm.txt"
-/usr/bin/python3 "$ROOT/bench/keras_lstm_torch.py" > "$OUT/torch_lstm.txt"
-: > "$OUT/ort_lstm.txt"
-if [ -s "$OUT/ort.txt" ]; then
-  NODE_PATH="$ORT_DIR/node_modules" node "$ROOT/bench/ort_seed.js" "$OUT/onnx" lstm | awk '{ printf "lstm_infer_b256_ms %.1f\n", $3 / 1000 }' > "$OUT/ort_lstm.txt"
-fi
-echo "LSTM text classifier (bench/keras_lstm.tfs): Embedding 2000x64 -> LSTM 64 -> Dense 1, sequences of 80, batch 64, Adam; tfs ${TFS_NUM_THREADS:-every core},"
-echo "pytorch one thread, ort: ONNX Runtime's LSTM op (bench/ort_models.py), 2 intra-op threads"
-awk 'FILENAME == ARGV[1] { ort[$1] = $2; next }
-     FILENAME == ARGV[2] { torch[$1] = $2; next }
-     $1 == "lstm_train_steps_per_s" { printf "training steps/s: tfs tf.function %9.1f   pytorch eager %9.1f   tfs/torch %.2fx\n", $2, torch[$1], $2 / torch[$1] }
-     $1 == "lstm_train_cpu_ms_per_step" { printf "training CPU ms/step: tfs %9.1f   pytorch %9.1f\n", $2, torch[$1] }
-     $1 == "lstm_infer_b256_ms" { printf "inference, batch 256, ms: tfs %9.1f   pytorch %9.1f   ort %9s   ort/tfs %s\n", $2, torch[$1],
+for rnn in lstm gru; do
+  "$BUILD/compiler/tfs" run "$ROOT/bench/keras_lstm.tfs" $rnn > "$OUT/tfs_$rnn.txt"
+  /usr/bin/python3 "$ROOT/bench/keras_lstm_torch.py" $rnn > "$OUT/torch_$rnn.txt"
+  : > "$OUT/ort_$rnn.txt"
+  if [ -s "$OUT/ort.txt" ]; then
+    NODE_PATH="$ORT_DIR/node_modules" node "$ROOT/bench/ort_seed.js" "$OUT/onnx" $rnn | awk -v r=$rnn '{ printf "%s_infer_b256_ms %.1f\n", r, $3 / 1000 }' > "$OUT/ort_$rnn.txt"
+  fi
+  R=$(echo $rnn | tr a-z A-Z)
+  echo "$R text classifier (bench/keras_lstm.tfs $rnn): Embedding 2000x64 -> $R 64 -> Dense 1, sequences of 80, batch 64, Adam; tfs ${TFS_NUM_THREADS:-every core},"
+  echo "pytorch one thread, ort: ONNX Runtime's $R op (bench/ort_models.py), 2 intra-op threads"
+  awk -v r=$rnn 'FILENAME == ARGV[1] { ort[$1] = $2; next }
+       FILENAME == ARGV[2] { torch[$1] = $2; next }
+       $1 == r "_train_steps_per_s" { printf "training steps/s: tfs tf.function %9.1f   pytorch eager %9.1f   tfs/torch %.2fx\n", $2, torch[$1], $2 / torch[$1] }
+       $1 == r "_train_cpu_ms_per_step" { printf "training CPU ms/step: tfs %9.1f   pytorch %9.1f\n", $2, torch[$1] }
+       $1 == r "_infer_b256_ms" { printf "inference, batch 256, ms: tfs %9.1f   pytorch %9.1f   ort %9s   ort/tfs %s\n", $2, torch[$1],
                                   ($1 in ort) ? ort[$1] : "-", ($1 in ort) ? sprintf("%.2fx", ort[$1] / $2) : "-" }
-     $1 == "lstm_infer_b256_cpu_ms" { printf "inference CPU ms: tfs %9.1f   pytorch %9.1f\n", $2, torch[$1] }' \
-  "$OUT/ort_lstm.txt" "$OUT/torch_lstm.txt" "$OUT/tfs_lstm.txt"
+       $1 == r "_infer_b256_cpu_ms" { printf "inference CPU ms: tfs %9.1f   pytorch %9.1f\n", $2, torch[$1] }' \
+    "$OUT/ort_$rnn.txt" "$OUT/torch_$rnn.txt" "$OUT/tfs_$rnn.txt"
+done
 echo
 "$ROOT/bench/run_cnn.sh"
 echo

@@ -173,6 +173,25 @@ def recurrent_cases(x, mask):
         cases.append(Case(tag, "tf.keras.layers.GRU(%d, %s)" % (u, kw), [K, R, b], x, y.detach().numpy(),
                           grads_of(y, w, [tx, tK, tR, tb])))
         cases[-1].w = w
+    # the fused GRU op's configurations under training=True (it keeps its activations): the final state, backwards,
+    # no bias, and reset_after=False with the sequence and backwards with the state
+    for tag, kw, reset_after, back, seq, state, bias in [
+            ("gru state", "return_state=True", True, False, False, True, True),
+            ("gru seq backwards", "return_sequences=True, go_backwards=True", True, True, True, False, True),
+            ("gru no bias", "use_bias=False", True, False, False, False, False),
+            ("gru reset_before seq", "reset_after=False, return_sequences=True", False, False, True, False, True),
+            ("gru reset_before backwards state", "reset_after=False, go_backwards=True, return_state=True", False, True, False, True,
+             True)]:
+        K, R = grid((3, 3 * u), 5, 13, 6, 0.08), grid((u, 3 * u), 7, 9, 4, 0.1)
+        b = grid((2, 3 * u), 3, 7, 3, 0.1) if reset_after else grid((3 * u,), 3, 7, 3, 0.1)
+        tK, tR, tb, tx = T(K), T(R), T(b if bias else np.zeros(b.shape)), T(x)
+        y = run_rnn(gru_step(tK, tR, tb, reset_after), tx, [torch.zeros(2, u)], None, back, seq, state)
+        w = grid(tuple(y.shape), 3, 5, 2, 1.0)
+        params = [tx, tK, tR] + ([tb] if bias else [])
+        cases.append(Case(tag, "tf.keras.layers.GRU(%d, %s)" % (u, kw), [K, R] + ([b] if bias else []), x, y.detach().numpy(),
+                          grads_of(y, w, params),
+                          call="tf.concat(layer(x, training=True), -1)" if state else "layer(x, training=True)"))
+        cases[-1].w = w
     u = 3
     K, R, b = grid((3, u), 5, 7, 3, 0.2), grid((u, u), 3, 7, 3, 0.2), grid((u,), 1, 3, 1, 0.1)
     tK, tR, tb, tx = T(K), T(R), T(b), T(x)

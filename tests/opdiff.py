@@ -460,6 +460,22 @@ def templates(g, op):
         if op == "LSTM_SEQ":
             return [call, ins]
         return ["_grad1(lambda p: %s, a0)" % call.replace("xp=a0", "xp=p"), ins]
+    if op in ("BNORM_TRAIN", "BNORM_TRAIN_GRAD"):   # Keras BatchNormalization's fused training op (k_bnorm.c), its gradient
+        shape, c_ = g.shape(), r.randint(1, 4)
+        call = "tf.raw_ops.TfsBatchNormTrain(x=a0, gamma=a1, beta=a2, epsilon=%s)[0]" % r.choice(["0.001", "0.1"])
+        ins = [inp(tuple(shape) + (c_,), "float32", -2, 2), inp((c_,), "float32", 0.5, 2), inp((c_,), "float32", -1, 1)]
+        if op == "BNORM_TRAIN":
+            return [call, ins]
+        return ["_grad1(lambda p: %s, a0)" % call.replace("x=a0", "x=p"), ins]
+    if op in ("GRU_SEQ", "GRU_SEQ_GRAD"):   # the fused GRU (k_rnn.c), both reset forms, and through a tape its gradient
+        t_, b_, h_, after = r.randint(1, 4), r.randint(1, 3), r.randint(1, 3), r.choice([True, False])
+        call = ("tf.raw_ops.TfsGRUSequence(xp=a0, h0=a1, recurrent_kernel=a2, bias=a3, go_backwards=%s, reset_after=%s)[0]"
+                % (r.choice(["False", "True"]), after))
+        ins = [inp((t_, b_, 3 * h_), "float32", -1, 1), inp((b_, h_), "float32", -1, 1), inp((h_, 3 * h_), "float32", -1, 1),
+               inp((2, 3 * h_) if after else (3 * h_,), "float32", -1, 1)]
+        if op == "GRU_SEQ":
+            return [call, ins]
+        return ["_grad1(lambda p: %s, a0)" % call.replace("xp=a0", "xp=p"), ins]
     if op in ("MAX_POOL", "MAX_POOL_GRAD"):
         n, h, w, c = r.randint(1, 2), r.randint(2, 5), r.randint(2, 5), r.randint(1, 2)
         k, st, pad = r.choice([1, 2]), r.choice([1, 2]), r.choice(["SAME", "VALID"])

@@ -1645,6 +1645,64 @@ static bool gd_r_unstack(GD_RULE_ARGS) {
   return true;
 }
 
+/* MatMul(a, b) of float32 */
+static const char *gd_matmul(GdBuild *b, const char *base, const char *x, const char *y) {
+  AttrList ma = {0};
+  gd_attr_add(b, &ma, "T", gd_type(b, DT_FLOAT32));
+  gd_attr_add(b, &ma, "transpose_a", gd_bool(b, false));
+  gd_attr_add(b, &ma, "transpose_b", gd_bool(b, false));
+  const char *mi[2] = {x, y};
+  return gd_aux(b, base, "MatMul", &ma, 2, mi);
+}
+
+/* Split(axis, x) in num float32 parts: the node's name, whose outputs gd_out names */
+static const char *gd_split(GdBuild *b, const char *base, const char *axis, const char *x, int num) {
+  AttrList pa = {0};
+  gd_attr_add(b, &pa, "T", gd_type(b, DT_FLOAT32));
+  gd_attr_add(b, &pa, "num_split", gd_int(b, num));
+  const char *spi[2] = {axis, x};
+  gd_aux(b, base, "Split", &pa, 2, spi);
+  return b->pend[b->npend - 1]->name;
+}
+
+/* Step t of a time-major [T, B, F] sequence: StridedSlice [t:t+1] with its time axis shrunk */
+static const char *gd_step(GdBuild *b, const char *base, const char *x, const char *strides, tfs_i64 t) {
+  tfs_i64 lo[3] = {t, 0, 0}, hi[3] = {t + 1, 0, 0};
+  AttrList sa = {0};
+  gd_ss_attrs(b, &sa, DT_FLOAT32, 6);
+  const char *si[4] = {x, gd_i32(b, base, "begin", 3, lo, true), gd_i32(b, base, "end", 3, hi, true), strides};
+  return gd_aux(b, base, "StridedSlice", &sa, 4, si);
+}
+
+/* A fused recurrent op's outputs without saved activations: IdentityN(hs, h[, c], [cs,] act) with hs Pack'ed in
+ * step order and the 0-step cells [0, B, H] (LSTM: c given) and activations [0, B, acts*H] as empty slices of h. */
+static void gd_rnn_outputs(GdBuild *b, const char *base, tfs_i64 T, const char **hs, const char *h, const char *c, int acts) {
+  AttrList ka = {0}, ea = {0}, la = {0}, ta = {0}, ia = {0};
+  tfs_i64 zero = 0;
+  gd_attr_add(b, &ka, "N", gd_int(b, T));
+  gd_attr_add(b, &ka, "T", gd_type(b, DT_FLOAT32));
+  gd_attr_add(b, &ka, "axis", gd_int(b, 1));
+  const char *seq = gd_aux(b, base, "Pack", &ka, (int)T, hs);
+  gd_attr_add(b, &ea, "T", gd_type(b, DT_FLOAT32));
+  gd_attr_add(b, &ea, "Tdim", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
+  const char *ei[2] = {h, gd_i32(b, base, "dim", 1, &zero, false)};
+  tfs_i64 z3[3] = {0, 0, 0}, sz[3] = {0, -1, -1}, rep[3] = {1, 1, acts};
+  gd_attr_add(b, &la, "T", gd_type(b, DT_FLOAT32));
+  gd_attr_add(b, &la, "Index", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
+  const char *li[3] = {gd_aux(b, base, "ExpandDims", &ea, 2, ei), gd_i32(b, base, "begin", 3, z3, true), gd_i32(b, base, "size", 3, sz, true)};
+  const char *cs = gd_aux(b, base, "Slice", &la, 3, li);
+  gd_attr_add(b, &ta, "T", gd_type(b, DT_FLOAT32));
+  gd_attr_add(b, &ta, "Tmultiples", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
+  const char *ti[2] = {cs, gd_i32(b, base, "multiples", 3, rep, true)};
+  const char *act = gd_aux(b, base, "Tile", &ta, 2, ti);
+  Tensorflow__DataType f5[5] = {TENSORFLOW__DATA_TYPE__DT_FLOAT, TENSORFLOW__DATA_TYPE__DT_FLOAT, TENSORFLOW__DATA_TYPE__DT_FLOAT,
+                                TENSORFLOW__DATA_TYPE__DT_FLOAT, TENSORFLOW__DATA_TYPE__DT_FLOAT};
+  const char *lstm[5] = {seq, h, c, cs, act}, *gru[3] = {seq, h, act};
+  int nout = c ? 5 : 3;
+  gd_attr_add(b, &ia, "T", gd_pbtypes(b, nout, f5));
+  gd_aux(b, base, "IdentityN", &ia, nout, c ? lstm : gru);
+}
+
 /* TfsLSTMSequence without saved activations (inference, save=False) as TF's ops, unrolled over its static steps:
  * per step StridedSlice of xp, z = (xp_t + h @ U) + bias, Split into Keras' gates i, f, g, o, then
  * c = f*c + i*g and h = o * tanh(c); the node itself is IdentityN(hs, h, c, cs, act) with hs Pack'ed in step
@@ -1656,55 +1714,151 @@ static bool gd_r_lstm_seq(GD_RULE_ARGS) {
   bool back = n->attrs.n > 0 && rt_truthy(n->attrs.v[0]);
   const char *h = gd_ref(b, g, n->in[1], b->fn), *c = gd_ref(b, g, n->in[2], b->fn), *u = gd_ref(b, g, n->in[3], b->fn);
   const char *bias = n->nin > 4 && n->in[4].node >= 0 ? gd_ref(b, g, n->in[4], b->fn) : NULL;
-  tfs_i64 one[3] = {1, 1, 1}, zero = 0;
-  const char *strides = gd_i32(b, base, "strides", 3, one, true), *axis = gd_i32(b, base, "split_dim", 1, &zero, false);
+  tfs_i64 one[3] = {1, 1, 1};
+  /* the gates are the columns of z [B, 4H]: split along axis 1 */
+  const char *strides = gd_i32(b, base, "strides", 3, one, true), *axis = gd_i32(b, base, "split_dim", 1, &one[0], false);
   const char **hs = pa_alloc(b->a, sizeof(char *) * (size_t)(T + 1));
   for (tfs_i64 s = 0; s < T; s++) {
-    tfs_i64 t = back ? T - 1 - s : s, lo[3] = {t, 0, 0}, hi[3] = {t + 1, 0, 0};
-    AttrList sa = {0}, ma = {0}, pa = {0};
-    gd_ss_attrs(b, &sa, DT_FLOAT32, 6);
-    const char *si[4] = {x, gd_i32(b, base, "begin", 3, lo, true), gd_i32(b, base, "end", 3, hi, true), strides};
-    const char *xt = gd_aux(b, base, "StridedSlice", &sa, 4, si);
-    gd_attr_add(b, &ma, "T", gd_type(b, DT_FLOAT32));
-    gd_attr_add(b, &ma, "transpose_a", gd_bool(b, false));
-    gd_attr_add(b, &ma, "transpose_b", gd_bool(b, false));
-    const char *mi[2] = {h, u};
-    const char *z = gd_opT(b, base, "AddV2", DT_FLOAT32, xt, gd_aux(b, base, "MatMul", &ma, 2, mi));
+    const char *xt = gd_step(b, base, x, strides, back ? T - 1 - s : s);
+    const char *z = gd_opT(b, base, "AddV2", DT_FLOAT32, xt, gd_matmul(b, base, h, u));
     if (bias) z = gd_opT(b, base, "AddV2", DT_FLOAT32, z, bias);
-    gd_attr_add(b, &pa, "T", gd_type(b, DT_FLOAT32));
-    gd_attr_add(b, &pa, "num_split", gd_int(b, 4));
-    const char *spi[2] = {axis, z};
-    const char *sp = gd_aux(b, base, "Split", &pa, 2, spi);
-    const char *spn = b->pend[b->npend - 1]->name;
-    const char *i = gd_opT(b, base, "Sigmoid", DT_FLOAT32, sp, NULL), *f = gd_opT(b, base, "Sigmoid", DT_FLOAT32, gd_out(b, spn, 1), NULL);
+    const char *spn = gd_split(b, base, axis, z, 4);
+    const char *i = gd_opT(b, base, "Sigmoid", DT_FLOAT32, gd_out(b, spn, 0), NULL), *f = gd_opT(b, base, "Sigmoid", DT_FLOAT32, gd_out(b, spn, 1), NULL);
     const char *gg = gd_opT(b, base, "Tanh", DT_FLOAT32, gd_out(b, spn, 2), NULL);
     const char *o = gd_opT(b, base, "Sigmoid", DT_FLOAT32, gd_out(b, spn, 3), NULL);
     c = gd_opT(b, base, "AddV2", DT_FLOAT32, gd_opT(b, base, "Mul", DT_FLOAT32, f, c), gd_opT(b, base, "Mul", DT_FLOAT32, i, gg));
     h = hs[s] = gd_opT(b, base, "Mul", DT_FLOAT32, o, gd_opT(b, base, "Tanh", DT_FLOAT32, c, NULL));
   }
-  AttrList ka = {0}, ea = {0}, la = {0}, ta = {0}, ia = {0};
-  gd_attr_add(b, &ka, "N", gd_int(b, T));
-  gd_attr_add(b, &ka, "T", gd_type(b, DT_FLOAT32));
-  gd_attr_add(b, &ka, "axis", gd_int(b, 1));
-  const char *seq = gd_aux(b, base, "Pack", &ka, (int)T, hs);
-  /* the empty cells [0, B, H] and activations [0, B, 5H]: a 0-step slice of h, tiled */
-  gd_attr_add(b, &ea, "T", gd_type(b, DT_FLOAT32));
-  gd_attr_add(b, &ea, "Tdim", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
-  const char *ei[2] = {h, gd_i32(b, base, "dim", 1, &zero, false)};
-  tfs_i64 z3[3] = {0, 0, 0}, sz[3] = {0, -1, -1}, five[3] = {1, 1, 5};
-  gd_attr_add(b, &la, "T", gd_type(b, DT_FLOAT32));
-  gd_attr_add(b, &la, "Index", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
-  const char *li[3] = {gd_aux(b, base, "ExpandDims", &ea, 2, ei), gd_i32(b, base, "begin", 3, z3, true), gd_i32(b, base, "size", 3, sz, true)};
-  const char *cs = gd_aux(b, base, "Slice", &la, 3, li);
-  gd_attr_add(b, &ta, "T", gd_type(b, DT_FLOAT32));
-  gd_attr_add(b, &ta, "Tmultiples", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
-  const char *ti[2] = {cs, gd_i32(b, base, "multiples", 3, five, true)};
-  const char *act = gd_aux(b, base, "Tile", &ta, 2, ti);
-  Tensorflow__DataType f5[5] = {TENSORFLOW__DATA_TYPE__DT_FLOAT, TENSORFLOW__DATA_TYPE__DT_FLOAT, TENSORFLOW__DATA_TYPE__DT_FLOAT,
-                                TENSORFLOW__DATA_TYPE__DT_FLOAT, TENSORFLOW__DATA_TYPE__DT_FLOAT};
-  gd_attr_add(b, &ia, "T", gd_pbtypes(b, 5, f5));
-  const char *ii[5] = {seq, h, c, cs, act};
-  gd_aux(b, base, "IdentityN", &ia, 5, ii);
+  gd_rnn_outputs(b, base, T, hs, h, c, 5);
+  return true;
+}
+
+/* TfsGRUSequence without saved activations as TF's ops, unrolled as GRUCell.step computes: per step the input
+ * gates xp_t + b0 (Split in z, r, h); reset_after: rec = h @ U + b1 (Split), z = sigmoid(xz + rz),
+ * r = sigmoid(xr + rr), hh = tanh(xh + r * rh); reset_after=False: rec = h @ U[:, :2H] (Split in two), z and r as
+ * before, hh = tanh(xh + (r * h) @ U[:, 2H:]); then h = z * h + (1 - z) * hh.  IdentityN(hs, h, act). */
+static bool gd_r_gru_seq(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || rank != 3 || xm->shape[0] < 0 || n->nin < 3 || (n->attrs.n > 2 && rt_truthy(n->attrs.v[2]))) return false;
+  const TMeta *um = graph_meta(g, n->in[2]);
+  if (um->rank != 2 || um->shape[0] < 0) return false;
+  tfs_i64 T = xm->shape[0], H = um->shape[0];
+  bool back = n->attrs.n > 0 && rt_truthy(n->attrs.v[0]), after = n->attrs.n < 2 || rt_truthy(n->attrs.v[1]);
+  const char *h = gd_ref(b, g, n->in[1], b->fn), *u = gd_ref(b, g, n->in[2], b->fn);
+  const char *b0 = n->nin > 3 && n->in[3].node >= 0 ? gd_ref(b, g, n->in[3], b->fn) : NULL, *b1 = NULL, *uh = NULL;
+  tfs_i64 one[3] = {1, 1, 1}, lo2[2] = {0, 0};
+  const char *strides = gd_i32(b, base, "strides", 3, one, true), *axis = gd_i32(b, base, "split_dim", 1, &one[0], false);
+  if (b0 && after) {
+    /* the bias's rows: input (b0) and recurrent (b1) */
+    AttrList ua = {0};
+    gd_attr_add(b, &ua, "T", gd_type(b, DT_FLOAT32));
+    gd_attr_add(b, &ua, "num", gd_int(b, 2));
+    gd_attr_add(b, &ua, "axis", gd_int(b, 0));
+    gd_aux(b, base, "Unpack", &ua, 1, &b0);
+    const char *un = b->pend[b->npend - 1]->name;
+    b0 = gd_out(b, un, 0);
+    b1 = gd_out(b, un, 1);
+  }
+  if (!after) {
+    /* U[:, :2H] and U[:, 2H:] */
+    tfs_i64 s1[2] = {-1, 2 * H}, b2[2] = {0, 2 * H}, s2[2] = {-1, H};
+    AttrList la = {0}, lb = {0};
+    gd_attr_add(b, &la, "T", gd_type(b, DT_FLOAT32));
+    gd_attr_add(b, &la, "Index", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
+    const char *ai[3] = {u, gd_i32(b, base, "begin", 2, lo2, true), gd_i32(b, base, "size", 2, s1, true)};
+    const char *uzr = gd_aux(b, base, "Slice", &la, 3, ai);
+    gd_attr_add(b, &lb, "T", gd_type(b, DT_FLOAT32));
+    gd_attr_add(b, &lb, "Index", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
+    const char *bi[3] = {u, gd_i32(b, base, "begin", 2, b2, true), gd_i32(b, base, "size", 2, s2, true)};
+    uh = gd_aux(b, base, "Slice", &lb, 3, bi);
+    u = uzr;
+  }
+  const char *onef = gd_fill(b, base, "sub/x", DT_FLOAT32, 1.0, 0, NULL);
+  const char **hs = pa_alloc(b->a, sizeof(char *) * (size_t)(T + 1));
+  for (tfs_i64 s = 0; s < T; s++) {
+    const char *xt = gd_step(b, base, x, strides, back ? T - 1 - s : s);
+    if (b0) xt = gd_opT(b, base, "AddV2", DT_FLOAT32, xt, b0);
+    const char *xs = gd_split(b, base, axis, xt, 3);
+    const char *rec = gd_matmul(b, base, h, u);
+    if (b1) rec = gd_opT(b, base, "AddV2", DT_FLOAT32, rec, b1);
+    const char *rs = gd_split(b, base, axis, rec, after ? 3 : 2);
+    const char *z = gd_opT(b, base, "Sigmoid", DT_FLOAT32, gd_opT(b, base, "AddV2", DT_FLOAT32, gd_out(b, xs, 0), gd_out(b, rs, 0)), NULL);
+    const char *r = gd_opT(b, base, "Sigmoid", DT_FLOAT32, gd_opT(b, base, "AddV2", DT_FLOAT32, gd_out(b, xs, 1), gd_out(b, rs, 1)), NULL);
+    const char *q = after ? gd_opT(b, base, "Mul", DT_FLOAT32, r, gd_out(b, rs, 2))
+                          : gd_matmul(b, base, gd_opT(b, base, "Mul", DT_FLOAT32, r, h), uh);
+    const char *hh = gd_opT(b, base, "Tanh", DT_FLOAT32, gd_opT(b, base, "AddV2", DT_FLOAT32, gd_out(b, xs, 2), q), NULL);
+    const char *zh = gd_opT(b, base, "Mul", DT_FLOAT32, z, h);
+    const char *oh = gd_opT(b, base, "Mul", DT_FLOAT32, gd_opT(b, base, "Sub", DT_FLOAT32, onef, z), hh);
+    h = hs[s] = gd_opT(b, base, "AddV2", DT_FLOAT32, zh, oh);
+  }
+  gd_rnn_outputs(b, base, T, hs, h, NULL, 4);
+  return true;
+}
+
+/* The batch rows M of x [..., C] as a float32 scalar: Cast(Size(x)) / C, so that an unknown batch size works */
+static const char *gd_bn_rows(GdBuild *b, const char *base, const char *x, tfs_i64 C) {
+  AttrList za = {0}, ca = {0};
+  gd_attr_add(b, &za, "T", gd_type(b, DT_FLOAT32));
+  gd_attr_add(b, &za, "out_type", gd_type(b, DT_INT32));
+  const char *sz = gd_aux(b, base, "Size", &za, 1, &x);
+  gd_attr_add(b, &ca, "SrcT", gd_type(b, DT_INT32));
+  gd_attr_add(b, &ca, "DstT", gd_type(b, DT_FLOAT32));
+  gd_attr_add(b, &ca, "Truncate", gd_bool(b, false));
+  return gd_opT(b, base, "RealDiv", DT_FLOAT32, gd_aux(b, base, "Cast", &ca, 1, &sz), gd_fill(b, base, "channels", DT_FLOAT32, (double)C, 0, NULL));
+}
+
+/* TfsBatchNormTrain as the ops Keras' layer runs (tf.nn.moments, tf.nn.batch_normalization): Mean over every axis
+ * but the last, Mean of SquaredDifference, Rsqrt(var + epsilon), scale and offset, x * scale + offset; the node is
+ * IdentityN(y, mean, var, inv).  Its gradient op likewise as Sum, Sub, Mul and RealDiv (k_bnorm.c's closed form). */
+static bool gd_r_bnorm(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  bool fwd = n->op->id == OP_BNORM_TRAIN;
+  const TMeta *m = fwd ? xm : graph_meta(g, n->in[1]);
+  if (!x || m->rank < 1 || m->shape[m->rank - 1] < 0) return false;
+  tfs_i64 C = m->shape[m->rank - 1], ax[TFS_MAX_RANK];
+  for (int i = 0; i + 1 < m->rank; i++) ax[i] = i;
+  const char *axes = gd_i32(b, base, "reduction_indices", m->rank - 1, ax, true);
+  Tensorflow__DataType i32 = TENSORFLOW__DATA_TYPE__DT_INT32;
+  const char *gamma = n->nin > (fwd ? 1 : 4) && n->in[fwd ? 1 : 4].node >= 0 ? gd_ref(b, g, n->in[fwd ? 1 : 4], b->fn) : NULL;
+  Tensorflow__DataType f4[4] = {TENSORFLOW__DATA_TYPE__DT_FLOAT, TENSORFLOW__DATA_TYPE__DT_FLOAT, TENSORFLOW__DATA_TYPE__DT_FLOAT,
+                                TENSORFLOW__DATA_TYPE__DT_FLOAT};
+  AttrList ia = {0};
+  if (fwd) {
+    const char *beta = n->nin > 2 && n->in[2].node >= 0 ? gd_ref(b, g, n->in[2], b->fn) : NULL;
+    double eps = 0.001;
+    if (n->attrs.n > 0 && n->attrs.v[0].tag != VT_NONE && !val_as_float(n->attrs.v[0], &eps)) return false;
+    const char *mean = gd_reduce(b, base, "Mean", DT_FLOAT32, x, axes, i32, false);
+    const char *var = gd_reduce(b, base, "Mean", DT_FLOAT32, gd_opT(b, base, "SquaredDifference", DT_FLOAT32, x, mean), axes, i32, false);
+    const char *inv = gd_opT(b, base, "Rsqrt", DT_FLOAT32, gd_opT(b, base, "AddV2", DT_FLOAT32, var, gd_fill(b, base, "epsilon", DT_FLOAT32, eps, 0, NULL)), NULL);
+    const char *scale = gamma ? gd_opT(b, base, "Mul", DT_FLOAT32, inv, gamma) : inv;
+    const char *off = gd_opT(b, base, "Mul", DT_FLOAT32, gd_opT(b, base, "Neg", DT_FLOAT32, mean, NULL), scale);
+    if (beta) off = gd_opT(b, base, "AddV2", DT_FLOAT32, off, beta);
+    const char *y = gd_opT(b, base, "AddV2", DT_FLOAT32, gd_opT(b, base, "Mul", DT_FLOAT32, x, scale), off);
+    const char *ii[4] = {y, mean, var, inv};
+    gd_attr_add(b, &ia, "T", gd_pbtypes(b, 4, f4));
+    gd_aux(b, base, "IdentityN", &ia, 4, ii);
+    return true;
+  }
+  /* dy, x, mean, inv, gamma, dmean, dvariance */
+  const char *dy = x, *xx = gd_ref(b, g, n->in[1], b->fn), *mean = gd_ref(b, g, n->in[2], b->fn), *inv = gd_ref(b, g, n->in[3], b->fn);
+  const char *dmean = gd_ref(b, g, n->in[5], b->fn), *dvar = gd_ref(b, g, n->in[6], b->fn);
+  const char *fm = gd_bn_rows(b, base, xx, C);
+  const char *xc = gd_opT(b, base, "Sub", DT_FLOAT32, xx, mean);
+  const char *db = gd_reduce(b, base, "Sum", DT_FLOAT32, dy, axes, i32, false);
+  const char *dgs = gd_reduce(b, base, "Sum", DT_FLOAT32, gd_opT(b, base, "Mul", DT_FLOAT32, dy, xc), axes, i32, false);
+  const char *k = gamma ? gd_opT(b, base, "Mul", DT_FLOAT32, gamma, inv) : inv;
+  const char *k3 = gd_opT(b, base, "Mul", DT_FLOAT32, gd_opT(b, base, "Mul", DT_FLOAT32, gd_opT(b, base, "Mul", DT_FLOAT32, k, inv), inv), dgs);
+  const char *two = gd_fill(b, base, "two", DT_FLOAT32, 2.0, 0, NULL);
+  const char *q = gd_opT(b, base, "AddV2", DT_FLOAT32, gd_opT(b, base, "RealDiv", DT_FLOAT32, gd_opT(b, base, "Neg", DT_FLOAT32, k3, NULL), fm),
+                         gd_opT(b, base, "RealDiv", DT_FLOAT32, gd_opT(b, base, "Mul", DT_FLOAT32, two, dvar), fm));
+  const char *pp = gd_opT(b, base, "AddV2", DT_FLOAT32,
+                          gd_opT(b, base, "RealDiv", DT_FLOAT32, gd_opT(b, base, "Neg", DT_FLOAT32, gd_opT(b, base, "Mul", DT_FLOAT32, k, db), NULL), fm),
+                          gd_opT(b, base, "RealDiv", DT_FLOAT32, dmean, fm));
+  const char *dx = gd_opT(b, base, "AddV2", DT_FLOAT32,
+                          gd_opT(b, base, "AddV2", DT_FLOAT32, gd_opT(b, base, "Mul", DT_FLOAT32, dy, k), gd_opT(b, base, "Mul", DT_FLOAT32, xc, q)), pp);
+  const char *ii[3] = {dx, gd_opT(b, base, "Mul", DT_FLOAT32, inv, dgs), db};
+  gd_attr_add(b, &ia, "T", gd_pbtypes(b, 3, f4));
+  gd_aux(b, base, "IdentityN", &ia, 3, ii);
   return true;
 }
 
@@ -2499,6 +2653,9 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_STACK] = gd_r_concat,
   [OP_UNSTACK] = gd_r_unstack,
   [OP_LSTM_SEQ] = gd_r_lstm_seq,
+  [OP_GRU_SEQ] = gd_r_gru_seq,
+  [OP_BNORM_TRAIN] = gd_r_bnorm,
+  [OP_BNORM_TRAIN_GRAD] = gd_r_bnorm,
   [OP_GATHER] = gd_r_gather,
   [OP_TILE] = gd_r_tile,
   [OP_BROADCAST_TO] = gd_r_tile,

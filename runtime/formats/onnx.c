@@ -474,6 +474,31 @@ static char *ox_concat(Ox *x, int n, char **in, int64_t axis) {
   return o;
 }
 
+/* The units of a fused recurrent op (its recurrent kernel, input ki, must be a static matrix); its training form
+ * (attribute save, index si) has no ONNX form. */
+static int64_t ox_rnn_units(const OxScope *s, const GraphNode *n, int ki, int si, int loc) {
+  const TMeta *um = graph_meta(s->g, n->in[ki]);
+  if (ox_bool_attr(n, si, true))
+    ox_fail(loc, "%s: the training form (save=True) has no ONNX form", n->op->graph_name);
+  if (um->rank != 2 || um->shape[0] < 0) ox_fail(loc, "%s: the recurrent kernel's shape must be static", n->op->graph_name);
+  return um->shape[0];
+}
+
+/* A time-major sequence reversed in time (go_backwards): a Slice of step -1 */
+static char *ox_time_reversed(Ox *x, char *xs) {
+  int64_t st = -1, en = INT64_MIN, ax = 0;
+  char *si[5] = {xs, ox_i64s(x, 1, 1, &st), ox_i64s(x, 1, 1, &en), ox_i64s(x, 1, 1, &ax), ox_i64s(x, 1, 1, &st)};
+  return ox_op(x, "Slice", 5, si);
+}
+
+/* [0, B, k*H]: the saved outputs of a fused recurrent op's inference form, from its outputs ys [T, B, H] */
+static char *ox_no_steps(Ox *x, char *ys, int64_t k) {
+  int64_t zero = 0, rep[3] = {1, 1, k};
+  char *ei[4] = {ys, ox_i64s(x, 1, 1, &zero), ox_i64s(x, 1, 1, &zero), ox_i64s(x, 1, 1, &zero)};
+  char *e = ox_op(x, "Slice", 4, ei);
+  return k == 1 ? e : ox_op2(x, "Tile", e, ox_i64s(x, 1, 3, rep));
+}
+
 /* x[key]: one Slice over the indexed dims, then Squeeze of the integer-indexed ones and Unsqueeze of the new axes. */
 static char *ox_strided_slice(Ox *x, OxScope *s, const GraphNode *n, char *in, int loc) {
   const TMeta *a = graph_meta(s->g, n->in[0]);
@@ -896,11 +921,7 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
       /* ONNX's LSTM on the projected input: X = xp [T, B, 4H] with W the permutation taking Keras' gate blocks
        * (i, f, g, o) to ONNX's (i, o, f, c), so X W^T only reorders (exact); R and B are the recurrent kernel's
        * and the bias's columns in that order.  go_backwards reverses X (a Slice of step -1): hs stays in step order. */
-      const TMeta *um = graph_meta(s->g, n->in[3]);
-      if (ox_bool_attr(n, 1, true))
-        ox_fail(loc, "%s: the training form (save=True) has no ONNX form", n->op->graph_name);
-      if (um->rank != 2 || um->shape[0] < 0) ox_fail(loc, "%s: the recurrent kernel's shape must be static", n->op->graph_name);
-      int64_t H = um->shape[0], G = 4 * H;
+      int64_t H = ox_rnn_units(s, n, 3, 1, loc), G = 4 * H;
       static const int blk[4] = {0, 3, 1, 2};
       tfs_i64 wsh[3] = {1, G, G};
       Tensor *w = tensor_new(DT_FLOAT32, 3, wsh), *cols = tensor_new(DT_INT64, 1, &wsh[1]);
@@ -928,12 +949,7 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
         char *bo[2] = {bz, bz};
         bn = ox_unsq(x, ox_concat(x, 2, bo, 0), 0);
       }
-      char *xs = in[0];
-      if (ox_bool_attr(n, 0, false)) {
-        int64_t st = -1, en = INT64_MIN, ax = 0;
-        char *si[5] = {xs, ox_i64s(x, 1, 1, &st), ox_i64s(x, 1, 1, &en), ox_i64s(x, 1, 1, &ax), ox_i64s(x, 1, 1, &st)};
-        xs = ox_op(x, "Slice", 5, si);
-      }
+      char *xs = ox_bool_attr(n, 0, false) ? ox_time_reversed(x, in[0]) : in[0];
       char *li[7] = {xs, wn, rn, bn, "", ox_unsq(x, in[1], 0), ox_unsq(x, in[2], 0)}, *lo[3];
       nd = ox_emit(x, "LSTM", 7, li, 3, lo);
       ox_attr_i(x, nd, "hidden_size", H);
@@ -943,10 +959,40 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
       out[1] = ox_sq(x, lo[1], 1, &zero);
       out[2] = ox_sq(x, lo[2], 1, &zero);
       /* the cells and activations it does not keep: 0 steps */
-      char *ei[4] = {ys, ox_i64s(x, 1, 1, &zero), ox_i64s(x, 1, 1, &zero), ox_i64s(x, 1, 1, &zero)};
-      out[3] = ox_op(x, "Slice", 4, ei);
-      int64_t rep[3] = {1, 1, 5};
-      out[4] = ox_op2(x, "Tile", out[3], ox_i64s(x, 1, 3, rep));
+      out[3] = ox_no_steps(x, ys, 1);
+      out[4] = ox_no_steps(x, ys, 5);
+      return;
+    }
+    case OP_GRU_SEQ: {
+      /* ONNX's GRU (gates z, r, h: Keras' order) on the projected input: X = xp [T, B, 3H] with W the identity
+       * (exact), R = U^T, B = [input bias, recurrent bias] (reset_after, linear_before_reset=1) or [bias, 0]
+       * (reset_after=False: Keras' one bias, ONNX's default form); go_backwards reverses X as for the LSTM. */
+      int64_t H = ox_rnn_units(s, n, 2, 2, loc), G = 3 * H;
+      bool after = ox_bool_attr(n, 1, true);
+      tfs_i64 wsh[3] = {1, G, G};
+      Tensor *w = tensor_new(DT_FLOAT32, 3, wsh);
+      memset(tensor_data(w), 0, sizeof(float) * (size_t)(G * G));
+      for (int64_t r = 0; r < G; r++) ((float *)tensor_data(w))[r * G + r] = 1.0f;
+      char *wn = ox_const(x, w, loc);
+      tensor_release(w);
+      static const int64_t t10[2] = {1, 0}, t102[3] = {1, 0, 2};
+      char *rn = ox_unsq(x, ox_perm_n(x, in[2], 2, t10), 0), *bn;
+      int64_t b16[2] = {1, 2 * G};
+      if (in[3] && after) bn = ox_op2(x, "Reshape", in[3], ox_i64s(x, 1, 2, b16));
+      else {
+        char *bz = ox_const_zeros(x, G, loc), *bo[2] = {in[3] ? in[3] : bz, bz};
+        bn = ox_unsq(x, ox_concat(x, 2, bo, 0), 0);
+      }
+      char *xs = ox_bool_attr(n, 0, false) ? ox_time_reversed(x, in[0]) : in[0];
+      char *gi[6] = {xs, wn, rn, bn, "", ox_unsq(x, in[1], 0)}, *go[2];
+      Onnx__NodeProto *nd = ox_emit(x, "GRU", 6, gi, 2, go);
+      ox_attr_i(x, nd, "hidden_size", H);
+      ox_attr_i(x, nd, "linear_before_reset", after ? 1 : 0);
+      int64_t one = 1, zero = 0;
+      char *ys = ox_sq(x, go[0], 1, &one);
+      out[0] = ox_perm_n(x, ys, 3, t102);
+      out[1] = ox_sq(x, go[1], 1, &zero);
+      out[2] = ox_no_steps(x, ys, 4);   /* the activations it does not keep: 0 steps */
       return;
     }
     case OP_GATHER: {

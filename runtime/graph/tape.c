@@ -1035,7 +1035,9 @@ static void gradient_sweep(Tape *t, int ntarget, const Val *targets, const Val *
     for (int j = 0; j < e->nout; j++) {
       int s = ptrmap_find(&grads, kp(tape_entry_key(e)[e->nin + j]));
       /* several outputs: the ones no gradient reaches contribute zeros (such entries hold their outputs) */
-      dy[j] = s >= 0 ? val_incref(grads.v[s]) : e->nout > 1 || !e->op ? op_apply1(OP_ZEROS_LIKE, tape_entry_out(e)[j]) : val_undef();
+      dy[j] = s >= 0                                                       ? val_incref(grads.v[s])
+              : !e->op || (e->nout > 1 && !(drops_of[e->op->id] & G_DY_UNDEF)) ? op_apply1(OP_ZEROS_LIKE, tape_entry_out(e)[j])
+                                                                             : val_undef();
       step.ndy = j + 1;
     }
     if (!e->op) {

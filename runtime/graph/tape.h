@@ -184,8 +184,10 @@ Val tape_add_grads(Val a, Val b);
 /* NULL: no gradient defined (an error when one is needed); grad_none: zero/None gradient. */
 GradFn grad_fn_of(OpId id);
 /* What op id's gradient does not read, beside it in grad.c's table: G_NO_OUT its outputs,
- * G_IN_SHAPE its inputs beyond their shapes and dtypes, G_NO_IN its inputs at all. */
-enum { G_NO_OUT = 1, G_IN_SHAPE = 2, G_NO_IN = 4 };
+ * G_IN_SHAPE its inputs beyond their shapes and dtypes, G_NO_IN its inputs at all; G_DY_UNDEF: it takes
+ * VT_UNDEF for an output no gradient reaches (no zeros are made for it: the fused recurrent ops' saved
+ * activations are megabytes that only their gradient reads). */
+enum { G_NO_OUT = 1, G_IN_SHAPE = 2, G_NO_IN = 4, G_DY_UNDEF = 8 };
 unsigned grad_drops_of(OpId id);
 void grad_none(const GradCall *g, Val *dx);
 /* Call fn, releasing the temporaries it made. */

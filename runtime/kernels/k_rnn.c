@@ -1,4 +1,4 @@
-/* k_rnn.c — the Keras LSTM layer's whole sequence as one op (TfsLSTMSequence) and its backpropagation through time (TfsLSTMSequenceGrad). */
+/* k_rnn.c — the Keras LSTM and GRU layers' whole sequences as one op each (TfsLSTMSequence, TfsGRUSequence) and their backpropagation through time. */
 #pragma GCC optimize("O3")
 #pragma GCC optimize("fp-contract=off")
 #include <math.h>
@@ -22,7 +22,7 @@
 static tfs_i64 dim_or(const TMeta *m, int d) { return m->rank > d ? m->shape[d] : -1; }
 
 /* input i must have shape want (unknown dims on either side pass): the kernels index by these sizes */
-static void need_shape(OpCall *c, int i, int rank, const tfs_i64 *want) {
+static void need_shape(OpCall *c, int i, int rank, const tfs_i64 *want, const char *layer) {
   const TMeta *m = &c->inm[i];
   if (m->rank == TMETA_ABSENT || m->rank < 0) return;
   bool ok = m->rank == rank;
@@ -30,35 +30,45 @@ static void need_shape(OpCall *c, int i, int rank, const tfs_i64 *want) {
   if (!ok) {
     StrBuf sb;
     sb_init(&sb);
-    sb_printf(&sb, "LSTM sequence: input %d must have shape ", i);
+    sb_printf(&sb, "%s sequence: input %d must have shape ", layer, i);
     op_shape_text(&sb, rank, want);
     sb_puts(&sb, ", got ");
     op_shape_text(&sb, m->rank, m->shape);
     /* errindex: LSTM sequence: input … must have shape …, got … */
+    /* errindex: GRU sequence: input … must have shape …, got … */
     op_fail_sb(c, ERR_INVALID_ARGUMENT, &sb);
   }
+}
+
+/* The batch, steps, units and gate columns of a fused recurrent op from its sequence (input xi: xp [T,B,k*H] for
+ * the forward op, hs [B,T,H] for the gradient) and recurrent kernel (input ui, [H, k*H]), -1 where unknown. */
+static void rnn_dims(OpCall *c, bool fwd, int xi, int ui, int k, const char *layer, tfs_i64 *b, tfs_i64 *t, tfs_i64 *h,
+                     tfs_i64 *g) {
+  const TMeta *xs = &c->inm[xi], *u = &c->inm[ui];
+  if (xs->rank >= 0 && xs->rank != 3) op_fail(c, ERR_INVALID_ARGUMENT, "%s sequence: inputs must be 3-D, got rank %d", layer, xs->rank);
+  if (u->rank >= 0 && u->rank != 2) op_fail(c, ERR_INVALID_ARGUMENT, "%s sequence: recurrent_kernel must be 2-D, got rank %d", layer, u->rank);
+  *b = dim_or(xs, fwd ? 1 : 0), *t = dim_or(xs, fwd ? 0 : 1), *h = dim_or(u, 0), *g = *h >= 0 ? k * *h : -1;
+  if (*h >= 0 && u->shape[1] >= 0 && u->shape[1] != *g)
+    op_fail(c, ERR_INVALID_ARGUMENT, "%s sequence: recurrent_kernel must be [units, %d * units]", layer, k);
+  if (fwd && *h >= 0 && xs->rank == 3 && xs->shape[2] >= 0 && xs->shape[2] != *g)
+    op_fail(c, ERR_INVALID_ARGUMENT, "%s sequence: xp must have %d * units columns", layer, k);
 }
 
 /* shape: xp [T,B,4H] (time-major: each step reads one block), h0 / c0 [B,H], recurrent_kernel [H,4H], bias [4H] (optional); the gradient's inputs are
  * h0, c0, recurrent_kernel, then the forward outputs and their gradients (hs [B,T,H] first). */
 void meta_lstm_seq(OpCall *c) {
   bool fwd = c->op->id == OP_LSTM_SEQ;
-  const TMeta *xs = &c->inm[fwd ? 0 : 3], *u = &c->inm[fwd ? 3 : 2];
-  if (xs->rank >= 0 && xs->rank != 3) op_fail(c, ERR_INVALID_ARGUMENT, "LSTM sequence: inputs must be 3-D, got rank %d", xs->rank);
-  if (u->rank >= 0 && u->rank != 2) op_fail(c, ERR_INVALID_ARGUMENT, "LSTM sequence: recurrent_kernel must be 2-D, got rank %d", u->rank);
-  tfs_i64 b = dim_or(xs, fwd ? 1 : 0), t = dim_or(xs, fwd ? 0 : 1), h = dim_or(u, 0), g = h >= 0 ? 4 * h : -1;
-  if (h >= 0 && u->shape[1] >= 0 && u->shape[1] != g)
-    op_fail(c, ERR_INVALID_ARGUMENT, "LSTM sequence: recurrent_kernel must be [units, 4 * units]");
-  if (fwd && h >= 0 && xs->rank == 3 && xs->shape[2] >= 0 && xs->shape[2] != g)
-    op_fail(c, ERR_INVALID_ARGUMENT, "LSTM sequence: xp must have 4 * units columns");
+  tfs_i64 b, t, h, g;
+  rnn_dims(c, fwd, fwd ? 0 : 3, fwd ? 3 : 2, 4, "LSTM", &b, &t, &h, &g);
+  const TMeta *u = &c->inm[fwd ? 3 : 2];
   tfs_i64 s[3] = {b, t, h}, sc[3] = {t, b, h}, s5[3] = {t, b, h >= 0 ? 5 * h : -1}, bh[2] = {b, h};
-  need_shape(c, fwd ? 1 : 0, 2, bh);
-  need_shape(c, fwd ? 2 : 1, 2, bh);
-  if (fwd) need_shape(c, 4, 1, &g);
+  need_shape(c, fwd ? 1 : 0, 2, bh, "LSTM");
+  need_shape(c, fwd ? 2 : 1, 2, bh, "LSTM");
+  if (fwd) need_shape(c, 4, 1, &g, "LSTM");
   else {
-    for (int i = 3; i < 7; i++) need_shape(c, i, 3, i == 5 ? s5 : i == 4 ? sc : s);
-    need_shape(c, 7, 2, bh);
-    need_shape(c, 8, 2, bh);
+    for (int i = 3; i < 7; i++) need_shape(c, i, 3, i == 5 ? s5 : i == 4 ? sc : s, "LSTM");
+    need_shape(c, 7, 2, bh, "LSTM");
+    need_shape(c, 8, 2, bh, "LSTM");
   }
   if (fwd) {
     if (!op_attr_bool(c, 1, true)) sc[0] = s5[0] = 0;
@@ -153,8 +163,8 @@ static void lstm_fwd_rows(void *ctx, int part, int nparts) {
 
 /* Parts of a sequence's batch: one per thread (each runs all steps, so more would only shorten the product's
  * rows), at least 4 rows each, and none for a sequence too small to pay for a hand-off. */
-static int lstm_parts(tfs_i64 B, tfs_i64 T, tfs_i64 H) {
-  int np = tp_parts(T * B * 4 * H * H, (tfs_i64)1 << 15);
+static int rnn_parts(tfs_i64 B, tfs_i64 T, tfs_i64 hh) {
+  int np = tp_parts(T * B * hh, (tfs_i64)1 << 15);
   int most = tp_threads();
   if (np > most) np = most;
   if (np > B / 4) np = (int)(B / 4);
@@ -175,7 +185,7 @@ static void lstm_forward(OpCall *c) {
   memcpy(cc, c0, sizeof(float) * (size_t)(B * H));
   LstmSeq st = {xp, bias, u, h, cc, z, tensor_data(c->out[0]), save ? tensor_data(c->out[3]) : NULL,
                 save ? tensor_data(c->out[4]) : z + B * G, B, T, H, back};
-  int np = lstm_parts(B, T, H);
+  int np = rnn_parts(B, T, 4 * H * H);
   if (np > 1) tp_run(np, lstm_fwd_rows, &st);
   else lstm_fwd_rows(&st, 0, 1);   /* not as a pool job: its products may still split */
   free(z);
@@ -242,7 +252,7 @@ static void lstm_backward(OpCall *c) {
   memcpy(dh, dhl, sizeof(float) * (size_t)(B * H));
   memcpy(dc, dcl, sizeof(float) * (size_t)(B * H));
   LstmBack st = {h0, c0, u, hs, cs, act, dhs, dxp, dz, hp, dh, dc, B, T, H, back};
-  int np = lstm_parts(B, T, H);
+  int np = rnn_parts(B, T, 4 * H * H);
   if (np > 1) tp_run(np, lstm_bwd_rows, &st);
   else if (B > 0) lstm_bwd_rows(&st, 0, 1);
   memcpy(dh0, dh, sizeof(float) * (size_t)(B * H));
@@ -259,4 +269,268 @@ static void lstm_backward(OpCall *c) {
 void k_lstm_seq(OpCall *c) {
   if (c->op->id == OP_LSTM_SEQ) lstm_forward(c);
   else lstm_backward(c);
+}
+
+/* ---- GRU ----
+ * TfsGRUSequence runs a Keras GRU layer's whole sequence the same way: xp [T,B,3H] (time-major, the input
+ * projected for every step by one MatMul, without bias), h0 [B,H], recurrent_kernel [H,3H] (gates z, r, h as
+ * Keras orders them, which is also ONNX's order), bias [2,3H] (reset_after: input and recurrent biases) or [3H].
+ * reset_after (the default, cuDNN's form): one product h @ U for the three gates, hh = tanh(x_h + r * (hU_h + b1_h));
+ * reset_after=False: h @ U[:, :2H] for z and r, then hh = tanh(x_h + (r * h) @ U[:, 2H:]), a second product.
+ * Each value is what GRUCell.step computes op by op, in its order and roundings: (xp + b0) + (hU + b1), the
+ * elementwise kernels' sigmoid (each row in its place of the [B,H] gate tensor) and tanh, z*h + (1-z)*hh.
+ * Outputs: hs [B,T,H] in step order, the last h [B,H], and for the gradient the activations [T,B,4H] of every
+ * step (z, r, hh, q where q is hU_h + b1_h with reset_after, r * h_prev without), 0 steps with save=False. */
+void meta_gru_seq(OpCall *c) {
+  bool fwd = c->op->id == OP_GRU_SEQ, after = op_attr_bool(c, 1, true);
+  tfs_i64 b, t, h, g;
+  rnn_dims(c, fwd, fwd ? 0 : 2, fwd ? 2 : 1, 3, "GRU", &b, &t, &h, &g);
+  const TMeta *u = &c->inm[fwd ? 2 : 1];
+  tfs_i64 s[3] = {b, t, h}, s4[3] = {t, b, h >= 0 ? 4 * h : -1}, bh[2] = {b, h}, b2[2] = {2, g};
+  need_shape(c, fwd ? 1 : 0, 2, bh, "GRU");
+  if (fwd) {
+    need_shape(c, 3, after ? 2 : 1, after ? b2 : &g, "GRU");
+    if (!op_attr_bool(c, 2, true)) s4[0] = 0;
+    op_reserve_outputs(c, 3);
+    meta_set(&c->outm[0], DT_FLOAT32, 3, s);
+    meta_set(&c->outm[1], DT_FLOAT32, 2, bh);
+    meta_set(&c->outm[2], DT_FLOAT32, 3, s4);
+    return;
+  }
+  need_shape(c, 2, 3, s, "GRU");
+  need_shape(c, 3, 3, s4, "GRU");
+  need_shape(c, 4, 3, s, "GRU");
+  need_shape(c, 5, 2, bh, "GRU");
+  /* the gradient: dxp, dh0, d recurrent_kernel, d bias */
+  op_reserve_outputs(c, 4);
+  s4[2] = g;
+  meta_set(&c->outm[0], DT_FLOAT32, 3, s4);
+  c->outm[1] = c->inm[0];
+  c->outm[2] = *u;
+  if (after) meta_set(&c->outm[3], DT_FLOAT32, 2, b2);
+  else meta_set(&c->outm[3], DT_FLOAT32, 1, &g);
+}
+
+/* one sequence's batch rows [lo, hi), every step (as lstm_fwd_rows) */
+typedef struct {
+  const float *xp, *b0, *b1, *u, *uzr, *uh;
+  float *h, *rec, *pre, *q, *hs, *act;
+  tfs_i64 B, T, H;
+  bool back, after, save;
+} GruSeq;
+
+static void gru_fwd_rows(void *ctx, int part, int nparts) {
+  const GruSeq *p = ctx;
+  tfs_i64 B = p->B, T = p->T, H = p->H, G = 3 * H, lo, hi;
+  tp_slice(B, part, nparts, &lo, &hi);
+  if (hi <= lo || H <= 0) return;
+  tfs_i64 nvall = B * H - (B * H) % VM_PACKET;
+  /* reset_after=False: h @ U[:, :2H] in rec [B,2H], (r*h) @ U[:, 2H:] in rh [B,H] after it */
+  float *rh = p->rec + B * 2 * H;
+  for (tfs_i64 s = 0; s < T; s++) {
+    tfs_i64 t = p->back ? T - 1 - s : s;
+    float *act = p->act + (p->save ? s * B * 4 * H : 0);
+    if (p->after) matmul_2d(DT_FLOAT32, p->rec + lo * G, p->h + lo * H, p->u, hi - lo, G, H, NULL, false);
+    else matmul_2d(DT_FLOAT32, p->rec + lo * 2 * H, p->h + lo * H, p->uzr, hi - lo, 2 * H, H, NULL, false);
+    for (tfs_i64 b = lo; b < hi; b++) {
+      const float *restrict x = p->xp + (t * B + b) * G, *restrict b0 = p->b0, *restrict b1 = p->b1;
+      float *restrict r3 = p->rec + b * (p->after ? G : 2 * H), *restrict pr = p->pre + b * G;
+      float *restrict a = act + b * 4 * H, *restrict h = p->h + b * H;
+      if (b0)
+        for (tfs_i64 j = 0; j < G; j++) pr[j] = x[j] + b0[j];
+      else memcpy(pr, x, sizeof(float) * (size_t)G);
+      if (p->after && b1)
+        for (tfs_i64 j = 0; j < G; j++) r3[j] = r3[j] + b1[j];
+      for (tfs_i64 j = 0; j < 2 * H; j++) pr[j] = pr[j] + r3[j];
+      /* z and r are two [B,H] tensors in the op-by-op steps: each row's place decides packet or scalar sigmoid */
+      tfs_i64 nv = nvall - b * H;
+      if (nv >= H) vm_sigmoid_part_f32(a, pr, 2 * H, 2 * H);
+      else {
+        vm_sigmoid_part_f32(a, pr, H, nv);
+        vm_sigmoid_part_f32(a + H, pr + H, H, nv);
+      }
+      if (p->after) {
+        for (tfs_i64 j = 0; j < H; j++) {
+          float q = r3[2 * H + j];
+          a[3 * H + j] = q;
+          pr[2 * H + j] = pr[2 * H + j] + a[H + j] * q;
+        }
+      } else {
+        float *restrict q = p->q + b * H;
+        for (tfs_i64 j = 0; j < H; j++) a[3 * H + j] = q[j] = a[H + j] * h[j];
+      }
+    }
+    if (!p->after) {
+      matmul_2d(DT_FLOAT32, rh + lo * H, p->q + lo * H, p->uh, hi - lo, H, H, NULL, false);
+      for (tfs_i64 b = lo; b < hi; b++) {
+        float *restrict pr = p->pre + b * G + 2 * H;
+        const float *restrict e = rh + b * H;
+        for (tfs_i64 j = 0; j < H; j++) pr[j] = pr[j] + e[j];
+      }
+    }
+    for (tfs_i64 b = lo; b < hi; b++) {
+      float *restrict a = act + b * 4 * H, *restrict h = p->h + b * H;
+      vm_tanh_f32(a + 2 * H, p->pre + b * G + 2 * H, H);
+      for (tfs_i64 j = 0; j < H; j++) {
+        float z = a[j], zh = z * h[j], oh = (1.0f - z) * a[2 * H + j];
+        h[j] = zh + oh;
+      }
+      memcpy(p->hs + (b * T + s) * H, h, sizeof(float) * (size_t)H);
+    }
+  }
+}
+
+/* U's column blocks [H, 2H] (z, r) and [H, H] (h) as contiguous matrices, for reset_after=False's two products */
+static float *gru_split_u(const float *u, tfs_i64 H) {
+  float *w = malloc(sizeof(float) * (size_t)(3 * H * H + 1));
+  if (!w) rt_throw(ERR_MEMORY, "out of memory");
+  for (tfs_i64 i = 0; i < H; i++) {
+    memcpy(w + i * 2 * H, u + i * 3 * H, sizeof(float) * (size_t)(2 * H));
+    memcpy(w + 2 * H * H + i * H, u + i * 3 * H + 2 * H, sizeof(float) * (size_t)H);
+  }
+  return w;
+}
+
+static void gru_forward(OpCall *c) {
+  Held hd = {.n = 0};
+  const float *xp = held(&hd, c->in[0]), *h0 = held(&hd, c->in[1]), *u = held(&hd, c->in[2]), *bias = held(&hd, c->in[3]);
+  bool back = op_attr_bool(c, 0, false), after = op_attr_bool(c, 1, true), save = op_attr_bool(c, 2, true);
+  tfs_i64 T = c->in[0]->shape[0], B = c->in[0]->shape[1], H = c->in[2]->shape[0], G = 3 * H;
+  float *h = tensor_data(c->out[1]);
+  /* scratch: the recurrent products [B,3H], the pre-activations [B,3H], r*h [B,H], one step's activations [B,4H]
+   * without save */
+  float *w = malloc(sizeof(float) * (size_t)(2 * B * G + B * H + (save ? 0 : B * 4 * H) + 1));
+  if (!w) rt_throw(ERR_MEMORY, "out of memory");
+  float *uzr = after || H == 0 ? NULL : gru_split_u(u, H);
+  memcpy(h, h0, sizeof(float) * (size_t)(B * H));
+  GruSeq st = {xp, bias, bias && after ? bias + G : NULL, u, uzr, uzr ? uzr + 2 * H * H : NULL, h, w, w + B * G,
+               w + 2 * B * G, tensor_data(c->out[0]), save ? tensor_data(c->out[2]) : w + 2 * B * G + B * H, B, T, H,
+               back, after, save};
+  int np = rnn_parts(B, T, 3 * H * H);
+  if (np > 1) tp_run(np, gru_fwd_rows, &st);
+  else gru_fwd_rows(&st, 0, 1);
+  free(uzr);
+  free(w);
+  held_release(&hd);
+}
+
+/* Backpropagation through time for batch rows [lo, hi): per step (last first) the gate gradients, then the
+ * recurrent gradient through U of its rows (reset_after=False: first through U[:, 2H:], which r's gradient
+ * needs, then through U[:, :2H]).  dg holds the gradients at the recurrent products' outputs: [T,B,3H] with
+ * reset_after (z, r, and r * d hh_pre), else [T,B,2H] for z, r and dph [T,B,H] after it. */
+typedef struct {
+  const float *h0, *u, *uzr, *uh, *hs, *act, *dhs;
+  float *dxp, *dg, *dph, *hp, *qb, *dh, *e;
+  tfs_i64 B, T, H;
+  bool back, after;
+} GruBack;
+
+static void gru_bwd_rows(void *ctx, int part, int nparts) {
+  const GruBack *p = ctx;
+  tfs_i64 B = p->B, T = p->T, H = p->H, G = 3 * H, lo, hi;
+  tp_slice(B, part, nparts, &lo, &hi);
+  if (hi <= lo || H <= 0) return;
+  const float *hs = p->hs, *dhs = p->dhs;
+  float *dh = p->dh, *e = p->e, *hp = p->hp;
+  for (tfs_i64 s = T - 1; s >= 0; s--) {
+    tfs_i64 t = p->back ? T - 1 - s : s, rows = hi - lo;
+    for (tfs_i64 b = lo; b < hi; b++) {
+      const float *a = p->act + (s * B + b) * 4 * H;
+      float *x = p->dxp + (t * B + b) * G, *hpr = hp + (s * B + b) * H;
+      float *g = p->dg + (s * B + b) * (p->after ? G : 2 * H);
+      for (tfs_i64 j = 0; j < H; j++) {
+        tfs_i64 k = (b * T + s) * H + j;
+        float z = a[j], hh = a[2 * H + j], hpv = s ? hs[k - H] : p->h0[b * H + j];
+        float dhv = dhs ? dhs[k] + dh[b * H + j] : dh[b * H + j];
+        float dz = dhv * (hpv - hh), dn = dhv * (1.0f - z) * (1.0f - hh * hh);
+        float gz = dz * z * (1.0f - z);
+        x[j] = g[j] = gz;
+        x[2 * H + j] = dn;
+        dh[b * H + j] = dhv * z;
+        hpr[j] = hpv;
+        if (p->after) {
+          float r = a[H + j], gr = dn * a[3 * H + j] * r * (1.0f - r);
+          x[H + j] = g[H + j] = gr;
+          g[2 * H + j] = dn * r;
+        } else {
+          p->dph[(s * B + b) * H + j] = dn;
+          p->qb[(s * B + b) * H + j] = a[3 * H + j];
+        }
+      }
+    }
+    if (p->after) {
+      matmul_any(DT_FLOAT32, e + lo * H, p->dg + (s * B + lo) * G, p->u, rows, H, G, false, true);
+    } else {
+      /* d(r*h) = dph @ U_h^T: r's gradient and a part of h's */
+      matmul_any(DT_FLOAT32, e + lo * H, p->dph + (s * B + lo) * H, p->uh, rows, H, H, false, true);
+      for (tfs_i64 b = lo; b < hi; b++) {
+        const float *a = p->act + (s * B + b) * 4 * H, *hpr = hp + (s * B + b) * H;
+        float *x = p->dxp + (t * B + b) * G, *g = p->dg + (s * B + b) * 2 * H;
+        for (tfs_i64 j = 0; j < H; j++) {
+          float r = a[H + j], ev = e[b * H + j], gr = ev * hpr[j] * r * (1.0f - r);
+          x[H + j] = g[H + j] = gr;
+          dh[b * H + j] += ev * r;
+        }
+      }
+      matmul_any(DT_FLOAT32, e + lo * H, p->dg + (s * B + lo) * 2 * H, p->uzr, rows, H, 2 * H, false, true);
+    }
+    for (tfs_i64 i = lo * H; i < hi * H; i++) dh[i] += e[i];
+  }
+}
+
+/* sums of the rows of m [n, w] into out[w], in row order */
+static void col_sums(float *out, const float *m, tfs_i64 n, tfs_i64 w) {
+  for (tfs_i64 j = 0; j < w; j++) out[j] = 0.0f;
+  for (tfs_i64 r = 0; r < n; r++)
+    for (tfs_i64 j = 0; j < w; j++) out[j] += m[r * w + j];
+}
+
+/* Inputs: h0, recurrent_kernel, hs, act, and the gradients of hs and h_last; outputs dxp, dh0, d recurrent_kernel
+ * (ONE product over all steps per block of U) and d bias (sums of dxp's and, with reset_after, dg's rows). */
+static void gru_backward(OpCall *c) {
+  Held hd = {.n = 0};
+  const float *h0 = held(&hd, c->in[0]), *u = held(&hd, c->in[1]), *hs = held(&hd, c->in[2]), *act = held(&hd, c->in[3]);
+  const float *dhs = held(&hd, c->in[4]), *dhl = held(&hd, c->in[5]);
+  bool back = op_attr_bool(c, 0, false), after = op_attr_bool(c, 1, true);
+  tfs_i64 B = c->in[2]->shape[0], T = c->in[2]->shape[1], H = c->in[1]->shape[0], G = 3 * H, N = T * B;
+  float *dxp = tensor_data(c->out[0]), *dh0 = tensor_data(c->out[1]), *du = tensor_data(c->out[2]);
+  float *db = tensor_data(c->out[3]);
+  /* dg [T,B,3H] (or [T,B,2H] + dph [T,B,H]), h_prev [T,B,H], r*h_prev [T,B,H] (reset_after=False), dh and e [B,H]:
+   * megabytes each call, as tensors, whose pooled buffers a steady training loop reuses (fresh mallocs of that size
+   * fault in every page) */
+  tfs_i64 nw[4] = {N * G, N * H, after ? 0 : N * H, 2 * B * H};
+  Tensor *wt[4];
+  for (int i = 0; i < 4; i++) wt[i] = tensor_new(DT_FLOAT32, 1, &nw[i]);
+  float *dg = tensor_data(wt[0]), *hp = tensor_data(wt[1]), *qb = tensor_data(wt[2]), *dh = tensor_data(wt[3]), *e = dh + B * H;
+  float *uzr = after || H == 0 ? NULL : gru_split_u(u, H);
+  if (dhl) memcpy(dh, dhl, sizeof(float) * (size_t)(B * H));
+  else memset(dh, 0, sizeof(float) * (size_t)(B * H));
+  GruBack st = {h0, u, uzr, uzr ? uzr + 2 * H * H : NULL, hs, act, dhs, dxp, dg, dg + N * 2 * H, hp, qb, dh, e, B, T, H,
+                back, after};
+  int np = rnn_parts(B, T, 3 * H * H);
+  if (np > 1) tp_run(np, gru_bwd_rows, &st);
+  else if (B > 0) gru_bwd_rows(&st, 0, 1);
+  memcpy(dh0, dh, sizeof(float) * (size_t)(B * H));
+  if (N > 0 && H > 0) {
+    if (after) matmul_any(DT_FLOAT32, du, hp, dg, H, G, N, true, false);
+    else {
+      /* U[:, :2H]'s gradient from h_prev, U[:, 2H:]'s from r * h_prev; reuse the split block's memory */
+      matmul_any(DT_FLOAT32, uzr, hp, dg, H, 2 * H, N, true, false);
+      matmul_any(DT_FLOAT32, uzr + 2 * H * H, qb, dg + N * 2 * H, H, H, N, true, false);
+      for (tfs_i64 i = 0; i < H; i++) {
+        memcpy(du + i * G, uzr + i * 2 * H, sizeof(float) * (size_t)(2 * H));
+        memcpy(du + i * G + 2 * H, uzr + 2 * H * H + i * H, sizeof(float) * (size_t)H);
+      }
+    }
+  } else memset(du, 0, sizeof(float) * (size_t)(H * G));
+  col_sums(db, dxp, N, G);
+  if (after) col_sums(db + G, dg, N, G);
+  free(uzr);
+  for (int i = 0; i < 4; i++) tensor_release(wt[i]);
+  held_release(&hd);
+}
+
+void k_gru_seq(OpCall *c) {
+  if (c->op->id == OP_GRU_SEQ) gru_forward(c);
+  else gru_backward(c);
 }

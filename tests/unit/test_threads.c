@@ -312,18 +312,19 @@ static void lstm_case(Tensor **in, Tensor **outs, bool back) {
   free(r);
 }
 
-START_TEST(test_lstm_deterministic) {
-  tfs_i64 xs[3] = {LT, LB, 4 * LH}, bh[2] = {LB, LH}, us[2] = {LH, 4 * LH}, bs[1] = {4 * LH}, hs[3] = {LB, LT, LH};
-  Tensor *in[8] = {filled(3, xs, 1, 2), filled(2, bh, 2, 1), filled(2, bh, 3, 1), filled(2, us, 4, 0.5f),
-                   filled(1, bs, 5, 0.2f), filled(3, hs, 6, 1), filled(2, bh, 7, 1), filled(2, bh, 8, 1)};
+/* a fused op's case: its outputs and its gradient op's in outs[0..nout) for one flag (go_backwards) and variant */
+typedef void (*RnnCase)(Tensor **in, Tensor **outs, bool back, bool variant);
+
+/* the same bits on repeated runs at 1, 2 and 3 threads, the same values within float rounding across them */
+static void check_threads(RnnCase run, Tensor **in, int nout, bool variant) {
   for (int back = 0; back < 2; back++) {
     Tensor *one[LOUT];
     for (int threads = 1; threads <= 3; threads++) {
       tp_set_threads(threads);
       Tensor *first[LOUT], *again[LOUT];
-      lstm_case(in, first, back);
-      lstm_case(in, again, back);
-      for (int i = 0; i < LOUT; i++) {
+      run(in, first, back, variant);
+      run(in, again, back, variant);
+      for (int i = 0; i < nout; i++) {
         ck_assert_int_eq(first[i]->size, again[i]->size);
         ck_assert_msg(memcmp(tensor_data(first[i]), tensor_data(again[i]), (size_t)first[i]->size * 4) == 0,
                       "output %d, %d threads, go_backwards=%d", i, threads, back);
@@ -339,10 +340,48 @@ START_TEST(test_lstm_deterministic) {
         tensor_release(first[i]);
       }
     }
-    for (int i = 0; i < LOUT; i++) tensor_release(one[i]);
+    for (int i = 0; i < nout; i++) tensor_release(one[i]);
   }
-  for (int i = 0; i < 8; i++) tensor_release(in[i]);
   tp_set_threads(0);
+}
+
+static void lstm_run(Tensor **in, Tensor **outs, bool back, bool variant) {
+  (void)variant;
+  lstm_case(in, outs, back);
+}
+
+START_TEST(test_lstm_deterministic) {
+  tfs_i64 xs[3] = {LT, LB, 4 * LH}, bh[2] = {LB, LH}, us[2] = {LH, 4 * LH}, bs[1] = {4 * LH}, hs[3] = {LB, LT, LH};
+  Tensor *in[8] = {filled(3, xs, 1, 2), filled(2, bh, 2, 1), filled(2, bh, 3, 1), filled(2, us, 4, 0.5f),
+                   filled(1, bs, 5, 0.2f), filled(3, hs, 6, 1), filled(2, bh, 7, 1), filled(2, bh, 8, 1)};
+  check_threads(lstm_run, in, LOUT, false);
+  for (int i = 0; i < 8; i++) tensor_release(in[i]);
+}
+END_TEST
+
+/* The fused GRU (both reset forms) and its gradient: outs[0..3) hs, h, act; outs[3..7) dxp, dh0, du, db.
+ * in: xp, h0, recurrent_kernel, bias [2, 3H], bias [3H], dhs, dh_last */
+static void gru_run(Tensor **in, Tensor **outs, bool back, bool after) {
+  OpAttrs fa = {3, {val_bool(back), val_bool(after), val_bool(true)}};
+  Tensor **r, *fin[4] = {in[0], in[1], in[2], after ? in[3] : in[4]};
+  ck_assert_int_eq(op_run(&op_defs[OP_GRU_SEQ], 4, fin, NULL, &fa, &r), 3);
+  for (int i = 0; i < 3; i++) outs[i] = r[i];
+  free(r);
+  Tensor *gin[6] = {in[1], in[2], outs[0], outs[2], in[5], in[6]};
+  OpAttrs ba = {2, {val_bool(back), val_bool(after)}};
+  ck_assert_int_eq(op_run(&op_defs[OP_GRU_SEQ_GRAD], 6, gin, NULL, &ba, &r), 4);
+  for (int i = 0; i < 4; i++) outs[3 + i] = r[i];
+  free(r);
+}
+
+START_TEST(test_gru_deterministic) {
+  tfs_i64 xs[3] = {LT, LB, 3 * LH}, bh[2] = {LB, LH}, us[2] = {LH, 3 * LH}, b2[2] = {2, 3 * LH}, b1[1] = {3 * LH};
+  tfs_i64 hs[3] = {LB, LT, LH};
+  Tensor *in[7] = {filled(3, xs, 1, 2), filled(2, bh, 2, 1), filled(2, us, 4, 0.5f), filled(2, b2, 5, 0.2f),
+                   filled(1, b1, 3, 0.2f), filled(3, hs, 6, 1), filled(2, bh, 7, 1)};
+  check_threads(gru_run, in, 7, true);
+  check_threads(gru_run, in, 7, false);
+  for (int i = 0; i < 7; i++) tensor_release(in[i]);
 }
 END_TEST
 
@@ -398,6 +437,7 @@ static Suite *threads_suite(void) {
   tcase_add_test(tc, test_matmul_chain);
   tcase_add_test(tc, test_matmul_gather);
   tcase_add_test(tc, test_lstm_deterministic);
+  tcase_add_test(tc, test_gru_deterministic);
   tcase_add_test(tc, test_dispatch_cost);
   suite_add_tcase(s, tc);
   return s;
