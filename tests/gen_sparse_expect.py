@@ -61,14 +61,26 @@ def order(sp):
 
 
 def add(a, b, thresh=0):
-    sums, counts = {}, {}
-    for s in (a, b):
-        for i, v in zip(s.ind, s.vals):
-            k = tuple(i)
-            sums[k] = sums.get(k, 0) + v
-            counts[k] = counts.get(k, 0) + 1
-    keys = [k for k in sorted(sums) if counts[k] < 2 or abs(sums[k]) >= thresh]
-    return Sp(keys, [sums[k] for k in keys], a.shape, a.vals.dtype)
+    # TF's SparseAdd kernel: the operands merged as if row-major sorted (an unsorted one is not reordered), the
+    # smaller index first; equal indices summed once, kept when thresh <= |sum|
+    i = j = 0
+    keys, vals = [], []
+    while i < len(a.ind) or j < len(b.ind):
+        x = list(a.ind[i]) if i < len(a.ind) else None
+        y = list(b.ind[j]) if j < len(b.ind) else None
+        if y is None or (x is not None and x < y):
+            keys.append(x), vals.append(a.vals[i])
+            i += 1
+        elif x is None or y < x:
+            keys.append(y), vals.append(b.vals[j])
+            j += 1
+        else:
+            v = a.vals[i] + b.vals[j]
+            if abs(v) >= thresh:
+                keys.append(x), vals.append(v)
+            i += 1
+            j += 1
+    return Sp(keys, vals, a.shape, a.vals.dtype)
 
 
 def basic():
@@ -124,7 +136,7 @@ def basic():
     L.append(str(r))
     L.append(str(from_dense(u.dense().T)))
     L.append(str(from_dense(np.concatenate([u.dense(), other.dense()], 0))))
-    L.append(str(add(r, other)))
+    L.append(str(add(u, other)))   # u is not sorted: TF's kernel merges it as it is
     return "\n".join(L) + "\n"
 
 

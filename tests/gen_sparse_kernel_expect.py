@@ -247,6 +247,229 @@ def reduce_prog():
     return "\n".join(L) + "\n"
 
 
+# ---- SparseAdd, SparseSparseMaximum/Minimum, SparseReshape, SparseSlice, SparseConcat, SparseSoftmax,
+# SparseFillEmptyRows (TF's sparse_add_op.cc, sparse_sparse_binary_op_shared.cc, reshape_util.cc,
+# sparse_slice_op.cc, sparse_concat_op.cc, sparse_softmax_op.cc, sparse_fill_empty_rows_op.cc) ----
+
+def merge(ia, va, ib, vb, mode, thresh=0):
+    """Two row-major operands merged: the smaller index first; equal ones combined (add: kept when thresh <=
+    |sum|; max/min: an absent side counts as 0). Returns indices, values and, per entry, its (a row, b row)."""
+    i = j = 0
+    ind, vals, src = [], [], []
+    zero = va.dtype.type(0)
+    while i < len(ia) or j < len(ib):
+        c = 1 if i == len(ia) else -1 if j == len(ib) else int(ia[i].tolist() > ib[j].tolist()) - int(ia[i].tolist() < ib[j].tolist())
+        x = va[i] if c <= 0 else None
+        y = vb[j] if c >= 0 else None
+        if mode == "add":
+            v = x + y if x is not None and y is not None else (x if x is not None else y)
+            keep = x is None or y is None or thresh <= abs(v)
+        else:
+            x0 = zero if x is None else x
+            y0 = zero if y is None else y
+            v = (y0 if x0 < y0 else x0) if mode == "max" else (y0 if y0 < x0 else x0)
+            keep = True
+        if keep:
+            ind.append(list(ia[i]) if c <= 0 else list(ib[j]))
+            vals.append(v)
+            src.append((i if c <= 0 else None, j if c >= 0 else None))
+        i += c <= 0
+        j += c >= 0
+    return np.array(ind, np.int64).reshape(-1, ia.shape[1]), np.array(vals, va.dtype), src
+
+
+def add_grad(g, src, na, nb):
+    ga, gb = np.zeros(na, g.dtype), np.zeros(nb, g.dtype)
+    for k, (i, j) in enumerate(src):
+        if i is not None:
+            ga[i] = g[k]
+        if j is not None:
+            gb[j] = g[k]
+    return ga, gb
+
+
+def sp_reshape(ind, shape, new):
+    new = list(new)
+    if -1 in new:
+        new[new.index(-1)] = int(np.prod(shape)) // int(np.prod([d for d in new if d != -1]))
+    lin = np.ravel_multi_index(ind.T, shape) if len(ind) else np.zeros(0, np.int64)
+    return np.stack(np.unravel_index(lin, new), 1).astype(np.int64), np.array(new, np.int64)
+
+
+def sp_slice(ind, vals, shape, start, size):
+    keep = [all(start[d] <= row[d] < start[d] + size[d] for d in range(len(shape))) for row in ind]
+    oshape = [max(min(start[d] + size[d], shape[d]) - start[d], 0) for d in range(len(shape))]
+    oind = np.array([row - np.array(start) for row, k in zip(ind, keep) if k], np.int64).reshape(-1, len(shape))
+    return oind, vals[np.array(keep, bool)], np.array(oshape, np.int64), keep
+
+
+def sp_concat(parts, axis):
+    r = len(parts[0][2])
+    ax = axis % r
+    off, ind, vals = 0, [], []
+    for pi, pv, ps in parts:
+        for row, v in zip(pi, pv):
+            row = list(row)
+            row[ax] += off
+            ind.append(row)
+            vals.append(v)
+        off += ps[ax]
+    order = sorted(range(len(ind)), key=lambda k: (ind[k], k))
+    shape = list(parts[0][2])
+    shape[ax] = off
+    return (np.array([ind[k] for k in order], np.int64), np.array([vals[k] for k in order], parts[0][1].dtype),
+            np.array(shape, np.int64))
+
+
+def sp_softmax(ind, vals):
+    """row-major order; each group of all but the last coordinate: exp(v - max) * (1 / sum), float32 in order"""
+    order = sorted(range(len(ind)), key=lambda k: (list(ind[k]), k))
+    out = np.zeros(len(ind), vals.dtype)
+    s = 0
+    while s < len(order):
+        e = s + 1
+        while e < len(order) and list(ind[order[e]][:-1]) == list(ind[order[s]][:-1]):
+            e += 1
+        v = vals[[order[k] for k in range(s, e)]]
+        ex = np.exp(v - v.max())
+        tot = vals.dtype.type(0)
+        for x in ex:
+            tot = tot + x
+        out[s:e] = ex * (vals.dtype.type(1) / tot)
+        s = e
+    return out
+
+
+def softmax_grad(ind, y, dy):
+    """(dy - the row's sum of dy * y) * y, the row sums in order"""
+    prod = y * dy
+    sums = {}
+    for row, p in zip(ind, prod):
+        key = tuple(row[:-1])
+        sums[key] = sums[key] + p if key in sums else p
+    return np.array([(d - sums[tuple(row[:-1])]) * v for row, d, v in zip(ind, dy, y)], y.dtype)
+
+
+def fill_rows(ind, vals, shape, default):
+    rows = shape[0]
+    by_row = [[] for _ in range(rows)]
+    for i, row in enumerate(ind):
+        by_row[row[0]].append(i)
+    oind, ovals, rev = [], [], [0] * len(ind)
+    for r in range(rows):
+        if not by_row[r]:
+            oind.append([r] + [0] * (len(shape) - 1))
+            ovals.append(default)
+        for i in by_row[r]:
+            rev[i] = len(oind)
+            oind.append(list(ind[i]))
+            ovals.append(vals[i])
+    return (np.array(oind, np.int64), np.array(ovals, vals.dtype), np.array([not b for b in by_row]),
+            np.array(rev, np.int64))
+
+
+def fill_grad(g, rev):
+    seen = set(int(x) for x in rev)
+    acc = g.dtype.type(0)
+    for j in range(len(g)):
+        if j not in seen:
+            acc = acc + g[j]
+    return g[rev], acc
+
+
+def rounded(v):
+    return np.round(v * f32(1e6)).astype(f32)
+
+
+def ops_prog():
+    L = []
+    ia = np.array([[0, 1], [1, 0], [1, 2], [2, 3]], np.int64)
+    va = np.array([1.0, -2.0, 3.0, 0.25], f32)
+    ib = np.array([[0, 0], [1, 0], [1, 2], [2, 1]], np.int64)
+    vb = np.array([5.0, 2.0, -2.5, 4.0], f32)
+    shape = np.array([3, 4], np.int64)
+    si, sv, _ = merge(ia, va, ib, vb, "add")
+    L.append(T(si))
+    L.append("%s %s (3, 4)" % (T(sv), T(shape)))
+    ti, tv, tsrc = merge(ia, va, ib, vb, "add", f32(0.6))
+    L.append(T(ti))
+    L.append(T(tv))
+    _, iv, _ = merge(np.array([[0, 0], [0, 2], [1, 1]]), np.array([3, -1, 7], np.int32), np.array([[0, 2], [1, 1]]),
+                     np.array([2, -3], np.int32), "add", 2)
+    L.append(T(iv))
+    mi, mv, _ = merge(ia, va, ib, vb, "max")
+    _, nv, _ = merge(ia, va, ib, vb, "min")
+    L.append(T(mi))
+    L.append("%s %s" % (T(mv), T(nv)))
+    ri, rs = sp_reshape(ia, [3, 4], [2, -1])
+    L.append(T(ri))
+    L.append("%s (2, 6)" % T(rs))
+    L.append(T(sp_reshape(ia, [3, 4], [-1, 2, 2])[0]))
+    li, lv, ls, lkeep = sp_slice(ia, va, [3, 4], [1, 0], [5, 3])
+    L.append(T(li))
+    L.append("%s %s" % (T(lv), T(ls)))
+    ci, cv, cs = sp_concat([(ia, va, [3, 4]), (ib, vb, [3, 4])], 1)
+    L.append(T(ci))
+    L.append("%s %s" % (T(cv), T(cs)))
+    ci, cv, cs = sp_concat([(ia, va, [3, 4]), (np.array([[0, 3]]), np.array([9.0], f32), [1, 4])], 0)
+    L.append(T(ci))
+    L.append("%s %s" % (T(cv), T(cs)))
+    ci, cv, cs = sp_concat([(ia, va, [4, 4]), (np.array([[3, 0]]), np.array([9.0], f32), [4, 2])], -1)
+    L.append(T(ci))
+    L.append(T(cs))
+    smi = np.array([[0, 0], [0, 2], [1, 1], [2, 0], [2, 1], [2, 3]], np.int64)
+    smv = np.array([1.0, 2.0, 5.0, -1.0, 0.5, 3.0], f32)
+    L.append(T(rounded(sp_softmax(smi, smv))))
+    s3i = np.array([[0, 0, 1], [0, 0, 2], [1, 1, 0], [1, 1, 2]], np.int64)
+    L.append(T(rounded(sp_softmax(s3i, np.array([0.5, -0.5, 2.0, 2.0], f32)))))
+    fei = np.array([[3, 1], [1, 2], [1, 0]], np.int64)
+    fev = np.array([4.0, 5.0, 6.0], f32)
+    fi, fv, fempty, frev = fill_rows(fei, fev, [5, 3], f32(-1))
+    L.append(T(fi))
+    L.append("%s %s" % (T(fv), T(fempty)))
+    words = np.array([b"a", b"b", b"c"], object)
+    wi = np.array([[0, 1], [1, 0], [2, 2]], np.int64)
+    L.append(S_(sp_slice(wi, words, [3, 3], [1, 0], [2, 3])[1]))
+    L.append(S_(sp_concat([(wi, words, [3, 3]), (wi, words, [3, 3])], 0)[1]))
+    L.append(S_(fill_rows(np.array([[2, 0]]), np.array([b"x"], object), [3, 2], b"?")[1]))
+    # gradients: y = sum(result values * weights)
+    ga, gb = add_grad(np.array([1.0, 2.0, 3.0, 4.0], f32), tsrc, 4, 4)
+    L.append(T(ga))
+    L.append(T(gb))
+    gs = np.zeros(4, f32)
+    gs[np.array(lkeep, bool)] = np.array([10.0, 20.0], f32)
+    L.append(T(gs))
+    y = sp_softmax(smi, smv)
+    L.append(T(rounded(softmax_grad(smi, y, np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], f32)))))
+    gv, gdef = fill_grad(np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], f32), frev)
+    L.append(T(gv))
+    L.append(T(gdef))
+    L.append("None")   # TF: SparseConcat is not differentiable
+    L.append("NotImplementedError: Gradient for SparseSparseMaximum is not implemented.")
+    # the tf.function
+    L.append(T(tv))
+    L.append(T(sp_reshape(ia, [3, 4], [-1])[0]))
+    L.append(T(sp_concat([(ia, va, [3, 4]), (ib, vb, [3, 4])], 0)[0]))
+    ya = sp_softmax(ia, va)
+    L.append(T(rounded(ya)))
+    si2, sv2, ss2, _ = sp_slice(ia, va, [3, 4], [0, 0], [3, 1])
+    _, fv2, fe2, _ = fill_rows(si2, sv2, list(ss2), f32(7))
+    L.append(T(fv2))
+    L.append(T(fe2))
+    L.append(T(mv))
+    g_add, _ = add_grad(np.arange(1, len(tv) + 1).astype(f32), tsrc, 4, 4)
+    L.append(T(rounded(g_add + softmax_grad(ia, ya, np.array([1.0, 2.0, 3.0, 4.0], f32)))))
+    L.append(str(['op: "SparseAdd"', 'op: "SparseAddGrad"', 'op: "SparseConcat"', 'op: "SparseFillEmptyRows"',
+                  'op: "SparseReduceSum"', 'op: "SparseReshape"', 'op: "SparseSlice"', 'op: "SparseSoftmax"',
+                  'op: "SparseSparseMaximum"']))
+    return "\n".join(L) + "\n"
+
+
+def S_(strs):
+    """a 1-D string tensor as TF prints it"""
+    return "tf.Tensor([%s], shape=(%d,), dtype=string)" % (" ".join(repr(x) for x in strs), len(strs))
+
+
 ERRS = [
     ("sparse_kernels_err_k", 4, 7, "k (4) from index[1,1] out of bounds (>=4)"),
     ("sparse_kernels_err_inner", 4, 7, "Cannot multiply A and B because inner dimension does not match: 4 vs. 3.  Did "
@@ -254,6 +477,12 @@ ERRS = [
     ("sparse_kernels_err_order", 3, 7, "segment ids are not increasing"),
     ("sparse_kernels_err_index", 3, 7, "Bad: indices[1] == 5 out of range [0, 2)"),
     ("sparse_kernels_err_nseg", 3, 7, "segment ids must be < num_segments"),
+    ("sparse_ops_err_reshape", 3, 7, "Input to reshape is a tensor with 6 dense values, but the requested shape has 8. "
+     "input_shape=[2,3] output_shape=[4,2]"),
+    ("sparse_ops_err_add", 3, 7, "Operands' shapes do not match: got 3 and 4 for dimension 1"),
+    ("sparse_ops_err_concat", 3, 7, "Input shapes must match: expected 3 for dimension 1 but got 4 at position 1"),
+    ("sparse_ops_err_fill", 3, 7, "indices(0, 0) is invalid: 4 >= 3"),
+    ("sparse_ops_err_softmax", 3, 7, "Input should have rank >= 2, but received shape: 3"),
 ]
 
 
@@ -262,6 +491,8 @@ def main():
         f.write(kernels())
     with open(os.path.join(PROGS, "sparse_kernels_reduce.out"), "w") as f:
         f.write(reduce_prog())
+    with open(os.path.join(PROGS, "sparse_kernels_ops.out"), "w") as f:
+        f.write(ops_prog())
     for name, line, col, msg in ERRS:
         with open(os.path.join(PROGS, name + ".tfs")) as f:
             src = f.read().splitlines()[line - 1]

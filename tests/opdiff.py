@@ -678,6 +678,31 @@ def templates(g, op):
         s = g.shape(rank=r.randint(1, 3))
         body = sparse[op] % r.randint(0, len(s) - 1) if "%d" in sparse[op] else sparse[op]
         return [body, [inp(s, r.choice(NUM), -2, 2)]]
+    merges = {"SPARSE_ADD": "tf.sparse.add", "SPARSE_MAXIMUM": "tf.sparse.maximum", "SPARSE_MINIMUM": "tf.sparse.minimum"}
+    if op in merges or op == "SPARSE_ADD_GRAD":   # two SparseTensors of one dense shape; SparseAddGrad by the gradient
+        s = g.shape(rank=r.randint(1, 3))
+        dt = "float32" if op == "SPARSE_ADD_GRAD" else r.choice(NUM)
+        if op == "SPARSE_ADD_GRAD":
+            return ["_grad1(lambda p: tf.sparse.add(tf.sparse.from_dense(p), tf.sparse.from_dense(a1), threshold=1).values, a0)",
+                    [inp(s, dt, -2, 2), inp(s, dt, -2, 2)]]
+        return ["%s(tf.sparse.from_dense(a0), tf.sparse.from_dense(a1)).values" % merges[op],
+                [inp(s, dt, -2, 2), inp(s, dt, -2, 2)]]
+    if op in ("SPARSE_RESHAPE", "SPARSE_SLICE", "SPARSE_SLICE_GRAD", "SPARSE_SOFTMAX", "SPARSE_FILL_EMPTY_ROWS",
+              "SPARSE_FILL_EMPTY_ROWS_GRAD", "SPARSE_CONCAT"):   # a SparseTensor of a dense input's nonzeros
+        s = list(g.shape(rank=r.randint(2 if op == "SPARSE_SOFTMAX" else 1, 3)))
+        dt = "float32" if op.endswith("_GRAD") else r.choice(FLOAT if op == "SPARSE_SOFTMAX" else NUM)
+        start = [r.randint(0, 2) for _ in s]
+        size = [r.randint(0, 3) for _ in s]
+        body = {"SPARSE_RESHAPE": "tf.sparse.reshape(tf.sparse.from_dense(a0), [-1, 1]).indices",
+                "SPARSE_SLICE": "tf.sparse.slice(tf.sparse.from_dense(a0), %r, %r).values" % (start, size),
+                "SPARSE_SLICE_GRAD": "_grad1(lambda p: tf.sparse.slice(tf.sparse.from_dense(p), %r, %r).values, a0)" % (start, size),
+                "SPARSE_SOFTMAX": "tf.sparse.softmax(tf.sparse.from_dense(a0)).values",
+                "SPARSE_FILL_EMPTY_ROWS": "tf.sparse.fill_empty_rows(tf.sparse.from_dense(a0), 3)[0].values",
+                "SPARSE_FILL_EMPTY_ROWS_GRAD": "_grad1(lambda p: tf.sparse.fill_empty_rows(tf.sparse.from_dense(p), 3.0)[0].values, a0)",
+                "SPARSE_CONCAT": "tf.sparse.concat(%d, [tf.sparse.from_dense(a0), tf.sparse.from_dense(a0)]).indices" % r.randint(-len(s), len(s) - 1)}[op]
+        if op in ("SPARSE_SLICE_GRAD", "SPARSE_FILL_EMPTY_ROWS_GRAD", "SPARSE_FILL_EMPTY_ROWS") and not s[0]:
+            s[0] = 1   # a gradient through rows
+        return [body, [inp(tuple(s), dt, -2, 2)]]
     if op == "SPARSE_DENSE_MATMUL":
         m, k, n = r.randint(0, 3), r.randint(1, 3), r.randint(0, 3)
         dt = r.choice(FLOAT)

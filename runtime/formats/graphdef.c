@@ -1205,9 +1205,19 @@ static bool gd_r_logsumexp(GD_RULE_ARGS) {
 }
 
 /* TF's vector norm: sqrt(sum(x * x)), sum(|x|), max(|x|) or sum(|x|^p)^(1/p), kept dims squeezed */
+/* |x| as TF writes it: Abs, or ComplexAbs (T, Tout) of a complex x */
+static const char *gd_abs_of(GdBuild *b, const char *base, DType t, const char *x) {
+  if (!dtype_is_complex(t)) return gd_opT(b, base, "Abs", t, x, NULL);
+  AttrList at = {0};
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "Tout", gd_type(b, dtype_real_part(t)));
+  return gd_aux(b, base, "ComplexAbs", &at, 1, &x);
+}
+
 static bool gd_r_norm(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
   if (!x || rank < 0) return false;
+  DType rt = dtype_real_part(t);   /* a complex x: abs(x) first (real), or sqrt(sum(x * conj(x))) (complex) */
   double p = 2;
   Val ord = n->attrs.v[0];
   if (ord.tag != VT_NONE && !val_is_undef(ord) && !val_is(ord, &str_type) && !val_as_float(ord, &p)) return false;
@@ -1220,14 +1230,14 @@ static bool gd_r_norm(GD_RULE_ARGS) {
      * singular value (Svd of x with the two axes moved last) */
     for (int k = 0; k < 2; k++)
       if (ma[k] < 0) ma[k] += rank;
-    const char *ab = gd_opT(b, base, "Abs", t, x, NULL), *r;
+    const char *ab = gd_abs_of(b, base, t, x), *r;
     if (p == 1 || p > 1e308) {
       tfs_i64 first = p == 1 ? ma[0] : ma[1], second = p == 1 ? ma[1] : ma[0];
-      const char *s1 = gd_reduce(b, base, "Sum", t, ab, gd_i32(b, base, "reduction_indices", 1, &first, true), TENSORFLOW__DATA_TYPE__DT_INT32, true);
-      r = gd_reduce(b, base, "Max", t, s1, gd_i32(b, base, "reduction_indices", 1, &second, true), TENSORFLOW__DATA_TYPE__DT_INT32, true);
-      return gd_attr_bool(n, 2) || gd_squeeze(b, base, t, r, axv, rank);
+      const char *s1 = gd_reduce(b, base, "Sum", rt, ab, gd_i32(b, base, "reduction_indices", 1, &first, true), TENSORFLOW__DATA_TYPE__DT_INT32, true);
+      r = gd_reduce(b, base, "Max", rt, s1, gd_i32(b, base, "reduction_indices", 1, &second, true), TENSORFLOW__DATA_TYPE__DT_INT32, true);
+      return gd_attr_bool(n, 2) || gd_squeeze(b, base, rt, r, axv, rank);
     }
-    if (p != 2 || n->outm[0].rank < 0) return false;
+    if (p != 2 || n->outm[0].rank < 0 || rt != t) return false;
     for (int i = 0; i < n->outm[0].rank; i++)
       if (n->outm[0].shape[i] < 0) return false;
     tfs_i64 perm[TFS_MAX_RANK], m1 = -1;
@@ -1258,9 +1268,11 @@ static bool gd_r_norm(GD_RULE_ARGS) {
   if (!axes) return false;
   const char *r;
   if (p == 2) {
-    r = gd_opT(b, base, "Sqrt", t, gd_reduce(b, base, "Sum", t, gd_opT(b, base, "Mul", t, x, x), axes, tidx, true), NULL);
+    const char *xc = rt != t ? gd_opT(b, base, "Conj", t, x, NULL) : x;
+    r = gd_opT(b, base, "Sqrt", t, gd_reduce(b, base, "Sum", t, gd_opT(b, base, "Mul", t, x, xc), axes, tidx, true), NULL);
   } else {
-    const char *ab = gd_opT(b, base, "Abs", t, x, NULL);
+    const char *ab = gd_abs_of(b, base, t, x);
+    t = rt;
     if (p == 1) r = gd_reduce(b, base, "Sum", t, ab, axes, tidx, true);
     else if (p > 1e308) r = gd_reduce(b, base, "Max", t, ab, axes, tidx, true);
     else {
@@ -2576,6 +2588,27 @@ static bool gd_r_sparse(GD_RULE_ARGS) {
   return true;
 }
 
+/* SparseAdd, SparseSlice, SparseConcat, SparseSoftmax, SparseSparseMaximum/Minimum, SparseFillEmptyRows, SparseReshape
+ * and the Grad ops: every input in order, T the values' dtype (SparseConcat: N and concat_dim, SparseAdd: Treal) */
+static bool gd_r_sparse_struct(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(n->nin + 1));
+  for (int i = 0; i < n->nin; i++) {
+    if (n->in[i].node < 0) return false;
+    in[i] = gd_ref(b, g, n->in[i], b->fn);
+  }
+  OpId id = n->op->id;
+  int tv = id == OP_SPARSE_ADD_GRAD || id == OP_SPARSE_SLICE_GRAD ? 0 : id == OP_SPARSE_CONCAT ? n->nin / 3 : 1;
+  if (id != OP_SPARSE_RESHAPE) gd_attr_add(b, &at, "T", gd_type(b, graph_meta(g, n->in[tv])->dtype));
+  if (id == OP_SPARSE_ADD) gd_attr_add(b, &at, "Treal", gd_type(b, graph_meta(g, n->in[6])->dtype));
+  if (id == OP_SPARSE_CONCAT) {
+    gd_attr_add(b, &at, "N", gd_int(b, n->nin / 3));
+    gd_attr_add(b, &at, "concat_dim", gd_int(b, n->attrs.n > 0 && n->attrs.v[0].tag == VT_INT ? n->attrs.v[0].u.i : 0));
+  }
+  gd_aux(b, base, n->op->graph_name, &at, n->nin, in);
+  return true;
+}
+
 static const GdRule gd_rules[OP__COUNT] = {
   [OP_PY_FUNC] = gd_r_py_func,
   [OP_SPARSE_DENSE_MATMUL] = gd_r_sparse, [OP_SPARSE_TO_DENSE] = gd_r_sparse, [OP_SPARSE_REORDER] = gd_r_sparse,
@@ -2583,6 +2616,10 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_SPARSE_REDUCE_MAX_SPARSE] = gd_r_sparse, [OP_SPARSE_SEGMENT_SUM] = gd_r_sparse, [OP_SPARSE_SEGMENT_MEAN] = gd_r_sparse,
   [OP_SPARSE_SEGMENT_SQRTN] = gd_r_sparse, [OP_SPARSE_SEGMENT_SUM_GRAD] = gd_r_sparse,
   [OP_SPARSE_SEGMENT_MEAN_GRAD] = gd_r_sparse, [OP_SPARSE_SEGMENT_SQRTN_GRAD] = gd_r_sparse,
+  [OP_SPARSE_ADD] = gd_r_sparse_struct, [OP_SPARSE_ADD_GRAD] = gd_r_sparse_struct, [OP_SPARSE_MAXIMUM] = gd_r_sparse_struct,
+  [OP_SPARSE_MINIMUM] = gd_r_sparse_struct, [OP_SPARSE_RESHAPE] = gd_r_sparse_struct, [OP_SPARSE_SLICE] = gd_r_sparse_struct,
+  [OP_SPARSE_SLICE_GRAD] = gd_r_sparse_struct, [OP_SPARSE_CONCAT] = gd_r_sparse_struct, [OP_SPARSE_SOFTMAX] = gd_r_sparse_struct,
+  [OP_SPARSE_FILL_EMPTY_ROWS] = gd_r_sparse_struct, [OP_SPARSE_FILL_EMPTY_ROWS_GRAD] = gd_r_sparse_struct,
   [OP_STATELESS_UNIFORM] = gd_r_stateless, [OP_STATELESS_NORMAL] = gd_r_stateless, [OP_STATELESS_TRUNC_NORMAL] = gd_r_stateless,
   [OP_CUMSUM] = gd_r_cumulative, [OP_CUMPROD] = gd_r_cumulative, [OP_TOP_K] = gd_r_top_k, [OP_TRIGAMMA] = gd_r_trigamma,
   [OP_TENSOR_SCATTER_UPDATE] = gd_r_tensor_scatter, [OP_TENSOR_SCATTER_ADD] = gd_r_tensor_scatter,

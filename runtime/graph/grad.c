@@ -416,6 +416,7 @@ static Val transpose_perm(Val x, int r, const tfs_i64 *perm) {
 static Val svd_uv(Val x);
 static Val cols(Val x, tfs_i64 b, tfs_i64 n);
 static void g_norm(const GradCall *g, Val *dx) {
+  if (is_cplx(X0)) rt_throw(ERR_UNIMPLEMENTED, "gradient of tf.norm of a complex tensor");
   Val ordv = g->attrs->n > 0 ? g->attrs->v[0] : val_undef(), axv = g->attrs->n > 1 ? g->attrs->v[1] : val_none();
   double p = 2;
   if (!(ordv.tag == VT_UNDEF || ordv.tag == VT_NONE || val_is(ordv, &str_type))) val_as_float(ordv, &p);
@@ -1317,6 +1318,48 @@ static void g_sparse_reduce_sum(const GradCall *g, Val *dx) {
   dx[1] = keep(gather_nd(reshape(DY, kept), op2(OP_FLOORDIV, g->in[0], scale)));
 }
 
+/* SparseAdd (TF's sparse_grad.py): SparseAddGrad walks a's and b's indices against the sum's */
+static void g_sparse_add(const GradCall *g, Val *dx) {
+  if (val_is_undef(g->dy[1])) return;
+  Val r = opat(OP_SPARSE_ADD_GRAD, 4, (Val[]){g->dy[1], g->in[0], g->in[3], g->out[0]}, 0, NULL);
+  dx[1] = keep(((Tuple *)r.u.o)->items[0]);
+  dx[4] = keep(((Tuple *)r.u.o)->items[1]);
+}
+
+/* SparseSlice: SparseSliceGrad hands each sliced entry's gradient back to the input entry it came from */
+static void g_sparse_slice(const GradCall *g, Val *dx) {
+  if (val_is_undef(g->dy[1])) return;
+  dx[1] = keep(opat(OP_SPARSE_SLICE_GRAD, 4, (Val[]){g->dy[1], g->in[0], g->in[3], g->out[0]}, 0, NULL));
+}
+
+/* SparseFillEmptyRows: SparseFillEmptyRowsGrad reads the values' gradients through reverse_index_map */
+static void g_sparse_fill_empty_rows(const GradCall *g, Val *dx) {
+  if (val_is_undef(g->dy[1])) return;
+  Val r = opat(OP_SPARSE_FILL_EMPTY_ROWS_GRAD, 2, (Val[]){g->out[3], g->dy[1]}, 0, NULL);
+  dx[1] = keep(((Tuple *)r.u.o)->items[0]);
+  dx[3] = keep(((Tuple *)r.u.o)->items[1]);
+}
+
+/* SparseSoftmax (TF's sparse_grad.py): (dy - sum over the row of dy * y) * y, the row sums from SparseReduceSum
+ * over the last axis read back at each entry's row */
+static void g_sparse_softmax(const GradCall *g, Val *dx) {
+  Tensor *ind = tn(g->in[0]);
+  int r = ind->rank == 2 ? (int)ind->shape[1] : -1;
+  if (r < 1 || r > TFS_MAX_RANK) rt_throw(ERR_UNIMPLEMENTED, "gradient of SparseSoftmax of unknown rank");
+  Val y = g->out[0], prod = mul(y, DY);
+  Val sums = opat(OP_SPARSE_REDUCE_SUM, 4, (Val[]){g->in[0], prod, g->in[2], val_int(-1)}, 1, (Val[]){val_bool(true)});
+  tfs_i64 mask[TFS_MAX_RANK];
+  for (int d = 0; d < r; d++) mask[d] = d < r - 1;
+  Val rows = gather_nd(sums, mul(g->in[0], int_tuple(r, mask)));
+  dx[1] = keep(mul(sub(DY, rows), y));
+}
+
+/* SparseSparseMaximum/Minimum: TF registers a gradient that raises */
+static void g_sparse_maxmin(const GradCall *g, Val *dx) {
+  (void)dx;
+  rt_throw(ERR_NOTIMPL, "Gradient for %s is not implemented.", g->op->graph_name);
+}
+
 /* SparseSegmentSum/Mean/SqrtN: their Grad ops scatter dy's rows back to data's rows (TF's math_grad.py) */
 static void g_sparse_segment(const GradCall *g, Val *dx) {
   OpId gid = g->op->id == OP_SPARSE_SEGMENT_SUM ? OP_SPARSE_SEGMENT_SUM_GRAD
@@ -1373,6 +1416,12 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_SPARSE_SEGMENT_MEAN] = {g_sparse_segment, G_NO_OUT}, [OP_SPARSE_SEGMENT_SQRTN] = {g_sparse_segment, G_NO_OUT},
   [OP_SPARSE_TO_DENSE] = {g_sparse_to_dense, G_NO_OUT}, [OP_SPARSE_REORDER] = {g_sparse_reorder, G_NO_OUT},
   [OP_SPARSE_REDUCE_SUM] = {g_sparse_reduce_sum, G_NO_OUT},
+  [OP_SPARSE_ADD] = {g_sparse_add, 0}, [OP_SPARSE_SLICE] = {g_sparse_slice, 0}, [OP_SPARSE_SOFTMAX] = {g_sparse_softmax, 0},
+  [OP_SPARSE_FILL_EMPTY_ROWS] = {g_sparse_fill_empty_rows, 0}, [OP_SPARSE_MAXIMUM] = {g_sparse_maxmin, G_NO_IN | G_NO_OUT},
+  [OP_SPARSE_MINIMUM] = {g_sparse_maxmin, G_NO_IN | G_NO_OUT},
+  /* TF: SparseConcat and the Grad ops are not differentiable; SparseReshape has no float input */
+  [OP_SPARSE_CONCAT] = {grad_none, 0}, [OP_SPARSE_ADD_GRAD] = {grad_none, 0}, [OP_SPARSE_SLICE_GRAD] = {grad_none, 0},
+  [OP_SPARSE_FILL_EMPTY_ROWS_GRAD] = {grad_none, 0},
   [OP_SPARSE_SEGMENT_SUM_GRAD] = {grad_none, 0}, [OP_SPARSE_SEGMENT_MEAN_GRAD] = {grad_none, 0}, [OP_SPARSE_SEGMENT_SQRTN_GRAD] = {grad_none, 0},
   [OP_PY_FUNC] = {g_py_func, 0}, [OP_PROJ_TRANSFORM] = {g_proj_transform, G_NO_OUT},
   /* datasets built from traced tensors: not differentiable, as in TF (no gradient through tf.data) */

@@ -523,6 +523,12 @@ void k_xent(OpCall *c) {
  * Scratch: iscr[0..rank) reduce flags; fscr[0] the order p (inf: max), fscr[1] the NORM_* mode; a matrix norm's
  * row and column axes in iscr[TFS_MAX_RANK], iscr[TFS_MAX_RANK + 1]. */
 
+/* whether a norm of complex input is TF's sqrt(sum(x * conj(x))) (complex result), from the scratch meta_norm set */
+static bool norm_cplx_sq(const OpCall *c) {
+  int mode = (int)c->fscr[1];
+  return c->fscr[0] == 2 && (mode == NORM_VECTOR || mode == NORM_FRO);
+}
+
 /* shape: a scalar, or the input's shape without the reduced axes (kept as 1 with keepdims=True). */
 void meta_norm(OpCall *c) {
   const TMeta *a = &c->inm[0];
@@ -552,7 +558,9 @@ void meta_norm(OpCall *c) {
   if (mode == NORM_FRO) p = 2;
   c->fscr[0] = p;
   c->fscr[1] = mode;
-  o->dtype = a->dtype;
+  /* a complex tensor (TF's linalg_ops.norm): 'euclidean' and 'fro' are sqrt(sum(x * conj(x))), complex; the other
+   * orders take abs(x) first, real */
+  o->dtype = dtype_is_complex(a->dtype) && !norm_cplx_sq(c) ? dtype_real_part(a->dtype) : a->dtype;
   if (a->rank < 0) { o->rank = -1; return; }
   int axes[TFS_MAX_RANK];
   int n = op_attr_axes(c, 1, a->rank, axes);
@@ -577,7 +585,13 @@ void meta_norm(OpCall *c) {
   o->rank = r;
 }
 
+static void norm_complex(OpCall *c);
+
 void k_norm(OpCall *c) {
+  if (dtype_is_complex(c->in[0]->dtype)) {
+    norm_complex(c);
+    return;
+  }
   int mode = (int)c->fscr[1];
   if (mode == NORM_ONE || mode == NORM_INF || mode == NORM_TWO) {
     linalg_matrix_norm(c, mode, (int)c->iscr[TFS_MAX_RANK], (int)c->iscr[TFS_MAX_RANK + 1]);
@@ -611,4 +625,37 @@ void k_norm(OpCall *c) {
     for (tfs_i64 i = 0; i < o->size; i++) ov[i] = p == 2 ? sqrt(ov[i]) : p == 1 || isinf(p) ? ov[i] : pow(ov[i], 1.0 / p);
   }
   tensor_release(x);
+}
+
+/* A complex input: the real norm of |x| (TF's math_ops.abs first), or for 'euclidean' / 'fro' sqrt of the sum of
+ * re^2 + im^2 (x * conj(x), whose imaginary part is 0) written as a complex result with a zero imaginary part. */
+static void norm_complex(OpCall *c) {
+  if ((int)c->fscr[1] == NORM_TWO)
+    op_fail(c, ERR_UNIMPLEMENTED, "tf.norm(ord=2) of a complex matrix (its largest singular value) is not supported");
+  Tensor *in0 = c->in[0], *out0 = c->out[0], *x = tensor_contiguous(in0);
+  bool sq = norm_cplx_sq(c), f32 = x->dtype == DT_COMPLEX64;
+  Tensor *ab = tensor_new(dtype_real_part(x->dtype), x->rank, x->shape);
+  for (tfs_i64 i = 0; i < x->size; i++) {
+    if (f32) {
+      const float *z = (const float *)tensor_data(x) + 2 * i;
+      ((float *)tensor_data(ab))[i] = sq ? z[0] * z[0] + z[1] * z[1] : hypotf(z[0], z[1]);
+    } else {
+      const double *z = (const double *)tensor_data(x) + 2 * i;
+      ((double *)tensor_data(ab))[i] = sq ? z[0] * z[0] + z[1] * z[1] : hypot(z[0], z[1]);
+    }
+  }
+  tensor_release(x);
+  Tensor *sum = sq ? tensor_new(ab->dtype, out0->rank, out0->shape) : NULL;
+  double p = c->fscr[0];
+  c->in[0] = ab;
+  if (sq) c->out[0] = sum, c->fscr[0] = 1;   /* the squares are made: their plain sum */
+  k_norm(c);
+  c->in[0] = in0, c->out[0] = out0, c->fscr[0] = p;
+  tensor_release(ab);
+  if (!sq) return;
+  for (tfs_i64 i = 0; i < out0->size; i++) {
+    if (f32) ((float *)tensor_data(out0))[2 * i] = sqrtf(((float *)tensor_data(sum))[i]), ((float *)tensor_data(out0))[2 * i + 1] = 0;
+    else ((double *)tensor_data(out0))[2 * i] = sqrt(((double *)tensor_data(sum))[i]), ((double *)tensor_data(out0))[2 * i + 1] = 0;
+  }
+  tensor_release(sum);
 }

@@ -5,22 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "object/object.h"
-#include "kernels/ops.h"
-
-/* element i of an eager integer tensor given as input k, or -1 when it is absent or traced */
-static tfs_i64 known_i(const OpCall *c, int k, tfs_i64 i) {
-  const Tensor *t = c->in ? c->in[k] : NULL;
-  return t && !t->sym && i < t->size ? tensor_get_i(t, i) : -1;
-}
-
-/* after a byte copy of string elements the copy holds references of its own */
-static void own_strings(Tensor *t) {
-  if (t->dtype != DT_STRING) return;
-  Str **s = tensor_data(t);
-  for (tfs_i64 i = 0; i < t->size; i++)
-    if (s[i]) s[i]->hdr.rc++;
-}
+#include "kernels/k_sparse.h"
 
 /* ---- SparseTensorDenseMatMul(a_indices [nnz, 2], a_values [nnz], a_shape [2], b) -> op(A) op(B) ---- */
 
@@ -38,7 +23,7 @@ void meta_sparse_matmul(OpCall *c) {
     op_fail(c, ERR_INVALID_ARGUMENT, "Number of rows of a_indices does not match number of entries in a_values");
   if (ind->rank == 2 && ind->shape[1] >= 0 && ind->shape[1] != 2)
     op_fail(c, ERR_INVALID_ARGUMENT, "Number of columns of a_indices does not match number of entries in a_shape");
-  tfs_i64 s0 = known_i(c, 2, 0), s1 = known_i(c, 2, 1);
+  tfs_i64 s0 = sparse_known_i(c, 2, 0), s1 = sparse_known_i(c, 2, 1);
   tfs_i64 b0 = b->rank == 2 ? b->shape[0] : -1, b1 = b->rank == 2 ? b->shape[1] : -1;
   tfs_i64 inner_l = adj_a ? s0 : s1, inner_r = adj_b ? b1 : b0;
   if (inner_l >= 0 && inner_r >= 0 && inner_l != inner_r)
@@ -108,7 +93,7 @@ void meta_sparse_segment(OpCall *c) {
   c->outm[0] = *x;
   if (x->rank < 1) return;
   tfs_i64 rows = -1;
-  if (c->inm[3].rank != TMETA_ABSENT) rows = known_i(c, 3, 0);
+  if (c->inm[3].rank != TMETA_ABSENT) rows = sparse_known_i(c, 3, 0);
   else if (c->in && c->in[2] && !c->in[2]->sym) rows = c->in[2]->size ? tensor_get_i(c->in[2], c->in[2]->size - 1) + 1 : 0;
   c->outm[0].shape[0] = rows;
 }
@@ -182,7 +167,7 @@ void meta_sparse_segment_grad(OpCall *c) {
   segment_shape_checks(c, &c->inm[1], &c->inm[2]);
   if (c->inm[3].rank > 0) op_fail(c, ERR_INVALID_ARGUMENT, "output_dim0 should be a scalar.");
   c->outm[0] = *g;
-  if (g->rank >= 1) c->outm[0].shape[0] = known_i(c, 3, 0);
+  if (g->rank >= 1) c->outm[0].shape[0] = sparse_known_i(c, 3, 0);
 }
 
 #define SEG_GRAD(T)                                                                    \
@@ -272,7 +257,7 @@ void meta_sparse_to_dense(OpCall *c) {
   int r = shp->rank == 1 ? (int)shp->shape[0] : -1;
   if (r > TFS_MAX_RANK) op_fail(c, ERR_INVALID_ARGUMENT, "output_shape has more than %d dimensions", TFS_MAX_RANK);
   tfs_i64 shape[TFS_MAX_RANK];
-  for (int d = 0; d < r; d++) shape[d] = known_i(c, 1, d);
+  for (int d = 0; d < r; d++) shape[d] = sparse_known_i(c, 1, d);
   meta_set(&c->outm[0], val->dtype, r, shape);
 }
 
@@ -330,7 +315,7 @@ void k_sparse_to_dense(OpCall *c) {
     memcpy(od + (size_t)off * es, vd + (vc->rank ? (size_t)i * es : 0), es);
   }
   tensor_release(vc);
-  own_strings(o);
+  sparse_own_strings(o);
 }
 
 /* ---- SparseReorder(input_indices, input_values, input_shape): the entries in row-major order ---- */
@@ -376,7 +361,7 @@ void k_sparse_reorder(OpCall *c) {
     memcpy((char *)tensor_data(oi) + (size_t)i * ies, (const char *)tensor_data(ind) + (size_t)perm[i] * ies, ies);
     memcpy((char *)tensor_data(ov) + (size_t)i * ves, (const char *)tensor_data(val) + (size_t)perm[i] * ves, ves);
   }
-  own_strings(ov);
+  sparse_own_strings(ov);
   free(perm);
   tensor_release(ind);
   tensor_release(val);
@@ -434,7 +419,7 @@ void meta_sparse_reduce(OpCall *c) {
   if (reduce_axes(c, r, red)) {
     orank = 0;
     for (int d = 0; d < r; d++)
-      if (!red[d]) oshape[orank++] = known_i(c, 2, d);
+      if (!red[d]) oshape[orank++] = sparse_known_i(c, 2, d);
       else if (keep) oshape[orank++] = 1;
   } else if (keep) {
     orank = r;

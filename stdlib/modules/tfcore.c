@@ -260,9 +260,10 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   values=tf.Tensor(...), dense_shape=tf.Tensor(...)). As TF's composite tensors, a tf.function argument is keyed by
 //!   its tf.SparseTensorSpec (dtype and shape, not the number of values) and fed as its three components, and a
 //!   returned one is rebuilt from them. The common tf.sparse ops run TF's sparse kernels on the components
-//!   (SparseTensorDenseMatMul, SparseToDense, SparseReorder, SparseReduceSum/Max, SparseSegment*: cost linear in
-//!   the nonzeros, TF's op names in graphs, gradients to values and to a dense operand); the rest are computed
-//!   from the components with dense tf ops.
+//!   (SparseTensorDenseMatMul, SparseToDense, SparseReorder, SparseReduceSum/Max, SparseSegment*, SparseAdd,
+//!   SparseReshape, SparseSlice, SparseConcat, SparseSoftmax, SparseSparseMaximum/Minimum, SparseFillEmptyRows:
+//!   TF's op names in graphs, TF's errors, gradients where TF has them); from_dense, retain, transpose,
+//!   expand_dims, eye, to_indicator and st * dense are short compositions of dense tf ops.
 //! tf.SparseTensorSpec(shape=None, dtype=tf.float32)
 //!   The type of a SparseTensor (st._type_spec): its dense shape and dtype; components indices int64 [None, rank],
 //!   values [None], dense_shape int64 [rank]. Prints as TF: SparseTensorSpec(TensorShape([3, 4]), tf.int32).
@@ -277,10 +278,20 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.sparse.reorder(sp_input, name=None)
 //!   The same SparseTensor with its entries in row-major order (SparseReorder; stable for repeated indices).
 //! tf.sparse.reshape(sp_input, shape, name=None)
-//!   The SparseTensor of the dense one reshaped (one -1 inferred); InvalidArgumentError as TF's SparseReshape.
+//!   The SparseTensor of the dense one reshaped (one -1 inferred), the values unchanged (TF's SparseReshape kernel
+//!   and its InvalidArgumentErrors).
 //! tf.sparse.add(a, b, threshold=0)
-//!   Sparse + sparse: a SparseTensor of the union of their indices (a sum of two entries kept when |sum| >=
-//!   threshold); sparse + dense: a dense tensor.
+//!   Sparse + sparse (TF's SparseAdd kernel; both row-major sorted): a SparseTensor of the union of their indices in
+//!   row-major order, a sum of two entries kept when threshold <= |sum|; differentiable in both values
+//!   (SparseAddGrad). Sparse + dense: a dense tensor.
+//! tf.sparse.maximum(sp_a, sp_b, name=None)
+//!   The element-wise maximum of two sorted SparseTensors of one dense shape over the union of their entries, an
+//!   absent entry counting as 0 (TF's SparseSparseMaximum; its gradient raises NotImplementedError, as TF's).
+//! tf.sparse.minimum(sp_a, sp_b, name=None)
+//!   The element-wise minimum, as tf.sparse.maximum (TF's SparseSparseMinimum).
+//! tf.sparse.softmax(sp_input, name=None)
+//!   The softmax of each innermost row of a SparseTensor of rank >= 2 over the entries present only (TF's
+//!   SparseSoftmax: absent entries are not zeros but left out); differentiable in the values.
 //! tf.sparse.sparse_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None)
 //!   The matrix product of a rank-2 SparseTensor and a dense matrix (either order), optionally adjointed; repeated
 //!   indices add up. TF's SparseTensorDenseMatMul: one pass over the nonzeros, its errors (an index out of bounds,
@@ -294,9 +305,11 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   The max over axis of the entries present, 0 where none is (SparseReduceMax; SparseReduceMaxSparse with
 //!   output_is_sparse).
 //! tf.sparse.slice(sp_input, start, size, name=None)
-//!   The entries in [start, start + size), shifted by -start; the shape is clipped to dense_shape.
+//!   The entries in [start, start + size), shifted by -start, in their order; the shape is clipped to dense_shape
+//!   (TF's SparseSlice kernel); differentiable in the values (SparseSliceGrad).
 //! tf.sparse.concat(axis, sp_inputs, expand_nonconcat_dims=False, name=None, concat_dim=None)
-//!   The SparseTensors joined along axis, in row-major order; other dims must match unless expand_nonconcat_dims.
+//!   The SparseTensors joined along axis, in row-major order; other dims must match unless expand_nonconcat_dims
+//!   (TF's SparseConcat kernel; not differentiable, as in TF).
 //! tf.sparse.retain(sp_input, to_retain)
 //!   The entries whose to_retain flag (a bool vector of the count of values) is True.
 //! tf.sparse.transpose(sp_input, perm=None, name=None)
@@ -318,8 +331,9 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.sparse.segment_sqrt_n(data, indices, segment_ids, num_segments=None, name=None)
 //!   As tf.sparse.segment_sum, each row divided by the square root of its count (SparseSegmentSqrtN).
 //! tf.sparse.fill_empty_rows(sp_input, default_value, name=None)
-//!   (the SparseTensor with an entry [row, 0, ...] = default_value added for each empty row, in row-major order;
-//!   a bool vector saying which rows were empty).
+//!   (the SparseTensor with an entry [row, 0, ...] = default_value added for each empty row, the entries grouped by
+//!   row (a row's keep their order); a bool vector saying which rows were empty) (TF's SparseFillEmptyRows kernel;
+//!   differentiable in the values and default_value through SparseFillEmptyRowsGrad).
 //! tf.experimental.DynamicRaggedShape
 //!   What tf.shape(rt, out_type=tf.int32) gives for a RaggedTensor: rank, num_row_partitions, dtype, inner_shape,
 //!   static_lengths(), shape[i] (the row count, or a uniform inner dim; ValueError for a ragged one). Prints as TF:
