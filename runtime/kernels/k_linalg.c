@@ -528,18 +528,19 @@ void linalg_matrix_norm(OpCall *c, int mode, int a0, int a1) {
   size_t es = f ? 4 : 8;
   tfs_i64 m = shape[r - 2], n = shape[r - 1], nb = nbatch(a, 2), p = m < n ? m : n;
   const char *src = tensor_data(a);
-  void *w = hold_alloc((size_t)(m * n + 1) * es), *s = hold_alloc((size_t)(p + 1) * es), *dummy = hold_alloc(es * 2);
+  /* float32 is decomposed in double and rounded once: sgesdd's last bit depends on which OpenBLAS kernels run
+   * (OPENBLAS_CORETYPE, the CPU), and no printed value may depend on the machine */
+  void *w = hold_alloc((size_t)(m * n + 1) * 8), *s = hold_alloc((size_t)(p + 1) * 8), *dummy = hold_alloc(16);
   for (tfs_i64 b = 0; b < nb; b++) {
     const char *mat = src + (size_t)(b * m * n) * es;
     double best = 0;
     if (mode == NORM_TWO) {
       if (p > 0) {
-        memcpy(w, mat, (size_t)(m * n) * es);
-        int info = f ? LAPACKE_sgesdd(ROW, 'N', m, n, w, n, s, dummy, 1, dummy, n)
-                     : LAPACKE_dgesdd(ROW, 'N', m, n, w, n, s, dummy, 1, dummy, n);
+        for (tfs_i64 i = 0; i < m * n; i++) ((double *)w)[i] = ld(mat, f, i);
+        int info = LAPACKE_dgesdd(ROW, 'N', m, n, w, n, s, dummy, 1, dummy, n);
         if (info > 0) op_fail(c, ERR_INVALID_ARGUMENT, "SVD did not converge. The input might not be valid.");
         if (info < 0) la_fail_internal(c, "gesdd", info);
-        best = ld(s, f, 0);
+        best = ((double *)s)[0];
       }
     } else {
       bool cols = mode == NORM_ONE;   /* sum over rows within each column */
