@@ -130,7 +130,7 @@ Val bi_help(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "help", .sig = "obj"};
   Val a[1];
   args_parse(&spec, n, args, kw, a);
-  Val v = a[0];
+  Val v = tfcore_unwrap(a[0]);   /* a tf function written in .tfs: the function its dispatch wrapper holds */
   /* an instance: help on its class, as pydoc does */
   if (val_is(v, &inst_type)) v = val_obj(((Inst *)v.u.o)->klass);
   char name[160];

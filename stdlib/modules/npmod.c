@@ -16,16 +16,6 @@
 #include "tensor/tensor.h"
 #include "tensor/tprint.h"
 
-static MtState np_mt;
-static bool np_mt_ready;
-
-static MtState *mt(void) {
-  if (!np_mt_ready) {   /* unseeded: numpy seeds from the OS; any seed will do */
-    mt_seed(&np_mt, (uint32_t)time(NULL) ^ (uint32_t)clock());
-    np_mt_ready = true;
-  }
-  return &np_mt;
-}
 
 static Tensor *arg_tensor(Val v, const char *what) {
   Tensor *t = val_as_tensor(v);
@@ -512,14 +502,97 @@ static Val npm_unpickle(Val self, int n, const Val *args, const Kw *kw) {
   return r;
 }
 
-/* ---- the legacy RandomState stream ---- */
+/* ---- the legacy RandomState stream: MT19937 state objects (np.random.RandomState, and np.random's own) ---- */
 
+typedef struct MtObj { Obj hdr; MtState s; bool ready; } MtObj;
+static void mtobj_repr(StrBuf *b, Val v) { (void)v; sb_puts(b, "MT19937()"); }
+static const Type mtobj_type = {.name = "numpy.random.MT19937", .free = (void (*)(Obj *))free, .repr = mtobj_repr};
+/* the global stream of np.random.seed/rand/...: one RandomState like the others, never freed */
+static MtObj np_mt = {{TFS_IMMORTAL_RC, &mtobj_type}, {{0}, 0, false, 0}, false};
+
+/* numpy seeds an unseeded stream from the OS; any seed will do */
+static void mt_seed_clock(MtObj *o) {
+  mt_seed(&o->s, (uint32_t)time(NULL) ^ (uint32_t)clock() ^ (uint32_t)(uintptr_t)o);
+  o->ready = true;
+}
+
+static MtState *mt_arg(Val v) {
+  if (!val_is(v, &mtobj_type)) rt_throw(ERR_TYPE, "_numpy: expected an MT19937 state, not '%s'", val_type_name(v));
+  MtObj *o = (MtObj *)v.u.o;
+  if (!o->ready) mt_seed_clock(o);
+  return &o->s;
+}
+
+/* RandomState.seed(seed): an int in [0, 2**32 - 1] (numpy's legacy seeding), None from the clock. */
+static void mt_reseed(MtObj *o, Val seed) {
+  if (seed.tag == VT_NONE) {
+    mt_seed_clock(o);
+    return;
+  }
+  if (seed.tag != VT_INT) rt_throw(ERR_TYPE, "Cannot cast scalar from dtype('float64') to dtype('int64') according to the rule 'safe'");
+  if (seed.u.i < 0 || seed.u.i > 0xffffffffLL) rt_throw(ERR_VALUE, "Seed must be between 0 and 2**32 - 1");
+  mt_seed(&o->s, (uint32_t)seed.u.i);
+  o->ready = true;
+}
+
+/* mt_global(): the state of np.random's own stream. */
+static Val npm_mt_global(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("mt_global", n, 0, kw);
+  return val_obj(&np_mt);
+}
+
+/* mt_new(seed): a new RandomState's state. */
+static Val npm_mt_new(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("mt_new", n, 1, kw);
+  MtObj *o = obj_new(&mtobj_type, sizeof(MtObj));
+  o->ready = false;
+  Val r = val_obj(o);
+  int mark = rt_hold_val(r);
+  mt_reseed(o, args[0]);
+  rt_unhold(mark);
+  return r;
+}
+
+/* mt_seed(state, seed) */
 static Val npm_seed(Val self, int n, const Val *args, const Kw *kw) {
-  want_args("seed", n, 1, kw);
-  if (args[0].tag != VT_INT) rt_throw(ERR_TYPE, "Cannot cast scalar from dtype('float64') to dtype('int64') according to the rule 'safe'");
-  if (args[0].u.i < 0 || args[0].u.i > 0xffffffffLL) rt_throw(ERR_VALUE, "Seed must be between 0 and 2**32 - 1");
-  mt_seed(&np_mt, (uint32_t)args[0].u.i);
-  np_mt_ready = true;
+  want_args("mt_seed", n, 2, kw);
+  mt_arg(args[0]);
+  mt_reseed((MtObj *)args[0].u.o, args[1]);
+  return val_none();
+}
+
+/* mt_get_state(state): ('MT19937', key as uint32[624], pos, has_gauss, cached_gaussian), as RandomState.get_state. */
+static Val npm_mt_get_state(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("mt_get_state", n, 1, kw);
+  MtState *s = mt_arg(args[0]);
+  tfs_i64 len = 624;
+  Tensor *key = tensor_new(DT_UINT32, 1, &len);
+  memcpy(tensor_data(key), s->key, sizeof s->key);
+  Val t = tuple_new(5);
+  Val *it = ((Tuple *)t.u.o)->items;
+  it[0] = str_from_cstr("MT19937");
+  it[1] = nd_owned(key);
+  it[2] = val_int(s->pos);
+  it[3] = val_int(s->has_gauss);
+  it[4] = val_float(s->has_gauss ? s->gauss : 0.0);
+  return t;
+}
+
+/* mt_set_state(state, key, pos, has_gauss, cached_gaussian): RandomState.set_state's parts, checked by the caller. */
+static Val npm_mt_set_state(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("mt_set_state", n, 5, kw);
+  MtState *s = mt_arg(args[0]);
+  Tensor *key = tensor_contiguous(arg_tensor(args[1], "mt_set_state"));
+  if (key->size != 624 || key->dtype != DT_UINT32) {
+    tensor_release(key);
+    rt_throw(ERR_VALUE, "state must be 624 elements");
+  }
+  memcpy(s->key, tensor_data(key), sizeof s->key);
+  tensor_release(key);
+  tfs_i64 pos = val_to_index(args[2], "mt_set_state");
+  s->pos = pos < 0 || pos > 624 ? 624 : (int)pos;
+  s->has_gauss = rt_truthy(args[3]);
+  s->gauss = args[4].tag == VT_FLOAT ? args[4].u.f : args[4].tag == VT_INT ? (double)args[4].u.i : 0.0;
   return val_none();
 }
 
@@ -566,22 +639,22 @@ static Val shuffle_order(Val nv, uint64_t (*interval)(void *, uint64_t), void *s
   return nd_owned(r);
 }
 
-/* mt_draw(n, gauss): n doubles of random_sample, or of the polar gauss. */
+/* mt_draw(state, n, gauss): n doubles of random_sample, or of the polar gauss. */
 static Val npm_draw(Val self, int n, const Val *args, const Kw *kw) {
-  want_args("mt_draw", n, 2, kw);
-  return draws(args[0], rt_truthy(args[1]) ? D_MT_GAUSS : D_MT_DOUBLE, mt(), 0);
+  want_args("mt_draw", n, 3, kw);
+  return draws(args[1], rt_truthy(args[2]) ? D_MT_GAUSS : D_MT_DOUBLE, mt_arg(args[0]), 0);
 }
 
-/* mt_interval(n, max): n int64 values uniform in [0, max] (numpy's masked rejection). */
+/* mt_interval(state, n, max): n int64 values uniform in [0, max] (numpy's masked rejection). */
 static Val npm_interval(Val self, int n, const Val *args, const Kw *kw) {
-  want_args("mt_interval", n, 2, kw);
-  return draws(args[0], D_MT_INTERVAL, mt(), (uint64_t)val_to_index(args[1], "mt_interval"));
+  want_args("mt_interval", n, 3, kw);
+  return draws(args[1], D_MT_INTERVAL, mt_arg(args[0]), (uint64_t)val_to_index(args[2], "mt_interval"));
 }
 
-/* mt_shuffle_order(n): the legacy shuffle's order. */
+/* mt_shuffle_order(state, n): the legacy shuffle's order. */
 static Val npm_shuffle_order(Val self, int n, const Val *args, const Kw *kw) {
-  want_args("mt_shuffle_order", n, 1, kw);
-  return shuffle_order(args[0], iv_mt, mt());
+  want_args("mt_shuffle_order", n, 2, kw);
+  return shuffle_order(args[1], iv_mt, mt_arg(args[0]));
 }
 
 /* ---- the Generator stream (default_rng): PCG64 state objects ---- */
@@ -638,9 +711,10 @@ static Builtin npm_fns[] = {
   NPM("set_methods", npm_set_methods), NPM("dtype", npm_dtype), NPM("result_dtype", npm_result_dtype), NPM("is_ndarray", npm_is_ndarray), NPM("wrap", npm_wrap), NPM("array0", npm_array0), NPM("scalar_type", npm_scalar_type),
   NPM("text", npm_text), NPM("uwidth", npm_uwidth), NPM("set_str_type", npm_set_str_type), NPM("udtype", npm_udtype),
   NPM("put", npm_put), NPM("reshape_view", npm_reshape_view), NPM("transpose_view", npm_transpose_view), NPM("copy", npm_copy),
-  NPM("shares_memory", npm_shares_memory), NPM("flags", npm_flags), NPM("set_writeable", npm_set_writeable), NPM("argsort", npm_argsort), NPM("cumulate", npm_cumulate), NPM("seed", npm_seed),
+  NPM("shares_memory", npm_shares_memory), NPM("flags", npm_flags), NPM("set_writeable", npm_set_writeable), NPM("argsort", npm_argsort), NPM("cumulate", npm_cumulate), NPM("mt_seed", npm_seed),
   NPM("savez", npm_savez), NPM("frombuffer", npm_frombuffer), NPM("save", npm_save), NPM("load", npm_load), NPM("unpickle", npm_unpickle), NPM("printoptions", npm_printoptions), NPM("mt_draw", npm_draw), NPM("pcg_new", npm_pcg_new), NPM("pcg_draw", npm_pcg_draw), NPM("pcg_normal", npm_pcg_normal),
   NPM("pcg_bounded", npm_pcg_bounded), NPM("pcg_shuffle_order", npm_pcg_shuffle_order), NPM("mt_interval", npm_interval), NPM("mt_shuffle_order", npm_shuffle_order),
+  NPM("mt_global", npm_mt_global), NPM("mt_new", npm_mt_new), NPM("mt_get_state", npm_mt_get_state), NPM("mt_set_state", npm_mt_set_state),
 };
 
 static Val npm_attr(const char *name) {

@@ -7,6 +7,7 @@
 #include "modules/modules.h"
 #include "modules/tfdata.h"
 #include "object/object.h"
+#include "object/hosttypes.h"
 #include "graph/trace.h"
 
 //! tf.raw_ops
@@ -90,6 +91,133 @@ static Val tf_numpy_function(Val self, int n, const Val *args, const Kw *kw) {
 
 /* The value of tf.<qual> from stdlib/tfcore.tfs's _API table, or VT_UNDEF (also when the program was
  * compiled without the library: it names none of its entries). */
+/* ---- a tf function written in .tfs, as TF's @dispatch.add_dispatch_support wrapper makes it ----
+ * Called with a KerasTensor anywhere in its arguments (nested in lists, tuples, dicts), it is the KerasTensor's
+ * __tf_api_dispatch__(api, dispatchable, *args, **kwargs): the op layer Keras's KerasOpDispatcher builds
+ * (keras_tfop.tfs), or, for a function TF gives no dispatch (tf.map_fn), Keras's TypeError.  Otherwise it is the
+ * function itself; its attributes (__name__, __tfs_params__) and repr are the function's. */
+typedef struct ApiFn {
+  Obj hdr;
+  char *qual;      /* "split", "math.reduce_std" */
+  Val fn;
+  bool dispatch;
+} ApiFn;
+
+static const Type apifn_type;
+
+/* The first instance in v (at most a few levels down) whose class has __tf_api_dispatch__, or VT_UNDEF. Borrowed. */
+static Val keras_tensor_in(Val v, int depth) {
+  if (val_is(v, &inst_type)) {
+    Val f = class_find(((Inst *)v.u.o)->klass, "__tf_api_dispatch__");
+    if (val_is_undef(f)) return val_undef();
+    val_decref(f);
+    return v;
+  }
+  if (depth > 4) return val_undef();
+  tfs_i64 m;
+  const Val *items;
+  if ((val_is(v, &list_type) || val_is(v, &tuple_type)) && seq_items(v, &m, &items)) {
+    for (tfs_i64 i = 0; i < m; i++) {
+      Val k = keras_tensor_in(items[i], depth + 1);
+      if (!val_is_undef(k)) return k;
+    }
+  } else if (val_is(v, &dict_type)) {
+    const Dict *d = (const Dict *)v.u.o;
+    for (tfs_i64 i = 0; i < d->len; i++) {
+      if (val_is_undef(d->keys[i])) continue;
+      Val k = keras_tensor_in(d->vals[i], depth + 1);
+      if (!val_is_undef(k)) return k;
+    }
+  }
+  return val_undef();
+}
+
+static Val apifn_call(Val self, int n, const Val *args, const Kw *kw) {
+  ApiFn *a = (ApiFn *)self.u.o;
+  Val k = val_undef();
+  for (int i = 0; i < n && val_is_undef(k); i++) k = keras_tensor_in(args[i], 0);
+  for (int i = 0; kw && i < kw->n && val_is_undef(k); i++) k = keras_tensor_in(kw->vals[i], 0);
+  if (val_is_undef(k)) return rt_call(a->fn, n, args, kw);
+  Val f = rt_getattr(k, "__tf_api_dispatch__");
+  int mark = rt_hold_val(f);
+  Val *all = malloc(sizeof(Val) * (size_t)(n + 2));
+  if (!all) rt_throw(ERR_MEMORY, "out of memory");
+  int amark = rt_hold_mem(all);
+  all[0] = str_from_cstr(a->qual);
+  int smark = rt_hold_val(all[0]);
+  all[1] = val_bool(a->dispatch);
+  for (int i = 0; i < n; i++) all[i + 2] = args[i];
+  Val r = rt_call(f, n + 2, all, kw);
+  rt_unhold(smark);
+  val_decref(all[0]);
+  rt_unhold(amark);
+  free(all);
+  rt_unhold(mark);
+  val_decref(f);
+  return r;
+}
+
+static Val apifn_getattr(Val self, const char *name) {
+  ApiFn *a = (ApiFn *)self.u.o;
+  if (!strcmp(name, "__wrapped__")) return val_incref(a->fn);
+  return a->fn.u.o->type->getattr(a->fn, name);
+}
+
+static void apifn_repr(StrBuf *b, Val v) {
+  Val fn = ((ApiFn *)v.u.o)->fn;
+  fn.u.o->type->repr(b, fn);
+}
+
+static void apifn_free(Obj *o) {
+  ApiFn *a = (ApiFn *)o;
+  val_decref(a->fn);
+  free(a->qual);
+  free(a);
+}
+
+static void apifn_traverse(Obj *o, GcVisit visit, void *arg) { visit(((ApiFn *)o)->fn, true, arg); }
+
+static const Type apifn_type = {
+  .name = "function",
+  .free = apifn_free, .traverse = apifn_traverse,
+  .repr = apifn_repr,
+  .getattr = apifn_getattr,
+  .call = apifn_call,
+  .hash = obj_identity_hash,
+};
+
+static Val apifn_new(const char *qual, Val fn, bool dispatch) {
+  char *q = strdup(qual);
+  if (!q) rt_throw(ERR_MEMORY, "out of memory");
+  ApiFn *a = obj_new(&apifn_type, sizeof(ApiFn));
+  a->qual = q;
+  a->fn = val_incref(fn);
+  a->dispatch = dispatch;
+  return val_obj(a);
+}
+
+/* The .tfs function behind a tf name's wrapper, else v (borrowed either way): help() and the _API tables see it. */
+Val tfcore_unwrap(Val v) { return val_is(v, &apifn_type) ? ((ApiFn *)v.u.o)->fn : v; }
+
+/* "image.resize" not in the table itself: the attribute of the namespace's .tfs module ("image"), or VT_UNDEF.
+ * tf.image, tf.strings, tf.sparse, tf.ragged are tf's own submodules (tfmod.c), so their functions come through
+ * here with the dispatch wrapper (tf.image.resize on a KerasTensor is an op layer); tf.nest stays the .tfs module
+ * itself: TF gives its functions no dispatch, they take structures of KerasTensors as they are. */
+static Val namespace_attr(Val api, const char *qual) {
+  const char *dot = strrchr(qual, '.');
+  if (!dot || dot - qual >= 32) return val_undef();
+  char prefix[32];
+  snprintf(prefix, sizeof prefix, "%.*s", (int)(dot - qual), qual);
+  static const char *const spaces[] = {"image", "strings", "sparse", "ragged"};   /* tfmod.c's SUBMODULES */
+  bool known = false;
+  for (int i = 0; i < 4; i++) known |= !strcmp(prefix, spaces[i]);
+  if (!known) return val_undef();
+  Val m = dict_get_str(api, prefix);
+  Val v = val_is(m, &module_type) ? module_type.getattr(m, dot + 1) : val_undef();
+  val_decref(m);
+  return v;
+}
+
 Val tfcore_attr(const char *qual) {
   if (!strcmp(qual, "raw_ops")) return module_native("tensorflow._api.v2.raw_ops", raw_ops_getattr);
   if (!strcmp(qual, "py_function")) return builtin_new("tf.py_function", tf_py_function, val_undef(), NULL);
@@ -101,9 +229,21 @@ Val tfcore_attr(const char *qual) {
     Val lib = module_import_library(libs[i]);
     if (val_is_undef(lib)) continue;
     Val api = rt_getattr(lib, "_API");
-    val_decref(lib);
     Val v = dict_get_str(api, qual);
+    if (val_is_undef(v)) v = namespace_attr(api, qual);
     val_decref(api);
+    if (!val_is_undef(v) && val_is(v, &func_type)) {
+      /* a function: TF's dispatch wrapper over it, unless the table names it as one TF gives none */
+      Val no = val_is(lib, &module_type) ? module_type.getattr(lib, "_NO_DISPATCH") : val_undef();
+      Val key = str_from_cstr(qual);
+      bool dispatch = val_is_undef(no) || !contains(no, key);
+      val_decref(key);
+      val_decref(no);
+      Val w = apifn_new(qual, v, dispatch);
+      val_decref(v);
+      v = w;
+    }
+    val_decref(lib);
     if (!val_is_undef(v)) return v;
   }
   return val_undef();
@@ -111,6 +251,8 @@ Val tfcore_attr(const char *qual) {
 
 /* Whether a and b are the same object, or functions made from the same definition. */
 static bool same_obj(Val a, Val b) {
+  a = tfcore_unwrap(a);
+  b = tfcore_unwrap(b);
   if (a.tag != VT_OBJ || b.tag != VT_OBJ) return false;
   if (a.u.o == b.u.o) return true;
   return val_is(a, &func_type) && val_is(b, &func_type) && ((Func *)a.u.o)->info == ((Func *)b.u.o)->info;

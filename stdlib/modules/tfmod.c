@@ -574,7 +574,9 @@ static Val keras_native_getattr(const char *name);
 //!   Bitwise ops of integer tensors: bitwise_and, bitwise_or, bitwise_xor, invert, left_shift, right_shift.
 //! tf.experimental
 //!   TF's experimental names tfs has: DynamicRaggedShape (what tf.shape gives for a RaggedTensor).
-#define SUBMODULES(X) X(math) X(nn) X(random) X(dtypes) X(linalg) X(config) X(debugging) X(errors) X(summary) X(io) X(saved_model) X(profiler) X(train) X(experimental) X(bitwise)
+/* tf.image, tf.strings, tf.sparse, tf.ragged hold functions written in .tfs (tfcore_attr finds them through the .tfs
+ * module of the _API tables): looked up by their tf name, so that they come with TF's dispatch (tfcore.c) */
+#define SUBMODULES(X) X(math) X(nn) X(random) X(dtypes) X(linalg) X(config) X(debugging) X(errors) X(summary) X(io) X(saved_model) X(profiler) X(train) X(experimental) X(bitwise) X(image) X(strings) X(sparse) X(ragged)
 #define SUB_GETATTR(m)                                     \
   static Val sub_##m(const char *name) {                   \
     char q[128];                                           \
