@@ -1849,7 +1849,7 @@ static Ast *cv_integer(P *p, TSNode n, bool negated) {
 }
 
 /* ---- int-only constant expressions beyond int64 ----
- * Python's ints are unbounded, tfs's are int64 (LANGUAGE.md §5).  An expression of int literals and + - * **
+ * Python's ints are unbounded, tfs's are int64 (docs/language.md).  An expression of int literals and + - * **
  * is computed here in 128 bits; when it or one of its parts leaves int64 (2**64 - 1) and its value is in
  * [INT64_MIN, 2**64), it becomes a constant (C_INT, or C_BIGINT above int64), so the value Python gives can be
  * written for a uint64 tensor.  One that stays inside int64 all the way runs as written. */

@@ -5,7 +5,7 @@ dtype's converter when TF has one (uint64, float32, float64, complex128 take 2**
 which raises "Can't convert Python sequence with out-of-range integer to Tensor." (a ValueError) for an int
 above int64; without a dtype an int is int32 or int64, so the same error.  Tensors print as numpy prints their
 values.  tfs's int is int64: arithmetic on an int above it raises OverflowError "integer overflow" (Python would
-compute it: the one line where tfs differs, by its LANGUAGE.md §5 rule)."""
+compute it: the one line where tfs differs, by its int64 rule (docs/language.md))."""
 import os
 
 import numpy as np

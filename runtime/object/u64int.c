@@ -4,7 +4,7 @@
 #include "object/object.h"
 #include "object/value.h"
 
-/* tfs's int is int64 (LANGUAGE.md §5); these values exist so that tf.constant(2**64 - 1, tf.uint64) and
+/* tfs's int is int64 (docs/language.md); these values exist so that tf.constant(2**64 - 1, tf.uint64) and
  * np.uint64 literals can be written.  Arithmetic on them is beyond int64 and raises OverflowError, as an
  * int64 overflow does. */
 typedef struct U64Int {
