@@ -132,10 +132,10 @@ static void list_splice(List *l, tfs_i64 lo, tfs_i64 hi, tfs_i64 n, const Val *i
   tfs_i64 removed = hi - lo;
   Val *old = malloc(sizeof(Val) * (size_t)(removed > 0 ? removed : 1));
   if (!old) rt_throw(ERR_MEMORY, "out of memory");
-  memcpy(old, l->items + lo, sizeof(Val) * (size_t)removed);
+  if (removed > 0) memcpy(old, l->items + lo, sizeof(Val) * (size_t)removed);   /* an empty list's items may be NULL */
   for (tfs_i64 i = 0; i < n; i++) val_incref(items[i]);
   list_grow(l, l->len - removed + n);
-  memmove(l->items + lo + n, l->items + hi, sizeof(Val) * (size_t)(l->len - hi));
+  if (l->len > hi) memmove(l->items + lo + n, l->items + hi, sizeof(Val) * (size_t)(l->len - hi));
   if (n) memcpy(l->items + lo, items, sizeof(Val) * (size_t)n);
   l->len += n - removed;
   for (tfs_i64 i = 0; i < removed; i++) val_decref(old[i]);   /* last: a decref may run arbitrary frees */
