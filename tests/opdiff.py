@@ -312,9 +312,18 @@ def templates(g, op):
         dt = r.choice(FLOAT)
         return ["tf.nn.softmax_cross_entropy_with_logits(labels=tf.nn.softmax(a0), logits=a1)", [inp(s, dt), inp(s, dt)]]
     if op == "NORM":
-        s = g.shape(rank=r.randint(1, 3))
-        return ["tf.norm(a0%s)" % (", axis=%d" % r.randint(-len(s), len(s) - 1) if r.random() < 0.5 else ""),
-                [inp(s, r.choice(FLOAT))]]
+        if r.random() < 0.4:   # a matrix norm (ord 2: the largest singular value), of a real or complex matrix
+            s = g.shape(rank=r.randint(2, 3))
+            ax = r.choice(["[-2, -1]", "[0, 1]", "(1, 0)"])
+            call = "tf.norm(%s, ord=%s, axis=%s)" % ("%s", r.choice(["'fro'", "1", "2", "float('inf')"]), ax)
+        else:
+            s = g.shape(rank=r.randint(1, 3))
+            call = "tf.norm(%s%s%s)" % ("%s", ", ord=%s" % r.choice(["1", "2", "3.0", "float('inf')"]) if r.random() < 0.5 else "",
+                                        ", axis=%d" % r.randint(-len(s), len(s) - 1) if r.random() < 0.5 else "")
+        dt = r.choice(FLOAT)
+        if r.random() < 0.4:
+            return [call % "tf.complex(a0, a1)", [inp(s, dt), inp(s, dt)]]
+        return [call % "a0", [inp(s, dt)]]
     linalg = ("MATRIX_INVERSE", "MATRIX_DETERMINANT", "LOG_MATRIX_DETERMINANT", "MATRIX_SOLVE", "CHOLESKY", "QR", "SVD",
               "SELF_ADJOINT_EIG", "TRIANGULAR_SOLVE", "BAND_PART", "DIAG_PART", "LU", "MATRIX_SQRT", "MATRIX_LOG", "EIG")
     if op in linalg:   # LAPACK-backed: batches of n x n (or m x n) matrices, made well-conditioned where the op needs it
@@ -352,8 +361,9 @@ def templates(g, op):
         rect = batch + (r.randint(0, 3), r.randint(0, 3))
         if op == "QR":
             return ["tf.linalg.qr(a0, full_matrices=%s)" % (r.random() < 0.5), [inp(rect, dt)]]
-        if op == "SVD":
-            return ["tf.linalg.svd(a0, full_matrices=%s, compute_uv=%s)" % (r.random() < 0.5, r.random() < 0.7),
+        if op == "SVD":   # real or complex
+            x = "tf.complex(a0, a0 * 0.5 - 1.0)" if r.random() < 0.3 else "a0"
+            return ["tf.linalg.svd(%s, full_matrices=%s, compute_uv=%s)" % (x, r.random() < 0.5, r.random() < 0.7),
                     [inp(rect, dt)]]
         if op == "BAND_PART":
             return ["tf.linalg.band_part(a0, %d, %d)" % (r.randint(-1, 2), r.randint(-1, 2)), [inp(rect, dt)]]

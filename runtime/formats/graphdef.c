@@ -1237,7 +1237,7 @@ static bool gd_r_norm(GD_RULE_ARGS) {
       r = gd_reduce(b, base, "Max", rt, s1, gd_i32(b, base, "reduction_indices", 1, &second, true), TENSORFLOW__DATA_TYPE__DT_INT32, true);
       return gd_attr_bool(n, 2) || gd_squeeze(b, base, rt, r, axv, rank);
     }
-    if (p != 2 || n->outm[0].rank < 0 || rt != t) return false;
+    if (p != 2 || n->outm[0].rank < 0) return false;
     for (int i = 0; i < n->outm[0].rank; i++)
       if (n->outm[0].shape[i] < 0) return false;
     tfs_i64 perm[TFS_MAX_RANK], m1 = -1;
@@ -1254,10 +1254,11 @@ static bool gd_r_norm(GD_RULE_ARGS) {
     gd_attr_add(b, &sa, "compute_uv", gd_bool(b, false));
     gd_attr_add(b, &sa, "full_matrices", gd_bool(b, false));
     const char *sv = gd_aux(b, base, "Svd", &sa, 1, &xt);
-    r = gd_reduce(b, base, "Max", t, sv, gd_i32(b, base, "reduction_indices", 1, &m1, true), TENSORFLOW__DATA_TYPE__DT_INT32, false);
+    if (rt != t) sv = gd_abs_of(b, base, t, sv);   /* TF's abs of the op's complex s */
+    r = gd_reduce(b, base, "Max", rt, sv, gd_i32(b, base, "reduction_indices", 1, &m1, true), TENSORFLOW__DATA_TYPE__DT_INT32, false);
     if (gd_attr_bool(n, 2)) {
       AttrList ra = {0};
-      gd_attr_add(b, &ra, "T", gd_type(b, t));
+      gd_attr_add(b, &ra, "T", gd_type(b, rt));
       gd_attr_add(b, &ra, "Tshape", gd_type(b, DT_INT32));
       const char *rin[2] = {r, gd_i32(b, base, "shape", n->outm[0].rank, n->outm[0].shape, true)};
       gd_aux(b, base, "Reshape", &ra, 2, rin);

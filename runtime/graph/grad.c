@@ -1,4 +1,5 @@
 /* grad.c — the gradient of every differentiable op, in one table keyed by op id, written with op_apply (eager and traced alike). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -415,21 +416,29 @@ static Val transpose_perm(Val x, int r, const tfs_i64 *perm) {
 }
 static Val svd_uv(Val x);
 static Val cols(Val x, tfs_i64 b, tfs_i64 n);
+static Val amatmul(Val a, Val b, bool aa, bool ab);
+/* d|x|/dx as TF's Abs and ComplexAbs gradients take it: sign(x), or x / |x| (0 where x == 0) for a complex x */
+static Val abs_dir(Val x) {
+  if (!is_cplx(x)) return op1(OP_SIGN, x);
+  Val y = op1(OP_ABS, x), z = zeros_like(y);
+  return where(op2(OP_EQUAL, y, fconst(0)), zeros_like(x), dv(x, cplx(y, z)));
+}
+/* TF's norm gradient as its composite's (linalg_ops.norm): through sqrt(sum(x * conj(x))) for 'euclidean'/'fro'/2,
+ * through Abs (ComplexAbs) and Sum, Max (ties share) or Pow otherwise, through Svd for a matrix ord 2 */
 static void g_norm(const GradCall *g, Val *dx) {
-  if (is_cplx(X0)) rt_throw(ERR_UNIMPLEMENTED, "gradient of tf.norm of a complex tensor");
   Val ordv = g->attrs->n > 0 ? g->attrs->v[0] : val_undef(), axv = g->attrs->n > 1 ? g->attrs->v[1] : val_none();
   double p = 2;
   if (!(ordv.tag == VT_UNDEF || ordv.tag == VT_NONE || val_is(ordv, &str_type))) val_as_float(ordv, &p);
   bool matrix = (val_is(axv, &list_type) && ((List *)axv.u.o)->len == 2) || (val_is(axv, &tuple_type) && ((Tuple *)axv.u.o)->len == 2);
   bool mnorm = matrix && !val_is(ordv, &str_type) && ordv.tag != VT_UNDEF && ordv.tag != VT_NONE;   /* ord 1, inf or 2 over two axes */
-  if (!mnorm && p != 1 && p != 2) rt_throw(ERR_UNIMPLEMENTED, "gradient of tf.norm is defined for ord 1, 2 and 'euclidean'");
+  DType dt = tn(X0)->dtype;
   /* norm's attrs are (ord, axis, keepdims): the reduction helper reads (axis, keepdims) */
   OpAttrs ra = {2, {axv, g->attrs->n > 2 ? g->attrs->v[2] : val_none()}};
   GradCall rg = *g;
   rg.attrs = &ra;
   int axes[TFS_MAX_RANK], n;
   Val dyk = reduced_keepdims(&rg, DY, axes, &n);
-  if (mnorm) {
+  if (mnorm && p == 2) {   /* d sigma_max = u1 v1^H, with the two axes moved last and back */
     int r = rank_of(X0);
     const Val *it = val_is(axv, &list_type) ? ((List *)axv.u.o)->items : ((Tuple *)axv.u.o)->items;
     int64_t a[2];
@@ -437,33 +446,44 @@ static void g_norm(const GradCall *g, Val *dx) {
       if (!val_as_int(it[k], &a[k])) rt_throw(ERR_UNIMPLEMENTED, "gradient of tf.norm over traced axes is not supported");
       if (a[k] < 0) a[k] += r;
     }
-    if (p == 2) {   /* d sigma_max = u1 v1^T, with the two axes moved last and back */
-      tfs_i64 perm[TFS_MAX_RANK], inv[TFS_MAX_RANK];
-      int k = 0;
-      for (int d = 0; d < r; d++)
-        if (d != a[0] && d != a[1]) perm[k++] = d;
-      perm[k++] = a[0], perm[k++] = a[1];
-      for (int d = 0; d < r; d++) inv[perm[d]] = d;
-      Val suv = svd_uv(transpose_perm(X0, r, perm));
-      Val u = ((Tuple *)suv.u.o)->items[1], v = ((Tuple *)suv.u.o)->items[2];
-      Val gt = mul(transpose_perm(dyk, r, perm), matmul(cols(u, 0, 1), cols(v, 0, 1), false, true));
-      dx[0] = keep(transpose_perm(gt, r, inv));
-      return;
-    }
-    /* ord 1: the largest column sum (sum over rows a[0], max over columns a[1]); inf: rows; ties share */
+    tfs_i64 perm[TFS_MAX_RANK], inv[TFS_MAX_RANK];
+    int k = 0;
+    for (int d = 0; d < r; d++)
+      if (d != a[0] && d != a[1]) perm[k++] = d;
+    perm[k++] = a[0], perm[k++] = a[1];
+    for (int d = 0; d < r; d++) inv[perm[d]] = d;
+    Val suv = svd_uv(transpose_perm(X0, r, perm));
+    Val u = ((Tuple *)suv.u.o)->items[1], v = ((Tuple *)suv.u.o)->items[2];
+    Val gt = mul(transpose_perm(cast_to(dyk, dt), r, perm), amatmul(cols(u, 0, 1), cols(v, 0, 1), false, true));
+    dx[0] = keep(transpose_perm(gt, r, inv));
+    return;
+  }
+  if (p == 2) {   /* x / y; complex: x re(dy) / re(y), y's imaginary part being 0 and Sqrt's gradient conjugating */
+    Val yk = reduced_keepdims(&rg, Y0, axes, &n);
+    if (is_cplx(X0)) dx[0] = keep(mul(X0, cast_to(dv(op1(OP_REAL, dyk), op1(OP_REAL, yk)), dt)));
+    else dx[0] = keep(mul(dyk, dv(X0, yk)));
+    return;
+  }
+  Val ab = op1(OP_ABS, X0), d = abs_dir(X0), w;   /* w: d norm / d|x| */
+  if (mnorm) {   /* ord 1: the largest column sum (sum over rows a[0], max over columns a[1]); inf: rows; ties share */
+    const Val *it = val_is(axv, &list_type) ? ((List *)axv.u.o)->items : ((Tuple *)axv.u.o)->items;
+    int64_t a[2];
+    for (int k = 0; k < 2; k++)
+      if (!val_as_int(it[k], &a[k])) rt_throw(ERR_UNIMPLEMENTED, "gradient of tf.norm over traced axes is not supported");
     Val yk = reduced_keepdims(&rg, Y0, axes, &n);
     tfs_i64 sax = p == 1 ? a[0] : a[1], max_ax = p == 1 ? a[1] : a[0];
-    Val ind = cast_to(op2(OP_EQUAL, sum_axis_keep(op1(OP_ABS, X0), sax), yk), tn(X0)->dtype);
-    Val cnt = sum_axis_keep(ind, max_ax);
-    dx[0] = keep(mul(mul(dyk, op1(OP_SIGN, X0)), dv(ind, cnt)));
-    return;
+    Val ind = cast_to(op2(OP_EQUAL, sum_axis_keep(ab, sax), yk), tn(ab)->dtype);
+    w = dv(ind, sum_axis_keep(ind, max_ax));
+  } else if (p == 1) {
+    w = op1(OP_ONES_LIKE, ab);
+  } else if (isinf(p)) {   /* max |x|: the maxima share dy */
+    Val ind = cast_to(op2(OP_EQUAL, ab, reduced_keepdims(&rg, Y0, axes, &n)), tn(ab)->dtype);
+    w = dv(ind, reduce_sum(ind, n, axes, true));
+  } else {   /* (sum |x|^p)^(1/p): |x|^(p-1) / y^(p-1) */
+    Val yk = reduced_keepdims(&rg, Y0, axes, &n);
+    w = dv(op2(OP_POW, ab, fconst(p - 1)), op2(OP_POW, yk, fconst(p - 1)));
   }
-  if (p == 1) {
-    dx[0] = keep(mul(dyk, op1(OP_SIGN, X0)));
-    return;
-  }
-  Val yk = reduced_keepdims(&rg, Y0, axes, &n);
-  dx[0] = keep(mul(dyk, dv(X0, yk)));
+  dx[0] = keep(mul(cast_to(mul(dyk, w), dt), d));
 }
 
 /* ---- linear algebra ---- */
@@ -673,43 +693,52 @@ static void g_eig(const GradCall *g, Val *dx) {
   Val ga = opat(OP_MATRIX_SOLVE, 2, in, 1, at);
   dx[0] = keep(is_cplx(X0) ? cast_to(ga, tn(X0)->dtype) : cast_to(op1(OP_REAL, ga), tn(X0)->dtype));
 }
+/* TF's _SvdGrad, complex included: s (real) and gs taken in the input's dtype, adjoints for transposes, and for a
+ * complex input the term 1/2 u s^-1 (l^H - l) v1^H, l the diagonal of v1^H gv1, that fixes the vectors' phases */
 static void g_svd(const GradCall *g, Val *dx) {
-  Val a = X0, gs = g->dy[0];
-  if (is_cplx(a)) rt_throw(ERR_UNIMPLEMENTED, "the gradient of tf.linalg.svd of a complex matrix is not supported");
+  Val a = X0;
+  DType dt = tn(a)->dtype;
+  Val gs = cast_to(g->dy[0], dt);
   if (g->nout == 1) {   /* compute_uv=False: the vectors again */
-    Val at[2] = {val_bool(false), val_bool(true)};
-    Val suv = opat(OP_SVD, 1, &a, 2, at);
-    Tuple *t = (Tuple *)suv.u.o;
-    dx[0] = keep(matmul(t->items[1], matmul(mdiag(gs), t->items[2], false, true), false, false));
+    Tuple *t = (Tuple *)svd_uv(a).u.o;
+    dx[0] = keep(amatmul(t->items[1], amatmul(mdiag(gs), t->items[2], false, true), false, false));
     return;
   }
   bool full = attr_bool(g, 0);
   tfs_i64 m = last_dim(a, 2), n = last_dim(a, 1);
   Val s = g->out[0], u = g->out[1], v = g->out[2], gu = g->dy[1], gv = g->dy[2];
   bool use_adj = m > n;
-  if (use_adj) {   /* the gradient of A^T = V S U^T, transposed at the end */
+  if (use_adj) {   /* the gradient of A^H = V S U^H, its adjoint at the end */
     tfs_i64 k = m; m = n; n = k;
     Val w = u; u = v; v = w;
     w = gu; gu = gv; gv = w;
   }
-  if (full && n - m > 1) rt_throw(ERR_UNIMPLEMENTED, "svd gradient is not implemented for abs(m - n) > 1 when full_matrices is True");
-  Val s_mat = mdiag(s);
-  Val f = fmat(mul(s, s));
-  Val s_inv_mat = mdiag(safe_recip(s));
+  if (full && n - m > 1)   /* TF's NotImplementedError, its text up to the op's repr */
+    rt_throw(ERR_NOTIMPL, "svd gradient is not implemented for abs(m - n) > 1 when full_matrices is True. Received: m=%lld and n=%lld",
+             (long long)m, (long long)n);
+  Val s_mat = mdiag(cast_to(s, dt));
+  Val f = cast_to(fmat(mul(s, s)), dt);
+  Val s_inv_mat = mdiag(cast_to(safe_recip(s), dt));
   Val v1 = cols(v, 0, m), gv1 = cols(gv, 0, m);
-  Val f_u = mul(f, matmul(u, gu, true, false)), f_v = mul(f, matmul(v1, gv1, true, false));
-  Val t1 = add(add(mdiag(gs), matmul(add(f_u, adj(f_u)), s_mat, false, false)), matmul(s_mat, add(f_v, adj(f_v)), false, false));
-  Val ga = matmul(u, matmul(t1, v1, false, true), false, false);
+  Val v_gv = amatmul(v1, gv1, true, false);
+  Val f_u = mul(f, amatmul(u, gu, true, false)), f_v = mul(f, v_gv);
+  Val t1 = add(add(mdiag(gs), amatmul(add(f_u, madj(f_u)), s_mat, false, false)), amatmul(s_mat, add(f_v, madj(f_v)), false, false));
+  Val ga = amatmul(u, amatmul(t1, v1, false, true), false, false);
   if (m != n) {
-    Val gv1t = adj(gv1);
-    Val t2 = sub(gv1t, matmul(matmul(gv1t, v1, false, false), v1, false, true));
+    Val gv1t = madj(gv1);
+    Val t2 = sub(gv1t, amatmul(amatmul(gv1t, v1, false, false), v1, false, true));
     if (full) {
       Val v2 = cols(v, m, n - m), gv2 = cols(gv, m, n - m);
-      t2 = sub(t2, matmul(matmul(v1, gv2, true, false), v2, false, true));
+      t2 = sub(t2, amatmul(amatmul(v1, gv2, true, false), v2, false, true));
     }
-    ga = add(ga, matmul(matmul(u, s_inv_mat, false, false), t2, false, false));
+    ga = add(ga, amatmul(amatmul(u, s_inv_mat, false, false), t2, false, false));
   }
-  dx[0] = keep(use_adj ? adj(ga) : ga);
+  if (is_cplx(a)) {
+    Val l = mul(eye_n(m, dt), v_gv);
+    Val t3 = amatmul(s_inv_mat, sub(madj(l), l), false, false);
+    ga = add(ga, mul(fconst(0.5), amatmul(u, amatmul(t3, v1, false, true), false, false)));
+  }
+  dx[0] = keep(use_adj ? madj(ga) : ga);
 }
 /* TF's _LuGrad: P A = L U, so dA = P^T L^-H (strictly_lower(L^H dLU) + upper(dLU U^H)) U^-H, P = one_hot(perm) */
 static void g_lu(const GradCall *g, Val *dx) {

@@ -46,6 +46,18 @@ void k_scatter_grad(OpCall *c) {
     const float *d = tensor_data(dy);
     for (tfs_i64 i = 0; i < sel->size; i++)
       if (s[i] >= 0) o[s[i]] += d[i];
+  } else if (dtype_is_complex(out->dtype)) {   /* (re, im) pairs: both parts go where the element came from */
+    Tensor *dc = tensor_contiguous(dy);
+    bool f = out->dtype == DT_COMPLEX64;
+    for (tfs_i64 i = 0; i < sel->size; i++) {
+      tfs_i64 k = tensor_get_i(sel, i);
+      if (k < 0) continue;
+      for (int h = 0; h < 2; h++) {
+        if (f) ((float *)tensor_data(out))[2 * k + h] += ((const float *)tensor_data(dc))[2 * i + h];
+        else ((double *)tensor_data(out))[2 * k + h] += ((const double *)tensor_data(dc))[2 * i + h];
+      }
+    }
+    tensor_release(dc);
   } else if (out->dtype == DT_FLOAT32) {
     float *o = tensor_data(out);
     for (tfs_i64 i = 0; i < sel->size; i++)

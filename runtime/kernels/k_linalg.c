@@ -510,8 +510,9 @@ void k_band_part(OpCall *c) {
 }
 
 /* tf.norm's matrix norms ord 1 (max column abs sum), inf (max row abs sum) and 2 (largest singular value, LAPACK
- * gesdd) over rows axis a0 and columns axis a1: the input permuted to [others..., a0, a1] and packed, so the
- * results come in the order of the kept axes, which is the output's (with or without keepdims). */
+ * gesdd, zgesdd for a complex matrix: real either way) over rows axis a0 and columns axis a1: the input permuted to
+ * [others..., a0, a1] and packed, so the results come in the order of the kept axes, which is the output's (with or
+ * without keepdims). */
 void linalg_matrix_norm(OpCall *c, int mode, int a0, int a1) {
   Tensor *x = c->in[0];
   int r = x->rank, k = 0;
@@ -524,20 +525,19 @@ void linalg_matrix_norm(OpCall *c, int mode, int a0, int a1) {
   Tensor *a = tensor_contiguous(v);
   tensor_release(v);
   int mark = rt_hold_val(val_obj(a));
-  bool f = a->dtype == DT_FLOAT32;
-  size_t es = f ? 4 : 8;
-  tfs_i64 m = shape[r - 2], n = shape[r - 1], nb = nbatch(a, 2), p = m < n ? m : n;
+  bool f = a->dtype == DT_FLOAT32 || a->dtype == DT_COMPLEX64, cx = dtype_is_complex(a->dtype);   /* complex: ord 2 only */
+  tfs_i64 m = shape[r - 2], n = shape[r - 1], nb = nbatch(a, 2), p = m < n ? m : n, ne = m * n * (cx ? 2 : 1);
   const char *src = tensor_data(a);
-  /* float32 is decomposed in double and rounded once: sgesdd's last bit depends on which OpenBLAS kernels run
-   * (OPENBLAS_CORETYPE, the CPU), and no printed value may depend on the machine */
-  void *w = hold_alloc((size_t)(m * n + 1) * 8), *s = hold_alloc((size_t)(p + 1) * 8), *dummy = hold_alloc(16);
+  /* float32 (complex64) is decomposed in double and rounded once: sgesdd's last bit depends on which OpenBLAS kernels
+   * run (OPENBLAS_CORETYPE, the CPU), and no printed value may depend on the machine */
+  void *w = hold_alloc((size_t)(ne + 1) * 8), *s = hold_alloc((size_t)(p + 1) * 8), *dummy = hold_alloc(32);
   for (tfs_i64 b = 0; b < nb; b++) {
-    const char *mat = src + (size_t)(b * m * n) * es;
+    const char *mat = src + (size_t)(b * ne) * (f ? 4 : 8);
     double best = 0;
     if (mode == NORM_TWO) {
       if (p > 0) {
-        for (tfs_i64 i = 0; i < m * n; i++) ((double *)w)[i] = ld(mat, f, i);
-        int info = LAPACKE_dgesdd(ROW, 'N', m, n, w, n, s, dummy, 1, dummy, n);
+        for (tfs_i64 i = 0; i < ne; i++) ((double *)w)[i] = ld(mat, f, i);
+        int info = cx ? LAPACKE_zgesdd(ROW, 'N', m, n, w, n, s, dummy, 1, dummy, n) : LAPACKE_dgesdd(ROW, 'N', m, n, w, n, s, dummy, 1, dummy, n);
         if (info > 0) op_fail(c, ERR_INVALID_ARGUMENT, "SVD did not converge. The input might not be valid.");
         if (info < 0) la_fail_internal(c, "gesdd", info);
         best = ((double *)s)[0];

@@ -630,8 +630,10 @@ void k_norm(OpCall *c) {
 /* A complex input: the real norm of |x| (TF's math_ops.abs first), or for 'euclidean' / 'fro' sqrt of the sum of
  * re^2 + im^2 (x * conj(x), whose imaginary part is 0) written as a complex result with a zero imaginary part. */
 static void norm_complex(OpCall *c) {
-  if ((int)c->fscr[1] == NORM_TWO)
-    op_fail(c, ERR_UNIMPLEMENTED, "tf.norm(ord=2) of a complex matrix (its largest singular value) is not supported");
+  if ((int)c->fscr[1] == NORM_TWO) {   /* the largest singular value of the complex matrix itself */
+    linalg_matrix_norm(c, NORM_TWO, (int)c->iscr[TFS_MAX_RANK], (int)c->iscr[TFS_MAX_RANK + 1]);
+    return;
+  }
   Tensor *in0 = c->in[0], *out0 = c->out[0], *x = tensor_contiguous(in0);
   bool sq = norm_cplx_sq(c), f32 = x->dtype == DT_COMPLEX64;
   Tensor *ab = tensor_new(dtype_real_part(x->dtype), x->rank, x->shape);
