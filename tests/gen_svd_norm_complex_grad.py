@@ -182,6 +182,14 @@ def svd_program():
             "    print('NotImplementedError: ' + str(e))"]
     gout.append("NotImplementedError: svd gradient is not implemented for abs(m - n) > 1 when full_matrices is True. "
                 "Received: m=2 and n=5")
+    # NaN or inf elements: no error; TF's SvdOp fills its outputs with numeric_limits<Scalar>::quiet_NaN() when Eigen's
+    # SVD reports the invalid input, which is NaN for float and double but 0 for std::complex (not specialised)
+    src += ["", "bad = tf.constant([[1.0, float('nan')], [2.0, 3.0]])", "cbad = tf.complex(bad, bad)",
+            "for t in tf.linalg.svd(bad):", "    print(t)", "print(tf.linalg.svd(cbad, compute_uv=False))",
+            "print(tf.norm(bad * float('inf'), ord=2, axis=[0, 1]), tf.norm(cbad, ord=2, axis=[0, 1]))"]
+    nan2 = np.full([2, 2], np.nan, np.float32)
+    gout += [T(nan2[0]), T(nan2), T(nan2), T(np.zeros([2], np.float32)),
+             "%s %s" % (T(np.float32(np.nan)), T(np.float32(0)))]
     with open(os.path.join(PROGS, "svd_complex_grad.tfs"), "w") as f:
         f.write("\n".join(src) + "\n")
     with open(os.path.join(PROGS, "svd_complex_grad.out"), "w") as f:

@@ -380,10 +380,17 @@ void k_linalg(OpCall *c) {
         }
         char jobz = !uv ? 'N' : full ? 'A' : 'S';
         void *ub = uv ? (void *)u : dummy;
-        int info = f ? LAPACKE_sgesdd(ROW, jobz, m, n, w, n, (float *)s, ub, uv ? uc : 1, vt, n > 0 ? n : 1)
-                     : LAPACKE_dgesdd(ROW, jobz, m, n, w, n, (double *)s, ub, uv ? uc : 1, vt, n > 0 ? n : 1);
-        if (info > 0) op_fail(c, ERR_INVALID_ARGUMENT, "SVD did not converge. The input might not be valid.");
+        bool finite = true;
+        for (tfs_i64 i = 0; i < m * n; i++) finite &= isfinite(ld(w, f, i));
+        int info = !finite ? 1 : f ? LAPACKE_sgesdd(ROW, jobz, m, n, w, n, (float *)s, ub, uv ? uc : 1, vt, n > 0 ? n : 1)
+                                   : LAPACKE_dgesdd(ROW, jobz, m, n, w, n, (double *)s, ub, uv ? uc : 1, vt, n > 0 ? n : 1);
         if (info < 0) la_fail_internal(c, "gesdd", info);
+        if (info > 0) {   /* NaN or inf (LAPACKE refuses them), or no convergence: TF's SvdOp fills NaN, no error */
+          for (tfs_i64 i = 0; i < p; i++) st(s, f, i, NAN);
+          for (tfs_i64 i = 0; uv && i < m * uc; i++) st(u, f, i, NAN);
+          for (tfs_i64 i = 0; uv && i < n * vc; i++) st(v, f, i, NAN);
+          break;
+        }
         for (tfs_i64 i = 0; uv && i < n; i++)   /* v = vt^T */
           for (tfs_i64 j = 0; j < vc; j++) st(v, f, i * vc + j, ld(vt, f, j * n + i));
         break;
@@ -536,11 +543,13 @@ void linalg_matrix_norm(OpCall *c, int mode, int a0, int a1) {
     double best = 0;
     if (mode == NORM_TWO) {
       if (p > 0) {
-        for (tfs_i64 i = 0; i < ne; i++) ((double *)w)[i] = ld(mat, f, i);
-        int info = cx ? LAPACKE_zgesdd(ROW, 'N', m, n, w, n, s, dummy, 1, dummy, n) : LAPACKE_dgesdd(ROW, 'N', m, n, w, n, s, dummy, 1, dummy, n);
-        if (info > 0) op_fail(c, ERR_INVALID_ARGUMENT, "SVD did not converge. The input might not be valid.");
+        bool finite = true;
+        for (tfs_i64 i = 0; i < ne; i++) finite &= isfinite(((double *)w)[i] = ld(mat, f, i));
+        int info = !finite ? 1 : cx ? LAPACKE_zgesdd(ROW, 'N', m, n, w, n, s, dummy, 1, dummy, n)
+                                    : LAPACKE_dgesdd(ROW, 'N', m, n, w, n, s, dummy, 1, dummy, n);
         if (info < 0) la_fail_internal(c, "gesdd", info);
-        best = ((double *)s)[0];
+        /* NaN or inf, or no convergence: TF's svd fills NaN (0 for complex, k_linalg_cplx.c's svd_one says why) */
+        best = info > 0 ? (cx ? 0 : NAN) : ((double *)s)[0];
       }
     } else {
       bool cols = mode == NORM_ONE;   /* sum over rows within each column */

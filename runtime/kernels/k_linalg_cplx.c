@@ -172,11 +172,18 @@ static void svd_one(OpCall *c, bool f, void *w, tfs_i64 m, tfs_i64 n, tfs_i64 b)
   void *vt = hold_buf_at((size_t)(n * n + 1) * es, &mk), *dummy = hold_buf(es);
   char jobz = !uv ? 'N' : full ? 'A' : 'S';
   void *ub = uv ? (void *)u : dummy;
-  int info = f ? LAPACKE_cgesdd(ROW, jobz, m, n, w, n, (float *)s, ub, uv ? uc : 1, vt, n)
-               : LAPACKE_zgesdd(ROW, jobz, m, n, w, n, (double *)s, ub, uv ? uc : 1, vt, n);
-  if (info > 0) op_fail(c, ERR_INVALID_ARGUMENT, "SVD did not converge. The input might not be valid.");
+  bool finite = true;
+  for (tfs_i64 i = 0; i < m * n; i++) finite &= isfinite(creal(cld(w, f, i))) && isfinite(cimag(cld(w, f, i)));
+  int info = !finite ? 1 : f ? LAPACKE_cgesdd(ROW, jobz, m, n, w, n, (float *)s, ub, uv ? uc : 1, vt, n)
+                             : LAPACKE_zgesdd(ROW, jobz, m, n, w, n, (double *)s, ub, uv ? uc : 1, vt, n);
   if (info < 0) op_fail(c, ERR_RUNTIME, "%s: LAPACK returned %d", "gesdd", info);
-  for (tfs_i64 i = 0; uv && i < n; i++)
+  if (info > 0) {   /* NaN or inf (LAPACKE refuses them), or no convergence: no error, TF's SvdOp fills its outputs with
+                     * numeric_limits<complex>::quiet_NaN(), which for std::complex (not specialised) is 0 */
+    for (tfs_i64 i = 0; i < p; i++) rst(s, f, i, 0);
+    for (tfs_i64 i = 0; uv && i < m * uc; i++) cst(u, f, i, 0);
+    for (tfs_i64 i = 0; uv && i < n * vc; i++) cst(v, f, i, 0);
+  }
+  for (tfs_i64 i = 0; uv && !info && i < n; i++)
     for (tfs_i64 j = 0; j < vc; j++) cst(v, f, i * vc + j, conj(cld(vt, f, j * n + i)));
   rt_unhold(mk);
   free(vt);
