@@ -258,6 +258,8 @@ def norm_program():
         ("complex64 ord 3 axis 1", "lambda a: tf.norm(a, ord=3.0, axis=1)", "c64(z)", lambda a: vn(a, 3, dim=1).sum(), True),
         ("complex64 matrix ord 2", "lambda a: tf.norm(a, ord=2, axis=[1, 2])", "c64(zb)", lambda a: mn(a, 2).sum(), True),
         ("complex64 matrix ord inf", "lambda a: tf.norm(a, ord=float('inf'), axis=[1, 2])", "c64(zb)", lambda a: mn(a, inf).sum(), True),
+        ("of a complex gather and slice", "lambda a: tf.norm(tf.gather(a, [2, 0, 2], axis=1)[:, 1:], ord=1)", "z",
+         lambda a: vn(a[:, [2, 0, 2]][:, 1:], 1), False),
         ("real ord inf axis 0", "lambda a: tf.norm(a, ord=float('inf'), axis=0) * w[1]", "x",
          lambda a: (vn(a, inf, dim=0) * wt[1]).sum(), False),
         ("real ord 3", "lambda a: tf.norm(a, ord=3.0)", "x", lambda a: vn(a, 3), False),

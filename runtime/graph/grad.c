@@ -423,6 +423,14 @@ static Val abs_dir(Val x) {
   Val y = op1(OP_ABS, x), z = zeros_like(y);
   return where(op2(OP_EQUAL, y, fconst(0)), zeros_like(x), dv(x, cplx(y, z)));
 }
+/* a matrix norm's two axes (Python ints), made non-negative for rank r */
+static void norm_matrix_axes(Val axv, int r, int64_t a[2]) {
+  const Val *it = val_is(axv, &list_type) ? ((List *)axv.u.o)->items : ((Tuple *)axv.u.o)->items;
+  for (int k = 0; k < 2; k++) {
+    if (!val_as_int(it[k], &a[k])) rt_throw(ERR_UNIMPLEMENTED, "gradient of tf.norm over traced axes is not supported");
+    if (a[k] < 0) a[k] += r;
+  }
+}
 /* TF's norm gradient as its composite's (linalg_ops.norm): through sqrt(sum(x * conj(x))) for 'euclidean'/'fro'/2,
  * through Abs (ComplexAbs) and Sum, Max (ties share) or Pow otherwise, through Svd for a matrix ord 2 */
 static void g_norm(const GradCall *g, Val *dx) {
@@ -440,12 +448,8 @@ static void g_norm(const GradCall *g, Val *dx) {
   Val dyk = reduced_keepdims(&rg, DY, axes, &n);
   if (mnorm && p == 2) {   /* d sigma_max = u1 v1^H, with the two axes moved last and back */
     int r = rank_of(X0);
-    const Val *it = val_is(axv, &list_type) ? ((List *)axv.u.o)->items : ((Tuple *)axv.u.o)->items;
     int64_t a[2];
-    for (int k = 0; k < 2; k++) {
-      if (!val_as_int(it[k], &a[k])) rt_throw(ERR_UNIMPLEMENTED, "gradient of tf.norm over traced axes is not supported");
-      if (a[k] < 0) a[k] += r;
-    }
+    norm_matrix_axes(axv, r, a);
     tfs_i64 perm[TFS_MAX_RANK], inv[TFS_MAX_RANK];
     int k = 0;
     for (int d = 0; d < r; d++)
@@ -466,10 +470,8 @@ static void g_norm(const GradCall *g, Val *dx) {
   }
   Val ab = op1(OP_ABS, X0), d = abs_dir(X0), w;   /* w: d norm / d|x| */
   if (mnorm) {   /* ord 1: the largest column sum (sum over rows a[0], max over columns a[1]); inf: rows; ties share */
-    const Val *it = val_is(axv, &list_type) ? ((List *)axv.u.o)->items : ((Tuple *)axv.u.o)->items;
     int64_t a[2];
-    for (int k = 0; k < 2; k++)
-      if (!val_as_int(it[k], &a[k])) rt_throw(ERR_UNIMPLEMENTED, "gradient of tf.norm over traced axes is not supported");
+    norm_matrix_axes(axv, rank_of(X0), a);
     Val yk = reduced_keepdims(&rg, Y0, axes, &n);
     tfs_i64 sax = p == 1 ? a[0] : a[1], max_ax = p == 1 ? a[1] : a[0];
     Val ind = cast_to(op2(OP_EQUAL, sum_axis_keep(ab, sax), yk), tn(ab)->dtype);
