@@ -481,7 +481,7 @@ static Val npm_save(Val self, int n, const Val *args, const Kw *kw) {
   want_args("save", n, 2, kw);
   if (!val_is(args[0], &str_type)) rt_throw(ERR_TYPE, "_numpy.save: expected a path");
   size_t len;
-  char *buf = npy_format_ex(arg_tensor(args[1], "save"), ndarray_uwidth(args[1]), &len);
+  char *buf = val_is_npobj(args[1]) ? npy_format_object(args[1], &len) : npy_format_ex(arg_tensor(args[1], "save"), ndarray_uwidth(args[1]), &len);
   int mark = rt_hold_mem(buf);
   int e = af_write(str_cstr(args[0]), buf, len);
   if (e) rt_throw(e == ENOENT ? ERR_NOT_FOUND : ERR_IO, "np.save: %s; %s", str_cstr(args[0]), strerror(e));
