@@ -114,6 +114,7 @@ static void print_with(const char *name, StrBuf *b, Val v) {
 static void npobj_repr(StrBuf *b, Val v) { print_with("__repr__", b, v); }
 static void npobj_str(StrBuf *b, Val v) { print_with("__str__", b, v); }
 
+/* A numpy-module function bound to its array (a.tolist, a.astype): self is (function, array). */
 static Val bound_call(Val self, int n, const Val *args, const Kw *kw) {
   const Val *fa = ((Tuple *)self.u.o)->items;
   Val stack[8], *all = n < 7 ? stack : malloc(sizeof(Val) * (size_t)(n + 1));
@@ -123,6 +124,15 @@ static Val bound_call(Val self, int n, const Val *args, const Kw *kw) {
   Val r = rt_call(fa[0], n + 1, all, kw);
   if (all != stack) free(all);
   return r;
+}
+
+Val ndarray_bind(Val f, Val self, const char *name) {
+  Val pair = tuple_new(2);
+  ((Tuple *)pair.u.o)->items[0] = f;
+  ((Tuple *)pair.u.o)->items[1] = val_incref(self);
+  Val b = builtin_new(name, bound_call, pair, NULL);
+  val_decref(pair);
+  return b;
 }
 
 static Val npobj_getattr(Val self, const char *name) {
@@ -149,12 +159,7 @@ static Val npobj_getattr(Val self, const char *name) {
     val_decref(f);
     return r;
   }
-  Val pair = tuple_new(2);
-  ((Tuple *)pair.u.o)->items[0] = f;
-  ((Tuple *)pair.u.o)->items[1] = val_incref(self);
-  Val b = builtin_new(name, bound_call, pair, NULL);
-  val_decref(pair);
-  return b;
+  return ndarray_bind(f, self, name);
 }
 
 /* a[i] of a 1-D array (i an int in range, negative from the end): the element; else -1. */

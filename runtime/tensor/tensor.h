@@ -216,6 +216,7 @@ Val npobj_new(Val items, int rank, const tfs_i64 *shape);   /* borrows the list 
 Val npobj_from_nested(Val seq);                  /* np.array(seq, dtype=object) of nested lists and tuples */
 void npobj_set_methods(Val methods);             /* numpy.tfs's functions behind indexing, printing, methods */
 _Noreturn void npobj_to_tensor_fail(Val v);      /* TF's ValueError converting an object array */
+Val ndarray_bind(Val f, Val self, const char *name);   /* takes f: the method a.name calling f(a, ...) (npobj.c) */
 _Noreturn void ndarray_symbolic_error(Tensor *t);   /* TF's NotImplementedError: a graph tensor given to numpy */
 Val ndarray_new(Tensor *t);                      /* borrows t; 0-d gives the numpy scalar of its dtype (string: bytes) */
 Val ndarray_new_0d(Tensor *t);                   /* borrows t; an ndarray even when 0-d (np.array(7)) */
