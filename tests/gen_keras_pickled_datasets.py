@@ -255,10 +255,15 @@ def main():
     for kw in [{}, {"num_words": 20, "skip_top": 2}, {"maxlen": 6, "seed": 7}, {"start_char": None, "oov_char": None, "num_words": 15, "index_from": 2},
                {"start_char": 3, "index_from": 0, "oov_char": 9, "num_words": 12}]:
         (a, b), (c, d) = imdb(**kw)
-        out.append("imdb %s %d %d %s %s" % (sorted(kw.items()), len(a), len(c), b.dtype, d.shape))
+        out.append("imdb %s %d %d %s %s %s %s %s %s" % (sorted(kw.items()), len(a), len(c), b.dtype, d.shape, a.shape, a.dtype, c.shape, c.dtype))
         out.append("%s %s" % (seqs(a), b.tolist()))
         out.append("%s %s" % (seqs(c), d.tolist()))
-    out.append("list")   # tfs: a list of lists (docs/keras.md); Keras: an object ndarray of lists
+    out.append("%s %s" % (type(a).__name__, isinstance(a, np.ndarray)))
+    out.append("%r" % a[:2])
+    # keras.utils.pad_sequences (maxlen=4, 'pre' padding and truncation), tf.ragged.constant's shape, tf.constant's refusal
+    out.append("%s" % [[0] * (4 - len(s)) + list(s)[-4:] for s in a])
+    out.append("(%d, None)" % len(a))
+    out.append("ValueError: Failed to convert a NumPy array to a Tensor (Unsupported object type list).")
     try:
         imdb(maxlen=2)
     except ValueError as e:
@@ -267,7 +272,7 @@ def main():
         out.append("%s" % sorted(json.load(f).items()))
     for kw in [{}, {"test_split": 0.3, "seed": 1}, {"maxlen": 5, "num_words": 10, "skip_top": 5}, {"start_char": None, "oov_char": None, "num_words": 20}]:
         (a, b), (c, d) = reuters(**kw)
-        out.append("reuters %s %d %d %s" % (sorted(kw.items()), len(a), len(c), b.dtype))
+        out.append("reuters %s %d %d %s %s %s %s" % (sorted(kw.items()), len(a), len(c), b.dtype, a.shape, a.dtype, c.shape))
         out.append("%s %s" % (seqs(a), b.tolist()))
         out.append("%s %s" % (seqs(c), d.tolist()))
     labels = ("cocoa", "grain", "veg-oil", "earn", "acq", "wheat", "copper", "housing", "money-supply", "coffee", "sugar",
@@ -279,12 +284,11 @@ def main():
         out.append("%s" % (json.load(f) == WORDS))
     # np.load(allow_pickle=True) of numpy's object files (tests/programs/data/npytext) and of these
     npt = os.path.join(HERE, "programs", "data", "npytext")
-    # tfs: an object array loads as the list its tolist() gives (docs/numpy.md)
-    out.append("%r" % np.load(os.path.join(npt, "obj.npy"), allow_pickle=True).tolist())
+    out.append("%r" % np.load(os.path.join(npt, "obj.npy"), allow_pickle=True))
     out.append("%r" % np.load(os.path.join(npt, "pickle.bin"), allow_pickle=True))
-    out.append("%r" % np.load(os.path.join(npt, "objmember.npz"), allow_pickle=True)["bad"].tolist())
+    out.append("%r" % np.load(os.path.join(npt, "objmember.npz"), allow_pickle=True)["bad"])
     with np.load(os.path.join(FX, "imdb.npz"), allow_pickle=True) as z:
-        out.append("%r %r" % (z["x_train"].tolist()[:2], z["y_test"].tolist()))
+        out.append("%r %r" % (z["x_train"][:2], z["y_test"].tolist()))
     raw = np.load(os.path.join(FX, "cifar-100-python", "test"), allow_pickle=True, encoding="bytes")
     out.append("%r %r" % (sorted(raw.keys()), raw[b"data"].shape))
     # bad input: numpy's refusal, Keras's **kwargs checks (imdb's message ends in '.', reuters's does not), nb_words

@@ -29,6 +29,7 @@ char *npy_format(Tensor *t, size_t *len);
  * (UTF-32LE); parsing sets *uwidth to a '<U n' file's n (0 otherwise; its tensor holds
  * UTF-8 strings) and returns NULL for an object ('|O', pickled) array. */
 char *npy_format_ex(Tensor *t, int uwidth, size_t *len);
+char *npy_format_object(Val a, size_t *len);   /* np.save of an object array (malloc'd): header and numpy's pickle */
 Tensor *npy_parse_ex(const unsigned char *data, tfs_i64 len, const char *where, int *uwidth);
 /* The array of a .npy header's descr, order and shape whose elements are body[0..blen) (owned; the pickle
  * reader's ndarrays too); exact: blen must be the elements' size, as ndarray.__setstate__ asks. */

@@ -8,6 +8,7 @@
 #include "formats/iofile.h"
 #include "formats/npyfile.h"
 #include "formats/pklread.h"
+#include "formats/pklwrite.h"
 #include "object/object.h"
 #include "tensor/tensor.h"
 
@@ -229,6 +230,40 @@ static void utf32_put(char *dst, const Str *e, int uwidth) {
   }
 }
 
+/* The .npy header dict of descr and shape, padded as numpy pads it (h is initialised here). */
+static void npy_header_text(StrBuf *h, const char *descr, int rank, const tfs_i64 *shape) {
+  sb_init(h);
+  sb_printf(h, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
+  for (int i = 0; i < rank; i++) sb_printf(h, i ? ", %lld" : "%lld", (long long)shape[i]);
+  if (rank == 1) sb_putc(h, ',');
+  sb_puts(h, "), }");
+  /* numpy pads magic + length + header with spaces and a newline to a multiple of 64 */
+  size_t total = 10 + h->len + 1;
+  size_t pad = (64 - total % 64) % 64;
+  for (size_t i = 0; i < pad; i++) sb_putc(h, ' ');
+  sb_putc(h, '\n');
+}
+
+/* np.save of an object array: the '|O' header, then numpy's pickle of the array. */
+char *npy_format_object(Val a, size_t *len) {
+  const NpObj *o = (const NpObj *)a.u.o;
+  StrBuf h;
+  npy_header_text(&h, "|O", o->rank, o->shape);
+  StrBuf out;
+  sb_init(&out);
+  sb_puts(&out, "\x93NUMPY\x01");
+  sb_putc(&out, 0);
+  sb_putc(&out, (char)(h.len & 0xff));
+  sb_putc(&out, (char)(h.len >> 8));
+  sb_putn(&out, h.data, h.len);
+  sb_free(&h);
+  int mark = rt_hold_sb(&out);   /* freed if an element cannot be pickled */
+  pkl_dump_objarray(&out, a, "np.save");
+  rt_unhold(mark);
+  *len = out.len;
+  return out.data;
+}
+
 char *npy_format_ex(Tensor *t, int uwidth, size_t *len) {
   const char *descr;
   char ubuf[24];
@@ -246,16 +281,7 @@ char *npy_format_ex(Tensor *t, int uwidth, size_t *len) {
   }
   if (t->sym) rt_throw(ERR_TYPE, "tf.io.write_npy needs an eager tensor, not a symbolic one");
   StrBuf h;
-  sb_init(&h);
-  sb_printf(&h, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
-  for (int i = 0; i < t->rank; i++) sb_printf(&h, i ? ", %lld" : "%lld", (long long)t->shape[i]);
-  if (t->rank == 1) sb_putc(&h, ',');
-  sb_puts(&h, "), }");
-  /* numpy pads magic + length + header with spaces and a newline to a multiple of 64 */
-  size_t total = 10 + h.len + 1;
-  size_t pad = (64 - total % 64) % 64;
-  for (size_t i = 0; i < pad; i++) sb_putc(&h, ' ');
-  sb_putc(&h, '\n');
+  npy_header_text(&h, descr, t->rank, t->shape);
   size_t esz = uwidth > 0 ? 4 * (size_t)uwidth : (size_t)dtype_info[t->dtype].size, nbytes = (size_t)t->size * esz;
   char *buf = malloc(10 + h.len + nbytes + 1);
   if (!buf) { sb_free(&h); rt_throw(ERR_MEMORY, "out of memory"); }

@@ -366,20 +366,6 @@ static void dtype_descr(Pkl *P, Val v, char *descr, size_t n) {
   else snprintf(descr, n, "%c%s", order, d->type);
 }
 
-/* An array's elements as nested lists of `shape` (what an object array's tolist() gives). */
-static Val nest(const Val *items, const tfs_i64 *shape, int rank, tfs_i64 *pos) {
-  if (rank == 0) return val_incref(items[(*pos)++]);
-  Val l = list_new(shape[0]);
-  int mark = rt_hold_val(l);
-  for (tfs_i64 i = 0; i < shape[0]; i++) {
-    Val e = nest(items, shape + 1, rank - 1, pos);
-    list_append(l, e);
-    val_decref(e);
-  }
-  rt_unhold(mark);
-  return l;
-}
-
 /* The ndarray (owned) of dtype, shape and elements raw (bytes, or a list of objects for dtype 'O'). */
 static Val make_array(Pkl *P, Val dtype, Val shapev, bool fortran, Val raw) {
   char descr[40];
@@ -390,23 +376,21 @@ static Val make_array(Pkl *P, Val dtype, Val shapev, bool fortran, Val raw) {
     if (!val_is(raw, &list_type)) BAD(P, "an object array's state must be a list, not %s", val_type_name(raw));
     List *l = (List *)raw.u.o;
     if (l->len != count) BAD(P, "an object array of %lld elements has %lld in its state", (long long)count, (long long)l->len);
-    Val *items = malloc(sizeof(Val) * (size_t)(count + 1));
-    if (!items) rt_throw(ERR_MEMORY, "out of memory");
-    int mark = rt_hold_mem(items);
-    tfs_i64 i = 0, pos = 0;
-    if (fortran && rank > 1) {   /* the state lists the elements in column-major order */
-      for (i = 0; i < count; i++) {
-        tfs_i64 rem = i, off = 0, stride = 1, idx[TFS_MAX_RANK];
+    Val items = list_new(count);   /* the elements in C order: an object ndarray (tensor/npobj.c) */
+    int mark = rt_hold_val(items);
+    for (tfs_i64 i = 0; i < count; i++) {
+      tfs_i64 off = i;
+      if (fortran && rank > 1) {   /* the state lists the elements in column-major order */
+        tfs_i64 rem = i, stride = 1, idx[TFS_MAX_RANK];
+        off = 0;
         for (int k = rank - 1; k >= 0; k--) { idx[k] = rem % shape[k]; rem /= shape[k]; }
         for (int k = 0; k < rank; k++) { off += idx[k] * stride; stride *= shape[k]; }
-        items[i] = l->items[off];
       }
-    } else {
-      for (i = 0; i < count; i++) items[i] = l->items[i];
+      list_append(items, l->items[off]);
     }
-    Val r = nest(items, shape, rank, &pos);
+    Val r = npobj_new(items, rank, shape);
     rt_unhold(mark);
-    free(items);
+    val_decref(items);
     return r;
   }
   unsigned char *owned;

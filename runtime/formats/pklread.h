@@ -12,8 +12,8 @@ typedef enum { PKL_PY2_ASCII, PKL_PY2_BYTES, PKL_PY2_LATIN1 } PklPy2Str;
 /* The object the pickle data[0..len) holds (owned): None, bool, int (64-bit), float, str, bytes, bytearray,
  * list, tuple, dict, set, frozenset, and numpy's ndarrays, dtypes' arrays and scalars
  * (numpy.core.multiarray._reconstruct with ndarray.__setstate__, numpy.dtype, numpy.core.multiarray.scalar,
- * numpy.core.numeric._frombuffer). An object (dtype 'O') array comes back as the nested lists its
- * tolist() gives: tfs's ndarray holds no Python objects. Any other global raises NotImplementedError naming
+ * numpy.core.numeric._frombuffer); an object (dtype 'O') array comes back as an object ndarray
+ * (tensor/npobj.c). Any other global raises NotImplementedError naming
  * it; a damaged or truncated stream raises ValueError naming `where` and the byte offset. *used (when not
  * NULL) is set to the bytes the pickle took, up to and including its STOP. */
 Val pkl_load(const unsigned char *data, tfs_i64 len, const char *where, PklPy2Str py2, tfs_i64 *used);

@@ -95,18 +95,6 @@ _Noreturn void ndarray_raise_cast_error(const char *msg) {
   exc_raise_class(cls, ERR_TYPE, msg);
 }
 
-/* A method from the numpy module bound to its array: self is (function, array). */
-static Val nd_bound(Val self, int n, const Val *args, const Kw *kw) {
-  const Val *fa = ((Tuple *)self.u.o)->items;
-  Val stack[8], *all = n < 7 ? stack : malloc(sizeof(Val) * (size_t)(n + 1));
-  if (!all) rt_throw(ERR_MEMORY, "out of memory");
-  all[0] = fa[1];
-  for (int i = 0; i < n; i++) all[i + 1] = args[i];
-  Val r = rt_call(fa[0], n + 1, all, kw);
-  if (all != stack) free(all);
-  return r;
-}
-
 static Val ndarray_getattr(Val self, const char *name) {
   Tensor *t = ((NdArray *)self.u.o)->t;
   if (!strcmp(name, "shape")) {
@@ -143,12 +131,7 @@ static Val ndarray_getattr(Val self, const char *name) {
     val_decref(f);
     return r;
   }
-  Val pair = tuple_new(2);
-  ((Tuple *)pair.u.o)->items[0] = f;
-  ((Tuple *)pair.u.o)->items[1] = val_incref(self);
-  Val b = builtin_new(name, nd_bound, pair, NULL);
-  val_decref(pair);
-  return b;
+  return ndarray_bind(f, self, name);
 }
 
 /* numpy's promotion for two array dtypes: the smallest type holding both (a signed int twice an unsigned

@@ -11,7 +11,8 @@
 /* ---- numpy dtype objects (a.dtype prints 'float32', repr dtype('float32')) ---- */
 
 
-static const char *np_dtype_name(DType dt) { return dt == DT_STRING ? "object" : dtype_info[dt].name; }
+/* DT_VARIANT's dtype object stands for numpy's object dtype 'O' (npobj.c's arrays); no ndarray holds variants. */
+static const char *np_dtype_name(DType dt) { return dt == DT_STRING || dt == DT_VARIANT ? "object" : dtype_info[dt].name; }
 /* A dtype object's text: '<U3' for numpy's text arrays, else its dtype's name. */
 static const char *npdtype_text(Val v, char *buf, size_t n) {
   const NpDType *d = (const NpDType *)v.u.o;
@@ -23,9 +24,20 @@ static void npdtype_str(StrBuf *b, Val v) { char t[24]; sb_puts(b, npdtype_text(
 static void npdtype_repr(StrBuf *b, Val v) {
   char t[24];
   if (((const NpDType *)v.u.o)->uwidth == -1) { sb_puts(b, "dtype('<U')"); return; }   /* numpy's unsized str dtype */
+  if (((const NpDType *)v.u.o)->dt == DT_VARIANT) { sb_puts(b, "dtype('O')"); return; }
   sb_printf(b, "dtype('%s')", npdtype_text(v, t, sizeof t));
 }
+/* dtype('O') equals object, 'O', 'object' and '|O' as numpy's does. */
+static bool objdtype_eq(Val a, Val b) {
+  if (val_is(b, &npdtype_type)) return ((NpDType *)b.u.o)->dt == DT_VARIANT && !((NpDType *)b.u.o)->uwidth;
+  if (val_is(b, &type_type)) return ((TypeObj *)b.u.o)->tag == -1;
+  if (!val_is(b, &str_type)) return false;
+  const char *s = str_cstr(b);
+  return !strcmp(s, "O") || !strcmp(s, "object") || !strcmp(s, "|O");
+}
 static bool npdtype_eq(Val a, Val b) {
+  if (val_is(a, &npdtype_type) && ((NpDType *)a.u.o)->dt == DT_VARIANT && !((NpDType *)a.u.o)->uwidth) return objdtype_eq(a, b);
+  if (val_is(b, &npdtype_type) && ((NpDType *)b.u.o)->dt == DT_VARIANT && !((NpDType *)b.u.o)->uwidth) return objdtype_eq(b, a);
   if (val_is(a, &npdtype_type) && val_is(b, &npdtype_type) && (((NpDType *)a.u.o)->uwidth || ((NpDType *)b.u.o)->uwidth))
     return ((NpDType *)a.u.o)->uwidth == ((NpDType *)b.u.o)->uwidth;
   if (val_is(a, &npdtype_type) && ((NpDType *)a.u.o)->uwidth && val_is(b, &str_type)) {   /* a.dtype == '<U2' */
@@ -49,6 +61,11 @@ static Val npdtype_getattr(Val self, const char *name) {
     return str_from_cstr(t);
   }
   if (!strcmp(name, "name")) return str_from_cstr(np_dtype_name(d->dt));
+  if (d->dt == DT_VARIANT) {   /* dtype('O') */
+    if (!strcmp(name, "kind") || !strcmp(name, "char")) return str_from_cstr("O");
+    if (!strcmp(name, "str")) return str_from_cstr("|O");
+    if (!strcmp(name, "itemsize")) return val_int(8);
+  }
   if (!strcmp(name, "itemsize") && d->uwidth) return val_int(d->uwidth < 0 ? 0 : 4 * (tfs_i64)d->uwidth);   /* UCS4 */
   if (!strcmp(name, "kind") && d->uwidth) return str_from_cstr("U");
   return val_undef();

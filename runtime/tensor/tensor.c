@@ -862,6 +862,18 @@ Tensor *tensor_from_val(Val v, int want) {
       TFS_DECREF(l);
       return r;
     }
+    if (val_is(v, &npobj_type)) {   /* an object array: TF converts text ones only */
+      List *l = (List *)((NpObj *)v.u.o)->items.u.o;
+      for (tfs_i64 i = 0; i < l->len; i++)
+        if (!val_is(l->items[i], &str_type) && !val_is(l->items[i], &bytes_type)) npobj_to_tensor_fail(v);
+      Tensor *r = tensor_from_val(((NpObj *)v.u.o)->items, want < 0 ? DT_STRING : want);
+      NpObj *a = (NpObj *)v.u.o;
+      tfs_i64 st[TFS_MAX_RANK], k = 1;
+      for (int i = a->rank - 1; i >= 0; i--) { st[i] = k; k *= a->shape[i]; }
+      Tensor *s = tensor_view(r, a->rank, a->shape, st, 0);
+      tensor_release(r);
+      return s;
+    }
     v = text_of(v);
     if (!val_is(v, &list_type) && !val_is(v, &tuple_type) && !val_is(v, &str_type) && !val_is(v, &bytes_type))
       fail_unsupported(v);

@@ -208,6 +208,15 @@ extern const Type npdtype_type;
 typedef struct NpDType { Obj hdr; DType dt; int uwidth; } NpDType;   /* numpy dtype objects (a.dtype); uwidth: '<U n' */
 Val npdtype_unicode(int width);          /* dtype('<U width'); width -1: np.dtype(str), '<U0' */
 extern NpDType npdtypes[];              /* one per DType, immortal */
+/* numpy's object (dtype 'O') arrays (npobj.c): a flat list of values in C order and a shape. */
+typedef struct NpObj { Obj hdr; Val items; int rank; tfs_i64 shape[TFS_MAX_RANK]; } NpObj;
+extern const Type npobj_type;
+bool val_is_npobj(Val v);
+Val npobj_new(Val items, int rank, const tfs_i64 *shape);   /* borrows the list items (size: the shape's product) */
+Val npobj_from_nested(Val seq);                  /* np.array(seq, dtype=object) of nested lists and tuples */
+void npobj_set_methods(Val methods);             /* numpy.tfs's functions behind indexing, printing, methods */
+_Noreturn void npobj_to_tensor_fail(Val v);      /* TF's ValueError converting an object array */
+Val ndarray_bind(Val f, Val self, const char *name);   /* takes f: the method a.name calling f(a, ...) (npobj.c) */
 _Noreturn void ndarray_symbolic_error(Tensor *t);   /* TF's NotImplementedError: a graph tensor given to numpy */
 Val ndarray_new(Tensor *t);                      /* borrows t; 0-d gives the numpy scalar of its dtype (string: bytes) */
 Val ndarray_new_0d(Tensor *t);                   /* borrows t; an ndarray even when 0-d (np.array(7)) */

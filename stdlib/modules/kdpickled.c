@@ -290,7 +290,7 @@ static void clip_words(Seqs *const *sets, int nsets, const SeqOpts *o) {
     }
 }
 
-/* Sequences [lo, hi) as a list of lists of ints (Keras: an object ndarray of them; docs/keras.md). */
+/* Sequences [lo, hi) as Keras's np.array(xs, dtype="object"): 1-D of lists (2-D of ints when all have one length). */
 static Val seqs_list(const Seqs *s, tfs_i64 lo, tfs_i64 hi) {
   Val l = list_new(hi - lo);
   int mark = rt_hold_val(l);
@@ -300,8 +300,10 @@ static Val seqs_list(const Seqs *s, tfs_i64 lo, tfs_i64 hi) {
     list_append(l, e);
     val_decref(e);
   }
+  Val a = npobj_from_nested(l);
   rt_unhold(mark);
-  return l;
+  val_decref(l);
+  return a;
 }
 
 /* (x, y) of sequences [lo, hi): y the label rows they came from in yt. */
@@ -459,6 +461,11 @@ static const char *seq_setup(ArgSpec *spec, const char *const *params, bool dot,
 /* Members xname and yname of w->d: the sequences (into *x) and the labels (into *y); their count. */
 static tfs_i64 seq_members(SeqWork *w, const char *xname, const char *yname, const char *path, Val *x, Tensor **y) {
   *x = npz_member(w->d, xname, path);
+  if (val_is_npobj(*x) && ((NpObj *)x->u.o)->rank == 1) {   /* the object array's sequences */
+    Val items = val_incref(((NpObj *)x->u.o)->items);
+    val_decref(*x);
+    *x = items;
+  }
   Val yv = npz_member(w->d, yname, path);
   int mark = rt_hold_val(yv);
   tfs_i64 cnt = seq_count(*x, val_as_tensor(yv), xname, yname, path);
@@ -473,7 +480,7 @@ static const char *const imdb_params[] = {"path", "num_words", "skip_top", "maxl
 //! tf.keras.datasets.imdb.load_data(path='imdb.npz', num_words=None, skip_top=0, maxlen=None, seed=113, start_char=1, oov_char=2, index_from=3)
 //!   ((x_train, y_train), (x_test, y_test)) from Keras's imdb.npz in ~/.keras/datasets (KERAS_HOME when set): reviews as
 //!   lists of word indices, shuffled by numpy's RandomState(seed) and filtered as Keras does; x_train and x_test are
-//!   lists of lists (Keras: object ndarrays of lists), y int64 arrays. Never downloads.
+//!   object ndarrays of lists (shape (n,), dtype object), y int64 arrays. Never downloads.
 static Val imdb_load_data(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.keras.datasets.imdb.load_data",
@@ -514,7 +521,7 @@ static const char *const reuters_params[] = {"path", "num_words", "skip_top", "m
 //! tf.keras.datasets.reuters.load_data(path='reuters.npz', num_words=None, skip_top=0, maxlen=None, test_split=0.2, seed=113, start_char=1, oov_char=2, index_from=3)
 //!   ((x_train, y_train), (x_test, y_test)) from Keras's reuters.npz in ~/.keras/datasets: newswires as lists of word
 //!   indices shuffled by numpy's RandomState(seed), filtered as Keras does, the first int(n * (1 - test_split)) for
-//!   training; x as lists of lists (Keras: object ndarrays), y int64 arrays. Never downloads.
+//!   training; x as object ndarrays of lists (shape (n,), dtype object), y int64 arrays. Never downloads.
 static Val reuters_load_data(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.keras.datasets.reuters.load_data",

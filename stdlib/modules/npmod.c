@@ -159,6 +159,48 @@ static Val npm_is_ndarray(Val self, int n, const Val *args, const Kw *kw) {
   return val_bool(val_is_ndarray(args[0]));   /* numpy scalars too: array-likes of their dtype */
 }
 
+/* ---- object (dtype 'O') arrays: numpy.tfs's functions over the flat items (tensor/npobj.c) ---- */
+
+static Val npm_set_obj_methods(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("set_obj_methods", n, 1, kw);
+  npobj_set_methods(args[0]);
+  return val_none();
+}
+
+/* objarray(items, shape): an object array of the list items (kept, not copied) in C order. */
+static Val npm_objarray(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("objarray", n, 2, kw);
+  if (!val_is(args[1], &tuple_type) && !val_is(args[1], &list_type)) rt_throw(ERR_TYPE, "_numpy.objarray: the shape must be a tuple");
+  tfs_i64 len = val_is(args[1], &tuple_type) ? ((Tuple *)args[1].u.o)->len : ((List *)args[1].u.o)->len;
+  const Val *it = val_is(args[1], &tuple_type) ? ((Tuple *)args[1].u.o)->items : ((List *)args[1].u.o)->items;
+  if (len > TFS_MAX_RANK) rt_throw(ERR_VALUE, "maximum supported dimension for an ndarray is %d, found %lld", TFS_MAX_RANK, (long long)len);
+  tfs_i64 shape[TFS_MAX_RANK];
+  for (tfs_i64 i = 0; i < len; i++) shape[i] = val_to_index(it[i], "objarray");
+  return npobj_new(args[0], (int)len, shape);
+}
+
+static Val npm_obj_nested(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("obj_nested", n, 1, kw);
+  return npobj_from_nested(args[0]);
+}
+
+/* obj_items(a): the object array's own list of items (writes through it change the array). */
+static Val npm_obj_items(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("obj_items", n, 1, kw);
+  if (!val_is_npobj(args[0])) rt_throw(ERR_TYPE, "_numpy.obj_items: expected an object array");
+  return val_incref(((NpObj *)args[0].u.o)->items);
+}
+
+static Val npm_is_obj(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("is_obj", n, 1, kw);
+  return val_bool(val_is_npobj(args[0]));
+}
+
+static Val npm_objdtype(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("objdtype", n, 0, kw);
+  return val_obj(&npdtypes[DT_VARIANT]);
+}
+
 /* put(a, positions, values): a.flat[positions[i]] = values[i], in place through a's views. */
 static Val npm_put(Val self, int n, const Val *args, const Kw *kw) {
   want_args("put", n, 3, kw);
@@ -439,7 +481,7 @@ static Val npm_save(Val self, int n, const Val *args, const Kw *kw) {
   want_args("save", n, 2, kw);
   if (!val_is(args[0], &str_type)) rt_throw(ERR_TYPE, "_numpy.save: expected a path");
   size_t len;
-  char *buf = npy_format_ex(arg_tensor(args[1], "save"), ndarray_uwidth(args[1]), &len);
+  char *buf = val_is_npobj(args[1]) ? npy_format_object(args[1], &len) : npy_format_ex(arg_tensor(args[1], "save"), ndarray_uwidth(args[1]), &len);
   int mark = rt_hold_mem(buf);
   int e = af_write(str_cstr(args[0]), buf, len);
   if (e) rt_throw(e == ENOENT ? ERR_NOT_FOUND : ERR_IO, "np.save: %s; %s", str_cstr(args[0]), strerror(e));
@@ -714,6 +756,8 @@ static Builtin npm_fns[] = {
   NPM("shares_memory", npm_shares_memory), NPM("flags", npm_flags), NPM("set_writeable", npm_set_writeable), NPM("argsort", npm_argsort), NPM("cumulate", npm_cumulate), NPM("mt_seed", npm_seed),
   NPM("savez", npm_savez), NPM("frombuffer", npm_frombuffer), NPM("save", npm_save), NPM("load", npm_load), NPM("unpickle", npm_unpickle), NPM("printoptions", npm_printoptions), NPM("mt_draw", npm_draw), NPM("pcg_new", npm_pcg_new), NPM("pcg_draw", npm_pcg_draw), NPM("pcg_normal", npm_pcg_normal),
   NPM("pcg_bounded", npm_pcg_bounded), NPM("pcg_shuffle_order", npm_pcg_shuffle_order), NPM("mt_interval", npm_interval), NPM("mt_shuffle_order", npm_shuffle_order),
+  NPM("set_obj_methods", npm_set_obj_methods), NPM("objarray", npm_objarray), NPM("obj_nested", npm_obj_nested), NPM("obj_items", npm_obj_items),
+  NPM("is_obj", npm_is_obj), NPM("objdtype", npm_objdtype),
   NPM("mt_global", npm_mt_global), NPM("mt_new", npm_mt_new), NPM("mt_get_state", npm_mt_get_state), NPM("mt_set_state", npm_mt_set_state),
 };
 
