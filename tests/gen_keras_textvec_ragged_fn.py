@@ -28,14 +28,15 @@ def ragged(rows):
     return "<tf.RaggedTensor [" + ", ".join("[" + ", ".join(str(v) for v in r) + "]" for r in rows) + "]>"
 
 
-v = vocab(["a b c", "b c", "c d"])
-ids = {t: i for i, t in enumerate(v)}
-x = ["A b", "c c d!", "", "e"]
-rows = [[ids.get(t, 1) for t in standardize(s).split()] for s in x]
-toks = [[repr(t.encode()) for t in standardize(s).split()] for s in x]
-lines = [str(v), ragged(rows), "RaggedTensor " + ragged(rows) + " " + str([len(r) for r in rows]),
-         "<tf.RaggedTensor [" + ", ".join("[" + ", ".join(r) + "]" for r in toks) + "]>",
-         ragged([[ids.get(t, 1) for t in standardize(s).split()] for s in ["a b", "d"]]),
-         ragged([[ids["d"]] * 4])]
-with open(os.path.join(HERE, "programs", "keras_textvec_ragged_fn.out"), "w") as fh:
-    fh.write("\n".join(lines) + "\n")
+if __name__ == "__main__":   # (gen_keras_textvec_ragged_ds.py imports the functions above)
+    v = vocab(["a b c", "b c", "c d"])
+    ids = {t: i for i, t in enumerate(v)}
+    x = ["A b", "c c d!", "", "e"]
+    rows = [[ids.get(t, 1) for t in standardize(s).split()] for s in x]
+    toks = [[repr(t.encode()) for t in standardize(s).split()] for s in x]
+    lines = [str(v), ragged(rows), "RaggedTensor " + ragged(rows) + " " + str([len(r) for r in rows]),
+             "<tf.RaggedTensor [" + ", ".join("[" + ", ".join(r) + "]" for r in toks) + "]>",
+             ragged([[ids.get(t, 1) for t in standardize(s).split()] for s in ["a b", "d"]]),
+             ragged([[ids["d"]] * 4])]
+    with open(os.path.join(HERE, "programs", "keras_textvec_ragged_fn.out"), "w") as fh:
+        fh.write("\n".join(lines) + "\n")

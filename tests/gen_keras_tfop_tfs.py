@@ -14,60 +14,33 @@ a layer of several outputs (tf.split, top_k's TopKV2) lists their shapes in the 
 positional arguments after the first with the function's named parameters (tf.einsum's *inputs are not saved);
 tf.map_fn has no dispatch, so KerasTensor.__array__'s TypeError is raised (keras/src/engine/keras_tensor.py).
 """
-import os
-
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+import keras_tfop_text as kt
 
-HEAD = """\
-<KerasTensor: shape=(None, 2) dtype=float32 (created by layer 'tf.split')>
-<KerasTensor: shape=(None, 2) dtype=float32 (created by layer 'tf.split')>
-<KerasTensor: shape=(None, 1) dtype=float32 (created by layer 'tf.math.reduce_std')>
-<KerasTensor: shape=(None, 2) dtype=float32 (created by layer 'tf.math.l2_normalize')>
-<KerasTensor: shape=(None, 2) dtype=float32 (created by layer 'tf.nn.silu')>
-<KerasTensor: shape=(None, 2) dtype=float32 (created by layer 'tf.repeat')>
-TopKV2 <KerasTensor: shape=(None, 2) dtype=int32 (created by layer 'tf.math.top_k')>
-Model: "model"
-__________________________________________________________________________________________________
- Layer (type)                Output Shape                 Param #   Connected to                  
-==================================================================================================
- x (InputLayer)              [(None, 4)]                  0         []                            
-                                                                                                  
- tf.split (TFOpLambda)       [(None, 2),                  0         ['x[0][0]']                   
-                              (None, 2)]                                                          
-                                                                                                  
- tf.math.reduce_std (TFOpLam  (None, 1)                   0         ['x[0][0]']                   
- bda)                                                                                             
-                                                                                                  
- tf.math.l2_normalize (TFOpL  (None, 2)                   0         ['tf.split[0][0]']            
- ambda)                                                                                           
-                                                                                                  
- tf.nn.silu (TFOpLambda)     (None, 2)                    0         ['tf.split[0][1]']            
-                                                                                                  
- tf.repeat (TFOpLambda)      (None, 2)                    0         ['tf.math.reduce_std[0][0]']  
-                                                                                                  
- tf.math.top_k (TFOpLambda)  [(None, 2),                  0         ['x[0][0]']                   
-                              (None, 2)]                                                          
-                                                                                                  
- cat (Concatenate)           (None, 8)                    0         ['tf.math.l2_normalize[0][0]',
-                                                                     'tf.nn.silu[0][0]',          
-                                                                     'tf.repeat[0][0]',           
-                                                                     'tf.math.top_k[0][0]']       
-                                                                                                  
-==================================================================================================
-Total params: 0 (0.00 Byte)
-Trainable params: 0 (0.00 Byte)
-Non-trainable params: 0 (0.00 Byte)
-__________________________________________________________________________________________________
-InputLayer {'batch_input_shape': (None, 4), 'dtype': 'float32', 'sparse': False, 'ragged': False, 'name': 'x'} []
-TFOpLambda {'name': 'tf.split', 'trainable': True, 'dtype': 'float32', 'function': 'split'} [['x', 0, 0, {'num_or_size_splits': 2, 'axis': -1}]]
-TFOpLambda {'name': 'tf.math.reduce_std', 'trainable': True, 'dtype': 'float32', 'function': 'math.reduce_std'} [['x', 0, 0, {'axis': 1, 'keepdims': True}]]
-TFOpLambda {'name': 'tf.math.l2_normalize', 'trainable': True, 'dtype': 'float32', 'function': 'math.l2_normalize'} [['tf.split', 0, 0, {'axis': -1}]]
-TFOpLambda {'name': 'tf.nn.silu', 'trainable': True, 'dtype': 'float32', 'function': 'nn.silu'} [['tf.split', 0, 1, {}]]
-TFOpLambda {'name': 'tf.repeat', 'trainable': True, 'dtype': 'float32', 'function': 'repeat'} [['tf.math.reduce_std', 0, 0, {'repeats': 2, 'axis': 1}]]
-TFOpLambda {'name': 'tf.math.top_k', 'trainable': True, 'dtype': 'float32', 'function': 'math.top_k'} [['x', 0, 0, {'k': 2}]]
-Concatenate {'name': 'cat', 'trainable': True, 'dtype': 'float32', 'axis': -1} [[['tf.math.l2_normalize', 0, 0, {}], ['tf.nn.silu', 0, 0, {}], ['tf.repeat', 0, 0, {}], ['tf.math.top_k', 0, 0, {}]]]"""
+SPLIT = "[(None, 2), (None, 2)]"
+HEAD = [kt.kt((None, 2), "tf.split"), kt.kt((None, 2), "tf.split"), kt.kt((None, 1), "tf.math.reduce_std"),
+        kt.kt((None, 2), "tf.math.l2_normalize"), kt.kt((None, 2), "tf.nn.silu"), kt.kt((None, 2), "tf.repeat"),
+        "TopKV2 " + kt.kt((None, 2), "tf.math.top_k", "int32")]
+HEAD += kt.summary([
+    ("x", "InputLayer", "[(None, 4)]", 0, []),
+    ("tf.split", "TFOpLambda", SPLIT, 0, ["x[0][0]"]),
+    ("tf.math.reduce_std", "TFOpLambda", "(None, 1)", 0, ["x[0][0]"]),
+    ("tf.math.l2_normalize", "TFOpLambda", "(None, 2)", 0, ["tf.split[0][0]"]),
+    ("tf.nn.silu", "TFOpLambda", "(None, 2)", 0, ["tf.split[0][1]"]),
+    ("tf.repeat", "TFOpLambda", "(None, 2)", 0, ["tf.math.reduce_std[0][0]"]),
+    ("tf.math.top_k", "TFOpLambda", SPLIT, 0, ["x[0][0]"]),
+    ("cat", "Concatenate", "(None, 8)", 0, ["tf.math.l2_normalize[0][0]", "tf.nn.silu[0][0]", "tf.repeat[0][0]",
+                                            "tf.math.top_k[0][0]"])])
+HEAD += [kt.input_config("x", (None, 4)),
+         kt.op_config("tf.split", "split", "[['x', 0, 0, {'num_or_size_splits': 2, 'axis': -1}]]"),
+         kt.op_config("tf.math.reduce_std", "math.reduce_std", "[['x', 0, 0, {'axis': 1, 'keepdims': True}]]"),
+         kt.op_config("tf.math.l2_normalize", "math.l2_normalize", "[['tf.split', 0, 0, {'axis': -1}]]"),
+         kt.op_config("tf.nn.silu", "nn.silu", "[['tf.split', 0, 1, {}]]"),
+         kt.op_config("tf.repeat", "repeat", "[['tf.math.reduce_std', 0, 0, {'repeats': 2, 'axis': 1}]]"),
+         kt.op_config("tf.math.top_k", "math.top_k", "[['x', 0, 0, {'k': 2}]]"),
+         "Concatenate {'name': 'cat', 'trainable': True, 'dtype': 'float32', 'axis': -1} [[['tf.math.l2_normalize', 0, 0, "
+         "{}], ['tf.nn.silu', 0, 0, {}], ['tf.repeat', 0, 0, {}], ['tf.math.top_k', 0, 0, {}]]]"]
 
 MID = """\
 ['x', 'tf.split', 'tf.math.reduce_std', 'tf.math.l2_normalize', 'tf.nn.silu', 'tf.repeat', 'tf.math.top_k', 'cat'] True
@@ -88,13 +61,11 @@ w = b / (np.float32(1) + np.exp(-b))
 r = np.repeat(s, 2, axis=1)
 top = -np.sort(-x, axis=1)[:, :2]
 y = np.concatenate([n, w, r, top], axis=-1)
-rows = [" ".join("%.4f" % v for v in row) for row in y.tolist()]
+rows = [kt.floats(row) for row in y.tolist()]
 
 img = np.arange(6, dtype="float32").reshape((2, 3))
 flip = str(img[:, ::-1].tolist())
 words = str([t.lower().encode() for t in ["AbC", "dEF g"]])
 dots = str((x * x).sum(axis=1).tolist())
 
-lines = HEAD.split("\n") + rows + MID.split("\n") + [flip, words, dots] + TAIL.split("\n")
-with open(os.path.join(HERE, "programs", "keras_tfop_tfs.out"), "w") as fh:
-    fh.write("\n".join(lines) + "\n")
+kt.write("keras_tfop_tfs.out", HEAD + rows + MID.split("\n") + [flip, words, dots] + TAIL.split("\n"))

@@ -214,7 +214,44 @@ static Tensor *leaf_tensor(Val v, const char *what) {
   return tensor_from_val(v, -1);
 }
 
-static Val to_tensor_leaf(void *ctx, Val leaf) { return val_obj(leaf_tensor(leaf, (const char *)ctx)); }
+/* Whether v is a composite tensor written in .tfs (a tf.RaggedTensor: a class with __tf_dispatch__). */
+static bool is_composite(Val v) {
+  if (!val_is(v, &inst_type)) return false;
+  Val f = class_find(((Inst *)v.u.o)->klass, "__tf_dispatch__");
+  if (val_is_undef(f)) return false;
+  val_decref(f);
+  return true;
+}
+
+/* A leaf as an element's component: a tensor, or a composite (a map's RaggedTensor) as it is. */
+static Val to_tensor_leaf(void *ctx, Val leaf) {
+  if (is_composite(leaf)) return val_incref(leaf);
+  return val_obj(leaf_tensor(leaf, (const char *)ctx));
+}
+
+/* The first leaf of a spec structure (tuples, lists, dicts) that is not a TensorSpec (a tf.RaggedTensorSpec), or
+ * VT_UNDEF. Borrowed. */
+static Val composite_spec_in(Val spec) {
+  tfs_i64 m;
+  const Val *items;
+  if ((val_is(spec, &tuple_type) || val_is(spec, &list_type)) && seq_items(spec, &m, &items)) {
+    for (tfs_i64 i = 0; i < m; i++) {
+      Val c = composite_spec_in(items[i]);
+      if (!val_is_undef(c)) return c;
+    }
+    return val_undef();
+  }
+  if (val_is(spec, &dict_type)) {
+    const Dict *d = (const Dict *)spec.u.o;
+    for (tfs_i64 i = 0; i < d->len; i++) {
+      if (val_is_undef(d->keys[i])) continue;
+      Val c = composite_spec_in(d->vals[i]);
+      if (!val_is_undef(c)) return c;
+    }
+    return val_undef();
+  }
+  return val_is(spec, &tffn_spec_type) ? val_undef() : spec;
+}
 
 static Val spec_of_leaf(void *ctx, Val leaf) {
   int drop = ctx ? *(int *)ctx : 0;   /* leading dims dropped (slices) */
@@ -501,13 +538,27 @@ static Val batch_spec(void *ctx, Val leaf) {
 }
 
 //! Dataset.batch(batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None)
-//!   Stacks consecutive elements into batches; the last one may be smaller unless drop_remainder.
+//!   Stacks consecutive elements into batches; the last one may be smaller unless drop_remainder. A tf.RaggedTensor
+//!   component (a ragged TextVectorization mapped over a dataset) is batched as TF batches one: a RaggedTensor with one
+//!   more ragged dimension, element_spec RaggedTensorSpec(shape [batch] + shape, ragged_rank + 1).
 static Val ds_batch(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "Dataset.batch",
                          .sig = "batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None"};
   Val a[5];
   args_parse(&spec, n, args, kw, a);
   Dataset *s = self_ds(self);
+  Val comp = composite_spec_in(s->spec);
+  if (!val_is_undef(comp)) {
+    /* elements with a RaggedTensor component: batched by the spec's class, as TF's RaggedTensorSpec._batch
+     * (stdlib/tfcore_data.tfs composite_batch) */
+    Val f = rt_getattr(comp, "_dataset_batch");
+    int mark = rt_hold_val(f);
+    Val ca[3] = {self, a[0], a[1]};
+    Val r = rt_call(f, 3, ca, NULL);
+    rt_unhold(mark);
+    val_decref(f);
+    return r;
+  }
   tfs_i64 bs = int_arg(a[0], "batch_size");
   if (bs <= 0) rt_throw(ERR_INVALID_ARGUMENT, "Batch size must be greater than zero.");
   bool drop = rt_truthy(a[1]);
@@ -951,7 +1002,9 @@ static bool ds_next(DsIt *it, Val *out) {
      * functions: parmap_new keeps a graph that cannot leave the main thread here) */
     if (!it->pm_tried) {
       it->pm_tried = true;
-      if (d->kind == DS_PMAP || it->pol.map_par)
+      /* composite elements (RaggedTensors) are built by host code: they stay on the ordinary map */
+      bool plain = val_is_undef(composite_spec_in(d->spec)) && val_is_undef(composite_spec_in(((Dataset *)d->src.u.o)->spec));
+      if (plain && (d->kind == DS_PMAP || it->pol.map_par))
         it->pm = parmap_new(d->fn, ((Dataset *)d->src.u.o)->spec, pol_lanes(&it->pol, d->kind == DS_PMAP ? d->a : -1));
     }
     if (it->pm) {
@@ -1634,6 +1687,10 @@ static Val ds_textline(Val self, int n, const Val *args, const Kw *kw) {
 //! Dataset.padded_batch(batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None) | tf.data.Dataset.padded_batch
 //!   As batch, for elements of different shapes: each component is padded (with padding_values, 0 or "" by
 //!   default) to padded_shapes, whose None or -1 dimensions take the batch's longest.
+//! Dataset.ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=tf.int64, name=None) | tf.data.Dataset.ragged_batch
+//!   As batch, for elements of different shapes: a component whose static shape has unknown dimensions becomes a
+//!   tf.RaggedTensor ragged up to the last of them (tf.range(x) elements: RaggedTensorSpec([None, None], ragged_rank 1));
+//!   fully known components stack as batch does, RaggedTensor components gain a ragged dimension.
 //! Dataset.window(size, shift=None, stride=1, drop_remainder=False, name=None) | tf.data.Dataset.window
 //!   A dataset of windows, each a dataset (a structure of them for structured elements) of size elements stride
 //!   apart, window i starting at element i*shift; the last windows are shorter unless drop_remainder.

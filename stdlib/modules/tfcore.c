@@ -196,6 +196,9 @@ static Val apifn_new(const char *qual, Val fn, bool dispatch) {
   return val_obj(a);
 }
 
+/* A native tf function (tfmod.c) wrapped as TF's add_dispatch_support makes it: an op layer on a KerasTensor. */
+Val tfcore_dispatching(const char *qual, Val fn) { return apifn_new(qual, fn, true); }
+
 /* The .tfs function behind a tf name's wrapper, else v (borrowed either way): help() and the _API tables see it. */
 Val tfcore_unwrap(Val v) { return val_is(v, &apifn_type) ? ((ApiFn *)v.u.o)->fn : v; }
 

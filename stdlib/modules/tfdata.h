@@ -12,6 +12,7 @@ Val kdatasets_attr(const char *qual);
 Val tfcore_attr(const char *qual);   /* tfcore.c: names written in stdlib/tfcore*.tfs */
 /* tfcore.c: the tf name of a function or class of stdlib/tfcore*.tfs (fname: the function name), for help() */
 bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size);
+Val tfcore_dispatching(const char *qual, Val fn);   /* tfcore.c: a native tf function with TF's dispatch wrapper */
 Val tfcore_unwrap(Val v);   /* tfcore.c: the .tfs function of a tf name's dispatch wrapper, else v (borrowed) */
 
 /* A .npz file as a dict name -> tensor; errors name `what` and the path. */

@@ -412,6 +412,34 @@ static Val td_matrix(Val x, const tfs_i64 *perm, int rank, tfs_i64 rows, tfs_i64
   return m;
 }
 
+/* mm reshaped to x's free dimensions fa then y's fb, taken from their run-time shapes (tf.shape, gather, concat),
+ * with the static shape `out` (-1 unknown) set on it as TF's tensordot sets it (owned). */
+static Val td_dynamic_shape(Val mm, Val x, const tfs_i64 *fa, int nfa, Val y, const tfs_i64 *fb, int nfb, int nout, const tfs_i64 *out) {
+  Val own[16];   /* every temporary: held against an error, released at the end */
+  int n = 0, mark = -1;
+#define TD_OWN(v) (own[n] = (v), mark < 0 ? (void)(mark = rt_hold_val(own[n])) : (void)rt_hold_val(own[n]), own[n++])
+  const char *fns[] = {"shape", "gather", "concat", "reshape"};
+  Val f[4];
+  for (int i = 0; i < 4; i++) f[i] = TD_OWN(tfmod_lookup(fns[i]));
+  Val parts = TD_OWN(list_new(2));
+  Val src[2] = {x, y};
+  const tfs_i64 *idx[2] = {fa, fb};
+  int nidx[2] = {nfa, nfb};
+  for (int s = 0; s < 2; s++) {
+    Val ga[2] = {TD_OWN(rt_call(f[0], 1, &src[s], NULL)), TD_OWN(td_int_tuple(nidx[s], idx[s]))};
+    list_append(parts, TD_OWN(rt_call(f[1], 2, ga, NULL)));
+  }
+  Val ca[2] = {parts, val_int(0)};
+  Val ra[2] = {mm, TD_OWN(rt_call(f[2], 2, ca, NULL))};
+  Val r = TD_OWN(rt_call(f[3], 2, ra, NULL));
+  OpAttrs at = {1, {TD_OWN(tshape_new(nout, out))}};
+  Val e = op_apply(&op_defs[OP_ENSURE_SHAPE], 1, &r, &at);
+#undef TD_OWN
+  rt_unhold(mark);
+  for (int i = 0; i < n; i++) val_decref(own[i]);
+  return e;
+}
+
 //! tf.tensordot(a, b, axes, name=None) | tf.linalg.tensordot(a, b, axes, name=None)
 //!   Sums the products of a's and b's elements over the given axes: an int n (the last n of a with the first n of b)
 //!   or a pair [axes_a, axes_b]; the result has a's free dimensions, then b's.
@@ -426,10 +454,7 @@ static Val tf_tensordot(Val self, int n, const Val *args, const Kw *kw) {
   rt_hold_val(y);
   Tensor *tx = val_as_tensor(x), *ty = val_as_tensor(y);
   int rx = tx->rank, ry = ty->rank;
-  bool known = rx >= 0 && ry >= 0;
-  for (int i = 0; known && i < rx; i++) known = tx->shape[i] >= 0;
-  for (int i = 0; known && i < ry; i++) known = ty->shape[i] >= 0;
-  if (!known) rt_throw(ERR_UNIMPLEMENTED, "tf.tensordot needs tensors of known shapes");
+  if (rx < 0 || ry < 0) rt_throw(ERR_UNIMPLEMENTED, "tf.tensordot needs tensors of known rank");
   int ax[TFS_MAX_RANK], bx[TFS_MAX_RANK], na, nb;
   int64_t k;
   if (val_as_int(a[2], &k)) {
@@ -447,24 +472,27 @@ static Val tf_tensordot(Val self, int n, const Val *args, const Kw *kw) {
     nb = td_axes(items[1], ry, bx);
     if (na != nb) rt_throw(ERR_VALUE, "Different number of contraction axes 'a' and 'b', %d != %d.", na, nb);
   }
-  for (int i = 0; i < na; i++)
+  for (int i = 0; i < na; i++) {
+    if (tx->shape[ax[i]] < 0 || ty->shape[bx[i]] < 0) rt_throw(ERR_UNIMPLEMENTED, "tf.tensordot needs contracted dimensions of known size");
     if (tx->shape[ax[i]] != ty->shape[bx[i]])
       rt_throw(ERR_INVALID_ARGUMENT, "tf.tensordot: contracted dimensions differ: a.shape[%d] = %lld vs. b.shape[%d] = %lld", ax[i],
                (long long)tx->shape[ax[i]], bx[i], (long long)ty->shape[bx[i]]);
-  /* a -> [free_a..., axes_a...] as [M, K]; b -> [axes_b..., free_b...] as [K, N] */
-  tfs_i64 pa[TFS_MAX_RANK], pb[TFS_MAX_RANK], out[2 * TFS_MAX_RANK], M = 1, K = 1, N = 1;
-  int npa = 0, npb = 0, nout = 0;
+  }
+  /* a -> [free_a..., axes_a...] as [M, K]; b -> [axes_b..., free_b...] as [K, N]; a free dimension of unknown size
+   * (a KerasTensor's batch) makes M or N -1 and the result's shape dynamic, as TF's tensordot does */
+  tfs_i64 pa[TFS_MAX_RANK], pb[TFS_MAX_RANK], out[2 * TFS_MAX_RANK], fa[TFS_MAX_RANK], fb[TFS_MAX_RANK], M = 1, K = 1, N = 1;
+  int npa = 0, npb = 0, nout = 0, nfa = 0, nfb = 0;
   for (int d = 0; d < rx; d++) {
     bool c = false;
     for (int i = 0; i < na; i++) c |= ax[i] == d;
-    if (!c) pa[npa++] = d, M *= tx->shape[d], out[nout++] = tx->shape[d];
+    if (!c) pa[npa++] = d, fa[nfa++] = d, M = M < 0 || tx->shape[d] < 0 ? -1 : M * tx->shape[d], out[nout++] = tx->shape[d];
   }
   for (int i = 0; i < na; i++) pa[npa++] = ax[i], K *= tx->shape[ax[i]];
   for (int i = 0; i < nb; i++) pb[npb++] = bx[i];
   for (int d = 0; d < ry; d++) {
     bool c = false;
     for (int i = 0; i < nb; i++) c |= bx[i] == d;
-    if (!c) pb[npb++] = d, N *= ty->shape[d], out[nout++] = ty->shape[d];
+    if (!c) pb[npb++] = d, fb[nfb++] = d, N = N < 0 || ty->shape[d] < 0 ? -1 : N * ty->shape[d], out[nout++] = ty->shape[d];
   }
   if (nout > TFS_MAX_RANK) rt_throw(ERR_INVALID_ARGUMENT, "tf.tensordot: result rank %d exceeds %d", nout, TFS_MAX_RANK);
   Val mx = td_matrix(x, pa, rx, M, K);
@@ -473,12 +501,18 @@ static Val tf_tensordot(Val self, int n, const Val *args, const Kw *kw) {
   rt_hold_val(my);
   Val mm = op_apply2(OP_MATMUL, mx, my);
   rt_hold_val(mm);
-  OpAttrs rs = {.n = 1};
-  rs.v[0] = td_int_tuple(nout, out);
-  rt_hold_val(rs.v[0]);
-  Val r = op_apply(&op_defs[OP_RESHAPE], 1, &mm, &rs);
+  Val r;
+  if (M >= 0 && N >= 0) {
+    OpAttrs rs = {.n = 1};
+    rs.v[0] = td_int_tuple(nout, out);
+    rt_hold_val(rs.v[0]);
+    r = op_apply(&op_defs[OP_RESHAPE], 1, &mm, &rs);
+    val_decref(rs.v[0]);
+  } else {
+    r = td_dynamic_shape(mm, x, fa, nfa, y, fb, nfb, nout, out);
+  }
   rt_unhold(mark);
-  Val drop[] = {x, y, mx, my, mm, rs.v[0]};
+  Val drop[] = {x, y, mx, my, mm};
   for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++) val_decref(drop[i]);
   return r;
 }
@@ -538,15 +572,17 @@ static Val tf_adjoint(Val self, int n, const Val *args, const Kw *kw) {
   return tf_matrix_transpose(val_none(), 1, a, NULL);
 }
 
-typedef struct TfFunc { const char *name; BuiltinFn fn; } TfFunc;
+/* dispatch: TF decorates the function with add_dispatch_support, so on a KerasTensor it is a Keras op layer
+ * (tfcore.c's wrapper) */
+typedef struct TfFunc { const char *name; BuiltinFn fn; bool dispatch; } TfFunc;
 static const TfFunc tf_funcs[] = {
   {"constant", tf_constant},
-  {"tensordot", tf_tensordot},
-  {"linalg.tensordot", tf_tensordot},
-  {"linalg.trace", tf_linalg_trace},
-  {"linalg.matrix_transpose", tf_matrix_transpose},
-  {"linalg.adjoint", tf_adjoint},
-  {"convert_to_tensor", tf_convert_to_tensor},
+  {"tensordot", tf_tensordot, true},
+  {"linalg.tensordot", tf_tensordot, true},
+  {"linalg.trace", tf_linalg_trace, true},
+  {"linalg.matrix_transpose", tf_matrix_transpose, true},
+  {"linalg.adjoint", tf_adjoint, true},
+  {"convert_to_tensor", tf_convert_to_tensor, true},
   {"Variable", tf_variable},
   {"is_tensor", tf_is_tensor},
   {"TensorShape", tf_tensorshape},
@@ -693,7 +729,11 @@ static Val make_attr(const char *qual) {
     if (!strcmp(qual, tf_funcs[i].name)) {
       char q[96];
       snprintf(q, sizeof q, "tf.%s", qual);
-      return builtin_new(strdup(q), tf_funcs[i].fn, val_undef(), NULL);
+      Val b = builtin_new(strdup(q), tf_funcs[i].fn, val_undef(), NULL);
+      if (!tf_funcs[i].dispatch) return b;
+      Val w = tfcore_dispatching(qual, b);
+      val_decref(b);
+      return w;
     }
   OpId id = op_lookup_api(qual);
   if (id != OP__COUNT) {
