@@ -1008,15 +1008,15 @@ static const char *gd_paddings(GdBuild *b, const Graph *g, const GraphNode *n, T
   return gd_constp(b, n->name, "paddings", p);
 }
 
-/* The attributes of a StridedSlice taking one index of dim 0 (shrunk away), whole dims where mask has bits. */
-static void gd_ss_attrs(GdBuild *b, AttrList *sa, DType t, int mask) {
+/* The attributes of a StridedSlice taking one index of the dims in shrink (shrunk away), whole dims where mask has bits. */
+static void gd_ss_attrs(GdBuild *b, AttrList *sa, DType t, int mask, int shrink) {
   gd_attr_add(b, sa, "T", gd_type(b, t));
   gd_attr_add(b, sa, "Index", gd_type(b, DT_INT32));
   gd_attr_add(b, sa, "begin_mask", gd_int(b, mask));
   gd_attr_add(b, sa, "end_mask", gd_int(b, mask));
   gd_attr_add(b, sa, "ellipsis_mask", gd_int(b, 0));
   gd_attr_add(b, sa, "new_axis_mask", gd_int(b, 0));
-  gd_attr_add(b, sa, "shrink_axis_mask", gd_int(b, 1));
+  gd_attr_add(b, sa, "shrink_axis_mask", gd_int(b, shrink));
 }
 
 /* t[key] as TF's StridedSlice: begin/end/strides inputs and the five masks, as
@@ -1075,7 +1075,7 @@ static bool gd_strided_slice(GdBuild *b, const Graph *g, const GraphNode *n, con
         if (!bounds) return false;
         tfs_i64 lb = leaf, le = leaf + 1, one = 1;
         AttrList sa = {0};
-        gd_ss_attrs(b, &sa, bt, 0);
+        gd_ss_attrs(b, &sa, bt, 0, 1);
         const char *in[4] = {bounds, gd_i32(b, base, "bound_begin", 1, &lb, true), gd_i32(b, base, "bound_end", 1, &le, true),
                              gd_i32(b, base, "bound_strides", 1, &one, true)};
         sv[j][k] = gd_aux_named(b, base, pa_printf(b->a, "bound_%d", leaf), "StridedSlice", &sa, 4, in);
@@ -1658,14 +1658,38 @@ static bool gd_r_unstack(GD_RULE_ARGS) {
   return true;
 }
 
-/* MatMul(a, b) of float32 */
-static const char *gd_matmul(GdBuild *b, const char *base, const char *x, const char *y) {
+/* MatMul(a, b) of float32, either side transposed */
+static const char *gd_matmul_t(GdBuild *b, const char *base, const char *x, const char *y, bool ta, bool tb) {
   AttrList ma = {0};
   gd_attr_add(b, &ma, "T", gd_type(b, DT_FLOAT32));
-  gd_attr_add(b, &ma, "transpose_a", gd_bool(b, false));
-  gd_attr_add(b, &ma, "transpose_b", gd_bool(b, false));
+  gd_attr_add(b, &ma, "transpose_a", gd_bool(b, ta));
+  gd_attr_add(b, &ma, "transpose_b", gd_bool(b, tb));
   const char *mi[2] = {x, y};
   return gd_aux(b, base, "MatMul", &ma, 2, mi);
+}
+static const char *gd_matmul(GdBuild *b, const char *base, const char *x, const char *y) {
+  return gd_matmul_t(b, base, x, y, false, false);
+}
+
+/* Pack(parts) of float32 along axis */
+static const char *gd_pack(GdBuild *b, const char *base, int num, const char *const *parts, int axis) {
+  AttrList ka = {0};
+  gd_attr_add(b, &ka, "N", gd_int(b, num));
+  gd_attr_add(b, &ka, "T", gd_type(b, DT_FLOAT32));
+  gd_attr_add(b, &ka, "axis", gd_int(b, axis));
+  return gd_aux(b, base, "Pack", &ka, num, parts);
+}
+
+/* ConcatV2(parts, axis) of float32; axis is an int32 Const node */
+static const char *gd_concat(GdBuild *b, const char *base, int num, const char *const *parts, const char *axis) {
+  AttrList ca = {0};
+  gd_attr_add(b, &ca, "N", gd_int(b, num));
+  gd_attr_add(b, &ca, "T", gd_type(b, DT_FLOAT32));
+  gd_attr_add(b, &ca, "Tidx", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
+  const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(num + 1));
+  memcpy(in, parts, sizeof(char *) * (size_t)num);
+  in[num] = axis;
+  return gd_aux(b, base, "ConcatV2", &ca, num + 1, in);
 }
 
 /* Split(axis, x) in num float32 parts: the node's name, whose outputs gd_out names */
@@ -1678,59 +1702,86 @@ static const char *gd_split(GdBuild *b, const char *base, const char *axis, cons
   return b->pend[b->npend - 1]->name;
 }
 
-/* Step t of a time-major [T, B, F] sequence: StridedSlice [t:t+1] with its time axis shrunk */
-static const char *gd_step(GdBuild *b, const char *base, const char *x, const char *strides, tfs_i64 t) {
-  tfs_i64 lo[3] = {t, 0, 0}, hi[3] = {t + 1, 0, 0};
+/* Step t of a [T, B, F] (ax 0, time-major) or [B, T, F] (ax 1) sequence: StridedSlice [t:t+1] on that axis, shrunk */
+static const char *gd_step_on(GdBuild *b, const char *base, const char *x, const char *strides, tfs_i64 t, int ax) {
+  tfs_i64 lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  lo[ax] = t, hi[ax] = t + 1;
   AttrList sa = {0};
-  gd_ss_attrs(b, &sa, DT_FLOAT32, 6);
+  gd_ss_attrs(b, &sa, DT_FLOAT32, 7 & ~(1 << ax), 1 << ax);
   const char *si[4] = {x, gd_i32(b, base, "begin", 3, lo, true), gd_i32(b, base, "end", 3, hi, true), strides};
   return gd_aux(b, base, "StridedSlice", &sa, 4, si);
 }
-
-/* A fused recurrent op's outputs without saved activations: IdentityN(hs, h[, c], [cs,] act) with hs Pack'ed in
- * step order and the 0-step cells [0, B, H] (LSTM: c given) and activations [0, B, acts*H] as empty slices of h. */
-static void gd_rnn_outputs(GdBuild *b, const char *base, tfs_i64 T, const char **hs, const char *h, const char *c, int acts) {
-  AttrList ka = {0}, ea = {0}, la = {0}, ta = {0}, ia = {0};
-  tfs_i64 zero = 0;
-  gd_attr_add(b, &ka, "N", gd_int(b, T));
-  gd_attr_add(b, &ka, "T", gd_type(b, DT_FLOAT32));
-  gd_attr_add(b, &ka, "axis", gd_int(b, 1));
-  const char *seq = gd_aux(b, base, "Pack", &ka, (int)T, hs);
-  gd_attr_add(b, &ea, "T", gd_type(b, DT_FLOAT32));
-  gd_attr_add(b, &ea, "Tdim", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
-  const char *ei[2] = {h, gd_i32(b, base, "dim", 1, &zero, false)};
-  tfs_i64 z3[3] = {0, 0, 0}, sz[3] = {0, -1, -1}, rep[3] = {1, 1, acts};
-  gd_attr_add(b, &la, "T", gd_type(b, DT_FLOAT32));
-  gd_attr_add(b, &la, "Index", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
-  const char *li[3] = {gd_aux(b, base, "ExpandDims", &ea, 2, ei), gd_i32(b, base, "begin", 3, z3, true), gd_i32(b, base, "size", 3, sz, true)};
-  const char *cs = gd_aux(b, base, "Slice", &la, 3, li);
-  gd_attr_add(b, &ta, "T", gd_type(b, DT_FLOAT32));
-  gd_attr_add(b, &ta, "Tmultiples", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
-  const char *ti[2] = {cs, gd_i32(b, base, "multiples", 3, rep, true)};
-  const char *act = gd_aux(b, base, "Tile", &ta, 2, ti);
-  Tensorflow__DataType f5[5] = {TENSORFLOW__DATA_TYPE__DT_FLOAT, TENSORFLOW__DATA_TYPE__DT_FLOAT, TENSORFLOW__DATA_TYPE__DT_FLOAT,
-                                TENSORFLOW__DATA_TYPE__DT_FLOAT, TENSORFLOW__DATA_TYPE__DT_FLOAT};
-  const char *lstm[5] = {seq, h, c, cs, act}, *gru[3] = {seq, h, act};
-  int nout = c ? 5 : 3;
-  gd_attr_add(b, &ia, "T", gd_pbtypes(b, nout, f5));
-  gd_aux(b, base, "IdentityN", &ia, nout, c ? lstm : gru);
+static const char *gd_step(GdBuild *b, const char *base, const char *x, const char *strides, tfs_i64 t) {
+  return gd_step_on(b, base, x, strides, t, 0);
 }
 
-/* TfsLSTMSequence without saved activations (inference, save=False) as TF's ops, unrolled over its static steps:
- * per step StridedSlice of xp, z = (xp_t + h @ U) + bias, Split into Keras' gates i, f, g, o, then
- * c = f*c + i*g and h = o * tanh(c); the node itself is IdentityN(hs, h, c, cs, act) with hs Pack'ed in step
- * order and the 0-step cs / act as empty slices.  The training form (save=True) and its gradient have none. */
+/* IdentityN of num float32 tensors: a fused op's several outputs as one node */
+static void gd_identity_n(GdBuild *b, const char *base, int num, const char *const *in) {
+  AttrList ia = {0};
+  Tensorflow__DataType *ts = pa_alloc(b->a, sizeof(Tensorflow__DataType) * (size_t)num);
+  for (int k = 0; k < num; k++) ts[k] = TENSORFLOW__DATA_TYPE__DT_FLOAT;
+  gd_attr_add(b, &ia, "T", gd_pbtypes(b, num, ts));
+  gd_aux(b, base, "IdentityN", &ia, num, in);
+}
+
+/* A GRU's recurrent kernel [H, 3H] without reset_after as its two blocks: U[:, :2H] (z, r) and U[:, 2H:] (h) */
+static void gd_gru_split_u(GdBuild *b, const char *base, const char *u, tfs_i64 H, const char **uzr, const char **uh) {
+  tfs_i64 lo2[2] = {0, 0}, s1[2] = {-1, 2 * H}, b2[2] = {0, 2 * H}, s2[2] = {-1, H};
+  AttrList la = {0}, lb = {0};
+  gd_attr_add(b, &la, "T", gd_type(b, DT_FLOAT32));
+  gd_attr_add(b, &la, "Index", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
+  const char *ai[3] = {u, gd_i32(b, base, "begin", 2, lo2, true), gd_i32(b, base, "size", 2, s1, true)};
+  *uzr = gd_aux(b, base, "Slice", &la, 3, ai);
+  gd_attr_add(b, &lb, "T", gd_type(b, DT_FLOAT32));
+  gd_attr_add(b, &lb, "Index", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
+  const char *bi[3] = {u, gd_i32(b, base, "begin", 2, b2, true), gd_i32(b, base, "size", 2, s2, true)};
+  *uh = gd_aux(b, base, "Slice", &lb, 3, bi);
+}
+
+/* A fused recurrent op's outputs: IdentityN(hs, h[, c], [cs,] act) with hs Pack'ed in step order; saved (training,
+ * save=True) the cells [T, B, H] (LSTM) and activations [T, B, acts*H] Pack'ed from each step's (cl, al), else
+ * as 0-step empty slices of h ([0, B, H], [0, B, acts*H]). */
+static void gd_rnn_outputs(GdBuild *b, const char *base, tfs_i64 T, const char **hs, const char *h, const char *c, int acts,
+                           const char **cl, const char **al) {
+  AttrList ea = {0}, la = {0}, ta = {0};
+  tfs_i64 zero = 0;
+  const char *seq = gd_pack(b, base, (int)T, hs, 1), *cs, *act;
+  if (al) {
+    cs = c ? gd_pack(b, base, (int)T, cl, 0) : NULL;
+    act = gd_pack(b, base, (int)T, al, 0);
+  } else {
+    gd_attr_add(b, &ea, "T", gd_type(b, DT_FLOAT32));
+    gd_attr_add(b, &ea, "Tdim", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
+    const char *ei[2] = {h, gd_i32(b, base, "dim", 1, &zero, false)};
+    tfs_i64 z3[3] = {0, 0, 0}, sz[3] = {0, -1, -1}, rep[3] = {1, 1, acts};
+    gd_attr_add(b, &la, "T", gd_type(b, DT_FLOAT32));
+    gd_attr_add(b, &la, "Index", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
+    const char *li[3] = {gd_aux(b, base, "ExpandDims", &ea, 2, ei), gd_i32(b, base, "begin", 3, z3, true), gd_i32(b, base, "size", 3, sz, true)};
+    cs = gd_aux(b, base, "Slice", &la, 3, li);
+    gd_attr_add(b, &ta, "T", gd_type(b, DT_FLOAT32));
+    gd_attr_add(b, &ta, "Tmultiples", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
+    const char *ti[2] = {cs, gd_i32(b, base, "multiples", 3, rep, true)};
+    act = gd_aux(b, base, "Tile", &ta, 2, ti);
+  }
+  const char *lstm[5] = {seq, h, c, cs, act}, *gru[3] = {seq, h, act};
+  gd_identity_n(b, base, c ? 5 : 3, c ? lstm : gru);
+}
+
+/* TfsLSTMSequence as TF's ops, unrolled over its static steps: per step StridedSlice of xp, z = (xp_t + h @ U) +
+ * bias, Split into Keras' gates i, f, g, o, then c = f*c + i*g and h = o * tanh(c); the node itself is
+ * IdentityN(hs, h, c, cs, act) with hs Pack'ed in step order; saved (training) cs Packs each step's c and act
+ * each step's ConcatV2(i, f, g, o, tanh c), as k_rnn.c keeps them for the gradient op (gd_r_lstm_grad). */
 static bool gd_r_lstm_seq(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
-  if (!x || rank != 3 || xm->shape[0] < 0 || n->nin < 4 || (n->attrs.n > 1 && rt_truthy(n->attrs.v[1]))) return false;
+  if (!x || rank != 3 || xm->shape[0] < 1 || n->nin < 4) return false;
   tfs_i64 T = xm->shape[0];
-  bool back = n->attrs.n > 0 && rt_truthy(n->attrs.v[0]);
+  bool back = n->attrs.n > 0 && rt_truthy(n->attrs.v[0]), save = n->attrs.n < 2 || rt_truthy(n->attrs.v[1]);
   const char *h = gd_ref(b, g, n->in[1], b->fn), *c = gd_ref(b, g, n->in[2], b->fn), *u = gd_ref(b, g, n->in[3], b->fn);
   const char *bias = n->nin > 4 && n->in[4].node >= 0 ? gd_ref(b, g, n->in[4], b->fn) : NULL;
   tfs_i64 one[3] = {1, 1, 1};
   /* the gates are the columns of z [B, 4H]: split along axis 1 */
   const char *strides = gd_i32(b, base, "strides", 3, one, true), *axis = gd_i32(b, base, "split_dim", 1, &one[0], false);
-  const char **hs = pa_alloc(b->a, sizeof(char *) * (size_t)(T + 1));
+  const char **hs = pa_alloc(b->a, sizeof(char *) * (size_t)(3 * T + 1)), **cl = hs + T, **al = save ? hs + 2 * T : NULL;
   for (tfs_i64 s = 0; s < T; s++) {
     const char *xt = gd_step(b, base, x, strides, back ? T - 1 - s : s);
     const char *z = gd_opT(b, base, "AddV2", DT_FLOAT32, xt, gd_matmul(b, base, h, u));
@@ -1739,27 +1790,34 @@ static bool gd_r_lstm_seq(GD_RULE_ARGS) {
     const char *i = gd_opT(b, base, "Sigmoid", DT_FLOAT32, gd_out(b, spn, 0), NULL), *f = gd_opT(b, base, "Sigmoid", DT_FLOAT32, gd_out(b, spn, 1), NULL);
     const char *gg = gd_opT(b, base, "Tanh", DT_FLOAT32, gd_out(b, spn, 2), NULL);
     const char *o = gd_opT(b, base, "Sigmoid", DT_FLOAT32, gd_out(b, spn, 3), NULL);
-    c = gd_opT(b, base, "AddV2", DT_FLOAT32, gd_opT(b, base, "Mul", DT_FLOAT32, f, c), gd_opT(b, base, "Mul", DT_FLOAT32, i, gg));
-    h = hs[s] = gd_opT(b, base, "Mul", DT_FLOAT32, o, gd_opT(b, base, "Tanh", DT_FLOAT32, c, NULL));
+    c = cl[s] = gd_opT(b, base, "AddV2", DT_FLOAT32, gd_opT(b, base, "Mul", DT_FLOAT32, f, c), gd_opT(b, base, "Mul", DT_FLOAT32, i, gg));
+    const char *tc = gd_opT(b, base, "Tanh", DT_FLOAT32, c, NULL);
+    h = hs[s] = gd_opT(b, base, "Mul", DT_FLOAT32, o, tc);
+    if (al) {
+      const char *parts[5] = {i, f, gg, o, tc};
+      al[s] = gd_concat(b, base, 5, parts, axis);
+    }
   }
-  gd_rnn_outputs(b, base, T, hs, h, c, 5);
+  gd_rnn_outputs(b, base, T, hs, h, c, 5, cl, al);
   return true;
 }
 
-/* TfsGRUSequence without saved activations as TF's ops, unrolled as GRUCell.step computes: per step the input
- * gates xp_t + b0 (Split in z, r, h); reset_after: rec = h @ U + b1 (Split), z = sigmoid(xz + rz),
- * r = sigmoid(xr + rr), hh = tanh(xh + r * rh); reset_after=False: rec = h @ U[:, :2H] (Split in two), z and r as
- * before, hh = tanh(xh + (r * h) @ U[:, 2H:]); then h = z * h + (1 - z) * hh.  IdentityN(hs, h, act). */
+/* TfsGRUSequence as TF's ops, unrolled as GRUCell.step computes: per step the input gates xp_t + b0 (Split in z, r,
+ * h); reset_after: rec = h @ U + b1 (Split), z = sigmoid(xz + rz), r = sigmoid(xr + rr), hh = tanh(xh + r * rh);
+ * reset_after=False: rec = h @ U[:, :2H] (Split in two), z and r as before, hh = tanh(xh + (r * h) @ U[:, 2H:]);
+ * then h = z * h + (1 - z) * hh.  IdentityN(hs, h, act); saved (training) act Packs each step's
+ * ConcatV2(z, r, hh, q), q being rh (reset_after) or r * h, as k_rnn.c keeps them (gd_r_gru_grad). */
 static bool gd_r_gru_seq(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
-  if (!x || rank != 3 || xm->shape[0] < 0 || n->nin < 3 || (n->attrs.n > 2 && rt_truthy(n->attrs.v[2]))) return false;
+  if (!x || rank != 3 || xm->shape[0] < 1 || n->nin < 3) return false;
   const TMeta *um = graph_meta(g, n->in[2]);
   if (um->rank != 2 || um->shape[0] < 0) return false;
   tfs_i64 T = xm->shape[0], H = um->shape[0];
   bool back = n->attrs.n > 0 && rt_truthy(n->attrs.v[0]), after = n->attrs.n < 2 || rt_truthy(n->attrs.v[1]);
+  bool save = n->attrs.n < 3 || rt_truthy(n->attrs.v[2]);
   const char *h = gd_ref(b, g, n->in[1], b->fn), *u = gd_ref(b, g, n->in[2], b->fn);
   const char *b0 = n->nin > 3 && n->in[3].node >= 0 ? gd_ref(b, g, n->in[3], b->fn) : NULL, *b1 = NULL, *uh = NULL;
-  tfs_i64 one[3] = {1, 1, 1}, lo2[2] = {0, 0};
+  tfs_i64 one[3] = {1, 1, 1};
   const char *strides = gd_i32(b, base, "strides", 3, one, true), *axis = gd_i32(b, base, "split_dim", 1, &one[0], false);
   if (b0 && after) {
     /* the bias's rows: input (b0) and recurrent (b1) */
@@ -1772,22 +1830,9 @@ static bool gd_r_gru_seq(GD_RULE_ARGS) {
     b0 = gd_out(b, un, 0);
     b1 = gd_out(b, un, 1);
   }
-  if (!after) {
-    /* U[:, :2H] and U[:, 2H:] */
-    tfs_i64 s1[2] = {-1, 2 * H}, b2[2] = {0, 2 * H}, s2[2] = {-1, H};
-    AttrList la = {0}, lb = {0};
-    gd_attr_add(b, &la, "T", gd_type(b, DT_FLOAT32));
-    gd_attr_add(b, &la, "Index", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
-    const char *ai[3] = {u, gd_i32(b, base, "begin", 2, lo2, true), gd_i32(b, base, "size", 2, s1, true)};
-    const char *uzr = gd_aux(b, base, "Slice", &la, 3, ai);
-    gd_attr_add(b, &lb, "T", gd_type(b, DT_FLOAT32));
-    gd_attr_add(b, &lb, "Index", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
-    const char *bi[3] = {u, gd_i32(b, base, "begin", 2, b2, true), gd_i32(b, base, "size", 2, s2, true)};
-    uh = gd_aux(b, base, "Slice", &lb, 3, bi);
-    u = uzr;
-  }
+  if (!after) gd_gru_split_u(b, base, u, H, &u, &uh);
   const char *onef = gd_fill(b, base, "sub/x", DT_FLOAT32, 1.0, 0, NULL);
-  const char **hs = pa_alloc(b->a, sizeof(char *) * (size_t)(T + 1));
+  const char **hs = pa_alloc(b->a, sizeof(char *) * (size_t)(2 * T + 1)), **al = save ? hs + T : NULL;
   for (tfs_i64 s = 0; s < T; s++) {
     const char *xt = gd_step(b, base, x, strides, back ? T - 1 - s : s);
     if (b0) xt = gd_opT(b, base, "AddV2", DT_FLOAT32, xt, b0);
@@ -1797,17 +1842,133 @@ static bool gd_r_gru_seq(GD_RULE_ARGS) {
     const char *rs = gd_split(b, base, axis, rec, after ? 3 : 2);
     const char *z = gd_opT(b, base, "Sigmoid", DT_FLOAT32, gd_opT(b, base, "AddV2", DT_FLOAT32, gd_out(b, xs, 0), gd_out(b, rs, 0)), NULL);
     const char *r = gd_opT(b, base, "Sigmoid", DT_FLOAT32, gd_opT(b, base, "AddV2", DT_FLOAT32, gd_out(b, xs, 1), gd_out(b, rs, 1)), NULL);
-    const char *q = after ? gd_opT(b, base, "Mul", DT_FLOAT32, r, gd_out(b, rs, 2))
-                          : gd_matmul(b, base, gd_opT(b, base, "Mul", DT_FLOAT32, r, h), uh);
+    const char *rh = after ? gd_out(b, rs, 2) : gd_opT(b, base, "Mul", DT_FLOAT32, r, h);
+    const char *q = after ? gd_opT(b, base, "Mul", DT_FLOAT32, r, rh) : gd_matmul(b, base, rh, uh);
     const char *hh = gd_opT(b, base, "Tanh", DT_FLOAT32, gd_opT(b, base, "AddV2", DT_FLOAT32, gd_out(b, xs, 2), q), NULL);
     const char *zh = gd_opT(b, base, "Mul", DT_FLOAT32, z, h);
     const char *oh = gd_opT(b, base, "Mul", DT_FLOAT32, gd_opT(b, base, "Sub", DT_FLOAT32, onef, z), hh);
     h = hs[s] = gd_opT(b, base, "AddV2", DT_FLOAT32, zh, oh);
+    if (al) {
+      const char *parts[4] = {z, r, hh, rh};
+      al[s] = gd_concat(b, base, 4, parts, axis);
+    }
   }
-  gd_rnn_outputs(b, base, T, hs, h, NULL, 4);
+  gd_rnn_outputs(b, base, T, hs, h, NULL, 4, NULL, al);
   return true;
 }
 
+/* TfsLSTMSequenceGrad as TF's ops: backpropagation through time unrolled from the last step, as k_rnn.c's
+ * lstm_backward computes it from the saved activations (i, f, g, o, tanh c of act's step, the previous cell from
+ * cs or c0, the previous h from hs or h0): dh = dhs_t + dh, dc = dc + dh*o*(1 - tc²), the gate gradients dz
+ * (ConcatV2 of i's, f's, g's, o's), dc = dc*f, dh = dz @ Uᵀ; then dxp = Pack of dz in time order, dU as ONE
+ * MatMul of every step's previous h and dz (ConcatV2 over the steps, transpose_a) and d bias = Sum of dxp over
+ * steps and batch.  The node is IdentityN(dxp, dh0, dc0, dU, d bias). */
+static bool gd_r_lstm_grad(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  const TMeta *hm = n->nin == 9 ? graph_meta(g, n->in[3]) : NULL;
+  if (!hm || hm->rank != 3 || hm->shape[1] < 1) return false;
+  const char *in[9];
+  for (int k = 0; k < 9; k++)
+    if (n->in[k].node < 0) return false;
+    else in[k] = gd_ref(b, g, n->in[k], b->fn);
+  tfs_i64 T = hm->shape[1], one[3] = {1, 1, 1}, ax01[2] = {0, 1};
+  bool back = n->attrs.n > 0 && rt_truthy(n->attrs.v[0]);
+  const char *h0 = in[0], *c0 = in[1], *u = in[2], *hs = in[3], *cs = in[4], *act = in[5], *dhs = in[6], *dh = in[7], *dc = in[8];
+  const char *strides = gd_i32(b, base, "strides", 3, one, true), *axis = gd_i32(b, base, "split_dim", 1, &one[0], false);
+  const char *axis0 = gd_i32(b, base, "concat_dim", 1, &ax01[0], false), *onef = gd_fill(b, base, "sub/x", DT_FLOAT32, 1.0, 0, NULL);
+  const char **dz = pa_alloc(b->a, sizeof(char *) * (size_t)(3 * T + 1)), **hp = dz + T, **dxp = dz + 2 * T;
+#define M_(p, q) gd_opT(b, base, "Mul", DT_FLOAT32, p, q)
+#define OM_(p) gd_opT(b, base, "Sub", DT_FLOAT32, onef, p)
+  for (tfs_i64 s = T - 1; s >= 0; s--) {
+    const char *spn = gd_split(b, base, axis, gd_step(b, base, act, strides, s), 5);
+    const char *i = gd_out(b, spn, 0), *f = gd_out(b, spn, 1), *gg = gd_out(b, spn, 2), *o = gd_out(b, spn, 3), *tc = gd_out(b, spn, 4);
+    const char *cp = s ? gd_step(b, base, cs, strides, s - 1) : c0;
+    hp[s] = s ? gd_step_on(b, base, hs, strides, s - 1, 1) : h0;
+    const char *dhv = gd_opT(b, base, "AddV2", DT_FLOAT32, gd_step_on(b, base, dhs, strides, s, 1), dh);
+    const char *dcv = gd_opT(b, base, "AddV2", DT_FLOAT32, dc, M_(M_(dhv, o), OM_(M_(tc, tc))));
+    const char *parts[4] = {M_(M_(M_(dcv, gg), i), OM_(i)), M_(M_(M_(dcv, cp), f), OM_(f)), M_(M_(dcv, i), OM_(M_(gg, gg))),
+                            M_(M_(M_(dhv, tc), o), OM_(o))};
+    dz[s] = dxp[back ? T - 1 - s : s] = gd_concat(b, base, 4, parts, axis);
+    dc = M_(dcv, f);
+    dh = gd_matmul_t(b, base, dz[s], u, false, true);
+  }
+  const char *dxs = gd_pack(b, base, (int)T, dxp, 0);
+  const char *du = gd_matmul_t(b, base, gd_concat(b, base, (int)T, hp, axis0), gd_concat(b, base, (int)T, dz, axis0), true, false);
+  const char *db = gd_reduce(b, base, "Sum", DT_FLOAT32, dxs, gd_i32(b, base, "reduction_indices", 2, ax01, true), TENSORFLOW__DATA_TYPE__DT_INT32, false);
+  const char *outs[5] = {dxs, dh, dc, du, db};
+  gd_identity_n(b, base, 5, outs);
+  return true;
+}
+
+/* TfsGRUSequenceGrad as TF's ops, unrolled from the last step as k_rnn.c's gru_backward computes it from the saved
+ * activations (z, r, hh, q of act's step, the previous h from hs or h0; an absent dhs or dh_last is zeros):
+ * dh = dhs_t + dh, dz = dh*(h_prev - hh)*z*(1-z), dn = dh*(1-z)*(1-hh²), then dh = dh*z plus the recurrent
+ * gradients: reset_after through U of ConcatV2(dz, dn*q*r*(1-r), dn*r); reset_after=False through U[:, 2H:] of dn
+ * (e, whose e*h_prev*r*(1-r) is r's gradient and e*r a part of h's) and through U[:, :2H] of (dz, dr).  dxp is
+ * Pack of ConcatV2(dz, dr, dn) in time order; dU ONE MatMul per block of U over every step (ConcatV2 over the
+ * steps, transpose_a), d bias Sum of dxp (and with reset_after of the recurrent part) over steps and batch.
+ * The node is IdentityN(dxp, dh0, dU, d bias). */
+static bool gd_r_gru_grad(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  const TMeta *hm = n->nin >= 4 ? graph_meta(g, n->in[2]) : NULL, *um = hm ? graph_meta(g, n->in[1]) : NULL;
+  if (!hm || hm->rank != 3 || hm->shape[1] < 1 || um->rank != 2 || um->shape[0] < 0) return false;
+  for (int k = 0; k < 4; k++)
+    if (n->in[k].node < 0) return false;
+  tfs_i64 T = hm->shape[1], H = um->shape[0], one[3] = {1, 1, 1}, ax01[2] = {0, 1};
+  bool back = n->attrs.n > 0 && rt_truthy(n->attrs.v[0]), after = n->attrs.n < 2 || rt_truthy(n->attrs.v[1]);
+  const char *h0 = gd_ref(b, g, n->in[0], b->fn), *u = gd_ref(b, g, n->in[1], b->fn), *hs = gd_ref(b, g, n->in[2], b->fn);
+  const char *act = gd_ref(b, g, n->in[3], b->fn), *uzr = u, *uh = NULL;
+  const char *dhs = n->nin > 4 && n->in[4].node >= 0 ? gd_ref(b, g, n->in[4], b->fn) : NULL;
+  const char *dh = n->nin > 5 && n->in[5].node >= 0 ? gd_ref(b, g, n->in[5], b->fn) : gd_opT(b, base, "ZerosLike", DT_FLOAT32, h0, NULL);
+  const char *strides = gd_i32(b, base, "strides", 3, one, true), *axis = gd_i32(b, base, "split_dim", 1, &one[0], false);
+  const char *axis0 = gd_i32(b, base, "concat_dim", 1, &ax01[0], false), *onef = gd_fill(b, base, "sub/x", DT_FLOAT32, 1.0, 0, NULL);
+  if (!after) gd_gru_split_u(b, base, u, H, &uzr, &uh);
+  /* per step: the recurrent products' output gradients dg, the previous h, dxp's block; without reset_after also
+   * dn and q (= r * h_prev) for U[:, 2H:]'s gradient */
+  const char **dg = pa_alloc(b->a, sizeof(char *) * (size_t)(5 * T + 1)), **hp = dg + T, **dxp = dg + 2 * T, **dns = dg + 3 * T;
+  const char **qs = dg + 4 * T;
+  for (tfs_i64 s = T - 1; s >= 0; s--) {
+    const char *spn = gd_split(b, base, axis, gd_step(b, base, act, strides, s), 4);
+    const char *z = gd_out(b, spn, 0), *r = gd_out(b, spn, 1), *hh = gd_out(b, spn, 2), *q = gd_out(b, spn, 3);
+    const char *hpv = hp[s] = s ? gd_step_on(b, base, hs, strides, s - 1, 1) : h0;
+    const char *dhv = dhs ? gd_opT(b, base, "AddV2", DT_FLOAT32, gd_step_on(b, base, dhs, strides, s, 1), dh) : dh;
+    const char *dzv = M_(dhv, gd_opT(b, base, "Sub", DT_FLOAT32, hpv, hh)), *dn = M_(M_(dhv, OM_(z)), OM_(M_(hh, hh)));
+    const char *gz = M_(M_(dzv, z), OM_(z));
+    dh = M_(dhv, z);
+    if (after) {
+      const char *gr = M_(M_(M_(dn, q), r), OM_(r)), *pg[3] = {gz, gr, M_(dn, r)}, *px[3] = {gz, gr, dn};
+      dg[s] = gd_concat(b, base, 3, pg, axis);
+      dxp[back ? T - 1 - s : s] = gd_concat(b, base, 3, px, axis);
+      dh = gd_opT(b, base, "AddV2", DT_FLOAT32, dh, gd_matmul_t(b, base, dg[s], u, false, true));
+    } else {
+      const char *e = gd_matmul_t(b, base, dn, uh, false, true);
+      const char *gr = M_(M_(M_(e, hpv), r), OM_(r)), *pg[2] = {gz, gr}, *px[3] = {gz, gr, dn};
+      dh = gd_opT(b, base, "AddV2", DT_FLOAT32, dh, M_(e, r));
+      dg[s] = gd_concat(b, base, 2, pg, axis);
+      dxp[back ? T - 1 - s : s] = gd_concat(b, base, 3, px, axis);
+      dh = gd_opT(b, base, "AddV2", DT_FLOAT32, dh, gd_matmul_t(b, base, dg[s], uzr, false, true));
+      dns[s] = dn;
+      qs[s] = q;
+    }
+  }
+#undef M_
+#undef OM_
+  const char *dxs = gd_pack(b, base, (int)T, dxp, 0), *dga = gd_concat(b, base, (int)T, dg, axis0);
+  const char *hpa = gd_concat(b, base, (int)T, hp, axis0), *i32ax = gd_i32(b, base, "reduction_indices", 2, ax01, true);
+  const char *du = gd_matmul_t(b, base, hpa, dga, true, false);
+  if (!after) {
+    const char *blocks[2] = {du, gd_matmul_t(b, base, gd_concat(b, base, (int)T, qs, axis0), gd_concat(b, base, (int)T, dns, axis0), true, false)};
+    du = gd_concat(b, base, 2, blocks, axis);
+  }
+  const char *db = gd_reduce(b, base, "Sum", DT_FLOAT32, dxs, i32ax, TENSORFLOW__DATA_TYPE__DT_INT32, false);
+  if (after) {
+    const char *rows[2] = {db, gd_reduce(b, base, "Sum", DT_FLOAT32, dga, axis0, TENSORFLOW__DATA_TYPE__DT_INT32, false)};
+    db = gd_pack(b, base, 2, rows, 0);
+  }
+  const char *outs[4] = {dxs, dh, du, db};
+  gd_identity_n(b, base, 4, outs);
+  return true;
+}
 /* The batch rows M of x [..., C] as a float32 scalar: Cast(Size(x)) / C, so that an unknown batch size works */
 static const char *gd_bn_rows(GdBuild *b, const char *base, const char *x, tfs_i64 C) {
   AttrList za = {0}, ca = {0};
@@ -2692,6 +2853,8 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_UNSTACK] = gd_r_unstack,
   [OP_LSTM_SEQ] = gd_r_lstm_seq,
   [OP_GRU_SEQ] = gd_r_gru_seq,
+  [OP_LSTM_SEQ_GRAD] = gd_r_lstm_grad,
+  [OP_GRU_SEQ_GRAD] = gd_r_gru_grad,
   [OP_BNORM_TRAIN] = gd_r_bnorm,
   [OP_BNORM_TRAIN_GRAD] = gd_r_bnorm,
   [OP_GATHER] = gd_r_gather,

@@ -245,9 +245,11 @@ static void lstm_backward(OpCall *c) {
   tfs_i64 B = c->in[3]->shape[0], T = c->in[3]->shape[1], H = c->in[2]->shape[0], G = 4 * H;
   float *dxp = tensor_data(c->out[0]), *dh0 = tensor_data(c->out[1]), *dc0 = tensor_data(c->out[2]);
   float *du = tensor_data(c->out[3]), *db = tensor_data(c->out[4]);
-  /* dz by step [T, B, 4H] and h_prev by step [T, B, H], contiguous for the final product */
-  float *dz = malloc(sizeof(float) * (size_t)(T * B * G + T * B * H + 2 * B * H));
-  if (!dz) rt_throw(ERR_MEMORY, "out of memory");
+  /* dz by step [T, B, 4H] and h_prev by step [T, B, H], contiguous for the final product: megabytes each call, as
+   * a tensor whose pooled buffer a steady training loop reuses (as the GRU's scratch) */
+  tfs_i64 nw = T * B * G + T * B * H + 2 * B * H;
+  Tensor *wt = tensor_new(DT_FLOAT32, 1, &nw);
+  float *dz = tensor_data(wt);
   float *hp = dz + T * B * G, *dh = hp + T * B * H, *dc = dh + B * H;
   memcpy(dh, dhl, sizeof(float) * (size_t)(B * H));
   memcpy(dc, dcl, sizeof(float) * (size_t)(B * H));
@@ -262,7 +264,7 @@ static void lstm_backward(OpCall *c) {
   for (tfs_i64 j = 0; j < G; j++) db[j] = 0.0f;
   for (tfs_i64 r = 0; r < T * B; r++)
     for (tfs_i64 j = 0; j < G; j++) db[j] += dz[r * G + j];
-  free(dz);
+  tensor_release(wt);
   held_release(&hd);
 }
 

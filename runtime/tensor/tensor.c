@@ -56,7 +56,7 @@ typedef struct TBlock {
  * BUF_BIG0 + c holds 1 KiB << c bytes.  Pooling big buffers too means a graph called again and again
  * (the same shapes every call) reuses last call's memory: a steady-state call calls no allocator. */
 enum { BUF_SMALL0, BUF_SMALL1, BUF_HEAP, BUF_BIG0 };
-#define BIG_CLASSES 13        /* up to 4 MiB; larger buffers go straight to malloc/free */
+#define BIG_CLASSES 15        /* up to 16 MiB; larger buffers go straight to malloc/free */
 static const size_t small_cap[2] = {64, 512};
 #define FREE_LIST_MAX 1024    /* bounded memory kept per list */
 
@@ -106,10 +106,13 @@ static void block_free(TBlock *blk, int cls) {
   if (!fl_push(&fl_block[cls], blk)) free(blk);
 }
 
-/* A few buffers per big class are kept (fewer of the larger ones): bounded at about 34 MiB. */
+/* A few buffers per big class are kept (fewer of the larger ones): bounded at about 98 MiB.  The 8 and 16 MiB
+ * classes hold a recurrent layer's saved activations and their gradients (6.5 MB each for bench/keras_lstm.tfs):
+ * freed to glibc, buffers that size went back to the kernel (heap trim) and faulted in again every training step,
+ * most of the fused LSTM's step (docs/performance.md, "Traced training with the fused LSTM and GRU ops"). */
 static void big_free(Buffer *b) {
   int c = b->kind - BUF_BIG0;
-  if (!fl_push_max(&fl_big[c], b, c <= 6 ? 16 : 4)) free(b);
+  if (!fl_push_max(&fl_big[c], b, c <= 6 ? 16 : c <= 13 ? 4 : 2)) free(b);
 }
 
 static void buffer_free_raw(Buffer *b) {

@@ -462,7 +462,7 @@ static Val tf_gradient_tape(Val self, int n, const Val *args, const Kw *kw) {
 
 //! tf._tape_recording()
 //!   True while a GradientTape records the ops that run (inside its with block, not paused by stop_recording): the Keras
-//!   layers ask it to choose between a fused inference op and ops a traced gradient can export (tfs's own, not TF's).
+//!   recurrent layers ask it whether a traced training call keeps its activations for a gradient (tfs's own, not TF's).
 static Val tf_tape_recording(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf._tape_recording", .sig = ""};
