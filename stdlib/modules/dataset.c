@@ -452,8 +452,9 @@ static Val ds_map(Val self, int n, const Val *args, const Kw *kw) {
   bool par = !(a[1].tag == VT_NONE || a[1].tag == VT_UNDEF);
   Dataset *d = derive(self, par ? DS_PMAP : DS_MAP, sp, s->card);
   d->fn = c;
-  /* num_parallel_calls: AUTOTUNE (-1) or a count; a tensor counts by its value; deterministic=False is
-   * accepted and the order stays the input's (dsparmap.c) */
+  /* deterministic (TF's "default"/"true"/"false" attr) in b: 0 the options decide, 1 in order, -1 as finished */
+  d->b = a[2].tag == VT_NONE || val_is_undef(a[2]) ? 0 : rt_truthy(a[2]) ? 1 : -1;
+  /* num_parallel_calls: AUTOTUNE (-1) or a count; a tensor counts by its value */
   if (par) {
     int64_t np = -1;
     Val nv = a[1];
@@ -648,7 +649,11 @@ typedef struct DsPolicy {
   int intra;                  /* threading.max_intra_op_parallelism (1: kernels run on the pipeline's thread), or 0 */
   bool autotune;              /* autotune.enabled is not False */
   int cpu_budget;             /* autotune.cpu_budget > 0, or 0 */
-  bool map_par;               /* map_parallelization is True and autotune on: sequential maps run as AUTOTUNE ones */
+  bool map_par;               /* map_parallelization not False (TF's default rewrite) and autotune on: sequential
+                               * maps of stateless functions run as AUTOTUNE ones */
+  tfs_i64 ram_budget;         /* autotune.ram_budget > 0: the bytes a parallel map's fill may hold, or 0 */
+  bool nondet;                /* deterministic is False: parallel maps without deterministic=True hand results out
+                               * as they finish */
 } DsPolicy;
 
 typedef struct DsIt {
@@ -692,8 +697,9 @@ static void dsit_free(Obj *o) {
  * iterators share their parent's context). */
 static _Thread_local const DsPolicy *ds_ambient;
 
+/* options o's group.name (group NULL: o.name) as an int, *isset false when it is None */
 static tfs_i64 opt_int(Val o, const char *group, const char *name, bool *isset) {
-  Val g = rt_getattr(o, group);
+  Val g = group ? rt_getattr(o, group) : val_incref(o);
   int mark = rt_hold_val(g);
   Val v = rt_getattr(g, name);
   rt_unhold(mark);
@@ -708,7 +714,7 @@ static tfs_i64 opt_int(Val o, const char *group, const char *name, bool *isset) 
 
 /* The policy of options o (VT_UNDEF: none set), as TF's FinalizeDataset and map_parallelization read them. */
 static DsPolicy pol_of(Val o) {
-  DsPolicy p = {.autotune = true};
+  DsPolicy p = {.autotune = true, .map_par = true};
   if (val_is_undef(o)) return p;
   bool set;
   tfs_i64 v = opt_int(o, "threading", "private_threadpool_size", &set);
@@ -717,10 +723,18 @@ static DsPolicy pol_of(Val o) {
   p.intra = set && v > 0 ? (int)(v > 64 ? 64 : v) : 0;
   v = opt_int(o, "autotune", "enabled", &set);
   p.autotune = !set || v;
+  v = opt_int(o, "autotune", "ram_budget", &set);
+  p.ram_budget = set && v > 0 ? v : 0;
   v = opt_int(o, "autotune", "cpu_budget", &set);
   p.cpu_budget = set && v > 0 ? (int)(v > 64 ? 64 : v) : 0;
+  /* TF 2.15 applies map_parallelization by default (unset, apply_default_optimizations not False) and skips
+   * it when autotune is off (dataset_utils.cc, map_parallelization.cc) */
+  v = opt_int(o, "experimental_optimization", "apply_default_optimizations", &set);
+  bool dflt = !set || v;
   v = opt_int(o, "experimental_optimization", "map_parallelization", &set);
-  p.map_par = set && v && p.autotune;   /* TF skips the rewrite when autotune is off */
+  p.map_par = (set ? v != 0 : dflt) && p.autotune;
+  v = opt_int(o, NULL, "deterministic", &set);
+  p.nondet = set && !v;
   return p;
 }
 
@@ -951,8 +965,11 @@ static bool ds_next(DsIt *it, Val *out) {
      * functions: parmap_new keeps a graph that cannot leave the main thread here) */
     if (!it->pm_tried) {
       it->pm_tried = true;
+      /* the rewrite's map is deterministic="true"; a parallel map's own deterministic overrides the options' */
+      bool sloppy = d->kind == DS_PMAP && (d->b < 0 || (d->b == 0 && it->pol.nondet));
       if (d->kind == DS_PMAP || it->pol.map_par)
-        it->pm = parmap_new(d->fn, ((Dataset *)d->src.u.o)->spec, pol_lanes(&it->pol, d->kind == DS_PMAP ? d->a : -1));
+        it->pm = parmap_new(d->fn, ((Dataset *)d->src.u.o)->spec, pol_lanes(&it->pol, d->kind == DS_PMAP ? d->a : -1), sloppy,
+                           it->pol.ram_budget);
     }
     if (it->pm) {
       if (parmap_next(it->pm, pull_kid, it, as_element, map_one, out)) return true;
