@@ -440,8 +440,9 @@ static Val trace_elem_fn(Val f, Dataset *s, Val *out) {
 //! Dataset.map(map_func, num_parallel_calls=None, deterministic=None, name=None)
 //!   Applies map_func to every element; the function is traced into a graph once, when map() is called.
 //!   num_parallel_calls (a count or tf.data.AUTOTUNE) runs the graph for that many elements at once on worker
-//!   threads (within the pipeline's tf.data.Options), results in input order (also with deterministic=False);
-//!   docs/data.md says when it stays sequential.
+//!   threads (within the pipeline's tf.data.Options), results in input order; deterministic=False (or the options'
+//!   deterministic=False) hands them out as they finish. Without num_parallel_calls a stateless function runs as
+//!   an AUTOTUNE map in order (TF 2.15's default map_parallelization); docs/data.md says when it stays sequential.
 static Val ds_map(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "Dataset.map", .sig = "map_func, num_parallel_calls=None, deterministic=None, name=None"};
   Val a[4];
@@ -1689,19 +1690,21 @@ static Val ds_textline(Val self, int n, const Val *args, const Kw *kw) {
 //! tf.data.Options()
 //!   Options of a dataset: deterministic (alias experimental_deterministic), threading, experimental_optimization,
 //!   experimental_distribute, autotune, experimental_slack, ...; unset ones read None; merge(other). The iterated
-//!   dataset's options apply to its whole pipeline; tfs keeps the input order in parallel map and interleave
-//!   whatever deterministic says (TF may reorder when False).
+//!   dataset's options apply to its whole pipeline; deterministic=False lets a parallel map hand results out as
+//!   they finish (an interleave keeps its order).
 //! tf.data.ThreadingOptions() | tf.data.experimental.ThreadingOptions
 //!   Options.threading: private_threadpool_size (N > 0: parallel map and interleave use at most N threads),
-//!   max_intra_op_parallelism (1: the pipeline's kernels run on their own thread; larger values bound nothing).
+//!   max_intra_op_parallelism (1: the pipeline's kernels run on their own thread; larger values: no bound, as
+//!   tfs's intra-op pool has one size).
 //! tf.data.experimental.OptimizationOptions()
-//!   Options.experimental_optimization: map_parallelization=True runs sequential maps of stateless functions as
-//!   AUTOTUNE parallel maps (TF's default rewrite is applied only when set); map_fusion, ... are recorded.
+//!   Options.experimental_optimization: map_parallelization (default on, as TF 2.15; False or
+//!   apply_default_optimizations=False turns it off) runs sequential maps of stateless functions as AUTOTUNE
+//!   parallel maps in order; the other rewrites are recorded (docs/data.md says why).
 //! tf.data.experimental.DistributeOptions()
 //!   Options.experimental_distribute: auto_shard_policy, num_devices (accepted, recorded).
 //! tf.data.experimental.AutotuneOptions()
 //!   Options.autotune: enabled=False keeps AUTOTUNE at min(16, pool) and skips map_parallelization; cpu_budget
-//!   bounds AUTOTUNE; ram_budget and autotune_algorithm are recorded.
+//!   bounds AUTOTUNE; ram_budget bounds the input bytes a parallel map buffers; autotune_algorithm is recorded.
 //! tf.data.experimental.CsvDataset(filenames, record_defaults, compression_type=None, buffer_size=None, header=False, field_delim=',', use_quote_delim=True, na_value='', select_cols=None, exclude_cols=None, name=None)
 //!   The records of CSV files as tuples of scalars, one per record_defaults entry: a dtype (a required field) or a
 //!   default value; header skips each file's first line; select_cols/exclude_cols pick the columns.
