@@ -6,9 +6,12 @@ threadpool_dataset_op.cc): the iterated dataset's options apply to the whole pip
 on the pipeline's pool, which is private_threadpool_size threads when set; AUTOTUNE starts at min(16, pool), the
 autotuner keeps it within cpu_budget (tfs takes the pool within cpu_budget at once, without tuning; with
 autotune off it stays min(16, pool)); map_parallelization rewrites a MapDataset of a stateless function into
-ParallelMapDatasetV2(AUTOTUNE, deterministic=true), and not when autotune is off.  tfs's parallel map fills its
-buffer `lanes` elements at a time, one on the calling thread and the others on workers, so N elements on L lanes
-make sum(batch - 1) worker runs; a map left on one lane makes none.
+ParallelMapDatasetV2(AUTOTUNE, deterministic=true) unless it or apply_default_optimizations is False, and not
+when autotune is off; a map's own deterministic overrides the options'.  tfs's parallel map fills its buffer with
+up to 32 elements per lane (fewer past autotune.ram_budget bytes of inputs, but at least one per lane), lane l
+running elements l, l + L, ... with lane 0 the calling thread, so a fill of r elements on L lanes makes
+r - ceil(r / L) worker runs; a map left on one lane makes none.  With deterministic=False the lanes take the
+elements as they free up and the results come out as they finish: only the multiset is fixed.
 """
 import os
 
@@ -27,11 +30,16 @@ def lanes(npc, pool, autotune=True, budget=None):
     return n
 
 
-def worker_runs(n_elems, n_lanes):
+def worker_runs(n_elems, n_lanes, per_fill=None):
     if n_lanes < 2:
         return 0
-    full, rest = divmod(n_elems, n_lanes)
-    return full * (n_lanes - 1) + max(rest - 1, 0)
+    per_fill = per_fill or 32 * n_lanes
+    runs = 0
+    while n_elems > 0:
+        r = min(n_elems, per_fill)
+        runs += r - -(-r // n_lanes)
+        n_elems -= r
+    return runs
 
 
 def main():
@@ -39,8 +47,11 @@ def main():
     vals = [f(x) for x in range(20)]
     lines = []
 
-    def run(name, n_lanes, values=vals):
-        lines.append("%s %s %d" % (name, values, worker_runs(len(values), n_lanes)))
+    def run(name, n_lanes, values=vals, per_fill=None):
+        lines.append("%s %s %d" % (name, values, worker_runs(len(values), n_lanes, per_fill)))
+
+    def run_sloppy(name, values=vals):
+        lines.append("%s %s" % (name, sorted(values)))
 
     run("AUTOTUNE, pool 2:", lanes(AUTOTUNE, 2))
     run("AUTOTUNE, pool 1:", lanes(AUTOTUNE, 1))
@@ -51,12 +62,18 @@ def main():
     run("AUTOTUNE, autotune off, pool 2:", lanes(AUTOTUNE, 2, autotune=False))
     run("AUTOTUNE, cpu_budget 1, pool 4:", lanes(AUTOTUNE, 4, budget=1))
     run("AUTOTUNE, cpu_budget 2, pool 4:", lanes(AUTOTUNE, 4, budget=2))
-    run("sequential map, pool 2:", 1)
+    run("sequential map, pool 2:", lanes(AUTOTUNE, 2))   # TF 2.15's default map_parallelization
     run("map_parallelization, pool 2:", lanes(AUTOTUNE, 2))
     run("map_parallelization, autotune off:", 1)   # the rewrite is skipped
     run("map_parallelization=False:", 1)
     run("map_parallelization, py_function:", 1)    # a stateful function is not rewritten
-    run("deterministic=False, 4 calls:", lanes(4, 4))   # tfs keeps the input order, one of TF's orders
+    run("apply_default_optimizations=False:", 1)
+    run("apply_default_optimizations=False, map_parallelization:", lanes(AUTOTUNE, 2))   # set explicitly
+    run("ram_budget 1 byte, 2 calls:", lanes(2, 2), per_fill=2)   # each fill: one input per lane
+    run_sloppy("deterministic=False, 4 calls:")
+    run_sloppy("options deterministic=False, 4 calls:")
+    run("deterministic=True over options' False:", lanes(4, 4))
+    run("map_parallelization under deterministic=False:", lanes(AUTOTUNE, 2))   # the rewrite's map is deterministic
     lines.append("max_intra_op_parallelism 1: the same bits: True True 6")
     inter = [i * 10 + k for k in range(5) for i in range(4)]   # cycle_length 4, block_length 1
     lines.append("interleave, pool 1: %s 0" % inter)

@@ -56,8 +56,8 @@ def main():
 
     all_lines = [l for t in nums for l in lines(t)]
     mapped = [parse(l) for l in all_lines]
-    for npc in ["None", "3", "-1"]:
-        out("%s %s %d %s %s" % (npc, npc != "None", len(mapped), mapped[:3], mapped[-1]))
+    for npc in ["None", "3", "-1"]:   # None: TF 2.15's default map_parallelization makes it an AUTOTUNE map
+        out("%s %s %d %s %s" % (npc, True, len(mapped), mapped[:3], mapped[-1]))
     got, _ = interleave(range(6), lambda f: [parse(l)[0] for l in lines(nums[f])], 3, 1)
     out("interleave+map True %s" % got)
 
@@ -81,8 +81,8 @@ def main():
     for npc in ["None", "4"]:
         out("%s after %s InvalidArgumentError: %s" % (npc, got, err))
     rows = [(i, i + 0.5, "w" if i % 3 else "?") for i in range(12)]   # "?": the default of an empty field
-    for npc in ["None", "3"]:
-        out("%s %s %s" % (npc, npc != "None", rows))
+    for npc in ["None", "3"]:   # None: the default map_parallelization, as above
+        out("%s %s %s" % (npc, True, rows))
     out("InvalidArgumentError: Expect 4 fields but have 3 in record 0 (node DecodeCSV in tf.function '<lambda>')")
     with open(OUT, "w") as f:
         f.write("\n".join(res) + "\n")

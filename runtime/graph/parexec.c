@@ -84,10 +84,14 @@ enum { PAR_MAX = 64 };
 
 typedef struct Batch {
   ParExec *x;
-  int n;
+  int n;                      /* lanes */
+  int njobs;                  /* graph runs: args[j] -> outs[j] for j < njobs */
   Tensor **const *args;
   Tensor **const *outs;
   ParErr *errs;
+  int *order;                 /* NULL: lane l runs jobs l, l + n, ...; else lanes take jobs as they free up and
+                               * order[k] is the k-th to finish */
+  _Atomic int *next, *ndone;  /* the caller's counters for that (it outlives the batch) */
   void (*fn)(void *ctx, int i);   /* parexec_run_fn's job (x NULL) */
   void *ctx;
   int local;                  /* the caller's tp_local_limit, which its jobs keep on their lanes */
@@ -105,15 +109,14 @@ static struct {
 static _Atomic tfs_i64 offthread_runs;
 tfs_i64 parexec_offthread_runs(void) { return atomic_load(&offthread_runs); }
 
-/* One job, its error caught here (the caller raises it when the element is reached). */
-static void job_run(const Batch *b, int i) {
-  if (b->fn) { b->fn(b->ctx, i); return; }
-  ParErr *e = &b->errs[i];
+/* One graph run of job j on lane l's plan, its error caught here (the caller raises it when the element is reached). */
+static void run_one(const Batch *b, int l, int j) {
+  ParErr *e = &b->errs[j];
   e->msg = NULL;
   RtTry t;
   rt_try_push(&t);
   if (setjmp(t.jb) == 0) {
-    exec_run(b->x->plans[i], b->args[i], b->outs[i]);
+    exec_run(b->x->plans[l], b->args[j], b->outs[j]);
     rt_try_pop(&t);
     return;
   }
@@ -122,6 +125,23 @@ static void job_run(const Batch *b, int i) {
   e->msg = t.msg ? t.msg : strdup("");
   t.msg = NULL;
   rt_try_clear(&t);   /* (an op raises no exception object) */
+}
+
+/* Lane l's share of the batch; returns the runs it did (a plan serves one run at a time, and each lane has its own). */
+static int job_run(const Batch *b, int l) {
+  if (b->fn) { b->fn(b->ctx, l); return 1; }
+  int runs = 0;
+  if (!b->order) {
+    for (int j = l; j < b->njobs; j += b->n, runs++) run_one(b, l, j);
+    return runs;
+  }
+  for (;;) {
+    int j = atomic_fetch_add(b->next, 1);
+    if (j >= b->njobs) return runs;
+    run_one(b, l, j);
+    b->order[atomic_fetch_add(b->ndone, 1)] = j;
+    runs++;
+  }
 }
 
 static void *lane_main(void *arg) {
@@ -136,9 +156,9 @@ static void *lane_main(void *arg) {
     Batch b = pool.b;
     pthread_mutex_unlock(&pool.mu);
     int was = tp_local_limit(b.local);
-    job_run(&b, lane);
+    int runs = job_run(&b, lane);
     tp_local_limit(was);
-    atomic_fetch_add(&offthread_runs, 1);
+    atomic_fetch_add(&offthread_runs, runs);
     pthread_mutex_lock(&pool.mu);
     if (--pool.pending == 0) pthread_cond_signal(&pool.done);
   }
@@ -184,9 +204,15 @@ static void batch_run(Batch b, int n) {
 }
 
 void parexec_run(ParExec *x, int n, Tensor **const *args, Tensor **const *outs, ParErr *errs) {
-  batch_run((Batch){x, n, args, outs, errs, NULL, NULL, tp_local_limit(-1)}, n);
+  parexec_run_jobs(x, n, args, outs, errs, NULL);
+}
+
+void parexec_run_jobs(ParExec *x, int njobs, Tensor **const *args, Tensor **const *outs, ParErr *errs, int *order) {
+  _Atomic int next = 0, ndone = 0;
+  int n = njobs < x->lanes ? njobs : x->lanes;
+  batch_run((Batch){x, n, njobs, args, outs, errs, order, &next, &ndone, NULL, NULL, tp_local_limit(-1)}, n);
 }
 
 void parexec_run_fn(int n, void (*fn)(void *ctx, int i), void *ctx) {
-  batch_run((Batch){NULL, n, NULL, NULL, NULL, fn, ctx, tp_local_limit(-1)}, n);
+  batch_run((Batch){NULL, n, n, NULL, NULL, NULL, NULL, NULL, NULL, fn, ctx, tp_local_limit(-1)}, n);
 }

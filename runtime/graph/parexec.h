@@ -4,7 +4,7 @@
  * layer on numbers and strings (no OPF_STATEFUL op, no op bound from stdlib, no Variable, no variant value),
  * so a worker never reaches the host interpreter, a tape, a random state, a file or a resource.  Each lane
  * has its own plan with its own copies of the constants (exec_plan_new_private, new strings too); the inputs are
- * the caller's copies (tensor_copy_own).  A batch runs job 0 on the calling thread and job i on pool thread i, and returns when
+ * the caller's copies (tensor_copy_own).  A batch runs lane 0's jobs on the calling thread and lane i's on pool thread i, and returns when
  * all are done: the caller runs nothing else meanwhile, so the only objects threads could share are the
  * ones this layer copies.  The rules this relies on are in runtime/README.md ("Threads").
  */
@@ -29,6 +29,11 @@ typedef struct ParErr { ErrKind kind; char *msg; int loc; } ParErr;
 /* Run job i < n <= lanes on args[i] (the graph's inputs, borrowed; not shared with another job), filling
  * outs[i] (the graph's outputs, owned) or errs[i].  Job 0 runs here, the others on the pool's threads. */
 void parexec_run(ParExec *x, int n, Tensor **const *args, Tensor **const *outs, ParErr *errs);
+
+/* Run njobs jobs (any number) the same way on min(njobs, lanes) lanes.  order NULL: lane l runs jobs l, l + lanes,
+ * ... in turn, so which thread runs which job is fixed; else each lane takes the next job not started when it is
+ * free and order[k] receives the k-th job to finish (tf.data's deterministic=False).  Returns when all are done. */
+void parexec_run_jobs(ParExec *x, int njobs, Tensor **const *args, Tensor **const *outs, ParErr *errs, int *order);
 
 /* Run fn(ctx, i) for i < n <= 64 the same way: i = 0 here, the others on the pool's threads (tf.data's
  * parallel interleave pulls its inputs so).  fn must catch its own errors and follow the rules above. */

@@ -477,8 +477,9 @@ static Val trace_elem_fn(Val f, Dataset *s, Val *out) {
 //! Dataset.map(map_func, num_parallel_calls=None, deterministic=None, name=None)
 //!   Applies map_func to every element; the function is traced into a graph once, when map() is called.
 //!   num_parallel_calls (a count or tf.data.AUTOTUNE) runs the graph for that many elements at once on worker
-//!   threads (within the pipeline's tf.data.Options), results in input order (also with deterministic=False);
-//!   docs/data.md says when it stays sequential.
+//!   threads (within the pipeline's tf.data.Options), results in input order; deterministic=False (or the options'
+//!   deterministic=False) hands them out as they finish. Without num_parallel_calls a stateless function runs as
+//!   an AUTOTUNE map in order (TF 2.15's default map_parallelization); docs/data.md says when it stays sequential.
 static Val ds_map(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "Dataset.map", .sig = "map_func, num_parallel_calls=None, deterministic=None, name=None"};
   Val a[4];
@@ -489,8 +490,9 @@ static Val ds_map(Val self, int n, const Val *args, const Kw *kw) {
   bool par = !(a[1].tag == VT_NONE || a[1].tag == VT_UNDEF);
   Dataset *d = derive(self, par ? DS_PMAP : DS_MAP, sp, s->card);
   d->fn = c;
-  /* num_parallel_calls: AUTOTUNE (-1) or a count; a tensor counts by its value; deterministic=False is
-   * accepted and the order stays the input's (dsparmap.c) */
+  /* deterministic (TF's "default"/"true"/"false" attr) in b: 0 the options decide, 1 in order, -1 as finished */
+  d->b = a[2].tag == VT_NONE || val_is_undef(a[2]) ? 0 : rt_truthy(a[2]) ? 1 : -1;
+  /* num_parallel_calls: AUTOTUNE (-1) or a count; a tensor counts by its value */
   if (par) {
     int64_t np = -1;
     Val nv = a[1];
@@ -699,7 +701,11 @@ typedef struct DsPolicy {
   int intra;                  /* threading.max_intra_op_parallelism (1: kernels run on the pipeline's thread), or 0 */
   bool autotune;              /* autotune.enabled is not False */
   int cpu_budget;             /* autotune.cpu_budget > 0, or 0 */
-  bool map_par;               /* map_parallelization is True and autotune on: sequential maps run as AUTOTUNE ones */
+  bool map_par;               /* map_parallelization not False (TF's default rewrite) and autotune on: sequential
+                               * maps of stateless functions run as AUTOTUNE ones */
+  tfs_i64 ram_budget;         /* autotune.ram_budget > 0: the bytes a parallel map's fill may hold, or 0 */
+  bool nondet;                /* deterministic is False: parallel maps without deterministic=True hand results out
+                               * as they finish */
 } DsPolicy;
 
 typedef struct DsIt {
@@ -743,8 +749,9 @@ static void dsit_free(Obj *o) {
  * iterators share their parent's context). */
 static _Thread_local const DsPolicy *ds_ambient;
 
+/* options o's group.name (group NULL: o.name) as an int, *isset false when it is None */
 static tfs_i64 opt_int(Val o, const char *group, const char *name, bool *isset) {
-  Val g = rt_getattr(o, group);
+  Val g = group ? rt_getattr(o, group) : val_incref(o);
   int mark = rt_hold_val(g);
   Val v = rt_getattr(g, name);
   rt_unhold(mark);
@@ -759,7 +766,7 @@ static tfs_i64 opt_int(Val o, const char *group, const char *name, bool *isset) 
 
 /* The policy of options o (VT_UNDEF: none set), as TF's FinalizeDataset and map_parallelization read them. */
 static DsPolicy pol_of(Val o) {
-  DsPolicy p = {.autotune = true};
+  DsPolicy p = {.autotune = true, .map_par = true};
   if (val_is_undef(o)) return p;
   bool set;
   tfs_i64 v = opt_int(o, "threading", "private_threadpool_size", &set);
@@ -768,10 +775,18 @@ static DsPolicy pol_of(Val o) {
   p.intra = set && v > 0 ? (int)(v > 64 ? 64 : v) : 0;
   v = opt_int(o, "autotune", "enabled", &set);
   p.autotune = !set || v;
+  v = opt_int(o, "autotune", "ram_budget", &set);
+  p.ram_budget = set && v > 0 ? v : 0;
   v = opt_int(o, "autotune", "cpu_budget", &set);
   p.cpu_budget = set && v > 0 ? (int)(v > 64 ? 64 : v) : 0;
+  /* TF 2.15 applies map_parallelization by default (unset, apply_default_optimizations not False) and skips
+   * it when autotune is off (dataset_utils.cc, map_parallelization.cc) */
+  v = opt_int(o, "experimental_optimization", "apply_default_optimizations", &set);
+  bool dflt = !set || v;
   v = opt_int(o, "experimental_optimization", "map_parallelization", &set);
-  p.map_par = set && v && p.autotune;   /* TF skips the rewrite when autotune is off */
+  p.map_par = (set ? v != 0 : dflt) && p.autotune;
+  v = opt_int(o, NULL, "deterministic", &set);
+  p.nondet = set && !v;
   return p;
 }
 
@@ -1004,8 +1019,11 @@ static bool ds_next(DsIt *it, Val *out) {
       it->pm_tried = true;
       /* composite elements (RaggedTensors) are built by host code: they stay on the ordinary map */
       bool plain = val_is_undef(composite_spec_in(d->spec)) && val_is_undef(composite_spec_in(((Dataset *)d->src.u.o)->spec));
+      /* the rewrite's map is deterministic="true"; a parallel map's own deterministic overrides the options' */
+      bool sloppy = d->kind == DS_PMAP && (d->b < 0 || (d->b == 0 && it->pol.nondet));
       if (plain && (d->kind == DS_PMAP || it->pol.map_par))
-        it->pm = parmap_new(d->fn, ((Dataset *)d->src.u.o)->spec, pol_lanes(&it->pol, d->kind == DS_PMAP ? d->a : -1));
+        it->pm = parmap_new(d->fn, ((Dataset *)d->src.u.o)->spec, pol_lanes(&it->pol, d->kind == DS_PMAP ? d->a : -1), sloppy,
+                           it->pol.ram_budget);
     }
     if (it->pm) {
       if (parmap_next(it->pm, pull_kid, it, as_element, map_one, out)) return true;
@@ -1729,19 +1747,21 @@ static Val ds_textline(Val self, int n, const Val *args, const Kw *kw) {
 //! tf.data.Options()
 //!   Options of a dataset: deterministic (alias experimental_deterministic), threading, experimental_optimization,
 //!   experimental_distribute, autotune, experimental_slack, ...; unset ones read None; merge(other). The iterated
-//!   dataset's options apply to its whole pipeline; tfs keeps the input order in parallel map and interleave
-//!   whatever deterministic says (TF may reorder when False).
+//!   dataset's options apply to its whole pipeline; deterministic=False lets a parallel map hand results out as
+//!   they finish (an interleave keeps its order).
 //! tf.data.ThreadingOptions() | tf.data.experimental.ThreadingOptions
 //!   Options.threading: private_threadpool_size (N > 0: parallel map and interleave use at most N threads),
-//!   max_intra_op_parallelism (1: the pipeline's kernels run on their own thread; larger values bound nothing).
+//!   max_intra_op_parallelism (1: the pipeline's kernels run on their own thread; larger values: no bound, as
+//!   tfs's intra-op pool has one size).
 //! tf.data.experimental.OptimizationOptions()
-//!   Options.experimental_optimization: map_parallelization=True runs sequential maps of stateless functions as
-//!   AUTOTUNE parallel maps (TF's default rewrite is applied only when set); map_fusion, ... are recorded.
+//!   Options.experimental_optimization: map_parallelization (default on, as TF 2.15; False or
+//!   apply_default_optimizations=False turns it off) runs sequential maps of stateless functions as AUTOTUNE
+//!   parallel maps in order; the other rewrites are recorded (docs/data.md says why).
 //! tf.data.experimental.DistributeOptions()
 //!   Options.experimental_distribute: auto_shard_policy, num_devices (accepted, recorded).
 //! tf.data.experimental.AutotuneOptions()
 //!   Options.autotune: enabled=False keeps AUTOTUNE at min(16, pool) and skips map_parallelization; cpu_budget
-//!   bounds AUTOTUNE; ram_budget and autotune_algorithm are recorded.
+//!   bounds AUTOTUNE; ram_budget bounds the input bytes a parallel map buffers; autotune_algorithm is recorded.
 //! tf.data.experimental.CsvDataset(filenames, record_defaults, compression_type=None, buffer_size=None, header=False, field_delim=',', use_quote_delim=True, na_value='', select_cols=None, exclude_cols=None, name=None)
 //!   The records of CSV files as tuples of scalars, one per record_defaults entry: a dtype (a required field) or a
 //!   default value; header skips each file's first line; select_cols/exclude_cols pick the columns.

@@ -1,10 +1,11 @@
 /* dsparmap.c — Dataset.map(num_parallel_calls=...): a buffer of mapped elements filled by graph runs on several threads.
  *
- * As TF's ParallelMapDataset, the map function's traced graph runs for up to num_parallel_calls input
- * elements at once (the lanes the pipeline's options allow: dataset.c's pol_lanes) and the results come out in input order, an error at the
- * element that raised it.  Unlike TF, the buffer is filled only when it is empty and next() waits for
- * the whole batch: the consumer's code never runs beside a worker (graph/parexec.h says why that
- * matters).  A graph that cannot leave the main thread (parexec_graph_ok) maps in order here instead.
+ * As TF's ParallelMapDataset, the map function's traced graph runs for several input elements at once on up
+ * to num_parallel_calls lanes (the lanes the pipeline's options allow: dataset.c's pol_lanes), the results in
+ * input order (deterministic=False: in the order the runs finished), an error at the element that raised it.
+ * Unlike TF, the buffer is filled only when it is empty and next() waits for the whole fill: the consumer's
+ * code never runs beside a worker (graph/parexec.h says why that matters).  A graph that cannot leave the
+ * main thread (parexec_graph_ok) maps in order here instead.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,16 +31,27 @@ struct ParMap {
   Val conc;                   /* the traced function (owned) */
   Val spec;                   /* the input element spec (owned) */
   ParExec *x;
-  int lanes, nin, nout;
+  int lanes, win, nin, nout;  /* win: the inputs one fill pulls (PARMAP_WIN per lane) */
+  bool sloppy;                /* deterministic=False: a fill's results go out in the order they finished */
+  tfs_i64 budget;             /* bytes of input copies one fill may hold (past its first `lanes` inputs) */
   const TMeta **inm;          /* the placeholders' metas */
-  Slot *ring;                 /* lanes slots: [head, head + count) are ready */
+  Slot *ring;                 /* win slots, in input order */
+  int *seq;                   /* the order slots go out in: seq[head .. head + count) are ready */
+  int *done;                  /* a sloppy fill's runs in the order they finished */
   int head, count;
   bool up_done;               /* the input iterator is exhausted or failed */
-  Tensor ***args, ***outs;    /* per lane: nin inputs, nout outputs */
+  Tensor ***args, ***outs;    /* per run: nin inputs, nout outputs */
   ParErr *errs;
 };
 
-ParMap *parmap_new(Val conc, Val spec, int lanes) {
+/* Inputs per lane one fill takes: the threads are woken once per fill, so a cheap function (TF's default
+ * map_parallelization reaches every stateless map) pays the hand-off once per PARMAP_WIN elements per lane.
+ * A fill also stops once its input copies hold `budget` bytes (at least one input per lane): TF's autotuner
+ * sizes its buffers within autotune.ram_budget. */
+enum { PARMAP_WIN = 32 };
+#define PARMAP_BUDGET ((tfs_i64)16 << 20)
+
+ParMap *parmap_new(Val conc, Val spec, int lanes, bool sloppy, tfs_i64 ram_budget) {
   TffnConcInfo ci;
   if (!tffn_conc_info(conc, &ci)) return NULL;
   const char *why;
@@ -50,16 +62,22 @@ ParMap *parmap_new(Val conc, Val spec, int lanes) {
   m->conc = val_incref(conc);
   m->spec = val_incref(spec);
   m->lanes = lanes;
+  m->win = lanes * PARMAP_WIN;
+  m->sloppy = sloppy;
+  m->budget = ram_budget > 0 ? ram_budget : PARMAP_BUDGET;
   m->nin = ci.g->ninputs;
   m->nout = ci.g->noutputs;
   m->inm = calloc((size_t)m->nin + 1, sizeof(TMeta *));
-  m->ring = calloc((size_t)lanes, sizeof(Slot));
-  m->args = calloc((size_t)lanes, sizeof(Tensor **));
-  m->outs = calloc((size_t)lanes, sizeof(Tensor **));
-  m->errs = calloc((size_t)lanes, sizeof(ParErr));
-  if (!m->inm || !m->ring || !m->args || !m->outs || !m->errs) rt_throw(ERR_MEMORY, "out of memory");
+  int w = m->win;
+  m->ring = calloc((size_t)w, sizeof(Slot));
+  m->seq = calloc((size_t)w, sizeof(int));
+  m->done = calloc((size_t)w, sizeof(int));
+  m->args = calloc((size_t)w, sizeof(Tensor **));
+  m->outs = calloc((size_t)w, sizeof(Tensor **));
+  m->errs = calloc((size_t)w, sizeof(ParErr));
+  if (!m->inm || !m->ring || !m->seq || !m->done || !m->args || !m->outs || !m->errs) rt_throw(ERR_MEMORY, "out of memory");
   for (int i = 0; i < m->nin; i++) m->inm[i] = &ci.g->nodes[ci.g->inputs[i]].outm[0];
-  for (int l = 0; l < lanes; l++) {
+  for (int l = 0; l < w; l++) {
     m->ring[l].elem = m->ring[l].input = val_undef();
     m->args[l] = calloc((size_t)m->nin + 1, sizeof(Tensor *));
     m->outs[l] = calloc((size_t)m->nout + 1, sizeof(Tensor *));
@@ -81,9 +99,11 @@ static void slot_clear(Slot *s) {
 
 void parmap_free(ParMap *m) {
   if (!m) return;
-  for (int l = 0; m->ring && l < m->lanes; l++) slot_clear(&m->ring[l]);
-  for (int l = 0; m->args && l < m->lanes; l++) free(m->args[l]);
-  for (int l = 0; m->outs && l < m->lanes; l++) free(m->outs[l]);
+  for (int l = 0; m->ring && l < m->win; l++) slot_clear(&m->ring[l]);
+  for (int l = 0; m->args && l < m->win; l++) free(m->args[l]);
+  for (int l = 0; m->outs && l < m->win; l++) free(m->outs[l]);
+  free(m->seq);
+  free(m->done);
   free(m->args);
   free(m->outs);
   free(m->errs);
@@ -153,11 +173,13 @@ static int pull_caught(Slot *s, ParPull pull, void *ctx, Val *e) {
   return got;
 }
 
-/* Fill the empty buffer: pull up to `lanes` inputs, run the graph on them at once, keep the results. */
+/* Fill the empty buffer: pull up to `win` inputs, run the graph on them on the lanes at once, keep the results
+ * and the order they go out in (the input order; sloppy: the runs as they finished, then the rest in order). */
 static void fill(ParMap *m, ParPull pull, void *ctx, ParFinish finish) {
-  int n = 0, nrun = 0, run_of[64];
+  int n = 0, nrun = 0, run_of[PARMAP_WIN * 64];
+  tfs_i64 bytes = 0;
   m->head = 0;
-  while (n < m->lanes && !m->up_done) {
+  while (n < m->win && !m->up_done && (n < m->lanes || bytes < m->budget)) {
     Slot *s = &m->ring[n];
     Val e;
     int got = pull_caught(s, pull, ctx, &e);
@@ -166,6 +188,7 @@ static void fill(ParMap *m, ParPull pull, void *ctx, ParFinish finish) {
     int k = 0;
     if (flatten(m, m->spec, e, m->args[nrun], &k) && k == m->nin) {
       val_decref(e);
+      for (int i = 0; i < k; i++) bytes += m->args[nrun][i]->size * dtype_info[m->args[nrun][i]->dtype].size;
       run_of[nrun++] = n;
     } else {
       args_release(m->args[nrun], m->nin);
@@ -174,14 +197,22 @@ static void fill(ParMap *m, ParPull pull, void *ctx, ParFinish finish) {
     n++;
   }
   m->count = n;
-  if (nrun) {
-    parexec_run(m->x, nrun, m->args, m->outs, m->errs);
-    for (int j = 0; j < nrun; j++) {
-      args_release(m->args[j], m->nin);
-      Slot *s = &m->ring[run_of[j]];
-      if (m->errs[j].msg) { s->err = m->errs[j]; m->errs[j].msg = NULL; continue; }
-      Val r = tffn_conc_result(m->conc, m->outs[j]);
-      s->elem = finish(r);
+  for (int i = 0; i < n; i++) m->seq[i] = i;
+  if (!nrun) return;
+  parexec_run_jobs(m->x, nrun, m->args, m->outs, m->errs, m->sloppy ? m->done : NULL);
+  for (int j = 0; j < nrun; j++) {
+    args_release(m->args[j], m->nin);
+    Slot *s = &m->ring[run_of[j]];
+    if (m->errs[j].msg) { s->err = m->errs[j]; m->errs[j].msg = NULL; continue; }
+    Val r = tffn_conc_result(m->conc, m->outs[j]);
+    s->elem = finish(r);
+  }
+  if (m->sloppy) {   /* the runs as they finished, then the inputs mapped here and an input error, in order */
+    int k = 0;
+    for (int j = 0; j < nrun; j++) m->seq[k++] = run_of[m->done[j]];
+    for (int i = 0, j = 0; i < n; i++) {
+      if (j < nrun && run_of[j] == i) { j++; continue; }
+      m->seq[k++] = i;
     }
   }
 }
@@ -199,7 +230,7 @@ bool parmap_next(ParMap *m, ParPull pull, void *ctx, ParFinish finish, ParSeq se
     fill(m, pull, ctx, finish);
     if (m->count == 0) return false;
   }
-  Slot *s = &m->ring[m->head++];
+  Slot *s = &m->ring[m->seq[m->head++]];
   m->count--;
   if (!val_is_undef(s->elem)) {
     *out = s->elem;
