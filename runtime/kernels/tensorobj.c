@@ -456,11 +456,7 @@ Val variable_unread(Variable *v) {
   memset((char *)u + sizeof(Obj), 0, sizeof(Variable) - sizeof(Obj));
   u->base = p;
   TFS_INCREF(val_obj(p));
-  u->name = strdup("UnreadVariable");   /* TF's name for it outside TF1 graphs, in tf.function too */
-  if (!u->name) {
-    TFS_DECREF(val_obj(u));
-    rt_throw(ERR_MEMORY, "out of memory");
-  }
+  u->name = (char *)"UnreadVariable";   /* TF's name for it outside TF1 graphs, in tf.function too (not freed) */
   u->trainable = true;   /* TF builds it with trainable=None, which means True */
   u->decl_rank = -2;
   return val_obj(u);

@@ -1231,8 +1231,8 @@ Type tensor_type = {   /* the operators and methods: kernels/tensorobj.c fills t
 static void variable_free(Obj *o) {
   Variable *v = (Variable *)o;
   if (v->value) tensor_release(v->value);
-  if (v->base) TFS_DECREF(val_obj(v->base));
-  free(v->name);
+  if (v->base) TFS_DECREF(val_obj(v->base));   /* an _UnreadVariable: its name is a literal */
+  else free(v->name);
   free(v);
 }
 
