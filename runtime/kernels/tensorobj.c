@@ -483,7 +483,7 @@ static Val var_method(Val self, int n, const Val *args, const Kw *kw, int mode) 
   if (!done) variable_assign((Variable *)self.u.o, a[0], mode);
   if (!read) return val_none();
   /* TF's _lazy_read: the variable counts as accessed now; the result reads its storage when used */
-  if (op_tape_nactive) op_tape_var_accessed(val_obj(v));
+  if (op_tape_nactive && op_tape_var_accessed) op_tape_var_accessed(val_obj(v));
   return variable_unread(v);
 }
 //! Variable.assign(value, use_locking=None, name=None, read_value=True)
