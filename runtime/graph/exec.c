@@ -2094,7 +2094,7 @@ static void ew_update_part(void *v, int part, int nparts) {
 static bool exec_ew_update(const ExecStep *st, Tensor **s) {
   const EwPlan *e = st->ew;
   int dying = 0;
-  Tensor *cur = ((Variable *)st->raw[0].u.o)->value;
+  Tensor *cur = variable_storage(st->raw[0].u.o)->value;
   if (!ew_operands_ok(e, s)) return false;
   for (int r = 0; r < e->nrel_chain; r++) dying += s[st->rel[r]] == cur;
   if (cur->hdr.rc != 1 + dying || cur->buf->rc != 1 || !ew_operand_ok(cur, e->dt, e->n) || cur->rank != e->rank ||

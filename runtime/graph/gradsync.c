@@ -56,7 +56,7 @@ static bool applies(int nsrc) {
   return nsrc > 0 && (dist_replica(0) > 0 || dist_grad_sync(0) > 0) && !trace_quiet && (mode == 2 || (mode == 1 && dist_size() > 1));
 }
 
-static const Tensor *var_value(Val v) { return ((const Variable *)v.u.o)->value; }
+static const Tensor *var_value(Val v) { return variable_storage(v.u.o)->value; }
 
 GradSync *gradsync_plan(const Tape *t, int ntarget, const uintptr_t *tkeys, int nsrc, const Val *sources, const uintptr_t *skeys,
                         const PtrMap *reach) {

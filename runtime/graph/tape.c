@@ -216,10 +216,12 @@ Val tape_new(bool persistent, bool watch_vars) {
   return val_obj(t);
 }
 
-/* The object of a value that can be a gradient source (a tensor or Variable), or NULL. */
+/* The object of a value that can be a gradient source (a tensor or Variable), or NULL.  An
+ * _UnreadVariable (v.assign()'s result) is its parent: TF's shares the parent's handle, which tapes key on. */
 static inline __attribute__((always_inline)) Obj *obj_of(Val v) {
   if (v.tag != VT_OBJ) return NULL;
-  if (v.u.o->type == &tensor_type || v.u.o->type == &variable_type) return v.u.o;
+  if (v.u.o->type == &tensor_type) return v.u.o;
+  if (v.u.o->type == &variable_type) return &variable_storage(v.u.o)->hdr;
   return NULL;
 }
 
@@ -254,7 +256,7 @@ static bool is_float_val(Val v) {
 /* is_float_val of a key (NULL: false), without the call. */
 static inline bool key_is_float(Obj *k) {
   if (!k) return false;
-  const Tensor *t = k->type == &tensor_type ? (const Tensor *)k : ((const Variable *)k)->value;
+  const Tensor *t = k->type == &tensor_type ? (const Tensor *)k : ((const Variable *)k)->value;   /* obj_of's: not unread */
   return dtype_has_grad(t->dtype) || t->dtype == DT_VARIANT;
 }
 
@@ -371,6 +373,7 @@ static bool tracks_key(Tape *t, Obj *k) {
 static void track(Tape *t, Val v) {
   Obj *k = obj_of(v);
   if (!k || !is_float_val(v) || tracks_key(t, k)) return;   /* integers carry no gradient */
+  if (k->type == &variable_type) v = val_obj(k);   /* an _UnreadVariable: its parent is the one watched */
   if (t->nwatched == t->capwatched) {   /* from the chunks: no allocator call per tape */
     int cap = t->capwatched ? t->capwatched * 2 : 8;
     Val *w = tape_alloc(t, sizeof(Val) * (size_t)cap);
@@ -558,7 +561,8 @@ static inline __attribute__((always_inline)) void record_on(Tape *t, const OpDef
     Obj *k = obj_of(vin[i]);
     if (!k) continue;
     if (*bits_of(k) & t->bit) any = true;
-    else if (t->watch_vars && k->type == &variable_type && ((Variable *)k)->trainable) {
+    else if (t->watch_vars && k->type == &variable_type && ((Variable *)k)->trainable && vin[i].u.o == k) {
+      /* (reading an _UnreadVariable watches nothing: TF's _UnreadVariable reads bypass variable_accessed) */
       track(t, vin[i]);
       any = true;
     }
@@ -781,11 +785,18 @@ bool tape_would_record(int nin, const Val *in) {
     for (int j = 0; j < nin; j++) {
       Obj *k = obj_of(in[j]);
       if (!k) continue;
-      if (t->watch_vars && val_is(in[j], &variable_type) && ((Variable *)k)->trainable) return true;
+      if (t->watch_vars && k->type == &variable_type && ((Variable *)k)->trainable && in[j].u.o == k) return true;
       if (tracks_key(t, k)) return true;
     }
   }
   return false;
+}
+
+void tape_variable_accessed(Val var) {
+  Obj *k = obj_of(var);
+  if (!k || !((Variable *)k)->trainable) return;
+  for (int i = 0; i < op_tape_nactive; i++)
+    if (recording(active[i]) && active[i]->watch_vars) track(active[i], val_obj(k));
 }
 
 /* ---- control-flow regions ---------------------------------------------------------------- */

@@ -131,6 +131,8 @@ bool tape_outermost_recording(void);
  * with these inputs (a tf.function call builds its gradient only then). */
 bool tape_any_recording(void);
 bool tape_would_record(int nin, const Val *in);
+/* op_tape_var_accessed (ops.h): TF's variable_accessed for a read no op performs (v.assign()'s result). */
+void tape_variable_accessed(Val var);
 
 /* Stacks of a differentiated loop's per-iteration state (k_grad.c): the
  * _StackGet meta is m; accstack_clear_all releases what is left in every

@@ -145,7 +145,7 @@ bool trace_val_symbolic(Val v) {
   if (v.tag != VT_OBJ) return false;
   const Type *ty = v.u.o->type;
   if (ty == &tensor_type) return ((Tensor *)v.u.o)->sym != NULL;
-  if (ty == &variable_type) return ((Variable *)v.u.o)->sym != NULL;
+  if (ty == &variable_type) return variable_storage(v.u.o)->sym != NULL;
   if (ty == &list_type || ty == &tuple_type) {
     tfs_i64 n;
     const Val *items;
@@ -366,7 +366,7 @@ bool trace_ref(TraceCtx *cx, Val v, GraphRef *out) {
     return true;
   }
   if (ty == &variable_type) {
-    *out = trace_read_var(cx, (Variable *)v.u.o);
+    *out = trace_read_var(cx, variable_storage(v.u.o));
     return true;
   }
   if (val_is_ndarray(v)) {
@@ -944,7 +944,7 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
   if (op->id == OP_READ_VARIABLE) {
     if (nin != 1 || !val_is(inputs[0], &variable_type))
       rt_throw(ERR_TYPE, "%s: expected a tf.Variable, got %s", op->graph_name, val_type_name(inputs[0]));
-    return trace_sym(g, trace_read_var(cx, (Variable *)inputs[0].u.o));
+    return trace_sym(g, trace_read_var(cx, variable_storage(inputs[0].u.o)));
   }
 
   /* A list input (concat, stack, add_n) expands into its elements. */
@@ -982,6 +982,7 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
 
   /* Pass 1: inputs that are tensors already; the group dtype. */
   int gdt = -1, vardt = -1;
+  const char *varname = NULL;   /* the receiver's: an _UnreadVariable's is 'UnreadVariable' */
   for (int i = 0; i < nin; i++) {
     char k = is_list ? (op->flags & OPF_VARIADIC ? 'A' : 'T') : op->flags & OPF_VARIADIC ? kinds[0] : kinds[i];
     Val v = vin[i];
@@ -991,8 +992,9 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
     if (k == 'R') {
       if (!val_is(v, &variable_type))
         rt_throw(ERR_TYPE, "%s: expected a tf.Variable, got %s", op->graph_name, val_type_name(v));
-      ref[i] = (GraphRef){trace_varhandle(cx, (Variable *)v.u.o), 0};
-      vardt = (int)((Variable *)v.u.o)->value->dtype;   /* the assigned value converts to it */
+      ref[i] = (GraphRef){trace_varhandle(cx, variable_storage(v.u.o)), 0};
+      vardt = (int)variable_storage(v.u.o)->value->dtype;   /* the assigned value converts to it */
+      varname = ((Variable *)v.u.o)->name;
       continue;
     }
     if (k >= 'a' && k <= 'z' && (v.tag == VT_NONE || v.tag == VT_UNDEF)) continue;   /* absent optional */
@@ -1094,7 +1096,7 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
       snprintf(msg, sizeof msg,
                "Cannot assign value to variable ' %s': Shape mismatch.The variable shape %s, and the assigned value "
                "shape %s are incompatible.",
-               var->name, a.data, b2.data);
+               varname ? varname : var->name, a.data, b2.data);
       sb_free(&a);
       sb_free(&b2);
       rt_throw(ERR_VALUE, "%s", msg);

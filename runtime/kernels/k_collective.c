@@ -103,13 +103,13 @@ void k_dist_check(OpCall *c) {
   int nv = tv ? (int)tv->len : 0;
   if (mode == 2) {
     for (int i = 0; i < nv; i++)
-      if (val_is(tv->items[i], &variable_type)) ((Variable *)tv->items[i].u.o)->dist_synced = true;
+      if (val_is(tv->items[i], &variable_type)) variable_storage(tv->items[i].u.o)->dist_synced = true;
     return;
   }
   int n = 0, *idx = malloc(sizeof(int) * (size_t)(c->nin + 1));
   if (!idx) op_fail(c, ERR_MEMORY, "out of memory");
   for (int i = 0; i < c->nin; i++)
-    if (mode == 0 || (i < nv && val_is(tv->items[i], &variable_type) && ((Variable *)tv->items[i].u.o)->dist_synced)) idx[n++] = i;
+    if (mode == 0 || (i < nv && val_is(tv->items[i], &variable_type) && variable_storage(tv->items[i].u.o)->dist_synced)) idx[n++] = i;
   if (n == 0) {
     free(idx);
     return;

@@ -280,14 +280,14 @@ void k_timestamp(OpCall *c) {
 
 /* shape: the variable's shape and dtype. */
 void meta_read_var(OpCall *c) {
-  Variable *v = (Variable *)c->args[0].u.o;
+  Variable *v = variable_storage(c->args[0].u.o);
   tfs_i64 dims[TFS_MAX_RANK];
   int rank = variable_shape(v, dims);
   meta_set(&c->outm[0], v->value->dtype, rank, dims);
 }
 
 void k_read_var(OpCall *c) {
-  Variable *v = (Variable *)c->args[0].u.o;
+  Variable *v = variable_storage(c->args[0].u.o);
   c->out[0] = tensor_retain(v->value);
 }
 

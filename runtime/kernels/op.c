@@ -44,6 +44,7 @@ void op_host_end(int mark) {
 }
 int op_tape_nactive;
 void (*op_tape_record)(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs, Val result);
+void (*op_tape_var_accessed)(Val var);
 const char *(*op_scope_prefix)(void);
 const char *(*op_trace_graph_name)(void);
 
@@ -324,7 +325,7 @@ static const OpAttrs no_attrs;
 static __attribute__((unused)) bool val_is_symbolic(Val v) {
   if (v.tag != VT_OBJ) return false;
   if (v.u.o->type == &tensor_type) return ((Tensor *)v.u.o)->sym != NULL;
-  if (v.u.o->type == &variable_type) return ((Variable *)v.u.o)->sym != NULL;
+  if (v.u.o->type == &variable_type) return variable_storage(v.u.o)->sym != NULL;
   if (v.u.o->type == &list_type || v.u.o->type == &tuple_type) {
     tfs_i64 n = v.u.o->type == &list_type ? ((List *)v.u.o)->len : ((Tuple *)v.u.o)->len;
     Val *it = v.u.o->type == &list_type ? ((List *)v.u.o)->items : ((Tuple *)v.u.o)->items;

@@ -127,6 +127,9 @@ void op_host_end(int mark);
  * every executed op is handed to while any is (set at start-up). */
 extern int op_tape_nactive;
 extern void (*op_tape_record)(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs, Val result);
+/* A variable was accessed without an op reading it (v.assign()'s lazy read, as TF's variable_accessed):
+ * recording tapes that watch accessed variables watch it if it is trainable (set at start-up). */
+extern void (*op_tape_var_accessed)(Val var);
 /* The current name scope ("outer/inner/") for new variables' names (graph/graph.c; set at start-up). */
 extern const char *(*op_scope_prefix)(void);
 /* tf.debugging.enable_check_numerics (numerics.c): whether it is on, the check after an eager op and the

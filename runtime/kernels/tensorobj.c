@@ -371,7 +371,8 @@ static bool tensor_eq(Val a, Val b) {
   return res;
 }
 
-void variable_assign(Variable *var, Val v, int mode) {
+void variable_assign(Variable *recv, Val v, int mode) {
+  Variable *var = variable_storage(&recv->hdr);   /* through an _UnreadVariable: its parent; messages name recv */
   Tensor *cur = var->value;
   Tensor *nv = tensor_from_val(v, cur->dtype);
   if (mode) {
@@ -395,7 +396,7 @@ void variable_assign(Variable *var, Val v, int mode) {
     free(sb2);
     tensor_release(nv);
     rt_throw(ERR_VALUE, "Cannot assign value to variable ' %s': Shape mismatch.The variable shape %s, and the assigned value shape %s are incompatible.",
-             var->name, m1, m2);
+             recv->name, m1, m2);
   }
   /* Write in place when nobody else sees the current value (and it keeps its shape); else swap. */
   bool same_shape = nv->rank == cur->rank;
@@ -445,7 +446,20 @@ Val variable_new(Val initial, Val name, bool trainable, Val dtype) {
   v->trainable = trainable;
   v->sym = NULL;
   v->decl_rank = -2;
+  v->base = NULL;
   return val_obj(v);
+}
+
+Val variable_unread(Variable *v) {
+  Variable *p = variable_storage(&v->hdr);
+  Variable *u = obj_new(&variable_type, sizeof(Variable));
+  memset((char *)u + sizeof(Obj), 0, sizeof(Variable) - sizeof(Obj));
+  u->base = p;
+  TFS_INCREF(val_obj(p));
+  u->name = (char *)"UnreadVariable";   /* TF's name for it outside TF1 graphs, in tf.function too (not freed) */
+  u->trainable = true;   /* TF builds it with trainable=None, which means True */
+  u->decl_rank = -2;
+  return val_obj(u);
 }
 
 static Val var_method(Val self, int n, const Val *args, const Kw *kw, int mode) {
@@ -455,29 +469,32 @@ static Val var_method(Val self, int n, const Val *args, const Kw *kw, int mode) 
                              {.what = "assign_sub", .sig = "delta, use_locking=None, name=None, read_value=True"}};
   Val a[4];
   args_parse(&specs[mode], n, args, kw, a);
-  Variable *v = (Variable *)self.u.o;
+  Variable *v = variable_storage(self.u.o);
   /* read_value=False: TF returns the assign op, None eagerly */
   bool read = !(a[3].tag == VT_BOOL && !a[3].u.i);
+  bool done = false;
   if (op_graph_hook) {   /* tracing: recorded as a graph op (VT_UNDEF: assign now) */
     Val in[2] = {self, a[0]};
     static const OpId ids[3] = {OP_ASSIGN_VARIABLE, OP_ASSIGN_ADD_VARIABLE, OP_ASSIGN_SUB_VARIABLE};
     Val r = op_graph_hook(&op_defs[ids[mode]], 2, in, NULL);
-    if (!val_is_undef(r)) {
-      TFS_DECREF(r);
-      return read ? val_incref(self) : val_none();
-    }
+    done = !val_is_undef(r);
+    TFS_DECREF(r);
   }
-  variable_assign(v, a[0], mode);
-  return read ? val_incref(self) : val_none();
+  if (!done) variable_assign((Variable *)self.u.o, a[0], mode);
+  if (!read) return val_none();
+  /* TF's _lazy_read: the variable counts as accessed now; the result reads its storage when used */
+  if (op_tape_nactive && op_tape_var_accessed) op_tape_var_accessed(val_obj(v));
+  return variable_unread(v);
 }
 //! Variable.assign(value, use_locking=None, name=None, read_value=True)
-//!   Stores value (same dtype and shape) in the variable and returns the variable.
+//!   Stores value (same dtype and shape) in the variable. With read_value=True returns an _UnreadVariable
+//!   ('UnreadVariable', reading the variable's current value when used; its assign* write the variable), else None.
 static Val var_assign_m(Val self, int n, const Val *args, const Kw *kw) { return var_method(self, n, args, kw, 0); }
 //! Variable.assign_add(delta, use_locking=None, name=None, read_value=True)
-//!   Adds delta to the variable in place and returns the variable.
+//!   Adds delta to the variable in place; returns an _UnreadVariable of it (None with read_value=False).
 static Val var_assign_add_m(Val self, int n, const Val *args, const Kw *kw) { return var_method(self, n, args, kw, 1); }
 //! Variable.assign_sub(delta, use_locking=None, name=None, read_value=True)
-//!   Subtracts delta from the variable in place and returns the variable.
+//!   Subtracts delta from the variable in place; returns an _UnreadVariable of it (None with read_value=False).
 static Val var_assign_sub_m(Val self, int n, const Val *args, const Kw *kw) { return var_method(self, n, args, kw, 2); }
 //! Variable.read_value()
 //!   The variable's current value as a tensor.
@@ -508,7 +525,7 @@ static const char *const var_scatter_names[5] = {"scatter_nd_update", "scatter_n
 static const OpId var_scatter_ops[5] = {OP_TENSOR_SCATTER_UPDATE, OP_TENSOR_SCATTER_ADD, OP_TENSOR_SCATTER_SUB,
                                         OP_TENSOR_SCATTER_MAX, OP_TENSOR_SCATTER_MIN};
 //! Variable.scatter_nd_update(indices, updates, name=None) | Variable.scatter_nd_add(indices, updates, name=None) | Variable.scatter_nd_sub(indices, updates, name=None) | Variable.scatter_nd_max(indices, updates, name=None) | Variable.scatter_nd_min(indices, updates, name=None)
-//!   Writes updates into the variable at indices (as tf.tensor_scatter_nd_update/add/sub/max/min) and returns the variable.
+//!   Writes updates into the variable at indices (as tf.tensor_scatter_nd_update/add/sub/max/min); returns an _UnreadVariable of it.
 static Val var_scatter_nd(Val self, int n, const Val *args, const Kw *kw, int k) {
   /* static: args_parse keeps the parsed signature in the spec */
   static ArgSpec specs[5] = {{.what = "scatter_nd_update", .sig = "indices, updates, name=None"},
@@ -538,14 +555,16 @@ static Val var_get_shape_m(Val self, int n, const Val *args, const Kw *kw) {
 }
 
 static Val variable_getattr(Val self, const char *name) {
-  Variable *v = (Variable *)self.u.o;
-  Tensor *t = v->value;
+  Variable *v = (Variable *)self.u.o;   /* its name and trainable; the rest is its storage's */
+  Tensor *t = variable_storage(self.u.o)->value;
   tfs_i64 dims[TFS_MAX_RANK];
   if (!strcmp(name, "shape")) return tshape_new(variable_shape(v, dims), dims);
   if (!strcmp(name, "dtype")) return dtype_val(t->dtype);
   if (!strcmp(name, "ndim")) return variable_shape(v, dims) < 0 ? val_none() : val_int(t->rank);
   if (!strcmp(name, "name")) return str_from_cstr(v->name);
   if (!strcmp(name, "trainable")) return val_bool(v->trainable);
+  /* an _UnreadVariable's op is the assignment's, which executing eagerly is None */
+  if (v->base && !strcmp(name, "op") && !op_graph_hook) return val_none();
   if (!strcmp(name, "numpy")) return builtin_new("Variable.numpy", tensor_numpy_m, self, NULL);
   if (!strcmp(name, "get_shape")) return builtin_new("Variable.get_shape", var_get_shape_m, self, NULL);
   if (!strcmp(name, "assign")) return builtin_new("Variable.assign", var_assign_m, self, NULL);

@@ -488,7 +488,7 @@ Tensor *val_as_tensor(Val v) {
   if (v.tag != VT_OBJ) return NULL;
   const Type *ty = v.u.o->type;
   if (ty == &tensor_type) return (Tensor *)v.u.o;
-  if (ty == &variable_type) return ((Variable *)v.u.o)->value;
+  if (ty == &variable_type) return variable_storage(v.u.o)->value;
   if (ty == &ndarray_type || val_is_npscalar(v)) return ((NdArray *)v.u.o)->t;
   return NULL;
 }
@@ -854,7 +854,6 @@ Tensor *tensor_from_val(Val v, int want) {
         rt_throw(ERR_TYPE, "Expected tensor with dtype %s, but got dtype %s", dtype_info[want].name,
                  dtype_info[t->dtype].name);
       }
-      if (val_is(v, &variable_type)) return tensor_retain(t);
       return tensor_retain(t);
     }
     if (val_is(v, &range_type)) {   /* TF converts a range as the sequence of its values */
@@ -1220,6 +1219,8 @@ static void tensor_clear(Obj *o) {
 static const Type eager_cls = {.name = "tensorflow.python.framework.ops.EagerTensor"};
 static const Type symbolic_cls = {.name = "tensorflow.python.framework.ops.SymbolicTensor"};
 static const Type resvar_cls = {.name = "tensorflow.python.ops.resource_variable_ops.ResourceVariable"};
+static const Type baseresvar_cls = {.name = "tensorflow.python.ops.resource_variable_ops.BaseResourceVariable"};
+static const Type unread_cls = {.name = "tensorflow.python.ops.resource_variable_ops._UnreadVariable"};
 
 static Val subclass_of(const Type *cls, const Type *base, bool dotted_in_messages) {
   Val v = typeobj_for(cls);
@@ -1245,11 +1246,13 @@ Type tensor_type = {   /* the operators and methods: kernels/tensorobj.c fills t
 static void variable_free(Obj *o) {
   Variable *v = (Variable *)o;
   if (v->value) tensor_release(v->value);
-  free(v->name);
+  if (v->base) TFS_DECREF(val_obj(v->base));   /* an _UnreadVariable: its name is a literal */
+  else free(v->name);
   free(v);
 }
 
 int variable_shape(const Variable *v, tfs_i64 *dims) {
+  if (v->base) v = v->base;
   int r = v->decl_rank == -2 ? v->value->rank : v->decl_rank;
   memcpy(dims, v->decl_rank == -2 ? v->value->shape : v->decl_shape, sizeof(tfs_i64) * (size_t)(r > 0 ? r : 0));
   return r;
@@ -1257,8 +1260,8 @@ int variable_shape(const Variable *v, tfs_i64 *dims) {
 
 static void variable_repr(StrBuf *b, Val self) {
   Variable *v = (Variable *)self.u.o;
-  Tensor *t = v->value;
-  sb_printf(b, "<tf.Variable '%s' shape=", v->name);
+  Tensor *t = variable_storage(self.u.o)->value;
+  sb_printf(b, "<tf.Variable '%s' shape=", v->name);   /* an _UnreadVariable's own name: 'UnreadVariable' */
   tfs_i64 dims[TFS_MAX_RANK];
   int rank = variable_shape(v, dims);
   shape_format(b, rank, dims);
@@ -1271,9 +1274,10 @@ static void variable_repr(StrBuf *b, Val self) {
   sb_putc(b, '>');
 }
 
+/* As TF: ResourceVariable and _UnreadVariable (v.assign()'s result) both derive from BaseResourceVariable. */
 static Val variable_klass(Val self) {
-  (void)self;
-  return subclass_of(&resvar_cls, &variable_type, false);
+  (void)subclass_of(&baseresvar_cls, &variable_type, false);
+  return subclass_of(((Variable *)self.u.o)->base ? &unread_cls : &resvar_cls, &baseresvar_cls, false);
 }
 
 Type variable_type = {   /* the operators and methods: kernels/tensorobj.c */

@@ -176,9 +176,21 @@ typedef struct Variable {
   int decl_rank;              /* tf.Variable(shape=...): the shape values must be compatible with (-1: unknown rank,
                                * dims -1 unknown); -2: none given, its value's shape is fixed */
   tfs_i64 decl_shape[TFS_MAX_RANK];
+  /* An _UnreadVariable (what v.assign/assign_add/assign_sub/scatter_* return, as TF's _lazy_read): the
+   * variable whose storage it reads and writes (owned; never itself unread), as TF's shares the parent's
+   * handle.  Its own value/sym/tape_bits/decl_* are unused: code reaching a variable's state goes
+   * through variable_storage.  NULL for a variable. */
+  struct Variable *base;
 } Variable;
 extern Type variable_type;             /* operator slots set by kernels/tensorobj.c */
 Val variable_new(Val initial, Val name, bool trainable, Val dtype);
+/* The variable holding o's state: o itself, or an _UnreadVariable's parent. */
+static inline Variable *variable_storage(Obj *o) {
+  Variable *v = (Variable *)o;
+  return v->base ? v->base : v;
+}
+/* v.assign()'s result: an _UnreadVariable named 'UnreadVariable' reading v's storage (TF's _lazy_read). */
+Val variable_unread(Variable *v);
 /* The variable's static shape: the declared one (tf.Variable(shape=...)), else its value's. */
 int variable_shape(const Variable *v, tfs_i64 *dims);
 /* Replace the variable's value with v converted to its dtype; mode 0 assign, 1 add, 2 sub. */

@@ -33,7 +33,7 @@ static bool value_ref(TraceCtx *cx, Val x, GraphRef *r) {
   if (val_is(x, &variable_type)) {
     /* a Variable stands for its handle node: reads of it are ReadVariableOp nodes on that handle */
     for (int i = 0; i < cx->g->nnodes; i++)
-      if (cx->g->nodes[i].kind == GN_VARHANDLE && cx->g->nodes[i].var == (Variable *)x.u.o) {
+      if (cx->g->nodes[i].kind == GN_VARHANDLE && cx->g->nodes[i].var == variable_storage(x.u.o)) {
         *r = (GraphRef){i, 0};
         return true;
       }

@@ -412,13 +412,13 @@ static void key_arg(KeyBuf *k, Val v, Leaves *lv, int flags) {
   } else if ((flags & KEY_SPECS) && comp_is_spec(v)) {
     key_composite(k, v, val_undef(), lv, flags);
   } else if (ty == &variable_type) {
-    const Variable *var = (const Variable *)v.u.o;
+    const Variable *var = variable_storage(v.u.o);   /* an _UnreadVariable aliases its parent, as TF's handle */
     const Tensor *t = var->value;
     kb_byte(k, 'V');
     kb_byte(k, (unsigned char)t->dtype);
     kb_byte(k, (unsigned char)t->rank);
     if (t->rank > 0) kb_put(k, t->shape, sizeof(tfs_i64) * (size_t)t->rank);
-    kb_byte(k, var->trainable ? 1 : 0);
+    kb_byte(k, ((const Variable *)v.u.o)->trainable ? 1 : 0);
     kb_i64(k, lv_alias(lv, (Variable *)var));
   } else {
     kb_byte(k, 'O');

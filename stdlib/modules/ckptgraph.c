@@ -357,11 +357,12 @@ void cg_write(const char *what, CgGraph *g, const char *prefix) {
     tensorflow__checkpoint_bool_value__init(o->has_checkpoint_values);
     o->has_checkpoint_values->value = has_values(g, i, 0);
     if (!val_is(g->n[i].obj, &variable_type)) continue;
-    Variable *v = (Variable *)g->n[i].obj.u.o;
+    Variable *v = variable_storage(g->n[i].obj.u.o);
     Tensorflow__TrackableObjectGraph__TrackableObject__SerializedTensor *st = pa_alloc(&g->a, sizeof *st);
     tensorflow__trackable_object_graph__trackable_object__serialized_tensor__init(st);
     st->name = "VARIABLE_VALUE";
-    char *full = pa_strdup(&g->a, v->name ? v->name : "Variable:0");
+    const char *own = ((Variable *)g->n[i].obj.u.o)->name;   /* an _UnreadVariable's: 'UnreadVariable' */
+    char *full = pa_strdup(&g->a, own ? own : "Variable:0");
     char *colon = strrchr(full, ':');
     if (colon) *colon = 0;
     st->full_name = full;
@@ -415,7 +416,7 @@ static void restore_var(const char *what, TbReader *rd, Variable *v, const char 
   if (i < 0) rt_throw(ERR_NOT_FOUND, "Key %s not found in checkpoint", key);
   Tensor *t = tb_tensor(rd, i, what);
   int mark = rt_hold_val(tensor_val(t));
-  Tensor *cur = v->value;
+  Tensor *cur = variable_storage(&v->hdr)->value;
   bool same = cur->rank == t->rank;
   for (int d = 0; same && d < t->rank; d++) same = cur->shape[d] == t->shape[d];
   if (!same || cur->dtype != t->dtype) {
@@ -558,7 +559,7 @@ CgRestore *cg_restore(const char *what, Val root, const char *prefix) {
     for (int k = 0; k < r->nsaved; k++)
       if (r->live[k].tag == VT_OBJ && r->live[k].u.o == var.u.o) {
         rt_setattr(((Tuple *)kept[i].u.o)->items[1], "learning_rate",
-                   val_float(tensor_get_f(((Variable *)var.u.o)->value, 0)));
+                   val_float(tensor_get_f(variable_storage(var.u.o)->value, 0)));
         break;
       }
   }

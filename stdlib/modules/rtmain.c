@@ -62,6 +62,7 @@ static void rt_layers_fill(void) {
   rt_obj_hooks.tensor_numpy = tensor_numpy_of;
   rt_obj_hooks.method_fn = tffn_method_fn;
   op_tape_record = tape_record;
+  op_tape_var_accessed = tape_variable_accessed;
   op_scope_prefix = graph_scope_prefix;
   op_trace_graph_name = trace_graph_name;
   nest_composite = (NestComposite){&tensorarray_type, tensorarray_flow, tensorarray_with_flow};

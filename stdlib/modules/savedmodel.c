@@ -707,7 +707,7 @@ static void sm_save(Val obj, const char *dir, Val signatures) {
         tensorflow__saved_user_object__init(so->user_object);
         so->user_object->identifier = n->kind == SM_LIST ? "trackable_list_wrapper" : "_generic_user_object";
       } else if (n->kind == SM_VARIABLE) {
-        Variable *v = (Variable *)n->v.u.o;
+        Variable *v = variable_storage(n->v.u.o);
         so->kind_case = TENSORFLOW__SAVED_OBJECT__KIND_VARIABLE;
         so->variable = pa_alloc(&s.a, sizeof *so->variable);
         tensorflow__saved_variable__init(so->variable);
