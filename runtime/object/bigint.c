@@ -67,9 +67,12 @@ static double round_ldexp(mpz_t m, bool sticky, tfs_i64 e, const char *msg) {
     if (half && (below || mpz_odd_p(m))) mpz_add_ui(m, m, 1);
   }
   double d = mpz_get_d(m);   /* exact: at most 54 bits, a power of two at 54 */
+  /* errindex: int too large to convert to float */
+  /* errindex: integer division result too large for a float */
   if (e > 2000) rt_throw(ERR_OVERFLOW, "%s", msg);
   if (e < -2200) return 0.0;
   d = ldexp(d, (int)e);
+  /* errindex: - (the messages above) */
   if (isinf(d)) rt_throw(ERR_OVERFLOW, "%s", msg);
   return d;
 }
