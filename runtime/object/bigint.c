@@ -226,6 +226,19 @@ Val bigint_abs(Val a) {
   return r;
 }
 
+/* op's answer for an ordering r (-1, 0, 1) of two numbers; VT_UNDEF for no comparison operator */
+Val int_cmp_result(int op, int r) {
+  switch (op) {
+    case CMP_LT: return val_bool(r < 0);
+    case CMP_LE: return val_bool(r <= 0);
+    case CMP_GT: return val_bool(r > 0);
+    case CMP_GE: return val_bool(r >= 0);
+    case CMP_EQ: return val_bool(r == 0);
+    case CMP_NE: return val_bool(r != 0);
+    default: return val_undef();
+  }
+}
+
 /* -1, 0, 1 comparing a (a BigInt) with b; false when b is no int or float, or is NaN */
 static bool bi_order(Val a, Val b, int *r) {
   const mpz_t *x = &((BigInt *)a.u.o)->z;
@@ -254,16 +267,7 @@ static Val bi_compare(int op, Val a, Val b) {
     if (op == CMP_NE) return val_bool(true);
     return other_num ? val_bool(false) : val_undef();
   }
-  if (swap) r = -r;
-  switch (op) {
-    case CMP_LT: return val_bool(r < 0);
-    case CMP_LE: return val_bool(r <= 0);
-    case CMP_GT: return val_bool(r > 0);
-    case CMP_GE: return val_bool(r >= 0);
-    case CMP_EQ: return val_bool(r == 0);
-    case CMP_NE: return val_bool(r != 0);
-    default: return val_undef();
-  }
+  return int_cmp_result(op, swap ? -r : r);
 }
 
 static bool bi_eq(Val a, Val b) {

@@ -29,6 +29,7 @@ Val bigint_abs(Val a);
 Val bigint_parse(const char *digits, int base, bool neg);   /* int(str) beyond int64 */
 Val bigint_from_double(double d);           /* int(float) beyond int64 */
 double bigint_float(Val v);                 /* float(int): OverflowError when too large */
+Val int_cmp_result(int op, int r);          /* CMP_* of an ordering r in -1, 0, 1 */
 
 typedef struct Str {
   Obj hdr;

@@ -52,16 +52,7 @@ static Val ui_compare(int op, Val a, Val b) {
     if (op == CMP_NE) return val_bool(true);
     return val_undef();
   }
-  if (swap) r = -r;
-  switch (op) {
-  case CMP_LT: return val_bool(r < 0);
-  case CMP_LE: return val_bool(r <= 0);
-  case CMP_GT: return val_bool(r > 0);
-  case CMP_GE: return val_bool(r >= 0);
-  case CMP_EQ: return val_bool(r == 0);
-  case CMP_NE: return val_bool(r != 0);
-  default: return val_undef();
-  }
+  return int_cmp_result(op, swap ? -r : r);
 }
 
 static bool ui_eq(Val a, Val b) {
