@@ -72,7 +72,8 @@ typedef enum AstKind {
 } AstKind;
 
 typedef enum ConstKind { C_NONE, C_TRUE, C_FALSE, C_INT, C_FLOAT, C_STR, C_ELLIPSIS, C_IMAG, C_BYTES, C_BIGINT } ConstKind;   /* C_IMAG: `2.5j`, the imaginary part in fval; C_BYTES: b"..", its bytes in str/slen */
-/* C_BIGINT: an int in (INT64_MAX, 2**64): a literal or a folded int-only constant expression, its bits in ival */
+/* C_BIGINT: an int in (INT64_MAX, 2**64): a literal or a folded int-only constant expression, its bits in ival;
+ * a literal beyond 2**64 - 1 has its decimal digits in str instead (made by GMP at run time) */
 enum { BOOL_AND, BOOL_OR };
 
 /* One struct for every kind, but each node is allocated only as long as its

@@ -134,7 +134,10 @@ static void dump_constant(Out *o, const Ast *a) {
   case C_FALSE: puts_(o, "False"); break;
   case C_ELLIPSIS: puts_(o, "..."); break;
   case C_INT: printf_(o, "%lld", (long long)a->ival); break;
-  case C_BIGINT: printf_(o, "%llu", (unsigned long long)ast_bigint(a)); break;
+  case C_BIGINT:
+    if (a->str) printf_(o, "%s", a->str);
+    else printf_(o, "%llu", (unsigned long long)ast_bigint(a));
+    break;
   case C_FLOAT: dump_float(o, a->fval); break;
   case C_IMAG: dump_float(o, a->fval); puts_(o, "j"); break;
   case C_STR: case C_BYTES: quote(o, a->str ? a->str : "", a->str ? a->slen : 0, a->const_kind == C_BYTES); break;

@@ -472,7 +472,10 @@ static int constant(Fg *g, Ast *e) {
     if (e->ival == INT64_MIN) emit(g, "TFS_SET(T_[%d], VT_INT, -9223372036854775807LL - 1);", t);
     else emit(g, "TFS_SET(T_[%d], VT_INT, %lldLL);", t, (long long)e->ival);
     break;
-  case C_BIGINT: emit(g, "T_[%d] = rt_u64int(%lluULL);", t, (unsigned long long)ast_bigint(e)); break;
+  case C_BIGINT:
+    if (e->str) emit(g, "T_[%d] = rt_bigint_lit(\"%s\");", t, e->str);   /* beyond 2**64 - 1: decimal digits */
+    else emit(g, "T_[%d] = rt_u64int(%lluULL);", t, (unsigned long long)ast_bigint(e));
+    break;
   case C_FLOAT: {
     /* Exact bits: tcc's decimal float parser is not guaranteed correctly rounded. */
     union { double d; long long i; } u;

@@ -1807,6 +1807,33 @@ static Ast *cv_unsupported(P *p, TSNode n) {
 
 static Ast *cv_float(P *p, TSNode n);
 
+/* The decimal digits of an int literal's digits s[i..len) in base (underscores skipped), in the arena: a literal
+ * beyond 2**64 - 1, made at run time by GMP (runtime/object/bigint.c). */
+static const char *big_decimal(P *p, const char *s, size_t i, size_t len, unsigned base) {
+  size_t cap = (len - i) + 2, nw = 0;   /* base-1e9 words, low first: enough for any base <= 16 */
+  uint32_t *w = calloc(cap, sizeof *w);
+  if (!w) return "0";
+  for (; i < len; i++) {
+    int c = (unsigned char)s[i];
+    if (c == '_') continue;
+    uint64_t carry = isdigit(c) ? (uint64_t)(c - '0') : (uint64_t)(tolower(c) - 'a' + 10);
+    for (size_t k = 0; k < nw; k++) {
+      uint64_t x = (uint64_t)w[k] * base + carry;
+      w[k] = (uint32_t)(x % 1000000000u);
+      carry = x / 1000000000u;
+    }
+    while (carry) {
+      w[nw++] = (uint32_t)(carry % 1000000000u);
+      carry /= 1000000000u;
+    }
+  }
+  char *out = arena_alloc(p->a, nw * 9 + 2), *o = out;
+  o += sprintf(o, "%u", nw ? w[nw - 1] : 0u);
+  for (size_t k = nw - 1; nw && k-- > 0;) o += sprintf(o, "%09u", w[k]);
+  free(w);
+  return out;
+}
+
 static Ast *cv_integer(P *p, TSNode n, bool negated) {
   size_t len;
   const char *s = ntext(p, n, &len);
@@ -1835,8 +1862,9 @@ static Ast *cv_integer(P *p, TSNode n, bool negated) {
     v = v * base + d;
   }
   uint64_t lim = negated ? (uint64_t)INT64_MAX + 1 : (uint64_t)UINT64_MAX;
-  if (over || v > lim) {
-    cv_err(p, n, "integer literal too large");
+  if (over || v > lim) {   /* beyond 2**64 - 1: its decimal text, a Python int made at run time */
+    a->const_kind = C_BIGINT;
+    a->str = big_decimal(p, s, base == 10 ? 0 : 2, len, base);
     return a;
   }
   if (!negated && v > (uint64_t)INT64_MAX) {   /* above int64: a uint64 value (runtime/object/u64int.c) */
@@ -1861,7 +1889,7 @@ static bool pow128(__int128 x, __int128 y, __int128 *r);
  * the work a long chain of literals costs); *wide is set when a part leaves int64. */
 static bool cint_eval(const Ast *e, __int128 *v, bool *wide, int depth) {
   if (e->kind == A_CONSTANT && e->const_kind == C_INT) { *v = e->ival; return true; }
-  if (e->kind == A_CONSTANT && e->const_kind == C_BIGINT) { *v = (__int128)ast_bigint(e); *wide = true; return true; }
+  if (e->kind == A_CONSTANT && e->const_kind == C_BIGINT && !e->str) { *v = (__int128)ast_bigint(e); *wide = true; return true; }
   if (e->kind != A_BINOP || depth <= 0) return false;
   __int128 x, y;
   if (!cint_eval(e->left, &x, wide, depth - 1) || !cint_eval(e->right, &y, wide, depth - 1)) return false;
@@ -2744,11 +2772,6 @@ static Ast *cv_expr_inner(P *p, TSNode n) {
       a->operand = cv_expr(p, arg);
     }
     __int128 v;   /* -(2**63): an int-only constant beyond int64 whose negation is an int64 */
-    if (a->op == UN_NEG && !ts_node_is_null(arg) && nk(p, arg) == NK_INTEGER && a->operand->kind == A_CONSTANT &&
-        a->operand->const_kind == C_BIGINT) {   /* -9223372036854775809: below int64, no uint64 either */
-      cv_err(p, arg, "integer literal too large");
-      return a;
-    }
     if (a->op == UN_NEG && a->operand->kind != A_UNARYOP && cint_of(a->operand, &v) && !in_i64(v) && in_i64(-v)) {
       Ast *c = mk(p, A_CONSTANT, n);
       c->const_kind = C_INT;

@@ -245,7 +245,10 @@ static void constant(Out *o, const Ast *e) {
   case C_FALSE: puts_(o, "False"); break;
   case C_ELLIPSIS: puts_(o, "..."); break;
   case C_INT: putf(o, "%" PRId64, e->ival); break;
-  case C_BIGINT: putf(o, "%llu", (unsigned long long)ast_bigint(e)); break;
+  case C_BIGINT:
+    if (e->str) putf(o, "%s", e->str);
+    else putf(o, "%llu", (unsigned long long)ast_bigint(e));
+    break;
   case C_FLOAT: float_literal(o, e->fval); break;
   case C_IMAG: float_literal(o, e->fval); putch(o, 'j'); break;
   case C_STR: str_literal(o, e->str ? e->str : "", e->str ? e->slen : 0); break;

@@ -4,8 +4,8 @@
 dtype's converter when TF has one (uint64, float32, float64, complex128 take 2**64 - 1), else through int64's,
 which raises "Can't convert Python sequence with out-of-range integer to Tensor." (a ValueError) for an int
 above int64; without a dtype an int is int32 or int64, so the same error.  Tensors print as numpy prints their
-values.  tfs's int is int64: arithmetic on an int above it raises OverflowError "integer overflow" (Python would
-compute it: the one line where tfs differs, by its int64 rule (docs/language.md))."""
+values.  Arithmetic beyond int64 is Python's (unbounded ints); an int beyond uint64 converts only through the
+float converters."""
 import os
 
 import numpy as np
@@ -40,7 +40,10 @@ def main():
     for dt in ["None", "<dtype: 'int64'>", "<dtype: 'int32'>", "<dtype: 'uint32'>", "<dtype: 'uint8'>",
                "<dtype: 'float16'>", "<dtype: 'bool'>"]:
         lines.append("%s ValueError: %s" % (dt, ERR))
-    lines.append("OverflowError: integer overflow")
+    lines.append("%d %d %d" % (x + 1, x * x, -x - 1))
+    for dt in ["None", "<dtype: 'int64'>", "<dtype: 'uint64'>"]:
+        lines.append("%s ValueError: %s" % (dt, ERR))
+    lines.append(tensor(np.float32(2**70), np.float32) + " " + tensor(np.array([2**70, -(2**80)], np.float64), np.float64))
     with open(OUT, "w") as f:
         f.write("\n".join(lines) + "\n")
 

@@ -18,6 +18,22 @@ double mt_double(MtState *s);                     /* random_sample: 53 bits from
 double mt_gauss(MtState *s);                      /* legacy polar Box-Muller, second value cached */
 uint64_t mt_interval(MtState *s, uint64_t max);   /* uniform in [0, max] by masked rejection */
 
+/* numpy's legacy RandomState distributions (k_nplegacy.c) */
+void mt_seed_array(MtState *s, const uint32_t *key, int n);   /* init_by_array: a seed given as a list of words */
+uint64_t mt_next64(MtState *s);
+double mt_std_exponential(MtState *s);
+double mt_std_gamma(MtState *s, double shape);
+int64_t mt_poisson(MtState *s, double lam);
+int64_t mt_binomial_legacy(MtState *s, double p, int64_t n);
+void mt_multinomial(MtState *s, int64_t n, int64_t *out, const double *pv, int64_t d);
+enum {
+  MTD_UNIFORM, MTD_NORMAL, MTD_STD_EXPONENTIAL, MTD_EXPONENTIAL, MTD_STD_GAMMA, MTD_GAMMA, MTD_BETA, MTD_CHISQUARE,
+  MTD_F, MTD_LAPLACE, MTD_LOGISTIC, MTD_GUMBEL, MTD_LOGNORMAL, MTD_TRIANGULAR, MTD_PARETO, MTD_WEIBULL, MTD_POWER,
+  MTD_STD_CAUCHY, MTD_STD_T, MTD_WALD,
+  MTD_FIRST_INT, MTD_POISSON = MTD_FIRST_INT, MTD_GEOMETRIC, MTD_BINOMIAL, MTD_NEG_BINOMIAL, MTD_HYPERGEOMETRIC,
+};
+double mt_legacy_draw(MtState *s, int kind, double a, double b, double c, int64_t *iv);
+
 /* Stable ascending order of n doubles (NaN last, as numpy sorts): idx receives the permutation. */
 void np_argsort_f64(const double *v, int64_t n, int64_t *idx);
 

@@ -136,6 +136,7 @@ typedef struct RtTryBuf { tfs_i64 w[60]; } RtTryBuf;
   X(Val, rt_float, (double f)) \
   X(Val, rt_complex, (double re, double im)) \
   X(Val, rt_u64int, (tfs_u64 v)) \
+  X(Val, rt_bigint_lit, (const char *digits)) \
   X(Val, rt_str, (const char *s, tfs_i64 len)) \
   X(Val, rt_bytes, (const char *s, tfs_i64 len)) \
   X(Val, rt_list, (int n, const Val *items)) \

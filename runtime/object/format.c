@@ -332,6 +332,18 @@ void format_into(StrBuf *b, Val v, const char *spec, size_t n) {
     int64_t x = v.tag == VT_OBJ ? i : v.u.i;
     if (f.type && strchr("eEfFgG%", f.type)) fmt_float(b, (double)x, &f, v);
     else fmt_int(b, x, &f, v);
+  } else if ((val_is(v, &u64int_type) || val_is(v, &bigint_type)) && (!f.type || strchr("dneEfFgG%", f.type))) {
+    /* an int beyond int64 (bigint.c): decimal digits, or its float for the float types */
+    if (f.type && strchr("eEfFgG%", f.type)) {
+      fmt_float(b, bigint_float(v), &f, v);
+    } else {
+      if (f.prec >= 0) rt_throw(ERR_VALUE, "Precision not allowed in integer format specifier");
+      Val t = str_of(v);
+      const char *s = str_cstr(t);
+      bool neg = s[0] == '-';
+      fmt_number(b, &f, neg, "", s + neg, (size_t)str_len(t) - neg, 3);
+      val_decref(t);
+    }
   } else if (v.tag == VT_FLOAT || (rt_is_tensor(v) && val_as_float(v, &d))) {
     fmt_float(b, v.tag == VT_FLOAT ? v.u.f : d, &f, v);
   } else if (val_is(v, &complex_type) && (!f.type || strchr("eEfFgG", f.type)) && !f.zero && f.align != '=') {
@@ -560,6 +572,7 @@ Val format_percent(Val fmt, Val args) {
         int64_t iv;
         double dv;
         if (val_as_int(arg, &iv)) conv = val_int(iv);
+        else if (val_is(arg, &u64int_type) || val_is(arg, &bigint_type)) conv = val_incref(arg);
         else if (val_as_float(arg, &dv)) {
           if (isnan(dv)) rt_throw(ERR_VALUE, "cannot convert float NaN to integer");
           if (isinf(dv)) rt_throw(ERR_OVERFLOW, "cannot convert float infinity to integer");

@@ -14,23 +14,25 @@ static const char *const hop_isym[BIN__COUNT] = {"+=", "-=", "*=", "/=", "//=", 
 /* ORDER CMP */
 static const char *const hop_cmpsym[] = {"<", "<=", ">", ">=", "==", "!="};
 
-static _Noreturn void hop_overflow(void) { rt_throw(ERR_OVERFLOW, "integer overflow"); }
-
 /* ---- int -------------------------------------------------------------------- */
 
-static int64_t hop_ipow(int64_t a, int64_t b) {
+/* false: a**b leaves int64 */
+static bool hop_ipow(int64_t a, int64_t b, int64_t *out) {
   int64_t r = 1;
   while (b > 0) {
     if (b & 1)
-      if (__builtin_mul_overflow(r, a, &r)) hop_overflow();
+      if (__builtin_mul_overflow(r, a, &r)) return false;
     b >>= 1;
-    if (b && __builtin_mul_overflow(a, a, &a)) hop_overflow();
+    if (b && __builtin_mul_overflow(a, a, &a)) return false;
   }
-  return r;
+  *out = r;
+  return true;
 }
 
+/* Python's int operators; a result beyond int64 is computed again in GMP (bigint.c) */
 static Val hop_int(int op, int64_t a, int64_t b) {
   int64_t r;
+#define hop_overflow() return bigint_binop(op, val_int(a), val_int(b))
   switch (op) {
     case BIN_ADD:
       if (__builtin_add_overflow(a, b, &r)) hop_overflow();
@@ -63,7 +65,8 @@ static Val hop_int(int op, int64_t a, int64_t b) {
         if (a == 0) rt_throw(ERR_ZERODIV, "0.0 cannot be raised to a negative power");
         return val_float(pow((double)a, (double)b));
       }
-      return val_int(hop_ipow(a, b));
+      if (!hop_ipow(a, b, &r)) hop_overflow();
+      return val_int(r);
     case BIN_LSHIFT:
       if (b < 0) rt_throw(ERR_VALUE, "negative shift count");
       if (a == 0) return val_int(0);
@@ -80,6 +83,7 @@ static Val hop_int(int op, int64_t a, int64_t b) {
     case BIN_BITXOR: return val_int(a ^ b);
     default: return val_undef();
   }
+#undef hop_overflow
 }
 
 /* ---- float (Python's float_floor_div / float_rem / float_pow) ---------------- */
@@ -300,7 +304,7 @@ Val rt_unop(int op, Val a) {
     case VT_BOOL:
     case VT_INT:
       if (op == UN_NEG) {
-        if (a.u.i == INT64_MIN) hop_overflow();
+        if (a.u.i == INT64_MIN) return bigint_unop(UN_NEG, a);
         return val_int(-a.u.i);
       }
       if (op == UN_POS) return val_int(a.u.i);

@@ -21,6 +21,15 @@ Val complex_float_pow(double a, double b);                     /* a ** b for a <
 extern const Type u64int_type;
 Val u64int_new(tfs_u64 v);                  /* an ordinary int when v fits int64 */
 bool u64int_value(Val v, tfs_u64 *out);     /* false: v is no such int */
+/* ints beyond [INT64_MIN, 2**64) (bigint.c, GMP): what int64 arithmetic overflows into */
+extern const Type bigint_type;
+Val bigint_binop(int op, Val a, Val b);     /* ints of any kind, or one float operand; VT_UNDEF: other operands */
+Val bigint_unop(int op, Val a);
+Val bigint_abs(Val a);
+Val bigint_parse(const char *digits, int base, bool neg);   /* int(str) beyond int64 */
+Val bigint_from_double(double d);           /* int(float) beyond int64 */
+double bigint_float(Val v);                 /* float(int): OverflowError when too large */
+Val int_cmp_result(int op, int r);          /* CMP_* of an ordering r in -1, 0, 1 */
 
 typedef struct Str {
   Obj hdr;

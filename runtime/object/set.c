@@ -63,6 +63,7 @@ int64_t val_pyhash(Val v) {
       rt_obj_hooks.tensor_scalar(v, &si, &i, &f))   /* numpy scalars hash as the number they hold */
     return si ? pyhash_int(i) : pyhash_float(f);
   if (val_is(v, &u64int_type)) return (int64_t)u64int_type.hash(v);   /* an int above int64: its value mod 2**61 - 1 */
+  if (val_is(v, &bigint_type)) return (int64_t)bigint_type.hash(v);
   if (val_is(v, &complex_type)) {   /* hash(re) + 1000003 * hash(im) */
     double re, im;
     complex_parts(v, &re, &im);

@@ -23,7 +23,7 @@ static void ty_max_args(const char *what, int n, int max) {
 }
 
 /* Parse an int literal in `base` (0: from the prefix), Python's int(str) rules. */
-static bool ty_parse_int(const char *s, size_t n, int base, int64_t *out) {
+static bool ty_parse_int(const char *s, size_t n, int base, int64_t *out, Val *big) {
   size_t i = 0;
   while (i < n && isspace((unsigned char)s[i])) i++;
   while (n > i && isspace((unsigned char)s[n - 1])) n--;
@@ -48,7 +48,8 @@ static bool ty_parse_int(const char *s, size_t n, int base, int64_t *out) {
   }
   if (i >= n) return false;
   uint64_t acc = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
-  bool prev_digit = false;
+  bool prev_digit = false, over = false;
+  size_t start = i;
   for (; i < n; i++) {
     char c = s[i];
     if (c == '_') {
@@ -58,21 +59,34 @@ static bool ty_parse_int(const char *s, size_t n, int base, int64_t *out) {
     }
     int d = isdigit((unsigned char)c) ? c - '0' : isalpha((unsigned char)c) ? tolower((unsigned char)c) - 'a' + 10 : 99;
     if (d >= base) return false;
-    if (acc > (lim - (uint64_t)d) / (uint64_t)base) rt_throw(ERR_OVERFLOW, "integer overflow");
+    if (!over && acc > (lim - (uint64_t)d) / (uint64_t)base) over = true;
     acc = acc * (uint64_t)base + (uint64_t)d;
     prev_digit = true;
   }
   if (!prev_digit) return false;
+  if (over) {   /* beyond int64: Python's unbounded int (bigint.c), from the digits without underscores */
+    char *dig = malloc(i - start + 1);
+    if (!dig) rt_throw(ERR_MEMORY, "out of memory");
+    size_t m = 0;
+    for (size_t k = start; k < i; k++)
+      if (s[k] != '_') dig[m++] = s[k];
+    dig[m] = 0;
+    int mark = rt_hold_mem(dig);
+    *big = bigint_parse(dig, base, neg);
+    rt_unhold(mark);
+    free(dig);
+    return true;
+  }
   *out = neg ? (int64_t)(0 - acc) : (int64_t)acc;
   return true;
 }
 
-static int64_t ty_float_to_int(double d) {
+static Val ty_float_to_int(double d) {
   if (isnan(d)) rt_throw(ERR_VALUE, "cannot convert float NaN to integer");
   if (isinf(d)) rt_throw(ERR_OVERFLOW, "cannot convert float infinity to integer");
   d = trunc(d);
-  if (d >= 9223372036854775808.0 || d < -9223372036854775808.0) rt_throw(ERR_OVERFLOW, "integer overflow");
-  return (int64_t)d;
+  if (d >= 9223372036854775808.0 || d < -9223372036854775808.0) return bigint_from_double(d);
+  return val_int((int64_t)d);
 }
 
 /* The text int() and float() parse: a str's, or a bytes' (int(b'12') is 12, as CPython). */
@@ -104,31 +118,33 @@ static Val ty_int(Val self, int n, const Val *args, const Kw *kw) {
     int64_t base = val_to_index(a[1], NULL);
     if (base != 0 && (base < 2 || base > 36)) rt_throw(ERR_VALUE, "int() base must be >= 2 and <= 36, or 0");
     int64_t r;
-    if (!ty_parse_int(txt, tlen, (int)base, &r)) {
+    Val big = val_undef();
+    if (!ty_parse_int(txt, tlen, (int)base, &r, &big)) {
       Val rep = repr_of(x);
       char msg[300];
       snprintf(msg, sizeof msg, "invalid literal for int() with base %d: %.200s", (int)base, str_cstr(rep));
       val_decref(rep);
       rt_throw(ERR_VALUE, "%s", msg);
     }
-    return val_int(r);
+    return val_is_undef(big) ? val_int(r) : big;
   }
   int64_t i;
   double d;
   tfs_u64 u;
   if (x.tag == VT_OBJ && rt_obj_hooks.tensor_u64 && rt_obj_hooks.tensor_u64(x, &u)) return u64int_new(u);
-  if (val_is(x, &u64int_type)) return val_incref(x);
+  if (val_is(x, &u64int_type) || val_is(x, &bigint_type)) return val_incref(x);
   if (val_as_int(x, &i)) return val_int(i);
-  if (val_as_float(x, &d)) return val_int(ty_float_to_int(d));
+  if (val_as_float(x, &d)) return ty_float_to_int(d);
   if (ty_text(x, &txt, &tlen)) {
-    if (!ty_parse_int(txt, tlen, 10, &i)) {
+    Val big = val_undef();
+    if (!ty_parse_int(txt, tlen, 10, &i, &big)) {
       Val rep = repr_of(x);
       char msg[300];
       snprintf(msg, sizeof msg, "invalid literal for int() with base 10: %.200s", str_cstr(rep));
       val_decref(rep);
       rt_throw(ERR_VALUE, "%s", msg);
     }
-    return val_int(i);
+    return val_is_undef(big) ? val_int(i) : big;
   }
   rt_throw(ERR_TYPE, "int() argument must be a string, a bytes-like object or a real number, not '%s'",
            val_type_name(x));
@@ -180,6 +196,7 @@ static Val ty_float(Val self, int n, const Val *args, const Kw *kw) {
   ty_max_args("float", n, 1);
   if (n == 0) return val_float(0.0);
   double d;
+  if (val_is(args[0], &u64int_type) || val_is(args[0], &bigint_type)) return val_float(bigint_float(args[0]));
   if (val_as_float(args[0], &d)) return val_float(d);
   const char *txt;
   size_t tlen;
@@ -534,7 +551,7 @@ bool types_isinstance(Val x, Val cls) {
   }
   if (val_is(x, &inst_type) && !val_is_undef(((Inst *)x.u.o)->base))
     return exc_class_sub(typeobj_of(x), cls);   /* an instance of an int/float/dict/tuple/... subclass */
-  if (c->tag == VT_INT) return x.tag == VT_INT || x.tag == VT_BOOL;
+  if (c->tag == VT_INT) return x.tag == VT_INT || x.tag == VT_BOOL || val_is(x, &u64int_type) || val_is(x, &bigint_type);
   if (c->tag == VT_FLOAT && x.tag == VT_OBJ && !strcmp(x.u.o->type->name, "numpy.float64")) return true;   /* numpy.float64 subclasses float */
   if (c->tag != VT_OBJ) return x.tag == (unsigned)c->tag;
   if (x.tag != VT_OBJ) return false;

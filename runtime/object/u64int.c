@@ -4,9 +4,8 @@
 #include "object/object.h"
 #include "object/value.h"
 
-/* tfs's int is int64 (docs/language.md); these values exist so that tf.constant(2**64 - 1, tf.uint64) and
- * np.uint64 literals can be written.  Arithmetic on them is beyond int64 and raises OverflowError, as an
- * int64 overflow does. */
+/* tfs's int is int64 and beyond it GMP (bigint.c); values in [2**63, 2**64) are kept as these so that
+ * tf.constant(2**64 - 1, tf.uint64) and uint64 tensor values convert both ways.  Their arithmetic is bigint.c's. */
 typedef struct U64Int {
   Obj hdr;
   tfs_u64 v;
@@ -53,16 +52,7 @@ static Val ui_compare(int op, Val a, Val b) {
     if (op == CMP_NE) return val_bool(true);
     return val_undef();
   }
-  if (swap) r = -r;
-  switch (op) {
-  case CMP_LT: return val_bool(r < 0);
-  case CMP_LE: return val_bool(r <= 0);
-  case CMP_GT: return val_bool(r > 0);
-  case CMP_GE: return val_bool(r >= 0);
-  case CMP_EQ: return val_bool(r == 0);
-  case CMP_NE: return val_bool(r != 0);
-  default: return val_undef();
-  }
+  return int_cmp_result(op, swap ? -r : r);
 }
 
 static bool ui_eq(Val a, Val b) {
@@ -77,26 +67,12 @@ static tfs_u64 ui_hash(Val v) {
   return (x & m) + (x >> 61) >= m ? (x & m) + (x >> 61) - m : (x & m) + (x >> 61);
 }
 
-static Val ui_binop(int op, Val a, Val b) {
-  (void)op;
-  if (!(a.tag == VT_INT || a.tag == VT_BOOL || a.tag == VT_FLOAT || val_is(a, &u64int_type)) ||
-      !(b.tag == VT_INT || b.tag == VT_BOOL || b.tag == VT_FLOAT || val_is(b, &u64int_type)))
-    return val_undef();
-  rt_throw(ERR_OVERFLOW, "integer overflow");
-}
-
-static Val ui_unop(int op, Val a) {
-  if (op == UN_POS) return val_incref(a);
-  if (op == UN_NOT) return val_bool(false);
-  rt_throw(ERR_OVERFLOW, "integer overflow");
-}
-
 const Type u64int_type = {
   .name = "int",
   .free = ui_free,
   .repr = ui_repr,
-  .binop = ui_binop,
-  .unop = ui_unop,
+  .binop = bigint_binop,   /* arithmetic as Python's unbounded ints (bigint.c) */
+  .unop = bigint_unop,
   .compare = ui_compare,
   .eq = ui_eq,
   .hash = ui_hash,

@@ -427,6 +427,8 @@ bool val_as_float(Val v, double *out) {
 int64_t val_to_index(Val v, const char *what) {
   int64_t i;
   if (val_as_int(v, &i)) return i;
+  if (val_is(v, &u64int_type) || val_is(v, &bigint_type))   /* an int beyond int64, as Python's index-sized ints */
+    rt_throw(ERR_OVERFLOW, "cannot fit 'int' into an index-sized integer");
   if (what) rt_throw(ERR_TYPE, "%s must be integers or slices, not %s", what, val_type_name(v));
   rt_throw(ERR_TYPE, "'%s' object cannot be interpreted as an integer", val_type_name(v));
 }

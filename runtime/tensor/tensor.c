@@ -703,7 +703,7 @@ static void scan_check(Scan *s, Val v, int depth, Val whole) {
     break;
   case VT_FLOAT: s->has_float = true; break;
   default:
-    if (val_is(v, &u64int_type)) { s->has_int = s->int64 = s->has_big = true; break; }
+    if (val_is(v, &u64int_type) || val_is(v, &bigint_type)) { s->has_int = s->int64 = s->has_big = true; break; }
     if (val_is(text_of(v), &str_type) || val_is(v, &bytes_type)) { s->has_str = true; break; }
     if (val_is(v, &complex_type)) { s->has_complex = true; break; }
     fail_unsupported(v);
@@ -737,6 +737,15 @@ static void fill_from(Val v, int depth, int lrank, DType dt, char **p, Val whole
   /* A Python bool is an int: it converts to numeric dtypes as 0 / 1 (TF does too). */
   bool is_int = v.tag == VT_INT || v.tag == VT_BOOL;
   tfs_u64 big;
+  if (val_is(v, &bigint_type)) {   /* beyond uint64: only the float and complex converters take it */
+    double d = dt == DT_FLOAT32 || dt == DT_FLOAT64 || dt == DT_COMPLEX128 ? bigint_float(v) : 0;
+    if (dt == DT_FLOAT32) *(float *)*p = (float)d;
+    else if (dt == DT_FLOAT64) *(double *)*p = d;
+    else if (dt == DT_COMPLEX128) dtype_store_c(dt, *p, d, 0);
+    else rt_throw(ERR_VALUE, "Can't convert Python sequence with out-of-range integer to Tensor.");
+    *p += esz;
+    return;
+  }
   if (u64int_value(v, &big)) {
     /* an int above int64: TF's converters take it for uint64, float32/64 and complex128 only; for the
      * others (and without a dtype) they fall back to int64, which it overflows */
@@ -823,7 +832,7 @@ Tensor *tensor_from_val(Val v, int want) {
     if (want < 0) want = DT_BOOL;
     break;
   default: {
-    if (val_is(v, &u64int_type)) {
+    if (val_is(v, &u64int_type) || val_is(v, &bigint_type)) {
       if (want < 0) want = DT_INT64;   /* fill_from raises TF's out-of-range error */
       break;
     }

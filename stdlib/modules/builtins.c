@@ -139,9 +139,10 @@ static Val bi_abs(Val self, int n, const Val *args, const Kw *kw) {
   bi_exactly("abs", n, kw, 1);
   Val x = args[0];
   if (x.tag == VT_INT || x.tag == VT_BOOL) {
-    if (x.u.i == INT64_MIN) rt_throw(ERR_OVERFLOW, "integer overflow");
+    if (x.u.i == INT64_MIN) return bigint_abs(x);
     return val_int(x.u.i < 0 ? -x.u.i : x.u.i);
   }
+  if (val_is(x, &u64int_type) || val_is(x, &bigint_type)) return bigint_abs(x);
   if (x.tag == VT_FLOAT) return val_float(fabs(x.u.f));
   Val r = bi_dunder(x, "__abs__", 0, NULL);
   if (!val_is_undef(r)) return r;

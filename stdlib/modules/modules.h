@@ -10,6 +10,9 @@
 Val tf_module(void);
 Val kerasrt_module(void);   /* `_keras`: native helpers of stdlib/keras*.tfs */
 Val numpy_native_module(void);   /* `_numpy`: native helpers of stdlib/numpy.tfs (npmod.c) */
+struct MtState;
+struct MtState *npm_mt_state(Val v);   /* the legacy MT19937 state of a `_numpy` state object, seeded on first use */
+Val npm_mt_attr(const char *name);     /* `_numpy`'s legacy distribution helpers (npmtdist.c), VT_UNDEF when absent */
 Val distmod_module(void);   /* `_dist`: the MPI job's collectives for stdlib/distribute.tfs */
 Val tfdata_internal_module(void);   /* `_tfdata`: counters of the tf.data runtime for tests (dsparmap.c) */
 /* tf.train.NAME (checkpoint.c), VT_UNDEF when absent. */

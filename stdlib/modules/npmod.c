@@ -558,7 +558,7 @@ static void mt_seed_clock(MtObj *o) {
   o->ready = true;
 }
 
-static MtState *mt_arg(Val v) {
+MtState *npm_mt_state(Val v) {
   if (!val_is(v, &mtobj_type)) rt_throw(ERR_TYPE, "_numpy: expected an MT19937 state, not '%s'", val_type_name(v));
   MtObj *o = (MtObj *)v.u.o;
   if (!o->ready) mt_seed_clock(o);
@@ -598,7 +598,7 @@ static Val npm_mt_new(Val self, int n, const Val *args, const Kw *kw) {
 /* mt_seed(state, seed) */
 static Val npm_seed(Val self, int n, const Val *args, const Kw *kw) {
   want_args("mt_seed", n, 2, kw);
-  mt_arg(args[0]);
+  npm_mt_state(args[0]);
   mt_reseed((MtObj *)args[0].u.o, args[1]);
   return val_none();
 }
@@ -606,7 +606,7 @@ static Val npm_seed(Val self, int n, const Val *args, const Kw *kw) {
 /* mt_get_state(state): ('MT19937', key as uint32[624], pos, has_gauss, cached_gaussian), as RandomState.get_state. */
 static Val npm_mt_get_state(Val self, int n, const Val *args, const Kw *kw) {
   want_args("mt_get_state", n, 1, kw);
-  MtState *s = mt_arg(args[0]);
+  MtState *s = npm_mt_state(args[0]);
   tfs_i64 len = 624;
   Tensor *key = tensor_new(DT_UINT32, 1, &len);
   memcpy(tensor_data(key), s->key, sizeof s->key);
@@ -623,7 +623,7 @@ static Val npm_mt_get_state(Val self, int n, const Val *args, const Kw *kw) {
 /* mt_set_state(state, key, pos, has_gauss, cached_gaussian): RandomState.set_state's parts, checked by the caller. */
 static Val npm_mt_set_state(Val self, int n, const Val *args, const Kw *kw) {
   want_args("mt_set_state", n, 5, kw);
-  MtState *s = mt_arg(args[0]);
+  MtState *s = npm_mt_state(args[0]);
   Tensor *key = tensor_contiguous(arg_tensor(args[1], "mt_set_state"));
   if (key->size != 624 || key->dtype != DT_UINT32) {
     tensor_release(key);
@@ -684,19 +684,19 @@ static Val shuffle_order(Val nv, uint64_t (*interval)(void *, uint64_t), void *s
 /* mt_draw(state, n, gauss): n doubles of random_sample, or of the polar gauss. */
 static Val npm_draw(Val self, int n, const Val *args, const Kw *kw) {
   want_args("mt_draw", n, 3, kw);
-  return draws(args[1], rt_truthy(args[2]) ? D_MT_GAUSS : D_MT_DOUBLE, mt_arg(args[0]), 0);
+  return draws(args[1], rt_truthy(args[2]) ? D_MT_GAUSS : D_MT_DOUBLE, npm_mt_state(args[0]), 0);
 }
 
 /* mt_interval(state, n, max): n int64 values uniform in [0, max] (numpy's masked rejection). */
 static Val npm_interval(Val self, int n, const Val *args, const Kw *kw) {
   want_args("mt_interval", n, 3, kw);
-  return draws(args[1], D_MT_INTERVAL, mt_arg(args[0]), (uint64_t)val_to_index(args[2], "mt_interval"));
+  return draws(args[1], D_MT_INTERVAL, npm_mt_state(args[0]), (uint64_t)val_to_index(args[2], "mt_interval"));
 }
 
 /* mt_shuffle_order(state, n): the legacy shuffle's order. */
 static Val npm_shuffle_order(Val self, int n, const Val *args, const Kw *kw) {
   want_args("mt_shuffle_order", n, 2, kw);
-  return shuffle_order(args[1], iv_mt, mt_arg(args[0]));
+  return shuffle_order(args[1], iv_mt, npm_mt_state(args[0]));
 }
 
 /* ---- the Generator stream (default_rng): PCG64 state objects ---- */
@@ -764,7 +764,7 @@ static Builtin npm_fns[] = {
 static Val npm_attr(const char *name) {
   for (size_t i = 0; i < sizeof npm_fns / sizeof npm_fns[0]; i++)
     if (!strcmp(npm_fns[i].name + 7, name)) return val_obj(&npm_fns[i]);
-  return val_undef();
+  return npm_mt_attr(name);
 }
 
 Val numpy_native_module(void) {
