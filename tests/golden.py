@@ -112,6 +112,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--only", help="run only programs whose name contains this")
     ap.add_argument("--names", help="run only these programs (comma-separated names)")
+    ap.add_argument("--shard", metavar="K/N", help="run only the K-th of N equal shares of the programs (1-based, by sorted name)")
     ap.add_argument("--eager-too", action="store_true", help="differential pass with tfs run --eager")
     ap.add_argument("--no-exe", action="store_true",
                     help="skip the standalone-executable pass (sanitizer builds: tcc cannot link them)")
@@ -132,6 +133,12 @@ def main():
             print("FAIL: no such programs in %s: %s" % (a.dir, ", ".join(missing)))
             return 1
         names = [n for n in names if n in want]
+    if a.shard:
+        k, n = (int(x) for x in a.shard.split("/"))
+        if not 1 <= k <= n:
+            print("FAIL: --shard %s: K must be 1..N" % a.shard)
+            return 1
+        names = names[k - 1::n]
     failed = 0
     ran = 0
     with tempfile.TemporaryDirectory() as tmp:
