@@ -64,7 +64,7 @@ for d, _dirs, files in os.walk(root):
         continue
     for fn in files:
         path = os.path.join(d, fn)
-        if os.path.abspath(path) == os.path.abspath(__file__):
+        if fn.startswith(".") or os.path.abspath(path) == os.path.abspath(__file__):   # .git of a worktree names its main
             continue
         try:
             text = open(path, encoding="utf-8").read()

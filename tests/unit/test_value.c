@@ -2310,8 +2310,24 @@ static const struct { const char *data; int len; const char *repr; } pkl_cases[]
       "\x00\x7c\x71\x0b\x4e\x4e\x4e\x4a\xff\xff\xff\xff\x4a\xff\xff\xff\xff\x4b\x3f\x74\x71\x0c\x62\x89"
       "\x5d\x71\x0d\x28\x5d\x71\x0e\x28\x4b\x01\x4b\x02\x65\x58\x01\x00\x00\x00\x78\x71\x0f\x65\x74\x71"
       "\x10\x62\x2e",
-    171, "[[1, 2], 'x']"},
+    171, "object [[1, 2], 'x']"},
 };
+
+/* What a case loaded to: its repr, or for a numpy object array (whose repr is numpy.tfs code, not loaded in unit
+ * tests) "object " and the list of its items, read through the array's own len and getitem. */
+static const char *pkl_text(Val r) {
+  if (!val_is_npobj(r)) return R(r);
+  Val items = list_new(0);
+  for (tfs_i64 i = 0, n = npobj_type.len(r); i < n; i++) {
+    Val it = npobj_type.getitem(r, val_int(i));
+    list_append(items, it);
+    val_decref(it);
+  }
+  val_decref(r);
+  static char buf[256];
+  snprintf(buf, sizeof buf, "object %s", R(items));
+  return buf;
+}
 
 /* Load data[0..len) (a copy: ASan sees every read past it); true when it loaded, else the error's kind and text. */
 static bool pkl_try(const unsigned char *data, int len, int *kind, char *msg, size_t mn) {
@@ -2341,7 +2357,7 @@ START_TEST(test_pickle_read) {
   for (size_t c = 0; c < sizeof pkl_cases / sizeof pkl_cases[0]; c++) {
     const unsigned char *d = (const unsigned char *)pkl_cases[c].data;
     int len = pkl_cases[c].len, kind;
-    ck_assert_str_eq(R(pkl_load(d, len, "t.pkl", PKL_PY2_ASCII, NULL)), pkl_cases[c].repr);
+    ck_assert_str_eq(pkl_text(pkl_load(d, len, "t.pkl", PKL_PY2_ASCII, NULL)), pkl_cases[c].repr);
     char msg[1024];
     for (int cut = 0; cut < len; cut++) {
       ck_assert_msg(!pkl_try(d, cut, &kind, msg, sizeof msg), "case %zu loaded when cut at %d", c, cut);
