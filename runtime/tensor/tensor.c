@@ -144,7 +144,10 @@ static void tensor_free(Obj *o) {
   if (t->tape_loose) *t->tape_loose = NULL;   /* the tape no longer clears its slot bit here */
   if (t->sym && tensor_sym_free) tensor_sym_free(t->sym);
   Buffer *b = t->buf;
-  if (b && b->kind != BUF_HEAP && b == &((TBlock *)t)->b) {
+  /* Only the small classes live inline.  A view is a bare Tensor, and a big buffer can start exactly where a
+   * block's buffer would (aligned_alloc right after the view's chunk): the address alone once sent a view to
+   * block_free with a big class, which wrote past fl_block into the thread's other variables. */
+  if (b && b->kind < BUF_HEAP && b == &((TBlock *)t)->b) {
     /* the buffer lives in this block: the block goes with the buffer */
     if (--b->rc == 0) {
       buffer_clear_strings(b);
