@@ -326,6 +326,8 @@ Val builtins_lookup(const char *name);
 /* Write `s` exactly to stdout (buffered; flushed at exit and before errors). */
 void rt_write_stdout(const char *s, size_t n);
 void rt_flush(void);
+void rt_flush_at_crash(void);   /* outbuf.c: the buffered stdout, async-signal-safely (fatal.c) */
+void rt_fatal_install(void);    /* fatal.c: crashes show the buffered output and the last .tfs line */
 /* Ctrl-C (runtime/object/sigint.c): the handler sets the flag; safe points check it. */
 extern volatile sig_atomic_t rt_sigint_pending;
 void rt_sigint_install(void);

@@ -57,6 +57,14 @@ static void out_flush(bool may_throw) {
 
 void rt_flush(void) { out_flush(false); }
 
+/* From a signal handler: write(2) only, and whatever the write gives (the process is ending). */
+void rt_flush_at_crash(void) {
+  if (out_failed || !out_len) return;
+  size_t n = out_len;
+  out_len = 0;
+  (void)out_write_all(out_buf, n);
+}
+
 void rt_write_stdout(const char *s, size_t n) {
   if (!out_state) {
     atexit(rt_flush);

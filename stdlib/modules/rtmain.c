@@ -82,6 +82,7 @@ void rt_start(int argc, char **argv) {
   rt_stack_raise();
   signal(SIGXFSZ, SIG_IGN);   /* as Python: a file size limit is an OSError (EFBIG), not a kill */
   rt_sigint_install();
+  rt_fatal_install();   /* a crash still shows the output so far and where it was */
   rt_set_argv(argc, argv);
   isa_init(); /* a bad TFS_ISA stops the program before it starts */
   dist_init(); /* under mpirun: join the job before the first line */

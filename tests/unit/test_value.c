@@ -4,6 +4,7 @@
 #include <math.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1932,6 +1933,41 @@ START_TEST(test_report_exit) {
 }
 END_TEST
 
+/* A crash (fatal.c) still writes the buffered stdout, then names the signal and the last located line, and the
+ * process ends by the same signal; run it in a child.  Sanitizer builds keep their own reports instead. */
+START_TEST(test_fatal_signal) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  return;
+#endif
+  char path[] = "/tmp/tfs_test_value_XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fd, 1);
+    dup2(fd, 2);
+    static const RtFile files[] = {{"prog.tfs", "x = 1\ny = f(x)\n"}};
+    static const RtLoc locs[] = {{0, 0, 0}, {0, 2, 5}};
+    rt_register_program(1, files, 2, locs);
+    rt_fatal_install();
+    rt_set_loc(1);
+    rt_write_stdout("out\n", 4);
+    raise(SIGSEGV);
+    _exit(7);
+  }
+  int status;
+  waitpid(pid, &status, 0);
+  ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV, "status %d", status);
+  char buf[512] = {0};
+  lseek(fd, 0, SEEK_SET);
+  ck_assert_int_gt(read(fd, buf, sizeof buf - 1), 0);
+  ck_assert_str_eq(buf, "out\nFatal error: Segmentation fault (last at prog.tfs:2:5)\n");
+  close(fd);
+  unlink(path);
+}
+END_TEST
+
 /* ---- the cycle collector (gc.c) ------------------------------------------------------------------------------------------------------ */
 
 START_TEST(test_gc_cycles) {
@@ -2421,6 +2457,7 @@ static Suite *value_suite(void) {
   tcase_add_test(tc, test_scope_errors);
   tcase_add_test(tc, test_diag);
   tcase_add_test(tc, test_report_exit);
+  tcase_add_test(tc, test_fatal_signal);
   tcase_add_test(tc, test_refcounts);
   tcase_add_test(tc, test_gc_cycles);
   tcase_add_test(tc, test_gc_bounded);
