@@ -171,7 +171,7 @@ def main():
     out("%s %s" % (get(zz, "deterministic"), get(zz, "experimental_slack")))
     mo = merge(o, o2)
     out("%s %s %s" % (get(mo, "deterministic"), get(mo, "experimental_slack"), get(o, "deterministic")))
-    out(str([x * 2 for x in range(6)]))
+    out(str(sorted(x * 2 for x in range(6))))
     out(str(gen_data_expect.interleave(range(6), lambda x: range(x), 2, 1)))
     out(put(o, "foo", 1))
     out(put(get(o, "threading"), "pool", 1))
