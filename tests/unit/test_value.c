@@ -17,6 +17,7 @@
 #include "formats/tfrecord.h"
 #include "object/object.h"
 #include "object/value.h"
+#include "tensor/tensor.h"
 #include "valtest.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
