@@ -1900,8 +1900,9 @@ START_TEST(test_diag) {
 }
 END_TEST
 
-/* A runtime error with no handler prints the §11 diagnostic and exits 1; run it in a child. */
-START_TEST(test_report_exit) {
+/* Runs body in a child with stdout and stderr to one file, after registering a one-line program "prog.tfs" whose
+ * line 2, column 5 is the current location; returns the wait status, the output in buf. */
+static int child_output(const char *src, void (*body)(void), char *buf, size_t n) {
   char path[] = "/tmp/tfs_test_value_XXXXXX";
   int fd = mkstemp(path);
   ck_assert_int_ge(fd, 0);
@@ -1910,62 +1911,58 @@ START_TEST(test_report_exit) {
   if (pid == 0) {
     dup2(fd, 1);
     dup2(fd, 2);
-    static const RtFile files[] = {{"prog.tfs", "x = 1\ny = x + 'a'\n"}};
+    static RtFile files[1];
     static const RtLoc locs[] = {{0, 0, 0}, {0, 2, 5}};
+    files[0] = (RtFile){"prog.tfs", src};
     rt_register_program(1, files, 2, locs);
-    rt_set_loc(1);
-    rt_write_stdout("out\n", 4);
-    Val s = S("a");
-    rt_binop(BIN_ADD, I(1), s);
+    body();
     _exit(7);
   }
   int status;
   waitpid(pid, &status, 0);
-  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1);
-  char buf[512] = {0};
+  memset(buf, 0, n);
   lseek(fd, 0, SEEK_SET);
-  ck_assert_int_gt(read(fd, buf, sizeof buf - 1), 0);
+  ck_assert_int_gt(read(fd, buf, n - 1), 0);
+  close(fd);
+  unlink(path);
+  return status;
+}
+
+static void add_int_str(void) {
+  rt_set_loc(1);
+  rt_write_stdout("out\n", 4);
+  rt_binop(BIN_ADD, I(1), S("a"));
+}
+
+/* A runtime error with no handler prints the §11 diagnostic and exits 1. */
+START_TEST(test_report_exit) {
+  char buf[512];
+  int status = child_output("x = 1\ny = x + 'a'\n", add_int_str, buf, sizeof buf);
+  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1);
   const char *want = "out\n"   /* buffered stdout comes out before the diagnostic */
                      "prog.tfs:2:5: error: TypeError: unsupported operand type(s) for +: 'int' and 'str'\n"
                      "y = x + 'a'\n    ^\n";
   ck_assert_msg(!strncmp(buf, want, strlen(want)), "got %s", buf);   /* a sanitizer may append its report */
-  close(fd);
-  unlink(path);
 }
 END_TEST
 
+static void crash(void) {
+  rt_fatal_install();
+  rt_set_loc(1);
+  rt_write_stdout("out\n", 4);
+  raise(SIGSEGV);
+}
+
 /* A crash (fatal.c) still writes the buffered stdout, then names the signal and the last located line, and the
- * process ends by the same signal; run it in a child.  Sanitizer builds keep their own reports instead. */
+ * process ends by the same signal.  Sanitizer builds keep their own reports instead. */
 START_TEST(test_fatal_signal) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   return;
 #endif
-  char path[] = "/tmp/tfs_test_value_XXXXXX";
-  int fd = mkstemp(path);
-  ck_assert_int_ge(fd, 0);
-  fflush(stdout);
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fd, 1);
-    dup2(fd, 2);
-    static const RtFile files[] = {{"prog.tfs", "x = 1\ny = f(x)\n"}};
-    static const RtLoc locs[] = {{0, 0, 0}, {0, 2, 5}};
-    rt_register_program(1, files, 2, locs);
-    rt_fatal_install();
-    rt_set_loc(1);
-    rt_write_stdout("out\n", 4);
-    raise(SIGSEGV);
-    _exit(7);
-  }
-  int status;
-  waitpid(pid, &status, 0);
+  char buf[512];
+  int status = child_output("x = 1\ny = f(x)\n", crash, buf, sizeof buf);
   ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV, "status %d", status);
-  char buf[512] = {0};
-  lseek(fd, 0, SEEK_SET);
-  ck_assert_int_gt(read(fd, buf, sizeof buf - 1), 0);
   ck_assert_str_eq(buf, "out\nFatal error: Segmentation fault (last at prog.tfs:2:5)\n");
-  close(fd);
-  unlink(path);
 }
 END_TEST
 
