@@ -4,16 +4,9 @@
 
     /usr/bin/python3 tests/gen_np_same_file.py np_object
 """
-import contextlib
-import io
-import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+import plain_oracle
+
 for name in sys.argv[1:]:
-    src = os.path.join(HERE, "programs", name + ".tfs")
-    out = io.StringIO()
-    with open(src) as fh, contextlib.redirect_stdout(out):
-        exec(compile(fh.read(), src, "exec"), {"__name__": "__main__"})
-    with open(os.path.join(HERE, "programs", name + ".out"), "w") as fh:
-        fh.write(out.getvalue())
+    plain_oracle.write(name)
