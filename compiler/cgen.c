@@ -2178,9 +2178,9 @@ static void write_unit(Program *p, Cg *cgp, StrBuf *out, bool with_main, int fir
   }
 }
 
-/* Module m (m->unit) as a unit of its own: `tfs_unit_main(module, imports)`
+/* Module m (m->unit) as a unit of its own: `tfs_unit_main_<module>(module, imports)`
  * registers its file and locations (rt_unit_register gives their base), its
- * imports' indices, and the module; `tfs_unit_exit` releases what it holds.
+ * imports' indices, and the module; `tfs_unit_exit_<module>` releases what it holds.
  * Nothing in the text depends on the rest of the program. */
 static bool gen_solo(Program *p, ProgModule *m, CgUnit *u) {
   Cg cg = {p, NULL, 0, 0, {0}, {0}, NULL, 0, 0, NULL, 0, 0, 0, true, .lazy_gmod = -1, .lb = "LB_ + "};
@@ -2203,7 +2203,9 @@ static bool gen_solo(Program *p, ProgModule *m, CgUnit *u) {
   sb_printf(out, ", %d};\n", m->library);
   write_locs(out, &cg);
   sb_printf(out, "static FuncInfo *const FIX_[] = {%s0};\n\n", cg.fixups.len ? cg.fixups.data : "");
-  sb_puts(out, "void tfs_unit_main(int mod, const int *im) {\n");
+  sb_puts(out, "void ");
+  cgen_unit_symbol(out, "main", m->name);
+  sb_puts(out, "(int mod, const int *im) {\n");
   sb_printf(out, "  LB_ = rt_unit_register(mod, &FILE_, %d, LOCS);\n", cg.nlocs);
   sb_printf(out, "  for (int i = 0; i < %d; i++) IM_[i] = im[i];\n", cg.nimports);
   sb_puts(out, "  for (FuncInfo *const *f = FIX_; *f; f++) { (*f)->loc += LB_; (*f)->module = mod; }\n");
@@ -2211,7 +2213,9 @@ static bool gen_solo(Program *p, ProgModule *m, CgUnit *u) {
   c_string(out, m->name, strlen(m->name));
   sb_printf(out, ", M0_init, %d, GN0, G0);\n", m->scopes.nglobals);
   write_consts(out, &cg);
-  sb_puts(out, "}\n\nvoid tfs_unit_exit(void) {\n");
+  sb_puts(out, "}\n\nvoid ");
+  cgen_unit_symbol(out, "exit", m->name);
+  sb_puts(out, "(void) {\n");
   if (m->scopes.nglobals)
     sb_printf(out, "  for (int i = 0; i < %d; i++) { Val v = G0[i]; G0[i].tag = VT_UNDEF; TFS_DECREF(v); }\n", m->scopes.nglobals);
   if (cg.nconsts)
@@ -2299,6 +2303,14 @@ bool cgen_program_units(Program *p, StrBuf *out, StrBuf *lazy, CgUnit **units, i
 
 bool cgen_program_units_exe(Program *p, StrBuf *out, CgUnit **units, int *nunits) {
   return program_units(p, out, NULL, true, units, nunits);
+}
+
+void cgen_unit_symbol(StrBuf *out, const char *fn, const char *module) {
+  sb_printf(out, "tfs_unit_%s_", fn);
+  /* letters and digits as they are, every other byte (also '_') as _XX: distinct names stay distinct */
+  for (const unsigned char *c = (const unsigned char *)module; *c; c++)
+    if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')) sb_putc(out, (char)*c);
+    else sb_printf(out, "_%02x", *c);
 }
 
 void cgen_units_free(CgUnit *units, int n) {

@@ -24,7 +24,7 @@ bool cgen_program_lazy(Program *p, StrBuf *out, StrBuf *lazy);
  * (`units`, freed with cgen_units_free) whose text depends on that module
  * alone, so its cached object serves every program that imports it; `out`
  * calls tfs_units_main() and tfs_units_exit(), which the JIT binds to its
- * units' tfs_unit_main(module, imports) and tfs_unit_exit(). */
+ * units' tfs_unit_main_<module>(module, imports) and tfs_unit_exit_<module>(). */
 typedef struct CgUnit {
   int module;                 /* its index in the program */
   char *name;                 /* the module's name (malloc'd: the units outlive the program's arena) */
@@ -41,6 +41,10 @@ bool cgen_program_units(Program *p, StrBuf *out, StrBuf *lazy, CgUnit **units, i
  * no second unit; jit_output_exe_units links the module units with it. */
 bool cgen_program_units_exe(Program *p, StrBuf *out, CgUnit **units, int *nunits);
 void cgen_units_free(CgUnit *units, int n);
+/* Appends the name of a unit's entry `fn` ("main" or "exit"): tfs_unit_main_<module>,
+ * the module's name escaped into a C identifier.  Names of their own let an
+ * executable link every cached unit object as it is, with no renaming. */
+void cgen_unit_symbol(StrBuf *out, const char *fn, const char *module);
 
 /* The same generation for its diagnostics only (tfsc --check): no C is kept. */
 bool cgen_check(Program *p);

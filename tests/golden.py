@@ -16,6 +16,7 @@ results, except where tracing differs by contract: then NAME.eager.out /
 NAME.eager.err / NAME.eager.status (and NAME.eager.out.re) hold the eager expectations.
 """
 import argparse
+import concurrent.futures
 import difflib
 import os
 import re
@@ -51,7 +52,7 @@ def run(cmd, cwd, timeout):
                                ":allocator_may_return_null=1" % (MEM_LIMIT_MB, MEM_LIMIT_MB)).lstrip(":")
     try:
         p = subprocess.run(cmd, cwd=cwd, capture_output=True, timeout=timeout, env=env,
-                           preexec_fn=None if env else limit_memory)
+                           preexec_fn=limit_memory if MEM_LIMIT_MB and not env else None)
         return p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired:
         return "timeout", b"", b"timed out after %d s\n" % timeout
@@ -88,7 +89,8 @@ def out_matches(want, got):
     return len(lines) == len(want) and all(w.fullmatch(l) for w, l in zip(want, lines))
 
 
-def check(name, label, result, want_out, want_err, want_status):
+def check(name, label, result, want_out, want_err, want_status, log):
+    """Compares one run with its expectations; a failure's report goes to `log` (a list of strings)."""
     status, out, err = result
     err = sanitizer_noise(err)
     problems = []
@@ -100,9 +102,48 @@ def check(name, label, result, want_out, want_err, want_status):
     if err != want_err:
         problems.append(diff("stderr", want_err, err))
     if problems:
-        print("FAIL %s (%s)\n%s" % (name, label, "\n".join(problems)))
+        log.append("FAIL %s (%s)\n%s" % (name, label, "\n".join(problems)))
         return False
     return True
+
+
+def run_program(a, tfs, tfsc, tmp, name):
+    """Runs one program every way asked; returns (ran, ok, report lines)."""
+    log = []
+    base = os.path.join(a.dir, name)
+    want_out = expected_out(base)
+    if want_out is None:
+        return False, False, ["FAIL %s: no %s.out beside it" % (name, name)]
+    want_err = read(base + ".err", b"")
+    want_status = int(read(base + ".status", b"0").decode().strip() or "0")
+    args = [l for l in read(base + ".args", b"").decode().splitlines() if l]
+    if any("@TMPDIR@" in l for l in args):
+        # a private directory per program for the files it writes (never fixed /tmp names)
+        pdir = tempfile.mkdtemp(prefix=name + ".", dir=tmp)
+        args = [l.replace("@TMPDIR@", pdir) for l in args]
+    ok = check(name, "tfs run", run([tfs, "run", name + ".tfs"] + args, a.dir, a.timeout),
+               want_out, want_err, want_status, log)
+    if ok and not a.no_exe and not os.path.exists(base + ".noexe"):
+        exe = os.path.join(tmp, name)
+        st, out, err = run([tfsc, name + ".tfs", "-o", exe], a.dir, a.timeout)
+        if want_status != 0 and st != 0:
+            # A compile-time error: tfsc must report exactly what tfs run reported.
+            ok = check(name, "tfsc -o", (st, out, err), b"", want_err, want_status, log)
+        elif st != 0 or err:
+            # A successful build is silent: no compiler or linker chatter.
+            log.append("FAIL %s (tfsc -o): status %s\n%s" % (name, st, err.decode("utf-8", "replace")))
+            ok = False
+        else:
+            ok = check(name, "standalone executable", run([exe] + args, a.dir, a.timeout),
+                       want_out, want_err, want_status, log)
+    if ok and a.eager_too:
+        own = os.path.exists(base + ".eager.out") or os.path.exists(base + ".eager.out.re")  # eager expectations stand alone
+        e_out = expected_out(base + ".eager") if own else want_out
+        e_err = read(base + ".eager.err", b"" if own else want_err)
+        e_status = int(read(base + ".eager.status", b"0" if own else str(want_status).encode()).decode().strip() or "0")
+        ok = check(name, "tfs run --eager", run([tfs, "run", "--eager", name + ".tfs"] + args, a.dir, a.timeout),
+                   e_out, e_err, e_status, log)
+    return True, ok, log
 
 
 def main():
@@ -110,6 +151,8 @@ def main():
     ap.add_argument("--tfs", required=True)
     ap.add_argument("--tfsc", required=True)
     ap.add_argument("--timeout", type=int, default=120)
+    ap.add_argument("--jobs", "-j", type=int, default=int(os.environ.get("GOLDEN_JOBS", "0")) or os.cpu_count() or 1,
+                    help="programs run at once (default: GOLDEN_JOBS, else the number of CPUs)")
     ap.add_argument("--only", help="run only programs whose name contains this")
     ap.add_argument("--names", help="run only these programs (comma-separated names)")
     ap.add_argument("--shard", metavar="K/N", help="run only the K-th of N equal shares of the programs (1-based, by sorted name)")
@@ -122,6 +165,8 @@ def main():
     a = ap.parse_args()
     global MEM_LIMIT_MB
     MEM_LIMIT_MB = a.mem_limit
+    if MEM_LIMIT_MB:
+        a.jobs = 1   # the cap is set in the child by preexec_fn, which is not safe beside other threads
     tfs, tfsc = os.path.abspath(a.tfs), os.path.abspath(a.tfsc)
     names = sorted(f[:-4] for f in os.listdir(a.dir) if f.endswith(".tfs"))
     if a.only:
@@ -139,48 +184,16 @@ def main():
             print("FAIL: --shard %s: K must be 1..N" % a.shard)
             return 1
         names = names[k - 1::n]
-    failed = 0
-    ran = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for name in names:
-            base = os.path.join(a.dir, name)
-            want_out = expected_out(base)
-            if want_out is None:
-                print("FAIL %s: no %s.out beside it" % (name, name))
-                failed += 1
-                continue
-            want_err = read(base + ".err", b"")
-            want_status = int(read(base + ".status", b"0").decode().strip() or "0")
-            args = [l for l in read(base + ".args", b"").decode().splitlines() if l]
-            if any("@TMPDIR@" in l for l in args):
-                # a private directory per program for the files it writes (never fixed /tmp names)
-                pdir = tempfile.mkdtemp(prefix=name + ".", dir=tmp)
-                args = [l.replace("@TMPDIR@", pdir) for l in args]
-            ran += 1
-            ok = check(name, "tfs run", run([tfs, "run", name + ".tfs"] + args, a.dir, a.timeout),
-                       want_out, want_err, want_status)
-            if ok and not a.no_exe and not os.path.exists(base + ".noexe"):
-                exe = os.path.join(tmp, name)
-                st, out, err = run([tfsc, name + ".tfs", "-o", exe], a.dir, a.timeout)
-                if want_status != 0 and st != 0:
-                    # A compile-time error: tfsc must report exactly what tfs run reported.
-                    ok = check(name, "tfsc -o", (st, out, err), b"", want_err, want_status)
-                elif st != 0 or err:
-                    # A successful build is silent: no compiler or linker chatter.
-                    print("FAIL %s (tfsc -o): status %s\n%s" % (name, st, err.decode("utf-8", "replace")))
-                    ok = False
-                else:
-                    ok = check(name, "standalone executable", run([exe] + args, a.dir, a.timeout),
-                               want_out, want_err, want_status)
-            if ok and a.eager_too:
-                own = os.path.exists(base + ".eager.out") or os.path.exists(base + ".eager.out.re")  # eager expectations stand alone
-                e_out = expected_out(base + ".eager") if own else want_out
-                e_err = read(base + ".eager.err", b"" if own else want_err)
-                e_status = int(read(base + ".eager.status", b"0" if own else str(want_status).encode()).decode().strip() or "0")
-                ok = check(name, "tfs run --eager", run([tfs, "run", "--eager", name + ".tfs"] + args, a.dir, a.timeout),
-                           e_out, e_err, e_status)
-            if not ok:
-                failed += 1
+        # Programs run on a.jobs threads (each waits on its child process); reports print in name order.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+            results = list(pool.map(lambda name: run_program(a, tfs, tfsc, tmp, name), names))
+    ran = failed = 0
+    for name, (did_run, ok, log) in zip(names, results):
+        for line in log:
+            print(line)
+        ran += did_run
+        failed += not ok
     print("%d of %d programs passed in %s" % (ran - failed, ran, a.dir))
     return 1 if failed or ran == 0 else 0
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """roundtrip.py — `tfsc --to-code` over every golden program: the output runs with the same results, and converting it again changes nothing."""
+import concurrent.futures
 import os
 import shutil
 import subprocess
@@ -17,6 +18,36 @@ def run(cmd, cwd):
         return "timeout", b"", b""
 
 
+def one(tfs, tfsc, src, tmp, name):
+    """Converts, reconverts and runs one program; returns (checked, failure report or None)."""
+    status_file = os.path.join(src, name + ".status")
+    want_status = int(open(status_file).read().strip()) if os.path.exists(status_file) else 0
+    rc, conv, err = run([tfsc, "--to-code", name + ".tfs"], tmp)
+    if rc != 0:
+        if want_status != 0:
+            return False, None  # a program rejected at compile time has nothing to convert
+        return False, "FAIL %s: --to-code exited %s\n%s" % (name, rc, err.decode())
+    conv_path = os.path.join(tmp, "conv_" + name + ".tfs")
+    with open(conv_path, "wb") as f:
+        f.write(conv)
+    rc2, conv2, err2 = run([tfsc, "--to-code", conv_path], tmp)
+    if rc2 != 0 or conv2 != conv:
+        return True, "FAIL %s: converting the converted program changed it (status %s)\n%s" % (name, rc2, err2.decode())
+    want = golden.expected_out(os.path.join(src, name))
+    args_file = os.path.join(src, name + ".args")
+    args = [l for l in open(args_file).read().split("\n") if l] if os.path.exists(args_file) else []
+    # @TMPDIR@ is a private directory for the files the program writes, as in golden.py
+    if any("@TMPDIR@" in l for l in args):
+        pdir = tempfile.mkdtemp(prefix=name + ".", dir=tmp)
+        args = [l.replace("@TMPDIR@", pdir) for l in args]
+    rc3, out3, err3 = run([tfs, "run", conv_path] + args, tmp)
+    # Error locations refer to the converted file's lines, so errors compare by status only.
+    if rc3 != want_status or not golden.out_matches(want, out3):
+        return True, ("FAIL %s: the converted program ran differently (status %s, expected %s)\n%s%s"
+                      % (name, rc3, want_status, out3.decode()[-2000:], err3.decode()[-2000:]))
+    return True, None
+
+
 def main():
     tfs, tfsc, src = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
     failures = checked = 0
@@ -28,38 +59,16 @@ def main():
                 shutil.copy(p, tmp)
             elif os.path.isdir(p):
                 shutil.copytree(p, os.path.join(tmp, f))
-        for name in sorted(f[:-4] for f in os.listdir(src) if f.endswith(".tfs")):
-            status_file = os.path.join(src, name + ".status")
-            want_status = int(open(status_file).read().strip()) if os.path.exists(status_file) else 0
-            rc, conv, err = run([tfsc, "--to-code", name + ".tfs"], tmp)
-            if rc != 0:
-                if want_status != 0:
-                    continue  # a program rejected at compile time has nothing to convert
-                failures += 1
-                print("FAIL %s: --to-code exited %s\n%s" % (name, rc, err.decode()))
-                continue
-            checked += 1
-            conv_path = os.path.join(tmp, "conv_" + name + ".tfs")
-            with open(conv_path, "wb") as f:
-                f.write(conv)
-            rc2, conv2, err2 = run([tfsc, "--to-code", conv_path], tmp)
-            if rc2 != 0 or conv2 != conv:
-                failures += 1
-                print("FAIL %s: converting the converted program changed it (status %s)\n%s" % (name, rc2, err2.decode()))
-                continue
-            want = golden.expected_out(os.path.join(src, name))
-            args_file = os.path.join(src, name + ".args")
-            args = [l for l in open(args_file).read().split("\n") if l] if os.path.exists(args_file) else []
-            # @TMPDIR@ is a private directory for the files the program writes, as in golden.py
-            if any("@TMPDIR@" in l for l in args):
-                pdir = tempfile.mkdtemp(prefix=name + ".", dir=tmp)
-                args = [l.replace("@TMPDIR@", pdir) for l in args]
-            rc3, out3, err3 = run([tfs, "run", conv_path] + args, tmp)
-            # Error locations refer to the converted file's lines, so errors compare by status only.
-            if rc3 != want_status or not golden.out_matches(want, out3):
-                failures += 1
-                print("FAIL %s: the converted program ran differently (status %s, expected %s)\n%s%s"
-                      % (name, rc3, want_status, out3.decode()[-2000:], err3.decode()[-2000:]))
+        names = sorted(f[:-4] for f in os.listdir(src) if f.endswith(".tfs"))
+        # programs run on as many threads as CPUs (each waits on its child); reports print in name order
+        jobs = int(os.environ.get("GOLDEN_JOBS", "0")) or os.cpu_count() or 1
+        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+            results = list(pool.map(lambda name: one(tfs, tfsc, src, tmp, name), names))
+    for did_check, failure in results:
+        checked += did_check
+        if failure:
+            failures += 1
+            print(failure)
     print("roundtrip: %d programs checked, %d failure(s)" % (checked, failures))
     return 1 if failures else 0
 
