@@ -867,6 +867,67 @@ static Val slice_leaf(void *ctx, Val leaf) {
   return val_obj(tensor_view(t, t->rank - 1, t->shape + 1, t->strides + 1, t->offset + i * t->strides[0]));
 }
 
+/* The leaves of an element in nest.flatten's order (dicts by sorted key), borrowed: at most cap stored, all counted. */
+static void flatten_sorted(Val e, Val *out, int *n, int cap) {
+  if (val_is(e, &tuple_type)) {
+    Tuple *t = (Tuple *)e.u.o;
+    for (tfs_i64 i = 0; i < t->len; i++) flatten_sorted(t->items[i], out, n, cap);
+  } else if (val_is(e, &dict_type)) {
+    Val keys = dict_keys_list(e);
+    int mark = rt_hold_val(keys);
+    list_sort(keys, val_none(), false);
+    List *kl = (List *)keys.u.o;
+    for (tfs_i64 i = 0; i < kl->len; i++) {
+      Val v = dict_get(e, kl->items[i]);
+      val_decref(v);   /* the dict keeps it alive */
+      flatten_sorted(v, out, n, cap);
+    }
+    rt_unhold(mark);
+    val_decref(keys);
+  } else {
+    if (*n < cap) out[*n] = e;
+    (*n)++;
+  }
+}
+
+#define BATCH_CHECK_LEAVES 64
+
+/* TF's CopyBatch: each component of every element of a batch must have the first element's shape; the error names
+ * the first component (in nest.flatten's order) with a mismatch and its first differing element. */
+static void batch_check_shapes(const Val *els, tfs_i64 n) {
+  Val first[BATCH_CHECK_LEAVES], cur[BATCH_CHECK_LEAVES];
+  int nf = 0, bad_comp = BATCH_CHECK_LEAVES;
+  tfs_i64 bad_el = 0;
+  flatten_sorted(els[0], first, &nf, BATCH_CHECK_LEAVES);
+  if (nf > BATCH_CHECK_LEAVES) nf = BATCH_CHECK_LEAVES;
+  for (tfs_i64 i = 1; i < n; i++) {
+    int nc = 0;
+    flatten_sorted(els[i], cur, &nc, BATCH_CHECK_LEAVES);
+    for (int c = 0; c < nf && c < nc && c < bad_comp; c++) {
+      if (!val_is_tensor(first[c]) || !val_is_tensor(cur[c])) continue;
+      Tensor *a = val_tensor(first[c]), *b = val_tensor(cur[c]);
+      if (a->rank == b->rank && !memcmp(a->shape, b->shape, sizeof(tfs_i64) * (size_t)a->rank)) continue;
+      bad_comp = c, bad_el = i;
+    }
+  }
+  if (bad_comp == BATCH_CHECK_LEAVES) return;
+  Tensor *a = val_tensor(first[bad_comp]);
+  int nc = 0;
+  flatten_sorted(els[bad_el], cur, &nc, BATCH_CHECK_LEAVES);
+  Tensor *b = val_tensor(cur[bad_comp]);
+  StrBuf sa, sb;
+  sb_init(&sa);
+  rt_hold_sb(&sa);
+  sb_init(&sb);
+  rt_hold_sb(&sb);
+  op_shape_text(&sa, a->rank, a->shape);
+  op_shape_text(&sb, b->rank, b->shape);
+  sb_putc(&sa, '\0');
+  sb_putc(&sb, '\0');
+  rt_throw(ERR_INVALID_ARGUMENT, "Cannot batch tensors with different shapes in component %d. First element had shape %s "
+           "and element %lld had shape %s.", bad_comp, sa.data, (long long)bad_el, sb.data);
+}
+
 static Val stack_leaves(void *ctx, Val *leaves, int n) {
   (void)ctx;
   Val stack = tfmod_lookup("stack");
@@ -1074,6 +1135,7 @@ static bool ds_next(DsIt *it, Val *out) {
       it->done = true;
       return false;
     }
+    batch_check_shapes(els, n);
     Val r = st_zipmap(els, (int)n, stack_leaves, NULL);
     rt_unhold(mark);
     for (tfs_i64 k = 0; k < n; k++) val_decref(els[k]);
