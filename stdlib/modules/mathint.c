@@ -7,10 +7,6 @@
 
 #define MI_MAX_BITS 4294967296.0   /* results beyond 2**32 bits raise MemoryError, as bigint.c's arithmetic */
 
-static void mi_nokw(const char *what, const Kw *kw) {
-  if (kw && kw->n) rt_throw(ERR_TYPE, "%s() takes no keyword arguments", what);
-}
-
 static void mi_bits(double bits) {
   if (bits > MI_MAX_BITS) rt_throw(ERR_MEMORY, "%s", "");
 }
@@ -22,8 +18,7 @@ static void mi_fac(mpz_t r, unsigned long n) {
 }
 
 Val mi_factorial(Val self, int n, const Val *args, const Kw *kw) {
-  mi_nokw("math.factorial", kw);
-  if (n != 1) rt_throw(ERR_TYPE, "math.factorial() takes exactly one argument (%d given)", n);
+  mm_count("factorial", n, kw, 1, 1);
   BigTmp t;
   int mark = bigtmp_init(&t, 1);
   bigint_index(args[0], t.z[0]);
@@ -36,8 +31,7 @@ Val mi_factorial(Val self, int n, const Val *args, const Kw *kw) {
 }
 
 /* gcd and lcm of any number of ints: gcd() == 0, lcm() == 1 */
-static Val mi_fold(const char *what, int n, const Val *args, const Kw *kw, bool lcm) {
-  mi_nokw(what, kw);
+static Val mi_fold(int n, const Val *args, bool lcm) {
   BigTmp t;
   int mark = bigtmp_init(&t, 2);
   mpz_set_ui(t.z[0], lcm ? 1 : 0);
@@ -53,17 +47,18 @@ static Val mi_fold(const char *what, int n, const Val *args, const Kw *kw, bool 
   bigtmp_done(&t, mark);
   return r;
 }
-Val mi_gcd(Val self, int n, const Val *args, const Kw *kw) { return mi_fold("gcd", n, args, kw, false); }
-Val mi_lcm(Val self, int n, const Val *args, const Kw *kw) { return mi_fold("lcm", n, args, kw, true); }
+Val mi_gcd(Val self, int n, const Val *args, const Kw *kw) {
+  if (kw && kw->n) rt_throw(ERR_TYPE, "gcd() takes no keyword arguments");
+  return mi_fold(n, args, false);
+}
+Val mi_lcm(Val self, int n, const Val *args, const Kw *kw) {
+  if (kw && kw->n) rt_throw(ERR_TYPE, "lcm() takes no keyword arguments");
+  return mi_fold(n, args, true);
+}
 
 /* comb(n, k) and perm(n, k=None): n and k non-negative ints; k beyond n gives 0 */
 static Val mi_combperm(const char *what, int n, const Val *args, const Kw *kw, bool comb) {
-  mi_nokw(what, kw);
-  int lo = comb ? 2 : 1;
-  if (n < lo || n > 2) {
-    if (lo == 2 && n != 2) rt_throw(ERR_TYPE, "%s expected 2 arguments, got %d", what, n);
-    rt_throw(ERR_TYPE, n < lo ? "%s expected at least 1 argument, got %d" : "%s expected at most 2 arguments, got %d", what, n);
-  }
+  mm_count(what, n, kw, comb ? 2 : 1, 2);
   if (!comb && (n == 1 || args[1].tag == VT_NONE)) return mi_factorial(val_undef(), 1, args, NULL);
   BigTmp t;
   int mark = bigtmp_init(&t, 3);
@@ -96,8 +91,7 @@ Val mi_comb(Val self, int n, const Val *args, const Kw *kw) { return mi_combperm
 Val mi_perm(Val self, int n, const Val *args, const Kw *kw) { return mi_combperm("perm", n, args, kw, false); }
 
 Val mi_isqrt(Val self, int n, const Val *args, const Kw *kw) {
-  mi_nokw("math.isqrt", kw);
-  if (n != 1) rt_throw(ERR_TYPE, "math.isqrt() takes exactly one argument (%d given)", n);
+  mm_count("isqrt", n, kw, 1, 1);
   BigTmp t;
   int mark = bigtmp_init(&t, 1);
   bigint_index(args[0], t.z[0]);

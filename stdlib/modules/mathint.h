@@ -4,6 +4,9 @@
 
 #include "object/object.h"
 
+/* math's argument checks (mathmod.c): CPython's messages for keywords and counts outside [lo, hi] */
+void mm_count(const char *what, int n, const Kw *kw, int lo, int hi);
+
 Val mi_factorial(Val self, int n, const Val *args, const Kw *kw);
 Val mi_gcd(Val self, int n, const Val *args, const Kw *kw);
 Val mi_lcm(Val self, int n, const Val *args, const Kw *kw);

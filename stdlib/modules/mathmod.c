@@ -10,7 +10,7 @@
 #include "object/value.h"
 #include "tensor/tensor.h"
 
-static void mm_count(const char *what, int n, const Kw *kw, int lo, int hi) {
+void mm_count(const char *what, int n, const Kw *kw, int lo, int hi) {
   if (kw && kw->n) rt_throw(ERR_TYPE, "math.%s() takes no keyword arguments", what);
   if (lo == hi && lo == 1 && n != 1) rt_throw(ERR_TYPE, "math.%s() takes exactly one argument (%d given)", what, n);
   if (n < lo || n > hi) {
