@@ -133,12 +133,16 @@ static Val nx_ratio(Val self, int n, const Val *args, const Kw *kw) {
   int e;
   double m = frexp(f, &e);
   for (int i = 0; i < 300 && m != floor(m); i++) m *= 2.0, e--;   /* an integral mantissa: f = m * 2**e */
-  if (e > 0) {
-    if (fabs(m) * ldexp(1.0, e) >= 9223372036854775808.0) rt_throw(ERR_OVERFLOW, "integer overflow");
-    return tuple_pack(2, val_int((int64_t)ldexp(m, e)), val_int(1));
-  }
-  if (-e >= 63) rt_throw(ERR_OVERFLOW, "integer overflow");
-  return tuple_pack(2, val_int((int64_t)m), val_int((int64_t)1 << -e));
+  mpz_t num, den;   /* f == m * 2**e exactly: (m * 2**e, 1) or (m, 2**-e) */
+  mpz_init_set_d(num, m);
+  mpz_init_set_ui(den, 1);
+  if (e > 0) mpz_mul_2exp(num, num, (mp_bitcnt_t)e);
+  else mpz_mul_2exp(den, den, (mp_bitcnt_t)-e);
+  Val a = bigint_from_mpz(num), b = bigint_from_mpz(den), t = tuple_pack(2, a, b);
+  mpz_clears(num, den, NULL);
+  val_decref(a);
+  val_decref(b);
+  return t;
 }
 
 Val numextra_get(Val v, const char *name) {

@@ -153,12 +153,6 @@ static Val bi_abs(Val self, int n, const Val *args, const Kw *kw) {
   rt_throw(ERR_TYPE, "bad operand type for abs(): '%s'", val_type_name(x));
 }
 
-static int64_t bi_float_to_int(double d) {
-  if (isnan(d)) rt_throw(ERR_VALUE, "cannot convert float NaN to integer");
-  if (isinf(d)) rt_throw(ERR_OVERFLOW, "cannot convert float infinity to integer");
-  if (d >= 9223372036854775808.0 || d < -9223372036854775808.0) rt_throw(ERR_OVERFLOW, "integer overflow");
-  return (int64_t)d;
-}
 
 /* round(x, nd) for floats: the correctly rounded decimal (printf rounds half-even on exact ties). */
 static double bi_round_float(double x, int64_t nd) {
@@ -193,7 +187,7 @@ static Val bi_round(Val self, int n, const Val *args, const Kw *kw) {
     return mi_round_int(x, nd);
   }
   if (x.tag == VT_FLOAT) {
-    if (nd.tag == VT_NONE) return val_int(bi_float_to_int(nearbyint(x.u.f)));
+    if (nd.tag == VT_NONE) return bigint_from_double(nearbyint(x.u.f));   /* exact, of any size */
     return val_float(bi_round_float(x.u.f, val_to_index(nd, NULL)));
   }
   bool sc_int;

@@ -5,6 +5,7 @@
 
 #include "modules/mathint.h"
 #include "modules/modules.h"
+#include "object/bigint.h"
 #include "object/hosttypes.h"
 #include "object/object.h"
 #include "object/value.h"
@@ -101,18 +102,11 @@ static Val mm_log(Val self, int n, const Val *args, const Kw *kw) {
   return val_float(num / den);
 }
 
-static Val mm_int_result(const char *what, double r) {
-  if (isnan(r)) rt_throw(ERR_VALUE, "cannot convert float NaN to integer");
-  if (isinf(r)) rt_throw(ERR_OVERFLOW, "cannot convert float infinity to integer");
-  if (r >= 9223372036854775808.0 || r < -9223372036854775808.0) rt_throw(ERR_OVERFLOW, "integer overflow");
-  (void)what;
-  return val_int((int64_t)r);
-}
 static Val mm_rounding(const char *what, int n, const Val *args, const Kw *kw, double (*f)(double)) {
   mm_count(what, n, kw, 1, 1);
-  if (args[0].tag == VT_INT) return args[0];
+  if (args[0].tag == VT_INT || bigint_is_wide(args[0])) return val_incref(args[0]);
   if (args[0].tag == VT_BOOL) return val_int(args[0].u.i);
-  return mm_int_result(what, f(mm_real(args[0])));
+  return bigint_from_double(f(mm_real(args[0])));   /* the exact int of any size; NaN and infinities raise */
 }
 static Val mm_floor(Val self, int n, const Val *args, const Kw *kw) { return mm_rounding("floor", n, args, kw, floor); }
 static Val mm_ceil(Val self, int n, const Val *args, const Kw *kw) { return mm_rounding("ceil", n, args, kw, ceil); }
