@@ -132,7 +132,8 @@ static Val range_index_m(Val self, int n, const Val *args, const Kw *kw) {
 
 static Val range_getattr(Val self, const char *name) {
   Range *r = (Range *)self.u.o;
-  if (range_is_big(r) && !val_is_undef(bigrange_attr(r, name))) return bigrange_attr(r, name);
+  Val big = range_is_big(r) ? bigrange_attr(r, name) : val_undef();
+  if (!val_is_undef(big)) return big;
   if (!strcmp(name, "start")) return val_int(r->start);
   if (!strcmp(name, "stop")) return val_int(r->stop);
   if (!strcmp(name, "step")) return val_int(r->step);
