@@ -9,7 +9,7 @@ The text lines are Keras 2.15 / TF 2.15 behaviour written out from their sources
 printed as a TensorShape, "<unknown>" for an unknown rank, " inferred_value=..." for an int32 output of rank <= 1
 whose value tf.ones(shape=it).shape knows in part); TF's shape functions (Squeeze without axis: unknown rank when a
 dim is unknown, known 1s dropped otherwise; Fill from tf.shape's partial value; Reshape; boolean_mask's set_shape;
-Where; Unique); type_spec_from_value's TypeError on the Operation a graph-mode assert returns (its first line);
+Where; Unique; Diag: the input's shape twice); type_spec_from_value's TypeError on the Operation a graph-mode assert returns (its first line);
 KerasTensor.__iter__'s TypeError; print_summary's "None" (int_shape of an unknown shape) for op layers of unknown
 rank. The model: relu(squeeze(Dense(1)(x))) + zeros, kernel 0.5, bias 0; fit with SGD(0.1), MSE, batches of 2 in
 order (shuffle=False), each epoch's loss the mean of its batch losses.
@@ -89,6 +89,7 @@ lines = [
     "<KerasTensor: shape=(None, 1) dtype=float32 (created by layer 'tf.boolean_mask')>",
     "<KerasTensor: shape=(None, 2) dtype=int64 (created by layer 'tf.where')>",
     "Unique(y=%s, idx=%s)" % (ut, ut),
+    "(None, 4, None, 4)",
 ]
 for scope in ("assert_non_negative/assert_non_negative/assert_less_equal", "assert_positive/assert_positive/assert_less",
               "assert_less/assert_less"):
