@@ -8,7 +8,8 @@ rank or of shapes from shape tensors (keras_tfop_dynamic.tfs), the model's numbe
 The text lines are Keras 2.15 / TF 2.15 behaviour written out from their sources: KerasTensor.__repr__ (shape
 printed as a TensorShape, "<unknown>" for an unknown rank, " inferred_value=..." for an int32 output of rank <= 1
 whose value tf.ones(shape=it).shape knows in part); TF's shape functions (Squeeze without axis: unknown rank when a
-dim is unknown, known 1s dropped otherwise; Fill from tf.shape's partial value; Reshape; boolean_mask's set_shape;
+dim is unknown, known 1s dropped otherwise; Fill from tf.shape's partial value, and from a slice or concat of it
+(ConstantPartialShape); Reshape; boolean_mask's set_shape;
 Where; Unique; Diag: the input's shape twice); type_spec_from_value's TypeError on the Operation a graph-mode assert returns (its first line);
 KerasTensor.__iter__'s TypeError; print_summary's "None" (int_shape of an unknown shape) for op layers of unknown
 rank. The model: relu(squeeze(Dense(1)(x))) + zeros, kernel 0.5, bias 0; fit with SGD(0.1), MSE, batches of 2 in
@@ -63,13 +64,13 @@ ________________________________________________________________________________
  tf.nn.relu (TFOpLambda)     None                         0         ['tf.compat.v1.squeeze_2[0][0]
                                                                     ']                            
                                                                                                   
- tf.compat.v1.shape_5 (TFOpL  (None,)                     0         ['tf.nn.relu[0][0]']          
+ tf.compat.v1.shape_8 (TFOpL  (None,)                     0         ['tf.nn.relu[0][0]']          
  ambda)                                                                                           
                                                                                                   
- tf.zeros_1 (TFOpLambda)     None                         0         ['tf.compat.v1.shape_5[0][0]']
+ tf.zeros_2 (TFOpLambda)     None                         0         ['tf.compat.v1.shape_8[0][0]']
                                                                                                   
  tf.__operators__.add (TFOpL  None                        0         ['tf.nn.relu[0][0]',          
- ambda)                                                              'tf.zeros_1[0][0]']          
+ ambda)                                                              'tf.zeros_2[0][0]']          
                                                                                                   
 ==================================================================================================
 Total params: 2 (8.00 Byte)
@@ -84,6 +85,8 @@ lines = [
     "(2, 3)",
     "<KerasTensor: shape=(3,) dtype=int32 inferred_value=[None, 3, 1] (created by layer 'tf.compat.v1.shape')>",
     "(None, 3, 1) (None, 3, 1) (None, 3, 1)",
+    "<KerasTensor: shape=(2,) dtype=int32 inferred_value=[3, 1] (created by layer 'tf.__operators__.getitem')>",
+    "(3, 1) (None, 3)",
     "<KerasTensor: shape=(None, 3, 1) dtype=float32 (created by layer 'tf.random.shuffle')>",
     "(None, 3)",
     "<KerasTensor: shape=(None, 1) dtype=float32 (created by layer 'tf.boolean_mask')>",
