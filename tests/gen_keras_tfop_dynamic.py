@@ -108,5 +108,9 @@ lines += [
     "%s %s" % (fmt(np.round(np.array([w]), 4)), fmt(np.round(np.array([b]), 4))),
     str(sorted(data[:, 0].tolist())),
 ]
+for rows, diag in ((4, [1.0, 2.0, 3.0]), (2, [1.0, 2.0])):
+    a = np.zeros((rows, 3))
+    a[np.arange(len(diag)), np.arange(len(diag))] = diag
+    lines.append(fmt(a))
 with open(os.path.join(HERE, "programs", "keras_tfop_dynamic.out"), "w") as fh:
     fh.write("\n".join(lines) + "\n")
