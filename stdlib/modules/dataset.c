@@ -1780,7 +1780,8 @@ static Val ds_textline(Val self, int n, const Val *args, const Kw *kw) {
 //!   apply_default_optimizations=False turns it off) runs sequential maps of stateless functions as AUTOTUNE
 //!   parallel maps in order; the other rewrites are recorded (docs/data.md says why).
 //! tf.data.experimental.DistributeOptions()
-//!   Options.experimental_distribute: auto_shard_policy, num_devices (accepted, recorded).
+//!   Options.experimental_distribute: auto_shard_policy (tf.data.experimental.AutoShardPolicy: how
+//!   experimental_distribute_dataset shards across workers, docs/data.md), num_devices (recorded).
 //! tf.data.experimental.AutotuneOptions()
 //!   Options.autotune: enabled=False keeps AUTOTUNE at min(16, pool) and skips map_parallelization; cpu_budget
 //!   bounds AUTOTUNE; ram_budget bounds the input bytes a parallel map buffers; autotune_algorithm is recorded.
