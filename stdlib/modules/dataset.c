@@ -6,6 +6,7 @@
  * map/filter/reduce functions are wrapped in tf.function and traced once, on
  * the element_spec, when the transformation is created (as TF does).
  */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1282,7 +1283,15 @@ typedef struct WkJob {
   Graph *g;
 } WkJob;
 
-typedef struct WkBatch { WkJob *jobs; int njobs, *wk, nwk, lanes; } WkBatch;
+typedef struct WkBatch {
+  WkJob *jobs;
+  int njobs, *wk, nwk, lanes;
+  int *order;                 /* order[k]: the k-th job to finish (a sloppy interleave hands blocks out so) */
+  _Atomic int ndone;
+} WkBatch;
+
+/* job j finished: the next place in b's completion order */
+static void job_done(WkBatch *b, int j) { b->order[atomic_fetch_add(&b->ndone, 1)] = j; }
 
 static void leaves_of(Val v, Tensor **args, int *k, int max) {
   if (val_is(v, &tuple_type)) {
@@ -1345,7 +1354,10 @@ static void job_pull(WkJob *jb) {
 
 static void lane_pull(void *ctx, int lane) {
   WkBatch *b = ctx;
-  for (int j = lane; j < b->nwk; j += b->lanes) job_pull(&b->jobs[b->wk[j]]);
+  for (int j = lane; j < b->nwk; j += b->lanes) {
+    job_pull(&b->jobs[b->wk[j]]);
+    job_done(b, b->wk[j]);
+  }
 }
 
 static void wkbatch_free(WkBatch *b) {
@@ -1365,6 +1377,7 @@ static void wkbatch_free(WkBatch *b) {
   }
   free(b->jobs);
   free(b->wk);
+  free(b->order);
   free(b);
 }
 
@@ -1392,13 +1405,23 @@ static Val job_list(WkJob *jb) {
   return l;
 }
 
-/* tf.data.Dataset._pull_blocks(iterators, n, num_parallel_calls): the parallel interleave's read-ahead (not a
- * TF name): up to n next elements of each iterator, as a list of (elements, ended) pairs; the iterators whose
- * pipelines allow it are pulled at once on worker threads. */
+/* tf.data.Dataset._nondet(): the iterated pipeline's options say deterministic=False (a .tfs parallel interleave
+ * without its own deterministic then goes sloppy, as TF's ParallelInterleaveDatasetV4 with "default") */
+static Val ds_nondet(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.data.Dataset._nondet", .sig = ""};
+  args_parse(&spec, n, args, kw, NULL);
+  return val_bool(ds_ambient && ds_ambient->nondet);
+}
+
+/* tf.data.Dataset._pull_blocks(iterators, n, num_parallel_calls, sloppy=False): the parallel interleave's read-ahead
+ * (not a TF name): up to n next elements of each iterator, as a list of (elements, ended) pairs; the iterators
+ * whose pipelines allow it are pulled at once on worker threads.  sloppy: (that list, the iterators' indices in
+ * the order their pulls finished). */
 static Val ds_pull_blocks(Val self, int nargs, const Val *args, const Kw *kw) {
   (void)self;
-  static ArgSpec spec = {.what = "tf.data.Dataset._pull_blocks", .sig = "iterators, n, num_parallel_calls"};
-  Val a[3];
+  static ArgSpec spec = {.what = "tf.data.Dataset._pull_blocks", .sig = "iterators, n, num_parallel_calls, sloppy=False"};
+  Val a[4];
   args_parse(&spec, nargs, args, kw, a);
   if (!val_is(a[0], &list_type)) rt_throw(ERR_TYPE, "tf.data.Dataset._pull_blocks: iterators must be a list");
   List *l = (List *)a[0].u.o;
@@ -1411,7 +1434,8 @@ static Val ds_pull_blocks(Val self, int nargs, const Val *args, const Kw *kw) {
   b->njobs = (int)l->len;
   b->jobs = calloc((size_t)b->njobs + 1, sizeof(WkJob));
   b->wk = calloc((size_t)b->njobs + 1, sizeof(int));
-  if (!b->jobs || !b->wk) rt_throw(ERR_MEMORY, "out of memory");
+  b->order = calloc((size_t)b->njobs + 1, sizeof(int));
+  if (!b->jobs || !b->wk || !b->order) rt_throw(ERR_MEMORY, "out of memory");
   bool here = op_tape_nactive || trace_active();
   for (int j = 0; j < b->njobs; j++) {
     if (!val_is(l->items[j], &dsit_type)) rt_throw(ERR_TYPE, "tf.data.Dataset._pull_blocks: iterators must be dataset iterators");
@@ -1434,14 +1458,19 @@ static Val ds_pull_blocks(Val self, int nargs, const Val *args, const Kw *kw) {
   /* the others first, here and in order (host code, shared objects) */
   for (int j = 0, w = 0; j < b->njobs; j++) {
     if (w < b->nwk && b->wk[w] == j) { w++; continue; }
-    if (b->jobs[j].it->pend) { b->jobs[j].end = true; continue; }
-    job_pull(&b->jobs[j]);
+    if (!b->jobs[j].it->pend) job_pull(&b->jobs[j]);
+    else b->jobs[j].end = true;
+    job_done(b, j);
   }
   DsPolicy dp = pol_of(val_undef());
   int lanes = pol_lanes(ds_ambient ? ds_ambient : &dp, npc);   /* the interleave's pipeline (ds_ambient) */
   b->lanes = lanes < b->nwk ? lanes : b->nwk;
   if (b->lanes >= 2) parexec_run_fn(b->lanes, lane_pull, b);
-  else for (int w = 0; w < b->nwk; w++) job_pull(&b->jobs[b->wk[w]]);
+  else
+    for (int w = 0; w < b->nwk; w++) {
+      job_pull(&b->jobs[b->wk[w]]);
+      job_done(b, b->wk[w]);
+    }
   Val r = list_new(b->njobs);
   rt_hold_val(r);
   for (int j = 0; j < b->njobs; j++) {
@@ -1451,6 +1480,15 @@ static Val ds_pull_blocks(Val self, int nargs, const Val *args, const Kw *kw) {
     ((Tuple *)pair.u.o)->items[1] = val_bool(b->jobs[j].end);
     list_append(r, pair);
     val_decref(pair);
+  }
+  if (a[3].tag != VT_NONE && a[3].tag != VT_UNDEF && rt_truthy(a[3])) {
+    Val ord = list_new(b->njobs);
+    rt_hold_val(ord);
+    for (int k = 0; k < b->njobs; k++) list_append(ord, val_int(b->order[k]));
+    Val both = tuple_new(2);
+    ((Tuple *)both.u.o)->items[0] = r;
+    ((Tuple *)both.u.o)->items[1] = ord;
+    r = both;
   }
   rt_unhold(mark);
   wkbatch_free(b);
@@ -2035,7 +2073,7 @@ static Val ds_random(Val self, int n, const Val *args, const Kw *kw) {
 }
 
 static const DsMethod ds_ctors[] = {
-  {"_host", ds_host, NULL}, {"_pull_blocks", ds_pull_blocks, NULL}, {"random", ds_random, NULL},
+  {"_host", ds_host, NULL}, {"_pull_blocks", ds_pull_blocks, NULL}, {"_nondet", ds_nondet, NULL}, {"random", ds_random, NULL},
   {"_opts", ds_opts, NULL}, {"_with_opts", ds_with_opts, NULL}, {"_file_shard", ds_file_shard, NULL},
   {"_shard_input", ds_shard_input, NULL}, {"_has_reader", ds_has_reader, NULL}, {"_batch_size", ds_batch_size, NULL},
   {"from_tensor_slices", ds_from_tensor_slices, NULL}, {"from_tensors", ds_from_tensors, NULL}, {"range", ds_range, NULL},
