@@ -260,6 +260,7 @@ static Val composite_spec_in(Val spec) {
 
 static Val spec_of_leaf(void *ctx, Val leaf) {
   int drop = ctx ? *(int *)ctx : 0;   /* leading dims dropped (slices) */
+  if (!drop && is_composite(leaf)) return rt_getattr(leaf, "_type_spec");   /* from_tensors(ragged/sparse) */
   Tensor *t = val_tensor(leaf);
   return tffn_spec_new(t->rank - drop, t->shape + drop, t->dtype, val_none());
 }
