@@ -1778,7 +1778,8 @@ static Val ds_textline(Val self, int n, const Val *args, const Kw *kw) {
 //!   the element spec for the element_spec, then called on each element).
 //! Dataset.interleave(map_func, cycle_length=None, block_length=None, num_parallel_calls=None, deterministic=None, name=None) | tf.data.Dataset.interleave
 //!   The datasets map_func returns, cycle_length of them open at once, block_length elements from each in turn (TF's
-//!   order); num_parallel_calls and deterministic are accepted and the order is always the deterministic one.
+//!   order); with num_parallel_calls > 1 the open inputs read ahead together on worker threads, and
+//!   deterministic=False (or the options' False) hands each read-ahead's blocks out in the order they finished.
 //! Dataset.scan(initial_state, scan_func, name=None) | tf.data.Dataset.scan
 //!   Threads a state through the elements: (state, output) = scan_func(state, element), yielding the outputs;
 //!   scan_func is traced once (again with relaxed shapes when the new state's shapes differ).
