@@ -1797,7 +1797,9 @@ static Tensor *mm_result(const ExecPlan *p, const ExecStep *st, Tensor *const *t
   if (st->oarena < 0) return tensor_new(m->dt, 2, shape);
   Tensor *t = p->arena[st->oarena];
   if (t && t->hdr.rc == 1 && t->buf->rc == 1) return tensor_retain(t);
-  for (int i = 0; t && i < ntaken; i++)
+  /* newest first: a chain's links take turns in a few slots, so the match is a few links back (scanning
+   * from the first link made a 100-link chain's setup quadratic, serial time of every call) */
+  for (int i = ntaken - 1; t && i >= 0; i--)
     if (taken[i] == t && t->rank == 2 && t->shape[0] == m->m && t->shape[1] == m->n) return tensor_retain(t);
   Tensor *o = tensor_new(m->dt, 2, shape);
   p->arena[st->oarena] = tensor_retain(o);
