@@ -1871,8 +1871,8 @@ static Val ds_textline(Val self, int n, const Val *args, const Kw *kw) {
 //! tf.data.Options()
 //!   Options of a dataset: deterministic (alias experimental_deterministic), threading, experimental_optimization,
 //!   experimental_distribute, autotune, experimental_slack, ...; unset ones read None; merge(other). The iterated
-//!   dataset's options apply to its whole pipeline; deterministic=False lets a parallel map hand results out as
-//!   they finish (an interleave keeps its order).
+//!   dataset's options apply to its whole pipeline; deterministic=False lets a parallel map or interleave hand
+//!   results out as they finish.
 //! tf.data.ThreadingOptions() | tf.data.experimental.ThreadingOptions
 //!   Options.threading: private_threadpool_size (N > 0: parallel map and interleave use at most N threads),
 //!   max_intra_op_parallelism (1: the pipeline's kernels run on their own thread; larger values: no bound, as
@@ -1884,6 +1884,10 @@ static Val ds_textline(Val self, int n, const Val *args, const Kw *kw) {
 //! tf.data.experimental.DistributeOptions()
 //!   Options.experimental_distribute: auto_shard_policy (tf.data.experimental.AutoShardPolicy: how
 //!   experimental_distribute_dataset shards across workers, docs/data.md), num_devices (recorded).
+//! tf.data.experimental.AutoShardPolicy
+//!   The values of DistributeOptions.auto_shard_policy, TF's numbers: OFF (-1), AUTO (0: FILE when the pipeline
+//!   reads files, else DATA with TF's warning), FILE (1: each worker reads its share of the files), DATA (2:
+//!   each worker keeps its share of every global batch), HINT (3: as OFF, tfs has no SHARD_HINT).
 //! tf.data.experimental.AutotuneOptions()
 //!   Options.autotune: enabled=False keeps AUTOTUNE at min(16, pool) and skips map_parallelization; cpu_budget
 //!   bounds AUTOTUNE; ram_budget bounds the input bytes a parallel map buffers; autotune_algorithm is recorded.
