@@ -7,7 +7,8 @@ built by `tfsc NAME.tfs -o ...` unless NAME.noexe exists.  Optional files:
 NAME.args (one argument per line; @TMPDIR@ becomes a private temporary
 directory made for the program's files), NAME.err (expected stderr; default empty),
 NAME.status (expected exit status; default 0), NAME.out.re in place of NAME.out (one
-regular expression per stdout line, for output that varies by CPU path).  With --mem-limit every run
+regular expression per stdout line, for output that varies by CPU path), NAME.alone (run after the
+others with nothing beside it: programs run in parallel otherwise, one per CPU, --jobs).  With --mem-limit every run
 gets a memory cap (tests/hostile/ runs this way).
 
 With --eager-too, every program also runs as `tfs run --eager` (functions run
@@ -186,10 +187,15 @@ def main():
         names = names[k - 1::n]
     with tempfile.TemporaryDirectory() as tmp:
         # Programs run on a.jobs threads (each waits on its child process); reports print in name order.
+        # One with NAME.alone (its expected output depends on having the CPUs to itself, as a race between
+        # two threads it starts) runs afterwards with nothing beside it.
+        alone = [n for n in names if os.path.exists(os.path.join(a.dir, n + ".alone"))]
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-            results = list(pool.map(lambda name: run_program(a, tfs, tfsc, tmp, name), names))
+            results = dict(zip([n for n in names if n not in alone],
+                               pool.map(lambda name: run_program(a, tfs, tfsc, tmp, name), [n for n in names if n not in alone])))
+        results.update((n, run_program(a, tfs, tfsc, tmp, n)) for n in alone)
     ran = failed = 0
-    for name, (did_run, ok, log) in zip(names, results):
+    for name, (did_run, ok, log) in ((n, results[n]) for n in names):
         for line in log:
             print(line)
         ran += did_run
