@@ -108,6 +108,21 @@ def check(name, label, result, want_out, want_err, want_status, log):
     return True
 
 
+def default_jobs():
+    """Programs run at once: GOLDEN_JOBS, else the number of CPUs."""
+    return int(os.environ.get("GOLDEN_JOBS", "0")) or os.cpu_count() or 1
+
+
+def run_all(names, src, jobs, fn):
+    """{name: fn(name)}: on `jobs` threads (each waits on its child process), then each NAME.alone of src by itself."""
+    alone = [n for n in names if os.path.exists(os.path.join(src, n + ".alone"))]
+    rest = [n for n in names if n not in alone]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        results = dict(zip(rest, pool.map(fn, rest)))
+    results.update((n, fn(n)) for n in alone)
+    return results
+
+
 def run_program(a, tfs, tfsc, tmp, name):
     """Runs one program every way asked; returns (ran, ok, report lines)."""
     log = []
@@ -152,7 +167,7 @@ def main():
     ap.add_argument("--tfs", required=True)
     ap.add_argument("--tfsc", required=True)
     ap.add_argument("--timeout", type=int, default=120)
-    ap.add_argument("--jobs", "-j", type=int, default=int(os.environ.get("GOLDEN_JOBS", "0")) or os.cpu_count() or 1,
+    ap.add_argument("--jobs", "-j", type=int, default=default_jobs(),
                     help="programs run at once (default: GOLDEN_JOBS, else the number of CPUs)")
     ap.add_argument("--only", help="run only programs whose name contains this")
     ap.add_argument("--names", help="run only these programs (comma-separated names)")
@@ -189,11 +204,7 @@ def main():
         # Programs run on a.jobs threads (each waits on its child process); reports print in name order.
         # One with NAME.alone (its expected output depends on having the CPUs to itself, as a race between
         # two threads it starts) runs afterwards with nothing beside it.
-        alone = [n for n in names if os.path.exists(os.path.join(a.dir, n + ".alone"))]
-        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-            results = dict(zip([n for n in names if n not in alone],
-                               pool.map(lambda name: run_program(a, tfs, tfsc, tmp, name), [n for n in names if n not in alone])))
-        results.update((n, run_program(a, tfs, tfsc, tmp, n)) for n in alone)
+        results = run_all(names, a.dir, a.jobs, lambda name: run_program(a, tfs, tfsc, tmp, name))
     ran = failed = 0
     for name, (did_run, ok, log) in ((n, results[n]) for n in names):
         for line in log:

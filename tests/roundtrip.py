@@ -1,6 +1,5 @@
 #!/usr/bin/env python3
 """roundtrip.py — `tfsc --to-code` over every golden program: the output runs with the same results (not with --convert-only), and converting it again changes nothing."""
-import concurrent.futures
 import os
 import shutil
 import subprocess
@@ -63,14 +62,8 @@ def main():
             elif os.path.isdir(p):
                 shutil.copytree(p, os.path.join(tmp, f))
         names = sorted(f[:-4] for f in os.listdir(src) if f.endswith(".tfs"))
-        # programs run on as many threads as CPUs (each waits on its child); reports print in name order
-        jobs = int(os.environ.get("GOLDEN_JOBS", "0")) or os.cpu_count() or 1
-        # NAME.alone (a race the program starts between its own threads) runs afterwards, by itself, as in golden.py
-        alone = [n for n in names if os.path.exists(os.path.join(src, n + ".alone"))]
-        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-            results = dict(zip([n for n in names if n not in alone],
-                               pool.map(lambda name: one(tfs, tfsc, src, tmp, name, convert_only), [n for n in names if n not in alone])))
-        results.update((n, one(tfs, tfsc, src, tmp, n, convert_only)) for n in alone)
+        # golden.run_all: one program per CPU, NAME.alone ones after by themselves; reports print in name order
+        results = golden.run_all(names, src, golden.default_jobs(), lambda name: one(tfs, tfsc, src, tmp, name, convert_only))
     for did_check, failure in (results[n] for n in names):
         checked += did_check
         if failure:
