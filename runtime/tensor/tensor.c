@@ -822,6 +822,39 @@ static void fill_from(Val v, int depth, int lrank, DType dt, char **p, Val whole
   *p += esz;
 }
 
+static void tshape_str(StrBuf *b, Val v);
+
+/* A TensorShape as TF's registered conversion makes it (constant_op.py): fully defined shapes only, int32 unless a
+ * dimension needs int64, and only to an integer dtype. */
+static Tensor *tshape_to_tensor(const TShape *s, int want) {
+  StrBuf b;
+  sb_init(&b);
+  tshape_str(&b, val_obj((Obj *)s));
+  static char text[256];
+  snprintf(text, sizeof text, "%.*s", (int)b.len, b.data ? b.data : "");
+  sb_free(&b);
+  bool big = false;
+  for (int i = 0; i < s->rank; i++) {
+    if (s->dims[i] < 0) rt_throw(ERR_VALUE, "Cannot convert a partially known TensorShape %s to a Tensor.", text);
+    if (s->dims[i] >= ((tfs_i64)1 << 31)) big = true;
+  }
+  if (s->rank < 0) rt_throw(ERR_VALUE, "Cannot convert a partially known TensorShape %s to a Tensor.", text);
+  if (want >= 0 && want != DT_INT32 && want != DT_INT64)
+    rt_throw(ERR_TYPE, "Cannot convert TensorShape %s to dtype <dtype: '%s'>. Allowed dtypes are tf.int32 and tf.int64.",
+             text, dtype_info[want].name);
+  if (want == DT_INT32 && big)
+    rt_throw(ERR_VALUE, "Cannot convert TensorShape %s to dtype int32; a dimension is too large. Consider using tf.int64.",
+             text);
+  DType dt = want >= 0 ? (DType)want : big ? DT_INT64 : DT_INT32;
+  tfs_i64 n = s->rank;
+  Tensor *t = tensor_new(dt, 1, &n);
+  for (int i = 0; i < s->rank; i++) {
+    if (dt == DT_INT32) ((int32_t *)tensor_data(t))[i] = (int32_t)s->dims[i];
+    else ((int64_t *)tensor_data(t))[i] = s->dims[i];
+  }
+  return t;
+}
+
 Tensor *tensor_from_val(Val v, int want) {
   /* fast paths: host scalars */
   switch (v.tag) {
@@ -868,6 +901,7 @@ Tensor *tensor_from_val(Val v, int want) {
       }
       return tensor_retain(t);
     }
+    if (val_is(v, &tshape_type)) return tshape_to_tensor((const TShape *)v.u.o, want);
     if (val_is(v, &range_type)) {   /* TF converts a range as the sequence of its values */
       Val l = list_from_iterable(v);
       int hm = rt_hold_val(l);
