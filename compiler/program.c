@@ -440,21 +440,28 @@ static bool ident_char(char c) {
   return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
 
+/* The identifiers a module's source names as attributes (`.name`) or as whole string literals ("name": what
+ * getattr/hasattr take), into words. */
+static void attr_words(Program *p, NameIdx *words, const char *src) {
+  for (const char *d = src; *d; d++) {
+    if (*d != '.' && *d != '"' && *d != '\'') continue;
+    const char *e = d + 1;
+    while (ident_char(*e)) e++;
+    if (e == d + 1 || (*d != '.' && *e != *d)) continue;
+    nameidx_put(words, &p->arena, arena_strndup(&p->arena, d + 1, (size_t)(e - d - 1)), 1);
+    d = e - 1;
+  }
+}
+
 /* tfcore.tfs names what it implements in its `_API = {"qual.name": fn, ...}` table: a program naming
- * one of those (as an attribute: tf.nest, tf.math.reduce_std) gets the library compiled in.  The
- * attribute words of the program are indexed once, so the test costs source size plus table size. */
+ * one of those (as an attribute: tf.nest, tf.math.reduce_std; or as a string, getattr(ds, "window")) gets the
+ * library compiled in.  The words of the program are indexed once, so the test costs source size plus table size. */
 static bool names_tfcore(Program *p, const char *src) {
   const char *s = strstr(src, "\n_API = {");
   if (!s) return false;
   NameIdx words = {0};
-  for (int i = 0; i < p->nmods; i++) {
-    if (p->mods[i]->library) continue;
-    for (const char *d = strchr(p->mods[i]->source, '.'); d; d = strchr(d + 1, '.')) {
-      const char *e = d + 1;
-      while (ident_char(*e)) e++;
-      if (e > d + 1) nameidx_put(&words, &p->arena, arena_strndup(&p->arena, d + 1, (size_t)(e - d - 1)), 1);
-    }
-  }
+  for (int i = 0; i < p->nmods; i++)
+    if (!p->mods[i]->library) attr_words(p, &words, p->mods[i]->source);
   char word[128];
   for (s = strchr(s, '{'); *s && *s != '}'; s++) {
     if (*s != '"') continue;

@@ -41,6 +41,9 @@ KINDS = {
     'ERR_RESOURCE_EXHAUSTED': 'ResourceExhaustedError',
     'ERR_DATA_LOSS': 'DataLossError', 'ERR_ALREADY_EXISTS': 'AlreadyExistsError',
     'ERR_UNAVAILABLE': 'UnavailableError', 'ERR_DEADLINE_EXCEEDED': 'DeadlineExceededError', 'ERR_INTERNAL': 'InternalError',
+    'ERR_CANCELLED': 'CancelledError', 'ERR_UNKNOWN': 'UnknownError', 'ERR_PERMISSION_DENIED': 'PermissionDeniedError',
+    'ERR_UNAUTHENTICATED': 'UnauthenticatedError', 'ERR_FAILED_PRECONDITION': 'FailedPreconditionError',
+    'ERR_ABORTED': 'AbortedError',
 }
 SRC_DIRS = ('compiler', 'runtime', 'stdlib')
 CONV = re.compile(r'%[-+ #0]*(\*|\d+)?(\.(\*|\d+))?(hh|h|ll|l|z|j|t|L)?[diouxXeEfgGcsp]|%"\s*PRI[a-z0-9]+\s*"')

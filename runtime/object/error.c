@@ -19,6 +19,8 @@ static const char *const err_names[ERR__COUNT] = {
   "NotImplementedError", "RecursionError", "MemoryError", "OSError", "KeyboardInterrupt", "ModuleNotFoundError",
   "InvalidArgumentError", "UnimplementedError", "OutOfRangeError", "NotFoundError", "ResourceExhaustedError",
   "DataLossError", "AlreadyExistsError", "UnavailableError", "DeadlineExceededError", "InternalError", "SystemExit",
+  "CancelledError", "UnknownError", "PermissionDeniedError", "UnauthenticatedError", "FailedPreconditionError",
+  "AbortedError",
 };
 
 const char *err_kind_name(ErrKind k) { return k >= 0 && k < ERR__COUNT ? err_names[k] : "Error"; }

@@ -55,6 +55,12 @@ EXC(e_exists, "AlreadyExistsError", ERR_ALREADY_EXISTS, &e_op);
 EXC(e_unavailable, "UnavailableError", ERR_UNAVAILABLE, &e_op);
 EXC(e_deadline, "DeadlineExceededError", ERR_DEADLINE_EXCEEDED, &e_op);
 EXC(e_internal, "InternalError", ERR_INTERNAL, &e_op);
+EXC(e_cancelled, "CancelledError", ERR_CANCELLED, &e_op);
+EXC(e_unknown, "UnknownError", ERR_UNKNOWN, &e_op);
+EXC(e_permission, "PermissionDeniedError", ERR_PERMISSION_DENIED, &e_op);
+EXC(e_unauth, "UnauthenticatedError", ERR_UNAUTHENTICATED, &e_op);
+EXC(e_precondition, "FailedPreconditionError", ERR_FAILED_PRECONDITION, &e_op);
+EXC(e_aborted, "AbortedError", ERR_ABORTED, &e_op);
 
 static TypeObj *const exc_builtin[] = {
   &e_base, &e_kbint, &e_exception, &e_arith, &e_zero, &e_overflow, &e_lookup, &e_index, &e_key, &e_value,
@@ -62,14 +68,17 @@ static TypeObj *const exc_builtin[] = {
   &e_memory, &e_os, &e_unicode, &e_unicode_decode, &e_genexit, &e_modnotfound, &e_notfound_file, &e_exists_file,
   &e_isdir, &e_notdir, &e_perm, &e_sysexit,
 };
-static TypeObj *const exc_tf[] = {&e_op,      &e_invalid,     &e_unimpl,   &e_range,   &e_notfound, &e_exhausted,
-                                  &e_dataloss, &e_exists, &e_unavailable, &e_deadline, &e_internal};
+static TypeObj *const exc_tf[] = {&e_op,       &e_invalid,    &e_unimpl,     &e_range,      &e_notfound,
+                                  &e_exhausted, &e_dataloss,  &e_exists,     &e_unavailable, &e_deadline,
+                                  &e_internal,  &e_cancelled, &e_unknown,    &e_permission,  &e_unauth,
+                                  &e_precondition, &e_aborted};
 
 /* ORDER ErrKind: the class a runtime error of each kind is caught as. */
 static TypeObj *const exc_by_kind[ERR__COUNT] = {
   &e_type, &e_value, &e_index, &e_key, &e_name, &e_attr, &e_zero, &e_overflow, &e_assert, &e_runtime, &e_stop,
   &e_import, &e_unbound, &e_notimpl, &e_recursion, &e_memory, &e_os, &e_kbint, &e_modnotfound, &e_invalid, &e_unimpl, &e_range,
   &e_notfound, &e_exhausted, &e_dataloss, &e_exists, &e_unavailable, &e_deadline, &e_internal, &e_sysexit,
+  &e_cancelled, &e_unknown, &e_permission, &e_unauth, &e_precondition, &e_aborted,
 };
 
 Val exc_lookup(const char *name, bool tf_errors) {

@@ -1858,6 +1858,35 @@ static Val ds_textline(Val self, int n, const Val *args, const Kw *kw) {
 //! Dataset.unbatch(name=None) | tf.data.Dataset.unbatch
 //!   The rows of each element (its components split along their first dimension, which must agree); cardinality
 //!   n * batch when the batch dimension is static, else unknown.
+//! Dataset.apply(transformation_func) | tf.data.Dataset.apply
+//!   transformation_func(dataset), which must return a dataset: how the tf.data.experimental transformations apply.
+//! tf.data.Dataset.counter(start=0, step=1, dtype=tf.int64, name=None)
+//!   An infinite dataset start, start + step, ... (TF's: a scan over from_tensors(0).repeat()).
+//! Dataset.get_single_element(name=None) | tf.data.Dataset.get_single_element
+//!   The one element of the dataset; InvalidArgumentError when it is empty or has more than one. In a tf.function it
+//!   reads a dataset made outside the function when the graph runs (dense elements).
+//! Dataset.ignore_errors(log_warning=False, name=None) | tf.data.Dataset.ignore_errors
+//!   The elements whose computation did not raise a tf.errors error (the failing ones are dropped).
+//! tf.data.Dataset.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True)
+//!   Each element from datasets[i] for the next int64 scalar i of choice_dataset; an exhausted input ends the result
+//!   (stop_on_empty_dataset) or is skipped.
+//! tf.data.Dataset.sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False, rerandomize_each_iteration=None)
+//!   Elements drawn from the datasets at random with the given weights (a list, tensor or dataset of them), as TF
+//!   builds it: stateless categorical draws seeded by Dataset.random(seed); exhausted inputs are skipped.
+//! tf.data.experimental.assert_cardinality(expected_cardinality)
+//!   A transformation (for Dataset.apply) giving the dataset that cardinality, raising FailedPreconditionError at
+//!   iteration when the count differs.
+//! tf.data.experimental.dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=tf.int64)
+//!   A transformation: Dataset.ragged_batch.
+//! tf.data.experimental.group_by_window(key_func, reduce_func, window_size=None, window_size_func=None) | tf.data.experimental.bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False, no_padding=False, drop_remainder=False) | tf.data.experimental.scan(initial_state, scan_func) | tf.data.experimental.take_while(predicate) | tf.data.experimental.unique() | tf.data.experimental.unbatch() | tf.data.experimental.ignore_errors(log_warning=False) | tf.data.experimental.enumerate_dataset(start=0)
+//!   Transformations for Dataset.apply: the Dataset methods of the same names (enumerate_dataset: enumerate).
+//! tf.data.experimental.get_single_element(dataset) | tf.data.experimental.sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False) | tf.data.experimental.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True) | tf.data.experimental.Counter(start=0, step=1, dtype=tf.int64)
+//!   The deprecated names of Dataset.get_single_element, sample_from_datasets, choose_from_datasets and counter.
+//! tf.data.experimental.shuffle_and_repeat(buffer_size, count=None, seed=None) | tf.data.experimental.map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainder=False, num_parallel_calls=None) | tf.data.experimental.parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False, buffer_output_elements=None, prefetch_input_elements=None)
+//!   Transformations for Dataset.apply: shuffle then repeat; map (num_parallel_calls, default batch_size) then
+//!   batch; interleave with cycle_length parallel calls (sloppy: deterministic=False).
+//! tf.data.experimental.get_structure(dataset_or_iterator)
+//!   The element_spec of a dataset or iterator.
 //! Dataset.rebatch(batch_size, drop_remainder=False, name=None) | tf.data.Dataset.rebatch
 //!   unbatch().batch(N) in one step, N cycling through batch_size when it is a list; the static batch dimension
 //!   as TF computes it (known with drop_remainder, or when it divides the input's static batch).

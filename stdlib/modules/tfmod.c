@@ -652,9 +652,10 @@ static Val sub_profiler_experimental(const char *name) {
 //!   The dtypes (tf.dtypes.float32 is tf.float32), tf.dtypes.DType, as_dtype and cast.
 //! tf.errors
 //!   TF's exception classes: OpError and its subclasses InvalidArgumentError, UnimplementedError,
-//!   OutOfRangeError, NotFoundError, ResourceExhaustedError, DataLossError, AlreadyExistsError, UnavailableError;
-//!   catch them with try/except.
-//! tf.errors.OpError | tf.errors.InvalidArgumentError | tf.errors.UnimplementedError | tf.errors.OutOfRangeError | tf.errors.NotFoundError | tf.errors.ResourceExhaustedError | tf.errors.DataLossError | tf.errors.AlreadyExistsError | tf.errors.UnavailableError
+//!   OutOfRangeError, NotFoundError, ResourceExhaustedError, DataLossError, AlreadyExistsError, UnavailableError,
+//!   DeadlineExceededError, InternalError, CancelledError, UnknownError, PermissionDeniedError, UnauthenticatedError,
+//!   FailedPreconditionError, AbortedError; catch them with try/except.
+//! tf.errors.OpError | tf.errors.InvalidArgumentError | tf.errors.UnimplementedError | tf.errors.OutOfRangeError | tf.errors.NotFoundError | tf.errors.ResourceExhaustedError | tf.errors.DataLossError | tf.errors.AlreadyExistsError | tf.errors.UnavailableError | tf.errors.DeadlineExceededError | tf.errors.InternalError | tf.errors.CancelledError | tf.errors.UnknownError | tf.errors.PermissionDeniedError | tf.errors.UnauthenticatedError | tf.errors.FailedPreconditionError | tf.errors.AbortedError
 //!   Exceptions raised by ops; InvalidArgumentError (bad shapes, failed tf.debugging asserts, out-of-range indices)
 //!   is the common one. All derive from tf.errors.OpError.
 //! tf.float32 | tf.float64 | tf.double | tf.int32 | tf.int64 | tf.bool | tf.string | tf.uint8 | tf.variant | tf.int8 | tf.int16 | tf.uint16 | tf.uint32 | tf.uint64 | tf.float16 | tf.half | tf.bfloat16 | tf.complex64 | tf.complex128
