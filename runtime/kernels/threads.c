@@ -139,10 +139,12 @@ static void run_claimed(uint32_t gen, TpFn fn, void *ctx, int nparts) {
 
 /* A worker joins job gen only while it has seats left: a caller under tp_local_limit(n) shares its job with at
  * most n - 1 workers (tf.data's max_intra_op_parallelism); the parts, so the bits, stay as the caller cut them. */
+#define TP_SEATS_ANY 0xffffffffu   /* no limit: joining takes no seat (no write to the shared line) */
 static bool take_seat(uint32_t gen) {
   uint64_t s = atomic_load(&tp.seats);
   for (;;) {
     if ((uint32_t)(s >> 32) != gen || (uint32_t)s == 0) return false;
+    if ((uint32_t)s == TP_SEATS_ANY) return true;
     if (atomic_compare_exchange_weak(&tp.seats, &s, s - 1)) return true;
   }
 }
@@ -210,7 +212,7 @@ void tp_run(int nparts, TpFn fn, void *ctx) {
     atomic_store(&tp.finished, 0);
     gen = (uint32_t)(atomic_load(&tp.gen) + 1);
     atomic_store(&tp.claim, (uint64_t)gen << 32);
-    atomic_store(&tp.seats, (uint64_t)gen << 32 | (uint32_t)(threads - 1));
+    atomic_store(&tp.seats, (uint64_t)gen << 32 | (threads < tp_threads() ? (uint32_t)(threads - 1) : TP_SEATS_ANY));
     atomic_fetch_add(&tp.gen, 1);   /* publishes the fields above */
     if (atomic_load(&tp.sleepers) > 0) {
       pthread_mutex_lock(&tp.mu);
