@@ -41,6 +41,13 @@ extern __thread bool exec_on_worker;
  * receives graph output i (owned).  Errors raised by an op are re-raised at
  * the op's .tfs location with "(node N in tf.function 'f')" appended. */
 void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs);
+/* The graph runs in progress on this thread (a kernel's nested runs count): 1 inside an outermost run. */
+int exec_run_depth(void);
+/* Called when a run at depth `depth` (its exec_run_depth()) fails on a thread that is not a worker, before
+ * the error leaves it: what a kernel made for the rest of the run and its ops would free at the end is freed
+ * here (tf.data's iterator slots: a loop over a dataset whose next element failed never reaches its release).
+ * It must not raise. */
+extern void (*exec_fail_hook)(int depth);
 
 /* Plan statistics (tests, dumps). */
 /* scalar: steps with a 0-d scalar kernel; loops: while steps compiled to register programs;

@@ -349,9 +349,10 @@ typedef void (*TpFn)(void *ctx, int part, int nparts);
 #define TP_EW_MIN_PART ((tfs_i64)1 << 15)
 int tp_threads(void);
 void tp_set_threads(int n);
-/* The calling thread's limit on the threads of the jobs it starts, returning the previous one: 1 runs every
- * part on the caller (the same parts, so the same bits; tf.data's max_intra_op_parallelism = 1), 0 none;
- * n < 0 only reads it (tf.data's parallel lanes keep their caller's). */
+/* The calling thread's limit on the threads of the jobs it starts, returning the previous one: n > 0 lets at
+ * most n threads (the caller and n - 1 workers) run a job's parts, 1 runs them all on the caller (the same
+ * parts, so the same bits; tf.data's max_intra_op_parallelism), 0 none; n < 0 only reads it (tf.data's
+ * parallel lanes keep their caller's). */
 int tp_local_limit(int n);
 int tp_parts(tfs_i64 work, tfs_i64 min_work);
 void tp_run(int nparts, TpFn fn, void *ctx);

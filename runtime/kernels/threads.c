@@ -31,13 +31,14 @@ static struct {
   _Atomic unsigned long gen;    /* bumped per job; the line the spinning workers read */
   _Atomic int sleepers;         /* workers asleep on go, or about to be */
   _Alignas(64) _Atomic uint64_t claim;  /* (job's generation << 32) | next unclaimed part */
+  _Atomic uint64_t seats;       /* (job's generation << 32) | workers that may still join it (tp_local_limit) */
   _Atomic int finished;         /* parts of the job done */
   _Atomic int waiting;          /* the caller asleep on done, or about to be */
 } tp = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER};
 
 static _Atomic int tp_want;          /* the thread count (0: not yet resolved) */
 static __thread int tp_inside;       /* > 0 inside a part: nested calls run inline */
-static __thread int tp_local;        /* 1: jobs started on this thread run inline (tp_local_limit) */
+static __thread int tp_local;        /* n > 0: jobs started on this thread use at most n threads (tp_local_limit) */
 
 static int default_threads(void) {
   const char *e = getenv("TFS_NUM_THREADS");
@@ -136,6 +137,18 @@ static void run_claimed(uint32_t gen, TpFn fn, void *ctx, int nparts) {
   }
 }
 
+/* A worker joins job gen only while it has seats left: a caller under tp_local_limit(n) shares its job with at
+ * most n - 1 workers (tf.data's max_intra_op_parallelism); the parts, so the bits, stay as the caller cut them. */
+#define TP_SEATS_ANY 0xffffffffu   /* no limit: joining takes no seat (no write to the shared line) */
+static bool take_seat(uint32_t gen) {
+  uint64_t s = atomic_load(&tp.seats);
+  for (;;) {
+    if ((uint32_t)(s >> 32) != gen || (uint32_t)s == 0) return false;
+    if ((uint32_t)s == TP_SEATS_ANY) return true;
+    if (atomic_compare_exchange_weak(&tp.seats, &s, s - 1)) return true;
+  }
+}
+
 static void *worker(void *arg) {
   (void)arg;
   unsigned long seen = 0;
@@ -153,7 +166,7 @@ static void *worker(void *arg) {
     TpFn fn = atomic_load_explicit(&tp.fn, memory_order_relaxed);
     void *ctx = atomic_load_explicit(&tp.ctx, memory_order_relaxed);
     int np = atomic_load_explicit(&tp.nparts, memory_order_relaxed);
-    run_claimed((uint32_t)seen, fn, ctx, np);
+    if (take_seat((uint32_t)seen)) run_claimed((uint32_t)seen, fn, ctx, np);
   }
   return NULL;
 }
@@ -189,7 +202,8 @@ void tp_run(int nparts, TpFn fn, void *ctx) {
     return;
   }
   /* the parts stay as the caller cut them (they decide the results); no workers: all run here */
-  bool inline_all = nparts > TP_MAX || !ensure_workers(nparts < tp_threads() ? nparts : tp_threads());
+  int threads = tp_local > 1 && tp_local < tp_threads() ? tp_local : tp_threads();
+  bool inline_all = nparts > TP_MAX || !ensure_workers(nparts < threads ? nparts : threads);
   uint32_t gen = 0;
   if (!inline_all) {
     atomic_store_explicit(&tp.fn, fn, memory_order_relaxed);
@@ -198,6 +212,7 @@ void tp_run(int nparts, TpFn fn, void *ctx) {
     atomic_store(&tp.finished, 0);
     gen = (uint32_t)(atomic_load(&tp.gen) + 1);
     atomic_store(&tp.claim, (uint64_t)gen << 32);
+    atomic_store(&tp.seats, (uint64_t)gen << 32 | (threads < tp_threads() ? (uint32_t)(threads - 1) : TP_SEATS_ANY));
     atomic_fetch_add(&tp.gen, 1);   /* publishes the fields above */
     if (atomic_load(&tp.sleepers) > 0) {
       pthread_mutex_lock(&tp.mu);

@@ -24,6 +24,7 @@
 #include "formats/snappyblk.h"
 #include "modules/tfmod.h"
 #include "formats/tfrecord.h"
+#include "graph/exec.h"
 #include "graph/trace.h"
 #include "kernels/nest.h"
 #include "modules/dsparmap.h"
@@ -64,6 +65,9 @@ typedef struct Dataset {
   Val attrs;                  /* attributes a program sets (Keras's class_names, file_paths): a dict, or VT_UNDEF */
   Val reshard;                /* DS_HOST of an interleave/flat_map whose function reads files: reshard(num, index)
                                * rebuilds it over Dataset._shard_input(input, num, index) (FILE auto-sharding) */
+  Val walk;                   /* DS_HOST the auto-shard walk passes through: walk(num, index) rebuilds it over its
+                               * inputs' file shards; hin: those inputs (a dataset or a tuple of them) */
+  Val hin;
 } Dataset;
 
 static const Type ds_type;
@@ -82,6 +86,8 @@ static void ds_free(Obj *o) {
   val_decref(d->opts);
   val_decref(d->attrs);
   val_decref(d->reshard);
+  val_decref(d->walk);
+  val_decref(d->hin);
   free(d);
 }
 
@@ -112,6 +118,8 @@ static Dataset *ds_new(DsKind kind, Val spec, Val src, tfs_i64 card) {
   d->opts = val_undef();
   d->attrs = val_undef();
   d->reshard = val_undef();
+  d->walk = val_undef();
+  d->hin = val_undef();
   d->card = card;
   d->traced = trace_active();
   if (is_ds(src)) ds_inherit_opts(d, src);
@@ -709,7 +717,8 @@ static Val ds_enumerate(Val self, int n, const Val *args, const Kw *kw) {
  * dataset's options to the whole graph. */
 typedef struct DsPolicy {
   int pool;                   /* threading.private_threadpool_size > 0: the threads parallel map/interleave may use */
-  int intra;                  /* threading.max_intra_op_parallelism (1: kernels run on the pipeline's thread), or 0 */
+  int intra;                  /* threading.max_intra_op_parallelism: the threads a kernel's job may use (1: the
+                               * pipeline's own), or 0 */
   bool autotune;              /* autotune.enabled is not False */
   int cpu_budget;             /* autotune.cpu_budget > 0, or 0 */
   bool map_par;               /* map_parallelization not False (TF's default rewrite) and autotune on: sequential
@@ -1575,9 +1584,9 @@ static bool dsit_next(Val v, Val *out) {
   it->started = true;
   if (it->pend) dsit_raise_pending(it);
   /* the pipeline runs under its options: iterators made meanwhile join it, and with max_intra_op_parallelism
-   * 1 its kernels run on this thread (TF's MaxIntraOpParallelismDataset; larger values bound nothing here:
-   * the intra-op pool has tp_threads() threads) */
-  DsScope sc = {ds_ambient, tp_local_limit(it->pol.intra == 1 ? 1 : 0)};
+   * n its kernels' jobs use at most n of the intra-op pool's threads, 1 this one (TF's
+   * MaxIntraOpParallelismDataset) */
+  DsScope sc = {ds_ambient, tp_local_limit(it->pol.intra)};
   ds_ambient = &it->pol;
   int mark = rt_hold_fn(scope_end, &sc);
   bool got = ds_next(it, out);
@@ -1890,6 +1899,9 @@ static Val ds_textline(Val self, int n, const Val *args, const Kw *kw) {
 //! Dataset.rebatch(batch_size, drop_remainder=False, name=None) | tf.data.Dataset.rebatch
 //!   unbatch().batch(N) in one step, N cycling through batch_size when it is a list; the static batch dimension
 //!   as TF computes it (known with drop_remainder, or when it divides the input's static batch).
+//! Dataset.concatenate(dataset, name=None) | tf.data.Dataset.concatenate
+//!   The elements of this dataset, then those of dataset; the element_spec is both specs' most specific common
+//!   one (same structure and dtypes, else TypeError "Incompatible dataset elements"), the cardinality their sum.
 //! tf.data.Dataset.list_files(file_pattern, shuffle=None, seed=None, name=None)
 //!   The files matching the pattern(s), sorted, as string scalars; shuffled (over all of them, with seed) unless
 //!   shuffle=False. No match raises InvalidArgumentError with TF's Assert text.
@@ -1904,8 +1916,8 @@ static Val ds_textline(Val self, int n, const Val *args, const Kw *kw) {
 //!   results out as they finish.
 //! tf.data.ThreadingOptions() | tf.data.experimental.ThreadingOptions
 //!   Options.threading: private_threadpool_size (N > 0: parallel map and interleave use at most N threads),
-//!   max_intra_op_parallelism (1: the pipeline's kernels run on their own thread; larger values: no bound, as
-//!   tfs's intra-op pool has one size).
+//!   max_intra_op_parallelism (N > 0: each kernel the pipeline runs, its map functions' included, uses at most N
+//!   threads of the intra-op pool; 1: the thread that runs it).
 //! tf.data.experimental.OptimizationOptions()
 //!   Options.experimental_optimization: map_parallelization (default on, as TF 2.15; False or
 //!   apply_default_optimizations=False turns it off) runs sequential maps of stateless functions as AUTOTUNE
@@ -1933,8 +1945,8 @@ static Val ds_textline(Val self, int n, const Val *args, const Kw *kw) {
 static Val ds_host(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.data.Dataset._host",
-                         .sig = "factory, element_spec, cls, cardinality, inputs=None, reshard=None"};
-  Val a[6];
+                         .sig = "factory, element_spec, cls, cardinality, inputs=None, reshard=None, walk=None"};
+  Val a[7];
   args_parse(&spec, n, args, kw, a);
   if (!val_is(a[2], &str_type)) rt_throw(ERR_TYPE, "tf.data.Dataset._host: cls must be a str");
   Dataset *d = ds_new(DS_HOST, val_incref(a[1]), a[0], int_arg(a[3], "cardinality"));
@@ -1942,6 +1954,10 @@ static Val ds_host(Val self, int n, const Val *args, const Kw *kw) {
   int mark = rt_hold_val(dv);
   d->cls = val_incref(a[2]);
   if (a[5].tag != VT_NONE && a[5].tag != VT_UNDEF) d->reshard = val_incref(a[5]);
+  if (a[6].tag != VT_NONE && a[6].tag != VT_UNDEF) {
+    d->walk = val_incref(a[6]);
+    d->hin = val_incref(a[4]);
+  }
   if (val_is(a[4], &list_type) || val_is(a[4], &tuple_type)) {
     tfs_i64 k;
     const Val *items;
@@ -2005,6 +2021,8 @@ static Dataset *ds_clone(Dataset *s, Val src, tfs_i64 card) {
   d->opts = val_incref(s->opts);
   d->attrs = val_incref(s->attrs);
   d->reshard = val_incref(s->reshard);
+  d->walk = val_incref(s->walk);
+  d->hin = val_incref(s->hin);
   return d;
 }
 
@@ -2033,9 +2051,9 @@ static Val file_shard(Dataset *d, tfs_i64 num, tfs_i64 idx) {
     val_decref(files);
     return ds_val(c);
   }
-  if (d->kind == DS_HOST && !val_is_undef(d->reshard)) {
+  if (d->kind == DS_HOST && (!val_is_undef(d->reshard) || !val_is_undef(d->walk))) {
     Val args[2] = {val_int(num), val_int(idx)};
-    return rt_call(d->reshard, 2, args, NULL);
+    return rt_call(val_is_undef(d->reshard) ? d->walk : d->reshard, 2, args, NULL);
   }
   if (d->kind == DS_ZIP) {
     Tuple *t = (Tuple *)d->src.u.o;
@@ -2120,19 +2138,36 @@ static Val ds_shard_input(Val self, int n, const Val *args, const Kw *kw) {
   return out;
 }
 
-/* Dataset._has_reader(ds): ds reads files (a reader up its one-input chain): TF's ReaderOpInFunction */
+/* whether v reads files: a reader up its chain of one-input transformations, zip inputs and the inputs of .tfs
+ * transformations the walk passes through included (TF's ReaderOpInFunction looks at every node of the function) */
+static bool has_reader(Val v) {
+  while (is_ds(v)) {
+    Dataset *d = (Dataset *)v.u.o;
+    if (d->kind == DS_TFRECORD || d->kind == DS_TEXTLINE || (d->kind == DS_HOST && !val_is_undef(d->reshard)))
+      return true;
+    bool walked = d->kind == DS_HOST && !val_is_undef(d->walk);
+    Val many = d->kind == DS_ZIP ? d->src : walked ? d->hin : val_undef();
+    if (val_is(many, &tuple_type) || val_is(many, &list_type)) {
+      tfs_i64 k;
+      const Val *items;
+      seq_items(many, &k, &items);
+      for (tfs_i64 i = 0; i < k; i++)
+        if (has_reader(items[i])) return true;
+      return false;
+    }
+    if (!walked && !shard_pass_through(d->kind)) return false;
+    v = walked ? d->hin : d->src;
+  }
+  return false;
+}
+
+/* Dataset._has_reader(ds): ds reads files (TF's ReaderOpInFunction) */
 static Val ds_has_reader(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.data.Dataset._has_reader", .sig = "ds"};
   Val a[1];
   args_parse(&spec, n, args, kw, a);
-  for (Val v = a[0]; is_ds(v); v = ((Dataset *)v.u.o)->src) {
-    Dataset *d = (Dataset *)v.u.o;
-    if (d->kind == DS_TFRECORD || d->kind == DS_TEXTLINE || (d->kind == DS_HOST && !val_is_undef(d->reshard)))
-      return val_bool(true);
-    if (!shard_pass_through(d->kind)) break;
-  }
-  return val_bool(false);
+  return val_bool(has_reader(a[0]));
 }
 
 /* Dataset._batch_size(ds): the batch size of ds's last batch (TF's ComputeBatchSize), -1 when not found */
@@ -2241,6 +2276,7 @@ Val tfdata_attr(const char *qual) {
  * leaves; zeros once the end is reached) and _DatasetRelease after the loop. */
 
 static Val *it_slots;             /* VT_UNDEF: free */
+static int *it_depth;             /* the depth of the graph run that made each (exec_run_depth) */
 static tfs_i64 it_nslots;
 
 /* The leaves of an element or spec structure, depth first (borrowed; at most cap stored, all counted). */
@@ -2581,6 +2617,8 @@ void meta_ds_iter(OpCall *c) {
   meta_set(&c->outm[0], DT_INT64, 0, NULL);
 }
 
+static void ds_run_failed(int depth);
+
 void k_ds_iter(OpCall *c) {
   tfs_i64 slot = 0;
   while (slot < it_nslots && !val_is_undef(it_slots[slot])) slot++;
@@ -2588,6 +2626,10 @@ void k_ds_iter(OpCall *c) {
     Val *ns = realloc(it_slots, sizeof(Val) * (size_t)(it_nslots * 2 + 4));
     if (!ns) rt_throw(ERR_MEMORY, "out of memory");
     it_slots = ns;
+    int *nd = realloc(it_depth, sizeof(int) * (size_t)(it_nslots * 2 + 4));
+    if (!nd) rt_throw(ERR_MEMORY, "out of memory");
+    it_depth = nd;
+    exec_fail_hook = ds_run_failed;
     for (tfs_i64 i = it_nslots; i < it_nslots * 2 + 4; i++) it_slots[i] = val_undef();
     it_nslots = it_nslots * 2 + 4;
   }
@@ -2610,6 +2652,7 @@ void k_ds_iter(OpCall *c) {
     if (d->traced) ds_rebuild(d);
     it_slots[slot] = tfdata_iter(op_attr(c, 0));
   }
+  it_depth[slot] = exec_run_depth();
   *(int64_t *)tensor_data(c->out[0]) = slot;
 }
 
@@ -2664,13 +2707,22 @@ void k_ds_next(OpCall *c) {
   }
 }
 
-void k_ds_release(OpCall *c) {
-  tfs_i64 h = tensor_get_i(c->in[0], 0);
+static void slot_release(tfs_i64 h) {
   if (h >= 0 && h < it_nslots && !val_is_undef(it_slots[h])) {
     Val v = it_slots[h];
     it_slots[h] = val_undef();
     val_decref(v);
   }
+}
+
+void k_ds_release(OpCall *c) { slot_release(tensor_get_i(c->in[0], 0)); }
+
+/* exec_fail_hook: a run at `depth` failed, so the iterators it (or a run it started) made are released, as TF
+ * deletes a function's anonymous iterators when its run ends; a from_generator iterator would otherwise keep
+ * its generator's suspended frames. */
+static void ds_run_failed(int depth) {
+  for (tfs_i64 h = 0; h < it_nslots; h++)
+    if (!val_is_undef(it_slots[h]) && it_depth[h] >= depth) slot_release(h);
 }
 
 /* graphdef.c's view of d (graphdef.h): TF's dataset op for it and its inputs. */

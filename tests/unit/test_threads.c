@@ -1,4 +1,4 @@
-/* test_threads.c — the intra-op thread pool (runtime/kernels/threads.c): every part runs once, nested and concurrent use, the caller's local limit, thread counts, determinism of threaded kernels (convolution, products), and its cost. */
+/* test_threads.c — the intra-op thread pool (runtime/kernels/threads.c): every part runs once, nested and concurrent use, the caller's local limit (1 and N), thread counts, determinism of threaded kernels (convolution, products), and its cost. */
 #include <check.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -79,6 +79,52 @@ START_TEST(test_local_limit) {
   ck_assert_int_eq(atomic_load(&limit_elsewhere), 0);
   ck_assert_int_eq(tp_local_limit(0), 1);
   ck_assert_int_eq(tp_local_limit(-1), 0);
+  tp_set_threads(0);
+}
+END_TEST
+
+/* tf.data's max_intra_op_parallelism = N: under tp_local_limit(N) at most N threads run a job's parts (the
+ * caller and N - 1 workers), each part once; parts that take a while give every worker the chance to join. */
+static _Atomic(pthread_t) bound_seen[64];
+static _Atomic int bound_nseen;
+static void seen_part(void *ctx, int part, int nparts) {
+  (void)part, (void)nparts;
+  pthread_t me = pthread_self();
+  int n = atomic_load(&bound_nseen);
+  bool known = false;
+  for (int i = 0; i < n && i < 64; i++) known = known || pthread_equal(atomic_load(&bound_seen[i]), me);
+  if (!known) {
+    int k = atomic_fetch_add(&bound_nseen, 1);
+    if (k < 64) atomic_store(&bound_seen[k], me);
+  }
+  struct timespec t = {0, 200000};
+  nanosleep(&t, NULL);
+  atomic_fetch_add((_Atomic int *)ctx, 1);
+}
+
+START_TEST(test_local_bound) {
+  tp_set_threads(4);
+  for (int limit = 2; limit <= 4; limit++) {
+    tp_local_limit(limit);
+    int most = 0;
+    for (int r = 0; r < 20; r++) {
+      _Atomic int done = 0;
+      atomic_store(&bound_nseen, 0);
+      tp_run(16, seen_part, &done);
+      ck_assert_int_eq(atomic_load(&done), 16);
+      /* a thread may count twice when two of its parts race the list: distinct threads are at most that */
+      int distinct = 0, n = atomic_load(&bound_nseen);
+      for (int i = 0; i < n; i++) {
+        bool dup = false;
+        for (int j = 0; j < i; j++) dup = dup || pthread_equal(atomic_load(&bound_seen[i]), atomic_load(&bound_seen[j]));
+        distinct += !dup;
+      }
+      ck_assert_int_le(distinct, limit);
+      if (distinct > most) most = distinct;
+    }
+    printf("thread pool: under a limit of %d, a job ran on at most %d threads\n", limit, most);
+  }
+  tp_local_limit(0);
   tp_set_threads(0);
 }
 END_TEST
@@ -437,6 +483,7 @@ static Suite *threads_suite(void) {
   tcase_add_test(tc, test_every_part_once);
   tcase_add_test(tc, test_nested_runs_inline);
   tcase_add_test(tc, test_local_limit);
+  tcase_add_test(tc, test_local_bound);
   tcase_add_test(tc, test_concurrent_callers);
   tcase_add_test(tc, test_thread_counts);
   tcase_add_test(tc, test_conv_deterministic);
