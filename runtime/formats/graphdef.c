@@ -1767,13 +1767,21 @@ static void gd_rnn_outputs(GdBuild *b, const char *base, tfs_i64 T, const char *
   gd_identity_n(b, base, c ? 5 : 3, c ? lstm : gru);
 }
 
+/* whether a fused recurrent op node has a mask or recurrent dropout mask (inputs from mi on): those keep the op's
+ * own name in a GraphDef (not yet written as TF's ops) */
+static bool gd_rnn_masked(const GraphNode *n, int mi) {
+  for (int k = mi; k < n->nin; k++)
+    if (n->in[k].node >= 0) return true;
+  return false;
+}
+
 /* TfsLSTMSequence as TF's ops, unrolled over its static steps: per step StridedSlice of xp, z = (xp_t + h @ U) +
  * bias, Split into Keras' gates i, f, g, o, then c = f*c + i*g and h = o * tanh(c); the node itself is
  * IdentityN(hs, h, c, cs, act) with hs Pack'ed in step order; saved (training) cs Packs each step's c and act
  * each step's ConcatV2(i, f, g, o, tanh c), as k_rnn.c keeps them for the gradient op (gd_r_lstm_grad). */
 static bool gd_r_lstm_seq(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
-  if (!x || rank != 3 || xm->shape[0] < 1 || n->nin < 4) return false;
+  if (!x || rank != 3 || xm->shape[0] < 1 || n->nin < 4 || gd_rnn_masked(n, 5)) return false;
   tfs_i64 T = xm->shape[0];
   bool back = n->attrs.n > 0 && rt_truthy(n->attrs.v[0]), save = n->attrs.n < 2 || rt_truthy(n->attrs.v[1]);
   const char *h = gd_ref(b, g, n->in[1], b->fn), *c = gd_ref(b, g, n->in[2], b->fn), *u = gd_ref(b, g, n->in[3], b->fn);
@@ -1809,7 +1817,7 @@ static bool gd_r_lstm_seq(GD_RULE_ARGS) {
  * ConcatV2(z, r, hh, q), q being rh (reset_after) or r * h, as k_rnn.c keeps them (gd_r_gru_grad). */
 static bool gd_r_gru_seq(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
-  if (!x || rank != 3 || xm->shape[0] < 1 || n->nin < 3) return false;
+  if (!x || rank != 3 || xm->shape[0] < 1 || n->nin < 3 || gd_rnn_masked(n, 4)) return false;
   const TMeta *um = graph_meta(g, n->in[2]);
   if (um->rank != 2 || um->shape[0] < 0) return false;
   tfs_i64 T = xm->shape[0], H = um->shape[0];
@@ -1865,8 +1873,8 @@ static bool gd_r_gru_seq(GD_RULE_ARGS) {
  * steps and batch.  The node is IdentityN(dxp, dh0, dc0, dU, d bias). */
 static bool gd_r_lstm_grad(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
-  const TMeta *hm = n->nin == 9 ? graph_meta(g, n->in[3]) : NULL;
-  if (!hm || hm->rank != 3 || hm->shape[1] < 1) return false;
+  const TMeta *hm = n->nin >= 9 ? graph_meta(g, n->in[3]) : NULL;
+  if (!hm || hm->rank != 3 || hm->shape[1] < 1 || gd_rnn_masked(n, 9)) return false;
   const char *in[9];
   for (int k = 0; k < 9; k++)
     if (n->in[k].node < 0) return false;
@@ -1911,7 +1919,7 @@ static bool gd_r_lstm_grad(GD_RULE_ARGS) {
 static bool gd_r_gru_grad(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
   const TMeta *hm = n->nin >= 4 ? graph_meta(g, n->in[2]) : NULL, *um = hm ? graph_meta(g, n->in[1]) : NULL;
-  if (!hm || hm->rank != 3 || hm->shape[1] < 1 || um->rank != 2 || um->shape[0] < 0) return false;
+  if (!hm || hm->rank != 3 || hm->shape[1] < 1 || um->rank != 2 || um->shape[0] < 0 || gd_rnn_masked(n, 6)) return false;
   for (int k = 0; k < 4; k++)
     if (n->in[k].node < 0) return false;
   tfs_i64 T = hm->shape[1], H = um->shape[0], one[3] = {1, 1, 1}, ax01[2] = {0, 1};

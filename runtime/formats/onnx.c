@@ -476,6 +476,13 @@ static char *ox_concat(Ox *x, int n, char **in, int64_t axis) {
 
 /* The units of a fused recurrent op (its recurrent kernel, input ki, must be a static matrix); its training form
  * (attribute save, index si) has no ONNX form. */
+/* A fused recurrent op with a mask or recurrent dropout (inputs from mi on): ONNX's LSTM/GRU skip only padding at
+ * the end (sequence_lens), and export keeps inference graphs, which have no dropout */
+static void ox_rnn_unmasked(const GraphNode *n, int mi, int loc) {
+  for (int k = mi; k < n->nin; k++)
+    if (n->in[k].node >= 0) ox_fail(loc, "%s: a mask or recurrent dropout has no ONNX form in tfs's export", n->op->graph_name);
+}
+
 static int64_t ox_rnn_units(const OxScope *s, const GraphNode *n, int ki, int si, int loc) {
   const TMeta *um = graph_meta(s->g, n->in[ki]);
   if (ox_bool_attr(n, si, true))
@@ -921,6 +928,7 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
       /* ONNX's LSTM on the projected input: X = xp [T, B, 4H] with W the permutation taking Keras' gate blocks
        * (i, f, g, o) to ONNX's (i, o, f, c), so X W^T only reorders (exact); R and B are the recurrent kernel's
        * and the bias's columns in that order.  go_backwards reverses X (a Slice of step -1): hs stays in step order. */
+      ox_rnn_unmasked(n, 5, loc);
       int64_t H = ox_rnn_units(s, n, 3, 1, loc), G = 4 * H;
       static const int blk[4] = {0, 3, 1, 2};
       tfs_i64 wsh[3] = {1, G, G};
@@ -967,6 +975,7 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
       /* ONNX's GRU (gates z, r, h: Keras' order) on the projected input: X = xp [T, B, 3H] with W the identity
        * (exact), R = U^T, B = [input bias, recurrent bias] (reset_after, linear_before_reset=1) or [bias, 0]
        * (reset_after=False: Keras' one bias, ONNX's default form); go_backwards reverses X as for the LSTM. */
+      ox_rnn_unmasked(n, 4, loc);
       int64_t H = ox_rnn_units(s, n, 2, 2, loc), G = 3 * H;
       bool after = ox_bool_attr(n, 1, true);
       tfs_i64 wsh[3] = {1, G, G};
