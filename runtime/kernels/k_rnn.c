@@ -23,6 +23,7 @@ static tfs_i64 dim_or(const TMeta *m, int d) { return m->rank > d ? m->shape[d] 
 
 /* input i must have shape want (unknown dims on either side pass): the kernels index by these sizes */
 static void need_shape(OpCall *c, int i, int rank, const tfs_i64 *want, const char *layer) {
+  if (i >= c->nin) return;   /* an optional input a caller (op_run) left off */
   const TMeta *m = &c->inm[i];
   if (m->rank == TMETA_ABSENT || m->rank < 0) return;
   bool ok = m->rank == rank;
@@ -105,6 +106,9 @@ typedef struct {
   Tensor *t[12];
   int n;
 } Held;
+
+/* input i, NULL when absent or beyond the inputs given (op_run callers may give only the leading ones) */
+static Tensor *opt_in(const OpCall *c, int i) { return i < c->nin ? c->in[i] : NULL; }
 
 static const float *held(Held *hd, Tensor *t) {
   if (!t) return NULL;
@@ -206,7 +210,7 @@ static int rnn_parts(tfs_i64 B, tfs_i64 T, tfs_i64 hh) {
 static void lstm_forward(OpCall *c) {
   Held hd = {.n = 0};
   const float *xp = held(&hd, c->in[0]), *h0 = held(&hd, c->in[1]), *c0 = held(&hd, c->in[2]), *u = held(&hd, c->in[3]);
-  const float *bias = held(&hd, c->in[4]), *mask = held(&hd, c->in[5]), *rk = held(&hd, c->in[6]);
+  const float *bias = held(&hd, c->in[4]), *mask = held(&hd, opt_in(c, 5)), *rk = held(&hd, opt_in(c, 6));
   bool back = op_attr_bool(c, 0, false), save = op_attr_bool(c, 1, true), zero = op_attr_bool(c, 2, false);
   tfs_i64 T = c->in[0]->shape[0], B = c->in[0]->shape[1], H = c->in[3]->shape[0], G = 4 * H, na = mask || rk ? 6 : 5;
   float *h = tensor_data(c->out[1]), *cc = tensor_data(c->out[2]);   /* the states, last ones at the end */
@@ -299,7 +303,7 @@ static void lstm_backward(OpCall *c) {
   Held hd = {.n = 0};
   const float *h0 = held(&hd, c->in[0]), *c0 = held(&hd, c->in[1]), *u = held(&hd, c->in[2]), *hs = held(&hd, c->in[3]);
   const float *cs = held(&hd, c->in[4]), *act = held(&hd, c->in[5]), *dhs = held(&hd, c->in[6]), *dhl = held(&hd, c->in[7]);
-  const float *dcl = held(&hd, c->in[8]), *mask = held(&hd, c->in[9]), *rk = held(&hd, c->in[10]);
+  const float *dcl = held(&hd, c->in[8]), *mask = held(&hd, opt_in(c, 9)), *rk = held(&hd, opt_in(c, 10));
   bool back = op_attr_bool(c, 0, false), zero = op_attr_bool(c, 1, false);
   tfs_i64 B = c->in[3]->shape[0], T = c->in[3]->shape[1], H = c->in[2]->shape[0], G = 4 * H, na = mask || rk ? 6 : 5;
   float *dxp = tensor_data(c->out[0]), *dh0 = tensor_data(c->out[1]), *dc0 = tensor_data(c->out[2]);
@@ -475,7 +479,7 @@ static float *gru_split_u(const float *u, tfs_i64 H) {
 static void gru_forward(OpCall *c) {
   Held hd = {.n = 0};
   const float *xp = held(&hd, c->in[0]), *h0 = held(&hd, c->in[1]), *u = held(&hd, c->in[2]), *bias = held(&hd, c->in[3]);
-  const float *mask = held(&hd, c->in[4]), *rk = held(&hd, c->in[5]);
+  const float *mask = held(&hd, opt_in(c, 4)), *rk = held(&hd, opt_in(c, 5));
   bool back = op_attr_bool(c, 0, false), after = op_attr_bool(c, 1, true), save = op_attr_bool(c, 2, true);
   bool zero = op_attr_bool(c, 3, false);
   tfs_i64 T = c->in[0]->shape[0], B = c->in[0]->shape[1], H = c->in[2]->shape[0], G = 3 * H, na = mask || rk ? 5 : 4;
@@ -601,7 +605,7 @@ static void col_sums(float *out, const float *m, tfs_i64 n, tfs_i64 w) {
 static void gru_backward(OpCall *c) {
   Held hd = {.n = 0};
   const float *h0 = held(&hd, c->in[0]), *u = held(&hd, c->in[1]), *hs = held(&hd, c->in[2]), *act = held(&hd, c->in[3]);
-  const float *dhs = held(&hd, c->in[4]), *dhl = held(&hd, c->in[5]), *mask = held(&hd, c->in[6]), *rk = held(&hd, c->in[7]);
+  const float *dhs = held(&hd, c->in[4]), *dhl = held(&hd, c->in[5]), *mask = held(&hd, opt_in(c, 6)), *rk = held(&hd, opt_in(c, 7));
   bool back = op_attr_bool(c, 0, false), after = op_attr_bool(c, 1, true), zero = op_attr_bool(c, 2, false);
   tfs_i64 B = c->in[2]->shape[0], T = c->in[2]->shape[1], H = c->in[1]->shape[0], G = 3 * H, N = T * B, na = mask || rk ? 5 : 4;
   float *dxp = tensor_data(c->out[0]), *dh0 = tensor_data(c->out[1]), *du = tensor_data(c->out[2]);
