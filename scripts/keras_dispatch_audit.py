@@ -7,7 +7,8 @@ tf.strings / tf.image) to Keras's TFOpLambda, so a refusal there is a gap.
     python3 scripts/keras_dispatch_audit.py build/compiler/tfs [docs/reference/tf.md]
 
 Each function is tried as f(x), then f(x, x), then f(x, 1) with x = keras.Input(shape=(4,)) (float32), and for the
-string and image namespaces on inputs of their kind. Printed: the functions that made an op layer (ok), those whose
+string and image namespaces on inputs of their kind. Printed: the functions that made an op layer (ok, with the
+number of arguments that worked and the output shapes, to check against TF's shape functions), those whose
 error is tfs's "unsupported type (<class 'KerasTensor'>)" conversion (missing dispatch), and those that failed some
 other way (arguments this probe cannot guess: check by hand).
 """
@@ -49,7 +50,8 @@ def probe(name, f):
             continue
         rs = list(r) if isinstance(r, (list, tuple)) else [r]
         if any([type(t).__name__ == "KerasTensor" for t in rs]):
-            print("OK", name)
+            # the output shapes, to compare with TF's shape functions by hand
+            print("OK", name, len(args), [str(t.shape) if type(t).__name__ == "KerasTensor" else "-" for t in rs])
             return
     msg = str(err).split("\\n")[0][:150]
     kind = "MISSING" if "unsupported type (<class 'KerasTensor'>)" in msg else "OTHER"

@@ -12,6 +12,8 @@ whitespace; length counts bytes or UTF-8 characters; as_string formats with prin
 import os
 import re
 
+from hash_oracle import fp64
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 WS = b" \t\n\x0b\x0c\r"
 
@@ -55,110 +57,6 @@ def main():
         f.write("\n".join(L) + "\n")
 
 
-
-
-# ---- to_hash_bucket_fast: FarmHash's farmhashna Hash64 (TF's Fingerprint64) in Python, on 64-bit wrapping ints ----
-
-M = (1 << 64) - 1
-K0, K1, K2 = 0xc3a5c85c97cb3127, 0xb492b66fbe98f273, 0x9ae16a3b2f90404f
-
-
-def u64(b, i):
-    return int.from_bytes(b[i:i + 8], "little")
-
-
-def u32(b, i):
-    return int.from_bytes(b[i:i + 4], "little")
-
-
-def rot(v, s):
-    return v if s == 0 else ((v >> s) | (v << (64 - s))) & M
-
-
-def smix(v):
-    return v ^ (v >> 47)
-
-
-def h16(u, v, mul):
-    a = ((u ^ v) * mul) & M
-    a ^= a >> 47
-    b = ((v ^ a) * mul) & M
-    b ^= b >> 47
-    return (b * mul) & M
-
-
-def fp64(s):
-    n = len(s)
-    if n <= 16:
-        if n >= 8:
-            mul = K2 + n * 2
-            a = (u64(s, 0) + K2) & M
-            b = u64(s, n - 8)
-            return h16((rot(b, 37) * mul + a) & M, ((rot(a, 25) + b) * mul) & M, mul)
-        if n >= 4:
-            return h16(n + (u32(s, 0) << 3), u32(s, n - 4), K2 + n * 2)
-        if n > 0:
-            y = (s[0] + (s[n >> 1] << 8)) & 0xffffffff
-            z = (n + (s[n - 1] << 2)) & 0xffffffff
-            return (smix(((y * K2) ^ (z * K0)) & M) * K2) & M
-        return K2
-    mul = K2 + n * 2
-    if n <= 32:
-        a, b = (u64(s, 0) * K1) & M, u64(s, 8)
-        c, d = (u64(s, n - 8) * mul) & M, (u64(s, n - 16) * K2) & M
-        return h16((rot((a + b) & M, 43) + rot(c, 30) + d) & M, (a + rot((b + K2) & M, 18) + c) & M, mul)
-    if n <= 64:
-        a, b = (u64(s, 0) * K2) & M, u64(s, 8)
-        c, d = (u64(s, n - 8) * mul) & M, (u64(s, n - 16) * K2) & M
-        y = (rot((a + b) & M, 43) + rot(c, 30) + d) & M
-        z = h16(y, (a + rot((b + K2) & M, 18) + c) & M, mul)
-        e, f = (u64(s, 16) * mul) & M, u64(s, 24)
-        g, h = ((y + u64(s, n - 32)) * mul) & M, ((z + u64(s, n - 24)) * mul) & M
-        return h16((rot((e + f) & M, 43) + rot(g, 30) + h) & M, (e + rot((f + a) & M, 18) + g) & M, mul)
-
-    def weak(i, a, b):
-        w, x, y, z = u64(s, i), u64(s, i + 8), u64(s, i + 16), u64(s, i + 24)
-        a = (a + w) & M
-        b = rot((b + a + z) & M, 21)
-        c = a
-        a = (a + x + y) & M
-        b = (b + rot(a, 44)) & M
-        return (a + z) & M, (b + c) & M
-
-    seed = 81
-    x, y = seed, (seed * K1 + 113) & M
-    z = (smix((y * K2 + 113) & M) * K2) & M
-    v, w = (0, 0), (0, 0)
-    x = (x * K2 + u64(s, 0)) & M
-    end = ((n - 1) // 64) * 64
-    last = end + ((n - 1) & 63) - 63
-    i = 0
-    while True:
-        x = (rot((x + y + v[0] + u64(s, i + 8)) & M, 37) * K1) & M
-        y = (rot((y + v[1] + u64(s, i + 48)) & M, 42) * K1) & M
-        x ^= w[1]
-        y = (y + v[0] + u64(s, i + 40)) & M
-        z = (rot((z + w[0]) & M, 33) * K1) & M
-        v = weak(i, (v[1] * K1) & M, (x + w[0]) & M)
-        w = weak(i + 32, (z + w[1]) & M, (y + u64(s, i + 16)) & M)
-        z, x = x, z
-        i += 64
-        if i == end:
-            break
-    mul = K1 + ((z & 0xff) << 1)
-    i = last
-    w = ((w[0] + ((n - 1) & 63)) & M, w[1])
-    v = ((v[0] + w[0]) & M, v[1])
-    w = ((w[0] + v[0]) & M, w[1])
-    x = (rot((x + y + v[0] + u64(s, i + 8)) & M, 37) * mul) & M
-    y = (rot((y + v[1] + u64(s, i + 48)) & M, 42) * mul) & M
-    x ^= (w[1] * 9) & M
-    y = (y + v[0] * 9 + u64(s, i + 40)) & M
-    z = (rot((z + w[0]) & M, 33) * mul) & M
-    v = weak(i, (v[1] * mul) & M, (x + w[0]) & M)
-    w = weak(i + 32, (z + w[1]) & M, (y + u64(s, i + 16)) & M)
-    z, x = x, z
-    return h16((h16(v[0], w[0], mul) + smix(y) * K0 + z) & M, (h16(v[1], w[1], mul) + x) & M, mul)
 
 
 def hash_expect():

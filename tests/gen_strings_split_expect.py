@@ -15,7 +15,7 @@ refuses (surrogates, noncharacters, out of range), or with 'ignore' appends it a
 import os
 import re
 
-from gen_strings_expect import fp64
+from hash_oracle import fp64
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WS = b" \t\n\x0b\x0c\r"

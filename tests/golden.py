@@ -7,7 +7,8 @@ built by `tfsc NAME.tfs -o ...` unless NAME.noexe exists.  Optional files:
 NAME.args (one argument per line; @TMPDIR@ becomes a private temporary
 directory made for the program's files), NAME.err (expected stderr; default empty),
 NAME.status (expected exit status; default 0), NAME.out.re in place of NAME.out (one
-regular expression per stdout line, for output that varies by CPU path).  With --mem-limit every run
+regular expression per stdout line, for output that varies by CPU path), NAME.alone (run after the
+others with nothing beside it: programs run in parallel otherwise, one per CPU, --jobs).  With --mem-limit every run
 gets a memory cap (tests/hostile/ runs this way).
 
 With --eager-too, every program also runs as `tfs run --eager` (functions run
@@ -107,6 +108,21 @@ def check(name, label, result, want_out, want_err, want_status, log):
     return True
 
 
+def default_jobs():
+    """Programs run at once: GOLDEN_JOBS, else the number of CPUs."""
+    return int(os.environ.get("GOLDEN_JOBS", "0")) or os.cpu_count() or 1
+
+
+def run_all(names, src, jobs, fn):
+    """{name: fn(name)}: on `jobs` threads (each waits on its child process), then each NAME.alone of src by itself."""
+    alone = [n for n in names if os.path.exists(os.path.join(src, n + ".alone"))]
+    rest = [n for n in names if n not in alone]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        results = dict(zip(rest, pool.map(fn, rest)))
+    results.update((n, fn(n)) for n in alone)
+    return results
+
+
 def run_program(a, tfs, tfsc, tmp, name):
     """Runs one program every way asked; returns (ran, ok, report lines)."""
     log = []
@@ -151,7 +167,7 @@ def main():
     ap.add_argument("--tfs", required=True)
     ap.add_argument("--tfsc", required=True)
     ap.add_argument("--timeout", type=int, default=120)
-    ap.add_argument("--jobs", "-j", type=int, default=int(os.environ.get("GOLDEN_JOBS", "0")) or os.cpu_count() or 1,
+    ap.add_argument("--jobs", "-j", type=int, default=default_jobs(),
                     help="programs run at once (default: GOLDEN_JOBS, else the number of CPUs)")
     ap.add_argument("--only", help="run only programs whose name contains this")
     ap.add_argument("--names", help="run only these programs (comma-separated names)")
@@ -186,10 +202,11 @@ def main():
         names = names[k - 1::n]
     with tempfile.TemporaryDirectory() as tmp:
         # Programs run on a.jobs threads (each waits on its child process); reports print in name order.
-        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-            results = list(pool.map(lambda name: run_program(a, tfs, tfsc, tmp, name), names))
+        # One with NAME.alone (its expected output depends on having the CPUs to itself, as a race between
+        # two threads it starts) runs afterwards with nothing beside it.
+        results = run_all(names, a.dir, a.jobs, lambda name: run_program(a, tfs, tfsc, tmp, name))
     ran = failed = 0
-    for name, (did_run, ok, log) in zip(names, results):
+    for name, (did_run, ok, log) in ((n, results[n]) for n in names):
         for line in log:
             print(line)
         ran += did_run

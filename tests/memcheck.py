@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """memcheck.py — every example is valgrind-clean (no invalid access, no definite/indirect leak), and a long loop runs in bounded memory."""
+import concurrent.futures
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -20,10 +20,23 @@ print(acc, f(1))
 """
 
 
-def limit_memory():
-    # 256 MiB of address space is plenty for a flat loop; a leak of ~100 bytes
-    # per iteration would need far more.
-    resource.setrlimit(resource.RLIMIT_AS, (256 << 20, 256 << 20))
+# 256 MiB of address space is plenty for a flat loop; a leak of ~100 bytes per
+# iteration would need far more.  (util-linux's prlimit sets it: the runs below
+# share threads, where subprocess's preexec_fn is unsafe.)
+LOOP_LIMIT = ["prlimit", "--as=%d" % (256 << 20)]
+
+
+def valgrind(tfs, examples, name):
+    """A failure report for one example under valgrind, or None."""
+    try:
+        p = subprocess.run(["valgrind", "-q", "--leak-check=full", "--errors-for-leak-kinds=definite,indirect",
+                            "--error-exitcode=9", tfs, "run", name], cwd=examples, capture_output=True,
+                           timeout=600)
+    except subprocess.TimeoutExpired:
+        return "FAIL valgrind %s: no end within 600 s" % name
+    if p.returncode != 0:
+        return "FAIL valgrind %s: status %d\n%s" % (name, p.returncode, p.stderr.decode()[-3000:])
+    return None
 
 
 def main():
@@ -34,28 +47,26 @@ def main():
         # address-space limit nor valgrind applies; its own leak check runs instead.
         print("memcheck: sanitizer build, skipped")
         return 0
-    with tempfile.TemporaryDirectory() as tmp:
+    if not shutil.which("valgrind"):
+        print("FAIL valgrind is not installed")
+        failures += 1
+    names = sorted(n for n in os.listdir(examples) if n.endswith(".tfs")) if shutil.which("valgrind") else []
+    with tempfile.TemporaryDirectory() as tmp, \
+            concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        # the examples under valgrind, one per CPU, beside the bounded loop
+        reports = [pool.submit(valgrind, tfs, examples, n) for n in names]
         prog = os.path.join(tmp, "loop.tfs")
         with open(prog, "w") as f:
             f.write(LOOP)
-        p = subprocess.run([tfs, "run", prog], capture_output=True, preexec_fn=limit_memory, timeout=600)
+        p = subprocess.run(LOOP_LIMIT + [tfs, "run", prog], capture_output=True, timeout=600)
         want = b"tf.Tensor(6000000.0, shape=(), dtype=float32) 2000000\n"
         if p.returncode != 0 or p.stdout != want:
             failures += 1
             print("FAIL bounded loop: status %d\n%s%s" % (p.returncode, p.stdout.decode(), p.stderr.decode()))
-    if not shutil.which("valgrind"):
-        print("FAIL valgrind is not installed")
-        failures += 1
-    else:
-        for name in sorted(os.listdir(examples)):
-            if not name.endswith(".tfs"):
-                continue
-            p = subprocess.run(["valgrind", "-q", "--leak-check=full", "--errors-for-leak-kinds=definite,indirect",
-                                "--error-exitcode=9", tfs, "run", name], cwd=examples, capture_output=True,
-                               timeout=600)
-            if p.returncode != 0:
+        for r in reports:
+            if r.result():
                 failures += 1
-                print("FAIL valgrind %s: status %d\n%s" % (name, p.returncode, p.stderr.decode()[-3000:]))
+                print(r.result())
     print("memcheck: %d failure(s)" % failures)
     return 1 if failures else 0
 

@@ -785,6 +785,8 @@ def templates(g, op):
             "UNICODE_DECODE": "tf.strings.unicode_decode(a0, 'UTF-8', errors=%r).flat_values" % r.choice(["replace", "ignore"]),
             "UNICODE_DECODE_OFFSETS": "tf.strings.unicode_decode_with_offsets(a0, 'UTF-8')[1].flat_values",
             "STRING_TO_HASH_BUCKET_FAST": "tf.strings.to_hash_bucket_fast(a0, %d)" % r.randint(1, 1000),
+            "STRING_TO_HASH_BUCKET_STRONG": "tf.strings.to_hash_bucket_strong(a0, %d, [%d, %d])" % (
+                r.randint(1, 1000), r.randint(-2 ** 63, 2 ** 63 - 1), r.randint(0, 2 ** 63 - 1)),
             "REGEX_REPLACE_T": "tf.strings.regex_replace(a0, tf.constant('[a ]+'), tf.constant('<\\\\0>'), %r)" % r.choice([True, False])}
     if op in more:   # rank 1 or more: the ragged results' components
         return [more[op], [inp([r.randint(0, 3)] + list(g.shape())[:2], "string")]]

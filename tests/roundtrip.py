@@ -1,6 +1,5 @@
 #!/usr/bin/env python3
-"""roundtrip.py — `tfsc --to-code` over every golden program: the output runs with the same results, and converting it again changes nothing."""
-import concurrent.futures
+"""roundtrip.py — `tfsc --to-code` over every golden program: the output runs with the same results (not with --convert-only), and converting it again changes nothing."""
 import os
 import shutil
 import subprocess
@@ -18,8 +17,8 @@ def run(cmd, cwd):
         return "timeout", b"", b""
 
 
-def one(tfs, tfsc, src, tmp, name):
-    """Converts, reconverts and runs one program; returns (checked, failure report or None)."""
+def one(tfs, tfsc, src, tmp, name, convert_only=False):
+    """Converts, reconverts and (unless convert_only) runs one program; returns (checked, failure report or None)."""
     status_file = os.path.join(src, name + ".status")
     want_status = int(open(status_file).read().strip()) if os.path.exists(status_file) else 0
     rc, conv, err = run([tfsc, "--to-code", name + ".tfs"], tmp)
@@ -33,6 +32,8 @@ def one(tfs, tfsc, src, tmp, name):
     rc2, conv2, err2 = run([tfsc, "--to-code", conv_path], tmp)
     if rc2 != 0 or conv2 != conv:
         return True, "FAIL %s: converting the converted program changed it (status %s)\n%s" % (name, rc2, err2.decode())
+    if convert_only:
+        return True, None
     want = golden.expected_out(os.path.join(src, name))
     args_file = os.path.join(src, name + ".args")
     args = [l for l in open(args_file).read().split("\n") if l] if os.path.exists(args_file) else []
@@ -50,6 +51,7 @@ def one(tfs, tfsc, src, tmp, name):
 
 def main():
     tfs, tfsc, src = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
+    convert_only = sys.argv[4:] == ["--convert-only"]   # the sanitizer builds: conversions, no runs
     failures = checked = 0
     with tempfile.TemporaryDirectory() as tmp:
         # Converted programs run beside copies of the originals, so imports and data files resolve.
@@ -60,11 +62,9 @@ def main():
             elif os.path.isdir(p):
                 shutil.copytree(p, os.path.join(tmp, f))
         names = sorted(f[:-4] for f in os.listdir(src) if f.endswith(".tfs"))
-        # programs run on as many threads as CPUs (each waits on its child); reports print in name order
-        jobs = int(os.environ.get("GOLDEN_JOBS", "0")) or os.cpu_count() or 1
-        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-            results = list(pool.map(lambda name: one(tfs, tfsc, src, tmp, name), names))
-    for did_check, failure in results:
+        # golden.run_all: one program per CPU, NAME.alone ones after by themselves; reports print in name order
+        results = golden.run_all(names, src, golden.default_jobs(), lambda name: one(tfs, tfsc, src, tmp, name, convert_only))
+    for did_check, failure in (results[n] for n in names):
         checked += did_check
         if failure:
             failures += 1

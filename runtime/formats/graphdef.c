@@ -2803,7 +2803,7 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_STRING_LENGTH] = gd_r_codec, [OP_STRING_UPPER] = gd_r_codec, [OP_STRING_LOWER] = gd_r_codec,
   [OP_STRING_STRIP] = gd_r_codec, [OP_STRING_TO_NUMBER] = gd_r_codec, [OP_REGEX_FULL_MATCH] = gd_r_codec,
   [OP_REGEX_REPLACE] = gd_r_codec, [OP_STRING_JOIN] = gd_r_string_join, [OP_SUBSTR] = gd_r_substr,
-  [OP_DECODE_RAW] = gd_r_decode_raw, [OP_DECODE_PADDED_RAW] = gd_r_decode_raw, [OP_STRING_TO_HASH_BUCKET_FAST] = gd_r_codec, [OP_UNICODE_DECODE] = gd_r_codec, [OP_UNICODE_DECODE_OFFSETS] = gd_r_codec,
+  [OP_DECODE_RAW] = gd_r_decode_raw, [OP_DECODE_PADDED_RAW] = gd_r_decode_raw, [OP_STRING_TO_HASH_BUCKET_FAST] = gd_r_codec, [OP_STRING_TO_HASH_BUCKET_STRONG] = gd_r_codec, [OP_UNICODE_DECODE] = gd_r_codec, [OP_UNICODE_DECODE_OFFSETS] = gd_r_codec,
   [OP_UNICODE_TRANSCODE] = gd_r_codec,
   [OP_STRING_SPLIT_V2] = gd_r_string_ops, [OP_STRING_SPLIT] = gd_r_string_ops, [OP_REGEX_REPLACE_T] = gd_r_string_ops,
   [OP_UNICODE_ENCODE] = gd_r_string_ops, [OP_STRING_FORMAT] = gd_r_string_ops, [OP_REDUCE_JOIN] = gd_r_reduce_join,

@@ -76,6 +76,10 @@ void pkl_dump_objarray(StrBuf *b, Val a, const char *what) {
   static const char dtype[] = "cnumpy\ndtype\n" "X\x02\x00\x00\x00O8" "\x89\x88\x87R"   /* dtype('O8', False, True) */
                               "(K\x03X\x01\x00\x00\x00|NNNJ\xff\xff\xff\xffJ\xff\xff\xff\xffK?tb" "\x89";   /* its state; not Fortran */
   for (size_t i = 0; i < sizeof dtype - 1; i++) sb_putc(b, dtype[i]);
-  put_value(b, o->items, 0, what);   /* the elements in C order, as one list */
+  Val items = npobj_values(a);   /* the elements in C order, as one list */
+  int mark = rt_hold_val(items);
+  put_value(b, items, 0, what);
+  rt_unhold(mark);
+  val_decref(items);
   sb_puts(b, "tb.");
 }

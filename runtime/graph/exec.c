@@ -1788,17 +1788,14 @@ static inline bool mm_operand_ok(const Tensor *t, DType dt, int rank, tfs_i64 d0
   return t->shape[1] == d1 && (d1 == 1 || t->strides[1] == 1) && (d0 == 1 || t->strides[0] == d1);
 }
 
-/* A planned product's result tensor: last call's arena buffer if nobody kept it (or, in a chain, if an
- * earlier link of the same chain took it: by liveness that link's value is dead before this one is
- * written, and each thread writes and reads only its own rows), else a new one the arena keeps. */
-static Tensor *mm_result(const ExecPlan *p, const ExecStep *st, Tensor *const *taken, int ntaken) {
+/* A planned product's result tensor: last call's arena buffer if nobody kept it, else a new one the arena
+ * keeps. */
+static Tensor *mm_result(const ExecPlan *p, const ExecStep *st) {
   const MmPlan *m = st->mm;
   tfs_i64 shape[2] = {m->m, m->n};
   if (st->oarena < 0) return tensor_new(m->dt, 2, shape);
   Tensor *t = p->arena[st->oarena];
   if (t && t->hdr.rc == 1 && t->buf->rc == 1) return tensor_retain(t);
-  for (int i = 0; t && i < ntaken; i++)
-    if (taken[i] == t && t->rank == 2 && t->shape[0] == m->m && t->shape[1] == m->n) return tensor_retain(t);
   Tensor *o = tensor_new(m->dt, 2, shape);
   p->arena[st->oarena] = tensor_retain(o);
   if (t) tensor_release(t);
@@ -1817,7 +1814,7 @@ static bool exec_mm(const ExecPlan *p, const ExecStep *st, Tensor **s) {
   const MmPlan *m = st->mm;
   Tensor *a = s[st->in[0]], *b = s[st->in[1]], *c = m->bias ? s[st->in[2]] : NULL;
   if (!mm_operands_ok(st, s, true)) return false;
-  Tensor *o = mm_result(p, st, NULL, 0);
+  Tensor *o = mm_result(p, st);
   matmul_2d(m->dt, tensor_data(o), tensor_data(a), tensor_data(b), m->m, m->n, m->k, c ? tensor_data(c) : NULL, m->relu);
   exec_mm_runs++;
   if (st->out[0] >= 0) s[st->out[0]] = o;
@@ -1834,11 +1831,13 @@ static bool exec_mm_chain(const ExecPlan *p, int k, int n, Tensor **s) {
   MmLink lb[MM_CHAIN_STACK], *links = n <= MM_CHAIN_STACK ? lb : malloc(sizeof(MmLink) * (size_t)n);
   Tensor *ob[MM_CHAIN_STACK], **outs = n <= MM_CHAIN_STACK ? ob : malloc(sizeof(Tensor *) * (size_t)n);
   if (!links || !outs) rt_throw(ERR_MEMORY, "out of memory");
+  /* the links before the last are read by the next link only (plan_mm_chains): matmul_chain keeps them in
+   * its scratch, and their slots stay NULL as a deferred step's (exec_release skips them) */
   for (int l = 0; l < n; l++) {
     const ExecStep *st = &p->steps[k + l];
-    outs[l] = mm_result(p, st, outs, l);
-    links[l] = (MmLink){tensor_data(outs[l]), tensor_data(s[st->in[1]]), st->mm->bias ? tensor_data(s[st->in[2]]) : NULL,
-                        st->mm->n, st->mm->k, st->mm->relu};
+    outs[l] = l + 1 < n ? NULL : mm_result(p, st);
+    links[l] = (MmLink){outs[l] ? tensor_data(outs[l]) : NULL, tensor_data(s[st->in[1]]),
+                        st->mm->bias ? tensor_data(s[st->in[2]]) : NULL, st->mm->n, st->mm->k, st->mm->relu};
   }
   const ExecStep *st0 = &p->steps[k];
   matmul_chain(st0->mm->dt, tensor_data(s[st0->in[0]]), st0->mm->m, links, n);
@@ -1846,7 +1845,7 @@ static bool exec_mm_chain(const ExecPlan *p, int k, int n, Tensor **s) {
   for (int l = 0; l < n; l++) {
     int o = p->steps[k + l].out[0];
     if (o >= 0) s[o] = outs[l];
-    else tensor_release(outs[l]);
+    else if (outs[l]) tensor_release(outs[l]);
   }
   if (links != lb) free(links);
   if (outs != ob) free(outs);
@@ -1877,7 +1876,7 @@ static void exec_gather_project(const ExecPlan *p, int k, int *fk, Tensor **s) {
             mm_operand_ok(ix, idt, 2, gp->B, gp->T) && mm_operands_ok(st, s, false);
   Tensor *o = NULL;
   if (ok) {
-    o = mm_result(p, st, NULL, 0);
+    o = mm_result(p, st);
     ok = matmul_gather(m->dt, tensor_data(o), tensor_data(e), gp->V, tensor_data(ix), idt == DT_INT64, gp->B, gp->T, gp->tmajor,
                        tensor_data(s[st->in[1]]), m->n, m->k, NULL, false);
     if (!ok) tensor_release(o);

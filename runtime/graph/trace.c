@@ -687,6 +687,59 @@ static bool trace_tensorlike(Val v) {
 
 /* The output meta of an op whose attributes include graph values: the op's
  * own rule needs their values, so the dims it would compute are unknown. */
+/* The value of a shape tensor as far as tracing knows it (TF's ShapeRefiner::ConstantPartialShape): the dims of
+ * tf.shape(t), a slice of one with constant bounds (tf.shape(x)[1:]), a concat of such pieces or constants; -1
+ * for an unknown element.  Returns the value's length, or -1 when not even that is known. */
+static int partial_shape_value(Graph *g, GraphRef r, tfs_i64 *dims, int depth) {
+  if (r.node < 0 || depth > 8) return -1;
+  const GraphNode *sn = graph_node(g, r.node);
+  const TMeta *me = graph_meta(g, r);
+  if (me->rank != 1 || me->shape[0] < 0 || me->shape[0] > TFS_MAX_RANK) return -1;
+  int n = (int)me->shape[0];
+  if (sn->kind == GN_OP && sn->op->id == OP_SHAPE && sn->nin == 1 && sn->in[0].node >= 0) {
+    const TMeta *m = graph_meta(g, sn->in[0]);
+    if (m->rank != n) return -1;
+    for (int i = 0; i < n; i++) dims[i] = m->shape[i];
+    return n;
+  }
+  if (sn->kind == GN_OP && sn->op->id == OP_STRIDED_SLICE && sn->nin >= 1 && sn->ndyn == 0 && sn->attrs.n >= 1 &&
+      val_is(sn->attrs.v[0], &slice_type)) {
+    /* a slice with constant bounds (as PartialStridedSliceShape: no new axis, no shrinking) */
+    const Slice *sl = (const Slice *)sn->attrs.v[0].u.o;
+    if ((sl->lo.tag != VT_NONE && sl->lo.tag != VT_INT) || (sl->hi.tag != VT_NONE && sl->hi.tag != VT_INT) ||
+        (sl->step.tag != VT_NONE && sl->step.tag != VT_INT))
+      return -1;
+    tfs_i64 src[TFS_MAX_RANK];
+    int len = partial_shape_value(g, sn->in[0], src, depth + 1);
+    if (len < 0) return -1;
+    tfs_i64 st, sp, step;
+    tfs_i64 cnt = slice_indices(sn->attrs.v[0], len, &st, &sp, &step);
+    if (cnt != n) return -1;
+    for (int i = 0; i < n; i++) dims[i] = src[st + i * step];
+    return n;
+  }
+  if (sn->kind == GN_OP && sn->op->id == OP_CONCAT) {
+    int at = 0;
+    for (int k = 0; k < sn->nin; k++) {
+      tfs_i64 part[TFS_MAX_RANK];
+      int len = partial_shape_value(g, sn->in[k], part, depth + 1);
+      if (len < 0 || at + len > n) return -1;
+      for (int i = 0; i < len; i++) dims[at + i] = part[i];
+      at += len;
+    }
+    return at == n ? n : -1;
+  }
+  Tensor *t = trace_static_value(g, r);
+  if (!t) return -1;
+  int ok = t->rank == 1 && t->size == n && (t->dtype == DT_INT32 || t->dtype == DT_INT64);
+  for (int i = 0; ok && i < n; i++) {
+    dims[i] = tensor_get_i(t, i);
+    if (dims[i] < 0) dims[i] = -1;
+  }
+  val_decref(val_obj(t));
+  return ok ? n : -1;
+}
+
 static void trace_dyn_meta(const OpDef *op, const OpAttrs *at, const bool *isdyn, const GraphRef *dref, Graph *g,
                            Tensor **tin, TMeta *out) {
   if (op->id == OP_RESIZE_BILINEAR || op->id == OP_RESIZE_NEAREST || op->id == OP_RESIZE_BICUBIC ||
@@ -732,6 +785,10 @@ static void trace_dyn_meta(const OpDef *op, const OpAttrs *at, const bool *isdyn
       }
     }
   }
+  /* a slice or concat of shapes (tf.shape(x)[1:], tf.concat([tf.shape(x)[:1], [4]], 0)): its known elements */
+  tfs_i64 parts[TFS_MAX_RANK];
+  bool from_parts = isdyn[0] && !from_shape && !from_pack && op->id != OP_TILE && op->id != OP_RANGE && rank > 0 &&
+                    partial_shape_value(g, dref[0], parts, 0) == rank;
   switch (op->id) {
     case OP_RANGE: {
       int k = 0;   /* int32 < float32 < float64, int64 */
@@ -776,7 +833,7 @@ static void trace_dyn_meta(const OpDef *op, const OpAttrs *at, const bool *isdyn
   out->dtype = dt;
   out->rank = rank;
   for (int i = 0; i < rank && i < TFS_MAX_RANK; i++)
-    out->shape[i] = from_shape ? from_shape->shape[i] : from_pack && op->id != OP_TILE ? packed[i] : -1;
+    out->shape[i] = from_shape ? from_shape->shape[i] : from_pack && op->id != OP_TILE ? packed[i] : from_parts ? parts[i] : -1;
 }
 
 static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs);

@@ -135,7 +135,13 @@ static void mm_block(DType dt, void *C, const void *A, const void *B, tfs_i64 M,
  * bench handed the pool 100 jobs of ~1 us per call; docs/performance.md, "One pool job per chain of
  * products").  One slice per thread (at least MM_MIN_ROWS rows each where there are 16), fixed by M, the
  * chain's work and the thread count alone, so the bits are too; each slice of a link runs the kernel
- * mm_part would run on those rows. */
+ * mm_part would run on those rows.
+ * A link whose C is NULL (one before the last, its result wanted by the next link only) keeps each slice
+ * in a scratch region of its own thread's, pages apart from the other slices': written side by side into
+ * one result, the slices of two threads shared their boundary pages, and each core's prefetchers, streaming
+ * over its own rows, pulled in lines of the other's, so every link missed on lines the other core had just
+ * taken (a thread's slice ran ~10% slower than the same work alone; docs/performance.md, "Chain slices in
+ * memory of their own"). */
 typedef struct {
   DType dt;
   const char *A;
@@ -143,6 +149,8 @@ typedef struct {
   const MmLink *links;
   int n;
   size_t es;
+  char *scratch;       /* part p's two buffers at p * stride (NULL: every link has its C) */
+  size_t half, stride;
 } MmChainJob;
 
 static void mm_chain_part(void *v, int part, int nparts) {
@@ -150,26 +158,49 @@ static void mm_chain_part(void *v, int part, int nparts) {
   tfs_i64 lo, hi;
   tp_slice(j->M, part, nparts, &lo, &hi);
   if (hi <= lo) return;
-  const char *a = j->A;
-  tfs_i64 K = j->links[0].K;
+  char *own = j->scratch ? j->scratch + (size_t)part * j->stride : NULL;
+  tfs_i64 K = j->links[0].K, lda = K;
+  const char *a = j->A + (size_t)(lo * K) * j->es;
   for (int l = 0; l < j->n; l++) {
     const MmLink *q = &j->links[l];
-    char *c = (char *)q->C + (size_t)(lo * q->N) * j->es;
-    matmul_one(j->dt, c, a + (size_t)(lo * K) * j->es, q->B, hi - lo, q->N, K, false, false, K);
+    bool mine = !q->C;   /* only before the last link (ops.h) */
+    char *c = mine ? own + (size_t)(l & 1) * j->half : (char *)q->C + (size_t)(lo * q->N) * j->es;
+    matmul_one(j->dt, c, a, q->B, hi - lo, q->N, K, false, false, lda);
     if (q->bias || q->act) mm_epilogue(j->dt, c, q->bias, hi - lo, q->N, q->bias != NULL, q->act);
-    a = q->C;
-    K = q->N;
+    a = c;
+    K = lda = q->N;
   }
 }
 
+/* The chain's scratch, kept by the calling thread for its next chain (the graph's next call). */
+static __thread char *chain_buf;
+static __thread size_t chain_cap;
+
 void matmul_chain(DType dt, const void *A, tfs_i64 M, const MmLink *links, int n) {
-  tfs_i64 macs = 0;
-  for (int l = 0; l < n; l++) macs += M * links[l].N * links[l].K;
+  tfs_i64 macs = 0, widest = 0;
+  for (int l = 0; l < n; l++) {
+    macs += M * links[l].N * links[l].K;
+    if (!links[l].C && l + 1 < n && links[l].N > widest) widest = links[l].N;
+  }
   int np = tp_parts(macs, MM_MIN_PART_MACS), nt = tp_threads();
   tfs_i64 rows = M >= 2 * MM_MIN_ROWS ? M / MM_MIN_ROWS : M >= 2 ? 2 : 1;
   if (np > nt) np = nt;
   if (np > rows) np = (int)rows;
-  MmChainJob j = {dt, A, M, links, n, (size_t)dtype_info[dt].size};
+  if (np < 1) np = 1;
+  MmChainJob j = {dt, A, M, links, n, (size_t)dtype_info[dt].size, NULL, 0, 0};
+  if (widest) {
+    tfs_i64 most = (M + np - 1) / np;   /* tp_slice's longest slice */
+    j.half = ((size_t)(most * widest) * j.es + 63) & ~(size_t)63;
+    j.stride = (2 * j.half + 4095) & ~(size_t)4095;
+    size_t bytes = j.stride * (size_t)np;
+    if (bytes > chain_cap) {
+      char *b = aligned_alloc(4096, bytes);
+      if (!b) rt_throw(ERR_MEMORY, "out of memory");
+      free(chain_buf);
+      chain_buf = b, chain_cap = bytes;
+    }
+    j.scratch = chain_buf;
+  }
   if (np > 1) tp_run(np, mm_chain_part, &j);
   else mm_chain_part(&j, 0, 1);
 }

@@ -1,5 +1,5 @@
 /* k_strings.c — tf.strings' element-wise ops (StringLength/Upper/Lower/Strip/Join, Substr, StringToNumber, AsString, (Static)Regex*,
- * StringToHashBucketFast) and the joins ReduceJoin, UnsortedSegmentJoin and StringFormat, on the elements' bytes. */
+ * StringToHashBucketFast/Strong) and the joins ReduceJoin, UnsortedSegmentJoin and StringFormat, on the elements' bytes. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <errno.h>
 #include <inttypes.h>
@@ -11,6 +11,18 @@
 
 #include "kernels/kstr.h"
 #include "tensor/tprint.h"
+
+/* StringToHashBucketStrong's key attribute (attribute 1): two ints, each taken modulo 2**64 as TF's memcpy of its
+ * int64 list into uint64 words; any other count is TF's kernel-construction error. */
+static void hash_key(const OpCall *c, uint64_t key[2]) {
+  tfs_i64 n = 0;
+  const Val *it = NULL;
+  int64_t k[2];
+  if (!seq_items(op_attr(c, 1), &n, &it) || n != 2) op_fail(c, ERR_INVALID_ARGUMENT, "Key must have 2 elements");
+  for (int i = 0; i < 2; i++)
+    if (!val_as_int(it[i], &k[i])) op_fail(c, ERR_TYPE, "Expected int for argument 'key' not %s.", val_type_name(it[i]));
+  if (key) key[0] = (uint64_t)k[0], key[1] = (uint64_t)k[1];
+}
 
 /* shape: the input's; dtype: int32 (StringLength), bool (full match), out_type (StringToNumber), else string. */
 void meta_string_unary(OpCall *c) {
@@ -24,9 +36,10 @@ void meta_string_unary(OpCall *c) {
     break;
   }
   case OP_REGEX_FULL_MATCH: c->outm[0].dtype = DT_BOOL; break;
-  case OP_STRING_TO_HASH_BUCKET_FAST: {
+  case OP_STRING_TO_HASH_BUCKET_FAST: case OP_STRING_TO_HASH_BUCKET_STRONG: {
     tfs_i64 nb = op_attr_int(c, 0, 0);
     if (nb < 1) op_fail(c, ERR_INVALID_ARGUMENT, "Value for attr 'num_buckets' of %lld must be at least minimum 1", (long long)nb);
+    if (c->op->id == OP_STRING_TO_HASH_BUCKET_STRONG) hash_key(c, NULL);
     c->outm[0].dtype = DT_INT64;
     break;
   }
@@ -387,14 +400,24 @@ void k_regex_replace(OpCall *c) {
   pcre2_code_free(rx);
 }
 
+/* StringToHashBucketFast (Fingerprint64) and StringToHashBucketStrong (SipHash-2-4 keyed by its key attribute) */
 void k_string_hash_bucket(OpCall *c) {
   uint64_t nb = (uint64_t)op_attr_int(c, 0, 1);
   int64_t *o = tensor_data(c->out[0]);
   tfs_i64 n = nelems(c->in[0]);
+  SipKey *sk = NULL;
+  if (c->op->id == OP_STRING_TO_HASH_BUCKET_STRONG) {
+    uint64_t key[2];
+    hash_key(c, key);
+    if (!(sk = siphash_new(key[0], key[1]))) op_fail(c, ERR_INTERNAL, "StringToHashBucketStrong: libcrypto has no SIPHASH MAC");
+  }
   for (tfs_i64 i = 0; i < n; i++) {
     const Str *s = s_elem(c->in[0], i);
-    o[i] = (int64_t)(fingerprint64((const unsigned char *)s_data(s), (size_t)s_len(s)) % nb);
+    const unsigned char *p = (const unsigned char *)s_data(s);
+    uint64_t h = sk ? siphash_of(sk, p, (size_t)s_len(s)) : fingerprint64(p, (size_t)s_len(s));
+    o[i] = (int64_t)(h % nb);
   }
+  siphash_free(sk);
 }
 
 /* ---- ReduceJoin ---- */

@@ -79,6 +79,40 @@ bool xsmm_gemm(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i
   return xsmm_gemm_lda(dt, C, A, B, M, N, K, ta, tb, ta ? M : K);
 }
 
+/* The last few kernels this thread dispatched, by shape: a graph's chain of products runs the same shapes in
+ * turn (the 100-layer bench: one 784-deep link and 99 64-deep ones per thread and call), and libxsmm's
+ * dispatch (descriptor, hash, lookup) cost ~25 ns a product there, paid by every thread for its slice: the
+ * part of a product's time that does not shrink with more threads.  Per thread, so no lock; a kernel's code
+ * lives as long as the process (libxsmm never frees it), and the ISA path is part of the key. */
+typedef struct {
+  int dt, isa, flags;
+  libxsmm_blasint m, n, k, ldb;   /* lda = m and ldc = m always */
+} XsmmKey;
+typedef struct {
+  XsmmKey key;
+  bool used;
+  libxsmm_smmfunction fs;
+  libxsmm_dmmfunction fd;
+} XsmmKernel;
+#define XSMM_CACHED 4
+static __thread XsmmKernel xsmm_cache[XSMM_CACHED];
+static __thread unsigned xsmm_cache_next;
+
+static XsmmKernel *kernel_cached(const XsmmKey *key) {
+  for (int i = 0; i < XSMM_CACHED; i++) {
+    const XsmmKey *c = &xsmm_cache[i].key;
+    if (xsmm_cache[i].used && c->m == key->m && c->n == key->n && c->k == key->k && c->ldb == key->ldb &&
+        c->dt == key->dt && c->isa == key->isa && c->flags == key->flags)
+      return &xsmm_cache[i];
+  }
+  return NULL;
+}
+
+static void kernel_remember(const XsmmKey *key, libxsmm_smmfunction fs, libxsmm_dmmfunction fd) {
+  XsmmKernel *e = &xsmm_cache[xsmm_cache_next++ % XSMM_CACHED];
+  e->key = *key, e->used = true, e->fs = fs, e->fd = fd;
+}
+
 bool xsmm_gemm_lda(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, bool ta, bool tb,
                    tfs_i64 ldA) {
   if ((dt != DT_FLOAT32 && dt != DT_FLOAT64) || M * N * K > XSMM_MAX_FLOPS || M * N * K == 0) return false;
@@ -93,12 +127,19 @@ bool xsmm_gemm_lda(DType dt, void *C, const void *A, const void *B, tfs_i64 M, t
   const int flags = ta ? LIBXSMM_GEMM_FLAG_TRANS_B : LIBXSMM_GEMM_FLAG_NONE, prefetch = LIBXSMM_PREFETCH_NONE;
   libxsmm_smmfunction fs = NULL;
   libxsmm_dmmfunction fd = NULL;
-  const float salpha = 1, sbeta = 0;
-  const double dalpha = 1, dbeta = 0;
-  if (dt == DT_FLOAT32)
-    fs = libxsmm_smmdispatch(m, n, k, &lda, &ldb, &ldc, &salpha, &sbeta, &flags, &prefetch);
-  else
-    fd = libxsmm_dmmdispatch(m, n, k, &lda, &ldb, &ldc, &dalpha, &dbeta, &flags, &prefetch);
+  XsmmKey key = {(int)dt, (int)isa, flags, m, n, k, ldb};
+  XsmmKernel *hit = kernel_cached(&key);
+  if (hit) {
+    fs = hit->fs, fd = hit->fd;
+  } else {
+    const float salpha = 1, sbeta = 0;
+    const double dalpha = 1, dbeta = 0;
+    if (dt == DT_FLOAT32)
+      fs = libxsmm_smmdispatch(m, n, k, &lda, &ldb, &ldc, &salpha, &sbeta, &flags, &prefetch);
+    else
+      fd = libxsmm_dmmdispatch(m, n, k, &lda, &ldb, &ldc, &dalpha, &dbeta, &flags, &prefetch);
+    kernel_remember(&key, fs, fd);
+  }
   if (!fs && !fd) return false;
   if (tb) {   /* B is [N, K]: its transpose [K, N] is the plain kernel's operand */
     size_t esz = (size_t)dtype_info[dt].size;

@@ -45,4 +45,11 @@ static inline const Str *s_scalar(const OpCall *c, int i, const char *what) {
 /* FarmHash's Fingerprint64 (farmhash.c): TF's string fingerprint. */
 uint64_t fingerprint64(const unsigned char *s, size_t len);
 
+/* SipHash-2-4 keyed by two 64-bit words (siphash.c, libcrypto's SIPHASH MAC): TF's StrongKeyedHash.
+ * siphash_new gives NULL when libcrypto refuses. */
+typedef struct SipKey SipKey;
+SipKey *siphash_new(uint64_t k0, uint64_t k1);
+uint64_t siphash_of(SipKey *k, const unsigned char *s, size_t len);
+void siphash_free(SipKey *k);
+
 #endif

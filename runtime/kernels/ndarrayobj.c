@@ -376,6 +376,7 @@ static _Noreturn void np_no_loop(const char *ufunc, Val a, Val b) {
 }
 
 static Val ndarray_binop(int op, Val a, Val b) {
+  if (val_is_npobj(a) || val_is_npobj(b)) return val_undef();   /* an object array's operator: per element */
   static const int ops[BIN__COUNT] = {
     [BIN_ADD] = OP_ADD, [BIN_SUB] = OP_SUB, [BIN_MUL] = OP_MUL, [BIN_DIV] = OP_DIV,
     [BIN_FLOORDIV] = OP_FLOORDIV, [BIN_MOD] = OP_MOD, [BIN_POW] = OP_POW, [BIN_MATMUL] = OP_MATMUL,
@@ -473,7 +474,7 @@ static Val text_compare(int op, Val a, Val b) {
 
 static Val ndarray_compare(int op, Val a, Val b) {
   static const int ops[] = {OP_LESS, OP_LESS_EQUAL, OP_GREATER, OP_GREATER_EQUAL, OP_EQUAL, OP_NOT_EQUAL};
-  if (op < CMP_LT || op > CMP_NE) return val_undef();
+  if (op < CMP_LT || op > CMP_NE || val_is_npobj(a) || val_is_npobj(b)) return val_undef();
   a = inst_base(a);   /* a numpy.str_ (a str subclass) compares as its text */
   b = inst_base(b);
   if (ndarray_uwidth(a) || ndarray_uwidth(b)) {

@@ -319,7 +319,9 @@ void matmul_any(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_
 void matmul_2d(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, const void *bias,
                bool act);
 /* A chain of such products: link l computes links[l].C[M, N_l] = X_l[M, K_l] B_l (+ bias, relu), X_0 = A
- * and X_l = links[l-1].C (K_l = N_{l-1}); each C's rows equal matmul_2d's for the same thread count. */
+ * and X_l = links[l-1].C (K_l = N_{l-1}); each C's rows equal matmul_2d's for the same thread count.  A
+ * link before the last may have C NULL: its result is only the next link's operand, kept in the chain's
+ * scratch (the last link's C must be given). */
 typedef struct {
   void *C;
   const void *B, *bias;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "object/bigint.h"
 #include "object/object.h"
 #include "object/value.h"
 
@@ -41,6 +42,30 @@ bool bigint_get(Val v, mpz_t z) {
   else if (val_is(v, &bigint_type)) mpz_set(z, ((BigInt *)v.u.o)->z);
   else return false;
   return true;
+}
+
+bool bigint_is_wide(Val v) { return val_is(v, &u64int_type) || val_is(v, &bigint_type); }
+
+void bigint_index(Val v, mpz_t z) {
+  int64_t i;
+  if (bigint_get(v, z)) return;
+  if (v.tag == VT_FLOAT || !val_as_int(v, &i)) rt_throw(ERR_TYPE, "'%s' object cannot be interpreted as an integer", val_type_name(v));
+  mpz_set_si(z, i);
+}
+
+static void bigtmp_free(void *p) {
+  BigTmp *t = p;
+  for (int i = 0; i < t->n; i++) mpz_clear(t->z[i]);
+  t->n = 0;
+}
+int bigtmp_init(BigTmp *t, int n) {
+  for (int i = 0; i < n; i++) mpz_init(t->z[i]);
+  t->n = n;
+  return rt_hold_fn(bigtmp_free, t);
+}
+void bigtmp_done(BigTmp *t, int mark) {
+  rt_unhold(mark);
+  bigtmp_free(t);
 }
 
 static bool is_intlike(Val v) {
@@ -361,4 +386,5 @@ const Type bigint_type = {
   .compare = bi_compare,
   .eq = bi_eq,
   .hash = bi_hash,
+  .getattr = num_getattr,   /* bit_length, to_bytes, ... as small ints (nummethods.c) */
 };

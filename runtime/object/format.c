@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "object/bigint.h"
 #include "object/hosttypes.h"
 #include "object/numfmt.h"
 #include "object/object.h"
@@ -294,6 +295,42 @@ static void fmt_str(StrBuf *b, const char *s, size_t n, const FmtSpec *f, Val v)
   fmt_pad(b, f, '<', "", s, len);
 }
 
+/* format(x, spec) of an int beyond int64: as fmt_int, with GMP's digits */
+static void fmt_wide_int(StrBuf *b, Val v, const FmtSpec *f) {
+  if (f->prec >= 0) rt_throw(ERR_VALUE, "Precision not allowed in integer format specifier");
+  if (f->z) rt_throw(ERR_VALUE, "Negative zero coercion (z) not allowed in integer format specifier");
+  fmt_check_group(f, "dboxXn", "d");
+  if (f->type == 'n' && f->group) rt_throw(ERR_VALUE, "Cannot specify '%c' with 'n'.", f->group);
+  if (f->type == 'c') {
+    if (f->sign) rt_throw(ERR_VALUE, "Sign not allowed with integer format specifier 'c'");
+    rt_throw(ERR_OVERFLOW, "Python int too large to convert to C long");
+  }
+  int base = f->type == 'x' ? 16 : f->type == 'X' ? -16 : f->type == 'o' ? 8 : f->type == 'b' ? 2 : 10;
+  const char *prefix = !f->alt || base == 10 ? "" : base == 16 ? "0x" : base == -16 ? "0X" : base == 8 ? "0o" : "0b";
+  if (base == 10) {
+    Val t = str_of(v);   /* the decimal digits, with CPython's digit limit */
+    const char *s = str_cstr(t);
+    bool neg = s[0] == '-';
+    int mark = rt_hold_val(t);
+    fmt_number(b, f, neg, "", s + neg, (size_t)str_len(t) - neg, 3);
+    rt_unhold(mark);
+    val_decref(t);
+    return;
+  }
+  mpz_t z;
+  mpz_init(z);
+  bigint_get(v, z);
+  bool neg = mpz_sgn(z) < 0;
+  mpz_abs(z, z);
+  char *s = malloc(mpz_sizeinbase(z, base < 0 ? -base : base) + 2);
+  mpz_get_str(s, base, z);
+  mpz_clear(z);
+  int mark = rt_hold_mem(s);   /* freed by the error machinery if padding throws */
+  fmt_number(b, f, neg, prefix, s, strlen(s), 4);
+  rt_unhold(mark);
+  free(s);
+}
+
 void format_into(StrBuf *b, Val v, const char *spec, size_t n) {
   Val x = rt_is_tensor(v) && rt_obj_hooks.tensor_numpy ? rt_obj_hooks.tensor_numpy(v) : val_undef();
   if (!val_is_undef(x)) {
@@ -332,18 +369,10 @@ void format_into(StrBuf *b, Val v, const char *spec, size_t n) {
     int64_t x = v.tag == VT_OBJ ? i : v.u.i;
     if (f.type && strchr("eEfFgG%", f.type)) fmt_float(b, (double)x, &f, v);
     else fmt_int(b, x, &f, v);
-  } else if ((val_is(v, &u64int_type) || val_is(v, &bigint_type)) && (!f.type || strchr("dneEfFgG%", f.type))) {
-    /* an int beyond int64 (bigint.c): decimal digits, or its float for the float types */
-    if (f.type && strchr("eEfFgG%", f.type)) {
-      fmt_float(b, bigint_float(v), &f, v);
-    } else {
-      if (f.prec >= 0) rt_throw(ERR_VALUE, "Precision not allowed in integer format specifier");
-      Val t = str_of(v);
-      const char *s = str_cstr(t);
-      bool neg = s[0] == '-';
-      fmt_number(b, &f, neg, "", s + neg, (size_t)str_len(t) - neg, 3);
-      val_decref(t);
-    }
+  } else if (bigint_is_wide(v) && (!f.type || strchr("dnxXobceEfFgG%", f.type))) {
+    /* an int beyond int64 (bigint.c): its digits in the type's base, or its float for the float types */
+    if (f.type && strchr("eEfFgG%", f.type)) fmt_float(b, bigint_float(v), &f, v);
+    else fmt_wide_int(b, v, &f);
   } else if (v.tag == VT_FLOAT || (rt_is_tensor(v) && val_as_float(v, &d))) {
     fmt_float(b, v.tag == VT_FLOAT ? v.u.f : d, &f, v);
   } else if (val_is(v, &complex_type) && (!f.type || strchr("eEfFgG", f.type)) && !f.zero && f.align != '=') {

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "object/bigint.h"
+#include "object/bigrange.h"
 #include "object/hosttypes.h"
 #include "object/object.h"
 #include "object/value.h"
@@ -158,10 +160,13 @@ static Val hop_concat(Val a, Val b) {
 static Val hop_repeat(Val seq, int64_t n) {
   if (n < 0) n = 0;
   if (val_is(seq, &str_type)) {
+    tfs_i64 total;
+    if (__builtin_mul_overflow(str_len(seq), n, &total)) rt_throw(ERR_OVERFLOW, "repeated string is too long");
+    if (total > ((tfs_i64)1 << 36)) rt_throw(ERR_MEMORY, "%s", "");
     StrBuf b;
     sb_init(&b);
     sb_fill(&b, str_cstr(seq), (size_t)str_len(seq), (size_t)n);
-    tfs_i64 total = (tfs_i64)b.len;
+    total = (tfs_i64)b.len;
     return str_take(sb_steal(&b), total);
   }
   tfs_i64 len, total;
@@ -228,6 +233,7 @@ static Val hop_host_binop(int op, Val a, Val b, const char *sym) {
   if (op == BIN_MUL && (hop_is_seq(a) || hop_is_seq(b))) {
     Val seq = hop_is_seq(a) ? a : b, n = hop_is_seq(a) ? b : a;
     if (hop_is_intlike(n)) return hop_repeat(seq, n.u.i);
+    if (bigint_is_wide(n)) rt_throw(ERR_OVERFLOW, "cannot fit 'int' into an index-sized integer");
     if (hop_is_seq(a) || !nb)
       rt_throw(ERR_TYPE, "can't multiply sequence by non-int of type '%s'", val_type_name(n));
   }
@@ -429,6 +435,11 @@ bool contains(Val c, Val x) {
   if (val_is(c, &range_type)) {
     Range *r = (Range *)c.u.o;
     int64_t i;
+    if (range_is_big(r) || bigint_is_wide(x)) {
+      Val k = range_find(r, x);
+      val_decref(k);
+      return k.tag != VT_NONE;
+    }
     if (x.tag == VT_FLOAT) {
       if (x.u.f != floor(x.u.f) || fabs(x.u.f) >= 9.2e18) return false;
       i = (int64_t)x.u.f;

@@ -1,9 +1,10 @@
-/* numextra.c — int.to_bytes, int.from_bytes, int.bit_count and int/float.as_integer_ratio (ints are 64-bit here). */
+/* numextra.c — int.to_bytes, int.from_bytes, int.bit_count and int/float.as_integer_ratio (ints of any size, on GMP). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "object/bigint.h"
 #include "object/hosttypes.h"
 #include "object/object.h"
 #include "object/value.h"
@@ -36,18 +37,34 @@ static Val nx_to_bytes(Val self, int n, const Val *args, const Kw *kw) {
   tfs_i64 len = val_to_index(a[0], NULL);
   if (len < 0) rt_throw(ERR_VALUE, "length argument must be non-negative");
   bool little = val_is_undef(a[1]) ? false : nx_little("to_bytes", a[1]), sgn = rt_truthy(a[2]);
-  int64_t v = self.u.i;
-  if (v < 0 && !sgn) rt_throw(ERR_OVERFLOW, "can't convert negative int to unsigned");
-  /* fits when every byte beyond len is the sign fill and the top kept bit agrees (signed) */
-  bool fits = len >= 8 || (sgn ? (len ? v >= -((int64_t)1 << (8 * len - 1)) && v < ((int64_t)1 << (8 * len - 1)) : v >= -1 && v <= 0)
-                                : (uint64_t)v < ((uint64_t)1 << (8 * len)));   /* CPython 3.11 also gives (-1).to_bytes(0, signed=True) == b'' */
-  if (!fits) rt_throw(ERR_OVERFLOW, "int too big to convert");
+  BigTmp t;
+  int mark = bigtmp_init(&t, 1);
+  mpz_t *v = &t.z[0];
+  bigint_get(self, *v);
+  if (mpz_sgn(*v) < 0 && !sgn) rt_throw(ERR_OVERFLOW, "can't convert negative int to unsigned");
+  /* fits when the magnitude needs at most 8*len bits (8*len - 1 and the sign bit when signed; -2**(8*len-1) fits too) */
+  if (mpz_sgn(*v) < 0) mpz_add_ui(*v, *v, 1), mpz_neg(*v, *v);   /* -v - 1: the bits a two's complement form keeps */
+  size_t need = mpz_sgn(*v) ? mpz_sizeinbase(*v, 2) + sgn : 0;
+  if ((double)need > 8.0 * (double)len) rt_throw(ERR_OVERFLOW, "int too big to convert");   /* also (-1).to_bytes(0, signed=True) == b'' */
+  bool neg = false;
+  bigint_get(self, *v);
+  if (mpz_sgn(*v) < 0) {   /* two's complement in len bytes: v + 256**len */
+    neg = true;
+    mpz_neg(*v, *v);
+    mpz_sub_ui(*v, *v, 1);
+  }
   unsigned char *d;
   Val r = bytes_alloc((size_t)len, &d);
-  for (tfs_i64 i = 0; i < len; i++) {
-    unsigned char byte = i < 8 ? (unsigned char)((uint64_t)v >> (8 * i)) : v < 0 ? 0xFF : 0;
-    d[little ? i : len - 1 - i] = byte;
-  }
+  memset(d, 0, (size_t)len);
+  size_t cnt = 0;
+  if (len) mpz_export(d, &cnt, -1, 1, 0, 0, *v);   /* least significant byte first, fits in len bytes */
+  for (tfs_i64 i = 0; i < len; i++) d[i] = neg ? (unsigned char)~d[i] : d[i];
+  if (!little)
+    for (tfs_i64 i = 0; i < len / 2; i++) {
+      unsigned char c = d[i];
+      d[i] = d[len - 1 - i], d[len - 1 - i] = c;
+    }
+  bigtmp_done(&t, mark);
   return r;
 }
 
@@ -67,22 +84,24 @@ static Val nx_from_bytes(Val self, int n, const Val *args, const Kw *kw) {
   }
   size_t len;
   const unsigned char *d = bytes_data(b, &len);
-  uint64_t u = 0;
-  bool big = false;
-  for (size_t i = 0; i < len; i++) {
-    unsigned char byte = d[little ? len - 1 - i : i];
-    if (u >> 56) big = true;
-    u = (u << 8) | byte;
+  mpz_t z;
+  mpz_init(z);
+  if (len) mpz_import(z, len, little ? -1 : 1, 1, 0, 0, d);
+  if (sgn && len && (d[little ? len - 1 : 0] & 0x80)) {   /* negative: minus 256**len */
+    mpz_t p;
+    mpz_init(p);
+    mpz_ui_pow_ui(p, 256, len);
+    mpz_sub(z, z, p);
+    mpz_clear(p);
   }
-  bool neg = sgn && len && (d[little ? len - 1 : 0] & 0x80);
-  if (neg && len < 8) u |= ~(uint64_t)0 << (8 * len);
-  if (big || (!sgn && len >= 8 && (u >> 63))) rt_throw(ERR_OVERFLOW, "integer overflow");
   if (mark >= 0) {
     rt_unhold(mark);
     val_decref(b);
   }
-  int64_t v = (int64_t)u;
-  return self.tag == VT_BOOL ? val_bool(v != 0) : val_int(v);   /* bool.from_bytes gives a bool */
+  bool nonzero = mpz_sgn(z) != 0;
+  Val v = self.tag == VT_BOOL ? val_bool(nonzero) : bigint_from_mpz(z);   /* bool.from_bytes gives a bool */
+  mpz_clear(z);
+  return v;
 }
 
 static void nx_noargs(const char *what, int n, const Kw *kw) {
@@ -91,14 +110,21 @@ static void nx_noargs(const char *what, int n, const Kw *kw) {
 
 static Val nx_bit_count(Val self, int n, const Val *args, const Kw *kw) {
   nx_noargs("int.bit_count", n, kw);
-  uint64_t u = self.u.i < 0 ? (uint64_t)0 - (uint64_t)self.u.i : (uint64_t)self.u.i;
-  return val_int(__builtin_popcountll(u));
+  mpz_t z;
+  mpz_init(z);
+  bigint_get(self, z);
+  mpz_abs(z, z);
+  tfs_i64 c = (tfs_i64)mpz_popcount(z);
+  mpz_clear(z);
+  return val_int(c);
 }
 
 static Val nx_ratio(Val self, int n, const Val *args, const Kw *kw) {
   if (self.tag != VT_FLOAT) {
     nx_noargs("int.as_integer_ratio", n, kw);
-    return tuple_pack(2, val_int(self.u.i), val_int(1));
+    Val me = self.tag == VT_BOOL ? val_int(self.u.i) : val_incref(self), t = tuple_pack(2, me, val_int(1));
+    val_decref(me);
+    return t;
   }
   nx_noargs("float.as_integer_ratio", n, kw);
   double f = self.u.f;
@@ -107,12 +133,16 @@ static Val nx_ratio(Val self, int n, const Val *args, const Kw *kw) {
   int e;
   double m = frexp(f, &e);
   for (int i = 0; i < 300 && m != floor(m); i++) m *= 2.0, e--;   /* an integral mantissa: f = m * 2**e */
-  if (e > 0) {
-    if (fabs(m) * ldexp(1.0, e) >= 9223372036854775808.0) rt_throw(ERR_OVERFLOW, "integer overflow");
-    return tuple_pack(2, val_int((int64_t)ldexp(m, e)), val_int(1));
-  }
-  if (-e >= 63) rt_throw(ERR_OVERFLOW, "integer overflow");
-  return tuple_pack(2, val_int((int64_t)m), val_int((int64_t)1 << -e));
+  mpz_t num, den;   /* f == m * 2**e exactly: (m * 2**e, 1) or (m, 2**-e) */
+  mpz_init_set_d(num, m);
+  mpz_init_set_ui(den, 1);
+  if (e > 0) mpz_mul_2exp(num, num, (mp_bitcnt_t)e);
+  else mpz_mul_2exp(den, den, (mp_bitcnt_t)-e);
+  Val a = bigint_from_mpz(num), b = bigint_from_mpz(den), t = tuple_pack(2, a, b);
+  mpz_clears(num, den, NULL);
+  val_decref(a);
+  val_decref(b);
+  return t;
 }
 
 Val numextra_get(Val v, const char *name) {

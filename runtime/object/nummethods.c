@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "object/hosttypes.h"
+#include "object/bigint.h"
 #include "object/object.h"
 #include "object/value.h"
 
@@ -17,13 +18,17 @@ static void nm_noargs(const char *what, int n, const Kw *kw) {
 
 static Val nm_bit_length(Val self, int n, const Val *args, const Kw *kw) {
   nm_noargs("int.bit_length", n, kw);
-  uint64_t u = self.u.i < 0 ? (uint64_t)0 - (uint64_t)self.u.i : (uint64_t)self.u.i;
-  return val_int(u ? 64 - __builtin_clzll(u) : 0);
+  mpz_t z;
+  mpz_init(z);
+  bigint_get(self, z);
+  tfs_i64 bits = mpz_sgn(z) ? (tfs_i64)mpz_sizeinbase(z, 2) : 0;
+  mpz_clear(z);
+  return val_int(bits);
 }
 
 static Val nm_conjugate(Val self, int n, const Val *args, const Kw *kw) {
   nm_noargs(self.tag == VT_FLOAT ? "float.conjugate" : "int.conjugate", n, kw);
-  return self.tag == VT_BOOL ? val_int(self.u.i) : self;
+  return self.tag == VT_BOOL ? val_int(self.u.i) : val_incref(self);
 }
 
 static Val nm_is_integer(Val self, int n, const Val *args, const Kw *kw) {
@@ -100,14 +105,14 @@ Val num_fromhex_builtin(void) { return builtin_new("float.fromhex", nm_fromhex, 
 /* VT_UNDEF when v has no such attribute. */
 Val num_getattr(Val v, const char *name) {
   bool fl = v.tag == VT_FLOAT;
-  if (!strcmp(name, "real")) return v.tag == VT_BOOL ? val_int(v.u.i) : v;
+  if (!strcmp(name, "real")) return v.tag == VT_BOOL ? val_int(v.u.i) : val_incref(v);
   if (!strcmp(name, "imag")) return fl ? val_float(0.0) : val_int(0);
   if (!strcmp(name, "conjugate")) return builtin_new(fl ? "float.conjugate" : "int.conjugate", nm_conjugate, v, NULL);
   if (fl && !strcmp(name, "hex")) return builtin_new("float.hex", nm_hex, v, NULL);
   if (fl && !strcmp(name, "fromhex")) return num_fromhex_builtin();
   if (fl && !strcmp(name, "is_integer")) return builtin_new("float.is_integer", nm_is_integer, v, NULL);
   if (!fl && !strcmp(name, "bit_length")) return builtin_new("int.bit_length", nm_bit_length, v, NULL);
-  if (!fl && (!strcmp(name, "numerator"))) return val_int(v.u.i);
+  if (!fl && (!strcmp(name, "numerator"))) return v.tag == VT_OBJ ? val_incref(v) : val_int(v.u.i);
   if (!fl && (!strcmp(name, "denominator"))) return val_int(1);
   return numextra_get(v, name);
 }

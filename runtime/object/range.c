@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "object/bigint.h"
+#include "object/bigrange.h"
 #include "object/object.h"
 #include "object/value.h"
 
@@ -24,27 +26,28 @@ Val range_new(tfs_i64 start, tfs_i64 stop, tfs_i64 step) {
   return val_obj(r);
 }
 
-static void range_free(Obj *o) { free(o); }
+static void range_free(Obj *o) {
+  if (range_is_big((Range *)o)) bigrange_free((Range *)o);
+  free(o);
+}
 
 static void range_repr(StrBuf *b, Val v) {
   Range *r = (Range *)v.u.o;
+  if (range_is_big(r)) return bigrange_repr(b, r);
   if (r->step == 1) sb_printf(b, "range(%lld, %lld)", (long long)r->start, (long long)r->stop);
   else sb_printf(b, "range(%lld, %lld, %lld)", (long long)r->start, (long long)r->stop, (long long)r->step);
 }
 
 static tfs_i64 range_len(Val v) {
   Range *r = (Range *)v.u.o;
+  if (range_is_big(r)) return bigrange_len(r);
   return range_count(r->start, r->stop, r->step);
 }
 
 static Val range_getitem(Val self, Val key) {
   Range *r = (Range *)self.u.o;
+  if (range_is_big(r) || key.tag != VT_INT) return range_item(self, key);
   tfs_i64 n = range_count(r->start, r->stop, r->step);
-  if (val_is(key, &slice_type)) {
-    tfs_i64 start, stop, step;
-    slice_indices(key, n, &start, &stop, &step);
-    return range_new(r->start + start * r->step, r->start + stop * r->step, r->step * step);
-  }
   int64_t i = val_to_index(key, "range indices");
   if (i < 0) i += n;
   if (i < 0 || i >= n) rt_throw(ERR_INDEX, "range object index out of range");
@@ -59,11 +62,13 @@ static bool range_step(Iter *it, Val *out) {
 }
 
 static Val range_iter(Val self) {
+  if (range_is_big((Range *)self.u.o)) return bigrange_iter(self);
   return iter_new("range_iterator", range_step, self, val_undef(), 0, range_len(self));
 }
 
 static bool range_eq(Val a, Val b) {
   Range *x = (Range *)a.u.o, *y = (Range *)b.u.o;
+  if (range_is_big(x) || range_is_big(y)) return range_eq_any(x, y);
   tfs_i64 n = range_count(x->start, x->stop, x->step);
   if (n != range_count(y->start, y->stop, y->step)) return false;
   if (n == 0) return true;
@@ -73,6 +78,7 @@ static bool range_eq(Val a, Val b) {
 
 static tfs_u64 range_hash(Val v) {
   Range *r = (Range *)v.u.o;
+  if (range_is_big(r)) return bigrange_hash(r);
   tfs_i64 n = range_count(r->start, r->stop, r->step);
   return val_hash(val_int(n)) ^ (n ? val_hash(val_int(r->start)) * 31 : 0) ^ (n > 1 ? (tfs_u64)r->step * 1099511628211ULL : 0);
 }
@@ -93,13 +99,32 @@ static tfs_i64 range_pos(Range *r, Val x) {
 static Val range_count_m(Val self, int n, const Val *args, const Kw *kw) {
   if (kw && kw->n) rt_throw(ERR_TYPE, "range.count() takes no keyword arguments");
   if (n != 1) rt_throw(ERR_TYPE, "range.count() takes exactly one argument (%d given)", n);
-  return val_int(range_pos((Range *)self.u.o, args[0]) >= 0);
+  Range *r = (Range *)self.u.o;
+  if (range_is_big(r) || bigint_is_wide(args[0])) {
+    Val k = range_find(r, args[0]);
+    val_decref(k);
+    return val_int(k.tag != VT_NONE);
+  }
+  return val_int(range_pos(r, args[0]) >= 0);
 }
 
 static Val range_index_m(Val self, int n, const Val *args, const Kw *kw) {
   if (kw && kw->n) rt_throw(ERR_TYPE, "range.index() takes no keyword arguments");
   if (n != 1) rt_throw(ERR_TYPE, "range.index() takes exactly one argument (%d given)", n);
-  tfs_i64 k = range_pos((Range *)self.u.o, args[0]);
+  Range *r = (Range *)self.u.o;
+  if (range_is_big(r) || bigint_is_wide(args[0])) {
+    Val k = range_find(r, args[0]);
+    if (k.tag != VT_NONE) return k;
+    if (bigint_is_wide(args[0])) {
+      StrBuf b;
+      sb_init(&b);
+      val_repr(&b, args[0]);
+      char *msg = sb_steal(&b);
+      rt_hold_mem(msg);   /* freed when the error reaches its handler */
+      rt_throw(ERR_VALUE, "%s is not in range", msg);
+    }
+  }
+  tfs_i64 k = range_is_big(r) ? -1 : range_pos(r, args[0]);
   if (k >= 0) return val_int(k);
   if (args[0].tag == VT_INT) rt_throw(ERR_VALUE, "%lld is not in range", (long long)args[0].u.i);
   rt_throw(ERR_VALUE, "sequence.index(x): x not in sequence");
@@ -107,6 +132,8 @@ static Val range_index_m(Val self, int n, const Val *args, const Kw *kw) {
 
 static Val range_getattr(Val self, const char *name) {
   Range *r = (Range *)self.u.o;
+  Val big = range_is_big(r) ? bigrange_attr(r, name) : val_undef();
+  if (!val_is_undef(big)) return big;
   if (!strcmp(name, "start")) return val_int(r->start);
   if (!strcmp(name, "stop")) return val_int(r->stop);
   if (!strcmp(name, "step")) return val_int(r->step);

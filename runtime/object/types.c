@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "object/bigrange.h"
 #include "object/hosttypes.h"
 #include "object/object.h"
 #include "object/hooks.h"
@@ -324,10 +325,7 @@ static Val ty_range(Val self, int n, const Val *args, const Kw *kw) {
   ty_max_args("range", n, 3);
   Val tr = rt_obj_hooks.range_tensor ? rt_obj_hooks.range_tensor(n, args) : val_undef();   /* range(t) while tracing: tf.range */
   if (!val_is_undef(tr)) return tr;
-  int64_t a = val_to_index(args[0], NULL);
-  if (n == 1) return range_new(0, a, 1);
-  int64_t b = val_to_index(args[1], NULL), c = n == 3 ? val_to_index(args[2], NULL) : 1;
-  return range_new(a, b, c);
+  return range_from_args(n, args);
 }
 
 static Val ty_slice(Val self, int n, const Val *args, const Kw *kw) {

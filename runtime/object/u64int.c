@@ -76,4 +76,5 @@ const Type u64int_type = {
   .compare = ui_compare,
   .eq = ui_eq,
   .hash = ui_hash,
+  .getattr = num_getattr,   /* bit_length, to_bytes, ... as small ints (nummethods.c) */
 };

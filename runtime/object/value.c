@@ -10,6 +10,7 @@
 
 #include "object/hosttypes.h"
 #include "object/numfmt.h"
+#include "object/bigrange.h"
 #include "object/object.h"
 #include "object/hooks.h"
 
@@ -272,6 +273,7 @@ int rt_truthy(Val v) {
     case VT_OBJ: {
       const Type *t = v.u.o->type;
       if (t->truthy) return t->truthy(v);
+      if (t == &range_type && range_is_big((Range *)v.u.o)) return bigrange_nonempty((Range *)v.u.o);   /* len() may overflow */
       if (t->len) {
         tfs_i64 n = t->len(v);
         if (n >= 0) return n != 0;

@@ -1,4 +1,4 @@
-/* npobj.c — numpy's object (dtype 'O') ndarrays: a flat list of Python values in C order and a shape; type() is numpy.ndarray. */
+/* npobj.c — numpy's object (dtype 'O') ndarrays: a list of Python values, a shape and strides into it; type() is numpy.ndarray. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +27,10 @@ Val npobj_new(Val items, int rank, const tfs_i64 *shape) {
   a->items = val_incref(items);
   a->rank = rank;
   memcpy(a->shape, shape, sizeof(tfs_i64) * (size_t)rank);
+  a->offset = 0;
+  tfs_i64 k = 1;
+  for (int i = rank - 1; i >= 0; i--) { a->strides[i] = k; k *= shape[i]; }
+  a->base = val_undef();
   return val_obj(a);
 }
 
@@ -79,13 +83,22 @@ _Noreturn void npobj_to_tensor_fail(Val v) {
 
 static void npobj_free(Obj *o) {
   val_decref(((NpObj *)o)->items);
+  val_decref(((NpObj *)o)->base);
   free(o);
 }
-static void npobj_traverse(Obj *o, GcVisit visit, void *arg) { visit(((NpObj *)o)->items, true, arg); }
-static void npobj_clear(Obj *o) {
-  Val l = ((NpObj *)o)->items;
-  ((NpObj *)o)->items = list_new(0);
+static void npobj_traverse(Obj *o, GcVisit visit, void *arg) {
+  visit(((NpObj *)o)->items, true, arg);
+  if (!val_is_undef(((NpObj *)o)->base)) visit(((NpObj *)o)->base, true, arg);
+}
+static void npobj_clear(Obj *o) {   /* leaves an empty array (its shape all zeros) */
+  NpObj *a = (NpObj *)o;
+  Val l = a->items, b = a->base;
+  a->items = list_new(0);
+  a->base = val_undef();
+  a->offset = 0;
+  for (int i = 0; i < a->rank; i++) a->shape[i] = 0;
   val_decref(l);
+  val_decref(b);
 }
 
 /* The numpy module's function `name` (owned), or a TypeError when numpy was not imported. */
@@ -144,11 +157,14 @@ static Val npobj_getattr(Val self, const char *name) {
   }
   if (!strcmp(name, "dtype")) return val_obj(&npdtypes[DT_VARIANT]);   /* dtype('O') */
   if (!strcmp(name, "ndim")) return val_int(a->rank);
-  if (!strcmp(name, "size")) return val_int(((List *)a->items.u.o)->len);
+  tfs_i64 size = 1;
+  for (int i = 0; i < a->rank; i++) size *= a->shape[i];
+  if (!strcmp(name, "size")) return val_int(size);
+  if (!strcmp(name, "base")) return val_is_undef(a->base) ? val_none() : val_incref(a->base);
   if (!strcmp(name, "itemsize")) return val_int(8);
-  if (!strcmp(name, "nbytes")) return val_int(8 * ((List *)a->items.u.o)->len);
+  if (!strcmp(name, "nbytes")) return val_int(8 * size);
   Val f = dict_get_str(obj_methods, name);
-  if (val_is_undef(f) || !strncmp(name, "__", 2)) {
+  if (val_is_undef(f) || (!strncmp(name, "__", 2) && strcmp(name, "__abs__"))) {   /* abs(a) asks for __abs__ */
     val_decref(f);
     return val_undef();
   }
@@ -162,12 +178,12 @@ static Val npobj_getattr(Val self, const char *name) {
   return ndarray_bind(f, self, name);
 }
 
-/* a[i] of a 1-D array (i an int in range, negative from the end): the element; else -1. */
+/* a[i] of a 1-D array (i an int in range, negative from the end): the element's list position; else -1. */
 static tfs_i64 flat_index(Val self, Val key) {
   NpObj *a = (NpObj *)self.u.o;
   if (a->rank != 1 || key.tag != VT_INT) return -1;
   tfs_i64 i = key.u.i < 0 ? key.u.i + a->shape[0] : key.u.i;
-  return i >= 0 && i < a->shape[0] ? i : -1;
+  return i >= 0 && i < a->shape[0] ? a->offset + i * a->strides[0] : -1;
 }
 
 static Val npobj_getitem(Val self, Val key) {
@@ -224,9 +240,28 @@ static Val npobj_compare(int op, Val a, Val b) {
 }
 
 static int npobj_truthy(Val v) {
-  List *l = (List *)((NpObj *)v.u.o)->items.u.o;
-  if (l->len != 1) rt_throw(ERR_VALUE, "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
-  return rt_truthy(l->items[0]);
+  NpObj *a = (NpObj *)v.u.o;
+  tfs_i64 size = 1;
+  for (int i = 0; i < a->rank; i++) size *= a->shape[i];
+  if (size != 1) rt_throw(ERR_VALUE, "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
+  return rt_truthy(((List *)a->items.u.o)->items[a->offset]);
+}
+
+/* Arithmetic and unary operators: numpy.tfs applies Python's operator to each element. */
+static Val npobj_binop(int op, Val a, Val b) {
+  if (val_is_undef(obj_methods)) return val_undef();
+  Val args[3] = {val_int(op), a, b};
+  return call_method("__binop__", 3, args);
+}
+static Val npobj_inplace(int op, Val a, Val b) {   /* a op= b writes a's elements (and so its base's) */
+  if (val_is_undef(obj_methods) || !val_is_npobj(a)) return val_undef();
+  Val args[3] = {val_int(op), a, b};
+  return call_method("__inplace__", 3, args);
+}
+static Val npobj_unop(int op, Val a) {
+  if (val_is_undef(obj_methods)) return val_undef();
+  Val args[2] = {val_int(op), a};
+  return call_method("__unop__", 2, args);
 }
 
 static bool npobj_eq(Val a, Val b) { return a.tag == VT_OBJ && b.tag == VT_OBJ && a.u.o == b.u.o; }
@@ -239,6 +274,7 @@ static Val npobj_klass(Val self) {
 const Type npobj_type = {
   .name = "numpy.ndarray", .free = npobj_free, .traverse = npobj_traverse, .clear = npobj_clear,
   .repr = npobj_repr, .str = npobj_str, .getattr = npobj_getattr, .getitem = npobj_getitem, .setitem = npobj_setitem,
-  .iter = npobj_iter, .len = npobj_len, .compare = npobj_compare, .truthy = npobj_truthy, .eq = npobj_eq,
+  .iter = npobj_iter, .len = npobj_len, .compare = npobj_compare, .binop = npobj_binop, .unop = npobj_unop,
+  .inplace = npobj_inplace, .truthy = npobj_truthy, .eq = npobj_eq,
   .klass = npobj_klass,
 };

@@ -877,10 +877,14 @@ Tensor *tensor_from_val(Val v, int want) {
       return r;
     }
     if (val_is(v, &npobj_type)) {   /* an object array: TF converts text ones only */
-      List *l = (List *)((NpObj *)v.u.o)->items.u.o;
+      Val items = npobj_values(v);
+      int hm = rt_hold_val(items);
+      List *l = (List *)items.u.o;
       for (tfs_i64 i = 0; i < l->len; i++)
         if (!val_is(l->items[i], &str_type) && !val_is(l->items[i], &bytes_type)) npobj_to_tensor_fail(v);
-      Tensor *r = tensor_from_val(((NpObj *)v.u.o)->items, want < 0 ? DT_STRING : want);
+      Tensor *r = tensor_from_val(items, want < 0 ? DT_STRING : want);
+      rt_unhold(hm);
+      val_decref(items);
       NpObj *a = (NpObj *)v.u.o;
       tfs_i64 st[TFS_MAX_RANK], k = 1;
       for (int i = a->rank - 1; i >= 0; i--) { st[i] = k; k *= a->shape[i]; }

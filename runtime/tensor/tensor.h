@@ -220,11 +220,17 @@ extern const Type npdtype_type;
 typedef struct NpDType { Obj hdr; DType dt; int uwidth; } NpDType;   /* numpy dtype objects (a.dtype); uwidth: '<U n' */
 Val npdtype_unicode(int width);          /* dtype('<U width'); width -1: np.dtype(str), '<U0' */
 extern NpDType npdtypes[];              /* one per DType, immortal */
-/* numpy's object (dtype 'O') arrays (npobj.c): a flat list of values in C order and a shape. */
-typedef struct NpObj { Obj hdr; Val items; int rank; tfs_i64 shape[TFS_MAX_RANK]; } NpObj;
+/* numpy's object (dtype 'O') arrays (npobj.c): a list of values (shared by an array and its views), a shape, and where
+ * the elements sit in the list (offset + index . strides); base: the array owning the list (VT_UNDEF: this one). */
+typedef struct NpObj {
+  Obj hdr; Val items; int rank; tfs_i64 shape[TFS_MAX_RANK]; tfs_i64 offset; tfs_i64 strides[TFS_MAX_RANK]; Val base;
+} NpObj;
 extern const Type npobj_type;
 bool val_is_npobj(Val v);
 Val npobj_new(Val items, int rank, const tfs_i64 *shape);   /* borrows the list items (size: the shape's product) */
+Val npobj_view(Val a, tfs_i64 offset, int rank, const tfs_i64 *shape, const tfs_i64 *strides);   /* npobjview.c */
+Val npobj_values(Val a);                         /* owned list of the elements in C order (the list itself when contiguous) */
+tfs_i64 npobj_pos(const NpObj *a, tfs_i64 i);    /* the list position of the i-th element in C order */
 Val npobj_from_nested(Val seq);                  /* np.array(seq, dtype=object) of nested lists and tuples */
 void npobj_set_methods(Val methods);             /* numpy.tfs's functions behind indexing, printing, methods */
 _Noreturn void npobj_to_tensor_fail(Val v);      /* TF's ValueError converting an object array */

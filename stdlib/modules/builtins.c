@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "modules/docs.h"
+#include "modules/mathint.h"
 #include "modules/modules.h"
+#include "object/bigint.h"
 #include "object/hosttypes.h"
 #include "object/object.h"
 #include "object/value.h"
@@ -151,12 +153,6 @@ static Val bi_abs(Val self, int n, const Val *args, const Kw *kw) {
   rt_throw(ERR_TYPE, "bad operand type for abs(): '%s'", val_type_name(x));
 }
 
-static int64_t bi_float_to_int(double d) {
-  if (isnan(d)) rt_throw(ERR_VALUE, "cannot convert float NaN to integer");
-  if (isinf(d)) rt_throw(ERR_OVERFLOW, "cannot convert float infinity to integer");
-  if (d >= 9223372036854775808.0 || d < -9223372036854775808.0) rt_throw(ERR_OVERFLOW, "integer overflow");
-  return (int64_t)d;
-}
 
 /* round(x, nd) for floats: the correctly rounded decimal (printf rounds half-even on exact ties). */
 static double bi_round_float(double x, int64_t nd) {
@@ -186,23 +182,12 @@ static Val bi_round(Val self, int n, const Val *args, const Kw *kw) {
     if (val_is_undef(own)) x = bi_num_base(x);
     val_decref(own);
   }
-  if (x.tag == VT_INT || x.tag == VT_BOOL) {
-    int64_t v = x.u.i;
-    if (nd.tag == VT_NONE) return val_int(v);
-    int64_t d = val_to_index(nd, NULL);
-    if (d >= 0) return val_int(v);
-    if (d < -18) return val_int(0);
-    int64_t p = 1;
-    for (int64_t k = 0; k < -d; k++) p *= 10;
-    int64_t q = v / p, r = v % p;
-    if (r < 0) r += p, q--;   /* floor division */
-    if (r * 2 > p || (r * 2 == p && (q & 1))) q++;   /* half to even */
-    int64_t out;
-    if (__builtin_mul_overflow(q, p, &out)) rt_throw(ERR_OVERFLOW, "integer overflow");
-    return val_int(out);
+  if (x.tag == VT_INT || x.tag == VT_BOOL || bigint_is_wide(x)) {
+    if (nd.tag == VT_NONE) return x.tag == VT_BOOL ? val_int(x.u.i) : val_incref(x);
+    return mi_round_int(x, nd);
   }
   if (x.tag == VT_FLOAT) {
-    if (nd.tag == VT_NONE) return val_int(bi_float_to_int(nearbyint(x.u.f)));
+    if (nd.tag == VT_NONE) return bigint_from_double(nearbyint(x.u.f));   /* exact, of any size */
     return val_float(bi_round_float(x.u.f, val_to_index(nd, NULL)));
   }
   bool sc_int;
@@ -239,19 +224,11 @@ static Val bi_pow(Val self, int n, const Val *args, const Kw *kw) {
   Val a[3];
   args_parse(&spec, n, args, kw, a);
   if (a[2].tag == VT_NONE) return rt_binop(BIN_POW, a[0], a[1]);
-  int64_t b, e, m;
-  if (!val_as_int(a[0], &b) || !val_as_int(a[1], &e) || !val_as_int(a[2], &m))
-    rt_throw(ERR_TYPE, "pow() 3rd argument not allowed unless all arguments are integers");
-  if (m == 0) rt_throw(ERR_VALUE, "pow() 3rd argument cannot be 0");
-  if (e < 0) rt_throw(ERR_VALUE, "base is not invertible for the given modulus");
-  __int128 r = 1, x = ((b % m) + m) % m;
-  for (; e > 0; e >>= 1) {
-    if (e & 1) r = r * x % m;
-    x = x * x % m;
-  }
-  int64_t out = (int64_t)r;
-  if (out != 0 && ((out < 0) != (m < 0))) out += m;
-  return val_int(out);
+  int64_t i;
+  for (int k = 0; k < 3; k++)
+    if (!bigint_is_wide(a[k]) && (a[k].tag == VT_FLOAT || !val_as_int(a[k], &i)))
+      rt_throw(ERR_TYPE, "pow() 3rd argument not allowed unless all arguments are integers");
+  return mi_powmod(a[0], a[1], a[2]);
 }
 
 /* ---- iteration -------------------------------------------------------------------------------- */
@@ -660,9 +637,10 @@ static Val bi_ord(Val self, int n, const Val *args, const Kw *kw) {
 static Val bi_radix(const char *what, const char *spec, int n, const Val *args, const Kw *kw) {
   bi_exactly(what, n, kw, 1);
   int64_t i;
-  if (!val_as_int(args[0], &i))
+  bool wide = bigint_is_wide(args[0]);
+  if (!wide && !val_as_int(args[0], &i))
     rt_throw(ERR_TYPE, "'%s' object cannot be interpreted as an integer", val_type_name(args[0]));
-  Val s = str_from_cstr(spec), r = rt_format(val_int(i), NULL, s);
+  Val s = str_from_cstr(spec), r = rt_format(wide ? args[0] : val_int(i), NULL, s);
   val_decref(s);
   return r;
 }

@@ -6,6 +6,7 @@
  * map/filter/reduce functions are wrapped in tf.function and traced once, on
  * the element_spec, when the transformation is created (as TF does).
  */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,8 @@ typedef struct Dataset {
   Val cls;                    /* DS_HOST (and with_options' pass-through): TF's class name for the repr, a str (owned) */
   Val opts;                   /* tf.data.Options set by with_options here or on an input (owned), or VT_UNDEF */
   Val attrs;                  /* attributes a program sets (Keras's class_names, file_paths): a dict, or VT_UNDEF */
+  Val reshard;                /* DS_HOST of an interleave/flat_map whose function reads files: reshard(num, index)
+                               * rebuilds it over Dataset._shard_input(input, num, index) (FILE auto-sharding) */
 } Dataset;
 
 static const Type ds_type;
@@ -78,6 +81,7 @@ static void ds_free(Obj *o) {
   val_decref(d->cls);
   val_decref(d->opts);
   val_decref(d->attrs);
+  val_decref(d->reshard);
   free(d);
 }
 
@@ -107,6 +111,7 @@ static Dataset *ds_new(DsKind kind, Val spec, Val src, tfs_i64 card) {
   d->cls = val_undef();
   d->opts = val_undef();
   d->attrs = val_undef();
+  d->reshard = val_undef();
   d->card = card;
   d->traced = trace_active();
   if (is_ds(src)) ds_inherit_opts(d, src);
@@ -255,6 +260,7 @@ static Val composite_spec_in(Val spec) {
 
 static Val spec_of_leaf(void *ctx, Val leaf) {
   int drop = ctx ? *(int *)ctx : 0;   /* leading dims dropped (slices) */
+  if (!drop && is_composite(leaf)) return rt_getattr(leaf, "_type_spec");   /* from_tensors(ragged/sparse) */
   Tensor *t = val_tensor(leaf);
   return tffn_spec_new(t->rank - drop, t->shape + drop, t->dtype, val_none());
 }
@@ -629,6 +635,17 @@ static Val ds_take(Val self, int n, const Val *args, const Kw *kw) { return coun
 static Val ds_skip(Val self, int n, const Val *args, const Kw *kw) { return count_ds(self, n, args, kw, DS_SKIP, "skip"); }
 static Val ds_repeat(Val self, int n, const Val *args, const Kw *kw) { return count_ds(self, n, args, kw, DS_REPEAT, "repeat"); }
 
+/* self.shard(num, idx), the arguments checked */
+static Dataset *shard_make(Val self, tfs_i64 num, tfs_i64 idx) {
+  Dataset *s = self_ds(self);
+  tfs_i64 c = s->card;
+  tfs_i64 card = c < 0 ? c : c / num + (idx < c % num ? 1 : 0);
+  Dataset *d = derive(self, DS_SHARD, val_incref(s->spec), card);
+  d->a = num;
+  d->b = idx;
+  return d;
+}
+
 //! Dataset.shard(num_shards, index, name=None)
 //!   The elements whose position i has i % num_shards == index (one shard per worker, as tf.distribute's input
 //!   pipelines use it).
@@ -636,19 +653,13 @@ static Val ds_shard(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "Dataset.shard", .sig = "num_shards, index, name=None"};
   Val a[3];
   args_parse(&spec, n, args, kw, a);
-  Dataset *s = self_ds(self);
   tfs_i64 num = int_arg(a[0], "num_shards"), idx = int_arg(a[1], "index");
   if (num <= 0)
     rt_throw(ERR_INVALID_ARGUMENT, "Number of shards must be greater than zero (currently num_shards = %lld).", (long long)num);
   if (idx < 0 || idx >= num)
     rt_throw(ERR_INVALID_ARGUMENT, "Index must be between 0 and %lld (currently index = %lld).", (long long)(num - 1),
              (long long)idx);
-  tfs_i64 c = s->card;
-  tfs_i64 card = c < 0 ? c : c / num + (idx < c % num ? 1 : 0);
-  Dataset *d = derive(self, DS_SHARD, val_incref(s->spec), card);
-  d->a = num;
-  d->b = idx;
-  return ds_val(d);
+  return ds_val(shard_make(self, num, idx));
 }
 
 //! Dataset.prefetch(buffer_size, name=None) | Dataset.cache(filename='', name=None)
@@ -867,6 +878,67 @@ static Val slice_leaf(void *ctx, Val leaf) {
   return val_obj(tensor_view(t, t->rank - 1, t->shape + 1, t->strides + 1, t->offset + i * t->strides[0]));
 }
 
+/* The leaves of an element in nest.flatten's order (dicts by sorted key), borrowed: at most cap stored, all counted. */
+static void flatten_sorted(Val e, Val *out, int *n, int cap) {
+  if (val_is(e, &tuple_type)) {
+    Tuple *t = (Tuple *)e.u.o;
+    for (tfs_i64 i = 0; i < t->len; i++) flatten_sorted(t->items[i], out, n, cap);
+  } else if (val_is(e, &dict_type)) {
+    Val keys = dict_keys_list(e);
+    int mark = rt_hold_val(keys);
+    list_sort(keys, val_none(), false);
+    List *kl = (List *)keys.u.o;
+    for (tfs_i64 i = 0; i < kl->len; i++) {
+      Val v = dict_get(e, kl->items[i]);
+      val_decref(v);   /* the dict keeps it alive */
+      flatten_sorted(v, out, n, cap);
+    }
+    rt_unhold(mark);
+    val_decref(keys);
+  } else {
+    if (*n < cap) out[*n] = e;
+    (*n)++;
+  }
+}
+
+#define BATCH_CHECK_LEAVES 64
+
+/* TF's CopyBatch: each component of every element of a batch must have the first element's shape; the error names
+ * the first component (in nest.flatten's order) with a mismatch and its first differing element. */
+static void batch_check_shapes(const Val *els, tfs_i64 n) {
+  Val first[BATCH_CHECK_LEAVES], cur[BATCH_CHECK_LEAVES];
+  int nf = 0, bad_comp = BATCH_CHECK_LEAVES;
+  tfs_i64 bad_el = 0;
+  flatten_sorted(els[0], first, &nf, BATCH_CHECK_LEAVES);
+  if (nf > BATCH_CHECK_LEAVES) nf = BATCH_CHECK_LEAVES;
+  for (tfs_i64 i = 1; i < n; i++) {
+    int nc = 0;
+    flatten_sorted(els[i], cur, &nc, BATCH_CHECK_LEAVES);
+    for (int c = 0; c < nf && c < nc && c < bad_comp; c++) {
+      if (!val_is_tensor(first[c]) || !val_is_tensor(cur[c])) continue;
+      Tensor *a = val_tensor(first[c]), *b = val_tensor(cur[c]);
+      if (a->rank == b->rank && !memcmp(a->shape, b->shape, sizeof(tfs_i64) * (size_t)a->rank)) continue;
+      bad_comp = c, bad_el = i;
+    }
+  }
+  if (bad_comp == BATCH_CHECK_LEAVES) return;
+  Tensor *a = val_tensor(first[bad_comp]);
+  int nc = 0;
+  flatten_sorted(els[bad_el], cur, &nc, BATCH_CHECK_LEAVES);
+  Tensor *b = val_tensor(cur[bad_comp]);
+  StrBuf sa, sb;
+  sb_init(&sa);
+  rt_hold_sb(&sa);
+  sb_init(&sb);
+  rt_hold_sb(&sb);
+  op_shape_text(&sa, a->rank, a->shape);
+  op_shape_text(&sb, b->rank, b->shape);
+  sb_putc(&sa, '\0');
+  sb_putc(&sb, '\0');
+  rt_throw(ERR_INVALID_ARGUMENT, "Cannot batch tensors with different shapes in component %d. First element had shape %s "
+           "and element %lld had shape %s.", bad_comp, sa.data, (long long)bad_el, sb.data);
+}
+
 static Val stack_leaves(void *ctx, Val *leaves, int n) {
   (void)ctx;
   Val stack = tfmod_lookup("stack");
@@ -967,6 +1039,15 @@ static Val map_one(void *it, Val e) {
   rt_unhold(mark);
   val_decref(e);
   return as_element(r);
+}
+
+/* TF's ShardDataset with require_non_empty (the shard the FILE auto-shard inserts): a worker left without files */
+static _Noreturn void file_shard_short(tfs_i64 nfiles, tfs_i64 nshards) {
+  rt_throw(ERR_INVALID_ARGUMENT, "Could not apply FILE based sharding: the dataset only has %lld file(s), which is not "
+           "enough for the required %lld shards/workers. If you are using datasets with distribution strategy, consider "
+           "setting the auto sharding policy to either DATA or OFF using the `experimental_distribute.auto_shard_policy` "
+           "option of `tf.data.Options()`. Or, split your input files into a larger number of small files such that "
+           "number of files is greater than number of shards/workers.", (long long)nfiles, (long long)nshards);
 }
 
 static bool ds_next(DsIt *it, Val *out) {
@@ -1074,6 +1155,7 @@ static bool ds_next(DsIt *it, Val *out) {
       it->done = true;
       return false;
     }
+    batch_check_shapes(els, n);
     Val r = st_zipmap(els, (int)n, stack_leaves, NULL);
     rt_unhold(mark);
     for (tfs_i64 k = 0; k < n; k++) val_decref(els[k]);
@@ -1097,7 +1179,11 @@ static bool ds_next(DsIt *it, Val *out) {
   }
   case DS_SHARD:
     for (;;) {
-      if (!kid_next(it, out)) { it->done = true; return false; }
+      if (!kid_next(it, out)) {
+        it->done = true;
+        if (d->flag && it->i <= d->b) file_shard_short(it->i, d->a);
+        return false;
+      }
       if (it->i++ % d->a == d->b) return true;
       val_decref(*out);
     }
@@ -1260,7 +1346,15 @@ typedef struct WkJob {
   Graph *g;
 } WkJob;
 
-typedef struct WkBatch { WkJob *jobs; int njobs, *wk, nwk, lanes; } WkBatch;
+typedef struct WkBatch {
+  WkJob *jobs;
+  int njobs, *wk, nwk, lanes;
+  int *order;                 /* order[k]: the k-th job to finish (a sloppy interleave hands blocks out so) */
+  _Atomic int ndone;
+} WkBatch;
+
+/* job j finished: the next place in b's completion order */
+static void job_done(WkBatch *b, int j) { b->order[atomic_fetch_add(&b->ndone, 1)] = j; }
 
 static void leaves_of(Val v, Tensor **args, int *k, int max) {
   if (val_is(v, &tuple_type)) {
@@ -1323,7 +1417,10 @@ static void job_pull(WkJob *jb) {
 
 static void lane_pull(void *ctx, int lane) {
   WkBatch *b = ctx;
-  for (int j = lane; j < b->nwk; j += b->lanes) job_pull(&b->jobs[b->wk[j]]);
+  for (int j = lane; j < b->nwk; j += b->lanes) {
+    job_pull(&b->jobs[b->wk[j]]);
+    job_done(b, b->wk[j]);
+  }
 }
 
 static void wkbatch_free(WkBatch *b) {
@@ -1343,6 +1440,7 @@ static void wkbatch_free(WkBatch *b) {
   }
   free(b->jobs);
   free(b->wk);
+  free(b->order);
   free(b);
 }
 
@@ -1370,13 +1468,23 @@ static Val job_list(WkJob *jb) {
   return l;
 }
 
-/* tf.data.Dataset._pull_blocks(iterators, n, num_parallel_calls): the parallel interleave's read-ahead (not a
- * TF name): up to n next elements of each iterator, as a list of (elements, ended) pairs; the iterators whose
- * pipelines allow it are pulled at once on worker threads. */
+/* tf.data.Dataset._nondet(): the iterated pipeline's options say deterministic=False (a .tfs parallel interleave
+ * without its own deterministic then goes sloppy, as TF's ParallelInterleaveDatasetV4 with "default") */
+static Val ds_nondet(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.data.Dataset._nondet", .sig = ""};
+  args_parse(&spec, n, args, kw, NULL);
+  return val_bool(ds_ambient && ds_ambient->nondet);
+}
+
+/* tf.data.Dataset._pull_blocks(iterators, n, num_parallel_calls, sloppy=False): the parallel interleave's read-ahead
+ * (not a TF name): up to n next elements of each iterator, as a list of (elements, ended) pairs; the iterators
+ * whose pipelines allow it are pulled at once on worker threads.  sloppy: (that list, the iterators' indices in
+ * the order their pulls finished). */
 static Val ds_pull_blocks(Val self, int nargs, const Val *args, const Kw *kw) {
   (void)self;
-  static ArgSpec spec = {.what = "tf.data.Dataset._pull_blocks", .sig = "iterators, n, num_parallel_calls"};
-  Val a[3];
+  static ArgSpec spec = {.what = "tf.data.Dataset._pull_blocks", .sig = "iterators, n, num_parallel_calls, sloppy=False"};
+  Val a[4];
   args_parse(&spec, nargs, args, kw, a);
   if (!val_is(a[0], &list_type)) rt_throw(ERR_TYPE, "tf.data.Dataset._pull_blocks: iterators must be a list");
   List *l = (List *)a[0].u.o;
@@ -1389,7 +1497,8 @@ static Val ds_pull_blocks(Val self, int nargs, const Val *args, const Kw *kw) {
   b->njobs = (int)l->len;
   b->jobs = calloc((size_t)b->njobs + 1, sizeof(WkJob));
   b->wk = calloc((size_t)b->njobs + 1, sizeof(int));
-  if (!b->jobs || !b->wk) rt_throw(ERR_MEMORY, "out of memory");
+  b->order = calloc((size_t)b->njobs + 1, sizeof(int));
+  if (!b->jobs || !b->wk || !b->order) rt_throw(ERR_MEMORY, "out of memory");
   bool here = op_tape_nactive || trace_active();
   for (int j = 0; j < b->njobs; j++) {
     if (!val_is(l->items[j], &dsit_type)) rt_throw(ERR_TYPE, "tf.data.Dataset._pull_blocks: iterators must be dataset iterators");
@@ -1412,14 +1521,19 @@ static Val ds_pull_blocks(Val self, int nargs, const Val *args, const Kw *kw) {
   /* the others first, here and in order (host code, shared objects) */
   for (int j = 0, w = 0; j < b->njobs; j++) {
     if (w < b->nwk && b->wk[w] == j) { w++; continue; }
-    if (b->jobs[j].it->pend) { b->jobs[j].end = true; continue; }
-    job_pull(&b->jobs[j]);
+    if (!b->jobs[j].it->pend) job_pull(&b->jobs[j]);
+    else b->jobs[j].end = true;
+    job_done(b, j);
   }
   DsPolicy dp = pol_of(val_undef());
   int lanes = pol_lanes(ds_ambient ? ds_ambient : &dp, npc);   /* the interleave's pipeline (ds_ambient) */
   b->lanes = lanes < b->nwk ? lanes : b->nwk;
   if (b->lanes >= 2) parexec_run_fn(b->lanes, lane_pull, b);
-  else for (int w = 0; w < b->nwk; w++) job_pull(&b->jobs[b->wk[w]]);
+  else
+    for (int w = 0; w < b->nwk; w++) {
+      job_pull(&b->jobs[b->wk[w]]);
+      job_done(b, b->wk[w]);
+    }
   Val r = list_new(b->njobs);
   rt_hold_val(r);
   for (int j = 0; j < b->njobs; j++) {
@@ -1429,6 +1543,15 @@ static Val ds_pull_blocks(Val self, int nargs, const Val *args, const Kw *kw) {
     ((Tuple *)pair.u.o)->items[1] = val_bool(b->jobs[j].end);
     list_append(r, pair);
     val_decref(pair);
+  }
+  if (a[3].tag != VT_NONE && a[3].tag != VT_UNDEF && rt_truthy(a[3])) {
+    Val ord = list_new(b->njobs);
+    rt_hold_val(ord);
+    for (int k = 0; k < b->njobs; k++) list_append(ord, val_int(b->order[k]));
+    Val both = tuple_new(2);
+    ((Tuple *)both.u.o)->items[0] = r;
+    ((Tuple *)both.u.o)->items[1] = ord;
+    r = both;
   }
   rt_unhold(mark);
   wkbatch_free(b);
@@ -1717,7 +1840,8 @@ static Val ds_textline(Val self, int n, const Val *args, const Kw *kw) {
 //!   the element spec for the element_spec, then called on each element).
 //! Dataset.interleave(map_func, cycle_length=None, block_length=None, num_parallel_calls=None, deterministic=None, name=None) | tf.data.Dataset.interleave
 //!   The datasets map_func returns, cycle_length of them open at once, block_length elements from each in turn (TF's
-//!   order); num_parallel_calls and deterministic are accepted and the order is always the deterministic one.
+//!   order); with num_parallel_calls > 1 the open inputs read ahead together on worker threads, and
+//!   deterministic=False (or the options' False) hands each read-ahead's blocks out in the order they finished.
 //! Dataset.scan(initial_state, scan_func, name=None) | tf.data.Dataset.scan
 //!   Threads a state through the elements: (state, output) = scan_func(state, element), yielding the outputs;
 //!   scan_func is traced once (again with relaxed shapes when the new state's shapes differ).
@@ -1747,8 +1871,8 @@ static Val ds_textline(Val self, int n, const Val *args, const Kw *kw) {
 //! tf.data.Options()
 //!   Options of a dataset: deterministic (alias experimental_deterministic), threading, experimental_optimization,
 //!   experimental_distribute, autotune, experimental_slack, ...; unset ones read None; merge(other). The iterated
-//!   dataset's options apply to its whole pipeline; deterministic=False lets a parallel map hand results out as
-//!   they finish (an interleave keeps its order).
+//!   dataset's options apply to its whole pipeline; deterministic=False lets a parallel map or interleave hand
+//!   results out as they finish.
 //! tf.data.ThreadingOptions() | tf.data.experimental.ThreadingOptions
 //!   Options.threading: private_threadpool_size (N > 0: parallel map and interleave use at most N threads),
 //!   max_intra_op_parallelism (1: the pipeline's kernels run on their own thread; larger values: no bound, as
@@ -1758,7 +1882,12 @@ static Val ds_textline(Val self, int n, const Val *args, const Kw *kw) {
 //!   apply_default_optimizations=False turns it off) runs sequential maps of stateless functions as AUTOTUNE
 //!   parallel maps in order; the other rewrites are recorded (docs/data.md says why).
 //! tf.data.experimental.DistributeOptions()
-//!   Options.experimental_distribute: auto_shard_policy, num_devices (accepted, recorded).
+//!   Options.experimental_distribute: auto_shard_policy (tf.data.experimental.AutoShardPolicy: how
+//!   experimental_distribute_dataset shards across workers, docs/data.md), num_devices (recorded).
+//! tf.data.experimental.AutoShardPolicy
+//!   The values of DistributeOptions.auto_shard_policy, TF's numbers: OFF (-1), AUTO (0: FILE when the pipeline
+//!   reads files, else DATA with TF's warning), FILE (1: each worker reads its share of the files), DATA (2:
+//!   each worker keeps its share of every global batch), HINT (3: as OFF, tfs has no SHARD_HINT).
 //! tf.data.experimental.AutotuneOptions()
 //!   Options.autotune: enabled=False keeps AUTOTUNE at min(16, pool) and skips map_parallelization; cpu_budget
 //!   bounds AUTOTUNE; ram_budget bounds the input bytes a parallel map buffers; autotune_algorithm is recorded.
@@ -1774,14 +1903,16 @@ static Val ds_textline(Val self, int n, const Val *args, const Kw *kw) {
  * iteration starts; inputs (a dataset or a list of them) pass their options on. */
 static Val ds_host(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
-  static ArgSpec spec = {.what = "tf.data.Dataset._host", .sig = "factory, element_spec, cls, cardinality, inputs=None"};
-  Val a[5];
+  static ArgSpec spec = {.what = "tf.data.Dataset._host",
+                         .sig = "factory, element_spec, cls, cardinality, inputs=None, reshard=None"};
+  Val a[6];
   args_parse(&spec, n, args, kw, a);
   if (!val_is(a[2], &str_type)) rt_throw(ERR_TYPE, "tf.data.Dataset._host: cls must be a str");
   Dataset *d = ds_new(DS_HOST, val_incref(a[1]), a[0], int_arg(a[3], "cardinality"));
   Val dv = ds_val(d);
   int mark = rt_hold_val(dv);
   d->cls = val_incref(a[2]);
+  if (a[5].tag != VT_NONE && a[5].tag != VT_UNDEF) d->reshard = val_incref(a[5]);
   if (val_is(a[4], &list_type) || val_is(a[4], &tuple_type)) {
     tfs_i64 k;
     const Val *items;
@@ -1822,6 +1953,175 @@ static Val ds_with_opts(Val self, int n, const Val *args, const Kw *kw) {
   return ds_val(d);
 }
 
+/* ---- FILE auto-sharding (tf.distribute's AutoShardPolicy.FILE) ------------------------------------------------
+ * As TF's auto_shard rewrite (grappler/optimizers/data/auto_shard.cc): from the sink up through one-input
+ * transformations, into every input of a zip, to the readers (TFRecordDataset, TextLineDataset), whose file names
+ * are sharded, or to an interleave/flat_map whose function reads files, whose input is sharded (its nearest
+ * shuffle moved below the shard so that each worker shuffles its own files).  Sources that read no files raise
+ * NotFound, which AUTO turns into DATA sharding (stdlib/distribute.tfs). */
+
+static bool shard_pass_through(DsKind k) {
+  return k == DS_MAP || k == DS_FILTER || k == DS_BATCH || k == DS_SHUFFLE || k == DS_TAKE || k == DS_SKIP ||
+         k == DS_REPEAT || k == DS_PREFETCH || k == DS_CACHE || k == DS_PMAP || k == DS_SHARD;
+}
+
+/* s's node again over the input src (the rewritten chain keeps every node's parameters and options) */
+static Dataset *ds_clone(Dataset *s, Val src, tfs_i64 card) {
+  Dataset *d = ds_new(s->kind, val_incref(s->spec), src, card);
+  d->fn = val_incref(s->fn);
+  d->a = s->a, d->b = s->b, d->c = s->c;
+  d->flag = s->flag, d->seeded = s->seeded, d->seed = s->seed;
+  d->cls = val_incref(s->cls);
+  val_decref(d->opts);
+  d->opts = val_incref(s->opts);
+  d->attrs = val_incref(s->attrs);
+  d->reshard = val_incref(s->reshard);
+  return d;
+}
+
+/* TF's op name of a node that ends the walk, for its NotFound text */
+static const char *shard_op_name(Dataset *d) {
+  switch (d->kind) {
+  case DS_SLICES: return "TensorSliceDataset";
+  case DS_TENSORS: return "TensorDataset";
+  case DS_RANGE: return "RangeDataset";
+  case DS_RANDOM: return "RandomDataset";
+  case DS_HOST: return val_is(d->cls, &str_type) ? str_cstr(d->cls) + (str_cstr(d->cls)[0] == '_') : "Dataset";
+  default: return ds_class[d->kind] + (ds_class[d->kind][0] == '_');
+  }
+}
+
+static Val file_shard(Dataset *d, tfs_i64 num, tfs_i64 idx) {
+  if (d->kind == DS_TFRECORD || d->kind == DS_TEXTLINE) {
+    Tuple *f = (Tuple *)d->src.u.o;
+    if (f->len <= idx) file_shard_short(f->len, num);
+    tfs_i64 k = (f->len - idx + num - 1) / num;
+    Val files = tuple_new(k);
+    for (tfs_i64 i = 0; i < k; i++) ((Tuple *)files.u.o)->items[i] = val_incref(f->items[idx + i * num]);
+    int mark = rt_hold_val(files);
+    Dataset *c = ds_clone(d, files, d->card);
+    rt_unhold(mark);
+    val_decref(files);
+    return ds_val(c);
+  }
+  if (d->kind == DS_HOST && !val_is_undef(d->reshard)) {
+    Val args[2] = {val_int(num), val_int(idx)};
+    return rt_call(d->reshard, 2, args, NULL);
+  }
+  if (d->kind == DS_ZIP) {
+    Tuple *t = (Tuple *)d->src.u.o;
+    Val nt = tuple_new(t->len);
+    int mark = rt_hold_val(nt);
+    for (tfs_i64 i = 0; i < t->len; i++) {
+      ((Tuple *)nt.u.o)->items[i] = val_none();
+      ((Tuple *)nt.u.o)->items[i] = file_shard((Dataset *)t->items[i].u.o, num, idx);
+    }
+    Dataset *c = ds_clone(d, nt, CARD_UNKNOWN);
+    rt_unhold(mark);
+    val_decref(nt);
+    return ds_val(c);
+  }
+  if (shard_pass_through(d->kind) && is_ds(d->src)) {
+    Val in = file_shard((Dataset *)d->src.u.o, num, idx);
+    int mark = rt_hold_val(in);
+    Dataset *c = ds_clone(d, in, ((Dataset *)in.u.o)->card < 0 ? ((Dataset *)in.u.o)->card : d->card);
+    rt_unhold(mark);
+    val_decref(in);
+    return ds_val(c);
+  }
+  const char *op = shard_op_name(d);
+  if (d->kind == DS_SLICES || d->kind == DS_TENSORS || d->kind == DS_RANGE ||
+      (d->kind == DS_HOST && !strcmp(op, "GeneratorDataset")))
+    rt_throw(ERR_NOT_FOUND, "Found an unshardable source dataset: name: \"%s/_0\"\nop: \"%s\"", op, op);
+  rt_throw(ERR_NOT_FOUND, "Did not find a shardable source, walked to a node which is not a dataset: name: \"%s/_0\"\n"
+           "op: \"%s\"\n. Consider either turning off auto-sharding or switching the auto_shard_policy to DATA to shard "
+           "this dataset. You can do this by creating a new `tf.data.Options()` object then setting "
+           "`options.experimental_distribute.auto_shard_policy = AutoShardPolicy.DATA` before applying the options "
+           "object to the dataset via `dataset.with_options(options)`.", op, op);
+}
+
+/* Dataset._file_shard(ds, num_workers, index): ds with its files sharded, or NotFoundError */
+static Val ds_file_shard(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.data.Dataset._file_shard", .sig = "ds, num_workers, index"};
+  Val a[3];
+  args_parse(&spec, n, args, kw, a);
+  if (!is_ds(a[0])) rt_throw(ERR_TYPE, "tf.data.Dataset._file_shard: not a dataset");
+  return file_shard((Dataset *)a[0].u.o, int_arg(a[1], "num_workers"), int_arg(a[2], "index"));
+}
+
+/* d without its nearest shuffle above (through one-input transformations), *shuf set to it; d itself when none */
+static Val strip_shuffle(Dataset *d, Dataset **shuf) {
+  if (d->kind == DS_SHUFFLE && is_ds(d->src)) {
+    *shuf = d;
+    return val_incref(d->src);
+  }
+  if (!shard_pass_through(d->kind) || !is_ds(d->src)) return val_incref(ds_val(d));
+  Val in = strip_shuffle((Dataset *)d->src.u.o, shuf);
+  if (!*shuf) {
+    val_decref(in);
+    return val_incref(ds_val(d));
+  }
+  int mark = rt_hold_val(in);
+  Dataset *c = ds_clone(d, in, d->card);
+  rt_unhold(mark);
+  val_decref(in);
+  return ds_val(c);
+}
+
+/* Dataset._shard_input(ds, num_workers, index): the input of a file-reading interleave sharded as TF's
+ * ProcessDatasetSourceNode does: ds.shard(num, index) (each worker needs a file), then ds's nearest shuffle */
+static Val ds_shard_input(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.data.Dataset._shard_input", .sig = "ds, num_workers, index"};
+  Val a[3];
+  args_parse(&spec, n, args, kw, a);
+  if (!is_ds(a[0])) rt_throw(ERR_TYPE, "tf.data.Dataset._shard_input: not a dataset");
+  Dataset *shuf = NULL;
+  Val in = strip_shuffle((Dataset *)a[0].u.o, &shuf);
+  int mark = rt_hold_val(in);
+  Dataset *sh = shard_make(in, int_arg(a[1], "num_workers"), int_arg(a[2], "index"));
+  sh->flag = true;   /* TF's require_non_empty */
+  Val out = ds_val(sh);
+  rt_hold_val(out);
+  if (shuf) out = ds_val(ds_clone(shuf, out, sh->card));
+  rt_unhold(mark);
+  val_decref(in);
+  if (shuf) val_decref(ds_val(sh));
+  return out;
+}
+
+/* Dataset._has_reader(ds): ds reads files (a reader up its one-input chain): TF's ReaderOpInFunction */
+static Val ds_has_reader(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.data.Dataset._has_reader", .sig = "ds"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  for (Val v = a[0]; is_ds(v); v = ((Dataset *)v.u.o)->src) {
+    Dataset *d = (Dataset *)v.u.o;
+    if (d->kind == DS_TFRECORD || d->kind == DS_TEXTLINE || (d->kind == DS_HOST && !val_is_undef(d->reshard)))
+      return val_bool(true);
+    if (!shard_pass_through(d->kind)) break;
+  }
+  return val_bool(false);
+}
+
+/* Dataset._batch_size(ds): the batch size of ds's last batch (TF's ComputeBatchSize), -1 when not found */
+static Val ds_batch_size(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.data.Dataset._batch_size", .sig = "ds"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  for (Val v = a[0]; is_ds(v); v = ((Dataset *)v.u.o)->src) {
+    Dataset *d = (Dataset *)v.u.o;
+    if (d->kind == DS_BATCH) return val_int(d->a);
+    if (d->kind != DS_PREFETCH && d->kind != DS_MAP && d->kind != DS_PMAP && d->kind != DS_REPEAT &&
+        d->kind != DS_CACHE)
+      break;
+  }
+  return val_int(-1);
+}
+
 //! tf.data.Dataset.random(seed=None, rerandomize_each_iteration=None, name=None)
 //!   An infinite dataset of int64 scalars; a seed (or tf.random.set_seed) repeats them, and each iteration starts
 //!   them again unless rerandomize_each_iteration. tfs's own stream (splitmix64), not TF's Philox numbers.
@@ -1841,8 +2141,9 @@ static Val ds_random(Val self, int n, const Val *args, const Kw *kw) {
 }
 
 static const DsMethod ds_ctors[] = {
-  {"_host", ds_host, NULL}, {"_pull_blocks", ds_pull_blocks, NULL}, {"random", ds_random, NULL},
-  {"_opts", ds_opts, NULL}, {"_with_opts", ds_with_opts, NULL},
+  {"_host", ds_host, NULL}, {"_pull_blocks", ds_pull_blocks, NULL}, {"_nondet", ds_nondet, NULL}, {"random", ds_random, NULL},
+  {"_opts", ds_opts, NULL}, {"_with_opts", ds_with_opts, NULL}, {"_file_shard", ds_file_shard, NULL},
+  {"_shard_input", ds_shard_input, NULL}, {"_has_reader", ds_has_reader, NULL}, {"_batch_size", ds_batch_size, NULL},
   {"from_tensor_slices", ds_from_tensor_slices, NULL}, {"from_tensors", ds_from_tensors, NULL}, {"range", ds_range, NULL},
   {"zip", ds_zip, NULL},
 };

@@ -462,7 +462,7 @@ static const char *seq_setup(ArgSpec *spec, const char *const *params, bool dot,
 static tfs_i64 seq_members(SeqWork *w, const char *xname, const char *yname, const char *path, Val *x, Tensor **y) {
   *x = npz_member(w->d, xname, path);
   if (val_is_npobj(*x) && ((NpObj *)x->u.o)->rank == 1) {   /* the object array's sequences */
-    Val items = val_incref(((NpObj *)x->u.o)->items);
+    Val items = npobj_values(*x);
     val_decref(*x);
     *x = items;
   }

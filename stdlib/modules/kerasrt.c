@@ -102,9 +102,11 @@ void npz_write_ex(const char *what, const char *path, Val names, Val list, bool 
   rt_hold_sb(&dir);
   for (tfs_i64 i = 0; i < l->len; i++) {
     Tensor *t = val_as_tensor(l->items[i]);
-    if (!t || t->sym) rt_throw(ERR_TYPE, "%s: weight %lld is not a concrete array", what, (long long)i);
+    bool objects = val_is_npobj(l->items[i]);   /* np.savez pickles an object array's member as np.save does */
+    if (!objects && (!t || t->sym)) rt_throw(ERR_TYPE, "%s: weight %lld is not a concrete array", what, (long long)i);
     size_t nlen;
-    char *npy = npy_format_ex(t, ndarray_uwidth(l->items[i]), &nlen);   /* tf.io.write_npy's writer; text arrays as '<U n' */
+    char *npy = objects ? npy_format_object(l->items[i], &nlen)
+                        : npy_format_ex(t, ndarray_uwidth(l->items[i]), &nlen);   /* tf.io.write_npy's writer; text arrays as '<U n' */
     int mm = rt_hold_mem(npy);
     char name[300];
     int nl = val_is_undef(names) ? snprintf(name, sizeof name, "arr_%lld.npy", (long long)i)

@@ -3,13 +3,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "modules/mathint.h"
 #include "modules/modules.h"
+#include "object/bigint.h"
 #include "object/hosttypes.h"
 #include "object/object.h"
 #include "object/value.h"
 #include "tensor/tensor.h"
 
-static void mm_count(const char *what, int n, const Kw *kw, int lo, int hi) {
+void mm_count(const char *what, int n, const Kw *kw, int lo, int hi) {
   if (kw && kw->n) rt_throw(ERR_TYPE, "math.%s() takes no keyword arguments", what);
   if (lo == hi && lo == 1 && n != 1) rt_throw(ERR_TYPE, "math.%s() takes exactly one argument (%d given)", what, n);
   if (n < lo || n > hi) {
@@ -100,18 +102,11 @@ static Val mm_log(Val self, int n, const Val *args, const Kw *kw) {
   return val_float(num / den);
 }
 
-static Val mm_int_result(const char *what, double r) {
-  if (isnan(r)) rt_throw(ERR_VALUE, "cannot convert float NaN to integer");
-  if (isinf(r)) rt_throw(ERR_OVERFLOW, "cannot convert float infinity to integer");
-  if (r >= 9223372036854775808.0 || r < -9223372036854775808.0) rt_throw(ERR_OVERFLOW, "integer overflow");
-  (void)what;
-  return val_int((int64_t)r);
-}
 static Val mm_rounding(const char *what, int n, const Val *args, const Kw *kw, double (*f)(double)) {
   mm_count(what, n, kw, 1, 1);
-  if (args[0].tag == VT_INT) return args[0];
+  if (args[0].tag == VT_INT || bigint_is_wide(args[0])) return val_incref(args[0]);
   if (args[0].tag == VT_BOOL) return val_int(args[0].u.i);
-  return mm_int_result(what, f(mm_real(args[0])));
+  return bigint_from_double(f(mm_real(args[0])));   /* the exact int of any size; NaN and infinities raise */
 }
 static Val mm_floor(Val self, int n, const Val *args, const Kw *kw) { return mm_rounding("floor", n, args, kw, floor); }
 static Val mm_ceil(Val self, int n, const Val *args, const Kw *kw) { return mm_rounding("ceil", n, args, kw, ceil); }
@@ -197,84 +192,6 @@ static Val mm_frexp(Val self, int n, const Val *args, const Kw *kw) {
   int e = 0;
   double m = isfinite(x) ? frexp(x, &e) : x;
   return tuple_pack(2, val_float(m), val_int(e));
-}
-
-static int64_t mm_mul(int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_mul_overflow(a, b, &r)) rt_throw(ERR_OVERFLOW, "integer overflow");
-  return r;
-}
-
-static Val mm_factorial(Val self, int n, const Val *args, const Kw *kw) {
-  mm_count("factorial", n, kw, 1, 1);
-  int64_t v = mm_int(args[0]), r = 1;
-  if (v < 0) rt_throw(ERR_VALUE, "factorial() not defined for negative values");
-  for (int64_t i = 2; i <= v; i++) r = mm_mul(r, i);
-  return val_int(r);
-}
-
-static int64_t mm_gcd2(int64_t a, int64_t b) {
-  if (a < 0) a = -a;
-  if (b < 0) b = -b;
-  while (b) {
-    int64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
-static Val mm_gcd(Val self, int n, const Val *args, const Kw *kw) {
-  if (kw && kw->n) rt_throw(ERR_TYPE, "gcd() takes no keyword arguments");
-  int64_t g = 0;
-  for (int i = 0; i < n; i++) g = mm_gcd2(g, mm_int(args[i]));
-  return val_int(g);
-}
-static Val mm_lcm(Val self, int n, const Val *args, const Kw *kw) {
-  if (kw && kw->n) rt_throw(ERR_TYPE, "lcm() takes no keyword arguments");
-  int64_t l = 1;
-  for (int i = 0; i < n; i++) {
-    int64_t v = mm_int(args[i]);
-    if (v == 0 || l == 0) {
-      l = 0;
-      continue;
-    }
-    l = mm_mul(l / mm_gcd2(l, v), v < 0 ? -v : v);
-  }
-  return val_int(l);
-}
-
-/* comb and perm: exact products that divide as they go (comb's partial products are binomials). */
-static Val mm_combperm(const char *what, int n, const Val *args, const Kw *kw, bool comb) {
-  mm_count(what, n, kw, comb ? 2 : 1, 2);
-  int64_t nn = mm_int(args[0]);
-  int64_t k = n > 1 && args[1].tag != VT_NONE ? mm_int(args[1]) : nn;
-  if (nn < 0) rt_throw(ERR_VALUE, "n must be a non-negative integer");
-  if (k < 0) rt_throw(ERR_VALUE, "k must be a non-negative integer");
-  if (k > nn) return val_int(0);
-  int64_t r = 1;
-  if (comb) {
-    if (k > nn - k) k = nn - k;
-    for (int64_t i = 1; i <= k; i++) {
-      int64_t g = mm_gcd2(r, i), num = nn - k + i;
-      int64_t g2 = mm_gcd2(num, i / g);
-      r = mm_mul(r / g, num / g2) / (i / g / g2);
-    }
-  } else {
-    for (int64_t i = 0; i < k; i++) r = mm_mul(r, nn - i);
-  }
-  return val_int(r);
-}
-static Val mm_comb(Val self, int n, const Val *args, const Kw *kw) { return mm_combperm("comb", n, args, kw, true); }
-static Val mm_perm(Val self, int n, const Val *args, const Kw *kw) { return mm_combperm("perm", n, args, kw, false); }
-
-static Val mm_isqrt(Val self, int n, const Val *args, const Kw *kw) {
-  mm_count("isqrt", n, kw, 1, 1);
-  int64_t v = mm_int(args[0]);
-  if (v < 0) rt_throw(ERR_VALUE, "isqrt() argument must be nonnegative");
-  int64_t r = (int64_t)sqrt((double)v);
-  while (r > 0 && (r > 3037000499 || r * r > v)) r--;
-  while (r < 3037000499 && (r + 1) * (r + 1) <= v) r++;
-  return val_int(r);
 }
 
 /* fsum: Shewchuk's exact partial sums, rounded once (as CPython's msum). */
@@ -369,8 +286,8 @@ static Builtin mm_fns[] = {
   MB("fmod", mm_fmod),           MB("copysign", mm_copysign), MB("remainder", mm_remainder), MB("nextafter", mm_nextafter),
   MB("ldexp", mm_ldexp),         MB("hypot", mm_hypot),       MB("isnan", mm_isnan),       MB("isinf", mm_isinf),
   MB("isfinite", mm_isfinite),   MB("isclose", mm_isclose),   MB("modf", mm_modf),         MB("frexp", mm_frexp),
-  MB("factorial", mm_factorial), MB("gcd", mm_gcd),           MB("lcm", mm_lcm),           MB("comb", mm_comb),
-  MB("perm", mm_perm),           MB("isqrt", mm_isqrt),       MB("fsum", mm_fsum),         MB("prod", mm_prod),
+  MB("factorial", mi_factorial), MB("gcd", mi_gcd),           MB("lcm", mi_lcm),           MB("comb", mi_comb),
+  MB("perm", mi_perm),           MB("isqrt", mi_isqrt),       MB("fsum", mm_fsum),         MB("prod", mm_prod),
 };
 #define NUNARY (sizeof mm_unary / sizeof mm_unary[0])
 static Builtin mm_unary_fns[NUNARY];

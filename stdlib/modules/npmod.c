@@ -184,11 +184,42 @@ static Val npm_obj_nested(Val self, int n, const Val *args, const Kw *kw) {
   return npobj_from_nested(args[0]);
 }
 
-/* obj_items(a): the object array's own list of items (writes through it change the array). */
+/* obj_items(a): the object array's elements in C order (its own list when it is all of it, else a copy). */
 static Val npm_obj_items(Val self, int n, const Val *args, const Kw *kw) {
   want_args("obj_items", n, 1, kw);
   if (!val_is_npobj(args[0])) rt_throw(ERR_TYPE, "_numpy.obj_items: expected an object array");
-  return val_incref(((NpObj *)args[0].u.o)->items);
+  return npobj_values(args[0]);
+}
+
+/* obj_layout(a): (the list shared with a's views and base, offset, strides) — where a's elements sit. */
+static Val npm_obj_layout(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("obj_layout", n, 1, kw);
+  if (!val_is_npobj(args[0])) rt_throw(ERR_TYPE, "_numpy.obj_layout: expected an object array");
+  const NpObj *a = (const NpObj *)args[0].u.o;
+  Val st = tuple_new(a->rank);
+  for (int i = 0; i < a->rank; i++) ((Tuple *)st.u.o)->items[i] = val_int(a->strides[i]);
+  Val r = tuple_new(3);
+  ((Tuple *)r.u.o)->items[0] = val_incref(a->items);
+  ((Tuple *)r.u.o)->items[1] = val_int(a->offset);
+  ((Tuple *)r.u.o)->items[2] = st;
+  return r;
+}
+
+/* obj_view(a, offset, shape, strides): a view of a's list (numpy's basic indexing, reshape, transpose). */
+static Val npm_obj_view(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("obj_view", n, 4, kw);
+  if (!val_is_npobj(args[0])) rt_throw(ERR_TYPE, "_numpy.obj_view: expected an object array");
+  tfs_i64 shape[TFS_MAX_RANK], strides[TFS_MAX_RANK];
+  Val sh = args[2], st = args[3];
+  if (!val_is(sh, &tuple_type) || !val_is(st, &tuple_type) || ((Tuple *)sh.u.o)->len != ((Tuple *)st.u.o)->len)
+    rt_throw(ERR_TYPE, "_numpy.obj_view: the shape and strides must be tuples of one length");
+  tfs_i64 len = ((Tuple *)sh.u.o)->len;
+  if (len > TFS_MAX_RANK) rt_throw(ERR_VALUE, "maximum supported dimension for an ndarray is %d, found %lld", TFS_MAX_RANK, (long long)len);
+  for (tfs_i64 i = 0; i < len; i++) {
+    shape[i] = val_to_index(((Tuple *)sh.u.o)->items[i], "obj_view");
+    strides[i] = val_to_index(((Tuple *)st.u.o)->items[i], "obj_view");
+  }
+  return npobj_view(args[0], val_to_index(args[1], "obj_view"), (int)len, shape, strides);
 }
 
 static Val npm_is_obj(Val self, int n, const Val *args, const Kw *kw) {
@@ -757,6 +788,7 @@ static Builtin npm_fns[] = {
   NPM("savez", npm_savez), NPM("frombuffer", npm_frombuffer), NPM("save", npm_save), NPM("load", npm_load), NPM("unpickle", npm_unpickle), NPM("printoptions", npm_printoptions), NPM("mt_draw", npm_draw), NPM("pcg_new", npm_pcg_new), NPM("pcg_draw", npm_pcg_draw), NPM("pcg_normal", npm_pcg_normal),
   NPM("pcg_bounded", npm_pcg_bounded), NPM("pcg_shuffle_order", npm_pcg_shuffle_order), NPM("mt_interval", npm_interval), NPM("mt_shuffle_order", npm_shuffle_order),
   NPM("set_obj_methods", npm_set_obj_methods), NPM("objarray", npm_objarray), NPM("obj_nested", npm_obj_nested), NPM("obj_items", npm_obj_items),
+  NPM("obj_layout", npm_obj_layout), NPM("obj_view", npm_obj_view),
   NPM("is_obj", npm_is_obj), NPM("objdtype", npm_objdtype),
   NPM("mt_global", npm_mt_global), NPM("mt_new", npm_mt_new), NPM("mt_get_state", npm_mt_get_state), NPM("mt_set_state", npm_mt_set_state),
 };

@@ -305,7 +305,7 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.strings
 //!   String tensors' ops (stdlib/tfcore_strings.tfs): TF's kernels' semantics on the bytes of each element. Each
 //!   emits the raw ops TF's Python API emits (StringLength ... AsString, ReduceJoin, StringFormat, StringSplitV2,
-//!   StringSplit, UnicodeDecode(WithOffsets), UnicodeEncode, StringToHashBucketFast, (Static)RegexReplace,
+//!   StringSplit, UnicodeDecode(WithOffsets), UnicodeEncode, StringToHashBucketFast/Strong, (Static)RegexReplace,
 //!   UnsortedSegmentJoin), eagerly and inside tf.function, so a saved GraphDef/SavedModel runs them; only upper/lower
 //!   with encoding='utf-8' run inside tf.function as a tf.py_function (EagerPyFunc).
 //! tf.strings.length(input, name=None, unit='BYTE')
@@ -379,6 +379,9 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.strings.to_hash_bucket_fast(input, num_buckets, name=None)
 //!   Each string's bucket: TF's Fingerprint64 (FarmHash) of its bytes modulo num_buckets (int64), the same buckets
 //!   TF gives (StringToHashBucketFast).
+//! tf.strings.to_hash_bucket_strong(input, num_buckets, key, name=None)
+//!   Each string's bucket: SipHash-2-4 of its bytes keyed by key (a list of two ints, TF's StrongKeyedHash) modulo
+//!   num_buckets (int64), the same buckets TF gives (StringToHashBucketStrong).
 //! tf.RaggedTensor
 //!   A tensor with ragged (variable-length) dimensions (stdlib/tfcore_ragged.tfs): flat `values` (a Tensor, or a
 //!   RaggedTensor for ragged_rank > 1) cut into rows by int64 `row_splits`. Made by tf.ragged.constant or the

@@ -215,7 +215,8 @@ END_TEST
 /* A chain of products run as one pool job (matmul_chain, the graph executor's stacks of Dense layers): at
  * each thread count, every link's result has the bits of the same link run alone (matmul_2d) where both cut
  * the rows alike (the 100-layer bench's 20 rows: halves at 2 threads, whole at 1), and the same bits on
- * repeated runs at 3 threads. */
+ * repeated runs at 3 threads; with the links before the last left to the chain's scratch (C NULL, as the
+ * graph executor runs it), the last link's bits are the same. */
 START_TEST(test_matmul_chain) {
   enum { M = 20, L = 6, W = 64, K0 = 784 };
   float *x = malloc(sizeof(float) * M * K0), *w[L], *bias[L], *got[L], *want[L];
@@ -243,6 +244,12 @@ START_TEST(test_matmul_chain) {
         ck_assert_msg(memcmp(got[l], want[l], sizeof(float) * M * W) == 0, "link %d, %d threads", l, threads);
       }
     }
+    MmLink last_only[L];
+    float *last = malloc(sizeof(float) * M * W);
+    for (int l = 0; l < L; l++) last_only[l] = links[l], last_only[l].C = l + 1 < L ? NULL : last;
+    matmul_chain(DT_FLOAT32, x, M, last_only, L);
+    ck_assert_msg(memcmp(last, got[L - 1], sizeof(float) * M * W) == 0, "scratch links, %d threads", threads);
+    free(last);
   }
   tp_set_threads(0);
   for (int l = 0; l < L; l++) free(w[l]), free(bias[l]), free(got[l]), free(want[l]);
