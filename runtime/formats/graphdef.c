@@ -1815,7 +1815,9 @@ static const char *gd_mask_sel(GdBuild *b, const char *base, const GdMask *mk, c
 /* TfsLSTMSequence as TF's ops, unrolled over its static steps: per step StridedSlice of xp, z = (xp_t + h @ U) +
  * bias, Split into Keras' gates i, f, g, o, then c = f*c + i*g and h = o * tanh(c); the node itself is
  * IdentityN(hs, h, c, cs, act) with hs Pack'ed in step order; saved (training) cs Packs each step's c and act
- * each step's ConcatV2(i, f, g, o, tanh c), as k_rnn.c keeps them for the gradient op (gd_r_lstm_grad). */
+ * each step's ConcatV2(i, f, g, o, tanh c), as k_rnn.c keeps them for the gradient op (gd_r_lstm_grad).  With a
+ * mask a step's states and output are chosen per row (GdMask) and a skipped step's activations are zeros; with a
+ * mask or recurrent dropout (h * recurrent_mask entering the product) act also keeps that product's input. */
 static bool gd_r_lstm_seq(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
   if (!x || rank != 3 || xm->shape[0] < 1 || n->nin < 4) return false;
