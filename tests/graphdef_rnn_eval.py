@@ -2,7 +2,7 @@
 """graphdef_rnn_eval.py — the GraphDef form of traced training with the fused recurrent ops computes what tfs computes.
 
 Runs tests/graphdef/rnn_grad_graphs.tfs (traced training steps of TfsLSTMSequence / TfsGRUSequence and their
-gradient ops, every direction, bias and reset form), which writes each step's GraphDef text, its inputs and tfs's
+gradient ops, every direction, bias and reset form, with and without a Keras mask and a recurrent dropout mask), which writes each step's GraphDef text, its inputs and tfs's
 results; evaluates the GraphDef's TensorFlow ops with numpy float32 (an interpreter of the ops these graphs use,
 TF's semantics) from the same inputs, and compares the function's outputs (its Identity nodes in return order)
 with tfs's within 1e-5 relative to each tensor's largest value (float32 rounding over the unrolled steps).
@@ -108,6 +108,10 @@ def run(tree, feeds):
         elif op in ("AddV2", "Sub", "Mul"):
             fn = {"AddV2": np.add, "Sub": np.subtract, "Mul": np.multiply}[op]
             r = [fn(ins[0], ins[1]).astype(ins[0].dtype)]
+        elif op == "SelectV2":
+            r = [np.where(ins[0], ins[1], ins[2]).astype(ins[1].dtype)]
+        elif op == "Cast":
+            r = [ins[0].astype(DTYPES[scalar(a["DstT"], "type")])]
         elif op == "Sigmoid":
             r = [(1.0 / (1.0 + np.exp(-ins[0].astype(np.float64)))).astype(f32)]
         elif op == "Tanh":
@@ -172,7 +176,7 @@ def main():
             name = line.split()[0]
             tree = parse(open(os.path.join(tmp, name + ".pbtxt")).read())
             feeds = {}
-            for i, ph in enumerate(["xp", "h0", "c0", "u", "b"]):
+            for i, ph in enumerate(["xp", "h0", "c0", "u", "b", "mask", "rk"]):
                 feeds[ph] = np.load(os.path.join(tmp, "%s_in%d.npy" % (name, i)))
             got = run(tree, feeds)
             want = [np.load(os.path.join(tmp, "%s_out%d.npy" % (name, i))) for i in range(int(line.split()[-1]))]

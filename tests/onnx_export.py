@@ -111,7 +111,11 @@ def cli_checks(tfsc, work):
                 "    return tf.math.real(z) * 2.0\n"
                 "@tf.function(input_signature=[tf.TensorSpec([2], tf.int32)])\n"
                 "def bits(x):\n"
-                "    return tf.bitwise.bitwise_xor(x, 3)\n")
+                "    return tf.bitwise.bitwise_xor(x, 3)\n"
+                "@tf.function(input_signature=[tf.TensorSpec([None, 2, 12], tf.float32), tf.TensorSpec([None, 2], tf.float32)])\n"
+                "def masked(xp, m):\n"
+                "    return tf.raw_ops.TfsLSTMSequence(xp=xp, h0=tf.zeros([2, 3]), c0=tf.zeros([2, 3]), "
+                "recurrent_kernel=tf.zeros([3, 12]), mask=m, save=False)[0]\n")
     out = os.path.join(work, "cli.onnx")
     with open(out, "wb") as f:
         f.write(b"previous")
@@ -128,6 +132,9 @@ def cli_checks(tfsc, work):
                       "(ONNX operators take no complex types)"),
         (["bits"], "cli.tfs:24:12: error: UnimplementedError: tf.function 'bits': op BitwiseXor has no ONNX form at opset 17 "
                    "(ONNX's bitwise operators are opset 18)"),
+        # a masked recurrent op is written per step: its steps must be known
+        (["masked"], "cli.tfs:27:12: error: UnimplementedError: TfsLSTMSequence: a mask or recurrent dropout needs a static "
+                     "number of steps in tfs's ONNX export"),
     ]
     for args, want in cases:
         r = subprocess.run([tfsc, "--onnx", "cli.tfs", "--function", args[0], "-o", "cli.onnx"], cwd=work,

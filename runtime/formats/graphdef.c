@@ -1702,14 +1702,18 @@ static const char *gd_split(GdBuild *b, const char *base, const char *axis, cons
   return b->pend[b->npend - 1]->name;
 }
 
-/* Step t of a [T, B, F] (ax 0, time-major) or [B, T, F] (ax 1) sequence: StridedSlice [t:t+1] on that axis, shrunk */
-static const char *gd_step_on(GdBuild *b, const char *base, const char *x, const char *strides, tfs_i64 t, int ax) {
+/* Step t of a [T, B, F] (ax 0, time-major) or [B, T, F] (ax 1) sequence of dtype dt: StridedSlice [t:t+1] on that
+ * axis, shrunk */
+static const char *gd_step_dt(GdBuild *b, const char *base, const char *x, const char *strides, tfs_i64 t, int ax, DType dt) {
   tfs_i64 lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
   lo[ax] = t, hi[ax] = t + 1;
   AttrList sa = {0};
-  gd_ss_attrs(b, &sa, DT_FLOAT32, 7 & ~(1 << ax), 1 << ax);
+  gd_ss_attrs(b, &sa, dt, 7 & ~(1 << ax), 1 << ax);
   const char *si[4] = {x, gd_i32(b, base, "begin", 3, lo, true), gd_i32(b, base, "end", 3, hi, true), strides};
   return gd_aux(b, base, "StridedSlice", &sa, 4, si);
+}
+static const char *gd_step_on(GdBuild *b, const char *base, const char *x, const char *strides, tfs_i64 t, int ax) {
+  return gd_step_dt(b, base, x, strides, t, ax, DT_FLOAT32);
 }
 static const char *gd_step(GdBuild *b, const char *base, const char *x, const char *strides, tfs_i64 t) {
   return gd_step_on(b, base, x, strides, t, 0);
@@ -1767,38 +1771,96 @@ static void gd_rnn_outputs(GdBuild *b, const char *base, tfs_i64 T, const char *
   gd_identity_n(b, base, c ? 5 : 3, c ? lstm : gru);
 }
 
+/* input i of a fused recurrent op node, NULL when absent (an optional mask, bias or gradient left out) */
+static const char *gd_rnn_in(GdBuild *b, const Graph *g, const GraphNode *n, int i) {
+  return i < n->nin && n->in[i].node >= 0 ? gd_ref(b, g, n->in[i], b->fn) : NULL;
+}
+
+/* A masked recurrent op's steps, as Keras 2.15's backend.rnn runs a mask: the mask [T, B] once as bool [T, B, 1]
+ * (Cast of ExpandDims: nonzero is a step that runs), whose step slices [B, 1] choose per batch row in SelectV2
+ * between a step's new value and the one kept. */
+typedef struct {
+  const char *m3, *strides, *m;   /* m: the current step's condition */
+} GdMask;
+
+static void gd_mask_init(GdBuild *b, const char *base, GdMask *mk, const char *mask, const char *strides) {
+  mk->m3 = mk->m = NULL, mk->strides = strides;
+  if (!mask) return;
+  AttrList ea = {0}, ca = {0};
+  tfs_i64 last = -1;
+  gd_attr_add(b, &ea, "T", gd_type(b, DT_FLOAT32));
+  gd_attr_add(b, &ea, "Tdim", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
+  const char *ei[2] = {mask, gd_i32(b, base, "dim", 1, &last, false)};
+  const char *e = gd_aux(b, base, "ExpandDims", &ea, 2, ei);
+  gd_attr_add(b, &ca, "SrcT", gd_type(b, DT_FLOAT32));
+  gd_attr_add(b, &ca, "DstT", gd_type(b, DT_BOOL));
+  gd_attr_add(b, &ca, "Truncate", gd_bool(b, false));
+  mk->m3 = gd_aux(b, base, "Cast", &ca, 1, &e);
+}
+
+/* the condition of the step reading time index t */
+static void gd_mask_step(GdBuild *b, const char *base, GdMask *mk, tfs_i64 t) {
+  if (mk->m3) mk->m = gd_step_dt(b, base, mk->m3, mk->strides, t, 0, DT_BOOL);
+}
+
+/* SelectV2(step condition, x, y): x in the rows whose step runs, y in the others; x without a mask */
+static const char *gd_mask_sel(GdBuild *b, const char *base, const GdMask *mk, const char *x, const char *y) {
+  if (!mk->m) return x;
+  AttrList at = {0};
+  gd_attr_add(b, &at, "T", gd_type(b, DT_FLOAT32));
+  const char *in[3] = {mk->m, x, y};
+  return gd_aux(b, base, "SelectV2", &at, 3, in);
+}
+
 /* TfsLSTMSequence as TF's ops, unrolled over its static steps: per step StridedSlice of xp, z = (xp_t + h @ U) +
  * bias, Split into Keras' gates i, f, g, o, then c = f*c + i*g and h = o * tanh(c); the node itself is
  * IdentityN(hs, h, c, cs, act) with hs Pack'ed in step order; saved (training) cs Packs each step's c and act
- * each step's ConcatV2(i, f, g, o, tanh c), as k_rnn.c keeps them for the gradient op (gd_r_lstm_grad). */
+ * each step's ConcatV2(i, f, g, o, tanh c), as k_rnn.c keeps them for the gradient op (gd_r_lstm_grad).  With a
+ * mask a step's states and output are chosen per row (GdMask) and a skipped step's activations are zeros; with a
+ * mask or recurrent dropout (h * recurrent_mask entering the product) act also keeps that product's input. */
 static bool gd_r_lstm_seq(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
   if (!x || rank != 3 || xm->shape[0] < 1 || n->nin < 4) return false;
   tfs_i64 T = xm->shape[0];
   bool back = n->attrs.n > 0 && rt_truthy(n->attrs.v[0]), save = n->attrs.n < 2 || rt_truthy(n->attrs.v[1]);
+  bool zero = n->attrs.n > 2 && rt_truthy(n->attrs.v[2]);
   const char *h = gd_ref(b, g, n->in[1], b->fn), *c = gd_ref(b, g, n->in[2], b->fn), *u = gd_ref(b, g, n->in[3], b->fn);
-  const char *bias = n->nin > 4 && n->in[4].node >= 0 ? gd_ref(b, g, n->in[4], b->fn) : NULL;
+  const char *bias = gd_rnn_in(b, g, n, 4), *mask = gd_rnn_in(b, g, n, 5), *rk = gd_rnn_in(b, g, n, 6);
   tfs_i64 one[3] = {1, 1, 1};
   /* the gates are the columns of z [B, 4H]: split along axis 1 */
   const char *strides = gd_i32(b, base, "strides", 3, one, true), *axis = gd_i32(b, base, "split_dim", 1, &one[0], false);
   const char **hs = pa_alloc(b->a, sizeof(char *) * (size_t)(3 * T + 1)), **cl = hs + T, **al = save ? hs + 2 * T : NULL;
+  GdMask mk;
+  gd_mask_init(b, base, &mk, mask, strides);
+  /* a skipped step's output: the previous output, zeros before the first and with zero_output_for_mask */
+  const char *zeros = mask ? gd_opT(b, base, "ZerosLike", DT_FLOAT32, h, NULL) : NULL, *prev = zeros, *z5 = NULL;
   for (tfs_i64 s = 0; s < T; s++) {
     const char *xt = gd_step(b, base, x, strides, back ? T - 1 - s : s);
-    const char *z = gd_opT(b, base, "AddV2", DT_FLOAT32, xt, gd_matmul(b, base, h, u));
+    gd_mask_step(b, base, &mk, back ? T - 1 - s : s);
+    /* recurrent dropout multiplies the state entering the product (Keras' h_tm1 * rec_dp_mask) */
+    const char *hin = rk ? gd_opT(b, base, "Mul", DT_FLOAT32, h, rk) : h;
+    const char *z = gd_opT(b, base, "AddV2", DT_FLOAT32, xt, gd_matmul(b, base, hin, u));
     if (bias) z = gd_opT(b, base, "AddV2", DT_FLOAT32, z, bias);
     const char *spn = gd_split(b, base, axis, z, 4);
     const char *i = gd_opT(b, base, "Sigmoid", DT_FLOAT32, gd_out(b, spn, 0), NULL), *f = gd_opT(b, base, "Sigmoid", DT_FLOAT32, gd_out(b, spn, 1), NULL);
     const char *gg = gd_opT(b, base, "Tanh", DT_FLOAT32, gd_out(b, spn, 2), NULL);
     const char *o = gd_opT(b, base, "Sigmoid", DT_FLOAT32, gd_out(b, spn, 3), NULL);
-    c = cl[s] = gd_opT(b, base, "AddV2", DT_FLOAT32, gd_opT(b, base, "Mul", DT_FLOAT32, f, c), gd_opT(b, base, "Mul", DT_FLOAT32, i, gg));
-    const char *tc = gd_opT(b, base, "Tanh", DT_FLOAT32, c, NULL);
-    h = hs[s] = gd_opT(b, base, "Mul", DT_FLOAT32, o, tc);
+    const char *cn = gd_opT(b, base, "AddV2", DT_FLOAT32, gd_opT(b, base, "Mul", DT_FLOAT32, f, c), gd_opT(b, base, "Mul", DT_FLOAT32, i, gg));
+    const char *tc = gd_opT(b, base, "Tanh", DT_FLOAT32, cn, NULL);
+    const char *hn = gd_opT(b, base, "Mul", DT_FLOAT32, o, tc);
+    c = cl[s] = gd_mask_sel(b, base, &mk, cn, c);
+    h = gd_mask_sel(b, base, &mk, hn, h);
+    hs[s] = prev = gd_mask_sel(b, base, &mk, hn, zero ? zeros : prev);
     if (al) {
+      /* a skipped step's activations are zeros; with a mask or recurrent dropout the product's input follows */
       const char *parts[5] = {i, f, gg, o, tc};
-      al[s] = gd_concat(b, base, 5, parts, axis);
+      const char *a5 = gd_concat(b, base, 5, parts, axis);
+      if (mask && !z5) z5 = gd_opT(b, base, "ZerosLike", DT_FLOAT32, a5, NULL);
+      const char *a6[2] = {gd_mask_sel(b, base, &mk, a5, z5), hin};
+      al[s] = mask || rk ? gd_concat(b, base, 2, a6, axis) : a5;
     }
   }
-  gd_rnn_outputs(b, base, T, hs, h, c, 5, cl, al);
+  gd_rnn_outputs(b, base, T, hs, h, c, mask || rk ? 6 : 5, cl, al);
   return true;
 }
 
@@ -1814,11 +1876,14 @@ static bool gd_r_gru_seq(GD_RULE_ARGS) {
   if (um->rank != 2 || um->shape[0] < 0) return false;
   tfs_i64 T = xm->shape[0], H = um->shape[0];
   bool back = n->attrs.n > 0 && rt_truthy(n->attrs.v[0]), after = n->attrs.n < 2 || rt_truthy(n->attrs.v[1]);
-  bool save = n->attrs.n < 3 || rt_truthy(n->attrs.v[2]);
+  bool save = n->attrs.n < 3 || rt_truthy(n->attrs.v[2]), zero = n->attrs.n > 3 && rt_truthy(n->attrs.v[3]);
   const char *h = gd_ref(b, g, n->in[1], b->fn), *u = gd_ref(b, g, n->in[2], b->fn);
-  const char *b0 = n->nin > 3 && n->in[3].node >= 0 ? gd_ref(b, g, n->in[3], b->fn) : NULL, *b1 = NULL, *uh = NULL;
+  const char *b0 = gd_rnn_in(b, g, n, 3), *b1 = NULL, *uh = NULL, *mask = gd_rnn_in(b, g, n, 4), *rk = gd_rnn_in(b, g, n, 5);
   tfs_i64 one[3] = {1, 1, 1};
   const char *strides = gd_i32(b, base, "strides", 3, one, true), *axis = gd_i32(b, base, "split_dim", 1, &one[0], false);
+  GdMask mk;
+  gd_mask_init(b, base, &mk, mask, strides);
+  const char *zeros = mask ? gd_opT(b, base, "ZerosLike", DT_FLOAT32, h, NULL) : NULL, *prev = zeros;
   if (b0 && after) {
     /* the bias's rows: input (b0) and recurrent (b1) */
     AttrList ua = {0};
@@ -1835,25 +1900,31 @@ static bool gd_r_gru_seq(GD_RULE_ARGS) {
   const char **hs = pa_alloc(b->a, sizeof(char *) * (size_t)(2 * T + 1)), **al = save ? hs + T : NULL;
   for (tfs_i64 s = 0; s < T; s++) {
     const char *xt = gd_step(b, base, x, strides, back ? T - 1 - s : s);
+    gd_mask_step(b, base, &mk, back ? T - 1 - s : s);
     if (b0) xt = gd_opT(b, base, "AddV2", DT_FLOAT32, xt, b0);
     const char *xs = gd_split(b, base, axis, xt, 3);
-    const char *rec = gd_matmul(b, base, h, u);
+    /* recurrent dropout multiplies the state entering the step: the products, r * h and z * h (Keras' h_tm1) */
+    const char *hin = rk ? gd_opT(b, base, "Mul", DT_FLOAT32, h, rk) : h;
+    const char *rec = gd_matmul(b, base, hin, u);
     if (b1) rec = gd_opT(b, base, "AddV2", DT_FLOAT32, rec, b1);
     const char *rs = gd_split(b, base, axis, rec, after ? 3 : 2);
     const char *z = gd_opT(b, base, "Sigmoid", DT_FLOAT32, gd_opT(b, base, "AddV2", DT_FLOAT32, gd_out(b, xs, 0), gd_out(b, rs, 0)), NULL);
     const char *r = gd_opT(b, base, "Sigmoid", DT_FLOAT32, gd_opT(b, base, "AddV2", DT_FLOAT32, gd_out(b, xs, 1), gd_out(b, rs, 1)), NULL);
-    const char *rh = after ? gd_out(b, rs, 2) : gd_opT(b, base, "Mul", DT_FLOAT32, r, h);
+    const char *rh = after ? gd_out(b, rs, 2) : gd_opT(b, base, "Mul", DT_FLOAT32, r, hin);
     const char *q = after ? gd_opT(b, base, "Mul", DT_FLOAT32, r, rh) : gd_matmul(b, base, rh, uh);
     const char *hh = gd_opT(b, base, "Tanh", DT_FLOAT32, gd_opT(b, base, "AddV2", DT_FLOAT32, gd_out(b, xs, 2), q), NULL);
-    const char *zh = gd_opT(b, base, "Mul", DT_FLOAT32, z, h);
+    const char *zh = gd_opT(b, base, "Mul", DT_FLOAT32, z, hin);
     const char *oh = gd_opT(b, base, "Mul", DT_FLOAT32, gd_opT(b, base, "Sub", DT_FLOAT32, onef, z), hh);
-    h = hs[s] = gd_opT(b, base, "AddV2", DT_FLOAT32, zh, oh);
+    const char *hn = gd_opT(b, base, "AddV2", DT_FLOAT32, zh, oh);
+    h = gd_mask_sel(b, base, &mk, hn, h);
+    hs[s] = prev = gd_mask_sel(b, base, &mk, hn, zero ? zeros : prev);
     if (al) {
-      const char *parts[4] = {z, r, hh, rh};
-      al[s] = gd_concat(b, base, 4, parts, axis);
+      /* a skipped step keeps its activations; with a mask or recurrent dropout the step's input state follows */
+      const char *parts[5] = {z, r, hh, rh, hin};
+      al[s] = gd_concat(b, base, mask || rk ? 5 : 4, parts, axis);
     }
   }
-  gd_rnn_outputs(b, base, T, hs, h, NULL, 4, NULL, al);
+  gd_rnn_outputs(b, base, T, hs, h, NULL, mask || rk ? 5 : 4, NULL, al);
   return true;
 }
 
@@ -1865,32 +1936,46 @@ static bool gd_r_gru_seq(GD_RULE_ARGS) {
  * steps and batch.  The node is IdentityN(dxp, dh0, dc0, dU, d bias). */
 static bool gd_r_lstm_grad(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
-  const TMeta *hm = n->nin == 9 ? graph_meta(g, n->in[3]) : NULL;
+  const TMeta *hm = n->nin >= 9 ? graph_meta(g, n->in[3]) : NULL;
   if (!hm || hm->rank != 3 || hm->shape[1] < 1) return false;
   const char *in[9];
   for (int k = 0; k < 9; k++)
     if (n->in[k].node < 0) return false;
     else in[k] = gd_ref(b, g, n->in[k], b->fn);
   tfs_i64 T = hm->shape[1], one[3] = {1, 1, 1}, ax01[2] = {0, 1};
-  bool back = n->attrs.n > 0 && rt_truthy(n->attrs.v[0]);
+  bool back = n->attrs.n > 0 && rt_truthy(n->attrs.v[0]), zero = n->attrs.n > 1 && rt_truthy(n->attrs.v[1]);
   const char *h0 = in[0], *c0 = in[1], *u = in[2], *hs = in[3], *cs = in[4], *act = in[5], *dhs = in[6], *dh = in[7], *dc = in[8];
+  const char *mask = gd_rnn_in(b, g, n, 9), *rk = gd_rnn_in(b, g, n, 10);
   const char *strides = gd_i32(b, base, "strides", 3, one, true), *axis = gd_i32(b, base, "split_dim", 1, &one[0], false);
   const char *axis0 = gd_i32(b, base, "concat_dim", 1, &ax01[0], false), *onef = gd_fill(b, base, "sub/x", DT_FLOAT32, 1.0, 0, NULL);
   const char **dz = pa_alloc(b->a, sizeof(char *) * (size_t)(3 * T + 1)), **hp = dz + T, **dxp = dz + 2 * T;
+  GdMask mk;
+  gd_mask_init(b, base, &mk, mask, strides);
+  /* with a mask: dout is the gradient of the output a skipped step repeated, carried back to the step that made it */
+  const char *zh = mask ? gd_opT(b, base, "ZerosLike", DT_FLOAT32, dh, NULL) : NULL, *dout = zh, *zg = NULL;
 #define M_(p, q) gd_opT(b, base, "Mul", DT_FLOAT32, p, q)
 #define OM_(p) gd_opT(b, base, "Sub", DT_FLOAT32, onef, p)
+#define A_(p, q) gd_opT(b, base, "AddV2", DT_FLOAT32, p, q)
   for (tfs_i64 s = T - 1; s >= 0; s--) {
-    const char *spn = gd_split(b, base, axis, gd_step(b, base, act, strides, s), 5);
+    gd_mask_step(b, base, &mk, back ? T - 1 - s : s);
+    /* the activations' blocks i, f, g, o, tanh c and, with a mask or recurrent dropout, the product's input */
+    const char *spn = gd_split(b, base, axis, gd_step(b, base, act, strides, s), mask || rk ? 6 : 5);
     const char *i = gd_out(b, spn, 0), *f = gd_out(b, spn, 1), *gg = gd_out(b, spn, 2), *o = gd_out(b, spn, 3), *tc = gd_out(b, spn, 4);
-    const char *cp = s ? gd_step(b, base, cs, strides, s - 1) : c0;
-    hp[s] = s ? gd_step_on(b, base, hs, strides, s - 1, 1) : h0;
-    const char *dhv = gd_opT(b, base, "AddV2", DT_FLOAT32, gd_step_on(b, base, dhs, strides, s, 1), dh);
-    const char *dcv = gd_opT(b, base, "AddV2", DT_FLOAT32, dc, M_(M_(dhv, o), OM_(M_(tc, tc))));
+    const char *cp = s ? gd_step(b, base, cs, strides, s - 1) : c0, *dhs_s = gd_step_on(b, base, dhs, strides, s, 1);
+    hp[s] = mask || rk ? gd_out(b, spn, 5) : s ? gd_step_on(b, base, hs, strides, s - 1, 1) : h0;
+    const char *dhv = A_(dhs_s, dh);
+    if (dout) dhv = A_(dhv, dout);
+    const char *dcv = A_(dc, M_(M_(dhv, o), OM_(M_(tc, tc))));
     const char *parts[4] = {M_(M_(M_(dcv, gg), i), OM_(i)), M_(M_(M_(dcv, cp), f), OM_(f)), M_(M_(dcv, i), OM_(M_(gg, gg))),
                             M_(M_(M_(dhv, tc), o), OM_(o))};
-    dz[s] = dxp[back ? T - 1 - s : s] = gd_concat(b, base, 4, parts, axis);
-    dc = M_(dcv, f);
-    dh = gd_matmul_t(b, base, dz[s], u, false, true);
+    const char *dzs = gd_concat(b, base, 4, parts, axis);
+    if (mask && !zg) zg = gd_opT(b, base, "ZerosLike", DT_FLOAT32, dzs, NULL);
+    /* a skipped step: no gate gradient, the states' gradients pass through */
+    dz[s] = dxp[back ? T - 1 - s : s] = gd_mask_sel(b, base, &mk, dzs, zg);
+    dc = gd_mask_sel(b, base, &mk, M_(dcv, f), dc);
+    const char *e = gd_matmul_t(b, base, dz[s], u, false, true);
+    dh = gd_mask_sel(b, base, &mk, rk ? M_(e, rk) : e, dh);
+    if (mask) dout = gd_mask_sel(b, base, &mk, zh, zero ? zh : A_(dhs_s, dout));
   }
   const char *dxs = gd_pack(b, base, (int)T, dxp, 0);
   const char *du = gd_matmul_t(b, base, gd_concat(b, base, (int)T, hp, axis0), gd_concat(b, base, (int)T, dz, axis0), true, false);
@@ -1916,10 +2001,11 @@ static bool gd_r_gru_grad(GD_RULE_ARGS) {
     if (n->in[k].node < 0) return false;
   tfs_i64 T = hm->shape[1], H = um->shape[0], one[3] = {1, 1, 1}, ax01[2] = {0, 1};
   bool back = n->attrs.n > 0 && rt_truthy(n->attrs.v[0]), after = n->attrs.n < 2 || rt_truthy(n->attrs.v[1]);
+  bool zero = n->attrs.n > 2 && rt_truthy(n->attrs.v[2]);
   const char *h0 = gd_ref(b, g, n->in[0], b->fn), *u = gd_ref(b, g, n->in[1], b->fn), *hs = gd_ref(b, g, n->in[2], b->fn);
-  const char *act = gd_ref(b, g, n->in[3], b->fn), *uzr = u, *uh = NULL;
-  const char *dhs = n->nin > 4 && n->in[4].node >= 0 ? gd_ref(b, g, n->in[4], b->fn) : NULL;
+  const char *act = gd_ref(b, g, n->in[3], b->fn), *uzr = u, *uh = NULL, *dhs = gd_rnn_in(b, g, n, 4);
   const char *dh = n->nin > 5 && n->in[5].node >= 0 ? gd_ref(b, g, n->in[5], b->fn) : gd_opT(b, base, "ZerosLike", DT_FLOAT32, h0, NULL);
+  const char *mask = gd_rnn_in(b, g, n, 6), *rk = gd_rnn_in(b, g, n, 7);
   const char *strides = gd_i32(b, base, "strides", 3, one, true), *axis = gd_i32(b, base, "split_dim", 1, &one[0], false);
   const char *axis0 = gd_i32(b, base, "concat_dim", 1, &ax01[0], false), *onef = gd_fill(b, base, "sub/x", DT_FLOAT32, 1.0, 0, NULL);
   if (!after) gd_gru_split_u(b, base, u, H, &uzr, &uh);
@@ -1927,32 +2013,54 @@ static bool gd_r_gru_grad(GD_RULE_ARGS) {
    * dn and q (= r * h_prev) for U[:, 2H:]'s gradient */
   const char **dg = pa_alloc(b->a, sizeof(char *) * (size_t)(5 * T + 1)), **hp = dg + T, **dxp = dg + 2 * T, **dns = dg + 3 * T;
   const char **qs = dg + 4 * T;
+  GdMask mk;
+  gd_mask_init(b, base, &mk, mask, strides);
+  /* with a mask: dout is the gradient of the output a skipped step repeated (as the LSTM's); a skipped step's
+   * gradients into the gates and products are zeros */
+  const char *zh = mask ? gd_opT(b, base, "ZerosLike", DT_FLOAT32, h0, NULL) : NULL, *dout = zh, *zg = NULL, *zx = NULL;
   for (tfs_i64 s = T - 1; s >= 0; s--) {
-    const char *spn = gd_split(b, base, axis, gd_step(b, base, act, strides, s), 4);
+    gd_mask_step(b, base, &mk, back ? T - 1 - s : s);
+    /* the activations' blocks z, r, hh, q and, with a mask or recurrent dropout, the step's input state */
+    const char *spn = gd_split(b, base, axis, gd_step(b, base, act, strides, s), mask || rk ? 5 : 4);
     const char *z = gd_out(b, spn, 0), *r = gd_out(b, spn, 1), *hh = gd_out(b, spn, 2), *q = gd_out(b, spn, 3);
-    const char *hpv = hp[s] = s ? gd_step_on(b, base, hs, strides, s - 1, 1) : h0;
-    const char *dhv = dhs ? gd_opT(b, base, "AddV2", DT_FLOAT32, gd_step_on(b, base, dhs, strides, s, 1), dh) : dh;
+    const char *hpv = hp[s] = mask || rk ? gd_out(b, spn, 4) : s ? gd_step_on(b, base, hs, strides, s - 1, 1) : h0;
+    const char *dhs_s = dhs ? gd_step_on(b, base, dhs, strides, s, 1) : NULL, *dh_in = dh;
+    const char *dhv = dhs ? A_(dhs_s, dh) : dh;
+    if (dout) dhv = A_(dhv, dout);
     const char *dzv = M_(dhv, gd_opT(b, base, "Sub", DT_FLOAT32, hpv, hh)), *dn = M_(M_(dhv, OM_(z)), OM_(M_(hh, hh)));
-    const char *gz = M_(M_(dzv, z), OM_(z));
+    const char *gz = M_(M_(dzv, z), OM_(z)), *dgs, *dxs;
     dh = M_(dhv, z);
     if (after) {
       const char *gr = M_(M_(M_(dn, q), r), OM_(r)), *pg[3] = {gz, gr, M_(dn, r)}, *px[3] = {gz, gr, dn};
-      dg[s] = gd_concat(b, base, 3, pg, axis);
-      dxp[back ? T - 1 - s : s] = gd_concat(b, base, 3, px, axis);
-      dh = gd_opT(b, base, "AddV2", DT_FLOAT32, dh, gd_matmul_t(b, base, dg[s], u, false, true));
+      dgs = gd_concat(b, base, 3, pg, axis);
+      dxs = gd_concat(b, base, 3, px, axis);
+      if (mask && !zg) zg = zx = gd_opT(b, base, "ZerosLike", DT_FLOAT32, dgs, NULL);
+      dg[s] = gd_mask_sel(b, base, &mk, dgs, zg);
+      dh = A_(dh, gd_matmul_t(b, base, dg[s], u, false, true));
     } else {
       const char *e = gd_matmul_t(b, base, dn, uh, false, true);
       const char *gr = M_(M_(M_(e, hpv), r), OM_(r)), *pg[2] = {gz, gr}, *px[3] = {gz, gr, dn};
-      dh = gd_opT(b, base, "AddV2", DT_FLOAT32, dh, M_(e, r));
-      dg[s] = gd_concat(b, base, 2, pg, axis);
-      dxp[back ? T - 1 - s : s] = gd_concat(b, base, 3, px, axis);
-      dh = gd_opT(b, base, "AddV2", DT_FLOAT32, dh, gd_matmul_t(b, base, dg[s], uzr, false, true));
-      dns[s] = dn;
-      qs[s] = q;
+      dh = A_(dh, M_(e, r));
+      dgs = gd_concat(b, base, 2, pg, axis);
+      dxs = gd_concat(b, base, 3, px, axis);
+      if (mask && !zg) {
+        zg = gd_opT(b, base, "ZerosLike", DT_FLOAT32, dgs, NULL);
+        zx = gd_opT(b, base, "ZerosLike", DT_FLOAT32, dxs, NULL);
+      }
+      dg[s] = gd_mask_sel(b, base, &mk, dgs, zg);
+      dh = A_(dh, gd_matmul_t(b, base, dg[s], uzr, false, true));
+      dns[s] = gd_mask_sel(b, base, &mk, dn, zh);
+      qs[s] = gd_mask_sel(b, base, &mk, q, zh);
     }
+    dxp[back ? T - 1 - s : s] = gd_mask_sel(b, base, &mk, dxs, zx);
+    /* the gradient of the step's input h * recurrent_mask back to h; a skipped step's state gradient passes */
+    if (rk) dh = M_(dh, rk);
+    dh = gd_mask_sel(b, base, &mk, dh, dh_in);
+    if (mask) dout = gd_mask_sel(b, base, &mk, zh, zero ? zh : dhs ? A_(dhs_s, dout) : dout);
   }
 #undef M_
 #undef OM_
+#undef A_
   const char *dxs = gd_pack(b, base, (int)T, dxp, 0), *dga = gd_concat(b, base, (int)T, dg, axis0);
   const char *hpa = gd_concat(b, base, (int)T, hp, axis0), *i32ax = gd_i32(b, base, "reduction_indices", 2, ax01, true);
   const char *du = gd_matmul_t(b, base, hpa, dga, true, false);

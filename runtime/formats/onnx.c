@@ -499,6 +499,101 @@ static char *ox_no_steps(Ox *x, char *ys, int64_t k) {
   return k == 1 ? e : ox_op2(x, "Tile", e, ox_i64s(x, 1, 3, rep));
 }
 
+/* The T steps of a time-major [T, B, F] sequence: Split on axis 0, each step Squeezed to [B, F] */
+static char **ox_steps(Ox *x, char *xs, int64_t T) {
+  char **parts = pa_alloc(x->a, sizeof(char *) * (size_t)(T + 1));
+  int64_t zero = 0;
+  if (T == 1) parts[0] = xs;
+  else ox_attr_i(x, ox_emit(x, "Split", 1, &xs, (int)T, parts), "axis", 0);
+  for (int64_t t = 0; t < T; t++) parts[t] = ox_sq(x, parts[t], 1, &zero);
+  return parts;
+}
+
+/* Split of a [B, k*H] row block on axis 1 in k equal parts */
+static void ox_split1(Ox *x, char *a, int k, char **parts) { ox_attr_i(x, ox_emit(x, "Split", 1, &a, k, parts), "axis", 1); }
+
+/* A fused LSTM/GRU with a mask or recurrent dropout as ONNX ops over its static steps (ONNX's LSTM and GRU skip
+ * only padding at the end, sequence_lens; Keras' mask may skip any step): per step the state entering it (times
+ * the recurrent mask), the gates as the layer computes them (MatMul, Add, Sigmoid, Tanh), and with a mask Where
+ * between the new and the kept state and between the new and the previous output (zeros before the first step
+ * and with zero_output_for_mask), as Keras 2.15's backend.rnn.  Inputs: LSTM xp, h0, c0, U, bias, mask,
+ * recurrent_mask; GRU xp, h0, U, bias, mask, recurrent_mask. */
+static void ox_rnn_masked(Ox *x, const OxScope *s, const GraphNode *n, char **in, char **out, int loc) {
+  bool lstm = n->op->id == OP_LSTM_SEQ, after = !lstm && ox_bool_attr(n, 1, true);
+  int ui = lstm ? 3 : 2, mi = ui + 2;
+  int64_t H = ox_rnn_units(s, n, ui, lstm ? 1 : 2, loc), T = graph_meta(s->g, n->in[0])->shape[0];
+  if (T < 1) ox_fail(loc, "%s: a mask or recurrent dropout needs a static number of steps in tfs's ONNX export", n->op->graph_name);
+  bool back = ox_bool_attr(n, 0, false), zero = ox_bool_attr(n, lstm ? 2 : 3, false);
+  char *h = in[1], *c = lstm ? in[2] : NULL, *u = in[ui], *bias = in[ui + 1], *mask = in[mi], *rk = in[mi + 1];
+  char **xt = ox_steps(x, in[0], T), **mt = NULL, *b0 = bias, *b1 = NULL, *uh = NULL;
+  if (mask) {
+    int64_t two = 2;
+    mt = ox_steps(x, ox_cast(x, ox_op2(x, "Unsqueeze", mask, ox_i64s(x, 1, 1, &two)), DT_BOOL), T);
+  }
+  if (bias && after) {   /* the GRU's bias rows: input and recurrent */
+    char **bb = ox_steps(x, bias, 2);
+    b0 = bb[0], b1 = bb[1];
+  }
+  if (!lstm && !after) {   /* U's blocks [H, 2H] (z, r) and [H, H] (h) */
+    int64_t sz[2] = {2 * H, H};
+    char *si[2] = {u, ox_i64s(x, 1, 2, sz)}, *uo[2];
+    ox_attr_i(x, ox_emit(x, "Split", 2, si, 2, uo), "axis", 1);
+    u = uo[0], uh = uo[1];
+  }
+  char *zeros = mask ? ox_op1(x, "ConstantOfShape", ox_op1(x, "Shape", h)) : NULL, *prev = zeros, *one = NULL;
+  char **ys = pa_alloc(x->a, sizeof(char *) * (size_t)(T + 1));
+  if (!lstm) {   /* the 1 of the GRU's 1 - z */
+    Tensor *ot = tensor_new(DT_FLOAT32, 0, NULL);
+    *(float *)tensor_data(ot) = 1.0f;
+    one = ox_const(x, ot, loc);
+    tensor_release(ot);
+  }
+  for (int64_t st = 0; st < T; st++) {
+    int64_t t = back ? T - 1 - st : st;
+    char *hin = rk ? ox_op2(x, "Mul", h, rk) : h, *hn, *p[4];
+    if (lstm) {
+      char *z = ox_op2(x, "Add", xt[t], ox_op2(x, "MatMul", hin, u));
+      if (bias) z = ox_op2(x, "Add", z, bias);
+      ox_split1(x, z, 4, p);
+      char *i = ox_op1(x, "Sigmoid", p[0]), *f = ox_op1(x, "Sigmoid", p[1]), *g = ox_op1(x, "Tanh", p[2]);
+      char *o = ox_op1(x, "Sigmoid", p[3]);
+      char *cn = ox_op2(x, "Add", ox_op2(x, "Mul", f, c), ox_op2(x, "Mul", i, g));
+      hn = ox_op2(x, "Mul", o, ox_op1(x, "Tanh", cn));
+      if (mt) {
+        char *ci[3] = {mt[t], cn, c};
+        cn = ox_op(x, "Where", 3, ci);
+      }
+      c = cn;
+    } else {
+      char *xg = b0 ? ox_op2(x, "Add", xt[t], b0) : xt[t], *xs[3], *rs[3];
+      ox_split1(x, xg, 3, xs);
+      char *rec = ox_op2(x, "MatMul", hin, u);
+      if (b1) rec = ox_op2(x, "Add", rec, b1);
+      ox_split1(x, rec, after ? 3 : 2, rs);
+      char *z = ox_op1(x, "Sigmoid", ox_op2(x, "Add", xs[0], rs[0])), *r = ox_op1(x, "Sigmoid", ox_op2(x, "Add", xs[1], rs[1]));
+      char *q = after ? ox_op2(x, "Mul", r, rs[2]) : ox_op2(x, "MatMul", ox_op2(x, "Mul", r, hin), uh);
+      char *hh = ox_op1(x, "Tanh", ox_op2(x, "Add", xs[2], q));
+      hn = ox_op2(x, "Add", ox_op2(x, "Mul", z, hin), ox_op2(x, "Mul", ox_op2(x, "Sub", one, z), hh));
+    }
+    if (mt) {
+      char *hi[3] = {mt[t], hn, h}, *oi[3] = {mt[t], hn, zero ? zeros : prev};
+      h = ox_op(x, "Where", 3, hi);
+      prev = ox_op(x, "Where", 3, oi);
+    } else h = prev = hn;
+    ys[st] = ox_unsq(x, prev, 0);
+  }
+  static const int64_t t102[3] = {1, 0, 2};
+  char *y = T == 1 ? ys[0] : ox_concat(x, (int)T, ys, 0);
+  out[0] = ox_perm_n(x, y, 3, t102);
+  out[1] = h;
+  /* the cells and activations it does not keep: 0 steps (with the state entering each step: one more block) */
+  if (lstm) {
+    out[2] = c;
+    out[3] = ox_no_steps(x, y, 1);
+    out[4] = ox_no_steps(x, y, 6);
+  } else out[2] = ox_no_steps(x, y, 5);
+}
+
 /* x[key]: one Slice over the indexed dims, then Squeeze of the integer-indexed ones and Unsqueeze of the new axes. */
 static char *ox_strided_slice(Ox *x, OxScope *s, const GraphNode *n, char *in, int loc) {
   const TMeta *a = graph_meta(s->g, n->in[0]);
@@ -921,6 +1016,10 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
       /* ONNX's LSTM on the projected input: X = xp [T, B, 4H] with W the permutation taking Keras' gate blocks
        * (i, f, g, o) to ONNX's (i, o, f, c), so X W^T only reorders (exact); R and B are the recurrent kernel's
        * and the bias's columns in that order.  go_backwards reverses X (a Slice of step -1): hs stays in step order. */
+      if (in[5] || in[6]) {
+        ox_rnn_masked(x, s, n, in, out, loc);
+        return;
+      }
       int64_t H = ox_rnn_units(s, n, 3, 1, loc), G = 4 * H;
       static const int blk[4] = {0, 3, 1, 2};
       tfs_i64 wsh[3] = {1, G, G};
@@ -967,6 +1066,10 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
       /* ONNX's GRU (gates z, r, h: Keras' order) on the projected input: X = xp [T, B, 3H] with W the identity
        * (exact), R = U^T, B = [input bias, recurrent bias] (reset_after, linear_before_reset=1) or [bias, 0]
        * (reset_after=False: Keras' one bias, ONNX's default form); go_backwards reverses X as for the LSTM. */
+      if (in[4] || in[5]) {
+        ox_rnn_masked(x, s, n, in, out, loc);
+        return;
+      }
       int64_t H = ox_rnn_units(s, n, 2, 2, loc), G = 3 * H;
       bool after = ox_bool_attr(n, 1, true);
       tfs_i64 wsh[3] = {1, G, G};

@@ -905,17 +905,22 @@ static void g_stack(const GradCall *g, Val *dx) {
 /* TfsLSTMSequence: its own BPTT op on the saved outputs, from the gradients of hs, h_last and c_last (those of
  * the cells and activations, which the layer reads only for this gradient, are not taken). */
 static void g_lstm_seq(const GradCall *g, Val *dx) {
-  Val in[9] = {g->in[1], g->in[2], g->in[3], g->out[0], g->out[3], g->out[4], g->dy[0], g->dy[1], g->dy[2]};
+  Val in[11] = {g->in[1], g->in[2], g->in[3], g->out[0], g->out[3], g->out[4], g->dy[0], g->dy[1], g->dy[2],
+                g->nin > 5 ? g->in[5] : val_none(), g->nin > 6 ? g->in[6] : val_none()};
   for (int k = 0; k < 3; k++)   /* G_DY_UNDEF: zeros only for the outputs the op reads a gradient of */
     if (in[6 + k].tag == VT_UNDEF) in[6 + k] = T(op_apply1(OP_ZEROS_LIKE, g->out[k]));
-  Val at[2] = {val_bool(attr_bool(g, 0)), val_bool(true)};
+  for (int k = 9; k < 11; k++)
+    if (in[k].tag == VT_UNDEF) in[k] = val_none();
+  bool zero = attr_bool_d(g, 2, false);
+  Val at[3] = {val_bool(attr_bool(g, 0)), val_bool(true), val_bool(zero)};
   if (!attr_bool_d(g, 1, true)) {
     /* an inference run (save=False) kept no cells or activations: the forward op again, keeping them */
-    Val f = opat(OP_LSTM_SEQ, g->nin, g->in, 2, at);
+    Val f = opat(OP_LSTM_SEQ, g->nin, g->in, 3, at);
     in[4] = ((Tuple *)f.u.o)->items[3];
     in[5] = ((Tuple *)f.u.o)->items[4];
   }
-  Val r = opat(OP_LSTM_SEQ_GRAD, 9, in, 1, at);
+  Val ag[2] = {at[0], val_bool(zero)};
+  Val r = opat(OP_LSTM_SEQ_GRAD, 11, in, 2, ag);
   Tuple *t = (Tuple *)r.u.o;
   for (int i = 0; i < 4; i++) dx[i] = keep(t->items[i]);
   if (g->nin > 4 && g->in[4].tag != VT_NONE && g->in[4].tag != VT_UNDEF) dx[4] = keep(t->items[4]);
@@ -923,12 +928,15 @@ static void g_lstm_seq(const GradCall *g, Val *dx) {
 /* TfsGRUSequence: its BPTT op from the saved activations and the gradients of hs and h_last (an inference run,
  * save=False, runs the forward op again keeping them, as the LSTM's) */
 static void g_gru_seq(const GradCall *g, Val *dx) {
-  Val in[6] = {g->in[1], g->in[2], g->out[0], g->out[2], g->dy[0], g->dy[1]};
-  for (int k = 4; k < 6; k++)   /* G_DY_UNDEF: the op takes None for zeros */
+  Val in[8] = {g->in[1], g->in[2], g->out[0], g->out[2], g->dy[0], g->dy[1], g->nin > 4 ? g->in[4] : val_none(),
+               g->nin > 5 ? g->in[5] : val_none()};
+  for (int k = 4; k < 8; k++)   /* G_DY_UNDEF: the op takes None for zeros; no mask, no recurrent mask */
     if (in[k].tag == VT_UNDEF) in[k] = val_none();
-  Val at[3] = {val_bool(attr_bool(g, 0)), val_bool(attr_bool_d(g, 1, true)), val_bool(true)};
-  if (!attr_bool_d(g, 2, true)) in[3] = ((Tuple *)opat(OP_GRU_SEQ, g->nin, g->in, 3, at).u.o)->items[2];
-  Tuple *t = (Tuple *)opat(OP_GRU_SEQ_GRAD, 6, in, 2, at).u.o;
+  bool zero = attr_bool_d(g, 3, false);
+  Val at[4] = {val_bool(attr_bool(g, 0)), val_bool(attr_bool_d(g, 1, true)), val_bool(true), val_bool(zero)};
+  if (!attr_bool_d(g, 2, true)) in[3] = ((Tuple *)opat(OP_GRU_SEQ, g->nin, g->in, 4, at).u.o)->items[2];
+  Val ag[3] = {at[0], at[1], val_bool(zero)};
+  Tuple *t = (Tuple *)opat(OP_GRU_SEQ_GRAD, 8, in, 3, ag).u.o;
   for (int i = 0; i < 3; i++) dx[i] = keep(t->items[i]);
   if (g->nin > 3 && g->in[3].tag != VT_NONE && g->in[3].tag != VT_UNDEF) dx[3] = keep(t->items[3]);
 }

@@ -23,6 +23,7 @@ static tfs_i64 dim_or(const TMeta *m, int d) { return m->rank > d ? m->shape[d] 
 
 /* input i must have shape want (unknown dims on either side pass): the kernels index by these sizes */
 static void need_shape(OpCall *c, int i, int rank, const tfs_i64 *want, const char *layer) {
+  if (i >= c->nin) return;   /* an optional input a caller (op_run) left off */
   const TMeta *m = &c->inm[i];
   if (m->rank == TMETA_ABSENT || m->rank < 0) return;
   bool ok = m->rank == rank;
@@ -54,6 +55,13 @@ static void rnn_dims(OpCall *c, bool fwd, int xi, int ui, int k, const char *lay
     op_fail(c, ERR_INVALID_ARGUMENT, "%s sequence: xp must have %d * units columns", layer, k);
 }
 
+/* whether a fused recurrent op has a mask or recurrent dropout mask (inputs mi, mi + 1) */
+static bool rnn_masked(const OpCall *c, int mi) {
+  for (int i = mi; i < mi + 2 && i < c->nin; i++)
+    if (c->inm[i].rank != TMETA_ABSENT) return true;
+  return false;
+}
+
 /* shape: xp [T,B,4H] (time-major: each step reads one block), h0 / c0 [B,H], recurrent_kernel [H,4H], bias [4H] (optional); the gradient's inputs are
  * h0, c0, recurrent_kernel, then the forward outputs and their gradients (hs [B,T,H] first). */
 void meta_lstm_seq(OpCall *c) {
@@ -61,9 +69,13 @@ void meta_lstm_seq(OpCall *c) {
   tfs_i64 b, t, h, g;
   rnn_dims(c, fwd, fwd ? 0 : 3, fwd ? 3 : 2, 4, "LSTM", &b, &t, &h, &g);
   const TMeta *u = &c->inm[fwd ? 3 : 2];
-  tfs_i64 s[3] = {b, t, h}, sc[3] = {t, b, h}, s5[3] = {t, b, h >= 0 ? 5 * h : -1}, bh[2] = {b, h};
+  /* with a mask or recurrent dropout each step's activations also keep the product's input (the state h, masked) */
+  int mi = fwd ? 5 : 9, nact = rnn_masked(c, mi) ? 6 : 5;
+  tfs_i64 s[3] = {b, t, h}, sc[3] = {t, b, h}, s5[3] = {t, b, h >= 0 ? nact * h : -1}, bh[2] = {b, h}, tb[2] = {t, b};
   need_shape(c, fwd ? 1 : 0, 2, bh, "LSTM");
   need_shape(c, fwd ? 2 : 1, 2, bh, "LSTM");
+  need_shape(c, mi, 2, tb, "LSTM");
+  need_shape(c, mi + 1, 2, bh, "LSTM");
   if (fwd) need_shape(c, 4, 1, &g, "LSTM");
   else {
     for (int i = 3; i < 7; i++) need_shape(c, i, 3, i == 5 ? s5 : i == 4 ? sc : s, "LSTM");
@@ -95,6 +107,9 @@ typedef struct {
   int n;
 } Held;
 
+/* input i, NULL when absent or beyond the inputs given (op_run callers may give only the leading ones) */
+static Tensor *opt_in(const OpCall *c, int i) { return i < c->nin ? c->in[i] : NULL; }
+
 static const float *held(Held *hd, Tensor *t) {
   if (!t) return NULL;
   hd->t[hd->n] = tensor_contiguous(t);
@@ -109,17 +124,34 @@ static void held_release(Held *hd) {
  * between steps: one thread-pool job per sequence instead of two per step, whose hand-offs cost more than
  * a step's 64x256x64 product saved (docs/performance.md, "Splitting products by shape"). */
 typedef struct {
-  const float *xp, *bias, *u;
-  float *h, *cc, *z, *hs, *cs, *act;
-  tfs_i64 B, T, H;
-  bool back;
+  const float *xp, *bias, *u, *mask, *rk;
+  float *h, *cc, *z, *hs, *cs, *act, *q;
+  tfs_i64 B, T, H, nact;   /* nact: 6 with a mask or recurrent dropout (the product's input kept), else 5 */
+  bool back, zero;
 } LstmSeq;
 
+/* A step skipped by the mask (Keras' backend.rnn): the states stay, the output is the previous step's output (or
+ * zeros with zero_output_for_mask, and before any step); its activations are zeros, which the gradient skips. */
+static void lstm_skip(const LstmSeq *p, float *a, tfs_i64 s, tfs_i64 b) {
+  tfs_i64 H = p->H, T = p->T;
+  float *hs = p->hs + (b * T + s) * H;
+  if (p->zero || s == 0) memset(hs, 0, sizeof(float) * (size_t)H);
+  else memcpy(hs, hs - H, sizeof(float) * (size_t)H);
+  memset(a, 0, sizeof(float) * (size_t)(5 * H));
+  if (p->cs) memcpy(p->cs + (s * p->B + b) * H, p->cc + b * H, sizeof(float) * (size_t)H);
+}
+
 static void lstm_gates(const LstmSeq *p, tfs_i64 s, tfs_i64 t, tfs_i64 lo, tfs_i64 hi) {
-  tfs_i64 H = p->H, G = 4 * H, T = p->T, B = p->B;
-  float *act = p->act + (p->cs ? s * B * 5 * H : 0);
+  tfs_i64 H = p->H, G = 4 * H, T = p->T, B = p->B, na = p->nact;
+  float *act = p->act + (p->cs ? s * B * na * H : 0);
   /* restrict locals: the loops below vectorise only when the compiler knows the buffers apart */
   for (tfs_i64 b = lo; b < hi; b++) {
+    float *restrict a = act + b * na * H;
+    if (na == 6) memcpy(a + 5 * H, (p->rk ? p->q : p->h) + b * H, sizeof(float) * (size_t)H);
+    if (p->mask && p->mask[t * B + b] == 0.0f) {
+      lstm_skip(p, a, s, b);
+      continue;
+    }
     const float *restrict x = p->xp + (t * B + b) * G, *restrict bias = p->bias;
     float *restrict zb = p->z + b * G;
     if (bias)
@@ -128,7 +160,6 @@ static void lstm_gates(const LstmSeq *p, tfs_i64 s, tfs_i64 t, tfs_i64 lo, tfs_i
       for (tfs_i64 j = 0; j < G; j++) zb[j] = x[j] + zb[j];
     /* the vector loops of vmath.c over a row's gates, with the elementwise kernels' bits: TF applies each
      * sigmoid to a [B, H] gate, whose last B*H % 8 elements take Eigen's scalar formula */
-    float *restrict a = act + b * 5 * H;
     tfs_i64 nv = B * H - (B * H) % VM_PACKET - b * H;
     if (nv >= H) vm_sigmoid_part_f32(a, zb, 2 * H, 2 * H);
     else {
@@ -156,7 +187,12 @@ static void lstm_fwd_rows(void *ctx, int part, int nparts) {
   tp_slice(p->B, part, nparts, &lo, &hi);
   if (hi <= lo || H <= 0) return;
   for (tfs_i64 s = 0; s < p->T; s++) {
-    matmul_2d(DT_FLOAT32, p->z + lo * G, p->h + lo * H, p->u, hi - lo, G, H, NULL, false);
+    const float *hin = p->h;
+    if (p->rk) {   /* recurrent dropout: the product of the state times the kept units (the layer's h * mask) */
+      for (tfs_i64 i = lo * H; i < hi * H; i++) p->q[i] = p->h[i] * p->rk[i];
+      hin = p->q;
+    }
+    matmul_2d(DT_FLOAT32, p->z + lo * G, hin + lo * H, p->u, hi - lo, G, H, NULL, false);
     lstm_gates(p, s, p->back ? p->T - 1 - s : s, lo, hi);
   }
 }
@@ -174,17 +210,17 @@ static int rnn_parts(tfs_i64 B, tfs_i64 T, tfs_i64 hh) {
 static void lstm_forward(OpCall *c) {
   Held hd = {.n = 0};
   const float *xp = held(&hd, c->in[0]), *h0 = held(&hd, c->in[1]), *c0 = held(&hd, c->in[2]), *u = held(&hd, c->in[3]);
-  const float *bias = held(&hd, c->in[4]);
-  bool back = op_attr_bool(c, 0, false), save = op_attr_bool(c, 1, true);
-  tfs_i64 T = c->in[0]->shape[0], B = c->in[0]->shape[1], H = c->in[3]->shape[0], G = 4 * H;
+  const float *bias = held(&hd, c->in[4]), *mask = held(&hd, opt_in(c, 5)), *rk = held(&hd, opt_in(c, 6));
+  bool back = op_attr_bool(c, 0, false), save = op_attr_bool(c, 1, true), zero = op_attr_bool(c, 2, false);
+  tfs_i64 T = c->in[0]->shape[0], B = c->in[0]->shape[1], H = c->in[3]->shape[0], G = 4 * H, na = mask || rk ? 6 : 5;
   float *h = tensor_data(c->out[1]), *cc = tensor_data(c->out[2]);   /* the states, last ones at the end */
-  /* the gates' sums [B,4H], and without save one step's activations [B,5H] after them */
-  float *z = malloc(sizeof(float) * (size_t)(B * G + (save ? 0 : B * 5 * H) + 1));
+  /* the gates' sums [B,4H], h * recurrent_mask [B,H], and without save one step's activations [B,nact*H] */
+  float *z = malloc(sizeof(float) * (size_t)(B * G + B * H + (save ? 0 : B * na * H) + 1));
   if (!z) rt_throw(ERR_MEMORY, "out of memory");
   memcpy(h, h0, sizeof(float) * (size_t)(B * H));
   memcpy(cc, c0, sizeof(float) * (size_t)(B * H));
-  LstmSeq st = {xp, bias, u, h, cc, z, tensor_data(c->out[0]), save ? tensor_data(c->out[3]) : NULL,
-                save ? tensor_data(c->out[4]) : z + B * G, B, T, H, back};
+  LstmSeq st = {xp, bias, u, mask, rk, h, cc, z, tensor_data(c->out[0]), save ? tensor_data(c->out[3]) : NULL,
+                save ? tensor_data(c->out[4]) : z + B * G + B * H, z + B * G, B, T, H, na, back, zero};
   int np = rnn_parts(B, T, 4 * H * H);
   if (np > 1) tp_run(np, lstm_fwd_rows, &st);
   else lstm_fwd_rows(&st, 0, 1);   /* not as a pool job: its products may still split */
@@ -195,11 +231,23 @@ static void lstm_forward(OpCall *c) {
 /* Backpropagation through time for batch rows [lo, hi) (independent as in the forward pass): per step (last
  * first) the gate gradients dz in one loop, then the recurrent gradient dz @ recurrent_kernel^T of its rows. */
 typedef struct {
-  const float *h0, *c0, *u, *hs, *cs, *act, *dhs;
-  float *dxp, *dz, *hp, *dh, *dc;
-  tfs_i64 B, T, H;
-  bool back;
+  const float *h0, *c0, *u, *hs, *cs, *act, *dhs, *mask, *rk;
+  float *dxp, *dz, *hp, *dh, *dc, *e, *dout;
+  tfs_i64 B, T, H, nact;
+  bool back, zero;
 } LstmBack;
+
+/* With a mask or recurrent dropout: dh_prev is (dz @ U^T) * recurrent_mask for a step that ran, dh itself for a
+ * skipped one (whose state passed through), from e = dz @ U^T of rows [lo, hi) */
+static void lstm_bwd_dh(const LstmBack *p, tfs_i64 t, tfs_i64 lo, tfs_i64 hi) {
+  tfs_i64 H = p->H;
+  for (tfs_i64 b = lo; b < hi; b++) {
+    if (p->mask && p->mask[t * p->B + b] == 0.0f) continue;
+    float *dh = p->dh + b * H;
+    const float *e = p->e + b * H, *k = p->rk ? p->rk + b * H : NULL;
+    for (tfs_i64 j = 0; j < H; j++) dh[j] = k ? e[j] * k[j] : e[j];
+  }
+}
 
 static void lstm_bwd_rows(void *ctx, int part, int nparts) {
   const LstmBack *p = ctx;
@@ -207,28 +255,43 @@ static void lstm_bwd_rows(void *ctx, int part, int nparts) {
   tp_slice(B, part, nparts, &lo, &hi);
   if (hi <= lo) return;
   const float *h0 = p->h0, *c0 = p->c0, *hs = p->hs, *cs = p->cs, *act = p->act, *dhs = p->dhs;
-  float *dz = p->dz, *hp = p->hp, *dh = p->dh, *dc = p->dc, *dxp = p->dxp;
+  float *dz = p->dz, *hp = p->hp, *dh = p->dh, *dc = p->dc, *dxp = p->dxp, *dout = p->dout;
+  tfs_i64 na = p->nact;
   for (tfs_i64 s = T - 1; s >= 0; s--) {
     tfs_i64 t = p->back ? T - 1 - s : s;
     for (tfs_i64 b = lo; b < hi; b++) {
-      const float *a = act + (s * B + b) * 5 * H;
+      const float *a = act + (s * B + b) * na * H;
       float *z = dz + (s * B + b) * G, *x = dxp + (t * B + b) * G;
+      if (p->mask && p->mask[t * B + b] == 0.0f) {
+        /* skipped: no gate gradient; the output's gradient goes to the previous output unless it was zeros */
+        memset(z, 0, sizeof(float) * (size_t)G);
+        memset(x, 0, sizeof(float) * (size_t)G);
+        memcpy(hp + (s * B + b) * H, a + 5 * H, sizeof(float) * (size_t)H);
+        for (tfs_i64 j = 0; j < H; j++) dout[b * H + j] = p->zero ? 0.0f : dhs[(b * T + s) * H + j] + dout[b * H + j];
+        continue;
+      }
       for (tfs_i64 j = 0; j < H; j++) {
         tfs_i64 k = (b * T + s) * H + j;
         float i = a[j], f = a[H + j], g = a[2 * H + j], o = a[3 * H + j], tc = a[4 * H + j];
         float cp = s ? cs[((s - 1) * B + b) * H + j] : c0[b * H + j];
         float dhv = dhs[k] + dh[b * H + j];
+        if (dout) dhv += dout[b * H + j], dout[b * H + j] = 0.0f;
         float dcv = dc[b * H + j] + dhv * o * (1.0f - tc * tc);
         z[j] = dcv * g * i * (1.0f - i);
         z[H + j] = dcv * cp * f * (1.0f - f);
         z[2 * H + j] = dcv * i * (1.0f - g * g);
         z[3 * H + j] = dhv * tc * o * (1.0f - o);
         dc[b * H + j] = dcv * f;
-        hp[(s * B + b) * H + j] = s ? hs[k - H] : h0[b * H + j];
+        hp[(s * B + b) * H + j] = na == 6 ? a[5 * H + j] : s ? hs[k - H] : h0[b * H + j];
       }
       memcpy(x, z, sizeof(float) * (size_t)G);
     }
-    if (H > 0) matmul_any(DT_FLOAT32, dh + lo * H, dz + (s * B + lo) * G, p->u, hi - lo, H, G, false, true);
+    if (H <= 0) continue;
+    if (na == 5) matmul_any(DT_FLOAT32, dh + lo * H, dz + (s * B + lo) * G, p->u, hi - lo, H, G, false, true);
+    else {
+      matmul_any(DT_FLOAT32, p->e + lo * H, dz + (s * B + lo) * G, p->u, hi - lo, H, G, false, true);
+      lstm_bwd_dh(p, t, lo, hi);
+    }
   }
 }
 
@@ -240,20 +303,21 @@ static void lstm_backward(OpCall *c) {
   Held hd = {.n = 0};
   const float *h0 = held(&hd, c->in[0]), *c0 = held(&hd, c->in[1]), *u = held(&hd, c->in[2]), *hs = held(&hd, c->in[3]);
   const float *cs = held(&hd, c->in[4]), *act = held(&hd, c->in[5]), *dhs = held(&hd, c->in[6]), *dhl = held(&hd, c->in[7]);
-  const float *dcl = held(&hd, c->in[8]);
-  bool back = op_attr_bool(c, 0, false);
-  tfs_i64 B = c->in[3]->shape[0], T = c->in[3]->shape[1], H = c->in[2]->shape[0], G = 4 * H;
+  const float *dcl = held(&hd, c->in[8]), *mask = held(&hd, opt_in(c, 9)), *rk = held(&hd, opt_in(c, 10));
+  bool back = op_attr_bool(c, 0, false), zero = op_attr_bool(c, 1, false);
+  tfs_i64 B = c->in[3]->shape[0], T = c->in[3]->shape[1], H = c->in[2]->shape[0], G = 4 * H, na = mask || rk ? 6 : 5;
   float *dxp = tensor_data(c->out[0]), *dh0 = tensor_data(c->out[1]), *dc0 = tensor_data(c->out[2]);
   float *du = tensor_data(c->out[3]), *db = tensor_data(c->out[4]);
   /* dz by step [T, B, 4H] and h_prev by step [T, B, H], contiguous for the final product: megabytes each call, as
    * a tensor whose pooled buffer a steady training loop reuses (as the GRU's scratch) */
-  tfs_i64 nw = T * B * G + T * B * H + 2 * B * H;
+  tfs_i64 nw = T * B * G + T * B * H + 4 * B * H;
   Tensor *wt = tensor_new(DT_FLOAT32, 1, &nw);
   float *dz = tensor_data(wt);
-  float *hp = dz + T * B * G, *dh = hp + T * B * H, *dc = dh + B * H;
+  float *hp = dz + T * B * G, *dh = hp + T * B * H, *dc = dh + B * H, *e = dc + B * H, *dout = e + B * H;
   memcpy(dh, dhl, sizeof(float) * (size_t)(B * H));
   memcpy(dc, dcl, sizeof(float) * (size_t)(B * H));
-  LstmBack st = {h0, c0, u, hs, cs, act, dhs, dxp, dz, hp, dh, dc, B, T, H, back};
+  memset(dout, 0, sizeof(float) * (size_t)(B * H));
+  LstmBack st = {h0, c0, u, hs, cs, act, dhs, mask, rk, dxp, dz, hp, dh, dc, e, mask ? dout : NULL, B, T, H, na, back, zero};
   int np = rnn_parts(B, T, 4 * H * H);
   if (np > 1) tp_run(np, lstm_bwd_rows, &st);
   else if (B > 0) lstm_bwd_rows(&st, 0, 1);
@@ -288,8 +352,12 @@ void meta_gru_seq(OpCall *c) {
   tfs_i64 b, t, h, g;
   rnn_dims(c, fwd, fwd ? 0 : 2, fwd ? 2 : 1, 3, "GRU", &b, &t, &h, &g);
   const TMeta *u = &c->inm[fwd ? 2 : 1];
-  tfs_i64 s[3] = {b, t, h}, s4[3] = {t, b, h >= 0 ? 4 * h : -1}, bh[2] = {b, h}, b2[2] = {2, g};
+  /* with a mask or recurrent dropout each step's activations also keep the step's input state (h, masked) */
+  int mi = fwd ? 4 : 6, nact = rnn_masked(c, mi) ? 5 : 4;
+  tfs_i64 s[3] = {b, t, h}, s4[3] = {t, b, h >= 0 ? nact * h : -1}, bh[2] = {b, h}, b2[2] = {2, g}, tb[2] = {t, b};
   need_shape(c, fwd ? 1 : 0, 2, bh, "GRU");
+  need_shape(c, mi, 2, tb, "GRU");
+  need_shape(c, mi + 1, 2, bh, "GRU");
   if (fwd) {
     need_shape(c, 3, after ? 2 : 1, after ? b2 : &g, "GRU");
     if (!op_attr_bool(c, 2, true)) s4[0] = 0;
@@ -315,10 +383,10 @@ void meta_gru_seq(OpCall *c) {
 
 /* one sequence's batch rows [lo, hi), every step (as lstm_fwd_rows) */
 typedef struct {
-  const float *xp, *b0, *b1, *u, *uzr, *uh;
-  float *h, *rec, *pre, *q, *hs, *act;
-  tfs_i64 B, T, H;
-  bool back, after, save;
+  const float *xp, *b0, *b1, *u, *uzr, *uh, *mask, *rk;
+  float *h, *rec, *pre, *q, *hs, *act, *hq;
+  tfs_i64 B, T, H, nact;   /* nact: 5 with a mask or recurrent dropout (the step's input state kept), else 4 */
+  bool back, after, save, zero;
 } GruSeq;
 
 static void gru_fwd_rows(void *ctx, int part, int nparts) {
@@ -329,15 +397,22 @@ static void gru_fwd_rows(void *ctx, int part, int nparts) {
   tfs_i64 nvall = B * H - (B * H) % VM_PACKET;
   /* reset_after=False: h @ U[:, :2H] in rec [B,2H], (r*h) @ U[:, 2H:] in rh [B,H] after it */
   float *rh = p->rec + B * 2 * H;
+  tfs_i64 na = p->nact;
   for (tfs_i64 s = 0; s < T; s++) {
     tfs_i64 t = p->back ? T - 1 - s : s;
-    float *act = p->act + (p->save ? s * B * 4 * H : 0);
-    if (p->after) matmul_2d(DT_FLOAT32, p->rec + lo * G, p->h + lo * H, p->u, hi - lo, G, H, NULL, false);
-    else matmul_2d(DT_FLOAT32, p->rec + lo * 2 * H, p->h + lo * H, p->uzr, hi - lo, 2 * H, H, NULL, false);
+    float *act = p->act + (p->save ? s * B * na * H : 0);
+    /* the step's input state: h, or h times recurrent dropout's kept units (Keras' h_tm1 *= rec_dp_mask) */
+    float *hin = p->h;
+    if (p->rk) {
+      for (tfs_i64 i = lo * H; i < hi * H; i++) p->hq[i] = p->h[i] * p->rk[i];
+      hin = p->hq;
+    }
+    if (p->after) matmul_2d(DT_FLOAT32, p->rec + lo * G, hin + lo * H, p->u, hi - lo, G, H, NULL, false);
+    else matmul_2d(DT_FLOAT32, p->rec + lo * 2 * H, hin + lo * H, p->uzr, hi - lo, 2 * H, H, NULL, false);
     for (tfs_i64 b = lo; b < hi; b++) {
       const float *restrict x = p->xp + (t * B + b) * G, *restrict b0 = p->b0, *restrict b1 = p->b1;
       float *restrict r3 = p->rec + b * (p->after ? G : 2 * H), *restrict pr = p->pre + b * G;
-      float *restrict a = act + b * 4 * H, *restrict h = p->h + b * H;
+      float *restrict a = act + b * na * H, *restrict h = hin + b * H;
       if (b0)
         for (tfs_i64 j = 0; j < G; j++) pr[j] = x[j] + b0[j];
       else memcpy(pr, x, sizeof(float) * (size_t)G);
@@ -371,13 +446,21 @@ static void gru_fwd_rows(void *ctx, int part, int nparts) {
       }
     }
     for (tfs_i64 b = lo; b < hi; b++) {
-      float *restrict a = act + b * 4 * H, *restrict h = p->h + b * H;
+      float *a = act + b * na * H, *h = p->h + b * H, *out = p->hs + (b * T + s) * H;
+      const float *hv = hin + b * H;
       vm_tanh_f32(a + 2 * H, p->pre + b * G + 2 * H, H);
+      if (na == 5) memcpy(a + 4 * H, hv, sizeof(float) * (size_t)H);
+      if (p->mask && p->mask[t * B + b] == 0.0f) {
+        /* skipped (Keras' backend.rnn): the state stays, the output repeats the previous one (zeros first) */
+        if (p->zero || s == 0) memset(out, 0, sizeof(float) * (size_t)H);
+        else memcpy(out, out - H, sizeof(float) * (size_t)H);
+        continue;
+      }
       for (tfs_i64 j = 0; j < H; j++) {
-        float z = a[j], zh = z * h[j], oh = (1.0f - z) * a[2 * H + j];
+        float z = a[j], zh = z * hv[j], oh = (1.0f - z) * a[2 * H + j];
         h[j] = zh + oh;
       }
-      memcpy(p->hs + (b * T + s) * H, h, sizeof(float) * (size_t)H);
+      memcpy(out, h, sizeof(float) * (size_t)H);
     }
   }
 }
@@ -396,18 +479,20 @@ static float *gru_split_u(const float *u, tfs_i64 H) {
 static void gru_forward(OpCall *c) {
   Held hd = {.n = 0};
   const float *xp = held(&hd, c->in[0]), *h0 = held(&hd, c->in[1]), *u = held(&hd, c->in[2]), *bias = held(&hd, c->in[3]);
+  const float *mask = held(&hd, opt_in(c, 4)), *rk = held(&hd, opt_in(c, 5));
   bool back = op_attr_bool(c, 0, false), after = op_attr_bool(c, 1, true), save = op_attr_bool(c, 2, true);
-  tfs_i64 T = c->in[0]->shape[0], B = c->in[0]->shape[1], H = c->in[2]->shape[0], G = 3 * H;
+  bool zero = op_attr_bool(c, 3, false);
+  tfs_i64 T = c->in[0]->shape[0], B = c->in[0]->shape[1], H = c->in[2]->shape[0], G = 3 * H, na = mask || rk ? 5 : 4;
   float *h = tensor_data(c->out[1]);
-  /* scratch: the recurrent products [B,3H], the pre-activations [B,3H], r*h [B,H], one step's activations [B,4H]
-   * without save */
-  float *w = malloc(sizeof(float) * (size_t)(2 * B * G + B * H + (save ? 0 : B * 4 * H) + 1));
+  /* scratch: the recurrent products [B,3H], the pre-activations [B,3H], r*h [B,H], h * recurrent_mask [B,H], one
+   * step's activations [B,nact*H] without save */
+  float *w = malloc(sizeof(float) * (size_t)(2 * B * G + 2 * B * H + (save ? 0 : B * na * H) + 1));
   if (!w) rt_throw(ERR_MEMORY, "out of memory");
   float *uzr = after || H == 0 ? NULL : gru_split_u(u, H);
   memcpy(h, h0, sizeof(float) * (size_t)(B * H));
-  GruSeq st = {xp, bias, bias && after ? bias + G : NULL, u, uzr, uzr ? uzr + 2 * H * H : NULL, h, w, w + B * G,
-               w + 2 * B * G, tensor_data(c->out[0]), save ? tensor_data(c->out[2]) : w + 2 * B * G + B * H, B, T, H,
-               back, after, save};
+  GruSeq st = {xp, bias, bias && after ? bias + G : NULL, u, uzr, uzr ? uzr + 2 * H * H : NULL, mask, rk, h, w,
+               w + B * G, w + 2 * B * G, tensor_data(c->out[0]), save ? tensor_data(c->out[2]) : w + 2 * B * G + 2 * B * H,
+               w + 2 * B * G + B * H, B, T, H, na, back, after, save, zero};
   int np = rnn_parts(B, T, 3 * H * H);
   if (np > 1) tp_run(np, gru_fwd_rows, &st);
   else gru_fwd_rows(&st, 0, 1);
@@ -421,11 +506,29 @@ static void gru_forward(OpCall *c) {
  * needs, then through U[:, :2H]).  dg holds the gradients at the recurrent products' outputs: [T,B,3H] with
  * reset_after (z, r, and r * d hh_pre), else [T,B,2H] for z, r and dph [T,B,H] after it. */
 typedef struct {
-  const float *h0, *u, *uzr, *uh, *hs, *act, *dhs;
-  float *dxp, *dg, *dph, *hp, *qb, *dh, *e;
-  tfs_i64 B, T, H;
-  bool back, after;
+  const float *h0, *u, *uzr, *uh, *hs, *act, *dhs, *mask, *rk;
+  float *dxp, *dg, *dph, *hp, *qb, *dh, *e, *dout;
+  tfs_i64 B, T, H, nact;
+  bool back, after, zero;
 } GruBack;
+
+/* A step the mask skipped: no gate gradient; the state's gradient passes; the output's goes to the previous
+ * output unless that was zeros */
+static void gru_bwd_skip(const GruBack *p, tfs_i64 s, tfs_i64 t, tfs_i64 b) {
+  tfs_i64 B = p->B, T = p->T, H = p->H, G = 3 * H;
+  const float *a = p->act + (s * B + b) * p->nact * H;
+  memset(p->dxp + (t * B + b) * G, 0, sizeof(float) * (size_t)G);
+  memset(p->dg + (s * B + b) * (p->after ? G : 2 * H), 0, sizeof(float) * (size_t)(p->after ? G : 2 * H));
+  memcpy(p->hp + (s * B + b) * H, a + 4 * H, sizeof(float) * (size_t)H);
+  if (!p->after) {
+    memset(p->dph + (s * B + b) * H, 0, sizeof(float) * (size_t)H);
+    memset(p->qb + (s * B + b) * H, 0, sizeof(float) * (size_t)H);
+  }
+  for (tfs_i64 j = 0; j < H; j++) {
+    float d = p->dout[b * H + j] + (p->dhs ? p->dhs[(b * T + s) * H + j] : 0.0f);
+    p->dout[b * H + j] = p->zero ? 0.0f : d;
+  }
+}
 
 static void gru_bwd_rows(void *ctx, int part, int nparts) {
   const GruBack *p = ctx;
@@ -434,16 +537,22 @@ static void gru_bwd_rows(void *ctx, int part, int nparts) {
   if (hi <= lo || H <= 0) return;
   const float *hs = p->hs, *dhs = p->dhs;
   float *dh = p->dh, *e = p->e, *hp = p->hp;
+  tfs_i64 na = p->nact;
   for (tfs_i64 s = T - 1; s >= 0; s--) {
     tfs_i64 t = p->back ? T - 1 - s : s, rows = hi - lo;
     for (tfs_i64 b = lo; b < hi; b++) {
-      const float *a = p->act + (s * B + b) * 4 * H;
+      if (p->mask && p->mask[t * B + b] == 0.0f) {
+        gru_bwd_skip(p, s, t, b);
+        continue;
+      }
+      const float *a = p->act + (s * B + b) * na * H;
       float *x = p->dxp + (t * B + b) * G, *hpr = hp + (s * B + b) * H;
       float *g = p->dg + (s * B + b) * (p->after ? G : 2 * H);
       for (tfs_i64 j = 0; j < H; j++) {
         tfs_i64 k = (b * T + s) * H + j;
-        float z = a[j], hh = a[2 * H + j], hpv = s ? hs[k - H] : p->h0[b * H + j];
+        float z = a[j], hh = a[2 * H + j], hpv = na == 5 ? a[4 * H + j] : s ? hs[k - H] : p->h0[b * H + j];
         float dhv = dhs ? dhs[k] + dh[b * H + j] : dh[b * H + j];
+        if (p->dout) dhv += p->dout[b * H + j], p->dout[b * H + j] = 0.0f;
         float dz = dhv * (hpv - hh), dn = dhv * (1.0f - z) * (1.0f - hh * hh);
         float gz = dz * z * (1.0f - z);
         x[j] = g[j] = gz;
@@ -466,7 +575,7 @@ static void gru_bwd_rows(void *ctx, int part, int nparts) {
       /* d(r*h) = dph @ U_h^T: r's gradient and a part of h's */
       matmul_any(DT_FLOAT32, e + lo * H, p->dph + (s * B + lo) * H, p->uh, rows, H, H, false, true);
       for (tfs_i64 b = lo; b < hi; b++) {
-        const float *a = p->act + (s * B + b) * 4 * H, *hpr = hp + (s * B + b) * H;
+        const float *a = p->act + (s * B + b) * na * H, *hpr = hp + (s * B + b) * H;
         float *x = p->dxp + (t * B + b) * G, *g = p->dg + (s * B + b) * 2 * H;
         for (tfs_i64 j = 0; j < H; j++) {
           float r = a[H + j], ev = e[b * H + j], gr = ev * hpr[j] * r * (1.0f - r);
@@ -477,6 +586,10 @@ static void gru_bwd_rows(void *ctx, int part, int nparts) {
       matmul_any(DT_FLOAT32, e + lo * H, p->dg + (s * B + lo) * 2 * H, p->uzr, rows, H, 2 * H, false, true);
     }
     for (tfs_i64 i = lo * H; i < hi * H; i++) dh[i] += e[i];
+    if (p->rk)   /* dh so far is the gradient of the step's input h * recurrent_mask (a skipped row's passed through) */
+      for (tfs_i64 b = lo; b < hi; b++)
+        if (!p->mask || p->mask[t * B + b] != 0.0f)
+          for (tfs_i64 j = b * H; j < (b + 1) * H; j++) dh[j] *= p->rk[j];
   }
 }
 
@@ -492,23 +605,25 @@ static void col_sums(float *out, const float *m, tfs_i64 n, tfs_i64 w) {
 static void gru_backward(OpCall *c) {
   Held hd = {.n = 0};
   const float *h0 = held(&hd, c->in[0]), *u = held(&hd, c->in[1]), *hs = held(&hd, c->in[2]), *act = held(&hd, c->in[3]);
-  const float *dhs = held(&hd, c->in[4]), *dhl = held(&hd, c->in[5]);
-  bool back = op_attr_bool(c, 0, false), after = op_attr_bool(c, 1, true);
-  tfs_i64 B = c->in[2]->shape[0], T = c->in[2]->shape[1], H = c->in[1]->shape[0], G = 3 * H, N = T * B;
+  const float *dhs = held(&hd, c->in[4]), *dhl = held(&hd, c->in[5]), *mask = held(&hd, opt_in(c, 6)), *rk = held(&hd, opt_in(c, 7));
+  bool back = op_attr_bool(c, 0, false), after = op_attr_bool(c, 1, true), zero = op_attr_bool(c, 2, false);
+  tfs_i64 B = c->in[2]->shape[0], T = c->in[2]->shape[1], H = c->in[1]->shape[0], G = 3 * H, N = T * B, na = mask || rk ? 5 : 4;
   float *dxp = tensor_data(c->out[0]), *dh0 = tensor_data(c->out[1]), *du = tensor_data(c->out[2]);
   float *db = tensor_data(c->out[3]);
   /* dg [T,B,3H] (or [T,B,2H] + dph [T,B,H]), h_prev [T,B,H], r*h_prev [T,B,H] (reset_after=False), dh and e [B,H]:
    * megabytes each call, as tensors, whose pooled buffers a steady training loop reuses (fresh mallocs of that size
    * fault in every page) */
-  tfs_i64 nw[4] = {N * G, N * H, after ? 0 : N * H, 2 * B * H};
+  tfs_i64 nw[4] = {N * G, N * H, after ? 0 : N * H, 3 * B * H};
   Tensor *wt[4];
   for (int i = 0; i < 4; i++) wt[i] = tensor_new(DT_FLOAT32, 1, &nw[i]);
   float *dg = tensor_data(wt[0]), *hp = tensor_data(wt[1]), *qb = tensor_data(wt[2]), *dh = tensor_data(wt[3]), *e = dh + B * H;
+  float *dout = e + B * H;   /* with a mask: the gradient of the output a skipped step repeated */
+  memset(dout, 0, sizeof(float) * (size_t)(B * H));
   float *uzr = after || H == 0 ? NULL : gru_split_u(u, H);
   if (dhl) memcpy(dh, dhl, sizeof(float) * (size_t)(B * H));
   else memset(dh, 0, sizeof(float) * (size_t)(B * H));
-  GruBack st = {h0, u, uzr, uzr ? uzr + 2 * H * H : NULL, hs, act, dhs, dxp, dg, dg + N * 2 * H, hp, qb, dh, e, B, T, H,
-                back, after};
+  GruBack st = {h0, u, uzr, uzr ? uzr + 2 * H * H : NULL, hs, act, dhs, mask, rk, dxp, dg, dg + N * 2 * H, hp, qb, dh, e,
+                mask ? dout : NULL, B, T, H, na, back, after, zero};
   int np = rnn_parts(B, T, 3 * H * H);
   if (np > 1) tp_run(np, gru_bwd_rows, &st);
   else if (B > 0) gru_bwd_rows(&st, 0, 1);
