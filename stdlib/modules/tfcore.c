@@ -760,6 +760,9 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.debugging.assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=None)
 //!   Raises InvalidArgumentError unless |x - y| <= atol + rtol * |y| everywhere (default tolerances 10 * the dtype's
 //!   epsilon); an op inside tf.function, checked at each call.
+//! tf.debugging.assert_rank(x, rank, message=None, name=None)
+//!   None when x has rank `rank`; ValueError "Tensor  must have rank R.  Received rank r, shape S" when both ranks
+//!   are known (TF checks them statically), else an assert of tf.rank(x) == rank checked when the function runs.
 //! tf.debugging.assert_shapes(shapes, data=None, summarize=None, message=None, name=None)
 //!   Checks the static shapes of (tensor, spec) pairs: a spec entry is a size, a symbol naming one size across the
 //!   tensors ('N'), or '.'/None for any; ValueError naming the tensor and dimension otherwise.
