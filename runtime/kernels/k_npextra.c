@@ -1,4 +1,4 @@
-/* k_npextra.c — more of numpy 1.24's legacy RandomState distributions: vonmises, zipf, logseries, rayleigh, noncentral. */
+/* k_npextra.c — more numpy 1.24 legacy RandomState distributions: vonmises, zipf, logseries, rayleigh, noncentral. */
 #include <math.h>
 #include <stdint.h>
 
@@ -33,6 +33,9 @@ double mt_vonmises(MtState *s, double mu, double kappa) {
 
 /* numpy's random_zipf: rejection from a Pareto-like proposal; values past int64 are rejected (a truncated Zipf) */
 int64_t mt_zipf(MtState *s, double a) {
+  /* numpy 1.24 loops forever from here on (2**(a-1) overflows); later numpy returns 1 without a draw, as here: a
+     value above 1 has a probability below 3e-309 */
+  if (a >= 1025) return 1;
   double am1 = a - 1.0, b = pow(2.0, am1);
   for (;;) {
     double u = 1.0 - mt_double(s), v = mt_double(s), x = floor(pow(u, -1.0 / am1));
