@@ -121,7 +121,7 @@ static int64_t poisson_mult(MtState *s, double lam) {
   int64_t x = 0;
   for (;;) {
     prod *= mt_double(s);
-    if (prod <= enlam) return x;
+    if (!(prod > enlam)) return x;   /* as numpy's test: a NaN lam (noncentral_chisquare's) stops at once */
     x++;
   }
 }
@@ -378,11 +378,17 @@ double mt_legacy_draw(MtState *s, int kind, double a, double b, double c, int64_
     }
     case MTD_STD_T: return mt_standard_t(s, a);
     case MTD_WALD: return mt_wald(s, a, b);
+    case MTD_VONMISES: return mt_vonmises(s, a, b);
+    case MTD_RAYLEIGH: return mt_rayleigh(s, a);
+    case MTD_NC_CHISQUARE: return mt_noncentral_chisquare(s, a, b);
+    case MTD_NC_F: return mt_noncentral_f(s, a, b, c);
     case MTD_POISSON: *iv = mt_poisson(s, a); return 0;
     case MTD_GEOMETRIC: *iv = mt_geometric(s, a); return 0;
     case MTD_BINOMIAL: *iv = mt_binomial_legacy(s, b, (int64_t)a); return 0;   /* a = n, b = p */
     case MTD_NEG_BINOMIAL: *iv = mt_poisson(s, ((1 - b) / b) * mt_std_gamma(s, a)); return 0;
     case MTD_HYPERGEOMETRIC: *iv = mt_hypergeometric(s, (int64_t)a, (int64_t)b, (int64_t)c); return 0;
+    case MTD_ZIPF: *iv = mt_zipf(s, a); return 0;
+    case MTD_LOGSERIES: *iv = mt_logseries(s, a); return 0;
     default: return 0;
   }
 }

@@ -26,11 +26,19 @@ double mt_std_gamma(MtState *s, double shape);
 int64_t mt_poisson(MtState *s, double lam);
 int64_t mt_binomial_legacy(MtState *s, double p, int64_t n);
 void mt_multinomial(MtState *s, int64_t n, int64_t *out, const double *pv, int64_t d);
+/* k_npextra.c */
+double mt_vonmises(MtState *s, double mu, double kappa);
+int64_t mt_zipf(MtState *s, double a);
+int64_t mt_logseries(MtState *s, double p);
+double mt_rayleigh(MtState *s, double mode);
+double mt_noncentral_chisquare(MtState *s, double df, double nonc);
+double mt_noncentral_f(MtState *s, double dfnum, double dfden, double nonc);
 enum {
   MTD_UNIFORM, MTD_NORMAL, MTD_STD_EXPONENTIAL, MTD_EXPONENTIAL, MTD_STD_GAMMA, MTD_GAMMA, MTD_BETA, MTD_CHISQUARE,
   MTD_F, MTD_LAPLACE, MTD_LOGISTIC, MTD_GUMBEL, MTD_LOGNORMAL, MTD_TRIANGULAR, MTD_PARETO, MTD_WEIBULL, MTD_POWER,
-  MTD_STD_CAUCHY, MTD_STD_T, MTD_WALD,
+  MTD_STD_CAUCHY, MTD_STD_T, MTD_WALD, MTD_VONMISES, MTD_RAYLEIGH, MTD_NC_CHISQUARE, MTD_NC_F,
   MTD_FIRST_INT, MTD_POISSON = MTD_FIRST_INT, MTD_GEOMETRIC, MTD_BINOMIAL, MTD_NEG_BINOMIAL, MTD_HYPERGEOMETRIC,
+  MTD_ZIPF, MTD_LOGSERIES,
 };
 double mt_legacy_draw(MtState *s, int kind, double a, double b, double c, int64_t *iv);
 

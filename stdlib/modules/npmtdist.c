@@ -1,6 +1,9 @@
 /* npmtdist.c — `_numpy`'s legacy RandomState draws beyond uniform/gauss: distributions, bounded integers of each width,
  * multinomial, dirichlet, seeding from a list of words. numpy.tfs validates and broadcasts; these loop in C order. */
+#include <cblas.h>
 #include <string.h>
+
+#include "kernels/ops.h"
 
 #include "kernels/nprandom.h"
 #include "modules/modules.h"
@@ -175,10 +178,37 @@ static Val npm_mt_seed_words(Val self, int n, const Val *args, const Kw *kw) {
   return val_none();
 }
 
+/* blas_dot(x, b): float64 x [m, k] times b [k, n] through OpenBLAS as numpy's np.dot picks it (cblasfuncs.c): a 1-row
+ * x by gemv on b transposed, a 1x1 b as a product per element, gemm otherwise; multivariate_normal's last step, so
+ * its values are numpy's on every ISA path */
+static Val npm_blas_dot(Val self, int n, const Val *args, const Kw *kw) {
+  want("blas_dot", n, 2, kw);
+  int mark = rt_hold_val(val_none());
+  Tensor *x = held_param(args[0], DT_FLOAT64, "blas_dot");
+  Tensor *b = held_param(args[1], DT_FLOAT64, "blas_dot");
+  if (x->rank != 2 || b->rank != 2 || x->shape[1] != b->shape[0]) rt_throw(ERR_VALUE, "_numpy.blas_dot: shapes differ");
+  tfs_i64 m = x->shape[0], k = x->shape[1], nn = b->shape[1], dims[2] = {m, nn};
+  Tensor *r = tensor_new(DT_FLOAT64, 2, dims);
+  const double *xd = tensor_data(x), *bd = tensor_data(b);
+  double *o = tensor_data(r);
+  blas_ready();
+  if (k == 1 && nn == 1)
+    for (tfs_i64 i = 0; i < m; i++) o[i] = xd[i] * bd[0];
+  else if (m == 1)
+    cblas_dgemv(CblasRowMajor, CblasTrans, (blasint)k, (blasint)nn, 1.0, bd, (blasint)nn, xd, 1, 0.0, o, 1);
+  else if (m * nn * k > 0)
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)m, (blasint)nn, (blasint)k, 1.0, xd, (blasint)k, bd,
+                (blasint)nn, 0.0, o, (blasint)nn);
+  rt_unhold(mark);
+  tensor_release(x);
+  tensor_release(b);
+  return owned_nd(r);
+}
+
 #define NPT(nm, fn) {{TFS_IMMORTAL_RC, &builtin_type}, "_numpy." nm, fn, {VT_UNDEF, {0}}, NULL}
 static Builtin npt_fns[] = {
   NPT("mt_dist", npm_mt_dist), NPT("mt_bounded", npm_mt_bounded), NPT("mt_multinomial", npm_mt_multinomial),
-  NPT("mt_dirichlet", npm_mt_dirichlet), NPT("mt_seed_words", npm_mt_seed_words),
+  NPT("mt_dirichlet", npm_mt_dirichlet), NPT("mt_seed_words", npm_mt_seed_words), NPT("blas_dot", npm_blas_dot),
 };
 
 Val npm_mt_attr(const char *name) {
