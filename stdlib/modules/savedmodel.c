@@ -800,13 +800,26 @@ static void sm_save(Val obj, const char *dir, Val signatures) {
   sm_save_free(&s);
 }
 
-//! tf.saved_model.save(obj, export_dir, signatures=None)
+//! tf.saved_model.SaveOptions(namespace_whitelist=None, save_debug_info=False, function_aliases=None, experimental_io_device=None, experimental_variable_policy=None, experimental_custom_gradients=True, experimental_image_format=False, experimental_skip_saver=False, experimental_sharding_callback=None)
+//!   The options= of tf.saved_model.save and Model.save, with TF 2.15's defaults and checks (stdlib/tfcore_options.tfs):
+//!   namespace_whitelist a list of strings, experimental_variable_policy None or a VariablePolicy name in any case,
+//!   experimental_image_format=True and a sharding callback refused as in pip TF. tfs keeps them all; none changes what
+//!   it writes yet (a tf.custom_gradient's gradient is never saved, as with experimental_custom_gradients=False).
+//! tf.saved_model.LoadOptions(allow_partial_checkpoint=False, experimental_io_device=None, experimental_skip_checkpoint=False, experimental_variable_policy=None, experimental_load_function_aliases=False)
+//!   The options= of tf.saved_model.load and tf.keras.models.load_model, with TF 2.15's defaults; kept, without
+//!   effect in tfs.
+//! tf.train.CheckpointOptions(experimental_io_device=None, experimental_enable_async_checkpoint=False, experimental_write_callbacks=None, enable_async=False, experimental_skip_slot_variables=False, experimental_sharding_callback=None)
+//!   The options= of Checkpoint.save / write / read / restore, with TF 2.15's defaults (enable_async is either
+//!   async flag); kept, without effect in tfs (writes are synchronous, one shard).
+//! tf.saved_model.save(obj, export_dir, signatures=None, options=None)
 //!   Writes obj's tf.functions (those with an input_signature or already traced) and Variables as a SavedModel
 //!   directory (saved_model.pb in TF's schema, variables/variables.index + .data-00000-of-00001 in TF's checkpoint
 //!   format), atomically. serving_default is obj.__call__
 //!   when it has an input_signature, or what signatures= names; a signature's inputs are named by the
 //!   input_signature's TensorSpec names (else the parameters'). A Keras model saves its layers' weights and its
-//!   call (inputs by input layer name, outputs {output layer name: tensor}).
+//!   call (inputs by input layer name, outputs {output layer name: tensor}). A tf.custom_gradient inside a saved
+//!   function is marked in the graph (_gradient_op_type); its Python gradient is not saved, so a loaded function's
+//!   gradient through it raises TF's LookupError rather than differentiate the forward ops.
 static Val sm_save_fn(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.saved_model.save", .sig = "obj, export_dir, signatures=None, options=None"};
@@ -1471,7 +1484,7 @@ static Val sm_objects(SmModel *m) {
   return root;
 }
 
-//! tf.saved_model.load(export_dir)
+//! tf.saved_model.load(export_dir, tags=None, options=None)
 //!   Loads a SavedModel directory written by tf.saved_model.save: its functions are callable by attribute name, its
 //!   Variables restored, and signatures['serving_default'](x=...) returns {'output_0': tensor} (or the saved
 //!   function's own keys when it returned a flat dict). No source is needed.
