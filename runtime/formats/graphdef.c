@@ -3167,6 +3167,9 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
     if (n->nout) gd_attr_add(b, &at, "_output_shapes", gd_shapes(b, n->nout, n->outm));
     unsigned fl = n->flags & ~(unsigned)GNF_CAPTURE;   /* (only tape entries of eager calls read it) */
     if (fl) gd_attr_add(b, &at, "_tfs_flags", gd_int(b, (tfs_i64)fl));
+    /* TF marks a custom gradient's forward op so (its op type, here one per node) */
+    if (fl & GNF_CUSTOM_GRAD)
+      gd_attr_add(b, &at, "_gradient_op_type", gd_str(b, pa_printf(b->a, "CustomGradient-%s/%s", g->name, n->name)));
   }
   gd_set_attrs(nd, &at);
   return nd;

@@ -326,7 +326,7 @@ static void gi_node(GiCtx *cx, Graph *g, const Tensorflow__NodeDef *nd, GiName *
     mark = rt_hold_mem(in);
   }
   const Tensorflow__AttrValue *fl = gi_attr(nd, "_tfs_flags");
-  if (fl && fl->value_case == TENSORFLOW__ATTR_VALUE__VALUE_I) g->nodes[id].flags = (unsigned)fl->i & (GNF_STATEFUL | GNF_LIST);
+  if (fl && fl->value_case == TENSORFLOW__ATTR_VALUE__VALUE_I) g->nodes[id].flags = (unsigned)fl->i & (GNF_STATEFUL | GNF_LIST | GNF_CUSTOM_GRAD);
   for (size_t i = 0; i < nd->n_input; i++)
     if (nd->input[i][0] == '^') graph_add_ctrl(g, id, gi_node_id(cx, nd->input[i] + 1, names, nnames, nd->name));
   rt_unhold(mark);

@@ -28,6 +28,8 @@ enum {
   GNF_STATEFUL = 1,           /* a side effect: never pruned, runs in program order */
   GNF_LIST = 2,               /* the op's one 'L' input was a list: inputs are its elements */
   GNF_CAPTURE = 4,            /* GN_CONST: a tensor captured from outside the traced function (a tape may watch it) */
+  GNF_CUSTOM_GRAD = 8,        /* an Identity giving a tf.custom_gradient result: its gradient is the Python grad_fn's
+                               * (TF's IdentityN with _gradient_op_type), which a saved graph does not carry */
 };
 
 /* One value of the graph: output `out` of node `node` (node -1: none). */

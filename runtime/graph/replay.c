@@ -7,10 +7,15 @@
  * (topological) order, each op applied as an eager or traced op would be.
  * Variables stay Variables (ReadVariableOp reads them), so a tape sees their
  * reads and a trace captures them. */
+#include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "graph/graph.h"
 #include "graph/replay.h"
+#include "graph/tape.h"
+#include "object/hosttypes.h"
 #include "object/object.h"
 
 /* The value of r (borrowed from vals), base[node] being the node's first slot. */
@@ -45,6 +50,56 @@ static Val rp_op(const GraphNode *nd, const Val *vals, const int *base) {
   return r;
 }
 
+/* The gradient of a replayed custom-gradient node (self: its name): the grad_fn
+ * of the tf.custom_gradient was Python code the saved graph does not hold, so
+ * the gradient is missing, as in TF when no gradient function was saved
+ * (gradients_util.py's message, TF's op being an IdentityN). */
+static Val rp_no_custom_grad(Val self, int n, const Val *args, const Kw *kw) {
+  (void)n, (void)args, (void)kw;
+  /* TF's node is an IdentityN where tfs's is an Identity: 'Identity_1' is TF's 'IdentityN_1' */
+  const char *nm = str_cstr(self);
+  bool id = !strncmp(nm, "Identity", 8) && (!nm[8] || nm[8] == '_');
+  char msg[1024];
+  snprintf(msg, sizeof msg,
+           "No gradient defined for operation'%s%s' (op type: IdentityN). In general every operation must have an "
+           "associated `@tf.RegisterGradient` for correct autodiff, which this op is lacking. If you want to pretend "
+           "this operation is a constant in your program, you may insert `tf.stop_gradient`. This can be useful to "
+           "silence the error in cases where you know gradients are not needed, e.g. the forward pass of "
+           "tf.custom_gradient. Please see more details in https://www.tensorflow.org/api_docs/python/tf/custom_gradient.",
+           id ? "IdentityN" : nm, id ? nm + 8 : "");
+  exc_raise_class(exc_lookup("LookupError", false), ERR_RUNTIME, msg);
+}
+
+/* A tf.custom_gradient result's node: applied unrecorded, then recorded as one
+ * entry whose gradient raises (a silently wrong gradient through the forward
+ * ops is what recording the Identity would give). */
+static Val rp_custom(const GraphNode *nd, const Val *vals, const int *base) {
+  int na = tape_nactive_count();
+  for (int i = 0; i < na; i++) tape_active_at(i)->paused++;
+  RtTry t;
+  rt_try_push(&t);
+  Val r;
+  if (setjmp(t.jb) == 0) {
+    r = rp_op(nd, vals, base);
+    rt_try_pop(&t);
+  } else {
+    for (int i = 0; i < na; i++) tape_active_at(i)->paused--;
+    rt_rethrow(&t);
+  }
+  for (int i = 0; i < na; i++) tape_active_at(i)->paused--;
+  int mark = rt_hold_val(r);
+  Val nm = str_from_cstr(nd->name);
+  rt_hold_val(nm);
+  Val gf = builtin_new("tf.custom_gradient.<saved gradient>", rp_no_custom_grad, nm, NULL);
+  rt_hold_val(gf);
+  Val in = rp_ref(vals, base, nd->in[0]);
+  tape_record_custom(1, &in, r, gf);
+  rt_unhold(mark);
+  val_decref(gf);
+  val_decref(nm);
+  return r;
+}
+
 bool graph_replayable(const Graph *g) {
   for (int i = 0; i < g->nnodes; i++)
     if (g->nodes[i].kind == GN_COND || g->nodes[i].kind == GN_WHILE) return false;
@@ -72,7 +127,10 @@ Val graph_replay(const Graph *g, const Val *args) {
       case GN_PLACEHOLDER: v = val_incref(args[nd->param]); break;
       case GN_CONST: v = val_obj(tensor_retain(nd->value)); break;
       case GN_VARHANDLE: v = val_incref(val_obj(nd->var)); break;
-      case GN_OP: v = rp_op(nd, vals, base); break;
+      case GN_OP:
+        v = (nd->flags & GNF_CUSTOM_GRAD) && nd->nin == 1 && nd->in[0].node >= 0 && tape_any_recording()
+                ? rp_custom(nd, vals, base) : rp_op(nd, vals, base);
+        break;
       default:
         /* errindex: a loaded function with a graph cond or while loop cannot be … */
         rt_throw(ERR_UNIMPLEMENTED,

@@ -481,6 +481,18 @@ static Val fresh_result(void *ctx, Val v) {
   return val_incref(v);
 }
 
+/* Marks the graph node of a traced result (a symbolic tensor) as a custom
+ * gradient's forward op, so a saved graph says its gradient is not the ops'. */
+static Val mark_custom(void *ctx, Val v) {
+  (void)ctx;
+  Graph *g;
+  GraphRef r;
+  Tensor *t = val_is_tensor(v) ? val_as_tensor(v) : NULL;
+  if (t && trace_sym_ref(t, &g, &r) && g->nodes[r.node].kind == GN_OP && g->nodes[r.node].op->id == OP_IDENTITY)
+    g->nodes[r.node].flags |= GNF_CUSTOM_GRAD;
+  return val_incref(v);
+}
+
 /* tf.custom_gradient(f): calling the result runs f with recording paused, then
  * records one entry whose gradient is the grad_fn f returned. */
 static Val custom_call(Val self, int n, const Val *args, const Kw *kw) {
@@ -507,6 +519,7 @@ static Val custom_call(Val self, int n, const Val *args, const Kw *kw) {
     rt_rethrow(&tr);
   }
   for (int i = 0; i < tape_nactive_count(); i++) tape_active_at(i)->paused--;
+  if (trace_active()) val_decref(val_is(y, &list_type) || val_is(y, &tuple_type) ? nest_map(y, mark_custom, NULL) : mark_custom(NULL, y));
   if (op_tape_nactive) tape_record_custom(n, args, y, gf);
   TFS_DECREF(gf);
   return y;

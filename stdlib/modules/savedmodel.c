@@ -606,7 +606,51 @@ static void sm_bfs_keys(SmSave *s) {
   }
 }
 
-static void sm_save(Val obj, const char *dir, Val signatures) {
+/* SaveOptions.function_aliases ({alias: tf.function or concrete function}): MetaInfoDef.function_aliases maps
+ * each saved concrete function of the aliased function to the alias, as TF's save.py. */
+static void sm_function_aliases(SmSave *s, Val options, Tensorflow__MetaGraphDef__MetaInfoDef *mi) {
+  if (options.tag == VT_NONE) return;
+  Val fa = rt_getattr(options, "function_aliases");
+  int mark = rt_hold_val(fa);
+  Val keys = val_is(fa, &dict_type) ? dict_keys_list(fa) : list_new(0);
+  rt_hold_val(keys);
+  List *kl = (List *)keys.u.o;
+  mi->function_aliases = pa_alloc(&s->a, sizeof(void *) * (size_t)(kl->len * s->nc + 1));
+  for (tfs_i64 k = 0; k < kl->len; k++) {
+    Val f = dict_get(fa, kl->items[k]), orig = f;
+    int mf = rt_hold_val(orig);
+    if (val_is(f, &bound_type) && tffn_is(((Bound *)f.u.o)->fn)) f = ((Bound *)f.u.o)->fn;
+    const char *alias = val_is(kl->items[k], &str_type) ? str_cstr(kl->items[k]) : NULL;
+    int found = 0;
+    for (int i = 0; alias && i < s->nc; i++) {
+      /* a method's tf.function seen through the instance is the instance's own function object: the same Python
+       * function as the class's, which the walk saved */
+      bool same = f.tag == VT_OBJ && (s->cfns[i].u.o == f.u.o || s->concs[i].u.o == f.u.o ||
+                                      (tffn_is(f) && !val_is_undef(s->cfns[i]) && tffn_is(s->cfns[i]) &&
+                                       tffn_python_fn(f).u.o == tffn_python_fn(s->cfns[i]).u.o));
+      if (!same) continue;
+      Tensorflow__MetaGraphDef__MetaInfoDef__FunctionAliasesEntry *e = pa_alloc(&s->a, sizeof *e);
+      tensorflow__meta_graph_def__meta_info_def__function_aliases_entry__init(e);
+      e->key = s->cnames[i];
+      e->value = pa_strdup(&s->a, alias);
+      mi->function_aliases[mi->n_function_aliases++] = e;
+      found++;
+    }
+    if (!found) {
+      Val r = repr_of(kl->items[k]);
+      rt_hold_val(r);
+      rt_throw(ERR_VALUE, "tf.saved_model.save: function_aliases[%s] is not a tf.function (or concrete function) that "
+               "the saved object holds", str_cstr(r));
+    }
+    rt_unhold(mf);
+    val_decref(orig);
+  }
+  rt_unhold(mark);
+  val_decref(keys);
+  val_decref(fa);
+}
+
+static void sm_save(Val obj, const char *dir, Val signatures, Val options) {
   SmSave s = {0};
   RtTry t;
   char *tmp = NULL;
@@ -681,6 +725,7 @@ static void sm_save(Val obj, const char *dir, Val signatures) {
     mg->meta_info_def->tags = pa_alloc(&s.a, sizeof(char *));
     mg->meta_info_def->tags[0] = "serve";
     mg->meta_info_def->tensorflow_version = "tfs";
+    sm_function_aliases(&s, options, mg->meta_info_def);
     mg->signature_def = pa_alloc(&s.a, sizeof(void *) * (size_t)(nsig + 1));
     for (int i = 0; i < nsig; i++) {
       mg->signature_def[mg->n_signature_def++] = sm_signature(&s, gd, &sigs[i], i, params[sigs[i].conc]);
@@ -800,13 +845,29 @@ static void sm_save(Val obj, const char *dir, Val signatures) {
   sm_save_free(&s);
 }
 
-//! tf.saved_model.save(obj, export_dir, signatures=None)
+//! tf.saved_model.SaveOptions(namespace_whitelist=None, save_debug_info=False, function_aliases=None, experimental_io_device=None, experimental_variable_policy=None, experimental_custom_gradients=True, experimental_image_format=False, experimental_skip_saver=False, experimental_sharding_callback=None)
+//!   The options= of tf.saved_model.save and Model.save, with TF 2.15's defaults and checks (stdlib/tfcore_options.tfs):
+//!   namespace_whitelist a list of strings, experimental_variable_policy None or a VariablePolicy name in any case,
+//!   experimental_image_format=True and a sharding callback refused as in pip TF. function_aliases ({alias:
+//!   tf.function}) is written to the MetaGraphDef (meta_info_def.function_aliases: concrete function -> alias) and must
+//!   name functions the saved object holds. The others are kept without effect (a tf.custom_gradient's gradient is
+//!   never saved, as with experimental_custom_gradients=False).
+//! tf.saved_model.LoadOptions(allow_partial_checkpoint=False, experimental_io_device=None, experimental_skip_checkpoint=False, experimental_variable_policy=None, experimental_load_function_aliases=False)
+//!   The options= of tf.saved_model.load and tf.keras.models.load_model, with TF 2.15's defaults.
+//!   experimental_load_function_aliases=True gives the loaded object function_aliases, {alias: loaded function}
+//!   from SaveOptions.function_aliases; the others are kept without effect in tfs.
+//! tf.train.CheckpointOptions(experimental_io_device=None, experimental_enable_async_checkpoint=False, experimental_write_callbacks=None, enable_async=False, experimental_skip_slot_variables=False, experimental_sharding_callback=None)
+//!   The options= of Checkpoint.save / write / read / restore, with TF 2.15's defaults (enable_async is either
+//!   async flag); kept, without effect in tfs (writes are synchronous, one shard).
+//! tf.saved_model.save(obj, export_dir, signatures=None, options=None)
 //!   Writes obj's tf.functions (those with an input_signature or already traced) and Variables as a SavedModel
 //!   directory (saved_model.pb in TF's schema, variables/variables.index + .data-00000-of-00001 in TF's checkpoint
 //!   format), atomically. serving_default is obj.__call__
 //!   when it has an input_signature, or what signatures= names; a signature's inputs are named by the
 //!   input_signature's TensorSpec names (else the parameters'). A Keras model saves its layers' weights and its
-//!   call (inputs by input layer name, outputs {output layer name: tensor}).
+//!   call (inputs by input layer name, outputs {output layer name: tensor}). A tf.custom_gradient inside a saved
+//!   function is marked in the graph (_gradient_op_type); its Python gradient is not saved, so a loaded function's
+//!   gradient through it raises TF's LookupError rather than differentiate the forward ops.
 static Val sm_save_fn(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.saved_model.save", .sig = "obj, export_dir, signatures=None, options=None"};
@@ -829,7 +890,7 @@ static Val sm_save_fn(Val self, int n, const Val *args, const Kw *kw) {
       return val_none();
     }
   }
-  if (dist_writes()) sm_save(a[0], str_cstr(a[1]), a[2]);   /* with N > 1 the chief writes (§18.7) */
+  if (dist_writes()) sm_save(a[0], str_cstr(a[1]), a[2], a[3]);   /* with N > 1 the chief writes (§18.7) */
   return val_none();
 }
 
@@ -1397,7 +1458,58 @@ static bool sm_is_list(const Tensorflow__SavedObject *o) {
 }
 
 /* The objects of the graph: user objects with their functions, Variables and sub-objects as attributes. */
-static Val sm_objects(SmModel *m) {
+/* LoadOptions.experimental_load_function_aliases: {alias: the loaded function} for each saved function whose
+ * concrete functions all carry that alias (MetaInfoDef.function_aliases), as TF's load.py; other aliased concrete
+ * functions come as a list of one-concrete functions. */
+static Val sm_aliases(SmModel *m, const Val *objs) {
+  const Tensorflow__MetaGraphDef *mg = m->msg->meta_graphs[0];
+  const Tensorflow__MetaGraphDef__MetaInfoDef *mi = mg->meta_info_def;
+  const Tensorflow__SavedObjectGraph *og = mg->object_graph_def;
+  Val d = dict_new();
+  int mark = rt_hold_val(d);
+  for (size_t e = 0; mi && e < mi->n_function_aliases; e++) {
+    const char *cname = mi->function_aliases[e]->key, *alias = mi->function_aliases[e]->value;
+    if (!cname || !alias) continue;
+    for (size_t i = 0; i < og->n_nodes; i++) {
+      const Tensorflow__SavedObject *o = og->nodes[i];
+      if (o->kind_case != TENSORFLOW__SAVED_OBJECT__KIND_FUNCTION) continue;
+      bool has = false, all = true;
+      for (size_t q = 0; q < o->function->n_concrete_functions; q++) {
+        const char *cq = o->function->concrete_functions[q];
+        bool mine = !strcmp(cq, cname);
+        has |= mine;
+        bool aliased = false;
+        for (size_t k = 0; k < mi->n_function_aliases && !aliased; k++)
+          aliased = mi->function_aliases[k]->key && !strcmp(mi->function_aliases[k]->key, cq) &&
+                    mi->function_aliases[k]->value && !strcmp(mi->function_aliases[k]->value, alias);
+        all &= aliased;
+      }
+      if (!has) continue;
+      Val key = str_from_cstr(alias);
+      rt_hold_val(key);
+      if (all) {
+        dict_set(d, key, objs[i]);
+      } else {
+        Val cur = dict_get(d, key);
+        if (!val_is(cur, &list_type)) {
+          val_decref(cur);
+          cur = list_new(0);
+          dict_set(d, key, cur);
+        }
+        Val f = sm_fn_new(m, cname, false);
+        sm_fn_add((SmFn *)f.u.o, smodel_conc(m, cname));
+        list_append(cur, f);
+        val_decref(f);
+        val_decref(cur);
+      }
+      val_decref(key);
+    }
+  }
+  rt_unhold(mark);
+  return d;
+}
+
+static Val sm_objects(SmModel *m, bool aliases) {
   const Tensorflow__MetaGraphDef *mg = m->msg->meta_graphs[0];
   const Tensorflow__SavedObjectGraph *og = mg->object_graph_def;
   size_t nn = og->n_nodes;
@@ -1463,6 +1575,11 @@ static Val sm_objects(SmModel *m) {
     val_decref(f);
   }
   dict_set_str(&((SmUser *)objs[0].u.o)->dict, "signatures", sigs);
+  if (aliases) {
+    Val al = sm_aliases(m, objs);
+    dict_set_str(&((SmUser *)objs[0].u.o)->dict, "function_aliases", al);
+    val_decref(al);
+  }
   Val root = val_incref(objs[0]);
   rt_unhold(mark);
   val_decref(sigs);
@@ -1471,7 +1588,7 @@ static Val sm_objects(SmModel *m) {
   return root;
 }
 
-//! tf.saved_model.load(export_dir)
+//! tf.saved_model.load(export_dir, tags=None, options=None)
 //!   Loads a SavedModel directory written by tf.saved_model.save: its functions are callable by attribute name, its
 //!   Variables restored, and signatures['serving_default'](x=...) returns {'output_0': tensor} (or the saved
 //!   function's own keys when it returned a flat dict). No source is needed.
@@ -1484,7 +1601,13 @@ static Val sm_load_fn(Val self, int n, const Val *args, const Kw *kw) {
     rt_throw(ERR_TYPE, "tf.saved_model.load: export_dir must be a string, not %s", val_type_name(a[0]));
   SmModel *m = smodel_read(str_cstr(a[0]));
   int mark = rt_hold_val(val_obj(m));
-  Val r = sm_objects(m);
+  bool aliases = false;
+  if (a[2].tag != VT_NONE) {
+    Val fl = rt_getattr(a[2], "experimental_load_function_aliases");
+    aliases = rt_truthy(fl);
+    val_decref(fl);
+  }
+  Val r = sm_objects(m, aliases);
   rt_unhold(mark);
   val_decref(val_obj(m));
   return r;

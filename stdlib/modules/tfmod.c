@@ -689,7 +689,10 @@ static Val make_attr(const char *qual) {
   if (!strncmp(qual, "summary.", 8)) return summary_lookup(qual + 8);
   if (!strcmp(qual, "profiler.experimental")) return module_native("tensorflow._api.v2.profiler.experimental", sub_profiler_experimental);
   if (!strncmp(qual, "profiler.experimental.", 22)) return profiler_lookup(qual + 22);
-  if (!strncmp(qual, "saved_model.", 12)) return savedmodel_lookup(qual + 12);
+  if (!strncmp(qual, "saved_model.", 12)) {   /* save/load here, the option records in stdlib/tfcore_options.tfs */
+    Val v = savedmodel_lookup(qual + 12);
+    if (!val_is_undef(v)) return v;
+  }
   if (!strncmp(qual, "train.", 6)) {
     Val v = checkpoint_lookup(qual + 6);
     if (!val_is_undef(v)) return v;
