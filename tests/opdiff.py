@@ -713,6 +713,18 @@ def templates(g, op):
         if op in ("SPARSE_SLICE_GRAD", "SPARSE_FILL_EMPTY_ROWS_GRAD", "SPARSE_FILL_EMPTY_ROWS") and not s[0]:
             s[0] = 1   # a gradient through rows
         return [body, [inp(tuple(s), dt, -2, 2)]]
+    if op in ("SPARSE_DENSE_MUL", "SPARSE_DENSE_DIV", "SPARSE_DENSE_ADD"):   # the dense side: trailing dims, some 1
+        s = list(g.shape(rank=r.randint(1, 3)))
+        t = [1 if r.random() < 0.3 else n for n in s[r.randint(0, len(s)):]]
+        dt = r.choice(NUM + SMALL)
+        raw = {"SPARSE_DENSE_MUL": "SparseDenseCwiseMul", "SPARSE_DENSE_DIV": "SparseDenseCwiseDiv",
+               "SPARSE_DENSE_ADD": "SparseDenseCwiseAdd"}[op]
+        body = ("(lambda sp: tf.raw_ops.%s(sp_indices=sp.indices, sp_values=sp.values, sp_shape=sp.dense_shape, "
+                "dense=a1))(tf.sparse.from_dense(a0))" % raw)
+        if op != "SPARSE_DENSE_ADD" and r.random() < 0.3:   # the gradient in the dense operand
+            dt = r.choice(FLOAT)
+            body = "_grad1(lambda p: (tf.sparse.from_dense(a0) %s p).values, a1)" % ("*" if op == "SPARSE_DENSE_MUL" else "/")
+        return [body, [inp(tuple(s), dt, -2, 3), inp(tuple(t), dt, 1, 4)]]
     if op == "SPARSE_DENSE_MATMUL":
         m, k, n = r.randint(0, 3), r.randint(1, 3), r.randint(0, 3)
         dt = r.choice(FLOAT)

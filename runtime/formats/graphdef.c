@@ -2858,7 +2858,8 @@ static bool gd_r_sparse(GD_RULE_ARGS) {
   return true;
 }
 
-/* SparseAdd, SparseSlice, SparseConcat, SparseSoftmax, SparseSparseMaximum/Minimum, SparseFillEmptyRows, SparseReshape
+/* SparseAdd, SparseSlice, SparseConcat, SparseSoftmax, SparseSparseMaximum/Minimum, SparseFillEmptyRows, SparseReshape,
+ * SparseDenseCwiseMul/Div/Add
  * and the Grad ops: every input in order, T the values' dtype (SparseConcat: N and concat_dim, SparseAdd: Treal) */
 static bool gd_r_sparse_struct(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
@@ -2890,6 +2891,7 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_SPARSE_MINIMUM] = gd_r_sparse_struct, [OP_SPARSE_RESHAPE] = gd_r_sparse_struct, [OP_SPARSE_SLICE] = gd_r_sparse_struct,
   [OP_SPARSE_SLICE_GRAD] = gd_r_sparse_struct, [OP_SPARSE_CONCAT] = gd_r_sparse_struct, [OP_SPARSE_SOFTMAX] = gd_r_sparse_struct,
   [OP_SPARSE_FILL_EMPTY_ROWS] = gd_r_sparse_struct, [OP_SPARSE_FILL_EMPTY_ROWS_GRAD] = gd_r_sparse_struct,
+  [OP_SPARSE_DENSE_MUL] = gd_r_sparse_struct, [OP_SPARSE_DENSE_DIV] = gd_r_sparse_struct, [OP_SPARSE_DENSE_ADD] = gd_r_sparse_struct,
   [OP_STATELESS_UNIFORM] = gd_r_stateless, [OP_STATELESS_NORMAL] = gd_r_stateless, [OP_STATELESS_TRUNC_NORMAL] = gd_r_stateless,
   [OP_CUMSUM] = gd_r_cumulative, [OP_CUMPROD] = gd_r_cumulative, [OP_TOP_K] = gd_r_top_k, [OP_TRIGAMMA] = gd_r_trigamma,
   [OP_TENSOR_SCATTER_UPDATE] = gd_r_tensor_scatter, [OP_TENSOR_SCATTER_ADD] = gd_r_tensor_scatter,

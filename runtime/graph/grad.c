@@ -1357,6 +1357,29 @@ static void g_sparse_reduce_sum(const GradCall *g, Val *dx) {
   dx[1] = keep(gather_nd(reshape(DY, kept), op2(OP_FLOORDIV, g->in[0], scale)));
 }
 
+/* SparseDenseCwiseMul/Div (TF's sparse_grad.py): each entry read the dense operand at its coordinates on the dense
+ * dimensions, each divided by (sparse dim // dense dim) (0 on a broadcast one); the values get dy times (over) what
+ * they read, the dense operand the sum of dy * values (Div: dy * -values / dense^2) scattered back to those places */
+static void g_sparse_cwise(const GradCall *g, Val *dx) {
+  Tensor *shp = tn(g->in[2]);
+  int r = shp->rank == 1 ? (int)shp->shape[0] : -1, ry = rank_of(g->in[3]);
+  if (r < 0 || ry < 0) rt_throw(ERR_UNIMPLEMENTED, "gradient of %s of unknown rank", g->op->graph_name);
+  bool is_mul = g->op->id == OP_SPARSE_DENSE_MUL;
+  Val y = g->in[3], vals = g->in[1], dense = y, scaled = val_none();
+  if (ry > 0) {
+    tfs_i64 dims[TFS_MAX_RANK];
+    for (int j = 0; j < ry; j++) dims[j] = r - ry + j;
+    Val cols = gather_axis(g->in[0], int_tuple(ry, dims), 1), spd = gather_axis(g->in[2], int_tuple(ry, dims), 0);
+    scaled = op2(OP_FLOORDIV, cols, op2(OP_FLOORDIV, spd, cast_to(op1(OP_SHAPE, y), DT_INT64)));
+    dense = gather_nd(y, scaled);
+  }
+  dx[1] = keep(is_mul ? mul(DY, dense) : dv(DY, dense));
+  Val dyv = is_mul ? mul(DY, vals) : mul(DY, dv(neg(vals), op1(OP_SQUARE, dense)));
+  int zero = 0;
+  /* indices can repeat after the scaling: summed, as TF's sparse_add onto zeros */
+  dx[3] = keep(ry > 0 ? tscatter(OP_TENSOR_SCATTER_ADD, zeros_like(y), scaled, dyv) : reduce_sum(dyv, 1, &zero, false));
+}
+
 /* SparseAdd (TF's sparse_grad.py): SparseAddGrad walks a's and b's indices against the sum's */
 static void g_sparse_add(const GradCall *g, Val *dx) {
   if (val_is_undef(g->dy[1])) return;
@@ -1458,6 +1481,7 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_SPARSE_ADD] = {g_sparse_add, 0}, [OP_SPARSE_SLICE] = {g_sparse_slice, 0}, [OP_SPARSE_SOFTMAX] = {g_sparse_softmax, 0},
   [OP_SPARSE_FILL_EMPTY_ROWS] = {g_sparse_fill_empty_rows, 0}, [OP_SPARSE_MAXIMUM] = {g_sparse_maxmin, G_NO_IN | G_NO_OUT},
   [OP_SPARSE_MINIMUM] = {g_sparse_maxmin, G_NO_IN | G_NO_OUT},
+  [OP_SPARSE_DENSE_MUL] = {g_sparse_cwise, G_NO_OUT}, [OP_SPARSE_DENSE_DIV] = {g_sparse_cwise, G_NO_OUT},
   /* TF: SparseConcat and the Grad ops are not differentiable; SparseReshape has no float input */
   [OP_SPARSE_CONCAT] = {grad_none, 0}, [OP_SPARSE_ADD_GRAD] = {grad_none, 0}, [OP_SPARSE_SLICE_GRAD] = {grad_none, 0},
   [OP_SPARSE_FILL_EMPTY_ROWS_GRAD] = {grad_none, 0},

@@ -6,6 +6,7 @@
 
 #include "dist/dist.h"
 #include "kernels/ops.h"
+#include "object/hooks.h"
 #include "object/object.h"
 #include "tensor/tensor.h"
 
@@ -462,6 +463,24 @@ Val variable_unread(Variable *v) {
   return val_obj(u);
 }
 
+static const char *ids_name(int mode) {
+  static const OpId ids[3] = {OP_ASSIGN_VARIABLE, OP_ASSIGN_ADD_VARIABLE, OP_ASSIGN_SUB_VARIABLE};
+  return op_defs[ids[mode]].graph_name;
+}
+
+/* the traced assignment as TF's tf.Operation (stdlib/tfcore_ops.tfs): named after its op type, as TF names an
+ * unnamed node (not made unique within the graph) */
+static Val assign_operation(const char *type) {
+  Val cls = rt_obj_hooks.tf_lookup ? rt_obj_hooks.tf_lookup("Operation") : val_undef();
+  if (val_is_undef(cls)) return val_none();
+  Val nm = str_from_cstr(type), ty = str_from_cstr(type);
+  Val r = rt_call(cls, 2, (Val[]){nm, ty}, NULL);
+  TFS_DECREF(nm);
+  TFS_DECREF(ty);
+  TFS_DECREF(cls);
+  return r;
+}
+
 static Val var_method(Val self, int n, const Val *args, const Kw *kw, int mode) {
   /* TF names the operand `value` for assign, `delta` for assign_add / assign_sub */
   static ArgSpec specs[3] = {{.what = "assign", .sig = "value, use_locking=None, name=None, read_value=True"},
@@ -470,7 +489,7 @@ static Val var_method(Val self, int n, const Val *args, const Kw *kw, int mode) 
   Val a[4];
   args_parse(&specs[mode], n, args, kw, a);
   Variable *v = variable_storage(self.u.o);
-  /* read_value=False: TF returns the assign op, None eagerly */
+  /* read_value=False: TF returns the assign op (a tf.Operation while tracing), None eagerly */
   bool read = !(a[3].tag == VT_BOOL && !a[3].u.i);
   bool done = false;
   if (op_graph_hook) {   /* tracing: recorded as a graph op (VT_UNDEF: assign now) */
@@ -481,7 +500,7 @@ static Val var_method(Val self, int n, const Val *args, const Kw *kw, int mode) 
     TFS_DECREF(r);
   }
   if (!done) variable_assign((Variable *)self.u.o, a[0], mode);
-  if (!read) return val_none();
+  if (!read) return rt_obj_hooks.tracing && rt_obj_hooks.tracing() ? assign_operation(ids_name(mode)) : val_none();
   /* TF's _lazy_read: the variable counts as accessed now; the result reads its storage when used */
   if (op_tape_nactive && op_tape_var_accessed) op_tape_var_accessed(val_obj(v));
   return variable_unread(v);
