@@ -589,6 +589,19 @@ def templates(g, op):
         fn = {"RANDOM_UNIFORM": "tf.random.uniform", "RANDOM_NORMAL": "tf.random.normal",
               "TRUNC_NORMAL": "tf.random.truncated_normal"}[op]
         return ["%s(tf.shape(a0), seed=%d)" % (fn, r.randint(1, 9)), [inp(g.shape(), "float32")], "shape_only"]
+    if op in ("RANDOM_GAMMA", "RANDOM_POISSON"):   # stateful: the shapes agree; eager and graph draw differently
+        fn = "tf.random.gamma" if op == "RANDOM_GAMMA" else "tf.random.poisson"
+        return ["%s([%d], a0, dtype=a0.dtype, seed=%d)" % (fn, r.randint(0, 3), r.randint(1, 9)), [inp(g.shape(), r.choice(FLOAT), 0.5, 4)], "shape_only"]
+    if op in ("STATELESS_GAMMA", "STATELESS_POISSON"):   # same seed: same numbers in both
+        s = tuple(g.shape())
+        fn = "tf.random.stateless_gamma" if op == "STATELESS_GAMMA" else "tf.random.stateless_poisson"
+        par = "alpha=a0, dtype=a0.dtype" if op == "STATELESS_GAMMA" else "lam=a0"
+        return ["%s(%s, seed=tf.cast(a1, tf.int64), %s)" % (fn, [r.randint(0, 3)] + list(s), par),
+                [inp(s, r.choice(FLOAT), 0.5, 4), inp((2,), r.choice(INT), 0, 1000)]]
+    if op == "RANDOM_GAMMA_GRAD":
+        dt = r.choice(FLOAT)
+        s = g.shape()
+        return ["tf.raw_ops.RandomGammaGrad(alpha=a0, sample=a1)", [inp(s, dt, 0.5, 4), inp(g.bcast(s), dt, 0.1, 6)]]
     if op == "DROPOUT":
         rate = r.choice(["0.0", "0.5"])
         return ["tf.nn.dropout(a0, %s, seed=3)" % rate, [inp(g.shape(), r.choice(FLOAT))], "shape_only"]

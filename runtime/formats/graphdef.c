@@ -2797,6 +2797,44 @@ static bool gd_r_stateless(GD_RULE_ARGS) {
   return true;
 }
 
+/* RandomGamma(shape, alpha) and RandomPoissonV2(shape, rate) with seed, seed2, S and T (R and dtype);
+ * StatelessRandomGammaV2(shape, seed, alpha) with dtype, T, Tseed; StatelessRandomPoisson(shape, seed, lam) with
+ * Rtype, dtype, T, Tseed */
+static bool gd_r_random_dist(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  OpId id = n->op->id;
+  bool sl = id == OP_STATELESS_GAMMA || id == OP_STATELESS_POISSON, gam = id == OP_RANDOM_GAMMA || id == OP_STATELESS_GAMMA;
+  int pi = sl ? 1 : 0;
+  const char *shape = gd_attr_input(b, g, n, 0, "shape", NULL, -1, true, &tidx);
+  if (!shape || n->nin <= pi || n->in[pi].node < 0 || (sl && n->in[0].node < 0)) return false;
+  const char *param = gd_ref(b, g, n->in[pi], b->fn);
+  DType pt = graph_meta(g, n->in[pi])->dtype, ot = n->outm[0].dtype;
+  if (sl) {
+    if (!gam) gd_attr_add(b, &at, "Rtype", gd_type(b, pt));
+    gd_attr_add(b, &at, "dtype", gd_type(b, ot));
+    gd_attr_add(b, &at, "T", gd_pbtype(b, tidx));
+    gd_attr_add(b, &at, "Tseed", gd_type(b, graph_meta(g, n->in[0])->dtype));
+    const char *in[3] = {shape, gd_ref(b, g, n->in[0], b->fn), param};
+    gd_aux(b, base, n->op->graph_name, &at, 3, in);
+    return true;
+  }
+  int64_t seed = 0;
+  int sa = gam ? 1 : 2;
+  if (n->attrs.n > sa) val_as_int(n->attrs.v[sa], &seed);
+  gd_attr_add(b, &at, "seed", gd_int(b, seed));
+  gd_attr_add(b, &at, "seed2", gd_int(b, 0));
+  gd_attr_add(b, &at, "S", gd_pbtype(b, tidx));
+  if (gam) {
+    gd_attr_add(b, &at, "T", gd_type(b, pt));
+  } else {
+    gd_attr_add(b, &at, "R", gd_type(b, pt));
+    gd_attr_add(b, &at, "dtype", gd_type(b, ot));
+  }
+  const char *in[2] = {shape, param};
+  gd_aux(b, base, n->op->graph_name, &at, 2, in);
+  return true;
+}
+
 /* EagerPyFunc (py_function) / PyFunc (numpy_function): the host function is named by a token, as TF registers it */
 static bool gd_r_py_func(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
@@ -2892,6 +2930,8 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_SPARSE_SLICE_GRAD] = gd_r_sparse_struct, [OP_SPARSE_CONCAT] = gd_r_sparse_struct, [OP_SPARSE_SOFTMAX] = gd_r_sparse_struct,
   [OP_SPARSE_FILL_EMPTY_ROWS] = gd_r_sparse_struct, [OP_SPARSE_FILL_EMPTY_ROWS_GRAD] = gd_r_sparse_struct,
   [OP_SPARSE_DENSE_MUL] = gd_r_sparse_struct, [OP_SPARSE_DENSE_DIV] = gd_r_sparse_struct, [OP_SPARSE_DENSE_ADD] = gd_r_sparse_struct,
+  [OP_RANDOM_GAMMA] = gd_r_random_dist, [OP_RANDOM_POISSON] = gd_r_random_dist, [OP_STATELESS_GAMMA] = gd_r_random_dist,
+  [OP_STATELESS_POISSON] = gd_r_random_dist,
   [OP_STATELESS_UNIFORM] = gd_r_stateless, [OP_STATELESS_NORMAL] = gd_r_stateless, [OP_STATELESS_TRUNC_NORMAL] = gd_r_stateless,
   [OP_CUMSUM] = gd_r_cumulative, [OP_CUMPROD] = gd_r_cumulative, [OP_TOP_K] = gd_r_top_k, [OP_TRIGAMMA] = gd_r_trigamma,
   [OP_TENSOR_SCATTER_UPDATE] = gd_r_tensor_scatter, [OP_TENSOR_SCATTER_ADD] = gd_r_tensor_scatter,

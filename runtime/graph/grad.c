@@ -1007,6 +1007,25 @@ static void g_dropout(const GradCall *g, Val *dx) {
   dx[0] = keep(where(kept, mul(DY, fconst(1.0 / (1.0 - rate))), zeros_like(DY)));
 }
 
+/* RandomGamma / StatelessRandomGammaV2 (TF's random_grad.py): alpha, with unit dimensions in front for the sample
+ * dimensions, through RandomGammaGrad (the implicit-reparameterization derivative of each draw), times dy, summed over
+ * the sample dimensions */
+static void g_random_gamma(const GradCall *g, Val *dx) {
+  int ai = g->op->id == OP_STATELESS_GAMMA ? 1 : 0;
+  Val alpha = g->in[ai];
+  int k = rank_of(Y0) - rank_of(alpha);
+  if (rank_of(Y0) < 0 || rank_of(alpha) < 0) rt_throw(ERR_UNIMPLEMENTED, "gradient of %s of unknown rank", g->op->graph_name);
+  Val ab = alpha;
+  for (int i = 0; i < k; i++) {
+    Val at[1] = {val_int(0)};
+    ab = opat(OP_EXPAND_DIMS, 1, &ab, 1, at);
+  }
+  Val part = op2(OP_RANDOM_GAMMA_GRAD, ab, Y0);
+  int axes[TFS_MAX_RANK];
+  for (int i = 0; i < k; i++) axes[i] = i;
+  dx[ai] = keep(k ? reduce_sum(mul(DY, part), k, axes, false) : mul(DY, part));
+}
+
 /* ---- TensorList ops (k_list.c), as TF's list_grad.py: a list's gradient is a list of its elements' ---- */
 
 /* element_shape and element_dtype attributes for reading elements shaped like x (None when not static). */
@@ -1466,7 +1485,7 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_RESHAPE] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_EXPAND_DIMS] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_SQUEEZE] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_IDENTITY] = {g_identity, G_NO_OUT | G_IN_SHAPE}, [OP_ENSURE_SHAPE] = {g_identity, G_NO_OUT | G_IN_SHAPE},
   [OP_CONCAT] = {g_concat, G_NO_OUT | G_IN_SHAPE}, [OP_STACK] = {g_stack, 0}, [OP_UNSTACK] = {g_unstack, 0}, [OP_LSTM_SEQ] = {g_lstm_seq, G_DY_UNDEF}, [OP_GRU_SEQ] = {g_gru_seq, G_DY_UNDEF}, [OP_BNORM_TRAIN] = {g_bnorm, 0}, [OP_TILE] = {g_tile, 0},
   [OP_BROADCAST_TO] = {g_broadcast_to, G_NO_OUT | G_IN_SHAPE}, [OP_STRIDED_SLICE] = {g_scatter, 0}, [OP_SLICE] = {g_scatter, 0}, [OP_GATHER] = {g_scatter, 0}, [OP_GATHER_ND] = {g_scatter, 0}, [OP_PAD] = {g_scatter, 0}, [OP_READ_VARIABLE] = {g_identity, 0}, [OP_STOP_GRADIENT] = {grad_none, 0},
-  [OP_ZEROS_LIKE] = {grad_none, 0}, [OP_ONES_LIKE] = {grad_none, 0}, [OP_STACK_PUSH] = {grad_none, 0}, [OP_STACK_SIZE] = {grad_none, 0}, [OP_STACK_GET] = {grad_none, 0}, [OP_RNG_STATE] = {grad_none, 0}, [OP_RNG_SWAP] = {grad_none, 0}, [OP_DROPOUT] = {g_dropout, 0},
+  [OP_ZEROS_LIKE] = {grad_none, 0}, [OP_ONES_LIKE] = {grad_none, 0}, [OP_STACK_PUSH] = {grad_none, 0}, [OP_STACK_SIZE] = {grad_none, 0}, [OP_STACK_GET] = {grad_none, 0}, [OP_RNG_STATE] = {grad_none, 0}, [OP_RNG_SWAP] = {grad_none, 0}, [OP_DROPOUT] = {g_dropout, 0}, [OP_RANDOM_GAMMA] = {g_random_gamma, 0}, [OP_STATELESS_GAMMA] = {g_random_gamma, 0},
   [OP_CHECK_NUMERICS] = {g_identity, G_NO_OUT | G_IN_SHAPE}, [OP_CHECK_NUMERICS_V2] = {g_identity, G_NO_OUT | G_IN_SHAPE}, [OP_ASSERT_FINITE] = {g_identity, G_NO_OUT | G_IN_SHAPE},
   [OP_TL_RESERVE] = {grad_none, 0}, [OP_TL_LENGTH] = {grad_none, 0}, [OP_TL_SET_ITEM] = {g_tl_set_item, 0},
   [OP_TL_GET_ITEM] = {g_tl_get_item, 0}, [OP_TL_STACK] = {g_tl_stack, 0}, [OP_TL_FROM_TENSOR] = {g_tl_from_tensor, 0},

@@ -6,6 +6,7 @@
 
 #include "object/object.h"
 #include "kernels/ops.h"
+#include "kernels/rngstream.h"
 
 /* Each random op call draws from its own stream, keyed by (global seed, op seed,
  * call count), so a program with tf.random.set_seed prints the same numbers on
@@ -20,22 +21,6 @@ static tfs_u64 rng_nondet;         /* base of unseeded streams */
 static struct { tfs_i64 seed; tfs_u64 calls; bool used; } rng_calls[RNG_TABLE];
 
 #define DEFAULT_GLOBAL_SEED 87654321  /* TF's default graph seed when only an op seed is set */
-
-static inline tfs_u64 sm64(tfs_u64 *state) {
-  tfs_u64 z = (*state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-static tfs_u64 mix3(tfs_u64 a, tfs_u64 b, tfs_u64 c) {
-  tfs_u64 s = a;
-  tfs_u64 h = sm64(&s);
-  s = h ^ b;
-  h = sm64(&s);
-  s = h ^ c;
-  return sm64(&s);
-}
 
 void random_set_seed(bool has_seed, tfs_i64 seed) {
   rng_has_global = has_seed;
@@ -107,7 +92,7 @@ static tfs_u64 op_seed_calls(tfs_i64 seed) {
 }
 
 /* The stream state of this call; `seed_attr` is the index of the seed attribute. */
-static tfs_u64 stream_key(OpCall *c, int seed_attr) {
+tfs_u64 random_stream_key(OpCall *c, int seed_attr) {
   bool has_op = op_attr_given(c, seed_attr);
   if (!rng_has_global && !has_op) {
     if (!rng_nondet) {
@@ -123,15 +108,6 @@ static tfs_u64 stream_key(OpCall *c, int seed_attr) {
     return mix3(g, (tfs_u64)s, op_seed_calls(s));
   }
   return mix3(g, rng_op_counter++ + ((tfs_u64)1 << 40), 0);
-}
-
-static inline double u01(tfs_u64 *st) { return (double)(sm64(st) >> 11) * 0x1p-53; }
-static inline float u01f(tfs_u64 *st) { return (float)(sm64(st) >> 40) * 0x1p-24f; }
-
-static double normal01(tfs_u64 *st) {
-  /* Box-Muller, one value per pair of draws */
-  double u1 = ((double)(sm64(st) >> 11) + 1.0) * 0x1p-53, u2 = u01(st);
-  return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
 }
 
 /* Attributes (uniform): shape, minval, maxval, dtype, seed; (normal): shape, mean, stddev, dtype, seed. */
@@ -152,7 +128,7 @@ void meta_random(OpCall *c) {
 
 void k_random(OpCall *c) {
   Tensor *o = c->out[0];
-  tfs_u64 st = stream_key(c, 4);
+  tfs_u64 st = random_stream_key(c, 4);
   tfs_i64 n = o->size;
   void *p = tensor_data(o);
   OpId id = c->op->id;
@@ -205,7 +181,7 @@ void k_dropout(OpCall *c) {
   if (op_run_half_as_f32(c, k_dropout)) return;
   Tensor *x = c->in[0], *o = c->out[0];
   double rate = op_attr_float(c, 0, 0);
-  tfs_u64 st = stream_key(c, 2);
+  tfs_u64 st = random_stream_key(c, 2);
   int r = x->rank;
   tfs_i64 ns[TFS_MAX_RANK];
   if (op_attr_given(c, 1)) {
@@ -234,7 +210,11 @@ void meta_stateless_random(OpCall *c) {
   int dt = op_attr_dtype(c, 1, DT_FLOAT32);
   if (!(c->op->dtypes & DTM(dt)))
     op_fail(c, ERR_INVALID_ARGUMENT, "Value for attr 'dtype' of %s is not in the list of allowed values", dtype_short_name((DType)dt));
-  const TMeta *s = &c->inm[0];
+  random_check_seed_meta(c, &c->inm[0]);
+  meta_set(&c->outm[0], (DType)dt, r, dims);
+}
+
+void random_check_seed_meta(OpCall *c, const TMeta *s) {
   if (s->rank >= 0 && (s->rank != 1 || (s->shape[0] >= 0 && s->shape[0] != 2))) {
     StrBuf b;
     sb_init(&b);
@@ -243,13 +223,11 @@ void meta_stateless_random(OpCall *c) {
     /* errindex: seed must have shape [2], not … */
     op_fail_sb(c, ERR_INVALID_ARGUMENT, &b);
   }
-  meta_set(&c->outm[0], (DType)dt, r, dims);
 }
 
 void k_stateless_random(OpCall *c) {
   Tensor *seed = c->in[0], *o = c->out[0];
-  tfs_u64 s0 = (tfs_u64)tensor_get_i(seed, 0), s1 = (tfs_u64)tensor_get_i(seed, 1);
-  tfs_u64 st = mix3(s0, s1, 0x5EEDull + (tfs_u64)c->op->id);
+  tfs_u64 st = random_seed_stream(seed, (tfs_u64)c->op->id);
   void *p = tensor_data(o);
   for (tfs_i64 i = 0; i < o->size; i++) {
     double v;

@@ -706,6 +706,11 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.math.bincount(arr, weights=None, minlength=None, maxlength=None, dtype=tf.int32, name=None, axis=None, binary_output=False)
 //!   How many times each value 0..max(arr) occurs in arr (or the sum of its weights), at least minlength and at most
 //!   maxlength bins (larger values are dropped); arr must be non-negative.
+//! tf.meshgrid(*args, indexing='xy', name=None)
+//!   N-D coordinate grids from N 1-D tensors: each output has every input's length as a dimension ('xy', the default,
+//!   swaps the first two, as numpy); differentiable.
+//! tf.broadcast_dynamic_shape(shape_x, shape_y)
+//!   The shape (a 1-D int tensor, in the inputs' dtype) of a broadcast between tensors of shapes shape_x and shape_y.
 //! tf.reverse(tensor, axis, name=None) | tf.reverse_v2(tensor, axis, name=None)
 //!   tensor with the order of its elements reversed along each axis of the list axis.
 //! tf.roll(input, shift, axis, name=None)
@@ -737,6 +742,18 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   -inf logits are never drawn.
 //! tf.random.shuffle(value, seed=None, name=None)
 //!   value with its slices along dimension 0 in a random order.
+//! tf.random.gamma(shape, alpha, beta=None, dtype=tf.float32, seed=None, name=None)
+//!   shape draws from each Gamma(alpha, beta) distribution (beta the rate, 1 by default; alpha and beta broadcast):
+//!   output shape + broadcast shape, float16/32/64. Differentiable in alpha (RandomGammaGrad, the implicit
+//!   reparameterization of TF's random_grad.py) and beta. tfs's numbers, not TF's Philox stream.
+//! tf.random.stateless_gamma(shape, seed, alpha, beta=None, dtype=tf.float32, name=None)
+//!   As tf.random.gamma, a function of the [2] seed alone; shape is the whole output and must end with alpha's
+//!   (broadcast) shape.
+//! tf.random.poisson(shape, lam, dtype=tf.float32, seed=None, name=None)
+//!   shape draws from each Poisson(lam): output shape + lam's shape, in dtype (float16/32/64, int32, int64); a rate of
+//!   0 draws 0, a negative one NaN. Not differentiable (as TF).
+//! tf.random.stateless_poisson(shape, seed, lam, dtype=tf.int32, name=None)
+//!   As tf.random.poisson, a function of the [2] seed alone; shape is the whole output and must end with lam's shape.
 //! tf.random_normal_initializer(mean=0.0, stddev=0.05, seed=None)
 //!   An initializer: called with (shape, dtype=tf.float32) it returns tf.random.normal numbers.
 //! tf.random_uniform_initializer(minval=-0.05, maxval=0.05, seed=None)

@@ -170,6 +170,8 @@ START_TEST(test_gradient_coverage) {
     OP_SPARSE_DENSE_ADD,   /* TF's sparse_grad.py registers SparseDenseCwiseMul/Div only */
     OP_ZEROS, OP_ONES, OP_FILL, OP_EYE, OP_RANGE, OP_LINSPACE, OP_RANDOM_UNIFORM, OP_RANDOM_NORMAL,
     OP_TRUNC_NORMAL, OP_TIMESTAMP, OP_ONE_HOT, OP_STATELESS_UNIFORM, OP_STATELESS_NORMAL, OP_STATELESS_TRUNC_NORMAL,   /* no float tensor inputs to differentiate */
+    OP_RANDOM_POISSON, OP_STATELESS_POISSON,   /* TF registers no gradient for RandomPoissonV2 / StatelessRandomPoisson */
+    OP_RANDOM_GAMMA_GRAD,   /* gradient-only (TF: not differentiable) */
     OP_BITWISE_AND, OP_BITWISE_OR, OP_BITWISE_XOR, OP_LEFT_SHIFT, OP_RIGHT_SHIFT, OP_INVERT,   /* TF: not differentiable (integer-only anyway) */
     OP_IS_NAN, OP_IS_INF, OP_IS_FINITE, OP_ARGMAX, OP_ARGMIN, OP_SHAPE, OP_SIZE, OP_RANK,   /* non-float results */
     OP_COLL_GRAD_START, OP_COLL_GRAD_WAIT,   /* staged by the backward pass itself (gradient all-reduce overlap), never differentiated */
