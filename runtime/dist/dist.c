@@ -399,14 +399,15 @@ void dist_mean_in_place(void *p, tfs_i64 n, DType dt) {
 }
 
 /* ---- 2 ranks on one host: the all-reduce through an MPI shared-memory window ----
- * Each rank copies its data into its own part of a window both ranks can read (MPI_Win_allocate_shared); the header
- * exchange that checks the collective is also the point after which both parts are written, and each rank then adds
- * the two parts straight into the results.  One meeting of the ranks and two passes over the data (the copy in, the
- * sum out), where the swap (dist_ar_start) needs a second meeting, a CMA copy of the partner's buffer, a reduction in
- * place and, fused, the copies into and out of one buffer: at 2 ranks on 2 cores every copy is compute time taken from
- * the step (docs/distribute.md).  Both ranks add rank 0's value to rank 1's, so they get the same bits (NaN payloads
- * included) and the swap's.  A rank's part has two slots used alternately: a rank writes a slot again two all-reduces
- * later, when the partner has exchanged a header since, so it has finished reading it.  TFS_DIST_SHM=0: the swap. */
+ * Each rank writes into its own part of a window both ranks can read (MPI_Win_allocate_shared) the half of its data
+ * that its partner reduces; the header exchange that checks the collective is also the point after which both parts
+ * are written; each rank reduces its half into the results (shm_reduce) and, after a second meeting, copies the
+ * partner's half.  Half a pass over the data in, two halves out, where the swap (dist_ar_start) makes whole passes: a
+ * CMA copy of the partner's buffer, a reduction in place and, fused, the copies into and out of one buffer: at 2 ranks
+ * on 2 cores every copy is compute time taken from the step (docs/distribute.md).  Each element is rank 0's value (op)
+ * rank 1's, so both ranks get the same bits (NaN payloads included) and the swap's.  A rank's part has two slots used
+ * alternately: a rank writes a slot again two all-reduces later, when the partner has met it since, so it has finished
+ * reading it.  TFS_DIST_SHM=0: the swap. */
 static MPI_Win shm_win = MPI_WIN_NULL;
 static char *shm_mine, *shm_peer;   /* this rank's part and the partner's: two slots each */
 static size_t shm_slot;             /* bytes of one slot */
@@ -558,7 +559,8 @@ static void shm_reduce(int n, Tensor *const *in, Tensor **out, tfs_i64 total, DT
   off = 0;
   for (int i = 0; i < n; off += in[i]->size, i++) {
     tfs_i64 a = plo > off ? plo : off, b = phi < off + in[i]->size ? phi : off + in[i]->size;
-    if (a < b) memcpy((char *)tensor_data(out[i]) + es * (size_t)(a - off), peer + es * (size_t)a, es * (size_t)(b - a));
+    if (a < b)
+      memcpy((char *)tensor_data(out[i]) + es * (size_t)(a - off), peer + es * (size_t)a, es * (size_t)(b - a));
   }
   shm_uses++;
   if (stats_on) stat_shm_n++, stat_shm_pack += tp, stat_shm_sum += dist_now() - t2;
