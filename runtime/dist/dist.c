@@ -399,14 +399,15 @@ void dist_mean_in_place(void *p, tfs_i64 n, DType dt) {
 }
 
 /* ---- 2 ranks on one host: the all-reduce through an MPI shared-memory window ----
- * Each rank copies its data into its own part of a window both ranks can read (MPI_Win_allocate_shared); the header
- * exchange that checks the collective is also the point after which both parts are written, and each rank then adds
- * the two parts straight into the results.  One meeting of the ranks and two passes over the data (the copy in, the
- * sum out), where the swap (dist_ar_start) needs a second meeting, a CMA copy of the partner's buffer, a reduction in
- * place and, fused, the copies into and out of one buffer: at 2 ranks on 2 cores every copy is compute time taken from
- * the step (docs/distribute.md).  Both ranks add rank 0's value to rank 1's, so they get the same bits (NaN payloads
- * included) and the swap's.  A rank's part has two slots used alternately: a rank writes a slot again two all-reduces
- * later, when the partner has exchanged a header since, so it has finished reading it.  TFS_DIST_SHM=0: the swap. */
+ * Each rank writes into its own part of a window both ranks can read (MPI_Win_allocate_shared) the half of its data
+ * that its partner reduces; the header exchange that checks the collective is also the point after which both parts
+ * are written; each rank reduces its half into the results (shm_reduce) and, after a second meeting, copies the
+ * partner's half.  Half a pass over the data in, two halves out, where the swap (dist_ar_start) makes whole passes: a
+ * CMA copy of the partner's buffer, a reduction in place and, fused, the copies into and out of one buffer: at 2 ranks
+ * on 2 cores every copy is compute time taken from the step (docs/distribute.md).  Each element is rank 0's value (op)
+ * rank 1's, so both ranks get the same bits (NaN payloads included) and the swap's.  A rank's part has two slots used
+ * alternately: a rank writes a slot again two all-reduces later, when the partner has met it since, so it has finished
+ * reading it.  TFS_DIST_SHM=0: the swap. */
 static MPI_Win shm_win = MPI_WIN_NULL;
 static char *shm_mine, *shm_peer;   /* this rank's part and the partner's: two slots each */
 static size_t shm_slot;             /* bytes of one slot */
@@ -449,11 +450,14 @@ static void shm_grow(size_t bytes) {
   MPI_Win_lock_all(MPI_MODE_NOCHECK, shm_win);   /* a passive epoch for good: MPI_Win_sync needs one */
 }
 
-static void shm_pack(char *dst, int n, Tensor *const *in, size_t es) {
-  for (int i = 0; i < n; i++) {
+/* Copies the elements [lo, hi) of the fused buffer that in[0..n) make, end to end, to the same offsets of dst. */
+static void shm_pack(char *dst, int n, Tensor *const *in, size_t es, tfs_i64 lo, tfs_i64 hi) {
+  tfs_i64 off = 0;
+  for (int i = 0; i < n && off < hi; off += in[i]->size, i++) {
+    tfs_i64 a = lo > off ? lo : off, b = hi < off + in[i]->size ? hi : off + in[i]->size;
+    if (a >= b) continue;
     Tensor *c = tensor_contiguous(in[i]);
-    memcpy(dst, tensor_data(c), es * (size_t)c->size);
-    dst += es * (size_t)c->size;
+    memcpy(dst + es * (size_t)a, (char *)tensor_data(c) + es * (size_t)(a - off), es * (size_t)(b - a));
     tensor_release(c);
   }
 }
@@ -486,15 +490,36 @@ static void reduce2(void *out, const void *x, const void *y, tfs_i64 n, DType dt
   }
 }
 
+/* The second meeting of a split all-reduce: both ranks' halves of the sums are written (no header to check: the first
+ * meeting did). */
+static void shm_sync(const Hdr *h) {
+  if (dist_meet_on()) {
+    Hdr peer;
+    dist_meet_exchange(h, &peer);
+    return;
+  }
+  MPI_Request req;
+  MPI_Ibarrier(shm_comm, &req);
+  dist_wait(&req, 1, h, DIST_WAIT_DATA);
+}
+
 /* out[i] = in[i] reduced over the 2 ranks through the shared window, after h's exchange; `total` elements of dt in
- * all.  The outputs are new tensors. */
+ * all.  The outputs are new tensors.  The fused buffer is split in two halves, rank 0 reducing the first and rank 1
+ * the second: a rank copies into its slot only the half its partner reduces, reduces its own half from its tensors
+ * and the partner's slot into its outputs and into its slot, and after a second meeting copies the partner's half of
+ * the results from the partner's slot.  Against both ranks reducing everything (one meeting) each rank copies in half
+ * as much and reads half as much; the data crossing between the cores is the same 1 x the buffer (the partner's half
+ * of the inputs, then of the results).  Every result element is reduced once, rank 0's value (op) rank 1's, so the
+ * ranks hold the same bits. */
 static void shm_reduce(int n, Tensor *const *in, Tensor **out, tfs_i64 total, DType dt, DistOp op, Hdr *h) {
   size_t es = (size_t)dtype_info[dt].size, bytes = es * (size_t)total;
   bool fits = shm_win != MPI_WIN_NULL && bytes <= shm_slot;   /* the same on both ranks when their headers match */
+  tfs_i64 half = total / 2, lo = dist_rank_ ? half : 0, hi = dist_rank_ ? total : half;   /* this rank's half */
+  tfs_i64 plo = dist_rank_ ? 0 : half, phi = dist_rank_ ? half : total;                  /* the partner's */
   double t0 = dist_now(), tp = 0;
   char *mine = shm_mine + (shm_uses & 1) * shm_slot;
   if (fits) {
-    shm_pack(mine, n, in, es);
+    shm_pack(mine, n, in, es, plo, phi);
     tp = dist_now() - t0;
     MPI_Win_sync(shm_win);
   }
@@ -504,7 +529,7 @@ static void shm_reduce(int n, Tensor *const *in, Tensor **out, tfs_i64 total, DT
     shm_grow(bytes);
     mine = shm_mine;
     double t1 = dist_now();
-    shm_pack(mine, n, in, es);
+    shm_pack(mine, n, in, es, plo, phi);
     tp = dist_now() - t1;
     MPI_Win_sync(shm_win);
     MPI_Request req;
@@ -514,12 +539,28 @@ static void shm_reduce(int n, Tensor *const *in, Tensor **out, tfs_i64 total, DT
   MPI_Win_sync(shm_win);
   double t2 = dist_now();
   const char *peer = shm_peer + (mine - shm_mine);
-  const char *x = dist_rank_ == 0 ? mine : peer, *y = dist_rank_ == 0 ? peer : mine;
-  size_t off = 0;
-  for (int i = 0; i < n; i++) {
+  tfs_i64 off = 0;
+  for (int i = 0; i < n; off += in[i]->size, i++) {
     out[i] = tensor_new(dt, in[i]->rank, in[i]->shape);
-    reduce2(tensor_data(out[i]), x + off, y + off, out[i]->size, dt, op);
-    off += es * (size_t)out[i]->size;
+    rt_hold_val(val_obj(out[i]));   /* freed if the second meeting raises (TFS_COLLECTIVE_TIMEOUT) */
+    tfs_i64 a = lo > off ? lo : off, b = hi < off + in[i]->size ? hi : off + in[i]->size;
+    if (a >= b) continue;
+    Tensor *c = tensor_contiguous(in[i]);
+    const char *own = (char *)tensor_data(c) + es * (size_t)(a - off), *other = peer + es * (size_t)a;
+    char *o = (char *)tensor_data(out[i]) + es * (size_t)(a - off);
+    reduce2(o, dist_rank_ ? other : own, dist_rank_ ? own : other, b - a, dt, op);
+    memcpy(mine + es * (size_t)a, o, es * (size_t)(b - a));   /* one pass storing to both costs more: glibc's copy
+                                                                  writes whole lines without reading them first */
+    tensor_release(c);
+  }
+  MPI_Win_sync(shm_win);
+  shm_sync(h);
+  MPI_Win_sync(shm_win);
+  off = 0;
+  for (int i = 0; i < n; off += in[i]->size, i++) {
+    tfs_i64 a = plo > off ? plo : off, b = phi < off + in[i]->size ? phi : off + in[i]->size;
+    if (a < b)
+      memcpy((char *)tensor_data(out[i]) + es * (size_t)(a - off), peer + es * (size_t)a, es * (size_t)(b - a));
   }
   shm_uses++;
   if (stats_on) stat_shm_n++, stat_shm_pack += tp, stat_shm_sum += dist_now() - t2;
