@@ -482,14 +482,21 @@ static Val fresh_result(void *ctx, Val v) {
 }
 
 /* Marks the graph node of a traced result (a symbolic tensor) as a custom
- * gradient's forward op, so a saved graph says its gradient is not the ops'. */
+ * gradient's forward op, so a saved graph says its gradient is not the ops'.
+ * ctx: the grad_fn of a single result, kept in the node's aux for
+ * tf.saved_model.save to trace (TF keeps it in its gradient registry). */
 static Val mark_custom(void *ctx, Val v) {
-  (void)ctx;
   Graph *g;
   GraphRef r;
   Tensor *t = val_is_tensor(v) ? val_as_tensor(v) : NULL;
-  if (t && trace_sym_ref(t, &g, &r) && g->nodes[r.node].kind == GN_OP && g->nodes[r.node].op->id == OP_IDENTITY)
-    g->nodes[r.node].flags |= GNF_CUSTOM_GRAD;
+  if (t && trace_sym_ref(t, &g, &r) && g->nodes[r.node].kind == GN_OP && g->nodes[r.node].op->id == OP_IDENTITY) {
+    GraphNode *nd = &g->nodes[r.node];
+    nd->flags |= GNF_CUSTOM_GRAD;
+    if (ctx) {
+      val_decref(nd->aux);
+      nd->aux = val_incref(*(const Val *)ctx);
+    }
+  }
   return val_incref(v);
 }
 
@@ -519,7 +526,7 @@ static Val custom_call(Val self, int n, const Val *args, const Kw *kw) {
     rt_rethrow(&tr);
   }
   for (int i = 0; i < tape_nactive_count(); i++) tape_active_at(i)->paused--;
-  if (trace_active()) val_decref(val_is(y, &list_type) || val_is(y, &tuple_type) ? nest_map(y, mark_custom, NULL) : mark_custom(NULL, y));
+  if (trace_active()) val_decref(val_is(y, &list_type) || val_is(y, &tuple_type) ? nest_map(y, mark_custom, NULL) : mark_custom(&gf, y));
   if (op_tape_nactive) tape_record_custom(n, args, y, gf);
   TFS_DECREF(gf);
   return y;
