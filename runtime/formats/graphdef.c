@@ -3211,7 +3211,7 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
     if (fl) gd_attr_add(b, &at, "_tfs_flags", gd_int(b, (tfs_i64)fl));
     /* TF marks a custom gradient's forward op so (its op type, here one per node) */
     if (fl & GNF_CUSTOM_GRAD)
-      gd_attr_add(b, &at, "_gradient_op_type", gd_str(b, pa_printf(b->a, "CustomGradient-%s/%s", g->name, n->name)));
+      gd_attr_add(b, &at, "_gradient_op_type", gd_str(b, graphdef_grad_op_type(b->a, g, id)));
   }
   gd_set_attrs(nd, &at);
   return nd;
@@ -3480,6 +3480,10 @@ Tensorflow__GraphDef *graphdef_build_many(PbArena *a, const Graph *const *gs, in
 }
 
 Tensorflow__GraphDef *graphdef_build(PbArena *a, const Graph *g) { return graphdef_build_many(a, &g, 1); }
+
+char *graphdef_grad_op_type(PbArena *a, const Graph *g, int id) {
+  return pa_printf(a, "CustomGradient-%s/%s", g->name, g->nodes[id].name);
+}
 
 Tensorflow__FunctionDefLibrary *graphdef_saved_library(PbArena *a, const Graph *const *gs, const char *const *names, int n,
                                                        const char *(*varkey)(void *ctx, const Variable *v), void *ctx) {

@@ -14,6 +14,9 @@ Tensorflow__GraphDef *graphdef_build(PbArena *a, const Graph *g);
  * function): each graph's nodes under the name scope of its function. */
 Tensorflow__GraphDef *graphdef_build_many(PbArena *a, const Graph *const *gs, int n);
 
+/* The _gradient_op_type of custom-gradient node id of g (GNF_CUSTOM_GRAD): the op type its saved gradient function
+ * is registered under (FunctionDefLibrary.registered_gradients). */
+char *graphdef_grad_op_type(PbArena *a, const Graph *g, int id);
 /* tf.saved_model.save: a library holding each graph gs[i] as function
  * names[i] (with the bodies of its conds and loops), every node with the
  * extra attributes graphimport.c reads back; varkey names each Variable's

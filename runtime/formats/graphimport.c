@@ -327,6 +327,10 @@ static void gi_node(GiCtx *cx, Graph *g, const Tensorflow__NodeDef *nd, GiName *
   }
   const Tensorflow__AttrValue *fl = gi_attr(nd, "_tfs_flags");
   if (fl && fl->value_case == TENSORFLOW__ATTR_VALUE__VALUE_I) g->nodes[id].flags = (unsigned)fl->i & (GNF_STATEFUL | GNF_LIST | GNF_CUSTOM_GRAD);
+  /* a custom gradient's op type, which a saved gradient function (registered_gradients) replaces (savedmodel's smgrad.c) */
+  const Tensorflow__AttrValue *got = gi_attr(nd, "_gradient_op_type");
+  if ((g->nodes[id].flags & GNF_CUSTOM_GRAD) && got && got->value_case == TENSORFLOW__ATTR_VALUE__VALUE_S)
+    g->nodes[id].aux = str_new((const char *)got->s.data, (tfs_i64)got->s.len);
   for (size_t i = 0; i < nd->n_input; i++)
     if (nd->input[i][0] == '^') graph_add_ctrl(g, id, gi_node_id(cx, nd->input[i] + 1, names, nnames, nd->name));
   rt_unhold(mark);

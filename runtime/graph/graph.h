@@ -29,7 +29,8 @@ enum {
   GNF_LIST = 2,               /* the op's one 'L' input was a list: inputs are its elements */
   GNF_CAPTURE = 4,            /* GN_CONST: a tensor captured from outside the traced function (a tape may watch it) */
   GNF_CUSTOM_GRAD = 8,        /* an Identity giving a tf.custom_gradient result: its gradient is the Python grad_fn's
-                               * (TF's IdentityN with _gradient_op_type), which a saved graph does not carry */
+                               * (TF's IdentityN with _gradient_op_type); aux: that grad_fn (traced), the
+                               * _gradient_op_type (loaded) or the saved gradient function bound to it */
 };
 
 /* One value of the graph: output `out` of node `node` (node -1: none). */
@@ -57,7 +58,7 @@ typedef struct GraphNode {
   Variable *var;              /* GN_VARHANDLE: owned reference */
   int param;                  /* GN_PLACEHOLDER: index in Graph.inputs */
   struct Graph *sub[2];       /* GN_COND: then/else; GN_WHILE: cond/body (owned) */
-  Val aux;                    /* GN_COND/GN_WHILE: construct options (owned, VT_UNDEF) */
+  Val aux;                    /* GN_COND/GN_WHILE: construct options; GNF_CUSTOM_GRAD: its gradient (owned, VT_UNDEF) */
 } GraphNode;
 
 typedef struct Graph {

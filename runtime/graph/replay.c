@@ -90,7 +90,9 @@ static Val rp_custom(const GraphNode *nd, const Val *vals, const int *base) {
   int mark = rt_hold_val(r);
   Val nm = str_from_cstr(nd->name);
   rt_hold_val(nm);
-  Val gf = builtin_new("tf.custom_gradient.<saved gradient>", rp_no_custom_grad, nm, NULL);
+  /* the gradient function saved with the graph (stdlib/modules/smgrad.c), else TF's LookupError */
+  Val gf = !val_is_undef(nd->aux) && !val_is(nd->aux, &str_type)
+               ? val_incref(nd->aux) : builtin_new("tf.custom_gradient.<saved gradient>", rp_no_custom_grad, nm, NULL);
   rt_hold_val(gf);
   Val in = rp_ref(vals, base, nd->in[0]);
   tape_record_custom(1, &in, r, gf);

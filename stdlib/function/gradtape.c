@@ -482,21 +482,84 @@ static Val fresh_result(void *ctx, Val v) {
 }
 
 /* Marks the graph node of a traced result (a symbolic tensor) as a custom
- * gradient's forward op, so a saved graph says its gradient is not the ops'. */
+ * gradient's forward op, so a saved graph says its gradient is not the ops'.
+ * ctx: the grad_fn of a single result, kept in the node's aux for
+ * tf.saved_model.save to trace (TF keeps it in its gradient registry). */
 static Val mark_custom(void *ctx, Val v) {
-  (void)ctx;
   Graph *g;
   GraphRef r;
   Tensor *t = val_is_tensor(v) ? val_as_tensor(v) : NULL;
-  if (t && trace_sym_ref(t, &g, &r) && g->nodes[r.node].kind == GN_OP && g->nodes[r.node].op->id == OP_IDENTITY)
-    g->nodes[r.node].flags |= GNF_CUSTOM_GRAD;
+  if (t && trace_sym_ref(t, &g, &r) && g->nodes[r.node].kind == GN_OP && g->nodes[r.node].op->id == OP_IDENTITY) {
+    GraphNode *nd = &g->nodes[r.node];
+    nd->flags |= GNF_CUSTOM_GRAD;
+    if (ctx) {
+      val_decref(nd->aux);
+      nd->aux = val_incref(*(const Val *)ctx);
+    }
+  }
   return val_incref(v);
 }
 
+/* The gradient of a custom_gradient entry whose f read trainable Variables
+ * (self: (grad_fn, nargs, variables)): TF's grad_fn(*dys, variables=...)
+ * gives (input gradients, variable gradients), flattened for the entry's
+ * inputs (the arguments, then the Variables). */
+static Val custom_var_grads(Val self, int n, const Val *dy, const Kw *kw) {
+  (void)kw;
+  const Val *st = ((Tuple *)self.u.o)->items;
+  Kw vk = {.n = 1, .names = (const char *[]){"variables"}, .vals = &st[2]};
+  Val r = rt_call(st[0], n, dy, &vk);
+  int mark = rt_hold_val(r);
+  tfs_i64 m, nv, ni;
+  int64_t na;
+  const Val *it, *vg, *ig;
+  if (!seq_items(r, &m, &it) || m != 2)
+    rt_throw(ERR_VALUE, "custom_gradient: a grad_fn given variables must return (input gradients, variable gradients)");
+  if (!seq_items(it[1], &nv, &vg) || nv != ((Tuple *)st[2].u.o)->len)
+    rt_throw(ERR_VALUE, "Must return gradient for each variable from @custom_gradient grad_fn.");
+  tfs_i64 nargs = val_as_int(st[1], &na) ? na : 0;
+  bool one = !val_is(it[0], &list_type) && !val_is(it[0], &tuple_type);
+  if (one) ig = &it[0], ni = 1;
+  else seq_items(it[0], &ni, &ig);
+  if (ni != nargs)
+    /* errindex: custom_gradient function expected to return … gradients, but returned … instead. */
+    rt_throw(ERR_VALUE, "custom_gradient function expected to return %d gradients, but returned %d instead.", (int)nargs, (int)ni);
+  Val out = list_new(ni + nv);
+  for (tfs_i64 i = 0; i < ni; i++) list_append(out, ig[i]);
+  for (tfs_i64 i = 0; i < nv; i++) list_append(out, vg[i]);
+  rt_unhold(mark);
+  val_decref(r);
+  return out;
+}
+
+/* The Variables the watcher tape saw f read, but for f's arguments (TF: those grad_fn gives gradients for as inputs). */
+static Val custom_vars(Val watcher, int n, const Val *args) {
+  Val all = m_watched_variables(watcher, 0, NULL, NULL);
+  Tuple *at = (Tuple *)all.u.o;
+  Val l = list_new(at->len);
+  for (tfs_i64 i = 0; i < at->len; i++) {
+    bool arg = false;
+    for (int k = 0; k < n && !arg; k++) arg = args[k].tag == VT_OBJ && args[k].u.o == at->items[i].u.o;
+    if (!arg) list_append(l, at->items[i]);
+  }
+  val_decref(all);
+  List *ll = (List *)l.u.o;
+  Val tu = tuple_new(ll->len);
+  for (tfs_i64 i = 0; i < ll->len; i++) ((Tuple *)tu.u.o)->items[i] = val_incref(ll->items[i]);
+  val_decref(l);
+  return tu;
+}
+
 /* tf.custom_gradient(f): calling the result runs f with recording paused, then
- * records one entry whose gradient is the grad_fn f returned. */
+ * records one entry whose gradient is the grad_fn f returned.  Under a tape, a
+ * watcher tape (TF's VariableWatcher) sees the trainable Variables f reads:
+ * they are inputs of the entry too, and grad_fn gets them as variables=. */
 static Val custom_call(Val self, int n, const Val *args, const Kw *kw) {
+  bool taped = op_tape_nactive > 0 && n < 60;
   for (int i = 0; i < tape_nactive_count(); i++) tape_active_at(i)->paused++;
+  Val watcher = taped ? tape_new(false, true) : val_undef();
+  int wmark = rt_hold_val(watcher);
+  if (taped) tape_push(tape_of(watcher));
   RtTry tr;
   rt_try_push(&tr);
   Val y, gf;
@@ -515,18 +578,41 @@ static Val custom_call(Val self, int n, const Val *args, const Kw *kw) {
     TFS_DECREF(r);
     rt_try_pop(&tr);
   } else {
+    if (taped) tape_pop(tape_of(watcher));
     for (int i = 0; i < tape_nactive_count(); i++) tape_active_at(i)->paused--;
     rt_rethrow(&tr);
   }
+  if (taped) tape_pop(tape_of(watcher));
   for (int i = 0; i < tape_nactive_count(); i++) tape_active_at(i)->paused--;
-  if (trace_active()) val_decref(val_is(y, &list_type) || val_is(y, &tuple_type) ? nest_map(y, mark_custom, NULL) : mark_custom(NULL, y));
-  if (op_tape_nactive) tape_record_custom(n, args, y, gf);
+  Val vars = taped ? custom_vars(watcher, n, args) : val_undef();
+  rt_hold_val(vars);
+  Val in[64];
+  int nin = n;
+  for (int i = 0; i < n; i++) in[i] = args[i];
+  bool wrap = taped && ((Tuple *)vars.u.o)->len > 0 && ((Tuple *)vars.u.o)->len + n <= 64;
+  /* a saved graph keeps the grad_fn of a custom gradient without Variables (smgrad.c) */
+  if (trace_active()) val_decref(val_is(y, &list_type) || val_is(y, &tuple_type) ? nest_map(y, mark_custom, NULL) : mark_custom(wrap ? NULL : &gf, y));
+  if (wrap) {
+    Val st = tuple_new(3);
+    ((Tuple *)st.u.o)->items[0] = gf;
+    ((Tuple *)st.u.o)->items[1] = val_int(n);
+    ((Tuple *)st.u.o)->items[2] = val_incref(vars);
+    gf = builtin_new("tf.custom_gradient.<locals>.actual_grad_fn", custom_var_grads, st, NULL);
+    val_decref(st);
+    for (tfs_i64 i = 0; i < ((Tuple *)vars.u.o)->len; i++) in[nin++] = ((Tuple *)vars.u.o)->items[i];
+  }
+  if (op_tape_nactive) tape_record_custom(nin, in, y, gf);
   TFS_DECREF(gf);
+  rt_unhold(wmark);
+  val_decref(vars);
+  val_decref(watcher);
   return y;
 }
 
 //! tf.custom_gradient(f=None)
 //!   Decorator: f returns (y, grad_fn) and grad_fn(dy) gives the gradients of f's inputs, used instead of differentiating f.
+//!   When f reads trainable Variables (not its arguments) under a tape, grad_fn(dy, variables=[...]) returns (input
+//!   gradients, one gradient per Variable), as TF.
 static Val tf_custom_gradient(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.custom_gradient", .sig = "f=None"};

@@ -30,6 +30,7 @@
 #include "object/object.h"
 #include "saved_model.pb-c.h"
 #include "modules/savedmodel.h"
+#include "modules/smgrad.h"
 #include "tensor/tensor.h"
 #include "function/tffunction.h"
 #include "graph/trace.h"
@@ -712,7 +713,21 @@ static void sm_save(Val obj, const char *dir, Val signatures, Val options) {
     }
     Tensorflow__GraphDef *gd = pa_alloc(&s.a, sizeof *gd);
     tensorflow__graph_def__init(gd);
-    gd->library = graphdef_saved_library(&s.a, gs, (const char *const *)s.cnames, s.nc, sm_varkey, &s);
+    /* the custom gradients' functions follow the concrete functions in the library */
+    SmGrads sg;
+    Val ghold = smgrad_trace(&s.a, gs, s.nc, options, &s.seq, &sg);
+    int mgh = rt_hold_val(ghold);
+    const Graph **lg = pa_alloc(&s.a, sizeof(void *) * (size_t)(s.nc + sg.n));
+    const char **ln = pa_alloc(&s.a, sizeof(char *) * (size_t)(s.nc + sg.n));
+    memcpy(lg, gs, sizeof(void *) * (size_t)s.nc);
+    memcpy(ln, s.cnames, sizeof(char *) * (size_t)s.nc);
+    if (sg.n) memcpy(lg + s.nc, sg.g, sizeof(void *) * (size_t)sg.n);
+    if (sg.n) memcpy(ln + s.nc, sg.names, sizeof(char *) * (size_t)sg.n);
+    gd->library = graphdef_saved_library(&s.a, lg, ln, s.nc + sg.n, sm_varkey, &s);
+    gd->library->n_registered_gradients = (size_t)sg.n;
+    gd->library->registered_gradients = sg.regs;
+    rt_unhold(mgh);
+    val_decref(ghold);
     gd->versions = pa_alloc(&s.a, sizeof *gd->versions);
     tensorflow__version_def__init(gd->versions);
     gd->versions->producer = 1205;
@@ -850,8 +865,9 @@ static void sm_save(Val obj, const char *dir, Val signatures, Val options) {
 //!   namespace_whitelist a list of strings, experimental_variable_policy None or a VariablePolicy name in any case,
 //!   experimental_image_format=True and a sharding callback refused as in pip TF. function_aliases ({alias:
 //!   tf.function}) is written to the MetaGraphDef (meta_info_def.function_aliases: concrete function -> alias) and must
-//!   name functions the saved object holds. The others are kept without effect (a tf.custom_gradient's gradient is
-//!   never saved, as with experimental_custom_gradients=False).
+//!   name functions the saved object holds. experimental_custom_gradients=True (the default) saves each
+//!   tf.custom_gradient's grad_fn traced as a function of the library (registered_gradients), False leaves it out. The
+//!   others are kept without effect.
 //! tf.saved_model.LoadOptions(allow_partial_checkpoint=False, experimental_io_device=None, experimental_skip_checkpoint=False, experimental_variable_policy=None, experimental_load_function_aliases=False)
 //!   The options= of tf.saved_model.load and tf.keras.models.load_model, with TF 2.15's defaults.
 //!   experimental_load_function_aliases=True gives the loaded object function_aliases, {alias: loaded function}
@@ -866,8 +882,10 @@ static void sm_save(Val obj, const char *dir, Val signatures, Val options) {
 //!   when it has an input_signature, or what signatures= names; a signature's inputs are named by the
 //!   input_signature's TensorSpec names (else the parameters'). A Keras model saves its layers' weights and its
 //!   call (inputs by input layer name, outputs {output layer name: tensor}). A tf.custom_gradient inside a saved
-//!   function is marked in the graph (_gradient_op_type); its Python gradient is not saved, so a loaded function's
-//!   gradient through it raises TF's LookupError rather than differentiate the forward ops.
+//!   function is marked in the graph (_gradient_op_type) and its grad_fn (of a single result) traced into the library
+//!   and named in registered_gradients, so a loaded function's gradient is the custom one; saved with
+//!   experimental_custom_gradients=False, that gradient raises TF's LookupError rather than differentiate the forward
+//!   ops.
 static Val sm_save_fn(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.saved_model.save", .sig = "obj, export_dir, signatures=None, options=None"};
@@ -1132,7 +1150,8 @@ static Val sm_fn_call(Val self, int n, const Val *args, const Kw *kw) {
     /* as TF's loaded functions: differentiable, and callable inside tf.function (runtime/graph/replay.c); a
      * graph replay does not run yet (a cond or loop) runs whole under a tape, its gradient None as before */
     Val av[16];
-    for (int i = 0; i < nin; i++) av[i] = val_obj(in[i]);
+    /* a Variable argument stays one, so a tape sees the ops read it (its value tensor is no tape's source) */
+    for (int i = 0; i < nin; i++) av[i] = val_is(bb[i], &variable_type) ? bb[i] : val_obj(in[i]);
     Val rt = graph_replay(c->g, av);
     for (int i = 0; i < no; i++) {
       Tensor *t = val_as_tensor(((Tuple *)rt.u.o)->items[i]);
@@ -1445,10 +1464,16 @@ static SmModel *sm_read(const char *dir) {
     c->plan = exec_plan_new(c->g);
     sm_conc_args(m, c, og->concrete_functions[i]->value);
   }
+  Graph **cg = calloc((size_t)m->nconc + 1, sizeof(Graph *));
+  if (!cg) rt_throw(ERR_MEMORY, "out of memory");
+  rt_hold_mem(cg);
+  for (int i = 0; i < m->nconc; i++) cg[i] = m->conc[i].g;
+  smgrad_bind(lib, cg, m->nconc, m->path, sm_var, m);
   rt_unhold(mark);
   if (rd) tb_close(rd);
   sb_free(&b);
   free(pbp);
+  free(cg);
   free(queue);
   return m;
 }
