@@ -192,6 +192,8 @@ void diag_format(StrBuf *out, const char *path, const char *source, int line, in
 const RtLoc *rt_loc_get(int loc);
 int rt_user_loc(void);   /* rt_cur_loc, or the innermost user line that called into the stdlib library */
 const RtFile *rt_file_get(int file);
+/* A Python warning (category "RuntimeWarning"...) on stderr at the user's line, once per location (warn.c). */
+void rt_warn(const char *category, const char *msg);
 
 /* ---- recursion ----------------------------------------------------------------
  * One guard for calls and for every walk that recurses on data: Python's

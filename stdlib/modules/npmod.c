@@ -159,6 +159,14 @@ static Val npm_is_ndarray(Val self, int n, const Val *args, const Kw *kw) {
   return val_bool(val_is_ndarray(args[0]));   /* numpy scalars too: array-likes of their dtype */
 }
 
+/* warn(category, message): numpy's warnings.warn(message, category, stacklevel=2), shown at the user's line. */
+static Val npm_warn(Val self, int n, const Val *args, const Kw *kw) {
+  want_args("warn", n, 2, kw);
+  if (!val_is(args[0], &str_type) || !val_is(args[1], &str_type)) rt_throw(ERR_TYPE, "_numpy.warn: expected two strings");
+  rt_warn(str_cstr(args[0]), str_cstr(args[1]));
+  return val_none();
+}
+
 /* ---- object (dtype 'O') arrays: numpy.tfs's functions over the flat items (tensor/npobj.c) ---- */
 
 static Val npm_set_obj_methods(Val self, int n, const Val *args, const Kw *kw) {
@@ -781,7 +789,7 @@ static Val npm_pcg_shuffle_order(Val self, int n, const Val *args, const Kw *kw)
 
 #define NPM(nm, fn) {{TFS_IMMORTAL_RC, &builtin_type}, "_numpy." nm, fn, {VT_UNDEF, {0}}, NULL}
 static Builtin npm_fns[] = {
-  NPM("set_methods", npm_set_methods), NPM("dtype", npm_dtype), NPM("result_dtype", npm_result_dtype), NPM("is_ndarray", npm_is_ndarray), NPM("wrap", npm_wrap), NPM("array0", npm_array0), NPM("scalar_type", npm_scalar_type),
+  NPM("set_methods", npm_set_methods), NPM("dtype", npm_dtype), NPM("result_dtype", npm_result_dtype), NPM("is_ndarray", npm_is_ndarray), NPM("warn", npm_warn), NPM("wrap", npm_wrap), NPM("array0", npm_array0), NPM("scalar_type", npm_scalar_type),
   NPM("text", npm_text), NPM("uwidth", npm_uwidth), NPM("set_str_type", npm_set_str_type), NPM("udtype", npm_udtype),
   NPM("put", npm_put), NPM("reshape_view", npm_reshape_view), NPM("transpose_view", npm_transpose_view), NPM("copy", npm_copy),
   NPM("shares_memory", npm_shares_memory), NPM("flags", npm_flags), NPM("set_writeable", npm_set_writeable), NPM("argsort", npm_argsort), NPM("cumulate", npm_cumulate), NPM("mt_seed", npm_seed),
