@@ -170,6 +170,24 @@ static Val func_param_names(const FuncInfo *info) {
   return t;
 }
 
+/* Python's __defaults__ (the positional parameters' defaults, or None) and __kwdefaults__ (the keyword-only
+ * ones by name, or None): Keras lists a failing layer call's unbound parameters with them. */
+static Val func_defaults(const Func *f, bool kwonly) {
+  const FuncInfo *info = f->info;
+  int nkw = info->nkwonly, nposdef = f->ndefaults - nkw;
+  if (!kwonly) {
+    if (nposdef <= 0) return val_none();
+    Val t = tuple_new(nposdef);
+    for (int i = 0; i < nposdef; i++) ((Tuple *)t.u.o)->items[i] = val_incref(f->defaults[i]);
+    return t;
+  }
+  int k0 = info->nparams - nkw - info->varkw;
+  Val d = val_undef();
+  for (int i = 0; i < nkw && nposdef >= 0; i++)
+    if (!val_is_undef(f->defaults[nposdef + i])) dict_set_str(&d, info->params[k0 + i], f->defaults[nposdef + i]);
+  return val_is_undef(d) ? val_none() : d;
+}
+
 static Val func_getattr(Val self, const char *name) {
   Func *f = (Func *)self.u.o;
   Val own = dict_get_str(f->dict, name);   /* f.__name__ = ... (functools.wraps) wins */
@@ -180,6 +198,8 @@ static Val func_getattr(Val self, const char *name) {
     return str_from_cstr(dot ? dot + 1 : f->info->name);
   }
   if (!strcmp(name, "__tfs_params__")) return func_param_names(f->info);
+  if (!strcmp(name, "__defaults__")) return func_defaults(f, false);
+  if (!strcmp(name, "__kwdefaults__")) return func_defaults(f, true);
   return val_undef();
 }
 

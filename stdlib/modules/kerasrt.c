@@ -282,7 +282,19 @@ static Val kr_op_signature(Val self, int n, const Val *args, const Kw *kw) {
   return t;
 }
 
+/* Keras's `raise new_e.with_traceback(e.__traceback__)`: a layer call's error re-raised with the call's
+ * information (keras_traceback.tfs) is located where the original was raised, not in the library */
+static Val kr_reraise(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  if (n != 2 || (kw && kw->n) || !val_is(args[0], &exc_type) || !val_is(args[1], &exc_type))
+    rt_throw(ERR_TYPE, "_keras.reraise(new, old) takes two exceptions");
+  ((Exc *)args[0].u.o)->loc = ((Exc *)args[1].u.o)->loc;
+  rt_reraise(args[0]);
+  return val_none();
+}
+
 static Val kr_attr(const char *name) {
+  if (!strcmp(name, "reraise")) return builtin_new("_keras.reraise", kr_reraise, val_undef(), NULL);
   if (!strcmp(name, "op_signature")) return builtin_new("_keras.op_signature", kr_op_signature, val_undef(), NULL);
   if (!strcmp(name, "render_dot")) return builtin_new("_keras.render_dot", kr_render_dot, val_undef(), NULL);
   if (!strcmp(name, "stdout_isatty")) return builtin_new("_keras.stdout_isatty", kr_isatty, val_undef(), NULL);

@@ -792,6 +792,16 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.debugging.assert_rank(x, rank, message=None, name=None)
 //!   None when x has rank `rank`; ValueError "Tensor  must have rank R.  Received rank r, shape S" when both ranks
 //!   are known (TF checks them statically), else an assert of tf.rank(x) == rank checked when the function runs.
+//! tf.debugging.assert_rank_at_least(x, rank, message=None, name=None)
+//!   None when x has rank >= `rank`; ValueError "Tensor  must have rank at least R.  Received rank r, shape S" when
+//!   both ranks are known, else an assert of tf.rank(x) >= rank checked when the function runs.
+//! tf.debugging.assert_rank_in(x, ranks, message=None, name=None)
+//!   None when the rank of x is one of `ranks`; ValueError "Tensor  must have rank in (2, 3).  Received rank r,
+//!   shape S" when the ranks are known (traced, TF shows the ranks as `array(2, dtype=int32)`).
+//! tf.debugging.assert_integer(x, message=None, name=None)
+//!   None for an integer tensor; TypeError 'Expected "x" to be integer type.  Found: tensor of dtype <dtype: ...>'.
+//! tf.debugging.assert_type(tensor, tf_type, message=None, name=None)
+//!   None when tensor has dtype tf_type; TypeError "tensor must be of type tf.int32; got tf.float32" otherwise.
 //! tf.debugging.assert_shapes(shapes, data=None, summarize=None, message=None, name=None)
 //!   Checks the static shapes of (tensor, spec) pairs: a spec entry is a size, a symbol naming one size across the
 //!   tensors ('N'), or '.'/None for any; ValueError naming the tensor and dimension otherwise.
