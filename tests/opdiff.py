@@ -273,6 +273,14 @@ def templates(g, op):
         src = r.choice(NUM + SMALL + CPLX + ["bool"])
         dst = r.choice(NUM + SMALL + CPLX + ["bool", "uint8", "uint64"])
         return ["tf.cast(a0, tf.%s)" % dst, [inp(g.shape(), src, -3, 300 if dst == "uint8" and src in NUM else 5)]]
+    if op == "BITCAST":
+        # to an integer type no larger than the source: every shape works and no NaN bit pattern appears
+        size = {"float16": 2, "bfloat16": 2, "int8": 1, "int16": 2, "uint16": 2, "uint32": 4, "float32": 4, "int32": 4,
+                "float64": 8, "int64": 8, "complex64": 8, "complex128": 16}
+        src = r.choice(NUM + SMALL + CPLX)
+        dst = r.choice([d for d in ["uint8", "int8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]
+                        if {"uint8": 1, "uint64": 8}.get(d, size.get(d, 0)) <= size[src]])
+        return ["tf.bitcast(a0, tf.%s)" % dst, [inp(g.shape(), src, -3, 5)]]
     if op == "SELECT":
         s = g.shape()
         if r.random() < 0.5:   # tf.where(c): indices, a data-dependent shape

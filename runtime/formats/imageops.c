@@ -5,15 +5,6 @@
 #include "formats/imagecodec.h"
 #include "object/object.h"
 
-/* TF's DataType numbers, as its messages print them */
-static int tf_enum(int dt) {
-  static const int n[DT__COUNT] = {[DT_FLOAT32] = 1, [DT_FLOAT64] = 2, [DT_INT32] = 3, [DT_UINT8] = 4, [DT_STRING] = 7,
-                                   [DT_INT64] = 9, [DT_BOOL] = 10, [DT_VARIANT] = 21, [DT_INT8] = 6, [DT_INT16] = 5,
-                                   [DT_UINT16] = 17, [DT_UINT32] = 22, [DT_UINT64] = 23, [DT_FLOAT16] = 19, [DT_BFLOAT16] = 14,
-                                   [DT_COMPLEX64] = 8, [DT_COMPLEX128] = 18};
-  return dt >= 0 && dt < DT__COUNT ? n[dt] : 0;
-}
-
 static const char *str_attr(OpCall *c, int i, const char *dflt) {
   Val v = op_attr(c, i);
   if (v.tag == VT_UNDEF || v.tag == VT_NONE) return dflt;
@@ -55,8 +46,8 @@ void meta_decode_image(OpCall *c) {
     bool png = c->op->id == OP_DECODE_PNG;
     if (dt == DT_FLOAT32 && !png) {
     } else if (dt != DT_UINT8) {
-      if (png) op_fail(c, ERR_INVALID_ARGUMENT, "`dtype` for `DecodePng` must be unit8, unit16 but got: %d", tf_enum(dt));
-      op_fail(c, ERR_INVALID_ARGUMENT, "`dtype` for `DecodeImage` must be unit8, unit16, float but got: %d", tf_enum(dt));
+      if (png) op_fail(c, ERR_INVALID_ARGUMENT, "`dtype` for `DecodePng` must be unit8, unit16 but got: %d", dtype_tf_enum(dt));
+      op_fail(c, ERR_INVALID_ARGUMENT, "`dtype` for `DecodeImage` must be unit8, unit16, float but got: %d", dtype_tf_enum(dt));
     }
   }
   tfs_i64 shape[3] = {-1, -1, ch ? ch : -1};

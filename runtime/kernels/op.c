@@ -340,7 +340,7 @@ static _Noreturn void fail_dtype(const OpDef *op, int i, DType want, DType got) 
            op->graph_name, i, dtype_short_name(want), dtype_short_name(got));
 }
 
-static _Noreturn void fail_attr(const OpDef *op, const char *attr, DType got, unsigned mask) {
+_Noreturn void op_fail_attr(const OpDef *op, const char *attr, DType got, unsigned mask) {
   char buf[256];
   rt_throw(ERR_INVALID_ARGUMENT, "Value for attr '%s' of %s is not in the list of allowed values: %s ; NodeDef: {{node %s}}",
            attr, dtype_short_name(got), mask_text(mask, buf, sizeof buf), op->graph_name);
@@ -540,10 +540,10 @@ Val op_apply(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) 
     switch (k) {
     case 'T': case 't': case 'F': case 'f':
       if ((int)t->dtype != gdt) fail_dtype(op, i, (DType)gdt, t->dtype);
-      if (!(op->dtypes & DTM(t->dtype))) fail_attr(op, "T", t->dtype, op->dtypes);
+      if (!(op->dtypes & DTM(t->dtype))) op_fail_attr(op, "T", t->dtype, op->dtypes);
       break;
     case 'A':
-      if (!(op->dtypes & DTM(t->dtype))) fail_attr(op, "T", t->dtype, op->dtypes);
+      if (!(op->dtypes & DTM(t->dtype))) op_fail_attr(op, "T", t->dtype, op->dtypes);
       break;
     case 'B': case 'b':
       if (t->dtype != DT_BOOL && !op_cond_any_dtype(op, i, nin, tin)) fail_dtype(op, i, DT_BOOL, t->dtype);
@@ -551,7 +551,7 @@ Val op_apply(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) 
     case 'I': case 'i': {
       const char *attr;
       unsigned ok = op_index_dtypes(op, &attr);
-      if (!(DTM(t->dtype) & ok)) fail_attr(op, attr, t->dtype, ok);
+      if (!(DTM(t->dtype) & ok)) op_fail_attr(op, attr, t->dtype, ok);
       break;
     }
     default:

@@ -242,6 +242,8 @@ static inline tfs_i64 meta_size(const TMeta *m) {
 /* "[2,3]" as TF prints shapes in error messages. */
 void op_shape_text(StrBuf *b, int rank, const tfs_i64 *shape);
 _Noreturn void op_fail(const OpCall *c, ErrKind k, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* TF's text for a dtype outside an op's list for its attribute (attr "T" or "type"): InvalidArgumentError. */
+_Noreturn void op_fail_attr(const OpDef *op, const char *attr, DType got, unsigned mask);
 _Noreturn void op_fail_sb(const OpCall *c, ErrKind k, StrBuf *msg);   /* frees msg */
 
 /* ---- meta functions and kernels, by file --------------------------------- */

@@ -32,6 +32,15 @@ const DTypeInfo dtype_info[DT__COUNT] = {
   {"complex128", 16, false, false},
 };
 
+/* TF's DataType numbers, as its messages print them ("Cannot bitcast from 1 to 18") */
+int dtype_tf_enum(int dt) {
+  static const int n[DT__COUNT] = {[DT_FLOAT32] = 1, [DT_FLOAT64] = 2, [DT_INT32] = 3, [DT_UINT8] = 4, [DT_STRING] = 7,
+                                   [DT_INT64] = 9, [DT_BOOL] = 10, [DT_VARIANT] = 21, [DT_INT8] = 6, [DT_INT16] = 5,
+                                   [DT_UINT16] = 17, [DT_UINT32] = 22, [DT_UINT64] = 23, [DT_FLOAT16] = 19, [DT_BFLOAT16] = 14,
+                                   [DT_COMPLEX64] = 8, [DT_COMPLEX128] = 18};
+  return dt >= 0 && dt < DT__COUNT ? n[dt] : 0;
+}
+
 const char *dtype_short_name(DType dt) {
   static const char *const names[DT__COUNT] = {"float", "double", "int32", "int64", "bool", "string", "uint8", "int8", "int16",
                                                       "uint16", "uint32", "uint64", "half", "bfloat16", "variant",

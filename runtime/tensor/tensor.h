@@ -120,7 +120,8 @@ void tensor_copy_into(Tensor *dst, const Tensor *src);
 #define DTM_INTS (DTM_INT | DTM(DT_INT8) | DTM(DT_INT16) | DTM(DT_UINT8) | DTM(DT_UINT16) | DTM(DT_UINT32) | DTM(DT_UINT64))   /* every integer dtype (bitwise ops) */
 #define DTM_ALLC (DTM_ALL | DTM_CPLX)                   /* every dtype but variant: ops that move elements as bytes */
 
-const char *dtype_short_name(DType dt);          /* TF's 'float', 'double', 'int32' (error texts) */
+const char *dtype_short_name(DType dt);
+int dtype_tf_enum(int dt);                       /* TF's DataType number (1 float, 18 complex128; error texts) */          /* TF's 'float', 'double', 'int32' (error texts) */
 
 /* Scalar tensors and values. */
 Tensor *tensor_scalar(DType dt);                 /* 0-d, uninitialised */
