@@ -14,13 +14,14 @@ const char *rnn_act_name(RnnAct a);
 void rnn_act_row(RnnAct a, float *o, const float *x, tfs_i64 n, tfs_i64 nv);
 
 /* the derivative at the pre-activation whose value was y, from y (as TF's TanhGrad/SigmoidGrad/ReluGrad; hard
- * sigmoid: 0.2 inside the clip's range, boundaries included as clip_by_value's gradient takes them) */
+ * sigmoid: 0.2 strictly inside (0, 1), zero where clipped; TF's clip_by_value gradient also passes a value exactly
+ * at a bound, which y cannot tell from a clipped one) */
 static inline float rnn_act_dy(RnnAct a, float y) {
   switch (a) {
     case RNN_TANH: return 1.0f - y * y;
     case RNN_SIGMOID: return y * (1.0f - y);
     case RNN_RELU: return y > 0.0f ? 1.0f : 0.0f;
-    case RNN_HARD_SIGMOID: return y >= 0.0f && y <= 1.0f ? 0.2f : 0.0f;
+    case RNN_HARD_SIGMOID: return y > 0.0f && y < 1.0f ? 0.2f : 0.0f;
     default: return 1.0f;
   }
 }
