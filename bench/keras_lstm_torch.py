@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """keras_lstm_torch.py — the PyTorch peer of keras_lstm.tfs: Embedding 2000x64 -> LSTM 64 -> Linear 1, batch 64 of 80 tokens, Adam
-(argument "gru": nn.GRU 64, the form of Keras' reset_after=True; lines named gru_*)."""
+(argument "gru": nn.GRU 64, the form of Keras' reset_after=True; lines named gru_*; "simple_rnn": nn.RNN 64, tanh)."""
 import sys
 import time
 
@@ -16,7 +16,7 @@ class Net(torch.nn.Module):
     def __init__(self):
         super().__init__()
         self.emb = torch.nn.Embedding(2000, 64)
-        self.lstm = (torch.nn.GRU if KIND == "gru" else torch.nn.LSTM)(64, 64, batch_first=True)
+        self.lstm = {"gru": torch.nn.GRU, "simple_rnn": torch.nn.RNN}.get(KIND, torch.nn.LSTM)(64, 64, batch_first=True)
         self.out = torch.nn.Linear(64, 1)
 
     def forward(self, x):

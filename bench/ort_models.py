@@ -87,8 +87,8 @@ def cnn(rng):
 def rnn(rng, op):
     # the text classifier of bench/keras_lstm.tfs (Embedding 2000x64 -> LSTM 64 -> Dense 1) as ONNX's LSTM op (gates i, o,
     # f, c; time-major), or with op "GRU" ONNX's GRU op (gates z, r, h; linear_before_reset=1, Keras' reset_after=True):
-    # 256 sequences of 80 tokens
-    h, g = 64, 4 if op == "LSTM" else 3
+    # 256 sequences of 80 tokens; op "RNN": ONNX's RNN op (tanh), the SimpleRNN classifier
+    h, g = 64, {"LSTM": 4, "GRU": 3, "RNN": 1}[op]
     def w(shape, scale):
         return (rng.standard_normal(shape) * scale).astype(np.float32)
     inits = [numpy_helper.from_array(w((2000, 64), 0.05), "emb"), numpy_helper.from_array(w((1, g * h, 64), 0.15), "W"),
@@ -99,7 +99,7 @@ def rnn(rng, op):
     nodes = [helper.make_node("Gather", ["emb", "x"], ["e"]), helper.make_node("Transpose", ["e"], ["et"], perm=[1, 0, 2]),
              helper.make_node(op, ["et", "W", "R", "B"], ["", "hl"], hidden_size=h, **extra),
              helper.make_node("Squeeze", ["hl", "ax0"], ["h"]), helper.make_node("Gemm", ["h", "wd", "bd"], ["y"])]
-    return model(op.lower(), nodes, [vi("x", TensorProto.INT32, [256, 80])], vi("y", TensorProto.FLOAT, [256, 1]), inits)
+    return model({"RNN": "simple_rnn"}.get(op, op.lower()), nodes, [vi("x", TensorProto.INT32, [256, 80])], vi("y", TensorProto.FLOAT, [256, 1]), inits)
 
 
 def resnet(rng):
@@ -129,7 +129,8 @@ out = sys.argv[1]
 rng = np.random.default_rng(1)
 for name, m in [("power", power()), ("dense", dense(rng)), ("mlp", mlp(rng)), ("mse", mse()),
                 ("scalar_add", scalar_add()), ("cnn", cnn(rng)),
-                ("lstm", rnn(rng, "LSTM")), ("resnet", resnet(rng)), ("gru", rnn(rng, "GRU"))]:
+                ("lstm", rnn(rng, "LSTM")), ("resnet", resnet(rng)), ("gru", rnn(rng, "GRU")),
+                ("simple_rnn", rnn(rng, "RNN"))]:
     tmp = os.path.join(out, name + ".onnx.tmp")
     save(m, tmp)
     os.replace(tmp, os.path.join(out, name + ".onnx"))   # atomic, as the project's writers are

@@ -1,7 +1,8 @@
 // ort_seed.js — times bench/ort_models.py's ONNX models with onnxruntime-node (2 intra-op threads), as bench/seed.tfs times tfs.
 // Usage: node bench/ort_seed.js MODEL_DIR [NAME...]   (onnxruntime-node found through NODE_PATH); prints "<workload> graph <us>"
 // for the seed workloads, or for the named ones (cnn: the MNIST CNN of bench/cnn.tfs, 256 images; lstm: bench/keras_lstm.tfs's
-// inference of 256 sequences; gru: the same with GRU (keras_lstm.tfs gru); resnet: bench/resnet_block.tfs's inference of 64 images).
+// inference of 256 sequences; gru: the same with GRU (keras_lstm.tfs gru); simple_rnn: with SimpleRNN (keras_lstm.tfs
+// simple_rnn); resnet: bench/resnet_block.tfs's inference of 64 images).
 const path = require("path");
 const ort = require("onnxruntime-node");
 
@@ -44,6 +45,7 @@ async function main() {
   const extra = [["cnn", { x: T("float32", randF(256 * 28 * 28), [256, 1, 28, 28]) }, 20, 0],
                  ["lstm", { x: T("int32", randInt(256 * 80, 2000), [256, 80]) }, 10, 0],
                  ["gru", { x: T("int32", randInt(256 * 80, 2000), [256, 80]) }, 10, 0],
+                 ["simple_rnn", { x: T("int32", randInt(256 * 80, 2000), [256, 80]) }, 10, 0],
                  ["resnet", { x: T("float32", randF(64 * 16 * 32 * 32), [64, 16, 32, 32]) }, 10, 0]];
   const names = process.argv.slice(3);
   const run = names.length ? cases.concat(extra).filter((c) => names.includes(c[0])) : cases;

@@ -104,14 +104,14 @@ awk '$1 ~ /^sequential_model/ { v[$1] = $2 }
      END { printf "the guide\047s SequentialModel on [20, 28, 28], calls/s: eager %9.1f   tf.function %9.1f   graph/eager %.2fx\n",
            v["sequential_model_eager_calls_per_s"], v["sequential_model_graph_calls_per_s"],
            v["sequential_model_graph_calls_per_s"] / v["sequential_model_eager_calls_per_s"] }' "$OUT/tfs_keras.txt"
-for rnn in lstm gru; do
+for rnn in lstm gru simple_rnn; do
   "$BUILD/compiler/tfs" run "$ROOT/bench/keras_lstm.tfs" $rnn > "$OUT/tfs_$rnn.txt"
   /usr/bin/python3 "$ROOT/bench/keras_lstm_torch.py" $rnn > "$OUT/torch_$rnn.txt"
   : > "$OUT/ort_$rnn.txt"
   if [ -s "$OUT/ort.txt" ]; then
     NODE_PATH="$ORT_DIR/node_modules" node "$ROOT/bench/ort_seed.js" "$OUT/onnx" $rnn | awk -v r=$rnn '{ printf "%s_infer_b256_ms %.1f\n", r, $3 / 1000 }' > "$OUT/ort_$rnn.txt"
   fi
-  R=$(echo $rnn | tr a-z A-Z)
+  R=$(echo $rnn | tr a-z A-Z | sed 's/SIMPLE_RNN/SimpleRNN/')
   echo "$R text classifier (bench/keras_lstm.tfs $rnn): Embedding 2000x64 -> $R 64 -> Dense 1, sequences of 80, batch 64, Adam; tfs ${TFS_NUM_THREADS:-every core},"
   echo "pytorch one thread, ort: ONNX Runtime's $R op (bench/ort_models.py), 2 intra-op threads"
   awk -v r=$rnn 'FILENAME == ARGV[1] { ort[$1] = $2; next }

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """graphdef_rnn_eval.py — the GraphDef form of traced training with the fused recurrent ops computes what tfs computes.
 
-Runs tests/graphdef/rnn_grad_graphs.tfs (traced training steps of TfsLSTMSequence / TfsGRUSequence and their
-gradient ops, every direction, bias and reset form, with and without a Keras mask and a recurrent dropout mask), which writes each step's GraphDef text, its inputs and tfs's
-results; evaluates the GraphDef's TensorFlow ops with numpy float32 (an interpreter of the ops these graphs use,
+Runs tests/graphdef/rnn_grad_graphs.tfs (traced training steps of TfsLSTMSequence / TfsGRUSequence /
+TfsSimpleRNNSequence and their gradient ops, every direction, bias, reset form and SimpleRNN activation, with and
+without a Keras mask and a recurrent dropout mask), which writes each step's GraphDef text, its inputs and tfs's results; evaluates the GraphDef's TensorFlow ops with numpy float32 (an interpreter of the ops these graphs use,
 TF's semantics) from the same inputs, and compares the function's outputs (its Identity nodes in return order)
 with tfs's within 1e-5 relative to each tensor's largest value (float32 rounding over the unrolled steps).
 usage: graphdef_rnn_eval.py TFS PROGRAM
@@ -108,6 +108,14 @@ def run(tree, feeds):
         elif op in ("AddV2", "Sub", "Mul"):
             fn = {"AddV2": np.add, "Sub": np.subtract, "Mul": np.multiply}[op]
             r = [fn(ins[0], ins[1]).astype(ins[0].dtype)]
+        elif op in ("Minimum", "Maximum"):
+            r = [(np.minimum if op == "Minimum" else np.maximum)(ins[0], ins[1]).astype(ins[0].dtype)]
+        elif op in ("Greater", "Less", "LogicalAnd"):
+            r = [{"Greater": np.greater, "Less": np.less, "LogicalAnd": np.logical_and}[op](ins[0], ins[1])]
+        elif op == "Relu":
+            r = [np.maximum(ins[0], f32(0))]
+        elif op == "ReluGrad":
+            r = [np.where(ins[1] > 0, ins[0], f32(0)).astype(f32)]
         elif op == "SelectV2":
             r = [np.where(ins[0], ins[1], ins[2]).astype(ins[1].dtype)]
         elif op == "Cast":

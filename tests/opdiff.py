@@ -494,6 +494,15 @@ def templates(g, op):
         if op == "GRU_SEQ":
             return [call, ins]
         return ["_grad1(lambda p: %s, a0)" % call.replace("xp=a0", "xp=p"), ins]
+    if op in ("SRNN_SEQ", "SRNN_SEQ_GRAD"):   # the fused SimpleRNN (k_rnn_simple.c), each activation, and its gradient
+        t_, b_, h_ = r.randint(1, 4), r.randint(1, 3), r.randint(1, 3)
+        call = ("tf.raw_ops.TfsSimpleRNNSequence(xp=a0, h0=a1, recurrent_kernel=a2, bias=a3, go_backwards=%s, activation='%s')[0]"
+                % (r.choice(["False", "True"]), r.choice(["tanh", "sigmoid", "relu", "linear", "hard_sigmoid"])))
+        ins = [inp((t_, b_, h_), "float32", -1, 1), inp((b_, h_), "float32", -1, 1), inp((h_, h_), "float32", -1, 1),
+               inp((h_,), "float32", -1, 1)]
+        if op == "SRNN_SEQ":
+            return [call, ins]
+        return ["_grad1(lambda p: %s, a0)" % call.replace("xp=a0", "xp=p"), ins]
     if op in ("MAX_POOL", "MAX_POOL_GRAD"):
         n, h, w, c = r.randint(1, 2), r.randint(2, 5), r.randint(2, 5), r.randint(1, 2)
         k, st, pad = r.choice([1, 2]), r.choice([1, 2]), r.choice(["SAME", "VALID"])

@@ -2077,6 +2077,130 @@ static bool gd_r_gru_grad(GD_RULE_ARGS) {
   gd_identity_n(b, base, 4, outs);
   return true;
 }
+/* a fused SimpleRNN's activation (attribute i of node n: tanh, sigmoid, relu, linear, hard_sigmoid) on x as TF's ops;
+ * hard_sigmoid as Keras 2.15 writes it: Minimum(Maximum(0.2 * x + 0.5, 0), 1) in clip_by_value's order */
+static const char *gd_srnn_act(GdBuild *b, const char *base, const char *act, const char *x) {
+  if (!strcmp(act, "tanh")) return gd_opT(b, base, "Tanh", DT_FLOAT32, x, NULL);
+  if (!strcmp(act, "sigmoid")) return gd_opT(b, base, "Sigmoid", DT_FLOAT32, x, NULL);
+  if (!strcmp(act, "relu")) return gd_opT(b, base, "Relu", DT_FLOAT32, x, NULL);
+  if (!strcmp(act, "linear")) return x;
+  const char *v = gd_opT(b, base, "AddV2", DT_FLOAT32, gd_opT(b, base, "Mul", DT_FLOAT32, x, gd_fill(b, base, "mul/y", DT_FLOAT32, 0.2, 0, NULL)),
+                         gd_fill(b, base, "add/y", DT_FLOAT32, 0.5, 0, NULL));
+  v = gd_opT(b, base, "Minimum", DT_FLOAT32, v, gd_fill(b, base, "clip/max", DT_FLOAT32, 1.0, 0, NULL));
+  return gd_opT(b, base, "Maximum", DT_FLOAT32, v, gd_fill(b, base, "clip/min", DT_FLOAT32, 0.0, 0, NULL));
+}
+
+/* dy times the activation's derivative from its output y (as k_rnn_act.h: TanhGrad's and SigmoidGrad's formulas,
+ * ReluGrad, hard_sigmoid 0.2 where 0 < y < 1) */
+static const char *gd_srnn_act_dy(GdBuild *b, const char *base, const char *act, const char *y, const char *dy) {
+  const char *one = gd_fill(b, base, "sub/x", DT_FLOAT32, 1.0, 0, NULL);
+  if (!strcmp(act, "tanh"))
+    return gd_opT(b, base, "Mul", DT_FLOAT32, dy, gd_opT(b, base, "Sub", DT_FLOAT32, one, gd_opT(b, base, "Mul", DT_FLOAT32, y, y)));
+  if (!strcmp(act, "sigmoid"))
+    return gd_opT(b, base, "Mul", DT_FLOAT32, dy, gd_opT(b, base, "Mul", DT_FLOAT32, y, gd_opT(b, base, "Sub", DT_FLOAT32, one, y)));
+  if (!strcmp(act, "relu")) return gd_opT(b, base, "ReluGrad", DT_FLOAT32, dy, y);
+  if (!strcmp(act, "linear")) return dy;
+  AttrList la = {0}, ca = {0};
+  const char *in[2] = {gd_opT(b, base, "Greater", DT_FLOAT32, y, gd_fill(b, base, "clip/min", DT_FLOAT32, 0.0, 0, NULL)),
+                       gd_opT(b, base, "Less", DT_FLOAT32, y, one)};
+  const char *inside = gd_aux(b, base, "LogicalAnd", &la, 2, in);
+  gd_attr_add(b, &ca, "SrcT", gd_type(b, DT_BOOL));
+  gd_attr_add(b, &ca, "DstT", gd_type(b, DT_FLOAT32));
+  gd_attr_add(b, &ca, "Truncate", gd_bool(b, false));
+  const char *k = gd_opT(b, base, "Mul", DT_FLOAT32, gd_aux(b, base, "Cast", &ca, 1, &inside), gd_fill(b, base, "mul/y", DT_FLOAT32, 0.2, 0, NULL));
+  return gd_opT(b, base, "Mul", DT_FLOAT32, dy, k);
+}
+
+static const char *gd_srnn_act_name(const GraphNode *n, int i) {
+  return n->attrs.n > i && val_is(n->attrs.v[i], &str_type) ? str_cstr(n->attrs.v[i]) : "tanh";
+}
+
+/* x [B, H] cut to [B, 0]: a step's part of a SimpleRNN's act output when it keeps nothing */
+static const char *gd_srnn_empty(GdBuild *b, const char *base, const char *x) {
+  AttrList la = {0};
+  tfs_i64 z2[2] = {0, 0}, sz[2] = {-1, 0};
+  gd_attr_add(b, &la, "T", gd_type(b, DT_FLOAT32));
+  gd_attr_add(b, &la, "Index", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
+  const char *li[3] = {x, gd_i32(b, base, "begin", 2, z2, true), gd_i32(b, base, "size", 2, sz, true)};
+  return gd_aux(b, base, "Slice", &la, 3, li);
+}
+
+/* TfsSimpleRNNSequence as TF's ops, unrolled as SimpleRNNCell.step computes: per step h = act((xp_t + h @ U) + bias),
+ * a mask choosing per row (GdMask) between the new and the kept state/output; IdentityN(hs, h, act), act Packing
+ * each step's product input h (times the recurrent mask) when masked or with recurrent dropout, else [T, B, 0] */
+static bool gd_r_srnn_seq(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || rank != 3 || xm->shape[0] < 1 || n->nin < 3) return false;
+  tfs_i64 T = xm->shape[0];
+  bool back = n->attrs.n > 0 && rt_truthy(n->attrs.v[0]), save = n->attrs.n < 2 || rt_truthy(n->attrs.v[1]);
+  bool zero = n->attrs.n > 2 && rt_truthy(n->attrs.v[2]);
+  const char *fn = gd_srnn_act_name(n, 3);
+  const char *h = gd_ref(b, g, n->in[1], b->fn), *u = gd_ref(b, g, n->in[2], b->fn);
+  const char *bias = gd_rnn_in(b, g, n, 3), *mask = gd_rnn_in(b, g, n, 4), *rk = gd_rnn_in(b, g, n, 5);
+  tfs_i64 one[3] = {1, 1, 1};
+  const char *strides = gd_i32(b, base, "strides", 3, one, true);
+  const char **hs = pa_alloc(b->a, sizeof(char *) * (size_t)(2 * T + 1)), **al = save ? hs + T : NULL;
+  GdMask mk;
+  gd_mask_init(b, base, &mk, mask, strides);
+  const char *zeros = mask ? gd_opT(b, base, "ZerosLike", DT_FLOAT32, h, NULL) : NULL, *prev = zeros;
+  for (tfs_i64 s = 0; s < T; s++) {
+    const char *xt = gd_step(b, base, x, strides, back ? T - 1 - s : s);
+    gd_mask_step(b, base, &mk, back ? T - 1 - s : s);
+    const char *hin = rk ? gd_opT(b, base, "Mul", DT_FLOAT32, h, rk) : h;
+    const char *z = gd_opT(b, base, "AddV2", DT_FLOAT32, xt, gd_matmul(b, base, hin, u));
+    if (bias) z = gd_opT(b, base, "AddV2", DT_FLOAT32, z, bias);
+    const char *hn = gd_srnn_act(b, base, fn, z);
+    h = gd_mask_sel(b, base, &mk, hn, h);
+    hs[s] = prev = gd_mask_sel(b, base, &mk, hn, zero ? zeros : prev);
+    if (al) al[s] = mask || rk ? hin : gd_srnn_empty(b, base, hin);
+  }
+  gd_rnn_outputs(b, base, T, hs, h, NULL, mask || rk ? 1 : 0, NULL, al);
+  return true;
+}
+
+/* TfsSimpleRNNSequenceGrad as TF's ops, unrolled from the last step as k_rnn_simple.c's srnn_backward: dz =
+ * (dhs_t + dh) * act'(h_t), dh = (dz @ U^T) * recurrent_mask (a skipped step: dz zeros, dh passes, the output's
+ * gradient carried back as the LSTM's dout); dxp Pack of dz in time order, dU ONE MatMul of the steps' inputs and
+ * dz (ConcatV2 over the steps, transpose_a), d bias Sum of dxp.  IdentityN(dxp, dh0, dU, d bias). */
+static bool gd_r_srnn_grad(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  const TMeta *hm = n->nin >= 4 ? graph_meta(g, n->in[2]) : NULL;
+  if (!hm || hm->rank != 3 || hm->shape[1] < 1) return false;
+  for (int k = 0; k < 4; k++)
+    if (n->in[k].node < 0) return false;
+  tfs_i64 T = hm->shape[1], one[3] = {1, 1, 1}, ax01[2] = {0, 1};
+  bool back = n->attrs.n > 0 && rt_truthy(n->attrs.v[0]), zero = n->attrs.n > 1 && rt_truthy(n->attrs.v[1]);
+  const char *fn = gd_srnn_act_name(n, 2);
+  const char *h0 = gd_ref(b, g, n->in[0], b->fn), *u = gd_ref(b, g, n->in[1], b->fn), *hs = gd_ref(b, g, n->in[2], b->fn);
+  const char *act = gd_ref(b, g, n->in[3], b->fn), *dhs = gd_rnn_in(b, g, n, 4);
+  const char *dh = n->nin > 5 && n->in[5].node >= 0 ? gd_ref(b, g, n->in[5], b->fn) : gd_opT(b, base, "ZerosLike", DT_FLOAT32, h0, NULL);
+  const char *mask = gd_rnn_in(b, g, n, 6), *rk = gd_rnn_in(b, g, n, 7);
+  const char *strides = gd_i32(b, base, "strides", 3, one, true);
+  const char *axis0 = gd_i32(b, base, "concat_dim", 1, &ax01[0], false);
+  const char **dz = pa_alloc(b->a, sizeof(char *) * (size_t)(3 * T + 1)), **hp = dz + T, **dxp = dz + 2 * T;
+  GdMask mk;
+  gd_mask_init(b, base, &mk, mask, strides);
+  const char *zh = mask ? gd_opT(b, base, "ZerosLike", DT_FLOAT32, h0, NULL) : NULL, *dout = zh;
+  for (tfs_i64 s = T - 1; s >= 0; s--) {
+    gd_mask_step(b, base, &mk, back ? T - 1 - s : s);
+    hp[s] = mask || rk ? gd_step(b, base, act, strides, s) : s ? gd_step_on(b, base, hs, strides, s - 1, 1) : h0;
+    const char *dhs_s = dhs ? gd_step_on(b, base, dhs, strides, s, 1) : NULL, *dh_in = dh;
+    const char *dhv = dhs ? gd_opT(b, base, "AddV2", DT_FLOAT32, dhs_s, dh) : dh;
+    if (dout) dhv = gd_opT(b, base, "AddV2", DT_FLOAT32, dhv, dout);
+    const char *g_ = gd_srnn_act_dy(b, base, fn, gd_step_on(b, base, hs, strides, s, 1), dhv);
+    dz[s] = dxp[back ? T - 1 - s : s] = gd_mask_sel(b, base, &mk, g_, zh);
+    const char *e = gd_matmul_t(b, base, dz[s], u, false, true);
+    dh = gd_mask_sel(b, base, &mk, rk ? gd_opT(b, base, "Mul", DT_FLOAT32, e, rk) : e, dh_in);
+    if (mask) dout = gd_mask_sel(b, base, &mk, zh, zero ? zh : dhs ? gd_opT(b, base, "AddV2", DT_FLOAT32, dhs_s, dout) : dout);
+  }
+  const char *dxs = gd_pack(b, base, (int)T, dxp, 0);
+  const char *du = gd_matmul_t(b, base, gd_concat(b, base, (int)T, hp, axis0), gd_concat(b, base, (int)T, dz, axis0), true, false);
+  const char *db = gd_reduce(b, base, "Sum", DT_FLOAT32, dxs, gd_i32(b, base, "reduction_indices", 2, ax01, true), TENSORFLOW__DATA_TYPE__DT_INT32, false);
+  const char *outs[4] = {dxs, dh, du, db};
+  gd_identity_n(b, base, 4, outs);
+  return true;
+}
+
 /* The batch rows M of x [..., C] as a float32 scalar: Cast(Size(x)) / C, so that an unknown batch size works */
 static const char *gd_bn_rows(GdBuild *b, const char *base, const char *x, tfs_i64 C) {
   AttrList za = {0}, ca = {0};
@@ -3005,6 +3129,8 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_GRU_SEQ] = gd_r_gru_seq,
   [OP_LSTM_SEQ_GRAD] = gd_r_lstm_grad,
   [OP_GRU_SEQ_GRAD] = gd_r_gru_grad,
+  [OP_SRNN_SEQ] = gd_r_srnn_seq,
+  [OP_SRNN_SEQ_GRAD] = gd_r_srnn_grad,
   [OP_BNORM_TRAIN] = gd_r_bnorm,
   [OP_BNORM_TRAIN_GRAD] = gd_r_bnorm,
   [OP_GATHER] = gd_r_gather,

@@ -594,6 +594,47 @@ static void ox_rnn_masked(Ox *x, const OxScope *s, const GraphNode *n, char **in
   } else out[2] = ox_no_steps(x, y, 5);
 }
 
+/* A fused SimpleRNN (TfsSimpleRNNSequence, inference form) as ONNX ops over its static steps, as SimpleRNNCell.step
+ * computes: h = act((xp_t + (h * recurrent_mask) @ U) + bias) with act Tanh, Sigmoid, Relu, HardSigmoid (ONNX's
+ * default alpha 0.2 and beta 0.5 are Keras 2.15's) or none (linear); with a mask Where between the new and the kept
+ * state and output, as ox_rnn_masked.  One form for every case: ONNX's RNN op has no linear activation. */
+static void ox_srnn(Ox *x, const OxScope *s, const GraphNode *n, char **in, char **out, int loc) {
+  ox_rnn_units(s, n, 2, 1, loc);   /* the inference form with a static recurrent kernel */
+  int64_t T = graph_meta(s->g, n->in[0])->shape[0];
+  if (T < 1) ox_fail(loc, "%s: needs a static number of steps in tfs's ONNX export", n->op->graph_name);
+  /* errindex: TfsSimpleRNNSequence: needs a static number of steps in tfs's ONNX export */
+  bool back = ox_bool_attr(n, 0, false), zero = ox_bool_attr(n, 2, false);
+  Val av = ox_attrv(n, 3);
+  const char *act = ox_given(av) && val_is(av, &str_type) ? str_cstr(av) : "tanh";
+  const char *aop = !strcmp(act, "tanh") ? "Tanh" : !strcmp(act, "sigmoid") ? "Sigmoid" : !strcmp(act, "relu") ? "Relu"
+                    : !strcmp(act, "hard_sigmoid") ? "HardSigmoid" : NULL;
+  char *h = in[1], *u = in[2], *bias = in[3], *mask = in[4], *rk = in[5];
+  char **xt = ox_steps(x, in[0], T), **mt = NULL;
+  if (mask) {
+    int64_t two = 2;
+    mt = ox_steps(x, ox_cast(x, ox_op2(x, "Unsqueeze", mask, ox_i64s(x, 1, 1, &two)), DT_BOOL), T);
+  }
+  char *zeros = mask ? ox_op1(x, "ConstantOfShape", ox_op1(x, "Shape", h)) : NULL, *prev = zeros;
+  char **ys = pa_alloc(x->a, sizeof(char *) * (size_t)(T + 1));
+  for (int64_t st = 0; st < T; st++) {
+    int64_t t = back ? T - 1 - st : st;
+    char *z = ox_op2(x, "Add", xt[t], ox_op2(x, "MatMul", rk ? ox_op2(x, "Mul", h, rk) : h, u));
+    if (bias) z = ox_op2(x, "Add", z, bias);
+    char *hn = aop ? ox_op1(x, aop, z) : z;
+    if (mt) {
+      char *hi[3] = {mt[t], hn, h}, *oi[3] = {mt[t], hn, zero ? zeros : prev};
+      h = ox_op(x, "Where", 3, hi);
+      prev = ox_op(x, "Where", 3, oi);
+    } else h = prev = hn;
+    ys[st] = ox_unsq(x, prev, 0);
+  }
+  static const int64_t t102[3] = {1, 0, 2};
+  char *y = T == 1 ? ys[0] : ox_concat(x, (int)T, ys, 0);
+  out[0] = ox_perm_n(x, y, 3, t102);
+  out[1] = h;
+  out[2] = ox_no_steps(x, y, mask || rk ? 1 : 0);   /* the step inputs it does not keep: 0 steps */
+}
+
 /* x[key]: one Slice over the indexed dims, then Squeeze of the integer-indexed ones and Unsqueeze of the new axes. */
 static char *ox_strided_slice(Ox *x, OxScope *s, const GraphNode *n, char *in, int loc) {
   const TMeta *a = graph_meta(s->g, n->in[0]);
@@ -1098,6 +1139,9 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
       out[2] = ox_no_steps(x, ys, 4);   /* the activations it does not keep: 0 steps */
       return;
     }
+    case OP_SRNN_SEQ:
+      ox_srnn(x, s, n, in, out, loc);
+      return;
     case OP_GATHER: {
       if (ox_int_attr(n, 2, 0, loc) != 0) ox_fail(loc, "%s: attribute '%s' has no ONNX form", n->op->graph_name, "batch_dims");
       char *o;

@@ -940,6 +940,22 @@ static void g_gru_seq(const GradCall *g, Val *dx) {
   for (int i = 0; i < 3; i++) dx[i] = keep(t->items[i]);
   if (g->nin > 3 && g->in[3].tag != VT_NONE && g->in[3].tag != VT_UNDEF) dx[3] = keep(t->items[3]);
 }
+/* TfsSimpleRNNSequence: its BPTT op from hs, the saved step inputs (a masked inference run, save=False, runs the
+ * forward op again keeping them) and the gradients of hs and h_last */
+static void g_srnn_seq(const GradCall *g, Val *dx) {
+  Val in[8] = {g->in[1], g->in[2], g->out[0], g->out[2], g->dy[0], g->dy[1], g->nin > 4 ? g->in[4] : val_none(),
+               g->nin > 5 ? g->in[5] : val_none()};
+  for (int k = 4; k < 8; k++)   /* G_DY_UNDEF: the op takes None for zeros; no mask, no recurrent mask */
+    if (in[k].tag == VT_UNDEF) in[k] = val_none();
+  Val act = g->attrs->n > 3 && g->attrs->v[3].tag != VT_UNDEF ? g->attrs->v[3] : val_none();
+  bool zero = attr_bool_d(g, 2, false), masked = in[6].tag != VT_NONE || in[7].tag != VT_NONE;
+  Val at[4] = {val_bool(attr_bool(g, 0)), val_bool(true), val_bool(zero), act};
+  if (masked && !attr_bool_d(g, 1, true)) in[3] = ((Tuple *)opat(OP_SRNN_SEQ, g->nin, g->in, 4, at).u.o)->items[2];
+  Val ag[3] = {at[0], val_bool(zero), act};
+  Tuple *t = (Tuple *)opat(OP_SRNN_SEQ_GRAD, 8, in, 3, ag).u.o;
+  for (int i = 0; i < 3; i++) dx[i] = keep(t->items[i]);
+  if (g->nin > 3 && g->in[3].tag != VT_NONE && g->in[3].tag != VT_UNDEF) dx[3] = keep(t->items[3]);
+}
 /* TfsBatchNormTrain: its closed-form gradient op from the saved mean and inv and the gradients of y, mean and
  * variance (that of inv is not taken: the layer reads it only for this gradient) */
 static void g_bnorm(const GradCall *g, Val *dx) {
@@ -1483,7 +1499,7 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_BAND_PART] = {g_band_part, G_NO_OUT | G_IN_SHAPE}, [OP_DIAG_PART] = {g_diag_part, G_NO_OUT | G_IN_SHAPE}, [OP_TRANSPOSE] = {g_transpose, G_NO_OUT | G_IN_SHAPE}, [OP_BIAS_ADD] = {g_bias_add, G_NO_OUT | G_IN_SHAPE}, [OP_CONV2D] = {g_conv2d, G_NO_OUT}, [OP_CONV2D_BP_INPUT] = {g_conv2d_bp_input, G_NO_OUT}, [OP_MAX_POOL] = {g_max_pool, G_NO_OUT}, [OP_DEPTHWISE] = {g_depthwise, G_NO_OUT},
   [OP_RESIZE_BILINEAR] = {g_resize, G_NO_OUT}, [OP_RESIZE_BICUBIC] = {g_resize, G_NO_OUT}, [OP_RESIZE_NEAREST] = {g_resize, G_NO_OUT}, [OP_SCALE_TRANSLATE] = {g_resize, G_NO_OUT},
   [OP_RESHAPE] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_EXPAND_DIMS] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_SQUEEZE] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_IDENTITY] = {g_identity, G_NO_OUT | G_IN_SHAPE}, [OP_ENSURE_SHAPE] = {g_identity, G_NO_OUT | G_IN_SHAPE},
-  [OP_CONCAT] = {g_concat, G_NO_OUT | G_IN_SHAPE}, [OP_STACK] = {g_stack, 0}, [OP_UNSTACK] = {g_unstack, 0}, [OP_LSTM_SEQ] = {g_lstm_seq, G_DY_UNDEF}, [OP_GRU_SEQ] = {g_gru_seq, G_DY_UNDEF}, [OP_BNORM_TRAIN] = {g_bnorm, 0}, [OP_TILE] = {g_tile, 0},
+  [OP_CONCAT] = {g_concat, G_NO_OUT | G_IN_SHAPE}, [OP_STACK] = {g_stack, 0}, [OP_UNSTACK] = {g_unstack, 0}, [OP_LSTM_SEQ] = {g_lstm_seq, G_DY_UNDEF}, [OP_GRU_SEQ] = {g_gru_seq, G_DY_UNDEF}, [OP_SRNN_SEQ] = {g_srnn_seq, G_DY_UNDEF}, [OP_BNORM_TRAIN] = {g_bnorm, 0}, [OP_TILE] = {g_tile, 0},
   [OP_BROADCAST_TO] = {g_broadcast_to, G_NO_OUT | G_IN_SHAPE}, [OP_STRIDED_SLICE] = {g_scatter, 0}, [OP_SLICE] = {g_scatter, 0}, [OP_GATHER] = {g_scatter, 0}, [OP_GATHER_ND] = {g_scatter, 0}, [OP_PAD] = {g_scatter, 0}, [OP_READ_VARIABLE] = {g_identity, 0}, [OP_STOP_GRADIENT] = {grad_none, 0},
   [OP_ZEROS_LIKE] = {grad_none, 0}, [OP_ONES_LIKE] = {grad_none, 0}, [OP_STACK_PUSH] = {grad_none, 0}, [OP_STACK_SIZE] = {grad_none, 0}, [OP_STACK_GET] = {grad_none, 0}, [OP_RNG_STATE] = {grad_none, 0}, [OP_RNG_SWAP] = {grad_none, 0}, [OP_DROPOUT] = {g_dropout, 0}, [OP_RANDOM_GAMMA] = {g_random_gamma, 0}, [OP_STATELESS_GAMMA] = {g_random_gamma, 0},
   [OP_CHECK_NUMERICS] = {g_identity, G_NO_OUT | G_IN_SHAPE}, [OP_CHECK_NUMERICS_V2] = {g_identity, G_NO_OUT | G_IN_SHAPE}, [OP_ASSERT_FINITE] = {g_identity, G_NO_OUT | G_IN_SHAPE},

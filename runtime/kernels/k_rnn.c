@@ -8,6 +8,7 @@
 #include "object/object.h"
 #include "kernels/ops.h"
 #include "kernels/vmath.h"
+#include "kernels/k_rnn.h"
 
 /* The forward op takes the input already projected for every step (one MatMul of [B*T, F] by the kernel, made
  * by the layer), then per step one product h @ recurrent_kernel for all four gates (Keras' order i, f, g, o) and
@@ -22,7 +23,7 @@
 static tfs_i64 dim_or(const TMeta *m, int d) { return m->rank > d ? m->shape[d] : -1; }
 
 /* input i must have shape want (unknown dims on either side pass): the kernels index by these sizes */
-static void need_shape(OpCall *c, int i, int rank, const tfs_i64 *want, const char *layer) {
+void rnn_need_shape(OpCall *c, int i, int rank, const tfs_i64 *want, const char *layer) {
   if (i >= c->nin) return;   /* an optional input a caller (op_run) left off */
   const TMeta *m = &c->inm[i];
   if (m->rank == TMETA_ABSENT || m->rank < 0) return;
@@ -37,14 +38,15 @@ static void need_shape(OpCall *c, int i, int rank, const tfs_i64 *want, const ch
     op_shape_text(&sb, m->rank, m->shape);
     /* errindex: LSTM sequence: input … must have shape …, got … */
     /* errindex: GRU sequence: input … must have shape …, got … */
+    /* errindex: SimpleRNN sequence: input … must have shape …, got … */
     op_fail_sb(c, ERR_INVALID_ARGUMENT, &sb);
   }
 }
 
 /* The batch, steps, units and gate columns of a fused recurrent op from its sequence (input xi: xp [T,B,k*H] for
  * the forward op, hs [B,T,H] for the gradient) and recurrent kernel (input ui, [H, k*H]), -1 where unknown. */
-static void rnn_dims(OpCall *c, bool fwd, int xi, int ui, int k, const char *layer, tfs_i64 *b, tfs_i64 *t, tfs_i64 *h,
-                     tfs_i64 *g) {
+void rnn_dims(OpCall *c, bool fwd, int xi, int ui, int k, const char *layer, tfs_i64 *b, tfs_i64 *t, tfs_i64 *h,
+              tfs_i64 *g) {
   const TMeta *xs = &c->inm[xi], *u = &c->inm[ui];
   if (xs->rank >= 0 && xs->rank != 3) op_fail(c, ERR_INVALID_ARGUMENT, "%s sequence: inputs must be 3-D, got rank %d", layer, xs->rank);
   if (u->rank >= 0 && u->rank != 2) op_fail(c, ERR_INVALID_ARGUMENT, "%s sequence: recurrent_kernel must be 2-D, got rank %d", layer, u->rank);
@@ -56,7 +58,7 @@ static void rnn_dims(OpCall *c, bool fwd, int xi, int ui, int k, const char *lay
 }
 
 /* whether a fused recurrent op has a mask or recurrent dropout mask (inputs mi, mi + 1) */
-static bool rnn_masked(const OpCall *c, int mi) {
+bool rnn_masked(const OpCall *c, int mi) {
   for (int i = mi; i < mi + 2 && i < c->nin; i++)
     if (c->inm[i].rank != TMETA_ABSENT) return true;
   return false;
@@ -72,15 +74,15 @@ void meta_lstm_seq(OpCall *c) {
   /* with a mask or recurrent dropout each step's activations also keep the product's input (the state h, masked) */
   int mi = fwd ? 5 : 9, nact = rnn_masked(c, mi) ? 6 : 5;
   tfs_i64 s[3] = {b, t, h}, sc[3] = {t, b, h}, s5[3] = {t, b, h >= 0 ? nact * h : -1}, bh[2] = {b, h}, tb[2] = {t, b};
-  need_shape(c, fwd ? 1 : 0, 2, bh, "LSTM");
-  need_shape(c, fwd ? 2 : 1, 2, bh, "LSTM");
-  need_shape(c, mi, 2, tb, "LSTM");
-  need_shape(c, mi + 1, 2, bh, "LSTM");
-  if (fwd) need_shape(c, 4, 1, &g, "LSTM");
+  rnn_need_shape(c, fwd ? 1 : 0, 2, bh, "LSTM");
+  rnn_need_shape(c, fwd ? 2 : 1, 2, bh, "LSTM");
+  rnn_need_shape(c, mi, 2, tb, "LSTM");
+  rnn_need_shape(c, mi + 1, 2, bh, "LSTM");
+  if (fwd) rnn_need_shape(c, 4, 1, &g, "LSTM");
   else {
-    for (int i = 3; i < 7; i++) need_shape(c, i, 3, i == 5 ? s5 : i == 4 ? sc : s, "LSTM");
-    need_shape(c, 7, 2, bh, "LSTM");
-    need_shape(c, 8, 2, bh, "LSTM");
+    for (int i = 3; i < 7; i++) rnn_need_shape(c, i, 3, i == 5 ? s5 : i == 4 ? sc : s, "LSTM");
+    rnn_need_shape(c, 7, 2, bh, "LSTM");
+    rnn_need_shape(c, 8, 2, bh, "LSTM");
   }
   if (fwd) {
     if (!op_attr_bool(c, 1, true)) sc[0] = s5[0] = 0;
@@ -102,20 +104,15 @@ void meta_lstm_seq(OpCall *c) {
   meta_set(&c->outm[4], DT_FLOAT32, 1, &g);
 }
 
-typedef struct {
-  Tensor *t[12];
-  int n;
-} Held;
-
 /* input i, NULL when absent or beyond the inputs given (op_run callers may give only the leading ones) */
-static Tensor *opt_in(const OpCall *c, int i) { return i < c->nin ? c->in[i] : NULL; }
+Tensor *rnn_opt_in(const OpCall *c, int i) { return i < c->nin ? c->in[i] : NULL; }
 
-static const float *held(Held *hd, Tensor *t) {
+const float *rnn_held(RnnHeld *hd, Tensor *t) {
   if (!t) return NULL;
   hd->t[hd->n] = tensor_contiguous(t);
   return tensor_data(hd->t[hd->n++]);
 }
-static void held_release(Held *hd) {
+void rnn_held_release(RnnHeld *hd) {
   for (int i = 0; i < hd->n; i++) tensor_release(hd->t[i]);
 }
 
@@ -199,7 +196,7 @@ static void lstm_fwd_rows(void *ctx, int part, int nparts) {
 
 /* Parts of a sequence's batch: one per thread (each runs all steps, so more would only shorten the product's
  * rows), at least 4 rows each, and none for a sequence too small to pay for a hand-off. */
-static int rnn_parts(tfs_i64 B, tfs_i64 T, tfs_i64 hh) {
+int rnn_parts(tfs_i64 B, tfs_i64 T, tfs_i64 hh) {
   int np = tp_parts(T * B * hh, (tfs_i64)1 << 15);
   int most = tp_threads();
   if (np > most) np = most;
@@ -208,9 +205,9 @@ static int rnn_parts(tfs_i64 B, tfs_i64 T, tfs_i64 hh) {
 }
 
 static void lstm_forward(OpCall *c) {
-  Held hd = {.n = 0};
-  const float *xp = held(&hd, c->in[0]), *h0 = held(&hd, c->in[1]), *c0 = held(&hd, c->in[2]), *u = held(&hd, c->in[3]);
-  const float *bias = held(&hd, c->in[4]), *mask = held(&hd, opt_in(c, 5)), *rk = held(&hd, opt_in(c, 6));
+  RnnHeld hd = {.n = 0};
+  const float *xp = rnn_held(&hd, c->in[0]), *h0 = rnn_held(&hd, c->in[1]), *c0 = rnn_held(&hd, c->in[2]), *u = rnn_held(&hd, c->in[3]);
+  const float *bias = rnn_held(&hd, c->in[4]), *mask = rnn_held(&hd, rnn_opt_in(c, 5)), *rk = rnn_held(&hd, rnn_opt_in(c, 6));
   bool back = op_attr_bool(c, 0, false), save = op_attr_bool(c, 1, true), zero = op_attr_bool(c, 2, false);
   tfs_i64 T = c->in[0]->shape[0], B = c->in[0]->shape[1], H = c->in[3]->shape[0], G = 4 * H, na = mask || rk ? 6 : 5;
   float *h = tensor_data(c->out[1]), *cc = tensor_data(c->out[2]);   /* the states, last ones at the end */
@@ -225,7 +222,7 @@ static void lstm_forward(OpCall *c) {
   if (np > 1) tp_run(np, lstm_fwd_rows, &st);
   else lstm_fwd_rows(&st, 0, 1);   /* not as a pool job: its products may still split */
   free(z);
-  held_release(&hd);
+  rnn_held_release(&hd);
 }
 
 /* Backpropagation through time for batch rows [lo, hi) (independent as in the forward pass): per step (last
@@ -300,10 +297,10 @@ static void lstm_bwd_rows(void *ctx, int part, int nparts) {
  * Inputs: h0, c0, recurrent_kernel, hs, cs, act, and the gradients of hs, h_last and c_last (those of cs and
  * act are not taken: the layer reads them only for this op). */
 static void lstm_backward(OpCall *c) {
-  Held hd = {.n = 0};
-  const float *h0 = held(&hd, c->in[0]), *c0 = held(&hd, c->in[1]), *u = held(&hd, c->in[2]), *hs = held(&hd, c->in[3]);
-  const float *cs = held(&hd, c->in[4]), *act = held(&hd, c->in[5]), *dhs = held(&hd, c->in[6]), *dhl = held(&hd, c->in[7]);
-  const float *dcl = held(&hd, c->in[8]), *mask = held(&hd, opt_in(c, 9)), *rk = held(&hd, opt_in(c, 10));
+  RnnHeld hd = {.n = 0};
+  const float *h0 = rnn_held(&hd, c->in[0]), *c0 = rnn_held(&hd, c->in[1]), *u = rnn_held(&hd, c->in[2]), *hs = rnn_held(&hd, c->in[3]);
+  const float *cs = rnn_held(&hd, c->in[4]), *act = rnn_held(&hd, c->in[5]), *dhs = rnn_held(&hd, c->in[6]), *dhl = rnn_held(&hd, c->in[7]);
+  const float *dcl = rnn_held(&hd, c->in[8]), *mask = rnn_held(&hd, rnn_opt_in(c, 9)), *rk = rnn_held(&hd, rnn_opt_in(c, 10));
   bool back = op_attr_bool(c, 0, false), zero = op_attr_bool(c, 1, false);
   tfs_i64 B = c->in[3]->shape[0], T = c->in[3]->shape[1], H = c->in[2]->shape[0], G = 4 * H, na = mask || rk ? 6 : 5;
   float *dxp = tensor_data(c->out[0]), *dh0 = tensor_data(c->out[1]), *dc0 = tensor_data(c->out[2]);
@@ -329,7 +326,7 @@ static void lstm_backward(OpCall *c) {
   for (tfs_i64 r = 0; r < T * B; r++)
     for (tfs_i64 j = 0; j < G; j++) db[j] += dz[r * G + j];
   tensor_release(wt);
-  held_release(&hd);
+  rnn_held_release(&hd);
 }
 
 void k_lstm_seq(OpCall *c) {
@@ -355,11 +352,11 @@ void meta_gru_seq(OpCall *c) {
   /* with a mask or recurrent dropout each step's activations also keep the step's input state (h, masked) */
   int mi = fwd ? 4 : 6, nact = rnn_masked(c, mi) ? 5 : 4;
   tfs_i64 s[3] = {b, t, h}, s4[3] = {t, b, h >= 0 ? nact * h : -1}, bh[2] = {b, h}, b2[2] = {2, g}, tb[2] = {t, b};
-  need_shape(c, fwd ? 1 : 0, 2, bh, "GRU");
-  need_shape(c, mi, 2, tb, "GRU");
-  need_shape(c, mi + 1, 2, bh, "GRU");
+  rnn_need_shape(c, fwd ? 1 : 0, 2, bh, "GRU");
+  rnn_need_shape(c, mi, 2, tb, "GRU");
+  rnn_need_shape(c, mi + 1, 2, bh, "GRU");
   if (fwd) {
-    need_shape(c, 3, after ? 2 : 1, after ? b2 : &g, "GRU");
+    rnn_need_shape(c, 3, after ? 2 : 1, after ? b2 : &g, "GRU");
     if (!op_attr_bool(c, 2, true)) s4[0] = 0;
     op_reserve_outputs(c, 3);
     meta_set(&c->outm[0], DT_FLOAT32, 3, s);
@@ -367,10 +364,10 @@ void meta_gru_seq(OpCall *c) {
     meta_set(&c->outm[2], DT_FLOAT32, 3, s4);
     return;
   }
-  need_shape(c, 2, 3, s, "GRU");
-  need_shape(c, 3, 3, s4, "GRU");
-  need_shape(c, 4, 3, s, "GRU");
-  need_shape(c, 5, 2, bh, "GRU");
+  rnn_need_shape(c, 2, 3, s, "GRU");
+  rnn_need_shape(c, 3, 3, s4, "GRU");
+  rnn_need_shape(c, 4, 3, s, "GRU");
+  rnn_need_shape(c, 5, 2, bh, "GRU");
   /* the gradient: dxp, dh0, d recurrent_kernel, d bias */
   op_reserve_outputs(c, 4);
   s4[2] = g;
@@ -477,9 +474,9 @@ static float *gru_split_u(const float *u, tfs_i64 H) {
 }
 
 static void gru_forward(OpCall *c) {
-  Held hd = {.n = 0};
-  const float *xp = held(&hd, c->in[0]), *h0 = held(&hd, c->in[1]), *u = held(&hd, c->in[2]), *bias = held(&hd, c->in[3]);
-  const float *mask = held(&hd, opt_in(c, 4)), *rk = held(&hd, opt_in(c, 5));
+  RnnHeld hd = {.n = 0};
+  const float *xp = rnn_held(&hd, c->in[0]), *h0 = rnn_held(&hd, c->in[1]), *u = rnn_held(&hd, c->in[2]), *bias = rnn_held(&hd, c->in[3]);
+  const float *mask = rnn_held(&hd, rnn_opt_in(c, 4)), *rk = rnn_held(&hd, rnn_opt_in(c, 5));
   bool back = op_attr_bool(c, 0, false), after = op_attr_bool(c, 1, true), save = op_attr_bool(c, 2, true);
   bool zero = op_attr_bool(c, 3, false);
   tfs_i64 T = c->in[0]->shape[0], B = c->in[0]->shape[1], H = c->in[2]->shape[0], G = 3 * H, na = mask || rk ? 5 : 4;
@@ -498,7 +495,7 @@ static void gru_forward(OpCall *c) {
   else gru_fwd_rows(&st, 0, 1);
   free(uzr);
   free(w);
-  held_release(&hd);
+  rnn_held_release(&hd);
 }
 
 /* Backpropagation through time for batch rows [lo, hi): per step (last first) the gate gradients, then the
@@ -594,7 +591,7 @@ static void gru_bwd_rows(void *ctx, int part, int nparts) {
 }
 
 /* sums of the rows of m [n, w] into out[w], in row order */
-static void col_sums(float *out, const float *m, tfs_i64 n, tfs_i64 w) {
+void rnn_col_sums(float *out, const float *m, tfs_i64 n, tfs_i64 w) {
   for (tfs_i64 j = 0; j < w; j++) out[j] = 0.0f;
   for (tfs_i64 r = 0; r < n; r++)
     for (tfs_i64 j = 0; j < w; j++) out[j] += m[r * w + j];
@@ -603,9 +600,9 @@ static void col_sums(float *out, const float *m, tfs_i64 n, tfs_i64 w) {
 /* Inputs: h0, recurrent_kernel, hs, act, and the gradients of hs and h_last; outputs dxp, dh0, d recurrent_kernel
  * (ONE product over all steps per block of U) and d bias (sums of dxp's and, with reset_after, dg's rows). */
 static void gru_backward(OpCall *c) {
-  Held hd = {.n = 0};
-  const float *h0 = held(&hd, c->in[0]), *u = held(&hd, c->in[1]), *hs = held(&hd, c->in[2]), *act = held(&hd, c->in[3]);
-  const float *dhs = held(&hd, c->in[4]), *dhl = held(&hd, c->in[5]), *mask = held(&hd, opt_in(c, 6)), *rk = held(&hd, opt_in(c, 7));
+  RnnHeld hd = {.n = 0};
+  const float *h0 = rnn_held(&hd, c->in[0]), *u = rnn_held(&hd, c->in[1]), *hs = rnn_held(&hd, c->in[2]), *act = rnn_held(&hd, c->in[3]);
+  const float *dhs = rnn_held(&hd, c->in[4]), *dhl = rnn_held(&hd, c->in[5]), *mask = rnn_held(&hd, rnn_opt_in(c, 6)), *rk = rnn_held(&hd, rnn_opt_in(c, 7));
   bool back = op_attr_bool(c, 0, false), after = op_attr_bool(c, 1, true), zero = op_attr_bool(c, 2, false);
   tfs_i64 B = c->in[2]->shape[0], T = c->in[2]->shape[1], H = c->in[1]->shape[0], G = 3 * H, N = T * B, na = mask || rk ? 5 : 4;
   float *dxp = tensor_data(c->out[0]), *dh0 = tensor_data(c->out[1]), *du = tensor_data(c->out[2]);
@@ -640,11 +637,11 @@ static void gru_backward(OpCall *c) {
       }
     }
   } else memset(du, 0, sizeof(float) * (size_t)(H * G));
-  col_sums(db, dxp, N, G);
-  if (after) col_sums(db + G, dg, N, G);
+  rnn_col_sums(db, dxp, N, G);
+  if (after) rnn_col_sums(db + G, dg, N, G);
   free(uzr);
   for (int i = 0; i < 4; i++) tensor_release(wt[i]);
-  held_release(&hd);
+  rnn_held_release(&hd);
 }
 
 void k_gru_seq(OpCall *c) {
