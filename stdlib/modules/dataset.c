@@ -2237,7 +2237,7 @@ static const DsMethod ds_ctors[] = {
   {"_opts", ds_opts, NULL}, {"_with_opts", ds_with_opts, NULL}, {"_file_shard", ds_file_shard, NULL},
   {"_shard_input", ds_shard_input, NULL}, {"_has_reader", ds_has_reader, NULL}, {"_batch_size", ds_batch_size, NULL},
   {"from_tensor_slices", ds_from_tensor_slices, NULL}, {"from_tensors", ds_from_tensors, NULL}, {"range", ds_range, NULL},
-  {"zip", ds_zip, NULL},
+  {"zip", ds_zip, NULL}, {"_graph_single", tfdata_graph_single, NULL},
 };
 
 static Val data_getattr(const char *name) {
@@ -2743,10 +2743,8 @@ void k_ds_next(OpCall *c) {
 /* _DatasetGetNext: TF's IteratorGetNext, the element's leaves; the end is an error, as next() on an iterator in a graph. */
 void meta_ds_getnext(OpCall *c) { ds_leaf_metas(c, 0, "_DatasetGetNext"); }
 
-void k_ds_getnext(OpCall *c) {
-  DsIt *it = slot_iter(c);
-  Val e;
-  if (!ds_next(it, &e)) op_fail(c, ERR_OUT_OF_RANGE, "End of sequence");
+/* e's leaves as the op's outputs (e consumed). */
+static void ds_put_leaves(OpCall *c, Val e) {
   Val lv[DS_MAX_LEAVES];
   int n = 0;
   flatten_elem(e, lv, &n, DS_MAX_LEAVES);
@@ -2756,6 +2754,29 @@ void k_ds_getnext(OpCall *c) {
   }
   for (int i = 0; i < n; i++) c->out[i] = tensor_retain(val_tensor(lv[i]));
   val_decref(e);
+}
+
+void meta_ds_single(OpCall *c) { ds_leaf_metas(c, 0, "_DatasetSingle"); }
+
+/* _DatasetSingle: the only element of the iterator's dataset (TF's DatasetToSingleElement errors otherwise) */
+void k_ds_single(OpCall *c) {
+  DsIt *it = slot_iter(c);
+  Val e, more;
+  if (!ds_next(it, &e)) op_fail(c, ERR_INVALID_ARGUMENT, "Dataset was empty.");
+  int mark = rt_hold_val(e);
+  if (ds_next(it, &more)) {
+    val_decref(more);
+    op_fail(c, ERR_INVALID_ARGUMENT, "Dataset had more than one element.");
+  }
+  rt_unhold(mark);
+  ds_put_leaves(c, e);
+}
+
+void k_ds_getnext(OpCall *c) {
+  DsIt *it = slot_iter(c);
+  Val e;
+  if (!ds_next(it, &e)) op_fail(c, ERR_OUT_OF_RANGE, "End of sequence");
+  ds_put_leaves(c, e);
 }
 
 static void slot_release(tfs_i64 h) {

@@ -44,13 +44,12 @@ bool tfdata_giter_parts(Val v, Val *ds, Val *handle) {
   return true;
 }
 
-/* the element as _DatasetGetNext's outputs packed into element_spec's structure (owned) */
-static Val giter_get(GIter *g) {
-  g->used = true;
+/* the element as op's outputs (_DatasetGetNext, _DatasetSingle) packed into element_spec's structure (owned) */
+static Val giter_apply(GIter *g, OpId op) {
   Val keep = tfdata_unbound(g->ds);
   int kmark = rt_hold_val(keep);
   OpAttrs at = {1, {keep}};
-  Val r = op_apply(&op_defs[OP_DATASET_GETNEXT], 1, &g->handle, &at);
+  Val r = op_apply(&op_defs[op], 1, &g->handle, &at);
   rt_unhold(kmark);
   val_decref(keep);
   int mark = rt_hold_val(r);
@@ -59,6 +58,23 @@ static Val giter_get(GIter *g) {
   else e = tfdata_unflatten(g->ds, &r);
   rt_unhold(mark);
   val_decref(r);
+  return e;
+}
+
+static Val giter_get(GIter *g) {
+  g->used = true;
+  return giter_apply(g, OP_DATASET_GETNEXT);
+}
+
+/* ds.get_single_element() while tracing: a fresh iterator and _DatasetSingle on it (owned) */
+Val tfdata_graph_single(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self, (void)kw;
+  if (n != 1 || !tfdata_is_dataset(args[0])) rt_throw(ERR_TYPE, "Dataset._graph_single(dataset)");
+  GIter g = {.ds = args[0], .handle = tfdata_graph_iter(args[0])};
+  int mark = rt_hold_val(g.handle);
+  Val e = giter_apply(&g, OP_DATASET_SINGLE);
+  rt_unhold(mark);
+  val_decref(g.handle);
   return e;
 }
 

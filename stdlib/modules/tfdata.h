@@ -42,6 +42,8 @@ bool tfdata_is_giter(Val v);
 bool tfdata_giter_parts(Val v, Val *ds, Val *handle);
 Val tfdata_giter_next_default(Val it, Val dflt);
 Val tfdata_optional(Val has, Val value, Val spec);
+/* Dataset._graph_single(ds): get_single_element while tracing, a _DatasetSingle op on a fresh iterator */
+Val tfdata_graph_single(Val self, int n, const Val *args, const Kw *kw);
 
 /* Datasets as tf.function arguments (graph inputs, as TF's variant tensors):
  * the int64 handle a call feeds for a real dataset (borrowed, owned by the
