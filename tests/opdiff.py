@@ -807,7 +807,7 @@ def templates(g, op):
         return ["_ds_tensors(a0)", [inp(g.shape(), r.choice(NUM))]]
     if op == "DATASET_RANGE":
         return ["_ds_range(a0, a1)", [inp((), r.choice(INT), -2, 6), inp((), r.choice(INT), -2, 3)]]
-    if op in ("DATASET_ITER", "DATASET_NEXT", "DATASET_RELEASE", "DATASET_SLICES"):
+    if op in ("DATASET_ITER", "DATASET_NEXT", "DATASET_GETNEXT", "DATASET_SINGLE", "DATASET_RELEASE", "DATASET_SLICES"):
         s = g.shape(rank=r.randint(1, 2))
         return ["_ds_sum(a0)", [inp(s, r.choice(FLOAT))]]
     if op in ("READ_FILE", "WRITE_FILE"):

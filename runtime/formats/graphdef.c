@@ -902,7 +902,7 @@ static const char *gd_dataset(GdBuild *b, const Graph *g, const GraphNode *n, Va
  * is the iterator (an Identity after MakeIterator).  _DatasetNext:
  * IteratorGetNextAsOptional, OptionalHasValue (output 0, see gd_ref) and
  * OptionalGetValue (the node).  _DatasetRelease: a NoOp after the handle (TF's
- * V3 iterator is freed with its last reference). */
+ * V3 iterator is freed with its last reference).  _DatasetGetNext: IteratorGetNext. */
 static bool gd_dataset_op(GdBuild *b, const Graph *g, const GraphNode *n) {
   if (!graphdef_dataset_info || (!n->attrs.n && n->op->id != OP_DATASET_RELEASE)) return false;
   const char *base = n->name;
@@ -932,6 +932,10 @@ static bool gd_dataset_op(GdBuild *b, const Graph *g, const GraphNode *n) {
   }
   if (n->nin < 1 || n->in[0].node < 0) return false;
   const char *h = gd_ref(b, g, n->in[0], b->fn);
+  if (n->op->id == OP_DATASET_GETNEXT) {   /* next(it) on an iterator made in the function: the node itself */
+    gd_aux(b, base, "IteratorGetNext", &at, 1, &h);
+    return true;
+  }
   const char *opt = gd_aux(b, base, "IteratorGetNextAsOptional", &at, 1, &h);
   gd_aux(b, base, "OptionalHasValue", NULL, 1, &opt);
   gd_aux(b, base, "OptionalGetValue", &at, 1, &opt);
@@ -3172,6 +3176,7 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_SCATTER_GRAD] = gd_r_scatter_grad,
   [OP_DATASET_ITER] = gd_r_dataset_iter,
   [OP_DATASET_NEXT] = gd_r_dataset_iter,
+  [OP_DATASET_GETNEXT] = gd_r_dataset_iter,
   [OP_DATASET_RELEASE] = gd_r_dataset_iter,
   [OP_DATASET_SLICES] = gd_r_ds_source,
   [OP_DATASET_TENSORS] = gd_r_ds_source,

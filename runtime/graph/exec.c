@@ -2359,7 +2359,7 @@ static void exec_input_name(const Graph *g, const GraphNode *nd) {
   else snprintf(exec_fail_input, sizeof exec_fail_input, "%s", src->name);
 }
 
-void (*exec_fail_hook)(int depth);
+void (*exec_end_hook)(int depth);
 int exec_run_depth(void) { return exec_depth; }
 
 void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs) {
@@ -2379,7 +2379,7 @@ void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs) {
       if (nd && !exec_fail_node) exec_input_name(f->p->g, nd);
     }
     exec_unwind(base);
-    if (exec_fail_hook && !exec_on_worker) exec_fail_hook(exec_depth);
+    if (exec_end_hook && !exec_on_worker) exec_end_hook(exec_depth);
     if (--exec_depth == 0 && !exec_on_worker) accstack_clear_all();   /* loop state a failed run pushed */
     if (!exec_fail_node) exec_fail_node = nd;
     /* Ctrl-C names no node: the user stopped the run, no op failed */
@@ -2419,6 +2419,7 @@ void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs) {
   }
   exec_frame_run(p, args, outs);
   rt_try_pop(&t);
+  if (exec_end_hook && !exec_on_worker) exec_end_hook(exec_depth);
   if (--exec_depth == 0 && !exec_on_worker) {
     accstack_clear_all();                       /* loop state pushed for a gradient that was not taken */
     if (dist_group_mark() != exec_groups) dist_groups_drain(exec_groups);   /* gradient all-reduces nothing waited for */

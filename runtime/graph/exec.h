@@ -43,11 +43,11 @@ extern __thread bool exec_on_worker;
 void exec_run(const ExecPlan *p, Tensor *const *args, Tensor **outs);
 /* The graph runs in progress on this thread (a kernel's nested runs count): 1 inside an outermost run. */
 int exec_run_depth(void);
-/* Called when a run at depth `depth` (its exec_run_depth()) fails on a thread that is not a worker, before
- * the error leaves it: what a kernel made for the rest of the run and its ops would free at the end is freed
- * here (tf.data's iterator slots: a loop over a dataset whose next element failed never reaches its release).
- * It must not raise. */
-extern void (*exec_fail_hook)(int depth);
+/* Called when a run at depth `depth` (its exec_run_depth()) ends, finished or failed, on a thread that is not a
+ * worker, before it returns or its error leaves it: what a kernel made for the rest of the run is freed here
+ * (tf.data's iterator slots: TF deletes a function's anonymous iterators when its run ends; a loop over a
+ * dataset whose next element failed never reaches its release).  It must not raise. */
+extern void (*exec_end_hook)(int depth);
 
 /* Plan statistics (tests, dumps). */
 /* scalar: steps with a 0-d scalar kernel; loops: while steps compiled to register programs;

@@ -1129,12 +1129,83 @@ static Val tshape_num_elements(Val self, int n, const Val *args, const Kw *kw) {
   return val_int(e);
 }
 
+/* the other shape of a two-shape method (a TensorShape, a list/tuple of ints and None, or None) */
+static void tshape_other(const char *what, int n, const Val *args, const Kw *kw, int *rank, tfs_i64 *dims) {
+  if (n != 1 || (kw && kw->n)) rt_throw(ERR_TYPE, "TensorShape.%s() takes 1 argument (other), got %d", what, n);
+  if (!val_as_tshape(args[0], rank, dims)) rt_throw(ERR_TYPE, "TensorShape.%s(): cannot convert a %s to a TensorShape", what, val_type_name(args[0]));
+}
+
+//! TensorShape.is_compatible_with(other)
+//!   True when some shape fits both: an unknown rank fits any, else equal ranks with each pair of known dimensions equal.
+static Val tshape_is_compatible_with(Val self, int n, const Val *args, const Kw *kw) {
+  TShape *s = (TShape *)self.u.o;
+  int r;
+  tfs_i64 d[TFS_MAX_RANK];
+  tshape_other("is_compatible_with", n, args, kw, &r, d);
+  return val_bool(shape_compatible(s->rank, s->dims, r, d));
+}
+
+//! TensorShape.merge_with(other)
+//!   The shape with the known dimensions of both; ValueError "Shapes … and … are not compatible" when they differ.
+static Val tshape_merge_with(Val self, int n, const Val *args, const Kw *kw) {
+  TShape *s = (TShape *)self.u.o;
+  int r;
+  tfs_i64 d[TFS_MAX_RANK];
+  tshape_other("merge_with", n, args, kw, &r, d);
+  if (s->rank < 0) return tshape_new(r, d);
+  if (r < 0) return val_incref(self);
+  if (!shape_compatible(s->rank, s->dims, r, d)) {
+    StrBuf a, b;
+    sb_init(&a);
+    sb_init(&b);
+    shape_format(&a, s->rank, s->dims);
+    shape_format(&b, r, d);
+    char *ma = sb_steal(&a), *mb = sb_steal(&b);
+    rt_hold_mem(ma);
+    rt_hold_mem(mb);
+    rt_throw(ERR_VALUE, "Shapes %s and %s are not compatible", ma, mb);
+  }
+  for (int i = 0; i < r; i++) d[i] = s->dims[i] >= 0 ? s->dims[i] : d[i];
+  return tshape_new(r, d);
+}
+
+//! TensorShape.most_specific_compatible_shape(other)
+//!   The most specific shape both fit: dimensions equal in both kept, others None; unknown rank when the ranks differ.
+static Val tshape_most_specific(Val self, int n, const Val *args, const Kw *kw) {
+  TShape *s = (TShape *)self.u.o;
+  int r;
+  tfs_i64 d[TFS_MAX_RANK];
+  tshape_other("most_specific_compatible_shape", n, args, kw, &r, d);
+  if (s->rank < 0 || r != s->rank) return tshape_new(-1, d);
+  for (int i = 0; i < r; i++) d[i] = d[i] == s->dims[i] ? d[i] : -1;
+  return tshape_new(r, d);
+}
+
+//! TensorShape.concatenate(other)
+//!   The dimensions of this shape followed by other's; unknown rank when either rank is unknown.
+static Val tshape_concatenate(Val self, int n, const Val *args, const Kw *kw) {
+  TShape *s = (TShape *)self.u.o;
+  int r;
+  tfs_i64 d[TFS_MAX_RANK], o[TFS_MAX_RANK];
+  tshape_other("concatenate", n, args, kw, &r, d);
+  if (s->rank < 0 || r < 0) return tshape_new(-1, d);
+  if (s->rank + r > TFS_MAX_RANK) rt_throw(ERR_VALUE, "TensorShape.concatenate: rank %d is more than tfs's %d", s->rank + r, TFS_MAX_RANK);
+  for (int i = 0; i < s->rank; i++) o[i] = s->dims[i];
+  for (int i = 0; i < r; i++) o[s->rank + i] = d[i];
+  return tshape_new(s->rank + r, o);
+}
+
 static Val tshape_getattr(Val self, const char *name) {
   TShape *s = (TShape *)self.u.o;
   if (!strcmp(name, "rank") || !strcmp(name, "ndims")) return s->rank < 0 ? val_none() : val_int(s->rank);
   if (!strcmp(name, "as_list")) return builtin_new("TensorShape.as_list", tshape_as_list, self, NULL);
   if (!strcmp(name, "is_fully_defined")) return builtin_new("TensorShape.is_fully_defined", tshape_is_fully_defined, self, NULL);
   if (!strcmp(name, "num_elements")) return builtin_new("TensorShape.num_elements", tshape_num_elements, self, NULL);
+  if (!strcmp(name, "is_compatible_with")) return builtin_new("TensorShape.is_compatible_with", tshape_is_compatible_with, self, NULL);
+  if (!strcmp(name, "merge_with")) return builtin_new("TensorShape.merge_with", tshape_merge_with, self, NULL);
+  if (!strcmp(name, "most_specific_compatible_shape"))
+    return builtin_new("TensorShape.most_specific_compatible_shape", tshape_most_specific, self, NULL);
+  if (!strcmp(name, "concatenate")) return builtin_new("TensorShape.concatenate", tshape_concatenate, self, NULL);
   if (!strcmp(name, "dims")) {
     if (s->rank < 0) return val_none();
     Val l = list_new(s->rank);

@@ -1847,17 +1847,20 @@ static void ag_ds_body(AgLoop *l, Val unused) {
   ag_ds_advance(d);
 }
 
-static void ag_dataset_loop(const Val *a, int loc) {
+/* handle: an iterator's own (for e in iter(ds): the loop takes what is left, and the iterator stays open), or
+ * VT_UNDEF for a fresh one released after the loop */
+static void ag_dataset_loop(const Val *a, int loc, Val handle) {
   bool has_extra = a[1].tag != VT_NONE && a[1].tag != VT_UNDEF;
   AgDsLoop d = {{ag_ds_get, ag_ds_set, ag_ds_test, has_extra ? ag_py_extra : NULL, ag_ds_body, a[3], a[4], val_undef(),
                  a[1], a[2], val_undef(), a[5], a[6], val_undef(), val_undef(), loc},
                 a[0], val_undef(), val_undef(), 0};
-  d.handle = tfdata_graph_iter(d.ds);
+  bool own = val_is_undef(handle);
+  d.handle = own ? tfdata_graph_iter(d.ds) : val_incref(handle);
   int mark = rt_hold_ref(&d.handle);
   rt_hold_ref(&d.cur);
   ag_ds_advance(&d);
   ag_tf_loop(&d.l, val_undef());
-  tfdata_graph_release(d.handle);
+  if (own) tfdata_graph_release(d.handle);
   rt_unhold(mark);
   val_decref(d.cur);
   val_decref(d.handle);
@@ -1948,14 +1951,21 @@ static Val ag_for_stmt(Val self, int n, const Val *args, const Kw *kw) {
     return val_none();
   }
   if (trace_active() && tfdata_is_dataset(iter)) {
-    ag_dataset_loop(a, loc);
+    ag_dataset_loop(a, loc, val_undef());
     return val_none();
   }
-  if (trace_active()) {   /* for e in iter(ds): TF's _tf_iterator_for_stmt, a graph loop over what is left */
+  Val gds, gh;
+  if (trace_active() && tfdata_giter_parts(iter, &gds, &gh)) {   /* for e in iter(ds): TF's _tf_iterator_for_stmt,
+                                                                  * a graph loop over what is left */
+    Val b[7] = {gds, a[1], a[2], a[3], a[4], a[5], a[6]};
+    ag_dataset_loop(b, loc, gh);
+    return val_none();
+  }
+  if (trace_active()) {   /* an eager iter(ds) made before the trace: a loop over a fresh one */
     Val ds = tfdata_fresh_iter_dataset(iter);
     if (!val_is_undef(ds)) {
       Val b[7] = {ds, a[1], a[2], a[3], a[4], a[5], a[6]};
-      ag_dataset_loop(b, loc);
+      ag_dataset_loop(b, loc, val_undef());
       return val_none();
     }
   }

@@ -8,6 +8,7 @@
 #include "modules/docs.h"
 #include "modules/mathint.h"
 #include "modules/modules.h"
+#include "modules/tfdata.h"
 #include "object/bigint.h"
 #include "object/hosttypes.h"
 #include "object/object.h"
@@ -471,6 +472,7 @@ static Val bi_iter(Val self, int n, const Val *args, const Kw *kw) {
 static Val bi_next(Val self, int n, const Val *args, const Kw *kw) {
   bi_range("next", n, kw, 1, 2);
   if (val_is(args[0], &gen_type)) return gen_next_builtin(args[0], n == 2 ? args[1] : val_undef());
+  if (n == 2 && tfdata_is_giter(args[0])) return tfdata_giter_next_default(args[0], args[1]);
   Val out;
   if (rt_next(args[0], &out)) return out;
   if (n == 2) return val_incref(args[1]);

@@ -1600,8 +1600,35 @@ Val tfdata_fresh_iter_dataset(Val v) {
   ((DsIt *)v.u.o)->started = true;   /* the loop consumes it */
   return val_obj(((DsIt *)v.u.o)->ds);
 }
+static Val dsit_get_next(Val self, int n, const Val *args, const Kw *kw) {
+  (void)args, (void)kw;
+  if (n) rt_throw(ERR_TYPE, "get_next() takes 1 positional argument but %d were given", n + 1);
+  Val e;
+  if (!dsit_next(self, &e)) rt_throw(ERR_OUT_OF_RANGE, "End of sequence");
+  return e;
+}
+
+static Val dsit_get_next_as_optional(Val self, int n, const Val *args, const Kw *kw) {
+  (void)args, (void)kw;
+  if (n) rt_throw(ERR_TYPE, "get_next_as_optional() takes 1 positional argument but %d were given", n + 1);
+  Val e;
+  bool got = dsit_next(self, &e);
+  if (!got) e = val_none();
+  int mark = rt_hold_val(e);
+  Val has = val_obj(tensor_from_val(val_bool(got), DT_BOOL));
+  rt_hold_val(has);
+  Val r = tfdata_optional(has, e, ((DsIt *)self.u.o)->ds->spec);
+  rt_unhold(mark);
+  val_decref(has);
+  val_decref(e);
+  return r;
+}
+
 static Val dsit_getattr(Val self, const char *name) {
   if (!strcmp(name, "element_spec")) return val_incref(((DsIt *)self.u.o)->ds->spec);
+  if (!strcmp(name, "get_next")) return builtin_new("OwnedIterator.get_next", dsit_get_next, self, NULL);
+  if (!strcmp(name, "get_next_as_optional"))
+    return builtin_new("OwnedIterator.get_next_as_optional", dsit_get_next_as_optional, self, NULL);
   return val_undef();
 }
 static const Type dsit_type = {
@@ -1610,7 +1637,8 @@ static const Type dsit_type = {
 };
 
 Val tfdata_iter(Val ds) { return val_obj(dsit_new((Dataset *)ds.u.o)); }
-static Val ds_iter(Val v) { return tfdata_iter(v); }
+/* inside a tf.function, iter(ds) is TF's iterator in the graph (made each time the graph runs) */
+static Val ds_iter(Val v) { return trace_active() ? tfdata_graph_iterator(v) : tfdata_iter(v); }
 
 /* ---- methods, attributes, repr -------------------------------------------------------- */
 
@@ -2209,7 +2237,7 @@ static const DsMethod ds_ctors[] = {
   {"_opts", ds_opts, NULL}, {"_with_opts", ds_with_opts, NULL}, {"_file_shard", ds_file_shard, NULL},
   {"_shard_input", ds_shard_input, NULL}, {"_has_reader", ds_has_reader, NULL}, {"_batch_size", ds_batch_size, NULL},
   {"from_tensor_slices", ds_from_tensor_slices, NULL}, {"from_tensors", ds_from_tensors, NULL}, {"range", ds_range, NULL},
-  {"zip", ds_zip, NULL},
+  {"zip", ds_zip, NULL}, {"_graph_single", tfdata_graph_single, NULL},
 };
 
 static Val data_getattr(const char *name) {
@@ -2617,7 +2645,7 @@ void meta_ds_iter(OpCall *c) {
   meta_set(&c->outm[0], DT_INT64, 0, NULL);
 }
 
-static void ds_run_failed(int depth);
+static void ds_run_ended(int depth);
 
 void k_ds_iter(OpCall *c) {
   tfs_i64 slot = 0;
@@ -2629,7 +2657,7 @@ void k_ds_iter(OpCall *c) {
     int *nd = realloc(it_depth, sizeof(int) * (size_t)(it_nslots * 2 + 4));
     if (!nd) rt_throw(ERR_MEMORY, "out of memory");
     it_depth = nd;
-    exec_fail_hook = ds_run_failed;
+    exec_end_hook = ds_run_ended;
     for (tfs_i64 i = it_nslots; i < it_nslots * 2 + 4; i++) it_slots[i] = val_undef();
     it_nslots = it_nslots * 2 + 4;
   }
@@ -2662,19 +2690,24 @@ static DsIt *slot_iter(OpCall *c) {
   return (DsIt *)it_slots[h].u.o;
 }
 
-void meta_ds_next(OpCall *c) {
+/* The element's leaf metas as outputs first.. (first 1: after _DatasetNext's has_value). */
+static void ds_leaf_metas(OpCall *c, int first, const char *opname) {
   Val ds = op_attr(c, 0);
-  if (!is_ds(ds)) op_fail(c, ERR_TYPE, "_DatasetNext needs a dataset");
+  if (!is_ds(ds)) op_fail(c, ERR_TYPE, "%s needs a dataset", opname);
   Val lv[DS_MAX_LEAVES];
   int n = 0;
   flatten_elem(self_ds(ds)->spec, lv, &n, DS_MAX_LEAVES);
   if (n > DS_MAX_LEAVES) op_fail(c, ERR_UNIMPLEMENTED, "dataset elements with more than %d tensors cannot be iterated in a graph", DS_MAX_LEAVES);
-  op_reserve_outputs(c, n + 1);
-  meta_set(&c->outm[0], DT_BOOL, 0, NULL);
+  op_reserve_outputs(c, n + first);
   for (int i = 0; i < n; i++) {
     TensorSpecObj *o = spec_obj(lv[i]);
-    meta_set(&c->outm[i + 1], (DType)o->dtype, o->rank, o->dims);
+    meta_set(&c->outm[i + first], (DType)o->dtype, o->rank, o->dims);
   }
+}
+
+void meta_ds_next(OpCall *c) {
+  ds_leaf_metas(c, 1, "_DatasetNext");
+  meta_set(&c->outm[0], DT_BOOL, 0, NULL);
 }
 
 void k_ds_next(OpCall *c) {
@@ -2707,6 +2740,45 @@ void k_ds_next(OpCall *c) {
   }
 }
 
+/* _DatasetGetNext: TF's IteratorGetNext, the element's leaves; the end is an error, as next() on an iterator in a graph. */
+void meta_ds_getnext(OpCall *c) { ds_leaf_metas(c, 0, "_DatasetGetNext"); }
+
+/* e's leaves as the op's outputs (e consumed). */
+static void ds_put_leaves(OpCall *c, Val e) {
+  Val lv[DS_MAX_LEAVES];
+  int n = 0;
+  flatten_elem(e, lv, &n, DS_MAX_LEAVES);
+  if (n != c->nout) {
+    val_decref(e);
+    op_fail(c, ERR_INVALID_ARGUMENT, "a dataset element has %d tensors, its element_spec %d", n, c->nout);
+  }
+  for (int i = 0; i < n; i++) c->out[i] = tensor_retain(val_tensor(lv[i]));
+  val_decref(e);
+}
+
+void meta_ds_single(OpCall *c) { ds_leaf_metas(c, 0, "_DatasetSingle"); }
+
+/* _DatasetSingle: the only element of the iterator's dataset (TF's DatasetToSingleElement errors otherwise) */
+void k_ds_single(OpCall *c) {
+  DsIt *it = slot_iter(c);
+  Val e, more;
+  if (!ds_next(it, &e)) op_fail(c, ERR_INVALID_ARGUMENT, "Dataset was empty.");
+  int mark = rt_hold_val(e);
+  if (ds_next(it, &more)) {
+    val_decref(more);
+    op_fail(c, ERR_INVALID_ARGUMENT, "Dataset had more than one element.");
+  }
+  rt_unhold(mark);
+  ds_put_leaves(c, e);
+}
+
+void k_ds_getnext(OpCall *c) {
+  DsIt *it = slot_iter(c);
+  Val e;
+  if (!ds_next(it, &e)) op_fail(c, ERR_OUT_OF_RANGE, "End of sequence");
+  ds_put_leaves(c, e);
+}
+
 static void slot_release(tfs_i64 h) {
   if (h >= 0 && h < it_nslots && !val_is_undef(it_slots[h])) {
     Val v = it_slots[h];
@@ -2717,10 +2789,10 @@ static void slot_release(tfs_i64 h) {
 
 void k_ds_release(OpCall *c) { slot_release(tensor_get_i(c->in[0], 0)); }
 
-/* exec_fail_hook: a run at `depth` failed, so the iterators it (or a run it started) made are released, as TF
- * deletes a function's anonymous iterators when its run ends; a from_generator iterator would otherwise keep
- * its generator's suspended frames. */
-static void ds_run_failed(int depth) {
+/* exec_end_hook: a run at `depth` ended (finished or failed), so the iterators it (or a run it started) made are
+ * released, as TF deletes a function's anonymous iterators when its run ends (iter(ds) inside a tf.function has
+ * no release op; a from_generator iterator would otherwise keep its generator's suspended frames). */
+static void ds_run_ended(int depth) {
   for (tfs_i64 h = 0; h < it_nslots; h++)
     if (!val_is_undef(it_slots[h]) && it_depth[h] >= depth) slot_release(h);
 }
@@ -2807,6 +2879,8 @@ static bool ds_graphdef_info(Val v, GdDataset *o) {
   }
 #undef I64
 }
+
+Val tfdata_unbound(Val ds) { return unbound_copy(self_ds(ds)); }
 
 /* The ops as AutoGraph's dataset loop applies them (recorded while tracing). */
 Val tfdata_graph_iter(Val ds) {

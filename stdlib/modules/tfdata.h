@@ -32,6 +32,18 @@ Val tfdata_graph_iter(Val ds);
 Val tfdata_graph_next(Val ds, Val handle);
 Val tfdata_unflatten(Val ds, const Val *leaves);
 void tfdata_graph_release(Val handle);
+Val tfdata_unbound(Val ds);   /* the dataset a graph op keeps for ds: its stand-ins unbound (owned) */
+
+/* iter(ds) inside a tf.function (dsgraphit.c): an iterator whose next() is a graph op; its dataset and handle
+ * (borrowed); next(it, default) on it; tf.experimental.Optional over (has_value, value) (owned). */
+Val tfdata_graph_iterator(Val ds);
+Val tfdata_giter_new(Val ds, Val handle);
+bool tfdata_is_giter(Val v);
+bool tfdata_giter_parts(Val v, Val *ds, Val *handle);
+Val tfdata_giter_next_default(Val it, Val dflt);
+Val tfdata_optional(Val has, Val value, Val spec);
+/* Dataset._graph_single(ds): get_single_element while tracing, a _DatasetSingle op on a fresh iterator */
+Val tfdata_graph_single(Val self, int n, const Val *args, const Kw *kw);
 
 /* Datasets as tf.function arguments (graph inputs, as TF's variant tensors):
  * the int64 handle a call feeds for a real dataset (borrowed, owned by the
