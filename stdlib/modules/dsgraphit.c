@@ -1,5 +1,6 @@
 /* dsgraphit.c — iter(ds) inside a tf.function: TF's OwnedIterator in a graph, whose next(), get_next() and get_next_as_optional() are graph ops run each time the graph runs. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "object/object.h"
