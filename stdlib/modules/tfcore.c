@@ -750,10 +750,6 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.control_dependencies(control_inputs)
 //!   A context manager; eagerly it calls the callables among control_inputs first. Inside a tf.function each input
 //!   must be an Operation or a Tensor; the traced ops already run in program order, so no edge is added.
-//! tf.Operation
-//!   A node of a traced graph (t.op, concrete.graph.get_operations(), v.assign(..., read_value=False) while tracing,
-//!   tf.no_op, tf.group): name (unique in the graph, under name scopes), type, inputs, outputs, control_inputs,
-//!   device, graph, node_def, get_attr(name); repr <tf.Operation 'NAME' type=TYPE>, str its NodeDef's text.
 //! tf.config.list_physical_devices(device_type=None) | tf.config.experimental.list_physical_devices(device_type=None)
 //!   [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]: tfs runs on the CPU; 'GPU' gives [].
 //! tf.config.list_logical_devices(device_type=None) | tf.config.experimental.list_logical_devices(device_type=None)

@@ -266,6 +266,10 @@ static Val tfop_getattr(Val self, const char *name) {
   return val_undef();
 }
 
+//! tf.Operation
+//!   A node of a traced graph (t.op, concrete.graph.get_operations(), v.assign(..., read_value=False) while tracing,
+//!   tf.no_op, tf.group): name (unique in the graph, under name scopes), type, inputs, outputs, control_inputs,
+//!   device, graph, node_def, get_attr(name); repr <tf.Operation 'NAME' type=TYPE>, str its NodeDef's text.
 static const Type tfop_type = {
   .name = "Operation", .free = tfop_free, .repr = tfop_repr, .str = tfop_str, .getattr = tfop_getattr,
   .eq = tfop_eq, .hash = tfop_hash,
