@@ -210,9 +210,34 @@ void graph_release(Graph *g) {
   free(g->inputs);
   free(g->outputs);
   names_free(g->names);
+  for (int i = 0; i < g->nreserved; i++) free(g->reserved[i]);
+  free(g->reserved);
   free(g->name);
   free(g->fname);
   free(g);
+}
+
+/* A free name for base under the name-scope prefix (owned by the caller until a node or the reserved list takes it). */
+static char *graph_scoped_name(Graph *g, const char *prefix, const char *base) {
+  if (!*prefix) return graph_unique_name(g, base);
+  size_t len = strlen(prefix) + strlen(base) + 1;
+  char *full = malloc(len);
+  if (!full) rt_throw(ERR_MEMORY, "out of memory");
+  snprintf(full, len, "%s%s", prefix, base);
+  int mark = rt_hold_mem(full);
+  char *name = graph_unique_name(g, full);
+  rt_unhold(mark);
+  free(full);
+  return name;
+}
+
+const char *graph_reserve_name(Graph *g, const char *base) {
+  char **r = realloc(g->reserved, sizeof(char *) * (size_t)(g->nreserved + 1));
+  if (!r) rt_throw(ERR_MEMORY, "out of memory");
+  g->reserved = r;
+  char *name = graph_scoped_name(g, graph_scope_prefix(), base);
+  g->reserved[g->nreserved++] = name;
+  return name;
 }
 
 int graph_add_node(Graph *g, GraphNodeKind kind, const OpDef *op, const char *base, int nout, const TMeta *outm) {
@@ -223,20 +248,7 @@ int graph_add_node(Graph *g, GraphNodeKind kind, const OpDef *op, const char *ba
     g->nodes = nodes;
     g->cap = cap;
   }
-  const char *prefix = kind == GN_PLACEHOLDER ? "" : graph_scope_prefix();
-  char *name;
-  if (*prefix) {
-    size_t len = strlen(prefix) + strlen(base) + 1;
-    char *full = malloc(len);
-    if (!full) rt_throw(ERR_MEMORY, "out of memory");
-    snprintf(full, len, "%s%s", prefix, base);
-    int mark = rt_hold_mem(full);
-    name = graph_unique_name(g, full);
-    rt_unhold(mark);
-    free(full);
-  } else {
-    name = graph_unique_name(g, base);
-  }
+  char *name = graph_scoped_name(g, kind == GN_PLACEHOLDER ? "" : graph_scope_prefix(), base);
   TMeta *m = NULL;
   if (nout > 0) {
     m = malloc(sizeof(TMeta) * (size_t)nout);

@@ -75,6 +75,8 @@ typedef struct Graph {
   void *names;                /* name -> use count, for unique node names */
   int nsym;                   /* live symbolic tensors standing for values of this graph */
   int escaped_loc;            /* a loop body whose tensors outlived the loop: the loop's location (else 0) */
+  char **reserved;            /* names taken by no node (graph_reserve_name), owned */
+  int nreserved;
 } Graph;
 
 Graph *graph_new(const char *name, const char *fname, Graph *parent);
@@ -84,6 +86,9 @@ void graph_release(Graph *g);
 /* Append a node; returns its id.  `base` is the name it gets if free ('AddV2'),
  * else base_1, base_2 ...  nout metas are copied (may be NULL when nout is 0). */
 int graph_add_node(Graph *g, GraphNodeKind kind, const OpDef *op, const char *base, int nout, const TMeta *outm);
+/* A unique name for an operation that is not a node (tf.no_op, tf.group while tracing: 'NoOp', 'a/NoOp_1'),
+ * under the current name scope; the graph owns it. */
+const char *graph_reserve_name(Graph *g, const char *base);
 /* tf.name_scope: the current prefix ("a/b/" or ""), entering a scope (returns
  * its full prefix; a name ending in '/' is absolute) and leaving it; a function
  * trace resets the stack and restores it after (reset returns the token). */

@@ -138,6 +138,11 @@ extern bool op_check_numerics;
 void numerics_check_eager(const OpDef *op, int nin, Tensor **in, Val r);
 void numerics_check_traced(const OpDef *op, int nin, const Val *in, Val r, const char *graph);
 extern const char *(*op_trace_graph_name)(void);
+/* tf.Operation (stdlib/modules/tfoperation.c; set at start-up): a symbolic tensor's graph attributes (name, op,
+ * graph, value_index; VT_UNDEF for other names), and the Operation of the node the active trace recorded last
+ * when it is of op (v.assign(..., read_value=False)), else None. */
+extern Val (*op_sym_attr)(Val t, const char *name);
+extern Val (*op_traced_operation)(const OpDef *op);
 
 /* Run an op on eager tensors only (graph executor entry): outputs are
  * returned in out[] (owned); returns nout.  `raw` may be NULL unless the op

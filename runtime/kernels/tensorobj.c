@@ -6,7 +6,6 @@
 
 #include "dist/dist.h"
 #include "kernels/ops.h"
-#include "object/hooks.h"
 #include "object/object.h"
 #include "tensor/tensor.h"
 
@@ -191,6 +190,10 @@ static Val tensor_own_attr(Val self, const char *name) {
     if (!strcmp(name, "consumers") && !t->sym) return builtin_new("Tensor.consumers", tensor_consumers_m, self, NULL);
     break;
   case 'o': case 'g': case 'v':
+    if (t->sym && op_sym_attr) {
+      Val a = op_sym_attr(self, name);
+      if (!val_is_undef(a)) return a;
+    }
     for (size_t i = 0; !t->sym && i < sizeof eager_undefined / sizeof *eager_undefined; i++)
       if (!strcmp(name, eager_undefined[i]))
         /* errindex: Tensor.… is undefined when eager execution is enabled. */
@@ -205,6 +208,7 @@ static Val tensor_own_attr(Val self, const char *name) {
     if (!strcmp(name, "numpy")) return builtin_new("Tensor.numpy", tensor_numpy_m, self, NULL);
     if (!strcmp(name, "name") && !t->sym)
       rt_throw(ERR_ATTRIBUTE, "Tensor.name is undefined when eager execution is enabled.");
+    if (!strcmp(name, "name") && op_sym_attr) return op_sym_attr(self, name);
     break;
   }
   if (!strcmp(name, "get_shape")) return builtin_new("Tensor.get_shape", tensor_get_shape_m, self, NULL);
@@ -463,23 +467,8 @@ Val variable_unread(Variable *v) {
   return val_obj(u);
 }
 
-static const char *ids_name(int mode) {
-  static const OpId ids[3] = {OP_ASSIGN_VARIABLE, OP_ASSIGN_ADD_VARIABLE, OP_ASSIGN_SUB_VARIABLE};
-  return op_defs[ids[mode]].graph_name;
-}
-
-/* the traced assignment as TF's tf.Operation (stdlib/tfcore_ops.tfs): named after its op type, as TF names an
- * unnamed node (not made unique within the graph) */
-static Val assign_operation(const char *type) {
-  Val cls = rt_obj_hooks.tf_lookup ? rt_obj_hooks.tf_lookup("Operation") : val_undef();
-  if (val_is_undef(cls)) return val_none();
-  Val nm = str_from_cstr(type), ty = str_from_cstr(type);
-  Val r = rt_call(cls, 2, (Val[]){nm, ty}, NULL);
-  TFS_DECREF(nm);
-  TFS_DECREF(ty);
-  TFS_DECREF(cls);
-  return r;
-}
+Val (*op_sym_attr)(Val t, const char *name);
+Val (*op_traced_operation)(const OpDef *op);
 
 static Val var_method(Val self, int n, const Val *args, const Kw *kw, int mode) {
   /* TF names the operand `value` for assign, `delta` for assign_add / assign_sub */
@@ -492,18 +481,22 @@ static Val var_method(Val self, int n, const Val *args, const Kw *kw, int mode) 
   /* read_value=False: TF returns the assign op (a tf.Operation while tracing), None eagerly */
   bool read = !(a[3].tag == VT_BOOL && !a[3].u.i);
   bool done = false;
+  static const OpId ids[3] = {OP_ASSIGN_VARIABLE, OP_ASSIGN_ADD_VARIABLE, OP_ASSIGN_SUB_VARIABLE};
   if (op_graph_hook) {   /* tracing: recorded as a graph op (VT_UNDEF: assign now) */
     Val in[2] = {self, a[0]};
-    static const OpId ids[3] = {OP_ASSIGN_VARIABLE, OP_ASSIGN_ADD_VARIABLE, OP_ASSIGN_SUB_VARIABLE};
     Val r = op_graph_hook(&op_defs[ids[mode]], 2, in, NULL);
     done = !val_is_undef(r);
     TFS_DECREF(r);
   }
   if (!done) variable_assign((Variable *)self.u.o, a[0], mode);
-  if (!read) return rt_obj_hooks.tracing && rt_obj_hooks.tracing() ? assign_operation(ids_name(mode)) : val_none();
+  /* the recorded node as a tf.Operation: what read_value=False returns and an _UnreadVariable's .op */
+  Val op = done && op_traced_operation ? op_traced_operation(&op_defs[ids[mode]]) : val_none();
+  if (!read) return op;
   /* TF's _lazy_read: the variable counts as accessed now; the result reads its storage when used */
   if (op_tape_nactive && op_tape_var_accessed) op_tape_var_accessed(val_obj(v));
-  return variable_unread(v);
+  Val u = variable_unread(v);
+  if (op.tag == VT_OBJ) ((Variable *)u.u.o)->sym = op.u.o;   /* owned by the _UnreadVariable */
+  return u;
 }
 //! Variable.assign(value, use_locking=None, name=None, read_value=True)
 //!   Stores value (same dtype and shape) in the variable. With read_value=True returns an _UnreadVariable
@@ -583,7 +576,7 @@ static Val variable_getattr(Val self, const char *name) {
   if (!strcmp(name, "name")) return str_from_cstr(v->name);
   if (!strcmp(name, "trainable")) return val_bool(v->trainable);
   /* an _UnreadVariable's op is the assignment's, which executing eagerly is None */
-  if (v->base && !strcmp(name, "op") && !op_graph_hook) return val_none();
+  if (v->base && !strcmp(name, "op")) return v->sym ? val_incref(val_obj((Obj *)v->sym)) : val_none();
   if (!strcmp(name, "numpy")) return builtin_new("Variable.numpy", tensor_numpy_m, self, NULL);
   if (!strcmp(name, "get_shape")) return builtin_new("Variable.get_shape", var_get_shape_m, self, NULL);
   if (!strcmp(name, "assign")) return builtin_new("Variable.assign", var_assign_m, self, NULL);

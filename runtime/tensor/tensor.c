@@ -1376,6 +1376,7 @@ Type tensor_type = {   /* the operators and methods: kernels/tensorobj.c fills t
 static void variable_free(Obj *o) {
   Variable *v = (Variable *)o;
   if (v->value) tensor_release(v->value);
+  if (v->base && v->sym) TFS_DECREF(val_obj((Obj *)v->sym));   /* an _UnreadVariable's traced assignment */
   if (v->base) TFS_DECREF(val_obj(v->base));   /* an _UnreadVariable: its name is a literal */
   else free(v->name);
   free(v);

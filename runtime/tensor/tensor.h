@@ -179,8 +179,9 @@ typedef struct Variable {
   tfs_i64 decl_shape[TFS_MAX_RANK];
   /* An _UnreadVariable (what v.assign/assign_add/assign_sub/scatter_* return, as TF's _lazy_read): the
    * variable whose storage it reads and writes (owned; never itself unread), as TF's shares the parent's
-   * handle.  Its own value/sym/tape_bits/decl_* are unused: code reaching a variable's state goes
-   * through variable_storage.  NULL for a variable. */
+   * handle.  Its own value/tape_bits/decl_* are unused: code reaching a variable's state goes
+   * through variable_storage; its sym holds the traced assignment's tf.Operation (an owned Obj, its .op)
+   * or NULL.  NULL for a variable. */
   struct Variable *base;
 } Variable;
 extern Type variable_type;             /* operator slots set by kernels/tensorobj.c */

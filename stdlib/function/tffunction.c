@@ -14,6 +14,7 @@
 #include "tensor/tensor.h"
 #include "modules/tfdata.h"
 #include "modules/tfmod.h"
+#include "modules/tfoperation.h"
 #include "graph/trace.h"
 
 /* ---- TensorSpec ------------------------------------------------------------------------ */
@@ -879,7 +880,7 @@ struct TfFunction {
   int nprevoff;
 };
 
-static const Type tffn_type, tffn_conc_type, tffn_graph_type;
+static const Type tffn_type, tffn_conc_type;
 static void tffn_fwdbwd_free(struct FwdBwd *fb);
 
 static void tffn_conc_free(Obj *o) {
@@ -3681,77 +3682,6 @@ static Val tffn_conc_pp_m(Val self, int n, const Val *args, const Kw *kw) {
   return r;
 }
 
-/* concrete.graph: a FuncGraph value. */
-typedef struct GraphObj { Obj hdr; Graph *g; } GraphObj;
-
-static void tffn_graph_free(Obj *o) {
-  graph_release(((GraphObj *)o)->g);
-  free(o);
-}
-
-static void tffn_graph_repr(StrBuf *b, Val v) { sb_printf(b, "<FuncGraph name=%s>", ((GraphObj *)v.u.o)->g->name); }
-
-//! FuncGraph.as_graph_def(add_shapes=False)
-//!   The graph as a GraphDef protocol buffer with TensorFlow's op names: str() gives the text format,
-//!   SerializeToString() the binary.
-static Val tffn_graph_def_m(Val self, int n, const Val *args, const Kw *kw) {
-  static ArgSpec spec = {.what = "as_graph_def", .sig = "add_shapes=False"};
-  Val a[1];
-  args_parse(&spec, n, args, kw, a);
-  return graphdef_obj_new(((GraphObj *)self.u.o)->g);
-}
-
-//! FuncGraph.as_text()
-//!   tfs's own listing of the graph, one node per line (inputs, dtypes, shapes, attributes).
-/* graph.as_text(): tfs's one-node-per-line form (inputs, dtypes, shapes, attributes). */
-static Val tffn_graph_text_m(Val self, int n, const Val *args, const Kw *kw) {
-  static ArgSpec spec = {.what = "as_text", .sig = ""};
-  args_parse(&spec, n, args, kw, NULL);
-  StrBuf b;
-  sb_init(&b);
-  graph_text(&b, ((GraphObj *)self.u.o)->g);
-  size_t len = b.len;
-  return str_take(sb_steal(&b), (tfs_i64)len);
-}
-
-//! FuncGraph.as_dot()
-//!   The graph in Graphviz DOT format.
-static Val tffn_graph_dot_m(Val self, int n, const Val *args, const Kw *kw) {
-  static ArgSpec spec = {.what = "as_dot", .sig = ""};
-  args_parse(&spec, n, args, kw, NULL);
-  StrBuf b;
-  sb_init(&b);
-  graph_dot(&b, ((GraphObj *)self.u.o)->g);
-  size_t len = b.len;
-  return str_take(sb_steal(&b), (tfs_i64)len);
-}
-
-static Val tffn_refs_list(Graph *g, int n, const GraphRef *refs, const int *ids) {
-  Val l = list_new(n);
-  for (int i = 0; i < n; i++) {
-    Val t = trace_sym(g, refs ? refs[i] : (GraphRef){ids[i], 0});
-    list_append(l, t);
-    val_decref(t);
-  }
-  return l;
-}
-
-static Val tffn_graph_getattr(Val self, const char *name) {
-  Graph *g = ((GraphObj *)self.u.o)->g;
-  if (!strcmp(name, "as_graph_def")) return builtin_new("FuncGraph.as_graph_def", tffn_graph_def_m, self, NULL);
-  if (!strcmp(name, "as_text")) return builtin_new("FuncGraph.as_text", tffn_graph_text_m, self, NULL);
-  if (!strcmp(name, "as_dot")) return builtin_new("FuncGraph.as_dot", tffn_graph_dot_m, self, NULL);
-  if (!strcmp(name, "name")) return str_from_cstr(g->name);
-  if (!strcmp(name, "inputs")) return tffn_refs_list(g, g->ninputs, NULL, g->inputs);
-  if (!strcmp(name, "outputs")) return tffn_refs_list(g, g->noutputs, g->outputs, NULL);
-  return val_undef();
-}
-
-static const Type tffn_graph_type = {
-  .name = "FuncGraph", .free = tffn_graph_free, .repr = tffn_graph_repr, .getattr = tffn_graph_getattr,
-  .hash = obj_identity_hash,
-};
-
 /* repr: <ConcreteFunction (x: TensorSpec(...)) -> TensorSpec(...) at 0x...>; str: ConcreteFunction and the block. */
 static void tffn_conc_repr(StrBuf *b, Val v) {
   sb_puts(b, "<ConcreteFunction ");
@@ -3766,16 +3696,12 @@ static void tffn_conc_str(StrBuf *b, Val v) {
 
 static Val tffn_conc_getattr(Val self, const char *name) {
   Concrete *c = (Concrete *)self.u.o;
-  if (!strcmp(name, "graph")) {
-    GraphObj *go = obj_new(&tffn_graph_type, sizeof(GraphObj));
-    go->g = graph_retain(c->g);
-    return val_obj(go);
-  }
+  if (!strcmp(name, "graph")) return funcgraph_new(c->g);
   if (!strcmp(name, "pretty_printed_signature"))
     return builtin_new("ConcreteFunction.pretty_printed_signature", tffn_conc_pp_m, self, NULL);
   if (!strcmp(name, "name") || !strcmp(name, "__name__")) return str_from_cstr(c->name);
-  if (!strcmp(name, "inputs")) return tffn_refs_list(c->g, c->g->ninputs, NULL, c->g->inputs);
-  if (!strcmp(name, "outputs")) return tffn_refs_list(c->g, c->g->noutputs, c->g->outputs, NULL);
+  if (!strcmp(name, "inputs")) return funcgraph_refs(c->g, c->g->ninputs, NULL, c->g->inputs);
+  if (!strcmp(name, "outputs")) return funcgraph_refs(c->g, c->g->noutputs, c->g->outputs, NULL);
   return val_undef();
 }
 
@@ -4174,6 +4100,7 @@ void tffn_init(void) {
   tfmod_register("autograph", ag);
   val_decref(ag);
   tfmod_variable_hook = tffn_variable_hook;
+  tfop_register();
 }
 
 __attribute__((constructor)) static void tffn_ctor(void) { tffn_init(); }

@@ -195,7 +195,7 @@ static Val ev_make_ndarray(Val self, int n, const Val *args, const Kw *kw) {
 }
 
 //! tf.compat | tf.compat.v1 | tf.compat.v1.train
-//!   TF 1 names kept for compatibility; tfs has only tf.compat.v1.train.summary_iterator.
+//!   TF 1 names kept for compatibility; tfs has tf.compat.v1.train.summary_iterator and tf.compat.v1.get_default_graph.
 static Val compat_train(const char *name) {
   if (!strcmp(name, "summary_iterator"))
     return builtin_new("tf.compat.v1.train.summary_iterator", ev_summary_iterator, val_undef(), NULL);
@@ -203,6 +203,7 @@ static Val compat_train(const char *name) {
 }
 static Val compat_v1(const char *name) {
   if (!strcmp(name, "train")) return module_native("tensorflow._api.v2.compat.v1.train", compat_train);
+  if (!strcmp(name, "get_default_graph")) return builtin_new("tf.compat.v1.get_default_graph", tfop_default_graph, val_undef(), NULL);
   return val_undef();
 }
 static Val compat(const char *name) {

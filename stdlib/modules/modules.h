@@ -62,6 +62,13 @@ Val tfrwriter_lookup(const char *name);   /* tf.io.TFRecordWriter/TFRecordOption
 /* concrete.graph.as_graph_def(): a GraphDef value holding g (graphdefobj.c). */
 struct Graph;
 Val graphdef_obj_new(struct Graph *g);
+/* concrete.graph: the FuncGraph value of g, and a list of symbolic tensors for refs (or, refs NULL, output 0 of
+ * the nodes ids) of g (tfoperation.c, which also gives tf.Operation and symbolic tensors' graph attributes). */
+struct GraphRef;
+Val funcgraph_new(struct Graph *g);
+Val funcgraph_refs(struct Graph *g, int n, const struct GraphRef *refs, const int *ids);
+/* tf.compat.v1.get_default_graph() (tfoperation.c). */
+Val tfop_default_graph(Val self, int n, const Val *args, const Kw *kw);
 
 /* tf.Module (tfmodule.c): the class object (borrowed, immortal) and its test. */
 Val tfmodule_class(void);

@@ -764,18 +764,9 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   An initializer: called with (shape, dtype=tf.float32) it returns ones.
 //! tf.constant_initializer(value=0)
 //!   An initializer: called with (shape, dtype=tf.float32) it returns value, filled (a scalar) or reshaped (a list).
-//! tf.no_op(name=None)
-//!   Does nothing: None eagerly; inside a tf.function a tf.Operation of type NoOp (named name or 'NoOp').
-//! tf.group(*inputs, name=None)
-//!   None eagerly; inside a tf.function a NoOp tf.Operation named name or 'group_deps' whose control_inputs are the
-//!   Operations among inputs (tensors, operations, nested lists of them). Traced stateful ops run in program order.
 //! tf.control_dependencies(control_inputs)
 //!   A context manager; eagerly it calls the callables among control_inputs first. Inside a tf.function each input
 //!   must be an Operation or a Tensor; the traced ops already run in program order, so no edge is added.
-//! tf.Operation
-//!   A graph node made while tracing (tf.no_op, tf.group, v.assign(..., read_value=False)): name, type, inputs,
-//!   outputs, control_inputs, device; repr <tf.Operation 'NAME' type=TYPE>. Names are not made unique in the graph;
-//!   v.assign(read_value=False) gives one only in a program that names a tfcore API (tf.group ...), else None.
 //! tf.config.list_physical_devices(device_type=None) | tf.config.experimental.list_physical_devices(device_type=None)
 //!   [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]: tfs runs on the CPU; 'GPU' gives [].
 //! tf.config.list_logical_devices(device_type=None) | tf.config.experimental.list_logical_devices(device_type=None)

@@ -1,0 +1,394 @@
+/* tfoperation.c — tf.Operation (a traced graph's node: name, type, inputs, outputs, control inputs, node_def, get_attr), symbolic tensors' name/op/graph, tf.no_op and tf.group. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/graphdef.h"
+#include "graph/trace.h"
+#include "modules/modules.h"
+#include "modules/tfmod.h"
+#include "modules/tfoperation.h"
+#include "object/hooks.h"
+#include "object/object.h"
+
+/* append an owned item */
+static void list_append_take(Val l, Val x) {
+  list_append(l, x);
+  val_decref(x);
+}
+
+/* node >= 0: node `node` of g.  node < 0: a NoOp of tf.no_op / tf.group, which tfs does not add to the graph
+ * (traced stateful ops already run in program order): its name is reserved in g, ctrl lists its control inputs. */
+typedef struct OpObj { Obj hdr; Graph *g; int node; const char *name; Val ctrl; } OpObj;
+
+static const Type tfop_type;
+
+static void tfop_free(Obj *o) {
+  OpObj *op = (OpObj *)o;
+  graph_release(op->g);
+  val_decref(op->ctrl);
+  free(o);
+}
+
+static OpObj *tfop_alloc(Graph *g, int node) {
+  OpObj *o = obj_new(&tfop_type, sizeof(OpObj));
+  o->g = graph_retain(g);
+  o->node = node;
+  o->name = node >= 0 ? g->nodes[node].name : NULL;
+  o->ctrl = val_undef();
+  return o;
+}
+
+Val tfop_new(Graph *g, int node) { return val_obj(tfop_alloc(g, node)); }
+
+static const char *tfop_name(const OpObj *o) { return o->node >= 0 ? o->g->nodes[o->node].name : o->name; }
+
+/* The NodeDef TF's GraphDef of the graph has for the node (built into a), or NULL (a detached NoOp). */
+static Tensorflow__NodeDef *tfop_nodedef(PbArena *a, const OpObj *o) {
+  if (o->node < 0) return NULL;
+  Tensorflow__GraphDef *gd = graphdef_build(a, o->g);
+  for (size_t i = 0; i < gd->n_node; i++)
+    if (!strcmp(gd->node[i]->name, tfop_name(o))) return gd->node[i];
+  return NULL;
+}
+
+/* The NoOp's NodeDef: its name, its control inputs as '^name' */
+static Tensorflow__NodeDef *tfop_noop_def(PbArena *a, const OpObj *o) {
+  Tensorflow__NodeDef *nd = pa_alloc(a, sizeof *nd);
+  tensorflow__node_def__init(nd);
+  nd->name = pa_strdup(a, o->name);
+  nd->op = pa_strdup(a, "NoOp");
+  tfs_i64 n = 0;
+  const Val *it = NULL;
+  if (!val_is_undef(o->ctrl)) seq_items(o->ctrl, &n, &it);
+  nd->input = pa_alloc(a, sizeof(char *) * (size_t)(n ? n : 1));
+  for (tfs_i64 i = 0; i < n; i++) nd->input[nd->n_input++] = pa_printf(a, "^%s", tfop_name((OpObj *)it[i].u.o));
+  return nd;
+}
+
+static const char *tfop_type_name(const OpObj *o, PbArena *a) {
+  if (o->node < 0) return "NoOp";
+  const GraphNode *n = &o->g->nodes[o->node];
+  switch (n->kind) {
+  case GN_OP: return n->op->graph_name;
+  case GN_PLACEHOLDER: return "Placeholder";
+  case GN_CONST: return "Const";
+  case GN_VARHANDLE: return "VarHandleOp";
+  default: {
+    Tensorflow__NodeDef *nd = tfop_nodedef(a, o);   /* cond/while: If/StatelessIf/While... as the GraphDef names it */
+    return nd ? nd->op : "";
+  }
+  }
+}
+
+static void tfop_repr(StrBuf *b, Val v) {
+  const OpObj *o = (const OpObj *)v.u.o;
+  PbArena a = {0};
+  sb_printf(b, "<tf.Operation '%s' type=%s>", tfop_name(o), tfop_type_name(o, &a));
+  pa_free(&a);
+}
+
+/* str(op) is its NodeDef's text, as TF's */
+static void tfop_nodedef_text(StrBuf *b, const OpObj *o) {
+  PbArena a = {0};
+  Tensorflow__NodeDef *nd = o->node < 0 ? tfop_noop_def(&a, o) : tfop_nodedef(&a, o);
+  if (nd) pb_text(b, &nd->base, 0);
+  else sb_printf(b, "name: \"%s\"\nop: \"%s\"\n", tfop_name(o), tfop_type_name(o, &a));
+  pa_free(&a);
+}
+
+static void tfop_str(StrBuf *b, Val v) { tfop_nodedef_text(b, (const OpObj *)v.u.o); }
+
+static bool tfop_eq(Val a, Val b) {
+  if (!val_is(b, &tfop_type)) return false;
+  const OpObj *x = (const OpObj *)a.u.o, *y = (const OpObj *)b.u.o;
+  return x->node >= 0 ? x->g == y->g && x->node == y->node : x == y;
+}
+
+static tfs_u64 tfop_hash(Val v) {
+  const OpObj *o = (const OpObj *)v.u.o;
+  return o->node >= 0 ? ((tfs_u64)(uintptr_t)o->g >> 4) * 31 + (tfs_u64)o->node : obj_identity_hash(v);
+}
+
+/* An AttrValue as TF's Operation.get_attr gives it: a DType, int, float, bool, bytes, TensorShape, tensor, list */
+static Val attr_value(const Tensorflow__AttrValue *v) {
+  switch (v->value_case) {
+  case TENSORFLOW__ATTR_VALUE__VALUE_S: return bytes_new(v->s.data, v->s.len);
+  case TENSORFLOW__ATTR_VALUE__VALUE_I: return val_int(v->i);
+  case TENSORFLOW__ATTR_VALUE__VALUE_F: return val_float(v->f);
+  case TENSORFLOW__ATTR_VALUE__VALUE_B: return val_bool(v->b);
+  case TENSORFLOW__ATTR_VALUE__VALUE_TYPE: {
+    int dt = pb_undtype(v->type);
+    return dt < 0 ? val_int(v->type) : dtype_val((DType)dt);
+  }
+  case TENSORFLOW__ATTR_VALUE__VALUE_SHAPE: {
+    int rank;
+    tfs_i64 dims[TFS_MAX_RANK];
+    return pb_unshape(v->shape, &rank, dims) ? tshape_new(rank, dims) : val_none();
+  }
+  case TENSORFLOW__ATTR_VALUE__VALUE_TENSOR: {
+    const char *err = NULL;
+    Tensor *t = pb_untensor(v->tensor, &err);
+    return t ? val_obj(t) : val_none();
+  }
+  case TENSORFLOW__ATTR_VALUE__VALUE_FUNC: return str_from_cstr(v->func->name);
+  case TENSORFLOW__ATTR_VALUE__VALUE_LIST: {
+    const Tensorflow__AttrValue__ListValue *l = v->list;
+    Val r = list_new(0);
+    for (size_t i = 0; i < l->n_s; i++) list_append_take(r, bytes_new(l->s[i].data, l->s[i].len));
+    for (size_t i = 0; i < l->n_i; i++) list_append_take(r, val_int(l->i[i]));
+    for (size_t i = 0; i < l->n_f; i++) list_append_take(r, val_float(l->f[i]));
+    for (size_t i = 0; i < l->n_b; i++) list_append_take(r, val_bool(l->b[i]));
+    for (size_t i = 0; i < l->n_type; i++) {
+      int dt = pb_undtype(l->type[i]);
+      list_append_take(r, dt < 0 ? val_int(l->type[i]) : dtype_val((DType)dt));
+    }
+    for (size_t i = 0; i < l->n_shape; i++) {
+      int rank;
+      tfs_i64 dims[TFS_MAX_RANK];
+      list_append_take(r, pb_unshape(l->shape[i], &rank, dims) ? tshape_new(rank, dims) : val_none());
+    }
+    for (size_t i = 0; i < l->n_func; i++) list_append_take(r, str_from_cstr(l->func[i]->name));
+    return r;
+  }
+  default: return list_new(0);   /* TF: an attr with no value is [] */
+  }
+}
+
+//! Operation.get_attr(name)
+//!   The value of the node's attribute name as TF's GraphDef has it (a tf.DType, int, float, bool, bytes,
+//!   TensorShape or list); ValueError "Operation 'x' has no attr named 'y'." when it has none.
+static Val tfop_get_attr_m(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "get_attr", .sig = "name"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  const OpObj *o = (const OpObj *)self.u.o;
+  if (!val_is(a[0], &str_type)) rt_throw(ERR_TYPE, "get_attr: the attribute name must be a str, got %s", val_type_name(a[0]));
+  const char *key = str_cstr(a[0]);
+  PbArena ar = {0};
+  Tensorflow__NodeDef *nd = tfop_nodedef(&ar, o);
+  for (size_t i = 0; nd && i < nd->n_attr; i++)
+    if (!strcmp(nd->attr[i]->key, key)) {
+      Val r = attr_value(nd->attr[i]->value);
+      pa_free(&ar);
+      return r;
+    }
+  pa_free(&ar);
+  rt_throw(ERR_VALUE, "Operation '%s' has no attr named '%s'.", tfop_name(o), key);
+}
+
+/* op.node_def: its text (str) with the NodeDef's fields name, op, input, device */
+typedef struct NodeDefObj { Obj hdr; Val text, name, op, input; } NodeDefObj;
+
+static void nd_free(Obj *o) {
+  NodeDefObj *d = (NodeDefObj *)o;
+  val_decref(d->text);
+  val_decref(d->name);
+  val_decref(d->op);
+  val_decref(d->input);
+  free(o);
+}
+
+static void nd_repr(StrBuf *b, Val v) { sb_puts(b, str_cstr(((NodeDefObj *)v.u.o)->text)); }
+
+static Val nd_getattr(Val self, const char *name) {
+  NodeDefObj *d = (NodeDefObj *)self.u.o;
+  if (!strcmp(name, "name")) return val_incref(d->name);
+  if (!strcmp(name, "op")) return val_incref(d->op);
+  if (!strcmp(name, "input")) return val_incref(d->input);
+  if (!strcmp(name, "device")) return str_from_cstr("");
+  return val_undef();
+}
+
+static const Type nodedef_type = {.name = "NodeDef", .free = nd_free, .repr = nd_repr, .getattr = nd_getattr,
+                                  .hash = obj_identity_hash};
+
+static Val tfop_node_def(const OpObj *o) {
+  PbArena a = {0};
+  Tensorflow__NodeDef *nd = o->node < 0 ? tfop_noop_def(&a, o) : tfop_nodedef(&a, o);
+  NodeDefObj *d = obj_new(&nodedef_type, sizeof(NodeDefObj));
+  d->text = d->name = d->op = d->input = val_none();
+  StrBuf b;
+  sb_init(&b);
+  if (nd) pb_text(&b, &nd->base, 0);
+  size_t len = b.len;
+  d->text = str_take(sb_steal(&b), (tfs_i64)len);
+  d->name = str_from_cstr(tfop_name(o));
+  d->op = str_from_cstr(nd ? nd->op : tfop_type_name(o, &a));
+  d->input = list_new(0);
+  for (size_t i = 0; nd && i < nd->n_input; i++) list_append_take(d->input, str_from_cstr(nd->input[i]));
+  pa_free(&a);
+  return val_obj(d);
+}
+
+static Val tfop_inputs(const OpObj *o) {
+  if (o->node < 0) return tuple_new(0);
+  const GraphNode *n = &o->g->nodes[o->node];
+  int k = 0;
+  GraphRef refs[64];
+  /* the data inputs that are graph values (a captured Variable's handle has no tensor in tfs's graph) */
+  for (int i = 0; i < n->nin && k < 64; i++)
+    if (n->in[i].node >= 0 && n->in[i].out < o->g->nodes[n->in[i].node].nout) refs[k++] = n->in[i];
+  Val t = tuple_new(k);
+  for (int i = 0; i < k; i++) ((Tuple *)t.u.o)->items[i] = trace_sym(o->g, refs[i]);
+  return t;
+}
+
+static Val tfop_control_inputs(const OpObj *o) {
+  if (o->node < 0) return val_is_undef(o->ctrl) ? list_new(0) : list_from_iterable(o->ctrl);
+  const GraphNode *n = &o->g->nodes[o->node];
+  Val l = list_new(n->nctrl);
+  for (int i = 0; i < n->nctrl; i++) list_append_take(l, tfop_new(o->g, n->ctrl[i]));
+  return l;
+}
+
+static Val tfop_getattr(Val self, const char *name) {
+  const OpObj *o = (const OpObj *)self.u.o;
+  if (!strcmp(name, "name")) return str_from_cstr(tfop_name(o));
+  if (!strcmp(name, "type")) {
+    PbArena a = {0};
+    Val r = str_from_cstr(tfop_type_name(o, &a));
+    pa_free(&a);
+    return r;
+  }
+  if (!strcmp(name, "graph")) return funcgraph_new(o->g);
+  if (!strcmp(name, "inputs")) return tfop_inputs(o);
+  if (!strcmp(name, "outputs")) {
+    int nout = o->node >= 0 ? o->g->nodes[o->node].nout : 0;
+    Val l = list_new(nout);
+    for (int i = 0; i < nout; i++) list_append_take(l, trace_sym(o->g, (GraphRef){o->node, i}));
+    return l;
+  }
+  if (!strcmp(name, "control_inputs")) return tfop_control_inputs(o);
+  if (!strcmp(name, "device")) return str_from_cstr("");
+  if (!strcmp(name, "node_def")) return tfop_node_def(o);
+  if (!strcmp(name, "get_attr")) return builtin_new("Operation.get_attr", tfop_get_attr_m, self, NULL);
+  return val_undef();
+}
+
+//! tf.Operation
+//!   A node of a traced graph (t.op, concrete.graph.get_operations(), v.assign(..., read_value=False) while tracing,
+//!   tf.no_op, tf.group): name (unique in the graph, under name scopes), type, inputs, outputs, control_inputs,
+//!   device, graph, node_def, get_attr(name); repr <tf.Operation 'NAME' type=TYPE>, str its NodeDef's text.
+static const Type tfop_type = {
+  .name = "Operation", .free = tfop_free, .repr = tfop_repr, .str = tfop_str, .getattr = tfop_getattr,
+  .eq = tfop_eq, .hash = tfop_hash,
+};
+
+/* ---- symbolic tensors: t.name 'AddV2:0', t.op, t.graph, t.value_index ---- */
+
+static Val tfop_sym_attr(Val t, const char *name) {
+  Graph *g;
+  GraphRef r;
+  if (!trace_sym_ref(val_tensor(t), &g, &r)) return val_undef();
+  if (!strcmp(name, "name")) {
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s:%d", g->nodes[r.node].name, r.out);
+    return str_from_cstr(buf);
+  }
+  if (!strcmp(name, "op")) return tfop_new(g, r.node);
+  if (!strcmp(name, "graph")) return funcgraph_new(g);
+  if (!strcmp(name, "value_index")) return val_int(r.out);
+  return val_undef();
+}
+
+static Val tfop_traced(const OpDef *op) {
+  TraceCtx *cx = trace_current();
+  if (!cx || !cx->g || !cx->g->nnodes) return val_none();
+  int last = cx->g->nnodes - 1;
+  const GraphNode *n = &cx->g->nodes[last];
+  return n->kind == GN_OP && n->op == op ? tfop_new(cx->g, last) : val_none();
+}
+
+/* ---- tf.no_op and tf.group: None eagerly, a NoOp Operation while tracing (TF 2.15's ops.py, control_flow_ops.py) ---- */
+
+static Val tfop_noop(Val name, const char *dflt, Val ctrl) {
+  TraceCtx *cx = trace_current();
+  if (!cx || !cx->g || !rt_obj_hooks.tracing || !rt_obj_hooks.tracing()) return val_none();
+  char base[512];
+  snprintf(base, sizeof base, "%s", val_is(name, &str_type) ? str_cstr(name) : dflt);
+  size_t len = strlen(base);
+  if (len > 1 && base[len - 1] == '/') base[len - 1] = 0;   /* a name_scope-made name ends in '/' */
+  OpObj *o = tfop_alloc(cx->g, -1);
+  o->name = graph_reserve_name(cx->g, base);
+  o->ctrl = val_is_undef(ctrl) ? list_new(0) : val_incref(ctrl);
+  return val_obj(o);
+}
+
+//! tf.no_op(name=None)
+//!   Does nothing: None eagerly; inside a tf.function a tf.Operation of type NoOp named name or 'NoOp' (made unique
+//!   in the graph: 'NoOp_1' ...).
+static Val tf_no_op(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "no_op", .sig = "name=None"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  return tfop_noop(a[0], "NoOp", val_undef());
+}
+
+/* group's inputs flattened (lists, tuples, dict values) into the control inputs: Operations, a tensor's op */
+static void group_flat(Val x, Val deps) {
+  tfs_i64 n;
+  const Val *it;
+  if (seq_items(x, &n, &it)) {
+    for (tfs_i64 i = 0; i < n; i++) group_flat(it[i], deps);
+    return;
+  }
+  if (val_is(x, &dict_type)) {
+    Dict *d = (Dict *)x.u.o;
+    for (tfs_i64 i = 0; i < d->len; i++)
+      if (!val_is_undef(d->keys[i])) group_flat(d->vals[i], deps);
+    return;
+  }
+  if (val_is(x, &tfop_type)) {
+    list_append(deps, x);
+    return;
+  }
+  Tensor *t = val_as_tensor(x);
+  if (t && t->sym) {
+    list_append_take(deps, tfop_sym_attr(x, "op"));
+    return;
+  }
+  if (t || val_is(x, &variable_type)) return;   /* eager tensors and variables: nothing of this graph to wait for */
+  StrBuf s;
+  sb_init(&s);
+  int mark = rt_hold_sb(&s);
+  val_str(&s, x);
+  rt_throw(ERR_TYPE, "'inputs' should be zero or more (nested) Tensors. Received '%s' with type '<class '%s'>'.",
+           s.data ? s.data : "", val_type_name(x));
+  rt_unhold(mark);
+}
+
+//! tf.group(*inputs, name=None)
+//!   None eagerly; inside a tf.function a NoOp tf.Operation named name or 'group_deps' whose control_inputs are the
+//!   operations of inputs (tensors, operations, nested lists of them). Traced stateful ops run in program order.
+static Val tf_group(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "group", .sig = "name=None"};   /* *inputs are the positional arguments */
+  Val a[1];
+  args_parse(&spec, 0, NULL, kw, a);
+  Val deps = list_new(0);
+  int mark = rt_hold_val(deps);
+  for (int i = 0; i < n; i++) group_flat(args[i], deps);
+  if (!rt_obj_hooks.tracing || !rt_obj_hooks.tracing()) {
+    rt_unhold(mark);
+    val_decref(deps);
+    return val_none();
+  }
+  Val r = tfop_noop(a[0], "group_deps", deps);
+  rt_unhold(mark);
+  val_decref(deps);
+  return r;
+}
+
+void tfop_register(void) {
+  op_sym_attr = tfop_sym_attr;
+  op_traced_operation = tfop_traced;
+  tfmod_register("Operation", typeobj_for(&tfop_type));
+  Val b = builtin_new("tf.no_op", tf_no_op, val_undef(), NULL);
+  tfmod_register("no_op", b);
+  val_decref(b);
+  b = builtin_new("tf.group", tf_group, val_undef(), NULL);
+  tfmod_register("group", b);
+  val_decref(b);
+}
