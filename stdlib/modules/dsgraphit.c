@@ -84,7 +84,7 @@ static bool giter_next(Val v, Val *out) {
   return true;
 }
 
-//! OwnedIterator.get_next() | tf.data.Iterator.get_next
+//! OwnedIterator.get_next()
 //!   The iterator's next element; at the end OutOfRangeError: End of sequence (inside a tf.function, when the graph runs).
 static Val gi_get_next(Val self, int n, const Val *args, const Kw *kw) {
   (void)args, (void)kw;
@@ -107,6 +107,12 @@ static Val giter_opt(GIter *g) {
   return pair;
 }
 
+//! tf.experimental.Optional | tf.data.experimental.Optional
+//!   A value that may be absent (Iterator.get_next_as_optional): has_value(), get_value() (InvalidArgumentError "The
+//!   optional variant does not have a value." when empty), element_spec; made by Optional.from_value(value) and
+//!   Optional.empty(element_spec).
+//! tf.OptionalSpec(element_spec)
+//!   The type spec of an Optional whose value has element_spec.
 /* tf.experimental.Optional of stdlib/tfcore_optional.tfs over (has_value, value) */
 Val tfdata_optional(Val has, Val value, Val spec) {
   Val cls = tfmod_lookup("experimental.Optional");
@@ -122,7 +128,7 @@ Val tfdata_optional(Val has, Val value, Val spec) {
   return r;
 }
 
-//! OwnedIterator.get_next_as_optional() | tf.data.Iterator.get_next_as_optional
+//! OwnedIterator.get_next_as_optional() | tf.data.experimental.get_next_as_optional(iterator)
 //!   The next element as a tf.experimental.Optional: has_value() is False at the end instead of an error.
 static Val gi_get_next_as_optional(Val self, int n, const Val *args, const Kw *kw) {
   (void)args, (void)kw;
