@@ -902,7 +902,8 @@ static const char *gd_dataset(GdBuild *b, const Graph *g, const GraphNode *n, Va
  * is the iterator (an Identity after MakeIterator).  _DatasetNext:
  * IteratorGetNextAsOptional, OptionalHasValue (output 0, see gd_ref) and
  * OptionalGetValue (the node).  _DatasetRelease: a NoOp after the handle (TF's
- * V3 iterator is freed with its last reference).  _DatasetGetNext: IteratorGetNext. */
+ * V3 iterator is freed with its last reference).  _DatasetGetNext: IteratorGetNext.  _DatasetSingle:
+ * DatasetToSingleElement of the dataset. */
 static bool gd_dataset_op(GdBuild *b, const Graph *g, const GraphNode *n) {
   if (!graphdef_dataset_info || (!n->attrs.n && n->op->id != OP_DATASET_RELEASE)) return false;
   const char *base = n->name;
@@ -917,6 +918,13 @@ static bool gd_dataset_op(GdBuild *b, const Graph *g, const GraphNode *n) {
   if (!graphdef_dataset_info(n->attrs.v[0], &d)) return false;
   AttrList at = {0};
   gd_ds_spec(b, &at, &d, "output_types");
+  if (n->op->id == OP_DATASET_SINGLE) {   /* get_single_element: TF's op reads the dataset itself */
+    int argk = 0;
+    const char *ds = gd_dataset(b, g, n, n->attrs.v[0], &argk);
+    if (!ds) return false;
+    gd_aux(b, base, "DatasetToSingleElement", &at, 1, &ds);
+    return true;
+  }
   if (n->op->id == OP_DATASET_ITER) {
     int argk = 0;
     const char *ds = gd_dataset(b, g, n, n->attrs.v[0], &argk);
@@ -3178,6 +3186,7 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_DATASET_NEXT] = gd_r_dataset_iter,
   [OP_DATASET_GETNEXT] = gd_r_dataset_iter,
   [OP_DATASET_RELEASE] = gd_r_dataset_iter,
+  [OP_DATASET_SINGLE] = gd_r_dataset_iter,
   [OP_DATASET_SLICES] = gd_r_ds_source,
   [OP_DATASET_TENSORS] = gd_r_ds_source,
   [OP_DATASET_RANGE] = gd_r_ds_source,
