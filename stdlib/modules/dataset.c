@@ -282,6 +282,10 @@ static Val ds_val(Dataset *d) { return val_obj(d); }
 /* st_map callback of from_tensor_slices: the leaves' leading dimensions agree (ctx: rows so far). */
 static Val check_rows(void *ctx, Val leaf) {
   tfs_i64 *rows = ctx;
+  /* a composite (RaggedTensor, SparseTensor) slices itself only as the whole structure (_tf_dataset_slices) */
+  if (is_composite(leaf))
+    rt_throw(ERR_NOTIMPL, "tfs's tf.data.Dataset.from_tensor_slices does not slice a %s inside a structure or "
+             "without its own slicing", val_type_name(leaf));
   Tensor *t = val_tensor(leaf);
   if (t->rank == 0) rt_throw(ERR_VALUE, "Unbatching a tensor is only supported for rank >= 1");
   if (*rows >= 0 && t->shape[0] != *rows)
