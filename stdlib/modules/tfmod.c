@@ -124,8 +124,12 @@ static Val tf_convert_to_tensor(Val self, int n, const Val *args, const Kw *kw) 
     want = dt;
   }
   if (t && val_is_tensor(a[0])) {
-    if (want >= 0 && (int)t->dtype != want)
-      rt_throw(ERR_VALUE, "Tensor conversion requested dtype %s for Tensor with dtype %s", dtype_info[want].name, dtype_info[t->dtype].name);
+    if (want >= 0 && (int)t->dtype != want) {
+      Val r = repr_of(a[0]);   /* TF's text ends with the tensor's repr */
+      rt_hold_val(r);
+      rt_throw(ERR_VALUE, "Tensor conversion requested dtype %s for Tensor with dtype %s: %s", dtype_info[want].name,
+               dtype_info[t->dtype].name, str_cstr(r));
+    }
     return val_incref(a[0]);
   }
   if (want < 0 && a[2].tag != VT_NONE && a[2].tag != VT_UNDEF && val_as_dtype(a[2], &dt)) {
