@@ -630,6 +630,10 @@ static Val tf_custom_gradient(Val self, int n, const Val *args, const Kw *kw) {
 //!   The JVP of each tensor of primals (a structure), computed by a double backward pass over what the accumulator
 //!   recorded; None (zeros with ZERO) for a value the primals do not reach or of an integer dtype; a primal gives
 //!   its tangent.
+//! tf.IndexedSlices(values, indices, dense_shape=None)
+//!   Slices of a tensor's first dimension (stdlib/tfcore_indexed.tfs): values[i] is row indices[i] of a tensor of
+//!   dense_shape; values, indices, dense_shape, dtype, shape, -s; what Variable.scatter_add and its kin take (tfs's
+//!   gradients stay dense).
 //! tf.UnconnectedGradients
 //!   Values for unconnected_gradients: NONE (the default, None gradients) or ZERO (zeros).
 static Val unconnected_attr(const char *name) {
