@@ -621,6 +621,8 @@ static Val tf_custom_gradient(Val self, int n, const Val *args, const Kw *kw) {
   return builtin_new("tf.custom_gradient.<locals>.decorated", custom_call, a[0], NULL);
 }
 
+//! tf.autodiff.GradientTape
+//!   tf.GradientTape under TF's tf.autodiff name.
 //! tf.autodiff.ForwardAccumulator(primals, tangents)
 //!   Forward-mode autodiff (stdlib/tfcore_fwdacc.tfs): `with acc:` records the ops run on primals (a tensor, Variable
 //!   or structure of them), each moved along its tangent (same structure, dtype and shape); acc.jvp(y) is then the
