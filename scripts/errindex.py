@@ -131,6 +131,7 @@ AREAS = [
     # the .tfs sources of the tf API, in the sections that already hold their messages
     (r'^(tfcore_data|tfdatasave|tfcore_ragged|tfcore_strings)\.tfs$', 'tf.data'),
     (r'^tfcore_image\.tfs$', 'tf.image and image files'),
+    (r'^tfcore_fwdacc\.tfs$', 'Gradients'),
     (r'^(distribute|horovod|tfcore_dist)\.tfs$', 'Distributed training (MPI)'),
     (r'^tfgfile\.tfs$', 'Files, tf.io and data sets'),
     (r'^tfcore_.*\.tfs$', 'tf.nest and the functional ops'),

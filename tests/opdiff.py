@@ -650,6 +650,14 @@ def templates(g, op):
                 "ASSIGN_SUB_VARIABLE": "assign_sub(a0)"}[op]
         s = g.shape()
         return ["_var(a0, lambda v: v.%s)" % meth, [inp(s, dt)]]
+    if op.startswith("RESOURCE_SCATTER_"):   # Variable.scatter_add...(tf.IndexedSlices) on a float variable of a0's shape
+        dt = r.choice(FLOAT)
+        s = g.shape(rank=r.randint(1, 3), nonempty=True)
+        n = r.randint(0, 3)
+        idx = [r.randint(0, s[0] - 1) for _ in range(n)]
+        meth = "scatter_" + op[len("RESOURCE_SCATTER_"):].lower()
+        return ["_var(a0, lambda v: v.%s(tf.IndexedSlices(a1, tf.constant(%s, shape=[%d], dtype=tf.int32))))" % (meth, idx, n),
+                [inp(s, dt, 1, 3), inp(tuple([n]) + tuple(s[1:]), dt, 1, 3)]]
     if op in ("TL_RESERVE", "TL_SET_ITEM", "TL_GET_ITEM", "TL_STACK", "TL_LENGTH", "TL_RESIZE"):
         s = g.shape()
         return ["_ta_loop(a0, %d)" % r.randint(0, 3), [inp(s, r.choice(NUM))]]
@@ -1064,7 +1072,8 @@ def gen_file(rnd, ops, n, tmp, start_k):
         op = rnd.choice(ops)
         t = templates(g, op)
         mode = rnd.choice(["static", "static", "none", "rr"])
-        if op in ("READ_VARIABLE", "ASSIGN_VARIABLE", "ASSIGN_ADD_VARIABLE", "ASSIGN_SUB_VARIABLE"):
+        if op in ("READ_VARIABLE", "ASSIGN_VARIABLE", "ASSIGN_ADD_VARIABLE", "ASSIGN_SUB_VARIABLE") or \
+                op.startswith("RESOURCE_SCATTER_"):
             # a variable of the input's shape, made before the trace (TF: Variables are created on the first call only)
             src.append("_VARS[0] = tf.Variable(tf.zeros_like(%s))" % t[1][0])
             if mode == "rr":

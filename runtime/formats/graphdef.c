@@ -2905,6 +2905,17 @@ static bool gd_r_tensor_scatter(GD_RULE_ARGS) {
   return true;
 }
 
+/* ResourceScatter*(resource, indices, updates) (Variable.scatter_add...): the variable's dtype and the indices' */
+static bool gd_r_resource_scatter(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || n->nin < 3 || n->in[1].node < 0 || n->in[2].node < 0) return false;
+  const char *in[3] = {x, gd_ref(b, g, n->in[1], b->fn), gd_ref(b, g, n->in[2], b->fn)};
+  gd_attr_add(b, &at, "dtype", gd_type(b, graph_meta(g, n->in[2])->dtype));
+  gd_attr_add(b, &at, "Tindices", gd_type(b, graph_meta(g, n->in[1])->dtype));
+  gd_aux(b, base, n->op->graph_name, &at, 3, in);
+  return true;
+}
+
 /* _Trigamma(x) is TF's Polygamma(1, x) */
 static bool gd_r_trigamma(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
@@ -3073,6 +3084,10 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_TENSOR_SCATTER_UPDATE] = gd_r_tensor_scatter, [OP_TENSOR_SCATTER_ADD] = gd_r_tensor_scatter,
   [OP_TENSOR_SCATTER_SUB] = gd_r_tensor_scatter, [OP_TENSOR_SCATTER_MAX] = gd_r_tensor_scatter,
   [OP_TENSOR_SCATTER_MIN] = gd_r_tensor_scatter,
+  [OP_RESOURCE_SCATTER_ADD] = gd_r_resource_scatter, [OP_RESOURCE_SCATTER_SUB] = gd_r_resource_scatter,
+  [OP_RESOURCE_SCATTER_MUL] = gd_r_resource_scatter, [OP_RESOURCE_SCATTER_DIV] = gd_r_resource_scatter,
+  [OP_RESOURCE_SCATTER_MIN] = gd_r_resource_scatter, [OP_RESOURCE_SCATTER_MAX] = gd_r_resource_scatter,
+  [OP_RESOURCE_SCATTER_UPDATE] = gd_r_resource_scatter,
   [OP_RESIZE_BILINEAR] = gd_r_resize, [OP_RESIZE_NEAREST] = gd_r_resize, [OP_RESIZE_BICUBIC] = gd_r_resize,
   [OP_RESIZE_AREA] = gd_r_resize, [OP_RESIZE_NEAREST_GRAD] = gd_r_resize, [OP_SCALE_TRANSLATE] = gd_r_scale_translate,
   [OP_PROJ_TRANSFORM] = gd_r_proj_transform,

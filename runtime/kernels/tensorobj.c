@@ -560,6 +560,153 @@ static Val var_scatter_nd(Val self, int n, const Val *args, const Kw *kw, int k)
 VAR_SCATTER(0) VAR_SCATTER(1) VAR_SCATTER(2) VAR_SCATTER(3) VAR_SCATTER(4)
 static const BuiltinFn var_scatter_fns[5] = {var_scatter_nd_0, var_scatter_nd_1, var_scatter_nd_2, var_scatter_nd_3, var_scatter_nd_4};
 
+/* ---- Variable.scatter_add/sub/mul/div/min/max/update(sparse_delta): a tf.IndexedSlices on the first axis ---- */
+
+static const char *const var_rscatter_names[7] = {"scatter_add", "scatter_sub", "scatter_mul", "scatter_div",
+                                                  "scatter_min", "scatter_max", "scatter_update"};
+static const OpId var_rscatter_ops[7] = {OP_RESOURCE_SCATTER_ADD, OP_RESOURCE_SCATTER_SUB, OP_RESOURCE_SCATTER_MUL,
+                                         OP_RESOURCE_SCATTER_DIV, OP_RESOURCE_SCATTER_MIN, OP_RESOURCE_SCATTER_MAX,
+                                         OP_RESOURCE_SCATTER_UPDATE};
+
+/* sparse_delta's indices and values (owned) when it is a tf.IndexedSlices (stdlib/tfcore_indexed.tfs: the class is
+ * found by name, the kernels layer cannot see the tf module), else TF's TypeError. */
+static void indexed_slices_parts(Val sd, Val *indices, Val *values) {
+  bool ok = false;
+  if (val_is(sd, &inst_type))
+    for (TypeObj *k = ((Inst *)sd.u.o)->klass; k && !ok; k = k->base) ok = !strcmp(k->name, "IndexedSlices");
+  if (!ok) {
+    Val s = str_of(sd);
+    rt_hold_val(s);
+    rt_throw(ERR_TYPE, "Argument `sparse_delta` must be a `tf.IndexedSlices`. Received arg: %s", str_cstr(s));
+  }
+  *indices = rt_getattr(sd, "indices");
+  int mark = rt_hold_val(*indices);
+  *values = rt_getattr(sd, "values");
+  rt_unhold(mark);
+}
+
+/* The op applied (recorded while tracing), then TF's _lazy_read of the variable, as var_method. */
+static Val var_resource_update(Val self, OpId id, Val indices, Val updates) {
+  Variable *v = variable_storage(self.u.o);
+  Val in[3] = {val_obj(v), indices, updates};
+  bool done = false;
+  if (op_graph_hook) {
+    Val r = op_graph_hook(&op_defs[id], 3, in, NULL);
+    done = !val_is_undef(r);
+    TFS_DECREF(r);
+  }
+  if (!done) {
+    Val r = op_apply(&op_defs[id], 3, in, NULL);
+    TFS_DECREF(r);
+  }
+  Val op = done && op_traced_operation ? op_traced_operation(&op_defs[id]) : val_none();
+  if (op_tape_nactive && op_tape_var_accessed) op_tape_var_accessed(val_obj(v));
+  Val u = variable_unread(v);
+  if (op.tag == VT_OBJ) ((Variable *)u.u.o)->sym = op.u.o;
+  return u;
+}
+
+//! Variable.scatter_add(sparse_delta, use_locking=False, name=None) | Variable.scatter_sub(sparse_delta, use_locking=False, name=None) | Variable.scatter_mul(sparse_delta, use_locking=False, name=None) | Variable.scatter_div(sparse_delta, use_locking=False, name=None) | Variable.scatter_min(sparse_delta, use_locking=False, name=None) | Variable.scatter_max(sparse_delta, use_locking=False, name=None) | Variable.scatter_update(sparse_delta, use_locking=False, name=None)
+//!   Combines the variable's rows at sparse_delta.indices (a tf.IndexedSlices; repeated indices apply one by one) with
+//!   its values (shape indices.shape + var.shape[1:], or a scalar); TF's ResourceScatter* op; returns an
+//!   _UnreadVariable of it.
+static Val var_rscatter(Val self, int n, const Val *args, const Kw *kw, int k) {
+  static ArgSpec specs[7];
+  if (!specs[k].what) specs[k] = (ArgSpec){.what = var_rscatter_names[k], .sig = "sparse_delta, use_locking=False, name=None"};
+  Val a[3];
+  args_parse(&specs[k], n, args, kw, a);
+  Val ix0, vals;
+  indexed_slices_parts(a[0], &ix0, &vals);
+  int mark = rt_hold_val(ix0);
+  Val ix = val_is_tensor(ix0) ? val_incref(ix0) : val_obj(tensor_from_val(ix0, -1));
+  rt_hold_val(ix);
+  rt_hold_val(vals);
+  /* TF converts host values to the variable's dtype (convert_to_tensor; a tensor keeps its own, checked by the kernel) */
+  Val upd = val_is_tensor(vals) ? val_incref(vals) : val_obj(tensor_from_val(vals, variable_storage(self.u.o)->value->dtype));
+  rt_hold_val(upd);
+  Val r = var_resource_update(self, var_rscatter_ops[k], ix, upd);
+  rt_unhold(mark);
+  val_decref(ix0); val_decref(ix); val_decref(vals); val_decref(upd);
+  return r;
+}
+#define VAR_RSCATTER(k) \
+  static Val var_rscatter_##k(Val self, int n, const Val *args, const Kw *kw) { return var_rscatter(self, n, args, kw, k); }
+VAR_RSCATTER(0) VAR_RSCATTER(1) VAR_RSCATTER(2) VAR_RSCATTER(3) VAR_RSCATTER(4) VAR_RSCATTER(5) VAR_RSCATTER(6)
+static const BuiltinFn var_rscatter_fns[7] = {var_rscatter_0, var_rscatter_1, var_rscatter_2, var_rscatter_3,
+                                              var_rscatter_4, var_rscatter_5, var_rscatter_6};
+
+//! Variable.batch_scatter_update(sparse_delta, use_locking=True, name=None)
+//!   For indices of rank r (a tf.IndexedSlices), var[i_1, ..., i_{r-1}, indices[i_1, ..., i_{r-1}, j]] = values[i_1, ...,
+//!   i_{r-1}, j]: scatter_update along the last index dimension, batched over the leading ones (TF's n-d form).
+static Val var_batch_scatter_update_m(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "batch_scatter_update", .sig = "sparse_delta, use_locking=True, name=None"};
+  Val a[3];
+  args_parse(&spec, n, args, kw, a);
+  Val ix0, vals, tmp[12];
+  int nt = 0;
+  indexed_slices_parts(a[0], &ix0, &vals);
+  int mark = rt_hold_val(ix0);
+  tmp[nt++] = ix0;
+#define BSU_HOLD(v) (rt_hold_val(v), tmp[nt++] = (v))
+  BSU_HOLD(vals);
+  Val ix = val_is_tensor(ix0) ? val_incref(ix0) : val_obj(tensor_from_val(ix0, -1));
+  BSU_HOLD(ix);
+  Tensor *t = val_as_tensor(ix);
+  if (t->rank < 0) rt_throw(ERR_VALUE, "batch_gather does not allow indices with unknown shape.");
+  for (int d = 0; d < t->rank - 1; d++)
+    if (t->shape[d] < 0) rt_throw(ERR_UNIMPLEMENTED, "batch_scatter_update needs the indices' leading dimensions known");
+  /* TF's n-d indices: the leading coordinates (known from the shape: a constant) then the index itself */
+  Val nd = ix;
+  if (t->rank > 1) {
+    tfs_i64 shp[TFS_MAX_RANK];
+    for (int d = 0; d < t->rank; d++) shp[d] = t->shape[d];
+    int lead = t->rank - 1;
+    shp[lead] = lead;
+    tfs_i64 rows = 1;
+    for (int d = 0; d < lead; d++) rows *= t->shape[d];
+    Tensor *pre = tensor_new(t->dtype, t->rank, shp);   /* [d_0, ..., d_{r-2}, r-1]: repeated over the last axis below */
+    for (tfs_i64 q = 0; q < rows; q++) {
+      tfs_i64 rem = q;
+      for (int d = lead - 1; d >= 0; d--) {
+        tfs_i64 c = rem % t->shape[d];
+        rem /= t->shape[d];
+        if (t->dtype == DT_INT32) ((int32_t *)tensor_data(pre))[q * lead + d] = (int32_t)c;
+        else ((int64_t *)tensor_data(pre))[q * lead + d] = c;
+      }
+    }
+    Val prev = val_obj(pre);
+    BSU_HOLD(prev);
+    /* [d_0, ..., d_{r-2}, 1, r-1] tiled to [..., n, r-1] by adding zeros of the index's shape */
+    Val m1 = val_int(-1), m2 = val_int(-2);
+    OpAttrs ax2 = {1, {m2}}, ax1 = {1, {m1}};
+    Val pe = op_apply(&op_defs[OP_EXPAND_DIMS], 1, &prev, &ax2);
+    BSU_HOLD(pe);
+    Val ie = op_apply(&op_defs[OP_EXPAND_DIMS], 1, &ix, &ax1);
+    BSU_HOLD(ie);
+    Val z = op_apply(&op_defs[OP_MUL], 2, (Val[]){ie, val_int(0)}, NULL);
+    BSU_HOLD(z);
+    Val pt = op_apply(&op_defs[OP_ADD], 2, (Val[]){pe, z}, NULL);
+    BSU_HOLD(pt);
+    Val lst = list_new(2);
+    BSU_HOLD(lst);
+    list_append(lst, pt);
+    list_append(lst, ie);
+    nd = op_apply(&op_defs[OP_CONCAT], 1, &lst, &ax1);
+    BSU_HOLD(nd);
+  } else {
+    Val m1 = val_int(-1);
+    OpAttrs ax1 = {1, {m1}};
+    nd = op_apply(&op_defs[OP_EXPAND_DIMS], 1, &ix, &ax1);
+    BSU_HOLD(nd);
+  }
+  Val in[2] = {nd, vals};
+  Val r = var_scatter_nd(self, 2, in, NULL, 0);
+  rt_unhold(mark);
+  for (int q = 0; q < nt; q++) val_decref(tmp[q]);
+  return r;
+#undef BSU_HOLD
+}
+
 static Val var_get_shape_m(Val self, int n, const Val *args, const Kw *kw) {
   (void)n; (void)args; (void)kw;
   tfs_i64 dims[TFS_MAX_RANK];
@@ -592,6 +739,9 @@ static Val variable_getattr(Val self, const char *name) {
   if (!strcmp(name, "gather_nd")) return builtin_new("Variable.gather_nd", var_gather_nd_m, self, NULL);
   for (int k = 0; k < 5; k++)
     if (!strcmp(name, var_scatter_names[k])) return builtin_new(var_scatter_names[k], var_scatter_fns[k], self, NULL);
+  if (!strcmp(name, "batch_scatter_update")) return builtin_new("batch_scatter_update", var_batch_scatter_update_m, self, NULL);
+  for (int k = 0; k < 7; k++)
+    if (!strcmp(name, var_rscatter_names[k])) return builtin_new(var_rscatter_names[k], var_rscatter_fns[k], self, NULL);
   return val_undef();
 }
 

@@ -621,6 +621,21 @@ static Val tf_custom_gradient(Val self, int n, const Val *args, const Kw *kw) {
   return builtin_new("tf.custom_gradient.<locals>.decorated", custom_call, a[0], NULL);
 }
 
+//! tf.autodiff.GradientTape
+//!   tf.GradientTape under TF's tf.autodiff name.
+//! tf.autodiff.ForwardAccumulator(primals, tangents)
+//!   Forward-mode autodiff (stdlib/tfcore_fwdacc.tfs): `with acc:` records the ops run on primals (a tensor, Variable
+//!   or structure of them), each moved along its tangent (same structure, dtype and shape); acc.jvp(y) is then the
+//!   Jacobian-vector product of y. Works inside tf.function, nested with GradientTape (Hessian-vector products
+//!   forward-over-backward and backward-over-forward) and with other accumulators (higher-order JVPs).
+//! ForwardAccumulator.jvp(primals, unconnected_gradients=tf.UnconnectedGradients.NONE)
+//!   The JVP of each tensor of primals (a structure), computed by a double backward pass over what the accumulator
+//!   recorded; None (zeros with ZERO) for a value the primals do not reach or of an integer dtype; a primal gives
+//!   its tangent.
+//! tf.IndexedSlices(values, indices, dense_shape=None)
+//!   Slices of a tensor's first dimension (stdlib/tfcore_indexed.tfs): values[i] is row indices[i] of a tensor of
+//!   dense_shape; values, indices, dense_shape, dtype, shape, -s; what Variable.scatter_add and its kin take (tfs's
+//!   gradients stay dense).
 //! tf.UnconnectedGradients
 //!   Values for unconnected_gradients: NONE (the default, None gradients) or ZERO (zeros).
 static Val unconnected_attr(const char *name) {

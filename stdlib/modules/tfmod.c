@@ -124,8 +124,12 @@ static Val tf_convert_to_tensor(Val self, int n, const Val *args, const Kw *kw) 
     want = dt;
   }
   if (t && val_is_tensor(a[0])) {
-    if (want >= 0 && (int)t->dtype != want)
-      rt_throw(ERR_VALUE, "Tensor conversion requested dtype %s for Tensor with dtype %s", dtype_info[want].name, dtype_info[t->dtype].name);
+    if (want >= 0 && (int)t->dtype != want) {
+      Val r = repr_of(a[0]);   /* TF's text ends with the tensor's repr */
+      rt_hold_val(r);
+      rt_throw(ERR_VALUE, "Tensor conversion requested dtype %s for Tensor with dtype %s: %s", dtype_info[want].name,
+               dtype_info[t->dtype].name, str_cstr(r));
+    }
     return val_incref(a[0]);
   }
   if (want < 0 && a[2].tag != VT_NONE && a[2].tag != VT_UNDEF && val_as_dtype(a[2], &dt)) {
@@ -608,11 +612,13 @@ static Val keras_native_getattr(const char *name);
 //!   Namespaces of tf: each holds the ops whose api names start with it (tf.math.add is tf.add).
 //! tf.bitwise
 //!   Bitwise ops of integer tensors: bitwise_and, bitwise_or, bitwise_xor, invert, left_shift, right_shift.
+//! tf.autodiff
+//!   Automatic differentiation: ForwardAccumulator (forward mode) and GradientTape (reverse mode, as tf.GradientTape).
 //! tf.experimental
 //!   TF's experimental names tfs has: DynamicRaggedShape (what tf.shape gives for a RaggedTensor).
 /* tf.image, tf.strings, tf.sparse, tf.ragged hold functions written in .tfs (tfcore_attr finds them through the .tfs
  * module of the _API tables): looked up by their tf name, so that they come with TF's dispatch (tfcore.c) */
-#define SUBMODULES(X) X(math) X(nn) X(random) X(dtypes) X(linalg) X(config) X(debugging) X(errors) X(summary) X(io) X(saved_model) X(profiler) X(train) X(experimental) X(bitwise) X(image) X(strings) X(sparse) X(ragged)
+#define SUBMODULES(X) X(math) X(nn) X(random) X(dtypes) X(linalg) X(config) X(debugging) X(errors) X(summary) X(io) X(saved_model) X(profiler) X(train) X(experimental) X(bitwise) X(image) X(strings) X(sparse) X(ragged) X(autodiff)
 #define SUB_GETATTR(m)                                     \
   static Val sub_##m(const char *name) {                   \
     char q[128];                                           \
