@@ -398,24 +398,38 @@ static void seq_of(Val v, tfs_i64 *n, const Val **items) {
   else { *n = ((Tuple *)v.u.o)->len; *items = ((Tuple *)v.u.o)->items; }
 }
 
-void tape_watch(Tape *t, Val v) {
+/* TF logs (log_first_n, 5 times in a process) when an integer/string tensor is watched: it gets no gradient. */
+static void warn_untrainable(DType dt) {
+  static int times;
+  if (times++ >= 5) return;
+  rt_flush();   /* stdout first, so the order holds */
+  fprintf(stderr, "WARNING:tensorflow:The dtype of the watched tensor must be floating (e.g. tf.float32), got tf.%s\n",
+          dtype_info[dt].name);
+  fflush(stderr);
+}
+
+static void watch_walk(Tape *t, Val v, bool warn) {
   if (val_is(v, &list_type) || val_is(v, &tuple_type)) {
     tfs_i64 n;
     const Val *it;
     seq_of(v, &n, &it);
-    for (tfs_i64 i = 0; i < n; i++) tape_watch(t, it[i]);
+    for (tfs_i64 i = 0; i < n; i++) watch_walk(t, it[i], warn);
     return;
   }
   if (val_is(v, &dict_type)) {
     Dict *d = (Dict *)v.u.o;
     for (tfs_i64 i = 0; i < d->len; i++)
-      if (d->keys[i].tag != VT_UNDEF) tape_watch(t, d->vals[i]);
+      if (d->keys[i].tag != VT_UNDEF) watch_walk(t, d->vals[i], warn);
     return;
   }
   if (!obj_of(v))
     rt_throw(ERR_VALUE, "Passed in object of type %s, not tf.Tensor or tf.Variable or ExtensionType.", val_type_name(v));
+  if (warn && !is_float_val(v)) warn_untrainable(val_as_tensor(v)->dtype);
   track(t, v);
 }
+
+void tape_watch(Tape *t, Val v) { watch_walk(t, v, false); }
+void tape_watch_user(Tape *t, Val v) { watch_walk(t, v, true); }
 
 static bool recording(const Tape *t) { return t->active && !t->paused && !t->busy; }
 

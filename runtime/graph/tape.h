@@ -85,6 +85,7 @@ Val tape_new(bool persistent, bool watch_vars);
 void tape_push(Tape *t);                        /* __enter__ */
 void tape_pop(Tape *t);                         /* __exit__ */
 void tape_watch(Tape *t, Val v);                /* a tensor, Variable, or a structure of them */
+void tape_watch_user(Tape *t, Val v);           /* tape.watch: also TF's warning for a non-float tensor */
 
 /* Record one op application (inputs as given to op_apply, result as returned). */
 void tape_record(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs, Val result);

@@ -435,6 +435,7 @@ bool inst_setattr_dict(Val self, Val *dict, const char *name, Val v) {
   }
   val_decref(a);
   dict_set_str(dict, name, v);
+  if (rt_obj_hooks.attr_set) rt_obj_hooks.attr_set(self, name, v);
   return true;
 }
 

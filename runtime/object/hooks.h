@@ -34,6 +34,9 @@ typedef struct RtObjHooks {
   /* sys.exit(0) (or None) is about to end the process: a rank of an MPI job leaves it as at the program's end
    * (runtime/dist), else Open MPI reports the rank as exiting improperly and mpirun fails. */
   void (*exit_ok)(void);
+  /* self.name = v stored in an instance's dict: a checkpoint restore that kept a value for a Variable not made yet
+   * assigns it when the Variable is attached (TF's deferred restoration).  NULL until such a value is kept. */
+  void (*attr_set)(Val self, const char *name, Val v);
 } RtObjHooks;
 extern RtObjHooks rt_obj_hooks;
 

@@ -78,7 +78,7 @@ static Val m_watch(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "GradientTape.watch", .sig = "tensor"};
   Val a[1];
   args_parse(&spec, n, args, kw, a);
-  tape_watch(tape_of(self), a[0]);
+  tape_watch_user(tape_of(self), a[0]);
   return val_none();
 }
 

@@ -19,11 +19,14 @@ typedef struct Ckpt {
   Val objs;                   /* list, parallel */
   Val counter;                /* the save_counter Variable, VT_UNDEF until first needed */
   Val root;                   /* root=: the object whose children are the checkpoint's (VT_UNDEF: none) */
+  Val pending;                /* dict: values a restore kept for Variables attached later (VT_UNDEF: none) */
 } Ckpt;
 
 static const Type ckpt_type;
 
 bool ckpt_is(Val v) { return val_is(v, &ckpt_type); }
+
+Val *ckpt_pending(Val v) { return &((Ckpt *)v.u.o)->pending; }
 
 void ckpt_each(Val v, CgEmit emit, void *ctx, Val keep) {
   Ckpt *c = (Ckpt *)v.u.o;
@@ -54,6 +57,7 @@ static void ckpt_free(Obj *o) {
   val_decref(c->objs);
   val_decref(c->counter);
   val_decref(c->root);
+  val_decref(c->pending);
   free(o);
 }
 
@@ -67,10 +71,12 @@ static void ckpt_traverse(Obj *o, GcVisit visit, void *arg) {
 
 static void ckpt_clear(Obj *o) {
   Ckpt *c = (Ckpt *)o;
-  Val a = c->objs, b = c->counter, r = c->root;
+  Val a = c->objs, b = c->counter, r = c->root, p = c->pending;
   c->objs = list_new(0);
   c->counter = val_undef();
   c->root = val_undef();
+  c->pending = val_undef();
+  val_decref(p);
   val_decref(a);
   val_decref(b);
   val_decref(r);
@@ -383,6 +389,7 @@ static void ckpt_setattr(Val self, const char *name, Val v) {
   list_append(c->names, key);
   val_decref(key);
   list_append(c->objs, v);
+  cg_attach(self, name, v);   /* a Variable a restore is waiting for (TF's delayed restoration) */
 }
 
 static const Type ckpt_type = {
@@ -412,6 +419,7 @@ Val ckpt_new(Val self, int n, const Val *args, const Kw *kw) {
   c->names = list_new(nk);
   c->objs = list_new(nk);
   c->counter = val_undef();
+  c->pending = val_undef();
   c->root = n == 1 ? val_incref(args[0]) : val_undef();
   rt_hold_val(val_obj(c));
   for (int k = 0; k < nk; k++) {

@@ -20,6 +20,7 @@
 #include "modules/ckptgraph.h"
 #include "object/abi.h"
 #include "modules/modules.h"
+#include "object/hooks.h"
 #include "object/hosttypes.h"
 #include "tensor/tensor.h"
 
@@ -411,11 +412,8 @@ void cg_restore_free(CgRestore *r) {
   free(r);
 }
 
-static void restore_var(const char *what, TbReader *rd, Variable *v, const char *key) {
-  int i = tb_find(rd, key);
-  if (i < 0) rt_throw(ERR_NOT_FOUND, "Key %s not found in checkpoint", key);
-  Tensor *t = tb_tensor(rd, i, what);
-  int mark = rt_hold_val(tensor_val(t));
+/* A saved value into a live Variable: TF's messages when the shape or dtype differs. */
+static void assign_checked(Variable *v, Tensor *t) {
   Tensor *cur = variable_storage(&v->hdr)->value;
   bool same = cur->rank == t->rank;
   for (int d = 0; same && d < t->rank; d++) same = cur->shape[d] == t->shape[d];
@@ -434,8 +432,48 @@ static void restore_var(const char *what, TbReader *rd, Variable *v, const char 
              dtype_info[t->dtype].name, dtype_info[cur->dtype].name, v->name ? v->name : "Variable:0");
   }
   variable_assign(v, tensor_val(t), 0);
+}
+
+static void restore_var(const char *what, TbReader *rd, Variable *v, const char *key) {
+  int i = tb_find(rd, key);
+  if (i < 0) rt_throw(ERR_NOT_FOUND, "Key %s not found in checkpoint", key);
+  Tensor *t = tb_tensor(rd, i, what);
+  int mark = rt_hold_val(tensor_val(t));
+  assign_checked(v, t);
   rt_unhold(mark);
   tensor_release(t);
+}
+
+/* The dict of values a restore kept for owner's Variables not made yet (owned; VT_UNDEF: none, unless make): a
+ * Checkpoint's own, else the object's _deferred attribute (which Keras' add_weight / add_slot read too). */
+static Val pending_of(Val owner, bool make) {
+  Val *slot = ckpt_is(owner) ? ckpt_pending(owner) : NULL;
+  Val d = slot ? val_incref(*slot) : dict_get_str(((Inst *)owner.u.o)->dict, "_deferred");
+  if (!val_is_undef(d) || !make) return d;
+  d = dict_new();
+  if (slot) *slot = val_incref(d);
+  else dict_set_str(&((Inst *)owner.u.o)->dict, "_deferred", d);
+  return d;
+}
+
+void cg_attach(Val obj, const char *name, Val v) {
+  if (!val_is(v, &variable_type) || !(ckpt_is(obj) || val_is(obj, &inst_type))) return;
+  Val pending = pending_of(obj, false);
+  if (val_is_undef(pending)) return;
+  int mark = rt_hold_val(pending);
+  Val value = dict_get_str(pending, name);
+  if (!val_is_undef(value)) {
+    rt_hold_val(value);
+    Val key = str_from_cstr(name);
+    rt_hold_val(key);
+    dict_del(pending, key);
+    assign_checked((Variable *)v.u.o, val_as_tensor(value));
+    rt_unhold(mark);
+    val_decref(key);
+    val_decref(value);
+  }
+  rt_unhold(mark);
+  val_decref(pending);
 }
 
 TbReader *cg_open(const char *what, const char *prefix) {
@@ -462,23 +500,19 @@ TbReader *cg_open(const char *what, const char *prefix) {
  * deferred restoration).  True when kept. */
 static bool defer_value(const char *what, TbReader *rd, Val owner, const Tensorflow__TrackableObjectGraph__TrackableObject *node,
                         const char *local) {
-  if (!(is_keras_layer(owner) || is_keras_optimizer(owner)) || node->n_attributes != 1 || !node->attributes[0]->name ||
+  if (!(tfmodule_is(owner) || ckpt_is(owner) || is_keras_optimizer(owner)) || node->n_attributes != 1 || !node->attributes[0]->name ||
       strcmp(node->attributes[0]->name, "VARIABLE_VALUE"))
     return false;
   int i = tb_find(rd, node->attributes[0]->checkpoint_key ? node->attributes[0]->checkpoint_key : "");
   if (i < 0) return false;
   Tensor *t = tb_tensor(rd, i, what);
   int mark = rt_hold_val(tensor_val(t));
-  Val *dict = &((Inst *)owner.u.o)->dict;
-  Val pending = dict_get_str(*dict, "_deferred");
-  if (val_is_undef(pending)) {
-    pending = dict_new();
-    dict_set_str(dict, "_deferred", pending);
-  }
+  Val pending = pending_of(owner, true);
   rt_hold_val(pending);
   Val key = str_from_cstr(local);
   rt_hold_val(key);
   dict_set(pending, key, tensor_val(t));
+  rt_obj_hooks.attr_set = cg_attach;
   rt_unhold(mark);
   val_decref(key);
   val_decref(pending);
@@ -541,7 +575,9 @@ CgRestore *cg_restore(const char *what, Val root, const char *prefix) {
       Val child = cg_child(live, local, keep);
       Val own = is_keras_layer(live) || is_keras_optimizer(live) ? live : owner[id];
       if (val_is_undef(child)) {
-        if (own.tag == VT_OBJ) defer_value(what, rd, own, r->saved->nodes[kid], local);
+        /* a plain tf.Module or a Checkpoint keeps the value itself, for the Variable it attaches later */
+        Val at = (tfmodule_is(live) && !is_keras_layer(live)) || ckpt_is(live) ? live : own;
+        if (at.tag == VT_OBJ) defer_value(what, rd, at, r->saved->nodes[kid], local);
         continue;
       }
       r->live[kid] = child;

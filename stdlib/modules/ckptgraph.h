@@ -68,6 +68,9 @@ void cg_each_child(Val obj, CgEmit emit, void *ctx, Val keep);
 bool ckpt_is(Val v);
 void ckpt_each(Val v, CgEmit emit, void *ctx, Val keep);
 Val ckpt_counter(Val v);   /* borrowed */
+Val *ckpt_pending(Val v);  /* its dict of values a restore kept for Variables attached later (VT_UNDEF: none) */
+/* obj.name = v: a Variable v attached under a name a restore kept a value for takes it, once (ckptgraph.c). */
+void cg_attach(Val obj, const char *name, Val v);
 /* What CheckpointManager (ckptmanager.c) uses of a Checkpoint: add 1 to the counter (its new value as an int),
  * write to exactly PREFIX (the path as a str), restore from PATH (a status; None restores nothing); the constructor. */
 Val ckpt_bump(Val self);

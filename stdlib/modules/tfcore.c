@@ -722,7 +722,8 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.random.Generator(copy_from=None, state=None, alg=None)
 //!   A random number generator whose state ([seed, counter], a tf.Variable) advances with each draw, eagerly and
 //!   inside tf.function: Generator.from_seed(seed), from_non_deterministic_state(), from_state(state); methods normal,
-//!   uniform (int dtypes need maxval), truncated_normal, make_seeds and split(count). The numbers are tfs's own
+//!   uniform (int dtypes need maxval), truncated_normal, make_seeds, split(count), and reset(state) / reset_from_seed(seed)
+//!   (the state set in place: the draws start again as from a new generator). The numbers are tfs's own
 //!   (counter-based splitmix64), not TF's Philox stream: the same seed gives the same numbers on every run.
 //! tf.random.get_global_generator()
 //!   The global tf.random.Generator (made from a non-deterministic state on first use).
