@@ -1910,6 +1910,17 @@ static Val ds_textline(Val self, int n, const Val *args, const Kw *kw) {
 //! tf.data.Dataset.sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False, rerandomize_each_iteration=None)
 //!   Elements drawn from the datasets at random with the given weights (a list, tensor or dataset of them), as TF
 //!   builds it: stateless categorical draws seeded by Dataset.random(seed); exhausted inputs are skipped.
+//! Dataset.rejection_resample(class_func, target_dist, initial_dist=None, seed=None, name=None) | tf.data.Dataset.rejection_resample
+//!   (class_func(x), x) pairs resampled so the classes approach target_dist, as TF builds it: elements accepted
+//!   with probability (r - min r) / (max r - min r), r = target / initial (initial_dist, or estimated from
+//!   the class counts seen), mixed with the input itself with probability min r.
+//! tf.data.experimental.rejection_resample(class_func, target_dist, initial_dist=None, seed=None)
+//!   A transformation: Dataset.rejection_resample.
+//! Dataset.sparse_batch(batch_size, row_shape, name=None) | tf.data.Dataset.sparse_batch
+//!   batch_size elements (one dense component each) as one tf.SparseTensor holding all their entries: dense_shape
+//!   [n] + row_shape, whose -1 dimensions take the batch's largest; DataLossError for an element larger than row_shape.
+//! tf.data.experimental.dense_to_sparse_batch(batch_size, row_shape)
+//!   A transformation: Dataset.sparse_batch.
 //! tf.data.experimental.assert_cardinality(expected_cardinality)
 //!   A transformation (for Dataset.apply) giving the dataset that cardinality, raising FailedPreconditionError at
 //!   iteration when the count differs.
