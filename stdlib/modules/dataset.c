@@ -2709,6 +2709,11 @@ static void ds_leaf_metas(OpCall *c, int first, const char *opname) {
   int n = 0;
   flatten_elem(self_ds(ds)->spec, lv, &n, DS_MAX_LEAVES);
   if (n > DS_MAX_LEAVES) op_fail(c, ERR_UNIMPLEMENTED, "dataset elements with more than %d tensors cannot be iterated in a graph", DS_MAX_LEAVES);
+  for (int i = 0; i < n; i++)
+    if (!val_is(lv[i], &tffn_spec_type))   /* a ragged/sparse component: no graph form of its leaves yet */
+      op_fail(c, ERR_UNIMPLEMENTED, "a dataset whose elements hold a %s cannot be iterated inside a tf.function "
+              "(its graph iteration takes dense components only)",
+              val_is(lv[i], &inst_type) ? ((Inst *)lv[i].u.o)->klass->name : "composite value");
   op_reserve_outputs(c, n + first);
   for (int i = 0; i < n; i++) {
     TensorSpecObj *o = spec_obj(lv[i]);
@@ -2819,6 +2824,7 @@ static bool ds_graphdef_info(Val v, GdDataset *o) {
   if (n > GD_DS_MAX || n > DS_MAX_LEAVES) return false;
   o->nleaves = n;
   for (int i = 0; i < n; i++) {
+    if (!val_is(lv[i], &tffn_spec_type)) return false;   /* ragged/sparse components: no GraphDef form */
     TensorSpecObj *s = spec_obj(lv[i]);
     o->leaf[i].dtype = (DType)s->dtype;
     o->leaf[i].rank = s->rank;
