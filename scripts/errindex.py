@@ -129,7 +129,7 @@ AREAS = [
     (r'^(tfmodule|ctxmgr)\.c$', 'tf.Module and scopes'),
     (r'^(tensor|op|ndarray|tfmod|k_.*|tprint)\.c$', 'Tensors and ops'),
     # the .tfs sources of the tf API, in the sections that already hold their messages
-    (r'^(tfcore_data|tfdatasave|tfcore_ragged|tfcore_strings)\.tfs$', 'tf.data'),
+    (r'^(tfcore_data|tfcore_data_resample|tfdatasave|tfcore_ragged|tfcore_strings)\.tfs$', 'tf.data'),
     (r'^tfcore_image\.tfs$', 'tf.image and image files'),
     (r'^tfcore_fwdacc\.tfs$', 'Gradients'),
     (r'^(distribute|horovod|tfcore_dist)\.tfs$', 'Distributed training (MPI)'),

@@ -696,7 +696,7 @@ void meta_pad(OpCall *c) {
   }
   c->iscr[2 * TFS_MAX_RANK] = mode;
   Tensor *cv = c->attrs->n > 2 ? val_as_tensor(op_attr(c, 2)) : NULL;
-  if (cv && !cv->sym && cv->dtype != a->dtype)   /* PadV2's T: the constant has the input's dtype */
+  if (cv && !cv->sym && cv->dtype != a->dtype && a->dtype != DT_STRING)   /* PadV2's T: the constant has the input's dtype */
     op_fail(c, ERR_INVALID_ARGUMENT, "cannot compute %s as input #%d(zero-based) was expected to be a %s tensor but is a %s tensor",
             c->op->graph_name, 2, dtype_short_name(a->dtype), dtype_short_name(cv->dtype));
   if (a->rank >= 0 && n != a->rank) {
@@ -722,10 +722,57 @@ void meta_pad(OpCall *c) {
   }
 }
 
+/* A string tensor's padding constant (a new reference): constant_values as a string scalar, or "" for the
+ * default 0 (TF pads strings with "" through Pad when constant_values is a Python zero). */
+static Str *pad_string_constant(OpCall *c) {
+  Val cv = op_attr(c, 2);
+  Tensor *ct = val_as_tensor(cv);
+  Str *s = NULL;
+  if (ct && ct->dtype == DT_STRING && ct->size == 1) s = ((Str **)ct->buf->data)[ct->offset];
+  else if (val_is(cv, &str_type) || val_is(cv, &bytes_type)) s = (Str *)cv.u.o;
+  else if (!ct && (cv.tag == VT_UNDEF || ((cv.tag == VT_INT || cv.tag == VT_BOOL) && cv.u.i == 0))) s = NULL;
+  else
+    op_fail(c, ERR_INVALID_ARGUMENT, "cannot compute %s as input #%d(zero-based) was expected to be a %s tensor but is a %s tensor",
+            c->op->graph_name, 2, dtype_short_name(DT_STRING), dtype_short_name(ct ? ct->dtype : DT_INT32));
+  if (!s) return (Str *)str_new("", 0).u.o;
+  s->hdr.rc++;
+  return s;
+}
+
+/* Strings hold references: each output element is the input's element or the constant, one reference each. */
+static void pad_strings(OpCall *c, Tensor *a, Tensor *o, const tfs_i64 *lo, int mode) {
+  Str *k = mode == 0 ? pad_string_constant(c) : NULL;
+  Str **dst = tensor_data(o);
+  Str *const *base = (Str *const *)a->buf->data;
+  tfs_i64 idx[TFS_MAX_RANK] = {0};
+  for (tfs_i64 i = 0; i < o->size; i++) {
+    tfs_i64 off = a->offset;
+    bool inside = a->size > 0;
+    for (int d = 0; d < o->rank && inside; d++) {
+      tfs_i64 j = idx[d] - lo[d], n = a->shape[d];
+      if (j < 0 || j >= n) {
+        if (!mode) { inside = false; break; }
+        j = j < 0 ? (mode == 1 ? -j : -j - 1) : (mode == 1 ? 2 * (n - 1) - j : 2 * n - 1 - j);
+      }
+      off += j * a->strides[d];
+    }
+    Str *e = inside ? base[off] : k;
+    if (dst[i]) { Val v = val_obj(dst[i]); TFS_DECREF(v); }
+    if (e) e->hdr.rc++;
+    dst[i] = e;
+    for (int d = o->rank - 1; d >= 0; d--) {
+      if (++idx[d] < o->shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  if (k) { Val v = val_obj(k); TFS_DECREF(v); }
+}
+
 void k_pad(OpCall *c) {
   Tensor *a = c->in[0], *o = c->out[0];
   const tfs_i64 *lo = c->iscr;
   int r = o->rank, mode = (int)c->iscr[2 * TFS_MAX_RANK];
+  if (o->dtype == DT_STRING) { pad_strings(c, a, o, lo, mode); return; }
   if (mode == 0) {
     double fv = op_attr_float(c, 2, 0);
     Val cv = op_attr(c, 2);

@@ -1914,6 +1914,17 @@ static Val ds_textline(Val self, int n, const Val *args, const Kw *kw) {
 //! tf.data.Dataset.sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False, rerandomize_each_iteration=None)
 //!   Elements drawn from the datasets at random with the given weights (a list, tensor or dataset of them), as TF
 //!   builds it: stateless categorical draws seeded by Dataset.random(seed); exhausted inputs are skipped.
+//! Dataset.rejection_resample(class_func, target_dist, initial_dist=None, seed=None, name=None) | tf.data.Dataset.rejection_resample
+//!   (class_func(x), x) pairs resampled so the classes approach target_dist, as TF builds it: elements accepted
+//!   with probability (r - min r) / (max r - min r), r = target / initial (initial_dist, or estimated from
+//!   the class counts seen), mixed with the input itself with probability min r.
+//! tf.data.experimental.rejection_resample(class_func, target_dist, initial_dist=None, seed=None)
+//!   A transformation: Dataset.rejection_resample.
+//! Dataset.sparse_batch(batch_size, row_shape, name=None) | tf.data.Dataset.sparse_batch
+//!   batch_size elements (one dense component each) as one tf.SparseTensor holding all their entries: dense_shape
+//!   [n] + row_shape, whose -1 dimensions take the batch's largest; DataLossError for an element larger than row_shape.
+//! tf.data.experimental.dense_to_sparse_batch(batch_size, row_shape)
+//!   A transformation: Dataset.sparse_batch.
 //! tf.data.experimental.assert_cardinality(expected_cardinality)
 //!   A transformation (for Dataset.apply) giving the dataset that cardinality, raising FailedPreconditionError at
 //!   iteration when the count differs.
@@ -2702,6 +2713,11 @@ static void ds_leaf_metas(OpCall *c, int first, const char *opname) {
   int n = 0;
   flatten_elem(self_ds(ds)->spec, lv, &n, DS_MAX_LEAVES);
   if (n > DS_MAX_LEAVES) op_fail(c, ERR_UNIMPLEMENTED, "dataset elements with more than %d tensors cannot be iterated in a graph", DS_MAX_LEAVES);
+  for (int i = 0; i < n; i++)
+    if (!val_is(lv[i], &tffn_spec_type))   /* a ragged/sparse component: no graph form of its leaves yet */
+      op_fail(c, ERR_UNIMPLEMENTED, "a dataset whose elements hold a %s cannot be iterated inside a tf.function "
+              "(its graph iteration takes dense components only)",
+              val_is(lv[i], &inst_type) ? ((Inst *)lv[i].u.o)->klass->name : "composite value");
   op_reserve_outputs(c, n + first);
   for (int i = 0; i < n; i++) {
     TensorSpecObj *o = spec_obj(lv[i]);
@@ -2812,6 +2828,7 @@ static bool ds_graphdef_info(Val v, GdDataset *o) {
   if (n > GD_DS_MAX || n > DS_MAX_LEAVES) return false;
   o->nleaves = n;
   for (int i = 0; i < n; i++) {
+    if (!val_is(lv[i], &tffn_spec_type)) return false;   /* ragged/sparse components: no GraphDef form */
     TensorSpecObj *s = spec_obj(lv[i]);
     o->leaf[i].dtype = (DType)s->dtype;
     o->leaf[i].rank = s->rank;
