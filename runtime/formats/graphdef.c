@@ -1824,6 +1824,42 @@ static const char *gd_mask_sel(GdBuild *b, const char *base, const GdMask *mk, c
   return gd_aux(b, base, "SelectV2", &at, 3, in);
 }
 
+/* A step's new state hn kept where the step runs (into *h) and its output (the previous output, or zeros with
+ * zero_output_for_mask, where it is skipped; into *prev, returned) */
+static const char *gd_rnn_step_out(GdBuild *b, const char *base, const GdMask *mk, const char *hn, const char **h,
+                                   const char **prev, bool zero, const char *zeros) {
+  *h = gd_mask_sel(b, base, mk, hn, *h);
+  return *prev = gd_mask_sel(b, base, mk, hn, zero ? zeros : *prev);
+}
+
+/* The gradient reaching a step's output: dhs_t (absent: zeros) + dh, plus with a mask dout, the gradient of the
+ * output a later skipped step repeated; *dhs_s: dhs_t */
+static const char *gd_rnn_dh_in(GdBuild *b, const char *base, const char *dhs, const char *dh, const char *dout,
+                                const char *strides, tfs_i64 s, const char **dhs_s) {
+  *dhs_s = dhs ? gd_step_on(b, base, dhs, strides, s, 1) : NULL;
+  const char *dhv = dhs ? gd_opT(b, base, "AddV2", DT_FLOAT32, *dhs_s, dh) : dh;
+  return dout ? gd_opT(b, base, "AddV2", DT_FLOAT32, dhv, dout) : dhv;
+}
+
+/* dout before the step (with a mask): zeros where it ran or with zero_output_for_mask, else dhs_t + dout carried back */
+static const char *gd_rnn_dout(GdBuild *b, const char *base, const GdMask *mk, const char *zh, bool zero, const char *dhs_s,
+                               const char *dout) {
+  return gd_mask_sel(b, base, mk, zh, zero ? zh : dhs_s ? gd_opT(b, base, "AddV2", DT_FLOAT32, dhs_s, dout) : dout);
+}
+
+/* The end of the LSTM's and SimpleRNN's gradient: dxp = Pack of its steps in time order, dU ONE MatMul of the steps'
+ * product inputs hp and gradients dz (ConcatV2 over the steps, transpose_a), d bias Sum of dxp over steps and batch;
+ * outs[0], outs[k - 2], outs[k - 1] (the caller's states' gradients between) */
+static void gd_rnn_grad_tail(GdBuild *b, const char *base, tfs_i64 T, const char **dxp, const char **hp, const char **dz,
+                             int k, const char **outs) {
+  tfs_i64 ax01[2] = {0, 1};
+  const char *axis0 = gd_i32(b, base, "concat_dim", 1, &ax01[0], false);
+  outs[0] = gd_pack(b, base, (int)T, dxp, 0);
+  outs[k - 2] = gd_matmul_t(b, base, gd_concat(b, base, (int)T, hp, axis0), gd_concat(b, base, (int)T, dz, axis0), true, false);
+  outs[k - 1] = gd_reduce(b, base, "Sum", DT_FLOAT32, outs[0], gd_i32(b, base, "reduction_indices", 2, ax01, true),
+                          TENSORFLOW__DATA_TYPE__DT_INT32, false);
+}
+
 /* a fused recurrent op's activation (tanh, sigmoid, relu, linear, hard_sigmoid: k_rnn_act.c) on x as TF's ops;
  * hard_sigmoid as Keras 2.15 writes it: Minimum(Maximum(0.2 * x + 0.5, 0), 1) in clip_by_value's order */
 static const char *gd_rnn_act(GdBuild *b, const char *base, const char *act, const char *x) {
@@ -1912,8 +1948,7 @@ static bool gd_r_lstm_seq(GD_RULE_ARGS) {
     const char *tc = gd_rnn_act(b, base, fn, cn);
     const char *hn = gd_opT(b, base, "Mul", DT_FLOAT32, o, tc);
     c = cl[s] = gd_mask_sel(b, base, &mk, cn, c);
-    h = gd_mask_sel(b, base, &mk, hn, h);
-    hs[s] = prev = gd_mask_sel(b, base, &mk, hn, zero ? zeros : prev);
+    hs[s] = gd_rnn_step_out(b, base, &mk, hn, &h, &prev, zero, zeros);
     if (al) {
       /* a skipped step's activations are zeros; with a mask or recurrent dropout the product's input follows */
       const char *parts[5] = {i, f, gg, o, tc};
@@ -1981,8 +2016,7 @@ static bool gd_r_gru_seq(GD_RULE_ARGS) {
     const char *zh = gd_opT(b, base, "Mul", DT_FLOAT32, z, hin);
     const char *oh = gd_opT(b, base, "Mul", DT_FLOAT32, gd_opT(b, base, "Sub", DT_FLOAT32, onef, z), hh);
     const char *hn = gd_opT(b, base, "AddV2", DT_FLOAT32, zh, oh);
-    h = gd_mask_sel(b, base, &mk, hn, h);
-    hs[s] = prev = gd_mask_sel(b, base, &mk, hn, zero ? zeros : prev);
+    hs[s] = gd_rnn_step_out(b, base, &mk, hn, &h, &prev, zero, zeros);
     if (al) {
       /* a skipped step keeps its activations; with a mask or recurrent dropout the step's input state follows */
       const char *parts[5] = {z, r, hh, rh, hin};
@@ -2008,13 +2042,12 @@ static bool gd_r_lstm_grad(GD_RULE_ARGS) {
   for (int k = 0; k < 9; k++)
     if (n->in[k].node < 0) return false;
     else in[k] = gd_ref(b, g, n->in[k], b->fn);
-  tfs_i64 T = hm->shape[1], one[3] = {1, 1, 1}, ax01[2] = {0, 1};
+  tfs_i64 T = hm->shape[1], one[3] = {1, 1, 1};
   bool back = n->attrs.n > 0 && rt_truthy(n->attrs.v[0]), zero = n->attrs.n > 1 && rt_truthy(n->attrs.v[1]);
   const char *fn = gd_rnn_act_name(n, 2, "tanh"), *rfn = gd_rnn_act_name(n, 3, "sigmoid");
   const char *h0 = in[0], *c0 = in[1], *u = in[2], *hs = in[3], *cs = in[4], *act = in[5], *dhs = in[6], *dh = in[7], *dc = in[8];
   const char *mask = gd_rnn_in(b, g, n, 9), *rk = gd_rnn_in(b, g, n, 10);
   const char *strides = gd_i32(b, base, "strides", 3, one, true), *axis = gd_i32(b, base, "split_dim", 1, &one[0], false);
-  const char *axis0 = gd_i32(b, base, "concat_dim", 1, &ax01[0], false);
   const char **dz = pa_alloc(b->a, sizeof(char *) * (size_t)(3 * T + 1)), **hp = dz + T, **dxp = dz + 2 * T;
   GdMask mk;
   gd_mask_init(b, base, &mk, mask, strides);
@@ -2027,10 +2060,9 @@ static bool gd_r_lstm_grad(GD_RULE_ARGS) {
     /* the activations' blocks i, f, g, o, tanh c and, with a mask or recurrent dropout, the product's input */
     const char *spn = gd_split(b, base, axis, gd_step(b, base, act, strides, s), mask || rk ? 6 : 5);
     const char *i = gd_out(b, spn, 0), *f = gd_out(b, spn, 1), *gg = gd_out(b, spn, 2), *o = gd_out(b, spn, 3), *tc = gd_out(b, spn, 4);
-    const char *cp = s ? gd_step(b, base, cs, strides, s - 1) : c0, *dhs_s = gd_step_on(b, base, dhs, strides, s, 1);
+    const char *cp = s ? gd_step(b, base, cs, strides, s - 1) : c0, *dhs_s;
     hp[s] = mask || rk ? gd_out(b, spn, 5) : s ? gd_step_on(b, base, hs, strides, s - 1, 1) : h0;
-    const char *dhv = A_(dhs_s, dh);
-    if (dout) dhv = A_(dhv, dout);
+    const char *dhv = gd_rnn_dh_in(b, base, dhs, dh, dout, strides, s, &dhs_s);
     const char *dcv = A_(dc, gd_rnn_act_grad(b, base, fn, tc, M_(dhv, o)));
     const char *parts[4] = {gd_rnn_act_grad(b, base, rfn, i, M_(dcv, gg)), gd_rnn_act_grad(b, base, rfn, f, M_(dcv, cp)),
                             gd_rnn_act_grad(b, base, fn, gg, M_(dcv, i)), gd_rnn_act_grad(b, base, rfn, o, M_(dhv, tc))};
@@ -2041,12 +2073,10 @@ static bool gd_r_lstm_grad(GD_RULE_ARGS) {
     dc = gd_mask_sel(b, base, &mk, M_(dcv, f), dc);
     const char *e = gd_matmul_t(b, base, dz[s], u, false, true);
     dh = gd_mask_sel(b, base, &mk, rk ? M_(e, rk) : e, dh);
-    if (mask) dout = gd_mask_sel(b, base, &mk, zh, zero ? zh : A_(dhs_s, dout));
+    if (mask) dout = gd_rnn_dout(b, base, &mk, zh, zero, dhs_s, dout);
   }
-  const char *dxs = gd_pack(b, base, (int)T, dxp, 0);
-  const char *du = gd_matmul_t(b, base, gd_concat(b, base, (int)T, hp, axis0), gd_concat(b, base, (int)T, dz, axis0), true, false);
-  const char *db = gd_reduce(b, base, "Sum", DT_FLOAT32, dxs, gd_i32(b, base, "reduction_indices", 2, ax01, true), TENSORFLOW__DATA_TYPE__DT_INT32, false);
-  const char *outs[5] = {dxs, dh, dc, du, db};
+  const char *outs[5] = {NULL, dh, dc, NULL, NULL};
+  gd_rnn_grad_tail(b, base, T, dxp, hp, dz, 5, outs);
   gd_identity_n(b, base, 5, outs);
   return true;
 }
@@ -2093,9 +2123,7 @@ static bool gd_r_gru_grad(GD_RULE_ARGS) {
     const char *spn = gd_split(b, base, axis, gd_step(b, base, act, strides, s), mask || rk ? 5 : 4);
     const char *z = gd_out(b, spn, 0), *r = gd_out(b, spn, 1), *hh = gd_out(b, spn, 2), *q = gd_out(b, spn, 3);
     const char *hpv = hp[s] = mask || rk ? gd_out(b, spn, 4) : s ? gd_step_on(b, base, hs, strides, s - 1, 1) : h0;
-    const char *dhs_s = dhs ? gd_step_on(b, base, dhs, strides, s, 1) : NULL, *dh_in = dh;
-    const char *dhv = dhs ? A_(dhs_s, dh) : dh;
-    if (dout) dhv = A_(dhv, dout);
+    const char *dhs_s, *dh_in = dh, *dhv = gd_rnn_dh_in(b, base, dhs, dh, dout, strides, s, &dhs_s);
     const char *dzv = M_(dhv, gd_opT(b, base, "Sub", DT_FLOAT32, hpv, hh)), *dn = gd_rnn_act_grad(b, base, fn, hh, M_(dhv, OM_(z)));
     const char *gz = gd_rnn_act_grad(b, base, rfn, z, dzv), *dgs, *dxs;
     dh = M_(dhv, z);
@@ -2125,7 +2153,7 @@ static bool gd_r_gru_grad(GD_RULE_ARGS) {
     /* the gradient of the step's input h * recurrent_mask back to h; a skipped step's state gradient passes */
     if (rk) dh = M_(dh, rk);
     dh = gd_mask_sel(b, base, &mk, dh, dh_in);
-    if (mask) dout = gd_mask_sel(b, base, &mk, zh, zero ? zh : dhs ? A_(dhs_s, dout) : dout);
+    if (mask) dout = gd_rnn_dout(b, base, &mk, zh, zero, dhs_s, dout);
   }
 #undef M_
 #undef OM_
@@ -2180,9 +2208,7 @@ static bool gd_r_srnn_seq(GD_RULE_ARGS) {
     const char *hin = rk ? gd_opT(b, base, "Mul", DT_FLOAT32, h, rk) : h;
     const char *z = gd_opT(b, base, "AddV2", DT_FLOAT32, xt, gd_matmul(b, base, hin, u));
     if (bias) z = gd_opT(b, base, "AddV2", DT_FLOAT32, z, bias);
-    const char *hn = gd_rnn_act(b, base, fn, z);
-    h = gd_mask_sel(b, base, &mk, hn, h);
-    hs[s] = prev = gd_mask_sel(b, base, &mk, hn, zero ? zeros : prev);
+    hs[s] = gd_rnn_step_out(b, base, &mk, gd_rnn_act(b, base, fn, z), &h, &prev, zero, zeros);
     if (al) al[s] = mask || rk ? hin : gd_srnn_empty(b, base, hin);
   }
   gd_rnn_outputs(b, base, T, hs, h, NULL, mask || rk ? 1 : 0, NULL, al);
@@ -2199,7 +2225,7 @@ static bool gd_r_srnn_grad(GD_RULE_ARGS) {
   if (!hm || hm->rank != 3 || hm->shape[1] < 1) return false;
   for (int k = 0; k < 4; k++)
     if (n->in[k].node < 0) return false;
-  tfs_i64 T = hm->shape[1], one[3] = {1, 1, 1}, ax01[2] = {0, 1};
+  tfs_i64 T = hm->shape[1], one[3] = {1, 1, 1};
   bool back = n->attrs.n > 0 && rt_truthy(n->attrs.v[0]), zero = n->attrs.n > 1 && rt_truthy(n->attrs.v[1]);
   const char *fn = gd_rnn_act_name(n, 2, "tanh");
   const char *h0 = gd_ref(b, g, n->in[0], b->fn), *u = gd_ref(b, g, n->in[1], b->fn), *hs = gd_ref(b, g, n->in[2], b->fn);
@@ -2207,7 +2233,6 @@ static bool gd_r_srnn_grad(GD_RULE_ARGS) {
   const char *dh = n->nin > 5 && n->in[5].node >= 0 ? gd_ref(b, g, n->in[5], b->fn) : gd_opT(b, base, "ZerosLike", DT_FLOAT32, h0, NULL);
   const char *mask = gd_rnn_in(b, g, n, 6), *rk = gd_rnn_in(b, g, n, 7);
   const char *strides = gd_i32(b, base, "strides", 3, one, true);
-  const char *axis0 = gd_i32(b, base, "concat_dim", 1, &ax01[0], false);
   const char **dz = pa_alloc(b->a, sizeof(char *) * (size_t)(3 * T + 1)), **hp = dz + T, **dxp = dz + 2 * T;
   GdMask mk;
   gd_mask_init(b, base, &mk, mask, strides);
@@ -2215,19 +2240,15 @@ static bool gd_r_srnn_grad(GD_RULE_ARGS) {
   for (tfs_i64 s = T - 1; s >= 0; s--) {
     gd_mask_step(b, base, &mk, back ? T - 1 - s : s);
     hp[s] = mask || rk ? gd_step(b, base, act, strides, s) : s ? gd_step_on(b, base, hs, strides, s - 1, 1) : h0;
-    const char *dhs_s = dhs ? gd_step_on(b, base, dhs, strides, s, 1) : NULL, *dh_in = dh;
-    const char *dhv = dhs ? gd_opT(b, base, "AddV2", DT_FLOAT32, dhs_s, dh) : dh;
-    if (dout) dhv = gd_opT(b, base, "AddV2", DT_FLOAT32, dhv, dout);
+    const char *dhs_s, *dh_in = dh, *dhv = gd_rnn_dh_in(b, base, dhs, dh, dout, strides, s, &dhs_s);
     const char *g_ = gd_rnn_act_dy(b, base, fn, gd_step_on(b, base, hs, strides, s, 1), dhv);
     dz[s] = dxp[back ? T - 1 - s : s] = gd_mask_sel(b, base, &mk, g_, zh);
     const char *e = gd_matmul_t(b, base, dz[s], u, false, true);
     dh = gd_mask_sel(b, base, &mk, rk ? gd_opT(b, base, "Mul", DT_FLOAT32, e, rk) : e, dh_in);
-    if (mask) dout = gd_mask_sel(b, base, &mk, zh, zero ? zh : dhs ? gd_opT(b, base, "AddV2", DT_FLOAT32, dhs_s, dout) : dout);
+    if (mask) dout = gd_rnn_dout(b, base, &mk, zh, zero, dhs_s, dout);
   }
-  const char *dxs = gd_pack(b, base, (int)T, dxp, 0);
-  const char *du = gd_matmul_t(b, base, gd_concat(b, base, (int)T, hp, axis0), gd_concat(b, base, (int)T, dz, axis0), true, false);
-  const char *db = gd_reduce(b, base, "Sum", DT_FLOAT32, dxs, gd_i32(b, base, "reduction_indices", 2, ax01, true), TENSORFLOW__DATA_TYPE__DT_INT32, false);
-  const char *outs[4] = {dxs, dh, du, db};
+  const char *outs[4] = {NULL, dh, NULL, NULL};
+  gd_rnn_grad_tail(b, base, T, dxp, hp, dz, 4, outs);
   gd_identity_n(b, base, 4, outs);
   return true;
 }

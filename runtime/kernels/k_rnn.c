@@ -107,6 +107,30 @@ void meta_lstm_seq(OpCall *c) {
   meta_set(&c->outm[4], DT_FLOAT32, 1, &g);
 }
 
+/* A GRU's or SimpleRNN's forward outputs hs [B,T,H], h_last [B,H], act [T,B,k*H] (0 steps without save: attribute
+ * si false) */
+void rnn_meta_outputs(OpCall *c, int si, const tfs_i64 *s, const tfs_i64 *bh, tfs_i64 *sa) {
+  if (!op_attr_bool(c, si, true)) sa[0] = 0;
+  op_reserve_outputs(c, 3);
+  meta_set(&c->outm[0], DT_FLOAT32, 3, s);
+  meta_set(&c->outm[1], DT_FLOAT32, 2, bh);
+  meta_set(&c->outm[2], DT_FLOAT32, 3, sa);
+}
+
+/* A GRU's or SimpleRNN's gradient op (inputs h0, recurrent_kernel, hs, act, dhs, dh_last): the inputs' shapes, then
+ * its outputs dxp [T,B,g], dh0, d recurrent_kernel; the caller sets d bias (output 3) */
+void rnn_meta_grad(OpCall *c, const tfs_i64 *s, const tfs_i64 *bh, tfs_i64 *sa, tfs_i64 g, const char *layer) {
+  rnn_need_shape(c, 2, 3, s, layer);
+  rnn_need_shape(c, 3, 3, sa, layer);
+  rnn_need_shape(c, 4, 3, s, layer);
+  rnn_need_shape(c, 5, 2, bh, layer);
+  op_reserve_outputs(c, 4);
+  sa[2] = g;
+  meta_set(&c->outm[0], DT_FLOAT32, 3, sa);
+  c->outm[1] = c->inm[0];
+  c->outm[2] = c->inm[1];
+}
+
 /* input i, NULL when absent or beyond the inputs given (op_run callers may give only the leading ones) */
 Tensor *rnn_opt_in(const OpCall *c, int i) { return i < c->nin ? c->in[i] : NULL; }
 
@@ -357,7 +381,6 @@ void meta_gru_seq(OpCall *c) {
   rnn_dims(c, fwd, fwd ? 0 : 2, fwd ? 2 : 1, 3, "GRU", &b, &t, &h, &g);
   rnn_act_attr(c, fwd ? 4 : 3, RNN_TANH);
   rnn_act_attr(c, fwd ? 5 : 4, RNN_SIGMOID);
-  const TMeta *u = &c->inm[fwd ? 2 : 1];
   /* with a mask or recurrent dropout each step's activations also keep the step's input state (h, masked) */
   int mi = fwd ? 4 : 6, nact = rnn_masked(c, mi) ? 5 : 4;
   tfs_i64 s[3] = {b, t, h}, s4[3] = {t, b, h >= 0 ? nact * h : -1}, bh[2] = {b, h}, b2[2] = {2, g}, tb[2] = {t, b};
@@ -366,23 +389,10 @@ void meta_gru_seq(OpCall *c) {
   rnn_need_shape(c, mi + 1, 2, bh, "GRU");
   if (fwd) {
     rnn_need_shape(c, 3, after ? 2 : 1, after ? b2 : &g, "GRU");
-    if (!op_attr_bool(c, 2, true)) s4[0] = 0;
-    op_reserve_outputs(c, 3);
-    meta_set(&c->outm[0], DT_FLOAT32, 3, s);
-    meta_set(&c->outm[1], DT_FLOAT32, 2, bh);
-    meta_set(&c->outm[2], DT_FLOAT32, 3, s4);
+    rnn_meta_outputs(c, 2, s, bh, s4);
     return;
   }
-  rnn_need_shape(c, 2, 3, s, "GRU");
-  rnn_need_shape(c, 3, 3, s4, "GRU");
-  rnn_need_shape(c, 4, 3, s, "GRU");
-  rnn_need_shape(c, 5, 2, bh, "GRU");
-  /* the gradient: dxp, dh0, d recurrent_kernel, d bias */
-  op_reserve_outputs(c, 4);
-  s4[2] = g;
-  meta_set(&c->outm[0], DT_FLOAT32, 3, s4);
-  c->outm[1] = c->inm[0];
-  c->outm[2] = *u;
+  rnn_meta_grad(c, s, bh, s4, g, "GRU");
   if (after) meta_set(&c->outm[3], DT_FLOAT32, 2, b2);
   else meta_set(&c->outm[3], DT_FLOAT32, 1, &g);
 }
