@@ -133,8 +133,8 @@ def cli_checks(tfsc, work):
         (["bits"], "cli.tfs:24:12: error: UnimplementedError: tf.function 'bits': op BitwiseXor has no ONNX form at opset 17 "
                    "(ONNX's bitwise operators are opset 18)"),
         # a masked recurrent op is written per step: its steps must be known
-        (["masked"], "cli.tfs:27:12: error: UnimplementedError: TfsLSTMSequence: a mask or recurrent dropout needs a static "
-                     "number of steps in tfs's ONNX export"),
+        (["masked"], "cli.tfs:27:12: error: UnimplementedError: TfsLSTMSequence: a mask, recurrent dropout or activation needs a "
+                     "static number of steps in tfs's ONNX export"),
     ]
     for args, want in cases:
         r = subprocess.run([tfsc, "--onnx", "cli.tfs", "--function", args[0], "-o", "cli.onnx"], cwd=work,

@@ -469,10 +469,11 @@ def templates(g, op):
             return ["tf.io.decode_jpeg(tf.io.encode_jpeg(%s))" % img, [inp((h, w, c), "int32", 0, 255)]]
         dec = "tf.io.decode_image" if op == "DECODE_IMAGE" else "tf.io.decode_png"
         return ["%s(tf.io.encode_png(%s))" % (dec, img), [inp((h, w, c), "int32", 0, 255)]]
-    if op in ("LSTM_SEQ", "LSTM_SEQ_GRAD"):   # the fused LSTM (k_rnn.c) and, through a tape, its gradient
+    acts = ["tanh", "sigmoid", "relu", "linear", "hard_sigmoid"]   # the fused recurrent ops' activations (k_rnn_act.c)
+    if op in ("LSTM_SEQ", "LSTM_SEQ_GRAD"):   # the fused LSTM (k_rnn.c), each activation, and through a tape its gradient
         t_, b_, h_ = r.randint(1, 4), r.randint(1, 3), r.randint(1, 3)
-        call = ("tf.raw_ops.TfsLSTMSequence(xp=a0, h0=a1, c0=a2, recurrent_kernel=a3, bias=a4, go_backwards=%s)[0]"
-                % r.choice(["False", "True"]))
+        call = ("tf.raw_ops.TfsLSTMSequence(xp=a0, h0=a1, c0=a2, recurrent_kernel=a3, bias=a4, go_backwards=%s, "
+                "activation='%s', recurrent_activation='%s')[0]" % (r.choice(["False", "True"]), r.choice(acts), r.choice(acts)))
         ins = [inp((t_, b_, 4 * h_), "float32", -1, 1), inp((b_, h_), "float32", -1, 1), inp((b_, h_), "float32", -1, 1),
                inp((h_, 4 * h_), "float32", -1, 1), inp((4 * h_,), "float32", -1, 1)]
         if op == "LSTM_SEQ":
@@ -485,10 +486,10 @@ def templates(g, op):
         if op == "BNORM_TRAIN":
             return [call, ins]
         return ["_grad1(lambda p: %s, a0)" % call.replace("x=a0", "x=p"), ins]
-    if op in ("GRU_SEQ", "GRU_SEQ_GRAD"):   # the fused GRU (k_rnn.c), both reset forms, and through a tape its gradient
+    if op in ("GRU_SEQ", "GRU_SEQ_GRAD"):   # the fused GRU (k_rnn.c), both reset forms, each activation, and its gradient
         t_, b_, h_, after = r.randint(1, 4), r.randint(1, 3), r.randint(1, 3), r.choice([True, False])
-        call = ("tf.raw_ops.TfsGRUSequence(xp=a0, h0=a1, recurrent_kernel=a2, bias=a3, go_backwards=%s, reset_after=%s)[0]"
-                % (r.choice(["False", "True"]), after))
+        call = ("tf.raw_ops.TfsGRUSequence(xp=a0, h0=a1, recurrent_kernel=a2, bias=a3, go_backwards=%s, reset_after=%s, "
+                "activation='%s', recurrent_activation='%s')[0]" % (r.choice(["False", "True"]), after, r.choice(acts), r.choice(acts)))
         ins = [inp((t_, b_, 3 * h_), "float32", -1, 1), inp((b_, h_), "float32", -1, 1), inp((h_, 3 * h_), "float32", -1, 1),
                inp((2, 3 * h_) if after else (3 * h_,), "float32", -1, 1)]
         if op == "GRU_SEQ":
@@ -497,7 +498,7 @@ def templates(g, op):
     if op in ("SRNN_SEQ", "SRNN_SEQ_GRAD"):   # the fused SimpleRNN (k_rnn_simple.c), each activation, and its gradient
         t_, b_, h_ = r.randint(1, 4), r.randint(1, 3), r.randint(1, 3)
         call = ("tf.raw_ops.TfsSimpleRNNSequence(xp=a0, h0=a1, recurrent_kernel=a2, bias=a3, go_backwards=%s, activation='%s')[0]"
-                % (r.choice(["False", "True"]), r.choice(["tanh", "sigmoid", "relu", "linear", "hard_sigmoid"])))
+                % (r.choice(["False", "True"]), r.choice(acts)))
         ins = [inp((t_, b_, h_), "float32", -1, 1), inp((b_, h_), "float32", -1, 1), inp((h_, h_), "float32", -1, 1),
                inp((h_,), "float32", -1, 1)]
         if op == "SRNN_SEQ":

@@ -1824,8 +1824,94 @@ static const char *gd_mask_sel(GdBuild *b, const char *base, const GdMask *mk, c
   return gd_aux(b, base, "SelectV2", &at, 3, in);
 }
 
+/* A step's new state hn kept where the step runs (into *h) and its output (the previous output, or zeros with
+ * zero_output_for_mask, where it is skipped; into *prev, returned) */
+static const char *gd_rnn_step_out(GdBuild *b, const char *base, const GdMask *mk, const char *hn, const char **h,
+                                   const char **prev, bool zero, const char *zeros) {
+  *h = gd_mask_sel(b, base, mk, hn, *h);
+  return *prev = gd_mask_sel(b, base, mk, hn, zero ? zeros : *prev);
+}
+
+/* The gradient reaching a step's output: dhs_t (absent: zeros) + dh, plus with a mask dout, the gradient of the
+ * output a later skipped step repeated; *dhs_s: dhs_t */
+static const char *gd_rnn_dh_in(GdBuild *b, const char *base, const char *dhs, const char *dh, const char *dout,
+                                const char *strides, tfs_i64 s, const char **dhs_s) {
+  *dhs_s = dhs ? gd_step_on(b, base, dhs, strides, s, 1) : NULL;
+  const char *dhv = dhs ? gd_opT(b, base, "AddV2", DT_FLOAT32, *dhs_s, dh) : dh;
+  return dout ? gd_opT(b, base, "AddV2", DT_FLOAT32, dhv, dout) : dhv;
+}
+
+/* dout before the step (with a mask): zeros where it ran or with zero_output_for_mask, else dhs_t + dout carried back */
+static const char *gd_rnn_dout(GdBuild *b, const char *base, const GdMask *mk, const char *zh, bool zero, const char *dhs_s,
+                               const char *dout) {
+  return gd_mask_sel(b, base, mk, zh, zero ? zh : dhs_s ? gd_opT(b, base, "AddV2", DT_FLOAT32, dhs_s, dout) : dout);
+}
+
+/* The end of the LSTM's and SimpleRNN's gradient: dxp = Pack of its steps in time order, dU ONE MatMul of the steps'
+ * product inputs hp and gradients dz (ConcatV2 over the steps, transpose_a), d bias Sum of dxp over steps and batch;
+ * outs[0], outs[k - 2], outs[k - 1] (the caller's states' gradients between) */
+static void gd_rnn_grad_tail(GdBuild *b, const char *base, tfs_i64 T, const char **dxp, const char **hp, const char **dz,
+                             int k, const char **outs) {
+  tfs_i64 ax01[2] = {0, 1};
+  const char *axis0 = gd_i32(b, base, "concat_dim", 1, &ax01[0], false);
+  outs[0] = gd_pack(b, base, (int)T, dxp, 0);
+  outs[k - 2] = gd_matmul_t(b, base, gd_concat(b, base, (int)T, hp, axis0), gd_concat(b, base, (int)T, dz, axis0), true, false);
+  outs[k - 1] = gd_reduce(b, base, "Sum", DT_FLOAT32, outs[0], gd_i32(b, base, "reduction_indices", 2, ax01, true),
+                          TENSORFLOW__DATA_TYPE__DT_INT32, false);
+}
+
+/* a fused recurrent op's activation (tanh, sigmoid, relu, linear, hard_sigmoid: k_rnn_act.c) on x as TF's ops;
+ * hard_sigmoid as Keras 2.15 writes it: Minimum(Maximum(0.2 * x + 0.5, 0), 1) in clip_by_value's order */
+static const char *gd_rnn_act(GdBuild *b, const char *base, const char *act, const char *x) {
+  if (!strcmp(act, "tanh")) return gd_opT(b, base, "Tanh", DT_FLOAT32, x, NULL);
+  if (!strcmp(act, "sigmoid")) return gd_opT(b, base, "Sigmoid", DT_FLOAT32, x, NULL);
+  if (!strcmp(act, "relu")) return gd_opT(b, base, "Relu", DT_FLOAT32, x, NULL);
+  if (!strcmp(act, "linear")) return x;
+  const char *v = gd_opT(b, base, "AddV2", DT_FLOAT32, gd_opT(b, base, "Mul", DT_FLOAT32, x, gd_fill(b, base, "mul/y", DT_FLOAT32, 0.2, 0, NULL)),
+                         gd_fill(b, base, "add/y", DT_FLOAT32, 0.5, 0, NULL));
+  v = gd_opT(b, base, "Minimum", DT_FLOAT32, v, gd_fill(b, base, "clip/max", DT_FLOAT32, 1.0, 0, NULL));
+  return gd_opT(b, base, "Maximum", DT_FLOAT32, v, gd_fill(b, base, "clip/min", DT_FLOAT32, 0.0, 0, NULL));
+}
+
+/* dy times the activation's derivative from its output y (as k_rnn_act.h: TanhGrad's and SigmoidGrad's formulas,
+ * ReluGrad, hard_sigmoid 0.2 where 0 < y < 1) */
+static const char *gd_rnn_act_dy(GdBuild *b, const char *base, const char *act, const char *y, const char *dy) {
+  const char *one = gd_fill(b, base, "sub/x", DT_FLOAT32, 1.0, 0, NULL);
+  if (!strcmp(act, "tanh"))
+    return gd_opT(b, base, "Mul", DT_FLOAT32, dy, gd_opT(b, base, "Sub", DT_FLOAT32, one, gd_opT(b, base, "Mul", DT_FLOAT32, y, y)));
+  if (!strcmp(act, "sigmoid"))
+    return gd_opT(b, base, "Mul", DT_FLOAT32, dy, gd_opT(b, base, "Mul", DT_FLOAT32, y, gd_opT(b, base, "Sub", DT_FLOAT32, one, y)));
+  if (!strcmp(act, "relu")) return gd_opT(b, base, "ReluGrad", DT_FLOAT32, dy, y);
+  if (!strcmp(act, "linear")) return dy;
+  AttrList la = {0}, ca = {0};
+  const char *in[2] = {gd_opT(b, base, "Greater", DT_FLOAT32, y, gd_fill(b, base, "clip/min", DT_FLOAT32, 0.0, 0, NULL)),
+                       gd_opT(b, base, "Less", DT_FLOAT32, y, one)};
+  const char *inside = gd_aux(b, base, "LogicalAnd", &la, 2, in);
+  gd_attr_add(b, &ca, "SrcT", gd_type(b, DT_BOOL));
+  gd_attr_add(b, &ca, "DstT", gd_type(b, DT_FLOAT32));
+  gd_attr_add(b, &ca, "Truncate", gd_bool(b, false));
+  const char *k = gd_opT(b, base, "Mul", DT_FLOAT32, gd_aux(b, base, "Cast", &ca, 1, &inside), gd_fill(b, base, "mul/y", DT_FLOAT32, 0.2, 0, NULL));
+  return gd_opT(b, base, "Mul", DT_FLOAT32, dy, k);
+}
+
+/* the LSTM's and GRU's gate gradients: d times the derivative from y, the sigmoid's and tanh's as k_rnn.c orders
+ * them ((d * y) * (1 - y), d * (1 - y²)) */
+static const char *gd_rnn_act_grad(GdBuild *b, const char *base, const char *act, const char *y, const char *d) {
+  if (!strcmp(act, "sigmoid")) {
+    const char *dy = gd_opT(b, base, "Mul", DT_FLOAT32, d, y);
+    return gd_opT(b, base, "Mul", DT_FLOAT32, dy, gd_opT(b, base, "Sub", DT_FLOAT32, gd_fill(b, base, "sub/x", DT_FLOAT32, 1.0, 0, NULL), y));
+  }
+  return gd_rnn_act_dy(b, base, act, y, d);
+}
+
+/* attribute i of node n, an activation's name (dflt when not given) */
+static const char *gd_rnn_act_name(const GraphNode *n, int i, const char *dflt) {
+  return n->attrs.n > i && val_is(n->attrs.v[i], &str_type) ? str_cstr(n->attrs.v[i]) : dflt;
+}
+
 /* TfsLSTMSequence as TF's ops, unrolled over its static steps: per step StridedSlice of xp, z = (xp_t + h @ U) +
- * bias, Split into Keras' gates i, f, g, o, then c = f*c + i*g and h = o * tanh(c); the node itself is
+ * bias, Split into Keras' gates i, f, g, o (the recurrent activation on i, f, o, the activation on g: sigmoid and tanh
+ * by default; gd_rnn_act), then c = f*c + i*g and h = o * act(c); the node itself is
  * IdentityN(hs, h, c, cs, act) with hs Pack'ed in step order; saved (training) cs Packs each step's c and act
  * each step's ConcatV2(i, f, g, o, tanh c), as k_rnn.c keeps them for the gradient op (gd_r_lstm_grad).  With a
  * mask a step's states and output are chosen per row (GdMask) and a skipped step's activations are zeros; with a
@@ -1836,6 +1922,7 @@ static bool gd_r_lstm_seq(GD_RULE_ARGS) {
   tfs_i64 T = xm->shape[0];
   bool back = n->attrs.n > 0 && rt_truthy(n->attrs.v[0]), save = n->attrs.n < 2 || rt_truthy(n->attrs.v[1]);
   bool zero = n->attrs.n > 2 && rt_truthy(n->attrs.v[2]);
+  const char *fn = gd_rnn_act_name(n, 3, "tanh"), *rfn = gd_rnn_act_name(n, 4, "sigmoid");
   const char *h = gd_ref(b, g, n->in[1], b->fn), *c = gd_ref(b, g, n->in[2], b->fn), *u = gd_ref(b, g, n->in[3], b->fn);
   const char *bias = gd_rnn_in(b, g, n, 4), *mask = gd_rnn_in(b, g, n, 5), *rk = gd_rnn_in(b, g, n, 6);
   tfs_i64 one[3] = {1, 1, 1};
@@ -1854,15 +1941,14 @@ static bool gd_r_lstm_seq(GD_RULE_ARGS) {
     const char *z = gd_opT(b, base, "AddV2", DT_FLOAT32, xt, gd_matmul(b, base, hin, u));
     if (bias) z = gd_opT(b, base, "AddV2", DT_FLOAT32, z, bias);
     const char *spn = gd_split(b, base, axis, z, 4);
-    const char *i = gd_opT(b, base, "Sigmoid", DT_FLOAT32, gd_out(b, spn, 0), NULL), *f = gd_opT(b, base, "Sigmoid", DT_FLOAT32, gd_out(b, spn, 1), NULL);
-    const char *gg = gd_opT(b, base, "Tanh", DT_FLOAT32, gd_out(b, spn, 2), NULL);
-    const char *o = gd_opT(b, base, "Sigmoid", DT_FLOAT32, gd_out(b, spn, 3), NULL);
+    const char *i = gd_rnn_act(b, base, rfn, gd_out(b, spn, 0)), *f = gd_rnn_act(b, base, rfn, gd_out(b, spn, 1));
+    const char *gg = gd_rnn_act(b, base, fn, gd_out(b, spn, 2));
+    const char *o = gd_rnn_act(b, base, rfn, gd_out(b, spn, 3));
     const char *cn = gd_opT(b, base, "AddV2", DT_FLOAT32, gd_opT(b, base, "Mul", DT_FLOAT32, f, c), gd_opT(b, base, "Mul", DT_FLOAT32, i, gg));
-    const char *tc = gd_opT(b, base, "Tanh", DT_FLOAT32, cn, NULL);
+    const char *tc = gd_rnn_act(b, base, fn, cn);
     const char *hn = gd_opT(b, base, "Mul", DT_FLOAT32, o, tc);
     c = cl[s] = gd_mask_sel(b, base, &mk, cn, c);
-    h = gd_mask_sel(b, base, &mk, hn, h);
-    hs[s] = prev = gd_mask_sel(b, base, &mk, hn, zero ? zeros : prev);
+    hs[s] = gd_rnn_step_out(b, base, &mk, hn, &h, &prev, zero, zeros);
     if (al) {
       /* a skipped step's activations are zeros; with a mask or recurrent dropout the product's input follows */
       const char *parts[5] = {i, f, gg, o, tc};
@@ -1877,7 +1963,8 @@ static bool gd_r_lstm_seq(GD_RULE_ARGS) {
 }
 
 /* TfsGRUSequence as TF's ops, unrolled as GRUCell.step computes: per step the input gates xp_t + b0 (Split in z, r,
- * h); reset_after: rec = h @ U + b1 (Split), z = sigmoid(xz + rz), r = sigmoid(xr + rr), hh = tanh(xh + r * rh);
+ * h); reset_after: rec = h @ U + b1 (Split), z = sigmoid(xz + rz), r = sigmoid(xr + rr), hh = tanh(xh + r * rh)
+ * (sigmoid: the recurrent activation, tanh: the activation, gd_rnn_act);
  * reset_after=False: rec = h @ U[:, :2H] (Split in two), z and r as before, hh = tanh(xh + (r * h) @ U[:, 2H:]);
  * then h = z * h + (1 - z) * hh.  IdentityN(hs, h, act); saved (training) act Packs each step's
  * ConcatV2(z, r, hh, q), q being rh (reset_after) or r * h, as k_rnn.c keeps them (gd_r_gru_grad). */
@@ -1889,6 +1976,7 @@ static bool gd_r_gru_seq(GD_RULE_ARGS) {
   tfs_i64 T = xm->shape[0], H = um->shape[0];
   bool back = n->attrs.n > 0 && rt_truthy(n->attrs.v[0]), after = n->attrs.n < 2 || rt_truthy(n->attrs.v[1]);
   bool save = n->attrs.n < 3 || rt_truthy(n->attrs.v[2]), zero = n->attrs.n > 3 && rt_truthy(n->attrs.v[3]);
+  const char *fn = gd_rnn_act_name(n, 4, "tanh"), *rfn = gd_rnn_act_name(n, 5, "sigmoid");
   const char *h = gd_ref(b, g, n->in[1], b->fn), *u = gd_ref(b, g, n->in[2], b->fn);
   const char *b0 = gd_rnn_in(b, g, n, 3), *b1 = NULL, *uh = NULL, *mask = gd_rnn_in(b, g, n, 4), *rk = gd_rnn_in(b, g, n, 5);
   tfs_i64 one[3] = {1, 1, 1};
@@ -1920,16 +2008,15 @@ static bool gd_r_gru_seq(GD_RULE_ARGS) {
     const char *rec = gd_matmul(b, base, hin, u);
     if (b1) rec = gd_opT(b, base, "AddV2", DT_FLOAT32, rec, b1);
     const char *rs = gd_split(b, base, axis, rec, after ? 3 : 2);
-    const char *z = gd_opT(b, base, "Sigmoid", DT_FLOAT32, gd_opT(b, base, "AddV2", DT_FLOAT32, gd_out(b, xs, 0), gd_out(b, rs, 0)), NULL);
-    const char *r = gd_opT(b, base, "Sigmoid", DT_FLOAT32, gd_opT(b, base, "AddV2", DT_FLOAT32, gd_out(b, xs, 1), gd_out(b, rs, 1)), NULL);
+    const char *z = gd_rnn_act(b, base, rfn, gd_opT(b, base, "AddV2", DT_FLOAT32, gd_out(b, xs, 0), gd_out(b, rs, 0)));
+    const char *r = gd_rnn_act(b, base, rfn, gd_opT(b, base, "AddV2", DT_FLOAT32, gd_out(b, xs, 1), gd_out(b, rs, 1)));
     const char *rh = after ? gd_out(b, rs, 2) : gd_opT(b, base, "Mul", DT_FLOAT32, r, hin);
     const char *q = after ? gd_opT(b, base, "Mul", DT_FLOAT32, r, rh) : gd_matmul(b, base, rh, uh);
-    const char *hh = gd_opT(b, base, "Tanh", DT_FLOAT32, gd_opT(b, base, "AddV2", DT_FLOAT32, gd_out(b, xs, 2), q), NULL);
+    const char *hh = gd_rnn_act(b, base, fn, gd_opT(b, base, "AddV2", DT_FLOAT32, gd_out(b, xs, 2), q));
     const char *zh = gd_opT(b, base, "Mul", DT_FLOAT32, z, hin);
     const char *oh = gd_opT(b, base, "Mul", DT_FLOAT32, gd_opT(b, base, "Sub", DT_FLOAT32, onef, z), hh);
     const char *hn = gd_opT(b, base, "AddV2", DT_FLOAT32, zh, oh);
-    h = gd_mask_sel(b, base, &mk, hn, h);
-    hs[s] = prev = gd_mask_sel(b, base, &mk, hn, zero ? zeros : prev);
+    hs[s] = gd_rnn_step_out(b, base, &mk, hn, &h, &prev, zero, zeros);
     if (al) {
       /* a skipped step keeps its activations; with a mask or recurrent dropout the step's input state follows */
       const char *parts[5] = {z, r, hh, rh, hin};
@@ -1942,7 +2029,8 @@ static bool gd_r_gru_seq(GD_RULE_ARGS) {
 
 /* TfsLSTMSequenceGrad as TF's ops: backpropagation through time unrolled from the last step, as k_rnn.c's
  * lstm_backward computes it from the saved activations (i, f, g, o, tanh c of act's step, the previous cell from
- * cs or c0, the previous h from hs or h0): dh = dhs_t + dh, dc = dc + dh*o*(1 - tc²), the gate gradients dz
+ * cs or c0, the previous h from hs or h0): dh = dhs_t + dh, dc = dc + dh*o*act'(tc) (1 - tc² for tanh; each
+ * derivative from the activation's output, gd_rnn_act_grad), the gate gradients dz
  * (ConcatV2 of i's, f's, g's, o's), dc = dc*f, dh = dz @ Uᵀ; then dxp = Pack of dz in time order, dU as ONE
  * MatMul of every step's previous h and dz (ConcatV2 over the steps, transpose_a) and d bias = Sum of dxp over
  * steps and batch.  The node is IdentityN(dxp, dh0, dc0, dU, d bias). */
@@ -1954,32 +2042,30 @@ static bool gd_r_lstm_grad(GD_RULE_ARGS) {
   for (int k = 0; k < 9; k++)
     if (n->in[k].node < 0) return false;
     else in[k] = gd_ref(b, g, n->in[k], b->fn);
-  tfs_i64 T = hm->shape[1], one[3] = {1, 1, 1}, ax01[2] = {0, 1};
+  tfs_i64 T = hm->shape[1], one[3] = {1, 1, 1};
   bool back = n->attrs.n > 0 && rt_truthy(n->attrs.v[0]), zero = n->attrs.n > 1 && rt_truthy(n->attrs.v[1]);
+  const char *fn = gd_rnn_act_name(n, 2, "tanh"), *rfn = gd_rnn_act_name(n, 3, "sigmoid");
   const char *h0 = in[0], *c0 = in[1], *u = in[2], *hs = in[3], *cs = in[4], *act = in[5], *dhs = in[6], *dh = in[7], *dc = in[8];
   const char *mask = gd_rnn_in(b, g, n, 9), *rk = gd_rnn_in(b, g, n, 10);
   const char *strides = gd_i32(b, base, "strides", 3, one, true), *axis = gd_i32(b, base, "split_dim", 1, &one[0], false);
-  const char *axis0 = gd_i32(b, base, "concat_dim", 1, &ax01[0], false), *onef = gd_fill(b, base, "sub/x", DT_FLOAT32, 1.0, 0, NULL);
   const char **dz = pa_alloc(b->a, sizeof(char *) * (size_t)(3 * T + 1)), **hp = dz + T, **dxp = dz + 2 * T;
   GdMask mk;
   gd_mask_init(b, base, &mk, mask, strides);
   /* with a mask: dout is the gradient of the output a skipped step repeated, carried back to the step that made it */
   const char *zh = mask ? gd_opT(b, base, "ZerosLike", DT_FLOAT32, dh, NULL) : NULL, *dout = zh, *zg = NULL;
 #define M_(p, q) gd_opT(b, base, "Mul", DT_FLOAT32, p, q)
-#define OM_(p) gd_opT(b, base, "Sub", DT_FLOAT32, onef, p)
 #define A_(p, q) gd_opT(b, base, "AddV2", DT_FLOAT32, p, q)
   for (tfs_i64 s = T - 1; s >= 0; s--) {
     gd_mask_step(b, base, &mk, back ? T - 1 - s : s);
     /* the activations' blocks i, f, g, o, tanh c and, with a mask or recurrent dropout, the product's input */
     const char *spn = gd_split(b, base, axis, gd_step(b, base, act, strides, s), mask || rk ? 6 : 5);
     const char *i = gd_out(b, spn, 0), *f = gd_out(b, spn, 1), *gg = gd_out(b, spn, 2), *o = gd_out(b, spn, 3), *tc = gd_out(b, spn, 4);
-    const char *cp = s ? gd_step(b, base, cs, strides, s - 1) : c0, *dhs_s = gd_step_on(b, base, dhs, strides, s, 1);
+    const char *cp = s ? gd_step(b, base, cs, strides, s - 1) : c0, *dhs_s;
     hp[s] = mask || rk ? gd_out(b, spn, 5) : s ? gd_step_on(b, base, hs, strides, s - 1, 1) : h0;
-    const char *dhv = A_(dhs_s, dh);
-    if (dout) dhv = A_(dhv, dout);
-    const char *dcv = A_(dc, M_(M_(dhv, o), OM_(M_(tc, tc))));
-    const char *parts[4] = {M_(M_(M_(dcv, gg), i), OM_(i)), M_(M_(M_(dcv, cp), f), OM_(f)), M_(M_(dcv, i), OM_(M_(gg, gg))),
-                            M_(M_(M_(dhv, tc), o), OM_(o))};
+    const char *dhv = gd_rnn_dh_in(b, base, dhs, dh, dout, strides, s, &dhs_s);
+    const char *dcv = A_(dc, gd_rnn_act_grad(b, base, fn, tc, M_(dhv, o)));
+    const char *parts[4] = {gd_rnn_act_grad(b, base, rfn, i, M_(dcv, gg)), gd_rnn_act_grad(b, base, rfn, f, M_(dcv, cp)),
+                            gd_rnn_act_grad(b, base, fn, gg, M_(dcv, i)), gd_rnn_act_grad(b, base, rfn, o, M_(dhv, tc))};
     const char *dzs = gd_concat(b, base, 4, parts, axis);
     if (mask && !zg) zg = gd_opT(b, base, "ZerosLike", DT_FLOAT32, dzs, NULL);
     /* a skipped step: no gate gradient, the states' gradients pass through */
@@ -1987,19 +2073,18 @@ static bool gd_r_lstm_grad(GD_RULE_ARGS) {
     dc = gd_mask_sel(b, base, &mk, M_(dcv, f), dc);
     const char *e = gd_matmul_t(b, base, dz[s], u, false, true);
     dh = gd_mask_sel(b, base, &mk, rk ? M_(e, rk) : e, dh);
-    if (mask) dout = gd_mask_sel(b, base, &mk, zh, zero ? zh : A_(dhs_s, dout));
+    if (mask) dout = gd_rnn_dout(b, base, &mk, zh, zero, dhs_s, dout);
   }
-  const char *dxs = gd_pack(b, base, (int)T, dxp, 0);
-  const char *du = gd_matmul_t(b, base, gd_concat(b, base, (int)T, hp, axis0), gd_concat(b, base, (int)T, dz, axis0), true, false);
-  const char *db = gd_reduce(b, base, "Sum", DT_FLOAT32, dxs, gd_i32(b, base, "reduction_indices", 2, ax01, true), TENSORFLOW__DATA_TYPE__DT_INT32, false);
-  const char *outs[5] = {dxs, dh, dc, du, db};
+  const char *outs[5] = {NULL, dh, dc, NULL, NULL};
+  gd_rnn_grad_tail(b, base, T, dxp, hp, dz, 5, outs);
   gd_identity_n(b, base, 5, outs);
   return true;
 }
 
 /* TfsGRUSequenceGrad as TF's ops, unrolled from the last step as k_rnn.c's gru_backward computes it from the saved
  * activations (z, r, hh, q of act's step, the previous h from hs or h0; an absent dhs or dh_last is zeros):
- * dh = dhs_t + dh, dz = dh*(h_prev - hh)*z*(1-z), dn = dh*(1-z)*(1-hh²), then dh = dh*z plus the recurrent
+ * dh = dhs_t + dh, dz = dh*(h_prev - hh)*z*(1-z), dn = dh*(1-z)*(1-hh²) (the sigmoid's and tanh's derivatives, or
+ * the activations' the node names: gd_rnn_act_grad), then dh = dh*z plus the recurrent
  * gradients: reset_after through U of ConcatV2(dz, dn*q*r*(1-r), dn*r); reset_after=False through U[:, 2H:] of dn
  * (e, whose e*h_prev*r*(1-r) is r's gradient and e*r a part of h's) and through U[:, :2H] of (dz, dr).  dxp is
  * Pack of ConcatV2(dz, dr, dn) in time order; dU ONE MatMul per block of U over every step (ConcatV2 over the
@@ -2014,12 +2099,14 @@ static bool gd_r_gru_grad(GD_RULE_ARGS) {
   tfs_i64 T = hm->shape[1], H = um->shape[0], one[3] = {1, 1, 1}, ax01[2] = {0, 1};
   bool back = n->attrs.n > 0 && rt_truthy(n->attrs.v[0]), after = n->attrs.n < 2 || rt_truthy(n->attrs.v[1]);
   bool zero = n->attrs.n > 2 && rt_truthy(n->attrs.v[2]);
+  const char *fn = gd_rnn_act_name(n, 3, "tanh"), *rfn = gd_rnn_act_name(n, 4, "sigmoid");
   const char *h0 = gd_ref(b, g, n->in[0], b->fn), *u = gd_ref(b, g, n->in[1], b->fn), *hs = gd_ref(b, g, n->in[2], b->fn);
   const char *act = gd_ref(b, g, n->in[3], b->fn), *uzr = u, *uh = NULL, *dhs = gd_rnn_in(b, g, n, 4);
   const char *dh = n->nin > 5 && n->in[5].node >= 0 ? gd_ref(b, g, n->in[5], b->fn) : gd_opT(b, base, "ZerosLike", DT_FLOAT32, h0, NULL);
   const char *mask = gd_rnn_in(b, g, n, 6), *rk = gd_rnn_in(b, g, n, 7);
   const char *strides = gd_i32(b, base, "strides", 3, one, true), *axis = gd_i32(b, base, "split_dim", 1, &one[0], false);
   const char *axis0 = gd_i32(b, base, "concat_dim", 1, &ax01[0], false), *onef = gd_fill(b, base, "sub/x", DT_FLOAT32, 1.0, 0, NULL);
+#define OM_(p) gd_opT(b, base, "Sub", DT_FLOAT32, onef, p)
   if (!after) gd_gru_split_u(b, base, u, H, &uzr, &uh);
   /* per step: the recurrent products' output gradients dg, the previous h, dxp's block; without reset_after also
    * dn and q (= r * h_prev) for U[:, 2H:]'s gradient */
@@ -2036,14 +2123,12 @@ static bool gd_r_gru_grad(GD_RULE_ARGS) {
     const char *spn = gd_split(b, base, axis, gd_step(b, base, act, strides, s), mask || rk ? 5 : 4);
     const char *z = gd_out(b, spn, 0), *r = gd_out(b, spn, 1), *hh = gd_out(b, spn, 2), *q = gd_out(b, spn, 3);
     const char *hpv = hp[s] = mask || rk ? gd_out(b, spn, 4) : s ? gd_step_on(b, base, hs, strides, s - 1, 1) : h0;
-    const char *dhs_s = dhs ? gd_step_on(b, base, dhs, strides, s, 1) : NULL, *dh_in = dh;
-    const char *dhv = dhs ? A_(dhs_s, dh) : dh;
-    if (dout) dhv = A_(dhv, dout);
-    const char *dzv = M_(dhv, gd_opT(b, base, "Sub", DT_FLOAT32, hpv, hh)), *dn = M_(M_(dhv, OM_(z)), OM_(M_(hh, hh)));
-    const char *gz = M_(M_(dzv, z), OM_(z)), *dgs, *dxs;
+    const char *dhs_s, *dh_in = dh, *dhv = gd_rnn_dh_in(b, base, dhs, dh, dout, strides, s, &dhs_s);
+    const char *dzv = M_(dhv, gd_opT(b, base, "Sub", DT_FLOAT32, hpv, hh)), *dn = gd_rnn_act_grad(b, base, fn, hh, M_(dhv, OM_(z)));
+    const char *gz = gd_rnn_act_grad(b, base, rfn, z, dzv), *dgs, *dxs;
     dh = M_(dhv, z);
     if (after) {
-      const char *gr = M_(M_(M_(dn, q), r), OM_(r)), *pg[3] = {gz, gr, M_(dn, r)}, *px[3] = {gz, gr, dn};
+      const char *gr = gd_rnn_act_grad(b, base, rfn, r, M_(dn, q)), *pg[3] = {gz, gr, M_(dn, r)}, *px[3] = {gz, gr, dn};
       dgs = gd_concat(b, base, 3, pg, axis);
       dxs = gd_concat(b, base, 3, px, axis);
       if (mask && !zg) zg = zx = gd_opT(b, base, "ZerosLike", DT_FLOAT32, dgs, NULL);
@@ -2051,7 +2136,7 @@ static bool gd_r_gru_grad(GD_RULE_ARGS) {
       dh = A_(dh, gd_matmul_t(b, base, dg[s], u, false, true));
     } else {
       const char *e = gd_matmul_t(b, base, dn, uh, false, true);
-      const char *gr = M_(M_(M_(e, hpv), r), OM_(r)), *pg[2] = {gz, gr}, *px[3] = {gz, gr, dn};
+      const char *gr = gd_rnn_act_grad(b, base, rfn, r, M_(e, hpv)), *pg[2] = {gz, gr}, *px[3] = {gz, gr, dn};
       dh = A_(dh, M_(e, r));
       dgs = gd_concat(b, base, 2, pg, axis);
       dxs = gd_concat(b, base, 3, px, axis);
@@ -2068,7 +2153,7 @@ static bool gd_r_gru_grad(GD_RULE_ARGS) {
     /* the gradient of the step's input h * recurrent_mask back to h; a skipped step's state gradient passes */
     if (rk) dh = M_(dh, rk);
     dh = gd_mask_sel(b, base, &mk, dh, dh_in);
-    if (mask) dout = gd_mask_sel(b, base, &mk, zh, zero ? zh : dhs ? A_(dhs_s, dout) : dout);
+    if (mask) dout = gd_rnn_dout(b, base, &mk, zh, zero, dhs_s, dout);
   }
 #undef M_
 #undef OM_
@@ -2089,44 +2174,6 @@ static bool gd_r_gru_grad(GD_RULE_ARGS) {
   gd_identity_n(b, base, 4, outs);
   return true;
 }
-/* a fused SimpleRNN's activation (attribute i of node n: tanh, sigmoid, relu, linear, hard_sigmoid) on x as TF's ops;
- * hard_sigmoid as Keras 2.15 writes it: Minimum(Maximum(0.2 * x + 0.5, 0), 1) in clip_by_value's order */
-static const char *gd_srnn_act(GdBuild *b, const char *base, const char *act, const char *x) {
-  if (!strcmp(act, "tanh")) return gd_opT(b, base, "Tanh", DT_FLOAT32, x, NULL);
-  if (!strcmp(act, "sigmoid")) return gd_opT(b, base, "Sigmoid", DT_FLOAT32, x, NULL);
-  if (!strcmp(act, "relu")) return gd_opT(b, base, "Relu", DT_FLOAT32, x, NULL);
-  if (!strcmp(act, "linear")) return x;
-  const char *v = gd_opT(b, base, "AddV2", DT_FLOAT32, gd_opT(b, base, "Mul", DT_FLOAT32, x, gd_fill(b, base, "mul/y", DT_FLOAT32, 0.2, 0, NULL)),
-                         gd_fill(b, base, "add/y", DT_FLOAT32, 0.5, 0, NULL));
-  v = gd_opT(b, base, "Minimum", DT_FLOAT32, v, gd_fill(b, base, "clip/max", DT_FLOAT32, 1.0, 0, NULL));
-  return gd_opT(b, base, "Maximum", DT_FLOAT32, v, gd_fill(b, base, "clip/min", DT_FLOAT32, 0.0, 0, NULL));
-}
-
-/* dy times the activation's derivative from its output y (as k_rnn_act.h: TanhGrad's and SigmoidGrad's formulas,
- * ReluGrad, hard_sigmoid 0.2 where 0 < y < 1) */
-static const char *gd_srnn_act_dy(GdBuild *b, const char *base, const char *act, const char *y, const char *dy) {
-  const char *one = gd_fill(b, base, "sub/x", DT_FLOAT32, 1.0, 0, NULL);
-  if (!strcmp(act, "tanh"))
-    return gd_opT(b, base, "Mul", DT_FLOAT32, dy, gd_opT(b, base, "Sub", DT_FLOAT32, one, gd_opT(b, base, "Mul", DT_FLOAT32, y, y)));
-  if (!strcmp(act, "sigmoid"))
-    return gd_opT(b, base, "Mul", DT_FLOAT32, dy, gd_opT(b, base, "Mul", DT_FLOAT32, y, gd_opT(b, base, "Sub", DT_FLOAT32, one, y)));
-  if (!strcmp(act, "relu")) return gd_opT(b, base, "ReluGrad", DT_FLOAT32, dy, y);
-  if (!strcmp(act, "linear")) return dy;
-  AttrList la = {0}, ca = {0};
-  const char *in[2] = {gd_opT(b, base, "Greater", DT_FLOAT32, y, gd_fill(b, base, "clip/min", DT_FLOAT32, 0.0, 0, NULL)),
-                       gd_opT(b, base, "Less", DT_FLOAT32, y, one)};
-  const char *inside = gd_aux(b, base, "LogicalAnd", &la, 2, in);
-  gd_attr_add(b, &ca, "SrcT", gd_type(b, DT_BOOL));
-  gd_attr_add(b, &ca, "DstT", gd_type(b, DT_FLOAT32));
-  gd_attr_add(b, &ca, "Truncate", gd_bool(b, false));
-  const char *k = gd_opT(b, base, "Mul", DT_FLOAT32, gd_aux(b, base, "Cast", &ca, 1, &inside), gd_fill(b, base, "mul/y", DT_FLOAT32, 0.2, 0, NULL));
-  return gd_opT(b, base, "Mul", DT_FLOAT32, dy, k);
-}
-
-static const char *gd_srnn_act_name(const GraphNode *n, int i) {
-  return n->attrs.n > i && val_is(n->attrs.v[i], &str_type) ? str_cstr(n->attrs.v[i]) : "tanh";
-}
-
 /* x [B, H] cut to [B, 0]: a step's part of a SimpleRNN's act output when it keeps nothing */
 static const char *gd_srnn_empty(GdBuild *b, const char *base, const char *x) {
   AttrList la = {0};
@@ -2146,7 +2193,7 @@ static bool gd_r_srnn_seq(GD_RULE_ARGS) {
   tfs_i64 T = xm->shape[0];
   bool back = n->attrs.n > 0 && rt_truthy(n->attrs.v[0]), save = n->attrs.n < 2 || rt_truthy(n->attrs.v[1]);
   bool zero = n->attrs.n > 2 && rt_truthy(n->attrs.v[2]);
-  const char *fn = gd_srnn_act_name(n, 3);
+  const char *fn = gd_rnn_act_name(n, 3, "tanh");
   const char *h = gd_ref(b, g, n->in[1], b->fn), *u = gd_ref(b, g, n->in[2], b->fn);
   const char *bias = gd_rnn_in(b, g, n, 3), *mask = gd_rnn_in(b, g, n, 4), *rk = gd_rnn_in(b, g, n, 5);
   tfs_i64 one[3] = {1, 1, 1};
@@ -2161,9 +2208,7 @@ static bool gd_r_srnn_seq(GD_RULE_ARGS) {
     const char *hin = rk ? gd_opT(b, base, "Mul", DT_FLOAT32, h, rk) : h;
     const char *z = gd_opT(b, base, "AddV2", DT_FLOAT32, xt, gd_matmul(b, base, hin, u));
     if (bias) z = gd_opT(b, base, "AddV2", DT_FLOAT32, z, bias);
-    const char *hn = gd_srnn_act(b, base, fn, z);
-    h = gd_mask_sel(b, base, &mk, hn, h);
-    hs[s] = prev = gd_mask_sel(b, base, &mk, hn, zero ? zeros : prev);
+    hs[s] = gd_rnn_step_out(b, base, &mk, gd_rnn_act(b, base, fn, z), &h, &prev, zero, zeros);
     if (al) al[s] = mask || rk ? hin : gd_srnn_empty(b, base, hin);
   }
   gd_rnn_outputs(b, base, T, hs, h, NULL, mask || rk ? 1 : 0, NULL, al);
@@ -2180,15 +2225,14 @@ static bool gd_r_srnn_grad(GD_RULE_ARGS) {
   if (!hm || hm->rank != 3 || hm->shape[1] < 1) return false;
   for (int k = 0; k < 4; k++)
     if (n->in[k].node < 0) return false;
-  tfs_i64 T = hm->shape[1], one[3] = {1, 1, 1}, ax01[2] = {0, 1};
+  tfs_i64 T = hm->shape[1], one[3] = {1, 1, 1};
   bool back = n->attrs.n > 0 && rt_truthy(n->attrs.v[0]), zero = n->attrs.n > 1 && rt_truthy(n->attrs.v[1]);
-  const char *fn = gd_srnn_act_name(n, 2);
+  const char *fn = gd_rnn_act_name(n, 2, "tanh");
   const char *h0 = gd_ref(b, g, n->in[0], b->fn), *u = gd_ref(b, g, n->in[1], b->fn), *hs = gd_ref(b, g, n->in[2], b->fn);
   const char *act = gd_ref(b, g, n->in[3], b->fn), *dhs = gd_rnn_in(b, g, n, 4);
   const char *dh = n->nin > 5 && n->in[5].node >= 0 ? gd_ref(b, g, n->in[5], b->fn) : gd_opT(b, base, "ZerosLike", DT_FLOAT32, h0, NULL);
   const char *mask = gd_rnn_in(b, g, n, 6), *rk = gd_rnn_in(b, g, n, 7);
   const char *strides = gd_i32(b, base, "strides", 3, one, true);
-  const char *axis0 = gd_i32(b, base, "concat_dim", 1, &ax01[0], false);
   const char **dz = pa_alloc(b->a, sizeof(char *) * (size_t)(3 * T + 1)), **hp = dz + T, **dxp = dz + 2 * T;
   GdMask mk;
   gd_mask_init(b, base, &mk, mask, strides);
@@ -2196,19 +2240,15 @@ static bool gd_r_srnn_grad(GD_RULE_ARGS) {
   for (tfs_i64 s = T - 1; s >= 0; s--) {
     gd_mask_step(b, base, &mk, back ? T - 1 - s : s);
     hp[s] = mask || rk ? gd_step(b, base, act, strides, s) : s ? gd_step_on(b, base, hs, strides, s - 1, 1) : h0;
-    const char *dhs_s = dhs ? gd_step_on(b, base, dhs, strides, s, 1) : NULL, *dh_in = dh;
-    const char *dhv = dhs ? gd_opT(b, base, "AddV2", DT_FLOAT32, dhs_s, dh) : dh;
-    if (dout) dhv = gd_opT(b, base, "AddV2", DT_FLOAT32, dhv, dout);
-    const char *g_ = gd_srnn_act_dy(b, base, fn, gd_step_on(b, base, hs, strides, s, 1), dhv);
+    const char *dhs_s, *dh_in = dh, *dhv = gd_rnn_dh_in(b, base, dhs, dh, dout, strides, s, &dhs_s);
+    const char *g_ = gd_rnn_act_dy(b, base, fn, gd_step_on(b, base, hs, strides, s, 1), dhv);
     dz[s] = dxp[back ? T - 1 - s : s] = gd_mask_sel(b, base, &mk, g_, zh);
     const char *e = gd_matmul_t(b, base, dz[s], u, false, true);
     dh = gd_mask_sel(b, base, &mk, rk ? gd_opT(b, base, "Mul", DT_FLOAT32, e, rk) : e, dh_in);
-    if (mask) dout = gd_mask_sel(b, base, &mk, zh, zero ? zh : dhs ? gd_opT(b, base, "AddV2", DT_FLOAT32, dhs_s, dout) : dout);
+    if (mask) dout = gd_rnn_dout(b, base, &mk, zh, zero, dhs_s, dout);
   }
-  const char *dxs = gd_pack(b, base, (int)T, dxp, 0);
-  const char *du = gd_matmul_t(b, base, gd_concat(b, base, (int)T, hp, axis0), gd_concat(b, base, (int)T, dz, axis0), true, false);
-  const char *db = gd_reduce(b, base, "Sum", DT_FLOAT32, dxs, gd_i32(b, base, "reduction_indices", 2, ax01, true), TENSORFLOW__DATA_TYPE__DT_INT32, false);
-  const char *outs[4] = {dxs, dh, du, db};
+  const char *outs[4] = {NULL, dh, NULL, NULL};
+  gd_rnn_grad_tail(b, base, T, dxp, hp, dz, 4, outs);
   gd_identity_n(b, base, 4, outs);
   return true;
 }

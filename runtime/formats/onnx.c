@@ -512,18 +512,45 @@ static char **ox_steps(Ox *x, char *xs, int64_t T) {
 /* Split of a [B, k*H] row block on axis 1 in k equal parts */
 static void ox_split1(Ox *x, char *a, int k, char **parts) { ox_attr_i(x, ox_emit(x, "Split", 1, &a, k, parts), "axis", 1); }
 
-/* A fused LSTM/GRU with a mask or recurrent dropout as ONNX ops over its static steps (ONNX's LSTM and GRU skip
+/* A fused recurrent op's activation (attribute i of n; dflt when not given) on z as an ONNX op: Tanh, Sigmoid, Relu,
+ * HardSigmoid (ONNX's default alpha 0.2 and beta 0.5 are Keras 2.15's) or none (linear) */
+static char *ox_rnn_act(Ox *x, const GraphNode *n, int i, const char *dflt, char *z) {
+  Val av = ox_attrv(n, i);
+  const char *act = ox_given(av) && val_is(av, &str_type) ? str_cstr(av) : dflt;
+  const char *aop = !strcmp(act, "tanh") ? "Tanh" : !strcmp(act, "sigmoid") ? "Sigmoid" : !strcmp(act, "relu") ? "Relu"
+                    : !strcmp(act, "hard_sigmoid") ? "HardSigmoid" : NULL;
+  return aop ? ox_op1(x, aop, z) : z;
+}
+
+/* whether a fused LSTM/GRU has Keras' default activations (tanh, sigmoid recurrent), which ONNX's LSTM and GRU
+ * ops apply by default */
+static bool ox_rnn_default_acts(const GraphNode *n, int i) {
+  for (int k = 0; k < 2; k++) {
+    Val av = ox_attrv(n, i + k);
+    if (ox_given(av) && (!val_is(av, &str_type) || strcmp(str_cstr(av), k ? "sigmoid" : "tanh"))) return false;
+  }
+  return true;
+}
+
+/* A fused LSTM/GRU with a mask, recurrent dropout or other activations than Keras' defaults as ONNX ops over its
+ * static steps (ONNX's LSTM and GRU would take Relu, HardSigmoid, but not linear, and tfs keeps one form for them) (ONNX's LSTM and GRU skip
  * only padding at the end, sequence_lens; Keras' mask may skip any step): per step the state entering it (times
- * the recurrent mask), the gates as the layer computes them (MatMul, Add, Sigmoid, Tanh), and with a mask Where
+ * the recurrent mask), the gates as the layer computes them (MatMul, Add, the activations), and with a mask Where
  * between the new and the kept state and between the new and the previous output (zeros before the first step
  * and with zero_output_for_mask), as Keras 2.15's backend.rnn.  Inputs: LSTM xp, h0, c0, U, bias, mask,
- * recurrent_mask; GRU xp, h0, U, bias, mask, recurrent_mask. */
-static void ox_rnn_masked(Ox *x, const OxScope *s, const GraphNode *n, char **in, char **out, int loc) {
-  bool lstm = n->op->id == OP_LSTM_SEQ, after = !lstm && ox_bool_attr(n, 1, true);
+ * recurrent_mask; GRU and SimpleRNN xp, h0, U, bias, mask, recurrent_mask.  A fused SimpleRNN (inference form)
+ * always takes this form, h = act((xp_t + (h * recurrent_mask) @ U) + bias): ONNX's RNN op has no linear
+ * activation. */
+static void ox_rnn_unrolled(Ox *x, const OxScope *s, const GraphNode *n, char **in, char **out, int loc) {
+  bool lstm = n->op->id == OP_LSTM_SEQ, srnn = n->op->id == OP_SRNN_SEQ, gru = !lstm && !srnn;
+  bool after = gru && ox_bool_attr(n, 1, true);
   int ui = lstm ? 3 : 2, mi = ui + 2;
-  int64_t H = ox_rnn_units(s, n, ui, lstm ? 1 : 2, loc), T = graph_meta(s->g, n->in[0])->shape[0];
-  if (T < 1) ox_fail(loc, "%s: a mask or recurrent dropout needs a static number of steps in tfs's ONNX export", n->op->graph_name);
-  bool back = ox_bool_attr(n, 0, false), zero = ox_bool_attr(n, lstm ? 2 : 3, false);
+  int64_t H = ox_rnn_units(s, n, ui, gru ? 2 : 1, loc), T = graph_meta(s->g, n->in[0])->shape[0];
+  /* errindex: TfsSimpleRNNSequence: needs a static number of steps in tfs's ONNX export */
+  if (T < 1 && srnn) ox_fail(loc, "%s: needs a static number of steps in tfs's ONNX export", n->op->graph_name);
+  if (T < 1) ox_fail(loc, "%s: a mask, recurrent dropout or activation needs a static number of steps in tfs's ONNX export", n->op->graph_name);
+  int ai = gru ? 4 : 3;   /* the activation's attribute, the recurrent activation's after it */
+  bool back = ox_bool_attr(n, 0, false), zero = ox_bool_attr(n, gru ? 3 : 2, false);
   char *h = in[1], *c = lstm ? in[2] : NULL, *u = in[ui], *bias = in[ui + 1], *mask = in[mi], *rk = in[mi + 1];
   char **xt = ox_steps(x, in[0], T), **mt = NULL, *b0 = bias, *b1 = NULL, *uh = NULL;
   if (mask) {
@@ -534,7 +561,7 @@ static void ox_rnn_masked(Ox *x, const OxScope *s, const GraphNode *n, char **in
     char **bb = ox_steps(x, bias, 2);
     b0 = bb[0], b1 = bb[1];
   }
-  if (!lstm && !after) {   /* U's blocks [H, 2H] (z, r) and [H, H] (h) */
+  if (gru && !after) {   /* U's blocks [H, 2H] (z, r) and [H, H] (h) */
     int64_t sz[2] = {2 * H, H};
     char *si[2] = {u, ox_i64s(x, 1, 2, sz)}, *uo[2];
     ox_attr_i(x, ox_emit(x, "Split", 2, si, 2, uo), "axis", 1);
@@ -542,7 +569,7 @@ static void ox_rnn_masked(Ox *x, const OxScope *s, const GraphNode *n, char **in
   }
   char *zeros = mask ? ox_op1(x, "ConstantOfShape", ox_op1(x, "Shape", h)) : NULL, *prev = zeros, *one = NULL;
   char **ys = pa_alloc(x->a, sizeof(char *) * (size_t)(T + 1));
-  if (!lstm) {   /* the 1 of the GRU's 1 - z */
+  if (gru) {   /* the 1 of the GRU's 1 - z */
     Tensor *ot = tensor_new(DT_FLOAT32, 0, NULL);
     *(float *)tensor_data(ot) = 1.0f;
     one = ox_const(x, ot, loc);
@@ -551,14 +578,17 @@ static void ox_rnn_masked(Ox *x, const OxScope *s, const GraphNode *n, char **in
   for (int64_t st = 0; st < T; st++) {
     int64_t t = back ? T - 1 - st : st;
     char *hin = rk ? ox_op2(x, "Mul", h, rk) : h, *hn, *p[4];
-    if (lstm) {
+    if (srnn) {
+      char *z = ox_op2(x, "Add", xt[t], ox_op2(x, "MatMul", hin, u));
+      hn = ox_rnn_act(x, n, ai, "tanh", bias ? ox_op2(x, "Add", z, bias) : z);
+    } else if (lstm) {
       char *z = ox_op2(x, "Add", xt[t], ox_op2(x, "MatMul", hin, u));
       if (bias) z = ox_op2(x, "Add", z, bias);
       ox_split1(x, z, 4, p);
-      char *i = ox_op1(x, "Sigmoid", p[0]), *f = ox_op1(x, "Sigmoid", p[1]), *g = ox_op1(x, "Tanh", p[2]);
-      char *o = ox_op1(x, "Sigmoid", p[3]);
+      char *i = ox_rnn_act(x, n, ai + 1, "sigmoid", p[0]), *f = ox_rnn_act(x, n, ai + 1, "sigmoid", p[1]);
+      char *g = ox_rnn_act(x, n, ai, "tanh", p[2]), *o = ox_rnn_act(x, n, ai + 1, "sigmoid", p[3]);
       char *cn = ox_op2(x, "Add", ox_op2(x, "Mul", f, c), ox_op2(x, "Mul", i, g));
-      hn = ox_op2(x, "Mul", o, ox_op1(x, "Tanh", cn));
+      hn = ox_op2(x, "Mul", o, ox_rnn_act(x, n, ai, "tanh", cn));
       if (mt) {
         char *ci[3] = {mt[t], cn, c};
         cn = ox_op(x, "Where", 3, ci);
@@ -570,9 +600,10 @@ static void ox_rnn_masked(Ox *x, const OxScope *s, const GraphNode *n, char **in
       char *rec = ox_op2(x, "MatMul", hin, u);
       if (b1) rec = ox_op2(x, "Add", rec, b1);
       ox_split1(x, rec, after ? 3 : 2, rs);
-      char *z = ox_op1(x, "Sigmoid", ox_op2(x, "Add", xs[0], rs[0])), *r = ox_op1(x, "Sigmoid", ox_op2(x, "Add", xs[1], rs[1]));
+      char *z = ox_rnn_act(x, n, ai + 1, "sigmoid", ox_op2(x, "Add", xs[0], rs[0]));
+      char *r = ox_rnn_act(x, n, ai + 1, "sigmoid", ox_op2(x, "Add", xs[1], rs[1]));
       char *q = after ? ox_op2(x, "Mul", r, rs[2]) : ox_op2(x, "MatMul", ox_op2(x, "Mul", r, hin), uh);
-      char *hh = ox_op1(x, "Tanh", ox_op2(x, "Add", xs[2], q));
+      char *hh = ox_rnn_act(x, n, ai, "tanh", ox_op2(x, "Add", xs[2], q));
       hn = ox_op2(x, "Add", ox_op2(x, "Mul", z, hin), ox_op2(x, "Mul", ox_op2(x, "Sub", one, z), hh));
     }
     if (mt) {
@@ -587,52 +618,13 @@ static void ox_rnn_masked(Ox *x, const OxScope *s, const GraphNode *n, char **in
   out[0] = ox_perm_n(x, y, 3, t102);
   out[1] = h;
   /* the cells and activations it does not keep: 0 steps (with the state entering each step: one more block) */
-  if (lstm) {
+  int more = mask || rk ? 1 : 0;
+  if (srnn) out[2] = ox_no_steps(x, y, more);   /* the step inputs it does not keep */
+  else if (lstm) {
     out[2] = c;
     out[3] = ox_no_steps(x, y, 1);
-    out[4] = ox_no_steps(x, y, 6);
-  } else out[2] = ox_no_steps(x, y, 5);
-}
-
-/* A fused SimpleRNN (TfsSimpleRNNSequence, inference form) as ONNX ops over its static steps, as SimpleRNNCell.step
- * computes: h = act((xp_t + (h * recurrent_mask) @ U) + bias) with act Tanh, Sigmoid, Relu, HardSigmoid (ONNX's
- * default alpha 0.2 and beta 0.5 are Keras 2.15's) or none (linear); with a mask Where between the new and the kept
- * state and output, as ox_rnn_masked.  One form for every case: ONNX's RNN op has no linear activation. */
-static void ox_srnn(Ox *x, const OxScope *s, const GraphNode *n, char **in, char **out, int loc) {
-  ox_rnn_units(s, n, 2, 1, loc);   /* the inference form with a static recurrent kernel */
-  int64_t T = graph_meta(s->g, n->in[0])->shape[0];
-  if (T < 1) ox_fail(loc, "%s: needs a static number of steps in tfs's ONNX export", n->op->graph_name);
-  /* errindex: TfsSimpleRNNSequence: needs a static number of steps in tfs's ONNX export */
-  bool back = ox_bool_attr(n, 0, false), zero = ox_bool_attr(n, 2, false);
-  Val av = ox_attrv(n, 3);
-  const char *act = ox_given(av) && val_is(av, &str_type) ? str_cstr(av) : "tanh";
-  const char *aop = !strcmp(act, "tanh") ? "Tanh" : !strcmp(act, "sigmoid") ? "Sigmoid" : !strcmp(act, "relu") ? "Relu"
-                    : !strcmp(act, "hard_sigmoid") ? "HardSigmoid" : NULL;
-  char *h = in[1], *u = in[2], *bias = in[3], *mask = in[4], *rk = in[5];
-  char **xt = ox_steps(x, in[0], T), **mt = NULL;
-  if (mask) {
-    int64_t two = 2;
-    mt = ox_steps(x, ox_cast(x, ox_op2(x, "Unsqueeze", mask, ox_i64s(x, 1, 1, &two)), DT_BOOL), T);
-  }
-  char *zeros = mask ? ox_op1(x, "ConstantOfShape", ox_op1(x, "Shape", h)) : NULL, *prev = zeros;
-  char **ys = pa_alloc(x->a, sizeof(char *) * (size_t)(T + 1));
-  for (int64_t st = 0; st < T; st++) {
-    int64_t t = back ? T - 1 - st : st;
-    char *z = ox_op2(x, "Add", xt[t], ox_op2(x, "MatMul", rk ? ox_op2(x, "Mul", h, rk) : h, u));
-    if (bias) z = ox_op2(x, "Add", z, bias);
-    char *hn = aop ? ox_op1(x, aop, z) : z;
-    if (mt) {
-      char *hi[3] = {mt[t], hn, h}, *oi[3] = {mt[t], hn, zero ? zeros : prev};
-      h = ox_op(x, "Where", 3, hi);
-      prev = ox_op(x, "Where", 3, oi);
-    } else h = prev = hn;
-    ys[st] = ox_unsq(x, prev, 0);
-  }
-  static const int64_t t102[3] = {1, 0, 2};
-  char *y = T == 1 ? ys[0] : ox_concat(x, (int)T, ys, 0);
-  out[0] = ox_perm_n(x, y, 3, t102);
-  out[1] = h;
-  out[2] = ox_no_steps(x, y, mask || rk ? 1 : 0);   /* the step inputs it does not keep: 0 steps */
+    out[4] = ox_no_steps(x, y, 5 + more);
+  } else out[2] = ox_no_steps(x, y, 4 + more);
 }
 
 /* x[key]: one Slice over the indexed dims, then Squeeze of the integer-indexed ones and Unsqueeze of the new axes. */
@@ -1057,8 +1049,8 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
       /* ONNX's LSTM on the projected input: X = xp [T, B, 4H] with W the permutation taking Keras' gate blocks
        * (i, f, g, o) to ONNX's (i, o, f, c), so X W^T only reorders (exact); R and B are the recurrent kernel's
        * and the bias's columns in that order.  go_backwards reverses X (a Slice of step -1): hs stays in step order. */
-      if (in[5] || in[6]) {
-        ox_rnn_masked(x, s, n, in, out, loc);
+      if (in[5] || in[6] || !ox_rnn_default_acts(n, 3)) {
+        ox_rnn_unrolled(x, s, n, in, out, loc);
         return;
       }
       int64_t H = ox_rnn_units(s, n, 3, 1, loc), G = 4 * H;
@@ -1107,8 +1099,8 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
       /* ONNX's GRU (gates z, r, h: Keras' order) on the projected input: X = xp [T, B, 3H] with W the identity
        * (exact), R = U^T, B = [input bias, recurrent bias] (reset_after, linear_before_reset=1) or [bias, 0]
        * (reset_after=False: Keras' one bias, ONNX's default form); go_backwards reverses X as for the LSTM. */
-      if (in[4] || in[5]) {
-        ox_rnn_masked(x, s, n, in, out, loc);
+      if (in[4] || in[5] || !ox_rnn_default_acts(n, 4)) {
+        ox_rnn_unrolled(x, s, n, in, out, loc);
         return;
       }
       int64_t H = ox_rnn_units(s, n, 2, 2, loc), G = 3 * H;
@@ -1140,7 +1132,7 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
       return;
     }
     case OP_SRNN_SEQ:
-      ox_srnn(x, s, n, in, out, loc);
+      ox_rnn_unrolled(x, s, n, in, out, loc);
       return;
     case OP_GATHER: {
       if (ox_int_attr(n, 2, 0, loc) != 0) ox_fail(loc, "%s: attribute '%s' has no ONNX form", n->op->graph_name, "batch_dims");

@@ -902,6 +902,10 @@ static void g_stack(const GradCall *g, Val *dx) {
   List *l = (List *)parts.u.o;
   for (int i = 0; i < g->nin && i < l->len; i++) dx[i] = keep(l->items[i]);
 }
+/* attribute i, None when not given (the op's default) */
+static Val attr_or_none(const GradCall *g, int i) {
+  return g->attrs->n > i && g->attrs->v[i].tag != VT_UNDEF ? g->attrs->v[i] : val_none();
+}
 /* TfsLSTMSequence: its own BPTT op on the saved outputs, from the gradients of hs, h_last and c_last (those of
  * the cells and activations, which the layer reads only for this gradient, are not taken). */
 static void g_lstm_seq(const GradCall *g, Val *dx) {
@@ -912,15 +916,16 @@ static void g_lstm_seq(const GradCall *g, Val *dx) {
   for (int k = 9; k < 11; k++)
     if (in[k].tag == VT_UNDEF) in[k] = val_none();
   bool zero = attr_bool_d(g, 2, false);
-  Val at[3] = {val_bool(attr_bool(g, 0)), val_bool(true), val_bool(zero)};
+  Val act = attr_or_none(g, 3), ract = attr_or_none(g, 4);
+  Val at[5] = {val_bool(attr_bool(g, 0)), val_bool(true), val_bool(zero), act, ract};
   if (!attr_bool_d(g, 1, true)) {
     /* an inference run (save=False) kept no cells or activations: the forward op again, keeping them */
-    Val f = opat(OP_LSTM_SEQ, g->nin, g->in, 3, at);
+    Val f = opat(OP_LSTM_SEQ, g->nin, g->in, 5, at);
     in[4] = ((Tuple *)f.u.o)->items[3];
     in[5] = ((Tuple *)f.u.o)->items[4];
   }
-  Val ag[2] = {at[0], val_bool(zero)};
-  Val r = opat(OP_LSTM_SEQ_GRAD, 11, in, 2, ag);
+  Val ag[4] = {at[0], val_bool(zero), act, ract};
+  Val r = opat(OP_LSTM_SEQ_GRAD, 11, in, 4, ag);
   Tuple *t = (Tuple *)r.u.o;
   for (int i = 0; i < 4; i++) dx[i] = keep(t->items[i]);
   if (g->nin > 4 && g->in[4].tag != VT_NONE && g->in[4].tag != VT_UNDEF) dx[4] = keep(t->items[4]);
@@ -933,10 +938,11 @@ static void g_gru_seq(const GradCall *g, Val *dx) {
   for (int k = 4; k < 8; k++)   /* G_DY_UNDEF: the op takes None for zeros; no mask, no recurrent mask */
     if (in[k].tag == VT_UNDEF) in[k] = val_none();
   bool zero = attr_bool_d(g, 3, false);
-  Val at[4] = {val_bool(attr_bool(g, 0)), val_bool(attr_bool_d(g, 1, true)), val_bool(true), val_bool(zero)};
-  if (!attr_bool_d(g, 2, true)) in[3] = ((Tuple *)opat(OP_GRU_SEQ, g->nin, g->in, 4, at).u.o)->items[2];
-  Val ag[3] = {at[0], at[1], val_bool(zero)};
-  Tuple *t = (Tuple *)opat(OP_GRU_SEQ_GRAD, 8, in, 3, ag).u.o;
+  Val act = attr_or_none(g, 4), ract = attr_or_none(g, 5);
+  Val at[6] = {val_bool(attr_bool(g, 0)), val_bool(attr_bool_d(g, 1, true)), val_bool(true), val_bool(zero), act, ract};
+  if (!attr_bool_d(g, 2, true)) in[3] = ((Tuple *)opat(OP_GRU_SEQ, g->nin, g->in, 6, at).u.o)->items[2];
+  Val ag[5] = {at[0], at[1], val_bool(zero), act, ract};
+  Tuple *t = (Tuple *)opat(OP_GRU_SEQ_GRAD, 8, in, 5, ag).u.o;
   for (int i = 0; i < 3; i++) dx[i] = keep(t->items[i]);
   if (g->nin > 3 && g->in[3].tag != VT_NONE && g->in[3].tag != VT_UNDEF) dx[3] = keep(t->items[3]);
 }
@@ -947,7 +953,7 @@ static void g_srnn_seq(const GradCall *g, Val *dx) {
                g->nin > 5 ? g->in[5] : val_none()};
   for (int k = 4; k < 8; k++)   /* G_DY_UNDEF: the op takes None for zeros; no mask, no recurrent mask */
     if (in[k].tag == VT_UNDEF) in[k] = val_none();
-  Val act = g->attrs->n > 3 && g->attrs->v[3].tag != VT_UNDEF ? g->attrs->v[3] : val_none();
+  Val act = attr_or_none(g, 3);
   bool zero = attr_bool_d(g, 2, false), masked = in[6].tag != VT_NONE || in[7].tag != VT_NONE;
   Val at[4] = {val_bool(attr_bool(g, 0)), val_bool(true), val_bool(zero), act};
   if (masked && !attr_bool_d(g, 1, true)) in[3] = ((Tuple *)opat(OP_SRNN_SEQ, g->nin, g->in, 4, at).u.o)->items[2];

@@ -9,6 +9,7 @@
 #include "kernels/ops.h"
 #include "kernels/vmath.h"
 #include "kernels/k_rnn.h"
+#include "kernels/k_rnn_act.h"
 
 /* The forward op takes the input already projected for every step (one MatMul of [B*T, F] by the kernel, made
  * by the layer), then per step one product h @ recurrent_kernel for all four gates (Keras' order i, f, g, o) and
@@ -70,6 +71,8 @@ void meta_lstm_seq(OpCall *c) {
   bool fwd = c->op->id == OP_LSTM_SEQ;
   tfs_i64 b, t, h, g;
   rnn_dims(c, fwd, fwd ? 0 : 3, fwd ? 3 : 2, 4, "LSTM", &b, &t, &h, &g);
+  rnn_act_attr(c, fwd ? 3 : 2, RNN_TANH);
+  rnn_act_attr(c, fwd ? 4 : 3, RNN_SIGMOID);
   const TMeta *u = &c->inm[fwd ? 3 : 2];
   /* with a mask or recurrent dropout each step's activations also keep the product's input (the state h, masked) */
   int mi = fwd ? 5 : 9, nact = rnn_masked(c, mi) ? 6 : 5;
@@ -104,6 +107,30 @@ void meta_lstm_seq(OpCall *c) {
   meta_set(&c->outm[4], DT_FLOAT32, 1, &g);
 }
 
+/* A GRU's or SimpleRNN's forward outputs hs [B,T,H], h_last [B,H], act [T,B,k*H] (0 steps without save: attribute
+ * si false) */
+void rnn_meta_outputs(OpCall *c, int si, const tfs_i64 *s, const tfs_i64 *bh, tfs_i64 *sa) {
+  if (!op_attr_bool(c, si, true)) sa[0] = 0;
+  op_reserve_outputs(c, 3);
+  meta_set(&c->outm[0], DT_FLOAT32, 3, s);
+  meta_set(&c->outm[1], DT_FLOAT32, 2, bh);
+  meta_set(&c->outm[2], DT_FLOAT32, 3, sa);
+}
+
+/* A GRU's or SimpleRNN's gradient op (inputs h0, recurrent_kernel, hs, act, dhs, dh_last): the inputs' shapes, then
+ * its outputs dxp [T,B,g], dh0, d recurrent_kernel; the caller sets d bias (output 3) */
+void rnn_meta_grad(OpCall *c, const tfs_i64 *s, const tfs_i64 *bh, tfs_i64 *sa, tfs_i64 g, const char *layer) {
+  rnn_need_shape(c, 2, 3, s, layer);
+  rnn_need_shape(c, 3, 3, sa, layer);
+  rnn_need_shape(c, 4, 3, s, layer);
+  rnn_need_shape(c, 5, 2, bh, layer);
+  op_reserve_outputs(c, 4);
+  sa[2] = g;
+  meta_set(&c->outm[0], DT_FLOAT32, 3, sa);
+  c->outm[1] = c->inm[0];
+  c->outm[2] = c->inm[1];
+}
+
 /* input i, NULL when absent or beyond the inputs given (op_run callers may give only the leading ones) */
 Tensor *rnn_opt_in(const OpCall *c, int i) { return i < c->nin ? c->in[i] : NULL; }
 
@@ -125,6 +152,7 @@ typedef struct {
   float *h, *cc, *z, *hs, *cs, *act, *q;
   tfs_i64 B, T, H, nact;   /* nact: 6 with a mask or recurrent dropout (the product's input kept), else 5 */
   bool back, zero;
+  RnnAct fn, rfn;          /* activation (g and the cell's output), recurrent activation (i, f, o) */
 } LstmSeq;
 
 /* A step skipped by the mask (Keras' backend.rnn): the states stay, the output is the previous step's output (or
@@ -158,19 +186,19 @@ static void lstm_gates(const LstmSeq *p, tfs_i64 s, tfs_i64 t, tfs_i64 lo, tfs_i
     /* the vector loops of vmath.c over a row's gates, with the elementwise kernels' bits: TF applies each
      * sigmoid to a [B, H] gate, whose last B*H % 8 elements take Eigen's scalar formula */
     tfs_i64 nv = B * H - (B * H) % VM_PACKET - b * H;
-    if (nv >= H) vm_sigmoid_part_f32(a, zb, 2 * H, 2 * H);
+    if (nv >= H) rnn_act_row(p->rfn, a, zb, 2 * H, 2 * H);
     else {
-      vm_sigmoid_part_f32(a, zb, H, nv);
-      vm_sigmoid_part_f32(a + H, zb + H, H, nv);
+      rnn_act_row(p->rfn, a, zb, H, nv);
+      rnn_act_row(p->rfn, a + H, zb + H, H, nv);
     }
-    vm_tanh_f32(a + 2 * H, zb + 2 * H, H);
-    vm_sigmoid_part_f32(a + 3 * H, zb + 3 * H, H, nv);
+    rnn_act_row(p->fn, a + 2 * H, zb + 2 * H, H, nv);
+    rnn_act_row(p->rfn, a + 3 * H, zb + 3 * H, H, nv);
     float *restrict cc = p->cc + b * H;
     for (tfs_i64 j = 0; j < H; j++) {
       float fc = a[H + j] * cc[j], ig = a[j] * a[2 * H + j];
       cc[j] = fc + ig;
     }
-    vm_tanh_f32(a + 4 * H, cc, H);
+    rnn_act_row(p->fn, a + 4 * H, cc, H, nv);
     float *restrict h = p->h + b * H, *restrict hs = p->hs + (b * T + s) * H;
     for (tfs_i64 j = 0; j < H; j++) h[j] = a[3 * H + j] * a[4 * H + j];
     memcpy(hs, h, sizeof(float) * (size_t)H);
@@ -217,7 +245,8 @@ static void lstm_forward(OpCall *c) {
   memcpy(h, h0, sizeof(float) * (size_t)(B * H));
   memcpy(cc, c0, sizeof(float) * (size_t)(B * H));
   LstmSeq st = {xp, bias, u, mask, rk, h, cc, z, tensor_data(c->out[0]), save ? tensor_data(c->out[3]) : NULL,
-                save ? tensor_data(c->out[4]) : z + B * G + B * H, z + B * G, B, T, H, na, back, zero};
+                save ? tensor_data(c->out[4]) : z + B * G + B * H, z + B * G, B, T, H, na, back, zero,
+                rnn_act_attr(c, 3, RNN_TANH), rnn_act_attr(c, 4, RNN_SIGMOID)};
   int np = rnn_parts(B, T, 4 * H * H);
   if (np > 1) tp_run(np, lstm_fwd_rows, &st);
   else lstm_fwd_rows(&st, 0, 1);   /* not as a pool job: its products may still split */
@@ -232,6 +261,7 @@ typedef struct {
   float *dxp, *dz, *hp, *dh, *dc, *e, *dout;
   tfs_i64 B, T, H, nact;
   bool back, zero;
+  RnnAct fn, rfn;
 } LstmBack;
 
 /* With a mask or recurrent dropout: dh_prev is (dz @ U^T) * recurrent_mask for a step that ran, dh itself for a
@@ -273,11 +303,11 @@ static void lstm_bwd_rows(void *ctx, int part, int nparts) {
         float cp = s ? cs[((s - 1) * B + b) * H + j] : c0[b * H + j];
         float dhv = dhs[k] + dh[b * H + j];
         if (dout) dhv += dout[b * H + j], dout[b * H + j] = 0.0f;
-        float dcv = dc[b * H + j] + dhv * o * (1.0f - tc * tc);
-        z[j] = dcv * g * i * (1.0f - i);
-        z[H + j] = dcv * cp * f * (1.0f - f);
-        z[2 * H + j] = dcv * i * (1.0f - g * g);
-        z[3 * H + j] = dhv * tc * o * (1.0f - o);
+        float dcv = dc[b * H + j] + rnn_act_grad(p->fn, dhv * o, tc);
+        z[j] = rnn_act_grad(p->rfn, dcv * g, i);
+        z[H + j] = rnn_act_grad(p->rfn, dcv * cp, f);
+        z[2 * H + j] = rnn_act_grad(p->fn, dcv * i, g);
+        z[3 * H + j] = rnn_act_grad(p->rfn, dhv * tc, o);
         dc[b * H + j] = dcv * f;
         hp[(s * B + b) * H + j] = na == 6 ? a[5 * H + j] : s ? hs[k - H] : h0[b * H + j];
       }
@@ -314,7 +344,8 @@ static void lstm_backward(OpCall *c) {
   memcpy(dh, dhl, sizeof(float) * (size_t)(B * H));
   memcpy(dc, dcl, sizeof(float) * (size_t)(B * H));
   memset(dout, 0, sizeof(float) * (size_t)(B * H));
-  LstmBack st = {h0, c0, u, hs, cs, act, dhs, mask, rk, dxp, dz, hp, dh, dc, e, mask ? dout : NULL, B, T, H, na, back, zero};
+  LstmBack st = {h0, c0, u, hs, cs, act, dhs, mask, rk, dxp, dz, hp, dh, dc, e, mask ? dout : NULL, B, T, H, na, back, zero,
+                 rnn_act_attr(c, 2, RNN_TANH), rnn_act_attr(c, 3, RNN_SIGMOID)};
   int np = rnn_parts(B, T, 4 * H * H);
   if (np > 1) tp_run(np, lstm_bwd_rows, &st);
   else if (B > 0) lstm_bwd_rows(&st, 0, 1);
@@ -348,7 +379,8 @@ void meta_gru_seq(OpCall *c) {
   bool fwd = c->op->id == OP_GRU_SEQ, after = op_attr_bool(c, 1, true);
   tfs_i64 b, t, h, g;
   rnn_dims(c, fwd, fwd ? 0 : 2, fwd ? 2 : 1, 3, "GRU", &b, &t, &h, &g);
-  const TMeta *u = &c->inm[fwd ? 2 : 1];
+  rnn_act_attr(c, fwd ? 4 : 3, RNN_TANH);
+  rnn_act_attr(c, fwd ? 5 : 4, RNN_SIGMOID);
   /* with a mask or recurrent dropout each step's activations also keep the step's input state (h, masked) */
   int mi = fwd ? 4 : 6, nact = rnn_masked(c, mi) ? 5 : 4;
   tfs_i64 s[3] = {b, t, h}, s4[3] = {t, b, h >= 0 ? nact * h : -1}, bh[2] = {b, h}, b2[2] = {2, g}, tb[2] = {t, b};
@@ -357,23 +389,10 @@ void meta_gru_seq(OpCall *c) {
   rnn_need_shape(c, mi + 1, 2, bh, "GRU");
   if (fwd) {
     rnn_need_shape(c, 3, after ? 2 : 1, after ? b2 : &g, "GRU");
-    if (!op_attr_bool(c, 2, true)) s4[0] = 0;
-    op_reserve_outputs(c, 3);
-    meta_set(&c->outm[0], DT_FLOAT32, 3, s);
-    meta_set(&c->outm[1], DT_FLOAT32, 2, bh);
-    meta_set(&c->outm[2], DT_FLOAT32, 3, s4);
+    rnn_meta_outputs(c, 2, s, bh, s4);
     return;
   }
-  rnn_need_shape(c, 2, 3, s, "GRU");
-  rnn_need_shape(c, 3, 3, s4, "GRU");
-  rnn_need_shape(c, 4, 3, s, "GRU");
-  rnn_need_shape(c, 5, 2, bh, "GRU");
-  /* the gradient: dxp, dh0, d recurrent_kernel, d bias */
-  op_reserve_outputs(c, 4);
-  s4[2] = g;
-  meta_set(&c->outm[0], DT_FLOAT32, 3, s4);
-  c->outm[1] = c->inm[0];
-  c->outm[2] = *u;
+  rnn_meta_grad(c, s, bh, s4, g, "GRU");
   if (after) meta_set(&c->outm[3], DT_FLOAT32, 2, b2);
   else meta_set(&c->outm[3], DT_FLOAT32, 1, &g);
 }
@@ -384,6 +403,7 @@ typedef struct {
   float *h, *rec, *pre, *q, *hs, *act, *hq;
   tfs_i64 B, T, H, nact;   /* nact: 5 with a mask or recurrent dropout (the step's input state kept), else 4 */
   bool back, after, save, zero;
+  RnnAct fn, rfn;          /* activation (the candidate hh), recurrent activation (z, r) */
 } GruSeq;
 
 static void gru_fwd_rows(void *ctx, int part, int nparts) {
@@ -418,10 +438,10 @@ static void gru_fwd_rows(void *ctx, int part, int nparts) {
       for (tfs_i64 j = 0; j < 2 * H; j++) pr[j] = pr[j] + r3[j];
       /* z and r are two [B,H] tensors in the op-by-op steps: each row's place decides packet or scalar sigmoid */
       tfs_i64 nv = nvall - b * H;
-      if (nv >= H) vm_sigmoid_part_f32(a, pr, 2 * H, 2 * H);
+      if (nv >= H) rnn_act_row(p->rfn, a, pr, 2 * H, 2 * H);
       else {
-        vm_sigmoid_part_f32(a, pr, H, nv);
-        vm_sigmoid_part_f32(a + H, pr + H, H, nv);
+        rnn_act_row(p->rfn, a, pr, H, nv);
+        rnn_act_row(p->rfn, a + H, pr + H, H, nv);
       }
       if (p->after) {
         for (tfs_i64 j = 0; j < H; j++) {
@@ -445,7 +465,7 @@ static void gru_fwd_rows(void *ctx, int part, int nparts) {
     for (tfs_i64 b = lo; b < hi; b++) {
       float *a = act + b * na * H, *h = p->h + b * H, *out = p->hs + (b * T + s) * H;
       const float *hv = hin + b * H;
-      vm_tanh_f32(a + 2 * H, p->pre + b * G + 2 * H, H);
+      rnn_act_row(p->fn, a + 2 * H, p->pre + b * G + 2 * H, H, nvall - b * H);
       if (na == 5) memcpy(a + 4 * H, hv, sizeof(float) * (size_t)H);
       if (p->mask && p->mask[t * B + b] == 0.0f) {
         /* skipped (Keras' backend.rnn): the state stays, the output repeats the previous one (zeros first) */
@@ -489,7 +509,8 @@ static void gru_forward(OpCall *c) {
   memcpy(h, h0, sizeof(float) * (size_t)(B * H));
   GruSeq st = {xp, bias, bias && after ? bias + G : NULL, u, uzr, uzr ? uzr + 2 * H * H : NULL, mask, rk, h, w,
                w + B * G, w + 2 * B * G, tensor_data(c->out[0]), save ? tensor_data(c->out[2]) : w + 2 * B * G + 2 * B * H,
-               w + 2 * B * G + B * H, B, T, H, na, back, after, save, zero};
+               w + 2 * B * G + B * H, B, T, H, na, back, after, save, zero, rnn_act_attr(c, 4, RNN_TANH),
+               rnn_act_attr(c, 5, RNN_SIGMOID)};
   int np = rnn_parts(B, T, 3 * H * H);
   if (np > 1) tp_run(np, gru_fwd_rows, &st);
   else gru_fwd_rows(&st, 0, 1);
@@ -507,6 +528,7 @@ typedef struct {
   float *dxp, *dg, *dph, *hp, *qb, *dh, *e, *dout;
   tfs_i64 B, T, H, nact;
   bool back, after, zero;
+  RnnAct fn, rfn;
 } GruBack;
 
 /* A step the mask skipped: no gate gradient; the state's gradient passes; the output's goes to the previous
@@ -550,14 +572,14 @@ static void gru_bwd_rows(void *ctx, int part, int nparts) {
         float z = a[j], hh = a[2 * H + j], hpv = na == 5 ? a[4 * H + j] : s ? hs[k - H] : p->h0[b * H + j];
         float dhv = dhs ? dhs[k] + dh[b * H + j] : dh[b * H + j];
         if (p->dout) dhv += p->dout[b * H + j], p->dout[b * H + j] = 0.0f;
-        float dz = dhv * (hpv - hh), dn = dhv * (1.0f - z) * (1.0f - hh * hh);
-        float gz = dz * z * (1.0f - z);
+        float dz = dhv * (hpv - hh), dn = rnn_act_grad(p->fn, dhv * (1.0f - z), hh);
+        float gz = rnn_act_grad(p->rfn, dz, z);
         x[j] = g[j] = gz;
         x[2 * H + j] = dn;
         dh[b * H + j] = dhv * z;
         hpr[j] = hpv;
         if (p->after) {
-          float r = a[H + j], gr = dn * a[3 * H + j] * r * (1.0f - r);
+          float r = a[H + j], gr = rnn_act_grad(p->rfn, dn * a[3 * H + j], r);
           x[H + j] = g[H + j] = gr;
           g[2 * H + j] = dn * r;
         } else {
@@ -575,7 +597,7 @@ static void gru_bwd_rows(void *ctx, int part, int nparts) {
         const float *a = p->act + (s * B + b) * na * H, *hpr = hp + (s * B + b) * H;
         float *x = p->dxp + (t * B + b) * G, *g = p->dg + (s * B + b) * 2 * H;
         for (tfs_i64 j = 0; j < H; j++) {
-          float r = a[H + j], ev = e[b * H + j], gr = ev * hpr[j] * r * (1.0f - r);
+          float r = a[H + j], ev = e[b * H + j], gr = rnn_act_grad(p->rfn, ev * hpr[j], r);
           x[H + j] = g[H + j] = gr;
           dh[b * H + j] += ev * r;
         }
@@ -620,7 +642,7 @@ static void gru_backward(OpCall *c) {
   if (dhl) memcpy(dh, dhl, sizeof(float) * (size_t)(B * H));
   else memset(dh, 0, sizeof(float) * (size_t)(B * H));
   GruBack st = {h0, u, uzr, uzr ? uzr + 2 * H * H : NULL, hs, act, dhs, mask, rk, dxp, dg, dg + N * 2 * H, hp, qb, dh, e,
-                mask ? dout : NULL, B, T, H, na, back, after, zero};
+                mask ? dout : NULL, B, T, H, na, back, after, zero, rnn_act_attr(c, 3, RNN_TANH), rnn_act_attr(c, 4, RNN_SIGMOID)};
   int np = rnn_parts(B, T, 3 * H * H);
   if (np > 1) tp_run(np, gru_bwd_rows, &st);
   else if (B > 0) gru_bwd_rows(&st, 0, 1);

@@ -18,6 +18,10 @@ void rnn_need_shape(OpCall *c, int i, int rank, const tfs_i64 *want, const char 
 /* batch, steps, units and k * units from the sequence (input xi) and recurrent kernel (input ui [H, k*H]) */
 void rnn_dims(OpCall *c, bool fwd, int xi, int ui, int k, const char *layer, tfs_i64 *b, tfs_i64 *t, tfs_i64 *h,
               tfs_i64 *g);
+/* a GRU's or SimpleRNN's forward outputs (hs s, h_last bh, act sa: 0 steps unless attribute si, save, is true) */
+void rnn_meta_outputs(OpCall *c, int si, const tfs_i64 *s, const tfs_i64 *bh, tfs_i64 *sa);
+/* a GRU's or SimpleRNN's gradient op: its inputs' shapes and outputs dxp [T,B,g], dh0, d recurrent_kernel */
+void rnn_meta_grad(OpCall *c, const tfs_i64 *s, const tfs_i64 *bh, tfs_i64 *sa, tfs_i64 g, const char *layer);
 /* whether inputs mi (mask) or mi + 1 (recurrent mask) are given */
 bool rnn_masked(const OpCall *c, int mi);
 /* thread-pool parts of a sequence's batch rows (hh: the multiply-adds of a step's product per row) */

@@ -25,3 +25,12 @@ static inline float rnn_act_dy(RnnAct a, float y) {
     default: return 1.0f;
   }
 }
+/* d times the derivative from y (the fused LSTM's and GRU's gradients: their sigmoid and tanh products keep the
+ * order they had before other activations, (d * y) * (1 - y)) */
+static inline float rnn_act_grad(RnnAct a, float d, float y) {
+  switch (a) {
+    case RNN_TANH: return d * (1.0f - y * y);
+    case RNN_SIGMOID: return d * y * (1.0f - y);
+    default: return d * rnn_act_dy(a, y);
+  }
+}

@@ -22,7 +22,6 @@ void meta_srnn_seq(OpCall *c) {
   tfs_i64 b, t, h, g;
   rnn_dims(c, fwd, fwd ? 0 : 2, fwd ? 2 : 1, 1, "SimpleRNN", &b, &t, &h, &g);
   rnn_act_attr(c, fwd ? 3 : 2, RNN_TANH);
-  const TMeta *u = &c->inm[fwd ? 2 : 1];
   int mi = fwd ? 4 : 6, nact = rnn_masked(c, mi) ? 1 : 0;
   tfs_i64 s[3] = {b, t, h}, sa[3] = {t, b, h >= 0 ? nact * h : -1}, bh[2] = {b, h}, tb[2] = {t, b};
   rnn_need_shape(c, fwd ? 1 : 0, 2, bh, "SimpleRNN");
@@ -30,23 +29,11 @@ void meta_srnn_seq(OpCall *c) {
   rnn_need_shape(c, mi + 1, 2, bh, "SimpleRNN");
   if (fwd) {
     rnn_need_shape(c, 3, 1, &h, "SimpleRNN");
-    if (!op_attr_bool(c, 1, true)) sa[0] = 0;
-    op_reserve_outputs(c, 3);
-    meta_set(&c->outm[0], DT_FLOAT32, 3, s);
-    meta_set(&c->outm[1], DT_FLOAT32, 2, bh);
-    meta_set(&c->outm[2], DT_FLOAT32, 3, sa);
+    rnn_meta_outputs(c, 1, s, bh, sa);
     return;
   }
-  rnn_need_shape(c, 2, 3, s, "SimpleRNN");
-  rnn_need_shape(c, 3, 3, sa, "SimpleRNN");
-  rnn_need_shape(c, 4, 3, s, "SimpleRNN");
-  rnn_need_shape(c, 5, 2, bh, "SimpleRNN");
   /* the gradient: dxp [T,B,H], dh0, d recurrent_kernel, d bias */
-  op_reserve_outputs(c, 4);
-  sa[2] = h;
-  meta_set(&c->outm[0], DT_FLOAT32, 3, sa);
-  c->outm[1] = c->inm[0];
-  c->outm[2] = *u;
+  rnn_meta_grad(c, s, bh, sa, h, "SimpleRNN");
   meta_set(&c->outm[3], DT_FLOAT32, 1, &h);
 }
 
