@@ -250,11 +250,11 @@ const char *graph_reserve_name(Graph *g, const char *base) {
  * lies under it.  An entry is the scope's name (reserved in g), its depth in
  * the scope stack, and whether an op took the name already. */
 
-typedef struct OpScope { Graph *g; char name[256]; int depth; bool taken; } OpScope;
+typedef struct OpScope { Graph *g; const OpDef *op; char name[256]; int depth; bool taken; } OpScope;
 static OpScope os_stack[32];
 static int os_n;
 
-int graph_op_scope_enter(Graph *g, const char *name) {
+int graph_op_scope_enter(Graph *g, const char *name, const OpDef *op) {
   size_t n = strlen(name);
   char full[256];
   if (n && name[n - 1] == '/') snprintf(full, sizeof full, "%.*s", (int)(n - 1), name);   /* a scope made before: as it is */
@@ -265,6 +265,7 @@ int graph_op_scope_enter(Graph *g, const char *name) {
   if (os_n < (int)(sizeof os_stack / sizeof *os_stack)) {
     OpScope *s = &os_stack[os_n];
     s->g = g;
+    s->op = op;
     memcpy(s->name, full, sizeof full);
     s->depth = gs_n;
     s->taken = false;
@@ -298,7 +299,7 @@ int graph_add_node(Graph *g, GraphNodeKind kind, const OpDef *op, const char *ba
   }
   OpScope *os = kind == GN_OP ? graph_op_scope_top(g) : NULL;
   char *name;
-  if (os && !os->taken) {   /* the op of a TF name scope: the scope's own name */
+  if (os && !os->taken && (!os->op || os->op == op)) {   /* the op of a TF name scope: the scope's own name */
     os->taken = true;
     name = graph_strdup(os->name);
   } else {

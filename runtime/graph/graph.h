@@ -102,7 +102,7 @@ void graph_scope_restore(int token);
 /* TF's name_scope(name, default) of a Python op wrapper or operator in g ('mul', tf.add(..., name='z')): name made
  * unique ('mul_1'), entered as a scope; the first op node made directly in it takes that name, what else is made
  * in it lies under it ('mul/y').  exit(token) leaves it (and any entered after it). */
-int graph_op_scope_enter(Graph *g, const char *name);
+int graph_op_scope_enter(Graph *g, const char *name, const OpDef *op);   /* op: the one op to take the name (NULL any) */
 void graph_op_scope_exit(int token);
 bool graph_op_scope_open(const Graph *g);   /* an op scope of g is the innermost scope */
 int graph_add_placeholder(Graph *g, const char *name, const TMeta *m);

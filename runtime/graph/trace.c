@@ -29,8 +29,8 @@ static __thread TraceCtx *trace_cur;   /* per thread: tf.data graph workers trac
 bool trace_active(void) { return trace_cur != NULL; }
 TraceCtx *trace_current(void) { return trace_cur; }
 
-int trace_op_scope_enter(const char *name) {
-  return trace_cur && trace_cur->g ? graph_op_scope_enter(trace_cur->g, name) : -1;
+int trace_op_scope_enter(const char *name, const OpDef *op) {
+  return trace_cur && trace_cur->g ? graph_op_scope_enter(trace_cur->g, name, op) : -1;
 }
 
 const char *trace_graph_name(void) {

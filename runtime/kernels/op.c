@@ -746,7 +746,7 @@ static Val op_call_builtin(OpId id, int n, const Val *args, const Kw *kw) {
   if (a->pnamearg < 0 || !op_tracing()) return op_apply(op, a->nin, in, &at);
   /* while tracing: the node is named as TF's wrapper names it, name= or its default scope ('Add', 'Mul') */
   Val nm = pv[a->pnamearg];
-  OpScopeMark m = op_scope_enter(val_is(nm, &str_type) && str_len(nm) ? str_cstr(nm) : op_default_scope(op));
+  OpScopeMark m = op_scope_enter(val_is(nm, &str_type) && str_len(nm) ? str_cstr(nm) : op_default_scope(op), op);
   Val res = op_apply(op, a->nin, in, &at);
   op_scope_exit(m);
   return res;

@@ -5,17 +5,17 @@
 #include "object/hooks.h"
 #include "object/object.h"
 
-int (*op_scope_enter_hook)(const char *name);
+int (*op_scope_enter_hook)(const char *name, const OpDef *op);
 void (*op_scope_exit_hook)(int token);
 
 bool op_tracing(void) { return !op_host_depth && rt_obj_hooks.tracing && rt_obj_hooks.tracing(); }
 
 static void opscope_release(void *p) { op_scope_exit_hook((int)(intptr_t)p); }
 
-OpScopeMark op_scope_enter(const char *name) {
+OpScopeMark op_scope_enter(const char *name, const OpDef *op) {
   OpScopeMark m = {-1, -1};
   if (!op_scope_enter_hook || !op_tracing()) return m;
-  m.token = op_scope_enter_hook(name);
+  m.token = op_scope_enter_hook(name, op);
   if (m.token >= 0) m.hold = rt_hold_fn(opscope_release, (void *)(intptr_t)m.token);   /* an error leaves it too */
   return m;
 }

@@ -271,7 +271,7 @@ static Val tensor_binop(int op, Val a, Val b) {
   int mark = rt_hold_val(x);
   Val y = binop_operand(b, true);
   rt_hold_val(y);
-  OpScopeMark m = op_scope_enter(binop_scopes[op]);
+  OpScopeMark m = op_scope_enter(binop_scopes[op], &op_defs[id]);
   Val r = op_apply2(id, x, y);
   op_scope_exit(m);
   rt_unhold(mark);
@@ -366,7 +366,7 @@ static Val tensor_getitem(Val self, Val key) {
   if (!op_tracing()) return op_apply(&op_defs[OP_STRIDED_SLICE], 1, &self, &at);
   Val x = binop_operand(self, true);
   int mark = rt_hold_val(x);
-  OpScopeMark m = op_scope_enter("strided_slice");
+  OpScopeMark m = op_scope_enter("strided_slice", &op_defs[OP_STRIDED_SLICE]);
   Val r = op_apply(&op_defs[OP_STRIDED_SLICE], 1, &x, &at);
   op_scope_exit(m);
   rt_unhold(mark);
