@@ -441,7 +441,9 @@ Val op_apply(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) 
       if (op_tape_nactive) op_tape_record(op, nin, inputs, attrs, r);
       if (__builtin_expect(op_check_numerics, 0)) {
         int m = rt_hold_val(r);
+        int tok = op_scope_reset_hook ? op_scope_reset_hook() : 0;   /* its check is no part of the op's name scope */
         numerics_check_traced(op, nin, inputs, r, op_trace_graph_name ? op_trace_graph_name() : NULL);
+        if (op_scope_reset_hook) op_scope_restore_hook(tok);
         rt_unhold(m);
       }
       return r;

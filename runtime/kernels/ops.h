@@ -128,6 +128,8 @@ const char *op_default_scope(const OpDef *op);   /* the scope of tf.<api>(...) w
 const char *op_input_name(const OpDef *op, int i);   /* the signature's name of input i ('x', 'y') or NULL */
 extern int (*op_scope_enter_hook)(const char *name, const OpDef *op);
 extern void (*op_scope_exit_hook)(int token);
+extern int (*op_scope_reset_hook)(void);          /* graph_scope_reset: no scope until restored */
+extern void (*op_scope_restore_hook)(int token);
 /* Host computation (numpy's operators on arrays): ops run now even while a function is traced, as numpy
  * runs in Python when TF traces.  op_host_begin returns the mark op_host_end takes (an error unwinding
  * past it ends the host section too). */

@@ -7,6 +7,8 @@
 
 int (*op_scope_enter_hook)(const char *name, const OpDef *op);
 void (*op_scope_exit_hook)(int token);
+int (*op_scope_reset_hook)(void);
+void (*op_scope_restore_hook)(int token);
 
 bool op_tracing(void) { return !op_host_depth && rt_obj_hooks.tracing && rt_obj_hooks.tracing(); }
 
