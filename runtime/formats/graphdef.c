@@ -1107,7 +1107,7 @@ static bool gd_strided_slice(GdBuild *b, const Graph *g, const GraphNode *n, con
       if (!is_slice) num[1][k] = iv + 1;
     }
   }
-  static const char *const what[3] = {"begin", "end", "strides"};
+  static const char *const what[3] = {"stack", "stack_1", "stack_2"};   /* _slice_helper stack()s them in its scope */
   const char *bes[3];
   for (int j = 0; j < 3; j++) {
     if (!dyn) {

@@ -1,10 +1,12 @@
 /* graph.c — the graph IR: node storage, unique names, text form (as_graph_def), Graphviz DOT, dumps. */
 #include "graph/graph.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "object/atomicfile.h"
@@ -21,9 +23,10 @@ typedef struct NameSet {
   int ccap, cn;
 } NameSet;
 
+/* Names compare without case, as TF's Graph.unique_name keys them (name.lower()): 'Mul' then 'mul' gives 'mul_1'. */
 static tfs_u64 graph_strhash(const char *s) {
   tfs_u64 h = 1469598103934665603ULL;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+  for (; *s; s++) h = (h ^ (unsigned char)tolower((unsigned char)*s)) * 1099511628211ULL;
   return h;
 }
 
@@ -31,7 +34,7 @@ static bool names_has(const NameSet *ns, const char *s) {
   if (!ns->cap) return false;
   for (tfs_u64 i = graph_strhash(s) & (tfs_u64)(ns->cap - 1);; i = (i + 1) & (tfs_u64)(ns->cap - 1)) {
     if (!ns->slot[i]) return false;
-    if (!strcmp(ns->slot[i], s)) return true;
+    if (!strcasecmp(ns->slot[i], s)) return true;
   }
 }
 
@@ -73,7 +76,7 @@ static NameCount *names_counter(NameSet *ns, const char *base) {
     ns->ccap = cap;
   }
   tfs_u64 j = graph_strhash(base) & (tfs_u64)(ns->ccap - 1);
-  while (ns->cnt[j].base && strcmp(ns->cnt[j].base, base)) j = (j + 1) & (tfs_u64)(ns->ccap - 1);
+  while (ns->cnt[j].base && strcasecmp(ns->cnt[j].base, base)) j = (j + 1) & (tfs_u64)(ns->ccap - 1);
   if (!ns->cnt[j].base) {
     ns->cnt[j].base = strdup(base);
     if (!ns->cnt[j].base) rt_throw(ERR_MEMORY, "out of memory");
@@ -240,6 +243,52 @@ const char *graph_reserve_name(Graph *g, const char *base) {
   return name;
 }
 
+/* ---- op name scopes ---------------------------------------------------------
+ * TF's Python op wrappers and operators open name_scope(name, default) around
+ * the op they make: the scope's unique name ('mul', 'mul_1', 'z') becomes the
+ * op's own name, and what is made inside it ('mul/y', 'mul/ReadVariableOp')
+ * lies under it.  An entry is the scope's name (reserved in g), its depth in
+ * the scope stack, and whether an op took the name already. */
+
+typedef struct OpScope { Graph *g; const OpDef *op; char name[256]; int depth; bool taken; } OpScope;
+static OpScope os_stack[32];
+static int os_n;
+
+int graph_op_scope_enter(Graph *g, const char *name, const OpDef *op) {
+  size_t n = strlen(name);
+  char full[256];
+  if (n && name[n - 1] == '/') snprintf(full, sizeof full, "%.*s", (int)(n - 1), name);   /* a scope made before: as it is */
+  else snprintf(full, sizeof full, "%s", graph_reserve_name(g, name));
+  char scope[260];
+  snprintf(scope, sizeof scope, "%s/", full);
+  graph_scope_push(scope);
+  if (os_n < (int)(sizeof os_stack / sizeof *os_stack)) {
+    OpScope *s = &os_stack[os_n];
+    s->g = g;
+    s->op = op;
+    memcpy(s->name, full, sizeof full);
+    s->depth = gs_n;
+    s->taken = false;
+  }
+  return os_n++;
+}
+
+void graph_op_scope_exit(int tok) {
+  while (os_n > tok) {
+    os_n--;
+    graph_scope_pop();
+  }
+}
+
+/* The open op scope of g an op made now belongs to (scope stack at its depth), or NULL. */
+static OpScope *graph_op_scope_top(const Graph *g) {
+  if (!os_n || os_n > (int)(sizeof os_stack / sizeof *os_stack)) return NULL;
+  OpScope *s = &os_stack[os_n - 1];
+  return s->g == g && s->depth == gs_n ? s : NULL;
+}
+
+bool graph_op_scope_open(const Graph *g) { return graph_op_scope_top(g) != NULL; }
+
 int graph_add_node(Graph *g, GraphNodeKind kind, const OpDef *op, const char *base, int nout, const TMeta *outm) {
   if (g->nnodes == g->cap) {
     int cap = g->cap ? g->cap * 2 : 16;
@@ -248,7 +297,14 @@ int graph_add_node(Graph *g, GraphNodeKind kind, const OpDef *op, const char *ba
     g->nodes = nodes;
     g->cap = cap;
   }
-  char *name = graph_scoped_name(g, kind == GN_PLACEHOLDER ? "" : graph_scope_prefix(), base);
+  OpScope *os = kind == GN_OP ? graph_op_scope_top(g) : NULL;
+  char *name;
+  if (os && !os->taken && (!os->op || os->op == op)) {   /* the op of a TF name scope: the scope's own name */
+    os->taken = true;
+    name = graph_strdup(os->name);
+  } else {
+    name = graph_scoped_name(g, kind == GN_PLACEHOLDER ? "" : graph_scope_prefix(), base);
+  }
   TMeta *m = NULL;
   if (nout > 0) {
     m = malloc(sizeof(TMeta) * (size_t)nout);
@@ -279,10 +335,12 @@ int graph_add_placeholder(Graph *g, const char *name, const TMeta *m) {
   return id;
 }
 
-int graph_add_const(Graph *g, Tensor *value) {
+int graph_add_const(Graph *g, Tensor *value) { return graph_add_const_named(g, value, "Const"); }
+
+int graph_add_const_named(Graph *g, Tensor *value, const char *base) {
   TMeta m;
   meta_set(&m, value->dtype, value->rank, value->shape);
-  int id = graph_add_node(g, GN_CONST, NULL, "Const", 1, &m);
+  int id = graph_add_node(g, GN_CONST, NULL, base, 1, &m);
   g->nodes[id].value = tensor_retain(value);
   return id;
 }

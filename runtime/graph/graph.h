@@ -20,6 +20,8 @@
 #ifndef TFS_GRAPH_H
 #define TFS_GRAPH_H
 
+#include <stdbool.h>
+
 #include "kernels/ops.h"
 
 typedef enum GraphNodeKind { GN_OP, GN_PLACEHOLDER, GN_CONST, GN_VARHANDLE, GN_COND, GN_WHILE } GraphNodeKind;
@@ -97,8 +99,15 @@ const char *graph_scope_push(const char *name);
 void graph_scope_pop(void);
 int graph_scope_reset(void);
 void graph_scope_restore(int token);
+/* TF's name_scope(name, default) of a Python op wrapper or operator in g ('mul', tf.add(..., name='z')): name made
+ * unique ('mul_1'), entered as a scope; the first op node made directly in it takes that name, what else is made
+ * in it lies under it ('mul/y').  exit(token) leaves it (and any entered after it). */
+int graph_op_scope_enter(Graph *g, const char *name, const OpDef *op);   /* op: the one op to take the name (NULL any) */
+void graph_op_scope_exit(int token);
+bool graph_op_scope_open(const Graph *g);   /* an op scope of g is the innermost scope */
 int graph_add_placeholder(Graph *g, const char *name, const TMeta *m);
 int graph_add_const(Graph *g, Tensor *value);          /* retains value */
+int graph_add_const_named(Graph *g, Tensor *value, const char *base);   /* named base (under the scopes), not 'Const' */
 int graph_add_varhandle(Graph *g, Variable *var);      /* retains var */
 void graph_set_inputs(Graph *g, int node, int nin, const GraphRef *in, const Val *raw);   /* raw may be NULL */
 /* Make attribute `attr` of a node a graph value (after graph_set_inputs). */

@@ -29,6 +29,10 @@ static __thread TraceCtx *trace_cur;   /* per thread: tf.data graph workers trac
 bool trace_active(void) { return trace_cur != NULL; }
 TraceCtx *trace_current(void) { return trace_cur; }
 
+int trace_op_scope_enter(const char *name, const OpDef *op) {
+  return trace_cur && trace_cur->g ? graph_op_scope_enter(trace_cur->g, name, op) : -1;
+}
+
 const char *trace_graph_name(void) {
   TraceCtx *cx = trace_cur;
   while (cx && cx->body && cx->outer) cx = cx->outer;   /* a cond/while body: its function's graph */
@@ -966,6 +970,18 @@ static Val trace_strided_slice_dyn(TraceCtx *cx, Val input, Val key) {
 
 /* Record one op application into the current graph; the result is like
  * op_apply's, with symbolic tensors. */
+
+/* A host input of op made a Const: inside the op's TF name scope it is named after its parameter ('mul/y',
+ * 'concat/values_1'), as _apply_op_helper converts it with name=input_arg.name; else 'Const'. */
+static int trace_input_const(Graph *g, const OpDef *op, bool is_list, int i, Tensor *t) {
+  const char *p = graph_op_scope_open(g) ? op_input_name(op, is_list ? 0 : i) : NULL;
+  if (!p) return graph_add_const(g, t);
+  char base[64];
+  if (is_list) snprintf(base, sizeof base, "%s_%d", p, i);
+  else snprintf(base, sizeof base, "%s", p);
+  return graph_add_const_named(g, t, base);
+}
+
 static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) {
   static const OpAttrs no_attrs;
   if (!attrs) attrs = &no_attrs;
@@ -1100,7 +1116,7 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
     Tensor *t = tensor_from_val(v, want);
     temps[sc->ntemps++] = val_obj(t);
     if ((k == 'T' || k == 't' || k == 'F' || k == 'f') && gdt < 0) gdt = t->dtype;
-    ref[i] = (GraphRef){graph_add_const(g, t), 0};
+    ref[i] = (GraphRef){trace_input_const(g, op, is_list, i, t), 0};
     tin[i] = t;
   }
 

@@ -18,6 +18,7 @@
 /* True while a tf.function is being traced (the Func call path then prefers
  * FuncInfo.converted). */
 bool trace_active(void);
+int trace_op_scope_enter(const char *name, const OpDef *op);   /* op_scope_enter_hook: graph_op_scope_enter in the graph traced, or -1 */
 
 /* Nonzero while a gradient runs a traced body again (a cond branch, a loop
  * body): ops with side effects and no outputs (print, asserts, Variable

@@ -270,6 +270,7 @@ typedef struct OpApi {
   signed char pin[OP_MAX_ARGS];      /* signature index of input i */
   signed char pattr[OP_MAX_ATTRS];   /* signature index of attribute i */
   char kin[OP_MAX_ARGS];             /* kind char of input i */
+  signed char pnamearg;              /* signature index of `name`, or -1 */
   char pname[OP_MAX_ARGS][32];       /* parameter names */
   char what[48];                     /* 'tf.add' */
   ArgSpec spec;
@@ -281,6 +282,7 @@ static OpApi *api_of(const OpDef *op) {
   if (a->ready) return a;
   const char *s = op->sig;
   int p = 0, k = 0;
+  a->pnamearg = -1;
   while (*s) {
     while (*s == ' ' || *s == ',' || *s == '*') s++;
     if (!*s) break;
@@ -288,6 +290,7 @@ static OpApi *api_of(const OpDef *op) {
     while (s[len] && s[len] != ',' && s[len] != '=' && s[len] != ' ') len++;
     if (p < OP_MAX_ARGS) {
       snprintf(a->pname[p], sizeof a->pname[p], "%.*s", len, s);
+      if (!strcmp(a->pname[p], "name")) a->pnamearg = (signed char)p;
       if (strcmp(a->pname[p], "name") != 0 && op->kinds[k]) {   /* `name` is neither input nor attribute */
         char kc = op->kinds[k++];
         if (kc == '.') a->pattr[a->nattr++] = (signed char)p;
@@ -312,6 +315,10 @@ static OpApi *api_of(const OpDef *op) {
 }
 
 int op_num_inputs(const OpDef *op) { return api_of(op)->nin; }
+const char *op_input_name(const OpDef *op, int i) {
+  OpApi *a = api_of(op);
+  return i >= 0 && i < a->nin ? a->pname[(int)a->pin[i]] : NULL;
+}
 int op_num_attrs(const OpDef *op) { return api_of(op)->nattr; }
 const char *op_attr_name(const OpDef *op, int i) {
   OpApi *a = api_of(op);
@@ -434,7 +441,9 @@ Val op_apply(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) 
       if (op_tape_nactive) op_tape_record(op, nin, inputs, attrs, r);
       if (__builtin_expect(op_check_numerics, 0)) {
         int m = rt_hold_val(r);
+        int tok = op_scope_reset_hook ? op_scope_reset_hook() : 0;   /* its check is no part of the op's name scope */
         numerics_check_traced(op, nin, inputs, r, op_trace_graph_name ? op_trace_graph_name() : NULL);
+        if (op_scope_reset_hook) op_scope_restore_hook(tok);
         rt_unhold(m);
       }
       return r;
@@ -736,7 +745,13 @@ static Val op_call_builtin(OpId id, int n, const Val *args, const Kw *kw) {
   for (int i = 0; i < a->nin; i++) in[i] = pv[(int)a->pin[i]];
   at.n = a->nattr;
   for (int i = 0; i < a->nattr; i++) at.v[i] = pv[(int)a->pattr[i]];
-  return op_apply(op, a->nin, in, &at);
+  if (a->pnamearg < 0 || !op_tracing()) return op_apply(op, a->nin, in, &at);
+  /* while tracing: the node is named as TF's wrapper names it, name= or its default scope ('Add', 'Mul') */
+  Val nm = pv[a->pnamearg];
+  OpScopeMark m = op_scope_enter(val_is(nm, &str_type) && str_len(nm) ? str_cstr(nm) : op_default_scope(op), op);
+  Val res = op_apply(op, a->nin, in, &at);
+  op_scope_exit(m);
+  return res;
 }
 
 #define OP(id, gname, api, sig, kinds, dtypes, flags, meta, kernel, ...) \

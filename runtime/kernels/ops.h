@@ -117,6 +117,19 @@ typedef struct OpCall {
  * op_graph_hook (set by the graph builder) instead of running eagerly. */
 Val op_apply(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs);
 extern Val (*op_graph_hook)(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs);
+/* TF's name scope around an op call while a function is traced (opscope.c): x * y's 'mul', tf.add(..., name='z')'s
+ * 'z'; the first op node made in it takes the scope's unique name, host inputs converted in it are named
+ * 'scope/param'.  Nothing eagerly (token -1).  The hooks are the graph builder's (graph/graph.c, set at start-up). */
+typedef struct OpScopeMark { int token, hold; } OpScopeMark;
+bool op_tracing(void);   /* a tf.function is being traced, outside host (numpy) code */
+OpScopeMark op_scope_enter(const char *name, const OpDef *op);   /* op: the one op named so */
+void op_scope_exit(OpScopeMark m);
+const char *op_default_scope(const OpDef *op);   /* the scope of tf.<api>(...) without name= */
+const char *op_input_name(const OpDef *op, int i);   /* the signature's name of input i ('x', 'y') or NULL */
+extern int (*op_scope_enter_hook)(const char *name, const OpDef *op);
+extern void (*op_scope_exit_hook)(int token);
+extern int (*op_scope_reset_hook)(void);          /* graph_scope_reset: no scope until restored */
+extern void (*op_scope_restore_hook)(int token);
 /* Host computation (numpy's operators on arrays): ops run now even while a function is traced, as numpy
  * runs in Python when TF traces.  op_host_begin returns the mark op_host_end takes (an error unwinding
  * past it ends the host section too). */

@@ -246,6 +246,19 @@ static const int binop_ops[BIN__COUNT] = {
   [BIN_BITAND] = OP_LOGICAL_AND, [BIN_BITOR] = OP_LOGICAL_OR, [BIN_BITXOR] = OP_LOGICAL_XOR,
 };
 
+/* The name scope TF's operator wrapper opens (math_ops' override_binary_operator_helper op_name): x * y is 'mul'. */
+static const char *const binop_scopes[BIN__COUNT] = {
+  [BIN_ADD] = "add", [BIN_SUB] = "sub", [BIN_MUL] = "mul", [BIN_DIV] = "truediv", [BIN_FLOORDIV] = "floordiv",
+  [BIN_MOD] = "mod", [BIN_POW] = "pow", [BIN_MATMUL] = "matmul", [BIN_BITAND] = "and", [BIN_BITOR] = "or",
+  [BIN_BITXOR] = "xor",
+};
+
+/* A variable operand while tracing: its value read before the operator's scope opens, as TF's variable operators
+ * read value() and then apply the tensor's operator (the read is 'ReadVariableOp', not 'mul/ReadVariableOp'). */
+static Val binop_operand(Val v, bool tracing) {
+  return tracing && val_is(v, &variable_type) ? op_apply1(OP_READ_VARIABLE, v) : val_incref(v);
+}
+
 static Val tensor_binop(int op, Val a, Val b) {
   if (op < 0 || op >= BIN__COUNT || binop_ops[op] < 0) return val_undef();
   OpId id = (OpId)binop_ops[op];
@@ -253,7 +266,18 @@ static Val tensor_binop(int op, Val a, Val b) {
   Tensor *t = val_as_tensor(a) ? val_as_tensor(a) : val_as_tensor(b);
   if (t && t->dtype != DT_BOOL)
     id = id == OP_LOGICAL_AND ? OP_BITWISE_AND : id == OP_LOGICAL_OR ? OP_BITWISE_OR : id == OP_LOGICAL_XOR ? OP_BITWISE_XOR : id;
-  return op_apply2(id, a, b);
+  if (!op_tracing()) return op_apply2(id, a, b);
+  Val x = binop_operand(a, true);
+  int mark = rt_hold_val(x);
+  Val y = binop_operand(b, true);
+  rt_hold_val(y);
+  OpScopeMark m = op_scope_enter(binop_scopes[op], &op_defs[id]);
+  Val r = op_apply2(id, x, y);
+  op_scope_exit(m);
+  rt_unhold(mark);
+  val_decref(x);
+  val_decref(y);
+  return r;
 }
 
 /* Can host value v be converted to dtype dt without error? (== and != answer
@@ -336,9 +360,18 @@ static tfs_i64 tensor_len(Val v) {
   return t->shape[0];
 }
 
+/* t[key]: while tracing in TF's _slice_helper scope 'strided_slice' (its begin/end/strides 'strided_slice/stack') */
 static Val tensor_getitem(Val self, Val key) {
   OpAttrs at = {1, {key}};
-  return op_apply(&op_defs[OP_STRIDED_SLICE], 1, &self, &at);
+  if (!op_tracing()) return op_apply(&op_defs[OP_STRIDED_SLICE], 1, &self, &at);
+  Val x = binop_operand(self, true);
+  int mark = rt_hold_val(x);
+  OpScopeMark m = op_scope_enter("strided_slice", &op_defs[OP_STRIDED_SLICE]);
+  Val r = op_apply(&op_defs[OP_STRIDED_SLICE], 1, &x, &at);
+  op_scope_exit(m);
+  rt_unhold(mark);
+  val_decref(x);
+  return r;
 }
 
 /* Iteration over dim 0 (views). */

@@ -64,6 +64,10 @@ static void rt_layers_fill(void) {
   op_tape_record = tape_record;
   op_tape_var_accessed = tape_variable_accessed;
   op_scope_prefix = graph_scope_prefix;
+  op_scope_enter_hook = trace_op_scope_enter;
+  op_scope_exit_hook = graph_op_scope_exit;
+  op_scope_reset_hook = graph_scope_reset;
+  op_scope_restore_hook = graph_scope_restore;
   op_trace_graph_name = trace_graph_name;
   nest_composite = (NestComposite){&tensorarray_type, tensorarray_flow, tensorarray_with_flow};
   upops_bind();
