@@ -627,7 +627,10 @@ def templates(g, op):
                "ASSERT_GREATER_EQUAL": "tf.debugging.assert_greater_equal(a0, a1)",
                "ASSERT_LESS": "tf.debugging.assert_less(a0, a1)", "ASSERT_LESS_EQUAL": "tf.debugging.assert_less_equal(a0, a1)",
                "ASSERT_NON_NEGATIVE": "tf.debugging.assert_non_negative(a0)",
-               "ASSERT_POSITIVE": "tf.debugging.assert_positive(a0)"}
+               "ASSERT_POSITIVE": "tf.debugging.assert_positive(a0)",
+               "ASSERT_NON_POSITIVE": "tf.debugging.assert_non_positive(-a0)",
+               "ASSERT_NEGATIVE": "tf.debugging.assert_negative(-a0 - 1)",
+               "ASSERT_NONE_EQUAL": "tf.debugging.assert_none_equal(a0, a1 + 3)"}
     if op in asserts:
         dt = r.choice(NUM)
         s = g.shape()

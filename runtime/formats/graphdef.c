@@ -1420,7 +1420,9 @@ static bool gd_r_dropout(GD_RULE_ARGS) {
 static bool gd_r_assert_equal(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
   /* TF's debugging asserts: Assert(All(x OP y), data) */
-  bool unary = n->op->id == OP_ASSERT_NON_NEGATIVE || n->op->id == OP_ASSERT_POSITIVE;
+  OpId id = n->op->id;
+  bool unary = id == OP_ASSERT_NON_NEGATIVE || id == OP_ASSERT_POSITIVE || id == OP_ASSERT_NON_POSITIVE ||
+               id == OP_ASSERT_NEGATIVE;
   const char *y = NULL;
   const TMeta *ym = NULL;
   if (!x) return false;
@@ -1435,17 +1437,22 @@ static bool gd_r_assert_equal(GD_RULE_ARGS) {
     }
   }
   if (rank < 0) return false;
-  static const char *const cmp[] = {"Equal", "Greater", "GreaterEqual", "Less", "LessEqual", "LessEqual", "Less"};
-  static const char *const says[] = {"x == y", "x > y", "x >= y", "x < y", "x <= y", "x >= 0", "x > 0"};
-  int k = n->op->id - OP_ASSERT_EQUAL;
+  /* by op id from ASSERT_EQUAL (ops.def keeps the asserts together in this order) */
+  static const char *const cmp[] = {"Equal", "Greater", "GreaterEqual", "Less", "LessEqual", "LessEqual", "Less",
+                                    "LessEqual", "Less", "NotEqual"};
+  static const char *const says[] = {"x == y", "x > y", "x >= y", "x < y", "x <= y", "x >= 0", "x > 0",
+                                     "x <= 0", "x < 0", "x != y"};
+  int k = id - OP_ASSERT_EQUAL;
   const char *l = x, *rr = y;
-  if (unary) {
-    l = gd_fill(b, base, "zero", t, 0, 0, NULL);
-    rr = x;
+  if (unary) {   /* 0 <= x, 0 < x; x <= 0, x < 0 */
+    const char *zero = gd_fill(b, base, "zero", t, 0, 0, NULL);
+    bool zero_left = id == OP_ASSERT_NON_NEGATIVE || id == OP_ASSERT_POSITIVE;
+    l = zero_left ? zero : x;
+    rr = zero_left ? x : zero;
   }
   AttrList ca = {0};
   gd_attr_add(b, &ca, "T", gd_type(b, t));
-  if (k == 0) gd_attr_add(b, &ca, "incompatible_shape_error", gd_bool(b, true));
+  if (id == OP_ASSERT_EQUAL || id == OP_ASSERT_NONE_EQUAL) gd_attr_add(b, &ca, "incompatible_shape_error", gd_bool(b, true));
   const char *cin[2] = {l, rr};
   const char *cond = gd_aux(b, base, cmp[k], &ca, 2, cin);
   const char *ok = gd_reduce(b, base, "All", DT_BOOL, cond, gd_i32(b, base, "Const", rank, all, true),
@@ -1455,8 +1462,9 @@ static bool gd_r_assert_equal(GD_RULE_ARGS) {
   static const TMeta str = {.dtype = DT_STRING};
   int nin = 0, nd = 0;
   in[nin++] = ok;
-  if (n->attrs.n > 0 && val_is(n->attrs.v[0], &str_type)) {
-    in[nin++] = gd_strconst(b, base, "message", str_cstr(n->attrs.v[0]));
+  int ma = id == OP_ASSERT_NONE_EQUAL ? 1 : 0;   /* its v2 signature takes summarize before message */
+  if (n->attrs.n > ma && val_is(n->attrs.v[ma], &str_type)) {
+    in[nin++] = gd_strconst(b, base, "message", str_cstr(n->attrs.v[ma]));
     dm[nd++] = &str;
   }
   in[nin++] = gd_strconst(b, base, "condition", pa_printf(b->a, "Condition %s did not hold element-wise:", says[k]));
@@ -1465,7 +1473,7 @@ static bool gd_r_assert_equal(GD_RULE_ARGS) {
   dm[nd++] = xm;
   if (y) in[nin++] = y, dm[nd++] = ym;
   int64_t summarize = 3;
-  if (n->attrs.n > 1) val_as_int(n->attrs.v[1], &summarize);
+  if (n->attrs.n > 1 - ma) val_as_int(n->attrs.v[1 - ma], &summarize);
   gd_attr_add(b, &at, "T", gd_types(b, nd, dm));
   gd_attr_add(b, &at, "summarize", gd_int(b, summarize));
   gd_aux(b, base, "Assert", &at, nin, in);
@@ -3178,6 +3186,9 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_ASSERT_LESS_EQUAL] = gd_r_assert_equal,
   [OP_ASSERT_NON_NEGATIVE] = gd_r_assert_equal,
   [OP_ASSERT_POSITIVE] = gd_r_assert_equal,
+  [OP_ASSERT_NON_POSITIVE] = gd_r_assert_equal,
+  [OP_ASSERT_NEGATIVE] = gd_r_assert_equal,
+  [OP_ASSERT_NONE_EQUAL] = gd_r_assert_equal,
   [OP_ASSERT_FINITE] = gd_r_assert_finite,
   [OP_LOGICAL_XOR] = gd_r_logical_xor,
   [OP_RANDOM_UNIFORM] = gd_r_random_uniform,

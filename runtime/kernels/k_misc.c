@@ -103,12 +103,24 @@ void k_assert(OpCall *c) {
     return;
   }
   Tensor *x = c->in[0];
-  tfs_i64 summarize = op_attr_int(c, id == OP_ASSERT_NON_NEGATIVE || id == OP_ASSERT_POSITIVE ? 1 : 1, 3);
+  /* attrs: message then summarize, but assert_none_equal (v2) takes summarize first */
+  int msg_attr = id == OP_ASSERT_NONE_EQUAL ? 1 : 0;
+  tfs_i64 summarize = op_attr_int(c, 1 - msg_attr, 3);
   if (summarize < 0) summarize = (tfs_i64)1 << 40;
-  if (id == OP_ASSERT_NON_NEGATIVE || id == OP_ASSERT_POSITIVE) {
+  static const struct { OpId assert_op, cmp; bool zero_left; const char *head; } un[] = {
+    {OP_ASSERT_NON_NEGATIVE, OP_LESS_EQUAL, true, "Condition x >= 0 did not hold element-wise:\n"},
+    {OP_ASSERT_POSITIVE, OP_LESS, true, "Condition x > 0 did not hold element-wise:\n"},
+    /* check_ops.py runs these two strings together (no comma between them) */
+    {OP_ASSERT_NON_POSITIVE, OP_LESS_EQUAL, false, "Condition x <= 0 did not hold element-wise:"},
+    {OP_ASSERT_NEGATIVE, OP_LESS, false, "Condition x < 0 did not hold element-wise:\n"},
+  };
+  int u = 0;
+  while (u < 4 && un[u].assert_op != id) u++;
+  if (u < 4) {
     Tensor *zero = tensor_scalar(x->dtype);
     ew_fill(zero, 0, 0);
-    Val cond = op_apply2(id == OP_ASSERT_POSITIVE ? OP_LESS : OP_LESS_EQUAL, val_obj(zero), val_obj(x));
+    Val cond = un[u].zero_left ? op_apply2(un[u].cmp, val_obj(zero), val_obj(x))
+                               : op_apply2(un[u].cmp, val_obj(x), val_obj(zero));
     tensor_release(zero);
     Tensor *ct = val_tensor(cond);
     bool ok = true;
@@ -118,7 +130,7 @@ void k_assert(OpCall *c) {
     StrBuf b;
     sb_init(&b);
     message_line(c, &b, 0);
-    sb_printf(&b, "Condition x %s 0 did not hold element-wise:\nx (shape=", id == OP_ASSERT_POSITIVE ? ">" : ">=");
+    sb_printf(&b, "%sx (shape=", un[u].head);
     shape_format(&b, x->rank, x->shape);
     sb_printf(&b, " dtype=%s) = \n", dtype_info[x->dtype].name);
     put_pretty(&b, x, summarize);
@@ -129,7 +141,7 @@ void k_assert(OpCall *c) {
   static const struct { OpId assert_op, cmp; const char *sym; } tab[] = {
     {OP_ASSERT_EQUAL, OP_EQUAL, "=="}, {OP_ASSERT_GREATER, OP_GREATER, ">"},
     {OP_ASSERT_GREATER_EQUAL, OP_GREATER_EQUAL, ">="}, {OP_ASSERT_LESS, OP_LESS, "<"},
-    {OP_ASSERT_LESS_EQUAL, OP_LESS_EQUAL, "<="},
+    {OP_ASSERT_LESS_EQUAL, OP_LESS_EQUAL, "<="}, {OP_ASSERT_NONE_EQUAL, OP_NOT_EQUAL, "!="},
   };
   int k = 0;
   while (tab[k].assert_op != id) k++;
@@ -140,7 +152,7 @@ void k_assert(OpCall *c) {
   if (ok) { TFS_DECREF(cond); return; }
   StrBuf b;
   sb_init(&b);
-  message_line(c, &b, 0);
+  message_line(c, &b, msg_attr);
   sb_printf(&b, "Condition x %s y did not hold.", tab[k].sym);
   bool same = x->rank == y->rank && x->rank > 0;
   for (int d = 0; same && d < x->rank; d++) same = x->shape[d] == y->shape[d];

@@ -539,14 +539,16 @@ static void np_check_index(const Tensor *t, Val key) {
   }
 }
 
-/* An index holding arrays or lists (integer or boolean) is numpy's advanced
- * indexing: the numpy module's __getitem__ does it. */
+/* An index holding arrays or lists (integer or boolean), or a bool (a 0-d mask), is numpy's
+ * advanced indexing: the numpy module's __getitem__ does it. */
 static bool nd_advanced(Val key) {
   const Val *items = &key;
   tfs_i64 n = 1;
   if (val_is(key, &tuple_type)) seq_items(key, &n, &items);
   for (tfs_i64 k = 0; k < n; k++)
-    if (val_is_ndarray(items[k]) || val_is(items[k], &list_type) || val_is_tensor(items[k])) return true;
+    if (val_is_ndarray(items[k]) || val_is(items[k], &list_type) || val_is_tensor(items[k]) ||
+        items[k].tag == VT_BOOL)
+      return true;
   return false;
 }
 

@@ -68,6 +68,12 @@ static Val npdtype_getattr(Val self, const char *name) {
   }
   if (!strcmp(name, "itemsize") && d->uwidth) return val_int(d->uwidth < 0 ? 0 : 4 * (tfs_i64)d->uwidth);   /* UCS4 */
   if (!strcmp(name, "kind") && d->uwidth) return str_from_cstr("U");
+  if (!strcmp(name, "kind")) {   /* numpy's kind letters: bool, signed, unsigned, float, complex */
+    DType t = d->dt;
+    const char *k = t == DT_BOOL ? "b" : dtype_is_complex(t) ? "c" : dtype_info[t].is_float ? "f"
+                  : t == DT_UINT8 || t == DT_UINT16 || t == DT_UINT32 || t == DT_UINT64 ? "u" : dtype_info[t].is_int ? "i" : NULL;
+    if (k) return str_from_cstr(k);
+  }
   return val_undef();
 }
 /* np.float32(1.5), np.int64(2.7): a numpy scalar of the dtype (numbers are truncated to integers, as numpy does). */
@@ -80,7 +86,18 @@ Val npscalar_new(DType dt, int n, const Val *args, const Kw *kw) {
     v = val_int((tfs_i64)v.u.f);
   }
   if (dt == DT_BOOL && (v.tag == VT_INT || v.tag == VT_FLOAT)) v = val_bool(v.tag == VT_INT ? v.u.i != 0 : v.u.f != 0);
-  Tensor *t = tensor_from_val(v, dt);
+  Tensor *t;
+  Tensor *src = val_as_tensor(v);
+  bool seq = val_is(v, &list_type) || val_is(v, &tuple_type);
+  if (dt == DT_BOOL && ((src && src->dtype != DT_BOOL && src->dtype != DT_STRING) || seq)) {
+    /* np.bool_([1, 0, 2]), np.bool_(array): an array of x != 0 (numbers read as they are, lists at the defaults) */
+    Tensor *in = src ? src : tensor_from_val(v, -1);
+    t = tensor_new(DT_BOOL, in->rank, in->shape);
+    for (tfs_i64 i = 0; i < in->size; i++) ((bool *)tensor_data(t))[i] = tensor_get_f(in, i) != 0;
+    if (!src) tensor_release(in);
+  } else {
+    t = tensor_from_val(v, dt);
+  }
   Val r = ndarray_new(t);
   tensor_release(t);
   return r;

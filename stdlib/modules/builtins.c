@@ -784,5 +784,6 @@ Val builtins_lookup(const char *name) {
     if (val_is_undef(bi_argv)) bi_argv = list_new(0);
     return val_incref(bi_argv);
   }
+  if (!strcmp(name, "Ellipsis")) return rt_ellipsis();   /* the `...` singleton, immortal */
   return types_lookup(name);
 }

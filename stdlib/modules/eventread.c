@@ -1,9 +1,11 @@
 /* eventread.c — tf.compat.v1.train.summary_iterator (event files read back as Event messages) and tf.make_ndarray. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "formats/iofile.h"
 #include "modules/modules.h"
+#include "modules/tfdata.h"
 #include "object/object.h"
 #include "formats/pbutil.h"
 #include "formats/tfrecord.h"
@@ -201,10 +203,18 @@ static Val compat_train(const char *name) {
     return builtin_new("tf.compat.v1.train.summary_iterator", ev_summary_iterator, val_undef(), NULL);
   return val_undef();
 }
+/* the other tf.compat.v1 names tfs has are written in .tfs (stdlib/tfcore.tfs's _API, "compat.v1.<name>") */
+static Val compat_v1_tfcore(const char *prefix, const char *name) {
+  char q[128];
+  snprintf(q, sizeof q, "%s%s", prefix, name);
+  return tfcore_attr(q);
+}
+static Val compat_v1_debugging(const char *name) { return compat_v1_tfcore("compat.v1.debugging.", name); }
 static Val compat_v1(const char *name) {
   if (!strcmp(name, "train")) return module_native("tensorflow._api.v2.compat.v1.train", compat_train);
   if (!strcmp(name, "get_default_graph")) return builtin_new("tf.compat.v1.get_default_graph", tfop_default_graph, val_undef(), NULL);
-  return val_undef();
+  if (!strcmp(name, "debugging")) return module_native("tensorflow._api.v2.compat.v1.debugging", compat_v1_debugging);
+  return compat_v1_tfcore("compat.v1.", name);
 }
 static Val compat(const char *name) {
   if (!strcmp(name, "v1")) return module_native("tensorflow._api.v2.compat.v1", compat_v1);
