@@ -113,7 +113,7 @@ void dist_init(void) {
   dist_overlap_init();
 #ifdef TFS_HAVE_MPI
   /* 2 ranks on one host: the blocking all-reduce through the shared window is one meeting and the least memory
-   * traffic, and on 2 cores no core is free to overlap with (docs/distribute.md): blocking unless asked. */
+   * traffic, and on 2 cores no core is free to overlap with (docs/distributed.md): blocking unless asked. */
   const char *ov = getenv("TFS_DIST_OVERLAP");
   if (shm_comm != MPI_COMM_NULL && !(ov && *ov)) dist_overlap(0);
 #endif
@@ -133,7 +133,7 @@ static void loc_text(char *buf, size_t n, int loc) {
   else snprintf(buf, n, "?");
 }
 
-/* TFS_DIST_STATS=1: where a rank's time goes, printed to stderr at the end (docs/distribute.md). */
+/* TFS_DIST_STATS=1: where a rank's time goes, printed to stderr at the end (docs/distributed.md). */
 static double stat_t[DIST_WAIT_SLOTS];
 static long stat_n[DIST_WAIT_SLOTS], stat_slept[DIST_WAIT_SLOTS];
 static long stat_shm_n;                     /* all-reduces through the shared window (shm_reduce) */
@@ -160,7 +160,7 @@ double dist_now(void) { return stats_on ? now_s() : 0; }
 /* Wait for the nreq requests at req.  Open MPI moves a collective only inside MPI calls, so the rank polls: it spins
  * 300 us (the 20000 MPI_Test calls of before, measured on the 2-core EPYC; TFS_DIST_SPIN_US), since a step's
  * collectives take microseconds, then sleeps 100 us between polls, leaving the core to others.  On the loaded 2-core
- * machine a 2 ms spin halved the throughput and 20 us lost a quarter (docs/distribute.md).  Warns after 60 s, raises
+ * machine a 2 ms spin halved the throughput and 20 us lost a quarter (docs/distributed.md).  Warns after 60 s, raises
  * DeadlineExceededError after the timeout (§18.9).  slot: what is waited for (TFS_DIST_STATS). */
 double dist_wait_clock(void) { return now_s(); }
 double dist_wait_spin(void) { return dist_spin; }
@@ -211,7 +211,7 @@ void dist_wait(MPI_Request *req, int nreq, const Hdr *h, int slot) {
  * where libnbc's MPI_Iallreduce takes 1.5-1.8 times as long on this machine (in place it always reduces to rank 0 and
  * broadcasts back, bench/allreduce_mpi.c).  An op of two operands being commutative, every rank and every bucketing
  * gets the same bits.  More ranks: MPI_Iallreduce, whose in-place binomial tree keeps the bits independent of the
- * bucketing (docs/distribute.md). */
+ * bucketing (docs/distributed.md). */
 void dist_ar_start(DistAR *a, void *p, tfs_i64 n, DType dt, MPI_Op op) {
   a->p = p;
   a->n = (int)n;
@@ -404,7 +404,7 @@ void dist_mean_in_place(void *p, tfs_i64 n, DType dt) {
  * are written; each rank reduces its half into the results (shm_reduce) and, after a second meeting, copies the
  * partner's half.  Half a pass over the data in, two halves out, where the swap (dist_ar_start) makes whole passes: a
  * CMA copy of the partner's buffer, a reduction in place and, fused, the copies into and out of one buffer: at 2 ranks
- * on 2 cores every copy is compute time taken from the step (docs/distribute.md).  Each element is rank 0's value (op)
+ * on 2 cores every copy is compute time taken from the step (docs/distributed.md).  Each element is rank 0's value (op)
  * rank 1's, so both ranks get the same bits (NaN payloads included) and the swap's.  A rank's part has two slots used
  * alternately: a rank writes a slot again two all-reduces later, when the partner has met it since, so it has finished
  * reading it.  TFS_DIST_SHM=0: the swap. */

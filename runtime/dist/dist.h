@@ -1,4 +1,4 @@
-/* dist.h — the MPI job a process belongs to (docs/distribute.md): joining it, the checked collectives, stopping it. */
+/* dist.h — the MPI job a process belongs to (docs/distributed.md): joining it, the checked collectives, stopping it. */
 #ifndef TFS_DIST_H
 #define TFS_DIST_H
 
@@ -35,7 +35,7 @@ Tensor *dist_all_gather(const Tensor *t, int axis);   /* concatenated in rank or
 Tensor *dist_broadcast(const Tensor *t, int root);
 void dist_barrier(void);
 
-/* ---- overlapping the gradients' all-reduce with the backward pass (overlap.c, docs/distribute.md) ----
+/* ---- overlapping the gradients' all-reduce with the backward pass (overlap.c, docs/distributed.md) ----
  * In replica context a tape computing the gradients of Variables starts their all-reduce bucket by bucket as the
  * backward pass finishes each bucket's gradients (_CollectiveGradStart), and the optimizer's all-reduce of those
  * gradients waits for them (_CollectiveGradWait).  Every rank starts the same buckets in the same order; one

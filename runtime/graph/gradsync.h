@@ -1,4 +1,4 @@
-/* gradsync.h — the tape's side of overlapping the gradients' all-reduce with the backward pass: which gradients, in which buckets, started when (docs/distribute.md).
+/* gradsync.h — the tape's side of overlapping the gradients' all-reduce with the backward pass: which gradients, in which buckets, started when (docs/distributed.md).
  *
  * GradientTape.gradient in replica context (a strategy's run or Keras step, N > 1) plans, before its reverse
  * sweep, the Variables whose gradients it will produce, in the order the sweep finishes them (the reverse of their

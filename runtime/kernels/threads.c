@@ -52,7 +52,7 @@ static int default_threads(void) {
   if (n < 1) n = (int)sysconf(_SC_NPROCESSORS_ONLN);
   /* Ranks of an MPI job sharing this host unbound (mpirun --bind-to none, or --oversubscribe, which binds nothing):
    * each takes its share of the cores, or 2 ranks of 2 threads on 2 cores would preempt each other mid-step and
-   * every collective would wait for the slowest (docs/distribute.md).  A rank bound to its cores has only those. */
+   * every collective would wait for the slowest (docs/distributed.md).  A rank bound to its cores has only those. */
   const char *ls = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
   if (!ls || !*ls) ls = getenv("MPI_LOCALNRANKS");
   long local = ls && *ls ? strtol(ls, NULL, 10) : 1;

@@ -709,6 +709,9 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.meshgrid(*args, indexing='xy', name=None)
 //!   N-D coordinate grids from N 1-D tensors: each output has every input's length as a dimension ('xy', the default,
 //!   swaps the first two, as numpy); differentiable.
+//! tf.compat.v1.assert_negative(x, data=None, summarize=None, message=None, name=None) | tf.compat.v1.debugging.assert_negative | tf.compat.v1.assert_non_positive | tf.compat.v1.debugging.assert_non_positive | tf.compat.v1.assert_none_equal | tf.compat.v1.debugging.assert_none_equal
+//!   TF 1 forms of tf.debugging.assert_negative / assert_non_positive / assert_none_equal (assert_none_equal takes
+//!   x, y first): TF 1's argument order, data before summarize and message; a data list raises NotImplementedError.
 //! tf.broadcast_dynamic_shape(shape_x, shape_y)
 //!   The shape (a 1-D int tensor, in the inputs' dtype) of a broadcast between tensors of shapes shape_x and shape_y.
 //! tf.reverse(tensor, axis, name=None) | tf.reverse_v2(tensor, axis, name=None)

@@ -722,7 +722,7 @@ static Val make_attr(const char *qual) {
 //! tf.distribute
 //!   Data-parallel training across the processes of an MPI job (mpirun): MirroredStrategy,
 //!   MultiWorkerMirroredStrategy, scope/run/reduce/gather, distributed datasets; written in .tfs
-//!   (stdlib/distribute.tfs) over the runtime's collectives (docs/distribute.md).
+//!   (stdlib/distribute.tfs) over the runtime's collectives (docs/distributed.md).
   if (!strcmp(qual, "distribute")) return module_import_library("distribute");
   if (!strncmp(qual, "errors.", 7)) return exc_lookup(qual + 7, true);
   if (!strcmp(qual, "compat") || !strcmp(qual, "make_ndarray")) return eventread_lookup(qual);
