@@ -1,5 +1,5 @@
 #!/bin/sh
-# run_dist.sh — §18.11's three goals in one run: weak scaling of bench/dist_scaling.tfs at 2 ranks (blocking through the shared window, overlapped, blocking over point-to-point MPI) against 1 rank and against the ceiling (two independent 1-rank runs at once, one per core), tfs's fused all-reduce of the 358 KB gradients and the collectives' time per step against MPI_Allreduce of the same buffer (bench/allreduce_mpi.c), and the 1-process fallback against the same training without a strategy; the configurations alternate, ROUNDS rounds, medians; wall and CPU time, load averages.
+# run_dist.sh — §18.11's three goals in one run: weak scaling of bench/dist_scaling.tfs at 2 ranks (blocking through the shared window, overlapped, blocking over point-to-point MPI) against 1 rank and against the ceiling (two independent 1-rank runs at once, one per core), tfs's fused all-reduce of the 358 KB gradients and the collectives' time per step against MPI_Allreduce of the same buffer (bench/allreduce_mpi.c), and the 1-process fallback against the same training without a strategy; PyTorch DDP over Gloo on the same MLP step (bench/dist_ddp_torch.py) beside them; the configurations alternate, ROUNDS rounds, medians; wall and CPU time, load averages.
 # Usage: bench/run_dist.sh [ROUNDS [STEPS]]   (BUILD=<meson build dir>, default ./build)
 set -e
 ROUNDS=${1:-5}
@@ -36,6 +36,8 @@ for r in $(seq "$ROUNDS"); do
     sed -n "s/^tfs: rank [0-9]*: waited \([0-9.]*\) s.*/ov$ov wait \1/p" "$OUT/err" >>"$L"
   done
   mpirun $ROOTFLAG -np 2 --bind-to core "$OUT/allreduce" 89610 20 21 | sed -n 's/^MPI_Allreduce /mpi /p' >>"$L"
+  # PyTorch DDP over Gloo on the same MLP step, 1 process and 2 ranks, and Gloo's all-reduce of the 358 KB
+  /usr/bin/python3 "$ROOT/bench/dist_ddp_torch.py" "$STEPS" | sed 's/^/ddp /' >>"$L"
   mpirun $ROOTFLAG -np 2 --bind-to core "$TFS" run "$B" allreduce steps=420 | sed -n 's/^allreduce 2: fastest 20 calls \([0-9.]*\) .*/tfsar \1/p' >>"$L"
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -43,9 +45,9 @@ python3 - "$L" "$STEPS" <<'PY'
 import re, statistics, sys
 steps = int(sys.argv[2])
 # per configuration, per round: (samples/s, wall ms/step, cpu ms/step, fastest 20-step block ms/step)
-runs = {k: [] for k in ("one", "plain", "ceil", "ov0", "ov1", "ovswap")}
+runs = {k: [] for k in ("one", "plain", "ceil", "ov0", "ov1", "ovswap", "ddpone", "ddptwo")}
 waits = {"ov0": [], "ov1": [], "ovswap": []}
-mpi, tfsar, loads, ceil = [], [], [], []
+mpi, tfsar, loads, ceil, ddpar = [], [], [], [], []
 for line in open(sys.argv[1]):
     w = line.split()
     if w[0] == "round":
@@ -54,7 +56,9 @@ for line in open(sys.argv[1]):
     m = re.search(r": (\d+) samples/s \(([\d.]+) ms/step, cpu ([\d.]+) ms/step, fastest 20 steps ([\d.]+) ms/step\)", line)
     if m:
         v = tuple(float(x) for x in m.groups())
-        if w[0] == "ceil":
+        if w[0] == "ddp":
+            runs["ddp" + w[1].rstrip(":")].append(v)
+        elif w[0] == "ceil":
             ceil.append(v)
             if len(ceil) == 2:   # both processes: samples/s add, a step is the slower one's
                 runs["ceil"].append((ceil[0][0] + ceil[1][0], max(ceil[0][1], ceil[1][1]), (ceil[0][2] + ceil[1][2]) / 2,
@@ -66,6 +70,7 @@ for line in open(sys.argv[1]):
     elif w[0] in waits and w[1] == "wait": waits[w[0]][-1] += float(w[2]) / 2 / steps * 1e3   # per rank and step, ms
     elif w[0] == "mpi": mpi.append(float(w[1]) / 1e3)   # fastest round, ms
     elif w[0] == "tfsar": tfsar.append(float(w[1]))   # fastest 20 calls, ms
+    elif w[0] == "ddp" and w[1] == "allreduce:": ddpar.append(float(w[2]))   # Gloo, fastest 20 calls, ms
 med = lambda k, i: statistics.median(x[i] for x in runs[k])
 print("load average at the rounds' starts: %s" % " ".join("%.1f" % x for x in loads))
 print("medians of %d rounds; 'fastest' = each run's fastest block of 20 steps (the least disturbed by other jobs)" % len(loads))
@@ -87,6 +92,12 @@ for k, name in (("ov0", "blocking (shared window)"), ("ov1", "overlapped"), ("ov
               100 * fc / f2))
     print("  collectives' time, fastest 2-rank step - fastest ceiling step: %.3f ms = %.2f x MPI_Allreduce" % (
         f2 - fc, (f2 - fc) / ma))
+d1, d2 = med("ddpone", 0), med("ddptwo", 0)
+print("PyTorch DDP (Gloo), one thread per process: 1 process %.0f samples/s (fastest %.3f ms/step), 2 ranks %.0f samples/s "
+      "(fastest %.3f ms/step): weak-scaling efficiency %.0f%% (fastest %.0f%%); Gloo's all-reduce of the 358 KB %.3f ms = "
+      "%.2f x MPI_Allreduce" % (d1, med("ddpone", 3), d2, med("ddptwo", 3), 100 * d2 / (2 * d1),
+                                 100 * med("ddpone", 3) / med("ddptwo", 3), statistics.median(ddpar),
+                                 statistics.median(ddpar) / ma))
 mp = med("plain", 0)
 print("fallback: 1 process with the strategy %.0f samples/s (cpu %.3f ms/step, fastest %.3f), without %.0f (cpu %.3f, "
       "fastest %.3f): %+.1f%% time (cpu %+.1f%%, fastest %+.1f%%)" % (
