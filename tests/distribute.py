@@ -11,6 +11,9 @@ and when NAME.out exists too, the rank blocks exactly (a job whose output does n
 compile error, reported by rank 0 alone).
 NAME.env, when present, lists environments, one a line (space-separated KEY=VALUE; an empty line: none added): the
 job runs once in each, every run compared with NAME.out (one program, several runtime paths).
+NAME.hosts, when present, is an Open MPI hostfile of loopback addresses (127.0.0.2, 127.0.0.3): the job also runs
+once with it, launched through fake_ssh.sh (ssh's stand-in, which starts each "remote" daemon here) and with all
+traffic over TCP on the loopback interface, as ranks on different hosts, compared with NAME.out.
 NAME.single.out, when present, is the program's output as a plain `tfs run` (one process).
 NAME.oracle, when present, lists line prefixes (one a line): the oracle is the same program run as
 one process on the global batches, and every rank's lines with those prefixes must equal its lines
@@ -55,7 +58,14 @@ def rank_text(outdir, n):
 LSAN_FATAL = "LeakSanitizer has encountered a fatal error"
 
 
-def run_job(cmd, n, cwd, tmp, retried=False, extra=None):
+def hosts_args(base):
+    """mpirun's arguments for the simulated hosts of NAME.hosts: its hostfile, ssh's stand-in, TCP on loopback only."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return ["--hostfile", base + ".hosts", "--mca", "plm_rsh_agent", os.path.join(here, "distribute", "fake_ssh.sh"),
+            "--mca", "oob_tcp_if_include", "lo", "--mca", "btl_tcp_if_include", "lo", "--mca", "btl", "self,tcp"]
+
+
+def run_job(cmd, n, cwd, tmp, retried=False, extra=None, launch=()):
     outdir = tempfile.mkdtemp(dir=tmp)
     supp = os.path.join(os.path.dirname(os.path.abspath(__file__)), "distribute", "lsan.supp")
     # Open MPI's plugins stay loaded to the end (disable_dlclose) and LeakSanitizer unwinds their frames fully
@@ -64,7 +74,7 @@ def run_job(cmd, n, cwd, tmp, retried=False, extra=None):
                OMPI_MCA_mca_base_component_disable_dlclose="1",
                LSAN_OPTIONS="suppressions=%s:print_suppressions=0:fast_unwind_on_malloc=0" % supp)
     env.update(extra or {})
-    p = subprocess.Popen(mpirun_cmd(n) + ["--output-filename", outdir] + cmd, cwd=cwd, stdout=subprocess.PIPE,
+    p = subprocess.Popen(mpirun_cmd(n) + list(launch) + ["--output-filename", outdir] + cmd, cwd=cwd, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, env=env)
     try:
         out, err = p.communicate(timeout=TIMEOUT)
@@ -85,7 +95,7 @@ def run_job(cmd, n, cwd, tmp, retried=False, extra=None):
         # load): no leak was checked, let alone found, so the job runs again rather than fail on the tool's accident
         print("distribute: LeakSanitizer's at-exit check failed to run (not a leak report); running the job again")
         shutil.rmtree(outdir, ignore_errors=True)
-        return run_job(cmd, n, cwd, tmp, retried=True, extra=extra)
+        return run_job(cmd, n, cwd, tmp, retried=True, extra=extra, launch=launch)
     return p.returncode, text, err
 
 
@@ -171,10 +181,12 @@ def main():
         base = os.path.join(d, name)
         n = int(open(base + ".np").read()) if os.path.exists(base + ".np") else 2
         want_fail = os.path.exists(base + ".status") and open(base + ".status").read().strip() != "0"
-        runs = [("tfs run", [tfs, "run", name + ".tfs"], {})]
+        runs = [("tfs run", [tfs, "run", name + ".tfs"], {}, ())]
         if os.path.exists(base + ".env"):   # the same job in each environment listed
-            runs = [("tfs run %s" % line.strip(), runs[0][1], dict(kv.split("=", 1) for kv in line.split()))
+            runs = [("tfs run %s" % line.strip(), runs[0][1], dict(kv.split("=", 1) for kv in line.split()), ())
                     for line in open(base + ".env").read().split("\n")[:-1]]
+        if os.path.exists(base + ".hosts"):   # and on two simulated hosts
+            runs.append(("tfs run on the hosts of %s.hosts" % name, [tfs, "run", name + ".tfs"], {}, hosts_args(base)))
         if "--exe" in sys.argv and not want_fail:
             exe = os.path.join(tmp, name)
             c = subprocess.run([tfsc, prog, "-o", exe], capture_output=True, text=True)
@@ -182,10 +194,10 @@ def main():
                 print("FAIL %s: tfsc -o: %s" % (name, c.stderr))
                 bad += 1
                 continue
-            runs.append(("tfsc -o", [exe], {}))
-        for how, cmd, extra in runs:
+            runs.append(("tfsc -o", [exe], {}, ()))
+        for how, cmd, extra, launch in runs:
             ran += 1
-            rc, text, err = run_job(cmd, n, d, tmp, extra=extra)
+            rc, text, err = run_job(cmd, n, d, tmp, extra=extra, launch=launch)
             if want_fail:
                 missing = [l for l in open(base + ".err").read().splitlines() if l and l not in text]
                 if rc == 0 or missing:
