@@ -21,7 +21,7 @@ numerically (relative 1e-5, absolute 1e-6; the summation order differs), the res
 Keras' timings (`- 0s`, `12ms/step`) are compared as <T>.
 A failing job first prints the head of each rank's unexpected stderr and of mpirun's (a sanitizer's report, the
 signal a rank died of), then the long expected/got dump: CI logs cut in the middle keep the cause.
-With --exe the programs also run as `tfsc -o` executables under mpirun.
+With --exe the programs also run as `tfsc -o` executables under mpirun (in NAME.env's first environment).
 Skipped (exit 77) when mpirun is missing or tfs was built without MPI.
 
 usage: distribute.py TFS TFSC DIR [--only SUBSTR] [--exe] [--update]
@@ -194,7 +194,7 @@ def main():
                 print("FAIL %s: tfsc -o: %s" % (name, c.stderr))
                 bad += 1
                 continue
-            runs.append(("tfsc -o", [exe], {}, ()))
+            runs.append(("tfsc -o", [exe], runs[0][2], ()))   # in NAME.env's first environment
         for how, cmd, extra, launch in runs:
             ran += 1
             rc, text, err = run_job(cmd, n, d, tmp, extra=extra, launch=launch)

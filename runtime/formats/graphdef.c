@@ -8,6 +8,7 @@
 
 #include "object/object.h"
 #include "graph/trace.h"
+#include "dist/dist.h"
 
 /* TF's GraphDef version of the producer TF 2 releases write. */
 #define GD_PRODUCER 1205
@@ -27,6 +28,7 @@ typedef struct GdBuild {
   Tensorflow__NodeDef **pend;
   size_t npend, cappend;
   bool fn;                    /* converting a function body: refs are "node:output:k" */
+  int coll_keys;              /* instance keys given to collectives so far (the same order on every rank) */
   /* gd_tf_op on a stand-in node (a gradient's rerun of a forward op): its first input */
   const char *ovx;
   const TMeta *ovxm;
@@ -3030,6 +3032,162 @@ static bool gd_r_random_dist(GD_RULE_ARGS) {
   return true;
 }
 
+/* ---- collectives (k_collective.c) as TF's V2 collective ops: inputs group_size (the job's ranks), group_key 1 (one
+ * group, as MultiWorkerMirroredStrategy's) and an instance key counted per collective in export order, which is
+ * program order and the same on every rank; no ordering tokens ---- */
+static void gd_coll_keys(GdBuild *b, const char *base, const char **in) {
+  tfs_i64 k[3] = {dist_size(), 1, ++b->coll_keys};
+  in[0] = gd_i32(b, base, "group_size", 1, &k[0], false);
+  in[1] = gd_i32(b, base, "group_key", 1, &k[1], false);
+  in[2] = gd_i32(b, base, "instance_key", 1, &k[2], false);
+}
+
+/* T, communication_hint, timeout_seconds; the reduce and gather ops also is_stateless and Nordering_token. */
+static void gd_coll_attrs(GdBuild *b, AttrList *at, DType t, bool tokens) {
+  gd_attr_add(b, at, "T", gd_type(b, t));
+  gd_attr_add(b, at, "communication_hint", gd_str(b, "auto"));
+  Tensorflow__AttrValue *f = gd_attr(b);
+  f->value_case = TENSORFLOW__ATTR_VALUE__VALUE_F;
+  f->f = 0;
+  gd_attr_add(b, at, "timeout_seconds", f);
+  if (tokens) {
+    gd_attr_add(b, at, "is_stateless", gd_bool(b, false));
+    gd_attr_add(b, at, "Nordering_token", gd_int(b, 0));
+  }
+}
+
+/* _CollectiveAllReduce (a fused all-reduce of several tensors): one CollectiveReduceV2 per tensor (merge_op from
+ * the DistOp; MEAN is TF's Add then Div), several joined by an IdentityN so the node's outputs keep their indices. */
+static bool gd_r_coll_reduce(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  static const char *const merge[] = {"Add", "Add", "Min", "Max", "Mul"};   /* DIST_SUM, MEAN, MIN, MAX, PROD */
+  int64_t op = DIST_SUM;
+  if (n->attrs.n && !val_as_int(n->attrs.v[0], &op)) return false;
+  if (op < DIST_SUM || op > DIST_PROD || n->nin < 1) return false;
+  const char **outs = pa_alloc(b->a, sizeof(char *) * (size_t)n->nin);
+  const TMeta **ms = pa_alloc(b->a, sizeof(TMeta *) * (size_t)n->nin);
+  for (int i = 0; i < n->nin; i++) {
+    if (n->in[i].node < 0) return false;
+    const char *in[4] = {gd_ref(b, g, n->in[i], b->fn)};
+    ms[i] = graph_meta(g, n->in[i]);
+    gd_coll_keys(b, base, in + 1);
+    AttrList a = {0};
+    gd_coll_attrs(b, &a, ms[i]->dtype, true);
+    gd_attr_add(b, &a, "merge_op", gd_str(b, merge[op]));
+    gd_attr_add(b, &a, "final_op", gd_str(b, op == DIST_MEAN ? "Div" : "Id"));
+    gd_attr_add(b, &a, "max_subdivs_per_device", gd_int(b, -1));
+    outs[i] = gd_aux(b, base, "CollectiveReduceV2", &a, 4, in);
+  }
+  if (n->nin > 1) {
+    gd_attr_add(b, &at, "T", gd_types(b, n->nin, ms));
+    gd_aux(b, base, "IdentityN", &at, n->nin, outs);
+  }
+  return true;
+}
+
+/* The overlapped gradient all-reduce: each _CollectiveGradStart (a bucket handed to MPI) becomes an int64 Const of
+ * its bucket index that runs after the bucket's gradients (control inputs), and _CollectiveGradWait a
+ * CollectiveReduceV2 per gradient after the last bucket, joined by an IdentityN: TF's ops, the same sums. */
+static bool gd_r_coll_grad(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  int64_t k = 0;
+  if (n->attrs.n && !val_as_int(n->attrs.v[0], &k)) return false;
+  int ctl = 0;
+  const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(n->nin + 4));
+  for (int i = 0; i < n->nin; i++) {
+    if (n->in[i].node < 0) return false;
+    if (n->op->id == OP_COLL_GRAD_START || i == 0) in[ctl++] = pa_printf(b->a, "^%s", g->nodes[n->in[i].node].name);
+  }
+  if (n->op->id == OP_COLL_GRAD_START) {
+    Tensorflow__TensorProto *p = pa_alloc(b->a, sizeof *p);
+    tensorflow__tensor_proto__init(p);
+    p->dtype = TENSORFLOW__DATA_TYPE__DT_INT64;
+    p->tensor_shape = pb_shape(b->a, 0, NULL);
+    p->n_int64_val = 1;
+    p->int64_val = pa_alloc(b->a, sizeof(int64_t));
+    p->int64_val[0] = k;
+    gd_attr_add(b, &at, "dtype", gd_pbtype(b, p->dtype));
+    Tensorflow__AttrValue *v = gd_attr(b);
+    v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TENSOR;
+    v->tensor = p;
+    gd_attr_add(b, &at, "value", v);
+    gd_aux(b, base, "Const", &at, ctl, in);
+    return true;
+  }
+  int m = n->nin - 1;
+  if (m < 1 || k < DIST_SUM || k > DIST_MEAN) return false;
+  const char **outs = pa_alloc(b->a, sizeof(char *) * (size_t)m);
+  const TMeta **ms = pa_alloc(b->a, sizeof(TMeta *) * (size_t)m);
+  for (int i = 0; i < m; i++) {
+    const char *ri[5] = {gd_ref(b, g, n->in[i + 1], b->fn), NULL, NULL, NULL, in[0]};
+    ms[i] = graph_meta(g, n->in[i + 1]);
+    gd_coll_keys(b, base, ri + 1);
+    AttrList a = {0};
+    gd_coll_attrs(b, &a, ms[i]->dtype, true);
+    gd_attr_add(b, &a, "merge_op", gd_str(b, "Add"));
+    gd_attr_add(b, &a, "final_op", gd_str(b, k == DIST_MEAN ? "Div" : "Id"));
+    gd_attr_add(b, &a, "max_subdivs_per_device", gd_int(b, -1));
+    outs[i] = gd_aux(b, base, "CollectiveReduceV2", &a, 5, ri);
+  }
+  gd_attr_add(b, &at, "T", gd_types(b, m, ms));
+  gd_aux(b, base, "IdentityN", &at, m, outs);
+  return true;
+}
+
+/* CollectiveGatherV2 gathers along axis 0: another axis is moved to the front and back, as TF's all_gather does. */
+static bool gd_r_coll_gather(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  int64_t axis = 0;
+  if (!x || rank < 1 || (n->attrs.n && !val_as_int(n->attrs.v[0], &axis))) return false;
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return false;
+  tfs_i64 pre[TFS_MAX_RANK], post[TFS_MAX_RANK];
+  for (int i = 0; i < rank; i++) pre[i] = i == 0 ? axis : i - 1 < axis ? i - 1 : i;
+  for (int i = 0; i < rank; i++) post[i] = i < axis ? i + 1 : i == axis ? 0 : i;
+  AttrList ta = {0}, tb = {0};
+  const char *in[4] = {x};
+  if (axis) {
+    gd_attr_add(b, &ta, "T", gd_type(b, t));
+    gd_attr_add(b, &ta, "Tperm", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
+    const char *ti[2] = {x, gd_i32(b, base, "perm", rank, pre, true)};
+    in[0] = gd_aux(b, base, "Transpose", &ta, 2, ti);
+  }
+  gd_coll_keys(b, base, in + 1);
+  gd_coll_attrs(b, &at, t, true);
+  const char *r = gd_aux(b, base, "CollectiveGatherV2", &at, 4, in);
+  if (axis) {
+    gd_attr_add(b, &tb, "T", gd_type(b, t));
+    gd_attr_add(b, &tb, "Tperm", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
+    const char *ti[2] = {r, gd_i32(b, base, "perm", rank, post, true)};
+    gd_aux(b, base, "Transpose", &tb, 2, ti);
+  }
+  return true;
+}
+
+/* _CollectiveBroadcast: CollectiveBcastSendV2 on the root rank, CollectiveBcastRecvV2 of the value's shape elsewhere
+ * (each rank exports its own graph, as each TF worker builds its own). */
+static bool gd_r_coll_bcast(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  int64_t root = 0;
+  if (!x || (n->attrs.n && !val_as_int(n->attrs.v[0], &root))) return false;
+  const char *in[4];
+  gd_coll_attrs(b, &at, t, false);
+  if (root == dist_rank()) {
+    in[0] = x;
+    gd_coll_keys(b, base, in + 1);
+    gd_aux(b, base, "CollectiveBcastSendV2", &at, 4, in);
+    return true;
+  }
+  AttrList sa = {0};
+  gd_attr_add(b, &sa, "T", gd_type(b, t));
+  gd_attr_add(b, &sa, "out_type", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
+  gd_coll_keys(b, base, in);
+  in[3] = gd_aux(b, base, "Shape", &sa, 1, &x);
+  gd_attr_add(b, &at, "Tshape", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
+  gd_aux(b, base, "CollectiveBcastRecvV2", &at, 4, in);
+  return true;
+}
+
 /* EagerPyFunc (py_function) / PyFunc (numpy_function): the host function is named by a token, as TF registers it */
 static bool gd_r_py_func(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
@@ -3127,6 +3285,8 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_SPARSE_DENSE_MUL] = gd_r_sparse_struct, [OP_SPARSE_DENSE_DIV] = gd_r_sparse_struct, [OP_SPARSE_DENSE_ADD] = gd_r_sparse_struct,
   [OP_RANDOM_GAMMA] = gd_r_random_dist, [OP_RANDOM_POISSON] = gd_r_random_dist, [OP_STATELESS_GAMMA] = gd_r_random_dist,
   [OP_STATELESS_POISSON] = gd_r_random_dist,
+  [OP_COLL_REDUCE] = gd_r_coll_reduce, [OP_COLL_GATHER] = gd_r_coll_gather, [OP_COLL_BCAST] = gd_r_coll_bcast,
+  [OP_COLL_GRAD_START] = gd_r_coll_grad, [OP_COLL_GRAD_WAIT] = gd_r_coll_grad,
   [OP_STATELESS_UNIFORM] = gd_r_stateless, [OP_STATELESS_NORMAL] = gd_r_stateless, [OP_STATELESS_TRUNC_NORMAL] = gd_r_stateless,
   [OP_CUMSUM] = gd_r_cumulative, [OP_CUMPROD] = gd_r_cumulative, [OP_TOP_K] = gd_r_top_k, [OP_TRIGAMMA] = gd_r_trigamma,
   [OP_TENSOR_SCATTER_UPDATE] = gd_r_tensor_scatter, [OP_TENSOR_SCATTER_ADD] = gd_r_tensor_scatter,
