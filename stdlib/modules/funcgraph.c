@@ -165,6 +165,9 @@ Val funcgraph_refs(Graph *g, int n, const GraphRef *refs, const int *ids) {
   return l;
 }
 
+/* The graph of a FuncGraph value, or NULL (tf.io.write_graph takes a graph as well as a GraphDef). */
+Graph *funcgraph_of(Val v) { return val_is(v, &funcgraph_type) ? ((GraphObj *)v.u.o)->g : NULL; }
+
 static Val fg_getattr(Val self, const char *name) {
   Graph *g = ((GraphObj *)self.u.o)->g;
   static const struct { const char *name; BuiltinFn fn; } meths[] = {

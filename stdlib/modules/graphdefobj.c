@@ -56,8 +56,9 @@ static Val io_write_graph(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "tf.io.write_graph", .sig = "graph_or_graph_def, logdir, name, as_text=True"};
   Val a[4];
   args_parse(&spec, n, args, kw, a);
-  if (!val_is(a[0], &graphdef_type))
-    rt_throw(ERR_TYPE, "tf.io.write_graph: expected a GraphDef (concrete_function.graph.as_graph_def()), got %s",
+  Graph *g = val_is(a[0], &graphdef_type) ? ((GraphDefObj *)a[0].u.o)->g : funcgraph_of(a[0]);   /* TF: a Graph too */
+  if (!g)
+    rt_throw(ERR_TYPE, "tf.io.write_graph: expected a GraphDef or a graph (concrete_function.graph), got %s",
              val_type_name(a[0]));
   if (!val_is(a[1], &str_type) || !val_is(a[2], &str_type))
     rt_throw(ERR_TYPE, "tf.io.write_graph: logdir and name must be strings");
@@ -68,7 +69,6 @@ static Val io_write_graph(Val self, int n, const Val *args, const Kw *kw) {
              strerror(errno));
   if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
     rt_throw(ERR_IO, "tf.io.write_graph: '%s' is not a directory", dir);
-  Graph *g = ((GraphDefObj *)a[0].u.o)->g;
   StrBuf path;
   sb_init(&path);
   sb_printf(&path, "%s/%s", dir, str_cstr(a[2]));
