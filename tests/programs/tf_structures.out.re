@@ -28,10 +28,10 @@ Captures:
 tf\.Tensor\(8,\ shape=\(\),\ dtype=int32\)
 x\ =\ Placeholder\(\)\ \->\ int32\ \(\)
 OnesLike\ =\ OnesLike\(x\)\ \->\ int32\ \(\)\ dtype=None
-Mul\ =\ Mul\(x,\ OnesLike\)\ \->\ int32\ \(\)
-Mul_1\ =\ Mul\(x,\ Mul\)\ \->\ int32\ \(\)
-Mul_2\ =\ Mul\(x,\ Mul_1\)\ \->\ int32\ \(\)
-return\ Mul_2
+mul\ =\ Mul\(x,\ OnesLike\)\ \->\ int32\ \(\)
+mul_1\ =\ Mul\(x,\ mul\)\ \->\ int32\ \(\)
+mul_2\ =\ Mul\(x,\ mul_1\)\ \->\ int32\ \(\)
+return\ mul_2
 
 tf\.Tensor\(28,\ shape=\(\),\ dtype=int32\)
 1\ 1
