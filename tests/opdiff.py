@@ -646,6 +646,8 @@ def templates(g, op):
         return ["_after(tf.print(a0), a0 + 1)", [inp(g.shape(), r.choice(NUM))]]
     if op == "TIMESTAMP":
         return ["tf.timestamp() * 0.0 + tf.cast(tf.size(a0), tf.float64)", [inp(g.shape(), "float32")]]
+    if op == "NOOP":
+        return ["_after(tf.no_op(), a0 + 1)", [inp(g.shape(), r.choice(NUM))]]
     if op == "WRITE_SUMMARY":
         return ["_summary(a0)", [inp((), "float32")]]
     if op in ("READ_VARIABLE", "ASSIGN_VARIABLE", "ASSIGN_ADD_VARIABLE", "ASSIGN_SUB_VARIABLE"):

@@ -3433,6 +3433,14 @@ static bool gd_tf_op(GdBuild *b, const Graph *g, const GraphNode *n) {
   return r && r(b, g, n, base, x, xm, t, rank, all);
 }
 
+static int gd_cmp_str(const void *x, const void *y) { return strcmp(*(char *const *)x, *(char *const *)y); }
+
+/* n's control inputs as '^name' into dst, sorted by name as TF's Graph::ToGraphDef writes them */
+static void gd_ctrl_inputs(GdBuild *b, const Graph *g, const GraphNode *n, char **dst) {
+  for (int i = 0; i < n->nctrl; i++) dst[i] = pa_printf(b->a, "^%s", g->nodes[n->ctrl[i]].name);
+  qsort(dst, (size_t)n->nctrl, sizeof(char *), gd_cmp_str);
+}
+
 static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn) {
   const GraphNode *n = &g->nodes[id];
   Tensorflow__NodeDef *nd = pa_alloc(b->a, sizeof *nd);
@@ -3443,7 +3451,8 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
   char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(n->nin + n->ndyn + n->nctrl + 1));
   for (int i = 0; i < n->nin + n->ndyn; i++)
     if (n->in[i].node >= 0) in[nin++] = gd_ref(b, g, n->in[i], fn);
-  for (int i = 0; i < n->nctrl; i++) in[nin++] = pa_printf(b->a, "^%s", g->nodes[n->ctrl[i]].name);
+  gd_ctrl_inputs(b, g, n, in + nin);
+  nin += n->nctrl;
   nd->input = in;
   nd->n_input = (size_t)nin;
   switch (n->kind) {
@@ -3538,7 +3547,7 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
           nd->op = last->op;
           char **li = pa_alloc(b->a, sizeof(char *) * (last->n_input + (size_t)n->nctrl + 1));
           memcpy(li, last->input, sizeof(char *) * last->n_input);
-          for (int i = 0; i < n->nctrl; i++) li[last->n_input + (size_t)i] = pa_printf(b->a, "^%s", g->nodes[n->ctrl[i]].name);
+          gd_ctrl_inputs(b, g, n, li + last->n_input);
           nd->input = li;
           nd->n_input = last->n_input + (size_t)n->nctrl;
           nd->attr = last->attr;

@@ -114,6 +114,12 @@ void graph_set_inputs(Graph *g, int node, int nin, const GraphRef *in, const Val
 void graph_add_dyn_attr(Graph *g, int node, int attr, GraphRef r);
 void graph_add_ctrl(Graph *g, int node, int dep);
 void graph_add_output(Graph *g, GraphRef r);
+/* tf.control_dependencies(deps) while tracing g (ctrldeps.c): push opens a block whose deps (node ids of g) become
+ * control inputs of the nodes made in g until graph_ctrl_pop(its token); clear: control_dependencies(None), hiding
+ * the enclosing blocks.  graph_ctrl_apply gives a new node its edges (TF's _control_dependencies_for_inputs). */
+int graph_ctrl_push(Graph *g, const int *deps, int n, bool clear);
+void graph_ctrl_pop(int token);
+void graph_ctrl_apply(Graph *g, int node);
 /* A copy of src (parent: its parent's copy, or NULL) reading Variable to[i] where src reads from[i]. */
 Graph *graph_clone_vars(const Graph *src, Graph *parent, int n, Variable *const *from, Variable *const *to);
 static inline GraphNode *graph_node(const Graph *g, int id) { return &g->nodes[id]; }

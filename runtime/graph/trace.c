@@ -333,6 +333,7 @@ GraphRef trace_read_var(TraceCtx *cx, Variable *var) {
   int id = graph_add_node(cx->g, GN_OP, &op_defs[OP_READ_VARIABLE], "ReadVariableOp", 1, &m);
   GraphRef in = {h, 0};
   graph_set_inputs(cx->g, id, 1, &in, NULL);
+  graph_ctrl_apply(cx->g, id);
   return (GraphRef){id, 0};
 }
 
@@ -975,11 +976,12 @@ static Val trace_strided_slice_dyn(TraceCtx *cx, Val input, Val key) {
  * 'concat/values_1'), as _apply_op_helper converts it with name=input_arg.name; else 'Const'. */
 static int trace_input_const(Graph *g, const OpDef *op, bool is_list, int i, Tensor *t) {
   const char *p = graph_op_scope_open(g) ? op_input_name(op, is_list ? 0 : i) : NULL;
-  if (!p) return graph_add_const(g, t);
   char base[64];
-  if (is_list) snprintf(base, sizeof base, "%s_%d", p, i);
-  else snprintf(base, sizeof base, "%s", p);
-  return graph_add_const_named(g, t, base);
+  if (is_list) snprintf(base, sizeof base, "%s_%d", p ? p : "", i);
+  else snprintf(base, sizeof base, "%s", p ? p : "");
+  int id = p ? graph_add_const_named(g, t, base) : graph_add_const(g, t);
+  graph_ctrl_apply(g, id);   /* TF's converted input is an op made in the control_dependencies block too */
+  return id;
 }
 
 static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) {
@@ -1220,6 +1222,7 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
   graph_set_inputs(g, id, nin, ref, any_raw ? raw : NULL);
   for (int k = 0; k < ndyn; k++) graph_add_dyn_attr(g, id, dyn_attr[k], dyn_ref[k]);
   if (is_list) g->nodes[id].flags |= GNF_LIST;
+  graph_ctrl_apply(g, id);
   if (op->flags & OPF_STATEFUL) {
     g->nodes[id].flags |= GNF_STATEFUL;
     if (cx->last_effect >= 0) graph_add_ctrl(g, id, cx->last_effect);

@@ -288,6 +288,9 @@ void k_timestamp(OpCall *c) {
   *(double *)tensor_data(c->out[0]) = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* NoOp: what it does is its control inputs running first (tf.no_op, tf.group). */
+void k_noop(OpCall *c) { (void)c; }
+
 /* ---- variables ---------------------------------------------------------------------------------- */
 
 /* shape: the variable's shape and dtype. */

@@ -770,7 +770,8 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   An initializer: called with (shape, dtype=tf.float32) it returns value, filled (a scalar) or reshaped (a list).
 //! tf.control_dependencies(control_inputs)
 //!   A context manager; eagerly it calls the callables among control_inputs first. Inside a tf.function each input
-//!   must be an Operation or a Tensor; the traced ops already run in program order, so no edge is added.
+//!   must be an Operation or a Tensor, and the ops made in the block get control inputs on them (op.control_inputs,
+//!   '^name' in the GraphDef; none on their own data inputs or when an input was made in the block); None clears.
 //! tf.config.list_physical_devices(device_type=None) | tf.config.experimental.list_physical_devices(device_type=None)
 //!   [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]: tfs runs on the CPU; 'GPU' gives [].
 //! tf.config.list_logical_devices(device_type=None) | tf.config.experimental.list_logical_devices(device_type=None)

@@ -17,16 +17,14 @@ static void list_append_take(Val l, Val x) {
   val_decref(x);
 }
 
-/* node >= 0: node `node` of g.  node < 0: a NoOp of tf.no_op / tf.group, which tfs does not add to the graph
- * (traced stateful ops already run in program order): its name is reserved in g, ctrl lists its control inputs. */
-typedef struct OpObj { Obj hdr; Graph *g; int node; const char *name; Val ctrl; } OpObj;
+/* node `node` of g */
+typedef struct OpObj { Obj hdr; Graph *g; int node; } OpObj;
 
 static const Type tfop_type;
 
 static void tfop_free(Obj *o) {
   OpObj *op = (OpObj *)o;
   graph_release(op->g);
-  val_decref(op->ctrl);
   free(o);
 }
 
@@ -34,40 +32,22 @@ static OpObj *tfop_alloc(Graph *g, int node) {
   OpObj *o = obj_new(&tfop_type, sizeof(OpObj));
   o->g = graph_retain(g);
   o->node = node;
-  o->name = node >= 0 ? g->nodes[node].name : NULL;
-  o->ctrl = val_undef();
   return o;
 }
 
 Val tfop_new(Graph *g, int node) { return val_obj(tfop_alloc(g, node)); }
 
-static const char *tfop_name(const OpObj *o) { return o->node >= 0 ? o->g->nodes[o->node].name : o->name; }
+static const char *tfop_name(const OpObj *o) { return o->g->nodes[o->node].name; }
 
-/* The NodeDef TF's GraphDef of the graph has for the node (built into a), or NULL (a detached NoOp). */
+/* The NodeDef TF's GraphDef of the graph has for the node (built into a), or NULL. */
 static Tensorflow__NodeDef *tfop_nodedef(PbArena *a, const OpObj *o) {
-  if (o->node < 0) return NULL;
   Tensorflow__GraphDef *gd = graphdef_build(a, o->g);
   for (size_t i = 0; i < gd->n_node; i++)
     if (!strcmp(gd->node[i]->name, tfop_name(o))) return gd->node[i];
   return NULL;
 }
 
-/* The NoOp's NodeDef: its name, its control inputs as '^name' */
-static Tensorflow__NodeDef *tfop_noop_def(PbArena *a, const OpObj *o) {
-  Tensorflow__NodeDef *nd = pa_alloc(a, sizeof *nd);
-  tensorflow__node_def__init(nd);
-  nd->name = pa_strdup(a, o->name);
-  nd->op = pa_strdup(a, "NoOp");
-  tfs_i64 n = 0;
-  const Val *it = NULL;
-  if (!val_is_undef(o->ctrl)) seq_items(o->ctrl, &n, &it);
-  nd->input = pa_alloc(a, sizeof(char *) * (size_t)(n ? n : 1));
-  for (tfs_i64 i = 0; i < n; i++) nd->input[nd->n_input++] = pa_printf(a, "^%s", tfop_name((OpObj *)it[i].u.o));
-  return nd;
-}
-
 static const char *tfop_type_name(const OpObj *o, PbArena *a) {
-  if (o->node < 0) return "NoOp";
   const GraphNode *n = &o->g->nodes[o->node];
   switch (n->kind) {
   case GN_OP: return n->op->graph_name;
@@ -91,7 +71,7 @@ static void tfop_repr(StrBuf *b, Val v) {
 /* str(op) is its NodeDef's text, as TF's */
 static void tfop_nodedef_text(StrBuf *b, const OpObj *o) {
   PbArena a = {0};
-  Tensorflow__NodeDef *nd = o->node < 0 ? tfop_noop_def(&a, o) : tfop_nodedef(&a, o);
+  Tensorflow__NodeDef *nd = tfop_nodedef(&a, o);
   if (nd) pb_text(b, &nd->base, 0);
   else sb_printf(b, "name: \"%s\"\nop: \"%s\"\n", tfop_name(o), tfop_type_name(o, &a));
   pa_free(&a);
@@ -102,12 +82,12 @@ static void tfop_str(StrBuf *b, Val v) { tfop_nodedef_text(b, (const OpObj *)v.u
 static bool tfop_eq(Val a, Val b) {
   if (!val_is(b, &tfop_type)) return false;
   const OpObj *x = (const OpObj *)a.u.o, *y = (const OpObj *)b.u.o;
-  return x->node >= 0 ? x->g == y->g && x->node == y->node : x == y;
+  return x->g == y->g && x->node == y->node;
 }
 
 static tfs_u64 tfop_hash(Val v) {
   const OpObj *o = (const OpObj *)v.u.o;
-  return o->node >= 0 ? ((tfs_u64)(uintptr_t)o->g >> 4) * 31 + (tfs_u64)o->node : obj_identity_hash(v);
+  return ((tfs_u64)(uintptr_t)o->g >> 4) * 31 + (tfs_u64)o->node;
 }
 
 /* An AttrValue as TF's Operation.get_attr gives it: a DType, int, float, bool, bytes, TensorShape, tensor, list */
@@ -205,7 +185,7 @@ static const Type nodedef_type = {.name = "NodeDef", .free = nd_free, .repr = nd
 
 static Val tfop_node_def(const OpObj *o) {
   PbArena a = {0};
-  Tensorflow__NodeDef *nd = o->node < 0 ? tfop_noop_def(&a, o) : tfop_nodedef(&a, o);
+  Tensorflow__NodeDef *nd = tfop_nodedef(&a, o);
   NodeDefObj *d = obj_new(&nodedef_type, sizeof(NodeDefObj));
   d->text = d->name = d->op = d->input = val_none();
   StrBuf b;
@@ -222,7 +202,6 @@ static Val tfop_node_def(const OpObj *o) {
 }
 
 static Val tfop_inputs(const OpObj *o) {
-  if (o->node < 0) return tuple_new(0);
   const GraphNode *n = &o->g->nodes[o->node];
   int k = 0;
   GraphRef refs[64];
@@ -235,7 +214,6 @@ static Val tfop_inputs(const OpObj *o) {
 }
 
 static Val tfop_control_inputs(const OpObj *o) {
-  if (o->node < 0) return val_is_undef(o->ctrl) ? list_new(0) : list_from_iterable(o->ctrl);
   const GraphNode *n = &o->g->nodes[o->node];
   Val l = list_new(n->nctrl);
   for (int i = 0; i < n->nctrl; i++) list_append_take(l, tfop_new(o->g, n->ctrl[i]));
@@ -254,7 +232,7 @@ static Val tfop_getattr(Val self, const char *name) {
   if (!strcmp(name, "graph")) return funcgraph_new(o->g);
   if (!strcmp(name, "inputs")) return tfop_inputs(o);
   if (!strcmp(name, "outputs")) {
-    int nout = o->node >= 0 ? o->g->nodes[o->node].nout : 0;
+    int nout = o->g->nodes[o->node].nout;
     Val l = list_new(nout);
     for (int i = 0; i < nout; i++) list_append_take(l, trace_sym(o->g, (GraphRef){o->node, i}));
     return l;
@@ -300,24 +278,51 @@ static Val tfop_traced(const OpDef *op) {
   return n->kind == GN_OP && n->op == op ? tfop_new(cx->g, last) : val_none();
 }
 
-/* ---- tf.no_op and tf.group: None eagerly, a NoOp Operation while tracing (TF 2.15's ops.py, control_flow_ops.py) ---- */
+/* ---- tf.no_op, tf.group, tf.control_dependencies: NoOp nodes and control edges while tracing (TF 2.15's ops.py,
+ * control_flow_ops.py); eagerly no_op and group give None ---- */
 
-static Val tfop_noop(Val name, const char *dflt, Val ctrl) {
+/* The node ids of g among Operations ops (a list of tf.Operation); ops of other graphs are dropped, as TF's
+ * FuncGraph.control_dependencies keeps only elements of the graph.  *ids is malloc'd. */
+static int ctrl_ids(Graph *g, Val ops, int **ids) {
+  tfs_i64 n = 0;
+  const Val *it = NULL;
+  seq_items(ops, &n, &it);
+  int *d = malloc(sizeof(int) * (size_t)(n ? n : 1));
+  if (!d) rt_throw(ERR_MEMORY, "out of memory");
+  int k = 0;
+  for (tfs_i64 i = 0; i < n; i++) {
+    const OpObj *o = (const OpObj *)it[i].u.o;
+    if (o->g == g) d[k++] = o->node;
+  }
+  *ids = d;
+  return k;
+}
+
+static Graph *ctrl_graph(void) {
   TraceCtx *cx = trace_current();
-  if (!cx || !cx->g || !rt_obj_hooks.tracing || !rt_obj_hooks.tracing()) return val_none();
-  char base[512];
-  snprintf(base, sizeof base, "%s", val_is(name, &str_type) ? str_cstr(name) : dflt);
-  size_t len = strlen(base);
-  if (len > 1 && base[len - 1] == '/') base[len - 1] = 0;   /* a name_scope-made name ends in '/' */
-  OpObj *o = tfop_alloc(cx->g, -1);
-  o->name = graph_reserve_name(cx->g, base);
-  o->ctrl = val_is_undef(ctrl) ? list_new(0) : val_incref(ctrl);
-  return val_obj(o);
+  if (!cx || !cx->g || !rt_obj_hooks.tracing || !rt_obj_hooks.tracing()) return NULL;
+  return cx->g;
+}
+
+/* A NoOp node named name or dflt (TF: name_scope(name, dflt) entered, the NoOp takes its name) with control
+ * inputs on the operations deps (TF's _GroupControlDeps: the NoOp made under control_dependencies(deps)). */
+static Val tfop_noop(Val name, const char *dflt, Val deps) {
+  Graph *g = ctrl_graph();
+  if (!g) return val_none();
+  int *ids;
+  int n = val_is_undef(deps) ? (ids = NULL, 0) : ctrl_ids(g, deps, &ids);
+  int tok = graph_op_scope_enter(g, val_is(name, &str_type) ? str_cstr(name) : dflt, &op_defs[OP_NOOP]);
+  int ct = graph_ctrl_push(g, ids, n, false);
+  free(ids);
+  val_decref(op_apply(&op_defs[OP_NOOP], 0, NULL, NULL));
+  graph_ctrl_pop(ct);
+  graph_op_scope_exit(tok);
+  return tfop_new(g, g->nnodes - 1);
 }
 
 //! tf.no_op(name=None)
-//!   Does nothing: None eagerly; inside a tf.function a tf.Operation of type NoOp named name or 'NoOp' (made unique
-//!   in the graph: 'NoOp_1' ...).
+//!   Does nothing: None eagerly; inside a tf.function a NoOp node (a tf.Operation) named name or 'NoOp' (made
+//!   unique in the graph: 'NoOp_1' ...), with the control inputs of the enclosing tf.control_dependencies blocks.
 static Val tf_no_op(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "no_op", .sig = "name=None"};
@@ -349,6 +354,10 @@ static void group_flat(Val x, Val deps) {
     list_append_take(deps, tfop_sym_attr(x, "op"));
     return;
   }
+  if (val_is(x, &variable_type) && ((Variable *)x.u.o)->base && ((Variable *)x.u.o)->sym) {
+    list_append(deps, val_obj((Obj *)((Variable *)x.u.o)->sym));   /* an _UnreadVariable: its assignment (TF: c.op) */
+    return;
+  }
   if (t || val_is(x, &variable_type)) return;   /* eager tensors and variables: nothing of this graph to wait for */
   StrBuf s;
   sb_init(&s);
@@ -360,8 +369,8 @@ static void group_flat(Val x, Val deps) {
 }
 
 //! tf.group(*inputs, name=None)
-//!   None eagerly; inside a tf.function a NoOp tf.Operation named name or 'group_deps' whose control_inputs are the
-//!   operations of inputs (tensors, operations, nested lists of them). Traced stateful ops run in program order.
+//!   None eagerly; inside a tf.function a NoOp node (a tf.Operation) named name or 'group_deps' whose control
+//!   inputs are the operations of inputs (tensors, operations, nested lists of them); running it runs them first.
 static Val tf_group(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "group", .sig = "name=None"};   /* *inputs are the positional arguments */
@@ -375,10 +384,52 @@ static Val tf_group(Val self, int n, const Val *args, const Kw *kw) {
     val_decref(deps);
     return val_none();
   }
-  Val r = tfop_noop(a[0], "group_deps", deps);
+  Val r = tfop_noop(a[0], "group_deps", deps);   /* TF: under name_scope(name, "group_deps") even with no inputs */
   rt_unhold(mark);
   val_decref(deps);
   return r;
+}
+
+/* _tfctl.push(control_inputs): opens a tf.control_dependencies block of the graph being traced (None: TF's
+ * control_dependencies(None), clearing the enclosing ones); its token, or None when not tracing. */
+static Val tf_ctrl_push(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  (void)kw;
+  Graph *g = ctrl_graph();
+  if (n != 1 || !g) return val_none();
+  Val deps = list_new(0);
+  int mark = rt_hold_val(deps);
+  if (args[0].tag != VT_NONE) group_flat(args[0], deps);
+  int *ids;
+  int k = ctrl_ids(g, deps, &ids);
+  int tok = graph_ctrl_push(g, ids, k, args[0].tag == VT_NONE);
+  free(ids);
+  rt_unhold(mark);
+  val_decref(deps);
+  return val_int(tok);
+}
+
+/* _tfctl.pop(token): closes the block push opened (and any opened after it) */
+static Val tf_ctrl_pop(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  (void)kw;
+  if (n == 1 && args[0].tag == VT_INT) graph_ctrl_pop((int)args[0].u.i);
+  return val_none();
+}
+
+#define CB(nm, fn) {{TFS_IMMORTAL_RC, &builtin_type}, "_tfctl." nm, fn, {VT_UNDEF, {0}}, NULL}
+static Builtin ctl_fns[] = {CB("push", tf_ctrl_push), CB("pop", tf_ctrl_pop)};
+
+static Val ctl_attr(const char *name) {
+  for (size_t i = 0; i < sizeof ctl_fns / sizeof ctl_fns[0]; i++)
+    if (!strcmp(ctl_fns[i].name + 7, name)) return val_obj(&ctl_fns[i]);
+  return val_undef();
+}
+
+Val tfctl_module(void) {
+  static Val mod = {VT_UNDEF, {0}};
+  if (val_is_undef(mod)) mod = module_native("_tfctl", ctl_attr);
+  return val_incref(mod);
 }
 
 void tfop_register(void) {
@@ -391,4 +442,5 @@ void tfop_register(void) {
   b = builtin_new("tf.group", tf_group, val_undef(), NULL);
   tfmod_register("group", b);
   val_decref(b);
+
 }

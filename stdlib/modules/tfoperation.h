@@ -1,4 +1,4 @@
-/* tfoperation.h — tf.Operation values: a node of a traced graph, or a NoOp that tf.no_op / tf.group make while tracing. */
+/* tfoperation.h — tf.Operation values: a node of a traced graph (NoOps of tf.no_op / tf.group too). */
 #ifndef TFS_TFOPERATION_H
 #define TFS_TFOPERATION_H
 

@@ -259,5 +259,6 @@ Val stdlib_native_module(const char *name) {
   if (!strcmp(name, "_numpy")) return numpy_native_module();
   if (!strcmp(name, "_dist")) return distmod_module();
   if (!strcmp(name, "_tfdata")) return tfdata_internal_module();
+  if (!strcmp(name, "_tfctl")) return tfctl_module();
   return val_undef();
 }
