@@ -3056,6 +3056,19 @@ static void gd_coll_attrs(GdBuild *b, AttrList *at, DType t, bool tokens) {
   }
 }
 
+/* One CollectiveReduceV2 of x (dtype t) with TF's attributes, after control input ctl when given. */
+static const char *gd_coll_reduce_one(GdBuild *b, const char *base, const char *x, DType t, const char *merge,
+                                      bool mean, const char *ctl) {
+  const char *in[5] = {x, NULL, NULL, NULL, ctl};
+  gd_coll_keys(b, base, in + 1);
+  AttrList a = {0};
+  gd_coll_attrs(b, &a, t, true);
+  gd_attr_add(b, &a, "merge_op", gd_str(b, merge));
+  gd_attr_add(b, &a, "final_op", gd_str(b, mean ? "Div" : "Id"));
+  gd_attr_add(b, &a, "max_subdivs_per_device", gd_int(b, -1));
+  return gd_aux(b, base, "CollectiveReduceV2", &a, ctl ? 5 : 4, in);
+}
+
 /* _CollectiveAllReduce (a fused all-reduce of several tensors): one CollectiveReduceV2 per tensor (merge_op from
  * the DistOp; MEAN is TF's Add then Div), several joined by an IdentityN so the node's outputs keep their indices. */
 static bool gd_r_coll_reduce(GD_RULE_ARGS) {
@@ -3068,15 +3081,8 @@ static bool gd_r_coll_reduce(GD_RULE_ARGS) {
   const TMeta **ms = pa_alloc(b->a, sizeof(TMeta *) * (size_t)n->nin);
   for (int i = 0; i < n->nin; i++) {
     if (n->in[i].node < 0) return false;
-    const char *in[4] = {gd_ref(b, g, n->in[i], b->fn)};
     ms[i] = graph_meta(g, n->in[i]);
-    gd_coll_keys(b, base, in + 1);
-    AttrList a = {0};
-    gd_coll_attrs(b, &a, ms[i]->dtype, true);
-    gd_attr_add(b, &a, "merge_op", gd_str(b, merge[op]));
-    gd_attr_add(b, &a, "final_op", gd_str(b, op == DIST_MEAN ? "Div" : "Id"));
-    gd_attr_add(b, &a, "max_subdivs_per_device", gd_int(b, -1));
-    outs[i] = gd_aux(b, base, "CollectiveReduceV2", &a, 4, in);
+    outs[i] = gd_coll_reduce_one(b, base, gd_ref(b, g, n->in[i], b->fn), ms[i]->dtype, merge[op], op == DIST_MEAN, NULL);
   }
   if (n->nin > 1) {
     gd_attr_add(b, &at, "T", gd_types(b, n->nin, ms));
@@ -3119,15 +3125,8 @@ static bool gd_r_coll_grad(GD_RULE_ARGS) {
   const char **outs = pa_alloc(b->a, sizeof(char *) * (size_t)m);
   const TMeta **ms = pa_alloc(b->a, sizeof(TMeta *) * (size_t)m);
   for (int i = 0; i < m; i++) {
-    const char *ri[5] = {gd_ref(b, g, n->in[i + 1], b->fn), NULL, NULL, NULL, in[0]};
     ms[i] = graph_meta(g, n->in[i + 1]);
-    gd_coll_keys(b, base, ri + 1);
-    AttrList a = {0};
-    gd_coll_attrs(b, &a, ms[i]->dtype, true);
-    gd_attr_add(b, &a, "merge_op", gd_str(b, "Add"));
-    gd_attr_add(b, &a, "final_op", gd_str(b, k == DIST_MEAN ? "Div" : "Id"));
-    gd_attr_add(b, &a, "max_subdivs_per_device", gd_int(b, -1));
-    outs[i] = gd_aux(b, base, "CollectiveReduceV2", &a, 5, ri);
+    outs[i] = gd_coll_reduce_one(b, base, gd_ref(b, g, n->in[i + 1], b->fn), ms[i]->dtype, "Add", k == DIST_MEAN, in[0]);
   }
   gd_attr_add(b, &at, "T", gd_types(b, m, ms));
   gd_aux(b, base, "IdentityN", &at, m, outs);
