@@ -320,6 +320,8 @@ Val inst_new(TypeObj *cls) {
   o->dict = val_undef();
   o->fncache = val_undef();
   o->base = val_undef();
+  static tfs_u64 next_serial;
+  o->serial = __atomic_add_fetch(&next_serial, 1, __ATOMIC_RELAXED);
   return val_obj(o);
 }
 

@@ -167,6 +167,7 @@ typedef struct Inst {
   Val dict;                   /* attributes (VT_UNDEF until one is set) */
   Val fncache;                /* rt_obj_hooks.method_fn's per-instance function objects (VT_UNDEF: none) */
   Val base;                   /* a subclass of dict/list/tuple/set/str: the builtin value it extends (VT_UNDEF: none) */
+  tfs_u64 serial;             /* unique per process: identity keys (tf.function's Weakref) survive address reuse */
 } Inst;
 
 /* An exception instance (raise ValueError("msg")); instances of user

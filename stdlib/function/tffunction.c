@@ -133,7 +133,7 @@ static Val tffn_tensorspec(Val self, int n, const Val *args, const Kw *kw) {
 /* ---- signature keys ----------------------------------------------------------------------
  * A call's signature is serialized into bytes: equal bytes = same trace.  Atoms:
  *   'T' dtype rank dims...    tensor (rank 0xFF unknown; dims -1 unknown: relaxed)
- *   'N' None  'b' bool  'i' int  'f' float  's' len bytes  'O' ptr type
+ *   'N' None  'b' bool  'i' int  'f' float  's' len bytes  'O' ptr type serial (an instance's, else 0)
  *   'V' dtype rank dims... trainable alias   a Variable: TF's VariableSpec (dtype, shape,
  *                             trainable, and its alias id: the index of its first appearance in the call)
  *   'L'/'U'/'D' count items   list / tuple / dict (key, value pairs)
@@ -323,6 +323,12 @@ static void key_composite(KeyBuf *k, Val spec, Val value, Leaves *lv, int flags)
     if (!val_is(items[i], &tffn_spec_type))
       rt_throw(ERR_TYPE, "a TypeSpec's %s must give %s, got %s", "_component_specs", "tf.TensorSpecs",
                val_type_name(items[i]));
+    if (comps && val_is(comps[i], &variable_type)) {
+      /* a Variable component (tf.random.Generator's state, TF's VariableSpec): keyed and fed as a Variable
+       * argument is, by dtype, shape and aliasing; tffn_rebind runs the graph on the call's Variable */
+      key_arg(k, comps[i], lv, flags);
+      continue;
+    }
     const TensorSpecObj *s = (const TensorSpecObj *)items[i].u.o;
     key_tensor(k, s->dtype, s->rank, s->dims);
     if (!comps) {
@@ -339,6 +345,18 @@ static void key_composite(KeyBuf *k, Val spec, Val value, Leaves *lv, int flags)
   rt_unhold(mark);
   val_decref(cs);
   val_decref(cv);
+}
+
+/* An instance's serial (0 for other objects, which the argument template keeps alive): with the address it
+ * names one object even after an earlier one at that address died, as TF's Weakref keys do. */
+static tfs_u64 obj_serial(Val v) { return val_is(v, &inst_type) ? ((const Inst *)v.u.o)->serial : 0; }
+
+/* Whether identity atom p ('O') names object v. */
+static bool key_is_obj(const unsigned char *p, Val v) {
+  if (*p != 'O' || v.tag != VT_OBJ) return false;
+  const void *o = v.u.o;
+  tfs_i64 serial = (tfs_i64)obj_serial(v);
+  return !memcmp(p + 1, &o, sizeof o) && !memcmp(p + 1 + 2 * sizeof(void *), &serial, sizeof serial);
 }
 
 static void key_arg(KeyBuf *k, Val v, Leaves *lv, int flags) {
@@ -426,6 +444,7 @@ static void key_arg(KeyBuf *k, Val v, Leaves *lv, int flags) {
     const void *o = v.u.o;
     kb_put(k, &o, sizeof o);
     kb_put(k, &ty, sizeof ty);
+    kb_i64(k, (tfs_i64)obj_serial(v));
   }
 }
 
@@ -447,7 +466,7 @@ static const unsigned char *key_skip(const unsigned char *p) {
     case 'i': case 'f': return p + 8;
     case 's': case 'S': return p + 8 + key_i64(p);
     case 'V': return p + 2 + 8 * (size_t)p[1] + 1 + 8;
-    case 'O': return p + 2 * sizeof(void *);
+    case 'O': return p + 2 * sizeof(void *) + 8;
     case 'C': return key_skip(p + sizeof(void *));
     case 'L': case 'U': {
       tfs_i64 n = key_i64(p);
@@ -1077,9 +1096,7 @@ static int tffn_params(Val fn, const char *const **params) {
  * identity), so the graph captures that instance's Variables. */
 /* Whether c was traced with `self` as its first argument (instances are keyed by identity, not kept). */
 static bool tffn_conc_self(const Concrete *c, Val self) {
-  const void *o = self.tag == VT_OBJ ? (const void *)self.u.o : NULL;
-  return o && c->nparams > 0 && c->keylen >= c->off[0] + 1 + sizeof o && c->key[c->off[0]] == 'O' &&
-         !memcmp(c->key + c->off[0] + 1, &o, sizeof o);
+  return c->nparams > 0 && c->keylen >= c->off[0] + 1 + 2 * sizeof(void *) + 8 && key_is_obj(c->key + c->off[0], self);
 }
 
 static int tffn_self(const TfFunction *f) {
@@ -1151,7 +1168,21 @@ static Val tffn_build_arg(Graph *g, Val v, const char *pname, const TMeta *leafm
     Val phs = list_new(n), marks = tuple_new(n);
     rt_hold_val(phs);
     rt_hold_val(marks);
+    tfs_i64 nc = 0;
+    const Val *comps = NULL;
+    Val cv = val_undef();
+    if (comp_is_value(v)) {
+      cv = comp_call(spec, "_to_components", 1, &v);
+      rt_hold_val(cv);
+      comp_items(cv, "_to_components", &nc, &comps);
+    }
     for (tfs_i64 i = 0; i < n; i++) {
+      if (i < nc && val_is(comps[i], &variable_type)) {
+        /* the Variable itself, as a Variable argument (key_composite); no tensor leaf */
+        list_append(phs, comps[i]);
+        ((Tuple *)marks.u.o)->items[i] = val_none();
+        continue;
+      }
       Val ph = trace_placeholder(g, pname, &leafm[*leaf]);
       list_append(phs, ph);
       val_decref(ph);
@@ -1161,6 +1192,7 @@ static Val tffn_build_arg(Graph *g, Val v, const char *pname, const TMeta *leafm
     Val r = comp_call(spec, "_from_components", 1, &phs);
     *tmpl = nest_packed(spec, marks);
     rt_unhold(mark);
+    val_decref(cv);
     val_decref(phs);
     val_decref(marks);
     val_decref(cs);
@@ -2591,8 +2623,7 @@ static bool cast_sig(Cast *cx, Val spec, Val v) {
 static bool cast_literal(Cast *cx, Val h, const unsigned char *p, Val v) {
   bool ok;
   if (*p == 'O') {
-    const void *o = v.tag == VT_OBJ ? (const void *)v.u.o : NULL;
-    ok = o && !memcmp(p + 1, &o, sizeof o);
+    ok = key_is_obj(p, v);
   } else if (*p == 'V') {
     /* any Variable of the traced VariableSpec (dtype, shape, trainable, aliasing): the call runs
      * the graph on it (tffn_rebind), as TF feeds a Variable's handle */
