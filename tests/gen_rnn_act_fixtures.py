@@ -130,11 +130,11 @@ def main():
              ("lstm elu softsign", "LSTM", "elu", "softsign", "", 4, True, False, False, False),
              ("lstm swish gelu masked h0", "LSTM", "swish", "gelu", "", 1, True, True, True, False),
              ("lstm gelu swish backwards", "LSTM", "gelu", "swish", ", go_backwards=True", 4, True, False, False, True),
-             ("lstm selu softplus no bias", "LSTM", "selu", "softplus", ", use_bias=False", 4, False, True, False, False),
-             ("gru swish gelu", "GRU", "swish", "gelu", "", 4, True, True, False, False),
+             ("lstm selu softplus no bias", "LSTM", "selu", "softplus", ", use_bias=False", 1, False, True, False, False),
+             ("gru swish gelu", "GRU", "swish", "gelu", "", 1, True, True, False, False),
              ("gru gelu swish reset_before masked", "GRU", "gelu", "swish", ", reset_after=False", 1, True, False, True, False),
-             ("gru softplus elu backwards h0", "GRU", "softplus", "elu", ", go_backwards=True", 4, True, True, False, True),
-             ("gru softsign selu reset_before", "GRU", "softsign", "selu", ", reset_after=False", 4, True, False, False, False)]
+             ("gru softplus elu backwards h0", "GRU", "softplus", "elu", ", go_backwards=True", 1, True, True, False, True),
+             ("gru softsign selu reset_before", "GRU", "softsign", "selu", ", reset_after=False", 1, True, False, False, False)]
     for tag, kind, act, ract, kw, scale, bias, init, masked, back in cases:
         lstm, after = kind == "LSTM", "reset_after=False" not in kw
         w = [K4 * scale, R4 * scale] if lstm else [K3 * scale, R3 * scale]
