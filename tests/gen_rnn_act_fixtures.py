@@ -1,20 +1,23 @@
 #!/usr/bin/python3
 """gen_rnn_act_fixtures.py — the golden program keras_rnn_act_fused.tfs: Keras LSTM and GRU layers with activations
-other than tanh / sigmoid (relu, linear, hard_sigmoid, ...) run by the fused TfsLSTMSequence / TfsGRUSequence ops
+other than tanh / sigmoid (relu, linear, hard_sigmoid, elu, selu, softsign, softplus, swish, gelu) run by the fused TfsLSTMSequence / TfsGRUSequence ops
 (eagerly and in a tf.function): outputs and gradients against Keras 2.15's cell formulas written in float64 torch
 (checked here against nn.LSTM / nn.GRU for the default activations), outputs bit for bit and gradients to float
 rounding against the layers' own op-by-op steps (unroll=True); masks, go_backwards, initial states, both GRU forms.
 Run with /usr/bin/python3 (Debian python3-torch); writes tests/programs/keras_rnn_act_fused.{tfs,out}."""
-import os
-
 import numpy as np
 import torch
 
-from gen_keras_layer_fixtures import PROGS, TOL, grid, lit
+from gen_keras_layer_fixtures import TOL, grid, lit
+from rnn_fixture_util import CLOSE, SAME, layer_pair, load_torch, write_program
 
 ACTS = {"tanh": torch.tanh, "relu": torch.relu, "linear": lambda v: v, "sigmoid": torch.sigmoid,
         # Keras 2.15's hard_sigmoid (keras/src/backend.py): clip(0.2 * x + 0.5, 0, 1)
-        "hard_sigmoid": lambda v: torch.clamp(0.2 * v + 0.5, 0.0, 1.0)}
+        "hard_sigmoid": lambda v: torch.clamp(0.2 * v + 0.5, 0.0, 1.0),
+        "elu": torch.nn.functional.elu, "selu": torch.selu, "softplus": torch.nn.functional.softplus,
+        "softsign": lambda v: v / (1 + v.abs()), "swish": lambda v: v * torch.sigmoid(v),
+        # Keras 2.15's gelu: approximate=False, 0.5 x (1 + erf(x / sqrt 2))
+        "gelu": lambda v: torch.nn.functional.gelu(v)}
 
 
 def lstm_step(xt, st, w, act, ract):
@@ -62,11 +65,10 @@ def check_torch(x, w3, w4):
         u = w[1].shape[0]
         m = (torch.nn.LSTM if kind == "lstm" else torch.nn.GRU)(F, u, batch_first=True).double()
         perm = np.r_[0:2 * u, 2 * u:3 * u, 3 * u:4 * u] if kind == "lstm" else np.r_[u:2 * u, 0:u, 2 * u:3 * u]
-        with torch.no_grad():   # torch orders GRU gates r, z, n; LSTM gates i, f, g, o as Keras
-            m.weight_ih_l0.copy_(torch.tensor(w[0].T[perm]))
-            m.weight_hh_l0.copy_(torch.tensor(w[1].T[perm]))
-            m.bias_ih_l0.copy_(torch.tensor((w[2] if kind == "lstm" else w[2][0])[perm]))
-            m.bias_hh_l0.copy_(torch.tensor(np.zeros(4 * u) if kind == "lstm" else w[2][1][perm]))
+        # torch orders GRU gates r, z, n; LSTM gates i, f, g, o as Keras
+        load_torch(m, w[0][:, perm], w[1][:, perm], (w[2] if kind == "lstm" else w[2][0])[perm],
+                   None if kind == "lstm" else w[2][1][perm])
+        with torch.no_grad():
             ref = m(tx)[0].numpy()
         z = torch.zeros(x.shape[0], u)
         tw = [torch.tensor(a) for a in w]
@@ -77,15 +79,11 @@ def check_torch(x, w3, w4):
         assert np.abs(ref - mine.numpy()).max() < 1e-12, kind
 
 
-HEAD = '''def close(a, b):
-    return bool(tf.reduce_max(tf.abs(tf.cast(a, tf.float64) - tf.constant(b, dtype=tf.float64))).numpy() <= %r)
-
+HEAD = CLOSE + '''
 def near(a, b):
     return all(bool(tf.reduce_max(tf.abs(p - q)).numpy() <= %r) for p, q in zip(a, b))
 
-def same(a, b):
-    return all(bool(tf.reduce_all(tf.equal(p, q))) for p, q in zip(tf.nest.flatten(a), tf.nest.flatten(b)))
-
+''' + SAME + '''
 def fused(layer, x):
     # whether the traced layer runs as one fused op
     ops = tf.function(lambda v: layer(v)).get_concrete_function(x).graph.get_operations()
@@ -127,7 +125,16 @@ def main():
              ("gru relu hard_sigmoid", "GRU", "relu", "hard_sigmoid", "", 4, True, False, False, False),
              ("gru linear sigmoid reset_before masked h0", "GRU", "linear", "sigmoid", ", reset_after=False", 1, True, True, True, False),
              ("gru tanh hard_sigmoid backwards", "GRU", "tanh", "hard_sigmoid", ", go_backwards=True", 1, True, False, False, True),
-             ("gru sigmoid relu reset_before no bias", "GRU", "sigmoid", "relu", ", reset_after=False, use_bias=False", 1, False, True, False, False)]
+             ("gru sigmoid relu reset_before no bias", "GRU", "sigmoid", "relu", ", reset_after=False, use_bias=False", 1, False, True, False, False),
+             # activations whose derivative needs the pre-activation (swish, gelu) or is TF's from the output
+             ("lstm elu softsign", "LSTM", "elu", "softsign", "", 4, True, False, False, False),
+             ("lstm swish gelu masked h0", "LSTM", "swish", "gelu", "", 1, True, True, True, False),
+             ("lstm gelu swish backwards", "LSTM", "gelu", "swish", ", go_backwards=True", 4, True, False, False, True),
+             ("lstm selu softplus no bias", "LSTM", "selu", "softplus", ", use_bias=False", 1, False, True, False, False),
+             ("gru swish gelu", "GRU", "swish", "gelu", "", 1, True, True, False, False),
+             ("gru gelu swish reset_before masked", "GRU", "gelu", "swish", ", reset_after=False", 1, True, False, True, False),
+             ("gru softplus elu backwards h0", "GRU", "softplus", "elu", ", go_backwards=True", 1, True, True, False, True),
+             ("gru softsign selu reset_before", "GRU", "softsign", "selu", ", reset_after=False", 1, True, False, False, False)]
     for tag, kind, act, ract, kw, scale, bias, init, masked, back in cases:
         lstm, after = kind == "LSTM", "reset_after=False" not in kw
         w = [K4 * scale, R4 * scale] if lstm else [K3 * scale, R3 * scale]
@@ -146,12 +153,7 @@ def main():
         refs = [seq.detach().numpy(), last[0].detach().numpy()]
         grads = [tx.grad.numpy()] + [a.grad.numpy() for a in tw] + [a.grad.numpy() for a in ts]
         args = "%d, activation=%r, recurrent_activation=%r, return_sequences=True, return_state=True%s" % (u, act, ract, kw)
-        lines += ["# " + tag,
-                  "layer = tf.keras.layers.%s(%s)" % (kind, args),
-                  "steps = tf.keras.layers.%s(%s, unroll=True)" % (kind, args),
-                  "layer(x)", "steps(x)",
-                  "w = [%s]" % ", ".join("tf.constant(%s, dtype=tf.float32)" % lit(a) for a in w),
-                  "layer.set_weights(w)", "steps.set_weights(w)",
+        lines += layer_pair(tag, kind, args, w) + [
                   "init = [%s]" % ", ".join("tf.constant(%s, dtype=tf.float32)" % lit(a) for a in st),
                   "m = %s" % ("mask" if masked else "None"),
                   "print(%r, 'fused', fused(layer, x), fused(steps, x))" % tag,
@@ -167,11 +169,7 @@ def main():
         for mode in ("eager", "graph"):
             out += ["%s %s True True True" % (tag, mode),
                     "%s %s gradients %s" % (tag, mode, " ".join(["True"] * (len(grads) + 1)))]
-    name = "keras_rnn_act_fused"
-    with open(os.path.join(PROGS, name + ".tfs"), "w") as fh:
-        fh.write("\n".join(lines) + "\n")
-    with open(os.path.join(PROGS, name + ".out"), "w") as fh:
-        fh.write("\n".join(out) + "\n")
+    write_program("keras_rnn_act_fused", lines, out)
 
 
 if __name__ == "__main__":

@@ -5,12 +5,11 @@ written in float64 torch (checked here against nn.RNN for tanh and relu), and it
 layer's own op-by-op steps (unroll=True); activations tanh, relu, linear, sigmoid, hard_sigmoid, masks,
 zero_output_for_mask, go_backwards, an initial state, and the raw op with a recurrent dropout mask.
 Run with /usr/bin/python3 (Debian python3-torch); writes tests/programs/keras_simple_rnn_fused.{tfs,out}."""
-import os
-
 import numpy as np
 import torch
 
-from gen_keras_layer_fixtures import PROGS, TOL, grid, lit
+from gen_keras_layer_fixtures import TOL, grid, lit
+from rnn_fixture_util import CLOSE, SAME, layer_pair, load_torch, write_program
 
 ACTS = {"tanh": torch.tanh, "relu": torch.relu, "linear": lambda v: v, "sigmoid": torch.sigmoid,
         # Keras 2.15's hard_sigmoid (keras/src/backend.py): clip(0.2 * x + 0.5, 0, 1)
@@ -40,12 +39,8 @@ def simple_rnn(x, K, R, b, act, h0, mask=None, back=False, zero=False, rk=None):
 def check_torch_rnn(x, K, R, b):
     """the formula above is nn.RNN's for tanh and relu"""
     for act in ("tanh", "relu"):
-        m = torch.nn.RNN(x.shape[2], R.shape[0], nonlinearity=act, batch_first=True).double()
+        m = load_torch(torch.nn.RNN(x.shape[2], R.shape[0], nonlinearity=act, batch_first=True).double(), K, R, b)
         with torch.no_grad():
-            m.weight_ih_l0.copy_(torch.tensor(K.T))
-            m.weight_hh_l0.copy_(torch.tensor(R.T))
-            m.bias_ih_l0.copy_(torch.tensor(b))
-            m.bias_hh_l0.zero_()
             ref = m(torch.tensor(x))[0].numpy()
         mine = simple_rnn(torch.tensor(x), torch.tensor(K), torch.tensor(R), torch.tensor(b), act,
                           torch.zeros(x.shape[0], R.shape[0], dtype=torch.float64))[0].numpy()
@@ -63,12 +58,7 @@ def reference(x, w, act, h0, mask, back, zero, ws, wh, rk=None):
     return [seq.detach().numpy(), h.detach().numpy()], [tx.grad.numpy()] + [a.grad.numpy() for a in tw] + [th0.grad.numpy()]
 
 
-HEAD = '''def close(a, b):
-    return bool(tf.reduce_max(tf.abs(tf.cast(a, tf.float64) - tf.constant(b, dtype=tf.float64))).numpy() <= %r)
-
-def same(a, b):
-    return all(bool(tf.reduce_all(tf.equal(p, q))) for p, q in zip(tf.nest.flatten(a), tf.nest.flatten(b)))
-
+HEAD = CLOSE + "\n" + SAME + '''
 def loss_grads(layer, x, h0, mask, ws, wh):
     # the layer's outputs and the gradients of sum(seq * ws) + sum(h * wh) for x, its weights and h0
     with tf.GradientTape() as tape:
@@ -112,12 +102,7 @@ def main():
         refs, grads = reference(x, w, kw.split("'")[1] if "activation" in kw else "tanh", hs0, mask if masked else None,
                                 back, zero, ws, wh)
         args = "%d, return_sequences=True, return_state=True%s" % (u, ", " + kw if kw else "")
-        lines += ["# " + tag,
-                  "layer = tf.keras.layers.SimpleRNN(%s)" % args,
-                  "steps = tf.keras.layers.SimpleRNN(%s, unroll=True)" % args,
-                  "layer(x)", "steps(x)",
-                  "w = [%s]" % ", ".join("tf.constant(%s, dtype=tf.float32)" % lit(a) for a in w),
-                  "layer.set_weights(w)", "steps.set_weights(w)",
+        lines += layer_pair(tag, "SimpleRNN", args, w) + [
                   "h0 = tf.constant(%s, dtype=tf.float32)" % lit(hs0),
                   "m = %s" % ("mask" if masked else "None"),
                   "graph = tf.function(lambda v, s: loss_grads(layer, v, s, m, ws, wh))",
@@ -152,11 +137,7 @@ def main():
                   ""]
         for mode in ("eager", "graph"):
             out += ["%s %s True True" % (tag, mode), "%s %s gradients %s" % (tag, mode, " ".join(["True"] * len(grads)))]
-    name = "keras_simple_rnn_fused"
-    with open(os.path.join(PROGS, name + ".tfs"), "w") as fh:
-        fh.write("\n".join(lines) + "\n")
-    with open(os.path.join(PROGS, name + ".out"), "w") as fh:
-        fh.write("\n".join(out) + "\n")
+    write_program("keras_simple_rnn_fused", lines, out)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ with tfs's within 1e-5 relative to each tensor's largest value (float32 rounding
 usage: graphdef_rnn_eval.py TFS PROGRAM
 """
 import codecs
+import math
 import os
 import subprocess
 import sys
@@ -79,6 +80,14 @@ def strided_slice(x, begin, end, strides, a):
     return np.squeeze(x[tuple(key)], axis=tuple(shrink))
 
 
+# TF's Selu scale and alpha; the elementwise ops of the activations, in float64 rounded once
+SELU = (1.0507009873554805, 1.6732632423543772)
+UNARY = {"Elu": lambda v: np.where(v > 0, v, np.expm1(v)), "Selu": lambda v: SELU[0] * np.where(v > 0, v, SELU[1] * np.expm1(v)),
+         "Softsign": lambda v: v / (1 + np.abs(v)), "Softplus": lambda v: np.logaddexp(0, v),
+         "Erf": np.vectorize(math.erf, otypes=[np.float64]), "Exp": np.exp, "Expm1": np.expm1, "Square": np.square,
+         "Neg": np.negative, "Abs": np.abs}
+
+
 def run(tree, feeds):
     byname = {}
     for nd in nodes(tree):
@@ -124,6 +133,14 @@ def run(tree, feeds):
             r = [(1.0 / (1.0 + np.exp(-ins[0].astype(np.float64)))).astype(f32)]
         elif op == "Tanh":
             r = [np.tanh(ins[0].astype(np.float64)).astype(f32)]
+        elif op in UNARY:
+            r = [UNARY[op](ins[0].astype(np.float64)).astype(f32)]
+        elif op == "RealDiv":
+            r = [(ins[0] / ins[1]).astype(ins[0].dtype)]
+        elif op == "EluGrad":
+            r = [np.where(ins[1] > 0, ins[0], ins[0] * (ins[1] + f32(1))).astype(f32)]
+        elif op == "SeluGrad":
+            r = [np.where(ins[1] > 0, ins[0] * f32(SELU[0]), ins[0] * (ins[1] + f32(SELU[0] * SELU[1]))).astype(f32)]
         elif op == "MatMul":
             x, y = ins
             if scalar(a["transpose_a"], "b") == "true":

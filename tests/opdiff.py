@@ -469,7 +469,8 @@ def templates(g, op):
             return ["tf.io.decode_jpeg(tf.io.encode_jpeg(%s))" % img, [inp((h, w, c), "int32", 0, 255)]]
         dec = "tf.io.decode_image" if op == "DECODE_IMAGE" else "tf.io.decode_png"
         return ["%s(tf.io.encode_png(%s))" % (dec, img), [inp((h, w, c), "int32", 0, 255)]]
-    acts = ["tanh", "sigmoid", "relu", "linear", "hard_sigmoid"]   # the fused recurrent ops' activations (k_rnn_act.c)
+    # the fused recurrent ops' activations (k_rnn_act.c): SimpleRNN's first five, LSTM's and GRU's all
+    acts = ["tanh", "sigmoid", "relu", "linear", "hard_sigmoid", "elu", "selu", "softsign", "softplus", "swish", "gelu"]
     if op in ("LSTM_SEQ", "LSTM_SEQ_GRAD"):   # the fused LSTM (k_rnn.c), each activation, and through a tape its gradient
         t_, b_, h_ = r.randint(1, 4), r.randint(1, 3), r.randint(1, 3)
         call = ("tf.raw_ops.TfsLSTMSequence(xp=a0, h0=a1, c0=a2, recurrent_kernel=a3, bias=a4, go_backwards=%s, "
@@ -498,7 +499,7 @@ def templates(g, op):
     if op in ("SRNN_SEQ", "SRNN_SEQ_GRAD"):   # the fused SimpleRNN (k_rnn_simple.c), each activation, and its gradient
         t_, b_, h_ = r.randint(1, 4), r.randint(1, 3), r.randint(1, 3)
         call = ("tf.raw_ops.TfsSimpleRNNSequence(xp=a0, h0=a1, recurrent_kernel=a2, bias=a3, go_backwards=%s, activation='%s')[0]"
-                % (r.choice(["False", "True"]), r.choice(acts)))
+                % (r.choice(["False", "True"]), r.choice(acts[:5])))
         ins = [inp((t_, b_, h_), "float32", -1, 1), inp((b_, h_), "float32", -1, 1), inp((h_, h_), "float32", -1, 1),
                inp((h_,), "float32", -1, 1)]
         if op == "SRNN_SEQ":

@@ -1870,13 +1870,25 @@ static void gd_rnn_grad_tail(GdBuild *b, const char *base, tfs_i64 T, const char
                           TENSORFLOW__DATA_TYPE__DT_INT32, false);
 }
 
-/* a fused recurrent op's activation (tanh, sigmoid, relu, linear, hard_sigmoid: k_rnn_act.c) on x as TF's ops;
- * hard_sigmoid as Keras 2.15 writes it: Minimum(Maximum(0.2 * x + 0.5, 0), 1) in clip_by_value's order */
+/* TF's gelu (nn_ops.py, approximate=False): 0.5 * x * (1 + Erf(x / sqrt 2)), the first product first */
+static const char *gd_gelu(GdBuild *b, const char *base, const char *x) {
+  const char *e = gd_opT(b, base, "Erf", DT_FLOAT32, gd_opT(b, base, "RealDiv", DT_FLOAT32, x,
+                         gd_fill(b, base, "truediv/y", DT_FLOAT32, 1.4142135623730951, 0, NULL)), NULL);
+  const char *hx = gd_opT(b, base, "Mul", DT_FLOAT32, gd_fill(b, base, "mul/x", DT_FLOAT32, 0.5, 0, NULL), x);
+  return gd_opT(b, base, "Mul", DT_FLOAT32, hx, gd_opT(b, base, "AddV2", DT_FLOAT32, gd_fill(b, base, "add/x", DT_FLOAT32, 1.0, 0, NULL), e));
+}
+
+/* a fused recurrent op's activation (k_rnn_act.c) on x as TF's ops: Tanh, Sigmoid, Relu, Elu, Selu, Softsign,
+ * Softplus, swish as x * Sigmoid(x), gelu as TF graphs it (gd_gelu), none for linear; hard_sigmoid as Keras 2.15
+ * writes it: Minimum(Maximum(0.2 * x + 0.5, 0), 1) in clip_by_value's order */
 static const char *gd_rnn_act(GdBuild *b, const char *base, const char *act, const char *x) {
-  if (!strcmp(act, "tanh")) return gd_opT(b, base, "Tanh", DT_FLOAT32, x, NULL);
-  if (!strcmp(act, "sigmoid")) return gd_opT(b, base, "Sigmoid", DT_FLOAT32, x, NULL);
-  if (!strcmp(act, "relu")) return gd_opT(b, base, "Relu", DT_FLOAT32, x, NULL);
+  static const char *const one_op[][2] = {{"tanh", "Tanh"}, {"sigmoid", "Sigmoid"}, {"relu", "Relu"}, {"elu", "Elu"},
+                                          {"selu", "Selu"}, {"softsign", "Softsign"}, {"softplus", "Softplus"}};
+  for (size_t k = 0; k < sizeof one_op / sizeof one_op[0]; k++)
+    if (!strcmp(act, one_op[k][0])) return gd_opT(b, base, one_op[k][1], DT_FLOAT32, x, NULL);
   if (!strcmp(act, "linear")) return x;
+  if (!strcmp(act, "swish")) return gd_opT(b, base, "Mul", DT_FLOAT32, x, gd_opT(b, base, "Sigmoid", DT_FLOAT32, x, NULL));
+  if (!strcmp(act, "gelu")) return gd_gelu(b, base, x);
   const char *v = gd_opT(b, base, "AddV2", DT_FLOAT32, gd_opT(b, base, "Mul", DT_FLOAT32, x, gd_fill(b, base, "mul/y", DT_FLOAT32, 0.2, 0, NULL)),
                          gd_fill(b, base, "add/y", DT_FLOAT32, 0.5, 0, NULL));
   v = gd_opT(b, base, "Minimum", DT_FLOAT32, v, gd_fill(b, base, "clip/max", DT_FLOAT32, 1.0, 0, NULL));
@@ -1884,9 +1896,19 @@ static const char *gd_rnn_act(GdBuild *b, const char *base, const char *act, con
 }
 
 /* dy times the activation's derivative from its output y (as k_rnn_act.h: TanhGrad's and SigmoidGrad's formulas,
- * ReluGrad, hard_sigmoid 0.2 where 0 < y < 1) */
+ * ReluGrad, EluGrad, SeluGrad, softsign (1 - |y|)², softplus -Expm1(-y), hard_sigmoid 0.2 where 0 < y < 1) */
 static const char *gd_rnn_act_dy(GdBuild *b, const char *base, const char *act, const char *y, const char *dy) {
+  if (!strcmp(act, "elu")) return gd_opT(b, base, "EluGrad", DT_FLOAT32, dy, y);
+  if (!strcmp(act, "selu")) return gd_opT(b, base, "SeluGrad", DT_FLOAT32, dy, y);
   const char *one = gd_fill(b, base, "sub/x", DT_FLOAT32, 1.0, 0, NULL);
+  if (!strcmp(act, "softsign")) {
+    const char *m = gd_opT(b, base, "Sub", DT_FLOAT32, one, gd_opT(b, base, "Abs", DT_FLOAT32, y, NULL));
+    return gd_opT(b, base, "Mul", DT_FLOAT32, dy, gd_opT(b, base, "Square", DT_FLOAT32, m, NULL));
+  }
+  if (!strcmp(act, "softplus")) {
+    const char *e = gd_opT(b, base, "Expm1", DT_FLOAT32, gd_opT(b, base, "Neg", DT_FLOAT32, y, NULL), NULL);
+    return gd_opT(b, base, "Mul", DT_FLOAT32, dy, gd_opT(b, base, "Neg", DT_FLOAT32, e, NULL));
+  }
   if (!strcmp(act, "tanh"))
     return gd_opT(b, base, "Mul", DT_FLOAT32, dy, gd_opT(b, base, "Sub", DT_FLOAT32, one, gd_opT(b, base, "Mul", DT_FLOAT32, y, y)));
   if (!strcmp(act, "sigmoid"))
@@ -1904,9 +1926,43 @@ static const char *gd_rnn_act_dy(GdBuild *b, const char *base, const char *act, 
   return gd_opT(b, base, "Mul", DT_FLOAT32, dy, k);
 }
 
-/* the LSTM's and GRU's gate gradients: d times the derivative from y, the sigmoid's and tanh's as k_rnn.c orders
- * them ((d * y) * (1 - y), d * (1 - y²)) */
-static const char *gd_rnn_act_grad(GdBuild *b, const char *base, const char *act, const char *y, const char *d) {
+/* whether the fused LSTM and GRU keep an activation's pre-activation in place of its output (swish, gelu:
+ * k_rnn_act.h's rnn_act_pre) */
+static bool gd_rnn_act_pre(const char *act) { return !strcmp(act, "swish") || !strcmp(act, "gelu"); }
+
+/* d times swish's or gelu's derivative at the pre-activation x, as k_rnn_act.c: s * (1 + x * (1 - s)) with
+ * s = Sigmoid(x); 0.5 * (1 + Erf(x / sqrt 2)) + x * 0.3989422804014327 * Exp(-0.5 * x²) */
+static const char *gd_rnn_act_dx(GdBuild *b, const char *base, const char *act, const char *x, const char *d) {
+  const char *one = gd_fill(b, base, "sub/x", DT_FLOAT32, 1.0, 0, NULL), *k;
+  if (!strcmp(act, "swish")) {
+    const char *sg = gd_opT(b, base, "Sigmoid", DT_FLOAT32, x, NULL);
+    const char *t = gd_opT(b, base, "Mul", DT_FLOAT32, x, gd_opT(b, base, "Sub", DT_FLOAT32, one, sg));
+    k = gd_opT(b, base, "Mul", DT_FLOAT32, sg, gd_opT(b, base, "AddV2", DT_FLOAT32, one, t));
+  } else {
+    const char *e = gd_opT(b, base, "Erf", DT_FLOAT32, gd_opT(b, base, "RealDiv", DT_FLOAT32, x,
+                           gd_fill(b, base, "truediv/y", DT_FLOAT32, 1.4142135623730951, 0, NULL)), NULL);
+    const char *cdf = gd_opT(b, base, "Mul", DT_FLOAT32, gd_fill(b, base, "mul/x", DT_FLOAT32, 0.5, 0, NULL),
+                             gd_opT(b, base, "AddV2", DT_FLOAT32, one, e));
+    const char *x2 = gd_opT(b, base, "Mul", DT_FLOAT32, gd_fill(b, base, "mul/y", DT_FLOAT32, -0.5, 0, NULL),
+                            gd_opT(b, base, "Square", DT_FLOAT32, x, NULL));
+    const char *pdf = gd_opT(b, base, "Mul", DT_FLOAT32, gd_opT(b, base, "Mul", DT_FLOAT32, x,
+                             gd_fill(b, base, "mul/y", DT_FLOAT32, 0.3989422804014327, 0, NULL)), gd_opT(b, base, "Exp", DT_FLOAT32, x2, NULL));
+    k = gd_opT(b, base, "AddV2", DT_FLOAT32, cdf, pdf);
+  }
+  return gd_opT(b, base, "Mul", DT_FLOAT32, d, k);
+}
+
+/* a kept activation block v of the gradient op: its output *y and pre-activation *x (v for both unless swish or
+ * gelu, whose output is recomputed from the kept pre-activation) */
+static void gd_rnn_act_at(GdBuild *b, const char *base, const char *act, const char *v, const char **y, const char **x) {
+  *x = v;
+  *y = gd_rnn_act_pre(act) ? gd_rnn_act(b, base, act, v) : v;
+}
+
+/* the LSTM's and GRU's gate gradients: d times the derivative from y (or from the pre-activation x: swish, gelu),
+ * the sigmoid's and tanh's as k_rnn.c orders them ((d * y) * (1 - y), d * (1 - y²)) */
+static const char *gd_rnn_act_grad(GdBuild *b, const char *base, const char *act, const char *y, const char *x, const char *d) {
+  if (gd_rnn_act_pre(act)) return gd_rnn_act_dx(b, base, act, x, d);
   if (!strcmp(act, "sigmoid")) {
     const char *dy = gd_opT(b, base, "Mul", DT_FLOAT32, d, y);
     return gd_opT(b, base, "Mul", DT_FLOAT32, dy, gd_opT(b, base, "Sub", DT_FLOAT32, gd_fill(b, base, "sub/x", DT_FLOAT32, 1.0, 0, NULL), y));
@@ -1951,17 +2007,20 @@ static bool gd_r_lstm_seq(GD_RULE_ARGS) {
     const char *z = gd_opT(b, base, "AddV2", DT_FLOAT32, xt, gd_matmul(b, base, hin, u));
     if (bias) z = gd_opT(b, base, "AddV2", DT_FLOAT32, z, bias);
     const char *spn = gd_split(b, base, axis, z, 4);
-    const char *i = gd_rnn_act(b, base, rfn, gd_out(b, spn, 0)), *f = gd_rnn_act(b, base, rfn, gd_out(b, spn, 1));
-    const char *gg = gd_rnn_act(b, base, fn, gd_out(b, spn, 2));
-    const char *o = gd_rnn_act(b, base, rfn, gd_out(b, spn, 3));
+    const char *zi = gd_out(b, spn, 0), *zf = gd_out(b, spn, 1), *zg = gd_out(b, spn, 2), *zo = gd_out(b, spn, 3);
+    const char *i = gd_rnn_act(b, base, rfn, zi), *f = gd_rnn_act(b, base, rfn, zf);
+    const char *gg = gd_rnn_act(b, base, fn, zg);
+    const char *o = gd_rnn_act(b, base, rfn, zo);
     const char *cn = gd_opT(b, base, "AddV2", DT_FLOAT32, gd_opT(b, base, "Mul", DT_FLOAT32, f, c), gd_opT(b, base, "Mul", DT_FLOAT32, i, gg));
     const char *tc = gd_rnn_act(b, base, fn, cn);
     const char *hn = gd_opT(b, base, "Mul", DT_FLOAT32, o, tc);
     c = cl[s] = gd_mask_sel(b, base, &mk, cn, c);
     hs[s] = gd_rnn_step_out(b, base, &mk, hn, &h, &prev, zero, zeros);
     if (al) {
-      /* a skipped step's activations are zeros; with a mask or recurrent dropout the product's input follows */
-      const char *parts[5] = {i, f, gg, o, tc};
+      /* a skipped step's activations are zeros; with a mask or recurrent dropout the product's input follows;
+       * swish's and gelu's gates keep their pre-activations */
+      bool rp = gd_rnn_act_pre(rfn);
+      const char *parts[5] = {rp ? zi : i, rp ? zf : f, gd_rnn_act_pre(fn) ? zg : gg, rp ? zo : o, tc};
       const char *a5 = gd_concat(b, base, 5, parts, axis);
       if (mask && !z5) z5 = gd_opT(b, base, "ZerosLike", DT_FLOAT32, a5, NULL);
       const char *a6[2] = {gd_mask_sel(b, base, &mk, a5, z5), hin};
@@ -2018,18 +2077,20 @@ static bool gd_r_gru_seq(GD_RULE_ARGS) {
     const char *rec = gd_matmul(b, base, hin, u);
     if (b1) rec = gd_opT(b, base, "AddV2", DT_FLOAT32, rec, b1);
     const char *rs = gd_split(b, base, axis, rec, after ? 3 : 2);
-    const char *z = gd_rnn_act(b, base, rfn, gd_opT(b, base, "AddV2", DT_FLOAT32, gd_out(b, xs, 0), gd_out(b, rs, 0)));
-    const char *r = gd_rnn_act(b, base, rfn, gd_opT(b, base, "AddV2", DT_FLOAT32, gd_out(b, xs, 1), gd_out(b, rs, 1)));
+    const char *pz = gd_opT(b, base, "AddV2", DT_FLOAT32, gd_out(b, xs, 0), gd_out(b, rs, 0)), *z = gd_rnn_act(b, base, rfn, pz);
+    const char *pr = gd_opT(b, base, "AddV2", DT_FLOAT32, gd_out(b, xs, 1), gd_out(b, rs, 1)), *r = gd_rnn_act(b, base, rfn, pr);
     const char *rh = after ? gd_out(b, rs, 2) : gd_opT(b, base, "Mul", DT_FLOAT32, r, hin);
     const char *q = after ? gd_opT(b, base, "Mul", DT_FLOAT32, r, rh) : gd_matmul(b, base, rh, uh);
-    const char *hh = gd_rnn_act(b, base, fn, gd_opT(b, base, "AddV2", DT_FLOAT32, gd_out(b, xs, 2), q));
+    const char *ph = gd_opT(b, base, "AddV2", DT_FLOAT32, gd_out(b, xs, 2), q), *hh = gd_rnn_act(b, base, fn, ph);
     const char *zh = gd_opT(b, base, "Mul", DT_FLOAT32, z, hin);
     const char *oh = gd_opT(b, base, "Mul", DT_FLOAT32, gd_opT(b, base, "Sub", DT_FLOAT32, onef, z), hh);
     const char *hn = gd_opT(b, base, "AddV2", DT_FLOAT32, zh, oh);
     hs[s] = gd_rnn_step_out(b, base, &mk, hn, &h, &prev, zero, zeros);
     if (al) {
-      /* a skipped step keeps its activations; with a mask or recurrent dropout the step's input state follows */
-      const char *parts[5] = {z, r, hh, rh, hin};
+      /* a skipped step keeps its activations; with a mask or recurrent dropout the step's input state follows;
+       * swish's and gelu's gates keep their pre-activations */
+      bool rp = gd_rnn_act_pre(rfn);
+      const char *parts[5] = {rp ? pz : z, rp ? pr : r, gd_rnn_act_pre(fn) ? ph : hh, rh, hin};
       al[s] = gd_concat(b, base, mask || rk ? 5 : 4, parts, axis);
     }
   }
@@ -2069,13 +2130,19 @@ static bool gd_r_lstm_grad(GD_RULE_ARGS) {
     gd_mask_step(b, base, &mk, back ? T - 1 - s : s);
     /* the activations' blocks i, f, g, o, tanh c and, with a mask or recurrent dropout, the product's input */
     const char *spn = gd_split(b, base, axis, gd_step(b, base, act, strides, s), mask || rk ? 6 : 5);
-    const char *i = gd_out(b, spn, 0), *f = gd_out(b, spn, 1), *gg = gd_out(b, spn, 2), *o = gd_out(b, spn, 3), *tc = gd_out(b, spn, 4);
+    const char *i, *f, *gg, *o, *xi, *xf, *xg, *xo, *tc = gd_out(b, spn, 4);
+    /* the cell's own pre-activation: its step of cs (swish, gelu) */
+    const char *xc = gd_rnn_act_pre(fn) ? gd_step(b, base, cs, strides, s) : tc;
+    gd_rnn_act_at(b, base, rfn, gd_out(b, spn, 0), &i, &xi);
+    gd_rnn_act_at(b, base, rfn, gd_out(b, spn, 1), &f, &xf);
+    gd_rnn_act_at(b, base, fn, gd_out(b, spn, 2), &gg, &xg);
+    gd_rnn_act_at(b, base, rfn, gd_out(b, spn, 3), &o, &xo);
     const char *cp = s ? gd_step(b, base, cs, strides, s - 1) : c0, *dhs_s;
     hp[s] = mask || rk ? gd_out(b, spn, 5) : s ? gd_step_on(b, base, hs, strides, s - 1, 1) : h0;
     const char *dhv = gd_rnn_dh_in(b, base, dhs, dh, dout, strides, s, &dhs_s);
-    const char *dcv = A_(dc, gd_rnn_act_grad(b, base, fn, tc, M_(dhv, o)));
-    const char *parts[4] = {gd_rnn_act_grad(b, base, rfn, i, M_(dcv, gg)), gd_rnn_act_grad(b, base, rfn, f, M_(dcv, cp)),
-                            gd_rnn_act_grad(b, base, fn, gg, M_(dcv, i)), gd_rnn_act_grad(b, base, rfn, o, M_(dhv, tc))};
+    const char *dcv = A_(dc, gd_rnn_act_grad(b, base, fn, tc, xc, M_(dhv, o)));
+    const char *parts[4] = {gd_rnn_act_grad(b, base, rfn, i, xi, M_(dcv, gg)), gd_rnn_act_grad(b, base, rfn, f, xf, M_(dcv, cp)),
+                            gd_rnn_act_grad(b, base, fn, gg, xg, M_(dcv, i)), gd_rnn_act_grad(b, base, rfn, o, xo, M_(dhv, tc))};
     const char *dzs = gd_concat(b, base, 4, parts, axis);
     if (mask && !zg) zg = gd_opT(b, base, "ZerosLike", DT_FLOAT32, dzs, NULL);
     /* a skipped step: no gate gradient, the states' gradients pass through */
@@ -2131,14 +2198,17 @@ static bool gd_r_gru_grad(GD_RULE_ARGS) {
     gd_mask_step(b, base, &mk, back ? T - 1 - s : s);
     /* the activations' blocks z, r, hh, q and, with a mask or recurrent dropout, the step's input state */
     const char *spn = gd_split(b, base, axis, gd_step(b, base, act, strides, s), mask || rk ? 5 : 4);
-    const char *z = gd_out(b, spn, 0), *r = gd_out(b, spn, 1), *hh = gd_out(b, spn, 2), *q = gd_out(b, spn, 3);
+    const char *z, *r, *hh, *xz, *xr, *xh, *q = gd_out(b, spn, 3);
+    gd_rnn_act_at(b, base, rfn, gd_out(b, spn, 0), &z, &xz);
+    gd_rnn_act_at(b, base, rfn, gd_out(b, spn, 1), &r, &xr);
+    gd_rnn_act_at(b, base, fn, gd_out(b, spn, 2), &hh, &xh);
     const char *hpv = hp[s] = mask || rk ? gd_out(b, spn, 4) : s ? gd_step_on(b, base, hs, strides, s - 1, 1) : h0;
     const char *dhs_s, *dh_in = dh, *dhv = gd_rnn_dh_in(b, base, dhs, dh, dout, strides, s, &dhs_s);
-    const char *dzv = M_(dhv, gd_opT(b, base, "Sub", DT_FLOAT32, hpv, hh)), *dn = gd_rnn_act_grad(b, base, fn, hh, M_(dhv, OM_(z)));
-    const char *gz = gd_rnn_act_grad(b, base, rfn, z, dzv), *dgs, *dxs;
+    const char *dzv = M_(dhv, gd_opT(b, base, "Sub", DT_FLOAT32, hpv, hh)), *dn = gd_rnn_act_grad(b, base, fn, hh, xh, M_(dhv, OM_(z)));
+    const char *gz = gd_rnn_act_grad(b, base, rfn, z, xz, dzv), *dgs, *dxs;
     dh = M_(dhv, z);
     if (after) {
-      const char *gr = gd_rnn_act_grad(b, base, rfn, r, M_(dn, q)), *pg[3] = {gz, gr, M_(dn, r)}, *px[3] = {gz, gr, dn};
+      const char *gr = gd_rnn_act_grad(b, base, rfn, r, xr, M_(dn, q)), *pg[3] = {gz, gr, M_(dn, r)}, *px[3] = {gz, gr, dn};
       dgs = gd_concat(b, base, 3, pg, axis);
       dxs = gd_concat(b, base, 3, px, axis);
       if (mask && !zg) zg = zx = gd_opT(b, base, "ZerosLike", DT_FLOAT32, dgs, NULL);
@@ -2146,7 +2216,7 @@ static bool gd_r_gru_grad(GD_RULE_ARGS) {
       dh = A_(dh, gd_matmul_t(b, base, dg[s], u, false, true));
     } else {
       const char *e = gd_matmul_t(b, base, dn, uh, false, true);
-      const char *gr = gd_rnn_act_grad(b, base, rfn, r, M_(e, hpv)), *pg[2] = {gz, gr}, *px[3] = {gz, gr, dn};
+      const char *gr = gd_rnn_act_grad(b, base, rfn, r, xr, M_(e, hpv)), *pg[2] = {gz, gr}, *px[3] = {gz, gr, dn};
       dh = A_(dh, M_(e, r));
       dgs = gd_concat(b, base, 2, pg, axis);
       dxs = gd_concat(b, base, 3, px, axis);

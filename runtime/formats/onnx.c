@@ -512,14 +512,35 @@ static char **ox_steps(Ox *x, char *xs, int64_t T) {
 /* Split of a [B, k*H] row block on axis 1 in k equal parts */
 static void ox_split1(Ox *x, char *a, int k, char **parts) { ox_attr_i(x, ox_emit(x, "Split", 1, &a, k, parts), "axis", 1); }
 
-/* A fused recurrent op's activation (attribute i of n; dflt when not given) on z as an ONNX op: Tanh, Sigmoid, Relu,
- * HardSigmoid (ONNX's default alpha 0.2 and beta 0.5 are Keras 2.15's) or none (linear) */
+/* gelu as Mul, Erf and Add (ONNX's Gelu is opset 20): 0.5 x (1 + erf(x / sqrt 2)), or with approximate
+ * 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
+static char *ox_gelu(Ox *x, DType dt, char *v, bool approximate) {
+  char *h = ox_op2(x, "Mul", v, ox_scalar(x, dt, 0.5));
+  char *inner;
+  if (approximate) {
+    char *x3 = ox_op2(x, "Mul", v, ox_op2(x, "Mul", v, v));
+    char *t = ox_op2(x, "Add", v, ox_op2(x, "Mul", x3, ox_scalar(x, dt, 0.044715)));
+    inner = ox_op1(x, "Tanh", ox_op2(x, "Mul", t, ox_scalar(x, dt, sqrt(2.0 / M_PI))));
+  } else {
+    inner = ox_op1(x, "Erf", ox_op2(x, "Mul", v, ox_scalar(x, dt, M_SQRT1_2)));
+  }
+  return ox_op2(x, "Mul", h, ox_op2(x, "Add", inner, ox_scalar(x, dt, 1)));
+}
+
+/* A fused recurrent op's activation (attribute i of n; dflt when not given) on z as ONNX ops: Tanh, Sigmoid, Relu,
+ * HardSigmoid (ONNX's default alpha 0.2 and beta 0.5 are Keras 2.15's), Elu, Selu (ONNX's default alpha and gamma
+ * are Keras'), Softsign, Softplus, swish as z * Sigmoid(z), gelu (ox_gelu) or none (linear) */
 static char *ox_rnn_act(Ox *x, const GraphNode *n, int i, const char *dflt, char *z) {
+  static const char *const one_op[][2] = {{"tanh", "Tanh"}, {"sigmoid", "Sigmoid"}, {"relu", "Relu"},
+                                          {"hard_sigmoid", "HardSigmoid"}, {"elu", "Elu"}, {"selu", "Selu"},
+                                          {"softsign", "Softsign"}, {"softplus", "Softplus"}};
   Val av = ox_attrv(n, i);
   const char *act = ox_given(av) && val_is(av, &str_type) ? str_cstr(av) : dflt;
-  const char *aop = !strcmp(act, "tanh") ? "Tanh" : !strcmp(act, "sigmoid") ? "Sigmoid" : !strcmp(act, "relu") ? "Relu"
-                    : !strcmp(act, "hard_sigmoid") ? "HardSigmoid" : NULL;
-  return aop ? ox_op1(x, aop, z) : z;
+  for (size_t k = 0; k < sizeof one_op / sizeof one_op[0]; k++)
+    if (!strcmp(act, one_op[k][0])) return ox_op1(x, one_op[k][1], z);
+  if (!strcmp(act, "swish")) return ox_op2(x, "Mul", z, ox_op1(x, "Sigmoid", z));
+  if (!strcmp(act, "gelu")) return ox_gelu(x, DT_FLOAT32, z, false);
+  return z;
 }
 
 /* whether a fused LSTM/GRU has Keras' default activations (tanh, sigmoid recurrent), which ONNX's LSTM and GRU
@@ -835,19 +856,9 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
       out[0] = o;
       return;
     }
-    case OP_GELU: {
-      char *h = ox_op2(x, "Mul", in[0], ox_scalar(x, dt, 0.5));
-      char *inner;
-      if (ox_bool_attr(n, 0, false)) {   /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
-        char *x3 = ox_op2(x, "Mul", in[0], ox_op2(x, "Mul", in[0], in[0]));
-        char *t = ox_op2(x, "Add", in[0], ox_op2(x, "Mul", x3, ox_scalar(x, dt, 0.044715)));
-        inner = ox_op1(x, "Tanh", ox_op2(x, "Mul", t, ox_scalar(x, dt, sqrt(2.0 / M_PI))));
-      } else {
-        inner = ox_op1(x, "Erf", ox_op2(x, "Mul", in[0], ox_scalar(x, dt, M_SQRT1_2)));
-      }
-      out[0] = ox_op2(x, "Mul", h, ox_op2(x, "Add", inner, ox_scalar(x, dt, 1)));
+    case OP_GELU:
+      out[0] = ox_gelu(x, dt, in[0], ox_bool_attr(n, 0, false));
       return;
-    }
     case OP_IS_INF:
       out[0] = ox_op1(x, "IsInf", in[0]);
       return;

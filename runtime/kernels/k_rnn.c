@@ -203,6 +203,13 @@ static void lstm_gates(const LstmSeq *p, tfs_i64 s, tfs_i64 t, tfs_i64 lo, tfs_i
     for (tfs_i64 j = 0; j < H; j++) h[j] = a[3 * H + j] * a[4 * H + j];
     memcpy(hs, h, sizeof(float) * (size_t)H);
     if (p->cs) memcpy(p->cs + (s * B + b) * H, cc, sizeof(float) * (size_t)H);
+    /* swish, gelu: the gradient's derivative needs the gates' pre-activations, kept in place of their outputs (the
+     * cell's own is cs) */
+    if (rnn_act_pre(p->rfn)) {
+      memcpy(a, zb, sizeof(float) * (size_t)(2 * H));
+      memcpy(a + 3 * H, zb + 3 * H, sizeof(float) * (size_t)H);
+    }
+    if (rnn_act_pre(p->fn)) memcpy(a + 2 * H, zb + 2 * H, sizeof(float) * (size_t)H);
   }
 }
 
@@ -299,15 +306,19 @@ static void lstm_bwd_rows(void *ctx, int part, int nparts) {
       }
       for (tfs_i64 j = 0; j < H; j++) {
         tfs_i64 k = (b * T + s) * H + j;
-        float i = a[j], f = a[H + j], g = a[2 * H + j], o = a[3 * H + j], tc = a[4 * H + j];
+        float i, f, g, o, xi, xf, xg, xo, tc = a[4 * H + j], xc = cs[(s * B + b) * H + j];
+        rnn_act_at(p->rfn, a[j], &i, &xi);
+        rnn_act_at(p->rfn, a[H + j], &f, &xf);
+        rnn_act_at(p->fn, a[2 * H + j], &g, &xg);
+        rnn_act_at(p->rfn, a[3 * H + j], &o, &xo);
         float cp = s ? cs[((s - 1) * B + b) * H + j] : c0[b * H + j];
         float dhv = dhs[k] + dh[b * H + j];
         if (dout) dhv += dout[b * H + j], dout[b * H + j] = 0.0f;
-        float dcv = dc[b * H + j] + rnn_act_grad(p->fn, dhv * o, tc);
-        z[j] = rnn_act_grad(p->rfn, dcv * g, i);
-        z[H + j] = rnn_act_grad(p->rfn, dcv * cp, f);
-        z[2 * H + j] = rnn_act_grad(p->fn, dcv * i, g);
-        z[3 * H + j] = rnn_act_grad(p->rfn, dhv * tc, o);
+        float dcv = dc[b * H + j] + rnn_act_grad(p->fn, dhv * o, tc, xc);
+        z[j] = rnn_act_grad(p->rfn, dcv * g, i, xi);
+        z[H + j] = rnn_act_grad(p->rfn, dcv * cp, f, xf);
+        z[2 * H + j] = rnn_act_grad(p->fn, dcv * i, g, xg);
+        z[3 * H + j] = rnn_act_grad(p->rfn, dhv * tc, o, xo);
         dc[b * H + j] = dcv * f;
         hp[(s * B + b) * H + j] = na == 6 ? a[5 * H + j] : s ? hs[k - H] : h0[b * H + j];
       }
@@ -471,13 +482,17 @@ static void gru_fwd_rows(void *ctx, int part, int nparts) {
         /* skipped (Keras' backend.rnn): the state stays, the output repeats the previous one (zeros first) */
         if (p->zero || s == 0) memset(out, 0, sizeof(float) * (size_t)H);
         else memcpy(out, out - H, sizeof(float) * (size_t)H);
-        continue;
+      } else {
+        for (tfs_i64 j = 0; j < H; j++) {
+          float z = a[j], zh = z * hv[j], oh = (1.0f - z) * a[2 * H + j];
+          h[j] = zh + oh;
+        }
+        memcpy(out, h, sizeof(float) * (size_t)H);
       }
-      for (tfs_i64 j = 0; j < H; j++) {
-        float z = a[j], zh = z * hv[j], oh = (1.0f - z) * a[2 * H + j];
-        h[j] = zh + oh;
-      }
-      memcpy(out, h, sizeof(float) * (size_t)H);
+      /* swish, gelu: the gates' pre-activations in place of their outputs, for the gradient's derivative */
+      const float *pr = p->pre + b * G;
+      if (rnn_act_pre(p->rfn)) memcpy(a, pr, sizeof(float) * (size_t)(2 * H));
+      if (rnn_act_pre(p->fn)) memcpy(a + 2 * H, pr + 2 * H, sizeof(float) * (size_t)H);
     }
   }
 }
@@ -569,17 +584,21 @@ static void gru_bwd_rows(void *ctx, int part, int nparts) {
       float *g = p->dg + (s * B + b) * (p->after ? G : 2 * H);
       for (tfs_i64 j = 0; j < H; j++) {
         tfs_i64 k = (b * T + s) * H + j;
-        float z = a[j], hh = a[2 * H + j], hpv = na == 5 ? a[4 * H + j] : s ? hs[k - H] : p->h0[b * H + j];
+        float z, hh, xz, xh, hpv = na == 5 ? a[4 * H + j] : s ? hs[k - H] : p->h0[b * H + j];
+        rnn_act_at(p->rfn, a[j], &z, &xz);
+        rnn_act_at(p->fn, a[2 * H + j], &hh, &xh);
         float dhv = dhs ? dhs[k] + dh[b * H + j] : dh[b * H + j];
         if (p->dout) dhv += p->dout[b * H + j], p->dout[b * H + j] = 0.0f;
-        float dz = dhv * (hpv - hh), dn = rnn_act_grad(p->fn, dhv * (1.0f - z), hh);
-        float gz = rnn_act_grad(p->rfn, dz, z);
+        float dz = dhv * (hpv - hh), dn = rnn_act_grad(p->fn, dhv * (1.0f - z), hh, xh);
+        float gz = rnn_act_grad(p->rfn, dz, z, xz);
         x[j] = g[j] = gz;
         x[2 * H + j] = dn;
         dh[b * H + j] = dhv * z;
         hpr[j] = hpv;
         if (p->after) {
-          float r = a[H + j], gr = rnn_act_grad(p->rfn, dn * a[3 * H + j], r);
+          float r, xr;
+          rnn_act_at(p->rfn, a[H + j], &r, &xr);
+          float gr = rnn_act_grad(p->rfn, dn * a[3 * H + j], r, xr);
           x[H + j] = g[H + j] = gr;
           g[2 * H + j] = dn * r;
         } else {
@@ -597,7 +616,9 @@ static void gru_bwd_rows(void *ctx, int part, int nparts) {
         const float *a = p->act + (s * B + b) * na * H, *hpr = hp + (s * B + b) * H;
         float *x = p->dxp + (t * B + b) * G, *g = p->dg + (s * B + b) * 2 * H;
         for (tfs_i64 j = 0; j < H; j++) {
-          float r = a[H + j], ev = e[b * H + j], gr = rnn_act_grad(p->rfn, ev * hpr[j], r);
+          float r, xr, ev = e[b * H + j];
+          rnn_act_at(p->rfn, a[H + j], &r, &xr);
+          float gr = rnn_act_grad(p->rfn, ev * hpr[j], r, xr);
           x[H + j] = g[H + j] = gr;
           dh[b * H + j] += ev * r;
         }

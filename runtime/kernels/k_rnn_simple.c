@@ -21,7 +21,7 @@ void meta_srnn_seq(OpCall *c) {
   bool fwd = c->op->id == OP_SRNN_SEQ;
   tfs_i64 b, t, h, g;
   rnn_dims(c, fwd, fwd ? 0 : 2, fwd ? 2 : 1, 1, "SimpleRNN", &b, &t, &h, &g);
-  rnn_act_attr(c, fwd ? 3 : 2, RNN_TANH);
+  rnn_act_attr_simple(c, fwd ? 3 : 2, RNN_TANH);
   int mi = fwd ? 4 : 6, nact = rnn_masked(c, mi) ? 1 : 0;
   tfs_i64 s[3] = {b, t, h}, sa[3] = {t, b, h >= 0 ? nact * h : -1}, bh[2] = {b, h}, tb[2] = {t, b};
   rnn_need_shape(c, fwd ? 1 : 0, 2, bh, "SimpleRNN");
@@ -95,7 +95,7 @@ static void srnn_forward(OpCall *c) {
   memcpy(h, h0, sizeof(float) * (size_t)(B * H));
   SrnnSeq st = {xp, bias, u, mask, rk, h, w, w + B * H, tensor_data(c->out[0]),
                 save && (mask || rk) ? tensor_data(c->out[2]) : NULL, B, T, H, mask || rk ? 1 : 0, back, zero,
-                rnn_act_attr(c, 3, RNN_TANH)};
+                rnn_act_attr_simple(c, 3, RNN_TANH)};
   int np = rnn_parts(B, T, H * H);
   if (np > 1) tp_run(np, srnn_fwd_rows, &st);
   else srnn_fwd_rows(&st, 0, 1);   /* not as a pool job: its products may still split */
@@ -168,7 +168,7 @@ static void srnn_backward(OpCall *c) {
   else memset(dh, 0, sizeof(float) * (size_t)(B * H));
   memset(dout, 0, sizeof(float) * (size_t)(B * H));
   SrnnBack st = {h0, u, hs, act, dhs, mask, rk, dxp, hp, dh, e, dout, B, T, H, mask || rk ? 1 : 0, back, zero,
-                 rnn_act_attr(c, 2, RNN_TANH)};
+                 rnn_act_attr_simple(c, 2, RNN_TANH)};
   int np = rnn_parts(B, T, H * H);
   if (np > 1) tp_run(np, srnn_bwd_rows, &st);
   else if (B > 0) srnn_bwd_rows(&st, 0, 1);
