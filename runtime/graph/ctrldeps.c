@@ -81,3 +81,34 @@ void graph_ctrl_apply(Graph *g, int node) {
     }
   }
 }
+
+bool graph_ctrl_capture(Graph *g, Graph *owner, int node) {
+  const Graph *p = g->parent;
+  while (p && p != owner) p = p->parent;
+  if (!p) return false;
+  for (int i = 0; i < g->nctrl_caps; i++)
+    if (g->ctrl_caps[i].g == owner && g->ctrl_caps[i].node == node) return true;
+  GraphCtrlCap *c = realloc(g->ctrl_caps, sizeof(GraphCtrlCap) * (size_t)(g->nctrl_caps + 1));
+  if (!c) rt_throw(ERR_MEMORY, "out of memory");
+  g->ctrl_caps = c;
+  c[g->nctrl_caps++] = (GraphCtrlCap){owner, node};
+  return true;
+}
+
+int graph_ctrl_push_caps(Graph *g, Graph *const *bodies, int nb) {
+  int n = 0;
+  for (int b = 0; b < nb; b++) n += bodies[b] ? bodies[b]->nctrl_caps : 0;
+  int *ids = malloc(sizeof(int) * (size_t)(n ? n : 1));
+  if (!ids) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = rt_hold_mem(ids), k = 0;   /* freed when a throw unwinds */
+  for (int b = 0; b < nb; b++)
+    for (int i = 0; bodies[b] && i < bodies[b]->nctrl_caps; i++) {
+      const GraphCtrlCap *c = &bodies[b]->ctrl_caps[i];
+      if (c->g == g) ids[k++] = c->node;
+      else graph_ctrl_capture(g, c->g, c->node);   /* a graph enclosing g: the node made from g waits for it */
+    }
+  int tok = graph_ctrl_push(g, ids, k, false);
+  rt_unhold(mark);
+  free(ids);
+  return tok;
+}

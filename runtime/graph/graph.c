@@ -215,6 +215,7 @@ void graph_release(Graph *g) {
   names_free(g->names);
   for (int i = 0; i < g->nreserved; i++) free(g->reserved[i]);
   free(g->reserved);
+  free(g->ctrl_caps);
   free(g->name);
   free(g->fname);
   free(g);

@@ -40,6 +40,9 @@ typedef struct GraphRef { int node, out; } GraphRef;
 
 struct Graph;
 
+/* An operation of an enclosing graph a cond/while body asked to wait for (see Graph.ctrl_caps). */
+typedef struct GraphCtrlCap { struct Graph *g; int node; } GraphCtrlCap;
+
 typedef struct GraphNode {
   GraphNodeKind kind;
   const OpDef *op;            /* GN_OP */
@@ -79,6 +82,10 @@ typedef struct Graph {
   int escaped_loc;            /* a loop body whose tensors outlived the loop: the loop's location (else 0) */
   char **reserved;            /* names taken by no node (graph_reserve_name), owned */
   int nreserved;
+  GraphCtrlCap *ctrl_caps;    /* while tracing a body: tf.control_dependencies on operations of enclosing graphs
+                               * (TF's FuncGraph control captures); the cond/while node made from the body waits
+                               * for them (borrowed graphs, valid while the trace runs) */
+  int nctrl_caps;
 } Graph;
 
 Graph *graph_new(const char *name, const char *fname, Graph *parent);
@@ -120,6 +127,13 @@ void graph_add_output(Graph *g, GraphRef r);
 int graph_ctrl_push(Graph *g, const int *deps, int n, bool clear);
 void graph_ctrl_pop(int token);
 void graph_ctrl_apply(Graph *g, int node);
+/* tf.control_dependencies in g on operation node of another graph owner: recorded as a control capture of g (see
+ * Graph.ctrl_caps) when owner encloses g; false when it does not (nothing g's nodes can wait for). */
+bool graph_ctrl_capture(Graph *g, Graph *owner, int node);
+/* Before making the cond/while node of bodies in g: opens a block on the bodies' control captures of g (TF's
+ * cond_v2/while_v2 make the If/While under control_dependencies(function_captures.control)); captures of graphs
+ * enclosing g become g's own.  Its token for graph_ctrl_pop. */
+int graph_ctrl_push_caps(Graph *g, Graph *const *bodies, int nb);
 /* A copy of src (parent: its parent's copy, or NULL) reading Variable to[i] where src reads from[i]. */
 Graph *graph_clone_vars(const Graph *src, Graph *parent, int n, Variable *const *from, Variable *const *to);
 static inline GraphNode *graph_node(const Graph *g, int id) { return &g->nodes[id]; }

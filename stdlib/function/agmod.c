@@ -315,13 +315,17 @@ static void ag_align_inputs(AgBody *b, int nfixed, const GraphRef *u, int nu, Gr
   for (int i = 0; i < g->ninputs; i++) g->nodes[inputs[i]].param = i;
 }
 
-/* Record the control-flow node in cx's graph and make it a side effect when
- * a body has some. */
+/* Record the control-flow node in cx's graph, with control inputs as TF's If/While get them, and make it a side
+ * effect when a body has some. */
 static int ag_add_node(TraceCtx *cx, GraphNodeKind kind, const char *base, int nout, const TMeta *outm, int nin,
                        const GraphRef *in, AgBody *a, AgBody *b, Val aux) {
   Graph *g = cx->g;
+  Graph *bodies[2] = {a->g, b->g};
+  int ct = graph_ctrl_push_caps(g, bodies, 2);
   int id = graph_add_node(g, kind, NULL, base, nout, outm);
   graph_set_inputs(g, id, nin, in, NULL);
+  graph_ctrl_apply(g, id);   /* the enclosing tf.control_dependencies blocks' and the bodies' control captures */
+  graph_ctrl_pop(ct);
   GraphNode *n = &g->nodes[id];
   n->sub[0] = a->g;
   n->sub[1] = b->g;

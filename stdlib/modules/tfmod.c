@@ -9,6 +9,7 @@
 #include "kernels/ops.h"
 #include "modules/tfdata.h"
 #include "modules/tfmod.h"
+#include "modules/tfoperation.h"
 #include "graph/trace.h"
 
 /* ---- attribute cache: qualified name ("math.add") -> value ----------------------
@@ -251,7 +252,8 @@ static Val tf_tensorshape(Val self, int n, const Val *args, const Kw *kw) {
 
 //! tf.print(*inputs, output_stream='stdout', sep=' ', end='\n', summarize=3, name=None)
 //!   Prints tensors and Python values; inside tf.function it is an op, so it prints on every call, not once per trace.
-//!   Tensors print as TF prints them (no dtype or shape); output_stream may be 'stdout' or 'stderr'.
+//!   Tensors print as TF prints them (no dtype or shape); output_stream may be 'stdout' or 'stderr'.  Returns None
+//!   eagerly; while tracing its PrintV2 operation (a tf.Operation, e.g. for tf.control_dependencies).
 static Val tf_print(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   Val sep = str_from_cstr(" "), end = str_from_cstr("\n"), stream = str_from_cstr("stdout"), summarize = val_int(3);
@@ -269,7 +271,13 @@ static Val tf_print(Val self, int n, const Val *args, const Kw *kw) {
     *dst = val_incref(v);
   }
   OpAttrs at = {4, {stream, sep, end, summarize}};
+  Graph *g = tfop_tracing_graph();
+  int before = g ? g->nnodes : 0;
   Val r = op_apply(&op_defs[OP_PRINT], n, args, &at);
+  if (g && g->nnodes > before && g->nodes[g->nnodes - 1].op == &op_defs[OP_PRINT]) {   /* TF: the PrintV2 op */
+    TFS_DECREF(r);
+    r = tfop_new(g, g->nnodes - 1);
+  }
   TFS_DECREF(sep);
   TFS_DECREF(end);
   TFS_DECREF(stream);

@@ -281,24 +281,27 @@ static Val tfop_traced(const OpDef *op) {
 /* ---- tf.no_op, tf.group, tf.control_dependencies: NoOp nodes and control edges while tracing (TF 2.15's ops.py,
  * control_flow_ops.py); eagerly no_op and group give None ---- */
 
-/* The node ids of g among Operations ops (a list of tf.Operation); ops of other graphs are dropped, as TF's
- * FuncGraph.control_dependencies keeps only elements of the graph.  *ids is malloc'd. */
+/* The node ids of g among Operations ops (a list of tf.Operation); ops of other graphs are left out, as TF's
+ * FuncGraph.control_dependencies keeps only elements of the graph: those of graphs enclosing g (a cond/while body)
+ * become its control captures, which the cond/while node waits for.  *ids is malloc'd. */
 static int ctrl_ids(Graph *g, Val ops, int **ids) {
   tfs_i64 n = 0;
   const Val *it = NULL;
   seq_items(ops, &n, &it);
   int *d = malloc(sizeof(int) * (size_t)(n ? n : 1));
   if (!d) rt_throw(ERR_MEMORY, "out of memory");
-  int k = 0;
+  int mark = rt_hold_mem(d), k = 0;
   for (tfs_i64 i = 0; i < n; i++) {
     const OpObj *o = (const OpObj *)it[i].u.o;
     if (o->g == g) d[k++] = o->node;
+    else graph_ctrl_capture(g, o->g, o->node);
   }
+  rt_unhold(mark);
   *ids = d;
   return k;
 }
 
-static Graph *ctrl_graph(void) {
+Graph *tfop_tracing_graph(void) {
   TraceCtx *cx = trace_current();
   if (!cx || !cx->g || !rt_obj_hooks.tracing || !rt_obj_hooks.tracing()) return NULL;
   return cx->g;
@@ -307,7 +310,7 @@ static Graph *ctrl_graph(void) {
 /* A NoOp node named name or dflt (TF: name_scope(name, dflt) entered, the NoOp takes its name) with control
  * inputs on the operations deps (TF's _GroupControlDeps: the NoOp made under control_dependencies(deps)). */
 static Val tfop_noop(Val name, const char *dflt, Val deps) {
-  Graph *g = ctrl_graph();
+  Graph *g = tfop_tracing_graph();
   if (!g) return val_none();
   int *ids;
   int n = val_is_undef(deps) ? (ids = NULL, 0) : ctrl_ids(g, deps, &ids);
@@ -395,7 +398,7 @@ static Val tf_group(Val self, int n, const Val *args, const Kw *kw) {
 static Val tf_ctrl_push(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   (void)kw;
-  Graph *g = ctrl_graph();
+  Graph *g = tfop_tracing_graph();
   if (n != 1 || !g) return val_none();
   Val deps = list_new(0);
   int mark = rt_hold_val(deps);
