@@ -58,6 +58,7 @@ static void *hold_buf(size_t bytes) {
 }
 
 void k_eig(OpCall *c) {
+  blas_ready();   /* OpenBLAS's core and thread count are set before its first call (blas.c) */
   Tensor *a = tensor_contiguous(c->in[0]);
   int mark = rt_hold_val(val_obj(a));
   tfs_i64 n = a->shape[a->rank - 1], nb = 1;

@@ -423,6 +423,7 @@ static tfs_i64 bcast_index(tfs_i64 q, int onb, const tfs_i64 *ob, int inb, const
 }
 
 void k_linalg_solve(OpCall *c) {
+  blas_ready();   /* getrf/getrs and trsm may be the program's first BLAS call (blas.c) */
   Tensor *a = tensor_contiguous(c->in[0]), *rhs = tensor_contiguous(c->in[1]);
   int mark = rt_hold_val(val_obj(a));
   rt_hold_val(val_obj(rhs));
@@ -521,6 +522,7 @@ void k_band_part(OpCall *c) {
  * [others..., a0, a1] and packed, so the results come in the order of the kept axes, which is the output's (with or
  * without keepdims). */
 void linalg_matrix_norm(OpCall *c, int mode, int a0, int a1) {
+  blas_ready();   /* ord=2's gesdd may be the program's first BLAS call (blas.c) */
   Tensor *x = c->in[0];
   int r = x->rank, k = 0;
   tfs_i64 shape[TFS_MAX_RANK], strides[TFS_MAX_RANK];

@@ -97,6 +97,9 @@ int rt_main(int argc, char **argv, void (*entry)(void), void (*leave)(void)) {
   rt_start(argc, argv);
   entry();
   dist_finish();   /* every rank leaves together (or learns who still waits) */
+  /* the output so far is written before the teardown (as Python flushes its files before its final collection): a
+   * crash freeing the globals then shows a complete stdout, telling it apart from one while the program ran */
+  rt_flush();
   leave();
   rt_gc_shutdown();   /* what only reference cycles kept alive */
   rt_flush();
