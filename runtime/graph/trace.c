@@ -295,19 +295,20 @@ void trace_refvec_push(GraphRefVec *rv, GraphRef r) {
 
 /* ---- references to values in the current graph ------------------------------------ */
 
-/* Key node of a tensor trace_literal made while tracing (no node yet). */
-enum { TRACE_KEY_LITERAL = -2 };
-
-void trace_literal(Tensor *t) {
+/* A tensor the traced function made (tf.constant, tf.convert_to_tensor) is its Const node now, named then as TF's
+ * constant_op names it ('Const', 'Const_1', name=), not later inside the scope of the op that uses it. */
+void trace_literal(Tensor *t, const char *name) {
   TraceCtx *cx = trace_current();
-  if (cx && !t->sym && trace_key_find(cx, t) == -1) trace_key_add(cx, t, TRACE_KEY_LITERAL);
+  if (!cx || t->sym || trace_key_find(cx, t) != -1) return;
+  int id = graph_add_const_named(cx->g, t, name && *name ? name : "Const");
+  graph_ctrl_apply(cx->g, id);   /* made inside a control_dependencies block: TF's Const waits for it too */
+  trace_key_add(cx, t, id);
 }
 
 /* cap: t is a tensor from outside, which a tape may watch (not a NumPy array's) */
 static GraphRef trace_const_capture(TraceCtx *cx, Tensor *t, bool cap) {
   int id = trace_key_find(cx, t);
   if (id < 0) {
-    cap = cap && id != TRACE_KEY_LITERAL;
     id = graph_add_const(cx->g, t);
     if (cap) cx->g->nodes[id].flags |= GNF_CAPTURE;   /* not a literal of the trace: recorded calls differentiate it */
     trace_key_add(cx, t, id);
