@@ -78,7 +78,8 @@ static Val tfmod_constant_shaped(Tensor *t, Val shape) {
 
 //! tf.constant(value, dtype=None, shape=None, name=None)
 //!   Creates a tensor from a Python scalar, nested list, numpy array or tensor. Python ints become int32 and floats
-//!   float32 unless dtype says otherwise; with shape, a scalar is broadcast and other values are reshaped.
+//!   float32 unless dtype says otherwise; with shape, a scalar is broadcast and other values are reshaped. In a traced
+//!   function it is a Const node where it is written, named name (default 'Const'), made unique: Const_1...
 static Val tf_constant(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.constant", .sig = "value, dtype=None, shape=None, name=None"};
