@@ -23,6 +23,9 @@ typedef struct TraceSym {
 
 /* Eager objects already captured in a context: Obj* -> node. */
 typedef struct TraceKey { const void *obj; int node; } TraceKey;
+/* Key node of a tensor the stdlib library made while tracing (no node until used); the key holds the tensor, so
+ * another made at its address later is not taken for it. */
+enum { TRACE_KEY_LITERAL = -2 };
 
 static __thread TraceCtx *trace_cur;   /* per thread: tf.data graph workers trace nothing (parexec.c) */
 
@@ -246,6 +249,8 @@ static void trace_scratch_free(TraceCtx *cx, TraceScratch *sc);
 static void trace_ctx_free(TraceCtx *cx) {
   while (cx->scratch) trace_scratch_free(cx, cx->scratch);
   free(cx->caps);
+  for (int i = 0; i < cx->nkeys; i++)
+    if (cx->keys[i].node == TRACE_KEY_LITERAL) tensor_release((Tensor *)cx->keys[i].obj);
   free(cx->keys);
   free(cx);
 }
@@ -295,12 +300,26 @@ void trace_refvec_push(GraphRefVec *rv, GraphRef r) {
 
 /* ---- references to values in the current graph ------------------------------------ */
 
-/* Key node of a tensor trace_literal made while tracing (no node yet). */
-enum { TRACE_KEY_LITERAL = -2 };
+/* Is the running line the stdlib .tfs library's (np.array, Keras)? */
+static bool trace_in_library(void) {
+  const RtLoc *l = rt_loc_get(rt_cur_loc);
+  const RtFile *f = l ? rt_file_get(l->file) : NULL;
+  return f && f->library;
+}
 
-void trace_literal(Tensor *t) {
+/* A tensor the user's traced function made (tf.constant, tf.convert_to_tensor) is its Const node now, named then as
+ * TF's constant_op names it ('Const', 'Const_1', name=), not later inside the scope of the op that uses it.  The
+ * library's (np.array inside a trace is host data in TF) stays a literal made Const where it is used. */
+void trace_literal(Tensor *t, const char *name) {
   TraceCtx *cx = trace_current();
-  if (cx && !t->sym && trace_key_find(cx, t) == -1) trace_key_add(cx, t, TRACE_KEY_LITERAL);
+  if (!cx || t->sym || trace_key_find(cx, t) != -1) return;
+  if (trace_in_library()) {
+    trace_key_add(cx, tensor_retain(t), TRACE_KEY_LITERAL);
+    return;
+  }
+  int id = graph_add_const_named(cx->g, t, name && *name ? name : "Const");
+  graph_ctrl_apply(cx->g, id);   /* made inside a control_dependencies block: TF's Const waits for it too */
+  trace_key_add(cx, t, id);
 }
 
 /* cap: t is a tensor from outside, which a tape may watch (not a NumPy array's) */

@@ -78,9 +78,9 @@ Val trace_placeholder(Graph *g, const char *name, const TMeta *m);
  * ndarrays (Const), Variables (a ReadVariableOp).  False when v is not
  * tensor-like.  Raises for symbolic tensors of unrelated graphs. */
 bool trace_ref(TraceCtx *cx, Val v, GraphRef *out);
-/* t, an eager tensor made by the function being traced (tf.constant), is a
- * literal of its graph when used, not a capture a recorded call differentiates. */
-void trace_literal(Tensor *t);
+/* t, an eager tensor made by the function being traced (tf.constant), is a literal of its graph, not a capture a
+ * recorded call differentiates: made by the user's code a Const now (named name, or 'Const'), by the library's when used. */
+void trace_literal(Tensor *t, const char *name);
 /* Record a ReadVariableOp of var in the current context. */
 GraphRef trace_read_var(TraceCtx *cx, Variable *var);
 /* The symbolic tensor's (graph, ref), or false when t is eager. */

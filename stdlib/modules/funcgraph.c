@@ -25,7 +25,8 @@ static tfs_u64 fg_hash(Val v) { return (tfs_u64)(uintptr_t)((GraphObj *)v.u.o)->
 
 //! FuncGraph.as_graph_def(add_shapes=False)
 //!   The graph as a GraphDef protocol buffer with TensorFlow's op names: str() gives the text format,
-//!   SerializeToString() the binary.
+//!   SerializeToString() the binary, .node the list of NodeDefs (.name, .op, .input, .attr: a dict of the
+//!   attributes as Operation.get_attr gives them, keyed as TF's map).
 static Val fg_graph_def_m(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "as_graph_def", .sig = "add_shapes=False"};
   Val a[1];

@@ -7,6 +7,7 @@
 #include "object/atomicfile.h"
 #include "formats/graphdef.h"
 #include "modules/modules.h"
+#include "modules/nodedefobj.h"
 #include "object/object.h"
 
 typedef struct GraphDefObj { Obj hdr; Graph *g; } GraphDefObj;
@@ -31,7 +32,27 @@ static Val gdo_serialize(Val self, int n, const Val *args, const Kw *kw) {
   return r;
 }
 
+/* gd.node: the NodeDefs of the graph's nodes, in the order the text format lists them (a new list each time) */
+static void gdo_arena_free(void *a) { pa_free(a); }
+
+static Val gdo_nodes(const GraphDefObj *o) {
+  PbArena a = {0};
+  int mark = rt_hold_fn(gdo_arena_free, &a);
+  Tensorflow__GraphDef *gd = graphdef_build(&a, o->g);
+  Val l = list_new((tfs_i64)gd->n_node);
+  rt_hold_val(l);
+  for (size_t i = 0; i < gd->n_node; i++) {
+    Val nd = nodedef_obj_new(gd->node[i], gd->node[i]->name, gd->node[i]->op);
+    list_append(l, nd);
+    val_decref(nd);
+  }
+  rt_unhold(mark);
+  pa_free(&a);
+  return l;
+}
+
 static Val gdo_getattr(Val self, const char *name) {
+  if (!strcmp(name, "node")) return gdo_nodes((const GraphDefObj *)self.u.o);
   if (!strcmp(name, "SerializeToString")) return builtin_new("GraphDef.SerializeToString", gdo_serialize, self, NULL);
   return val_undef();
 }

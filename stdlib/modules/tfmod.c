@@ -45,9 +45,42 @@ void tfmod_register(const char *qualname, Val v) {
 
 /* ---- functions that are not table ops ------------------------------------------- */
 
+/* tf.constant(t, shape=shape): a scalar broadcast, another value reshaped; t is released. */
+static Val tfmod_constant_shaped(Tensor *t, Val shape) {
+  tfs_i64 dims[TFS_MAX_RANK];
+  int r = val_to_dims(shape, dims, false, "tf.constant");
+  tfs_i64 size = 1;
+  for (int i = 0; i < r; i++) size *= dims[i];
+  Val tv = val_obj(t);
+  Val res;
+  if (t->size == 1 && size != 1) {
+    OpAttrs at = {1, {shape}};
+    res = op_apply(&op_defs[OP_BROADCAST_TO], 1, &tv, &at);
+  } else if (t->size == size) {
+    OpAttrs at = {1, {shape}};
+    res = op_apply(&op_defs[OP_RESHAPE], 1, &tv, &at);
+  } else {
+    StrBuf b1, b2;
+    sb_init(&b1);
+    sb_init(&b2);
+    shape_format(&b1, t->rank, t->shape);
+    shape_format(&b2, r, dims);
+    static char m1[256], m2[256];
+    snprintf(m1, sizeof m1, "%.*s", (int)b1.len, b1.data);
+    snprintf(m2, sizeof m2, "%.*s", (int)b2.len, b2.data);
+    sb_free(&b1);
+    sb_free(&b2);
+    tensor_release(t);
+    rt_throw(ERR_TYPE, "Eager execution of tf.constant with unsupported shape. Tried to convert tensor of shape %s to tensor of shape %s.", m1, m2);
+  }
+  tensor_release(t);
+  return res;
+}
+
 //! tf.constant(value, dtype=None, shape=None, name=None)
 //!   Creates a tensor from a Python scalar, nested list, numpy array or tensor. Python ints become int32 and floats
-//!   float32 unless dtype says otherwise; with shape, a scalar is broadcast and other values are reshaped.
+//!   float32 unless dtype says otherwise; with shape, a scalar is broadcast and other values are reshaped. In a traced
+//!   function it is a Const node where it is written, named name (default 'Const'), made unique: Const_1...
 static Val tf_constant(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.constant", .sig = "value, dtype=None, shape=None, name=None"};
@@ -69,44 +102,26 @@ static Val tf_constant(Val self, int n, const Val *args, const Kw *kw) {
     /* numpy arrays convert with a cast, as np.asarray(v, dtype) does */
     Val dv = dtype_val((DType)want);
     OpAttrs at = {1, {dv}};
+    int host = op_host_begin();   /* TF converts on the host: one Const of the cast value, no Cast node */
     Val c = op_apply(&op_defs[OP_CAST], 1, &a[0], &at);
+    op_host_end(host);
     t = val_tensor(c);
   } else {
     t = tensor_from_val(a[0], want);
   }
-  if (t != src) trace_literal(t);   /* made by a function being traced: its literal, not a capture */
-  if (a[2].tag != VT_NONE && a[2].tag != VT_UNDEF) {
-    tfs_i64 dims[TFS_MAX_RANK];
-    int r = val_to_dims(a[2], dims, false, "tf.constant");
-    tfs_i64 size = 1;
-    for (int i = 0; i < r; i++) size *= dims[i];
-    Val tv = val_obj(t);
-    Val res;
-    if (t->size == 1 && size != 1) {
-      Val sh = a[2];
-      OpAttrs at = {1, {sh}};
-      res = op_apply(&op_defs[OP_BROADCAST_TO], 1, &tv, &at);
-    } else if (t->size == size) {
-      OpAttrs at = {1, {a[2]}};
-      res = op_apply(&op_defs[OP_RESHAPE], 1, &tv, &at);
-    } else {
-      StrBuf b1, b2;
-      sb_init(&b1);
-      sb_init(&b2);
-      shape_format(&b1, t->rank, t->shape);
-      shape_format(&b2, r, dims);
-      static char m1[256], m2[256];
-      snprintf(m1, sizeof m1, "%.*s", (int)b1.len, b1.data);
-      snprintf(m2, sizeof m2, "%.*s", (int)b2.len, b2.data);
-      sb_free(&b1);
-      sb_free(&b2);
-      tensor_release(t);
-      rt_throw(ERR_TYPE, "Eager execution of tf.constant with unsupported shape. Tried to convert tensor of shape %s to tensor of shape %s.", m1, m2);
-    }
-    tensor_release(t);
-    return res;
+  const char *name = val_is(a[3], &str_type) ? str_cstr(a[3]) : NULL;
+  if (a[2].tag == VT_NONE || a[2].tag == VT_UNDEF) {
+    if (t != src) trace_literal(t, name);   /* made by a function being traced: its literal, not a capture */
+    return val_obj(t);
   }
-  return val_obj(t);
+  /* shape=: TF folds the value into one Const, so a value of the traced function is reshaped on the host */
+  int host = t != src ? op_host_begin() : -1;
+  Val res = tfmod_constant_shaped(t, a[2]);
+  if (host >= 0) {
+    op_host_end(host);
+    trace_literal(val_as_tensor(res), name);
+  }
+  return res;
 }
 
 //! tf.convert_to_tensor(value, dtype=None, dtype_hint=None, name=None)
@@ -139,7 +154,9 @@ static Val tf_convert_to_tensor(Val self, int n, const Val *args, const Kw *kw) 
   }
   if (t && val_is(a[0], &variable_type)) return op_apply1(OP_READ_VARIABLE, a[0]);
   if (!t && trace_active() && trace_val_symbolic(a[0])) return trace_pack(a[0], want);
-  return val_obj(tensor_from_val(a[0], want));
+  Tensor *r = tensor_from_val(a[0], want);
+  trace_literal(r, val_is(a[3], &str_type) ? str_cstr(a[3]) : NULL);   /* TF's constant_op: a Const of the graph */
+  return val_obj(r);
 }
 
 /* tf.Variable(shape=...): the shape later values must be compatible with (TensorShape(None): any), checked

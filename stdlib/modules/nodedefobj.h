@@ -1,0 +1,13 @@
+/* nodedefobj.h — NodeDef values of op.node_def and GraphDef.node, AttrValues as Operation.get_attr gives them. */
+#ifndef TFS_NODEDEFOBJ_H
+#define TFS_NODEDEFOBJ_H
+
+#include "formats/graphdef.h"
+#include "object/object.h"
+
+/* An AttrValue as TF's Operation.get_attr gives it: a DType, int, float, bool, bytes, TensorShape, tensor, list (owned). */
+Val attr_value(const Tensorflow__AttrValue *v);
+/* A NodeDef value of nd (NULL: name and op only); name and op are its fields (owned). */
+Val nodedef_obj_new(const Tensorflow__NodeDef *nd, const char *name, const char *op);
+
+#endif
