@@ -179,8 +179,7 @@ def main():
     for _ in range(2):
         out("ValueError: Mutating `tf.data.Options()` returned by `tf.data.Dataset.options()` has no effect. Use "
             "`tf.data.Dataset.with_options(options)` to set or update dataset options.")
-    with open(OUT, "w") as f:
-        f.write("\n".join(lines) + "\n")
+    gen_data_expect.write_out(OUT, lines)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "programs", "data_more.out")
 
 
+def write_out(path, lines):
+    """Writes one expected-output file: the printed lines, each ended by a newline."""
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 def spec(shape, dtype):
     if shape is None:
         s = "<unknown>"
@@ -275,8 +281,7 @@ def main():
     p("sized " + spec([None], i64))
     p("  " + repr(group_by_window(range(12), lambda x: x % 3, lambda k: k + 1,
                                   lambda k, w: [w[i:i + 4] for i in range(0, len(w), 4)])))
-    with open(OUT, "w") as f:
-        f.write("\n".join(L) + "\n")
+    write_out(OUT, L)
 
 
 # ---- data_more_errors: TF 2.15's messages for the same misuse, from the templates of its sources --------------
@@ -315,8 +320,7 @@ def errors_expect():
         "InvalidArgumentError: UniqueDataset only supports inputs with a single component.",
     ]
     base = os.path.join(HERE, "programs", "data_more_errors")
-    with open(base + ".out", "w") as f:
-        f.write("\n".join(L) + "\n")
+    write_out(base + ".out", L)
     src = open(base + ".tfs").read().splitlines()
     line = len(src)
     text = src[-1]
@@ -362,8 +366,7 @@ def csv_expect():
     p("{'a': %s, 'b': %s, 'c': %s}" % (spec([2], "int32"), spec([2], "float32"), spec([2], "string")))
     b = {"a": [int(r[0]) for r in rows], "b": [float(r[1]) for r in rows], "c": [r[2].encode() for r in rows]}
     p(repr([b, b]))
-    with open(os.path.join(progs, "data_csv.out"), "w") as f:
-        f.write("\n".join(L) + "\n")
+    write_out(os.path.join(progs, "data_csv.out"), L)
 
 
 if __name__ == "__main__":

@@ -14,8 +14,12 @@ filter) are computed exactly.  sparse_batch follows dense_to_sparse_batch_datase
 element, row-major, with the batch index in front; -1 dimensions take the batch's largest.
 """
 import os
+import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_data_expect  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs", "data_resample.out")
 TINY = np.finfo(np.float32).tiny
@@ -109,8 +113,7 @@ def main():
     p("DataLossError: Input element had shape ([3]) that is larger than the row shape ([2]).")
     p("TypeError: `dense_to_sparse_batch` requires an input dataset whose elements have a single component, but "
       "the given dataset has the following component types: (tf.int64, tf.int64).")
-    with open(OUT, "w") as f:
-        f.write("\n".join(L) + "\n")
+    gen_data_expect.write_out(OUT, L)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ void op_bind(OpId id, OpMetaFn meta, OpKernelFn kernel) {
 
 Val (*op_graph_hook)(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs);
 int op_host_depth;
+bool op_eager_ran;
 
 static void op_host_unwind(void *p) {
   (void)p;
@@ -735,6 +736,7 @@ static bool composite_dispatch(const OpDef *op, int n, const Val *args, const Kw
 
 static Val op_call_builtin(OpId id, int n, const Val *args, const Kw *kw) {
   const OpDef *op = &op_defs[id];
+  op_eager_ran = true;   /* a tf.<op> call: TF initializes its eager context to run it */
   Val r;
   if (composite_dispatch(op, n, args, kw, &r)) return r;
   OpApi *a = api_of(op);

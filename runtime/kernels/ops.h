@@ -134,6 +134,9 @@ extern void (*op_scope_restore_hook)(int token);
  * runs in Python when TF traces.  op_host_begin returns the mark op_host_end takes (an error unwinding
  * past it ends the host section too). */
 extern int op_host_depth;
+/* A tf.<op>, tf.constant, tf.convert_to_tensor or tf.Variable ran (numpy's functions do not count): TF's eager
+ * context is initialized by then, and tf.config's logical device configuration can no longer change. */
+extern bool op_eager_ran;
 int op_host_begin(void);
 void op_host_end(int mark);
 /* Gradient tapes (graph/tape.c): how many are recording, and the recorder

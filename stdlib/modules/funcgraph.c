@@ -73,69 +73,57 @@ static Val fg_get_operations_m(Val self, int n, const Val *args, const Kw *kw) {
   return l;
 }
 
-static int fg_find(const Graph *g, const char *name) {
+/* the node named by the first len bytes of name, or -1 */
+static int fg_find(const Graph *g, const char *name, size_t len) {
   for (int i = 0; i < g->nnodes; i++)
-    if (!strcmp(g->nodes[i].name, name)) return i;
+    if (strlen(g->nodes[i].name) == len && !strncmp(g->nodes[i].name, name, len)) return i;
   return -1;
 }
 
 /* TF's Graph.as_graph_element for a name: an Operation ('x') or a Tensor ('x:0'), with its messages */
 static Val fg_element(Graph *g, Val namev, bool tensor) {
-  if (!val_is(namev, &str_type))
-    rt_throw(ERR_TYPE, "%s names are strings (or similar), not %s.", tensor ? "Tensor" : "Operation", val_type_name(namev));
-  const char *name = str_cstr(namev);
   const char *what = tensor ? "Tensor" : "Operation";
-  StrBuf q;
-  sb_init(&q);
-  int mark = rt_hold_sb(&q);
-  str_repr_into(&q, name, (tfs_i64)strlen(name));
+  if (!val_is(namev, &str_type)) rt_throw(ERR_TYPE, "%s names are strings (or similar), not %s.", what, val_type_name(namev));
+  const char *name = str_cstr(namev);
   const char *colon = strchr(name, ':');
+  size_t oplen = colon ? (size_t)(colon - name) : strlen(name);
+  StrBuf q, oq;   /* the name's repr, its operation part's */
+  sb_init(&q);
+  sb_init(&oq);
+  int mark = rt_hold_sb(&q);
+  rt_hold_sb(&oq);
+  str_repr_into(&q, name, (tfs_i64)strlen(name));
+  str_repr_into(&oq, name, (tfs_i64)oplen);
+  int id = fg_find(g, name, oplen);
+  long k = 0;
+  char msg[1024] = "";
   if (colon && tensor) {
     char *end;
-    long k = strtol(colon + 1, &end, 10);
+    k = strtol(colon + 1, &end, 10);
     if (!colon[1] || *end || strchr(colon + 1, ':'))
       rt_throw(ERR_VALUE, "The name %s looks a like a Tensor name, but is not a valid one. Tensor names must be of the "
                           "form \"<op_name>:<output_index>\".", q.data);
-    char *op = strndup(name, (size_t)(colon - name));
-    if (!op) rt_throw(ERR_MEMORY, "out of memory");
-    rt_hold_mem(op);
-    StrBuf oq;
-    sb_init(&oq);
-    rt_hold_sb(&oq);
-    str_repr_into(&oq, op, (tfs_i64)strlen(op));
-    int id = fg_find(g, op);
-    char msg[1024];
-    if (id < 0) {
+    int nout = id >= 0 ? g->nodes[id].nout : 0;
+    if (k < 0) k += nout;   /* op.outputs[out_n]: a Python index */
+    if (id < 0)
       snprintf(msg, sizeof msg, "The name %s refers to a Tensor which does not exist. The operation, %s, does not exist "
                                 "in the graph.", q.data, oq.data);
-      exc_key_error(str_from_cstr(msg));
-    }
-    int nout = g->nodes[id].nout;
-    if (k < 0) k += nout;   /* op.outputs[out_n]: a Python index */
-    if (k < 0 || k >= nout) {
+    else if (k < 0 || k >= nout)
       snprintf(msg, sizeof msg, "The name %s refers to a Tensor which does not exist. The operation, %s, exists but only "
                                 "has %d outputs.", q.data, oq.data, nout);
-      exc_key_error(str_from_cstr(msg));
-    }
-    rt_unhold(mark);
-    sb_free(&q);
-    sb_free(&oq);
-    free(op);
-    return trace_sym(g, (GraphRef){id, (int)k});
-  }
-  if (colon) rt_throw(ERR_VALUE, "Name %s appears to refer to a Tensor, not a %s.", q.data, what);
-  int id = fg_find(g, name);
-  if (tensor)
+  } else if (colon) {
+    rt_throw(ERR_VALUE, "Name %s appears to refer to a Tensor, not a %s.", q.data, what);
+  } else if (tensor) {
     rt_throw(ERR_VALUE, "The name %s %s, not a %s. Tensor names must be of the form \"<op_name>:<output_index>\".", q.data,
              id >= 0 ? "refers to an Operation" : "looks like an (invalid) Operation name", what);
-  if (id < 0) {
-    char msg[1024];
+  } else if (id < 0) {
     snprintf(msg, sizeof msg, "The name %s refers to an Operation not in the graph.", q.data);
-    exc_key_error(str_from_cstr(msg));
   }
+  if (msg[0]) exc_key_error(str_from_cstr(msg));
   rt_unhold(mark);
   sb_free(&q);
-  return tfop_new(g, id);
+  sb_free(&oq);
+  return tensor ? trace_sym(g, (GraphRef){id, (int)k}) : tfop_new(g, id);
 }
 
 //! FuncGraph.get_operation_by_name(name)

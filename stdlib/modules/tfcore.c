@@ -775,7 +775,20 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.config.list_physical_devices(device_type=None) | tf.config.experimental.list_physical_devices(device_type=None)
 //!   [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]: tfs runs on the CPU; 'GPU' gives [].
 //! tf.config.list_logical_devices(device_type=None) | tf.config.experimental.list_logical_devices(device_type=None)
-//!   [LogicalDevice(name='/device:CPU:0', device_type='CPU')]; 'GPU' gives [].
+//!   [LogicalDevice(name='/device:CPU:0', device_type='CPU')] (CPU:0..N-1 once the CPU is split in N); 'GPU' gives [].
+//!   Initializes TF's eager context, as making a tensor or calling a tf op does.
+//! tf.config.set_logical_device_configuration(device, logical_devices) | tf.config.experimental.set_virtual_device_configuration(device, logical_devices)
+//!   Splits the physical CPU into len(logical_devices) logical CPUs (each a tf.config.LogicalDeviceConfiguration()
+//!   without memory_limit or experimental_priority); RuntimeError "Virtual devices cannot be modified after being
+//!   initialized" for another configuration once TF's context is initialized. tfs's numpy functions count as tf ops.
+//! tf.config.get_logical_device_configuration(device) | tf.config.experimental.get_virtual_device_configuration(device)
+//!   The list last set for device, or None.
+//! tf.config.LogicalDeviceConfiguration(memory_limit=None, experimental_priority=None, experimental_device_ordinal=None) | tf.config.experimental.VirtualDeviceConfiguration(memory_limit=None, experimental_priority=None, experimental_device_ordinal=None)
+//!   The namedtuple TF configures a logical device with.
+//! tf.config.PhysicalDevice(name, device_type)
+//!   A physical device, as list_physical_devices gives.
+//! tf.config.LogicalDevice(name, device_type)
+//!   A logical device, as list_logical_devices gives.
 //! tf.config.threading
 //!   set_intra_op_parallelism_threads, set_inter_op_parallelism_threads and their get_ forms: the numbers are kept
 //!   and read back (0: the runtime's choice); tfs's kernels run on the calling thread.

@@ -340,8 +340,17 @@ static Val tf_ctrl_pop(Val self, int n, const Val *args, const Kw *kw) {
   return val_none();
 }
 
+/* _tfctl.initialized([was]): whether TF's eager context would be initialized by now (a tf op ran); with an
+ * argument it is set back to that first (numpy.tfs's own probes at import are no op of the program's) */
+static Val tf_ctrl_initialized(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  (void)kw;
+  if (n == 1) op_eager_ran = args[0].tag == VT_BOOL && args[0].u.i;
+  return val_bool(op_eager_ran);
+}
+
 #define CB(nm, fn) {{TFS_IMMORTAL_RC, &builtin_type}, "_tfctl." nm, fn, {VT_UNDEF, {0}}, NULL}
-static Builtin ctl_fns[] = {CB("push", tf_ctrl_push), CB("pop", tf_ctrl_pop)};
+static Builtin ctl_fns[] = {CB("push", tf_ctrl_push), CB("pop", tf_ctrl_pop), CB("initialized", tf_ctrl_initialized)};
 
 static Val ctl_attr(const char *name) {
   for (size_t i = 0; i < sizeof ctl_fns / sizeof ctl_fns[0]; i++)
