@@ -736,7 +736,7 @@ static bool composite_dispatch(const OpDef *op, int n, const Val *args, const Kw
 
 static Val op_call_builtin(OpId id, int n, const Val *args, const Kw *kw) {
   const OpDef *op = &op_defs[id];
-  op_eager_ran = true;   /* a tf.<op> call: TF initializes its eager context to run it */
+  op_eager_note();   /* a tf.<op> call: TF initializes its eager context to run it */
   Val r;
   if (composite_dispatch(op, n, args, kw, &r)) return r;
   OpApi *a = api_of(op);

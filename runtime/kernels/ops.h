@@ -137,6 +137,8 @@ extern int op_host_depth;
 /* A tf.<op>, tf.constant, tf.convert_to_tensor or tf.Variable ran (numpy's functions do not count): TF's eager
  * context is initialized by then, and tf.config's logical device configuration can no longer change. */
 extern bool op_eager_ran;
+/* (set from any thread: tf.data's parallel map runs ops too) */
+static inline void op_eager_note(void) { __atomic_store_n(&op_eager_ran, true, __ATOMIC_RELAXED); }
 int op_host_begin(void);
 void op_host_end(int mark);
 /* Gradient tapes (graph/tape.c): how many are recording, and the recorder

@@ -451,7 +451,7 @@ void variable_assign(Variable *recv, Val v, int mode) {
 }
 
 Val variable_new(Val initial, Val name, bool trainable, Val dtype) {
-  op_eager_ran = true;
+  op_eager_note();
   int want = -1;
   DType dt;
   if (dtype.tag != VT_NONE && dtype.tag != VT_UNDEF) {

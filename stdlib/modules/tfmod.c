@@ -86,7 +86,7 @@ static Val tf_constant(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "tf.constant", .sig = "value, dtype=None, shape=None, name=None"};
   Val a[4];
   args_parse(&spec, n, args, kw, a);
-  op_eager_ran = true;   /* TF initializes its eager context to make a tensor */
+  op_eager_note();   /* TF initializes its eager context to make a tensor */
   int want = -1;
   DType dt;
   if (a[1].tag != VT_NONE && a[1].tag != VT_UNDEF) {
@@ -133,7 +133,7 @@ static Val tf_convert_to_tensor(Val self, int n, const Val *args, const Kw *kw) 
   static ArgSpec spec = {.what = "tf.convert_to_tensor", .sig = "value, dtype=None, dtype_hint=None, name=None"};
   Val a[4];
   args_parse(&spec, n, args, kw, a);
-  op_eager_ran = true;   /* TF initializes its eager context to make a tensor */
+  op_eager_note();   /* TF initializes its eager context to make a tensor */
   Tensor *t = val_as_tensor(a[0]);
   DType dt;
   int want = -1;

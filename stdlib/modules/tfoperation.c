@@ -345,8 +345,8 @@ static Val tf_ctrl_pop(Val self, int n, const Val *args, const Kw *kw) {
 static Val tf_ctrl_initialized(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   (void)kw;
-  if (n == 1) op_eager_ran = args[0].tag == VT_BOOL && args[0].u.i;
-  return val_bool(op_eager_ran);
+  if (n == 1) __atomic_store_n(&op_eager_ran, args[0].tag == VT_BOOL && args[0].u.i, __ATOMIC_RELAXED);
+  return val_bool(__atomic_load_n(&op_eager_ran, __ATOMIC_RELAXED));
 }
 
 #define CB(nm, fn) {{TFS_IMMORTAL_RC, &builtin_type}, "_tfctl." nm, fn, {VT_UNDEF, {0}}, NULL}
