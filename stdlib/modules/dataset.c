@@ -1717,7 +1717,9 @@ static Val ds_reduce(Val self, int n, const Val *args, const Kw *kw) {
     Val r = rt_call(c, 2, cargs, NULL);
     rt_unhold(m2);
     val_decref(e);
-    val_decref(state);
+    Val prev = state;
+    state = val_none();   /* held by reference: a throw in as_element must not release prev a second time */
+    val_decref(prev);
     state = as_element(r);
   }
   rt_unhold(mark);
