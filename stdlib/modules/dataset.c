@@ -1683,12 +1683,25 @@ static tfs_i64 ds_len(Val self) {
 }
 
 //! Dataset.reduce(initial_state, reduce_func, name=None)
-//!   Folds the elements into a state: state = reduce_func(state, element), starting from initial_state.
+//!   Folds the elements into a state: state = reduce_func(state, element), starting from initial_state; inside a
+//!   tf.function the fold is a graph loop, run at each call.
 static Val ds_reduce(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "Dataset.reduce", .sig = "initial_state, reduce_func, name=None"};
   Val a[3];
   args_parse(&spec, n, args, kw, a);
   Dataset *s = self_ds(self);
+  Val f = trace_active() ? tfmod_lookup("data.Dataset.reduce") : val_undef();
+  if (!val_is_undef(f) && !val_is(f, &builtin_type)) {
+    /* inside a tf.function the fold is a graph loop over the dataset (stdlib/tfcore_data.tfs _graph_reduce, in
+     * every program that names `reduce`), run at each call */
+    int fm = rt_hold_val(f);
+    Val cargs[3] = {self, a[0], a[1]};
+    Val r = rt_call(f, 3, cargs, NULL);
+    rt_unhold(fm);
+    val_decref(f);
+    return r;
+  }
+  val_decref(f);
   Val state = st_map(a[0], to_tensor_leaf, "Dataset.reduce");
   int mark = rt_hold_ref(&state);
   Val sspec = st_map(state, spec_of_leaf, NULL);
@@ -1704,7 +1717,9 @@ static Val ds_reduce(Val self, int n, const Val *args, const Kw *kw) {
     Val r = rt_call(c, 2, cargs, NULL);
     rt_unhold(m2);
     val_decref(e);
-    val_decref(state);
+    Val prev = state;
+    state = val_none();   /* held by reference: a throw in as_element must not release prev a second time */
+    val_decref(prev);
     state = as_element(r);
   }
   rt_unhold(mark);
