@@ -17,6 +17,10 @@ Derivations (Keras 2.15 keras/src, TF 2.15 tensorflow/python):
   ("Placeholder_1"), outside the layer's name scope; InstanceProperty layers (input.values, input.row_splits)
   return them as they are. RaggedTensor.to_tensor opens name_scope "RaggedToTensor" and returns the
   RaggedTensorToTensor op's output: "input.to_tensor/RaggedToTensor/RaggedTensorToTensor:0".
+- SparseKerasTensor._to_placeholder is tf.compat.v1.sparse_placeholder(dtype, shape): the dense shape a
+  PlaceholderWithDefault of the static shape, then SparseTensor(values=placeholder(...), indices=placeholder(...)),
+  so values "Placeholder", indices "Placeholder_1", dense_shape "PlaceholderWithDefault" (int64: no inferred
+  value). InstanceProperty names are unique per session ("input.values" was taken by the ragged one: "input.values_1").
 - A model called on a KerasTensor traces its layers under its own name scope: "sequential/dense/BiasAdd:0",
   created by layer 'sequential'.
 - Sequential.add of a first layer with a batch input shape (input_shape=, or Embedding's default (None,)) calls it
@@ -51,6 +55,9 @@ def main():
         kt("(None, None)", "input.to_tensor/RaggedToTensor/RaggedTensorToTensor:0", "input.to_tensor"),
         kt("(None,)", "Placeholder:0", "input.values"),
         kt("(None,)", "Placeholder_1:0", "input.row_splits", "int64"),
+        kt("(None, 2)", "Placeholder_1:0", "input.indices", "int64"),
+        kt("(None,)", "Placeholder:0", "input.values_1"),
+        kt("(2,)", "PlaceholderWithDefault:0", "input.dense_shape", "int64"),
         kt("(None, 2)", "sequential/dense/BiasAdd:0", "sequential"),
         "sequential/dense/BiasAdd:0",
         "a",
