@@ -57,21 +57,14 @@ def main():
         for m in msgs:
             err.append(f"{NAME}.tfs:{len(prog)}: RuntimeWarning: {m}\n  r = {expr}")
         return r
-    for name, vals in ARRAYS:
-        for dt in DTYPES:
-            x = f"{name}_{dt}"
-            prog.append(f"{x} = np.array({vals!r}, dtype=np.{dt})".replace("nan", "np.nan"))
-            arr = np.array(vals, dtype=dt)
-            for c in CALLS:
-                expr = c.format(x=x)
-                r = run(c, arr, expr)
-                prog.append(f"print({expr!r}, r.dtype, r)")
-                out.append(f"{expr} {r.dtype} {str(r)}")
-    for name, vals, dt in INTS:
+
+    cases = [(name, vals, dt, CALLS) for name, vals in ARRAYS for dt in DTYPES]
+    cases += [(name, vals, dt, INT_CALLS) for name, vals, dt in INTS]
+    for name, vals, dt, calls in cases:
         x = f"{name}_{dt}"
-        prog.append(f"{x} = np.array({vals!r}, dtype=np.{dt})")
+        prog.append(f"{x} = np.array({vals!r}, dtype=np.{dt})".replace("nan", "np.nan"))
         arr = np.array(vals, dtype=dt)
-        for c in INT_CALLS:
+        for c in calls:
             expr = c.format(x=x)
             r = run(c, arr, expr)
             prog.append(f"print({expr!r}, r.dtype, r)")
