@@ -253,6 +253,13 @@ Tensorflow__TensorProto *pb_const_tensor(PbArena *a, Tensor *t) {
   DType dt = t->dtype;
   bool typed_always = dt == DT_UINT16 || dt == DT_BOOL || dtype_is_complex(dt);
   if (dt == DT_STRING || (t->size != 1 && !typed_always)) return pb_tensor(a, t);
+  return pb_field_tensor(a, t);
+}
+
+/* As TF's Tensor::AsProtoField: every value in its typed repeated field, strings in string_val. */
+Tensorflow__TensorProto *pb_field_tensor(PbArena *a, Tensor *t) {
+  DType dt = t->dtype;
+  if (dt == DT_STRING) return pb_tensor(a, t);
   Tensorflow__TensorProto *p = pa_alloc(a, sizeof *p);
   tensorflow__tensor_proto__init(p);
   p->dtype = pb_dtype(dt);
