@@ -285,6 +285,7 @@ static int stream_next(ParMap *m, ParPull pull, void *ctx, ParFinish finish, Par
       m->slot_bytes[id] = b;
       m->bytes += b;
       m->inflight++;
+      memset(m->outs[id], 0, sizeof(Tensor *) * (size_t)m->nout);   /* set only by a run that succeeds */
       parexec_async_submit(m->as, id);
       continue;
     }
@@ -305,7 +306,8 @@ static int stream_next(ParMap *m, ParPull pull, void *ctx, ParFinish finish, Par
   args_release(m->args[id], m->nin);
   m->free_ids[m->nfree++] = id;
   if (m->errs[id].msg) raise_run_err(&m->errs[id]);
-  Val r = tffn_conc_result(m->conc, m->outs[id]);
+  Val r = tffn_conc_result(m->conc, m->outs[id]);   /* takes the outputs */
+  memset(m->outs[id], 0, sizeof(Tensor *) * (size_t)m->nout);
   *out = finish(r);
   return 1;
 }
