@@ -14,7 +14,9 @@
                            block of at most 256 KiB of the record stream, cut between the header, data
                            and footer parts RecordWriter appends), or not; version 2: one
                            record per flat component, a TensorProto (dtype=1, tensor_shape=2 {dim=2
-                           {size=1}, unknown_rank=3}, tensor_content=4, string_val=8).
+                           {size=1}, unknown_rank=3}, tensor_content=4) as Tensor::AsProtoTensorContent
+                           writes it: strings in tensor_content too (each element's varint32 length, then
+                           the bytes); string_val=8 is read as well.
   Ragged and sparse components (tensor.cc's AsProtoTensorContent of the dataset's DT_VARIANT=21 tensors):
                            tensor_content = varint32 length of each element's encoding, then the encodings
                            (variant.cc EncodeVariantList), each a VariantTensorDataProto {type_name=1,
@@ -174,14 +176,16 @@ def flat_dtype(s):
 
 
 def encode_tensor(a, dtype):
-    """A TensorProto as TF's AsProtoTensorContent: numbers in tensor_content, strings in string_val."""
+    """A TensorProto as TF's AsProtoTensorContent: numbers in tensor_content, strings there too (tensor.cc's
+    Helper<tstring>: port::EncodeStringList, every element's varint32 length, then their bytes)."""
     if dtype == DT_VARIANT:
         return encode_variant(a[1], a[2])
     a = np.asarray(a)
     out = fv(1, dtype) + fb(2, encode_shape(list(a.shape)))
     if dtype == DT_STRING:
-        for s in a.reshape(-1):
-            out += fb(8, s if isinstance(s, bytes) else str(s).encode())
+        ss = [s if isinstance(s, bytes) else str(s).encode() for s in a.reshape(-1)]
+        if ss:
+            out += fb(4, b"".join(varint(len(s)) for s in ss) + b"".join(ss))
     elif a.size:
         out += fb(4, np.ascontiguousarray(a, dtype=NP[dtype]).tobytes())
     return out
@@ -280,6 +284,16 @@ def decode_tensor(b):
         elif num == 8:
             strings.append(bytes(v))
     n = int(np.prod(shape)) if shape else 1
+    if dtype == DT_STRING and content is not None:   # AsProtoTensorContent's string list
+        c, i, sizes = bytes(content), 0, []
+        for _ in range(n):
+            v, i = read_varint(c, i)
+            sizes.append(v)
+        if sum(sizes) != len(c) - i:
+            raise FormatError("string list sizes")
+        for size in sizes:
+            strings.append(c[i:i + size])
+            i += size
     if dtype == DT_STRING:
         if len(strings) != n:
             raise FormatError(f"{len(strings)} strings for shape {shape}")

@@ -514,6 +514,42 @@ bad:
   rt_throw(ERR_TYPE, "_dsnap.encode_variant: parts are (type_name, [eager tensors])");
 }
 
+/* _dsnap.encode_tensor(t): t's TensorProto as TF's snapshot writer stores a component
+ * (Tensor::AsProtoTensorContent): numbers in tensor_content, and strings there too (port::EncodeStringList:
+ * every element's varint32 length, then their bytes), not in string_val as tf.io.serialize_tensor writes them. */
+static Val encode_tensor_fn(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  if (n != 1 || (kw && kw->n) || !val_is(args[0], &tensor_type) || val_tensor(args[0])->sym ||
+      val_tensor(args[0])->dtype == DT_VARIANT)
+    rt_throw(ERR_TYPE, "_dsnap.encode_tensor(eager tensor)");
+  Tensor *t = val_tensor(args[0]);
+  PbArena a = {0};
+  Tensorflow__TensorProto *p = pb_tensor(&a, t);
+  StrBuf c;
+  sb_init(&c);
+  if (t->dtype == DT_STRING) {
+    Str **el = t->buf->data;
+    for (tfs_i64 i = 0; i < t->size; i++) {
+      Str *s = el[tensor_elem_offset(t, i)];
+      put_varint(&c, s ? (uint64_t)s->len : 0);
+    }
+    for (tfs_i64 i = 0; i < t->size; i++) {
+      Str *s = el[tensor_elem_offset(t, i)];
+      if (s) sb_putn(&c, s->data, (size_t)s->len);
+    }
+    p->n_string_val = 0, p->string_val = NULL;
+    p->tensor_content.data = (uint8_t *)c.data;
+    p->tensor_content.len = c.len;
+  }
+  size_t len;
+  unsigned char *buf = pb_pack(&p->base, &len);
+  pa_free(&a);
+  sb_free(&c);
+  Val out = bytes_new(buf, len);
+  free(buf);
+  return out;
+}
+
 static bool get_varint32(const uint8_t *d, size_t len, size_t *i, uint32_t *out) {
   uint32_t v = 0;
   for (int shift = 0; shift <= 28 && *i < len; shift += 7) {
@@ -611,6 +647,7 @@ static Val dsnap_attr(const char *name) {
   if (!strcmp(name, "decode_spec")) return builtin_new("_dsnap.decode_spec", decode_spec_fn, val_undef(), NULL);
   if (!strcmp(name, "encode_meta")) return builtin_new("_dsnap.encode_meta", encode_meta_fn, val_undef(), NULL);
   if (!strcmp(name, "snappy_file")) return builtin_new("_dsnap.snappy_file", snappy_file_fn, val_undef(), NULL);
+  if (!strcmp(name, "encode_tensor")) return builtin_new("_dsnap.encode_tensor", encode_tensor_fn, val_undef(), NULL);
   if (!strcmp(name, "encode_variant")) return builtin_new("_dsnap.encode_variant", encode_variant_fn, val_undef(), NULL);
   if (!strcmp(name, "decode_variant")) return builtin_new("_dsnap.decode_variant", decode_variant_fn, val_undef(), NULL);
   if (!strcmp(name, "decode_meta")) return builtin_new("_dsnap.decode_meta", decode_meta_fn, val_undef(), NULL);
