@@ -15,7 +15,8 @@
    vectors of unknown length over 2 shards; a GZIP tuple of a ragged_rank-2 RaggedTensor with int32 row_splits,
    a SparseTensor and a float) that tests/dsave/read.tfs loads and prints, element spec read from dataset_spec.pb; a SNAPPY file cut inside
    its block fails with TF's SnappyInputBuffer DataLossError; a GZIP directory read as
-   uncompressed and a shard with a flipped byte fail with TF's DataLossError "corrupted record at N"; a
+   uncompressed and a shard with a flipped byte fail with TF's DataLossError "corrupted record at N", a ragged
+   component whose variant is not a RaggedTensorVariant with "Unable to parse tensor from stored proto."; a
    garbage dataset_spec.pb and snapshot.metadata with TF's NotFoundError and DataLossError.
 """
 import os
@@ -225,6 +226,10 @@ def part2(tfs, tmp):
     fmt.write_dir(os.path.join(tmp, "py_comp"), comp_spec,
                   {0: [[(21, r[0]), (21, r[1]), (1, r[2])] for r in comp_rows[:2]],
                    1: [[(21, r[0]), (21, r[1]), (1, r[2])] for r in comp_rows[2:]]}, comp="GZIP")
+    # a ragged component whose variant is no RaggedTensorVariant (valid records, a wrong type_name)
+    bogus = ("variant", [], [("Bogus", [(9, np.array([0, 1]))])])
+    fmt.write_dir(os.path.join(tmp, "py_comp_bad"), comp_spec,
+                  {0: [[(21, bogus), (21, comp_rows[0][1]), (1, comp_rows[0][2])]]})
     exp = []
     order = [i for k in range(3) for i in range(k, 7, 3)]
     exp.append("py_dict 7 [('name', %s), ('x', %s)]" % (SPEC % ("()", "string"), SPEC % ("(2,)", "float32")))
@@ -239,6 +244,7 @@ def part2(tfs, tmp):
                     (("R", [[[-1, 2**40]]]), ("S", [], [], [2, 3]), -1.25),
                     (("R", []), ("S", [[1, 1]], [9], [2, 3]), 2.0)]))
     exp.append("py_gz DataLossError: corrupted record at 0")
+    exp.append("py_comp_bad DataLossError: Unable to parse tensor from stored proto.")
     exp.append("py_bad DataLossError: corrupted record at 12")
     exp.append("py_snappy_cut DataLossError: tf.data.TFRecordDataset: Failed to read %d bytes from file. "
                "Possible data corruption." % block)
