@@ -8,11 +8,15 @@
    checks the layout (dataset_spec.pb, snapshot.metadata, RUN/%08d.shard/00000000.snapshot), every
    TFRecord CRC, the metadata (run_id naming the run directory, version 2, dtypes, num_elements,
    finalized), the element spec, the shard each element went to (round-robin over the CPU count, or the
-   shard_func) and every tensor; re-encoding the decoded spec and tensors gives tfs's bytes exactly.
+   shard_func) and every tensor; re-encoding the decoded spec and tensors gives tfs's bytes exactly. Ragged
+   and sparse datasets (a save, a ZLIB save, a snapshot) are stored as TF's DT_VARIANT records
+   (RaggedTensorVariant; SerializeSparse's 3 tensorflow::Tensor) under TypeSpecProto specs.
 2. tfdsave.py writes directories by TF's rules (a dict spec over 3 shards; a GZIP and a SNAPPY tuple with
-   vectors of unknown length over 2 shards) that tests/dsave/read.tfs loads and prints; a SNAPPY file cut inside
+   vectors of unknown length over 2 shards; a GZIP tuple of a ragged_rank-2 RaggedTensor with int32 row_splits,
+   a SparseTensor and a float) that tests/dsave/read.tfs loads and prints, element spec read from dataset_spec.pb; a SNAPPY file cut inside
    its block fails with TF's SnappyInputBuffer DataLossError; a GZIP directory read as
-   uncompressed and a shard with a flipped byte fail with TF's DataLossError "corrupted record at N"; a
+   uncompressed and a shard with a flipped byte fail with TF's DataLossError "corrupted record at N", a ragged
+   component whose variant is not a RaggedTensorVariant with "Unable to parse tensor from stored proto."; a
    garbage dataset_spec.pb and snapshot.metadata with TF's NotFoundError and DataLossError.
 """
 import os
@@ -36,6 +40,33 @@ SPEC = "TensorSpec(shape=%s, dtype=tf.%s, name=None)"
 def raw_records(path, comp):
     with open(path, "rb") as f:
         return fmt.records(fmt.decompress(f.read(), comp))
+
+
+def same_value(a, b):
+    """a decoded component against the expected one: arrays by shape and values; a variant ("variant", shape,
+    [(type_name, [(dtype, array)])]) part by part, with the dtypes of its tensors."""
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        if not (isinstance(a, tuple) and isinstance(b, tuple) and a[:2] == b[:2] and len(a[2]) == len(b[2])):
+            return False
+        for (n1, t1), (n2, t2) in zip(a[2], b[2]):
+            if n1 != n2 or len(t1) != len(t2):
+                return False
+            if not all(d1 == d2 and same_value(x1, x2) for (d1, x1), (d2, x2) in zip(t1, t2)):
+                return False
+        return True
+    return a.shape == np.asarray(b).shape and a.tolist() == np.asarray(b).tolist()
+
+
+def ragged_var(splits, values, splits_dt=9, values_dt=3):
+    """The expected variant of a RaggedTensor component: its row_splits then its flat_values."""
+    return ("variant", [], [("RaggedTensorVariant", [(splits_dt, np.array(sp)) for sp in splits] +
+                             [(values_dt, np.array(values))])])
+
+
+def sparse_var(indices, values, shape, values_dt=1):
+    t = "tensorflow::Tensor"
+    return ("variant", [3], [(t, [(9, np.array(indices, np.int64).reshape(-1, len(shape)))]),
+                             (t, [(values_dt, np.array(values))]), (t, [(9, np.array(shape))])])
 
 
 def check_dir(path, comp, want_spec, want_dtypes, elems, shard_of, snapshot=False):
@@ -64,8 +95,7 @@ def check_dir(path, comp, want_spec, want_dtypes, elems, shard_of, snapshot=Fals
         check(len(got) == len(exp), f"{name}/{sname}: {len(got)} elements")
         for g, w in zip(got, exp):
             for (dt, a), b in zip(g, w):
-                same = a.shape == np.asarray(b).shape and (a.tolist() == np.asarray(b).tolist())
-                check(same, f"{name}/{sname}: {a!r} != {b!r}")
+                check(same_value(a, b), f"{name}/{sname}: {a!r} != {b!r}")
         fname = os.path.join(path, meta["run_id"], sname, "00000000.snapshot")
         recs = raw_records(fname, comp)
         if comp == "SNAPPY":   # TF's blocks: the same cuts and, through the same libsnappy, the same bytes
@@ -81,7 +111,13 @@ def part1(tfs, tmp):
     r = run(tfs, "write.tfs", tmp)
     col = np.arange(100000) % 97
     sums = [float(np.float32(np.sum((col + i).astype(np.float32), dtype=np.float64))) for i in range(5)]
-    want = "[0, 10, 20, 30]\n%s %s\n%s\n" % ([i * i for i in range(6)], [i * i for i in range(6)], sums)
+    rag = [[[1, 2], [3]], [[4, 5, 6], []]]
+    dense = [np.zeros((3, 4), np.float32) for _ in range(2)]
+    dense[0][0, 1], dense[0][2, 0], dense[1][1, 3] = 1.5, -2.5, 7.0
+    sp_spec = "SparseTensorSpec(TensorShape([3, 4]), tf.float32)"
+    want = "[0, 10, 20, 30]\n%s %s\n%s\n%s %s\n(%s, %s) %s\n" % (
+        [i * i for i in range(6)], [i * i for i in range(6)], sums, rag, rag, sp_spec, SPEC % ("()", "string"),
+        [(d.tolist(), b"s%d" % i) for i, d in enumerate(dense)])
     check(r.returncode == 0 and r.stdout == want, f"write.tfs: {r.returncode} {r.stdout!r} {r.stderr}")
     cpus = os.cpu_count()
     a = np.arange(6, dtype=np.int64) * 7
@@ -125,6 +161,22 @@ def part1(tfs, tmp):
                   [[np.int64(i), np.int64(i * i)] for i in range(6)], lambda i, e: i % cpus, snapshot=True)
 
 
+    # ragged and sparse: DT_VARIANT (21) records, TypeSpecProto specs
+    rag_elems = [[ragged_var([[0, 2, 3]], np.array([1, 2, 3], np.int32))],
+                 [ragged_var([[0, 3, 3]], np.array([4, 5, 6], np.int32))]]
+    check_dir(os.path.join(tmp, "ragged"), "", ("ragged", [-1, -1], 3, 1, 9), [21], rag_elems, lambda i, e: 0)
+    sp_elems = [[sparse_var([[0, 1], [2, 0]], np.array([1.5, -2.5], np.float32), [3, 4]), np.array(b"s0", object)],
+                [sparse_var([[1, 3]], np.array([7.0], np.float32), [3, 4]), np.array(b"s1", object)]]
+    check_dir(os.path.join(tmp, "sparse"), "ZLIB", ("tuple", [("sparse", [3, 4], 1), ("spec", [], 7, "")]), [21, 7],
+              sp_elems, lambda i, e: 0)
+    snap = os.path.join(tmp, "snap_ragged")
+    hashes = os.listdir(snap)
+    check(len(hashes) == 1, f"snapshot ragged: hash directories {hashes}")
+    if len(hashes) == 1:
+        check_dir(os.path.join(snap, hashes[0]), "", None, [9, 21],
+                  [[np.int64(i)] + e for i, e in enumerate(rag_elems)], lambda i, e: i % cpus, snapshot=True)
+
+
 def part2(tfs, tmp):
     f32 = [np.array([i, -i], np.float32) * 0.25 for i in range(7)]
     names = [b"n%d" % i for i in range(7)]
@@ -159,6 +211,25 @@ def part2(tfs, tmp):
         shutil.copytree(os.path.join(tmp, "py_dict"), os.path.join(tmp, name))
         with open(os.path.join(tmp, name, fname), "wb") as f:
             f.write(b"\xff\xff\xff garbage")
+    # ragged (ragged_rank 2, int32 row_splits) and sparse components by TF's encoding over 2 shards
+    comp_spec = ("tuple", [("ragged", [-1, -1, -1], 9, 2, 3), ("sparse", [2, 3], 3), ("spec", [], 1, "")])
+    comp_rows = [
+        [ragged_var([np.array([0, 2, 3], np.int32), np.array([0, 1, 3, 3], np.int32)], np.array([10, 11, 12], np.int64),
+                    splits_dt=3, values_dt=9),
+         sparse_var([[0, 0], [1, 2]], np.array([5, -6], np.int32), [2, 3], values_dt=3), np.float32(0.5)],
+        [ragged_var([np.array([0, 1], np.int32), np.array([0, 2], np.int32)], np.array([-1, 2**40], np.int64),
+                    splits_dt=3, values_dt=9),
+         sparse_var(np.zeros((0, 2), np.int64), np.array([], np.int32), [2, 3], values_dt=3), np.float32(-1.25)],
+        [ragged_var([np.array([0], np.int32), np.array([0], np.int32)], np.array([], np.int64), splits_dt=3, values_dt=9),
+         sparse_var([[1, 1]], np.array([9], np.int32), [2, 3], values_dt=3), np.float32(2.0)],
+    ]
+    fmt.write_dir(os.path.join(tmp, "py_comp"), comp_spec,
+                  {0: [[(21, r[0]), (21, r[1]), (1, r[2])] for r in comp_rows[:2]],
+                   1: [[(21, r[0]), (21, r[1]), (1, r[2])] for r in comp_rows[2:]]}, comp="GZIP")
+    # a ragged component whose variant is no RaggedTensorVariant (valid records, a wrong type_name)
+    bogus = ("variant", [], [("Bogus", [(9, np.array([0, 1]))])])
+    fmt.write_dir(os.path.join(tmp, "py_comp_bad"), comp_spec,
+                  {0: [[(21, bogus), (21, comp_rows[0][1]), (1, comp_rows[0][2])]]})
     exp = []
     order = [i for k in range(3) for i in range(k, 7, 3)]
     exp.append("py_dict 7 [('name', %s), ('x', %s)]" % (SPEC % ("()", "string"), SPEC % ("(2,)", "float32")))
@@ -167,7 +238,13 @@ def part2(tfs, tmp):
     exp.append(str([(int(r[0]), (r[1].tolist(), bool(r[2]))) for r in rows]))
     exp.append("py_snappy 5 (%s, (%s, %s))" % (SPEC % ("()", "int64"), SPEC % ("(None,)", "uint8"), SPEC % ("()", "bool")))
     exp.append(str([(int(r[0]), (r[1].tolist(), bool(r[2]))) for r in rows]))
+    exp.append("py_comp 3 (RaggedTensorSpec(TensorShape([None, None, None]), tf.int64, 2, tf.int32), "
+               "SparseTensorSpec(TensorShape([2, 3]), tf.int32), %s)" % (SPEC % ("()", "float32")))
+    exp.append(str([(("R", [[[10], [11, 12]], [[]]]), ("S", [[0, 0], [1, 2]], [5, -6], [2, 3]), 0.5),
+                    (("R", [[[-1, 2**40]]]), ("S", [], [], [2, 3]), -1.25),
+                    (("R", []), ("S", [[1, 1]], [9], [2, 3]), 2.0)]))
     exp.append("py_gz DataLossError: corrupted record at 0")
+    exp.append("py_comp_bad DataLossError: Unable to parse tensor from stored proto.")
     exp.append("py_bad DataLossError: corrupted record at 12")
     exp.append("py_snappy_cut DataLossError: tf.data.TFRecordDataset: Failed to read %d bytes from file. "
                "Possible data corruption." % block)

@@ -14,7 +14,21 @@
                            block of at most 256 KiB of the record stream, cut between the header, data
                            and footer parts RecordWriter appends), or not; version 2: one
                            record per flat component, a TensorProto (dtype=1, tensor_shape=2 {dim=2
-                           {size=1}, unknown_rank=3}, tensor_content=4, string_val=8).
+                           {size=1}, unknown_rank=3}, tensor_content=4) as Tensor::AsProtoTensorContent
+                           writes it: strings in tensor_content too (each element's varint32 length, then
+                           the bytes); string_val=8 is read as well.
+  Ragged and sparse components (tensor.cc's AsProtoTensorContent of the dataset's DT_VARIANT=21 tensors):
+                           tensor_content = varint32 length of each element's encoding, then the encodings
+                           (variant.cc EncodeVariantList), each a VariantTensorDataProto {type_name=1,
+                           metadata=2, tensors=3} whose tensors are in AsProtoField form (typed repeated fields:
+                           float_val=5, double_val=6, int_val=7, string_val=8, int64_val=10, bool_val=11,
+                           half_val=13, uint32_val=16, uint64_val=17, packed). A RaggedTensor is a scalar
+                           "RaggedTensorVariant" (row_splits..., flat_values: ragged_tensor_variant.cc); a
+                           SparseTensor a [3] vector of "tensorflow::Tensor" (indices, values, dense_shape:
+                           SerializeSparse with out_type variant). In dataset_spec.pb their specs are
+                           type_spec_value=34 TypeSpecProto {type_spec_class=1 (SPARSE 1, RAGGED 3),
+                           type_state=2 (the _serialize() tuple: tensor_shape_value=31, tensor_dtype_value=32,
+                           int64_value=12 zigzag), type_spec_class_name=3, num_flat_components=4}.
 """
 import gzip
 import os
@@ -28,8 +42,12 @@ import snappy  # python3-snappy: the raw snappy block format
 NP = {1: np.float32, 2: np.float64, 3: np.int32, 4: np.uint8, 5: np.int16, 6: np.int8, 9: np.int64, 10: np.bool_,
       17: np.uint16, 19: np.float16, 22: np.uint32, 23: np.uint64}
 DT_STRING = 7
+DT_VARIANT = 21
 NAMES = {1: "float32", 2: "float64", 3: "int32", 4: "uint8", 5: "int16", 6: "int8", 7: "string", 9: "int64",
-         10: "bool", 17: "uint16", 19: "float16", 22: "uint32", 23: "uint64"}
+         10: "bool", 17: "uint16", 19: "float16", 21: "variant", 22: "uint32", 23: "uint64"}
+# AsProtoField's typed repeated field of a dtype: (field number, packed element kind)
+FIELD = {1: (5, "f"), 2: (6, "d"), 3: (7, "v"), 4: (7, "v"), 5: (7, "v"), 6: (7, "v"), 17: (7, "v"), 9: (10, "v"),
+         10: (11, "v"), 19: (13, "v"), 22: (16, "v"), 23: (17, "v")}
 
 
 class FormatError(Exception):
@@ -152,22 +170,111 @@ def decode_shape(b):
     return None if unknown else dims
 
 
+def flat_dtype(s):
+    """The stored dtype of a leaf spec: DT_VARIANT for a ragged or sparse one."""
+    return s[2] if s[0] == "spec" else DT_VARIANT
+
+
 def encode_tensor(a, dtype):
-    """A TensorProto as TF's AsProtoTensorContent: numbers in tensor_content, strings in string_val."""
+    """A TensorProto as TF's AsProtoTensorContent: numbers in tensor_content, strings there too (tensor.cc's
+    Helper<tstring>: port::EncodeStringList, every element's varint32 length, then their bytes)."""
+    if dtype == DT_VARIANT:
+        return encode_variant(a[1], a[2])
     a = np.asarray(a)
     out = fv(1, dtype) + fb(2, encode_shape(list(a.shape)))
     if dtype == DT_STRING:
-        for s in a.reshape(-1):
-            out += fb(8, s if isinstance(s, bytes) else str(s).encode())
+        ss = [s if isinstance(s, bytes) else str(s).encode() for s in a.reshape(-1)]
+        if ss:
+            out += fb(4, b"".join(varint(len(s)) for s in ss) + b"".join(ss))
     elif a.size:
         out += fb(4, np.ascontiguousarray(a, dtype=NP[dtype]).tobytes())
     return out
 
 
+def zigzag(n):
+    return (n << 1) ^ (n >> 63)
+
+
+def unzigzag(n):
+    return (n >> 1) ^ -(n & 1)
+
+
+def encode_field_tensor(a, dtype):
+    """A TensorProto as TF's AsProtoField: every value in the dtype's typed repeated field (packed)."""
+    a = np.asarray(a)
+    out = fv(1, dtype) + fb(2, encode_shape(list(a.shape)))
+    if dtype == DT_STRING:
+        for x in a.reshape(-1):
+            out += fb(8, x if isinstance(x, bytes) else str(x).encode())
+        return out
+    num, kind = FIELD[dtype]
+    vals = np.ascontiguousarray(a, dtype=NP[dtype]).reshape(-1)
+    if not vals.size:
+        return out
+    if kind == "f":
+        data = vals.astype("<f4").tobytes()
+    elif kind == "d":
+        data = vals.astype("<f8").tobytes()
+    elif dtype == 19:
+        data = packed(int(x) for x in vals.view(np.uint16))
+    else:
+        data = packed(int(x) for x in vals)
+    return out + fb(num, data)
+
+
+def encode_variant(shape, parts):
+    """A DT_VARIANT TensorProto (AsProtoTensorContent) of elements parts: [(type_name, [(dtype, array)])]."""
+    encs = [fb(1, name.encode()) + b"".join(fb(3, encode_field_tensor(a, dt)) for dt, a in ts) for name, ts in parts]
+    content = b"".join(varint(len(e)) for e in encs) + b"".join(encs)
+    return fv(1, DT_VARIANT) + fb(2, encode_shape(list(shape))) + fb(4, content)
+
+
+def decode_field_values(dtype, fs, n):
+    num, kind = FIELD[dtype]
+    vals = []
+    for f, wt, v in fs:
+        if f != num:
+            continue
+        if kind == "f":
+            vals += list(np.frombuffer(v, "<f4")) if wt == 2 else list(np.frombuffer(v, "<f4"))
+        elif kind == "d":
+            vals += list(np.frombuffer(v, "<f8"))
+        else:
+            raw = unpack_varints(v) if wt == 2 else [v]
+            vals += [x - (1 << 64) if x >= 1 << 63 else x for x in raw]
+    if dtype == 19:
+        return np.array(vals, np.uint16).view(np.float16)
+    if kind == "v" and dtype not in (9, 22, 23, 10):   # int_val holds int32s (negatives as 64-bit varints)
+        return np.array(vals, np.int64).astype(NP[dtype])
+    return np.array(vals, dtype=NP[dtype])
+
+
+def decode_variant(content, shape):
+    n = int(np.prod(shape)) if shape else 1
+    sizes, i = [], 0
+    for _ in range(n):
+        v, i = read_varint(content, i)
+        sizes.append(v)
+    if sum(sizes) != len(content) - i:
+        raise FormatError("variant sizes")
+    parts = []
+    for size in sizes:
+        name, ts = "", []
+        for num, _, v in fields(content[i:i + size]):
+            if num == 1:
+                name = v.decode()
+            elif num == 3:
+                ts.append(decode_tensor(v))
+        parts.append((name, ts))
+        i += size
+    return parts
+
+
 def decode_tensor(b):
     """(dtype, numpy array) of a TensorProto written in tensor_content / string_val form."""
     dtype, shape, content, strings = 0, [], None, []
-    for num, _, v in fields(b):
+    fs = fields(b)
+    for num, _, v in fs:
         if num == 1:
             dtype = v
         elif num == 2:
@@ -177,12 +284,29 @@ def decode_tensor(b):
         elif num == 8:
             strings.append(bytes(v))
     n = int(np.prod(shape)) if shape else 1
+    if dtype == DT_STRING and content is not None:   # AsProtoTensorContent's string list
+        c, i, sizes = bytes(content), 0, []
+        for _ in range(n):
+            v, i = read_varint(c, i)
+            sizes.append(v)
+        if sum(sizes) != len(c) - i:
+            raise FormatError("string list sizes")
+        for size in sizes:
+            strings.append(c[i:i + size])
+            i += size
     if dtype == DT_STRING:
         if len(strings) != n:
             raise FormatError(f"{len(strings)} strings for shape {shape}")
         return dtype, np.array(strings, dtype=object).reshape(shape)
+    if dtype == DT_VARIANT:   # ("variant", shape, [(type_name, [(dtype, array)])])
+        return dtype, ("variant", shape, decode_variant(bytes(content or b""), shape))
     if dtype not in NP:
         raise FormatError(f"dtype {dtype}")
+    if content is None and n:   # AsProtoField form
+        data = decode_field_values(dtype, fs, n)
+        if data.size != n:
+            raise FormatError(f"{data.size} values for shape {shape}")
+        return dtype, data.reshape(shape)
     data = np.frombuffer(content or b"", dtype=NP[dtype])
     if data.size != n:
         raise FormatError(f"{data.size} values for shape {shape}")
@@ -197,6 +321,14 @@ def encode_spec(s):
     if kind == "spec":
         _, shape, dtype, name = s
         return fb(33, (fb(1, name.encode()) if name else b"") + fb(2, encode_shape(shape)) + fv(3, dtype))
+    if kind in ("ragged", "sparse"):   # a TypeSpecProto: class, the _serialize() tuple, name, component count
+        state = [fb(31, encode_shape(s[1])), fv(32, s[2])]
+        if kind == "ragged":
+            state += [fv(12, zigzag(s[3])), fv(32, s[4])]
+        state = fb(52, b"".join(fb(1, x) for x in state))
+        name = "RaggedTensorSpec" if kind == "ragged" else "SparseTensorSpec"
+        return fb(34, fv(1, 3 if kind == "ragged" else 1) + fb(2, state) + fb(3, name.encode()) +
+                  fv(4, 1 + s[3] if kind == "ragged" else 3))
     if kind in ("tuple", "list"):
         return fb(52 if kind == "tuple" else 51, b"".join(fb(1, encode_spec(c)) for c in s[1]))
     if kind == "dict":
@@ -218,6 +350,26 @@ def decode_spec(b):
             elif n2 == 3:
                 dtype = v2
         return ("spec", shape, dtype, name)
+    if num == 34:
+        cls, state, name, count = 0, b"", "", 0
+        for n2, _, v2 in fields(v):
+            if n2 == 1:
+                cls = v2
+            elif n2 == 2:
+                state = v2
+            elif n2 == 3:
+                name = v2.decode()
+            elif n2 == 4:
+                count = v2
+        (sn, _, tup), = fields(state)
+        vals = [fields(c)[0] for n3, _, c in fields(tup) if n3 == 1]
+        if sn != 52 or vals[0][0] != 31 or vals[1][0] != 32:
+            raise FormatError("type_state")
+        if cls == 3 and name == "RaggedTensorSpec" and len(vals) == 4 and count == 1 + unzigzag(vals[2][2]):
+            return ("ragged", decode_shape(vals[0][2]), vals[1][2], unzigzag(vals[2][2]), vals[3][2])
+        if cls == 1 and name == "SparseTensorSpec" and len(vals) == 2 and count == 3:
+            return ("sparse", decode_shape(vals[0][2]), vals[1][2])
+        raise FormatError(f"TypeSpecProto {cls} {name} {count}")
     if num in (51, 52):
         return ("tuple" if num == 52 else "list", [decode_spec(c) for n2, _, c in fields(v) if n2 == 1])
     if num == 53:
@@ -238,7 +390,7 @@ def flat_specs(s):
     """The leaves in tf.nest order (dict keys sorted)."""
     if s is None:
         return []
-    if s[0] == "spec":
+    if s[0] in ("spec", "ragged", "sparse"):
         return [s]
     if s[0] == "dict":
         return [x for k in sorted(s[1]) for x in flat_specs(s[1][k])]
@@ -403,7 +555,7 @@ def write_dir(path, spec, shards, comp="", run_id="1234567890123456789"):
     os.makedirs(os.path.join(path, run_id), exist_ok=True)
     with open(os.path.join(path, "dataset_spec.pb"), "wb") as f:
         f.write(encode_spec(spec))
-    dtypes = [s[2] for s in flat_specs(spec)]
+    dtypes = [flat_dtype(s) for s in flat_specs(spec)]
     count = 0
     for idx, elems in shards.items():
         d = os.path.join(path, run_id, f"{idx:08d}.shard")

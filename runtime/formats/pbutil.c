@@ -253,6 +253,13 @@ Tensorflow__TensorProto *pb_const_tensor(PbArena *a, Tensor *t) {
   DType dt = t->dtype;
   bool typed_always = dt == DT_UINT16 || dt == DT_BOOL || dtype_is_complex(dt);
   if (dt == DT_STRING || (t->size != 1 && !typed_always)) return pb_tensor(a, t);
+  return pb_field_tensor(a, t);
+}
+
+/* As TF's Tensor::AsProtoField: every value in its typed repeated field, strings in string_val. */
+Tensorflow__TensorProto *pb_field_tensor(PbArena *a, Tensor *t) {
+  DType dt = t->dtype;
+  if (dt == DT_STRING) return pb_tensor(a, t);
   Tensorflow__TensorProto *p = pa_alloc(a, sizeof *p);
   tensorflow__tensor_proto__init(p);
   p->dtype = pb_dtype(dt);
@@ -309,6 +316,41 @@ bool pb_unshape(const Tensorflow__TensorShapeProto *p, int *rank, tfs_i64 *shape
   return true;
 }
 
+/* A string tensor in tensor_content, as TF's AsProtoTensorContent writes one (port::EncodeStringList: the
+ * varint32 length of every element, then the bytes of all); NULL when the lengths do not add up. */
+static Tensor *untensor_string_list(const Tensorflow__TensorProto *p, int rank, const tfs_i64 *shape, tfs_i64 size,
+                                    const char **err) {
+  const uint8_t *d = p->tensor_content.data;
+  size_t len = p->tensor_content.len, pos = 0, total = 0;
+  *err = "a string tensor whose tensor_content does not fit its shape";
+  if ((size_t)size > len) return NULL;   /* every element takes a length byte at least */
+  uint32_t *sizes = malloc(sizeof(uint32_t) * (size_t)(size + 1));
+  if (!sizes) rt_throw(ERR_MEMORY, "out of memory");
+  for (tfs_i64 i = 0; i < size; i++) {
+    uint32_t v = 0;
+    int shift = 0;
+    for (;;) {
+      if (pos >= len || shift > 28) { free(sizes); return NULL; }
+      uint8_t b = d[pos++];
+      v |= (uint32_t)(b & 0x7f) << shift;
+      shift += 7;
+      if (!(b & 0x80)) break;
+    }
+    sizes[i] = v;
+    total += v;
+  }
+  if (total != len - pos) { free(sizes); return NULL; }
+  Tensor *t = tensor_new(DT_STRING, rank, shape);
+  Str **el = t->buf->data;
+  for (tfs_i64 i = 0; i < size; i++) {
+    el[i] = (Str *)str_new((const char *)d + pos, (tfs_i64)sizes[i]).u.o;
+    pos += sizes[i];
+  }
+  free(sizes);
+  *err = NULL;
+  return t;
+}
+
 Tensor *pb_untensor(const Tensorflow__TensorProto *p, const char **err) {
   int dt = p ? pb_undtype(p->dtype) : -1, rank;
   tfs_i64 shape[TFS_MAX_RANK], size = 1;
@@ -327,6 +369,7 @@ Tensor *pb_untensor(const Tensorflow__TensorProto *p, const char **err) {
     }
     size *= shape[i];
   }
+  if (dt == DT_STRING && p->tensor_content.len) return untensor_string_list(p, rank, shape, size, err);
   size_t es = (size_t)dtype_info[dt].size, have;
   bool small_int = dt == DT_UINT8 || dt == DT_INT8 || dt == DT_INT16 || dt == DT_UINT16;   /* TF writes them to int_val */
   if (dt == DT_STRING) have = p->n_string_val;

@@ -30,6 +30,8 @@ Tensorflow__TensorProto *pb_tensor(PbArena *a, Tensor *t);
 /* A graph constant as TF's Python writes it: a one-element tensor in its
  * typed field (float_val, int_val, ...), larger ones in tensor_content. */
 Tensorflow__TensorProto *pb_const_tensor(PbArena *a, Tensor *t);
+/* As TF's AsProtoField (a Variant's tensors, VariantTensorData::ToProto): every value in its typed field. */
+Tensorflow__TensorProto *pb_field_tensor(PbArena *a, Tensor *t);
 
 /* The reverse, for reading saved graphs: tfs dtype of a DataType (-1: none),
  * a shape (false: more dims than tfs has), a tensor (NULL with *err set when

@@ -79,7 +79,8 @@ int parexec_lanes(const ParExec *x) { return x->lanes; }
 /* ---- the pool ---------------------------------------------------------------------------------
  * Threads are made on first need and live as long as the program (a thread's per-thread free lists
  * stay reachable, so nothing leaks).  One batch at a time: only the main thread starts batches, and
- * it waits for each one to finish, so nothing runs on a worker once parexec_run has returned. */
+ * it waits for each one to finish, so nothing runs on a worker once parexec_run has returned — except in a
+ * session (below), during which batches run on the main thread alone. */
 enum { PAR_MAX = 64 };
 
 typedef struct Batch {
@@ -95,7 +96,23 @@ typedef struct Batch {
   void (*fn)(void *ctx, int i);   /* parexec_run_fn's job (x NULL) */
   void *ctx;
   int local;                  /* the caller's tp_local_limit, which its jobs keep on their lanes */
+  ParAsync *as;               /* a running session (parexec_async_start): its threads take queued jobs */
 } Batch;
+
+/* A session's state, all under pool.mu: the queue of submitted jobs not started, the queue of finished
+ * ones not taken, and the count of jobs started but not finished. */
+struct ParAsync {
+  ParExec *x;
+  int cap;                    /* job slots: ids 0..cap-1 */
+  Tensor **const *args;
+  Tensor **const *outs;
+  ParErr *errs;
+  int *todo, todo_head, ntodo;    /* ring of submitted ids */
+  int *fin, fin_head, nfin;       /* ring of finished ids */
+  int running;
+  bool closing;
+  pthread_cond_t work, finished;
+};
 
 static struct {
   pthread_mutex_t mu;
@@ -104,6 +121,7 @@ static struct {
   Batch b;
   int pending;                /* jobs of the batch not finished on workers */
   int started;                /* threads made so far (lane 1..started) */
+  bool async;                 /* a session holds the threads: batches run on the caller alone meanwhile */
 } pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER};
 
 static _Atomic tfs_i64 offthread_runs;
@@ -127,8 +145,35 @@ static void run_one(const Batch *b, int l, int j) {
   rt_try_clear(&t);   /* (an op raises no exception object) */
 }
 
+/* A session's thread on plan p: take the next submitted job while the session lasts. */
+static int async_loop(const Batch *b, int p) {
+  ParAsync *as = b->as;
+  Batch one = *b;
+  one.args = as->args, one.outs = as->outs, one.errs = as->errs;
+  int runs = 0;
+  pthread_mutex_lock(&pool.mu);
+  for (;;) {
+    while (!as->ntodo && !as->closing) pthread_cond_wait(&as->work, &pool.mu);
+    if (!as->ntodo) break;   /* closing and nothing queued */
+    int j = as->todo[as->todo_head];
+    as->todo_head = (as->todo_head + 1) % as->cap;
+    as->ntodo--;
+    as->running++;
+    pthread_mutex_unlock(&pool.mu);
+    run_one(&one, p, j);
+    runs++;
+    pthread_mutex_lock(&pool.mu);
+    as->running--;
+    as->fin[(as->fin_head + as->nfin++) % as->cap] = j;
+    pthread_cond_signal(&as->finished);
+  }
+  pthread_mutex_unlock(&pool.mu);
+  return runs;
+}
+
 /* Lane l's share of the batch; returns the runs it did (a plan serves one run at a time, and each lane has its own). */
 static int job_run(const Batch *b, int l) {
+  if (b->as) return async_loop(b, l - 1);   /* thread l runs on plan l - 1 (the main thread runs none) */
   if (b->fn) { b->fn(b->ctx, l); return 1; }
   int runs = 0;
   if (!b->order) {
@@ -182,7 +227,7 @@ static bool ensure_lanes(int n) {
 
 static void batch_run(Batch b, int n) {
   pthread_mutex_lock(&pool.mu);
-  bool threads = n > 1 && n <= PAR_MAX && ensure_lanes(n);
+  bool threads = n > 1 && n <= PAR_MAX && !pool.async && ensure_lanes(n);
   if (threads) {
     atomic_store(&rt_mt_active, 1);
     pool.b = b;
@@ -210,9 +255,80 @@ void parexec_run(ParExec *x, int n, Tensor **const *args, Tensor **const *outs, 
 void parexec_run_jobs(ParExec *x, int njobs, Tensor **const *args, Tensor **const *outs, ParErr *errs, int *order) {
   _Atomic int next = 0, ndone = 0;
   int n = njobs < x->lanes ? njobs : x->lanes;
-  batch_run((Batch){x, n, njobs, args, outs, errs, order, &next, &ndone, NULL, NULL, tp_local_limit(-1)}, n);
+  batch_run((Batch){x, n, njobs, args, outs, errs, order, &next, &ndone, NULL, NULL, tp_local_limit(-1), NULL}, n);
 }
 
 void parexec_run_fn(int n, void (*fn)(void *ctx, int i), void *ctx) {
-  batch_run((Batch){NULL, n, n, NULL, NULL, NULL, NULL, NULL, NULL, fn, ctx, tp_local_limit(-1)}, n);
+  batch_run((Batch){NULL, n, n, NULL, NULL, NULL, NULL, NULL, NULL, fn, ctx, tp_local_limit(-1), NULL}, n);
+}
+
+/* ---- sessions (deterministic=False map) ----------------------------------------------------------
+ * The session's x->lanes threads run queued jobs until it stops, while the main thread goes on with the
+ * program; rt_mt_active stays set meanwhile (the shared tables stay locked, the cycle collector waits). */
+ParAsync *parexec_async_start(ParExec *x, int cap, Tensor **const *args, Tensor **const *outs, ParErr *errs) {
+  int n = x->lanes + 1;
+  ParAsync *as = calloc(1, sizeof(ParAsync));
+  int *todo = calloc((size_t)cap, sizeof(int)), *fin = calloc((size_t)cap, sizeof(int));
+  if (!as || !todo || !fin) {
+    free(as), free(todo), free(fin);
+    return NULL;
+  }
+  *as = (ParAsync){.x = x, .cap = cap, .args = args, .outs = outs, .errs = errs, .todo = todo, .fin = fin};
+  pthread_cond_init(&as->work, NULL);
+  pthread_cond_init(&as->finished, NULL);
+  pthread_mutex_lock(&pool.mu);
+  if (pool.async || n > PAR_MAX || !ensure_lanes(n)) {   /* one session at a time */
+    pthread_mutex_unlock(&pool.mu);
+    pthread_cond_destroy(&as->work);
+    pthread_cond_destroy(&as->finished);
+    free(todo), free(fin), free(as);
+    return NULL;
+  }
+  atomic_store(&rt_mt_active, 1);
+  pool.async = true;
+  pool.b = (Batch){.x = x, .n = n, .as = as, .local = tp_local_limit(-1)};
+  pool.pending = n - 1;
+  pool.gen++;
+  pthread_cond_broadcast(&pool.go);
+  pthread_mutex_unlock(&pool.mu);
+  return as;
+}
+
+void parexec_async_submit(ParAsync *as, int j) {
+  pthread_mutex_lock(&pool.mu);
+  as->todo[(as->todo_head + as->ntodo++) % as->cap] = j;
+  pthread_cond_signal(&as->work);
+  pthread_mutex_unlock(&pool.mu);
+}
+
+int parexec_async_next(ParAsync *as) {
+  pthread_mutex_lock(&pool.mu);
+  while (!as->nfin && (as->ntodo || as->running)) pthread_cond_wait(&as->finished, &pool.mu);
+  int j = -1;
+  if (as->nfin) {
+    j = as->fin[as->fin_head];
+    as->fin_head = (as->fin_head + 1) % as->cap;
+    as->nfin--;
+  }
+  pthread_mutex_unlock(&pool.mu);
+  return j;
+}
+
+void parexec_async_stop(ParAsync *as) {
+  if (!as) return;
+  pthread_mutex_lock(&pool.mu);
+  as->closing = true;
+  as->ntodo = 0;   /* queued jobs are dropped; running ones finish */
+  pthread_cond_broadcast(&as->work);
+  while (pool.pending > 0) pthread_cond_wait(&pool.done, &pool.mu);
+  pool.b.n = 0;
+  pool.b.as = NULL;
+  pool.async = false;
+  atomic_store(&rt_mt_active, 0);
+  pthread_mutex_unlock(&pool.mu);
+  pthread_cond_destroy(&as->work);
+  pthread_cond_destroy(&as->finished);
+  free(as->todo);
+  free(as->fin);
+  free(as);
 }

@@ -2522,7 +2522,10 @@ static Val ds_spec_ctor(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "tf.data.DatasetSpec", .sig = "element_spec, dataset_shape=None"};
   Val a[2];
   args_parse(&spec, n, args, kw, a);
-  if (!val_is(a[0], &tffn_spec_type) && !val_is(a[0], &tuple_type) && !val_is(a[0], &dict_type))
+  const char *tn = val_type_name(a[0]);
+  /* a RaggedTensorSpec or SparseTensorSpec too (a loaded ragged or sparse dataset's shards) */
+  bool composite = !strcmp(tn, "RaggedTensorSpec") || !strcmp(tn, "SparseTensorSpec");
+  if (!val_is(a[0], &tffn_spec_type) && !val_is(a[0], &tuple_type) && !val_is(a[0], &dict_type) && !composite)
     rt_throw(ERR_TYPE, "tf.data.DatasetSpec: element_spec must be a tf.TensorSpec or a tuple or dict of them, not %s",
              val_type_name(a[0]));
   return dspec_new(a[0]);

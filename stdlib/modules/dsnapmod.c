@@ -14,6 +14,7 @@
 #include "object/object.h"
 #include "object/value.h"
 #include "saved_model.pb-c.h"
+#include "tensor/tensor.h"
 #include "snapshot.pb-c.h"
 
 typedef Tensorflow__StructuredValue SV;
@@ -21,6 +22,7 @@ typedef Tensorflow__Data__Experimental__SnapshotMetadataRecord SnapMeta;
 
 /* The element spec travels between the .tfs side and here as a tree of tuples:
  * ("none",)  ("spec", shape, dtype, name)  ("tuple", [nodes])  ("list", [nodes])  ("dict", [(key, node)]),
+ * ("ragged", shape, dtype, ragged_rank, row_splits_dtype)  ("sparse", shape, dtype),
  * shape None (unknown rank) or a list of ints (-1: unknown dim), name a str or None. */
 
 static const char *tree_err;   /* why a tree did not convert (the builders return NULL) */
@@ -106,6 +108,65 @@ static SV *sv_spec(PbArena *a, const Val *f) {
   return s;
 }
 
+static SV *sv_new(PbArena *a, int kind) {
+  SV *s = pa_alloc(a, sizeof *s);
+  tensorflow__structured_value__init(s);
+  s->kind_case = kind;
+  return s;
+}
+
+static bool tree_shape(Val v, int *rank, tfs_i64 *dims) {
+  *rank = -1;
+  if (v.tag == VT_NONE) return true;
+  tfs_i64 n;
+  const Val *d;
+  if (!seq_items(v, &n, &d) || n > TFS_MAX_RANK) return false;
+  for (tfs_i64 i = 0; i < n; i++) {
+    int64_t x;
+    if (!val_as_int(d[i], &x)) return false;
+    dims[i] = x;
+  }
+  *rank = (int)n;
+  return true;
+}
+
+/* A RaggedTensorSpec or SparseTensorSpec as TF's nested_structure_coder writes it: a TypeSpecProto of the class
+ * (RAGGED_TENSOR_SPEC 3, SPARSE_TENSOR_SPEC 1), its _serialize() tuple as type_state ((shape, dtype, ragged_rank,
+ * row_splits_dtype) / (shape, dtype)), its class name and its count of expanded components. */
+static SV *sv_typespec(PbArena *a, bool ragged, const Val *f) {
+  DType dt, sdt = DT_INT64;
+  int64_t rr = 0;
+  int rank;
+  tfs_i64 dims[TFS_MAX_RANK];
+  if (!tree_shape(f[1], &rank, dims) || !val_as_dtype(f[2], &dt)) return tree_err = "a type spec node's shape or dtype", NULL;
+  if (ragged && (!val_as_int(f[3], &rr) || !val_as_dtype(f[4], &sdt))) return tree_err = "a ragged spec node", NULL;
+  int n = ragged ? 4 : 2;
+  SV **vals = pa_alloc(a, sizeof(SV *) * (size_t)n);
+  vals[0] = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_TENSOR_SHAPE_VALUE);
+  vals[0]->tensor_shape_value = pb_shape(a, rank, dims);
+  vals[1] = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_TENSOR_DTYPE_VALUE);
+  vals[1]->tensor_dtype_value = pb_dtype(dt);
+  if (ragged) {
+    vals[2] = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_INT64_VALUE);
+    vals[2]->int64_value = rr;
+    vals[3] = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_TENSOR_DTYPE_VALUE);
+    vals[3]->tensor_dtype_value = pb_dtype(sdt);
+  }
+  SV *state = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_TUPLE_VALUE);
+  state->tuple_value = pa_alloc(a, sizeof *state->tuple_value);
+  tensorflow__tuple_value__init(state->tuple_value);
+  state->tuple_value->n_values = (size_t)n, state->tuple_value->values = vals;
+  SV *s = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_TYPE_SPEC_VALUE);
+  s->type_spec_value = pa_alloc(a, sizeof *s->type_spec_value);
+  tensorflow__type_spec_proto__init(s->type_spec_value);
+  s->type_spec_value->type_spec_class = ragged ? 3 : 1;
+  s->type_spec_value->type_state = state;
+  s->type_spec_value->type_spec_class_name = ragged ? "RaggedTensorSpec" : "SparseTensorSpec";
+  /* _component_specs: flat_values and one row_splits a ragged dimension; indices, values, dense_shape */
+  s->type_spec_value->num_flat_components = ragged ? (int32_t)(1 + rr) : 3;
+  return s;
+}
+
 static SV *sv_of(PbArena *a, Val v) {
   const char *kind;
   tfs_i64 n;
@@ -122,6 +183,8 @@ static SV *sv_of(PbArena *a, Val v) {
   if (!strcmp(kind, "spec") && n == 4) return sv_spec(a, f);
   if ((!strcmp(kind, "tuple") || !strcmp(kind, "list")) && n == 2) return sv_seq(a, f[1], kind[0] == 't');
   if (!strcmp(kind, "dict") && n == 2) return sv_dict(a, f[1]);
+  if (!strcmp(kind, "ragged") && n == 5) return sv_typespec(a, true, f);
+  if (!strcmp(kind, "sparse") && n == 3) return sv_typespec(a, false, f);
   return tree_err = "unknown node kind", NULL;
 }
 
@@ -178,6 +241,41 @@ static Val tree_of(const SV *s, int depth) {
     it[1] = shape;
     it[2] = dtype_val((DType)dt);
     it[3] = p->name && *p->name ? str_from_cstr(p->name) : val_none();
+    return t;
+  }
+  case TENSORFLOW__STRUCTURED_VALUE__KIND_TYPE_SPEC_VALUE: {
+    const Tensorflow__TypeSpecProto *p = s->type_spec_value;
+    bool ragged = p->type_spec_class == 3;
+    size_t want = ragged ? 4 : 2;
+    if ((!ragged && p->type_spec_class != 1) || !p->type_state ||
+        p->type_state->kind_case != TENSORFLOW__STRUCTURED_VALUE__KIND_TUPLE_VALUE)
+      return val_undef();
+    const Tensorflow__TupleValue *tv = p->type_state->tuple_value;
+    /* a RaggedTensorSpec with a flat_values_spec has a fifth member: not one tfs makes */
+    if (tv->n_values != want || tv->values[0]->kind_case != TENSORFLOW__STRUCTURED_VALUE__KIND_TENSOR_SHAPE_VALUE ||
+        tv->values[1]->kind_case != TENSORFLOW__STRUCTURED_VALUE__KIND_TENSOR_DTYPE_VALUE)
+      return val_undef();
+    int rank, dt = pb_undtype(tv->values[1]->tensor_dtype_value), sdt = 0;
+    tfs_i64 dims[TFS_MAX_RANK];
+    if (dt < 0 || !pb_unshape(tv->values[0]->tensor_shape_value, &rank, dims)) return val_undef();
+    if (ragged && (tv->values[2]->kind_case != TENSORFLOW__STRUCTURED_VALUE__KIND_INT64_VALUE ||
+                   tv->values[3]->kind_case != TENSORFLOW__STRUCTURED_VALUE__KIND_TENSOR_DTYPE_VALUE ||
+                   (sdt = pb_undtype(tv->values[3]->tensor_dtype_value)) < 0))
+      return val_undef();
+    Val shape = val_none();
+    if (rank >= 0) {
+      shape = list_new(rank);
+      for (int i = 0; i < rank; i++) list_append(shape, val_int(dims[i]));
+    }
+    Val t = tuple_new(ragged ? 5 : 3);
+    Val *it = ((Tuple *)t.u.o)->items;
+    it[0] = str_from_cstr(ragged ? "ragged" : "sparse");
+    it[1] = shape;
+    it[2] = dtype_val((DType)dt);
+    if (ragged) {
+      it[3] = val_int(tv->values[2]->int64_value);
+      it[4] = dtype_val((DType)sdt);
+    }
     return t;
   }
   case TENSORFLOW__STRUCTURED_VALUE__KIND_LIST_VALUE:
@@ -351,11 +449,188 @@ static Val snappy_file_fn(Val self, int n, const Val *args, const Kw *kw) {
   return val_none();
 }
 
+/* ---- DT_VARIANT components (tf.data's ragged and sparse elements) ----
+ * TF's snapshot writer stores a component with Tensor::AsProtoTensorContent; for a variant tensor that is
+ * tensor_content = the varint32 length of every element's encoding, then the encodings (EncodeVariantList
+ * through a StringListEncoder), each a VariantTensorDataProto {type_name, tensors in AsProtoField form}.
+ * A RaggedTensorSpec's component is one scalar "RaggedTensorVariant" (row_splits..., flat_values); a
+ * SparseTensorSpec's is SerializeSparse's [3] vector of "tensorflow::Tensor" (indices, values, dense_shape). */
+
+static void put_varint(StrBuf *b, uint64_t v) {
+  do {
+    char c = (char)(v & 0x7f);
+    v >>= 7;
+    if (v) c = (char)(c | 0x80);
+    sb_putc(b, c);
+  } while (v);
+}
+
+/* _dsnap.encode_variant(shape, parts): the TensorProto bytes of a DT_VARIANT tensor of that shape whose elements
+ * are parts, each (type_name, [eager tensors]). */
+static Val encode_variant_fn(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  int rank;
+  tfs_i64 dims[TFS_MAX_RANK], np;
+  const Val *parts;
+  if (n != 2 || (kw && kw->n) || !tree_shape(args[0], &rank, dims) || rank < 0 || !seq_items(args[1], &np, &parts))
+    rt_throw(ERR_TYPE, "_dsnap.encode_variant(shape, parts)");
+  PbArena a = {0};
+  StrBuf lens, body;
+  sb_init(&lens), sb_init(&body);
+  for (tfs_i64 i = 0; i < np; i++) {
+    tfs_i64 k, nt;
+    const Val *f, *ts;
+    if (!seq_items(parts[i], &k, &f) || k != 2 || !val_is(f[0], &str_type) || !seq_items(f[1], &nt, &ts)) goto bad;
+    Tensorflow__VariantTensorDataProto vp = TENSORFLOW__VARIANT_TENSOR_DATA_PROTO__INIT;
+    vp.type_name = (char *)str_cstr(f[0]);
+    vp.n_tensors = (size_t)nt;
+    vp.tensors = pa_alloc(&a, sizeof(void *) * (size_t)(nt + 1));
+    for (tfs_i64 j = 0; j < nt; j++) {
+      if (!val_is(ts[j], &tensor_type) || val_tensor(ts[j])->sym || val_tensor(ts[j])->dtype == DT_VARIANT) goto bad;
+      vp.tensors[j] = pb_field_tensor(&a, val_tensor(ts[j]));
+    }
+    size_t len;
+    unsigned char *buf = pb_pack(&vp.base, &len);
+    put_varint(&lens, len);
+    sb_putn(&body, (const char *)buf, len);
+    free(buf);
+  }
+  Tensorflow__TensorProto tp = TENSORFLOW__TENSOR_PROTO__INIT;
+  tp.dtype = TENSORFLOW__DATA_TYPE__DT_VARIANT;
+  tp.tensor_shape = pb_shape(&a, rank, dims);
+  sb_putn(&lens, body.data ? body.data : "", body.len);
+  tp.tensor_content.data = (uint8_t *)lens.data;
+  tp.tensor_content.len = lens.len;
+  size_t len;
+  unsigned char *buf = pb_pack(&tp.base, &len);
+  pa_free(&a);
+  sb_free(&lens), sb_free(&body);
+  Val out = bytes_new(buf, len);
+  free(buf);
+  return out;
+bad:
+  pa_free(&a);
+  sb_free(&lens), sb_free(&body);
+  rt_throw(ERR_TYPE, "_dsnap.encode_variant: parts are (type_name, [eager tensors])");
+}
+
+/* _dsnap.encode_tensor(t): t's TensorProto as TF's snapshot writer stores a component
+ * (Tensor::AsProtoTensorContent): numbers in tensor_content, and strings there too (port::EncodeStringList:
+ * every element's varint32 length, then their bytes), not in string_val as tf.io.serialize_tensor writes them. */
+static Val encode_tensor_fn(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  if (n != 1 || (kw && kw->n) || !val_is(args[0], &tensor_type) || val_tensor(args[0])->sym ||
+      val_tensor(args[0])->dtype == DT_VARIANT)
+    rt_throw(ERR_TYPE, "_dsnap.encode_tensor(eager tensor)");
+  Tensor *t = val_tensor(args[0]);
+  PbArena a = {0};
+  Tensorflow__TensorProto *p = pb_tensor(&a, t);
+  StrBuf c;
+  sb_init(&c);
+  if (t->dtype == DT_STRING) {
+    Str **el = t->buf->data;
+    for (tfs_i64 i = 0; i < t->size; i++) {
+      Str *s = el[tensor_elem_offset(t, i)];
+      put_varint(&c, s ? (uint64_t)s->len : 0);
+    }
+    for (tfs_i64 i = 0; i < t->size; i++) {
+      Str *s = el[tensor_elem_offset(t, i)];
+      if (s) sb_putn(&c, s->data, (size_t)s->len);
+    }
+    p->n_string_val = 0, p->string_val = NULL;
+    p->tensor_content.data = (uint8_t *)c.data;
+    p->tensor_content.len = c.len;
+  }
+  size_t len;
+  unsigned char *buf = pb_pack(&p->base, &len);
+  pa_free(&a);
+  sb_free(&c);
+  Val out = bytes_new(buf, len);
+  free(buf);
+  return out;
+}
+
+static bool get_varint32(const uint8_t *d, size_t len, size_t *i, uint32_t *out) {
+  uint32_t v = 0;
+  for (int shift = 0; shift <= 28 && *i < len; shift += 7) {
+    uint8_t b = d[(*i)++];
+    v |= (uint32_t)(b & 0x7f) << shift;
+    if (!(b & 0x80)) return *out = v, true;
+  }
+  return false;
+}
+
+/* _dsnap.decode_variant(data): (shape, [(type_name, [tensors])]) of a DT_VARIANT TensorProto in
+ * AsProtoTensorContent form; None when the bytes are not one (the caller raises TF's DataLossError). */
+static Val decode_variant_fn(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  if (n != 1 || (kw && kw->n) || !val_is(args[0], &bytes_type)) rt_throw(ERR_TYPE, "_dsnap.decode_variant(data)");
+  size_t len;
+  const void *d = bytes_data(args[0], &len);
+  Tensorflow__TensorProto *tp = tensorflow__tensor_proto__unpack(NULL, len, d);
+  int rank;
+  tfs_i64 dims[TFS_MAX_RANK], count = 1;
+  if (!tp || tp->dtype != TENSORFLOW__DATA_TYPE__DT_VARIANT || !pb_unshape(tp->tensor_shape, &rank, dims) || rank < 0)
+    goto fail;
+  for (int i = 0; i < rank; i++) {
+    if (dims[i] < 0 || dims[i] > (tfs_i64)tp->tensor_content.len) goto fail;
+    count *= dims[i];
+    if (count > (tfs_i64)tp->tensor_content.len + 1) goto fail;   /* every element takes a length byte at least */
+  }
+  const uint8_t *c = tp->tensor_content.data;
+  size_t clen = tp->tensor_content.len, pos = 0;
+  uint32_t *sizes = calloc((size_t)count + 1, sizeof *sizes);
+  if (!sizes) goto fail;
+  size_t total = 0;
+  for (tfs_i64 i = 0; i < count; i++) {
+    if (!get_varint32(c, clen, &pos, &sizes[i])) goto fail_sizes;
+    total += sizes[i];
+  }
+  if (total != clen - pos) goto fail_sizes;
+  Val parts = list_new(count);
+  for (tfs_i64 i = 0; i < count; i++) {
+    Tensorflow__VariantTensorDataProto *vp = tensorflow__variant_tensor_data_proto__unpack(NULL, sizes[i], c + pos);
+    pos += sizes[i];
+    if (!vp) goto fail_parts;
+    Val ts = list_new((tfs_i64)vp->n_tensors);
+    for (size_t j = 0; j < vp->n_tensors; j++) {
+      const char *err = NULL;
+      Tensor *t = pb_untensor(vp->tensors[j], &err);
+      if (!t || t->dtype == DT_VARIANT) {
+        if (t) val_decref(val_obj(t));
+        val_decref(ts);
+        tensorflow__variant_tensor_data_proto__free_unpacked(vp, NULL);
+        goto fail_parts;
+      }
+      Val tv = val_obj(t);
+      list_append(ts, tv);
+      val_decref(tv);
+    }
+    Val p = pair(str_from_cstr(vp->type_name ? vp->type_name : ""), ts);
+    tensorflow__variant_tensor_data_proto__free_unpacked(vp, NULL);
+    list_append(parts, p);
+    val_decref(p);
+  }
+  free(sizes);
+  Val shape = list_new(rank);
+  for (int i = 0; i < rank; i++) list_append(shape, val_int(dims[i]));
+  tensorflow__tensor_proto__free_unpacked(tp, NULL);
+  return pair(shape, parts);
+fail_parts:
+  val_decref(parts);
+fail_sizes:
+  free(sizes);
+fail:
+  if (tp) tensorflow__tensor_proto__free_unpacked(tp, NULL);
+  return val_none();
+}
+
 //! Dataset.save(path, compression=None, shard_func=None, checkpoint_args=None) | tf.data.Dataset.save | tf.data.experimental.save
 //!   Writes every element under path in TF 2.15's layout (dataset_spec.pb, snapshot.metadata, RUN/%08d.shard/
 //!   00000000.snapshot TFRecords of TensorProtos), so TF's load reads it; compression None, "GZIP", "ZLIB" or
-//!   "SNAPPY" (TF's snappy block files); shard_func (a scalar int64 per element) picks the shard, else round-robin over the CPU count. Tensor
-//!   elements in dicts, tuples and lists; checkpoint_args is not supported.
+//!   "SNAPPY" (TF's snappy block files); shard_func (a scalar int64 per element) picks the shard, else round-robin over the CPU count. Tensor,
+//!   RaggedTensor and SparseTensor components (the composite ones as TF's DT_VARIANT records) in dicts, tuples
+//!   and lists; checkpoint_args is not supported.
 //! tf.data.Dataset.load(path, element_spec=None, compression=None, reader_func=None) | tf.data.experimental.load
 //!   The dataset a save (TF's or tfs's) wrote at path: element_spec from dataset_spec.pb when not given,
 //!   cardinality from the metadata; reader_func gets the dataset of per-shard datasets (default: an interleave
@@ -372,6 +647,9 @@ static Val dsnap_attr(const char *name) {
   if (!strcmp(name, "decode_spec")) return builtin_new("_dsnap.decode_spec", decode_spec_fn, val_undef(), NULL);
   if (!strcmp(name, "encode_meta")) return builtin_new("_dsnap.encode_meta", encode_meta_fn, val_undef(), NULL);
   if (!strcmp(name, "snappy_file")) return builtin_new("_dsnap.snappy_file", snappy_file_fn, val_undef(), NULL);
+  if (!strcmp(name, "encode_tensor")) return builtin_new("_dsnap.encode_tensor", encode_tensor_fn, val_undef(), NULL);
+  if (!strcmp(name, "encode_variant")) return builtin_new("_dsnap.encode_variant", encode_variant_fn, val_undef(), NULL);
+  if (!strcmp(name, "decode_variant")) return builtin_new("_dsnap.decode_variant", decode_variant_fn, val_undef(), NULL);
   if (!strcmp(name, "decode_meta")) return builtin_new("_dsnap.decode_meta", decode_meta_fn, val_undef(), NULL);
   return val_undef();
 }

@@ -2,9 +2,10 @@
  *
  * As TF's ParallelMapDataset, the map function's traced graph runs for several input elements at once on up
  * to num_parallel_calls lanes (the lanes the pipeline's options allow: dataset.c's pol_lanes), the results in
- * input order (deterministic=False: in the order the runs finished), an error at the element that raised it.
- * Unlike TF, the buffer is filled only when it is empty and next() waits for the whole fill: the consumer's
- * code never runs beside a worker (graph/parexec.h says why that matters).  A graph that cannot leave the
+ * input order, an error at the element that raised it.  Unlike TF, the buffer is filled only when it is empty
+ * and next() waits for the whole fill: the consumer's code never runs beside a worker (graph/parexec.h says
+ * why that matters).  deterministic=False streams as TF's sloppy map does instead (stream_next: a parexec
+ * session keeps mapping in the background, results go out as they finish).  A graph that cannot leave the
  * main thread (parexec_graph_ok) maps in order here instead.
  */
 #include <stdlib.h>
@@ -42,6 +43,13 @@ struct ParMap {
   bool up_done;               /* the input iterator is exhausted or failed */
   Tensor ***args, ***outs;    /* per run: nin inputs, nout outputs */
   ParErr *errs;
+  /* deterministic=False streams instead of filling: a parexec session maps the inputs in the background */
+  ParAsync *as;
+  bool no_stream;             /* the session's threads were taken (another sloppy map): fills, as deterministic */
+  int *free_ids, nfree;       /* slots (args/outs/errs ids) not queued */
+  int inflight;               /* slots queued, running or finished and not yet taken */
+  tfs_i64 *slot_bytes, bytes; /* input bytes a slot holds, and those in flight */
+  Slot upslot;                /* the input pipeline's error, raised once every mapped element is out */
 };
 
 /* Inputs per lane one fill takes: the threads are woken once per fill, so a cheap function (TF's default
@@ -75,7 +83,11 @@ ParMap *parmap_new(Val conc, Val spec, int lanes, bool sloppy, tfs_i64 ram_budge
   m->args = calloc((size_t)w, sizeof(Tensor **));
   m->outs = calloc((size_t)w, sizeof(Tensor **));
   m->errs = calloc((size_t)w, sizeof(ParErr));
-  if (!m->inm || !m->ring || !m->seq || !m->done || !m->args || !m->outs || !m->errs) rt_throw(ERR_MEMORY, "out of memory");
+  m->free_ids = calloc((size_t)w, sizeof(int));
+  m->slot_bytes = calloc((size_t)w, sizeof(tfs_i64));
+  m->upslot.elem = m->upslot.input = val_undef();
+  if (!m->inm || !m->ring || !m->seq || !m->done || !m->args || !m->outs || !m->errs || !m->free_ids || !m->slot_bytes)
+    rt_throw(ERR_MEMORY, "out of memory");
   for (int i = 0; i < m->nin; i++) m->inm[i] = &ci.g->nodes[ci.g->inputs[i]].outm[0];
   for (int l = 0; l < w; l++) {
     m->ring[l].elem = m->ring[l].input = val_undef();
@@ -97,8 +109,24 @@ static void slot_clear(Slot *s) {
   s->up_failed = false;
 }
 
+static void args_release(Tensor **args, int n);
+
 void parmap_free(ParMap *m) {
   if (!m) return;
+  if (m->as) {   /* the iterator dropped mid-stream: wait for the running jobs, then free every slot's tensors */
+    parexec_async_stop(m->as);
+    m->as = NULL;
+    for (int l = 0; l < m->win; l++) {
+      args_release(m->args[l], m->nin);
+      for (int o = 0; o < m->nout; o++)
+        if (m->outs[l][o]) tensor_release(m->outs[l][o]), m->outs[l][o] = NULL;
+      free(m->errs[l].msg);
+      m->errs[l].msg = NULL;
+    }
+  }
+  slot_clear(&m->upslot);
+  free(m->free_ids);
+  free(m->slot_bytes);
   for (int l = 0; m->ring && l < m->win; l++) slot_clear(&m->ring[l]);
   for (int l = 0; m->args && l < m->win; l++) free(m->args[l]);
   for (int l = 0; m->outs && l < m->win; l++) free(m->outs[l]);
@@ -217,7 +245,79 @@ static void fill(ParMap *m, ParPull pull, void *ctx, ParFinish finish) {
   }
 }
 
+/* raise a run's error as exec_run raised it on this thread (the message is taken from e) */
+static _Noreturn void raise_run_err(ParErr *e) {
+  char *msg = e->msg;
+  e->msg = NULL;
+  rt_hold_mem(msg);
+  rt_throw_msg(e->loc, e->kind, msg, val_undef());
+}
+
+static _Noreturn void raise_up_err(Slot *s) {
+  RtTry t = s->up;
+  s->up_failed = false;
+  char *msg = t.msg;
+  rt_hold_mem(msg);
+  rt_throw_msg(t.loc, t.kind, msg ? msg : "", t.exc);
+}
+
+/* deterministic=False, as TF's sloppy ParallelMapDataset: the session's threads map queued inputs in the
+ * background, the consumer gets each result as soon as any is ready, and each next() first tops the queue up
+ * (inputs are pulled here, on the main thread) so the threads stay busy while the consumer's loop runs.
+ * 0: the end; 1: *out set; -1: no session could start (the caller fills instead). */
+static int stream_next(ParMap *m, ParPull pull, void *ctx, ParFinish finish, ParSeq seq, Val *out) {
+  if (!m->as) {
+    if (m->up_done && !m->inflight) return 0;
+    m->as = parexec_async_start(m->x, m->win, m->args, m->outs, m->errs);
+    if (!m->as) return -1;
+    m->nfree = 0;
+    for (int i = m->win - 1; i >= 0; i--) m->free_ids[m->nfree++] = i;
+  }
+  while (!m->up_done && m->nfree && (m->inflight < m->lanes || m->bytes < m->budget)) {
+    Val e;
+    int got = pull_caught(&m->upslot, pull, ctx, &e);
+    if (got <= 0) { m->up_done = true; break; }
+    int id = m->free_ids[--m->nfree], k = 0;
+    if (flatten(m, m->spec, e, m->args[id], &k) && k == m->nin) {
+      val_decref(e);
+      tfs_i64 b = 0;
+      for (int i = 0; i < k; i++) b += m->args[id][i]->size * dtype_info[m->args[id][i]->dtype].size;
+      m->slot_bytes[id] = b;
+      m->bytes += b;
+      m->inflight++;
+      memset(m->outs[id], 0, sizeof(Tensor *) * (size_t)m->nout);   /* set only by a run that succeeds */
+      parexec_async_submit(m->as, id);
+      continue;
+    }
+    args_release(m->args[id], m->nin);   /* mapped here by the ordinary call, ready at once */
+    m->free_ids[m->nfree++] = id;
+    *out = seq(ctx, e);
+    return 1;
+  }
+  if (!m->inflight) {
+    parexec_async_stop(m->as);
+    m->as = NULL;
+    if (m->upslot.up_failed) raise_up_err(&m->upslot);
+    return 0;
+  }
+  int id = parexec_async_next(m->as);
+  m->inflight--;
+  m->bytes -= m->slot_bytes[id];
+  args_release(m->args[id], m->nin);
+  m->free_ids[m->nfree++] = id;
+  if (m->errs[id].msg) raise_run_err(&m->errs[id]);
+  Val r = tffn_conc_result(m->conc, m->outs[id]);   /* takes the outputs */
+  memset(m->outs[id], 0, sizeof(Tensor *) * (size_t)m->nout);
+  *out = finish(r);
+  return 1;
+}
+
 bool parmap_next(ParMap *m, ParPull pull, void *ctx, ParFinish finish, ParSeq seq, Val *out) {
+  if (m->sloppy && !m->no_stream && (m->as || (m->count == 0 && !op_tape_nactive && !trace_active()))) {
+    int r = stream_next(m, pull, ctx, finish, seq, out);
+    if (r >= 0) return r;
+    m->no_stream = true;
+  }
   /* a tape recording, or a trace: the ordinary call, in order (it records or traces what it runs) */
   if (m->count == 0 && (op_tape_nactive || trace_active())) {
     Val e;
