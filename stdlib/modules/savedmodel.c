@@ -39,7 +39,9 @@
 
 /* ==== saving ==================================================================================== */
 
-enum { SM_USER, SM_FUNCTION, SM_VARIABLE, SM_LIST };   /* SM_LIST: a list attribute holding trackables (TF's ListWrapper) */
+/* SM_LIST / SM_TUPLE / SM_DICT: a list, tuple or dict attribute holding trackables (TF's ListWrapper, _TupleWrapper,
+ * _DictWrapper) */
+enum { SM_USER, SM_FUNCTION, SM_VARIABLE, SM_LIST, SM_TUPLE, SM_DICT };
 
 typedef struct SmRef { int node; const char *name; } SmRef;
 
@@ -129,11 +131,25 @@ static int sm_conc_index(const SmSave *s, Val c) {
 
 static void sm_walk(SmSave *s, int node, const char *path);
 
-/* Whether a list or tuple holds something saved (a Variable, tf.function or module), at any depth. */
+/* Whether a list, tuple or dict holds something saved (a Variable, tf.function or module), at any depth. */
 static bool sm_has_trackable(Val v, int depth) {
   tfs_i64 k;
   const Val *it;
-  if (depth > 32 || !(val_is(v, &list_type) || val_is(v, &tuple_type)) || !seq_items(v, &k, &it)) return false;
+  if (depth > 32) return false;
+  if (val_is(v, &dict_type)) {
+    Val vals = dict_view_new(v, 1);
+    Val l = list_from_iterable(vals);
+    val_decref(vals);
+    int mark = rt_hold_val(l);
+    bool any = false;
+    seq_items(l, &k, &it);
+    for (tfs_i64 i = 0; i < k && !any; i++)
+      any = val_is(it[i], &variable_type) || tffn_is(it[i]) || tfmodule_is(it[i]) || sm_has_trackable(it[i], depth + 1);
+    rt_unhold(mark);
+    val_decref(l);
+    return any;
+  }
+  if (!(val_is(v, &list_type) || val_is(v, &tuple_type)) || !seq_items(v, &k, &it)) return false;
   for (tfs_i64 i = 0; i < k; i++)
     if (val_is(it[i], &variable_type) || tffn_is(it[i]) || tfmodule_is(it[i]) || sm_has_trackable(it[i], depth + 1))
       return true;
@@ -169,9 +185,38 @@ static void sm_attr(SmSave *s, int parent, const char *path, const char *name, V
       s->n[id].fnames[i] = s->cnames[s->nc - 1];
     }
     sm_kid(s, parent, id, name);
+  } else if (sm_has_trackable(v, 0) && val_is(v, &dict_type)) {
+    /* a dict of trackables: a node whose children are its values by key ("layers/a"), as TF's _DictWrapper */
+    id = sm_add(s, SM_DICT, v);
+    sm_kid(s, parent, id, name);
+    Val keys = dict_keys_list(v);
+    int mark = rt_hold_val(keys);
+    tfs_i64 k;
+    const Val *ks;
+    seq_items(keys, &k, &ks);
+    for (tfs_i64 i = 0; i < k; i++) {
+      Val x = dict_get(v, ks[i]);
+      int m = rt_hold_val(x);
+      if (!val_is(ks[i], &str_type) && (val_is(x, &variable_type) || tfmodule_is(x) || sm_has_trackable(x, 0))) {
+        Val r = repr_of(v);
+        rt_hold_val(r);
+        rt_throw(ERR_VALUE,
+                 "Unable to save the object DictWrapper(%s) (a dictionary wrapper constructed automatically on attribute "
+                 "assignment). The wrapped dictionary contains a non-string key which maps to a trackable object or "
+                 "mutable data structure.\n\nIf you don't need this dictionary checkpointed, wrap it in a non-trackable "
+                 "object; it will be subsequently ignored.",
+                 str_cstr(r));
+      }
+      if (val_is(ks[i], &str_type)) sm_attr(s, id, sub, str_cstr(ks[i]), x, self);
+      rt_unhold(m);
+      val_decref(x);
+    }
+    rt_unhold(mark);
+    val_decref(keys);
   } else if (sm_has_trackable(v, 0)) {
-    /* a list of trackables: a node whose children are its items by index ("vs/0"), as TF's ListWrapper */
-    id = sm_add(s, SM_LIST, v);
+    /* a list (tuple) of trackables: a node whose children are its items by index ("vs/0"), as TF's ListWrapper
+     * (_TupleWrapper) */
+    id = sm_add(s, val_is(v, &tuple_type) ? SM_TUPLE : SM_LIST, v);
     sm_kid(s, parent, id, name);
     tfs_i64 k;
     const Val *it;
@@ -761,11 +806,14 @@ static void sm_save(Val obj, const char *dir, Val signatures, Val options) {
         r->local_name = (char *)n->kids[k].name;
         so->children[so->n_children++] = r;
       }
-      if (n->kind == SM_USER || n->kind == SM_LIST) {
+      if (n->kind == SM_USER || n->kind == SM_LIST || n->kind == SM_TUPLE || n->kind == SM_DICT) {
         so->kind_case = TENSORFLOW__SAVED_OBJECT__KIND_USER_OBJECT;
         so->user_object = pa_alloc(&s.a, sizeof *so->user_object);
         tensorflow__saved_user_object__init(so->user_object);
-        so->user_object->identifier = n->kind == SM_LIST ? "trackable_list_wrapper" : "_generic_user_object";
+        so->user_object->identifier = n->kind == SM_LIST    ? "trackable_list_wrapper"
+                                      : n->kind == SM_TUPLE ? "trackable_tuple_wrapper"
+                                      : n->kind == SM_DICT  ? "trackable_dict_wrapper"
+                                                            : "_generic_user_object";
       } else if (n->kind == SM_VARIABLE) {
         Variable *v = variable_storage(n->v.u.o);
         so->kind_case = TENSORFLOW__SAVED_OBJECT__KIND_VARIABLE;
@@ -1478,8 +1526,26 @@ static SmModel *sm_read(const char *dir) {
   return m;
 }
 
+/* TF revives a ListWrapper and a _TupleWrapper as a list, a _DictWrapper as a dict (data_structures.py's revived types). */
 static bool sm_is_list(const Tensorflow__SavedObject *o) {
-  return o->user_object && o->user_object->identifier && !strcmp(o->user_object->identifier, "trackable_list_wrapper");
+  return o->user_object && o->user_object->identifier && (!strcmp(o->user_object->identifier, "trackable_list_wrapper") ||
+                                                          !strcmp(o->user_object->identifier, "trackable_tuple_wrapper"));
+}
+
+static bool sm_is_dict(const Tensorflow__SavedObject *o) {
+  return o->user_object && o->user_object->identifier && !strcmp(o->user_object->identifier, "trackable_dict_wrapper");
+}
+
+/* A revived list's item at its index name, None-filled up to it (TF's _set_list_item); a namedtuple's field names
+ * (not numbers) are skipped, as _set_tuple_item does. */
+static void sm_set_item(Val list, const char *name, Val v) {
+  char *end;
+  long i = strtol(name, &end, 10);
+  if (!*name || *end || i < 0 || i > 1 << 24) return;
+  List *l = (List *)list.u.o;
+  while (l->len <= i) list_append(list, val_none());
+  val_decref(l->items[i]);
+  l->items[i] = val_incref(v);
 }
 
 /* The objects of the graph: user objects with their functions, Variables and sub-objects as attributes. */
@@ -1552,6 +1618,10 @@ static Val sm_objects(SmModel *m, bool aliases) {
           objs[i] = list_new(0);
           break;
         }
+        if (sm_is_dict(o)) {   /* a _DictWrapper as a dict of them */
+          objs[i] = dict_new();
+          break;
+        }
         SmUser *u = obj_new(&sm_user_type, sizeof(SmUser));
         u->model = m;
         m->hdr.rc++;
@@ -1581,8 +1651,13 @@ static Val sm_objects(SmModel *m, bool aliases) {
     if (o->kind_case != TENSORFLOW__SAVED_OBJECT__KIND_USER_OBJECT) continue;
     for (size_t c = 0; c < o->n_children; c++) {
       if (o->children[c]->node_id < 0 || (size_t)o->children[c]->node_id >= nn) sm_corrupt(m, "a child refers to node %d of %zu", (int)o->children[c]->node_id, nn);
-      if (sm_is_list(o)) list_append(objs[i], objs[o->children[c]->node_id]);
-      else dict_set_str(&((SmUser *)objs[i].u.o)->dict, o->children[c]->local_name, objs[o->children[c]->node_id]);
+      if (!o->children[c]->local_name) sm_corrupt(m, "a child has no name");
+      if (sm_is_list(o)) sm_set_item(objs[i], o->children[c]->local_name, objs[o->children[c]->node_id]);
+      else if (sm_is_dict(o)) {
+        Val key = str_from_cstr(o->children[c]->local_name);
+        dict_set(objs[i], key, objs[o->children[c]->node_id]);
+        val_decref(key);
+      } else dict_set_str(&((SmUser *)objs[i].u.o)->dict, o->children[c]->local_name, objs[o->children[c]->node_id]);
     }
   }
   /* signatures: name -> the function its StatefulPartitionedCall node calls */
