@@ -389,13 +389,68 @@ static const char *sm_spec_name(PbArena *a, Val fn, int i) {
   return name;
 }
 
+/* One structured argument (a list, tuple or dict of tensors, nested) as its StructuredValue: each tensor a TensorSpec
+ * named by its path ("xs/0", "d/a"), as TF keeps a function's structured input signature
+ * (function_deserialization.py matches a loaded function's arguments against it).  The tensors must come in the
+ * graph's input order (*n counts them); a dict's fields are written in its key order, the order its tensors were
+ * traced in. */
+static Tensorflow__StructuredValue *sv_arg(PbArena *a, const TffnConcInfo *ci, Val t, const char *path, int *n,
+                                           const char *pname, int depth) {
+  int idx;
+  if (nest_is_leaf(t, &idx)) {
+    if (idx != *n || *n >= ci->g->ninputs)
+      rt_throw(ERR_VALUE,
+               "tf.saved_model.save: function '%s' takes '%s', which is not a tensor: saved functions take tensor arguments only",
+               ci->name, pname);
+    return sv_spec(a, path, graph_meta(ci->g, (GraphRef){ci->g->inputs[(*n)++], 0}));
+  }
+  tfs_i64 k;
+  const Val *items;
+  if (depth < 32 && (val_is(t, &list_type) || val_is(t, &tuple_type)) && seq_items(t, &k, &items)) {
+    Tensorflow__StructuredValue **vs = pa_alloc(a, sizeof(void *) * (size_t)(k + 1));
+    for (tfs_i64 i = 0; i < k; i++)
+      vs[i] = sv_arg(a, ci, items[i], pa_printf(a, "%s/%lld", path, (long long)i), n, pname, depth + 1);
+    return sv_seq(a, val_is(t, &tuple_type), (int)k, vs);
+  }
+  if (depth < 32 && val_is(t, &dict_type)) {
+    Val keys = dict_keys_list(t);
+    int mark = rt_hold_val(keys);
+    seq_items(keys, &k, &items);
+    Tensorflow__StructuredValue *v = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_DICT_VALUE);
+    v->dict_value = pa_alloc(a, sizeof *v->dict_value);
+    tensorflow__dict_value__init(v->dict_value);
+    v->dict_value->fields = pa_alloc(a, sizeof(void *) * (size_t)(k + 1));
+    for (tfs_i64 i = 0; i < k; i++) {
+      if (!val_is(items[i], &str_type))
+        rt_throw(ERR_VALUE, "tf.saved_model.save: function '%s' takes '%s', a dict with a key that is not a string",
+                 ci->name, pname);
+      Tensorflow__DictValue__FieldsEntry *e = pa_alloc(a, sizeof *e);
+      tensorflow__dict_value__fields_entry__init(e);
+      e->key = pa_strdup(a, str_cstr(items[i]));
+      Val x = dict_get(t, items[i]);
+      int m = rt_hold_val(x);
+      e->value = sv_arg(a, ci, x, pa_printf(a, "%s/%s", path, e->key), n, pname, depth + 1);
+      rt_unhold(m);
+      val_decref(x);
+      v->dict_value->fields[v->dict_value->n_fields++] = e;
+    }
+    rt_unhold(mark);
+    val_decref(keys);
+    return v;
+  }
+  rt_throw(ERR_VALUE,
+           "tf.saved_model.save: function '%s' takes '%s', which is not a tensor: saved functions take tensor arguments only",
+           ci->name, pname);
+}
+
 /* (args tuple, kwargs dict): each parameter but self one TensorSpec named after it (its input_signature's name
- * first); a *args parameter one TensorSpec per tensor it took, as TF flattens varargs into positional arguments. */
+ * first), or a list / tuple / dict of them (sv_arg); a *args parameter one TensorSpec per tensor it took, as TF
+ * flattens varargs into positional arguments. */
 static Tensorflow__StructuredValue *sv_in(PbArena *a, const TffnConcInfo *ci, int *self_out, Val fn) {
   const Tuple *at = (const Tuple *)ci->args_tmpl.u.o;
   int idx, so = ci->nparams > 0 && !nest_is_leaf(at->items[0], &idx) && !strcmp(ci->params[0], "self") ? 1 : 0;
-  int nin = ci->g->ninputs, n = 0;
-  Tensorflow__StructuredValue **items = pa_alloc(a, sizeof(void *) * (size_t)(nin + 1));
+  int nin = ci->g->ninputs, n = 0, np = 0;
+  Tensorflow__StructuredValue **items = pa_alloc(a, sizeof(void *) * (size_t)(nin + ci->nparams + 1));
   Val sg = rt_getattr(fn, "input_signature");
   bool has_sig = sg.tag != VT_NONE && !val_is_undef(sg);
   val_decref(sg);
@@ -410,6 +465,10 @@ static Tensorflow__StructuredValue *sv_in(PbArena *a, const TffnConcInfo *ci, in
     const Val *vs = &t;
     bool var = p == ci->varargs && seq_items(t, &nv, &vs);
     const char *pname = ci->params[p];
+    if (!var && !nest_is_leaf(t, &idx) && (val_is(t, &list_type) || val_is(t, &tuple_type) || val_is(t, &dict_type))) {
+      items[np++] = sv_arg(a, ci, t, pname, &n, pname, 0);
+      continue;
+    }
     for (tfs_i64 k = 0; k < nv; k++) {
       if (n >= nin || !nest_is_leaf(vs[k], &idx) || idx != n)
         rt_throw(ERR_VALUE,
@@ -419,14 +478,14 @@ static Tensorflow__StructuredValue *sv_in(PbArena *a, const TffnConcInfo *ci, in
       char *dflt = pa_alloc(a, strlen(pname) + 24);
       if (var && k > 0) sprintf(dflt, "%s_%d", pname, (int)k);
       else strcpy(dflt, pname);
-      items[n] = sv_spec(a, spec ? spec : dflt, graph_meta(ci->g, (GraphRef){ci->g->inputs[n], 0}));
+      items[np++] = sv_spec(a, spec ? spec : dflt, graph_meta(ci->g, (GraphRef){ci->g->inputs[n], 0}));
       n++;
     }
   }
   if (n != ci->g->ninputs)
     rt_throw(ERR_VALUE, "tf.saved_model.save: function '%s' has inputs that are not its arguments", ci->name);
   Tensorflow__StructuredValue **pair = pa_alloc(a, sizeof(void *) * 2);
-  pair[0] = sv_seq(a, true, n, items);
+  pair[0] = sv_seq(a, true, np, items);
   pair[1] = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_DICT_VALUE);
   pair[1]->dict_value = pa_alloc(a, sizeof *pair[1]->dict_value);
   tensorflow__dict_value__init(pair[1]->dict_value);
@@ -971,6 +1030,8 @@ typedef struct SmConc {
   int nargs;
   const char **args;          /* parameter names */
   const Tensorflow__StructuredValue *out;
+  const Tensorflow__StructuredValue *in;   /* the positional arguments' structure (a tuple), or NULL */
+  bool structured;            /* some argument is a list, tuple or dict of tensors */
 } SmConc;
 
 struct SmModel {
@@ -1154,6 +1215,77 @@ static bool sm_match(const SmConc *c, const char *const *names, int n, const Val
   return true;
 }
 
+static void sm_leaves(const Tensorflow__StructuredValue *sv, const Tensorflow__StructuredValue **out, int *k, int max,
+                      int depth);
+
+/* The name a structured argument is called by: its first tensor's path up to the first '/' ("xs" of "xs/0"). */
+static const char *sm_top_name(PbArena *a, const Tensorflow__StructuredValue *sv) {
+  const Tensorflow__StructuredValue *l[1] = {NULL};
+  int k = 0;
+  sm_leaves(sv, l, &k, 1, 0);
+  if (!l[0] || !l[0]->tensor_spec_value->name) return "";
+  const char *nm = l[0]->tensor_spec_value->name, *sl = strchr(nm, '/');
+  return sl ? pa_printf(a, "%.*s", (int)(sl - nm), nm) : nm;
+}
+
+/* v flattened along the saved structure sv into flat[*k ...] (at most max): false when v has another structure
+ * (a list for a list, a tuple for a tuple, a dict with the same keys), as a loaded function matches its arguments. */
+static bool sm_flat(const Tensorflow__StructuredValue *sv, Val v, Val *flat, int *k, int max, int depth) {
+  if (depth > 32) return false;
+  tfs_i64 n;
+  const Val *items;
+  switch (sv->kind_case) {
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_TENSOR_SPEC_VALUE:
+      if (*k >= max || val_is(v, &list_type) || val_is(v, &tuple_type) || val_is(v, &dict_type)) return false;
+      flat[(*k)++] = v;
+      return true;
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_LIST_VALUE:
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_TUPLE_VALUE: {
+      bool tup = sv->kind_case == TENSORFLOW__STRUCTURED_VALUE__KIND_TUPLE_VALUE;
+      size_t want = tup ? sv->tuple_value->n_values : sv->list_value->n_values;
+      if (!val_is(v, tup ? &tuple_type : &list_type) || !seq_items(v, &n, &items) || (size_t)n != want) return false;
+      for (tfs_i64 i = 0; i < n; i++)
+        if (!sm_flat(tup ? sv->tuple_value->values[i] : sv->list_value->values[i], items[i], flat, k, max, depth + 1))
+          return false;
+      return true;
+    }
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_DICT_VALUE: {
+      if (!val_is(v, &dict_type) || (size_t)((Dict *)v.u.o)->len != sv->dict_value->n_fields) return false;
+      for (size_t i = 0; i < sv->dict_value->n_fields; i++) {
+        Val x = dict_get_str(v, sv->dict_value->fields[i]->key ? sv->dict_value->fields[i]->key : "");
+        if (val_is_undef(x)) return false;
+        bool ok = sm_flat(sv->dict_value->fields[i]->value, x, flat, k, max, depth + 1);
+        val_decref(x);   /* the dict still holds it */
+        if (!ok) return false;
+      }
+      return true;
+    }
+    default: return false;
+  }
+}
+
+/* Whether c (with structured arguments) accepts these arguments: bound[] gets its graph inputs' values. */
+static bool sm_match_structured(const SmConc *c, int n, const Val *args, const Kw *kw, Val *bound) {
+  const Tensorflow__TupleValue *tv = c->in->tuple_value;
+  int np = (int)tv->n_values;
+  if (n > np || np > 16) return false;
+  Val top[16];
+  for (int i = 0; i < np; i++) top[i] = i < n ? args[i] : val_undef();
+  PbArena a = {0};
+  bool ok = true;
+  for (int q = 0; ok && kw && q < kw->n; q++) {
+    int i = 0;
+    while (i < np && strcmp(sm_top_name(&a, tv->values[i]), kw->names[q])) i++;
+    ok = i < np && val_is_undef(top[i]);
+    if (ok) top[i] = kw->vals[q];
+  }
+  pa_free(&a);
+  Val flat[16];
+  int k = 0;
+  for (int i = 0; ok && i < np; i++) ok = !val_is_undef(top[i]) && sm_flat(tv->values[i], top[i], flat, &k, 16, 0);
+  return ok && k == c->nargs && sm_match(c, (const char *const *)c->args, k, flat, NULL, bound);
+}
+
 static Val sm_fn_call(Val self, int n, const Val *args, const Kw *kw) {
   SmFn *f = (SmFn *)self.u.o;
   if (f->signature && n)
@@ -1163,7 +1295,31 @@ static Val sm_fn_call(Val self, int n, const Val *args, const Kw *kw) {
   const SmConc *c = NULL;
   int ci = 0;
   for (; ci < f->nconc && !c; ci++)
-    if (f->conc[ci]->nargs <= 16 && sm_match(f->conc[ci], sm_fn_names(f, f->conc[ci]), n, args, kw, bb)) c = f->conc[ci];
+    if (f->conc[ci]->nargs <= 16 &&
+        (f->conc[ci]->structured && !f->signature ? sm_match_structured(f->conc[ci], n, args, kw, bb)
+                                                  : sm_match(f->conc[ci], sm_fn_names(f, f->conc[ci]), n, args, kw, bb)))
+      c = f->conc[ci];
+  if (!c && !f->signature && f->conc[0]->structured) {
+    /* TF's words (function_deserialization.py), then what was given against what the saved functions take */
+    StrBuf b;
+    sb_init(&b);
+    rt_hold_fn((void (*)(void *))sb_free, &b);
+    sb_printf(&b, "Could not find matching concrete function to call loaded from the SavedModel. Got:\n  Positional arguments (%d total):", n);
+    for (int i = 0; i < n; i++) {
+      Val r = repr_of(args[i]);
+      sb_printf(&b, "\n    * %s", str_cstr(r));
+      val_decref(r);
+    }
+    sb_printf(&b, "\n  Keyword arguments: {");
+    for (int q = 0; kw && q < kw->n; q++) {
+      Val r = repr_of(kw->vals[q]);
+      sb_printf(&b, "%s'%s': %s", q ? ", " : "", kw->names[q], str_cstr(r));
+      val_decref(r);
+    }
+    sb_printf(&b, "}");
+    /* errindex: Could not find matching concrete function to call loaded from the SavedModel. Got: … */
+    rt_throw(ERR_VALUE, "%s", b.data);
+  }
   if (!c) {
     /* the first concrete function names the problem */
     c = f->conc[0];
@@ -1364,7 +1520,31 @@ static const char **sm_sig_keys(SmModel *m, const Tensorflow__SignatureDef *sd, 
   return keys;
 }
 
-/* Parameter names of a concrete function from its canonicalized_input_signature. */
+/* The TensorSpec leaves of a structured argument in order (lists, tuples, dict fields as stored), at most max. */
+static void sm_leaves(const Tensorflow__StructuredValue *sv, const Tensorflow__StructuredValue **out, int *k, int max,
+                      int depth) {
+  if (!sv || depth > 32) return;
+  switch (sv->kind_case) {
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_TENSOR_SPEC_VALUE:
+      if (*k < max) out[*k] = sv;
+      (*k)++;
+      break;
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_LIST_VALUE:
+      for (size_t i = 0; i < sv->list_value->n_values; i++) sm_leaves(sv->list_value->values[i], out, k, max, depth + 1);
+      break;
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_TUPLE_VALUE:
+      for (size_t i = 0; i < sv->tuple_value->n_values; i++) sm_leaves(sv->tuple_value->values[i], out, k, max, depth + 1);
+      break;
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_DICT_VALUE:
+      for (size_t i = 0; i < sv->dict_value->n_fields; i++) sm_leaves(sv->dict_value->fields[i]->value, out, k, max, depth + 1);
+      break;
+    default: break;
+  }
+}
+
+/* Parameter names of a concrete function from its canonicalized_input_signature: one per graph input (a structured
+ * argument's tensors by their TensorSpec names, "xs/0"), and the structure when an argument is a list, tuple or
+ * dict of tensors. */
 static void sm_conc_args(SmModel *m, SmConc *c, const Tensorflow__SavedConcreteFunction *sc) {
   const Tensorflow__StructuredValue *in = sc ? sc->canonicalized_input_signature : NULL;
   const Tensorflow__StructuredValue *args = NULL;
@@ -1373,15 +1553,33 @@ static void sm_conc_args(SmModel *m, SmConc *c, const Tensorflow__SavedConcreteF
     args = in->tuple_value->values[0];
   c->nargs = c->g->ninputs;
   c->args = calloc((size_t)c->nargs + 1, sizeof(char *));
-  if (!c->args) rt_throw(ERR_MEMORY, "out of memory");
+  const Tensorflow__StructuredValue **leaf = calloc((size_t)c->nargs + 1, sizeof(void *));
+  if (!c->args || !leaf) {
+    free(leaf);
+    rt_throw(ERR_MEMORY, "out of memory");
+  }
+  int nleaf = 0;
+  c->in = NULL;
+  c->structured = false;
+  for (size_t i = 0; args && i < args->tuple_value->n_values; i++) {
+    const Tensorflow__StructuredValue *a = args->tuple_value->values[i];
+    if (a->kind_case == TENSORFLOW__STRUCTURED_VALUE__KIND_LIST_VALUE ||
+        a->kind_case == TENSORFLOW__STRUCTURED_VALUE__KIND_TUPLE_VALUE ||
+        a->kind_case == TENSORFLOW__STRUCTURED_VALUE__KIND_DICT_VALUE)
+      c->structured = true;
+    sm_leaves(a, leaf, &nleaf, c->nargs, 0);
+  }
+  /* a structure whose tensors are not the graph's inputs one for one is not used (the flat names stay) */
+  if (c->structured && nleaf == c->nargs) c->in = args;
+  else c->structured = false;
   for (int i = 0; i < c->nargs; i++) {
-    const Tensorflow__StructuredValue *a = args && (size_t)i < args->tuple_value->n_values ? args->tuple_value->values[i] : NULL;
-    if (a && a->kind_case == TENSORFLOW__STRUCTURED_VALUE__KIND_TENSOR_SPEC_VALUE && a->tensor_spec_value->name &&
-        *a->tensor_spec_value->name)
+    const Tensorflow__StructuredValue *a = i < nleaf ? leaf[i] : NULL;
+    if (a && a->tensor_spec_value->name && *a->tensor_spec_value->name)
       c->args[i] = a->tensor_spec_value->name;
     else
       c->args[i] = c->g->nodes[c->g->inputs[i]].name;
   }
+  free(leaf);
   c->out = sc ? sc->output_signature : NULL;
   (void)m;
 }
