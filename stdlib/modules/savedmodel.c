@@ -404,6 +404,27 @@ static Tensorflow__StructuredValue *sv_arg(PbArena *a, const TffnConcInfo *ci, V
                ci->name, pname);
     return sv_spec(a, path, graph_meta(ci->g, (GraphRef){ci->g->inputs[(*n)++], 0}));
   }
+  /* a Python number, bool, string or None inside the structure: a constant of the trace (TF's Literal), kept by
+   * value; a loaded function matches it by equality */
+  Tensorflow__StructuredValue *lit = NULL;
+  if (t.tag == VT_NONE) {
+    lit = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_NONE_VALUE);
+    lit->none_value = pa_alloc(a, sizeof *lit->none_value);
+    tensorflow__none_value__init(lit->none_value);
+  } else if (t.tag == VT_BOOL) {
+    lit = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_BOOL_VALUE);
+    lit->bool_value = t.u.i != 0;
+  } else if (t.tag == VT_INT) {
+    lit = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_INT64_VALUE);
+    lit->int64_value = t.u.i;
+  } else if (t.tag == VT_FLOAT) {
+    lit = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_FLOAT64_VALUE);
+    lit->float64_value = t.u.f;
+  } else if (val_is(t, &str_type)) {
+    lit = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_STRING_VALUE);
+    lit->string_value = pa_strdup(a, str_cstr(t));
+  }
+  if (lit) return lit;
   tfs_i64 k;
   const Val *items;
   if (depth < 32 && (val_is(t, &list_type) || val_is(t, &tuple_type)) && seq_items(t, &k, &items)) {
@@ -465,7 +486,9 @@ static Tensorflow__StructuredValue *sv_in(PbArena *a, const TffnConcInfo *ci, in
     const Val *vs = &t;
     bool var = p == ci->varargs && seq_items(t, &nv, &vs);
     const char *pname = ci->params[p];
-    if (!var && !nest_is_leaf(t, &idx) && (val_is(t, &list_type) || val_is(t, &tuple_type) || val_is(t, &dict_type))) {
+    if (!var && !nest_is_leaf(t, &idx) &&
+        (val_is(t, &list_type) || val_is(t, &tuple_type) || val_is(t, &dict_type) || t.tag == VT_NONE ||
+         t.tag == VT_BOOL || t.tag == VT_INT || t.tag == VT_FLOAT || val_is(t, &str_type))) {
       items[np++] = sv_arg(a, ci, t, pname, &n, pname, 0);
       continue;
     }
@@ -491,6 +514,79 @@ static Tensorflow__StructuredValue *sv_in(PbArena *a, const TffnConcInfo *ci, in
   tensorflow__dict_value__init(pair[1]->dict_value);
   *self_out = so;
   return sv_seq(a, true, 2, pair);
+}
+
+static Tensorflow__StructuredValue *sv_str(PbArena *a, const char *str) {
+  Tensorflow__StructuredValue *v = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_STRING_VALUE);
+  v->string_value = pa_strdup(a, str);
+  return v;
+}
+
+static Tensorflow__StructuredValue *sv_none(PbArena *a) {
+  Tensorflow__StructuredValue *v = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_NONE_VALUE);
+  v->none_value = pa_alloc(a, sizeof *v->none_value);
+  tensorflow__none_value__init(v->none_value);
+  return v;
+}
+
+/* A function's FunctionSpec.fullargspec as TF writes it (a FullArgSpec named tuple): its parameter names, *args
+ * name, and the defaults that are constants (numbers, bools, strings, None) — so a loaded function binds
+ * arguments by name and fills left-out ones with their defaults. */
+static Tensorflow__StructuredValue *sm_argspec(PbArena *a, const TffnConcInfo *ci, Val fn) {
+  static const char *const fields[] = {"args", "varargs", "varkw", "defaults", "kwonlyargs", "kwonlydefaults",
+                                       "annotations"};
+  Tensorflow__StructuredValue *v = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_NAMED_TUPLE_VALUE);
+  v->named_tuple_value = pa_alloc(a, sizeof *v->named_tuple_value);
+  tensorflow__named_tuple_value__init(v->named_tuple_value);
+  v->named_tuple_value->name = "FullArgSpec";
+  v->named_tuple_value->values = pa_alloc(a, sizeof(void *) * 7);
+  Tensorflow__StructuredValue **names = pa_alloc(a, sizeof(void *) * (size_t)(ci->nparams + 1));
+  int nn = 0;
+  for (int p = 0; p < ci->nparams; p++)
+    if (p != ci->varargs) names[nn++] = sv_str(a, ci->params[p]);
+  Tensorflow__StructuredValue *dflt = sv_none(a);
+  Val py = tffn_is(fn) ? rt_getattr(fn, "python_function") : val_undef();
+  int mark = rt_hold_val(py);
+  Val d = val_is_undef(py) ? val_undef() : rt_getattr(py, "__defaults__");
+  rt_hold_val(d);
+  tfs_i64 nd;
+  const Val *ds;
+  if (val_is(d, &tuple_type) && seq_items(d, &nd, &ds) && nd > 0) {
+    Tensorflow__StructuredValue **dv = pa_alloc(a, sizeof(void *) * (size_t)nd);
+    bool all = true;
+    for (tfs_i64 i = 0; i < nd && all; i++) {
+      Val x = ds[i];
+      if (x.tag == VT_NONE) dv[i] = sv_none(a);
+      else if (x.tag == VT_BOOL) {
+        dv[i] = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_BOOL_VALUE);
+        dv[i]->bool_value = x.u.i != 0;
+      } else if (x.tag == VT_INT) {
+        dv[i] = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_INT64_VALUE);
+        dv[i]->int64_value = x.u.i;
+      } else if (x.tag == VT_FLOAT) {
+        dv[i] = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_FLOAT64_VALUE);
+        dv[i]->float64_value = x.u.f;
+      } else if (val_is(x, &str_type)) dv[i] = sv_str(a, str_cstr(x));
+      else all = false;
+    }
+    if (all) dflt = sv_seq(a, true, (int)nd, dv);
+  }
+  rt_unhold(mark);
+  val_decref(d);
+  val_decref(py);
+  Tensorflow__StructuredValue *vals[7] = {
+    sv_seq(a, false, nn, names), ci->varargs >= 0 ? sv_str(a, ci->params[ci->varargs]) : sv_none(a), sv_none(a), dflt,
+    sv_seq(a, false, 0, NULL), sv_none(a), sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_DICT_VALUE)};
+  vals[6]->dict_value = pa_alloc(a, sizeof *vals[6]->dict_value);
+  tensorflow__dict_value__init(vals[6]->dict_value);
+  for (int i = 0; i < 7; i++) {
+    Tensorflow__PairValue *pv = pa_alloc(a, sizeof *pv);
+    tensorflow__pair_value__init(pv);
+    pv->key = (char *)fields[i];
+    pv->value = vals[i];
+    v->named_tuple_value->values[v->named_tuple_value->n_values++] = pv;
+  }
+  return v;
 }
 
 static Tensorflow__AttrValue *sm_attrv(PbArena *a, Tensorflow__AttrValue__ValueCase k) {
@@ -897,6 +993,7 @@ static void sm_save(Val obj, const char *dir, Val signatures, Val options) {
         TffnConcInfo ci;
         tffn_conc_info(cl->items[0], &ci);
         so->function->function_spec->is_method = ci.nparams > 0 && !strcmp(ci.params[0], "self");
+        so->function->function_spec->fullargspec = sm_argspec(&s.a, &ci, n->v);
       }
       og->nodes[og->n_nodes++] = so;
     }
@@ -1031,7 +1128,7 @@ typedef struct SmConc {
   const char **args;          /* parameter names */
   const Tensorflow__StructuredValue *out;
   const Tensorflow__StructuredValue *in;   /* the positional arguments' structure (a tuple), or NULL */
-  bool structured;            /* some argument is a list, tuple or dict of tensors */
+  bool structured;            /* some argument is a list, tuple or dict of tensors, or a constant of the trace */
 } SmConc;
 
 struct SmModel {
@@ -1171,6 +1268,7 @@ typedef struct SmFn {
   SmConc **conc;              /* borrowed from the model */
   bool signature;             /* a signature: keyword arguments in, dict {'output_0': ...} out */
   const char **keys;          /* a signature's argument names: its SignatureDef input keys (borrowed), or NULL */
+  const Tensorflow__FunctionSpec *spec;   /* its FunctionSpec (borrowed from the model), or NULL */
 } SmFn;
 
 static void sm_fn_free(Obj *o) {
@@ -1249,6 +1347,14 @@ static bool sm_flat(const Tensorflow__StructuredValue *sv, Val v, Val *flat, int
           return false;
       return true;
     }
+    /* a constant of the trace: the same value */
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_NONE_VALUE: return v.tag == VT_NONE;
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_BOOL_VALUE: return v.tag == VT_BOOL && (v.u.i != 0) == (sv->bool_value != 0);
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_INT64_VALUE: return v.tag == VT_INT && v.u.i == sv->int64_value;
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_FLOAT64_VALUE:
+      return (v.tag == VT_FLOAT && v.u.f == sv->float64_value) || (v.tag == VT_INT && (double)v.u.i == sv->float64_value);
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_STRING_VALUE:
+      return val_is(v, &str_type) && sv->string_value && !strcmp(str_cstr(v), sv->string_value);
     case TENSORFLOW__STRUCTURED_VALUE__KIND_DICT_VALUE: {
       if (!val_is(v, &dict_type) || (size_t)((Dict *)v.u.o)->len != sv->dict_value->n_fields) return false;
       for (size_t i = 0; i < sv->dict_value->n_fields; i++) {
@@ -1264,26 +1370,82 @@ static bool sm_flat(const Tensorflow__StructuredValue *sv, Val v, Val *flat, int
   }
 }
 
-/* Whether c (with structured arguments) accepts these arguments: bound[] gets its graph inputs' values. */
-static bool sm_match_structured(const SmConc *c, int n, const Val *args, const Kw *kw, Val *bound) {
+/* A FullArgSpec field (the named tuple TF writes as FunctionSpec.fullargspec), or NULL. */
+static const Tensorflow__StructuredValue *sm_argspec_field(const Tensorflow__FunctionSpec *fs, const char *key) {
+  const Tensorflow__StructuredValue *v = fs ? fs->fullargspec : NULL;
+  if (!v || v->kind_case != TENSORFLOW__STRUCTURED_VALUE__KIND_NAMED_TUPLE_VALUE) return NULL;
+  for (size_t i = 0; i < v->named_tuple_value->n_values; i++)
+    if (v->named_tuple_value->values[i]->key && !strcmp(v->named_tuple_value->values[i]->key, key))
+      return v->named_tuple_value->values[i]->value;
+  return NULL;
+}
+
+/* A constant default as a value (owned), or undef. */
+static Val sm_const(const Tensorflow__StructuredValue *sv) {
+  switch (sv->kind_case) {
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_NONE_VALUE: return val_none();
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_BOOL_VALUE: return val_bool(sv->bool_value);
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_INT64_VALUE: return val_int(sv->int64_value);
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_FLOAT64_VALUE: return val_float(sv->float64_value);
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_STRING_VALUE: return str_from_cstr(sv->string_value ? sv->string_value : "");
+    default: return val_undef();
+  }
+}
+
+/* Whether c (with structured arguments) accepts these arguments: bound[] gets its graph inputs' values.  Arguments
+ * bind by position, or by the names in f's FullArgSpec (else a structure's path prefix); one left out takes the
+ * FullArgSpec's default, as function_deserialization.py's canonicalization. */
+static bool sm_match_structured(const SmFn *f, const SmConc *c, int n, const Val *args, const Kw *kw, Val *bound) {
   const Tensorflow__TupleValue *tv = c->in->tuple_value;
   int np = (int)tv->n_values;
   if (n > np || np > 16) return false;
   Val top[16];
   for (int i = 0; i < np; i++) top[i] = i < n ? args[i] : val_undef();
+  const Tensorflow__StructuredValue *names = sm_argspec_field(f->spec, "args"), *dflt = sm_argspec_field(f->spec, "defaults");
+  int skip = f->spec && f->spec->is_method ? 1 : 0;
+  bool named = names && names->kind_case == TENSORFLOW__STRUCTURED_VALUE__KIND_LIST_VALUE &&
+               (int)names->list_value->n_values == np + skip;
   PbArena a = {0};
   bool ok = true;
   for (int q = 0; ok && kw && q < kw->n; q++) {
     int i = 0;
-    while (i < np && strcmp(sm_top_name(&a, tv->values[i]), kw->names[q])) i++;
+    for (; i < np; i++) {
+      const Tensorflow__StructuredValue *nm = named ? names->list_value->values[i + skip] : NULL;
+      const char *s = nm && nm->kind_case == TENSORFLOW__STRUCTURED_VALUE__KIND_STRING_VALUE ? nm->string_value
+                                                                                           : sm_top_name(&a, tv->values[i]);
+      if (s && !strcmp(s, kw->names[q])) break;
+    }
     ok = i < np && val_is_undef(top[i]);
     if (ok) top[i] = kw->vals[q];
   }
   pa_free(&a);
+  Val held[16];
+  int nheld = 0;
+  if (ok && named && dflt && dflt->kind_case == TENSORFLOW__STRUCTURED_VALUE__KIND_TUPLE_VALUE) {
+    int nd = (int)dflt->tuple_value->n_values;
+    for (int i = 0; i < np; i++) {
+      int d = i + skip - (np + skip - nd);
+      /* a string default stays a constant: it is freed before the call, so it may not stand for a tensor */
+      if (val_is_undef(top[i]) && d >= 0 && d < nd &&
+          !(dflt->tuple_value->values[d]->kind_case == TENSORFLOW__STRUCTURED_VALUE__KIND_STRING_VALUE &&
+            tv->values[i]->kind_case != TENSORFLOW__STRUCTURED_VALUE__KIND_STRING_VALUE))
+        top[i] = held[nheld++] = sm_const(dflt->tuple_value->values[d]);
+    }
+  }
   Val flat[16];
   int k = 0;
-  for (int i = 0; ok && i < np; i++) ok = !val_is_undef(top[i]) && sm_flat(tv->values[i], top[i], flat, &k, 16, 0);
-  return ok && k == c->nargs && sm_match(c, (const char *const *)c->args, k, flat, NULL, bound);
+  for (int i = 0; ok && i < np; i++) {
+    Tensorflow__StructuredValue__KindCase kc = tv->values[i]->kind_case;
+    /* no FullArgSpec defaults (a SavedModel without them): a constant of the trace left out matches */
+    if (val_is_undef(top[i]) && !named && kc != TENSORFLOW__STRUCTURED_VALUE__KIND_TENSOR_SPEC_VALUE &&
+        kc != TENSORFLOW__STRUCTURED_VALUE__KIND_LIST_VALUE && kc != TENSORFLOW__STRUCTURED_VALUE__KIND_TUPLE_VALUE &&
+        kc != TENSORFLOW__STRUCTURED_VALUE__KIND_DICT_VALUE)
+      continue;
+    ok = !val_is_undef(top[i]) && sm_flat(tv->values[i], top[i], flat, &k, 16, 0);
+  }
+  ok = ok && k == c->nargs && sm_match(c, (const char *const *)c->args, k, flat, NULL, bound);
+  for (int i = 0; i < nheld; i++) val_decref(held[i]);   /* constants only: nothing bound refers to them */
+  return ok;
 }
 
 static Val sm_fn_call(Val self, int n, const Val *args, const Kw *kw) {
@@ -1296,7 +1458,7 @@ static Val sm_fn_call(Val self, int n, const Val *args, const Kw *kw) {
   int ci = 0;
   for (; ci < f->nconc && !c; ci++)
     if (f->conc[ci]->nargs <= 16 &&
-        (f->conc[ci]->structured && !f->signature ? sm_match_structured(f->conc[ci], n, args, kw, bb)
+        (f->conc[ci]->structured && !f->signature ? sm_match_structured(f, f->conc[ci], n, args, kw, bb)
                                                   : sm_match(f->conc[ci], sm_fn_names(f, f->conc[ci]), n, args, kw, bb)))
       c = f->conc[ci];
   if (!c && !f->signature && f->conc[0]->structured) {
@@ -1484,6 +1646,7 @@ static Val sm_fn_new(SmModel *m, const char *name, bool signature) {
   f->nconc = 0;
   f->conc = NULL;
   f->keys = NULL;
+  f->spec = NULL;
   f->signature = signature;
   if (!f->name) rt_throw(ERR_MEMORY, "out of memory");
   return val_obj(f);
@@ -1563,10 +1726,7 @@ static void sm_conc_args(SmModel *m, SmConc *c, const Tensorflow__SavedConcreteF
   c->structured = false;
   for (size_t i = 0; args && i < args->tuple_value->n_values; i++) {
     const Tensorflow__StructuredValue *a = args->tuple_value->values[i];
-    if (a->kind_case == TENSORFLOW__STRUCTURED_VALUE__KIND_LIST_VALUE ||
-        a->kind_case == TENSORFLOW__STRUCTURED_VALUE__KIND_TUPLE_VALUE ||
-        a->kind_case == TENSORFLOW__STRUCTURED_VALUE__KIND_DICT_VALUE)
-      c->structured = true;
+    if (a->kind_case != TENSORFLOW__STRUCTURED_VALUE__KIND_TENSOR_SPEC_VALUE) c->structured = true;
     sm_leaves(a, leaf, &nleaf, c->nargs, 0);
   }
   /* a structure whose tensors are not the graph's inputs one for one is not used (the flat names stay) */
@@ -1832,6 +1992,7 @@ static Val sm_objects(SmModel *m, bool aliases) {
       case TENSORFLOW__SAVED_OBJECT__KIND_FUNCTION: {
         const char *p = m->paths[i] ? strrchr(m->paths[i], '/') : NULL;
         objs[i] = sm_fn_new(m, p ? p + 1 : m->paths[i] ? m->paths[i] : "function", false);
+        ((SmFn *)objs[i].u.o)->spec = o->function->function_spec;
         for (size_t q = 0; q < o->function->n_concrete_functions; q++) {
           SmConc *c = smodel_conc(m, o->function->concrete_functions[q]);
           if (!c) sm_corrupt(m, "function '%s' is not in the object graph", o->function->concrete_functions[q]);
