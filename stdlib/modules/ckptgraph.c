@@ -89,6 +89,17 @@ static void each_attr(Val obj, bool skip_private, CgEmit emit, void *ctx) {
 
 static void each_child(Val obj, CgEmit emit, void *ctx, Val keep);
 
+void cg_dict_key_error(Val dict) {
+  Val r = repr_of(dict);
+  rt_hold_val(r);
+  rt_throw(ERR_VALUE,
+           "Unable to save the object DictWrapper(%s) (a dictionary wrapper constructed automatically on attribute "
+           "assignment). The wrapped dictionary contains a non-string key which maps to a trackable object or "
+           "mutable data structure.\n\nIf you don't need this dictionary checkpointed, wrap it in a non-trackable "
+           "object; it will be subsequently ignored.",
+           str_cstr(r));
+}
+
 /* A Keras layer's children by name once: `self.kernel = self.add_weight("kernel", ...)` makes the weight a
  * dependency twice under one name, which TF records once (Trackable._track_trackable overwrites by name). */
 typedef struct Once { CgEmit emit; void *ctx; PbArena *a; const char **names; int n; } Once;
@@ -136,16 +147,7 @@ static void each_child(Val obj, CgEmit emit, void *ctx, Val keep) {
     for (tfs_i64 i = 0; i < n; i++) {
       Val v = dict_get(obj, items[i]);
       int m = rt_hold_val(v);
-      if (trackable(v, 0) && !val_is(items[i], &str_type)) {   /* TF's _DictWrapper refuses to save it */
-        Val r = repr_of(obj);
-        rt_hold_val(r);
-        rt_throw(ERR_VALUE,
-                 "Unable to save the object DictWrapper(%s) (a dictionary wrapper constructed automatically on attribute "
-                 "assignment). The wrapped dictionary contains a non-string key which maps to a trackable object or "
-                 "mutable data structure.\n\nIf you don't need this dictionary checkpointed, wrap it in a non-trackable "
-                 "object; it will be subsequently ignored.",
-                 str_cstr(r));
-      }
+      if (trackable(v, 0) && !val_is(items[i], &str_type)) cg_dict_key_error(obj);   /* TF's _DictWrapper refuses it */
       if (trackable(v, 0)) emit(ctx, str_cstr(items[i]), v);
       rt_unhold(m);
       val_decref(v);

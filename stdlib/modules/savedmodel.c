@@ -197,16 +197,8 @@ static void sm_attr(SmSave *s, int parent, const char *path, const char *name, V
     for (tfs_i64 i = 0; i < k; i++) {
       Val x = dict_get(v, ks[i]);
       int m = rt_hold_val(x);
-      if (!val_is(ks[i], &str_type) && (val_is(x, &variable_type) || tfmodule_is(x) || sm_has_trackable(x, 0))) {
-        Val r = repr_of(v);
-        rt_hold_val(r);
-        rt_throw(ERR_VALUE,
-                 "Unable to save the object DictWrapper(%s) (a dictionary wrapper constructed automatically on attribute "
-                 "assignment). The wrapped dictionary contains a non-string key which maps to a trackable object or "
-                 "mutable data structure.\n\nIf you don't need this dictionary checkpointed, wrap it in a non-trackable "
-                 "object; it will be subsequently ignored.",
-                 str_cstr(r));
-      }
+      if (!val_is(ks[i], &str_type) && (val_is(x, &variable_type) || tfmodule_is(x) || sm_has_trackable(x, 0)))
+        cg_dict_key_error(v);
       if (val_is(ks[i], &str_type)) sm_attr(s, id, sub, str_cstr(ks[i]), x, self);
       rt_unhold(m);
       val_decref(x);
