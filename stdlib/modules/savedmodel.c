@@ -1077,7 +1077,10 @@ static void sm_save(Val obj, const char *dir, Val signatures, Val options) {
 //!   format), atomically. serving_default is obj.__call__
 //!   when it has an input_signature, or what signatures= names; a signature's inputs are named by the
 //!   input_signature's TensorSpec names (else the parameters'). A Keras model saves its layers' weights and its
-//!   call (inputs by input layer name, outputs {output layer name: tensor}). A tf.custom_gradient inside a saved
+//!   call (inputs by input layer name, outputs {output layer name: tensor}). Arguments may be lists, tuples and dicts
+//!   of tensors and Python constants (kept in each concrete function's structured input signature); list, tuple and
+//!   dict attributes holding Variables, modules or functions are TF's ListWrapper/_TupleWrapper/_DictWrapper nodes.
+//!   A tf.custom_gradient inside a saved
 //!   function is marked in the graph (_gradient_op_type) and its grad_fn (of a single result) traced into the library
 //!   and named in registered_gradients, so a loaded function's gradient is the custom one; saved with
 //!   experimental_custom_gradients=False, that gradient raises TF's LookupError rather than differentiate the forward
@@ -2042,7 +2045,9 @@ static Val sm_objects(SmModel *m, bool aliases) {
 //! tf.saved_model.load(export_dir, tags=None, options=None)
 //!   Loads a SavedModel directory written by tf.saved_model.save: its functions are callable by attribute name, its
 //!   Variables restored, and signatures['serving_default'](x=...) returns {'output_0': tensor} (or the saved
-//!   function's own keys when it returned a flat dict). No source is needed.
+//!   function's own keys when it returned a flat dict). A function saved with structured arguments matches a call
+//!   against each concrete function's saved structure (else TF's "Could not find matching concrete function"
+//!   ValueError). No source is needed.
 static Val sm_load_fn(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.saved_model.load", .sig = "export_dir, tags=None, options=None"};
