@@ -12,7 +12,12 @@
    must equal the committed files byte for byte; tfs restores it into a Keras
    model and prints what numpy computes from the same values; so too the same
    checkpoint dealt over 2 and 3 data files (a missing one: NotFoundError).
-3. Damaged checkpoints fail with TF's errors: a flipped byte in the index
+3. tests/ckpt/wrappers.tfs: lists, dicts and tuples held as attributes are TF's ListWrapper / _DictWrapper /
+   _TupleWrapper nodes (tensorflow/python/trackable/data_structures.py): every list and dict is a node (empty or
+   holding numbers too), a tuple only when it holds a trackable or a list/dict, children named by index or key;
+   a Keras layer's weight is one child though both add_weight and the attribute name it; a dict with a non-string
+   key holding a Variable cannot be saved (TF's ValueError).
+4. Damaged checkpoints fail with TF's errors: a flipped byte in the index
    (DataLossError: block checksum mismatch), in the data (DataLossError:
    Checksum does not match), a missing checkpoint (NotFoundError); truncated
    and bit-flipped copies of the fixture end in located errors, never a crash.
@@ -97,6 +102,47 @@ def written_by_tfs(tfs, tmp):
     return prefix
 
 
+def wrappers(tfs, tmp):
+    p = run(tfs, "wrappers.tfs", tmp)
+    check(p.returncode == 1 and p.stdout == "ckpt-1\n[1.0, 2.0, 3.0, 4.0, 5.0]\nTrue\n", "wrappers.tfs: %r" % p.stdout)
+    check("wrappers.tfs:46:1: error: ValueError: Unable to save the object DictWrapper({1: <tf.Variable" in p.stderr and
+          "The wrapped dictionary contains a non-string key which maps to a trackable object or mutable data structure."
+          in p.stderr, "non-string dict key: %r" % p.stderr[-600:])
+    values, entries, graph, pairs, layout = tfckpt.read_bundle(os.path.join(tmp, "ckpt-1"))
+    want_keys = ["model/vs/0", "model/vs/1", "model/table/b", "model/table/a/1", "model/pair/0",
+                 "block/parts/first/kernel", "block/parts/first/bias", "block/stack/0/kernel", "block/stack/0/bias",
+                 "save_counter"]
+    check(sorted(values) == sorted([k + A for k in want_keys] + [tfckpt.GRAPH_KEY.decode()]), "wrapper keys %r" % sorted(values))
+
+    def node(path):   # the node a path of local names reaches from the root
+        n = 0
+        for name in path.split("/") if path else []:
+            kids = dict((nm, i) for i, nm in graph[n]["children"])
+            if name not in kids:
+                return None
+            n = kids[name]
+        return graph[n]
+
+    def kids(path):
+        nd = node(path)
+        return None if nd is None else [nm for _, nm in nd["children"]]
+    want_kids = {"": ["block", "model", "save_counter"], "model": ["vs", "empty", "sizes", "table", "pair"],
+                 "model/vs": ["0", "1"], "model/empty": [], "model/sizes": [], "model/table": ["b", "a"],
+                 "model/table/a": ["1"], "model/pair": ["0", "1"], "model/pair/1": [], "block": ["parts", "stack"],
+                 "block/parts": ["first"], "block/parts/first": ["kernel", "bias"], "block/stack": ["0"],
+                 "block/stack/0": ["kernel", "bias"]}
+    for path, want in want_kids.items():
+        check(kids(path) == want, "children of %r: %r, want %r" % (path, kids(path), want))
+    for k in want_keys:
+        nd = node(k)
+        check(nd is not None and [a[2] for a in nd["attributes"]] == [k + A], "node of %s" % k)
+    # each object once: the root, model and block, 7 wrappers under model, 4 nodes under block, 10 Variables
+    check(len(graph) == 24, "%d nodes" % len(graph))
+    check(not node("model/shape"), "a tuple of numbers is no node")
+    raw = values[tfckpt.GRAPH_KEY.decode()].reshape(())[()]
+    check(tfckpt.encode_graph(graph) == raw, "wrapper graph encoding")
+
+
 def fixture(tfs, tmp):
     gen = os.path.join(tmp, "fixture")
     tfckpt_fixture = os.path.join(HERE, "fixtures", "ckpt")
@@ -179,6 +225,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         prefix = written_by_tfs(tfs, os.path.join(tmp, "w"))
         fixture(tfs, tmp)
+        wrappers(tfs, os.path.join(tmp, "wrappers"))
         damaged(tfs, tmp, prefix)
         hostile(tfs, tmp)
     print("%d failures" % len(failures))

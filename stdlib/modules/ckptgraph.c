@@ -40,24 +40,14 @@ static bool is_keras_optimizer(Val v) { return inst_has(v, "_slot_vars") && inst
 static bool trackable(Val v, int depth) {
   if (v.tag != VT_OBJ || depth > 50) return false;
   if (val_is(v, &variable_type) || ckpt_is(v) || tfmodule_is(v) || is_keras_optimizer(v)) return true;
+  /* TF wraps every list and dict an attribute (or a wrapped container) takes in a ListWrapper / _DictWrapper, itself
+   * a node even when empty or holding only numbers; a tuple only when it holds one of those (_should_wrap_tuple) */
+  if (val_is(v, &list_type) || val_is(v, &dict_type)) return true;
   tfs_i64 n;
   const Val *items;
-  if (seq_items(v, &n, &items)) {
+  if (val_is(v, &tuple_type) && seq_items(v, &n, &items)) {
     for (tfs_i64 i = 0; i < n; i++)
       if (trackable(items[i], depth + 1)) return true;
-    return false;
-  }
-  if (val_is(v, &dict_type)) {
-    Val vals = dict_view_new(v, 1);
-    Val l = list_from_iterable(vals);
-    val_decref(vals);
-    tfs_i64 m;
-    const Val *it;
-    bool any = false;
-    seq_items(l, &m, &it);
-    for (tfs_i64 i = 0; i < m && !any; i++) any = trackable(it[i], depth + 1);
-    val_decref(l);
-    return any;
   }
   return false;
 }
@@ -99,6 +89,32 @@ static void each_attr(Val obj, bool skip_private, CgEmit emit, void *ctx) {
 
 static void each_child(Val obj, CgEmit emit, void *ctx, Val keep);
 
+void cg_dict_key_error(Val dict) {
+  Val r = repr_of(dict);
+  rt_hold_val(r);
+  rt_throw(ERR_VALUE,
+           "Unable to save the object DictWrapper(%s) (a dictionary wrapper constructed automatically on attribute "
+           "assignment). The wrapped dictionary contains a non-string key which maps to a trackable object or "
+           "mutable data structure.\n\nIf you don't need this dictionary checkpointed, wrap it in a non-trackable "
+           "object; it will be subsequently ignored.",
+           str_cstr(r));
+}
+
+/* A Keras layer's children by name once: `self.kernel = self.add_weight("kernel", ...)` makes the weight a
+ * dependency twice under one name, which TF records once (Trackable._track_trackable overwrites by name). */
+typedef struct Once { CgEmit emit; void *ctx; PbArena *a; const char **names; int n; } Once;
+
+static void once_emit(void *ctx, const char *name, Val child) {
+  Once *o = ctx;
+  for (int i = 0; i < o->n; i++)
+    if (!strcmp(o->names[i], name)) return;
+  const char **nn = pa_alloc(o->a, sizeof(char *) * (size_t)(o->n + 1));
+  if (o->n) memcpy(nn, o->names, sizeof(char *) * (size_t)o->n);
+  nn[o->n++] = pa_strdup(o->a, name);
+  o->names = nn;
+  o->emit(o->ctx, name, child);
+}
+
 /* Every child of obj in TF's order.  Keras properties run library code, which moves the current
  * location: errors raised afterwards still belong to the caller's line. */
 void cg_each_child(Val obj, CgEmit emit, void *ctx, Val keep) {
@@ -129,9 +145,9 @@ static void each_child(Val obj, CgEmit emit, void *ctx, Val keep) {
     int mark = rt_hold_val(keys);
     seq_items(keys, &n, &items);
     for (tfs_i64 i = 0; i < n; i++) {
-      if (!val_is(items[i], &str_type)) continue;
       Val v = dict_get(obj, items[i]);
       int m = rt_hold_val(v);
+      if (trackable(v, 0) && !val_is(items[i], &str_type)) cg_dict_key_error(obj);   /* TF's _DictWrapper refuses it */
       if (trackable(v, 0)) emit(ctx, str_cstr(items[i]), v);
       rt_unhold(m);
       val_decref(v);
@@ -201,13 +217,14 @@ static void each_child(Val obj, CgEmit emit, void *ctx, Val keep) {
     int mark = rt_hold_val(own);
     PbArena a = {0};
     rt_hold_fn((void (*)(void *))pa_free, &a);
+    Once once = {emit, ctx, &a, NULL, 0};
     if (seq_items(own, &n, &items))
       for (tfs_i64 i = 0; i < n; i++)
-        if (val_is(items[i], &variable_type)) emit(ctx, short_name(&a, (Variable *)items[i].u.o), items[i]);
+        if (val_is(items[i], &variable_type)) once_emit(&once, short_name(&a, (Variable *)items[i].u.o), items[i]);
+    each_attr(obj, true, once_emit, &once);
     rt_unhold(mark);
     pa_free(&a);
     val_decref(own);
-    each_attr(obj, true, emit, ctx);
     return;
   }
   if (tfmodule_is(obj)) each_attr(obj, false, emit, ctx);

@@ -56,6 +56,8 @@ CgRestore *cg_restore(const char *what, Val root, const char *prefix);
 void cg_restore_free(CgRestore *r);
 /* A live object's child of that name in the checkpoint's sense (owned) or VT_UNDEF; `keep` holds lists made for it. */
 Val cg_child(Val obj, const char *name, Val keep);
+/* TF's ValueError for a dict (an attribute's _DictWrapper) whose non-string key holds a trackable: it cannot be saved. */
+_Noreturn void cg_dict_key_error(Val dict);
 
 /* A child found by the walk: its local name and the object (borrowed). */
 typedef void (*CgEmit)(void *ctx, const char *name, Val child);

@@ -39,7 +39,9 @@
 
 /* ==== saving ==================================================================================== */
 
-enum { SM_USER, SM_FUNCTION, SM_VARIABLE, SM_LIST };   /* SM_LIST: a list attribute holding trackables (TF's ListWrapper) */
+/* SM_LIST / SM_TUPLE / SM_DICT: a list, tuple or dict attribute holding trackables (TF's ListWrapper, _TupleWrapper,
+ * _DictWrapper) */
+enum { SM_USER, SM_FUNCTION, SM_VARIABLE, SM_LIST, SM_TUPLE, SM_DICT };
 
 typedef struct SmRef { int node; const char *name; } SmRef;
 
@@ -129,11 +131,25 @@ static int sm_conc_index(const SmSave *s, Val c) {
 
 static void sm_walk(SmSave *s, int node, const char *path);
 
-/* Whether a list or tuple holds something saved (a Variable, tf.function or module), at any depth. */
+/* Whether a list, tuple or dict holds something saved (a Variable, tf.function or module), at any depth. */
 static bool sm_has_trackable(Val v, int depth) {
   tfs_i64 k;
   const Val *it;
-  if (depth > 32 || !(val_is(v, &list_type) || val_is(v, &tuple_type)) || !seq_items(v, &k, &it)) return false;
+  if (depth > 32) return false;
+  if (val_is(v, &dict_type)) {
+    Val vals = dict_view_new(v, 1);
+    Val l = list_from_iterable(vals);
+    val_decref(vals);
+    int mark = rt_hold_val(l);
+    bool any = false;
+    seq_items(l, &k, &it);
+    for (tfs_i64 i = 0; i < k && !any; i++)
+      any = val_is(it[i], &variable_type) || tffn_is(it[i]) || tfmodule_is(it[i]) || sm_has_trackable(it[i], depth + 1);
+    rt_unhold(mark);
+    val_decref(l);
+    return any;
+  }
+  if (!(val_is(v, &list_type) || val_is(v, &tuple_type)) || !seq_items(v, &k, &it)) return false;
   for (tfs_i64 i = 0; i < k; i++)
     if (val_is(it[i], &variable_type) || tffn_is(it[i]) || tfmodule_is(it[i]) || sm_has_trackable(it[i], depth + 1))
       return true;
@@ -169,9 +185,30 @@ static void sm_attr(SmSave *s, int parent, const char *path, const char *name, V
       s->n[id].fnames[i] = s->cnames[s->nc - 1];
     }
     sm_kid(s, parent, id, name);
+  } else if (sm_has_trackable(v, 0) && val_is(v, &dict_type)) {
+    /* a dict of trackables: a node whose children are its values by key ("layers/a"), as TF's _DictWrapper */
+    id = sm_add(s, SM_DICT, v);
+    sm_kid(s, parent, id, name);
+    Val keys = dict_keys_list(v);
+    int mark = rt_hold_val(keys);
+    tfs_i64 k;
+    const Val *ks;
+    seq_items(keys, &k, &ks);
+    for (tfs_i64 i = 0; i < k; i++) {
+      Val x = dict_get(v, ks[i]);
+      int m = rt_hold_val(x);
+      if (!val_is(ks[i], &str_type) && (val_is(x, &variable_type) || tfmodule_is(x) || sm_has_trackable(x, 0)))
+        cg_dict_key_error(v);
+      if (val_is(ks[i], &str_type)) sm_attr(s, id, sub, str_cstr(ks[i]), x, self);
+      rt_unhold(m);
+      val_decref(x);
+    }
+    rt_unhold(mark);
+    val_decref(keys);
   } else if (sm_has_trackable(v, 0)) {
-    /* a list of trackables: a node whose children are its items by index ("vs/0"), as TF's ListWrapper */
-    id = sm_add(s, SM_LIST, v);
+    /* a list (tuple) of trackables: a node whose children are its items by index ("vs/0"), as TF's ListWrapper
+     * (_TupleWrapper) */
+    id = sm_add(s, val_is(v, &tuple_type) ? SM_TUPLE : SM_LIST, v);
     sm_kid(s, parent, id, name);
     tfs_i64 k;
     const Val *it;
@@ -344,13 +381,89 @@ static const char *sm_spec_name(PbArena *a, Val fn, int i) {
   return name;
 }
 
+/* One structured argument (a list, tuple or dict of tensors, nested) as its StructuredValue: each tensor a TensorSpec
+ * named by its path ("xs/0", "d/a"), as TF keeps a function's structured input signature
+ * (function_deserialization.py matches a loaded function's arguments against it).  The tensors must come in the
+ * graph's input order (*n counts them); a dict's fields are written in its key order, the order its tensors were
+ * traced in. */
+static Tensorflow__StructuredValue *sv_arg(PbArena *a, const TffnConcInfo *ci, Val t, const char *path, int *n,
+                                           const char *pname, int depth) {
+  int idx;
+  if (nest_is_leaf(t, &idx)) {
+    if (idx != *n || *n >= ci->g->ninputs)
+      rt_throw(ERR_VALUE,
+               "tf.saved_model.save: function '%s' takes '%s', which is not a tensor: saved functions take tensor arguments only",
+               ci->name, pname);
+    return sv_spec(a, path, graph_meta(ci->g, (GraphRef){ci->g->inputs[(*n)++], 0}));
+  }
+  /* a Python number, bool, string or None inside the structure: a constant of the trace (TF's Literal), kept by
+   * value; a loaded function matches it by equality */
+  Tensorflow__StructuredValue *lit = NULL;
+  if (t.tag == VT_NONE) {
+    lit = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_NONE_VALUE);
+    lit->none_value = pa_alloc(a, sizeof *lit->none_value);
+    tensorflow__none_value__init(lit->none_value);
+  } else if (t.tag == VT_BOOL) {
+    lit = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_BOOL_VALUE);
+    lit->bool_value = t.u.i != 0;
+  } else if (t.tag == VT_INT) {
+    lit = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_INT64_VALUE);
+    lit->int64_value = t.u.i;
+  } else if (t.tag == VT_FLOAT) {
+    lit = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_FLOAT64_VALUE);
+    lit->float64_value = t.u.f;
+  } else if (val_is(t, &str_type)) {
+    lit = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_STRING_VALUE);
+    lit->string_value = pa_strdup(a, str_cstr(t));
+  }
+  if (lit) return lit;
+  tfs_i64 k;
+  const Val *items;
+  if (depth < 32 && (val_is(t, &list_type) || val_is(t, &tuple_type)) && seq_items(t, &k, &items)) {
+    Tensorflow__StructuredValue **vs = pa_alloc(a, sizeof(void *) * (size_t)(k + 1));
+    for (tfs_i64 i = 0; i < k; i++)
+      vs[i] = sv_arg(a, ci, items[i], pa_printf(a, "%s/%lld", path, (long long)i), n, pname, depth + 1);
+    return sv_seq(a, val_is(t, &tuple_type), (int)k, vs);
+  }
+  if (depth < 32 && val_is(t, &dict_type)) {
+    Val keys = dict_keys_list(t);
+    int mark = rt_hold_val(keys);
+    seq_items(keys, &k, &items);
+    Tensorflow__StructuredValue *v = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_DICT_VALUE);
+    v->dict_value = pa_alloc(a, sizeof *v->dict_value);
+    tensorflow__dict_value__init(v->dict_value);
+    v->dict_value->fields = pa_alloc(a, sizeof(void *) * (size_t)(k + 1));
+    for (tfs_i64 i = 0; i < k; i++) {
+      if (!val_is(items[i], &str_type))
+        rt_throw(ERR_VALUE, "tf.saved_model.save: function '%s' takes '%s', a dict with a key that is not a string",
+                 ci->name, pname);
+      Tensorflow__DictValue__FieldsEntry *e = pa_alloc(a, sizeof *e);
+      tensorflow__dict_value__fields_entry__init(e);
+      e->key = pa_strdup(a, str_cstr(items[i]));
+      Val x = dict_get(t, items[i]);
+      int m = rt_hold_val(x);
+      e->value = sv_arg(a, ci, x, pa_printf(a, "%s/%s", path, e->key), n, pname, depth + 1);
+      rt_unhold(m);
+      val_decref(x);
+      v->dict_value->fields[v->dict_value->n_fields++] = e;
+    }
+    rt_unhold(mark);
+    val_decref(keys);
+    return v;
+  }
+  rt_throw(ERR_VALUE,
+           "tf.saved_model.save: function '%s' takes '%s', which is not a tensor: saved functions take tensor arguments only",
+           ci->name, pname);
+}
+
 /* (args tuple, kwargs dict): each parameter but self one TensorSpec named after it (its input_signature's name
- * first); a *args parameter one TensorSpec per tensor it took, as TF flattens varargs into positional arguments. */
+ * first), or a list / tuple / dict of them (sv_arg); a *args parameter one TensorSpec per tensor it took, as TF
+ * flattens varargs into positional arguments. */
 static Tensorflow__StructuredValue *sv_in(PbArena *a, const TffnConcInfo *ci, int *self_out, Val fn) {
   const Tuple *at = (const Tuple *)ci->args_tmpl.u.o;
   int idx, so = ci->nparams > 0 && !nest_is_leaf(at->items[0], &idx) && !strcmp(ci->params[0], "self") ? 1 : 0;
-  int nin = ci->g->ninputs, n = 0;
-  Tensorflow__StructuredValue **items = pa_alloc(a, sizeof(void *) * (size_t)(nin + 1));
+  int nin = ci->g->ninputs, n = 0, np = 0;
+  Tensorflow__StructuredValue **items = pa_alloc(a, sizeof(void *) * (size_t)(nin + ci->nparams + 1));
   Val sg = rt_getattr(fn, "input_signature");
   bool has_sig = sg.tag != VT_NONE && !val_is_undef(sg);
   val_decref(sg);
@@ -365,6 +478,12 @@ static Tensorflow__StructuredValue *sv_in(PbArena *a, const TffnConcInfo *ci, in
     const Val *vs = &t;
     bool var = p == ci->varargs && seq_items(t, &nv, &vs);
     const char *pname = ci->params[p];
+    if (!var && !nest_is_leaf(t, &idx) &&
+        (val_is(t, &list_type) || val_is(t, &tuple_type) || val_is(t, &dict_type) || t.tag == VT_NONE ||
+         t.tag == VT_BOOL || t.tag == VT_INT || t.tag == VT_FLOAT || val_is(t, &str_type))) {
+      items[np++] = sv_arg(a, ci, t, pname, &n, pname, 0);
+      continue;
+    }
     for (tfs_i64 k = 0; k < nv; k++) {
       if (n >= nin || !nest_is_leaf(vs[k], &idx) || idx != n)
         rt_throw(ERR_VALUE,
@@ -374,19 +493,92 @@ static Tensorflow__StructuredValue *sv_in(PbArena *a, const TffnConcInfo *ci, in
       char *dflt = pa_alloc(a, strlen(pname) + 24);
       if (var && k > 0) sprintf(dflt, "%s_%d", pname, (int)k);
       else strcpy(dflt, pname);
-      items[n] = sv_spec(a, spec ? spec : dflt, graph_meta(ci->g, (GraphRef){ci->g->inputs[n], 0}));
+      items[np++] = sv_spec(a, spec ? spec : dflt, graph_meta(ci->g, (GraphRef){ci->g->inputs[n], 0}));
       n++;
     }
   }
   if (n != ci->g->ninputs)
     rt_throw(ERR_VALUE, "tf.saved_model.save: function '%s' has inputs that are not its arguments", ci->name);
   Tensorflow__StructuredValue **pair = pa_alloc(a, sizeof(void *) * 2);
-  pair[0] = sv_seq(a, true, n, items);
+  pair[0] = sv_seq(a, true, np, items);
   pair[1] = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_DICT_VALUE);
   pair[1]->dict_value = pa_alloc(a, sizeof *pair[1]->dict_value);
   tensorflow__dict_value__init(pair[1]->dict_value);
   *self_out = so;
   return sv_seq(a, true, 2, pair);
+}
+
+static Tensorflow__StructuredValue *sv_str(PbArena *a, const char *str) {
+  Tensorflow__StructuredValue *v = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_STRING_VALUE);
+  v->string_value = pa_strdup(a, str);
+  return v;
+}
+
+static Tensorflow__StructuredValue *sv_none(PbArena *a) {
+  Tensorflow__StructuredValue *v = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_NONE_VALUE);
+  v->none_value = pa_alloc(a, sizeof *v->none_value);
+  tensorflow__none_value__init(v->none_value);
+  return v;
+}
+
+/* A function's FunctionSpec.fullargspec as TF writes it (a FullArgSpec named tuple): its parameter names, *args
+ * name, and the defaults that are constants (numbers, bools, strings, None) — so a loaded function binds
+ * arguments by name and fills left-out ones with their defaults. */
+static Tensorflow__StructuredValue *sm_argspec(PbArena *a, const TffnConcInfo *ci, Val fn) {
+  static const char *const fields[] = {"args", "varargs", "varkw", "defaults", "kwonlyargs", "kwonlydefaults",
+                                       "annotations"};
+  Tensorflow__StructuredValue *v = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_NAMED_TUPLE_VALUE);
+  v->named_tuple_value = pa_alloc(a, sizeof *v->named_tuple_value);
+  tensorflow__named_tuple_value__init(v->named_tuple_value);
+  v->named_tuple_value->name = "FullArgSpec";
+  v->named_tuple_value->values = pa_alloc(a, sizeof(void *) * 7);
+  Tensorflow__StructuredValue **names = pa_alloc(a, sizeof(void *) * (size_t)(ci->nparams + 1));
+  int nn = 0;
+  for (int p = 0; p < ci->nparams; p++)
+    if (p != ci->varargs) names[nn++] = sv_str(a, ci->params[p]);
+  Tensorflow__StructuredValue *dflt = sv_none(a);
+  Val py = tffn_is(fn) ? rt_getattr(fn, "python_function") : val_undef();
+  int mark = rt_hold_val(py);
+  Val d = val_is_undef(py) ? val_undef() : rt_getattr(py, "__defaults__");
+  rt_hold_val(d);
+  tfs_i64 nd;
+  const Val *ds;
+  if (val_is(d, &tuple_type) && seq_items(d, &nd, &ds) && nd > 0) {
+    Tensorflow__StructuredValue **dv = pa_alloc(a, sizeof(void *) * (size_t)nd);
+    bool all = true;
+    for (tfs_i64 i = 0; i < nd && all; i++) {
+      Val x = ds[i];
+      if (x.tag == VT_NONE) dv[i] = sv_none(a);
+      else if (x.tag == VT_BOOL) {
+        dv[i] = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_BOOL_VALUE);
+        dv[i]->bool_value = x.u.i != 0;
+      } else if (x.tag == VT_INT) {
+        dv[i] = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_INT64_VALUE);
+        dv[i]->int64_value = x.u.i;
+      } else if (x.tag == VT_FLOAT) {
+        dv[i] = sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_FLOAT64_VALUE);
+        dv[i]->float64_value = x.u.f;
+      } else if (val_is(x, &str_type)) dv[i] = sv_str(a, str_cstr(x));
+      else all = false;
+    }
+    if (all) dflt = sv_seq(a, true, (int)nd, dv);
+  }
+  rt_unhold(mark);
+  val_decref(d);
+  val_decref(py);
+  Tensorflow__StructuredValue *vals[7] = {
+    sv_seq(a, false, nn, names), ci->varargs >= 0 ? sv_str(a, ci->params[ci->varargs]) : sv_none(a), sv_none(a), dflt,
+    sv_seq(a, false, 0, NULL), sv_none(a), sv_new(a, TENSORFLOW__STRUCTURED_VALUE__KIND_DICT_VALUE)};
+  vals[6]->dict_value = pa_alloc(a, sizeof *vals[6]->dict_value);
+  tensorflow__dict_value__init(vals[6]->dict_value);
+  for (int i = 0; i < 7; i++) {
+    Tensorflow__PairValue *pv = pa_alloc(a, sizeof *pv);
+    tensorflow__pair_value__init(pv);
+    pv->key = (char *)fields[i];
+    pv->value = vals[i];
+    v->named_tuple_value->values[v->named_tuple_value->n_values++] = pv;
+  }
+  return v;
 }
 
 static Tensorflow__AttrValue *sm_attrv(PbArena *a, Tensorflow__AttrValue__ValueCase k) {
@@ -761,11 +953,14 @@ static void sm_save(Val obj, const char *dir, Val signatures, Val options) {
         r->local_name = (char *)n->kids[k].name;
         so->children[so->n_children++] = r;
       }
-      if (n->kind == SM_USER || n->kind == SM_LIST) {
+      if (n->kind == SM_USER || n->kind == SM_LIST || n->kind == SM_TUPLE || n->kind == SM_DICT) {
         so->kind_case = TENSORFLOW__SAVED_OBJECT__KIND_USER_OBJECT;
         so->user_object = pa_alloc(&s.a, sizeof *so->user_object);
         tensorflow__saved_user_object__init(so->user_object);
-        so->user_object->identifier = n->kind == SM_LIST ? "trackable_list_wrapper" : "_generic_user_object";
+        so->user_object->identifier = n->kind == SM_LIST    ? "trackable_list_wrapper"
+                                      : n->kind == SM_TUPLE ? "trackable_tuple_wrapper"
+                                      : n->kind == SM_DICT  ? "trackable_dict_wrapper"
+                                                            : "_generic_user_object";
       } else if (n->kind == SM_VARIABLE) {
         Variable *v = variable_storage(n->v.u.o);
         so->kind_case = TENSORFLOW__SAVED_OBJECT__KIND_VARIABLE;
@@ -790,6 +985,7 @@ static void sm_save(Val obj, const char *dir, Val signatures, Val options) {
         TffnConcInfo ci;
         tffn_conc_info(cl->items[0], &ci);
         so->function->function_spec->is_method = ci.nparams > 0 && !strcmp(ci.params[0], "self");
+        so->function->function_spec->fullargspec = sm_argspec(&s.a, &ci, n->v);
       }
       og->nodes[og->n_nodes++] = so;
     }
@@ -881,7 +1077,10 @@ static void sm_save(Val obj, const char *dir, Val signatures, Val options) {
 //!   format), atomically. serving_default is obj.__call__
 //!   when it has an input_signature, or what signatures= names; a signature's inputs are named by the
 //!   input_signature's TensorSpec names (else the parameters'). A Keras model saves its layers' weights and its
-//!   call (inputs by input layer name, outputs {output layer name: tensor}). A tf.custom_gradient inside a saved
+//!   call (inputs by input layer name, outputs {output layer name: tensor}). Arguments may be lists, tuples and dicts
+//!   of tensors and Python constants (kept in each concrete function's structured input signature); list, tuple and
+//!   dict attributes holding Variables, modules or functions are TF's ListWrapper/_TupleWrapper/_DictWrapper nodes.
+//!   A tf.custom_gradient inside a saved
 //!   function is marked in the graph (_gradient_op_type) and its grad_fn (of a single result) traced into the library
 //!   and named in registered_gradients, so a loaded function's gradient is the custom one; saved with
 //!   experimental_custom_gradients=False, that gradient raises TF's LookupError rather than differentiate the forward
@@ -923,6 +1122,8 @@ typedef struct SmConc {
   int nargs;
   const char **args;          /* parameter names */
   const Tensorflow__StructuredValue *out;
+  const Tensorflow__StructuredValue *in;   /* the positional arguments' structure (a tuple), or NULL */
+  bool structured;            /* some argument is a list, tuple or dict of tensors, or a constant of the trace */
 } SmConc;
 
 struct SmModel {
@@ -1062,6 +1263,7 @@ typedef struct SmFn {
   SmConc **conc;              /* borrowed from the model */
   bool signature;             /* a signature: keyword arguments in, dict {'output_0': ...} out */
   const char **keys;          /* a signature's argument names: its SignatureDef input keys (borrowed), or NULL */
+  const Tensorflow__FunctionSpec *spec;   /* its FunctionSpec (borrowed from the model), or NULL */
 } SmFn;
 
 static void sm_fn_free(Obj *o) {
@@ -1106,6 +1308,141 @@ static bool sm_match(const SmConc *c, const char *const *names, int n, const Val
   return true;
 }
 
+static void sm_leaves(const Tensorflow__StructuredValue *sv, const Tensorflow__StructuredValue **out, int *k, int max,
+                      int depth);
+
+/* The name a structured argument is called by: its first tensor's path up to the first '/' ("xs" of "xs/0"). */
+static const char *sm_top_name(PbArena *a, const Tensorflow__StructuredValue *sv) {
+  const Tensorflow__StructuredValue *l[1] = {NULL};
+  int k = 0;
+  sm_leaves(sv, l, &k, 1, 0);
+  if (!l[0] || !l[0]->tensor_spec_value->name) return "";
+  const char *nm = l[0]->tensor_spec_value->name, *sl = strchr(nm, '/');
+  return sl ? pa_printf(a, "%.*s", (int)(sl - nm), nm) : nm;
+}
+
+/* v flattened along the saved structure sv into flat[*k ...] (at most max): false when v has another structure
+ * (a list for a list, a tuple for a tuple, a dict with the same keys), as a loaded function matches its arguments. */
+static bool sm_flat(const Tensorflow__StructuredValue *sv, Val v, Val *flat, int *k, int max, int depth) {
+  if (depth > 32) return false;
+  tfs_i64 n;
+  const Val *items;
+  switch (sv->kind_case) {
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_TENSOR_SPEC_VALUE:
+      if (*k >= max || val_is(v, &list_type) || val_is(v, &tuple_type) || val_is(v, &dict_type)) return false;
+      flat[(*k)++] = v;
+      return true;
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_LIST_VALUE:
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_TUPLE_VALUE: {
+      bool tup = sv->kind_case == TENSORFLOW__STRUCTURED_VALUE__KIND_TUPLE_VALUE;
+      size_t want = tup ? sv->tuple_value->n_values : sv->list_value->n_values;
+      if (!val_is(v, tup ? &tuple_type : &list_type) || !seq_items(v, &n, &items) || (size_t)n != want) return false;
+      for (tfs_i64 i = 0; i < n; i++)
+        if (!sm_flat(tup ? sv->tuple_value->values[i] : sv->list_value->values[i], items[i], flat, k, max, depth + 1))
+          return false;
+      return true;
+    }
+    /* a constant of the trace: the same value */
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_NONE_VALUE: return v.tag == VT_NONE;
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_BOOL_VALUE: return v.tag == VT_BOOL && (v.u.i != 0) == (sv->bool_value != 0);
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_INT64_VALUE: return v.tag == VT_INT && v.u.i == sv->int64_value;
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_FLOAT64_VALUE:
+      return (v.tag == VT_FLOAT && v.u.f == sv->float64_value) || (v.tag == VT_INT && (double)v.u.i == sv->float64_value);
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_STRING_VALUE:
+      return val_is(v, &str_type) && sv->string_value && !strcmp(str_cstr(v), sv->string_value);
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_DICT_VALUE: {
+      if (!val_is(v, &dict_type) || (size_t)((Dict *)v.u.o)->len != sv->dict_value->n_fields) return false;
+      for (size_t i = 0; i < sv->dict_value->n_fields; i++) {
+        Val x = dict_get_str(v, sv->dict_value->fields[i]->key ? sv->dict_value->fields[i]->key : "");
+        if (val_is_undef(x)) return false;
+        bool ok = sm_flat(sv->dict_value->fields[i]->value, x, flat, k, max, depth + 1);
+        val_decref(x);   /* the dict still holds it */
+        if (!ok) return false;
+      }
+      return true;
+    }
+    default: return false;
+  }
+}
+
+/* A FullArgSpec field (the named tuple TF writes as FunctionSpec.fullargspec), or NULL. */
+static const Tensorflow__StructuredValue *sm_argspec_field(const Tensorflow__FunctionSpec *fs, const char *key) {
+  const Tensorflow__StructuredValue *v = fs ? fs->fullargspec : NULL;
+  if (!v || v->kind_case != TENSORFLOW__STRUCTURED_VALUE__KIND_NAMED_TUPLE_VALUE) return NULL;
+  for (size_t i = 0; i < v->named_tuple_value->n_values; i++)
+    if (v->named_tuple_value->values[i]->key && !strcmp(v->named_tuple_value->values[i]->key, key))
+      return v->named_tuple_value->values[i]->value;
+  return NULL;
+}
+
+/* A constant default as a value (owned), or undef. */
+static Val sm_const(const Tensorflow__StructuredValue *sv) {
+  switch (sv->kind_case) {
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_NONE_VALUE: return val_none();
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_BOOL_VALUE: return val_bool(sv->bool_value);
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_INT64_VALUE: return val_int(sv->int64_value);
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_FLOAT64_VALUE: return val_float(sv->float64_value);
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_STRING_VALUE: return str_from_cstr(sv->string_value ? sv->string_value : "");
+    default: return val_undef();
+  }
+}
+
+/* Whether c (with structured arguments) accepts these arguments: bound[] gets its graph inputs' values.  Arguments
+ * bind by position, or by the names in f's FullArgSpec (else a structure's path prefix); one left out takes the
+ * FullArgSpec's default, as function_deserialization.py's canonicalization. */
+static bool sm_match_structured(const SmFn *f, const SmConc *c, int n, const Val *args, const Kw *kw, Val *bound) {
+  const Tensorflow__TupleValue *tv = c->in->tuple_value;
+  int np = (int)tv->n_values;
+  if (n > np || np > 16) return false;
+  Val top[16];
+  for (int i = 0; i < np; i++) top[i] = i < n ? args[i] : val_undef();
+  const Tensorflow__StructuredValue *names = sm_argspec_field(f->spec, "args"), *dflt = sm_argspec_field(f->spec, "defaults");
+  int skip = f->spec && f->spec->is_method ? 1 : 0;
+  bool named = names && names->kind_case == TENSORFLOW__STRUCTURED_VALUE__KIND_LIST_VALUE &&
+               (int)names->list_value->n_values == np + skip;
+  PbArena a = {0};
+  bool ok = true;
+  for (int q = 0; ok && kw && q < kw->n; q++) {
+    int i = 0;
+    for (; i < np; i++) {
+      const Tensorflow__StructuredValue *nm = named ? names->list_value->values[i + skip] : NULL;
+      const char *s = nm && nm->kind_case == TENSORFLOW__STRUCTURED_VALUE__KIND_STRING_VALUE ? nm->string_value
+                                                                                           : sm_top_name(&a, tv->values[i]);
+      if (s && !strcmp(s, kw->names[q])) break;
+    }
+    ok = i < np && val_is_undef(top[i]);
+    if (ok) top[i] = kw->vals[q];
+  }
+  pa_free(&a);
+  Val held[16];
+  int nheld = 0;
+  if (ok && named && dflt && dflt->kind_case == TENSORFLOW__STRUCTURED_VALUE__KIND_TUPLE_VALUE) {
+    int nd = (int)dflt->tuple_value->n_values;
+    for (int i = 0; i < np; i++) {
+      int d = i + skip - (np + skip - nd);
+      /* a string default stays a constant: it is freed before the call, so it may not stand for a tensor */
+      if (val_is_undef(top[i]) && d >= 0 && d < nd &&
+          !(dflt->tuple_value->values[d]->kind_case == TENSORFLOW__STRUCTURED_VALUE__KIND_STRING_VALUE &&
+            tv->values[i]->kind_case != TENSORFLOW__STRUCTURED_VALUE__KIND_STRING_VALUE))
+        top[i] = held[nheld++] = sm_const(dflt->tuple_value->values[d]);
+    }
+  }
+  Val flat[16];
+  int k = 0;
+  for (int i = 0; ok && i < np; i++) {
+    Tensorflow__StructuredValue__KindCase kc = tv->values[i]->kind_case;
+    /* no FullArgSpec defaults (a SavedModel without them): a constant of the trace left out matches */
+    if (val_is_undef(top[i]) && !named && kc != TENSORFLOW__STRUCTURED_VALUE__KIND_TENSOR_SPEC_VALUE &&
+        kc != TENSORFLOW__STRUCTURED_VALUE__KIND_LIST_VALUE && kc != TENSORFLOW__STRUCTURED_VALUE__KIND_TUPLE_VALUE &&
+        kc != TENSORFLOW__STRUCTURED_VALUE__KIND_DICT_VALUE)
+      continue;
+    ok = !val_is_undef(top[i]) && sm_flat(tv->values[i], top[i], flat, &k, 16, 0);
+  }
+  ok = ok && k == c->nargs && sm_match(c, (const char *const *)c->args, k, flat, NULL, bound);
+  for (int i = 0; i < nheld; i++) val_decref(held[i]);   /* constants only: nothing bound refers to them */
+  return ok;
+}
+
 static Val sm_fn_call(Val self, int n, const Val *args, const Kw *kw) {
   SmFn *f = (SmFn *)self.u.o;
   if (f->signature && n)
@@ -1115,7 +1452,31 @@ static Val sm_fn_call(Val self, int n, const Val *args, const Kw *kw) {
   const SmConc *c = NULL;
   int ci = 0;
   for (; ci < f->nconc && !c; ci++)
-    if (f->conc[ci]->nargs <= 16 && sm_match(f->conc[ci], sm_fn_names(f, f->conc[ci]), n, args, kw, bb)) c = f->conc[ci];
+    if (f->conc[ci]->nargs <= 16 &&
+        (f->conc[ci]->structured && !f->signature ? sm_match_structured(f, f->conc[ci], n, args, kw, bb)
+                                                  : sm_match(f->conc[ci], sm_fn_names(f, f->conc[ci]), n, args, kw, bb)))
+      c = f->conc[ci];
+  if (!c && !f->signature && f->conc[0]->structured) {
+    /* TF's words (function_deserialization.py), then what was given against what the saved functions take */
+    StrBuf b;
+    sb_init(&b);
+    rt_hold_fn((void (*)(void *))sb_free, &b);
+    sb_printf(&b, "Could not find matching concrete function to call loaded from the SavedModel. Got:\n  Positional arguments (%d total):", n);
+    for (int i = 0; i < n; i++) {
+      Val r = repr_of(args[i]);
+      sb_printf(&b, "\n    * %s", str_cstr(r));
+      val_decref(r);
+    }
+    sb_printf(&b, "\n  Keyword arguments: {");
+    for (int q = 0; kw && q < kw->n; q++) {
+      Val r = repr_of(kw->vals[q]);
+      sb_printf(&b, "%s'%s': %s", q ? ", " : "", kw->names[q], str_cstr(r));
+      val_decref(r);
+    }
+    sb_printf(&b, "}");
+    /* errindex: Could not find matching concrete function to call loaded from the SavedModel. Got: … */
+    rt_throw(ERR_VALUE, "%s", b.data);
+  }
   if (!c) {
     /* the first concrete function names the problem */
     c = f->conc[0];
@@ -1280,6 +1641,7 @@ static Val sm_fn_new(SmModel *m, const char *name, bool signature) {
   f->nconc = 0;
   f->conc = NULL;
   f->keys = NULL;
+  f->spec = NULL;
   f->signature = signature;
   if (!f->name) rt_throw(ERR_MEMORY, "out of memory");
   return val_obj(f);
@@ -1316,7 +1678,31 @@ static const char **sm_sig_keys(SmModel *m, const Tensorflow__SignatureDef *sd, 
   return keys;
 }
 
-/* Parameter names of a concrete function from its canonicalized_input_signature. */
+/* The TensorSpec leaves of a structured argument in order (lists, tuples, dict fields as stored), at most max. */
+static void sm_leaves(const Tensorflow__StructuredValue *sv, const Tensorflow__StructuredValue **out, int *k, int max,
+                      int depth) {
+  if (!sv || depth > 32) return;
+  switch (sv->kind_case) {
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_TENSOR_SPEC_VALUE:
+      if (*k < max) out[*k] = sv;
+      (*k)++;
+      break;
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_LIST_VALUE:
+      for (size_t i = 0; i < sv->list_value->n_values; i++) sm_leaves(sv->list_value->values[i], out, k, max, depth + 1);
+      break;
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_TUPLE_VALUE:
+      for (size_t i = 0; i < sv->tuple_value->n_values; i++) sm_leaves(sv->tuple_value->values[i], out, k, max, depth + 1);
+      break;
+    case TENSORFLOW__STRUCTURED_VALUE__KIND_DICT_VALUE:
+      for (size_t i = 0; i < sv->dict_value->n_fields; i++) sm_leaves(sv->dict_value->fields[i]->value, out, k, max, depth + 1);
+      break;
+    default: break;
+  }
+}
+
+/* Parameter names of a concrete function from its canonicalized_input_signature: one per graph input (a structured
+ * argument's tensors by their TensorSpec names, "xs/0"), and the structure when an argument is a list, tuple or
+ * dict of tensors. */
 static void sm_conc_args(SmModel *m, SmConc *c, const Tensorflow__SavedConcreteFunction *sc) {
   const Tensorflow__StructuredValue *in = sc ? sc->canonicalized_input_signature : NULL;
   const Tensorflow__StructuredValue *args = NULL;
@@ -1325,15 +1711,30 @@ static void sm_conc_args(SmModel *m, SmConc *c, const Tensorflow__SavedConcreteF
     args = in->tuple_value->values[0];
   c->nargs = c->g->ninputs;
   c->args = calloc((size_t)c->nargs + 1, sizeof(char *));
-  if (!c->args) rt_throw(ERR_MEMORY, "out of memory");
+  const Tensorflow__StructuredValue **leaf = calloc((size_t)c->nargs + 1, sizeof(void *));
+  if (!c->args || !leaf) {
+    free(leaf);
+    rt_throw(ERR_MEMORY, "out of memory");
+  }
+  int nleaf = 0;
+  c->in = NULL;
+  c->structured = false;
+  for (size_t i = 0; args && i < args->tuple_value->n_values; i++) {
+    const Tensorflow__StructuredValue *a = args->tuple_value->values[i];
+    if (a->kind_case != TENSORFLOW__STRUCTURED_VALUE__KIND_TENSOR_SPEC_VALUE) c->structured = true;
+    sm_leaves(a, leaf, &nleaf, c->nargs, 0);
+  }
+  /* a structure whose tensors are not the graph's inputs one for one is not used (the flat names stay) */
+  if (c->structured && nleaf == c->nargs) c->in = args;
+  else c->structured = false;
   for (int i = 0; i < c->nargs; i++) {
-    const Tensorflow__StructuredValue *a = args && (size_t)i < args->tuple_value->n_values ? args->tuple_value->values[i] : NULL;
-    if (a && a->kind_case == TENSORFLOW__STRUCTURED_VALUE__KIND_TENSOR_SPEC_VALUE && a->tensor_spec_value->name &&
-        *a->tensor_spec_value->name)
+    const Tensorflow__StructuredValue *a = i < nleaf ? leaf[i] : NULL;
+    if (a && a->tensor_spec_value->name && *a->tensor_spec_value->name)
       c->args[i] = a->tensor_spec_value->name;
     else
       c->args[i] = c->g->nodes[c->g->inputs[i]].name;
   }
+  free(leaf);
   c->out = sc ? sc->output_signature : NULL;
   (void)m;
 }
@@ -1478,8 +1879,26 @@ static SmModel *sm_read(const char *dir) {
   return m;
 }
 
+/* TF revives a ListWrapper and a _TupleWrapper as a list, a _DictWrapper as a dict (data_structures.py's revived types). */
 static bool sm_is_list(const Tensorflow__SavedObject *o) {
-  return o->user_object && o->user_object->identifier && !strcmp(o->user_object->identifier, "trackable_list_wrapper");
+  return o->user_object && o->user_object->identifier && (!strcmp(o->user_object->identifier, "trackable_list_wrapper") ||
+                                                          !strcmp(o->user_object->identifier, "trackable_tuple_wrapper"));
+}
+
+static bool sm_is_dict(const Tensorflow__SavedObject *o) {
+  return o->user_object && o->user_object->identifier && !strcmp(o->user_object->identifier, "trackable_dict_wrapper");
+}
+
+/* A revived list's item at its index name, None-filled up to it (TF's _set_list_item); a namedtuple's field names
+ * (not numbers) are skipped, as _set_tuple_item does. */
+static void sm_set_item(Val list, const char *name, Val v) {
+  char *end;
+  long i = strtol(name, &end, 10);
+  if (!*name || *end || i < 0 || i > 1 << 24) return;
+  List *l = (List *)list.u.o;
+  while (l->len <= i) list_append(list, val_none());
+  val_decref(l->items[i]);
+  l->items[i] = val_incref(v);
 }
 
 /* The objects of the graph: user objects with their functions, Variables and sub-objects as attributes. */
@@ -1552,6 +1971,10 @@ static Val sm_objects(SmModel *m, bool aliases) {
           objs[i] = list_new(0);
           break;
         }
+        if (sm_is_dict(o)) {   /* a _DictWrapper as a dict of them */
+          objs[i] = dict_new();
+          break;
+        }
         SmUser *u = obj_new(&sm_user_type, sizeof(SmUser));
         u->model = m;
         m->hdr.rc++;
@@ -1564,6 +1987,7 @@ static Val sm_objects(SmModel *m, bool aliases) {
       case TENSORFLOW__SAVED_OBJECT__KIND_FUNCTION: {
         const char *p = m->paths[i] ? strrchr(m->paths[i], '/') : NULL;
         objs[i] = sm_fn_new(m, p ? p + 1 : m->paths[i] ? m->paths[i] : "function", false);
+        ((SmFn *)objs[i].u.o)->spec = o->function->function_spec;
         for (size_t q = 0; q < o->function->n_concrete_functions; q++) {
           SmConc *c = smodel_conc(m, o->function->concrete_functions[q]);
           if (!c) sm_corrupt(m, "function '%s' is not in the object graph", o->function->concrete_functions[q]);
@@ -1581,8 +2005,13 @@ static Val sm_objects(SmModel *m, bool aliases) {
     if (o->kind_case != TENSORFLOW__SAVED_OBJECT__KIND_USER_OBJECT) continue;
     for (size_t c = 0; c < o->n_children; c++) {
       if (o->children[c]->node_id < 0 || (size_t)o->children[c]->node_id >= nn) sm_corrupt(m, "a child refers to node %d of %zu", (int)o->children[c]->node_id, nn);
-      if (sm_is_list(o)) list_append(objs[i], objs[o->children[c]->node_id]);
-      else dict_set_str(&((SmUser *)objs[i].u.o)->dict, o->children[c]->local_name, objs[o->children[c]->node_id]);
+      if (!o->children[c]->local_name) sm_corrupt(m, "a child has no name");
+      if (sm_is_list(o)) sm_set_item(objs[i], o->children[c]->local_name, objs[o->children[c]->node_id]);
+      else if (sm_is_dict(o)) {
+        Val key = str_from_cstr(o->children[c]->local_name);
+        dict_set(objs[i], key, objs[o->children[c]->node_id]);
+        val_decref(key);
+      } else dict_set_str(&((SmUser *)objs[i].u.o)->dict, o->children[c]->local_name, objs[o->children[c]->node_id]);
     }
   }
   /* signatures: name -> the function its StatefulPartitionedCall node calls */
@@ -1616,7 +2045,9 @@ static Val sm_objects(SmModel *m, bool aliases) {
 //! tf.saved_model.load(export_dir, tags=None, options=None)
 //!   Loads a SavedModel directory written by tf.saved_model.save: its functions are callable by attribute name, its
 //!   Variables restored, and signatures['serving_default'](x=...) returns {'output_0': tensor} (or the saved
-//!   function's own keys when it returned a flat dict). No source is needed.
+//!   function's own keys when it returned a flat dict). A function saved with structured arguments matches a call
+//!   against each concrete function's saved structure (else TF's "Could not find matching concrete function"
+//!   ValueError). No source is needed.
 static Val sm_load_fn(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.saved_model.load", .sig = "export_dir, tags=None, options=None"};

@@ -8,6 +8,7 @@
  * node's _gradient_op_type.  Loading imports it and puts a callable running it
  * in the loaded node's aux, which the replay under a tape records as the
  * node's gradient (runtime/graph/replay.c). */
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,28 @@ static Val smg_trace_one(Val gf, const TMeta *m) {
   return c;
 }
 
+/* smg_trace_one, a failure given TF's ValueError (save.py's _trace_gradient_functions), the error that stopped the
+ * trace after it (TF prints that one to its log).  A grad_fn using the forward function's tensors fails so in tfs. */
+static Val smg_trace_guarded(Val gf, const TMeta *m, const char *op) {
+  RtTry t;
+  rt_try_push(&t);
+  if (setjmp(t.jb) == 0) {
+    Val c = smg_trace_one(gf, m);
+    rt_try_pop(&t);
+    return c;
+  }
+  Val cause = str_from_cstr(t.msg ? t.msg : "");
+  rt_hold_val(cause);
+  const char *kind = err_kind_name(t.kind);
+  rt_try_clear(&t);
+  rt_throw(ERR_VALUE,
+           "Error when tracing gradients for SavedModel.\n\nCheck the error log to see the error that was raised when "
+           "converting a gradient function to a concrete function. You may need to update the custom gradient, or "
+           "disable saving gradients with the option tf.saved_model.SaveOptions(experimental_custom_gradients=False)."
+           "\n\tProblematic op name: %s\n\tThe error: %s: %s",
+           op ? op : "?", kind, str_cstr(cause));
+}
+
 Val smgrad_trace(PbArena *a, const Graph *const *gs, int n, Val options, int *seq, SmGrads *out) {
   memset(out, 0, sizeof *out);
   Val hold = list_new(0);
@@ -63,7 +86,7 @@ Val smgrad_trace(PbArena *a, const Graph *const *gs, int n, Val options, int *se
       const GraphNode *nd = &gs[i]->nodes[k];
       /* a grad_fn of several results is not kept at trace (custom_call): its gradient stays TF's LookupError */
       if (!(nd->flags & GNF_CUSTOM_GRAD) || val_is_undef(nd->aux) || val_is(nd->aux, &str_type) || nd->nout != 1) continue;
-      Val c = smg_trace_one(nd->aux, &nd->outm[0]);
+      Val c = smg_trace_guarded(nd->aux, &nd->outm[0], nd->name);
       list_append(hold, c);
       val_decref(c);
       TffnConcInfo ci;
