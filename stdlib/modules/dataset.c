@@ -750,12 +750,15 @@ typedef struct DsIt {
   signed char wk;             /* 0 not checked, 1 its pulls may run on a worker, -1 main thread only */
   bool pend;                  /* a pull failed: raised by the next next() */
   RtTry perr;                 /* that error (kind, msg, loc, exc) */
+  Tensor *handle;             /* passed to a tf.function: the int64 handle its graph reads it by (eit_handle), or NULL */
 } DsIt;
 
 static const Type dsit_type;
+static void eit_drop(DsIt *it);
 
 static void dsit_free(Obj *o) {
   DsIt *it = (DsIt *)o;
+  eit_drop(it);
   for (int k = 0; k < it->nkids; k++)
     if (it->kids[k]) { Val v = val_obj(it->kids[k]); val_decref(v); }
   free(it->kids);
@@ -1641,6 +1644,54 @@ static const Type dsit_type = {
 };
 
 Val tfdata_iter(Val ds) { return val_obj(dsit_new((Dataset *)ds.u.o)); }
+
+/* ---- an eager iterator passed to a tf.function (TF's OwnedIterator, whose resource is the function's input) ----
+ * The call feeds an int64 handle naming the iterator in a table of weak references (the caller holds the iterator
+ * for the call): EIT_BIT | generation << 32 | slot, so the graph ops (_DatasetGetNext, _DatasetNext) tell it from
+ * the slot of an iterator a run made, and a stale handle is refused rather than naming a later iterator. */
+#define EIT_BIT ((tfs_i64)1 << 62)
+static DsIt **eit_slots;
+static tfs_i64 eit_n, eit_gen;
+
+static void eit_drop(DsIt *it) {
+  if (!it->handle) return;
+  tfs_i64 slot = *(int64_t *)tensor_data(it->handle) & 0xFFFFFFFF;
+  if (slot < eit_n && eit_slots[slot] == it) eit_slots[slot] = NULL;
+  tensor_release(it->handle);
+  it->handle = NULL;
+}
+
+bool tfdata_is_eiter(Val v) { return val_is(v, &dsit_type); }
+
+Tensor *tfdata_eiter_handle(Val v) {
+  DsIt *it = (DsIt *)v.u.o;
+  if (it->handle) return it->handle;
+  tfs_i64 slot = 0;
+  while (slot < eit_n && eit_slots[slot]) slot++;
+  if (slot == eit_n) {
+    DsIt **ns = realloc(eit_slots, sizeof(DsIt *) * (size_t)(eit_n * 2 + 4));
+    if (!ns) rt_throw(ERR_MEMORY, "out of memory");
+    eit_slots = ns;
+    for (tfs_i64 i = eit_n; i < eit_n * 2 + 4; i++) eit_slots[i] = NULL;
+    eit_n = eit_n * 2 + 4;
+  }
+  eit_slots[slot] = it;
+  it->handle = tensor_scalar(DT_INT64);
+  eit_gen = (eit_gen + 1) & 0x3FFFFFFF;
+  *(int64_t *)tensor_data(it->handle) = EIT_BIT | slot | (eit_gen << 32);
+  return it->handle;
+}
+
+Val tfdata_eiter_spec(Val v) { return ((DsIt *)v.u.o)->ds->spec; }
+
+/* The eager iterator handle h names, or NULL when h is not such a handle; a stale one fails c. */
+static DsIt *eit_lookup(OpCall *c, tfs_i64 h) {
+  if (h < 0 || !(h & EIT_BIT)) return NULL;
+  tfs_i64 slot = h & 0xFFFFFFFF;
+  if (slot >= eit_n || !eit_slots[slot] || !eit_slots[slot]->handle || *(int64_t *)tensor_data(eit_slots[slot]->handle) != h)
+    op_fail(c, ERR_INVALID_ARGUMENT, "the iterator fed to this graph no longer exists");
+  return eit_slots[slot];
+}
 /* inside a tf.function, iter(ds) is TF's iterator in the graph (made each time the graph runs) */
 static Val ds_iter(Val v) { return trace_active() ? tfdata_graph_iterator(v) : tfdata_iter(v); }
 
@@ -2272,6 +2323,7 @@ static Val dataset_cls_getattr(const char *name) {
 }
 
 static Val ds_spec_ctor(Val self, int n, const Val *args, const Kw *kw);
+static Val ds_ispec_ctor(Val self, int n, const Val *args, const Kw *kw);
 
 //! tf.data
 //!   Input pipelines: tf.data.Dataset, AUTOTUNE and the cardinality constants (docs/data.md).
@@ -2295,6 +2347,7 @@ Val tfdata_attr(const char *qual) {
   if (!strcmp(qual, "data.TFRecordDataset")) return builtin_new("tf.data.TFRecordDataset", ds_tfrecord, val_undef(), NULL);
   if (!strcmp(qual, "data.TextLineDataset")) return builtin_new("tf.data.TextLineDataset", ds_textline, val_undef(), NULL);
   if (!strcmp(qual, "data.DatasetSpec")) return builtin_new("tf.data.DatasetSpec", ds_spec_ctor, val_undef(), NULL);
+  if (!strcmp(qual, "data.IteratorSpec")) return builtin_new("tf.data.IteratorSpec", ds_ispec_ctor, val_undef(), NULL);
   /* tf.data.experimental.AUTOTUNE is reached attribute by attribute */
   if (!strcmp(qual, "data.experimental")) return module_native("tensorflow._api.v2.data.experimental", data_exp_getattr);
   if (!strcmp(qual, "data.experimental.cardinality"))
@@ -2405,7 +2458,10 @@ static Dataset *handle_lookup(OpCall *c, Tensor *h) {
 
 bool tfdata_is_arg(Val v) { return is_ds(v) && self_ds(v)->kind == DS_ARG; }
 
+static bool ds_graphdef_info(Val v, GdDataset *o);
+
 Val tfdata_arg_new(Val spec, Val handle) {
+  graphdef_dataset_info = ds_graphdef_info;   /* (an iterator argument's next() may be the only dataset op) */
   Dataset *d = ds_new(DS_ARG, val_incref(spec), handle, CARD_UNKNOWN);
   d->traced = true;
   return ds_val(d);
@@ -2490,16 +2546,35 @@ static const Type dspec_type = {
   .name = "DatasetSpec", .free = dspec_free, .repr = dspec_repr, .getattr = dspec_getattr, .hash = obj_identity_hash,
 };
 
-bool tfdata_is_spec(Val v) { return val_is(v, &dspec_type); }
+/* TF's TypeSpec repr: the class name and its _serialize() tuple, (element_spec,) for an IteratorSpec */
+static void ispec_repr(StrBuf *b, Val v) {
+  sb_puts(b, "IteratorSpec((");
+  val_repr(b, ((DsSpec *)v.u.o)->elem);
+  sb_puts(b, ",))");
+}
+
+/* tf.data.IteratorSpec: the same record as a DatasetSpec, the signature entry of an iterator argument */
+static const Type ispec_type = {
+  .name = "IteratorSpec", .free = dspec_free, .repr = ispec_repr, .getattr = dspec_getattr, .hash = obj_identity_hash,
+};
+
+bool tfdata_is_spec(Val v) { return val_is(v, &dspec_type) || val_is(v, &ispec_type); }
+bool tfdata_spec_is_iter(Val v) { return val_is(v, &ispec_type); }
 Val tfdata_spec_element(Val spec) { return ((DsSpec *)spec.u.o)->elem; }
 
-static Val dspec_new(Val elem) {
-  DsSpec *s = obj_new(&dspec_type, sizeof(DsSpec));
+static Val dspec_new(Val elem, bool iter) {
+  DsSpec *s = obj_new(iter ? &ispec_type : &dspec_type, sizeof(DsSpec));
   s->elem = val_incref(elem);
   return val_obj(s);
 }
 
-Val tfdata_spec_of(Val ds) { return dspec_new(self_ds(ds)->spec); }
+Val tfdata_spec_of(Val ds) { return dspec_new(self_ds(ds)->spec, false); }
+Val tfdata_ispec_new(Val elem) { return dspec_new(elem, true); }
+
+static void spec_elem_check(Val e, const char *what) {
+  if (!val_is(e, &tffn_spec_type) && !val_is(e, &tuple_type) && !val_is(e, &dict_type))
+    rt_throw(ERR_TYPE, "%s: element_spec must be a tf.TensorSpec or a tuple or dict of them, not %s", what, val_type_name(e));
+}
 
 //! tf.data.DatasetSpec(element_spec, dataset_shape=None)
 //!   The type of a dataset argument of a tf.function: its element_spec (get_concrete_function accepts one).
@@ -2507,10 +2582,19 @@ static Val ds_spec_ctor(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "tf.data.DatasetSpec", .sig = "element_spec, dataset_shape=None"};
   Val a[2];
   args_parse(&spec, n, args, kw, a);
-  if (!val_is(a[0], &tffn_spec_type) && !val_is(a[0], &tuple_type) && !val_is(a[0], &dict_type))
-    rt_throw(ERR_TYPE, "tf.data.DatasetSpec: element_spec must be a tf.TensorSpec or a tuple or dict of them, not %s",
-             val_type_name(a[0]));
-  return dspec_new(a[0]);
+  spec_elem_check(a[0], "tf.data.DatasetSpec");
+  return dspec_new(a[0], false);
+}
+
+//! tf.data.IteratorSpec(element_spec)
+//!   The type of an iterator argument of a tf.function (iter(ds)): its element_spec (input_signature and
+//!   get_concrete_function accept one).
+static Val ds_ispec_ctor(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "tf.data.IteratorSpec", .sig = "element_spec"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  spec_elem_check(a[0], "tf.data.IteratorSpec");
+  return dspec_new(a[0], true);
 }
 
 #define DS_MAX_ARGS 16
@@ -2701,6 +2785,8 @@ void k_ds_iter(OpCall *c) {
 
 static DsIt *slot_iter(OpCall *c) {
   tfs_i64 h = tensor_get_i(c->in[0], 0);
+  DsIt *eit = eit_lookup(c, h);
+  if (eit) return eit;
   if (h < 0 || h >= it_nslots || val_is_undef(it_slots[h])) op_fail(c, ERR_INVALID_ARGUMENT, "the dataset iterator is no longer valid");
   return (DsIt *)it_slots[h].u.o;
 }
@@ -2730,10 +2816,14 @@ void meta_ds_next(OpCall *c) {
   meta_set(&c->outm[0], DT_BOOL, 0, NULL);
 }
 
+/* The iterator's next element: an eager iterator fed to the graph goes on as its own next() does (its options, a
+ * pending error of a parallel pull), one a run made as the loop's dataset iterator. */
+static bool slot_next(DsIt *it, Val *e) { return it->handle ? dsit_next(val_obj(it), e) : ds_next(it, e); }
+
 void k_ds_next(OpCall *c) {
   DsIt *it = slot_iter(c);
   Val e;
-  bool has = ds_next(it, &e);
+  bool has = slot_next(it, &e);
   Tensor *h = tensor_scalar(DT_BOOL);
   *(bool *)tensor_data(h) = has;
   c->out[0] = h;
@@ -2782,9 +2872,9 @@ void meta_ds_single(OpCall *c) { ds_leaf_metas(c, 0, "_DatasetSingle"); }
 void k_ds_single(OpCall *c) {
   DsIt *it = slot_iter(c);
   Val e, more;
-  if (!ds_next(it, &e)) op_fail(c, ERR_INVALID_ARGUMENT, "Dataset was empty.");
+  if (!slot_next(it, &e)) op_fail(c, ERR_INVALID_ARGUMENT, "Dataset was empty.");
   int mark = rt_hold_val(e);
-  if (ds_next(it, &more)) {
+  if (slot_next(it, &more)) {
     val_decref(more);
     op_fail(c, ERR_INVALID_ARGUMENT, "Dataset had more than one element.");
   }
@@ -2795,7 +2885,7 @@ void k_ds_single(OpCall *c) {
 void k_ds_getnext(OpCall *c) {
   DsIt *it = slot_iter(c);
   Val e;
-  if (!ds_next(it, &e)) op_fail(c, ERR_OUT_OF_RANGE, "End of sequence");
+  if (!slot_next(it, &e)) op_fail(c, ERR_OUT_OF_RANGE, "End of sequence");
   ds_put_leaves(c, e);
 }
 
