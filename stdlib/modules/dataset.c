@@ -2392,10 +2392,77 @@ static void flatten_elem(Val e, Val *out, int *n, int cap) {
   }
 }
 
+#define DS_MAX_LEAVES 64
+
+/* ---- ragged and sparse elements in graphs ----
+ * A spec leaf that is a .tfs TypeSpec (tf.RaggedTensorSpec, tf.SparseTensorSpec) stands, in the graph ops'
+ * outputs, for its component tensors (_component_specs; a value's _to_components, rebuilt by _from_components),
+ * as tf.function feeds and returns composites. */
+static bool comp_spec(Val v) {
+  if (!val_is(v, &inst_type)) return false;
+  Val f = class_find(((Inst *)v.u.o)->klass, "_component_specs");
+  if (val_is_undef(f)) return false;
+  val_decref(f);
+  return true;
+}
+
+static Val comp_method(Val spec, const char *name, Val arg) {
+  Val m = rt_getattr(spec, name);
+  int mark = rt_hold_val(m);
+  Val r = rt_call(m, 1, &arg, NULL);
+  rt_unhold(mark);
+  val_decref(m);
+  return r;
+}
+
+/* The graph leaves of element_spec spec (e VT_UNDEF: the specs) or of its element e (the tensors): flatten_elem's
+ * leaves with each composite's components in its place, as a list (owned). */
+static Val graph_leaves(Val spec, Val e) {
+  Val sl[DS_MAX_LEAVES], el[DS_MAX_LEAVES];
+  int n = 0, m = 0;
+  flatten_elem(spec, sl, &n, DS_MAX_LEAVES);
+  if (n > DS_MAX_LEAVES) rt_throw(ERR_UNIMPLEMENTED, "dataset elements with more than %d tensors cannot be iterated in a graph", DS_MAX_LEAVES);
+  bool specs = val_is_undef(e);
+  if (!specs) flatten_elem(e, el, &m, DS_MAX_LEAVES);
+  if (!specs && m != n) rt_throw(ERR_INVALID_ARGUMENT, "a dataset element has %d components, its element_spec %d", m, n);
+  Val out = list_new(n);
+  int mark = rt_hold_val(out);
+  for (int i = 0; i < n; i++) {
+    if (!comp_spec(sl[i])) {
+      list_append(out, specs ? sl[i] : el[i]);
+      continue;
+    }
+    Val cs = specs ? rt_getattr(sl[i], "_component_specs") : comp_method(sl[i], "_to_components", el[i]);
+    int m2 = rt_hold_val(cs);
+    Val cl = list_from_iterable(cs);
+    rt_hold_val(cl);
+    for (tfs_i64 k = 0; k < ((List *)cl.u.o)->len; k++) list_append(out, ((List *)cl.u.o)->items[k]);
+    rt_unhold(m2);
+    val_decref(cl);
+    val_decref(cs);
+  }
+  rt_unhold(mark);
+  return out;
+}
+
 static Val unflatten_leaf(void *ctx, Val leaf) {
-  (void)leaf;
   const Val **p = ctx;
-  return val_incref(*(*p)++);
+  if (!comp_spec(leaf)) return val_incref(*(*p)++);
+  /* a composite: its components, rebuilt by its spec */
+  Val cs = rt_getattr(leaf, "_component_specs");
+  int mark = rt_hold_val(cs);
+  Val cl = list_from_iterable(cs);
+  rt_hold_val(cl);
+  tfs_i64 k = ((List *)cl.u.o)->len;
+  Val comps = list_new(k);
+  rt_hold_val(comps);
+  for (tfs_i64 i = 0; i < k; i++) list_append(comps, *(*p)++);
+  Val r = comp_method(leaf, "_from_components", comps);
+  rt_unhold(mark);
+  val_decref(comps);
+  val_decref(cl);
+  val_decref(cs);
+  return r;
 }
 
 Val tfdata_unflatten(Val ds, const Val *leaves) {
@@ -2403,7 +2470,6 @@ Val tfdata_unflatten(Val ds, const Val *leaves) {
   return st_map(self_ds(ds)->spec, unflatten_leaf, &p);
 }
 
-#define DS_MAX_LEAVES 64
 
 /* ---- datasets as graph inputs ------------------------------------------------------------
  * A dataset passed to a tf.function is a graph input, as TF's variant tensor:
@@ -2795,20 +2861,41 @@ static DsIt *slot_iter(OpCall *c) {
 static void ds_leaf_metas(OpCall *c, int first, const char *opname) {
   Val ds = op_attr(c, 0);
   if (!is_ds(ds)) op_fail(c, ERR_TYPE, "%s needs a dataset", opname);
-  Val lv[DS_MAX_LEAVES];
-  int n = 0;
-  flatten_elem(self_ds(ds)->spec, lv, &n, DS_MAX_LEAVES);
-  if (n > DS_MAX_LEAVES) op_fail(c, ERR_UNIMPLEMENTED, "dataset elements with more than %d tensors cannot be iterated in a graph", DS_MAX_LEAVES);
-  for (int i = 0; i < n; i++)
-    if (!val_is(lv[i], &tffn_spec_type))   /* a ragged/sparse component: no graph form of its leaves yet */
+  Val gl = graph_leaves(self_ds(ds)->spec, val_undef());   /* ragged/sparse leaves: their components */
+  int mark = rt_hold_val(gl);
+  List *l = (List *)gl.u.o;
+  if (l->len > DS_MAX_LEAVES) op_fail(c, ERR_UNIMPLEMENTED, "dataset elements with more than %d tensors cannot be iterated in a graph", DS_MAX_LEAVES);
+  for (tfs_i64 i = 0; i < l->len; i++)
+    if (!val_is(l->items[i], &tffn_spec_type))
       op_fail(c, ERR_UNIMPLEMENTED, "a dataset whose elements hold a %s cannot be iterated inside a tf.function "
-              "(its graph iteration takes dense components only)",
-              val_is(lv[i], &inst_type) ? ((Inst *)lv[i].u.o)->klass->name : "composite value");
+              "(its graph iteration takes tensors, ragged and sparse tensors)",
+              val_is(l->items[i], &inst_type) ? ((Inst *)l->items[i].u.o)->klass->name : "composite value");
+  int n = (int)l->len;
   op_reserve_outputs(c, n + first);
   for (int i = 0; i < n; i++) {
-    TensorSpecObj *o = spec_obj(lv[i]);
+    TensorSpecObj *o = spec_obj(l->items[i]);
     meta_set(&c->outm[i + first], (DType)o->dtype, o->rank, o->dims);
   }
+  rt_unhold(mark);
+  val_decref(gl);
+}
+
+/* e's graph leaves as the op's outputs from first on (e consumed). */
+static void ds_put_leaves(OpCall *c, Val e, int first) {
+  int mark = rt_hold_val(e);
+  Val gl = graph_leaves(self_ds(op_attr(c, 0))->spec, e);
+  rt_hold_val(gl);
+  List *l = (List *)gl.u.o;
+  if (l->len + first != c->nout)
+    op_fail(c, ERR_INVALID_ARGUMENT, "a dataset element has %d tensors, its element_spec %d", (int)l->len, c->nout - first);
+  for (tfs_i64 i = 0; i < l->len; i++) {
+    Tensor *t = val_as_tensor(l->items[i]);
+    if (!t) op_fail(c, ERR_INVALID_ARGUMENT, "a dataset element's component is a %s, not a tensor", val_type_name(l->items[i]));
+    c->out[i + first] = tensor_retain(t);
+  }
+  rt_unhold(mark);
+  val_decref(gl);
+  val_decref(e);
 }
 
 void meta_ds_next(OpCall *c) {
@@ -2828,15 +2915,7 @@ void k_ds_next(OpCall *c) {
   *(bool *)tensor_data(h) = has;
   c->out[0] = h;
   if (has) {
-    Val lv[DS_MAX_LEAVES];
-    int n = 0;
-    flatten_elem(e, lv, &n, DS_MAX_LEAVES);
-    if (n + 1 != c->nout) {
-      val_decref(e);
-      op_fail(c, ERR_INVALID_ARGUMENT, "a dataset element has %d tensors, its element_spec %d", n, c->nout - 1);
-    }
-    for (int i = 0; i < n; i++) c->out[i + 1] = tensor_retain(val_tensor(lv[i]));
-    val_decref(e);
+    ds_put_leaves(c, e, 1);
     return;
   }
   /* the end: zeros of the element's shapes (unknown dims 0); has_value stops the loop */
@@ -2853,18 +2932,6 @@ void k_ds_next(OpCall *c) {
 /* _DatasetGetNext: TF's IteratorGetNext, the element's leaves; the end is an error, as next() on an iterator in a graph. */
 void meta_ds_getnext(OpCall *c) { ds_leaf_metas(c, 0, "_DatasetGetNext"); }
 
-/* e's leaves as the op's outputs (e consumed). */
-static void ds_put_leaves(OpCall *c, Val e) {
-  Val lv[DS_MAX_LEAVES];
-  int n = 0;
-  flatten_elem(e, lv, &n, DS_MAX_LEAVES);
-  if (n != c->nout) {
-    val_decref(e);
-    op_fail(c, ERR_INVALID_ARGUMENT, "a dataset element has %d tensors, its element_spec %d", n, c->nout);
-  }
-  for (int i = 0; i < n; i++) c->out[i] = tensor_retain(val_tensor(lv[i]));
-  val_decref(e);
-}
 
 void meta_ds_single(OpCall *c) { ds_leaf_metas(c, 0, "_DatasetSingle"); }
 
@@ -2879,14 +2946,14 @@ void k_ds_single(OpCall *c) {
     op_fail(c, ERR_INVALID_ARGUMENT, "Dataset had more than one element.");
   }
   rt_unhold(mark);
-  ds_put_leaves(c, e);
+  ds_put_leaves(c, e, 0);
 }
 
 void k_ds_getnext(OpCall *c) {
   DsIt *it = slot_iter(c);
   Val e;
   if (!slot_next(it, &e)) op_fail(c, ERR_OUT_OF_RANGE, "End of sequence");
-  ds_put_leaves(c, e);
+  ds_put_leaves(c, e, 0);
 }
 
 static void slot_release(tfs_i64 h) {
