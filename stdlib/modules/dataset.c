@@ -27,6 +27,7 @@
 #include "graph/exec.h"
 #include "graph/trace.h"
 #include "kernels/nest.h"
+#include "modules/modules.h"
 #include "modules/dsparmap.h"
 #include "graph/exec.h"
 #include "graph/parexec.h"
@@ -1733,12 +1734,109 @@ static tfs_i64 ds_len(Val self) {
   return c;
 }
 
+#define DS_MAX_LEAVES 64
+static void flatten_elem(Val e, Val *out, int *n, int cap);
+static Val unflatten_leaf(void *ctx, Val leaf);
+
+/* ---- Dataset.reduce while tracing: TF's ReduceDataset as AutoGraph's dataset loop (a While over the graph
+ * iterator ops), the state threaded through it as loop variables ---- */
+
+/* A state leaf as a graph value: tensors (symbolic too) and composites as they are, Variables read, numbers converted. */
+static Val graph_state_leaf(void *ctx, Val leaf) {
+  (void)ctx;
+  if (val_is(leaf, &variable_type)) return op_apply1(OP_READ_VARIABLE, leaf);
+  if (val_as_tensor(leaf) || is_composite(leaf)) return val_incref(leaf);
+  if (trace_val_symbolic(leaf)) return trace_pack(leaf, -1);
+  return val_obj(tensor_from_val(leaf, -1));
+}
+
+/* The loop's closures share one list: [state, concrete reduce function]. */
+static Val rg_get(Val self, int n, const Val *args, const Kw *kw) {
+  (void)n, (void)args, (void)kw;
+  Val lv[DS_MAX_LEAVES];
+  int k = 0;
+  flatten_elem(((List *)self.u.o)->items[0], lv, &k, DS_MAX_LEAVES);
+  if (k > DS_MAX_LEAVES) rt_throw(ERR_UNIMPLEMENTED, "Dataset.reduce: a state of more than %d tensors inside a tf.function", DS_MAX_LEAVES);
+  return rt_tuple(k, lv);
+}
+
+static void rg_put(Val holder, Val state) {
+  List *h = (List *)holder.u.o;
+  Val old = h->items[0];
+  h->items[0] = state;
+  val_decref(old);
+}
+
+static Val rg_set(Val self, int n, const Val *args, const Kw *kw) {
+  (void)kw;
+  tfs_i64 k;
+  const Val *items;
+  if (n != 1 || !seq_items(args[0], &k, &items)) rt_throw(ERR_TYPE, "Dataset.reduce: set_state takes the state's tensors");
+  const Val *p = items;
+  rg_put(self, st_map(((List *)self.u.o)->items[0], unflatten_leaf, &p));
+  return val_none();
+}
+
+static Val rg_body(Val self, int n, const Val *args, const Kw *kw) {
+  (void)kw;
+  if (n != 1) rt_throw(ERR_TYPE, "Dataset.reduce: the loop body takes the element");
+  List *h = (List *)self.u.o;
+  Val cargs[2] = {h->items[0], args[0]};
+  Val r = rt_call(h->items[1], 2, cargs, NULL);
+  if (val_is(r, &list_type)) {
+    Val t = rt_tuple((int)((List *)r.u.o)->len, ((List *)r.u.o)->items);
+    val_decref(r);
+    r = t;
+  }
+  int mark = rt_hold_val(r);
+  Val st = st_map(r, graph_state_leaf, NULL);
+  rt_unhold(mark);
+  val_decref(r);
+  rg_put(self, st);
+  return val_none();
+}
+
+static Val ds_reduce_graph(Val self, Val initial, Val fn) {
+  Val state = st_map(initial, graph_state_leaf, NULL);
+  int mark = rt_hold_val(state);
+  Val sspec = st_map(state, spec_of_leaf, NULL);
+  rt_hold_val(sspec);
+  Val c = trace_fn(fn, self_ds(self)->spec, sspec);
+  rt_hold_val(c);
+  Val holder = list_new(2);
+  rt_hold_val(holder);
+  list_append(holder, state);
+  list_append(holder, c);
+  Val body = builtin_new("Dataset.reduce.body", rg_body, holder, NULL);
+  rt_hold_val(body);
+  Val get = builtin_new("Dataset.reduce.get_state", rg_get, holder, NULL);
+  rt_hold_val(get);
+  Val set = builtin_new("Dataset.reduce.set_state", rg_set, holder, NULL);
+  rt_hold_val(set);
+  Val names = rt_tuple(0, NULL);
+  rt_hold_val(names);
+  Val a[7] = {self, val_none(), body, get, set, names, val_none()};
+  val_decref(ag_for_stmt_call(7, a));
+  Val r = val_incref(((List *)holder.u.o)->items[0]);
+  rt_unhold(mark);
+  val_decref(names);
+  val_decref(set);
+  val_decref(get);
+  val_decref(body);
+  val_decref(holder);
+  val_decref(c);
+  val_decref(sspec);
+  val_decref(state);
+  return r;
+}
+
 //! Dataset.reduce(initial_state, reduce_func, name=None)
 //!   Folds the elements into a state: state = reduce_func(state, element), starting from initial_state.
 static Val ds_reduce(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "Dataset.reduce", .sig = "initial_state, reduce_func, name=None"};
   Val a[3];
   args_parse(&spec, n, args, kw, a);
+  if (trace_active()) return ds_reduce_graph(self, a[0], a[1]);
   Dataset *s = self_ds(self);
   Val state = st_map(a[0], to_tensor_leaf, "Dataset.reduce");
   int mark = rt_hold_ref(&state);
@@ -2391,8 +2489,6 @@ static void flatten_elem(Val e, Val *out, int *n, int cap) {
     (*n)++;
   }
 }
-
-#define DS_MAX_LEAVES 64
 
 /* ---- ragged and sparse elements in graphs ----
  * A spec leaf that is a .tfs TypeSpec (tf.RaggedTensorSpec, tf.SparseTensorSpec) stands, in the graph ops'
