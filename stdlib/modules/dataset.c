@@ -1646,40 +1646,67 @@ static const Type dsit_type = {
 
 Val tfdata_iter(Val ds) { return val_obj(dsit_new((Dataset *)ds.u.o)); }
 
+/* ---- weak handle tables: an object a graph is fed by an int64 handle (a dataset or an iterator argument) ----
+ * The handle is tag | generation << 32 | slot; the table keeps the object without a reference (its free drops
+ * the entry) and each slot's handle, so a stale handle is refused rather than naming a later object. */
+typedef struct WeakTab {
+  void **obj;
+  tfs_i64 *val;
+  tfs_i64 n, gen;
+} WeakTab;
+
+/* A new handle tensor (owned by the object) naming obj. */
+static Tensor *wt_add(WeakTab *w, void *obj, tfs_i64 tag) {
+  tfs_i64 slot = 0;
+  while (slot < w->n && w->obj[slot]) slot++;
+  if (slot == w->n) {
+    tfs_i64 n = w->n * 2 + 4;
+    void **no = realloc(w->obj, sizeof(void *) * (size_t)n);
+    if (!no) rt_throw(ERR_MEMORY, "out of memory");
+    w->obj = no;
+    tfs_i64 *nv = realloc(w->val, sizeof(tfs_i64) * (size_t)n);
+    if (!nv) rt_throw(ERR_MEMORY, "out of memory");
+    w->val = nv;
+    for (tfs_i64 i = w->n; i < n; i++) w->obj[i] = NULL, w->val[i] = -1;
+    w->n = n;
+  }
+  w->gen = (w->gen + 1) & 0x3FFFFFFF;
+  Tensor *h = tensor_scalar(DT_INT64);
+  *(int64_t *)tensor_data(h) = tag | slot | (w->gen << 32);
+  w->obj[slot] = obj;
+  w->val[slot] = *(int64_t *)tensor_data(h);
+  return h;
+}
+
+/* obj is freed: its entry and handle *h (if any) go. */
+static void wt_drop(WeakTab *w, void *obj, Tensor **h) {
+  if (!*h) return;
+  tfs_i64 slot = *(int64_t *)tensor_data(*h) & 0xFFFFFFFF;
+  if (slot < w->n && w->obj[slot] == obj) w->obj[slot] = NULL, w->val[slot] = -1;
+  tensor_release(*h);
+  *h = NULL;
+}
+
+/* The object handle v names, or NULL (stale or never made). */
+static void *wt_find(const WeakTab *w, tfs_i64 v) {
+  tfs_i64 slot = v & 0xFFFFFFFF;
+  return v >= 0 && slot < w->n && w->obj[slot] && w->val[slot] == v ? w->obj[slot] : NULL;
+}
+
 /* ---- an eager iterator passed to a tf.function (TF's OwnedIterator, whose resource is the function's input) ----
  * The call feeds an int64 handle naming the iterator in a table of weak references (the caller holds the iterator
  * for the call): EIT_BIT | generation << 32 | slot, so the graph ops (_DatasetGetNext, _DatasetNext) tell it from
  * the slot of an iterator a run made, and a stale handle is refused rather than naming a later iterator. */
 #define EIT_BIT ((tfs_i64)1 << 62)
-static DsIt **eit_slots;
-static tfs_i64 eit_n, eit_gen;
+static WeakTab eit_reg;
 
-static void eit_drop(DsIt *it) {
-  if (!it->handle) return;
-  tfs_i64 slot = *(int64_t *)tensor_data(it->handle) & 0xFFFFFFFF;
-  if (slot < eit_n && eit_slots[slot] == it) eit_slots[slot] = NULL;
-  tensor_release(it->handle);
-  it->handle = NULL;
-}
+static void eit_drop(DsIt *it) { wt_drop(&eit_reg, it, &it->handle); }
 
 bool tfdata_is_eiter(Val v) { return val_is(v, &dsit_type); }
 
 Tensor *tfdata_eiter_handle(Val v) {
   DsIt *it = (DsIt *)v.u.o;
-  if (it->handle) return it->handle;
-  tfs_i64 slot = 0;
-  while (slot < eit_n && eit_slots[slot]) slot++;
-  if (slot == eit_n) {
-    DsIt **ns = realloc(eit_slots, sizeof(DsIt *) * (size_t)(eit_n * 2 + 4));
-    if (!ns) rt_throw(ERR_MEMORY, "out of memory");
-    eit_slots = ns;
-    for (tfs_i64 i = eit_n; i < eit_n * 2 + 4; i++) eit_slots[i] = NULL;
-    eit_n = eit_n * 2 + 4;
-  }
-  eit_slots[slot] = it;
-  it->handle = tensor_scalar(DT_INT64);
-  eit_gen = (eit_gen + 1) & 0x3FFFFFFF;
-  *(int64_t *)tensor_data(it->handle) = EIT_BIT | slot | (eit_gen << 32);
+  if (!it->handle) it->handle = wt_add(&eit_reg, it, EIT_BIT);
   return it->handle;
 }
 
@@ -1688,10 +1715,9 @@ Val tfdata_eiter_spec(Val v) { return ((DsIt *)v.u.o)->ds->spec; }
 /* The eager iterator handle h names, or NULL when h is not such a handle; a stale one fails c. */
 static DsIt *eit_lookup(OpCall *c, tfs_i64 h) {
   if (h < 0 || !(h & EIT_BIT)) return NULL;
-  tfs_i64 slot = h & 0xFFFFFFFF;
-  if (slot >= eit_n || !eit_slots[slot] || !eit_slots[slot]->handle || *(int64_t *)tensor_data(eit_slots[slot]->handle) != h)
-    op_fail(c, ERR_INVALID_ARGUMENT, "the iterator fed to this graph no longer exists");
-  return eit_slots[slot];
+  DsIt *it = wt_find(&eit_reg, h);
+  if (!it) op_fail(c, ERR_INVALID_ARGUMENT, "the iterator fed to this graph no longer exists");
+  return it;
 }
 /* inside a tf.function, iter(ds) is TF's iterator in the graph (made each time the graph runs) */
 static Val ds_iter(Val v) { return trace_active() ? tfdata_graph_iterator(v) : tfdata_iter(v); }
@@ -2575,15 +2601,10 @@ Val tfdata_unflatten(Val ds, const Val *leaves) {
  * the stand-ins its dataset is built on as inputs.  A handle is slot | generation << 32,
  * so a stale one is refused rather than naming a later dataset. */
 
-static Dataset **reg_slots;
-static tfs_i64 reg_n, reg_gen;
+static WeakTab ds_reg;
 
 static void handle_drop(Dataset *d) {
-  if (!d->handle) return;
-  tfs_i64 slot = *(int64_t *)tensor_data(d->handle) & 0xFFFFFFFF;
-  if (slot < reg_n && reg_slots[slot] == d) reg_slots[slot] = NULL;
-  tensor_release(d->handle);
-  d->handle = NULL;
+  wt_drop(&ds_reg, d, &d->handle);
 }
 
 Tensor *tfdata_handle(Val ds) {
@@ -2594,28 +2615,14 @@ Tensor *tfdata_handle(Val ds) {
       rt_throw(ERR_INVALID_ARGUMENT, "a dataset received as a tf.function argument can only be iterated inside that function");
     return val_tensor(d->src);
   }
-  if (d->handle) return d->handle;
-  tfs_i64 slot = 0;
-  while (slot < reg_n && reg_slots[slot]) slot++;
-  if (slot == reg_n) {
-    Dataset **ns = realloc(reg_slots, sizeof(Dataset *) * (size_t)(reg_n * 2 + 4));
-    if (!ns) rt_throw(ERR_MEMORY, "out of memory");
-    reg_slots = ns;
-    for (tfs_i64 i = reg_n; i < reg_n * 2 + 4; i++) reg_slots[i] = NULL;
-    reg_n = reg_n * 2 + 4;
-  }
-  reg_slots[slot] = d;
-  d->handle = tensor_scalar(DT_INT64);
-  *(int64_t *)tensor_data(d->handle) = slot | (++reg_gen << 32);
+  if (!d->handle) d->handle = wt_add(&ds_reg, d, 0);
   return d->handle;
 }
 
 static Dataset *handle_lookup(OpCall *c, Tensor *h) {
-  tfs_i64 v = tensor_get_i(h, 0), slot = v & 0xFFFFFFFF;
-  if (v < 0 || slot >= reg_n || !reg_slots[slot] || !reg_slots[slot]->handle ||
-      *(int64_t *)tensor_data(reg_slots[slot]->handle) != v)
-    op_fail(c, ERR_INVALID_ARGUMENT, "the dataset fed to this graph no longer exists");
-  return reg_slots[slot];
+  Dataset *d = wt_find(&ds_reg, tensor_get_i(h, 0));
+  if (!d) op_fail(c, ERR_INVALID_ARGUMENT, "the dataset fed to this graph no longer exists");
+  return d;
 }
 
 bool tfdata_is_arg(Val v) { return is_ds(v) && self_ds(v)->kind == DS_ARG; }
