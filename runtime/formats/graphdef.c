@@ -334,7 +334,8 @@ static void gd_mark_ph(GdBuild *b, const GraphNode *p, Tensorflow__DataType dt) 
   b->resph[b->nresph++] = p;
 }
 
-/* Marks the placeholders that feed a dataset loop's iterator (dataset arguments) as variants, in g and its bodies. */
+/* Marks the placeholders that feed a dataset loop's iterator (dataset arguments) as variants, and those read as
+ * iterators (iterator arguments) as resources, in g and its bodies. */
 static void gd_mark_datasets(GdBuild *b, const Graph *g) {
   for (int id = 0; id < g->nnodes; id++) {
     const GraphNode *n = &g->nodes[id];
@@ -344,6 +345,10 @@ static void gd_mark_datasets(GdBuild *b, const Graph *g) {
     if (n->kind == GN_OP && n->op->id == OP_DATASET_ITER)
       for (int i = 0; i < n->nin; i++)
         if (n->in[i].node >= 0) gd_mark_ph(b, &g->nodes[n->in[i].node], TENSORFLOW__DATA_TYPE__DT_VARIANT);
+    /* an iterator argument (TF's OwnedIterator): its handle is a resource */
+    if (n->kind == GN_OP && (n->op->id == OP_DATASET_GETNEXT || n->op->id == OP_DATASET_NEXT) && n->nin > 0 &&
+        n->in[0].node >= 0)
+      gd_mark_ph(b, &g->nodes[n->in[0].node], TENSORFLOW__DATA_TYPE__DT_RESOURCE);
   }
 }
 

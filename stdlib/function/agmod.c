@@ -1991,6 +1991,8 @@ static Val ag_for_stmt(Val self, int n, const Val *args, const Kw *kw) {
   return val_none();
 }
 
+Val ag_for_stmt_call(int n, const Val *args) { return ag_for_stmt(val_undef(), n, args, NULL); }
+
 /* tf.while_loop(cond, body, loop_vars): the state is the loop_vars list. */
 static Val ag_box_get(AgLoop *l) {
   tfs_i64 n;

@@ -138,6 +138,7 @@ static Val tffn_tensorspec(Val self, int n, const Val *args, const Kw *kw) {
  *                             trainable, and its alias id: the index of its first appearance in the call)
  *   'L'/'U'/'D' count items   list / tuple / dict (key, value pairs)
  *   'S' len bytes             a dataset (TF's DatasetSpec): its element_spec's key; one int64 leaf, the handle
+ *   'I' len bytes             an iterator, iter(ds) (TF's IteratorSpec): the same, the handle naming the iterator
  *   'C' class 'U' n specs...  a composite tensor (TF's TypeSpec, a .tfs class: tf.RaggedTensorSpec): the spec's
  *                             class, then its component specs' tensor atoms, one leaf each
  * Host objects without value semantics are keyed by identity; the concrete
@@ -245,19 +246,25 @@ enum { KEY_SPECS = 1, KEY_SYMBOLIC = 2 };   /* key_arg flags: TensorSpec leaves;
 
 static void key_arg(KeyBuf *k, Val v, Leaves *lv, int flags);
 
-/* A dataset argument is traced by its element_spec alone, as TF's DatasetSpec. */
-static void key_dataset(KeyBuf *k, Val elem) {
+/* A dataset argument is traced by its element_spec alone, as TF's DatasetSpec; an iterator too (atom 'I'), as
+ * TF's IteratorSpec, so every iterator of one element_spec runs the same graph. */
+static void key_ds(KeyBuf *k, Val elem, unsigned char atom) {
   KeyBuf sub;
   Leaves dummy;
   kb_init(&sub);
   lv_init(&dummy);
   key_arg(&sub, elem, &dummy, KEY_SPECS);
   lv_free(&dummy);
-  kb_byte(k, 'S');
+  kb_byte(k, atom);
   kb_i64(k, (tfs_i64)sub.len);
   kb_put(k, sub.p, sub.len);
   kb_free(&sub);
 }
+
+static void key_dataset(KeyBuf *k, Val elem) { key_ds(k, elem, 'S'); }
+
+/* The key of spec (a DatasetSpec or an IteratorSpec). */
+static void key_dspec(KeyBuf *k, Val spec) { key_ds(k, tfdata_spec_element(spec), tfdata_spec_is_iter(spec) ? 'I' : 'S'); }
 
 /* ---- composite tensors (TF's CompositeTensor and TypeSpec, written in .tfs: tf.RaggedTensor) ----
  * A value whose class has a `_type_spec` property is one; its spec (an instance with `_component_specs`,
@@ -415,12 +422,22 @@ static void key_arg(KeyBuf *k, Val v, Leaves *lv, int flags) {
     const TensorSpecObj *s = (const TensorSpecObj *)v.u.o;
     key_tensor(k, s->dtype, s->rank, s->dims);
     lv_push(lv, NULL);
+  } else if (tfdata_is_eiter(v)) {
+    /* an eager iterator: its handle is the graph input, each run's next() reads the iterator itself */
+    key_ds(k, tfdata_eiter_spec(v), 'I');
+    lv_push(lv, tfdata_eiter_handle(v));
+  } else if ((flags & KEY_SYMBOLIC) && tfdata_is_giter(v)) {
+    /* an iterator of the trace passed on to a function it calls: the same handle */
+    Val gds, gh;
+    tfdata_giter_parts(v, &gds, &gh);
+    key_ds(k, tfdata_element_spec(gds), 'I');
+    lv_push(lv, val_tensor(gh));
   } else if (tfdata_is_dataset(v) && (!(flags & KEY_SYMBOLIC) || tfdata_is_arg(v))) {
     /* (a dataset captured while tracing and passed on keeps its identity: the inner graph holds it) */
     key_dataset(k, tfdata_element_spec(v));
     lv_push(lv, tfdata_handle(v));
   } else if ((flags & KEY_SPECS) && tfdata_is_spec(v)) {
-    key_dataset(k, tfdata_spec_element(v));
+    key_dspec(k, v);
     lv_push(lv, NULL);
   } else if (comp_is_value(v)) {
     Val spec = rt_getattr(v, "_type_spec");
@@ -464,7 +481,7 @@ static const unsigned char *key_skip(const unsigned char *p) {
     case 'N': return p;
     case 'b': return p + 1;
     case 'i': case 'f': return p + 8;
-    case 's': case 'S': return p + 8 + key_i64(p);
+    case 's': case 'S': case 'I': return p + 8 + key_i64(p);
     case 'V': return p + 2 + 8 * (size_t)p[1] + 1 + 8;
     case 'O': return p + 2 * sizeof(void *) + 8;
     case 'C': return key_skip(p + sizeof(void *));
@@ -513,6 +530,11 @@ static const unsigned char *key_desc(StrBuf *b, const unsigned char *p) {
     case 's': str_repr_into(b, (const char *)q + 8, key_i64(q)); break;
     case 'S':
       sb_puts(b, "DatasetSpec(");
+      key_desc(b, q + 8);
+      sb_putc(b, ')');
+      break;
+    case 'I':
+      sb_puts(b, "IteratorSpec(");
       key_desc(b, q + 8);
       sb_putc(b, ')');
       break;
@@ -680,7 +702,7 @@ static void key_leaf_metas(const unsigned char *p, const unsigned char *end, TMe
       }
       case 'L': case 'U': case 'D': p += 9; break;   /* descend: items follow */
       case 'C': p += 1 + sizeof(void *); break;       /* a composite: its component specs follow */
-      case 'S': {                                     /* a dataset: its handle */
+      case 'S': case 'I': {                           /* a dataset or an iterator: its handle */
         TMeta *m = &out[(*n)++];
         m->dtype = DT_INT64;
         m->rank = 0;
@@ -1146,6 +1168,23 @@ static Val tffn_result_leaf(void *ctx, Val v) {
 static Val tffn_result_tensors(Val v, const char *fname) { return tffn_result_leaf((void *)fname, v); }
 
 static Val tffn_build_arg(Graph *g, Val v, const char *pname, const TMeta *leafm, int *leaf, Val *tmpl) {
+  Val gds, gh;
+  bool giter = tfdata_giter_parts(v, &gds, &gh);
+  if (tfdata_is_eiter(v) || giter || (tfdata_is_spec(v) && tfdata_spec_is_iter(v))) {
+    /* an iterator: the trace's next() and loops are graph ops on the handle placeholder, as TF's OwnedIterator
+     * rebuilt from its resource component */
+    Val elem = tfdata_is_spec(v) ? tfdata_spec_element(v) : giter ? tfdata_element_spec(gds) : tfdata_eiter_spec(v);
+    Val ph = trace_placeholder(g, pname, &leafm[*leaf]);
+    (*leaf)++;
+    *tmpl = tfdata_is_spec(v) ? val_incref(v) : tfdata_ispec_new(elem);
+    int mark = rt_hold_val(ph);
+    Val ds = tfdata_arg_new(elem, val_none());   /* for the element_spec only: the iterator is the fed handle */
+    rt_hold_val(ds);
+    Val r = tfdata_giter_new(ds, ph);
+    rt_unhold(mark);
+    val_decref(ds);
+    return r;
+  }
   if (tfdata_is_dataset(v) || tfdata_is_spec(v)) {
     /* the trace iterates a stand-in on the handle placeholder */
     Val elem = tfdata_is_spec(v) ? tfdata_spec_element(v) : tfdata_element_spec(v);
@@ -2588,12 +2627,39 @@ static bool cast_composite(Cast *cx, Val spec, Val v) {
   return ok;
 }
 
+/* v against a DatasetSpec or IteratorSpec tmpl: a dataset (an iterator) of the same element_spec, fed by its handle. */
+static bool cast_dspec(Cast *cx, Val tmpl, Val v) {
+  bool iter = tfdata_spec_is_iter(tmpl);
+  bool ok = iter ? tfdata_is_eiter(v) : tfdata_is_dataset(v) && !tfdata_is_arg(v);
+  if (ok) {
+    KeyBuf a, b;
+    kb_init(&a);
+    kb_init(&b);
+    key_dspec(&a, tmpl);
+    if (iter) key_ds(&b, tfdata_eiter_spec(v), 'I');
+    else key_dataset(&b, tfdata_element_spec(v));
+    ok = a.len == b.len && !memcmp(a.p, b.p, a.len);
+    kb_free(&a);
+    kb_free(&b);
+  }
+  if (!ok) {
+    sb_puts(&cx->why, "Can not cast ");
+    val_repr(&cx->why, v);
+    sb_puts(&cx->why, " to ");
+    val_repr(&cx->why, tmpl);
+    return false;
+  }
+  lv_push(cx->lv, iter ? tfdata_eiter_handle(v) : tfdata_handle(v));
+  return true;
+}
+
 static bool cast_sig(Cast *cx, Val spec, Val v) {
   if (val_is(spec, &tffn_spec_type)) {
     const TensorSpecObj *s = (const TensorSpecObj *)spec.u.o;
     return cast_spec(cx, s->dtype, s->rank, s->dims, spec, v);
   }
   if (comp_is_spec(spec)) return cast_composite(cx, spec, v);
+  if (tfdata_is_spec(spec)) return cast_dspec(cx, spec, v);
   tfs_i64 n, nv;
   const Val *items, *iv;
   if (seq_items(spec, &n, &items)) {
@@ -2661,28 +2727,7 @@ static bool cast_literal(Cast *cx, Val h, const unsigned char *p, Val v) {
 /* Cast v to the traced type of a concrete function's argument: template tmpl, key atom p. */
 static bool cast_tmpl(Cast *cx, const Concrete *c, Val tmpl, const unsigned char *p, Val v) {
   int idx;
-  if (tfdata_is_spec(tmpl)) {
-    bool ok = tfdata_is_dataset(v) && !tfdata_is_arg(v);
-    if (ok) {
-      KeyBuf a, b;
-      kb_init(&a);
-      kb_init(&b);
-      key_dataset(&a, tfdata_spec_element(tmpl));
-      key_dataset(&b, tfdata_element_spec(v));
-      ok = a.len == b.len && !memcmp(a.p, b.p, a.len);
-      kb_free(&a);
-      kb_free(&b);
-    }
-    if (!ok) {
-      sb_puts(&cx->why, "Can not cast ");
-      val_repr(&cx->why, v);
-      sb_puts(&cx->why, " to ");
-      val_repr(&cx->why, tmpl);
-      return false;
-    }
-    lv_push(cx->lv, tfdata_handle(v));
-    return true;
-  }
+  if (tfdata_is_spec(tmpl)) return cast_dspec(cx, tmpl, v);
   if (nest_is_leaf(tmpl, &idx)) {
     const TMeta *m = &c->leafm[idx];
     return cast_spec(cx, m->dtype, m->rank, m->shape, val_undef(), v);
@@ -3885,7 +3930,8 @@ static bool rt_truthy_lt(Val a, Val b) {
 
 /* The leaves of an input_signature that are not TensorSpecs (nest.flatten order: dicts by sorted key). */
 static void tffn_sig_bad(Val v, Val bad) {
-  if (val_is(v, &tffn_spec_type) || comp_is_spec(v)) return;   /* (a composite's TypeSpec: tf.RaggedTensorSpec) */
+  /* (a composite's TypeSpec: tf.RaggedTensorSpec; a tf.data.DatasetSpec or IteratorSpec) */
+  if (val_is(v, &tffn_spec_type) || comp_is_spec(v) || tfdata_is_spec(v)) return;
   tfs_i64 n;
   const Val *items;
   if (seq_items(v, &n, &items)) {

@@ -27,6 +27,7 @@
 #include "graph/exec.h"
 #include "graph/trace.h"
 #include "kernels/nest.h"
+#include "modules/modules.h"
 #include "modules/dsparmap.h"
 #include "graph/exec.h"
 #include "graph/parexec.h"
@@ -750,12 +751,15 @@ typedef struct DsIt {
   signed char wk;             /* 0 not checked, 1 its pulls may run on a worker, -1 main thread only */
   bool pend;                  /* a pull failed: raised by the next next() */
   RtTry perr;                 /* that error (kind, msg, loc, exc) */
+  Tensor *handle;             /* passed to a tf.function: the int64 handle its graph reads it by (eit_handle), or NULL */
 } DsIt;
 
 static const Type dsit_type;
+static void eit_drop(DsIt *it);
 
 static void dsit_free(Obj *o) {
   DsIt *it = (DsIt *)o;
+  eit_drop(it);
   for (int k = 0; k < it->nkids; k++)
     if (it->kids[k]) { Val v = val_obj(it->kids[k]); val_decref(v); }
   free(it->kids);
@@ -1641,6 +1645,80 @@ static const Type dsit_type = {
 };
 
 Val tfdata_iter(Val ds) { return val_obj(dsit_new((Dataset *)ds.u.o)); }
+
+/* ---- weak handle tables: an object a graph is fed by an int64 handle (a dataset or an iterator argument) ----
+ * The handle is tag | generation << 32 | slot; the table keeps the object without a reference (its free drops
+ * the entry) and each slot's handle, so a stale handle is refused rather than naming a later object. */
+typedef struct WeakTab {
+  void **obj;
+  tfs_i64 *val;
+  tfs_i64 n, gen;
+} WeakTab;
+
+/* A new handle tensor (owned by the object) naming obj. */
+static Tensor *wt_add(WeakTab *w, void *obj, tfs_i64 tag) {
+  tfs_i64 slot = 0;
+  while (slot < w->n && w->obj[slot]) slot++;
+  if (slot == w->n) {
+    tfs_i64 n = w->n * 2 + 4;
+    void **no = realloc(w->obj, sizeof(void *) * (size_t)n);
+    if (!no) rt_throw(ERR_MEMORY, "out of memory");
+    w->obj = no;
+    tfs_i64 *nv = realloc(w->val, sizeof(tfs_i64) * (size_t)n);
+    if (!nv) rt_throw(ERR_MEMORY, "out of memory");
+    w->val = nv;
+    for (tfs_i64 i = w->n; i < n; i++) w->obj[i] = NULL, w->val[i] = -1;
+    w->n = n;
+  }
+  w->gen = (w->gen + 1) & 0x3FFFFFFF;
+  Tensor *h = tensor_scalar(DT_INT64);
+  *(int64_t *)tensor_data(h) = tag | slot | (w->gen << 32);
+  w->obj[slot] = obj;
+  w->val[slot] = *(int64_t *)tensor_data(h);
+  return h;
+}
+
+/* obj is freed: its entry and handle *h (if any) go. */
+static void wt_drop(WeakTab *w, void *obj, Tensor **h) {
+  if (!*h) return;
+  tfs_i64 slot = *(int64_t *)tensor_data(*h) & 0xFFFFFFFF;
+  if (slot < w->n && w->obj[slot] == obj) w->obj[slot] = NULL, w->val[slot] = -1;
+  tensor_release(*h);
+  *h = NULL;
+}
+
+/* The object handle v names, or NULL (stale or never made). */
+static void *wt_find(const WeakTab *w, tfs_i64 v) {
+  tfs_i64 slot = v & 0xFFFFFFFF;
+  return v >= 0 && slot < w->n && w->obj[slot] && w->val[slot] == v ? w->obj[slot] : NULL;
+}
+
+/* ---- an eager iterator passed to a tf.function (TF's OwnedIterator, whose resource is the function's input) ----
+ * The call feeds an int64 handle naming the iterator in a table of weak references (the caller holds the iterator
+ * for the call): EIT_BIT | generation << 32 | slot, so the graph ops (_DatasetGetNext, _DatasetNext) tell it from
+ * the slot of an iterator a run made, and a stale handle is refused rather than naming a later iterator. */
+#define EIT_BIT ((tfs_i64)1 << 62)
+static WeakTab eit_reg;
+
+static void eit_drop(DsIt *it) { wt_drop(&eit_reg, it, &it->handle); }
+
+bool tfdata_is_eiter(Val v) { return val_is(v, &dsit_type); }
+
+Tensor *tfdata_eiter_handle(Val v) {
+  DsIt *it = (DsIt *)v.u.o;
+  if (!it->handle) it->handle = wt_add(&eit_reg, it, EIT_BIT);
+  return it->handle;
+}
+
+Val tfdata_eiter_spec(Val v) { return ((DsIt *)v.u.o)->ds->spec; }
+
+/* The eager iterator handle h names, or NULL when h is not such a handle; a stale one fails c. */
+static DsIt *eit_lookup(OpCall *c, tfs_i64 h) {
+  if (h < 0 || !(h & EIT_BIT)) return NULL;
+  DsIt *it = wt_find(&eit_reg, h);
+  if (!it) op_fail(c, ERR_INVALID_ARGUMENT, "the iterator fed to this graph no longer exists");
+  return it;
+}
 /* inside a tf.function, iter(ds) is TF's iterator in the graph (made each time the graph runs) */
 static Val ds_iter(Val v) { return trace_active() ? tfdata_graph_iterator(v) : tfdata_iter(v); }
 
@@ -1682,6 +1760,102 @@ static tfs_i64 ds_len(Val self) {
   return c;
 }
 
+#define DS_MAX_LEAVES 64
+static void flatten_elem(Val e, Val *out, int *n, int cap);
+static Val unflatten_leaf(void *ctx, Val leaf);
+
+/* ---- Dataset.reduce while tracing: TF's ReduceDataset as AutoGraph's dataset loop (a While over the graph
+ * iterator ops), the state threaded through it as loop variables ---- */
+
+/* A state leaf as a graph value: tensors (symbolic too) and composites as they are, Variables read, numbers converted. */
+static Val graph_state_leaf(void *ctx, Val leaf) {
+  (void)ctx;
+  if (val_is(leaf, &variable_type)) return op_apply1(OP_READ_VARIABLE, leaf);
+  if (val_as_tensor(leaf) || is_composite(leaf)) return val_incref(leaf);
+  if (trace_val_symbolic(leaf)) return trace_pack(leaf, -1);
+  return val_obj(tensor_from_val(leaf, -1));
+}
+
+/* The loop's closures share one list: [state, concrete reduce function]. */
+static Val rg_get(Val self, int n, const Val *args, const Kw *kw) {
+  (void)n, (void)args, (void)kw;
+  Val lv[DS_MAX_LEAVES];
+  int k = 0;
+  flatten_elem(((List *)self.u.o)->items[0], lv, &k, DS_MAX_LEAVES);
+  if (k > DS_MAX_LEAVES) rt_throw(ERR_UNIMPLEMENTED, "Dataset.reduce: a state of more than %d tensors inside a tf.function", DS_MAX_LEAVES);
+  return rt_tuple(k, lv);
+}
+
+static void rg_put(Val holder, Val state) {
+  List *h = (List *)holder.u.o;
+  Val old = h->items[0];
+  h->items[0] = state;
+  val_decref(old);
+}
+
+static Val rg_set(Val self, int n, const Val *args, const Kw *kw) {
+  (void)kw;
+  tfs_i64 k;
+  const Val *items;
+  if (n != 1 || !seq_items(args[0], &k, &items)) rt_throw(ERR_TYPE, "Dataset.reduce: set_state takes the state's tensors");
+  const Val *p = items;
+  rg_put(self, st_map(((List *)self.u.o)->items[0], unflatten_leaf, &p));
+  return val_none();
+}
+
+static Val rg_body(Val self, int n, const Val *args, const Kw *kw) {
+  (void)kw;
+  if (n != 1) rt_throw(ERR_TYPE, "Dataset.reduce: the loop body takes the element");
+  List *h = (List *)self.u.o;
+  Val cargs[2] = {h->items[0], args[0]};
+  Val r = rt_call(h->items[1], 2, cargs, NULL);
+  if (val_is(r, &list_type)) {
+    Val t = rt_tuple((int)((List *)r.u.o)->len, ((List *)r.u.o)->items);
+    val_decref(r);
+    r = t;
+  }
+  int mark = rt_hold_val(r);
+  Val st = st_map(r, graph_state_leaf, NULL);
+  rt_unhold(mark);
+  val_decref(r);
+  rg_put(self, st);
+  return val_none();
+}
+
+static Val ds_reduce_graph(Val self, Val initial, Val fn) {
+  Val state = st_map(initial, graph_state_leaf, NULL);
+  int mark = rt_hold_val(state);
+  Val sspec = st_map(state, spec_of_leaf, NULL);
+  rt_hold_val(sspec);
+  Val c = trace_fn(fn, self_ds(self)->spec, sspec);
+  rt_hold_val(c);
+  Val holder = list_new(2);
+  rt_hold_val(holder);
+  list_append(holder, state);
+  list_append(holder, c);
+  Val body = builtin_new("Dataset.reduce.body", rg_body, holder, NULL);
+  rt_hold_val(body);
+  Val get = builtin_new("Dataset.reduce.get_state", rg_get, holder, NULL);
+  rt_hold_val(get);
+  Val set = builtin_new("Dataset.reduce.set_state", rg_set, holder, NULL);
+  rt_hold_val(set);
+  Val names = rt_tuple(0, NULL);
+  rt_hold_val(names);
+  Val a[7] = {self, val_none(), body, get, set, names, val_none()};
+  val_decref(ag_for_stmt_call(7, a));
+  Val r = val_incref(((List *)holder.u.o)->items[0]);
+  rt_unhold(mark);
+  val_decref(names);
+  val_decref(set);
+  val_decref(get);
+  val_decref(body);
+  val_decref(holder);
+  val_decref(c);
+  val_decref(sspec);
+  val_decref(state);
+  return r;
+}
+
 //! Dataset.reduce(initial_state, reduce_func, name=None)
 //!   Folds the elements into a state: state = reduce_func(state, element), starting from initial_state; inside a
 //!   tf.function the fold is a graph loop, run at each call.
@@ -1689,19 +1863,8 @@ static Val ds_reduce(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "Dataset.reduce", .sig = "initial_state, reduce_func, name=None"};
   Val a[3];
   args_parse(&spec, n, args, kw, a);
+  if (trace_active()) return ds_reduce_graph(self, a[0], a[1]);
   Dataset *s = self_ds(self);
-  Val f = trace_active() ? tfmod_lookup("data.Dataset.reduce") : val_undef();
-  if (!val_is_undef(f) && !val_is(f, &builtin_type)) {
-    /* inside a tf.function the fold is a graph loop over the dataset (stdlib/tfcore_data.tfs _graph_reduce, in
-     * every program that names `reduce`), run at each call */
-    int fm = rt_hold_val(f);
-    Val cargs[3] = {self, a[0], a[1]};
-    Val r = rt_call(f, 3, cargs, NULL);
-    rt_unhold(fm);
-    val_decref(f);
-    return r;
-  }
-  val_decref(f);
   Val state = st_map(a[0], to_tensor_leaf, "Dataset.reduce");
   int mark = rt_hold_ref(&state);
   Val sspec = st_map(state, spec_of_leaf, NULL);
@@ -2287,6 +2450,7 @@ static Val dataset_cls_getattr(const char *name) {
 }
 
 static Val ds_spec_ctor(Val self, int n, const Val *args, const Kw *kw);
+static Val ds_ispec_ctor(Val self, int n, const Val *args, const Kw *kw);
 
 //! tf.data
 //!   Input pipelines: tf.data.Dataset, AUTOTUNE and the cardinality constants (docs/data.md).
@@ -2310,6 +2474,7 @@ Val tfdata_attr(const char *qual) {
   if (!strcmp(qual, "data.TFRecordDataset")) return builtin_new("tf.data.TFRecordDataset", ds_tfrecord, val_undef(), NULL);
   if (!strcmp(qual, "data.TextLineDataset")) return builtin_new("tf.data.TextLineDataset", ds_textline, val_undef(), NULL);
   if (!strcmp(qual, "data.DatasetSpec")) return builtin_new("tf.data.DatasetSpec", ds_spec_ctor, val_undef(), NULL);
+  if (!strcmp(qual, "data.IteratorSpec")) return builtin_new("tf.data.IteratorSpec", ds_ispec_ctor, val_undef(), NULL);
   /* tf.data.experimental.AUTOTUNE is reached attribute by attribute */
   if (!strcmp(qual, "data.experimental")) return module_native("tensorflow._api.v2.data.experimental", data_exp_getattr);
   if (!strcmp(qual, "data.experimental.cardinality"))
@@ -2354,10 +2519,75 @@ static void flatten_elem(Val e, Val *out, int *n, int cap) {
   }
 }
 
+/* ---- ragged and sparse elements in graphs ----
+ * A spec leaf that is a .tfs TypeSpec (tf.RaggedTensorSpec, tf.SparseTensorSpec) stands, in the graph ops'
+ * outputs, for its component tensors (_component_specs; a value's _to_components, rebuilt by _from_components),
+ * as tf.function feeds and returns composites. */
+static bool comp_spec(Val v) {
+  if (!val_is(v, &inst_type)) return false;
+  Val f = class_find(((Inst *)v.u.o)->klass, "_component_specs");
+  if (val_is_undef(f)) return false;
+  val_decref(f);
+  return true;
+}
+
+static Val comp_method(Val spec, const char *name, Val arg) {
+  Val m = rt_getattr(spec, name);
+  int mark = rt_hold_val(m);
+  Val r = rt_call(m, 1, &arg, NULL);
+  rt_unhold(mark);
+  val_decref(m);
+  return r;
+}
+
+/* The graph leaves of element_spec spec (e VT_UNDEF: the specs) or of its element e (the tensors): flatten_elem's
+ * leaves with each composite's components in its place, as a list (owned). */
+static Val graph_leaves(Val spec, Val e) {
+  Val sl[DS_MAX_LEAVES], el[DS_MAX_LEAVES];
+  int n = 0, m = 0;
+  flatten_elem(spec, sl, &n, DS_MAX_LEAVES);
+  if (n > DS_MAX_LEAVES) rt_throw(ERR_UNIMPLEMENTED, "dataset elements with more than %d tensors cannot be iterated in a graph", DS_MAX_LEAVES);
+  bool specs = val_is_undef(e);
+  if (!specs) flatten_elem(e, el, &m, DS_MAX_LEAVES);
+  if (!specs && m != n) rt_throw(ERR_INVALID_ARGUMENT, "a dataset element has %d components, its element_spec %d", m, n);
+  Val out = list_new(n);
+  int mark = rt_hold_val(out);
+  for (int i = 0; i < n; i++) {
+    if (!comp_spec(sl[i])) {
+      list_append(out, specs ? sl[i] : el[i]);
+      continue;
+    }
+    Val cs = specs ? rt_getattr(sl[i], "_component_specs") : comp_method(sl[i], "_to_components", el[i]);
+    int m2 = rt_hold_val(cs);
+    Val cl = list_from_iterable(cs);
+    rt_hold_val(cl);
+    for (tfs_i64 k = 0; k < ((List *)cl.u.o)->len; k++) list_append(out, ((List *)cl.u.o)->items[k]);
+    rt_unhold(m2);
+    val_decref(cl);
+    val_decref(cs);
+  }
+  rt_unhold(mark);
+  return out;
+}
+
 static Val unflatten_leaf(void *ctx, Val leaf) {
-  (void)leaf;
   const Val **p = ctx;
-  return val_incref(*(*p)++);
+  if (!comp_spec(leaf)) return val_incref(*(*p)++);
+  /* a composite: its components, rebuilt by its spec */
+  Val cs = rt_getattr(leaf, "_component_specs");
+  int mark = rt_hold_val(cs);
+  Val cl = list_from_iterable(cs);
+  rt_hold_val(cl);
+  tfs_i64 k = ((List *)cl.u.o)->len;
+  Val comps = list_new(k);
+  rt_hold_val(comps);
+  for (tfs_i64 i = 0; i < k; i++) list_append(comps, *(*p)++);
+  Val r = comp_method(leaf, "_from_components", comps);
+  rt_unhold(mark);
+  val_decref(comps);
+  val_decref(cl);
+  val_decref(cs);
+  return r;
 }
 
 Val tfdata_unflatten(Val ds, const Val *leaves) {
@@ -2365,7 +2595,6 @@ Val tfdata_unflatten(Val ds, const Val *leaves) {
   return st_map(self_ds(ds)->spec, unflatten_leaf, &p);
 }
 
-#define DS_MAX_LEAVES 64
 
 /* ---- datasets as graph inputs ------------------------------------------------------------
  * A dataset passed to a tf.function is a graph input, as TF's variant tensor:
@@ -2375,15 +2604,10 @@ Val tfdata_unflatten(Val ds, const Val *leaves) {
  * the stand-ins its dataset is built on as inputs.  A handle is slot | generation << 32,
  * so a stale one is refused rather than naming a later dataset. */
 
-static Dataset **reg_slots;
-static tfs_i64 reg_n, reg_gen;
+static WeakTab ds_reg;
 
 static void handle_drop(Dataset *d) {
-  if (!d->handle) return;
-  tfs_i64 slot = *(int64_t *)tensor_data(d->handle) & 0xFFFFFFFF;
-  if (slot < reg_n && reg_slots[slot] == d) reg_slots[slot] = NULL;
-  tensor_release(d->handle);
-  d->handle = NULL;
+  wt_drop(&ds_reg, d, &d->handle);
 }
 
 Tensor *tfdata_handle(Val ds) {
@@ -2394,33 +2618,22 @@ Tensor *tfdata_handle(Val ds) {
       rt_throw(ERR_INVALID_ARGUMENT, "a dataset received as a tf.function argument can only be iterated inside that function");
     return val_tensor(d->src);
   }
-  if (d->handle) return d->handle;
-  tfs_i64 slot = 0;
-  while (slot < reg_n && reg_slots[slot]) slot++;
-  if (slot == reg_n) {
-    Dataset **ns = realloc(reg_slots, sizeof(Dataset *) * (size_t)(reg_n * 2 + 4));
-    if (!ns) rt_throw(ERR_MEMORY, "out of memory");
-    reg_slots = ns;
-    for (tfs_i64 i = reg_n; i < reg_n * 2 + 4; i++) reg_slots[i] = NULL;
-    reg_n = reg_n * 2 + 4;
-  }
-  reg_slots[slot] = d;
-  d->handle = tensor_scalar(DT_INT64);
-  *(int64_t *)tensor_data(d->handle) = slot | (++reg_gen << 32);
+  if (!d->handle) d->handle = wt_add(&ds_reg, d, 0);
   return d->handle;
 }
 
 static Dataset *handle_lookup(OpCall *c, Tensor *h) {
-  tfs_i64 v = tensor_get_i(h, 0), slot = v & 0xFFFFFFFF;
-  if (v < 0 || slot >= reg_n || !reg_slots[slot] || !reg_slots[slot]->handle ||
-      *(int64_t *)tensor_data(reg_slots[slot]->handle) != v)
-    op_fail(c, ERR_INVALID_ARGUMENT, "the dataset fed to this graph no longer exists");
-  return reg_slots[slot];
+  Dataset *d = wt_find(&ds_reg, tensor_get_i(h, 0));
+  if (!d) op_fail(c, ERR_INVALID_ARGUMENT, "the dataset fed to this graph no longer exists");
+  return d;
 }
 
 bool tfdata_is_arg(Val v) { return is_ds(v) && self_ds(v)->kind == DS_ARG; }
 
+static bool ds_graphdef_info(Val v, GdDataset *o);
+
 Val tfdata_arg_new(Val spec, Val handle) {
+  graphdef_dataset_info = ds_graphdef_info;   /* (an iterator argument's next() may be the only dataset op) */
   Dataset *d = ds_new(DS_ARG, val_incref(spec), handle, CARD_UNKNOWN);
   d->traced = true;
   return ds_val(d);
@@ -2505,16 +2718,38 @@ static const Type dspec_type = {
   .name = "DatasetSpec", .free = dspec_free, .repr = dspec_repr, .getattr = dspec_getattr, .hash = obj_identity_hash,
 };
 
-bool tfdata_is_spec(Val v) { return val_is(v, &dspec_type); }
+/* TF's TypeSpec repr: the class name and its _serialize() tuple, (element_spec,) for an IteratorSpec */
+static void ispec_repr(StrBuf *b, Val v) {
+  sb_puts(b, "IteratorSpec((");
+  val_repr(b, ((DsSpec *)v.u.o)->elem);
+  sb_puts(b, ",))");
+}
+
+/* tf.data.IteratorSpec: the same record as a DatasetSpec, the signature entry of an iterator argument */
+static const Type ispec_type = {
+  .name = "IteratorSpec", .free = dspec_free, .repr = ispec_repr, .getattr = dspec_getattr, .hash = obj_identity_hash,
+};
+
+bool tfdata_is_spec(Val v) { return val_is(v, &dspec_type) || val_is(v, &ispec_type); }
+bool tfdata_spec_is_iter(Val v) { return val_is(v, &ispec_type); }
 Val tfdata_spec_element(Val spec) { return ((DsSpec *)spec.u.o)->elem; }
 
-static Val dspec_new(Val elem) {
-  DsSpec *s = obj_new(&dspec_type, sizeof(DsSpec));
+static Val dspec_new(Val elem, bool iter) {
+  DsSpec *s = obj_new(iter ? &ispec_type : &dspec_type, sizeof(DsSpec));
   s->elem = val_incref(elem);
   return val_obj(s);
 }
 
-Val tfdata_spec_of(Val ds) { return dspec_new(self_ds(ds)->spec); }
+Val tfdata_spec_of(Val ds) { return dspec_new(self_ds(ds)->spec, false); }
+Val tfdata_ispec_new(Val elem) { return dspec_new(elem, true); }
+
+static void spec_elem_check(Val e, const char *what) {
+  const char *tn = val_type_name(e);
+  /* a RaggedTensorSpec or SparseTensorSpec too (a loaded ragged or sparse dataset's shards) */
+  bool composite = !strcmp(tn, "RaggedTensorSpec") || !strcmp(tn, "SparseTensorSpec");
+  if (!val_is(e, &tffn_spec_type) && !val_is(e, &tuple_type) && !val_is(e, &dict_type) && !composite)
+    rt_throw(ERR_TYPE, "%s: element_spec must be a tf.TensorSpec or a tuple or dict of them, not %s", what, val_type_name(e));
+}
 
 //! tf.data.DatasetSpec(element_spec, dataset_shape=None)
 //!   The type of a dataset argument of a tf.function: its element_spec (get_concrete_function accepts one).
@@ -2522,13 +2757,19 @@ static Val ds_spec_ctor(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "tf.data.DatasetSpec", .sig = "element_spec, dataset_shape=None"};
   Val a[2];
   args_parse(&spec, n, args, kw, a);
-  const char *tn = val_type_name(a[0]);
-  /* a RaggedTensorSpec or SparseTensorSpec too (a loaded ragged or sparse dataset's shards) */
-  bool composite = !strcmp(tn, "RaggedTensorSpec") || !strcmp(tn, "SparseTensorSpec");
-  if (!val_is(a[0], &tffn_spec_type) && !val_is(a[0], &tuple_type) && !val_is(a[0], &dict_type) && !composite)
-    rt_throw(ERR_TYPE, "tf.data.DatasetSpec: element_spec must be a tf.TensorSpec or a tuple or dict of them, not %s",
-             val_type_name(a[0]));
-  return dspec_new(a[0]);
+  spec_elem_check(a[0], "tf.data.DatasetSpec");
+  return dspec_new(a[0], false);
+}
+
+//! tf.data.IteratorSpec(element_spec)
+//!   The type of an iterator argument of a tf.function (iter(ds)): its element_spec (input_signature and
+//!   get_concrete_function accept one).
+static Val ds_ispec_ctor(Val self, int n, const Val *args, const Kw *kw) {
+  static ArgSpec spec = {.what = "tf.data.IteratorSpec", .sig = "element_spec"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  spec_elem_check(a[0], "tf.data.IteratorSpec");
+  return dspec_new(a[0], true);
 }
 
 #define DS_MAX_ARGS 16
@@ -2719,6 +2960,8 @@ void k_ds_iter(OpCall *c) {
 
 static DsIt *slot_iter(OpCall *c) {
   tfs_i64 h = tensor_get_i(c->in[0], 0);
+  DsIt *eit = eit_lookup(c, h);
+  if (eit) return eit;
   if (h < 0 || h >= it_nslots || val_is_undef(it_slots[h])) op_fail(c, ERR_INVALID_ARGUMENT, "the dataset iterator is no longer valid");
   return (DsIt *)it_slots[h].u.o;
 }
@@ -2727,20 +2970,41 @@ static DsIt *slot_iter(OpCall *c) {
 static void ds_leaf_metas(OpCall *c, int first, const char *opname) {
   Val ds = op_attr(c, 0);
   if (!is_ds(ds)) op_fail(c, ERR_TYPE, "%s needs a dataset", opname);
-  Val lv[DS_MAX_LEAVES];
-  int n = 0;
-  flatten_elem(self_ds(ds)->spec, lv, &n, DS_MAX_LEAVES);
-  if (n > DS_MAX_LEAVES) op_fail(c, ERR_UNIMPLEMENTED, "dataset elements with more than %d tensors cannot be iterated in a graph", DS_MAX_LEAVES);
-  for (int i = 0; i < n; i++)
-    if (!val_is(lv[i], &tffn_spec_type))   /* a ragged/sparse component: no graph form of its leaves yet */
+  Val gl = graph_leaves(self_ds(ds)->spec, val_undef());   /* ragged/sparse leaves: their components */
+  int mark = rt_hold_val(gl);
+  List *l = (List *)gl.u.o;
+  if (l->len > DS_MAX_LEAVES) op_fail(c, ERR_UNIMPLEMENTED, "dataset elements with more than %d tensors cannot be iterated in a graph", DS_MAX_LEAVES);
+  for (tfs_i64 i = 0; i < l->len; i++)
+    if (!val_is(l->items[i], &tffn_spec_type))
       op_fail(c, ERR_UNIMPLEMENTED, "a dataset whose elements hold a %s cannot be iterated inside a tf.function "
-              "(its graph iteration takes dense components only)",
-              val_is(lv[i], &inst_type) ? ((Inst *)lv[i].u.o)->klass->name : "composite value");
+              "(its graph iteration takes tensors, ragged and sparse tensors)",
+              val_is(l->items[i], &inst_type) ? ((Inst *)l->items[i].u.o)->klass->name : "composite value");
+  int n = (int)l->len;
   op_reserve_outputs(c, n + first);
   for (int i = 0; i < n; i++) {
-    TensorSpecObj *o = spec_obj(lv[i]);
+    TensorSpecObj *o = spec_obj(l->items[i]);
     meta_set(&c->outm[i + first], (DType)o->dtype, o->rank, o->dims);
   }
+  rt_unhold(mark);
+  val_decref(gl);
+}
+
+/* e's graph leaves as the op's outputs from first on (e consumed). */
+static void ds_put_leaves(OpCall *c, Val e, int first) {
+  int mark = rt_hold_val(e);
+  Val gl = graph_leaves(self_ds(op_attr(c, 0))->spec, e);
+  rt_hold_val(gl);
+  List *l = (List *)gl.u.o;
+  if (l->len + first != c->nout)
+    op_fail(c, ERR_INVALID_ARGUMENT, "a dataset element has %d tensors, its element_spec %d", (int)l->len, c->nout - first);
+  for (tfs_i64 i = 0; i < l->len; i++) {
+    Tensor *t = val_as_tensor(l->items[i]);
+    if (!t) op_fail(c, ERR_INVALID_ARGUMENT, "a dataset element's component is a %s, not a tensor", val_type_name(l->items[i]));
+    c->out[i + first] = tensor_retain(t);
+  }
+  rt_unhold(mark);
+  val_decref(gl);
+  val_decref(e);
 }
 
 void meta_ds_next(OpCall *c) {
@@ -2748,23 +3012,19 @@ void meta_ds_next(OpCall *c) {
   meta_set(&c->outm[0], DT_BOOL, 0, NULL);
 }
 
+/* The iterator's next element: an eager iterator fed to the graph goes on as its own next() does (its options, a
+ * pending error of a parallel pull), one a run made as the loop's dataset iterator. */
+static bool slot_next(DsIt *it, Val *e) { return it->handle ? dsit_next(val_obj(it), e) : ds_next(it, e); }
+
 void k_ds_next(OpCall *c) {
   DsIt *it = slot_iter(c);
   Val e;
-  bool has = ds_next(it, &e);
+  bool has = slot_next(it, &e);
   Tensor *h = tensor_scalar(DT_BOOL);
   *(bool *)tensor_data(h) = has;
   c->out[0] = h;
   if (has) {
-    Val lv[DS_MAX_LEAVES];
-    int n = 0;
-    flatten_elem(e, lv, &n, DS_MAX_LEAVES);
-    if (n + 1 != c->nout) {
-      val_decref(e);
-      op_fail(c, ERR_INVALID_ARGUMENT, "a dataset element has %d tensors, its element_spec %d", n, c->nout - 1);
-    }
-    for (int i = 0; i < n; i++) c->out[i + 1] = tensor_retain(val_tensor(lv[i]));
-    val_decref(e);
+    ds_put_leaves(c, e, 1);
     return;
   }
   /* the end: zeros of the element's shapes (unknown dims 0); has_value stops the loop */
@@ -2781,18 +3041,6 @@ void k_ds_next(OpCall *c) {
 /* _DatasetGetNext: TF's IteratorGetNext, the element's leaves; the end is an error, as next() on an iterator in a graph. */
 void meta_ds_getnext(OpCall *c) { ds_leaf_metas(c, 0, "_DatasetGetNext"); }
 
-/* e's leaves as the op's outputs (e consumed). */
-static void ds_put_leaves(OpCall *c, Val e) {
-  Val lv[DS_MAX_LEAVES];
-  int n = 0;
-  flatten_elem(e, lv, &n, DS_MAX_LEAVES);
-  if (n != c->nout) {
-    val_decref(e);
-    op_fail(c, ERR_INVALID_ARGUMENT, "a dataset element has %d tensors, its element_spec %d", n, c->nout);
-  }
-  for (int i = 0; i < n; i++) c->out[i] = tensor_retain(val_tensor(lv[i]));
-  val_decref(e);
-}
 
 void meta_ds_single(OpCall *c) { ds_leaf_metas(c, 0, "_DatasetSingle"); }
 
@@ -2800,21 +3048,21 @@ void meta_ds_single(OpCall *c) { ds_leaf_metas(c, 0, "_DatasetSingle"); }
 void k_ds_single(OpCall *c) {
   DsIt *it = slot_iter(c);
   Val e, more;
-  if (!ds_next(it, &e)) op_fail(c, ERR_INVALID_ARGUMENT, "Dataset was empty.");
+  if (!slot_next(it, &e)) op_fail(c, ERR_INVALID_ARGUMENT, "Dataset was empty.");
   int mark = rt_hold_val(e);
-  if (ds_next(it, &more)) {
+  if (slot_next(it, &more)) {
     val_decref(more);
     op_fail(c, ERR_INVALID_ARGUMENT, "Dataset had more than one element.");
   }
   rt_unhold(mark);
-  ds_put_leaves(c, e);
+  ds_put_leaves(c, e, 0);
 }
 
 void k_ds_getnext(OpCall *c) {
   DsIt *it = slot_iter(c);
   Val e;
-  if (!ds_next(it, &e)) op_fail(c, ERR_OUT_OF_RANGE, "End of sequence");
-  ds_put_leaves(c, e);
+  if (!slot_next(it, &e)) op_fail(c, ERR_OUT_OF_RANGE, "End of sequence");
+  ds_put_leaves(c, e, 0);
 }
 
 static void slot_release(tfs_i64 h) {

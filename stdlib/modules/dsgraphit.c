@@ -8,6 +8,7 @@
 #include "kernels/ops.h"
 #include "modules/tfdata.h"
 #include "graph/trace.h"
+#include "graph/graph.h"
 
 /* The iterator: the dataset (for its element_spec) and the int64 handle its _DatasetIterator op made (symbolic,
  * or, for an eager iterator passed as a tf.function argument, the placeholder standing for its handle). */
@@ -45,13 +46,20 @@ bool tfdata_giter_parts(Val v, Val *ds, Val *handle) {
   return true;
 }
 
+static void scope_exit(void *p) { graph_op_scope_exit(*(int *)p); }
+
 /* the element as op's outputs (_DatasetGetNext, _DatasetSingle) packed into element_spec's structure (owned) */
 static Val giter_apply(GIter *g, OpId op) {
   Val keep = tfdata_unbound(g->ds);
   int kmark = rt_hold_val(keep);
   OpAttrs at = {1, {keep}};
+  /* the node takes TF's name (IteratorGetNext, IteratorGetNext_1, ...), as gen_dataset_ops.iterator_get_next
+   * names it; errors at the end of the sequence name it so */
+  int tok = op == OP_DATASET_GETNEXT ? trace_op_scope_enter("IteratorGetNext", &op_defs[op]) : -1;
+  if (tok >= 0) rt_hold_fn(scope_exit, &tok);   /* (closed also when the op fails to stage) */
   Val r = op_apply(&op_defs[op], 1, &g->handle, &at);
   rt_unhold(kmark);
+  if (tok >= 0) graph_op_scope_exit(tok);
   val_decref(keep);
   int mark = rt_hold_val(r);
   Val e;

@@ -32,6 +32,9 @@ Val ag_autograph_artifact(Val self, int n, const Val *args, const Kw *kw);
 Val ag_converted_call(Val self, int n, const Val *args, const Kw *kw);
 /* range(t) with a traced tensor t: tf.range(...) (agmod.c); VT_UNDEF when no argument is traced. */
 Val ag_range_tensor(int n, const Val *args);
+/* ag.for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts) called from C (agmod.c):
+ * Dataset.reduce while tracing loops over the dataset as AutoGraph's dataset loop. */
+Val ag_for_stmt_call(int n, const Val *args);
 /* enumerate(t, start) / zip(t1, ...) with a traced tensor among the sources
  * while tracing: a staged iterable that ag.for_stmt makes a graph loop
  * (agmod.c); VT_UNDEF otherwise. */

@@ -58,6 +58,14 @@ Val tfdata_element_spec(Val ds);
 bool tfdata_is_spec(Val v);
 Val tfdata_spec_element(Val spec);
 Val tfdata_spec_of(Val ds);
+/* Eager iterators (iter(ds)) as tf.function arguments, TF's OwnedIterator whose resource is a graph input: is v
+ * one, the int64 handle a call feeds for it (borrowed, owned by the iterator), its element_spec (borrowed);
+ * tf.data.IteratorSpec (tfdata_is_spec is true for it too) of an element_spec (owned). */
+bool tfdata_is_eiter(Val v);
+Tensor *tfdata_eiter_handle(Val it);
+Val tfdata_eiter_spec(Val it);
+bool tfdata_spec_is_iter(Val v);
+Val tfdata_ispec_new(Val elem);
 
 /* tf.<qual> through the tf module's attribute cache (tfmod.c). */
 Val tfmod_lookup(const char *qual);
