@@ -3036,6 +3036,18 @@ static bool gd_r_resource_scatter(GD_RULE_ARGS) {
   return true;
 }
 
+/* ResourceScatterNd*: attrs T, Tindices and use_locking (Variable.scatter_nd_*'s default, true) */
+static bool gd_r_resource_scatter_nd(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x || n->nin < 3 || n->in[1].node < 0 || n->in[2].node < 0) return false;
+  const char *in[3] = {x, gd_ref(b, g, n->in[1], b->fn), gd_ref(b, g, n->in[2], b->fn)};
+  gd_attr_add(b, &at, "T", gd_type(b, graph_meta(g, n->in[2])->dtype));
+  gd_attr_add(b, &at, "Tindices", gd_type(b, graph_meta(g, n->in[1])->dtype));
+  gd_attr_add(b, &at, "use_locking", gd_bool(b, true));
+  gd_aux(b, base, n->op->graph_name, &at, 3, in);
+  return true;
+}
+
 /* _Trigamma(x) is TF's Polygamma(1, x) */
 static bool gd_r_trigamma(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
@@ -3361,6 +3373,9 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_TENSOR_SCATTER_UPDATE] = gd_r_tensor_scatter, [OP_TENSOR_SCATTER_ADD] = gd_r_tensor_scatter,
   [OP_TENSOR_SCATTER_SUB] = gd_r_tensor_scatter, [OP_TENSOR_SCATTER_MAX] = gd_r_tensor_scatter,
   [OP_TENSOR_SCATTER_MIN] = gd_r_tensor_scatter,
+  [OP_RESOURCE_SCATTER_ND_UPDATE] = gd_r_resource_scatter_nd, [OP_RESOURCE_SCATTER_ND_ADD] = gd_r_resource_scatter_nd,
+  [OP_RESOURCE_SCATTER_ND_SUB] = gd_r_resource_scatter_nd, [OP_RESOURCE_SCATTER_ND_MAX] = gd_r_resource_scatter_nd,
+  [OP_RESOURCE_SCATTER_ND_MIN] = gd_r_resource_scatter_nd,
   [OP_RESOURCE_SCATTER_ADD] = gd_r_resource_scatter, [OP_RESOURCE_SCATTER_SUB] = gd_r_resource_scatter,
   [OP_RESOURCE_SCATTER_MUL] = gd_r_resource_scatter, [OP_RESOURCE_SCATTER_DIV] = gd_r_resource_scatter,
   [OP_RESOURCE_SCATTER_MIN] = gd_r_resource_scatter, [OP_RESOURCE_SCATTER_MAX] = gd_r_resource_scatter,
@@ -3540,6 +3555,14 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
       break;
     }
     case GN_VARHANDLE: {
+      if (!b->full && !fn) {   /* a traced graph's view (TF's FuncGraph): the captured handle, a resource placeholder */
+        const char *slash = strrchr(n->name, '/');
+        nd->op = "Placeholder";
+        gd_attr_add(b, &at, "_user_specified_name", gd_str(b, slash ? slash + 1 : n->name));
+        gd_attr_add(b, &at, "dtype", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_RESOURCE));
+        gd_attr_add(b, &at, "shape", gd_shape(b, 0, NULL));
+        break;
+      }
       nd->op = "VarHandleOp";
       char *shared = pa_strdup(b->a, b->varkey ? b->varkey(b->vctx, n->var) : n->var->name ? n->var->name : "Variable");
       char *colon = b->varkey ? NULL : strrchr(shared, ':');

@@ -54,7 +54,7 @@ static const char *tfop_type_name(const OpObj *o, PbArena *a) {
   case GN_OP: return n->op->graph_name;
   case GN_PLACEHOLDER: return "Placeholder";
   case GN_CONST: return "Const";
-  case GN_VARHANDLE: return "VarHandleOp";
+  case GN_VARHANDLE: return "Placeholder";   /* TF's capture of the Variable's handle */
   default: {
     Tensorflow__NodeDef *nd = tfop_nodedef(a, o);   /* cond/while: If/StatelessIf/While... as the GraphDef names it */
     return nd ? nd->op : "";
