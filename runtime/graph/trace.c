@@ -106,7 +106,8 @@ static void trace_sym_text(StrBuf *b, const Tensor *t, bool repr) {
 static void trace_sym_repr(StrBuf *b, const Tensor *t) { trace_sym_text(b, t, false); }
 
 Val trace_sym(Graph *g, GraphRef r) {
-  const TMeta *m = graph_meta(g, r);
+  static const TMeta resource = {DT_RESOURCE, 0, {0}};   /* a Variable handle's capture placeholder's output */
+  const TMeta *m = g->nodes[r.node].kind == GN_VARHANDLE ? &resource : graph_meta(g, r);
   TraceSym *s = malloc(sizeof *s);
   if (!s) rt_throw(ERR_MEMORY, "out of memory");
   Tensor *t = obj_new(&tensor_type, sizeof(Tensor));
@@ -402,6 +403,8 @@ bool trace_ref(TraceCtx *cx, Val v, GraphRef *out) {
   const Type *ty = v.u.o->type;
   if (ty == &tensor_type) {
     Tensor *t = (Tensor *)v.u.o;
+    if (t->dtype == DT_RESOURCE)   /* tfs reads a handle through its Variable only */
+      rt_throw(ERR_UNIMPLEMENTED, "a Variable's resource handle tensor cannot be an op's input in tfs; use the Variable");
     *out = t->sym ? trace_sym_in(cx, t) : trace_const_capture(cx, t, true);
     return true;
   }
