@@ -188,6 +188,8 @@ static Tensor *view_alloc(void) {
 }
 
 Tensor *tensor_new(DType dt, int rank, const tfs_i64 *shape) {
+  if (dt == DT_RESOURCE)   /* only a traced Variable handle's symbolic tensor has it */
+    rt_throw(ERR_UNIMPLEMENTED, "tfs makes no tensors of dtype resource; a Variable's handle is the Variable itself");
   tfs_i64 size = 1;
   for (int i = 0; i < rank; i++) {
     if (shape[i] < 0) rt_throw(ERR_INVALID_ARGUMENT, "Dimension %d must be >= 0", i);
@@ -250,6 +252,7 @@ Tensor *tensor_new(DType dt, int rank, const tfs_i64 *shape) {
 /* 0-d tensors are the graph executor's most frequent allocation (scalar steps,
  * loop results, function results): straight from the small-block free list. */
 Tensor *tensor_scalar(DType dt) {
+  if (dt == DT_RESOURCE) return tensor_new(dt, 0, NULL);   /* its error */
   if (dtype_holds_refs(dt)) return tensor_new(dt, 0, NULL);
   n_tensors++;
   TBlock *blk = fl_pop(&fl_block[0]);
