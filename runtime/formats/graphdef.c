@@ -3031,12 +3031,16 @@ static bool gd_r_tensor_scatter(GD_RULE_ARGS) {
 }
 
 /* ResourceScatter*(resource, indices, updates) (Variable.scatter_add...): the variable's dtype and the indices' */
+/* ResourceScatter*: attrs dtype and Tindices; ResourceScatterNd*: T, Tindices and use_locking (Variable.scatter_nd_*'s
+ * default, true) */
 static bool gd_r_resource_scatter(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
   if (!x || n->nin < 3 || n->in[1].node < 0 || n->in[2].node < 0) return false;
+  bool nd = n->op->id >= OP_RESOURCE_SCATTER_ND_UPDATE && n->op->id <= OP_RESOURCE_SCATTER_ND_MIN;
   const char *in[3] = {x, gd_ref(b, g, n->in[1], b->fn), gd_ref(b, g, n->in[2], b->fn)};
-  gd_attr_add(b, &at, "dtype", gd_type(b, graph_meta(g, n->in[2])->dtype));
+  gd_attr_add(b, &at, nd ? "T" : "dtype", gd_type(b, graph_meta(g, n->in[2])->dtype));
   gd_attr_add(b, &at, "Tindices", gd_type(b, graph_meta(g, n->in[1])->dtype));
+  if (nd) gd_attr_add(b, &at, "use_locking", gd_bool(b, true));
   gd_aux(b, base, n->op->graph_name, &at, 3, in);
   return true;
 }
@@ -3366,6 +3370,9 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_TENSOR_SCATTER_UPDATE] = gd_r_tensor_scatter, [OP_TENSOR_SCATTER_ADD] = gd_r_tensor_scatter,
   [OP_TENSOR_SCATTER_SUB] = gd_r_tensor_scatter, [OP_TENSOR_SCATTER_MAX] = gd_r_tensor_scatter,
   [OP_TENSOR_SCATTER_MIN] = gd_r_tensor_scatter,
+  [OP_RESOURCE_SCATTER_ND_UPDATE] = gd_r_resource_scatter, [OP_RESOURCE_SCATTER_ND_ADD] = gd_r_resource_scatter,
+  [OP_RESOURCE_SCATTER_ND_SUB] = gd_r_resource_scatter, [OP_RESOURCE_SCATTER_ND_MAX] = gd_r_resource_scatter,
+  [OP_RESOURCE_SCATTER_ND_MIN] = gd_r_resource_scatter,
   [OP_RESOURCE_SCATTER_ADD] = gd_r_resource_scatter, [OP_RESOURCE_SCATTER_SUB] = gd_r_resource_scatter,
   [OP_RESOURCE_SCATTER_MUL] = gd_r_resource_scatter, [OP_RESOURCE_SCATTER_DIV] = gd_r_resource_scatter,
   [OP_RESOURCE_SCATTER_MIN] = gd_r_resource_scatter, [OP_RESOURCE_SCATTER_MAX] = gd_r_resource_scatter,
@@ -3545,6 +3552,14 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
       break;
     }
     case GN_VARHANDLE: {
+      if (!b->full && !fn) {   /* a traced graph's view (TF's FuncGraph): the captured handle, a resource placeholder */
+        const char *slash = strrchr(n->name, '/');
+        nd->op = "Placeholder";
+        gd_attr_add(b, &at, "_user_specified_name", gd_str(b, slash ? slash + 1 : n->name));
+        gd_attr_add(b, &at, "dtype", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_RESOURCE));
+        gd_attr_add(b, &at, "shape", gd_shape(b, 0, NULL));
+        break;
+      }
       nd->op = "VarHandleOp";
       char *shared = pa_strdup(b->a, b->varkey ? b->varkey(b->vctx, n->var) : n->var->name ? n->var->name : "Variable");
       char *colon = b->varkey ? NULL : strrchr(shared, ':');

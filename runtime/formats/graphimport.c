@@ -223,7 +223,7 @@ static void gi_node(GiCtx *cx, Graph *g, const Tensorflow__NodeDef *nd, GiName *
     snprintf(key, sizeof key, "%.*s", (int)v->s.len, (const char *)v->s.data);
     Variable *var = cx->var ? cx->var(cx->vctx, key) : NULL;
     if (!var) gi_fail(cx, "variable handle '%s' names '%s', which is not a saved variable", nd->name, key);
-    id = graph_add_varhandle(g, var);
+    id = graph_add_varhandle(g, var, NULL);
   } else if (!strcmp(op, "If") || !strcmp(op, "StatelessIf") || !strcmp(op, "While") || !strcmp(op, "StatelessWhile")) {
     bool cond = op[strlen(op) - 1] == 'f';
     int nout = gi_metas(cx, nd, m, 64);

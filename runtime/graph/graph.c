@@ -290,6 +290,12 @@ static OpScope *graph_op_scope_top(const Graph *g) {
 
 bool graph_op_scope_open(const Graph *g) { return graph_op_scope_top(g) != NULL; }
 
+int graph_op_scope_own(Graph *g, const OpDef *op) {
+  OpScope *s = graph_op_scope_top(g);
+  if (s && !s->taken && (!s->op || s->op == op)) return -1;   /* op takes this scope's name already */
+  return graph_op_scope_enter(g, op->graph_name, op);
+}
+
 int graph_add_node(Graph *g, GraphNodeKind kind, const OpDef *op, const char *base, int nout, const TMeta *outm) {
   if (g->nnodes == g->cap) {
     int cap = g->cap ? g->cap * 2 : 16;
@@ -346,11 +352,11 @@ int graph_add_const_named(Graph *g, Tensor *value, const char *base) {
   return id;
 }
 
-int graph_add_varhandle(Graph *g, Variable *var) {
-  /* 'Variable:0' names the handle 'Variable' */
+int graph_add_varhandle(Graph *g, Variable *var, const char *arg) {
+  /* 'Variable:0' names the handle 'Variable' (an imported graph); a trace names it after its first reader */
   char base[128];
-  snprintf(base, sizeof base, "%s", var->name);
-  char *colon = strrchr(base, ':');
+  snprintf(base, sizeof base, "%s", arg ? arg : var->name);
+  char *colon = arg ? NULL : strrchr(base, ':');
   if (colon) *colon = 0;
   int id = graph_add_node(g, GN_VARHANDLE, NULL, base, 0, NULL);
   g->nodes[id].var = var;
@@ -571,7 +577,7 @@ static const char *graph_op_name(const GraphNode *n) {
     case GN_OP: return n->op->graph_name;
     case GN_PLACEHOLDER: return "Placeholder";
     case GN_CONST: return "Const";
-    case GN_VARHANDLE: return "VarHandleOp";
+    case GN_VARHANDLE: return "Placeholder";   /* a captured Variable's handle, as TF's FuncGraph has it */
     case GN_COND: return "If";
     case GN_WHILE: return "While";
   }
@@ -596,10 +602,7 @@ static void graph_text_indent(StrBuf *b, const Graph *g, int indent) {
       sb_printf(b, "^%s", g->nodes[n->ctrl[i]].name);
     }
     sb_putc(b, ')');
-    if (n->kind == GN_VARHANDLE) {
-      sb_printf(b, " -> resource %s ", dtype_info[n->var->value->dtype].name);
-      graph_shape_text(b, n->var->value->rank, n->var->value->shape);
-    }
+    if (n->kind == GN_VARHANDLE) sb_puts(b, " -> resource ()");
     for (int i = 0; i < n->nout; i++) {
       sb_puts(b, i ? ", " : " -> ");
       graph_meta_text(b, &n->outm[i]);

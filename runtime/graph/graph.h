@@ -111,11 +111,18 @@ void graph_scope_restore(int token);
  * in it lies under it ('mul/y').  exit(token) leaves it (and any entered after it). */
 int graph_op_scope_enter(Graph *g, const char *name, const OpDef *op);   /* op: the one op to take the name (NULL any) */
 void graph_op_scope_exit(int token);
-bool graph_op_scope_open(const Graph *g);   /* an op scope of g is the innermost scope */
+bool graph_op_scope_open(const Graph *g);
+/* The name scope of the op node of `op` about to be made in g, entered if it is not open yet (TF's op wrapper
+ * name_scope, in which the op's inputs are converted): returns the token to exit, or -1 when none was entered. */
+int graph_op_scope_own(Graph *g, const OpDef *op);   /* an op scope of g is the innermost scope */
 int graph_add_placeholder(Graph *g, const char *name, const TMeta *m);
 int graph_add_const(Graph *g, Tensor *value);          /* retains value */
 int graph_add_const_named(Graph *g, Tensor *value, const char *base);   /* named base (under the scopes), not 'Const' */
-int graph_add_varhandle(Graph *g, Variable *var);      /* retains var */
+/* A Variable's handle (retains var).  arg NULL: named after the variable ('Variable', as an imported graph's
+ * VarHandleOp); else TF's capture placeholder of the handle, named arg under the current scope: a trace makes it
+ * inside graph_op_scope_own of its first reader, so it is 'ReadVariableOp/resource' (func_graph's capture under
+ * the op's name scope, named after the op's input). */
+int graph_add_varhandle(Graph *g, Variable *var, const char *arg);
 void graph_set_inputs(Graph *g, int node, int nin, const GraphRef *in, const Val *raw);   /* raw may be NULL */
 /* Make attribute `attr` of a node a graph value (after graph_set_inputs). */
 void graph_add_dyn_attr(Graph *g, int node, int attr, GraphRef r);

@@ -106,7 +106,8 @@ static void trace_sym_text(StrBuf *b, const Tensor *t, bool repr) {
 static void trace_sym_repr(StrBuf *b, const Tensor *t) { trace_sym_text(b, t, false); }
 
 Val trace_sym(Graph *g, GraphRef r) {
-  const TMeta *m = graph_meta(g, r);
+  static const TMeta resource = {DT_RESOURCE, 0, {0}};   /* a Variable handle's capture placeholder's output */
+  const TMeta *m = g->nodes[r.node].kind == GN_VARHANDLE ? &resource : graph_meta(g, r);
   TraceSym *s = malloc(sizeof *s);
   if (!s) rt_throw(ERR_MEMORY, "out of memory");
   Tensor *t = obj_new(&tensor_type, sizeof(Tensor));
@@ -334,22 +335,38 @@ static GraphRef trace_const_capture(TraceCtx *cx, Tensor *t, bool cap) {
   return (GraphRef){id, 0};
 }
 
-static int trace_varhandle(TraceCtx *cx, Variable *var) {
+/* The first parameter's name in op's TF signature ("resource", "ref"): TF names the capture of a Variable's handle
+ * after the op input that converted it. */
+static void trace_arg_name(const OpDef *op, char *buf, size_t n) {
+  const char *s = op->sig ? op->sig : "resource";
+  size_t k = strcspn(s, ",=) ");
+  snprintf(buf, n, "%.*s", (int)k, s);
+}
+
+/* The handle of var in cx's graph: made on its first use by `op`, whose node the caller adds next (with the scope
+ * this opened, *tok, still entered: TF captures the handle while converting the op's inputs in its name scope). */
+static int trace_varhandle(TraceCtx *cx, Variable *var, const OpDef *op, int *tok) {
   int id = trace_key_find(cx, var);
+  *tok = -1;
   if (id < 0) {
-    id = graph_add_varhandle(cx->g, var);
+    char arg[64];
+    trace_arg_name(op, arg, sizeof arg);
+    *tok = graph_op_scope_own(cx->g, op);
+    id = graph_add_varhandle(cx->g, var, arg);
     trace_key_add(cx, var, id);
   }
   return id;
 }
 
 GraphRef trace_read_var(TraceCtx *cx, Variable *var) {
-  int h = trace_varhandle(cx, var);
   TMeta m;
   tfs_i64 dims[TFS_MAX_RANK];
   int rank = variable_shape(var, dims);   /* a declared shape's open dims stay open in the graph */
   meta_set(&m, var->value->dtype, rank, dims);
+  int tok;
+  int h = trace_varhandle(cx, var, &op_defs[OP_READ_VARIABLE], &tok);
   int id = graph_add_node(cx->g, GN_OP, &op_defs[OP_READ_VARIABLE], "ReadVariableOp", 1, &m);
+  if (tok >= 0) graph_op_scope_exit(tok);
   GraphRef in = {h, 0};
   graph_set_inputs(cx->g, id, 1, &in, NULL);
   graph_ctrl_apply(cx->g, id);
@@ -386,6 +403,8 @@ bool trace_ref(TraceCtx *cx, Val v, GraphRef *out) {
   const Type *ty = v.u.o->type;
   if (ty == &tensor_type) {
     Tensor *t = (Tensor *)v.u.o;
+    if (t->dtype == DT_RESOURCE)   /* tfs reads a handle through its Variable only */
+      rt_throw(ERR_UNIMPLEMENTED, "a Variable's resource handle tensor cannot be an op's input in tfs; use the Variable");
     *out = t->sym ? trace_sym_in(cx, t) : trace_const_capture(cx, t, true);
     return true;
   }
@@ -1076,6 +1095,8 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
 
   /* Pass 1: inputs that are tensors already; the group dtype. */
   int gdt = -1, vardt = -1;
+  Variable *newvar = NULL;   /* an 'R' input whose handle this graph does not hold yet */
+  int newvar_i = -1;
   const char *varname = NULL;   /* the receiver's: an _UnreadVariable's is 'UnreadVariable' */
   for (int i = 0; i < nin; i++) {
     char k = is_list ? (op->flags & OPF_VARIADIC ? 'A' : 'T') : op->flags & OPF_VARIADIC ? kinds[0] : kinds[i];
@@ -1086,7 +1107,8 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
     if (k == 'R') {
       if (!val_is(v, &variable_type))
         rt_throw(ERR_TYPE, "%s: expected a tf.Variable, got %s", op->graph_name, val_type_name(v));
-      ref[i] = (GraphRef){trace_varhandle(cx, variable_storage(v.u.o)), 0};
+      ref[i] = (GraphRef){trace_key_find(cx, variable_storage(v.u.o)), 0};   /* a new handle: made with the node */
+      if (ref[i].node < 0) newvar = variable_storage(v.u.o), newvar_i = i;
       vardt = (int)variable_storage(v.u.o)->value->dtype;   /* the assigned value converts to it */
       varname = ((Variable *)v.u.o)->name;
       continue;
@@ -1175,8 +1197,8 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
   }
 
   /* v.assign(x): a statically wrong shape fails now, as it would eagerly. */
-  if (vardt >= 0 && nin == 2 && tin[1] && ref[0].node >= 0) {
-    Variable *var = g->nodes[ref[0].node].var;
+  if (vardt >= 0 && nin == 2 && tin[1] && (ref[0].node >= 0 || newvar_i == 0)) {
+    Variable *var = ref[0].node >= 0 ? g->nodes[ref[0].node].var : newvar;
     const Tensor *nv = tin[1];
     tfs_i64 vdims[TFS_MAX_RANK];
     int vrank = variable_shape(var, vdims);   /* a declared shape (tf.Variable(shape=...)) may leave dims open */
@@ -1233,7 +1255,10 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
   else op->meta(&c);
   int nout = (op->flags & OPF_NOOUT) ? 0 : c.nout;
 
+  int vtok = -1;
+  if (newvar) ref[newvar_i] = (GraphRef){trace_varhandle(cx, newvar, op, &vtok), 0};
   int id = graph_add_node(g, GN_OP, op, op->graph_name, nout, c.outm);
+  if (vtok >= 0) graph_op_scope_exit(vtok);
   op_release_outputs(&c);
   GraphNode *node = &g->nodes[id];
   node->attrs = at;

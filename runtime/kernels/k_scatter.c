@@ -1,4 +1,4 @@
-/* k_scatter.c — TensorScatterUpdate/Add/Sub/Max/Min: a copy of a tensor with slices at n-d indices updated. */
+/* k_scatter.c — TensorScatterUpdate/Add/Sub/Max/Min: a copy of a tensor with slices at n-d indices updated; ResourceScatterNd*: the same, stored in a variable. */
 #include <string.h>
 
 #include "kernels/ops.h"
@@ -46,6 +46,60 @@ void meta_tensor_scatter(OpCall *c) {
     }                                                                                    \
   }
 
+/* The TensorScatter op a ResourceScatterNd op computes (its own id for the TensorScatter ops). */
+static OpId scatter_kind(OpId id) {
+  switch (id) {
+    case OP_RESOURCE_SCATTER_ND_UPDATE: return OP_TENSOR_SCATTER_UPDATE;
+    case OP_RESOURCE_SCATTER_ND_ADD: return OP_TENSOR_SCATTER_ADD;
+    case OP_RESOURCE_SCATTER_ND_SUB: return OP_TENSOR_SCATTER_SUB;
+    case OP_RESOURCE_SCATTER_ND_MAX: return OP_TENSOR_SCATTER_MAX;
+    case OP_RESOURCE_SCATTER_ND_MIN: return OP_TENSOR_SCATTER_MIN;
+    default: return id;
+  }
+}
+
+/* The variable's value as the TensorScatter's `tensor` input: its meta (a declared shape's open dims stay open). */
+static void rscatter_nd_var_meta(const OpCall *c, TMeta *m) {
+  Variable *var = variable_storage(c->args[0].u.o);
+  tfs_i64 dims[TFS_MAX_RANK];
+  int rank = variable_shape(var, dims);
+  meta_set(m, var->value->dtype, rank, dims);
+}
+
+/* ResourceScatterNd*: TF's ScatterNdUpdateShape checks the updates against the variable's shape; no output.  The
+ * updates' dtype is the variable's (Variable.scatter_nd_* converts host values to it). */
+void meta_resource_scatter_nd(OpCall *c) {
+  TMeta m[3], out;
+  rscatter_nd_var_meta(c, &m[0]);
+  m[1] = c->inm[1];
+  m[2] = c->inm[2];
+  if (m[2].dtype != m[0].dtype)
+    op_fail(c, ERR_INVALID_ARGUMENT, "Cannot update variable with dtype %s using a tensor with dtype %s",
+            dtype_info[m[0].dtype].name, dtype_info[m[2].dtype].name);
+  TMeta *inm = c->inm, *outm = c->outm;
+  c->inm = m;
+  c->outm = &out;
+  meta_tensor_scatter(c);
+  c->inm = inm;
+  c->outm = outm;
+  c->nout = 0;
+}
+
+void k_resource_scatter_nd(OpCall *c) {
+  Variable *var = variable_storage(c->args[0].u.o);
+  Tensor *o = tensor_new(var->value->dtype, var->value->rank, var->value->shape);
+  int mark = rt_hold_val(val_obj(o));
+  Tensor *in[3] = {var->value, c->in[1], c->in[2]}, **cin = c->in, **cout = c->out;
+  c->in = in;
+  c->out = &o;
+  k_tensor_scatter(c);
+  c->in = cin;
+  c->out = cout;
+  variable_assign(var, val_obj(o), 0);
+  rt_unhold(mark);
+  tensor_release(o);
+}
+
 void k_tensor_scatter(OpCall *c) {
   Tensor *t = c->in[0], *o = c->out[0];
   Tensor *ix = tensor_contiguous(c->in[1]), *u = tensor_contiguous(c->in[2]);
@@ -55,7 +109,7 @@ void k_tensor_scatter(OpCall *c) {
   for (int d = depth; d < o->rank; d++) slice *= o->shape[d];
   for (int d = 0; d < ix->rank - 1; d++) nidx *= ix->shape[d];
   size_t es = (size_t)dtype_info[o->dtype].size;
-  OpId id = c->op->id;
+  OpId id = scatter_kind(c->op->id);
   for (tfs_i64 r = 0; r < nidx; r++) {
     tfs_i64 off = 0;
     for (int j = 0; j < depth; j++) {

@@ -568,10 +568,12 @@ static Val var_gather_nd_m(Val self, int n, const Val *args, const Kw *kw) {
   return op_apply(&op_defs[OP_GATHER_ND], 2, in, NULL);
 }
 static const char *const var_scatter_names[5] = {"scatter_nd_update", "scatter_nd_add", "scatter_nd_sub", "scatter_nd_max", "scatter_nd_min"};
-static const OpId var_scatter_ops[5] = {OP_TENSOR_SCATTER_UPDATE, OP_TENSOR_SCATTER_ADD, OP_TENSOR_SCATTER_SUB,
-                                        OP_TENSOR_SCATTER_MAX, OP_TENSOR_SCATTER_MIN};
+static const OpId var_scatter_ops[5] = {OP_RESOURCE_SCATTER_ND_UPDATE, OP_RESOURCE_SCATTER_ND_ADD, OP_RESOURCE_SCATTER_ND_SUB,
+                                        OP_RESOURCE_SCATTER_ND_MAX, OP_RESOURCE_SCATTER_ND_MIN};
+static Val var_resource_update(Val self, OpId id, Val indices, Val updates);
 //! Variable.scatter_nd_update(indices, updates, name=None) | Variable.scatter_nd_add(indices, updates, name=None) | Variable.scatter_nd_sub(indices, updates, name=None) | Variable.scatter_nd_max(indices, updates, name=None) | Variable.scatter_nd_min(indices, updates, name=None)
-//!   Writes updates into the variable at indices (as tf.tensor_scatter_nd_update/add/sub/max/min); returns an _UnreadVariable of it.
+//!   Writes updates into the variable at indices (as tf.tensor_scatter_nd_update/add/sub/max/min; TF's
+//!   ResourceScatterNdUpdate/Add/Sub/Max/Min op); returns an _UnreadVariable of it.
 static Val var_scatter_nd(Val self, int n, const Val *args, const Kw *kw, int k) {
   /* static: args_parse keeps the parsed signature in the spec */
   static ArgSpec specs[5] = {{.what = "scatter_nd_update", .sig = "indices, updates, name=None"},
@@ -581,12 +583,18 @@ static Val var_scatter_nd(Val self, int n, const Val *args, const Kw *kw, int k)
                              {.what = "scatter_nd_min", .sig = "indices, updates, name=None"}};
   Val a[3];
   args_parse(&specs[k], n, args, kw, a);
-  Val in[3] = {self, a[0], a[1]};
-  Val r = op_apply(&op_defs[var_scatter_ops[k]], 3, in, NULL);
-  int mark = rt_hold_val(r);
-  Val res = var_method(self, 1, &r, NULL, 0);
+  /* TF: indices converted as given, updates to the variable's dtype (convert_to_tensor(updates, self.dtype)); while
+   * tracing the graph builder converts them so (a list may hold symbolic tensors) */
+  bool conv = !op_tracing();
+  Val ix = val_is_tensor(a[0]) || !conv ? val_incref(a[0]) : val_obj(tensor_from_val(a[0], -1));
+  int mark = rt_hold_val(ix);
+  Val upd = val_is_tensor(a[1]) || !conv ? val_incref(a[1])
+                                         : val_obj(tensor_from_val(a[1], variable_storage(self.u.o)->value->dtype));
+  rt_hold_val(upd);
+  Val res = var_resource_update(self, var_scatter_ops[k], ix, upd);
   rt_unhold(mark);
-  val_decref(r);
+  val_decref(ix);
+  val_decref(upd);
   return res;
 }
 #define VAR_SCATTER(k) \

@@ -117,7 +117,7 @@ NpDType npdtypes[DT__COUNT] = {
   {{(tfs_i64)1 << 60, &npdtype_type}, DT_UINT32},  {{(tfs_i64)1 << 60, &npdtype_type}, DT_UINT64},
   {{(tfs_i64)1 << 60, &npdtype_type}, DT_FLOAT16}, {{(tfs_i64)1 << 60, &npdtype_type}, DT_BFLOAT16},
   {{(tfs_i64)1 << 60, &npdtype_type}, DT_VARIANT},  {{(tfs_i64)1 << 60, &npdtype_type}, DT_COMPLEX64},
-  {{(tfs_i64)1 << 60, &npdtype_type}, DT_COMPLEX128},
+  {{(tfs_i64)1 << 60, &npdtype_type}, DT_COMPLEX128}, {{(tfs_i64)1 << 60, &npdtype_type}, DT_RESOURCE},
 };
 
 Val npdtype_unicode(int width) {

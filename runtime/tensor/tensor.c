@@ -30,6 +30,7 @@ const DTypeInfo dtype_info[DT__COUNT] = {
   {"variant", sizeof(Obj *), false, false},
   {"complex64", 8, false, false},
   {"complex128", 16, false, false},
+  {"resource", 8, false, false},
 };
 
 /* TF's DataType numbers, as its messages print them ("Cannot bitcast from 1 to 18") */
@@ -37,14 +38,14 @@ int dtype_tf_enum(int dt) {
   static const int n[DT__COUNT] = {[DT_FLOAT32] = 1, [DT_FLOAT64] = 2, [DT_INT32] = 3, [DT_UINT8] = 4, [DT_STRING] = 7,
                                    [DT_INT64] = 9, [DT_BOOL] = 10, [DT_VARIANT] = 21, [DT_INT8] = 6, [DT_INT16] = 5,
                                    [DT_UINT16] = 17, [DT_UINT32] = 22, [DT_UINT64] = 23, [DT_FLOAT16] = 19, [DT_BFLOAT16] = 14,
-                                   [DT_COMPLEX64] = 8, [DT_COMPLEX128] = 18};
+                                   [DT_COMPLEX64] = 8, [DT_COMPLEX128] = 18, [DT_RESOURCE] = 20};
   return dt >= 0 && dt < DT__COUNT ? n[dt] : 0;
 }
 
 const char *dtype_short_name(DType dt) {
   static const char *const names[DT__COUNT] = {"float", "double", "int32", "int64", "bool", "string", "uint8", "int8", "int16",
                                                       "uint16", "uint32", "uint64", "half", "bfloat16", "variant",
-                                                      "complex64", "complex128"};
+                                                      "complex64", "complex128", "resource"};
   return (unsigned)dt < DT__COUNT ? names[dt] : "?";
 }
 
@@ -187,6 +188,8 @@ static Tensor *view_alloc(void) {
 }
 
 Tensor *tensor_new(DType dt, int rank, const tfs_i64 *shape) {
+  if (dt == DT_RESOURCE)   /* only a traced Variable handle's symbolic tensor has it */
+    rt_throw(ERR_UNIMPLEMENTED, "tfs makes no tensors of dtype resource; a Variable's handle is the Variable itself");
   tfs_i64 size = 1;
   for (int i = 0; i < rank; i++) {
     if (shape[i] < 0) rt_throw(ERR_INVALID_ARGUMENT, "Dimension %d must be >= 0", i);
@@ -249,6 +252,7 @@ Tensor *tensor_new(DType dt, int rank, const tfs_i64 *shape) {
 /* 0-d tensors are the graph executor's most frequent allocation (scalar steps,
  * loop results, function results): straight from the small-block free list. */
 Tensor *tensor_scalar(DType dt) {
+  if (dt == DT_RESOURCE) return tensor_new(dt, 0, NULL);   /* its error */
   if (dtype_holds_refs(dt)) return tensor_new(dt, 0, NULL);
   n_tensors++;
   TBlock *blk = fl_pop(&fl_block[0]);
@@ -577,7 +581,7 @@ static DTypeObj dtype_objs[DT__COUNT] = {
   {{IMMORTAL, &dtype_type}, DT_UINT32},  {{IMMORTAL, &dtype_type}, DT_UINT64},
   {{IMMORTAL, &dtype_type}, DT_FLOAT16}, {{IMMORTAL, &dtype_type}, DT_BFLOAT16},
   {{IMMORTAL, &dtype_type}, DT_VARIANT},  {{IMMORTAL, &dtype_type}, DT_COMPLEX64},
-  {{IMMORTAL, &dtype_type}, DT_COMPLEX128},
+  {{IMMORTAL, &dtype_type}, DT_COMPLEX128}, {{IMMORTAL, &dtype_type}, DT_RESOURCE},
 };
 
 Val dtype_val(DType dt) { return val_obj(&dtype_objs[dt]); }
@@ -605,7 +609,7 @@ bool val_as_dtype(Val v, DType *out) {
 bool val_as_dtype_arg(Val v, DType *out) {
   if (val_as_dtype(v, out)) return true;
   if (v.tag != VT_INT) return false;
-  static const int64_t tf_enum[DT__COUNT] = {1, 2, 3, 9, 10, 7, 4, 6, 5, 17, 22, 23, 19, 14, 21, 8, 18};   /* ORDER DTYPE */
+  static const int64_t tf_enum[DT__COUNT] = {1, 2, 3, 9, 10, 7, 4, 6, 5, 17, 22, 23, 19, 14, 21, 8, 18, 20};   /* ORDER DTYPE */
   for (int d = 0; d < DT__COUNT; d++)
     if (tf_enum[d] == v.u.i) { *out = (DType)d; return true; }
   return false;

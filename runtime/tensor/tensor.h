@@ -13,6 +13,8 @@ typedef enum DType {          /* ORDER DTYPE: dtype_info[] in tensor.c follows i
   DT_VARIANT,                 /* one owned Obj * per element: a TensorList (k_list.c); only list ops take it */
   DT_COMPLEX64, DT_COMPLEX128, /* (re, im) pairs of float32 / float64, C's _Complex layout; past variant so DTM_ALL leaves
                                 * them out of ops whose kernels do not know them */
+  DT_RESOURCE,                 /* tf.resource: only the symbolic tensor of a traced Variable handle (its capture
+                                * placeholder's output); no tensor holds elements of it */
   DT__COUNT
 } DType;
 

@@ -54,7 +54,7 @@ static const char *tfop_type_name(const OpObj *o, PbArena *a) {
   case GN_OP: return n->op->graph_name;
   case GN_PLACEHOLDER: return "Placeholder";
   case GN_CONST: return "Const";
-  case GN_VARHANDLE: return "VarHandleOp";
+  case GN_VARHANDLE: return "Placeholder";   /* TF's capture of the Variable's handle */
   default: {
     Tensorflow__NodeDef *nd = tfop_nodedef(a, o);   /* cond/while: If/StatelessIf/While... as the GraphDef names it */
     return nd ? nd->op : "";
@@ -125,9 +125,10 @@ static Val tfop_inputs(const OpObj *o) {
   const GraphNode *n = &o->g->nodes[o->node];
   int k = 0;
   GraphRef refs[64];
-  /* the data inputs that are graph values (a captured Variable's handle has no tensor in tfs's graph) */
+  /* the data inputs that are graph values; a captured Variable's handle is its placeholder's resource tensor */
   for (int i = 0; i < n->nin && k < 64; i++)
-    if (n->in[i].node >= 0 && n->in[i].out < o->g->nodes[n->in[i].node].nout) refs[k++] = n->in[i];
+    if (n->in[i].node >= 0 && (n->in[i].out < o->g->nodes[n->in[i].node].nout || o->g->nodes[n->in[i].node].kind == GN_VARHANDLE))
+      refs[k++] = n->in[i];
   Val t = tuple_new(k);
   for (int i = 0; i < k; i++) ((Tuple *)t.u.o)->items[i] = trace_sym(o->g, refs[i]);
   return t;
@@ -152,7 +153,7 @@ static Val tfop_getattr(Val self, const char *name) {
   if (!strcmp(name, "graph")) return funcgraph_new(o->g);
   if (!strcmp(name, "inputs")) return tfop_inputs(o);
   if (!strcmp(name, "outputs")) {
-    int nout = o->g->nodes[o->node].nout;
+    int nout = o->g->nodes[o->node].kind == GN_VARHANDLE ? 1 : o->g->nodes[o->node].nout;   /* a handle: its resource */
     Val l = list_new(nout);
     for (int i = 0; i < nout; i++) list_append_take(l, trace_sym(o->g, (GraphRef){o->node, i}));
     return l;
