@@ -575,56 +575,102 @@ void k_gather(OpCall *c) {
   tensor_release(p);
 }
 
-/* tf.gather_nd: each row of indices' last dimension (k entries) addresses a slice of params' dims k..; iscr[0] = k. */
-/* shape: indices' shape without its last dimension, followed by the dimensions of params its last dimension does not index. */
+/* tf.gather_nd: each row of indices' last dimension (k entries) addresses a slice of params' dims b+k.. within
+ * batch element q (b = batch_dims, TF's batch_gather_nd: indices' leading dims are read as params' batch dims
+ * flattened, the result takes params' batch dims); iscr[0] = k, iscr[1] = b, iscr[2] = the batch size. */
+/* shape: params' batch dims, then indices' other dims without the last, then the dims of params it does not index. */
 void meta_gather_nd(OpCall *c) {
   const TMeta *p = &c->inm[0], *ix = &c->inm[1];
   TMeta *o = &c->outm[0];
-  if (op_attr_int(c, 0, 0) != 0) op_fail(c, ERR_UNIMPLEMENTED, "tf.gather_nd: batch_dims is not supported");
+  tfs_i64 b = op_attr_int(c, 0, 0);
+  /* TF's batch_gather_nd checks these in Python: ValueErrors */
+  if (b < 0) op_fail(c, ERR_VALUE, "tf.gather_nd does not allow negative batch_dims.");
+  if (b > 0 && ix->rank >= 0 && b >= ix->rank)
+    op_fail(c, ERR_VALUE, "Argument `batch_dims` = %lld must be less than rank(`indices`) = %d", (long long)b, ix->rank);
+  if (b > 0 && p->rank >= 0 && b >= p->rank)
+    op_fail(c, ERR_VALUE, "Argument `batch_dims` = %lld must be less than rank(`params`) = %d", (long long)b, p->rank);
   o->dtype = p->dtype;
   if (p->rank < 0 || ix->rank < 0 || (ix->rank > 0 && ix->shape[ix->rank - 1] < 0)) { o->rank = -1; return; }
   if (ix->rank < 1) op_fail(c, ERR_INVALID_ARGUMENT, "indices must be at least a vector");
   tfs_i64 k = ix->shape[ix->rank - 1];
-  if (k > p->rank)
-    op_fail(c, ERR_INVALID_ARGUMENT, "index innermost dimension length must be <= params rank; saw: %lld vs. %d", (long long)k, p->rank);
+  if (b + k > p->rank)   /* with batch dims TF's GatherNd sees b more index columns */
+    op_fail(c, ERR_INVALID_ARGUMENT, "index innermost dimension length must be <= params rank; saw: %lld vs. %d", (long long)(b + k), p->rank);
+  tfs_i64 nb = 1, ib = 1;
+  for (int d = 0; d < b; d++) {
+    nb = nb < 0 || p->shape[d] < 0 ? -1 : nb * p->shape[d];
+    ib = ib < 0 || ix->shape[d] < 0 ? -1 : ib * ix->shape[d];
+  }
+  if (b > 0 && nb >= 0 && ib >= 0 && nb != ib) {   /* TF reshapes indices to [batch size of params, ...] */
+    tfs_i64 nix = 1;
+    bool known = true;
+    for (int d = 0; d < ix->rank; d++) {
+      if (ix->shape[d] < 0) known = false;
+      nix *= ix->shape[d];
+    }
+    if (known)
+      op_fail(c, ERR_INVALID_ARGUMENT, "Input to reshape is a tensor with %lld values, but the requested shape has %lld", (long long)nix,
+              (long long)(nix / (ib ? ib : 1) * nb));
+    op_fail(c, ERR_INVALID_ARGUMENT, "indices' batch dimensions hold %lld elements, params' %lld", (long long)ib, (long long)nb);
+  }
   int r = 0;
   if (ix->rank - 1 + p->rank - k > TFS_MAX_RANK) op_fail(c, ERR_INVALID_ARGUMENT, "result rank exceeds %d", TFS_MAX_RANK);
-  for (int d = 0; d < ix->rank - 1; d++) o->shape[r++] = ix->shape[d];
-  for (int d = (int)k; d < p->rank; d++) o->shape[r++] = p->shape[d];
+  for (int d = 0; d < b; d++) o->shape[r++] = p->shape[d];
+  for (int d = (int)b; d < ix->rank - 1; d++) o->shape[r++] = ix->shape[d];
+  for (int d = (int)(b + k); d < p->rank; d++) o->shape[r++] = p->shape[d];
   o->rank = r;
   c->iscr[0] = k;
+  c->iscr[1] = b;
+  c->iscr[2] = nb;
 }
 
 void k_gather_nd(OpCall *c) {
   Tensor *p = tensor_contiguous(c->in[0]), *ix = c->in[1], *o = c->out[0];
-  int k = (int)c->iscr[0];
+  int k = (int)c->iscr[0], b = (int)c->iscr[1];
+  tfs_i64 nb = b ? c->iscr[2] : 1;
   size_t esz = (size_t)dtype_info[p->dtype].size, blk = esz;
-  for (int d = k; d < p->rank; d++) blk *= (size_t)p->shape[d];
-  tfs_i64 nidx = 1;
+  for (int d = b + k; d < p->rank; d++) blk *= (size_t)p->shape[d];
+  tfs_i64 nidx = 1, per = 1;   /* index rows in all, in one batch element; param slices in one batch element */
   for (int d = 0; d < ix->rank - 1; d++) nidx *= ix->shape[d];
+  for (int d = b; d < b + k; d++) per *= p->shape[d];
+  tfs_i64 inner = nb ? nidx / nb : 0;
   char *dst = tensor_data(o);
   const char *src = tensor_data(p);
   for (tfs_i64 j = 0; j < nidx; j++) {
-    tfs_i64 flat = 0;
+    tfs_i64 flat = 0, q = inner ? j / inner : 0;
     for (int d = 0; d < k; d++) {
       tfs_i64 v = tensor_get_i(ix, j * k + d);
-      if (v < 0 || v >= p->shape[d]) {   /* TF's text: indices[i,j] = [a, b] does not index into param shape [..] */
+      if (v < 0 || v >= p->shape[b + d]) {   /* TF's text: indices[i,j] = [a, b] does not index into param shape [..] */
         StrBuf s;
         sb_init(&s);
         sb_puts(&s, "indices");
         tfs_i64 idx[TFS_MAX_RANK], r = j;
-        for (int e = ix->rank - 2; e >= 0; e--) { idx[e] = r % ix->shape[e]; r /= ix->shape[e]; }
-        for (int e = 0; e < ix->rank - 1; e++) sb_printf(&s, e ? ",%lld" : "[%lld", (long long)idx[e]);
-        if (ix->rank > 1) sb_putc(&s, ']');
-        for (int e = 0; e < k; e++) sb_printf(&s, e ? ", %lld" : " = [%lld", (long long)tensor_get_i(ix, j * k + e));
+        int lr = ix->rank - 1;   /* the rows' index; with batch dims TF's flattened [batch, ...] indices, batch coordinates first */
+        tfs_i64 lshape[TFS_MAX_RANK];
+        if (b) {
+          lr = ix->rank - b;
+          lshape[0] = nb;
+          for (int e = 1; e < lr; e++) lshape[e] = ix->shape[b + e - 1];
+        } else {
+          for (int e = 0; e < lr; e++) lshape[e] = ix->shape[e];
+        }
+        for (int e = lr - 1; e >= 0; e--) { idx[e] = r % lshape[e]; r /= lshape[e]; }
+        for (int e = 0; e < lr; e++) sb_printf(&s, e ? ",%lld" : "[%lld", (long long)idx[e]);
+        if (lr > 0) sb_putc(&s, ']');
+        tfs_i64 bc[TFS_MAX_RANK], qq = q;
+        for (int e = b - 1; e >= 0; e--) { bc[e] = qq % p->shape[e]; qq /= p->shape[e]; }
+        for (int e = 0; e < b + k; e++) {
+          tfs_i64 ev = e < b ? bc[e] : tensor_get_i(ix, j * k + e - b);
+          sb_printf(&s, e ? ", %lld" : " = [%lld", (long long)ev);
+        }
         sb_puts(&s, "] does not index into param shape ");
         op_shape_text(&s, p->rank, p->shape);
         tensor_release(p);
         /* errindex: indices… = […] does not index into param shape … */
         fail_buf(c, ERR_INVALID_ARGUMENT, &s);
       }
-      flat = flat * p->shape[d] + v;
+      flat = flat * p->shape[b + d] + v;
     }
+    flat += q * per;
     if (blk) memcpy(dst + (size_t)j * blk, src + (size_t)flat * blk, blk);
   }
   own_strings(o);
