@@ -1207,28 +1207,83 @@ void k_range(OpCall *c) {
   }
 }
 
-/* shape: [num]. */
+/* tf.linspace is TF 2.15's linspace_nd: start and stop broadcast together (shape B), num values go in at
+ * `axis` of the result (B with num inserted).  iscr[0] = that axis. */
+/* shape: start's and stop's broadcast shape with num inserted at axis. */
 void meta_linspace(OpCall *c) {
-  if (c->inm[0].rank != 0 || c->inm[1].rank != 0) op_fail(c, ERR_UNIMPLEMENTED, "tf.linspace: only scalar start and stop are supported");
+  const TMeta *a = &c->inm[0], *b = &c->inm[1];
   if (!op_attr_given(c, 0)) op_fail(c, ERR_TYPE, "tf.linspace() missing required argument 'num'");
   tfs_i64 n = op_attr_int(c, 0, 0);
   if (n < 0) op_fail(c, ERR_INVALID_ARGUMENT, "Requires num > 0: %lld", (long long)n);
-  meta_set(&c->outm[0], c->inm[0].dtype, 1, &n);
+  tfs_i64 axis = op_attr_int(c, 1, 0);   /* `name` is no attribute */
+  TMeta *o = &c->outm[0];
+  o->dtype = a->dtype;
+  if (a->rank < 0 || b->rank < 0) { o->rank = -1; return; }
+  int r = a->rank > b->rank ? a->rank : b->rank;
+  tfs_i64 sh[TFS_MAX_RANK];
+  for (int d = 0; d < r; d++) {   /* right-aligned broadcasting, as tf.broadcast_dynamic_shape */
+    int da = d - (r - a->rank), db = d - (r - b->rank);
+    tfs_i64 x = da >= 0 ? a->shape[da] : 1, y = db >= 0 ? b->shape[db] : 1;
+    if (x >= 0 && y >= 0 && x != y && x != 1 && y != 1) {
+      StrBuf m;
+      sb_init(&m);
+      sb_puts(&m, "Incompatible shapes: ");
+      op_shape_text(&m, a->rank, a->shape);
+      sb_puts(&m, " vs. ");
+      op_shape_text(&m, b->rank, b->shape);
+      /* errindex: Incompatible shapes: … vs. … */
+      fail_buf(c, ERR_INVALID_ARGUMENT, &m);
+    }
+    sh[d] = x == 1 ? y : y == 1 ? x : (x < 0 ? y : x);
+  }
+  if (r + 1 > TFS_MAX_RANK) op_fail(c, ERR_INVALID_ARGUMENT, "result rank exceeds %d", TFS_MAX_RANK);
+  /* TF concatenates start, the inner values and stop along axis (of rank r + 1) */
+  if (axis < -(r + 1) || axis > r)
+    op_fail(c, ERR_INVALID_ARGUMENT, "ConcatOp : Expected concatenating dimensions in the range [%d, %d), but got %lld", -(r + 1), r + 1,
+            (long long)axis);
+  int ax = (int)(axis < 0 ? axis + r + 1 : axis);
+  o->rank = r + 1;
+  for (int d = 0, j = 0; d <= r; d++) o->shape[d] = d == ax ? n : sh[j++];
+  c->iscr[0] = ax;
+}
+
+/* element f (row-major over the result shape without the axis) of x broadcast to that shape */
+static double linspace_at(const Tensor *x, const Tensor *o, int ax, tfs_i64 f) {
+  tfs_i64 idx = 0, stride = 1;
+  int r = o->rank - 1;
+  for (int d = r - 1; d >= 0; d--) {
+    tfs_i64 dim = o->shape[d < ax ? d : d + 1];
+    tfs_i64 i = f % dim;
+    f /= dim;
+    int dx = d - (r - x->rank);
+    if (dx >= 0) {
+      if (x->shape[dx] != 1) idx += i * stride;
+      stride *= x->shape[dx];
+    }
+  }
+  return tensor_get_f(x, idx);
 }
 
 void k_linspace(OpCall *c) {
   Tensor *o = c->out[0];
-  double s = tensor_get_f(c->in[0], 0), e = tensor_get_f(c->in[1], 0);
-  tfs_i64 n = o->size;
-  if (o->dtype == DT_FLOAT32) {
-    float *q = tensor_data(o), fs = (float)s, fe = (float)e;
-    float step = n > 1 ? (fe - fs) / (float)(n - 1) : 0;
-    for (tfs_i64 i = 0; i < n; i++) q[i] = fs + step * (float)i;
-    if (n > 1) q[n - 1] = fe;
-  } else {
-    double *q = tensor_data(o);
-    double step = n > 1 ? (e - s) / (double)(n - 1) : 0;
-    for (tfs_i64 i = 0; i < n; i++) q[i] = s + step * (double)i;
-    if (n > 1) q[n - 1] = e;
-  }
+  int ax = (int)c->iscr[0];
+  tfs_i64 n = o->shape[ax], outer = 1, inner = 1;
+  for (int d = 0; d < ax; d++) outer *= o->shape[d];
+  for (int d = ax + 1; d < o->rank; d++) inner *= o->shape[d];
+  /* TF: start + delta * i with delta = (stop - start) / max(num - 1, 1) in the dtype, stop itself last */
+  for (tfs_i64 p = 0; p < outer; p++)
+    for (tfs_i64 q = 0; q < inner; q++) {
+      tfs_i64 f = p * inner + q;
+      double s = linspace_at(c->in[0], o, ax, f), e = linspace_at(c->in[1], o, ax, f);
+      for (tfs_i64 i = 0; i < n; i++) {
+        tfs_i64 at = (p * n + i) * inner + q;
+        if (o->dtype == DT_FLOAT32) {
+          float fs = (float)s, fe = (float)e, step = n > 1 ? (fe - fs) / (float)(n - 1) : 0;
+          ((float *)tensor_data(o))[at] = i == n - 1 && n > 1 ? fe : fs + step * (float)i;
+        } else {
+          double step = n > 1 ? (e - s) / (double)(n - 1) : 0;
+          ((double *)tensor_data(o))[at] = i == n - 1 && n > 1 ? e : s + step * (double)i;
+        }
+      }
+    }
 }
