@@ -1219,23 +1219,10 @@ void meta_linspace(OpCall *c) {
   TMeta *o = &c->outm[0];
   o->dtype = a->dtype;
   if (a->rank < 0 || b->rank < 0) { o->rank = -1; return; }
-  int r = a->rank > b->rank ? a->rank : b->rank;
-  tfs_i64 sh[TFS_MAX_RANK];
-  for (int d = 0; d < r; d++) {   /* right-aligned broadcasting, as tf.broadcast_dynamic_shape */
-    int da = d - (r - a->rank), db = d - (r - b->rank);
-    tfs_i64 x = da >= 0 ? a->shape[da] : 1, y = db >= 0 ? b->shape[db] : 1;
-    if (x >= 0 && y >= 0 && x != y && x != 1 && y != 1) {
-      StrBuf m;
-      sb_init(&m);
-      sb_puts(&m, "Incompatible shapes: ");
-      op_shape_text(&m, a->rank, a->shape);
-      sb_puts(&m, " vs. ");
-      op_shape_text(&m, b->rank, b->shape);
-      /* errindex: Incompatible shapes: … vs. … */
-      fail_buf(c, ERR_INVALID_ARGUMENT, &m);
-    }
-    sh[d] = x == 1 ? y : y == 1 ? x : (x < 0 ? y : x);
-  }
+  TMeta bm;   /* right-aligned broadcasting, as tf.broadcast_dynamic_shape */
+  op_broadcast_meta(c, a, b, &bm);
+  int r = bm.rank;
+  const tfs_i64 *sh = bm.shape;
   if (r + 1 > TFS_MAX_RANK) op_fail(c, ERR_INVALID_ARGUMENT, "result rank exceeds %d", TFS_MAX_RANK);
   /* TF concatenates start, the inner values and stop along axis (of rank r + 1) */
   if (axis < -(r + 1) || axis > r)
