@@ -2422,6 +2422,132 @@ static bool gd_r_gather(GD_RULE_ARGS) {
   return true;
 }
 
+/* Reshape(x, shape) with an int32 Const shape */
+static const char *gd_reshape_to(GdBuild *b, const char *base, DType t, const char *x, int rank, const tfs_i64 *shape) {
+  AttrList ra = {0};
+  gd_attr_add(b, &ra, "T", gd_type(b, t));
+  gd_attr_add(b, &ra, "Tshape", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
+  const char *in[2] = {x, gd_i32(b, base, "shape", rank, shape, true)};
+  return gd_aux(b, base, "Reshape", &ra, 2, in);
+}
+
+/* GatherNd(params, indices) has no batch_dims in TF: TF's batch_gather_nd prepends each row's batch
+ * coordinates to indices (params' batch dims flattened to one of nb elements) and reshapes the result to
+ * params' batch dims.  Here with static shapes the coordinates are one Const (TF computes them with
+ * Range/Meshgrid/Tile from the shapes); other shapes are left to the generic form. */
+static bool gd_r_gather_nd(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  int64_t bd = 0;
+  if (!x || n->nin < 2 || n->in[1].node < 0) return false;
+  if (n->attrs.n > 0 && n->attrs.v[0].tag != VT_NONE && !val_as_int(n->attrs.v[0], &bd)) return false;
+  const char *ix = gd_ref(b, g, n->in[1], b->fn);
+  const TMeta *im = graph_meta(g, n->in[1]), *om = &n->outm[0];
+  gd_attr_add(b, &at, "Tparams", gd_type(b, t));
+  gd_attr_add(b, &at, "Tindices", gd_type(b, im->dtype));
+  if (bd == 0) {
+    const char *in[2] = {x, ix};
+    gd_aux(b, base, "GatherNd", &at, 2, in);
+    return true;
+  }
+  if (!xm || xm->rank < 0 || im->rank < 0 || om->rank < 0) return false;
+  for (int d = 0; d < xm->rank; d++)
+    if (xm->shape[d] < 0) return false;
+  for (int d = 0; d < im->rank; d++)
+    if (im->shape[d] < 0) return false;
+  int r = im->rank - (int)bd + 1;   /* [nb, i..., k] */
+  tfs_i64 nb = 1, inner = 1, fs[TFS_MAX_RANK], gs[TFS_MAX_RANK];
+  for (int d = 0; d < bd; d++) nb *= xm->shape[d];
+  fs[0] = gs[0] = nb;
+  for (int d = 1; d < r; d++) fs[d] = gs[d] = im->shape[bd + d - 1];
+  for (int d = 1; d < r - 1; d++) inner *= fs[d];
+  gs[r - 1] = bd;
+  Tensorflow__TensorProto *p = pa_alloc(b->a, sizeof *p);   /* the batch coordinates of every index row */
+  tensorflow__tensor_proto__init(p);
+  bool i64 = im->dtype == DT_INT64;
+  p->dtype = i64 ? TENSORFLOW__DATA_TYPE__DT_INT64 : TENSORFLOW__DATA_TYPE__DT_INT32;
+  p->tensor_shape = pb_shape(b->a, r, gs);
+  size_t cnt = (size_t)(nb * inner * bd);
+  if (i64) { p->n_int64_val = cnt; p->int64_val = pa_alloc(b->a, sizeof(int64_t) * (cnt + 1)); }
+  else { p->n_int_val = cnt; p->int_val = pa_alloc(b->a, sizeof(int32_t) * (cnt + 1)); }
+  size_t k = 0;
+  for (tfs_i64 q = 0; q < nb; q++)
+    for (tfs_i64 j = 0; j < inner; j++) {
+      tfs_i64 c[TFS_MAX_RANK], qq = q;
+      for (int d = (int)bd - 1; d >= 0; d--) { c[d] = qq % xm->shape[d]; qq /= xm->shape[d]; }
+      for (int d = 0; d < bd; d++, k++) {
+        if (i64) p->int64_val[k] = c[d];
+        else p->int_val[k] = (int32_t)c[d];
+      }
+    }
+  const char *grid = gd_constp(b, base, "index_grid", p);
+  const char *flat = gd_reshape_to(b, base, im->dtype, ix, r, fs);
+  AttrList ca = {0};
+  gd_attr_add(b, &ca, "N", gd_int(b, 2));
+  gd_attr_add(b, &ca, "T", gd_type(b, im->dtype));
+  gd_attr_add(b, &ca, "Tidx", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
+  tfs_i64 minus1 = -1;
+  const char *cin[3] = {grid, flat, gd_i32(b, base, "axis", 1, &minus1, false)};
+  const char *full = gd_aux(b, base, "ConcatV2", &ca, 3, cin);
+  const char *gin[2] = {x, full};
+  const char *gat = gd_aux(b, base, "GatherNd", &at, 2, gin);
+  gd_reshape_to(b, base, t, gat, om->rank, om->shape);
+  return true;
+}
+
+/* TF 2.15's tf.linspace is linspace_nd, no LinSpace node: start and stop broadcast and expanded at axis,
+ * start + (stop - start) / steps * [1 .. num-2], ConcatV2 of start, those and stop along axis, Slice of num.
+ * TF computes the shapes and the range with Shape/Range/... ops; with static shapes they are Consts here. */
+static bool gd_r_linspace(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  const TMeta *om = &n->outm[0];
+  if (!x || n->nin < 2 || n->in[1].node < 0 || om->rank < 1 || (t != DT_FLOAT32 && t != DT_FLOAT64)) return false;
+  for (int d = 0; d < om->rank; d++)
+    if (om->shape[d] < 0) return false;
+  int64_t axis = 0;
+  if (n->attrs.n > 1 && n->attrs.v[1].tag != VT_NONE && !val_as_int(n->attrs.v[1], &axis)) return false;
+  int r = om->rank, ax = (int)(axis < 0 ? axis + r : axis);
+  tfs_i64 num = om->shape[ax], steps = num - 1 > 1 ? num - 1 : 1, es[TFS_MAX_RANK], bs[TFS_MAX_RANK], zero[TFS_MAX_RANK];
+  for (int d = 0, j = 0; d < r; d++) {
+    es[d] = d == ax ? 1 : om->shape[d];
+    if (d != ax) bs[j++] = om->shape[d];
+    zero[d] = 0;
+  }
+  const char *ends[2];
+  for (int i = 0; i < 2; i++) {   /* BroadcastTo the common shape, then the axis of 1 (ExpandDims in TF) */
+    const char *v = i == 0 ? x : gd_ref(b, g, n->in[1], b->fn);
+    AttrList ba = {0};
+    gd_attr_add(b, &ba, "T", gd_type(b, t));
+    gd_attr_add(b, &ba, "Tidx", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
+    const char *bin[2] = {v, gd_i32(b, base, "shape", r - 1, bs, true)};
+    ends[i] = gd_reshape_to(b, base, t, gd_aux(b, base, "BroadcastTo", &ba, 2, bin), r, es);
+  }
+  const char *delta = gd_opT(b, base, "RealDiv", t, gd_opT(b, base, "Sub", t, ends[1], ends[0]),
+                             gd_fill(b, base, "num_steps", t, (double)steps, 0, NULL));
+  tfs_i64 rs[TFS_MAX_RANK];
+  for (int d = 0; d < r; d++) rs[d] = d == ax ? (num > 2 ? num - 2 : 0) : 1;
+  Tensor *rt = tensor_new(t, r, rs);   /* 1 .. num-2 along axis */
+  for (tfs_i64 i = 0; i < rt->size; i++) {
+    if (t == DT_FLOAT32) ((float *)tensor_data(rt))[i] = (float)(i + 1);
+    else ((double *)tensor_data(rt))[i] = (double)(i + 1);
+  }
+  Tensorflow__TensorProto *rp = pb_const_tensor(b->a, rt);
+  val_decref(val_obj(rt));
+  const char *res = gd_opT(b, base, "AddV2", t, ends[0], gd_opT(b, base, "Mul", t, delta, gd_constp(b, base, "range", rp)));
+  AttrList ca = {0};
+  gd_attr_add(b, &ca, "N", gd_int(b, 3));
+  gd_attr_add(b, &ca, "T", gd_type(b, t));
+  gd_attr_add(b, &ca, "Tidx", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
+  tfs_i64 axv = ax;
+  const char *cin[4] = {ends[0], res, ends[1], gd_i32(b, base, "axis", 1, &axv, false)};
+  const char *cat = gd_aux(b, base, "ConcatV2", &ca, 4, cin);
+  AttrList sa = {0};
+  gd_attr_add(b, &sa, "T", gd_type(b, t));
+  gd_attr_add(b, &sa, "Index", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
+  const char *sin[3] = {cat, gd_i32(b, base, "begin", r, zero, true), gd_i32(b, base, "size", r, om->shape, true)};
+  gd_aux(b, base, "Slice", &sa, 3, sin);
+  return true;
+}
+
 /* the multiples or shape is an int32 input */
 static bool gd_r_tile(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
@@ -3453,6 +3579,8 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_BNORM_TRAIN] = gd_r_bnorm,
   [OP_BNORM_TRAIN_GRAD] = gd_r_bnorm,
   [OP_GATHER] = gd_r_gather,
+  [OP_GATHER_ND] = gd_r_gather_nd,
+  [OP_LINSPACE] = gd_r_linspace,
   [OP_TILE] = gd_r_tile,
   [OP_BROADCAST_TO] = gd_r_tile,
   [OP_FILL] = gd_r_fill,

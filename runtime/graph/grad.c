@@ -1006,6 +1006,44 @@ static void g_scatter(const GradCall *g, Val *dx) {
   if (g->op->id == OP_PAD) at[3] = val_int(-1), nat = 4;   /* constant padding: filled with -1, "from no element" */
   dx[0] = keep(opat(OP_SCATTER_GRAD, 3, in, nat, at));
 }
+/* TF 2.15's tf.linspace is linspace_nd, built from differentiable ops: start, then start + delta * i
+ * (i = 1 .. num-2, delta = (stop - start) / max(num - 1, 1)), then stop, concatenated along axis.  So
+ * d start = dy[0] + sum(dy[1:-1]) - sum(dy[1:-1] * i) / steps and d stop = dy[-1] + sum(dy[1:-1] * i) / steps
+ * (summed over axis, then over the dims start/stop were broadcast along); num 1 leaves stop zeros. */
+static tfs_i64 ls_begin[TFS_MAX_RANK], ls_size[TFS_MAX_RANK];
+static Val axis_part(Val dy, int ax, tfs_i64 from, tfs_i64 len) {
+  Tensor *t = tn(dy);
+  for (int d = 0; d < t->rank; d++) ls_begin[d] = 0, ls_size[d] = t->shape[d];
+  ls_begin[ax] = from;
+  ls_size[ax] = len;
+  Val at[2] = {int_tuple(t->rank, ls_begin), int_tuple(t->rank, ls_size)};
+  return opat(OP_SLICE, 1, &dy, 2, at);
+}
+static void g_linspace(const GradCall *g, Val *dx) {
+  Tensor *t = tn(DY);
+  if (!static_shape(DY)) rt_throw(ERR_UNIMPLEMENTED, "gradient of tf.linspace needs a static shape");
+  tfs_i64 axis = attr_int(g, 1, 0);
+  int ax = (int)(axis < 0 ? axis + t->rank : axis), one[1] = {ax};
+  tfs_i64 n = t->shape[ax], steps = n - 1 > 1 ? n - 1 : 1;
+  Val ds = reduce_sum(axis_part(DY, ax, 0, n > 0 ? 1 : 0), 1, one, false);
+  Val de = n > 1 ? reduce_sum(axis_part(DY, ax, n - 1, 1), 1, one, false) : zeros_like(ds);
+  if (n > 2) {
+    Val mid = axis_part(DY, ax, 1, n - 2);
+    tfs_i64 rshape[TFS_MAX_RANK];
+    for (int d = 0; d < t->rank; d++) rshape[d] = d == ax ? n - 2 : 1;
+    Tensor *rt = tensor_new(t->dtype, t->rank, rshape);   /* i = 1 .. num-2 along axis */
+    for (tfs_i64 i = 0; i < n - 2; i++) {
+      if (t->dtype == DT_FLOAT32) ((float *)tensor_data(rt))[i] = (float)(i + 1);
+      else ((double *)tensor_data(rt))[i] = (double)(i + 1);
+    }
+    Val r = T(val_obj(rt));
+    Val dd = dv(reduce_sum(mul(mid, r), 1, one, false), fconst((double)steps));
+    ds = sub(add(ds, reduce_sum(mid, 1, one, false)), dd);
+    de = add(de, dd);
+  }
+  dx[0] = keep(unbroadcast(ds, X0));
+  dx[1] = keep(unbroadcast(de, X1));
+}
 /* _ScatterGrad is linear in dy: its gradient is the selecting op again, on the incoming gradient
  * (TF: the gradient of UnsortedSegmentSum/ScatterNd is a gather).  A constant pad's fill came from no
  * element of x, so the forward pad runs with 0 there. */
@@ -1505,7 +1543,7 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_BAND_PART] = {g_band_part, G_NO_OUT | G_IN_SHAPE}, [OP_DIAG_PART] = {g_diag_part, G_NO_OUT | G_IN_SHAPE}, [OP_TRANSPOSE] = {g_transpose, G_NO_OUT | G_IN_SHAPE}, [OP_BIAS_ADD] = {g_bias_add, G_NO_OUT | G_IN_SHAPE}, [OP_CONV2D] = {g_conv2d, G_NO_OUT}, [OP_CONV2D_BP_INPUT] = {g_conv2d_bp_input, G_NO_OUT}, [OP_MAX_POOL] = {g_max_pool, G_NO_OUT}, [OP_DEPTHWISE] = {g_depthwise, G_NO_OUT},
   [OP_RESIZE_BILINEAR] = {g_resize, G_NO_OUT}, [OP_RESIZE_BICUBIC] = {g_resize, G_NO_OUT}, [OP_RESIZE_NEAREST] = {g_resize, G_NO_OUT}, [OP_SCALE_TRANSLATE] = {g_resize, G_NO_OUT},
   [OP_RESHAPE] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_EXPAND_DIMS] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_SQUEEZE] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_IDENTITY] = {g_identity, G_NO_OUT | G_IN_SHAPE}, [OP_ENSURE_SHAPE] = {g_identity, G_NO_OUT | G_IN_SHAPE},
-  [OP_CONCAT] = {g_concat, G_NO_OUT | G_IN_SHAPE}, [OP_STACK] = {g_stack, 0}, [OP_UNSTACK] = {g_unstack, 0}, [OP_LSTM_SEQ] = {g_lstm_seq, G_DY_UNDEF}, [OP_GRU_SEQ] = {g_gru_seq, G_DY_UNDEF}, [OP_SRNN_SEQ] = {g_srnn_seq, G_DY_UNDEF}, [OP_BNORM_TRAIN] = {g_bnorm, 0}, [OP_TILE] = {g_tile, 0},
+  [OP_CONCAT] = {g_concat, G_NO_OUT | G_IN_SHAPE}, [OP_STACK] = {g_stack, 0}, [OP_UNSTACK] = {g_unstack, 0}, [OP_LSTM_SEQ] = {g_lstm_seq, G_DY_UNDEF}, [OP_GRU_SEQ] = {g_gru_seq, G_DY_UNDEF}, [OP_SRNN_SEQ] = {g_srnn_seq, G_DY_UNDEF}, [OP_BNORM_TRAIN] = {g_bnorm, 0}, [OP_TILE] = {g_tile, 0}, [OP_LINSPACE] = {g_linspace, G_NO_OUT},
   [OP_BROADCAST_TO] = {g_broadcast_to, G_NO_OUT | G_IN_SHAPE}, [OP_STRIDED_SLICE] = {g_scatter, 0}, [OP_SLICE] = {g_scatter, 0}, [OP_GATHER] = {g_scatter, 0}, [OP_GATHER_ND] = {g_scatter, 0}, [OP_PAD] = {g_scatter, 0}, [OP_READ_VARIABLE] = {g_identity, 0}, [OP_STOP_GRADIENT] = {grad_none, 0},
   [OP_ZEROS_LIKE] = {grad_none, 0}, [OP_ONES_LIKE] = {grad_none, 0}, [OP_STACK_PUSH] = {grad_none, 0}, [OP_STACK_SIZE] = {grad_none, 0}, [OP_STACK_GET] = {grad_none, 0}, [OP_RNG_STATE] = {grad_none, 0}, [OP_RNG_SWAP] = {grad_none, 0}, [OP_DROPOUT] = {g_dropout, 0}, [OP_RANDOM_GAMMA] = {g_random_gamma, 0}, [OP_STATELESS_GAMMA] = {g_random_gamma, 0},
   [OP_CHECK_NUMERICS] = {g_identity, G_NO_OUT | G_IN_SHAPE}, [OP_CHECK_NUMERICS_V2] = {g_identity, G_NO_OUT | G_IN_SHAPE}, [OP_ASSERT_FINITE] = {g_identity, G_NO_OUT | G_IN_SHAPE},

@@ -648,6 +648,8 @@ static bool trace_dyn_allowed(const OpDef *op, int ai) {
     case OP_RANGE: return ai <= 2;
     case OP_PAD: return ai == 2;                 /* constant_values: an input of PadV2 in TF */
     case OP_STRIDED_SLICE: return ai == 1;
+    case OP_SLICE: return ai == 0;               /* begin: a random offset (tf.image.random_crop); size stays static */
+    case OP_SCATTER_GRAD: return ai == 1;        /* a0: that Slice's begin, in its gradient */
     case OP_RANDOM_UNIFORM: return ai <= 2;      /* shape, minval, maxval: graph inputs in TF */
     case OP_RANDOM_NORMAL: case OP_TRUNC_NORMAL: return ai <= 2;   /* shape, mean, stddev */
     case OP_ZEROS: case OP_ONES: case OP_FILL: case OP_RESHAPE: case OP_BROADCAST_TO: case OP_TILE:
@@ -791,6 +793,27 @@ static void trace_dyn_meta(const OpDef *op, const OpAttrs *at, const bool *isdyn
     out->dtype = op->id == OP_RESIZE_NEAREST ? tin[0]->dtype : DT_FLOAT32;
     out->rank = 4;
     for (int i = 0; i < 4; i++) out->shape[i] = (i == 0 || i == 3) && tin[0]->rank == 4 ? tin[0]->shape[i] : -1;
+    return;
+  }
+  if (op->id == OP_SLICE) {
+    /* begin is a graph value: size's known entries are the result's dims (-1, to the end, is not known) */
+    tfs_i64 size[TFS_MAX_RANK];
+    int ns = val_to_dims(at->v[1], size, true, "tf.slice size");
+    const TMeta *m = graph_meta(g, dref[0]);
+    if (m->rank != 1 || (m->shape[0] >= 0 && m->shape[0] != ns) || (tin[0]->rank >= 0 && tin[0]->rank != ns))
+      rt_throw(ERR_INVALID_ARGUMENT,
+               "Expected begin and size arguments to be 1-D tensors of size %d, but got shapes [%lld] and [%d] instead.",
+               tin[0]->rank >= 0 ? tin[0]->rank : ns, (long long)(m->rank == 1 ? m->shape[0] : m->rank), ns);
+    if (!dtype_info[m->dtype].is_int)
+      rt_throw(ERR_INVALID_ARGUMENT, "Value for attr 'Index' of %s is not in the list of allowed values: int32, int64 ; NodeDef: {{node Slice}}",
+               dtype_short_name(m->dtype));
+    out->dtype = tin[0]->dtype;
+    out->rank = ns;
+    for (int i = 0; i < ns; i++) {
+      if (tin[0]->rank >= 0 && tin[0]->shape[i] >= 0 && size[i] > tin[0]->shape[i])
+        rt_throw(ERR_INVALID_ARGUMENT, "Expected size[%d] in [0, %lld], but got %lld", i, (long long)tin[0]->shape[i], (long long)size[i]);
+      out->shape[i] = size[i] >= 0 ? size[i] : -1;
+    }
     return;
   }
   int rank = -1;
@@ -1185,9 +1208,9 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
         if (t->dtype != DT_BOOL && !op_cond_any_dtype(op, i, nin, tin)) trace_fail_dtype(op, i, DT_BOOL, t->dtype);
         break;
       case 'I': case 'i': {
-        const char *attr;
-        unsigned ok = op_index_dtypes(op, &attr);
-        if (!(DTM(t->dtype) & ok)) trace_fail_attr(op, attr, t->dtype, ok);
+        const char *attr, *allowed;
+        unsigned ok = op_index_dtypes(op, &attr, &allowed);
+        if (!(DTM(t->dtype) & ok)) op_fail_attr_text(op, attr, t->dtype, allowed);
         break;
       }
       default:
@@ -1251,7 +1274,7 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
   c.nout = 1;
   if (op->id == OP_PAD && ndyn && graph_meta(g, dyn_ref[0])->dtype != tin[0]->dtype)   /* PadV2's T: one dtype */
     trace_fail_dtype(op, 2, tin[0]->dtype, graph_meta(g, dyn_ref[0])->dtype);
-  if (ndyn && op->id != OP_STRIDED_SLICE && op->id != OP_PAD) trace_dyn_meta(op, &at, isdyn, dyn_ref, g, tin, &c.outm[0]);
+  if (ndyn && op->id != OP_STRIDED_SLICE && op->id != OP_PAD && op->id != OP_SCATTER_GRAD) trace_dyn_meta(op, &at, isdyn, dyn_ref, g, tin, &c.outm[0]);
   else op->meta(&c);
   int nout = (op->flags & OPF_NOOUT) ? 0 : c.nout;
 

@@ -575,56 +575,102 @@ void k_gather(OpCall *c) {
   tensor_release(p);
 }
 
-/* tf.gather_nd: each row of indices' last dimension (k entries) addresses a slice of params' dims k..; iscr[0] = k. */
-/* shape: indices' shape without its last dimension, followed by the dimensions of params its last dimension does not index. */
+/* tf.gather_nd: each row of indices' last dimension (k entries) addresses a slice of params' dims b+k.. within
+ * batch element q (b = batch_dims, TF's batch_gather_nd: indices' leading dims are read as params' batch dims
+ * flattened, the result takes params' batch dims); iscr[0] = k, iscr[1] = b, iscr[2] = the batch size. */
+/* shape: params' batch dims, then indices' other dims without the last, then the dims of params it does not index. */
 void meta_gather_nd(OpCall *c) {
   const TMeta *p = &c->inm[0], *ix = &c->inm[1];
   TMeta *o = &c->outm[0];
-  if (op_attr_int(c, 0, 0) != 0) op_fail(c, ERR_UNIMPLEMENTED, "tf.gather_nd: batch_dims is not supported");
+  tfs_i64 b = op_attr_int(c, 0, 0);
+  /* TF's batch_gather_nd checks these in Python: ValueErrors */
+  if (b < 0) op_fail(c, ERR_VALUE, "tf.gather_nd does not allow negative batch_dims.");
+  if (b > 0 && ix->rank >= 0 && b >= ix->rank)
+    op_fail(c, ERR_VALUE, "Argument `batch_dims` = %lld must be less than rank(`indices`) = %d", (long long)b, ix->rank);
+  if (b > 0 && p->rank >= 0 && b >= p->rank)
+    op_fail(c, ERR_VALUE, "Argument `batch_dims` = %lld must be less than rank(`params`) = %d", (long long)b, p->rank);
   o->dtype = p->dtype;
   if (p->rank < 0 || ix->rank < 0 || (ix->rank > 0 && ix->shape[ix->rank - 1] < 0)) { o->rank = -1; return; }
   if (ix->rank < 1) op_fail(c, ERR_INVALID_ARGUMENT, "indices must be at least a vector");
   tfs_i64 k = ix->shape[ix->rank - 1];
-  if (k > p->rank)
-    op_fail(c, ERR_INVALID_ARGUMENT, "index innermost dimension length must be <= params rank; saw: %lld vs. %d", (long long)k, p->rank);
+  if (b + k > p->rank)   /* with batch dims TF's GatherNd sees b more index columns */
+    op_fail(c, ERR_INVALID_ARGUMENT, "index innermost dimension length must be <= params rank; saw: %lld vs. %d", (long long)(b + k), p->rank);
+  tfs_i64 nb = 1, ib = 1;
+  for (int d = 0; d < b; d++) {
+    nb = nb < 0 || p->shape[d] < 0 ? -1 : nb * p->shape[d];
+    ib = ib < 0 || ix->shape[d] < 0 ? -1 : ib * ix->shape[d];
+  }
+  if (b > 0 && nb >= 0 && ib >= 0 && nb != ib) {   /* TF reshapes indices to [batch size of params, ...] */
+    tfs_i64 nix = 1;
+    bool known = true;
+    for (int d = 0; d < ix->rank; d++) {
+      if (ix->shape[d] < 0) known = false;
+      nix *= ix->shape[d];
+    }
+    if (known)
+      op_fail(c, ERR_INVALID_ARGUMENT, "Input to reshape is a tensor with %lld values, but the requested shape has %lld", (long long)nix,
+              (long long)(nix / (ib ? ib : 1) * nb));
+    op_fail(c, ERR_INVALID_ARGUMENT, "indices' batch dimensions hold %lld elements, params' %lld", (long long)ib, (long long)nb);
+  }
   int r = 0;
   if (ix->rank - 1 + p->rank - k > TFS_MAX_RANK) op_fail(c, ERR_INVALID_ARGUMENT, "result rank exceeds %d", TFS_MAX_RANK);
-  for (int d = 0; d < ix->rank - 1; d++) o->shape[r++] = ix->shape[d];
-  for (int d = (int)k; d < p->rank; d++) o->shape[r++] = p->shape[d];
+  for (int d = 0; d < b; d++) o->shape[r++] = p->shape[d];
+  for (int d = (int)b; d < ix->rank - 1; d++) o->shape[r++] = ix->shape[d];
+  for (int d = (int)(b + k); d < p->rank; d++) o->shape[r++] = p->shape[d];
   o->rank = r;
   c->iscr[0] = k;
+  c->iscr[1] = b;
+  c->iscr[2] = nb;
 }
 
 void k_gather_nd(OpCall *c) {
   Tensor *p = tensor_contiguous(c->in[0]), *ix = c->in[1], *o = c->out[0];
-  int k = (int)c->iscr[0];
+  int k = (int)c->iscr[0], b = (int)c->iscr[1];
+  tfs_i64 nb = b ? c->iscr[2] : 1;
   size_t esz = (size_t)dtype_info[p->dtype].size, blk = esz;
-  for (int d = k; d < p->rank; d++) blk *= (size_t)p->shape[d];
-  tfs_i64 nidx = 1;
+  for (int d = b + k; d < p->rank; d++) blk *= (size_t)p->shape[d];
+  tfs_i64 nidx = 1, per = 1;   /* index rows in all, in one batch element; param slices in one batch element */
   for (int d = 0; d < ix->rank - 1; d++) nidx *= ix->shape[d];
+  for (int d = b; d < b + k; d++) per *= p->shape[d];
+  tfs_i64 inner = nb ? nidx / nb : 0;
   char *dst = tensor_data(o);
   const char *src = tensor_data(p);
   for (tfs_i64 j = 0; j < nidx; j++) {
-    tfs_i64 flat = 0;
+    tfs_i64 flat = 0, q = inner ? j / inner : 0;
     for (int d = 0; d < k; d++) {
       tfs_i64 v = tensor_get_i(ix, j * k + d);
-      if (v < 0 || v >= p->shape[d]) {   /* TF's text: indices[i,j] = [a, b] does not index into param shape [..] */
+      if (v < 0 || v >= p->shape[b + d]) {   /* TF's text: indices[i,j] = [a, b] does not index into param shape [..] */
         StrBuf s;
         sb_init(&s);
         sb_puts(&s, "indices");
         tfs_i64 idx[TFS_MAX_RANK], r = j;
-        for (int e = ix->rank - 2; e >= 0; e--) { idx[e] = r % ix->shape[e]; r /= ix->shape[e]; }
-        for (int e = 0; e < ix->rank - 1; e++) sb_printf(&s, e ? ",%lld" : "[%lld", (long long)idx[e]);
-        if (ix->rank > 1) sb_putc(&s, ']');
-        for (int e = 0; e < k; e++) sb_printf(&s, e ? ", %lld" : " = [%lld", (long long)tensor_get_i(ix, j * k + e));
+        int lr = ix->rank - 1;   /* the rows' index; with batch dims TF's flattened [batch, ...] indices, batch coordinates first */
+        tfs_i64 lshape[TFS_MAX_RANK];
+        if (b) {
+          lr = ix->rank - b;
+          lshape[0] = nb;
+          for (int e = 1; e < lr; e++) lshape[e] = ix->shape[b + e - 1];
+        } else {
+          for (int e = 0; e < lr; e++) lshape[e] = ix->shape[e];
+        }
+        for (int e = lr - 1; e >= 0; e--) { idx[e] = r % lshape[e]; r /= lshape[e]; }
+        for (int e = 0; e < lr; e++) sb_printf(&s, e ? ",%lld" : "[%lld", (long long)idx[e]);
+        if (lr > 0) sb_putc(&s, ']');
+        tfs_i64 bc[TFS_MAX_RANK], qq = q;
+        for (int e = b - 1; e >= 0; e--) { bc[e] = qq % p->shape[e]; qq /= p->shape[e]; }
+        for (int e = 0; e < b + k; e++) {
+          tfs_i64 ev = e < b ? bc[e] : tensor_get_i(ix, j * k + e - b);
+          sb_printf(&s, e ? ", %lld" : " = [%lld", (long long)ev);
+        }
         sb_puts(&s, "] does not index into param shape ");
         op_shape_text(&s, p->rank, p->shape);
         tensor_release(p);
         /* errindex: indices… = […] does not index into param shape … */
         fail_buf(c, ERR_INVALID_ARGUMENT, &s);
       }
-      flat = flat * p->shape[d] + v;
+      flat = flat * p->shape[b + d] + v;
     }
+    flat += q * per;
     if (blk) memcpy(dst + (size_t)j * blk, src + (size_t)flat * blk, blk);
   }
   own_strings(o);
@@ -1161,28 +1207,70 @@ void k_range(OpCall *c) {
   }
 }
 
-/* shape: [num]. */
+/* tf.linspace is TF 2.15's linspace_nd: start and stop broadcast together (shape B), num values go in at
+ * `axis` of the result (B with num inserted).  iscr[0] = that axis. */
+/* shape: start's and stop's broadcast shape with num inserted at axis. */
 void meta_linspace(OpCall *c) {
-  if (c->inm[0].rank != 0 || c->inm[1].rank != 0) op_fail(c, ERR_UNIMPLEMENTED, "tf.linspace: only scalar start and stop are supported");
+  const TMeta *a = &c->inm[0], *b = &c->inm[1];
   if (!op_attr_given(c, 0)) op_fail(c, ERR_TYPE, "tf.linspace() missing required argument 'num'");
   tfs_i64 n = op_attr_int(c, 0, 0);
   if (n < 0) op_fail(c, ERR_INVALID_ARGUMENT, "Requires num > 0: %lld", (long long)n);
-  meta_set(&c->outm[0], c->inm[0].dtype, 1, &n);
+  tfs_i64 axis = op_attr_int(c, 1, 0);   /* `name` is no attribute */
+  TMeta *o = &c->outm[0];
+  o->dtype = a->dtype;
+  if (a->rank < 0 || b->rank < 0) { o->rank = -1; return; }
+  TMeta bm;   /* right-aligned broadcasting, as tf.broadcast_dynamic_shape */
+  op_broadcast_meta(c, a, b, &bm);
+  int r = bm.rank;
+  const tfs_i64 *sh = bm.shape;
+  if (r + 1 > TFS_MAX_RANK) op_fail(c, ERR_INVALID_ARGUMENT, "result rank exceeds %d", TFS_MAX_RANK);
+  /* TF concatenates start, the inner values and stop along axis (of rank r + 1) */
+  if (axis < -(r + 1) || axis > r)
+    op_fail(c, ERR_INVALID_ARGUMENT, "ConcatOp : Expected concatenating dimensions in the range [%d, %d), but got %lld", -(r + 1), r + 1,
+            (long long)axis);
+  int ax = (int)(axis < 0 ? axis + r + 1 : axis);
+  o->rank = r + 1;
+  for (int d = 0, j = 0; d <= r; d++) o->shape[d] = d == ax ? n : sh[j++];
+  c->iscr[0] = ax;
+}
+
+/* element f (row-major over the result shape without the axis) of x broadcast to that shape */
+static double linspace_at(const Tensor *x, const Tensor *o, int ax, tfs_i64 f) {
+  tfs_i64 idx = 0, stride = 1;
+  int r = o->rank - 1;
+  for (int d = r - 1; d >= 0; d--) {
+    tfs_i64 dim = o->shape[d < ax ? d : d + 1];
+    tfs_i64 i = f % dim;
+    f /= dim;
+    int dx = d - (r - x->rank);
+    if (dx >= 0) {
+      if (x->shape[dx] != 1) idx += i * stride;
+      stride *= x->shape[dx];
+    }
+  }
+  return tensor_get_f(x, idx);
 }
 
 void k_linspace(OpCall *c) {
   Tensor *o = c->out[0];
-  double s = tensor_get_f(c->in[0], 0), e = tensor_get_f(c->in[1], 0);
-  tfs_i64 n = o->size;
-  if (o->dtype == DT_FLOAT32) {
-    float *q = tensor_data(o), fs = (float)s, fe = (float)e;
-    float step = n > 1 ? (fe - fs) / (float)(n - 1) : 0;
-    for (tfs_i64 i = 0; i < n; i++) q[i] = fs + step * (float)i;
-    if (n > 1) q[n - 1] = fe;
-  } else {
-    double *q = tensor_data(o);
-    double step = n > 1 ? (e - s) / (double)(n - 1) : 0;
-    for (tfs_i64 i = 0; i < n; i++) q[i] = s + step * (double)i;
-    if (n > 1) q[n - 1] = e;
-  }
+  int ax = (int)c->iscr[0];
+  tfs_i64 n = o->shape[ax], outer = 1, inner = 1;
+  for (int d = 0; d < ax; d++) outer *= o->shape[d];
+  for (int d = ax + 1; d < o->rank; d++) inner *= o->shape[d];
+  /* TF: start + delta * i with delta = (stop - start) / max(num - 1, 1) in the dtype, stop itself last */
+  for (tfs_i64 p = 0; p < outer; p++)
+    for (tfs_i64 q = 0; q < inner; q++) {
+      tfs_i64 f = p * inner + q;
+      double s = linspace_at(c->in[0], o, ax, f), e = linspace_at(c->in[1], o, ax, f);
+      for (tfs_i64 i = 0; i < n; i++) {
+        tfs_i64 at = (p * n + i) * inner + q;
+        if (o->dtype == DT_FLOAT32) {
+          float fs = (float)s, fe = (float)e, step = n > 1 ? (fe - fs) / (float)(n - 1) : 0;
+          ((float *)tensor_data(o))[at] = i == n - 1 && n > 1 ? fe : fs + step * (float)i;
+        } else {
+          double step = n > 1 ? (e - s) / (double)(n - 1) : 0;
+          ((double *)tensor_data(o))[at] = i == n - 1 && n > 1 ? e : s + step * (double)i;
+        }
+      }
+    }
 }

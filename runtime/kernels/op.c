@@ -348,10 +348,14 @@ static _Noreturn void fail_dtype(const OpDef *op, int i, DType want, DType got) 
            op->graph_name, i, dtype_short_name(want), dtype_short_name(got));
 }
 
+_Noreturn void op_fail_attr_text(const OpDef *op, const char *attr, DType got, const char *allowed) {
+  rt_throw(ERR_INVALID_ARGUMENT, "Value for attr '%s' of %s is not in the list of allowed values: %s ; NodeDef: {{node %s}}",
+           attr, dtype_short_name(got), allowed, op->graph_name);
+}
+
 _Noreturn void op_fail_attr(const OpDef *op, const char *attr, DType got, unsigned mask) {
   char buf[256];
-  rt_throw(ERR_INVALID_ARGUMENT, "Value for attr '%s' of %s is not in the list of allowed values: %s ; NodeDef: {{node %s}}",
-           attr, dtype_short_name(got), mask_text(mask, buf, sizeof buf), op->graph_name);
+  op_fail_attr_text(op, attr, got, mask_text(mask, buf, sizeof buf));
 }
 
 /* Kind of input i for op (variadic ops and list inputs repeat their kind). */
@@ -559,9 +563,9 @@ Val op_apply(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) 
       if (t->dtype != DT_BOOL && !op_cond_any_dtype(op, i, nin, tin)) fail_dtype(op, i, DT_BOOL, t->dtype);
       break;
     case 'I': case 'i': {
-      const char *attr;
-      unsigned ok = op_index_dtypes(op, &attr);
-      if (!(DTM(t->dtype) & ok)) op_fail_attr(op, attr, t->dtype, ok);
+      const char *attr, *allowed;
+      unsigned ok = op_index_dtypes(op, &attr, &allowed);
+      if (!(DTM(t->dtype) & ok)) op_fail_attr_text(op, attr, t->dtype, allowed);
       break;
     }
     default:

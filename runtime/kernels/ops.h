@@ -220,11 +220,17 @@ static inline bool op_cond_any_dtype(const OpDef *op, int i, int nin, Tensor *co
   return op->id == OP_SELECT && i == 0 && nin >= 3 && !tin[1] && !tin[2] && tin[0]->dtype != DT_STRING;
 }
 
-/* The dtypes an 'I' input accepts and the attr TF names in the error: OneHot's
- * TI also takes uint8 (TF 2.15: uint8, int8, int32, int64), the rest int32/int64. */
-static inline unsigned op_index_dtypes(const OpDef *op, const char **attr) {
-  if (op->id == OP_ONE_HOT) { *attr = "TI"; return DTM_INT | DTM(DT_UINT8); }
+/* The dtypes an 'I' input accepts, the attr TF names in the error and its list
+ * in TF's order: OneHot's TI also takes uint8 and int8 (TF 2.15's registration,
+ * int8 since TF 2.11), the rest int32/int64. */
+static inline unsigned op_index_dtypes(const OpDef *op, const char **attr, const char **allowed) {
+  if (op->id == OP_ONE_HOT) {
+    *attr = "TI";
+    *allowed = "uint8, int8, int32, int64";
+    return DTM_INT | DTM(DT_UINT8) | DTM(DT_INT8);
+  }
   *attr = "Tindices";
+  *allowed = "int32, int64";
   return DTM_INT;
 }
 
@@ -267,6 +273,7 @@ void op_shape_text(StrBuf *b, int rank, const tfs_i64 *shape);
 _Noreturn void op_fail(const OpCall *c, ErrKind k, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* TF's text for a dtype outside an op's list for its attribute (attr "T" or "type"): InvalidArgumentError. */
 _Noreturn void op_fail_attr(const OpDef *op, const char *attr, DType got, unsigned mask);
+_Noreturn void op_fail_attr_text(const OpDef *op, const char *attr, DType got, const char *allowed);
 _Noreturn void op_fail_sb(const OpCall *c, ErrKind k, StrBuf *msg);   /* frees msg */
 
 /* ---- meta functions and kernels, by file --------------------------------- */
