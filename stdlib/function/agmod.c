@@ -516,7 +516,18 @@ static Val ag_build_cond(TraceCtx *cx, GraphRef pred, AgBody *a, AgBody *b, Val 
   free(m.ob.v);
   Val *outs = malloc(sizeof(Val) * (size_t)(nout + 1));
   if (!outs) rt_throw(ERR_MEMORY, "out of memory");
-  for (int i = 0; i < nout; i++) outs[i] = trace_sym(cx->g, (GraphRef){id, i});
+  /* TF's cond_v2 returns an identity of each If output, made in the cond's scope: 'cond/Identity', 'cond/Identity_1' */
+  char scope[300];
+  snprintf(scope, sizeof scope, "%s/", cx->g->nodes[id].name);
+  graph_scope_push(scope);
+  for (int i = 0; i < nout; i++) {
+    Val o = trace_sym(cx->g, (GraphRef){id, i});
+    int mark = rt_hold_val(o);   /* released when a throw unwinds */
+    outs[i] = op_apply1(OP_IDENTITY, o);
+    rt_unhold(mark);
+    val_decref(o);
+  }
+  graph_scope_pop();
   Val r = nest_unflatten(tmpl, outs);
   for (int i = 0; i < nout; i++) val_decref(outs[i]);
   free(outs);

@@ -7,6 +7,9 @@
 
 /* An AttrValue as TF's Operation.get_attr gives it: a DType, int, float, bool, bytes, TensorShape, tensor, list (owned). */
 Val attr_value(const Tensorflow__AttrValue *v);
+/* A protobuf message as TF's Python shows it (a copy of m): its fields as attributes, str/repr its text format,
+ * WhichOneof, HasField, SerializeToString.  NodeDef.attr's values are AttrValues so. */
+Val proto_obj_new(const ProtobufCMessage *m);
 /* A NodeDef value of nd (NULL: name and op only); name and op are its fields (owned). */
 Val nodedef_obj_new(const Tensorflow__NodeDef *nd, const char *name, const char *op);
 
