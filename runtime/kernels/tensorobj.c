@@ -259,6 +259,22 @@ static Val binop_operand(Val v, bool tracing) {
   return tracing && val_is(v, &variable_type) ? op_apply1(OP_READ_VARIABLE, v) : val_incref(v);
 }
 
+/* x op y while tracing, in TF's name scope `scope` of the operator: a variable receiver (x, or y when b_recv) is read
+ * before it opens; the other operand is converted inside it, as _apply_op_helper does ('mul/y', 'mul/ReadVariableOp'). */
+static Val traced_operator(OpId id, const char *scope, Val a, Val b, bool b_recv) {
+  Val x = b_recv ? val_incref(a) : binop_operand(a, true);
+  int mark = rt_hold_val(x);
+  Val y = b_recv ? binop_operand(b, true) : val_incref(b);
+  rt_hold_val(y);
+  OpScopeMark m = op_scope_enter(scope, &op_defs[id]);
+  Val r = op_apply2(id, x, y);
+  op_scope_exit(m);
+  rt_unhold(mark);
+  val_decref(x);
+  val_decref(y);
+  return r;
+}
+
 static Val tensor_binop(int op, Val a, Val b) {
   if (op < 0 || op >= BIN__COUNT || binop_ops[op] < 0) return val_undef();
   OpId id = (OpId)binop_ops[op];
@@ -267,20 +283,8 @@ static Val tensor_binop(int op, Val a, Val b) {
   if (t && t->dtype != DT_BOOL)
     id = id == OP_LOGICAL_AND ? OP_BITWISE_AND : id == OP_LOGICAL_OR ? OP_BITWISE_OR : id == OP_LOGICAL_XOR ? OP_BITWISE_XOR : id;
   if (!op_tracing()) return op_apply2(id, a, b);
-  /* the receiver is a, or b when a is a host value (Python asks b's reflected operator); a variable b beside a
-   * tensor a is converted inside the scope, as _apply_op_helper does ('mul/ReadVariableOp') */
-  bool a_recv = val_as_tensor(a) || val_is(a, &variable_type);
-  Val x = binop_operand(a, true);
-  int mark = rt_hold_val(x);
-  Val y = a_recv ? val_incref(b) : binop_operand(b, true);
-  rt_hold_val(y);
-  OpScopeMark m = op_scope_enter(binop_scopes[op], &op_defs[id]);
-  Val r = op_apply2(id, x, y);
-  op_scope_exit(m);
-  rt_unhold(mark);
-  val_decref(x);
-  val_decref(y);
-  return r;
+  /* the receiver is a, or b when a is a host value (Python asks b's reflected operator) */
+  return traced_operator(id, binop_scopes[op], a, b, !(val_as_tensor(a) || val_is(a, &variable_type)));
 }
 
 /* Can host value v be converted to dtype dt without error? (== and != answer
@@ -342,17 +346,7 @@ static Val tensor_compare(int op, Val a, Val b) {
     a = b;
     b = t;
   }
-  Val x = binop_operand(a, true);
-  int mark = rt_hold_val(x);
-  Val y = val_incref(b);
-  rt_hold_val(y);
-  OpScopeMark m = op_scope_enter(op_default_scope(&op_defs[id]), &op_defs[id]);
-  Val r = op_apply2(id, x, y);
-  op_scope_exit(m);
-  rt_unhold(mark);
-  val_decref(x);
-  val_decref(y);
-  return r;
+  return traced_operator(id, op_default_scope(&op_defs[id]), a, b, false);
 }
 
 static Val tensor_unop(int op, Val a) {

@@ -185,17 +185,6 @@ static Val po_default(const ProtobufCFieldDescriptor *f) {
   }
 }
 
-static size_t po_size(ProtobufCType t) {
-  switch (t) {
-  case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_SFIXED64:
-  case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_DOUBLE: return 8;
-  case PROTOBUF_C_TYPE_STRING: case PROTOBUF_C_TYPE_MESSAGE: return sizeof(void *);
-  case PROTOBUF_C_TYPE_BYTES: return sizeof(ProtobufCBinaryData);
-  case PROTOBUF_C_TYPE_BOOL: return sizeof(protobuf_c_boolean);
-  default: return 4;
-  }
-}
-
 /* a set field: repeated ones non-empty, oneof members chosen, others not their default */
 static bool po_has(const ProtobufCMessage *m, const ProtobufCFieldDescriptor *f) {
   const char *base = (const char *)m;
@@ -278,7 +267,7 @@ static Val po_getattr(Val self, const char *name) {
     size_t n = *(const size_t *)(base + f->quantifier_offset);
     const char *arr = *(char *const *)(base + f->offset);
     Val l = list_new((tfs_i64)n);
-    for (size_t k = 0; k < n; k++) list_append_take(l, po_value(root, f, arr + k * po_size(f->type)));
+    for (size_t k = 0; k < n; k++) list_append_take(l, po_value(root, f, arr + k * pb_field_size(f->type)));
     return l;
   }
   if ((f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) && !po_has(m, f)) return po_default(f);
