@@ -58,7 +58,7 @@ Val attr_value(const Tensorflow__AttrValue *v) {
   }
 }
 
-/* ---- protobuf messages as TF's Python shows them (NodeDef.attr's AttrValues and what they hold) ----------------------
+/* ---- protobuf messages as TF's Python shows them (NodeDef.attr's AttrValues, summary_iterator's Events) ------------
  * A root owns a copy of the message (unpacked from its bytes, so it outlives the GraphDef read); a sub-message keeps
  * its root alive; an unset message field reads as an empty message of its type, as Python's protobuf gives it. */
 typedef struct ProtoObj {
@@ -84,10 +84,12 @@ static Val po_getattr(Val self, const char *name);
 /* messages compare by their fields: their serialized bytes (protobuf-c writes fields in number order) */
 static bool po_eq(Val a, Val b);
 
-/* one Type a message class, for type(v).__name__ and errors: AttrValue, its ListValue, the messages they hold */
+/* one Type a message class, for type(v).__name__ and errors: AttrValue, its ListValue, the messages they hold, an
+ * event file's Event, Summary, Summary.Value */
 #define PO_TYPE(nm) {.name = nm, .free = po_free, .repr = po_repr, .getattr = po_getattr, .eq = po_eq}
 static const Type proto_types[] = {PO_TYPE("AttrValue"), PO_TYPE("ListValue"), PO_TYPE("TensorShapeProto"), PO_TYPE("Dim"),
-                                   PO_TYPE("TensorProto"), PO_TYPE("NameAttrList"), PO_TYPE("Message")};
+                                   PO_TYPE("TensorProto"), PO_TYPE("NameAttrList"), PO_TYPE("Event"), PO_TYPE("Summary"),
+                                   PO_TYPE("Value"), PO_TYPE("Message")};
 #undef PO_TYPE
 enum { PO_NTYPES = sizeof proto_types / sizeof *proto_types };
 
@@ -132,18 +134,24 @@ static Val po_empty(const ProtobufCMessageDescriptor *d) {
   return val_obj(p);
 }
 
+Val proto_obj_take(ProtobufCMessage *unpacked) {
+  ProtoObj *p = obj_new(po_type(unpacked->descriptor), sizeof(ProtoObj));
+  p->m = p->own = unpacked;
+  p->root = val_undef();
+  p->unpacked = true;
+  return val_obj(p);
+}
+
 Val proto_obj_new(const ProtobufCMessage *m) {
   size_t n;
   unsigned char *buf = pb_pack(m, &n);
   ProtobufCMessage *c = protobuf_c_message_unpack(m->descriptor, NULL, n, buf);
   free(buf);
   if (!c) rt_throw(ERR_MEMORY, "out of memory");
-  ProtoObj *p = obj_new(po_type(c->descriptor), sizeof(ProtoObj));
-  p->m = p->own = c;
-  p->root = val_undef();
-  p->unpacked = true;
-  return val_obj(p);
+  return proto_obj_take(c);
 }
+
+const ProtobufCMessage *proto_obj_msg(Val v) { return po_is(v) ? ((ProtoObj *)v.u.o)->m : NULL; }
 
 /* one value of field f at q, as Python's protobuf gives it: numbers and enums as int/float, bool, str, bytes,
  * messages wrapped (root: what keeps q alive) */
