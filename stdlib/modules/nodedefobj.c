@@ -218,15 +218,14 @@ static Val po_which_oneof(Val self, int n, const Val *args, const Kw *kw) {
   if (n != 1 || !val_is(args[0], &str_type)) rt_throw(ERR_TYPE, "WhichOneof() takes exactly one str argument");
   const char *group = str_cstr(args[0]);
   const ProtobufCMessageDescriptor *d = m->descriptor;
-  bool known = false;
+  bool known = false;   /* protobuf-c keeps no group names: every oneof of these messages is 'value' */
+  for (unsigned i = 0; i < d->n_fields && !known; i++) known = d->fields[i].flags & PROTOBUF_C_FIELD_FLAG_ONEOF;
+  if (!known || strcmp(group, "value")) rt_throw(ERR_VALUE, "Protocol message has no oneof \"%s\" field.", group);
   for (unsigned i = 0; i < d->n_fields; i++) {
     const ProtobufCFieldDescriptor *f = &d->fields[i];
-    if (!(f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF)) continue;
-    known = true;   /* protobuf-c keeps no group names: every oneof of these messages is 'value' */
-    if (*(const uint32_t *)((const char *)m + f->quantifier_offset) == f->id) return str_from_cstr(f->name);
+    if ((f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) && *(const uint32_t *)((const char *)m + f->quantifier_offset) == f->id)
+      return str_from_cstr(f->name);
   }
-  if (!known || strcmp(group, "value"))
-    rt_throw(ERR_VALUE, "Protocol message has no oneof \"%s\" field.", group);
   return val_none();
 }
 
