@@ -31,6 +31,7 @@ DTYPES = {
     "DTM_REAL": "float32, float64, int32, int64, float16, bfloat16, uint8, int8, int16, uint16, uint32, uint64",
     "DTM_CPLX": "complex64, complex128",
     "DTM_ALLC": "any dtype",
+    "DTM_ANY": "any dtype",
 }
 
 

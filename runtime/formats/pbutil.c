@@ -123,7 +123,7 @@ static void pb_text_value(StrBuf *b, const ProtobufCFieldDescriptor *f, const vo
   }
 }
 
-static size_t pb_field_size(ProtobufCType t) {
+size_t pb_field_size(ProtobufCType t) {
   switch (t) {
     case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_SFIXED64:
     case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_DOUBLE: return 8;

@@ -19,6 +19,8 @@ void pa_free(PbArena *a);
 /* Append the protobuf text format of msg (fields in number order, as
  * TensorFlow's Python prints it), each line indented by `indent`. */
 void pb_text(StrBuf *b, const ProtobufCMessage *msg, int indent);
+/* The bytes one value of a field of type t takes in a protobuf-c message (a repeated field's element stride). */
+size_t pb_field_size(ProtobufCType t);
 /* Serialize msg into a fresh malloc'd buffer (*n bytes). */
 unsigned char *pb_pack(const ProtobufCMessage *msg, size_t *n);
 

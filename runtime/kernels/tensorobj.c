@@ -253,10 +253,26 @@ static const char *const binop_scopes[BIN__COUNT] = {
   [BIN_BITXOR] = "xor",
 };
 
-/* A variable operand while tracing: its value read before the operator's scope opens, as TF's variable operators
- * read value() and then apply the tensor's operator (the read is 'ReadVariableOp', not 'mul/ReadVariableOp'). */
+/* A variable receiver while tracing: its value read before the operator's scope opens, as TF's variable operators
+ * read value() and then apply the tensor's operator (v * x reads 'ReadVariableOp', not 'mul/ReadVariableOp'). */
 static Val binop_operand(Val v, bool tracing) {
   return tracing && val_is(v, &variable_type) ? op_apply1(OP_READ_VARIABLE, v) : val_incref(v);
+}
+
+/* x op y while tracing, in TF's name scope `scope` of the operator: a variable receiver (x, or y when b_recv) is read
+ * before it opens; the other operand is converted inside it, as _apply_op_helper does ('mul/y', 'mul/ReadVariableOp'). */
+static Val traced_operator(OpId id, const char *scope, Val a, Val b, bool b_recv) {
+  Val x = b_recv ? val_incref(a) : binop_operand(a, true);
+  int mark = rt_hold_val(x);
+  Val y = b_recv ? binop_operand(b, true) : val_incref(b);
+  rt_hold_val(y);
+  OpScopeMark m = op_scope_enter(scope, &op_defs[id]);
+  Val r = op_apply2(id, x, y);
+  op_scope_exit(m);
+  rt_unhold(mark);
+  val_decref(x);
+  val_decref(y);
+  return r;
 }
 
 static Val tensor_binop(int op, Val a, Val b) {
@@ -267,17 +283,8 @@ static Val tensor_binop(int op, Val a, Val b) {
   if (t && t->dtype != DT_BOOL)
     id = id == OP_LOGICAL_AND ? OP_BITWISE_AND : id == OP_LOGICAL_OR ? OP_BITWISE_OR : id == OP_LOGICAL_XOR ? OP_BITWISE_XOR : id;
   if (!op_tracing()) return op_apply2(id, a, b);
-  Val x = binop_operand(a, true);
-  int mark = rt_hold_val(x);
-  Val y = binop_operand(b, true);
-  rt_hold_val(y);
-  OpScopeMark m = op_scope_enter(binop_scopes[op], &op_defs[id]);
-  Val r = op_apply2(id, x, y);
-  op_scope_exit(m);
-  rt_unhold(mark);
-  val_decref(x);
-  val_decref(y);
-  return r;
+  /* the receiver is a, or b when a is a host value (Python asks b's reflected operator) */
+  return traced_operator(id, binop_scopes[op], a, b, !(val_as_tensor(a) || val_is(a, &variable_type)));
 }
 
 /* Can host value v be converted to dtype dt without error? (== and != answer
@@ -326,7 +333,20 @@ static Val tensor_compare(int op, Val a, Val b) {
       }
     }
   }
-  return op_apply2((OpId)cmp_ops[op], a, b);
+  OpId id = (OpId)cmp_ops[op];
+  if (!op_tracing()) return op_apply2(id, a, b);
+  /* TF's comparison operators are the generated ops themselves (gen_math_ops.greater): _apply_op_helper converts
+   * the other operand inside the op's scope, so 0.0 of x > 0.0 is 'Greater/y' and a variable there is read as
+   * 'Greater/ReadVariableOp'; a variable receiver reads value() first.  A host left operand: Python asks the right
+   * one's reflected operator (0.0 < x is x > 0.0). */
+  if (!val_as_tensor(a) && !val_is(a, &variable_type)) {
+    static const int mirror[] = {CMP_GT, CMP_GE, CMP_LT, CMP_LE, CMP_EQ, CMP_NE};
+    id = (OpId)cmp_ops[mirror[op - CMP_LT]];
+    Val t = a;
+    a = b;
+    b = t;
+  }
+  return traced_operator(id, op_default_scope(&op_defs[id]), a, b, false);
 }
 
 static Val tensor_unop(int op, Val a) {

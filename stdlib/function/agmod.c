@@ -473,7 +473,7 @@ static void ag_meta_join(TMeta *out, const TMeta *a, const TMeta *b) {
 /* Build the cond node from two traced branches whose templates are merged
  * element by element (names[i] names element i of a tuple template, or NULL
  * for a single result); returns the merged value with symbolic outputs. */
-static Val ag_build_cond(TraceCtx *cx, GraphRef pred, AgBody *a, AgBody *b, Val names, int loc) {
+static Val ag_build_cond(TraceCtx *cx, GraphRef pred, AgBody *a, AgBody *b, Val names, int loc, const char *base) {
   AgMerge m = {a, b, {0}, {0}, loc, !val_is_undef(names)};
   Val tmpl;
   if (m.stmt) {
@@ -508,7 +508,7 @@ static Val ag_build_cond(TraceCtx *cx, GraphRef pred, AgBody *a, AgBody *b, Val 
   if (!in) rt_throw(ERR_MEMORY, "out of memory");
   in[0] = pred;
   if (nu) memcpy(in + 1, u, sizeof(GraphRef) * (size_t)nu);
-  int id = ag_add_node(cx, GN_COND, "cond", nout, outm, nu + 1, in, a, b, val_undef());
+  int id = ag_add_node(cx, GN_COND, base, nout, outm, nu + 1, in, a, b, val_undef());
   free(in);
   free(u);
   free(outm);
@@ -516,7 +516,18 @@ static Val ag_build_cond(TraceCtx *cx, GraphRef pred, AgBody *a, AgBody *b, Val 
   free(m.ob.v);
   Val *outs = malloc(sizeof(Val) * (size_t)(nout + 1));
   if (!outs) rt_throw(ERR_MEMORY, "out of memory");
-  for (int i = 0; i < nout; i++) outs[i] = trace_sym(cx->g, (GraphRef){id, i});
+  /* TF's cond_v2 returns an identity of each If output, made in the cond's scope: 'cond/Identity', 'cond/Identity_1' */
+  char scope[300];
+  snprintf(scope, sizeof scope, "%s/", cx->g->nodes[id].name);
+  graph_scope_push(scope);
+  for (int i = 0; i < nout; i++) {
+    Val o = trace_sym(cx->g, (GraphRef){id, i});
+    int mark = rt_hold_val(o);   /* released when a throw unwinds */
+    outs[i] = op_apply1(OP_IDENTITY, o);
+    rt_unhold(mark);
+    val_decref(o);
+  }
+  graph_scope_pop();
   Val r = nest_unflatten(tmpl, outs);
   for (int i = 0; i < nout; i++) val_decref(outs[i]);
   free(outs);
@@ -584,7 +595,7 @@ static Val ag_if_branches(TraceCtx *cx, GraphRef pred, AgIf *s, Val fn_else, Val
     s->fn = fn_else;
     s->branch = "else";
     ag_trace_body(cx, "cond_false", ag_if_run, s, bb);
-    Val merged = ag_build_cond(cx, pred, ba, bb, names, s->loc);
+    Val merged = ag_build_cond(cx, pred, ba, bb, names, s->loc, "cond");
     rt_try_pop(&t);
     return merged;
   }
@@ -692,7 +703,7 @@ static Val ag_thunk_rerun_new(const AgThunk *t) {
 }
 
 /* cond(pred, a, b) where each side is a thunk (fn) or a value (fn undefined). */
-static Val ag_cond_thunks(Val pred, AgThunk *ta, AgThunk *tb, const char *what) {
+static Val ag_cond_thunks(Val pred, AgThunk *ta, AgThunk *tb, const char *what, const char *base) {
   int loc = rt_cur_loc;
   TraceCtx *cx = trace_current();
   GraphRef p = ag_condition(cx, pred, what, loc);
@@ -703,7 +714,7 @@ static Val ag_cond_thunks(Val pred, AgThunk *ta, AgThunk *tb, const char *what) 
   AgBody ba, bb;
   ag_trace_body(cx, "cond_true", ag_thunk_run, ta, &ba);
   ag_trace_body(cx, "cond_false", ag_thunk_run, tb, &bb);
-  Val r = ag_build_cond(cx, p, &ba, &bb, val_undef(), loc);
+  Val r = ag_build_cond(cx, p, &ba, &bb, val_undef(), loc, base);
   if (tr.n) {
     Val rt = ag_thunk_rerun_new(ta), rf = ag_thunk_rerun_new(tb);
     gradtape_region_end(&tr, pred, rt, rf, r, rng);
@@ -724,7 +735,7 @@ static Val ag_if_exp(Val self, int n, const Val *args, const Kw *kw) {
   args_parse(&spec, n, args, kw, a);
   if (!ag_staged(a[0])) return ag_call0(rt_truthy(a[0]) ? a[1] : a[2]);
   AgThunk ta = {a[1], val_undef()}, tb = {a[2], val_undef()};
-  return ag_cond_thunks(a[0], &ta, &tb, "if expression");
+  return ag_cond_thunks(a[0], &ta, &tb, "if expression", "cond");
 }
 
 //! tf.cond(pred, true_fn=None, false_fn=None, name=None)
@@ -741,7 +752,8 @@ static Val tf_cond_fn(Val self, int n, const Val *args, const Kw *kw) {
     return ag_call0(rt_truthy(a[0]) ? a[1] : a[2]);
   }
   AgThunk ta = {a[1], val_undef()}, tb = {a[2], val_undef()};
-  return ag_cond_thunks(a[0], &ta, &tb, "tf.cond");
+  /* name=: the If node's name (TF's cond_v2 scope), its outputs' identities under it ('pick/Identity') */
+  return ag_cond_thunks(a[0], &ta, &tb, "tf.cond", val_is(a[3], &str_type) && str_len(a[3]) ? str_cstr(a[3]) : "cond");
 }
 
 /* and_/or_: the first operand decides lazily; on tensors, a graph cond. */
@@ -758,7 +770,7 @@ static Val ag_and_or(const char *what, bool is_and, int n, const Val *args, cons
     return x;
   }
   AgThunk other = {a[1], val_undef()}, self = {val_undef(), x};
-  Val r = is_and ? ag_cond_thunks(x, &other, &self, what) : ag_cond_thunks(x, &self, &other, what);
+  Val r = is_and ? ag_cond_thunks(x, &other, &self, what, "cond") : ag_cond_thunks(x, &self, &other, what, "cond");
   val_decref(x);
   return r;
 }

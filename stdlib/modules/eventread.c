@@ -5,114 +5,11 @@
 
 #include "formats/iofile.h"
 #include "modules/modules.h"
+#include "modules/nodedefobj.h"
 #include "modules/tfdata.h"
 #include "object/object.h"
 #include "formats/pbutil.h"
 #include "formats/tfrecord.h"
-
-/* A read-only view of one protobuf message: attribute access by field name
- * through protobuf-c's descriptors (as Python's generated classes give), repr
- * in text format.  `owner` keeps the unpacked Event alive; the root view owns
- * the message itself (owner VT_UNDEF). */
-typedef struct PbView {
-  Obj hdr;
-  Val owner;
-  ProtobufCMessage *m;
-} PbView;
-
-static const Type pbview_type;
-
-static void pv_free(Obj *o) {
-  PbView *v = (PbView *)o;
-  if (val_is_undef(v->owner)) protobuf_c_message_free_unpacked(v->m, NULL);
-  else val_decref(v->owner);
-  free(o);
-}
-
-static void pv_text(StrBuf *b, Val self) { pb_text(b, ((PbView *)self.u.o)->m, 0); }
-
-static Val pv_new(Val owner, const ProtobufCMessage *m) {
-  PbView *v = obj_new(&pbview_type, sizeof(PbView));
-  v->owner = val_incref(owner);
-  v->m = (ProtobufCMessage *)m;
-  return val_obj(v);
-}
-
-/* One value of a field's type at p (a scalar, a string or a sub-message). */
-static Val pv_value(Val self, const ProtobufCFieldDescriptor *f, const void *p) {
-  switch (f->type) {
-    case PROTOBUF_C_TYPE_INT32: case PROTOBUF_C_TYPE_SINT32: case PROTOBUF_C_TYPE_SFIXED32: case PROTOBUF_C_TYPE_ENUM:
-      return val_int(*(const int32_t *)p);
-    case PROTOBUF_C_TYPE_UINT32: case PROTOBUF_C_TYPE_FIXED32: return val_int(*(const uint32_t *)p);
-    case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_SFIXED64:
-      return val_int(*(const int64_t *)p);
-    case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_FIXED64: return val_int((int64_t) * (const uint64_t *)p);
-    case PROTOBUF_C_TYPE_FLOAT: return val_float(*(const float *)p);
-    case PROTOBUF_C_TYPE_DOUBLE: return val_float(*(const double *)p);
-    case PROTOBUF_C_TYPE_BOOL: return val_bool(*(const protobuf_c_boolean *)p != 0);
-    case PROTOBUF_C_TYPE_STRING: {
-      const char *s = *(char *const *)p;
-      return str_from_cstr(s ? s : "");
-    }
-    case PROTOBUF_C_TYPE_BYTES: {
-      const ProtobufCBinaryData *d = p;
-      return bytes_new(d->data ? d->data : (const uint8_t *)"", d->len);
-    }
-    case PROTOBUF_C_TYPE_MESSAGE: {
-      const ProtobufCMessage *m = *(ProtobufCMessage *const *)p;
-      if (m) return pv_new(self, m);
-      /* unset: an empty message of the field's type, as Python reads it (the view owns it) */
-      const ProtobufCMessageDescriptor *d = f->descriptor;
-      ProtobufCMessage *e = calloc(1, d->sizeof_message);
-      if (!e) rt_throw(ERR_MEMORY, "out of memory");
-      d->message_init(e);
-      return pv_new(val_undef(), e);
-    }
-  }
-  return val_none();
-}
-
-static size_t pv_size(const ProtobufCFieldDescriptor *f) {
-  switch (f->type) {
-    case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_SFIXED64: case PROTOBUF_C_TYPE_UINT64:
-    case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_DOUBLE: return 8;
-    case PROTOBUF_C_TYPE_BOOL: return sizeof(protobuf_c_boolean);
-    case PROTOBUF_C_TYPE_STRING: case PROTOBUF_C_TYPE_MESSAGE: return sizeof(void *);
-    case PROTOBUF_C_TYPE_BYTES: return sizeof(ProtobufCBinaryData);
-    default: return 4;
-  }
-}
-
-/* A field by name: repeated ones as a list; a member of a oneof that is not
- * the one set reads as its default (0, "", an empty message), as in Python. */
-static Val pv_getattr(Val self, const char *name) {
-  PbView *v = (PbView *)self.u.o;
-  const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field_by_name(v->m->descriptor, name);
-  if (!f) return val_undef();
-  const char *base = (const char *)v->m;
-  if (f->label == PROTOBUF_C_LABEL_REPEATED) {
-    size_t n = *(const size_t *)(base + f->quantifier_offset);
-    const char *items = *(char *const *)(base + f->offset);
-    Val l = list_new((tfs_i64)n);
-    for (size_t i = 0; i < n; i++) {
-      Val x = pv_value(self, f, items + i * pv_size(f));
-      list_append(l, x);
-      val_decref(x);
-    }
-    return l;
-  }
-  if ((f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) && *(const uint32_t *)(base + f->quantifier_offset) != f->id) {
-    static const char zero[sizeof(ProtobufCBinaryData)];   /* a NULL message pointer too */
-    if (f->type == PROTOBUF_C_TYPE_STRING) return str_from_cstr("");
-    return pv_value(self, f, zero);
-  }
-  return pv_value(self, f, base + f->offset);
-}
-
-static const Type pbview_type = {
-  .name = "Message", .free = pv_free, .repr = pv_text, .str = pv_text, .getattr = pv_getattr,
-  .hash = obj_identity_hash,
-};
 
 /* The lazy iterator summary_iterator returns: the file is read whole, records
  * are checked (CRCs, lengths) and decoded one by one as iteration reaches them. */
@@ -143,10 +40,7 @@ static bool ei_next(Val self, Val *out) {
   if (!tfr_next((const unsigned char *)str_cstr(it->data), str_len(it->data), &it->at, &rec, &n)) return false;
   Tensorflow__Event *ev = tensorflow__event__unpack(NULL, (size_t)n, rec);
   if (!ev) rt_throw(ERR_DATA_LOSS, "summary_iterator: the record at %lld is not an Event", (long long)at);
-  PbView *v = obj_new(&pbview_type, sizeof(PbView));
-  v->owner = val_undef();
-  v->m = &ev->base;
-  *out = val_obj(v);
+  *out = proto_obj_take(&ev->base);   /* its fields as attributes, text as repr (nodedefobj.c) */
   return true;
 }
 
@@ -182,11 +76,12 @@ static Val ev_make_ndarray(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "tf.make_ndarray", .sig = "tensor"};
   Val a[1];
   args_parse(&spec, n, args, kw, a);
-  if (!val_is(a[0], &pbview_type) || ((PbView *)a[0].u.o)->m->descriptor != &tensorflow__tensor_proto__descriptor)
+  const ProtobufCMessage *m = proto_obj_msg(a[0]);
+  if (!m || m->descriptor != &tensorflow__tensor_proto__descriptor)
     rt_throw(ERR_TYPE, "tf.make_ndarray: expected a TensorProto (e.g. an event's summary value.tensor), got %s",
              val_type_name(a[0]));
   const char *err = NULL;
-  Tensor *t = pb_untensor((const Tensorflow__TensorProto *)((PbView *)a[0].u.o)->m, &err);
+  Tensor *t = pb_untensor((const Tensorflow__TensorProto *)m, &err);
   if (!t) rt_throw(ERR_VALUE, "tf.make_ndarray: the TensorProto is inconsistent: %s", err ? err : "bad contents");
   Val tv = val_obj(t);
   int mark = rt_hold_val(tv);
