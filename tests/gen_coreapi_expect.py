@@ -1052,7 +1052,7 @@ def check_numerics_program():
         out.append(numerics_message(0, 1, "RealDiv", x / zero, [eager_str(x), eager_str(zero)]))
         # tfs run --eager (tf.config.run_functions_eagerly): f's ops are eager ones, and unchecked once disabled
         eager = out + [numerics_message(0, 1, "Sqrt", np.sqrt(f32([2, -8])), [eager_str(f32([2, -8]))]), "(3,)"]
-        out.append(numerics_message(0, 1, "Sqrt", np.sqrt(f32([2, -8])), ['Tensor("Mul:0", shape=(2,), dtype=float32)'],
+        out.append(numerics_message(0, 1, "Sqrt", np.sqrt(f32([2, -8])), ['Tensor("mul:0", shape=(2,), dtype=float32)'],
                                     graph="f") + " (node CheckNumericsV2_1 in tf.function 'f')")
     out += ["(3,)", "True"]
     with open(os.path.join(PROGS, "coreapi_check_numerics.tfs"), "w") as f:
