@@ -310,9 +310,9 @@ int graph_add_node(Graph *g, GraphNodeKind kind, const OpDef *op, const char *ba
     os->taken = true;
     name = graph_strdup(os->name);
   } else {
-    /* an input or a variable's handle (TF's captured resource) is named for itself, never under the scope the
-     * first use opens ('Variable', not 'GreaterEqual/Variable') */
-    name = graph_scoped_name(g, kind == GN_PLACEHOLDER || kind == GN_VARHANDLE ? "" : graph_scope_prefix(), base);
+    /* an input is named for itself; a variable's handle (TF's captured resource placeholder) in the scope of the
+     * op that first uses it (trace.c), as TF captures it while converting that op's inputs */
+    name = graph_scoped_name(g, kind == GN_PLACEHOLDER ? "" : graph_scope_prefix(), base);
   }
   TMeta *m = NULL;
   if (nout > 0) {
