@@ -848,6 +848,12 @@ _Noreturn void rt_ag_reraise(RtTry *t, int site, bool convert_plain) {
   StrBuf frames, text;
   sb_init(&frames);
   sb_init(&text);
+  /* str(orig) and the class's constructor run user code, which may raise: what is built so far is held */
+  int mark = rt_hold_sb(&frames);
+  rt_hold_sb(&text);
+  rt_hold_val(md);
+  rt_hold_val(orig);   /* t's own reference when t->exc: t is not released when an error leaves here */
+  if (t->msg) rt_hold_mem(t->msg);
   for (int i = 0; i < ne; i++) {
     if (!ent[i].converted && (chained || i < lastconv)) continue;
     if (frames.len) sb_putc(&frames, '\n');
@@ -882,11 +888,19 @@ _Noreturn void rt_ag_reraise(RtTry *t, int site, bool convert_plain) {
   Val tv = str_new(text.data, (tfs_i64)text.len);
   Val orig0 = chained && val_is(mdi[0], &exc_type) ? val_incref(mdi[0]) : val_incref(orig);
   Val entries = str_new(frames.data ? frames.data : "", (tfs_i64)frames.len);
+  rt_unhold(mark);
   val_decref(md);
   sb_free(&frames);
   sb_free(&text);
   int loc = t->loc;
+  mark = rt_hold_val(tv);
+  rt_hold_val(cause);
+  rt_hold_val(orig0);
+  rt_hold_val(entries);
+  rt_hold_val(orig);
+  if (t->msg) rt_hold_mem(t->msg);
   Val ne_exc = exc_ag_recreate(orig, tv, cause);
+  rt_unhold(mark);
   if (val_is_undef(ne_exc) || !val_is(ne_exc, &exc_type)) {
     val_decref(ne_exc);
     val_decref(tv);
