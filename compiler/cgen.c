@@ -1270,6 +1270,21 @@ static void release_locals(StrBuf *tail, Scope *s) {
  * stack in one frame, before the recursion guard can see it. */
 enum { CG_STACK_TEMPS = 4096 };
 
+/* The frame's RtFrame.ag: what AutoGraph's error framing makes of it (abi.h RT_AG_*). */
+static int frame_ag(const Fg *g, const Scope *s) {
+  if (g->m->library) return RT_AG_LIBRARY;
+  if (!g->tag || !*g->tag || !g->fn || !s) return RT_AG_PLAIN;
+  if (s->parent && s->parent->is_module) return RT_AG_HEAD;
+  if (g->fn->kind == A_LAMBDA) return RT_AG_HELPER;   /* TF's origin info names a lambda's lines by the def around it */
+  /* a def of the user's own inside converted code carries @ag__.autograph_artifact (ag_calls.c);
+   * AutoGraph's helpers (if_body, loop_body, get_state...) do not */
+  for (int i = 0; i < g->fn->decorators.n; i++) {
+    const Ast *d = g->fn->decorators.items[i];
+    if (d && d->kind == A_ATTRIBUTE && d->name && strcmp(d->name, "autograph_artifact") == 0) return RT_AG_NESTED;
+  }
+  return RT_AG_HELPER;
+}
+
 static void finish_function(Fg *g, Scope *s, StrBuf *head, StrBuf *tail, StrBuf *foot, const char *name, bool has_r) {
   bool heap = g->ntemps + 1 > CG_STACK_TEMPS;
   if (heap) {
@@ -1291,7 +1306,7 @@ static void finish_function(Fg *g, Scope *s, StrBuf *head, StrBuf *tail, StrBuf 
   }
   sb_printf(head, "  Val *const FL_[%d] = {%s};\n", nl ? nl : 1, nl ? locs.data : "0");
   sb_printf(head, "  Obj *const FC_[%d] = {%s};\n", nc ? nc : 1, nc ? cells.data : "0");
-  sb_printf(head, "  RtFrame FR_ = {T_, %d, %d, FL_, FC_, %d, \"%s\", 0};\n", g->ntemps + 1, nl, nc, name);
+  sb_printf(head, "  RtFrame FR_ = {T_, %d, %d, FL_, FC_, %d, \"%s\", 0, %d};\n", g->ntemps + 1, nl, nc, name, frame_ag(g, s));
   sb_puts(head, "  int FM_ = rt_frame_push(&FR_);\n");
   sb_free(&locs);
   sb_free(&cells);

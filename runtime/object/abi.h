@@ -120,7 +120,12 @@ typedef struct RtFrame {
   int ncells;
   const char *name;           /* 'f', '<module>' */
   int call_loc;               /* rt_cur_loc at entry: where the caller called */
+  int ag;                     /* RT_AG_*: how AutoGraph's "in user code:" framing lists the frame */
 } RtFrame;
+/* RtFrame.ag: user code run as written; the converted twin of a module-level function or method (one
+ * `File ... *` entry); a def of the user's inside converted code (its entry takes the def's name); a helper
+ * AutoGraph generated (if_body, loop_body) or a lambda: part of its function's entry; the stdlib library. */
+enum { RT_AG_PLAIN, RT_AG_HEAD, RT_AG_NESTED, RT_AG_HELPER, RT_AG_LIBRARY };
 
 /* A try handler of generated code: opaque room for the runtime's RtTry
  * (value.h), whose jmp_buf comes first so `_setjmp(&buf)` arms it. */

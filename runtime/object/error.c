@@ -197,10 +197,29 @@ static const char *err_class_name(Val exc, StrBuf *b) {
   return b->data;
 }
 
+/* The error an AutoGraph-framed exception (rt_ag_reraise) was made from (borrowed), else exc. */
+static Val err_ag_original(Val exc) {
+  if (!val_is(exc, &exc_type)) return exc;
+  Val md = dict_get_str(((Exc *)exc.u.o)->dict, "ag_error_metadata");
+  Val orig = exc;
+  tfs_i64 n;
+  const Val *items;
+  if (val_is(md, &tuple_type) && seq_items(md, &n, &items) && n == 3 && val_is(items[0], &exc_type)) orig = items[0];
+  val_decref(md);   /* the exception's dict holds it */
+  return orig;
+}
+
 static void err_report_exc(int loc, ErrKind kind, Val exc, const char *msg) {
   StrBuf b;
   sb_init(&b);
-  err_report(loc, kind, err_class_name(exc, &b), msg);
+  /* An uncaught framed error reports as the original did: its class and message at its line (§11); the
+   * frames are what the traceback above it shows. */
+  Val orig = err_ag_original(exc);
+  if (orig.u.o != exc.u.o) {
+    kind = (ErrKind)((Exc *)orig.u.o)->kind;
+    msg = str_cstr(((Exc *)orig.u.o)->msg);
+  }
+  err_report(loc, kind, err_class_name(orig, &b), msg);
   sb_free(&b);
 }
 
@@ -366,6 +385,7 @@ void rt_try_push(RtTry *t) {
   t->exc = val_undef();
   t->hold_mark = err_nheld;
   t->toplevel = 0;
+  t->ag = NULL;
   err_try_top = t;
 }
 
@@ -479,9 +499,50 @@ static int err_user_loc(int loc) {
   return loc;
 }
 
+/* ---- AutoGraph's frames ------------------------------------------------------------------------ */
+
+void rt_try_ag(RtTry *t, RtAgFrames *frames) {
+  frames->v = NULL;
+  frames->n = 0;
+  t->ag = frames;
+}
+
+void rt_ag_frames_free(RtAgFrames *frames) {
+  free(frames->v);
+  frames->v = NULL;
+  frames->n = 0;
+}
+
+/* An error raised (not one a handler passes on: it keeps the frames of its raise, as a Python traceback
+ * does) records, for the innermost trace's handler, the frames of generated code above it, loc the
+ * innermost one's location. */
+static void err_ag_capture(int loc) {
+  RtTry *c = err_try_top;
+  while (c && !c->ag) c = c->prev;
+  if (!c) return;
+  RtAgFrames *a = c->ag;
+  int n = 0;
+  for (int i = c->hold_mark; i < err_nheld; i++) n += err_held[i].kind == HOLD_FRAME;
+  a->n = 0;
+  if (!n) return;
+  RtAgFrame *v = realloc(a->v, sizeof *v * (size_t)n);
+  if (!v) return;
+  a->v = v;
+  for (int i = c->hold_mark; i < err_nheld; i++) {
+    if (err_held[i].kind != HOLD_FRAME) continue;
+    const RtFrame *f = err_held[i].p;
+    if (a->n) v[a->n - 1].loc = f->call_loc;
+    v[a->n++] = (RtAgFrame){f->name, loc, f->ag};
+  }
+}
+
 /* Unwind with an owned, malloc'd message. */
-static _Noreturn void err_unwind(int loc, ErrKind kind, char *msg, Val exc) {
+static _Noreturn void err_unwind_as(int loc, ErrKind kind, char *msg, Val exc, bool fresh);
+static _Noreturn void err_unwind(int loc, ErrKind kind, char *msg, Val exc) { err_unwind_as(loc, kind, msg, exc, true); }
+
+static _Noreturn void err_unwind_as(int loc, ErrKind kind, char *msg, Val exc, bool fresh) {
   RtTry *t = err_try_top;
+  if (fresh) err_ag_capture(loc);
   int user = err_user_loc(loc);   /* now: a handler in C releases the frames it passed */
   /* An error no handler of any stack will catch, raised in a generator:
    * reported now, while its frames and its consumers' are all alive (the
@@ -547,7 +608,7 @@ _Noreturn void rt_rethrow(RtTry *t) {
   Val exc = t->exc;
   t->msg = NULL;
   t->exc = val_undef();
-  err_unwind(t->loc, t->kind, msg, exc);
+  err_unwind_as(t->loc, t->kind, msg, exc, false);
 }
 
 static _Noreturn void err_vthrow(int loc, ErrKind kind, const char *fmt, va_list ap) {
@@ -607,11 +668,13 @@ static Val err_instance(Val exc) {
   rt_throw(ERR_TYPE, "exceptions must derive from BaseException");
 }
 
-static _Noreturn void err_raise_exc(Val inst, int loc) {
+static _Noreturn void err_raise_exc_as(Val inst, int loc, bool fresh) {
   Exc *e = (Exc *)inst.u.o;
   e->loc = loc;
-  err_unwind(loc, (ErrKind)e->kind, err_strdup(str_cstr(e->msg)), inst);
+  err_unwind_as(loc, (ErrKind)e->kind, err_strdup(str_cstr(e->msg)), inst, fresh);
 }
+
+static _Noreturn void err_raise_exc(Val inst, int loc) { err_raise_exc_as(inst, loc, true); }
 
 void rt_raise(Val exc) { err_raise_exc(err_instance(exc), rt_cur_loc); }
 
@@ -629,7 +692,7 @@ void rt_raise_from(Val exc, Val cause) {
 /* Bare `raise` and the end of a finally: the exception goes on from where it was raised. */
 void rt_reraise(Val exc) {
   Val inst = err_instance(exc);
-  err_raise_exc(inst, ((Exc *)inst.u.o)->loc ? ((Exc *)inst.u.o)->loc : rt_cur_loc);
+  err_raise_exc_as(inst, ((Exc *)inst.u.o)->loc ? ((Exc *)inst.u.o)->loc : rt_cur_loc, false);
 }
 
 /* ---- try and with in generated code ------------------------------------------------------- */
@@ -707,4 +770,157 @@ int rt_with_exit(Val mgr, Val exc) {
   val_decref(r);
   val_decref(exit);
   return swallow;
+}
+
+/* ---- AutoGraph's "in user code:" ------------------------------------------------------------------ */
+
+/* One entry of the framing: a converted function (its innermost location, through the helpers AutoGraph
+ * generated), or a frame of user code run as written. */
+typedef struct AgEntry { const char *name; int loc; bool converted; } AgEntry;
+
+/* `    File "prog.tfs", line 5, in f  *` and the source line, stripped (TF's ErrorMetadataBase.get_message). */
+static void err_ag_entry(StrBuf *b, const AgEntry *e) {
+  const RtLoc *l = rt_loc_get(e->loc);
+  const RtFile *f = l ? rt_file_get(l->file) : NULL;
+  sb_printf(b, "    File \"%s\", line %d, in %s%s\n        ", f && f->path ? f->path : "<unknown>", l ? l->line : 0,
+            e->name, e->converted ? "  *" : "");
+  const char *p = f ? f->source : NULL;
+  for (int i = 1; p && l && i < l->line; i++) {
+    p = strchr(p, '\n');
+    if (p) p++;
+  }
+  if (!p || !l) {
+    sb_puts(b, "<source unavailable>");
+    return;
+  }
+  const char *end = strchr(p, '\n');
+  if (!end) end = p + strlen(p);
+  while (p < end && strchr(" \t\r\f\v", *p)) p++;
+  while (end > p && strchr(" \t\r\f\v", end[-1])) end--;
+  sb_putn(b, p, (size_t)(end - p));
+}
+
+_Noreturn void rt_ag_reraise(RtTry *t, int site, bool convert_plain) {
+  RtAgFrames *a = t->ag;
+  t->ag = NULL;
+  Val orig = t->exc;
+  bool made = !val_is(orig, &exc_type);
+  if (made) {
+    orig = exc_of_kind(t->kind, t->msg ? t->msg : "");
+    ((Exc *)orig.u.o)->loc = t->loc;
+  }
+  /* the entries, outermost first: one per converted function; a frame run as written is listed only
+   * below the innermost converted one (TF's translated stack keeps the converted frame of each
+   * converted_call and, under the last, the frames it called) */
+  AgEntry *ent = a && a->n ? malloc(sizeof *ent * (size_t)a->n) : NULL;
+  int ne = 0, lastconv = -1;
+  for (int i = 0; ent && i < a->n; i++) {
+    RtAgFrame fr = a->v[i];
+    const RtAgFrame *f = &fr;
+    if (f->ag == RT_AG_LIBRARY || !rt_loc_get(f->loc)) continue;
+    if (convert_plain && fr.ag == RT_AG_PLAIN) fr.ag = RT_AG_HEAD;   /* Keras converts the call it runs unconverted here */
+    bool in_conv = ne && ent[ne - 1].converted;
+    if (f->ag == RT_AG_HEAD || (f->ag != RT_AG_PLAIN && !in_conv)) {
+      ent[ne++] = (AgEntry){f->name, f->loc, f->ag != RT_AG_PLAIN};
+    } else if (f->ag == RT_AG_NESTED) {
+      ent[ne - 1].name = f->name;   /* a def of the user's inside converted code: its own name */
+      ent[ne - 1].loc = f->loc;
+    } else if (f->ag == RT_AG_HELPER) {
+      ent[ne - 1].loc = f->loc;
+    } else {
+      ent[ne++] = (AgEntry){f->name, f->loc, false};
+    }
+    if (ent[ne - 1].converted) lastconv = ne - 1;
+  }
+  if (a) rt_ag_frames_free(a);
+  err_ag_capture(site);   /* for a trace around this one: its frames, the innermost at this trace's call */
+  if (lastconv < 0) {   /* no converted code ran (autograph=False, tfs's own checks): as it was */
+    free(ent);
+    if (made) val_decref(orig);
+    rt_rethrow(t);
+  }
+  /* an error framed by a tf.function traced inside this one: its entries follow this trace's converted ones */
+  Val md = dict_get_str(((Exc *)orig.u.o)->dict, "ag_error_metadata");
+  tfs_i64 nmd = 0;
+  const Val *mdi = NULL;
+  bool chained = val_is(md, &tuple_type) && seq_items(md, &nmd, &mdi) && nmd == 3 && val_is(mdi[1], &str_type) &&
+                 val_is(mdi[2], &str_type);
+  StrBuf frames, text;
+  sb_init(&frames);
+  sb_init(&text);
+  /* str(orig) and the class's constructor run user code, which may raise: what is built so far is held */
+  int mark = rt_hold_sb(&frames);
+  rt_hold_sb(&text);
+  rt_hold_val(md);
+  rt_hold_val(orig);   /* t's own reference when t->exc: t is not released when an error leaves here */
+  if (t->msg) rt_hold_mem(t->msg);
+  for (int i = 0; i < ne; i++) {
+    if (!ent[i].converted && (chained || i < lastconv)) continue;
+    if (frames.len) sb_putc(&frames, '\n');
+    err_ag_entry(&frames, &ent[i]);
+  }
+  free(ent);
+  if (chained && str_len(mdi[2])) {
+    if (frames.len) sb_putc(&frames, '\n');
+    sb_puts(&frames, str_cstr(mdi[2]));
+  }
+  Val cause;
+  if (chained) {
+    cause = val_incref(mdi[1]);
+  } else {
+    StrBuf c;
+    sb_init(&c);
+    Val s = str_of(orig);
+    sb_printf(&c, "%s: %s", ((Exc *)orig.u.o)->klass->name, str_cstr(s));
+    val_decref(s);
+    cause = str_new(c.data ? c.data : "", (tfs_i64)c.len);
+    sb_free(&c);
+  }
+  /* in user code:, a blank line, the entries, a blank line, the cause's lines indented by 4, a final newline */
+  sb_puts(&text, "in user code:\n\n");
+  sb_putn(&text, frames.data ? frames.data : "", frames.len);
+  sb_puts(&text, "\n\n    ");
+  for (const char *p = str_cstr(cause); *p; p++) {
+    sb_putc(&text, *p);
+    if (*p == '\n') sb_puts(&text, "    ");
+  }
+  sb_putc(&text, '\n');
+  Val tv = str_new(text.data, (tfs_i64)text.len);
+  Val orig0 = chained && val_is(mdi[0], &exc_type) ? val_incref(mdi[0]) : val_incref(orig);
+  Val entries = str_new(frames.data ? frames.data : "", (tfs_i64)frames.len);
+  rt_unhold(mark);
+  val_decref(md);
+  sb_free(&frames);
+  sb_free(&text);
+  int loc = t->loc;
+  mark = rt_hold_val(tv);
+  rt_hold_val(cause);
+  rt_hold_val(orig0);
+  rt_hold_val(entries);
+  rt_hold_val(orig);
+  if (t->msg) rt_hold_mem(t->msg);
+  Val ne_exc = exc_ag_recreate(orig, tv, cause);
+  rt_unhold(mark);
+  if (val_is_undef(ne_exc) || !val_is(ne_exc, &exc_type)) {
+    val_decref(ne_exc);
+    val_decref(tv);
+    val_decref(cause);
+    val_decref(orig0);
+    val_decref(entries);
+    if (made) val_decref(orig);
+    rt_rethrow(t);
+  }
+  Val meta = tuple_pack(3, orig0, cause, entries);
+  Exc *x = (Exc *)ne_exc.u.o;
+  dict_set_str(&x->dict, "ag_error_metadata", meta);
+  x->loc = loc;
+  val_decref(meta);
+  val_decref(orig0);
+  val_decref(entries);
+  val_decref(cause);
+  val_decref(tv);
+  if (made) val_decref(orig);
+  rt_try_clear(t);
+  char *m = err_strdup(str_cstr(x->msg));
+  err_unwind_as(loc, (ErrKind)x->kind, m, ne_exc, false);
 }

@@ -61,6 +61,9 @@ EXC(e_permission, "PermissionDeniedError", ERR_PERMISSION_DENIED, &e_op);
 EXC(e_unauth, "UnauthenticatedError", ERR_UNAUTHENTICATED, &e_op);
 EXC(e_precondition, "FailedPreconditionError", ERR_FAILED_PRECONDITION, &e_op);
 EXC(e_aborted, "AbortedError", ERR_ABORTED, &e_op);
+/* AutoGraph's StagingError (tensorflow.python.autograph.impl.api): what an error raised while a converted
+ * function is traced becomes when its class cannot be built again from one message (rt_ag_reraise). */
+EXC(e_staging, "StagingError", ERR_RUNTIME, &e_exception);
 
 static TypeObj *const exc_builtin[] = {
   &e_base, &e_kbint, &e_exception, &e_arith, &e_zero, &e_overflow, &e_lookup, &e_index, &e_key, &e_value,
@@ -197,6 +200,40 @@ _Noreturn void exc_raise_class(Val cls, ErrKind kind, const char *msg) {
   val_decref(m);
   ((Exc *)e.u.o)->loc = rt_cur_loc;
   rt_throw_msg(rt_cur_loc, kind, msg, e);
+}
+
+/* The exception AutoGraph's ErrorMetadata.create_exception makes of `orig` with the framed message `text`
+ * (owned; VT_UNDEF: none, the error passes unchanged): the same class for the builtin ones that take a
+ * message (TF's KNOWN_STRING_CONSTRUCTOR_ERRORS, exactly those classes), the tf.errors ones and a class
+ * whose constructor is Exception's (no __init__ of its own below Exception); KeyError as its multi-line
+ * variant (args: the original message, str: the framed one); StagingError for any other Exception. */
+Val exc_ag_recreate(Val orig, Val text, Val cause) {
+  TypeObj *c = ((Exc *)orig.u.o)->klass;
+  if (!exc_class_sub(val_obj(c), val_obj(&e_exception))) return val_undef();   /* converted_call catches Exception */
+  static TypeObj *const known[] = {&e_assert, &e_attr, &e_name, &e_notimpl, &e_runtime, &e_stop, &e_type,
+                                   &e_unbound, &e_value, &e_staging};
+  for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+    if (c == known[i]) return exc_construct(val_obj(c), 1, &text, NULL);
+  if (c == &e_key) {
+    Val e = exc_construct(val_obj(c), 1, &cause, NULL);
+    Exc *x = (Exc *)e.u.o;
+    val_decref(x->msg);
+    x->msg = val_incref(text);
+    return e;
+  }
+  if (exc_is_op_error(c) && !c->module) {
+    Val e = exc_construct(val_obj(c), 1, &text, NULL);
+    return e;
+  }
+  TypeObj *b = c;
+  for (; b && b->module; b = b->base) {   /* the user's classes down to the builtin one */
+    Val init = dict_get_str(b->dict, "__init__");
+    bool own = !val_is_undef(init);
+    val_decref(init);
+    if (own) break;
+  }
+  if (b == &e_exception) return rt_call(val_obj(c), 1, &text, NULL);
+  return exc_construct(val_obj(&e_staging), 1, &text, NULL);
 }
 
 static void exc_free(Obj *o) {

@@ -25,6 +25,7 @@ bool types_issubclass(Val sub, Val cls);         /* both type objects (TypeError
  * and calling one: ValueError("msg"). */
 Val exc_lookup(const char *name, bool tf_errors);
 Val exc_construct(Val cls, int n, const Val *args, const Kw *kw);
+Val exc_ag_recreate(Val orig, Val text, Val cause);   /* AutoGraph's re-created exception (rt_ag_reraise) */
 /* User classes (classes.c): attribute lookup along the chain (owned or
  * VT_UNDEF), calling a class, class attributes, freeing one; instance
  * attribute access shared with exception instances; `x in obj` through

@@ -137,7 +137,19 @@ typedef struct RtTry {
   Val exc;                    /* caught: owned exception object from raise, or VT_UNDEF */
   int toplevel;               /* 1: the interactive prompt's handler: print the traceback before unwinding;
                                  2: a generator's outermost handler (gen.c): the error goes on in its consumer */
+  struct RtAgFrames *ag;      /* a tf.function trace's handler: the frames each error raised below it left
+                               * (rt_try_ag; AutoGraph's "in user code:" framing) */
 } RtTry;
+/* The frames of generated code between a trace's handler and where an error was raised, outermost first:
+ * name, the location each one was at, its RtFrame.ag. */
+typedef struct RtAgFrame { const char *name; int loc; int ag; } RtAgFrame;
+typedef struct RtAgFrames { RtAgFrame *v; int n; } RtAgFrames;
+void rt_try_ag(RtTry *t, RtAgFrames *frames);         /* after rt_try_push: collect the frames of errors raised below */
+void rt_ag_frames_free(RtAgFrames *frames);
+/* Re-raise the error a trace's handler caught as AutoGraph does when a converted function fails while it is
+ * traced: the frames of converted code listed after "in user code:" and the original message (docs/autograph.md);
+ * unchanged when no converted code was running.  site: where the trace was called (the caller's frame's line). */
+_Noreturn void rt_ag_reraise(RtTry *t, int site, bool convert_plain);   /* convert_plain: code run as written counts as converted */
 void rt_try_push(RtTry *t);
 void rt_try_pop(RtTry *t);                            /* body finished normally */
 void rt_try_clear(RtTry *t);                          /* release what a catch received */

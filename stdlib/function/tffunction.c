@@ -1399,8 +1399,11 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
   }
   Val *targs = calloc((size_t)nb + 1, sizeof(Val));
   if (!targs) rt_throw(ERR_MEMORY, "out of memory");
+  int site = rt_cur_loc;   /* the call being traced: where an enclosing trace's framing shows this one */
+  RtAgFrames agf;
   RtTry t;
   rt_try_push(&t);
+  rt_try_ag(&t, &agf);   /* an error raised by converted code is re-raised framed, as AutoGraph does */
   if (setjmp(t.jb) == 0) {
     c->args_tmpl = tuple_new(nb);
     int leaf = 0;
@@ -1446,8 +1449,9 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
     for (int i = 0; i < nb; i++) val_decref(targs[i]);
     free(targs);
     val_decref(val_obj(c));
-    rt_rethrow(&t);
+    rt_ag_reraise(&t, site, false);
   }
+  rt_ag_frames_free(&agf);
   f->nbusy = busy;
   c->nvars = cx->nvars;
   c->unliftable = cx->unliftable;

@@ -1,5 +1,6 @@
 /* kerasrt.c — `_keras`, the native helpers of the .tfs tf.keras library: terminal detection, warnings, .npz weight files. */
 #include <errno.h>
+#include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -293,7 +294,27 @@ static Val kr_reraise(Val self, int n, const Val *args, const Kw *kw) {
   return val_none();
 }
 
+/* Keras's tf_convert(self.call) in a graph (a traced call, a symbolic one): call(*args, **kwargs), an error
+ * raised in it re-raised with AutoGraph's "in user code:" framing of the call's frames (rt_ag_reraise). */
+static Val kr_ag_call(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  if (n != 3 || (kw && kw->n)) rt_throw(ERR_TYPE, "_keras.ag_call(fn, args, kwargs) takes three arguments");
+  int site = rt_cur_loc;
+  RtAgFrames agf;
+  RtTry t;
+  rt_try_push(&t);
+  rt_try_ag(&t, &agf);
+  if (setjmp(t.jb) == 0) {
+    Val r = rt_call_star(args[0], args[1], args[2]);
+    rt_try_pop(&t);
+    rt_ag_frames_free(&agf);
+    return r;
+  }
+  rt_ag_reraise(&t, site, true);
+}
+
 static Val kr_attr(const char *name) {
+  if (!strcmp(name, "ag_call")) return builtin_new("_keras.ag_call", kr_ag_call, val_undef(), NULL);
   if (!strcmp(name, "reraise")) return builtin_new("_keras.reraise", kr_reraise, val_undef(), NULL);
   if (!strcmp(name, "op_signature")) return builtin_new("_keras.op_signature", kr_op_signature, val_undef(), NULL);
   if (!strcmp(name, "render_dot")) return builtin_new("_keras.render_dot", kr_render_dot, val_undef(), NULL);
