@@ -1,4 +1,4 @@
-/* ctxmgr.c — the built-in context managers tf.name_scope(name) and tf.device(name).
+/* ctxmgr.c — the built-in context managers tf.name_scope(name), tf.device(name) and tf.init_scope().
  *
  * How a C type takes part in `with` (docs/language.md): the statement looks up
  * `__enter__` and `__exit__` through the type's getattr slot, so the type
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "graph/graph.h"
+#include "graph/trace.h"
 #include "modules/modules.h"
 #include "object/object.h"
 #include "modules/tfmod.h"
@@ -18,8 +19,10 @@
 typedef struct CtxMgr {
   Obj hdr;
   bool device;                /* tf.device: accepted, no effect on CPU */
+  bool init;                  /* tf.init_scope: the block runs eagerly, outside any trace */
   Val name;                   /* owned str */
   int entered;                /* times entered and not exited: a tf.Module's scope is re-entered by nested calls */
+  TraceCtx *saved;            /* tf.init_scope: the trace its outermost __enter__ suspended (NULL: none) */
 } CtxMgr;
 
 static const Type ctxmgr_type;
@@ -30,6 +33,10 @@ static Val cm_enter(Val self, int n, const Val *args, const Kw *kw) {
   if (n) rt_throw(ERR_TYPE, "__enter__() takes no arguments (%d given)", n);
   CtxMgr *c = (CtxMgr *)self.u.o;
   if (c->device) return val_none();
+  if (c->init) {
+    if (c->entered++ == 0) c->saved = trace_suspend();   /* re-entered: already outside the trace */
+    return val_none();
+  }
   const char *full = graph_scope_push(str_cstr(c->name));
   c->entered++;
   return str_from_cstr(full);
@@ -40,6 +47,13 @@ static Val cm_exit(Val self, int n, const Val *args, const Kw *kw) {
   (void)kw;
   if (n != 3) rt_throw(ERR_TYPE, "__exit__() takes 3 arguments (%d given)", n);
   CtxMgr *c = (CtxMgr *)self.u.o;
+  if (c->init) {
+    if (c->entered && --c->entered == 0 && c->saved) {
+      trace_resume(c->saved);
+      c->saved = NULL;
+    }
+    return val_bool(false);
+  }
   if (c->entered) {
     graph_scope_pop();
     c->entered--;
@@ -60,7 +74,8 @@ static void cm_free(Obj *o) {
 }
 
 static void cm_repr(StrBuf *b, Val v) {
-  sb_printf(b, "<%s object at %p>", ((CtxMgr *)v.u.o)->device ? "tf.device" : "tf.name_scope", (void *)v.u.o);
+  CtxMgr *c = (CtxMgr *)v.u.o;
+  sb_printf(b, "<%s object at %p>", c->init ? "tf.init_scope" : c->device ? "tf.device" : "tf.name_scope", (void *)v.u.o);
 }
 
 static const Type ctxmgr_type = {
@@ -79,8 +94,10 @@ static Val cm_new(bool device, int n, const Val *args, const Kw *kw) {
     rt_throw(ERR_TYPE, "%s: name must be a string, not %s", specs[device].what, val_type_name(name));
   CtxMgr *c = obj_new(&ctxmgr_type, sizeof(CtxMgr));
   c->device = device;
+  c->init = false;
   c->name = val_incref(name);
   c->entered = 0;
+  c->saved = NULL;
   return val_obj(c);
 }
 
@@ -92,4 +109,21 @@ Val tf_name_scope(Val self, int n, const Val *args, const Kw *kw) {
 Val tf_device(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   return cm_new(true, n, args, kw);
+}
+
+//! tf.init_scope()
+//!   A context manager: inside a tf.function its block runs eagerly, outside the trace (tensors made there are eager
+//!   values the graph captures as constants); eagerly it does nothing. TF's clearing of control dependencies and
+//!   name scopes for the block is not done.
+Val tf_init_scope(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.init_scope", .sig = ""};
+  args_parse(&spec, n, args, kw, NULL);
+  CtxMgr *c = obj_new(&ctxmgr_type, sizeof(CtxMgr));
+  c->device = false;
+  c->init = true;
+  c->name = str_from_cstr("init_scope");
+  c->entered = 0;
+  c->saved = NULL;
+  return val_obj(c);
 }

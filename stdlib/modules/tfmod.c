@@ -628,6 +628,7 @@ static const TfFunc tf_funcs[] = {
   {"as_dtype", tf_as_dtype},
   {"name_scope", tf_name_scope},
   {"device", tf_device},
+  {"init_scope", tf_init_scope},
 };
 
 /* ---- module objects --------------------------------------------------------------- */

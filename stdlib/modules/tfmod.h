@@ -22,5 +22,6 @@ extern Val (*tfmod_variable_hook)(Val initial, Val name, bool trainable, Val dty
 /* The context managers tf.name_scope(name) and tf.device(name) (ctxmgr.c). */
 Val tf_name_scope(Val self, int n, const Val *args, const Kw *kw);
 Val tf_device(Val self, int n, const Val *args, const Kw *kw);
+Val tf_init_scope(Val self, int n, const Val *args, const Kw *kw);
 
 #endif
