@@ -50,6 +50,15 @@ def expected_values():
         "model/flags" + A: np.array([True, False, True]),
         "model/pix" + A: np.array([0, 128, 255], dtype=np.uint8),
         "model/words" + A: np.array([b"", b"checkpoint", "ünï".encode()], dtype=object),
+        "model/h" + A: np.array([0.5, -2.25, 65504.0], dtype=np.float16),
+        "model/bf" + A: np.array([1.5, -0.15625, 2.0 ** 120], dtype=np.float32),   # bfloat16, read as float32 (tfckpt)
+        "model/c64" + A: np.array([1 + 0.25j, -2.5 + 4j], dtype=np.complex64),
+        "model/c128" + A: np.array([1e-300 - 7j], dtype=np.complex128),
+        "model/i8" + A: np.array([-128, 127], dtype=np.int8),
+        "model/i16" + A: np.array([-32768, 12345], dtype=np.int16),
+        "model/u16" + A: np.array([65535, 1], dtype=np.uint16),
+        "model/u32" + A: np.array([4294967295, 2], dtype=np.uint32),
+        "model/u64" + A: np.array([2 ** 63 + 5, 3], dtype=np.uint64),
         "model/inner/table/a.Sb..c" + A: np.array(1.5, dtype=np.float32),
         "extra" + A: np.array(-3.25, dtype=np.float32),
         "save_counter" + A: np.array(1, dtype=np.int64),
@@ -63,7 +72,8 @@ def written_by_tfs(tfs, tmp):
     p = run(tfs, "write.tfs", tmp)
     want = expected_values()
     # after saving, write.tfs overwrites every Variable, restores, and prints what came back (flattened)
-    back = ["model/w", "model/d", "model/i", "model/big", "model/flags", "model/pix", "model/words",
+    back = ["model/w", "model/d", "model/i", "model/big", "model/flags", "model/pix", "model/words", "model/h", "model/bf",
+            "model/c64", "model/c128", "model/i8", "model/i16", "model/u16", "model/u32", "model/u64",
             "model/inner/table/a.Sb..c", "model/many/5999", "extra"]
     printed = "ckpt-1\n" + "".join("%s\n" % (want[k + A].reshape(-1).tolist(),) for k in back)
     check(p.returncode == 0 and p.stdout == printed, "write.tfs round trip: %r %r" % (p.stdout, p.stderr[-500:]))

@@ -37,7 +37,10 @@ RESTART_INTERVAL = 16
 GRAPH_KEY = b"_CHECKPOINTABLE_OBJECT_GRAPH"
 
 # DataType numbers (tensorflow/core/framework/types.proto) and numpy equivalents
-DTYPES = {1: np.float32, 2: np.float64, 3: np.int32, 4: np.uint8, 9: np.int64, 10: np.bool_}
+# tensorflow/core/framework/types.proto's DataType numbers; DT_BFLOAT16's bytes are the top halves of float32s
+DTYPES = {1: np.float32, 2: np.float64, 3: np.int32, 4: np.uint8, 5: np.int16, 6: np.int8, 8: np.complex64,
+          9: np.int64, 10: np.bool_, 17: np.uint16, 18: np.complex128, 19: np.float16, 22: np.uint32, 23: np.uint64}
+DT_BFLOAT16 = 14
 DT_STRING = 7
 
 
@@ -354,7 +357,14 @@ def read_tensor(data, e):
         if body != bytes(raw):
             raise FormatError("string tensor layout")
         value = np.array(items, dtype=object).reshape(e["shape"])
+    elif e["dtype"] == DT_BFLOAT16:
+        # numpy has no bfloat16: the value is given as the float32s whose top 16 bits these are
+        bits = np.frombuffer(raw, dtype=np.dtype(np.uint16).newbyteorder("<")).astype(np.uint32) << 16
+        value = bits.view(np.float32).reshape(e["shape"])
+        crc = crc32c(raw)
     else:
+        if e["dtype"] not in DTYPES:
+            raise FormatError("unknown DataType %d" % e["dtype"])
         dt = np.dtype(DTYPES[e["dtype"]]).newbyteorder("<")
         value = np.frombuffer(raw, dtype=dt).reshape(e["shape"])
         crc = crc32c(raw)
