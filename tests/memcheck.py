@@ -20,10 +20,11 @@ print(acc, f(1))
 """
 
 
-# 256 MiB of address space is plenty for a flat loop; a leak of ~100 bytes per
-# iteration would need far more.  (util-linux's prlimit sets it: the runs below
-# share threads, where subprocess's preexec_fn is unsafe.)
-LOOP_LIMIT = ["prlimit", "--as=%d" % (256 << 20)]
+# 384 MiB of address space is plenty for a flat loop (tfs reserves ~260 MiB unconstrained, ~250 of it mapped
+# but untouched: libraries, thread stacks, malloc arenas; libtcc then needs room to compile); a leak of ~100 bytes
+# per iteration over the 2,000,000 would need far more.  (util-linux's prlimit sets it: the runs below share
+# threads, where subprocess's preexec_fn is unsafe.)
+LOOP_LIMIT = ["prlimit", "--as=%d" % (384 << 20)]
 
 
 def valgrind(tfs, examples, name):

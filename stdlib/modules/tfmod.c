@@ -692,10 +692,11 @@ static Val sub_profiler_experimental(const char *name) {
 //! tf.errors.OpError | tf.errors.InvalidArgumentError | tf.errors.UnimplementedError | tf.errors.OutOfRangeError | tf.errors.NotFoundError | tf.errors.ResourceExhaustedError | tf.errors.DataLossError | tf.errors.AlreadyExistsError | tf.errors.UnavailableError | tf.errors.DeadlineExceededError | tf.errors.InternalError | tf.errors.CancelledError | tf.errors.UnknownError | tf.errors.PermissionDeniedError | tf.errors.UnauthenticatedError | tf.errors.FailedPreconditionError | tf.errors.AbortedError
 //!   Exceptions raised by ops; InvalidArgumentError (bad shapes, failed tf.debugging asserts, out-of-range indices)
 //!   is the common one. All derive from tf.errors.OpError.
-//! tf.float32 | tf.float64 | tf.double | tf.int32 | tf.int64 | tf.bool | tf.string | tf.uint8 | tf.variant | tf.int8 | tf.int16 | tf.uint16 | tf.uint32 | tf.uint64 | tf.float16 | tf.half | tf.bfloat16 | tf.complex64 | tf.complex128
+//! tf.float32 | tf.float64 | tf.double | tf.int32 | tf.int64 | tf.bool | tf.string | tf.uint8 | tf.variant | tf.int8 | tf.int16 | tf.uint16 | tf.uint32 | tf.uint64 | tf.float16 | tf.half | tf.bfloat16 | tf.complex64 | tf.complex128 | tf.resource
 //!   The dtypes tfs implements (also under tf.dtypes). tf.double is tf.float64, tf.half tf.float16. A dtype prints as
 //!   <dtype: 'float32'> and has the attributes name, size, min, max, is_floating, is_integer, is_bool, is_complex and
 //!   real_dtype. tf.variant is the dtype of a TensorArray's flow (a TensorList); only the TensorArray methods take it.
+//!   tf.resource is the dtype of a captured Variable's handle in a traced graph (op.inputs); no tensor holds one.
 //!   The small dtypes (int8 ... bfloat16) cast, print and compute as TF: halves in float32, rounded per op
 //!   (docs/reference/tf-notes.md). complex64 and complex128 hold float32 and float64 pairs (tf.complex, tf.math.real,
 //!   imag, conj, angle, abs; arithmetic, sum, mean, matmul, casts and gradients as TF).
