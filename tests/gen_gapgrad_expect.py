@@ -196,27 +196,20 @@ P.case("boolean_mask, axis=1",
 P.case("boolean_mask, mask computed from the input (x > 0)",
        "lambda a: tf.boolean_mask(a * a, a > 0.0)",
        lambda a: (a * a)[a > 0], [X43])
-P.case("math.segment_sum, segment 2 empty",
-       "lambda d: tf.math.segment_sum(d, [0, 0, 1, 3])",
-       lambda d: segment(d, [0, 0, 1, 3], 4, "sum"), [X43])
-P.case("math.segment_sum, 1-D data",
-       "lambda d: tf.math.segment_sum(d, [0, 1, 1, 1, 2])",
-       lambda d: segment(d, [0, 1, 1, 1, 2], 3, "sum"), [[1.0, -2.0, 3.0, 0.5, 4.0]])
-P.case("math.segment_mean, segment 2 empty",
-       "lambda d: tf.math.segment_mean(d, [0, 0, 1, 3])",
-       lambda d: segment(d, [0, 0, 1, 3], 4, "mean"), [X43])
-P.case("math.segment_max, no ties",
-       "lambda d: tf.math.segment_max(d, [0, 0, 1, 1])",
-       lambda d: segment(d, [0, 0, 1, 1], 2, "max"), [X43])
-P.case("math.segment_max, 1-D data",
-       "lambda d: tf.math.segment_max(d, [0, 0, 0, 1, 1])",
-       lambda d: segment(d, [0, 0, 0, 1, 1], 2, "max"), [[1.0, -2.0, 3.0, 0.5, 4.0]])
-P.case("math.unsorted_segment_mean, segments 1 and 3 empty",
-       "lambda d: tf.math.unsorted_segment_mean(d, [2, 0, 2, 2], 4)",
-       lambda d: segment(d, [2, 0, 2, 2], 4, "mean"), [X43])
-P.case("math.unsorted_segment_mean, 1-D data",
-       "lambda d: tf.math.unsorted_segment_mean(d, [1, 0, 1, 0, 1], 2)",
-       lambda d: segment(d, [1, 0, 1, 0, 1], 2, "mean"), [[1.0, -2.0, 3.0, 0.5, 4.0]])
+V5 = [[1.0, -2.0, 3.0, 0.5, 4.0]]
+SEG = [  # (op, kind, ids, num_segments or None for a sorted op, data, note)
+    ("segment_sum", "sum", [0, 0, 1, 3], None, [X43], "segment 2 empty"),
+    ("segment_sum", "sum", [0, 1, 1, 1, 2], None, V5, "1-D data"),
+    ("segment_mean", "mean", [0, 0, 1, 3], None, [X43], "segment 2 empty"),
+    ("segment_max", "max", [0, 0, 1, 1], None, [X43], "no ties"),
+    ("segment_max", "max", [0, 0, 0, 1, 1], None, V5, "1-D data"),
+    ("unsorted_segment_mean", "mean", [2, 0, 2, 2], 4, [X43], "segments 1 and 3 empty"),
+    ("unsorted_segment_mean", "mean", [1, 0, 1, 0, 1], 2, V5, "1-D data"),
+]
+for op, kind, ids, ns, data, note in SEG:
+    extra = "" if ns is None else f", {ns}"
+    P.case(f"math.{op}, {note}", f"lambda d: tf.math.{op}(d, {ids!r}{extra})",
+           lambda d, ids=ids, kind=kind, ns=ns: segment(d, ids, ns or max(ids) + 1, kind), data)
 P.case("nn.embedding_lookup, 2-D ids with repeats (an IndexedSlices gradient, densified)",
        "lambda p: tf.nn.embedding_lookup(p, [[1, 3], [1, 0]])",
        lambda p: p[np.array([[1, 3], [1, 0]])], [X43])
