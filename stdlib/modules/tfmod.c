@@ -567,7 +567,8 @@ static Val tf_linalg_trace(Val self, int n, const Val *args, const Kw *kw) {
 }
 
 //! tf.linalg.matrix_transpose(a, name='matrix_transpose', conjugate=False) | tf.linalg.adjoint(matrix, name=None)
-//!   Transposes the last two dimensions of a [..., M, N] to [..., N, M] (real dtypes: conjugate changes nothing).
+//!   Transposes the last two dimensions of a [..., M, N] to [..., N, M]; conjugate=True (adjoint) also conjugates a
+//!   complex tensor (real dtypes: conjugate changes nothing).
 static Val tf_matrix_transpose(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.linalg.matrix_transpose", .sig = "a, name='matrix_transpose', conjugate=False"};
@@ -589,6 +590,12 @@ static Val tf_matrix_transpose(Val self, int n, const Val *args, const Kw *kw) {
   at.v[0] = td_int_tuple(r, perm);
   rt_hold_val(at.v[0]);
   Val t = op_apply(&op_defs[OP_TRANSPOSE], 1, &x, &at);
+  if (rt_truthy(a[2])) {
+    /* TF's ConjugateTranspose: Conj passes a real tensor through, so only complex values change */
+    Val ct = op_apply(&op_defs[OP_CONJ], 1, &t, NULL);
+    val_decref(t);
+    t = ct;
+  }
   rt_unhold(mark);
   val_decref(x);
   val_decref(at.v[0]);
@@ -600,7 +607,8 @@ static Val tf_adjoint(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "tf.linalg.adjoint", .sig = "matrix, name=None"};
   Val a[2];
   args_parse(&spec, n, args, kw, a);
-  return tf_matrix_transpose(val_none(), 1, a, NULL);
+  Val b[3] = {a[0], val_none(), val_bool(true)};   /* TF: matrix_transpose(matrix, conjugate=True) */
+  return tf_matrix_transpose(val_none(), 3, b, NULL);
 }
 
 /* dispatch: TF decorates the function with add_dispatch_support, so on a KerasTensor it is a Keras op layer
