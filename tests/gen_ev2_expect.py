@@ -13,7 +13,7 @@ models run here in float64:
 - gradients: central finite differences of those numpy models in float64 (h = 1e-4). Inputs hold one decimal
   so the linear ops' gradients are exact short decimals; eigvalsh's model is np.linalg.eigvalsh(UPLO='L'), so its
   finite differences give TF's lower-triangle convention (upper part 0, strict lower part doubled).
-Values are printed rounded to 4 decimals (np.round in float64, + 0.0 so -0.0 prints as 0.0) in both places; the
+Values are printed rounded to 4 decimals (rgb_to_grayscale's: 5, its exact values have 5) (np.round in float64, + 0.0 so -0.0 prints as 0.0) in both places; the
 generator refuses an expected value closer than 5e-7 to a rounding boundary.
 Random flips: determinism (same seeds twice equal), every result one of the two outcomes, both outcomes seen, and
 the gradient follows the outcome. Codecs: the PNG round trip inside a tf.function is exact; PNG files written here
@@ -40,11 +40,11 @@ def R(a, d=4):
     return (np.round(np.asarray(a, f64), d) + 0.0).tolist()
 
 
-def check_boundary(v, d=4):
+def check_boundary(v, d=4, what=""):
     s = np.asarray(v, f64) * 10 ** d
     bad = np.abs(np.abs(s - np.floor(s)) - 0.5) * 10 ** -d < 5e-7
     if np.any(bad):
-        raise SystemExit("value too close to a rounding boundary: %r" % (s[bad] / 10 ** d))
+        raise SystemExit("%s: value too close to a rounding boundary: %r" % (what, s[bad] / 10 ** d))
 
 
 def fd(fn, args, w):
@@ -76,18 +76,18 @@ class Prog:
     def const(self, var, a, dtype="tf.float32"):
         self.lines.append(f"{var} = tf.constant({np.asarray(a).tolist()!r}, {dtype})")
 
-    def case(self, label, expr, names, arrays, model, grad=True, w=None):
+    def case(self, label, expr, names, arrays, model, grad=True, w=None, d=4):
         """expr uses the names of tfs constants (declared with const) as its parameters; arrays are their values."""
         self.n += 1
         f = f"f{self.n}"
         params = ", ".join(names)
         self.lines += [f"def {f}({params}):", f"    return {expr}"]
         val = model(*arrays)
-        check_boundary(val)
-        self.lines.append(f"print({label!r}, 'eager', R({f}({params})))")
-        self.lines.append(f"print({label!r}, 'function', R(tf.function({f})({params})))")
-        self.out.append(f"{label} eager {R(val)!r}")
-        self.out.append(f"{label} function {R(val)!r}")
+        check_boundary(val, d, label)
+        self.lines.append(f"print({label!r}, 'eager', R({f}({params}), {d}))")
+        self.lines.append(f"print({label!r}, 'function', R(tf.function({f})({params}), {d}))")
+        self.out.append(f"{label} eager {R(val, d)!r}")
+        self.out.append(f"{label} function {R(val, d)!r}")
         if not grad:
             return
         if w is None:
@@ -102,10 +102,10 @@ class Prog:
                        f"    return t.gradient(y, [{params}])"]
         gs = fd(model, arrays, w)
         for v in gs:
-            check_boundary(v)
-        exp = repr([R(v) for v in gs])
-        self.lines.append(f"print({label!r}, 'grad', [R(v) for v in {g}({params}, {wv})])")
-        self.lines.append(f"print({label!r}, 'grad function', [R(v) for v in tf.function({g})({params}, {wv})])")
+            check_boundary(v, d, label + " grad")
+        exp = repr([R(v, d) for v in gs])
+        self.lines.append(f"print({label!r}, 'grad', [R(v, {d}) for v in {g}({params}, {wv})])")
+        self.lines.append(f"print({label!r}, 'grad function', [R(v, {d}) for v in tf.function({g})({params}, {wv})])")
         self.out.append(f"{label} grad {exp}")
         self.out.append(f"{label} grad function {exp}")
 
@@ -235,6 +235,147 @@ def conv():
     p.write()
 
 
+# ---------------------------------------------------------------- tf.image
+def img_axes(x):
+    return (0, 1) if x.ndim == 3 else (1, 2)
+
+
+def central_crop(x, frac):
+    a, b = img_axes(x)
+    h, w = x.shape[a], x.shape[b]
+    top, left = int((h - h * frac) / 2), int((w - w * frac) / 2)
+    return x[..., top:h - top, left:w - left, :]
+
+
+def crop_box(x, oh, ow, th, tw):
+    return x[..., oh:oh + th, ow:ow + tw, :]
+
+
+def pad_box(x, oh, ow, th, tw):
+    a, b = img_axes(x)
+    pads = [(0, 0)] * x.ndim
+    pads[a] = (oh, th - oh - x.shape[a])
+    pads[b] = (ow, tw - ow - x.shape[b])
+    return np.pad(x, pads)
+
+
+def crop_or_pad(x, th, tw):
+    # TF's resize_with_crop_or_pad: centred crop offsets (-diff // 2), centred pad offsets (diff // 2)
+    a, b = img_axes(x)
+    h, w = x.shape[a], x.shape[b]
+    dh, dw = th - h, tw - w
+    c = crop_box(x, max(-dh // 2, 0), max(-dw // 2, 0), min(th, h), min(tw, w))
+    return pad_box(c, max(dh // 2, 0), max(dw // 2, 0), th, tw)
+
+
+def standardize(x):
+    n = np.prod(x.shape[-3:])
+    ax = (-1, -2, -3)
+    mean = x.mean(axis=ax, keepdims=True)
+    std = x.std(axis=ax, keepdims=True)
+    return (x - mean) / np.maximum(std, 1.0 / np.sqrt(n))
+
+
+def image():
+    p = Prog("ev2_image", "tf.image ops: eager, tf.function, gradients; random_flip_left_right seeded")
+    X = dec((4, 5, 3), 21, 0, 10)
+    XB = dec((2, 4, 5, 3), 22, 0, 10)
+    G = dec((4, 5, 1), 23, 0, 10)
+    U = np.random.RandomState(24).randint(0, 256, size=(2, 3, 3))
+    p.const("X", X)
+    p.const("XB", XB)
+    p.const("G", G)
+    p.const("U", U, "tf.uint8")
+    both = [("X", X), ("XB", XB)]
+    for v, a in both:
+        p.case(f"flip_up_down {v}", f"tf.image.flip_up_down({v})", [v], [a], lambda x: np.flip(x, img_axes(x)[0]))
+        p.case(f"transpose {v}", f"tf.image.transpose({v})", [v], [a], lambda x: np.swapaxes(x, *img_axes(x)))
+        p.case(f"central_crop {v} 0.5", f"tf.image.central_crop({v}, 0.5)", [v], [a], lambda x: central_crop(x, 0.5))
+        p.case(f"crop_to_bounding_box {v}", f"tf.image.crop_to_bounding_box({v}, 1, 1, 2, 3)", [v], [a],
+               lambda x: crop_box(x, 1, 1, 2, 3))
+        p.case(f"pad_to_bounding_box {v}", f"tf.image.pad_to_bounding_box({v}, 1, 2, 6, 8)", [v], [a],
+               lambda x: pad_box(x, 1, 2, 6, 8))
+        p.case(f"adjust_brightness {v}", f"tf.image.adjust_brightness({v}, 0.2)", [v], [a], lambda x: x + 0.2)
+        p.case(f"per_image_standardization {v}", f"tf.image.per_image_standardization({v})", [v], [a], standardize)
+        p.case(f"rgb_to_grayscale {v}", f"tf.image.rgb_to_grayscale({v})", [v], [a],
+               lambda x: (x @ np.array([0.2989, 0.5870, 0.1140]))[..., None], d=5)
+    for k in (1, 2, 3, 4, -1):
+        p.case(f"rot90 X k={k}", f"tf.image.rot90(X, k={k})", ["X"], [X], lambda x, k=k: np.rot90(x, k, (0, 1)))
+    p.case("rot90 XB k=1", "tf.image.rot90(XB)", ["XB"], [XB], lambda x: np.rot90(x, 1, (1, 2)))
+    p.case("central_crop X 0.7", "tf.image.central_crop(X, 0.7)", ["X"], [X], lambda x: central_crop(x, 0.7))
+    for th, tw in [(3, 7), (6, 2), (4, 5), (2, 8)]:
+        p.case(f"resize_with_crop_or_pad X {th}x{tw}", f"tf.image.resize_with_crop_or_pad(X, {th}, {tw})", ["X"], [X],
+               lambda x, th=th, tw=tw: crop_or_pad(x, th, tw))
+    p.case("resize_with_crop_or_pad XB 3x6", "tf.image.resize_with_crop_or_pad(XB, 3, 6)", ["XB"], [XB],
+           lambda x: crop_or_pad(x, 3, 6))
+    p.case("grayscale_to_rgb G", "tf.image.grayscale_to_rgb(G)", ["G"], [G], lambda x: np.concatenate([x] * 3, -1))
+    p.case("convert_image_dtype float32 to float64", "tf.image.convert_image_dtype(X, tf.float64)", ["X"], [X],
+           lambda x: x)
+    # TF: an integer image is cast and scaled by 1 / 255; a float image to uint8 is truncated from image * 255.5
+    p.case("convert_image_dtype uint8 to float32", "tf.image.convert_image_dtype(U, tf.float32)", ["U"], [U],
+           lambda u: u / 255.0, grad=False)
+    to8 = (X.astype(np.float32) * np.float32(255.5)).astype(np.uint8)
+    p.raw("print('convert_image_dtype float32 to uint8', tf.image.convert_image_dtype(X, tf.uint8).dtype.name, "
+          "tf.image.convert_image_dtype(X, tf.uint8).numpy().tolist())", f"convert_image_dtype float32 to uint8 uint8 {to8.tolist()!r}")
+    p.raw("print('convert_image_dtype float32 to uint8 function', "
+          "tf.function(lambda x: tf.image.convert_image_dtype(x, tf.uint8))(X).numpy().tolist())",
+          f"convert_image_dtype float32 to uint8 function {to8.tolist()!r}")
+
+    # random_flip_left_right: TF documents that tf.random.set_seed restarts the sequence of a seeded op
+    p.lines += [
+        "# random_flip_left_right: per image either kept or mirrored; same seeds twice give the same draws",
+        "def outcomes(y, x):",
+        "    # per image: 0 kept, 1 mirrored, -1 neither",
+        "    r = []",
+        "    for i in range(x.shape[0]):",
+        "        if bool(tf.reduce_all(y[i] == x[i])):",
+        "            r.append(0)",
+        "        elif bool(tf.reduce_all(y[i] == tf.reverse(x[i], [1]))):",
+        "            r.append(1)",
+        "        else:",
+        "            r.append(-1)",
+        "    return r",
+        "def rflip(x):",
+        "    return tf.image.random_flip_left_right(x, seed=3)",
+        "def rflip_grad(x, w):",
+        "    with tf.GradientTape() as t:",
+        "        t.watch(x)",
+        "        y = rflip(x)",
+        "        s = tf.reduce_sum(y * w)",
+        "    return y, t.gradient(s, x)",
+        "def grad_follows(y, g, x, w):",
+        "    # the gradient is w where the image was kept, w mirrored where it was mirrored",
+        "    k = outcomes(y, x)",
+        "    return all(bool(tf.reduce_all(g[i] == (w[i] if k[i] == 0 else tf.reverse(w[i], [1])))) for i in range(len(k)))",
+        "WB = tf.reshape(tf.range(120.0), [2, 4, 5, 3]) / 10.0",
+        "for way, fn, gfn in [('eager', rflip, rflip_grad), ('function', None, None)]:",
+        "    tf.random.set_seed(5)",
+        "    f = fn if fn is not None else tf.function(rflip)",
+        "    first = [f(XB) for _ in range(8)]",
+        "    tf.random.set_seed(5)",
+        "    f = fn if fn is not None else tf.function(rflip)",
+        "    second = [f(XB) for _ in range(8)]",
+        "    print('random_flip_left_right', way, 'same seeds twice equal',",
+        "          all(bool(tf.reduce_all(a == b)) for a, b in zip(first, second)))",
+        "    seen = sorted(set(k for y in first for k in outcomes(y, XB)))",
+        "    print('random_flip_left_right', way, 'outcomes seen', seen)",
+        "    one = f(X)",
+        "    print('random_flip_left_right', way, 'single image', one.shape.as_list(),",
+        "          bool(tf.reduce_all(one == X)) or bool(tf.reduce_all(one == tf.reverse(X, [1]))))",
+        "    g = gfn if gfn is not None else tf.function(rflip_grad)",
+        "    res = [g(XB, WB) for _ in range(6)]",
+        "    print('random_flip_left_right', way, 'gradient follows the outcome', all(grad_follows(y, d, XB, WB) for y, d in res),",
+        "          sorted(set(k for y, d in res for k in outcomes(y, XB))))",
+    ]
+    for way in ("eager", "function"):
+        p.out += [f"random_flip_left_right {way} same seeds twice equal True",
+                  f"random_flip_left_right {way} outcomes seen [0, 1]",
+                  f"random_flip_left_right {way} single image [4, 5, 3] True",
+                  f"random_flip_left_right {way} gradient follows the outcome True [0, 1]"]
+    p.write()
+
+
 if __name__ == "__main__":
     linalg()
     conv()
+    image()
