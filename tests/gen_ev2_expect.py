@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# gen_ev2_expect.py — writes tests/programs/ev2_{linalg,conv,image,codecs}.tfs and .out: eager, tf.function and gradient goldens.
+# gen_ev2_expect.py — writes tests/programs/ev2_{linalg,conv,image,codecs}.tfs/.out (+ data/ev2_pil*): eager, tf.function, gradients.
 """Independent reference for issue 31's audit gaps C/D (TensorFlow is not installed here).
 
     /usr/bin/python3 tests/gen_ev2_expect.py [--check-tfs build/compiler/tfs]
@@ -16,8 +16,10 @@ models run here in float64:
 Values are printed rounded to 4 decimals (rgb_to_grayscale's: 5, its exact values have 5) (np.round in float64, + 0.0 so -0.0 prints as 0.0) in both places; the
 generator refuses an expected value closer than 5e-7 to a rounding boundary.
 Random flips: determinism (same seeds twice equal), every result one of the two outcomes, both outcomes seen, and
-the gradient follows the outcome. Codecs: the PNG round trip inside a tf.function is exact; PNG files written here
-by PIL decode to PIL's pixels; JPEG: shape/dtype and closeness (max error bounds) only.
+the gradient follows the outcome. Codecs: the PNG round trip inside a tf.function is exact (uint8 and uint16); PNG files written here
+by PIL decode to PIL's pixels; JPEG: shape/dtype and closeness only (max and mean error bounds that PIL's own
+quality-95 round trip meets; decoding with INTEGER_ACCURATE, the ISLOW IDCT PIL uses; twice the bounds for TF's
+default INTEGER_FAST).
 --check-tfs runs the given tfs on a program that encodes PNGs inside a tf.function and decodes tfs's bytes
 with PIL (the independent decoder), asserting they equal the image (not part of the golden: tfs cannot call PIL).
 """
@@ -375,7 +377,169 @@ def image():
     p.write()
 
 
+# ---------------------------------------------------------------- PNG / JPEG inside tf.function
+def pil_png(a, path):
+    mode = {1: "L", 3: "RGB", 4: "RGBA"}[a.shape[-1]]
+    Image.fromarray(a[..., 0] if mode == "L" else a, mode).save(path, "PNG")
+
+
+def pil_png16(a, path):
+    Image.fromarray(a[..., 0].astype(np.uint16), "I;16").save(path, "PNG")
+
+
+def pil_decode(data):
+    return np.asarray(Image.open(io.BytesIO(data)))
+
+
+def jpeg_err(a, b):
+    d = np.abs(a.astype(np.int64) - b.astype(np.int64))
+    return d.max(), d.mean()
+
+
+SMOOTH = np.fromfunction(lambda i, j, c: i * 20 + j * 10 + c * 30, (6, 8, 3)).astype(np.uint8)
+JPEG_MAX, JPEG_MEAN = 16, 3.0     # bounds for quality 95, met by PIL's encoder too (asserted below)
+
+
+def codecs():
+    p = Prog("ev2_codecs", "PNG/JPEG encode and decode inside tf.function: exact PNG round trips, PIL-written files, JPEG closeness")
+    rs = np.random.RandomState(31)
+    imgs = {"rgb": rs.randint(0, 256, (5, 7, 3)).astype(np.uint8),
+            "gray": rs.randint(0, 256, (5, 7, 1)).astype(np.uint8),
+            "rgba": rs.randint(0, 256, (5, 7, 4)).astype(np.uint8)}
+    g16 = rs.randint(0, 65536, (4, 6, 1)).astype(np.uint16)
+    for k, a in imgs.items():
+        p.const(k.upper(), a, "tf.uint8")
+    p.const("G16", g16, "tf.uint16")
+    p.lines += [
+        "# one tf.function per compression level (a Python int argument would retrace on every new level)",
+        "png_rt = {level: tf.function(lambda x, level=level: tf.io.decode_png(tf.io.encode_png(x, compression=level), dtype=x.dtype))",
+        "          for level in (-1, 0, 6, 9)}",
+        "@tf.function",
+        "def png_file(path, channels, dtype):   # path a string tensor: one trace per channels/dtype",
+        "    return tf.io.decode_png(tf.io.read_file(path), channels=channels, dtype=dtype)",
+    ]
+    for k, a in imgs.items():
+        for level in (-1, 0, 9):
+            p.raw(f"y = png_rt[{level}]({k.upper()})", None)
+            p.raw(f"print('png round trip in tf.function', {k!r}, {level}, y.dtype.name, y.shape.as_list(), "
+                  f"y.numpy().tolist() == {k.upper()}.numpy().tolist())",
+                  f"png round trip in tf.function {k} {level} uint8 {list(a.shape)!r} True")
+    p.raw("y = png_rt[6](G16)", None)
+    p.raw("print('png round trip in tf.function uint16', y.dtype.name, y.shape.as_list(), y.numpy().tolist())",
+          f"png round trip in tf.function uint16 uint16 {list(g16.shape)!r} {g16.tolist()!r}")
+    # PNG files written by PIL (the independent encoder), decoded inside a tf.function: PIL's pixels exactly
+    data = os.path.join(PROG, "data")
+    for k, a in imgs.items():
+        pil_png(a, os.path.join(data, f"ev2_pil_{k}.png"))
+        with open(os.path.join(data, f"ev2_pil_{k}.png"), "rb") as fh:
+            px = pil_decode(fh.read())
+        px = px.reshape(a.shape)
+        assert (px == a).all()
+        p.raw(f"y = png_file(tf.constant('data/ev2_pil_{k}.png'), 0, tf.uint8)", None)
+        p.raw(f"print('PIL png decoded in tf.function', {k!r}, y.shape.as_list(), y.numpy().tolist())",
+              f"PIL png decoded in tf.function {k} {list(a.shape)!r} {px.tolist()!r}")
+    rgb_as_gray = imgs["rgb"]
+    p.raw("y = png_file(tf.constant('data/ev2_pil_rgba.png'), 3, tf.uint8)", None)
+    p.raw("print('PIL rgba png decoded as rgb', y.shape.as_list(), y.numpy().tolist())",
+          f"PIL rgba png decoded as rgb {[5, 7, 3]!r} {imgs['rgba'][..., :3].tolist()!r}")
+    pil_png16(g16, os.path.join(data, "ev2_pil_gray16.png"))
+    with open(os.path.join(data, "ev2_pil_gray16.png"), "rb") as fh:
+        px16 = pil_decode(fh.read()).reshape(g16.shape)
+    assert (px16 == g16).all()
+    p.raw("y = png_file(tf.constant('data/ev2_pil_gray16.png'), 0, tf.uint16)", None)
+    p.raw("print('PIL 16-bit png decoded in tf.function', y.dtype.name, y.numpy().tolist())",
+          f"PIL 16-bit png decoded in tf.function uint16 {px16.tolist()!r}")
+    p.raw("y = png_file(tf.constant('data/ev2_pil_gray16.png'), 3, tf.uint16)", None)
+    p.raw("print('PIL 16-bit gray png decoded as rgb', y.dtype.name, y.numpy().tolist())",
+          f"PIL 16-bit gray png decoded as rgb uint16 {np.repeat(px16, 3, -1).tolist()!r}")
+    # an 8-bit file read as uint16: TF's Convert8to16 widens v to (v << 8) | v
+    p.raw("y = png_file(tf.constant('data/ev2_pil_gray.png'), 0, tf.uint16)", None)
+    p.raw("print('PIL 8-bit png decoded as uint16', y.dtype.name, y.numpy().tolist())",
+          f"PIL 8-bit png decoded as uint16 uint16 {(imgs['gray'].astype(np.int64) * 257).tolist()!r}")
+
+    # JPEG: tfs's encoder in a tf.function, decoded in a tf.function: shape, dtype, closeness to the image
+    buf = io.BytesIO()
+    Image.fromarray(SMOOTH, "RGB").save(buf, "JPEG", quality=95)
+    pil_rt = pil_decode(buf.getvalue())
+    mx, mn = jpeg_err(pil_rt, SMOOTH)
+    assert mx <= JPEG_MAX and mn <= JPEG_MEAN, (mx, mn)
+    Image.fromarray(SMOOTH, "RGB").save(os.path.join(data, "ev2_pil.jpg"), "JPEG", quality=90)
+    with open(os.path.join(data, "ev2_pil.jpg"), "rb") as fh:
+        pil_jpg = pil_decode(fh.read())
+    p.const("SMOOTH", SMOOTH, "tf.uint8")
+    p.const("PILJPG", pil_jpg, "tf.uint8")
+    p.lines += [
+        "@tf.function",
+        "def jpeg_round_trip(x):",
+        "    return tf.io.decode_jpeg(tf.io.encode_jpeg(x, quality=95), dct_method='INTEGER_ACCURATE')",
+        "@tf.function",
+        "def jpeg_file(path):",
+        "    return tf.io.decode_jpeg(tf.io.read_file(path), dct_method='INTEGER_ACCURATE')",
+        "def err(a, b):",
+        "    d = tf.abs(tf.cast(a, tf.int32) - tf.cast(b, tf.int32))",
+        "    return int(tf.reduce_max(d)), float(tf.reduce_mean(tf.cast(d, tf.float32)))",
+        "y = jpeg_round_trip(SMOOTH)",
+        "mx, mn = err(y, SMOOTH)",
+        f"print('jpeg round trip in tf.function', y.dtype.name, y.shape.as_list(), mx <= {JPEG_MAX}, mn <= {JPEG_MEAN})",
+        "y = tf.function(lambda x: tf.io.decode_jpeg(tf.io.encode_jpeg(x, quality=95), dct_method='INTEGER_ACCURATE'))(SMOOTH[:, :, :1])",
+        "mx, mn = err(y, SMOOTH[:, :, :1])",
+        f"print('jpeg gray round trip in tf.function', y.dtype.name, y.shape.as_list(), mx <= {JPEG_MAX}, mn <= {JPEG_MEAN})",
+        "y = jpeg_file('data/ev2_pil.jpg')",
+        "mx, mn = err(y, PILJPG)",
+        "print('PIL jpeg decoded in tf.function', y.dtype.name, y.shape.as_list(), 'max difference from PIL <= 1', mx <= 1)",
+        "# TF's default dct_method '' is INTEGER_FAST: a coarser IDCT, looser bounds",
+        "y = tf.function(lambda x: tf.io.decode_jpeg(tf.io.encode_jpeg(x, quality=95)))(SMOOTH)",
+        "mx, mn = err(y, SMOOTH)",
+        f"print('jpeg round trip INTEGER_FAST in tf.function', y.dtype.name, y.shape.as_list(), mx <= {2 * JPEG_MAX}, mn <= {2 * JPEG_MEAN})",
+        "print('tf.image names in tf.function', tf.function(lambda x: tf.image.decode_png(tf.image.encode_png(x)))(RGB)"
+        ".numpy().tolist() == RGB.numpy().tolist(), tf.function(lambda x: tf.image.decode_jpeg(tf.image.encode_jpeg(x)))"
+        "(SMOOTH).shape.as_list())",
+    ]
+    p.out += ["jpeg round trip in tf.function uint8 [6, 8, 3] True True",
+              "jpeg gray round trip in tf.function uint8 [6, 8, 1] True True",
+              "PIL jpeg decoded in tf.function uint8 [6, 8, 3] max difference from PIL <= 1 True",
+              "jpeg round trip INTEGER_FAST in tf.function uint8 [6, 8, 3] True True",
+              "tf.image names in tf.function True [6, 8, 3]"]
+    p.write()
+
+
+CHECK = """import tensorflow as tf
+import sys
+rgb = tf.constant(%s, tf.uint8)
+smooth = tf.constant(%s, tf.uint8)
+tf.io.write_file(sys.argv[1] + "/t.png", tf.function(lambda x: tf.io.encode_png(x))(rgb))
+tf.io.write_file(sys.argv[1] + "/t9.png", tf.function(lambda x: tf.io.encode_png(x, compression=9))(rgb[:, :, :1]))
+tf.io.write_file(sys.argv[1] + "/t16.png", tf.function(lambda x: tf.io.encode_png(x))(tf.constant(%s, tf.uint16)))
+tf.io.write_file(sys.argv[1] + "/t.jpg", tf.function(lambda x: tf.io.encode_jpeg(x, quality=95))(smooth))
+"""
+
+
+def check_tfs(tfs):
+    """tfs's PNG bytes (written by a tf.function) decoded by PIL equal the image; its JPEG is close."""
+    rgb = np.random.RandomState(31).randint(0, 256, (5, 7, 3)).astype(np.uint8)
+    g16 = np.random.RandomState(32).randint(0, 65536, (4, 6, 1)).astype(np.uint16)
+    with tempfile.TemporaryDirectory() as d:
+        src = os.path.join(d, "check.tfs")
+        with open(src, "w") as fh:
+            fh.write(CHECK % (rgb.tolist(), SMOOTH.tolist(), g16.tolist()))
+        subprocess.run([os.path.abspath(tfs), "run", src, d], check=True)
+        with open(os.path.join(d, "t.png"), "rb") as fh:
+            assert (pil_decode(fh.read()) == rgb).all()
+        with open(os.path.join(d, "t9.png"), "rb") as fh:
+            assert (pil_decode(fh.read()) == rgb[:, :, 0]).all()
+        with open(os.path.join(d, "t16.png"), "rb") as fh:
+            assert (pil_decode(fh.read()).astype(np.int64) == g16[:, :, 0]).all()
+        with open(os.path.join(d, "t.jpg"), "rb") as fh:
+            mx, mn = jpeg_err(pil_decode(fh.read()), SMOOTH)
+        assert mx <= JPEG_MAX and mn <= JPEG_MEAN, (mx, mn)
+    print("tfs's PNG bytes (8 and 16 bits) decode (PIL) to the image; its JPEG is within max %d, mean %.1f (max %d, mean %.2f)"
+          % (JPEG_MAX, JPEG_MEAN, mx, mn))
+
+
 if __name__ == "__main__":
     linalg()
     conv()
     image()
+    codecs()
+    if len(sys.argv) == 3 and sys.argv[1] == "--check-tfs":
+        check_tfs(sys.argv[2])
