@@ -169,6 +169,13 @@ def linalg():
     p.case("pinv 3x2", "tf.linalg.pinv(M)", ["M"], [M], lambda a: np.linalg.pinv(a))
     p.const("A2", A + 2 * np.eye(3))
     p.case("pinv 3x3 invertible", "tf.linalg.pinv(A2)", ["A2"], [A + 2 * np.eye(3)], lambda a: np.linalg.pinv(a))
+    # TF's array_ops.transpose: a ConjugateTranspose node for conjugate=True of a complex tensor, else Transpose
+    p.lines += ["def graph_ops(fn, x):",
+                "    gd = tf.function(fn).get_concrete_function(x).graph.as_graph_def()",
+                "    return [l.strip()[5:-1] for l in str(gd).split('\\n') if l.strip().startswith('op: ')]"]
+    p.raw("print('graph ops', graph_ops(lambda z: tf.transpose(z, conjugate=True), tf.complex(A, A)), "
+          "graph_ops(lambda z: tf.transpose(z, conjugate=True), A))",
+          "graph ops ['Placeholder', 'Const', 'ConjugateTranspose', 'Identity'] ['Placeholder', 'Const', 'Transpose', 'Identity']")
     for lo, hi in [(1, 0), (0, -1), (-1, 0), (0, 0), (-1, -1)]:
         p.case(f"band_part({lo}, {hi})", f"tf.linalg.band_part(N, {lo}, {hi})", ["N"], [N],
                lambda a, lo=lo, hi=hi: band(a, lo, hi))

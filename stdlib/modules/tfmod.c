@@ -586,16 +586,12 @@ static Val tf_matrix_transpose(Val self, int n, const Val *args, const Kw *kw) {
   tfs_i64 perm[TFS_MAX_RANK];
   for (int i = 0; i < r; i++) perm[i] = i;
   perm[r - 2] = r - 1, perm[r - 1] = r - 2;
-  OpAttrs at = {.n = 1};
+  /* conjugate: Transpose's own attribute (TF's ConjugateTranspose for a complex tensor, a no-op for a real one) */
+  OpAttrs at = {.n = 2};
   at.v[0] = td_int_tuple(r, perm);
+  at.v[1] = val_bool(rt_truthy(a[2]));
   rt_hold_val(at.v[0]);
   Val t = op_apply(&op_defs[OP_TRANSPOSE], 1, &x, &at);
-  if (rt_truthy(a[2])) {
-    /* TF's ConjugateTranspose: Conj passes a real tensor through, so only complex values change */
-    Val ct = op_apply(&op_defs[OP_CONJ], 1, &t, NULL);
-    val_decref(t);
-    t = ct;
-  }
   rt_unhold(mark);
   val_decref(x);
   val_decref(at.v[0]);
