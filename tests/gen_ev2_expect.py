@@ -7,20 +7,24 @@
 Every case runs four ways in the .tfs: eagerly, through a tf.function, and the gradient of
 sum(op(inputs) * w) by tf.GradientTape eagerly and inside a tf.function. Expected values come from numpy
 models run here in float64:
-- values: the op written in numpy (adjoint / matrix_transpose(conjugate=True) / tf.transpose(conjugate=True): the
-  complex conjugate of the transpose, printed as its real and imaginary parts) (direct loops for the convolutions, TF's formulas for the tf.image ops:
-  central_crop's int((size - size * fraction) / 2) offset, resize_with_crop_or_pad's centred offsets,
-  rgb_to_grayscale's weights [0.2989, 0.5870, 0.1140], per_image_standardization's max(std, 1/sqrt(N)));
+- values: the op written in numpy: direct loops for the convolutions (SAME padding: TF's before = total // 2);
+  TF's formulas for the tf.image ops (central_crop's int((size - size * fraction) / 2) offset,
+  resize_with_crop_or_pad's centred offsets, rgb_to_grayscale's weights [0.2989, 0.5870, 0.1140],
+  per_image_standardization's max(std, 1/sqrt(N)), convert_image_dtype: float to uint8 truncates image * 255.5,
+  uint8 to float is v / 255); adjoint / matrix_transpose(conjugate=True) / tf.transpose(conjugate=True): the
+  complex conjugate of the transpose, printed as its real and imaginary parts;
 - gradients: central finite differences of those numpy models in float64 (h = 1e-4). Inputs hold one decimal
   so the linear ops' gradients are exact short decimals; eigvalsh's model is np.linalg.eigvalsh(UPLO='L'), so its
   finite differences give TF's lower-triangle convention (upper part 0, strict lower part doubled).
-Values are printed rounded to 4 decimals (rgb_to_grayscale's: 5, its exact values have 5) (np.round in float64, + 0.0 so -0.0 prints as 0.0) in both places; the
-generator refuses an expected value closer than 5e-7 to a rounding boundary.
-Random flips: determinism (same seeds twice equal), every result one of the two outcomes, both outcomes seen, and
-the gradient follows the outcome. Codecs: the PNG round trip inside a tf.function is exact (uint8 and uint16); PNG files written here
-by PIL decode to PIL's pixels; JPEG: shape/dtype and closeness only (max and mean error bounds that PIL's own
-quality-95 round trip meets; decoding with INTEGER_ACCURATE, the ISLOW IDCT PIL uses; twice the bounds for TF's
-default INTEGER_FAST).
+Values are printed rounded to 4 decimals (rgb_to_grayscale's to 5: its exact values have 5), by np.round in float64
+plus 0.0 (so -0.0 prints as 0.0), in both places; the generator refuses an expected value closer than 5e-7 to a
+rounding boundary.
+Random flips: determinism (tf.random.set_seed then the same op seed twice gives the same draws, as TF documents),
+every result one of the two outcomes, both outcomes seen, and the gradient follows the outcome.
+Codecs: the PNG round trip inside a tf.function is exact (uint8 and uint16); PNG files written here by PIL decode
+to PIL's pixels; JPEG: shape/dtype and closeness only (max and mean error bounds that PIL's own quality-95 round
+trip meets, decoding with INTEGER_ACCURATE, the ISLOW IDCT PIL uses; twice the bounds for TF's default
+INTEGER_FAST).
 --check-tfs runs the given tfs on a program that encodes PNGs inside a tf.function and decodes tfs's bytes
 with PIL (the independent decoder), asserting they equal the image (not part of the golden: tfs cannot call PIL).
 """
@@ -456,7 +460,6 @@ def codecs():
         p.raw(f"y = png_file(tf.constant('data/ev2_pil_{k}.png'), 0, tf.uint8)", None)
         p.raw(f"print('PIL png decoded in tf.function', {k!r}, y.shape.as_list(), y.numpy().tolist())",
               f"PIL png decoded in tf.function {k} {list(a.shape)!r} {px.tolist()!r}")
-    rgb_as_gray = imgs["rgb"]
     p.raw("y = png_file(tf.constant('data/ev2_pil_rgba.png'), 3, tf.uint8)", None)
     p.raw("print('PIL rgba png decoded as rgb', y.shape.as_list(), y.numpy().tolist())",
           f"PIL rgba png decoded as rgb {[5, 7, 3]!r} {imgs['rgba'][..., :3].tolist()!r}")
