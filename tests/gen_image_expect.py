@@ -486,7 +486,7 @@ def codec_program():
             "cut jpeg recovered [64, 64, 3]",
             "InvalidArgumentError: `channels` must be 0, 1, 3 or 4 but got 2",
             "InvalidArgumentError: JPEG does not support 4 channels",
-            "InvalidArgumentError: Value for attr 'T' of float is not in the list of allowed values: uint8 ; NodeDef: {{node EncodePng}}",
+            "InvalidArgumentError: Value for attr 'T' of float is not in the list of allowed values: uint8, uint16 ; NodeDef: {{node EncodePng}}",
             "InvalidArgumentError: image must be 3-dimensional[2,2]",
             "InvalidArgumentError: image must have 1 or 3 channels, got [2,2,2]"]
     prog.write("image_codecs")

@@ -2648,7 +2648,9 @@ static bool gd_r_reshape(GD_RULE_ARGS) {
   if (!in[1]) return false;
   gd_attr_add(b, &at, "T", gd_type(b, t));
   gd_attr_add(b, &at, tr ? "Tperm" : n->op->id == OP_RESHAPE ? "Tshape" : "Tdim", gd_pbtype(b, tidx));
-  gd_aux(b, base, n->op->graph_name, &at, 2, in);
+  /* tf.transpose(conjugate=True) of a complex tensor is TF's ConjugateTranspose node */
+  bool conj = tr && dtype_is_complex(t) && gd_attr_bool(n, 1);
+  gd_aux(b, base, conj ? "ConjugateTranspose" : n->op->graph_name, &at, 2, in);
   return true;
 }
 

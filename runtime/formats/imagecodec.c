@@ -13,23 +13,30 @@
 
 /* ---- channel conversion --------------------------------------------------------------
  * A decoded image has the file's channels (1 gray, 2 gray+alpha, 3 RGB, 4 RGBA); the caller may ask for
- * 1, 3 or 4: alpha dropped or made opaque, gray replicated, colour made gray with the ITU-R 601 weights. */
-static unsigned char *channels_to(unsigned char *px, size_t npix, int have, int want) {
+ * 1, 3 or 4: alpha dropped or made opaque, gray replicated, colour made gray with the ITU-R 601 weights.
+ * Samples are bytes, or uint16s in host order when sixteen (a 16-bit PNG decoded as uint16). */
+static unsigned char *channels_to(unsigned char *px, size_t npix, int have, int want, bool sixteen) {
   if (!want || want == have) return px;
-  unsigned char *o = malloc(npix * (size_t)want + 1);
+  size_t sz = sixteen ? 2 : 1;
+  unsigned char *o = malloc(npix * (size_t)want * sz + 1);
   if (!o) {
     free(px);
     return NULL;
   }
+  const uint16_t *s16 = (const uint16_t *)px;
+  uint16_t *d16 = (uint16_t *)o;
+  unsigned opaque = sixteen ? 65535 : 255;
   for (size_t i = 0; i < npix; i++) {
-    const unsigned char *s = px + i * (size_t)have;
-    unsigned char *d = o + i * (size_t)want;
-    unsigned r = s[0], g = have >= 3 ? s[1] : s[0], b = have >= 3 ? s[2] : s[0];
-    unsigned a = have == 2 ? s[1] : have == 4 ? s[3] : 255;
-    if (want == 1) d[0] = have >= 3 ? (unsigned char)((r * 299 + g * 587 + b * 114 + 500) / 1000) : (unsigned char)r;
-    else {
-      d[0] = (unsigned char)r, d[1] = (unsigned char)g, d[2] = (unsigned char)b;
-      if (want == 4) d[3] = (unsigned char)a;
+    size_t si = i * (size_t)have, di = i * (size_t)want;
+#define SAMPLE(k) (sixteen ? (unsigned)s16[si + (k)] : (unsigned)px[si + (k)])
+    unsigned r = SAMPLE(0), g = have >= 3 ? SAMPLE(1) : r, b = have >= 3 ? SAMPLE(2) : r;
+    unsigned a = have == 2 ? SAMPLE(1) : have == 4 ? SAMPLE(3) : opaque;
+#undef SAMPLE
+    unsigned v[4] = {r, g, b, a};
+    if (want == 1) v[0] = have >= 3 ? (unsigned)(((unsigned long long)r * 299 + (unsigned long long)g * 587 + (unsigned long long)b * 114 + 500) / 1000) : r;
+    for (int k = 0; k < want; k++) {
+      if (sixteen) d16[di + (size_t)k] = (uint16_t)v[k];
+      else o[di + (size_t)k] = (unsigned char)v[k];
     }
   }
   free(px);
@@ -55,8 +62,9 @@ static void png_read_mem(png_structp p, png_bytep out, png_size_t n) {
   s->at += n;
 }
 
-/* The file's pixels in its own channels (*c), 8 bits each. */
-static unsigned char *png_decode_raw(const unsigned char *data, size_t n, int *h, int *w, int *c, char *err) {
+/* The file's pixels in its own channels (*c), 8 bits each, or 16 in host order when sixteen (an 8-bit file's
+ * samples widened v * 257, as TF's Convert8to16). */
+static unsigned char *png_decode_raw(const unsigned char *data, size_t n, bool sixteen, int *h, int *w, int *c, char *err) {
   PngSrc src = {data, n, 0, err};
   err[0] = 0;
   if (n < 8 || png_sig_cmp(data, 0, 8)) {
@@ -94,7 +102,12 @@ static unsigned char *png_decode_raw(const unsigned char *data, size_t n, int *h
   if (ctype == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(p);
   if (ctype == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(p);
   if (png_get_valid(p, info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(p);
-  if (depth == 16) png_set_strip_16(p);
+  if (depth == 16 && !sixteen) png_set_strip_16(p);
+  if (sixteen) {
+    const uint16_t one = 1;
+    if (depth < 16) png_set_expand_16(p);
+    if (*(const unsigned char *)&one) png_set_swap(p);
+  }
   png_set_interlace_handling(p);
   png_read_update_info(p, info);
   int have = png_get_channels(p, info);
@@ -111,11 +124,11 @@ static unsigned char *png_decode_raw(const unsigned char *data, size_t n, int *h
   return px;
 }
 
-unsigned char *img_png_decode(const unsigned char *data, size_t n, int want, int *h, int *w, int *c, char *err) {
+unsigned char *img_png_decode(const unsigned char *data, size_t n, int want, bool sixteen, int *h, int *w, int *c, char *err) {
   int have;
-  unsigned char *px = png_decode_raw(data, n, h, w, &have, err);
+  unsigned char *px = png_decode_raw(data, n, sixteen, h, w, &have, err);
   if (!px) return NULL;
-  unsigned char *out = channels_to(px, (size_t)*w * (size_t)*h, have, want);
+  unsigned char *out = channels_to(px, (size_t)*w * (size_t)*h, have, want, sixteen);
   if (!out) snprintf(err, IMG_ERR_LEN, "out of memory");
   *c = want ? want : have;
   return out;
@@ -134,7 +147,8 @@ static void png_write_mem(png_structp p, png_bytep data, png_size_t n) {
 }
 static void png_flush_mem(png_structp p) { (void)p; }
 
-unsigned char *img_png_encode(const unsigned char *px, int h, int w, int c, int level, size_t *len, char *err) {
+/* depth 8 or 16; 16-bit samples come in the host's (little-endian) order and PNG stores them big-endian */
+unsigned char *img_png_encode(const unsigned char *px, int h, int w, int c, int depth, int level, size_t *len, char *err) {
   static const int ctypes[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGBA};
   PngSrc e = {NULL, 0, 0, err};
   PngDst d = {NULL, 0, 0, false};
@@ -155,12 +169,16 @@ unsigned char *img_png_encode(const unsigned char *px, int h, int w, int c, int 
   }
   png_set_write_fn(p, &d, png_write_mem, png_flush_mem);
   png_set_compression_level(p, level < 0 || level > 9 ? 6 : level);
-  png_set_IHDR(p, info, (png_uint_32)w, (png_uint_32)h, 8, ctypes[c], PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+  png_set_IHDR(p, info, (png_uint_32)w, (png_uint_32)h, depth, ctypes[c], PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                PNG_FILTER_TYPE_DEFAULT);
   png_write_info(p, info);
+  if (depth == 16) {
+    const uint16_t one = 1;
+    if (*(const unsigned char *)&one) png_set_swap(p);
+  }
   rows = malloc(sizeof(png_bytep) * (size_t)(h ? h : 1));
   if (!rows) png_error(p, "out of memory");
-  for (int y = 0; y < h; y++) rows[y] = (png_bytep)px + (size_t)y * (size_t)w * (size_t)c;
+  for (int y = 0; y < h; y++) rows[y] = (png_bytep)px + (size_t)y * (size_t)w * (size_t)c * (size_t)(depth / 8);
   png_write_image(p, rows);
   png_write_end(p, NULL);
   free(rows);

@@ -45,6 +45,8 @@ void meta_decode_image(OpCall *c) {
     dt = op_attr_dtype(c, 1, DT_UINT8);
     bool png = c->op->id == OP_DECODE_PNG;
     if (dt == DT_FLOAT32 && !png) {
+    } else if (dt == DT_UINT16 && png) {
+      /* 16-bit PNG samples (8-bit files widened); TF's other formats under DecodePng stay uint8-only here */
     } else if (dt != DT_UINT8) {
       if (png) op_fail(c, ERR_INVALID_ARGUMENT, "`dtype` for `DecodePng` must be unit8, unit16 but got: %d", dtype_tf_enum(dt));
       op_fail(c, ERR_INVALID_ARGUMENT, "`dtype` for `DecodeImage` must be unit8, unit16, float but got: %d", dtype_tf_enum(dt));
@@ -100,7 +102,9 @@ void k_decode_image(OpCall *c) {
   char err[IMG_ERR_LEN];
   unsigned char *px = NULL;
   if (fmt == FMT_PNG) {
-    px = img_png_decode(data, n, want, &h, &w, &ch, err);
+    px = img_png_decode(data, n, want, c->outm[0].dtype == DT_UINT16, &h, &w, &ch, err);
+  } else if (c->outm[0].dtype == DT_UINT16) {
+    op_fail(c, ERR_UNIMPLEMENTED, "decode_png with dtype uint16 reads PNG data only");
   } else if (fmt == FMT_JPEG) {
     bool jp = c->op->id == OP_DECODE_JPEG;
     int ratio = jp ? (int)op_attr_int(c, 1, 1) : 1;
@@ -129,6 +133,7 @@ void k_decode_image(OpCall *c) {
   Tensor *t = four_d ? tensor_new(c->outm[0].dtype, 4, shape) : tensor_new(c->outm[0].dtype, 3, shape + 1);
   size_t cnt = (size_t)frames * (size_t)h * (size_t)w * (size_t)ch;
   if (t->dtype == DT_UINT8) memcpy(tensor_data(t), px, cnt);
+  else if (t->dtype == DT_UINT16) memcpy(tensor_data(t), px, cnt * 2);
   else
     for (size_t i = 0; i < cnt; i++) ((float *)tensor_data(t))[i] = (float)px[i] * (1.0f / 255.0f);
   free(px);
@@ -138,7 +143,7 @@ void k_decode_image(OpCall *c) {
 /* shape: a scalar string (the file's bytes). */
 void meta_encode_image(OpCall *c) {
   const TMeta *m = &c->inm[0];
-  if (m->dtype != DT_UINT8)
+  if (m->dtype != DT_UINT8 && !(m->dtype == DT_UINT16 && c->op->id == OP_ENCODE_PNG))
     op_fail(c, ERR_INVALID_ARGUMENT, "Value for attr 'T' of %s is not in the list of allowed values: uint8%s", dtype_info[m->dtype].name,
             c->op->id == OP_ENCODE_PNG ? ", uint16" : "");
   if (m->rank != 3 && m->rank >= 0) {
@@ -186,7 +191,7 @@ void k_encode_image(OpCall *c) {
   size_t len = 0;
   unsigned char *bytes;
   if (c->op->id == OP_ENCODE_PNG) {
-    bytes = img_png_encode(tensor_data(x), h, w, ch, (int)op_attr_int(c, 0, -1), &len, err);
+    bytes = img_png_encode(tensor_data(x), h, w, ch, x->dtype == DT_UINT16 ? 16 : 8, (int)op_attr_int(c, 0, -1), &len, err);
   } else {
     bytes = img_jpeg_encode(tensor_data(x), h, w, ch, (int)op_attr_int(c, 1, 95), op_attr_bool(c, 2, false), op_attr_bool(c, 3, false),
                             op_attr_bool(c, 4, true), strcmp(str_attr(c, 5, "in"), "cm") ? 1 : 2, (int)op_attr_int(c, 6, 300),

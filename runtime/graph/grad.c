@@ -504,6 +504,7 @@ static void g_matmul(const GradCall *g, Val *dx) {
   dx[0] = keep(unbroadcast(da, a));   /* batch dimensions broadcast like elementwise ones */
   dx[1] = keep(unbroadcast(db, b));
 }
+static bool attr_bool_d(const GradCall *g, int i, bool dflt);
 static void g_transpose(const GradCall *g, Val *dx) {
   int r = rank_of(X0);
   if (r < 0) rt_throw(ERR_UNIMPLEMENTED, "gradient of tf.transpose of unknown rank is not supported");
@@ -516,8 +517,9 @@ static void g_transpose(const GradCall *g, Val *dx) {
     if (n != r) rt_throw(ERR_INVALID_ARGUMENT, "transpose gradient: bad perm");
   }
   for (int i = 0; i < r; i++) inv[perm[i] < 0 ? perm[i] + r : perm[i]] = i;
-  Val at[1] = {int_tuple(r, inv)};
-  dx[0] = keep(opat(OP_TRANSPOSE, 1, &DY, 1, at));
+  /* a conjugate transpose's gradient is the conjugate transpose of dy by the inverse permutation */
+  Val at[2] = {int_tuple(r, inv), val_bool(attr_bool_d(g, 1, false))};
+  dx[0] = keep(opat(OP_TRANSPOSE, 1, &DY, 2, at));
 }
 /* ---- LAPACK-backed linear algebra (TF's linalg_grad.py) ---- */
 static bool attr_bool_d(const GradCall *g, int i, bool dflt) {

@@ -524,6 +524,8 @@ void k_transpose(OpCall *c) {
   Tensor *v = tensor_view(a, a->rank, shape, strides, a->offset);
   ew_cast(c->out[0], v);
   tensor_release(v);
+  /* conjugate=True: TF's ConjugateTranspose (a real tensor is left as it is) */
+  if (dtype_is_complex(a->dtype) && op_attr_bool(c, 1, false)) ew_unary(OP_CONJ, c->out[0], c->out[0]);
 }
 
 /* ---- bias_add ------------------------------------------------------------------------------- */

@@ -567,7 +567,8 @@ static Val tf_linalg_trace(Val self, int n, const Val *args, const Kw *kw) {
 }
 
 //! tf.linalg.matrix_transpose(a, name='matrix_transpose', conjugate=False) | tf.linalg.adjoint(matrix, name=None)
-//!   Transposes the last two dimensions of a [..., M, N] to [..., N, M] (real dtypes: conjugate changes nothing).
+//!   Transposes the last two dimensions of a [..., M, N] to [..., N, M]; conjugate=True (adjoint) also conjugates a
+//!   complex tensor (real dtypes: conjugate changes nothing).
 static Val tf_matrix_transpose(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.linalg.matrix_transpose", .sig = "a, name='matrix_transpose', conjugate=False"};
@@ -585,8 +586,10 @@ static Val tf_matrix_transpose(Val self, int n, const Val *args, const Kw *kw) {
   tfs_i64 perm[TFS_MAX_RANK];
   for (int i = 0; i < r; i++) perm[i] = i;
   perm[r - 2] = r - 1, perm[r - 1] = r - 2;
-  OpAttrs at = {.n = 1};
+  /* conjugate: Transpose's own attribute (TF's ConjugateTranspose for a complex tensor, a no-op for a real one) */
+  OpAttrs at = {.n = 2};
   at.v[0] = td_int_tuple(r, perm);
+  at.v[1] = val_bool(rt_truthy(a[2]));
   rt_hold_val(at.v[0]);
   Val t = op_apply(&op_defs[OP_TRANSPOSE], 1, &x, &at);
   rt_unhold(mark);
@@ -600,7 +603,8 @@ static Val tf_adjoint(Val self, int n, const Val *args, const Kw *kw) {
   static ArgSpec spec = {.what = "tf.linalg.adjoint", .sig = "matrix, name=None"};
   Val a[2];
   args_parse(&spec, n, args, kw, a);
-  return tf_matrix_transpose(val_none(), 1, a, NULL);
+  Val b[3] = {a[0], val_none(), val_bool(true)};   /* TF: matrix_transpose(matrix, conjugate=True) */
+  return tf_matrix_transpose(val_none(), 3, b, NULL);
 }
 
 /* dispatch: TF decorates the function with add_dispatch_support, so on a KerasTensor it is a Keras op layer
