@@ -20,6 +20,8 @@ shape to another, and the function returns both concatenated and the element cou
 - interleave(cycle_length, block_length) (InterleaveDatasetOp; the deterministic parallel form has the same order):
   a cycle of slots visited in turn, block_length elements from each, an empty slot filled from the input when the
   cycle reaches it, an exhausted one emptied and the cycle moving on;
+- an interleave/flat_map function whose inner dataset's map captures the outer function's argument: the same
+  model with that function;
 - map(num_parallel_calls) with Options.deterministic True keeps the input order; with deterministic False only the
   multiset of values is fixed, so the sorted values are compared.
 """
@@ -203,6 +205,19 @@ def interleaved(npc):
 
 
 @tf.function
+def nested_capture(npc):
+    # the inner dataset's map function captures the interleave function's argument i
+    ds = tf.data.Dataset.range(1, 4).interleave(lambda i: tf.data.Dataset.range(i).map(lambda x: x * 10 + i),
+                                                cycle_length=2, num_parallel_calls=npc, deterministic=True)
+    return collect(ds)
+
+
+@tf.function
+def flat_capture():
+    return collect(tf.data.Dataset.range(1, 4).flat_map(lambda i: tf.data.Dataset.range(i).map(lambda x: x + 100 * i)))
+
+
+@tf.function
 def parallel_map(det):
     o = tf.data.Options()
     o.deterministic = det
@@ -222,6 +237,9 @@ show("rebatch sizes", rebatched_sizes())
 show("group_by_window", grouped())
 show("interleave", interleaved(None))
 show("interleave parallel", interleaved(2))
+show("interleave nested capture", nested_capture(None))
+show("interleave nested capture parallel", nested_capture(2))
+show("flat_map nested capture", flat_capture())
 show("map parallel deterministic", parallel_map(True))
 r = parallel_map(False)
 print("map parallel nondeterministic", sorted(r[0].numpy().tolist()), int(r[2]))
@@ -242,6 +260,10 @@ def expected():
     il = interleave(list(range(1, 5)), lambda i: range(i * 10, i * 10 + i), 2, 2)
     o.append("interleave " + result(il))
     o.append("interleave parallel " + result(il))
+    nc = interleave(list(range(1, 4)), lambda i: [x * 10 + i for x in range(i)], 2, 1)
+    o.append("interleave nested capture " + result(nc))
+    o.append("interleave nested capture parallel " + result(nc))
+    o.append("flat_map nested capture " + result([x + 100 * i for i in range(1, 4) for x in range(i)]))
     sq = [x * x - 3 for x in range(12)]
     o.append("options().deterministic True")
     o.append("map parallel deterministic " + result(sq))
