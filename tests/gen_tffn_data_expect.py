@@ -27,6 +27,8 @@ shape to another, and the function returns both concatenated and the element cou
 """
 import os
 
+from gen_data_expect import interleave  # InterleaveDatasetOp's cycle, shared with the eager tf.data goldens
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -98,33 +100,6 @@ def group_by_window(xs, key, reduce, size):
             out += reduce(k, groups.pop(k))
     for k in sorted(groups):
         out += reduce(k, groups[k])
-    return out
-
-
-def interleave(xs, fn, cycle, block):
-    inp = iter(xs)
-    slots = [None] * cycle
-    out, c, b, end, nopen = [], 0, 0, False, 0
-    while not end or nopen > 0:
-        if slots[c] is not None:
-            if slots[c]:
-                out.append(slots[c].pop(0))
-                b += 1
-                if b == block:
-                    b, c = 0, (c + 1) % cycle
-                continue
-            slots[c] = None
-            nopen -= 1
-            b, c = 0, (c + 1) % cycle
-        elif not end:
-            x = next(inp, None)
-            if x is None:
-                end = True
-            else:
-                slots[c] = list(fn(x))
-                nopen += 1
-        else:
-            b, c = 0, (c + 1) % cycle
     return out
 
 
