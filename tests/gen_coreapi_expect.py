@@ -618,9 +618,10 @@ def random_config():
            "[LogicalDevice(name='/device:CPU:0', device_type='CPU')]", "2 1", "True True", "[2, 4]",
            "InvalidArgumentError x and y not equal to tolerance rtol = %r, atol = %r" % (eps, eps),
            "passed",
-           "ValueError Specified by tensor 0 dimension 0.  Tensor 1 dimension 0 must have size 2.  Received size 4, shape (4,)",
-           "ValueError Specified explicitly.  Tensor 0 dimension 1 must have size 4.  Received size 3, shape (2, 3)",
-           "ValueError Specified by tensor 0: tensor must have rank 1. Received rank 2, shape (2, 3)",
+           # check_ops.assert_shapes: eagerly a tensor is named "shape=... dtype=...", in assert_rank_in by ""
+           "ValueError Specified by tensor shape=(2, 3) dtype=float32 dimension 0.  Tensor shape=(4,) dtype=float32 dimension 0 must have size 2.  Received size 4, shape (4,)",
+           "ValueError Specified explicitly.  Tensor shape=(2, 3) dtype=float32 dimension 1 must have size 4.  Received size 3, shape (2, 3)",
+           "ValueError Tensor  must have rank in (0, 1).  Received rank 2, shape (2, 3)",
            "executing eagerly while tracing: False", "[2.0]", "graph InvalidArgumentError"]
     with open(os.path.join(PROGS, "coreapi_random_config.tfs"), "w") as f:
         f.write(RANDOM_SRC)

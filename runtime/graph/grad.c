@@ -315,6 +315,21 @@ static void g_gelu(const GradCall *g, Val *dx) {
   dx[0] = keep(mul(DY, add(cdf, mul(X0, pdf))));
 }
 static void g_identity(const GradCall *g, Val *dx) { dx[0] = keep(DY); }
+/* TF's _CheckNumericsGrad: the incoming gradient is itself checked, under the forward message prefixed with
+ * "Not a number (NaN) or infinity (Inf) values detected in gradient. " (V2 checks with V2). */
+static void g_check_numerics(const GradCall *g, Val *dx) {
+  StrBuf b;
+  sb_init(&b);
+  sb_puts(&b, "Not a number (NaN) or infinity (Inf) values detected in gradient. ");
+  if (g->attrs->n > 0 && g->attrs->v[0].tag != VT_UNDEF && g->attrs->v[0].tag != VT_NONE) val_str(&b, g->attrs->v[0]);
+  Val msg = str_new(b.data, (tfs_i64)b.len);
+  sb_free(&b);
+  int mark = rt_hold_val(msg);   /* released by the unwinding when the check raises */
+  Val at[1] = {msg};
+  dx[0] = keep(opat(g->op->id, 1, &DY, 1, at));
+  rt_unhold(mark);
+  val_decref(msg);
+}
 static void g_cast(const GradCall *g, Val *dx) {
   Tensor *tx = tn(X0);   /* TF: between float and complex dtypes only (complex to real keeps the real part) */
   DType s = tx ? tx->dtype : DT_STRING, d = tn(DY)->dtype;
@@ -1548,7 +1563,7 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_CONCAT] = {g_concat, G_NO_OUT | G_IN_SHAPE}, [OP_STACK] = {g_stack, 0}, [OP_UNSTACK] = {g_unstack, 0}, [OP_LSTM_SEQ] = {g_lstm_seq, G_DY_UNDEF}, [OP_GRU_SEQ] = {g_gru_seq, G_DY_UNDEF}, [OP_SRNN_SEQ] = {g_srnn_seq, G_DY_UNDEF}, [OP_BNORM_TRAIN] = {g_bnorm, 0}, [OP_TILE] = {g_tile, 0}, [OP_LINSPACE] = {g_linspace, G_NO_OUT},
   [OP_BROADCAST_TO] = {g_broadcast_to, G_NO_OUT | G_IN_SHAPE}, [OP_STRIDED_SLICE] = {g_scatter, 0}, [OP_SLICE] = {g_scatter, 0}, [OP_GATHER] = {g_scatter, 0}, [OP_GATHER_ND] = {g_scatter, 0}, [OP_PAD] = {g_scatter, 0}, [OP_READ_VARIABLE] = {g_identity, 0}, [OP_STOP_GRADIENT] = {grad_none, 0},
   [OP_ZEROS_LIKE] = {grad_none, 0}, [OP_ONES_LIKE] = {grad_none, 0}, [OP_STACK_PUSH] = {grad_none, 0}, [OP_STACK_SIZE] = {grad_none, 0}, [OP_STACK_GET] = {grad_none, 0}, [OP_RNG_STATE] = {grad_none, 0}, [OP_RNG_SWAP] = {grad_none, 0}, [OP_DROPOUT] = {g_dropout, 0}, [OP_RANDOM_GAMMA] = {g_random_gamma, 0}, [OP_STATELESS_GAMMA] = {g_random_gamma, 0},
-  [OP_CHECK_NUMERICS] = {g_identity, G_NO_OUT | G_IN_SHAPE}, [OP_CHECK_NUMERICS_V2] = {g_identity, G_NO_OUT | G_IN_SHAPE}, [OP_ASSERT_FINITE] = {g_identity, G_NO_OUT | G_IN_SHAPE},
+  [OP_CHECK_NUMERICS] = {g_check_numerics, G_NO_OUT | G_IN_SHAPE}, [OP_CHECK_NUMERICS_V2] = {g_check_numerics, G_NO_OUT | G_IN_SHAPE}, [OP_ASSERT_FINITE] = {g_identity, G_NO_OUT | G_IN_SHAPE},
   [OP_TL_RESERVE] = {grad_none, 0}, [OP_TL_LENGTH] = {grad_none, 0}, [OP_TL_SET_ITEM] = {g_tl_set_item, 0},
   [OP_TL_GET_ITEM] = {g_tl_get_item, 0}, [OP_TL_STACK] = {g_tl_stack, 0}, [OP_TL_FROM_TENSOR] = {g_tl_from_tensor, 0},
   [OP_TL_GATHER] = {g_tl_gather, 0}, [OP_TL_SCATTER] = {g_tl_scatter, 0}, [OP_TL_ADD] = {g_tl_add, 0},

@@ -413,7 +413,11 @@ static Val op_result(OpCall *c) {
   if (op->flags & OPF_NOOUT) {
     r = val_none();
   } else if (op->flags & OPF_PASS0) {
-    r = val_obj(tensor_retain(c->in[0]));
+    Tensor *x = c->in[0];
+    /* under a GradientTape the output is a new tensor sharing x's data, so the tape records the op (TF's
+     * CheckNumerics has a gradient that checks dy) instead of an op whose output is its own input */
+    if (op_tape_nactive && !x->sym) r = val_obj(tensor_view(x, x->rank, x->shape, x->strides, x->offset));
+    else r = val_obj(tensor_retain(x));
   } else if ((op->flags & OPF_TUPLE) && c->nout == 1) {
     r = val_obj(c->out[0]);
   } else if (op->flags & OPF_TUPLE) {
