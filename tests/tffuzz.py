@@ -98,11 +98,22 @@ def _staging(msg):
             return True
     return False
 
+def _emsg(e):
+    # "Class: first line" of the error; AutoGraph's "in user code:" framing (a graph trace) is read through: the
+    # original error's line follows the last `File` entry, its source line and a blank line
+    s = str(e)
+    if s.startswith("in user code:"):
+        lines = s.split("\n")
+        files = [i for i, l in enumerate(lines) if l.startswith("    File ")]
+        if files and files[-1] + 3 < len(lines):
+            return lines[files[-1] + 3].strip()
+    return type(e).__name__ + ": " + s.split("\n")[0]
+
 def _run(f, args, kw):
     try:
         return _show(f(*args, **kw)), None
     except Exception as e:
-        return None, type(e).__name__ + ': ' + str(e).split('\n')[0][:200]
+        return None, _emsg(e)[:240]
 
 def _check(name, f, g, args, kw):
     e, ee = _run(f, args, kw)
@@ -127,7 +138,7 @@ def _check_cf(name, f, make, args, kw):
     try:
         cf = make()
     except Exception as ex:
-        print('cf-error', name, 'making:', type(ex).__name__ + ': ' + str(ex).split('\n')[0][:200])
+        print('cf-error', name, 'making:', _emsg(ex)[:240])
         return
     r, re = _run(cf, args, kw)
     if re is not None:
