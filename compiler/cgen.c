@@ -1275,7 +1275,9 @@ static int frame_ag(const Fg *g, const Scope *s) {
   if (g->m->library) return RT_AG_LIBRARY;
   if (!g->tag || !*g->tag || !g->fn || !s) return RT_AG_PLAIN;
   if (s->parent && s->parent->is_module) return RT_AG_HEAD;
-  if (g->fn->kind == A_LAMBDA) return RT_AG_HELPER;   /* TF's origin info names a lambda's lines by the def around it */
+  /* TF's origin info names a lambda's (or a comprehension's) lines by the def around it; only a def has decorators
+   * (the other nodes are allocated without them) */
+  if (g->fn->kind != A_FUNCDEF) return RT_AG_HELPER;
   /* a def of the user's own inside converted code carries @ag__.autograph_artifact (ag_calls.c);
    * AutoGraph's helpers (if_body, loop_body, get_state...) do not */
   for (int i = 0; i < g->fn->decorators.n; i++) {
