@@ -30,6 +30,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import agdiff  # noqa: E402  (the host-only generator)
+import errtext  # noqa: E402  (.tfs shared with opdiff/tffuzz)
 
 # Errors tracing raises where eager execution runs on (TF's messages; docs/autograph.md).
 STAGING_ERRORS = (
@@ -58,23 +59,14 @@ def show(r):
     return ' '.join([str(tf.reshape(tf.convert_to_tensor(v), [-1]).numpy()) for v in r])
 
 
-def _emsg(e):
-    # "Class: first line" of the error; AutoGraph's "in user code:" framing (a graph trace) is read through: the
-    # original error's line follows the last `File` entry, its source line and a blank line
-    s = str(e)
-    if s.startswith("in user code:"):
-        lines = s.split("\\n")
-        files = [i for i, l in enumerate(lines) if l.startswith("    File ")]
-        if files and files[-1] + 3 < len(lines):
-            return lines[files[-1] + 3].strip()
-    return type(e).__name__ + ": " + s.split("\\n")[0]
-
 def attempt(name, f, *args):
     try:
         print(name, show(f(*args)))
     except Exception as e:
         print(name, 'error', _emsg(e))
 '''
+SHOW += errtext.EMSG
+
 
 
 class TensorGen(agdiff.Gen):

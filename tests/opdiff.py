@@ -19,6 +19,8 @@ usage: opdiff.py TFS [--count N] [--seed S] [--budget SECONDS] [--keep DIR]
 Prints how many calls ran (each case is one eager and one graph call).
 """
 import argparse
+
+import errtext
 import os
 import random
 import re
@@ -76,17 +78,6 @@ def _show(v):
     t = tf.convert_to_tensor(v)
     return str(t.dtype.name) + str(t.shape) + ' ' + str(t.numpy()).replace('\n', ' ')
 
-def _emsg(e):
-    # "Class: first line" of the error; AutoGraph's "in user code:" framing (a graph trace) is read through: the
-    # original error's line follows the last `File` entry, its source line and a blank line
-    s = str(e)
-    if s.startswith("in user code:"):
-        lines = s.split("\n")
-        files = [i for i, l in enumerate(lines) if l.startswith("    File ")]
-        if files and files[-1] + 3 < len(lines):
-            return lines[files[-1] + 3].strip()
-    return type(e).__name__ + ": " + s.split("\n")[0]
-
 def _run(f, args):
     try:
         return f(*args), None
@@ -132,6 +123,8 @@ def _check(name, f, g, args, shape_only=False, warm=None):
     else:
         print('MISMATCH', name, 'eager:', _show(e), '| graph:', _show(r))
 '''
+PRELUDE += errtext.EMSG
+
 
 
 def parse_ops():

@@ -17,6 +17,8 @@ usage: tffuzz.py TFS [--count N] [--seed S] [--budget SECONDS] [--keep DIR]
 Prints how many calls ran.
 """
 import argparse
+
+import errtext
 import os
 import random
 import re
@@ -98,17 +100,6 @@ def _staging(msg):
             return True
     return False
 
-def _emsg(e):
-    # "Class: first line" of the error; AutoGraph's "in user code:" framing (a graph trace) is read through: the
-    # original error's line follows the last `File` entry, its source line and a blank line
-    s = str(e)
-    if s.startswith("in user code:"):
-        lines = s.split("\n")
-        files = [i for i, l in enumerate(lines) if l.startswith("    File ")]
-        if files and files[-1] + 3 < len(lines):
-            return lines[files[-1] + 3].strip()
-    return type(e).__name__ + ": " + s.split("\n")[0]
-
 def _run(f, args, kw):
     try:
         return _show(f(*args, **kw)), None
@@ -150,6 +141,8 @@ def _check_cf(name, f, make, args, kw):
     else:
         print('MISMATCH', name, 'eager:', e, '| concrete:', r)
 '''
+PRELUDE += errtext.EMSG
+
 
 HOST = ["0", "1", "-2", "7", "1.5", "-0.25", "True", "False", "'hi'", "''", "'abc'", "None", "(1, 2)", "[1.0, 2.0]",
         "[]", "()", "{'k': 1, 'j': 2.5}", "{}", "[(1, 'a'), None]", "(tf.constant(1.0), 3)"]
