@@ -228,14 +228,17 @@ static Tensor *leaf_tensor(Val v, const char *what) {
   return tensor_from_val(v, -1);
 }
 
-/* Whether v is a composite tensor written in .tfs (a tf.RaggedTensor: a class with __tf_dispatch__). */
-static bool is_composite(Val v) {
+/* Whether v is an instance of a .tfs class that defines `name`. */
+static bool class_defines(Val v, const char *name) {
   if (!val_is(v, &inst_type)) return false;
-  Val f = class_find(((Inst *)v.u.o)->klass, "__tf_dispatch__");
+  Val f = class_find(((Inst *)v.u.o)->klass, name);
   if (val_is_undef(f)) return false;
   val_decref(f);
   return true;
 }
+
+/* Whether v is a composite tensor written in .tfs (a tf.RaggedTensor: a class with __tf_dispatch__). */
+static bool is_composite(Val v) { return class_defines(v, "__tf_dispatch__"); }
 
 /* A leaf as an element's component: a tensor, or a composite (a map's RaggedTensor) as it is. */
 static Val to_tensor_leaf(void *ctx, Val leaf) {
@@ -2523,13 +2526,7 @@ static void flatten_elem(Val e, Val *out, int *n, int cap) {
  * A spec leaf that is a .tfs TypeSpec (tf.RaggedTensorSpec, tf.SparseTensorSpec) stands, in the graph ops'
  * outputs, for its component tensors (_component_specs; a value's _to_components, rebuilt by _from_components),
  * as tf.function feeds and returns composites. */
-static bool comp_spec(Val v) {
-  if (!val_is(v, &inst_type)) return false;
-  Val f = class_find(((Inst *)v.u.o)->klass, "_component_specs");
-  if (val_is_undef(f)) return false;
-  val_decref(f);
-  return true;
-}
+static bool comp_spec(Val v) { return class_defines(v, "_component_specs"); }
 
 static Val comp_method(Val spec, const char *name, Val arg) {
   Val m = rt_getattr(spec, name);
