@@ -564,8 +564,13 @@ v = tf.Variable(tf.random_normal_initializer(stddev=0.0)([2]))
 print(v.numpy().tolist())
 print(tf.config.list_physical_devices(), tf.config.list_physical_devices("GPU"))
 print(tf.config.list_logical_devices("CPU"))
-tf.config.threading.set_intra_op_parallelism_threads(2)
-tf.config.threading.set_inter_op_parallelism_threads(1)
+# ops ran already: TF's context is initialized, so the thread counts can no longer change
+for setter in [lambda: tf.config.threading.set_intra_op_parallelism_threads(2),
+               lambda: tf.config.threading.set_inter_op_parallelism_threads(1)]:
+    try:
+        setter()
+    except RuntimeError as e:
+        print("RuntimeError", e)
 print(tf.config.threading.get_intra_op_parallelism_threads(), tf.config.threading.get_inter_op_parallelism_threads())
 tf.config.experimental.enable_op_determinism()
 print(tf.executing_eagerly(), tf.config.experimental.is_op_determinism_enabled())
@@ -615,7 +620,10 @@ def random_config():
            "random_normal_initializer float32 [20000] True True", "random_uniform_initializer True True",
            "%s" % np.zeros(2).tolist(),
            "[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')] []",
-           "[LogicalDevice(name='/device:CPU:0', device_type='CPU')]", "2 1", "True True", "[2, 4]",
+           "[LogicalDevice(name='/device:CPU:0', device_type='CPU')]",
+           # context.py's setters once an op ran
+           "RuntimeError Intra op parallelism cannot be modified after initialization.",
+           "RuntimeError Inter op parallelism cannot be modified after initialization.", "0 0", "True True", "[2, 4]",
            "InvalidArgumentError x and y not equal to tolerance rtol = %r, atol = %r" % (eps, eps),
            "passed",
            # check_ops.assert_shapes: eagerly a tensor is named "shape=... dtype=...", in assert_rank_in by ""

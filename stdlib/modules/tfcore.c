@@ -790,8 +790,10 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //! tf.config.LogicalDevice(name, device_type)
 //!   A logical device, as list_logical_devices gives.
 //! tf.config.threading
-//!   set_intra_op_parallelism_threads, set_inter_op_parallelism_threads and their get_ forms: the numbers are kept
-//!   and read back (0: the runtime's choice); tfs's kernels run on the calling thread.
+//!   set_intra_op_parallelism_threads, set_inter_op_parallelism_threads and their get_ forms (0: the runtime's
+//!   choice). As in TF, a new value is taken only before the first op runs (RuntimeError "Intra op parallelism
+//!   cannot be modified after initialization." after it); the intra-op count sizes the kernel thread pool (0:
+//!   TFS_NUM_THREADS, else every core), the inter-op count is kept and read back.
 //! tf.config.experimental
 //!   enable_op_determinism, disable_op_determinism, is_op_determinism_enabled (tfs's ops are deterministic already),
 //!   list_physical_devices, list_logical_devices.

@@ -5,6 +5,7 @@
 
 #include "formats/graphdef.h"
 #include "graph/trace.h"
+#include "kernels/ops.h"
 #include "modules/modules.h"
 #include "modules/nodedefobj.h"
 #include "modules/tfmod.h"
@@ -350,8 +351,18 @@ static Val tf_ctrl_initialized(Val self, int n, const Val *args, const Kw *kw) {
   return val_bool(__atomic_load_n(&op_eager_ran, __ATOMIC_RELAXED));
 }
 
+/* _tfctl.threads(n): the intra-op pool's thread count (n <= 0: TFS_NUM_THREADS, else every core), which
+ * tf.config.threading.set_intra_op_parallelism_threads sets before TF's context is initialized */
+static Val tf_ctrl_threads(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  (void)kw;
+  if (n == 1 && args[0].tag == VT_INT) tp_set_threads(args[0].u.i > 4096 ? 4096 : (int)args[0].u.i);
+  return val_int(tp_threads());
+}
+
 #define CB(nm, fn) {{TFS_IMMORTAL_RC, &builtin_type}, "_tfctl." nm, fn, {VT_UNDEF, {0}}, NULL}
-static Builtin ctl_fns[] = {CB("push", tf_ctrl_push), CB("pop", tf_ctrl_pop), CB("initialized", tf_ctrl_initialized)};
+static Builtin ctl_fns[] = {CB("push", tf_ctrl_push), CB("pop", tf_ctrl_pop), CB("initialized", tf_ctrl_initialized),
+                            CB("threads", tf_ctrl_threads)};
 
 static Val ctl_attr(const char *name) {
   for (size_t i = 0; i < sizeof ctl_fns / sizeof ctl_fns[0]; i++)
