@@ -123,7 +123,9 @@ def with_values(text):
 
 def events_text(proto_dir, logdir):
     out = []
-    files = sorted(f for f in os.listdir(logdir) if "tfevents" in f)
+    # event files anywhere under logdir (Keras's TensorBoard callback writes train/ and validation/), by relative path
+    files = sorted(os.path.relpath(os.path.join(d, f), logdir) for d, _, fs in os.walk(logdir) for f in fs
+                   if "tfevents" in f)
     for f in files:
         out.append("# file %d\n" % files.index(f))
         for ev in records(os.path.join(logdir, f)):

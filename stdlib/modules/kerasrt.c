@@ -29,12 +29,14 @@ static Val kr_isatty(Val self, int n, const Val *args, const Kw *kw) {
   return val_bool(isatty(1) == 1 && !dist_launched());
 }
 
-/* Keras' logging.warning: "WARNING:tensorflow:message" on stderr (stdout flushed first, so the order holds) */
+/* Keras' logging.warning: "WARNING:tensorflow:message" on stderr (stdout flushed first, so the order holds); a
+ * second argument names another logger (the optimizers log through absl: "WARNING:absl:message") */
 static Val kr_warn(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
-  if (n != 1 || (kw && kw->n) || !val_is(args[0], &str_type)) rt_throw(ERR_TYPE, "_keras.warn(message) takes one string");
+  if (n < 1 || n > 2 || (kw && kw->n) || !val_is(args[0], &str_type) || (n == 2 && !val_is(args[1], &str_type)))
+    rt_throw(ERR_TYPE, "_keras.warn(message, logger='tensorflow') takes one or two strings");
   rt_flush();
-  fprintf(stderr, "WARNING:tensorflow:%s\n", str_cstr(args[0]));
+  fprintf(stderr, "WARNING:%s:%s\n", n == 2 ? str_cstr(args[1]) : "tensorflow", str_cstr(args[0]));
   fflush(stderr);
   return val_none();
 }

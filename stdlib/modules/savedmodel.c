@@ -1007,7 +1007,14 @@ static void sm_save(Val obj, const char *dir, Val signatures, Val options) {
     sm->n_meta_graphs = 1;
     sm->meta_graphs = pa_alloc(&s.a, sizeof(void *));
     sm->meta_graphs[0] = mg;
-    /* write a sibling temp directory, then swap it in */
+    /* write a sibling temp directory, then swap it in; missing parents are made first, as TF's
+     * recursive_create_dir of the export directory */
+    for (char *p = pa_strdup(&s.a, dir), *q = strchr(p + 1, '/'); q; q = strchr(q + 1, '/')) {
+      *q = 0;
+      if (mkdir(p, 0777) && errno != EEXIST)
+        rt_throw(ERR_IO, "tf.saved_model.save: cannot write '%s': %s", dir, strerror(errno));
+      *q = '/';
+    }
     tmp = pa_printf(&s.a, "%s.tmp-XXXXXX", dir);
     if (!mkdtemp(tmp)) {
       int e = errno;
@@ -1581,24 +1588,43 @@ static void sm_user_free(Obj *o) {
   free(u);
 }
 
+static const Type sm_user_type;
+
 static void sm_user_repr(StrBuf *b, Val v) { sb_printf(b, "<_UserObject of '%s'>", ((SmUser *)v.u.o)->model->path); }
 
+/* The Variables reachable from a loaded object, each once, in its attributes' order: through other loaded objects
+ * and the lists, tuples and dicts TF's ListWrapper/_TupleWrapper/_DictWrapper nodes come back as (a Keras model's
+ * layers sit in such a list), not through its signatures. */
 static void sm_collect_vars(Val obj, Val out, bool trainable_only, int depth) {
-  if (!val_is(obj, NULL) && depth > 32) return;
-  const SmUser *u = (const SmUser *)obj.u.o;
-  Val keys = dict_keys_list(u->dict);
+  if (depth > 32) return;
+  if (val_is(obj, &variable_type)) {
+    bool seen = false;
+    for (tfs_i64 k = 0; k < ((List *)out.u.o)->len && !seen; k++) seen = ((List *)out.u.o)->items[k].u.o == obj.u.o;
+    if (!seen && (!trainable_only || ((Variable *)obj.u.o)->trainable)) list_append(out, obj);
+    return;
+  }
+  tfs_i64 n;
+  const Val *it;
+  if (val_is(obj, &list_type) || val_is(obj, &tuple_type)) {
+    if (seq_items(obj, &n, &it))
+      for (tfs_i64 i = 0; i < n; i++) sm_collect_vars(it[i], out, trainable_only, depth + 1);
+    return;
+  }
+  bool user = val_is(obj, &sm_user_type);
+  if (!user && !val_is(obj, &dict_type)) return;
+  Val d = user ? ((const SmUser *)obj.u.o)->dict : obj;
+  Val keys = dict_keys_list(d);
+  int mark = rt_hold_val(keys);
   List *kl = (List *)keys.u.o;
   for (tfs_i64 i = 0; i < kl->len; i++) {
-    Val v = dict_get(u->dict, kl->items[i]);
-    if (val_is(v, &variable_type)) {
-      bool seen = false;
-      for (tfs_i64 k = 0; k < ((List *)out.u.o)->len && !seen; k++) seen = ((List *)out.u.o)->items[k].u.o == v.u.o;
-      if (!seen && (!trainable_only || ((Variable *)v.u.o)->trainable)) list_append(out, v);
-    } else if (v.tag == VT_OBJ && v.u.o->type == obj.u.o->type && strcmp(str_cstr(kl->items[i]), "signatures")) {
-      sm_collect_vars(v, out, trainable_only, depth + 1);
-    }
+    if (user && val_is(kl->items[i], &str_type) && !strcmp(str_cstr(kl->items[i]), "signatures")) continue;
+    Val v = dict_get(d, kl->items[i]);
+    int m = rt_hold_val(v);
+    sm_collect_vars(v, out, trainable_only, depth + 1);
+    rt_unhold(m);
     val_decref(v);
   }
+  rt_unhold(mark);
   val_decref(keys);
 }
 
