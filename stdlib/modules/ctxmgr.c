@@ -37,7 +37,24 @@ static Val cm_enter(Val self, int n, const Val *args, const Kw *kw) {
     if (c->entered++ == 0) c->saved = trace_suspend();   /* re-entered: already outside the trace */
     return val_none();
   }
-  const char *full = graph_scope_push(str_cstr(c->name));
+  const char *name = str_cstr(c->name);
+  size_t len = strlen(name);
+  TraceCtx *cx = trace_current();
+  const char *full;
+  if (cx && cx->g && len && name[len - 1] != '/') {
+    /* in a graph, TF's Graph.name_scope takes a unique name ("s", then "s_1") shared with the op names: a scope
+     * opened again in one trace does not merge with the first */
+    const char *u = graph_reserve_name(cx->g, name);
+    StrBuf b;
+    sb_init(&b);
+    int mark = rt_hold_sb(&b);   /* freed if a push fails */
+    sb_printf(&b, "%s/", u);
+    full = graph_scope_push(b.data);
+    rt_unhold(mark);
+    sb_free(&b);
+  } else {
+    full = graph_scope_push(name);
+  }
   c->entered++;
   return str_from_cstr(full);
 }

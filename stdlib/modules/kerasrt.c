@@ -15,7 +15,9 @@
 #include "modules/tfdata.h"
 #include "dist/dist.h"
 #include "kernels/ops.h"
+#include "graph/graph.h"
 #include "modules/modules.h"
+#include "modules/tfmod.h"
 #include "object/object.h"
 #include "tensor/tensor.h"
 #include "object/value.h"
@@ -315,7 +317,27 @@ static Val kr_ag_call(Val self, int n, const Val *args, const Kw *kw) {
   rt_ag_reraise(&t, site, true);
 }
 
+/* Keras's Layer._name_scope(): tf.name_scope of the current scope + the layer's name + "/", absolute, so a layer
+ * called again in one graph reuses its scope ("dense/BiasAdd_1") where a plain tf.name_scope there would take the
+ * graph's next unique name ("dense_1"). */
+static Val kr_layer_scope(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  if (n != 1 || (kw && kw->n) || !val_is(args[0], &str_type)) rt_throw(ERR_TYPE, "_keras.layer_scope(name) takes one str");
+  StrBuf b;
+  sb_init(&b);
+  int mark = rt_hold_sb(&b);
+  sb_printf(&b, "%s%s/", graph_scope_prefix(), str_cstr(args[0]));
+  Val full = str_new(b.data, (tfs_i64)b.len);
+  rt_hold_val(full);
+  Val scope = tf_name_scope(val_undef(), 1, &full, NULL);
+  rt_unhold(mark);
+  sb_free(&b);
+  val_decref(full);
+  return scope;
+}
+
 static Val kr_attr(const char *name) {
+  if (!strcmp(name, "layer_scope")) return builtin_new("_keras.layer_scope", kr_layer_scope, val_undef(), NULL);
   if (!strcmp(name, "ag_call")) return builtin_new("_keras.ag_call", kr_ag_call, val_undef(), NULL);
   if (!strcmp(name, "reraise")) return builtin_new("_keras.reraise", kr_reraise, val_undef(), NULL);
   if (!strcmp(name, "op_signature")) return builtin_new("_keras.op_signature", kr_op_signature, val_undef(), NULL);
