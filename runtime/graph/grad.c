@@ -896,10 +896,31 @@ static void g_bias_add(const GradCall *g, Val *dx) {
 /* ---- shapes ---- */
 static void g_reshape(const GradCall *g, Val *dx) { dx[0] = keep(reshape_like(DY, X0)); }
 static void g_broadcast_to(const GradCall *g, Val *dx) { dx[0] = keep(unbroadcast(DY, X0)); }
+/* concat's gradient when an input's size along axis is known only at run time (a while_loop variable with a
+ * shape invariant): as TF's _ConcatGrad, each input's slice of dy begins at the sum of the earlier inputs'
+ * tf.shape along axis and has the input's tf.shape for size (graph values of the Slice). */
+static void concat_grad_dynamic(const GradCall *g, Val *dx, int r, tfs_i64 axis) {
+  tfs_i64 unit[TFS_MAX_RANK] = {0};
+  unit[axis] = 1;
+  Val mask = int_tuple(r, unit), off = val_undef();
+  for (int i = 0; i < g->nin; i++) {
+    Val shp = opat(OP_SHAPE, 1, &g->in[i], 0, NULL);
+    Val at[2] = {i == 0 ? mul(shp, val_int(0)) : off, shp};
+    dx[i] = keep(opat(OP_SLICE, 1, &DY, 2, at));
+    Val step = mul(shp, mask);
+    off = i == 0 ? step : add(off, step);
+  }
+}
+
 static void g_concat(const GradCall *g, Val *dx) {
   int r = rank_of(X0);
   tfs_i64 axis = attr_int(g, 0, 0);
   if (axis < 0) axis += r;
+  for (int i = 0; r >= 0 && i < g->nin; i++)
+    if (tn(g->in[i])->rank >= 0 && tn(g->in[i])->shape[axis] < 0) {
+      concat_grad_dynamic(g, dx, r, axis);
+      return;
+    }
   tfs_i64 off = 0;
   for (int i = 0; i < g->nin; i++) {
     Tensor *t = tn(g->in[i]);
