@@ -175,10 +175,6 @@ void meta_dropout(OpCall *c) {
   c->outm[0] = c->inm[0];
   double rate = op_attr_float(c, 0, -1);
   if (!(rate >= 0 && rate < 1)) op_fail(c, ERR_VALUE, "rate must be a scalar tensor or a float in the range [0, 1), got %g", rate);
-  /* any dtype reaches here (ops.def), for TF's ValueError of nn_ops.dropout, after its rate check */
-  if (!dtype_info[c->inm[0].dtype].is_float)
-    op_fail(c, ERR_VALUE, "x has to be a floating point tensor since it's going to be scaled. Got a <dtype: '%s'> tensor instead.",
-            dtype_info[c->inm[0].dtype].name);
 }
 
 void k_dropout(OpCall *c) {

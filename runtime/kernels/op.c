@@ -765,6 +765,25 @@ static Val int_features_to_float(Val x) {
   return r;
 }
 
+/* tf.nn.dropout's wrapper (nn_ops.py) checks a Python-number rate, then that x is a float tensor, before any
+ * op runs: ValueErrors where the Dropout op's dtype check would raise InvalidArgumentError. */
+static void dropout_wrapper_checks(Val x, Val rate) {
+  Tensor *t = val_as_tensor(x);
+  DType dt;
+  if (t) {
+    dt = t->dtype;
+  } else {
+    Tensor *h = tensor_from_val(x, -1);
+    dt = h->dtype;
+    tensor_release(h);
+  }
+  if (dtype_info[dt].is_float) return;   /* the op checks the rate (meta_dropout) */
+  double r = rate.tag == VT_INT ? (double)rate.u.i : rate.tag == VT_FLOAT ? rate.u.f : 0.5;
+  if (!(r >= 0 && r < 1)) rt_throw(ERR_VALUE, "rate must be a scalar tensor or a float in the range [0, 1), got %g", r);
+  rt_throw(ERR_VALUE, "x has to be a floating point tensor since it's going to be scaled. Got a <dtype: '%s'> tensor instead.",
+           dtype_info[dt].name);
+}
+
 static Val op_call_builtin(OpId id, int n, const Val *args, const Kw *kw) {
   const OpDef *op = &op_defs[id];
   op_eager_note();   /* a tf.<op> call: TF initializes its eager context to run it */
@@ -778,6 +797,7 @@ static Val op_call_builtin(OpId id, int n, const Val *args, const Kw *kw) {
   for (int i = 0; i < a->nin; i++) in[i] = pv[(int)a->pin[i]];
   at.n = a->nattr;
   for (int i = 0; i < a->nattr; i++) at.v[i] = pv[(int)a->pattr[i]];
+  if (id == OP_DROPOUT) dropout_wrapper_checks(in[0], at.v[0]);
   Val cast = id == OP_LEAKY_RELU ? int_features_to_float(in[0]) : val_undef();
   int hold = -1;
   if (!val_is_undef(cast)) {
