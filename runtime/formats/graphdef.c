@@ -2852,6 +2852,31 @@ static bool gd_r_scatter_grad(GD_RULE_ARGS) {
   return gd_scatter_grad(b, g, n);
 }
 
+/* _SumTo(dy, x): as TF's broadcasting gradients, BroadcastGradientArgs of the two shapes, Sum of dy over x's
+ * reduction indices (r0), Reshape to x's shape. */
+static bool gd_r_sum_to(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (n->nin < 2 || n->in[0].node < 0 || n->in[1].node < 0) return false;
+  const char *dy = gd_ref(b, g, n->in[0], b->fn), *xi = gd_ref(b, g, n->in[1], b->fn);
+  AttrList ya = {0}, xa = {0}, ba = {0}, ra = {0};
+  gd_attr_add(b, &ya, "T", gd_type(b, graph_meta(g, n->in[0])->dtype));
+  gd_attr_add(b, &ya, "out_type", gd_type(b, DT_INT32));
+  const char *sy = gd_aux(b, base, "Shape", &ya, 1, &dy);
+  gd_attr_add(b, &xa, "T", gd_type(b, graph_meta(g, n->in[1])->dtype));
+  gd_attr_add(b, &xa, "out_type", gd_type(b, DT_INT32));
+  const char *sx = gd_aux(b, base, "Shape", &xa, 1, &xi);
+  gd_attr_add(b, &ba, "T", gd_type(b, DT_INT32));
+  const char *bin[2] = {sx, sy};
+  const char *bga = gd_aux(b, base, "BroadcastGradientArgs", &ba, 2, bin);
+  const char *r0 = b->fn ? pa_printf(b->a, "%.*s:r0:0", (int)(strlen(bga) - strlen(":output:0")), bga) : bga;
+  const char *sum = gd_reduce(b, base, "Sum", t, dy, r0, TENSORFLOW__DATA_TYPE__DT_INT32, false);
+  gd_attr_add(b, &ra, "T", gd_type(b, t));
+  gd_attr_add(b, &ra, "Tshape", gd_type(b, DT_INT32));
+  const char *rin[2] = {sum, sx};
+  gd_aux(b, base, "Reshape", &ra, 2, rin);
+  return true;
+}
+
 static bool gd_r_dataset_iter(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
   return gd_dataset_op(b, g, n);
@@ -3618,7 +3643,7 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_STACK_SIZE] = gd_r_stack_push,
   [OP_RNG_STATE] = gd_r_rng_state,
   [OP_RNG_SWAP] = gd_r_rng_swap,
-  [OP_SCATTER_GRAD] = gd_r_scatter_grad,
+  [OP_SCATTER_GRAD] = gd_r_scatter_grad, [OP_SUM_TO] = gd_r_sum_to,
   [OP_DATASET_ITER] = gd_r_dataset_iter,
   [OP_DATASET_NEXT] = gd_r_dataset_iter,
   [OP_DATASET_GETNEXT] = gd_r_dataset_iter,

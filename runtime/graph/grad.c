@@ -105,6 +105,12 @@ static Val unbroadcast(Val dy, Val x) {
   Tensor *tx = tn(x), *ty = tn(dy);
   if (!tx || tx->rank < 0 || ty->rank < 0) return dy;
   int lead = ty->rank - tx->rank, axes[TFS_MAX_RANK], n = 0;
+  for (int i = lead < 0 ? 0 : lead; i < ty->rank; i++)
+    if (tx->shape[i - lead] < 0 && ty->shape[i] != 1) {
+      /* x's size there is known only at run time (1: broadcast, or dy's): _SumTo reduces then */
+      Val in[2] = {dy, x};
+      return opat(OP_SUM_TO, 2, in, 0, NULL);
+    }
   for (int i = 0; i < ty->rank; i++) {
     if (i < lead) axes[n++] = i;
     else if (tx->shape[i - lead] == 1 && ty->shape[i] != 1) axes[n++] = i;
@@ -896,10 +902,36 @@ static void g_bias_add(const GradCall *g, Val *dx) {
 /* ---- shapes ---- */
 static void g_reshape(const GradCall *g, Val *dx) { dx[0] = keep(reshape_like(DY, X0)); }
 static void g_broadcast_to(const GradCall *g, Val *dx) { dx[0] = keep(unbroadcast(DY, X0)); }
+/* _SumTo's gradient: the incoming gradient broadcast back over dy's shape */
+static void g_sum_to(const GradCall *g, Val *dx) {
+  Val at[1] = {shape_val(X0)};
+  dx[0] = keep(opat(OP_BROADCAST_TO, 1, &DY, 1, at));
+}
+/* concat's gradient when an input's size along axis is known only at run time (a while_loop variable with a
+ * shape invariant): as TF's _ConcatGrad, each input's slice of dy begins at the sum of the earlier inputs'
+ * tf.shape along axis and has the input's tf.shape for size (graph values of the Slice). */
+static void concat_grad_dynamic(const GradCall *g, Val *dx, int r, tfs_i64 axis) {
+  tfs_i64 unit[TFS_MAX_RANK] = {0};
+  unit[axis] = 1;
+  Val mask = int_tuple(r, unit), off = val_undef();
+  for (int i = 0; i < g->nin; i++) {
+    Val shp = opat(OP_SHAPE, 1, &g->in[i], 0, NULL);
+    Val at[2] = {i == 0 ? mul(shp, val_int(0)) : off, shp};
+    dx[i] = keep(opat(OP_SLICE, 1, &DY, 2, at));
+    Val step = mul(shp, mask);
+    off = i == 0 ? step : add(off, step);
+  }
+}
+
 static void g_concat(const GradCall *g, Val *dx) {
   int r = rank_of(X0);
   tfs_i64 axis = attr_int(g, 0, 0);
   if (axis < 0) axis += r;
+  for (int i = 0; r >= 0 && i < g->nin; i++)
+    if (tn(g->in[i])->rank >= 0 && tn(g->in[i])->shape[axis] < 0) {
+      concat_grad_dynamic(g, dx, r, axis);
+      return;
+    }
   tfs_i64 off = 0;
   for (int i = 0; i < g->nin; i++) {
     Tensor *t = tn(g->in[i]);
@@ -1007,12 +1039,21 @@ static void g_tile(const GradCall *g, Val *dx) {
   } else {
     r = val_to_dims(mv, m, false, "tf.tile");
   }
-  if (!static_shape(X0) || r != t->rank || 2 * r > TFS_MAX_RANK)
+  if (r != t->rank || 2 * r > TFS_MAX_RANK)
     rt_throw(ERR_UNIMPLEMENTED, "gradient of tf.tile needs static shapes of rank <= %d", TFS_MAX_RANK / 2);
   tfs_i64 split[TFS_MAX_RANK];
   int axes[TFS_MAX_RANK];
   for (int i = 0; i < r; i++) split[2 * i] = m[i], split[2 * i + 1] = t->shape[i], axes[i] = 2 * i;
-  dx[0] = keep(reduce_sum(reshape(DY, int_tuple(2 * r, split)), r, axes, false));
+  Val split_shape = int_tuple(2 * r, split);
+  if (!static_shape(X0)) {
+    /* x's dims known at run time only: [m0, s0, m1, s1, ...] from tf.shape(x), as TF's _TileGrad */
+    Val l = T(list_new(2));
+    list_append(l, int_tuple(r, m));
+    list_append(l, op1(OP_SHAPE, X0));
+    Val at[1] = {val_int(1)};
+    split_shape = reshape(opat(OP_STACK, 1, &l, 1, at), int_tuple(1, (tfs_i64[]){-1}));
+  }
+  dx[0] = keep(reduce_sum(reshape(DY, split_shape), r, axes, false));
 }
 static void g_scatter(const GradCall *g, Val *dx) {
   /* the op again on element indices says where each gradient value goes */
@@ -1561,7 +1602,7 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_RESIZE_BILINEAR] = {g_resize, G_NO_OUT}, [OP_RESIZE_BICUBIC] = {g_resize, G_NO_OUT}, [OP_RESIZE_NEAREST] = {g_resize, G_NO_OUT}, [OP_SCALE_TRANSLATE] = {g_resize, G_NO_OUT},
   [OP_RESHAPE] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_EXPAND_DIMS] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_SQUEEZE] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_IDENTITY] = {g_identity, G_NO_OUT | G_IN_SHAPE}, [OP_ENSURE_SHAPE] = {g_identity, G_NO_OUT | G_IN_SHAPE},
   [OP_CONCAT] = {g_concat, G_NO_OUT | G_IN_SHAPE}, [OP_STACK] = {g_stack, 0}, [OP_UNSTACK] = {g_unstack, 0}, [OP_LSTM_SEQ] = {g_lstm_seq, G_DY_UNDEF}, [OP_GRU_SEQ] = {g_gru_seq, G_DY_UNDEF}, [OP_SRNN_SEQ] = {g_srnn_seq, G_DY_UNDEF}, [OP_BNORM_TRAIN] = {g_bnorm, 0}, [OP_TILE] = {g_tile, 0}, [OP_LINSPACE] = {g_linspace, G_NO_OUT},
-  [OP_BROADCAST_TO] = {g_broadcast_to, G_NO_OUT | G_IN_SHAPE}, [OP_STRIDED_SLICE] = {g_scatter, 0}, [OP_SLICE] = {g_scatter, 0}, [OP_GATHER] = {g_scatter, 0}, [OP_GATHER_ND] = {g_scatter, 0}, [OP_PAD] = {g_scatter, 0}, [OP_READ_VARIABLE] = {g_identity, 0}, [OP_STOP_GRADIENT] = {grad_none, 0},
+  [OP_BROADCAST_TO] = {g_broadcast_to, G_NO_OUT | G_IN_SHAPE}, [OP_SUM_TO] = {g_sum_to, G_NO_OUT}, [OP_STRIDED_SLICE] = {g_scatter, 0}, [OP_SLICE] = {g_scatter, 0}, [OP_GATHER] = {g_scatter, 0}, [OP_GATHER_ND] = {g_scatter, 0}, [OP_PAD] = {g_scatter, 0}, [OP_READ_VARIABLE] = {g_identity, 0}, [OP_STOP_GRADIENT] = {grad_none, 0},
   [OP_ZEROS_LIKE] = {grad_none, 0}, [OP_ONES_LIKE] = {grad_none, 0}, [OP_STACK_PUSH] = {grad_none, 0}, [OP_STACK_SIZE] = {grad_none, 0}, [OP_STACK_GET] = {grad_none, 0}, [OP_RNG_STATE] = {grad_none, 0}, [OP_RNG_SWAP] = {grad_none, 0}, [OP_DROPOUT] = {g_dropout, 0}, [OP_RANDOM_GAMMA] = {g_random_gamma, 0}, [OP_STATELESS_GAMMA] = {g_random_gamma, 0},
   [OP_CHECK_NUMERICS] = {g_check_numerics, G_NO_OUT | G_IN_SHAPE}, [OP_CHECK_NUMERICS_V2] = {g_check_numerics, G_NO_OUT | G_IN_SHAPE}, [OP_ASSERT_FINITE] = {g_identity, G_NO_OUT | G_IN_SHAPE},
   [OP_TL_RESERVE] = {grad_none, 0}, [OP_TL_LENGTH] = {grad_none, 0}, [OP_TL_SET_ITEM] = {g_tl_set_item, 0},

@@ -459,12 +459,15 @@ static inline __attribute__((always_inline)) TapeEntry *new_entry(Tape *t) {
 
 /* A host operand (x * 3.0) as the tensor the op converted it to, for shape rules: operands of the
  * op's dtype group take that dtype, indices their default. */
+static char operand_kind(const OpDef *op, int i) {
+  return !op ? 'A' : op->kinds[0] == 'L' ? (op->flags & OPF_VARIADIC ? 'A' : 'T') : i < (int)strlen(op->kinds) ? op->kinds[i] : 'A';
+}
+
 static Tensor *host_operand(const OpDef *op, int nin, const Val *vin, int i) {
   int want = -1;
-  char k = !op ? 'A' : op->kinds[0] == 'L' ? (op->flags & OPF_VARIADIC ? 'A' : 'T') : i < (int)strlen(op->kinds) ? op->kinds[i] : 'A';
-  if (strchr("TtFf", k))
+  if (strchr("TtFf", operand_kind(op, i)))   /* the group's dtype: tf.where(c, x, -0.5) takes x's, not the bool c's */
     for (int j = 0; j < nin && want < 0; j++)
-      if (val_as_tensor(vin[j])) want = val_as_tensor(vin[j])->dtype;
+      if (strchr("TtFf", operand_kind(op, j)) && val_as_tensor(vin[j])) want = val_as_tensor(vin[j])->dtype;
   return tensor_from_val(vin[i], want);
 }
 

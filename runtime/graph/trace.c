@@ -648,11 +648,12 @@ static bool trace_dyn_allowed(const OpDef *op, int ai) {
     case OP_RANGE: return ai <= 2;
     case OP_PAD: return ai == 2;                 /* constant_values: an input of PadV2 in TF */
     case OP_STRIDED_SLICE: return ai == 1;
-    case OP_SLICE: return ai == 0;               /* begin: a random offset (tf.image.random_crop); size stays static */
+    case OP_SLICE: return ai <= 1;               /* begin: a random offset (tf.image.random_crop); size: tf.shape(x) (concat's gradient) */
     case OP_SCATTER_GRAD: return ai == 1;        /* a0: that Slice's begin, in its gradient */
     case OP_RANDOM_UNIFORM: return ai <= 2;      /* shape, minval, maxval: graph inputs in TF */
     case OP_RANDOM_NORMAL: case OP_TRUNC_NORMAL: return ai <= 2;   /* shape, mean, stddev */
     case OP_ZEROS: case OP_ONES: case OP_FILL: case OP_RESHAPE: case OP_BROADCAST_TO: case OP_TILE:
+    case OP_ONE_HOT:                             /* depth: an input of OneHot in TF */
       return ai == 0;
     case OP_RESIZE_BILINEAR: case OP_RESIZE_NEAREST: case OP_RESIZE_BICUBIC: case OP_RESIZE_AREA:
       return ai == 0;                            /* size: an input in TF (Keras's RandomHeight computes it) */
@@ -793,6 +794,16 @@ static void trace_dyn_meta(const OpDef *op, const OpAttrs *at, const bool *isdyn
     out->dtype = op->id == OP_RESIZE_NEAREST ? tin[0]->dtype : DT_FLOAT32;
     out->rank = 4;
     for (int i = 0; i < 4; i++) out->shape[i] = (i == 0 || i == 3) && tin[0]->rank == 4 ? tin[0]->shape[i] : -1;
+    return;
+  }
+  if (op->id == OP_SLICE && isdyn[1]) {
+    /* size is a graph value: tf.shape(t) gives t's static dims, anything else unknown dims of input's rank */
+    const GraphNode *sn = graph_node(g, dref[isdyn[0] ? 1 : 0].node);
+    const TMeta *m = sn->kind == GN_OP && sn->op->id == OP_SHAPE && sn->nin == 1 && sn->in[0].node >= 0
+                         ? graph_meta(g, sn->in[0]) : NULL;
+    out->dtype = tin[0]->dtype;
+    out->rank = tin[0]->rank;
+    for (int i = 0; i < out->rank; i++) out->shape[i] = m && m->rank == out->rank ? m->shape[i] : -1;
     return;
   }
   if (op->id == OP_SLICE) {
@@ -1274,8 +1285,18 @@ static Val trace_record(TraceCtx *cx, const OpDef *op, int nin, const Val *input
   c.nout = 1;
   if (op->id == OP_PAD && ndyn && graph_meta(g, dyn_ref[0])->dtype != tin[0]->dtype)   /* PadV2's T: one dtype */
     trace_fail_dtype(op, 2, tin[0]->dtype, graph_meta(g, dyn_ref[0])->dtype);
-  if (ndyn && op->id != OP_STRIDED_SLICE && op->id != OP_PAD && op->id != OP_SCATTER_GRAD) trace_dyn_meta(op, &at, isdyn, dyn_ref, g, tin, &c.outm[0]);
-  else op->meta(&c);
+  if (ndyn && op->id == OP_ONE_HOT) {
+    /* a graph-valued depth: the static rule with depth 0, then the new axis unknown */
+    Val depth = at.v[0];
+    at.v[0] = val_int(0);
+    op->meta(&c);
+    at.v[0] = depth;
+    if (c.outm[0].rank > 0) c.outm[0].shape[c.iscr[0]] = -1;
+  } else if (ndyn && op->id != OP_STRIDED_SLICE && op->id != OP_PAD && op->id != OP_SCATTER_GRAD) {
+    trace_dyn_meta(op, &at, isdyn, dyn_ref, g, tin, &c.outm[0]);
+  } else {
+    op->meta(&c);
+  }
   int nout = (op->flags & OPF_NOOUT) ? 0 : c.nout;
 
   int vtok = -1;

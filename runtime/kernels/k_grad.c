@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "kernels/ops.h"
+#include "object/object.h"
 
 /* _ScatterGrad(x, dy, indices; op, a0..a3): the gradient of an op that selects
  * elements of x (StridedSlice, Slice, GatherV2, GatherNd, PadV2).  The op is run again on a
@@ -167,4 +168,57 @@ void k_stack_get(OpCall *c) {
   tfs_i64 i = tensor_get_i(c->in[0], 0);
   if (i < 0 || i >= s->n) op_fail(c, ERR_RUNTIME, "_StackGet: index %lld outside a stack of %d", (long long)i, s->n);
   c->out[0] = tensor_retain(s->v[i]);
+}
+
+/* _SumTo(dy, x): dy summed to x's shape, over dy's leading axes and the axes where x has size 1 (the
+ * gradient of a broadcasting op when the graph knows the shapes only at run time; grad.c's unbroadcast
+ * reduces statically otherwise). */
+/* shape: x's shape, dy's dtype. */
+void meta_sum_to(OpCall *c) {
+  c->outm[0] = c->inm[1];
+  c->outm[0].dtype = c->inm[0].dtype;
+}
+
+void k_sum_to(OpCall *c) {
+  Tensor *dy = c->in[0], *x = c->in[1];
+  int lead = dy->rank - x->rank, n = 0;
+  tfs_i64 axes[TFS_MAX_RANK];
+  for (int i = 0; i < dy->rank && lead >= 0; i++) {
+    if (i < lead) {
+      axes[n++] = i;
+      continue;
+    }
+    tfs_i64 xd = x->shape[i - lead];
+    if (xd == 1 && dy->shape[i] != 1) axes[n++] = i;
+    else if (xd != dy->shape[i]) lead = -1;
+  }
+  if (lead < 0) {
+    StrBuf b;
+    sb_init(&b);
+    sb_puts(&b, "gradient of a broadcast: a gradient of shape ");
+    op_shape_text(&b, dy->rank, dy->shape);
+    sb_puts(&b, " does not reduce to the input's shape ");
+    op_shape_text(&b, x->rank, x->shape);
+    /* errindex: gradient of a broadcast: a gradient of shape … does not reduce to the input's shape … */
+    op_fail_sb(c, ERR_INVALID_ARGUMENT, &b);
+  }
+  if (!n) {   /* nothing was broadcast (the common case: equal unknown dims): dy itself, as a view */
+    c->out[0] = tensor_view(dy, dy->rank, dy->shape, dy->strides, dy->offset);
+    return;
+  }
+  Val ax = tuple_new(n);
+  for (int i = 0; i < n; i++) ((Tuple *)ax.u.o)->items[i] = val_int(axes[i]);
+  int mark = rt_hold_val(ax);
+  OpAttrs sa = {2, {ax, val_bool(false)}};
+  Tensor **res;
+  Val raw = val_obj(dy);
+  int nres = op_run(&op_defs[OP_SUM], 1, &dy, &raw, &sa, &res);
+  for (int i = 1; i < nres; i++) tensor_release(res[i]);
+  Tensor *out = tensor_new(dy->dtype, x->rank, x->shape);
+  tensor_copy_into(out, res[0]);   /* the sum is contiguous, with out's elements in out's order */
+  tensor_release(res[0]);
+  free(res);
+  c->out[0] = out;
+  rt_unhold(mark);
+  val_decref(ax);
 }

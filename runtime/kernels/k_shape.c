@@ -491,7 +491,19 @@ void meta_unstack(OpCall *c) {
     if (n >= 0 && num != n) op_fail(c, ERR_INVALID_ARGUMENT, "Input shape axis %d must equal %lld, got shape [%lld]", ax, (long long)num, (long long)n);
     n = num;
   }
-  if (n < 0) op_fail(c, ERR_VALUE, "Cannot infer argument `num` from shape with unknown dimension %d", ax);
+  if (n < 0) {   /* TF's text: str() of the TensorShape, as (None, 3) */
+    StrBuf b;
+    sb_init(&b);
+    sb_puts(&b, "Cannot infer argument `num` from shape (");
+    for (int i = 0; i < a->rank; i++) {
+      if (i) sb_puts(&b, ", ");
+      if (a->shape[i] < 0) sb_puts(&b, "None");
+      else sb_printf(&b, "%lld", (long long)a->shape[i]);
+    }
+    sb_puts(&b, a->rank == 1 ? ",)" : ")");
+    /* errindex: Cannot infer argument `num` from shape (…) */
+    op_fail_sb(c, ERR_VALUE, &b);
+  }
   op_reserve_outputs(c, (int)n);
   c->iscr[0] = ax;
   for (tfs_i64 i = 0; i < n; i++) {

@@ -742,6 +742,48 @@ static bool composite_dispatch(const OpDef *op, int n, const Val *args, const Kw
   return true;
 }
 
+/* tf.nn.leaky_relu's wrapper (nn_ops.py) casts integer features to float32 before the LeakyRelu op, which
+ * takes float dtypes only: the cast tensor (a new reference), or VT_UNDEF when x needs none. */
+static Val int_features_to_float(Val x) {
+  Tensor *t = val_as_tensor(x);
+  if (t ? !dtype_info[t->dtype].is_int : !(x.tag == VT_INT || val_is(x, &list_type) || val_is(x, &tuple_type)))
+    return val_undef();
+  Val tv = t ? val_undef() : val_obj(tensor_from_val(x, -1));
+  int m = val_is_undef(tv) ? -1 : rt_hold_val(tv);
+  if (!t && !dtype_info[val_tensor(tv)->dtype].is_int) {
+    rt_unhold(m);
+    val_decref(tv);
+    return val_undef();
+  }
+  Val dv = dtype_val(DT_FLOAT32);
+  OpAttrs ca = {1, {dv}};
+  Val r = op_apply(&op_defs[OP_CAST], 1, t ? &x : &tv, &ca);
+  if (m >= 0) {
+    rt_unhold(m);
+    val_decref(tv);
+  }
+  return r;
+}
+
+/* tf.nn.dropout's wrapper (nn_ops.py) checks a Python-number rate, then that x is a float tensor, before any
+ * op runs: ValueErrors where the Dropout op's dtype check would raise InvalidArgumentError. */
+static void dropout_wrapper_checks(Val x, Val rate) {
+  Tensor *t = val_as_tensor(x);
+  DType dt;
+  if (t) {
+    dt = t->dtype;
+  } else {
+    Tensor *h = tensor_from_val(x, -1);
+    dt = h->dtype;
+    tensor_release(h);
+  }
+  if (dtype_info[dt].is_float) return;   /* the op checks the rate (meta_dropout) */
+  double r = rate.tag == VT_INT ? (double)rate.u.i : rate.tag == VT_FLOAT ? rate.u.f : 0.5;
+  if (!(r >= 0 && r < 1)) rt_throw(ERR_VALUE, "rate must be a scalar tensor or a float in the range [0, 1), got %g", r);
+  rt_throw(ERR_VALUE, "x has to be a floating point tensor since it's going to be scaled. Got a <dtype: '%s'> tensor instead.",
+           dtype_info[dt].name);
+}
+
 static Val op_call_builtin(OpId id, int n, const Val *args, const Kw *kw) {
   const OpDef *op = &op_defs[id];
   op_eager_note();   /* a tf.<op> call: TF initializes its eager context to run it */
@@ -755,12 +797,27 @@ static Val op_call_builtin(OpId id, int n, const Val *args, const Kw *kw) {
   for (int i = 0; i < a->nin; i++) in[i] = pv[(int)a->pin[i]];
   at.n = a->nattr;
   for (int i = 0; i < a->nattr; i++) at.v[i] = pv[(int)a->pattr[i]];
-  if (a->pnamearg < 0 || !op_tracing()) return op_apply(op, a->nin, in, &at);
-  /* while tracing: the node is named as TF's wrapper names it, name= or its default scope ('Add', 'Mul') */
-  Val nm = pv[a->pnamearg];
-  OpScopeMark m = op_scope_enter(val_is(nm, &str_type) && str_len(nm) ? str_cstr(nm) : op_default_scope(op), op);
-  Val res = op_apply(op, a->nin, in, &at);
-  op_scope_exit(m);
+  if (id == OP_DROPOUT) dropout_wrapper_checks(in[0], at.v[0]);
+  Val cast = id == OP_LEAKY_RELU ? int_features_to_float(in[0]) : val_undef();
+  int hold = -1;
+  if (!val_is_undef(cast)) {
+    hold = rt_hold_val(cast);
+    in[0] = cast;
+  }
+  Val res;
+  if (a->pnamearg < 0 || !op_tracing()) {
+    res = op_apply(op, a->nin, in, &at);
+  } else {
+    /* while tracing: the node is named as TF's wrapper names it, name= or its default scope ('Add', 'Mul') */
+    Val nm = pv[a->pnamearg];
+    OpScopeMark m = op_scope_enter(val_is(nm, &str_type) && str_len(nm) ? str_cstr(nm) : op_default_scope(op), op);
+    res = op_apply(op, a->nin, in, &at);
+    op_scope_exit(m);
+  }
+  if (hold >= 0) {
+    rt_unhold(hold);
+    val_decref(cast);
+  }
   return res;
 }
 

@@ -88,6 +88,37 @@ static Val bw_body(Val self, int n, const Val *args, const Kw *kw) {
   return r;
 }
 
+/* The backward loop's shape invariants (None: none needed): it carries each incoming gradient, shaped as the
+ * loop's result, back to the shape of the loop's input; a dimension where the two differ statically (a
+ * forward variable with a shape invariant, as tf.concat growing a vector) is unknown in the backward loop. */
+static Val loop_grad_invariants(int nl, const Val *dys, Tuple *ins, Val fmask, int nvars) {
+  Val inv = tuple_new(nvars);
+  Val *iv = ((Tuple *)inv.u.o)->items;
+  for (int q = 0; q < nvars; q++) iv[q] = val_none();
+  bool any = false;
+  for (int j = 0, f = 1; j < nl; j++) {
+    if (!rt_truthy(((Tuple *)fmask.u.o)->items[j])) continue;
+    Tensor *d = val_as_tensor(dys[j]), *x = ins->items[j].tag == VT_NONE ? NULL : val_as_tensor(ins->items[j]);
+    int q = f++;
+    if (!d || !x || d->rank < 0 || d->rank != x->rank) continue;
+    bool differ = false;
+    for (int i = 0; i < d->rank; i++) differ |= d->shape[i] != x->shape[i];
+    if (!differ) continue;
+    Val dims = list_new(d->rank);
+    for (int i = 0; i < d->rank; i++) {
+      Val e = d->shape[i] >= 0 && d->shape[i] == x->shape[i] ? val_int(d->shape[i]) : val_none();
+      list_append(dims, e);
+    }
+    iv[q] = dims;
+    any = true;
+  }
+  if (!any) {
+    val_decref(inv);
+    return val_none();
+  }
+  return inv;
+}
+
 /* The loop entry's gradient: self = (rerun, stacks, count, ins, ext, base); dys: one per final leaf. */
 static Val while_grad(Val self, int n, const Val *dys, const Kw *kw) {
   (void)kw;
@@ -115,7 +146,11 @@ static Val while_grad(Val self, int n, const Val *dys, const Kw *kw) {
   Val tf = tf_module();
   Val wl = rt_getattr(tf, "while_loop");
   Val a3[3] = {cond, body, vars};
-  Val r = rt_call(wl, 3, a3, NULL);
+  Val inv = loop_grad_invariants(nl, dys, ins, fmask, k);
+  static const char *const inv_name[1] = {"shape_invariants"};
+  Kw ikw = {1, inv_name, &inv};
+  Val r = rt_call(wl, 3, a3, inv.tag == VT_NONE ? NULL : &ikw);
+  val_decref(inv);
   const Val *ri = ((Tuple *)r.u.o)->items;
   Val g = tuple_new(nl + ne);
   Val *gi = ((Tuple *)g.u.o)->items;
