@@ -42,6 +42,7 @@ typedef struct ExecStep {
   int mmchain;                /* planned products from this step on that run as one row chain (0, or >= 2) */
   struct GpPlan *gp;          /* a planned product whose left operand is gathered table rows (plan_gather_project) */
   bool gpdefer;               /* a step of such an operand: run by the product's step, or just before it */
+  int pair;                   /* a planned product run at once with this one (plan_pairs): its step (> this), 0 none */
   bool skip;                  /* absorbed into the next step's fused elementwise chain */
 } ExecStep;
 
@@ -103,6 +104,7 @@ typedef struct MmPlan {
   DType dt;
   tfs_i64 m, n, k;
   bool bias, relu;
+  bool ta, tb;                /* transpose_a / transpose_b known true at plan time (A stored [k, m], B [n, k]) */
 } MmPlan;
 
 static __thread tfs_i64 exec_mm_runs;  /* products run through a plan, for tests */
@@ -576,7 +578,8 @@ static void plan_mm_chains(ExecPlan *p, const int *lastuse) {
     while (k + n < p->nsteps) {
       const ExecStep *A = &p->steps[k + n - 1], *B = &p->steps[k + n];
       int oa = A->out[0];
-      if (!A->mm || !B->mm || oa < 0 || lastuse[oa] != k + n || B->in[0] != oa || B->in[1] == oa ||
+      if (!A->mm || !B->mm || A->mm->ta || A->mm->tb || B->mm->ta || B->mm->tb || oa < 0 || lastuse[oa] != k + n ||
+          B->in[0] != oa || B->in[1] == oa ||
           (B->mm->bias && B->in[2] == oa) || B->mm->dt != A->mm->dt || B->mm->m != A->mm->m || B->mm->k != A->mm->n)
         break;
       n++;
@@ -625,7 +628,7 @@ static void plan_gather_project(ExecPlan *p, const TMeta *sm, const int *lastuse
   }
   for (int k = 0; k < p->nsteps; k++) {
     ExecStep *M = &p->steps[k];
-    if (!M->mm || M->mm->bias || M->mm->relu || M->mmchain) continue;
+    if (!M->mm || M->mm->bias || M->mm->relu || M->mm->ta || M->mm->tb || M->mmchain) continue;
     int a = M->in[0], kr = a >= 0 ? prod[a] : -1;
     if (kr < 0 || lastuse[a] != k || nread[a] != 1) continue;
     ExecStep *R = &p->steps[kr];
@@ -690,6 +693,63 @@ static bool mm_flag_off(const OpAttrs *a, int i) {
   Val v = i < a->n ? a->v[i] : val_undef();
   return v.tag == VT_UNDEF || v.tag == VT_NONE || ((v.tag == VT_BOOL || v.tag == VT_INT) && v.u.i == 0);
 }
+/* One known true at plan time. */
+static bool mm_flag_on(const OpAttrs *a, int i) {
+  Val v = i < a->n ? a->v[i] : val_undef();
+  return (v.tag == VT_BOOL || v.tag == VT_INT) && v.u.i != 0;
+}
+
+/* ---- inter-op pairs ---------------------------------------------------------------------
+ * Two planned products that do not depend on each other (a Dense layer's gradient products dW = X^T dY and dX = dY
+ * W^T, both reading dY) run as one pool job (matmul_prods) when both split over the pool: each is cut into the
+ * slices it gets alone, so each result has its own bits for the thread count, and the pair costs one hand-off and
+ * one wait instead of two (products too small to split run one after another: at once on two threads they measured
+ * no faster, docs/performance.md "Inter-op pairs").  A pair is step k's product and a later one, j <= k +
+ * PAIR_LOOK, whose operands are all made before step k; the steps between must be pure ops (no state, no cond or
+ * while), so running j's product early changes nothing they see, and j's own position only releases its operands.
+ * Neither step may be part of a chain, a deferred gather or carry control dependencies.  Off when the pool has one
+ * thread or tf.config.threading.set_inter_op_parallelism_threads(1) (exec_inter_op). */
+enum { PAIR_LOOK = 8 };
+int exec_inter_op;
+static _Atomic tfs_i64 exec_pair_runs;   /* any thread's (tf.data's graph workers run plans too) */
+tfs_i64 exec_pair_count(void) { return exec_pair_runs; }
+
+static bool pair_step_ok(const ExecStep *st) {
+  return st->mm && !st->mmchain && !st->gp && !st->gpdefer && !st->skip && st->node->nctrl == 0;
+}
+
+static void plan_pairs(ExecPlan *p) {
+  int *prod = malloc(sizeof(int) * (size_t)(p->nslots + 1));
+  unsigned char *inchain = calloc((size_t)p->nsteps + 1, 1);
+  if (!prod || !inchain) {
+    free(prod), free(inchain);
+    rt_throw(ERR_MEMORY, "out of memory");
+  }
+  for (int i = 0; i < p->nslots; i++) prod[i] = -1;
+  for (int k = 0; k < p->nsteps; k++) {
+    const ExecStep *st = &p->steps[k];
+    for (int o = 0; o < st->nout; o++)
+      if (st->out[o] >= 0) prod[st->out[o]] = k;
+    for (int l = 1; l < st->mmchain; l++) inchain[k + l] = 1;   /* links run by the chain's first step */
+  }
+  for (int k = 0; k < p->nsteps; k++) {
+    ExecStep *A = &p->steps[k];
+    if (inchain[k] || !pair_step_ok(A)) continue;
+    for (int j = k + 1; j < p->nsteps && j <= k + PAIR_LOOK; j++) {
+      const ExecStep *B = &p->steps[j];
+      bool ready = !inchain[j] && pair_step_ok(B) && B->mm->dt == A->mm->dt;
+      for (int i = 0; i < B->nin && ready; i++) ready = prod[B->in[i]] < k;
+      if (ready) {
+        A->pair = j;
+        k = j;   /* pairs do not overlap: the run loop keeps one pending partner */
+        break;
+      }
+      if (B->kind != ES_OP || (B->op->flags & OPF_STATEFUL) || (B->node->flags & GNF_STATEFUL) || B->node->nctrl) break;
+    }
+  }
+  free(prod);
+  free(inchain);
+}
 
 /* The planned form of a MatMul / _FusedMatMul step, or NULL (after plan_ew: the step's arena slot is known). */
 static MmPlan *mm_single(const ExecStep *st, const TMeta *sm) {
@@ -697,26 +757,29 @@ static MmPlan *mm_single(const ExecStep *st, const TMeta *sm) {
   bool fused = st->op->id == OP_FUSED_MATMUL;
   if (!fused && st->op->id != OP_MATMUL) return NULL;
   if (st->nin != (fused ? 3 : 2) || (fused && st->attrs->n < 5)) return NULL;
+  /* transposes known at plan time (a Dense layer's gradient products: X^T dY, dY W^T); adjoints are
+   * transposes for these real dtypes but stay on op_run */
   for (int i = 0; i < 4; i++)
-    if (!mm_flag_off(st->attrs, i)) return NULL;
+    if (!mm_flag_off(st->attrs, i) && (i >= 2 || !mm_flag_on(st->attrs, i))) return NULL;
+  bool ta = mm_flag_on(st->attrs, 0), tb = mm_flag_on(st->attrs, 1);
   for (int i = 0; i < st->nin; i++)
     if (st->in[i] < 0) return NULL;
   const TMeta *a = &sm[st->in[0]], *b = &sm[st->in[1]];
   DType dt = a->dtype;
   if ((dt != DT_FLOAT32 && dt != DT_FLOAT64 && dt != DT_INT32 && dt != DT_INT64) || b->dtype != dt) return NULL;
-  if (a->rank != 2 || b->rank != 2 || a->shape[0] <= 0 || a->shape[1] <= 0 || b->shape[1] <= 0 ||
-      b->shape[0] != a->shape[1])
-    return NULL;
+  if (a->rank != 2 || b->rank != 2) return NULL;
+  tfs_i64 M = a->shape[ta], K = a->shape[!ta], N = b->shape[!tb];
+  if (M <= 0 || K <= 0 || N <= 0 || b->shape[tb] != K) return NULL;
   bool relu = false;
   if (fused) {
     const TMeta *c = &sm[st->in[2]];
     Val act = st->attrs->v[4];
-    if (c->dtype != dt || c->rank != 1 || c->shape[0] != b->shape[1] || act.tag != VT_INT) return NULL;
+    if (c->dtype != dt || c->rank != 1 || c->shape[0] != N || act.tag != VT_INT) return NULL;
     relu = act.u.i == 1;
   }
   MmPlan *m = malloc(sizeof *m);
   if (!m) rt_throw(ERR_MEMORY, "out of memory");
-  *m = (MmPlan){dt, a->shape[0], b->shape[1], a->shape[1], fused, relu};
+  *m = (MmPlan){dt, M, N, K, fused, relu, ta, tb};
   return m;
 }
 
@@ -1232,6 +1295,7 @@ static ExecPlan *exec_plan_build(Graph *g) {
     if ((p->steps[k].mm = mm_single(&p->steps[k], sm))) p->stats.mm++;
   plan_mm_chains(p, lastuse);
   plan_gather_project(p, sm, lastuse);
+  plan_pairs(p);
   free(sm);
   p->stats.steps = nsteps;
   p->stats.slots = nslots;
@@ -1805,7 +1869,8 @@ static Tensor *mm_result(const ExecPlan *p, const ExecStep *st) {
 /* Whether a planned product's operands are as planned (its left one only when left is set). */
 static bool mm_operands_ok(const ExecStep *st, Tensor **s, bool left) {
   const MmPlan *m = st->mm;
-  return (!left || mm_operand_ok(s[st->in[0]], m->dt, 2, m->m, m->k)) && mm_operand_ok(s[st->in[1]], m->dt, 2, m->k, m->n) &&
+  return (!left || mm_operand_ok(s[st->in[0]], m->dt, 2, m->ta ? m->k : m->m, m->ta ? m->m : m->k)) &&
+         mm_operand_ok(s[st->in[1]], m->dt, 2, m->tb ? m->n : m->k, m->tb ? m->k : m->n) &&
          (!m->bias || mm_operand_ok(s[st->in[2]], m->dt, 1, m->n, 0));
 }
 
@@ -1815,10 +1880,38 @@ static bool exec_mm(const ExecPlan *p, const ExecStep *st, Tensor **s) {
   Tensor *a = s[st->in[0]], *b = s[st->in[1]], *c = m->bias ? s[st->in[2]] : NULL;
   if (!mm_operands_ok(st, s, true)) return false;
   Tensor *o = mm_result(p, st);
-  matmul_2d(m->dt, tensor_data(o), tensor_data(a), tensor_data(b), m->m, m->n, m->k, c ? tensor_data(c) : NULL, m->relu);
+  if (!m->ta && !m->tb)
+    matmul_2d(m->dt, tensor_data(o), tensor_data(a), tensor_data(b), m->m, m->n, m->k, c ? tensor_data(c) : NULL, m->relu);
+  else {
+    MmProd q = {tensor_data(o), tensor_data(a), tensor_data(b), c ? tensor_data(c) : NULL, m->m, m->n, m->k, m->ta, m->tb, m->relu};
+    matmul_prods(m->dt, &q, 1);
+  }
   exec_mm_runs++;
   if (st->out[0] >= 0) s[st->out[0]] = o;
   else tensor_release(o);
+  return true;
+}
+
+/* A pair's two products (plan_pairs) as one pool job; false (before doing anything) when an operand is not
+ * as planned (each then runs at its own step). */
+static bool exec_mm_pair(const ExecPlan *p, const ExecStep *A, const ExecStep *B, Tensor **s) {
+  if (!mm_operands_ok(A, s, true) || !mm_operands_ok(B, s, true)) return false;
+  const ExecStep *st[2] = {A, B};
+  MmProd q[2];
+  Tensor *o[2];
+  for (int i = 0; i < 2; i++) {   /* results made here, so the pool's parts only compute */
+    const MmPlan *m = st[i]->mm;
+    o[i] = mm_result(p, st[i]);
+    q[i] = (MmProd){tensor_data(o[i]), tensor_data(s[st[i]->in[0]]), tensor_data(s[st[i]->in[1]]),
+                    m->bias ? tensor_data(s[st[i]->in[2]]) : NULL, m->m, m->n, m->k, m->ta, m->tb, m->relu};
+  }
+  matmul_prods(A->mm->dt, q, 2);
+  exec_mm_runs += 2;
+  exec_pair_runs++;
+  for (int i = 0; i < 2; i++) {
+    if (st[i]->out[0] >= 0) s[st[i]->out[0]] = o[i];
+    else tensor_release(o[i]);
+  }
   return true;
 }
 
@@ -2315,12 +2408,23 @@ static void exec_frame_run(const ExecPlan *p, Tensor *const *args, Tensor **outs
   for (int i = 0; i < p->nslots; i++) s[i] = p->init[i];
   for (int i = 0; i < p->ninputs; i++)
     if (p->input_slot[i] >= 0) s[p->input_slot[i]] = args[i];
+  int early = -1;   /* a pair's second step, run with its first */
+  bool pairs = exec_inter_op != 1 && !prof_on && !exec_step_hook && tp_threads() > 1;
   for (int k = 0; k < p->nsteps; k++) {
     const ExecStep *st = &p->steps[k];
     if (exec_step_hook) exec_step_hook(st->node);
     if (st->skip) continue;   /* runs inside the next step's chain */
     if (st->gpdefer && !prof_on && !exec_step_hook) continue;   /* runs in (or right before) its product's step */
     f->k = k;
+    if (k == early) {   /* its product ran with its pair's first step: only its releases remain */
+      exec_release(st, s);
+      continue;
+    }
+    if (st->pair && pairs && exec_mm_pair(p, st, &p->steps[st->pair], s)) {
+      early = st->pair;
+      exec_release(st, s);
+      continue;
+    }
     if (st->gp && !s[st->in[0]]) {   /* its operand's steps were deferred to here */
       exec_gather_project(p, k, &f->k, s);
       exec_release(st, s);

@@ -8,6 +8,8 @@
  *   - common subexpression elimination of pure ops;
  *   - fusion of MatMul -> bias add (-> Relu) chains into one _FusedMatMul step
  *     (bias and activation applied to each product block while in cache);
+ *   - pairs of independent planned products (a Dense layer's dW and dX) run as one
+ *     pool job when both split (inter-op parallelism, plan_pairs);
  *   - a flat step list in creation order (a topological order that keeps the
  *     program order of side effects) with one value slot per live tensor and,
  *     per step, the slots whose last use it is (released right after it);
@@ -54,12 +56,17 @@ extern void (*exec_end_hook)(int depth);
  * fused: MatMul + bias add (+ Relu) chains run as one _FusedMatMul step;
  * ew: planned elementwise steps (static shapes: a row loop, result in place or in the arena);
  * ewfused: elementwise steps absorbed into the next one's fused chain; arena: arena slots;
- * mm: 2-D MatMul / _FusedMatMul steps planned to skip op_run (static shapes, no transposes);
+ * mm: 2-D MatMul / _FusedMatMul steps planned to skip op_run (static shapes, transposes known at plan time);
  * update: Assign* steps fed by a fused chain; ewside: single elementwise steps moved into a later chain
  * as its side op (an operand computed block by block beside the chain). */
 typedef struct ExecStats { int nodes, steps, pruned, folded, cse, slots, scalar, loops, fused, ew, ewfused, arena, mm, update, ewside; } ExecStats;
 /* Matrix products run through a planned step (no op_run), since the start: for tests. */
 tfs_i64 exec_mm_count(void);
+/* Inter-op parallelism: 1 runs a plan's independent products one after another (tf.config.threading's
+ * inter-op count; 0, the default, or more: pairs of them as one pool job when the pool has threads). */
+extern int exec_inter_op;
+/* Pairs of products run as one pool job, since the start: for tests. */
+tfs_i64 exec_pair_count(void);
 /* Variable updates (Assign* fed by a planned elementwise chain) run as one fused pass, since the start: for tests. */
 tfs_i64 exec_update_count(void);
 /* Tests: called with the node of every step a plan runs (fused-in steps too; not the

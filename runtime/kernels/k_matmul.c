@@ -337,6 +337,51 @@ void matmul_2d(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i
   mm_block(dt, C, A, B, M, N, K, false, false, bias, act);
 }
 
+/* Independent products as one pool job (the graph executor's inter-op pairs: a Dense layer's dW = X^T dY and
+ * dX = dY W^T).  Each product is cut into exactly the slices mm_block would cut it into alone and each slice
+ * runs the kernel mm_part would run, so every result has the bits it has alone for a given thread count; one
+ * hand-off and one wait serve them all, and a thread done with its slices of one product goes on with the
+ * other's.  Only when every product splits: two unsplit products run at once on two threads measured no faster
+ * (8x64x64) or 1.8x slower (32x32x32) than one after another on the caller (docs/performance.md, "Inter-op
+ * pairs"), so those run one after another, each as alone. */
+enum { MM_PRODS_MAX = 4 };
+typedef struct {
+  DType dt;
+  const MmProd *p;
+  int n;
+  int first[MM_PRODS_MAX + 1];   /* product i owns parts [first[i], first[i + 1]) */
+  size_t es;
+} MmProdsJob;
+
+static void mm_prods_part(void *v, int part, int nparts) {
+  (void)nparts;
+  const MmProdsJob *j = v;
+  int i = 0;
+  while (part >= j->first[i + 1]) i++;
+  const MmProd *q = &j->p[i];
+  MmJob one = {j->dt, q->C, q->A, q->B, q->bias, q->M, q->N, q->K, q->ta, q->tb, q->act, j->es};
+  mm_part(&one, part - j->first[i], j->first[i + 1] - j->first[i]);
+}
+
+static int mm_prod_parts(DType dt, const MmProd *q) {
+  return !q->ta || dt == DT_FLOAT32 || dt == DT_FLOAT64 ? mm_parts(q->M, q->N, q->K) : 1;
+}
+
+void matmul_prods(DType dt, const MmProd *p, int n) {
+  MmProdsJob j = {dt, p, n, {0}, (size_t)dtype_info[dt].size};
+  bool all_split = n >= 2 && n <= MM_PRODS_MAX;
+  for (int i = 0; i < n && all_split; i++) {
+    int np = mm_prod_parts(dt, &p[i]);
+    j.first[i + 1] = j.first[i] + np;
+    all_split = np > 1;
+  }
+  if (!all_split) {
+    for (int i = 0; i < n; i++) mm_block(dt, p[i].C, p[i].A, p[i].B, p[i].M, p[i].N, p[i].K, p[i].ta, p[i].tb, p[i].bias, p[i].act);
+    return;
+  }
+  tp_run(j.first[n], mm_prods_part, &j);
+}
+
 static inline bool mm_attr_flag(const OpCall *c, int i) {
   Val v = op_attr(c, i);
   if (v.tag == VT_UNDEF || v.tag == VT_NONE) return false;

@@ -350,6 +350,18 @@ void matmul_any(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_
  * executor's planned products call it without op_run). */
 void matmul_2d(DType dt, void *C, const void *A, const void *B, tfs_i64 M, tfs_i64 N, tfs_i64 K, const void *bias,
                bool act);
+/* One product of matmul_prods: C[M,N] = op(A) op(B) (+ bias[N], relu) for contiguous float32/64 or int32/64
+ * matrices (M, N, K > 0), A stored [M,K] or [K,M] (ta), B [K,N] or [N,K] (tb): what MatMul / _FusedMatMul compute. */
+typedef struct {
+  void *C;
+  const void *A, *B, *bias;
+  tfs_i64 M, N, K;
+  bool ta, tb, act;
+} MmProd;
+/* n (1..4) independent products of dtype dt, none reading another's C: when every one splits over the pool,
+ * as one pool job, each cut into the slices it gets alone; else one after another.  Either way each C has the
+ * bits it has alone for the thread count (graph/exec.c's inter-op pairs); n == 1 is the product alone. */
+void matmul_prods(DType dt, const MmProd *p, int n);
 /* A chain of such products: link l computes links[l].C[M, N_l] = X_l[M, K_l] B_l (+ bias, relu), X_0 = A
  * and X_l = links[l-1].C (K_l = N_{l-1}); each C's rows equal matmul_2d's for the same thread count.  A
  * link before the last may have C NULL: its result is only the next link's operand, kept in the chain's

@@ -793,7 +793,9 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   set_intra_op_parallelism_threads, set_inter_op_parallelism_threads and their get_ forms (0: the runtime's
 //!   choice). As in TF, a new value is taken only before the first op runs (RuntimeError "Intra op parallelism
 //!   cannot be modified after initialization." after it); the intra-op count sizes the kernel thread pool (0:
-//!   TFS_NUM_THREADS, else every core), the inter-op count is kept and read back.
+//!   TFS_NUM_THREADS, else every core); an inter-op count of 1 runs a graph's independent matrix products one after
+//!   another, any other lets two of them share one pool job (both reading the same inputs, as a Dense layer's
+//!   gradient products; each result is the bits it has alone).
 //! tf.config.experimental
 //!   enable_op_determinism, disable_op_determinism, is_op_determinism_enabled (tfs's ops are deterministic already),
 //!   list_physical_devices, list_logical_devices.

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "formats/graphdef.h"
+#include "graph/exec.h"
 #include "graph/trace.h"
 #include "kernels/ops.h"
 #include "modules/modules.h"
@@ -360,9 +361,18 @@ static Val tf_ctrl_threads(Val self, int n, const Val *args, const Kw *kw) {
   return val_int(tp_threads());
 }
 
+/* _tfctl.inter_threads(n): the inter-op count (graph/exec.c: 1 runs independent products one after another,
+ * else pairs of them as one pool job), which tf.config.threading.set_inter_op_parallelism_threads sets */
+static Val tf_ctrl_inter_threads(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  (void)kw;
+  if (n == 1 && args[0].tag == VT_INT) exec_inter_op = args[0].u.i < 0 ? 0 : args[0].u.i > 4096 ? 4096 : (int)args[0].u.i;
+  return val_int(exec_inter_op);
+}
+
 #define CB(nm, fn) {{TFS_IMMORTAL_RC, &builtin_type}, "_tfctl." nm, fn, {VT_UNDEF, {0}}, NULL}
 static Builtin ctl_fns[] = {CB("push", tf_ctrl_push), CB("pop", tf_ctrl_pop), CB("initialized", tf_ctrl_initialized),
-                            CB("threads", tf_ctrl_threads)};
+                            CB("threads", tf_ctrl_threads), CB("inter_threads", tf_ctrl_inter_threads)};
 
 static Val ctl_attr(const char *name) {
   for (size_t i = 0; i < sizeof ctl_fns / sizeof ctl_fns[0]; i++)

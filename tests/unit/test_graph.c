@@ -1013,8 +1013,8 @@ START_TEST(test_exec_fused_matmul) {
     ExecStats st;
     exec_plan_stats(p, &st);
     ck_assert_msg(st.fused == 1 && st.steps == 1, "case %d: %d fused, %d steps", (int)c, st.fused, st.steps);
-    /* 2-D without transposes: a planned product (no op_run), else the generic path */
-    bool planned = cases[c].ra == 2 && !cases[c].tb;
+    /* 2-D (transposes too): a planned product (no op_run), else the generic path */
+    bool planned = cases[c].ra == 2;
     ck_assert_int_eq(st.mm, planned);
     tfs_i64 N = cases[c].tb ? cases[c].ws[0] : cases[c].ws[1];
     Tensor *x = ramp(cases[c].dt, cases[c].ra, cases[c].xs, 1), *w = ramp(cases[c].dt, 2, cases[c].ws, 2);
@@ -1593,6 +1593,73 @@ START_TEST(test_exec_fused_matmul_error) {
 }
 END_TEST
 
+/* Inter-op pairs (plan_pairs): a Dense layer's gradient products dW = X^T dY and dX = dY W^T, independent and
+ * both reading dY, run as one pool job; each result must be the bits the product has alone (op_run's MatMul,
+ * eager) at that thread count, paired or not (exec_inter_op = 1), small (unsplit), large (split) or integer. */
+START_TEST(test_exec_inter_op_pairs) {
+  static const struct { DType dt; tfs_i64 M, K, N; } cases[] = {
+    {DT_FLOAT32, 20, 30, 40},     /* too small to split: one after another */
+    {DT_FLOAT32, 32, 40, 48},
+    {DT_FLOAT32, 100, 100, 10},   /* the MLP bench's last layer */
+    {DT_FLOAT32, 100, 100, 100},  /* both split: their slices in one job */
+    {DT_FLOAT32, 16, 48, 64},     /* just below the split size */
+    {DT_FLOAT64, 64, 48, 32},
+    {DT_INT32, 40, 50, 60},       /* integer transpose_a: never sliced */
+  };
+  int was = exec_inter_op;
+  for (int threads = 2; threads <= 3; threads++) {
+    tp_set_threads(threads);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+      DType dt = cases[c].dt;
+      tfs_i64 M = cases[c].M, K = cases[c].K, N = cases[c].N;
+      TMeta mx = {dt, 2, {M, K}}, mdy = {dt, 2, {M, N}}, mw = {dt, 2, {K, N}};
+      Graph *g = graph_new("f", "dense_grad", NULL);
+      int x = graph_add_placeholder(g, "x", &mx), dy = graph_add_placeholder(g, "dy", &mdy), w = graph_add_placeholder(g, "w", &mw);
+      GraphRef xdy[2] = {{x, 0}, {dy, 0}}, dyw[2] = {{dy, 0}, {w, 0}};
+      int dw = add_op(g, OP_MATMUL, 2, xdy, &mw), dx = add_op(g, OP_MATMUL, 2, dyw, &mx);
+      GraphNode *n0 = graph_node(g, dw), *n1 = graph_node(g, dx);
+      n0->attrs.n = n1->attrs.n = 4;
+      for (int i = 0; i < 4; i++) n0->attrs.v[i] = val_bool(i == 0), n1->attrs.v[i] = val_bool(i == 1);
+      graph_add_output(g, (GraphRef){dw, 0});
+      graph_add_output(g, (GraphRef){dx, 0});
+      ExecPlan *p = exec_plan_new(g);
+      ExecStats st;
+      exec_plan_stats(p, &st);
+      ck_assert_int_eq(st.mm, 2);
+      Tensor *tx = ramp(dt, 2, mx.shape, 1), *tdy = ramp(dt, 2, mdy.shape, 2), *tw = ramp(dt, 2, mw.shape, 3);
+      Tensor *args[3] = {tx, tdy, tw};
+      OpAttrs ata = {4, {val_bool(true), val_bool(false), val_bool(false), val_bool(false)}};
+      OpAttrs atb = {4, {val_bool(false), val_bool(true), val_bool(false), val_bool(false)}};
+      Tensor *want[2] = {run1(OP_MATMUL, 2, tx, tdy, &ata), run1(OP_MATMUL, 2, tdy, tw, &atb)};
+      for (int inter = 0; inter <= 1; inter++) {
+        exec_inter_op = inter;
+        for (int call = 0; call < 2; call++) {
+          Tensor *outs[2];
+          tfs_i64 pairs = exec_pair_count();
+          exec_run(p, args, outs);
+          ck_assert_int_eq(exec_pair_count() - pairs, inter ? 0 : 1);
+          for (int o = 0; o < 2; o++) {
+            ck_assert_int_eq(outs[o]->size, want[o]->size);
+            ck_assert_msg(!memcmp(tensor_data(outs[o]), tensor_data(want[o]), (size_t)want[o]->size * (size_t)dtype_info[dt].size),
+                          "case %d, %d threads, inter %d, output %d: not the product's own bits", (int)c, threads, inter, o);
+            tensor_release(outs[o]);
+          }
+        }
+      }
+      tensor_release(want[0]);
+      tensor_release(want[1]);
+      tensor_release(tx);
+      tensor_release(tdy);
+      tensor_release(tw);
+      exec_plan_free(p);
+      graph_release(g);
+    }
+  }
+  exec_inter_op = was;
+  tp_set_threads(0);
+}
+END_TEST
+
 static Suite *graph_suite(void) {
   Suite *s = suite_create("graph");
   TCase *tc = tcase_create("core");
@@ -1616,6 +1683,7 @@ static Suite *graph_suite(void) {
   tcase_add_test(tc, test_exec_while_compiled_error);
   tcase_add_test(tc, test_exec_while_compiled_gather);
   tcase_add_test(tc, test_exec_fused_matmul);
+  tcase_add_test(tc, test_exec_inter_op_pairs);
   tcase_add_test(tc, test_exec_steady_state_allocs);
   tcase_add_test(tc, test_exec_mm_planned);
   tcase_add_test(tc, test_exec_fused_matmul_error);
