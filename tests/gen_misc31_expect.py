@@ -1,7 +1,12 @@
 #!/usr/bin/python3
-"""Expected output of tests/programs/image_decode_uint16.tfs (issue 31): the GIF and BMP fixtures' pixels read with
-PIL, widened to uint16 the way TF's DecodeImageV2Op widens JPEG/GIF/BMP samples (times (65535 + 1) / (255 + 1));
-the JPEG lines check the same rule against decode_jpeg, and the refusal is TF's DecodeBmp-format message."""
+"""Expected outputs of issue 31's tests.
+
+tests/programs/image_decode_uint16.tfs: the GIF and BMP fixtures' pixels read with PIL, widened to uint16 the way TF's
+DecodeImageV2Op widens JPEG/GIF/BMP samples (times (65535 + 1) / (255 + 1)); the JPEG lines check the same rule
+against decode_jpeg, and the refusal is TF's DecodeBmp-format message.
+
+tests/savedmodel/sm_gradcapture_{save,load}.out: the custom gradients in float32 numpy (log1pexp's
+dy * (1 - 1 / (1 + exp(x))); mul(2a, b) + a with grad_fn (dy * b * 10, dy * a))."""
 import os
 
 import numpy as np
@@ -35,3 +40,30 @@ out.append("InvalidArgumentError: Trying to decode BMP format using a wrong op. 
            "instead. Op used: DecodePng")
 with open(os.path.join(HERE, "programs", "image_decode_uint16.out"), "w") as fh:
     fh.write("\n".join(out) + "\n")
+
+
+# ---- sm_gradcapture: custom gradients that use the forward tensors, before and after a SavedModel round trip ----
+f32 = np.float32
+with np.errstate(over="ignore"):
+    x = np.array([0.0, 2.0, 100.0], f32)
+    e = np.exp(x)
+    y = np.log(f32(1) + e)
+    gx = f32(1) * (f32(1) - f32(1) / (f32(1) + e))
+a = np.array([1.0, 2.0], f32)
+b = np.array([3.0, 4.0], f32)
+r = (a * f32(2)) * b + a
+da = b * f32(10) * f32(2) + f32(1)      # the custom gradient of mul's first argument (2a), then 2a's and a's own
+db = a * f32(2)
+
+
+def r4(v):
+    return [round(float(t), 4) for t in v]
+
+
+soft = "softplus %s %s" % (r4(y), r4(gx))
+prod = "prod %s %s %s" % ([float(t) for t in r], [float(t) for t in da], [float(t) for t in db])
+SM = os.path.join(HERE, "savedmodel")
+with open(os.path.join(SM, "sm_gradcapture_save.out"), "w") as fh:
+    fh.write("\n".join([soft, prod, "saved", soft, prod]) + "\n")
+with open(os.path.join(SM, "sm_gradcapture_load.out"), "w") as fh:
+    fh.write("\n".join([soft, prod]) + "\n")

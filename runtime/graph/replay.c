@@ -70,6 +70,45 @@ static Val rp_no_custom_grad(Val self, int n, const Val *args, const Kw *kw) {
   exc_raise_class(exc_lookup("LookupError", false), ERR_RUNTIME, msg);
 }
 
+/* A saved gradient function that captured forward tensors (self: (fn, their values)): fn(*dy, *values). */
+static Val rp_bound_grad(Val self, int n, const Val *args, const Kw *kw) {
+  const Tuple *st = (const Tuple *)self.u.o;
+  const Tuple *caps = (const Tuple *)st->items[1].u.o;
+  Val *all = malloc(sizeof(Val) * (size_t)(n + caps->len + 1));
+  if (!all) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = rt_hold_mem(all);
+  for (int i = 0; i < n; i++) all[i] = args[i];
+  for (tfs_i64 i = 0; i < caps->len; i++) all[n + i] = caps->items[i];
+  Val r = rt_call(st->items[0], n + (int)caps->len, all, kw);
+  rt_unhold(mark);
+  free(all);
+  return r;
+}
+
+/* The gradient function of a custom-gradient node: its aux (stdlib/modules/smgrad.c), bound to this run's values
+ * of the forward tensors it captured when aux is (fn, refs). */
+static Val rp_custom_fn(const GraphNode *nd, const Val *vals, const int *base) {
+  if (!val_is(nd->aux, &tuple_type)) return val_incref(nd->aux);
+  const Tuple *aux = (const Tuple *)nd->aux.u.o;
+  const Tuple *refs = (const Tuple *)aux->items[2].u.o;
+  Val caps = tuple_new(refs->len);
+  int mark = rt_hold_val(caps);
+  for (tfs_i64 i = 0; i < refs->len; i++) {
+    const Tuple *pr = (const Tuple *)refs->items[i].u.o;
+    GraphRef r = {(int)pr->items[0].u.i, (int)pr->items[1].u.i};
+    ((Tuple *)caps.u.o)->items[i] = val_incref(rp_ref(vals, base, r));
+  }
+  Val st = tuple_new(2);
+  ((Tuple *)st.u.o)->items[0] = val_incref(aux->items[0]);
+  ((Tuple *)st.u.o)->items[1] = caps;
+  rt_unhold(mark);
+  int m2 = rt_hold_val(st);
+  Val fn = builtin_new("tf.custom_gradient.<saved gradient>", rp_bound_grad, st, NULL);
+  rt_unhold(m2);
+  val_decref(st);
+  return fn;
+}
+
 /* A tf.custom_gradient result's node: applied unrecorded, then recorded as one
  * entry whose gradient raises (a silently wrong gradient through the forward
  * ops is what recording the Identity would give). */
@@ -92,10 +131,21 @@ static Val rp_custom(const GraphNode *nd, const Val *vals, const int *base) {
   rt_hold_val(nm);
   /* the gradient function saved with the graph (stdlib/modules/smgrad.c), else TF's LookupError */
   Val gf = !val_is_undef(nd->aux) && !val_is(nd->aux, &str_type)
-               ? val_incref(nd->aux) : builtin_new("tf.custom_gradient.<saved gradient>", rp_no_custom_grad, nm, NULL);
+               ? rp_custom_fn(nd, vals, base) : builtin_new("tf.custom_gradient.<saved gradient>", rp_no_custom_grad, nm, NULL);
   rt_hold_val(gf);
-  Val in = rp_ref(vals, base, nd->in[0]);
-  tape_record_custom(1, &in, r, gf);
+  /* the gradient is for f's arguments when the SavedModel names them (TF's IdentityN inputs), else the result's input */
+  const Tuple *args = val_is(nd->aux, &tuple_type) ? (const Tuple *)((Tuple *)nd->aux.u.o)->items[1].u.o : NULL;
+  Val inb[16];
+  int nin = args && args->len > 0 && args->len <= 16 ? (int)args->len : 1;
+  if (nin > 1 || (args && args->len == 1)) {
+    for (int i = 0; i < nin; i++) {
+      const Tuple *pr = (const Tuple *)args->items[i].u.o;
+      inb[i] = rp_ref(vals, base, (GraphRef){(int)pr->items[0].u.i, (int)pr->items[1].u.i});
+    }
+  } else {
+    inb[0] = rp_ref(vals, base, nd->in[0]);
+  }
+  tape_record_custom(nin, inb, r, gf);
   rt_unhold(mark);
   val_decref(gf);
   val_decref(nm);

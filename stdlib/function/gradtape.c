@@ -483,7 +483,7 @@ static Val fresh_result(void *ctx, Val v) {
 
 /* Marks the graph node of a traced result (a symbolic tensor) as a custom
  * gradient's forward op, so a saved graph says its gradient is not the ops'.
- * ctx: the grad_fn of a single result, kept in the node's aux for
+ * ctx: (grad_fn, f's arguments) of a single result, kept in the node's aux for
  * tf.saved_model.save to trace (TF keeps it in its gradient registry). */
 static Val mark_custom(void *ctx, Val v) {
   Graph *g;
@@ -591,7 +591,18 @@ static Val custom_call(Val self, int n, const Val *args, const Kw *kw) {
   for (int i = 0; i < n; i++) in[i] = args[i];
   bool wrap = taped && ((Tuple *)vars.u.o)->len > 0 && ((Tuple *)vars.u.o)->len + n <= 64;
   /* a saved graph keeps the grad_fn of a custom gradient without Variables (smgrad.c) */
-  if (trace_active()) val_decref(val_is(y, &list_type) || val_is(y, &tuple_type) ? nest_map(y, mark_custom, NULL) : mark_custom(wrap ? NULL : &gf, y));
+  if (trace_active()) {
+    /* (grad_fn, f's arguments): a saved graph's gradient goes to the arguments, as TF's IdentityN takes them */
+    Val st = tuple_new(2);
+    ((Tuple *)st.u.o)->items[0] = val_incref(gf);
+    Val at = tuple_new(n);
+    for (int i = 0; i < n; i++) ((Tuple *)at.u.o)->items[i] = val_incref(args[i]);
+    ((Tuple *)st.u.o)->items[1] = at;
+    int sm = rt_hold_val(st);
+    val_decref(val_is(y, &list_type) || val_is(y, &tuple_type) ? nest_map(y, mark_custom, NULL) : mark_custom(wrap ? NULL : &st, y));
+    rt_unhold(sm);
+    val_decref(st);
+  }
   if (wrap) {
     Val st = tuple_new(3);
     ((Tuple *)st.u.o)->items[0] = gf;
