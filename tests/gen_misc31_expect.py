@@ -6,7 +6,8 @@ DecodeImageV2Op widens JPEG/GIF/BMP samples (times (65535 + 1) / (255 + 1)); the
 against decode_jpeg, and the refusal is TF's DecodeBmp-format message.
 
 tests/savedmodel/sm_gradcapture_{save,load}.out: the custom gradients in float32 numpy (log1pexp's
-dy * (1 - 1 / (1 + exp(x))); mul(2a, b) + a with grad_fn (dy * b * 10, dy * a))."""
+dy * (1 - 1 / (1 + exp(x))); mul(2a, b) + a with grad_fn (dy * b * 10, dy * a); 3p + q of two(x, y) = [x y, x + y]
+with grad_fn (dp * 10 + dq * y, dq * x + dp))."""
 import os
 
 import numpy as np
@@ -61,9 +62,14 @@ def r4(v):
 
 
 soft = "softplus %s %s" % (r4(y), r4(gx))
+px = np.array([1.0, 2.0], f32)
+py = np.array([3.0, 5.0], f32)
+dp, dq = f32(3), f32(1)                 # r = 3 p + q
+pair = "pair %s %s %s" % ([float(t) for t in px * py * f32(3) + (px + py)], [float(t) for t in dp * f32(10) + dq * py],
+                          [float(t) for t in dq * px + dp])
 prod = "prod %s %s %s" % ([float(t) for t in r], [float(t) for t in da], [float(t) for t in db])
 SM = os.path.join(HERE, "savedmodel")
 with open(os.path.join(SM, "sm_gradcapture_save.out"), "w") as fh:
-    fh.write("\n".join([soft, prod, "saved", soft, prod]) + "\n")
+    fh.write("\n".join([soft, prod, pair, "saved", soft, prod, pair]) + "\n")
 with open(os.path.join(SM, "sm_gradcapture_load.out"), "w") as fh:
-    fh.write("\n".join([soft, prod]) + "\n")
+    fh.write("\n".join([soft, prod, pair]) + "\n")

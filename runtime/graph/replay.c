@@ -90,6 +90,7 @@ static Val rp_bound_grad(Val self, int n, const Val *args, const Kw *kw) {
 static Val rp_custom_fn(const GraphNode *nd, const Val *vals, const int *base) {
   if (!val_is(nd->aux, &tuple_type)) return val_incref(nd->aux);
   const Tuple *aux = (const Tuple *)nd->aux.u.o;
+  if (aux->len < 4) return val_incref(aux->items[0]);   /* a traced graph's (grad_fn, ...): no saved captures */
   const Tuple *refs = (const Tuple *)aux->items[2].u.o;
   Val caps = tuple_new(refs->len);
   int mark = rt_hold_val(caps);
@@ -112,7 +113,7 @@ static Val rp_custom_fn(const GraphNode *nd, const Val *vals, const int *base) {
 /* A tf.custom_gradient result's node: applied unrecorded, then recorded as one
  * entry whose gradient raises (a silently wrong gradient through the forward
  * ops is what recording the Identity would give). */
-static Val rp_custom(const GraphNode *nd, const Val *vals, const int *base) {
+static Val rp_custom(const GraphNode *nd, int self, const Val *vals, const int *base) {
   int na = tape_nactive_count();
   for (int i = 0; i < na; i++) tape_active_at(i)->paused++;
   RtTry t;
@@ -126,6 +127,7 @@ static Val rp_custom(const GraphNode *nd, const Val *vals, const int *base) {
     rt_rethrow(&t);
   }
   for (int i = 0; i < na; i++) tape_active_at(i)->paused--;
+  if (nd->aux.tag == VT_NONE) return r;   /* one of several results: recorded with the last (smgrad.c) */
   int mark = rt_hold_val(r);
   Val nm = str_from_cstr(nd->name);
   rt_hold_val(nm);
@@ -133,11 +135,27 @@ static Val rp_custom(const GraphNode *nd, const Val *vals, const int *base) {
   Val gf = !val_is_undef(nd->aux) && !val_is(nd->aux, &str_type)
                ? rp_custom_fn(nd, vals, base) : builtin_new("tf.custom_gradient.<saved gradient>", rp_no_custom_grad, nm, NULL);
   rt_hold_val(gf);
+  const Tuple *aux = val_is(nd->aux, &tuple_type) ? (const Tuple *)nd->aux.u.o : NULL;
+  /* several results: one entry of them all (gradtape.c mark_custom_group) */
+  if (aux && aux->len < 4) aux = NULL;   /* only a loaded graph's aux names arguments and results (smgrad.c) */
+  const Tuple *res = aux ? (const Tuple *)aux->items[3].u.o : NULL;
+  Val ys = val_incref(r);
+  rt_hold_val(ys);
+  if (res && res->len > 0) {
+    val_decref(ys);
+    ys = tuple_new(res->len);
+    rt_hold_val(ys);
+    for (tfs_i64 i = 0; i < res->len; i++) {
+      const Tuple *pr = (const Tuple *)res->items[i].u.o;
+      GraphRef rr = {(int)pr->items[0].u.i, (int)pr->items[1].u.i};
+      ((Tuple *)ys.u.o)->items[i] = val_incref(rr.node == self ? r : rp_ref(vals, base, rr));
+    }
+  }
   /* the gradient is for f's arguments when the SavedModel names them (TF's IdentityN inputs), else the result's input */
-  const Tuple *args = val_is(nd->aux, &tuple_type) ? (const Tuple *)((Tuple *)nd->aux.u.o)->items[1].u.o : NULL;
+  const Tuple *args = aux && val_is(aux->items[1], &tuple_type) ? (const Tuple *)aux->items[1].u.o : NULL;
   Val inb[16];
   int nin = args && args->len > 0 && args->len <= 16 ? (int)args->len : 1;
-  if (nin > 1 || (args && args->len == 1)) {
+  if (args && args->len > 0 && args->len <= 16) {
     for (int i = 0; i < nin; i++) {
       const Tuple *pr = (const Tuple *)args->items[i].u.o;
       inb[i] = rp_ref(vals, base, (GraphRef){(int)pr->items[0].u.i, (int)pr->items[1].u.i});
@@ -145,8 +163,9 @@ static Val rp_custom(const GraphNode *nd, const Val *vals, const int *base) {
   } else {
     inb[0] = rp_ref(vals, base, nd->in[0]);
   }
-  tape_record_custom(nin, inb, r, gf);
+  tape_record_custom(nin, inb, ys, gf);
   rt_unhold(mark);
+  val_decref(ys);
   val_decref(gf);
   val_decref(nm);
   return r;
@@ -181,7 +200,7 @@ Val graph_replay(const Graph *g, const Val *args) {
       case GN_VARHANDLE: v = val_incref(val_obj(nd->var)); break;
       case GN_OP:
         v = (nd->flags & GNF_CUSTOM_GRAD) && nd->nin == 1 && nd->in[0].node >= 0 && tape_any_recording()
-                ? rp_custom(nd, vals, base) : rp_op(nd, vals, base);
+                ? rp_custom(nd, i, vals, base) : rp_op(nd, vals, base);
         break;
       default:
         /* errindex: a loaded function with a graph cond or while loop cannot be … */
