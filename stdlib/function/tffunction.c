@@ -931,6 +931,15 @@ static void tffn_conc_free(Obj *o) {
   for (int i = 0; i < c->nparams; i++) free(c->params[i]);
   free(c->params);
   exec_plan_free(c->plan);
+  if (c->g && c->g->rc <= 1 + c->g->nsym)
+    /* the last owner but its symbolic tensors: a custom gradient's grad_fn kept for tf.saved_model.save may hold
+     * those tensors (its closure), a cycle through the graph that nothing could save or run any more */
+    for (int i = 0; i < c->g->nnodes; i++)
+      if ((c->g->nodes[i].flags & GNF_CUSTOM_GRAD) && !val_is_undef(c->g->nodes[i].aux)) {
+        Val aux = c->g->nodes[i].aux;
+        c->g->nodes[i].aux = val_undef();
+        val_decref(aux);
+      }
   graph_release(c->g);
   free(c->key);
   free(c->off);
