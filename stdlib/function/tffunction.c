@@ -769,27 +769,32 @@ static int tffn_idxcmp(const void *a, const void *b) {
   return tffn_keycmp(tffn_sort_dict->keys[*(const tfs_i64 *)a], tffn_sort_dict->keys[*(const tfs_i64 *)b]);
 }
 
+/* A new list (or tuple) of n elements elem(i, ctx) (owned each), for the structure rebuilds below. */
+static Val tffn_seq_rebuild(bool list, tfs_i64 n, Val (*elem)(tfs_i64 i, void *ctx), void *ctx) {
+  Val r = list ? list_new(n) : tuple_new(n);
+  int mark = rt_hold_val(r);
+  for (tfs_i64 i = 0; i < n; i++) {
+    Val e = elem(i, ctx);
+    if (list) {
+      list_append(r, e);
+      val_decref(e);
+    } else {
+      ((Tuple *)r.u.o)->items[i] = e;
+    }
+  }
+  rt_unhold(mark);
+  return r;
+}
+
+static Val tffn_canon(Val v);
+static Val tffn_canon_elem(tfs_i64 i, void *ctx) { return tffn_canon(((const Val *)ctx)[i]); }
+
 /* v with its dicts in sorted key order (owned; v itself when already so). */
 static Val tffn_canon(Val v) {
   if (!tffn_needs_canon(v)) return val_incref(v);
   tfs_i64 n;
   const Val *items;
-  if (seq_items(v, &n, &items)) {
-    bool list = val_is(v, &list_type);
-    Val r = list ? list_new(n) : tuple_new(n);
-    int mark = rt_hold_val(r);
-    for (tfs_i64 i = 0; i < n; i++) {
-      Val e = tffn_canon(items[i]);
-      if (list) {
-        list_append(r, e);
-        val_decref(e);
-      } else {
-        ((Tuple *)r.u.o)->items[i] = e;
-      }
-    }
-    rt_unhold(mark);
-    return r;
-  }
+  if (seq_items(v, &n, &items)) return tffn_seq_rebuild(val_is(v, &list_type), n, tffn_canon_elem, (void *)items);
   Dict *d = (Dict *)v.u.o;
   tfs_i64 *idx = malloc(sizeof(tfs_i64) * (size_t)(d->len + 1));
   if (!idx) rt_throw(ERR_MEMORY, "out of memory");
@@ -1311,6 +1316,12 @@ static Val tffn_build_arg(Graph *g, Val v, const char *pname, const TMeta *leafm
 /* built (an argument made by tffn_build_arg from the sorted-key form of orig) with its dicts in orig's key order
  * (owned): TF's trace type keeps a dict's insertion order for the placeholders the function sees, while its
  * flattening (and so the placeholders' order and the cache key) sorts the keys. */
+static Val tffn_reorder_like(Val built, Val orig, bool keep_top);
+static Val tffn_reorder_elem(tfs_i64 i, void *ctx) {
+  const Val *const *pair = ctx;
+  return tffn_reorder_like(pair[0][i], pair[1][i], false);
+}
+
 static Val tffn_reorder_like(Val built, Val orig, bool keep_top) {
   if (val_is(orig, &dict_type) && val_is(built, &dict_type)) {
     /* keep_top (**kwargs: TF unbundles them into keyword parameters in sorted name order): the values only */
@@ -1341,19 +1352,8 @@ static Val tffn_reorder_like(Val built, Val orig, bool keep_top) {
   const Val *items, *bitems;
   bool list = val_is(built, &list_type);
   if ((list || val_is(built, &tuple_type)) && seq_items(orig, &n, &items) && seq_items(built, &nb, &bitems) && n == nb) {
-    Val r = list ? list_new(n) : tuple_new(n);
-    int mark = rt_hold_val(r);
-    for (tfs_i64 i = 0; i < n; i++) {
-      Val e = tffn_reorder_like(bitems[i], items[i], false);
-      if (list) {
-        list_append(r, e);
-        val_decref(e);
-      } else {
-        ((Tuple *)r.u.o)->items[i] = e;
-      }
-    }
-    rt_unhold(mark);
-    return r;
+    const Val *pair[2] = {bitems, items};
+    return tffn_seq_rebuild(list, n, tffn_reorder_elem, pair);
   }
   return val_incref(built);
 }
