@@ -647,6 +647,10 @@ def templates(g, op):
         return ["tf.debugging.check_numerics(a0, 'bad')", [inp(g.shape(), r.choice(FLOAT))]]
     if op == "CHECK_NUMERICS_V2":
         return ["tf.raw_ops.CheckNumericsV2(tensor=a0, message='bad')", [inp(g.shape(), r.choice(FLOAT))]]
+    if op == "TFS_ASSERT":
+        # assert_shapes' runtime Assert: passes or fails by a0's size (unknown dims make it a graph Assert)
+        return ["_after(tf.raw_ops.TfsAssert(data=[tf.size(a0) >= 0, 'size', tf.shape(a0)]), a0 + 1)",
+                [inp(g.shape(), r.choice(NUM))]]
     if op == "PRINT":
         return ["_after(tf.print(a0), a0 + 1)", [inp(g.shape(), r.choice(NUM))]]
     if op == "TIMESTAMP":

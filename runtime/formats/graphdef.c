@@ -1487,6 +1487,43 @@ static bool gd_r_assert_equal(GD_RULE_ARGS) {
   return true;
 }
 
+/* tfs's TfsAssert (data[0] the condition) is TF's Assert(condition, data, summarize); host strings and ints among the
+ * data become constants, as TF converts them */
+static bool gd_r_tfs_assert(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  (void)x, (void)xm, (void)t, (void)rank, (void)all;
+  if (n->nin < 1) return false;
+  const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(n->nin + 1));
+  const TMeta **dm = pa_alloc(b->a, sizeof(TMeta *) * (size_t)(n->nin + 1));
+  static const TMeta str = {.dtype = DT_STRING}, i32 = {.dtype = DT_INT32};
+  for (int i = 0; i < n->nin; i++) {
+    if (n->in[i].node >= 0) {
+      in[i] = gd_ref(b, g, n->in[i], b->fn);
+      dm[i] = graph_meta(g, n->in[i]);
+      continue;
+    }
+    Val v = n->raw ? n->raw[i] : val_undef();
+    int64_t k;
+    if (val_is(v, &str_type)) {
+      in[i] = gd_strconst(b, base, "Const", str_cstr(v));
+      dm[i] = &str;
+    } else if (v.tag == VT_INT && val_as_int(v, &k)) {
+      tfs_i64 kv = k;
+      in[i] = gd_i32(b, base, "Const", 1, &kv, false);
+      dm[i] = &i32;
+    } else {
+      return false;
+    }
+  }
+  if (dm[0]->dtype != DT_BOOL) return false;
+  int64_t summarize = 3;
+  if (n->attrs.n > 0) val_as_int(n->attrs.v[0], &summarize);
+  gd_attr_add(b, &at, "T", gd_types(b, n->nin - 1, dm + 1));
+  gd_attr_add(b, &at, "summarize", gd_int(b, summarize));
+  gd_aux(b, base, "Assert", &at, n->nin, in);
+  return true;
+}
+
 /* TF's debugging.assert_all_finite is CheckNumerics */
 static bool gd_r_assert_finite(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
@@ -3584,6 +3621,7 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_ASSERT_NEGATIVE] = gd_r_assert_equal,
   [OP_ASSERT_NONE_EQUAL] = gd_r_assert_equal,
   [OP_ASSERT_FINITE] = gd_r_assert_finite,
+  [OP_TFS_ASSERT] = gd_r_tfs_assert,
   [OP_LOGICAL_XOR] = gd_r_logical_xor,
   [OP_RANDOM_UNIFORM] = gd_r_random_uniform,
   [OP_RANDOM_NORMAL] = gd_r_random_uniform,

@@ -1,4 +1,5 @@
 /* imageops.c — the DecodePng/DecodeJpeg/DecodeGif/DecodeBmp/DecodeImage and EncodePng/EncodeJpeg ops: TF's checks and messages around the codecs. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,8 +46,9 @@ void meta_decode_image(OpCall *c) {
     dt = op_attr_dtype(c, 1, DT_UINT8);
     bool png = c->op->id == OP_DECODE_PNG;
     if (dt == DT_FLOAT32 && !png) {
-    } else if (dt == DT_UINT16 && png) {
-      /* 16-bit PNG samples (8-bit files widened); TF's other formats under DecodePng stay uint8-only here */
+    } else if (dt == DT_UINT16) {
+      /* 16-bit PNG samples (8-bit files widened); JPEG, GIF and BMP decode to uint8, then scale by 256 as TF's
+       * DecodeImageV2Op does */
     } else if (dt != DT_UINT8) {
       if (png) op_fail(c, ERR_INVALID_ARGUMENT, "`dtype` for `DecodePng` must be unit8, unit16 but got: %d", dtype_tf_enum(dt));
       op_fail(c, ERR_INVALID_ARGUMENT, "`dtype` for `DecodeImage` must be unit8, unit16, float but got: %d", dtype_tf_enum(dt));
@@ -103,8 +105,6 @@ void k_decode_image(OpCall *c) {
   unsigned char *px = NULL;
   if (fmt == FMT_PNG) {
     px = img_png_decode(data, n, want, c->outm[0].dtype == DT_UINT16, &h, &w, &ch, err);
-  } else if (c->outm[0].dtype == DT_UINT16) {
-    op_fail(c, ERR_UNIMPLEMENTED, "decode_png with dtype uint16 reads PNG data only");
   } else if (fmt == FMT_JPEG) {
     bool jp = c->op->id == OP_DECODE_JPEG;
     int ratio = jp ? (int)op_attr_int(c, 1, 1) : 1;
@@ -133,7 +133,9 @@ void k_decode_image(OpCall *c) {
   Tensor *t = four_d ? tensor_new(c->outm[0].dtype, 4, shape) : tensor_new(c->outm[0].dtype, 3, shape + 1);
   size_t cnt = (size_t)frames * (size_t)h * (size_t)w * (size_t)ch;
   if (t->dtype == DT_UINT8) memcpy(tensor_data(t), px, cnt);
-  else if (t->dtype == DT_UINT16) memcpy(tensor_data(t), px, cnt * 2);
+  else if (t->dtype == DT_UINT16 && fmt == FMT_PNG) memcpy(tensor_data(t), px, cnt * 2);
+  else if (t->dtype == DT_UINT16)   /* TF: the uint8 samples times (65535 + 1) / (255 + 1) */
+    for (size_t i = 0; i < cnt; i++) ((uint16_t *)tensor_data(t))[i] = (uint16_t)(px[i] * 256u);
   else
     for (size_t i = 0; i < cnt; i++) ((float *)tensor_data(t))[i] = (float)px[i] * (1.0f / 255.0f);
   free(px);

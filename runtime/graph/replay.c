@@ -70,10 +70,50 @@ static Val rp_no_custom_grad(Val self, int n, const Val *args, const Kw *kw) {
   exc_raise_class(exc_lookup("LookupError", false), ERR_RUNTIME, msg);
 }
 
+/* A saved gradient function that captured forward tensors (self: (fn, their values)): fn(*dy, *values). */
+static Val rp_bound_grad(Val self, int n, const Val *args, const Kw *kw) {
+  const Tuple *st = (const Tuple *)self.u.o;
+  const Tuple *caps = (const Tuple *)st->items[1].u.o;
+  Val *all = malloc(sizeof(Val) * (size_t)(n + caps->len + 1));
+  if (!all) rt_throw(ERR_MEMORY, "out of memory");
+  int mark = rt_hold_mem(all);
+  for (int i = 0; i < n; i++) all[i] = args[i];
+  for (tfs_i64 i = 0; i < caps->len; i++) all[n + i] = caps->items[i];
+  Val r = rt_call(st->items[0], n + (int)caps->len, all, kw);
+  rt_unhold(mark);
+  free(all);
+  return r;
+}
+
+/* The gradient function of a custom-gradient node: its aux (stdlib/modules/smgrad.c), bound to this run's values
+ * of the forward tensors it captured when aux is (fn, refs). */
+static Val rp_custom_fn(const GraphNode *nd, const Val *vals, const int *base) {
+  if (!val_is(nd->aux, &tuple_type)) return val_incref(nd->aux);
+  const Tuple *aux = (const Tuple *)nd->aux.u.o;
+  if (aux->len < 4) return val_incref(aux->items[0]);   /* a traced graph's (grad_fn, ...): no saved captures */
+  const Tuple *refs = (const Tuple *)aux->items[2].u.o;
+  Val caps = tuple_new(refs->len);
+  int mark = rt_hold_val(caps);
+  for (tfs_i64 i = 0; i < refs->len; i++) {
+    const Tuple *pr = (const Tuple *)refs->items[i].u.o;
+    GraphRef r = {(int)pr->items[0].u.i, (int)pr->items[1].u.i};
+    ((Tuple *)caps.u.o)->items[i] = val_incref(rp_ref(vals, base, r));
+  }
+  Val st = tuple_new(2);
+  ((Tuple *)st.u.o)->items[0] = val_incref(aux->items[0]);
+  ((Tuple *)st.u.o)->items[1] = caps;
+  rt_unhold(mark);
+  int m2 = rt_hold_val(st);
+  Val fn = builtin_new("tf.custom_gradient.<saved gradient>", rp_bound_grad, st, NULL);
+  rt_unhold(m2);
+  val_decref(st);
+  return fn;
+}
+
 /* A tf.custom_gradient result's node: applied unrecorded, then recorded as one
  * entry whose gradient raises (a silently wrong gradient through the forward
  * ops is what recording the Identity would give). */
-static Val rp_custom(const GraphNode *nd, const Val *vals, const int *base) {
+static Val rp_custom(const GraphNode *nd, int self, const Val *vals, const int *base) {
   int na = tape_nactive_count();
   for (int i = 0; i < na; i++) tape_active_at(i)->paused++;
   RtTry t;
@@ -87,16 +127,45 @@ static Val rp_custom(const GraphNode *nd, const Val *vals, const int *base) {
     rt_rethrow(&t);
   }
   for (int i = 0; i < na; i++) tape_active_at(i)->paused--;
+  if (nd->aux.tag == VT_NONE) return r;   /* one of several results: recorded with the last (smgrad.c) */
   int mark = rt_hold_val(r);
   Val nm = str_from_cstr(nd->name);
   rt_hold_val(nm);
   /* the gradient function saved with the graph (stdlib/modules/smgrad.c), else TF's LookupError */
   Val gf = !val_is_undef(nd->aux) && !val_is(nd->aux, &str_type)
-               ? val_incref(nd->aux) : builtin_new("tf.custom_gradient.<saved gradient>", rp_no_custom_grad, nm, NULL);
+               ? rp_custom_fn(nd, vals, base) : builtin_new("tf.custom_gradient.<saved gradient>", rp_no_custom_grad, nm, NULL);
   rt_hold_val(gf);
-  Val in = rp_ref(vals, base, nd->in[0]);
-  tape_record_custom(1, &in, r, gf);
+  const Tuple *aux = val_is(nd->aux, &tuple_type) ? (const Tuple *)nd->aux.u.o : NULL;
+  /* several results: one entry of them all (gradtape.c mark_custom_group) */
+  if (aux && aux->len < 4) aux = NULL;   /* only a loaded graph's aux names arguments and results (smgrad.c) */
+  const Tuple *res = aux ? (const Tuple *)aux->items[3].u.o : NULL;
+  Val ys = val_incref(r);
+  rt_hold_val(ys);
+  if (res && res->len > 0) {
+    val_decref(ys);
+    ys = tuple_new(res->len);
+    rt_hold_val(ys);
+    for (tfs_i64 i = 0; i < res->len; i++) {
+      const Tuple *pr = (const Tuple *)res->items[i].u.o;
+      GraphRef rr = {(int)pr->items[0].u.i, (int)pr->items[1].u.i};
+      ((Tuple *)ys.u.o)->items[i] = val_incref(rr.node == self ? r : rp_ref(vals, base, rr));
+    }
+  }
+  /* the gradient is for f's arguments when the SavedModel names them (TF's IdentityN inputs), else the result's input */
+  const Tuple *args = aux && val_is(aux->items[1], &tuple_type) ? (const Tuple *)aux->items[1].u.o : NULL;
+  Val inb[16];
+  int nin = args && args->len > 0 && args->len <= 16 ? (int)args->len : 1;
+  if (args && args->len > 0 && args->len <= 16) {
+    for (int i = 0; i < nin; i++) {
+      const Tuple *pr = (const Tuple *)args->items[i].u.o;
+      inb[i] = rp_ref(vals, base, (GraphRef){(int)pr->items[0].u.i, (int)pr->items[1].u.i});
+    }
+  } else {
+    inb[0] = rp_ref(vals, base, nd->in[0]);
+  }
+  tape_record_custom(nin, inb, ys, gf);
   rt_unhold(mark);
+  val_decref(ys);
   val_decref(gf);
   val_decref(nm);
   return r;
@@ -131,7 +200,7 @@ Val graph_replay(const Graph *g, const Val *args) {
       case GN_VARHANDLE: v = val_incref(val_obj(nd->var)); break;
       case GN_OP:
         v = (nd->flags & GNF_CUSTOM_GRAD) && nd->nin == 1 && nd->in[0].node >= 0 && tape_any_recording()
-                ? rp_custom(nd, vals, base) : rp_op(nd, vals, base);
+                ? rp_custom(nd, i, vals, base) : rp_op(nd, vals, base);
         break;
       default:
         /* errindex: a loaded function with a graph cond or while loop cannot be … */

@@ -373,6 +373,32 @@ GraphRef trace_read_var(TraceCtx *cx, Variable *var) {
   return (GraphRef){id, 0};
 }
 
+static TraceForeign *trace_foreign;
+
+void trace_set_foreign(TraceForeign *f) { trace_foreign = f; }
+
+/* A tensor of trace_foreign->from used by cx (a function trace, not a body): its placeholder in cx's graph. */
+static GraphRef trace_foreign_capture(TraceCtx *cx, const TraceSym *s) {
+  TraceForeign *f = trace_foreign;
+  if (!f->into) f->into = cx->g;
+  for (int i = 0; i < f->n; i++)
+    if (f->refs[i].node == s->r.node && f->refs[i].out == s->r.out) return (GraphRef){f->ids[i], 0};
+  if (f->n == f->cap) {
+    int cap = f->cap ? f->cap * 2 : 4;
+    GraphRef *r = realloc(f->refs, sizeof(GraphRef) * (size_t)cap);
+    if (!r) rt_throw(ERR_MEMORY, "out of memory");
+    f->refs = r;
+    int *ids = realloc(f->ids, sizeof(int) * (size_t)cap);
+    if (!ids) rt_throw(ERR_MEMORY, "out of memory");
+    f->ids = ids;
+    f->cap = cap;
+  }
+  int id = graph_add_placeholder(cx->g, s->g->nodes[s->r.node].name, graph_meta(s->g, s->r));
+  f->refs[f->n] = s->r;
+  f->ids[f->n++] = id;
+  return (GraphRef){id, 0};
+}
+
 /* The value s stands for, seen from context cx (capturing through bodies). */
 static GraphRef trace_sym_in(TraceCtx *cx, const Tensor *t) {
   const TraceSym *s = t->sym;
@@ -381,7 +407,10 @@ static GraphRef trace_sym_in(TraceCtx *cx, const Tensor *t) {
   if (cx->body)
     for (Graph *p = cx->g->parent; p; p = p->parent)
       if (p == s->g) ancestor = true;
-  if (!ancestor || !cx->outer) trace_error_foreign(t);
+  bool foreign = trace_foreign && s->g == trace_foreign->from;
+  if (!ancestor && foreign && !cx->body && (!trace_foreign->into || trace_foreign->into == cx->g))
+    return trace_foreign_capture(cx, s);
+  if ((!ancestor && !(foreign && cx->body)) || !cx->outer) trace_error_foreign(t);   /* a body: through its function */
   GraphRef o = trace_sym_in(cx->outer, t);
   for (int i = 0; i < cx->ncaps; i++)
     if (cx->caps[i].outer.node == o.node && cx->caps[i].outer.out == o.out) return (GraphRef){cx->caps[i].inner, 0};

@@ -78,6 +78,18 @@ Val trace_placeholder(Graph *g, const char *name, const TMeta *m);
  * ndarrays (Const), Variables (a ReadVariableOp).  False when v is not
  * tensor-like.  Raises for symbolic tensors of unrelated graphs. */
 bool trace_ref(TraceCtx *cx, Val v, GraphRef *out);
+/* Foreign captures (TF's FuncGraph capturing a tensor of another function's graph, which save.py's
+ * _trace_gradient_functions relies on): while set, a symbolic tensor of graph `from` used by a trace that is not
+ * inside it becomes a new placeholder of that trace's graph instead of an error; each is noted once, in order
+ * (refs[i] in `from`, placeholder node ids[i] in `into`, the first trace graph to capture). */
+typedef struct TraceForeign {
+  const Graph *from;
+  Graph *into;
+  int n, cap;
+  GraphRef *refs;
+  int *ids;
+} TraceForeign;
+void trace_set_foreign(TraceForeign *f);   /* NULL: off */
 /* t, an eager tensor made by the function being traced (tf.constant), is a literal of its graph, not a capture a
  * recorded call differentiates: made by the user's code a Const now (named name, or 'Const'), by the library's when used. */
 void trace_literal(Tensor *t, const char *name);

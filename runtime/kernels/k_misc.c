@@ -8,6 +8,7 @@
 #include "object/object.h"
 #include "kernels/ops.h"
 #include "kernels/nest.h"
+#include "kernels/kstr.h"
 
 /* shape: no output (a side effect only). */
 void meta_none(OpCall *c) { c->nout = 0; }
@@ -197,6 +198,90 @@ void k_assert(OpCall *c) {
   }
   TFS_DECREF(cond);
   /* errindex: …Condition x … y did not hold.… */
+  assert_fail(c, &b);
+}
+
+/* ---- TF's Assert op ---------------------------------------------------------------------------- */
+
+/* One element as TF's Tensor::SummarizeValue writes it without print_v2: strings C-escaped and unquoted,
+ * bools 1/0, numbers in their shortest form. */
+static void summ_elem(StrBuf *b, const Tensor *t, tfs_i64 i) {
+  if (t->dtype == DT_STRING) {
+    const Str *s = s_elem(t, i);
+    const unsigned char *p = (const unsigned char *)s_data(s);
+    for (tfs_i64 k = 0; k < s_len(s); k++) {
+      unsigned char ch = p[k];
+      if (ch == '\n') sb_puts(b, "\\n");
+      else if (ch == '\r') sb_puts(b, "\\r");
+      else if (ch == '\t') sb_puts(b, "\\t");
+      else if (ch == '"' || ch == '\'' || ch == '\\') sb_printf(b, "\\%c", ch);
+      else if (ch < 0x20 || ch == 0x7f) sb_printf(b, "\\%03o", ch);
+      else sb_putc(b, (char)ch);
+    }
+  } else if (dtype_info[t->dtype].is_float) {
+    sb_printf(b, "%.9g", tensor_get_f(t, i));
+  } else {
+    sb_printf(b, "%lld", (long long)tensor_get_i(t, i));
+  }
+}
+
+/* TF's PrintOneDim: nested brackets, the first `limit` elements in row-major order. */
+static void summ_dim(StrBuf *b, const Tensor *t, int d, tfs_i64 limit, tfs_i64 *at) {
+  if (*at >= limit) return;
+  if (d == t->rank - 1) {
+    for (tfs_i64 i = 0; i < t->shape[d]; i++) {
+      if (*at >= limit) {
+        if (d != 0) sb_puts(b, "...");
+        return;
+      }
+      if (i > 0) sb_putc(b, ' ');
+      summ_elem(b, t, (*at)++);
+    }
+    return;
+  }
+  for (tfs_i64 i = 0; i < t->shape[d]; i++) {
+    bool open = *at < limit;
+    if (open) sb_putc(b, '[');
+    summ_dim(b, t, d + 1, limit, at);
+    if (*at < limit || open) sb_putc(b, ']');
+  }
+}
+
+/* TF's Tensor::SummarizeValue(summarize) (print_v2 false): "2 4", "5", "1 2 3...". */
+static void summarize_value(StrBuf *b, const Tensor *t, tfs_i64 summarize) {
+  tfs_i64 n = t->size, limit = summarize < 0 || summarize > n ? n : summarize;
+  if (t->rank == 0) {
+    if (limit > 0) summ_elem(b, t, 0);
+    return;
+  }
+  tfs_i64 at = 0;
+  summ_dim(b, t, 0, limit, &at);
+  if (n > limit) sb_puts(b, "...");
+}
+
+/* Assert (data[0] the condition): "assertion failed: " and each datum summarized in brackets. */
+void k_assert_data(OpCall *c) {
+  Tensor *cond = c->in[0];
+  if (cond->rank > 1 || cond->size != 1) {
+    StrBuf b;
+    sb_init(&b);
+    sb_puts(&b, "In[0] should be a scalar: ");
+    op_shape_text(&b, cond->rank, cond->shape);
+    /* errindex: In[0] should be a scalar: … */
+    op_fail_sb(c, ERR_INVALID_ARGUMENT, &b);
+  }
+  if (tensor_get_i(cond, 0)) return;
+  tfs_i64 summarize = op_attr_int(c, 0, 3);
+  StrBuf b;
+  sb_init(&b);
+  sb_puts(&b, "assertion failed: ");
+  for (int i = 1; i < c->nin; i++) {
+    sb_putc(&b, '[');
+    summarize_value(&b, c->in[i], summarize);
+    sb_putc(&b, ']');
+    if (i < c->nin - 1) sb_putc(&b, ' ');
+  }
+  /* errindex: assertion failed: … */
   assert_fail(c, &b);
 }
 

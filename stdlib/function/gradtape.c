@@ -481,9 +481,30 @@ static Val fresh_result(void *ctx, Val v) {
   return val_incref(v);
 }
 
+/* The (node, out) pairs of g that the tensors of tuple v are, or None when one is not g's: a node's aux names its
+ * custom gradient's arguments and results so (tensors there would form a cycle through the graph). */
+static Val custom_refs(Graph *g, Val v) {
+  const Tuple *t = (const Tuple *)v.u.o;
+  Val r = tuple_new(t->len);
+  for (tfs_i64 i = 0; i < t->len; i++) {
+    Graph *tg;
+    GraphRef ref;
+    Tensor *x = val_is_tensor(t->items[i]) ? val_as_tensor(t->items[i]) : NULL;
+    if (!x || !trace_sym_ref(x, &tg, &ref) || tg != g) {
+      val_decref(r);
+      return val_none();
+    }
+    Val pair = tuple_new(2);
+    ((Tuple *)pair.u.o)->items[0] = val_int(ref.node);
+    ((Tuple *)pair.u.o)->items[1] = val_int(ref.out);
+    ((Tuple *)r.u.o)->items[i] = pair;
+  }
+  return r;
+}
+
 /* Marks the graph node of a traced result (a symbolic tensor) as a custom
  * gradient's forward op, so a saved graph says its gradient is not the ops'.
- * ctx: the grad_fn of a single result, kept in the node's aux for
+ * ctx: (grad_fn, f's arguments) of a single result, kept in the node's aux for
  * tf.saved_model.save to trace (TF keeps it in its gradient registry). */
 static Val mark_custom(void *ctx, Val v) {
   Graph *g;
@@ -493,11 +514,44 @@ static Val mark_custom(void *ctx, Val v) {
     GraphNode *nd = &g->nodes[r.node];
     nd->flags |= GNF_CUSTOM_GRAD;
     if (ctx) {
+      const Tuple *st = (const Tuple *)((const Val *)ctx)->u.o;
+      Val aux = tuple_new(2);
+      ((Tuple *)aux.u.o)->items[0] = val_incref(st->items[0]);
+      ((Tuple *)aux.u.o)->items[1] = custom_refs(g, st->items[1]);
       val_decref(nd->aux);
-      nd->aux = val_incref(*(const Val *)ctx);
+      nd->aux = aux;
     }
   }
   return val_incref(v);
+}
+
+/* Several results (each its own Identity node): the last one's node keeps (grad_fn, f's arguments, the results) for
+ * a SavedModel, the others None (smgrad.c saves one gradient function of all the results' gradients). */
+static void mark_custom_group(Val gf, Val st, Val y) {
+  tfs_i64 m;
+  const Val *it;
+  if (!seq_items(y, &m, &it) || m == 0) return;
+  Graph *g = NULL, *g0 = NULL;
+  GraphRef r;
+  int nodes[64];
+  for (tfs_i64 i = 0; i < m; i++) {
+    Tensor *t = val_is_tensor(it[i]) ? val_as_tensor(it[i]) : NULL;
+    if (m > 64 || !t || !trace_sym_ref(t, &g, &r) || (g0 && g != g0) || !(g->nodes[r.node].flags & GNF_CUSTOM_GRAD)) return;
+    g0 = g;
+    nodes[i] = r.node;
+  }
+  Val aux = tuple_new(3);
+  ((Tuple *)aux.u.o)->items[0] = val_incref(gf);
+  ((Tuple *)aux.u.o)->items[1] = custom_refs(g0, ((Tuple *)st.u.o)->items[1]);
+  Val rt = tuple_new(m);
+  for (tfs_i64 i = 0; i < m; i++) ((Tuple *)rt.u.o)->items[i] = val_incref(it[i]);
+  ((Tuple *)aux.u.o)->items[2] = custom_refs(g0, rt);
+  val_decref(rt);
+  for (tfs_i64 i = 0; i < m; i++) {
+    GraphNode *nd = &g0->nodes[nodes[i]];
+    val_decref(nd->aux);
+    nd->aux = i == m - 1 ? aux : val_none();
+  }
 }
 
 /* The gradient of a custom_gradient entry whose f read trainable Variables
@@ -591,7 +645,20 @@ static Val custom_call(Val self, int n, const Val *args, const Kw *kw) {
   for (int i = 0; i < n; i++) in[i] = args[i];
   bool wrap = taped && ((Tuple *)vars.u.o)->len > 0 && ((Tuple *)vars.u.o)->len + n <= 64;
   /* a saved graph keeps the grad_fn of a custom gradient without Variables (smgrad.c) */
-  if (trace_active()) val_decref(val_is(y, &list_type) || val_is(y, &tuple_type) ? nest_map(y, mark_custom, NULL) : mark_custom(wrap ? NULL : &gf, y));
+  if (trace_active()) {
+    /* (grad_fn, f's arguments): a saved graph's gradient goes to the arguments, as TF's IdentityN takes them */
+    Val st = tuple_new(2);
+    ((Tuple *)st.u.o)->items[0] = val_incref(gf);
+    Val at = tuple_new(n);
+    for (int i = 0; i < n; i++) ((Tuple *)at.u.o)->items[i] = val_incref(args[i]);
+    ((Tuple *)st.u.o)->items[1] = at;
+    int sm = rt_hold_val(st);
+    bool seq = val_is(y, &list_type) || val_is(y, &tuple_type);
+    val_decref(seq ? nest_map(y, mark_custom, NULL) : mark_custom(wrap ? NULL : &st, y));
+    if (seq && !wrap) mark_custom_group(gf, st, y);
+    rt_unhold(sm);
+    val_decref(st);
+  }
   if (wrap) {
     Val st = tuple_new(3);
     ((Tuple *)st.u.o)->items[0] = gf;

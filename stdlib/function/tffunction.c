@@ -769,27 +769,32 @@ static int tffn_idxcmp(const void *a, const void *b) {
   return tffn_keycmp(tffn_sort_dict->keys[*(const tfs_i64 *)a], tffn_sort_dict->keys[*(const tfs_i64 *)b]);
 }
 
+/* A new list (or tuple) of n elements elem(i, ctx) (owned each), for the structure rebuilds below. */
+static Val tffn_seq_rebuild(bool list, tfs_i64 n, Val (*elem)(tfs_i64 i, void *ctx), void *ctx) {
+  Val r = list ? list_new(n) : tuple_new(n);
+  int mark = rt_hold_val(r);
+  for (tfs_i64 i = 0; i < n; i++) {
+    Val e = elem(i, ctx);
+    if (list) {
+      list_append(r, e);
+      val_decref(e);
+    } else {
+      ((Tuple *)r.u.o)->items[i] = e;
+    }
+  }
+  rt_unhold(mark);
+  return r;
+}
+
+static Val tffn_canon(Val v);
+static Val tffn_canon_elem(tfs_i64 i, void *ctx) { return tffn_canon(((const Val *)ctx)[i]); }
+
 /* v with its dicts in sorted key order (owned; v itself when already so). */
 static Val tffn_canon(Val v) {
   if (!tffn_needs_canon(v)) return val_incref(v);
   tfs_i64 n;
   const Val *items;
-  if (seq_items(v, &n, &items)) {
-    bool list = val_is(v, &list_type);
-    Val r = list ? list_new(n) : tuple_new(n);
-    int mark = rt_hold_val(r);
-    for (tfs_i64 i = 0; i < n; i++) {
-      Val e = tffn_canon(items[i]);
-      if (list) {
-        list_append(r, e);
-        val_decref(e);
-      } else {
-        ((Tuple *)r.u.o)->items[i] = e;
-      }
-    }
-    rt_unhold(mark);
-    return r;
-  }
+  if (seq_items(v, &n, &items)) return tffn_seq_rebuild(val_is(v, &list_type), n, tffn_canon_elem, (void *)items);
   Dict *d = (Dict *)v.u.o;
   tfs_i64 *idx = malloc(sizeof(tfs_i64) * (size_t)(d->len + 1));
   if (!idx) rt_throw(ERR_MEMORY, "out of memory");
@@ -931,6 +936,15 @@ static void tffn_conc_free(Obj *o) {
   for (int i = 0; i < c->nparams; i++) free(c->params[i]);
   free(c->params);
   exec_plan_free(c->plan);
+  if (c->g && c->g->rc <= 1 + c->g->nsym)
+    /* the last owner but its symbolic tensors: a custom gradient's grad_fn kept for tf.saved_model.save may hold
+     * those tensors (its closure), a cycle through the graph that nothing could save or run any more */
+    for (int i = 0; i < c->g->nnodes; i++)
+      if ((c->g->nodes[i].flags & GNF_CUSTOM_GRAD) && !val_is_undef(c->g->nodes[i].aux)) {
+        Val aux = c->g->nodes[i].aux;
+        c->g->nodes[i].aux = val_undef();
+        val_decref(aux);
+      }
   graph_release(c->g);
   free(c->key);
   free(c->off);
@@ -1299,6 +1313,51 @@ static Val tffn_build_arg(Graph *g, Val v, const char *pname, const TMeta *leafm
   return val_incref(v);
 }
 
+/* built (an argument made by tffn_build_arg from the sorted-key form of orig) with its dicts in orig's key order
+ * (owned): TF's trace type keeps a dict's insertion order for the placeholders the function sees, while its
+ * flattening (and so the placeholders' order and the cache key) sorts the keys. */
+static Val tffn_reorder_like(Val built, Val orig, bool keep_top);
+static Val tffn_reorder_elem(tfs_i64 i, void *ctx) {
+  const Val *const *pair = ctx;
+  return tffn_reorder_like(pair[0][i], pair[1][i], false);
+}
+
+static Val tffn_reorder_like(Val built, Val orig, bool keep_top) {
+  if (val_is(orig, &dict_type) && val_is(built, &dict_type)) {
+    /* keep_top (**kwargs: TF unbundles them into keyword parameters in sorted name order): the values only */
+    Dict *d = (Dict *)(keep_top ? built : orig).u.o;
+    Val r = dict_new();
+    int mark = rt_hold_val(r);
+    for (tfs_i64 i = 0; i < d->used; i++) {
+      if (val_is_undef(d->keys[i])) continue;
+      Val b = dict_get(built, d->keys[i]), o = keep_top ? dict_get(orig, d->keys[i]) : val_incref(d->vals[i]);
+      if (val_is_undef(b) || val_is_undef(o)) {
+        val_decref(b);
+        val_decref(o);
+        continue;
+      }
+      int bmark = rt_hold_val(b);
+      rt_hold_val(o);
+      Val e = tffn_reorder_like(b, o, false);
+      rt_unhold(bmark);
+      val_decref(o);
+      val_decref(b);
+      dict_set(r, d->keys[i], e);
+      val_decref(e);
+    }
+    rt_unhold(mark);
+    return r;
+  }
+  tfs_i64 n, nb;
+  const Val *items, *bitems;
+  bool list = val_is(built, &list_type);
+  if ((list || val_is(built, &tuple_type)) && seq_items(orig, &n, &items) && seq_items(built, &nb, &bitems) && n == nb) {
+    const Val *pair[2] = {bitems, items};
+    return tffn_seq_rebuild(list, n, tffn_reorder_elem, pair);
+  }
+  return val_incref(built);
+}
+
 /* After a trace: the dataset stand-ins among the arguments drop their placeholders. */
 static void tffn_unbind_datasets(Val v) {
   tfs_i64 n;
@@ -1315,8 +1374,8 @@ static void tffn_unbind_datasets(Val v) {
 
 /* Trace fn for bound arguments whose signature is key (leaf metas from the
  * key, so relaxed keys give relaxed placeholders). */
-static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsigned char *key, size_t keylen,
-                            const size_t *off, int scope) {
+static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const Val *orig, const unsigned char *key,
+                            size_t keylen, const size_t *off, int scope) {
   Concrete *c = obj_new(&tffn_conc_type, sizeof(Concrete));
   memset((char *)c + sizeof(Obj), 0, sizeof(Concrete) - sizeof(Obj));
   c->fn = val_incref(f->fn);
@@ -1423,6 +1482,12 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const unsig
         }
       } else {
         targs[i] = tffn_build_arg(g, bound[i], c->params[i], c->leafm, &leaf, tm);
+      }
+      if (orig && orig[i].u.o != bound[i].u.o) {
+        /* a dict argument: the function sees the caller's key order (the template keeps the sorted one) */
+        Val o = targs[i];
+        targs[i] = tffn_reorder_like(o, orig[i], i == tffn_varkw_index(f) && tffn_ext(f));
+        val_decref(o);
       }
     }
     Val raw = tffn_invoke(f, nb, targs);
@@ -1996,10 +2061,10 @@ static void key_offsets(const KeyBuf *k, int nb, size_t *off) {
  * value comes from the inputs: its graph initializes it).  After a first call
  * that created none, a trace that creates one sets *late (the caller raises
  * after running it, as TF does); after one that did, creating fails in the trace. */
-static Concrete *tffn_trace_rules(TfFunction *f, int nb, const Val *bound, const unsigned char *key, size_t keylen,
-                                  const size_t *off, bool *late) {
-  if (f->vstate == 2) return tffn_trace(f, nb, bound, key, keylen, off, 1);
-  Concrete *a = tffn_trace(f, nb, bound, key, keylen, off, 0);
+static Concrete *tffn_trace_rules(TfFunction *f, int nb, const Val *bound, const Val *orig, const unsigned char *key,
+                                  size_t keylen, const size_t *off, bool *late) {
+  if (f->vstate == 2) return tffn_trace(f, nb, bound, orig, key, keylen, off, 1);
+  Concrete *a = tffn_trace(f, nb, bound, orig, key, keylen, off, 0);
   if (!a->nvars) {
     if (!f->vstate) f->vstate = 1;
     return a;
@@ -2010,7 +2075,7 @@ static Concrete *tffn_trace_rules(TfFunction *f, int nb, const Val *bound, const
     return a;
   }
   f->vstate = 2;
-  Concrete *b = tffn_trace(f, nb, bound, key, keylen, off, 1);
+  Concrete *b = tffn_trace(f, nb, bound, orig, key, keylen, off, 1);
   return a->unliftable ? a : b;
 }
 
@@ -2020,8 +2085,8 @@ static _Noreturn void tffn_late_vars(void) {
 
 /* The concrete function for a call with key k (offsets off): found, or traced
  * (generalized first under reduce_retracing).  *traced: a trace happened. */
-static Concrete *tffn_dispatch(TfFunction *f, int nb, const Val *bound, const KeyBuf *k, const size_t *off, bool *traced,
-                               bool *late) {
+static Concrete *tffn_dispatch(TfFunction *f, int nb, const Val *bound, const Val *orig, const KeyBuf *k,
+                               const size_t *off, bool *traced, bool *late) {
   Concrete *c = tffn_find(f, k);
   if (c) return c;
   *traced = true;
@@ -2035,13 +2100,13 @@ static Concrete *tffn_dispatch(TfFunction *f, int nb, const Val *bound, const Ke
     if (!c) {
       int mark = roff != roffb ? rt_hold_mem(roff) : -1;
       int m2 = rk.p != rk.inl ? rt_hold_mem(rk.p) : -1;
-      c = tffn_trace_rules(f, nb, bound, rk.p, rk.len, roff, late);
+      c = tffn_trace_rules(f, nb, bound, orig, rk.p, rk.len, roff, late);
       if (m2 >= 0) rt_unhold(m2);
       if (mark >= 0) rt_unhold(mark);
     }
     if (roff != roffb) free(roff);
   } else {
-    c = tffn_trace_rules(f, nb, bound, k->p, k->len, off, late);
+    c = tffn_trace_rules(f, nb, bound, orig, k->p, k->len, off, late);
   }
   kb_free(&rk);
   return c;
@@ -2161,7 +2226,7 @@ static Concrete *tffn_sig_concrete(TfFunction *f, int nb, Val self) {
   }
   off[nb] = k.len;
   bool late = false;
-  Concrete *c = tffn_trace_rules(f, nb, args, k.p, k.len, off, &late);
+  Concrete *c = tffn_trace_rules(f, nb, args, NULL, k.p, k.len, off, &late);
   c->sig = val_incref(f->sig);
   c->sig_self = so;
   if (late) tffn_late_vars();
@@ -3024,7 +3089,7 @@ static Val tffn_call_traced(TfFunction *f, int n, const Val *args, const Kw *kw)
                  "depth depends on a tensor value is not supported (recursion depth must be decided by Python values)",
                  f->name);
     bool traced = false, late = false;
-    c = tffn_dispatch(f, nb, ub, &k, off, &traced, &late);
+    c = tffn_dispatch(f, nb, ub, canon ? bound : NULL, &k, off, &traced, &late);
     if (late) tffn_late_vars();
     c = tffn_rebind(c, lv.v, lv.nv);
   }
@@ -3117,7 +3182,7 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
     c = f->last;
     bool fast = c && !c->relaxed && c->scope == tffn_scope(f) && c->keylen == k.len && !memcmp(c->key, k.p, k.len);
     bool traced = false, late = false;
-    if (!fast) c = tffn_dispatch(f, nb, ub, &k, off, &traced, &late);
+    if (!fast) c = tffn_dispatch(f, nb, ub, cb ? bound : NULL, &k, off, &traced, &late);
     tffn_history(f, traced, &k, off, nb);
     tffn_remember_call(f, c, fast || (!c->relaxed && c->keylen == k.len && !memcmp(c->key, k.p, k.len)), &k, off, nb);
     val_incref(val_obj(c));   /* the call keeps it alive even if the program drops the function */
@@ -3229,7 +3294,7 @@ static Val tffn_conc_leaves(Val tmpl, Val v, const Leaves *lv, int *k) {
  * gradients the trace notes in has). */
 static FwdBwd *tffn_fwdbwd_trace(Concrete *c, TfFunction *f, const Val *args, const KeyBuf *k, const size_t *off, Val has,
                                  int nargs, int nout, int nsrc) {
-  Concrete *jc = tffn_trace(f, 2, args, k->p, k->len, off, 0);
+  Concrete *jc = tffn_trace(f, 2, args, NULL, k->p, k->len, off, 0);
   List *hl = (List *)has.u.o;
   int ng = 0;
   for (tfs_i64 i = 0; i < hl->len; i++) ng += rt_truthy(hl->items[i]);
@@ -3835,13 +3900,20 @@ static Val tffn_get_concrete_m(Val self, int n, const Val *args, const Kw *kw) {
     lv_init(&lv);
     size_t offb[17], *off = nb < 16 ? offb : malloc(sizeof(size_t) * (size_t)(nb + 1));
     if (!off) rt_throw(ERR_MEMORY, "out of memory");
+    CanonArgs *cb = tffn_canon_args(nb, bound);   /* dicts in sorted key order, as for a call */
+    int cmark = cb ? rt_hold_fn(tffn_canon_release, cb) : -1;
+    const Val *ub = cb ? cb->v : bound;
     for (int i = 0; i < nb; i++) {
       off[i] = k.len;
-      key_arg(&k, bound[i], &lv, KEY_SPECS);
+      key_arg(&k, ub[i], &lv, KEY_SPECS);
     }
     off[nb] = k.len;
     bool traced = false, late = false;
-    c = tffn_dispatch(f, nb, bound, &k, off, &traced, &late);
+    c = tffn_dispatch(f, nb, ub, cb ? bound : NULL, &k, off, &traced, &late);
+    if (cb) {
+      rt_unhold(cmark);
+      tffn_canon_release(cb);
+    }
     if (late) tffn_late_vars();
     if (off != offb) free(off);
     lv_free(&lv);

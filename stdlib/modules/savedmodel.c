@@ -918,6 +918,7 @@ static void sm_save(Val obj, const char *dir, Val signatures, Val options) {
     gd->library = graphdef_saved_library(&s.a, lg, ln, s.nc + sg.n, sm_varkey, &s);
     gd->library->n_registered_gradients = (size_t)sg.n;
     gd->library->registered_gradients = sg.regs;
+    smgrad_note_captures(&s.a, gd->library, &sg);
     rt_unhold(mgh);
     val_decref(ghold);
     gd->versions = pa_alloc(&s.a, sizeof *gd->versions);

@@ -14,7 +14,16 @@ typedef struct SmGrads {
   const Graph **g;
   char **names;
   Tensorflow__RegisteredGradient **regs;
+  char ***caps;   /* the forward tensors each grad_fn captured (its arguments after dy), as smgrad_bind finds them */
+  int *ncaps;
 } SmGrads;
+
+/* The FunctionDef attribute naming a gradient function's captured forward tensors (tfs's own: TF keeps them as
+ * captured_tensor nodes of the object graph). */
+#define SMG_CAPTURES_ATTR "_tfs_forward_captures"
+
+/* Writes each gradient function's captures into its FunctionDef of lib (after graphdef_saved_library). */
+void smgrad_note_captures(PbArena *a, Tensorflow__FunctionDefLibrary *lib, const SmGrads *sg);
 
 /* TF's save.py _trace_gradient_functions: the grad_fn of every custom-gradient node of gs[0..n) traced as a
  * tf.function of the node's output gradient (none when options says experimental_custom_gradients=False).
