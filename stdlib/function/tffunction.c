@@ -223,15 +223,17 @@ static int lv_alias(Leaves *lv, Variable *var) {
   return lv->nv++;
 }
 
+/* Room for cap tensor leaves (a repeated call knows its count from the last trace). */
+static void lv_reserve(Leaves *lv, int cap) {
+  Tensor **p = lv->t == lv->inl ? malloc(sizeof(Tensor *) * (size_t)cap) : realloc(lv->t, sizeof(Tensor *) * (size_t)cap);
+  if (!p) rt_throw(ERR_MEMORY, "out of memory");
+  if (lv->t == lv->inl) memcpy(p, lv->inl, sizeof(Tensor *) * (size_t)lv->n);
+  lv->t = p;
+  lv->cap = cap;
+}
+
 static void lv_push(Leaves *lv, Tensor *t) {
-  if (lv->n == lv->cap) {
-    int cap = lv->cap * 2;
-    Tensor **p = lv->t == lv->inl ? malloc(sizeof(Tensor *) * (size_t)cap) : realloc(lv->t, sizeof(Tensor *) * (size_t)cap);
-    if (!p) rt_throw(ERR_MEMORY, "out of memory");
-    if (lv->t == lv->inl) memcpy(p, lv->inl, sizeof lv->inl);
-    lv->t = p;
-    lv->cap = cap;
-  }
+  if (lv->n == lv->cap) lv_reserve(lv, lv->cap * 2);
   lv->t[lv->n++] = t;
 }
 
@@ -465,10 +467,102 @@ static void key_arg(KeyBuf *k, Val v, Leaves *lv, int flags) {
   }
 }
 
-static tfs_i64 key_i64(const unsigned char *p) {
+static inline tfs_i64 key_i64(const unsigned char *p) {
   tfs_i64 v;
   memcpy(&v, p, sizeof v);
   return v;
+}
+
+/* The length of tensor t's key atom if the atom at p (not past the key's end) is it, else 0. */
+static inline size_t key_match_tensor(const unsigned char *p, const Tensor *t) {
+  if (t->sym || p[0] != 'T' || p[1] != (unsigned char)t->dtype) return 0;
+  if (t->rank <= 0) return p[2] == (t->rank < 0 ? 0xFF : 0) ? 3 : 0;
+  if (p[2] != (unsigned char)t->rank) return 0;
+  for (int d = 0; d < t->rank; d++)
+    if (key_i64(p + 3 + 8 * d) != t->shape[d]) return 0;
+  return 3 + 8 * (size_t)t->rank;
+}
+
+/* Whether argument v (a call's, flags 0) writes exactly the key atom at *pp, which ends by e; advances *pp past
+ * it and pushes v's leaves as key_arg does.  This is the repeated call's check against its last trace
+ * without building a key (a tf.function taking 200 tensors paid ~200 instructions each for the key).  It
+ * knows only tensors, host scalars, strings, lists, tuples and Variables: false for anything else (a dict,
+ * whose key needs canonical order; a symbolic tensor, whose error key_arg raises) as at the first
+ * difference, and the caller then builds the key as before. */
+static bool key_match(const unsigned char **pp, const unsigned char *e, Val v, Leaves *lv) {
+  const unsigned char *p = *pp;
+  if (p >= e) return false;
+  switch (v.tag) {
+    case VT_NONE: *pp = p + 1; return *p == 'N';
+    case VT_BOOL: *pp = p + 2; return p[0] == 'b' && p[1] == (v.u.i != 0);
+    case VT_INT: *pp = p + 9; return p[0] == 'i' && key_i64(p + 1) == v.u.i;
+    case VT_FLOAT: {
+      double f = v.u.f == 0 ? 0.0 : v.u.f;   /* -0.0 == 0.0 */
+      *pp = p + 9;
+      return p[0] == 'f' && !memcmp(p + 1, &f, sizeof f);
+    }
+    case VT_OBJ: break;
+    default: return false;
+  }
+  const Type *ty = v.u.o->type;
+  if (ty == &tensor_type) {
+    size_t len = key_match_tensor(p, val_tensor(v));
+    if (!len) return false;
+    *pp = p + len;
+    lv_push(lv, val_tensor(v));
+    return true;
+  }
+  if (ty == &list_type || ty == &tuple_type) {
+    tfs_i64 n;
+    const Val *items;
+    seq_items(v, &n, &items);
+    if (p[0] != (ty == &list_type ? 'L' : 'U') || key_i64(p + 1) != n) return false;
+    p += 9;
+    for (tfs_i64 i = 0; i < n; i++) {   /* a list of tensors (a model's weights) without a call per item */
+      size_t len;
+      if (val_is(items[i], &tensor_type) && p < e && (len = key_match_tensor(p, val_tensor(items[i])))) {
+        p += len;
+        lv_push(lv, val_tensor(items[i]));
+        continue;
+      }
+      *pp = p;
+      if (!key_match(pp, e, items[i], lv)) return false;
+      p = *pp;
+    }
+    *pp = p;
+    return true;
+  }
+  if (ty == &str_type) {
+    tfs_i64 n = str_len(v);
+    if (p[0] != 's' || key_i64(p + 1) != n || memcmp(p + 9, str_cstr(v), (size_t)n)) return false;
+    *pp = p + 9 + n;
+    return true;
+  }
+  if (ty == &variable_type) {
+    Variable *var = variable_storage(v.u.o);
+    const Tensor *t = var->value;
+    if (p[0] != 'V' || p[1] != (unsigned char)t->dtype || p[2] != (unsigned char)t->rank) return false;
+    size_t nd = t->rank > 0 ? sizeof(tfs_i64) * (size_t)t->rank : 0;
+    if (nd && memcmp(p + 3, t->shape, nd)) return false;
+    if (p[3 + nd] != (((const Variable *)v.u.o)->trainable ? 1 : 0)) return false;
+    if (key_i64(p + 4 + nd) != lv_alias(lv, var)) return false;
+    *pp = p + 12 + nd;
+    return true;
+  }
+  return false;
+}
+
+/* Whether the nb bound arguments of a call match c's key (key_match); leaves in lv (reset when not). */
+static bool key_match_args(const unsigned char *key, size_t keylen, int nb, const Val *bound, Leaves *lv) {
+  const unsigned char *p = key, *e = key + keylen;
+  for (int i = 0; i < nb; i++)
+    if (!key_match(&p, e, bound[i], lv)) {
+      lv->n = lv->nv = 0;
+      return false;
+    }
+  if (p == e) return true;
+  lv->n = lv->nv = 0;
+  return false;
 }
 
 /* The end of the atom at p. */
@@ -3167,27 +3261,38 @@ static Val tffn_call(Val self, int n, const Val *args, const Kw *kw) {
     r = rng ? tffn_run_record(c, nb, bound, &lv, rng) : tffn_run(c, lv.t);
     if (tffn_sig_call_hook) tffn_sig_call_hook(f->name, lv.n, lv.t, r);
   } else {
-    CanonArgs *cb = tffn_canon_args(nb, bound);   /* dicts in sorted key order */
+    /* the last trace again, checked argument by argument against its key (no dict: canonical already) */
+    c = f->last;
+    bool again = c && !c->relaxed && c->scope == tffn_scope(f);
+    if (again && c->nleaves > lv.cap) lv_reserve(&lv, c->nleaves);
+    again = again && key_match_args(c->key, c->keylen, nb, bound, &lv);
+    CanonArgs *cb = again ? NULL : tffn_canon_args(nb, bound);   /* dicts in sorted key order */
     int cmark = cb ? rt_hold_fn(tffn_canon_release, cb) : -1;
     Val *ub = cb ? cb->v : bound;
-    KeyBuf k;
-    kb_init(&k);
-    size_t offb[17], *off = nb < 16 ? offb : malloc(sizeof(size_t) * (size_t)(nb + 1));
-    if (!off) rt_throw(ERR_MEMORY, "out of memory");
-    for (int i = 0; i < nb; i++) {
-      off[i] = k.len;
-      key_arg(&k, ub[i], &lv, 0);
+    bool late = false;
+    if (again) {
+      tffn_history(f, false, NULL, NULL, nb);
+      tffn_remember_call(f, c, true, NULL, NULL, nb);
+    } else {
+      KeyBuf k;
+      kb_init(&k);
+      size_t offb[17], *off = nb < 16 ? offb : malloc(sizeof(size_t) * (size_t)(nb + 1));
+      if (!off) rt_throw(ERR_MEMORY, "out of memory");
+      for (int i = 0; i < nb; i++) {
+        off[i] = k.len;
+        key_arg(&k, ub[i], &lv, 0);
+      }
+      off[nb] = k.len;
+      c = f->last;
+      bool fast = c && !c->relaxed && c->scope == tffn_scope(f) && c->keylen == k.len && !memcmp(c->key, k.p, k.len);
+      bool traced = false;
+      if (!fast) c = tffn_dispatch(f, nb, ub, cb ? bound : NULL, &k, off, &traced, &late);
+      tffn_history(f, traced, &k, off, nb);
+      tffn_remember_call(f, c, fast || (!c->relaxed && c->keylen == k.len && !memcmp(c->key, k.p, k.len)), &k, off, nb);
+      if (off != offb) free(off);
+      kb_free(&k);
     }
-    off[nb] = k.len;
-    c = f->last;
-    bool fast = c && !c->relaxed && c->scope == tffn_scope(f) && c->keylen == k.len && !memcmp(c->key, k.p, k.len);
-    bool traced = false, late = false;
-    if (!fast) c = tffn_dispatch(f, nb, ub, cb ? bound : NULL, &k, off, &traced, &late);
-    tffn_history(f, traced, &k, off, nb);
-    tffn_remember_call(f, c, fast || (!c->relaxed && c->keylen == k.len && !memcmp(c->key, k.p, k.len)), &k, off, nb);
     val_incref(val_obj(c));   /* the call keeps it alive even if the program drops the function */
-    if (off != offb) free(off);
-    kb_free(&k);
     int mark = rt_hold_val(val_obj(c));   /* an error out of the graph (caught by try) releases it */
     Concrete *rc = tffn_rebind(c, lv.v, lv.nv);
     r = rng ? tffn_run_record(rc, nb, ub, &lv, rng) : tffn_run(rc, lv.t);
