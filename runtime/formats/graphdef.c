@@ -47,6 +47,7 @@ typedef struct GdBuild {
   const GraphNode **resph;
   Tensorflow__DataType *resdt;
   int nresph, capresph;
+  bool idret;                 /* the next gd_function_t is a While's cond or body (see gd_identity_returns) */
 } GdBuild;
 
 bool (*graphdef_dataset_info)(Val v, GdDataset *out);
@@ -3715,6 +3716,44 @@ static void gd_ctrl_inputs(GdBuild *b, const Graph *g, const GraphNode *n, char 
   qsort(dst, (size_t)n->nctrl, sizeof(char *), gd_cmp_str);
 }
 
+/* Is placeholder `ph` of body g only read (TF's acd get_read_only_resource_input_indices_graph: every op consuming it
+ * is a ReadVariableOp; returning it unchanged is no use)? */
+static bool gd_read_only(const Graph *g, int ph) {
+  for (int id = 0; id < g->nnodes; id++) {
+    const GraphNode *c = &g->nodes[id];
+    for (int i = 0; i < c->nin + c->ndyn; i++)
+      if (c->in[i].node == ph && !(c->kind == GN_OP && c->op->id == OP_READ_VARIABLE)) return false;
+  }
+  return true;
+}
+
+/* The While attributes while_v2 sets besides T/cond/body/parallel_iterations: output_shapes (the loop variables'
+ * shape invariants, then the captured values' shapes, the threaded lists' scalars), _num_original_outputs (every
+ * output: a differentiated loop's accumulators count, as _WhileGrad resets it), _lower_using_switch_merge
+ * (util.maybe_set_lowering_attr outside XLA) and _read_only_resource_inputs (the resource inputs both bodies only
+ * read).  m: the k data inputs' dtypes. */
+static void gd_while_attrs(GdBuild *b, const Graph *g, const GraphNode *n, const Tensorflow__DataType *m, int k, int nth,
+                           AttrList *at) {
+  TMeta *sh = pa_alloc(b->a, sizeof(TMeta) * (size_t)(k + nth + 1));
+  int *ro = pa_alloc(b->a, sizeof(int) * (size_t)(k + 1));
+  int j = 0, nro = 0;
+  for (int i = 0; i < n->nin; i++) {
+    if (n->in[i].node < 0) continue;
+    sh[j] = i < n->nout ? n->outm[i] : *graph_meta(g, n->in[i]);
+    if (sh[j].dtype == DT_VARIANT || m[j] == TENSORFLOW__DATA_TYPE__DT_RESOURCE) sh[j].rank = 0;
+    bool only_read = m[j] == TENSORFLOW__DATA_TYPE__DT_RESOURCE;
+    for (int s = 0; s < 2 && only_read; s++)
+      if (n->sub[s] && j < n->sub[s]->ninputs) only_read = gd_read_only(n->sub[s], n->sub[s]->inputs[j]);
+    if (only_read) ro[nro++] = j;
+    j++;
+  }
+  for (int t = 0; t < nth; t++) sh[k + t] = (TMeta){DT_VARIANT, 0, {0}};
+  gd_attr_add(b, at, "output_shapes", gd_shapes(b, k + nth, sh));
+  gd_attr_add(b, at, "_num_original_outputs", gd_int(b, k + nth));
+  gd_attr_add(b, at, "_lower_using_switch_merge", gd_bool(b, true));
+  gd_attr_add(b, at, "_read_only_resource_inputs", gd_ints(b, nro, ro));
+}
+
 static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn) {
   const GraphNode *n = &g->nodes[id];
   Tensorflow__NodeDef *nd = pa_alloc(b->a, sizeof *nd);
@@ -3793,9 +3832,13 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
       } else {
         nd->op = effects ? "While" : "StatelessWhile";
         gd_attr_add(b, &at, "T", gd_pbtypes(b, k + nth, m));
+        b->idret = !b->full;
         gd_attr_add(b, &at, "cond", gd_func(b, gd_function_t(b, n->sub[0], NULL, th, nth, false, false)));
+        b->idret = !b->full;
         if (n->sub[1]) gd_attr_add(b, &at, "body", gd_func(b, gd_function_t(b, n->sub[1], NULL, th, nth, true, !b->full)));
+        b->idret = false;
         gd_attr_add(b, &at, "parallel_iterations", gd_int(b, 10));
+        gd_while_attrs(b, g, n, m, k, nth, &at);
         int64_t mi;
         if (b->full && val_as_int(n->aux, &mi)) gd_attr_add(b, &at, "_tfs_max_iter", gd_int(b, mi));
       }
@@ -3920,25 +3963,35 @@ static void gd_tf_names(PbArena *a, Tensorflow__NodeDef **nodes, size_t n, Tenso
   for (size_t i = 0; i < nret; i++) ret[i]->value = gd_renamed(a, ret[i]->value, from, to, nmap);
 }
 
+/* A node or argument name as a TF argument name: lower case, '_' for other characters, from the first letter. */
+static char *gd_arg_norm(PbArena *a, const char *old) {
+  char *nm = pa_strdup(a, old + strspn(old, "_0123456789"));
+  for (char *p = nm; *p; p++) *p = isalnum((unsigned char)*p) ? (char)tolower((unsigned char)*p) : '_';
+  size_t len = strlen(nm);
+  while (len && nm[len - 1] == '_') nm[--len] = 0;
+  return *nm ? nm : "arg";
+}
+
 /* TF's argument names are [a-z][a-z0-9_]* ("loop_vars[0]" and a captured
  * "_StackSize" are not): f's arguments get such names (made unique), and the
- * inputs and returns that read them follow. */
+ * inputs and returns that read them follow.  An output argument keeps its name: an input that has it takes the
+ * next free name_0, name_1 (GraphToFunctionDef names the outputs first: a While body's returned capture 'x' and
+ * its argument 'x_0'). */
 static void gd_arg_names(PbArena *a, Tensorflow__FunctionDef *f) {
   Tensorflow__OpDef *sig = f->signature;
   size_t n = sig->n_input_arg, nmap = 0;
   char **from = pa_alloc(a, sizeof(char *) * (n + 1)), **to = pa_alloc(a, sizeof(char *) * (n + 1));
   for (size_t i = 0; i < n; i++) {
     const char *old = sig->input_arg[i]->name;
-    char *nm = pa_strdup(a, old + strspn(old, "_0123456789"));
-    for (char *p = nm; *p; p++) *p = isalnum((unsigned char)*p) ? (char)tolower((unsigned char)*p) : '_';
-    size_t len = strlen(nm);
-    while (len && nm[len - 1] == '_') nm[--len] = 0;
-    if (!*nm) nm = "arg";
-    if (!strcmp(nm, old)) continue;
+    char *nm = gd_arg_norm(a, old);
+    bool out_taken = false;
+    for (size_t j = 0; j < sig->n_output_arg && !out_taken; j++) out_taken = !strcmp(sig->output_arg[j]->name, nm);
+    if (!strcmp(nm, old) && !out_taken) continue;
     char *cand = nm;
-    for (int k = 1;; k++) {
+    for (int k = out_taken ? 0 : 1;; k++) {
       bool taken = false;
-      for (size_t j = 0; j < n && !taken; j++) taken = !strcmp(sig->input_arg[j]->name, cand);
+      for (size_t j = 0; j < n && !taken; j++) taken = j != i && !strcmp(sig->input_arg[j]->name, cand);
+      for (size_t j = 0; j < sig->n_output_arg && !taken; j++) taken = !strcmp(sig->output_arg[j]->name, cand);
       if (!taken) break;
       cand = pa_printf(a, "%s_%d", nm, k);
     }
@@ -3955,6 +4008,49 @@ static void gd_arg_names(PbArena *a, Tensorflow__FunctionDef *f) {
     if (!strchr(f->ret[i]->value, ':')) f->ret[i]->value = gd_renamed(a, f->ret[i]->value, from, to, nmap);
 }
 
+/* Is a node of f named nm (TF's names compare without case)? */
+static bool gd_fn_has_node(const Tensorflow__FunctionDef *f, const char *nm) {
+  for (size_t i = 0; i < f->n_node_def; i++)
+    if (!strcasecmp(f->node_def[i]->name, nm)) return true;
+  return false;
+}
+
+/* Output argument i of a While function that returns value (an argument, or 'node:output:k') unwrapped: the
+ * returned node's name as an argument name, made unique among the outputs before it (GraphToFunctionDef). */
+static char *gd_out_name(PbArena *a, const Tensorflow__OpDef *sig, int i, const char *value) {
+  size_t len = strcspn(value, ":");
+  char *base = gd_arg_norm(a, pa_printf(a, "%.*s", (int)len, value)), *nm = base;
+  for (int k = 0;; k++) {
+    bool taken = false;
+    for (int j = 0; j < i && !taken; j++) taken = !strcmp(sig->output_arg[j]->name, nm);
+    if (!taken) return nm;
+    nm = pa_printf(a, "%s_%d", base, k);
+  }
+}
+
+/* A While's cond and body are traced by func_graph_from_py_func with automatic control dependencies, whose
+ * mark_as_return passes each returned value through an Identity ('Identity', 'Identity_1', ... after the body's
+ * nodes); the output arguments are named after them ('identity', 'identity_1').  Captured values while_v2 appends
+ * to the body's outputs afterwards return unwrapped (gd_out_name). */
+static void gd_identity_return(GdBuild *b, Tensorflow__FunctionDef *f, size_t *cap, Tensorflow__OpDef__ArgDef *ad,
+                               Tensorflow__FunctionDef__RetEntry *r) {
+  char *nm = "Identity";
+  for (int k = 1; gd_fn_has_node(f, nm); k++) nm = pa_printf(b->a, "Identity_%d", k);
+  Tensorflow__NodeDef *nd = pa_alloc(b->a, sizeof *nd);
+  tensorflow__node_def__init(nd);
+  nd->name = nm;
+  nd->op = "Identity";
+  nd->n_input = 1;
+  nd->input = pa_alloc(b->a, sizeof(char *) * 2);
+  nd->input[0] = r->value;
+  AttrList at = {0};
+  gd_attr_add(b, &at, "T", gd_pbtype(b, ad->type));
+  gd_set_attrs(nd, &at);
+  gd_push(b, &f->node_def, &f->n_node_def, cap, nd);
+  r->value = pa_printf(b->a, "%s:output:0", nm);
+  ad->name = gd_arg_norm(b->a, nm);
+}
+
 /* A function name free in the library: the body's name with '/' as '_', plus a
  * sequence number.  The stacks th[0..nth) are threaded through it: one more
  * variant argument each, returned (ret_th) as the body leaves them; `pass`
@@ -3962,6 +4058,8 @@ static void gd_arg_names(PbArena *a, Tensorflow__FunctionDef *f) {
  * captured values: TF's While body returns every loop variable). */
 static const char *gd_function_t(GdBuild *b, const Graph *g, const char *fixed, const int *th, int nth, bool ret_th,
                                  bool pass) {
+  bool idret = b->idret;   /* (nested functions made below are not the While's) */
+  b->idret = false;
   char *name = fixed ? pa_strdup(b->a, fixed) : pa_printf(b->a, "%s_%d", g->name, b->seq++);
   for (char *p = name; *p; p++)   /* TF's function names: letters, digits, '_', '.', '-' ("<lambda>" too) */
     if (!fixed ? !(isalnum((unsigned char)*p) || *p == '_' || *p == '.' || *p == '-') : *p == '/' || *p == ':' || *p == ' ') *p = '_';
@@ -3991,6 +4089,10 @@ static const char *gd_function_t(GdBuild *b, const Graph *g, const char *fixed, 
     if (i < g->ninputs) {
       const GraphNode *p = &g->nodes[g->inputs[i]];
       ad->name = pa_strdup(b->a, p->name);
+      if (idret && !strncmp(p->name, "___redundant_placeholder", 24)) {   /* agmod.c: k-th such input, '' or '_k' */
+        const char *k = p->name + 24;
+        ad->name = pa_printf(b->a, "%s___redundant_placeholder%d", name, *k == '_' ? atoi(k + 1) : 0);
+      }
       ad->type = gd_pbdt(b, g, (GraphRef){g->inputs[i], 0});
     } else {
       ad->name = pa_printf(b->a, "accumulator_%d", th[i - g->ninputs]);
@@ -4038,6 +4140,7 @@ static const char *gd_function_t(GdBuild *b, const Graph *g, const char *fixed, 
     if (i < g->noutputs) {
       ad->type = gd_pbdt(b, g, g->outputs[i]);
       r->value = gd_ref(b, g, g->outputs[i], true);
+      if (idret) gd_identity_return(b, f, &cap, ad, r);
     } else if (i < g->noutputs + npass) {
       ad->type = sig->input_arg[i]->type;
       r->value = sig->input_arg[i]->name;
@@ -4046,6 +4149,8 @@ static const char *gd_function_t(GdBuild *b, const Graph *g, const char *fixed, 
       ad->type = TENSORFLOW__DATA_TYPE__DT_VARIANT;
       r->value = (char *)b->cur[k];
     }
+    if (idret && i >= g->noutputs) ad->name = gd_out_name(b->a, sig, i, r->value);
+    r->key = ad->name;
     sig->output_arg[i] = ad;
     f->ret[i] = r;
   }

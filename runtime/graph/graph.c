@@ -304,7 +304,8 @@ int graph_add_node(Graph *g, GraphNodeKind kind, const OpDef *op, const char *ba
     g->nodes = nodes;
     g->cap = cap;
   }
-  OpScope *os = kind == GN_OP ? graph_op_scope_top(g) : NULL;
+  /* a While takes the name of the scope its loop counter was made in (while_v2: name_scope('while') around both) */
+  OpScope *os = kind == GN_OP || kind == GN_WHILE ? graph_op_scope_top(g) : NULL;
   char *name;
   if (os && !os->taken && (!os->op || os->op == op)) {   /* the op of a TF name scope: the scope's own name */
     os->taken = true;

@@ -235,7 +235,7 @@ TraceCtx *trace_push(Graph *g, bool allow_vars, bool body) {
   cx->body = body;
   cx->last_effect = -1;
   cx->saved_loc = rt_cur_loc;
-  if (!body) cx->saved_scope = graph_scope_reset();
+  cx->saved_scope = graph_scope_reset();   /* a body too: TF's FuncGraph has its own name stack */
   trace_cur = cx;
   if (!body && trace_wants_shadow()) {
     Val t = tape_new(true, true);
@@ -263,7 +263,7 @@ void trace_pop(TraceCtx *cx) {
     cx->shadow = NULL;
     val_decref(t);
   }
-  if (!cx->body) graph_scope_restore(cx->saved_scope);
+  graph_scope_restore(cx->saved_scope);
   trace_cur = cx->outer;
   rt_cur_loc = cx->saved_loc;
   trace_ctx_free(cx);

@@ -295,7 +295,8 @@ static int ag_union_caps(AgBody **bodies, int nb, GraphRef **out) {
   return n;
 }
 
-static void ag_align_inputs(AgBody *b, int nfixed, const GraphRef *u, int nu, Graph *outer) {
+/* unused: the name of the unused inputs made for the other body's captures (NULL: the captured node's) */
+static void ag_align_inputs(AgBody *b, int nfixed, const GraphRef *u, int nu, Graph *outer, const char *unused) {
   Graph *g = b->g;
   int *inputs = malloc(sizeof(int) * (size_t)(nfixed + nu + 1));
   if (!inputs) rt_throw(ERR_MEMORY, "out of memory");
@@ -305,7 +306,7 @@ static void ag_align_inputs(AgBody *b, int nfixed, const GraphRef *u, int nu, Gr
     for (int i = 0; i < b->ncaps && node < 0; i++)
       if (b->caps[i].outer.node == u[j].node && b->caps[i].outer.out == u[j].out) node = b->caps[i].inner;
     if (node < 0) {   /* the other body's capture: an unused input here */
-      node = graph_add_placeholder(g, outer->nodes[u[j].node].name, graph_meta(outer, u[j]));
+      node = graph_add_placeholder(g, unused ? unused : outer->nodes[u[j].node].name, graph_meta(outer, u[j]));
     }
     inputs[nfixed + j] = node;
   }
@@ -502,8 +503,8 @@ static Val ag_build_cond(TraceCtx *cx, GraphRef pred, AgBody *a, AgBody *b, Val 
   AgBody *bodies[2] = {a, b};
   GraphRef *u;
   int nu = ag_union_caps(bodies, 2, &u);
-  ag_align_inputs(a, 0, u, nu, cx->g);
-  ag_align_inputs(b, 0, u, nu, cx->g);
+  ag_align_inputs(a, 0, u, nu, cx->g, NULL);
+  ag_align_inputs(b, 0, u, nu, cx->g, NULL);
   GraphRef *in = malloc(sizeof(GraphRef) * (size_t)(nu + 1));
   if (!in) rt_throw(ERR_MEMORY, "out of memory");
   in[0] = pred;
@@ -1078,26 +1079,31 @@ typedef struct AgLoopTrace {
   Val tmpl;                   /* initial state template (markers: leaf indexes) */
   AgLeaves *lv;
   bool is_for;                /* iterating a tensor: index < n is the test */
-  bool has_index;             /* an iteration index is input 0 of the bodies (for-loops, undefined inits) */
+  bool has_index;             /* a for-loop's iteration index is the bodies' third input (after TF's two) */
+  bool capped;                /* maximum_iterations given: the condition also tests loop_counter < maximum */
+  char scope[240];            /* the While's name ('while', 'while_1') */
+  const char *ctr_names[2];   /* its loop counter's and maximum_iterations' names ('while/loop_counter'): the
+                               * bodies' placeholders for them are named so (TensorSpec.from_tensor) */
   int nfixed;                 /* placeholders: index (for) + leaves */
   GraphRef n_iter;            /* for: the iteration count, in the enclosing graph */
   Val *stacks;                /* under a gradient tape: one stack per leaf, pushed each iteration (loopgrad.c),
                                * then one for the random-draw counters at the iteration's start */
 } AgLoopTrace;
 
-/* The bodies' placeholders and the state they stand for. */
-static Val ag_loop_enter(AgLoopTrace *lt, TraceCtx *bx, Val *index, bool push) {
+/* The bodies' placeholders and the state they stand for.  TF's while_v2 gives both bodies the loop counter and
+ * maximum_iterations first (placeholders named after the While's constants: 'while/loop_counter'), then the loop
+ * variables (unnamed TensorSpecs: 'Placeholder', 'Placeholder_1', ...). */
+static Val ag_loop_enter(AgLoopTrace *lt, TraceCtx *bx, Val *counters, Val *index, bool push) {
   AgLeaves *lv = lt->lv;
   Val *ph = malloc(sizeof(Val) * (size_t)(lv->n + 1));
   if (!ph) rt_throw(ERR_MEMORY, "out of memory");
+  TMeta cm = {DT_INT32, 0, {0}};
+  for (int i = 0; i < 2; i++) counters[i] = trace_placeholder(bx->g, lt->ctr_names[i], &cm);
   if (lt->has_index) {
     TMeta im = {DT_INT32, 0, {0}};
-    *index = trace_placeholder(bx->g, "iteration", &im);
+    *index = trace_placeholder(bx->g, "Placeholder", &im);
   }
-  for (int i = 0; i < lv->n; i++) {
-    char nb[32];
-    ph[i] = trace_placeholder(bx->g, ag_loop_name(lt->l, lv->v[i].var, nb, sizeof nb), &lv->v[i].m);
-  }
+  for (int i = 0; i < lv->n; i++) ph[i] = trace_placeholder(bx->g, "Placeholder", &lv->v[i].m);
   for (int i = 0; push && lt->stacks && i < lv->n; i++) {   /* the iteration's state, for the backward loop */
     OpAttrs at = {1, {lt->stacks[i]}};
     val_decref(op_apply(&op_defs[OP_STACK_PUSH], 1, &ph[i], &at));
@@ -1117,12 +1123,14 @@ static Val ag_loop_enter(AgLoopTrace *lt, TraceCtx *bx, Val *index, bool push) {
 static Val ag_loop_cond_run(void *ud, TraceCtx *bx) {
   AgLoopTrace *lt = ud;
   AgLoop *l = lt->l;
-  Val index = val_undef();
-  Val state = ag_loop_enter(lt, bx, &index, false);
+  Val index = val_undef(), cnt[2] = {val_undef(), val_undef()};
+  Val state = ag_loop_enter(lt, bx, cnt, &index, false);
   l->set(l, state);
   val_decref(state);
   Val c = val_undef();
   int mark = rt_hold_ref(&index);   /* a condition that fails to stage drops them */
+  rt_hold_ref(&cnt[0]);
+  rt_hold_ref(&cnt[1]);
   rt_hold_ref(&c);
   if (lt->is_for) {
     /* index < n (n captured from the enclosing graph) */
@@ -1151,33 +1159,51 @@ static Val ag_loop_cond_run(void *ud, TraceCtx *bx) {
     }
   }
   GraphRef r = ag_condition(bx, c, "while loop", l->loc);
+  Val res = trace_sym(bx->g, r);
+  if (lt->capped) {   /* while_v2's wrapped_cond: logical_and(loop_counter < maximum_iterations, pred) */
+    Val less = op_apply2(OP_LESS, cnt[0], cnt[1]);
+    Val both = op_apply2(OP_LOGICAL_AND, less, res);
+    val_decref(less);
+    val_decref(res);
+    res = both;
+  }
   rt_unhold(mark);
   val_decref(c);
   val_decref(index);
-  return trace_sym(bx->g, r);
+  val_decref(cnt[0]);
+  val_decref(cnt[1]);
+  return res;
 }
 
 static Val ag_loop_body_run(void *ud, TraceCtx *bx) {
   AgLoopTrace *lt = ud;
   AgLoop *l = lt->l;
-  Val index = val_undef();
-  Val state = ag_loop_enter(lt, bx, &index, true);
+  Val index = val_undef(), cnt[2] = {val_undef(), val_undef()};
+  Val state = ag_loop_enter(lt, bx, cnt, &index, true);
   l->set(l, state);
   val_decref(state);
   Val elem = val_undef();
   int mark = rt_hold_ref(&index);   /* a body that fails to stage drops them */
+  rt_hold_ref(&cnt[0]);
+  rt_hold_ref(&cnt[1]);
   rt_hold_ref(&elem);
   if (lt->is_for) elem = ag_iter_elem(l->iter, index);
   l->body(l, elem);
-  rt_unhold(mark);
   val_decref(elem);
+  elem = val_undef();
   Val st = l->get(l);
   Val next = val_undef();
   if (lt->has_index) next = op_apply2(OP_ADD, index, val_int(1));
-  Val res = tuple_pack(2, st, next);
+  /* while_v2's wrapped_body returns loop_counter + 1 and maximum_iterations (made after the user's body) */
+  Val cnext = rt_binop(BIN_ADD, cnt[0], val_int(1));   /* the operator: "add", "add/y" */
+  rt_unhold(mark);
+  Val res = tuple_pack(4, st, next, cnext, cnt[1]);
   val_decref(st);
   val_decref(next);
+  val_decref(cnext);
   val_decref(index);
+  val_decref(cnt[0]);
+  val_decref(cnt[1]);
   return res;
 }
 
@@ -1578,7 +1604,8 @@ static void ag_tf_loop(AgLoop *l, Val max_iter) {
   ag_invs_release(&invs);
   ag_loop_invariants(l, &lv);
   tfs_i64 mi = ag_loop_max_iter(l, max_iter);
-  AgLoopTrace lt = {l, tmpl, &lv, l->test == NULL, l->test == NULL || require_one || taped, 0, {-1, 0}, NULL};
+  AgLoopTrace lt = {.l = l, .tmpl = tmpl, .lv = &lv, .is_for = l->test == NULL, .has_index = l->test == NULL,
+                    .capped = mi >= 0, .n_iter = {-1, 0}};
   if (taped && lv.n) {   /* every leaf's stack grows alike: one size says where this run's iterations start */
     stacks = tuple_new(lv.n + 1);
     for (int i = 0; i < lv.n; i++) ((Tuple *)stacks.u.o)->items[i] = accstack_new(&lv.v[i].m);
@@ -1590,6 +1617,21 @@ static void ag_tf_loop(AgLoop *l, Val max_iter) {
     OpAttrs at = {1, {lt.stacks[0]}};
     base = op_apply(&op_defs[OP_STACK_SIZE], 0, NULL, &at);
   }
+  /* while_v2: the While's name scope ('while', 'while_1'), and in it the first two loop variables, made
+   * maximum_iterations (-1: none) first, then the loop counter (0), both int32 */
+  int wtok = graph_op_scope_enter(cx->g, "while", NULL);
+  snprintf(lt.scope, sizeof lt.scope, "%s", graph_scope_prefix());
+  if (*lt.scope) lt.scope[strlen(lt.scope) - 1] = 0;
+  GraphRef ctr0[2];
+  for (int i = 1; i >= 0; i--) {
+    Tensor *z = tensor_from_val(val_int(i ? (mi >= 0 ? mi : -1) : 0), DT_INT32);
+    ctr0[i] = (GraphRef){graph_add_const_named(cx->g, z, i ? "maximum_iterations" : "loop_counter"), 0};
+    tensor_release(z);
+    /* made in an enclosing control_dependencies block, they wait for it (and, made in it, dominate the While) */
+    graph_ctrl_apply(cx->g, ctr0[i].node);
+    lt.ctr_names[i] = cx->g->nodes[ctr0[i].node].name;
+  }
+  graph_op_scope_exit(wtok);
   GraphRef idx0 = {-1, 0};
   if (lt.has_index) {
     Tensor *z = tensor_from_val(val_int(0), DT_INT32);
@@ -1616,6 +1658,11 @@ static void ag_tf_loop(AgLoop *l, Val max_iter) {
   const Val *after;
   if (!seq_items(pair[0], &na, &after) || na != nvars) rt_throw(ERR_TYPE, "ag: get_state changed its length");
   for (tfs_i64 i = 0; i < nvars; i++) ag_match_state(l, &bb, ((Tuple *)tmpl.u.o)->items[i], after[i], (int)i, &lv, outs);
+  for (int c = 2; c < 4; c++) {   /* loop_counter + 1, maximum_iterations */
+    int k;
+    nest_is_leaf(pair[c], &k);
+    graph_add_output(bb.g, bb.refs.v[k]);
+  }
   if (lt.has_index) {   /* the next index */
     int k;
     nest_is_leaf(pair[1], &k);
@@ -1624,17 +1671,23 @@ static void ag_tf_loop(AgLoop *l, Val max_iter) {
   for (int i = 0; i < lv.n; i++) graph_add_output(bb.g, outs[i]);
   rt_unhold(omark);
   free(outs);
-  /* inputs: [index], carried leaves, then the captures of both bodies */
-  int nfixed = lv.n + (lt.has_index ? 1 : 0);
+  /* inputs: loop counter, maximum_iterations, [index], carried leaves, then the captures of both bodies */
+  int noff = 2 + (lt.has_index ? 1 : 0), nfixed = lv.n + noff;
   AgBody *bodies[2] = {&bc, &bb};
   GraphRef *u;
   int nu = ag_union_caps(bodies, 2, &u);
-  ag_align_inputs(&bc, nfixed, u, nu, cx->g);
-  ag_align_inputs(&bb, nfixed, u, nu, cx->g);
+  /* while_v2's _duplicate_body_captures_in_cond: the cond's inputs for what only the body captured are
+   * placeholders named '<cond function>___redundant_placeholder0', '...1' (graphdef.c completes the names) */
+  ag_align_inputs(&bc, nfixed, u, nu, cx->g, "___redundant_placeholder");
+  ag_align_inputs(&bb, nfixed, u, nu, cx->g, NULL);
   GraphRef *in = malloc(sizeof(GraphRef) * (size_t)(nfixed + nu + 1));
   TMeta *outm = malloc(sizeof(TMeta) * (size_t)(nfixed + 1));
   if (!in || !outm) rt_throw(ERR_MEMORY, "out of memory");
   int k = 0;
+  for (int i = 0; i < 2; i++) {
+    in[k] = ctr0[i];
+    outm[k++] = (TMeta){DT_INT32, 0, {0}};
+  }
   if (lt.has_index) {
     in[k] = idx0;
     outm[k++] = (TMeta){DT_INT32, 0, {0}};
@@ -1646,7 +1699,11 @@ static void ag_tf_loop(AgLoop *l, Val max_iter) {
   if (nu) memcpy(in + nfixed, u, sizeof(GraphRef) * (size_t)nu);
   Val aux = mi >= 0 ? val_int(mi) : val_undef();
   Graph *bodies_g[2] = {graph_retain(bc.g), graph_retain(bb.g)};
+  char wscope[256];
+  snprintf(wscope, sizeof wscope, "%s/", lt.scope);
+  wtok = graph_op_scope_enter(cx->g, wscope, NULL);   /* the While takes its scope's name */
   int id = ag_add_node(cx, GN_WHILE, "while", nfixed, outm, nfixed + nu, in, &bc, &bb, aux);
+  graph_op_scope_exit(wtok);
   free(in);
   free(outm);
   free(u);
@@ -1655,7 +1712,7 @@ static void ag_tf_loop(AgLoop *l, Val max_iter) {
   /* the state after the loop */
   Val *leaves = malloc(sizeof(Val) * (size_t)(lv.n + 1));
   if (!leaves) rt_throw(ERR_MEMORY, "out of memory");
-  for (int i = 0; i < lv.n; i++) leaves[i] = trace_sym(cx->g, (GraphRef){id, i + (lt.has_index ? 1 : 0)});
+  for (int i = 0; i < lv.n; i++) leaves[i] = trace_sym(cx->g, (GraphRef){id, i + noff});
   Val fin = nest_unflatten(tmpl, leaves);
   if (tr.n) {   /* one tape entry for the loop: initial leaves and outer values read -> final leaves */
     Val *origs = malloc(sizeof(Val) * (size_t)(lv.n + 1));
@@ -1663,7 +1720,7 @@ static void ag_tf_loop(AgLoop *l, Val max_iter) {
     for (int i = 0; i < lv.n; i++) origs[i] = val_is_tensor(lv.v[i].orig) || val_is(lv.v[i].orig, &variable_type) ? lv.v[i].orig : val_none();
     Val ins = rt_tuple(lv.n, origs), outs = rt_tuple(lv.n, leaves);
     free(origs);
-    Val count = lt.has_index ? trace_sym(cx->g, (GraphRef){id, 0}) : val_none();
+    Val count = trace_sym(cx->g, (GraphRef){id, 0});   /* the loop counter: the iterations run */
     Val rerun = lt.stacks ? ag_loop_rerun_new(l, tmpl, lt.is_for) : val_none();
     loopgrad_region_end(&tr, ins, outs, rerun, stacks, base, count);
     val_decref(rerun);
@@ -2068,10 +2125,10 @@ static Val tf_while_loop_fn(Val self, int n, const Val *args, const Kw *kw) {
   for (tfs_i64 i = 0; i < nv; i++) list_append(box, items[i]);
   AgLoop l = {ag_box_get, ag_box_set, ag_box_test, NULL, ag_box_body, val_undef(), val_undef(), a[0], val_undef(), a[1],
               box, val_undef(), val_undef(), a[3], val_undef(), rt_cur_loc};
-  bool staged = false;
+  /* while tracing, always one While (TF's while_loop calls while_v2 whenever it is not executing eagerly: loop
+   * variables given as Python numbers are converted, cond and body are traced once each) */
   Val first = val_undef();
-  if (trace_active()) first = ag_probe(ag_box_test, &l, &staged);
-  if (staged) {
+  if (trace_active()) {
     ag_tf_loop(&l, a[7]);
   } else {
     int64_t mi = -1;
