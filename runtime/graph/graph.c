@@ -519,6 +519,29 @@ Graph *graph_clone_vars(const Graph *src, Graph *parent, int n, Variable *const 
   return g;
 }
 
+/* A copy of src whose inputs from keep on are the constants vals (a tf.data function's captured tensors, bound to
+ * one run's values). */
+Graph *graph_clone_bind(const Graph *src, int keep, Tensor *const *vals) {
+  Graph *g = graph_new(src->name, src->fname, NULL);
+  g->escaped_loc = src->escaped_loc;
+  int *map = malloc(sizeof(int) * (size_t)(src->nnodes + 1));
+  const GraphRef **pre = calloc((size_t)src->nnodes + 1, sizeof(GraphRef *));
+  GraphRef *args = malloc(sizeof(GraphRef) * (size_t)(src->ninputs + 1));
+  if (!map || !pre || !args) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < src->ninputs; i++) {
+    const GraphNode *ph = &src->nodes[src->inputs[i]];
+    args[i] = (GraphRef){i < keep ? graph_add_placeholder(g, ph->name, &ph->outm[0]) : graph_add_const(g, vals[i - keep]), 0};
+    pre[src->inputs[i]] = &args[i];
+  }
+  int last = -1, neff = 0;
+  graph_inline_sel(g, src, pre, map, &last, &neff);
+  for (int i = 0; i < src->noutputs; i++) graph_add_output(g, graph_inline_ref(map, pre, src->outputs[i]));
+  free(map);
+  free(pre);
+  free(args);
+  return g;
+}
+
 /* ---- text form ------------------------------------------------------------------ */
 
 void graph_shape_text(StrBuf *b, int rank, const tfs_i64 *shape) {

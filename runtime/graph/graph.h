@@ -143,6 +143,7 @@ bool graph_ctrl_capture(Graph *g, Graph *owner, int node);
 int graph_ctrl_push_caps(Graph *g, Graph *const *bodies, int nb);
 /* A copy of src (parent: its parent's copy, or NULL) reading Variable to[i] where src reads from[i]. */
 Graph *graph_clone_vars(const Graph *src, Graph *parent, int n, Variable *const *from, Variable *const *to);
+Graph *graph_clone_bind(const Graph *src, int keep, Tensor *const *vals);   /* inputs keep.. become constants vals */
 static inline GraphNode *graph_node(const Graph *g, int id) { return &g->nodes[id]; }
 static inline const TMeta *graph_meta(const Graph *g, GraphRef r) { return &g->nodes[r.node].outm[r.out]; }
 

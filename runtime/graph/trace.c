@@ -381,6 +381,7 @@ static GraphRef trace_sym_in(TraceCtx *cx, const Tensor *t) {
   if (cx->body)
     for (Graph *p = cx->g->parent; p; p = p->parent)
       if (p == s->g) ancestor = true;
+  if (cx->fcap && cx->outer) ancestor = true;   /* (the enclosing trace raises if s is not one of its values) */
   if (!ancestor || !cx->outer) trace_error_foreign(t);
   GraphRef o = trace_sym_in(cx->outer, t);
   for (int i = 0; i < cx->ncaps; i++)

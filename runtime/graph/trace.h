@@ -38,6 +38,9 @@ typedef struct TraceCtx {
   int nvars;                  /* tf.Variables created while this context (or one inside it) recorded */
   bool unliftable;            /* one of them has an initial value computed from the function's inputs */
   bool body;                  /* a cond/while body: captures enclosing graphs' values */
+  bool fcap;                  /* a tf.data function traced inside another trace: the enclosing traces' tensors it
+                               * reads become extra placeholders after its arguments (TF's captured inputs, a
+                               * MapDataset's other_arguments), listed in caps */
   int last_effect;            /* last stateful node, for automatic control dependencies; -1 */
   int neffects;               /* stateful nodes recorded */
   TraceCap *caps;             /* body contexts: captured enclosing values */

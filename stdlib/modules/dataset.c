@@ -69,6 +69,8 @@ typedef struct Dataset {
   Val walk;                   /* DS_HOST the auto-shard walk passes through: walk(num, index) rebuilds it over its
                                * inputs' file shards; hin: those inputs (a dataset or a tuple of them) */
   Val hin;
+  Val capv;                   /* map/filter made while tracing: the traced tensors its function reads (a tuple of
+                               * symbolic tensors, TF's other_arguments), fed to the ops that iterate it; else VT_UNDEF */
 } Dataset;
 
 static const Type ds_type;
@@ -89,6 +91,7 @@ static void ds_free(Obj *o) {
   val_decref(d->reshard);
   val_decref(d->walk);
   val_decref(d->hin);
+  val_decref(d->capv);
   free(d);
 }
 
@@ -121,6 +124,7 @@ static Dataset *ds_new(DsKind kind, Val spec, Val src, tfs_i64 card) {
   d->reshard = val_undef();
   d->walk = val_undef();
   d->hin = val_undef();
+  d->capv = val_undef();
   d->card = card;
   d->traced = trace_active();
   if (is_ds(src)) ds_inherit_opts(d, src);
@@ -465,7 +469,10 @@ static Val trace_fn(Val f, Val spec, Val extra_first) {
   } else {
     args[na++] = spec;
   }
+  /* inside a tf.function the function may read the trace's tensors: they become its captured inputs */
+  tffn_capture_outer = trace_active();
   Val c = rt_call(gcf, na, args, NULL);
+  tffn_capture_outer = false;
   rt_unhold(mark);
   val_decref(gcf);
   val_decref(w);
@@ -512,6 +519,7 @@ static Val ds_map(Val self, int n, const Val *args, const Kw *kw) {
   bool par = !(a[1].tag == VT_NONE || a[1].tag == VT_UNDEF);
   Dataset *d = derive(self, par ? DS_PMAP : DS_MAP, sp, s->card);
   d->fn = c;
+  d->capv = tffn_conc_take_captures(c);
   /* deterministic (TF's "default"/"true"/"false" attr) in b: 0 the options decide, 1 in order, -1 as finished */
   d->b = a[2].tag == VT_NONE || val_is_undef(a[2]) ? 0 : rt_truthy(a[2]) ? 1 : -1;
   /* num_parallel_calls: AUTOTUNE (-1) or a count; a tensor counts by its value */
@@ -548,6 +556,7 @@ static Val ds_filter(Val self, int n, const Val *args, const Kw *kw) {
   val_decref(sp);
   Dataset *d = derive(self, DS_FILTER, val_incref(s->spec), s->card == CARD_INFINITE ? CARD_INFINITE : CARD_UNKNOWN);
   d->fn = c;
+  d->capv = tffn_conc_take_captures(c);
   return ds_val(d);
 }
 
@@ -2247,6 +2256,7 @@ static Dataset *ds_clone(Dataset *s, Val src, tfs_i64 card) {
   d->reshard = val_incref(s->reshard);
   d->walk = val_incref(s->walk);
   d->hin = val_incref(s->hin);
+  d->capv = val_incref(s->capv);
   return d;
 }
 
@@ -2644,6 +2654,31 @@ void tfdata_arg_unbind(Val ds) {
   d->src = val_none();
 }
 
+/* How many traced tensors the functions of d's chain read (their captured inputs, fed after the stand-ins). */
+static void cap_count(Dataset *d, int *n) {
+  *n += tffn_conc_ncaptures(d->fn);
+  if (d->kind == DS_ZIP) {
+    Tuple *t = (Tuple *)d->src.u.o;
+    for (tfs_i64 i = 0; i < t->len; i++) cap_count((Dataset *)t->items[i].u.o, n);
+  } else if (is_ds(d->src)) {
+    cap_count((Dataset *)d->src.u.o, n);
+  }
+}
+
+/* Those tensors, in bind_args order (inputs first, then the node's own), appended to list. */
+static void cap_values(Dataset *d, Val list) {
+  if (d->kind == DS_ZIP) {
+    Tuple *t = (Tuple *)d->src.u.o;
+    for (tfs_i64 i = 0; i < t->len; i++) cap_values((Dataset *)t->items[i].u.o, list);
+  } else if (is_ds(d->src)) {
+    cap_values((Dataset *)d->src.u.o, list);
+  }
+  if (tffn_conc_ncaptures(d->fn) && val_is_undef(d->capv))
+    rt_throw(ERR_INVALID_ARGUMENT, "a dataset whose function reads tensors of a tf.function can only be iterated inside it");
+  if (!val_is_undef(d->capv))
+    for (tfs_i64 i = 0; i < ((Tuple *)d->capv.u.o)->len; i++) list_append(list, ((Tuple *)d->capv.u.o)->items[i]);
+}
+
 /* The stand-ins a dataset is built on, depth first (borrowed; at most cap stored, all counted). */
 static void arg_nodes(Dataset *d, Dataset **out, int *n, int cap) {
   if (d->kind == DS_ARG) {
@@ -2660,24 +2695,33 @@ static void arg_nodes(Dataset *d, Dataset **out, int *n, int cap) {
 /* d with its stand-ins replaced by the fed datasets, in arg_nodes order (owned).
  * Nodes over a stand-in are copied; the copies start afresh, as TF rebuilds
  * a dataset made inside a function on every call. */
-static Val bind_args(Dataset *d, Dataset **real, int *k) {
+static Val bind_args(Dataset *d, Dataset **real, int *k, Tensor *const *caps, int *ci) {
   if (d->kind == DS_ARG) { Val v = ds_val(real[(*k)++]); return val_incref(v); }
-  int dummy = 0;
+  int dummy = 0, ncap = 0;
   arg_nodes(d, NULL, &dummy, 0);
-  if (!dummy) return val_incref(ds_val(d));
+  cap_count(d, &ncap);
+  if (!dummy && !ncap) return val_incref(ds_val(d));
   Val src;
   if (d->kind == DS_ZIP) {
     Tuple *t = (Tuple *)d->src.u.o;
     src = tuple_new(t->len);
     int mark = rt_hold_val(src);
-    for (tfs_i64 i = 0; i < t->len; i++) ((Tuple *)src.u.o)->items[i] = bind_args((Dataset *)t->items[i].u.o, real, k);
+    for (tfs_i64 i = 0; i < t->len; i++) ((Tuple *)src.u.o)->items[i] = bind_args((Dataset *)t->items[i].u.o, real, k, caps, ci);
     rt_unhold(mark);
+  } else if (is_ds(d->src)) {
+    src = bind_args((Dataset *)d->src.u.o, real, k, caps, ci);
   } else {
-    src = bind_args((Dataset *)d->src.u.o, real, k);
+    src = val_incref(d->src);
   }
+  int smark = rt_hold_val(src);
+  /* a function reading the trace's tensors computes with this run's values (TF's other_arguments) */
+  int nc = tffn_conc_ncaptures(d->fn);
+  Val fn = nc ? tffn_conc_bind_captures(d->fn, caps + *ci) : val_incref(d->fn);
+  *ci += nc;
+  rt_unhold(smark);
   Dataset *n = ds_new(d->kind, val_incref(d->spec), src, d->card);
   val_decref(src);
-  n->fn = val_incref(d->fn);
+  n->fn = fn;
   n->a = d->a;
   n->b = d->b;
   n->c = d->c;
@@ -2883,7 +2927,10 @@ static Val unbound_copy(Dataset *d) {
   int cnt = 0;
   arg_nodes(d, st, &cnt, DS_MAX_ARGS);
   for (int i = 0; i < cnt && i < DS_MAX_ARGS; i++) any |= st[i]->flag;
-  if (!any) return val_incref(ds_val(d));
+  int ncap = 0;
+  cap_count(d, &ncap);   /* (the copy drops the captured tensors: the iterator's inputs feed them) */
+  if (!any && !ncap) return val_incref(ds_val(d));
+  if (!is_ds(d->src) && d->kind != DS_ZIP) return val_incref(ds_val(d));
   Val src;
   if (d->kind == DS_ZIP) {
     Tuple *t = (Tuple *)d->src.u.o;
@@ -2891,8 +2938,10 @@ static Val unbound_copy(Dataset *d) {
     int mark = rt_hold_val(src);
     for (tfs_i64 i = 0; i < t->len; i++) ((Tuple *)src.u.o)->items[i] = unbound_copy((Dataset *)t->items[i].u.o);
     rt_unhold(mark);
-  } else {
+  } else if (is_ds(d->src)) {
     src = unbound_copy((Dataset *)d->src.u.o);
+  } else {
+    src = val_incref(d->src);
   }
   Dataset *n = ds_new(d->kind, val_incref(d->spec), src, d->card);
   val_decref(src);
@@ -2934,15 +2983,19 @@ void k_ds_iter(OpCall *c) {
   }
   Dataset *d = (Dataset *)op_attr(c, 0).u.o;
   if (c->nin) {
-    /* built on dataset arguments: bind the fed ones */
+    /* built on dataset arguments: bind the fed ones; then the traced tensors its functions read */
     Dataset *real[DS_MAX_ARGS];
-    for (int i = 0; i < c->nin && i < DS_MAX_ARGS; i++) {
+    int nargs = 0;
+    arg_nodes(d, NULL, &nargs, 0);
+    if (nargs > c->nin) op_fail(c, ERR_INVALID_ARGUMENT, "_DatasetIterator: missing inputs");
+    for (int i = 0; i < nargs && i < DS_MAX_ARGS; i++) {
       Obj *o = c->in[i]->dtype == DT_VARIANT ? ((Obj **)tensor_data(c->in[i]))[0] : NULL;
       if (c->in[i]->dtype == DT_VARIANT && (!o || o->type != &ds_type)) op_fail(c, ERR_INVALID_ARGUMENT, "_DatasetIterator: not a dataset");
       real[i] = o ? (Dataset *)o : handle_lookup(c, c->in[i]);
     }
-    int k = 0;
-    Val b = bind_args(d, real, &k);
+    if (d->traced) ds_rebuild(d);
+    int k = 0, ci = 0;
+    Val b = bind_args(d, real, &k, c->in + nargs, &ci);
     int mark = rt_hold_val(b);
     it_slots[slot] = tfdata_iter(b);
     rt_unhold(mark);
@@ -3123,6 +3176,7 @@ static bool ds_graphdef_info(Val v, GdDataset *o) {
       o->fn_attr = d->kind == DS_FILTER ? "predicate" : "f";
       if (!tffn_conc_info(d->fn, &ci)) return false;
       o->fn = ci.g;
+      o->ncap = tffn_conc_ncaptures(d->fn);
       if (d->kind == DS_PMAP) I64("num_parallel_calls", -1);   /* AUTOTUNE (dsparmap.c maps d->a at once) */
       return true;
     case DS_BATCH:
@@ -3176,14 +3230,17 @@ Val tfdata_graph_iter(Val ds) {
   int n = 0;
   arg_nodes(self_ds(ds), args, &n, DS_MAX_ARGS);
   if (n > DS_MAX_ARGS) rt_throw(ERR_UNIMPLEMENTED, "a dataset built on more than %d dataset arguments cannot be iterated in a graph", DS_MAX_ARGS);
-  Val in[DS_MAX_ARGS];
+  Val in = list_new(n);
+  rt_hold_val(in);
   for (int i = 0; i < n; i++) {
     if (!val_is_tensor(args[i]->src))
       rt_throw(ERR_INVALID_ARGUMENT, "a dataset received as a tf.function argument can only be iterated inside that function");
-    in[i] = args[i]->src;
+    list_append(in, args[i]->src);
   }
-  Val r = op_apply(&op_defs[OP_DATASET_ITER], n, in, &at);
+  cap_values(self_ds(ds), in);
+  Val r = op_apply(&op_defs[OP_DATASET_ITER], (int)((List *)in.u.o)->len, ((List *)in.u.o)->items, &at);
   rt_unhold(kmark);
+  val_decref(in);
   val_decref(keep);
   return r;
 }

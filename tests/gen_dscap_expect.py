@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""gen_dscap_expect.py — expected output of tests/programs/dscap_map_capture.tfs (and .eager.out), computed with numpy.
+
+Each function's dataset pipeline is evaluated over numpy arrays with the call's argument values (what TF's
+MapDataset/FilterDataset compute from their captured inputs), in float32 / int64 as the program's tensors, and
+printed as TF 2.15 prints a scalar tensor; the GraphDef lines are TF's MapDataset form (input_dataset, then the
+captured tensor 'x' as other_arguments; Targuments lists its dtype).
+usage: gen_dscap_expect.py [--eager] > tests/programs/dscap_map_capture[.eager].out
+(--eager: functions run eagerly, tf.config.run_functions_eagerly(True): no call traces)
+gen_dscap_expect.py --error-eager > tests/programs/dscap_error.eager.out (the map function reading np.mean(x) of an
+eager x, as functions run eagerly)
+"""
+import sys
+
+import numpy as np
+
+F32, I64 = np.float32, np.int64
+
+
+def t32(x):
+    return "tf.Tensor(%s, shape=(), dtype=float32)" % F32(x)
+
+
+def t64(x):
+    return "tf.Tensor(%d, shape=(), dtype=int64)" % I64(x)
+
+
+def total(x):
+    return np.sum(np.arange(4).astype(F32) + F32(x), dtype=F32)
+
+
+def loop(x, k):
+    m = np.arange(6).astype(F32) * F32(x)
+    return np.sum(m[m > F32(k)], dtype=F32)
+
+
+def first_two(x, v):
+    e = np.arange(3).astype(F32) + F32(x) + F32(v)
+    return e[0] + e[1]
+
+
+def batched(x):
+    return np.sum(np.arange(5, dtype=I64) * I64(x))
+
+
+def weighted(x):
+    return np.sum(np.arange(4).astype(F32) * F32(x), dtype=F32)
+
+
+def zipped(x, y):
+    e = np.arange(3, dtype=I64)
+    return np.sum((e + x) * (e * y))
+
+
+if "--error-eager" in sys.argv[1:]:
+    x = np.array([1.0, 3.0], F32)
+    print(t32(np.sum(np.arange(3).astype(F32) + np.mean(x), dtype=F32)))
+    sys.exit(0)
+
+lines = [t32(total(1.5)), t32(total(-2.0)), t32(loop(2.0, 3.0)), t32(loop(3.0, 5.0)),
+         t32(first_two(1.0, 10.0)), t32(first_two(1.0, 20.0)), t64(batched(2)), t64(batched(3)),
+         t32(weighted(1.0)), t32(weighted(0.5)), t64(zipped(1, 2)), t64(zipped(2, -1)),
+         # one trace each: the values reach the datasets as inputs, not as trace-time constants
+         "0 0" if "--eager" in sys.argv[1:] else "1 1",
+         "MapDataset 2 x", "list {", "  type: DT_FLOAT", "}", ""]
+print("\n".join(lines))
