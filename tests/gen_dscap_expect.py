@@ -7,6 +7,9 @@ printed as TF 2.15 prints a scalar tensor; the GraphDef lines are TF's MapDatase
 captured tensor 'x' as other_arguments; Targuments lists its dtype).
 usage: gen_dscap_expect.py [--eager] > tests/programs/dscap_map_capture[.eager].out
 (--eager: functions run eagerly, tf.config.run_functions_eagerly(True): no call traces)
+gen_dscap_expect.py --host [--eager] > tests/programs/dscap_host[.eager].out (scan, take_while and group_by_window
+evaluated as TF's ScanDataset / TakeWhileDataset / GroupByWindowDataset: full windows reduced as they fill, the rest at
+the end by key order; rejection_resample's lines are its class-share checks, which hold for TF's sampling)
 gen_dscap_expect.py --error-eager > tests/programs/dscap_error.eager.out (the map function reading np.mean(x) of an
 eager x, as functions run eagerly)
 """
@@ -55,6 +58,45 @@ def zipped(x, y):
 if "--error-eager" in sys.argv[1:]:
     x = np.array([1.0, 3.0], F32)
     print(t32(np.sum(np.arange(3).astype(F32) + np.mean(x), dtype=F32)))
+    sys.exit(0)
+
+def running(x, n):
+    out, st = [], I64(0)
+    for e in np.arange(n, dtype=I64) * I64(x):
+        out.append(st * I64(x))
+        st = st + e
+    return np.sum(np.array(out, I64))
+
+
+def below(x):
+    e = np.arange(10, dtype=I64)
+    return np.sum(e[:np.argmin(e < x)] if (e >= x).any() else e)
+
+
+def grouped(x):
+    groups, wins = {}, []
+    for e in range(7):
+        k = e % x
+        groups.setdefault(k, []).append(e)
+        if len(groups[k]) == 2:
+            wins.append(groups.pop(k))
+    wins += [groups[k] for k in sorted(groups)]
+    acc = I64(0)
+    for w in wins:
+        acc = acc * I64(3) + I64(sum(w) * 10 + len(w))
+    return acc
+
+
+def cumulative(xs):
+    c = np.cumsum(np.array(xs, F32), dtype=F32)
+    return np.sum(c, dtype=F32)
+
+
+if "--host" in sys.argv[1:]:
+    print("\n".join([t64(running(2, 4)), t64(running(3, 5)), t64(below(3)), t64(below(6)), t64(grouped(2)),
+                     t64(grouped(3)), t32(cumulative([1.0, 2.0, 3.0])), t32(cumulative([4.0, 5.0])),
+                     "estimated initial: True", "given initial: True", "another dataset: True",
+                     "0 0" if "--eager" in sys.argv[1:] else "1 1"]))
     sys.exit(0)
 
 lines = [t32(total(1.5)), t32(total(-2.0)), t32(loop(2.0, 3.0)), t32(loop(3.0, 5.0)),

@@ -888,6 +888,8 @@ typedef struct Concrete {
    * until the dataset takes them (tffn_conc_take_captures), VT_UNDEF after or without any. */
   int ncapt;
   Val capt;
+  struct Tensor **runv;       /* a host dataset's function while a graph runs: that run's values of the ncapt captured
+                               * tensors (owned references; NULL: none bound) */
 } Concrete;
 
 bool tffn_capture_outer;
@@ -948,6 +950,7 @@ static void tffn_conc_free(Obj *o) {
   val_decref(c->vars);
   val_decref(c->caps);
   val_decref(c->capt);
+  tffn_conc_run_captures(val_obj(c), NULL);
   val_decref(c->sig);
   for (int w = 0; w < 2; w++) {
     val_decref(c->xs[w]);
@@ -1509,12 +1512,27 @@ static Val tffn_result(Concrete *c, Tensor **outs, int no) {
 }
 
 static Val tffn_run(Concrete *c, Tensor **leaves) {
-  if (c->ncapt)   /* (tf.data binds the values first: tffn_conc_bind_captures) */
-    rt_throw(ERR_INVALID_ARGUMENT, "a tf.data function that reads tensors of its tf.function can only run inside it");
+  Tensor **all = NULL;
+  int amark = 0;
+  if (c->ncapt) {   /* (tf.data binds the values first: tffn_conc_bind_captures, tffn_conc_run_captures) */
+    if (!c->runv)
+      rt_throw(ERR_INVALID_ARGUMENT, "a tf.data function that reads tensors of its tf.function can only run inside it");
+    int na = c->g->ninputs - c->ncapt;
+    all = malloc(sizeof(Tensor *) * (size_t)(c->g->ninputs + 1));
+    if (!all) rt_throw(ERR_MEMORY, "out of memory");
+    amark = rt_hold_mem(all);
+    memcpy(all, leaves, sizeof(Tensor *) * (size_t)na);
+    memcpy(all + na, c->runv, sizeof(Tensor *) * (size_t)c->ncapt);
+    leaves = all;
+  }
   int no = c->g->noutputs;
   Tensor *ob[8], **outs = no <= 8 ? ob : malloc(sizeof(Tensor *) * (size_t)no);
   if (!outs) rt_throw(ERR_MEMORY, "out of memory");
   exec_run(c->plan, leaves, outs);
+  if (all) {
+    rt_unhold(amark);
+    free(all);
+  }
   Val r = tffn_result(c, outs, no);
   if (outs != ob) free(outs);
   return r;
@@ -4285,6 +4303,19 @@ Val tffn_conc_take_captures(Val conc) {
   Val r = c->capt;
   c->capt = val_undef();
   return r;
+}
+
+void tffn_conc_run_captures(Val conc, Tensor *const *vals) {
+  Concrete *c = (Concrete *)conc.u.o;
+  if (c->runv) {
+    for (int i = 0; i < c->ncapt; i++) tensor_release(c->runv[i]);
+    free(c->runv);
+    c->runv = NULL;
+  }
+  if (!vals || !c->ncapt) return;
+  c->runv = malloc(sizeof(Tensor *) * (size_t)c->ncapt);
+  if (!c->runv) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < c->ncapt; i++) c->runv[i] = tensor_retain(vals[i]);
 }
 
 int tffn_conc_ncaptures(Val conc) { return val_is(conc, &tffn_conc_type) ? ((Concrete *)conc.u.o)->ncapt : 0; }

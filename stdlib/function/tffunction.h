@@ -71,6 +71,8 @@ extern bool tffn_capture_outer;
 Val tffn_conc_take_captures(Val conc);
 int tffn_conc_ncaptures(Val conc);
 Val tffn_conc_bind_captures(Val conc, struct Tensor *const *vals);
+/* A host dataset's function (called by .tfs code) computes with vals until called again with NULL (the run's end). */
+void tffn_conc_run_captures(Val conc, struct Tensor *const *vals);
 
 /* Start-up: tf.GradientTape's repr and methods on the graph layer's tape type (gradtape.c). */
 void gradtape_register(void);

@@ -69,6 +69,11 @@ typedef struct Dataset {
   Val walk;                   /* DS_HOST the auto-shard walk passes through: walk(num, index) rebuilds it over its
                                * inputs' file shards; hin: those inputs (a dataset or a tuple of them) */
   Val hin;
+  Val hsrc;                   /* DS_HOST: the input dataset(s) its factory iterates (a dataset, a list or tuple of
+                               * them, or None) */
+  Val bound;                  /* DS_ARG under a DS_HOST: the dataset the running graph fed for it (VT_UNDEF: none) */
+  Val ofn;                    /* a node under a DS_HOST whose fn reads traced tensors: the traced fn while the running
+                               * graph's bound copy is fn (VT_UNDEF: none) */
   Val capv;                   /* map/filter made while tracing: the traced tensors its function reads (a tuple of
                                * symbolic tensors, TF's other_arguments), fed to the ops that iterate it; else VT_UNDEF */
 } Dataset;
@@ -92,6 +97,9 @@ static void ds_free(Obj *o) {
   val_decref(d->walk);
   val_decref(d->hin);
   val_decref(d->capv);
+  val_decref(d->hsrc);
+  val_decref(d->bound);
+  val_decref(d->ofn);
   free(d);
 }
 
@@ -125,6 +133,9 @@ static Dataset *ds_new(DsKind kind, Val spec, Val src, tfs_i64 card) {
   d->walk = val_undef();
   d->hin = val_undef();
   d->capv = val_undef();
+  d->hsrc = val_undef();
+  d->bound = val_undef();
+  d->ofn = val_undef();
   d->card = card;
   d->traced = trace_active();
   if (is_ds(src)) ds_inherit_opts(d, src);
@@ -878,6 +889,12 @@ static DsIt *dsit_new_in(Dataset *d, const DsPolicy *pol) {
     if (!it->kids) rt_throw(ERR_MEMORY, "out of memory");
     it->nkids = 1;
     if (!(d->kind == DS_CACHE && !val_is_undef(d->cached))) dsit_set_kid(it, 0, (Dataset *)d->src.u.o);
+  } else if (d->kind == DS_ARG && is_ds(d->bound)) {
+    /* a stand-in a host dataset's factory iterates while its graph runs: the fed dataset */
+    it->kids = calloc(1, sizeof(DsIt *));
+    if (!it->kids) rt_throw(ERR_MEMORY, "out of memory");
+    it->nkids = 1;
+    dsit_set_kid(it, 0, (Dataset *)d->bound.u.o);
   }
   if (d->kind == DS_RANGE) it->i = d->a;
   if (d->kind == DS_SHUFFLE) {
@@ -1267,6 +1284,10 @@ static bool ds_next(DsIt *it, Val *out) {
     if (file_next(it, out)) return true;
     break;
   case DS_ARG:
+    if (it->nkids && it->kids[0]) {
+      if (kid_next(it, out)) return true;
+      break;
+    }
     /* the stand-in for a dataset argument escaped its tf.function */
     rt_throw(ERR_INVALID_ARGUMENT, "a dataset received as a tf.function argument can only be iterated inside that function");
   case DS_CACHE:
@@ -2178,14 +2199,31 @@ static Val ds_textline(Val self, int n, const Val *args, const Kw *kw) {
 static Val ds_host(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.data.Dataset._host",
-                         .sig = "factory, element_spec, cls, cardinality, inputs=None, reshard=None, walk=None"};
-  Val a[7];
+                         .sig = "factory, element_spec, cls, cardinality, inputs=None, reshard=None, walk=None, fns=None"};
+  Val a[8];
   args_parse(&spec, n, args, kw, a);
   if (!val_is(a[2], &str_type)) rt_throw(ERR_TYPE, "tf.data.Dataset._host: cls must be a str");
   Dataset *d = ds_new(DS_HOST, val_incref(a[1]), a[0], int_arg(a[3], "cardinality"));
   Val dv = ds_val(d);
   int mark = rt_hold_val(dv);
   d->cls = val_incref(a[2]);
+  d->hsrc = val_incref(a[4]);
+  if (a[7].tag != VT_NONE && a[7].tag != VT_UNDEF) {
+    /* the concrete functions its factory calls (made by Dataset._concrete): the traced tensors they read */
+    tfs_i64 k;
+    const Val *items;
+    if (!seq_items(a[7], &k, &items)) rt_throw(ERR_TYPE, "tf.data.Dataset._host: fns must be a list");
+    d->fn = rt_tuple((int)k, items);
+    Val caps = list_new(0);
+    rt_hold_val(caps);
+    for (tfs_i64 i = 0; i < k; i++) {
+      Val t = tffn_conc_take_captures(items[i]);
+      if (val_is_undef(t)) continue;
+      for (tfs_i64 j = 0; j < ((Tuple *)t.u.o)->len; j++) list_append(caps, ((Tuple *)t.u.o)->items[j]);
+      val_decref(t);
+    }
+    if (((List *)caps.u.o)->len) d->capv = rt_tuple((int)((List *)caps.u.o)->len, ((List *)caps.u.o)->items);
+  }
   if (a[5].tag != VT_NONE && a[5].tag != VT_UNDEF) d->reshard = val_incref(a[5]);
   if (a[6].tag != VT_NONE && a[6].tag != VT_UNDEF) {
     d->walk = val_incref(a[6]);
@@ -2257,6 +2295,7 @@ static Dataset *ds_clone(Dataset *s, Val src, tfs_i64 card) {
   d->walk = val_incref(s->walk);
   d->hin = val_incref(s->hin);
   d->capv = val_incref(s->capv);
+  d->hsrc = val_incref(s->hsrc);
   return d;
 }
 
@@ -2438,7 +2477,30 @@ static Val ds_random(Val self, int n, const Val *args, const Kw *kw) {
   return ds_val(d);
 }
 
+/* tf.data.Dataset._concrete(fn, *specs) (stdlib's): fn as a tf.function traced on the specs, as tf.data traces its
+ * functions: inside a tf.function the function's tensors fn reads become captured inputs (the host datasets pass it
+ * to _host's fns). */
+static Val ds_concrete(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self, (void)kw;
+  if (n < 1) rt_throw(ERR_TYPE, "tf.data.Dataset._concrete needs a function");
+  Val tffn = tfmod_lookup("function");
+  int mark = rt_hold_val(tffn);
+  Val w = rt_call(tffn, 1, &args[0], NULL);
+  rt_hold_val(w);
+  Val gcf = rt_getattr(w, "get_concrete_function");
+  rt_hold_val(gcf);
+  tffn_capture_outer = trace_active();
+  Val c = rt_call(gcf, n - 1, args + 1, NULL);
+  tffn_capture_outer = false;
+  rt_unhold(mark);
+  val_decref(gcf);
+  val_decref(w);
+  val_decref(tffn);
+  return c;
+}
+
 static const DsMethod ds_ctors[] = {
+  {"_concrete", ds_concrete, NULL},
   {"_host", ds_host, NULL}, {"_pull_blocks", ds_pull_blocks, NULL}, {"_nondet", ds_nondet, NULL}, {"random", ds_random, NULL},
   {"_opts", ds_opts, NULL}, {"_with_opts", ds_with_opts, NULL}, {"_file_shard", ds_file_shard, NULL},
   {"_shard_input", ds_shard_input, NULL}, {"_has_reader", ds_has_reader, NULL}, {"_batch_size", ds_batch_size, NULL},
@@ -2654,26 +2716,62 @@ void tfdata_arg_unbind(Val ds) {
   d->src = val_none();
 }
 
+/* d's input datasets (borrowed): a zip's, the one of a transformation, a host dataset's inputs. */
+static int ds_kids(Dataset *d, const Val **kids, Val *one) {
+  if (d->kind == DS_ZIP) {
+    *kids = ((Tuple *)d->src.u.o)->items;
+    return (int)((Tuple *)d->src.u.o)->len;
+  }
+  Val in = d->kind == DS_HOST ? d->hsrc : d->src;
+  tfs_i64 n;
+  const Val *items;
+  if (d->kind == DS_HOST && (val_is(in, &list_type) || val_is(in, &tuple_type)) && seq_items(in, &n, &items)) {
+    for (tfs_i64 i = 0; i < n; i++)
+      if (!is_ds(items[i])) return 0;
+    *kids = items;
+    return (int)n;
+  }
+  if (!is_ds(in)) return 0;
+  *one = in;
+  *kids = one;
+  return 1;
+}
+
+/* d's traced functions (borrowed): a host dataset's tuple of them (_host's fns), or the one of a map/filter. */
+static int fn_items(Dataset *d, const Val **items) {
+  Val f = val_is_undef(d->ofn) ? d->fn : d->ofn;
+  if (val_is(f, &tuple_type)) {
+    *items = ((Tuple *)f.u.o)->items;
+    return (int)((Tuple *)f.u.o)->len;
+  }
+  *items = val_is_undef(d->ofn) ? &d->fn : &d->ofn;
+  return val_is_undef(f) ? 0 : 1;
+}
+
+/* How many traced tensors d's own functions read. */
+static int node_ncaps(Dataset *d) {
+  const Val *f;
+  int nf = fn_items(d, &f), n = 0;
+  for (int i = 0; i < nf; i++) n += tffn_conc_ncaptures(f[i]);
+  return n;
+}
+
 /* How many traced tensors the functions of d's chain read (their captured inputs, fed after the stand-ins). */
 static void cap_count(Dataset *d, int *n) {
-  *n += tffn_conc_ncaptures(d->fn);
-  if (d->kind == DS_ZIP) {
-    Tuple *t = (Tuple *)d->src.u.o;
-    for (tfs_i64 i = 0; i < t->len; i++) cap_count((Dataset *)t->items[i].u.o, n);
-  } else if (is_ds(d->src)) {
-    cap_count((Dataset *)d->src.u.o, n);
-  }
+  *n += node_ncaps(d);
+  const Val *kids;
+  Val one;
+  int nk = ds_kids(d, &kids, &one);
+  for (int i = 0; i < nk; i++) cap_count((Dataset *)kids[i].u.o, n);
 }
 
 /* Those tensors, in bind_args order (inputs first, then the node's own), appended to list. */
 static void cap_values(Dataset *d, Val list) {
-  if (d->kind == DS_ZIP) {
-    Tuple *t = (Tuple *)d->src.u.o;
-    for (tfs_i64 i = 0; i < t->len; i++) cap_values((Dataset *)t->items[i].u.o, list);
-  } else if (is_ds(d->src)) {
-    cap_values((Dataset *)d->src.u.o, list);
-  }
-  if (tffn_conc_ncaptures(d->fn) && val_is_undef(d->capv))
+  const Val *kids;
+  Val one;
+  int nk = ds_kids(d, &kids, &one);
+  for (int i = 0; i < nk; i++) cap_values((Dataset *)kids[i].u.o, list);
+  if (node_ncaps(d) && val_is_undef(d->capv))
     rt_throw(ERR_INVALID_ARGUMENT, "a dataset whose function reads tensors of a tf.function can only be iterated inside it");
   if (!val_is_undef(d->capv))
     for (tfs_i64 i = 0; i < ((Tuple *)d->capv.u.o)->len; i++) list_append(list, ((Tuple *)d->capv.u.o)->items[i]);
@@ -2684,12 +2782,93 @@ static void arg_nodes(Dataset *d, Dataset **out, int *n, int cap) {
   if (d->kind == DS_ARG) {
     if (*n < cap) out[*n] = d;
     (*n)++;
-  } else if (d->kind == DS_ZIP) {
-    Tuple *t = (Tuple *)d->src.u.o;
-    for (tfs_i64 i = 0; i < t->len; i++) arg_nodes((Dataset *)t->items[i].u.o, out, n, cap);
-  } else if (is_ds(d->src)) {
-    arg_nodes((Dataset *)d->src.u.o, out, n, cap);
+    return;
   }
+  const Val *kids;
+  Val one;
+  int nk = ds_kids(d, &kids, &one);
+  for (int i = 0; i < nk; i++) arg_nodes((Dataset *)kids[i].u.o, out, n, cap);
+}
+
+/* ---- binding in place under host datasets ----
+ * A host dataset's factory (stdlib .tfs code) iterates the very datasets it was made on, so the nodes under it
+ * cannot be copied as bind_args copies the others: for the run, its stand-ins read the fed datasets (bound) and
+ * its functions that read traced tensors are their bound copies (fn, the traced one kept in ofn); the run's end
+ * undoes both (ds_run_ended). */
+static Dataset **rb_node;
+static int *rb_depth;
+static int rb_n, rb_cap;
+
+static void rb_add(Dataset *d) {
+  if (rb_n == rb_cap) {
+    int cap = rb_cap ? rb_cap * 2 : 8;
+    Dataset **nn = realloc(rb_node, sizeof(Dataset *) * (size_t)cap);
+    if (!nn) rt_throw(ERR_MEMORY, "out of memory");
+    rb_node = nn;
+    int *nd = realloc(rb_depth, sizeof(int) * (size_t)cap);
+    if (!nd) rt_throw(ERR_MEMORY, "out of memory");
+    rb_depth = nd;
+    rb_cap = cap;
+  }
+  d->hdr.rc++;
+  rb_node[rb_n] = d;
+  rb_depth[rb_n++] = exec_run_depth();
+}
+
+static void rb_undo(Dataset *d) {
+  if (d->kind == DS_HOST) {
+    const Val *f;
+    int nf = fn_items(d, &f);
+    for (int i = 0; i < nf; i++)
+      if (tffn_conc_ncaptures(f[i])) tffn_conc_run_captures(f[i], NULL);
+    return;
+  }
+  Val b = d->bound;
+  d->bound = val_undef();
+  val_decref(b);
+  if (!val_is_undef(d->ofn)) {
+    Val f = d->fn;
+    d->fn = d->ofn;
+    d->ofn = val_undef();
+    val_decref(f);
+  }
+}
+
+static void bind_inplace(Dataset *d, Dataset **real, int *k, Tensor *const *caps, int *ci) {
+  if (d->kind == DS_ARG) {
+    rb_undo(d);
+    d->bound = val_incref(ds_val(real[(*k)++]));
+    rb_add(d);
+    return;
+  }
+  const Val *kids;
+  Val one;
+  int nk = ds_kids(d, &kids, &one);
+  for (int i = 0; i < nk; i++) bind_inplace((Dataset *)kids[i].u.o, real, k, caps, ci);
+  if (d->kind == DS_HOST) {
+    /* its factory calls these very functions: they take the run's values */
+    const Val *f;
+    int nf = fn_items(d, &f);
+    bool any = false;
+    for (int i = 0; i < nf; i++) {
+      int nc = tffn_conc_ncaptures(f[i]);
+      if (!nc) continue;
+      tffn_conc_run_captures(f[i], caps + *ci);
+      *ci += nc;
+      any = true;
+    }
+    if (any) rb_add(d);
+    return;
+  }
+  Val tf = val_is_undef(d->ofn) ? d->fn : d->ofn;
+  int nc = tffn_conc_ncaptures(tf);
+  if (!nc) return;
+  Val fn = tffn_conc_bind_captures(tf, caps + *ci);
+  *ci += nc;
+  rb_undo(d);
+  d->ofn = d->fn;
+  d->fn = fn;
+  rb_add(d);
 }
 
 /* d with its stand-ins replaced by the fed datasets, in arg_nodes order (owned).
@@ -2697,6 +2876,10 @@ static void arg_nodes(Dataset *d, Dataset **out, int *n, int cap) {
  * a dataset made inside a function on every call. */
 static Val bind_args(Dataset *d, Dataset **real, int *k, Tensor *const *caps, int *ci) {
   if (d->kind == DS_ARG) { Val v = ds_val(real[(*k)++]); return val_incref(v); }
+  if (d->kind == DS_HOST) {
+    bind_inplace(d, real, k, caps, ci);
+    return val_incref(ds_val(d));
+  }
   int dummy = 0, ncap = 0;
   arg_nodes(d, NULL, &dummy, 0);
   cap_count(d, &ncap);
@@ -3131,6 +3314,11 @@ void k_ds_release(OpCall *c) { slot_release(tensor_get_i(c->in[0], 0)); }
 static void ds_run_ended(int depth) {
   for (tfs_i64 h = 0; h < it_nslots; h++)
     if (!val_is_undef(it_slots[h]) && it_depth[h] >= depth) slot_release(h);
+  while (rb_n && rb_depth[rb_n - 1] >= depth) {
+    Dataset *d = rb_node[--rb_n];
+    rb_undo(d);
+    val_decref(ds_val(d));
+  }
 }
 
 /* graphdef.c's view of d (graphdef.h): TF's dataset op for it and its inputs. */
