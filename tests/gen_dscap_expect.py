@@ -96,7 +96,8 @@ if "--host" in sys.argv[1:]:
     print("\n".join([t64(running(2, 4)), t64(running(3, 5)), t64(below(3)), t64(below(6)), t64(grouped(2)),
                      t64(grouped(3)), t32(cumulative([1.0, 2.0, 3.0])), t32(cumulative([4.0, 5.0])),
                      "estimated initial: True", "given initial: True", "another dataset: True",
-                     "0 0" if "--eager" in sys.argv[1:] else "1 1"]))
+                     "tensor target: True", "another target: True",
+                     "0 0 0" if "--eager" in sys.argv[1:] else "1 1 1"]))
     sys.exit(0)
 
 lines = [t32(total(1.5)), t32(total(-2.0)), t32(loop(2.0, 3.0)), t32(loop(3.0, 5.0)),
