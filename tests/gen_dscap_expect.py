@@ -87,6 +87,33 @@ def grouped(x):
     return acc
 
 
+def fold2(vals):
+    acc = I64(0)
+    for v in vals:
+        acc = acc * I64(2) + I64(v)
+    return acc
+
+
+def nested(x):
+    # flat_map: range(e) + x for e in 0..3; interleave (cycle 2, block 1) of [e*x, e*x] for e in 0..3;
+    # group_by_window of 0..4 by parity, windows of 2 mapped y*x+k, full ones as they fill, the rest by key
+    a = [y + x for e in range(4) for y in range(e)]
+    b = []
+    for pair in ((0, 1), (2, 3)):
+        for _ in range(2):
+            b += [pair[0] * x, pair[1] * x]
+    groups, wins = {}, []
+    for e in range(5):
+        k = e % 2
+        groups.setdefault(k, []).append(e)
+        if len(groups[k]) == 2:
+            wins.append((k, groups.pop(k)))
+    wins += [(k, groups[k]) for k in sorted(groups)]
+    c = [y * x + k for k, w in wins for y in w]
+    return "(<tf.Tensor: shape=(), dtype=int64, numpy=%d>, <tf.Tensor: shape=(), dtype=int64, numpy=%d>, " \
+           "<tf.Tensor: shape=(), dtype=int64, numpy=%d>)" % (fold2(a), fold2(b), fold2(c))
+
+
 def cumulative(xs):
     c = np.cumsum(np.array(xs, F32), dtype=F32)
     return np.sum(c, dtype=F32)
@@ -94,7 +121,7 @@ def cumulative(xs):
 
 if "--host" in sys.argv[1:]:
     print("\n".join([t64(running(2, 4)), t64(running(3, 5)), t64(below(3)), t64(below(6)), t64(grouped(2)),
-                     t64(grouped(3)), t32(cumulative([1.0, 2.0, 3.0])), t32(cumulative([4.0, 5.0])),
+                     t64(grouped(3)), nested(2), nested(5), t32(cumulative([1.0, 2.0, 3.0])), t32(cumulative([4.0, 5.0])),
                      "estimated initial: True", "given initial: True", "another dataset: True",
                      "tensor target: True", "another target: True",
                      "0 0 0" if "--eager" in sys.argv[1:] else "1 1 1"]))

@@ -119,6 +119,11 @@ void *trace_enter_init_scope(Val *initial);
 void trace_init_variable(void *token, Val var);
 void trace_leave_init_scope(void *token);
 
+/* While a graph runs, host code (a tf.data host dataset's Python function) reading its symbolic tensor sym computes
+ * with value (retained) instead; drop: the entries added for owner. */
+void trace_subst_add(const Tensor *sym, Tensor *value, const void *owner);
+void trace_subst_drop(const void *owner);
+
 /* Install op_graph_hook, tensor_sym_free and tensor_sym_repr (idempotent). */
 void trace_install(void);
 

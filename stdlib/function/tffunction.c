@@ -4321,13 +4321,15 @@ void tffn_conc_run_captures(Val conc, Tensor *const *vals) {
 int tffn_conc_ncaptures(Val conc) { return val_is(conc, &tffn_conc_type) ? ((Concrete *)conc.u.o)->ncapt : 0; }
 
 /* conc's copy with the values vals (ncapt of them) in place of its captured placeholders, as constants (owned):
- * a run of the enclosing graph binds the dataset's functions to that run's values. */
+ * a run of the enclosing graph binds the dataset's functions to that run's values.  vals NULL: the same graph, the
+ * captured placeholders kept, without the Python function (whose closure holds the enclosing trace's tensors,
+ * which hold its graph: the copy the graph's dataset op keeps must not). */
 Val tffn_conc_bind_captures(Val conc, Tensor *const *vals) {
   Concrete *c = (Concrete *)conc.u.o;
   Concrete *d = obj_new(&tffn_conc_type, sizeof(Concrete));
   memset((char *)d + sizeof(Obj), 0, sizeof(Concrete) - sizeof(Obj));
   int mark = rt_hold_val(val_obj(d));
-  d->fn = val_incref(c->fn);
+  d->fn = vals ? val_incref(c->fn) : val_none();
   d->args_tmpl = val_incref(c->args_tmpl);
   d->out_tmpl = val_incref(c->out_tmpl);
   d->defaults = val_incref(c->defaults);
@@ -4352,7 +4354,8 @@ Val tffn_conc_bind_captures(Val conc, Tensor *const *vals) {
   memcpy(d->off, c->off, sizeof(size_t) * (size_t)(c->nparams + 1));
   d->nleaves = c->nleaves;
   memcpy(d->leafm, c->leafm, sizeof(TMeta) * (size_t)c->nleaves);
-  d->g = graph_clone_bind(c->g, c->g->ninputs - c->ncapt, vals);
+  d->g = vals ? graph_clone_bind(c->g, c->g->ninputs - c->ncapt, vals) : graph_retain(c->g);
+  if (!vals) d->ncapt = c->ncapt;
   d->plan = exec_plan_new(d->g);
   rt_unhold(mark);
   return val_obj(d);

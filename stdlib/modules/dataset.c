@@ -2821,6 +2821,7 @@ static void rb_undo(Dataset *d) {
     int nf = fn_items(d, &f);
     for (int i = 0; i < nf; i++)
       if (tffn_conc_ncaptures(f[i])) tffn_conc_run_captures(f[i], NULL);
+    trace_subst_drop(d);
     return;
   }
   Val b = d->bound;
@@ -2850,6 +2851,10 @@ static void bind_inplace(Dataset *d, Dataset **real, int *k, Tensor *const *caps
     const Val *f;
     int nf = fn_items(d, &f);
     bool any = false;
+    /* and the Python functions it calls (flat_map's) read the traced tensors as the run's values */
+    if (!val_is_undef(d->capv))
+      for (tfs_i64 j = 0; j < ((Tuple *)d->capv.u.o)->len; j++)
+        trace_subst_add(val_tensor(((Tuple *)d->capv.u.o)->items[j]), caps[*ci + j], d);
     for (int i = 0; i < nf; i++) {
       int nc = tffn_conc_ncaptures(f[i]);
       if (!nc) continue;
@@ -3128,7 +3133,8 @@ static Val unbound_copy(Dataset *d) {
   }
   Dataset *n = ds_new(d->kind, val_incref(d->spec), src, d->card);
   val_decref(src);
-  n->fn = val_incref(d->fn);
+  /* (a function reading traced tensors: its copy without the Python function, see tffn_conc_bind_captures) */
+  n->fn = tffn_conc_ncaptures(d->fn) ? tffn_conc_bind_captures(d->fn, NULL) : val_incref(d->fn);
   n->a = d->a;
   n->b = d->b;
   n->c = d->c;
