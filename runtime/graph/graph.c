@@ -481,7 +481,8 @@ void graph_inline(Graph *dst, const Graph *src, const GraphRef *args, GraphRef *
 /* A copy of src whose handles of Variable from[i] read to[i] instead, cond and
  * loop bodies included (a tf.function trace run for other Variables of the
  * same dtype and shape). */
-Graph *graph_clone_vars(const Graph *src, Graph *parent, int n, Variable *const *from, Variable *const *to) {
+/* A copy of src (in parent); its inputs from keep on become the constants vals. */
+static Graph *graph_clone_inputs(const Graph *src, Graph *parent, int keep, Tensor *const *vals) {
   Graph *g = graph_new(src->name, src->fname, parent);
   g->escaped_loc = src->escaped_loc;
   int *map = malloc(sizeof(int) * (size_t)(src->nnodes + 1));
@@ -490,7 +491,7 @@ Graph *graph_clone_vars(const Graph *src, Graph *parent, int n, Variable *const 
   if (!map || !pre || !args) rt_throw(ERR_MEMORY, "out of memory");
   for (int i = 0; i < src->ninputs; i++) {
     const GraphNode *ph = &src->nodes[src->inputs[i]];
-    args[i] = (GraphRef){graph_add_placeholder(g, ph->name, &ph->outm[0]), 0};
+    args[i] = (GraphRef){i < keep ? graph_add_placeholder(g, ph->name, &ph->outm[0]) : graph_add_const(g, vals[i - keep]), 0};
     pre[src->inputs[i]] = &args[i];
   }
   int last = -1, neff = 0;
@@ -499,6 +500,11 @@ Graph *graph_clone_vars(const Graph *src, Graph *parent, int n, Variable *const 
   free(map);
   free(pre);
   free(args);
+  return g;
+}
+
+Graph *graph_clone_vars(const Graph *src, Graph *parent, int n, Variable *const *from, Variable *const *to) {
+  Graph *g = graph_clone_inputs(src, parent, src->ninputs, NULL);
   for (int id = 0; id < g->nnodes; id++) {
     GraphNode *d = &g->nodes[id];
     if (d->kind == GN_VARHANDLE)
@@ -521,26 +527,7 @@ Graph *graph_clone_vars(const Graph *src, Graph *parent, int n, Variable *const 
 
 /* A copy of src whose inputs from keep on are the constants vals (a tf.data function's captured tensors, bound to
  * one run's values). */
-Graph *graph_clone_bind(const Graph *src, int keep, Tensor *const *vals) {
-  Graph *g = graph_new(src->name, src->fname, NULL);
-  g->escaped_loc = src->escaped_loc;
-  int *map = malloc(sizeof(int) * (size_t)(src->nnodes + 1));
-  const GraphRef **pre = calloc((size_t)src->nnodes + 1, sizeof(GraphRef *));
-  GraphRef *args = malloc(sizeof(GraphRef) * (size_t)(src->ninputs + 1));
-  if (!map || !pre || !args) rt_throw(ERR_MEMORY, "out of memory");
-  for (int i = 0; i < src->ninputs; i++) {
-    const GraphNode *ph = &src->nodes[src->inputs[i]];
-    args[i] = (GraphRef){i < keep ? graph_add_placeholder(g, ph->name, &ph->outm[0]) : graph_add_const(g, vals[i - keep]), 0};
-    pre[src->inputs[i]] = &args[i];
-  }
-  int last = -1, neff = 0;
-  graph_inline_sel(g, src, pre, map, &last, &neff);
-  for (int i = 0; i < src->noutputs; i++) graph_add_output(g, graph_inline_ref(map, pre, src->outputs[i]));
-  free(map);
-  free(pre);
-  free(args);
-  return g;
-}
+Graph *graph_clone_bind(const Graph *src, int keep, Tensor *const *vals) { return graph_clone_inputs(src, NULL, keep, vals); }
 
 /* ---- text form ------------------------------------------------------------------ */
 

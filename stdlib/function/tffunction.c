@@ -970,21 +970,17 @@ static void tffn_conc_free(Obj *o) {
 
 enum { TFFN_MAX_BINDS = 8 };
 
-/* c for a call whose Variable arguments are vars (alias order): c itself when
- * they are the ones it was traced with, else its copy reading them (made on
- * first use, without tracing again, as TF feeds Variables to one graph). */
-static Concrete *tffn_rebind(Concrete *c, Variable *const *vars, int nv) {
-  if (nv != c->nargvars || !nv || !memcmp(vars, c->argvars, sizeof(Variable *) * (size_t)nv)) return c;
-  for (int b = 0; b < c->nbinds; b++)
-    if (!memcmp(vars, c->binds[b].vars, sizeof(Variable *) * (size_t)nv)) return c->binds[b].c;
+/* A new concrete function with c's signature and templates calling fn; its graph, plan and Variable arguments are
+ * the caller's to set (owned). */
+static Concrete *tffn_conc_clone(const Concrete *c, Val fn) {
   Concrete *d = obj_new(&tffn_conc_type, sizeof(Concrete));
   memset((char *)d + sizeof(Obj), 0, sizeof(Concrete) - sizeof(Obj));
   int mark = rt_hold_val(val_obj(d));
-  d->fn = val_incref(c->fn);
+  d->fn = val_incref(fn);
   d->args_tmpl = val_incref(c->args_tmpl);
   d->out_tmpl = val_incref(c->out_tmpl);
   d->defaults = val_incref(c->defaults);
-  d->vars = d->caps = val_undef();
+  d->vars = d->caps = d->capt = d->sig = val_undef();
   for (int w = 0; w < 2; w++) d->xs[w] = d->bwd[w] = val_undef();
   d->ext = c->ext;
   d->scope = c->scope;
@@ -995,8 +991,7 @@ static Concrete *tffn_rebind(Concrete *c, Variable *const *vars, int nv) {
   d->key = malloc(c->keylen + 1);
   d->off = malloc(sizeof(size_t) * (size_t)(c->nparams + 1));
   d->leafm = malloc(sizeof(TMeta) * (size_t)(c->nleaves + 1));
-  d->argvars = malloc(sizeof(Variable *) * (size_t)nv);
-  if (!d->name || !d->params || !d->key || !d->off || !d->leafm || !d->argvars) rt_throw(ERR_MEMORY, "out of memory");
+  if (!d->name || !d->params || !d->key || !d->off || !d->leafm) rt_throw(ERR_MEMORY, "out of memory");
   d->nparams = c->nparams;
   for (int i = 0; i < c->nparams; i++)
     if (!(d->params[i] = strdup(c->params[i]))) rt_throw(ERR_MEMORY, "out of memory");
@@ -1005,6 +1000,21 @@ static Concrete *tffn_rebind(Concrete *c, Variable *const *vars, int nv) {
   memcpy(d->off, c->off, sizeof(size_t) * (size_t)(c->nparams + 1));
   d->nleaves = c->nleaves;
   memcpy(d->leafm, c->leafm, sizeof(TMeta) * (size_t)c->nleaves);
+  rt_unhold(mark);
+  return d;
+}
+
+/* c for a call whose Variable arguments are vars (alias order): c itself when
+ * they are the ones it was traced with, else its copy reading them (made on
+ * first use, without tracing again, as TF feeds Variables to one graph). */
+static Concrete *tffn_rebind(Concrete *c, Variable *const *vars, int nv) {
+  if (nv != c->nargvars || !nv || !memcmp(vars, c->argvars, sizeof(Variable *) * (size_t)nv)) return c;
+  for (int b = 0; b < c->nbinds; b++)
+    if (!memcmp(vars, c->binds[b].vars, sizeof(Variable *) * (size_t)nv)) return c->binds[b].c;
+  Concrete *d = tffn_conc_clone(c, c->fn);
+  int mark = rt_hold_val(val_obj(d));
+  d->argvars = malloc(sizeof(Variable *) * (size_t)nv);
+  if (!d->argvars) rt_throw(ERR_MEMORY, "out of memory");
   for (int i = 0; i < nv; i++) {
     d->argvars[i] = vars[i];
     vars[i]->hdr.rc++;
@@ -4326,34 +4336,9 @@ int tffn_conc_ncaptures(Val conc) { return val_is(conc, &tffn_conc_type) ? ((Con
  * which hold its graph: the copy the graph's dataset op keeps must not). */
 Val tffn_conc_bind_captures(Val conc, Tensor *const *vals) {
   Concrete *c = (Concrete *)conc.u.o;
-  Concrete *d = obj_new(&tffn_conc_type, sizeof(Concrete));
-  memset((char *)d + sizeof(Obj), 0, sizeof(Concrete) - sizeof(Obj));
+  Concrete *d = tffn_conc_clone(c, vals ? c->fn : val_none());
   int mark = rt_hold_val(val_obj(d));
-  d->fn = vals ? val_incref(c->fn) : val_none();
-  d->args_tmpl = val_incref(c->args_tmpl);
-  d->out_tmpl = val_incref(c->out_tmpl);
-  d->defaults = val_incref(c->defaults);
   d->sig = val_incref(c->sig);
-  d->vars = d->caps = d->capt = val_undef();
-  for (int w = 0; w < 2; w++) d->xs[w] = d->bwd[w] = val_undef();
-  d->ext = c->ext;
-  d->scope = c->scope;
-  d->relaxed = c->relaxed;
-  d->hash = c->hash;
-  d->name = strdup(c->name);
-  d->params = calloc((size_t)c->nparams + 1, sizeof(char *));
-  d->key = malloc(c->keylen + 1);
-  d->off = malloc(sizeof(size_t) * (size_t)(c->nparams + 1));
-  d->leafm = malloc(sizeof(TMeta) * (size_t)(c->nleaves + 1));
-  if (!d->name || !d->params || !d->key || !d->off || !d->leafm) rt_throw(ERR_MEMORY, "out of memory");
-  d->nparams = c->nparams;
-  for (int i = 0; i < c->nparams; i++)
-    if (!(d->params[i] = strdup(c->params[i]))) rt_throw(ERR_MEMORY, "out of memory");
-  memcpy(d->key, c->key, c->keylen);
-  d->keylen = c->keylen;
-  memcpy(d->off, c->off, sizeof(size_t) * (size_t)(c->nparams + 1));
-  d->nleaves = c->nleaves;
-  memcpy(d->leafm, c->leafm, sizeof(TMeta) * (size_t)c->nleaves);
   d->g = vals ? graph_clone_bind(c->g, c->g->ninputs - c->ncapt, vals) : graph_retain(c->g);
   if (!vals) d->ncapt = c->ncapt;
   d->plan = exec_plan_new(d->g);

@@ -461,15 +461,28 @@ static Val ds_zip(Val self, int n, const Val *args, const Kw *kw) {
 
 /* ---- transformations -------------------------------------------------------------- */
 
-/* Wrap f in tf.function and trace it on the element spec (a tuple spec is passed as
- * separate arguments, as TF unpacks it); returns the ConcreteFunction. */
-static Val trace_fn(Val f, Val spec, Val extra_first) {
+/* f as a tf.function traced on the args (get_concrete_function): inside a tf.function the function's tensors f
+ * reads become captured inputs.  Returns the ConcreteFunction. */
+static Val concrete_of(Val f, int na, const Val *args) {
   Val tffn = tfmod_lookup("function");
   int mark = rt_hold_val(tffn);
   Val w = rt_call(tffn, 1, &f, NULL);
   rt_hold_val(w);
   Val gcf = rt_getattr(w, "get_concrete_function");
   rt_hold_val(gcf);
+  tffn_capture_outer = trace_active();
+  Val c = rt_call(gcf, na, args, NULL);
+  tffn_capture_outer = false;
+  rt_unhold(mark);
+  val_decref(gcf);
+  val_decref(w);
+  val_decref(tffn);
+  return c;
+}
+
+/* Wrap f in tf.function and trace it on the element spec (a tuple spec is passed as
+ * separate arguments, as TF unpacks it); returns the ConcreteFunction. */
+static Val trace_fn(Val f, Val spec, Val extra_first) {
   Val args[64];
   int na = 0;
   if (!val_is_undef(extra_first)) args[na++] = extra_first;
@@ -480,15 +493,7 @@ static Val trace_fn(Val f, Val spec, Val extra_first) {
   } else {
     args[na++] = spec;
   }
-  /* inside a tf.function the function may read the trace's tensors: they become its captured inputs */
-  tffn_capture_outer = trace_active();
-  Val c = rt_call(gcf, na, args, NULL);
-  tffn_capture_outer = false;
-  rt_unhold(mark);
-  val_decref(gcf);
-  val_decref(w);
-  val_decref(tffn);
-  return c;
+  return concrete_of(f, na, args);
 }
 
 static Val call_fn(Val c, Val elem) {
@@ -2483,20 +2488,7 @@ static Val ds_random(Val self, int n, const Val *args, const Kw *kw) {
 static Val ds_concrete(Val self, int n, const Val *args, const Kw *kw) {
   (void)self, (void)kw;
   if (n < 1) rt_throw(ERR_TYPE, "tf.data.Dataset._concrete needs a function");
-  Val tffn = tfmod_lookup("function");
-  int mark = rt_hold_val(tffn);
-  Val w = rt_call(tffn, 1, &args[0], NULL);
-  rt_hold_val(w);
-  Val gcf = rt_getattr(w, "get_concrete_function");
-  rt_hold_val(gcf);
-  tffn_capture_outer = trace_active();
-  Val c = rt_call(gcf, n - 1, args + 1, NULL);
-  tffn_capture_outer = false;
-  rt_unhold(mark);
-  val_decref(gcf);
-  val_decref(w);
-  val_decref(tffn);
-  return c;
+  return concrete_of(args[0], n - 1, args + 1);
 }
 
 static const DsMethod ds_ctors[] = {
