@@ -256,6 +256,8 @@ static void trace_ctx_free(TraceCtx *cx) {
   free(cx);
 }
 
+void (*trace_pop_hook)(Graph *g);
+
 void trace_pop(TraceCtx *cx) {
   if (cx->shadow) {
     tape_pop(cx->shadow);
@@ -265,6 +267,7 @@ void trace_pop(TraceCtx *cx) {
   }
   if (!cx->body) graph_scope_restore(cx->saved_scope);
   trace_cur = cx->outer;
+  if (trace_pop_hook) trace_pop_hook(cx->g);
   rt_cur_loc = cx->saved_loc;
   trace_ctx_free(cx);
 }
@@ -380,8 +383,7 @@ typedef struct TraceSubst { const Graph *g; GraphRef r; Tensor *value; const voi
 static TraceSubst *subst;
 static int nsubst, subst_cap;
 
-void trace_subst_add(const Tensor *sym, Tensor *value, const void *owner) {
-  if (!sym->sym) return;
+void trace_subst_add(const Graph *g, GraphRef r, Tensor *value, const void *owner) {
   if (nsubst == subst_cap) {
     int cap = subst_cap ? subst_cap * 2 : 8;
     TraceSubst *n = realloc(subst, sizeof(TraceSubst) * (size_t)cap);
@@ -389,8 +391,7 @@ void trace_subst_add(const Tensor *sym, Tensor *value, const void *owner) {
     subst = n;
     subst_cap = cap;
   }
-  const TraceSym *ts = sym->sym;
-  subst[nsubst++] = (TraceSubst){ts->g, ts->r, tensor_retain(value), owner};
+  subst[nsubst++] = (TraceSubst){g, r, tensor_retain(value), owner};
 }
 
 void trace_subst_drop(const void *owner) {

@@ -74,6 +74,9 @@ typedef struct Dataset {
   Val bound;                  /* DS_ARG under a DS_HOST: the dataset the running graph fed for it (VT_UNDEF: none) */
   Val ofn;                    /* a node under a DS_HOST whose fn reads traced tensors: the traced fn while the running
                                * graph's bound copy is fn (VT_UNDEF: none) */
+  Graph *capg;                /* a host dataset's capv as keys once the trace ended: their graph (only compared) */
+  GraphRef *capr;             /* and their values in it (owned; ncapr of them) */
+  int ncapr;
   Val capv;                   /* map/filter made while tracing: the traced tensors its function reads (a tuple of
                                * symbolic tensors, TF's other_arguments), fed to the ops that iterate it; else VT_UNDEF */
 } Dataset;
@@ -82,6 +85,7 @@ static const Type ds_type;
 static bool is_ds(Val v) { return val_is(v, &ds_type); }
 
 static void handle_drop(Dataset *d);
+static void sy_register(Dataset *d, Val t);
 
 static void ds_free(Obj *o) {
   Dataset *d = (Dataset *)o;
@@ -97,6 +101,7 @@ static void ds_free(Obj *o) {
   val_decref(d->walk);
   val_decref(d->hin);
   val_decref(d->capv);
+  free(d->capr);
   val_decref(d->hsrc);
   val_decref(d->bound);
   val_decref(d->ofn);
@@ -406,6 +411,7 @@ static Val ds_range(Val self, int n, const Val *args, const Kw *kw) {
     Dataset *d = ds_new(DS_ARG, tffn_spec_new(0, NULL, odt, val_none()), h, CARD_UNKNOWN);
     val_decref(h);
     d->flag = true;
+    sy_register(d, d->src);
     return ds_val(d);
   }
   for (int i = 0; i < n; i++) v[i] = int_arg(args[i], "tf.data.Dataset.range");
@@ -460,6 +466,69 @@ static Val ds_zip(Val self, int n, const Val *args, const Kw *kw) {
 }
 
 /* ---- transformations -------------------------------------------------------------- */
+
+/* Datasets made while tracing that hold the trace's symbolic tensors (a source's stand-in its op's output, a
+ * function's captured tensors): when that trace ends they drop them (trace_pop_hook), since a dataset op of the
+ * graph may keep the dataset (a host dataset is kept as it is) and the tensors hold the graph.  A host dataset
+ * keeps its captured tensors' keys (capg, capr) for the runs' values (bind_inplace). */
+static Dataset **sy_node;
+static Graph **sy_graph;
+static int sy_n, sy_cap;
+
+static void sy_trace_ended(Graph *g) {
+  int k = 0;
+  for (int i = 0; i < sy_n; i++) {
+    if (sy_graph[i] != g) { sy_node[k] = sy_node[i]; sy_graph[k++] = sy_graph[i]; continue; }
+    Dataset *d = sy_node[i];
+    if (d->kind == DS_ARG && d->flag) {
+      Val v = d->src;
+      d->src = val_none();
+      val_decref(v);
+    }
+    Val c = d->capv;
+    d->capv = val_undef();
+    val_decref(c);
+    val_decref(ds_val(d));
+  }
+  sy_n = k;
+}
+
+/* d holds tensors of the graph of symbolic tensor t (its captures' keys too when it is a host dataset) */
+static void sy_register(Dataset *d, Val t) {
+  Graph *g;
+  GraphRef r;
+  if (!val_is(t, &tensor_type) || !trace_sym_ref(val_tensor(t), &g, &r)) return;
+  if (sy_n == sy_cap) {
+    int cap = sy_cap ? sy_cap * 2 : 16;
+    Dataset **nn = realloc(sy_node, sizeof(Dataset *) * (size_t)cap);
+    if (!nn) rt_throw(ERR_MEMORY, "out of memory");
+    sy_node = nn;
+    Graph **ng = realloc(sy_graph, sizeof(Graph *) * (size_t)cap);
+    if (!ng) rt_throw(ERR_MEMORY, "out of memory");
+    sy_graph = ng;
+    sy_cap = cap;
+  }
+  trace_pop_hook = sy_trace_ended;
+  d->hdr.rc++;
+  sy_node[sy_n] = d;
+  sy_graph[sy_n++] = g;
+  if (d->kind == DS_HOST && !val_is_undef(d->capv)) {
+    Tuple *cv = (Tuple *)d->capv.u.o;
+    d->capr = malloc(sizeof(GraphRef) * (size_t)(cv->len + 1));
+    if (!d->capr) rt_throw(ERR_MEMORY, "out of memory");
+    d->capg = g;
+    for (tfs_i64 j = 0; j < cv->len; j++) {
+      Graph *gj;
+      if (!trace_sym_ref(val_tensor(cv->items[j]), &gj, &d->capr[j]) || gj != g)
+        rt_throw(ERR_INTERNAL, "a tf.data function's captured tensors come from different graphs");
+    }
+    d->ncapr = (int)cv->len;
+  }
+}
+
+static void sy_register_caps(Dataset *d) {
+  if (!val_is_undef(d->capv) && ((Tuple *)d->capv.u.o)->len) sy_register(d, ((Tuple *)d->capv.u.o)->items[0]);
+}
 
 /* f as a tf.function traced on the args (get_concrete_function): inside a tf.function the function's tensors f
  * reads become captured inputs.  Returns the ConcreteFunction. */
@@ -536,6 +605,7 @@ static Val ds_map(Val self, int n, const Val *args, const Kw *kw) {
   Dataset *d = derive(self, par ? DS_PMAP : DS_MAP, sp, s->card);
   d->fn = c;
   d->capv = tffn_conc_take_captures(c);
+  sy_register_caps(d);
   /* deterministic (TF's "default"/"true"/"false" attr) in b: 0 the options decide, 1 in order, -1 as finished */
   d->b = a[2].tag == VT_NONE || val_is_undef(a[2]) ? 0 : rt_truthy(a[2]) ? 1 : -1;
   /* num_parallel_calls: AUTOTUNE (-1) or a count; a tensor counts by its value */
@@ -573,6 +643,7 @@ static Val ds_filter(Val self, int n, const Val *args, const Kw *kw) {
   Dataset *d = derive(self, DS_FILTER, val_incref(s->spec), s->card == CARD_INFINITE ? CARD_INFINITE : CARD_UNKNOWN);
   d->fn = c;
   d->capv = tffn_conc_take_captures(c);
+  sy_register_caps(d);
   return ds_val(d);
 }
 
@@ -2220,7 +2291,7 @@ static Val ds_host(Val self, int n, const Val *args, const Kw *kw) {
     if (!seq_items(a[7], &k, &items)) rt_throw(ERR_TYPE, "tf.data.Dataset._host: fns must be a list");
     d->fn = rt_tuple((int)k, items);
     Val caps = list_new(0);
-    rt_hold_val(caps);
+    int cmark = rt_hold_val(caps);
     for (tfs_i64 i = 0; i < k; i++) {
       Val t = tffn_conc_take_captures(items[i]);
       if (val_is_undef(t)) continue;
@@ -2228,6 +2299,9 @@ static Val ds_host(Val self, int n, const Val *args, const Kw *kw) {
       val_decref(t);
     }
     if (((List *)caps.u.o)->len) d->capv = rt_tuple((int)((List *)caps.u.o)->len, ((List *)caps.u.o)->items);
+    sy_register_caps(d);
+    rt_unhold(cmark);
+    val_decref(caps);
   }
   if (a[5].tag != VT_NONE && a[5].tag != VT_UNDEF) d->reshard = val_incref(a[5]);
   if (a[6].tag != VT_NONE && a[6].tag != VT_UNDEF) {
@@ -2844,9 +2918,7 @@ static void bind_inplace(Dataset *d, Dataset **real, int *k, Tensor *const *caps
     int nf = fn_items(d, &f);
     bool any = false;
     /* and the Python functions it calls (flat_map's) read the traced tensors as the run's values */
-    if (!val_is_undef(d->capv))
-      for (tfs_i64 j = 0; j < ((Tuple *)d->capv.u.o)->len; j++)
-        trace_subst_add(val_tensor(((Tuple *)d->capv.u.o)->items[j]), caps[*ci + j], d);
+    for (int j = 0; j < d->ncapr; j++) trace_subst_add(d->capg, d->capr[j], caps[*ci + j], d);
     for (int i = 0; i < nf; i++) {
       int nc = tffn_conc_ncaptures(f[i]);
       if (!nc) continue;
@@ -3060,6 +3132,7 @@ static Val ds_source_traced(OpId op, Val structure, int drop) {
   val_decref(tmpl);
   val_decref(sl.list);
   d->flag = true;
+  sy_register(d, d->src);
   return ds_val(d);
 }
 
