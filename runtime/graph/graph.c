@@ -206,8 +206,36 @@ static void node_clear(GraphNode *n) {
   val_decref(n->aux);
 }
 
+bool (*graph_attr_cyclic)(Val v);
+
+/* g and its bodies let go of the attribute values that may hold symbolic tensors of g (graph_attr_cyclic's). */
+static void graph_drop_cyclic_attrs(Graph *g) {
+  if (g->dropped) return;
+  g->dropped = true;
+  g->rc++;   /* (releasing a value may release g's last symbolic tensor) */
+  for (int i = 0; i < g->nnodes; i++) {
+    GraphNode *n = &g->nodes[i];
+    for (int k = 0; k < n->attrs.n; k++)
+      if (graph_attr_cyclic(n->attrs.v[k])) {
+        Val v = n->attrs.v[k];
+        n->attrs.v[k] = val_none();
+        val_decref(v);
+      }
+    for (int k = 0; k < 2; k++)
+      if (n->sub[k]) graph_drop_cyclic_attrs(n->sub[k]);
+  }
+  graph_release(g);
+}
+
 void graph_release(Graph *g) {
-  if (!g || --g->rc > 0) return;
+  if (!g) return;
+  if (--g->rc > 0) {
+    /* only its symbolic tensors hold it now (its function is gone): no run will read the attributes, and one
+     * holding such a tensor (a dataset whose Python functions close over the trace's tensors) would keep the
+     * graph in a cycle */
+    if (g->rc == g->nsym && graph_attr_cyclic) graph_drop_cyclic_attrs(g);
+    return;
+  }
   for (int i = 0; i < g->nnodes; i++) node_clear(&g->nodes[i]);
   free(g->nodes);
   free(g->inputs);

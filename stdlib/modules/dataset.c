@@ -509,6 +509,7 @@ static void sy_register(Dataset *d, Val t) {
     sy_cap = cap;
   }
   trace_pop_hook = sy_trace_ended;
+  graph_attr_cyclic = is_ds;
   d->hdr.rc++;
   sy_node[sy_n] = d;
   sy_graph[sy_n++] = g;
@@ -3215,6 +3216,7 @@ static Val unbound_copy(Dataset *d) {
 }
 
 void meta_ds_iter(OpCall *c) {
+  graph_attr_cyclic = is_ds;   /* (see graph_release) */
   if (!is_ds(op_attr(c, 0))) op_fail(c, ERR_TYPE, "_DatasetIterator needs a dataset");
   meta_set(&c->outm[0], DT_INT64, 0, NULL);
 }
