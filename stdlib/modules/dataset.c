@@ -518,12 +518,15 @@ static void sy_register(Dataset *d, Val t) {
     d->capr = malloc(sizeof(GraphRef) * (size_t)(cv->len + 1));
     if (!d->capr) rt_throw(ERR_MEMORY, "out of memory");
     d->capg = g;
-    for (tfs_i64 j = 0; j < cv->len; j++) {
+    d->ncapr = 0;
+    for (tfs_i64 j = 0; j < cv->len; j++) {   /* (captures come from the one trace the dataset is made in) */
       Graph *gj;
-      if (!trace_sym_ref(val_tensor(cv->items[j]), &gj, &d->capr[j]) || gj != g)
-        rt_throw(ERR_INTERNAL, "a tf.data function's captured tensors come from different graphs");
+      if (!trace_sym_ref(val_tensor(cv->items[j]), &gj, &d->capr[j]) || gj != g) {
+        d->ncapr = 0;
+        break;
+      }
+      d->ncapr++;
     }
-    d->ncapr = (int)cv->len;
   }
 }
 
