@@ -855,17 +855,35 @@ static void gd_ds_spec(GdBuild *b, AttrList *at, const GdDataset *d, const char 
 
 /* The dataset v as TF's dataset ops under `base` (its inputs first); a dataset
  * argument is iterator input (*argk)++ of n.  NULL: no TF form. */
-static const char *gd_dataset(GdBuild *b, const Graph *g, const GraphNode *n, Val v, int *argk) {
+/* How many dataset arguments v is built on (the iterator inputs before the captured tensors). */
+static int gd_ds_nargs(Val v) {
+  GdDataset d;
+  if (!graphdef_dataset_info(v, &d)) return 0;
+  if (!d.op) return 1;
+  int n = 0;
+  for (int i = 0; i < d.nin; i++) n += gd_ds_nargs(d.in[i]);
+  return n;
+}
+
+/* (*capk: the iterator input of the next captured tensor, or -1 when n has none) */
+static const char *gd_dataset(GdBuild *b, const Graph *g, const GraphNode *n, Val v, int *argk, int *capk) {
   GdDataset d;
   if (!graphdef_dataset_info(v, &d)) return NULL;
   if (!d.op) {
     int k = (*argk)++;
     return k < n->nin && n->in[k].node >= 0 ? gd_ref(b, g, n->in[k], b->fn) : NULL;
   }
-  const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(d.nin + d.nconst + 1));
+  const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(d.nin + d.ncap + d.nconst + 1));
+  const TMeta **capm = pa_alloc(b->a, sizeof(TMeta *) * (size_t)(d.ncap + 1));
   int k = 0;
   for (int i = 0; i < d.nin; i++)
-    if (!(in[k++] = gd_dataset(b, g, n, d.in[i], argk))) return NULL;
+    if (!(in[k++] = gd_dataset(b, g, n, d.in[i], argk, capk))) return NULL;
+  for (int i = 0; i < d.ncap; i++) {   /* other_arguments: the captured tensors, after the input dataset */
+    int ck = *capk < 0 ? -1 : (*capk)++;
+    if (ck < 0 || ck >= n->nin || n->in[ck].node < 0) return NULL;
+    in[k++] = gd_ref(b, g, n->in[ck], b->fn);
+    capm[i] = graph_meta(g, n->in[ck]);
+  }
   for (int i = 0; i < d.nconst; i++) {
     GdDsConst *c = &d.c[i];
     if (c->tensor) in[k++] = gd_constp(b, n->name, c->name, pb_const_tensor(b->a, c->tensor));
@@ -900,7 +918,7 @@ static const char *gd_dataset(GdBuild *b, const Graph *g, const GraphNode *n, Va
   if (!strcmp(d.op, "ZipDataset")) gd_attr_add(b, &at, "N", gd_int(b, d.nin));
   if (d.fn) {
     gd_attr_add(b, &at, d.fn_attr, gd_func(b, gd_function(b, d.fn, NULL)));
-    gd_attr_add(b, &at, "Targuments", gd_types(b, 0, NULL));
+    gd_attr_add(b, &at, "Targuments", gd_types(b, d.ncap, capm));
   }
   if (d.flag_attr) gd_attr_add(b, &at, d.flag_attr, gd_bool(b, d.flag));
   return gd_aux(b, n->name, d.op, &at, k, in);
@@ -927,15 +945,15 @@ static bool gd_dataset_op(GdBuild *b, const Graph *g, const GraphNode *n) {
   AttrList at = {0};
   gd_ds_spec(b, &at, &d, "output_types");
   if (n->op->id == OP_DATASET_SINGLE) {   /* get_single_element: TF's op reads the dataset itself */
-    int argk = 0;
-    const char *ds = gd_dataset(b, g, n, n->attrs.v[0], &argk);
+    int argk = 0, capk = -1;
+    const char *ds = gd_dataset(b, g, n, n->attrs.v[0], &argk, &capk);
     if (!ds) return false;
     gd_aux(b, base, "DatasetToSingleElement", &at, 1, &ds);
     return true;
   }
   if (n->op->id == OP_DATASET_ITER) {
-    int argk = 0;
-    const char *ds = gd_dataset(b, g, n, n->attrs.v[0], &argk);
+    int argk = 0, capk = gd_ds_nargs(n->attrs.v[0]);
+    const char *ds = gd_dataset(b, g, n, n->attrs.v[0], &argk, &capk);
     if (!ds) return false;
     const char *it = gd_aux(b, base, "AnonymousIteratorV3", &at, 0, NULL);
     const char *min[2] = {ds, it};

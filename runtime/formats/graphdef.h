@@ -47,6 +47,8 @@ typedef struct GdDataset {
   GdDsConst c[GD_DS_MAX];
   const Graph *fn;            /* MapDataset/FilterDataset: the traced function (borrowed) */
   const char *fn_attr;        /* "f" or "predicate" */
+  int ncap;                   /* the traced tensors fn reads (TF's other_arguments): iterator inputs after the
+                               * dataset arguments, in the order the dataset's nodes are visited (inputs first) */
   const char *flag_attr;      /* a bool attribute (reshuffle_each_iteration) or NULL */
   bool flag;
   int nleaves;                /* the element: its tensors' dtypes and shapes */

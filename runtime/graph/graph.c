@@ -206,8 +206,36 @@ static void node_clear(GraphNode *n) {
   val_decref(n->aux);
 }
 
+bool (*graph_attr_cyclic)(Val v);
+
+/* g and its bodies let go of the attribute values that may hold symbolic tensors of g (graph_attr_cyclic's). */
+static void graph_drop_cyclic_attrs(Graph *g) {
+  if (g->dropped) return;
+  g->dropped = true;
+  g->rc++;   /* (releasing a value may release g's last symbolic tensor) */
+  for (int i = 0; i < g->nnodes; i++) {
+    GraphNode *n = &g->nodes[i];
+    for (int k = 0; k < n->attrs.n; k++)
+      if (graph_attr_cyclic(n->attrs.v[k])) {
+        Val v = n->attrs.v[k];
+        n->attrs.v[k] = val_none();
+        val_decref(v);
+      }
+    for (int k = 0; k < 2; k++)
+      if (n->sub[k]) graph_drop_cyclic_attrs(n->sub[k]);
+  }
+  graph_release(g);
+}
+
 void graph_release(Graph *g) {
-  if (!g || --g->rc > 0) return;
+  if (!g) return;
+  if (--g->rc > 0) {
+    /* only its symbolic tensors hold it now (its function is gone): no run will read the attributes, and one
+     * holding such a tensor (a dataset whose Python functions close over the trace's tensors) would keep the
+     * graph in a cycle */
+    if (g->rc == g->nsym && graph_attr_cyclic) graph_drop_cyclic_attrs(g);
+    return;
+  }
   for (int i = 0; i < g->nnodes; i++) node_clear(&g->nodes[i]);
   free(g->nodes);
   free(g->inputs);
@@ -482,7 +510,8 @@ void graph_inline(Graph *dst, const Graph *src, const GraphRef *args, GraphRef *
 /* A copy of src whose handles of Variable from[i] read to[i] instead, cond and
  * loop bodies included (a tf.function trace run for other Variables of the
  * same dtype and shape). */
-Graph *graph_clone_vars(const Graph *src, Graph *parent, int n, Variable *const *from, Variable *const *to) {
+/* A copy of src (in parent); its inputs from keep on become the constants vals. */
+static Graph *graph_clone_inputs(const Graph *src, Graph *parent, int keep, Tensor *const *vals) {
   Graph *g = graph_new(src->name, src->fname, parent);
   g->escaped_loc = src->escaped_loc;
   int *map = malloc(sizeof(int) * (size_t)(src->nnodes + 1));
@@ -491,7 +520,7 @@ Graph *graph_clone_vars(const Graph *src, Graph *parent, int n, Variable *const 
   if (!map || !pre || !args) rt_throw(ERR_MEMORY, "out of memory");
   for (int i = 0; i < src->ninputs; i++) {
     const GraphNode *ph = &src->nodes[src->inputs[i]];
-    args[i] = (GraphRef){graph_add_placeholder(g, ph->name, &ph->outm[0]), 0};
+    args[i] = (GraphRef){i < keep ? graph_add_placeholder(g, ph->name, &ph->outm[0]) : graph_add_const(g, vals[i - keep]), 0};
     pre[src->inputs[i]] = &args[i];
   }
   int last = -1, neff = 0;
@@ -500,6 +529,11 @@ Graph *graph_clone_vars(const Graph *src, Graph *parent, int n, Variable *const 
   free(map);
   free(pre);
   free(args);
+  return g;
+}
+
+Graph *graph_clone_vars(const Graph *src, Graph *parent, int n, Variable *const *from, Variable *const *to) {
+  Graph *g = graph_clone_inputs(src, parent, src->ninputs, NULL);
   for (int id = 0; id < g->nnodes; id++) {
     GraphNode *d = &g->nodes[id];
     if (d->kind == GN_VARHANDLE)
@@ -519,6 +553,10 @@ Graph *graph_clone_vars(const Graph *src, Graph *parent, int n, Variable *const 
   }
   return g;
 }
+
+/* A copy of src whose inputs from keep on are the constants vals (a tf.data function's captured tensors, bound to
+ * one run's values). */
+Graph *graph_clone_bind(const Graph *src, int keep, Tensor *const *vals) { return graph_clone_inputs(src, NULL, keep, vals); }
 
 /* ---- text form ------------------------------------------------------------------ */
 

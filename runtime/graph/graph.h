@@ -79,6 +79,7 @@ typedef struct Graph {
   struct Graph *parent;       /* enclosing graph of a cond/while body (borrowed) */
   void *names;                /* name -> use count, for unique node names */
   int nsym;                   /* live symbolic tensors standing for values of this graph */
+  bool dropped;               /* graph_release let go of its cyclic attribute values (only symbolic tensors held it) */
   int escaped_loc;            /* a loop body whose tensors outlived the loop: the loop's location (else 0) */
   char **reserved;            /* names taken by no node (graph_reserve_name), owned */
   int nreserved;
@@ -91,6 +92,9 @@ typedef struct Graph {
 Graph *graph_new(const char *name, const char *fname, Graph *parent);
 static inline Graph *graph_retain(Graph *g) { g->rc++; return g; }
 void graph_release(Graph *g);
+/* Set by stdlib/modules/dataset.c: an attribute value (a dataset) that may hold symbolic tensors of its graph, which
+ * graph_release lets go of once only symbolic tensors hold the graph. */
+extern bool (*graph_attr_cyclic)(Val v);
 
 /* Append a node; returns its id.  `base` is the name it gets if free ('AddV2'),
  * else base_1, base_2 ...  nout metas are copied (may be NULL when nout is 0). */
@@ -143,6 +147,7 @@ bool graph_ctrl_capture(Graph *g, Graph *owner, int node);
 int graph_ctrl_push_caps(Graph *g, Graph *const *bodies, int nb);
 /* A copy of src (parent: its parent's copy, or NULL) reading Variable to[i] where src reads from[i]. */
 Graph *graph_clone_vars(const Graph *src, Graph *parent, int n, Variable *const *from, Variable *const *to);
+Graph *graph_clone_bind(const Graph *src, int keep, Tensor *const *vals);   /* inputs keep.. become constants vals */
 static inline GraphNode *graph_node(const Graph *g, int id) { return &g->nodes[id]; }
 static inline const TMeta *graph_meta(const Graph *g, GraphRef r) { return &g->nodes[r.node].outm[r.out]; }
 

@@ -256,6 +256,8 @@ static void trace_ctx_free(TraceCtx *cx) {
   free(cx);
 }
 
+void (*trace_pop_hook)(Graph *g);
+
 void trace_pop(TraceCtx *cx) {
   if (cx->shadow) {
     tape_pop(cx->shadow);
@@ -265,6 +267,7 @@ void trace_pop(TraceCtx *cx) {
   }
   graph_scope_restore(cx->saved_scope);
   trace_cur = cx->outer;
+  if (trace_pop_hook) trace_pop_hook(cx->g);
   rt_cur_loc = cx->saved_loc;
   trace_ctx_free(cx);
 }
@@ -399,14 +402,54 @@ static GraphRef trace_foreign_capture(TraceCtx *cx, const TraceSym *s) {
   return (GraphRef){id, 0};
 }
 
+/* ---- values of a running graph's tensors for host code ----
+ * A tf.data host dataset's Python function (flat_map's, made while tracing) runs when the graph runs, and its
+ * closure still holds the trace's symbolic tensors: while the run lasts they stand for that run's values. */
+typedef struct TraceSubst { const Graph *g; GraphRef r; Tensor *value; const void *owner; } TraceSubst;
+static TraceSubst *subst;
+static int nsubst, subst_cap;
+
+void trace_subst_add(const Graph *g, GraphRef r, Tensor *value, const void *owner) {
+  if (nsubst == subst_cap) {
+    int cap = subst_cap ? subst_cap * 2 : 8;
+    TraceSubst *n = realloc(subst, sizeof(TraceSubst) * (size_t)cap);
+    if (!n) rt_throw(ERR_MEMORY, "out of memory");
+    subst = n;
+    subst_cap = cap;
+  }
+  subst[nsubst++] = (TraceSubst){g, r, tensor_retain(value), owner};
+}
+
+void trace_subst_drop(const void *owner) {
+  int k = 0;
+  for (int i = 0; i < nsubst; i++) {
+    if (subst[i].owner == owner) tensor_release(subst[i].value);
+    else subst[k++] = subst[i];
+  }
+  nsubst = k;
+}
+
+static Tensor *trace_subst_find(const Tensor *t) {
+  const TraceSym *ts = t->sym;
+  if (!ts) return NULL;
+  for (int i = nsubst - 1; i >= 0; i--)
+    if (subst[i].g == ts->g && subst[i].r.node == ts->r.node && subst[i].r.out == ts->r.out) return subst[i].value;
+  return NULL;
+}
+
+static GraphRef trace_const_capture(TraceCtx *cx, Tensor *t, bool cap);
+
 /* The value s stands for, seen from context cx (capturing through bodies). */
 static GraphRef trace_sym_in(TraceCtx *cx, const Tensor *t) {
   const TraceSym *s = t->sym;
   if (s->g == cx->g) return s->r;
+  Tensor *sv = nsubst ? trace_subst_find(t) : NULL;
+  if (sv) return trace_const_capture(cx, sv, true);   /* (a running graph's value, see trace_subst_add) */
   bool ancestor = false;
   if (cx->body)
     for (Graph *p = cx->g->parent; p; p = p->parent)
       if (p == s->g) ancestor = true;
+  if (cx->fcap && cx->outer) ancestor = true;   /* (the enclosing trace raises if s is not one of its values) */
   bool foreign = trace_foreign && s->g == trace_foreign->from;
   if (!ancestor && foreign && !cx->body && (!trace_foreign->into || trace_foreign->into == cx->g))
     return trace_foreign_capture(cx, s);
@@ -1425,6 +1468,27 @@ static Val trace_hook(const OpDef *op, int nin, const Val *inputs, const OpAttrs
     return val_undef();
   if (cx && trace_quiet && (op->flags & OPF_NOOUT) && (op->flags & OPF_STATEFUL) && op->id != OP_STACK_PUSH)
     return val_none();
+  if (!cx && nsubst && trace_first_symbolic(nin, inputs)) {
+    /* host code of a running graph's dataset: its symbolic tensors stand for the run's values */
+    Val *in = malloc(sizeof(Val) * (size_t)(nin + 1));
+    if (!in) rt_throw(ERR_MEMORY, "out of memory");
+    int mark = rt_hold_mem(in);
+    bool all = true;
+    for (int i = 0; i < nin; i++) {
+      Tensor *t = val_as_tensor(inputs[i]);
+      Tensor *v = t && t->sym ? trace_subst_find(t) : NULL;
+      if (t && t->sym && !v) all = false;
+      in[i] = v ? val_obj(v) : inputs[i];
+    }
+    if (all && !trace_first_symbolic(nin, in)) {
+      Val r = op_apply(op, nin, in, attrs);
+      rt_unhold(mark);
+      free(in);
+      return r;
+    }
+    rt_unhold(mark);
+    free(in);
+  }
   if (!cx) {
     /* not tracing: eager, unless a symbolic tensor escaped its function */
     for (int i = 0; i < nin; i++) {

@@ -38,6 +38,9 @@ typedef struct TraceCtx {
   int nvars;                  /* tf.Variables created while this context (or one inside it) recorded */
   bool unliftable;            /* one of them has an initial value computed from the function's inputs */
   bool body;                  /* a cond/while body: captures enclosing graphs' values */
+  bool fcap;                  /* a tf.data function traced inside another trace: the enclosing traces' tensors it
+                               * reads become extra placeholders after its arguments (TF's captured inputs, a
+                               * MapDataset's other_arguments), listed in caps */
   int last_effect;            /* last stateful node, for automatic control dependencies; -1 */
   int neffects;               /* stateful nodes recorded */
   TraceCap *caps;             /* body contexts: captured enclosing values */
@@ -60,6 +63,9 @@ struct Tape *trace_shadow_tape(void);
  * an error unwound through the tracing code. */
 TraceCtx *trace_push(Graph *g, bool allow_vars, bool body);
 void trace_pop(TraceCtx *cx);
+/* Called as a context's trace ends, with its graph (stdlib/modules/dataset.c: the datasets made in the trace drop
+ * the graph's symbolic tensors they hold, which would hold the graph in a cycle through its dataset ops). */
+extern void (*trace_pop_hook)(Graph *g);
 void trace_abort(TraceCtx *cx);
 TraceCtx *trace_current(void);
 /* The name of the function graph being traced (a cond/while body's function), or NULL. */
@@ -127,6 +133,11 @@ Tensor *trace_static_value(Graph *g, GraphRef r);
 void *trace_enter_init_scope(Val *initial);
 void trace_init_variable(void *token, Val var);
 void trace_leave_init_scope(void *token);
+
+/* While a graph runs, host code (a tf.data host dataset's Python function) reading its symbolic tensor standing for
+ * (g, r) computes with value (retained) instead (g only compared); drop: the entries added for owner. */
+void trace_subst_add(const Graph *g, GraphRef r, Tensor *value, const void *owner);
+void trace_subst_drop(const void *owner);
 
 /* Install op_graph_hook, tensor_sym_free and tensor_sym_repr (idempotent). */
 void trace_install(void);

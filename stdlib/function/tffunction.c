@@ -982,7 +982,16 @@ typedef struct Concrete {
   int nargvars;
   struct VarBind *binds;
   int nbinds;
+  /* A tf.data function traced inside another trace (tffn_capture_outer): the enclosing trace's tensors it reads
+   * are its last ncapt placeholders (TF's captured inputs); capt holds them as symbolic tensors of that trace
+   * until the dataset takes them (tffn_conc_take_captures), VT_UNDEF after or without any. */
+  int ncapt;
+  Val capt;
+  struct Tensor **runv;       /* a host dataset's function while a graph runs: that run's values of the ncapt captured
+                               * tensors (owned references; NULL: none bound) */
 } Concrete;
+
+bool tffn_capture_outer;
 
 typedef struct VarBind {
   Variable **vars;            /* owned references, nargvars of them */
@@ -1048,6 +1057,8 @@ static void tffn_conc_free(Obj *o) {
   val_decref(c->defaults);
   val_decref(c->vars);
   val_decref(c->caps);
+  val_decref(c->capt);
+  tffn_conc_run_captures(val_obj(c), NULL);
   val_decref(c->sig);
   for (int w = 0; w < 2; w++) {
     val_decref(c->xs[w]);
@@ -1067,21 +1078,17 @@ static void tffn_conc_free(Obj *o) {
 
 enum { TFFN_MAX_BINDS = 8 };
 
-/* c for a call whose Variable arguments are vars (alias order): c itself when
- * they are the ones it was traced with, else its copy reading them (made on
- * first use, without tracing again, as TF feeds Variables to one graph). */
-static Concrete *tffn_rebind(Concrete *c, Variable *const *vars, int nv) {
-  if (nv != c->nargvars || !nv || !memcmp(vars, c->argvars, sizeof(Variable *) * (size_t)nv)) return c;
-  for (int b = 0; b < c->nbinds; b++)
-    if (!memcmp(vars, c->binds[b].vars, sizeof(Variable *) * (size_t)nv)) return c->binds[b].c;
+/* A new concrete function with c's signature and templates calling fn; its graph, plan and Variable arguments are
+ * the caller's to set (owned). */
+static Concrete *tffn_conc_clone(const Concrete *c, Val fn) {
   Concrete *d = obj_new(&tffn_conc_type, sizeof(Concrete));
   memset((char *)d + sizeof(Obj), 0, sizeof(Concrete) - sizeof(Obj));
   int mark = rt_hold_val(val_obj(d));
-  d->fn = val_incref(c->fn);
+  d->fn = val_incref(fn);
   d->args_tmpl = val_incref(c->args_tmpl);
   d->out_tmpl = val_incref(c->out_tmpl);
   d->defaults = val_incref(c->defaults);
-  d->vars = d->caps = val_undef();
+  d->vars = d->caps = d->capt = d->sig = val_undef();
   for (int w = 0; w < 2; w++) d->xs[w] = d->bwd[w] = val_undef();
   d->ext = c->ext;
   d->scope = c->scope;
@@ -1092,8 +1099,7 @@ static Concrete *tffn_rebind(Concrete *c, Variable *const *vars, int nv) {
   d->key = malloc(c->keylen + 1);
   d->off = malloc(sizeof(size_t) * (size_t)(c->nparams + 1));
   d->leafm = malloc(sizeof(TMeta) * (size_t)(c->nleaves + 1));
-  d->argvars = malloc(sizeof(Variable *) * (size_t)nv);
-  if (!d->name || !d->params || !d->key || !d->off || !d->leafm || !d->argvars) rt_throw(ERR_MEMORY, "out of memory");
+  if (!d->name || !d->params || !d->key || !d->off || !d->leafm) rt_throw(ERR_MEMORY, "out of memory");
   d->nparams = c->nparams;
   for (int i = 0; i < c->nparams; i++)
     if (!(d->params[i] = strdup(c->params[i]))) rt_throw(ERR_MEMORY, "out of memory");
@@ -1102,6 +1108,21 @@ static Concrete *tffn_rebind(Concrete *c, Variable *const *vars, int nv) {
   memcpy(d->off, c->off, sizeof(size_t) * (size_t)(c->nparams + 1));
   d->nleaves = c->nleaves;
   memcpy(d->leafm, c->leafm, sizeof(TMeta) * (size_t)c->nleaves);
+  rt_unhold(mark);
+  return d;
+}
+
+/* c for a call whose Variable arguments are vars (alias order): c itself when
+ * they are the ones it was traced with, else its copy reading them (made on
+ * first use, without tracing again, as TF feeds Variables to one graph). */
+static Concrete *tffn_rebind(Concrete *c, Variable *const *vars, int nv) {
+  if (nv != c->nargvars || !nv || !memcmp(vars, c->argvars, sizeof(Variable *) * (size_t)nv)) return c;
+  for (int b = 0; b < c->nbinds; b++)
+    if (!memcmp(vars, c->binds[b].vars, sizeof(Variable *) * (size_t)nv)) return c->binds[b].c;
+  Concrete *d = tffn_conc_clone(c, c->fn);
+  int mark = rt_hold_val(val_obj(d));
+  d->argvars = malloc(sizeof(Variable *) * (size_t)nv);
+  if (!d->argvars) rt_throw(ERR_MEMORY, "out of memory");
   for (int i = 0; i < nv; i++) {
     d->argvars[i] = vars[i];
     vars[i]->hdr.rc++;
@@ -1478,6 +1499,7 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const Val *
   c->out_tmpl = val_undef();
   c->defaults = val_undef();
   c->sig = val_undef();
+  c->capt = val_undef();
   c->name = strdup(f->name);
   c->scope = scope;
   c->key = malloc(keylen ? keylen : 1);
@@ -1544,6 +1566,8 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const Val *
 
   Graph *g = graph_new(f->name, f->name, NULL);
   TraceCtx *cx = trace_push(g, scope == 0, false);
+  cx->fcap = tffn_capture_outer && cx->outer;
+  tffn_capture_outer = false;   /* (functions the traced one calls capture as before) */
   int busy = f->nbusy;
   if (busy < 8) {
     f->busy_key[busy] = c->key;
@@ -1614,6 +1638,11 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const Val *
   f->nbusy = busy;
   c->nvars = cx->nvars;
   c->unliftable = cx->unliftable;
+  if (cx->fcap && cx->ncaps) {
+    c->ncapt = cx->ncaps;
+    c->capt = tuple_new(cx->ncaps);
+    for (int i = 0; i < cx->ncaps; i++) ((Tuple *)c->capt.u.o)->items[i] = trace_sym(cx->outer->g, cx->caps[i].outer);
+  }
   trace_pop(cx);
   for (int i = 0; i < nb; i++) {
     tffn_unbind_datasets(targs[i]);
@@ -1652,10 +1681,27 @@ static Val tffn_result(Concrete *c, Tensor **outs, int no) {
 }
 
 static Val tffn_run(Concrete *c, Tensor **leaves) {
+  Tensor **all = NULL;
+  int amark = 0;
+  if (c->ncapt) {   /* (tf.data binds the values first: tffn_conc_bind_captures, tffn_conc_run_captures) */
+    if (!c->runv)
+      rt_throw(ERR_INVALID_ARGUMENT, "a tf.data function that reads tensors of its tf.function can only run inside it");
+    int na = c->g->ninputs - c->ncapt;
+    all = malloc(sizeof(Tensor *) * (size_t)(c->g->ninputs + 1));
+    if (!all) rt_throw(ERR_MEMORY, "out of memory");
+    amark = rt_hold_mem(all);
+    memcpy(all, leaves, sizeof(Tensor *) * (size_t)na);
+    memcpy(all + na, c->runv, sizeof(Tensor *) * (size_t)c->ncapt);
+    leaves = all;
+  }
   int no = c->g->noutputs;
   Tensor *ob[8], **outs = no <= 8 ? ob : malloc(sizeof(Tensor *) * (size_t)no);
   if (!outs) rt_throw(ERR_MEMORY, "out of memory");
   exec_run(c->plan, leaves, outs);
+  if (all) {
+    rt_unhold(amark);
+    free(all);
+  }
   Val r = tffn_result(c, outs, no);
   if (outs != ob) free(outs);
   return r;
@@ -3737,7 +3783,7 @@ static bool tffn_has_dataset(Val tmpl) {
 /* c's graph inlined into the graph being traced, on the leaves lv. */
 static Val tffn_conc_inline(Concrete *c, const Leaves *lv) {
   TraceCtx *cx = trace_current();
-  GraphRef *in = malloc(sizeof(GraphRef) * (size_t)(lv->n + 1));
+  GraphRef *in = malloc(sizeof(GraphRef) * (size_t)(lv->n + c->ncapt + 1));
   GraphRef *outs = malloc(sizeof(GraphRef) * (size_t)(c->g->noutputs + 1));
   Val *vals = malloc(sizeof(Val) * (size_t)(c->g->noutputs + 1));
   if (!in || !outs || !vals) rt_throw(ERR_MEMORY, "out of memory");
@@ -3745,6 +3791,9 @@ static Val tffn_conc_inline(Concrete *c, const Leaves *lv) {
   rt_hold_mem(outs);
   rt_hold_mem(vals);
   for (int i = 0; i < lv->n; i++) trace_ref(cx, val_obj(lv->t[i]), &in[i]);
+  /* the enclosing trace's tensors a tf.data function reads (Dataset.reduce's function inside a tf.function) */
+  if (c->ncapt && val_is_undef(c->capt)) rt_throw(ERR_INTERNAL, "a tf.data function's captured tensors are gone");
+  for (int i = 0; i < c->ncapt; i++) trace_ref(cx, ((Tuple *)c->capt.u.o)->items[i], &in[lv->n + i]);
   graph_inline(cx->g, c->g, in, outs, &cx->last_effect, &cx->neffects);
   for (int i = 0; i < c->g->noutputs; i++) vals[i] = trace_sym(cx->g, outs[i]);
   Val r = val_is_undef(c->out_tmpl) ? val_incref(vals[0]) : nest_unflatten(c->out_tmpl, vals);
@@ -4431,4 +4480,45 @@ bool tffn_conc_info(Val conc, TffnConcInfo *out) {
   const FuncInfo *info = val_is(c->fn, &func_type) ? ((Func *)c->fn.u.o)->info : NULL;
   out->varargs = info && info->nparams == c->nparams && info->varargs ? info->nparams - info->nkwonly - 1 - info->varkw : -1;
   return true;
+}
+
+/* ---- tf.data functions reading an enclosing trace's tensors ------------------------------------------ */
+
+Val tffn_conc_take_captures(Val conc) {
+  if (!val_is(conc, &tffn_conc_type)) return val_undef();
+  Concrete *c = (Concrete *)conc.u.o;
+  Val r = c->capt;
+  c->capt = val_undef();
+  return r;
+}
+
+void tffn_conc_run_captures(Val conc, Tensor *const *vals) {
+  Concrete *c = (Concrete *)conc.u.o;
+  if (c->runv) {
+    for (int i = 0; i < c->ncapt; i++) tensor_release(c->runv[i]);
+    free(c->runv);
+    c->runv = NULL;
+  }
+  if (!vals || !c->ncapt) return;
+  c->runv = malloc(sizeof(Tensor *) * (size_t)c->ncapt);
+  if (!c->runv) rt_throw(ERR_MEMORY, "out of memory");
+  for (int i = 0; i < c->ncapt; i++) c->runv[i] = tensor_retain(vals[i]);
+}
+
+int tffn_conc_ncaptures(Val conc) { return val_is(conc, &tffn_conc_type) ? ((Concrete *)conc.u.o)->ncapt : 0; }
+
+/* conc's copy with the values vals (ncapt of them) in place of its captured placeholders, as constants (owned):
+ * a run of the enclosing graph binds the dataset's functions to that run's values.  vals NULL: the same graph, the
+ * captured placeholders kept, without the Python function (whose closure holds the enclosing trace's tensors,
+ * which hold its graph: the copy the graph's dataset op keeps must not). */
+Val tffn_conc_bind_captures(Val conc, Tensor *const *vals) {
+  Concrete *c = (Concrete *)conc.u.o;
+  Concrete *d = tffn_conc_clone(c, vals ? c->fn : val_none());
+  int mark = rt_hold_val(val_obj(d));
+  d->sig = val_incref(c->sig);
+  d->g = vals ? graph_clone_bind(c->g, c->g->ninputs - c->ncapt, vals) : graph_retain(c->g);
+  if (!vals) d->ncapt = c->ncapt;
+  d->plan = exec_plan_new(d->g);
+  rt_unhold(mark);
+  return val_obj(d);
 }

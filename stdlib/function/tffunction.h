@@ -63,6 +63,17 @@ bool tffn_conc_info(Val conc, TffnConcInfo *out);
  * tf.data's parallel map runs the graph itself (graph/parexec.c). */
 Val tffn_conc_result(Val conc, struct Tensor **outs);
 
+/* tf.data functions traced inside a tf.function (dataset.c): set tffn_capture_outer before tracing one, and the
+ * enclosing trace's tensors it reads become its last placeholders (TF's captured inputs).  take: those tensors
+ * (a tuple of symbolic tensors, owned; VT_UNDEF none), once; ncaptures: how many; bind: a copy computing with
+ * the values of one run of the enclosing graph (owned). */
+extern bool tffn_capture_outer;
+Val tffn_conc_take_captures(Val conc);
+int tffn_conc_ncaptures(Val conc);
+Val tffn_conc_bind_captures(Val conc, struct Tensor *const *vals);
+/* A host dataset's function (called by .tfs code) computes with vals until called again with NULL (the run's end). */
+void tffn_conc_run_captures(Val conc, struct Tensor *const *vals);
+
 /* Start-up: tf.GradientTape's repr and methods on the graph layer's tape type (gradtape.c). */
 void gradtape_register(void);
 

@@ -69,12 +69,23 @@ typedef struct Dataset {
   Val walk;                   /* DS_HOST the auto-shard walk passes through: walk(num, index) rebuilds it over its
                                * inputs' file shards; hin: those inputs (a dataset or a tuple of them) */
   Val hin;
+  Val hsrc;                   /* DS_HOST: the input dataset(s) its factory iterates (a dataset, a list or tuple of
+                               * them, or None) */
+  Val bound;                  /* DS_ARG under a DS_HOST: the dataset the running graph fed for it (VT_UNDEF: none) */
+  Val ofn;                    /* a node under a DS_HOST whose fn reads traced tensors: the traced fn while the running
+                               * graph's bound copy is fn (VT_UNDEF: none) */
+  Graph *capg;                /* a host dataset's capv as keys once the trace ended: their graph (only compared) */
+  GraphRef *capr;             /* and their values in it (owned; ncapr of them) */
+  int ncapr;
+  Val capv;                   /* map/filter made while tracing: the traced tensors its function reads (a tuple of
+                               * symbolic tensors, TF's other_arguments), fed to the ops that iterate it; else VT_UNDEF */
 } Dataset;
 
 static const Type ds_type;
 static bool is_ds(Val v) { return val_is(v, &ds_type); }
 
 static void handle_drop(Dataset *d);
+static void sy_register(Dataset *d, Val t);
 
 static void ds_free(Obj *o) {
   Dataset *d = (Dataset *)o;
@@ -89,6 +100,11 @@ static void ds_free(Obj *o) {
   val_decref(d->reshard);
   val_decref(d->walk);
   val_decref(d->hin);
+  val_decref(d->capv);
+  free(d->capr);
+  val_decref(d->hsrc);
+  val_decref(d->bound);
+  val_decref(d->ofn);
   free(d);
 }
 
@@ -121,6 +137,10 @@ static Dataset *ds_new(DsKind kind, Val spec, Val src, tfs_i64 card) {
   d->reshard = val_undef();
   d->walk = val_undef();
   d->hin = val_undef();
+  d->capv = val_undef();
+  d->hsrc = val_undef();
+  d->bound = val_undef();
+  d->ofn = val_undef();
   d->card = card;
   d->traced = trace_active();
   if (is_ds(src)) ds_inherit_opts(d, src);
@@ -391,6 +411,7 @@ static Val ds_range(Val self, int n, const Val *args, const Kw *kw) {
     Dataset *d = ds_new(DS_ARG, tffn_spec_new(0, NULL, odt, val_none()), h, CARD_UNKNOWN);
     val_decref(h);
     d->flag = true;
+    sy_register(d, d->src);
     return ds_val(d);
   }
   for (int i = 0; i < n; i++) v[i] = int_arg(args[i], "tf.data.Dataset.range");
@@ -446,15 +467,95 @@ static Val ds_zip(Val self, int n, const Val *args, const Kw *kw) {
 
 /* ---- transformations -------------------------------------------------------------- */
 
-/* Wrap f in tf.function and trace it on the element spec (a tuple spec is passed as
- * separate arguments, as TF unpacks it); returns the ConcreteFunction. */
-static Val trace_fn(Val f, Val spec, Val extra_first) {
+/* Datasets made while tracing that hold the trace's symbolic tensors (a source's stand-in its op's output, a
+ * function's captured tensors): when that trace ends they drop them (trace_pop_hook), since a dataset op of the
+ * graph may keep the dataset (a host dataset is kept as it is) and the tensors hold the graph.  A host dataset
+ * keeps its captured tensors' keys (capg, capr) for the runs' values (bind_inplace). */
+static Dataset **sy_node;
+static Graph **sy_graph;
+static int sy_n, sy_cap;
+
+static void sy_trace_ended(Graph *g) {
+  int k = 0;
+  for (int i = 0; i < sy_n; i++) {
+    if (sy_graph[i] != g) { sy_node[k] = sy_node[i]; sy_graph[k++] = sy_graph[i]; continue; }
+    Dataset *d = sy_node[i];
+    if (d->kind == DS_ARG && d->flag) {
+      Val v = d->src;
+      d->src = val_none();
+      val_decref(v);
+    }
+    Val c = d->capv;
+    d->capv = val_undef();
+    val_decref(c);
+    val_decref(ds_val(d));
+  }
+  sy_n = k;
+}
+
+/* d holds tensors of the graph of symbolic tensor t (its captures' keys too when it is a host dataset) */
+static void sy_register(Dataset *d, Val t) {
+  Graph *g;
+  GraphRef r;
+  if (!val_is(t, &tensor_type) || !trace_sym_ref(val_tensor(t), &g, &r)) return;
+  if (sy_n == sy_cap) {
+    int cap = sy_cap ? sy_cap * 2 : 16;
+    Dataset **nn = realloc(sy_node, sizeof(Dataset *) * (size_t)cap);
+    if (!nn) rt_throw(ERR_MEMORY, "out of memory");
+    sy_node = nn;
+    Graph **ng = realloc(sy_graph, sizeof(Graph *) * (size_t)cap);
+    if (!ng) rt_throw(ERR_MEMORY, "out of memory");
+    sy_graph = ng;
+    sy_cap = cap;
+  }
+  trace_pop_hook = sy_trace_ended;
+  graph_attr_cyclic = is_ds;
+  d->hdr.rc++;
+  sy_node[sy_n] = d;
+  sy_graph[sy_n++] = g;
+  if (d->kind == DS_HOST && !val_is_undef(d->capv)) {
+    Tuple *cv = (Tuple *)d->capv.u.o;
+    d->capr = malloc(sizeof(GraphRef) * (size_t)(cv->len + 1));
+    if (!d->capr) rt_throw(ERR_MEMORY, "out of memory");
+    d->capg = g;
+    d->ncapr = 0;
+    for (tfs_i64 j = 0; j < cv->len; j++) {   /* (captures come from the one trace the dataset is made in) */
+      Graph *gj;
+      if (!trace_sym_ref(val_tensor(cv->items[j]), &gj, &d->capr[j]) || gj != g) {
+        d->ncapr = 0;
+        break;
+      }
+      d->ncapr++;
+    }
+  }
+}
+
+static void sy_register_caps(Dataset *d) {
+  if (!val_is_undef(d->capv) && ((Tuple *)d->capv.u.o)->len) sy_register(d, ((Tuple *)d->capv.u.o)->items[0]);
+}
+
+/* f as a tf.function traced on the args (get_concrete_function): inside a tf.function the function's tensors f
+ * reads become captured inputs.  Returns the ConcreteFunction. */
+static Val concrete_of(Val f, int na, const Val *args) {
   Val tffn = tfmod_lookup("function");
   int mark = rt_hold_val(tffn);
   Val w = rt_call(tffn, 1, &f, NULL);
   rt_hold_val(w);
   Val gcf = rt_getattr(w, "get_concrete_function");
   rt_hold_val(gcf);
+  tffn_capture_outer = trace_active();
+  Val c = rt_call(gcf, na, args, NULL);
+  tffn_capture_outer = false;
+  rt_unhold(mark);
+  val_decref(gcf);
+  val_decref(w);
+  val_decref(tffn);
+  return c;
+}
+
+/* Wrap f in tf.function and trace it on the element spec (a tuple spec is passed as
+ * separate arguments, as TF unpacks it); returns the ConcreteFunction. */
+static Val trace_fn(Val f, Val spec, Val extra_first) {
   Val args[64];
   int na = 0;
   if (!val_is_undef(extra_first)) args[na++] = extra_first;
@@ -465,12 +566,7 @@ static Val trace_fn(Val f, Val spec, Val extra_first) {
   } else {
     args[na++] = spec;
   }
-  Val c = rt_call(gcf, na, args, NULL);
-  rt_unhold(mark);
-  val_decref(gcf);
-  val_decref(w);
-  val_decref(tffn);
-  return c;
+  return concrete_of(f, na, args);
 }
 
 static Val call_fn(Val c, Val elem) {
@@ -512,6 +608,8 @@ static Val ds_map(Val self, int n, const Val *args, const Kw *kw) {
   bool par = !(a[1].tag == VT_NONE || a[1].tag == VT_UNDEF);
   Dataset *d = derive(self, par ? DS_PMAP : DS_MAP, sp, s->card);
   d->fn = c;
+  d->capv = tffn_conc_take_captures(c);
+  sy_register_caps(d);
   /* deterministic (TF's "default"/"true"/"false" attr) in b: 0 the options decide, 1 in order, -1 as finished */
   d->b = a[2].tag == VT_NONE || val_is_undef(a[2]) ? 0 : rt_truthy(a[2]) ? 1 : -1;
   /* num_parallel_calls: AUTOTUNE (-1) or a count; a tensor counts by its value */
@@ -548,6 +646,8 @@ static Val ds_filter(Val self, int n, const Val *args, const Kw *kw) {
   val_decref(sp);
   Dataset *d = derive(self, DS_FILTER, val_incref(s->spec), s->card == CARD_INFINITE ? CARD_INFINITE : CARD_UNKNOWN);
   d->fn = c;
+  d->capv = tffn_conc_take_captures(c);
+  sy_register_caps(d);
   return ds_val(d);
 }
 
@@ -869,6 +969,12 @@ static DsIt *dsit_new_in(Dataset *d, const DsPolicy *pol) {
     if (!it->kids) rt_throw(ERR_MEMORY, "out of memory");
     it->nkids = 1;
     if (!(d->kind == DS_CACHE && !val_is_undef(d->cached))) dsit_set_kid(it, 0, (Dataset *)d->src.u.o);
+  } else if (d->kind == DS_ARG && is_ds(d->bound)) {
+    /* a stand-in a host dataset's factory iterates while its graph runs: the fed dataset */
+    it->kids = calloc(1, sizeof(DsIt *));
+    if (!it->kids) rt_throw(ERR_MEMORY, "out of memory");
+    it->nkids = 1;
+    dsit_set_kid(it, 0, (Dataset *)d->bound.u.o);
   }
   if (d->kind == DS_RANGE) it->i = d->a;
   if (d->kind == DS_SHUFFLE) {
@@ -1258,6 +1364,10 @@ static bool ds_next(DsIt *it, Val *out) {
     if (file_next(it, out)) return true;
     break;
   case DS_ARG:
+    if (it->nkids && it->kids[0]) {
+      if (kid_next(it, out)) return true;
+      break;
+    }
     /* the stand-in for a dataset argument escaped its tf.function */
     rt_throw(ERR_INVALID_ARGUMENT, "a dataset received as a tf.function argument can only be iterated inside that function");
   case DS_CACHE:
@@ -2169,14 +2279,34 @@ static Val ds_textline(Val self, int n, const Val *args, const Kw *kw) {
 static Val ds_host(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   static ArgSpec spec = {.what = "tf.data.Dataset._host",
-                         .sig = "factory, element_spec, cls, cardinality, inputs=None, reshard=None, walk=None"};
-  Val a[7];
+                         .sig = "factory, element_spec, cls, cardinality, inputs=None, reshard=None, walk=None, fns=None"};
+  Val a[8];
   args_parse(&spec, n, args, kw, a);
   if (!val_is(a[2], &str_type)) rt_throw(ERR_TYPE, "tf.data.Dataset._host: cls must be a str");
   Dataset *d = ds_new(DS_HOST, val_incref(a[1]), a[0], int_arg(a[3], "cardinality"));
   Val dv = ds_val(d);
   int mark = rt_hold_val(dv);
   d->cls = val_incref(a[2]);
+  d->hsrc = val_incref(a[4]);
+  if (a[7].tag != VT_NONE && a[7].tag != VT_UNDEF) {
+    /* the concrete functions its factory calls (made by Dataset._concrete): the traced tensors they read */
+    tfs_i64 k;
+    const Val *items;
+    if (!seq_items(a[7], &k, &items)) rt_throw(ERR_TYPE, "tf.data.Dataset._host: fns must be a list");
+    d->fn = rt_tuple((int)k, items);
+    Val caps = list_new(0);
+    int cmark = rt_hold_val(caps);
+    for (tfs_i64 i = 0; i < k; i++) {
+      Val t = tffn_conc_take_captures(items[i]);
+      if (val_is_undef(t)) continue;
+      for (tfs_i64 j = 0; j < ((Tuple *)t.u.o)->len; j++) list_append(caps, ((Tuple *)t.u.o)->items[j]);
+      val_decref(t);
+    }
+    if (((List *)caps.u.o)->len) d->capv = rt_tuple((int)((List *)caps.u.o)->len, ((List *)caps.u.o)->items);
+    sy_register_caps(d);
+    rt_unhold(cmark);
+    val_decref(caps);
+  }
   if (a[5].tag != VT_NONE && a[5].tag != VT_UNDEF) d->reshard = val_incref(a[5]);
   if (a[6].tag != VT_NONE && a[6].tag != VT_UNDEF) {
     d->walk = val_incref(a[6]);
@@ -2247,6 +2377,8 @@ static Dataset *ds_clone(Dataset *s, Val src, tfs_i64 card) {
   d->reshard = val_incref(s->reshard);
   d->walk = val_incref(s->walk);
   d->hin = val_incref(s->hin);
+  d->capv = val_incref(s->capv);
+  d->hsrc = val_incref(s->hsrc);
   return d;
 }
 
@@ -2428,7 +2560,17 @@ static Val ds_random(Val self, int n, const Val *args, const Kw *kw) {
   return ds_val(d);
 }
 
+/* tf.data.Dataset._concrete(fn, *specs) (stdlib's): fn as a tf.function traced on the specs, as tf.data traces its
+ * functions: inside a tf.function the function's tensors fn reads become captured inputs (the host datasets pass it
+ * to _host's fns). */
+static Val ds_concrete(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self, (void)kw;
+  if (n < 1) rt_throw(ERR_TYPE, "tf.data.Dataset._concrete needs a function");
+  return concrete_of(args[0], n - 1, args + 1);
+}
+
 static const DsMethod ds_ctors[] = {
+  {"_concrete", ds_concrete, NULL},
   {"_host", ds_host, NULL}, {"_pull_blocks", ds_pull_blocks, NULL}, {"_nondet", ds_nondet, NULL}, {"random", ds_random, NULL},
   {"_opts", ds_opts, NULL}, {"_with_opts", ds_with_opts, NULL}, {"_file_shard", ds_file_shard, NULL},
   {"_shard_input", ds_shard_input, NULL}, {"_has_reader", ds_has_reader, NULL}, {"_batch_size", ds_batch_size, NULL},
@@ -2644,40 +2786,198 @@ void tfdata_arg_unbind(Val ds) {
   d->src = val_none();
 }
 
+/* d's input datasets (borrowed): a zip's, the one of a transformation, a host dataset's inputs. */
+static int ds_kids(Dataset *d, const Val **kids, Val *one) {
+  if (d->kind == DS_ZIP) {
+    *kids = ((Tuple *)d->src.u.o)->items;
+    return (int)((Tuple *)d->src.u.o)->len;
+  }
+  Val in = d->kind == DS_HOST ? d->hsrc : d->src;
+  tfs_i64 n;
+  const Val *items;
+  if (d->kind == DS_HOST && (val_is(in, &list_type) || val_is(in, &tuple_type)) && seq_items(in, &n, &items)) {
+    for (tfs_i64 i = 0; i < n; i++)
+      if (!is_ds(items[i])) return 0;
+    *kids = items;
+    return (int)n;
+  }
+  if (!is_ds(in)) return 0;
+  *one = in;
+  *kids = one;
+  return 1;
+}
+
+/* d's traced functions (borrowed): a host dataset's tuple of them (_host's fns), or the one of a map/filter. */
+static int fn_items(Dataset *d, const Val **items) {
+  Val f = val_is_undef(d->ofn) ? d->fn : d->ofn;
+  if (val_is(f, &tuple_type)) {
+    *items = ((Tuple *)f.u.o)->items;
+    return (int)((Tuple *)f.u.o)->len;
+  }
+  *items = val_is_undef(d->ofn) ? &d->fn : &d->ofn;
+  return val_is_undef(f) ? 0 : 1;
+}
+
+/* How many traced tensors d's own functions read. */
+static int node_ncaps(Dataset *d) {
+  const Val *f;
+  int nf = fn_items(d, &f), n = 0;
+  for (int i = 0; i < nf; i++) n += tffn_conc_ncaptures(f[i]);
+  return n;
+}
+
+/* How many traced tensors the functions of d's chain read (their captured inputs, fed after the stand-ins). */
+static void cap_count(Dataset *d, int *n) {
+  *n += node_ncaps(d);
+  const Val *kids;
+  Val one;
+  int nk = ds_kids(d, &kids, &one);
+  for (int i = 0; i < nk; i++) cap_count((Dataset *)kids[i].u.o, n);
+}
+
+/* Those tensors, in bind_args order (inputs first, then the node's own), appended to list. */
+static void cap_values(Dataset *d, Val list) {
+  const Val *kids;
+  Val one;
+  int nk = ds_kids(d, &kids, &one);
+  for (int i = 0; i < nk; i++) cap_values((Dataset *)kids[i].u.o, list);
+  if (node_ncaps(d) && val_is_undef(d->capv))
+    rt_throw(ERR_INVALID_ARGUMENT, "a dataset whose function reads tensors of a tf.function can only be iterated inside it");
+  if (!val_is_undef(d->capv))
+    for (tfs_i64 i = 0; i < ((Tuple *)d->capv.u.o)->len; i++) list_append(list, ((Tuple *)d->capv.u.o)->items[i]);
+}
+
 /* The stand-ins a dataset is built on, depth first (borrowed; at most cap stored, all counted). */
 static void arg_nodes(Dataset *d, Dataset **out, int *n, int cap) {
   if (d->kind == DS_ARG) {
     if (*n < cap) out[*n] = d;
     (*n)++;
-  } else if (d->kind == DS_ZIP) {
-    Tuple *t = (Tuple *)d->src.u.o;
-    for (tfs_i64 i = 0; i < t->len; i++) arg_nodes((Dataset *)t->items[i].u.o, out, n, cap);
-  } else if (is_ds(d->src)) {
-    arg_nodes((Dataset *)d->src.u.o, out, n, cap);
+    return;
   }
+  const Val *kids;
+  Val one;
+  int nk = ds_kids(d, &kids, &one);
+  for (int i = 0; i < nk; i++) arg_nodes((Dataset *)kids[i].u.o, out, n, cap);
+}
+
+/* ---- binding in place under host datasets ----
+ * A host dataset's factory (stdlib .tfs code) iterates the very datasets it was made on, so the nodes under it
+ * cannot be copied as bind_args copies the others: for the run, its stand-ins read the fed datasets (bound) and
+ * its functions that read traced tensors are their bound copies (fn, the traced one kept in ofn); the run's end
+ * undoes both (ds_run_ended). */
+static Dataset **rb_node;
+static int *rb_depth;
+static int rb_n, rb_cap;
+
+static void rb_add(Dataset *d) {
+  if (rb_n == rb_cap) {
+    int cap = rb_cap ? rb_cap * 2 : 8;
+    Dataset **nn = realloc(rb_node, sizeof(Dataset *) * (size_t)cap);
+    if (!nn) rt_throw(ERR_MEMORY, "out of memory");
+    rb_node = nn;
+    int *nd = realloc(rb_depth, sizeof(int) * (size_t)cap);
+    if (!nd) rt_throw(ERR_MEMORY, "out of memory");
+    rb_depth = nd;
+    rb_cap = cap;
+  }
+  d->hdr.rc++;
+  rb_node[rb_n] = d;
+  rb_depth[rb_n++] = exec_run_depth();
+}
+
+static void rb_undo(Dataset *d) {
+  if (d->kind == DS_HOST) {
+    const Val *f;
+    int nf = fn_items(d, &f);
+    for (int i = 0; i < nf; i++)
+      if (tffn_conc_ncaptures(f[i])) tffn_conc_run_captures(f[i], NULL);
+    trace_subst_drop(d);
+    return;
+  }
+  Val b = d->bound;
+  d->bound = val_undef();
+  val_decref(b);
+  if (!val_is_undef(d->ofn)) {
+    Val f = d->fn;
+    d->fn = d->ofn;
+    d->ofn = val_undef();
+    val_decref(f);
+  }
+}
+
+static void bind_inplace(Dataset *d, Dataset **real, int *k, Tensor *const *caps, int *ci) {
+  if (d->kind == DS_ARG) {
+    rb_undo(d);
+    d->bound = val_incref(ds_val(real[(*k)++]));
+    rb_add(d);
+    return;
+  }
+  const Val *kids;
+  Val one;
+  int nk = ds_kids(d, &kids, &one);
+  for (int i = 0; i < nk; i++) bind_inplace((Dataset *)kids[i].u.o, real, k, caps, ci);
+  if (d->kind == DS_HOST) {
+    /* its factory calls these very functions: they take the run's values */
+    const Val *f;
+    int nf = fn_items(d, &f);
+    bool any = false;
+    /* and the Python functions it calls (flat_map's) read the traced tensors as the run's values */
+    for (int j = 0; j < d->ncapr; j++) trace_subst_add(d->capg, d->capr[j], caps[*ci + j], d);
+    for (int i = 0; i < nf; i++) {
+      int nc = tffn_conc_ncaptures(f[i]);
+      if (!nc) continue;
+      tffn_conc_run_captures(f[i], caps + *ci);
+      *ci += nc;
+      any = true;
+    }
+    if (any) rb_add(d);
+    return;
+  }
+  Val tf = val_is_undef(d->ofn) ? d->fn : d->ofn;
+  int nc = tffn_conc_ncaptures(tf);
+  if (!nc) return;
+  Val fn = tffn_conc_bind_captures(tf, caps + *ci);
+  *ci += nc;
+  rb_undo(d);
+  d->ofn = d->fn;
+  d->fn = fn;
+  rb_add(d);
 }
 
 /* d with its stand-ins replaced by the fed datasets, in arg_nodes order (owned).
  * Nodes over a stand-in are copied; the copies start afresh, as TF rebuilds
  * a dataset made inside a function on every call. */
-static Val bind_args(Dataset *d, Dataset **real, int *k) {
+static Val bind_args(Dataset *d, Dataset **real, int *k, Tensor *const *caps, int *ci) {
   if (d->kind == DS_ARG) { Val v = ds_val(real[(*k)++]); return val_incref(v); }
-  int dummy = 0;
+  if (d->kind == DS_HOST) {
+    bind_inplace(d, real, k, caps, ci);
+    return val_incref(ds_val(d));
+  }
+  int dummy = 0, ncap = 0;
   arg_nodes(d, NULL, &dummy, 0);
-  if (!dummy) return val_incref(ds_val(d));
+  cap_count(d, &ncap);
+  if (!dummy && !ncap) return val_incref(ds_val(d));
   Val src;
   if (d->kind == DS_ZIP) {
     Tuple *t = (Tuple *)d->src.u.o;
     src = tuple_new(t->len);
     int mark = rt_hold_val(src);
-    for (tfs_i64 i = 0; i < t->len; i++) ((Tuple *)src.u.o)->items[i] = bind_args((Dataset *)t->items[i].u.o, real, k);
+    for (tfs_i64 i = 0; i < t->len; i++) ((Tuple *)src.u.o)->items[i] = bind_args((Dataset *)t->items[i].u.o, real, k, caps, ci);
     rt_unhold(mark);
+  } else if (is_ds(d->src)) {
+    src = bind_args((Dataset *)d->src.u.o, real, k, caps, ci);
   } else {
-    src = bind_args((Dataset *)d->src.u.o, real, k);
+    src = val_incref(d->src);
   }
+  int smark = rt_hold_val(src);
+  /* a function reading the trace's tensors computes with this run's values (TF's other_arguments) */
+  int nc = tffn_conc_ncaptures(d->fn);
+  Val fn = nc ? tffn_conc_bind_captures(d->fn, caps + *ci) : val_incref(d->fn);
+  *ci += nc;
+  rt_unhold(smark);
   Dataset *n = ds_new(d->kind, val_incref(d->spec), src, d->card);
   val_decref(src);
-  n->fn = val_incref(d->fn);
+  n->fn = fn;
   n->a = d->a;
   n->b = d->b;
   n->c = d->c;
@@ -2836,6 +3136,7 @@ static Val ds_source_traced(OpId op, Val structure, int drop) {
   val_decref(tmpl);
   val_decref(sl.list);
   d->flag = true;
+  sy_register(d, d->src);
   return ds_val(d);
 }
 
@@ -2883,7 +3184,10 @@ static Val unbound_copy(Dataset *d) {
   int cnt = 0;
   arg_nodes(d, st, &cnt, DS_MAX_ARGS);
   for (int i = 0; i < cnt && i < DS_MAX_ARGS; i++) any |= st[i]->flag;
-  if (!any) return val_incref(ds_val(d));
+  int ncap = 0;
+  cap_count(d, &ncap);   /* (the copy drops the captured tensors: the iterator's inputs feed them) */
+  if (!any && !ncap) return val_incref(ds_val(d));
+  if (!is_ds(d->src) && d->kind != DS_ZIP) return val_incref(ds_val(d));
   Val src;
   if (d->kind == DS_ZIP) {
     Tuple *t = (Tuple *)d->src.u.o;
@@ -2891,12 +3195,15 @@ static Val unbound_copy(Dataset *d) {
     int mark = rt_hold_val(src);
     for (tfs_i64 i = 0; i < t->len; i++) ((Tuple *)src.u.o)->items[i] = unbound_copy((Dataset *)t->items[i].u.o);
     rt_unhold(mark);
-  } else {
+  } else if (is_ds(d->src)) {
     src = unbound_copy((Dataset *)d->src.u.o);
+  } else {
+    src = val_incref(d->src);
   }
   Dataset *n = ds_new(d->kind, val_incref(d->spec), src, d->card);
   val_decref(src);
-  n->fn = val_incref(d->fn);
+  /* (a function reading traced tensors: its copy without the Python function, see tffn_conc_bind_captures) */
+  n->fn = tffn_conc_ncaptures(d->fn) ? tffn_conc_bind_captures(d->fn, NULL) : val_incref(d->fn);
   n->a = d->a;
   n->b = d->b;
   n->c = d->c;
@@ -2912,6 +3219,7 @@ static Val unbound_copy(Dataset *d) {
 }
 
 void meta_ds_iter(OpCall *c) {
+  graph_attr_cyclic = is_ds;   /* (see graph_release) */
   if (!is_ds(op_attr(c, 0))) op_fail(c, ERR_TYPE, "_DatasetIterator needs a dataset");
   meta_set(&c->outm[0], DT_INT64, 0, NULL);
 }
@@ -2934,15 +3242,19 @@ void k_ds_iter(OpCall *c) {
   }
   Dataset *d = (Dataset *)op_attr(c, 0).u.o;
   if (c->nin) {
-    /* built on dataset arguments: bind the fed ones */
+    /* built on dataset arguments: bind the fed ones; then the traced tensors its functions read */
     Dataset *real[DS_MAX_ARGS];
-    for (int i = 0; i < c->nin && i < DS_MAX_ARGS; i++) {
+    int nargs = 0;
+    arg_nodes(d, NULL, &nargs, 0);
+    if (nargs > c->nin) op_fail(c, ERR_INVALID_ARGUMENT, "_DatasetIterator: missing inputs");
+    for (int i = 0; i < nargs && i < DS_MAX_ARGS; i++) {
       Obj *o = c->in[i]->dtype == DT_VARIANT ? ((Obj **)tensor_data(c->in[i]))[0] : NULL;
       if (c->in[i]->dtype == DT_VARIANT && (!o || o->type != &ds_type)) op_fail(c, ERR_INVALID_ARGUMENT, "_DatasetIterator: not a dataset");
       real[i] = o ? (Dataset *)o : handle_lookup(c, c->in[i]);
     }
-    int k = 0;
-    Val b = bind_args(d, real, &k);
+    if (d->traced) ds_rebuild(d);
+    int k = 0, ci = 0;
+    Val b = bind_args(d, real, &k, c->in + nargs, &ci);
     int mark = rt_hold_val(b);
     it_slots[slot] = tfdata_iter(b);
     rt_unhold(mark);
@@ -3078,6 +3390,11 @@ void k_ds_release(OpCall *c) { slot_release(tensor_get_i(c->in[0], 0)); }
 static void ds_run_ended(int depth) {
   for (tfs_i64 h = 0; h < it_nslots; h++)
     if (!val_is_undef(it_slots[h]) && it_depth[h] >= depth) slot_release(h);
+  while (rb_n && rb_depth[rb_n - 1] >= depth) {
+    Dataset *d = rb_node[--rb_n];
+    rb_undo(d);
+    val_decref(ds_val(d));
+  }
 }
 
 /* graphdef.c's view of d (graphdef.h): TF's dataset op for it and its inputs. */
@@ -3123,6 +3440,7 @@ static bool ds_graphdef_info(Val v, GdDataset *o) {
       o->fn_attr = d->kind == DS_FILTER ? "predicate" : "f";
       if (!tffn_conc_info(d->fn, &ci)) return false;
       o->fn = ci.g;
+      o->ncap = tffn_conc_ncaptures(d->fn);
       if (d->kind == DS_PMAP) I64("num_parallel_calls", -1);   /* AUTOTUNE (dsparmap.c maps d->a at once) */
       return true;
     case DS_BATCH:
@@ -3176,14 +3494,17 @@ Val tfdata_graph_iter(Val ds) {
   int n = 0;
   arg_nodes(self_ds(ds), args, &n, DS_MAX_ARGS);
   if (n > DS_MAX_ARGS) rt_throw(ERR_UNIMPLEMENTED, "a dataset built on more than %d dataset arguments cannot be iterated in a graph", DS_MAX_ARGS);
-  Val in[DS_MAX_ARGS];
+  Val in = list_new(n);
+  rt_hold_val(in);
   for (int i = 0; i < n; i++) {
     if (!val_is_tensor(args[i]->src))
       rt_throw(ERR_INVALID_ARGUMENT, "a dataset received as a tf.function argument can only be iterated inside that function");
-    in[i] = args[i]->src;
+    list_append(in, args[i]->src);
   }
-  Val r = op_apply(&op_defs[OP_DATASET_ITER], n, in, &at);
+  cap_values(self_ds(ds), in);
+  Val r = op_apply(&op_defs[OP_DATASET_ITER], (int)((List *)in.u.o)->len, ((List *)in.u.o)->items, &at);
   rt_unhold(kmark);
+  val_decref(in);
   val_decref(keep);
   return r;
 }
