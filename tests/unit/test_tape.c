@@ -179,6 +179,7 @@ START_TEST(test_gradient_coverage) {
     OP_PRINT, OP_READ_VARIABLE, OP_PY_FUNC,   /* py_function: TF differentiates the host function with its own tape; tfs does not */
     OP_SERIALIZE_TENSOR,   /* a string result: TF registers no gradient */
     OP_BITCAST,   /* TF: Bitcast has no gradient (array_grad.py marks it NotDifferentiable) */
+    OP_DATASET_ITER,   /* a dataset's elements (float captures are its function's inputs): TF's IteratorGetNext has no gradient */
   };
   for (int id = 0; id < OP__COUNT; id++) {
     const OpDef *op = &op_defs[id];
