@@ -47,7 +47,12 @@ static void ex_result_json(StrBuf *b, Val v, int *k) {
     for (tfs_i64 i = 0; i < n; i++) ex_result_json(b, it[i], k);
     return;
   }
-  if (val_is(v, &dict_type)) return;   /* dict results are not recorded */
+  if (val_is(v, &dict_type)) {   /* its values in the order the trace built it, as the graph's outputs are */
+    Dict *d = (Dict *)v.u.o;
+    for (tfs_i64 i = 0; i < d->used; i++)
+      if (!val_is_undef(d->keys[i])) ex_result_json(b, d->vals[i], k);
+    return;
+  }
   Val comps = tffn_components(v);
   if (!val_is_undef(comps)) {   /* a composite (tf.RaggedTensor): its component tensors, as the graph's outputs are */
     int mark = rt_hold_val(comps);
