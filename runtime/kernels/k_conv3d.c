@@ -44,7 +44,7 @@ static void c3_geometry(OpCall *c, const TMeta *x, const TMeta *f, int strides_a
     Val v = op_attr(c, fmt_attr);
     const char *s = val_is(v, &str_type) ? str_cstr(v) : "NDHWC";
     if (!strcmp(s, "NCDHW"))
-      op_fail(c, ERR_UNIMPLEMENTED, "The Conv3D op currently only supports the NDHWC tensor format on the CPU. The op was given the format: NCDHW");
+      op_fail(c, ERR_INVALID_ARGUMENT, "CPU implementation of Conv3D currently only supports the NHWC tensor format.");
     if (strcmp(s, "NDHWC")) op_fail(c, ERR_INVALID_ARGUMENT, "Invalid data format");
   }
   tfs_i64 st[3], dl[3];
