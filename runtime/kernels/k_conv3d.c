@@ -37,9 +37,21 @@ static void c3_five(OpCall *c, int attr, bool dil, tfs_i64 out[3]) {
   out[0] = d[1], out[1] = d[2], out[2] = d[3];
 }
 
+/* TF's order: the filter's depth, then the input's against it, then the filter's size. */
+static void c3_depths(OpCall *c, const TMeta *x, const TMeta *f, const char *who) {
+  if (x->rank != 5 || f->rank != 5 || x->shape[4] < 0 || f->shape[3] < 0) return;
+  tfs_i64 ci = x->shape[4], fc = f->shape[3];
+  if (fc == 0) op_fail(c, ERR_INVALID_ARGUMENT, "%sfilter_depth must be non-zero", who);
+  if (ci % fc) op_fail(c, ERR_INVALID_ARGUMENT, "%sInput depth must be evenly divisible by filter depth: %lld vs %lld", who, (long long)ci, (long long)fc);
+  if (f->shape[0] == 0 || f->shape[1] == 0 || f->shape[2] == 0 || f->shape[4] == 0)
+    op_fail(c, ERR_INVALID_ARGUMENT, "%sfilter must not have zero elements (i.e. all dimensions must be non-zero)", who);
+  if (ci != fc) op_fail(c, ERR_UNIMPLEMENTED, "%sgrouped 3-D convolutions (input depth %lld, filter depth %lld) are not supported on CPU", who, (long long)ci, (long long)fc);
+}
+
 /* The attributes, then the output size and leading padding of each spatial dim as TF's
  * GetWindowedOutputSizeVerbose computes them (VALID: (in - k_eff + s) / s; SAME: ceil(in / s)). */
-static void c3_geometry(OpCall *c, const TMeta *x, const TMeta *f, int strides_attr, int pad_attr, int fmt_attr, int dil_attr) {
+static void c3_geometry(OpCall *c, const TMeta *x, const TMeta *f, int strides_attr, int pad_attr, int fmt_attr, int dil_attr,
+                        const char *who) {
   if (fmt_attr >= 0) {
     Val v = op_attr(c, fmt_attr);
     const char *s = val_is(v, &str_type) ? str_cstr(v) : "NDHWC";
@@ -56,6 +68,7 @@ static void c3_geometry(OpCall *c, const TMeta *x, const TMeta *f, int strides_a
   if (!same && strcmp(ps, "VALID")) op_fail(c, ERR_INVALID_ARGUMENT, "padding must be \"SAME\" or \"VALID\", got \"%s\"", ps);
   if (x->rank >= 0 && x->rank != 5) op_fail(c, ERR_INVALID_ARGUMENT, "input must be 5-dimensional");
   if (f->rank >= 0 && f->rank != 5) op_fail(c, ERR_INVALID_ARGUMENT, "filter must be 5-dimensional");
+  c3_depths(c, x, f, who);
   for (int d = 0; d < 3; d++) {
     tfs_i64 k = f->rank == 5 ? f->shape[d] : -1, in = x->rank == 5 ? x->shape[1 + d] : -1;
     c->iscr[S3_K + d] = k, c->iscr[S3_S + d] = st[d], c->iscr[S3_D + d] = dl[d];
@@ -71,19 +84,10 @@ static void c3_geometry(OpCall *c, const TMeta *x, const TMeta *f, int strides_a
   }
 }
 
-static void c3_depths(OpCall *c, const TMeta *x, const TMeta *f, const char *who) {
-  if (x->rank != 5 || f->rank != 5 || x->shape[4] < 0 || f->shape[3] < 0) return;
-  tfs_i64 ci = x->shape[4], fc = f->shape[3];
-  if (fc == 0) op_fail(c, ERR_INVALID_ARGUMENT, "%sfilter_depth must be non-zero", who);
-  if (ci % fc) op_fail(c, ERR_INVALID_ARGUMENT, "%sInput depth must be evenly divisible by filter depth: %lld vs %lld", who, (long long)ci, (long long)fc);
-  if (ci != fc) op_fail(c, ERR_UNIMPLEMENTED, "%sgrouped 3-D convolutions (input depth %lld, filter depth %lld) are not supported on CPU", who, (long long)ci, (long long)fc);
-}
-
 /* shape: NDHWC input [batch, depth, height, width, in_channels] and DHWIO filters [d, h, w, in_channels, out_channels] give [batch, out_depth, out_height, out_width, out_channels], each spatial size set by strides, dilations and padding (SAME: ceil(in / stride); VALID: ceil((in - (k - 1) * dilation) / stride)). */
 void meta_conv3d(OpCall *c) {
   const TMeta *x = &c->inm[0], *f = &c->inm[1];
-  c3_geometry(c, x, f, 0, 1, 2, 3);
-  c3_depths(c, x, f, "");
+  c3_geometry(c, x, f, 0, 1, 2, 3, "");
   tfs_i64 shape[5] = {x->rank == 5 ? x->shape[0] : -1, c->iscr[S3_O], c->iscr[S3_O + 1], c->iscr[S3_O + 2], f->rank == 5 ? f->shape[4] : -1};
   meta_set(&c->outm[0], x->dtype, 5, shape);
 }
@@ -249,8 +253,7 @@ void meta_conv3d_grad(OpCall *c) {
   const TMeta *x = &c->inm[0], *f = &c->inm[1], *dy = &c->inm[2];
   bool bi = c->op->id == OP_CONV3D_BP_INPUT;
   const char *who = bi ? "Conv3DBackpropInputOp: " : "Conv3DBackpropFilterOp: ";
-  c3_geometry(c, x, f, 0, 1, -1, 2);
-  c3_depths(c, x, f, who);
+  c3_geometry(c, x, f, 0, 1, -1, 2, who);
   if (dy->rank >= 0 && dy->rank != 5) op_fail(c, ERR_INVALID_ARGUMENT, "%sout_backprop must be 5-dimensional", who);
   if (x->rank == 5 && f->rank == 5 && dy->rank == 5) {
     if (x->shape[0] >= 0 && dy->shape[0] >= 0 && x->shape[0] != dy->shape[0])
