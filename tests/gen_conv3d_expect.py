@@ -90,8 +90,16 @@ def main():
              'print(tf.nn.conv3d(x64, f64, [1, 1, 1, 1, 1], "VALID").dtype)', '',
              '@tf.function(input_signature=[tf.TensorSpec([None, None, 8, 9, 2])])', 'def unknown(x):',
              '    return tf.nn.conv3d(x, tf.ones([2, 3, 3, 2, 4]), [1, 2, 2, 3, 1], "SAME")', '',
-             'print(unknown(tf.ones([1, 3, 8, 9, 2])).shape)']
+             'print(unknown(tf.ones([1, 3, 8, 9, 2])).shape)', '']
     out += ['<dtype: \'float64\'>', '(1, 2, 4, 3, 4)']
+    # a traced strided, dilated call (its ONNX form is checked by tests/onnx_export.py)
+    xd, fd = vals((1, 6, 5, 7, 1), 20), vals((2, 2, 3, 1, 2), 21)
+    yd = conv3d(torch.tensor(xd), torch.tensor(fd), (1, 2, 1), "VALID", (2, 1, 2))
+    prog += [f'fd = tf.constant({lit(fd)}, dtype=tf.float32)', '',
+             '@tf.function(input_signature=[tf.TensorSpec([None, 6, 5, 7, 1])])', 'def dilated(x):',
+             '    return tf.nn.conv3d(x, fd, [1, 1, 2, 1, 1], "VALID", dilations=[1, 2, 1, 2, 1])', '',
+             f'yd = dilated(tf.constant({lit(xd)}, dtype=tf.float32))', f'print(yd.shape, maxdiff(yd, {lit(yd)}))']
+    out += [f'{tuple(yd.shape)} 0.0']
     with open(os.path.join(HERE, 'programs', 'conv3d_torch.tfs'), 'w') as fh:
         fh.write('\n'.join(prog) + '\n')
     with open(os.path.join(HERE, 'programs', 'conv3d_torch.out'), 'w') as fh:

@@ -2772,6 +2772,47 @@ static bool gd_r_conv2d_bp_input(GD_RULE_ARGS) {
   return true;
 }
 
+/* Conv3D and its gradients: strides and dilations as TF's 5 ints (tfs keeps them so), NDHWC; the gradients take
+ * the shape of what they compute (input_sizes / filter_sizes, int32) in its place, as Conv2D's. */
+static bool gd_five(Val v, int out[5]) {
+  tfs_i64 x[8];
+  bool vec;
+  for (int i = 0; i < 5; i++) out[i] = 1;
+  if (v.tag == VT_NONE || val_is_undef(v)) return true;
+  if (gd_ints_of(v, x, 8, &vec) != 5) return false;
+  for (int i = 0; i < 5; i++) out[i] = (int)x[i];
+  return true;
+}
+
+static bool gd_r_conv3d(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  bool fwd = n->op->id == OP_CONV3D;
+  int nin = fwd ? 2 : 3, dil_at = fwd ? 3 : 2;
+  if (!x || n->nin < nin) return false;
+  for (int i = 1; i < nin; i++)
+    if (n->in[i].node < 0) return false;
+  int st[5], dl[5];
+  Val pad = n->attrs.n > 1 ? n->attrs.v[1] : val_none();
+  if (!val_is(pad, &str_type) || !gd_five(n->attrs.v[0], st) || !gd_five(n->attrs.n > dil_at ? n->attrs.v[dil_at] : val_none(), dl))
+    return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "strides", gd_ints(b, 5, st));
+  gd_attr_add(b, &at, "padding", gd_str(b, str_cstr(pad)));
+  gd_attr_add(b, &at, "data_format", gd_str(b, "NDHWC"));
+  gd_attr_add(b, &at, "dilations", gd_ints(b, 5, dl));
+  const char *in[3] = {x, gd_ref(b, g, n->in[1], b->fn), fwd ? NULL : gd_ref(b, g, n->in[2], b->fn)};
+  if (!fwd) {
+    bool bi = n->op->id == OP_CONV3D_BP_INPUT;
+    if (bi) gd_attr_add(b, &at, "Tshape", gd_type(b, DT_INT32));
+    AttrList sa = {0};
+    gd_attr_add(b, &sa, "T", gd_type(b, t));
+    gd_attr_add(b, &sa, "out_type", gd_type(b, DT_INT32));
+    in[bi ? 0 : 1] = gd_aux_named(b, base, bi ? "input_sizes" : "filter_sizes", "Shape", &sa, 1, bi ? &in[0] : &in[1]);
+  }
+  gd_aux(b, base, n->op->graph_name, &at, nin, in);
+  return true;
+}
+
 /* DepthwiseConv2dNative and its gradients: TF's attributes (explicit_paddings the 8 ints of EXPLICIT padding); the
  * gradients take the shape of what they compute (input_sizes / filter_sizes) in its place, as Conv2D's. */
 static bool gd_r_depthwise(GD_RULE_ARGS) {
@@ -3608,6 +3649,9 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_CONV2D] = gd_r_conv2d,
   [OP_CONV2D_BP_INPUT] = gd_r_conv2d_bp_input,
   [OP_CONV2D_BP_FILTER] = gd_r_conv2d_bp_input,
+  [OP_CONV3D] = gd_r_conv3d,
+  [OP_CONV3D_BP_INPUT] = gd_r_conv3d,
+  [OP_CONV3D_BP_FILTER] = gd_r_conv3d,
   [OP_DEPTHWISE] = gd_r_depthwise,
   [OP_DEPTHWISE_BP_INPUT] = gd_r_depthwise,
   [OP_DEPTHWISE_BP_FILTER] = gd_r_depthwise,
