@@ -1,4 +1,4 @@
-/* k_conv3d.c — 3-D convolution over NDHWC tensors (Conv3D) and its two gradient ops: TF's shape and attribute checks, then vol2col around the runtime's matrix products. */
+/* k_conv3d.c — 3-D convolution and pooling over NDHWC tensors (Conv3D, MaxPool3D, AvgPool3D) and their gradient ops: TF's shape and attribute checks, vol2col around the runtime's matrix products, direct pooling loops. */
 #pragma GCC optimize("O3")
 #include <stdlib.h>
 #include <string.h>
@@ -48,8 +48,33 @@ static void c3_depths(OpCall *c, const TMeta *x, const TMeta *f, const char *who
   if (ci != fc) op_fail(c, ERR_UNIMPLEMENTED, "%sgrouped 3-D convolutions (input depth %lld, filter depth %lld) are not supported on CPU", who, (long long)ci, (long long)fc);
 }
 
-/* The attributes, then the output size and leading padding of each spatial dim as TF's
- * GetWindowedOutputSizeVerbose computes them (VALID: (in - k_eff + s) / s; SAME: ceil(in / s)). */
+/* The output size and leading padding of each spatial dim (window k, -1 unknown) as TF's
+ * GetWindowedOutputSizeVerbose computes them (VALID: (in - k_eff + s) / s; SAME: ceil(in / s)), into the scratch. */
+static void c3_sizes(OpCall *c, const TMeta *x, const tfs_i64 k[3], const tfs_i64 st[3], const tfs_i64 dl[3], bool same) {
+  for (int d = 0; d < 3; d++) {
+    tfs_i64 in = x->rank == 5 ? x->shape[1 + d] : -1;
+    c->iscr[S3_K + d] = k[d], c->iscr[S3_S + d] = st[d], c->iscr[S3_D + d] = dl[d];
+    c->iscr[S3_O + d] = -1, c->iscr[S3_P + d] = 0;
+    if (k[d] < 0 || in < 0) continue;
+    tfs_i64 ek = (k[d] - 1) * dl[d] + 1, s = st[d];
+    tfs_i64 out = same ? (in + s - 1) / s : (in - ek + s) / s;
+    if (out < 0)
+      op_fail(c, ERR_INVALID_ARGUMENT, "Computed output size would be negative: %lld [input_size: %lld, effective_filter_size: %lld, stride: %lld]",
+              (long long)out, (long long)in, (long long)ek, (long long)s);
+    tfs_i64 total = (out - 1) * s + ek - in;
+    c->iscr[S3_O + d] = out, c->iscr[S3_P + d] = same && total > 0 ? total / 2 : 0;
+  }
+}
+
+static bool c3_same(OpCall *c, int attr) {
+  Val pv = op_attr(c, attr);
+  const char *ps = val_is(pv, &str_type) ? str_cstr(pv) : "";
+  bool same = !strcmp(ps, "SAME");
+  if (!same && strcmp(ps, "VALID")) op_fail(c, ERR_INVALID_ARGUMENT, "padding must be \"SAME\" or \"VALID\", got \"%s\"", ps);
+  return same;
+}
+
+/* Conv3D's attributes and ranks in TF's order, then the output sizes (c3_sizes). */
 static void c3_geometry(OpCall *c, const TMeta *x, const TMeta *f, int strides_attr, int pad_attr, int fmt_attr, int dil_attr,
                         const char *who) {
   if (fmt_attr >= 0) {
@@ -62,26 +87,13 @@ static void c3_geometry(OpCall *c, const TMeta *x, const TMeta *f, int strides_a
   tfs_i64 st[3], dl[3];
   c3_five(c, strides_attr, false, st);
   c3_five(c, dil_attr, true, dl);
-  Val pv = op_attr(c, pad_attr);
-  const char *ps = val_is(pv, &str_type) ? str_cstr(pv) : "";
-  bool same = !strcmp(ps, "SAME");
-  if (!same && strcmp(ps, "VALID")) op_fail(c, ERR_INVALID_ARGUMENT, "padding must be \"SAME\" or \"VALID\", got \"%s\"", ps);
+  bool same = c3_same(c, pad_attr);
   if (x->rank >= 0 && x->rank != 5) op_fail(c, ERR_INVALID_ARGUMENT, "input must be 5-dimensional");
   if (f->rank >= 0 && f->rank != 5) op_fail(c, ERR_INVALID_ARGUMENT, "filter must be 5-dimensional");
   c3_depths(c, x, f, who);
-  for (int d = 0; d < 3; d++) {
-    tfs_i64 k = f->rank == 5 ? f->shape[d] : -1, in = x->rank == 5 ? x->shape[1 + d] : -1;
-    c->iscr[S3_K + d] = k, c->iscr[S3_S + d] = st[d], c->iscr[S3_D + d] = dl[d];
-    c->iscr[S3_O + d] = -1, c->iscr[S3_P + d] = 0;
-    if (k < 0 || in < 0) continue;
-    tfs_i64 ek = (k - 1) * dl[d] + 1, s = st[d];
-    tfs_i64 out = same ? (in + s - 1) / s : (in - ek + s) / s;
-    if (out < 0)
-      op_fail(c, ERR_INVALID_ARGUMENT, "Computed output size would be negative: %lld [input_size: %lld, effective_filter_size: %lld, stride: %lld]",
-              (long long)out, (long long)in, (long long)ek, (long long)s);
-    tfs_i64 total = (out - 1) * s + ek - in;
-    c->iscr[S3_O + d] = out, c->iscr[S3_P + d] = same && total > 0 ? total / 2 : 0;
-  }
+  tfs_i64 k[3] = {-1, -1, -1};
+  if (f->rank == 5) k[0] = f->shape[0], k[1] = f->shape[1], k[2] = f->shape[2];
+  c3_sizes(c, x, k, st, dl, same);
 }
 
 /* shape: NDHWC input [batch, depth, height, width, in_channels] and DHWIO filters [d, h, w, in_channels, out_channels] give [batch, out_depth, out_height, out_width, out_channels], each spatial size set by strides, dilations and padding (SAME: ceil(in / stride); VALID: ceil((in - (k - 1) * dilation) / stride)). */
@@ -317,4 +329,167 @@ void k_conv3d_grad(OpCall *c) {
   tensor_release(f);
   tensor_release(dy);
   if (!ok) rt_throw(ERR_MEMORY, "out of memory");
+}
+
+/* ---- MaxPool3D / AvgPool3D over NDHWC and their gradient ops (input, dy): windows of real cells only -------- */
+
+/* ksize / strides as tf.nn.max_pool3d / avg_pool3d take them (an int, or a list of 1, 3 or 5 ints, as
+ * nn_ops._get_sequence expands them), then TF's Pooling3DOp checks of the 5. */
+static void p3_five(OpCall *c, int attr, const char *what, tfs_i64 out[3]) {
+  Val v = op_attr(c, attr);
+  tfs_i64 d[TFS_MAX_RANK], f[5] = {1, 1, 1, 1, 1};
+  int r = v.tag == VT_INT ? (d[0] = v.u.i, 1) : val_is(v, &list_type) || val_is(v, &tuple_type) ? val_to_dims(v, d, false, what) : -1;
+  if (r == 1 || r == 3)
+    for (int i = 0; i < 3; i++) f[1 + i] = d[r == 1 ? 0 : i];
+  else if (r == 5) memcpy(f, d, sizeof f);
+  else {
+    StrBuf s;
+    sb_init(&s);
+    sb_printf(&s, "%s should be of length 1, 3 or 5. Received: %s=", what, what);
+    val_repr(&s, v);
+    sb_printf(&s, " of length %d", r < 0 ? 1 : r);
+    /* errindex: … should be of length 1, 3 or 5. Received: …=… of length … */
+    op_fail_sb(c, ERR_VALUE, &s);
+  }
+  if (f[0] != 1) op_fail(c, ERR_UNIMPLEMENTED, "Pooling is not yet supported on the batch dimension.");
+  if (f[4] != 1) op_fail(c, ERR_UNIMPLEMENTED, "Pooling is not yet supported on the depth dimension.");
+  if (f[1] < 1 || f[2] < 1 || f[3] < 1)
+    op_fail(c, ERR_INVALID_ARGUMENT, "%s must be positive, got [%lld, %lld, %lld]", what, (long long)f[1], (long long)f[2], (long long)f[3]);
+  for (int i = 0; i < 3; i++) out[i] = f[1 + i];
+}
+
+/* (input, ksize, strides, padding[, data_format]) -> the scratch's window, strides, padding and output sizes. */
+static void p3_geometry(OpCall *c, const TMeta *x, int fmt_attr) {
+  if (fmt_attr >= 0) {
+    Val v = op_attr(c, fmt_attr);
+    const char *s = val_is(v, &str_type) ? str_cstr(v) : "NDHWC";
+    if (!strcmp(s, "NCDHW")) op_fail(c, ERR_INVALID_ARGUMENT, "Default Pooling3DOp only supports NDHWC on device type CPU");
+    if (strcmp(s, "NDHWC")) op_fail(c, ERR_INVALID_ARGUMENT, "Invalid data format");
+  }
+  tfs_i64 k[3], st[3], dl[3] = {1, 1, 1};
+  p3_five(c, 0, "ksize", k);
+  p3_five(c, 1, "strides", st);
+  bool same = c3_same(c, 2);
+  if (x->rank >= 0 && x->rank != 5) op_fail(c, ERR_INVALID_ARGUMENT, "tensor_in must be 5-dimensional");
+  c3_sizes(c, x, k, st, dl, same);
+}
+
+/* shape: NDHWC [batch, out_depth, out_height, out_width, channels], each spatial size set by ksize, strides and padding as for tf.nn.conv3d. */
+void meta_pool3d(OpCall *c) {
+  const TMeta *x = &c->inm[0];
+  p3_geometry(c, x, 3);
+  tfs_i64 shape[5] = {x->rank == 5 ? x->shape[0] : -1, c->iscr[S3_O], c->iscr[S3_O + 1], c->iscr[S3_O + 2], x->rank == 5 ? x->shape[4] : -1};
+  meta_set(&c->outm[0], x->dtype, 5, shape);
+}
+
+/* shape: the pooled input's shape. */
+void meta_pool3d_grad(OpCall *c) {
+  const TMeta *x = &c->inm[0], *dy = &c->inm[1];
+  p3_geometry(c, x, -1);
+  if (dy->rank >= 0 && dy->rank != 5) op_fail(c, ERR_INVALID_ARGUMENT, "out_backprop must be 5-dimensional");
+  if (x->rank == 5 && dy->rank == 5)
+    for (int d = 0; d < 5; d++) {
+      tfs_i64 want = d == 0 ? x->shape[0] : d == 4 ? x->shape[4] : c->iscr[S3_O + d - 1];
+      if (want >= 0 && dy->shape[d] >= 0 && want != dy->shape[d])
+        op_fail(c, ERR_INVALID_ARGUMENT, "out_backprop's shape does not match the pooling's output: dimension %d is %lld, not %lld", d,
+                (long long)dy->shape[d], (long long)want);
+    }
+  c->outm[0] = *x;
+  c->outm[0].dtype = dy->dtype;
+}
+
+/* One pass over whole images [n0, n1): forward max or average (y), or the gradient (dx) of either.  A window's
+ * real cells are its part inside the input (TF's GetBroadcastSize); the average divides by their count.  The
+ * max gradient goes to every cell within 1e-5 of the window's maximum, as TF's CPU MaxPool3DGrad selects them
+ * (not only the first maximum). */
+typedef struct {
+  const OpCall *c;
+  bool avg;
+  tfs_i64 N, in[3], C;
+  const void *x, *y, *dy;   /* y: the forward output, for the max gradient */
+  void *out;
+} P3Job;
+
+#define P3_T(T)                                                                                                  \
+  static void p3_part_##T(void *ctx, int part, int nparts) {                                                     \
+    const P3Job *j = ctx;                                                                                        \
+    const tfs_i64 *s = j->c->iscr;                                                                               \
+    tfs_i64 C = j->C, D = j->in[0], H = j->in[1], W = j->in[2], n0, n1;                                          \
+    tfs_i64 OD = s[S3_O], OH = s[S3_O + 1], OW = s[S3_O + 2];                                                    \
+    const T *x = j->x, *y = j->y, *dy = j->dy;                                                                   \
+    T *out = j->out;                                                                                             \
+    bool grad = dy != NULL;                                                                                      \
+    tp_slice(j->N, part, nparts, &n0, &n1);                                                                      \
+    if (grad) memset(out + n0 * D * H * W * C, 0, sizeof(T) * (size_t)((n1 - n0) * D * H * W * C));             \
+    for (tfs_i64 n = n0; n < n1; n++)                                                                            \
+      for (tfs_i64 oz = 0; oz < OD; oz++)                                                                        \
+        for (tfs_i64 oy = 0; oy < OH; oy++)                                                                      \
+          for (tfs_i64 ox = 0; ox < OW; ox++) {                                                                  \
+            tfs_i64 lo[3] = {oz * s[S3_S] - s[S3_P], oy * s[S3_S + 1] - s[S3_P + 1], ox * s[S3_S + 2] - s[S3_P + 2]}; \
+            tfs_i64 hi[3], dims[3] = {D, H, W};                                                                  \
+            for (int d = 0; d < 3; d++) {                                                                        \
+              hi[d] = lo[d] + s[S3_K + d] < dims[d] ? lo[d] + s[S3_K + d] : dims[d];                             \
+              if (lo[d] < 0) lo[d] = 0;                                                                          \
+            }                                                                                                    \
+            tfs_i64 count = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);                                 \
+            tfs_i64 o = (((n * OD + oz) * OH + oy) * OW + ox) * C;                                               \
+            for (tfs_i64 ch = 0; ch < C; ch++) {                                                                 \
+              T acc = 0, g = grad ? dy[o + ch] : 0, m = grad && !j->avg ? y[o + ch] : 0;                         \
+              bool first = true;                                                                                 \
+              if (grad && j->avg) g = g * (T)(1.0f / (float)count);   /* TF's float reciprocal */              \
+              for (tfs_i64 iz = lo[0]; iz < hi[0]; iz++)                                                         \
+                for (tfs_i64 iy = lo[1]; iy < hi[1]; iy++)                                                       \
+                  for (tfs_i64 ix = lo[2]; ix < hi[2]; ix++) {                                                   \
+                    tfs_i64 at = (((n * D + iz) * H + iy) * W + ix) * C + ch;                                    \
+                    if (grad) {                                                                                  \
+                      T dv = x[at] - m;                                                                          \
+                      if (j->avg || (dv < 0 ? -dv : dv) < (T)1e-5) out[at] = out[at] + g;                        \
+                    } else if (j->avg) acc = acc + x[at];                                                        \
+                    else if (first || x[at] > acc) acc = x[at];                                                  \
+                    first = false;                                                                               \
+                  }                                                                                              \
+              if (!grad) out[o + ch] = j->avg ? (count ? acc / (T)count : (T)0) : acc;                           \
+            }                                                                                                    \
+          }                                                                                                      \
+  }
+P3_T(float)
+P3_T(double)
+
+static void p3_run(const OpCall *c, P3Job *j, const Tensor *x) {
+  j->c = c, j->N = x->shape[0], j->C = x->shape[4];
+  for (int d = 0; d < 3; d++) j->in[d] = x->shape[1 + d];
+  tfs_i64 per_image = c->iscr[S3_O] * c->iscr[S3_O + 1] * c->iscr[S3_O + 2] * c->iscr[S3_K] * c->iscr[S3_K + 1] * c->iscr[S3_K + 2] * j->C;
+  int nparts = tp_parts(j->N, ((tfs_i64)1 << 16) / (per_image > 0 ? per_image : 1) + 1);
+  tp_run(nparts, x->dtype == DT_FLOAT32 ? p3_part_float : p3_part_double, j);
+}
+
+void k_pool3d(OpCall *c) {
+  if (op_run_half_as_f32(c, k_pool3d)) return;
+  Tensor *x = tensor_contiguous(c->in[0]);
+  P3Job j = {.avg = c->op->id == OP_AVG_POOL3D, .x = tensor_data(x), .out = tensor_data(c->out[0])};
+  p3_run(c, &j, x);
+  tensor_release(x);
+}
+
+/* MaxPool3DGrad runs the forward pooling again for the maxima it compares with (TF's op takes them as an input). */
+void k_pool3d_grad(OpCall *c) {
+  if (op_run_half_as_f32(c, k_pool3d_grad)) return;
+  Tensor *x = tensor_contiguous(c->in[0]), *dy = tensor_contiguous(c->in[1]);
+  bool avg = c->op->id == OP_AVG_POOL3D_GRAD;
+  void *y = NULL;
+  if (!avg) {
+    y = malloc(sizeof(double) * (size_t)(dy->size > 0 ? dy->size : 1));
+    if (!y) {
+      tensor_release(x);
+      tensor_release(dy);
+      rt_throw(ERR_MEMORY, "out of memory");
+    }
+    P3Job f = {.avg = false, .x = tensor_data(x), .out = y};
+    p3_run(c, &f, x);
+  }
+  P3Job j = {.avg = avg, .x = tensor_data(x), .y = y, .dy = tensor_data(dy), .out = tensor_data(c->out[0])};
+  p3_run(c, &j, x);
+  free(y);
+  tensor_release(x);
+  tensor_release(dy);
 }
