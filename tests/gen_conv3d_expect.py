@@ -258,6 +258,17 @@ def pool_main():
     out += ["{'name': 'p', 'trainable': True, 'dtype': 'float32', 'pool_size': (3, 3, 3), 'padding': 'same', "
             "'strides': (3, 3, 3), 'data_format': 'channels_last'}", "(1, 2, 3)",
             str(tuple([None] + [conv_len(n, kk, "valid", ss, 1) for n, kk, ss in zip((7, 8, 9), (2, 3, 2), (1, 2, 1))] + [4]))]
+    # traced pools with unknown batch (their ONNX forms are checked by tests/onnx_export.py)
+    xs, k, st = (1, 5, 6, 4, 2), (2, 3, 2), (2, 2, 1)
+    x = distinct(xs, 60)
+    prog += ['', '@tf.function(input_signature=[tf.TensorSpec([None, 5, 6, 4, 2])])', 'def pools(x):',
+             f'    return tf.nn.max_pool3d(x, {list(k)}, {list(st)}, "SAME"), tf.nn.avg_pool3d(x, 2, [1, 1, 2, 2, 1], "SAME")', '',
+             f'ym, ya = pools(tf.constant({lit(x)}, dtype=tf.float32))',
+             f'print(ym.shape, maxdiff(ym, {lit(pool3d(torch.tensor(x), k, st, "SAME", "max"))}), ya.shape, '
+             f'close(ya, {lit(pool3d(torch.tensor(x), (2, 2, 2), (1, 2, 2), "SAME", "avg"))}))']
+    ym = pool3d(torch.tensor(x), k, st, "SAME", "max")
+    ya = pool3d(torch.tensor(x), (2, 2, 2), (1, 2, 2), "SAME", "avg")
+    out += [f'{tuple(ym.shape)} 0.0 {tuple(ya.shape)} True']
     with open(os.path.join(HERE, 'programs', 'pool3d_torch.tfs'), 'w') as fh:
         fh.write('\n'.join(prog) + '\n')
     with open(os.path.join(HERE, 'programs', 'pool3d_torch.out'), 'w') as fh:
