@@ -346,7 +346,10 @@ static void p3_five(OpCall *c, int attr, const char *what, tfs_i64 out[3]) {
     StrBuf s;
     sb_init(&s);
     sb_printf(&s, "%s should be of length 1, 3 or 5. Received: %s=", what, what);
-    val_repr(&s, v);
+    /* _get_sequence shows the value after list() */
+    if (r < 0) val_repr(&s, v);
+    for (int i = 0; i < r; i++) sb_printf(&s, "%s%lld", i ? ", " : "[", (long long)d[i]);
+    if (r >= 0) sb_printf(&s, r ? "]" : "[]");
     sb_printf(&s, " of length %d", r < 0 ? 1 : r);
     /* errindex: … should be of length 1, 3 or 5. Received: …=… of length … */
     op_fail_sb(c, ERR_VALUE, &s);
