@@ -2745,6 +2745,15 @@ static bool gd_r_softmax(GD_RULE_ARGS) {
   return true;
 }
 
+/* TF's gradient ops take the shape of what they compute (input_sizes / filter_sizes / orig_input_shape) in its
+ * place: Shape (int32) of the tensor src under that name. */
+static const char *gd_sizes_of(GdBuild *b, const char *base, const char *name, DType t, const char *src) {
+  AttrList sa = {0};
+  gd_attr_add(b, &sa, "T", gd_type(b, t));
+  gd_attr_add(b, &sa, "out_type", gd_type(b, DT_INT32));
+  return gd_aux_named(b, base, name, "Shape", &sa, 1, &src);
+}
+
 static bool gd_r_conv2d(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
   if (!x || n->nin < 2 || n->in[1].node < 0) return false;
@@ -2763,10 +2772,7 @@ static bool gd_r_conv2d_bp_input(GD_RULE_ARGS) {
   gd_attr_add(b, &at, "T", gd_type(b, t));
   if (!gd_window_attrs(b, &at, n, -1, 0, 1, 2, true)) return false;
   const char *f = gd_ref(b, g, n->in[1], b->fn), *dy = gd_ref(b, g, n->in[2], b->fn);
-  AttrList sa = {0};
-  gd_attr_add(b, &sa, "T", gd_type(b, t));
-  gd_attr_add(b, &sa, "out_type", gd_type(b, DT_INT32));
-  const char *shp = gd_aux_named(b, base, bi ? "input_sizes" : "filter_sizes", "Shape", &sa, 1, bi ? &x : &f);
+  const char *shp = gd_sizes_of(b, base, bi ? "input_sizes" : "filter_sizes", t, bi ? x : f);
   const char *in[3] = {bi ? shp : x, bi ? f : shp, dy};
   gd_aux(b, base, n->op->graph_name, &at, 3, in);
   return true;
@@ -2804,10 +2810,7 @@ static bool gd_r_conv3d(GD_RULE_ARGS) {
   if (!fwd) {
     bool bi = n->op->id == OP_CONV3D_BP_INPUT;
     if (bi) gd_attr_add(b, &at, "Tshape", gd_type(b, DT_INT32));
-    AttrList sa = {0};
-    gd_attr_add(b, &sa, "T", gd_type(b, t));
-    gd_attr_add(b, &sa, "out_type", gd_type(b, DT_INT32));
-    in[bi ? 0 : 1] = gd_aux_named(b, base, bi ? "input_sizes" : "filter_sizes", "Shape", &sa, 1, bi ? &in[0] : &in[1]);
+    in[bi ? 0 : 1] = gd_sizes_of(b, base, bi ? "input_sizes" : "filter_sizes", t, in[bi ? 0 : 1]);
   }
   gd_aux(b, base, n->op->graph_name, &at, nin, in);
   return true;
@@ -2858,10 +2861,7 @@ static bool gd_r_pool3d(GD_RULE_ARGS) {
     gd_aux(b, base, "MaxPool3DGrad", &at, 3, in);
     return true;
   }
-  AttrList sa = {0};
-  gd_attr_add(b, &sa, "T", gd_type(b, t));
-  gd_attr_add(b, &sa, "out_type", gd_type(b, DT_INT32));
-  const char *in[2] = {gd_aux_named(b, base, "orig_input_shape", "Shape", &sa, 1, &x), dy};
+  const char *in[2] = {gd_sizes_of(b, base, "orig_input_shape", t, x), dy};
   gd_aux(b, base, "AvgPool3DGrad", &at, 2, in);
   return true;
 }
@@ -2893,10 +2893,7 @@ static bool gd_r_depthwise(GD_RULE_ARGS) {
   const char *in[3] = {x, gd_ref(b, g, n->in[1], b->fn), nin > 2 ? gd_ref(b, g, n->in[2], b->fn) : NULL};
   if (nin > 2) {
     bool bi = n->op->id == OP_DEPTHWISE_BP_INPUT;
-    AttrList sa = {0};
-    gd_attr_add(b, &sa, "T", gd_type(b, t));
-    gd_attr_add(b, &sa, "out_type", gd_type(b, DT_INT32));
-    in[bi ? 0 : 1] = gd_aux_named(b, base, bi ? "input_sizes" : "filter_sizes", "Shape", &sa, 1, bi ? &in[0] : &in[1]);
+    in[bi ? 0 : 1] = gd_sizes_of(b, base, bi ? "input_sizes" : "filter_sizes", t, in[bi ? 0 : 1]);
   }
   gd_aux(b, base, n->op->graph_name, &at, nin, in);
   return true;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "object/object.h"
+#include "kernels/conv.h"
 #include "kernels/ops.h"
 
 /* Scratch shared by the ops here (meta -> kernel), three entries per spatial dim (depth, height, width):
@@ -160,18 +161,6 @@ static void vol2col(const C3 *g, const char *x, char *col, tfs_i64 r0, tfs_i64 r
   }
 }
 
-static void c3_add(DType dt, void *dst, const void *src, tfs_i64 n) {
-  if (dt == DT_FLOAT32) {
-    float *restrict d = dst;
-    const float *restrict s = src;
-    for (tfs_i64 i = 0; i < n; i++) d[i] = d[i] + s[i];
-  } else {
-    double *restrict d = dst;
-    const double *restrict s = src;
-    for (tfs_i64 i = 0; i < n; i++) d[i] = d[i] + s[i];
-  }
-}
-
 /* The inverse scatter: dx[n, iz, iy, ix, :] += col[r - r0][tap], rows and taps in order. */
 static void col2vol(const C3 *g, char *dx, const char *col, tfs_i64 r0, tfs_i64 r1) {
   size_t cb = (size_t)g->C * g->es;
@@ -187,7 +176,7 @@ static void col2vol(const C3 *g, char *dx, const char *col, tfs_i64 r0, tfs_i64 
         for (tfs_i64 kx = 0; kx < g->k[2]; kx++, src += cb) {
           tfs_i64 ix = o[2] + kx * g->dl[2];
           if (!row_in || ix < 0 || ix >= g->in[2]) continue;
-          c3_add(g->dt, dx + (size_t)((((n * g->in[0] + iz) * g->in[1] + iy) * g->in[2] + ix) * g->C) * g->es, src, g->C);
+          conv_add_into(g->dt == DT_FLOAT32, dx + (size_t)((((n * g->in[0] + iz) * g->in[1] + iy) * g->in[2] + ix) * g->C) * g->es, src, g->C);
         }
       }
     }
@@ -319,7 +308,7 @@ void k_conv3d_grad(OpCall *c) {
           tfs_i64 r1 = r0 + g.blk < g.rows ? r0 + g.blk : g.rows;
           vol2col(&g, xd, col, r0, r1);
           matmul_any(g.dt, tmp, col, dyd + (size_t)(r0 * g.O) * g.es, g.kkc, g.O, r1 - r0, true, false);
-          c3_add(g.dt, out, tmp, g.kkc * g.O);
+          conv_add_into(g.dt == DT_FLOAT32, out, tmp, g.kkc * g.O);
         }
         free(col);
       }
