@@ -2801,6 +2801,15 @@ static bool gd_r_softmax(GD_RULE_ARGS) {
   return true;
 }
 
+/* TF's gradient ops take the shape of what they compute (input_sizes / filter_sizes / orig_input_shape) in its
+ * place: Shape (int32) of the tensor src under that name. */
+static const char *gd_sizes_of(GdBuild *b, const char *base, const char *name, DType t, const char *src) {
+  AttrList sa = {0};
+  gd_attr_add(b, &sa, "T", gd_type(b, t));
+  gd_attr_add(b, &sa, "out_type", gd_type(b, DT_INT32));
+  return gd_aux_named(b, base, name, "Shape", &sa, 1, &src);
+}
+
 static bool gd_r_conv2d(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
   if (!x || n->nin < 2 || n->in[1].node < 0) return false;
@@ -2819,12 +2828,97 @@ static bool gd_r_conv2d_bp_input(GD_RULE_ARGS) {
   gd_attr_add(b, &at, "T", gd_type(b, t));
   if (!gd_window_attrs(b, &at, n, -1, 0, 1, 2, true)) return false;
   const char *f = gd_ref(b, g, n->in[1], b->fn), *dy = gd_ref(b, g, n->in[2], b->fn);
-  AttrList sa = {0};
-  gd_attr_add(b, &sa, "T", gd_type(b, t));
-  gd_attr_add(b, &sa, "out_type", gd_type(b, DT_INT32));
-  const char *shp = gd_aux_named(b, base, bi ? "input_sizes" : "filter_sizes", "Shape", &sa, 1, bi ? &x : &f);
+  const char *shp = gd_sizes_of(b, base, bi ? "input_sizes" : "filter_sizes", t, bi ? x : f);
   const char *in[3] = {bi ? shp : x, bi ? f : shp, dy};
   gd_aux(b, base, n->op->graph_name, &at, 3, in);
+  return true;
+}
+
+/* Conv3D and its gradients: strides and dilations as TF's 5 ints (tfs keeps them so), NDHWC; the gradients take
+ * the shape of what they compute (input_sizes / filter_sizes, int32) in its place, as Conv2D's. */
+static bool gd_five(Val v, int out[5]) {
+  tfs_i64 x[8];
+  bool vec;
+  for (int i = 0; i < 5; i++) out[i] = 1;
+  if (v.tag == VT_NONE || val_is_undef(v)) return true;
+  if (gd_ints_of(v, x, 8, &vec) != 5) return false;
+  for (int i = 0; i < 5; i++) out[i] = (int)x[i];
+  return true;
+}
+
+static bool gd_r_conv3d(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  bool fwd = n->op->id == OP_CONV3D;
+  int nin = fwd ? 2 : 3, dil_at = fwd ? 3 : 2;
+  if (!x || n->nin < nin) return false;
+  for (int i = 1; i < nin; i++)
+    if (n->in[i].node < 0) return false;
+  int st[5], dl[5];
+  Val pad = n->attrs.n > 1 ? n->attrs.v[1] : val_none();
+  if (!val_is(pad, &str_type) || !gd_five(n->attrs.v[0], st) || !gd_five(n->attrs.n > dil_at ? n->attrs.v[dil_at] : val_none(), dl))
+    return false;
+  gd_attr_add(b, &at, "T", gd_type(b, t));
+  gd_attr_add(b, &at, "strides", gd_ints(b, 5, st));
+  gd_attr_add(b, &at, "padding", gd_str(b, str_cstr(pad)));
+  gd_attr_add(b, &at, "data_format", gd_str(b, "NDHWC"));
+  gd_attr_add(b, &at, "dilations", gd_ints(b, 5, dl));
+  const char *in[3] = {x, gd_ref(b, g, n->in[1], b->fn), fwd ? NULL : gd_ref(b, g, n->in[2], b->fn)};
+  if (!fwd) {
+    bool bi = n->op->id == OP_CONV3D_BP_INPUT;
+    if (bi) gd_attr_add(b, &at, "Tshape", gd_type(b, DT_INT32));
+    in[bi ? 0 : 1] = gd_sizes_of(b, base, bi ? "input_sizes" : "filter_sizes", t, in[bi ? 0 : 1]);
+  }
+  gd_aux(b, base, n->op->graph_name, &at, nin, in);
+  return true;
+}
+
+/* MaxPool3D / AvgPool3D and their gradients: ksize and strides as TF's 5 ints (tfs also takes 1 or 3, as
+ * tf.nn.max_pool3d does); MaxPool3DGrad takes the pooled output too (MaxPool3D again), AvgPool3DGrad the input's
+ * shape (int32). */
+static bool gd_pool5(Val v, int out[5]) {
+  tfs_i64 x[8];
+  bool vec;
+  int n = v.tag == VT_NONE || val_is_undef(v) ? -1 : gd_ints_of(v, x, 8, &vec);
+  out[0] = out[4] = 1;
+  if (n == 1) out[1] = out[2] = out[3] = (int)x[0];
+  else if (n == 3) for (int i = 0; i < 3; i++) out[1 + i] = (int)x[i];
+  else if (n == 5) for (int i = 0; i < 5; i++) out[i] = (int)x[i];
+  else return false;
+  return true;
+}
+
+static bool gd_r_pool3d(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  int id = n->op->id;
+  bool grad = id == OP_MAX_POOL3D_GRAD || id == OP_AVG_POOL3D_GRAD, max = id == OP_MAX_POOL3D || id == OP_MAX_POOL3D_GRAD;
+  if (!x || (grad && (n->nin < 2 || n->in[1].node < 0)) || n->attrs.n < 3) return false;
+  int ks[5], st[5];
+  Val pad = n->attrs.v[2];
+  if (!val_is(pad, &str_type) || !gd_pool5(n->attrs.v[0], ks) || !gd_pool5(n->attrs.v[1], st)) return false;
+  /* each node gets its own list (a node keeps the list it is given) */
+  AttrList pa[2] = {{0}, {0}};
+  for (int k = 0; k < 2; k++) {
+    AttrList *l = k ? &pa[1] : &at;
+    gd_attr_add(b, l, "T", gd_type(b, t));
+    gd_attr_add(b, l, "ksize", gd_ints(b, 5, ks));
+    gd_attr_add(b, l, "strides", gd_ints(b, 5, st));
+    gd_attr_add(b, l, "padding", gd_str(b, str_cstr(pad)));
+    gd_attr_add(b, l, "data_format", gd_str(b, "NDHWC"));
+  }
+  if (!grad) {
+    gd_aux(b, base, n->op->graph_name, &at, 1, &x);
+    return true;
+  }
+  const char *dy = gd_ref(b, g, n->in[1], b->fn);
+  if (max) {
+    const char *pooled = gd_aux(b, base, "MaxPool3D", &pa[1], 1, &x);
+    gd_attr_add(b, &at, "TInput", gd_type(b, t));
+    const char *in[3] = {x, pooled, dy};
+    gd_aux(b, base, "MaxPool3DGrad", &at, 3, in);
+    return true;
+  }
+  const char *in[2] = {gd_sizes_of(b, base, "orig_input_shape", t, x), dy};
+  gd_aux(b, base, "AvgPool3DGrad", &at, 2, in);
   return true;
 }
 
@@ -2855,10 +2949,7 @@ static bool gd_r_depthwise(GD_RULE_ARGS) {
   const char *in[3] = {x, gd_ref(b, g, n->in[1], b->fn), nin > 2 ? gd_ref(b, g, n->in[2], b->fn) : NULL};
   if (nin > 2) {
     bool bi = n->op->id == OP_DEPTHWISE_BP_INPUT;
-    AttrList sa = {0};
-    gd_attr_add(b, &sa, "T", gd_type(b, t));
-    gd_attr_add(b, &sa, "out_type", gd_type(b, DT_INT32));
-    in[bi ? 0 : 1] = gd_aux_named(b, base, bi ? "input_sizes" : "filter_sizes", "Shape", &sa, 1, bi ? &in[0] : &in[1]);
+    in[bi ? 0 : 1] = gd_sizes_of(b, base, bi ? "input_sizes" : "filter_sizes", t, in[bi ? 0 : 1]);
   }
   gd_aux(b, base, n->op->graph_name, &at, nin, in);
   return true;
@@ -3690,6 +3781,13 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_CONV2D] = gd_r_conv2d,
   [OP_CONV2D_BP_INPUT] = gd_r_conv2d_bp_input,
   [OP_CONV2D_BP_FILTER] = gd_r_conv2d_bp_input,
+  [OP_CONV3D] = gd_r_conv3d,
+  [OP_CONV3D_BP_INPUT] = gd_r_conv3d,
+  [OP_CONV3D_BP_FILTER] = gd_r_conv3d,
+  [OP_MAX_POOL3D] = gd_r_pool3d,
+  [OP_AVG_POOL3D] = gd_r_pool3d,
+  [OP_MAX_POOL3D_GRAD] = gd_r_pool3d,
+  [OP_AVG_POOL3D_GRAD] = gd_r_pool3d,
   [OP_DEPTHWISE] = gd_r_depthwise,
   [OP_DEPTHWISE_BP_INPUT] = gd_r_depthwise,
   [OP_DEPTHWISE_BP_FILTER] = gd_r_depthwise,

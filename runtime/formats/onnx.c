@@ -1296,6 +1296,56 @@ static void ox_lower_op(Ox *x, OxScope *s, int id, char **out) {
       out[0] = ox_perm(x, o, to_nhwc);
       return;
     }
+    case OP_CONV3D: {
+      /* NDHWC -> NCDHW around ONNX's Conv, filters [KD, KH, KW, C, O] -> weight [O, C, KD, KH, KW]; strides and
+       * dilations are TF's 5 ints (1 for the batch and channel dims, which Conv3D's meta checked) */
+      static const int64_t to_ncdhw[5] = {0, 4, 1, 2, 3}, to_ndhwc[5] = {0, 2, 3, 4, 1}, dhwio_to_oidhw[5] = {4, 3, 0, 1, 2};
+      int64_t sd[2][5] = {{1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}};
+      for (int k = 0; k < 2; k++) {
+        int ai = k ? 3 : 0, got = 0;
+        Val v = ox_attrv(n, ai);
+        if (!ox_given(v)) continue;
+        if (ox_dyn(n, ai).node >= 0 || !ox_host_ints(v, sd[k], &got, 5) || got != 5)
+          ox_fail(loc, "%s: attribute '%s' has no ONNX form", n->op->graph_name, op_attr_name(n->op, ai));
+      }
+      Val fv = ox_attrv(n, 2);
+      if (ox_given(fv) && (!val_is(fv, &str_type) || strcmp(str_cstr(fv), "NDHWC") != 0))
+        ox_fail(loc, "%s: attribute '%s' has no ONNX form", n->op->graph_name, "data_format");
+      const char *pad = ox_auto_pad(n, 1, loc);
+      char *cin[2] = {ox_perm_n(x, in[0], 5, to_ncdhw), ox_perm_n(x, in[1], 5, dhwio_to_oidhw)};
+      char *o;
+      Onnx__NodeProto *nd = ox_emit(x, "Conv", 2, cin, 1, &o);
+      ox_attr_ints(x, nd, "strides", 3, sd[0] + 1);
+      ox_attr_ints(x, nd, "dilations", 3, sd[1] + 1);
+      ox_attr_s(x, nd, "auto_pad", pad);
+      out[0] = ox_perm_n(x, o, 5, to_ndhwc);
+      return;
+    }
+    case OP_MAX_POOL3D:
+    case OP_AVG_POOL3D: {
+      /* NDHWC -> NCDHW around ONNX's MaxPool / AveragePool (count_include_pad 0: the average over real cells, as
+       * TF's); ksize and strides an int or 1, 3 or 5 ints */
+      static const int64_t to_ncdhw[5] = {0, 4, 1, 2, 3}, to_ndhwc[5] = {0, 2, 3, 4, 1};
+      int64_t ks[2][3];
+      for (int k = 0; k < 2; k++) {
+        int64_t b[5];
+        int got = 0;
+        if (ox_dyn(n, k).node >= 0 || !ox_host_ints(ox_attrv(n, k), b, &got, 5) || (got != 1 && got != 3 && got != 5))
+          ox_fail(loc, "%s: attribute '%s' has no ONNX form", n->op->graph_name, op_attr_name(n->op, k));
+        for (int i = 0; i < 3; i++) ks[k][i] = got == 1 ? b[0] : got == 3 ? b[i] : b[1 + i];
+      }
+      Val fv = ox_attrv(n, 3);
+      if (ox_given(fv) && (!val_is(fv, &str_type) || strcmp(str_cstr(fv), "NDHWC") != 0))
+        ox_fail(loc, "%s: attribute '%s' has no ONNX form", n->op->graph_name, "data_format");
+      const char *pad = ox_auto_pad(n, 2, loc);
+      char *cin = ox_perm_n(x, in[0], 5, to_ncdhw), *o;
+      Onnx__NodeProto *nd = ox_emit(x, op == OP_MAX_POOL3D ? "MaxPool" : "AveragePool", 1, &cin, 1, &o);
+      ox_attr_ints(x, nd, "kernel_shape", 3, ks[0]);
+      ox_attr_ints(x, nd, "strides", 3, ks[1]);
+      ox_attr_s(x, nd, "auto_pad", pad);
+      out[0] = ox_perm_n(x, o, 5, to_ndhwc);
+      return;
+    }
     case OP_DEPTHWISE: {
       /* a grouped Conv (group = in_channels): filter [KH, KW, C, M] -> weight [C * M, 1, KH, KW], output channel
        * c * M + m as TF's; explicit padding as ONNX's pads [top, left, bottom, right] */

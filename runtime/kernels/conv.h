@@ -21,6 +21,8 @@ typedef struct {
  * given (y is then the pooled output; the convolution's rows live only in cache-sized scratch).  Each
  * returns false only when its scratch memory cannot be had (nothing written then). */
 bool conv_forward(const ConvGeom *g, const void *x, const void *f, void *y, const void *bias, bool relu, const ConvPool *pool);
+/* dst[i] += src[i] for n float32 (f32) or float64 elements (also k_conv3d.c's). */
+void conv_add_into(bool f32, void *dst, const void *src, tfs_i64 n);
 /* dx = d(sum(y * dy)) / dx. */
 bool conv_backward_input(const ConvGeom *g, const void *f, const void *dy, void *dx);
 /* df = d(sum(y * dy)) / df. */

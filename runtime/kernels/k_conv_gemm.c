@@ -89,7 +89,7 @@ static const char *rows_as_im2col(const ConvJob *j, char *col, tfs_i64 r0, tfs_i
   return col;
 }
 
-static void add_into(bool f32, void *dst, const void *src, tfs_i64 n) {
+void conv_add_into(bool f32, void *dst, const void *src, tfs_i64 n) {
   if (f32) {
     float *restrict d = dst;
     const float *restrict s = src;
@@ -116,7 +116,7 @@ static void col2im(const ConvJob *j, char *dx, const char *col, tfs_i64 r0, tfs_
       for (tfs_i64 kx = 0; kx < g->KW; kx++) {
         tfs_i64 ix = ox * g->SW + kx * g->DW - g->PL;
         if (ix < 0 || ix >= g->W) continue;
-        add_into(f32, dx + (size_t)(((n * g->H + iy) * g->W + ix) * g->C) * es,
+        conv_add_into(f32, dx + (size_t)(((n * g->H + iy) * g->W + ix) * g->C) * es,
                  src + (size_t)((ky * g->KW + kx) * g->C) * es, g->C);
       }
     }
@@ -429,7 +429,7 @@ static void bwd_filter_part(void *ctx, int part, int nparts) {
     const char *a = rows_as_im2col(j, col, r0, r1);
     const char *dy = j->dy + (size_t)(r0 * g->O) * j->es;
     matmul_any(g->dt, r0 == lo ? acc : tmp, a, dy, j->kkc, g->O, r1 - r0, true, false);
-    if (r0 != lo) add_into(g->dt == DT_FLOAT32, acc, tmp, j->kkc * g->O);
+    if (r0 != lo) conv_add_into(g->dt == DT_FLOAT32, acc, tmp, j->kkc * g->O);
   }
 }
 
@@ -448,7 +448,7 @@ bool conv_backward_filter(const ConvGeom *g, const void *x, const void *dy, void
   j.scratch = malloc(j.part_bytes * (size_t)nparts);
   if (!j.scratch) return false;
   tp_run(nparts, bwd_filter_part, &j);
-  for (int p = 1; p < nparts; p++) add_into(g->dt == DT_FLOAT32, df, j.scratch + j.part_bytes * (size_t)p, j.kkc * g->O);
+  for (int p = 1; p < nparts; p++) conv_add_into(g->dt == DT_FLOAT32, df, j.scratch + j.part_bytes * (size_t)p, j.kkc * g->O);
   free(j.scratch);
   return true;
 }

@@ -164,7 +164,7 @@ END_TEST
 START_TEST(test_gradient_coverage) {
   static const OpId exempt[] = {
     OP_FUSED_MATMUL, OP_FUSED_CONV2D,   /* created by the graph planner after tracing, never recorded */
-    OP_CONV2D_BP_INPUT, OP_CONV2D_BP_FILTER, OP_DEPTHWISE_BP_INPUT, OP_DEPTHWISE_BP_FILTER, OP_MAX_POOL_GRAD, OP_TRIGAMMA, OP_TOP_K_GRAD,   /* gradient-only (no second order) */
+    OP_CONV2D_BP_INPUT, OP_CONV2D_BP_FILTER, OP_CONV3D_BP_INPUT, OP_CONV3D_BP_FILTER, OP_MAX_POOL3D_GRAD, OP_AVG_POOL3D_GRAD, OP_DEPTHWISE_BP_INPUT, OP_DEPTHWISE_BP_FILTER, OP_MAX_POOL_GRAD, OP_TRIGAMMA, OP_TOP_K_GRAD,   /* gradient-only (no second order) */
     OP_RESIZE_BILINEAR_GRAD, OP_RESIZE_NEAREST_GRAD, OP_RESIZE_BICUBIC_GRAD, OP_SCALE_TRANSLATE_GRAD, OP_LSTM_SEQ_GRAD, OP_GRU_SEQ_GRAD, OP_SRNN_SEQ_GRAD, OP_BNORM_TRAIN_GRAD,   /* gradient-only too */
     OP_RESIZE_AREA, OP_SPARSE_REDUCE_MAX, OP_SPARSE_REDUCE_MAX_SPARSE, OP_SPARSE_REDUCE_SUM_SPARSE,   /* TF registers no gradient for ResizeArea, SparseReduceMax(Sparse), SparseReduceSumSparse */
     OP_SPARSE_DENSE_ADD,   /* TF's sparse_grad.py registers SparseDenseCwiseMul/Div only */
