@@ -509,6 +509,38 @@ def templates(g, op):
         if op == "SRNN_SEQ":
             return [call, ins]
         return ["_grad1(lambda p: %s, a0)" % call.replace("xp=a0", "xp=p"), ins]
+    if op in ("CONV3D", "CONV3D_BP_INPUT", "CONV3D_BP_FILTER"):   # k_conv3d.c (vol2col + GEMM) and its gradients
+        n, c, o = r.randint(1, 2), r.randint(1, 2), r.randint(1, 2)
+        d, h, w = r.randint(1, 4), r.randint(1, 4), r.randint(1, 4)
+        kd, kh, kw = r.randint(1, 2), r.randint(1, 3), r.randint(1, 2)
+        dl = r.choice([1, 1, 2])
+        st = 1 if dl > 1 else r.choice([1, 2])
+        pad = r.choice(["SAME", "VALID"])
+        if pad == "VALID":
+            d, h, w = max(d, (kd - 1) * dl + 1), max(h, (kh - 1) * dl + 1), max(w, (kw - 1) * dl + 1)
+        dt = r.choice(FLOAT)
+        call = "tf.nn.conv3d(a0, a1, [1, %d, %d, %d, 1], '%s'%s)" % (st, st, st, pad,
+                                                                   ", dilations=[1, %d, %d, %d, 1]" % (dl, dl, dl) if dl > 1 else "")
+        ins = [inp((n, d, h, w, c), dt), inp((kd, kh, kw, c, o), dt)]
+        if op == "CONV3D":
+            return [call, ins]
+        return ["_grad2(lambda p, q: %s, a0, a1)" % call.replace("a0", "p").replace("a1", "q"), ins]
+    if op in ("MAX_POOL3D", "AVG_POOL3D", "MAX_POOL3D_GRAD", "AVG_POOL3D_GRAD"):
+        n, d, h, w, c = r.randint(1, 2), r.randint(1, 4), r.randint(2, 4), r.randint(1, 4), r.randint(1, 2)
+        k, st, pad = r.choice([1, 2]), r.choice([1, 2]), r.choice(["SAME", "VALID"])
+        if pad == "VALID":
+            d, h, w = max(d, k), max(h, k), max(w, k)
+        fn = "tf.nn.max_pool3d" if op.startswith("MAX") else "tf.nn.avg_pool3d"
+        call = "%s(a0, ksize=%d, strides=%d, padding='%s')" % (fn, k, st, pad)
+        ins = [inp((n, d, h, w, c), r.choice(FLOAT))]
+        if not op.endswith("_GRAD"):
+            return [call, ins]
+        return ["_grad1(lambda p: %s, a0)" % call.replace("a0", "p"), ins]
+    if op == "SUM_TO":   # a broadcasting op's gradient where the graph knows no dims: summed to the operand's shape at run time
+        s = g.shape(rank=r.randint(1, 3), nonempty=True)
+        t = tuple(1 if r.random() < 0.4 else x for x in s[r.randint(0, len(s)):])
+        dt = r.choice(FLOAT)
+        return ["_grad2(lambda p, q: p * q, a0, a1)", [inp(s, dt), inp(t, dt)]]
     if op in ("MAX_POOL", "MAX_POOL_GRAD"):
         n, h, w, c = r.randint(1, 2), r.randint(2, 5), r.randint(2, 5), r.randint(1, 2)
         k, st, pad = r.choice([1, 2]), r.choice([1, 2]), r.choice(["SAME", "VALID"])
