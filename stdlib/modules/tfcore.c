@@ -789,6 +789,14 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   A physical device, as list_physical_devices gives.
 //! tf.config.LogicalDevice(name, device_type)
 //!   A logical device, as list_logical_devices gives.
+//! tf.keras.mixed_precision.set_global_policy(policy) | tf.keras.mixed_precision.global_policy()
+//!   The global dtype policy of Keras layers made afterwards (stdlib/keras_mixed_precision.tfs): 'mixed_float16' or
+//!   'mixed_bfloat16' compute in the half type and keep float32 variables, 'float32' (the default) or any float dtype
+//!   name; a Policy object is taken as is. compile wraps a mixed_float16 model's optimizer in a LossScaleOptimizer
+//!   (docs/keras.md, "Mixed precision").
+//! tf.keras.mixed_precision.Policy(name)
+//!   A dtype policy: name, compute_dtype, variable_dtype, get_config/from_config; as a layer's dtype= argument it sets
+//!   that layer's policy.
 //! tf.config.threading
 //!   set_intra_op_parallelism_threads, set_inter_op_parallelism_threads and their get_ forms (0: the runtime's
 //!   choice). As in TF, a new value is taken only before the first op runs (RuntimeError "Intra op parallelism
