@@ -4115,6 +4115,8 @@ static Val tffn_getattr(Val self, const char *name) {
   if (!strcmp(name, "python_function")) return val_incref(f->fn);
   if (!strcmp(name, "__name__") || !strcmp(name, "name")) return str_from_cstr(f->name);
   if (!strcmp(name, "input_signature")) return val_is_undef(f->sig) ? val_none() : val_incref(f->sig);
+  /* the concrete function of the latest call (None before any): Keras's TensorBoard callback draws its graph */
+  if (!strcmp(name, "_last_concrete_function")) return f->last ? val_incref(val_obj(f->last)) : val_none();
   return val_undef();
 }
 

@@ -62,6 +62,8 @@ static const Type graphdef_type = {
   .hash = obj_identity_hash,
 };
 
+struct Graph *graphdef_obj_graph(Val v) { return val_is(v, &graphdef_type) ? ((GraphDefObj *)v.u.o)->g : NULL; }
+
 Val graphdef_obj_new(struct Graph *g) {
   GraphDefObj *o = obj_new(&graphdef_type, sizeof(GraphDefObj));
   o->g = graph_retain(g);

@@ -41,7 +41,7 @@ static Tensor *ks_histogram(const Tensor *t, int k) {
   return h;
 }
 
-/* in: step, data; attrs: writer, tag, plugin ("scalars" | "histograms" | "text"), buckets, description */
+/* in: step, data; attrs: writer, tag, plugin ("scalars" | "histograms" | "text" | "graph_keras_model"), buckets, description */
 void k_write_summary(OpCall *c) {
   Tensor *st = c->in[0], *data = c->in[1];
   if (!dtype_info[st->dtype].is_int || st->size != 1)
@@ -74,6 +74,13 @@ void k_write_summary(OpCall *c) {
     tfs_i64 k = op_attr_int(c, 3, 30);
     if (k < 1 || k > 100000) op_fail(c, ERR_INVALID_ARGUMENT, "tf.summary.histogram: buckets must be positive, got %lld", (long long)k);
     owned = ks_histogram(data, (int)k);
+  } else if (!strcmp(pl, "graph_keras_model")) {
+    /* Keras's TensorBoard callback: the model's JSON config, plugin content version b"1" (summary_ops_v2.keras_model) */
+    if (data->dtype != DT_STRING || data->size != 1)
+      op_fail(c, ERR_INVALID_ARGUMENT, "keras_model summary '%s': data must be a string scalar", str_cstr(tag));
+    static uint8_t version[] = "1";
+    pd.content.data = version;
+    pd.content.len = 1;
   } else {
     if (data->dtype != DT_STRING)
       op_fail(c, ERR_INVALID_ARGUMENT, "tf.summary.text: data for '%s' must be a string tensor, got %s", str_cstr(tag),

@@ -66,6 +66,7 @@ Val tfrwriter_lookup(const char *name);   /* tf.io.TFRecordWriter/TFRecordOption
 /* concrete.graph.as_graph_def(): a GraphDef value holding g (graphdefobj.c). */
 struct Graph;
 Val graphdef_obj_new(struct Graph *g);
+struct Graph *graphdef_obj_graph(Val v);   /* the graph of such a value, or NULL */
 struct Graph *funcgraph_of(Val v);   /* the graph of a FuncGraph value, or NULL */
 /* concrete.graph: the FuncGraph value of g, and a list of symbolic tensors for refs (or, refs NULL, output 0 of
  * the nodes ids) of g (tfoperation.c, which also gives tf.Operation and symbolic tensors' graph attributes). */

@@ -295,12 +295,13 @@ static Val sm_create_file_writer(Val self, int n, const Val *args, const Kw *kw)
 
 /* The one write path of scalar/histogram/text: resolves writer and step, then the op (eager or traced). */
 static Val sm_write(const char *what, const char *plugin, int n, const Val *args, const Kw *kw, bool has_buckets) {
-  static ArgSpec specs[3] = {
+  static ArgSpec specs[4] = {
     {.what = "tf.summary.scalar", .sig = "name, data, step=None, description=None"},
     {.what = "tf.summary.histogram", .sig = "name, data, step=None, buckets=None, description=None"},
     {.what = "tf.summary.text", .sig = "name, data, step=None, description=None"},
+    {.what = "keras_model_summary", .sig = "name, data, step=None, description=None"},
   };
-  ArgSpec *spec = &specs[plugin[0] == 's' ? 0 : plugin[0] == 'h' ? 1 : 2];
+  ArgSpec *spec = &specs[plugin[0] == 's' ? 0 : plugin[0] == 'h' ? 1 : plugin[0] == 't' ? 2 : 3];
   Val a[5];
   args_parse(spec, n, args, kw, a);
   Val desc = a[has_buckets ? 4 : 3], buckets = has_buckets ? a[3] : val_none();
@@ -352,6 +353,48 @@ static Val sm_histogram(Val self, int n, const Val *args, const Kw *kw) {
 static Val sm_text(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
   return sm_write("tf.summary.text", "text", n, args, kw, false);
+}
+
+/* tf.summary._keras_model(name, json, step): Keras's TensorBoard callback's model summary (the model's to_json() for
+ * TensorBoard's graph plugin, as summary_ops_v2.keras_model writes it); internal to stdlib/keras_callbacks.tfs */
+static Val sm_keras_model(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  return sm_write("keras_model_summary", "graph_keras_model", n, args, kw, false);
+}
+
+//! tf.summary.graph(graph_data)
+//!   Writes a graph (a concrete function's .graph, or a GraphDef from as_graph_def()) to the default writer at step 0
+//!   for TensorBoard's graph dashboard; returns a bool tensor: False when there is no default writer. Eager only.
+static Val sm_graph(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.summary.graph", .sig = "graph_data"};
+  Val a[1];
+  args_parse(&spec, n, args, kw, a);
+  if (trace_active())
+    rt_throw(ERR_VALUE, "graph() cannot be invoked inside a graph context.");
+  Val writer = sm_default_writer();
+  if (!val_is(writer, &writer_type)) return val_obj(tensor_from_val(val_bool(false), DT_BOOL));
+  Graph *g = funcgraph_of(a[0]);
+  if (!g) g = graphdef_obj_graph(a[0]);
+  if (!g) {
+    StrBuf b;
+    sb_init(&b);
+    val_repr(&b, a[0]);
+    char rb[256];
+    snprintf(rb, sizeof rb, "%s", b.data ? b.data : "");
+    sb_free(&b);
+    rt_throw(ERR_VALUE, "Argument 'graph_data' is not tf.Graph or tf.compat.v1.GraphDef. Received graph_data=%s of type %s.",
+             rb, val_type_name(a[0]));
+  }
+  size_t len;
+  unsigned char *bin = graphdef_pack(g, &len);
+  Tensorflow__Event ev = TENSORFLOW__EVENT__INIT;
+  ev.what_case = TENSORFLOW__EVENT__WHAT_GRAPH_DEF;
+  ev.graph_def.data = bin;
+  ev.graph_def.len = len;
+  sm_write_event((Writer *)writer.u.o, sm_now(), 0, &ev);
+  free(bin);
+  return val_obj(tensor_from_val(val_bool(true), DT_BOOL));
 }
 
 //! tf.summary.flush(writer=None, name=None)
@@ -506,6 +549,8 @@ static const SmFunc sm_funcs[] = {
   {"trace_on", sm_trace_on},
   {"trace_off", sm_trace_off},
   {"trace_export", sm_trace_export},
+  {"graph", sm_graph},
+  {"_keras_model", sm_keras_model},
   {"experimental.set_step", sm_set_step},
   {"experimental.get_step", sm_get_step},
 };
