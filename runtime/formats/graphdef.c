@@ -1763,16 +1763,22 @@ static const char *gd_pack(GdBuild *b, const char *base, int num, const char *co
   return gd_aux(b, base, "Pack", &ka, num, parts);
 }
 
-/* ConcatV2(parts, axis) of float32; axis is an int32 Const node */
-static const char *gd_concat(GdBuild *b, const char *base, int num, const char *const *parts, const char *axis) {
+/* ConcatV2(parts, axis) of dtype dt named base/label; axis is an int32 Const node */
+static const char *gd_concat_as(GdBuild *b, const char *base, const char *label, DType dt, int num,
+                                const char *const *parts, const char *axis) {
   AttrList ca = {0};
   gd_attr_add(b, &ca, "N", gd_int(b, num));
-  gd_attr_add(b, &ca, "T", gd_type(b, DT_FLOAT32));
+  gd_attr_add(b, &ca, "T", gd_type(b, dt));
   gd_attr_add(b, &ca, "Tidx", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
   const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(num + 1));
   memcpy(in, parts, sizeof(char *) * (size_t)num);
   in[num] = axis;
-  return gd_aux(b, base, "ConcatV2", &ca, num + 1, in);
+  return gd_aux_named(b, base, label, "ConcatV2", &ca, num + 1, in);
+}
+
+/* ConcatV2(parts, axis) of float32 */
+static const char *gd_concat(GdBuild *b, const char *base, int num, const char *const *parts, const char *axis) {
+  return gd_concat_as(b, base, "ConcatV2", DT_FLOAT32, num, parts, axis);
 }
 
 /* Split(axis, x) in num float32 parts: the node's name, whose outputs gd_out names */
@@ -2526,17 +2532,10 @@ static const char *gd_op2i(GdBuild *b, const char *base, const char *label, cons
   return gd_aux_named(b, base, label, op, &a, 2, in);
 }
 
-/* ConcatV2 of int32 or `dt` parts along axis (a Const made here) */
+/* ConcatV2 'concat' (TF's Python name) of `dt` parts along axis (its Const 'concat/axis' made here) */
 static const char *gd_concat_dt(GdBuild *b, const char *base, DType dt, int num, const char *const *parts, tfs_i64 axis) {
-  AttrList ca = {0};
-  gd_attr_add(b, &ca, "N", gd_int(b, num));
-  gd_attr_add(b, &ca, "T", gd_type(b, dt));
-  gd_attr_add(b, &ca, "Tidx", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
-  const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(num + 1));
-  memcpy(in, parts, sizeof(char *) * (size_t)num);
   const char *cc = gd_free_label(b, base, "concat");
-  in[num] = gd_i32(b, base, pa_printf(b->a, "%s/axis", cc), 1, &axis, false);
-  return gd_aux_named(b, base, cc, "ConcatV2", &ca, num + 1, in);
+  return gd_concat_as(b, base, cc, dt, num, parts, gd_i32(b, base, pa_printf(b->a, "%s/axis", cc), 1, &axis, false));
 }
 
 /* Shape(x) as int32 */
