@@ -177,6 +177,21 @@ def run(tree, feeds):
             r = [ins[0][key]]
         elif op == "Tile":
             r = [np.tile(ins[0], tuple(ins[1].tolist()))]
+        elif op in ("Shape", "Size"):
+            dt = DTYPES[scalar(a["out_type"], "type")]
+            r = [np.array(ins[0].shape if op == "Shape" else ins[0].size, dt)]
+        elif op == "Prod":
+            keep = scalar(a["keep_dims"], "b") == "true"
+            r = [np.prod(ins[0], axis=tuple(np.atleast_1d(ins[1]).tolist()), keepdims=keep).astype(ins[0].dtype)]
+        elif op == "Range":
+            r = [np.arange(ins[0], ins[1], ins[2]).astype(ins[0].dtype)]
+        elif op == "Fill":
+            r = [np.full(tuple(ins[0].tolist()), ins[1], ins[1].dtype)]
+        elif op == "GatherNd":
+            p, ix = ins
+            k = ix.shape[-1]
+            rows = [p[tuple(row)] for row in ix.reshape(-1, k).tolist()]
+            r = [np.array(rows, p.dtype).reshape(ix.shape[:-1] + p.shape[k:])]
         elif op == "StridedSlice":
             r = [strided_slice(ins[0], ins[1].tolist(), ins[2].tolist(), ins[3].tolist(), a)]
         else:

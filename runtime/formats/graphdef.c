@@ -1763,16 +1763,22 @@ static const char *gd_pack(GdBuild *b, const char *base, int num, const char *co
   return gd_aux(b, base, "Pack", &ka, num, parts);
 }
 
-/* ConcatV2(parts, axis) of float32; axis is an int32 Const node */
-static const char *gd_concat(GdBuild *b, const char *base, int num, const char *const *parts, const char *axis) {
+/* ConcatV2(parts, axis) of dtype dt named base/label; axis is an int32 Const node */
+static const char *gd_concat_as(GdBuild *b, const char *base, const char *label, DType dt, int num,
+                                const char *const *parts, const char *axis) {
   AttrList ca = {0};
   gd_attr_add(b, &ca, "N", gd_int(b, num));
-  gd_attr_add(b, &ca, "T", gd_type(b, DT_FLOAT32));
+  gd_attr_add(b, &ca, "T", gd_type(b, dt));
   gd_attr_add(b, &ca, "Tidx", gd_pbtype(b, TENSORFLOW__DATA_TYPE__DT_INT32));
   const char **in = pa_alloc(b->a, sizeof(char *) * (size_t)(num + 1));
   memcpy(in, parts, sizeof(char *) * (size_t)num);
   in[num] = axis;
-  return gd_aux(b, base, "ConcatV2", &ca, num + 1, in);
+  return gd_aux_named(b, base, label, "ConcatV2", &ca, num + 1, in);
+}
+
+/* ConcatV2(parts, axis) of float32 */
+static const char *gd_concat(GdBuild *b, const char *base, int num, const char *const *parts, const char *axis) {
+  return gd_concat_as(b, base, "ConcatV2", DT_FLOAT32, num, parts, axis);
 }
 
 /* Split(axis, x) in num float32 parts: the node's name, whose outputs gd_out names */
@@ -2487,10 +2493,166 @@ static const char *gd_reshape_to(GdBuild *b, const char *base, DType t, const ch
   return gd_aux(b, base, "Reshape", &ra, 2, in);
 }
 
+/* The label under base that gd_aux_named would give the next node of that label (label, label_1, ...): the
+ * name its own Consts are put under, as TF's name scopes do ('strided_slice_1/stack') */
+static const char *gd_free_label(GdBuild *b, const char *base, const char *label) {
+  if (!gd_pend_taken(b, pa_printf(b->a, "%s/%s", base, label))) return label;
+  for (int k = 1;; k++) {
+    const char *l = pa_printf(b->a, "%s_%d", label, k);
+    if (!gd_pend_taken(b, pa_printf(b->a, "%s/%s", base, l))) return l;
+  }
+}
+
+/* A StridedSlice [begin:end] of an int32 vector (masks as TF's Python sets them for omitted bounds) */
+static const char *gd_vec_slice(GdBuild *b, const char *base, const char *x, tfs_i64 begin, tfs_i64 end, int bmask,
+                                int emask, int shrink) {
+  AttrList sa = {0};
+  gd_attr_add(b, &sa, "T", gd_type(b, DT_INT32));
+  gd_attr_add(b, &sa, "Index", gd_type(b, DT_INT32));
+  gd_attr_add(b, &sa, "begin_mask", gd_int(b, bmask));
+  gd_attr_add(b, &sa, "end_mask", gd_int(b, emask));
+  gd_attr_add(b, &sa, "ellipsis_mask", gd_int(b, 0));
+  gd_attr_add(b, &sa, "new_axis_mask", gd_int(b, 0));
+  gd_attr_add(b, &sa, "shrink_axis_mask", gd_int(b, shrink));
+  tfs_i64 one = 1;
+  const char *ss = gd_free_label(b, base, "strided_slice");
+  const char *in[4] = {x, gd_i32(b, base, pa_printf(b->a, "%s/stack", ss), 1, &begin, true),
+                       gd_i32(b, base, pa_printf(b->a, "%s/stack_1", ss), 1, &end, true),
+                       gd_i32(b, base, pa_printf(b->a, "%s/stack_2", ss), 1, &one, true)};
+  return gd_aux_named(b, base, ss, "StridedSlice", &sa, 4, in);
+}
+
+/* An op of attributes T (dt) and Tidx/Tshape-like `ia` (int32) on two inputs */
+static const char *gd_op2i(GdBuild *b, const char *base, const char *label, const char *op, DType dt, const char *ia,
+                           const char *x, const char *y) {
+  AttrList a = {0};
+  gd_attr_add(b, &a, "T", gd_type(b, dt));
+  if (ia) gd_attr_add(b, &a, ia, gd_type(b, DT_INT32));
+  const char *in[2] = {x, y};
+  return gd_aux_named(b, base, label, op, &a, 2, in);
+}
+
+/* ConcatV2 'concat' (TF's Python name) of `dt` parts along axis (its Const 'concat/axis' made here) */
+static const char *gd_concat_dt(GdBuild *b, const char *base, DType dt, int num, const char *const *parts, tfs_i64 axis) {
+  const char *cc = gd_free_label(b, base, "concat");
+  return gd_concat_as(b, base, cc, dt, num, parts, gd_i32(b, base, pa_printf(b->a, "%s/axis", cc), 1, &axis, false));
+}
+
+/* Shape(x) as int32 */
+static const char *gd_shape_i32(GdBuild *b, const char *base, DType t, const char *x) {
+  AttrList sa = {0};
+  gd_attr_add(b, &sa, "T", gd_type(b, t));
+  gd_attr_add(b, &sa, "out_type", gd_type(b, DT_INT32));
+  return gd_aux(b, base, "Shape", &sa, 1, &x);
+}
+
+/* Cast of x from one dtype to another */
+static const char *gd_cast_to(GdBuild *b, const char *base, const char *x, DType from, DType to) {
+  AttrList ca = {0};
+  gd_attr_add(b, &ca, "SrcT", gd_type(b, from));
+  gd_attr_add(b, &ca, "DstT", gd_type(b, to));
+  gd_attr_add(b, &ca, "Truncate", gd_bool(b, false));
+  return gd_aux(b, base, "Cast", &ca, 1, &x);
+}
+
+/* tf.gather_nd(batch_dims > 0) with dims unknown while tracing, as TF's array_ops.batch_gather_nd builds it from the
+ * shapes at run time: Shape/StridedSlice for the batch shape, Prod for its size, per batch dim Cast/Range/Cast,
+ * meshgrid (Reshape, Size, Pack, Fill, Mul), the flattened grids stacked and transposed, Reshape/Tile to every index
+ * row, ConcatV2 with the flattened indices, GatherNd, Reshape to the batch shape.  The ranks are known. */
+static bool gd_gather_nd_dyn(GdBuild *b, const char *base, DType t, const char *x, const TMeta *xm, const char *ix,
+                             DType it, int irank, int bd, AttrList *gat_attrs) {
+  if (bd < 1 || bd >= irank || bd >= xm->rank) return false;
+  const char *pshape = gd_shape_i32(b, base, t, x), *ishape = gd_shape_i32(b, base, it, ix);
+  const char *bshape = gd_vec_slice(b, base, pshape, 0, bd, 1, 0, 0);
+  AttrList pa = {0};
+  gd_attr_add(b, &pa, "T", gd_type(b, DT_INT32));
+  gd_attr_add(b, &pa, "Tidx", gd_type(b, DT_INT32));
+  gd_attr_add(b, &pa, "keep_dims", gd_bool(b, false));
+  tfs_i64 zero = 0, one = 1, m1 = -1;
+  const char *pin[2] = {bshape, gd_i32(b, base, "Prod/reduction_indices", 1, &zero, true)};
+  const char *bsize = gd_aux(b, base, "Prod", &pa, 2, pin);
+  const char *iinner = gd_vec_slice(b, base, ishape, bd, -1, 0, 0, 0);
+  AttrList ua = {0};
+  gd_attr_add(b, &ua, "T", gd_type(b, DT_INT32));
+  gd_attr_add(b, &ua, "num", gd_int(b, bd));
+  gd_attr_add(b, &ua, "axis", gd_int(b, 0));
+  gd_aux_named(b, base, "unstack", "Unpack", &ua, 1, &bshape);
+  const char *unst = b->pend[b->npend - 1]->name;
+  const char *rng[TFS_MAX_RANK], *sz[TFS_MAX_RANK];
+  for (int d = 0; d < bd; d++) {   /* cast(range(0, cast(dim, int32), 1), indices.dtype) */
+    const char *dim = gd_cast_to(b, base, gd_out(b, unst, d), DT_INT32, DT_INT32);
+    AttrList ra = {0};
+    gd_attr_add(b, &ra, "Tidx", gd_type(b, DT_INT32));
+    const char *rin[3] = {gd_i32(b, base, "Range/start", 1, &zero, false), dim,
+                          gd_i32(b, base, "Range/delta", 1, &one, false)};
+    rng[d] = gd_cast_to(b, base, gd_aux(b, base, "Range", &ra, 3, rin), DT_INT32, it);
+  }
+  /* meshgrid(indexing='ij'): each range reshaped to -1 on its own axis, times ones of all the sizes */
+  tfs_i64 s0[TFS_MAX_RANK];
+  for (int d = 0; d < bd; d++) {
+    for (int k = 0; k < bd; k++) s0[k] = k == d ? -1 : 1;
+    const char *sh = gd_i32(b, base, "meshgrid/Reshape/shape", bd, s0, true);
+    rng[d] = gd_op2i(b, base, "meshgrid/Reshape", "Reshape", it, "Tshape", rng[d], sh);
+    AttrList za = {0};
+    gd_attr_add(b, &za, "T", gd_type(b, it));
+    gd_attr_add(b, &za, "out_type", gd_type(b, DT_INT32));
+    sz[d] = gd_aux_named(b, base, "meshgrid/Size", "Size", &za, 1, &rng[d]);
+  }
+  AttrList ka = {0};
+  gd_attr_add(b, &ka, "N", gd_int(b, bd));
+  gd_attr_add(b, &ka, "T", gd_type(b, DT_INT32));
+  gd_attr_add(b, &ka, "axis", gd_int(b, 0));
+  const char *sizes = gd_aux_named(b, base, "meshgrid/ones/packed", "Pack", &ka, bd, sz);
+  AttrList fa = {0};
+  gd_attr_add(b, &fa, "T", gd_type(b, it));
+  gd_attr_add(b, &fa, "index_type", gd_type(b, DT_INT32));
+  const char *fin[2] = {sizes, gd_constp(b, base, "meshgrid/ones/Const", gd_splat(b, &(TMeta){.dtype = it}, 1))};
+  const char *ones = gd_aux_named(b, base, "meshgrid/ones", "Fill", &fa, 2, fin);
+  const char *flat[TFS_MAX_RANK];
+  for (int d = 0; d < bd; d++) {
+    const char *mesh = gd_op2i(b, base, "meshgrid/mul", "Mul", it, NULL, rng[d], ones);
+    const char *rs = gd_free_label(b, base, "Reshape");
+    flat[d] = gd_op2i(b, base, rs, "Reshape", it, "Tshape", mesh, gd_i32(b, base, pa_printf(b->a, "%s/shape", rs), 1, &m1, true));
+  }
+  AttrList sa = {0};
+  gd_attr_add(b, &sa, "N", gd_int(b, bd));
+  gd_attr_add(b, &sa, "T", gd_type(b, it));
+  gd_attr_add(b, &sa, "axis", gd_int(b, 0));
+  const char *stk = gd_aux_named(b, base, "stack", "Pack", &sa, bd, flat);
+  tfs_i64 perm[2] = {1, 0};
+  const char *grid = gd_op2i(b, base, "transpose", "Transpose", it, "Tperm", stk, gd_i32(b, base, "transpose/perm", 2, perm, true));
+  const char *gshape = gd_shape_i32(b, base, it, grid);
+  int inner = irank - bd - 1;
+  tfs_i64 ones_v[TFS_MAX_RANK];
+  for (int d = 0; d < inner; d++) ones_v[d] = 1;
+  const char *gparts[3] = {gd_vec_slice(b, base, gshape, 0, 1, 1, 0, 0), gd_i32(b, base, "ones", inner, ones_v, true),
+                           gd_vec_slice(b, base, gshape, 1, 0, 0, 1, 0)};
+  grid = gd_op2i(b, base, "Reshape", "Reshape", it, "Tshape", grid, gd_concat_dt(b, base, DT_INT32, 3, gparts, 0));
+  const char *tc = gd_free_label(b, base, "concat");
+  const char *tparts[3] = {gd_i32(b, base, pa_printf(b->a, "%s/values_0", tc), 1, &one, true), iinner,
+                           gd_i32(b, base, pa_printf(b->a, "%s/values_2", tc), 1, &one, true)};
+  grid = gd_op2i(b, base, "Tile", "Tile", it, "Tmultiples", grid, gd_concat_dt(b, base, DT_INT32, 3, tparts, 0));
+  AttrList ba = {0};
+  gd_attr_add(b, &ba, "N", gd_int(b, 1));
+  gd_attr_add(b, &ba, "T", gd_type(b, DT_INT32));
+  gd_attr_add(b, &ba, "axis", gd_int(b, 0));
+  const char *fc = gd_free_label(b, base, "concat");
+  const char *fparts[2] = {gd_aux_named(b, base, pa_printf(b->a, "%s/values_0", fc), "Pack", &ba, 1, &bsize),
+                           gd_vec_slice(b, base, ishape, bd, 0, 0, 1, 0)};
+  const char *fidx = gd_op2i(b, base, "Reshape", "Reshape", it, "Tshape", ix, gd_concat_dt(b, base, DT_INT32, 2, fparts, 0));
+  const char *cparts[2] = {grid, fidx};
+  const char *full = gd_concat_dt(b, base, it, 2, cparts, -1);
+  const char *gin[2] = {x, full};
+  const char *out = gd_aux(b, base, "GatherNd", gat_attrs, 2, gin);
+  const char *oparts[2] = {bshape, gd_vec_slice(b, base, gd_shape_i32(b, base, t, out), 1, 0, 0, 1, 0)};
+  gd_op2i(b, base, "Reshape", "Reshape", t, "Tshape", out, gd_concat_dt(b, base, DT_INT32, 2, oparts, 0));
+  return true;
+}
+
 /* GatherNd(params, indices) has no batch_dims in TF: TF's batch_gather_nd prepends each row's batch
  * coordinates to indices (params' batch dims flattened to one of nb elements) and reshapes the result to
- * params' batch dims.  Here with static shapes the coordinates are one Const (TF computes them with
- * Range/Meshgrid/Tile from the shapes); other shapes are left to the generic form. */
+ * params' batch dims.  With static shapes the coordinates are one Const here; with dims unknown while tracing
+ * they are computed from the shapes as TF does (gd_gather_nd_dyn). */
 static bool gd_r_gather_nd(GD_RULE_ARGS) {
   GD_RULE_LOCALS;
   int64_t bd = 0;
@@ -2506,10 +2668,12 @@ static bool gd_r_gather_nd(GD_RULE_ARGS) {
     return true;
   }
   if (!xm || xm->rank < 0 || im->rank < 0 || om->rank < 0) return false;
+  bool known = true;
   for (int d = 0; d < xm->rank; d++)
-    if (xm->shape[d] < 0) return false;
+    if (xm->shape[d] < 0) known = false;
   for (int d = 0; d < im->rank; d++)
-    if (im->shape[d] < 0) return false;
+    if (im->shape[d] < 0) known = false;
+  if (!known) return gd_gather_nd_dyn(b, base, t, x, xm, ix, im->dtype, im->rank, (int)bd, &at);
   int r = im->rank - (int)bd + 1;   /* [nb, i..., k] */
   tfs_i64 nb = 1, inner = 1, fs[TFS_MAX_RANK], gs[TFS_MAX_RANK];
   for (int d = 0; d < bd; d++) nb *= xm->shape[d];

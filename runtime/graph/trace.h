@@ -41,6 +41,8 @@ typedef struct TraceCtx {
   bool fcap;                  /* a tf.data function traced inside another trace: the enclosing traces' tensors it
                                * reads become extra placeholders after its arguments (TF's captured inputs, a
                                * MapDataset's other_arguments), listed in caps */
+  bool xla;                   /* a jit_compile=True function's trace (TF's XLA control-flow context): AutoGraph's
+                               * for-loops in it and in the bodies and functions it traces get a maximum_iterations hint */
   int last_effect;            /* last stateful node, for automatic control dependencies; -1 */
   int neffects;               /* stateful nodes recorded */
   TraceCap *caps;             /* body contexts: captured enclosing values */

@@ -1556,6 +1556,28 @@ static void ag_invs_release(void *iv) {
 
 /* Stage the loop as a graph while.  Everything it owns rides the error hold
  * stack until the end, so a body that fails to stage leaks nothing. */
+/* TF 2.15's _add_max_iterations_hint: in an XLA context (a jit_compile=True function or one traced inside it) a
+ * for-loop over a tensor or tf.range gets maximum_iterations = its length, over the user's set_loop_options value;
+ * elsewhere none (-1 here).  The length must be static here (TF passes a tensor when it is not: tfs then gives no hint;
+ * over tf.range TF computes it with Sub/FloorDiv/... ops, here the While's Const holds it). */
+static tfs_i64 ag_xla_len_hint(TraceCtx *cx, Val iter) {
+  bool xla = false;
+  for (TraceCtx *c = cx; c && !xla; c = c->outer) xla = c->xla;
+  if (!xla) return -1;
+  if (val_is(iter, &ag_staged_type)) {   /* zip: the shortest source */
+    AgStaged *z = (AgStaged *)iter.u.o;
+    tfs_i64 n = -1;
+    for (int i = 0; i < z->n; i++) {
+      tfs_i64 m = ag_xla_len_hint(cx, z->srcs[i]);
+      if (m < 0) return -1;
+      if (n < 0 || m < n) n = m;
+    }
+    return n;
+  }
+  Tensor *it = val_as_tensor(iter);
+  return it && it->rank >= 1 ? it->shape[0] : -1;
+}
+
 static void ag_tf_loop(AgLoop *l, Val max_iter) {
   TraceCtx *cx = trace_current();
   int loc = l->loc;
@@ -1603,7 +1625,8 @@ static void ag_tf_loop(AgLoop *l, Val max_iter) {
       if (lv.v[i].orig.tag == VT_OBJ && lv.v[i].orig.u.o == invs.v[j].o) lv.v[i].m = invs.v[j].m;
   ag_invs_release(&invs);
   ag_loop_invariants(l, &lv);
-  tfs_i64 mi = ag_loop_max_iter(l, max_iter);
+  tfs_i64 mi = ag_loop_max_iter(l, max_iter), hint = l->test == NULL ? ag_xla_len_hint(cx, l->iter) : -1;
+  if (hint >= 0) mi = hint;
   AgLoopTrace lt = {.l = l, .tmpl = tmpl, .lv = &lv, .is_for = l->test == NULL, .has_index = l->test == NULL,
                     .capped = mi >= 0, .n_iter = {-1, 0}};
   if (taped && lv.n) {   /* every leaf's stack grows alike: one size says where this run's iterations start */

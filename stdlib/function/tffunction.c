@@ -1567,6 +1567,7 @@ static Concrete *tffn_trace(TfFunction *f, int nb, const Val *bound, const Val *
   Graph *g = graph_new(f->name, f->name, NULL);
   TraceCtx *cx = trace_push(g, scope == 0, false);
   cx->fcap = tffn_capture_outer && cx->outer;
+  cx->xla = f->jit_compile.tag == VT_BOOL && f->jit_compile.u.i;
   tffn_capture_outer = false;   /* (functions the traced one calls capture as before) */
   int busy = f->nbusy;
   if (busy < 8) {
