@@ -497,7 +497,8 @@ static Val sm_trace_off(Val self, int n, const Val *args, const Kw *kw) {
 }
 
 //! tf.summary.trace_export(name, step=None, profiler_outdir=None)
-//!   Writes the recorded graphs to the default writer as a GraphDef that TensorBoard draws, and stops tracing;
+//!   Writes the recorded graphs to the default writer as TF does (a summary named name whose tensor is a RunMetadata
+//!   holding each traced function's GraphDef, which TensorBoard draws), and stops tracing;
 //!   after trace_on(profiler=True) also saves the profile under profiler_outdir (default: the writer's logdir).
 static Val sm_trace_export(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
@@ -513,6 +514,7 @@ static Val sm_trace_export(Val self, int n, const Val *args, const Kw *kw) {
      * FunctionGraphs per traced function (TensorBoard draws their pre_optimization_graph); plugin
      * graph_run_metadata_graph when only graphs were traced, graph_run_metadata when the profiler ran too. tfs runs no
      * graph optimizer, so each function's graph after optimization is its graph before. */
+    Val stv = sm_step(a[1]);   /* TF's ValueError when there is no step, before anything is built */
     PbArena ar = {0};
     Tensorflow__RunMetadata rm = TENSORFLOW__RUN_METADATA__INIT;
     rm.n_function_graphs = (size_t)sm_ntraced;
@@ -526,12 +528,13 @@ static Val sm_trace_export(Val self, int n, const Val *args, const Kw *kw) {
     size_t len;
     unsigned char *bin = pb_pack(&rm.base, &len);
     pa_free(&ar);
-    Val data = str_new((const char *)bin, (tfs_i64)len);
+    Tensor *t = tensor_new(DT_STRING, 0, NULL);
+    Val str = str_new((const char *)bin, (tfs_i64)len);
     free(bin);
-    Val dt = val_obj(tensor_from_val(data, DT_STRING));
-    val_decref(data);
+    *(Str **)tensor_data(t) = (Str *)str.u.o;   /* the tensor owns the string */
+    Val dt = val_obj(t);
     int mark = rt_hold_val(dt);
-    Val wa[3] = {a[0], dt, a[1]};
+    Val wa[3] = {a[0], dt, stv};
     val_decref(sm_write("trace_export", sm_profiling ? "graph_run_metadata" : "graph_run_metadata_graph", 3, wa, NULL, false));
     rt_unhold(mark);
     val_decref(dt);
