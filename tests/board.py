@@ -9,7 +9,7 @@ nothing but its own file.  The rendered DOM (--dump-dom) must hold, against what
 holds (the event files and the .xplane.pb decoded here with proto/*.proto, independently of tfs):
   - one scalar chart per scalar tag (data-tag), each with a smoothed and a raw line per run;
   - one histogram figure per (tag, run), text rows per text summary;
-  - one graph figure per GraphDef event, whose Graphviz SVG has a node titled with each GraphDef
+  - one graph figure per GraphDef event or per function graph of a trace_export RunMetadata, whose Graphviz SVG has a node titled with each GraphDef
     node and a cluster per cond/while body (a function-valued attribute naming a library function);
   - the op table: one row per op type of the profile with its event count.
 A screenshot is kept in the build folder (board-report.png) for people to look at.  Then
@@ -167,6 +167,10 @@ def main():
                         hist_keys.add((v.tag, run))
                     elif plugin == "text":
                         texts += 1
+                    elif plugin.startswith("graph_run_metadata"):   # trace_export: a RunMetadata in the string tensor
+                        rm = tfpb.RunMetadata()
+                        rm.ParseFromString(v.tensor.string_val[0])
+                        graphs += [fg.pre_optimization_graph for fg in rm.function_graphs]
         op_counts = {}
         for path in glob.glob(os.path.join(logdir, "**", "*.xplane.pb"), recursive=True):
             sp = xpb.XSpace()

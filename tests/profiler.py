@@ -7,7 +7,7 @@ classes generated here by protoc; Debian python3-protobuf) and checked:
   - one plane "/host:CPU", hostnames [this host]; every event's and stat's metadata id resolves;
   - each line's events are sorted, inside the line's span, and nested events end inside their parent;
   - the program's (or NAME.expect's, for a program kept as written) `# expect eager OP SHAPES` lines: exactly these eager ops ran, in order, each with
-    the .tfs line of its comment and those input shapes; `# expect trace NAME STEP...`: Trace ranges
+    the .tfs line of its comment and those input shapes (`# expect eager-at LINE OP SHAPES`: at that line of the .tfs); `# expect trace NAME STEP...`: Trace ranges
     at that line with those step_num stats; `# expect graph-counts OP:N ...`: how many times each
     op ran inside tf.functions (the counts follow from the program's control flow);
   - when the run also exported a graph (trace_on(graph=True)), every graph event names a node of
@@ -56,6 +56,8 @@ def expectations(src):
         kind, rest = m.group(1), m.group(2).split()
         if kind == "eager":
             eager.append((rest[0], ln, rest[1] if len(rest) > 1 else ""))
+        elif kind == "eager-at":   # NAME.expect: an eager op at line LINE of the program
+            eager.append((rest[1], int(rest[0]), rest[2] if len(rest) > 2 else ""))
         elif kind == "trace":
             traces += [(rest[0], ln, int(s)) for s in rest[1:]]
         elif kind == "trace-stats":
@@ -78,14 +80,22 @@ def graph_nodes(tfpb, logdir):
             pos += 16 + n
             e = tfpb.Event()
             e.ParseFromString(rec)
-            if not e.graph_def:
-                continue
-            g = tfpb.GraphDef()
-            g.ParseFromString(e.graph_def)
-            found = found or {}
-            found[""] = {nd.name: nd.op for nd in g.node}
-            for f in g.library.function:
-                found[f.signature.name] = {nd.name: nd.op for nd in f.node_def}
+            gs = []
+            if e.graph_def:
+                g = tfpb.GraphDef()
+                g.ParseFromString(e.graph_def)
+                gs.append(g)
+            # trace_export (TF 2.15): a summary whose string tensor is a RunMetadata with the functions' graphs
+            for v in e.summary.value:
+                if v.metadata.plugin_data.plugin_name.startswith("graph_run_metadata"):
+                    rm = tfpb.RunMetadata()
+                    rm.ParseFromString(v.tensor.string_val[0])
+                    gs += [fg.pre_optimization_graph for fg in rm.function_graphs]
+            for g in gs:
+                found = found or {}
+                found[""] = {**found.get("", {}), **{nd.name: nd.op for nd in g.node}}
+                for f in g.library.function:
+                    found[f.signature.name] = {nd.name: nd.op for nd in f.node_def}
     return found
 
 

@@ -121,6 +121,25 @@ def with_values(text):
     return "".join(out)
 
 
+def run_metadata_lines(proto_dir, lines):
+    """trace_export's summaries (plugins graph_run_metadata_graph / graph_run_metadata): the tensor's string_val is a
+    serialized RunMetadata; show it decoded, with its GraphDefs' values, in place of the escaped bytes."""
+    if not any('plugin_name: "graph_run_metadata' in l for l in lines):
+        return lines
+    out = []
+    for l in lines:
+        s = l.strip()
+        if s.startswith("string_val: "):
+            raw = codecs.escape_decode(s[len("string_val: ") + 1:-1].encode("latin1"))[0]
+            ind = l[:len(l) - len(l.lstrip())]
+            out.append(ind + "string_val (RunMetadata) {\n")
+            out += [ind + "  " + x for x in with_values(decode(proto_dir, "tensorflow.RunMetadata", raw)).splitlines(True)]
+            out.append(ind + "}\n")
+        else:
+            out.append(l)
+    return out
+
+
 def events_text(proto_dir, logdir):
     out = []
     # event files anywhere under logdir (Keras's TensorBoard callback writes train/ and validation/), by relative path
@@ -137,6 +156,7 @@ def events_text(proto_dir, logdir):
                 lines.append("graph_def {\n")
                 lines += ["  " + l for l in with_values(decode(proto_dir, "tensorflow.GraphDef", gd)).splitlines(True)]
                 lines.append("}\n")
+            lines = run_metadata_lines(proto_dir, lines)
             out.append("".join(lines) + "---\n")
     # tf.io.write_graph output: NAME.pbtxt must encode (protoc --encode) to exactly NAME.pb
     for f in sorted(os.listdir(logdir)):

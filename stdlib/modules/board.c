@@ -53,6 +53,30 @@ static void bd_value(Board *b, const char *run, tfs_i64 step, double wall, const
   const char *plugin = sv->metadata && sv->metadata->plugin_data && sv->metadata->plugin_data->plugin_name
                          ? sv->metadata->plugin_data->plugin_name : "";
   const char *tag = sv->tag ? sv->tag : "";
+  if (!strncmp(plugin, "graph_run_metadata", 18)) {
+    /* trace_export (TF 2.15): a RunMetadata in the string tensor; like TensorBoard, draw each function's graph before
+     * optimization (one figure per function; TensorBoard merges them into one view) */
+    if (sv->value_case != TENSORFLOW__SUMMARY__VALUE__VALUE_TENSOR || !sv->tensor || sv->tensor->n_string_val != 1) return;
+    const ProtobufCBinaryData *raw = &sv->tensor->string_val[0];
+    Tensorflow__RunMetadata *rm = tensorflow__run_metadata__unpack(NULL, raw->len, raw->data);
+    if (!rm) return;
+    for (size_t i = 0; i < rm->n_function_graphs; i++) {
+      const Tensorflow__GraphDef *pre = rm->function_graphs[i]->pre_optimization_graph;
+      if (!pre) continue;
+      /* a GraphDef of its own (board_free frees each graph as an unpacked message) */
+      size_t len = tensorflow__graph_def__get_packed_size(pre);
+      uint8_t *buf = malloc(len ? len : 1);
+      if (!buf) break;
+      tensorflow__graph_def__pack(pre, buf);
+      Tensorflow__GraphDef *gd = tensorflow__graph_def__unpack(NULL, len, buf);
+      free(buf);
+      if (!gd) continue;
+      b->graphs = bd_grow(b->graphs, &b->capgraphs, b->ngraphs, sizeof(BdGraph));
+      b->graphs[b->ngraphs++] = (BdGraph){strdup(run), step, gd};
+    }
+    tensorflow__run_metadata__free_unpacked(rm, NULL);
+    return;
+  }
   if (sv->value_case == TENSORFLOW__SUMMARY__VALUE__VALUE_SIMPLE_VALUE || !strcmp(plugin, "scalars")) {
     double y;
     if (sv->value_case == TENSORFLOW__SUMMARY__VALUE__VALUE_SIMPLE_VALUE) {

@@ -41,7 +41,8 @@ static Tensor *ks_histogram(const Tensor *t, int k) {
   return h;
 }
 
-/* in: step, data; attrs: writer, tag, plugin ("scalars" | "histograms" | "text" | "graph_keras_model"), buckets, description */
+/* in: step, data; attrs: writer, tag, plugin ("scalars" | "histograms" | "text" | "graph_keras_model" |
+ * "graph_run_metadata_graph" | "graph_run_metadata"), buckets, description */
 void k_write_summary(OpCall *c) {
   Tensor *st = c->in[0], *data = c->in[1];
   if (!dtype_info[st->dtype].is_int || st->size != 1)
@@ -74,10 +75,12 @@ void k_write_summary(OpCall *c) {
     tfs_i64 k = op_attr_int(c, 3, 30);
     if (k < 1 || k > 100000) op_fail(c, ERR_INVALID_ARGUMENT, "tf.summary.histogram: buckets must be positive, got %lld", (long long)k);
     owned = ks_histogram(data, (int)k);
-  } else if (!strcmp(pl, "graph_keras_model")) {
-    /* Keras's TensorBoard callback: the model's JSON config, plugin content version b"1" (summary_ops_v2.keras_model) */
+  } else if (!strncmp(pl, "graph_", 6)) {
+    /* Keras's TensorBoard callback: the model's JSON config (summary_ops_v2.keras_model); trace_export: a serialized
+     * RunMetadata (summary_ops_v2.run_metadata_graphs / run_metadata); all with plugin content version b"1" */
     if (data->dtype != DT_STRING || data->size != 1)
-      op_fail(c, ERR_INVALID_ARGUMENT, "keras_model summary '%s': data must be a string scalar", str_cstr(tag));
+      op_fail(c, ERR_INVALID_ARGUMENT, "%s summary '%s': data must be a string scalar",
+              pl[6] == 'k' ? "keras_model" : "run_metadata", str_cstr(tag));
     static uint8_t version[] = "1";
     pd.content.data = version;
     pd.content.len = 1;

@@ -497,7 +497,8 @@ static Val sm_trace_off(Val self, int n, const Val *args, const Kw *kw) {
 }
 
 //! tf.summary.trace_export(name, step=None, profiler_outdir=None)
-//!   Writes the recorded graphs to the default writer as a GraphDef that TensorBoard draws, and stops tracing;
+//!   Writes the recorded graphs to the default writer as TF does (a summary named name whose tensor is a RunMetadata
+//!   holding each traced function's GraphDef, which TensorBoard draws), and stops tracing;
 //!   after trace_on(profiler=True) also saves the profile under profiler_outdir (default: the writer's logdir).
 static Val sm_trace_export(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
@@ -509,18 +510,34 @@ static Val sm_trace_export(Val self, int n, const Val *args, const Kw *kw) {
     rt_throw(ERR_TYPE, "tf.summary.trace_export: profiler_outdir must be a string, not %s", val_type_name(a[2]));
   Val writer = sm_default_writer();
   if (val_is(writer, &writer_type)) {
-    tfs_i64 st = val_to_index(sm_step(a[1]), "step");
+    /* TF 2.15 writes a summary, not Event.graph_def: tag name, a string scalar holding a serialized RunMetadata with one
+     * FunctionGraphs per traced function (TensorBoard draws their pre_optimization_graph); plugin
+     * graph_run_metadata_graph when only graphs were traced, graph_run_metadata when the profiler ran too. tfs runs no
+     * graph optimizer, so each function's graph after optimization is its graph before. */
+    Val stv = sm_step(a[1]);   /* TF's ValueError when there is no step, before anything is built */
     PbArena ar = {0};
-    Tensorflow__GraphDef *gd = graphdef_build_many(&ar, (const Graph *const *)sm_traced, sm_ntraced);
+    Tensorflow__RunMetadata rm = TENSORFLOW__RUN_METADATA__INIT;
+    rm.n_function_graphs = (size_t)sm_ntraced;
+    rm.function_graphs = pa_alloc(&ar, sizeof(Tensorflow__RunMetadata__FunctionGraphs *) * (size_t)(sm_ntraced ? sm_ntraced : 1));
+    for (int i = 0; i < sm_ntraced; i++) {
+      Tensorflow__RunMetadata__FunctionGraphs *fg = pa_alloc(&ar, sizeof *fg);
+      tensorflow__run_metadata__function_graphs__init(fg);
+      fg->pre_optimization_graph = fg->post_optimization_graph = graphdef_build(&ar, sm_traced[i]);
+      rm.function_graphs[i] = fg;
+    }
     size_t len;
-    unsigned char *bin = pb_pack(&gd->base, &len);
+    unsigned char *bin = pb_pack(&rm.base, &len);
     pa_free(&ar);
-    Tensorflow__Event ev = TENSORFLOW__EVENT__INIT;
-    ev.what_case = TENSORFLOW__EVENT__WHAT_GRAPH_DEF;
-    ev.graph_def.data = bin;
-    ev.graph_def.len = len;
-    sm_write_event((Writer *)writer.u.o, sm_now(), st, &ev);
+    Tensor *t = tensor_new(DT_STRING, 0, NULL);
+    Val str = str_new((const char *)bin, (tfs_i64)len);
     free(bin);
+    *(Str **)tensor_data(t) = (Str *)str.u.o;   /* the tensor owns the string */
+    Val dt = val_obj(t);
+    int mark = rt_hold_val(dt);
+    Val wa[3] = {a[0], dt, stv};
+    val_decref(sm_write("trace_export", sm_profiling ? "graph_run_metadata" : "graph_run_metadata_graph", 3, wa, NULL, false));
+    rt_unhold(mark);
+    val_decref(dt);
   }
   sm_tracing = false;
   sm_trace_clear();
