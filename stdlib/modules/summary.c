@@ -293,15 +293,14 @@ static Val sm_create_file_writer(Val self, int n, const Val *args, const Kw *kw)
   return sm_writer_new(str_cstr(a[0]));
 }
 
-/* The one write path of scalar/histogram/text: resolves writer and step, then the op (eager or traced). */
-static Val sm_write(const char *what, const char *plugin, int n, const Val *args, const Kw *kw, bool has_buckets) {
-  static ArgSpec specs[4] = {
-    {.what = "tf.summary.scalar", .sig = "name, data, step=None, description=None"},
-    {.what = "tf.summary.histogram", .sig = "name, data, step=None, buckets=None, description=None"},
-    {.what = "tf.summary.text", .sig = "name, data, step=None, description=None"},
-    {.what = "keras_model_summary", .sig = "name, data, step=None, description=None"},
-  };
-  ArgSpec *spec = &specs[plugin[0] == 's' ? 0 : plugin[0] == 'h' ? 1 : plugin[0] == 't' ? 2 : 3];
+/* The one write path of scalar/histogram/text (and the Keras model and trace_export summaries): args parsed by
+ * spec ("name, data, step=None, description=None", with buckets before description for histograms), writer and
+ * step resolved, then the op (eager or traced). */
+static const char SM_SIG[] = "name, data, step=None, description=None";
+
+static Val sm_write(ArgSpec *spec, const char *plugin, int n, const Val *args, const Kw *kw) {
+  bool has_buckets = !strcmp(plugin, "histograms");
+  const char *what = spec->what;
   Val a[5];
   args_parse(spec, n, args, kw, a);
   Val desc = a[has_buckets ? 4 : 3], buckets = has_buckets ? a[3] : val_none();
@@ -338,28 +337,32 @@ static Val sm_write(const char *what, const char *plugin, int n, const Val *args
 //!   Writes a scalar to the default writer at step (or the default step), as TF 2 does (scalars plugin).
 static Val sm_scalar(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
-  return sm_write("tf.summary.scalar", "scalars", n, args, kw, false);
+  static ArgSpec spec = {.what = "tf.summary.scalar", .sig = SM_SIG};
+  return sm_write(&spec, "scalars", n, args, kw);
 }
 
 //! tf.summary.histogram(name, data, step=None, buckets=None, description=None)
 //!   Writes a histogram of the values of data (30 buckets by default) for the histograms plugin.
 static Val sm_histogram(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
-  return sm_write("tf.summary.histogram", "histograms", n, args, kw, true);
+  static ArgSpec spec = {.what = "tf.summary.histogram", .sig = "name, data, step=None, buckets=None, description=None"};
+  return sm_write(&spec, "histograms", n, args, kw);
 }
 
 //! tf.summary.text(name, data, step=None, description=None)
 //!   Writes a string tensor for the text plugin.
 static Val sm_text(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
-  return sm_write("tf.summary.text", "text", n, args, kw, false);
+  static ArgSpec spec = {.what = "tf.summary.text", .sig = SM_SIG};
+  return sm_write(&spec, "text", n, args, kw);
 }
 
 /* tf.summary._keras_model(name, json, step): Keras's TensorBoard callback's model summary (the model's to_json() for
  * TensorBoard's graph plugin, as summary_ops_v2.keras_model writes it); internal to stdlib/keras_callbacks.tfs */
 static Val sm_keras_model(Val self, int n, const Val *args, const Kw *kw) {
   (void)self;
-  return sm_write("keras_model_summary", "graph_keras_model", n, args, kw, false);
+  static ArgSpec spec = {.what = "keras_model_summary", .sig = SM_SIG};
+  return sm_write(&spec, "graph_keras_model", n, args, kw);
 }
 
 //! tf.summary.graph(graph_data)
@@ -535,7 +538,8 @@ static Val sm_trace_export(Val self, int n, const Val *args, const Kw *kw) {
     Val dt = val_obj(t);
     int mark = rt_hold_val(dt);
     Val wa[3] = {a[0], dt, stv};
-    val_decref(sm_write("trace_export", sm_profiling ? "graph_run_metadata" : "graph_run_metadata_graph", 3, wa, NULL, false));
+    static ArgSpec wspec = {.what = "tf.summary.trace_export", .sig = SM_SIG};
+    val_decref(sm_write(&wspec, sm_profiling ? "graph_run_metadata" : "graph_run_metadata_graph", 3, wa, NULL));
     rt_unhold(mark);
     val_decref(dt);
   }
