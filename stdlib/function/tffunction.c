@@ -863,12 +863,18 @@ static int tffn_idxcmp(const void *a, const void *b) {
   return tffn_keycmp(tffn_sort_dict->keys[*(const tfs_i64 *)a], tffn_sort_dict->keys[*(const tfs_i64 *)b]);
 }
 
-/* A new list (or tuple) of n elements elem(i, ctx) (owned each), for the structure rebuilds below. */
+/* A new list (or tuple) of n elements elem(i, ctx) (owned each), for the structure rebuilds below; VT_UNDEF as soon
+ * as an element is (the partial sequence dropped). */
 static Val tffn_seq_rebuild(bool list, tfs_i64 n, Val (*elem)(tfs_i64 i, void *ctx), void *ctx) {
   Val r = list ? list_new(n) : tuple_new(n);
   int mark = rt_hold_val(r);
   for (tfs_i64 i = 0; i < n; i++) {
     Val e = elem(i, ctx);
+    if (val_is_undef(e)) {
+      rt_unhold(mark);
+      val_decref(r);
+      return e;
+    }
     if (list) {
       list_append(r, e);
       val_decref(e);
@@ -3387,6 +3393,13 @@ static bool tffn_has_leaf(Val tmpl) {
   return false;
 }
 
+static Val tffn_conc_leaves(Val tmpl, Val v, const Leaves *lv, int *k);
+typedef struct ConcLeavesSeq { const Val *it, *iv; const Leaves *lv; int *k; } ConcLeavesSeq;
+static Val tffn_conc_leaves_elem(tfs_i64 i, void *ctx) {
+  ConcLeavesSeq *cx = ctx;
+  return tffn_conc_leaves(cx->it[i], cx->iv[i], cx->lv, cx->k);
+}
+
 /* Argument v of a concrete call with each tensor leaf of its template tmpl replaced by the tensor the
  * call ran with (lv, from *k on): a host number given for a tensor parameter becomes the tensor it was
  * converted to, a constant for the gradient.  VT_UNDEF when a dataset argument leaves no tensor. */
@@ -3397,24 +3410,8 @@ static Val tffn_conc_leaves(Val tmpl, Val v, const Leaves *lv, int *k) {
   tfs_i64 nt, nv;
   const Val *it, *iv;
   if (seq_items(tmpl, &nt, &it) && seq_items(v, &nv, &iv)) {
-    Val r = val_is(v, &list_type) ? list_new(nt) : tuple_new(nt);
-    int mark = rt_hold_val(r);
-    for (tfs_i64 i = 0; i < nt; i++) {
-      Val e = tffn_conc_leaves(it[i], iv[i], lv, k);
-      if (val_is_undef(e)) {
-        rt_unhold(mark);
-        val_decref(r);
-        return e;
-      }
-      if (val_is(r, &list_type)) {
-        list_append(r, e);
-        val_decref(e);
-      } else {
-        ((Tuple *)r.u.o)->items[i] = e;
-      }
-    }
-    rt_unhold(mark);
-    return r;
+    ConcLeavesSeq cx = {it, iv, lv, k};
+    return tffn_seq_rebuild(val_is(v, &list_type), nt, tffn_conc_leaves_elem, &cx);
   }
   if (val_is(tmpl, &dict_type) && val_is(v, &dict_type)) {
     Dict *d = (Dict *)tmpl.u.o;
