@@ -23,17 +23,18 @@ def shape_text(shape):
     return str(tuple(shape))
 
 
-def print_row(fields):
+def print_row(fields, positions=POSITIONS):
     # Keras's print_row: each cell cut to its column (2 spaces apart), preferring a break after "),", "},", ... ;
-    # a cell that overflows its column pushes the next one right on that line only
+    # a cell that overflows its column pushes the next one right on that line only (a Sequential model's summary:
+    # positions (29, 55, 65))
     left = [str(f) for f in fields]
     lines = []
     while any(left):
         line = ""
         for col in range(len(left)):
-            start = POSITIONS[col - 1] if col > 0 else 0
-            space = 2 if col != len(POSITIONS) - 1 else 0
-            cutoff = POSITIONS[col] - start - space
+            start = positions[col - 1] if col > 0 else 0
+            space = 2 if col != len(positions) - 1 else 0
+            cutoff = positions[col] - start - space
             fit = left[col][:cutoff]
             cands = [fit.find(b) + len(b) for b in BREAKS if fit.find(b) >= 0]
             if cands:
@@ -41,7 +42,7 @@ def print_row(fields):
                 fit = fit[:cutoff]
             line += (" " if col == 0 else "") + fit + " " * space
             left[col] = left[col][cutoff:]
-            line += " " * (POSITIONS[col] - len(line))
+            line += " " * (positions[col] - len(line))
         lines.append(line)
     return lines
 
