@@ -247,7 +247,11 @@ def main_program():
                 f"symmetric_dim3_{s}), or a tuple of 3 tuples of 2 ints ((left_dim1_{s}, right_dim1_{s}), "
                 f"(left_dim2_{s}, right_dim2_{s}), (left_dim3_{s}, right_dim2_{s})). Received: {v}.")
 
-    for m in [tup("size", 3, (2, 2)), tup("size", 3, 0, ({0}, "> 0")), tup("padding", 2, (1, 2, 3)),
+    def elem(name, n, v, e):
+        return f"The `{name}` argument must be a tuple of {n} integers. Received: {v}including element {e} of type {type(e)}"
+
+    for m in [tup("size", 3, (2, 2)), tup("size", 3, 0, ({0}, "> 0")), elem("size", 3, (2, "a", 2), "a"),
+              elem("1st entry of padding", 2, (1, None), None), elem("cropping", 2, "ab", "a"), tup("padding", 2, (1, 2, 3)),
               tup("padding", 2, -1, ({-1}, ">= 0")), "`padding` should have 3 elements. Received: (1, 2).",
               three("padding", 1.5), tup("2nd entry of padding", 2, (1,)),
               tup("3rd entry of padding", 2, -1, ({-1}, ">= 0")),
