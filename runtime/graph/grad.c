@@ -846,15 +846,16 @@ static void g_conv2d(const GradCall *g, Val *dx) {
   dx[0] = keep(opat(OP_CONV2D_BP_INPUT, 3, in, 3, at));
   dx[1] = keep(opat(OP_CONV2D_BP_FILTER, 3, in, 3, at));
 }
-/* Conv2DBackpropInput (conv2d_transpose): y = BPInput(x, f, d) is linear in f and d; its adjoint in d is the
- * forward convolution of the incoming gradient, in f the filter gradient of (incoming gradient, d).  x only
- * gives the shape. */
-static void g_conv2d_bp_input(const GradCall *g, Val *dx) {
+/* Conv2DBackpropInput / Conv3DBackpropInputV2 (conv2d_transpose, conv3d_transpose): y = BPInput(x, f, d) is
+ * linear in f and d; its adjoint in d is the forward convolution of the incoming gradient, in f the filter
+ * gradient of (incoming gradient, d).  x only gives the shape. */
+static void g_conv_bp_input(const GradCall *g, Val *dx) {
+  bool three = g->op->id == OP_CONV3D_BP_INPUT;
   Val at[3] = {g->attrs->v[0], g->attrs->v[1], g->attrs->n > 2 ? g->attrs->v[2] : val_none()};
   Val fin[3] = {DY, X1, g->in[2]};
-  dx[1] = keep(opat(OP_CONV2D_BP_FILTER, 3, fin, 3, at));
+  dx[1] = keep(opat(three ? OP_CONV3D_BP_FILTER : OP_CONV2D_BP_FILTER, 3, fin, 3, at));
   Val cin[2] = {DY, X1}, cat[4] = {at[0], at[1], val_none(), at[2]};
-  dx[2] = keep(opat(OP_CONV2D, 2, cin, 4, cat));
+  dx[2] = keep(opat(three ? OP_CONV3D : OP_CONV2D, 2, cin, 4, cat));
 }
 /* Conv3D: both gradients from their ops, given the forward input and filters (strides, padding, dilations). */
 static void g_conv3d(const GradCall *g, Val *dx) {
@@ -1609,7 +1610,7 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_MATRIX_SOLVE] = {g_matrix_solve, 0}, [OP_TRIANGULAR_SOLVE] = {g_triangular_solve, 0}, [OP_CHOLESKY] = {g_cholesky, G_NO_IN},
   [OP_QR] = {g_qr, 0}, [OP_SELF_ADJOINT_EIG] = {g_self_adjoint_eig, G_NO_IN}, [OP_EIG] = {g_eig, 0}, [OP_SVD] = {g_svd, 0},
   [OP_LU] = {g_lu, G_NO_IN}, [OP_MATRIX_SQRT] = {g_matrix_sqrt, G_NO_IN},
-  [OP_BAND_PART] = {g_band_part, G_NO_OUT | G_IN_SHAPE}, [OP_DIAG_PART] = {g_diag_part, G_NO_OUT | G_IN_SHAPE}, [OP_TRANSPOSE] = {g_transpose, G_NO_OUT | G_IN_SHAPE}, [OP_BIAS_ADD] = {g_bias_add, G_NO_OUT | G_IN_SHAPE}, [OP_CONV2D] = {g_conv2d, G_NO_OUT}, [OP_CONV3D] = {g_conv3d, G_NO_OUT}, [OP_MAX_POOL3D] = {g_pool3d, G_NO_OUT}, [OP_AVG_POOL3D] = {g_pool3d, G_NO_OUT}, [OP_CONV2D_BP_INPUT] = {g_conv2d_bp_input, G_NO_OUT}, [OP_MAX_POOL] = {g_max_pool, G_NO_OUT}, [OP_DEPTHWISE] = {g_depthwise, G_NO_OUT},
+  [OP_BAND_PART] = {g_band_part, G_NO_OUT | G_IN_SHAPE}, [OP_DIAG_PART] = {g_diag_part, G_NO_OUT | G_IN_SHAPE}, [OP_TRANSPOSE] = {g_transpose, G_NO_OUT | G_IN_SHAPE}, [OP_BIAS_ADD] = {g_bias_add, G_NO_OUT | G_IN_SHAPE}, [OP_CONV2D] = {g_conv2d, G_NO_OUT}, [OP_CONV3D] = {g_conv3d, G_NO_OUT}, [OP_MAX_POOL3D] = {g_pool3d, G_NO_OUT}, [OP_AVG_POOL3D] = {g_pool3d, G_NO_OUT}, [OP_CONV2D_BP_INPUT] = {g_conv_bp_input, G_NO_OUT}, [OP_CONV3D_BP_INPUT] = {g_conv_bp_input, G_NO_OUT}, [OP_MAX_POOL] = {g_max_pool, G_NO_OUT}, [OP_DEPTHWISE] = {g_depthwise, G_NO_OUT},
   [OP_RESIZE_BILINEAR] = {g_resize, G_NO_OUT}, [OP_RESIZE_BICUBIC] = {g_resize, G_NO_OUT}, [OP_RESIZE_NEAREST] = {g_resize, G_NO_OUT}, [OP_SCALE_TRANSLATE] = {g_resize, G_NO_OUT},
   [OP_RESHAPE] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_EXPAND_DIMS] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_SQUEEZE] = {g_reshape, G_NO_OUT | G_IN_SHAPE}, [OP_IDENTITY] = {g_identity, G_NO_OUT | G_IN_SHAPE}, [OP_ENSURE_SHAPE] = {g_identity, G_NO_OUT | G_IN_SHAPE},
   [OP_CONCAT] = {g_concat, G_NO_OUT | G_IN_SHAPE}, [OP_STACK] = {g_stack, 0}, [OP_UNSTACK] = {g_unstack, 0}, [OP_LSTM_SEQ] = {g_lstm_seq, G_DY_UNDEF}, [OP_GRU_SEQ] = {g_gru_seq, G_DY_UNDEF}, [OP_SRNN_SEQ] = {g_srnn_seq, G_DY_UNDEF}, [OP_BNORM_TRAIN] = {g_bnorm, 0}, [OP_TILE] = {g_tile, 0}, [OP_LINSPACE] = {g_linspace, G_NO_OUT},

@@ -585,6 +585,10 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   in_channels] and output_shape the shape of the result, whose convolution must have input's shape.
 //! tf.nn.conv1d_transpose(input, filters, output_shape, strides, padding='SAME', data_format='NWC', dilations=None, name=None)
 //!   The transpose of conv1d (filters [width, output_channels, in_channels]).
+//! tf.nn.conv3d_transpose(input, filters, output_shape, strides, padding='SAME', data_format='NDHWC', dilations=None, name=None)
+//!   The transpose (gradient with respect to its input, TF's Conv3DBackpropInputV2) of conv3d: filters are [depth,
+//!   height, width, output_channels, in_channels] and output_shape the shape of the result; strides and dilations an
+//!   int or lists of 1, 3 or 5 ints.
 //! tf.nn.depthwise_conv2d(input, filter, strides, padding, data_format=None, dilations=None, name=None)
 //!   Each input channel c convolved with its own filters filter[:, :, c, :] ([height, width, in, multiplier]); output
 //!   channel c * multiplier + m (TF's DepthwiseConv2dNative). Strides [1, s, s, 1], equal in height and width;
