@@ -23,7 +23,7 @@ keras/utils/metrics_utils.py, keras/backend.py's crossentropies, losses_utils.ap
   the valid entries (sum_over_batch_size), the metric's weighted mean counts only valid entries.  axis moves the
   class axis last (sparse), or is the reduction axis (categorical, binary).
 - fit/evaluate with SGD(0.0): the weights never change; the loss is the mean of the batch means, metrics accumulate
-  over an epoch.
+  over an epoch; the model saved (.keras, .h5) and loaded back evaluates the same with the same metric classes.
 Printed to 4 decimals; messages are Keras's texts (the tf.stack error without TF's op suffix, as tfs prints op
 errors).
 """
@@ -414,6 +414,11 @@ mi.update(s, P)
 ev = {"loss": ev_loss, "miou": mi.result(), "sce": per_s.sum() / valid_s.sum()}
 for k in sorted(ev):
     show("evaluate " + k, ev[k])
+
+for ext in ("keras", "h5"):
+    line(ext + " ['F1Score', 'F1Score', 'FBetaScore', 'OneHotMeanIoU', 'OneHotIoU', 'AUC', 'Precision', 'Recall'] True")
+    show(ext + " f1_score", hist["f1_score"])
+    show(ext + " auc_ml p_top2", [hist["auc_ml"], hist["p_top2"]])
 
 with open(os.path.join(HERE, "programs", "keras_metrics_more.out"), "w") as f:
     f.write("\n".join(out) + "\n")
