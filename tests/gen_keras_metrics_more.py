@@ -267,6 +267,8 @@ show("auc reset", 0.0)
 line("{'name': 'a', 'dtype': 'float32', 'num_thresholds': 5, 'curve': 'ROC', 'summation_method': 'interpolation', 'multi_label': True, 'num_labels': 3, 'label_weights': None, 'from_logits': False}")
 line("{'name': 'b', 'dtype': 'float32', 'num_thresholds': 4, 'curve': 'ROC', 'summation_method': 'interpolation', 'multi_label': False, 'num_labels': None, 'label_weights': None, 'from_logits': False, 'thresholds': [0.25, 0.5]}")
 line("num_labels: ValueError: `num_labels` is needed only when `multi_label` is True.")
+line('curve: ValueError: Invalid AUC curve value: "bad". Expected values are ["PR", "ROC"]')
+line("PR minoring")
 line("auc rank: ValueError: `y_pred` must have rank 2 when `multi_label=True`. Found rank 1. Full shape received for `y_pred`: (2,)")
 
 
