@@ -179,6 +179,12 @@ lines.append("ValueError: initial_accumulator_value must be non-negative: -0.1")
 lines.append("ValueError: The Nadam optimizer does not support tf.keras.optimizers.LearningRateSchedules as the learning rate.")
 lines.append("ValueError: `l1_regularization_strength` needs to be positive or zero. Received: l1_regularization_strength=-1.0.")
 lines.append("TypeError Unexpected keyword argument passed to optimizer: betas")
+# saved and loaded (.keras, .h5): an Adam of the legacy module again, its config as given; the .h5 file restores the
+# iteration count (4 samples / batch 2 = 2 steps) and the slots, so one more epoch on each ends alike
+for name in ("m.keras", "m.h5"):
+    lines.append("%s Adam True 0.25 0.01 False" % name)
+lines.append("2 ['Adam/iter:0']")
+lines.append("[True, True] 4")
 with open(os.path.join(HERE, "programs", "keras_optimizers_legacy.out"), "w") as f:
     f.write("\n".join(lines) + "\n")
 # under `tfs run --eager` the step is never traced
