@@ -18,6 +18,8 @@ import math
 import os
 import numpy as np
 
+from keras_opt_ref import ftrl_step
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 T = np.array([0.5, 1.0, -1.0])
 C = np.array([1.0, 3.0, 0.5])
@@ -102,14 +104,7 @@ def run(kind, lr, steps=4, **o):
             mbar = (1 - m_t) * gp + m_t1 * st["m"] / (1 - nxt)
             w = w - rate * mbar / (np.sqrt(st["v"] / (1 - b2 ** t)) + eps)
         elif kind == "ftrl":
-            pw = -o.get("lr_power", -0.5)
-            l1, l2 = o.get("l1", 0.0), o.get("l2", 0.0) + o.get("beta", 0.0) / (2.0 * rate)
-            n = st.get("n", np.full(3, o.get("init", 0.1)))
-            n2 = n + g * g
-            st["z"] = st.get("z", Z) + g + 2 * o.get("shrink", 0.0) * w - (n2 ** pw - n ** pw) / rate * w
-            st["n"] = n2
-            zz = st["z"]
-            w = np.where(np.abs(zz) > l1, (np.sign(zz) * l1 - zz) / (n2 ** pw / rate + 2 * l2), 0.0)
+            w = ftrl_step(w, g, st, rate, o)   # keras/optimizers/ftrl.py and legacy/ftrl.py: TF's ApplyFtrl(V2)
     return w, st
 
 
