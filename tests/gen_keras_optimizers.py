@@ -17,6 +17,8 @@ import math
 import os
 import numpy as np
 
+from keras_opt_ref import ftrl_step
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 T = np.array([0.5, 1.0, -1.0])
 C = np.array([1.0, 3.0, 0.5])
@@ -112,15 +114,7 @@ def run(kind, lr, steps=4, **o):
             v_hat = v / (1 - b2 ** t)
             w = w - m_hat * rate / (np.sqrt(v_hat) + eps)
         elif kind == "ftrl":
-            # keras/optimizers/ftrl.py: accumulator n (from initial_accumulator_value), linear z
-            pw = -o.get("lr_power", -0.5)
-            l1, l2 = o.get("l1", 0.0), o.get("l2", 0.0) + o.get("beta", 0.0) / (2.0 * rate)
-            n = st.get("n", np.full(3, o.get("init", 0.1)))
-            n2 = n + g * g
-            st["z"] = st.get("z", z) + g + 2 * o.get("shrink", 0.0) * w - (n2 ** pw - n ** pw) / rate * w
-            st["n"] = n2
-            zz = st["z"]
-            w = (np.clip(zz, -l1, l1) - zz) / (n2 ** pw / rate + 2 * l2)
+            w = ftrl_step(w, g, st, rate, o)   # keras/optimizers/ftrl.py and legacy/ftrl.py: TF's ApplyFtrl(V2)
     return " ".join("%.4f" % x for x in w)
 
 
