@@ -19,7 +19,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from gen_keras_layer_fixtures import PROGS, T, emit, grid
+from gen_keras_layer_fixtures import PROGS, T, emit, grid, lit
 from gen_keras_layers_more_fixtures import case, same_pad
 
 CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
@@ -45,7 +45,7 @@ def hard_sigmoid(z):
 
 
 def conv_lstm(x, K, R, b, strides, padding, dilation, act=torch.tanh, ract=hard_sigmoid, go_backwards=False,
-              return_sequences=False, return_state=False):
+              return_sequences=False, return_state=False, mask=None, init=None):
     B, Tn = x.shape[0], x.shape[1]
     rank = x.dim() - 3
     f = R.shape[-1] // 4
@@ -53,14 +53,24 @@ def conv_lstm(x, K, R, b, strides, padding, dilation, act=torch.tanh, ract=hard_
     xs = [keras_conv(x[:, t], K, strides, padding, dilation) + (0 if b is None else b) for t in range(Tn)]
     h = torch.zeros(xs[0].shape[:-1] + (f,))
     c = h
+    if init is not None:
+        h, c = torch.tensor(init[0]), torch.tensor(init[1])
     outs = []
+    prev = torch.zeros(h.shape)
     for t in (range(Tn - 1, -1, -1) if go_backwards else range(Tn)):
         z = xs[t] + keras_conv(h, R, one, "same", one)
         zi, zf, zc, zo = z[..., :f], z[..., f:2 * f], z[..., 2 * f:3 * f], z[..., 3 * f:]
-        c = ract(zf) * c + ract(zi) * act(zc)
-        h = ract(zo) * act(c)
-        outs.append(h)
-    y = torch.stack(outs, 1) if return_sequences else h
+        c2 = ract(zf) * c + ract(zi) * act(zc)
+        h2 = ract(zo) * act(c2)
+        out = h2
+        if mask is not None:
+            # backend.rnn: a masked step keeps the previous output and states
+            m = torch.tensor(mask[:, t]).reshape((-1,) + (1,) * (h.dim() - 1))
+            out = torch.where(m, h2, prev)
+            h2, c2 = torch.where(m, h2, h), torch.where(m, c2, c)
+        h, c, prev = h2, c2, out
+        outs.append(out)
+    y = torch.stack(outs, 1) if return_sequences else prev
     return torch.cat([y, h, c], -1) if return_state else y
 
 
@@ -87,6 +97,14 @@ def numeric_cases():
          "layer(x)"),
         ("conv_lstm3d same state", "tf.keras.layers.ConvLSTM3D(2, (2, 1, 2), padding='same', return_state=True)",
          (2, 2, 2, 3, 2, 1), 2, (2, 1, 2), (1, 1, 1), "same", (1, 1, 1), {"return_state": True}, "tf.concat(layer(x), -1)"),
+        ("conv_lstm2d masked seq", "tf.keras.layers.ConvLSTM2D(2, 2, padding='same', return_sequences=True)",
+         (2, 4, 3, 3, 2), 2, (2, 2), (1, 1), "same", (1, 1),
+         {"return_sequences": True, "mask": np.array([[True, False, True, True], [True, True, True, False]])},
+         "layer(x, mask=mask)"),
+        ("conv_lstm1d initial_state backwards", "tf.keras.layers.ConvLSTM1D(2, 3, go_backwards=True)",
+         (2, 3, 6, 2), 2, (3,), (1,), "valid", (1,),
+         {"go_backwards": True, "init": (grid((2, 4, 2), 5, 7, 3, 0.2), grid((2, 4, 2), 3, 7, 3, 0.3))},
+         "layer(x, initial_state=[h0, c0])"),
     ]
     for tag, make, xs, f, ks, st, pad, dil, opt, call in specs:
         cin = xs[-1]
@@ -98,10 +116,15 @@ def numeric_cases():
         tx, tK, tR, tb = T(x), T(K), T(R), T(b)
         y = conv_lstm(tx, tK, tR, None if no_bias else tb, st, pad, dil, act=opt.get("act", torch.tanh),
                       ract=opt.get("ract", hard_sigmoid), go_backwards=opt.get("go_backwards", False),
-                      return_sequences=opt.get("return_sequences", False), return_state=opt.get("return_state", False))
+                      return_sequences=opt.get("return_sequences", False), return_state=opt.get("return_state", False),
+                      mask=opt.get("mask"), init=opt.get("init"))
         weights = [K, R] if no_bias else [K, R, b]
         params = [tx, tK, tR] if no_bias else [tx, tK, tR, tb]
         cases.append(case(tag, make, weights, x, y, params, call=call))
+        if "mask" in opt:
+            cases[-1].extra = "mask = tf.constant(%s)" % repr(opt["mask"].tolist())
+        if "init" in opt:
+            cases[-1].extra = "h0 = tf.constant(%s)\nc0 = tf.constant(%s)" % (lit(opt["init"][0]), lit(opt["init"][1]))
     return cases
 
 
@@ -217,6 +240,11 @@ def config_out():
         out.append(" ".join(shape_text(s) for s in shapes_of(spec, 2)) + " | " +
                    " ".join(shape_text(s) for s in shapes_of(spec, None)))
     out += ["%s %s" % e for e in ERRORS]
+    # dropout: inference the same as without it, training different; gradients the weights' shapes
+    out.append("True True")
+    out.append(str([[2, 2, 1, 8], [2, 2, 2, 8], [8]]))
+    # fit lowers the loss
+    out.append("True")
     return out
 
 
