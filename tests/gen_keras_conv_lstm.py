@@ -105,19 +105,26 @@ def numeric_cases():
          (2, 3, 6, 2), 2, (3,), (1,), "valid", (1,),
          {"go_backwards": True, "init": (grid((2, 4, 2), 5, 7, 3, 0.2), grid((2, 4, 2), 3, 7, 3, 0.3))},
          "layer(x, initial_state=[h0, c0])"),
+        ("conv_lstm2d channels_first seq",
+         "tf.keras.layers.ConvLSTM2D(2, 2, padding='same', data_format='channels_first', return_sequences=True)",
+         (2, 3, 2, 4, 3), 2, (2, 2), (1, 1), "same", (1, 1), {"return_sequences": True, "first": True}, "layer(x)"),
     ]
     for tag, make, xs, f, ks, st, pad, dil, opt, call in specs:
-        cin = xs[-1]
+        first = opt.get("first", False)
+        cin = xs[2] if first else xs[-1]
         x = grid(xs, 7, 11, 5, 0.3)
         K = grid(ks + (cin, 4 * f), 5, 9, 4, 0.1)
         R = grid(ks + (f, 4 * f), 7, 13, 6, 0.08)
         b = grid((4 * f,), 3, 7, 3, 0.1)
         no_bias = opt.get("no_bias", False)
         tx, tK, tR, tb = T(x), T(K), T(R), T(b)
-        y = conv_lstm(tx, tK, tR, None if no_bias else tb, st, pad, dil, act=opt.get("act", torch.tanh),
+        # channels first: Keras's CPU convolutions transpose to channels last and back
+        y = conv_lstm(tx.permute(0, 1, 3, 4, 2) if first else tx, tK, tR, None if no_bias else tb, st, pad, dil, act=opt.get("act", torch.tanh),
                       ract=opt.get("ract", hard_sigmoid), go_backwards=opt.get("go_backwards", False),
                       return_sequences=opt.get("return_sequences", False), return_state=opt.get("return_state", False),
                       mask=opt.get("mask"), init=opt.get("init"))
+        if first:
+            y = y.permute(0, 1, 4, 2, 3)
         weights = [K, R] if no_bias else [K, R, b]
         params = [tx, tK, tR] if no_bias else [tx, tK, tR, tb]
         cases.append(case(tag, make, weights, x, y, params, call=call))
@@ -239,6 +246,10 @@ def config_out():
     for spec in SHAPES:
         out.append(" ".join(shape_text(s) for s in shapes_of(spec, 2)) + " | " +
                    " ".join(shape_text(s) for s in shapes_of(spec, None)))
+    # channels first: (batch, time, channels, rows, cols) -> (batch, filters, rows', cols') for the output and states
+    dims = (out_len(6, 2, "valid", 1, 1), out_len(5, 2, "valid", 1, 1))
+    st = (2, 3) + dims
+    out.append(" ".join([shape_text(st)] * 3) + " | " + " ".join([shape_text((None,) + st[1:])] * 3))
     out += ["%s %s" % e for e in ERRORS]
     # dropout: inference the same as without it, training different; gradients the weights' shapes
     out.append("True True")
