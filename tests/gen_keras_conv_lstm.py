@@ -256,6 +256,8 @@ def config_out():
     out.append(str([[2, 2, 1, 8], [2, 2, 2, 8], [8]]))
     # fit lowers the loss
     out.append("True")
+    # .keras and .h5 round trips, from_config
+    out.append("[True, True] True")
     return out
 
 
