@@ -70,7 +70,18 @@ def main():
     P("print(f4(se(ids, training=True)))")
     en, _ = normalize(emb, ue, 1)
     O(f4(en[[[0, 3], [4, 1]]]))
-    # in a model trained by fit: each training step normalizes once
+    # in a model trained by fit: the step normalizes the kernel, then differentiates the call through it
+    yt = np.round(rng.normal(size=(2, 3)), 3).astype(np.float32)
+    P(f"yt = np.array({yt.tolist()}, dtype=np.float32)")
+    P("fm = tf.keras.Sequential([tf.keras.Input(shape=(4,)), tf.keras.layers.SpectralNormalization(tf.keras.layers.Dense(3), power_iterations=2)])")
+    P("fm.set_weights([k, b, u])")
+    P("fm.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss='mse')")
+    P("fm.fit(x, yt, batch_size=2, epochs=1, verbose=0)")
+    P("print(f4(fm.layers[0].layer.kernel.numpy()), f4(fm.layers[0].layer.bias.numpy()))")
+    kn, _ = normalize(k, u, 2)
+    err = x @ kn + b - yt
+    g = 2.0 * err / err.size
+    O(f4(kn - 0.1 * (x.T @ g)) + " " + f4(b - 0.1 * g.sum(axis=0)))
     P("sn.set_weights([k, b, u])")
     P("print(sn.input_spec)")
     O("InputSpec(shape=(None, 4), ndim=2)")
