@@ -122,6 +122,16 @@ def main():
     P(f"out = tf.keras.layers.Discretization(bin_boundaries={bounds}, output_mode=\"count\", sparse=True)(tf.constant({x1}))")
     P("print(type(out).__name__, tf.sparse.to_dense(out).numpy().tolist())")
     O("SparseTensor " + repr(encode(bucketize(x1, bounds), 4, "count").tolist()))
+    # ragged and sparse inputs keep their structure; a tf.function traces the bucketing
+    P(f"layer = tf.keras.layers.Discretization(bin_boundaries={bounds})")
+    P("r = layer(tf.ragged.constant([[-2.0, 0.5, 3.0], [1.0]]))")
+    P("print(type(r).__name__, r.to_list())")
+    O("RaggedTensor " + repr([bucketize([-2.0, 0.5, 3.0], bounds).tolist(), bucketize([1.0], bounds).tolist()]))
+    P("s = layer(tf.sparse.SparseTensor(indices=[[0, 1], [1, 0]], values=[0.7, 2.5], dense_shape=[2, 2]))")
+    P("print(type(s).__name__, s.values.numpy().tolist())")
+    O("SparseTensor " + repr(bucketize([0.7, 2.5], bounds).tolist()))
+    P("print(tf.function(lambda t: layer(t))(tf.constant([[5.0, -5.0]])).numpy().tolist())")
+    O(repr(bucketize([[5.0, -5.0]], bounds).tolist()))
     # inside a functional model and tf.function
     P(f"inp = tf.keras.Input(shape=(4,))")
     P(f"m = tf.keras.Model(inp, tf.keras.layers.Discretization(bin_boundaries={bounds})(inp))")
