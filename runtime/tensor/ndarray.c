@@ -489,7 +489,7 @@ static void repr_impl(StrBuf *b, const Tensor *t, int uwidth) {
   } else {
     Words ws = {0};
     tensor_words(&ws, t, uwidth > 0);
-    if (!uwidth) words_pad(&ws, dtype_info[t->dtype].is_float, t->dtype == DT_BOOL ? 5 : 0);   /* numpy: ' True' in arrays */
+    if (!uwidth && t->dtype != DT_STRING) words_pad(&ws, dtype_info[t->dtype].is_float, t->dtype == DT_BOOL ? 5 : 0);   /* numpy: ' True' in arrays; an object array's bytes unpadded */
     format_rec(b, t->shape, t->rank, 0, &ws, t->size > np_print_opts.threshold, "       ", (size_t)np_print_opts.linewidth - 1, ", ");
     words_free(&ws);
   }
