@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# gen_keras_app_resnet.py — writes tests/programs/keras_app_resnet.out: Keras 2.15's ResNet50/101/152 layer lists, parameter counts and output shapes, from the architecture (tests/app_arch.py).
+# gen_keras_app_resnet.py — writes tests/programs/keras_app_resnet.out and keras_app_resnet_v2.out: Keras 2.15's ResNet and ResNetV2 layer lists, parameter counts and output shapes, from the architecture (tests/app_arch.py).
 """Independent reference for keras_app_resnet.tfs.
 
     /usr/bin/python3 tests/gen_keras_app_resnet.py
@@ -58,4 +58,48 @@ arrays = sum(2 if k.endswith("_conv") else 4 if k.endswith("_bn") else 0 for k i
 out.append(f"True {arrays}")
 out.append("(2, 2048) (2, 2048) True")
 with open(os.path.join(HERE, "programs", "keras_app_resnet.out"), "w") as f:
+    f.write("\n".join(out) + "\n")
+
+# keras_app_resnet_v2.out: the pre-activation models, and preprocess_input's "tf" mode in numpy
+import numpy as np  # noqa: E402
+
+out = ["True True"]
+counters = {}
+
+
+def model_v2(depths=(3, 4, 6, 3), name="resnet50v2", **kw):
+    g, o = A.resnet(name, depths, True, counters=counters, **kw)
+    line, names = A.summary(g, o)
+    out.append(line)
+    return g, names
+
+
+g, names = model_v2()
+out.append(str(names[:20]))
+out.append(str([n for n in names if n.startswith("max_pooling2d")]))
+out.append(" ".join(A.shape_str(g.layers[n]["shape"]) for n in ("conv2_block3_out", "conv4_block6_out", "post_relu")))
+for shape, pooling in [((32, 32, 3), None), ((97, 50, 3), "max")]:
+    model_v2(include_top=False, input_shape=shape, pooling=pooling)
+model_v2((3, 4, 23, 3), "resnet101v2", include_top=False, input_shape=(32, 32, 3), pooling="avg")
+model_v2((3, 8, 36, 3), "resnet152v2", include_top=False, input_shape=(64, 48, 3))
+model_v2(input_shape=(40, 40, 3), classes=7)
+out.append("(2, 7) True True")
+
+
+def tf_mode(x):
+    # imagenet_utils "tf": non-floats to float32, then x / 127.5 - 1 in place
+    x = x if x.dtype.kind == "f" else x.astype(np.float32)
+    x /= 127.5
+    x -= 1.0
+    return x
+
+
+a = np.array([[[0.0, 127.5, 255.0], [51.0, 204.0, 1.0]]], np.float32)
+b = tf_mode(a)
+out.append(f"{b} {b is a} {a[0, 1]}")
+c = tf_mode(np.array([[[0, 255, 100]]], np.uint8))
+out.append(f"{c} {c.dtype}")
+t = tf_mode(np.array([[[0.0, 127.5, 255.0], [51.0, 204.0, 1.0]]], np.float32))
+out.append(f"{t} float32")
+with open(os.path.join(HERE, "programs", "keras_app_resnet_v2.out"), "w") as f:
     f.write("\n".join(out) + "\n")
