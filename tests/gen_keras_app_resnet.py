@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# gen_keras_app_resnet.py — writes tests/programs/keras_app_resnet.out and keras_app_resnet_v2.out: Keras 2.15's ResNet and ResNetV2 layer lists, parameter counts and output shapes, from the architecture (tests/app_arch.py).
+# gen_keras_app_resnet.py — writes tests/programs/keras_app_resnet.out, keras_app_resnet_v2.out and keras_app_error.*: Keras 2.15's ResNet and ResNetV2 layer lists, parameter counts and output shapes, from the architecture (tests/app_arch.py).
 """Independent reference for keras_app_resnet.tfs.
 
     /usr/bin/python3 tests/gen_keras_app_resnet.py
@@ -98,3 +98,14 @@ t = tf_mode(np.array([[[0.0, 127.5, 255.0], [51.0, 204.0, 1.0]]], np.float32))
 out.append(f"{t} float32")
 with open(os.path.join(HERE, "programs", "keras_app_resnet_v2.out"), "w") as f:
     f.write("\n".join(out) + "\n")
+
+# keras_app_error: the classes check of resnet.py, uncaught, reported at the call's first line (exit status 1)
+CALL = 'model = tf.keras.applications.ResNet50(weights="imagenet", include_top=True,'
+with open(os.path.join(HERE, "programs", "keras_app_error.out"), "w") as f:
+    f.write("building\n")
+with open(os.path.join(HERE, "programs", "keras_app_error.err"), "w") as f:
+    f.write(f"keras_app_error.tfs:6:{CALL.index('tf.') + 1}: error: ValueError: "
+            'If using `weights` as `"imagenet"` with `include_top` as true, `classes` should be 1000\n'
+            f"{CALL}\n{' ' * CALL.index('tf.')}^\n")
+with open(os.path.join(HERE, "programs", "keras_app_error.status"), "w") as f:
+    f.write("1\n")
