@@ -1,0 +1,207 @@
+#!/usr/bin/python3
+# gen_keras_app_inception.py — writes tests/programs/keras_app_inception.out: InceptionV3's layers, parameter counts and shapes, derived from the architecture.
+"""Independent reference for keras_app_inception.tfs.
+
+    /usr/bin/python3 tests/gen_keras_app_inception.py
+
+Inception v3 (Szegedy et al. 2016) as Keras 2.15's keras/applications/inception_v3.py lays it out, walked here in
+plain Python: each unit is Conv2D (no bias, k1*k2*cin*cout) + BatchNormalization(scale=False: beta trainable,
+moving mean/variance not) + ReLU, the layers auto-named conv2d_N / batch_normalization_N / activation_N in creation
+order, and listed as a Keras functional model lists them (by depth from the output, ties by a depth-first walk); the stem, three 35x35 modules, a reduction, four 17x17 modules, a reduction, two 8x8 modules, then the
+classifier or the optional pooling.  Keras's documented totals (23,851,784 with the classifier; 21,802,784
+without) are asserted as a cross-check.  preprocess_input ("tf" mode) is x / 127.5 - 1, computed with numpy.
+Error texts are Keras 2.15's messages (the get_file one is tfs's: stdlib/modules/kdatasets.c).
+"""
+import os
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Net:
+    def __init__(self, h, w):
+        self.layers = []   # (name, kind, trainable params, non-trainable params) in creation order
+        self.inbound = {}  # layer name -> the names of the layers it was called on
+        self.count = {}
+        self.input = (h, w)
+
+    def auto(self, base):
+        n = self.count.get(base, 0)
+        self.count[base] = n + 1
+        return base if n == 0 else f"{base}_{n}"
+
+    def add(self, kind, base, inputs, name=None, trainable=0, fixed=0):
+        name = name if name is not None else self.auto(base)
+        self.layers.append((name, kind, trainable, fixed))
+        self.inbound[name] = [t[3] for t in inputs]
+        return name
+
+    def unit(self, t, filters, kh, kw, stride=1, padding="same"):
+        # t: (h, w, c, producing layer); a conv + BN + ReLU unit
+        h, w, c, _ = t
+        a = self.add("Conv2D", "conv2d", [t], trainable=kh * kw * c * filters)
+        a = self.add("BatchNormalization", "batch_normalization", [(0, 0, 0, a)], trainable=filters, fixed=2 * filters)
+        a = self.add("Activation", "activation", [(0, 0, 0, a)])
+        if padding == "valid":
+            h = None if h is None else (h - kh) // stride + 1
+            w = None if w is None else (w - kw) // stride + 1
+        return (h, w, filters, a)
+
+    def maxpool(self, t):
+        h, w, c, _ = t
+        a = self.add("MaxPooling2D", "max_pooling2d", [t])
+        return (None if h is None else (h - 3) // 2 + 1, None if w is None else (w - 3) // 2 + 1, c, a)
+
+    def avgpool(self, t):
+        return t[:3] + (self.add("AveragePooling2D", "average_pooling2d", [t]),)
+
+    def concat(self, parts, name=None):
+        a = self.add("Concatenate", "concatenate", parts, name=name)
+        return (parts[0][0], parts[0][1], sum(p[2] for p in parts), a)
+
+    def keras_order(self, output):
+        # Keras's functional model lists its layers by depth from the output (deepest first), ties in the order a
+        # depth-first walk from the output (inputs in call order) first reaches them
+        index, done, post = {}, set(), []
+
+        def visit(n):
+            if n in done:
+                return
+            index.setdefault(n, len(index))
+            for m in self.inbound[n]:
+                visit(m)
+            done.add(n)
+            post.append(n)
+
+        visit(output)
+        depth = {}
+        for n in reversed(post):
+            d = depth.setdefault(n, 0)
+            for m in self.inbound[n]:
+                depth[m] = max(depth.get(m, 0), d + 1)
+        by = {l[0]: l for l in self.layers}
+        order = sorted(post, key=lambda n: (-depth[n], index[n]))
+        self.layers = [by[n] for n in order]
+
+
+def module_a(net, x, pool, name):
+    b1 = net.unit(x, 64, 1, 1)
+    b5 = net.unit(net.unit(x, 48, 1, 1), 64, 5, 5)
+    b3 = net.unit(net.unit(net.unit(x, 64, 1, 1), 96, 3, 3), 96, 3, 3)
+    bp = net.unit(net.avgpool(x), pool, 1, 1)
+    return net.concat([b1, b5, b3, bp], name)
+
+
+def module_c(net, x, width, name):
+    b1 = net.unit(x, 192, 1, 1)
+    b7 = net.unit(net.unit(net.unit(x, width, 1, 1), width, 1, 7), 192, 7, 1)
+    bd = net.unit(x, width, 1, 1)
+    for kh, kw, f in [(7, 1, width), (1, 7, width), (7, 1, width), (1, 7, 192)]:
+        bd = net.unit(bd, f, kh, kw)
+    bp = net.unit(net.avgpool(x), 192, 1, 1)
+    return net.concat([b1, b7, bd, bp], name)
+
+
+def build(h=299, w=299, include_top=True, pooling=None, classes=1000):
+    net = Net(h, w)
+    x = (h, w, 3, net.add("InputLayer", None, [], name="input_1"))
+    x = net.unit(x, 32, 3, 3, 2, "valid")
+    x = net.unit(x, 32, 3, 3, 1, "valid")
+    x = net.unit(x, 64, 3, 3)
+    x = net.maxpool(x)
+    x = net.unit(x, 80, 1, 1, 1, "valid")
+    x = net.unit(x, 192, 3, 3, 1, "valid")
+    x = net.maxpool(x)
+    x = module_a(net, x, 32, "mixed0")
+    x = module_a(net, x, 64, "mixed1")
+    x = module_a(net, x, 64, "mixed2")
+    b3 = net.unit(x, 384, 3, 3, 2, "valid")
+    bd = net.unit(net.unit(net.unit(x, 64, 1, 1), 96, 3, 3), 96, 3, 3, 2, "valid")
+    x = net.concat([b3, bd, net.maxpool(x)], "mixed3")
+    for width, name in [(128, "mixed4"), (160, "mixed5"), (160, "mixed6"), (192, "mixed7")]:
+        x = module_c(net, x, width, name)
+    b3 = net.unit(net.unit(x, 192, 1, 1), 320, 3, 3, 2, "valid")
+    b7 = net.unit(net.unit(net.unit(net.unit(x, 192, 1, 1), 192, 1, 7), 192, 7, 1), 192, 3, 3, 2, "valid")
+    x = net.concat([b3, b7, net.maxpool(x)], "mixed8")
+    for i in range(2):
+        b1 = net.unit(x, 320, 1, 1)
+        b3 = net.unit(x, 384, 1, 1)
+        b3 = net.concat([net.unit(b3, 384, 1, 3), net.unit(b3, 384, 3, 1)], f"mixed9_{i}")
+        bd = net.unit(net.unit(x, 448, 1, 1), 384, 3, 3)
+        bd = net.concat([net.unit(bd, 384, 1, 3), net.unit(bd, 384, 3, 1)])
+        bp = net.unit(net.avgpool(x), 192, 1, 1)
+        x = net.concat([b1, b3, bd, bp], f"mixed{9 + i}")
+    c = x[2]
+    last = x[3]
+    if include_top:
+        a = net.add("GlobalAveragePooling2D", None, [x], name="avg_pool")
+        last = net.add("Dense", None, [(0, 0, 0, a)], name="predictions", trainable=c * classes + classes)
+        net.output = (None, classes)
+    elif pooling == "avg":
+        last = net.add("GlobalAveragePooling2D", "global_average_pooling2d", [x])
+        net.output = (None, c)
+    elif pooling == "max":
+        last = net.add("GlobalMaxPooling2D", "global_max_pooling2d", [x])
+        net.output = (None, c)
+    else:
+        net.output = (None,) + x[:3]
+    net.keras_order(last)
+    return net
+
+
+def totals(net):
+    t = sum(l[2] for l in net.layers)
+    n = sum(l[3] for l in net.layers)
+    return t + n, t, n
+
+
+def shape(s):
+    return "(" + ", ".join("None" if d is None else str(d) for d in s) + ("," if len(s) == 1 else "") + ")"
+
+
+def names(items):
+    return "[" + ", ".join(f"'{x}'" for x in items) + "]"
+
+
+def describe(net):
+    total, t, n = totals(net)
+    return f"inception_v3 {len(net.layers)} {total} {t} {n} {shape(net.output)}"
+
+
+def main():
+    assert totals(build())[0] == 23851784
+    assert totals(build(include_top=False))[0] == 21802784
+    out = []
+    full = build()
+    out.append(describe(full))
+    out.append(names([l[0] for l in full.layers[:10]]))
+    out.append(names([l[0] for l in full.layers[-6:]]))
+    out.append(names([l[0] for l in full.layers if l[1] == "Concatenate"]))
+    out.append(names([l[0] for l in full.layers if l[1] == "MaxPooling2D"]))
+    out.append("False True 3 False (3, 3)")   # BN without scale: beta, moving mean, moving variance
+    for size, pooling in [((75, 75, 3), None), ((139, 139, 3), "avg"), ((150, 200, 3), "max"), ((299, 299, 3), None), (None, None)]:
+        net = build(*(size[:2] if size else (None, None)), include_top=False, pooling=pooling)
+        last = net.layers[-1][0]
+        out.append(f"{'None' if size is None else shape(size)} {pooling} {len(net.layers)} {totals(net)[0]} {shape(net.output)} {last}")
+    out.append(describe(build(80, 96, classes=5)))
+    out.append("(2, 5) True")   # a forward pass: shape, all finite
+    x = np.array([[0.0, 127.5, 255.0, 51.0]], dtype=np.float32)
+    out.append(str(x / np.float32(127.5) - np.float32(1.0)))
+    t = np.array([[255.0, 0.0, 25.5]], dtype=np.float32) / np.float32(127.5) - np.float32(1.0)
+    out.append(f"tf.Tensor({t}, shape=(1, 3), dtype=float32)")
+    fname = "inception_v3_weights_tf_dim_ordering_tf_kernels_notop.h5"
+    url = "https://storage.googleapis.com/tensorflow/keras-applications/inception_v3/" + fname
+    out.append(f"OSError: get_file: $KERAS_HOME/models/{fname} not found (tfs never downloads {url}; put the file there)")
+    out.append(f"{len(build(75, 75, include_top=False).layers)} True")
+    out += [
+        "ValueError: The `weights` argument should be either `None` (random initialization), `imagenet` (pre-training on ImageNet), or the path to the weights file to be loaded; Received: weights=no_such_file.h5",
+        "ValueError: If using `weights` as `\"imagenet\"` with `include_top` as true, `classes` should be 1000; Received classes=10",
+        "ValueError: Input size must be at least 75x75; Received: input_shape=(74, 74, 3)",
+        "ValueError: When setting `include_top=True` and loading `imagenet` weights, `input_shape` should be (299, 299, 3).  Received: input_shape=(224, 224, 3)",
+    ]
+    with open(os.path.join(HERE, "programs", "keras_app_inception.out"), "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+if __name__ == "__main__":
+    main()
