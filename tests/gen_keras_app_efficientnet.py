@@ -14,9 +14,8 @@ applications table) are asserted as a cross-check.  Error texts are Keras 2.15's
 tfs's, which never downloads: stdlib/modules/kdatasets.c).
 """
 import math
-import os
+from keras_app_expect import CLASSES, WEIGHTS, missing_file, names, not_default, shape, too_small, write
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 STAGES = [(3, 1, 32, 16, 1, 1), (3, 2, 16, 24, 6, 2), (5, 2, 24, 40, 6, 2), (3, 3, 40, 80, 6, 2),
           (5, 3, 80, 112, 6, 1), (5, 4, 112, 192, 6, 2), (3, 1, 192, 320, 6, 1)]
 VARIANTS = {"b0": (1.0, 1.0, 224, 0.2), "b1": (1.0, 1.1, 240, 0.2), "b2": (1.1, 1.2, 260, 0.3), "b3": (1.2, 1.4, 300, 0.3),
@@ -131,14 +130,6 @@ def describe(net):
     return f"{net.name} {len(net.layers)} {t + n} {t} {n} {shape(net.output)}"
 
 
-def shape(s):
-    return "(" + ", ".join("None" if d is None else str(d) for d in s) + ("," if len(s) == 1 else "") + ")"
-
-
-def names(items):
-    return "[" + ", ".join(f"'{x}'" for x in items) + "]"
-
-
 def main():
     for v in VARIANTS:   # the cross-check: this walk reproduces Keras's documented totals
         t, n = counts(build(v))
@@ -164,23 +155,16 @@ def main():
     out.append("(2, 7) True")                      # a forward pass of 2 images: shape, all finite
     out.append(f"True {shape(build('b0', include_top=False, size=(48, 48, 3), pooling='avg').output)}")
     out.append("True")                             # preprocess_input returns its argument
-    url = "https://storage.googleapis.com/keras-applications/efficientnetb0_notop.h5"
-    out.append(f"OSError: get_file: $KERAS_HOME/models/efficientnetb0_notop.h5 not found (tfs never downloads {url}; put the file there)")
+    out.append(missing_file("efficientnetb0_notop.h5", "https://storage.googleapis.com/keras-applications/efficientnetb0_notop.h5"))
     plain = build("b0", include_top=False, size=(32, 32, 3))
     pre = build("b0", include_top=False, size=(32, 32, 3), weights="imagenet")
     out.append(f"{len(plain.layers)} {len(pre.layers)} {names([l['kind'] for l in pre.layers[1:5]])}")
     out.append("True")
     out.append(f"{len(plain.layers)} True")        # weights=<path>: no extra Rescaling
-    out += [
-        "ValueError: The `weights` argument should be either `None` (random initialization), `imagenet` (pre-training on ImageNet), or the path to the weights file to be loaded.",
-        "ValueError: If using `weights` as `\"imagenet\"` with `include_top` as true, `classes` should be 1000",
-        "ValueError: Input size must be at least 32x32; Received: input_shape=(31, 31, 3)",
-        "ValueError: When setting `include_top=True` and loading `imagenet` weights, `input_shape` should be (224, 224, 3).  Received: input_shape=(64, 64, 3)",
-        "ValueError: `input_shape` must be a tuple of three integers.",
-        "ValueError: If `include_top` is True, you should specify a static `input_shape`. Received: input_shape=(None, None, 3)",
-    ]
-    with open(os.path.join(HERE, "programs", "keras_app_efficientnet.out"), "w") as f:
-        f.write("\n".join(out) + "\n")
+    out += [WEIGHTS + ".", CLASSES, too_small(32, (31, 31, 3)), not_default((224, 224, 3), (64, 64, 3)),
+            "ValueError: `input_shape` must be a tuple of three integers.",
+            "ValueError: If `include_top` is True, you should specify a static `input_shape`. Received: input_shape=(None, None, 3)"]
+    write("keras_app_efficientnet", out)
 
 
 if __name__ == "__main__":

@@ -12,10 +12,8 @@ classifier or the optional pooling.  Keras's documented totals (23,851,784 with 
 without) are asserted as a cross-check.  preprocess_input ("tf" mode) is x / 127.5 - 1, computed with numpy.
 Error texts are Keras 2.15's messages (the get_file one is tfs's: stdlib/modules/kdatasets.c).
 """
-import os
 import numpy as np
-
-HERE = os.path.dirname(os.path.abspath(__file__))
+from keras_app_expect import CLASSES, WEIGHTS, missing_file, names, not_default, shape, too_small, write
 
 
 class Net:
@@ -155,14 +153,6 @@ def totals(net):
     return t + n, t, n
 
 
-def shape(s):
-    return "(" + ", ".join("None" if d is None else str(d) for d in s) + ("," if len(s) == 1 else "") + ")"
-
-
-def names(items):
-    return "[" + ", ".join(f"'{x}'" for x in items) + "]"
-
-
 def describe(net):
     total, t, n = totals(net)
     return f"inception_v3 {len(net.layers)} {total} {t} {n} {shape(net.output)}"
@@ -190,17 +180,11 @@ def main():
     t = np.array([[255.0, 0.0, 25.5]], dtype=np.float32) / np.float32(127.5) - np.float32(1.0)
     out.append(f"tf.Tensor({t}, shape=(1, 3), dtype=float32)")
     fname = "inception_v3_weights_tf_dim_ordering_tf_kernels_notop.h5"
-    url = "https://storage.googleapis.com/tensorflow/keras-applications/inception_v3/" + fname
-    out.append(f"OSError: get_file: $KERAS_HOME/models/{fname} not found (tfs never downloads {url}; put the file there)")
+    out.append(missing_file(fname, "https://storage.googleapis.com/tensorflow/keras-applications/inception_v3/" + fname))
     out.append(f"{len(build(75, 75, include_top=False).layers)} True")
-    out += [
-        "ValueError: The `weights` argument should be either `None` (random initialization), `imagenet` (pre-training on ImageNet), or the path to the weights file to be loaded; Received: weights=no_such_file.h5",
-        "ValueError: If using `weights` as `\"imagenet\"` with `include_top` as true, `classes` should be 1000; Received classes=10",
-        "ValueError: Input size must be at least 75x75; Received: input_shape=(74, 74, 3)",
-        "ValueError: When setting `include_top=True` and loading `imagenet` weights, `input_shape` should be (299, 299, 3).  Received: input_shape=(224, 224, 3)",
-    ]
-    with open(os.path.join(HERE, "programs", "keras_app_inception.out"), "w") as f:
-        f.write("\n".join(out) + "\n")
+    out += [WEIGHTS + "; Received: weights=no_such_file.h5", CLASSES + "; Received classes=10",
+            too_small(75, (74, 74, 3)), not_default((299, 299, 3), (224, 224, 3))]
+    write("keras_app_inception", out)
 
 
 if __name__ == "__main__":
