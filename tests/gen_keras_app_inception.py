@@ -13,73 +13,7 @@ without) are asserted as a cross-check.  preprocess_input ("tf" mode) is x / 127
 Error texts are Keras 2.15's messages (the get_file one is tfs's: stdlib/modules/kdatasets.c).
 """
 import numpy as np
-from keras_app_expect import CLASSES, WEIGHTS, missing_file, names, not_default, shape, too_small, write
-
-
-class Net:
-    def __init__(self, h, w):
-        self.layers = []   # (name, kind, trainable params, non-trainable params) in creation order
-        self.inbound = {}  # layer name -> the names of the layers it was called on
-        self.count = {}
-        self.input = (h, w)
-
-    def auto(self, base):
-        n = self.count.get(base, 0)
-        self.count[base] = n + 1
-        return base if n == 0 else f"{base}_{n}"
-
-    def add(self, kind, base, inputs, name=None, trainable=0, fixed=0):
-        name = name if name is not None else self.auto(base)
-        self.layers.append((name, kind, trainable, fixed))
-        self.inbound[name] = [t[3] for t in inputs]
-        return name
-
-    def unit(self, t, filters, kh, kw, stride=1, padding="same"):
-        # t: (h, w, c, producing layer); a conv + BN + ReLU unit
-        h, w, c, _ = t
-        a = self.add("Conv2D", "conv2d", [t], trainable=kh * kw * c * filters)
-        a = self.add("BatchNormalization", "batch_normalization", [(0, 0, 0, a)], trainable=filters, fixed=2 * filters)
-        a = self.add("Activation", "activation", [(0, 0, 0, a)])
-        if padding == "valid":
-            h = None if h is None else (h - kh) // stride + 1
-            w = None if w is None else (w - kw) // stride + 1
-        return (h, w, filters, a)
-
-    def maxpool(self, t):
-        h, w, c, _ = t
-        a = self.add("MaxPooling2D", "max_pooling2d", [t])
-        return (None if h is None else (h - 3) // 2 + 1, None if w is None else (w - 3) // 2 + 1, c, a)
-
-    def avgpool(self, t):
-        return t[:3] + (self.add("AveragePooling2D", "average_pooling2d", [t]),)
-
-    def concat(self, parts, name=None):
-        a = self.add("Concatenate", "concatenate", parts, name=name)
-        return (parts[0][0], parts[0][1], sum(p[2] for p in parts), a)
-
-    def keras_order(self, output):
-        # Keras's functional model lists its layers by depth from the output (deepest first), ties in the order a
-        # depth-first walk from the output (inputs in call order) first reaches them
-        index, done, post = {}, set(), []
-
-        def visit(n):
-            if n in done:
-                return
-            index.setdefault(n, len(index))
-            for m in self.inbound[n]:
-                visit(m)
-            done.add(n)
-            post.append(n)
-
-        visit(output)
-        depth = {}
-        for n in reversed(post):
-            d = depth.setdefault(n, 0)
-            for m in self.inbound[n]:
-                depth[m] = max(depth.get(m, 0), d + 1)
-        by = {l[0]: l for l in self.layers}
-        order = sorted(post, key=lambda n: (-depth[n], index[n]))
-        self.layers = [by[n] for n in order]
+from keras_app_expect import Net, CLASSES, WEIGHTS, missing_file, names, not_default, shape, too_small, write
 
 
 def module_a(net, x, pool, name):
@@ -129,38 +63,16 @@ def build(h=299, w=299, include_top=True, pooling=None, classes=1000):
         bd = net.concat([net.unit(bd, 384, 1, 3), net.unit(bd, 384, 3, 1)])
         bp = net.unit(net.avgpool(x), 192, 1, 1)
         x = net.concat([b1, b3, bd, bp], f"mixed{9 + i}")
-    c = x[2]
-    last = x[3]
-    if include_top:
-        a = net.add("GlobalAveragePooling2D", None, [x], name="avg_pool")
-        last = net.add("Dense", None, [(0, 0, 0, a)], name="predictions", trainable=c * classes + classes)
-        net.output = (None, classes)
-    elif pooling == "avg":
-        last = net.add("GlobalAveragePooling2D", "global_average_pooling2d", [x])
-        net.output = (None, c)
-    elif pooling == "max":
-        last = net.add("GlobalMaxPooling2D", "global_max_pooling2d", [x])
-        net.output = (None, c)
-    else:
-        net.output = (None,) + x[:3]
-    net.keras_order(last)
-    return net
-
-
-def totals(net):
-    t = sum(l[2] for l in net.layers)
-    n = sum(l[3] for l in net.layers)
-    return t + n, t, n
+    return net.finish(x, include_top, pooling, classes)
 
 
 def describe(net):
-    total, t, n = totals(net)
-    return f"inception_v3 {len(net.layers)} {total} {t} {n} {shape(net.output)}"
+    return net.describe("inception_v3")
 
 
 def main():
-    assert totals(build())[0] == 23851784
-    assert totals(build(include_top=False))[0] == 21802784
+    assert build().totals()[0] == 23851784
+    assert build(include_top=False).totals()[0] == 21802784
     out = []
     full = build()
     out.append(describe(full))
@@ -172,7 +84,7 @@ def main():
     for size, pooling in [((75, 75, 3), None), ((139, 139, 3), "avg"), ((150, 200, 3), "max"), ((299, 299, 3), None), (None, None)]:
         net = build(*(size[:2] if size else (None, None)), include_top=False, pooling=pooling)
         last = net.layers[-1][0]
-        out.append(f"{'None' if size is None else shape(size)} {pooling} {len(net.layers)} {totals(net)[0]} {shape(net.output)} {last}")
+        out.append(f"{'None' if size is None else shape(size)} {pooling} {len(net.layers)} {net.totals()[0]} {shape(net.output)} {last}")
     out.append(describe(build(80, 96, classes=5)))
     out.append("(2, 5) True")   # a forward pass: shape, all finite
     x = np.array([[0.0, 127.5, 255.0, 51.0]], dtype=np.float32)
