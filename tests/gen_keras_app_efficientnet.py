@@ -14,7 +14,8 @@ applications table) are asserted as a cross-check.  Error texts are Keras 2.15's
 tfs's, which never downloads: stdlib/modules/kdatasets.c).
 """
 import math
-from keras_app_expect import CLASSES, WEIGHTS, missing_file, names, not_default, shape, too_small, write
+import os
+from keras_app_expect import HERE, CLASSES, WEIGHTS, missing_file, names, not_default, shape, too_small, write
 
 STAGES = [(3, 1, 32, 16, 1, 1), (3, 2, 16, 24, 6, 2), (5, 2, 24, 40, 6, 2), (3, 3, 40, 80, 6, 2),
           (5, 3, 80, 112, 6, 1), (5, 4, 112, 192, 6, 2), (3, 1, 192, 320, 6, 1)]
@@ -165,6 +166,14 @@ def main():
             "ValueError: `input_shape` must be a tuple of three integers.",
             "ValueError: If `include_top` is True, you should specify a static `input_shape`. Received: input_shape=(None, None, 3)"]
     write("keras_app_efficientnet", out)
+    # err_keras_app_efficientnet: preprocess_input passes a number through; then the classes check, uncaught,
+    # located at the user's call
+    write("err_keras_app_efficientnet", ["3.5"])
+    call = 'model = tf.keras.applications.EfficientNetB3(weights="imagenet", classes=10)'
+    with open(os.path.join(HERE, "programs", "err_keras_app_efficientnet.err"), "w") as f:
+        f.write(f"err_keras_app_efficientnet.tfs:4:9: {CLASSES.replace('ValueError', 'error: ValueError', 1)}\n{call}\n{' ' * 8}^\n")
+    with open(os.path.join(HERE, "programs", "err_keras_app_efficientnet.status"), "w") as f:
+        f.write("1\n")
 
 
 if __name__ == "__main__":
