@@ -1,7 +1,11 @@
 # app_arch.py — a plain-python model of Keras 2.15's ResNet / ResNetV2 / VGG graphs for the keras_app_* generators: layer order, parameter counts, output shapes.
 """Each layer is a record (name, inputs, params, non-trainable params, output shape); the functional model's layer
 order is Keras's (keras/engine/functional.py _map_graph_network): layers sorted by depth from the output
-(descending), ties by the order a depth-first walk from the output (inputs in call order) first meets them."""
+(descending), ties by the order a depth-first walk from the output (inputs in call order) first meets them.
+Importing it checks the full-size totals against Keras's documented ones."""
+import sys
+
+sys.setrecursionlimit(10000)   # the depth-first walks of ResNet152's ~500 layers
 
 
 class Graph:
@@ -195,3 +199,6 @@ def check_documented():
         g, o = vgg(n, c)
         got = sum(g.layers[k]["params"] for k in g.order(o))
         assert got == DOCUMENTED[n], (n, got)
+
+
+check_documented()

@@ -10,19 +10,19 @@ messages (resnet.py, imagenet_utils.obtain_input_shape) for the arguments the pr
 """
 import os
 import sys
+import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.setrecursionlimit(10000)
-import app_arch as A  # noqa: E402
+import app_arch as A  # noqa: E402  (checks its totals against Keras's documented ones)
 
-A.check_documented()
 out = ["True True True"]
 counters = {}
 
 
-def model(depths=(3, 4, 6, 3), name="resnet50", **kw):
-    g, o = A.resnet(name, depths, False, counters=counters, **kw)
+def model(depths=(3, 4, 6, 3), name="resnet50", v2=False, **kw):
+    # one model's summary line appended to out; the program's Input / pooling names count on in counters
+    g, o = A.resnet(name, depths, v2, counters=counters, **kw)
     line, names = A.summary(g, o)
     out.append(line)
     return g, names
@@ -61,17 +61,12 @@ with open(os.path.join(HERE, "programs", "keras_app_resnet.out"), "w") as f:
     f.write("\n".join(out) + "\n")
 
 # keras_app_resnet_v2.out: the pre-activation models, and preprocess_input's "tf" mode in numpy
-import numpy as np  # noqa: E402
-
 out = ["True True"]
 counters = {}
 
 
 def model_v2(depths=(3, 4, 6, 3), name="resnet50v2", **kw):
-    g, o = A.resnet(name, depths, True, counters=counters, **kw)
-    line, names = A.summary(g, o)
-    out.append(line)
-    return g, names
+    return model(depths, name, True, **kw)
 
 
 g, names = model_v2()
