@@ -1,0 +1,38 @@
+"""gen_keras_app_mobilenet.py — writes tests/programs/keras_app_mobilenet.out: MobileNet / MobileNetV2 described in plain Python (tests/keras_app_arch.py, checked against Keras's documented totals), numpy for preprocess_input, Keras 2.15's error texts."""
+import os
+import sys
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import keras_app_arch as arch
+
+arch.check_documented()
+out = []
+out += arch.describe(arch.mobilenet((32, 32, 3), 0.25, include_top=False), "mobilenet_0.25_32")
+out += arch.describe(arch.mobilenet((40, 48, 3), 0.5, 2, include_top=False, pooling="avg"), "mobilenet_0.50_40")
+out += arch.describe(arch.mobilenet((32, 32, 3), 0.25, classes=10), "mobilenet_0.25_32", tail=6)
+out += arch.describe(arch.mobilenet_v2((32, 32, 3), 0.35, include_top=False, pooling="max"), "mobilenetv2_0.35_32")
+out += arch.describe(arch.mobilenet_v2((33, 35, 3), 1.3, classes=7), "mobilenetv2_1.30_33")
+features = arch.mobilenet_v2((32, 32, 3), 0.35, include_top=False, pooling="avg").layers[-1][1]
+out.append(f"(2, {features[0]}) True")
+out.append("mobilenet_0.25_128 True")
+out.append("mobilenetv2_0.50_96 True")
+out.append("True")
+out.append("OSError True")   # tfs's get_file: the cached file is missing (Keras would download it)
+a = np.array([[0.0, 63.75, 127.5, 255.0]], dtype=np.float32)
+out.append(str(a / np.float32(127.5) - np.float32(1.0)))
+out.append(str(np.array([[51.0, 204.0]], dtype=np.float32) / np.float32(127.5) - np.float32(1.0)))
+W = ("The `weights` argument should be either `None` (random initialization), `imagenet` (pre-training on "
+     "ImageNet), or the path to the weights file to be loaded.  ")
+out += ["ValueError: " + W + "Received weights=no_such_file.h5",
+        'ValueError: If using `weights` as `"imagenet"` with `include_top` as true, `classes` should be 1000.  Received classes=10',
+        "ValueError: If imagenet weights are being loaded, depth multiplier must be 1.  Received depth_multiplier=2",
+        "ValueError: If imagenet weights are being loaded, alpha can be one of`0.25`, `0.50`, `0.75` or `1.0` only.  Received alpha=0.3",
+        "ValueError: Unknown argument(s): ({'foo': 1},)",
+        "ValueError: " + W + "Received `weights=no_such_file.h5`",
+        'ValueError: If using `weights` as `"imagenet"` with `include_top` as true, `classes` should be 1000. Received `classes=10`',
+        "ValueError: If imagenet weights are being loaded, alpha must be one of `0.35`, `0.50`, `0.75`, `1.0`, `1.3` or `1.4` only; Received `alpha=0.3`",
+        "ValueError: Unknown argument(s): {'bar': 2}"]
+path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs", "keras_app_mobilenet.out")
+with open(path, "w") as f:
+    f.write("\n".join(out) + "\n")
