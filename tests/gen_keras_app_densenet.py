@@ -23,6 +23,4 @@ out += ["ValueError: The `weights` argument should be either `None` (random init
         'ValueError: If using `weights` as `"imagenet"` with `include_top` as true, `classes` should be 1000',
         "ValueError: When setting `include_top=True` and loading `imagenet` weights, `input_shape` should be "
         "(224, 224, 3).  Received: input_shape=(64, 64, 3)"]
-path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs", "keras_app_densenet.out")
-with open(path, "w") as f:
-    f.write("\n".join(out) + "\n")
+arch.write_golden("keras_app_densenet", out)

@@ -33,6 +33,4 @@ out += ["ValueError: " + W + "Received weights=no_such_file.h5",
         'ValueError: If using `weights` as `"imagenet"` with `include_top` as true, `classes` should be 1000. Received `classes=10`',
         "ValueError: If imagenet weights are being loaded, alpha must be one of `0.35`, `0.50`, `0.75`, `1.0`, `1.3` or `1.4` only; Received `alpha=0.3`",
         "ValueError: Unknown argument(s): {'bar': 2}"]
-path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs", "keras_app_mobilenet.out")
-with open(path, "w") as f:
-    f.write("\n".join(out) + "\n")
+arch.write_golden("keras_app_mobilenet", out)

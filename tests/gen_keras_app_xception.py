@@ -19,6 +19,4 @@ out += ["ValueError: The `weights` argument should be either `None` (random init
         "on ImageNet), or the path to the weights file to be loaded.",
         'ValueError: If using `weights` as `"imagenet"` with `include_top` as true, `classes` should be 1000',
         "ValueError: Input size must be at least 71x71; Received: input_shape=(70, 70, 3)"]
-path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs", "keras_app_xception.out")
-with open(path, "w") as f:
-    f.write("\n".join(out) + "\n")
+arch.write_golden("keras_app_xception", out)

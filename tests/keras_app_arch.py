@@ -1,5 +1,6 @@
 """keras_app_arch.py — MobileNet, MobileNetV2, Xception and DenseNet described layer by layer in plain Python (names, output shapes, parameter counts) for the keras_app_* goldens' generators."""
 import math
+import os
 
 
 def _snake(kind):
@@ -229,3 +230,10 @@ def describe(net, name, head=6, tail=4):
     if len(net.layers[-1][1]) == 1:
         shape = f"(None, {net.layers[-1][1][0]})"
     return [f"{name} {len(net.layers)} {total} {trainable} {frozen} {shape}", str(names[:head]), str(names[-tail:])]
+
+
+def write_golden(name, lines):
+    # tests/programs/NAME.out, one printed line a row
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs", name + ".out")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
