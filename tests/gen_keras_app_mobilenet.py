@@ -34,3 +34,18 @@ out += ["ValueError: " + W + "Received weights=no_such_file.h5",
         "ValueError: If imagenet weights are being loaded, alpha must be one of `0.35`, `0.50`, `0.75`, `1.0`, `1.3` or `1.4` only; Received `alpha=0.3`",
         "ValueError: Unknown argument(s): {'bar': 2}"]
 arch.write_golden("keras_app_mobilenet", out)
+
+# err_keras_app_mobilenet: the same alpha error uncaught, located at the call (column of the call expression)
+src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs", "err_keras_app_mobilenet.tfs")).read()
+lines = src.splitlines()
+row = next(i for i, l in enumerate(lines) if "MobileNetV2(" in l)
+col = lines[row].index("tf.keras")
+msg = ("If imagenet weights are being loaded, alpha must be one of `0.35`, `0.50`, `0.75`, `1.0`, `1.3` or `1.4` only; "
+       "Received `alpha=0.3`")
+base = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs", "err_keras_app_mobilenet")
+with open(base + ".err", "w") as f:
+    f.write(f"err_keras_app_mobilenet.tfs:{row + 1}:{col + 1}: error: ValueError: {msg}\n{lines[row]}\n{' ' * col}^\n")
+with open(base + ".out", "w") as f:
+    pass
+with open(base + ".status", "w") as f:
+    f.write("1\n")
