@@ -13,12 +13,21 @@ out += arch.describe(arch.mobilenet((40, 48, 3), 0.5, 2, include_top=False, pool
 out += arch.describe(arch.mobilenet((32, 32, 3), 0.25, classes=10), "mobilenet_0.25_32", tail=6)
 out += arch.describe(arch.mobilenet_v2((32, 32, 3), 0.35, include_top=False, pooling="max"), "mobilenetv2_0.35_32")
 out += arch.describe(arch.mobilenet_v2((33, 35, 3), 1.3, classes=7), "mobilenetv2_1.30_33")
+full = arch.mobilenet_v2((224, 224, 3))
+out.append(f"mobilenetv2_1.00_224 {len(full.layers)} {full.summary()[0]} (None, 1000)")
 features = arch.mobilenet_v2((32, 32, 3), 0.35, include_top=False, pooling="avg").layers[-1][1]
 out.append(f"(2, {features[0]}) True")
 out.append("mobilenet_0.25_128 True")
 out.append("mobilenetv2_0.50_96 True")
 out.append("True")
 out.append("OSError True")   # tfs's get_file: the cached file is missing (Keras would download it)
+preds = np.zeros((2, 1000))
+preds[0, 7] = 0.75
+preds[0, 3] = 0.25
+preds[1, 999] = 0.625
+preds[1, 0] = 0.125
+decoded = [[(f"n{i:08d}", f"class_{i}", p[i]) for i in p.argsort()[-2:][::-1]] for p in preds]
+out.append(str(decoded))
 a = np.array([[0.0, 63.75, 127.5, 255.0]], dtype=np.float32)
 out.append(str(a / np.float32(127.5) - np.float32(1.0)))
 out.append(str(np.array([[51.0, 204.0]], dtype=np.float32) / np.float32(127.5) - np.float32(1.0)))

@@ -13,6 +13,8 @@ out += arch.describe(base, "xception", 7)
 out.append("(1, " + ", ".join(str(d) for d in base.layers[-1][1]) + ") True")
 out += arch.describe(arch.xception((100, 80, 3), include_top=False, pooling="max"), "xception", 7)
 out += arch.describe(arch.xception((75, 75, 3), classes=5), "xception", 7)
+full = arch.xception((299, 299, 3))
+out.append(f"xception {len(full.layers)} {full.summary()[0]} (None, 1000)")
 out.append("xception True")
 out.append(str(np.array([[0.0, 255.0, 25.5]], dtype=np.float32) / np.float32(127.5) - np.float32(1.0)))
 out += ["ValueError: The `weights` argument should be either `None` (random initialization), `imagenet` (pre-training "
