@@ -15,6 +15,9 @@ out += arch.describe(arch.mobilenet_v2((32, 32, 3), 0.35, include_top=False, poo
 out += arch.describe(arch.mobilenet_v2((33, 35, 3), 1.3, classes=7), "mobilenetv2_1.30_33")
 full = arch.mobilenet_v2((224, 224, 3))
 out.append(f"mobilenetv2_1.00_224 {len(full.layers)} {full.summary()[0]} (None, 1000)")
+fed = arch.mobilenet_v2((64, 64, 3), 0.35, include_top=False, pooling="avg")
+# one more layer than the model built alone: the Rescaling between the Input and the model's first convolution
+out.append(f"mobilenetv2_0.35_None {len(fed.layers) + 1} {fed.summary()[0]} (None, {fed.layers[-1][1][0]}) 1")
 features = arch.mobilenet_v2((32, 32, 3), 0.35, include_top=False, pooling="avg").layers[-1][1]
 out.append(f"(2, {features[0]}) True")
 out.append("mobilenet_0.25_128 True")
@@ -41,7 +44,9 @@ out += ["ValueError: " + W + "Received weights=no_such_file.h5",
         "ValueError: " + W + "Received `weights=no_such_file.h5`",
         'ValueError: If using `weights` as `"imagenet"` with `include_top` as true, `classes` should be 1000. Received `classes=10`',
         "ValueError: If imagenet weights are being loaded, alpha must be one of `0.35`, `0.50`, `0.75`, `1.0`, `1.3` or `1.4` only; Received `alpha=0.3`",
-        "ValueError: Unknown argument(s): {'bar': 2}"]
+        "ValueError: Unknown argument(s): {'bar': 2}",
+        "ValueError: input_tensor.shape[2] must equal input_shape[1]; Received `input_tensor.shape=(None, 64, 64, 3)`, "
+        "`input_shape=(64, 32, 3)`"]
 arch.write_golden("keras_app_mobilenet", out)
 
 # err_keras_app_mobilenet: the same alpha error uncaught, located at the call (column of the call expression)
