@@ -22,6 +22,7 @@ features = arch.mobilenet_v2((32, 32, 3), 0.35, include_top=False, pooling="avg"
 out.append(f"(2, {features[0]}) True")
 out.append("mobilenet_0.25_128 True")
 out.append("mobilenetv2_0.50_96 True")
+out.append("mobilenet_0.25_224 True")   # Keras names the model after the weights' size
 out.append("True")
 out.append("OSError True")   # tfs's get_file: the cached file is missing (Keras would download it)
 preds = np.zeros((2, 1000))
@@ -48,6 +49,9 @@ out += ["ValueError: " + W + "Received weights=no_such_file.h5",
         "ValueError: input_tensor.shape[2] must equal input_shape[1]; Received `input_tensor.shape=(None, 64, 64, 3)`, "
         "`input_shape=(64, 32, 3)`"]
 arch.write_golden("keras_app_mobilenet", out)
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs", "keras_app_mobilenet.err"), "w") as f:
+    f.write("WARNING:tensorflow:`input_shape` is undefined or non-square, or `rows` is not in [128, 160, 192, 224]. "
+            "Weights for input shape (224, 224) will be loaded as the default.\n")
 
 # err_keras_app_mobilenet: the same alpha error uncaught, located at the call (column of the call expression)
 src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs", "err_keras_app_mobilenet.tfs")).read()
