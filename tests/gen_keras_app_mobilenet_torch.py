@@ -1,0 +1,106 @@
+"""gen_keras_app_mobilenet_torch.py — writes tests/programs/keras_app_mobilenet_torch.npy: MobileNet (alpha 0.25, 32x32, 10 logits) and MobileNetV2 (alpha 0.35, 32x32, 10 logits) run in PyTorch on the fixed weights and inputs that keras_app_mobilenet_torch.tfs sets, for that golden to compare with."""
+import os
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+
+def values(layer, i, shape):
+    # the weight formula the .tfs program uses: cosines seeded by the layer's name and the weight's index
+    n = int(np.prod(shape))
+    return np.cos(np.arange(n) * 0.7 + sum(ord(c) for c in layer) + 3 * i).reshape(shape)
+
+
+def kernel(layer, shape, depthwise=False):
+    # He-like scale (the cosines' variance is 1/2) so the input's signal survives the depth
+    fan = np.prod(shape[:-1]) // (shape[2] if depthwise else 1)
+    return (2 * values(layer, 0, shape) / np.sqrt(fan)).astype(np.float32)
+
+
+def bn(x, layer, eps):
+    c = x.shape[1]
+    g = (1 + 0.1 * values(layer, 0, (c,))).astype(np.float32)
+    b = (0.1 * values(layer, 1, (c,))).astype(np.float32)
+    mean = (0.01 * values(layer, 2, (c,))).astype(np.float32)
+    var = (0.2 + 0.2 * np.abs(values(layer, 3, (c,)))).astype(np.float32)
+    t = lambda a: torch.tensor(a).view(1, c, 1, 1)
+    return (x - t(mean)) / torch.sqrt(t(var) + eps) * t(g) + t(b)
+
+
+def conv(x, layer, filters, k, stride=1, same=True, bias=False):
+    w = kernel(layer, (k, k, x.shape[1], filters))
+    if same and k > 1:
+        # TF's "same": the extra padding of an even total goes after (bottom / right)
+        total = max((-(-x.shape[2] // stride) - 1) * stride + k - x.shape[2], 0)
+        x = F.pad(x, (total // 2, total - total // 2, total // 2, total - total // 2))
+    y = F.conv2d(x, torch.tensor(w.transpose(3, 2, 0, 1)), stride=stride)
+    if bias:
+        y = y + torch.tensor((0.1 * values(layer, 1, (filters,))).astype(np.float32)).view(1, -1, 1, 1)
+    return y
+
+
+def depthwise(x, layer, stride, same):
+    c = x.shape[1]
+    w = kernel(layer, (3, 3, c, 1), True)
+    if same:
+        x = F.pad(x, (1, 1, 1, 1))
+    return F.conv2d(x, torch.tensor(w.transpose(2, 3, 0, 1)), stride=stride, groups=c)
+
+
+relu6 = lambda x: torch.clamp(x, 0, 6)
+
+
+def mobilenet(x, alpha=0.25, classes=10):
+    x = relu6(bn(conv(x, "conv1", int(32 * alpha), 3, 2), "conv1_bn", 1e-3))
+    blocks = [(64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2)] + [(512, 1)] * 5 + [(1024, 2), (1024, 1)]
+    for i, (f, s) in enumerate(blocks, 1):
+        if s == 2:
+            x = F.pad(x, (0, 1, 0, 1))
+        x = relu6(bn(depthwise(x, f"conv_dw_{i}", s, s == 1), f"conv_dw_{i}_bn", 1e-3))
+        x = relu6(bn(conv(x, f"conv_pw_{i}", int(f * alpha), 1), f"conv_pw_{i}_bn", 1e-3))
+    x = x.mean(dim=(2, 3), keepdim=True)
+    return conv(x, "conv_preds", classes, 1, bias=True).reshape(x.shape[0], classes)
+
+
+def divisible(v, d=8):
+    n = max(d, int(v + d / 2) // d * d)
+    return n + d if n < 0.9 * v else n
+
+
+def mobilenet_v2(x, alpha=0.35, classes=10):
+    x = relu6(bn(conv(x, "Conv1", divisible(32 * alpha), 3, 2), "bn_Conv1", 1e-3))
+    blocks = [(16, 1, 1), (24, 2, 6), (24, 1, 6), (32, 2, 6), (32, 1, 6), (32, 1, 6), (64, 2, 6), (64, 1, 6),
+              (64, 1, 6), (64, 1, 6), (96, 1, 6), (96, 1, 6), (96, 1, 6), (160, 2, 6), (160, 1, 6), (160, 1, 6),
+              (320, 1, 6)]
+    for i, (f, s, e) in enumerate(blocks):
+        inp = x
+        p = f"block_{i}_" if i else "expanded_conv_"
+        out_c = divisible(int(f * alpha))
+        if i:
+            x = relu6(bn(conv(x, p + "expand", e * x.shape[1], 1), p + "expand_BN", 1e-3))
+        if s == 2:
+            adj = [1 - x.shape[2] % 2, 1 - x.shape[3] % 2]
+            x = F.pad(x, (1 - adj[1], 1, 1 - adj[0], 1))
+        x = relu6(bn(depthwise(x, p + "depthwise", s, s == 1), p + "depthwise_BN", 1e-3))
+        x = bn(conv(x, p + "project", out_c, 1), p + "project_BN", 1e-3)
+        if inp.shape[1] == out_c and s == 1:
+            x = inp + x
+    x = relu6(bn(conv(x, "Conv_1", 1280, 1), "Conv_1_bn", 1e-3))
+    x = x.mean(dim=(2, 3))
+    w = kernel("predictions", (1280, classes))
+    b = (0.1 * values("predictions", 1, (classes,))).astype(np.float32)
+    return x @ torch.tensor(w) + torch.tensor(b)
+
+
+n = 2 * 32 * 32 * 3
+image = (np.cos(np.arange(n) * 0.05) * 0.5 + 0.5).reshape(2, 32, 32, 3).astype(np.float32)
+x = torch.tensor(image).permute(0, 3, 1, 2)
+with torch.no_grad():
+    out = np.stack([mobilenet(x).numpy(), mobilenet_v2(x).numpy()]).astype(np.float32)
+np.save(os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs", "keras_app_mobilenet_torch.npy"), out)
+path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs", "keras_app_mobilenet_torch.out")
+with open(path, "w") as f:
+    for k, name in enumerate(["mobilenet_0.25_32", "mobilenetv2_0.35_32"]):
+        # the two images' logits differ: the comparison sees the input, not only the biases
+        assert np.abs(out[k, 0] - out[k, 1]).max() > 10 * 3e-5 * np.abs(out[k]).max()
+        f.write(f"{name} (2, 10) True\n")
