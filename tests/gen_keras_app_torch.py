@@ -1,4 +1,4 @@
-"""gen_keras_app_mobilenet_torch.py — writes tests/programs/keras_app_mobilenet_torch.npy: MobileNet (alpha 0.25, 32x32, 10 logits) and MobileNetV2 (alpha 0.35, 32x32, 10 logits) run in PyTorch on the fixed weights and inputs that keras_app_mobilenet_torch.tfs sets, for that golden to compare with."""
+"""gen_keras_app_torch.py — writes tests/programs/keras_app_torch.npy and .out: MobileNet (alpha 0.25, 10 logits), MobileNetV2 (alpha 0.35, 10 logits) and DenseNet121 (average-pooled features) on 32x32 images, run in PyTorch on the fixed weights and inputs that keras_app_torch.tfs sets, for that golden to compare with."""
 import os
 import numpy as np
 import torch
@@ -17,7 +17,7 @@ def kernel(layer, shape, depthwise=False):
     return (2 * values(layer, 0, shape) / np.sqrt(fan)).astype(np.float32)
 
 
-def bn(x, layer, eps):
+def bn(x, layer, eps=1e-3):
     c = x.shape[1]
     g = (1 + 0.1 * values(layer, 0, (c,))).astype(np.float32)
     b = (0.1 * values(layer, 1, (c,))).astype(np.float32)
@@ -92,15 +92,32 @@ def mobilenet_v2(x, alpha=0.35, classes=10):
     return x @ torch.tensor(w) + torch.tensor(b)
 
 
+def densenet121(x):
+    x = F.pad(x, (3, 3, 3, 3))
+    x = F.relu(bn(conv(x, "conv1/conv", 64, 7, 2, same=False), "conv1/bn", 1.001e-5))
+    x = F.max_pool2d(F.pad(x, (1, 1, 1, 1)), 3, 2)
+    for stage, blocks in enumerate([6, 12, 24, 16]):
+        for i in range(1, blocks + 1):
+            p = f"conv{stage + 2}_block{i}"
+            y = F.relu(bn(x, p + "_0_bn", 1.001e-5))
+            y = F.relu(bn(conv(y, p + "_1_conv", 128, 1), p + "_1_bn", 1.001e-5))
+            x = torch.cat([x, conv(y, p + "_2_conv", 32, 3)], dim=1)
+        if stage < 3:
+            p = f"pool{stage + 2}"
+            x = F.relu(bn(x, p + "_bn", 1.001e-5))
+            x = F.avg_pool2d(conv(x, p + "_conv", x.shape[1] // 2, 1), 2, 2)
+    return F.relu(bn(x, "bn", 1.001e-5)).mean(dim=(2, 3))
+
+
 n = 2 * 32 * 32 * 3
 image = (np.cos(np.arange(n) * 0.05) * 0.5 + 0.5).reshape(2, 32, 32, 3).astype(np.float32)
 x = torch.tensor(image).permute(0, 3, 1, 2)
 with torch.no_grad():
-    out = np.stack([mobilenet(x).numpy(), mobilenet_v2(x).numpy()]).astype(np.float32)
-np.save(os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs", "keras_app_mobilenet_torch.npy"), out)
-path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs", "keras_app_mobilenet_torch.out")
-with open(path, "w") as f:
-    for k, name in enumerate(["mobilenet_0.25_32", "mobilenetv2_0.35_32"]):
-        # the two images' logits differ: the comparison sees the input, not only the biases
-        assert np.abs(out[k, 0] - out[k, 1]).max() > 10 * 3e-5 * np.abs(out[k]).max()
-        f.write(f"{name} (2, 10) True\n")
+    outs = [mobilenet(x).numpy(), mobilenet_v2(x).numpy(), densenet121(x).numpy()]
+here = os.path.dirname(os.path.abspath(__file__))
+np.savez(os.path.join(here, "programs", "keras_app_torch.npz"), *outs)
+with open(os.path.join(here, "programs", "keras_app_torch.out"), "w") as f:
+    for out, name in zip(outs, ["mobilenet_0.25_32", "mobilenetv2_0.35_32", "densenet121"]):
+        # the two images' outputs differ well beyond the tolerance: the comparison sees the input, not only the biases
+        assert np.abs(out[0] - out[1]).max() > 10 * 3e-5 * np.abs(out).max()
+        f.write(f"{name} {out.shape} True\n")
