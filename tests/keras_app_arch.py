@@ -153,6 +153,11 @@ def mobilenet_v2(shape, alpha=1.0, include_top=True, pooling=None, classes=1000)
     return net
 
 
+# Xception's entry-flow blocks (number, filters of the two separable convolutions, ReLU first) and middle-flow blocks
+XCEPTION_ENTRY = [(2, 128, 128, False), (3, 256, 256, True), (4, 728, 728, True)]
+XCEPTION_MIDDLE = range(5, 13)
+
+
 def xception(shape, include_top=True, pooling=None, classes=1000):
     net = Net()
     x = net.input(shape)
@@ -170,10 +175,9 @@ def xception(shape, include_top=True, pooling=None, classes=1000):
         x = net.pool(x, 3, 2, "same", p + "pool")
         return net.merge([x, r])
 
-    x = down(x, 2, 128, 128, False)
-    x = down(x, 3, 256, 256)
-    x = down(x, 4, 728, 728)
-    for i in range(5, 13):
+    for block in XCEPTION_ENTRY:
+        x = down(x, *block)
+    for i in XCEPTION_MIDDLE:
         r = x
         for k in (1, 2, 3):
             x = net.act(x, f"block{i}_sepconv{k}_act")
