@@ -752,6 +752,12 @@ static Val make_attr(const char *qual) {
     Val k = module_import_library("keras");
     return val_is_undef(k) ? module_native("keras.api._v2.keras", keras_native_getattr) : k;
   }
+//! tf.keras.applications
+//!   Keras 2.15's pretrained-model architectures (ResNet, ResNetV2, VGG, ...) with their preprocess_input and
+//!   decode_predictions; weights from Keras's local cache, never downloaded (stdlib/keras_applications.tfs, docs/keras.md).
+  /* compiled in only when the program names applications: its models are large code every other Keras
+   * program would pay for */
+  if (!strcmp(qual, "keras.applications")) return module_import_library("keras_applications");
 //! tf.distribute
 //!   Data-parallel training across the processes of an MPI job (mpirun): MirroredStrategy,
 //!   MultiWorkerMirroredStrategy, scope/run/reduce/gather, distributed datasets; written in .tfs
