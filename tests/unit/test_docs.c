@@ -113,10 +113,12 @@ START_TEST(test_every_documented_tf_name_exists) {
     if (!strcmp(nm, "tf")) continue;
     if (!strncmp(nm, "tf.", 3)) {
       Val v = resolve(nm);
-      /* tf.distribute is stdlib/distribute.tfs and tf.keras.mixed_precision stdlib/keras_mixed_precision.tfs,
-       * compiled only into programs that name them (compiler/program.c) */
+      /* tf.distribute is stdlib/distribute.tfs, tf.keras.mixed_precision stdlib/keras_mixed_precision.tfs and
+       * tf.keras.applications stdlib/keras_applications.tfs, compiled only into programs that name them
+       * (compiler/program.c) */
       bool library = !strcmp(nm, "tf.distribute") || !strncmp(nm, "tf.distribute.", 14) ||
-                     !strncmp(nm, "tf.keras.mixed_precision.", 25);
+                     !strncmp(nm, "tf.keras.mixed_precision.", 25) || !strcmp(nm, "tf.keras.applications") ||
+                     !strncmp(nm, "tf.keras.applications.", 22);
       ck_assert_msg(!val_is_undef(v) || in_tfcore(nm + 3) || library, "documented %s does not exist", nm);
       val_decref(v);
       checked++;
