@@ -12,7 +12,8 @@ compile error, reported by rank 0 alone).
 NAME.env, when present, lists environments, one a line (space-separated KEY=VALUE; an empty line: none added): the
 job runs once in each, every run compared with NAME.out (one program, several runtime paths).
 NAME.hosts, when present, is an Open MPI hostfile of loopback addresses (127.0.0.2, 127.0.0.3): the job also runs
-once with it, launched through fake_ssh.sh (ssh's stand-in, which starts each "remote" daemon here) and with all
+once with it, launched through fake_ssh.sh (ssh's stand-in, which starts each "remote" daemon here, in a session directory of its
+own under TFS_FAKE_HOSTS_DIR) and with all
 traffic over TCP on the loopback interface, as ranks on different hosts, compared with NAME.out.
 NAME.single.out, when present, is the program's output as a plain `tfs run` (one process).
 NAME.oracle, when present, lists line prefixes (one a line): the oracle is the same program run as
@@ -186,7 +187,8 @@ def main():
             runs = [("tfs run %s" % line.strip(), runs[0][1], dict(kv.split("=", 1) for kv in line.split()), ())
                     for line in open(base + ".env").read().split("\n")[:-1]]
         if os.path.exists(base + ".hosts"):   # and on two simulated hosts
-            runs.append(("tfs run on the hosts of %s.hosts" % name, [tfs, "run", name + ".tfs"], {}, hosts_args(base)))
+            runs.append(("tfs run on the hosts of %s.hosts" % name, [tfs, "run", name + ".tfs"],
+                         {"TFS_FAKE_HOSTS_DIR": tmp}, hosts_args(base)))   # the hosts' session dirs, under tmp
         if "--exe" in sys.argv and not want_fail:
             exe = os.path.join(tmp, name)
             c = subprocess.run([tfsc, prog, "-o", exe], capture_output=True, text=True)
