@@ -9,7 +9,8 @@ Keras 2.15's rules (keras/backend.py rnn, keras/layers/rnn/base_rnn.py, time_dis
   (eagerly the while_loop runs its body T times; traced, and in a symbolic call's scratch graph, the body is traced
   once); unroll=True calls it once per step.  A masked step keeps the states and repeats the previous output
   (zeros before the first).
-- TimeDistributed over a program's layer (not a built-in one): with a static batch size it runs backend.rnn over the
+- TimeDistributed over a program's layer (not a built-in one: a subclass of Dense counts as Dense,
+  layer_utils.is_builtin_layer): with a static batch size it runs backend.rnn over the
   steps (no states); without one it reshapes the steps into the batch and calls the layer once.
 - tf.function traces twice when its first trace creates variables (here the wrapped layer's, built inside).
 - A symbolic call (functional API) runs call on placeholders with batch None.
@@ -126,6 +127,13 @@ def expected(eager):
     lines.append("-- TimeDistributed functional, batch 2")
     scale_calls(2)   # batch known: backend.rnn in the scratch graph
     lines.append("output (2, 4, 2)")
+
+    lines.append("-- TimeDistributed over a subclass of Dense, eager")
+    lines.append("PDense.call (8, 2)")   # built in (layer_utils.is_builtin_layer): the reshape path
+    show("y", scale(X))
+    lines.append("-- Sequential")
+    scale_calls(1, "None")   # called once on the Input Sequential makes; Flatten and Dense after it
+    lines.append("output (None, 3) (8, 3)")
 
     lines.append("-- RNN traced")
     for k in range(2):
