@@ -11,7 +11,7 @@ must be a TF checkpoint (read by tests/tfckpt.py, written from the format's
 documentation) holding one value per SavedVariable node and an object graph
 with as many nodes as the SavedObjectGraph.  Then damaged copies of
 the directory (no directory, a truncated or garbage saved_model.pb, a missing
-or damaged variables.index, a saved_model.pb naming an op tfs lacks) must each
+or damaged variables.index, a saved_model.pb naming an op tfs lacks or holding a bad slicing key) must each
 give the located error in NAME_ERRCASE.err (DIR stands for the directory).
 usage: savedmodel.py TFS PROTO_DIR TEST_DIR
 """
@@ -132,8 +132,15 @@ def typed_fields(d):
     return count
 
 
+def bad_key(d):
+    p = os.path.join(d, "saved_model.pb")
+    data = open(p, "rb").read()
+    # same length: a slicing key (tfs's text after \x01tfs-key:) whose tuple is not closed
+    open(p, "wb").write(data.replace(b"\x01tfs-key:T(0,1)", b"\x01tfs-key:T(0,1(", 1))
+
+
 DAMAGE = [("missing", no_dir), ("truncated", truncate_pb), ("garbage", garbage_pb),
-          ("novars", no_variables), ("badvars", garbage_variables), ("unknownop", unknown_op)]
+          ("novars", no_variables), ("badvars", garbage_variables), ("unknownop", unknown_op), ("badkey", bad_key)]
 
 names = sorted(f[: -len("_save.tfs")] for f in os.listdir(test_dir) if f.endswith("_save.tfs"))
 for name in names:

@@ -1,5 +1,6 @@
 /* graphdef.c — convert the graph IR to TensorFlow's GraphDef: NodeDefs with TF op names, inputs "node:k", "^ctrl", typed attrs. */
 #include "formats/graphdef.h"
+#include "formats/graphimport.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -228,6 +229,48 @@ static Tensorflow__AttrValue *gd_typed_list(GdBuild *b, tfs_i64 n, const Val *it
     }
   }
   return v;
+}
+
+/* A slicing key in a saved graph (StridedSlice's `key`, and the copy _ScatterGrad keeps for its gradient): TF's
+ * AttrValue has no form for a slice, an Ellipsis or a traced bound, and a tuple of ints would come back a list,
+ * which indexes as a gather.  So the key is written as tfs's own text after TFS_KEY_MARK, which graphimport.c
+ * (gi_key) reads back: N None, E Ellipsis, L<k> traced bound k, S(lo,hi,step), T(...) a tuple, [...] a list, an
+ * integer in decimal (a constant scalar integer tensor too).  NULL: a part with no such form. */
+static const char *gd_key_item(GdBuild *b, Val x) {
+  int leaf;
+  if (x.tag == VT_NONE) return "N";
+  if (x.tag == VT_INT) return pa_printf(b->a, "%lld", (long long)x.u.i);
+  if (x.tag != VT_OBJ) return NULL;
+  if (nest_is_leaf(x, &leaf)) return pa_printf(b->a, "L%d", leaf);
+  if (val_is(x, &ellipsis_type)) return "E";
+  if (val_is(x, &slice_type)) {
+    const Slice *sl = (const Slice *)x.u.o;
+    const char *lo = gd_key_item(b, sl->lo), *hi = gd_key_item(b, sl->hi), *st = gd_key_item(b, sl->step);
+    return lo && hi && st ? pa_printf(b->a, "S(%s,%s,%s)", lo, hi, st) : NULL;
+  }
+  tfs_i64 n;
+  const Val *it;
+  if ((val_is(x, &tuple_type) || val_is(x, &list_type)) && seq_items(x, &n, &it)) {
+    bool tup = val_is(x, &tuple_type);
+    const char *acc = tup ? "T(" : "[";
+    for (tfs_i64 i = 0; i < n; i++) {
+      const char *e = gd_key_item(b, it[i]);
+      if (!e) return NULL;
+      acc = pa_printf(b->a, "%s%s%s", acc, i ? "," : "", e);
+    }
+    return pa_printf(b->a, "%s%s", acc, tup ? ")" : "]");
+  }
+  const Tensor *t = val_as_tensor(x);
+  if (t && !t->sym && t->rank == 0 && dtype_info[t->dtype].is_int) return pa_printf(b->a, "%lld", (long long)tensor_get_i(t, 0));
+  return NULL;
+}
+
+/* Whether attribute i of n is a slicing key written by gd_key_item (a plain int index keeps its int form). */
+static bool gd_is_key(const GraphNode *n, int i) {
+  Val v = n->attrs.v[i];
+  if (v.tag != VT_OBJ) return false;
+  if (n->op->id == OP_STRIDED_SLICE) return i == 0;
+  return n->op->id == OP_SCATTER_GRAD && (val_is(v, &tuple_type) || val_is(v, &slice_type) || val_is(v, &ellipsis_type));
 }
 
 /* An op attribute (a host value) as an AttrValue; NULL when it has no TF form. */
@@ -4175,7 +4218,9 @@ static Tensorflow__NodeDef *gd_node(GdBuild *b, const Graph *g, int id, bool fn)
         tfs_i64 dims[TFS_MAX_RANK];
         /* an attribute TF names `shape` is a shape (EnsureShape's), given as a list with None, a TensorShape or None */
         bool is_shape = !strcmp(op_attr_name(n->op, i), "shape") && !val_is_undef(n->attrs.v[i]) && val_as_tshape(n->attrs.v[i], &rank, dims);
-        Tensorflow__AttrValue *v = is_shape ? gd_shape(b, rank, dims) : gd_host(b, n->attrs.v[i]);
+        const char *key = b->full && gd_is_key(n, i) ? gd_key_item(b, n->attrs.v[i]) : NULL;
+        Tensorflow__AttrValue *v = is_shape ? gd_shape(b, rank, dims)
+                                   : key ? gd_str(b, pa_printf(b->a, "%s%s", TFS_KEY_MARK, key)) : gd_host(b, n->attrs.v[i]);
         if (v) gd_attr_add(b, &at, op_attr_name(n->op, i), v);
         else if (b->full && !val_is_undef(n->attrs.v[i]) && n->attrs.v[i].tag != VT_NONE)
           rt_throw(ERR_VALUE, "tf.saved_model.save: attribute '%s' of op %s in '%s' is a %s, which a saved graph cannot hold",

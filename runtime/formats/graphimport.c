@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "object/object.h"
+#include "kernels/nest.h"
 
 /* A reference the file may not be trusted to keep: every name, index and
  * count is checked, so a corrupt file is a located error, never a crash. */
@@ -108,13 +109,77 @@ static Val gi_typed_list(const GiCtx *cx, const Tensorflow__AttrValue__ListValue
   return r;
 }
 
+/* One item of a slicing key as gd_key_item wrote it, from *pp (advanced past it); raises on anything else. */
+static Val gi_key(const GiCtx *cx, const char **pp, const char *end, const char *node, int depth) {
+  const char *p = *pp;
+  if (p >= end || depth > 32) gi_fail(cx, "node '%s' holds a bad slicing key", node);
+  if (*p == 'N') return *pp = p + 1, val_none();
+  if (*p == 'E') return *pp = p + 1, rt_ellipsis();
+  if (*p == 'L' || *p == '-' || (*p >= '0' && *p <= '9')) {
+    bool leaf = *p == 'L', neg = false;
+    p += leaf;
+    if (p < end && *p == '-') neg = true, p++;
+    const char *digits = p;
+    uint64_t v = 0;   /* by hand: the attribute's bytes are not NUL-terminated, so no strtoll */
+    while (p < end && *p >= '0' && *p <= '9' && v <= (uint64_t)INT64_MAX / 10) v = v * 10 + (uint64_t)(*p++ - '0');
+    if (p == digits || (p < end && *p >= '0' && *p <= '9') || v > (uint64_t)INT64_MAX || (leaf && (neg || v > 1 << 20)))
+      gi_fail(cx, "node '%s' holds a bad slicing key", node);
+    *pp = p;
+    return leaf ? nest_leaf((int)v) : val_int(neg ? -(int64_t)v : (int64_t)v);
+  }
+  bool slice = *p == 'S', tup = *p == 'T', lst = *p == '[';
+  if (!slice && !tup && !lst) gi_fail(cx, "node '%s' holds a bad slicing key", node);
+  p += lst ? 1 : 2;
+  if (!lst && (p > end || p[-1] != '(')) gi_fail(cx, "node '%s' holds a bad slicing key", node);
+  char close = lst ? ']' : ')';
+  Val items = list_new(4);
+  int mark = rt_hold_val(items);
+  while (p < end && *p != close) {
+    if (((List *)items.u.o)->len > 0) {
+      if (*p != ',') gi_fail(cx, "node '%s' holds a bad slicing key", node);
+      p++;
+    }
+    Val x = gi_key(cx, &p, end, node, depth + 1);
+    list_append(items, x);
+    val_decref(x);
+  }
+  if (p >= end) gi_fail(cx, "node '%s' holds a bad slicing key", node);
+  *pp = p + 1;
+  tfs_i64 n = ((List *)items.u.o)->len;
+  const Val *it = ((List *)items.u.o)->items;
+  Val r;
+  if (slice) {
+    if (n != 3) gi_fail(cx, "node '%s' holds a bad slicing key", node);
+    r = rt_slice(it[0], it[1], it[2]);
+  } else if (tup) {
+    r = tuple_new(n);
+    for (tfs_i64 i = 0; i < n; i++) ((Tuple *)r.u.o)->items[i] = val_incref(it[i]);
+  } else {
+    r = val_incref(items);
+  }
+  rt_unhold(mark);
+  return r;
+}
+
 static Val gi_host(const GiCtx *cx, const Tensorflow__AttrValue *v, const char *node) {
   switch (v->value_case) {
     case TENSORFLOW__ATTR_VALUE__VALUE_PLACEHOLDER: return val_none();
     case TENSORFLOW__ATTR_VALUE__VALUE_B: return val_bool(v->b);
     case TENSORFLOW__ATTR_VALUE__VALUE_I: return val_int(v->i);
     case TENSORFLOW__ATTR_VALUE__VALUE_F: return val_float(v->f);
-    case TENSORFLOW__ATTR_VALUE__VALUE_S: return str_new((const char *)v->s.data, (tfs_i64)v->s.len);
+    case TENSORFLOW__ATTR_VALUE__VALUE_S: {
+      size_t m = sizeof TFS_KEY_MARK - 1;
+      if (v->s.len > m && !memcmp(v->s.data, TFS_KEY_MARK, m)) {   /* a slicing key (graphdef.c's gd_key_item) */
+        const char *p = (const char *)v->s.data + m, *end = (const char *)v->s.data + v->s.len;
+        Val k = gi_key(cx, &p, end, node, 0);
+        if (p != end) {
+          val_decref(k);
+          gi_fail(cx, "node '%s' holds a bad slicing key", node);
+        }
+        return k;
+      }
+      return str_new((const char *)v->s.data, (tfs_i64)v->s.len);
+    }
     case TENSORFLOW__ATTR_VALUE__VALUE_TYPE: {
       int dt = pb_undtype(v->type);
       if (dt < 0) gi_fail(cx, "node '%s' has an attribute of an unsupported dtype", node);

@@ -14,6 +14,10 @@ typedef Variable *(*GiVarFn)(void *ctx, const char *key);
 Graph *graphimport_function(const Tensorflow__FunctionDefLibrary *lib, const char *fname, const char *gname,
                             const char *path, GiVarFn var, void *vctx);
 
+/* A string attribute starting with this is a slicing key in tfs's own text (graphdef.c's gd_key_item writes it,
+ * gi_key reads it): TF's AttrValue has no form for slices, Ellipsis or a tuple as such. */
+#define TFS_KEY_MARK "\001tfs-key:"
+
 /* Raise that ValueError for the directory `path` (also for what savedmodel.c finds wrong). */
 #include <stdarg.h>
 _Noreturn void graphimport_corrupt_v(const char *path, const char *fmt, va_list ap);
