@@ -158,6 +158,7 @@ static Val gi_key(const GiCtx *cx, const char **pp, const char *end, const char 
     r = val_incref(items);
   }
   rt_unhold(mark);
+  val_decref(items);   /* the list is the result only for a list key (incref'd above) */
   return r;
 }
 
