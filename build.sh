@@ -18,6 +18,14 @@ install_missing() {
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >&2
 }
 
+# stage NAME: print how long the previous stage of `test` took (CI's whole run has a time limit), then NAME's start.
+stage_t0=$(date +%s)
+stage() {
+  now=$(date +%s)
+  echo "build.sh: $(date -u +%H:%M:%S) ${stage_name:-start} took $((now - stage_t0)) s; now: $1" >&2
+  stage_t0=$now stage_name=$1
+}
+
 # build DIR [meson options...]: configure once, then rebuild incrementally.
 build() {
   dir=$1; shift
@@ -34,19 +42,28 @@ case "$cmd" in
     exec build/compiler/tfs run "$@"
     ;;
   test)
+    stage install
     install_missing
+    stage build
     build build
+    stage "test (normal build)"
     meson test -C build --print-errorlogs
     # The same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+    stage build-asan
     build build-asan -Db_sanitize=address,undefined -Db_lundef=false
+    stage "test (ASan+UBSan build)"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
       meson test -C build-asan --print-errorlogs
     # The thread pool and the pooled kernels under ThreadSanitizer (only what the suite 'tsan' needs is built).
+    stage build-tsan
     [ -f build-tsan/build.ninja ] || meson setup build-tsan -Db_sanitize=thread -Db_lundef=false >&2
     ninja -C build-tsan compiler/tfs compiler/tfsc tests/test_threads >&2
+    stage "test (TSan build)"
     meson test -C build-tsan --no-rebuild --suite tsan --print-errorlogs
     # libFuzzer: each harness for a short fixed budget (fuzz/run.sh builds build-fuzz/ with clang).
+    stage fuzz
     fuzz/run.sh 20
+    stage done
     ;;
   fuzz)
     install_missing
