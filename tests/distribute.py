@@ -23,9 +23,10 @@ Keras' timings (`- 0s`, `12ms/step`) are compared as <T>.
 A failing job first prints the head of each rank's unexpected stderr and of mpirun's (a sanitizer's report, the
 signal a rank died of), then the long expected/got dump: CI logs cut in the middle keep the cause.
 With --exe the programs also run as `tfsc -o` executables under mpirun (in NAME.env's first environment).
+With --quick (the sanitizer builds) each runs in NAME.env's first environment only, and not on the simulated hosts.
 Skipped (exit 77) when mpirun is missing or tfs was built without MPI.
 
-usage: distribute.py TFS TFSC DIR [--only SUBSTR] [--exe] [--update]
+usage: distribute.py TFS TFSC DIR [--only SUBSTR] [--exe] [--quick] [--update]
 """
 import glob
 import os
@@ -183,10 +184,11 @@ def main():
         n = int(open(base + ".np").read()) if os.path.exists(base + ".np") else 2
         want_fail = os.path.exists(base + ".status") and open(base + ".status").read().strip() != "0"
         runs = [("tfs run", [tfs, "run", name + ".tfs"], {}, ())]
+        quick = "--quick" in sys.argv   # the sanitizer builds: NAME.env's first environment, no simulated hosts
         if os.path.exists(base + ".env"):   # the same job in each environment listed
             runs = [("tfs run %s" % line.strip(), runs[0][1], dict(kv.split("=", 1) for kv in line.split()), ())
-                    for line in open(base + ".env").read().split("\n")[:-1]]
-        if os.path.exists(base + ".hosts"):   # and on two simulated hosts
+                    for line in open(base + ".env").read().split("\n")[:-1]][:1 if quick else None]
+        if os.path.exists(base + ".hosts") and not quick:   # and on two simulated hosts
             runs.append(("tfs run on the hosts of %s.hosts" % name, [tfs, "run", name + ".tfs"],
                          {"TFS_FAKE_HOSTS_DIR": tmp}, hosts_args(base)))   # the hosts' session dirs, under tmp
         if "--exe" in sys.argv and not want_fail:

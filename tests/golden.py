@@ -173,6 +173,8 @@ def main():
     ap.add_argument("--names", help="run only these programs (comma-separated names)")
     ap.add_argument("--shard", metavar="K/N", help="run only the K-th of N equal shares of the programs (1-based, by sorted name)")
     ap.add_argument("--eager-too", action="store_true", help="differential pass with tfs run --eager")
+    ap.add_argument("--every", type=int, default=1, metavar="N",
+                    help="run every N-th program only, by sorted name, before --shard (the sanitizer builds)")
     ap.add_argument("--eager-every", type=int, default=1, metavar="N",
                     help="with --eager-too, the eager pass for every N-th program only (by sorted name, before --shard)")
     ap.add_argument("--no-exe", action="store_true",
@@ -196,6 +198,7 @@ def main():
             print("FAIL: no such programs in %s: %s" % (a.dir, ", ".join(missing)))
             return 1
         names = [n for n in names if n in want]
+    names = names[::max(a.every, 1)]
     # the eager pass's sample is fixed before sharding, so shards together cover exactly every N-th program
     # (programs with their own eager expectations always run it)
     a.eager_names = set(names[::max(a.eager_every, 1)]) | {
