@@ -176,6 +176,7 @@ def main():
         print("distribute: tfs cannot run under mpirun (built without MPI?): skipped\n" + err[-2000:])
         return 77
     bad = ran = 0
+    quick = "--quick" in sys.argv   # the sanitizer builds: NAME.env's first environment, no simulated hosts
     for prog in sorted(glob.glob(os.path.join(d, "*.tfs"))):
         name = os.path.basename(prog)[:-4]
         if only and only not in name:
@@ -184,7 +185,6 @@ def main():
         n = int(open(base + ".np").read()) if os.path.exists(base + ".np") else 2
         want_fail = os.path.exists(base + ".status") and open(base + ".status").read().strip() != "0"
         runs = [("tfs run", [tfs, "run", name + ".tfs"], {}, ())]
-        quick = "--quick" in sys.argv   # the sanitizer builds: NAME.env's first environment, no simulated hosts
         if os.path.exists(base + ".env"):   # the same job in each environment listed
             runs = [("tfs run %s" % line.strip(), runs[0][1], dict(kv.split("=", 1) for kv in line.split()), ())
                     for line in open(base + ".env").read().split("\n")[:-1]][:1 if quick else None]

@@ -120,13 +120,10 @@ def main():
         for path in files:
             rel = os.path.relpath(path, a.root)
             edits = []
-            ps = pairs(path)
-            for k, (prog, want) in enumerate(ps):
-                with_output += want is not None
-                blocks_seen += 1
-                if blocks_seen % a.every:
-                    ps[k] = None   # --every: not this one
-            ps = [pw for pw in ps if pw is not None]
+            every_pair = pairs(path)
+            with_output += sum(want is not None for _, want in every_pair)
+            ps = [pw for i, pw in enumerate(every_pair, blocks_seen + 1) if i % a.every == 0]   # --every: the N-th blocks
+            blocks_seen += len(every_pair)
             for (prog, want), (was_run, fail, got) in zip(ps, pool.map(lambda pw: one(*pw), ps)):
                 where = "%s:%d" % (rel, prog[1] + 1)
                 ran += was_run
