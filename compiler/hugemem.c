@@ -1,4 +1,5 @@
 /* hugemem.c — big zeroed mappings on transparent huge pages, for the compiler's bulk memory. */
+#define _GNU_SOURCE   /* memmem */
 #include "hugemem.h"
 
 #include <stdint.h>
@@ -38,10 +39,35 @@ bool hm_thp_offered(void) {
   return ok;
 }
 
-void hm_huge_pages_for(const char *source_path, char **argv) {
+bool hm_malloc_reads_tunables(void) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  return false;   /* the sanitizer's allocator replaces glibc's */
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+  return false;
+#else
+  return true;
+#endif
+#else
+  return true;
+#endif
+}
+
+/* Does the (small) file name `word`? */
+static bool file_names(const char *path, size_t size, const char *word) {
+  FILE *f = word ? fopen(path, "rb") : NULL;
+  char *buf = f ? malloc(size + 1) : NULL;
+  bool found = buf && fread(buf, 1, size, f) == size && memmem(buf, size, word, strlen(word)) != NULL;
+  free(buf);
+  if (f) fclose(f);
+  return found;
+}
+
+void hm_huge_pages_for(const char *source_path, const char *big_word, char **argv) {
   struct stat st;
-  if (getenv("GLIBC_TUNABLES") || stat(source_path, &st) != 0 || !S_ISREG(st.st_mode) ||
-      (size_t)st.st_size < HM_BIG_SOURCE || !hm_thp_offered())
+  if (!hm_malloc_reads_tunables() || getenv("GLIBC_TUNABLES") || stat(source_path, &st) != 0 || !S_ISREG(st.st_mode) ||
+      ((size_t)st.st_size < HM_BIG_SOURCE && !file_names(source_path, (size_t)st.st_size, big_word)) ||
+      !hm_thp_offered())
     return;
   /* the file itself, not /proc/self/exe: the process keeps its name (ps, killall) */
   char exe[4096];

@@ -85,7 +85,7 @@ int main(int argc, char **argv) {
     }
   }
   if (i >= argc) return usage();
-  hm_huge_pages_for(argv[i], argv);
+  hm_huge_pages_for(argv[i], PROGRAM_KERAS_WORD, argv);
   if (opts.dump_graphs && mkdir(opts.dump_graphs, 0777) != 0 && errno != EEXIST) {
     fprintf(stderr, "tfs: error: cannot create '%s': %s\n", opts.dump_graphs, strerror(errno));
     return 1;

@@ -5,6 +5,7 @@
 
 #include "driver.h"
 #include "hugemem.h"
+#include "program.h"
 
 static const char usage_text[] =
     "usage: tfsc prog.tfs -o prog                 build a standalone executable\n"
@@ -54,7 +55,7 @@ int main(int argc, char **argv) {
     }
   }
   if (!in) return usage();
-  hm_huge_pages_for(in, argv);
+  hm_huge_pages_for(in, PROGRAM_KERAS_WORD, argv);
   if (mode && strcmp(mode, "--onnx") == 0) return out ? driver_onnx_any(in, fn, sig, out, io) : usage();
   if (sig || io || (fn && (!mode || strcmp(mode, "--to-code") != 0))) return usage();
   if (!mode) return out ? driver_build_exe(in, out) : usage();

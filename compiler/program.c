@@ -507,7 +507,7 @@ static bool load_library(Program *p, const char *name, const char *word, bool li
 }
 
 static bool load_libraries(Program *p) {
-  return load_library(p, "keras", "keras", false) && load_library(p, "keras_applications", "applications", false) &&
+  return load_library(p, "keras", PROGRAM_KERAS_WORD, false) && load_library(p, "keras_applications", "applications", false) &&
          load_library(p, "tfcore", "tf", false) &&
          load_library(p, "tfextra", "tf", false) &&
          load_library(p, "distribute", "distribute", false) && load_library(p, "horovod", "horovod", false) &&

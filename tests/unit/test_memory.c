@@ -164,7 +164,7 @@ END_TEST
 
 /* hm_huge_pages_for re-executes /proc/self/exe, which is this test program:
  * started as `test_memory --tunables` it prints what it was given. */
-static char *tunables_after(const char *path, const char *preset) {
+static char *tunables_after(const char *path, const char *word, const char *preset) {
   int fd[2];
   ck_assert_int_eq(pipe(fd), 0);
   pid_t pid = fork();
@@ -175,7 +175,7 @@ static char *tunables_after(const char *path, const char *preset) {
     if (preset) setenv("GLIBC_TUNABLES", preset, 1);
     else unsetenv("GLIBC_TUNABLES");
     char *argv[] = {"test_memory", "--tunables", NULL};
-    hm_huge_pages_for(path, argv);
+    hm_huge_pages_for(path, word, argv);
     fputs("not re-executed", stdout);
     fflush(stdout);
     _exit(0);
@@ -192,7 +192,8 @@ static char *tunables_after(const char *path, const char *preset) {
   return buf;
 }
 
-START_TEST(huge_pages_only_for_big_sources) {
+START_TEST(huge_pages_for_big_sources_and_keras) {
+  bool huge = hm_thp_offered() && hm_malloc_reads_tunables();
   char small[] = "/tmp/tfs_memXXXXXX", big[] = "/tmp/tfs_memXXXXXX";
   int fs = mkstemp(small), fb = mkstemp(big);
   ck_assert(fs >= 0 && fb >= 0);
@@ -200,10 +201,22 @@ START_TEST(huge_pages_only_for_big_sources) {
   ck_assert_int_eq(ftruncate(fb, (off_t)HM_BIG_SOURCE), 0);
   close(fs);
   close(fb);
-  ck_assert_str_eq(tunables_after(small, NULL), "not re-executed");
-  ck_assert_str_eq(tunables_after("/nonexistent/prog.tfs", NULL), "not re-executed");
-  ck_assert_str_eq(tunables_after(big, ""), "not re-executed");   /* the user's setting stands */
-  ck_assert_str_eq(tunables_after(big, NULL), hm_thp_offered() ? HM_TUNABLES : "not re-executed");
+  ck_assert_str_eq(tunables_after(small, NULL, NULL), "not re-executed");
+  ck_assert_str_eq(tunables_after(small, "keras", NULL), "not re-executed");
+  ck_assert_str_eq(tunables_after("/nonexistent/prog.tfs", "keras", NULL), "not re-executed");
+  ck_assert_str_eq(tunables_after(big, NULL, ""), "not re-executed");   /* the user's setting stands */
+  ck_assert_str_eq(tunables_after(big, NULL, NULL), huge ? HM_TUNABLES : "not re-executed");
+  /* a small source naming the big library counts as big */
+  char named[] = "/tmp/tfs_memXXXXXX";
+  int fn = mkstemp(named);
+  ck_assert(fn >= 0);
+  const char text[] = "import tensorflow as tf\nm = tf.keras.Sequential()\n";
+  ck_assert_int_eq(write(fn, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+  close(fn);
+  ck_assert_str_eq(tunables_after(named, "keras", NULL), huge ? HM_TUNABLES : "not re-executed");
+  ck_assert_str_eq(tunables_after(named, "keras", ""), "not re-executed");
+  ck_assert_str_eq(tunables_after(named, "applications", NULL), "not re-executed");
+  unlink(named);
   unlink(small);
   unlink(big);
 }
@@ -229,7 +242,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, tsmem_small_source_uses_malloc);
   tcase_add_test(tc, tsmem_region_semantics);
   tcase_add_test(tc, tsmem_parse_in_region);
-  tcase_add_test(tc, huge_pages_only_for_big_sources);
+  tcase_add_test(tc, huge_pages_for_big_sources_and_keras);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
