@@ -719,6 +719,16 @@ static const char *ox_simple_unary(OpId id) {
     case OP_LOG: return "Log";
     case OP_SIN: return "Sin";
     case OP_COS: return "Cos";
+    case OP_TAN: return "Tan";
+    case OP_ASIN: return "Asin";
+    case OP_ACOS: return "Acos";
+    case OP_ATAN: return "Atan";
+    case OP_SINH: return "Sinh";
+    case OP_COSH: return "Cosh";
+    case OP_ASINH: return "Asinh";
+    case OP_ACOSH: return "Acosh";
+    case OP_ATANH: return "Atanh";
+    case OP_RINT: return "Round";   /* ONNX's Round rounds halves to even, as Rint */
     case OP_TANH: return "Tanh";
     case OP_SIGMOID: return "Sigmoid";
     case OP_FLOOR: return "Floor";

@@ -1230,6 +1230,31 @@ static void g_erfc(const GradCall *g, Val *dx) {
   dx[0] = keep(mul(DY, mul(fconst(-TWO_OVER_SQRT_PI), op1(OP_EXP, neg(mul(X0, X0))))));
 }
 static void g_lgamma(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, op1(OP_DIGAMMA, X0))); }
+/* the trigonometric and hyperbolic family as TF's math_grad.py forms them (asinh/acosh from the output) */
+static void g_tan(const GradCall *g, Val *dx) {
+  Val sec = op1(OP_RECIPROCAL, op1(OP_COS, X0));
+  dx[0] = keep(mul(DY, mul(sec, sec)));
+}
+static Val inv_sqrt_1mx2(Val x) { return op1(OP_RECIPROCAL, op1(OP_SQRT, sub(fconst(1), mul(x, x)))); }
+static void g_asin(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, inv_sqrt_1mx2(X0))); }
+static void g_acos(const GradCall *g, Val *dx) { dx[0] = keep(neg(mul(DY, inv_sqrt_1mx2(X0)))); }
+static void g_atan(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, op1(OP_RECIPROCAL, add(fconst(1), mul(X0, X0))))); }
+static void g_sinh(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, op1(OP_COSH, X0))); }
+static void g_cosh(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, op1(OP_SINH, X0))); }
+static void g_asinh(const GradCall *g, Val *dx) { dx[0] = keep(dv(DY, op1(OP_COSH, Y0))); }
+static void g_acosh(const GradCall *g, Val *dx) { dx[0] = keep(dv(DY, op1(OP_SINH, Y0))); }
+static void g_atanh(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, op1(OP_RECIPROCAL, sub(fconst(1), mul(X0, X0))))); }
+/* numpy's log10, log2, exp2, cbrt (tfs ops of their own): their derivatives, so a tape through them works */
+static void g_np_log10(const GradCall *g, Val *dx) { dx[0] = keep(dv(DY, mul(X0, fconst(2.302585092994045684017991454684364)))); }
+static void g_np_log2(const GradCall *g, Val *dx) { dx[0] = keep(dv(DY, mul(X0, fconst(0.693147180559945309417232121458177)))); }
+static void g_np_exp2(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, mul(Y0, fconst(0.693147180559945309417232121458177)))); }
+static void g_np_cbrt(const GradCall *g, Val *dx) { dx[0] = keep(dv(DY, mul(fconst(3), mul(Y0, Y0)))); }
+/* atan2(y, x): dy * x / (x^2 + y^2) for y, -dy * y / (x^2 + y^2) for x */
+static void g_atan2(const GradCall *g, Val *dx) {
+  Val inv = dv(DY, add(mul(X1, X1), mul(X0, X0)));
+  dx[0] = keep(unbroadcast(mul(X1, inv), X0));
+  dx[1] = keep(unbroadcast(neg(mul(X0, inv)), X1));
+}
 static void g_digamma(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, op1(OP_TRIGAMMA, X0))); }
 static void g_selu(const GradCall *g, Val *dx) {
   /* TF's SeluGrad from the output: scale where y > 0, y + scale * alpha elsewhere */
@@ -1589,6 +1614,10 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_MOD] = {g_mod, G_NO_OUT}, [OP_POW] = {g_pow, 0}, [OP_MAXIMUM] = {g_maxmin, G_NO_OUT}, [OP_MINIMUM] = {g_maxmin, G_NO_OUT}, [OP_SQDIFF] = {g_sqdiff, G_NO_OUT},
   [OP_EXPM1] = {g_expm1, G_NO_OUT}, [OP_ERF] = {g_erf, G_NO_OUT}, [OP_ERFC] = {g_erfc, G_NO_OUT}, [OP_LGAMMA] = {g_lgamma, G_NO_OUT},
   [OP_DIGAMMA] = {g_digamma, G_NO_OUT}, [OP_SELU] = {g_selu, G_NO_IN},
+  [OP_TAN] = {g_tan, G_NO_OUT}, [OP_ASIN] = {g_asin, G_NO_OUT}, [OP_ACOS] = {g_acos, G_NO_OUT}, [OP_ATAN] = {g_atan, G_NO_OUT},
+  [OP_SINH] = {g_sinh, G_NO_OUT}, [OP_COSH] = {g_cosh, G_NO_OUT}, [OP_ASINH] = {g_asinh, G_NO_IN}, [OP_ACOSH] = {g_acosh, G_NO_IN},
+  [OP_ATANH] = {g_atanh, G_NO_OUT}, [OP_ATAN2] = {g_atan2, G_NO_OUT}, [OP_RINT] = {grad_none, 0},
+  [OP_NP_LOG10] = {g_np_log10, G_NO_OUT}, [OP_NP_LOG2] = {g_np_log2, G_NO_OUT}, [OP_NP_EXP2] = {g_np_exp2, G_NO_IN}, [OP_NP_CBRT] = {g_np_cbrt, G_NO_IN},
   [OP_CUMSUM] = {g_cumulative, G_NO_IN | G_NO_OUT}, [OP_CUMPROD] = {g_cumulative, 0}, [OP_TOP_K] = {g_top_k, 0},
   [OP_TENSOR_SCATTER_UPDATE] = {g_tensor_scatter, G_NO_OUT}, [OP_TENSOR_SCATTER_ADD] = {g_tensor_scatter, G_NO_OUT},
   [OP_TENSOR_SCATTER_SUB] = {g_tensor_scatter, G_NO_OUT}, [OP_TENSOR_SCATTER_MAX] = {g_tensor_scatter, 0},

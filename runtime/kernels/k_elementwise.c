@@ -257,6 +257,8 @@ static inline double mind_nan(double x, double y) { return (x != x || y != y) ? 
   X(pow_f64, double, double, pow(x, y)) \
   X(pow_i32, int32_t, int32_t, (int32_t)ipow64(x, y)) \
   X(pow_i64, int64_t, int64_t, ipow64(x, y)) \
+  X(atan2_f32, float, float, (float)atan2((double)x, (double)y)) \
+  X(atan2_f64, double, double, atan2(x, y)) \
   X(max_f32, float, float, maxf_nan(x, y)) \
   X(max_f64, double, double, maxd_nan(x, y)) \
   X(max_i32, int32_t, int32_t, x > y ? x : y) \
@@ -378,6 +380,7 @@ static const BinLoop bin_loops[OP__COUNT][DT__COUNT] = {
   [OP_DIV] = {[DT_FLOAT32] = div_f32, [DT_FLOAT64] = div_f64, [DT_INT32] = div_i32, [DT_INT64] = div_i64, [DT_UINT64] = div_u64,
               [DT_COMPLEX64] = div_c64, [DT_COMPLEX128] = div_c128},
   [OP_FLOORDIV] = {fdiv_f32_, fdiv_f64_, fdiv_i32_, fdiv_i64_, [DT_UINT64] = fdiv_u64_}, [OP_MOD] = ROW_NUMU(mod), [OP_POW] = ROW_NUMC(pow),
+  [OP_ATAN2] = {[DT_FLOAT32] = atan2_f32, [DT_FLOAT64] = atan2_f64},
   [OP_MAXIMUM] = ROW_NUMU(max), [OP_MINIMUM] = ROW_NUMU(min), [OP_SQDIFF] = ROW_NUM(sqd),
   [OP_EQUAL] = {eq_f32, eq_f64, eq_i32, eq_i64, eq_b, eq_s, eq_u8, [DT_COMPLEX64] = eq_c64, [DT_COMPLEX128] = eq_c128},
   [OP_NOT_EQUAL] = {ne_f32, ne_f64, ne_i32, ne_i64, ne_b, ne_s, ne_u8, [DT_COMPLEX64] = ne_c64, [DT_COMPLEX128] = ne_c128},
@@ -684,6 +687,22 @@ static inline double lgamma_(double x) {
   return lgamma_r(x, &sign);
 }
 UNLOOPS_F(expm1, (float)expm1((double)x), expm1(x))
+/* the trigonometric and hyperbolic family, rint, and numpy's log10/log2/exp2/cbrt: libm's double functions,
+ * float32 through double and rounded once (the *f variants are an ulp off for some inputs) */
+UNLOOPS_F(tan, (float)tan((double)x), tan(x))
+UNLOOPS_F(asin, (float)asin((double)x), asin(x))
+UNLOOPS_F(acos, (float)acos((double)x), acos(x))
+UNLOOPS_F(atan, (float)atan((double)x), atan(x))
+UNLOOPS_F(sinh, (float)sinh((double)x), sinh(x))
+UNLOOPS_F(cosh, (float)cosh((double)x), cosh(x))
+UNLOOPS_F(asinh, (float)asinh((double)x), asinh(x))
+UNLOOPS_F(acosh, (float)acosh((double)x), acosh(x))
+UNLOOPS_F(atanh, (float)atanh((double)x), atanh(x))
+UNLOOPS_F(rint, rintf(x), rint(x))
+UNLOOPS_F(log10, (float)log10((double)x), log10(x))
+UNLOOPS_F(log2, (float)log2((double)x), log2(x))
+UNLOOPS_F(exp2, (float)exp2((double)x), exp2(x))
+UNLOOPS_F(cbrt, (float)cbrt((double)x), cbrt(x))
 UNLOOPS_F(erf, (float)erf((double)x), erf(x))
 UNLOOPS_F(erfc, (float)erfc((double)x), erfc(x))
 UNLOOPS_F(lgamma, (float)lgamma_((double)x), lgamma_(x))
@@ -780,6 +799,10 @@ static const UnLoop un_loops[OP__COUNT][DT__COUNT] = {
   [OP_INVERT] = ROW_BITS(, inv),
   [OP_EXPM1] = UROW_FC(expm1), [OP_ERF] = UROW_F(erf), [OP_ERFC] = UROW_F(erfc), [OP_LGAMMA] = UROW_F(lgamma),
   [OP_DIGAMMA] = UROW_F(digamma), [OP_TRIGAMMA] = UROW_F(trigamma), [OP_SELU] = UROW_F(selu),
+  [OP_TAN] = UROW_F(tan), [OP_ASIN] = UROW_F(asin), [OP_ACOS] = UROW_F(acos), [OP_ATAN] = UROW_F(atan),
+  [OP_SINH] = UROW_F(sinh), [OP_COSH] = UROW_F(cosh), [OP_ASINH] = UROW_F(asinh), [OP_ACOSH] = UROW_F(acosh),
+  [OP_ATANH] = UROW_F(atanh), [OP_RINT] = UROW_F(rint), [OP_NP_LOG10] = UROW_F(log10), [OP_NP_LOG2] = UROW_F(log2),
+  [OP_NP_EXP2] = UROW_F(exp2), [OP_NP_CBRT] = UROW_F(cbrt),
   [OP_REAL] = UROW_C(real), [OP_IMAG] = UROW_C(imag), [OP_CONJ] = UROW_C(conj), [OP_ANGLE] = UROW_C(angle),
 };
 
