@@ -380,7 +380,7 @@ ERRORS = {
     "shape": "ValueError: Cannot assign value to variable ' dense/kernel:0': Shape mismatch.The variable shape (4, 5), and the assigned value shape (4, 3) are incompatible.",
     "unknown_layer": "ValueError: Unknown layer: 'Scale'. Please ensure you are using a `keras.utils.custom_object_scope` and that this object is included in the scope. See https://www.tensorflow.org/guide/keras/save_and_serialize#registering_the_custom_object for details.",
     "no_config": "ValueError: No model found in config file.",
-    "unknown_class_keras": "TypeError: Could not locate class 'Scale'. Make sure custom classes are decorated with `@keras.saving.register_keras_serializable()`. Full object config: {'module': 'keras.layers', 'class_name': 'Scale', 'config': {'name': 'scale', 'trainable': True, 'dtype': 'float32', 'factor': 3.0}, 'registered_name': 'Demo>Scale'}",
+    "unknown_class_keras": "TypeError: Could not locate class 'Scale'. Make sure custom classes are decorated with `@keras.saving.register_keras_serializable()`. Full object config: {'module': None, 'class_name': 'Scale', 'config': {'name': 'scale', 'trainable': True, 'dtype': 'float32', 'factor': 3.0}, 'registered_name': 'Demo>Scale'}",
     "keras_missing": "ValueError: Layer 'hidden' expected 2 variables, but received 0 variables during loading. Expected: ['hidden/kernel:0', 'hidden/bias:0']",
     "keras_extra": "ValueError: Layer 'out' expected 2 variables, but received 3 variables during loading. Expected: ['out/kernel:0', 'out/bias:0']",
     "keras_shape": "ValueError: Cannot assign value to variable ' out/kernel:0': Shape mismatch.The variable shape (3, 2), and the assigned value shape (2, 3) are incompatible.",
