@@ -74,6 +74,25 @@ static Val npdtype_getattr(Val self, const char *name) {
                   : t == DT_UINT8 || t == DT_UINT16 || t == DT_UINT32 || t == DT_UINT64 ? "u" : dtype_info[t].is_int ? "i" : NULL;
     if (k) return str_from_cstr(k);
   }
+  if (d->uwidth || d->dt == DT_VARIANT || !np_dtype_name(d->dt)) return val_undef();
+  /* numeric dtypes: numpy's size, type code, array-protocol string and byte order */
+  static const char codes[DT__COUNT] = {[DT_BOOL] = '?', [DT_INT8] = 'b', [DT_UINT8] = 'B', [DT_INT16] = 'h', [DT_UINT16] = 'H',
+                                        [DT_INT32] = 'i', [DT_UINT32] = 'I', [DT_INT64] = 'l', [DT_UINT64] = 'L', [DT_FLOAT16] = 'e',
+                                        [DT_FLOAT32] = 'f', [DT_FLOAT64] = 'd', [DT_COMPLEX64] = 'F', [DT_COMPLEX128] = 'D'};
+  int size = (int)dtype_info[d->dt].size;
+  if (!codes[d->dt]) return val_undef();
+  if (!strcmp(name, "itemsize")) return val_int(size);
+  if (!strcmp(name, "alignment")) return val_int(dtype_is_complex(d->dt) ? size / 2 : size);   /* a complex aligns as its parts */
+  if (!strcmp(name, "char")) return str_from_cstr((char[]){codes[d->dt], 0});
+  if (!strcmp(name, "byteorder")) return str_from_cstr(size == 1 ? "|" : "=");
+  if (!strcmp(name, "str")) {
+    Val k = npdtype_getattr(self, "kind");
+    char t[16];
+    snprintf(t, sizeof t, "%c%s%d", size == 1 ? '|' : '<', str_cstr(k), size);
+    val_decref(k);
+    return str_from_cstr(t);
+  }
+  if (!strcmp(name, "type")) return typeobj_for(&npscalar_types[d->dt]);   /* np.float32 ...: the class numpy.tfs set up */
   return val_undef();
 }
 /* np.float32(1.5), np.int64(2.7): a numpy scalar of the dtype (numbers are truncated to integers, as numpy does). */
