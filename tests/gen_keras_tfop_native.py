@@ -37,7 +37,7 @@ lines += [kt.input_config("x", (None, 3, 3)),
           kt.op_config("tf.tensordot", "tensordot",
                        "[['tf.linalg.matrix_transpose', 0, 0, {'b': %s, 'axes': 1}]]" % W.tolist()),
           kt.op_config("tf.linalg.trace", "linalg.trace", "[['tf.convert_to_tensor', 0, 0, {}]]"),
-          "Flatten {'name': 'flat', 'trainable': True, 'dtype': 'float32'} [[['tf.tensordot', 0, 0, {}]]]",
+          "Flatten {'name': 'flat', 'trainable': True, 'dtype': 'float32', 'data_format': 'channels_last'} [[['tf.tensordot', 0, 0, {}]]]",
           kt.op_config("tf.tensordot_1", "tensordot",
                        "[['x', 0, 0, {'b': ['tf.linalg.adjoint', 0, 0], 'axes': [[2], [1]]}]]")]
 

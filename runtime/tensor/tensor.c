@@ -525,9 +525,17 @@ static bool dtype_eq(Val a, Val b) {
 
 static tfs_u64 dtype_hash(Val v) { return 0x9e3779b97f4a7c15ULL * (tfs_u64)(((DTypeObj *)v.u.o)->dt + 1); }
 
+/* TF's DType.__eq__ converts the other side with as_dtype: tf.int32 == "int32" (either order) is True; a string
+   naming no dtype is unequal. */
+static Val dtype_or_named(Val v) {
+  if (!val_is(v, &str_type)) return v;
+  Val d = dtype_named(str_cstr(v));
+  return val_is_undef(d) ? v : d;
+}
+
 static Val dtype_compare(int op, Val a, Val b) {
   if (op != CMP_EQ && op != CMP_NE) return val_undef();
-  bool eq = dtype_eq(a, b);
+  bool eq = dtype_eq(dtype_or_named(a), dtype_or_named(b));
   return val_bool(op == CMP_EQ ? eq : !eq);
 }
 
