@@ -247,7 +247,13 @@ def templates(g, op):
              "SIZE": ("tf.size", NUM), "RANK": ("tf.rank", NUM), "ZEROS_LIKE": ("tf.zeros_like", NUM + ["bool"]),
              "ONES_LIKE": ("tf.ones_like", NUM + ["bool"]),
              "EXPM1": ("tf.math.expm1", FLOAT), "ERF": ("tf.math.erf", FLOAT), "ERFC": ("tf.math.erfc", FLOAT),
-             "LGAMMA": ("tf.math.lgamma", FLOAT), "DIGAMMA": ("tf.math.digamma", FLOAT), "SELU": ("tf.nn.selu", FLOAT)}
+             "LGAMMA": ("tf.math.lgamma", FLOAT), "DIGAMMA": ("tf.math.digamma", FLOAT), "SELU": ("tf.nn.selu", FLOAT),
+             "TAN": ("tf.math.tan", FLOAT), "ASIN": ("tf.math.asin", FLOAT), "ACOS": ("tf.math.acos", FLOAT),
+             "ATAN": ("tf.math.atan", FLOAT), "SINH": ("tf.math.sinh", FLOAT), "COSH": ("tf.math.cosh", FLOAT),
+             "ASINH": ("tf.math.asinh", FLOAT), "ACOSH": ("tf.math.acosh", FLOAT), "ATANH": ("tf.math.atanh", FLOAT),
+             "RINT": ("tf.math.rint", FLOAT), "NP_LOG10": ("tf.raw_ops.TfsLog10", FLOAT),
+             "NP_LOG2": ("tf.raw_ops.TfsLog2", FLOAT), "NP_EXP2": ("tf.raw_ops.TfsExp2", FLOAT),
+             "NP_CBRT": ("tf.raw_ops.TfsCbrt", FLOAT)}
     if op in unary:
         fn, dts = unary[op]
         if dts is FLOAT:   # the ones TF registers complex kernels for take complex too
@@ -256,6 +262,10 @@ def templates(g, op):
             dts = NUM + HALF + ["int8", "int16"] + (CPLX if op in ("NEG", "ABS", "SIGN", "SQUARE") else [])
         dt = r.choice(dts)
         return ["%s(a0)" % fn, [inp(g.shape(), dt)]]
+    if op == "ATAN2":
+        dt = r.choice(FLOAT)
+        s = g.shape()
+        return ["tf.math.atan2(a0, a1)", [inp(s, dt), inp(g.bcast(s), dt)]]
     if op == "COMPLEX":
         dt = r.choice(FLOAT)
         s = g.shape()

@@ -2374,6 +2374,26 @@ static const char *gd_srnn_empty(GdBuild *b, const char *base, const char *x) {
   return gd_aux(b, base, "Slice", &la, 3, li);
 }
 
+/* numpy's log10/log2/exp2/cbrt (tfs ops of their own) in TF's ops, as tf.experimental.numpy composes them:
+ * Log(x) / ln(10), Log(x) / ln(2), Pow(2, x), Sign(x) * Pow(|x|, 1/3) */
+static bool gd_r_np_libm(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x) return false;
+  OpId id = n->op->id;
+  if (id == OP_NP_LOG10 || id == OP_NP_LOG2) {
+    const char *lg = gd_opT(b, base, "Log", t, x, NULL);
+    const char *k = gd_fill(b, base, "Const", t, id == OP_NP_LOG10 ? 2.302585092994045684 : 0.693147180559945309, 0, NULL);
+    gd_opT(b, base, "RealDiv", t, lg, k);
+  } else if (id == OP_NP_EXP2) {
+    gd_opT(b, base, "Pow", t, gd_fill(b, base, "Const", t, 2.0, 0, NULL), x);
+  } else {
+    const char *sg = gd_opT(b, base, "Sign", t, x, NULL);
+    const char *p = gd_opT(b, base, "Pow", t, gd_opT(b, base, "Abs", t, x, NULL), gd_fill(b, base, "Const", t, 1.0 / 3.0, 0, NULL));
+    gd_opT(b, base, "Mul", t, sg, p);
+  }
+  return true;
+}
+
 /* TfsSimpleRNNSequence as TF's ops, unrolled as SimpleRNNCell.step computes: per step h = act((xp_t + h @ U) + bias),
  * a mask choosing per row (GdMask) between the new and the kept state/output; IdentityN(hs, h, act), act Packing
  * each step's product input h (times the recurrent mask) when masked or with recurrent dropout, else [T, B, 0] */
@@ -3957,6 +3977,7 @@ static const GdRule gd_rules[OP__COUNT] = {
   [OP_LSTM_SEQ_GRAD] = gd_r_lstm_grad,
   [OP_GRU_SEQ_GRAD] = gd_r_gru_grad,
   [OP_SRNN_SEQ] = gd_r_srnn_seq,
+  [OP_NP_LOG10] = gd_r_np_libm, [OP_NP_LOG2] = gd_r_np_libm, [OP_NP_EXP2] = gd_r_np_libm, [OP_NP_CBRT] = gd_r_np_libm,
   [OP_SRNN_SEQ_GRAD] = gd_r_srnn_grad,
   [OP_BNORM_TRAIN] = gd_r_bnorm,
   [OP_BNORM_TRAIN_GRAD] = gd_r_bnorm,
