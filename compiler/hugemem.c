@@ -56,7 +56,7 @@ bool hm_malloc_reads_tunables(void) {
 /* Does the (small) file name `word`? */
 static bool file_names(const char *path, size_t size, const char *word) {
   FILE *f = word ? fopen(path, "rb") : NULL;
-  char *buf = f ? malloc(size + 1) : NULL;
+  char *buf = f ? malloc(size ? size : 1) : NULL;
   bool found = buf && fread(buf, 1, size, f) == size && memmem(buf, size, word, strlen(word)) != NULL;
   free(buf);
   if (f) fclose(f);

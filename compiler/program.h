@@ -53,12 +53,12 @@ typedef struct Program {
  * functions a tf.function can reach, every function of the others. */
 bool program_convert(Program *p);
 
-/* Load `path` and, transitively, every module it imports (search order of
- * docs/language.md, import).  Returns false with diagnostics in p->diags on any error. */
 /* The path under which a program read from standard input is loaded and reported, as Python names it. */
 #define PROGRAM_STDIN "<stdin>"
 /* A source naming this word gets the Keras library loaded (load_libraries), ~50 MB of cached code. */
 #define PROGRAM_KERAS_WORD "keras"
+/* Load `path` and, transitively, every module it imports (search order of
+ * docs/language.md, import).  Returns false with diagnostics in p->diags on any error. */
 bool program_load(Program *p, const char *path);
 /* The same for tfs run: a library module whose unit is in the object cache
  * (objcache_unit_*) is not parsed; its recorded imports are loaded instead. */
