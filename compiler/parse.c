@@ -340,6 +340,11 @@ static size_t lex_fexpr(Lx *L, size_t i, bool triple) {
   size_t n = L->p->len;
   int depth = 0;
   bool in_spec = false;
+  size_t j = i;
+  while (j < n && (s[j] == ' ' || s[j] == '\t')) j++;
+  if (j < n && s[j] == '}') lex_err(L, L->line, lx_col(L, j), LE_OTHER, "f-string: empty expression not allowed");
+  else if (j + 1 < n && (s[j] == ':' || ((s[j] == '!' || s[j] == '=') && s[j + 1] != '=')))
+    lex_err(L, L->line, lx_col(L, j), LE_OTHER, "f-string: expression required before '%c'", s[j]);
   while (i < n) {
     char c = s[i];
     if (c == '\r' && (i + 1 >= n || s[i + 1] != '\n'))
@@ -2142,6 +2147,11 @@ static Ast *cv_interpolation(P *p, TSNode in, AstList *vals, TSNode loc, bool ra
   Ast *fv = mk(p, A_FORMATTEDVALUE, in);
   Kids k = kids(p, in);
   TSNode expr = field(in, F_EXPRESSION), conv = field(in, F_TYPE_CONVERSION), spec = field(in, F_FORMAT_SPECIFIER);
+  if (nk(p, in) == NK_FORMAT_EXPRESSION && !ts_node_is_null(spec)) {   /* Python allows one level: {x:{w}} */
+    Kids sk = kids(p, spec);
+    for (int i = 0; i < sk.n; i++)
+      if (nk(p, sk.v[i]) == NK_FORMAT_EXPRESSION) cv_err(p, sk.v[i], "f-string: expressions nested too deeply");
+  }
   bool debug = false;
   for (int i = 0; i < k.n; i++) {
     if (ts_node_is_null(expr) && ts_node_is_named(k.v[i]) && nk(p, k.v[i]) != NK_TYPE_CONVERSION &&
@@ -2149,8 +2159,8 @@ static Ast *cv_interpolation(P *p, TSNode in, AstList *vals, TSNode loc, bool ra
       expr = k.v[i];
     if (!ts_node_is_named(k.v[i]) && ntype_is(k.v[i], "=")) {
       debug = true;
-      /* f"{x=}" prints the expression text and '=' first */
-      size_t s = ts_node_start_byte(in) + 1, e = ts_node_end_byte(k.v[i]);
+      /* f"{x=}" prints the expression text, '=' and the blanks after it first */
+      size_t s = ts_node_start_byte(in) + 1, e = i + 1 < k.n ? ts_node_start_byte(k.v[i + 1]) : ts_node_end_byte(k.v[i]);
       if (e > s) push_text(p, vals, loc, p->src + s, e - s);
     }
   }

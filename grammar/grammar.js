@@ -680,10 +680,12 @@ module.exports = grammar({
     // A backslash before a character with no escape meaning is kept as text.
     _not_escape_sequence: (_) => token.immediate('\\'),
 
-    // `{expr!r:spec}` inside an f-string.
+    // `{expr!r:spec}` inside an f-string; `{expr=}` prints the expression's
+    // text before its value (Python 3.8's self-documenting form).
     interpolation: ($) => seq(
       '{',
       field('expression', $._f_expression),
+      optional('='),
       optional(field('type_conversion', $.type_conversion)),
       optional(field('format_specifier', $.format_specifier)),
       '}',
@@ -695,7 +697,12 @@ module.exports = grammar({
 
     // The node's text is `:` followed by the spec, e.g. `:.3f`.  Lexical
     // precedence over `comment`: in `{255:#x}` the `#` is part of the spec.
-    format_specifier: (_) => seq(':', optional(token.immediate(prec(1, /[^{}\n]+/)))),
+    // A nested field (`{x:.{p}f}`) is a format_expression: an interpolation
+    // inside the spec, evaluated before the outer value is formatted.
+    format_specifier: ($) => seq(':', repeat(choice(
+      token.immediate(prec(1, /[^{}\n]+/)),
+      alias($.interpolation, $.format_expression),
+    ))),
 
     comment: (_) => token(seq('#', /.*/)),
 
