@@ -611,12 +611,31 @@ static const char *const bin_names[BIN__COUNT][2] = {
   {"__and__", "__rand__"}, {"__or__", "__ror__"}, {"__xor__", "__rxor__"},
 };
 
+/* A special method's result, or "not found" when it returned NotImplemented (Python then asks the other operand). */
+static bool inst_special_taken(Val self, const char *name, int n, const Val *args, Val *out) {
+  if (!inst_special(self, name, n, args, out)) return false;
+  if (!val_is(*out, &notimpl_type)) return true;
+  val_decref(*out);
+  return false;
+}
+
 static Val inst_binop(int op, Val a, Val b) {
   Val r;
   if (op < 0 || op >= BIN__COUNT) return val_undef();
-  if (val_is(a, &inst_type) && inst_special(a, bin_names[op][0], 1, &b, &r)) return r;
-  if (val_is(b, &inst_type) && inst_special(b, bin_names[op][1], 1, &a, &r)) return r;
+  if (val_is(a, &inst_type) && inst_special_taken(a, bin_names[op][0], 1, &b, &r)) return r;
+  if (val_is(b, &inst_type) && inst_special_taken(b, bin_names[op][1], 1, &a, &r)) return r;
   if (!val_is_undef(inst_base_of(a)) || !val_is_undef(inst_base_of(b))) return rt_binop(op, inst_base(a), inst_base(b));
+  return val_undef();
+}
+
+/* a op= b: the class's __iop__ when it has one (and does not return NotImplemented), else a op b as Python */
+static Val inst_inplace(int op, Val a, Val b) {
+  static const char *const names[BIN__COUNT] = {
+    "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__", "__imod__", "__ipow__",
+    "__imatmul__", "__ilshift__", "__irshift__", "__iand__", "__ior__", "__ixor__",
+  };
+  Val r;
+  if (op >= 0 && op < BIN__COUNT && inst_special_taken(a, names[op], 1, &b, &r)) return r;
   return val_undef();
 }
 
@@ -634,9 +653,9 @@ static Val inst_compare(int op, Val a, Val b) {
   static const int swapped[] = {CMP_GT, CMP_GE, CMP_LT, CMP_LE, CMP_EQ, CMP_NE};
   if (op < CMP_LT || op > CMP_NE) return val_undef();
   Val r;
-  if (val_is(a, &inst_type) && inst_special(a, names[op], 1, &b, &r)) return r;
-  if (val_is(b, &inst_type) && inst_special(b, names[swapped[op]], 1, &a, &r)) return r;
-  if (op == CMP_NE && val_is(a, &inst_type) && inst_special(a, "__eq__", 1, &b, &r)) {
+  if (val_is(a, &inst_type) && inst_special_taken(a, names[op], 1, &b, &r)) return r;
+  if (val_is(b, &inst_type) && inst_special_taken(b, names[swapped[op]], 1, &a, &r)) return r;
+  if (op == CMP_NE && val_is(a, &inst_type) && inst_special_taken(a, "__eq__", 1, &b, &r)) {
     bool t = rt_truthy(r);
     val_decref(r);
     return val_bool(!t);
@@ -719,6 +738,7 @@ const Type inst_type = {
   .next = inst_next,
   .len = inst_len,
   .binop = inst_binop,
+  .inplace = inst_inplace,
   .unop = inst_unop,
   .compare = inst_compare,
   .truthy = inst_truthy,

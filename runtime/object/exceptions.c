@@ -61,6 +61,40 @@ EXC(e_permission, "PermissionDeniedError", ERR_PERMISSION_DENIED, &e_op);
 EXC(e_unauth, "UnauthenticatedError", ERR_UNAUTHENTICATED, &e_op);
 EXC(e_precondition, "FailedPreconditionError", ERR_FAILED_PRECONDITION, &e_op);
 EXC(e_aborted, "AbortedError", ERR_ABORTED, &e_op);
+EXC(e_eof, "EOFError", ERR_RUNTIME, &e_exception);
+EXC(e_fpe, "FloatingPointError", ERR_RUNTIME, &e_arith);
+EXC(e_buffer, "BufferError", ERR_RUNTIME, &e_exception);
+EXC(e_reference, "ReferenceError", ERR_RUNTIME, &e_exception);
+EXC(e_system, "SystemError", ERR_RUNTIME, &e_exception);
+EXC(e_stopasync, "StopAsyncIteration", ERR_RUNTIME, &e_exception);
+EXC(e_syntax, "SyntaxError", ERR_RUNTIME, &e_exception);
+EXC(e_indent, "IndentationError", ERR_RUNTIME, &e_syntax);
+EXC(e_tab, "TabError", ERR_RUNTIME, &e_indent);
+EXC(e_unicode_encode, "UnicodeEncodeError", ERR_VALUE, &e_unicode);
+EXC(e_unicode_translate, "UnicodeTranslateError", ERR_VALUE, &e_unicode);
+EXC(e_timeout, "TimeoutError", ERR_IO, &e_os);
+EXC(e_blocking, "BlockingIOError", ERR_IO, &e_os);
+EXC(e_child, "ChildProcessError", ERR_IO, &e_os);
+EXC(e_interrupted, "InterruptedError", ERR_IO, &e_os);
+EXC(e_process, "ProcessLookupError", ERR_IO, &e_os);
+EXC(e_connection, "ConnectionError", ERR_IO, &e_os);
+EXC(e_pipe, "BrokenPipeError", ERR_IO, &e_connection);
+EXC(e_conn_aborted, "ConnectionAbortedError", ERR_IO, &e_connection);
+EXC(e_conn_refused, "ConnectionRefusedError", ERR_IO, &e_connection);
+EXC(e_conn_reset, "ConnectionResetError", ERR_IO, &e_connection);
+/* the warning categories (warnings.warn takes them; raising them works as any Exception) */
+EXC(e_warning, "Warning", ERR_RUNTIME, &e_exception);
+EXC(e_w_user, "UserWarning", ERR_RUNTIME, &e_warning);
+EXC(e_w_deprecation, "DeprecationWarning", ERR_RUNTIME, &e_warning);
+EXC(e_w_pending, "PendingDeprecationWarning", ERR_RUNTIME, &e_warning);
+EXC(e_w_syntax, "SyntaxWarning", ERR_RUNTIME, &e_warning);
+EXC(e_w_runtime, "RuntimeWarning", ERR_RUNTIME, &e_warning);
+EXC(e_w_future, "FutureWarning", ERR_RUNTIME, &e_warning);
+EXC(e_w_import, "ImportWarning", ERR_RUNTIME, &e_warning);
+EXC(e_w_unicode, "UnicodeWarning", ERR_RUNTIME, &e_warning);
+EXC(e_w_bytes, "BytesWarning", ERR_RUNTIME, &e_warning);
+EXC(e_w_resource, "ResourceWarning", ERR_RUNTIME, &e_warning);
+EXC(e_w_encoding, "EncodingWarning", ERR_RUNTIME, &e_warning);
 /* AutoGraph's StagingError (tensorflow.python.autograph.impl.api): what an error raised while a converted
  * function is traced becomes when its class cannot be built again from one message (rt_ag_reraise). */
 EXC(e_staging, "StagingError", ERR_RUNTIME, &e_exception);
@@ -69,7 +103,11 @@ static TypeObj *const exc_builtin[] = {
   &e_base, &e_kbint, &e_exception, &e_arith, &e_zero, &e_overflow, &e_lookup, &e_index, &e_key, &e_value,
   &e_type, &e_attr, &e_name, &e_unbound, &e_runtime, &e_recursion, &e_notimpl, &e_assert, &e_stop, &e_import,
   &e_memory, &e_os, &e_unicode, &e_unicode_decode, &e_genexit, &e_modnotfound, &e_notfound_file, &e_exists_file,
-  &e_isdir, &e_notdir, &e_perm, &e_sysexit,
+  &e_isdir, &e_notdir, &e_perm, &e_sysexit, &e_eof, &e_fpe, &e_buffer, &e_reference, &e_system, &e_stopasync,
+  &e_syntax, &e_indent, &e_tab, &e_unicode_encode, &e_unicode_translate, &e_timeout, &e_blocking, &e_child,
+  &e_interrupted, &e_process, &e_connection, &e_pipe, &e_conn_aborted, &e_conn_refused, &e_conn_reset,
+  &e_warning, &e_w_user, &e_w_deprecation, &e_w_pending, &e_w_syntax, &e_w_runtime, &e_w_future, &e_w_import,
+  &e_w_unicode, &e_w_bytes, &e_w_resource, &e_w_encoding,
 };
 static TypeObj *const exc_tf[] = {&e_op,       &e_invalid,    &e_unimpl,     &e_range,      &e_notfound,
                                   &e_exhausted, &e_dataloss,  &e_exists,     &e_unavailable, &e_deadline,
@@ -85,6 +123,7 @@ static TypeObj *const exc_by_kind[ERR__COUNT] = {
 };
 
 Val exc_lookup(const char *name, bool tf_errors) {
+  if (!tf_errors && (!strcmp(name, "IOError") || !strcmp(name, "EnvironmentError"))) return val_obj(&e_os);   /* aliases, as Python 3 */
   TypeObj *const *tab = tf_errors ? exc_tf : exc_builtin;
   size_t n = tf_errors ? sizeof exc_tf / sizeof *exc_tf : sizeof exc_builtin / sizeof *exc_builtin;
   for (size_t i = 0; i < n; i++)

@@ -7,6 +7,8 @@
 #include "object/value.h"
 
 extern const Type str_type, list_type, tuple_type, dict_type, range_type, slice_type, ellipsis_type, set_type;
+extern const Type notimpl_type;   /* NotImplemented's type (range.c) */
+Val rt_notimplemented(void);
 extern const Type func_type, cell_type, module_type, builtin_type, bound_type, iter_type, complex_type;
 
 /* complex numbers (complex.c) */

@@ -267,3 +267,18 @@ const Type ellipsis_type = {
 static Obj ellipsis_obj = {TFS_IMMORTAL_RC, &ellipsis_type};
 
 Val rt_ellipsis(void) { return val_obj(&ellipsis_obj); }
+
+/* ---- NotImplemented: what a binary special method returns for operands it does not take ---------------------------- */
+
+static void notimpl_repr(StrBuf *b, Val v) { sb_puts(b, "NotImplemented"); }
+
+const Type notimpl_type = {
+  .name = "NotImplementedType",
+  .free = ellipsis_free,
+  .repr = notimpl_repr,
+  .hash = obj_identity_hash,
+};
+
+static Obj notimpl_obj = {TFS_IMMORTAL_RC, &notimpl_type};
+
+Val rt_notimplemented(void) { return val_obj(&notimpl_obj); }

@@ -571,6 +571,15 @@ static Val bi_hasattr(Val self, int n, const Val *args, const Kw *kw) {
   return val_bool(has);
 }
 
+/* vars(obj): obj.__dict__; a compiled program has no locals() dict to give for vars() */
+static Val bi_vars(Val self, int n, const Val *args, const Kw *kw) {
+  if (n == 0 && !kw) rt_throw(ERR_NOTIMPL, "vars() without an argument (the local namespace) is not provided by tfs");
+  bi_exactly("vars", n, kw, 1);
+  Val r = bi_attr_or_undef(args[0], "__dict__");
+  if (val_is_undef(r)) rt_throw(ERR_TYPE, "vars() argument must have __dict__ attribute");
+  return r;
+}
+
 static Val bi_setattr(Val self, int n, const Val *args, const Kw *kw) {
   bi_exactly("setattr", n, kw, 3);
   rt_setattr(args[0], bi_attr_name("setattr", args[1]), args[2]);
@@ -752,6 +761,8 @@ void rt_set_argv(int argc, char **argv) {
 //!   start plus the sum of the elements.
 //! super()
 //!   In a method, the parent classes' view of self (super().__init__(...)).
+//! vars(obj)
+//!   The attribute dict of obj (its __dict__).
 //! zip(*iterables, strict=False)
 //!   Tuples of the iterables' elements in parallel, stopping at the shortest.
 #define BI(nm, fn) {{TFS_IMMORTAL_RC, &builtin_type}, nm, fn, {VT_UNDEF, {0}}, NULL}
@@ -769,7 +780,7 @@ static Builtin bi_table[] = {
   BI("quit", bi_exit),       BI("repr", bi_repr),
   BI("reversed", bi_reversed), BI("round", bi_round),     BI("setattr", bi_setattr),
   BI("sorted", bi_sorted),   BI("staticmethod", class_staticmethod), BI("sum", bi_sum),
-  BI("super", class_super),  BI("zip", bi_zip),
+  BI("super", class_super),  BI("vars", bi_vars),         BI("zip", bi_zip),
 };   /* sorted by name: builtins_lookup bisects */
 
 Val builtins_lookup(const char *name) {
@@ -785,5 +796,6 @@ Val builtins_lookup(const char *name) {
     return val_incref(bi_argv);
   }
   if (!strcmp(name, "Ellipsis")) return rt_ellipsis();   /* the `...` singleton, immortal */
+  if (!strcmp(name, "NotImplemented")) return rt_notimplemented();   /* immortal */
   return types_lookup(name);
 }
