@@ -722,6 +722,10 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   tensor with the order of its elements reversed along each axis of the list axis.
 //! tf.roll(input, shift, axis, name=None)
 //!   Elements shifted by shift positions along axis, wrapping around (shift and axis may be lists of the same length).
+//! tf.strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0, var=None, name=None)
+//!   input_[begin[0]:end[0]:strides[0], ...] (strides default to 1): bit k of begin_mask/end_mask leaves entry k's
+//!   begin/end open, of ellipsis_mask makes it `...`, of new_axis_mask a new axis, of shrink_axis_mask the index
+//!   begin[k]; the StridedSlice of `x[...]`, so it traces and differentiates.
 //! tf.einsum(equation, *inputs, **kwargs) | tf.linalg.einsum(equation, *inputs, **kwargs)
 //!   Einstein summation: 'ij,jk->ik' is a matmul, 'ij->ji' a transpose, 'ii' a trace, 'bij,bjk->bik' a batched
 //!   matmul; '...' stands for broadcast dimensions, and without '->' the output is the labels used once, sorted. Lowered
