@@ -47,7 +47,10 @@ static Val hop_int(int op, int64_t a, int64_t b) {
       return val_int(r);
     case BIN_DIV:
       if (b == 0) rt_throw(ERR_ZERODIV, "division by zero");
-      return val_float((double)a / (double)b);
+      /* exact operands give Python's one rounding; wider ones take the exact quotient (bigint.c's true_div) */
+      if (a >= -(INT64_C(1) << 53) && a <= (INT64_C(1) << 53) && b >= -(INT64_C(1) << 53) && b <= (INT64_C(1) << 53))
+        return val_float((double)a / (double)b);
+      hop_overflow();
     case BIN_FLOORDIV: {
       if (b == 0) rt_throw(ERR_ZERODIV, "integer division or modulo by zero");
       if (a == INT64_MIN && b == -1) hop_overflow();
