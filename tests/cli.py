@@ -103,6 +103,16 @@ def main():
                p.stdout.decode() + p.stderr.decode())
     p = subprocess.run([tfs], input=b"", capture_output=True, timeout=120)
     expect("stdin empty program", p.returncode == 0 and p.stdout == b"" and p.stderr == b"", str(p))
+    # input(): prompts on stdout, lines without their newline, EOFError at the end; CPython runs the same program
+    with tempfile.TemporaryDirectory() as tmp:
+        prog = os.path.join(tmp, "inp.tfs")
+        with open(prog, "w") as f:
+            f.write('name = input("Name? ")\nn = int(input())\nprint(f"hello {name}, {n * 2}")\nprint(repr(input("")))\n'
+                    'try:\n    input("> ")\nexcept EOFError as e:\n    print("EOFError", e)\n')
+        feed = b"Ada\n21\n  spaced  "
+        got = subprocess.run([tfs, "run", prog], input=feed, capture_output=True, timeout=120)
+        want = subprocess.run(["/usr/bin/python3", prog], input=feed, capture_output=True, timeout=120)
+        expect("input() as CPython", got.returncode == 0 and got.stdout == want.stdout, str(got) + " vs " + str(want.stdout))
     # --dump-graphs writes each concrete function as text and DOT.
     with tempfile.TemporaryDirectory() as tmp:
         d = os.path.join(tmp, "graphs")

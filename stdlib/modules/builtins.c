@@ -1,9 +1,11 @@
 /* builtins.c — the builtin functions of docs/language.md (print, len, min, sorted, ...), argv, builtins_lookup. */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "modules/docs.h"
 #include "modules/mathint.h"
@@ -571,6 +573,41 @@ static Val bi_hasattr(Val self, int n, const Val *args, const Kw *kw) {
   return val_bool(has);
 }
 
+/* input(prompt): the prompt on stdout (flushed), then one line of standard input without its newline.  Read a byte at
+ * a time so that nothing past the line is taken from sys.stdin's own reads. */
+static Val bi_input(Val self, int n, const Val *args, const Kw *kw) {
+  bi_no_kw("input", kw);
+  if (n > 1) rt_throw(ERR_TYPE, "input expected at most 1 argument, got %d", n);
+  StrBuf b;
+  sb_init(&b);
+  int mark = rt_hold_sb(&b);
+  if (n == 1) {
+    val_str(&b, args[0]);
+    rt_write_stdout(b.data ? b.data : "", b.len);
+    b.len = 0;
+  }
+  rt_flush();
+  bool got = false;
+  for (;;) {
+    char c;
+    ssize_t r = read(0, &c, 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got = true;
+    if (c == '\n') break;
+    sb_putc(&b, c);
+  }
+  if (!got) {
+    rt_unhold(mark);
+    sb_free(&b);
+    exc_raise_class(exc_lookup("EOFError", false), ERR_RUNTIME, "EOF when reading a line");
+  }
+  Val line = str_new(b.data ? b.data : "", (tfs_i64)b.len);
+  rt_unhold(mark);
+  sb_free(&b);
+  return line;
+}
+
 /* vars(obj): obj.__dict__; a compiled program has no locals() dict to give for vars() */
 static Val bi_vars(Val self, int n, const Val *args, const Kw *kw) {
   if (n == 0 && !kw) rt_throw(ERR_NOTIMPL, "vars() without an argument (the local namespace) is not provided by tfs");
@@ -761,6 +798,8 @@ void rt_set_argv(int argc, char **argv) {
 //!   start plus the sum of the elements.
 //! super()
 //!   In a method, the parent classes' view of self (super().__init__(...)).
+//! input(prompt='')
+//!   One line of standard input without its newline, after writing the prompt; EOFError at the end of input.
 //! vars(obj)
 //!   The attribute dict of obj (its __dict__).
 //! zip(*iterables, strict=False)
@@ -772,7 +811,7 @@ static Builtin bi_table[] = {
   BI("classmethod", class_classmethod), BI("delattr", bi_delattr),
   BI("divmod", bi_divmod),   BI("enumerate", bi_enumerate), BI("exit", bi_exit),     BI("filter", bi_filter),
   BI("format", bi_format),   BI("getattr", bi_getattr),   BI("hasattr", bi_hasattr),
-  BI("hash", bi_hash),       BI("help", bi_help),         BI("hex", bi_hex),           BI("id", bi_id),
+  BI("hash", bi_hash),       BI("help", bi_help),         BI("hex", bi_hex),           BI("id", bi_id),           BI("input", bi_input),
   BI("isinstance", bi_isinstance), BI("issubclass", bi_issubclass), BI("iter", bi_iter),   BI("len", bi_len),
   BI("map", bi_map),         BI("max", bi_max),           BI("min", bi_min),
   BI("next", bi_next),       BI("oct", bi_oct),           BI("open", bi_open),         BI("ord", bi_ord),
