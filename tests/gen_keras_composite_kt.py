@@ -26,23 +26,23 @@ ________________________________________________________________________________
 ==================================================================================================
  text (InputLayer)           [(None,)]                    0         []                            
                                                                                                   
- tf.strings.split (TFOpLambd  (None, None)                0         ['text[0][0]']                
- a)                                                                                               
+ tf.strings.split (TFOpLamb  (None, None)                 0         ['text[0][0]']                
+ da)                                                                                              
                                                                                                   
- tf.strings.bytes_split (TFO  (None, None)                0         ['text[0][0]']                
- pLambda)                                                                                         
+ tf.strings.bytes_split (TF  (None, None)                 0         ['text[0][0]']                
+ OpLambda)                                                                                        
                                                                                                   
- input.row_lengths (Instance  (None,)                     0         ['tf.strings.split[0][0]']    
- Method)                                                                                          
+ input.row_lengths (Instanc  (None,)                      0         ['tf.strings.split[0][0]']    
+ eMethod)                                                                                         
                                                                                                   
- input.row_lengths_1 (Instan  (None,)                     0         ['tf.strings.bytes_split[0][0]
- ceMethod)                                                          ']                            
+ input.row_lengths_1 (Insta  (None,)                      0         ['tf.strings.bytes_split[0][0]
+ nceMethod)                                                         ']                            
                                                                                                   
- input.to_tensor (InstanceMe  (None, None)                0         ['tf.strings.split[0][0]']    
- thod)                                                                                            
+ input.to_tensor (InstanceM  (None, None)                 0         ['tf.strings.split[0][0]']    
+ ethod)                                                                                           
                                                                                                   
- input.values (InstancePrope  (None,)                     0         ['tf.strings.split[0][0]']    
- rty)                                                                                             
+ input.values (InstanceProp  (None,)                      0         ['tf.strings.split[0][0]']    
+ erty)                                                                                            
                                                                                                   
 ==================================================================================================
 Total params: 0 (0.00 Byte)
@@ -56,23 +56,23 @@ ________________________________________________________________________________
 ==================================================================================================
  x (InputLayer)              [(None, 3)]                  0         []                            
                                                                                                   
- tf.sparse.from_dense (TFOpL  (None, 3)                   0         ['x[0][0]']                   
- ambda)                                                                                           
+ tf.sparse.from_dense (TFOp  (None, 3)                    0         ['x[0][0]']                   
+ Lambda)                                                                                          
                                                                                                   
- tf.RaggedTensor.from_tensor  (None, 3)                   0         ['x[0][0]']                   
-  (ClassMethod)                                                                                   
+ tf.RaggedTensor.from_tenso  (None, 3)                    0         ['x[0][0]']                   
+ r (ClassMethod)                                                                                  
                                                                                                   
- tf.sparse.reduce_sum (TFOpL  None                        0         ['tf.sparse.from_dense[0][0]']
- ambda)                                                                                           
+ tf.sparse.reduce_sum (TFOp  None                         0         ['tf.sparse.from_dense[0][0]']
+ Lambda)                                                                                          
                                                                                                   
- tf.sparse.to_dense (TFOpLam  (None, None)                0         ['tf.sparse.from_dense[0][0]']
- bda)                                                                                             
+ tf.sparse.to_dense (TFOpLa  (None, None)                 0         ['tf.sparse.from_dense[0][0]']
+ mbda)                                                                                            
                                                                                                   
- input.to_tensor_1 (Instance  (None, 3)                   0         ['tf.RaggedTensor.from_tensor[
- Method)                                                            0][0]']                       
+ input.to_tensor_1 (Instanc  (None, 3)                    0         ['tf.RaggedTensor.from_tensor[
+ eMethod)                                                           0][0]']                       
                                                                                                   
- input.indices_1 (InstancePr  (None, 2)                   0         ['tf.sparse.from_dense[0][0]']
- operty)                                                                                          
+ input.indices_1 (InstanceP  (None, 2)                    0         ['tf.sparse.from_dense[0][0]']
+ roperty)                                                                                         
                                                                                                   
 ==================================================================================================
 Total params: 0 (0.00 Byte)

@@ -35,7 +35,7 @@ def print_row(fields, positions, out, level=0):
         for col in range(len(left)):
             start = positions[col - 1] if col else 0
             space = 2 if col != last else 0
-            cutoff = positions[col] - start - space - (level if col == 0 else 0)
+            cutoff = positions[col] - start - space - (level if col == 0 else 0) - (1 if col != last else 0)
             fit = left[col][:cutoff]
             cands = [fit.find(b) + len(b) for b in ("),", "},", "],", "',") if fit.find(b) >= 0]
             if cands:

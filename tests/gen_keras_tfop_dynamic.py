@@ -58,19 +58,19 @@ ________________________________________________________________________________
                                                                                                   
  d (Dense)                   (None, 3, 1)                 2         ['x[0][0]']                   
                                                                                                   
- tf.compat.v1.squeeze_2 (TFO  None                        0         ['d[0][0]']                   
- pLambda)                                                                                         
+ tf.compat.v1.squeeze_2 (TF  None                         0         ['d[0][0]']                   
+ OpLambda)                                                                                        
                                                                                                   
  tf.nn.relu (TFOpLambda)     None                         0         ['tf.compat.v1.squeeze_2[0][0]
                                                                     ']                            
                                                                                                   
- tf.compat.v1.shape_8 (TFOpL  (None,)                     0         ['tf.nn.relu[0][0]']          
- ambda)                                                                                           
+ tf.compat.v1.shape_8 (TFOp  (None,)                      0         ['tf.nn.relu[0][0]']          
+ Lambda)                                                                                          
                                                                                                   
  tf.zeros_2 (TFOpLambda)     None                         0         ['tf.compat.v1.shape_8[0][0]']
                                                                                                   
- tf.__operators__.add (TFOpL  None                        0         ['tf.nn.relu[0][0]',          
- ambda)                                                              'tf.zeros_2[0][0]']          
+ tf.__operators__.add (TFOp  None                         0         ['tf.nn.relu[0][0]',          
+ Lambda)                                                             'tf.zeros_2[0][0]']          
                                                                                                   
 ==================================================================================================
 Total params: 2 (8.00 Byte)

@@ -2,7 +2,7 @@
 
 Keras 2.15's behaviour written out as functions, so that each generator lists its layers once and the text follows:
 a KerasTensor's repr (keras/src/engine/keras_tensor.py), a Functional model's summary (keras/src/utils/layer_utils.py
-print_summary / print_row: 98 columns at positions 29, 58, 68, a cell cut at its width or after the first "),", "},",
+print_summary / print_row: 98 columns at positions 29, 58, 68, a cell cut one short of its width or after the first "),", "},",
 "],", "'," that fits, the rest on the next lines; each row followed by a line of spaces; the parameter memory in 4-byte
 floats as readable_memory_size prints it), a TFOpLambda's config line, a float row as the programs print it.
 """
@@ -24,9 +24,8 @@ def shape_text(shape):
 
 
 def print_row(fields, positions=POSITIONS):
-    # Keras's print_row: each cell cut to its column (2 spaces apart), preferring a break after "),", "},", ... ;
-    # a cell that overflows its column pushes the next one right on that line only (a Sequential model's summary:
-    # positions (29, 55, 65))
+    # Keras 2.15's print_row: each cell cut one short of the next column's start (2 spaces apart), preferring a
+    # break after "),", "},", ... (a Sequential model's summary: positions (29, 55, 65))
     left = [str(f) for f in fields]
     lines = []
     while any(left):
@@ -34,7 +33,7 @@ def print_row(fields, positions=POSITIONS):
         for col in range(len(left)):
             start = positions[col - 1] if col > 0 else 0
             space = 2 if col != len(positions) - 1 else 0
-            cutoff = positions[col] - start - space
+            cutoff = positions[col] - start - space - (1 if col != len(positions) - 1 else 0)
             fit = left[col][:cutoff]
             cands = [fit.find(b) + len(b) for b in BREAKS if fit.find(b) >= 0]
             if cands:

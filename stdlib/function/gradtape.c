@@ -805,10 +805,44 @@ static Val tf_compute_gradient(Val self, int n, const Val *args, const Kw *kw) {
   return r;
 }
 
+//! tf.test.is_gpu_available(cuda_only=False, min_cuda_compute_capability=None)
+//!   False: tfs runs on the CPU (tf.config.list_physical_devices("GPU") is []). Deprecated in TF; the first call
+//!   logs TF's deprecation warning on stderr, naming the caller's file and line.
+static Val tf_is_gpu_available(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.test.is_gpu_available", .sig = "cuda_only=False, min_cuda_compute_capability=None"};
+  Val a[2];
+  args_parse(&spec, n, args, kw, a);
+  static bool warned;   /* TF's @deprecated warns once per function */
+  if (!warned) {
+    warned = true;
+    const RtLoc *l = rt_loc_get(rt_cur_loc);
+    const RtFile *f = l ? rt_file_get(l->file) : NULL;
+    rt_flush();
+    fprintf(stderr,
+            "WARNING:tensorflow:From %s:%d: is_gpu_available (from tensorflow.python.framework.test_util) is "
+            "deprecated and will be removed in a future version.\nInstructions for updating:\nUse "
+            "`tf.config.list_physical_devices('GPU')` instead.\n",
+            f ? f->path : "<unknown>", l ? l->line : 0);
+  }
+  return val_bool(false);
+}
+
+//! tf.test.gpu_device_name()
+//!   '' (no GPU: tfs runs on the CPU).
+static Val tf_gpu_device_name(Val self, int n, const Val *args, const Kw *kw) {
+  (void)self;
+  static ArgSpec spec = {.what = "tf.test.gpu_device_name", .sig = ""};
+  args_parse(&spec, n, args, kw, NULL);
+  return str_from_cstr("");
+}
+
 //! tf.test
-//!   Testing helpers: compute_gradient.
+//!   Testing helpers: compute_gradient, is_gpu_available, gpu_device_name.
 static Val test_attr(const char *name) {
   if (!strcmp(name, "compute_gradient")) return builtin_new("tf.test.compute_gradient", tf_compute_gradient, val_undef(), NULL);
+  if (!strcmp(name, "is_gpu_available")) return builtin_new("tf.test.is_gpu_available", tf_is_gpu_available, val_undef(), NULL);
+  if (!strcmp(name, "gpu_device_name")) return builtin_new("tf.test.gpu_device_name", tf_gpu_device_name, val_undef(), NULL);
   return val_undef();
 }
 

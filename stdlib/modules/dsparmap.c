@@ -164,17 +164,23 @@ static bool flatten(ParMap *m, Val spec, Val v, Tensor **args, int *k) {
     return true;
   }
   if (val_is(spec, &dict_type)) {
+    /* by sorted key, as nest.flatten orders the traced function's placeholders (not by insertion) */
     Dict *s = (Dict *)spec.u.o;
     if (!val_is(v, &dict_type) || ((Dict *)v.u.o)->len != s->len) return false;
-    for (tfs_i64 i = 0; i < s->used; i++) {
-      if (val_is_undef(s->keys[i])) continue;
-      Val x = dict_get(v, s->keys[i]);
-      if (val_is_undef(x)) return false;
-      bool ok = flatten(m, s->vals[i], x, args, k);
+    Val keys = dict_keys_list(spec);
+    int mark = rt_hold_val(keys);
+    list_sort(keys, val_none(), false);
+    List *kl = (List *)keys.u.o;
+    bool ok = true;
+    for (tfs_i64 i = 0; ok && i < kl->len; i++) {
+      Val x = dict_get(v, kl->items[i]), sx = dict_get(spec, kl->items[i]);
+      ok = !val_is_undef(x) && flatten(m, sx, x, args, k);
       val_decref(x);
-      if (!ok) return false;
+      val_decref(sx);
     }
-    return true;
+    rt_unhold(mark);
+    val_decref(keys);
+    return ok;
   }
   if (!val_is(v, &tensor_type) || *k >= m->nin || !parmap_leaf_fits(m->inm[*k], val_tensor(v))) return false;
   args[(*k)++] = tensor_copy_own(val_tensor(v));   /* the worker's own: no count shared with the program */

@@ -276,6 +276,26 @@ static Val os_mkdtemp(Val self, int n, const Val *args, const Kw *kw) {
   return r;
 }
 
+/* _os.mkstemp(prefix, suffix, dir): (fd, path) from mkostemps(3) under dir, opened read-write, mode 0600, close-on-exec
+ * (Python's tempfile.mkstemp; the caller owns the descriptor). */
+static Val os_mkstemp(Val self, int n, const Val *args, const Kw *kw) {
+  os_nargs("mkstemp", n, kw, 3, 3);
+  const char *pre = os_path(args[0], "mkstemp"), *suf = os_path(args[1], "mkstemp"), *dir = os_path(args[2], "mkstemp");
+  char *t = NULL;
+  if (asprintf(&t, "%s/%sXXXXXXXX%s", dir, pre, suf) < 0) rt_throw(ERR_MEMORY, "out of memory");
+  int fd = mkostemps(t, (int)strlen(suf), O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    free(t);
+    exc_os_error(e, dir);
+  }
+  Val fdv = val_int(fd), path = str_from_cstr(t);
+  free(t);
+  Val r = tuple_pack(2, fdv, path);
+  val_decref(path);
+  return r;
+}
+
 static int os_rm_one(const char *p, const struct stat *st, int flag, struct FTW *f) {
   (void)st;
   (void)f;
@@ -306,7 +326,7 @@ static Builtin os_fns[] = {
   OB("kind", os_kind),     OB("environ", os_environ), OB("putenv", os_putenv),   OB("getpid", os_getpid),
   OB("cpu_count", os_cpu_count), OB("open", os_open), OB("read", os_read),       OB("write", os_write),
   OB("close", os_close),   OB("exit", os_exit),       OB("glob", os_glob),       OB("mkdtemp", os_mkdtemp),
-  OB("rmtree", os_rmtree), OB("argv", os_argv),
+  OB("mkstemp", os_mkstemp), OB("rmtree", os_rmtree), OB("argv", os_argv),
 };
 
 static Val os_attr(const char *name) {
