@@ -161,6 +161,34 @@ static Val exc_alloc(TypeObj *cls, Val args) {
   tfs_i64 n;
   const Val *items;
   seq_items(args, &n, &items);
+  if (exc_class_sub(val_obj(cls), val_obj(&e_os)) && n >= 2 && n <= 5 && items[0].tag == VT_INT) {
+    /* OSError(errno, strerror[, filename[, winerror[, filename2]]]): CPython's attributes, text and args */
+    Val self = val_obj(e);
+    inst_setattr_dict(self, &e->dict, "errno", items[0]);
+    inst_setattr_dict(self, &e->dict, "strerror", items[1]);
+    Val fn = n >= 3 ? items[2] : val_none(), fn2 = n == 5 ? items[4] : val_none();
+    inst_setattr_dict(self, &e->dict, "filename", fn);
+    inst_setattr_dict(self, &e->dict, "filename2", fn2);
+    StrBuf b;
+    sb_init(&b);
+    sb_printf(&b, "[Errno %lld] ", (long long)items[0].u.i);
+    val_str(&b, items[1]);
+    if (fn.tag != VT_NONE) {
+      sb_puts(&b, ": ");
+      val_repr(&b, fn);
+      if (fn2.tag != VT_NONE) {
+        sb_puts(&b, " -> ");
+        val_repr(&b, fn2);
+      }
+    }
+    e->msg = str_new(b.data ? b.data : "", (tfs_i64)b.len);
+    sb_free(&b);
+    if (n >= 3) {   /* args keeps the first two */
+      val_decref(e->args);
+      e->args = tuple_pack(2, items[0], items[1]);
+    }
+    return val_obj(e);
+  }
   if (exc_is_op_error(cls) && n == 3) e->msg = str_of(items[2]);
   else if (n == 0) e->msg = str_from_cstr("");
   else if (n == 1) e->msg = exc_class_sub(val_obj(cls), val_obj(&e_key)) ? repr_of(items[0]) : str_of(items[0]);
@@ -189,9 +217,31 @@ Val exc_of_kind(int kind, const char *msg) {
   return e;
 }
 
+/* OSError(errno, ...) is the subclass CPython picks for that errno */
+static TypeObj *os_class_for(int err) {
+  switch (err) {
+    case ENOENT: return &e_notfound_file;
+    case EEXIST: return &e_exists_file;
+    case EISDIR: return &e_isdir;
+    case ENOTDIR: return &e_notdir;
+    case EACCES: case EPERM: return &e_perm;
+    case ETIMEDOUT: return &e_timeout;
+    case EAGAIN: case EALREADY: case EINPROGRESS: return &e_blocking;
+    case ECHILD: return &e_child;
+    case EINTR: return &e_interrupted;
+    case ESRCH: return &e_process;
+    case EPIPE: case ESHUTDOWN: return &e_pipe;
+    case ECONNABORTED: return &e_conn_aborted;
+    case ECONNREFUSED: return &e_conn_refused;
+    case ECONNRESET: return &e_conn_reset;
+    default: return &e_os;
+  }
+}
+
 Val exc_construct(Val cls, int n, const Val *args, const Kw *kw) {
   TypeObj *c = (TypeObj *)cls.u.o;
   if (kw && kw->n) rt_throw(ERR_TYPE, "%s() takes no keyword arguments", c->name);
+  if (c == &e_os && n >= 2 && args[0].tag == VT_INT) c = os_class_for((int)args[0].u.i);
   Val tup = rt_tuple(n, args);
   Val e = exc_alloc(c, tup);
   val_decref(tup);
@@ -217,20 +267,21 @@ _Noreturn void exc_unicode_decode_error(const char *codec, unsigned byte, size_t
 }
 
 /* An OSError from errno, with CPython's class and text: "[Errno 2] No such file or directory: 'x'". */
-_Noreturn void exc_os_error(int err, const char *path) {
-  TypeObj *c = err == ENOENT ? &e_notfound_file : err == EEXIST ? &e_exists_file : err == EISDIR ? &e_isdir
-             : err == ENOTDIR ? &e_notdir : err == EACCES || err == EPERM ? &e_perm : &e_os;
-  StrBuf b;
-  sb_init(&b);
-  sb_printf(&b, "[Errno %d] %s", err, strerror(err));
-  if (path) {
-    sb_puts(&b, ": ");
-    str_repr_into(&b, path, (tfs_i64)strlen(path));
-  }
+_Noreturn void exc_os_error(int err, const char *path) { exc_os_error2(err, path, NULL); }
+
+/* ... naming two paths (rename): "[Errno 2] No such file or directory: 'a' -> 'b'", filename and filename2 */
+_Noreturn void exc_os_error2(int err, const char *path, const char *path2) {
+  Val a[5] = {val_int(err), str_from_cstr(strerror(err)), path ? str_from_cstr(path) : val_none(), val_none(),
+              path2 ? str_from_cstr(path2) : val_none()};
+  Val e = exc_construct(val_obj(&e_os), path2 ? 5 : path ? 3 : 2, a, NULL);
+  val_decref(a[1]);
+  val_decref(a[2]);
+  val_decref(a[4]);
+  Exc *x = (Exc *)e.u.o;
+  x->loc = rt_cur_loc;
   char msg[1200];
-  snprintf(msg, sizeof msg, "%s", b.data ? b.data : "");
-  sb_free(&b);
-  exc_raise_class(val_obj(c), ERR_IO, msg);
+  snprintf(msg, sizeof msg, "%s", str_cstr(x->msg));
+  rt_throw_msg(rt_cur_loc, ERR_IO, msg, e);
 }
 
 _Noreturn void exc_raise_class(Val cls, ErrKind kind, const char *msg) {
@@ -356,6 +407,9 @@ static Val exc_getattr(Val self, const char *name) {
     seq_items(e->args, &n, &items);
     return n ? val_incref(items[0]) : val_none();
   }
+  if (exc_class_sub(val_obj(e->klass), val_obj(&e_os)) &&
+      (!strcmp(name, "errno") || !strcmp(name, "strerror") || !strcmp(name, "filename") || !strcmp(name, "filename2")))
+    return val_none();   /* an OSError made from a message only */
   if (exc_is_op_error(e->klass)) {
     if (!strcmp(name, "message")) return val_incref(e->msg);
     if (!strcmp(name, "op") || !strcmp(name, "node_def")) return val_none();

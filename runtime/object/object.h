@@ -247,6 +247,7 @@ bool exc_is_class(Val cls);
 /* raise cls(msg) (an exception class; kind: the nearest built-in kind, for handlers that match kinds) */
 _Noreturn void exc_raise_class(Val cls, ErrKind kind, const char *msg);
 _Noreturn void exc_os_error(int err, const char *path);   /* FileNotFoundError etc. from errno, CPython's text */
+_Noreturn void exc_os_error2(int err, const char *path, const char *path2);   /* ... naming two paths */
 _Noreturn void exc_key_error(Val key);
 /* raise UnicodeDecodeError for bytes [start, end) with CPython's text: 'utf-8' codec can't decode byte 0xff
  * in position 0: invalid start byte (one byte), ... bytes in position 0-1: unexpected end of data (several) */

@@ -79,23 +79,7 @@ static Val os_remove(Val self, int n, const Val *args, const Kw *kw) { return os
 static Val os_rename(Val self, int n, const Val *args, const Kw *kw) {
   os_nargs("rename", n, kw, 2, 2);
   const char *a = os_path(args[0], "rename"), *b = os_path(args[1], "rename");
-  if (rename(a, b)) {
-    int e = errno;
-    char msg[64];
-    snprintf(msg, sizeof msg, "%s", strerror(e));
-    /* CPython names both paths: "[Errno 2] No such file or directory: 'a' -> 'b'" */
-    StrBuf sb;
-    sb_init(&sb);
-    sb_printf(&sb, "[Errno %d] %s: ", e, msg);
-    str_repr_into(&sb, a, (tfs_i64)strlen(a));
-    sb_puts(&sb, " -> ");
-    str_repr_into(&sb, b, (tfs_i64)strlen(b));
-    char text[1200];
-    snprintf(text, sizeof text, "%s", sb.data);
-    sb_free(&sb);
-    Val cls = builtins_lookup(e == ENOENT ? "FileNotFoundError" : "OSError");
-    exc_raise_class(cls, ERR_IO, text);
-  }
+  if (rename(a, b)) exc_os_error2(errno, a, b);
   return val_none();
 }
 
