@@ -52,4 +52,4 @@ print("ValueError: Received a list of NumPy arrays with different lengths. Misma
 print("ValueError: Received an empty list dataset. Please provide a non-empty list of arrays.")
 print("http://localhost:9000 /publish/epoch/end/ data None False")
 print("ImportError: RemoteMonitor requires the `requests` library.")
-print(True, True, False)
+print(True, True, True)
