@@ -48,6 +48,7 @@ Val gcmod_module(void);                          /* `gc` (gcmod.c) */
 Val mathmod_module(void);                        /* `math` (mathmod.c) */
 Val osmod_module(void);                          /* `_os`, the POSIX calls of os.tfs, io.tfs, ... (osmod.c) */
 Val tfctl_module(void);                          /* `_tfctl`, tf.control_dependencies blocks of tfcore_ops.tfs (tfoperation.c) */
+Val hashmod_module(void);                        /* `_hashlib`, OpenSSL's digests for hashlib.tfs (hashmod.c) */
 Val gzmod_module(void);                          /* `_gzip`, zlib's gzip files of gzip.tfs (gzmod.c) */
 Val examplemod_module(void);                      /* `_example`, tf.train.Example's wire form for tfcore_example.tfs (examplemod.c) */
 Val h5mod_module(void);                          /* `_h5`, libhdf5 files for keras_saving.tfs (h5mod.c) */

@@ -250,6 +250,7 @@ Val stdlib_native_module(const char *name) {
   if (!strcmp(name, "_os")) return osmod_module();
   if (!strcmp(name, "_re")) return remod_module();
   if (!strcmp(name, "_gzip")) return gzmod_module();
+  if (!strcmp(name, "_hashlib")) return hashmod_module();
   if (!strcmp(name, "_example")) return examplemod_module();
   if (!strcmp(name, "_h5")) return h5mod_module();
   if (!strcmp(name, "_zip")) return zipmod_module();
