@@ -61,6 +61,19 @@ EXC(e_permission, "PermissionDeniedError", ERR_PERMISSION_DENIED, &e_op);
 EXC(e_unauth, "UnauthenticatedError", ERR_UNAUTHENTICATED, &e_op);
 EXC(e_precondition, "FailedPreconditionError", ERR_FAILED_PRECONDITION, &e_op);
 EXC(e_aborted, "AbortedError", ERR_ABORTED, &e_op);
+/* Python's warning categories (the warnings module raises and filters them) */
+EXC(e_warning, "Warning", ERR_RUNTIME, &e_exception);
+EXC(e_userwarn, "UserWarning", ERR_RUNTIME, &e_warning);
+EXC(e_deprwarn, "DeprecationWarning", ERR_RUNTIME, &e_warning);
+EXC(e_pendwarn, "PendingDeprecationWarning", ERR_RUNTIME, &e_warning);
+EXC(e_syntwarn, "SyntaxWarning", ERR_RUNTIME, &e_warning);
+EXC(e_rtwarn, "RuntimeWarning", ERR_RUNTIME, &e_warning);
+EXC(e_futwarn, "FutureWarning", ERR_RUNTIME, &e_warning);
+EXC(e_impwarn, "ImportWarning", ERR_RUNTIME, &e_warning);
+EXC(e_uniwarn, "UnicodeWarning", ERR_RUNTIME, &e_warning);
+EXC(e_byteswarn, "BytesWarning", ERR_RUNTIME, &e_warning);
+EXC(e_reswarn, "ResourceWarning", ERR_RUNTIME, &e_warning);
+EXC(e_encwarn, "EncodingWarning", ERR_RUNTIME, &e_warning);
 /* AutoGraph's StagingError (tensorflow.python.autograph.impl.api): what an error raised while a converted
  * function is traced becomes when its class cannot be built again from one message (rt_ag_reraise). */
 EXC(e_staging, "StagingError", ERR_RUNTIME, &e_exception);
@@ -69,7 +82,8 @@ static TypeObj *const exc_builtin[] = {
   &e_base, &e_kbint, &e_exception, &e_arith, &e_zero, &e_overflow, &e_lookup, &e_index, &e_key, &e_value,
   &e_type, &e_attr, &e_name, &e_unbound, &e_runtime, &e_recursion, &e_notimpl, &e_assert, &e_stop, &e_import,
   &e_memory, &e_os, &e_unicode, &e_unicode_decode, &e_genexit, &e_modnotfound, &e_notfound_file, &e_exists_file,
-  &e_isdir, &e_notdir, &e_perm, &e_sysexit,
+  &e_isdir, &e_notdir, &e_perm, &e_sysexit, &e_warning, &e_userwarn, &e_deprwarn, &e_pendwarn, &e_syntwarn,
+  &e_rtwarn, &e_futwarn, &e_impwarn, &e_uniwarn, &e_byteswarn, &e_reswarn, &e_encwarn,
 };
 static TypeObj *const exc_tf[] = {&e_op,       &e_invalid,    &e_unimpl,     &e_range,      &e_notfound,
                                   &e_exhausted, &e_dataloss,  &e_exists,     &e_unavailable, &e_deadline,
