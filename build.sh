@@ -3,7 +3,7 @@
 set -eu
 cd "$(dirname "$0")"
 
-PKGS="gcc binutils libc6-dev pkg-config python3 meson ninja-build libtree-sitter-dev tcc libtcc-dev libopenblas-dev liblapacke-dev libxsmm-dev zlib1g-dev libpcre2-dev libicu-dev check valgrind libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libedit-dev libpng-dev libjpeg62-turbo-dev libgif-dev libonnx-dev python3-onnx python3-numpy python3-pil python3-crcmod python3-protobuf libgraphviz-dev graphviz chromium clang libclang-rt-14-dev openmpi-bin libopenmpi-dev libhdf5-dev libzip-dev python3-h5py libssl-dev libsnappy-dev python3-snappy libjansson-dev libgmp-dev"
+PKGS="gcc binutils libc6-dev pkg-config python3 meson ninja-build libtree-sitter-dev tcc libtcc-dev libopenblas-dev liblapacke-dev libxsmm-dev zlib1g-dev libpcre2-dev libicu-dev check valgrind libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libedit-dev libpng-dev libjpeg62-turbo-dev libgif-dev libonnx-dev python3-onnx python3-numpy python3-pil python3-crcmod python3-protobuf libgraphviz-dev graphviz chromium clang libclang-rt-14-dev openmpi-bin libopenmpi-dev libhdf5-dev libzip-dev python3-h5py libssl-dev libsnappy-dev python3-snappy libjansson-dev libgmp-dev libkissfft-dev"
 
 install_missing() {
   missing=""

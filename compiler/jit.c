@@ -590,7 +590,7 @@ bool jit_output_exe_units(const char *csrc, CgUnit *cus, int n, const char *out_
      * (binutils) links the 30 MB executable in a third of ld.bfd's time. */
     const char *head[] = {cc && *cc ? cc : "cc", "-no-pie", "-Wl,-z,noexecstack", "-o", out_path, have_gold() ? "-fuse-ld=gold" : NULL};
     const char *tail[] = {rtlib, "-lxsmm", "-llapacke", "-lopenblas", "-lprotobuf-c", "-lgvc", "-lcgraph", "-lz", "-lpng16", "-ljpeg", "-lgif",
-                          "-lpcre2-8", "-licuuc", "-licudata", "-lcrypto", "-lzip", "-lsnappy", "-ljansson", "-lgmp",
+                          "-lpcre2-8", "-licuuc", "-licudata", "-lcrypto", "-lzip", "-lsnappy", "-ljansson", "-lgmp", "-lkissfft-float",
                           TFS_HDF5_LDFLAG, "-lhdf5",   /* Keras's .h5 files (runtime/formats/h5file.c) */
                           "-L" TFS_NPYRANDOM_DIR, "-lnpyrandom", "-lm", "-lpthread", "-ldl",
 #ifdef TFS_HAVE_MPI

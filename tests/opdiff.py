@@ -262,6 +262,12 @@ def templates(g, op):
             dts = NUM + HALF + ["int8", "int16"] + (CPLX if op in ("NEG", "ABS", "SIGN", "SQUARE") else [])
         dt = r.choice(dts)
         return ["%s(a0)" % fn, [inp(g.shape(), dt)]]
+    if op in ("FFT", "IFFT", "RFFT", "IRFFT"):   # tf.signal: complex64/float32 only (kissfft's float build)
+        fn = {"FFT": "tf.signal.fft(a0)", "IFFT": "tf.signal.ifft(a0)", "RFFT": "tf.signal.rfft(a0, fft_length=[%d])",
+              "IRFFT": "tf.signal.irfft(a0, fft_length=[%d])"}[op]
+        if "%d" in fn:
+            fn = fn % r.choice([1, 2, 3, 4, 5])
+        return [fn, [inp(g.shape(rank=r.choice([1, 2]), nonempty=True), "float32" if op == "RFFT" else "complex64")]]
     if op == "ATAN2":
         dt = r.choice(FLOAT)
         s = g.shape()

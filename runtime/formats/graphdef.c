@@ -3876,8 +3876,30 @@ static bool gd_r_sparse_struct(GD_RULE_ARGS) {
   return true;
 }
 
+/* FFT/IFFT carry Tcomplex; RFFT/IRFFT take fft_length as an int32 input (the length the op used) and Treal/Tcomplex */
+static bool gd_r_fft(GD_RULE_ARGS) {
+  GD_RULE_LOCALS;
+  if (!x) return false;
+  OpId id = n->op->id;
+  if (id == OP_FFT || id == OP_IFFT) {
+    gd_attr_add(b, &at, "Tcomplex", gd_type(b, t));
+    gd_aux(b, base, n->op->graph_name, &at, 1, &x);
+    return true;
+  }
+  tfs_i64 len = id == OP_RFFT ? xm->shape[rank - 1] : n->outm[0].shape[n->outm[0].rank - 1];
+  if (rank < 1 || len < 0) return false;
+  const char *in[2] = {x, gd_attr_input(b, g, n, 0, "fft_length", &len, 1, true, &tidx)};
+  if (!in[1]) return false;
+  bool fwd = id == OP_RFFT;
+  gd_attr_add(b, &at, "Treal", gd_type(b, fwd ? t : n->outm[0].dtype));
+  gd_attr_add(b, &at, "Tcomplex", gd_type(b, fwd ? n->outm[0].dtype : t));
+  gd_aux(b, base, n->op->graph_name, &at, 2, in);
+  return true;
+}
+
 static const GdRule gd_rules[OP__COUNT] = {
   [OP_PY_FUNC] = gd_r_py_func,
+  [OP_FFT] = gd_r_fft, [OP_IFFT] = gd_r_fft, [OP_RFFT] = gd_r_fft, [OP_IRFFT] = gd_r_fft,
   [OP_SPARSE_DENSE_MATMUL] = gd_r_sparse, [OP_SPARSE_TO_DENSE] = gd_r_sparse, [OP_SPARSE_REORDER] = gd_r_sparse,
   [OP_SPARSE_REDUCE_SUM] = gd_r_sparse, [OP_SPARSE_REDUCE_MAX] = gd_r_sparse, [OP_SPARSE_REDUCE_SUM_SPARSE] = gd_r_sparse,
   [OP_SPARSE_REDUCE_MAX_SPARSE] = gd_r_sparse, [OP_SPARSE_SEGMENT_SUM] = gd_r_sparse, [OP_SPARSE_SEGMENT_MEAN] = gd_r_sparse,

@@ -1255,6 +1255,71 @@ static void g_atan2(const GradCall *g, Val *dx) {
   dx[0] = keep(unbroadcast(mul(X1, inv), X0));
   dx[1] = keep(unbroadcast(neg(mul(X0, inv)), X1));
 }
+/* ---- tf.signal's FFTs (TF's fft_ops.py gradients; the RFFT/IRFFT ones for the op's padding/cropping to fft_length:
+ * the part of dx beyond what the transform read is zero, missing input is sliced off) ---- */
+static tfs_i64 fft_last(Val v, const char *what) {
+  Tensor *t = tn(v);
+  if (!t || t->rank < 1 || t->shape[t->rank - 1] < 0)
+    rt_throw(ERR_UNIMPLEMENTED, "gradient of %s needs the innermost dimension known while tracing", what);
+  return t->shape[t->rank - 1];
+}
+/* x's innermost axis cut or zero-padded to length len */
+static Val fit_last(Val x, tfs_i64 len) {
+  tfs_i64 have = fft_last(x, "an FFT");
+  if (have == len) return x;
+  if (have > len) return cols(x, 0, len);
+  /* PadV2 takes no complex tensors: pad the parts */
+  if (is_cplx(x)) return cplx(fit_last(op1(OP_REAL, x), len), fit_last(op1(OP_IMAG, x), len));
+  int r = rank_of(x);
+  Val pads = T(tuple_new(r));
+  for (int i = 0; i < r; i++) {
+    tfs_i64 pr[2] = {0, i == r - 1 ? len - have : 0};
+    ((Tuple *)pads.u.o)->items[i] = val_incref(int_tuple(2, pr));
+  }
+  Val at[3] = {pads, T(str_new("CONSTANT", 8)), val_int(0)};
+  return opat(OP_PAD, 1, &x, 3, at);
+}
+/* the transform length n of an RFFT/IRFFT node: its fft_length, else as the op inferred it */
+static tfs_i64 fft_n(const GradCall *g) {
+  Val v = g->attrs->n > 0 ? g->attrs->v[0] : val_none();
+  tfs_i64 cnt;
+  const Val *items;
+  int64_t x;
+  if (seq_items(v, &cnt, &items) && cnt == 1 && val_as_int(items[0], &x)) return x;
+  Tensor *t = v.tag == VT_NONE || val_is_undef(v) ? NULL : val_as_tensor(v);
+  if (t && !t->sym && t->size == 1) return tensor_get_i(t, 0);
+  tfs_i64 l = fft_last(X0, g->op->graph_name);
+  return g->op->id == OP_RFFT ? l : (l > 1 ? 2 * (l - 1) : 0);
+}
+static Val fft_len_attr(tfs_i64 n) { return int_tuple(1, &n); }
+static void g_fft(const GradCall *g, Val *dx) {
+  tfs_i64 n = fft_last(DY, g->op->graph_name);
+  bool fwd = g->op->id == OP_FFT;
+  dx[0] = keep(mul(op1(fwd ? OP_IFFT : OP_FFT, DY), fconst(fwd ? (double)n : 1.0 / (double)(n ? n : 1))));
+}
+/* RFFT: 0.5 * (irfft(dy, n) * n + real(dy[..., :1] + [n even] * dy[..., -1:] * [1, -1, 1, ...])) */
+static void g_rfft(const GradCall *g, Val *dx) {
+  tfs_i64 n = fft_n(g), m = fft_last(DY, "RFFT");
+  Val at[1] = {fft_len_attr(n)};
+  Val irf = mul(opat(OP_IRFFT, 1, &DY, 1, at), fconst((double)n));
+  Val extra = op1(OP_REAL, cols(DY, 0, 1));
+  if (n % 2 == 0 && m > 0) {
+    Val ym = T(tuple_new(n));
+    for (tfs_i64 k = 0; k < n; k++) ((Tuple *)ym.u.o)->items[k] = val_float(k % 2 ? -1.0 : 1.0);
+    extra = add(extra, mul(op1(OP_REAL, cols(DY, m - 1, 1)), ym));
+  }
+  dx[0] = keep(fit_last(mul(add(irf, extra), fconst(0.5)), fft_last(X0, "RFFT")));
+}
+/* IRFFT: rfft(dy, n) * [1, 2, ..., 2, (1 when n is even)] / n */
+static void g_irfft(const GradCall *g, Val *dx) {
+  tfs_i64 n = fft_n(g), m = n / 2 + 1;
+  Val at[1] = {fft_len_attr(n)};
+  Val rf = opat(OP_RFFT, 1, &DY, 1, at);
+  Val mask = T(tuple_new(m));
+  for (tfs_i64 k = 0; k < m; k++)
+    ((Tuple *)mask.u.o)->items[k] = val_float((k == 0 || (n % 2 == 0 && k == m - 1) ? 1.0 : 2.0) / (double)n);
+  dx[0] = keep(fit_last(mul(rf, cast_to(T(op_apply1(OP_IDENTITY, mask)), DT_COMPLEX64)), fft_last(X0, "IRFFT")));
+}
 static void g_digamma(const GradCall *g, Val *dx) { dx[0] = keep(mul(DY, op1(OP_TRIGAMMA, X0))); }
 static void g_selu(const GradCall *g, Val *dx) {
   /* TF's SeluGrad from the output: scale where y > 0, y + scale * alpha elsewhere */
@@ -1616,7 +1681,8 @@ static const struct { GradFn fn; unsigned char drops; } grad_table[OP__COUNT] = 
   [OP_DIGAMMA] = {g_digamma, G_NO_OUT}, [OP_SELU] = {g_selu, G_NO_IN},
   [OP_TAN] = {g_tan, G_NO_OUT}, [OP_ASIN] = {g_asin, G_NO_OUT}, [OP_ACOS] = {g_acos, G_NO_OUT}, [OP_ATAN] = {g_atan, G_NO_OUT},
   [OP_SINH] = {g_sinh, G_NO_OUT}, [OP_COSH] = {g_cosh, G_NO_OUT}, [OP_ASINH] = {g_asinh, G_NO_IN}, [OP_ACOSH] = {g_acosh, G_NO_IN},
-  [OP_ATANH] = {g_atanh, G_NO_OUT}, [OP_ATAN2] = {g_atan2, G_NO_OUT}, [OP_RINT] = {grad_none, 0},
+  [OP_ATANH] = {g_atanh, G_NO_OUT}, [OP_FFT] = {g_fft, G_NO_IN | G_NO_OUT}, [OP_IFFT] = {g_fft, G_NO_IN | G_NO_OUT},
+  [OP_RFFT] = {g_rfft, G_NO_OUT}, [OP_IRFFT] = {g_irfft, G_NO_OUT}, [OP_ATAN2] = {g_atan2, G_NO_OUT}, [OP_RINT] = {grad_none, 0},
   [OP_NP_LOG10] = {g_np_log10, G_NO_OUT}, [OP_NP_LOG2] = {g_np_log2, G_NO_OUT}, [OP_NP_EXP2] = {g_np_exp2, G_NO_IN}, [OP_NP_CBRT] = {g_np_cbrt, G_NO_IN},
   [OP_CUMSUM] = {g_cumulative, G_NO_IN | G_NO_OUT}, [OP_CUMPROD] = {g_cumulative, 0}, [OP_TOP_K] = {g_top_k, 0},
   [OP_TENSOR_SCATTER_UPDATE] = {g_tensor_scatter, G_NO_OUT}, [OP_TENSOR_SCATTER_ADD] = {g_tensor_scatter, G_NO_OUT},

@@ -343,6 +343,15 @@ static __attribute__((unused)) bool val_is_symbolic(Val v) {
   return false;
 }
 
+/* The name TF gives the op's type attribute (TF's FFT ops name theirs for the complex/real side) */
+static const char *type_attr(const OpDef *op) {
+  switch (op->id) {
+    case OP_FFT: case OP_IFFT: case OP_IRFFT: return "Tcomplex";
+    case OP_RFFT: return "Treal";
+    default: return "T";
+  }
+}
+
 static _Noreturn void fail_dtype(const OpDef *op, int i, DType want, DType got) {
   rt_throw(ERR_INVALID_ARGUMENT, "cannot compute %s as input #%d(zero-based) was expected to be a %s tensor but is a %s tensor",
            op->graph_name, i, dtype_short_name(want), dtype_short_name(got));
@@ -558,7 +567,7 @@ Val op_apply(const OpDef *op, int nin, const Val *inputs, const OpAttrs *attrs) 
     switch (k) {
     case 'T': case 't': case 'F': case 'f':
       if ((int)t->dtype != gdt) fail_dtype(op, i, (DType)gdt, t->dtype);
-      if (!(op->dtypes & DTM(t->dtype))) op_fail_attr(op, "T", t->dtype, op->dtypes);
+      if (!(op->dtypes & DTM(t->dtype))) op_fail_attr(op, type_attr(op), t->dtype, op->dtypes);
       break;
     case 'A':
       if (!(op->dtypes & DTM(t->dtype))) op_fail_attr(op, "T", t->dtype, op->dtypes);

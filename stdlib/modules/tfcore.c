@@ -211,9 +211,9 @@ static Val namespace_attr(Val api, const char *qual) {
   if (!dot || dot - qual >= 32) return val_undef();
   char prefix[32];
   snprintf(prefix, sizeof prefix, "%.*s", (int)(dot - qual), qual);
-  static const char *const spaces[] = {"image", "strings", "sparse", "ragged"};   /* tfmod.c's SUBMODULES */
+  static const char *const spaces[] = {"image", "strings", "sparse", "ragged", "signal"};   /* tfmod.c's SUBMODULES */
   bool known = false;
-  for (int i = 0; i < 4; i++) known |= !strcmp(prefix, spaces[i]);
+  for (int i = 0; i < 5; i++) known |= !strcmp(prefix, spaces[i]);
   if (!known) return val_undef();
   Val m = dict_get_str(api, prefix);
   Val v = val_is(m, &module_type) ? module_type.getattr(m, dot + 1) : val_undef();
@@ -605,6 +605,23 @@ bool tfcore_name_of(Val v, const char *fname, char *buf, size_t size) {
 //!   max_pool2d over an NWC input.
 //! tf.nn.max_pool(input, ksize, strides, padding, data_format=None, name=None)
 //!   max_pool1d or max_pool2d by the rank of input (3 or 4).
+//! tf.signal.fftshift(x, axes=None, name=None)
+//!   x rolled by half of each axis in axes (all by default): the zero frequency moves to the center (np.fft.fftshift).
+//! tf.signal.ifftshift(x, axes=None, name=None)
+//!   The inverse of fftshift (they differ by one sample for odd lengths).
+//! tf.signal.frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1, name=None)
+//!   Frames of frame_length samples every frame_step along axis: [..., n, ...] -> [..., frames, frame_length, ...];
+//!   pad_end pads the end with pad_value so that every sample starts or lies in a frame. The lengths, and the length
+//!   of the framed axis, must be known while tracing.
+//! tf.signal.hann_window(window_length, periodic=True, dtype=tf.float32, name=None)
+//!   0.5 - 0.5 * cos(2 pi k / N), N = window_length (periodic, even length) or window_length - 1, as TF's formula.
+//! tf.signal.hamming_window(window_length, periodic=True, dtype=tf.float32, name=None)
+//!   0.54 - 0.46 * cos(2 pi k / N), N as hann_window's.
+//! tf.signal.stft(signals, frame_length, frame_step, fft_length=None, window_fn=tf.signal.hann_window, pad_end=False, name=None)
+//!   The short-time Fourier transform: frames of signals times the window, rfft'd to fft_length (default the
+//!   smallest power of two >= frame_length): [..., frames, fft_length // 2 + 1] complex64 (float32 signals only).
+//! tf.signal.inverse_stft(stfts, frame_length, frame_step, fft_length=None, window_fn=tf.signal.hann_window, name=None)
+//!   irfft of each frame, cut or zero-padded to frame_length, times the window, overlapped and added at frame_step.
 //! tf.linalg.pinv(a, rcond=None, validate_args=False, name=None)
 //!   Moore-Penrose pseudo-inverse through the SVD, dropping singular values at or below rcond times the largest
 //!   (rcond defaults to 10 * max(rows, cols) * eps of the dtype, as TF; numpy's default is 1e-15).

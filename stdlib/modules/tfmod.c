@@ -646,11 +646,14 @@ static Val keras_native_getattr(const char *name);
 //!   Bitwise ops of integer tensors: bitwise_and, bitwise_or, bitwise_xor, invert, left_shift, right_shift.
 //! tf.autodiff
 //!   Automatic differentiation: ForwardAccumulator (forward mode) and GradientTape (reverse mode, as tf.GradientTape).
+//! tf.signal
+//!   Fourier transforms over the innermost axis (fft, ifft, rfft, irfft: complex64/float32, kissfft), fftshift,
+//!   ifftshift, frame, hann_window, hamming_window, stft and inverse_stft.
 //! tf.experimental
 //!   TF's experimental names tfs has: DynamicRaggedShape (what tf.shape gives for a RaggedTensor).
 /* tf.image, tf.strings, tf.sparse, tf.ragged hold functions written in .tfs (tfcore_attr finds them through the .tfs
  * module of the _API tables): looked up by their tf name, so that they come with TF's dispatch (tfcore.c) */
-#define SUBMODULES(X) X(math) X(nn) X(random) X(dtypes) X(linalg) X(config) X(debugging) X(errors) X(summary) X(io) X(saved_model) X(profiler) X(train) X(experimental) X(bitwise) X(image) X(strings) X(sparse) X(ragged) X(autodiff)
+#define SUBMODULES(X) X(math) X(nn) X(random) X(dtypes) X(linalg) X(config) X(debugging) X(errors) X(summary) X(io) X(saved_model) X(profiler) X(train) X(experimental) X(bitwise) X(image) X(strings) X(sparse) X(ragged) X(autodiff) X(signal)
 #define SUB_GETATTR(m)                                     \
   static Val sub_##m(const char *name) {                   \
     char q[128];                                           \
