@@ -3202,28 +3202,6 @@ static Ast *cv_classdef(P *p, TSNode n, AstList *decorators) {
   p->scope = scope;
   p->loops = loops;
   p->comp = comp;
-  /* class C(metaclass=M): M becomes the body's first assignment `__metaclass__ = M`, which the
-   * runtime reads (runtime/object/classes.c); other class keywords are refused */
-  AstList kws = a->keywords;
-  a->keywords = (AstList){0};
-  for (int i = 0; i < kws.n; i++) {
-    Ast *k = kws.items[i];
-    if (!k->name || strcmp(k->name, "metaclass")) {
-      ast_err(p, k, "class keyword arguments other than metaclass= are not supported");
-      continue;
-    }
-    Ast *as = ast_new(p->a, A_ASSIGN, k->line, k->col);
-    Ast *t = ast_new(p->a, A_NAME, k->line, k->col);
-    t->name = "__metaclass__";
-    t->end_line = as->end_line = k->end_line;
-    t->end_col = as->end_col = k->end_col;
-    ast_list_push(p->a, &as->targets, t);
-    as->value = k->value;
-    AstList body = {0};
-    ast_list_push(p->a, &body, as);
-    for (int j = 0; j < a->body.n; j++) ast_list_push(p->a, &body, a->body.items[j]);
-    a->body = body;
-  }
   return a;
 }
 

@@ -5,7 +5,7 @@
     /usr/bin/python3 tests/gen_py_expect.py [NAME ...]     # default: every py_*.tfs
 
 Each tests/programs/py_*.tfs program is valid Python 3 that uses no tensors:
-its stdout is Python's, and so is its stderr when it prints any (NAME.err).  When Python stops with an exception, the program is an
+its stdout is Python's.  When Python stops with an exception, the program is an
 error program: NAME.status is 1 and NAME.err is the docs/errors.md
 diagnostic built from Python's traceback -- the exception's "Type: message"
 line, the line of the innermost frame in the program, and the column where
@@ -43,8 +43,7 @@ def expect(name):
                        env=dict(os.environ, PYTHONHASHSEED="0"))
     write(os.path.join(PROGS, name + ".out"), p.stdout)
     if p.returncode == 0:
-        # what a program that ends normally prints on stderr (warnings, logging) is compared too
-        write(os.path.join(PROGS, name + ".err"), p.stderr or None)
+        write(os.path.join(PROGS, name + ".err"), None)
         write(os.path.join(PROGS, name + ".status"), None)
         return
     lines = p.stderr.splitlines()

@@ -98,20 +98,6 @@ static Val wrap_getattr(Val self, const char *name) {
   Wrap *w = (Wrap *)self.u.o;
   if (w->kind == WRAP_PROPERTY && !strcmp(name, "setter")) return builtin_new("property.setter", wrap_setter, self, NULL);
   if (!strcmp(name, "__func__") || !strcmp(name, "fget")) return val_incref(w->fn);
-  if (!strcmp(name, "__isabstractmethod__")) {   /* abc: abstract when the function is (or the setter) */
-    Val fs[2] = {w->fn, w->fset};
-    for (int i = 0; i < 2; i++) {
-      if (val_is_undef(fs[i]) || fs[i].tag != VT_OBJ || !fs[i].u.o->type->getattr) continue;
-      Val a = fs[i].u.o->type->getattr(fs[i], name);
-      if (val_is_undef(a)) continue;
-      int mark = rt_hold_val(a);
-      bool t = rt_truthy(a);
-      rt_unhold(mark);
-      val_decref(a);
-      if (t) return val_bool(true);
-    }
-    return val_bool(false);
-  }
   return val_undef();
 }
 
@@ -313,22 +299,17 @@ static Val inst_own_fn(Val self, Val m) {
   return per;
 }
 
-/* fn(self, *args, **kw), consuming the reference to fn. */
-static Val class_call_with_self(Val fn, Val self, int n, const Val *args, const Kw *kw) {
-  int mark = rt_hold_val(fn);
-  Val all[n + 1];
-  all[0] = self;
-  for (int i = 0; i < n; i++) all[i + 1] = args[i];
-  Val r = rt_call(fn, n + 1, all, kw);
-  rt_unhold(mark);
-  val_decref(fn);
-  return r;
-}
-
 static bool inst_special(Val self, const char *name, int n, const Val *args, Val *out) {
   Val m = class_find(inst_class(self), name);
   if (val_is_undef(m)) return false;
-  *out = class_call_with_self(inst_own_fn(self, m), self, n, args, NULL);
+  m = inst_own_fn(self, m);
+  int mark = rt_hold_val(m);
+  Val all[n + 1];
+  all[0] = self;
+  for (int i = 0; i < n; i++) all[i + 1] = args[i];
+  *out = rt_call(m, n + 1, all, NULL);
+  rt_unhold(mark);
+  val_decref(m);
   return true;
 }
 
@@ -353,28 +334,15 @@ static void inst_free(Obj *o) {
   free(o);
 }
 
-static Val text_checked(Val r, const char *name) {
+static Val inst_text(Val v, const char *name) {
+  Val r;
+  if (!inst_special(v, name, 0, NULL, &r)) return val_undef();
   if (!val_is(r, &str_type)) {
     const char *t = val_type_name(r);
     val_decref(r);
     rt_throw(ERR_TYPE, "%s returned non-string (type %s)", name, t);
   }
   return r;
-}
-
-static Val inst_text(Val v, const char *name) {
-  Val r;
-  if (!inst_special(v, name, 0, NULL, &r)) return val_undef();
-  return text_checked(r, name);
-}
-
-bool class_meta_special(Val cls, const char *name, int n, const Val *args, const Kw *kw, Val *out);
-
-/* repr(C) by C's metaclass's __repr__ (<enum 'Color'>); VT_UNDEF when it has none. */
-Val class_meta_repr(Val cls) {
-  Val r;
-  if (!class_meta_special(cls, "__repr__", 0, NULL, NULL, &r)) return val_undef();
-  return text_checked(r, "__repr__");
 }
 
 /* format(v, spec) through a class's __format__: false when the class has none. */
@@ -817,54 +785,6 @@ static TypeObj *class_second_base(int nbases, const Val *bases) {
   rt_throw(ERR_TYPE, "multiple inheritance is not supported (tfs: only a second builtin exception base)");
 }
 
-/* ---- metaclasses ----------------------------------------------------------------------------
- * `class C(metaclass=M)` keeps M in C's namespace as __metaclass__ (so subclasses inherit it); M's
- * __init__ runs on the new class, and the class-level special methods (iteration, len, [], in, repr,
- * calls) come from M, which is what enum.EnumMeta and abc.ABCMeta need.  M.__new__ is not called. */
-static TypeObj *class_meta(TypeObj *t) {   /* borrowed: the namespace holds it */
-  if (val_is_undef(t->dict)) return NULL;
-  Val m = class_find(t, "__metaclass__");
-  TypeObj *r = val_is(m, &type_type) && !val_is_undef(((TypeObj *)m.u.o)->dict) ? (TypeObj *)m.u.o : NULL;
-  val_decref(m);
-  return r;
-}
-
-Val class_metaclass(TypeObj *t) {
-  TypeObj *m = class_meta(t);
-  return m ? val_obj(m) : val_undef();
-}
-
-/* C.name found on C's metaclass (ABCMeta.register): bound to C, as Python's attribute lookup on a class does last. */
-Val class_meta_getattr(TypeObj *t, const char *name) {
-  TypeObj *m = class_meta(t);
-  if (!m) return val_undef();
-  Val a = class_find(m, name);
-  if (val_is_undef(a)) return a;
-  return class_bind(a, val_obj(t), m);
-}
-
-bool class_meta_has(Val cls, const char *name) {
-  TypeObj *m = val_is(cls, &type_type) ? class_meta((TypeObj *)cls.u.o) : NULL;
-  if (!m) return false;
-  Val f = class_find(m, name);
-  bool has = val_is(f, &func_type);
-  val_decref(f);
-  return has;
-}
-
-bool class_meta_special(Val cls, const char *name, int n, const Val *args, const Kw *kw, Val *out) {
-  if (!val_is(cls, &type_type)) return false;
-  TypeObj *m = class_meta((TypeObj *)cls.u.o);
-  if (!m) return false;
-  Val f = class_find(m, name);
-  if (val_is_undef(f) || !val_is(f, &func_type)) {
-    val_decref(f);
-    return false;
-  }
-  *out = class_call_with_self(f, cls, n, args, kw);
-  return true;
-}
-
 /* The class statement: name, at most one base (two for exceptions), the body's namespace. */
 Val rt_class_new(const char *name, int nbases, const Val *bases, Val ns, const char *module) {
   TypeObj *base2 = nbases > 1 ? class_second_base(nbases, bases) : NULL;
@@ -873,7 +793,6 @@ Val rt_class_new(const char *name, int nbases, const Val *bases, Val ns, const c
     if (!val_is(bases[0], &type_type)) rt_throw(ERR_TYPE, "bases must be types");
     base = (TypeObj *)bases[0].u.o;
     if (base->tag == -1) base = NULL;   /* object */
-    else if (base->type == &type_type && val_is_undef(base->dict)) base = NULL;   /* a metaclass: class M(type) */
     else if (val_is_undef(base->dict) && base->errkind < 0 && !base->user_ok && !class_extendable(base))
       rt_throw(ERR_TYPE, "type '%s' is not an acceptable base type", base->name);
   }
@@ -903,25 +822,6 @@ Val rt_class_new(const char *name, int nbases, const Val *bases, Val ns, const c
     v = class_unwrap_tffn(v);   /* a @tf.function method */
     if (val_is(v, &func_type)) ((Func *)v.u.o)->owner = c;
   }
-  TypeObj *m = class_meta(c);
-  if (m) {   /* M.__init__(C, name, bases, namespace) */
-    Val init = class_find(m, "__init__");
-    if (val_is(init, &func_type)) {
-      int mark = rt_hold_val(val_obj(c));
-      rt_hold_val(init);
-      Val bt = tuple_new(nbases);
-      rt_hold_val(bt);
-      for (int i = 0; i < nbases; i++) ((Tuple *)bt.u.o)->items[i] = val_incref(bases[i]);
-      Val nm = str_from_cstr(name);
-      rt_hold_val(nm);
-      Val all[4] = {val_obj(c), nm, bt, ns};
-      val_decref(rt_call(init, 4, all, NULL));
-      rt_unhold(mark);
-      val_decref(bt);
-      val_decref(nm);
-    }
-    val_decref(init);
-  }
   return val_obj(c);
 }
 
@@ -940,45 +840,9 @@ void class_free(TypeObj *c) {
   free((char *)c->name);
 }
 
-/* abc: a class whose __abstractmethods__ (set by abc.ABCMeta) is not empty cannot be instantiated, as CPython's object.__new__. */
-static int class_cmp_names(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
-
-static void class_check_abstract(TypeObj *c) {
-  if (val_is_undef(c->dict)) return;
-  Val ab = class_find(c, "__abstractmethods__");
-  if (!val_is(ab, &set_type) && !val_is(ab, &frozenset_type)) {
-    val_decref(ab);
-    return;
-  }
-  int mark = rt_hold_val(ab);
-  Val l = list_from_iterable(ab);
-  rt_unhold(mark);
-  val_decref(ab);
-  tfs_i64 n;
-  const Val *items;
-  seq_items(l, &n, &items);
-  if (n == 0) {
-    val_decref(l);
-    return;
-  }
-  const char **names = calloc((size_t)n, sizeof *names);
-  StrBuf b;
-  sb_init(&b);
-  for (tfs_i64 i = 0; names && i < n; i++) names[i] = val_is(items[i], &str_type) ? str_cstr(items[i]) : "?";
-  if (names) qsort(names, (size_t)n, sizeof *names, class_cmp_names);
-  for (tfs_i64 i = 0; names && i < n; i++) sb_printf(&b, "%s%s", i ? ", " : "", names[i]);
-  free(names);
-  char msg[1024];
-  snprintf(msg, sizeof msg, "%s", b.data ? b.data : "");
-  sb_free(&b);
-  val_decref(l);
-  rt_throw(ERR_TYPE, "Can't instantiate abstract class %s with abstract method%s %s", c->name, n > 1 ? "s" : "", msg);
-}
-
 /* Calling a user class: a new instance, then __init__ with the arguments. */
 Val class_instantiate(TypeObj *c, int n, const Val *args, const Kw *kw) {
   Val self;
-  class_check_abstract(c);
   Val init = class_find(c, "__init__");
   Val nf = c->errkind >= 0 ? val_undef() : class_find(c, "__new__");
   if (c->errkind >= 0) {

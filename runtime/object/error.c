@@ -490,34 +490,6 @@ static int err_user_loc(int loc);
 
 int rt_user_loc(void) { return err_user_loc(rt_cur_loc); }
 
-/* Python's stacklevel: level 1 is the innermost user line that called into the library (warnings.warn's
- * caller), each further level the line that called that line's function; *fn names the function the
- * line is in.  0 when the stack is not that deep. */
-int rt_user_loc_up(int level, const char **fn) {
-  int loc = rt_cur_loc, i = err_nheld - 1;
-  const char *name = NULL;
-  for (; i >= 0 && err_in_library(loc); i--)
-    if (err_held[i].kind == HOLD_FRAME) {
-      int at = ((const RtFrame *)err_held[i].p)->call_loc;
-      if (at > 0) loc = at;
-    }
-  for (; level > 1; level--) {
-    while (i >= 0 && err_held[i].kind != HOLD_FRAME) i--;
-    if (i < 0) return 0;
-    int at = ((const RtFrame *)err_held[i].p)->call_loc;
-    i--;
-    if (at <= 0) return 0;
-    loc = at;
-  }
-  for (int j = i; j >= 0; j--)   /* the frame the line is in */
-    if (err_held[j].kind == HOLD_FRAME) {
-      name = ((const RtFrame *)err_held[j].p)->name;
-      break;
-    }
-  if (fn) *fn = name ? name : "<module>";
-  return loc;
-}
-
 static int err_user_loc(int loc) {
   for (int i = err_nheld - 1; i >= 0 && err_in_library(loc); i--)
     if (err_held[i].kind == HOLD_FRAME) {

@@ -410,14 +410,6 @@ Val rt_compare(int op, Val a, Val b) {
 /* ---- membership ---------------------------------------------------------------------------- */
 
 bool contains(Val c, Val x) {
-  Val mr;
-  if (val_is(c, &type_type) && class_meta_special(c, "__contains__", 1, &x, NULL, &mr)) {   /* enum: m in Color */
-    int mark = rt_hold_val(mr);
-    bool t = rt_truthy(mr);
-    rt_unhold(mark);
-    val_decref(mr);
-    return t;
-  }
   if (val_is(c, &inst_type)) {
     int r = inst_contains(c, x);
     if (r >= 0) return r;
@@ -462,7 +454,7 @@ bool contains(Val c, Val x) {
     if (r->step > 0 ? (i < r->start || i >= r->stop) : (i > r->start || i <= r->stop)) return false;
     return ((__int128)i - r->start) % r->step == 0;
   }
-  if (c.tag == VT_OBJ && c.u.o->type->iter && (!val_is(c, &type_type) || class_meta_has(c, "__iter__"))) {
+  if (c.tag == VT_OBJ && c.u.o->type->iter) {
     Val it = rt_iter(c), item;
     int mark = rt_hold_val(it);
     bool found = false;

@@ -33,12 +33,6 @@ Val exc_ag_recreate(Val orig, Val text, Val cause);   /* AutoGraph's re-created 
  * classmethod. */
 Val class_find(TypeObj *c, const char *name);
 Val class_instantiate(TypeObj *c, int n, const Val *args, const Kw *kw);
-/* metaclasses (classes.c): cls's metaclass (borrowed, VT_UNDEF: none); M.name(cls, *args) when M defines it */
-Val class_metaclass(TypeObj *t);
-Val class_meta_getattr(TypeObj *t, const char *name);
-Val class_meta_repr(Val cls);
-bool class_meta_has(Val cls, const char *name);   /* cls's metaclass defines the method */
-bool class_meta_special(Val cls, const char *name, int n, const Val *args, const Kw *kw, Val *out);
 Val class_getattr(TypeObj *c, const char *name);
 Val class_builtin_attr(TypeObj *b, const char *name);
 /* descr.c: T.name for a builtin type's non-dunder method or data attribute (bytes.decode, range.start); VT_UNDEF: none */

@@ -339,10 +339,6 @@ static Val ty_slice(Val self, int n, const Val *args, const Kw *kw) {
 static Val ty_type(Val self, int n, const Val *args, const Kw *kw) {
   ty_no_kw("type", kw);
   if (n != 1) rt_throw(ERR_TYPE, "type() takes 1 argument");
-  if (val_is(args[0], &type_type)) {   /* a class made with metaclass=M: M */
-    Val m = class_metaclass((TypeObj *)args[0].u.o);
-    if (!val_is_undef(m)) return val_incref(m);
-  }
   return val_incref(typeobj_of(args[0]));   /* user classes are reference counted */
 }
 
@@ -355,45 +351,12 @@ static void ty_free(Obj *o) {   /* only dynamically made ones reach here */
 
 static void ty_repr(StrBuf *b, Val v) {
   TypeObj *t = (TypeObj *)v.u.o;
-  Val r = class_meta_repr(v);   /* <enum 'Color'> */
-  if (!val_is_undef(r)) {
-    sb_putn(b, str_cstr(r), (size_t)str_len(r));
-    val_decref(r);
-    return;
-  }
   if (t->module) sb_printf(b, "<class '%s.%s'>", t->module, t->name);
   else sb_printf(b, "<class '%s'>", t->name);
 }
 
-/* Class-level operations a metaclass defines (enum's `for m in Color`, `len(Color)`, `Color['RED']`); without
- * one, Python's errors for a type. */
-static Val ty_iter(Val self) {
-  Val r;
-  if (class_meta_special(self, "__iter__", 0, NULL, NULL, &r)) return r;
-  rt_throw(ERR_TYPE, "'type' object is not iterable");
-}
-
-static tfs_i64 ty_len(Val self) {
-  Val r;
-  if (!class_meta_special(self, "__len__", 0, NULL, NULL, &r)) return -1;
-  if (r.tag != VT_INT) {
-    const char *tn = val_type_name(r);
-    val_decref(r);
-    rt_throw(ERR_TYPE, "'%s' object cannot be interpreted as an integer", tn);
-  }
-  return r.u.i;
-}
-
-static Val ty_getitem(Val self, Val key) {
-  Val r;
-  if (class_meta_special(self, "__getitem__", 1, &key, NULL, &r)) return r;
-  rt_throw(ERR_TYPE, "type '%s' is not subscriptable", ((TypeObj *)self.u.o)->name);
-}
-
 static Val ty_call(Val self, int n, const Val *args, const Kw *kw) {
   TypeObj *t = (TypeObj *)self.u.o;
-  Val r;
-  if (!val_is_undef(t->dict) && class_meta_special(self, "__call__", n, args, kw, &r)) return r;
   if (!val_is_undef(t->dict)) return class_instantiate(t, n, args, kw);
   if (t->errkind >= 0) return exc_construct(self, n, args, kw);
   if (!t->ctor) rt_throw(ERR_TYPE, "cannot create '%s' instances", t->name);
@@ -439,13 +402,6 @@ static Val ty_getattr(Val self, const char *name) {
     return ty_base(t) ? tuple_pack(1, val_obj(ty_base(t))) : tuple_new(0);
   }
   if (!strcmp(name, "__mro__")) return ty_mro(t, false);
-  if (!strcmp(name, "__dict__") && !val_is_undef(t->dict)) {   /* a snapshot (CPython: a read-only proxy) */
-    Val d = dict_new();
-    int mark = rt_hold_val(d);
-    types_dict_merge(d, t->dict);
-    rt_unhold(mark);
-    return d;
-  }
   if (!strcmp(name, "mro")) return builtin_new("type.mro", ty_mro_call, self, NULL);
   if (t->type == &str_type && val_is_undef(t->dict) && !strcmp(name, "maketrans")) return str_maketrans_fn();
   if (t->type == &dict_type && !strcmp(name, "fromkeys")) return dict_fromkeys_fn();
@@ -457,7 +413,6 @@ static Val ty_getattr(Val self, const char *name) {
   Val d = descr_get(t, name);
   if (!val_is_undef(d)) return d;
   Val a = class_getattr(t, name);
-  if (val_is_undef(a) && !val_is_undef(t->dict)) return class_meta_getattr(t, name);
   return val_is_undef(a) && val_is_undef(t->dict) ? class_builtin_attr(t, name) : a;
 }
 
@@ -491,9 +446,6 @@ const Type type_type = {
   .getattr = ty_getattr,
   .setattr = ty_setattr,
   .call = ty_call,
-  .getitem = ty_getitem,
-  .iter = ty_iter,
-  .len = ty_len,
   .hash = obj_identity_hash,
 };
 
@@ -591,10 +543,6 @@ bool types_isinstance(Val x, Val cls) {
   if (!val_is(cls, &type_type)) rt_throw(ERR_TYPE, "isinstance() arg 2 must be a type, a tuple of types, or a union");
   TypeObj *c = (TypeObj *)cls.u.o;
   if (c->tag == -1) return true;   /* object */
-  if (val_is(x, &type_type) && !val_is_undef(c->dict)) {   /* isinstance(Color, EnumType): the class's metaclass */
-    Val m = class_metaclass((TypeObj *)x.u.o);
-    return !val_is_undef(m) && exc_class_sub(m, cls);
-  }
   if (c->errkind >= 0 || !val_is_undef(c->dict)) {
     if (!val_is(x, &exc_type) && !val_is(x, &inst_type)) return false;
     return exc_class_sub(typeobj_of(x), cls);

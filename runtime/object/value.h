@@ -203,7 +203,6 @@ void diag_format(StrBuf *out, const char *path, const char *source, int line, in
 /* Location table of the running program (registered by generated code). */
 const RtLoc *rt_loc_get(int loc);
 int rt_user_loc(void);   /* rt_cur_loc, or the innermost user line that called into the stdlib library */
-int rt_user_loc_up(int level, const char **fn);   /* warnings' stacklevel: that user line, `level` frames up */
 const RtFile *rt_file_get(int file);
 /* A Python warning (category "RuntimeWarning"...) on stderr at the user's line, once per location (warn.c). */
 void rt_warn(const char *category, const char *msg);

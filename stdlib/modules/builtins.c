@@ -49,13 +49,10 @@ static void bi_kwargs(const char *what, const Kw *kw, int nn, const char *const 
 
 /* ---- print / repr / len ------------------------------------------------------------------- */
 
-extern Val os_stdout_redirect;   /* contextlib.redirect_stdout's target (osmod.c) */
-
 static Val bi_print(Val self, int n, const Val *args, const Kw *kw) {
   static const char *const names[] = {"sep", "end", "file", "flush"};
   Val kv[4];
   bi_kwargs("print", kw, 4, names, kv);
-  if ((val_is_undef(kv[2]) || kv[2].tag == VT_NONE) && !val_is_undef(os_stdout_redirect)) kv[2] = os_stdout_redirect;
   for (int i = 0; i < 2; i++)
     if (!val_is_undef(kv[i]) && kv[i].tag != VT_NONE && !val_is(kv[i], &str_type))
       rt_throw(ERR_TYPE, "%s must be None or a string, not %s", names[i], val_type_name(kv[i]));

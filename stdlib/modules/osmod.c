@@ -303,47 +303,6 @@ static Val os_argv(Val self, int n, const Val *args, const Kw *kw) {
   return builtins_lookup("argv");
 }
 
-/* _os.caller(level): (path, line, source line stripped, function) of the user's line `level` frames up
- * (Python's stacklevel, for warnings and logging); None past the outermost frame. */
-static Val os_caller(Val self, int n, const Val *args, const Kw *kw) {
-  os_nargs("caller", n, kw, 1, 1);
-  if (args[0].tag != VT_INT) rt_throw(ERR_TYPE, "caller(): level must be an int");
-  const char *fn = NULL;
-  int loc = rt_user_loc_up(args[0].u.i < 1 ? 1 : (int)args[0].u.i, &fn);
-  const RtLoc *l = loc ? rt_loc_get(loc) : NULL;
-  const RtFile *f = l ? rt_file_get(l->file) : NULL;
-  if (!l || !f) return val_none();
-  const char *p = f->source;
-  for (int i = 1; p && i < l->line; i++) {
-    p = strchr(p, '\n');
-    if (p) p++;
-  }
-  size_t len = 0;
-  if (p) {
-    while (*p == ' ' || *p == '\t') p++;
-    len = strcspn(p, "\n");
-    while (len && (p[len - 1] == ' ' || p[len - 1] == '\t' || p[len - 1] == '\r')) len--;
-  }
-  Val t = tuple_new(4);
-  Tuple *tu = (Tuple *)t.u.o;
-  tu->items[0] = str_from_cstr(f->path ? f->path : "<unknown>");
-  tu->items[1] = val_int(l->line);
-  tu->items[2] = str_new(p ? p : "", (tfs_i64)len);
-  tu->items[3] = str_from_cstr(fn ? fn : "<module>");
-  return t;
-}
-
-/* _os.set_stdout(f): contextlib.redirect_stdout's target, which print() without file= writes to (None: the
- * process's stdout); returns the previous one.  Assigning sys.stdout alone does not redirect print(). */
-Val os_stdout_redirect = {VT_UNDEF, {0}};
-
-static Val os_set_stdout(Val self, int n, const Val *args, const Kw *kw) {
-  os_nargs("set_stdout", n, kw, 1, 1);
-  Val old = val_is_undef(os_stdout_redirect) ? val_none() : os_stdout_redirect;
-  os_stdout_redirect = args[0].tag == VT_NONE ? val_undef() : val_incref(args[0]);
-  return old;   /* the reference the global held */
-}
-
 #define OB(nm, fn) {{TFS_IMMORTAL_RC, &builtin_type}, "_os." nm, fn, {VT_UNDEF, {0}}, NULL}
 static Builtin os_fns[] = {
   OB("getcwd", os_getcwd), OB("chdir", os_chdir),     OB("listdir", os_listdir), OB("mkdir", os_mkdir),
@@ -351,8 +310,7 @@ static Builtin os_fns[] = {
   OB("kind", os_kind),     OB("environ", os_environ), OB("putenv", os_putenv),   OB("getpid", os_getpid),
   OB("cpu_count", os_cpu_count), OB("open", os_open), OB("read", os_read),       OB("write", os_write),
   OB("close", os_close),   OB("exit", os_exit),       OB("glob", os_glob),       OB("mkdtemp", os_mkdtemp),
-  OB("mkstemp", os_mkstemp), OB("rmtree", os_rmtree), OB("argv", os_argv),       OB("caller", os_caller),
-  OB("set_stdout", os_set_stdout),
+  OB("mkstemp", os_mkstemp), OB("rmtree", os_rmtree), OB("argv", os_argv),
 };
 
 static Val os_attr(const char *name) {
