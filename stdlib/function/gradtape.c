@@ -814,17 +814,10 @@ static Val tf_is_gpu_available(Val self, int n, const Val *args, const Kw *kw) {
   Val a[2];
   args_parse(&spec, n, args, kw, a);
   static bool warned;   /* TF's @deprecated warns once per function */
-  if (!warned) {
-    warned = true;
-    const RtLoc *l = rt_loc_get(rt_cur_loc);
-    const RtFile *f = l ? rt_file_get(l->file) : NULL;
-    rt_flush();
-    fprintf(stderr,
-            "WARNING:tensorflow:From %s:%d: is_gpu_available (from tensorflow.python.framework.test_util) is "
-            "deprecated and will be removed in a future version.\nInstructions for updating:\nUse "
-            "`tf.config.list_physical_devices('GPU')` instead.\n",
-            f ? f->path : "<unknown>", l ? l->line : 0);
-  }
+  tfmod_deprecated(&warned,
+                   "is_gpu_available (from tensorflow.python.framework.test_util) is deprecated and will be removed in "
+                   "a future version.\nInstructions for updating:\nUse `tf.config.list_physical_devices('GPU')` "
+                   "instead.\n");
   return val_bool(false);
 }
 

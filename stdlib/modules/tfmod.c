@@ -358,20 +358,24 @@ static Val tf_disable_check_numerics(Val self, int n, const Val *args, const Kw 
  * deprecation decorator logs, naming the caller's file and line. */
 //! tf.config.experimental_run_functions_eagerly(run_eagerly)
 //!   Deprecated alias of tf.config.run_functions_eagerly; warns once on stderr.
+/* TF's @deprecated log line, once per function (*warned), naming the caller's file and line; `text` follows
+ * "From file:line: " (the function, its module, the instructions). */
+void tfmod_deprecated(bool *warned, const char *text) {
+  if (*warned) return;
+  *warned = true;
+  const RtLoc *l = rt_loc_get(rt_cur_loc);
+  const RtFile *f = l ? rt_file_get(l->file) : NULL;
+  rt_flush();
+  fprintf(stderr, "WARNING:tensorflow:From %s:%d: %s", f ? f->path : "<unknown>", l ? l->line : 0, text);
+}
+
 static Val tf_run_eagerly_experimental(Val self, int n, const Val *args, const Kw *kw) {
   static bool warned;
-  if (!warned) {
-    warned = true;
-    const RtLoc *l = rt_loc_get(rt_cur_loc);
-    const RtFile *f = l ? rt_file_get(l->file) : NULL;
-    rt_flush();
-    fprintf(stderr,
-            "WARNING:tensorflow:From %s:%d: experimental_run_functions_eagerly (from "
-            "tensorflow.python.eager.polymorphic_function.polymorphic_function) is deprecated and will be removed in "
-            "a future version.\nInstructions for updating:\nUse `tf.config.run_functions_eagerly` instead of the "
-            "experimental version.\n",
-            f ? f->path : "<unknown>", l ? l->line : 0);
-  }
+  tfmod_deprecated(&warned,
+                   "experimental_run_functions_eagerly (from "
+                   "tensorflow.python.eager.polymorphic_function.polymorphic_function) is deprecated and will be removed "
+                   "in a future version.\nInstructions for updating:\nUse `tf.config.run_functions_eagerly` instead of "
+                   "the experimental version.\n");
   return tf_run_eagerly(self, n, args, kw);
 }
 

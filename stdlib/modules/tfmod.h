@@ -23,5 +23,6 @@ extern Val (*tfmod_variable_hook)(Val initial, Val name, bool trainable, Val dty
 Val tf_name_scope(Val self, int n, const Val *args, const Kw *kw);
 Val tf_device(Val self, int n, const Val *args, const Kw *kw);
 Val tf_init_scope(Val self, int n, const Val *args, const Kw *kw);
+void tfmod_deprecated(bool *warned, const char *text);   /* TF's @deprecated log line, once (tfmod.c) */
 
 #endif
